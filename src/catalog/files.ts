@@ -1,0 +1,129 @@
+import { open } from "node:fs/promises";
+import path from "node:path";
+import type { CatalogFile, Pack, Skill } from "./types.js";
+
+/** Text files larger than this are cut: a quarter MiB is already some 60k tokens. */
+export const MAX_FILE_BYTES = 256 * 1024;
+/** How much of a file is inspected to tell text from binary. */
+const SNIFF_BYTES = 8192;
+
+export type FileContent =
+  | { readonly kind: "text"; readonly text: string; readonly size: number; readonly truncated: boolean }
+  | { readonly kind: "binary"; readonly size: number; readonly mediaType: string };
+
+/**
+ * Turns a client's path into the key of a manifest, or undefined when the path cannot name a file in
+ * the folder: absolute, climbing out with `..`, holding NUL or a backslash. Such paths are then refused
+ * exactly like missing files.
+ */
+export function normalizeFilePath(requested: string): string | undefined {
+  if (requested.includes("\0") || requested.includes("\\")) return undefined;
+  if (requested.startsWith("/")) return undefined;
+  const normalized = path.posix.normalize(requested);
+  if (normalized === "." || normalized === ".." || normalized.startsWith("../")) return undefined;
+  return normalized.endsWith("/") ? undefined : normalized;
+}
+
+/**
+ * The file of a skill at `requested`, or undefined. Only files listed at load time can be served, and
+ * those were checked then to lie inside the skill folder, so no request can reach outside it.
+ */
+export function resolveSkillFile(skill: Skill, requested: string): CatalogFile | undefined {
+  const key = normalizeFilePath(requested);
+  return key === undefined ? undefined : skill.files.get(key);
+}
+
+/** A pack-level file at `requested`, or undefined. Files of skills are never pack files. */
+export function resolvePackFile(pack: Pack, requested: string): CatalogFile | undefined {
+  const key = normalizeFilePath(requested);
+  return key === undefined ? undefined : pack.files.get(key);
+}
+
+/**
+ * The pack-level path a skill means when it cites `requested` relative to its own folder or to the
+ * pack (skills often cite `../../shared/x.md` or `shared/x.md`), if the pack has such a file.
+ */
+export function packPathCitedBySkill(skill: Skill, pack: Pack, requested: string): string | undefined {
+  if (requested.includes("\0") || requested.includes("\\") || requested.startsWith("/")) return undefined;
+  const candidates = [path.posix.join(skill.folder, requested), requested];
+  return candidates.map(normalizeFilePath).find((key) => key !== undefined && pack.files.has(key));
+}
+
+/** The skill of `pack` whose folder holds `requested`, for pointing read_pack_file callers to read_skill. */
+export function skillOwningPath(pack: Pack, requested: string): { skill: Skill; file: string } | undefined {
+  const key = normalizeFilePath(requested);
+  if (key === undefined) return undefined;
+  for (const skill of pack.skills) {
+    if (skill.folder === "" || !key.startsWith(`${skill.folder}/`)) continue;
+    const file = key.slice(skill.folder.length + 1);
+    if (file === "SKILL.md" || skill.files.has(file)) return { skill, file };
+  }
+  return undefined;
+}
+
+/** Reads a catalog file as text, or describes it when it is binary; text over the cap is cut. */
+export async function readCatalogFile(
+  file: CatalogFile,
+  maxBytes: number = MAX_FILE_BYTES,
+): Promise<FileContent> {
+  const handle = await open(file.source, "r");
+  try {
+    const want = Math.min(file.size, maxBytes);
+    const buffer = Buffer.alloc(want);
+    const { bytesRead } = await handle.read(buffer, 0, want, 0);
+    return describeBytes(buffer.subarray(0, bytesRead), file.size, file.path);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Text when the bytes are UTF-8 without NUL; cut content ends at the last whole line. */
+export function describeBytes(bytes: Buffer, size: number, name: string): FileContent {
+  const truncated = bytes.length < size;
+  if (bytes.subarray(0, SNIFF_BYTES).includes(0))
+    return { kind: "binary", size, mediaType: mediaTypeOf(name) };
+  const end = truncated ? lastLineEnd(bytes) : bytes.length;
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, end));
+    return { kind: "text", text, size, truncated };
+  } catch {
+    return { kind: "binary", size, mediaType: mediaTypeOf(name) };
+  }
+}
+
+function lastLineEnd(bytes: Buffer): number {
+  const newline = bytes.lastIndexOf(0x0a);
+  if (newline >= 0) return newline + 1;
+  // One enormous line: cut before a partial UTF-8 sequence rather than at a line.
+  let end = bytes.length;
+  while (end > 0 && ((bytes[end - 1] ?? 0) & 0xc0) === 0x80) end--;
+  return end > 0 && ((bytes[end - 1] ?? 0) & 0x80) !== 0 ? end - 1 : end;
+}
+
+const MEDIA_TYPES: Readonly<Record<string, string>> = {
+  ".png": "PNG image",
+  ".jpg": "JPEG image",
+  ".jpeg": "JPEG image",
+  ".gif": "GIF image",
+  ".webp": "WebP image",
+  ".ico": "icon",
+  ".pdf": "PDF document",
+  ".zip": "ZIP archive",
+  ".gz": "gzip archive",
+  ".tgz": "gzip archive",
+  ".woff": "font",
+  ".woff2": "font",
+  ".ttf": "font",
+  ".otf": "font",
+  ".mp3": "audio",
+  ".wav": "audio",
+  ".mp4": "video",
+  ".wasm": "WebAssembly module",
+  ".docx": "Word document",
+  ".xlsx": "Excel workbook",
+  ".pptx": "PowerPoint deck",
+};
+
+function mediaTypeOf(name: string): string {
+  return MEDIA_TYPES[path.posix.extname(name).toLowerCase()] ?? "binary file";
+}

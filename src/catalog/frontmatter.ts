@@ -1,0 +1,58 @@
+import { parse } from "yaml";
+
+export type SkillDocument =
+  | { readonly ok: true; readonly name: string; readonly description: string }
+  | { readonly ok: false; readonly reason: string };
+
+const NAME_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const MAX_NAME_LENGTH = 64;
+
+/** Reads the `name` and `description` of a SKILL.md, or says why it cannot be served. */
+export function parseSkillDocument(markdown: string): SkillDocument {
+  const lines = markdown.split(/\r?\n/);
+  if (lines[0]?.trimEnd() !== "---")
+    return { ok: false, reason: "no frontmatter (the file must start with ---)" };
+  const end = lines.findIndex((line, index) => index > 0 && /^(?:---|\.\.\.)\s*$/.test(line));
+  if (end < 0) return { ok: false, reason: "frontmatter is not closed by a --- line" };
+
+  let data: unknown;
+  try {
+    data = parse(lines.slice(1, end).join("\n"));
+  } catch (error) {
+    return { ok: false, reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    return { ok: false, reason: "frontmatter is not a YAML mapping" };
+  }
+  const fields = data as Record<string, unknown>;
+  const name = requiredText(fields, "name");
+  if (typeof name !== "string") return { ok: false, reason: name.reason };
+  const description = requiredText(fields, "description");
+  if (typeof description !== "string") return { ok: false, reason: description.reason };
+  return { ok: true, name, description: description.replace(/\s+/g, " ") };
+}
+
+/** Why a name breaks the Agent Skills naming rule, or undefined when it follows it. */
+export function nameRuleViolation(name: string): string | undefined {
+  if (name.length > MAX_NAME_LENGTH) return `is longer than ${MAX_NAME_LENGTH} characters`;
+  if (!NAME_RULE.test(name)) return "must be lowercase letters, digits and single hyphens";
+  return undefined;
+}
+
+/** Strips a leading byte order mark, which editors on Windows like to add. */
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function requiredText(fields: Record<string, unknown>, key: string): string | { reason: string } {
+  const value = fields[key];
+  if (value === undefined || value === null) return { reason: `frontmatter has no ${key}` };
+  if (typeof value !== "string") return { reason: `frontmatter ${key} is not a string` };
+  const trimmed = value.trim();
+  if (trimmed === "") return { reason: `frontmatter ${key} is empty` };
+  return trimmed;
+}
+
+function firstLine(message: string): string {
+  return message.split("\n", 1)[0] ?? message;
+}

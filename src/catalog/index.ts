@@ -1,0 +1,13 @@
+export {
+  describeBytes,
+  type FileContent,
+  MAX_FILE_BYTES,
+  packPathCitedBySkill,
+  readCatalogFile,
+  resolvePackFile,
+  resolveSkillFile,
+  skillOwningPath,
+} from "./files.js";
+export { CatalogError, type LoadedCatalog, type LoadOptions, loadCatalog, SKILL_DOCUMENT } from "./load.js";
+export { compareSkills, Scope, SelectorError, type SkillLookup } from "./scope.js";
+export type { Catalog, CatalogFile, CatalogIssue, Group, Pack, Skill, Source } from "./types.js";

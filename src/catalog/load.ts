@@ -1,0 +1,304 @@
+import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { nameRuleViolation, parseSkillDocument, stripBom } from "./frontmatter.js";
+import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
+import type { Catalog, CatalogFile, CatalogIssue, Skill, Source } from "./types.js";
+
+/** The skills folder cannot be served: the server must not start. */
+export class CatalogError extends Error {
+  override name = "CatalogError";
+}
+
+export interface LoadOptions {
+  /** `SKILL_PACKS`: only these packs or groups are loaded. Empty loads everything. */
+  readonly packs?: readonly string[];
+}
+
+export interface LoadedCatalog {
+  readonly catalog: Catalog;
+  readonly issues: readonly CatalogIssue[];
+}
+
+export const SKILL_DOCUMENT = "SKILL.md";
+/** Bounds the memory one runaway SKILL.md can take; real ones are a few KiB. */
+const MAX_SKILL_DOCUMENT_BYTES = 1024 * 1024;
+
+/**
+ * Reads a skills folder (one sub-folder per pack) into an immutable Catalog. Broken skills are left out
+ * and reported in `issues`; only a folder that cannot be served at all throws a CatalogError.
+ * Synchronous on purpose: it runs once, before the server listens, and nothing else is waiting.
+ */
+export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatalog {
+  const root = realDirectory(dir);
+  const issues: CatalogIssue[] = [];
+  const selectors = options.packs ?? [];
+
+  const skills: Skill[] = [];
+  const packFiles = new Map<string, ReadonlyMap<string, CatalogFile>>();
+  for (const name of packsToScan(listPackFolders(root, issues), selectors)) {
+    const pack = scanPack(root, name, issues);
+    if (pack.skills.length === 0) {
+      issues.push({ severity: "skipped", path: name, reason: "pack folder holds no valid skill" });
+      continue;
+    }
+    skills.push(...pack.skills);
+    packFiles.set(name, pack.files);
+  }
+  skills.sort(compareSkills);
+
+  let everything = new Scope(skills, (name) => packFiles.get(name) ?? new Map());
+  if (everything.skills.length === 0) throw new CatalogError(`No valid skill in ${dir}`);
+  if (selectors.length > 0) {
+    try {
+      everything = everything.narrow(selectors);
+    } catch (error) {
+      if (error instanceof SelectorError) throw new CatalogError(`SKILL_PACKS: ${error.message}`);
+      throw error;
+    }
+  }
+  return { catalog: { everything, sources: readSources(root, issues) }, issues };
+}
+
+function realDirectory(dir: string): string {
+  try {
+    const real = realpathSync(dir);
+    if (statSync(real).isDirectory()) return real;
+  } catch {
+    // Reported below with the path as the operator gave it.
+  }
+  throw new CatalogError(`Skills folder ${dir} does not exist or is not a folder`);
+}
+
+/** Pack folders are the visible sub-folders of the skills folder; files there (sources.json) are not packs. */
+function listPackFolders(root: string, issues: CatalogIssue[]): string[] {
+  const names: string[] = [];
+  for (const entry of sortedEntries(root)) {
+    if (isHidden(entry.name) || resolveEntry(root, entry, undefined).kind !== "folder") continue;
+    if (/[\s,]/.test(entry.name)) {
+      issues.push({
+        severity: "skipped",
+        path: entry.name,
+        reason: "pack folder names cannot hold spaces or commas",
+      });
+      continue;
+    }
+    const violation = nameRuleViolation(entry.name);
+    if (violation) issues.push({ severity: "warning", path: entry.name, reason: `pack name ${violation}` });
+    names.push(entry.name);
+  }
+  return names;
+}
+
+/** Skips walking packs that `SKILL_PACKS` cannot select, when every selector names its pack. */
+function packsToScan(packs: readonly string[], selectors: readonly string[]): readonly string[] {
+  const named = selectors.map((selector) => selector.trim().split("/")[0] ?? "");
+  if (selectors.length === 0 || !named.every((pack) => packs.includes(pack))) return packs;
+  return packs.filter((pack) => named.includes(pack));
+}
+
+interface ScannedPack {
+  readonly skills: readonly Skill[];
+  readonly files: ReadonlyMap<string, CatalogFile>;
+}
+
+function scanPack(root: string, name: string, issues: CatalogIssue[]): ScannedPack {
+  const packRoot = realpathSync(path.join(root, name));
+  const skillFolders: string[] = [];
+  const files: CatalogFile[] = [];
+  const isSkillFolder = (relative: string, entries: readonly Dirent[]) => {
+    const found = entries.some((entry) => entry.name === SKILL_DOCUMENT);
+    if (found) skillFolders.push(relative);
+    return found;
+  };
+  walk(packRoot, "", new Set([packRoot]), files, {
+    boundary: packRoot,
+    issues,
+    report: (relative) => path.posix.join(name, relative),
+    stopAt: isSkillFolder,
+  });
+
+  const skills = new Map<string, Skill>();
+  for (const folder of skillFolders.sort(compareText)) {
+    const skill = readSkill(root, name, folder, issues);
+    if (!skill) continue;
+    const earlier = skills.get(skill.name);
+    if (earlier) {
+      issues.push({
+        severity: "skipped",
+        path: path.posix.join(name, folder),
+        reason: `duplicate skill name "${skill.name}": ${path.posix.join(name, earlier.folder)} is served instead`,
+      });
+      continue;
+    }
+    skills.set(skill.name, skill);
+  }
+  return { skills: [...skills.values()], files: toFileMap(files) };
+}
+
+function readSkill(root: string, pack: string, folder: string, issues: CatalogIssue[]): Skill | undefined {
+  const where = path.posix.join(pack, folder);
+  const skillRoot = realpathSync(path.join(root, pack, folder));
+  const document = resolveLink(path.join(skillRoot, SKILL_DOCUMENT), skillRoot);
+  if (document.kind !== "file") {
+    issues.push({
+      severity: "skipped",
+      path: where,
+      reason: "SKILL.md is not a regular file inside the skill folder",
+    });
+    return undefined;
+  }
+  if (document.size > MAX_SKILL_DOCUMENT_BYTES) {
+    issues.push({ severity: "skipped", path: where, reason: "SKILL.md is larger than 1 MiB" });
+    return undefined;
+  }
+  const markdown = stripBom(readFileSync(document.real, "utf8"));
+  const parsed = parseSkillDocument(markdown);
+  if (!parsed.ok) {
+    issues.push({ severity: "skipped", path: where, reason: parsed.reason });
+    return undefined;
+  }
+
+  const folderName = folder === "" ? pack : path.posix.basename(folder);
+  const violation = nameRuleViolation(parsed.name);
+  if (violation)
+    issues.push({ severity: "warning", path: where, reason: `name "${parsed.name}" ${violation}` });
+  if (parsed.name !== folderName) {
+    issues.push({
+      severity: "warning",
+      path: where,
+      reason: `name "${parsed.name}" differs from its folder`,
+    });
+  }
+
+  const files: CatalogFile[] = [];
+  walk(skillRoot, "", new Set([skillRoot]), files, {
+    boundary: skillRoot,
+    issues,
+    report: (relative) => path.posix.join(where, relative),
+  });
+  const slash = folder.indexOf("/");
+  return {
+    id: `${pack}/${parsed.name}`,
+    name: parsed.name,
+    description: parsed.description,
+    pack,
+    group: slash > 0 ? folder.slice(0, slash) : undefined,
+    folder,
+    markdown,
+    files: toFileMap(files.filter((file) => file.path !== SKILL_DOCUMENT)),
+  };
+}
+
+interface WalkContext {
+  /** Nothing outside this real folder is served, whatever symlinks say. */
+  readonly boundary: string;
+  readonly issues: CatalogIssue[];
+  /** Turns a path relative to the walk's start into one relative to the skills folder, for issues. */
+  readonly report: (relative: string) => string;
+  /** Says whether to stop at a folder: a skill folder is not searched for more skills or pack files. */
+  readonly stopAt?: (relative: string, entries: readonly Dirent[]) => boolean;
+}
+
+/**
+ * Walks a folder collecting its visible files into `files`. Symlinks are followed only when their
+ * target lies inside the boundary; `seen` stops symlink cycles.
+ */
+function walk(
+  real: string,
+  relative: string,
+  seen: Set<string>,
+  files: CatalogFile[],
+  context: WalkContext,
+): void {
+  const entries = sortedEntries(real);
+  if (context.stopAt?.(relative, entries)) return;
+  for (const entry of entries) {
+    if (isHidden(entry.name)) continue;
+    const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
+    const child = resolveEntry(real, entry, context.boundary);
+    if (child.kind === "outside") {
+      context.issues.push({
+        severity: "skipped",
+        path: context.report(childRelative),
+        reason: "symlink points outside its skill or pack folder",
+      });
+    } else if (child.kind === "file") {
+      files.push({ path: childRelative, size: child.size, source: child.real });
+    } else if (child.kind === "folder" && !seen.has(child.real)) {
+      seen.add(child.real);
+      walk(child.real, childRelative, seen, files, context);
+    }
+  }
+}
+
+type ResolvedEntry =
+  | { readonly kind: "file"; readonly real: string; readonly size: number }
+  | { readonly kind: "folder"; readonly real: string }
+  | { readonly kind: "outside" }
+  | { readonly kind: "other" };
+
+/** What a directory entry really is, following a symlink only when it stays inside `boundary`. */
+function resolveEntry(parent: string, entry: Dirent, boundary: string | undefined): ResolvedEntry {
+  const full = path.join(parent, entry.name);
+  if (entry.isDirectory()) return { kind: "folder", real: full };
+  if (entry.isFile()) return { kind: "file", real: full, size: statSync(full).size };
+  if (!entry.isSymbolicLink()) return { kind: "other" };
+  return resolveLink(full, boundary);
+}
+
+/** Follows every symlink in `full`; a target outside `boundary` (when given) is reported as such. */
+function resolveLink(full: string, boundary: string | undefined): ResolvedEntry {
+  try {
+    const real = realpathSync(full);
+    if (boundary !== undefined && !isInside(boundary, real)) return { kind: "outside" };
+    const stat = statSync(real);
+    if (stat.isDirectory()) return { kind: "folder", real };
+    if (stat.isFile()) return { kind: "file", real, size: stat.size };
+  } catch {
+    // A dangling symlink or a file that vanished: nothing to serve.
+  }
+  return { kind: "other" };
+}
+
+export function isInside(folder: string, target: string): boolean {
+  return target === folder || target.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep);
+}
+
+function isHidden(name: string): boolean {
+  return name.startsWith(".");
+}
+
+function sortedEntries(dir: string): Dirent[] {
+  return readdirSync(dir, { withFileTypes: true }).sort((a, b) => compareText(a.name, b.name));
+}
+
+function toFileMap(files: readonly CatalogFile[]): ReadonlyMap<string, CatalogFile> {
+  return new Map([...files].sort((a, b) => compareText(a.path, b.path)).map((file) => [file.path, file]));
+}
+
+/** `sources.json`, written by the fetcher, says which commit each pack came from. */
+function readSources(root: string, issues: CatalogIssue[]): Source[] {
+  let text: string;
+  try {
+    text = readFileSync(path.join(root, "sources.json"), "utf8");
+  } catch {
+    return [];
+  }
+  try {
+    const data: unknown = JSON.parse(text);
+    const list = (data as { sources?: unknown }).sources;
+    if (!Array.isArray(list)) throw new Error("no sources list");
+    return list.map((item: unknown) => {
+      const { name, ref } = item as { name?: unknown; ref?: unknown };
+      if (typeof name !== "string" || typeof ref !== "string") throw new Error("a source lacks name or ref");
+      return { name, ref };
+    });
+  } catch (error) {
+    issues.push({
+      severity: "warning",
+      path: "sources.json",
+      reason: `ignored: ${(error as Error).message}`,
+    });
+    return [];
+  }
+}

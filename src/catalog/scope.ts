@@ -1,0 +1,195 @@
+import type { CatalogFile, Group, Pack, Skill } from "./types.js";
+
+/** A selector that names nothing in scope, or a bare group name that two packs share. */
+export class SelectorError extends Error {
+  override name = "SelectorError";
+  constructor(
+    readonly selector: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type SkillLookup =
+  | { readonly kind: "found"; readonly skill: Skill }
+  | { readonly kind: "ambiguous"; readonly candidates: readonly string[] }
+  | { readonly kind: "missing" };
+
+/** How many valid selectors an error lists before it says how many more there are. */
+const LISTED_SELECTORS = 30;
+
+/**
+ * The skills one caller may see. Built once for the whole catalog and narrowed by a deployment's
+ * `SKILL_PACKS`, a client's ceiling and a call's `pack` argument; each narrowing can only remove skills.
+ */
+export class Scope {
+  /** Sorted by name, then pack. */
+  readonly skills: readonly Skill[];
+  /** Packs with at least one skill in scope, holding only those skills; sorted by name. */
+  readonly packs: readonly Pack[];
+  private readonly members: ReadonlySet<Skill>;
+  private readonly packsByName: ReadonlyMap<string, Pack>;
+  private readonly skillsByName: ReadonlyMap<string, readonly Skill[]>;
+
+  /** `skills` must be sorted by name, then pack; `packFiles` gives each pack's pack-level files. */
+  constructor(skills: readonly Skill[], packFiles: (pack: string) => ReadonlyMap<string, CatalogFile>) {
+    this.skills = skills;
+    this.members = new Set(skills);
+    this.packs = groupIntoPacks(skills, packFiles);
+    this.packsByName = new Map(this.packs.map((pack) => [pack.name, pack]));
+    const byName = new Map<string, Skill[]>();
+    for (const skill of skills) {
+      const same = byName.get(skill.name);
+      if (same) same.push(skill);
+      else byName.set(skill.name, [skill]);
+    }
+    this.skillsByName = byName;
+  }
+
+  has(skill: Skill): boolean {
+    return this.members.has(skill);
+  }
+
+  findPack(name: string): Pack | undefined {
+    return this.packsByName.get(name);
+  }
+
+  /** Finds a skill by bare name or `<pack>/<name>`. A bare name shared by packs in scope is ambiguous. */
+  findSkill(ref: string): SkillLookup {
+    const slash = ref.indexOf("/");
+    if (slash > 0) {
+      const pack = this.packsByName.get(ref.slice(0, slash));
+      const name = ref.slice(slash + 1);
+      const skill = pack?.skills.find((candidate) => candidate.name === name);
+      if (skill) return { kind: "found", skill };
+    }
+    const same = this.skillsByName.get(ref) ?? [];
+    const [first] = same;
+    if (first === undefined) return { kind: "missing" };
+    if (same.length === 1) return { kind: "found", skill: first };
+    return { kind: "ambiguous", candidates: same.map((skill) => skill.id) };
+  }
+
+  /**
+   * The skills that any of `selectors` names, within this scope. Each item may itself be a comma list;
+   * blank items are ignored, so no selector at all means no narrowing. Throws SelectorError.
+   */
+  narrow(selectors: readonly string[]): Scope {
+    const items = selectors.flatMap((item) => item.split(",")).map((item) => item.trim());
+    const named = items.filter((item) => item !== "");
+    if (named.length === 0) return this;
+    const chosen = new Set<Skill>();
+    for (const selector of named) {
+      for (const skill of this.select(selector)) chosen.add(skill);
+    }
+    return this.subset((skill) => chosen.has(skill));
+  }
+
+  /** What both scopes allow. */
+  intersect(other: Scope): Scope {
+    return this.subset((skill) => other.has(skill));
+  }
+
+  /** Every selector valid in this scope: packs, then `pack/group`. Bare group names work too when unique. */
+  selectors(): string[] {
+    return this.packs.flatMap((pack) => [
+      pack.name,
+      ...pack.groups.map((group) => `${pack.name}/${group.name}`),
+    ]);
+  }
+
+  /** The valid selectors as one readable line, shortened for catalogs with thousands of groups. */
+  describeSelectors(): string {
+    const all = this.selectors();
+    if (all.length === 0) return "none";
+    const shown = all.slice(0, LISTED_SELECTORS).join(", ");
+    const more = all.length - LISTED_SELECTORS;
+    return more > 0 ? `${shown} and ${more} more` : shown;
+  }
+
+  private select(selector: string): readonly Skill[] {
+    const parts = selector.split("/");
+    const [packName, groupName] = parts;
+    if (packName === undefined || packName === "" || parts.length > 2) return this.unknown(selector);
+
+    const pack = this.packsByName.get(packName);
+    if (groupName !== undefined) {
+      const group = pack?.groups.find((candidate) => candidate.name === groupName);
+      return group ? group.skills : this.unknown(selector);
+    }
+    if (pack) return pack.skills;
+
+    const groups = this.packs.flatMap((candidate) =>
+      candidate.groups
+        .filter((group) => group.name === selector)
+        .map((group) => ({ pack: candidate, group })),
+    );
+    const [only] = groups;
+    if (only === undefined) return this.unknown(selector);
+    if (groups.length > 1) {
+      const qualified = groups.map(({ pack: owner }) => `${owner.name}/${selector}`).join(", ");
+      throw new SelectorError(
+        selector,
+        `Group "${selector}" exists in several packs; use one of: ${qualified}.`,
+      );
+    }
+    return only.group.skills;
+  }
+
+  private unknown(selector: string): never {
+    throw new SelectorError(
+      selector,
+      `Unknown pack or group "${selector}". Valid selectors: ${this.describeSelectors()}.`,
+    );
+  }
+
+  private subset(keep: (skill: Skill) => boolean): Scope {
+    const skills = this.skills.filter(keep);
+    if (skills.length === this.skills.length) return this;
+    return new Scope(skills, (name) => this.packsByName.get(name)?.files ?? new Map());
+  }
+}
+
+/** Orders skills the way every listing shows them: by name, then by pack. */
+export function compareSkills(a: Skill, b: Skill): number {
+  return compareText(a.name, b.name) || compareText(a.pack, b.pack);
+}
+
+export function compareText(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+function groupIntoPacks(
+  skills: readonly Skill[],
+  packFiles: (pack: string) => ReadonlyMap<string, CatalogFile>,
+): Pack[] {
+  const byPack = new Map<string, Skill[]>();
+  for (const skill of skills) {
+    const list = byPack.get(skill.pack);
+    if (list) list.push(skill);
+    else byPack.set(skill.pack, [skill]);
+  }
+  return [...byPack.entries()]
+    .sort(([a], [b]) => compareText(a, b))
+    .map(([name, packSkills]) => ({
+      name,
+      skills: packSkills,
+      groups: groupSkills(name, packSkills),
+      files: packFiles(name),
+    }));
+}
+
+function groupSkills(pack: string, skills: readonly Skill[]): Group[] {
+  const byGroup = new Map<string, Skill[]>();
+  for (const skill of skills) {
+    if (skill.group === undefined) continue;
+    const list = byGroup.get(skill.group);
+    if (list) list.push(skill);
+    else byGroup.set(skill.group, [skill]);
+  }
+  return [...byGroup.entries()]
+    .sort(([a], [b]) => compareText(a, b))
+    .map(([name, groupSkills]) => ({ pack, name, skills: groupSkills }));
+}

@@ -1,0 +1,65 @@
+import type { Scope } from "./scope.js";
+
+/** A file the catalog may serve. `path` is what clients see; `source` is where it really is on disk. */
+export interface CatalogFile {
+  /** POSIX path relative to its skill folder (skill files) or pack folder (pack files). */
+  readonly path: string;
+  readonly size: number;
+  /** Absolute real path, checked at load time to lie inside its skill or pack. Never shown to clients. */
+  readonly source: string;
+}
+
+export interface Skill {
+  /** `<pack>/<name>`: unique across the catalog. */
+  readonly id: string;
+  readonly name: string;
+  /** The frontmatter description folded onto one line. */
+  readonly description: string;
+  readonly pack: string;
+  /** The first folder under the pack, for skills not directly at the top of their pack. */
+  readonly group: string | undefined;
+  /** The skill folder relative to its pack, POSIX ("" when the pack folder itself is the skill). */
+  readonly folder: string;
+  /** SKILL.md as read at startup (BOM removed). The catalog is immutable, so it is served from memory. */
+  readonly markdown: string;
+  /** The skill's other files, sorted by path; SKILL.md itself is not among them. */
+  readonly files: ReadonlyMap<string, CatalogFile>;
+}
+
+export interface Group {
+  readonly pack: string;
+  readonly name: string;
+  readonly skills: readonly Skill[];
+}
+
+export interface Pack {
+  readonly name: string;
+  /** Sorted by name. */
+  readonly skills: readonly Skill[];
+  /** Sorted by name. */
+  readonly groups: readonly Group[];
+  /** Files outside every skill folder, sorted by path: served by read_pack_file, never as skills. */
+  readonly files: ReadonlyMap<string, CatalogFile>;
+}
+
+/** Where a pack came from, when the skills folder was written by the fetcher (`sources.json`). */
+export interface Source {
+  readonly name: string;
+  readonly ref: string;
+}
+
+export interface Catalog {
+  /** Every loaded skill: the widest scope any caller can have. */
+  readonly everything: Scope;
+  /** The fetched commits, when the skills folder holds a `sources.json`; empty otherwise. */
+  readonly sources: readonly Source[];
+}
+
+/** Something about the skills folder that an operator should hear about at startup. */
+export interface CatalogIssue {
+  /** `skipped`: the skill or file is not served. `warning`: it is served, but something is off. */
+  readonly severity: "skipped" | "warning";
+  /** Path relative to the skills folder. */
+  readonly path: string;
+  readonly reason: string;
+}

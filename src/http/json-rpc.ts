@@ -1,0 +1,37 @@
+/** JSON-RPC error codes used on the HTTP edge. */
+export const JSON_RPC = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  internalError: -32603,
+} as const;
+
+export interface JsonRpcErrorBody {
+  jsonrpc: "2.0";
+  error: { code: number; message: string };
+  id: string | number | null;
+}
+
+export function jsonRpcError(
+  code: number,
+  message: string,
+  id: string | number | null = null,
+): JsonRpcErrorBody {
+  return { jsonrpc: "2.0", error: { code, message }, id };
+}
+
+/** The id of a single JSON-RPC request body, so an HTTP-level error can still be matched to it. */
+export function requestId(body: unknown): string | number | null {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+/** The JSON-RPC method and, for tools/call, the tool: what the request log line says was asked. */
+export function describeCall(body: unknown): { rpc?: string; tool?: string } {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return {};
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  return {
+    rpc: typeof method === "string" ? method : undefined,
+    tool: typeof params?.name === "string" ? params.name : undefined,
+  };
+}

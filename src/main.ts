@@ -1,0 +1,83 @@
+import { createRequire } from "node:module";
+import { pino } from "pino";
+import { type Catalog, CatalogError, loadCatalog } from "./catalog/index.js";
+import { type Config, ConfigError, loadConfig, USAGE } from "./config/index.js";
+import { buildApp } from "./http/index.js";
+import type { ServerInfo } from "./mcp/index.js";
+import { buildIndex } from "./search/index.js";
+import { serveStdio } from "./stdio/index.js";
+
+/** A hard stop in case in-flight requests hang; well inside Kubernetes' 30 s grace period. */
+const SHUTDOWN_DEADLINE_MS = 4000;
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+const info: ServerInfo = { name: "skills-mcp", version };
+
+/** The composition root: config → catalog → index → transport. Returns the exit status. */
+async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const config = loadConfig(env, argv);
+  if (config.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  // In stdio mode stdout carries the protocol, so logs go to stderr.
+  const logger = pino({ level: config.logLevel }, pino.destination(config.transport === "stdio" ? 2 : 1));
+  const catalog = load(config, logger);
+  const index = buildIndex(catalog.everything.skills);
+
+  if (config.transport === "stdio") {
+    await serveStdio({ catalog, index, info, logger });
+    return 0;
+  }
+
+  const app = await buildApp({ catalog, index, info, logger });
+  await app.listen({ port: config.port, host: config.host });
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, "shutting down: finishing in-flight requests");
+      setTimeout(() => {
+        logger.error("in-flight requests did not finish in time; exiting anyway");
+        resolve(1);
+      }, SHUTDOWN_DEADLINE_MS).unref();
+      app.close().then(
+        () => resolve(0),
+        (error: unknown) => {
+          logger.error({ err: error }, "shutdown failed");
+          resolve(1);
+        },
+      );
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+}
+
+function load(config: Config, logger: pino.Logger): Catalog {
+  if (config.skillsDirOrigin === "examples") {
+    logger.info(
+      { skillsDir: config.skillsDir },
+      "no SKILLS_DIR and no ./skills: serving the bundled examples",
+    );
+  }
+  const { catalog, issues } = loadCatalog(config.skillsDir, { packs: config.skillPacks });
+  for (const issue of issues) logger.warn(issue, `${issue.path}: ${issue.reason}`);
+  logger.info(
+    {
+      skillsDir: config.skillsDir,
+      packs: catalog.everything.packs.map((pack) => pack.name),
+      skills: catalog.everything.skills.length,
+      skipped: issues.filter((issue) => issue.severity === "skipped").length,
+    },
+    "catalog loaded",
+  );
+  return catalog;
+}
+
+main(process.argv.slice(2), process.env).then(
+  (status) => process.exit(status),
+  (error: unknown) => {
+    const known = error instanceof ConfigError || error instanceof CatalogError;
+    process.stderr.write(`skills-mcp: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,57 @@
+import { type Scope, SelectorError, type Skill } from "../catalog/index.js";
+
+/** A mistake of the caller: its message goes back to the model as an `isError` result. */
+export class ToolError extends Error {
+  override name = "ToolError";
+}
+
+/** How the caller should name a skill: bare, unless the bare name is shared by packs it can see. */
+export function skillRef(skill: Skill, ceiling: Scope): string {
+  return ceiling.findSkill(skill.name).kind === "ambiguous" ? skill.id : skill.name;
+}
+
+/** Narrows the caller's ceiling by a `pack` argument, turning a bad selector into a ToolError. */
+export function narrowByPack(ceiling: Scope, pack: string | undefined): Scope {
+  if (pack === undefined) return ceiling;
+  try {
+    return ceiling.narrow([pack]);
+  } catch (error) {
+    if (error instanceof SelectorError) throw new ToolError(`${error.message} Call list_packs to see them.`);
+    throw error;
+  }
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+export function text(body: string): { content: [{ type: "text"; text: string }] } {
+  return { content: [{ type: "text", text: body }] };
+}
+
+/**
+ * Runs a tool's body so that only ToolErrors reach the caller verbatim. Anything else (a file that
+ * vanished, a permission error) is reported to the operator, and the caller gets a message with no
+ * server internals in it.
+ */
+export async function runTool<Result>(
+  tool: string,
+  onInternalError: (error: unknown, tool: string) => void,
+  body: () => Result | Promise<Result>,
+): Promise<Result> {
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof ToolError) throw error;
+    onInternalError(error, tool);
+    throw new ToolError(
+      `${tool} failed inside the server; the error was logged. Try again or make another call.`,
+    );
+  }
+}

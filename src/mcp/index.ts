@@ -1,0 +1,38 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ListToolsRequestSchema, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolContext } from "./context.js";
+import { listPacksTool, registerListPacksTool } from "./list-packs.js";
+import { listSkillsTool, registerListSkillsTool } from "./list-skills.js";
+import { readPackFileTool, registerReadPackFileTool } from "./read-pack-file.js";
+import { readSkillTool, registerReadSkillTool } from "./read-skill.js";
+import { toListedTool } from "./tool-metadata.js";
+
+export type { ToolContext } from "./context.js";
+export { formatPacks } from "./list-packs.js";
+
+/** Sent on initialize: how a model should browse, in the fewest calls. */
+export const INSTRUCTIONS =
+  "Skills are expert instructions for specific tasks. To use one: list_skills(query=<task>) or " +
+  "list_packs then list_skills(pack); read_skill(skill) and follow it; read_skill(skill, file) for files " +
+  "it cites, read_pack_file(pack, file) for shared pack paths it cites.";
+
+export interface ServerInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** The fixed tool surface, the same for every caller and every catalog. */
+const TOOL_LIST: ListToolsResult = {
+  tools: [listPacksTool, listSkillsTool, readSkillTool, readPackFileTool].map(toListedTool),
+};
+
+/** One MCP server exposing the four tools over `context`. Cheap to build: one per HTTP request. */
+export function createMcpServer(info: ServerInfo, context: ToolContext): McpServer {
+  const server = new McpServer(info, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  registerListPacksTool(server, context);
+  registerListSkillsTool(server, context);
+  registerReadSkillTool(server, context);
+  registerReadPackFileTool(server, context);
+  server.server.setRequestHandler(ListToolsRequestSchema, () => TOOL_LIST);
+  return server;
+}

@@ -1,0 +1,95 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import {
+  describeBytes,
+  MAX_FILE_BYTES,
+  packPathCitedBySkill,
+  readCatalogFile,
+  resolveSkillFile,
+  SKILL_DOCUMENT,
+  type Skill,
+} from "../catalog/index.js";
+import type { ToolContext } from "./context.js";
+import { plural, runTool, skillRef, ToolError, text } from "./format.js";
+import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
+import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
+
+export const readSkillTool = {
+  name: "read_skill",
+  description: `Read a skill's instructions (SKILL.md), or one of its files; file="${MANIFEST}" lists them.`,
+  inputSchema: {
+    skill: z.string().max(300).describe("Skill name, or pack/name when several packs share it"),
+    file: z
+      .string()
+      .max(1024)
+      .default(SKILL_DOCUMENT)
+      .describe(`Path inside the skill; "${MANIFEST}" lists its files`),
+  },
+} satisfies ToolDefinition;
+
+export function registerReadSkillTool(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    readSkillTool.name,
+    { ...readSkillTool, annotations: READ_ONLY },
+    ({ skill: ref, file }) =>
+      runTool(readSkillTool.name, context.onInternalError, async () => {
+        const skill = findSkill(context, ref);
+        const name = skillRef(skill, context.scope);
+        if (file === MANIFEST) {
+          return text(
+            formatManifest(skill.files, {
+              title: `Files of skill ${name}`,
+              empty: `Skill ${name} has no files besides ${SKILL_DOCUMENT}.`,
+              next: `read_skill(skill="${name}", file="<path>")`,
+            }),
+          );
+        }
+        if (file === SKILL_DOCUMENT || file === `./${SKILL_DOCUMENT}`)
+          return text(formatDocument(skill, name, context));
+        const found = resolveSkillFile(skill, file);
+        if (found) return text(formatFileContent(found.path, await readCatalogFile(found)));
+        throw new ToolError(missingFileMessage(skill, name, file, context));
+      }),
+  );
+}
+
+function findSkill(context: ToolContext, ref: string): Skill {
+  const lookup = context.scope.findSkill(ref.trim());
+  if (lookup.kind === "found") return lookup.skill;
+  if (lookup.kind === "ambiguous") {
+    throw new ToolError(`Several packs have a skill "${ref}"; use one of: ${lookup.candidates.join(", ")}.`);
+  }
+  const close = context.index.suggest(ref, context.scope).map((skill) => skillRef(skill, context.scope));
+  const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : "";
+  throw new ToolError(
+    `No skill "${ref}".${hint} Call list_skills to see the skills, or list_skills(query) to search.`,
+  );
+}
+
+/** SKILL.md as written, then one line pointing to the files it may cite. */
+function formatDocument(skill: Skill, name: string, context: ToolContext): string {
+  const bytes = Buffer.from(skill.markdown, "utf8");
+  const body = formatFileContent(
+    SKILL_DOCUMENT,
+    describeBytes(bytes.subarray(0, MAX_FILE_BYTES), bytes.length, SKILL_DOCUMENT),
+  );
+  const hints: string[] = [];
+  if (skill.files.size > 0) {
+    hints.push(`${plural(skill.files.size, "file")}: read_skill(skill="${name}", file="${MANIFEST}")`);
+  }
+  const pack = context.scope.findPack(skill.pack);
+  if (pack && pack.files.size > 0) {
+    hints.push(`pack files it cites: read_pack_file(pack="${pack.name}")`);
+  }
+  return hints.length > 0 ? `${body}\n\n[${hints.join("; ")}]` : body;
+}
+
+function missingFileMessage(skill: Skill, name: string, file: string, context: ToolContext): string {
+  const pack = context.scope.findPack(skill.pack);
+  const packPath = pack ? packPathCitedBySkill(skill, pack, file) : undefined;
+  if (pack && packPath !== undefined) {
+    return `"${file}" is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${packPath}").`;
+  }
+  const size = skill.files.size;
+  return `No file "${file}" in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill="${name}", file="${MANIFEST}") lists them.`;
+}
