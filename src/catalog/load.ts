@@ -47,7 +47,10 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   skills.sort(compareSkills);
 
   let everything = new Scope(skills, (name) => packFiles.get(name) ?? new Map());
-  if (everything.skills.length === 0) throw new CatalogError(`No valid skill in ${dir}`);
+  if (everything.skills.length === 0) {
+    const reasons = issues.slice(0, 3).map((issue) => `; ${issue.path}: ${issue.reason}`);
+    throw new CatalogError(`No valid skill in ${dir}${reasons.join("")}`);
+  }
   if (selectors.length > 0) {
     try {
       everything = everything.narrow(selectors);
@@ -119,8 +122,9 @@ function scanPack(root: string, name: string, issues: CatalogIssue[]): ScannedPa
 
   const skills = new Map<string, Skill>();
   for (const folder of skillFolders.sort(compareText)) {
-    const skill = readSkill(root, name, folder, issues);
-    if (!skill) continue;
+    const read = readSkill(root, name, folder, issues);
+    if (!read) continue;
+    const { skill, warnings } = read;
     const earlier = skills.get(skill.name);
     if (earlier) {
       issues.push({
@@ -130,12 +134,19 @@ function scanPack(root: string, name: string, issues: CatalogIssue[]): ScannedPa
       });
       continue;
     }
+    issues.push(...warnings);
     skills.set(skill.name, skill);
   }
   return { skills: [...skills.values()], files: toFileMap(files) };
 }
 
-function readSkill(root: string, pack: string, folder: string, issues: CatalogIssue[]): Skill | undefined {
+/** A skill and the warnings to report if it is served. Reasons to skip it go straight to `issues`. */
+function readSkill(
+  root: string,
+  pack: string,
+  folder: string,
+  issues: CatalogIssue[],
+): { skill: Skill; warnings: CatalogIssue[] } | undefined {
   const where = path.posix.join(pack, folder);
   const skillRoot = realpathSync(path.join(root, pack, folder));
   const document = resolveLink(path.join(skillRoot, SKILL_DOCUMENT), skillRoot);
@@ -158,26 +169,25 @@ function readSkill(root: string, pack: string, folder: string, issues: CatalogIs
     return undefined;
   }
 
-  const folderName = folder === "" ? pack : path.posix.basename(folder);
+  const warnings: CatalogIssue[] = [];
   const violation = nameRuleViolation(parsed.name);
   if (violation)
-    issues.push({ severity: "warning", path: where, reason: `name "${parsed.name}" ${violation}` });
-  if (parsed.name !== folderName) {
-    issues.push({
+    warnings.push({ severity: "warning", path: where, reason: `name "${parsed.name}" ${violation}` });
+  if (parsed.name !== (folder === "" ? pack : path.posix.basename(folder))) {
+    warnings.push({
       severity: "warning",
       path: where,
       reason: `name "${parsed.name}" differs from its folder`,
     });
   }
-
   const files: CatalogFile[] = [];
   walk(skillRoot, "", new Set([skillRoot]), files, {
     boundary: skillRoot,
-    issues,
+    issues: warnings,
     report: (relative) => path.posix.join(where, relative),
   });
   const slash = folder.indexOf("/");
-  return {
+  const skill: Skill = {
     id: `${pack}/${parsed.name}`,
     name: parsed.name,
     description: parsed.description,
@@ -187,6 +197,7 @@ function readSkill(root: string, pack: string, folder: string, issues: CatalogIs
     markdown,
     files: toFileMap(files.filter((file) => file.path !== SKILL_DOCUMENT)),
   };
+  return { skill, warnings };
 }
 
 interface WalkContext {

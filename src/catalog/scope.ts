@@ -28,14 +28,12 @@ export class Scope {
   readonly skills: readonly Skill[];
   /** Packs with at least one skill in scope, holding only those skills; sorted by name. */
   readonly packs: readonly Pack[];
-  private readonly members: ReadonlySet<Skill>;
   private readonly packsByName: ReadonlyMap<string, Pack>;
   private readonly skillsByName: ReadonlyMap<string, readonly Skill[]>;
 
   /** `skills` must be sorted by name, then pack; `packFiles` gives each pack's pack-level files. */
   constructor(skills: readonly Skill[], packFiles: (pack: string) => ReadonlyMap<string, CatalogFile>) {
     this.skills = skills;
-    this.members = new Set(skills);
     this.packs = groupIntoPacks(skills, packFiles);
     this.packsByName = new Map(this.packs.map((pack) => [pack.name, pack]));
     const byName = new Map<string, Skill[]>();
@@ -45,10 +43,6 @@ export class Scope {
       else byName.set(skill.name, [skill]);
     }
     this.skillsByName = byName;
-  }
-
-  has(skill: Skill): boolean {
-    return this.members.has(skill);
   }
 
   findPack(name: string): Pack | undefined {
@@ -84,11 +78,6 @@ export class Scope {
       for (const skill of this.select(selector)) chosen.add(skill);
     }
     return this.subset((skill) => chosen.has(skill));
-  }
-
-  /** What both scopes allow. */
-  intersect(other: Scope): Scope {
-    return this.subset((skill) => other.has(skill));
   }
 
   /** Every selector valid in this scope: packs, then `pack/group`. Bare group names work too when unique. */

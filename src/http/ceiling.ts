@@ -4,10 +4,10 @@ import type { Scope } from "../catalog/index.js";
 const REMEMBERED_CEILINGS = 256;
 
 /**
- * Resolves a client's ceiling from its `X-Skill-Pack` header and `?pack=` parameter: each narrows the
- * deployment's catalog, and together the client sees what both allow. Results are remembered, since
- * the catalog never changes while serving. Throws the catalog's SelectorError for a selector that
- * matches nothing, and a CeilingError when the two share no skill.
+ * Resolves a client's ceiling from its `X-Skill-Pack` header and `?pack=` parameter: the client sees
+ * what both allow, so `?pack=` is resolved within the header's scope (where a group name two packs
+ * share may be unique). Results are remembered, since the catalog never changes while serving.
+ * Throws the catalog's SelectorError for a selector that matches nothing in its scope.
  */
 export class CeilingResolver {
   private readonly remembered = new Map<string, Scope>();
@@ -18,7 +18,7 @@ export class CeilingResolver {
     const key = `${header ?? ""}\n${query ?? ""}`;
     const known = this.remembered.get(key);
     if (known) return known;
-    const scope = this.compute(header ?? "", query ?? "");
+    const scope = this.everything.narrow([header ?? ""]).narrow([query ?? ""]);
     if (this.remembered.size >= REMEMBERED_CEILINGS) {
       const oldest = this.remembered.keys().next().value;
       if (oldest !== undefined) this.remembered.delete(oldest);
@@ -26,20 +26,4 @@ export class CeilingResolver {
     this.remembered.set(key, scope);
     return scope;
   }
-
-  private compute(header: string, query: string): Scope {
-    const byHeader = this.everything.narrow([header]);
-    const byQuery = this.everything.narrow([query]);
-    const both = byHeader.intersect(byQuery);
-    if (both.skills.length === 0) {
-      throw new CeilingError(
-        `X-Skill-Pack "${header}" and ?pack="${query}" share no skill; valid selectors: ${this.everything.describeSelectors()}.`,
-      );
-    }
-    return both;
-  }
-}
-
-export class CeilingError extends Error {
-  override name = "CeilingError";
 }

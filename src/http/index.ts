@@ -26,6 +26,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   });
 
+  // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.
+  app.removeContentTypeParser("text/plain");
+
   app.addHook("onResponse", async (request, reply) => {
     request.log.info(
       {

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type Catalog, type Scope, SelectorError } from "../catalog/index.js";
 import { createMcpServer, type ServerInfo } from "../mcp/index.js";
 import type { SearchIndex } from "../search/index.js";
-import { CeilingError, CeilingResolver } from "./ceiling.js";
+import { CeilingResolver } from "./ceiling.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
 
 export interface McpRouteOptions {
@@ -46,7 +46,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       try {
         scope = ceilings.resolve(header, query);
       } catch (error) {
-        if (!(error instanceof SelectorError || error instanceof CeilingError)) throw error;
+        if (!(error instanceof SelectorError)) throw error;
         return reply
           .code(400)
           .send(jsonRpcError(JSON_RPC.invalidRequest, error.message, requestId(request.body)));

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { nameRuleViolation, parseSkillDocument, stripBom } from "../../src/catalog/frontmatter.js";
+
+describe("parseSkillDocument", () => {
+  it("reads name and description", () => {
+    expect(parseSkillDocument("---\nname: a\ndescription: Does a.\n---\n# A\n")).toEqual({
+      ok: true,
+      name: "a",
+      description: "Does a.",
+    });
+  });
+
+  it("accepts CRLF line ends and a BOM once stripped", () => {
+    const text = stripBom("\uFEFF---\r\nname: a\r\ndescription: Does a.\r\n---\r\nbody\r\n");
+    expect(parseSkillDocument(text)).toMatchObject({ ok: true, name: "a", description: "Does a." });
+  });
+
+  it("folds block scalars onto one line", () => {
+    const text = "---\nname: a\ndescription: |\n  First line.\n  Second line.\n---\n";
+    expect(parseSkillDocument(text)).toMatchObject({ description: "First line. Second line." });
+    const folded = "---\nname: a\ndescription: >-\n  Folded\n  text\n---\n";
+    expect(parseSkillDocument(folded)).toMatchObject({ description: "Folded text" });
+  });
+
+  it("reads quoted strings with colons and escapes", () => {
+    const text = `---\nname: "a"\ndescription: 'Use when: the user says "hi"'\n---\n`;
+    expect(parseSkillDocument(text)).toMatchObject({
+      name: "a",
+      description: 'Use when: the user says "hi"',
+    });
+  });
+
+  it("accepts a frontmatter closed by ...", () => {
+    expect(parseSkillDocument("---\nname: a\ndescription: b\n...\n")).toMatchObject({ ok: true });
+  });
+
+  it.each([
+    ["no frontmatter", "# Just a title\n", "no frontmatter"],
+    ["unclosed frontmatter", "---\nname: a\ndescription: b\n", "not closed"],
+    ["invalid YAML", "---\nname: [a\ndescription: b\n---\n", "not valid YAML"],
+    ["a list", "---\n- a\n- b\n---\n", "not a YAML mapping"],
+    ["a scalar", "---\njust text\n---\n", "not a YAML mapping"],
+    ["empty", "---\n---\n", "not a YAML mapping"],
+    ["no name", "---\ndescription: b\n---\n", "has no name"],
+    ["no description", "---\nname: a\n---\n", "has no description"],
+    ["a numeric name", "---\nname: 42\ndescription: b\n---\n", "name is not a string"],
+    ["a blank description", "---\nname: a\ndescription: '  '\n---\n", "description is empty"],
+  ])("refuses %s and says why", (_case, text, reason) => {
+    const parsed = parseSkillDocument(text);
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? "" : parsed.reason).toContain(reason);
+  });
+});
+
+describe("nameRuleViolation", () => {
+  it.each(["a", "pdf-tools", "n8n-code-nodes-official", "a".repeat(64)])("accepts %s", (name) => {
+    expect(nameRuleViolation(name)).toBeUndefined();
+  });
+
+  it.each(["Upper", "two--hyphens", "-leading", "trailing-", "under_score", "sp ace", "a".repeat(65)])(
+    "flags %s",
+    (name) => {
+      expect(nameRuleViolation(name)).toBeDefined();
+    },
+  );
+});

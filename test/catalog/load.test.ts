@@ -1,0 +1,244 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CatalogError, type CatalogIssue, type LoadedCatalog, loadCatalog } from "../../src/catalog/index.js";
+import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { makeTree, skillMd } from "../helpers/skill-tree.js";
+
+function issueAt(issues: readonly CatalogIssue[], path: string): CatalogIssue | undefined {
+  return issues.find((issue) => issue.path === path);
+}
+
+describe("loadCatalog on the standard tree", () => {
+  let tree: StandardCatalog;
+  let loaded: LoadedCatalog;
+  beforeAll(async () => {
+    tree = await makeStandardCatalog();
+    loaded = loadCatalog(tree.skillsDir);
+  });
+  afterAll(() => tree.remove());
+
+  it("finds every skill of flat and grouped packs at any depth, sorted by name then pack", () => {
+    expect(loaded.catalog.everything.skills.map((skill) => skill.id)).toEqual([
+      "gamma/drill",
+      "beta/editor",
+      "beta/hammer",
+      "alpha/one",
+      "beta/saw",
+      "alpha/shared-name",
+      "beta/shared-name",
+      "alpha/two",
+      "beta/writer",
+    ]);
+  });
+
+  it("names the group after the first folder under the pack", () => {
+    const groups = Object.fromEntries(
+      loaded.catalog.everything.skills.map((skill) => [skill.id, skill.group]),
+    );
+    expect(groups).toMatchObject({
+      "alpha/one": undefined,
+      "beta/hammer": "tools",
+      "beta/editor": "docs",
+      "beta/shared-name": undefined,
+      "gamma/drill": "tools",
+    });
+    const beta = loaded.catalog.everything.findPack("beta");
+    expect(beta?.groups.map((group) => [group.name, group.skills.length])).toEqual([
+      ["docs", 2],
+      ["tools", 2],
+    ]);
+  });
+
+  it("skips hidden pack folders and files at the top of the skills folder", () => {
+    expect(loaded.catalog.everything.packs.map((pack) => pack.name)).toEqual(["alpha", "beta", "gamma"]);
+  });
+
+  it("treats a skill nested inside another as files of the outer skill", () => {
+    const two = loaded.catalog.everything.findPack("alpha")?.skills.find((skill) => skill.name === "two");
+    expect(two?.files.has("nested/inner/SKILL.md")).toBe(true);
+    expect(loaded.catalog.everything.findSkill("inner").kind).toBe("missing");
+  });
+
+  it("lists a skill's visible files with sizes, without SKILL.md, hidden files or outside symlinks", () => {
+    const two = loaded.catalog.everything.findPack("alpha")?.skills.find((skill) => skill.name === "two");
+    expect([...(two?.files.keys() ?? [])]).toEqual([
+      "assets/logo.png",
+      "big.txt",
+      "link-in.md",
+      "nested/inner/SKILL.md",
+      "references/guide.md",
+      "scripts/run.sh",
+    ]);
+    expect(two?.files.get("references/guide.md")?.size).toBe("# Guide to two\n".length);
+  });
+
+  it("reports symlinks that point outside their skill as skipped", () => {
+    expect(issueAt(loaded.issues, "alpha/two/link-out.md")).toMatchObject({ severity: "skipped" });
+    expect(issueAt(loaded.issues, "alpha/two/link-abs.md")?.reason).toContain("outside");
+  });
+
+  it("serves files outside every skill folder as pack files, never as skill files", () => {
+    const beta = loaded.catalog.everything.findPack("beta");
+    expect([...(beta?.files.keys() ?? [])]).toEqual(["shared/deep/note.md", "shared/guide.md"]);
+    const alpha = loaded.catalog.everything.findPack("alpha");
+    expect([...(alpha?.files.keys() ?? [])]).toEqual(["README.md"]);
+    const hammer = beta?.skills.find((skill) => skill.name === "hammer");
+    expect(hammer?.files.size).toBe(0);
+  });
+
+  it("keeps same-named skills of different packs apart", () => {
+    const lookup = loaded.catalog.everything.findSkill("shared-name");
+    expect(lookup).toEqual({ kind: "ambiguous", candidates: ["alpha/shared-name", "beta/shared-name"] });
+    expect(loaded.catalog.everything.findSkill("beta/shared-name")).toMatchObject({ kind: "found" });
+  });
+
+  it("reads sources.json", () => {
+    expect(loaded.catalog.sources).toEqual([{ name: "alpha", ref: "a".repeat(40) }]);
+  });
+});
+
+describe("loadCatalog skip and warn rules", () => {
+  it("leaves out broken skills with the reason, and serves the rest", async () => {
+    const tree = await makeTree({
+      "p/good/SKILL.md": skillMd("good"),
+      "p/no-front/SKILL.md": "# nothing\n",
+      "p/bad-yaml/SKILL.md": "---\nname: [x\n---\n",
+      "p/list/SKILL.md": "---\n- a\n---\n",
+      "p/no-name/SKILL.md": "---\ndescription: d\n---\n",
+      "p/no-desc/SKILL.md": "---\nname: no-desc\n---\n",
+      "p/dir-doc/SKILL.md/readme.txt": "a folder named SKILL.md",
+    });
+    try {
+      const { catalog, issues } = loadCatalog(tree.dir);
+      expect(catalog.everything.skills.map((skill) => skill.name)).toEqual(["good"]);
+      const skipped = Object.fromEntries(
+        issues.filter((issue) => issue.severity === "skipped").map((issue) => [issue.path, issue.reason]),
+      );
+      expect(skipped).toMatchObject({
+        "p/no-front": expect.stringContaining("no frontmatter"),
+        "p/bad-yaml": expect.stringContaining("not valid YAML"),
+        "p/list": expect.stringContaining("not a YAML mapping"),
+        "p/no-name": expect.stringContaining("no name"),
+        "p/no-desc": expect.stringContaining("no description"),
+        "p/dir-doc": expect.stringContaining("not a regular file"),
+      });
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("serves names that break the naming rule or differ from their folder, with a warning", async () => {
+    const tree = await makeTree({
+      "p/folder-a/SKILL.md": skillMd("other-name"),
+      "p/Bad_Name/SKILL.md": skillMd("Bad_Name"),
+    });
+    try {
+      const { catalog, issues } = loadCatalog(tree.dir);
+      expect(catalog.everything.skills.map((skill) => skill.name)).toEqual(["Bad_Name", "other-name"]);
+      expect(issueAt(issues, "p/folder-a")).toMatchObject({
+        severity: "warning",
+        reason: expect.stringContaining("differs"),
+      });
+      expect(issueAt(issues, "p/Bad_Name")).toMatchObject({
+        severity: "warning",
+        reason: expect.stringContaining("lowercase"),
+      });
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("keeps the first of two same-named skills in a pack by sorted path and names both", async () => {
+    const tree = await makeTree({
+      "p/b-later/SKILL.md": skillMd("dup", "Later copy."),
+      "p/a-first/SKILL.md": skillMd("dup", "First copy."),
+    });
+    try {
+      const { catalog, issues } = loadCatalog(tree.dir);
+      expect(catalog.everything.skills.map((skill) => skill.description)).toEqual(["First copy."]);
+      expect(issueAt(issues, "p/b-later")?.reason).toMatch(/duplicate.*p\/a-first/);
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("treats a pack folder that holds SKILL.md as a single skill", async () => {
+    const tree = await makeTree({ "solo/SKILL.md": skillMd("solo"), "solo/notes.md": "n" });
+    try {
+      const { catalog } = loadCatalog(tree.dir);
+      const solo = catalog.everything.findPack("solo");
+      expect(solo?.skills.map((skill) => [skill.name, skill.group, [...skill.files.keys()]])).toEqual([
+        ["solo", undefined, ["notes.md"]],
+      ]);
+      expect(solo?.files.size).toBe(0);
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("follows symlinked folders inside the pack without looping", async () => {
+    const tree = await makeTree({
+      "p/real/SKILL.md": skillMd("real"),
+      "p/real/docs/a.md": "a",
+      "p/real/docs/loop": { symlink: ".." },
+      "p/alias": { symlink: "real" },
+    });
+    try {
+      const { catalog } = loadCatalog(tree.dir);
+      expect(catalog.everything.skills.map((skill) => skill.folder)).toEqual(["alias"]);
+      expect(catalog.everything.skills[0]?.files.has("docs/a.md")).toBe(true);
+    } finally {
+      await tree.remove();
+    }
+  });
+});
+
+describe("loadCatalog with SKILL_PACKS", () => {
+  let tree: StandardCatalog;
+  beforeAll(async () => {
+    tree = await makeStandardCatalog();
+  });
+  afterAll(() => tree.remove());
+
+  it("loads only the named packs and groups", () => {
+    const { catalog } = loadCatalog(tree.skillsDir, { packs: ["alpha", "beta/tools"] });
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual([
+      "beta/hammer",
+      "alpha/one",
+      "beta/saw",
+      "alpha/shared-name",
+      "alpha/two",
+    ]);
+    expect(catalog.everything.findPack("gamma")).toBeUndefined();
+    expect(catalog.everything.findSkill("shared-name")).toMatchObject({ kind: "found" });
+  });
+
+  it("accepts a bare group name that only one pack has", () => {
+    const { catalog } = loadCatalog(tree.skillsDir, { packs: ["docs"] });
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["beta/editor", "beta/writer"]);
+  });
+
+  it("refuses a bare group name two packs share, naming the qualified forms", () => {
+    expect(() => loadCatalog(tree.skillsDir, { packs: ["tools"] })).toThrow(/beta\/tools, gamma\/tools/);
+  });
+
+  it("refuses a selector that matches nothing, listing the valid ones", () => {
+    const load = () => loadCatalog(tree.skillsDir, { packs: ["alpha", "nope"] });
+    expect(load).toThrow(CatalogError);
+    expect(load).toThrow(/"nope".*alpha, beta, beta\/docs, beta\/tools, gamma, gamma\/tools/);
+  });
+});
+
+describe("loadCatalog refusals", () => {
+  it("refuses a missing folder", () => {
+    expect(() => loadCatalog("/nonexistent/skills")).toThrow(/does not exist/);
+  });
+
+  it("refuses a folder with no valid skill", async () => {
+    const tree = await makeTree({ "p/broken/SKILL.md": "no frontmatter", "p/readme.md": "x" });
+    try {
+      expect(() => loadCatalog(tree.dir)).toThrow(/No valid skill/);
+    } finally {
+      await tree.remove();
+    }
+  });
+});

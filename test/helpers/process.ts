@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/** The server entry point, run from source through tsx as `npm run dev` does, from any working folder. */
+export const MAIN = [
+  "--import",
+  new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href,
+  fileURLToPath(new URL("../../src/main.ts", import.meta.url)),
+];
+
+export interface Exited {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the server to completion (for the ways it refuses to start). */
+export function runServer(env: Record<string, string>, args: string[] = [], cwd = ROOT): Promise<Exited> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...MAIN, ...args], {
+      cwd,
+      env: { ...process.env, ...env, NODE_OPTIONS: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: Buffer.concat(stdout).toString(), stderr: Buffer.concat(stderr).toString() });
+    });
+  });
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything the process wrote to stdout so far. */
+  output(): string;
+  /** Resolves with the exit code once the process ends. */
+  readonly exited: Promise<number | null>;
+}
+
+/** Starts the HTTP server on a free port of 127.0.0.1 and resolves once it listens. */
+export function startServerProcess(env: Record<string, string>, cwd = ROOT): Promise<ServerProcess> {
+  const child = spawn(process.execPath, MAIN, {
+    cwd,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env, NODE_OPTIONS: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start:\n${stdout}\n${stderr}`));
+    }, 15_000);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], output: () => stdout, exited });
+      }
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${stdout}\n${stderr}`));
+    });
+  });
+}

@@ -1,0 +1,88 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { FastifyInstance } from "fastify";
+import { pino } from "pino";
+import { type LoadedCatalog, loadCatalog } from "../../src/catalog/index.js";
+import { buildApp } from "../../src/http/index.js";
+import { buildIndex } from "../../src/search/index.js";
+
+export interface RunningServer {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly loaded: LoadedCatalog;
+  /** An SDK client on `/mcp`, with optional headers and query string (`?pack=`). */
+  connect(options?: { headers?: Record<string, string>; query?: string }): Promise<Client>;
+  close(): Promise<void>;
+}
+
+/** Loads `dir` and serves it on 127.0.0.1 on a free port, as main.ts would. */
+export async function startServer(dir: string, packs: readonly string[] = []): Promise<RunningServer> {
+  const loaded = loadCatalog(dir, { packs });
+  const app = await buildApp({
+    catalog: loaded.catalog,
+    index: buildIndex(loaded.catalog.everything.skills),
+    info: { name: "skills-mcp", version: "test" },
+    logger: pino({ level: "silent" }),
+  });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  const url = `http://127.0.0.1:${address.port}`;
+  const clients: Client[] = [];
+  return {
+    url,
+    app,
+    loaded,
+    async connect(options = {}) {
+      const endpoint = new URL(`/mcp${options.query ?? ""}`, url);
+      const transport = new StreamableHTTPClientTransport(endpoint, {
+        requestInit: { headers: options.headers },
+      });
+      const client = new Client({ name: "test", version: "1" });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      await Promise.all(clients.map((client) => client.close()));
+      await app.close();
+    },
+  };
+}
+
+/** Calls a tool and returns its text and whether it is an error, the two things a model sees. */
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ text: string; isError: boolean }> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+  return { text, isError: result.isError === true };
+}
+
+/** Posts a raw JSON-RPC body, for what the SDK client would never send. */
+export async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: unknown; headers: Headers }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: response.status, json, headers: response.headers };
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { call, post, type RunningServer, startServer } from "../helpers/server.js";
+
+let tree: StandardCatalog;
+let server: RunningServer;
+
+beforeAll(async () => {
+  tree = await makeStandardCatalog();
+  server = await startServer(tree.skillsDir);
+});
+afterAll(async () => {
+  await server.close();
+  await tree.remove();
+});
+
+const listSkills = {
+  jsonrpc: "2.0",
+  id: 7,
+  method: "tools/call",
+  params: { name: "list_skills", arguments: {} },
+};
+
+describe("GET /health", () => {
+  it("reports the whole loaded catalog, the version and the fetched sources", async () => {
+    const response = await fetch(`${server.url}/health`, { headers: { "x-skill-pack": "gamma" } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      status: "ok",
+      version: "test",
+      packs: ["alpha", "beta", "gamma"],
+      skills: 9,
+      sources: [{ name: "alpha", ref: "a".repeat(40) }],
+    });
+  });
+});
+
+describe("/mcp over HTTP", () => {
+  it("is stateless: no session id, and any request works without initialize", async () => {
+    const response = await post(`${server.url}/mcp`, listSkills);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(response.json).toMatchObject({ id: 7, result: { content: [{ type: "text" }] } });
+  });
+
+  it.each(["GET", "DELETE", "PUT", "PATCH"])("answers %s with 405", async (method) => {
+    const response = await fetch(`${server.url}/mcp`, { method });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+    expect(await response.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+  });
+
+  it("answers malformed JSON with a JSON-RPC parse error and no stack trace", async () => {
+    const response = await post(`${server.url}/mcp`, "{not json");
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 }, id: null });
+    expect(JSON.stringify(response.json)).not.toMatch(/at .*\.js|node_modules/);
+  });
+
+  it("answers a wrong content type with 415", async () => {
+    const response = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "x",
+    });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+  });
+});
+
+describe("client ceilings", () => {
+  it("limits every tool to the X-Skill-Pack header", async () => {
+    const client = await server.connect({ headers: { "X-Skill-Pack": "beta/tools" } });
+    expect((await call(client, "list_packs")).text).toMatch(
+      /^beta: 2 skills, 2 pack files\n {2}tools: 2\nNext/,
+    );
+    expect((await call(client, "list_skills")).text).toMatch(/^hammer: .*\nsaw: .*\nNext/);
+    const hidden = await call(client, "read_skill", { skill: "drill" });
+    const missing = await call(client, "read_skill", { skill: "zzzz" });
+    expect(hidden.isError).toBe(true);
+    expect(hidden.text.replace("drill", "zzzz")).toBe(missing.text);
+    expect((await call(client, "read_pack_file", { pack: "alpha" })).text).toContain(
+      'No pack "alpha". Packs: beta.',
+    );
+    expect((await call(client, "read_pack_file", { pack: "beta", file: "shared/guide.md" })).isError).toBe(
+      false,
+    );
+  });
+
+  it("never lets the pack argument widen the ceiling", async () => {
+    const client = await server.connect({ headers: { "X-Skill-Pack": "gamma" } });
+    const wider = await call(client, "list_skills", { pack: "beta" });
+    expect(wider.isError).toBe(true);
+    expect(wider.text).toContain("Valid selectors: gamma, gamma/tools.");
+    expect(wider.text).not.toContain("beta/");
+    expect((await call(client, "list_skills", { pack: "tools" })).text).toMatch(/^drill: /);
+  });
+
+  it("takes a comma list in the header, and unqualified names once they are unique within it", async () => {
+    const client = await server.connect({ headers: { "X-Skill-Pack": "alpha, gamma" } });
+    expect((await call(client, "list_skills")).text).toMatch(/^drill: .*\none: .*\nshared-name: .*\ntwo: /);
+    expect((await call(client, "read_skill", { skill: "shared-name" })).text).toContain("Alpha's copy");
+  });
+
+  it("accepts the ceiling as ?pack= for clients that can only set a URL", async () => {
+    const client = await server.connect({ query: "?pack=docs" });
+    expect((await call(client, "list_skills")).text).toMatch(/^editor: .*\nwriter: .*\nNext/);
+  });
+
+  it("shows what both allow when header and ?pack= are given", async () => {
+    const client = await server.connect({ headers: { "X-Skill-Pack": "beta" }, query: "?pack=tools" });
+    expect((await call(client, "list_skills")).text).toMatch(/^hammer: .*\nsaw: .*\nNext/);
+  });
+
+  it("ignores an empty header", async () => {
+    const client = await server.connect({ headers: { "X-Skill-Pack": "" } });
+    expect((await call(client, "list_packs")).text).toMatch(/^alpha: .*\n.*beta: /s);
+  });
+
+  it("rejects a header that matches nothing with 400 naming it and the valid selectors", async () => {
+    const response = await post(`${server.url}/mcp`, listSkills, { "x-skill-pack": "n8n" });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32600, message: expect.stringMatching(/"n8n".*alpha, beta, beta\/docs/) },
+    });
+  });
+
+  it("rejects an ambiguous group, a bad ?pack= and a header and query that share nothing", async () => {
+    expect((await post(`${server.url}/mcp`, listSkills, { "x-skill-pack": "tools" })).status).toBe(400);
+    expect((await post(`${server.url}/mcp?pack=nope`, listSkills)).status).toBe(400);
+    const disjoint = await post(`${server.url}/mcp?pack=alpha`, listSkills, { "x-skill-pack": "gamma" });
+    expect(disjoint.status).toBe(400);
+    expect(JSON.stringify(disjoint.json)).toContain(
+      'Unknown pack or group \\"alpha\\". Valid selectors: gamma, gamma/tools.',
+    );
+  });
+});

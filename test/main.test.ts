@@ -1,0 +1,179 @@
+import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
+import { MAIN, ROOT, runServer, startServerProcess } from "./helpers/process.js";
+import { makeTree } from "./helpers/skill-tree.js";
+
+let tree: StandardCatalog;
+beforeAll(async () => {
+  tree = await makeStandardCatalog();
+});
+afterAll(() => tree.remove());
+
+describe("refusing to start", () => {
+  it("exits 1 with one line when the skills folder is missing", async () => {
+    const result = await runServer({ SKILLS_DIR: "/nonexistent/skills" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "skills-mcp: Skills folder /nonexistent/skills does not exist or is not a folder\n",
+    );
+  });
+
+  it("exits 1 when no skill is valid", async () => {
+    const empty = await makeTree({ "p/broken/SKILL.md": "no frontmatter" });
+    try {
+      const result = await runServer({ SKILLS_DIR: empty.dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^skills-mcp: No valid skill in .*; p\/broken: no frontmatter.*\n$/);
+    } finally {
+      await empty.remove();
+    }
+  });
+
+  it("exits 1 when SKILL_PACKS names nothing, listing the valid selectors", async () => {
+    const result = await runServer({ SKILLS_DIR: tree.skillsDir, SKILL_PACKS: "alpha,nope" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^skills-mcp: SKILL_PACKS: Unknown pack or group "nope"\. Valid selectors: alpha, beta, .*\n$/,
+    );
+  });
+
+  it("exits 1 on a bad setting, naming what is valid", async () => {
+    const result = await runServer({ SKILLS_DIR: tree.skillsDir, PORT: "eighty", LOG_LEVEL: "loud" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'skills-mcp: PORT "eighty" is not a port number (0-65535); LOG_LEVEL "loud" is not one of fatal, error, warn, info, debug, trace, silent\n',
+    );
+  });
+
+  it("prints usage for --help", async () => {
+    const result = await runServer({}, ["--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: skills-mcp .*SKILLS_DIR.*SKILL_PACKS.*X?/s);
+  });
+});
+
+describe("serving over HTTP", () => {
+  it("serves the bundled examples when there is no SKILLS_DIR and no ./skills, saying so", async () => {
+    const empty = await makeTree({ "readme.txt": "no skills folder here" });
+    const server = await startServerProcess({ SKILLS_DIR: "" }, empty.dir);
+    try {
+      const health = (await (await fetch(`${server.url}/health`)).json()) as { packs: string[] };
+      expect(health.packs).toEqual(["design", "workflows"]);
+      expect(server.output()).toContain("serving the bundled examples");
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+      await empty.remove();
+    }
+  });
+
+  it("loads only SKILL_PACKS, and logs one line per request with the tool and the ceiling", async () => {
+    const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, SKILL_PACKS: "beta/tools,gamma" });
+    try {
+      const health = (await (await fetch(`${server.url}/health`)).json()) as {
+        packs: string[];
+        skills: number;
+      };
+      expect(health).toMatchObject({ packs: ["beta", "gamma"], skills: 3 });
+      await fetch(`${server.url}/mcp?pack=gamma`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_packs" } }),
+      });
+      await vi.waitFor(() => expect(server.output().match(/"msg":"request"/g)).toHaveLength(2));
+      const lines = server
+        .output()
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const requestLines = lines.filter((line) => line.msg === "request");
+      expect(requestLines).toHaveLength(2);
+      expect(requestLines[1]).toMatchObject({
+        rpc: "tools/call",
+        tool: "list_packs",
+        ceiling: "query=gamma",
+        status: 200,
+      });
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  });
+
+  it("exits cleanly and promptly on SIGTERM", async () => {
+    const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir });
+    const started = Date.now();
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(server.output()).toContain("shutting down");
+  });
+});
+
+describe("serving over stdio", () => {
+  it("serves the same tools through the SDK's stdio client", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...MAIN, "--stdio"],
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", SKILLS_DIR: tree.skillsDir, SKILL_PACKS: "gamma" },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "stdio-test", version: "1" });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual([
+        "list_packs",
+        "list_skills",
+        "read_skill",
+        "read_pack_file",
+      ]);
+      const result = (await client.callTool({ name: "list_skills", arguments: {} })) as CallToolResult;
+      expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^drill: /) });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("writes only JSON-RPC to stdout and its logs to stderr, and exits when stdin closes", async () => {
+    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
+      cwd: ROOT,
+      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_packs", arguments: {} } });
+    await vi.waitFor(() => expect(stdout.split("\n").filter(Boolean)).toHaveLength(2), { timeout: 10_000 });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const lines = stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { jsonrpc: string; id: number });
+    expect(lines.map((line) => [line.jsonrpc, line.id])).toEqual([
+      ["2.0", 1],
+      ["2.0", 2],
+    ]);
+    expect(stderr).toContain("catalog loaded");
+  });
+});
