@@ -54,10 +54,10 @@ function stepUsing(job: Job, action: string): Step {
 
 const runLines = (job: Job): string[] => job.steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
 
-/** Runs one `run:` line the way GitHub's runner does on Linux (`bash -e -o pipefail`). */
+/** Runs one `run:` line in the runner's default shell on Linux, `bash -e`. */
 function runStep(script: string, cwd: string, env: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile("bash", ["--noprofile", "--norc", "-e", "-o", "pipefail", "-c", script], {
+    execFile("bash", ["--noprofile", "--norc", "-e", "-c", script], {
       cwd,
       env: { ...process.env, ...env },
     }).on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`"${script}" exited ${code}`))));
