@@ -21,7 +21,8 @@ const SKILL_DOCUMENT = "SKILL.md";
  * `destination`. Symlinks are followed, and their targets copied as plain files, only when they resolve
  * inside the repository and outside its hidden folders: a hostile upstream must not be able to pull files
  * of the build machine (or the git store) into the image. Hidden files and folders, `.git` among them, are
- * skipped. Returns what was left out.
+ * skipped; `relative` itself may lie in a hidden folder (`.claude/skills`) when the manifest says so.
+ * Returns what was left out.
  */
 export async function copyFromRepository(
   repoRoot: string,
@@ -30,44 +31,55 @@ export async function copyFromRepository(
   options: { allowFile: boolean },
 ): Promise<SkippedEntry[]> {
   const root = await realpath(repoRoot);
-  const skipped: SkippedEntry[] = [];
-  let real: string;
+  let base: string;
   try {
-    real = await realpath(path.join(root, relative));
+    base = await realpath(path.join(root, relative));
   } catch {
     throw new CopyError(`"${relative}" does not exist in the repository at this commit`);
   }
-  const problem = containmentProblem(root, real);
-  if (problem) throw new CopyError(`"${relative}" ${problem}`);
-  const info = await stat(real);
+  if (!isInside(root, base))
+    throw new CopyError(`"${relative}" is a symlink pointing outside the repository`);
+  if (isHidden(path.relative(root, base)) && !isHidden(relative)) {
+    throw new CopyError(`"${relative}" is a symlink leading into a hidden folder`);
+  }
+  const info = await stat(base);
+  const skipped: SkippedEntry[] = [];
   if (info.isFile() && options.allowFile) {
     await mkdir(path.dirname(destination), { recursive: true });
-    await copyFile(real, destination);
+    await copyFile(base, destination);
   } else if (info.isDirectory()) {
-    await copyFolder(root, real, relative, destination, new Set([real]), skipped);
+    const bounds = { root, base };
+    await copyFolder(bounds, base, relative, destination, new Set([base]), skipped);
   } else {
     throw new CopyError(`"${relative}" is not a folder`);
   }
   return skipped;
 }
 
-/** Why `real` may not be copied from the repository at `root`, or undefined when it may. */
-function containmentProblem(root: string, real: string): string | undefined {
-  if (real !== root && !real.startsWith(root + path.sep))
-    return "is a symlink pointing outside the repository";
-  if (
-    path
-      .relative(root, real)
-      .split(path.sep)
-      .some((segment) => segment.startsWith("."))
-  ) {
-    return "leads into a hidden folder";
-  }
-  return undefined;
+/** The repository, and the folder being copied from it (which may itself be hidden). */
+interface Bounds {
+  readonly root: string;
+  readonly base: string;
+}
+
+function isInside(folder: string, target: string): boolean {
+  return target === folder || target.startsWith(folder + path.sep);
+}
+
+/** Whether a relative path (either separator) passes through a hidden file or folder. */
+function isHidden(relative: string): boolean {
+  return relative.split(/[\\/]/).some((segment) => segment.startsWith(".") && segment !== ".");
+}
+
+/** Why the symlink target `real` may not be copied, or undefined when it may. */
+function symlinkProblem({ root, base }: Bounds, real: string): string | undefined {
+  if (!isInside(root, real)) return "symlink pointing outside the repository";
+  const from = isInside(base, real) ? base : root;
+  return isHidden(path.relative(from, real)) ? "symlink leading into a hidden folder" : undefined;
 }
 
 async function copyFolder(
-  root: string,
+  bounds: Bounds,
   real: string,
   relative: string,
   destination: string,
@@ -79,20 +91,22 @@ async function copyFolder(
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (entry.name.startsWith(".")) continue;
     const childRelative = relative === "." ? entry.name : `${relative}/${entry.name}`;
-    const target = await resolveEntry(root, real, entry);
+    const target = await resolveEntry(bounds, real, entry);
     const into = path.join(destination, entry.name);
     if ("skip" in target) skipped.push({ path: childRelative, reason: target.skip });
     else if (target.kind === "file") await copyFile(target.real, into);
-    else if (ancestors.has(target.real))
+    else if (ancestors.has(target.real)) {
       skipped.push({ path: childRelative, reason: "symlink loops back to a parent folder" });
-    else
-      await copyFolder(root, target.real, childRelative, into, new Set([...ancestors, target.real]), skipped);
+    } else {
+      const inner = new Set([...ancestors, target.real]);
+      await copyFolder(bounds, target.real, childRelative, into, inner, skipped);
+    }
   }
 }
 
 type Target = { readonly kind: "file" | "folder"; readonly real: string } | { readonly skip: string };
 
-async function resolveEntry(root: string, parent: string, entry: Dirent): Promise<Target> {
+async function resolveEntry(bounds: Bounds, parent: string, entry: Dirent): Promise<Target> {
   const full = path.join(parent, entry.name);
   if (entry.isFile()) return { kind: "file", real: full };
   if (entry.isDirectory()) return { kind: "folder", real: full };
@@ -103,8 +117,8 @@ async function resolveEntry(root: string, parent: string, entry: Dirent): Promis
   } catch {
     return { skip: "dangling symlink" };
   }
-  const problem = containmentProblem(root, real);
-  if (problem) return { skip: problem.replace(/^is a /, "") };
+  const problem = symlinkProblem(bounds, real);
+  if (problem) return { skip: problem };
   const info = await stat(real);
   if (info.isFile()) return { kind: "file", real };
   if (info.isDirectory()) return { kind: "folder", real };

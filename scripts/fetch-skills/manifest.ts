@@ -180,7 +180,7 @@ function readExtras(table: Record<string, unknown>, sourcePath: string | undefin
   return extras;
 }
 
-/** A repository-relative folder, normalized; absolute paths and any `..` are refused. */
+/** A repository-relative folder, normalized; absolute paths, any `..` and `.git` are refused. */
 function checkFolder(value: string, key: string, fail: Report): string | undefined {
   const what = key === "path" ? "path" : "extra";
   if (value.includes("\0") || value.includes("\\")) {
@@ -193,6 +193,10 @@ function checkFolder(value: string, key: string, fail: Report): string | undefin
   }
   if (value.split("/").includes("..")) {
     fail(key, `${what} "${value}" must not climb out with ".."`);
+    return undefined;
+  }
+  if (value.split("/").includes(".git")) {
+    fail(key, `${what} "${value}" must not point into .git`);
     return undefined;
   }
   const normalized = path.posix.normalize(value).replace(/\/+$/, "");

@@ -129,7 +129,9 @@ describe("fetch-skills: a pinned fetch", () => {
     expect(result.stderr).toContain(
       "kit: skipped skills/review/link-climbing.md: symlink pointing outside the repository",
     );
-    expect(result.stderr).toContain("kit: skipped skills/review/link-hidden: leads into a hidden folder");
+    expect(result.stderr).toContain(
+      "kit: skipped skills/review/link-hidden: symlink leading into a hidden folder",
+    );
     expect(result.stderr).toMatch(/^kit: [0-9a-f]{7} shallow fetch, 2 skills, \d+\.\d s$/m);
     expect(result.stderr).toMatch(/^solo: [0-9a-f]{7} shallow fetch, 2 skills, \d+\.\d s$/m);
 
@@ -193,6 +195,31 @@ describe("fetch-skills: a pinned fetch", () => {
       "sources.json",
     ]);
     expect(await readFile(path.join(site, "summary.md"), "utf8")).toBe(result.stdout);
+  });
+
+  it("copies a path inside a hidden folder when skills.toml names it, still skipping other hidden folders", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "dot-claude"), [
+      {
+        ".claude/skills/a/SKILL.md": skillMd("a"),
+        ".claude/skills/a/notes.md": { symlink: "../shared/notes.md" },
+        ".claude/skills/a/token": { symlink: "../../../.github/token" },
+        ".claude/skills/shared/notes.md": "notes\n",
+        ".github/token": `${HIDDEN_TOKEN}\n`,
+      },
+    ]);
+    const site = await makeSite([
+      { name: "dot", repo: repo.url, ref: repo.commits[0] ?? "", path: ".claude/skills" },
+    ]);
+    const result = await runFetcher([], site);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await snapshot(path.join(site, "skills/dot"))).toEqual({
+      "a/SKILL.md": skillMd("a"),
+      "a/notes.md": "notes\n",
+      "shared/notes.md": "notes\n",
+    });
+    expect(result.stderr).toContain(
+      "dot: skipped .claude/skills/a/token: symlink leading into a hidden folder",
+    );
   });
 
   it("warns when an extra holds a SKILL.md, since the server will serve it as a skill", async () => {

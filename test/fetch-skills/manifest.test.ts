@@ -86,6 +86,11 @@ const cases: Case[] = [
     errors: ['skills.toml:11: source "bad": path "skills/../../etc" must not climb out with ".."'],
   },
   {
+    title: "a path into .git",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = ".git/hooks"\n`,
+    errors: ['skills.toml:11: source "bad": path ".git/hooks" must not point into .git'],
+  },
+  {
     title: "an absolute extra",
     toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\nextras = ["shared", "/home"]\n`,
     errors: [
