@@ -1,0 +1,170 @@
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { FetcherError, ManifestError, UsageError } from "./errors.js";
+import { type Manifest, readManifest, type SkillSource } from "./manifest.js";
+import { fetchSkills } from "./output.js";
+import { resolveHeads, rewriteRefs } from "./repin.js";
+import { fetchSummary, repinSummary } from "./summary.js";
+
+/** Everything the CLI touches outside the file system and git, passed in so tests can drive it. */
+export interface CliIo {
+  readonly cwd: string;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly now?: () => Date;
+}
+
+export const USAGE = `Usage: npm run fetch-skills -- [options]
+
+Fetches the skill packs pinned in skills.toml into a skills folder, all or nothing. Progress goes to
+stderr, a Markdown summary to stdout.
+
+Options:
+  --manifest FILE   the manifest (default ./skills.toml)
+  --out DIR         the skills folder to write (default ./skills)
+  --cache DIR       keep a bare git store per repository here; later runs fetch only what is new
+  --source NAME     fetch only this source (repeat for more); the others keep what --out holds
+  --update          repin: move each ref to the head of its branch (or the remote's HEAD), then fetch
+  --no-fetch        with --update: rewrite skills.toml only
+  --summary FILE    also write the Markdown summary to FILE
+  -h, --help        show this help`;
+
+interface Options {
+  readonly manifest: string;
+  readonly manifestLabel: string;
+  readonly out: string;
+  readonly cache: string | undefined;
+  readonly sources: readonly string[];
+  readonly update: boolean;
+  readonly fetch: boolean;
+  readonly summary: string | undefined;
+  readonly help: boolean;
+}
+
+/** Runs the fetcher and returns its exit status: 0 done, 1 failed (nothing written), 2 wrong usage. */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const log = (line: string) => io.stderr(`${line}\n`);
+  let out: string | undefined;
+  try {
+    const options = parseOptions(argv, io.cwd);
+    if (options.help) {
+      io.stdout(`${USAGE}\n`);
+      return 0;
+    }
+    out = options.out;
+    const manifest = await readManifest(options.manifest, options.manifestLabel);
+    const only = selectSources(manifest, options.sources);
+    const now = io.now ?? (() => new Date());
+    const plan = { only, out: options.out, cache: options.cache, log, now };
+    const summary = options.update
+      ? await repin(manifest, options, plan)
+      : fetchSummary(await fetchSkills({ ...plan, sources: manifest.sources }));
+    io.stdout(summary);
+    if (options.summary !== undefined) await writeFile(options.summary, summary);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`fetch-skills: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (!(error instanceof FetcherError)) throw error;
+    const lines = error instanceof ManifestError ? error.problems : [error.message];
+    for (const line of lines) log(`fetch-skills: ${line}`);
+    const kept = out !== undefined && existsSync(out) ? `; ${out} is as it was` : "";
+    log(`fetch-skills: nothing written${kept}`);
+    return 1;
+  }
+}
+
+function parseOptions(argv: readonly string[], cwd: string): Options {
+  let values: {
+    manifest?: string;
+    out?: string;
+    cache?: string;
+    source?: string[];
+    update?: boolean;
+    "no-fetch"?: boolean;
+    summary?: string;
+    help?: boolean;
+  };
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: {
+        manifest: { type: "string" },
+        out: { type: "string" },
+        cache: { type: "string" },
+        source: { type: "string", multiple: true },
+        update: { type: "boolean" },
+        "no-fetch": { type: "boolean" },
+        summary: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  for (const key of ["manifest", "out", "cache", "summary"] as const) {
+    if (values[key]?.trim() === "") throw new UsageError(`--${key} needs a path`);
+  }
+  if (values["no-fetch"] && !values.update) throw new UsageError("--no-fetch only goes with --update");
+  const resolve = (value: string | undefined) => (value === undefined ? undefined : path.resolve(cwd, value));
+  return {
+    manifest: path.resolve(cwd, values.manifest ?? "skills.toml"),
+    manifestLabel: values.manifest ?? "skills.toml",
+    out: path.resolve(cwd, values.out ?? "skills"),
+    cache: resolve(values.cache),
+    sources: values.source ?? [],
+    update: values.update === true,
+    fetch: values["no-fetch"] !== true,
+    summary: resolve(values.summary),
+    help: values.help === true,
+  };
+}
+
+function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySet<string> | undefined {
+  if (names.length === 0) return undefined;
+  const known = manifest.sources.map((source) => source.name);
+  for (const name of names) {
+    if (!known.includes(name)) {
+      throw new UsageError(`--source "${name}" is not in ${manifest.label} (sources: ${known.join(", ")})`);
+    }
+  }
+  return new Set(names);
+}
+
+/**
+ * `--update`: resolves the new heads, fetches them (all or nothing) unless `--no-fetch`, and only then
+ * rewrites the refs in skills.toml, so a failed fetch leaves both the manifest and the skills folder as
+ * they were.
+ */
+async function repin(
+  manifest: Manifest,
+  options: Options,
+  plan: Omit<Parameters<typeof fetchSkills>[0], "sources">,
+): Promise<string> {
+  const selected = manifest.sources.filter((source) => plan.only === undefined || plan.only.has(source.name));
+  const repins = await resolveHeads(selected, plan.log);
+  const updates = new Map(repins.filter((r) => r.from !== r.to).map((r) => [r.source.name, r.to]));
+  const summary = repinSummary(repins);
+  if (updates.size === 0) {
+    plan.log("nothing moved");
+    return summary;
+  }
+  const text = rewriteRefs(manifest, updates);
+  if (!options.fetch) {
+    await writeFile(options.manifest, text);
+    return summary;
+  }
+  const sources: SkillSource[] = manifest.sources.map((source) => ({
+    ...source,
+    ref: updates.get(source.name) ?? source.ref,
+  }));
+  const packs = await fetchSkills({ ...plan, sources });
+  await writeFile(options.manifest, text);
+  return `${summary}\n${fetchSummary(packs)}`;
+}

@@ -1,0 +1,140 @@
+import { createHash } from "node:crypto";
+import { access, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { GitError, type SimpleGit, simpleGit } from "simple-git";
+import { oneLine, SourceError } from "./errors.js";
+import type { SkillSource } from "./manifest.js";
+
+/** How a pinned commit reached the store. */
+export type FetchMethod = "cached" | "shallow" | "full";
+
+export interface Checkout {
+  /** The work tree, at exactly the pinned commit. */
+  readonly dir: string;
+  readonly method: FetchMethod;
+  /** Removes the work tree and its record in the store. */
+  remove(): Promise<void>;
+}
+
+/** A hung network read should fail the build, not stall it forever. */
+const GIT_SILENCE_LIMIT_MS = 10 * 60 * 1000;
+/** What git says when a server will not hand out a commit that no branch or tag points at directly. */
+const REFUSED_UNADVERTISED = /not our ref|does not allow request for unadvertised object/i;
+
+function git(baseDir: string): SimpleGit {
+  return simpleGit({ baseDir, timeout: { block: GIT_SILENCE_LIMIT_MS } });
+}
+
+/**
+ * The bare repository that keeps a source's objects: one per repository URL, so sources sharing a
+ * repository share its objects and a cached store is found again whatever the source is called.
+ */
+function storeFolder(storesDir: string, repo: string): string {
+  const hash = createHash("sha256").update(repo).digest("hex").slice(0, 12);
+  const readable = repo
+    .replace(/^[a-z+]+:\/\//i, "")
+    .replace(/\.git$/, "")
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .slice(-60)
+    .replace(/^[.-]+/, "");
+  return path.join(storesDir, `${readable}-${hash}.git`);
+}
+
+/**
+ * Brings `source.ref` into the store (from the store itself when already there, else by a shallow fetch
+ * of that exact commit, else by a full fetch when the server refuses that) and checks it out in `workDir`.
+ */
+export async function checkoutSource(
+  source: SkillSource,
+  storesDir: string,
+  workDir: string,
+): Promise<Checkout> {
+  const store = storeFolder(storesDir, source.repo);
+  const guard = <T>(what: string, step: () => Promise<T>) => withGitMessage(source.name, what, step);
+  const storeGit = await guard("cannot prepare its git store", () => openStore(store, source.repo));
+  const method = await fetchCommit(storeGit, source, guard);
+  // A ref keeps the commit in the store, and lets the next shallow fetch send only what is new.
+  await guard("cannot record the fetched commit", () =>
+    storeGit.raw(["update-ref", `refs/sources/${source.name}`, source.ref]),
+  );
+  await guard(`cannot check out ${source.ref}`, () =>
+    storeGit.raw(["worktree", "add", "--detach", "--quiet", workDir, source.ref]),
+  );
+  const remove = async () => {
+    await storeGit.raw(["worktree", "remove", "--force", workDir]);
+  };
+  const head = (await guard("cannot read HEAD", () => git(workDir).revparse(["HEAD"]))).trim();
+  if (head !== source.ref) {
+    await remove();
+    throw new SourceError(source.name, `checked out ${head}, not the pinned ${source.ref}`);
+  }
+  return { dir: workDir, method, remove };
+}
+
+async function openStore(store: string, repo: string): Promise<SimpleGit> {
+  const exists = await access(path.join(store, "HEAD")).then(
+    () => true,
+    () => false,
+  );
+  await mkdir(store, { recursive: true });
+  const storeGit = git(store);
+  if (!exists) {
+    await storeGit.init(true);
+    await storeGit.addRemote("origin", repo);
+  } else {
+    // Work trees left behind by an interrupted run would block nothing, but they pile up.
+    await storeGit.raw(["worktree", "prune"]);
+  }
+  return storeGit;
+}
+
+type Guard = <T>(what: string, step: () => Promise<T>) => Promise<T>;
+
+async function fetchCommit(storeGit: SimpleGit, source: SkillSource, guard: Guard): Promise<FetchMethod> {
+  if (await hasCommit(storeGit, source.ref)) return "cached";
+  try {
+    await storeGit.raw(["fetch", "--quiet", "--no-tags", "--depth=1", "origin", source.ref]);
+    return "shallow";
+  } catch (error) {
+    if (!(error instanceof GitError) || !REFUSED_UNADVERTISED.test(error.message)) {
+      throw new SourceError(source.name, `cannot fetch ${source.repo}: ${oneLine(error)}`);
+    }
+    const shallowRefusal = oneLine(error);
+    const shallow = (await storeGit.revparse(["--is-shallow-repository"])).trim() === "true";
+    await guard(`cannot fetch ${source.repo}`, () =>
+      storeGit.raw([
+        "fetch",
+        "--quiet",
+        ...(shallow ? ["--unshallow"] : []),
+        "origin",
+        "+refs/heads/*:refs/remotes/origin/*",
+        "+refs/tags/*:refs/tags/*",
+      ]),
+    );
+    if (!(await hasCommit(storeGit, source.ref))) {
+      throw new SourceError(
+        source.name,
+        `commit ${source.ref} is not in ${source.repo}: no branch or tag holds it, and fetching it directly failed: ${shallowRefusal}`,
+      );
+    }
+    return "full";
+  }
+}
+
+async function hasCommit(storeGit: SimpleGit, ref: string): Promise<boolean> {
+  try {
+    await storeGit.raw(["cat-file", "-e", `${ref}^{commit}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function withGitMessage<T>(source: string, what: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof SourceError) throw error;
+    throw new SourceError(source, `${what}: ${oneLine(error)}`);
+  }
+}

@@ -1,0 +1,215 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { parse, TomlError } from "smol-toml";
+import { ManifestError } from "./errors.js";
+import { locateSources, type ManifestLayout } from "./layout.js";
+
+/** One `[[source]]` of skills.toml, validated: it becomes the pack `<out>/<name>/`. */
+export interface SkillSource {
+  readonly name: string;
+  /** Any URL git can fetch from, file:// included. */
+  readonly repo: string;
+  /** The pinned commit: 40 lowercase hex digits. */
+  readonly ref: string;
+  /** The repository folder holding the skill folders, POSIX and normalized ("." for the root). */
+  readonly path: string;
+  /** Repository folders outside `path` that the skills cite, copied to `<out>/<name>/<extra>`. */
+  readonly extras: readonly string[];
+  /** What `--update` tracks; undefined tracks the remote's HEAD. */
+  readonly branch: string | undefined;
+}
+
+export interface Manifest {
+  /** The file as the user named it, for messages. */
+  readonly label: string;
+  readonly text: string;
+  readonly sources: readonly SkillSource[];
+  /** Where each key sits in `text`; undefined when the file is laid out in a way the scanner cannot follow. */
+  readonly layout: ManifestLayout | undefined;
+}
+
+const SOURCE_KEYS = ["name", "repo", "ref", "path", "extras", "branch"] as const;
+const COMMIT = /^[0-9a-f]{40}$/;
+/** The Agent Skills naming rule, as the server applies it to pack folders (kept here so this script stands alone). */
+const PACK_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const MAX_PACK_NAME = 64;
+
+export async function readManifest(file: string, label: string): Promise<Manifest> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ManifestError([`${label}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error})`]);
+  }
+  return parseManifest(text, label);
+}
+
+/** Parses and validates the whole file, or throws a ManifestError listing every problem found. */
+export function parseManifest(text: string, label: string): Manifest {
+  let data: Record<string, unknown>;
+  try {
+    data = parse(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const reason = error.message.split("\n", 1)[0]?.replace(/^Invalid TOML document: /, "");
+      throw new ManifestError([`${label}:${error.line}:${error.column}: not valid TOML: ${reason}`]);
+    }
+    throw error;
+  }
+  const layout = locateSources(text);
+  const problems: string[] = [];
+  const at = (line: number | undefined) => (line === undefined ? label : `${label}:${line}`);
+
+  for (const key of Object.keys(data)) {
+    if (key !== "source") {
+      problems.push(`${at(layout?.rootKeys.get(key))}: unknown key "${key}" (valid: [[source]] tables)`);
+    }
+  }
+  const tables = data.source;
+  if (tables === undefined) problems.push(`${label}: no [[source]] table: nothing to fetch`);
+  else if (!Array.isArray(tables) || !tables.every(isTable)) {
+    problems.push(`${at(layout?.rootKeys.get("source"))}: "source" must be written as [[source]] tables`);
+  }
+  if (problems.length > 0 || !Array.isArray(tables)) throw new ManifestError(problems);
+
+  // Line numbers are trusted only when the scanner saw exactly the tables smol-toml did.
+  const located = layout?.sources.length === tables.length ? layout : undefined;
+  const sources: SkillSource[] = [];
+  const lineOfName = new Map<string, number | undefined>();
+  tables.forEach((table: Record<string, unknown>, index) => {
+    const where = located?.sources[index];
+    const lineOf = (key: string) => where?.keys.get(key)?.line ?? where?.line;
+    const name = typeof table.name === "string" ? table.name : undefined;
+    const report = (key: string, problem: string) => {
+      const who = name === undefined ? `source #${index + 1}` : `source "${name}"`;
+      problems.push(`${at(lineOf(key))}: ${who}: ${problem}`);
+    };
+    const source = validateSource(table, report);
+    if (source === undefined) return;
+    if (lineOfName.has(source.name)) {
+      const earlier = lineOfName.get(source.name);
+      report(
+        "name",
+        `name "${source.name}" is already used by ${earlier ? `the source on line ${earlier}` : "another source"}`,
+      );
+      return;
+    }
+    lineOfName.set(source.name, where?.line);
+    sources.push(source);
+  });
+  if (problems.length > 0) throw new ManifestError(problems);
+  return { label, text, sources, layout: located };
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+type Report = (key: string, problem: string) => void;
+
+function validateSource(table: Record<string, unknown>, report: Report): SkillSource | undefined {
+  let valid = true;
+  const fail: Report = (key, problem) => {
+    valid = false;
+    report(key, problem);
+  };
+  for (const key of Object.keys(table)) {
+    if (!(SOURCE_KEYS as readonly string[]).includes(key)) {
+      fail(key, `unknown key "${key}" (valid keys: ${SOURCE_KEYS.join(", ")})`);
+    }
+  }
+  const name = requiredText(table, "name", fail);
+  if (name !== undefined && (name.length > MAX_PACK_NAME || !PACK_NAME.test(name))) {
+    fail("name", `name "${name}" must be lowercase letters, digits and single hyphens (at most 64)`);
+  }
+  const repo = requiredText(table, "repo", fail);
+  if (repo?.startsWith("-")) fail("repo", `repo "${repo}" must not start with "-"`);
+  const ref = requiredText(table, "ref", fail);
+  if (ref !== undefined && !COMMIT.test(ref)) {
+    fail("ref", `ref "${ref}" is not a full commit id: write its 40 lowercase hex digits`);
+  }
+  const folder = optionalText(table, "path", fail);
+  const sourcePath = folder === undefined ? "." : checkFolder(folder, "path", fail);
+  const extras = readExtras(table, sourcePath, fail);
+  const branch = optionalText(table, "branch", fail);
+  if (branch !== undefined && !isBranchName(branch)) {
+    fail("branch", `branch "${branch}" is not a valid branch name`);
+  }
+  if (!valid || name === undefined || repo === undefined || ref === undefined || sourcePath === undefined) {
+    return undefined;
+  }
+  return { name, repo, ref, path: sourcePath, extras, branch };
+}
+
+function requiredText(table: Record<string, unknown>, key: string, fail: Report): string | undefined {
+  if (table[key] === undefined) {
+    fail(key, `${key} is missing`);
+    return undefined;
+  }
+  return optionalText(table, key, fail);
+}
+
+function optionalText(table: Record<string, unknown>, key: string, fail: Report): string | undefined {
+  const value = table[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value.trim() === "") {
+    fail(key, `${key} must be a non-empty string`);
+    return undefined;
+  }
+  return value;
+}
+
+function readExtras(table: Record<string, unknown>, sourcePath: string | undefined, fail: Report): string[] {
+  const value = table.extras;
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+    fail("extras", 'extras must be a list of folder paths, like ["shared"]');
+    return [];
+  }
+  const extras: string[] = [];
+  for (const item of value) {
+    const extra = checkFolder(item, "extras", fail);
+    if (extra === undefined) continue;
+    if (extra === ".") fail("extras", `extra "${item}" is the whole repository: set path instead`);
+    else if (sourcePath !== undefined && overlaps(extra, sourcePath)) {
+      fail("extras", `extra "${item}" overlaps path "${sourcePath}": extras must lie outside it`);
+    } else if (extras.some((earlier) => overlaps(extra, earlier))) {
+      fail("extras", `extra "${item}" overlaps another extra`);
+    } else extras.push(extra);
+  }
+  return extras;
+}
+
+/** A repository-relative folder, normalized; absolute paths, any `..` and `.git` are refused. */
+function checkFolder(value: string, key: string, fail: Report): string | undefined {
+  const what = key === "path" ? "path" : "extra";
+  if (value.includes("\0") || value.includes("\\")) {
+    fail(key, `${what} "${value}" must be a POSIX path (no backslash)`);
+    return undefined;
+  }
+  if (path.posix.isAbsolute(value) || /^[A-Za-z]:/.test(value)) {
+    fail(key, `${what} "${value}" must be relative to the repository root, not absolute`);
+    return undefined;
+  }
+  if (value.split("/").includes("..")) {
+    fail(key, `${what} "${value}" must not climb out with ".."`);
+    return undefined;
+  }
+  if (value.split("/").includes(".git")) {
+    fail(key, `${what} "${value}" must not point into .git`);
+    return undefined;
+  }
+  const normalized = path.posix.normalize(value).replace(/\/+$/, "");
+  return normalized === "" ? "." : normalized;
+}
+
+/** Whether one folder is the other or lies inside it; "." holds everything. */
+function overlaps(a: string, b: string): boolean {
+  if (a === "." || b === "." || a === b) return true;
+  return a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
+/** A safe subset of git's branch names: nothing git could read as an option, a range or a pattern. */
+function isBranchName(branch: string): boolean {
+  return /^[\w./+@#-]+$/.test(branch) && !/^[-/]|\/$|\.lock$|\.\.|@\{|\/\//.test(branch);
+}

@@ -1,0 +1,224 @@
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { CopyError, copyFromRepository, findSkillFolders, type SkippedEntry } from "./copy.js";
+import { FetcherError, SourceError } from "./errors.js";
+import { checkoutSource, type FetchMethod } from "./fetch.js";
+import type { SkillSource } from "./manifest.js";
+
+/** The file the server reads to show, in /health, which commit each pack came from. */
+const SOURCES_FILE = "sources.json";
+
+/** One entry of `sources.json`. The server needs `name` and `ref`; the rest is provenance for people. */
+export interface SourceRecord {
+  readonly name: string;
+  readonly repo: string;
+  readonly ref: string;
+  readonly path: string;
+  readonly extras: readonly string[];
+  /** Skill folders found in the pack (folders holding SKILL.md). */
+  readonly skills: number;
+  /** When the pack was fetched, ISO 8601 UTC. */
+  readonly fetchedAt: string;
+}
+
+export interface FetchedPack {
+  readonly record: SourceRecord;
+  readonly method: FetchMethod | "kept";
+  readonly seconds: number;
+}
+
+export interface FetchPlan {
+  /** Every source of the manifest, in its order. */
+  readonly sources: readonly SkillSource[];
+  /** Names to fetch; the other sources keep the pack already in `out`. Undefined fetches all. */
+  readonly only: ReadonlySet<string> | undefined;
+  /** Absolute path of the skills folder to (re)write. */
+  readonly out: string;
+  /** Absolute path of the folder of cached stores, kept between runs. */
+  readonly cache: string | undefined;
+  readonly log: (line: string) => void;
+  readonly now: () => Date;
+}
+
+/**
+ * Builds the whole skills folder in a temporary folder beside `out` and swaps it in only when every
+ * source succeeded, so a failure leaves the previous skills folder exactly as it was.
+ */
+export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
+  const previous = await readPreviousOutput(plan.out);
+  await mkdir(path.dirname(plan.out), { recursive: true });
+  const temp = await mkdtemp(path.join(path.dirname(plan.out), `.${path.basename(plan.out)}-fetch-`));
+  try {
+    const build = path.join(temp, "out");
+    await mkdir(build);
+    const stores = plan.cache ?? path.join(temp, "stores");
+    const packs: FetchedPack[] = [];
+    for (const source of plan.sources) {
+      if (plan.only === undefined || plan.only.has(source.name)) {
+        packs.push(await fetchPack(source, build, stores, path.join(temp, "work", source.name), plan));
+        continue;
+      }
+      const kept = await keepPack(source, previous, build, plan);
+      if (kept) packs.push(kept);
+    }
+    const records = packs.map((pack) => pack.record);
+    await writeFile(path.join(build, SOURCES_FILE), `${JSON.stringify({ sources: records }, null, 2)}\n`);
+    await swapIn(build, plan.out, path.join(temp, "previous"));
+    return packs;
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+async function fetchPack(
+  source: SkillSource,
+  build: string,
+  stores: string,
+  workDir: string,
+  plan: FetchPlan,
+): Promise<FetchedPack> {
+  const started = performance.now();
+  const short = source.ref.slice(0, 7);
+  const checkout = await checkoutSource(source, stores, workDir);
+  const packDir = path.join(build, source.name);
+  const skipped: SkippedEntry[] = [];
+  try {
+    skipped.push(...(await copyPart(source, checkout.dir, source.path, packDir, "path")));
+    for (const extra of source.extras) {
+      const destination = path.join(packDir, extra);
+      if (await exists(destination)) {
+        throw new SourceError(
+          source.name,
+          `extra "${extra}" would overwrite "${path.posix.join(source.path, extra)}" copied from path`,
+        );
+      }
+      skipped.push(...(await copyPart(source, checkout.dir, extra, destination, "extra")));
+    }
+  } finally {
+    await checkout.remove();
+  }
+  const skillFolders = await findSkillFolders(packDir);
+  for (const entry of skipped) plan.log(`${source.name}: skipped ${entry.path}: ${entry.reason}`);
+  for (const folder of skillFolders) {
+    const extra = source.extras.find((item) => folder === item || folder.startsWith(`${item}/`));
+    if (extra !== undefined) {
+      plan.log(
+        `${source.name}: warning: extra "${extra}" holds ${folder}/SKILL.md; the server will serve it as a skill`,
+      );
+    }
+  }
+  if (skillFolders.length === 0) {
+    plan.log(
+      `${source.name}: warning: no SKILL.md under "${source.path}"; the server will not serve this pack`,
+    );
+  }
+  const seconds = (performance.now() - started) / 1000;
+  plan.log(
+    `${source.name}: ${short} ${describeMethod(checkout.method)}, ${skillFolders.length} skill${skillFolders.length === 1 ? "" : "s"}, ${seconds.toFixed(1)} s`,
+  );
+  const record: SourceRecord = {
+    name: source.name,
+    repo: source.repo,
+    ref: source.ref,
+    path: source.path,
+    extras: source.extras,
+    skills: skillFolders.length,
+    fetchedAt: plan.now().toISOString(),
+  };
+  return { record, method: checkout.method, seconds };
+}
+
+async function copyPart(
+  source: SkillSource,
+  repoRoot: string,
+  relative: string,
+  destination: string,
+  key: "path" | "extra",
+): Promise<SkippedEntry[]> {
+  try {
+    return await copyFromRepository(repoRoot, relative, destination, { allowFile: key === "extra" });
+  } catch (error) {
+    if (error instanceof CopyError)
+      throw new SourceError(source.name, `${key} ${error.message} (${source.ref})`);
+    throw error;
+  }
+}
+
+function describeMethod(method: FetchMethod): string {
+  if (method === "cached") return "from the cache";
+  if (method === "shallow") return "shallow fetch";
+  return "full fetch (the server refused a shallow fetch of the commit)";
+}
+
+interface PreviousOutput {
+  readonly records: ReadonlyMap<string, SourceRecord>;
+}
+
+/**
+ * What the skills folder holds now. A folder that exists, is not empty and has no sources.json was not
+ * written by this fetcher: replacing it could destroy someone's work, so that is refused.
+ */
+async function readPreviousOutput(out: string): Promise<PreviousOutput> {
+  let names: string[];
+  try {
+    names = await readdir(out);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { records: new Map() };
+    throw new FetcherError(`--out ${out} is not a folder (${code ?? error})`);
+  }
+  if (names.length === 0) return { records: new Map() };
+  if (!names.includes(SOURCES_FILE)) {
+    throw new FetcherError(
+      `--out ${out} is not empty and has no ${SOURCES_FILE}, so it was not written by fetch-skills; remove it or choose another folder`,
+    );
+  }
+  return { records: parseRecords(await readFile(path.join(out, SOURCES_FILE), "utf8")) };
+}
+
+/** The records of a previous sources.json; anything unreadable counts as absent. */
+function parseRecords(text: string): ReadonlyMap<string, SourceRecord> {
+  try {
+    const list = (JSON.parse(text) as { sources?: unknown }).sources;
+    if (!Array.isArray(list)) return new Map();
+    const records = list.filter(
+      (item): item is SourceRecord => typeof item?.name === "string" && typeof item?.ref === "string",
+    );
+    return new Map(records.map((record) => [record.name, record]));
+  } catch {
+    return new Map();
+  }
+}
+
+/** A source not selected by `--source` keeps the pack the previous run fetched, when there is one. */
+async function keepPack(source: SkillSource, previous: PreviousOutput, build: string, plan: FetchPlan) {
+  const record = previous.records.get(source.name);
+  const folder = path.join(plan.out, source.name);
+  if (record === undefined || !(await exists(folder))) {
+    plan.log(`${source.name}: warning: not selected by --source and not in ${plan.out} yet, so not served`);
+    return undefined;
+  }
+  await cp(folder, path.join(build, source.name), { recursive: true });
+  const note = record.ref === source.ref ? "" : `; skills.toml pins ${source.ref.slice(0, 7)}`;
+  plan.log(`${source.name}: kept as fetched before (${record.ref.slice(0, 7)}${note})`);
+  const kept: FetchedPack = { record, method: "kept", seconds: 0 };
+  return kept;
+}
+
+async function swapIn(build: string, out: string, previous: string): Promise<void> {
+  const hadPrevious = await exists(out);
+  if (hadPrevious) await rename(out, previous);
+  try {
+    await rename(build, out);
+  } catch (error) {
+    if (hadPrevious) await rename(previous, out);
+    throw error;
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,467 @@
+import { lstat, mkdir, mkdtemp, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/process.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+import {
+  FIXED_TIME,
+  git,
+  makeUpstream,
+  manifestOf,
+  runFetcher,
+  snapshot,
+  spawnFetcher,
+  writeManifest,
+} from "./helpers.js";
+
+const SECRET = "BUILD-MACHINE-SECRET";
+const HIDDEN_TOKEN = "ghp_hidden_token";
+
+let tree: TempTree;
+/** Upstream with a nested layout, extras, and symlinks of every kind; commits[1] changes a few files. */
+let kit: { url: string; commits: string[] };
+/** Upstream whose skills sit at the repository root. */
+let solo: { url: string; commits: string[] };
+
+beforeAll(async () => {
+  tree = await makeTree({ "outside/secret.txt": SECRET });
+  kit = await makeUpstream(path.join(tree.dir, "kit"), [
+    {
+      "README.md": "# kit\n",
+      "skills/review/SKILL.md": skillMd("review", "Review a design.", "Read shared/checklist.md first.\n"),
+      "skills/review/references/guide.md": "guide v1\n",
+      "skills/review/link-inside.md": { symlink: "../../shared/checklist.md" },
+      "skills/review/linked-folder": { symlink: "../../shared/deep" },
+      "skills/review/link-absolute.md": { symlink: path.join(tree.dir, "outside/secret.txt") },
+      // From the checkout at <site>/.skills-fetch-*/work/kit/skills/review, six levels up is the temp tree.
+      "skills/review/link-climbing.md": { symlink: "../../../../../../outside/secret.txt" },
+      "skills/review/link-hidden": { symlink: "../../.github/token" },
+      "skills/review/.env": "TOKEN=hidden\n",
+      "skills/writing/drafting/SKILL.md": skillMd("drafting", "Draft long texts."),
+      "skills/writing/drafting/inner/SKILL.md": skillMd("inner", "Part of drafting, not a skill of its own."),
+      "skills/.experimental/ghost/SKILL.md": skillMd("ghost"),
+      "shared/checklist.md": "checklist v1\n",
+      "shared/deep/policy.md": "policy\n",
+      "prompts/brief.md": "brief\n",
+      ".github/token": `${HIDDEN_TOKEN}\n`,
+    },
+    {
+      "shared/checklist.md": "checklist v2\n",
+      "skills/review/references/guide.md": "guide v2\n",
+      "skills/new-skill/SKILL.md": skillMd("new-skill"),
+    },
+  ]);
+  solo = await makeUpstream(path.join(tree.dir, "solo"), [
+    { "hammer/SKILL.md": skillMd("hammer"), LICENSE: "MIT\n" },
+    { "saw/SKILL.md": skillMd("saw") },
+  ]);
+});
+afterAll(() => tree.remove());
+
+function kitSource(ref: string) {
+  return { name: "kit", repo: kit.url, ref, path: "skills", extras: ["shared", "prompts"] };
+}
+
+function soloSource(ref: string, extra: Record<string, string> = {}) {
+  return { name: "solo", repo: solo.url, ref, ...extra };
+}
+
+/** A site folder holding skills.toml; the fetcher writes ./skills beside it. */
+async function makeSite(sources: Record<string, string | string[]>[]): Promise<string> {
+  const site = await mkdtemp(path.join(tree.dir, "site-"));
+  await writeManifest(site, manifestOf(sources));
+  return site;
+}
+
+async function allEntries(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true });
+  return entries.map((entry) => entry.split(path.sep).join("/")).sort();
+}
+
+describe("fetch-skills: a pinned fetch", () => {
+  it("copies path and extras at exactly the pinned commit, and writes sources.json", async () => {
+    const [first] = kit.commits as [string, string];
+    const site = await makeSite([kitSource(first), soloSource(solo.commits[1] ?? "")]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    const out = path.join(site, "skills");
+    expect(await allEntries(path.join(out, "kit"))).toEqual([
+      "prompts",
+      "prompts/brief.md",
+      "review",
+      "review/SKILL.md",
+      "review/link-inside.md",
+      "review/linked-folder",
+      "review/linked-folder/policy.md",
+      "review/references",
+      "review/references/guide.md",
+      "shared",
+      "shared/checklist.md",
+      "shared/deep",
+      "shared/deep/policy.md",
+      "writing",
+      "writing/drafting",
+      "writing/drafting/SKILL.md",
+      "writing/drafting/inner",
+      "writing/drafting/inner/SKILL.md",
+    ]);
+    expect(await readFile(path.join(out, "kit/review/references/guide.md"), "utf8")).toBe("guide v1\n");
+    // A symlink inside the repository becomes a plain copy of its target.
+    const inside = path.join(out, "kit/review/link-inside.md");
+    expect((await lstat(inside)).isSymbolicLink()).toBe(false);
+    expect(await readFile(inside, "utf8")).toBe("checklist v1\n");
+    expect(await allEntries(path.join(out, "solo"))).toEqual([
+      "LICENSE",
+      "hammer",
+      "hammer/SKILL.md",
+      "saw",
+      "saw/SKILL.md",
+    ]);
+
+    const everything = Object.values(await snapshot(out)).join("\n");
+    expect(everything).not.toContain(SECRET);
+    expect(everything).not.toContain(HIDDEN_TOKEN);
+    expect(result.stderr).toContain(
+      "kit: skipped skills/review/link-absolute.md: symlink pointing outside the repository",
+    );
+    expect(result.stderr).toContain(
+      "kit: skipped skills/review/link-climbing.md: symlink pointing outside the repository",
+    );
+    expect(result.stderr).toContain(
+      "kit: skipped skills/review/link-hidden: symlink leading into a hidden folder",
+    );
+    expect(result.stderr).toMatch(/^kit: [0-9a-f]{7} shallow fetch, 2 skills, \d+\.\d s$/m);
+    expect(result.stderr).toMatch(/^solo: [0-9a-f]{7} shallow fetch, 2 skills, \d+\.\d s$/m);
+
+    expect(JSON.parse(await readFile(path.join(out, "sources.json"), "utf8"))).toEqual({
+      sources: [
+        {
+          name: "kit",
+          repo: kit.url,
+          ref: first,
+          path: "skills",
+          extras: ["shared", "prompts"],
+          skills: 2,
+          fetchedAt: FIXED_TIME.toISOString(),
+        },
+        {
+          name: "solo",
+          repo: solo.url,
+          ref: solo.commits[1],
+          path: ".",
+          extras: [],
+          skills: 2,
+          fetchedAt: FIXED_TIME.toISOString(),
+        },
+      ],
+    });
+    expect(result.stdout).toContain(`| kit | \`${first.slice(0, 7)}\` | 2 | shallow,`);
+    expect(result.stdout).toContain("2 packs, 4 skills.");
+    expect(await readdir(site)).toEqual(["skills", "skills.toml"]);
+  });
+
+  it("fetches an older pinned commit rather than the branch head, and the newer one when repinned", async () => {
+    const [first, second] = kit.commits as [string, string];
+    const site = await makeSite([kitSource(first)]);
+    expect((await runFetcher([], site)).code).toBe(0);
+    const out = path.join(site, "skills/kit");
+    expect(await readFile(path.join(out, "shared/checklist.md"), "utf8")).toBe("checklist v1\n");
+    expect(await readdir(out)).not.toContain("new-skill");
+
+    await writeManifest(site, manifestOf([kitSource(second)]));
+    const result = await runFetcher([], site);
+    expect(result.code).toBe(0);
+    expect(await readFile(path.join(out, "shared/checklist.md"), "utf8")).toBe("checklist v2\n");
+    expect(await readFile(path.join(out, "review/link-inside.md"), "utf8")).toBe("checklist v2\n");
+    expect(await readdir(out)).toContain("new-skill");
+    expect(result.stdout).toContain(`| kit | \`${second.slice(0, 7)}\` | 3 |`);
+  });
+
+  it("writes where --out and --manifest say, relative to the working folder", async () => {
+    const site = await makeSite([soloSource(solo.commits[0] ?? "")]);
+    await rename(path.join(site, "skills.toml"), path.join(site, "pins.toml"));
+    const result = await runFetcher(
+      ["--manifest", "pins.toml", "--out", "build/packs", "--summary", "summary.md"],
+      site,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(await allEntries(path.join(site, "build/packs"))).toEqual([
+      "solo",
+      "solo/LICENSE",
+      "solo/hammer",
+      "solo/hammer/SKILL.md",
+      "sources.json",
+    ]);
+    expect(await readFile(path.join(site, "summary.md"), "utf8")).toBe(result.stdout);
+  });
+
+  it("copies a path inside a hidden folder when skills.toml names it, still skipping other hidden folders", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "dot-claude"), [
+      {
+        ".claude/skills/a/SKILL.md": skillMd("a"),
+        ".claude/skills/a/notes.md": { symlink: "../shared/notes.md" },
+        ".claude/skills/a/token": { symlink: "../../../.github/token" },
+        ".claude/skills/shared/notes.md": "notes\n",
+        ".github/token": `${HIDDEN_TOKEN}\n`,
+      },
+    ]);
+    const site = await makeSite([
+      { name: "dot", repo: repo.url, ref: repo.commits[0] ?? "", path: ".claude/skills" },
+    ]);
+    const result = await runFetcher([], site);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await snapshot(path.join(site, "skills/dot"))).toEqual({
+      "a/SKILL.md": skillMd("a"),
+      "a/notes.md": "notes\n",
+      "shared/notes.md": "notes\n",
+    });
+    expect(result.stderr).toContain(
+      "dot: skipped .claude/skills/a/token: symlink leading into a hidden folder",
+    );
+  });
+
+  it("warns when an extra holds a SKILL.md, since the server will serve it as a skill", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "extra-skill"), [
+      { "skills/a/SKILL.md": skillMd("a"), "templates/example/SKILL.md": skillMd("example") },
+    ]);
+    const site = await makeSite([
+      { name: "x", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills", extras: ["templates"] },
+    ]);
+    const result = await runFetcher([], site);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      'x: warning: extra "templates" holds templates/example/SKILL.md; the server will serve it as a skill',
+    );
+  });
+
+  it("keeps the other packs as they were with --source", async () => {
+    const site = await makeSite([kitSource(kit.commits[0] ?? ""), soloSource(solo.commits[0] ?? "")]);
+    expect((await runFetcher([], site)).code).toBe(0);
+    const before = await snapshot(path.join(site, "skills/kit"));
+
+    await writeManifest(
+      site,
+      manifestOf([kitSource(kit.commits[1] ?? ""), soloSource(solo.commits[1] ?? "")]),
+    );
+    const result = await runFetcher(["--source", "solo"], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(await snapshot(path.join(site, "skills/kit"))).toEqual(before);
+    expect(await readdir(path.join(site, "skills/solo"))).toEqual(["LICENSE", "hammer", "saw"]);
+    expect(result.stderr).toContain(
+      `kit: kept as fetched before (${kit.commits[0]?.slice(0, 7)}; skills.toml pins ${kit.commits[1]?.slice(0, 7)})`,
+    );
+    const sources = JSON.parse(await readFile(path.join(site, "skills/sources.json"), "utf8")).sources;
+    expect(sources.map((source: { ref: string }) => source.ref)).toEqual([kit.commits[0], solo.commits[1]]);
+  });
+});
+
+describe("fetch-skills: the cache", () => {
+  let big: Awaited<ReturnType<typeof makeUpstream>>;
+  beforeAll(async () => {
+    const files: Record<string, string> = { "skills/bulk/SKILL.md": skillMd("bulk") };
+    for (let i = 0; i < 150; i++) files[`skills/bulk/references/file-${i}.md`] = `reference ${i}\n`;
+    big = await makeUpstream(path.join(tree.dir, "big"), [files]);
+  });
+
+  async function storeObjects(cache: string): Promise<{ objects: number; shallow: boolean }> {
+    const [store] = await readdir(cache);
+    const dir = path.join(cache, store ?? "");
+    const counts = await git(dir, "count-objects", "-v");
+    const value = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, "m").exec(counts)?.[1]);
+    return {
+      objects: value("count") + value("in-pack"),
+      shallow: (await git(dir, "rev-parse", "--is-shallow-repository")) === "true",
+    };
+  }
+
+  it("keeps a store per repository, so a rebuild fetches only what is new", async () => {
+    const first = big.commits[0] ?? "";
+    const site = await makeSite([{ name: "big", repo: big.url, ref: first, path: "skills" }]);
+    const cache = path.join(site, "cache");
+
+    const cold = await runFetcher(["--cache", "cache"], site);
+    expect(cold.code, cold.stderr).toBe(0);
+    expect(cold.stderr).toMatch(/^big: [0-9a-f]{7} shallow fetch, 1 skill,/m);
+    const afterCold = await storeObjects(cache);
+    expect(afterCold.objects).toBeGreaterThan(150);
+    expect(afterCold.shallow).toBe(true);
+
+    const warm = await runFetcher(["--cache", "cache"], site);
+    expect(warm.stderr).toMatch(/^big: [0-9a-f]{7} from the cache, 1 skill,/m);
+    expect((await storeObjects(cache)).objects).toBe(afterCold.objects);
+
+    const second = await big.commit({ "skills/bulk/references/file-7.md": "reference seven, revised\n" });
+    await writeManifest(site, manifestOf([{ name: "big", repo: big.url, ref: second, path: "skills" }]));
+    const update = await runFetcher(["--cache", "cache"], site);
+    expect(update.code, update.stderr).toBe(0);
+    // One commit, the four trees on the changed file's path (root, skills, bulk, references) and the file.
+    expect((await storeObjects(cache)).objects - afterCold.objects).toBe(6);
+    expect(await readFile(path.join(site, "skills/big/bulk/references/file-7.md"), "utf8")).toBe(
+      "reference seven, revised\n",
+    );
+  });
+
+  it("serves a cached commit even when the origin is unreachable; without the cache that fails", async () => {
+    const upstream = await makeUpstream(path.join(tree.dir, "flaky"), [{ "s/SKILL.md": skillMd("s") }]);
+    const site = await makeSite([{ name: "flaky", repo: upstream.url, ref: upstream.commits[0] ?? "" }]);
+    expect((await runFetcher(["--cache", "cache"], site)).code).toBe(0);
+    await rename(upstream.dir, `${upstream.dir}-gone`);
+
+    const cached = await runFetcher(["--cache", "cache"], site);
+    expect(cached.code, cached.stderr).toBe(0);
+    expect(cached.stderr).toMatch(/^flaky: [0-9a-f]{7} from the cache, 1 skill,/m);
+
+    const uncached = await runFetcher([], site);
+    expect(uncached.code).toBe(1);
+    expect(uncached.stderr).toContain(`fetch-skills: source "flaky": cannot fetch ${upstream.url}:`);
+    expect(uncached.stderr).toContain("does not appear to be a git repository");
+  });
+});
+
+describe("fetch-skills: servers that refuse a shallow fetch of an exact commit", () => {
+  it("fetches shallow where allowed and falls back to a full fetch where not", async () => {
+    const lenient = await makeUpstream(path.join(tree.dir, "lenient"), [
+      { "a/SKILL.md": skillMd("a") },
+      { "b/SKILL.md": skillMd("b") },
+    ]);
+    await git(lenient.dir, "config", "uploadpack.allowReachableSHA1InWant", "true");
+    const strict = await makeUpstream(path.join(tree.dir, "strict"), [
+      { "c/SKILL.md": skillMd("c") },
+      { "d/SKILL.md": skillMd("d") },
+    ]);
+    // The older commits are no branch's tip, so only a server that allows it hands them out directly.
+    const site = await makeSite([
+      { name: "lenient", repo: lenient.url, ref: lenient.commits[0] ?? "" },
+      { name: "strict", repo: strict.url, ref: strict.commits[0] ?? "" },
+    ]);
+    // Protocol v2 lets any reachable commit be fetched; the checks that some servers make live in v0.
+    const home = path.join(site, "home");
+    await mkdir(home);
+    await writeFile(path.join(home, ".gitconfig"), "[protocol]\n\tversion = 0\n");
+
+    const result = await spawnFetcher(["--cache", "cache"], site, { HOME: home, XDG_CONFIG_HOME: home });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^lenient: [0-9a-f]{7} shallow fetch, 1 skill,/m);
+    expect(result.stderr).toMatch(
+      /^strict: [0-9a-f]{7} full fetch \(the server refused a shallow fetch of the commit\), 1 skill,/m,
+    );
+    expect(await readdir(path.join(site, "skills/strict"))).toEqual(["c"]);
+    const stores = await readdir(path.join(site, "cache"));
+    const shallow = async (name: string) => {
+      const store = stores.find((entry) => entry.includes(name)) ?? "";
+      return git(path.join(site, "cache", store), "rev-parse", "--is-shallow-repository");
+    };
+    expect(await shallow("lenient")).toBe("true");
+    expect(await shallow("strict")).toBe("false");
+  });
+});
+
+describe("fetch-skills: all or nothing", () => {
+  const MISSING = "0123456789abcdef0123456789abcdef01234567";
+
+  it.each([
+    {
+      title: "a commit the repository does not have",
+      solo: () => soloSource(MISSING),
+      message: () => `source "solo": commit ${MISSING} is not in ${solo.url}: no branch or tag holds it`,
+      git: `not our ref ${MISSING}`,
+    },
+    {
+      title: "an unreachable repository",
+      solo: () => ({ name: "solo", repo: `file://${tree.dir}/nowhere`, ref: MISSING }),
+      message: () => `source "solo": cannot fetch file://${tree.dir}/nowhere:`,
+      git: "does not appear to be a git repository",
+    },
+    {
+      title: "a path missing at that commit",
+      solo: () => soloSource(solo.commits[0] ?? "", { path: "skills" }),
+      message: () => `source "solo": path "skills" does not exist in the repository at this commit`,
+      git: "",
+    },
+    {
+      title: "a missing extra",
+      solo: () => ({ ...soloSource(solo.commits[0] ?? ""), path: "hammer", extras: ["shared"] }),
+      message: () => `source "solo": extra "shared" does not exist in the repository at this commit`,
+      git: "",
+    },
+  ])("leaves the previous skills folder intact after $title", async (failure) => {
+    const site = await makeSite([kitSource(kit.commits[0] ?? ""), soloSource(solo.commits[0] ?? "")]);
+    expect((await runFetcher([], site)).code).toBe(0);
+    const before = await snapshot(path.join(site, "skills"));
+
+    await writeManifest(site, manifestOf([kitSource(kit.commits[1] ?? ""), failure.solo()]));
+    const result = await runFetcher([], site);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`fetch-skills: ${failure.message()}`);
+    expect(result.stderr).toContain(failure.git);
+    expect(result.stderr).toContain(
+      `fetch-skills: nothing written; ${path.join(site, "skills")} is as it was`,
+    );
+    expect(result.stdout).toBe("");
+    expect(await snapshot(path.join(site, "skills"))).toEqual(before);
+    expect(await readdir(site)).toEqual(["skills", "skills.toml"]);
+  });
+
+  it("refuses to replace a folder it did not write", async () => {
+    const site = await makeSite([soloSource(solo.commits[0] ?? "")]);
+    await mkdir(path.join(site, "skills"));
+    await writeFile(path.join(site, "skills/notes.md"), "mine\n");
+    const result = await runFetcher([], site);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "is not empty and has no sources.json, so it was not written by fetch-skills",
+    );
+    expect(await snapshot(path.join(site, "skills"))).toEqual({ "notes.md": "mine\n" });
+  });
+
+  it("refuses an extra that would overwrite a folder copied from path", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "clash"), [
+      { "skills/a/SKILL.md": skillMd("a"), "skills/shared/x.md": "x", "shared/y.md": "y" },
+    ]);
+    const site = await makeSite([
+      { name: "clash", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills", extras: ["shared"] },
+    ]);
+    const result = await runFetcher([], site);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'fetch-skills: source "clash": extra "shared" would overwrite "skills/shared" copied from path',
+    );
+    expect(await readdir(site)).toEqual(["skills.toml"]);
+  });
+});
+
+describe("fetch-skills command line", () => {
+  it.each([
+    [["--bogus"], "Unknown option '--bogus'"],
+    [["--no-fetch"], "--no-fetch only goes with --update"],
+    [["--out", ""], "--out needs a path"],
+    [["stray"], "Unexpected argument 'stray'"],
+  ])("refuses %j with one line and the usage", async (argv, message) => {
+    const result = await runFetcher(argv, tree.dir);
+    expect(result.code).toBe(2);
+    const [first, blank, usage] = result.stderr.split("\n");
+    expect(first).toContain(`fetch-skills: ${message}`);
+    expect(blank).toBe("");
+    expect(usage).toBe("Usage: npm run fetch-skills -- [options]");
+  });
+
+  it("refuses a --source that skills.toml does not list, naming those it does", async () => {
+    const site = await makeSite([soloSource(solo.commits[0] ?? "")]);
+    const result = await runFetcher(["--source", "nope"], site);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('fetch-skills: --source "nope" is not in skills.toml (sources: solo)');
+    expect(await readdir(site)).toEqual(["skills.toml"]);
+  });
+
+  it("prints the usage on --help through npm run fetch-skills", async () => {
+    const result = await spawnFetcher(["--help"], ROOT, {}, "npm");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Usage: npm run fetch-skills -- [options]");
+    expect(result.stdout).toContain("--update");
+  });
+});

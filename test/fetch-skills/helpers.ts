@@ -1,0 +1,155 @@
+import { execFile, spawn } from "node:child_process";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { run } from "../../scripts/fetch-skills/cli.js";
+import { type TreeEntry, writeTree } from "../helpers/skill-tree.js";
+
+const exec = promisify(execFile);
+
+/** Commits made by the tests carry this identity, whatever the machine's git configuration says. */
+const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: "Upstream",
+  GIT_AUTHOR_EMAIL: "upstream@example.com",
+  GIT_COMMITTER_NAME: "Upstream",
+  GIT_COMMITTER_EMAIL: "upstream@example.com",
+};
+
+export async function git(dir: string, ...args: string[]): Promise<string> {
+  const { stdout } = await exec("git", args, { cwd: dir, env: { ...process.env, ...GIT_IDENTITY } });
+  return stdout.trim();
+}
+
+/** A real upstream repository in a temp folder, reachable as a file:// URL. */
+export interface UpstreamRepo {
+  readonly dir: string;
+  readonly url: string;
+  /** Writes `files` (null deletes a path), commits everything on the current branch, returns the commit. */
+  commit(files: Record<string, TreeEntry | null>, message?: string): Promise<string>;
+}
+
+export async function makeUpstream(dir: string, snapshots: Record<string, TreeEntry | null>[] = []) {
+  await mkdir(dir, { recursive: true });
+  await git(dir, "init", "--quiet", "--initial-branch=main");
+  const repo: UpstreamRepo = {
+    dir,
+    url: pathToFileURL(dir).href,
+    async commit(files, message = "update") {
+      const writes = Object.fromEntries(
+        Object.entries(files).filter(([, entry]) => entry !== null),
+      ) as Record<string, TreeEntry>;
+      for (const [relative, entry] of Object.entries(files)) {
+        if (entry === null) await rm(path.join(dir, relative), { recursive: true, force: true });
+      }
+      await writeTree(dir, writes);
+      await git(dir, "add", "--all");
+      await git(dir, "commit", "--quiet", "--allow-empty", "-m", message);
+      return git(dir, "rev-parse", "HEAD");
+    },
+  };
+  const commits: string[] = [];
+  for (const snapshot of snapshots) commits.push(await repo.commit(snapshot));
+  return { ...repo, commits };
+}
+
+export interface FetcherRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export const FIXED_TIME = new Date("2026-01-02T03:04:05.000Z");
+
+/** Runs the CLI in this process, exactly as the entry point does but with its output captured. */
+export async function runFetcher(argv: string[], cwd: string): Promise<FetcherRun> {
+  let stdout = "";
+  let stderr = "";
+  const code = await run(argv, {
+    cwd,
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    now: () => FIXED_TIME,
+  });
+  return { code, stdout, stderr };
+}
+
+/** The fetcher's entry point run through tsx, as `npm run fetch-skills` runs it, from any working folder. */
+const ENTRY = [
+  "--import",
+  new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href,
+  fileURLToPath(new URL("../../scripts/fetch-skills/index.ts", import.meta.url)),
+];
+
+/**
+ * Runs the fetcher as a real process (for what only a separate process can show). `npm` runs the
+ * package script instead; npm runs scripts in the project folder, so only harmless arguments suit it.
+ */
+export function spawnFetcher(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  via: "node" | "npm" = "node",
+): Promise<FetcherRun> {
+  return new Promise((resolve, reject) => {
+    const [command, args] =
+      via === "node"
+        ? [process.execPath, [...ENTRY, ...argv]]
+        : ["npm", ["run", "--silent", "fetch-skills", "--", ...argv]];
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, ...env, NODE_OPTIONS: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Every file under `dir` with its content, for comparing a whole folder before and after. */
+export async function snapshot(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    files[path.relative(dir, full).split(path.sep).join("/")] = await readFile(full, "utf8");
+  }
+  return files;
+}
+
+/** A manifest of `[[source]]` tables written as the tests need them. */
+export function manifestOf(sources: Record<string, string | string[]>[]): string {
+  return sources
+    .map((source) => {
+      const lines = Object.entries(source).map(([key, value]) =>
+        Array.isArray(value)
+          ? `${key} = [${value.map((item) => JSON.stringify(item)).join(", ")}]`
+          : `${key} = ${JSON.stringify(value)}`,
+      );
+      return `[[source]]\n${lines.join("\n")}\n`;
+    })
+    .join("\n");
+}
+
+export async function writeManifest(dir: string, text: string, name = "skills.toml"): Promise<string> {
+  const file = path.join(dir, name);
+  await writeFile(file, text);
+  return file;
+}

@@ -1,0 +1,175 @@
+import { mkdir, mkdtemp, readdir } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+import { makeUpstream, runFetcher, writeManifest } from "./helpers.js";
+
+const SHA = "0123456789abcdef0123456789abcdef01234567";
+let tree: TempTree;
+let goodRepo: string;
+let goodRef: string;
+
+beforeAll(async () => {
+  tree = await makeTree({});
+  const upstream = await makeUpstream(`${tree.dir}/upstream`, [{ "skills/one/SKILL.md": skillMd("one") }]);
+  goodRepo = upstream.url;
+  goodRef = upstream.commits[0] ?? "";
+});
+afterAll(() => tree.remove());
+
+/** A valid first source, so the tests show that nothing is fetched before the whole file is valid. */
+const good = () => `[[source]]\nname = "good"\nrepo = "${goodRepo}"\nref = "${goodRef}"\npath = "skills"\n`;
+
+interface Case {
+  readonly title: string;
+  /** Appended after the valid source (whose table takes lines 1-5, then a blank line 6). */
+  readonly toml: string;
+  readonly errors: readonly string[];
+}
+
+const cases: Case[] = [
+  {
+    title: "an unknown key",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\nrefs = "main"\n`,
+    errors: [
+      'skills.toml:11: source "bad": unknown key "refs" (valid keys: name, repo, ref, path, extras, branch)',
+    ],
+  },
+  {
+    title: "an unknown top-level key",
+    toml: `[settings]\ncolor = "blue"\n`,
+    errors: ['skills.toml:7: unknown key "settings" (valid: [[source]] tables)'],
+  },
+  {
+    title: "a duplicate name",
+    toml: `[[source]]\nrepo = "x"\nname = "good"\nref = "${SHA}"\n`,
+    errors: ['skills.toml:9: source "good": name "good" is already used by the source on line 1'],
+  },
+  {
+    title: "a name that is not a pack name",
+    toml: `[[source]]\nname = "Bad_Name"\nrepo = "x"\nref = "${SHA}"\n`,
+    errors: [
+      'skills.toml:8: source "Bad_Name": name "Bad_Name" must be lowercase letters, digits and single hyphens',
+    ],
+  },
+  {
+    title: "a short ref",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "a333fbb"\n`,
+    errors: [
+      'skills.toml:10: source "bad": ref "a333fbb" is not a full commit id: write its 40 lowercase hex digits',
+    ],
+  },
+  {
+    title: "a branch name as ref",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\n\n# pinned?\nref = "main"\n`,
+    errors: ['skills.toml:12: source "bad": ref "main" is not a full commit id'],
+  },
+  {
+    title: "a missing ref",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\n`,
+    errors: ['skills.toml:7: source "bad": ref is missing'],
+  },
+  {
+    title: "a missing name",
+    toml: `[[source]]\nrepo = "x"\nref = "${SHA}"\n`,
+    errors: ["skills.toml:7: source #2: name is missing"],
+  },
+  {
+    title: "an absolute path",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = "/etc"\n`,
+    errors: [
+      'skills.toml:11: source "bad": path "/etc" must be relative to the repository root, not absolute',
+    ],
+  },
+  {
+    title: "a path climbing out",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = "skills/../../etc"\n`,
+    errors: ['skills.toml:11: source "bad": path "skills/../../etc" must not climb out with ".."'],
+  },
+  {
+    title: "a path into .git",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = ".git/hooks"\n`,
+    errors: ['skills.toml:11: source "bad": path ".git/hooks" must not point into .git'],
+  },
+  {
+    title: "an absolute extra",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\nextras = ["shared", "/home"]\n`,
+    errors: [
+      'skills.toml:11: source "bad": extra "/home" must be relative to the repository root, not absolute',
+    ],
+  },
+  {
+    title: "an extra climbing out",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = "skills"\nextras = ["../secrets"]\n`,
+    errors: ['skills.toml:12: source "bad": extra "../secrets" must not climb out with ".."'],
+  },
+  {
+    title: "an extra inside path",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = "skills"\nextras = ["skills/shared"]\n`,
+    errors: [
+      'skills.toml:12: source "bad": extra "skills/shared" overlaps path "skills": extras must lie outside it',
+    ],
+  },
+  {
+    title: "an extra holding path",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = "kit/skills"\nextras = ["kit"]\n`,
+    errors: ['skills.toml:12: source "bad": extra "kit" overlaps path "kit/skills"'],
+  },
+  {
+    title: "an extra when path is the whole repository",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\nextras = ["shared"]\n`,
+    errors: ['skills.toml:11: source "bad": extra "shared" overlaps path "."'],
+  },
+  {
+    title: "a repo that git would read as an option",
+    toml: `[[source]]\nname = "bad"\nrepo = "--upload-pack=touch /tmp/pwned"\nref = "${SHA}"\n`,
+    errors: ['skills.toml:9: source "bad": repo "--upload-pack=touch /tmp/pwned" must not start with "-"'],
+  },
+  {
+    title: "several problems at once, each on its line",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "nope"\npath = "/abs"\ncolour = 1\n`,
+    errors: [
+      'skills.toml:12: source "bad": unknown key "colour"',
+      'skills.toml:10: source "bad": ref "nope" is not a full commit id',
+      'skills.toml:11: source "bad": path "/abs" must be relative',
+    ],
+  },
+  {
+    title: "invalid TOML, with smol-toml's line and column",
+    toml: `[[source]]\nname = "bad"\nref = abc\n`,
+    errors: ["skills.toml:9:7: not valid TOML: invalid value"],
+  },
+];
+
+describe("skills.toml validation", () => {
+  it.each(cases)(
+    "refuses $title, naming the line, source and key, and writes nothing",
+    async ({ toml, errors }) => {
+      const dir = await mkdtemp(`${tree.dir}/case-`);
+      await writeManifest(dir, `${good()}\n${toml}`);
+
+      const result = await runFetcher(["--cache", "cache"], dir);
+
+      expect(result.code).toBe(1);
+      for (const error of errors) expect(result.stderr).toContain(`fetch-skills: ${error}`);
+      expect(result.stderr).toContain("nothing written");
+      expect(result.stdout).toBe("");
+      expect(await readdir(dir)).toEqual(["skills.toml"]);
+    },
+  );
+
+  it("refuses a manifest with no source", async () => {
+    const dir = `${tree.dir}/empty`;
+    await mkdir(dir);
+    await writeManifest(dir, "# nothing pinned yet\n");
+    const result = await runFetcher([], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("fetch-skills: skills.toml: no [[source]] table: nothing to fetch");
+    expect(await readdir(dir)).toEqual(["skills.toml"]);
+  });
+
+  it("says so when the manifest cannot be read", async () => {
+    const result = await runFetcher(["--manifest", "missing.toml"], tree.dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("fetch-skills: missing.toml: cannot read it (ENOENT)");
+  });
+});

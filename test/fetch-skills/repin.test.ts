@@ -1,0 +1,214 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FetcherError } from "../../scripts/fetch-skills/errors.js";
+import { parseManifest } from "../../scripts/fetch-skills/manifest.js";
+import { rewriteRefs } from "../../scripts/fetch-skills/repin.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+import { git, makeUpstream, runFetcher, snapshot, writeManifest } from "./helpers.js";
+
+const A_OLD = "a".repeat(40);
+const A_NEW = "1".repeat(40);
+const B_OLD = "b".repeat(40);
+const B_NEW = "2".repeat(40);
+const C_OLD = "c".repeat(40);
+
+/** A hand-kept file: comments everywhere, odd spacing, both quote styles, ref first, middle and last. */
+const ODD = `# Pins for the image.   ref = "{B_COMMENT}" in a comment stays as it is
+   [[source]]   # first, indented header
+name="alpha"
+ref='{A}'      # pinned by hand
+repo   =   "file:///x/alpha"
+
+
+[[source]]
+\tref\t=\t"{B}"
+\tname = 'beta'   
+\trepo = "file:///x/beta"
+\textras = [
+\t  "shared",  # cited a lot
+\t  'prompts',
+\t]
+\tpath = "skills" # was ref = "{B_COMMENT}" once
+
+[[ source ]]
+name = "gamma"   # never moves
+repo = "file:///x/gamma"
+path = "."
+ref = "{C}"
+`;
+
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => values[key] ?? "");
+}
+
+describe("rewriteRefs", () => {
+  it("changes only the ref values, keeping every other byte", () => {
+    const before = fill(ODD, { A: A_OLD, B: B_OLD, C: C_OLD, B_COMMENT: B_OLD });
+    const manifest = parseManifest(before, "skills.toml");
+    const after = rewriteRefs(
+      manifest,
+      new Map([
+        ["alpha", A_NEW],
+        ["beta", B_NEW],
+        ["gamma", C_OLD],
+      ]),
+    );
+    expect(after).toBe(fill(ODD, { A: A_NEW, B: B_NEW, C: C_OLD, B_COMMENT: B_OLD }));
+  });
+
+  it("keeps Windows line endings", () => {
+    const crlf = (text: string) => text.replace(/\n/g, "\r\n");
+    const manifest = parseManifest(crlf(fill(ODD, { A: A_OLD, B: B_OLD, C: C_OLD, B_COMMENT: B_OLD })), "x");
+    const after = rewriteRefs(manifest, new Map([["gamma", A_NEW]]));
+    expect(after).toBe(crlf(fill(ODD, { A: A_OLD, B: B_OLD, C: A_NEW, B_COMMENT: B_OLD })));
+  });
+
+  it.each([
+    ["a multi-line string", `[[source]]\nname = "x"\nrepo = "r"\nref = """${A_OLD}"""\n`],
+    ["an inline table", `source = [{ name = "x", repo = "r", ref = "${A_OLD}" }]\n`],
+  ])("refuses to guess when a ref is written as %s", (_, text) => {
+    const manifest = parseManifest(text, "skills.toml");
+    expect(() => rewriteRefs(manifest, new Map([["x", A_NEW]]))).toThrow(
+      new FetcherError(
+        'skills.toml: cannot rewrite the ref of source "x" in place; write it as ref = "<commit>" in its [[source]] table',
+      ),
+    );
+  });
+});
+
+describe("fetch-skills --update", () => {
+  let tree: TempTree;
+  let site: string;
+  let tracked: Awaited<ReturnType<typeof makeUpstream>>;
+  let steady: Awaited<ReturnType<typeof makeUpstream>>;
+  let first: string;
+  let onMain: string;
+  let onStable: string;
+
+  const PINS = `# Skills of the test site.
+[[source]]
+name = "head"          # follows the remote's HEAD
+repo = "{TRACKED}"
+ref  = "{HEAD_REF}"
+path = "skills"
+
+[[source]]
+name   = "stable"
+branch = "stable"      # follows a release branch
+repo   = "{TRACKED}"
+ref    = '{STABLE_REF}'
+path   = "skills"
+
+[[source]]
+name = "steady"
+repo = "{STEADY}"
+ref = "{STEADY_REF}"
+`;
+  let pins: (refs: { HEAD_REF: string; STABLE_REF: string }) => string;
+
+  beforeAll(async () => {
+    tree = await makeTree({});
+    tracked = await makeUpstream(path.join(tree.dir, "tracked"), [{ "skills/one/SKILL.md": skillMd("one") }]);
+    first = tracked.commits[0] ?? "";
+    await git(tracked.dir, "branch", "stable");
+    onMain = await tracked.commit({ "skills/two/SKILL.md": skillMd("two") });
+    await git(tracked.dir, "checkout", "--quiet", "stable");
+    onStable = await tracked.commit({ "skills/one/extra.md": "stable only\n" });
+    await git(tracked.dir, "checkout", "--quiet", "main");
+    steady = await makeUpstream(path.join(tree.dir, "steady"), [{ "s/SKILL.md": skillMd("s") }]);
+    pins = (refs) =>
+      fill(PINS, { TRACKED: tracked.url, STEADY: steady.url, STEADY_REF: steady.commits[0] ?? "", ...refs });
+  });
+  afterAll(() => tree.remove());
+
+  async function siteWith(text: string): Promise<string> {
+    const dir = await mkdtemp(path.join(tree.dir, "site-"));
+    await writeManifest(dir, text);
+    return dir;
+  }
+
+  it("with --no-fetch rewrites only the refs and prints the summary, also to --summary", async () => {
+    site = await siteWith(pins({ HEAD_REF: first, STABLE_REF: first }));
+
+    const result = await runFetcher(["--update", "--no-fetch", "--summary", "pr.md"], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(
+      pins({ HEAD_REF: onMain, STABLE_REF: onStable }),
+    );
+    expect(result.stdout).toBe(
+      [
+        "## Skills repinned",
+        "",
+        "| Source | Tracks | From | To | Changes |",
+        "|---|---|---|---|---|",
+        `| head | HEAD | \`${first.slice(0, 7)}\` | \`${onMain.slice(0, 7)}\` | moved |`,
+        `| stable | stable | \`${first.slice(0, 7)}\` | \`${onStable.slice(0, 7)}\` | moved |`,
+        `| steady | HEAD | \`${steady.commits[0]?.slice(0, 7)}\` | \`${steady.commits[0]?.slice(0, 7)}\` | unchanged |`,
+        "",
+        "2 of 3 sources moved: head, stable.",
+        "",
+      ].join("\n"),
+    );
+    expect(await readFile(path.join(site, "pr.md"), "utf8")).toBe(result.stdout);
+    expect(result.stderr).toContain(`head: HEAD is at ${onMain.slice(0, 7)} (was ${first.slice(0, 7)})`);
+    expect(await readdir(site)).toEqual(["pr.md", "skills.toml"]);
+  });
+
+  it("fetches the new commits before rewriting skills.toml, then says nothing moved", async () => {
+    site = await siteWith(pins({ HEAD_REF: first, STABLE_REF: first }));
+
+    const moved = await runFetcher(["--update"], site);
+
+    expect(moved.code, moved.stderr).toBe(0);
+    const sources = JSON.parse(await readFile(path.join(site, "skills/sources.json"), "utf8")).sources;
+    expect(sources.map((source: { ref: string }) => source.ref)).toEqual([
+      onMain,
+      onStable,
+      steady.commits[0],
+    ]);
+    expect(await readdir(path.join(site, "skills/head"))).toEqual(["one", "two"]);
+    expect(await readFile(path.join(site, "skills/stable/one/extra.md"), "utf8")).toBe("stable only\n");
+    expect(moved.stdout).toContain("2 of 3 sources moved");
+    expect(moved.stdout).toContain("## Skills fetched");
+
+    const toml = await readFile(path.join(site, "skills.toml"), "utf8");
+    const fetched = await snapshot(path.join(site, "skills"));
+    const again = await runFetcher(["--update", "--summary", "pr.md"], site);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("## Skills: nothing moved");
+    expect(again.stdout).toContain("Nothing moved: all 3 sources already pin the head of what they track.");
+    expect(again.stderr).toContain("nothing moved");
+    expect(await readFile(path.join(site, "pr.md"), "utf8")).toBe(again.stdout);
+    expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(toml);
+    expect(await snapshot(path.join(site, "skills"))).toEqual(fetched);
+  });
+
+  it("leaves skills.toml and the skills folder alone when the new commit cannot be fetched", async () => {
+    const broken = await makeUpstream(path.join(tree.dir, "broken"), [{ "skills/x/SKILL.md": skillMd("x") }]);
+    const good = broken.commits[0] ?? "";
+    const text = `[[source]]\nname = "broken"\nrepo = "${broken.url}"\nref = "${good}"\npath = "skills"\n`;
+    site = await siteWith(text);
+    expect((await runFetcher([], site)).code).toBe(0);
+    const before = await snapshot(path.join(site, "skills"));
+    await broken.commit({ skills: null, "docs/moved.md": "the skills moved elsewhere\n" });
+
+    const result = await runFetcher(["--update"], site);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('fetch-skills: source "broken": path "skills" does not exist');
+    expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(text);
+    expect(await snapshot(path.join(site, "skills"))).toEqual(before);
+    await rm(broken.dir, { recursive: true });
+  });
+
+  it("names the source when its branch does not exist", async () => {
+    const text = `[[source]]\nname = "lost"\nrepo = "${tracked.url}"\nref = "${first}"\nbranch = "nope"\n`;
+    site = await siteWith(text);
+    const result = await runFetcher(["--update", "--no-fetch"], site);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`fetch-skills: source "lost": ${tracked.url} has no refs/heads/nope`);
+    expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(text);
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import type { SkillSource } from "../../scripts/fetch-skills/manifest.js";
+import { fetchSummary, githubPage, repinSummary } from "../../scripts/fetch-skills/summary.js";
+
+const OLD = "a333fbbea692d95a724a14db38697c73f80e8300";
+const NEW = "44c9b2d6e889982ac18c27d05a19fefe335194e1";
+
+function source(name: string, repo: string): SkillSource {
+  return { name, repo, ref: OLD, path: "skills", extras: [], branch: undefined };
+}
+
+describe("githubPage", () => {
+  it.each([
+    ["https://github.com/penpot/penpot-ai-kit.git", "https://github.com/penpot/penpot-ai-kit"],
+    ["https://github.com/obra/superpowers", "https://github.com/obra/superpowers"],
+    ["git@github.com:anthropics/skills.git", "https://github.com/anthropics/skills"],
+    ["ssh://git@github.com/n8n-io/skills.git", "https://github.com/n8n-io/skills"],
+  ])("knows %s is on GitHub", (repo, page) => {
+    expect(githubPage(repo)).toBe(page);
+  });
+
+  it.each([
+    "file:///srv/mirrors/skills",
+    "https://gitlab.com/group/skills.git",
+    "https://github.com.evil.example/o/r.git",
+    "https://github.com/only-owner",
+  ])("gives no page for %s", (repo) => {
+    expect(githubPage(repo)).toBeUndefined();
+  });
+});
+
+describe("repinSummary", () => {
+  it("links a compare view only for GitHub repositories and counts the moved sources", () => {
+    const summary = repinSummary([
+      {
+        source: source("penpot", "https://github.com/penpot/penpot-ai-kit.git"),
+        tracks: "main",
+        from: OLD,
+        to: NEW,
+      },
+      { source: source("mirror", "file:///srv/mirror"), tracks: "HEAD", from: OLD, to: NEW },
+      { source: source("n8n", "https://github.com/n8n-io/skills.git"), tracks: "HEAD", from: OLD, to: OLD },
+    ]);
+    expect(summary).toContain(
+      `| penpot | main | \`a333fbb\` | \`44c9b2d\` | [compare](https://github.com/penpot/penpot-ai-kit/compare/${OLD}...${NEW}) |`,
+    );
+    expect(summary).toContain("| mirror | HEAD | `a333fbb` | `44c9b2d` | moved |");
+    expect(summary).toContain("| n8n | HEAD | `a333fbb` | `a333fbb` | unchanged |");
+    expect(summary).toContain("2 of 3 sources moved: penpot, mirror.");
+  });
+});
+
+describe("fetchSummary", () => {
+  it("lists each pack with its commit, linked on GitHub, and the totals", () => {
+    const record = (name: string, repo: string, skills: number) => ({
+      name,
+      repo,
+      ref: NEW,
+      path: "skills",
+      extras: [],
+      skills,
+      fetchedAt: "2026-01-02T03:04:05.000Z",
+    });
+    const summary = fetchSummary([
+      {
+        record: record("superpowers", "https://github.com/obra/superpowers.git", 14),
+        method: "shallow",
+        seconds: 1.25,
+      },
+      { record: record("local", "file:///srv/local", 3), method: "kept", seconds: 0 },
+    ]);
+    expect(summary).toContain(
+      `| superpowers | [\`44c9b2d\`](https://github.com/obra/superpowers/commit/${NEW}) | 14 | shallow, 1.3 s |`,
+    );
+    expect(summary).toContain("| local | `44c9b2d` | 3 | kept from the previous fetch |");
+    expect(summary).toContain("2 packs, 17 skills.");
+  });
+});
