@@ -4,6 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { type LoadedCatalog, loadCatalog } from "../../src/catalog/index.js";
+import { type HttpSettings, loadConfig } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
 import { buildIndex } from "../../src/search/index.js";
 
@@ -16,14 +17,24 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** HTTP settings as the environment `env` would give them (defaults for everything not in it). */
+export function httpSettings(env: Record<string, string> = {}): HttpSettings {
+  return loadConfig(env).http;
+}
+
 /** Loads `dir` and serves it on 127.0.0.1 on a free port, as main.ts would. */
-export async function startServer(dir: string, packs: readonly string[] = []): Promise<RunningServer> {
+export async function startServer(
+  dir: string,
+  packs: readonly string[] = [],
+  settings: HttpSettings = httpSettings(),
+): Promise<RunningServer> {
   const loaded = loadCatalog(dir, { packs });
   const app = await buildApp({
     catalog: loaded.catalog,
     index: buildIndex(loaded.catalog.everything.skills),
     info: { name: "skills-mcp", version: "test" },
     logger: pino({ level: "silent" }),
+    settings,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
