@@ -70,9 +70,17 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     });
   }
   if (settings.rateLimitPerMinute > 0) {
-    await app.register(rateLimit, { max: settings.rateLimitPerMinute, timeWindow: 60_000 });
+    // Headers only on the 429: answers to /mcp are written after reply.hijack(), which would drop them.
+    await app.register(rateLimit, {
+      max: settings.rateLimitPerMinute,
+      timeWindow: 60_000,
+      addHeadersOnExceeding: {
+        "x-ratelimit-limit": false,
+        "x-ratelimit-remaining": false,
+        "x-ratelimit-reset": false,
+      },
+    });
   }
-  if (settings.apiKeys.length > 0) app.addHook("preParsing", apiKeyGuard(settings.apiKeys));
 
   app.post<McpRequest>(
     "/mcp",
@@ -81,6 +89,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         headers: { type: "object", properties: { "x-skill-pack": selectorSchema } },
         querystring: { type: "object", properties: { pack: selectorSchema } },
       },
+      ...(settings.apiKeys.length > 0 ? { preParsing: apiKeyGuard(settings.apiKeys) } : {}),
       onResponse: (request, reply, done) => {
         metrics.record(
           toolLabel(request.mcpCall?.tool),
@@ -91,6 +100,11 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       },
     },
     async (request, reply) => {
+      if (Array.isArray(request.body) && request.body.length === 0) {
+        return reply
+          .code(400)
+          .send(jsonRpcError(JSON_RPC.invalidRequest, "Invalid request: an empty batch."));
+      }
       const header = request.headers["x-skill-pack"];
       const query = request.query.pack;
       const call = describeCall(request.body);
