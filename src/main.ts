@@ -36,7 +36,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
      * balancers stop sending before connections are refused; then it stops accepting, finishes what is
      * in flight, and exits. SIGINT (Ctrl-C at a terminal) skips the drain.
      */
+    let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
       const drainMs = signal === "SIGTERM" ? config.shutdownDrainMs : 0;
       readiness.drain();
       logger.info(

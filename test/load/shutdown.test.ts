@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => tree.remove());
 
-const DRAIN_MS = 1500;
+/** The default SHUTDOWN_DRAIN_MS: the test proves the defaults. */
+const DRAIN_MS = 2000;
 
 /**
  * A tools/call whose body is sent in two halves: the server accepts it (headers read) before
