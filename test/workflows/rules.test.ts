@@ -1,0 +1,240 @@
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { z } from "zod";
+import { ROOT } from "../helpers/process.js";
+import { makeTree } from "../helpers/skill-tree.js";
+
+const Step = z.looseObject({
+  id: z.string().optional(),
+  if: z.string().optional(),
+  uses: z.string().optional(),
+  run: z.string().optional(),
+  with: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+});
+const Permissions = z.union([z.string(), z.record(z.string(), z.string())]);
+const Job = z.looseObject({
+  needs: z.union([z.string(), z.array(z.string())]).optional(),
+  if: z.string().optional(),
+  permissions: Permissions.optional(),
+  env: z.record(z.string(), z.string()).default({}),
+  steps: z.array(Step).default([]),
+});
+const Workflow = z.looseObject({
+  on: z.record(z.string(), z.unknown()),
+  permissions: Permissions,
+  env: z.record(z.string(), z.string()).default({}),
+  jobs: z.record(z.string(), Job),
+});
+type Workflow = z.infer<typeof Workflow>;
+type Job = z.infer<typeof Job>;
+type Step = z.infer<typeof Step>;
+
+const WORKFLOWS = path.join(ROOT, ".github", "workflows");
+const NAMES = ["ci.yml", "image.yml", "update-skills.yml"];
+
+function workflow(name: string): Workflow {
+  return Workflow.parse(parse(readFileSync(path.join(WORKFLOWS, name), "utf8")));
+}
+
+function job(workflow: Workflow, id: string): Job {
+  const found = workflow.jobs[id];
+  if (!found) throw new Error(`no job "${id}"; jobs are ${Object.keys(workflow.jobs).join(", ")}`);
+  return found;
+}
+
+function stepUsing(job: Job, action: string): Step {
+  const found = job.steps.find((step) => step.uses?.startsWith(`${action}@`));
+  if (!found) throw new Error(`no step uses ${action}`);
+  return found;
+}
+
+const runLines = (job: Job): string[] => job.steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
+
+/** Runs one `run:` line in the runner's default shell on Linux, `bash -e`. */
+function runStep(script: string, cwd: string, env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile("bash", ["--noprofile", "--norc", "-e", "-c", script], {
+      cwd,
+      env: { ...process.env, ...env },
+    }).on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`"${script}" exited ${code}`))));
+  });
+}
+
+function git(cwd: string, ...args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      "git",
+      ["-c", "user.name=test", "-c", "user.email=test@example.com", ...args],
+      { cwd },
+      (error) => (error ? reject(error) : resolve()),
+    );
+  });
+}
+
+describe("every workflow", () => {
+  it.each(NAMES)("%s keeps its logic in npm scripts: each run step is one command line", (name) => {
+    for (const [id, each] of Object.entries(workflow(name).jobs)) {
+      for (const line of runLines(each)) expect(line.split("\n"), `${name}, job ${id}`).toHaveLength(1);
+    }
+  });
+
+  it.each(NAMES)("%s reads the Node version from .nvmrc and caches npm", (name) => {
+    for (const each of Object.values(workflow(name).jobs)) {
+      for (const step of each.steps.filter((s) => s.uses?.startsWith("actions/setup-node@"))) {
+        expect(step.with).toMatchObject({ "node-version-file": ".nvmrc", cache: "npm" });
+      }
+    }
+  });
+});
+
+describe("ci.yml", () => {
+  it("installs from the lockfile and runs the whole suite on pull requests and pushes to main", () => {
+    const ci = workflow("ci.yml");
+    expect(Object.keys(ci.on)).toEqual(expect.arrayContaining(["pull_request", "push"]));
+    expect(ci.permissions).toEqual({ contents: "read" });
+    const lines = runLines(job(ci, "test"));
+    const install = lines.findIndex((line) => line.startsWith("npm ci"));
+    expect(install).toBeGreaterThanOrEqual(0);
+    expect(lines.indexOf("npm test")).toBeGreaterThan(install);
+  });
+});
+
+describe("image.yml", () => {
+  const image = workflow("image.yml");
+
+  it("builds both platforms on pull requests without pushing or a token that could", () => {
+    const build = job(image, "build");
+    expect(build.if).toBe("github.event_name == 'pull_request'");
+    expect(build.permissions).toBeUndefined();
+    expect(image.permissions).toEqual({ contents: "read" });
+    expect(stepUsing(build, "docker/build-push-action").with.push).toBe(false);
+    expect(build.steps.some((step) => step.uses?.startsWith("docker/login-action@"))).toBe(false);
+    expect(image.env.PLATFORMS?.split(",")).toEqual(["linux/amd64", "linux/arm64"]);
+  });
+
+  it("pushes to ghcr.io/<owner>/skills-mcp only outside pull requests", () => {
+    const publish = job(image, "publish");
+    expect(publish.if).toBe("github.event_name != 'pull_request'");
+    expect(publish.permissions).toEqual({ contents: "read", packages: "write" });
+    expect(stepUsing(publish, "docker/metadata-action").with.images).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+      "ghcr.io/${{ github.repository_owner }}/skills-mcp",
+    );
+    expect(stepUsing(publish, "docker/build-push-action").with.push).toBe(true);
+  });
+});
+
+describe("update-skills.yml", () => {
+  const update = workflow("update-skills.yml");
+  const repin = job(update, "repin");
+  const pullRequest = job(update, "pull-request");
+  const fetchLine = runLines(repin).find((line) => line.startsWith("npm run fetch-skills -- --update"));
+  const summary = fetchLine?.match(/--summary (\S+)$/)?.[1];
+
+  it("runs every Monday and on demand", () => {
+    expect(update.on.workflow_dispatch).toBeDefined();
+    expect(update.on.schedule).toEqual([{ cron: expect.stringMatching(/^\S+ \S+ \* \* 1$/) }]);
+  });
+
+  it("repins with the fetcher, then tests only when something moved, all with a read-only token", () => {
+    expect(fetchLine).toBe(`npm run fetch-skills -- --update --summary ${summary}`);
+    expect(update.permissions).toEqual({ contents: "read" });
+    expect(repin.permissions).toBeUndefined();
+    const moved = repin.steps.findIndex((step) => step.id === "moved");
+    const tests = repin.steps.findIndex((step) => step.run === "npm test");
+    expect(repin.steps[moved]?.run).toContain("git diff --quiet skills.toml");
+    expect(repin.steps[tests]?.if).toBe("steps.moved.outputs.moved == 'true'");
+    expect(tests).toBeGreaterThan(moved);
+  });
+
+  it("opens or updates the one pull request on skills/update, with the summary as its body", () => {
+    expect(pullRequest.needs).toBe("repin");
+    expect(pullRequest.if).toBe("needs.repin.outputs.moved == 'true'");
+    expect(pullRequest.permissions).toEqual({ contents: "write", "pull-requests": "write" });
+    expect(stepUsing(repin, "actions/upload-artifact").with.path?.toString().split("\n")).toEqual(
+      expect.arrayContaining(["skills.toml", summary]),
+    );
+    expect(stepUsing(pullRequest, "peter-evans/create-pull-request").with).toMatchObject({
+      branch: "skills/update",
+      "add-paths": "skills.toml",
+      "body-path": summary,
+      token: expect.stringMatching(/^\$\{\{ secrets\.\w+ \|\| github\.token \}\}$/),
+    });
+  });
+
+  it("tells a moved pin from an unchanged one the way its step is written", async () => {
+    const script = repin.steps.find((step) => step.id === "moved")?.run ?? "";
+    const tree = await makeTree({ "skills.toml": '[sources.demo]\nref = "aaaa"\n', output: "" });
+    try {
+      const env = { GITHUB_OUTPUT: path.join(tree.dir, "output") };
+      await git(tree.dir, "init", "-q");
+      await git(tree.dir, "add", "skills.toml");
+      await git(tree.dir, "commit", "-q", "-m", "pins");
+      await runStep(script, tree.dir, env);
+      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("");
+
+      await writeFile(path.join(tree.dir, "skills.toml"), '[sources.demo]\nref = "bbbb"\n');
+      await runStep(script, tree.dir, env);
+      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("moved=true\n");
+    } finally {
+      await tree.remove();
+    }
+  });
+});
+
+describe("the Node version", () => {
+  const nvmrc = readFileSync(path.join(ROOT, ".nvmrc"), "utf8").trim();
+
+  it("in .nvmrc is a major that package.json's engines allows", async () => {
+    const { engines } = z
+      .object({ engines: z.object({ node: z.string() }) })
+      .parse(JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")));
+    // Only the `>=MAJOR.MINOR` form is understood here; another form must fail, not pass unchecked.
+    const floor = engines.node.match(/^>=(\d+)\.\d+$/)?.[1];
+    expect(floor, `engines.node is "${engines.node}"`).toBeDefined();
+    expect(nvmrc).toMatch(/^\d+$/);
+    expect(Number(nvmrc)).toBeGreaterThanOrEqual(Number(floor));
+  });
+
+  it.skipIf(!existsSync(path.join(ROOT, "Dockerfile")))(
+    "is the one the Dockerfile's base images run (a Dependabot bump must change .nvmrc too)",
+    async () => {
+      const dockerfile = await readFile(path.join(ROOT, "Dockerfile"), "utf8");
+      const majors = [...dockerfile.matchAll(/\bnode:(\d+)/g)].map((match) => match[1]);
+      expect(majors.length).toBeGreaterThan(0);
+      expect(new Set(majors)).toEqual(new Set([nvmrc]));
+    },
+  );
+});
+
+describe("dependabot.yml", () => {
+  it("updates npm, the actions and the Docker base images every week", async () => {
+    const config = z
+      .object({
+        version: z.literal(2),
+        updates: z.array(
+          z.looseObject({
+            "package-ecosystem": z.string(),
+            directory: z.string(),
+            schedule: z.looseObject({ interval: z.string() }),
+          }),
+        ),
+      })
+      .parse(parse(await readFile(path.join(ROOT, ".github", "dependabot.yml"), "utf8")));
+    expect(
+      config.updates.map((update) => [
+        update["package-ecosystem"],
+        update.directory,
+        update.schedule.interval,
+      ]),
+    ).toEqual([
+      ["npm", "/", "weekly"],
+      ["github-actions", "/", "weekly"],
+      ["docker", "/", "weekly"],
+    ]);
+  });
+});
