@@ -1,14 +1,11 @@
 import { createRequire } from "node:module";
 import { pino } from "pino";
 import { type Catalog, CatalogError, loadCatalog } from "./catalog/index.js";
-import { type Config, ConfigError, loadConfig, USAGE } from "./config/index.js";
-import { buildApp } from "./http/index.js";
+import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
+import { buildApp, Readiness } from "./http/index.js";
 import type { ServerInfo } from "./mcp/index.js";
 import { buildIndex } from "./search/index.js";
 import { serveStdio } from "./stdio/index.js";
-
-/** A hard stop in case in-flight requests hang; well inside Kubernetes' 30 s grace period. */
-const SHUTDOWN_DEADLINE_MS = 4000;
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 const info: ServerInfo = { name: "skills-mcp", version };
@@ -30,22 +27,39 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     return 0;
   }
 
-  const app = await buildApp({ catalog, index, info, logger });
+  const readiness = new Readiness();
+  const app = await buildApp({ catalog, index, info, logger, settings: config.http, readiness });
   await app.listen({ port: config.port, host: config.host });
   return new Promise((resolve) => {
-    const stop = (signal: string) => {
-      logger.info({ signal }, "shutting down: finishing in-flight requests");
+    /**
+     * SIGTERM: readiness fails first and the server keeps serving for the drain time, so load
+     * balancers stop sending before connections are refused; then it stops accepting, finishes what is
+     * in flight, and exits. SIGINT (Ctrl-C at a terminal) skips the drain.
+     */
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      const drainMs = signal === "SIGTERM" ? config.shutdownDrainMs : 0;
+      readiness.drain();
+      logger.info(
+        { signal, drainMs },
+        "shutting down: readiness fails, still serving while load balancers drain",
+      );
       setTimeout(() => {
         logger.error("in-flight requests did not finish in time; exiting anyway");
         resolve(1);
-      }, SHUTDOWN_DEADLINE_MS).unref();
-      app.close().then(
-        () => resolve(0),
-        (error: unknown) => {
-          logger.error({ err: error }, "shutdown failed");
-          resolve(1);
-        },
-      );
+      }, drainMs + SHUTDOWN_GRACE_MS).unref();
+      setTimeout(() => {
+        logger.info("closing: no new connections; finishing in-flight requests");
+        app.close().then(
+          () => resolve(0),
+          (error: unknown) => {
+            logger.error({ err: error }, "shutdown failed");
+            resolve(1);
+          },
+        );
+      }, drainMs).unref();
     };
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);

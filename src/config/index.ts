@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -16,6 +16,34 @@ export interface Config {
   readonly logLevel: string;
   readonly transport: Transport;
   readonly help: boolean;
+  /** How the HTTP transport defends itself; ignored over stdio. */
+  readonly http: HttpSettings;
+  /** How long SIGTERM keeps serving with readiness failed, so load balancers stop sending first. */
+  readonly shutdownDrainMs: number;
+}
+
+/** The HTTP edge's protections and limits. Every field has a safe default; see USAGE. */
+export interface HttpSettings {
+  /** Browser origins allowed to call the server; any other `Origin` header is refused with 403. */
+  readonly allowedOrigins: readonly string[];
+  /** When not empty, `/mcp` refuses a `Host` header that is not listed (`host` or `host:port`). */
+  readonly allowedHosts: readonly string[];
+  /** When not empty, `/mcp` requires `Authorization: Bearer <one of these>`. */
+  readonly apiKeys: readonly string[];
+  /** Requests per minute per client on `/mcp`; 0 means no limit. */
+  readonly rateLimitPerMinute: number;
+  /** Proxies in front whose `X-Forwarded-For` names the client (for rate limiting and logs). */
+  readonly trustProxyHops: number;
+  /** `/mcp` answers 503 while the mean event-loop delay is over this; 0 turns the check off. */
+  readonly shedEventLoopDelayMs: number;
+  /** `/mcp` answers 503 while event-loop utilisation (0-1) is over this; 0 turns the check off. */
+  readonly shedEventLoopUtilization: number;
+  /** `/mcp` answers 503 while resident memory is over this many bytes; 0 turns the check off. */
+  readonly shedRssBytes: number;
+  /** A client must send a whole request within this time, or the connection is closed. */
+  readonly requestTimeoutMs: number;
+  /** Larger request bodies are refused with 413. */
+  readonly maxBodyBytes: number;
 }
 
 /** A configuration problem: the server cannot start, and the message says what is valid. */
@@ -26,6 +54,14 @@ export class ConfigError extends Error {
 export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/skills", import.meta.url));
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+const DEFAULT_SHED_DELAY_MS = 1000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+const DEFAULT_DRAIN_MS = 2000;
+/** After the drain, in-flight requests get this long before the process exits anyway. */
+export const SHUTDOWN_GRACE_MS = 2500;
+/** Shorter keys are refused at startup: a bearer key must not be guessable. */
+const MIN_API_KEY_LENGTH = 16;
 
 export const USAGE = `Usage: skills-mcp [--stdio] [--help]
 
@@ -41,7 +77,24 @@ Environment:
   PORT           HTTP port (default 8000)
   HOST           HTTP address (default 0.0.0.0)
   LOG_LEVEL      ${LOG_LEVELS.join(", ")} (default info)
-  TRANSPORT      http or stdio (default http)`;
+  TRANSPORT      http or stdio (default http)
+
+HTTP protection and limits (see README, docs/security.md):
+  ALLOWED_ORIGINS    comma list of browser origins (https://app.example.com) that may call the server;
+                     a request with any other Origin header gets 403 (default: none; no Origin is fine)
+  ALLOWED_HOSTS      comma list of host or host:port values accepted in the Host header of /mcp
+                     (default: any)
+  API_KEYS           comma list of keys; when set, /mcp requires Authorization: Bearer <key>
+  API_KEYS_FILE      file with one key per line (blank lines and # comments ignored), added to API_KEYS
+  RATE_LIMIT_PER_MINUTE  requests per minute per client address on /mcp, 0 = off (default 0)
+  TRUST_PROXY        number of proxies in front whose X-Forwarded-For names the client (default 0)
+  SHED_EVENT_LOOP_DELAY_MS     /mcp answers 503 + Retry-After above this event-loop delay, 0 = off (default ${DEFAULT_SHED_DELAY_MS})
+  SHED_EVENT_LOOP_UTILIZATION  same above this event-loop utilisation, 0-1, 0 = off (default 0)
+  SHED_RSS_MB        same above this resident memory in MiB, 0 = off (default 0)
+  REQUEST_TIMEOUT_MS time a client has to send a whole request (default ${DEFAULT_REQUEST_TIMEOUT_MS})
+  MAX_BODY_BYTES     larger request bodies get 413 (default ${DEFAULT_MAX_BODY_BYTES})
+  SHUTDOWN_DRAIN_MS  on SIGTERM, keep serving this long with /health at 503 before closing
+                     (default ${DEFAULT_DRAIN_MS}); the process exits at most ${SHUTDOWN_GRACE_MS} ms later`;
 
 /** Splits a comma list (`a, b,,c`) into its non-empty, trimmed items. */
 export function splitList(value: string | undefined): string[] {
@@ -83,6 +136,13 @@ export function loadConfig(
     problems.push(`TRANSPORT "${transportName}" is not one of http, stdio`);
   }
 
+  const http = parseHttpSettings(env, cwd, problems);
+  const shutdownDrainMs = parseNumber(env, "SHUTDOWN_DRAIN_MS", DEFAULT_DRAIN_MS, problems, {
+    min: 0,
+    max: 60_000,
+    integer: true,
+  });
+
   if (problems.length > 0) throw new ConfigError(problems.join("; "));
 
   return Object.freeze({
@@ -93,7 +153,138 @@ export function loadConfig(
     logLevel,
     transport: args.stdio ? "stdio" : (transportName as Transport),
     help: args.help === true,
+    http,
+    shutdownDrainMs,
   });
+}
+
+function parseHttpSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  problems: string[],
+): HttpSettings {
+  const number = (name: string, fallback: number, range: NumberRange) =>
+    parseNumber(env, name, fallback, problems, range);
+  return Object.freeze({
+    allowedOrigins: Object.freeze(parseOrigins(env.ALLOWED_ORIGINS, problems)),
+    allowedHosts: Object.freeze(parseHosts(env.ALLOWED_HOSTS, problems)),
+    apiKeys: Object.freeze(parseApiKeys(env, cwd, problems)),
+    rateLimitPerMinute: number("RATE_LIMIT_PER_MINUTE", 0, { min: 0, max: 1_000_000, integer: true }),
+    trustProxyHops: number("TRUST_PROXY", 0, { min: 0, max: 10, integer: true }),
+    shedEventLoopDelayMs: number("SHED_EVENT_LOOP_DELAY_MS", DEFAULT_SHED_DELAY_MS, {
+      min: 0,
+      max: 60_000,
+      integer: true,
+    }),
+    shedEventLoopUtilization: number("SHED_EVENT_LOOP_UTILIZATION", 0, { min: 0, max: 1, integer: false }),
+    shedRssBytes: number("SHED_RSS_MB", 0, { min: 0, max: 1_048_576, integer: true }) * 1024 * 1024,
+    requestTimeoutMs: number("REQUEST_TIMEOUT_MS", DEFAULT_REQUEST_TIMEOUT_MS, {
+      min: 100,
+      max: 600_000,
+      integer: true,
+    }),
+    maxBodyBytes: number("MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, {
+      min: 1024,
+      max: 16 * 1024 * 1024,
+      integer: true,
+    }),
+  });
+}
+
+interface NumberRange {
+  readonly min: number;
+  readonly max: number;
+  readonly integer: boolean;
+}
+
+function parseNumber(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  fallback: number,
+  problems: string[],
+  range: NumberRange,
+): number {
+  const value = env[name]?.trim();
+  if (value === undefined || value === "") return fallback;
+  const number = Number(value);
+  if (
+    !Number.isFinite(number) ||
+    (range.integer && !Number.isInteger(number)) ||
+    number < range.min ||
+    number > range.max
+  ) {
+    const kind = range.integer ? "a whole number" : "a number";
+    problems.push(`${name} "${value}" is not ${kind} from ${range.min} to ${range.max}`);
+    return fallback;
+  }
+  return number;
+}
+
+/** Origins as browsers send them: scheme://host[:port], lowercase, no path. */
+function parseOrigins(value: string | undefined, problems: string[]): string[] {
+  const origins: string[] = [];
+  for (const item of splitList(value)) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(item);
+      const bare = item.replace(/\/$/, "").toLowerCase();
+      if ((url.protocol === "http:" || url.protocol === "https:") && url.origin === bare) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined) {
+      problems.push(
+        `ALLOWED_ORIGINS entry "${item}" is not an origin (scheme://host[:port], e.g. https://app.example.com)`,
+      );
+    } else origins.push(origin);
+  }
+  return origins;
+}
+
+const HOST_PATTERN = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/;
+
+function parseHosts(value: string | undefined, problems: string[]): string[] {
+  const hosts: string[] = [];
+  for (const item of splitList(value)) {
+    const host = item.toLowerCase();
+    if (HOST_PATTERN.test(host)) hosts.push(host);
+    else problems.push(`ALLOWED_HOSTS entry "${item}" is not a host or host:port (e.g. skills.example.com)`);
+  }
+  return hosts;
+}
+
+/** Keys from API_KEYS and API_KEYS_FILE. Problems name a key by its position, never by its value. */
+function parseApiKeys(
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  problems: string[],
+): string[] {
+  const keys = splitList(env.API_KEYS).map((key, index) => ({ key, where: `API_KEYS item ${index + 1}` }));
+  const file = env.API_KEYS_FILE?.trim();
+  if (file) {
+    const fullPath = path.resolve(cwd, file);
+    const before = keys.length;
+    try {
+      readFileSync(fullPath, "utf8")
+        .split(/\r?\n/)
+        .forEach((line, index) => {
+          const key = line.trim();
+          if (key !== "" && !key.startsWith("#"))
+            keys.push({ key, where: `API_KEYS_FILE line ${index + 1}` });
+        });
+      if (keys.length === before) problems.push(`API_KEYS_FILE ${fullPath} holds no key (one key per line)`);
+    } catch (error) {
+      problems.push(`API_KEYS_FILE ${fullPath} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    }
+  }
+  for (const { key, where } of keys) {
+    if (key.length < MIN_API_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+      problems.push(
+        `${where} is not a valid key (at least ${MIN_API_KEY_LENGTH} visible ASCII characters, no spaces)`,
+      );
+    }
+  }
+  return keys.map(({ key }) => key);
 }
 
 function resolveSkillsDir(

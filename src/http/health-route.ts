@@ -1,9 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { Catalog } from "../catalog/index.js";
+import type { Readiness } from "./readiness.js";
 
 export interface HealthRouteOptions {
   readonly catalog: Catalog;
   readonly version: string;
+  readonly readiness: Readiness;
 }
 
 const healthSchema = {
@@ -25,7 +27,11 @@ const healthSchema = {
   },
 } as const;
 
-/** `GET /health`: what this replica serves, for probes and operators; not narrowed by any ceiling. */
+/**
+ * `GET /health`: what this replica serves, for probes and operators; not narrowed by any ceiling.
+ * Once shutdown begins it answers 503 with status "draining", so readiness fails before the server
+ * stops accepting requests.
+ */
 export async function healthRoutes(app: FastifyInstance, options: HealthRouteOptions): Promise<void> {
   const { everything, sources } = options.catalog;
   const body = {
@@ -35,5 +41,15 @@ export async function healthRoutes(app: FastifyInstance, options: HealthRouteOpt
     skills: everything.skills.length,
     ...(sources.length > 0 ? { sources } : {}),
   };
-  app.get("/health", { schema: { response: { 200: healthSchema } } }, async () => body);
+  const draining = { ...body, status: "draining" };
+  const { readiness } = options;
+  app.get(
+    "/health",
+    { schema: { response: { 200: healthSchema, 503: healthSchema } } },
+    async (_request, reply) => {
+      if (!readiness.draining) return body;
+      reply.code(503);
+      return draining;
+    },
+  );
 }

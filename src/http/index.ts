@@ -5,29 +5,54 @@ import Fastify, {
   LogController,
 } from "fastify";
 import type { Catalog } from "../catalog/index.js";
+import type { HttpSettings } from "../config/index.js";
 import type { ServerInfo } from "../mcp/index.js";
 import type { SearchIndex } from "../search/index.js";
+import { originGuard } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
 import { mcpRoutes } from "./mcp-route.js";
+import { Metrics, metricsRoutes } from "./metrics.js";
+import { Readiness } from "./readiness.js";
+
+export { Readiness } from "./readiness.js";
 
 export interface AppDeps {
   readonly catalog: Catalog;
   readonly index: SearchIndex;
   readonly info: ServerInfo;
   readonly logger: FastifyBaseLogger;
+  readonly settings: HttpSettings;
+  /** Flipped by shutdown so that /health fails first; a new one never drains. */
+  readonly readiness?: Readiness;
 }
 
-/** The HTTP app: `/mcp` and `/health`. Never listens and never reads the environment. */
+/** The HTTP app: `/mcp`, `/health` and `/metrics`. Never listens and never reads the environment. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  // One log line per request, written by the onResponse hook below with the tool and the ceiling.
+  const { settings } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
+    // One log line per request, written by the onResponse hook below with the tool and the ceiling.
     logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: settings.maxBodyBytes,
+    // Slow senders (slowloris) lose their connection; Node checks at this interval.
+    requestTimeout: settings.requestTimeoutMs,
+    http: {
+      headersTimeout: settings.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, settings.requestTimeoutMs),
+    },
+    // The client is the address this many proxies back in X-Forwarded-For.
+    trustProxy:
+      settings.trustProxyHops > 0 ? (_address: string, hop: number) => hop < settings.trustProxyHops : false,
+    // A request that reached the server during shutdown is served, not refused: readiness failed
+    // earlier, so load balancers have stopped sending new ones.
+    return503OnClosing: false,
   });
 
   // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.
   app.removeContentTypeParser("text/plain");
+
+  app.addHook("onRequest", originGuard(settings.allowedOrigins));
 
   app.addHook("onResponse", async (request, reply) => {
     request.log.info(
@@ -43,14 +68,48 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
+    if (error.code === SHED) {
+      request.log.warn("overloaded: request shed");
+      return reply.code(503).send(jsonRpcError(JSON_RPC.unavailable, error.message));
+    }
     if (status >= 500) request.log.error({ err: error }, "request failed");
-    const message = status >= 500 ? "Internal server error" : error.message;
     const code =
       error.code === "FST_ERR_CTP_INVALID_JSON_BODY" ? JSON_RPC.parseError : JSON_RPC.invalidRequest;
-    return reply.code(status).send(jsonRpcError(status >= 500 ? JSON_RPC.internalError : code, message));
+    return reply
+      .code(status)
+      .send(
+        jsonRpcError(status >= 500 ? JSON_RPC.internalError : code, clientMessage(error, status, settings)),
+      );
   });
 
-  await app.register(mcpRoutes, { catalog: deps.catalog, index: deps.index, info: deps.info });
-  await app.register(healthRoutes, { catalog: deps.catalog, version: deps.info.version });
+  const metrics = new Metrics(deps.catalog, deps.info.version);
+  await app.register(mcpRoutes, {
+    catalog: deps.catalog,
+    index: deps.index,
+    info: deps.info,
+    settings,
+    metrics,
+  });
+  await app.register(healthRoutes, {
+    catalog: deps.catalog,
+    version: deps.info.version,
+    readiness: deps.readiness ?? new Readiness(),
+  });
+  await app.register(metricsRoutes, { metrics });
   return app;
+}
+
+/** The code of @fastify/under-pressure's error: load shedding, a refusal rather than a fault. */
+const SHED = "FST_UNDER_PRESSURE";
+
+/** What the client is told: Fastify's own message for its mistakes, nothing internal for ours. */
+function clientMessage(error: FastifyError, status: number, settings: HttpSettings): string {
+  if (status >= 500) return "Internal server error";
+  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+    return `Request body is too large: the limit is ${settings.maxBodyBytes} bytes.`;
+  }
+  if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+    return "Unsupported content type: send the JSON-RPC message as application/json.";
+  }
+  return error.message;
 }

@@ -26,9 +26,22 @@ const TOOL_LIST: ListToolsResult = {
   tools: [listPacksTool, listSkillsTool, readSkillTool, readPackFileTool].map(toListedTool),
 };
 
+/** The names of the tools, in the order tools/list gives them. */
+export const TOOL_NAMES: readonly string[] = TOOL_LIST.tools.map((tool) => tool.name);
+
+/**
+ * Every tool takes at most two strings; a bigger `arguments` object is refused before it is
+ * validated, so a hostile payload cannot make validation walk a huge structure.
+ */
+const MAX_TOOL_INPUT_ELEMENTS = 16;
+
 /** One MCP server exposing the four tools over `context`. Cheap to build: one per HTTP request. */
 export function createMcpServer(info: ServerInfo, context: ToolContext): McpServer {
-  const server = new McpServer(info, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new McpServer(info, {
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+    maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS,
+  });
   registerListPacksTool(server, context);
   registerListSkillsTool(server, context);
   registerReadSkillTool(server, context);

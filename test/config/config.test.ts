@@ -1,7 +1,7 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, EXAMPLES_DIR, loadConfig } from "../../src/config/index.js";
+import { ConfigError, EXAMPLES_DIR, loadConfig, USAGE } from "../../src/config/index.js";
 import { makeTree } from "../helpers/skill-tree.js";
 
 describe("loadConfig", () => {
@@ -17,6 +17,19 @@ describe("loadConfig", () => {
         logLevel: "info",
         transport: "http",
         help: false,
+        http: {
+          allowedOrigins: [],
+          allowedHosts: [],
+          apiKeys: [],
+          rateLimitPerMinute: 0,
+          trustProxyHops: 0,
+          shedEventLoopDelayMs: 1000,
+          shedEventLoopUtilization: 0,
+          shedRssBytes: 0,
+          requestTimeoutMs: 10_000,
+          maxBodyBytes: 65_536,
+        },
+        shutdownDrainMs: 2000,
       });
     } finally {
       await empty.remove();
@@ -50,5 +63,102 @@ describe("loadConfig", () => {
     const load = () => loadConfig({ PORT: "70000", TRANSPORT: "sse" }, ["--verbose"]);
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/--verbose.*valid options.*PORT "70000".*TRANSPORT "sse" is not one of http, stdio/);
+  });
+});
+
+describe("HTTP protection settings", () => {
+  it("reads origins, hosts, limits and timeouts", () => {
+    const config = loadConfig({
+      ALLOWED_ORIGINS: "https://App.example.com, http://localhost:5173/",
+      ALLOWED_HOSTS: "skills.example.com,127.0.0.1:8000,[::1]:8000",
+      RATE_LIMIT_PER_MINUTE: "600",
+      TRUST_PROXY: "1",
+      SHED_EVENT_LOOP_DELAY_MS: "0",
+      SHED_EVENT_LOOP_UTILIZATION: "0.95",
+      SHED_RSS_MB: "512",
+      REQUEST_TIMEOUT_MS: "5000",
+      MAX_BODY_BYTES: "131072",
+      SHUTDOWN_DRAIN_MS: "0",
+    });
+    expect(config.http).toEqual({
+      allowedOrigins: ["https://app.example.com", "http://localhost:5173"],
+      allowedHosts: ["skills.example.com", "127.0.0.1:8000", "[::1]:8000"],
+      apiKeys: [],
+      rateLimitPerMinute: 600,
+      trustProxyHops: 1,
+      shedEventLoopDelayMs: 0,
+      shedEventLoopUtilization: 0.95,
+      shedRssBytes: 512 * 1024 * 1024,
+      requestTimeoutMs: 5000,
+      maxBodyBytes: 131_072,
+    });
+    expect(config.shutdownDrainMs).toBe(0);
+  });
+
+  it("joins API_KEYS and the lines of API_KEYS_FILE, skipping blanks and comments", async () => {
+    const tree = await makeTree({});
+    try {
+      await writeFile(
+        path.join(tree.dir, "keys"),
+        "# n8n\nkey-from-file-0123456789\n\n  second-key-0123456789  \r\n",
+      );
+      expect(
+        loadConfig({ API_KEYS: "key-from-env-0123456789", API_KEYS_FILE: "keys" }, [], tree.dir).http.apiKeys,
+      ).toEqual(["key-from-env-0123456789", "key-from-file-0123456789", "second-key-0123456789"]);
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("refuses bad values in one message, never echoing a key", () => {
+    const load = () =>
+      loadConfig({
+        ALLOWED_ORIGINS: "https://ok.example.com,example.com,https://x.example.com/path",
+        ALLOWED_HOSTS: "bad host",
+        API_KEYS: "sh0rt-secret",
+        API_KEYS_FILE: "/nonexistent/keys",
+        RATE_LIMIT_PER_MINUTE: "-1",
+        SHED_EVENT_LOOP_UTILIZATION: "2",
+        MAX_BODY_BYTES: "1e9",
+        SHUTDOWN_DRAIN_MS: "soon",
+      });
+    expect(load).toThrow(ConfigError);
+    let message = "";
+    try {
+      load();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.split("; ")).toEqual([
+      'ALLOWED_ORIGINS entry "example.com" is not an origin (scheme://host[:port], e.g. https://app.example.com)',
+      'ALLOWED_ORIGINS entry "https://x.example.com/path" is not an origin (scheme://host[:port], e.g. https://app.example.com)',
+      'ALLOWED_HOSTS entry "bad host" is not a host or host:port (e.g. skills.example.com)',
+      "API_KEYS_FILE /nonexistent/keys cannot be read (ENOENT)",
+      "API_KEYS item 1 is not a valid key (at least 16 visible ASCII characters, no spaces)",
+      'RATE_LIMIT_PER_MINUTE "-1" is not a whole number from 0 to 1000000',
+      'SHED_EVENT_LOOP_UTILIZATION "2" is not a number from 0 to 1',
+      'MAX_BODY_BYTES "1e9" is not a whole number from 1024 to 16777216',
+      'SHUTDOWN_DRAIN_MS "soon" is not a whole number from 0 to 60000',
+    ]);
+    expect(message).not.toContain("sh0rt-secret");
+  });
+
+  it("documents every setting in --help", () => {
+    for (const name of [
+      "ALLOWED_ORIGINS",
+      "ALLOWED_HOSTS",
+      "API_KEYS",
+      "API_KEYS_FILE",
+      "RATE_LIMIT_PER_MINUTE",
+      "TRUST_PROXY",
+      "SHED_EVENT_LOOP_DELAY_MS",
+      "SHED_EVENT_LOOP_UTILIZATION",
+      "SHED_RSS_MB",
+      "REQUEST_TIMEOUT_MS",
+      "MAX_BODY_BYTES",
+      "SHUTDOWN_DRAIN_MS",
+    ]) {
+      expect(USAGE).toContain(`  ${name} `);
+    }
   });
 });

@@ -1,9 +1,11 @@
+import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { type LoadedCatalog, loadCatalog } from "../../src/catalog/index.js";
+import { type HttpSettings, loadConfig } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
 import { buildIndex } from "../../src/search/index.js";
 
@@ -16,14 +18,24 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** HTTP settings as the environment `env` would give them (defaults for everything not in it). */
+export function httpSettings(env: Record<string, string> = {}): HttpSettings {
+  return loadConfig(env).http;
+}
+
 /** Loads `dir` and serves it on 127.0.0.1 on a free port, as main.ts would. */
-export async function startServer(dir: string, packs: readonly string[] = []): Promise<RunningServer> {
+export async function startServer(
+  dir: string,
+  packs: readonly string[] = [],
+  settings: HttpSettings = httpSettings(),
+): Promise<RunningServer> {
   const loaded = loadCatalog(dir, { packs });
   const app = await buildApp({
     catalog: loaded.catalog,
     index: buildIndex(loaded.catalog.everything.skills),
     info: { name: "skills-mcp", version: "test" },
     logger: pino({ level: "silent" }),
+    settings,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
@@ -62,13 +74,54 @@ export async function call(
   return { text, isError: result.isError === true };
 }
 
-/** Posts a raw JSON-RPC body, for what the SDK client would never send. */
-export async function post(
+/** An HTTP answer as a test looks at it: status, headers, and the body parsed as JSON when it is JSON. */
+export interface RawAnswer {
+  readonly status: number;
+  readonly json: unknown;
+  readonly text: string;
+  readonly headers: Headers;
+}
+
+/**
+ * Sends one request with node:http, which, unlike fetch, sends any header as given (Host included)
+ * and any body bytes. A fresh connection each time.
+ */
+export function send(
   url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; json: unknown; headers: Headers }> {
-  const response = await fetch(url, {
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, {
+      method: options.method ?? "GET",
+      headers: options.headers,
+      agent: false,
+    });
+    request.on("error", reject);
+    request.on("response", (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const text = Buffer.concat(chunks).toString();
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = text;
+        }
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+        }
+        resolve({ status: response.statusCode ?? 0, json, text, headers });
+      });
+    });
+    request.end(options.body);
+  });
+}
+
+/** Posts a raw JSON-RPC body, for what the SDK client would never send. */
+export function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  return send(url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -77,12 +130,4 @@ export async function post(
     },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = text;
-  }
-  return { status: response.status, json, headers: response.headers };
 }

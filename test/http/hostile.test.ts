@@ -1,0 +1,279 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeStandardCatalog, SECRET, type StandardCatalog } from "../helpers/fixtures.js";
+import { post, type RawAnswer, type RunningServer, send, startServer } from "../helpers/server.js";
+
+/**
+ * Hostile input, generated: whatever a client sends, the server answers with a 4xx or a JSON-RPC
+ * answer, never a 5xx, never a stack trace, and never anything from outside the served catalog.
+ */
+
+let tree: StandardCatalog;
+let server: RunningServer;
+beforeAll(async () => {
+  tree = await makeStandardCatalog();
+  server = await startServer(tree.skillsDir);
+});
+afterAll(async () => {
+  await server.close();
+  await tree.remove();
+});
+
+const RUNS = 250;
+/** Traces of a leaked stack or of the server's files. */
+const INTERNALS = /\n\s+at |node_modules|\.[jt]s:\d+|\/src\//;
+/** Contents that are on disk but not served: outside the skills folder, hidden, or /etc/passwd. */
+const UNSERVED = [SECRET, "TOKEN=hidden", "root:x:0:0"];
+
+function expectHarmless(answer: RawAnswer): void {
+  expect(answer.status).toBeLessThan(500);
+  expect(answer.text).not.toMatch(INTERNALS);
+  for (const content of UNSERVED) expect(answer.text).not.toContain(content);
+  if (answer.status === 200) {
+    expect(answer.json).toMatchObject({ jsonrpc: "2.0" });
+  } else if (answer.status !== 202 && answer.status !== 204) {
+    expect(answer.json).toMatchObject({ jsonrpc: "2.0", error: { code: expect.any(Number) } });
+  }
+}
+
+const PATH_PIECES = [
+  "..",
+  ".",
+  "",
+  "/",
+  "\\",
+  "\0",
+  "%2e%2e",
+  "~",
+  "outside",
+  "secret.txt",
+  "skills",
+  "alpha",
+  "two",
+  "beta",
+  "shared",
+  "link-out.md",
+  "link-abs.md",
+  ".env",
+  ".hidden",
+  "secret.md",
+  "/etc/passwd",
+  "SKILL.md",
+  "_manifest",
+  "references",
+  "guide.md",
+];
+const pathLike = fc
+  .array(fc.constantFrom(...PATH_PIECES), { minLength: 1, maxLength: 8 })
+  .chain((pieces) => fc.constantFrom(pieces.join("/"), pieces.join(""), pieces.join("\\")));
+const text = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "grapheme", maxLength: 50 }),
+  fc.string({ unit: "binary", maxLength: 50 }),
+  fc.string({ minLength: 1000, maxLength: 5000 }),
+  pathLike,
+  fc.constantFrom(
+    "alpha/two",
+    "beta/tools",
+    "tools",
+    "hammer",
+    "shared-name",
+    "alpha/shared-name",
+    " hammer ",
+  ),
+);
+const wrongType = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(text, { maxLength: 3 }),
+  fc.dictionary(fc.string(), text, { maxKeys: 3 }),
+  fc.jsonValue({ maxDepth: 4 }),
+);
+const argumentValue = fc.oneof({ weight: 4, arbitrary: text }, { weight: 1, arbitrary: wrongType });
+const toolName = fc.oneof(
+  fc.constantFrom("list_packs", "list_skills", "read_skill", "read_pack_file"),
+  fc.string(),
+  fc.constant("__proto__"),
+);
+const toolArguments = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.dictionary(fc.constantFrom("skill", "file", "pack", "query", "extra"), argumentValue),
+  },
+  { weight: 1, arbitrary: wrongType },
+);
+
+describe("hostile input (property-based)", () => {
+  it("tool arguments: paths, names, selectors, huge and unicode strings, wrong types", async () => {
+    await fc.assert(
+      fc.asyncProperty(toolName, toolArguments, async (name, args) => {
+        const answer = await post(`${server.url}/mcp`, {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name, arguments: args },
+        });
+        expectHarmless(answer);
+        expect(answer.status).toBe(200);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("headers and query parameters: ceilings, content types, accept, protocol versions", async () => {
+    const headerValue = fc.oneof(
+      fc.string({ unit: fc.constantFrom(..."abcz-/,. *?%\t~_".split("")), maxLength: 40 }),
+      fc.string({ unit: "binary-ascii", maxLength: 40 }).map((value) => value.replace(/[^\t\x20-\x7e]/g, "")),
+      fc.constantFrom("alpha", "beta/tools", "tools", "alpha, gamma", "", ",", "x".repeat(2000)),
+    );
+    const query = fc.oneof(
+      fc.string().map((value) => `?pack=${encodeURIComponent(value)}`),
+      fc.constantFrom("?pack=%zz", "?pack[]=alpha", "?pack=alpha&pack=beta", "?pack", "?=&&=", "?pack=%00"),
+    );
+    const contentType = fc.constantFrom(
+      "application/json",
+      "application/json; charset=utf-8",
+      "APPLICATION/JSON",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonx",
+      "",
+    );
+    const accept = fc.constantFrom(
+      "application/json, text/event-stream",
+      "application/json",
+      "text/event-stream",
+      "*/*",
+      "",
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        headerValue,
+        query,
+        contentType,
+        accept,
+        headerValue,
+        async (pack, q, type, acc, version) => {
+          const headers: Record<string, string> = { "x-skill-pack": pack, "mcp-protocol-version": version };
+          if (type !== "") headers["content-type"] = type;
+          if (acc !== "") headers.accept = acc;
+          const answer = await send(`${server.url}/mcp${q}`, {
+            method: "POST",
+            headers,
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: 1,
+              method: "tools/call",
+              params: { name: "list_skills" },
+            }),
+          });
+          expectHarmless(answer);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("raw bodies: any JSON value, batches of anything, and bytes that are not JSON", async () => {
+    const message = fc.oneof(
+      fc.record({
+        jsonrpc: fc.constantFrom("2.0", "1.0", 2),
+        id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
+        method: fc.oneof(
+          fc.constantFrom("initialize", "ping", "tools/list", "tools/call", "notifications/initialized"),
+          fc.string(),
+        ),
+        params: wrongType,
+      }),
+      fc.record({ jsonrpc: fc.constant("2.0"), method: fc.string() }),
+      wrongType,
+    );
+    const body = fc.oneof(
+      message.map((value) => JSON.stringify(value)),
+      fc.array(message, { maxLength: 4 }).map((value) => JSON.stringify(value)),
+      fc.json({ maxDepth: 5 }),
+      fc.string({ unit: "binary", maxLength: 200 }),
+      fc.constantFrom(
+        "[]",
+        "[[]]",
+        "{",
+        '{"jsonrpc":"2.0"',
+        "null",
+        '"x"',
+        "0",
+        "[1,2,3]",
+        '{"__proto__":{"x":1}}',
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (raw) => {
+        expectHarmless(await post(`${server.url}/mcp`, raw));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe("malformed requests get the error that says what was wrong", () => {
+  it.each([
+    ["malformed JSON", "{not json", 400, -32700],
+    ["an empty batch", "[]", 400, -32600],
+    ["a batch of garbage", "[1, 2, 3]", 400, -32700],
+    ["JSON that is not a message", '"hello"', 400, -32700],
+    ["a prototype-poisoning body", '{"__proto__":{"admin":true}}', 400, -32700],
+  ])("%s", async (_what, body, status, code) => {
+    const answer = await post(`${server.url}/mcp`, body);
+    expect(answer.status).toBe(status);
+    expect(answer.json).toMatchObject({ jsonrpc: "2.0", error: { code }, id: null });
+  });
+
+  it("an unknown method: a JSON-RPC Method not found error for its id", async () => {
+    const answer = await post(`${server.url}/mcp`, { jsonrpc: "2.0", id: 9, method: "resources/list" });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ jsonrpc: "2.0", id: 9, error: { code: -32601 } });
+  });
+
+  it("notifications only: 202 Accepted with no body, as MCP says", async () => {
+    const answer = await post(`${server.url}/mcp`, [{ jsonrpc: "2.0", method: "notifications/initialized" }]);
+    expect(answer.status).toBe(202);
+    expect(answer.text).toBe("");
+  });
+
+  it("a wrong content type: 415 naming application/json", async () => {
+    const answer = await send(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "a=1",
+    });
+    expect(answer.status).toBe(415);
+    expect(answer.json).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining("application/json") },
+    });
+  });
+
+  it("an Accept header without text/event-stream: 406 saying what to accept", async () => {
+    const answer = await post(
+      `${server.url}/mcp`,
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { accept: "application/json" },
+    );
+    expect(answer.status).toBe(406);
+    expect(answer.json).toMatchObject({ error: { message: expect.stringContaining("text/event-stream") } });
+  });
+
+  it("too many argument members: a tool error, before validation walks them", async () => {
+    const args = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
+    const answer = await post(`${server.url}/mcp`, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "read_skill", arguments: { skill: "hammer", ...args } },
+    });
+    expect(answer.json).toMatchObject({
+      result: { isError: true, content: [{ text: expect.stringContaining("maximum of 16") }] },
+    });
+  });
+});

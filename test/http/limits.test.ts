@@ -1,0 +1,107 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { httpSettings, post, type RunningServer, startServer } from "../helpers/server.js";
+
+const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+
+let tree: StandardCatalog;
+beforeAll(async () => {
+  tree = await makeStandardCatalog();
+});
+afterAll(() => tree.remove());
+
+describe("rate limit", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer(tree.skillsDir, [], httpSettings({ RATE_LIMIT_PER_MINUTE: "5" }));
+  });
+  afterAll(() => server.close());
+
+  it("answers a client over its limit with 429, Retry-After and a JSON-RPC error; /health is not limited", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await post(`${server.url}/mcp`, ping)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    const limited = await post(`${server.url}/mcp`, ping);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(limited.json).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: expect.stringMatching(/^Rate limit exceeded, retry in /) },
+    });
+    for (let i = 0; i < 10; i++) expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+});
+
+describe("load shedding", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    // Any process uses more than 1 MiB, so the server is "overloaded" from its first sample on.
+    server = await startServer(
+      tree.skillsDir,
+      [],
+      httpSettings({ SHED_RSS_MB: "1", SHED_EVENT_LOOP_DELAY_MS: "0" }),
+    );
+  });
+  afterAll(() => server.close());
+
+  it("answers /mcp with 503, Retry-After and a JSON-RPC error instead of taking the work; /health stays up", async () => {
+    const shed = await vi.waitFor(
+      async () => {
+        const response = await post(`${server.url}/mcp`, ping);
+        expect(response.status).toBe(503);
+        return response;
+      },
+      { timeout: 5000, interval: 100 },
+    );
+    expect(shed.headers.get("retry-after")).toBe("5");
+    expect(shed.json).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Server overloaded: retry in 5 seconds." },
+    });
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+});
+
+describe("request size and time", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer(
+      tree.skillsDir,
+      [],
+      httpSettings({ MAX_BODY_BYTES: "4096", REQUEST_TIMEOUT_MS: "500" }),
+    );
+  });
+  afterAll(() => server.close());
+
+  it("answers a body over MAX_BODY_BYTES with 413 naming the limit", async () => {
+    const body = { ...ping, params: { padding: "x".repeat(5000) } };
+    const response = await post(`${server.url}/mcp`, body);
+    expect(response.status).toBe(413);
+    expect(response.json).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: "Request body is too large: the limit is 4096 bytes." },
+    });
+    expect((await post(`${server.url}/mcp`, { ...ping, params: { padding: "x".repeat(3000) } })).status).toBe(
+      200,
+    );
+  });
+
+  it("drops a client that sends its request too slowly (slowloris) with 408", async () => {
+    const { port } = new URL(server.url);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    const started = Date.now();
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    socket.write(
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    );
+    const closed = await new Promise<number>((resolve) =>
+      socket.on("close", () => resolve(Date.now() - started)),
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closed).toBeLessThan(5000);
+  });
+});

@@ -1,0 +1,148 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiKeyCheck } from "../../src/http/guard.js";
+import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { call, httpSettings, post, type RunningServer, startServer } from "../helpers/server.js";
+
+const ping = { jsonrpc: "2.0", id: 3, method: "ping" };
+const KEY = "n8n-key-0123456789abcdef";
+const OTHER_KEY = "ci-key-0123456789abcdef";
+
+let tree: StandardCatalog;
+beforeAll(async () => {
+  tree = await makeStandardCatalog();
+});
+afterAll(() => tree.remove());
+
+describe("browser protection with the defaults", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer(tree.skillsDir);
+  });
+  afterAll(() => server.close());
+
+  it("refuses any request carrying an Origin header with 403 and a JSON-RPC error", async () => {
+    for (const origin of [
+      "http://evil.example.com",
+      "null",
+      `http://127.0.0.1:${new URL(server.url).port}`,
+    ]) {
+      const response = await post(`${server.url}/mcp`, ping, { origin });
+      expect(response.status).toBe(403);
+      expect(response.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 }, id: null });
+      expect(JSON.stringify(response.json)).toContain("ALLOWED_ORIGINS");
+    }
+    expect(
+      (await fetch(`${server.url}/health`, { headers: { origin: "http://evil.example.com" } })).status,
+    ).toBe(403);
+  });
+
+  it("serves requests without Origin, as agents, n8n and curl send them, whatever their Host", async () => {
+    expect((await post(`${server.url}/mcp`, ping)).status).toBe(200);
+    const client = await server.connect();
+    expect((await call(client, "list_packs")).isError).toBe(false);
+  });
+});
+
+describe("ALLOWED_ORIGINS and ALLOWED_HOSTS", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer(
+      tree.skillsDir,
+      [],
+      httpSettings({
+        ALLOWED_ORIGINS: "https://app.example.com",
+        ALLOWED_HOSTS: "127.0.0.1,skills.example.com:8443",
+      }),
+    );
+  });
+  afterAll(() => server.close());
+
+  it("serves a listed origin with the CORS header its browser needs, and answers its preflight", async () => {
+    const response = await post(`${server.url}/mcp`, ping, { origin: "https://app.example.com" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    const preflight = await fetch(`${server.url}/mcp`, {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example.com", "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("x-skill-pack");
+    const foreign = await fetch(`${server.url}/mcp`, {
+      method: "OPTIONS",
+      headers: { origin: "https://evil.example.com", "access-control-request-method": "POST" },
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("refuses a Host that is not listed on /mcp, and leaves /health to probes that use the pod address", async () => {
+    expect((await post(`${server.url}/mcp`, ping)).status).toBe(200);
+    expect((await post(`${server.url}/mcp`, ping, { host: "skills.example.com:8443" })).status).toBe(200);
+    const rebound = await post(`${server.url}/mcp`, ping, { host: "evil.example.com" });
+    expect(rebound.status).toBe(403);
+    expect(JSON.stringify(rebound.json)).toContain("ALLOWED_HOSTS");
+    expect((await post(`${server.url}/mcp`, ping, { host: "skills.example.com:9999" })).status).toBe(403);
+    expect((await fetch(`${server.url}/health`, { headers: { host: "10.1.2.3:8000" } })).status).toBe(200);
+  });
+});
+
+describe("API keys", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer(tree.skillsDir, [], httpSettings({ API_KEYS: `${KEY},${OTHER_KEY}` }));
+  });
+  afterAll(() => server.close());
+
+  it("answers /mcp without a key with 401, WWW-Authenticate and a JSON-RPC error", async () => {
+    const response = await post(`${server.url}/mcp`, ping);
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toBe('Bearer realm="skills-mcp"');
+    expect(response.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32001 }, id: null });
+  });
+
+  it.each([
+    `Bearer ${KEY.slice(0, -1)}`,
+    `Bearer ${KEY}x`,
+    `Basic ${Buffer.from(`user:${KEY}`).toString("base64")}`,
+    KEY,
+    "Bearer",
+  ])("refuses %s as invalid", async (authorization) => {
+    const response = await post(`${server.url}/mcp`, ping, { authorization });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  });
+
+  it("serves each configured key, through the SDK client as n8n's bearer credential sends it", async () => {
+    for (const key of [KEY, OTHER_KEY]) {
+      const client = new Client({ name: "keyed", version: "1" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${key}`, "X-Skill-Pack": "gamma" } },
+        }),
+      );
+      const result = await client.callTool({ name: "list_skills", arguments: {} });
+      expect(JSON.stringify(result)).toContain("drill: ");
+      await client.close();
+    }
+  });
+
+  it("keeps /health and /metrics open", async () => {
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(200);
+  });
+});
+
+describe("ApiKeyCheck", () => {
+  it("accepts exactly the configured keys, case-insensitive in the scheme only", () => {
+    const check = new ApiKeyCheck([KEY, OTHER_KEY]);
+    expect(check.accepts(`Bearer ${KEY}`)).toBe(true);
+    expect(check.accepts(`bearer ${OTHER_KEY}`)).toBe(true);
+    expect(check.accepts(`Bearer ${KEY.toUpperCase()}`)).toBe(false);
+    expect(check.accepts(`Bearer ${KEY} extra`)).toBe(false);
+    expect(check.accepts(undefined)).toBe(false);
+    expect(new ApiKeyCheck([]).accepts(`Bearer ${KEY}`)).toBe(false);
+  });
+});
