@@ -1,5 +1,5 @@
 import type { Scope, Skill } from "../catalog/index.js";
-import { Bm25fIndex, type RankingOptions } from "./bm25f.js";
+import { Bm25fIndex, type Postings, type RankingOptions } from "./bm25f.js";
 import { skillFields } from "./fields.js";
 import { NameIndex } from "./names.js";
 
@@ -71,11 +71,7 @@ class Accumulator {
     this.touched = new Int32Array(size);
   }
 
-  rank(
-    postings: readonly { readonly documents: Int32Array; readonly impacts: Float32Array }[],
-    allowed: Uint8Array | undefined,
-    limit: number,
-  ): { best: number[]; matched: number } {
+  rank(postings: readonly Postings[], allowed: Uint8Array | undefined, limit: number): Ranked {
     const { scores, touched } = this;
     let matched = 0;
     for (const { documents, impacts } of postings) {
@@ -93,21 +89,34 @@ class Accumulator {
   }
 }
 
+interface Ranked {
+  /** Document positions, best first. */
+  readonly best: number[];
+  /** Documents with any score. */
+  readonly matched: number;
+}
+
 /**
  * The `limit` best documents, best first; equal scores keep catalog order (by name, then pack).
- * One pass with a small sorted buffer: cheaper than sorting every match.
+ * One pass keeping a small sorted buffer: most candidates fall below its last score and cost a comparison.
  */
 function topDocuments(candidates: Int32Array, scores: Float64Array, limit: number): number[] {
   const best: number[] = [];
-  const better = (a: number, b: number) =>
-    (scores[a] as number) > (scores[b] as number) || (scores[a] === scores[b] && a < b);
+  let floor = Number.NEGATIVE_INFINITY;
   for (const document of candidates) {
-    const worst = best[best.length - 1];
-    if (best.length >= limit && worst !== undefined && !better(document, worst)) continue;
+    const score = scores[document] as number;
+    if (score < floor) continue;
     let position = best.length;
-    while (position > 0 && better(document, best[position - 1] as number)) position--;
+    while (position > 0) {
+      const above = best[position - 1] as number;
+      const aboveScore = scores[above] as number;
+      if (aboveScore > score || (aboveScore === score && above < document)) break;
+      position--;
+    }
+    if (position >= limit) continue;
     best.splice(position, 0, document);
     if (best.length > limit) best.pop();
+    if (best.length === limit) floor = scores[best[limit - 1] as number] as number;
   }
   return best;
 }
