@@ -32,6 +32,7 @@ export const DEFAULT_RANKING: RankingOptions = {
   k1: 2,
 };
 
+/** Indexes `skills` once; every later search and suggestion reads the index only. `ranking` is for tuning. */
 export function buildIndex(skills: readonly Skill[], ranking: RankingOptions = DEFAULT_RANKING): SearchIndex {
   const terms = new Bm25fIndex(skills.map(skillFields), ranking);
   const names = new NameIndex(skills);
@@ -51,7 +52,7 @@ export function buildIndex(skills: readonly Skill[], ranking: RankingOptions = D
         .closeTo(name.slice(name.indexOf("/") + 1))
         .filter((document) => allowed === undefined || allowed[document] === 1)
         .flatMap((document) => skills[document] ?? []);
-      const byMeaning = search(name.replace(/[/_-]/g, " "), scope, limit).skills;
+      const byMeaning = search(name, scope, limit).skills;
       return [...new Set([...close, ...byMeaning])].slice(0, limit);
     },
   };

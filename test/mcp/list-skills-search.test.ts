@@ -55,6 +55,19 @@ describe("list_skills with query", () => {
     expect(text).toMatch(/^prune-roses: .*\nNext:/);
   });
 
+  it("never finds a skill outside the client's ceiling", async () => {
+    const gardener = await server.connect({ headers: { "X-Skill-Pack": "garden" } });
+    expect((await call(gardener, "list_skills", { query: "weekly report roses" })).text).toMatch(
+      /^prune-roses: .*\nNext:/,
+    );
+    expect((await call(gardener, "list_skills", { query: "weekly report" })).text).toMatch(
+      /^No skill matches/,
+    );
+    expect((await call(gardener, "read_skill", { skill: "report-bilder" })).text).not.toContain(
+      "report-builder",
+    );
+  });
+
   it("says when nothing matches, and what to do next", async () => {
     const nowhere = await call(client, "list_skills", { query: "quantum chromodynamics" });
     expect(nowhere).toEqual({
