@@ -1,56 +1,153 @@
 import type { Scope, Skill } from "../catalog/index.js";
+import { Bm25fIndex, type Postings, type RankingOptions } from "./bm25f.js";
+import { skillFields } from "./fields.js";
+import { NameIndex } from "./names.js";
+
+export type { RankingOptions } from "./bm25f.js";
+
+/** What a search found: the best matches, and how many skills matched at all. */
+export interface SearchResult {
+  /** Best first, at most the limit asked for. */
+  readonly skills: readonly Skill[];
+  /** Skills in scope that share at least one term with the query, shown or not. */
+  readonly matched: number;
+}
 
 /** Finds skills for a request, and names close to a mistyped one. Built once at startup; pure. */
 export interface SearchIndex {
-  /** Skills in `scope` matching `query`, best first. */
-  search(query: string, scope: Scope): Skill[];
-  /** Up to `limit` skills in `scope` whose names are closest to `name`. */
+  /** Skills in `scope` ranked for `query`, best first. */
+  search(query: string, scope: Scope, limit: number): SearchResult;
+  /** Up to `limit` skills in `scope` whose names are close to `name`, or else that its words find. */
   suggest(name: string, scope: Scope, limit?: number): Skill[];
 }
 
-/** Case and hyphens do not matter: `Code-Nodes` finds `n8n-code-nodes`. */
-function fold(text: string): string {
-  return text.toLowerCase().replace(/-/g, "");
-}
+/**
+ * Tuned on the dev set of shared/bench and checked by split halves (docs/search.md): the name counts most,
+ * the body least; descriptions and bodies are normalized fully by their length, since a long text mentions
+ * many things in passing.
+ */
+export const DEFAULT_RANKING: RankingOptions = {
+  weights: { name: 4, description: 3, place: 0.25, headings: 1, body: 0.15 },
+  lengthNormalization: { name: 0.5, description: 1, place: 0.5, headings: 1, body: 1 },
+  k1: 2,
+};
 
-export function buildIndex(skills: readonly Skill[]): SearchIndex {
-  const haystacks = new Map(skills.map((skill) => [skill, fold(`${skill.name} ${skill.description}`)]));
+/** Indexes `skills` once; every later search and suggestion reads the index only. `ranking` is for tuning. */
+export function buildIndex(skills: readonly Skill[], ranking: RankingOptions = DEFAULT_RANKING): SearchIndex {
+  const terms = new Bm25fIndex(skills.map(skillFields), ranking);
+  const names = new NameIndex(skills);
+  const scopes = new ScopeMasks(skills);
+  const accumulator = new Accumulator(skills.length);
+
+  const search = (query: string, scope: Scope, limit: number): SearchResult => {
+    const found = accumulator.rank(terms.lookup(query), scopes.mask(scope), limit);
+    return { skills: found.best.flatMap((document) => skills[document] ?? []), matched: found.matched };
+  };
+
   return {
-    search(query, scope) {
-      const words = query.split(/\s+/).map(fold).filter(Boolean);
-      if (words.length === 0) return [...scope.skills];
-      return scope.skills.filter((skill) => {
-        const haystack = haystacks.get(skill) ?? "";
-        return words.every((word) => haystack.includes(word));
-      });
-    },
+    search,
     suggest(name, scope, limit = 3) {
-      const wanted = fold(name.slice(name.indexOf("/") + 1));
-      return scope.skills
-        .map((skill) => ({ skill, distance: nameDistance(wanted, fold(skill.name)) }))
-        .filter(({ distance }) => distance <= Math.max(2, Math.floor(wanted.length / 2)))
-        .sort((a, b) => a.distance - b.distance)
-        .slice(0, limit)
-        .map(({ skill }) => skill);
+      const allowed = scopes.mask(scope);
+      const close = names
+        .closeTo(name.slice(name.indexOf("/") + 1))
+        .filter((document) => allowed === undefined || allowed[document] === 1)
+        .flatMap((document) => skills[document] ?? []);
+      const byMeaning = search(name, scope, limit).skills;
+      return [...new Set([...close, ...byMeaning])].slice(0, limit);
     },
   };
 }
 
-/** Edit distance, except that a name containing the wanted text (or contained in it) counts as close. */
-function nameDistance(wanted: string, name: string): number {
-  if (wanted.length > 0 && (name.includes(wanted) || wanted.includes(name))) return 1;
-  return levenshtein(wanted, name);
+/**
+ * Adds up the impacts of a query's postings per document and picks the best. Its buffers are reused by
+ * every query (searches are synchronous, and each leaves them zeroed), so a query allocates next to
+ * nothing and costs what its postings cost, however large the catalog.
+ */
+class Accumulator {
+  private readonly scores: Float64Array;
+  private readonly touched: Int32Array;
+
+  constructor(size: number) {
+    this.scores = new Float64Array(size);
+    this.touched = new Int32Array(size);
+  }
+
+  rank(postings: readonly Postings[], allowed: Uint8Array | undefined, limit: number): Ranked {
+    const { scores, touched } = this;
+    let matched = 0;
+    for (const { documents, impacts } of postings) {
+      for (let i = 0; i < documents.length; i++) {
+        const document = documents[i] as number;
+        if (allowed !== undefined && allowed[document] === 0) continue;
+        const before = scores[document] as number;
+        if (before === 0) touched[matched++] = document;
+        scores[document] = before + (impacts[i] as number);
+      }
+    }
+    const best = topDocuments(touched.subarray(0, matched), scores, limit);
+    for (let i = 0; i < matched; i++) scores[touched[i] as number] = 0;
+    return { best, matched };
+  }
 }
 
-function levenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+interface Ranked {
+  /** Document positions, best first. */
+  readonly best: number[];
+  /** Documents with any score. */
+  readonly matched: number;
+}
+
+/**
+ * The `limit` best documents, best first; equal scores keep catalog order (by name, then pack).
+ * One pass keeping a small sorted buffer: most candidates fall below its last score and cost a comparison.
+ */
+function topDocuments(candidates: Int32Array, scores: Float64Array, limit: number): number[] {
+  const best: number[] = [];
+  let floor = Number.NEGATIVE_INFINITY;
+  for (const document of candidates) {
+    const score = scores[document] as number;
+    if (score < floor) continue;
+    let position = best.length;
+    while (position > 0) {
+      const above = best[position - 1] as number;
+      const aboveScore = scores[above] as number;
+      if (aboveScore > score || (aboveScore === score && above < document)) break;
+      position--;
     }
-    previous = current;
+    if (position >= limit) continue;
+    best.splice(position, 0, document);
+    if (best.length > limit) best.pop();
+    if (best.length === limit) floor = scores[best[limit - 1] as number] as number;
   }
-  return previous[b.length] ?? 0;
+  return best;
+}
+
+/**
+ * Which documents a scope allows, as a byte per document (undefined: all of them). Scopes are immutable
+ * and ceilings are reused across requests, so each scope's mask is built once and kept while it lives.
+ */
+class ScopeMasks {
+  private readonly positions: ReadonlyMap<Skill, number>;
+  private readonly masks = new WeakMap<Scope, Uint8Array | undefined>();
+
+  constructor(private readonly skills: readonly Skill[]) {
+    this.positions = new Map(skills.map((skill, position) => [skill, position]));
+  }
+
+  mask(scope: Scope): Uint8Array | undefined {
+    if (this.masks.has(scope)) return this.masks.get(scope);
+    let mask: Uint8Array | undefined;
+    if (
+      scope.skills.length < this.skills.length ||
+      scope.skills.some((skill) => !this.positions.has(skill))
+    ) {
+      mask = new Uint8Array(this.skills.length);
+      for (const skill of scope.skills) {
+        const position = this.positions.get(skill);
+        if (position !== undefined) mask[position] = 1;
+      }
+    }
+    this.masks.set(scope, mask);
+    return mask;
+  }
 }

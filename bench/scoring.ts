@@ -1,0 +1,86 @@
+import { readFileSync } from "node:fs";
+
+/** One labeled request of a search benchmark (format: shared/bench/README.md). */
+export interface LabeledQuery {
+  readonly id: string;
+  readonly query: string;
+  readonly expected: readonly string[];
+  readonly alsoOk: readonly string[];
+  readonly difficulty: string;
+}
+
+/** Where a search put the first right answer for one query; `rank` is 1-based, undefined for a miss. */
+export interface Outcome {
+  readonly query: LabeledQuery;
+  readonly rank: number | undefined;
+  /** The first result, to show what won instead on a miss. */
+  readonly first: string | undefined;
+}
+
+export interface Metrics {
+  readonly queries: number;
+  readonly recallAt1: number;
+  readonly recallAt3: number;
+  readonly recallAt10: number;
+  readonly mrr: number;
+}
+
+export function readQueries(file: string): LabeledQuery[] {
+  const raw: unknown = JSON.parse(readFileSync(file, "utf8"));
+  if (!Array.isArray(raw)) throw new Error(`${file}: expected a JSON array of queries`);
+  return raw.map((item: unknown, position) => {
+    const entry = (item ?? {}) as Record<string, unknown>;
+    const { id, query, expected, difficulty } = entry;
+    const alsoOk = entry.also_ok ?? [];
+    if (
+      typeof id !== "string" ||
+      typeof query !== "string" ||
+      typeof difficulty !== "string" ||
+      !isStringList(expected) ||
+      expected.length === 0 ||
+      !isStringList(alsoOk)
+    ) {
+      throw new Error(`${file}: query #${position + 1} needs id, query, difficulty, expected[] (also_ok[])`);
+    }
+    return { id, query, expected, alsoOk, difficulty };
+  });
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+/** Scores one ranked result list: duplicates count once, at their best position. */
+export function judge(query: LabeledQuery, results: readonly string[]): Outcome {
+  const right = new Set([...query.expected, ...query.alsoOk]);
+  const distinct = [...new Set(results)];
+  const index = distinct.findIndex((id) => right.has(id));
+  return { query, rank: index < 0 ? undefined : index + 1, first: distinct[0] };
+}
+
+export function summarize(outcomes: readonly Outcome[]): Metrics {
+  const count = outcomes.length;
+  const share = (hit: (outcome: Outcome) => boolean) =>
+    count === 0 ? 0 : outcomes.filter(hit).length / count;
+  const within = (k: number) => share(({ rank }) => rank !== undefined && rank <= k);
+  const reciprocal = outcomes.reduce((sum, { rank }) => sum + (rank === undefined ? 0 : 1 / rank), 0);
+  return {
+    queries: count,
+    recallAt1: within(1),
+    recallAt3: within(3),
+    recallAt10: within(10),
+    mrr: count === 0 ? 0 : reciprocal / count,
+  };
+}
+
+/** Overall first, then each difficulty in the order the query file first uses it. */
+export function summarizeByDifficulty(outcomes: readonly Outcome[]): [string, Metrics][] {
+  const difficulties = [...new Set(outcomes.map(({ query }) => query.difficulty))];
+  return [
+    ["all", summarize(outcomes)],
+    ...difficulties.map((difficulty): [string, Metrics] => [
+      difficulty,
+      summarize(outcomes.filter(({ query }) => query.difficulty === difficulty)),
+    ]),
+  ];
+}

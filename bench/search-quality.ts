@@ -1,0 +1,119 @@
+/**
+ * Measures how well `list_skills(query)` finds the right skill: serves a corpus, asks each labeled request
+ * through the real MCP tool, and prints recall@1, @3, @10 and MRR overall and per difficulty, beside the
+ * peer baseline (SQLite FTS5 BM25 over name and description), then the misses.
+ *
+ *   npm run bench:search -- <corpus folder> <queries.json>
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { loadCatalog, type Scope } from "../src/catalog/index.js";
+import { createMcpServer } from "../src/mcp/index.js";
+import { buildIndex } from "../src/search/index.js";
+import { buildFts5Baseline } from "./fts5-baseline.js";
+import { judge, type Metrics, type Outcome, readQueries, summarizeByDifficulty } from "./scoring.js";
+
+const SHOWN_RESULTS = 10;
+
+async function main(corpus: string, queriesFile: string): Promise<void> {
+  const queries = readQueries(queriesFile);
+  const { catalog, issues } = loadCatalog(corpus);
+  const skills = catalog.everything.skills;
+  for (const issue of issues) console.error(`corpus: ${issue.path}: ${issue.reason}`);
+  checkLabels(
+    queries.flatMap((query) => [...query.expected, ...query.alsoOk]),
+    catalog.everything,
+  );
+
+  const started = performance.now();
+  const index = buildIndex(skills);
+  const buildMs = performance.now() - started;
+  const server = createMcpServer(
+    { name: "skills-mcp", version: "bench" },
+    { catalog, index, scope: catalog.everything, onInternalError: (error) => console.error(error) },
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "bench", version: "1" });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+
+  const ours: Outcome[] = [];
+  for (const query of queries) {
+    const answer = await listSkills(client, query.query);
+    ours.push(judge(query, resultIds(answer, catalog.everything)));
+  }
+  await client.close();
+
+  const baseline = buildFts5Baseline(skills);
+  const theirs = queries.map((query) => judge(query, baseline.search(query.query, SHOWN_RESULTS)));
+  baseline.close();
+
+  console.log(
+    `${queries.length} queries over ${skills.length} skills (${corpus}); index built in ${buildMs.toFixed(0)} ms\n`,
+  );
+  printTable([
+    ["skills-mcp", summarizeByDifficulty(ours)],
+    ["FTS5 baseline", summarizeByDifficulty(theirs)],
+  ]);
+  printMisses("skills-mcp", ours);
+  printMisses("FTS5 baseline", theirs);
+}
+
+/** A label naming no skill would silently count as a miss, so the bench refuses it. */
+function checkLabels(ids: readonly string[], everything: Scope): void {
+  const unknown = ids.filter((id) => everything.findSkill(id).kind !== "found");
+  if (unknown.length > 0) throw new Error(`labels name skills not in the corpus: ${unknown.join(", ")}`);
+}
+
+async function listSkills(client: Client, query: string): Promise<string> {
+  const result = (await client.callTool({ name: "list_skills", arguments: { query } })) as CallToolResult;
+  const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+  if (result.isError) throw new Error(`list_skills failed for "${query}": ${text}`);
+  return text;
+}
+
+/** Maps each `name: description` line of a listing to `<pack>/<name>`; hint lines name no skill. */
+function resultIds(answer: string, everything: Scope): string[] {
+  const ids: string[] = [];
+  for (const line of answer.split("\n")) {
+    const colon = line.indexOf(": ");
+    if (colon <= 0) continue;
+    const lookup = everything.findSkill(line.slice(0, colon));
+    if (lookup.kind === "found") ids.push(lookup.skill.id);
+  }
+  return ids;
+}
+
+function printTable(systems: [string, [string, Metrics][]][]): void {
+  console.log(`${"system".padEnd(14)} ${"queries".padEnd(16)} recall@1  recall@3  recall@10    MRR`);
+  for (const [system, rows] of systems) {
+    for (const [difficulty, metrics] of rows) {
+      const label = `${difficulty} (${metrics.queries})`;
+      const numbers = [metrics.recallAt1, metrics.recallAt3, metrics.recallAt10, metrics.mrr]
+        .map((value, column) => value.toFixed(2).padStart(column === 3 ? 6 : column === 2 ? 9 : 8))
+        .join("  ");
+      console.log(`${system.padEnd(14)} ${label.padEnd(16)} ${numbers}`);
+    }
+  }
+}
+
+function printMisses(system: string, outcomes: readonly Outcome[]): void {
+  const misses = outcomes.filter(({ rank }) => rank !== 1);
+  console.log(`\n${system}: ${misses.length} not ranked first`);
+  for (const { query, rank, first } of misses) {
+    const where = rank === undefined ? "not in top 10" : `rank ${rank}`;
+    console.log(
+      `  ${query.id} ${query.difficulty.padEnd(10)} ${query.expected.join(", ")}: ${where}; first ${first ?? "nothing"}`,
+    );
+  }
+}
+
+const [corpus, queriesFile] = process.argv.slice(2);
+if (corpus === undefined || queriesFile === undefined) {
+  console.error("usage: npm run bench:search -- <corpus folder> <queries.json>");
+  process.exit(2);
+}
+main(corpus, queriesFile).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,104 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, type RunningServer, startServer } from "../helpers/server.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+
+/** Twelve skills about reports (one named for them), and one that is not. */
+const TREE = {
+  ...Object.fromEntries(
+    Array.from({ length: 11 }, (_, i) => [
+      `office/task-${String(i).padStart(2, "0")}/SKILL.md`,
+      skillMd(`task-${String(i).padStart(2, "0")}`, `Task ${i} that ends with a report.`),
+    ]),
+  ),
+  "office/report-builder/SKILL.md": skillMd("report-builder", "Build the weekly report from tickets."),
+  "garden/prune-roses/SKILL.md": skillMd("prune-roses", "Cut back roses in late winter."),
+};
+
+let tree: TempTree;
+let server: RunningServer;
+let client: Client;
+
+beforeAll(async () => {
+  tree = await makeTree(TREE);
+  server = await startServer(tree.dir);
+  client = await server.connect();
+});
+afterAll(async () => {
+  await server.close();
+  await tree.remove();
+});
+
+describe("list_skills with query", () => {
+  it("shows the ten best matches, best first, and says how to reach the rest", async () => {
+    const { text, isError } = await call(client, "list_skills", { query: "weekly reports" });
+    expect(isError).toBe(false);
+    const lines = text.split("\n");
+    expect(lines[0]).toBe("report-builder: Build the weekly report from tickets.");
+    expect(lines.slice(0, 10).every((line) => /^(report-builder|task-\d\d): /.test(line))).toBe(true);
+    expect(lines.slice(10)).toEqual([
+      "… 2 more skills matched less well: add words to the query, or narrow with pack.",
+      'Next: read_skill(skill="<name>").',
+    ]);
+  });
+
+  it("shows every match with no hint when ten or fewer match", async () => {
+    const { text } = await call(client, "list_skills", { query: "roses" });
+    expect(text.split("\n")).toEqual([
+      "prune-roses: Cut back roses in late winter.",
+      'Next: read_skill(skill="<name>").',
+    ]);
+  });
+
+  it("searches within the pack argument", async () => {
+    const { text } = await call(client, "list_skills", { query: "cut back report", pack: "garden" });
+    expect(text).toMatch(/^prune-roses: .*\nNext:/);
+  });
+
+  it("never finds a skill outside the client's ceiling", async () => {
+    const gardener = await server.connect({ headers: { "X-Skill-Pack": "garden" } });
+    expect((await call(gardener, "list_skills", { query: "weekly report roses" })).text).toMatch(
+      /^prune-roses: .*\nNext:/,
+    );
+    expect((await call(gardener, "list_skills", { query: "weekly report" })).text).toMatch(
+      /^No skill matches/,
+    );
+    expect((await call(gardener, "read_skill", { skill: "report-bilder" })).text).not.toContain(
+      "report-builder",
+    );
+  });
+
+  it("says when nothing matches, and what to do next", async () => {
+    const nowhere = await call(client, "list_skills", { query: "quantum chromodynamics" });
+    expect(nowhere).toEqual({
+      isError: false,
+      text: 'No skill matches "quantum chromodynamics". Describe the task in other words, or call list_packs to browse.',
+    });
+    const inPack = await call(client, "list_skills", { query: "roses", pack: "office" });
+    expect(inPack.text).toBe(
+      'No skill in "office" matches "roses". Describe the task in other words, search every pack by leaving ' +
+        'out pack, or browse with list_skills(pack="office").',
+    );
+  });
+
+  it("lists alphabetically without a query", async () => {
+    const { text } = await call(client, "list_skills", {});
+    const names = text
+      .split("\n")
+      .slice(0, -1)
+      .map((line) => line.slice(0, line.indexOf(":")));
+    expect(names).toEqual([...names].sort());
+    expect(names).toHaveLength(13);
+  });
+});
+
+describe("read_skill with an unknown name", () => {
+  it("suggests close names and skills its words find", async () => {
+    expect((await call(client, "read_skill", { skill: "report-bilder" })).text).toMatch(
+      /^No skill "report-bilder"\. Did you mean: report-builder/,
+    );
+    expect((await call(client, "read_skill", { skill: "rose-pruning" })).text).toContain(
+      "Did you mean: prune-roses",
+    );
+  });
+});

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Catalog, loadCatalog, type Scope } from "../../src/catalog/index.js";
+import { buildIndex, type SearchIndex } from "../../src/search/index.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+
+/**
+ * Small catalogs where one rule decides the order. Every skill mentions "widget" so that a word all of
+ * them share can be told apart from a rare one.
+ */
+const TREE = {
+  // name beats body
+  "ops/kubernetes-deploy/SKILL.md": skillMd("kubernetes-deploy", "Ship widget services to a cluster."),
+  "ops/cluster-notes/SKILL.md": skillMd(
+    "cluster-notes",
+    "Widget notes about clusters.",
+    "# Notes\nKubernetes appears here, in the body, more than once: kubernetes, kubernetes.",
+  ),
+  // description beats body
+  "docs/release-notes/SKILL.md": skillMd("release-notes", "Write a changelog for each widget release."),
+  "docs/style-guide/SKILL.md": skillMd(
+    "style-guide",
+    "House widget style for prose.",
+    "# Style\nA changelog entry should be short.",
+  ),
+  // rare beats common
+  "finance/invoice-reader/SKILL.md": skillMd("invoice-reader", "Parse widget invoices into rows."),
+  "finance/widget-ledger/SKILL.md": skillMd("widget-ledger", "Keep a widget ledger of widget widget sales."),
+  // compound names, stemming
+  "n8n/n8n-code-nodes-official/SKILL.md": skillMd(
+    "n8n-code-nodes-official",
+    "When widget logic needs a custom script inside a workflow.",
+  ),
+  "n8n/n8n-subworkflows-official/SKILL.md": skillMd(
+    "n8n-subworkflows-official",
+    "Split a big widget workflow into callable parts.",
+  ),
+  "dev/debug-helper/SKILL.md": skillMd("debug-helper", "Find why a widget crashed, step by step."),
+  "dev/git/rebase-guide/SKILL.md": skillMd(
+    "rebase-guide",
+    "Rewrite widget history with interactive rebases.",
+  ),
+};
+
+let tree: TempTree;
+let catalog: Catalog;
+let index: SearchIndex;
+
+beforeAll(async () => {
+  tree = await makeTree(TREE);
+  catalog = loadCatalog(tree.dir).catalog;
+  index = buildIndex(catalog.everything.skills);
+});
+afterAll(() => tree.remove());
+
+function names(query: string, scope: Scope = catalog.everything, limit = 10): string[] {
+  return index.search(query, scope, limit).skills.map((skill) => skill.name);
+}
+
+describe("search ranks", () => {
+  it("a match in the name above the same word in another skill's body", () => {
+    expect(names("kubernetes").slice(0, 2)).toEqual(["kubernetes-deploy", "cluster-notes"]);
+  });
+
+  it("a match in the description above the same word in another skill's body", () => {
+    expect(names("changelog").slice(0, 2)).toEqual(["release-notes", "style-guide"]);
+  });
+
+  it("a rare word above a word every skill shares", () => {
+    expect(names("widget invoices")[0]).toBe("invoice-reader");
+    expect(names("widget").length).toBe(catalog.everything.skills.length);
+  });
+
+  it("the same whatever the case and hyphens", () => {
+    for (const query of ["Code-Nodes", "code nodes", "CODENODES", "n8n code-nodes official"]) {
+      expect(names(query)[0]).toBe("n8n-code-nodes-official");
+    }
+  });
+
+  it("plurals and verb forms as the same word", () => {
+    expect(names("debugging")[0]).toBe("debug-helper");
+    expect(names("rebasing")[0]).toBe("rebase-guide");
+    expect(names("the invoice")[0]).toBe("invoice-reader");
+    expect(names("split workflows")[0]).toBe("n8n-subworkflows-official");
+  });
+
+  it("the parts of a compound name, and the compound written without hyphens", () => {
+    expect(names("subworkflow")[0]).toBe("n8n-subworkflows-official");
+    expect(names("sub-workflows")[0]).toBe("n8n-subworkflows-official");
+  });
+
+  it("the pack and group a skill sits in", () => {
+    expect(names("git history")[0]).toBe("rebase-guide");
+    expect(names("finance")).toEqual(expect.arrayContaining(["invoice-reader", "widget-ledger"]));
+  });
+
+  it("a long request by its meaningful words, ignoring stop words", () => {
+    expect(names("How should I go about finding out why my widget crashed yesterday?")[0]).toBe(
+      "debug-helper",
+    );
+    expect(index.search("how do I do it", catalog.everything, 10)).toEqual({ skills: [], matched: 0 });
+  });
+});
+
+describe("search results", () => {
+  it("stop at the limit and count every match", () => {
+    const found = index.search("widget", catalog.everything, 3);
+    expect(found.skills).toHaveLength(3);
+    expect(found.matched).toBe(catalog.everything.skills.length);
+  });
+
+  it("never include a skill outside the scope, and count only the scope", () => {
+    const ops = catalog.everything.narrow(["ops"]);
+    const found = index.search("kubernetes widget invoices", ops, 10);
+    expect(found.skills.map((skill) => skill.pack)).toEqual(["ops", "ops"]);
+    expect(found.matched).toBe(2);
+    expect(index.search("invoices", ops, 10).skills).toEqual([]);
+    const git = catalog.everything.narrow(["dev/git"]);
+    expect(names("widget history debug", git)).toEqual(["rebase-guide"]);
+  });
+
+  it("are the same for a scope and for an equal scope built again", () => {
+    const first = names("widget", catalog.everything.narrow(["n8n"]));
+    const again = names("widget", catalog.everything.narrow(["n8n"]));
+    expect(first).toEqual(again);
+    expect(first).toHaveLength(2);
+  });
+});
+
+describe("suggest", () => {
+  it("names close to a mistyped one, closest first", () => {
+    expect(index.suggest("debug-helpr", catalog.everything).map((skill) => skill.name)[0]).toBe(
+      "debug-helper",
+    );
+    expect(index.suggest("Rebase-Giude", catalog.everything).map((skill) => skill.name)[0]).toBe(
+      "rebase-guide",
+    );
+  });
+
+  it("names that contain the given one, ignoring a pack prefix", () => {
+    const suggested = index.suggest("n8n/code-nodes", catalog.everything).map((skill) => skill.name);
+    expect(suggested[0]).toBe("n8n-code-nodes-official");
+  });
+
+  it("skills the name's words find when no name is close", () => {
+    expect(index.suggest("parse-invoices", catalog.everything).map((skill) => skill.name)).toContain(
+      "invoice-reader",
+    );
+  });
+
+  it("only skills in scope, at most the limit", () => {
+    const finance = catalog.everything.narrow(["finance"]);
+    expect(index.suggest("debug-helpr", finance).map((skill) => skill.name)).not.toContain("debug-helper");
+    expect(index.suggest("widget", catalog.everything, 2)).toHaveLength(2);
+    expect(index.suggest("zzzz", catalog.everything)).toEqual([]);
+  });
+});
