@@ -8,7 +8,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { loadCatalog, type Scope } from "../src/catalog/index.js";
+import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { createMcpServer } from "../src/mcp/index.js";
 import { buildIndex } from "../src/search/index.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
@@ -27,7 +27,7 @@ async function main(corpus: string, queriesFile: string): Promise<void> {
   );
 
   const started = performance.now();
-  const index = buildIndex(skills);
+  const index = buildIndex(skills, readSkillDocument);
   const buildMs = performance.now() - started;
   const server = createMcpServer(
     { name: "skills-mcp", version: "bench" },

@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { loadCatalog, type Scope } from "../src/catalog/index.js";
+import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { buildIndex, type SearchIndex } from "../src/search/index.js";
 import { syntheticQueries, writeSyntheticCatalog } from "./synthetic-catalog.js";
 
@@ -24,7 +24,7 @@ async function main(skillCount: number, queryCount: number): Promise<void> {
 
     const memoryBefore = memoryUsed();
     const started = performance.now();
-    const index = buildIndex(everything.skills);
+    const index = buildIndex(everything.skills, readSkillDocument);
     const buildMs = performance.now() - started;
     const indexMb = (memoryUsed() - memoryBefore) / 2 ** 20;
 

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { loadCatalog } from "../src/catalog/index.js";
+import { loadCatalog, readSkillDocument } from "../src/catalog/index.js";
 import { EXAMPLES_DIR } from "../src/config/index.js";
 import { createMcpServer, INSTRUCTIONS } from "../src/mcp/index.js";
 import { buildIndex } from "../src/search/index.js";
@@ -19,7 +19,7 @@ async function main(dir: string): Promise<void> {
     { name: "skills-mcp", version: "tokens" },
     {
       catalog,
-      index: buildIndex(catalog.everything.skills),
+      index: buildIndex(catalog.everything.skills, readSkillDocument),
       scope: catalog.everything,
       onInternalError: (error) => console.error(error),
     },

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { pino } from "pino";
-import { type Catalog, CatalogError, loadCatalog } from "./catalog/index.js";
+import { type Catalog, CatalogError, loadCatalog, readSkillDocument } from "./catalog/index.js";
 import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, Readiness } from "./http/index.js";
 import type { ServerInfo } from "./mcp/index.js";
@@ -20,7 +20,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   // In stdio mode stdout carries the protocol, so logs go to stderr.
   const logger = pino({ level: config.logLevel }, pino.destination(config.transport === "stdio" ? 2 : 1));
   const catalog = load(config, logger);
-  const index = buildIndex(catalog.everything.skills);
+  const index = buildIndex(catalog.everything.skills, readSkillDocument);
 
   if (config.transport === "stdio") {
     await serveStdio({ catalog, index, info, logger });

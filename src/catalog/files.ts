@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
+import { stripBom } from "./frontmatter.js";
 import type { CatalogFile, Pack, Skill } from "./types.js";
 
 /** Text files larger than this are cut: a quarter MiB is already some 60k tokens. */
@@ -59,6 +61,11 @@ export function skillOwningPath(pack: Pack, requested: string): { skill: Skill; 
     if (file === "SKILL.md" || skill.files.has(file)) return { skill, file };
   }
   return undefined;
+}
+
+/** SKILL.md of a skill, whole, for indexing at startup (serving goes through readCatalogFile). */
+export function readSkillDocument(skill: Skill): string {
+  return stripBom(readFileSync(skill.document.source, "utf8"));
 }
 
 /** Reads a catalog file as text, or describes it when it is binary; text over the cap is cut. */

@@ -4,6 +4,7 @@ export {
   MAX_FILE_BYTES,
   packPathCitedBySkill,
   readCatalogFile,
+  readSkillDocument,
   resolvePackFile,
   resolveSkillFile,
   skillOwningPath,

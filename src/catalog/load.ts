@@ -194,7 +194,7 @@ function readSkill(
     pack,
     group: slash > 0 ? folder.slice(0, slash) : undefined,
     folder,
-    markdown,
+    document: { path: SKILL_DOCUMENT, size: document.size, source: document.real },
     files: toFileMap(files.filter((file) => file.path !== SKILL_DOCUMENT)),
   };
   return { skill, warnings };

@@ -20,8 +20,11 @@ export interface Skill {
   readonly group: string | undefined;
   /** The skill folder relative to its pack, POSIX ("" when the pack folder itself is the skill). */
   readonly folder: string;
-  /** SKILL.md as read at startup (BOM removed). The catalog is immutable, so it is served from memory. */
-  readonly markdown: string;
+  /**
+   * SKILL.md itself. Its text is read from disk when asked for, not kept: at ten thousand skills the
+   * documents alone would take some 100 MB.
+   */
+  readonly document: CatalogFile;
   /** The skill's other files, sorted by path; SKILL.md itself is not among them. */
   readonly files: ReadonlyMap<string, CatalogFile>;
 }

@@ -1,8 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import {
-  describeBytes,
-  MAX_FILE_BYTES,
   packPathCitedBySkill,
   readCatalogFile,
   resolveSkillFile,
@@ -45,7 +43,7 @@ export function registerReadSkillTool(server: McpServer, context: ToolContext): 
           );
         }
         if (file === SKILL_DOCUMENT || file === `./${SKILL_DOCUMENT}`)
-          return text(formatDocument(skill, name, context));
+          return text(await formatDocument(skill, name, context));
         const found = resolveSkillFile(skill, file);
         if (found) return text(formatFileContent(found.path, await readCatalogFile(found)));
         throw new ToolError(missingFileMessage(skill, name, file, context));
@@ -67,12 +65,8 @@ function findSkill(context: ToolContext, ref: string): Skill {
 }
 
 /** SKILL.md as written, then one line pointing to the files it may cite. */
-function formatDocument(skill: Skill, name: string, context: ToolContext): string {
-  const bytes = Buffer.from(skill.markdown, "utf8");
-  const body = formatFileContent(
-    SKILL_DOCUMENT,
-    describeBytes(bytes.subarray(0, MAX_FILE_BYTES), bytes.length, SKILL_DOCUMENT),
-  );
+async function formatDocument(skill: Skill, name: string, context: ToolContext): Promise<string> {
+  const body = formatFileContent(SKILL_DOCUMENT, await readCatalogFile(skill.document));
   const hints: string[] = [];
   if (skill.files.size > 0) {
     hints.push(`${plural(skill.files.size, "file")}: read_skill(skill="${name}", file="${MANIFEST}")`);

@@ -19,11 +19,12 @@ const FRONTMATTER = /^---\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/;
 const HEADING = /^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/;
 const FENCE = /^ {0,3}(```|~~~)/;
 
-export function skillFields(skill: Skill): SkillFields {
+/** Splits a skill, given the text of its SKILL.md, into the fields search weighs. */
+export function skillFields(skill: Skill, document: string): SkillFields {
   const headings: string[] = [];
   const body: string[] = [];
   let inFence = false;
-  for (const line of skill.markdown.replace(FRONTMATTER, "").split(/\r?\n/)) {
+  for (const line of document.replace(FRONTMATTER, "").split(/\r?\n/)) {
     if (FENCE.test(line)) inFence = !inFence;
     const heading = inFence ? null : HEADING.exec(line);
     if (heading) headings.push(heading[1] ?? "");

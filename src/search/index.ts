@@ -32,9 +32,19 @@ export const DEFAULT_RANKING: RankingOptions = {
   k1: 2,
 };
 
-/** Indexes `skills` once; every later search and suggestion reads the index only. `ranking` is for tuning. */
-export function buildIndex(skills: readonly Skill[], ranking: RankingOptions = DEFAULT_RANKING): SearchIndex {
-  const terms = new Bm25fIndex(skills.map(skillFields), ranking);
+/**
+ * Indexes `skills` once, reading each SKILL.md through `documentOf` (the catalog's reader: search itself
+ * does no I/O); every later search and suggestion reads the index only. `ranking` is for tuning.
+ */
+export function buildIndex(
+  skills: readonly Skill[],
+  documentOf: (skill: Skill) => string,
+  ranking: RankingOptions = DEFAULT_RANKING,
+): SearchIndex {
+  const terms = new Bm25fIndex(
+    skills.map((skill) => skillFields(skill, documentOf(skill))),
+    ranking,
+  );
   const names = new NameIndex(skills);
   const scopes = new ScopeMasks(skills);
   const accumulator = new Accumulator(skills.length);

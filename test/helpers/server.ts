@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
-import { type LoadedCatalog, loadCatalog } from "../../src/catalog/index.js";
+import { type LoadedCatalog, loadCatalog, readSkillDocument } from "../../src/catalog/index.js";
 import { type HttpSettings, loadConfig } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
 import { buildIndex } from "../../src/search/index.js";
@@ -32,7 +32,7 @@ export async function startServer(
   const loaded = loadCatalog(dir, { packs });
   const app = await buildApp({
     catalog: loaded.catalog,
-    index: buildIndex(loaded.catalog.everything.skills),
+    index: buildIndex(loaded.catalog.everything.skills, readSkillDocument),
     info: { name: "skills-mcp", version: "test" },
     logger: pino({ level: "silent" }),
     settings,

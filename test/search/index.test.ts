@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Catalog, loadCatalog, type Scope } from "../../src/catalog/index.js";
+import { type Catalog, loadCatalog, readSkillDocument, type Scope } from "../../src/catalog/index.js";
 import { buildIndex, type SearchIndex } from "../../src/search/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
@@ -48,7 +48,7 @@ let index: SearchIndex;
 beforeAll(async () => {
   tree = await makeTree(TREE);
   catalog = loadCatalog(tree.dir).catalog;
-  index = buildIndex(catalog.everything.skills);
+  index = buildIndex(catalog.everything.skills, readSkillDocument);
 });
 afterAll(() => tree.remove());
 
