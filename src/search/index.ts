@@ -1,6 +1,6 @@
 import type { Scope, Skill } from "../catalog/index.js";
-import { Bm25fIndex, type Postings, type RankingOptions } from "./bm25f.js";
-import { skillFields } from "./fields.js";
+import { Bm25fBuilder, type Bm25fIndex, type RankingOptions } from "./bm25f.js";
+import { DESCRIPTION, forEachSection, NAME, PLACE } from "./fields.js";
 import { NameIndex } from "./names.js";
 
 export type { RankingOptions } from "./bm25f.js";
@@ -41,16 +41,13 @@ export function buildIndex(
   documentOf: (skill: Skill) => string,
   ranking: RankingOptions = DEFAULT_RANKING,
 ): SearchIndex {
-  const terms = new Bm25fIndex(
-    skills.map((skill) => skillFields(skill, documentOf(skill))),
-    ranking,
-  );
+  const terms = indexTerms(skills, documentOf, ranking);
   const names = new NameIndex(skills);
   const scopes = new ScopeMasks(skills);
   const accumulator = new Accumulator(skills.length);
 
   const search = (query: string, scope: Scope, limit: number): SearchResult => {
-    const found = accumulator.rank(terms.lookup(query), scopes.mask(scope), limit);
+    const found = accumulator.rank(terms, terms.termsOf(query), scopes.mask(scope), limit);
     return { skills: found.best.flatMap((document) => skills[document] ?? []), matched: found.matched };
   };
 
@@ -68,6 +65,26 @@ export function buildIndex(
   };
 }
 
+/** Reads each skill's SKILL.md once, in turn, so that the catalog's documents are never all in memory. */
+function indexTerms(
+  skills: readonly Skill[],
+  documentOf: (skill: Skill) => string,
+  ranking: RankingOptions,
+): Bm25fIndex {
+  const builder = new Bm25fBuilder(skills.length);
+  const addSection = (field: number, text: string, start: number, end: number) =>
+    builder.add(field, text, start, end);
+  for (const skill of skills) {
+    builder.add(NAME, skill.name);
+    builder.add(DESCRIPTION, skill.description);
+    builder.add(PLACE, skill.pack);
+    if (skill.group !== undefined) builder.add(PLACE, skill.group);
+    forEachSection(documentOf(skill), addSection);
+    builder.endDocument();
+  }
+  return builder.finish(ranking);
+}
+
 /**
  * Adds up the impacts of a query's postings per document and picks the best. Its buffers are reused by
  * every query (searches are synchronous, and each leaves them zeroed), so a query allocates next to
@@ -82,18 +99,10 @@ class Accumulator {
     this.touched = new Int32Array(size);
   }
 
-  rank(postings: readonly Postings[], allowed: Uint8Array | undefined, limit: number): Ranked {
+  rank(index: Bm25fIndex, terms: readonly number[], allowed: Uint8Array | undefined, limit: number): Ranked {
     const { scores, touched } = this;
     let matched = 0;
-    for (const { documents, impacts } of postings) {
-      for (let i = 0; i < documents.length; i++) {
-        const document = documents[i] as number;
-        if (allowed !== undefined && allowed[document] === 0) continue;
-        const before = scores[document] as number;
-        if (before === 0) touched[matched++] = document;
-        scores[document] = before + (impacts[i] as number);
-      }
-    }
+    for (const term of terms) matched = index.accumulate(term, allowed, scores, touched, matched);
     const best = topDocuments(touched.subarray(0, matched), scores, limit);
     for (let i = 0; i < matched; i++) scores[touched[i] as number] = 0;
     return { best, matched };
