@@ -17,20 +17,27 @@ const FIELDS = FIELD_NAMES.length;
 
 /**
  * Impacts are stored as one byte: the level of the saturated frequency tf / (k1 + tf), which lies in
- * (0, 1), on a logarithmic scale from 1/1000 (level 1) to 1 (level 255). Neighbouring levels differ by
- * 2.8%, so a stored impact is within 1.4% of the exact one, whatever its size: the dev set ranks the same
- * as with exact impacts (docs/search.md).
+ * (0, 1), on a logarithmic scale: a level is 1/32 of a power of two, read off the bits of the number as a
+ * 32-bit float (exponent and leading mantissa bits), which is far quicker than a logarithm for millions of
+ * postings. A stored impact is the middle of its level, within 2.5% of the exact one; levels cover 2^-8 to
+ * 1 (lower saturations, from a word met once in a body twenty times longer than average, count as 2^-8).
+ * The dev set ranks the same as with exact impacts (docs/search.md).
  */
-const LOWEST_SATURATION = 1e-3;
-const LEVEL_RATIO = LOWEST_SATURATION ** (-1 / 254);
-const LOG_LEVEL_RATIO = Math.log(LEVEL_RATIO);
-const SATURATION_OF_LEVEL = Float64Array.from({ length: 256 }, (_, level) =>
-  level === 0 ? 0 : LOWEST_SATURATION * LEVEL_RATIO ** (level - 1),
-);
+const LEVEL_BITS = 18;
+const FLOAT = new Float32Array(1);
+const FLOAT_BITS = new Uint32Array(FLOAT.buffer);
+/** The float bits of 2^-8, less one level: level 1 starts at 2^-8. */
+const LEVEL_BASE = ((127 - 8) << 23) - (1 << LEVEL_BITS);
+const SATURATION_OF_LEVEL = Float64Array.from({ length: 256 }, (_, level) => {
+  if (level === 0) return 0;
+  FLOAT_BITS[0] = LEVEL_BASE + level * (1 << LEVEL_BITS) + (1 << (LEVEL_BITS - 1));
+  return FLOAT[0] as number;
+});
 
 function levelOf(saturation: number): number {
-  const level = 1 + Math.round(Math.log(saturation / LOWEST_SATURATION) / LOG_LEVEL_RATIO);
-  return Math.max(1, Math.min(255, level));
+  FLOAT[0] = saturation;
+  const level = ((FLOAT_BITS[0] as number) - LEVEL_BASE) >> LEVEL_BITS;
+  return level < 1 ? 1 : Math.min(255, level);
 }
 
 /**

@@ -175,15 +175,16 @@ export class WordScanner {
   /** Each part, each pair of neighbouring parts joined, and the whole joined when there are three or more. */
   private emitParts(text: string, parts: number, sink: WordSink): void {
     const { partStarts, partEnds, partHashes, partChecks } = this;
-    const lengthOf = (p: number) => (partEnds[p] as number) - (partStarts[p] as number);
     for (let p = 0; p < parts; p++) {
-      const length = lengthOf(p);
-      if (length < 2) continue;
       const start = partStarts[p] as number;
-      sink.span(text, start, start + length, partHashes[p] as number, partChecks[p] as number, length);
+      const length = (partEnds[p] as number) - start;
+      if (length > 1)
+        sink.span(text, start, start + length, partHashes[p] as number, partChecks[p] as number, length);
     }
     for (let p = 1; p < parts; p++) {
-      const second = lengthOf(p);
+      const start = partStarts[p - 1] as number;
+      const end = partEnds[p] as number;
+      const second = end - (partStarts[p] as number);
       const hash = joinedHash(partHashes[p - 1] as number, partHashes[p] as number, second, HASH_MULTIPLIER);
       const check = joinedHash(
         partChecks[p - 1] as number,
@@ -191,15 +192,14 @@ export class WordScanner {
         second,
         CHECK_MULTIPLIER,
       );
-      const start = partStarts[p - 1] as number;
-      sink.span(text, start, partEnds[p] as number, hash, check, lengthOf(p - 1) + second);
+      sink.span(text, start, end, hash, check, (partEnds[p - 1] as number) - start + second);
     }
     if (parts > 2) {
       let hash = partHashes[0] as number;
       let check = partChecks[0] as number;
-      let length = lengthOf(0);
+      let length = (partEnds[0] as number) - (partStarts[0] as number);
       for (let p = 1; p < parts; p++) {
-        const size = lengthOf(p);
+        const size = (partEnds[p] as number) - (partStarts[p] as number);
         hash = joinedHash(hash, partHashes[p] as number, size, HASH_MULTIPLIER);
         check = joinedHash(check, partChecks[p] as number, size, CHECK_MULTIPLIER);
         length += size;
