@@ -1,5 +1,6 @@
 import { grown } from "./arrays.js";
 import { FIELD_NAMES, type FieldName } from "./fields.js";
+import { type FingerprintTable, stemFingerprint } from "./fingerprints.js";
 import { Lexicon } from "./lexicon.js";
 import { stem, WordScanner, type WordSink, words } from "./terms.js";
 
@@ -55,8 +56,8 @@ export class Bm25fIndex {
   private readonly scanner = new WordScanner();
 
   constructor(
-    /** Term id by stem. */
-    private readonly terms: ReadonlyMap<string, number>,
+    /** Term ids by the fingerprint of their stem. */
+    private readonly terms: FingerprintTable,
     /** Per term t, its document gaps are `gaps[gapStarts[t]]` to `gaps[gapStarts[t + 1]]`. */
     private readonly gaps: Uint8Array,
     private readonly gapStarts: Uint32Array,
@@ -70,8 +71,9 @@ export class Bm25fIndex {
   termsOf(query: string): number[] {
     const ids = new Set<number>();
     for (const word of words(query, this.scanner)) {
-      const id = this.terms.get(stem(word));
-      if (id !== undefined) ids.add(id);
+      const [hash, check] = stemFingerprint(stem(word));
+      const id = this.terms.get(hash, check);
+      if (id >= 0) ids.add(id);
     }
     return [...ids];
   }

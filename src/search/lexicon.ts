@@ -1,16 +1,17 @@
+import { FingerprintTable, mix, stemFingerprint } from "./fingerprints.js";
 import { keptWord, spelled, stem } from "./terms.js";
 
 /**
  * Maps words to term ids while a catalog is indexed, without making a string of every word: a word is
  * found by the two hashes the scanner computed on the way (a 64-bit fingerprint, with its length), and only
- * a word not met before is copied, checked against the stop list and stemmed. A catalog of 10,000 skills
- * has 12 million words but only about 50,000 distinct ones; two of 200,000 distinct words would share a
- * fingerprint with odds of about 1 in 10^9, and would then share their postings. Lives only while the index
- * is built; the stems are what the index keeps.
+ * a word not met before is made a string, checked against the stop list and stemmed. A catalog of 10,000
+ * skills has 12 million words but only about 50,000 distinct ones; two of 200,000 distinct words would
+ * share a fingerprint with odds of about 1 in 10^9, and would then share their postings. Lives only while
+ * the index is built; the stems' fingerprints are what the index keeps (see `stemFingerprint`).
  */
 export class Lexicon {
-  /** Term id by stem. */
-  readonly terms = new Map<string, number>();
+  /** Term ids by the fingerprint of their stem. */
+  readonly terms = new FingerprintTable();
   /** Term id by a word that took the Unicode path. */
   private readonly unicodeWords = new Map<string, number>();
   /**
@@ -32,7 +33,7 @@ export class Lexicon {
       if (slots[at] === hash && slots[at + 1] === check && slots[at + 3] === length) return value - 2;
       slot = (slot + 1) & mask;
     }
-    const kept = keptWord(copied(spelled(text, start, end)));
+    const kept = keptWord(spelled(text, start, end));
     const term = kept === undefined ? -1 : this.termOfStem(stem(kept));
     const at = slot << 2;
     slots[at] = hash;
@@ -48,20 +49,15 @@ export class Lexicon {
     if (word === undefined) return -1;
     let term = this.unicodeWords.get(word);
     if (term === undefined) {
-      const key = copied(word);
-      term = this.termOfStem(stem(key));
-      this.unicodeWords.set(key, term);
+      term = this.termOfStem(stem(word));
+      this.unicodeWords.set(word, term);
     }
     return term;
   }
 
   private termOfStem(root: string): number {
-    let term = this.terms.get(root);
-    if (term === undefined) {
-      term = this.terms.size;
-      this.terms.set(root, term);
-    }
-    return term;
+    const [hash, check] = stemFingerprint(root);
+    return this.terms.add(hash, check);
   }
 
   /** Doubles the table when it is half full. */
@@ -77,21 +73,4 @@ export class Lexicon {
     }
     this.slots = slots;
   }
-}
-
-/** Spreads a polynomial hash's bits into the low ones a table uses (MurmurHash3's finalizer). */
-function mix(hash: number): number {
-  let h = hash ^ (hash >>> 16);
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return h ^ (h >>> 16);
-}
-
-/**
- * A copy of a word that shares no memory with the document it came from: V8 may represent a piece of a
- * string as a view of the whole, which would keep every SKILL.md alive as long as the index.
- */
-function copied(word: string): string {
-  return Buffer.from(word, "utf16le").toString("utf16le");
 }
