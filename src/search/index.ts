@@ -5,13 +5,22 @@ import { NameIndex } from "./names.js";
 
 export type { RankingOptions } from "./bm25f.js";
 
-/** What a search found: the best matches, and how many skills matched at all. */
+/** What a search found: the best matches, and how many skills matched at all, and how well. */
 export interface SearchResult {
   /** Best first, at most the limit asked for. */
   readonly skills: readonly Skill[];
   /** Skills in scope that share at least one term with the query, shown or not. */
   readonly matched: number;
+  /**
+   * Skills in scope that score at least {@link STRONG_MATCH} of the best one's score, shown or not. A long
+   * request shares some word with nearly every skill, so `matched` says little; this says how many
+   * contenders there are.
+   */
+  readonly strongMatches: number;
 }
+
+/** The share of the best score from which a match counts as strong (see {@link SearchResult}). */
+export const STRONG_MATCH = 0.5;
 
 /** Finds skills for a request, and names close to a mistyped one. Built once at startup; pure. */
 export interface SearchIndex {
@@ -48,7 +57,11 @@ export function buildIndex(
 
   const search = (query: string, scope: Scope, limit: number): SearchResult => {
     const found = accumulator.rank(terms, terms.termsOf(query), scopes.mask(scope), limit);
-    return { skills: found.best.flatMap((document) => skills[document] ?? []), matched: found.matched };
+    return {
+      skills: found.best.flatMap((document) => skills[document] ?? []),
+      matched: found.matched,
+      strongMatches: found.strong,
+    };
   };
 
   return {
@@ -104,8 +117,14 @@ class Accumulator {
     let matched = 0;
     for (const term of terms) matched = index.accumulate(term, allowed, scores, touched, matched);
     const best = topDocuments(touched.subarray(0, matched), scores, limit);
-    for (let i = 0; i < matched; i++) scores[touched[i] as number] = 0;
-    return { best, matched };
+    const strongScore = STRONG_MATCH * (scores[best[0] ?? 0] as number);
+    let strong = 0;
+    for (let i = 0; i < matched; i++) {
+      const document = touched[i] as number;
+      if ((scores[document] as number) >= strongScore) strong++;
+      scores[document] = 0;
+    }
+    return { best, matched, strong };
   }
 }
 
@@ -114,6 +133,8 @@ interface Ranked {
   readonly best: number[];
   /** Documents with any score. */
   readonly matched: number;
+  /** Documents scoring at least STRONG_MATCH of the best score. */
+  readonly strong: number;
 }
 
 /**

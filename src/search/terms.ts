@@ -11,8 +11,14 @@ const STOP_WORDS: ReadonlySet<string> = new Set(stopwords);
 
 /** Letters and digits, with inner apostrophes (`don't`), joined by single hyphens or underscores. */
 const COMPOUND = /[\p{L}\p{N}]+(?:'[\p{L}]+)*(?:[-_][\p{L}\p{N}]+(?:'[\p{L}]+)*)*/gu;
-/** The same, matched at one position of text not yet lowercased, curly apostrophes included. */
-const COMPOUND_AT = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*(?:[-_][\p{L}\p{N}]+(?:['’][\p{L}]+)*)*/uy;
+/**
+ * The same in text as written (before lowercasing, which can turn one letter into a letter and a mark:
+ * `İ` → `i̇`), curly apostrophes included: every compound found this way is then lowercased and split
+ * again with {@link COMPOUND}.
+ */
+const COMPOUND_SOURCE = "[\\p{L}\\p{N}]+(?:['’][\\p{L}]+)*(?:[-_][\\p{L}\\p{N}]+(?:['’][\\p{L}]+)*)*";
+const COMPOUND_AT = new RegExp(COMPOUND_SOURCE, "uy");
+const COMPOUNDS_AS_WRITTEN = new RegExp(COMPOUND_SOURCE, "gu");
 const LETTER_OR_NUMBER = /^[\p{L}\p{N}]$/u;
 const LETTER = /^\p{L}$/u;
 
@@ -299,5 +305,7 @@ export function words(text: string, scanner = new WordScanner()): string[] {
 
 /** The reference splitting, by regular expressions over the whole text; for tests of the fast path. */
 export function referenceWords(text: string): string[] {
-  return lowercaseWords(text.toLowerCase().replace(/’/g, "'"));
+  return (text.match(COMPOUNDS_AS_WRITTEN) ?? []).flatMap((compound) =>
+    lowercaseWords(compound.toLowerCase().replace(/’/g, "'")),
+  );
 }
