@@ -123,7 +123,9 @@ export class Bm25fBuilder implements WordSink {
   private readonly lexicon = new Lexicon();
   private readonly fieldLengths: Int32Array;
   /** Per document: its terms, each with a bit mask of the fields holding it and its count in each. */
-  private readonly records = new ByteStream();
+  private readonly records = new ByteChunks();
+  /** Per document: the chunk of `records` holding its records, and where they end in it. */
+  private readonly recordChunks: Int32Array;
   private readonly recordEnds: Uint32Array;
   private documents = 0;
   private field = 0;
@@ -142,6 +144,7 @@ export class Bm25fBuilder implements WordSink {
 
   constructor(readonly size: number) {
     this.fieldLengths = new Int32Array(size * FIELDS);
+    this.recordChunks = new Int32Array(size);
     this.recordEnds = new Uint32Array(size);
   }
 
@@ -193,7 +196,7 @@ export class Bm25fBuilder implements WordSink {
     const { localCounts, local, frequencies, gapBytes, lastDocuments, fieldLengths, documents } = this;
     // A record takes at most 4 bytes for the term, 1 for the field mask and 4 for each count.
     const bytes = this.records.reserve(this.localTerms * (5 + 4 * FIELDS));
-    let at = this.records.length;
+    let at = this.records.used;
     for (let i = 0; i < this.localTerms; i++) {
       const term = local[i] as number;
       let rest = term;
@@ -221,8 +224,9 @@ export class Bm25fBuilder implements WordSink {
       gapBytes[term] = (gapBytes[term] as number) + numberBytes(documents - (lastDocuments[term] as number));
       lastDocuments[term] = documents;
     }
-    this.records.length = at;
+    this.records.used = at;
     this.localTerms = 0;
+    this.recordChunks[this.documents] = this.records.chunkCount - 1;
     this.recordEnds[this.documents++] = at;
   }
 
@@ -245,13 +249,19 @@ export class Bm25fBuilder implements WordSink {
     const postingAt = postingStarts.slice(0, termCount);
     const previous = this.lastDocuments.fill(-1);
     const norms = this.fieldNorms(options);
-    const bytes = this.records.bytes;
     const k1 = options.k1;
+    let chunk = -1;
+    let bytes: Uint8Array = new Uint8Array(0);
     let at = 0;
     for (let document = 0; document < total; document++) {
+      if (this.recordChunks[document] !== chunk) {
+        chunk = this.recordChunks[document] as number;
+        bytes = this.records.take(chunk);
+        at = 0;
+      }
       const end = this.recordEnds[document] as number;
       while (at < end) {
-        // Inline reads of the record's numbers (see ByteStream): this loop runs once per posting.
+        // Inline reads of the record's numbers (see ByteChunks): this loop runs once per posting.
         let byte = bytes[at++] as number;
         let term = byte & 0x7f;
         for (let shift = 7; byte >= 0x80; shift += 7) {
@@ -308,17 +318,37 @@ export class Bm25fBuilder implements WordSink {
   }
 }
 
-/** A growing byte array; numbers in it take seven bits a byte, low bits first. */
-class ByteStream {
-  bytes = new Uint8Array(1 << 20);
-  length = 0;
+/**
+ * Bytes written in chunks of a megabyte, holding numbers seven bits a byte, low bits first. Growing copies
+ * nothing and leaves little unused, and each chunk can be let go once read: at 10,000 skills the records
+ * take some 20 MiB, which would otherwise be doubled by growth and kept beside the postings made from them.
+ */
+class ByteChunks {
+  private readonly chunks: (Uint8Array | undefined)[] = [];
+  private current = new Uint8Array(0);
+  /** Bytes written in the current chunk. */
+  used = 0;
 
-  /** The bytes, with room for `more` after `length`. */
+  get chunkCount(): number {
+    return this.chunks.length;
+  }
+
+  /** The chunk to write `more` bytes to, from `used` on: the current one, or a new one if it is full. */
   reserve(more: number): Uint8Array {
-    let size = this.bytes.length;
-    while (this.length + more > size) size *= 2;
-    if (size > this.bytes.length) this.bytes = grown(this.bytes, size);
-    return this.bytes;
+    if (this.chunks.length === 0 || this.used + more > this.current.length) {
+      this.current = new Uint8Array(Math.max(1 << 20, more));
+      this.chunks.push(this.current);
+      this.used = 0;
+    }
+    return this.current;
+  }
+
+  /** Chunk `index`, which is then forgotten. */
+  take(index: number): Uint8Array {
+    const chunk = this.chunks[index] ?? new Uint8Array(0);
+    this.chunks[index] = undefined;
+    if (chunk === this.current) this.current = new Uint8Array(0);
+    return chunk;
   }
 }
 
