@@ -3,11 +3,12 @@
 #   docker build -t skills-mcp .
 #   docker build --build-arg SKILLS_MANIFEST=mirror.toml -t skills-mcp .   (another manifest at the context root)
 
-# Every dependency, from the lockfile: used to compile the server and to run the fetcher.
+# Every dependency, from the lockfile: used to compile the server and to run the fetcher. No install
+# scripts: nothing the image runs needs one, and native builds (a benchmark's SQLite) need a toolchain.
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 
 # The pinned skills. This stage sees only the dependencies, the fetcher and the manifest, so a change to the
 # server never refetches skills; the cache mount keeps a bare mirror per source, so a repin fetches only

@@ -105,6 +105,14 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
     }
   });
 
+  it("annotates the pods for Prometheus to scrape /metrics on port 8000", () => {
+    expect(deployment.spec?.template.metadata?.annotations).toEqual({
+      "prometheus.io/scrape": "true",
+      "prometheus.io/port": "8000",
+      "prometheus.io/path": "/metrics",
+    });
+  });
+
   it("sets memory requests and limits", () => {
     const resources = deployment.spec?.template.spec?.containers[0]?.resources;
     expect(resources?.requests).toMatchObject({
