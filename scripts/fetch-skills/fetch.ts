@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { access, mkdir } from "node:fs/promises";
 import path from "node:path";
-import { GitError, type SimpleGit, simpleGit } from "simple-git";
+import { GitError, type SimpleGit } from "simple-git";
 import { oneLine, SourceError } from "./errors.js";
+import { gitAt } from "./git.js";
 import type { SkillSource } from "./manifest.js";
 
 /** How a pinned commit reached the store. */
@@ -16,14 +17,8 @@ export interface Checkout {
   remove(): Promise<void>;
 }
 
-/** A hung network read should fail the build, not stall it forever. */
-const GIT_SILENCE_LIMIT_MS = 10 * 60 * 1000;
 /** What git says when a server will not hand out a commit that no branch or tag points at directly. */
 const REFUSED_UNADVERTISED = /not our ref|does not allow request for unadvertised object/i;
-
-function git(baseDir: string): SimpleGit {
-  return simpleGit({ baseDir, timeout: { block: GIT_SILENCE_LIMIT_MS } });
-}
 
 /**
  * The bare repository that keeps a source's objects: one per repository URL, so sources sharing a
@@ -63,7 +58,7 @@ export async function checkoutSource(
   const remove = async () => {
     await storeGit.raw(["worktree", "remove", "--force", workDir]);
   };
-  const head = (await guard("cannot read HEAD", () => git(workDir).revparse(["HEAD"]))).trim();
+  const head = (await guard("cannot read HEAD", () => gitAt(workDir).revparse(["HEAD"]))).trim();
   if (head !== source.ref) {
     await remove();
     throw new SourceError(source.name, `checked out ${head}, not the pinned ${source.ref}`);
@@ -77,7 +72,7 @@ async function openStore(store: string, repo: string): Promise<SimpleGit> {
     () => false,
   );
   await mkdir(store, { recursive: true });
-  const storeGit = git(store);
+  const storeGit = gitAt(store);
   if (!exists) {
     await storeGit.init(true);
     await storeGit.addRemote("origin", repo);

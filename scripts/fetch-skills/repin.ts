@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { simpleGit } from "simple-git";
+import { gitAt } from "./git.js";
 import { parse } from "smol-toml";
 import { FetcherError, oneLine, SourceError } from "./errors.js";
 import type { Manifest, SkillSource } from "./manifest.js";
@@ -24,7 +24,7 @@ export async function resolveHeads(
     const wanted = source.branch === undefined ? "HEAD" : `refs/heads/${source.branch}`;
     let listing: string;
     try {
-      listing = await simpleGit().listRemote([source.repo, wanted]);
+      listing = await gitAt().listRemote([source.repo, wanted]);
     } catch (error) {
       throw new SourceError(source.name, `cannot list ${source.repo}: ${oneLine(error)}`);
     }

@@ -360,6 +360,27 @@ describe("fetch-skills: servers that refuse a shallow fetch of an exact commit",
   });
 });
 
+describe("fetch-skills: the build machine's git settings", () => {
+  it("honours GIT_CONFIG_GLOBAL, so a build can rewrite URLs to private mirrors or add credentials", async () => {
+    // The manifest names a host that does not exist; only the operator's insteadOf rule reaches the repo.
+    const site = await makeSite([
+      { name: "solo", repo: "https://mirror.invalid/solo.git", ref: solo.commits[0] ?? "" },
+    ]);
+    const config = path.join(site, "gitconfig");
+    await writeFile(config, `[url "${solo.url}"]\n\tinsteadOf = https://mirror.invalid/solo.git\n`);
+
+    const rewritten = await spawnFetcher([], site, { GIT_CONFIG_GLOBAL: config });
+    expect(rewritten.code, rewritten.stderr).toBe(0);
+    expect(await readdir(path.join(site, "skills/solo"))).toEqual(["LICENSE", "hammer"]);
+
+    const plain = await spawnFetcher(
+      [],
+      await makeSite([{ name: "solo", repo: "https://mirror.invalid/solo.git", ref: solo.commits[0] ?? "" }]),
+    );
+    expect(plain.code).toBe(1);
+  });
+});
+
 describe("fetch-skills: all or nothing", () => {
   const MISSING = "0123456789abcdef0123456789abcdef01234567";
 

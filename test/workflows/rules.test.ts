@@ -151,6 +151,14 @@ describe("update-skills.yml", () => {
     expect(tests).toBeGreaterThan(moved);
   });
 
+  it("checks that the new skills load before the tests, adding the report to the summary", () => {
+    const check = repin.steps.findIndex((step) => step.run?.startsWith("npm run --silent check-skills"));
+    expect(repin.steps[check]?.run).toBe(`npm run --silent check-skills >> ${summary}`);
+    expect(repin.steps[check]?.if).toBe("steps.moved.outputs.moved == 'true'");
+    expect(check).toBeGreaterThan(repin.steps.findIndex((step) => step.id === "moved"));
+    expect(check).toBeLessThan(repin.steps.findIndex((step) => step.run === "npm test"));
+  });
+
   it("opens or updates the one pull request on skills/update, with the summary as its body", () => {
     expect(pullRequest.needs).toBe("repin");
     expect(pullRequest.if).toBe("needs.repin.outputs.moved == 'true'");

@@ -1,0 +1,235 @@
+/**
+ * Builds the image from the Dockerfile with a test manifest whose sources are local git repositories
+ * (served by `git daemon` on 127.0.0.1, which the build reaches through host networking), then runs it
+ * and checks it through its real endpoint. Skipped, loudly, when no Docker-compatible engine answers.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { cp, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from "testcontainers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/process.js";
+import { type ConnectedClient, call, connectClient } from "../helpers/remote.js";
+import { makeTree, skillMd } from "../helpers/skill-tree.js";
+
+const git = promisify(execFile);
+
+/**
+ * Docker's classic builder rejects `RUN --mount`, so Docker must build with BuildKit; Podman's builder
+ * (Buildah) handles it on the classic endpoint and has no BuildKit endpoint at all.
+ */
+async function engineNeedsBuildkit(): Promise<boolean> {
+  const version = await (await getContainerRuntimeClient()).container.dockerode.version();
+  return !version.Components?.some((component) => component.Name === "Podman Engine");
+}
+
+async function engineAnswers(): Promise<boolean> {
+  try {
+    const client = await Promise.race([
+      getContainerRuntimeClient(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timed out")), 10_000)),
+    ]);
+    return client.info.containerRuntime.host !== undefined;
+  } catch (error) {
+    console.warn(
+      `\n*** No Docker-compatible engine answers (${(error as Error).message}): the container tests are SKIPPED. ***\n` +
+        "*** Start one with ../shared/container-engine/setup.sh, or run .ci/run, which does. ***\n",
+    );
+    return false;
+  }
+}
+
+/** A container with a read-only root filesystem, which testcontainers has no builder method for. */
+class ReadOnlyContainer extends GenericContainer {
+  constructor(image: string) {
+    super(image);
+    this.hostConfig.ReadonlyRootfs = true;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+async function commitRepo(dir: string): Promise<string> {
+  const run = (...args: string[]) => git("git", ["-C", dir, ...args]);
+  await run("init", "-q", "-b", "main");
+  await run("add", "-A");
+  await run("-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-qm", "skills");
+  return (await run("rev-parse", "HEAD")).stdout.trim();
+}
+
+const engine = await engineAnswers();
+
+/** A cold build installs every dependency and fetches the test sources: minutes, not seconds. */
+const BUILD_TIMEOUT_MS = 600_000;
+
+describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
+  let work: Awaited<ReturnType<typeof makeTree>>;
+  let daemon: ChildProcess;
+  let image: string;
+  const containers: StartedTestContainer[] = [];
+
+  async function start(
+    env: Record<string, string> = {},
+  ): Promise<{ container: StartedTestContainer; url: string }> {
+    const port = await freePort();
+    const container = await new ReadOnlyContainer(image)
+      .withNetworkMode("host")
+      .withEnvironment({ PORT: String(port), HOST: "127.0.0.1", ...env })
+      .withWaitStrategy(Wait.forLogMessage(/Server listening/))
+      .withStartupTimeout(30_000)
+      .start();
+    containers.push(container);
+    return { container, url: `http://127.0.0.1:${port}` };
+  }
+
+  beforeAll(async () => {
+    work = await makeTree({
+      "repos/alpha/skills/tools/hammer/SKILL.md": skillMd("hammer", "Drive nails with a hammer."),
+      "repos/alpha/skills/tools/hammer/references/grip.md": "# Grip\nHold it at the end.\n",
+      "repos/alpha/skills/saw/SKILL.md": skillMd("saw", "Cut planks with a saw."),
+      "repos/alpha/README.md": "not served: outside path",
+      "repos/beta/drill/SKILL.md": skillMd("drill", "Drill holes in walls."),
+    });
+    const alphaRef = await commitRepo(path.join(work.dir, "repos/alpha"));
+    const betaRef = await commitRepo(path.join(work.dir, "repos/beta"));
+
+    const gitPort = await freePort();
+    daemon = spawn("git", [
+      "daemon",
+      "--reuseaddr",
+      "--export-all",
+      "--listen=127.0.0.1",
+      `--port=${gitPort}`,
+      `--base-path=${path.join(work.dir, "repos")}`,
+      path.join(work.dir, "repos"),
+    ]);
+    await git("git", ["ls-remote", `git://127.0.0.1:${gitPort}/alpha`]).catch(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await git("git", ["ls-remote", `git://127.0.0.1:${gitPort}/alpha`]);
+    });
+
+    // The build context: what .dockerignore lets through, plus the test manifest.
+    const context = path.join(work.dir, "context");
+    for (const entry of [
+      "Dockerfile",
+      ".dockerignore",
+      "package.json",
+      "package-lock.json",
+      "tsconfig.json",
+      "tsconfig.build.json",
+      "src",
+      "scripts",
+    ]) {
+      await cp(path.join(ROOT, entry), path.join(context, entry), { recursive: true });
+    }
+    await writeFile(
+      path.join(context, "skills.test.toml"),
+      [
+        "[[source]]",
+        'name = "alpha"',
+        `repo = "git://127.0.0.1:${gitPort}/alpha"`,
+        `ref = "${alphaRef}"`,
+        'path = "skills"',
+        "",
+        "[[source]]",
+        'name = "beta"',
+        `repo = "git://127.0.0.1:${gitPort}/beta"`,
+        `ref = "${betaRef}"`,
+        "",
+      ].join("\n"),
+    );
+    image = `skills-mcp-test:${Date.now()}`;
+    const builder = GenericContainer.fromDockerfile(context).withBuildArgs({
+      SKILLS_MANIFEST: "skills.test.toml",
+    });
+    if (await engineNeedsBuildkit()) builder.withBuildkit();
+    await builder.build(image, { deleteOnExit: true });
+  }, BUILD_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await Promise.all(containers.map((container) => container.stop().catch(() => undefined)));
+    daemon?.kill();
+    await work?.remove();
+  });
+
+  let server: { container: StartedTestContainer; url: string };
+  let client: ConnectedClient;
+  beforeAll(async () => {
+    server = await start();
+    client = await connectClient(server.url);
+  }, 60_000);
+  afterAll(() => client?.close());
+
+  it("reports the fetched packs and their commits on /health", async () => {
+    const health = (await (await fetch(`${server.url}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ status: "ok", packs: ["alpha", "beta"], skills: 3 });
+    expect(health.sources).toEqual([
+      { name: "alpha", ref: expect.stringMatching(/^[0-9a-f]{40}$/) },
+      { name: "beta", ref: expect.stringMatching(/^[0-9a-f]{40}$/) },
+    ]);
+  });
+
+  it("lists the four tools and reads a skill and its file", async () => {
+    const { tools } = await client.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "list_packs",
+      "list_skills",
+      "read_skill",
+      "read_pack_file",
+    ]);
+    expect((await call(client.client, "read_skill", { skill: "hammer" })).text).toContain("Drive nails");
+    expect(
+      (await call(client.client, "read_skill", { skill: "hammer", file: "references/grip.md" })).text,
+    ).toBe("# Grip\nHold it at the end.\n");
+  });
+
+  it("holds a client to its X-Skill-Pack ceiling", async () => {
+    const scoped = await connectClient(server.url, { "X-Skill-Pack": "beta" });
+    try {
+      expect((await call(scoped.client, "list_skills")).text).toMatch(/^drill: .*\nNext/);
+      expect((await call(scoped.client, "read_skill", { skill: "hammer" })).isError).toBe(true);
+    } finally {
+      await scoped.close();
+    }
+  });
+
+  it("loads only SKILL_PACKS when it is set on the container", async () => {
+    const narrow = await start({ SKILL_PACKS: "alpha/tools" });
+    const health = (await (await fetch(`${narrow.url}/health`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ packs: ["alpha"], skills: 1 });
+  });
+
+  it("runs as uid 1000 on a read-only root filesystem", async () => {
+    const status = await server.container.exec(["cat", "/proc/1/status"]);
+    expect(status.output).toMatch(/^Uid:\s+1000\s+1000\s+1000\s+1000$/m);
+    const write = await server.container.exec(["touch", "/app/written"]);
+    expect(write.exitCode).not.toBe(0);
+    expect(write.output).toContain("Read-only file system");
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+
+  it("stops quickly and cleanly on docker stop", async () => {
+    const stopping = await start();
+    const started = Date.now();
+    await stopping.container.stop({ timeout: 10_000, remove: false });
+    const elapsed = Date.now() - started;
+    const inspected = await (await getContainerRuntimeClient()).container
+      .getById(stopping.container.getId())
+      .inspect();
+    expect(inspected.State.ExitCode).toBe(0);
+    expect(elapsed).toBeLessThan(5000);
+    await (await getContainerRuntimeClient()).container.getById(stopping.container.getId()).remove();
+  });
+});
