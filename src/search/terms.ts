@@ -25,9 +25,9 @@ const LETTER = /^\p{L}$/u;
 /** Receives the words of a text as a scanner finds them. */
 export interface WordSink {
   /**
-   * A word of ASCII letters, digits and apostrophes spelled by `text` from `start` to `end`, less any
-   * hyphens and underscores in between (the joined parts of a compound); case not yet folded, stop words
-   * not yet dropped. `hash` and `check` are two independent hashes of the word as spelled ({@link
+   * A word of letters, digits and apostrophes spelled by `text` from `start` to `end`, less any hyphens
+   * and underscores in between (the joined parts of a compound); case not yet folded (each character's
+   * lowercase is one character), stop words not yet dropped. `hash` and `check` are two independent hashes of the word as spelled ({@link
    * wordHashes}), `length` its length. Handing over the span instead of a string spares an allocation
    * for every word of a catalog.
    */
@@ -59,6 +59,14 @@ const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, code) => {
   const character = String.fromCharCode(code);
   return /[A-Za-z]/.test(character) ? LETTER_CLASS : /[0-9]/.test(character) ? DIGIT_CLASS : OTHER;
 });
+/** Non-ASCII character classes. */
+const LETTER_CHARACTER = 1;
+const NUMBER_CHARACTER = 2;
+const OTHER_CHARACTER = 3;
+/** What {@link WordScanner} finds at a position, when it is not a character of a fast-path word. */
+const NOT_IN_WORD = -1;
+const UNICODE_PATH = -2;
+const CAPITAL_SIGMA = 0x3a3;
 const HYPHEN = 45;
 const UNDERSCORE = 95;
 const APOSTROPHE = 39;
@@ -79,7 +87,12 @@ export function wordHashes(text: string, start: number, end: number): [hash: num
   for (let i = start; i < end; i++) {
     const code = text.charCodeAt(i);
     if (code === HYPHEN || code === UNDERSCORE) continue;
-    const folded = code === CURLY_APOSTROPHE ? APOSTROPHE : code | 0x20;
+    const folded =
+      code === CURLY_APOSTROPHE
+        ? APOSTROPHE
+        : code < 128
+          ? code | 0x20
+          : String.fromCharCode(code).toLowerCase().charCodeAt(0);
     hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
     check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
   }
@@ -100,15 +113,17 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
  * the whole joined, so a request for `sub-workflow`, `subworkflows` or `code nodes` reaches
  * `n8n-subworkflows-official` or `n8n-code-nodes`.
  *
- * Catalogs are large (10,000 skills hold about 12 million words), so the common case (ASCII letters,
- * digits and apostrophes) is scanned character by character, hashed on the way, and handed over as spans;
- * only compounds with other letters take the regular-expression path, some five times slower a word (rare
- * in English skills: 79 of 500,000 words in the dev corpus). A scanner keeps the character classes it has
- * looked up, and is not shared between concurrent scans.
+ * Catalogs are large (10,000 skills hold about 12 million words), so words are scanned character by
+ * character, hashed on the way, and handed over as spans. Only compounds holding a character whose
+ * lowercase is not one character of its kind (`İ`, `Σ`, letters outside the Basic Multilingual Plane)
+ * take the regular-expression path, several times slower a word. A scanner keeps the character classes
+ * it has looked up, and is not shared between concurrent scans.
  */
 export class WordScanner {
-  /** Non-ASCII character classes met so far: 0 unknown, 1 letter, 2 other number, 3 other. */
+  /** Non-ASCII character classes met so far: 0 for not yet met. */
   private readonly classes = new Uint8Array(0x10000);
+  /** For the non-ASCII letters and digits of the fast path, their lowercase; 0 for the others. */
+  private readonly folded = new Uint16Array(0x10000);
   private partStarts: Int32Array = new Int32Array(16);
   private partEnds: Int32Array = new Int32Array(16);
   private partHashes: Int32Array = new Int32Array(16);
@@ -121,15 +136,16 @@ export class WordScanner {
       const code = text.charCodeAt(i);
       if (code < 128) {
         i = ASCII_CLASS[code] === OTHER ? i + 1 : this.compound(text, i, end, sink);
-      } else if (this.classOf(text, i) <= 2) {
-        i = this.unicodeCompound(text, i, end, sink);
       } else {
-        i++;
+        const folded = this.foldedAt(text, i);
+        if (folded === NOT_IN_WORD) i++;
+        else if (folded === UNICODE_PATH) i = this.unicodeCompound(text, i, end, sink);
+        else i = this.compound(text, i, end, sink);
       }
     }
   }
 
-  /** A compound starting with an ASCII letter or digit at `start`; returns where it ends. */
+  /** A compound starting with a letter or digit of the fast path at `start`; returns where it ends. */
   private compound(text: string, start: number, end: number, sink: WordSink): number {
     let parts = 0;
     let i = start;
@@ -140,32 +156,37 @@ export class WordScanner {
       let code = -1;
       for (; i < end; i++) {
         code = text.charCodeAt(i);
-        if (code >= 128 || ASCII_CLASS[code] === OTHER) break;
-        hash = (Math.imul(hash, HASH_MULTIPLIER) + (code | 0x20)) | 0;
-        check = (Math.imul(check, CHECK_MULTIPLIER) + (code | 0x20)) | 0;
+        let folded = code | 0x20;
+        if (code >= 128) {
+          folded = this.foldedAt(text, i);
+          if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
+          if (folded === NOT_IN_WORD) break;
+        } else if (ASCII_CLASS[code] === OTHER) {
+          break;
+        }
+        hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
+        check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
       }
       // Apostrophes followed by letters stay in the word (`don't`, `customer's`).
       while (i + 1 < end && (code === APOSTROPHE || code === CURLY_APOSTROPHE)) {
-        const after = text.charCodeAt(i + 1);
-        if (after >= 128 && this.classOf(text, i + 1) === 1)
-          return this.unicodeCompound(text, start, end, sink);
-        if (after >= 128 || ASCII_CLASS[after] !== LETTER_CLASS) break;
+        let folded = this.letterFoldedAt(text, i + 1);
+        if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
+        if (folded === NOT_IN_WORD) break;
         hash = (Math.imul(hash, HASH_MULTIPLIER) + APOSTROPHE) | 0;
         check = (Math.imul(check, CHECK_MULTIPLIER) + APOSTROPHE) | 0;
         for (i++; i < end; i++) {
           code = text.charCodeAt(i);
-          if (code >= 128 || ASCII_CLASS[code] !== LETTER_CLASS) break;
-          hash = (Math.imul(hash, HASH_MULTIPLIER) + (code | 0x20)) | 0;
-          check = (Math.imul(check, CHECK_MULTIPLIER) + (code | 0x20)) | 0;
+          folded = this.letterFoldedAt(text, i);
+          if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
+          if (folded === NOT_IN_WORD) break;
+          hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
+          check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
         }
       }
-      if (i < end && code >= 128 && code !== CURLY_APOSTROPHE && this.classOf(text, i) <= 2) {
-        return this.unicodeCompound(text, start, end, sink);
-      }
       const joined = i + 1 < end && (code === HYPHEN || code === UNDERSCORE);
-      const next = joined ? text.charCodeAt(i + 1) : -1;
-      if (next >= 128 && this.classOf(text, i + 1) <= 2) return this.unicodeCompound(text, start, end, sink);
-      const continues = next >= 0 && next < 128 && ASCII_CLASS[next] !== OTHER;
+      const next = joined ? this.foldedAt(text, i + 1) : NOT_IN_WORD;
+      if (next === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
+      const continues = next !== NOT_IN_WORD;
       if (parts === 0 && !continues) {
         // A plain word, by far the most common case.
         if (i - start > 1) sink.span(text, start, i, hash, check, i - start);
@@ -237,24 +258,53 @@ export class WordScanner {
     return start + Math.max(1, found.length);
   }
 
-  /** The class of the non-ASCII character at `i`: 1 letter, 2 other number, 3 anything else. */
+  /**
+   * The character at `i` case-folded, if it is a letter or digit the fast path handles (ASCII, or any
+   * other whose lowercase is one letter or digit of the same kind, outside the Greek capital sigma, whose
+   * lowercase depends on its place in the word); else NOT_IN_WORD, or UNICODE_PATH for the other letters
+   * and digits.
+   */
+  private foldedAt(text: string, i: number): number {
+    const code = text.charCodeAt(i);
+    if (code < 128) return ASCII_CLASS[code] === OTHER ? NOT_IN_WORD : code | 0x20;
+    const type = this.classOf(text, i);
+    if (type === OTHER_CHARACTER) return NOT_IN_WORD;
+    return (this.folded[code] as number) || UNICODE_PATH;
+  }
+
+  /** Like {@link foldedAt}, for letters only: what may follow an apostrophe. */
+  private letterFoldedAt(text: string, i: number): number {
+    const code = text.charCodeAt(i);
+    if (code < 128) return ASCII_CLASS[code] === LETTER_CLASS ? code | 0x20 : NOT_IN_WORD;
+    return this.classOf(text, i) === LETTER_CHARACTER ? this.foldedAt(text, i) : NOT_IN_WORD;
+  }
+
+  /** The class of the non-ASCII character at `i` (LETTER_CHARACTER, NUMBER_CHARACTER, OTHER_CHARACTER). */
   private classOf(text: string, i: number): number {
     const code = text.charCodeAt(i);
     if (code >= 0xd800 && code <= 0xdfff) {
-      // Outside the Basic Multilingual Plane: rare enough to classify each time.
+      // Outside the Basic Multilingual Plane: rare enough to classify each time (never on the fast path).
       return unicodeClass(String.fromCodePoint(text.codePointAt(i) ?? code));
     }
     let type = this.classes[code] as number;
     if (type === 0) {
-      type = unicodeClass(String.fromCharCode(code));
+      const character = String.fromCharCode(code);
+      type = unicodeClass(character);
       this.classes[code] = type;
+      const lower = character.toLowerCase();
+      const simple = type !== OTHER_CHARACTER && code !== CAPITAL_SIGMA && lower.length === 1;
+      if (simple && unicodeClass(lower) === type) this.folded[code] = lower.charCodeAt(0);
     }
     return type;
   }
 }
 
 function unicodeClass(character: string): number {
-  return LETTER.test(character) ? 1 : LETTER_OR_NUMBER.test(character) ? 2 : 3;
+  return LETTER.test(character)
+    ? LETTER_CHARACTER
+    : LETTER_OR_NUMBER.test(character)
+      ? NUMBER_CHARACTER
+      : OTHER_CHARACTER;
 }
 
 /** The words of lowercase text, by regular expression (see {@link referenceWords}). */
