@@ -20,7 +20,7 @@ export interface SearchResult {
 }
 
 /** The share of the best score from which a match counts as strong (see {@link SearchResult}). */
-export const STRONG_MATCH = 0.5;
+const STRONG_MATCH = 0.5;
 
 /** Finds skills for a request, and names close to a mistyped one. Built once at startup; pure. */
 export interface SearchIndex {
