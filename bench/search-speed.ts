@@ -1,7 +1,8 @@
 /**
- * Times the search index on a synthetic catalog: index build time and memory, and p50/p99 latency of
- * `search` in process, for short, sentence-long and long requests, over the whole catalog and within one
- * pack (a cached ceiling, and a scope narrowed anew per call as list_skills(pack) does).
+ * Times the search index on a synthetic catalog: index build time (wall and CPU, SKILL.md read from disk
+ * as at startup) and the memory the index holds, and p50/p99 latency of `search` in process, for short,
+ * sentence-long and long requests, over the whole catalog and within one pack (a cached ceiling, and a
+ * scope narrowed anew per call as list_skills(pack) does).
  *
  *   npm run bench:search-speed -- [skills=10000] [queries=3000]
  */
@@ -22,18 +23,23 @@ async function main(skillCount: number, queryCount: number): Promise<void> {
     const { catalog } = loadCatalog(dir);
     const everything = catalog.everything;
 
-    const memoryBefore = memoryUsed();
+    const rssBefore = process.memoryUsage().rss;
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const index = buildIndex(everything.skills, readSkillDocument);
     const buildMs = performance.now() - started;
-    const indexMb = (memoryUsed() - memoryBefore) / 2 ** 20;
+    const cpu = process.cpuUsage(cpuBefore);
+    const peakRss = process.resourceUsage().maxRSS * 1024;
+    const held = await memoryHeldBy(() => buildIndex(everything.skills, readSkillDocument));
 
     console.log(
       `${written.skills} skills in ${written.packs} packs, ${(written.bytes / 2 ** 20).toFixed(0)} MiB of SKILL.md; ` +
         `Node ${process.version}`,
     );
     console.log(
-      `index build: ${buildMs.toFixed(0)} ms, memory +${indexMb.toFixed(0)} MiB (heap and buffers)\n`,
+      `index build: ${buildMs.toFixed(0)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms); ` +
+        `the index holds ${mib(held.heap)} MiB of heap + ${mib(held.arrays)} MiB of typed arrays; ` +
+        `process peak RSS ${mib(peakRss)} MiB (${mib(rssBefore)} before the build)\n`,
     );
 
     const queries = syntheticQueries(queryCount);
@@ -86,11 +92,31 @@ function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 }
 
-/** The index keeps its postings in typed arrays, which live outside the JavaScript heap. */
-function memoryUsed(): number {
-  globalThis.gc?.();
-  const { heapUsed, arrayBuffers } = process.memoryUsage();
-  return heapUsed + arrayBuffers;
+/**
+ * What a value holds in memory: heap and typed arrays (outside the heap) with it alive, less without it,
+ * each measured after full garbage collections (their freed buffers are released asynchronously). Taken
+ * the other way round (after less before) it would count the garbage the catalog's loading left behind.
+ */
+async function memoryHeldBy(make: () => unknown): Promise<{ heap: number; arrays: number }> {
+  const holder: { value?: unknown } = { value: make() };
+  const withIt = await settledMemory();
+  delete holder.value;
+  const without = await settledMemory();
+  return { heap: withIt.heapUsed - without.heapUsed, arrays: withIt.external - without.external };
+}
+
+async function settledMemory(): Promise<NodeJS.MemoryUsage> {
+  const collect = globalThis.gc;
+  if (collect === undefined) throw new Error("run with --expose-gc (npm run bench:search-speed does)");
+  for (let round = 0; round < 4; round++) {
+    collect();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return process.memoryUsage();
+}
+
+function mib(bytes: number): string {
+  return (bytes / 2 ** 20).toFixed(1);
 }
 
 const [skills = "10000", queries = "3000"] = process.argv.slice(2);

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
-import { gitAt } from "./git.js";
 import { parse } from "smol-toml";
 import { FetcherError, oneLine, SourceError } from "./errors.js";
+import { gitAt } from "./git.js";
 import type { Manifest, SkillSource } from "./manifest.js";
 
 /** Where a source's tracked branch is now, next to where skills.toml pins it. */

@@ -36,13 +36,20 @@ export function registerListSkillsTool(server: McpServer, context: ToolContext):
   );
 }
 
+/**
+ * The matches, then what lies past them. A long request shares a word with nearly every skill, so the
+ * count given is of strong matches (at least half the first one's score): many of them means the request
+ * is ambiguous; none means the rest match only in part.
+ */
 function formatMatches(found: SearchResult, ceiling: Scope): string {
   const lines = found.skills.map((skill) => `${skillRef(skill, ceiling)}: ${skill.description}`);
-  const more = found.matched - found.skills.length;
-  if (more > 0) {
+  const strongMore = found.strongMatches - found.skills.length;
+  if (strongMore > 0) {
     lines.push(
-      `… ${plural(more, "more skill")} matched less well: add words to the query, or narrow with pack.`,
+      `… ${plural(strongMore, "more skill")} matched nearly as well: add words to the query, or narrow with pack.`,
     );
+  } else if (found.matched > found.skills.length) {
+    lines.push("… other skills matched only in part: add words to the query, or narrow with pack.");
   }
   lines.push('Next: read_skill(skill="<name>").');
   return lines.join("\n");

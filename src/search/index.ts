@@ -1,17 +1,26 @@
 import type { Scope, Skill } from "../catalog/index.js";
-import { Bm25fIndex, type Postings, type RankingOptions } from "./bm25f.js";
-import { skillFields } from "./fields.js";
+import { Bm25fBuilder, type Bm25fIndex, type RankingOptions } from "./bm25f.js";
+import { DESCRIPTION, forEachSection, NAME, PLACE } from "./fields.js";
 import { NameIndex } from "./names.js";
 
 export type { RankingOptions } from "./bm25f.js";
 
-/** What a search found: the best matches, and how many skills matched at all. */
+/** What a search found: the best matches, and how many skills matched at all, and how well. */
 export interface SearchResult {
   /** Best first, at most the limit asked for. */
   readonly skills: readonly Skill[];
   /** Skills in scope that share at least one term with the query, shown or not. */
   readonly matched: number;
+  /**
+   * Skills in scope that score at least {@link STRONG_MATCH} of the best one's score, shown or not. A long
+   * request shares some word with nearly every skill, so `matched` says little; this says how many
+   * contenders there are.
+   */
+  readonly strongMatches: number;
 }
+
+/** The share of the best score from which a match counts as strong (see {@link SearchResult}). */
+const STRONG_MATCH = 0.5;
 
 /** Finds skills for a request, and names close to a mistyped one. Built once at startup; pure. */
 export interface SearchIndex {
@@ -41,17 +50,18 @@ export function buildIndex(
   documentOf: (skill: Skill) => string,
   ranking: RankingOptions = DEFAULT_RANKING,
 ): SearchIndex {
-  const terms = new Bm25fIndex(
-    skills.map((skill) => skillFields(skill, documentOf(skill))),
-    ranking,
-  );
+  const terms = indexTerms(skills, documentOf, ranking);
   const names = new NameIndex(skills);
   const scopes = new ScopeMasks(skills);
   const accumulator = new Accumulator(skills.length);
 
   const search = (query: string, scope: Scope, limit: number): SearchResult => {
-    const found = accumulator.rank(terms.lookup(query), scopes.mask(scope), limit);
-    return { skills: found.best.flatMap((document) => skills[document] ?? []), matched: found.matched };
+    const found = accumulator.rank(terms, terms.termsOf(query), scopes.mask(scope), limit);
+    return {
+      skills: found.best.flatMap((document) => skills[document] ?? []),
+      matched: found.matched,
+      strongMatches: found.strong,
+    };
   };
 
   return {
@@ -68,6 +78,26 @@ export function buildIndex(
   };
 }
 
+/** Reads each skill's SKILL.md once, in turn, so that the catalog's documents are never all in memory. */
+function indexTerms(
+  skills: readonly Skill[],
+  documentOf: (skill: Skill) => string,
+  ranking: RankingOptions,
+): Bm25fIndex {
+  const builder = new Bm25fBuilder(skills.length);
+  const addSection = (field: number, text: string, start: number, end: number) =>
+    builder.add(field, text, start, end);
+  for (const skill of skills) {
+    builder.add(NAME, skill.name);
+    builder.add(DESCRIPTION, skill.description);
+    builder.add(PLACE, skill.pack);
+    if (skill.group !== undefined) builder.add(PLACE, skill.group);
+    forEachSection(documentOf(skill), addSection);
+    builder.endDocument();
+  }
+  return builder.finish(ranking);
+}
+
 /**
  * Adds up the impacts of a query's postings per document and picks the best. Its buffers are reused by
  * every query (searches are synchronous, and each leaves them zeroed), so a query allocates next to
@@ -82,21 +112,19 @@ class Accumulator {
     this.touched = new Int32Array(size);
   }
 
-  rank(postings: readonly Postings[], allowed: Uint8Array | undefined, limit: number): Ranked {
+  rank(index: Bm25fIndex, terms: readonly number[], allowed: Uint8Array | undefined, limit: number): Ranked {
     const { scores, touched } = this;
     let matched = 0;
-    for (const { documents, impacts } of postings) {
-      for (let i = 0; i < documents.length; i++) {
-        const document = documents[i] as number;
-        if (allowed !== undefined && allowed[document] === 0) continue;
-        const before = scores[document] as number;
-        if (before === 0) touched[matched++] = document;
-        scores[document] = before + (impacts[i] as number);
-      }
-    }
+    for (const term of terms) matched = index.accumulate(term, allowed, scores, touched, matched);
     const best = topDocuments(touched.subarray(0, matched), scores, limit);
-    for (let i = 0; i < matched; i++) scores[touched[i] as number] = 0;
-    return { best, matched };
+    const strongScore = STRONG_MATCH * (scores[best[0] ?? 0] as number);
+    let strong = 0;
+    for (let i = 0; i < matched; i++) {
+      const document = touched[i] as number;
+      if ((scores[document] as number) >= strongScore) strong++;
+      scores[document] = 0;
+    }
+    return { best, matched, strong };
   }
 }
 
@@ -105,6 +133,8 @@ interface Ranked {
   readonly best: number[];
   /** Documents with any score. */
   readonly matched: number;
+  /** Documents scoring at least STRONG_MATCH of the best score. */
+  readonly strong: number;
 }
 
 /**

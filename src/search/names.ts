@@ -5,31 +5,49 @@ const COMPARED_NAMES = 50;
 
 /**
  * Finds skill names spelled close to a mistyped one without comparing it against every name: names are
- * indexed by their letter trigrams, and only names sharing trigrams with it are compared.
+ * indexed by their letter trigrams, and only names sharing trigrams with it are compared. Lists are typed
+ * arrays (a name has some 30 trigrams, and a catalog may have 50,000 names).
  */
 export class NameIndex {
-  private readonly names: readonly string[];
-  /** For each distinct name, the documents (catalog positions) bearing it. */
-  private readonly documents: readonly (readonly number[])[];
-  private readonly byTrigram = new Map<string, number[]>();
+  /** Distinct names, folded (see {@link fold}). */
+  private readonly names: string[] = [];
+  /** Per distinct name n, its documents (catalog positions) are `documents[documentStarts[n]…[n + 1]]`. */
+  private readonly documentStarts: Int32Array;
+  private readonly documents: Int32Array;
+  /** Trigram ids by trigram key (see {@link trigramKeys}). */
+  private readonly trigramIds = new Map<number, number>();
+  /** Per trigram t, the names holding it are `trigramNames[trigramStarts[t]…[t + 1]]`. */
+  private readonly trigramStarts: Int32Array;
+  private readonly trigramNames: Int32Array;
 
   constructor(skills: readonly Skill[]) {
-    const byName = new Map<string, number[]>();
-    skills.forEach((skill, position) => {
-      const key = fold(skill.name);
-      const list = byName.get(key);
-      if (list) list.push(position);
-      else byName.set(key, [position]);
+    const nameIds = new Map<string, number>();
+    const nameOf = Int32Array.from(skills, (skill) => {
+      const name = fold(skill.name);
+      let id = nameIds.get(name);
+      if (id === undefined) {
+        id = this.names.length;
+        nameIds.set(name, id);
+        this.names.push(name);
+      }
+      return id;
     });
-    this.names = [...byName.keys()];
-    this.documents = [...byName.values()];
+    [this.documentStarts, this.documents] = groupBy(this.names.length, nameOf);
+
+    const trigramOf: number[] = [];
+    const holder: number[] = [];
     this.names.forEach((name, id) => {
-      for (const trigram of trigrams(name)) {
-        const list = this.byTrigram.get(trigram);
-        if (list) list.push(id);
-        else this.byTrigram.set(trigram, [id]);
+      for (const key of trigramKeys(name)) {
+        let trigram = this.trigramIds.get(key);
+        if (trigram === undefined) {
+          trigram = this.trigramIds.size;
+          this.trigramIds.set(key, trigram);
+        }
+        trigramOf.push(trigram);
+        holder.push(id);
       }
     });
+    [this.trigramStarts, this.trigramNames] = groupBy(this.trigramIds.size, trigramOf, holder);
   }
 
   /**
@@ -40,8 +58,14 @@ export class NameIndex {
     const target = fold(wanted);
     if (target === "") return [];
     const shared = new Map<number, number>();
-    for (const trigram of new Set(trigrams(target))) {
-      for (const id of this.byTrigram.get(trigram) ?? []) shared.set(id, (shared.get(id) ?? 0) + 1);
+    for (const key of trigramKeys(target)) {
+      const trigram = this.trigramIds.get(key);
+      if (trigram === undefined) continue;
+      const end = this.trigramStarts[trigram + 1] as number;
+      for (let at = this.trigramStarts[trigram] as number; at < end; at++) {
+        const name = this.trigramNames[at] as number;
+        shared.set(name, (shared.get(name) ?? 0) + 1);
+      }
     }
     const tolerance = Math.max(2, Math.floor(target.length / 2));
     return [...shared.entries()]
@@ -50,8 +74,37 @@ export class NameIndex {
       .map(([id]) => ({ id, distance: nameDistance(target, this.names[id] ?? "") }))
       .filter(({ distance }) => distance <= tolerance)
       .sort((a, b) => a.distance - b.distance || a.id - b.id)
-      .flatMap(({ id }) => this.documents[id] ?? []);
+      .flatMap(({ id }) => [
+        ...this.documents.subarray(this.documentStarts[id], this.documentStarts[id + 1]),
+      ]);
   }
+}
+
+/**
+ * Lists grouped by key, as offsets and items: the items of key k are `items[starts[k]…starts[k + 1]]`, in
+ * their order. `keys[i]` is the key of item `values[i]` (of item i when `values` is not given).
+ */
+function groupBy(
+  keyCount: number,
+  keys: ArrayLike<number>,
+  values?: ArrayLike<number>,
+): [starts: Int32Array, items: Int32Array] {
+  const starts = new Int32Array(keyCount + 1);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as number;
+    starts[key + 1] = (starts[key + 1] as number) + 1;
+  }
+  for (let key = 0; key < keyCount; key++)
+    starts[key + 1] = (starts[key + 1] as number) + (starts[key] as number);
+  const next = starts.slice(0, keyCount);
+  const items = new Int32Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as number;
+    const at = next[key] as number;
+    items[at] = values === undefined ? i : (values[i] as number);
+    next[key] = at + 1;
+  }
+  return [starts, items];
 }
 
 /** Case and hyphens do not matter: `Code-Nodes` is `codenodes`. */
@@ -59,10 +112,19 @@ function fold(text: string): string {
   return text.toLowerCase().replace(/[-_\s]/g, "");
 }
 
-/** Letter trigrams of a name, padded so that short names and name ends have some too. */
-function trigrams(name: string): string[] {
+/**
+ * A name's distinct letter trigrams, padded so that short names and name ends have some too, each as a
+ * small integer. Two trigrams may share a key: that only adds a candidate, which edit distance then judges.
+ */
+function trigramKeys(name: string): number[] {
   const padded = `^${name}$`;
-  return Array.from({ length: Math.max(0, padded.length - 2) }, (_, i) => padded.slice(i, i + 3));
+  const keys: number[] = [];
+  for (let i = 0; i + 3 <= padded.length; i++) {
+    const code = padded.charCodeAt(i) * 0x10000 + padded.charCodeAt(i + 1) * 0x100 + padded.charCodeAt(i + 2);
+    keys.push(code % 0x3fffffff);
+  }
+  keys.sort((a, b) => a - b);
+  return keys.filter((key, i) => i === 0 || key !== keys[i - 1]);
 }
 
 /** Edit distance, except that a name containing the wanted text (or contained in it) counts as close. */

@@ -1,5 +1,6 @@
 import { stopwords } from "@orama/stopwords/english";
-import porter2 from "wink-porter2-stemmer";
+import { stem as porter2 } from "porter2";
+import { grown } from "./arrays.js";
 
 /**
  * Words that carry no meaning of their own in a request ("how", "my", "should", "don't"): the Snowball
@@ -10,16 +11,306 @@ const STOP_WORDS: ReadonlySet<string> = new Set(stopwords);
 
 /** Letters and digits, with inner apostrophes (`don't`), joined by single hyphens or underscores. */
 const COMPOUND = /[\p{L}\p{N}]+(?:'[\p{L}]+)*(?:[-_][\p{L}\p{N}]+(?:'[\p{L}]+)*)*/gu;
+/**
+ * The same in text as written (before lowercasing, which can turn one letter into a letter and a mark:
+ * `İ` → `i̇`), curly apostrophes included: every compound found this way is then lowercased and split
+ * again with {@link COMPOUND}.
+ */
+const COMPOUND_SOURCE = "[\\p{L}\\p{N}]+(?:['’][\\p{L}]+)*(?:[-_][\\p{L}\\p{N}]+(?:['’][\\p{L}]+)*)*";
+const COMPOUND_AT = new RegExp(COMPOUND_SOURCE, "uy");
+const COMPOUNDS_AS_WRITTEN = new RegExp(COMPOUND_SOURCE, "gu");
+const LETTER_OR_NUMBER = /^[\p{L}\p{N}]$/u;
+const LETTER = /^\p{L}$/u;
+
+/** Receives the words of a text as a scanner finds them. */
+export interface WordSink {
+  /**
+   * A word of letters, digits and apostrophes spelled by `text` from `start` to `end`, less any hyphens
+   * and underscores in between (the joined parts of a compound); case not yet folded (each character's
+   * lowercase is one character), stop words not yet dropped. `hash` and `check` are two independent hashes of the word as spelled ({@link
+   * wordHashes}), `length` its length. Handing over the span instead of a string spares an allocation
+   * for every word of a catalog.
+   */
+  span(text: string, start: number, end: number, hash: number, check: number, length: number): void;
+  /** A word that needed Unicode handling, already lowercased and kept (see {@link keptWord}). */
+  word(word: string): void;
+}
 
 /**
- * The words of a text as search sees them, before stemming. Case is folded, stop words and single letters
- * dropped, possessives and apostrophes removed (`customer's` → customer). A compound yields its parts, each
- * pair of neighbouring parts joined, and the whole joined, so a request for `sub-workflow`, `subworkflows`
- * or `code nodes` reaches `n8n-subworkflows-official` or `n8n-code-nodes`.
+ * The word as search keeps it, or undefined for a stop word or a single letter: possessives and inner
+ * apostrophes removed (`customer's` → customer). `word` is lowercase.
  */
-export function words(text: string): string[] {
+export function keptWord(word: string): string | undefined {
+  if (STOP_WORDS.has(word)) return undefined;
+  const bare = word.includes("'") ? word.replace(/'s$/, "").replace(/'/g, "") : word;
+  return bare.length > 1 && !STOP_WORDS.has(bare) ? bare : undefined;
+}
+
+/** Porter2 (Snowball English) stemming: `nodes`/`node`, `debugging`/`debug`, `deploy`/`deployment`. */
+export function stem(word: string): string {
+  return porter2(word);
+}
+
+/** ASCII character classes, for the fast path. */
+const OTHER = 0;
+const LETTER_CLASS = 1;
+const DIGIT_CLASS = 2;
+const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, code) => {
+  const character = String.fromCharCode(code);
+  return /[A-Za-z]/.test(character) ? LETTER_CLASS : /[0-9]/.test(character) ? DIGIT_CLASS : OTHER;
+});
+/** Non-ASCII character classes. */
+const LETTER_CHARACTER = 1;
+const NUMBER_CHARACTER = 2;
+const OTHER_CHARACTER = 3;
+/** What {@link WordScanner} finds at a position, when it is not a character of a fast-path word. */
+const NOT_IN_WORD = -1;
+const UNICODE_PATH = -2;
+const CAPITAL_SIGMA = 0x3a3;
+const HYPHEN = 45;
+const UNDERSCORE = 95;
+const APOSTROPHE = 39;
+const CURLY_APOSTROPHE = 0x2019;
+
+/** Multipliers of the two polynomial word hashes; odd, so no information is lost. */
+const HASH_MULTIPLIER = 0x01000193;
+const CHECK_MULTIPLIER = 0x5bd1e995;
+
+/**
+ * The two hashes a scanner gives a word spelled from `start` to `end` (polynomials over its characters,
+ * case folded, `’` read as `'`, hyphens and underscores left out), computed from the text so that a
+ * lexicon can find a word without making a string of it.
+ */
+export function wordHashes(text: string, start: number, end: number): [hash: number, check: number] {
+  let hash = 0;
+  let check = 0;
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i);
+    if (code === HYPHEN || code === UNDERSCORE) continue;
+    const folded =
+      code === CURLY_APOSTROPHE
+        ? APOSTROPHE
+        : code < 128
+          ? code | 0x20
+          : String.fromCharCode(code).toLowerCase().charCodeAt(0);
+    hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
+    check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
+  }
+  return [hash, check];
+}
+
+/** The polynomial hash of word a followed by word b, of length `bLength`, from theirs. */
+function joinedHash(a: number, b: number, bLength: number, multiplier: number): number {
+  let shifted = a;
+  for (let i = 0; i < bLength; i++) shifted = Math.imul(shifted, multiplier);
+  return (shifted + b) | 0;
+}
+
+/**
+ * Splits text into the words search indexes, the same way for skills and for requests. Case is folded;
+ * words are runs of letters and digits; stop words and single letters are dropped, possessives folded. A
+ * compound joined by hyphens or underscores yields its parts, each pair of neighbouring parts joined, and
+ * the whole joined, so a request for `sub-workflow`, `subworkflows` or `code nodes` reaches
+ * `n8n-subworkflows-official` or `n8n-code-nodes`.
+ *
+ * Catalogs are large (10,000 skills hold about 12 million words), so words are scanned character by
+ * character, hashed on the way, and handed over as spans. Only compounds holding a character whose
+ * lowercase is not one character of its kind (`İ`, `Σ`, letters outside the Basic Multilingual Plane)
+ * take the regular-expression path, several times slower a word. A scanner keeps the character classes
+ * it has looked up, and is not shared between concurrent scans.
+ */
+export class WordScanner {
+  /** Non-ASCII character classes met so far: 0 for not yet met. */
+  private readonly classes = new Uint8Array(0x10000);
+  /** For the non-ASCII letters and digits of the fast path, their lowercase; 0 for the others. */
+  private readonly folded = new Uint16Array(0x10000);
+  private partStarts: Int32Array = new Int32Array(16);
+  private partEnds: Int32Array = new Int32Array(16);
+  private partHashes: Int32Array = new Int32Array(16);
+  private partChecks: Int32Array = new Int32Array(16);
+
+  /** The words of `text` between `start` and `end`, in order. Words must not straddle `start` or `end`. */
+  scan(text: string, start: number, end: number, sink: WordSink): void {
+    let i = start;
+    while (i < end) {
+      const code = text.charCodeAt(i);
+      if (code < 128) {
+        i = ASCII_CLASS[code] === OTHER ? i + 1 : this.compound(text, i, end, sink);
+      } else {
+        const folded = this.foldedAt(text, i);
+        if (folded === NOT_IN_WORD) i++;
+        else if (folded === UNICODE_PATH) i = this.unicodeCompound(text, i, end, sink);
+        else i = this.compound(text, i, end, sink);
+      }
+    }
+  }
+
+  /** A compound starting with a letter or digit of the fast path at `start`; returns where it ends. */
+  private compound(text: string, start: number, end: number, sink: WordSink): number {
+    let parts = 0;
+    let i = start;
+    for (;;) {
+      const partStart = i;
+      let hash = 0;
+      let check = 0;
+      let code = -1;
+      for (; i < end; i++) {
+        code = text.charCodeAt(i);
+        let folded = code | 0x20;
+        if (code >= 128) {
+          folded = this.foldedAt(text, i);
+          if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
+          if (folded === NOT_IN_WORD) break;
+        } else if (ASCII_CLASS[code] === OTHER) {
+          break;
+        }
+        hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
+        check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
+      }
+      // Apostrophes followed by letters stay in the word (`don't`, `customer's`).
+      while (i + 1 < end && (code === APOSTROPHE || code === CURLY_APOSTROPHE)) {
+        let folded = this.letterFoldedAt(text, i + 1);
+        if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
+        if (folded === NOT_IN_WORD) break;
+        hash = (Math.imul(hash, HASH_MULTIPLIER) + APOSTROPHE) | 0;
+        check = (Math.imul(check, CHECK_MULTIPLIER) + APOSTROPHE) | 0;
+        for (i++; i < end; i++) {
+          code = text.charCodeAt(i);
+          folded = this.letterFoldedAt(text, i);
+          if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
+          if (folded === NOT_IN_WORD) break;
+          hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
+          check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
+        }
+      }
+      const joined = i + 1 < end && (code === HYPHEN || code === UNDERSCORE);
+      const next = joined ? this.foldedAt(text, i + 1) : NOT_IN_WORD;
+      if (next === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
+      const continues = next !== NOT_IN_WORD;
+      if (parts === 0 && !continues) {
+        // A plain word, by far the most common case.
+        if (i - start > 1) sink.span(text, start, i, hash, check, i - start);
+        return i;
+      }
+      this.addPart(parts++, partStart, i, hash, check);
+      if (!continues) break;
+      i++;
+    }
+    this.emitParts(text, parts, sink);
+    return i;
+  }
+
+  /** Each part, each pair of neighbouring parts joined, and the whole joined when there are three or more. */
+  private emitParts(text: string, parts: number, sink: WordSink): void {
+    const { partStarts, partEnds, partHashes, partChecks } = this;
+    for (let p = 0; p < parts; p++) {
+      const start = partStarts[p] as number;
+      const length = (partEnds[p] as number) - start;
+      if (length > 1)
+        sink.span(text, start, start + length, partHashes[p] as number, partChecks[p] as number, length);
+    }
+    for (let p = 1; p < parts; p++) {
+      const start = partStarts[p - 1] as number;
+      const end = partEnds[p] as number;
+      const second = end - (partStarts[p] as number);
+      const hash = joinedHash(partHashes[p - 1] as number, partHashes[p] as number, second, HASH_MULTIPLIER);
+      const check = joinedHash(
+        partChecks[p - 1] as number,
+        partChecks[p] as number,
+        second,
+        CHECK_MULTIPLIER,
+      );
+      sink.span(text, start, end, hash, check, (partEnds[p - 1] as number) - start + second);
+    }
+    if (parts > 2) {
+      let hash = partHashes[0] as number;
+      let check = partChecks[0] as number;
+      let length = (partEnds[0] as number) - (partStarts[0] as number);
+      for (let p = 1; p < parts; p++) {
+        const size = (partEnds[p] as number) - (partStarts[p] as number);
+        hash = joinedHash(hash, partHashes[p] as number, size, HASH_MULTIPLIER);
+        check = joinedHash(check, partChecks[p] as number, size, CHECK_MULTIPLIER);
+        length += size;
+      }
+      sink.span(text, partStarts[0] as number, partEnds[parts - 1] as number, hash, check, length);
+    }
+  }
+
+  private addPart(part: number, start: number, end: number, hash: number, check: number): void {
+    if (part === this.partStarts.length) {
+      this.partStarts = grown(this.partStarts, part * 2);
+      this.partEnds = grown(this.partEnds, part * 2);
+      this.partHashes = grown(this.partHashes, part * 2);
+      this.partChecks = grown(this.partChecks, part * 2);
+    }
+    this.partStarts[part] = start;
+    this.partEnds[part] = end;
+    this.partHashes[part] = hash;
+    this.partChecks[part] = check;
+  }
+
+  /** A compound holding non-ASCII letters or digits, at `start`: the regular-expression path. */
+  private unicodeCompound(text: string, start: number, end: number, sink: WordSink): number {
+    COMPOUND_AT.lastIndex = start;
+    // Callers scan whole lines or fields, so a compound never runs past `end`; the cut is a safeguard.
+    const found = (COMPOUND_AT.exec(text)?.[0] ?? "").slice(0, end - start);
+    for (const word of lowercaseWords(found.toLowerCase().replace(/’/g, "'"))) sink.word(word);
+    return start + Math.max(1, found.length);
+  }
+
+  /**
+   * The character at `i` case-folded, if it is a letter or digit the fast path handles (ASCII, or any
+   * other whose lowercase is one letter or digit of the same kind, outside the Greek capital sigma, whose
+   * lowercase depends on its place in the word); else NOT_IN_WORD, or UNICODE_PATH for the other letters
+   * and digits.
+   */
+  private foldedAt(text: string, i: number): number {
+    const code = text.charCodeAt(i);
+    if (code < 128) return ASCII_CLASS[code] === OTHER ? NOT_IN_WORD : code | 0x20;
+    const type = this.classOf(text, i);
+    if (type === OTHER_CHARACTER) return NOT_IN_WORD;
+    return (this.folded[code] as number) || UNICODE_PATH;
+  }
+
+  /** Like {@link foldedAt}, for letters only: what may follow an apostrophe. */
+  private letterFoldedAt(text: string, i: number): number {
+    const code = text.charCodeAt(i);
+    if (code < 128) return ASCII_CLASS[code] === LETTER_CLASS ? code | 0x20 : NOT_IN_WORD;
+    return this.classOf(text, i) === LETTER_CHARACTER ? this.foldedAt(text, i) : NOT_IN_WORD;
+  }
+
+  /** The class of the non-ASCII character at `i` (LETTER_CHARACTER, NUMBER_CHARACTER, OTHER_CHARACTER). */
+  private classOf(text: string, i: number): number {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdfff) {
+      // Outside the Basic Multilingual Plane: rare enough to classify each time (never on the fast path).
+      return unicodeClass(String.fromCodePoint(text.codePointAt(i) ?? code));
+    }
+    let type = this.classes[code] as number;
+    if (type === 0) {
+      const character = String.fromCharCode(code);
+      type = unicodeClass(character);
+      this.classes[code] = type;
+      const lower = character.toLowerCase();
+      const simple = type !== OTHER_CHARACTER && code !== CAPITAL_SIGMA && lower.length === 1;
+      if (simple && unicodeClass(lower) === type) this.folded[code] = lower.charCodeAt(0);
+    }
+    return type;
+  }
+}
+
+function unicodeClass(character: string): number {
+  return LETTER.test(character)
+    ? LETTER_CHARACTER
+    : LETTER_OR_NUMBER.test(character)
+      ? NUMBER_CHARACTER
+      : OTHER_CHARACTER;
+}
+
+/** The words of lowercase text, by regular expression (see {@link referenceWords}). */
+function lowercaseWords(text: string): string[] {
   const found: string[] = [];
-  for (const compound of text.toLowerCase().replace(/’/g, "'").match(COMPOUND) ?? []) {
+  for (const compound of text.match(COMPOUND) ?? []) {
     if (!compound.includes("-") && !compound.includes("_")) {
       keep(found, compound);
       continue;
@@ -33,12 +324,42 @@ export function words(text: string): string[] {
 }
 
 function keep(found: string[], word: string): void {
-  if (STOP_WORDS.has(word)) return;
-  const bare = word.includes("'") ? word.replace(/'s$/, "").replace(/'/g, "") : word;
-  if (bare.length > 1 && !STOP_WORDS.has(bare)) found.push(bare);
+  const kept = keptWord(word);
+  if (kept !== undefined) found.push(kept);
 }
 
-/** Porter2 (Snowball English) stemming: `nodes`/`node`, `debugging`/`debug`, `deploy`/`deployment`. */
-export function stem(word: string): string {
-  return porter2(word);
+/** Collects a text's words as strings: for requests, which are short. */
+class WordList implements WordSink {
+  readonly words: string[] = [];
+
+  span(text: string, start: number, end: number): void {
+    const kept = keptWord(spelled(text, start, end));
+    if (kept !== undefined) this.words.push(kept);
+  }
+
+  word(word: string): void {
+    this.words.push(word);
+  }
+}
+
+/** The lowercase word a span spells, hyphens and underscores left out, `’` read as `'`. */
+export function spelled(text: string, start: number, end: number): string {
+  return text.slice(start, end).toLowerCase().replace(/[-_]/g, "").replace(/’/g, "'");
+}
+
+/** The words of a text as search sees them, before stemming (see {@link WordScanner}). */
+export function words(text: string, scanner = new WordScanner()): string[] {
+  const list = new WordList();
+  scanner.scan(text, 0, text.length, list);
+  return list.words;
+}
+
+/**
+ * What the words of a text are, by definition: compounds found by regular expression, each lowercased and
+ * split. {@link WordScanner} must find the same words faster; a property test holds it to this.
+ */
+export function referenceWords(text: string): string[] {
+  return (text.match(COMPOUNDS_AS_WRITTEN) ?? []).flatMap((compound) =>
+    lowercaseWords(compound.toLowerCase().replace(/’/g, "'")),
+  );
 }

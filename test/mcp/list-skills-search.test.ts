@@ -30,14 +30,24 @@ afterAll(async () => {
 });
 
 describe("list_skills with query", () => {
-  it("shows the ten best matches, best first, and says how to reach the rest", async () => {
+  it("shows the ten best matches, best first, and says the rest match only in part", async () => {
     const { text, isError } = await call(client, "list_skills", { query: "weekly reports" });
     expect(isError).toBe(false);
     const lines = text.split("\n");
     expect(lines[0]).toBe("report-builder: Build the weekly report from tickets.");
     expect(lines.slice(0, 10).every((line) => /^(report-builder|task-\d\d): /.test(line))).toBe(true);
     expect(lines.slice(10)).toEqual([
-      "… 2 more skills matched less well: add words to the query, or narrow with pack.",
+      "… other skills matched only in part: add words to the query, or narrow with pack.",
+      'Next: read_skill(skill="<name>").',
+    ]);
+  });
+
+  it("counts the strong matches left out, those scoring at least half the first one's", async () => {
+    const { text } = await call(client, "list_skills", { query: "a task that ends with a report" });
+    const lines = text.split("\n");
+    expect(lines.slice(0, 10).every((line) => /^task-\d\d: /.test(line))).toBe(true);
+    expect(lines.slice(10)).toEqual([
+      "… 1 more skill matched nearly as well: add words to the query, or narrow with pack.",
       'Next: read_skill(skill="<name>").',
     ]);
   });

@@ -97,7 +97,11 @@ describe("search ranks", () => {
     expect(names("How should I go about finding out why my widget crashed yesterday?")[0]).toBe(
       "debug-helper",
     );
-    expect(index.search("how do I do it", catalog.everything, 10)).toEqual({ skills: [], matched: 0 });
+    expect(index.search("how do I do it", catalog.everything, 10)).toEqual({
+      skills: [],
+      matched: 0,
+      strongMatches: 0,
+    });
   });
 });
 
@@ -152,5 +156,99 @@ describe("suggest", () => {
     expect(index.suggest("debug-helpr", finance).map((skill) => skill.name)).not.toContain("debug-helper");
     expect(index.suggest("widget", catalog.everything, 2)).toHaveLength(2);
     expect(index.suggest("zzzz", catalog.everything)).toEqual([]);
+  });
+});
+
+describe("a catalog with tens of thousands of distinct words", () => {
+  const SKILLS = 1500;
+  const WORDS_EACH = 25;
+  /** A made-up word the stemmer leaves alone, one per (skill, slot): its number in letters a to z. */
+  const wordOf = (skill: number, slot: number) => {
+    const letters = [...(skill * WORDS_EACH + slot).toString(26)].map((digit) =>
+      String.fromCharCode(97 + Number.parseInt(digit, 26)),
+    );
+    return `zq${letters.join("")}x`;
+  };
+  let big: TempTree;
+  let bigCatalog: Catalog;
+  let bigIndex: SearchIndex;
+
+  beforeAll(async () => {
+    const entries: Record<string, string> = {};
+    for (let skill = 0; skill < SKILLS; skill++) {
+      const unique = Array.from({ length: WORDS_EACH }, (_, slot) => wordOf(skill, slot)).join(" ");
+      // Every 300th skill also mentions "sparse": its documents lie far apart in the postings.
+      const sparse = skill % 300 === 0 ? " sparse" : "";
+      entries[`pack-${skill % 7}/skill-${skill}/SKILL.md`] = skillMd(
+        `skill-${skill}`,
+        `Skill number ${skill}.`,
+        `# Notes\n\n${unique}${sparse}\n`,
+      );
+    }
+    big = await makeTree(entries);
+    bigCatalog = loadCatalog(big.dir).catalog;
+    bigIndex = buildIndex(bigCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => big.remove());
+
+  it("finds every skill by each of its own words, and only it", () => {
+    for (let skill = 0; skill < SKILLS; skill += 7) {
+      for (const slot of [0, 12, WORDS_EACH - 1]) {
+        const found = bigIndex.search(wordOf(skill, slot), bigCatalog.everything, 10);
+        expect(found.skills.map((each) => each.name)).toEqual([`skill-${skill}`]);
+      }
+    }
+  });
+
+  it("finds every skill holding a word, however far apart they lie", () => {
+    const found = bigIndex.search("sparse", bigCatalog.everything, 10);
+    expect(found.skills.map((skill) => skill.name).sort()).toEqual(
+      ["skill-0", "skill-300", "skill-600", "skill-900", "skill-1200"].sort(),
+    );
+  });
+});
+
+describe("SKILL.md sections", () => {
+  let sections: TempTree;
+  let sectionsCatalog: Catalog;
+  let sectionsIndex: SearchIndex;
+
+  beforeAll(async () => {
+    const filler = "Some words about tooling and practice. ".repeat(20);
+    sections = await makeTree({
+      "p/real-heading/SKILL.md": skillMd("real-heading", "First.", `# Frobnication\n\n${filler}\n`),
+      "p/fenced-hash/SKILL.md": skillMd(
+        "fenced-hash",
+        "Second.",
+        `# Intro\n\n\`\`\`bash\n# frobnication\n\`\`\`\n\n${filler}\n`,
+      ),
+      "p/front-matter/SKILL.md": `---\nname: front-matter\ndescription: Third.\nlicense: quuxware\n---\n\n${filler}\n`,
+    });
+    sectionsCatalog = loadCatalog(sections.dir).catalog;
+    sectionsIndex = buildIndex(sectionsCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => sections.remove());
+
+  const namesFor = (query: string) =>
+    sectionsIndex.search(query, sectionsCatalog.everything, 10).skills.map((skill) => skill.name);
+
+  it("weigh a heading above the same line as a comment in a code block", () => {
+    expect(namesFor("frobnication")).toEqual(["real-heading", "fenced-hash"]);
+  });
+
+  it("leave out frontmatter keys other than name and description", () => {
+    expect(namesFor("quuxware")).toEqual([]);
+    expect(namesFor("third")).toEqual(["front-matter"]);
+  });
+});
+
+describe("strong matches", () => {
+  it("are those scoring at least half the best score", () => {
+    const found = index.search("widget invoices", catalog.everything, 3);
+    expect(found.skills[0]?.name).toBe("invoice-reader");
+    expect(found.matched).toBe(catalog.everything.skills.length);
+    expect(found.strongMatches).toBe(1);
+    const even = index.search("widget", catalog.everything, 3);
+    expect(even.strongMatches).toBeGreaterThan(3);
   });
 });

@@ -1,0 +1,76 @@
+import { FingerprintTable, mix, stemFingerprint } from "./fingerprints.js";
+import { keptWord, spelled, stem } from "./terms.js";
+
+/**
+ * Maps words to term ids while a catalog is indexed, without making a string of every word: a word is
+ * found by the two hashes the scanner computed on the way (a 64-bit fingerprint, with its length), and only
+ * a word not met before is made a string, checked against the stop list and stemmed. A catalog of 10,000
+ * skills has 12 million words but only about 50,000 distinct ones; two of 200,000 distinct words would
+ * share a fingerprint with odds of about 1 in 10^9, and would then share their postings. Lives only while
+ * the index is built; the stems' fingerprints are what the index keeps (see `stemFingerprint`).
+ */
+export class Lexicon {
+  /** Term ids by the fingerprint of their stem. */
+  readonly terms = new FingerprintTable();
+  /** Term id by a word that took the Unicode path. */
+  private readonly unicodeWords = new Map<string, number>();
+  /**
+   * Open addressing, four numbers a slot, so that a look-up reads one cache line: the word's two hashes,
+   * its length, and its term + 2 (0: empty slot, 1: a word not indexed).
+   */
+  private slots: Int32Array = new Int32Array(4 << 16);
+  private entries = 0;
+
+  /** The term of the word a span spells (see `WordSink.span`), or -1 if it is not indexed. */
+  termOfSpan(text: string, start: number, end: number, hash: number, check: number, length: number): number {
+    const slots = this.slots;
+    const mask = (slots.length >> 2) - 1;
+    let slot = mix(hash) & mask;
+    for (;;) {
+      const at = slot << 2;
+      const value = slots[at + 2] as number;
+      if (value === 0) break;
+      if (slots[at] === hash && slots[at + 1] === check && slots[at + 3] === length) return value - 2;
+      slot = (slot + 1) & mask;
+    }
+    const kept = keptWord(spelled(text, start, end));
+    const term = kept === undefined ? -1 : this.termOfStem(stem(kept));
+    const at = slot << 2;
+    slots[at] = hash;
+    slots[at + 1] = check;
+    slots[at + 2] = term + 2;
+    slots[at + 3] = length;
+    if (++this.entries * 2 > slots.length >> 2) this.rehash();
+    return term;
+  }
+
+  /** The term of a kept word (see {@link keptWord}), or -1 for none. */
+  termOfWord(word: string | undefined): number {
+    if (word === undefined) return -1;
+    let term = this.unicodeWords.get(word);
+    if (term === undefined) {
+      term = this.termOfStem(stem(word));
+      this.unicodeWords.set(word, term);
+    }
+    return term;
+  }
+
+  private termOfStem(root: string): number {
+    const [hash, check] = stemFingerprint(root);
+    return this.terms.add(hash, check);
+  }
+
+  /** Doubles the table when it is half full. */
+  private rehash(): void {
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2);
+    const mask = (slots.length >> 2) - 1;
+    for (let from = 0; from < old.length; from += 4) {
+      if (old[from + 2] === 0) continue;
+      let slot = mix(old[from] as number) & mask;
+      while (slots[(slot << 2) + 2] !== 0) slot = (slot + 1) & mask;
+      slots.set(old.subarray(from, from + 4), slot << 2);
+    }
+    this.slots = slots;
+  }
+}

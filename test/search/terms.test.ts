@@ -1,0 +1,97 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { referenceWords, WordScanner, type WordSink, wordHashes, words } from "../../src/search/terms.js";
+
+/**
+ * The scanner splits catalogs character by character for speed; what it must split them into is defined
+ * by the regular expressions of `referenceWords`. These check the two agree on text mixing everything
+ * the fast path treats specially.
+ */
+const PIECES = [
+  ..."abcxyzABCXYZ0189".split(""),
+  "-",
+  "_",
+  "'",
+  "’",
+  " ",
+  "\n",
+  ".",
+  ",",
+  "#",
+  "--",
+  "n8n",
+  "don't",
+  "Customer's",
+  "é",
+  "ß",
+  "İ",
+  "Σ",
+  "ς",
+  "Ä",
+  "ǅ",
+  "ẞ",
+  "ﬀ",
+  "straße",
+  "ÉCOLE",
+  "naïve",
+  "Ω",
+  "ж",
+  "中文",
+  "٣",
+  "Ⅻ",
+  "\u0301",
+  "😀",
+  "𝒜",
+  "—",
+  "\u00a0",
+  "the",
+  "and",
+  "nodes",
+];
+
+describe("words", () => {
+  it("agree with the reference splitting on any mix of letters, digits, joiners and Unicode", () => {
+    const scanner = new WordScanner();
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }), (pieces) => {
+        const text = pieces.join("");
+        expect(words(text, scanner)).toEqual(referenceWords(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("fold case, drop stop words and single letters, and split compounds", () => {
+    expect(words("The N8N-Code-Nodes of a customer's workflow, don't")).toEqual([
+      "n8n",
+      "code",
+      "nodes",
+      "n8ncode",
+      "codenodes",
+      "n8ncodenodes",
+      "customer",
+      "workflow",
+    ]);
+    expect(words("Café naïve—déjà vu")).toEqual(["café", "naïve", "déjà", "vu"]);
+  });
+
+  it("hand over each word with the hashes of its folded spelling, whichever way it was written", () => {
+    const seen: [string, number, number][] = [];
+    const sink: WordSink = {
+      span(text, start, end, hash, check, length) {
+        expect(length).toBe(text.slice(start, end).replace(/[-_]/g, "").length);
+        seen.push([text.slice(start, end), hash, check]);
+      },
+      word() {},
+    };
+    const text = "Sub-Workflows subworkflows SUB_WORKFLOWS it’s it's";
+    new WordScanner().scan(text, 0, text.length, sink);
+    const hashesOf = (spelling: string) =>
+      seen.filter(([span]) => span === spelling).map(([, hash, check]) => [hash, check]);
+    const joined = wordHashes("subworkflows", 0, 12);
+    expect(hashesOf("Sub-Workflows")).toEqual([joined]);
+    expect(hashesOf("subworkflows")).toEqual([joined]);
+    expect(hashesOf("SUB_WORKFLOWS")).toEqual([joined]);
+    expect(hashesOf("it’s")).toEqual(hashesOf("it's"));
+  });
+});
