@@ -1,4 +1,4 @@
-import { parse } from "yaml";
+import { CORE_SCHEMA, load } from "js-yaml";
 
 export type SkillDocument =
   | { readonly ok: true; readonly name: string; readonly description: string }
@@ -19,7 +19,8 @@ export function parseSkillDocument(markdown: string): SkillDocument {
 
   let data: unknown;
   try {
-    data = parse(lines.slice(1, end).join("\n"));
+    // YAML 1.2 core types only: a date stays text, as a skill author means it.
+    data = load(lines.slice(1, end).join("\n"), { schema: CORE_SCHEMA });
   } catch (error) {
     return { ok: false, reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
   }
