@@ -80,6 +80,7 @@ async function main(options: Options): Promise<void> {
         skillsDir: throughputDir,
         connections: options.connections,
         seconds: options.seconds,
+        rounds: 3,
         warmUpSeconds: 2,
         workDir,
         progress,

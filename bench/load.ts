@@ -40,16 +40,33 @@ export interface LoadResult {
   readonly non2xx: number;
 }
 
-/**
- * Keeps `connections` connections busy for `seconds`, cycling through `requests`. Latencies are taken
- * from every response with sub-millisecond precision (autocannon's own histogram rounds to whole ms).
- */
+/** One run's raw figures, to be combined with other runs of the same load. */
+export interface LoadRun {
+  readonly connections: number;
+  readonly seconds: number;
+  readonly requests: number;
+  readonly errors: number;
+  readonly non2xx: number;
+  /** Every response's latency in ms, with sub-millisecond precision (autocannon's histogram rounds). */
+  readonly latencies: readonly number[];
+}
+
+/** Keeps `connections` connections busy for `seconds`, cycling through `requests`. */
 export async function runLoad(
   url: string,
   requests: readonly HttpPost[],
   connections: number,
   seconds: number,
 ): Promise<LoadResult> {
+  return summarize([await loadRun(url, requests, connections, seconds)]);
+}
+
+export async function loadRun(
+  url: string,
+  requests: readonly HttpPost[],
+  connections: number,
+  seconds: number,
+): Promise<LoadRun> {
   const latencies: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
@@ -71,16 +88,30 @@ export async function runLoad(
       latencies.push(responseTime);
     });
   });
-  const total = result.requests.total;
   return {
     connections,
     seconds: result.duration,
-    requests: total,
-    requestsPerSecond: total / result.duration,
-    p50Ms: quantile(latencies, 0.5),
-    p99Ms: quantile(latencies, 0.99),
+    requests: result.requests.total,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    latencies,
+  };
+}
+
+/** Several runs of one load as one: requests over the time they all took, quantiles over all responses. */
+export function summarize(runs: readonly LoadRun[]): LoadResult {
+  const total = (pick: (run: LoadRun) => number) => runs.reduce((sum, run) => sum + pick(run), 0);
+  const latencies = runs.flatMap((run) => run.latencies);
+  const seconds = total((run) => run.seconds);
+  return {
+    connections: runs[0]?.connections ?? 0,
+    seconds,
+    requests: total((run) => run.requests),
+    requestsPerSecond: total((run) => run.requests) / seconds,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    errors: total((run) => run.errors),
+    non2xx: total((run) => run.non2xx),
   };
 }
 

@@ -7,7 +7,17 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadCatalog, type Skill } from "../src/catalog/index.js";
 import { ceilingPath, type Fixture } from "./fixtures.js";
-import { type HttpPost, type LoadResult, mcpPost, post, runLoad, toolCall } from "./load.js";
+import {
+  type HttpPost,
+  type LoadResult,
+  type LoadRun,
+  loadRun,
+  mcpPost,
+  post,
+  runLoad,
+  summarize,
+  toolCall,
+} from "./load.js";
 import { type RunningProcess, startCeiling, startServer } from "./processes.js";
 
 /** A request asked the way an initialized client asks it. */
@@ -71,7 +81,9 @@ export interface ThroughputRow {
 export interface ThroughputOptions {
   readonly skillsDir: string;
   readonly connections: readonly number[];
+  /** Seconds of load per request, connection count and side, split into `rounds` turns. */
   readonly seconds: number;
+  readonly rounds: number;
   readonly warmUpSeconds: number;
   readonly workDir: string;
   readonly progress: (line: string) => void;
@@ -112,8 +124,16 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     for (const scenario of scenarios) {
       const fixture = fixtures.find((candidate) => candidate.id === scenario.id);
       for (const connections of options.connections) {
-        const bare = await runLoad(ceiling.url, [onCeiling(scenario)], connections, options.seconds);
-        const real = await runLoad(server.url, [scenario.request], connections, options.seconds);
+        // Short runs taken in turns, so that a slow spell of this shared machine hits both sides.
+        const bareRuns: LoadRun[] = [];
+        const realRuns: LoadRun[] = [];
+        const seconds = options.seconds / options.rounds;
+        for (let round = 0; round < options.rounds; round++) {
+          bareRuns.push(await loadRun(ceiling.url, [onCeiling(scenario)], connections, seconds));
+          realRuns.push(await loadRun(server.url, [scenario.request], connections, seconds));
+        }
+        const bare = summarize(bareRuns);
+        const real = summarize(realRuns);
         const row: ThroughputRow = {
           scenario: scenario.id,
           label: scenario.label,
