@@ -4,6 +4,10 @@
  *
  *   npm run bench -- [--only throughput,scale,tokens] [--seconds 3] [--sizes 1000,10000,50000]
  *                    [--connections 1,16,64] [--out bench/results/latest.json] [--update-docs]
+ *                    [--compare <git ref>]
+ *
+ * `--compare` also serves a build of another commit in the throughput runs, in the same turns against
+ * the same ceiling, for a before/after measured in one run.
  *
  * `npm run bench` builds first: the server runs as `node dist/main.js`, as in production.
  */
@@ -11,6 +15,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { buildBaseline, describeRef } from "./baseline.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
 import { ROOT } from "./processes.js";
 import { type BenchResults, describeMachine, formatMarkdown, updateDocs, writeJson } from "./report.js";
@@ -28,6 +33,7 @@ interface Options {
   readonly connections: readonly number[];
   readonly out: string;
   readonly updateDocs: boolean;
+  readonly compare?: string;
 }
 
 function readOptions(argv: readonly string[]): Options {
@@ -40,6 +46,7 @@ function readOptions(argv: readonly string[]): Options {
       connections: { type: "string", default: "1,16,64" },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
       "update-docs": { type: "boolean", default: false },
+      compare: { type: "string" },
     },
   });
   const parts = values.only.split(",").map((part) => part.trim());
@@ -53,6 +60,7 @@ function readOptions(argv: readonly string[]): Options {
     connections: values.connections.split(",").map((count) => positive("connections", count)),
     out: path.resolve(values.out),
     updateDocs: values["update-docs"],
+    ...(values.compare !== undefined ? { compare: values.compare } : {}),
   };
 }
 
@@ -76,7 +84,11 @@ async function main(options: Options): Promise<void> {
   try {
     if (options.parts.has("throughput")) {
       progress(`bench: throughput on ${throughputDir}, ${options.seconds} s per run`);
+      const baseline = options.compare
+        ? { entry: buildBaseline(options.compare, workDir), name: describeRef(options.compare) }
+        : undefined;
       const report = await measureThroughput({
+        ...(baseline ? { baseline } : {}),
         skillsDir: throughputDir,
         connections: options.connections,
         seconds: options.seconds,

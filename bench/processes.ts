@@ -30,6 +30,8 @@ export interface RunningProcess {
 
 export interface ServerOptions {
   readonly skillsDir: string;
+  /** The server's entry point: this checkout's `dist/main.js` unless another build is measured. */
+  readonly entry?: string;
   readonly logDir: string;
   readonly name: string;
   readonly env?: Readonly<Record<string, string>>;
@@ -38,11 +40,12 @@ export interface ServerOptions {
 
 /** Starts `node dist/main.js` on a free port of 127.0.0.1 with production defaults (logs at info). */
 export async function startServer(options: ServerOptions): Promise<RunningProcess> {
-  if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run npm run build first`);
+  const entry = options.entry ?? SERVER_ENTRY;
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build first`);
   const port = await freePort();
   return startProcess({
     name: options.name,
-    args: [SERVER_ENTRY],
+    args: [entry],
     env: {
       SKILLS_DIR: options.skillsDir,
       HOST: "127.0.0.1",

@@ -65,18 +65,25 @@ export function formatMarkdown(results: BenchResults): string {
 }
 
 function throughputTable(report: ThroughputReport & { readonly catalog: string }): string {
+  const compared = report.baseline !== undefined;
   const lines = [
     `### Throughput and latency: ${report.catalog}`,
     "",
-    "| request | answer | conns | server req/s | ceiling req/s | ratio | p50 ms | p99 ms | ceiling p50 / p99 ms | errors / non-2xx |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| request | answer | conns | server req/s | ceiling req/s | ratio | p50 ms | p99 ms | ceiling p50 / p99 ms | errors / non-2xx |" +
+      (compared
+        ? ` ${report.baseline} req/s | ${report.baseline} ratio | ${report.baseline} p50 / p99 ms |`
+        : ""),
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${compared ? "---:|---:|---:|" : ""}`,
   ];
   for (const row of report.rows) {
-    const { server, ceiling } = row;
+    const { server, ceiling, baseline } = row;
     lines.push(
       `| ${row.label} | ${kib(row.responseBytes)} | ${row.connections} | ${whole(server.requestsPerSecond)} | ` +
         `${whole(ceiling.requestsPerSecond)} | ${percent(row.ratio)} | ${ms(server.p50Ms)} | ${ms(server.p99Ms)} | ` +
-        `${ms(ceiling.p50Ms)} / ${ms(ceiling.p99Ms)} | ${server.errors} / ${server.non2xx} |`,
+        `${ms(ceiling.p50Ms)} / ${ms(ceiling.p99Ms)} | ${server.errors} / ${server.non2xx} |` +
+        (baseline
+          ? ` ${whole(baseline.requestsPerSecond)} | ${percent(baseline.ratio)} | ${ms(baseline.p50Ms)} / ${ms(baseline.p99Ms)} |`
+          : ""),
     );
   }
   const memory = report.serverResidentBytes;

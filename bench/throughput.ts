@@ -76,6 +76,8 @@ export interface ThroughputRow {
   readonly ceiling: LoadResult;
   /** Server requests/s over ceiling requests/s. */
   readonly ratio: number;
+  /** The build of another commit under the same load, in the same turns (`--compare`). */
+  readonly baseline?: LoadResult & { readonly ratio: number };
 }
 
 export interface ThroughputOptions {
@@ -87,10 +89,13 @@ export interface ThroughputOptions {
   readonly warmUpSeconds: number;
   readonly workDir: string;
   readonly progress: (line: string) => void;
+  /** Another build to measure in the same turns: its entry point and a name for it. */
+  readonly baseline?: { readonly entry: string; readonly name: string };
 }
 
 export interface ThroughputReport {
   readonly skillsDir: string;
+  readonly baseline?: string;
   readonly rows: readonly ThroughputRow[];
   readonly serverResidentBytes: { readonly afterStart: number; readonly afterLoad: number };
 }
@@ -103,7 +108,17 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     name: "server-throughput",
   });
   let ceiling: RunningProcess | undefined;
+  let baseline: RunningProcess | undefined;
   try {
+    if (options.baseline) {
+      baseline = await startServer({
+        skillsDir: options.skillsDir,
+        logDir: options.workDir,
+        name: "server-baseline",
+        entry: options.baseline.entry,
+      });
+      await compareAnswers(server.url, baseline.url, scenarios, options.progress);
+    }
     const afterStart = server.residentBytes();
     const fixtures = await recordFixtures(server.url, scenarios);
     const fixturesFile = path.join(options.workDir, "fixtures.json");
@@ -118,6 +133,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     // Both processes answer every request for a while first, so the JIT has settled before timing.
     const all = scenarios.map((scenario) => scenario.request);
     await runLoad(server.url, all, 16, options.warmUpSeconds);
+    if (baseline) await runLoad(baseline.url, all, 16, options.warmUpSeconds);
     await runLoad(ceiling.url, scenarios.map(onCeiling), 16, options.warmUpSeconds);
 
     const rows: ThroughputRow[] = [];
@@ -127,13 +143,17 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         // Short runs taken in turns, so that a slow spell of this shared machine hits both sides.
         const bareRuns: LoadRun[] = [];
         const realRuns: LoadRun[] = [];
+        const baselineRuns: LoadRun[] = [];
         const seconds = options.seconds / options.rounds;
         for (let round = 0; round < options.rounds; round++) {
           bareRuns.push(await loadRun(ceiling.url, [onCeiling(scenario)], connections, seconds));
+          if (baseline)
+            baselineRuns.push(await loadRun(baseline.url, [scenario.request], connections, seconds));
           realRuns.push(await loadRun(server.url, [scenario.request], connections, seconds));
         }
         const bare = summarize(bareRuns);
         const real = summarize(realRuns);
+        const before = baseline ? summarize(baselineRuns) : undefined;
         const row: ThroughputRow = {
           scenario: scenario.id,
           label: scenario.label,
@@ -142,22 +162,30 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
           server: real,
           ceiling: bare,
           ratio: real.requestsPerSecond / bare.requestsPerSecond,
+          ...(before
+            ? { baseline: { ...before, ratio: before.requestsPerSecond / bare.requestsPerSecond } }
+            : {}),
         };
         rows.push(row);
         options.progress(
           `  ${scenario.label} x${connections}: ${Math.round(real.requestsPerSecond)} req/s ` +
             `(ceiling ${Math.round(bare.requestsPerSecond)}, ${(row.ratio * 100).toFixed(0)}%), ` +
-            `p50 ${real.p50Ms.toFixed(2)} ms, p99 ${real.p99Ms.toFixed(2)} ms`,
+            `p50 ${real.p50Ms.toFixed(2)} ms, p99 ${real.p99Ms.toFixed(2)} ms` +
+            (row.baseline
+              ? `; ${options.baseline?.name}: ${Math.round(row.baseline.requestsPerSecond)} req/s (${(row.baseline.ratio * 100).toFixed(0)}%)`
+              : ""),
         );
       }
     }
     return {
       skillsDir: options.skillsDir,
+      ...(options.baseline ? { baseline: options.baseline.name } : {}),
       rows,
       serverResidentBytes: { afterStart, afterLoad: server.residentBytes() },
     };
   } finally {
     await ceiling?.stop();
+    await baseline?.stop();
     await server.stop();
   }
 }
@@ -191,6 +219,23 @@ async function checkCeilingAnswers(
     const expected = fixtures.find((fixture) => fixture.id === scenario.id)?.body;
     if (answer.bytes.toString("base64") !== expected) {
       throw new Error(`the ceiling does not give the server's answer to ${scenario.label}`);
+    }
+  }
+}
+
+/** Says which requests the other build answers differently: its figures then measure other work. */
+async function compareAnswers(
+  url: string,
+  baselineUrl: string,
+  scenarios: readonly Scenario[],
+  progress: (line: string) => void,
+): Promise<void> {
+  for (const scenario of scenarios) {
+    const [now, then] = await Promise.all([post(url, scenario.request), post(baselineUrl, scenario.request)]);
+    if (!now.bytes.equals(then.bytes)) {
+      progress(
+        `  note: the baseline answers ${scenario.label} differently (${then.bytes.length} bytes, now ${now.bytes.length})`,
+      );
     }
   }
 }
