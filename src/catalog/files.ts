@@ -84,6 +84,52 @@ export async function readCatalogFile(
   }
 }
 
+/** How many bytes of file contents a FileReader keeps: SKILL.md averages 10 KB, so about 1,600 of them. */
+export const FILE_CACHE_BYTES = 16 * 1024 * 1024;
+/** What an entry costs besides its text, so that a budget of bytes also bounds a crowd of empty files. */
+const ENTRY_COST_BYTES = 1024;
+
+/**
+ * Reads catalog files for clients, keeping the most recently read ones up to a budget of bytes. The
+ * catalog does not change while it is served (a file's size is taken at load time and never more is
+ * read), so a kept file is what a new read would give; agents read the same few skills again and again.
+ * Concurrent reads of one file share one read; a failed read is not kept.
+ */
+export class FileReader {
+  readonly #kept = new Map<string, { readonly content: Promise<FileContent>; readonly cost: number }>();
+  #keptBytes = 0;
+
+  constructor(private readonly budgetBytes: number = FILE_CACHE_BYTES) {}
+
+  read(file: CatalogFile): Promise<FileContent> {
+    const kept = this.#kept.get(file.source);
+    if (kept !== undefined) {
+      // Most recently used last: Map keeps insertion order, so the first entry is the one to drop.
+      this.#kept.delete(file.source);
+      this.#kept.set(file.source, kept);
+      return kept.content;
+    }
+    const content = readCatalogFile(file);
+    const cost = Math.min(file.size, MAX_FILE_BYTES) + ENTRY_COST_BYTES;
+    if (cost > this.budgetBytes) return content;
+    this.#kept.set(file.source, { content, cost });
+    this.#keptBytes += cost;
+    content.catch(() => this.#forget(file.source, content));
+    for (const [source] of this.#kept) {
+      if (this.#keptBytes <= this.budgetBytes) break;
+      this.#forget(source);
+    }
+    return content;
+  }
+
+  #forget(source: string, only?: Promise<FileContent>): void {
+    const kept = this.#kept.get(source);
+    if (kept === undefined || (only !== undefined && kept.content !== only)) return;
+    this.#kept.delete(source);
+    this.#keptBytes -= kept.cost;
+  }
+}
+
 /** Text when the bytes are UTF-8 without NUL; cut content ends at the last whole line. */
 export function describeBytes(bytes: Buffer, size: number, name: string): FileContent {
   const truncated = bytes.length < size;

@@ -10,6 +10,7 @@ import {
   statSync,
 } from "node:fs";
 import path from "node:path";
+import { FileReader } from "./files.js";
 import { closesFrontmatter, nameRuleViolation, parseSkillDocument, stripBom } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
 import type { Catalog, CatalogFile, CatalogIssue, Skill, Source } from "./types.js";
@@ -69,7 +70,7 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
       throw error;
     }
   }
-  return { catalog: { everything, sources: readSources(root, issues) }, issues };
+  return { catalog: { everything, sources: readSources(root, issues), files: new FileReader() }, issues };
 }
 
 function realDirectory(dir: string): string {
