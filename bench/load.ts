@@ -38,6 +38,8 @@ export interface LoadResult {
   /** Connection errors and timeouts. */
   readonly errors: number;
   readonly non2xx: number;
+  /** CPU time the answering process spent per request, in µs, when it was measured. */
+  readonly cpuMicrosPerRequest?: number;
 }
 
 /** One run's raw figures, to be combined with other runs of the same load. */
@@ -49,6 +51,8 @@ export interface LoadRun {
   readonly non2xx: number;
   /** Every response's latency in ms, with sub-millisecond precision (autocannon's histogram rounds). */
   readonly latencies: readonly number[];
+  /** CPU time of the answering process during the run, in ms, when it was measured. */
+  readonly cpuMs?: number;
 }
 
 /** Keeps `connections` connections busy for `seconds`, cycling through `requests`. */
@@ -66,8 +70,10 @@ export async function loadRun(
   requests: readonly HttpPost[],
   connections: number,
   seconds: number,
+  target?: { cpuMs(): number },
 ): Promise<LoadRun> {
   const latencies: number[] = [];
+  const cpuBefore = target?.cpuMs();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -95,6 +101,7 @@ export async function loadRun(
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     latencies,
+    ...(target && cpuBefore !== undefined ? { cpuMs: target.cpuMs() - cpuBefore } : {}),
   };
 }
 
@@ -103,6 +110,7 @@ export function summarize(runs: readonly LoadRun[]): LoadResult {
   const total = (pick: (run: LoadRun) => number) => runs.reduce((sum, run) => sum + pick(run), 0);
   const latencies = runs.flatMap((run) => run.latencies);
   const seconds = total((run) => run.seconds);
+  const measured = runs.every((run) => run.cpuMs !== undefined);
   return {
     connections: runs[0]?.connections ?? 0,
     seconds,
@@ -112,6 +120,9 @@ export function summarize(runs: readonly LoadRun[]): LoadResult {
     p99Ms: quantile(latencies, 0.99),
     errors: total((run) => run.errors),
     non2xx: total((run) => run.non2xx),
+    ...(measured
+      ? { cpuMicrosPerRequest: (total((run) => run.cpuMs ?? 0) * 1000) / total((run) => run.requests) }
+      : {}),
   };
 }
 

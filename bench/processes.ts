@@ -3,7 +3,7 @@
  * ceiling (a bare Fastify app), each in its own process so that neither shares an event loop with the
  * load generator, which runs in the bench's own process.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -23,6 +23,8 @@ export interface RunningProcess {
   readonly logFile: string;
   /** Resident memory now, in bytes (Linux /proc). */
   residentBytes(): number;
+  /** CPU time the process has used so far, all threads, in ms (Linux /proc, 10 ms ticks). */
+  cpuMs(): number;
   /** The JSON log lines written so far (the server logs with pino). */
   logLines(): Record<string, unknown>[];
   stop(): Promise<void>;
@@ -106,6 +108,7 @@ async function startProcess(options: ProcessOptions): Promise<RunningProcess> {
     readyMs,
     logFile,
     residentBytes: () => residentBytes(pid),
+    cpuMs: () => cpuMs(pid),
     logLines: () => readLogLines(logFile),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -145,6 +148,16 @@ function residentBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
   return match?.[1] ? Number(match[1]) * 1024 : Number.NaN;
+}
+
+/** Clock ticks per second of /proc's CPU times. */
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+function cpuMs(pid: number): number {
+  // utime and stime are the 14th and 15th fields; the 2nd, the command, may hold spaces.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 function readLogLines(logFile: string): Record<string, unknown>[] {

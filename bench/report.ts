@@ -65,29 +65,32 @@ export function formatMarkdown(results: BenchResults): string {
 }
 
 function throughputTable(report: ThroughputReport & { readonly catalog: string }): string {
-  const compared = report.baseline !== undefined;
+  const before = report.baseline;
   const lines = [
     `### Throughput and latency: ${report.catalog}`,
     "",
-    "| request | answer | conns | server req/s | ceiling req/s | ratio | p50 ms | p99 ms | ceiling p50 / p99 ms | errors / non-2xx |" +
-      (compared
-        ? ` ${report.baseline} req/s | ${report.baseline} ratio | ${report.baseline} p50 / p99 ms |`
-        : ""),
-    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|${compared ? "---:|---:|---:|" : ""}`,
+    "| request | answer | conns | server req/s | ceiling req/s | ratio | p50 ms | p99 ms | ceiling p50 / p99 ms | CPU µs/req server / ceiling | errors / non-2xx |" +
+      (before ? ` ${before} req/s | ${before} ratio | ${before} p50 / p99 ms | ${before} CPU µs/req |` : ""),
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${before ? "---:|---:|---:|---:|" : ""}`,
   ];
   for (const row of report.rows) {
     const { server, ceiling, baseline } = row;
     lines.push(
       `| ${row.label} | ${kib(row.responseBytes)} | ${row.connections} | ${whole(server.requestsPerSecond)} | ` +
         `${whole(ceiling.requestsPerSecond)} | ${percent(row.ratio)} | ${ms(server.p50Ms)} | ${ms(server.p99Ms)} | ` +
-        `${ms(ceiling.p50Ms)} / ${ms(ceiling.p99Ms)} | ${server.errors} / ${server.non2xx} |` +
+        `${ms(ceiling.p50Ms)} / ${ms(ceiling.p99Ms)} | ${micros(server)} / ${micros(ceiling)} | ` +
+        `${server.errors} / ${server.non2xx} |` +
         (baseline
-          ? ` ${whole(baseline.requestsPerSecond)} | ${percent(baseline.ratio)} | ${ms(baseline.p50Ms)} / ${ms(baseline.p99Ms)} |`
+          ? ` ${whole(baseline.requestsPerSecond)} | ${percent(baseline.ratio)} | ` +
+            `${ms(baseline.p50Ms)} / ${ms(baseline.p99Ms)} | ${micros(baseline)} |`
           : ""),
     );
   }
   const memory = report.serverResidentBytes;
   lines.push(
+    "",
+    "Ratio: server req/s over ceiling req/s, each row taken in three turns of ceiling then server. " +
+      "CPU µs/req: the answering process's CPU time (all threads) over its requests.",
     "",
     `Server resident memory: ${mib(memory.afterStart)} MiB after start, ${mib(memory.afterLoad)} MiB after the load.`,
   );
@@ -159,6 +162,8 @@ export function updateDocs(markdown: string): string {
 
 const whole = (value: number) => (Number.isFinite(value) ? Math.round(value).toString() : "–");
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 10 ? 2 : 1) : "–");
+const micros = (result: { cpuMicrosPerRequest?: number }) =>
+  result.cpuMicrosPerRequest === undefined ? "–" : Math.round(result.cpuMicrosPerRequest).toString();
 const percent = (value: number) => `${Math.round(value * 100)}%`;
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 const kib = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);

@@ -146,10 +146,13 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         const baselineRuns: LoadRun[] = [];
         const seconds = options.seconds / options.rounds;
         for (let round = 0; round < options.rounds; round++) {
-          bareRuns.push(await loadRun(ceiling.url, [onCeiling(scenario)], connections, seconds));
-          if (baseline)
-            baselineRuns.push(await loadRun(baseline.url, [scenario.request], connections, seconds));
-          realRuns.push(await loadRun(server.url, [scenario.request], connections, seconds));
+          bareRuns.push(await loadRun(ceiling.url, [onCeiling(scenario)], connections, seconds, ceiling));
+          if (baseline) {
+            baselineRuns.push(
+              await loadRun(baseline.url, [scenario.request], connections, seconds, baseline),
+            );
+          }
+          realRuns.push(await loadRun(server.url, [scenario.request], connections, seconds, server));
         }
         const bare = summarize(bareRuns);
         const real = summarize(realRuns);
