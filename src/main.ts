@@ -18,7 +18,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     return 0;
   }
   // In stdio mode stdout carries the protocol, so logs go to stderr.
-  const logger = pino({ level: config.logLevel }, pino.destination(config.transport === "stdio" ? 2 : 1));
+  const logger = pino(
+    { level: config.logLevel },
+    pino.destination({ dest: config.transport === "stdio" ? 2 : 1, sync: false }),
+  );
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
   const catalog = load(config, logger);

@@ -26,9 +26,13 @@ interface McpRequest {
   Querystring: { pack?: string };
 }
 
-/** What the metrics need to know about one POST /mcp; filled in as the request goes along. */
-interface McpCall {
-  tool: string | undefined;
+/** What the log line and the metrics say about one POST /mcp; filled in as the request goes along. */
+export interface McpCall {
+  /** The JSON-RPC method and, for tools/call, the tool. */
+  readonly rpc: string | undefined;
+  readonly tool: string | undefined;
+  /** The X-Skill-Pack header and ?pack= as given, when there are any. */
+  readonly ceiling: string | undefined;
   /** Whether the MCP server answered with a JSON-RPC error or a tool result with isError. */
   failed: boolean;
 }
@@ -115,9 +119,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       }
       const header = request.headers["x-skill-pack"];
       const query = request.query.pack;
-      const call = describeCall(request.body);
-      request.mcpCall = { tool: call.tool, failed: false };
-      request.log = request.log.child({ ...call, ceiling: describeCeiling(header, query) });
+      // Read by the request's log line rather than bound to a child logger, which costs as much again.
+      const { rpc, tool } = describeCall(request.body);
+      const call: McpCall = { rpc, tool, ceiling: describeCeiling(header, query), failed: false };
+      request.mcpCall = call;
       let scope: Scope;
       try {
         scope = ceilings.resolve(header, query);
@@ -132,7 +137,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const answers = await (await servers.for(scope)).exchange(messages);
       // Notifications only: accepted, and nothing to answer.
       if (answers.length === 0) return reply.code(202).send();
-      request.mcpCall.failed = answers.some(isFailure);
+      call.failed = answers.some(isFailure);
       // One request gets one answer, a batch an array, as the SDK's transport answers.
       return reply
         .header("content-type", "application/json")
