@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
+import { LRUCache } from "lru-cache";
 import { stripBom } from "./frontmatter.js";
 import type { CatalogFile, Pack, Skill } from "./types.js";
 
@@ -96,37 +97,18 @@ const ENTRY_COST_BYTES = 1024;
  * Concurrent reads of one file share one read; a failed read is not kept.
  */
 export class FileReader {
-  readonly #kept = new Map<string, { readonly content: Promise<FileContent>; readonly cost: number }>();
-  #keptBytes = 0;
+  readonly #kept: LRUCache<string, FileContent, CatalogFile>;
 
-  constructor(private readonly budgetBytes: number = FILE_CACHE_BYTES) {}
-
-  read(file: CatalogFile): Promise<FileContent> {
-    const kept = this.#kept.get(file.source);
-    if (kept !== undefined) {
-      // Most recently used last: Map keeps insertion order, so the first entry is the one to drop.
-      this.#kept.delete(file.source);
-      this.#kept.set(file.source, kept);
-      return kept.content;
-    }
-    const content = readCatalogFile(file);
-    const cost = Math.min(file.size, MAX_FILE_BYTES) + ENTRY_COST_BYTES;
-    if (cost > this.budgetBytes) return content;
-    this.#kept.set(file.source, { content, cost });
-    this.#keptBytes += cost;
-    content.catch(() => this.#forget(file.source, content));
-    for (const [source] of this.#kept) {
-      if (this.#keptBytes <= this.budgetBytes) break;
-      this.#forget(source);
-    }
-    return content;
+  constructor(budgetBytes: number = FILE_CACHE_BYTES) {
+    this.#kept = new LRUCache({
+      maxSize: budgetBytes,
+      sizeCalculation: (content) => Math.min(content.size, MAX_FILE_BYTES) + ENTRY_COST_BYTES,
+      fetchMethod: (_source, _stale, { context }) => readCatalogFile(context),
+    });
   }
 
-  #forget(source: string, only?: Promise<FileContent>): void {
-    const kept = this.#kept.get(source);
-    if (kept === undefined || (only !== undefined && kept.content !== only)) return;
-    this.#kept.delete(source);
-    this.#keptBytes -= kept.cost;
+  async read(file: CatalogFile): Promise<FileContent> {
+    return (await this.#kept.fetch(file.source, { context: file })) ?? readCatalogFile(file);
   }
 }
 

@@ -1,6 +1,5 @@
 import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
-import type { JSONRPCResponse } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance } from "fastify";
 import { type Catalog, type Scope, SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
@@ -134,14 +133,11 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       }
       const messages = readMessages(request.headers, request.body);
       if (isRefusal(messages)) return reply.code(messages.status).send(messages.body);
-      const answers = await (await servers.for(scope)).exchange(messages);
+      const answer = await (await servers.for(scope)).answer(messages);
       // Notifications only: accepted, and nothing to answer.
-      if (answers.length === 0) return reply.code(202).send();
-      call.failed = answers.some(isFailure);
-      // One request gets one answer, a batch an array, as the SDK's transport answers.
-      return reply
-        .header("content-type", "application/json")
-        .send(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+      if (answer.status === 202) return reply.code(202).send();
+      call.failed = answer.failed;
+      return reply.header("content-type", "application/json").send(answer.body);
     },
   );
 
@@ -168,11 +164,6 @@ function outcomeOf(status: number, call: McpCall | null): Outcome {
   if (status >= 500 && status !== 503) return "error";
   if (status >= 400) return "rejected";
   return call?.failed ? "error" : "ok";
-}
-
-/** A JSON-RPC error, or a tool result with isError: counted as an error by the metrics. */
-function isFailure(answer: JSONRPCResponse): boolean {
-  return "error" in answer || answer.result.isError === true;
 }
 
 function describeCeiling(header: string | undefined, query: string | undefined): string | undefined {
