@@ -1,5 +1,6 @@
-import { isJSONRPCRequest, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { LRUCache } from "lru-cache";
+import { isRequest } from "./exchange.js";
 
 /** How many bytes of answers are kept, over every ceiling. */
 export const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
@@ -21,7 +22,7 @@ const SAME_EVERY_TIME: ReadonlySet<string> = new Set([
  * only hide what a search costs. So is anything with `_meta` or a task, which ask more of the server.
  */
 export function answerKey(message: JSONRPCMessage): { request: string; id: RequestId } | undefined {
-  if (!isJSONRPCRequest(message)) return undefined;
+  if (!isRequest(message)) return undefined;
   const { method, params, id } = message;
   if (params !== undefined && "_meta" in params) return undefined;
   if (method === "tools/list") return { request: `${method}\n${JSON.stringify(params ?? {})}`, id };

@@ -4,10 +4,6 @@ import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   type JSONRPCRequest,
@@ -59,7 +55,13 @@ export function readMessages(headers: IncomingHttpHeaders, body: unknown): JSONR
     if (!result.success) return refusal(400, JSON_RPC.parseError, "Parse error: Invalid JSON-RPC message");
     messages.push(result.data);
   }
-  if (messages.some(isInitializeRequest)) {
+  // The method first: the SDK's check parses every message with the initialize schema, and a failed
+  // parse (every tools/call) builds an error only to be dropped.
+  if (
+    messages.some(
+      (message) => "method" in message && message.method === "initialize" && isInitializeRequest(message),
+    )
+  ) {
     if (messages.length > 1) {
       return refusal(
         400,
@@ -81,6 +83,18 @@ export function readMessages(headers: IncomingHttpHeaders, body: unknown): JSONR
     );
   }
   return messages;
+}
+
+/**
+ * What a message that passed JSONRPCMessageSchema is, told by its members: the schema's four shapes
+ * differ in them, so this says what the SDK's own type guards would say without parsing again.
+ */
+export function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return "method" in message && "id" in message;
+}
+
+export function isResponse(message: JSONRPCMessage): message is JSONRPCResponse {
+  return "result" in message || "error" in message;
 }
 
 export function isRefusal(read: JSONRPCMessage[] | Refusal): read is Refusal {
@@ -129,8 +143,7 @@ export class ExchangeTransport implements Transport {
    * stream to go to in stateless JSON mode, so it is dropped, as the SDK's transport would drop it.
    */
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
-    if (typeof message.id !== "number") return;
+    if (!isResponse(message) || typeof message.id !== "number") return;
     const waiting = this.#waiting.get(message.id);
     if (waiting === undefined) return;
     this.#waiting.delete(message.id);
@@ -145,8 +158,8 @@ export class ExchangeTransport implements Transport {
   exchange(messages: readonly JSONRPCMessage[]): Promise<JSONRPCResponse[]> {
     const answers: Promise<JSONRPCResponse>[] = [];
     for (const message of messages) {
-      if (isJSONRPCRequest(message)) answers.push(this.#request(message));
-      else if (isJSONRPCNotification(message) && message.method !== CANCELLED) this.onmessage?.(message);
+      if (isRequest(message)) answers.push(this.#request(message));
+      else if (!isResponse(message) && message.method !== CANCELLED) this.onmessage?.(message);
     }
     return Promise.all(answers);
   }
