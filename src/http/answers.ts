@@ -2,8 +2,8 @@ import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.
 import { LRUCache } from "lru-cache";
 import { isRequest } from "./exchange.js";
 
-/** How many bytes of answers are kept, over every ceiling. */
-export const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
+/** How many bytes of answers are kept, over every ceiling: some 2,000 SKILL.md answers. */
+export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
 /** What an entry costs besides its bytes and its key. */
 const ENTRY_COST_BYTES = 256;
 
