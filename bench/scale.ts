@@ -3,7 +3,7 @@
  * process; startup split, resident memory, end-to-end query latency and the size of the fixed answers.
  */
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { syntheticCatalog } from "./catalogs.js";
+import { syntheticCatalog, warmPageCache } from "./catalogs.js";
 import {
   type HttpPost,
   type LatencySample,
@@ -68,6 +68,7 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
     if (catalog.generatedMs !== undefined) {
       options.progress(`  wrote ${skills} synthetic skills in ${(catalog.generatedMs / 1000).toFixed(1)} s`);
     }
+    await warmPageCache(catalog.dir);
     const server = await startServer({
       skillsDir: catalog.dir,
       logDir: options.workDir,
