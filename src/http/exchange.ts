@@ -29,14 +29,14 @@ export function readMessages(headers: IncomingHttpHeaders, body: unknown): JSONR
   if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) {
     return refusal(
       406,
-      JSON_RPC.unavailable,
+      JSON_RPC.transportRule,
       "Not Acceptable: Client must accept both application/json and text/event-stream",
     );
   }
   if (!isJsonContentType(headers["content-type"])) {
     return refusal(
       415,
-      JSON_RPC.unavailable,
+      JSON_RPC.transportRule,
       "Unsupported Media Type: Content-Type must be application/json",
     );
   }
@@ -47,13 +47,11 @@ export function readMessages(headers: IncomingHttpHeaders, body: unknown): JSONR
       `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
     );
   }
-  const parsed = (Array.isArray(body) ? body : [body]).map((message) =>
-    JSONRPCMessageSchema.safeParse(message),
-  );
   const messages: JSONRPCMessage[] = [];
-  for (const result of parsed) {
-    if (!result.success) return refusal(400, JSON_RPC.parseError, "Parse error: Invalid JSON-RPC message");
-    messages.push(result.data);
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const parsed = JSONRPCMessageSchema.safeParse(message);
+    if (!parsed.success) return refusal(400, JSON_RPC.parseError, "Parse error: Invalid JSON-RPC message");
+    messages.push(parsed.data);
   }
   // The method first: the SDK's check parses every message with the initialize schema, and a failed
   // parse (every tools/call) builds an error only to be dropped.
@@ -78,7 +76,7 @@ export function readMessages(headers: IncomingHttpHeaders, body: unknown): JSONR
     const supported = SUPPORTED_PROTOCOL_VERSIONS.join(", ");
     return refusal(
       400,
-      JSON_RPC.unavailable,
+      JSON_RPC.transportRule,
       `Bad Request: Unsupported protocol version: ${version} (supported versions: ${supported})`,
     );
   }
@@ -107,8 +105,9 @@ function refusal(status: number, code: number, message: string): Refusal {
 
 /**
  * Not handed on: a cancellation names a request id, and the server knows requests only by the ids this
- * transport gave them, so a client could otherwise cancel another client's request. (A cancellation
- * in its own POST can name nothing of that POST; stateless HTTP has no other.)
+ * transport gave them, so a client could otherwise cancel another client's request. Stateless, a client
+ * has nothing in flight that a later POST could cancel; cancelling a request of the same batch would,
+ * through the SDK's own transport, leave that POST without an answer.
  */
 const CANCELLED = "notifications/cancelled";
 
