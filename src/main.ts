@@ -18,9 +18,20 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     return 0;
   }
   // In stdio mode stdout carries the protocol, so logs go to stderr.
-  const logger = pino({ level: config.logLevel }, pino.destination(config.transport === "stdio" ? 2 : 1));
+  const logger = pino(
+    { level: config.logLevel },
+    pino.destination({ dest: config.transport === "stdio" ? 2 : 1, sync: false }),
+  );
+  // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
+  const imported = performance.now();
   const catalog = load(config, logger);
+  const loaded = performance.now();
   const index = buildIndex(catalog.everything.skills, readSkillDocument);
+  const indexed = performance.now();
+  logger.info(
+    { skills: catalog.everything.skills.length, ms: Math.round(indexed - loaded) },
+    "search index built",
+  );
 
   if (config.transport === "stdio") {
     await serveStdio({ catalog, index, info, logger });
@@ -30,6 +41,17 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   const readiness = new Readiness();
   const app = await buildApp({ catalog, index, info, logger, settings: config.http, readiness });
   await app.listen({ port: config.port, host: config.host });
+  const listening = performance.now();
+  logger.info(
+    {
+      ms: Math.round(listening),
+      importMs: Math.round(imported),
+      catalogMs: Math.round(loaded - imported),
+      indexMs: Math.round(indexed - loaded),
+      listenMs: Math.round(listening - indexed),
+    },
+    "ready",
+  );
   return new Promise((resolve) => {
     /**
      * SIGTERM: readiness fails first and the server keeps serving for the drain time, so load
@@ -73,6 +95,7 @@ function load(config: Config, logger: pino.Logger): Catalog {
       "no SKILLS_DIR and no ./skills: serving the bundled examples",
     );
   }
+  const started = performance.now();
   const { catalog, issues } = loadCatalog(config.skillsDir, { packs: config.skillPacks });
   for (const issue of issues) logger.warn(issue, `${issue.path}: ${issue.reason}`);
   logger.info(
@@ -81,6 +104,7 @@ function load(config: Config, logger: pino.Logger): Catalog {
       packs: catalog.everything.packs.map((pack) => pack.name),
       skills: catalog.everything.skills.length,
       skipped: issues.filter((issue) => issue.severity === "skipped").length,
+      ms: Math.round(performance.now() - started),
     },
     "catalog loaded",
   );

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
+import { LRUCache } from "lru-cache";
 import { stripBom } from "./frontmatter.js";
 import type { CatalogFile, Pack, Skill } from "./types.js";
 
@@ -81,6 +82,37 @@ export async function readCatalogFile(
     return describeBytes(buffer.subarray(0, bytesRead), file.size, file.path);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * How many bytes of file contents a FileReader keeps: SKILL.md averages 10 KB, so about 800 of them. The
+ * answers kept by the HTTP transport serve most repeated reads; this serves the first read of a skill in
+ * each ceiling, and the files skills cite.
+ */
+export const FILE_CACHE_BYTES = 8 * 1024 * 1024;
+/** What an entry costs besides its text, so that a budget of bytes also bounds a crowd of empty files. */
+const ENTRY_COST_BYTES = 1024;
+
+/**
+ * Reads catalog files for clients, keeping the most recently read ones up to a budget of bytes. The
+ * catalog does not change while it is served (a file's size is taken at load time and never more is
+ * read), so a kept file is what a new read would give; agents read the same few skills again and again.
+ * Concurrent reads of one file share one read; a failed read is not kept.
+ */
+export class FileReader {
+  readonly #kept: LRUCache<string, FileContent, CatalogFile>;
+
+  constructor(budgetBytes: number = FILE_CACHE_BYTES) {
+    this.#kept = new LRUCache({
+      maxSize: budgetBytes,
+      sizeCalculation: (content) => Math.min(content.size, MAX_FILE_BYTES) + ENTRY_COST_BYTES,
+      fetchMethod: (_source, _stale, { context }) => readCatalogFile(context),
+    });
+  }
+
+  async read(file: CatalogFile): Promise<FileContent> {
+    return (await this.#kept.fetch(file.source, { context: file })) ?? readCatalogFile(file);
   }
 }
 

@@ -1,4 +1,4 @@
-import { parse } from "yaml";
+import { CORE_SCHEMA, load } from "js-yaml";
 
 export type SkillDocument =
   | { readonly ok: true; readonly name: string; readonly description: string }
@@ -7,17 +7,20 @@ export type SkillDocument =
 const NAME_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_NAME_LENGTH = 64;
 
+const CLOSING_LINE = /^(?:---|\.\.\.)\s*$/;
+
 /** Reads the `name` and `description` of a SKILL.md, or says why it cannot be served. */
 export function parseSkillDocument(markdown: string): SkillDocument {
   const lines = markdown.split(/\r?\n/);
   if (lines[0]?.trimEnd() !== "---")
     return { ok: false, reason: "no frontmatter (the file must start with ---)" };
-  const end = lines.findIndex((line, index) => index > 0 && /^(?:---|\.\.\.)\s*$/.test(line));
+  const end = closingLineIndex(lines);
   if (end < 0) return { ok: false, reason: "frontmatter is not closed by a --- line" };
 
   let data: unknown;
   try {
-    data = parse(lines.slice(1, end).join("\n"));
+    // YAML 1.2 core types only: a date stays text, as a skill author means it.
+    data = load(lines.slice(1, end).join("\n"), { schema: CORE_SCHEMA });
   } catch (error) {
     return { ok: false, reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
   }
@@ -30,6 +33,19 @@ export function parseSkillDocument(markdown: string): SkillDocument {
   const description = requiredText(fields, "description");
   if (typeof description !== "string") return { ok: false, reason: description.reason };
   return { ok: true, name, description: description.replace(/\s+/g, " ") };
+}
+
+/**
+ * Whether `text`, the start of a SKILL.md, holds the whole frontmatter or can never hold one (it does
+ * not open with ---): either way, reading further cannot change what parseSkillDocument says.
+ */
+export function closesFrontmatter(text: string): boolean {
+  const lines = text.split(/\r?\n/);
+  return lines[0]?.trimEnd() !== "---" || closingLineIndex(lines) > 0;
+}
+
+function closingLineIndex(lines: readonly string[]): number {
+  return lines.findIndex((line, index) => index > 0 && CLOSING_LINE.test(line));
 }
 
 /** Why a name breaks the Agent Skills naming rule, or undefined when it follows it. */

@@ -1,6 +1,8 @@
 export {
   describeBytes,
+  FILE_CACHE_BYTES,
   type FileContent,
+  FileReader,
   MAX_FILE_BYTES,
   packPathCitedBySkill,
   readCatalogFile,

@@ -1,3 +1,4 @@
+import type { FileReader } from "./files.js";
 import type { Scope } from "./scope.js";
 
 /** A file the catalog may serve. `path` is what clients see; `source` is where it really is on disk. */
@@ -54,6 +55,8 @@ export interface Source {
 export interface Catalog {
   /** Every loaded skill: the widest scope any caller can have. */
   readonly everything: Scope;
+  /** Reads the files of skills and packs for clients, keeping those read recently. */
+  readonly files: FileReader;
   /** The fetched commits, when the skills folder holds a `sources.json`; empty otherwise. */
   readonly sources: readonly Source[];
 }

@@ -2,6 +2,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyRequest,
   LogController,
 } from "fastify";
 import type { Catalog } from "../catalog/index.js";
@@ -11,7 +12,7 @@ import type { SearchIndex } from "../search/index.js";
 import { originGuard } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
-import { mcpRoutes } from "./mcp-route.js";
+import { type McpCall, mcpRoutes } from "./mcp-route.js";
 import { Metrics, metricsRoutes } from "./metrics.js";
 import { Readiness } from "./readiness.js";
 
@@ -54,25 +55,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook("onRequest", originGuard(settings.allowedOrigins));
 
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     request.log.info(
       {
         method: request.method,
         url: request.url,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
+        ...describeMcpCall(request),
       },
       "request",
     );
+    done();
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
     if (error.code === SHED) {
-      request.log.warn("overloaded: request shed");
+      request.log.warn(describeMcpCall(request), "overloaded: request shed");
       return reply.code(503).send(jsonRpcError(JSON_RPC.unavailable, error.message));
     }
-    if (status >= 500) request.log.error({ err: error }, "request failed");
+    if (status >= 500) request.log.error({ err: error, ...describeMcpCall(request) }, "request failed");
     const code =
       error.code === "FST_ERR_CTP_INVALID_JSON_BODY" ? JSON_RPC.parseError : JSON_RPC.invalidRequest;
     return reply
@@ -97,6 +100,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(metricsRoutes, { metrics });
   return app;
+}
+
+/** The call a POST /mcp made, for its log lines: method, tool and ceiling (none for other routes). */
+function describeMcpCall(request: FastifyRequest): Omit<McpCall, "failed"> | undefined {
+  const call = request.mcpCall;
+  return call ? { rpc: call.rpc, tool: call.tool, ceiling: call.ceiling } : undefined;
 }
 
 /** The code of @fastify/under-pressure's error: load shedding, a refusal rather than a fault. */

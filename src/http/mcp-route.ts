@@ -1,13 +1,13 @@
 import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { type Catalog, type Scope, SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
-import { createMcpServer, type ServerInfo } from "../mcp/index.js";
+import type { ServerInfo } from "../mcp/index.js";
 import type { SearchIndex } from "../search/index.js";
 import { CeilingResolver } from "./ceiling.js";
+import { CeilingServers } from "./ceiling-servers.js";
+import { isRefusal, readMessages } from "./exchange.js";
 import { apiKeyGuard, corsPreflight, hostGuard } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
@@ -25,9 +25,13 @@ interface McpRequest {
   Querystring: { pack?: string };
 }
 
-/** What the metrics need to know about one POST /mcp; filled in as the request goes along. */
-interface McpCall {
-  tool: string | undefined;
+/** What the log line and the metrics say about one POST /mcp; filled in as the request goes along. */
+export interface McpCall {
+  /** The JSON-RPC method and, for tools/call, the tool. */
+  readonly rpc: string | undefined;
+  readonly tool: string | undefined;
+  /** The X-Skill-Pack header and ?pack= as given, when there are any. */
+  readonly ceiling: string | undefined;
   /** Whether the MCP server answered with a JSON-RPC error or a tool result with isError. */
   failed: boolean;
 }
@@ -45,13 +49,20 @@ const selectorSchema = { type: "string", maxLength: 1000 } as const;
 
 /**
  * `POST /mcp`: stateless Streamable HTTP with JSON responses, so any replica can answer any request.
- * Each request gets its own MCP server bound to the caller's ceiling; GET and DELETE (SSE streams and
- * sessions) are not offered. In order, a request passes the host check, load shedding, the rate limit
- * and the API key (before its body is read), then the ceiling.
+ * Each request is answered by the MCP server bound to the caller's ceiling, built once per ceiling; GET
+ * and DELETE (SSE streams and sessions) are not offered. In order, a request passes the host check, load
+ * shedding, the rate limit and the API key (before its body is read), then the ceiling and the
+ * transport's rules.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const { settings, metrics } = options;
   const ceilings = new CeilingResolver(options.catalog.everything);
+  const servers = new CeilingServers({
+    catalog: options.catalog,
+    index: options.index,
+    info: options.info,
+    onInternalError: (error, tool) => app.log.error({ err: error, tool }, "tool failed"),
+  });
   app.decorateRequest("mcpCall", null);
 
   if (settings.allowedHosts.length > 0) app.addHook("onRequest", hostGuard(settings.allowedHosts));
@@ -70,7 +81,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     });
   }
   if (settings.rateLimitPerMinute > 0) {
-    // Headers only on the 429: answers to /mcp are written after reply.hijack(), which would drop them.
+    // Headers only on the 429, so that answers to /mcp keep the headers they have always had.
     await app.register(rateLimit, {
       max: settings.rateLimitPerMinute,
       timeWindow: 60_000,
@@ -107,9 +118,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       }
       const header = request.headers["x-skill-pack"];
       const query = request.query.pack;
-      const call = describeCall(request.body);
-      request.mcpCall = { tool: call.tool, failed: false };
-      request.log = request.log.child({ ...call, ceiling: describeCeiling(header, query) });
+      // Read by the request's log line rather than bound to a child logger, which costs as much again.
+      const { rpc, tool } = describeCall(request.body);
+      const call: McpCall = { rpc, tool, ceiling: describeCeiling(header, query), failed: false };
+      request.mcpCall = call;
       let scope: Scope;
       try {
         scope = ceilings.resolve(header, query);
@@ -119,7 +131,13 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           .code(400)
           .send(jsonRpcError(JSON_RPC.invalidRequest, error.message, requestId(request.body)));
       }
-      await serveMcp(request, reply, options, scope, request.mcpCall);
+      const messages = readMessages(request.headers, request.body);
+      if (isRefusal(messages)) return reply.code(messages.status).send(messages.body);
+      const answer = await (await servers.for(scope)).answer(messages);
+      // Notifications only: accepted, and nothing to answer.
+      if (answer.status === 202) return reply.code(202).send();
+      call.failed = answer.failed;
+      return reply.header("content-type", "application/json").send(answer.body);
     },
   );
 
@@ -146,42 +164,6 @@ function outcomeOf(status: number, call: McpCall | null): Outcome {
   if (status >= 500 && status !== 503) return "error";
   if (status >= 400) return "rejected";
   return call?.failed ? "error" : "ok";
-}
-
-/** The SDK's transport, noting whether any answer it sends is an error, for the metrics. */
-class ObservedTransport extends StreamableHTTPServerTransport {
-  constructor(private readonly call: McpCall) {
-    super({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  }
-
-  override send(message: JSONRPCMessage, options?: Parameters<StreamableHTTPServerTransport["send"]>[1]) {
-    if ("error" in message || ("result" in message && message.result.isError === true))
-      this.call.failed = true;
-    return super.send(message, options);
-  }
-}
-
-async function serveMcp(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  options: McpRouteOptions,
-  scope: Scope,
-  call: McpCall,
-): Promise<void> {
-  const server = createMcpServer(options.info, {
-    catalog: options.catalog,
-    index: options.index,
-    scope,
-    onInternalError: (error, tool) => request.log.error({ err: error, tool }, "tool failed"),
-  });
-  const transport = new ObservedTransport(call);
-  reply.hijack();
-  reply.raw.on("close", () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(request.raw, reply.raw, request.body);
 }
 
 function describeCeiling(header: string | undefined, query: string | undefined): string | undefined {

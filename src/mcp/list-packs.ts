@@ -6,6 +6,10 @@ import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
 
 /** Past this many groups a pack's answer shows its largest groups only, so huge catalogs stay readable. */
 const LISTED_GROUPS = 25;
+/** Past this many pack and group lines, the answer lists packs only, each with its group count. */
+const LISTED_LINES = 120;
+/** Past this many packs, the answer lists the largest and counts the rest. */
+const LISTED_PACKS = 100;
 
 export const listPacksTool: ToolDefinition<Record<string, never>> = {
   name: "list_packs",
@@ -19,8 +23,14 @@ export function registerListPacksTool(server: McpServer, context: ToolContext): 
   );
 }
 
+/**
+ * Each pack with its skill count and its groups. A catalog too large to read that way (tens of thousands
+ * of skills in hundreds of packs) gets its packs only, the largest hundred, and a count of the rest: a
+ * model facing that many does better searching with list_skills(query) than reading on.
+ */
 export function formatPacks(packs: readonly Pack[]): string {
-  const lines = packs.flatMap(formatPack);
+  const detailed = packs.flatMap(formatPack);
+  const lines = detailed.length <= LISTED_LINES ? detailed : summarizePacks(packs);
   const hasFiles = packs.some((pack) => pack.files.size > 0);
   lines.push(
     `Next: list_skills(pack="<pack or group>") or list_skills(query="<task>")${hasFiles ? "; read_pack_file(pack) lists a pack's shared files" : ""}.`,
@@ -28,8 +38,37 @@ export function formatPacks(packs: readonly Pack[]): string {
   return lines.join("\n");
 }
 
+function summarizePacks(packs: readonly Pack[]): string[] {
+  const largest = new Set(
+    [...packs]
+      .sort((a, b) => b.skills.length - a.skills.length || (a.name < b.name ? -1 : 1))
+      .slice(0, LISTED_PACKS),
+  );
+  const skills = packs.reduce((sum, pack) => sum + pack.skills.length, 0);
+  const lines = [
+    `${plural(packs.length, "pack")}, ${plural(skills, "skill")}; ` +
+      (packs.length > largest.size ? `the ${largest.size} largest, ` : "") +
+      "each with its group count:",
+  ];
+  for (const pack of packs) {
+    if (!largest.has(pack)) continue;
+    const groups = pack.groups.length > 0 ? ` in ${plural(pack.groups.length, "group")}` : "";
+    lines.push(`${pack.name}: ${plural(pack.skills.length, "skill")}${groups}${filesOf(pack)}`);
+  }
+  const rest = packs.filter((pack) => !largest.has(pack));
+  if (rest.length > 0) {
+    const restSkills = rest.reduce((sum, pack) => sum + pack.skills.length, 0);
+    lines.push(`… and ${plural(rest.length, "smaller pack")} with ${plural(restSkills, "skill")}`);
+  }
+  return lines;
+}
+
+function filesOf(pack: Pack): string {
+  return pack.files.size > 0 ? `, ${plural(pack.files.size, "pack file")}` : "";
+}
+
 function formatPack(pack: Pack): string[] {
-  const files = pack.files.size > 0 ? `, ${plural(pack.files.size, "pack file")}` : "";
+  const files = filesOf(pack);
   const lines = [`${pack.name}: ${plural(pack.skills.length, "skill")}${files}`];
   const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length).slice(0, LISTED_GROUPS);
   const shown = new Set(groups);

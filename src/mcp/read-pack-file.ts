@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { type Pack, readCatalogFile, resolvePackFile, skillOwningPath } from "../catalog/index.js";
+import { type Pack, resolvePackFile, skillOwningPath } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { runTool, skillRef, ToolError, text } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
@@ -36,7 +36,7 @@ export function registerReadPackFileTool(server: McpServer, context: ToolContext
           );
         }
         const found = resolvePackFile(pack, file);
-        if (found) return text(formatFileContent(found.path, await readCatalogFile(found)));
+        if (found) return text(formatFileContent(found.path, await context.catalog.files.read(found)));
         const owner = skillOwningPath(pack, file);
         if (owner) {
           const name = skillRef(owner.skill, context.scope);

@@ -1,12 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import {
-  packPathCitedBySkill,
-  readCatalogFile,
-  resolveSkillFile,
-  SKILL_DOCUMENT,
-  type Skill,
-} from "../catalog/index.js";
+import { packPathCitedBySkill, resolveSkillFile, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { plural, runTool, skillRef, ToolError, text } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
@@ -45,7 +39,7 @@ export function registerReadSkillTool(server: McpServer, context: ToolContext): 
         if (file === SKILL_DOCUMENT || file === `./${SKILL_DOCUMENT}`)
           return text(await formatDocument(skill, name, context));
         const found = resolveSkillFile(skill, file);
-        if (found) return text(formatFileContent(found.path, await readCatalogFile(found)));
+        if (found) return text(formatFileContent(found.path, await context.catalog.files.read(found)));
         throw new ToolError(missingFileMessage(skill, name, file, context));
       }),
   );
@@ -66,7 +60,7 @@ function findSkill(context: ToolContext, ref: string): Skill {
 
 /** SKILL.md as written, then one line pointing to the files it may cite. */
 async function formatDocument(skill: Skill, name: string, context: ToolContext): Promise<string> {
-  const body = formatFileContent(SKILL_DOCUMENT, await readCatalogFile(skill.document));
+  const body = formatFileContent(SKILL_DOCUMENT, await context.catalog.files.read(skill.document));
   const hints: string[] = [];
   if (skill.files.size > 0) {
     hints.push(`${plural(skill.files.size, "file")}: read_skill(skill="${name}", file="${MANIFEST}")`);

@@ -1,6 +1,9 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { normalizeFilePath } from "../../src/catalog/files.js";
-import { describeBytes, MAX_FILE_BYTES } from "../../src/catalog/index.js";
+import { type CatalogFile, describeBytes, FileReader, MAX_FILE_BYTES } from "../../src/catalog/index.js";
+import { makeTree } from "../helpers/skill-tree.js";
 
 describe("normalizeFilePath", () => {
   it.each([
@@ -62,5 +65,68 @@ describe("describeBytes", () => {
   it("does not split a multi-byte character when a single long line is cut", () => {
     const bytes = Buffer.from("ééé").subarray(0, 5);
     expect(describeBytes(bytes, 6, "a.txt")).toMatchObject({ kind: "text", text: "éé", truncated: true });
+  });
+});
+
+describe("FileReader", () => {
+  /** Three 100-byte files; each kept entry costs its size plus 1 KiB, so 2,500 bytes keep two. */
+  async function threeFiles() {
+    const tree = await makeTree({
+      "a.md": "a".repeat(100),
+      "b.md": "b".repeat(100),
+      "c.md": "c".repeat(100),
+    });
+    const file = (name: string): CatalogFile => ({
+      path: name,
+      size: 100,
+      source: path.join(tree.dir, name),
+    });
+    const rewrite = (name: string) => writeFile(path.join(tree.dir, name), "z".repeat(100));
+    const textOf = async (reader: FileReader, name: string) => {
+      const content = await reader.read(file(name));
+      return content.kind === "text" ? content.text[0] : content.kind;
+    };
+    return { tree, file, rewrite, textOf };
+  }
+
+  it("keeps what it read: the catalog does not change while served", async () => {
+    const { tree, rewrite, textOf } = await threeFiles();
+    try {
+      const reader = new FileReader();
+      expect(await textOf(reader, "a.md")).toBe("a");
+      await rewrite("a.md");
+      expect(await textOf(reader, "a.md")).toBe("a");
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("stays within its budget by dropping the file read least recently", async () => {
+    const { tree, rewrite, textOf } = await threeFiles();
+    try {
+      const reader = new FileReader(2500);
+      await textOf(reader, "a.md");
+      await textOf(reader, "b.md");
+      await textOf(reader, "a.md");
+      await textOf(reader, "c.md");
+      await rewrite("a.md");
+      await rewrite("b.md");
+      expect(await textOf(reader, "a.md")).toBe("a");
+      expect(await textOf(reader, "b.md")).toBe("z");
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("does not keep a failed read", async () => {
+    const { tree, file, textOf } = await threeFiles();
+    try {
+      const reader = new FileReader();
+      await expect(reader.read(file("later.md"))).rejects.toThrow(/ENOENT/);
+      await writeFile(path.join(tree.dir, "later.md"), "l".repeat(100));
+      expect(await textOf(reader, "later.md")).toBe("l");
+    } finally {
+      await tree.remove();
+    }
   });
 });

@@ -30,6 +30,13 @@ describe("parseSkillDocument", () => {
     });
   });
 
+  it("reads YAML 1.2: a date and yes are text, as the author wrote them", () => {
+    expect(parseSkillDocument("---\nname: a\ndescription: 2024-01-31\n---\n")).toMatchObject({
+      description: "2024-01-31",
+    });
+    expect(parseSkillDocument("---\nname: a\ndescription: yes\n---\n")).toMatchObject({ description: "yes" });
+  });
+
   it("accepts a frontmatter closed by ...", () => {
     expect(parseSkillDocument("---\nname: a\ndescription: b\n...\n")).toMatchObject({ ok: true });
   });
@@ -38,6 +45,7 @@ describe("parseSkillDocument", () => {
     ["no frontmatter", "# Just a title\n", "no frontmatter"],
     ["unclosed frontmatter", "---\nname: a\ndescription: b\n", "not closed"],
     ["invalid YAML", "---\nname: [a\ndescription: b\n---\n", "not valid YAML"],
+    ["a key given twice", "---\nname: a\nname: b\ndescription: c\n---\n", "not valid YAML"],
     ["a list", "---\n- a\n- b\n---\n", "not a YAML mapping"],
     ["a scalar", "---\njust text\n---\n", "not a YAML mapping"],
     ["empty", "---\n---\n", "not a YAML mapping"],

@@ -126,6 +126,28 @@ describe("loadCatalog skip and warn rules", () => {
     }
   });
 
+  it("reads a frontmatter of any length in full; refuses one never closed and a SKILL.md over 1 MiB", async () => {
+    // Multi-byte characters and a long body put the end of the frontmatter well past the first read.
+    const description = `Résumé ${"déjà vu ".repeat(700)}end.`;
+    const body = "Body line.\n".repeat(3000);
+    const tree = await makeTree({
+      "p/long/SKILL.md": skillMd("long", description, body),
+      "p/open/SKILL.md": `---\nname: open\ndescription: never closed\n${body}`,
+      "p/huge/SKILL.md": skillMd("huge", "Too big.", "x".repeat(1024 * 1024)),
+    });
+    try {
+      const { catalog, issues } = loadCatalog(tree.dir);
+      const long = catalog.everything.skills.find((skill) => skill.name === "long");
+      expect(long?.description).toBe(description.trim());
+      expect(long?.document.size).toBe(Buffer.byteLength(skillMd("long", description, body)));
+      expect(issueAt(issues, "p/open")?.reason).toContain("not closed");
+      expect(issueAt(issues, "p/huge")?.reason).toContain("larger than 1 MiB");
+      expect(catalog.everything.skills.map((skill) => skill.name)).toEqual(["long"]);
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("serves names that break the naming rule or differ from their folder, with a warning", async () => {
     const tree = await makeTree({
       "p/folder-a/SKILL.md": skillMd("other-name"),

@@ -69,6 +69,78 @@ describe("/mcp over HTTP", () => {
   });
 });
 
+describe("many clients at once", () => {
+  const listSkillsText = (answer: unknown) =>
+    (answer as { result: { content: { text: string }[] } }).result.content[0]?.text ?? "";
+
+  it("gives each request its own answer, whatever ids and ceilings concurrent clients use", async () => {
+    const ceilings = ["alpha", "gamma", "beta/docs", ""];
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, index) => {
+        const ceiling = ceilings[index % ceilings.length] ?? "";
+        const id = index % 3 === 0 ? "same" : 1;
+        return post(`${server.url}/mcp`, { ...listSkills, id }, { "x-skill-pack": ceiling }).then(
+          (answer) => ({ ceiling, id, answer }),
+        );
+      }),
+    );
+    const first: Record<string, string> = {
+      alpha: "one: ",
+      gamma: "drill: ",
+      "beta/docs": "editor: ",
+      "": "drill: ",
+    };
+    for (const { ceiling, id, answer } of answers) {
+      expect(answer.json).toMatchObject({ jsonrpc: "2.0", id });
+      expect(listSkillsText(answer.json).startsWith(first[ceiling] ?? "?")).toBe(true);
+    }
+    expect(listSkillsText(answers.find((entry) => entry.ceiling === "alpha")?.answer.json)).not.toContain(
+      "drill",
+    );
+  });
+
+  it("answers a batch with an array in the order asked, with the client's ids", async () => {
+    const answer = await post(`${server.url}/mcp`, [
+      { jsonrpc: "2.0", id: "b", method: "ping" },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { ...listSkills, id: 2 },
+    ]);
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject([
+      { id: "b", result: {} },
+      { id: 2, result: { content: [{ text: expect.stringMatching(/^drill: /) }] } },
+    ]);
+  });
+
+  it("lets no client cancel another's request, nor its own in a stateless POST", async () => {
+    const cancellations = Array.from({ length: 500 }, (_, requestId) => ({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId, reason: "hostile" },
+    }));
+    const reads = Array.from({ length: 20 }, (_, id) =>
+      post(`${server.url}/mcp`, {
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "read_skill", arguments: { skill: "hammer" } },
+      }),
+    );
+    const cancelling = Array.from({ length: 5 }, () =>
+      post(`${server.url}/mcp`, cancellations.slice(0, 100)),
+    );
+    const ownBatch = post(`${server.url}/mcp`, [{ ...listSkills, id: 3 }, cancellations[3]]);
+    const answers = await Promise.all(reads);
+    for (const answer of answers) {
+      expect(answer.json).toMatchObject({
+        result: { content: [{ text: expect.stringContaining("hammer") }] },
+      });
+    }
+    for (const answer of await Promise.all(cancelling)) expect(answer.status).toBe(202);
+    expect((await ownBatch).json).toMatchObject({ id: 3, result: {} });
+  });
+});
+
 describe("client ceilings", () => {
   it("limits every tool to the X-Skill-Pack header", async () => {
     const client = await server.connect({ headers: { "X-Skill-Pack": "beta/tools" } });

@@ -1,0 +1,144 @@
+/**
+ * The performance benchmark: throughput and latency against a bare-route ceiling, behaviour at scale,
+ * and token costs. Prints Markdown tables and writes JSON; see docs/performance.md for the method.
+ *
+ *   npm run bench -- [--only throughput,scale,tokens] [--seconds 3] [--sizes 1000,10000,50000]
+ *                    [--connections 1,16,64] [--out bench/results/latest.json] [--update-docs]
+ *                    [--compare <git ref>]
+ *
+ * `--compare` also serves a build of another commit in the throughput runs, in the same turns against
+ * the same ceiling, for a before/after measured in one run.
+ *
+ * `npm run bench` builds first: the server runs as `node dist/main.js`, as in production.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { buildBaseline, describeRef } from "./baseline.js";
+import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
+import { ROOT } from "./processes.js";
+import { type BenchResults, describeMachine, formatMarkdown, updateDocs, writeJson } from "./report.js";
+import { measureScale } from "./scale.js";
+import { measureThroughput } from "./throughput.js";
+import { measureTokensOfCatalog, measureTokensOfServer, type TokenRow } from "./tokens.js";
+
+const PARTS = ["throughput", "scale", "tokens"] as const;
+type Part = (typeof PARTS)[number];
+
+interface Options {
+  readonly parts: ReadonlySet<Part>;
+  readonly seconds: number;
+  readonly sizes: readonly number[];
+  readonly connections: readonly number[];
+  readonly out: string;
+  readonly updateDocs: boolean;
+  readonly compare?: string;
+}
+
+function readOptions(argv: readonly string[]): Options {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      only: { type: "string", default: PARTS.join(",") },
+      seconds: { type: "string", default: "3" },
+      sizes: { type: "string", default: "1000,10000,50000" },
+      connections: { type: "string", default: "1,16,64" },
+      out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
+      "update-docs": { type: "boolean", default: false },
+      compare: { type: "string" },
+    },
+  });
+  const parts = values.only.split(",").map((part) => part.trim());
+  const unknown = parts.filter((part) => !(PARTS as readonly string[]).includes(part));
+  if (unknown.length > 0)
+    throw new Error(`--only: unknown part ${unknown.join(", ")} (valid: ${PARTS.join(", ")})`);
+  return {
+    parts: new Set(parts as Part[]),
+    seconds: positive("seconds", values.seconds),
+    sizes: values.sizes.split(",").map((size) => positive("sizes", size)),
+    connections: values.connections.split(",").map((count) => positive("connections", count)),
+    out: path.resolve(values.out),
+    updateDocs: values["update-docs"],
+    ...(values.compare !== undefined ? { compare: values.compare } : {}),
+  };
+}
+
+function positive(name: string, value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1)
+    throw new Error(`--${name}: "${value}" is not a whole number ≥ 1`);
+  return number;
+}
+
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main(options: Options): Promise<void> {
+  const started = performance.now();
+  const workDir = await mkdtemp(path.join(tmpdir(), "skills-mcp-bench-run-"));
+  const corpus = corpusAvailable();
+  if (!corpus) progress(`bench: ${CORPUS_DIR} is missing; the examples stand in for the real corpus`);
+  const throughputDir = corpus ? CORPUS_DIR : EXAMPLES_DIR;
+  const throughputCatalog = corpus ? "shared/bench/corpus (364 real skills)" : "examples/skills";
+  let results: Omit<BenchResults, "seconds"> = { machine: describeMachine() };
+  try {
+    if (options.parts.has("throughput")) {
+      progress(`bench: throughput on ${throughputDir}, ${options.seconds} s per run`);
+      const baseline = options.compare
+        ? { entry: buildBaseline(options.compare, workDir), name: describeRef(options.compare) }
+        : undefined;
+      const report = await measureThroughput({
+        ...(baseline ? { baseline } : {}),
+        skillsDir: throughputDir,
+        connections: options.connections,
+        seconds: options.seconds,
+        rounds: 3,
+        warmUpSeconds: 2,
+        workDir,
+        progress,
+      });
+      results = { ...results, throughput: { ...report, catalog: throughputCatalog } };
+    }
+
+    const tokens: TokenRow[] = [];
+    if (options.parts.has("tokens")) {
+      progress("bench: tokens");
+      tokens.push(await measureTokensOfCatalog("examples", EXAMPLES_DIR, workDir));
+      if (corpus) tokens.push(await measureTokensOfCatalog("corpus", CORPUS_DIR, workDir));
+    }
+    const largest = Math.max(...options.sizes);
+    const largestLabel = `synthetic-${largest}`;
+    if (options.parts.has("scale")) {
+      progress(`bench: scale at ${options.sizes.join(", ")} skills`);
+      const scale = await measureScale({
+        sizes: options.sizes,
+        queries: 200,
+        loadSeconds: options.seconds,
+        workDir,
+        progress,
+        withLargest: async (server) => {
+          if (options.parts.has("tokens")) tokens.push(await measureTokensOfServer(largestLabel, server.url));
+        },
+      });
+      results = { ...results, scale };
+    } else if (options.parts.has("tokens")) {
+      const { dir } = await syntheticCatalog(largest);
+      tokens.push(await measureTokensOfCatalog(largestLabel, dir, workDir));
+    }
+    if (tokens.length > 0) results = { ...results, tokens };
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+
+  const final: BenchResults = { ...results, seconds: (performance.now() - started) / 1000 };
+  const markdown = formatMarkdown(final);
+  process.stdout.write(`${markdown}\n`);
+  writeJson(options.out, final);
+  progress(`bench: wrote ${options.out}`);
+  if (options.updateDocs) progress(`bench: updated ${updateDocs(markdown)}`);
+}
+
+main(readOptions(process.argv.slice(2))).catch((error: unknown) => {
+  console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,174 @@
+/** The benchmark's results as Markdown tables and JSON, and the generated part of docs/performance.md. */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT } from "./processes.js";
+import type { ScaleRow } from "./scale.js";
+import type { ThroughputReport } from "./throughput.js";
+import type { TokenRow } from "./tokens.js";
+
+export interface Machine {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGiB: number;
+  readonly node: string;
+  readonly os: string;
+  readonly date: string;
+  readonly commit: string;
+}
+
+export interface BenchResults {
+  readonly machine: Machine;
+  readonly seconds: number;
+  readonly throughput?: ThroughputReport & { readonly catalog: string };
+  readonly scale?: readonly ScaleRow[];
+  readonly tokens?: readonly TokenRow[];
+}
+
+export function describeMachine(): Machine {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model.trim() ?? "unknown",
+    cores: cpus.length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    os: `${os.type()} ${os.release()}`,
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+  };
+}
+
+function gitCommit(): string {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    }).trim();
+    // Only what is measured counts: a run that rewrites docs/performance.md is still of this commit.
+    const measured = ["src", "bench", "scripts", "package.json", "package-lock.json", "tsconfig.build.json"];
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", ...measured], {
+      cwd: ROOT,
+      encoding: "utf8",
+    }).trim();
+    return dirty ? `${commit} (with uncommitted changes)` : commit;
+  } catch {
+    return "unknown";
+  }
+}
+
+export function formatMarkdown(results: BenchResults): string {
+  const { machine } = results;
+  const sections = [
+    `Measured ${machine.date.slice(0, 10)} on ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ` +
+      `${machine.os}, Node ${machine.node}; commit ${machine.commit}; the bench took ${Math.round(results.seconds)} s.`,
+  ];
+  if (results.throughput) sections.push(throughputTable(results.throughput));
+  if (results.scale) sections.push(scaleTable(results.scale));
+  if (results.tokens) sections.push(tokensTable(results.tokens));
+  return sections.join("\n\n");
+}
+
+function throughputTable(report: ThroughputReport & { readonly catalog: string }): string {
+  const before = report.baseline;
+  const lines = [
+    `### Throughput and latency: ${report.catalog}`,
+    "",
+    "| request | answer | conns | server req/s | ceiling req/s | ratio | p50 ms | p99 ms | ceiling p50 / p99 ms | CPU µs/req server / ceiling | errors / non-2xx |" +
+      (before ? ` ${before} req/s | ${before} ratio | ${before} p50 / p99 ms | ${before} CPU µs/req |` : ""),
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${before ? "---:|---:|---:|---:|" : ""}`,
+  ];
+  for (const row of report.rows) {
+    const { server, ceiling, baseline } = row;
+    lines.push(
+      `| ${row.label} | ${kib(row.responseBytes)} | ${row.connections} | ${whole(server.requestsPerSecond)} | ` +
+        `${whole(ceiling.requestsPerSecond)} | ${percent(row.ratio)} | ${ms(server.p50Ms)} | ${ms(server.p99Ms)} | ` +
+        `${ms(ceiling.p50Ms)} / ${ms(ceiling.p99Ms)} | ${micros(server)} / ${micros(ceiling)} | ` +
+        `${server.errors} / ${server.non2xx} |` +
+        (baseline
+          ? ` ${whole(baseline.requestsPerSecond)} | ${percent(baseline.ratio)} | ` +
+            `${ms(baseline.p50Ms)} / ${ms(baseline.p99Ms)} | ${micros(baseline)} |`
+          : ""),
+    );
+  }
+  const memory = report.serverResidentBytes;
+  lines.push(
+    "",
+    "Ratio: server req/s over ceiling req/s, each row taken in three turns of ceiling then server. " +
+      "CPU µs/req: the answering process's CPU time (all threads) over its requests.",
+    "",
+    `Server resident memory: ${mib(memory.afterStart)} MiB after start, ${mib(memory.afterLoad)} MiB after the load.`,
+  );
+  return lines.join("\n");
+}
+
+function scaleTable(rows: readonly ScaleRow[]): string {
+  const lines = [
+    "### Scale: synthetic catalogs",
+    "",
+    "| skills | packs | ready ms | Node + imports | catalog load | index build | app + listen | RSS after start | RSS after load | query p50 / p99 ms | mixed load req/s | tools/list | list_packs |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const row of rows) {
+    const split = row.startup;
+    const part = (value: number | undefined) =>
+      value === undefined || Number.isNaN(value) ? "–" : `${value}`;
+    lines.push(
+      `| ${row.skills} | ${row.packs} | ${whole(row.readyMs)} | ${part(split?.importMs)} | ${part(split?.catalogMs)} | ` +
+        `${part(split?.indexMs)} | ${part(split?.listenMs)} | ${mib(row.residentAfterStartBytes)} MiB | ` +
+        `${mib(row.residentAfterLoadBytes)} MiB | ${ms(row.query.p50Ms)} / ${ms(row.query.p99Ms)} | ` +
+        `${whole(row.mixedLoad.requestsPerSecond)} | ${kib(row.toolsListBytes)} (${row.toolsListTokens} tok) | ` +
+        `${kib(row.listPacksBytes)} (${row.listPacksTokens} tok) |`,
+    );
+  }
+  lines.push(
+    "",
+    "Ready: spawn to the first 200 of `/health`; the split is the server's own `ready` log line (ms). " +
+      "Query: `list_skills(query)` end to end over HTTP, one at a time, synthetic requests of 1 to 35 words. " +
+      "Mixed load: every tool at 16 connections, before the second memory reading.",
+  );
+  return lines.join("\n");
+}
+
+function tokensTable(rows: readonly TokenRow[]): string {
+  const lines = [
+    "### Tokens (o200k), as `npm run tokens` counts them",
+    "",
+    "| catalog | skills | packs | tools/list | instructions | list_packs | list_skills(pack) median | list_skills(pack) max |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${row.catalog} | ${row.skills} | ${row.packs} | ${row.toolsList} | ${row.instructions} | ${row.listPacks} | ` +
+        `${row.listSkillsPackMedian} | ${row.listSkillsPackMax} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+export function writeJson(file: string, results: BenchResults): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+const BEGIN = "<!-- bench:begin (written by npm run bench -- --update-docs) -->";
+const END = "<!-- bench:end -->";
+
+/** Replaces the generated part of docs/performance.md with `markdown`. */
+export function updateDocs(markdown: string): string {
+  const file = path.join(ROOT, "docs/performance.md");
+  const text = readFileSync(file, "utf8");
+  const begin = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  if (begin < 0 || end < begin) throw new Error(`${file} lacks the ${BEGIN} … ${END} markers`);
+  writeFileSync(file, `${text.slice(0, begin + BEGIN.length)}\n${markdown}\n${text.slice(end)}`);
+  return file;
+}
+
+const whole = (value: number) => (Number.isFinite(value) ? Math.round(value).toString() : "–");
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 10 ? 2 : 1) : "–");
+const micros = (result: { cpuMicrosPerRequest?: number }) =>
+  result.cpuMicrosPerRequest === undefined ? "–" : Math.round(result.cpuMicrosPerRequest).toString();
+const percent = (value: number) => `${Math.round(value * 100)}%`;
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+const kib = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);

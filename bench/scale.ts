@@ -1,0 +1,183 @@
+/**
+ * How the server behaves as the catalog grows: synthetic catalogs of each size, served by the real
+ * process; startup split, resident memory, end-to-end query latency and the size of the fixed answers.
+ */
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { syntheticCatalog, warmPageCache } from "./catalogs.js";
+import {
+  type HttpPost,
+  type LatencySample,
+  type LoadResult,
+  mcpPost,
+  post,
+  runLoad,
+  timeOneByOne,
+  toolCall,
+} from "./load.js";
+import { type RunningProcess, startServer } from "./processes.js";
+import { syntheticQueries } from "./synthetic-catalog.js";
+
+export interface StartupSplit {
+  /** Node itself and the imports, before main() reads anything. */
+  readonly importMs: number;
+  readonly catalogMs: number;
+  readonly indexMs: number;
+  /** Building the Fastify app and listening. */
+  readonly listenMs: number;
+  /** Process start to listening, as the server measured it. */
+  readonly listeningMs: number;
+}
+
+export interface ScaleRow {
+  readonly skills: number;
+  readonly packs: number;
+  /** Set when this run wrote the catalog (it is cached between runs). */
+  readonly generatedMs?: number;
+  /** Spawn to the first 200 of /health, measured by the bench. */
+  readonly readyMs: number;
+  readonly startup?: StartupSplit;
+  readonly residentAfterStartBytes: number;
+  readonly residentAfterLoadBytes: number;
+  /** list_skills(query) end to end, one request at a time on a keep-alive connection. */
+  readonly query: LatencySample;
+  /** A short mixed load at 16 connections (every tool), run before the second memory reading. */
+  readonly mixedLoad: LoadResult;
+  readonly toolsListBytes: number;
+  readonly toolsListTokens: number;
+  readonly listPacksBytes: number;
+  readonly listPacksTokens: number;
+}
+
+export interface ScaleOptions {
+  readonly sizes: readonly number[];
+  readonly queries: number;
+  readonly loadSeconds: number;
+  readonly workDir: string;
+  readonly progress: (line: string) => void;
+  /** Called with the server of the largest catalog before it stops (the token figures use it). */
+  readonly withLargest?: (server: RunningProcess, skillsDir: string) => Promise<void>;
+}
+
+const WARM_UP_QUERIES = 20;
+
+export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
+  const rows: ScaleRow[] = [];
+  const largest = Math.max(...options.sizes);
+  for (const skills of options.sizes) {
+    const catalog = await syntheticCatalog(skills);
+    if (catalog.generatedMs !== undefined) {
+      options.progress(`  wrote ${skills} synthetic skills in ${(catalog.generatedMs / 1000).toFixed(1)} s`);
+    }
+    await warmPageCache(catalog.dir);
+    const server = await startServer({
+      skillsDir: catalog.dir,
+      logDir: options.workDir,
+      name: `server-${skills}`,
+    });
+    try {
+      const row = await measureServing(server, skills, options);
+      rows.push({
+        ...row,
+        ...(catalog.generatedMs !== undefined ? { generatedMs: catalog.generatedMs } : {}),
+      });
+      options.progress(
+        `  ${skills} skills: ready in ${Math.round(row.readyMs)} ms, ${mib(row.residentAfterStartBytes)} MiB resident, ` +
+          `query p50 ${row.query.p50Ms.toFixed(2)} ms`,
+      );
+      if (skills === largest) await options.withLargest?.(server, catalog.dir);
+    } finally {
+      await server.stop();
+    }
+  }
+  return rows;
+}
+
+async function measureServing(
+  server: RunningProcess,
+  skills: number,
+  options: ScaleOptions,
+): Promise<Omit<ScaleRow, "generatedMs">> {
+  const residentAfterStartBytes = server.residentBytes();
+  const health = JSON.parse(await (await fetch(`${server.url}/health`)).text()) as { packs: string[] };
+
+  const toolsList = await call(server.url, mcpPost("tools/list"));
+  const toolsListJson = JSON.stringify(
+    (JSON.parse(toolsList) as { result: { tools: unknown } }).result.tools,
+  );
+  const listPacks = resultText(await call(server.url, toolCall("list_packs")));
+
+  const queries = syntheticQueries(WARM_UP_QUERIES + options.queries).map((query) =>
+    toolCall("list_skills", { query }),
+  );
+  await timeOneByOne(server.url, queries.slice(0, WARM_UP_QUERIES));
+  const query = await timeOneByOne(server.url, queries.slice(WARM_UP_QUERIES));
+
+  const mixedLoad = await runLoad(
+    server.url,
+    await mixedRequests(server.url, health.packs),
+    16,
+    options.loadSeconds,
+  );
+  return {
+    skills,
+    packs: health.packs.length,
+    readyMs: server.readyMs,
+    ...startupSplit(server),
+    residentAfterStartBytes,
+    residentAfterLoadBytes: server.residentBytes(),
+    query,
+    mixedLoad,
+    toolsListBytes: Buffer.byteLength(toolsListJson),
+    toolsListTokens: countTokens(toolsListJson),
+    listPacksBytes: Buffer.byteLength(listPacks),
+    listPacksTokens: countTokens(listPacks),
+  };
+}
+
+/** Every tool, over several packs and skills: what a busy deployment answers. */
+async function mixedRequests(url: string, packs: readonly string[]): Promise<HttpPost[]> {
+  const some = packs.filter((_, index) => index % Math.max(1, Math.floor(packs.length / 8)) === 0);
+  const requests: HttpPost[] = [mcpPost("tools/list"), toolCall("list_packs")];
+  for (const pack of some) {
+    requests.push(toolCall("list_skills", { pack }));
+    const listing = resultText(await call(url, toolCall("list_skills", { pack })));
+    for (const line of listing.split("\n").slice(0, 8)) {
+      const name = line.split(": ", 1)[0];
+      if (name && !name.startsWith("…") && !name.startsWith("Next")) {
+        requests.push(toolCall("read_skill", { skill: name }));
+      }
+    }
+  }
+  for (const query of syntheticQueries(40, 3)) requests.push(toolCall("list_skills", { query }));
+  return requests;
+}
+
+function startupSplit(server: RunningProcess): { startup?: StartupSplit } {
+  const ready = server.logLines().find((line) => line.msg === "ready");
+  if (ready === undefined) return {};
+  const number = (key: string) => (typeof ready[key] === "number" ? (ready[key] as number) : Number.NaN);
+  return {
+    startup: {
+      importMs: number("importMs"),
+      catalogMs: number("catalogMs"),
+      indexMs: number("indexMs"),
+      listenMs: number("listenMs"),
+      listeningMs: number("ms"),
+    },
+  };
+}
+
+async function call(url: string, request: HttpPost): Promise<string> {
+  const answer = await post(url, request);
+  if (answer.status !== 200) throw new Error(`${request.body} answered ${answer.status}: ${answer.text}`);
+  return answer.text;
+}
+
+function resultText(json: string): string {
+  const { result } = JSON.parse(json) as { result: { content: { text?: string }[] } };
+  return result.content.map((part) => part.text ?? "").join("");
+}
+
+function mib(bytes: number): string {
+  return (bytes / 2 ** 20).toFixed(0);
+}

@@ -1,0 +1,72 @@
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { LRUCache } from "lru-cache";
+import { isRequest } from "./exchange.js";
+
+/** How many bytes of answers are kept, over every ceiling: some 2,000 SKILL.md answers. */
+export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
+/** What an entry costs besides its bytes and its key. */
+const ENTRY_COST_BYTES = 256;
+
+/** Tools whose answer depends only on the ceiling and the arguments; list_skills only without a query. */
+const SAME_EVERY_TIME: ReadonlySet<string> = new Set([
+  "list_packs",
+  "list_skills",
+  "read_skill",
+  "read_pack_file",
+]);
+
+/**
+ * What identifies a request whose answer is the same every time within one ceiling: tools/list, and a
+ * tools/call of a tool that only reads the catalog, which does not change while it is served. A search
+ * (list_skills with a query) is left out: requests are rarely repeated word for word, and a cache would
+ * only hide what a search costs. So is anything with `_meta` or a task, which ask more of the server.
+ */
+export function answerKey(message: JSONRPCMessage): { request: string; id: RequestId } | undefined {
+  if (!isRequest(message)) return undefined;
+  const { method, params, id } = message;
+  if (params !== undefined && "_meta" in params) return undefined;
+  if (method === "tools/list") return { request: `${method}\n${JSON.stringify(params ?? {})}`, id };
+  if (method !== "tools/call" || params === undefined) return undefined;
+  const { name, arguments: args, ...rest } = params;
+  if (typeof name !== "string" || !SAME_EVERY_TIME.has(name) || Object.keys(rest).length > 0)
+    return undefined;
+  const query = args !== null && typeof args === "object" ? (args as { query?: unknown }).query : undefined;
+  if (name === "list_skills" && typeof query === "string" && query.trim() !== "") return undefined;
+  return { request: `${method}\n${JSON.stringify(params)}`, id };
+}
+
+/**
+ * Answers kept serialized, so that a repeated request costs neither the MCP server nor JSON escaping (a
+ * SKILL.md is some 8 KB of text full of newlines and quotes). Only results that are not errors are
+ * kept: an error may come from a file that could not be read this time.
+ */
+export class AnswerCache {
+  readonly #kept: LRUCache<string, Buffer>;
+
+  constructor(budgetBytes: number = ANSWER_CACHE_BYTES) {
+    this.#kept = new LRUCache({
+      maxSize: budgetBytes,
+      sizeCalculation: (result, key) => result.length + key.length * 2 + ENTRY_COST_BYTES,
+    });
+  }
+
+  /** The whole answer to request `id` with the result kept under `key`, if there is one. */
+  answer(key: string, id: RequestId): Buffer | undefined {
+    const result = this.#kept.get(key);
+    return result === undefined ? undefined : frame(result, id);
+  }
+
+  /** Keeps `result` under `key` unless it is an error; returns the whole answer to request `id`. */
+  keep(key: string, id: RequestId, result: Readonly<Record<string, unknown>>): Buffer {
+    const bytes = Buffer.from(JSON.stringify(result));
+    if (result.isError !== true) this.#kept.set(key, bytes);
+    return frame(bytes, id);
+  }
+}
+
+const OPENING = Buffer.from('{"result":');
+
+/** A JSON-RPC response around a serialized result, byte for byte as JSON.stringify of the SDK's response. */
+function frame(result: Buffer, id: RequestId): Buffer {
+  return Buffer.concat([OPENING, result, Buffer.from(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`)]);
+}

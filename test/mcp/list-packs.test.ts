@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { loadCatalog } from "../../src/catalog/index.js";
+import { formatPacks } from "../../src/mcp/index.js";
+import { makeTree, skillMd } from "../helpers/skill-tree.js";
+
+/** list_packs of catalogs too large to list group by group. */
+
+async function packsOf(entries: Record<string, string>): Promise<string[]> {
+  const tree = await makeTree(entries);
+  try {
+    return formatPacks(loadCatalog(tree.dir).catalog.everything.packs).split("\n");
+  } finally {
+    await tree.remove();
+  }
+}
+
+describe("list_packs of a large catalog", () => {
+  it("lists packs only, with their group counts, once groups would take more than 120 lines", async () => {
+    const entries: Record<string, string> = {};
+    for (let pack = 0; pack < 20; pack++) {
+      for (let group = 0; group < 8; group++) {
+        const name = `s-${pack}-${group}`;
+        entries[`p${pack}/g${group}/${name}/SKILL.md`] = skillMd(name);
+      }
+    }
+    entries["p0/lone/SKILL.md"] = skillMd("lone");
+    const lines = await packsOf(entries);
+    expect(lines[0]).toBe("20 packs, 161 skills; each with its group count:");
+    expect(lines[1]).toBe("p0: 9 skills in 8 groups");
+    expect(lines.filter((line) => /^p\d+: 8 skills in 8 groups$/.test(line))).toHaveLength(19);
+    expect(lines.some((line) => line.startsWith("  "))).toBe(false);
+    expect(lines.at(-1)).toMatch(/^Next: list_skills/);
+  });
+
+  it("lists the hundred largest packs and counts the rest", async () => {
+    const entries: Record<string, string> = {};
+    for (let pack = 0; pack < 130; pack++) {
+      // Packs 0-29 hold one skill; the others two.
+      for (let skill = 0; skill < (pack < 30 ? 1 : 2); skill++) {
+        const name = `s-${pack}-${skill}`;
+        entries[`p${String(pack).padStart(3, "0")}/${name}/SKILL.md`] = skillMd(name);
+      }
+    }
+    const lines = await packsOf(entries);
+    expect(lines[0]).toBe("130 packs, 230 skills; the 100 largest, each with its group count:");
+    const packLines = lines.filter((line) => /^p\d{3}: /.test(line));
+    expect(packLines).toHaveLength(100);
+    expect(packLines.every((line) => line.endsWith(": 2 skills"))).toBe(true);
+    expect(packLines[0]).toBe("p030: 2 skills");
+    expect(lines.at(-2)).toBe("… and 30 smaller packs with 30 skills");
+    expect(lines).toHaveLength(103);
+  });
+});
