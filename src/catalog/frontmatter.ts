@@ -1,4 +1,4 @@
-import { CORE_SCHEMA, load } from "js-yaml";
+import { parse } from "yaml";
 
 export type SkillDocument =
   | { readonly ok: true; readonly name: string; readonly description: string }
@@ -19,8 +19,7 @@ export function parseSkillDocument(markdown: string): SkillDocument {
 
   let data: unknown;
   try {
-    // YAML 1.2 core types only: a date stays text, as a skill author means it.
-    data = load(lines.slice(1, end).join("\n"), { schema: CORE_SCHEMA });
+    data = parse(lines.slice(1, end).join("\n"));
   } catch (error) {
     return { ok: false, reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
   }
