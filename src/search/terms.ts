@@ -4,10 +4,23 @@ import { grown } from "./arrays.js";
 
 /**
  * Words that carry no meaning of their own in a request ("how", "my", "should", "don't"): the Snowball
- * English stop list. Weighting by rarity does not take care of them, since request words are often rare in
+ * English stop list, and numbers spelled out. Weighting by rarity does not take care of them, since request words are often rare in
  * skill text and would score as if meaningful.
  */
-const STOP_WORDS: ReadonlySet<string> = new Set(stopwords);
+const STOP_WORDS: ReadonlySet<string> = new Set([...stopwords, ...numberWords()]);
+
+/**
+ * Cardinal numbers spelled out ("six test files fail", "two baristas", "one run in five"). A request counts
+ * things in passing, and the count says nothing about which skill fits; yet a skill that happens to say
+ * "six" somewhere matched it as a rare word. Digits stay words ("404", "Godot 4" name things), and a
+ * compound keeps its joined form: `two-factor` is still found as `twofactor`.
+ */
+function numberWords(): string[] {
+  const units = "zero one two three four five six seven eight nine";
+  const teens = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen";
+  const tens = "twenty thirty forty fifty sixty seventy eighty ninety";
+  return `${units} ${teens} ${tens} hundred thousand million billion`.split(" ");
+}
 
 /** Letters and digits, with inner apostrophes (`don't`), joined by single hyphens or underscores. */
 const COMPOUND = /[\p{L}\p{N}]+(?:'[\p{L}]+)*(?:[-_][\p{L}\p{N}]+(?:'[\p{L}]+)*)*/gu;

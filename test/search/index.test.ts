@@ -35,6 +35,8 @@ const TREE = {
     "Split a big widget workflow into callable parts.",
   ),
   "dev/debug-helper/SKILL.md": skillMd("debug-helper", "Find why a widget crashed, step by step."),
+  // a count in a request is not a topic
+  "dev/release-checklist/SKILL.md": skillMd("release-checklist", "Six widget release checks."),
   "dev/git/rebase-guide/SKILL.md": skillMd(
     "rebase-guide",
     "Rewrite widget history with interactive rebases.",
@@ -67,7 +69,7 @@ describe("search ranks", () => {
 
   it("a rare word above a word every skill shares", () => {
     expect(names("widget invoices")[0]).toBe("invoice-reader");
-    expect(names("widget").length).toBe(catalog.everything.skills.length);
+    expect(names("widget", catalog.everything, 50).length).toBe(catalog.everything.skills.length);
   });
 
   it("the same whatever the case and hyphens", () => {
@@ -86,6 +88,10 @@ describe("search ranks", () => {
   it("the parts of a compound name, and the compound written without hyphens", () => {
     expect(names("subworkflow")[0]).toBe("n8n-subworkflows-official");
     expect(names("sub-workflows")[0]).toBe("n8n-subworkflows-official");
+  });
+
+  it("a request by what it is about, not by the things it counts", () => {
+    expect(names("All six of my widgets crashed")[0]).toBe("debug-helper");
   });
 
   it("the pack and group a skill sits in", () => {

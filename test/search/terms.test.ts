@@ -75,6 +75,21 @@ describe("words", () => {
     expect(words("Café naïve—déjà vu")).toEqual(["café", "naïve", "déjà", "vu"]);
   });
 
+  it("drop numbers spelled out, but keep digits and the compounds numbers are part of", () => {
+    expect(words("Six test files fail, one run in five, since Godot 4 gave error 404")).toEqual([
+      "test",
+      "files",
+      "fail",
+      "run",
+      "since",
+      "godot",
+      "gave",
+      "error",
+      "404",
+    ]);
+    expect(words("two-factor login")).toEqual(["factor", "twofactor", "login"]);
+  });
+
   it("hand over each word with the hashes of its folded spelling, whichever way it was written", () => {
     const seen: [string, number, number][] = [];
     const sink: WordSink = {
