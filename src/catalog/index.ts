@@ -13,4 +13,13 @@ export {
 } from "./files.js";
 export { CatalogError, type LoadedCatalog, type LoadOptions, loadCatalog, SKILL_DOCUMENT } from "./load.js";
 export { compareSkills, Scope, SelectorError, type SkillLookup } from "./scope.js";
-export type { Catalog, CatalogFile, CatalogIssue, Group, Pack, Skill, Source } from "./types.js";
+export type {
+  Catalog,
+  CatalogFile,
+  CatalogIssue,
+  Group,
+  Pack,
+  Skill,
+  SkillDocument,
+  Source,
+} from "./types.js";

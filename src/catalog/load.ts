@@ -221,7 +221,12 @@ function readSkill(
     pack,
     group: slash > 0 ? flat(folder.slice(0, slash)) : undefined,
     folder: flat(folder),
-    document: { path: SKILL_DOCUMENT, size: start.size, source: flat(document.real) },
+    document: {
+      path: SKILL_DOCUMENT,
+      size: start.size,
+      mtimeMs: start.mtimeMs,
+      source: flat(document.real),
+    },
     files: toFileMap(files),
   };
   return { skill, warnings };
@@ -235,21 +240,23 @@ const DOCUMENT_START_BYTES = 2048;
 
 /**
  * The start of SKILL.md, in whole lines, up to the end of its frontmatter (the body is read when a
- * client asks for it), and the file's size. Reads on, a larger piece at a time, while the frontmatter
+ * client asks for it), and the file's size and modification time. Reads on, a larger piece at a time, while the frontmatter
  * is still open; a file over the size limit is not read at all.
  */
-function readDocumentStart(file: string): { text: string; size: number } {
+function readDocumentStart(file: string): { text: string; size: number; mtimeMs: number } {
   const handle = openSync(file, "r");
   try {
-    const { size } = fstatSync(handle);
-    if (size > MAX_SKILL_DOCUMENT_BYTES) return { text: "", size };
+    const { size, mtimeMs } = fstatSync(handle);
+    if (size > MAX_SKILL_DOCUMENT_BYTES) return { text: "", size, mtimeMs };
     for (let want = Math.min(size, DOCUMENT_START_BYTES); ; want = Math.min(size, want * 8)) {
       const buffer = Buffer.allocUnsafe(want);
       const read = readSync(handle, buffer, 0, want, 0);
-      if (read < want || read >= size) return { text: stripBom(buffer.toString("utf8", 0, read)), size };
+      if (read < want || read >= size) {
+        return { text: stripBom(buffer.toString("utf8", 0, read)), size, mtimeMs };
+      }
       // Whole lines only: a line cut in two could pass for the closing ---.
       const text = stripBom(buffer.toString("utf8", 0, buffer.lastIndexOf(0x0a, read - 1) + 1));
-      if (closesFrontmatter(text)) return { text, size };
+      if (closesFrontmatter(text)) return { text, size, mtimeMs };
     }
   } finally {
     closeSync(handle);

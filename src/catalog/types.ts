@@ -10,6 +10,12 @@ export interface CatalogFile {
   readonly source: string;
 }
 
+/** SKILL.md: its modification time too, which tells a saved search index built from it still fits. */
+export interface SkillDocument extends CatalogFile {
+  /** `mtimeMs` of the file as the catalog was loaded. */
+  readonly mtimeMs: number;
+}
+
 export interface Skill {
   /** `<pack>/<name>`: unique across the catalog. */
   readonly id: string;
@@ -25,7 +31,7 @@ export interface Skill {
    * SKILL.md itself. Its text is read from disk when asked for, not kept: at ten thousand skills the
    * documents alone would take some 100 MB.
    */
-  readonly document: CatalogFile;
+  readonly document: SkillDocument;
   /** The skill's other files, sorted by path; SKILL.md itself is not among them. */
   readonly files: ReadonlyMap<string, CatalogFile>;
 }
