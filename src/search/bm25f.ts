@@ -55,16 +55,17 @@ function levelOf(saturation: number): number {
 export class Bm25fIndex {
   private readonly scanner = new WordScanner();
 
+  /** Read-only once made: an index saved and loaded again (saved-index.ts) is these arrays. */
   constructor(
     /** Term ids by the fingerprint of their stem. */
-    private readonly terms: FingerprintTable,
+    readonly terms: FingerprintTable,
     /** Per term t, its document gaps are `gaps[gapStarts[t]]` to `gaps[gapStarts[t + 1]]`. */
-    private readonly gaps: Uint8Array,
-    private readonly gapStarts: Uint32Array,
+    readonly gaps: Uint8Array,
+    readonly gapStarts: Uint32Array,
     /** Per term t, its impact levels are `levels[postingStarts[t]]` to `levels[postingStarts[t + 1]]`. */
-    private readonly levels: Uint8Array,
-    private readonly postingStarts: Uint32Array,
-    private readonly termWeights: Float64Array,
+    readonly levels: Uint8Array,
+    readonly postingStarts: Uint32Array,
+    readonly termWeights: Float64Array,
   ) {}
 
   /** The distinct terms of a request that some document holds. */

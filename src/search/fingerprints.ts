@@ -16,9 +16,20 @@ export function stemFingerprint(stem: string): [hash: number, check: number] {
 
 /** Numbers 0, 1, 2… given to fingerprints in the order they are first added. */
 export class FingerprintTable {
-  /** Open addressing, three numbers a slot: the fingerprint's two hashes and its number + 1 (0: empty). */
-  private slots: Int32Array = new Int32Array(3 * 1024);
-  size = 0;
+  /**
+   * An empty table, or one saved earlier: `slots` and `size` as {@link storage} and {@link size} gave them
+   * (a power of two of slots, at most half of them used).
+   */
+  constructor(
+    /** Open addressing, three numbers a slot: the fingerprint's two hashes and its number + 1 (0: empty). */
+    private slots: Int32Array = new Int32Array(3 * 1024),
+    public size = 0,
+  ) {}
+
+  /** The table's slots, to save it. */
+  get storage(): Int32Array {
+    return this.slots;
+  }
 
   /** The number of a fingerprint, or -1 if it was never added. */
   get(hash: number, check: number): number {

@@ -1,4 +1,5 @@
 import type { Skill } from "../catalog/index.js";
+import { FingerprintTable } from "./fingerprints.js";
 
 /** How many names sharing the most trigrams with a mistyped one are compared by edit distance. */
 const COMPARED_NAMES = 50;
@@ -6,48 +7,49 @@ const COMPARED_NAMES = 50;
 /**
  * Finds skill names spelled close to a mistyped one without comparing it against every name: names are
  * indexed by their letter trigrams, and only names sharing trigrams with it are compared. Lists are typed
- * arrays (a name has some 30 trigrams, and a catalog may have 50,000 names).
+ * arrays (a name has some 30 trigrams, and a catalog may have 50,000 names), so that an index can be saved
+ * and loaded again as they are (saved-index.ts).
  */
 export class NameIndex {
-  /** Distinct names, folded (see {@link fold}). */
-  private readonly names: string[] = [];
-  /** Per distinct name n, its documents (catalog positions) are `documents[documentStarts[n]…[n + 1]]`. */
-  private readonly documentStarts: Int32Array;
-  private readonly documents: Int32Array;
-  /** Trigram ids by trigram key (see {@link trigramKeys}). */
-  private readonly trigramIds = new Map<number, number>();
-  /** Per trigram t, the names holding it are `trigramNames[trigramStarts[t]…[t + 1]]`. */
-  private readonly trigramStarts: Int32Array;
-  private readonly trigramNames: Int32Array;
+  constructor(
+    /** The catalog, in the order the index numbers documents. */
+    private readonly skills: readonly Skill[],
+    /** Per distinct folded name n (see {@link fold}), its documents are `documents[documentStarts[n]…[n + 1]]`. */
+    readonly documentStarts: Int32Array,
+    readonly documents: Int32Array,
+    /** Trigram ids by trigram key (see {@link trigramKeys}). */
+    readonly trigrams: FingerprintTable,
+    /** Per trigram t, the names holding it are `trigramNames[trigramStarts[t]…[t + 1]]`. */
+    readonly trigramStarts: Int32Array,
+    readonly trigramNames: Int32Array,
+  ) {}
 
-  constructor(skills: readonly Skill[]) {
+  static build(skills: readonly Skill[]): NameIndex {
     const nameIds = new Map<string, number>();
+    const names: string[] = [];
     const nameOf = Int32Array.from(skills, (skill) => {
       const name = fold(skill.name);
       let id = nameIds.get(name);
       if (id === undefined) {
-        id = this.names.length;
+        id = names.length;
         nameIds.set(name, id);
-        this.names.push(name);
+        names.push(name);
       }
       return id;
     });
-    [this.documentStarts, this.documents] = groupBy(this.names.length, nameOf);
+    const [documentStarts, documents] = groupBy(names.length, nameOf);
 
+    const trigrams = new FingerprintTable();
     const trigramOf: number[] = [];
     const holder: number[] = [];
-    this.names.forEach((name, id) => {
+    names.forEach((name, id) => {
       for (const key of trigramKeys(name)) {
-        let trigram = this.trigramIds.get(key);
-        if (trigram === undefined) {
-          trigram = this.trigramIds.size;
-          this.trigramIds.set(key, trigram);
-        }
-        trigramOf.push(trigram);
+        trigramOf.push(trigrams.add(key, 0));
         holder.push(id);
       }
     });
-    [this.trigramStarts, this.trigramNames] = groupBy(this.trigramIds.size, trigramOf, holder);
+    const [trigramStarts, trigramNames] = groupBy(trigrams.size, trigramOf, holder);
+    return new NameIndex(skills, documentStarts, documents, trigrams, trigramStarts, trigramNames);
   }
 
   /**
@@ -59,8 +61,8 @@ export class NameIndex {
     if (target === "") return [];
     const shared = new Map<number, number>();
     for (const key of trigramKeys(target)) {
-      const trigram = this.trigramIds.get(key);
-      if (trigram === undefined) continue;
+      const trigram = this.trigrams.get(key, 0);
+      if (trigram < 0) continue;
       const end = this.trigramStarts[trigram + 1] as number;
       for (let at = this.trigramStarts[trigram] as number; at < end; at++) {
         const name = this.trigramNames[at] as number;
@@ -71,12 +73,17 @@ export class NameIndex {
     return [...shared.entries()]
       .sort(([a, sharedA], [b, sharedB]) => sharedB - sharedA || a - b)
       .slice(0, COMPARED_NAMES)
-      .map(([id]) => ({ id, distance: nameDistance(target, this.names[id] ?? "") }))
+      .map(([id]) => ({ id, distance: nameDistance(target, this.name(id)) }))
       .filter(({ distance }) => distance <= tolerance)
       .sort((a, b) => a.distance - b.distance || a.id - b.id)
       .flatMap(({ id }) => [
         ...this.documents.subarray(this.documentStarts[id], this.documentStarts[id + 1]),
       ]);
+  }
+
+  /** Distinct name `id`, folded: that of its first document. Kept as the skills' names, not copied. */
+  private name(id: number): string {
+    return fold(this.skills[this.documents[this.documentStarts[id] as number] as number]?.name ?? "");
   }
 }
 

@@ -1,0 +1,285 @@
+import { createHash } from "node:crypto";
+import { crc32 } from "node:zlib";
+import type { Skill } from "../catalog/index.js";
+import { Bm25fIndex, type RankingOptions } from "./bm25f.js";
+import { FIELD_NAMES } from "./fields.js";
+import { FingerprintTable } from "./fingerprints.js";
+import { NameIndex } from "./names.js";
+import { type SearchIndex, SkillIndex } from "./skill-index.js";
+
+/**
+ * The version of the saved layout and of everything that decides what an index holds: the analysis of
+ * words, the fields, the scoring and its impact levels. Bump it with any change to them, so that indexes
+ * saved before are built anew instead of trusted; test/search/saved-index.test.ts holds the digest of a
+ * saved fixture and fails when the bytes change while the version does not.
+ */
+export const INDEX_FORMAT_VERSION = 1;
+
+/**
+ * A saved index is its header, then its typed arrays as they are in memory, each starting at a multiple of
+ * 8 bytes so that a loaded index is views of the file's bytes, not copies. Numbers are in the byte order of
+ * the machine that saved it, which the byte-order mark tells.
+ *
+ *     0  "SKILLIDX"                        24  file length (f64)
+ *     8  format version (u32)             32  catalog fingerprint (SHA-256, 32 bytes)
+ *    12  byte-order mark 0x01020304       64  ranking options (11 f64: weights, length normalization, k1)
+ *    16  CRC-32 of bytes 20 to the end   152  term count, trigram count (f64)
+ *    20  skill count (u32)               168  element count of each array (11 f64); arrays from 256 on
+ */
+const MAGIC = Buffer.from("SKILLIDX", "latin1");
+const VERSION_AT = 8;
+const BYTE_ORDER_AT = 12;
+const CHECKSUM_AT = 16;
+const CHECKED_FROM = 20;
+const SKILLS_AT = 20;
+const LENGTH_AT = 24;
+const FINGERPRINT_AT = 32;
+const FINGERPRINT_BYTES = 32;
+const RANKING_AT = 64;
+const TERM_COUNT_AT = 152;
+const TRIGRAM_COUNT_AT = 160;
+const COUNTS_AT = 168;
+
+const BYTE_ORDER_MARK = 0x01020304;
+const SWAPPED_BYTE_ORDER_MARK = 0x04030201;
+const NATIVE_LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** How many typed arrays an index saves (see {@link indexToBytes} for their order). */
+const ARRAY_COUNT = 11;
+const HEADER_BYTES = COUNTS_AT + 8 * ARRAY_COUNT;
+
+/** A saved index loaded, or why it cannot be used. */
+export type LoadedIndex =
+  | { readonly ok: true; readonly index: SearchIndex }
+  | { readonly ok: false; readonly problem: string };
+
+/** The bytes of a saved `index` (one made by `buildIndex` or loaded by {@link indexFromBytes}). */
+export function indexToBytes(index: SearchIndex): Uint8Array {
+  if (!(index instanceof SkillIndex)) throw new TypeError("only an index made by buildIndex can be saved");
+  const { terms, names, skills, ranking } = index;
+  // indexFromBytes reads them back in this order.
+  const arrays = [
+    terms.terms.storage,
+    terms.gaps,
+    terms.gapStarts,
+    terms.levels,
+    terms.postingStarts,
+    terms.termWeights,
+    names.documentStarts,
+    names.documents,
+    names.trigrams.storage,
+    names.trigramStarts,
+    names.trigramNames,
+  ];
+  let length = HEADER_BYTES;
+  const offsets = arrays.map((array) => {
+    const at = length;
+    length = aligned(at + array.byteLength);
+    return at;
+  });
+  const bytes = new Uint8Array(length);
+  const view = new DataView(bytes.buffer);
+  arrays.forEach((array, i) => {
+    bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), offsets[i]);
+    view.setFloat64(COUNTS_AT + 8 * i, array.length, NATIVE_LITTLE_ENDIAN);
+  });
+  bytes.set(MAGIC, 0);
+  view.setUint32(VERSION_AT, INDEX_FORMAT_VERSION, NATIVE_LITTLE_ENDIAN);
+  view.setUint32(BYTE_ORDER_AT, BYTE_ORDER_MARK, NATIVE_LITTLE_ENDIAN);
+  view.setUint32(SKILLS_AT, skills.length, NATIVE_LITTLE_ENDIAN);
+  view.setFloat64(LENGTH_AT, length, NATIVE_LITTLE_ENDIAN);
+  bytes.set(catalogFingerprint(skills, ranking), FINGERPRINT_AT);
+  rankingNumbers(ranking).forEach((number, i) => {
+    view.setFloat64(RANKING_AT + 8 * i, number, NATIVE_LITTLE_ENDIAN);
+  });
+  view.setFloat64(TERM_COUNT_AT, terms.terms.size, NATIVE_LITTLE_ENDIAN);
+  view.setFloat64(TRIGRAM_COUNT_AT, names.trigrams.size, NATIVE_LITTLE_ENDIAN);
+  view.setUint32(CHECKSUM_AT, crc32(bytes.subarray(CHECKED_FROM)), NATIVE_LITTLE_ENDIAN);
+  return bytes;
+}
+
+/**
+ * The index that `saved` holds, if it was saved from exactly these `skills` (in this order) with this
+ * `ranking` by this format version, and is whole; otherwise why not. Never throws on bad bytes. The index's
+ * arrays are views of `saved`, which must not change afterwards.
+ */
+export function indexFromBytes(
+  saved: Uint8Array,
+  skills: readonly Skill[],
+  ranking: RankingOptions,
+): LoadedIndex {
+  const problem = headerProblem(saved, skills, ranking);
+  if (problem !== undefined) return { ok: false, problem };
+  // Typed arrays must start at a multiple of their element size in their buffer.
+  const arrays = new SavedArrays(saved.byteOffset % 8 === 0 ? saved : new Uint8Array(saved));
+  const termSlots = arrays.next(Int32Array);
+  const gaps = arrays.next(Uint8Array);
+  const gapStarts = arrays.next(Uint32Array);
+  const levels = arrays.next(Uint8Array);
+  const postingStarts = arrays.next(Uint32Array);
+  const termWeights = arrays.next(Float64Array);
+  const nameStarts = arrays.next(Int32Array);
+  const nameDocuments = arrays.next(Int32Array);
+  const trigramSlots = arrays.next(Int32Array);
+  const trigramStarts = arrays.next(Int32Array);
+  const trigramNames = arrays.next(Int32Array);
+  const termCount = arrays.number(TERM_COUNT_AT);
+  const trigramCount = arrays.number(TRIGRAM_COUNT_AT);
+  if (
+    !arrays.whole() ||
+    !isTable(termSlots, termCount) ||
+    !isTable(trigramSlots, trigramCount) ||
+    !isStarts(gapStarts, termCount, gaps.length) ||
+    !isStarts(postingStarts, termCount, levels.length) ||
+    termWeights.length !== termCount ||
+    !isStarts(nameStarts, nameStarts.length - 1, skills.length) ||
+    nameDocuments.length !== skills.length ||
+    !isStarts(trigramStarts, trigramCount, trigramNames.length)
+  ) {
+    return { ok: false, problem: "malformed: its arrays do not fit together" };
+  }
+  const terms = new Bm25fIndex(
+    new FingerprintTable(termSlots, termCount),
+    gaps,
+    gapStarts,
+    levels,
+    postingStarts,
+    termWeights,
+  );
+  const names = new NameIndex(
+    skills,
+    nameStarts,
+    nameDocuments,
+    new FingerprintTable(trigramSlots, trigramCount),
+    trigramStarts,
+    trigramNames,
+  );
+  return { ok: true, index: new SkillIndex(skills, terms, names, ranking) };
+}
+
+interface ArrayKind<T> {
+  new (buffer: ArrayBufferLike, at: number, length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/** Reads the arrays of a saved index in turn, as views of its bytes. */
+class SavedArrays {
+  private readonly view: DataView;
+  private at = HEADER_BYTES;
+  private read = 0;
+  private failed = false;
+
+  constructor(private readonly bytes: Uint8Array) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  number(at: number): number {
+    return this.view.getFloat64(at, NATIVE_LITTLE_ENDIAN);
+  }
+
+  /** The next array, or an empty one when its count does not fit the bytes (see {@link whole}). */
+  next<T>(Kind: ArrayKind<T>): T {
+    const count = this.number(COUNTS_AT + 8 * this.read++);
+    const end = this.at + count * Kind.BYTES_PER_ELEMENT;
+    if (this.failed || !Number.isSafeInteger(count) || count < 0 || end > this.bytes.length) {
+      this.failed = true;
+      return new Kind(new ArrayBuffer(0), 0, 0);
+    }
+    const array = new Kind(this.bytes.buffer, this.bytes.byteOffset + this.at, count);
+    this.at = aligned(end);
+    return array;
+  }
+
+  /** Whether every array was read and they fill the bytes exactly. */
+  whole(): boolean {
+    return !this.failed && this.read === ARRAY_COUNT && this.at === this.bytes.length;
+  }
+}
+
+/** Why the header rules the saved index out, cheapest checks first; undefined when it fits. */
+function headerProblem(
+  saved: Uint8Array,
+  skills: readonly Skill[],
+  ranking: RankingOptions,
+): string | undefined {
+  if (saved.length < MAGIC.length || !MAGIC.equals(saved.subarray(0, MAGIC.length))) {
+    return "not a skills-mcp search index";
+  }
+  if (saved.length < HEADER_BYTES) return `truncated: ${saved.length} bytes, shorter than its header`;
+  const view = new DataView(saved.buffer, saved.byteOffset, saved.byteLength);
+  const mark = view.getUint32(BYTE_ORDER_AT, NATIVE_LITTLE_ENDIAN);
+  if (mark === SWAPPED_BYTE_ORDER_MARK) return "saved on a machine of the other byte order";
+  if (mark !== BYTE_ORDER_MARK) return "malformed header";
+  const version = view.getUint32(VERSION_AT, NATIVE_LITTLE_ENDIAN);
+  if (version !== INDEX_FORMAT_VERSION) {
+    return `format version ${version}; this server reads version ${INDEX_FORMAT_VERSION}`;
+  }
+  const length = view.getFloat64(LENGTH_AT, NATIVE_LITTLE_ENDIAN);
+  if (length !== saved.length) return `truncated or padded: ${saved.length} bytes, saved as ${length}`;
+  if (view.getUint32(CHECKSUM_AT, NATIVE_LITTLE_ENDIAN) !== crc32(saved.subarray(CHECKED_FROM))) {
+    return "corrupt: its checksum does not match its content";
+  }
+  const savedRanking = rankingNumbers(ranking).map((_, i) =>
+    view.getFloat64(RANKING_AT + 8 * i, NATIVE_LITTLE_ENDIAN),
+  );
+  if (savedRanking.some((number, i) => number !== rankingNumbers(ranking)[i])) {
+    return "ranked with other options (field weights, length normalization, k1) than this server's";
+  }
+  const savedSkills = view.getUint32(SKILLS_AT, NATIVE_LITTLE_ENDIAN);
+  if (savedSkills !== skills.length) {
+    return `built from another catalog: ${savedSkills} skills, where ${skills.length} are loaded`;
+  }
+  const fingerprint = saved.subarray(FINGERPRINT_AT, FINGERPRINT_AT + FINGERPRINT_BYTES);
+  if (!Buffer.from(fingerprint).equals(catalogFingerprint(skills, ranking))) {
+    return (
+      "built from another catalog: a skill's id, pack, group or description, or the size or modification " +
+      "time of its SKILL.md, differs"
+    );
+  }
+  return undefined;
+}
+
+/**
+ * What an index depends on, as a SHA-256: the format version, the ranking options, and each skill in
+ * order, by what is indexed (id, pack, group, description) and by the size and modification time of its
+ * SKILL.md, which stand for its text (reading every text again would cost what building does).
+ */
+function catalogFingerprint(skills: readonly Skill[], ranking: RankingOptions): Buffer {
+  const parts = [String(INDEX_FORMAT_VERSION), ...rankingNumbers(ranking).map(String)];
+  for (const skill of skills) {
+    const { id, pack, group, description, document } = skill;
+    parts.push(id, pack, group ?? "", description, String(document.size), String(document.mtimeMs));
+  }
+  // The parts' lengths first: a part may hold any character, so no separator alone keeps lists apart.
+  return createHash("sha256")
+    .update(parts.map((part) => part.length).join(","))
+    .update("\n")
+    .update(parts.join("\n"))
+    .digest();
+}
+
+function rankingNumbers(ranking: RankingOptions): number[] {
+  return [
+    ...FIELD_NAMES.map((field) => ranking.weights[field]),
+    ...FIELD_NAMES.map((field) => ranking.lengthNormalization[field]),
+    ranking.k1,
+  ];
+}
+
+/** A FingerprintTable's slots: a power of two of three-number slots, at most half of them used. */
+function isTable(slots: Int32Array, size: number): boolean {
+  const slotCount = slots.length / 3;
+  const powerOfTwo = Number.isInteger(slotCount) && slotCount >= 2 && (slotCount & (slotCount - 1)) === 0;
+  return powerOfTwo && Number.isSafeInteger(size) && size >= 0 && size * 2 <= slotCount;
+}
+
+/** Offsets of `count` lists into an array of `total` items: from 0 to `total`, never decreasing. */
+function isStarts(starts: Uint32Array | Int32Array, count: number, total: number): boolean {
+  if (starts.length !== count + 1 || starts[0] !== 0 || starts[count] !== total) return false;
+  for (let i = 0; i < count; i++) if ((starts[i] as number) > (starts[i + 1] as number)) return false;
+  return true;
+}
+
+function aligned(at: number): number {
+  return Math.ceil(at / 8) * 8;
+}
