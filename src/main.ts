@@ -1,10 +1,11 @@
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pino } from "pino";
-import { type Catalog, CatalogError, loadCatalog, readSkillDocument } from "./catalog/index.js";
+import { type Catalog, CatalogError, loadCatalog, readSkillDocument, type Skill } from "./catalog/index.js";
 import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, Readiness } from "./http/index.js";
 import type { ServerInfo } from "./mcp/index.js";
-import { buildIndex } from "./search/index.js";
+import { buildIndex, indexFromBytes, indexToBytes, type SearchIndex } from "./search/index.js";
 import { serveStdio } from "./stdio/index.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -26,12 +27,12 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   const imported = performance.now();
   const catalog = load(config, logger);
   const loaded = performance.now();
-  const index = buildIndex(catalog.everything.skills, readSkillDocument);
+  if (config.buildIndex) {
+    saveIndex(config.savedIndexFile, catalog.everything.skills, logger);
+    return 0;
+  }
+  const { index, origin } = startIndex(config.savedIndexFile, catalog.everything.skills, logger);
   const indexed = performance.now();
-  logger.info(
-    { skills: catalog.everything.skills.length, ms: Math.round(indexed - loaded) },
-    "search index built",
-  );
 
   if (config.transport === "stdio") {
     await serveStdio({ catalog, index, info, logger });
@@ -48,6 +49,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       importMs: Math.round(imported),
       catalogMs: Math.round(loaded - imported),
       indexMs: Math.round(indexed - loaded),
+      index: origin,
       listenMs: Math.round(listening - indexed),
     },
     "ready",
@@ -111,10 +113,79 @@ function load(config: Config, logger: pino.Logger): Catalog {
   return catalog;
 }
 
+/**
+ * The saved search index when it fits the catalog (built from exactly these skills, SKILL.md sizes and
+ * times included, by this format and ranking), else one built now. Says in the log which, and why.
+ */
+function startIndex(
+  file: string,
+  skills: readonly Skill[],
+  logger: pino.Logger,
+): { index: SearchIndex; origin: "loaded" | "built" } {
+  const started = performance.now();
+  const saved = readSavedIndex(file, logger);
+  if (saved !== undefined) {
+    const loaded = indexFromBytes(saved, skills);
+    if (loaded.ok) {
+      const ms = Math.round(performance.now() - started);
+      logger.info(
+        { file, bytes: saved.length, skills: skills.length, ms },
+        "search index loaded from the saved index",
+      );
+      return { index: loaded.index, origin: "loaded" };
+    }
+    logger.warn(
+      { file, problem: loaded.problem },
+      `saved search index not used, building the index: ${loaded.problem}`,
+    );
+  }
+  const index = buildIndex(skills, readSkillDocument);
+  logger.info({ skills: skills.length, ms: Math.round(performance.now() - started) }, "search index built");
+  return { index, origin: "built" };
+}
+
+function readSavedIndex(file: string, logger: pino.Logger): Uint8Array | undefined {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      logger.info({ file }, "no saved search index: building the index (--build-index saves one)");
+    } else {
+      logger.warn({ file, code }, "saved search index cannot be read: building the index");
+    }
+    return undefined;
+  }
+}
+
+/** `--build-index`: builds the index and saves it whole or not at all (written aside, then renamed). */
+function saveIndex(file: string, skills: readonly Skill[], logger: pino.Logger): void {
+  const started = performance.now();
+  const bytes = indexToBytes(buildIndex(skills, readSkillDocument));
+  const written = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(written, bytes);
+    renameSync(written, file);
+  } catch (error) {
+    rmSync(written, { force: true });
+    throw new SavedIndexError(`Cannot save the search index to ${file}: ${(error as Error).message}`);
+  }
+  logger.info(
+    { file, bytes: bytes.length, skills: skills.length, ms: Math.round(performance.now() - started) },
+    "search index saved",
+  );
+}
+
+/** `--build-index` could not write its file: the message says where and why. */
+class SavedIndexError extends Error {
+  override name = "SavedIndexError";
+}
+
 main(process.argv.slice(2), process.env).then(
   (status) => process.exit(status),
   (error: unknown) => {
-    const known = error instanceof ConfigError || error instanceof CatalogError;
+    const known =
+      error instanceof ConfigError || error instanceof CatalogError || error instanceof SavedIndexError;
     process.stderr.write(`skills-mcp: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
     process.exit(1);
   },

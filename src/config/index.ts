@@ -16,6 +16,10 @@ export interface Config {
   readonly logLevel: string;
   readonly transport: Transport;
   readonly help: boolean;
+  /** `--build-index`: build the search index, save it to `savedIndexFile` and exit instead of serving. */
+  readonly buildIndex: boolean;
+  /** The saved search index: written by `--build-index`, loaded at startup when it fits the catalog. */
+  readonly savedIndexFile: string;
   /** How the HTTP transport defends itself; ignored over stdio. */
   readonly http: HttpSettings;
   /** How long SIGTERM keeps serving with readiness failed, so load balancers stop sending first. */
@@ -52,6 +56,8 @@ export class ConfigError extends Error {
 }
 
 export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/skills", import.meta.url));
+/** In the skills folder, hidden so that the catalog does not take it for a pack. */
+export const SAVED_INDEX_NAME = ".search-index";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 const DEFAULT_SHED_DELAY_MS = 1000;
@@ -63,12 +69,15 @@ export const SHUTDOWN_GRACE_MS = 2500;
 /** Shorter keys are refused at startup: a bearer key must not be guessable. */
 const MIN_API_KEY_LENGTH = 16;
 
-export const USAGE = `Usage: skills-mcp [--stdio] [--help]
+export const USAGE = `Usage: skills-mcp [--stdio] [--build-index] [--help]
 
 Serves Agent Skills over MCP: Streamable HTTP on /mcp (default) or stdio.
 
 Options:
   --stdio        serve over stdin/stdout instead of HTTP (same as TRANSPORT=stdio)
+  --build-index  build the search index of the skills (SKILLS_DIR, as SKILL_PACKS selects them), save it
+                 to SKILLS_DIR/${SAVED_INDEX_NAME} and exit; a server started on the same skills then loads
+                 it instead of building it (a saved index that does not fit is ignored)
   -h, --help     show this help
 
 Environment:
@@ -115,16 +124,23 @@ export function loadConfig(
   cwd: string = process.cwd(),
 ): Config {
   const problems: string[] = [];
-  let args: { stdio?: boolean; help?: boolean } = {};
+  let args: { stdio?: boolean; "build-index"?: boolean; help?: boolean } = {};
   try {
     args = parseArgs({
       args: [...argv],
-      options: { stdio: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: {
+        stdio: { type: "boolean" },
+        "build-index": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
       strict: true,
     }).values;
   } catch (error) {
-    problems.push(`${(error as Error).message} (valid options: --stdio, --help)`);
+    problems.push(`${(error as Error).message} (valid options: --stdio, --build-index, --help)`);
   }
+  const buildIndex = args["build-index"] === true;
+  if (buildIndex && args.stdio)
+    problems.push("--build-index saves the search index and exits: it serves nothing, over stdio or HTTP");
 
   const port = parsePort(env.PORT, problems);
   const logLevel = env.LOG_LEVEL?.trim() || "info";
@@ -143,16 +159,25 @@ export function loadConfig(
     integer: true,
   });
 
+  const skillsDir = resolveSkillsDir(env.SKILLS_DIR, cwd);
+  if (buildIndex && skillsDir.skillsDirOrigin === "examples") {
+    problems.push(
+      `--build-index saves into the skills folder: set SKILLS_DIR (or run where ./skills is); the bundled examples need no saved index`,
+    );
+  }
+
   if (problems.length > 0) throw new ConfigError(problems.join("; "));
 
   return Object.freeze({
-    ...resolveSkillsDir(env.SKILLS_DIR, cwd),
+    ...skillsDir,
+    savedIndexFile: path.join(skillsDir.skillsDir, SAVED_INDEX_NAME),
     skillPacks: Object.freeze(splitList(env.SKILL_PACKS)),
     port,
     host: env.HOST?.trim() || "0.0.0.0",
     logLevel,
     transport: args.stdio ? "stdio" : (transportName as Transport),
     help: args.help === true,
+    buildIndex,
     http,
     shutdownDrainMs,
   });

@@ -17,6 +17,8 @@ describe("loadConfig", () => {
         logLevel: "info",
         transport: "http",
         help: false,
+        buildIndex: false,
+        savedIndexFile: path.join(EXAMPLES_DIR, ".search-index"),
         http: {
           allowedOrigins: [],
           allowedHosts: [],
@@ -57,6 +59,26 @@ describe("loadConfig", () => {
     expect(loadConfig({ SKILL_PACKS: " n8n, ,penpot/design " }).skillPacks).toEqual(["n8n", "penpot/design"]);
     expect(loadConfig({}, ["--stdio"]).transport).toBe("stdio");
     expect(loadConfig({ TRANSPORT: "stdio" }).transport).toBe("stdio");
+  });
+
+  it("reads --build-index, which saves the index in the skills folder and serves nothing", async () => {
+    const tree = await makeTree({});
+    try {
+      expect(loadConfig({ SKILLS_DIR: "catalog" }, ["--build-index"], tree.dir)).toMatchObject({
+        buildIndex: true,
+        savedIndexFile: path.join(tree.dir, "catalog", ".search-index"),
+      });
+      expect(() => loadConfig({ SKILLS_DIR: "catalog" }, ["--build-index", "--stdio"], tree.dir)).toThrow(
+        "--build-index saves the search index and exits: it serves nothing, over stdio or HTTP",
+      );
+      // Without SKILLS_DIR or ./skills there are only the bundled examples, inside the installed package.
+      expect(() => loadConfig({}, ["--build-index"], tree.dir)).toThrow(
+        /--build-index saves into the skills folder: set SKILLS_DIR .*the bundled examples need no saved index/,
+      );
+      expect(USAGE).toContain("  --build-index ");
+    } finally {
+      await tree.remove();
+    }
   });
 
   it("lists every problem at once", () => {

@@ -1,0 +1,160 @@
+/**
+ * `--build-index` and the saved index, through the real process: the file it writes, and what a server
+ * started next does with it (loads it when it fits the catalog, builds its own otherwise, and says which).
+ */
+import { existsSync } from "node:fs";
+import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
+import { runServer, type ServerProcess, startServerProcess } from "./helpers/process.js";
+import { call, connectClient } from "./helpers/remote.js";
+
+let tree: StandardCatalog;
+let savedIndex: string;
+const servers: ServerProcess[] = [];
+beforeEach(async () => {
+  tree = await makeStandardCatalog();
+  savedIndex = path.join(tree.skillsDir, ".search-index");
+});
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.child.kill("SIGTERM");
+    await server.exited;
+  }
+  await tree.remove();
+});
+
+type LogLine = Record<string, unknown>;
+
+function logLines(output: string): LogLine[] {
+  return output
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+async function buildIndexFile(env: Record<string, string> = {}): Promise<LogLine> {
+  const result = await runServer({ SKILLS_DIR: tree.skillsDir, ...env }, ["--build-index"]);
+  expect(result).toMatchObject({ code: 0, stderr: "" });
+  const saved = logLines(result.stdout).find((line) => line.msg === "search index saved");
+  expect(saved).toMatchObject({ file: savedIndex, skills: expect.any(Number), bytes: expect.any(Number) });
+  return saved as LogLine;
+}
+
+/** Starts a server and waits for its `ready` line; returns its log so far and a search through MCP. */
+async function start(env: Record<string, string> = {}) {
+  const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, ...env });
+  servers.push(server);
+  await vi.waitFor(() => expect(server.output()).toContain('"msg":"ready"'));
+  const lines = logLines(server.output());
+  const search = async (query: string) => {
+    const client = await connectClient(server.url);
+    try {
+      return (await call(client.client, "list_skills", { query })).text;
+    } finally {
+      await client.close();
+    }
+  };
+  return { lines, search, ready: lines.find((line) => line.msg === "ready") };
+}
+
+/** The warning that a saved index was found and not used (the fixture has other warnings: symlinks). */
+function notUsed(lines: readonly LogLine[]): LogLine | undefined {
+  return lines.find(
+    (line) => line.level === 40 && String(line.msg).startsWith("saved search index not used"),
+  );
+}
+
+describe("--build-index", () => {
+  it("saves the index in the skills folder, and a server started next loads it instead of building", async () => {
+    const saved = await buildIndexFile();
+    expect(saved.skills).toBe(9);
+    expect(existsSync(savedIndex)).toBe(true);
+
+    const { lines, search, ready } = await start();
+    expect(lines.find((line) => line.msg === "search index loaded from the saved index")).toMatchObject({
+      level: 30,
+      file: savedIndex,
+      skills: 9,
+      bytes: saved.bytes,
+      ms: expect.any(Number),
+    });
+    expect(lines.some((line) => line.msg === "search index built")).toBe(false);
+    expect(ready).toMatchObject({ index: "loaded" });
+    expect(await search("drive nails")).toMatch(/^hammer: Drive nails with a hammer\./);
+    // The catalog skips hidden files: the index is not a pack, nor a file of one.
+    expect(lines.find((line) => line.msg === "catalog loaded")).toMatchObject({
+      packs: ["alpha", "beta", "gamma"],
+      skills: 9,
+    });
+  });
+
+  it("without a saved index, builds one at startup and says there was none", async () => {
+    const { lines, search, ready } = await start();
+    expect(lines.find((line) => String(line.msg).startsWith("no saved search index"))).toMatchObject({
+      file: savedIndex,
+    });
+    expect(lines.find((line) => line.msg === "search index built")).toMatchObject({ skills: 9 });
+    expect(ready).toMatchObject({ index: "built" });
+    expect(await search("drive nails")).toMatch(/^hammer: /);
+  });
+
+  it("is not used once a SKILL.md changed: the server warns and builds its own", async () => {
+    await buildIndexFile();
+    const saw = path.join(tree.skillsDir, "beta/tools/saw/SKILL.md");
+    const later = new Date(Date.now() + 60_000);
+    await utimes(saw, later, later);
+
+    const { lines, search, ready } = await start();
+    expect(notUsed(lines)).toMatchObject({
+      file: savedIndex,
+      problem: expect.stringMatching(/^built from another catalog: .*modification time of its SKILL\.md/),
+      msg: expect.stringMatching(/^saved search index not used, building the index: built from another/),
+    });
+    expect(ready).toMatchObject({ index: "built" });
+    expect(await search("cut planks")).toMatch(/^saw: /);
+  });
+
+  it("is not used when SKILL_PACKS loads another part of the skills; one saved with it is", async () => {
+    await buildIndexFile();
+    const narrowed = await start({ SKILL_PACKS: "beta/tools" });
+    expect(notUsed(narrowed.lines)).toMatchObject({
+      problem: "built from another catalog: 9 skills, where 2 are loaded",
+    });
+    expect(narrowed.ready).toMatchObject({ index: "built" });
+    expect(await narrowed.search("drive nails and drill holes")).toMatch(/^hammer: [^\n]*\n(?!drill)/);
+
+    const saved = await buildIndexFile({ SKILL_PACKS: "beta/tools" });
+    expect(saved.skills).toBe(2);
+    const matching = await start({ SKILL_PACKS: "beta/tools" });
+    expect(matching.ready).toMatchObject({ index: "loaded" });
+    expect(notUsed(matching.lines)).toBeUndefined();
+  });
+
+  it("is not used when it is garbage or cut short; the server still starts and searches", async () => {
+    await writeFile(savedIndex, "this is not an index");
+    const garbage = await start();
+    expect(notUsed(garbage.lines)).toMatchObject({
+      problem: "not a skills-mcp search index",
+    });
+    expect(garbage.ready).toMatchObject({ index: "built" });
+    expect(await garbage.search("cut planks")).toMatch(/^saw: /);
+
+    const { bytes } = await buildIndexFile();
+    await writeFile(savedIndex, (await readFile(savedIndex)).subarray(0, Number(bytes) - 100));
+    const truncated = await start();
+    expect(notUsed(truncated.lines)).toMatchObject({
+      problem: expect.stringMatching(/^truncated or padded/),
+    });
+    expect(await truncated.search("cut planks")).toMatch(/^saw: /);
+  });
+
+  it("exits 1 with one line when it cannot write the file", async () => {
+    await mkdir(path.join(savedIndex, "in-the-way"), { recursive: true });
+    const result = await runServer({ SKILLS_DIR: tree.skillsDir }, ["--build-index"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^skills-mcp: Cannot save the search index to .*\.search-index: .+\n$/);
+    expect(result.stderr.split("\n")).toHaveLength(2);
+  });
+});
