@@ -134,7 +134,8 @@ function startIndex(
       );
       return { index: loaded.index, origin: "loaded" };
     }
-    logger.warn(
+    // An outdated index is what editing a skill or narrowing SKILL_PACKS leaves behind; a damaged one is not.
+    logger[loaded.outdated ? "info" : "warn"](
       { file, problem: loaded.problem },
       `saved search index not used, building the index: ${loaded.problem}`,
     );

@@ -48,10 +48,20 @@ const NATIVE_LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 const ARRAY_COUNT = 11;
 const HEADER_BYTES = COUNTS_AT + 8 * ARRAY_COUNT;
 
+/**
+ * Why a saved index cannot be used. `outdated`: a whole index of other skills, options or format, as
+ * after a SKILL.md is edited, SKILL_PACKS narrows the catalog or the server is upgraded: expected, and
+ * rebuilding is the cure. Otherwise the file is damaged or not an index at all.
+ */
+export interface Unfit {
+  readonly problem: string;
+  readonly outdated: boolean;
+}
+
 /** A saved index loaded, or why it cannot be used. */
 export type LoadedIndex =
   | { readonly ok: true; readonly index: SearchIndex }
-  | { readonly ok: false; readonly problem: string };
+  | ({ readonly ok: false } & Unfit);
 
 /** The bytes of a saved `index` (one made by `buildIndex` or loaded by {@link indexFromBytes}). */
 export function indexToBytes(index: SearchIndex): Uint8Array {
@@ -108,8 +118,8 @@ export function indexFromBytes(
   skills: readonly Skill[],
   ranking: RankingOptions,
 ): LoadedIndex {
-  const problem = headerProblem(saved, skills, ranking);
-  if (problem !== undefined) return { ok: false, problem };
+  const unfit = headerProblem(saved, skills, ranking);
+  if (unfit !== undefined) return { ok: false, ...unfit };
   // Typed arrays must start at a multiple of their element size in their buffer.
   const arrays = new SavedArrays(saved.byteOffset % 8 === 0 ? saved : new Uint8Array(saved));
   const termSlots = arrays.next(Int32Array);
@@ -136,7 +146,7 @@ export function indexFromBytes(
     nameDocuments.length !== skills.length ||
     !isStarts(trigramStarts, trigramCount, trigramNames.length)
   ) {
-    return { ok: false, problem: "malformed: its arrays do not fit together" };
+    return { ok: false, ...damaged("malformed: its arrays do not fit together") };
   }
   const terms = new Bm25fIndex(
     new FingerprintTable(termSlots, termCount),
@@ -201,42 +211,52 @@ function headerProblem(
   saved: Uint8Array,
   skills: readonly Skill[],
   ranking: RankingOptions,
-): string | undefined {
+): Unfit | undefined {
   if (saved.length < MAGIC.length || !MAGIC.equals(saved.subarray(0, MAGIC.length))) {
-    return "not a skills-mcp search index";
+    return damaged("not a skills-mcp search index");
   }
-  if (saved.length < HEADER_BYTES) return `truncated: ${saved.length} bytes, shorter than its header`;
+  if (saved.length < HEADER_BYTES)
+    return damaged(`truncated: ${saved.length} bytes, shorter than its header`);
   const view = new DataView(saved.buffer, saved.byteOffset, saved.byteLength);
   const mark = view.getUint32(BYTE_ORDER_AT, NATIVE_LITTLE_ENDIAN);
-  if (mark === SWAPPED_BYTE_ORDER_MARK) return "saved on a machine of the other byte order";
-  if (mark !== BYTE_ORDER_MARK) return "malformed header";
+  if (mark === SWAPPED_BYTE_ORDER_MARK) return damaged("saved on a machine of the other byte order");
+  if (mark !== BYTE_ORDER_MARK) return damaged("malformed header");
   const version = view.getUint32(VERSION_AT, NATIVE_LITTLE_ENDIAN);
   if (version !== INDEX_FORMAT_VERSION) {
-    return `format version ${version}; this server reads version ${INDEX_FORMAT_VERSION}`;
+    return outdated(`format version ${version}; this server reads version ${INDEX_FORMAT_VERSION}`);
   }
   const length = view.getFloat64(LENGTH_AT, NATIVE_LITTLE_ENDIAN);
-  if (length !== saved.length) return `truncated or padded: ${saved.length} bytes, saved as ${length}`;
+  if (length !== saved.length)
+    return damaged(`truncated or padded: ${saved.length} bytes, saved as ${length}`);
   if (view.getUint32(CHECKSUM_AT, NATIVE_LITTLE_ENDIAN) !== crc32(saved.subarray(CHECKED_FROM))) {
-    return "corrupt: its checksum does not match its content";
+    return damaged("corrupt: its checksum does not match its content");
   }
   const savedRanking = rankingNumbers(ranking).map((_, i) =>
     view.getFloat64(RANKING_AT + 8 * i, NATIVE_LITTLE_ENDIAN),
   );
   if (savedRanking.some((number, i) => number !== rankingNumbers(ranking)[i])) {
-    return "ranked with other options (field weights, length normalization, k1) than this server's";
+    return outdated("ranked with other options (field weights, length normalization, k1) than this server's");
   }
   const savedSkills = view.getUint32(SKILLS_AT, NATIVE_LITTLE_ENDIAN);
   if (savedSkills !== skills.length) {
-    return `built from another catalog: ${savedSkills} skills, where ${skills.length} are loaded`;
+    return outdated(`built from another catalog: ${savedSkills} skills, where ${skills.length} are loaded`);
   }
   const fingerprint = saved.subarray(FINGERPRINT_AT, FINGERPRINT_AT + FINGERPRINT_BYTES);
   if (!Buffer.from(fingerprint).equals(catalogFingerprint(skills, ranking))) {
-    return (
+    return outdated(
       "built from another catalog: a skill's id, pack, group or description, or the size or modification " +
-      "time of its SKILL.md, differs"
+        "time of its SKILL.md, differs",
     );
   }
   return undefined;
+}
+
+function damaged(problem: string): Unfit {
+  return { problem, outdated: false };
+}
+
+function outdated(problem: string): Unfit {
+  return { problem, outdated: true };
 }
 
 /**

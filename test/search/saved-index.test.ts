@@ -150,10 +150,12 @@ describe("a saved index that does not fit is refused, saying why", () => {
     await utimes(file, time, time);
   }
 
+  /** "accepted", or why not: an outdated index (of other skills, options or format) or a damaged one. */
   function problemWith(bytes: Uint8Array, skillPacks: string[] = []): string {
     const catalog = loadCatalog(tree.dir, { packs: skillPacks }).catalog;
     const result = indexFromBytes(bytes, catalog.everything.skills);
-    return result.ok ? "accepted" : result.problem;
+    if (result.ok) return "accepted";
+    return `${result.outdated ? "outdated" : "damaged"}: ${result.problem}`;
   }
 
   beforeAll(async () => {
@@ -177,7 +179,7 @@ describe("a saved index that does not fit is refused, saying why", () => {
   it("refuses it when a description changed, even with the same size and time", async () => {
     await write("tools/saw/SKILL.md", skill("saw", "Cut boards to length."));
     expect(problemWith(saved)).toMatch(
-      /^built from another catalog: a skill's id, pack, group or description/,
+      /^outdated: built from another catalog: a skill's id, pack, group or description/,
     );
     await write("tools/saw/SKILL.md", skill("saw", "Cut planks to length."));
     expect(problemWith(saved)).toBe("accepted");
@@ -189,29 +191,35 @@ describe("a saved index that does not fit is refused, saying why", () => {
       "tools/hammer/SKILL.md",
       skill("hammer", "Drive nails into wood.").replace("body", "longer body"),
     );
-    expect(problemWith(saved)).toMatch(/the size or modification time of its SKILL\.md, differs$/);
+    expect(problemWith(saved)).toMatch(
+      /^outdated: .*the size or modification time of its SKILL\.md, differs$/,
+    );
     await write("tools/hammer/SKILL.md", skill("hammer", "Drive nails into wood."));
     expect(problemWith(saved)).toBe("accepted");
     const later = new Date(time.getTime() + 1000);
     await utimes(file, later, later);
-    expect(problemWith(saved)).toMatch(/the size or modification time of its SKILL\.md, differs$/);
+    expect(problemWith(saved)).toMatch(
+      /^outdated: .*the size or modification time of its SKILL\.md, differs$/,
+    );
     await utimes(file, time, time);
     expect(problemWith(saved)).toBe("accepted");
   });
 
   it("refuses it when a skill was added, removed, or replaced by another", async () => {
     await write("tools/drill/SKILL.md", skill("drill", "Bore holes."));
-    expect(problemWith(saved)).toBe("built from another catalog: 3 skills, where 4 are loaded");
+    expect(problemWith(saved)).toBe("outdated: built from another catalog: 3 skills, where 4 are loaded");
     await rm(path.join(tree.dir, "tools/saw"), { recursive: true });
-    expect(problemWith(saved)).toMatch(/^built from another catalog: a skill's id/);
+    expect(problemWith(saved)).toMatch(/^outdated: built from another catalog: a skill's id/);
     await rm(path.join(tree.dir, "tools/drill"), { recursive: true });
-    expect(problemWith(saved)).toBe("built from another catalog: 3 skills, where 2 are loaded");
+    expect(problemWith(saved)).toBe("outdated: built from another catalog: 3 skills, where 2 are loaded");
     await write("tools/saw/SKILL.md", skill("saw", "Cut planks to length."));
     expect(problemWith(saved)).toBe("accepted");
   });
 
   it("refuses it for another SKILL_PACKS selection", () => {
-    expect(problemWith(saved, ["tools"])).toBe("built from another catalog: 3 skills, where 2 are loaded");
+    expect(problemWith(saved, ["tools"])).toBe(
+      "outdated: built from another catalog: 3 skills, where 2 are loaded",
+    );
     expect(problemWith(saved, ["tools", "garden/kit"])).toBe("accepted");
   });
 
@@ -220,33 +228,38 @@ describe("a saved index that does not fit is refused, saying why", () => {
     const other = { ...DEFAULT_RANKING, k1: 1.2 };
     expect(indexFromBytes(saved, skills, other)).toEqual({
       ok: false,
+      outdated: true,
       problem: "ranked with other options (field weights, length normalization, k1) than this server's",
     });
     const older = Buffer.from(saved);
     older.writeUInt32LE(INDEX_FORMAT_VERSION + 1, 8);
     expect(problemWith(older)).toBe(
-      `format version ${INDEX_FORMAT_VERSION + 1}; this server reads version ${INDEX_FORMAT_VERSION}`,
+      `outdated: format version ${INDEX_FORMAT_VERSION + 1}; this server reads version ${INDEX_FORMAT_VERSION}`,
     );
   });
 
   it("refuses truncated, padded, corrupt and foreign bytes without throwing", () => {
     const cases: [string, Uint8Array, RegExp][] = [
-      ["empty", new Uint8Array(0), /^not a skills-mcp search index$/],
-      ["text", Buffer.from("not an index at all, just words"), /^not a skills-mcp search index$/],
-      ["magic only", saved.subarray(0, 8), /^truncated: 8 bytes, shorter than its header$/],
-      ["half a header", saved.subarray(0, 100), /^truncated: 100 bytes/],
-      ["cut short", saved.subarray(0, saved.length - 1), /^truncated or padded/],
-      ["cut in half", saved.subarray(0, saved.length >> 1), /^truncated or padded/],
-      ["padded", Buffer.concat([saved, Buffer.alloc(8)]), /^truncated or padded/],
+      ["empty", new Uint8Array(0), /^damaged: not a skills-mcp search index$/],
+      ["text", Buffer.from("not an index at all, just words"), /^damaged: not a skills-mcp search index$/],
+      ["magic only", saved.subarray(0, 8), /^damaged: truncated: 8 bytes, shorter than its header$/],
+      ["half a header", saved.subarray(0, 100), /^damaged: truncated: 100 bytes/],
+      ["cut short", saved.subarray(0, saved.length - 1), /^damaged: truncated or padded/],
+      ["cut in half", saved.subarray(0, saved.length >> 1), /^damaged: truncated or padded/],
+      ["padded", Buffer.concat([saved, Buffer.alloc(8)]), /^damaged: truncated or padded/],
     ];
     for (let at = 20; at < saved.length; at += Math.ceil(saved.length / 40)) {
       const flipped = Buffer.from(saved);
       flipped[at] = (flipped[at] as number) ^ 0x10;
-      cases.push([`a bit flipped at ${at}`, flipped, /^corrupt: its checksum does not match its content$/]);
+      cases.push([
+        `a bit flipped at ${at}`,
+        flipped,
+        /^damaged: corrupt: its checksum does not match its content$/,
+      ]);
     }
     const noise = Buffer.from(saved);
     for (let at = 8; at < noise.length; at++) noise[at] = (at * 7919) & 0xff;
-    cases.push(["noise after the magic", noise, /^malformed header$/]);
+    cases.push(["noise after the magic", noise, /^damaged: malformed header$/]);
     for (const [name, bytes, problem] of cases) {
       expect({ name, problem: problemWith(bytes) }).toEqual({
         name,
