@@ -205,6 +205,15 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
     }
   });
 
+  it("starts on the search index saved when the image was built", async () => {
+    const logs = await (await getContainerRuntimeClient()).container
+      .getById(server.container.getId())
+      .logs({ stdout: true, stderr: true, follow: false });
+    const ready = String(logs).match(/\{[^\n]*"msg":"ready"[^\n]*\}/)?.[0];
+    expect(JSON.parse(ready ?? "{}")).toMatchObject({ index: "loaded" });
+    expect((await call(client.client, "list_skills", { query: "drive nails" })).text).toMatch(/^hammer: /);
+  });
+
   it("loads only SKILL_PACKS when it is set on the container", async () => {
     const narrow = await start({ SKILL_PACKS: "alpha/tools" });
     const health = (await (await fetch(`${narrow.url}/health`)).json()) as Record<string, unknown>;
