@@ -62,6 +62,20 @@ export async function startServer(options: ServerOptions): Promise<RunningProces
   });
 }
 
+/**
+ * Runs `dist/main.js --build-index` on `skillsDir`, as the image build does: the server started next on
+ * the same skills loads the saved index instead of building one. Returns the wall time it took.
+ */
+export function saveSearchIndex(skillsDir: string, entry: string = SERVER_ENTRY): number {
+  const started = performance.now();
+  execFileSync(process.execPath, [entry, "--build-index"], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: "", SKILLS_DIR: skillsDir, LOG_LEVEL: "error" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  return performance.now() - started;
+}
+
 /** Starts the ceiling: a bare Fastify app answering each recorded request with its recorded bytes. */
 export async function startCeiling(fixturesFile: string, logDir: string): Promise<RunningProcess> {
   const port = await freePort();

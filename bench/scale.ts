@@ -2,6 +2,8 @@
  * How the server behaves as the catalog grows: synthetic catalogs of each size, served by the real
  * process; startup split, resident memory, end-to-end query latency and the size of the fixed answers.
  */
+import { rmSync, statSync } from "node:fs";
+import path from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { syntheticCatalog, warmPageCache } from "./catalogs.js";
 import {
@@ -14,7 +16,7 @@ import {
   timeOneByOne,
   toolCall,
 } from "./load.js";
-import { type RunningProcess, startServer } from "./processes.js";
+import { type RunningProcess, saveSearchIndex, startServer } from "./processes.js";
 import { syntheticQueries } from "./synthetic-catalog.js";
 
 export interface StartupSplit {
@@ -26,6 +28,16 @@ export interface StartupSplit {
   readonly listenMs: number;
   /** Process start to listening, as the server measured it. */
   readonly listeningMs: number;
+}
+
+/** A start on a search index saved beforehand (`--build-index`, as the image build runs it). */
+export interface SavedIndexStart {
+  /** `--build-index`: process start to exit, catalog load and index build included. */
+  readonly saveMs: number;
+  readonly bytes: number;
+  readonly readyMs: number;
+  readonly startup?: StartupSplit;
+  readonly residentAfterStartBytes: number;
 }
 
 export interface ScaleRow {
@@ -46,6 +58,7 @@ export interface ScaleRow {
   readonly toolsListTokens: number;
   readonly listPacksBytes: number;
   readonly listPacksTokens: number;
+  readonly savedIndex: SavedIndexStart;
 }
 
 export interface ScaleOptions {
@@ -59,6 +72,8 @@ export interface ScaleOptions {
 }
 
 const WARM_UP_QUERIES = 20;
+/** Where `--build-index` saves the index: the server's own default, in the skills folder. */
+const SAVED_INDEX = ".search-index";
 
 export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
   const rows: ScaleRow[] = [];
@@ -69,34 +84,68 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
       options.progress(`  wrote ${skills} synthetic skills in ${(catalog.generatedMs / 1000).toFixed(1)} s`);
     }
     await warmPageCache(catalog.dir);
+    // A run before this one left a saved index: the first start must build its own.
+    const savedIndexFile = path.join(catalog.dir, SAVED_INDEX);
+    rmSync(savedIndexFile, { force: true });
     const server = await startServer({
       skillsDir: catalog.dir,
       logDir: options.workDir,
       name: `server-${skills}`,
     });
+    let row: Omit<ScaleRow, "generatedMs" | "savedIndex">;
     try {
-      const row = await measureServing(server, skills, options);
-      rows.push({
-        ...row,
-        ...(catalog.generatedMs !== undefined ? { generatedMs: catalog.generatedMs } : {}),
-      });
-      options.progress(
-        `  ${skills} skills: ready in ${Math.round(row.readyMs)} ms, ${mib(row.residentAfterStartBytes)} MiB resident, ` +
-          `query p50 ${row.query.p50Ms.toFixed(2)} ms`,
-      );
+      row = await measureServing(server, skills, options);
       if (skills === largest) await options.withLargest?.(server, catalog.dir);
     } finally {
       await server.stop();
     }
+    const savedIndex = await startOnSavedIndex(catalog.dir, savedIndexFile, options);
+    rows.push({
+      ...row,
+      savedIndex,
+      ...(catalog.generatedMs !== undefined ? { generatedMs: catalog.generatedMs } : {}),
+    });
+    options.progress(
+      `  ${skills} skills: ready in ${Math.round(row.readyMs)} ms (${Math.round(savedIndex.readyMs)} ms on a saved ` +
+        `index), ${mib(row.residentAfterStartBytes)} MiB resident, query p50 ${row.query.p50Ms.toFixed(2)} ms`,
+    );
   }
   return rows;
+}
+
+/** Saves the index as the image build does, then times a start that loads it. */
+async function startOnSavedIndex(
+  skillsDir: string,
+  savedIndexFile: string,
+  options: ScaleOptions,
+): Promise<SavedIndexStart> {
+  const saveMs = saveSearchIndex(skillsDir);
+  const bytes = statSync(savedIndexFile).size;
+  const server = await startServer({
+    skillsDir,
+    logDir: options.workDir,
+    name: `server-saved-index-${path.basename(skillsDir)}`,
+  });
+  try {
+    const loaded = server.logLines().find((line) => line.msg === "ready")?.index;
+    if (loaded !== "loaded") throw new Error(`the server did not load the saved index (${server.logFile})`);
+    return {
+      saveMs,
+      bytes,
+      readyMs: server.readyMs,
+      ...startupSplit(server),
+      residentAfterStartBytes: server.residentBytes(),
+    };
+  } finally {
+    await server.stop();
+  }
 }
 
 async function measureServing(
   server: RunningProcess,
   skills: number,
   options: ScaleOptions,
-): Promise<Omit<ScaleRow, "generatedMs">> {
+): Promise<Omit<ScaleRow, "generatedMs" | "savedIndex">> {
   const residentAfterStartBytes = server.residentBytes();
   const health = JSON.parse(await (await fetch(`${server.url}/health`)).text()) as { packs: string[] };
 
