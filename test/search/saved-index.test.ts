@@ -285,7 +285,7 @@ describe("the saved format", () => {
       const digest = createHash("sha256").update(bytes).digest("hex");
       expect({ version: INDEX_FORMAT_VERSION, digest }).toEqual({
         version: 1,
-        digest: "c84a842a5437dae1d5fe2de0e33b57ade8e407817f86c9baa999d75ec90a1a50",
+        digest: "71adda34415a0fa6dcaeba8aaf091021f149185f3adb9a22641688e5817d01d7",
       });
     } finally {
       await tree.remove();
