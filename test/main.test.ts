@@ -71,7 +71,7 @@ describe("serving over HTTP", () => {
     }
   });
 
-  it("loads only SKILL_PACKS, and logs one line per request with the tool and the ceiling", async () => {
+  it("loads only SKILL_PACKS, and logs each failed request with the tool and the ceiling", async () => {
     const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, SKILL_PACKS: "beta/tools,gamma" });
     try {
       const health = (await (await fetch(`${server.url}/health`)).json()) as {
@@ -79,21 +79,32 @@ describe("serving over HTTP", () => {
         skills: number;
       };
       expect(health).toMatchObject({ packs: ["beta", "gamma"], skills: 3 });
-      await fetch(`${server.url}/mcp?pack=gamma`, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_packs" } }),
-      });
-      await vi.waitFor(() => expect(server.output().match(/"msg":"request"/g)).toHaveLength(2));
-      const lines = server
-        .output()
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      const requestLines = lines.filter((line) => line.msg === "request");
-      expect(requestLines).toHaveLength(2);
-      expect(requestLines[1]).toMatchObject({
-        rpc: "tools/call",
+      await postCall(server.url, "gamma", { name: "list_packs" });
+      await postCall(server.url, "gamma", { name: "read_skill", arguments: { skill: "no-such-skill" } });
+      await vi.waitFor(() => expect(server.output()).toContain('"msg":"request"'));
+      // At info, answers are counted in /metrics, not logged; the failure is.
+      expect(requestLines(server.output())).toEqual([
+        expect.objectContaining({
+          level: 30,
+          rpc: "tools/call",
+          tool: "read_skill",
+          ceiling: "query=gamma",
+          status: 200,
+        }),
+      ]);
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  });
+
+  it("logs every request at LOG_LEVEL=debug", async () => {
+    const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, LOG_LEVEL: "debug" });
+    try {
+      await postCall(server.url, "gamma", { name: "list_packs" });
+      await vi.waitFor(() => expect(requestLines(server.output())).toHaveLength(1));
+      expect(requestLines(server.output())[0]).toMatchObject({
+        level: 20,
         tool: "list_packs",
         ceiling: "query=gamma",
         status: 200,
@@ -177,3 +188,21 @@ describe("serving over stdio", () => {
     expect(stderr).toContain("catalog loaded");
   });
 });
+
+/** A tools/call over plain HTTP, under the ceiling `?pack=`. */
+function postCall(url: string, pack: string, params: Record<string, unknown>): Promise<Response> {
+  return fetch(`${url}/mcp?pack=${pack}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params }),
+  });
+}
+
+/** The per-request lines of a server's log. */
+function requestLines(output: string): Record<string, unknown>[] {
+  return output
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.msg === "request");
+}
