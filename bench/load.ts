@@ -7,6 +7,8 @@ export interface HttpPost {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  /** Under load, each `[<id>]` in the body becomes a new id for every request (autocannon's idReplacement). */
+  readonly newIdEachTime?: boolean;
 }
 
 /** What a client that has initialized sends with every request. */
@@ -81,6 +83,7 @@ export async function loadRun(
         connections,
         duration: seconds,
         timeout: 10,
+        idReplacement: requests.some((request) => request.newIdEachTime === true),
         requests: requests.map((request) => ({
           method: "POST" as const,
           path: request.path,

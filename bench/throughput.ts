@@ -32,7 +32,7 @@ export const TYPICAL_QUERY =
   "where should the API key for an external service live so it is not pasted in plain text";
 
 /**
- * The five requests: the fixed ones, and for the catalog at hand the pack of median size and the skill
+ * The six requests: the fixed ones, and for the catalog at hand the pack of median size and the skill
  * whose SKILL.md has the median size.
  */
 export function scenariosFor(skillsDir: string): Scenario[] {
@@ -51,8 +51,14 @@ export function scenariosFor(skillsDir: string): Scenario[] {
     },
     {
       id: "list-skills-query",
-      label: "list_skills(query)",
+      label: "list_skills(query), repeated",
       request: toolCall("list_skills", { query: TYPICAL_QUERY }),
+    },
+    {
+      // A word no skill holds, new for every request: each one is a search, never a kept answer.
+      id: "list-skills-new-query",
+      label: "list_skills(query), each new",
+      request: { ...toolCall("list_skills", { query: `${TYPICAL_QUERY} [<id>]` }), newIdEachTime: true },
     },
     {
       id: "read-skill",

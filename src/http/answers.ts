@@ -7,7 +7,7 @@ export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
 /** What an entry costs besides its bytes and its key. */
 const ENTRY_COST_BYTES = 256;
 
-/** Tools whose answer depends only on the ceiling and the arguments; list_skills only without a query. */
+/** Tools whose answer depends only on the ceiling and the arguments: all four read the catalog. */
 const SAME_EVERY_TIME: ReadonlySet<string> = new Set([
   "list_packs",
   "list_skills",
@@ -17,9 +17,10 @@ const SAME_EVERY_TIME: ReadonlySet<string> = new Set([
 
 /**
  * What identifies a request whose answer is the same every time within one ceiling: tools/list, and a
- * tools/call of a tool that only reads the catalog, which does not change while it is served. A search
- * (list_skills with a query) is left out: requests are rarely repeated word for word, and a cache would
- * only hide what a search costs. So is anything with `_meta` or a task, which ask more of the server.
+ * tools/call of a tool that only reads the catalog, which does not change while it is served. Searches
+ * too, by their exact words: a workflow that runs again asks the same question again, and requests that
+ * are all new only push the least recently used answers out. Left out: anything with `_meta` or a task,
+ * which ask more of the server.
  */
 export function answerKey(message: JSONRPCMessage): { request: string; id: RequestId } | undefined {
   if (!isRequest(message)) return undefined;
@@ -27,11 +28,9 @@ export function answerKey(message: JSONRPCMessage): { request: string; id: Reque
   if (params !== undefined && "_meta" in params) return undefined;
   if (method === "tools/list") return { request: `${method}\n${JSON.stringify(params ?? {})}`, id };
   if (method !== "tools/call" || params === undefined) return undefined;
-  const { name, arguments: args, ...rest } = params;
+  const { name, arguments: _arguments, ...rest } = params;
   if (typeof name !== "string" || !SAME_EVERY_TIME.has(name) || Object.keys(rest).length > 0)
     return undefined;
-  const query = args !== null && typeof args === "object" ? (args as { query?: unknown }).query : undefined;
-  if (name === "list_skills" && typeof query === "string" && query.trim() !== "") return undefined;
   return { request: `${method}\n${JSON.stringify(params)}`, id };
 }
 

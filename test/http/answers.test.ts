@@ -83,8 +83,18 @@ describe("answerKey", () => {
     expect(answerKey(toolCall(3, "list_skills", { pack: "beta", query: "  " }) as never)).toBeDefined();
   });
 
-  it("leaves out searches, unknown tools, _meta, tasks, notifications and other methods", () => {
-    expect(answerKey(toolCall(1, "list_skills", { query: "nails" }) as never)).toBeUndefined();
+  it("keys a search by its exact words, so that only a repeated request is answered from memory", () => {
+    const search = answerKey(toolCall(1, "list_skills", { query: "drive nails" }) as never);
+    expect(search?.request).toContain('"query":"drive nails"');
+    expect(answerKey(toolCall(7, "list_skills", { query: "drive nails" }) as never)?.request).toBe(
+      search?.request,
+    );
+    expect(answerKey(toolCall(1, "list_skills", { query: "drive screws" }) as never)?.request).not.toBe(
+      search?.request,
+    );
+  });
+
+  it("leaves out unknown tools, _meta, tasks, notifications and other methods", () => {
     expect(answerKey(toolCall(1, "delete_everything") as never)).toBeUndefined();
     const withMeta = toolCall(1, "list_packs");
     expect(
