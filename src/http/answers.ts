@@ -6,6 +6,8 @@ import { isRequest } from "./exchange.js";
 export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
 /** What an entry costs besides its bytes and its key. */
 const ENTRY_COST_BYTES = 256;
+/** Searches remembered as asked once: some 2 MB of keys at most. */
+const ASKED_ONCE_KEYS = 4096;
 
 /** Tools whose answer depends only on the ceiling and the arguments: all four read the catalog. */
 const SAME_EVERY_TIME: ReadonlySet<string> = new Set([
@@ -15,23 +17,36 @@ const SAME_EVERY_TIME: ReadonlySet<string> = new Set([
   "read_pack_file",
 ]);
 
+/** A request whose answer can be kept, and how to know it again. */
+export interface AnswerKey {
+  readonly request: string;
+  readonly id: RequestId;
+  /**
+   * A search: kept only once asked a second time. A workflow that runs again asks the same question word
+   * for word, but most searches are new, and keeping each of them would only churn memory.
+   */
+  readonly keptWhenRepeated: boolean;
+}
+
 /**
  * What identifies a request whose answer is the same every time within one ceiling: tools/list, and a
- * tools/call of a tool that only reads the catalog, which does not change while it is served. Searches
- * too, by their exact words: a workflow that runs again asks the same question again, and requests that
- * are all new only push the least recently used answers out. Left out: anything with `_meta` or a task,
- * which ask more of the server.
+ * tools/call of a tool that only reads the catalog, which does not change while it is served; searches
+ * by their exact words. Left out: anything with `_meta` or a task, which ask more of the server.
  */
-export function answerKey(message: JSONRPCMessage): { request: string; id: RequestId } | undefined {
+export function answerKey(message: JSONRPCMessage): AnswerKey | undefined {
   if (!isRequest(message)) return undefined;
   const { method, params, id } = message;
   if (params !== undefined && "_meta" in params) return undefined;
-  if (method === "tools/list") return { request: `${method}\n${JSON.stringify(params ?? {})}`, id };
+  if (method === "tools/list") {
+    return { request: `${method}\n${JSON.stringify(params ?? {})}`, id, keptWhenRepeated: false };
+  }
   if (method !== "tools/call" || params === undefined) return undefined;
-  const { name, arguments: _arguments, ...rest } = params;
+  const { name, arguments: args, ...rest } = params;
   if (typeof name !== "string" || !SAME_EVERY_TIME.has(name) || Object.keys(rest).length > 0)
     return undefined;
-  return { request: `${method}\n${JSON.stringify(params)}`, id };
+  const query = args !== null && typeof args === "object" ? (args as { query?: unknown }).query : undefined;
+  const search = name === "list_skills" && typeof query === "string" && query.trim() !== "";
+  return { request: `${method}\n${JSON.stringify(params)}`, id, keptWhenRepeated: search };
 }
 
 /**
@@ -41,6 +56,8 @@ export function answerKey(message: JSONRPCMessage): { request: string; id: Reque
  */
 export class AnswerCache {
   readonly #kept: LRUCache<string, Buffer>;
+  /** Keys of answers given once and not kept (see {@link AnswerKey.keptWhenRepeated}). */
+  readonly #askedOnce = new LRUCache<string, true>({ max: ASKED_ONCE_KEYS });
 
   constructor(budgetBytes: number = ANSWER_CACHE_BYTES) {
     this.#kept = new LRUCache({
@@ -55,11 +72,25 @@ export class AnswerCache {
     return result === undefined ? undefined : frame(result, id);
   }
 
-  /** Keeps `result` under `key` unless it is an error; returns the whole answer to request `id`. */
-  keep(key: string, id: RequestId, result: Readonly<Record<string, unknown>>): Buffer {
+  /**
+   * Keeps `result` under `key` unless it is an error, or, when it is kept only once repeated, the first
+   * time; returns the whole answer to request `id`.
+   */
+  keep(
+    key: string,
+    id: RequestId,
+    result: Readonly<Record<string, unknown>>,
+    keptWhenRepeated = false,
+  ): Buffer {
     const bytes = Buffer.from(JSON.stringify(result));
-    if (result.isError !== true) this.#kept.set(key, bytes);
+    if (result.isError !== true && (!keptWhenRepeated || this.#askedBefore(key))) this.#kept.set(key, bytes);
     return frame(bytes, id);
+  }
+
+  #askedBefore(key: string): boolean {
+    if (this.#askedOnce.delete(key)) return true;
+    this.#askedOnce.set(key, true);
+    return false;
   }
 }
 

@@ -75,7 +75,12 @@ export class CeilingServer {
     if (key !== undefined && answers.length === 1 && answer !== undefined && "result" in answer) {
       return {
         status: 200,
-        body: this.answers.keep(`${this.ceiling}\n${key.request}`, key.id, answer.result),
+        body: this.answers.keep(
+          `${this.ceiling}\n${key.request}`,
+          key.id,
+          answer.result,
+          key.keptWhenRepeated,
+        ),
         failed,
       };
     }

@@ -1,7 +1,7 @@
 import { rename } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { answerKey } from "../../src/http/answers.js";
+import { AnswerCache, answerKey } from "../../src/http/answers.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { post, type RunningServer, startServer } from "../helpers/server.js";
 
@@ -77,6 +77,7 @@ describe("answerKey", () => {
     expect(answerKey({ jsonrpc: "2.0", id: 1, method: "tools/list" })).toEqual({
       request: "tools/list\n{}",
       id: 1,
+      keptWhenRepeated: false,
     });
     const read = answerKey(toolCall(2, "read_skill", { skill: "two" }) as never);
     expect(read?.request).toContain('"skill":"two"');
@@ -85,6 +86,7 @@ describe("answerKey", () => {
 
   it("keys a search by its exact words, so that only a repeated request is answered from memory", () => {
     const search = answerKey(toolCall(1, "list_skills", { query: "drive nails" }) as never);
+    expect(search).toMatchObject({ keptWhenRepeated: true });
     expect(search?.request).toContain('"query":"drive nails"');
     expect(answerKey(toolCall(7, "list_skills", { query: "drive nails" }) as never)?.request).toBe(
       search?.request,
@@ -92,6 +94,21 @@ describe("answerKey", () => {
     expect(answerKey(toolCall(1, "list_skills", { query: "drive screws" }) as never)?.request).not.toBe(
       search?.request,
     );
+  });
+
+  it("keeps a search only once it is asked a second time, and a reading at once", () => {
+    const answers = new AnswerCache();
+    const result = { content: [{ type: "text", text: "hammer: Drive nails." }] };
+    answers.keep("search", 1, result, true);
+    expect(answers.answer("search", 2)).toBeUndefined();
+    answers.keep("search", 2, result, true);
+    expect(answers.answer("search", 3)?.toString()).toBe(
+      `{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":3}`,
+    );
+    answers.keep("reading", 1, result);
+    expect(answers.answer("reading", "x")?.toString()).toContain('"id":"x"');
+    answers.keep("failed", 1, { ...result, isError: true });
+    expect(answers.answer("failed", 2)).toBeUndefined();
   });
 
   it("leaves out unknown tools, _meta, tasks, notifications and other methods", () => {
