@@ -111,6 +111,16 @@ describe("answerKey", () => {
     expect(answers.answer("failed", 2)).toBeUndefined();
   });
 
+  it("answers each request with its own id, whatever id the answer was kept with", () => {
+    const answers = new AnswerCache();
+    const result = { content: [{ type: "text", text: 'say "hi"\n' }] };
+    const whole = (id: string | number) => JSON.stringify({ result, jsonrpc: "2.0", id });
+    expect(answers.keep("read", 1, result).toString()).toBe(whole(1));
+    for (const id of [1, 1, "1", 2, 123456789, "a-long-string-id", 1]) {
+      expect(answers.answer("read", id)?.toString()).toBe(whole(id));
+    }
+  });
+
   it("leaves out unknown tools, _meta, tasks, notifications and other methods", () => {
     expect(answerKey(toolCall(1, "delete_everything") as never)).toBeUndefined();
     const withMeta = toolCall(1, "list_packs");
