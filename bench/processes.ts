@@ -5,10 +5,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../scripts/free-port.js";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SERVER_ENTRY = path.join(ROOT, "dist/main.js");
@@ -183,16 +183,4 @@ function readLogLines(logFile: string): Record<string, unknown>[] {
 
 function tail(logFile: string): string {
   return readFileSync(logFile, "utf8").split("\n").slice(-20).join("\n");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }

@@ -8,7 +8,6 @@
  * Exits 1 when any request failed at the HTTP level (a connection error, a timeout or a non-2xx).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -16,6 +15,7 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { loadCatalog } from "../src/catalog/index.js";
 import { EXAMPLES_DIR } from "../src/config/index.js";
+import { freePort } from "./free-port.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -41,10 +41,16 @@ function readOptions(): Options {
       throw new Error(`--${name} must be a whole number of at least 1`);
     return number;
   };
+  const durationSeconds = positive("duration", values.duration);
+  const warmupSeconds = positive("warmup", values.warmup);
+  // Memory is read once the warm-up is over: a soak that ends before then has no such reading.
+  if (warmupSeconds >= durationSeconds) {
+    throw new Error(`--warmup (${warmupSeconds} s) must be shorter than --duration (${durationSeconds} s)`);
+  }
   return {
-    durationSeconds: positive("duration", values.duration),
+    durationSeconds,
     connections: positive("connections", values.connections),
-    warmupSeconds: positive("warmup", values.warmup),
+    warmupSeconds,
     skillsDir: path.resolve(values["skills-dir"]),
   };
 }
@@ -95,18 +101,6 @@ function mixFor(skillsDir: string): Request[] {
     body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/list" }),
   });
   return requests;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function startServer(skillsDir: string, port: number): Promise<ChildProcess> {

@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/free-port.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { type ServerProcess, startServerProcess } from "../helpers/process.js";
 
@@ -52,19 +52,6 @@ function run(args: string[], cwd = process.cwd(), timeoutMs = 60_000): Promise<R
         resolve({ code, output: `${stdout}${stderr}` });
       },
     );
-  });
-}
-
-/** A port free on 127.0.0.1 now: the DNS-rebinding scenario needs ALLOWED_ORIGINS to name it up front. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
   });
 }
 

@@ -5,11 +5,11 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { cp, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/free-port.js";
 import { ROOT } from "../helpers/process.js";
 import { type ConnectedClient, call, connectClient } from "../helpers/remote.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
@@ -47,18 +47,6 @@ class ReadOnlyContainer extends GenericContainer {
     super(image);
     this.hostConfig.ReadonlyRootfs = true;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 async function commitRepo(dir: string): Promise<string> {
