@@ -6,8 +6,13 @@ import { isRequest } from "./exchange.js";
 export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
 /** What an entry costs besides its bytes and its key. */
 const ENTRY_COST_BYTES = 256;
-/** Searches remembered as asked once: some 2 MB of keys at most. */
-const ASKED_ONCE_KEYS = 4096;
+/** Keys of searches remembered as asked once, in characters: a key holds the request's arguments. */
+export const ASKED_ONCE_CHARACTERS = 1024 * 1024;
+/**
+ * Past this, the end of a response (`,"jsonrpc":"2.0","id":…}`) is framed for its request and never
+ * kept: an id may be a string as long as the body, which would grow entries behind the budget's back.
+ */
+const KEPT_CLOSING_BYTES = 128;
 
 /** Tools whose answer depends only on the ceiling and the arguments: all four read the catalog. */
 const SAME_EVERY_TIME: ReadonlySet<string> = new Set([
@@ -69,24 +74,40 @@ interface KeptAnswer {
 export class AnswerCache {
   readonly #kept: LRUCache<string, KeptAnswer>;
   /** Keys of answers given once and not kept (see {@link AnswerKey.keptWhenRepeated}). */
-  readonly #askedOnce = new LRUCache<string, true>({ max: ASKED_ONCE_KEYS });
+  readonly #askedOnce = new LRUCache<string, true>({
+    maxSize: ASKED_ONCE_CHARACTERS,
+    sizeCalculation: (_asked, key) => key.length,
+  });
 
   constructor(budgetBytes: number = ANSWER_CACHE_BYTES) {
     this.#kept = new LRUCache({
       maxSize: budgetBytes,
-      sizeCalculation: (kept, key) => kept.response.length + key.length * 2 + ENTRY_COST_BYTES,
+      sizeCalculation: entrySize,
     });
+  }
+
+  /** Bytes held now, counted afresh over every entry (for tests and diagnostics: it walks the cache). */
+  heldBytes(): number {
+    let held = 0;
+    for (const [key, kept] of this.#kept.entries()) held += entrySize(kept, key);
+    for (const key of this.#askedOnce.keys()) held += key.length * 2;
+    return held;
   }
 
   /** The whole answer to request `id` with the result kept under `key`, if there is one. */
   answer(key: string, id: RequestId): Buffer | undefined {
     const kept = this.#kept.get(key);
     if (kept === undefined) return undefined;
-    if (kept.id !== id) {
-      kept.response = Buffer.concat([kept.response.subarray(0, kept.resultEnd), closing(id)]);
+    if (kept.id === id) return kept.response;
+    const end = closing(id);
+    const response = Buffer.concat([kept.response.subarray(0, kept.resultEnd), end]);
+    if (end.length <= KEPT_CLOSING_BYTES) {
+      kept.response = response;
       kept.id = id;
+      // Set again, so that the cache measures the entry again.
+      this.#kept.set(key, kept);
     }
-    return kept.response;
+    return response;
   }
 
   /**
@@ -101,7 +122,9 @@ export class AnswerCache {
   ): Buffer {
     const bytes = Buffer.from(JSON.stringify(result));
     const response = Buffer.concat([OPENING, bytes, closing(id)]);
-    if (result.isError !== true && (!keptWhenRepeated || this.#askedBefore(key))) {
+    const keepable =
+      result.isError !== true && response.length - OPENING.length - bytes.length <= KEPT_CLOSING_BYTES;
+    if (keepable && (!keptWhenRepeated || this.#askedBefore(key))) {
       this.#kept.set(key, { response, id, resultEnd: OPENING.length + bytes.length });
     }
     return response;
@@ -119,4 +142,8 @@ const OPENING = Buffer.from('{"result":');
 
 function closing(id: RequestId): Buffer {
   return Buffer.from(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
+}
+
+function entrySize(kept: KeptAnswer, key: string): number {
+  return kept.response.length + key.length * 2 + ENTRY_COST_BYTES;
 }

@@ -1,7 +1,7 @@
 import { rename } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AnswerCache, answerKey } from "../../src/http/answers.js";
+import { AnswerCache, ASKED_ONCE_CHARACTERS, answerKey } from "../../src/http/answers.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { post, type RunningServer, startServer } from "../helpers/server.js";
 
@@ -119,6 +119,22 @@ describe("answerKey", () => {
     for (const id of [1, 1, "1", 2, 123456789, "a-long-string-id", 1]) {
       expect(answers.answer("read", id)?.toString()).toBe(whole(id));
     }
+  });
+
+  it("stays within its budget whatever ids and arguments clients send", () => {
+    const budget = 64 * 1024;
+    const answers = new AnswerCache(budget);
+    const result = { content: [{ type: "text", text: "x".repeat(200) }] };
+    for (let i = 0; i < 200; i++) answers.keep(`read ${i}`, 1, result);
+    for (let i = 0; i < 400; i++) {
+      const id = `${"long id ".repeat(8000)}${i}`;
+      const answer = answers.answer(`read ${i}`, id) ?? answers.keep(`read ${i}`, id, result);
+      expect(answer.toString().endsWith(`"id":"${id}"}`)).toBe(true);
+      // A search asked once is remembered by its key, whatever its arguments hold.
+      answers.keep(`search ${"junk".repeat(2000)} ${i}`, 1, result, true);
+    }
+    expect(answers.heldBytes()).toBeLessThanOrEqual(budget + ASKED_ONCE_CHARACTERS * 2);
+    expect(answers.heldBytes()).toBeGreaterThan(budget / 2);
   });
 
   it("leaves out unknown tools, _meta, tasks, notifications and other methods", () => {
