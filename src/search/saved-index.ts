@@ -144,7 +144,9 @@ export function indexFromBytes(
     termWeights.length !== termCount ||
     !isStarts(nameStarts, nameStarts.length - 1, skills.length) ||
     nameDocuments.length !== skills.length ||
-    !isStarts(trigramStarts, trigramCount, trigramNames.length)
+    !allBelow(nameDocuments, skills.length) ||
+    !isStarts(trigramStarts, trigramCount, trigramNames.length) ||
+    !allBelow(trigramNames, nameStarts.length - 1)
   ) {
     return { ok: false, ...damaged("malformed: its arrays do not fit together") };
   }
@@ -231,10 +233,10 @@ function headerProblem(
   if (view.getUint32(CHECKSUM_AT, NATIVE_LITTLE_ENDIAN) !== crc32(saved.subarray(CHECKED_FROM))) {
     return damaged("corrupt: its checksum does not match its content");
   }
-  const savedRanking = rankingNumbers(ranking).map((_, i) =>
-    view.getFloat64(RANKING_AT + 8 * i, NATIVE_LITTLE_ENDIAN),
-  );
-  if (savedRanking.some((number, i) => number !== rankingNumbers(ranking)[i])) {
+  const expectedRanking = rankingNumbers(ranking);
+  if (
+    expectedRanking.some((number, i) => number !== view.getFloat64(RANKING_AT + 8 * i, NATIVE_LITTLE_ENDIAN))
+  ) {
     return outdated("ranked with other options (field weights, length normalization, k1) than this server's");
   }
   const savedSkills = view.getUint32(SKILLS_AT, NATIVE_LITTLE_ENDIAN);
@@ -261,14 +263,18 @@ function outdated(problem: string): Unfit {
 
 /**
  * What an index depends on, as a SHA-256: the format version, the ranking options, and each skill in
- * order, by what is indexed (id, pack, group, description) and by the size and modification time of its
- * SKILL.md, which stand for its text (reading every text again would cost what building does).
+ * order, by what is indexed (id, pack, group, description) and by the size and modification time (in
+ * whole seconds) of its SKILL.md, which stand for its text (reading every text again would cost what
+ * building does). A copy that keeps times, or an edit that keeps the size within the same second, goes
+ * unseen: --build-index again after such a change.
  */
 function catalogFingerprint(skills: readonly Skill[], ranking: RankingOptions): Buffer {
   const parts = [String(INDEX_FORMAT_VERSION), ...rankingNumbers(ranking).map(String)];
   for (const skill of skills) {
     const { id, pack, group, description, document } = skill;
-    parts.push(id, pack, group ?? "", description, String(document.size), String(document.mtimeMs));
+    // Whole seconds: image layers (tar) and many copies keep no finer modification time.
+    const seconds = Math.floor(document.mtimeMs / 1000);
+    parts.push(id, pack, group ?? "", description, String(document.size), String(seconds));
   }
   // The parts' lengths first: a part may hold any character, so no separator alone keeps lists apart.
   return createHash("sha256")
@@ -286,11 +292,31 @@ function rankingNumbers(ranking: RankingOptions): number[] {
   ];
 }
 
-/** A FingerprintTable's slots: a power of two of three-number slots, at most half of them used. */
+/**
+ * A FingerprintTable's slots: a power of two of three-number slots, exactly `size` of them used, at most
+ * half, numbered 0 to size - 1 once each. A lookup walks slots until an empty one, so a table with fewer
+ * empty slots than it claims (a crafted file with a valid checksum) would never end a lookup.
+ */
 function isTable(slots: Int32Array, size: number): boolean {
   const slotCount = slots.length / 3;
   const powerOfTwo = Number.isInteger(slotCount) && slotCount >= 2 && (slotCount & (slotCount - 1)) === 0;
-  return powerOfTwo && Number.isSafeInteger(size) && size >= 0 && size * 2 <= slotCount;
+  if (!powerOfTwo || !Number.isSafeInteger(size) || size < 0 || size * 2 > slotCount) return false;
+  const numbered = new Uint8Array(size);
+  let used = 0;
+  for (let at = 2; at < slots.length; at += 3) {
+    const number = (slots[at] as number) - 1;
+    if (number === -1) continue;
+    if (number < 0 || number >= size || numbered[number] === 1) return false;
+    numbered[number] = 1;
+    used++;
+  }
+  return used === size;
+}
+
+/** Whether every item is a valid position in a list of `length`. */
+function allBelow(items: Int32Array, length: number): boolean {
+  for (const item of items) if (item < 0 || item >= length) return false;
+  return true;
 }
 
 /** Offsets of `count` lists into an array of `total` items: from 0 to `total`, never decreasing. */
