@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pino } from "pino";
@@ -31,7 +32,9 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     saveIndex(config.savedIndexFile, catalog.everything.skills, logger);
     return 0;
   }
-  const { index, origin } = startIndex(config.savedIndexFile, catalog.everything.skills, logger);
+  // The bundled examples never have a saved index (--build-index refuses to write one among them).
+  const savedIndexFile = config.skillsDirOrigin === "examples" ? undefined : config.savedIndexFile;
+  const { index, origin } = startIndex(savedIndexFile, catalog.everything.skills, logger);
   const indexed = performance.now();
 
   if (config.transport === "stdio") {
@@ -118,13 +121,13 @@ function load(config: Config, logger: pino.Logger): Catalog {
  * times included, by this format and ranking), else one built now. Says in the log which, and why.
  */
 function startIndex(
-  file: string,
+  file: string | undefined,
   skills: readonly Skill[],
   logger: pino.Logger,
 ): { index: SearchIndex; origin: "loaded" | "built" } {
   const started = performance.now();
-  const saved = readSavedIndex(file, logger);
-  if (saved !== undefined) {
+  const saved = file === undefined ? undefined : readSavedIndex(file, logger);
+  if (file !== undefined && saved !== undefined) {
     const loaded = indexFromBytes(saved, skills);
     if (loaded.ok) {
       const ms = Math.round(performance.now() - started);
@@ -163,7 +166,8 @@ function readSavedIndex(file: string, logger: pino.Logger): Uint8Array | undefin
 function saveIndex(file: string, skills: readonly Skill[], logger: pino.Logger): void {
   const started = performance.now();
   const bytes = indexToBytes(buildIndex(skills, readSkillDocument));
-  const written = `${file}.${process.pid}.tmp`;
+  // Unique, so that two builds writing to one shared folder never write into the same file.
+  const written = `${file}.${randomUUID()}.tmp`;
   try {
     writeFileSync(written, bytes);
     renameSync(written, file);
