@@ -5,6 +5,7 @@
 import { rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { SAVED_INDEX_NAME } from "../src/config/index.js";
 import { syntheticCatalog, warmPageCache } from "./catalogs.js";
 import {
   type HttpPost,
@@ -72,8 +73,6 @@ export interface ScaleOptions {
 }
 
 const WARM_UP_QUERIES = 20;
-/** Where `--build-index` saves the index: the server's own default, in the skills folder. */
-const SAVED_INDEX = ".search-index";
 
 export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
   const rows: ScaleRow[] = [];
@@ -85,7 +84,7 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
     }
     await warmPageCache(catalog.dir);
     // A run before this one left a saved index: the first start must build its own.
-    const savedIndexFile = path.join(catalog.dir, SAVED_INDEX);
+    const savedIndexFile = path.join(catalog.dir, SAVED_INDEX_NAME);
     rmSync(savedIndexFile, { force: true });
     const server = await startServer({
       skillsDir: catalog.dir,

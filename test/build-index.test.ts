@@ -7,7 +7,7 @@ import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
-import { runServer, type ServerProcess, startServerProcess } from "./helpers/process.js";
+import { logLines, runServer, type ServerProcess, startServerProcess } from "./helpers/process.js";
 import { call, connectClient } from "./helpers/remote.js";
 
 let tree: StandardCatalog;
@@ -26,13 +26,6 @@ afterEach(async () => {
 });
 
 type LogLine = Record<string, unknown>;
-
-function logLines(output: string): LogLine[] {
-  return output
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as LogLine);
-}
 
 async function buildIndexFile(env: Record<string, string> = {}): Promise<LogLine> {
   const result = await runServer({ SKILLS_DIR: tree.skillsDir, ...env }, ["--build-index"]);

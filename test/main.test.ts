@@ -4,7 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
-import { MAIN, ROOT, runServer, startServerProcess } from "./helpers/process.js";
+import { logLines, MAIN, ROOT, runServer, startServerProcess } from "./helpers/process.js";
 import { makeTree } from "./helpers/skill-tree.js";
 
 let tree: StandardCatalog;
@@ -200,9 +200,5 @@ function postCall(url: string, pack: string, params: Record<string, unknown>): P
 
 /** The per-request lines of a server's log. */
 function requestLines(output: string): Record<string, unknown>[] {
-  return output
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line.msg === "request");
+  return logLines(output).filter((line) => line.msg === "request");
 }

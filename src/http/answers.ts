@@ -121,9 +121,9 @@ export class AnswerCache {
     keptWhenRepeated = false,
   ): Buffer {
     const bytes = Buffer.from(JSON.stringify(result));
-    const response = Buffer.concat([OPENING, bytes, closing(id)]);
-    const keepable =
-      result.isError !== true && response.length - OPENING.length - bytes.length <= KEPT_CLOSING_BYTES;
+    const end = closing(id);
+    const response = Buffer.concat([OPENING, bytes, end]);
+    const keepable = result.isError !== true && end.length <= KEPT_CLOSING_BYTES;
     if (keepable && (!keptWhenRepeated || this.#askedBefore(key))) {
       this.#kept.set(key, { response, id, resultEnd: OPENING.length + bytes.length });
     }

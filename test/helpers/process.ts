@@ -77,3 +77,11 @@ export function startServerProcess(env: Record<string, string>, cwd = ROOT): Pro
     });
   });
 }
+
+/** The JSON lines of a server's log (pino), as objects; other output is skipped. */
+export function logLines(output: string): Record<string, unknown>[] {
+  return output
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
