@@ -1,4 +1,4 @@
-import { parse } from "yaml";
+import { isScalar, parse } from "yaml";
 
 export type SkillDocument =
   | { readonly ok: true; readonly name: string; readonly description: string }
@@ -8,6 +8,19 @@ const NAME_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_NAME_LENGTH = 64;
 
 const CLOSING_LINE = /^(?:---|\.\.\.)\s*$/;
+
+/** The keys that say what a skill is: given twice, which one is meant is anyone's guess. */
+const IDENTITY_KEYS: ReadonlySet<unknown> = new Set(["name", "description"]);
+
+/**
+ * A key repeated in a mapping is refused only when it is `name` or `description`. Another repeated key
+ * (`metadata`, `allowed-tools`) takes its last value, as PyYAML and most YAML readers do: a skill is not
+ * dropped for a slip in a field the service does not read.
+ */
+function sameIdentityKey(a: unknown, b: unknown): boolean {
+  const key = (node: unknown) => (isScalar(node) ? node.value : node);
+  return key(a) === key(b) && IDENTITY_KEYS.has(key(a));
+}
 
 /** Reads the `name` and `description` of a SKILL.md, or says why it cannot be served. */
 export function parseSkillDocument(markdown: string): SkillDocument {
@@ -19,7 +32,7 @@ export function parseSkillDocument(markdown: string): SkillDocument {
 
   let data: unknown;
   try {
-    data = parse(lines.slice(1, end).join("\n"));
+    data = parse(lines.slice(1, end).join("\n"), { uniqueKeys: sameIdentityKey });
   } catch (error) {
     return { ok: false, reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
   }

@@ -37,6 +37,11 @@ describe("parseSkillDocument", () => {
     expect(parseSkillDocument("---\nname: a\ndescription: yes\n---\n")).toMatchObject({ description: "yes" });
   });
 
+  it("serves a skill whose frontmatter repeats another key, reading its last value", () => {
+    const twice = "---\nname: a\nmetadata: {v: 1}\ndescription: b\nmetadata: {v: 2}\n---\n";
+    expect(parseSkillDocument(twice)).toEqual({ ok: true, name: "a", description: "b" });
+  });
+
   it("accepts a frontmatter closed by ...", () => {
     expect(parseSkillDocument("---\nname: a\ndescription: b\n...\n")).toMatchObject({ ok: true });
   });
@@ -45,7 +50,12 @@ describe("parseSkillDocument", () => {
     ["no frontmatter", "# Just a title\n", "no frontmatter"],
     ["unclosed frontmatter", "---\nname: a\ndescription: b\n", "not closed"],
     ["invalid YAML", "---\nname: [a\ndescription: b\n---\n", "not valid YAML"],
-    ["a key given twice", "---\nname: a\nname: b\ndescription: c\n---\n", "not valid YAML"],
+    ["a name given twice", "---\nname: a\nname: b\ndescription: c\n---\n", "keys must be unique"],
+    [
+      "a description given twice",
+      "---\nname: a\ndescription: b\ndescription: c\n---\n",
+      "keys must be unique",
+    ],
     ["a list", "---\n- a\n- b\n---\n", "not a YAML mapping"],
     ["a scalar", "---\njust text\n---\n", "not a YAML mapping"],
     ["empty", "---\n---\n", "not a YAML mapping"],
