@@ -59,10 +59,15 @@ async function main(corpus: string, queriesFile: string): Promise<void> {
   printMisses("FTS5 baseline", theirs);
 }
 
-/** A label naming no skill would silently count as a miss, so the bench refuses it. */
+/**
+ * A label naming a skill the service did not load (left out for a reason printed above, or misspelt)
+ * can only be a miss. It is counted as one, as a user would meet it, and said aloud rather than
+ * silently; the rest of the queries are still measured.
+ */
 function checkLabels(ids: readonly string[], everything: Scope): void {
-  const unknown = ids.filter((id) => everything.findSkill(id).kind !== "found");
-  if (unknown.length > 0) throw new Error(`labels name skills not in the corpus: ${unknown.join(", ")}`);
+  const unknown = [...new Set(ids.filter((id) => everything.findSkill(id).kind !== "found"))];
+  if (unknown.length === 0) return;
+  console.error(`labels naming skills that are not served (counted as misses): ${unknown.join(", ")}`);
 }
 
 async function listSkills(client: Client, query: string): Promise<string> {
