@@ -127,12 +127,12 @@ async function resolveEntry(bounds: Bounds, parent: string, entry: Dirent): Prom
 
 /**
  * The skill folders under `dir` (relative POSIX paths), found the way the server finds them: a visible
- * folder holding SKILL.md is a skill, and nothing below it is searched.
+ * folder holding SKILL.md is a skill, and so is one nested below it.
  */
 export async function findSkillFolders(dir: string, relative = ""): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  if (entries.some((entry) => entry.name === SKILL_DOCUMENT && entry.isFile())) return [relative];
-  const found: string[] = [];
+  const isSkill = entries.some((entry) => entry.name === SKILL_DOCUMENT && entry.isFile());
+  const found: string[] = isSkill ? [relative] : [];
   for (const entry of entries) {
     if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
     const child = relative === "" ? entry.name : `${relative}/${entry.name}`;

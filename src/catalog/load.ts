@@ -140,11 +140,18 @@ function scanPack(root: string, name: string, issues: CatalogIssue[]): ScannedPa
     stopAt: isSkillFolder,
   });
 
+  // Reading a skill finds the skills nested in it, which are read in turn.
+  const read: ReadSkill[] = [];
+  for (let next = 0; next < skillFolders.length; next++) {
+    const found = skillFolders[next];
+    if (found === undefined) break;
+    const { skill, nested } = readSkill(name, found, issues);
+    skillFolders.push(...nested);
+    if (skill) read.push(skill);
+  }
+
   const skills = new Map<string, Skill>();
-  for (const found of skillFolders.sort((a, b) => compareText(a.folder, b.folder))) {
-    const read = readSkill(name, found, issues);
-    if (!read) continue;
-    const { skill, warnings } = read;
+  for (const { skill, warnings, found } of read.sort((a, b) => compareText(a.found.folder, b.found.folder))) {
     const earlier = skills.get(skill.name);
     if (earlier) {
       issues.push({
@@ -160,13 +167,48 @@ function scanPack(root: string, name: string, issues: CatalogIssue[]): ScannedPa
   return { skills: [...skills.values()], files: toFileMap(files) };
 }
 
-/** A skill and the warnings to report if it is served. Reasons to skip it go straight to `issues`. */
+/** A skill as read from its folder, and the warnings to report if it is served. */
+interface ReadSkill {
+  readonly skill: Skill;
+  readonly warnings: readonly CatalogIssue[];
+  readonly found: SkillFolder;
+}
+
+/**
+ * A skill, unless it must be skipped (the reason goes straight to `issues`), and the skill folders nested
+ * in its folder, found either way: collections nest skills (`game-development/web-games/SKILL.md`), and
+ * each is a skill of its own. Its files stay files of the outer skill too, which may cite them.
+ */
 function readSkill(
   pack: string,
-  { folder, real: skillRoot, entries }: SkillFolder,
+  found: SkillFolder,
   issues: CatalogIssue[],
-): { skill: Skill; warnings: CatalogIssue[] } | undefined {
+): { skill?: ReadSkill; nested: readonly SkillFolder[] } {
+  const { folder, real: skillRoot, entries } = found;
   const where = path.posix.join(pack, folder);
+  const warnings: CatalogIssue[] = [];
+  const files: CatalogFile[] = [];
+  const nested: SkillFolder[] = [];
+  const noteNested = (relative: string, real: string, children: readonly Dirent[]) => {
+    if (children.some((entry) => entry.name === SKILL_DOCUMENT)) {
+      nested.push({ folder: path.posix.join(folder, relative), real, entries: children });
+    }
+    return false;
+  };
+  walk(
+    skillRoot,
+    "",
+    new Set([skillRoot]),
+    files,
+    {
+      boundary: skillRoot,
+      issues: warnings,
+      report: (relative) => path.posix.join(where, relative),
+      stopAt: noteNested,
+    },
+    entries.filter((entry) => entry.name !== SKILL_DOCUMENT),
+  );
+
   const documentPath = path.join(skillRoot, SKILL_DOCUMENT);
   // A plain file needs no resolving; a symlink is followed only to a file inside the skill folder.
   const plainFile = entries.some((entry) => entry.name === SKILL_DOCUMENT && entry.isFile());
@@ -179,20 +221,19 @@ function readSkill(
       path: where,
       reason: "SKILL.md is not a regular file inside the skill folder",
     });
-    return undefined;
+    return { nested };
   }
   const start = readDocumentStart(document.real);
   if (start.size > MAX_SKILL_DOCUMENT_BYTES) {
     issues.push({ severity: "skipped", path: where, reason: "SKILL.md is larger than 1 MiB" });
-    return undefined;
+    return { nested };
   }
   const parsed = parseSkillDocument(start.text);
   if (!parsed.ok) {
     issues.push({ severity: "skipped", path: where, reason: parsed.reason });
-    return undefined;
+    return { nested };
   }
 
-  const warnings: CatalogIssue[] = [];
   const violation = nameRuleViolation(parsed.name);
   if (violation)
     warnings.push({ severity: "warning", path: where, reason: `name "${parsed.name}" ${violation}` });
@@ -203,16 +244,6 @@ function readSkill(
       reason: `name "${parsed.name}" differs from its folder`,
     });
   }
-  const files: CatalogFile[] = [];
-  const others = entries.filter((entry) => entry.name !== SKILL_DOCUMENT);
-  walk(
-    skillRoot,
-    "",
-    new Set([skillRoot]),
-    files,
-    { boundary: skillRoot, issues: warnings, report: (relative) => path.posix.join(where, relative) },
-    others,
-  );
   const slash = folder.indexOf("/");
   const skill: Skill = {
     id: flat(`${pack}/${parsed.name}`),
@@ -229,7 +260,7 @@ function readSkill(
     },
     files: toFileMap(files),
   };
-  return { skill, warnings };
+  return { skill: { skill, warnings, found }, nested };
 }
 
 /**
@@ -269,7 +300,10 @@ interface WalkContext {
   readonly issues: CatalogIssue[];
   /** Turns a path relative to the walk's start into one relative to the skills folder, for issues. */
   readonly report: (relative: string) => string;
-  /** Says whether to stop at a folder: a skill folder is not searched for more skills or pack files. */
+  /**
+   * Sees each folder the walk enters and says whether to stop there: a pack's walk stops at a skill
+   * folder, which is not searched for pack files.
+   */
   readonly stopAt?: (relative: string, real: string, entries: readonly Dirent[]) => boolean;
 }
 

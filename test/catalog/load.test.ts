@@ -52,19 +52,13 @@ describe("loadCatalog on the standard tree", () => {
     expect(loaded.catalog.everything.packs.map((pack) => pack.name)).toEqual(["alpha", "beta", "gamma"]);
   });
 
-  it("treats a skill nested inside another as files of the outer skill", () => {
-    const two = loaded.catalog.everything.findPack("alpha")?.skills.find((skill) => skill.name === "two");
-    expect(two?.files.has("nested/inner/SKILL.md")).toBe(true);
-    expect(loaded.catalog.everything.findSkill("inner").kind).toBe("missing");
-  });
-
   it("lists a skill's visible files with sizes, without SKILL.md, hidden files or outside symlinks", () => {
     const two = loaded.catalog.everything.findPack("alpha")?.skills.find((skill) => skill.name === "two");
     expect([...(two?.files.keys() ?? [])]).toEqual([
       "assets/logo.png",
       "big.txt",
       "link-in.md",
-      "nested/inner/SKILL.md",
+      "nested/inner/notes.md",
       "references/guide.md",
       "scripts/run.sh",
     ]);
@@ -164,6 +158,35 @@ describe("loadCatalog skip and warn rules", () => {
         severity: "warning",
         reason: expect.stringContaining("lowercase"),
       });
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("serves a skill nested in another as a skill of its own, and its files as the outer skill's too", async () => {
+    const tree = await makeTree({
+      "p/games/SKILL.md": skillMd("games", "Make games.", "See web/SKILL.md for browser games."),
+      "p/games/web/SKILL.md": skillMd("web-games", "Make browser games."),
+      "p/games/web/references/canvas.md": "# Canvas\n",
+      "p/games/web/deeper/SKILL.md": skillMd("webgl-games", "Make WebGL games."),
+      "p/games/broken/SKILL.md": "no frontmatter\n",
+      "p/games/broken/inside/SKILL.md": skillMd("rescued", "Nested in a skill that is left out."),
+    });
+    try {
+      const { catalog, issues } = loadCatalog(tree.dir);
+      const skills = catalog.everything.skills;
+      expect(skills.map((skill) => [skill.id, skill.group, skill.folder])).toEqual([
+        ["p/games", undefined, "games"],
+        ["p/rescued", "games", "games/broken/inside"],
+        ["p/web-games", "games", "games/web"],
+        ["p/webgl-games", "games", "games/web/deeper"],
+      ]);
+      const web = skills.find((skill) => skill.name === "web-games");
+      expect([...(web?.files.keys() ?? [])]).toEqual(["deeper/SKILL.md", "references/canvas.md"]);
+      const outer = skills.find((skill) => skill.name === "games");
+      expect(outer?.files.has("web/SKILL.md")).toBe(true);
+      expect(outer?.files.has("web/references/canvas.md")).toBe(true);
+      expect(issueAt(issues, "p/games/broken")?.reason).toContain("no frontmatter");
     } finally {
       await tree.remove();
     }

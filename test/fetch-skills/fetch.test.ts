@@ -38,7 +38,7 @@ beforeAll(async () => {
       "skills/review/link-hidden": { symlink: "../../.github/token" },
       "skills/review/.env": "TOKEN=hidden\n",
       "skills/writing/drafting/SKILL.md": skillMd("drafting", "Draft long texts."),
-      "skills/writing/drafting/inner/SKILL.md": skillMd("inner", "Part of drafting, not a skill of its own."),
+      "skills/writing/drafting/inner/SKILL.md": skillMd("inner", "Nested in drafting."),
       "skills/.experimental/ghost/SKILL.md": skillMd("ghost"),
       "shared/checklist.md": "checklist v1\n",
       "shared/deep/policy.md": "policy\n",
@@ -132,7 +132,7 @@ describe("fetch-skills: a pinned fetch", () => {
     expect(result.stderr).toContain(
       "kit: skipped skills/review/link-hidden: symlink leading into a hidden folder",
     );
-    expect(result.stderr).toMatch(/^kit: [0-9a-f]{7} shallow fetch, 2 skills, \d+\.\d s$/m);
+    expect(result.stderr).toMatch(/^kit: [0-9a-f]{7} shallow fetch, 3 skills, \d+\.\d s$/m);
     expect(result.stderr).toMatch(/^solo: [0-9a-f]{7} shallow fetch, 2 skills, \d+\.\d s$/m);
 
     expect(JSON.parse(await readFile(path.join(out, "sources.json"), "utf8"))).toEqual({
@@ -143,7 +143,7 @@ describe("fetch-skills: a pinned fetch", () => {
           ref: first,
           path: "skills",
           extras: ["shared", "prompts"],
-          skills: 2,
+          skills: 3,
           fetchedAt: FIXED_TIME.toISOString(),
         },
         {
@@ -157,8 +157,8 @@ describe("fetch-skills: a pinned fetch", () => {
         },
       ],
     });
-    expect(result.stdout).toContain(`| kit | \`${first.slice(0, 7)}\` | 2 | shallow,`);
-    expect(result.stdout).toContain("2 packs, 4 skills.");
+    expect(result.stdout).toContain(`| kit | \`${first.slice(0, 7)}\` | 3 | shallow,`);
+    expect(result.stdout).toContain("2 packs, 5 skills.");
     expect(await readdir(site)).toEqual(["skills", "skills.toml"]);
   });
 
@@ -176,7 +176,7 @@ describe("fetch-skills: a pinned fetch", () => {
     expect(await readFile(path.join(out, "shared/checklist.md"), "utf8")).toBe("checklist v2\n");
     expect(await readFile(path.join(out, "review/link-inside.md"), "utf8")).toBe("checklist v2\n");
     expect(await readdir(out)).toContain("new-skill");
-    expect(result.stdout).toContain(`| kit | \`${second.slice(0, 7)}\` | 3 |`);
+    expect(result.stdout).toContain(`| kit | \`${second.slice(0, 7)}\` | 4 |`);
   });
 
   it("writes where --out and --manifest say, relative to the working folder", async () => {

@@ -31,7 +31,7 @@ export const STANDARD_TREE: Record<string, TreeEntry> = {
   "skills/alpha/two/big.txt": BIG_TEXT,
   "skills/alpha/two/.hidden/secret.md": "hidden",
   "skills/alpha/two/.env": "TOKEN=hidden",
-  "skills/alpha/two/nested/inner/SKILL.md": skillMd("inner", "A skill nested in another skill."),
+  "skills/alpha/two/nested/inner/notes.md": "# Notes, deep in two\n",
   "skills/alpha/two/link-in.md": { symlink: "references/guide.md" },
   "skills/alpha/two/link-out.md": { symlink: "../../../outside/secret.txt" },
   "skills/alpha/two/link-abs.md": { symlink: "/etc/passwd" },
