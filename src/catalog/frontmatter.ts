@@ -32,7 +32,8 @@ export function parseSkillDocument(markdown: string): SkillDocument {
 
   let data: unknown;
   try {
-    data = parse(lines.slice(1, end).join("\n"), { uniqueKeys: sameIdentityKey });
+    // Warnings (an unknown tag such as `!foo`) would go to stderr past the server's log; the text still reads.
+    data = parse(lines.slice(1, end).join("\n"), { uniqueKeys: sameIdentityKey, logLevel: "error" });
   } catch (error) {
     return { ok: false, reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
   }

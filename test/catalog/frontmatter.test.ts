@@ -42,6 +42,22 @@ describe("parseSkillDocument", () => {
     expect(parseSkillDocument(twice)).toEqual({ ok: true, name: "a", description: "b" });
   });
 
+  it("reads a value with an unknown tag as its text, without a process warning on stderr", async () => {
+    const warnings: Error[] = [];
+    const listener = (warning: Error) => warnings.push(warning);
+    process.on("warning", listener);
+    try {
+      expect(parseSkillDocument("---\nname: a\ndescription: !note b\n---\n")).toMatchObject({
+        description: "b",
+      });
+      // Node emits process warnings on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", listener);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it("accepts a frontmatter closed by ...", () => {
     expect(parseSkillDocument("---\nname: a\ndescription: b\n...\n")).toMatchObject({ ok: true });
   });
