@@ -140,18 +140,25 @@ function scanPack(root: string, name: string, issues: CatalogIssue[]): ScannedPa
     stopAt: isSkillFolder,
   });
 
-  // Reading a skill finds the skills nested in it, which are read in turn.
+  // Reading a skill finds the skills nested in it, which are read in turn; a symlink may lead to one twice.
   const read: ReadSkill[] = [];
+  const queued = new Set(skillFolders.map((found) => found.real));
   for (let next = 0; next < skillFolders.length; next++) {
     const found = skillFolders[next];
     if (found === undefined) break;
     const { skill, nested } = readSkill(name, found, issues);
-    skillFolders.push(...nested);
+    for (const inner of nested) {
+      if (!queued.has(inner.real)) skillFolders.push(inner);
+      queued.add(inner.real);
+    }
     if (skill) read.push(skill);
   }
 
+  // Of two skills with one name, the shallower is served, then the first by path. A problem inside a
+  // nested skill is seen by the walk of each skill around it, and reported once.
   const skills = new Map<string, Skill>();
-  for (const { skill, warnings, found } of read.sort((a, b) => compareText(a.found.folder, b.found.folder))) {
+  const reported = new Set<string>();
+  for (const { skill, warnings, found } of read.sort(byDepthThenPath)) {
     const earlier = skills.get(skill.name);
     if (earlier) {
       issues.push({
@@ -161,10 +168,19 @@ function scanPack(root: string, name: string, issues: CatalogIssue[]): ScannedPa
       });
       continue;
     }
-    issues.push(...warnings);
+    for (const warning of warnings) {
+      const key = `${warning.path}\n${warning.reason}`;
+      if (!reported.has(key)) issues.push(warning);
+      reported.add(key);
+    }
     skills.set(skill.name, skill);
   }
   return { skills: [...skills.values()], files: toFileMap(files) };
+}
+
+function byDepthThenPath(a: ReadSkill, b: ReadSkill): number {
+  const depth = (read: ReadSkill) => read.found.folder.split("/").length;
+  return depth(a) - depth(b) || compareText(a.found.folder, b.found.folder);
 }
 
 /** A skill as read from its folder, and the warnings to report if it is served. */
@@ -188,10 +204,14 @@ function readSkill(
   const where = path.posix.join(pack, folder);
   const warnings: CatalogIssue[] = [];
   const files: CatalogFile[] = [];
+  // Only the nearest nested skills: each finds those nested in it in turn. The walk is depth first.
   const nested: SkillFolder[] = [];
+  let lastNested: string | undefined;
   const noteNested = (relative: string, real: string, children: readonly Dirent[]) => {
-    if (children.some((entry) => entry.name === SKILL_DOCUMENT)) {
+    const inside = lastNested !== undefined && relative.startsWith(`${lastNested}/`);
+    if (!inside && children.some((entry) => entry.name === SKILL_DOCUMENT)) {
       nested.push({ folder: path.posix.join(folder, relative), real, entries: children });
+      lastNested = relative;
     }
     return false;
   };
@@ -250,7 +270,13 @@ function readSkill(
     name: flat(parsed.name),
     description: flat(parsed.description),
     pack,
-    group: slash > 0 ? flat(folder.slice(0, slash)) : undefined,
+    // A skill at the top of its pack that holds others is in their group: selecting it selects them all.
+    group:
+      slash > 0
+        ? flat(folder.slice(0, slash))
+        : nested.length > 0 && folder !== ""
+          ? flat(folder)
+          : undefined,
     folder: flat(folder),
     document: {
       path: SKILL_DOCUMENT,

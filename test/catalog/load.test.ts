@@ -165,28 +165,71 @@ describe("loadCatalog skip and warn rules", () => {
 
   it("serves a skill nested in another as a skill of its own, and its files as the outer skill's too", async () => {
     const tree = await makeTree({
-      "p/games/SKILL.md": skillMd("games", "Make games.", "See web/SKILL.md for browser games."),
-      "p/games/web/SKILL.md": skillMd("web-games", "Make browser games."),
-      "p/games/web/references/canvas.md": "# Canvas\n",
-      "p/games/web/deeper/SKILL.md": skillMd("webgl-games", "Make WebGL games."),
+      "p/games/SKILL.md": skillMd("games", "Make games.", "See web-games/SKILL.md for browser games."),
+      "p/games/web-games/SKILL.md": skillMd("web-games", "Make browser games."),
+      "p/games/web-games/references/canvas.md": "# Canvas\n",
+      "p/games/web-games/webgl-games/SKILL.md": skillMd("webgl-games", "Make WebGL games."),
+      "p/games/web-games/webgl-games/out.md": { symlink: "/etc/hostname" },
       "p/games/broken/SKILL.md": "no frontmatter\n",
-      "p/games/broken/inside/SKILL.md": skillMd("rescued", "Nested in a skill that is left out."),
+      "p/games/broken/rescued/SKILL.md": skillMd("rescued", "Nested in a skill that is left out."),
+      "p/solo/SKILL.md": skillMd("solo", "Holds no other skill."),
     });
     try {
       const { catalog, issues } = loadCatalog(tree.dir);
       const skills = catalog.everything.skills;
       expect(skills.map((skill) => [skill.id, skill.group, skill.folder])).toEqual([
-        ["p/games", undefined, "games"],
-        ["p/rescued", "games", "games/broken/inside"],
-        ["p/web-games", "games", "games/web"],
-        ["p/webgl-games", "games", "games/web/deeper"],
+        ["p/games", "games", "games"],
+        ["p/rescued", "games", "games/broken/rescued"],
+        ["p/solo", undefined, "solo"],
+        ["p/web-games", "games", "games/web-games"],
+        ["p/webgl-games", "games", "games/web-games/webgl-games"],
       ]);
       const web = skills.find((skill) => skill.name === "web-games");
-      expect([...(web?.files.keys() ?? [])]).toEqual(["deeper/SKILL.md", "references/canvas.md"]);
+      expect([...(web?.files.keys() ?? [])]).toEqual(["references/canvas.md", "webgl-games/SKILL.md"]);
       const outer = skills.find((skill) => skill.name === "games");
-      expect(outer?.files.has("web/SKILL.md")).toBe(true);
-      expect(outer?.files.has("web/references/canvas.md")).toBe(true);
-      expect(issueAt(issues, "p/games/broken")?.reason).toContain("no frontmatter");
+      expect(outer?.files.has("web-games/SKILL.md")).toBe(true);
+      expect(outer?.files.has("web-games/references/canvas.md")).toBe(true);
+      // Each skill read once, each problem reported once, however deep.
+      expect(issues.map((issue) => [issue.path, issue.severity])).toEqual([
+        ["p/games/broken", "skipped"],
+        ["p/games/web-games/webgl-games/out.md", "skipped"],
+      ]);
+      expect(catalog.everything.narrow(["p/games"]).skills.map((skill) => skill.name)).toEqual([
+        "games",
+        "rescued",
+        "web-games",
+        "webgl-games",
+      ]);
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("reads a skill folder reached both as a nested skill and through a symlink once", async () => {
+    const tree = await makeTree({
+      "p/games/SKILL.md": skillMd("games", "Make games."),
+      "p/games/web/SKILL.md": skillMd("web-games", "Make browser games."),
+      "p/link-to-web": { symlink: "games/web" },
+    });
+    try {
+      const { catalog, issues } = loadCatalog(tree.dir);
+      expect(catalog.everything.skills.map((skill) => skill.name)).toEqual(["games", "web-games"]);
+      expect(issues.filter((issue) => issue.reason.includes("duplicate"))).toEqual([]);
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("serves the shallower of two same-named skills when one is nested", async () => {
+    const tree = await makeTree({
+      "p/b/SKILL.md": skillMd("b", "At the top."),
+      "p/a/SKILL.md": "no frontmatter\n",
+      "p/a/b/SKILL.md": skillMd("b", "Nested."),
+    });
+    try {
+      const { catalog, issues } = loadCatalog(tree.dir);
+      expect(catalog.everything.skills.map((skill) => skill.description)).toEqual(["At the top."]);
+      expect(issueAt(issues, "p/a/b")?.reason).toMatch(/duplicate.*p\/b is served/);
     } finally {
       await tree.remove();
     }
