@@ -1,4 +1,4 @@
-import { isScalar, parse } from "yaml";
+import { isMap, isScalar, parseDocument } from "yaml";
 
 export type SkillDocument =
   | { readonly ok: true; readonly name: string; readonly description: string }
@@ -10,16 +10,29 @@ const MAX_NAME_LENGTH = 64;
 const CLOSING_LINE = /^(?:---|\.\.\.)\s*$/;
 
 /** The keys that say what a skill is: given twice, which one is meant is anyone's guess. */
-const IDENTITY_KEYS: ReadonlySet<unknown> = new Set(["name", "description"]);
+const IDENTITY_KEYS = ["name", "description"] as const;
 
 /**
- * A key repeated in a mapping is refused only when it is `name` or `description`. Another repeated key
- * (`metadata`, `allowed-tools`) takes its last value, as PyYAML and most YAML readers do: a skill is not
- * dropped for a slip in a field the service does not read.
+ * The frontmatter as data. A key repeated at the top is refused only when it is `name` or `description`;
+ * any other repeated key (`metadata`, `allowed-tools`, a key inside `metadata`) takes its last value, as
+ * PyYAML and most YAML readers do: a skill is not dropped for a slip in a field the service does not read.
+ * Warnings (an unknown tag such as `!foo`) would go to stderr past the server's log; the text still reads.
  */
-function sameIdentityKey(a: unknown, b: unknown): boolean {
-  const key = (node: unknown) => (isScalar(node) ? node.value : node);
-  return key(a) === key(b) && IDENTITY_KEYS.has(key(a));
+function readFrontmatter(text: string): { data: unknown } | { reason: string } {
+  const document = parseDocument(text, { uniqueKeys: false, logLevel: "error" });
+  const [error] = document.errors;
+  if (error) return { reason: `frontmatter is not valid YAML: ${firstLine(error.message)}` };
+  if (isMap(document.contents)) {
+    const keys = document.contents.items.map(({ key }) => (isScalar(key) ? key.value : key));
+    const repeated = IDENTITY_KEYS.find((name) => keys.filter((key) => key === name).length > 1);
+    if (repeated) return { reason: `frontmatter gives ${repeated} more than once` };
+  }
+  try {
+    return { data: document.toJS() };
+  } catch (error) {
+    // Aliases expanding past the parser's limit (a "billion laughs" frontmatter) throw here.
+    return { reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
+  }
 }
 
 /** Reads the `name` and `description` of a SKILL.md, or says why it cannot be served. */
@@ -30,13 +43,9 @@ export function parseSkillDocument(markdown: string): SkillDocument {
   const end = closingLineIndex(lines);
   if (end < 0) return { ok: false, reason: "frontmatter is not closed by a --- line" };
 
-  let data: unknown;
-  try {
-    // Warnings (an unknown tag such as `!foo`) would go to stderr past the server's log; the text still reads.
-    data = parse(lines.slice(1, end).join("\n"), { uniqueKeys: sameIdentityKey, logLevel: "error" });
-  } catch (error) {
-    return { ok: false, reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
-  }
+  const read = readFrontmatter(lines.slice(1, end).join("\n"));
+  if ("reason" in read) return { ok: false, reason: read.reason };
+  const { data } = read;
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     return { ok: false, reason: "frontmatter is not a YAML mapping" };
   }

@@ -38,7 +38,7 @@ describe("parseSkillDocument", () => {
   });
 
   it("serves a skill whose frontmatter repeats another key, reading its last value", () => {
-    const twice = "---\nname: a\nmetadata: {v: 1}\ndescription: b\nmetadata: {v: 2}\n---\n";
+    const twice = "---\nname: a\nmetadata: {v: 1}\ndescription: b\nmetadata: {name: x, name: y}\n---\n";
     expect(parseSkillDocument(twice)).toEqual({ ok: true, name: "a", description: "b" });
   });
 
@@ -66,11 +66,18 @@ describe("parseSkillDocument", () => {
     ["no frontmatter", "# Just a title\n", "no frontmatter"],
     ["unclosed frontmatter", "---\nname: a\ndescription: b\n", "not closed"],
     ["invalid YAML", "---\nname: [a\ndescription: b\n---\n", "not valid YAML"],
-    ["a name given twice", "---\nname: a\nname: b\ndescription: c\n---\n", "keys must be unique"],
+    ["a name given twice", "---\nname: a\nname: b\ndescription: c\n---\n", "gives name more than once"],
     [
       "a description given twice",
       "---\nname: a\ndescription: b\ndescription: c\n---\n",
-      "keys must be unique",
+      "gives description more than once",
+    ],
+    [
+      "aliases that expand without end",
+      `---\nname: a\ndescription: b\na: &a [x, x, x, x, x, x, x, x, x, x]\n${[..."bcdefghij"]
+        .map((key, i) => `${key}: &${key} [${Array(10).fill(`*${"abcdefghij"[i]}`).join(", ")}]`)
+        .join("\n")}\n---\n`,
+      "not valid YAML",
     ],
     ["a list", "---\n- a\n- b\n---\n", "not a YAML mapping"],
     ["a scalar", "---\njust text\n---\n", "not a YAML mapping"],
