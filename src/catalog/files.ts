@@ -52,16 +52,21 @@ export function packPathCitedBySkill(skill: Skill, pack: Pack, requested: string
   return candidates.map(normalizeFilePath).find((key) => key !== undefined && pack.files.has(key));
 }
 
-/** The skill of `pack` whose folder holds `requested`, for pointing read_pack_file callers to read_skill. */
+/**
+ * The skill of `pack` whose folder holds `requested`, for pointing read_pack_file callers to read_skill:
+ * the innermost one, when skills nest.
+ */
 export function skillOwningPath(pack: Pack, requested: string): { skill: Skill; file: string } | undefined {
   const key = normalizeFilePath(requested);
   if (key === undefined) return undefined;
+  let owner: { skill: Skill; file: string } | undefined;
   for (const skill of pack.skills) {
     if (skill.folder === "" || !key.startsWith(`${skill.folder}/`)) continue;
     const file = key.slice(skill.folder.length + 1);
-    if (file === "SKILL.md" || skill.files.has(file)) return { skill, file };
+    const held = file === "SKILL.md" || skill.files.has(file);
+    if (held && (owner === undefined || file.length < owner.file.length)) owner = { skill, file };
   }
-  return undefined;
+  return owner;
 }
 
 /** SKILL.md of a skill, whole, for indexing at startup (serving goes through readCatalogFile). */

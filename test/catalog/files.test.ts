@@ -2,8 +2,15 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { normalizeFilePath } from "../../src/catalog/files.js";
-import { type CatalogFile, describeBytes, FileReader, MAX_FILE_BYTES } from "../../src/catalog/index.js";
-import { makeTree } from "../helpers/skill-tree.js";
+import {
+  type CatalogFile,
+  describeBytes,
+  FileReader,
+  loadCatalog,
+  MAX_FILE_BYTES,
+  skillOwningPath,
+} from "../../src/catalog/index.js";
+import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
 describe("normalizeFilePath", () => {
   it.each([
@@ -125,6 +132,31 @@ describe("FileReader", () => {
       await expect(reader.read(file("later.md"))).rejects.toThrow(/ENOENT/);
       await writeFile(path.join(tree.dir, "later.md"), "l".repeat(100));
       expect(await textOf(reader, "later.md")).toBe("l");
+    } finally {
+      await tree.remove();
+    }
+  });
+});
+
+describe("skillOwningPath", () => {
+  it("names the innermost skill holding a path, with the path inside it", async () => {
+    const tree = await makeTree({
+      "p/games/SKILL.md": skillMd("games"),
+      "p/games/notes.md": "notes\n",
+      "p/games/web/SKILL.md": skillMd("web"),
+      "p/games/web/references/canvas.md": "# Canvas\n",
+    });
+    try {
+      const pack = loadCatalog(tree.dir).catalog.everything.findPack("p");
+      if (pack === undefined) throw new Error("pack p not loaded");
+      const owner = (requested: string) => {
+        const found = skillOwningPath(pack, requested);
+        return found && [found.skill.name, found.file];
+      };
+      expect(owner("games/web/references/canvas.md")).toEqual(["web", "references/canvas.md"]);
+      expect(owner("games/web/SKILL.md")).toEqual(["web", "SKILL.md"]);
+      expect(owner("games/notes.md")).toEqual(["games", "notes.md"]);
+      expect(owner("games/missing.md")).toBeUndefined();
     } finally {
       await tree.remove();
     }
