@@ -264,19 +264,12 @@ function readSkill(
       reason: `name "${parsed.name}" differs from its folder`,
     });
   }
-  const slash = folder.indexOf("/");
   const skill: Skill = {
     id: flat(`${pack}/${parsed.name}`),
     name: flat(parsed.name),
     description: flat(parsed.description),
     pack,
-    // A skill at the top of its pack that holds others is in their group: selecting it selects them all.
-    group:
-      slash > 0
-        ? flat(folder.slice(0, slash))
-        : nested.length > 0 && folder !== ""
-          ? flat(folder)
-          : undefined,
+    group: groupOf(folder, nested.length > 0),
     folder: flat(folder),
     document: {
       path: SKILL_DOCUMENT,
@@ -287,6 +280,16 @@ function readSkill(
     files: toFileMap(files),
   };
   return { skill: { skill, warnings, found }, nested };
+}
+
+/**
+ * The first folder under the pack, for a skill below the top of its pack. A skill at the top that holds
+ * others is in their group too, so that selecting the group selects them all.
+ */
+function groupOf(folder: string, holdsSkills: boolean): string | undefined {
+  const slash = folder.indexOf("/");
+  if (slash > 0) return flat(folder.slice(0, slash));
+  return holdsSkills && folder !== "" ? flat(folder) : undefined;
 }
 
 /**
