@@ -50,12 +50,20 @@ function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
 
-/** Scores one ranked result list: duplicates count once, at their best position. */
-export function judge(query: LabeledQuery, results: readonly string[]): Outcome {
+/**
+ * Scores one ranked result list. Each result is the ids it stands for: one, or several when a line shows
+ * one skill held by several packs. A result whose ids all came before counts once, at its best position.
+ */
+export function judge(query: LabeledQuery, results: readonly (readonly string[])[]): Outcome {
   const right = new Set([...query.expected, ...query.alsoOk]);
-  const distinct = [...new Set(results)];
-  const index = distinct.findIndex((id) => right.has(id));
-  return { query, rank: index < 0 ? undefined : index + 1, first: distinct[0] };
+  const seen = new Set<string>();
+  const distinct = results.filter((ids) => {
+    const isNew = ids.some((id) => !seen.has(id));
+    for (const id of ids) seen.add(id);
+    return isNew;
+  });
+  const index = distinct.findIndex((ids) => ids.some((id) => right.has(id)));
+  return { query, rank: index < 0 ? undefined : index + 1, first: distinct[0]?.[0] };
 }
 
 export function summarize(outcomes: readonly Outcome[]): Metrics {

@@ -45,7 +45,12 @@ async function main(corpus: string, queriesFile: string): Promise<void> {
   await client.close();
 
   const baseline = buildFts5Baseline(skills);
-  const theirs = queries.map((query) => judge(query, baseline.search(query.query, SHOWN_RESULTS)));
+  const theirs = queries.map((query) =>
+    judge(
+      query,
+      baseline.search(query.query, SHOWN_RESULTS).map((id) => [id]),
+    ),
+  );
   baseline.close();
 
   console.log(
@@ -77,16 +82,21 @@ async function listSkills(client: Client, query: string): Promise<string> {
   return text;
 }
 
-/** Maps each `name: description` line of a listing to `<pack>/<name>`; hint lines name no skill. */
-function resultIds(answer: string, everything: Scope): string[] {
-  const ids: string[] = [];
+/**
+ * Maps each `name: description` line of a listing to the ids it stands for: `<pack>/<name>`, and the
+ * copies of that skill in other packs, which the line names as "(also in …)". Hint lines name no skill.
+ */
+function resultIds(answer: string, everything: Scope): string[][] {
+  const results: string[][] = [];
   for (const line of answer.split("\n")) {
     const colon = line.indexOf(": ");
     if (colon <= 0) continue;
     const lookup = everything.findSkill(line.slice(0, colon));
-    if (lookup.kind === "found") ids.push(lookup.skill.id);
+    if (lookup.kind !== "found") continue;
+    const { skill } = lookup;
+    results.push([skill.id, ...everything.copiesOf(skill).map((copy) => copy.id)]);
   }
-  return ids;
+  return results;
 }
 
 function printTable(systems: [string, [string, Metrics][]][]): void {

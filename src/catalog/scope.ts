@@ -66,6 +66,15 @@ export class Scope {
   }
 
   /**
+   * The other skills in this scope with `skill`'s name and description: the same skill copied into other
+   * packs, which a listing shows once.
+   */
+  copiesOf(skill: Skill): readonly Skill[] {
+    const same = this.skillsByName.get(skill.name) ?? [];
+    return same.filter((other) => other !== skill && other.description === skill.description);
+  }
+
+  /**
    * The skills that any of `selectors` names, within this scope. Each item may itself be a comma list;
    * blank items are ignored, so no selector at all means no narrowing. Throws SelectorError.
    */

@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { Scope, Skill } from "../catalog/index.js";
-import type { SearchResult } from "../search/index.js";
+import type { SearchIndex, SearchResult } from "../search/index.js";
 import type { ToolContext } from "./context.js";
 import { narrowByPack, plural, runTool, skillRef, text } from "./format.js";
 import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
@@ -28,12 +28,32 @@ export function registerListSkillsTool(server: McpServer, context: ToolContext):
   server.registerTool(listSkillsTool.name, { ...listSkillsTool, annotations: READ_ONLY }, ({ pack, query }) =>
     runTool(listSkillsTool.name, context.onInternalError, () => {
       const scope = narrowByPack(context.scope, pack);
-      if (query === undefined || query.trim() === "") return text(formatListing(scope.skills, context.scope));
-      const found = context.index.search(query, scope, LISTED_MATCHES);
-      if (found.skills.length === 0) return text(noMatch(query, pack));
-      return text(formatMatches(found, context.scope));
+      if (query === undefined || query.trim() === "") return text(formatListing(scope, context.scope));
+      const best = bestMatches(context.index, query, scope);
+      if (best.shown.length === 0) return text(noMatch(query, pack));
+      return text(formatMatches(best, scope, context.scope));
     }),
   );
+}
+
+/** The best matches, and the search that found them. */
+interface Matches {
+  readonly found: SearchResult;
+  /** At most {@link LISTED_MATCHES}, best first, each skill once however many packs hold a copy. */
+  readonly shown: readonly Skill[];
+}
+
+/**
+ * The best matches, a copy of a skill already shown left out: its line names the copy's pack instead.
+ * Copies rank side by side and would otherwise take two of the few places; the search is asked again for
+ * more when they do.
+ */
+function bestMatches(index: SearchIndex, query: string, scope: Scope): Matches {
+  for (let limit = LISTED_MATCHES; ; limit *= 2) {
+    const found = index.search(query, scope, limit);
+    const shown = withoutCopies(found.skills, scope).slice(0, LISTED_MATCHES);
+    if (shown.length === LISTED_MATCHES || found.skills.length < limit) return { found, shown };
+  }
 }
 
 /**
@@ -41,14 +61,15 @@ export function registerListSkillsTool(server: McpServer, context: ToolContext):
  * count given is of strong matches (at least half the first one's score): many of them means the request
  * is ambiguous; none means the rest match only in part.
  */
-function formatMatches(found: SearchResult, ceiling: Scope): string {
-  const lines = found.skills.map((skill) => `${skillRef(skill, ceiling)}: ${skill.description}`);
-  const strongMore = found.strongMatches - found.skills.length;
+function formatMatches({ found, shown }: Matches, scope: Scope, ceiling: Scope): string {
+  const lines = shown.map((skill) => skillLine(skill, scope, ceiling));
+  const listed = shown.reduce((count, skill) => count + 1 + scope.copiesOf(skill).length, 0);
+  const strongMore = found.strongMatches - listed;
   if (strongMore > 0) {
     lines.push(
       `… ${plural(strongMore, "more skill")} matched nearly as well: add words to the query, or narrow with pack.`,
     );
-  } else if (found.matched > found.skills.length) {
+  } else if (found.matched > listed) {
     lines.push("… other skills matched only in part: add words to the query, or narrow with pack.");
   }
   lines.push('Next: read_skill(skill="<name>").');
@@ -65,12 +86,30 @@ function noMatch(query: string, pack: string | undefined): string {
   );
 }
 
-function formatListing(skills: readonly Skill[], ceiling: Scope): string {
-  const shown = skills.slice(0, LISTED_SKILLS);
-  const lines = shown.map((skill) => `${skillRef(skill, ceiling)}: ${skill.description}`);
-  if (skills.length > shown.length) {
-    lines.push(`… ${plural(skills.length - shown.length, "more skill")}: narrow with pack or query.`);
+function formatListing(scope: Scope, ceiling: Scope): string {
+  const distinct = withoutCopies(scope.skills, scope);
+  const shown = distinct.slice(0, LISTED_SKILLS);
+  const lines = shown.map((skill) => skillLine(skill, scope, ceiling));
+  if (distinct.length > shown.length) {
+    lines.push(`… ${plural(distinct.length - shown.length, "more skill")}: narrow with pack or query.`);
   }
   lines.push('Next: read_skill(skill="<name>").');
   return lines.join("\n");
+}
+
+/** `skills` in order, less each copy of one before it (see `Scope.copiesOf`). */
+function withoutCopies(skills: readonly Skill[], scope: Scope): Skill[] {
+  const copies = new Set<Skill>();
+  return skills.filter((skill) => {
+    if (copies.has(skill)) return false;
+    for (const copy of scope.copiesOf(skill)) copies.add(copy);
+    return true;
+  });
+}
+
+/** `name: description`, and the other packs holding the same skill, if any. */
+function skillLine(skill: Skill, scope: Scope, ceiling: Scope): string {
+  const copies = scope.copiesOf(skill);
+  const alsoIn = copies.length === 0 ? "" : ` (also in ${copies.map((copy) => copy.pack).join(", ")})`;
+  return `${skillRef(skill, ceiling)}: ${skill.description}${alsoIn}`;
 }

@@ -1,0 +1,95 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, type RunningServer, startServer } from "../helpers/server.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+
+/**
+ * One skill copied into two packs (same name and description), a third pack's skill of that name told
+ * differently, eleven others that a search for container images also finds, and twelve weekly reports
+ * each copied into two packs.
+ */
+const COPIED = "Build small, safe container images.";
+const TREE = {
+  "alpha/docker-expert/SKILL.md": skillMd("docker-expert", COPIED),
+  "beta/docker-expert/SKILL.md": skillMd("docker-expert", COPIED),
+  "gamma/docker-expert/SKILL.md": skillMd("docker-expert", "Build container images the gamma way."),
+  ...Object.fromEntries(
+    Array.from({ length: 11 }, (_, i) => [
+      `alpha/images-${String(i).padStart(2, "0")}/SKILL.md`,
+      skillMd(`images-${String(i).padStart(2, "0")}`, `Container images, part ${i}.`),
+    ]),
+  ),
+  ...Object.fromEntries(
+    ["delta", "epsilon"].flatMap((pack) =>
+      Array.from({ length: 12 }, (_, i) => [
+        `${pack}/report-${String(i).padStart(2, "0")}/SKILL.md`,
+        skillMd(`report-${String(i).padStart(2, "0")}`, "A weekly report."),
+      ]),
+    ),
+  ),
+};
+const COPY_LINE = `alpha/docker-expert: ${COPIED} (also in beta)`;
+
+let tree: TempTree;
+let server: RunningServer;
+let client: Client;
+
+beforeAll(async () => {
+  tree = await makeTree(TREE);
+  server = await startServer(tree.dir);
+  client = await server.connect();
+});
+afterAll(async () => {
+  await server.close();
+  await tree.remove();
+});
+
+function skillLines(answer: string): string[] {
+  return answer.split("\n").filter((line) => /^[\w/-]+: /.test(line) && !line.startsWith("Next: "));
+}
+
+describe("a skill copied into several packs", () => {
+  it("is one search result naming the other packs, and leaves its place to another skill", async () => {
+    const lines = skillLines((await call(client, "list_skills", { query: "safe container images" })).text);
+    expect(lines[0]).toBe(COPY_LINE);
+    expect(lines).toHaveLength(10);
+    expect(new Set(lines).size).toBe(10);
+    expect(lines.some((line) => line.startsWith("beta/docker-expert"))).toBe(false);
+  });
+
+  it("is one line of the listing", async () => {
+    const lines = skillLines((await call(client, "list_skills", {})).text);
+    expect(lines).toContain(COPY_LINE);
+    expect(lines.filter((line) => line.includes("docker-expert"))).toEqual([
+      COPY_LINE,
+      "gamma/docker-expert: Build container images the gamma way.",
+    ]);
+    expect(lines).toHaveLength(13 + 12);
+  });
+
+  it("is not counted again among the matches left out", async () => {
+    const { text } = await call(client, "list_skills", { query: "weekly report" });
+    const lines = text.split("\n");
+    expect(lines.slice(0, 10).every((line) => / \(also in epsilon\)$/.test(line))).toBe(true);
+    expect(lines[10]).toBe(
+      "… 4 more skills matched nearly as well: add words to the query, or narrow with pack.",
+    );
+  });
+
+  it("names only the packs in scope", async () => {
+    const inBeta = await call(client, "list_skills", { query: "safe container images", pack: "beta" });
+    expect(skillLines(inBeta.text)).toEqual([`beta/docker-expert: ${COPIED}`]);
+    const betaClient = await server.connect({ headers: { "X-Skill-Pack": "beta,gamma" } });
+    const listing = skillLines((await call(betaClient, "list_skills", {})).text);
+    expect(listing).toEqual([
+      `beta/docker-expert: ${COPIED}`,
+      "gamma/docker-expert: Build container images the gamma way.",
+    ]);
+  });
+
+  it("can still be read from either pack", async () => {
+    for (const skill of ["alpha/docker-expert", "beta/docker-expert"]) {
+      expect((await call(client, "read_skill", { skill })).text).toContain(COPIED);
+    }
+  });
+});
