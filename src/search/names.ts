@@ -73,8 +73,12 @@ export class NameIndex {
     return [...shared.entries()]
       .sort(([a, sharedA], [b, sharedB]) => sharedB - sharedA || a - b)
       .slice(0, COMPARED_NAMES)
-      .map(([id]) => ({ id, distance: nameDistance(target, this.name(id)) }))
-      .filter(({ distance }) => distance <= tolerance)
+      .map(([id]) => {
+        const name = this.name(id);
+        const contains = name.includes(target) || target.includes(name);
+        return { id, contains, distance: levenshtein(target, name) };
+      })
+      .filter(({ contains, distance }) => contains || distance <= tolerance)
       .sort((a, b) => a.distance - b.distance || a.id - b.id)
       .flatMap(({ id }) => [
         ...this.documents.subarray(this.documentStarts[id], this.documentStarts[id + 1]),
@@ -135,11 +139,6 @@ function trigramKeys(name: string): number[] {
 }
 
 /** Edit distance, except that a name containing the wanted text (or contained in it) counts as close. */
-function nameDistance(wanted: string, name: string): number {
-  if (name.includes(wanted) || wanted.includes(name)) return 1;
-  return levenshtein(wanted, name);
-}
-
 function levenshtein(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {

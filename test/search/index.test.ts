@@ -35,6 +35,8 @@ const TREE = {
     "Split a big widget workflow into callable parts.",
   ),
   "dev/debug-helper/SKILL.md": skillMd("debug-helper", "Find why a widget crashed, step by step."),
+  // a short name inside a longer, mistyped one
+  "docs/notes/SKILL.md": skillMd("notes", "Widget notes."),
   // a count in a request is not a topic
   "dev/release-checklist/SKILL.md": skillMd("release-checklist", "Six widget release checks."),
   "dev/git/rebase-guide/SKILL.md": skillMd(
@@ -144,6 +146,11 @@ describe("suggest", () => {
     expect(index.suggest("Rebase-Giude", catalog.everything).map((skill) => skill.name)[0]).toBe(
       "rebase-guide",
     );
+  });
+
+  it("a name one typo away before a short name inside the given one", () => {
+    const suggested = index.suggest("release-notes2", catalog.everything).map((skill) => skill.name);
+    expect(suggested.slice(0, 2)).toEqual(["release-notes", "notes"]);
   });
 
   it("names that contain the given one, ignoring a pack prefix", () => {
