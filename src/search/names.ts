@@ -138,7 +138,7 @@ function trigramKeys(name: string): number[] {
   return keys.filter((key, i) => i === 0 || key !== keys[i - 1]);
 }
 
-/** Edit distance, except that a name containing the wanted text (or contained in it) counts as close. */
+/** Edit distance: the fewest one-character insertions, deletions and substitutions from `a` to `b`. */
 function levenshtein(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
