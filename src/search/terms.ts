@@ -34,6 +34,13 @@ const COMPOUND_AT = new RegExp(COMPOUND_SOURCE, "uy");
 const COMPOUNDS_AS_WRITTEN = new RegExp(COMPOUND_SOURCE, "gu");
 const LETTER_OR_NUMBER = /^[\p{L}\p{N}]$/u;
 const LETTER = /^\p{L}$/u;
+/**
+ * Chinese and Japanese characters, written without spaces between words: a run of them is split around
+ * each character, so that its pairs of neighbouring characters (bigrams) are words, as well as the run.
+ */
+const SPACELESS_SCRIPT = "[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}]";
+const SPACELESS_CHARACTER = new RegExp(SPACELESS_SCRIPT, "u");
+const AROUND_SPACELESS_CHARACTERS = new RegExp(`(${SPACELESS_SCRIPT})`, "u");
 
 /** Receives the words of a text as a scanner finds them. */
 export interface WordSink {
@@ -126,10 +133,14 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
  * the whole joined, so a request for `sub-workflow`, `subworkflows` or `code nodes` reaches
  * `n8n-subworkflows-official` or `n8n-code-nodes`.
  *
+ * Chinese and Japanese, written without spaces, are split around each character: `数据可视化` yields its
+ * pairs of neighbouring characters (`数据`, `据可`, `可视`, `视化`) and the whole run, so a request and a
+ * skill meet on the words they share without a dictionary of words.
+ *
  * Catalogs are large (10,000 skills hold about 12 million words), so words are scanned character by
- * character, hashed on the way, and handed over as spans. Only compounds holding a character whose
- * lowercase is not one character of its kind (`İ`, `Σ`, letters outside the Basic Multilingual Plane)
- * take the regular-expression path, several times slower a word. A scanner keeps the character classes
+ * character, hashed on the way, and handed over as spans. Only compounds holding a Chinese or Japanese
+ * character or a character whose lowercase is not one character of its kind (`İ`, `Σ`, letters outside
+ * the Basic Multilingual Plane) take the regular-expression path, several times slower a word. A scanner keeps the character classes
  * it has looked up, and is not shared between concurrent scans.
  */
 export class WordScanner {
@@ -305,7 +316,11 @@ export class WordScanner {
       type = unicodeClass(character);
       this.classes[code] = type;
       const lower = character.toLowerCase();
-      const simple = type !== OTHER_CHARACTER && code !== CAPITAL_SIGMA && lower.length === 1;
+      const simple =
+        type !== OTHER_CHARACTER &&
+        code !== CAPITAL_SIGMA &&
+        lower.length === 1 &&
+        !SPACELESS_CHARACTER.test(character);
       if (simple && unicodeClass(lower) === type) this.folded[code] = lower.charCodeAt(0);
     }
     return type;
@@ -324,16 +339,23 @@ function unicodeClass(character: string): number {
 function lowercaseWords(text: string): string[] {
   const found: string[] = [];
   for (const compound of text.match(COMPOUND) ?? []) {
-    if (!compound.includes("-") && !compound.includes("_")) {
+    const parts = compoundParts(compound);
+    if (parts.length === 1) {
       keep(found, compound);
       continue;
     }
-    const parts = compound.split(/[-_]/);
     for (const part of parts) keep(found, part);
     for (let i = 1; i < parts.length; i++) keep(found, `${parts[i - 1]}${parts[i]}`);
     if (parts.length > 2) keep(found, parts.join(""));
   }
   return found;
+}
+
+/** A compound's parts: split at hyphens and underscores, and around each Chinese or Japanese character. */
+function compoundParts(compound: string): string[] {
+  const parts = compound.split(/[-_]/);
+  if (!SPACELESS_CHARACTER.test(compound)) return parts;
+  return parts.flatMap((part) => part.split(AROUND_SPACELESS_CHARACTERS).filter((piece) => piece !== ""));
 }
 
 function keep(found: string[], word: string): void {

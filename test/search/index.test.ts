@@ -35,6 +35,8 @@ const TREE = {
     "Split a big widget workflow into callable parts.",
   ),
   "dev/debug-helper/SKILL.md": skillMd("debug-helper", "Find why a widget crashed, step by step."),
+  // Chinese, written without spaces
+  "docs/chart-maker/SKILL.md": skillMd("chart-maker", "把表格数据可视化为图表 (widget charts)."),
   // a short name inside a longer, mistyped one
   "docs/notes/SKILL.md": skillMd("notes", "Widget notes."),
   // a count in a request is not a topic
@@ -99,6 +101,11 @@ describe("search ranks", () => {
   it("the pack and group a skill sits in", () => {
     expect(names("git history")[0]).toBe("rebase-guide");
     expect(names("finance")).toEqual(expect.arrayContaining(["invoice-reader", "widget-ledger"]));
+  });
+
+  it("a request in Chinese by the words it shares with a skill, though neither has spaces", () => {
+    expect(names("数据可视化")).toEqual(["chart-maker"]);
+    expect(names("我想把销售数据做成图表")).toEqual(["chart-maker"]);
   });
 
   it("a long request by its meaningful words, ignoring stop words", () => {

@@ -285,7 +285,7 @@ describe("the saved format", () => {
     // INDEX_FORMAT_VERSION in src/search/saved-index.ts (saved indexes must not be trusted across the
     // change), then record the new digest here.
     // A fixed catalog of its own (not the bench's generator, which may change for its own reasons), with
-    // what the analysis handles: groups, compounds, stop words, numbers, accents, headings and code.
+    // what the analysis handles: groups, compounds, stop words, numbers, accents, Japanese, headings and code.
     const tree = await makeTree({
       "tools/hammer/SKILL.md": skillMd(
         "hammer",
@@ -307,6 +307,11 @@ describe("the saved format", () => {
         "Plan a raised bed: timber, soil volume (m³) and a café-style herb corner.",
         "# Raised beds\n## Soil\nMix compost and topsoil 1:2.\n",
       ),
+      "garden/bonsai/SKILL.md": skillMd(
+        "bonsai",
+        "盆栽の剪定と植え替え (bonsai pruning).",
+        "# 盆栽\n春に植え替える。\n",
+      ),
     });
     try {
       const time = new Date("2026-01-02T03:04:05Z");
@@ -316,8 +321,8 @@ describe("the saved format", () => {
       const bytes = indexToBytes(buildIndex(skills, readSkillDocument));
       const digest = createHash("sha256").update(bytes).digest("hex");
       expect({ version: INDEX_FORMAT_VERSION, digest }).toEqual({
-        version: 1,
-        digest: "c91a71fc64dbef26db1513e182fbe265cd81214cd8087c5346b11cf1caf1d084",
+        version: 2,
+        digest: "5b5fc7b9519e3b05dc246c0ea13b71da0ca4b5fbab1c7b6860be67b10f414607",
       });
     } finally {
       await tree.remove();

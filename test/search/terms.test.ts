@@ -37,6 +37,8 @@ const PIECES = [
   "Ω",
   "ж",
   "中文",
+  "可視化",
+  "データ",
   "٣",
   "Ⅻ",
   "\u0301",
@@ -73,6 +75,20 @@ describe("words", () => {
       "workflow",
     ]);
     expect(words("Café naïve—déjà vu")).toEqual(["café", "naïve", "déjà", "vu"]);
+  });
+
+  it("split Chinese and Japanese into pairs of neighbouring characters, and keep the run", () => {
+    expect(words("数据可视化")).toEqual(["数据", "据可", "可视", "视化", "数据可视化"]);
+    expect(words("用Python生成图表")).toEqual([
+      "python",
+      "用python",
+      "python生",
+      "生成",
+      "成图",
+      "图表",
+      "用python生成图表",
+    ]);
+    expect(words("データ 中文 한국어")).toEqual(["デー", "ータ", "データ", "中文", "한국어"]);
   });
 
   it("drop numbers spelled out, but keep digits and the compounds numbers are part of", () => {
