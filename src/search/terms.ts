@@ -4,8 +4,8 @@ import { grown } from "./arrays.js";
 
 /**
  * Words that carry no meaning of their own in a request ("how", "my", "should", "don't"): the Snowball
- * English stop list, and numbers spelled out. Weighting by rarity does not take care of them, since request words are often rare in
- * skill text and would score as if meaningful.
+ * English stop list, and numbers spelled out. Weighting by rarity does not take care of them, since
+ * request words are often rare in skill text and would score as if meaningful.
  */
 const STOP_WORDS: ReadonlySet<string> = new Set([...stopwords, ...numberWords()]);
 
@@ -47,9 +47,9 @@ export interface WordSink {
   /**
    * A word of letters, digits and apostrophes spelled by `text` from `start` to `end`, less any hyphens
    * and underscores in between (the joined parts of a compound); case not yet folded (each character's
-   * lowercase is one character), stop words not yet dropped. `hash` and `check` are two independent hashes of the word as spelled ({@link
-   * wordHashes}), `length` its length. Handing over the span instead of a string spares an allocation
-   * for every word of a catalog.
+   * lowercase is one character), stop words not yet dropped. `hash` and `check` are two independent
+   * hashes of the word as spelled ({@link wordHashes}), `length` its length. Handing over the span instead
+   * of a string spares an allocation for every word of a catalog.
    */
   span(text: string, start: number, end: number, hash: number, check: number, length: number): void;
   /** A word that needed Unicode handling, already lowercased and kept (see {@link keptWord}). */
