@@ -300,8 +300,8 @@ const DOCUMENT_START_BYTES = 2048;
 
 /**
  * The start of SKILL.md, in whole lines, up to the end of its frontmatter (the body is read when a
- * client asks for it), and the file's size and modification time. Reads on, a larger piece at a time, while the frontmatter
- * is still open; a file over the size limit is not read at all.
+ * client asks for it), and the file's size and modification time. Reads on, a larger piece at a time,
+ * while the frontmatter is still open; a file over the size limit is not read at all.
  */
 function readDocumentStart(file: string): { text: string; size: number; mtimeMs: number } {
   const handle = openSync(file, "r");

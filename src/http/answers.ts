@@ -137,7 +137,10 @@ export class AnswerCache {
   }
 }
 
-/** A JSON-RPC response is `OPENING`, the result, then `closing(id)`: byte for byte JSON.stringify of the SDK's. */
+/**
+ * A JSON-RPC response is `OPENING`, the result, then `closing(id)`: byte for byte JSON.stringify of the
+ * SDK's response.
+ */
 const OPENING = Buffer.from('{"result":');
 
 function closing(id: RequestId): Buffer {

@@ -31,16 +31,22 @@ export function registerListSkillsTool(server: McpServer, context: ToolContext):
       if (query === undefined || query.trim() === "") return text(formatListing(scope, context.scope));
       const best = bestMatches(context.index, query, scope);
       if (best.shown.length === 0) return text(noMatch(query, pack));
-      return text(formatMatches(best, scope, context.scope));
+      return text(formatMatches(best, context.scope));
     }),
   );
+}
+
+/** A skill as one line shows it: with its copies in other packs (see `Scope.copiesOf`). */
+interface Listed {
+  readonly skill: Skill;
+  readonly copies: readonly Skill[];
 }
 
 /** The best matches, and the search that found them. */
 interface Matches {
   readonly found: SearchResult;
   /** At most {@link LISTED_MATCHES}, best first, each skill once however many packs hold a copy. */
-  readonly shown: readonly Skill[];
+  readonly shown: readonly Listed[];
 }
 
 /**
@@ -61,15 +67,15 @@ function bestMatches(index: SearchIndex, query: string, scope: Scope): Matches {
  * count given is of strong matches (at least half the first one's score): many of them means the request
  * is ambiguous; none means the rest match only in part.
  */
-function formatMatches({ found, shown }: Matches, scope: Scope, ceiling: Scope): string {
-  const lines = shown.map((skill) => skillLine(skill, scope, ceiling));
-  const listed = shown.reduce((count, skill) => count + 1 + scope.copiesOf(skill).length, 0);
-  const strongMore = found.strongMatches - listed;
+function formatMatches({ found, shown }: Matches, ceiling: Scope): string {
+  const lines = shown.map((listed) => skillLine(listed, ceiling));
+  const named = shown.reduce((count, { copies }) => count + 1 + copies.length, 0);
+  const strongMore = found.strongMatches - named;
   if (strongMore > 0) {
     lines.push(
       `… ${plural(strongMore, "more skill")} matched nearly as well: add words to the query, or narrow with pack.`,
     );
-  } else if (found.matched > listed) {
+  } else if (found.matched > named) {
     lines.push("… other skills matched only in part: add words to the query, or narrow with pack.");
   }
   lines.push('Next: read_skill(skill="<name>").');
@@ -89,7 +95,7 @@ function noMatch(query: string, pack: string | undefined): string {
 function formatListing(scope: Scope, ceiling: Scope): string {
   const distinct = withoutCopies(scope.skills, scope);
   const shown = distinct.slice(0, LISTED_SKILLS);
-  const lines = shown.map((skill) => skillLine(skill, scope, ceiling));
+  const lines = shown.map((listed) => skillLine(listed, ceiling));
   if (distinct.length > shown.length) {
     lines.push(`… ${plural(distinct.length - shown.length, "more skill")}: narrow with pack or query.`);
   }
@@ -97,19 +103,21 @@ function formatListing(scope: Scope, ceiling: Scope): string {
   return lines.join("\n");
 }
 
-/** `skills` in order, less each copy of one before it (see `Scope.copiesOf`). */
-function withoutCopies(skills: readonly Skill[], scope: Scope): Skill[] {
-  const copies = new Set<Skill>();
-  return skills.filter((skill) => {
-    if (copies.has(skill)) return false;
-    for (const copy of scope.copiesOf(skill)) copies.add(copy);
-    return true;
-  });
+/** `skills` in order, each with its copies in `scope`, less each copy of one before it. */
+function withoutCopies(skills: readonly Skill[], scope: Scope): Listed[] {
+  const named = new Set<Skill>();
+  const listed: Listed[] = [];
+  for (const skill of skills) {
+    if (named.has(skill)) continue;
+    const copies = scope.copiesOf(skill);
+    for (const copy of copies) named.add(copy);
+    listed.push({ skill, copies });
+  }
+  return listed;
 }
 
 /** `name: description`, and the other packs holding the same skill, if any. */
-function skillLine(skill: Skill, scope: Scope, ceiling: Scope): string {
-  const copies = scope.copiesOf(skill);
+function skillLine({ skill, copies }: Listed, ceiling: Scope): string {
   const alsoIn = copies.length === 0 ? "" : ` (also in ${copies.map((copy) => copy.pack).join(", ")})`;
   return `${skillRef(skill, ceiling)}: ${skill.description}${alsoIn}`;
 }

@@ -156,15 +156,15 @@ export class Bm25fBuilder implements WordSink {
   }
 
   span(text: string, start: number, end: number, hash: number, check: number, length: number): void {
-    this.countTerm(this.lexicon.termOfSpan(text, start, end, hash, check, length), this.field, 1);
+    this.countTerm(this.lexicon.termOfSpan(text, start, end, hash, check, length));
   }
 
   word(word: string): void {
-    this.countTerm(this.lexicon.termOfWord(word), this.field, 1);
+    this.countTerm(this.lexicon.termOfWord(word));
   }
 
-  /** Adds `count` occurrences of `term` in `field` to the current document. */
-  private countTerm(term: number, field: number, count: number): void {
+  /** Counts one occurrence of `term`, if it is indexed, in the current field of the current document. */
+  private countTerm(term: number): void {
     if (term < 0) return;
     if (term >= this.position.length) this.growTerms(term);
     let at = this.position[term] as number;
@@ -178,8 +178,8 @@ export class Bm25fBuilder implements WordSink {
       this.position[term] = at;
       for (let f = 0; f < FIELDS; f++) this.localCounts[at * FIELDS + f] = 0;
     }
-    const slot = at * FIELDS + field;
-    this.localCounts[slot] = (this.localCounts[slot] as number) + count;
+    const slot = at * FIELDS + this.field;
+    this.localCounts[slot] = (this.localCounts[slot] as number) + 1;
   }
 
   private growTerms(term: number): void {
