@@ -22,18 +22,28 @@ function numberWords(): string[] {
   return `${units} ${teens} ${tens} hundred thousand million billion`.split(" ");
 }
 
-/** Letters and digits, with inner apostrophes (`don't`), joined by single hyphens or underscores. */
-const COMPOUND = /[\p{L}\p{N}]+(?:'[\p{L}]+)*(?:[-_][\p{L}\p{N}]+(?:'[\p{L}]+)*)*/gu;
 /**
- * The same in text as written (before lowercasing, which can turn one letter into a letter and a mark:
- * `İ` → `i̇`), curly apostrophes included: every compound found this way is then lowercased and split
- * again with {@link COMPOUND}.
+ * A part of a word: a letter or digit, then letters, digits and the combining marks that belong to them
+ * (Hindi vowel signs; an accent typed as a mark of its own).
  */
-const COMPOUND_SOURCE = "[\\p{L}\\p{N}]+(?:['’][\\p{L}]+)*(?:[-_][\\p{L}\\p{N}]+(?:['’][\\p{L}]+)*)*";
+const PART = "[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*";
+/** An apostrophe and the letters after it (`don't`, `customer's`), `apostrophe` being a character class. */
+const ELISION = (apostrophe: string) => `(?:${apostrophe}\\p{L}[\\p{L}\\p{M}]*)*`;
+/** Parts with inner apostrophes, joined by single hyphens or underscores. */
+const compoundOf = (apostrophe: string) =>
+  `${PART}${ELISION(apostrophe)}(?:[-_]${PART}${ELISION(apostrophe)})*`;
+/** A compound in folded text (see {@link foldedSpelling}), where `’` is already read as `'`. */
+const COMPOUND = new RegExp(compoundOf("'"), "gu");
+/**
+ * The same in text as written, curly apostrophes included: every compound found this way is then folded
+ * and split again with {@link COMPOUND}, since folding can change a compound's letters (`ﬁ` → fi).
+ */
+const COMPOUND_SOURCE = compoundOf("['’]");
 const COMPOUND_AT = new RegExp(COMPOUND_SOURCE, "uy");
 const COMPOUNDS_AS_WRITTEN = new RegExp(COMPOUND_SOURCE, "gu");
 const LETTER_OR_NUMBER = /^[\p{L}\p{N}]$/u;
 const LETTER = /^\p{L}$/u;
+const MARK = /^\p{M}$/u;
 /**
  * Chinese and Japanese characters, written without spaces between words: a run of them is split around
  * each character, so that its pairs of neighbouring characters (bigrams) are words, as well as the run.
@@ -46,24 +56,56 @@ const AROUND_SPACELESS_CHARACTERS = new RegExp(`(${SPACELESS_SCRIPT})`, "u");
 export interface WordSink {
   /**
    * A word of letters, digits and apostrophes spelled by `text` from `start` to `end`, less any hyphens
-   * and underscores in between (the joined parts of a compound); case not yet folded (each character's
-   * lowercase is one character), stop words not yet dropped. `hash` and `check` are two independent
+   * and underscores in between (the joined parts of a compound); not yet folded (each character's folded
+   * spelling is one character), stop words not yet dropped. `hash` and `check` are two independent
    * hashes of the word as spelled ({@link wordHashes}), `length` its length. Handing over the span instead
    * of a string spares an allocation for every word of a catalog.
    */
   span(text: string, start: number, end: number, hash: number, check: number, length: number): void;
-  /** A word that needed Unicode handling, already lowercased and kept (see {@link keptWord}). */
+  /** A word that needed Unicode handling, already folded and kept (see {@link keptWord}). */
   word(word: string): void;
 }
 
 /**
  * The word as search keeps it, or undefined for a stop word or a single letter: possessives and inner
- * apostrophes removed (`customer's` → customer). `word` is lowercase.
+ * apostrophes removed (`customer's` → customer). `word` is folded ({@link foldedSpelling}).
  */
 export function keptWord(word: string): string | undefined {
   if (STOP_WORDS.has(word)) return undefined;
   const bare = word.includes("'") ? word.replace(/'s$/, "").replace(/'/g, "") : word;
   return bare.length > 1 && !STOP_WORDS.has(bare) ? bare : undefined;
+}
+
+/** Latin letters that do not decompose into a letter and an accent, spelled as people type them plainly. */
+const PLAIN_LATIN: Readonly<Record<string, string>> = {
+  ß: "ss",
+  æ: "ae",
+  œ: "oe",
+  ø: "o",
+  ł: "l",
+  đ: "d",
+  ı: "i",
+};
+const NOT_ASCII = /[\u0080-\uffff]/;
+/** A Latin letter and the accents after it, in decomposed text (NFD). */
+const ACCENTED_LATIN = /(\p{Script=Latin})\p{M}+/gu;
+const UNDECOMPOSED_LATIN = /[ßæœøłđı]/g;
+
+/**
+ * Text spelled as search compares it, since requests are often typed plainly: compatibility forms read as
+ * the letters they stand for (NFKC: `ﬁ` → fi, fullwidth `ＡＰＩ` → API), lowercase, and Latin letters
+ * without their accents (`Résumé` → resume, `İ` → i, `straße` → strasse), as Lucene's ASCII folding does.
+ * The marks of other scripts stay: a Hindi vowel sign is part of its word.
+ */
+export function foldedSpelling(text: string): string {
+  if (!NOT_ASCII.test(text)) return text.toLowerCase();
+  return text
+    .normalize("NFKC")
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(ACCENTED_LATIN, "$1")
+    .normalize("NFC")
+    .replace(UNDECOMPOSED_LATIN, (letter) => PLAIN_LATIN[letter] ?? letter);
 }
 
 /** Porter2 (Snowball English) stemming: `nodes`/`node`, `debugging`/`debug`, `deploy`/`deployment`. */
@@ -83,6 +125,7 @@ const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, code) => {
 const LETTER_CHARACTER = 1;
 const NUMBER_CHARACTER = 2;
 const OTHER_CHARACTER = 3;
+const MARK_CHARACTER = 4;
 /** What {@link WordScanner} finds at a position, when it is not a character of a fast-path word. */
 const NOT_IN_WORD = -1;
 const UNICODE_PATH = -2;
@@ -112,7 +155,7 @@ export function wordHashes(text: string, start: number, end: number): [hash: num
         ? APOSTROPHE
         : code < 128
           ? code | 0x20
-          : String.fromCharCode(code).toLowerCase().charCodeAt(0);
+          : foldedSpelling(String.fromCharCode(code)).charCodeAt(0);
     hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
     check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
   }
@@ -127,8 +170,8 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
 }
 
 /**
- * Splits text into the words search indexes, the same way for skills and for requests. Case is folded;
- * words are runs of letters and digits; stop words and single letters are dropped, possessives folded. A
+ * Splits text into the words search indexes, the same way for skills and for requests. Spelling is folded
+ * ({@link foldedSpelling}); words are runs of letters, digits and their marks; stop words and single letters are dropped, possessives folded. A
  * compound joined by hyphens or underscores yields its parts, each pair of neighbouring parts joined, and
  * the whole joined, so a request for `sub-workflow`, `subworkflows` or `code nodes` reaches
  * `n8n-subworkflows-official` or `n8n-code-nodes`.
@@ -139,14 +182,14 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
  *
  * Catalogs are large (10,000 skills hold about 12 million words), so words are scanned character by
  * character, hashed on the way, and handed over as spans. Only compounds holding a Chinese or Japanese
- * character or a character whose lowercase is not one character of its kind (`İ`, `Σ`, letters outside
- * the Basic Multilingual Plane) take the regular-expression path, several times slower a word. A scanner
+ * character or a character whose folded spelling is not one character of its kind (`ß`, `Σ`, combining
+ * marks, letters outside the Basic Multilingual Plane) take the regular-expression path, several times slower a word. A scanner
  * keeps the character classes it has looked up, and is not shared between concurrent scans.
  */
 export class WordScanner {
   /** Non-ASCII character classes met so far: 0 for not yet met. */
   private readonly classes = new Uint8Array(0x10000);
-  /** For the non-ASCII letters and digits of the fast path, their lowercase; 0 for the others. */
+  /** For the non-ASCII letters and digits of the fast path, their folded spelling; 0 for the others. */
   private readonly folded = new Uint16Array(0x10000);
   private partStarts: Int32Array = new Int32Array(16);
   private partEnds: Int32Array = new Int32Array(16);
@@ -278,15 +321,15 @@ export class WordScanner {
     COMPOUND_AT.lastIndex = start;
     // Callers scan whole lines or fields, so a compound never runs past `end`; the cut is a safeguard.
     const found = (COMPOUND_AT.exec(text)?.[0] ?? "").slice(0, end - start);
-    for (const word of lowercaseWords(found.toLowerCase().replace(/’/g, "'"))) sink.word(word);
+    for (const word of foldedWords(foldedSpelling(found).replace(/’/g, "'"))) sink.word(word);
     return start + Math.max(1, found.length);
   }
 
   /**
-   * The character at `i` case-folded, if it is a letter or digit the fast path handles (ASCII, or any
-   * other whose lowercase is one letter or digit of the same kind, outside the Greek capital sigma, whose
-   * lowercase depends on its place in the word); else NOT_IN_WORD, or UNICODE_PATH for the other letters
-   * and digits.
+   * The character at `i` folded, if it is a letter or digit the fast path handles (ASCII, or any other
+   * whose folded spelling is one letter or digit of the same kind, outside the Greek capital sigma, whose
+   * lowercase depends on its place in the word); else NOT_IN_WORD, or UNICODE_PATH for the other letters,
+   * digits and combining marks.
    */
   private foldedAt(text: string, i: number): number {
     const code = text.charCodeAt(i);
@@ -300,10 +343,12 @@ export class WordScanner {
   private letterFoldedAt(text: string, i: number): number {
     const code = text.charCodeAt(i);
     if (code < 128) return ASCII_CLASS[code] === LETTER_CLASS ? code | 0x20 : NOT_IN_WORD;
-    return this.classOf(text, i) === LETTER_CHARACTER ? this.foldedAt(text, i) : NOT_IN_WORD;
+    const type = this.classOf(text, i);
+    if (type === MARK_CHARACTER) return UNICODE_PATH;
+    return type === LETTER_CHARACTER ? this.foldedAt(text, i) : NOT_IN_WORD;
   }
 
-  /** The class of the non-ASCII character at `i` (LETTER_CHARACTER, NUMBER_CHARACTER, OTHER_CHARACTER). */
+  /** The class of the non-ASCII character at `i`: LETTER_, NUMBER_, MARK_ or OTHER_CHARACTER. */
   private classOf(text: string, i: number): number {
     const code = text.charCodeAt(i);
     if (code >= 0xd800 && code <= 0xdfff) {
@@ -315,28 +360,26 @@ export class WordScanner {
       const character = String.fromCharCode(code);
       type = unicodeClass(character);
       this.classes[code] = type;
-      const lower = character.toLowerCase();
+      const plain = foldedSpelling(character);
       const simple =
-        type !== OTHER_CHARACTER &&
+        (type === LETTER_CHARACTER || type === NUMBER_CHARACTER) &&
         code !== CAPITAL_SIGMA &&
-        lower.length === 1 &&
+        plain.length === 1 &&
         !SPACELESS_CHARACTER.test(character);
-      if (simple && unicodeClass(lower) === type) this.folded[code] = lower.charCodeAt(0);
+      if (simple && unicodeClass(plain) === type) this.folded[code] = plain.charCodeAt(0);
     }
     return type;
   }
 }
 
 function unicodeClass(character: string): number {
-  return LETTER.test(character)
-    ? LETTER_CHARACTER
-    : LETTER_OR_NUMBER.test(character)
-      ? NUMBER_CHARACTER
-      : OTHER_CHARACTER;
+  if (LETTER.test(character)) return LETTER_CHARACTER;
+  if (LETTER_OR_NUMBER.test(character)) return NUMBER_CHARACTER;
+  return MARK.test(character) ? MARK_CHARACTER : OTHER_CHARACTER;
 }
 
-/** The words of lowercase text, by regular expression (see {@link referenceWords}). */
-function lowercaseWords(text: string): string[] {
+/** The words of folded text, by regular expression (see {@link referenceWords}). */
+function foldedWords(text: string): string[] {
   const found: string[] = [];
   for (const compound of text.match(COMPOUND) ?? []) {
     const parts = compoundParts(compound);
@@ -377,9 +420,9 @@ class WordList implements WordSink {
   }
 }
 
-/** The lowercase word a span spells, hyphens and underscores left out, `’` read as `'`. */
+/** The folded word a span spells, hyphens and underscores left out, `’` read as `'`. */
 export function spelled(text: string, start: number, end: number): string {
-  return text.slice(start, end).toLowerCase().replace(/[-_]/g, "").replace(/’/g, "'");
+  return foldedSpelling(text.slice(start, end)).replace(/[-_]/g, "").replace(/’/g, "'");
 }
 
 /** The words of a text as search sees them, before stemming (see {@link WordScanner}). */
@@ -390,11 +433,11 @@ export function words(text: string, scanner = new WordScanner()): string[] {
 }
 
 /**
- * What the words of a text are, by definition: compounds found by regular expression, each lowercased and
+ * What the words of a text are, by definition: compounds found by regular expression, each folded and
  * split. {@link WordScanner} must find the same words faster; a property test holds it to this.
  */
 export function referenceWords(text: string): string[] {
   return (text.match(COMPOUNDS_AS_WRITTEN) ?? []).flatMap((compound) =>
-    lowercaseWords(compound.toLowerCase().replace(/’/g, "'")),
+    foldedWords(foldedSpelling(compound).replace(/’/g, "'")),
   );
 }

@@ -37,6 +37,8 @@ const TREE = {
   "dev/debug-helper/SKILL.md": skillMd("debug-helper", "Find why a widget crashed, step by step."),
   // Chinese, written without spaces
   "docs/chart-maker/SKILL.md": skillMd("chart-maker", "把表格数据可视化为图表 (widget charts)."),
+  // accented, and in another language
+  "docs/cv-writer/SKILL.md": skillMd("cv-writer", "Rédiger le résumé d’un widget, clair et net."),
   // a short name inside a longer, mistyped one
   "docs/notes/SKILL.md": skillMd("notes", "Widget notes."),
   // a count in a request is not a topic
@@ -106,6 +108,12 @@ describe("search ranks", () => {
   it("a request in Chinese by the words it shares with a skill, though neither has spaces", () => {
     expect(names("数据可视化")).toEqual(["chart-maker"]);
     expect(names("我想把销售数据做成图表")).toEqual(["chart-maker"]);
+  });
+
+  it("a request typed without accents, or in letters of another width, as the accented words", () => {
+    expect(names("resume redaction")).toEqual(["cv-writer"]);
+    expect(names("Résumé")).toEqual(["cv-writer"]);
+    expect(names("ｒｅｓｕｍｅ")).toEqual(["cv-writer"]);
   });
 
   it("a long request by its meaningful words, ignoring stop words", () => {

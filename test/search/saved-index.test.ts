@@ -304,7 +304,7 @@ describe("the saved format", () => {
       ),
       "garden/beds/raised-bed-builder/SKILL.md": skillMd(
         "raised-bed-builder",
-        "Plan a raised bed: timber, soil volume (m³) and a café-style herb corner.",
+        "Plan a raised bed — timber, soil volume (m³) and a café-style herb corner.",
         "# Raised beds\n## Soil\nMix compost and topsoil 1:2.\n",
       ),
       "garden/bonsai/SKILL.md": skillMd(
@@ -318,11 +318,18 @@ describe("the saved format", () => {
       const catalog = loadCatalog(tree.dir).catalog;
       for (const skill of catalog.everything.skills) await utimes(skill.document.source, time, time);
       const skills = loadCatalog(tree.dir).catalog.everything.skills;
+      expect(skills.map((skill) => skill.name)).toEqual([
+        "bonsai",
+        "drill-press",
+        "hammer",
+        "raised-bed-builder",
+        "rake",
+      ]);
       const bytes = indexToBytes(buildIndex(skills, readSkillDocument));
       const digest = createHash("sha256").update(bytes).digest("hex");
       expect({ version: INDEX_FORMAT_VERSION, digest }).toEqual({
-        version: 2,
-        digest: "5b5fc7b9519e3b05dc246c0ea13b71da0ca4b5fbab1c7b6860be67b10f414607",
+        version: 3,
+        digest: "399303346e54f9cde534584c45535a7885e809830d482518ced732c1e0be6eca",
       });
     } finally {
       await tree.remove();

@@ -42,6 +42,17 @@ const PIECES = [
   "٣",
   "Ⅻ",
   "\u0301",
+  "e\u0301",
+  "Résumé",
+  "ﬁle",
+  "ＡＰＩ",
+  "１２",
+  "हिन्दी",
+  "½",
+  "⑴",
+  "ı",
+  "Øre",
+  "ﷺ",
   "😀",
   "𝒜",
   "—",
@@ -74,7 +85,25 @@ describe("words", () => {
       "customer",
       "workflow",
     ]);
-    expect(words("Café naïve—déjà vu")).toEqual(["café", "naïve", "déjà", "vu"]);
+  });
+
+  it("spell words as people type them plainly: without Latin accents, in plain letters", () => {
+    expect(words("Café naïve—déjà vu, Straße, İstanbul, Œuvre")).toEqual([
+      "cafe",
+      "naive",
+      "deja",
+      "vu",
+      "strasse",
+      "istanbul",
+      "oeuvre",
+    ]);
+    expect(words("re\u0301sume\u0301")).toEqual(["resume"]);
+    expect(words("ＡＰＩ ﬁle")).toEqual(["api", "file"]);
+  });
+
+  it("keep a word of another script whole, with the marks that are part of its letters", () => {
+    expect(words("हिन्दी भाषा")).toEqual(["हिन्दी", "भाषा"]);
+    expect(words("Ελληνικά")).toEqual(["ελληνικά"]);
   });
 
   it("split Chinese and Japanese into pairs of neighbouring characters, and keep the run", () => {
