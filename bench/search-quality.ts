@@ -3,7 +3,9 @@
  * through the real MCP tool, and prints recall@1, @3, @10 and MRR overall and per difficulty, beside the
  * peer baseline (SQLite FTS5 BM25 over name and description), then the misses.
  *
- *   npm run bench:search -- <corpus folder> <queries.json>
+ *   npm run bench:search -- <corpus folder> <queries.json> [--typos]
+ *
+ * With --typos, each request is asked with one typing mistake in one of its words (see typos.ts).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -12,12 +14,20 @@ import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index
 import { createMcpServer } from "../src/mcp/index.js";
 import { buildIndex } from "../src/search/index.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
-import { judge, type Metrics, type Outcome, readQueries, summarizeByDifficulty } from "./scoring.js";
+import {
+  judge,
+  type LabeledQuery,
+  type Metrics,
+  type Outcome,
+  readQueries,
+  summarizeByDifficulty,
+} from "./scoring.js";
+import { withTypo } from "./typos.js";
 
 const SHOWN_RESULTS = 10;
 
-async function main(corpus: string, queriesFile: string): Promise<void> {
-  const queries = readQueries(queriesFile);
+async function main(corpus: string, queriesFile: string, typos: boolean): Promise<void> {
+  const queries = typos ? mistyped(readQueries(queriesFile)) : readQueries(queriesFile);
   const { catalog, issues } = loadCatalog(corpus);
   const skills = catalog.everything.skills;
   for (const issue of issues) console.error(`corpus: ${issue.path}: ${issue.reason}`);
@@ -62,6 +72,15 @@ async function main(corpus: string, queriesFile: string): Promise<void> {
   ]);
   printMisses("skills-mcp", ours);
   printMisses("FTS5 baseline", theirs);
+}
+
+/** The requests, each with one typing mistake; the mistakes are listed on stderr. */
+function mistyped(queries: readonly LabeledQuery[]): LabeledQuery[] {
+  return queries.map((query) => {
+    const { text, word } = withTypo(query.query, query.id);
+    console.error(`${query.id}: ${word === undefined ? "no word to mistype" : `${word.from} → ${word.to}`}`);
+    return { ...query, query: text };
+  });
 }
 
 /**
@@ -123,12 +142,12 @@ function printMisses(system: string, outcomes: readonly Outcome[]): void {
   }
 }
 
-const [corpus, queriesFile] = process.argv.slice(2);
-if (corpus === undefined || queriesFile === undefined) {
-  console.error("usage: npm run bench:search -- <corpus folder> <queries.json>");
+const [corpus, queriesFile, option] = process.argv.slice(2);
+if (corpus === undefined || queriesFile === undefined || (option !== undefined && option !== "--typos")) {
+  console.error("usage: npm run bench:search -- <corpus folder> <queries.json> [--typos]");
   process.exit(2);
 }
-main(corpus, queriesFile).catch((error: unknown) => {
+main(corpus, queriesFile, option === "--typos").catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });

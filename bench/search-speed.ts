@@ -2,7 +2,8 @@
  * Times the search index on a synthetic catalog: index build time (wall and CPU, SKILL.md read from disk
  * as at startup) and the memory the index holds, and p50/p99 latency of `search` in process, for short,
  * sentence-long and long requests, over the whole catalog and within one pack (a cached ceiling, and a
- * scope narrowed anew per call as list_skills(pack) does).
+ * scope narrowed anew per call as list_skills(pack) does), and for requests with a word mistyped (read
+ * as a word one mistake away, see SkillIndex).
  *
  *   npm run bench:search-speed -- [skills=10000] [queries=3000]
  */
@@ -12,6 +13,7 @@ import path from "node:path";
 import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { buildIndex, type SearchIndex } from "../src/search/index.js";
 import { syntheticQueries, writeSyntheticCatalog } from "./synthetic-catalog.js";
+import { withTypo } from "./typos.js";
 
 const SHOWN_RESULTS = 10;
 const WARM_UP_QUERIES = 200;
@@ -55,16 +57,27 @@ async function main(skillCount: number, queryCount: number): Promise<void> {
     ];
     for (const [label, scopeOf] of scopes) {
       for (const [words, subset] of byLength(queries)) {
-        const times = timeQueries(index, scopeOf, subset);
-        console.log(
-          `${label.padEnd(22)}${words.padEnd(16)}${String(subset.length).padStart(7)}` +
-            `${[0.5, 0.99, 1].map((q) => quantile(times, q).toFixed(3).padStart(10)).join("")}`,
-        );
+        printTimes(label, words, timeQueries(index, scopeOf, subset));
       }
+    }
+    const mistyped = queries.map((query, at) => withTypo(query, String(at)).text);
+    for (const [words, subset] of byLength(mistyped)) {
+      printTimes(
+        "all, a word mistyped",
+        words,
+        timeQueries(index, () => everything, subset),
+      );
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+function printTimes(scope: string, words: string, sortedTimes: readonly number[]): void {
+  console.log(
+    `${scope.padEnd(22)}${words.padEnd(16)}${String(sortedTimes.length).padStart(7)}` +
+      `${[0.5, 0.99, 1].map((q) => quantile(sortedTimes, q).toFixed(3).padStart(10)).join("")}`,
+  );
 }
 
 function byLength(queries: readonly string[]): [string, string[]][] {

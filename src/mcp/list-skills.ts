@@ -69,6 +69,10 @@ function bestMatches(index: SearchIndex, query: string, scope: Scope): Matches {
  */
 function formatMatches({ found, shown }: Matches, ceiling: Scope): string {
   const lines = shown.map((listed) => skillLine(listed, ceiling));
+  if (found.corrections.length > 0) {
+    // A word read otherwise is said first: the model may have meant it, and can ask again.
+    lines.unshift(`Read ${found.corrections.map(({ from, to }) => `"${from}" as "${to}"`).join(", ")}.`);
+  }
   const named = shown.reduce((count, { copies }) => count + 1 + copies.length, 0);
   const strongMore = found.strongMatches - named;
   if (strongMore > 0) {

@@ -2,6 +2,7 @@ import { grown } from "./arrays.js";
 import { FIELD_NAMES, type FieldName } from "./fields.js";
 import { type FingerprintTable, stemFingerprint } from "./fingerprints.js";
 import { Lexicon } from "./lexicon.js";
+import type { SpellingTable } from "./spelling.js";
 import { stem, WordScanner, type WordSink, words } from "./terms.js";
 
 /** How matches in each field add up; see docs/search.md. */
@@ -15,6 +16,14 @@ export interface RankingOptions {
 }
 
 const FIELDS = FIELD_NAMES.length;
+
+/** A request's words as an index knows them. */
+export interface RequestTerms {
+  /** The distinct terms of the request that some document holds. */
+  readonly terms: readonly number[];
+  /** The request's words that no document holds, folded, as typed. */
+  readonly unknown: readonly string[];
+}
 
 /**
  * Impacts are stored as one byte: the level of the saturated frequency tf / (k1 + tf), which lies in
@@ -66,17 +75,26 @@ export class Bm25fIndex {
     readonly levels: Uint8Array,
     readonly postingStarts: Uint32Array,
     readonly termWeights: Float64Array,
+    /** The catalog's words as spelled, for reading mistyped request words. */
+    readonly spellings: SpellingTable,
   ) {}
 
-  /** The distinct terms of a request that some document holds. */
-  termsOf(query: string): number[] {
-    const ids = new Set<number>();
+  /** The distinct terms of a request that some document holds, and its words that none does. */
+  termsOf(query: string): RequestTerms {
+    const terms = new Set<number>();
+    const unknown = new Set<string>();
     for (const word of words(query, this.scanner)) {
       const [hash, check] = stemFingerprint(stem(word));
       const id = this.terms.get(hash, check);
-      if (id >= 0) ids.add(id);
+      if (id >= 0) terms.add(id);
+      else unknown.add(word);
     }
-    return [...ids];
+    return { terms: [...terms], unknown: [...unknown] };
+  }
+
+  /** How many documents hold `term`. */
+  documentFrequency(term: number): number {
+    return (this.postingStarts[term + 1] as number) - (this.postingStarts[term] as number);
   }
 
   /**
@@ -295,7 +313,15 @@ export class Bm25fBuilder implements WordSink {
         postingAt[term] = posting + 1;
       }
     }
-    return new Bm25fIndex(this.lexicon.terms, gaps, gapStarts, levels, postingStarts, termWeights);
+    return new Bm25fIndex(
+      this.lexicon.terms,
+      gaps,
+      gapStarts,
+      levels,
+      postingStarts,
+      termWeights,
+      this.lexicon.spellings(),
+    );
   }
 
   /** Per document and field: the field's weight over its length normalization. */

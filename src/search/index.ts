@@ -11,7 +11,7 @@ import {
 import { type SearchIndex, SkillIndex } from "./skill-index.js";
 
 export type { RankingOptions } from "./bm25f.js";
-export type { SearchIndex, SearchResult } from "./skill-index.js";
+export type { Correction, SearchIndex, SearchResult } from "./skill-index.js";
 export { INDEX_FORMAT_VERSION, indexToBytes, type LoadedIndex };
 
 /**

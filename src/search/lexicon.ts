@@ -1,4 +1,5 @@
 import { FingerprintTable, mix, stemFingerprint } from "./fingerprints.js";
+import { SHORTEST_MISTYPED, SpellingTable } from "./spelling.js";
 import { keptWord, spelled, stem } from "./terms.js";
 
 /**
@@ -7,7 +8,8 @@ import { keptWord, spelled, stem } from "./terms.js";
  * a word not met before is made a string, checked against the stop list and stemmed. A catalog of 10,000
  * skills has 12 million words but only about 50,000 distinct ones; two of 200,000 distinct words would
  * share a fingerprint with odds of about 1 in 10^9, and would then share their postings. Lives only while
- * the index is built; the stems' fingerprints are what the index keeps (see `stemFingerprint`).
+ * the index is built; the index keeps the stems' fingerprints (see `stemFingerprint`) and, for reading
+ * mistyped request words, the words' (see {@link spellings}).
  */
 export class Lexicon {
   /** Term ids by the fingerprint of their stem. */
@@ -53,6 +55,25 @@ export class Lexicon {
       this.unicodeWords.set(word, term);
     }
     return term;
+  }
+
+  /**
+   * The indexed words met on the fast path, as spelled, that a mistyped request word could stand for: a
+   * letter shorter than the shortest word read as mistyped, or longer.
+   */
+  spellings(): SpellingTable {
+    const { slots } = this;
+    const hashes: number[] = [];
+    const checks: number[] = [];
+    const terms: number[] = [];
+    for (let at = 0; at < slots.length; at += 4) {
+      const term = (slots[at + 2] as number) - 2;
+      if (term < 0 || (slots[at + 3] as number) < SHORTEST_MISTYPED - 1) continue;
+      hashes.push(slots[at] as number);
+      checks.push(slots[at + 1] as number);
+      terms.push(term);
+    }
+    return SpellingTable.of(Int32Array.from(hashes), Int32Array.from(checks), Int32Array.from(terms));
   }
 
   private termOfStem(root: string): number {

@@ -6,6 +6,7 @@ import { FIELD_NAMES } from "./fields.js";
 import { FingerprintTable } from "./fingerprints.js";
 import { NameIndex } from "./names.js";
 import { type SearchIndex, SkillIndex } from "./skill-index.js";
+import { SpellingTable } from "./spelling.js";
 
 /**
  * The version of the saved layout and of everything that decides what an index holds: the analysis of
@@ -13,7 +14,7 @@ import { type SearchIndex, SkillIndex } from "./skill-index.js";
  * saved before are built anew instead of trusted; test/search/saved-index.test.ts holds the digest of a
  * saved fixture and fails when the bytes change while the version does not.
  */
-export const INDEX_FORMAT_VERSION = 3;
+export const INDEX_FORMAT_VERSION = 4;
 
 /**
  * A saved index is its header, then its typed arrays as they are in memory, each starting at a multiple of
@@ -24,7 +25,7 @@ export const INDEX_FORMAT_VERSION = 3;
  *     8  format version (u32)             32  catalog fingerprint (SHA-256, 32 bytes)
  *    12  byte-order mark 0x01020304       64  ranking options (11 f64: weights, length normalization, k1)
  *    16  CRC-32 of bytes 20 to the end   152  term count, trigram count (f64)
- *    20  skill count (u32)               168  element count of each array (11 f64); arrays from 256 on
+ *    20  skill count (u32)               168  element count of each array (14 f64); arrays from 280 on
  */
 const MAGIC = Buffer.from("SKILLIDX", "latin1");
 const VERSION_AT = 8;
@@ -45,7 +46,7 @@ const SWAPPED_BYTE_ORDER_MARK = 0x04030201;
 const NATIVE_LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 /** How many typed arrays an index saves (see {@link indexToBytes} for their order). */
-const ARRAY_COUNT = 11;
+const ARRAY_COUNT = 14;
 const HEADER_BYTES = COUNTS_AT + 8 * ARRAY_COUNT;
 
 /**
@@ -75,6 +76,9 @@ export function indexToBytes(index: SearchIndex): Uint8Array {
     terms.levels,
     terms.postingStarts,
     terms.termWeights,
+    terms.spellings.hashes,
+    terms.spellings.checks,
+    terms.spellings.terms,
     names.documentStarts,
     names.documents,
     names.trigrams.storage,
@@ -128,6 +132,9 @@ export function indexFromBytes(
   const levels = arrays.next(Uint8Array);
   const postingStarts = arrays.next(Uint32Array);
   const termWeights = arrays.next(Float64Array);
+  const spellingHashes = arrays.next(Int32Array);
+  const spellingChecks = arrays.next(Int32Array);
+  const spellingTerms = arrays.next(Int32Array);
   const nameStarts = arrays.next(Int32Array);
   const nameDocuments = arrays.next(Int32Array);
   const trigramSlots = arrays.next(Int32Array);
@@ -142,6 +149,10 @@ export function indexFromBytes(
     !isStarts(gapStarts, termCount, gaps.length) ||
     !isStarts(postingStarts, termCount, levels.length) ||
     termWeights.length !== termCount ||
+    spellingChecks.length !== spellingHashes.length ||
+    spellingTerms.length !== spellingHashes.length ||
+    !isAscending(spellingHashes) ||
+    !allBelow(spellingTerms, termCount) ||
     !isStarts(nameStarts, nameStarts.length - 1, skills.length) ||
     nameDocuments.length !== skills.length ||
     !allBelow(nameDocuments, skills.length) ||
@@ -157,6 +168,7 @@ export function indexFromBytes(
     levels,
     postingStarts,
     termWeights,
+    new SpellingTable(spellingHashes, spellingChecks, spellingTerms),
   );
   const names = new NameIndex(
     skills,
@@ -311,6 +323,12 @@ function isTable(slots: Int32Array, size: number): boolean {
     used++;
   }
   return used === size;
+}
+
+/** Whether the items never decrease: a binary search needs it. */
+function isAscending(items: Int32Array): boolean {
+  for (let i = 1; i < items.length; i++) if ((items[i - 1] as number) > (items[i] as number)) return false;
+  return true;
 }
 
 /** Whether every item is a valid position in a list of `length`. */

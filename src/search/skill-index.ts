@@ -1,5 +1,5 @@
 import type { Scope, Skill } from "../catalog/index.js";
-import type { Bm25fIndex, RankingOptions } from "./bm25f.js";
+import type { Bm25fIndex, RankingOptions, RequestTerms } from "./bm25f.js";
 import type { NameIndex } from "./names.js";
 
 /** What a search found: the best matches, and how many skills matched at all, and how well. */
@@ -14,10 +14,27 @@ export interface SearchResult {
    * contenders there are.
    */
   readonly strongMatches: number;
+  /** Request words no skill holds, read as a word one typing mistake away (see {@link SkillIndex}). */
+  readonly corrections: readonly Correction[];
+}
+
+/** A request word read as another. */
+export interface Correction {
+  /** The word as typed (folded). */
+  readonly from: string;
+  /** The word as a skill spells it. */
+  readonly to: string;
+}
+
+/** A correction, with the term it reads the word as. */
+interface Reading extends Correction {
+  readonly term: number;
 }
 
 /** The share of the best score from which a match counts as strong (see {@link SearchResult}). */
 const STRONG_MATCH = 0.5;
+/** How many of the best matches for the rest of a request decide how a mistyped word is read. */
+const CONTEXT_MATCHES = 30;
 
 /** Finds skills for a request, and names close to a mistyped one. Built once at startup; pure. */
 export interface SearchIndex {
@@ -30,10 +47,20 @@ export interface SearchIndex {
 /**
  * A catalog's search index: its terms' postings and its names' trigrams, over `skills` in this order.
  * Made by `buildIndex`, or loaded from bytes that `indexToBytes` gave (saved-index.ts).
+ *
+ * A request word that no skill holds is read as a word one typing mistake away, if the catalog has one
+ * (`kuberntes` as kubernetes): of several, the one most held by the best matches for the rest of the
+ * request (`fsiling` among test files and helper agents is failing, not filing), or, when the rest of the
+ * request matches nothing, the one most skills in scope hold. A word none of those best matches holds is left
+ * unread: it is more likely a word the catalog lacks than a mistake.
  */
 export class SkillIndex implements SearchIndex {
   private readonly scopes: ScopeMasks;
   private readonly accumulator: Accumulator;
+  /** The documents of a request's best matches, while a mistyped word is read; zeroed after. */
+  private readonly context: Uint8Array;
+  /** Counts the documents holding a term among some marked ones, while a mistyped word is read. */
+  private readonly counter: Accumulator;
 
   constructor(
     readonly skills: readonly Skill[],
@@ -44,16 +71,89 @@ export class SkillIndex implements SearchIndex {
   ) {
     this.scopes = new ScopeMasks(skills);
     this.accumulator = new Accumulator(skills.length);
+    this.context = new Uint8Array(skills.length);
+    this.counter = new Accumulator(skills.length);
   }
 
   search(query: string, scope: Scope, limit: number): SearchResult {
-    const { terms, skills } = this;
-    const found = this.accumulator.rank(terms, terms.termsOf(query), this.scopes.mask(scope), limit);
+    const { terms, skills, accumulator } = this;
+    const allowed = this.scopes.mask(scope);
+    const request = terms.termsOf(query);
+    accumulator.add(terms, request.terms, allowed);
+    const corrections = this.read(request, allowed);
+    accumulator.add(
+      terms,
+      corrections.map(({ term }) => term),
+      allowed,
+    );
+    const found = accumulator.finish(limit);
     return {
       skills: found.best.flatMap((document) => skills[document] ?? []),
       matched: found.matched,
       strongMatches: found.strong,
+      corrections: corrections.map(({ from, to }) => ({ from, to })),
     };
+  }
+
+  /**
+   * The request's unknown words read as words one mistake away, judged by the best matches for the rest
+   * of the request, which the accumulator holds, or by the skills in scope when the rest matches nothing.
+   */
+  private read(request: RequestTerms, allowed: Uint8Array | undefined): Reading[] {
+    const mistyped = request.unknown
+      .map((from) => ({ from, close: this.terms.spellings.closeTerms(from) }))
+      .filter(({ close }) => close.size > 0);
+    if (mistyped.length === 0) return [];
+    const { context } = this;
+    const best = this.accumulator.best(CONTEXT_MATCHES);
+    for (const document of best) context[document] = 1;
+    // Without best matches to judge by, any skill in scope will do.
+    const judges = best.length > 0 ? context : allowed;
+    const known = new Set(request.terms);
+    const readings: Reading[] = [];
+    for (const { from, close } of mistyped) {
+      const reading = this.likeliest(from, close, known, judges);
+      if (reading === undefined) continue;
+      readings.push(reading);
+      known.add(reading.term);
+    }
+    for (const document of best) context[document] = 0;
+    return readings;
+  }
+
+  /**
+   * Of the terms `from` may stand for (`close`, each with its spelling), the one that most of the skills
+   * marked in `judges` hold (all skills when undefined), more skills in all breaking ties. A term the
+   * request already has, or none of them holds, is not a reading.
+   */
+  private likeliest(
+    from: string,
+    close: ReadonlyMap<number, string>,
+    known: ReadonlySet<number>,
+    judges: Uint8Array | undefined,
+  ): Reading | undefined {
+    const { terms } = this;
+    let likeliest: Reading | undefined;
+    let likeliestWeight = 0;
+    for (const [term, to] of close) {
+      if (known.has(term)) continue;
+      const frequency = terms.documentFrequency(term);
+      const held = judges === undefined ? frequency : this.heldAmong(term, judges);
+      if (held === 0) continue;
+      // frequency / (frequency + 1) is below 1: it only breaks ties between equal counts of matches.
+      const weight = held + frequency / (frequency + 1);
+      if (weight > likeliestWeight) {
+        likeliest = { from, to, term };
+        likeliestWeight = weight;
+      }
+    }
+    return likeliest;
+  }
+
+  /** How many of the documents marked in `marks` hold `term`. */
+  private heldAmong(term: number, marks: Uint8Array): number {
+    this.counter.add(this.terms, [term], marks);
+    return this.counter.clear();
   }
 
   suggest(name: string, scope: Scope, limit = 3): Skill[] {
@@ -75,17 +175,39 @@ export class SkillIndex implements SearchIndex {
 class Accumulator {
   private readonly scores: Float64Array;
   private readonly touched: Int32Array;
+  /** Documents scored so far, in `touched`. */
+  private matched = 0;
 
   constructor(size: number) {
     this.scores = new Float64Array(size);
     this.touched = new Int32Array(size);
   }
 
-  rank(index: Bm25fIndex, terms: readonly number[], allowed: Uint8Array | undefined, limit: number): Ranked {
+  /** Adds the impacts of `terms` for the documents `allowed` lets through. */
+  add(index: Bm25fIndex, terms: readonly number[], allowed: Uint8Array | undefined): void {
     const { scores, touched } = this;
-    let matched = 0;
+    let matched = this.matched;
     for (const term of terms) matched = index.accumulate(term, allowed, scores, touched, matched);
-    const best = topDocuments(touched.subarray(0, matched), scores, limit);
+    this.matched = matched;
+  }
+
+  /** The `limit` best documents so far. */
+  best(limit: number): number[] {
+    return topDocuments(this.touched.subarray(0, this.matched), this.scores, limit);
+  }
+
+  /** How many documents were scored; the buffers are zeroed. */
+  clear(): number {
+    const { scores, touched, matched } = this;
+    for (let i = 0; i < matched; i++) scores[touched[i] as number] = 0;
+    this.matched = 0;
+    return matched;
+  }
+
+  /** The `limit` best documents and the counts of matches, after which the buffers are zeroed. */
+  finish(limit: number): Ranked {
+    const { scores, touched, matched } = this;
+    const best = this.best(limit);
     const strongScore = STRONG_MATCH * (scores[best[0] ?? 0] as number);
     let strong = 0;
     for (let i = 0; i < matched; i++) {
@@ -93,6 +215,7 @@ class Accumulator {
       if ((scores[document] as number) >= strongScore) strong++;
       scores[document] = 0;
     }
+    this.matched = 0;
     return { best, matched, strong };
   }
 }

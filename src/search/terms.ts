@@ -162,6 +162,18 @@ export function wordHashes(text: string, start: number, end: number): [hash: num
   return [hash, check];
 }
 
+/** The two hashes ({@link wordHashes}) of a word spelled `first` then `second`, of `secondLength`, from theirs. */
+export function joinedHashes(
+  first: readonly [hash: number, check: number],
+  second: readonly [hash: number, check: number],
+  secondLength: number,
+): [hash: number, check: number] {
+  return [
+    joinedHash(first[0], second[0], secondLength, HASH_MULTIPLIER),
+    joinedHash(first[1], second[1], secondLength, CHECK_MULTIPLIER),
+  ];
+}
+
 /** The polynomial hash of word a followed by word b, of length `bLength`, from theirs. */
 function joinedHash(a: number, b: number, bLength: number, multiplier: number): number {
   let shifted = a;

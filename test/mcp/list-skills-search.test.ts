@@ -60,6 +60,15 @@ describe("list_skills with query", () => {
     ]);
   });
 
+  it("reads a word no skill holds as the word one typing mistake away, and says so first", async () => {
+    const { text } = await call(client, "list_skills", { query: "prune the rsoes" });
+    expect(text.split("\n")).toEqual([
+      'Read "rsoes" as "roses".',
+      "prune-roses: Cut back roses in late winter.",
+      'Next: read_skill(skill="<name>").',
+    ]);
+  });
+
   it("searches within the pack argument", async () => {
     const { text } = await call(client, "list_skills", { query: "cut back report", pack: "garden" });
     expect(text).toMatch(/^prune-roses: .*\nNext:/);

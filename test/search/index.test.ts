@@ -39,6 +39,9 @@ const TREE = {
   "docs/chart-maker/SKILL.md": skillMd("chart-maker", "把表格数据可视化为图表 (widget charts)."),
   // accented, and in another language
   "docs/cv-writer/SKILL.md": skillMd("cv-writer", "Rédiger le résumé d’un widget, clair et net."),
+  // a mistyped word, read by the skills the rest of the request finds: failing or filing
+  "dev/flaky-tests/SKILL.md": skillMd("flaky-tests", "Find why widget tests keep failing."),
+  "finance/tax-filing/SKILL.md": skillMd("tax-filing", "Prepare widget tax filing forms."),
   // a short name inside a longer, mistyped one
   "docs/notes/SKILL.md": skillMd("notes", "Widget notes."),
   // a count in a request is not a topic
@@ -124,7 +127,51 @@ describe("search ranks", () => {
       skills: [],
       matched: 0,
       strongMatches: 0,
+      corrections: [],
     });
+  });
+});
+
+describe("a request word no skill holds", () => {
+  const search = (query: string, scope: Scope = catalog.everything) => {
+    const found = index.search(query, scope, 10);
+    return { first: found.skills[0]?.name, corrections: found.corrections };
+  };
+
+  it("is read as the word one typing mistake away, and the reading is told", () => {
+    for (const mistyped of ["kubrnetes", "kubernnetes", "kubernetse", "kubernetez"]) {
+      expect(search(mistyped)).toEqual({
+        first: "kubernetes-deploy",
+        corrections: [{ from: mistyped, to: "kubernetes" }],
+      });
+    }
+  });
+
+  it("is read as the close word the skills found by the rest of the request hold", () => {
+    expect(search("tests keep fsiling")).toEqual({
+      first: "flaky-tests",
+      corrections: [{ from: "fsiling", to: "failing" }],
+    });
+    expect(search("tax fsiling")).toEqual({
+      first: "tax-filing",
+      corrections: [{ from: "fsiling", to: "filing" }],
+    });
+  });
+
+  it("is left unread when none of those skills holds a close word", () => {
+    expect(search("rebase fsiling")).toEqual({ first: "rebase-guide", corrections: [] });
+  });
+
+  it("is read only as a word some skill in scope holds", () => {
+    expect(search("kubrnetes", catalog.everything.narrow(["finance"]))).toEqual({
+      first: undefined,
+      corrections: [],
+    });
+  });
+
+  it("is left unread when shorter than four letters, and a word some skill holds is never read", () => {
+    expect(search("gti")).toEqual({ first: undefined, corrections: [] });
+    expect(search("widgets").corrections).toEqual([]);
   });
 });
 

@@ -5,9 +5,11 @@ import path from "node:path";
 import { crc32 } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { syntheticQueries, writeSyntheticCatalog } from "../../bench/synthetic-catalog.js";
+import { withTypo } from "../../bench/typos.js";
 import { type Catalog, loadCatalog, readSkillDocument, type Scope } from "../../src/catalog/index.js";
 import {
   buildIndex,
+  type Correction,
   DEFAULT_RANKING,
   INDEX_FORMAT_VERSION,
   indexFromBytes,
@@ -17,19 +19,46 @@ import {
 import { ROOT } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
-/** What a user sees of a search: the skills shown, in order, and the counts behind "N more matched". */
-function answers(index: SearchIndex, queries: readonly string[], scopes: readonly Scope[]): unknown[] {
+/**
+ * What a user sees of a search: the skills shown, in order, the counts behind "N more matched", and the
+ * words read otherwise.
+ */
+type Answer = [query: string, found: string[], matched: number, strong: number, read: readonly Correction[]];
+
+function answers(index: SearchIndex, queries: readonly string[], scopes: readonly Scope[]): Answer[] {
   return scopes.flatMap((scope) =>
-    queries.map((query) => {
+    queries.map((query): Answer => {
       const found = index.search(query, scope, 10);
-      return [query, found.skills.map((skill) => skill.id), found.matched, found.strongMatches];
+      return [
+        query,
+        found.skills.map((skill) => skill.id),
+        found.matched,
+        found.strongMatches,
+        found.corrections,
+      ];
     }),
   );
 }
 
-function suggestions(index: SearchIndex, names: readonly string[], scopes: readonly Scope[]): unknown[] {
+/** Bytes per element of the arrays a saved index holds, in order (see indexToBytes). */
+const SAVED_ELEMENT_BYTES = [4, 1, 4, 1, 4, 8, 4, 4, 4, 4, 4, 4, 4, 4];
+
+/** Where array `index` of a saved index starts, and its element count: counts are f64s from byte 168. */
+function savedArray(bytes: Buffer, index: number): { at: number; count: number } {
+  let at = 168 + 8 * SAVED_ELEMENT_BYTES.length;
+  for (let i = 0; i < index; i++) {
+    at = Math.ceil((at + bytes.readDoubleLE(168 + 8 * i) * (SAVED_ELEMENT_BYTES[i] ?? 0)) / 8) * 8;
+  }
+  return { at, count: bytes.readDoubleLE(168 + 8 * index) };
+}
+
+function suggestions(
+  index: SearchIndex,
+  names: readonly string[],
+  scopes: readonly Scope[],
+): [name: string, suggested: string[]][] {
   return scopes.flatMap((scope) =>
-    names.map((name) => [name, index.suggest(name, scope, 5).map((skill) => skill.id)]),
+    names.map((name): [string, string[]] => [name, index.suggest(name, scope, 5).map((skill) => skill.id)]),
   );
 }
 
@@ -87,9 +116,7 @@ describe("a saved index, loaded again", () => {
     expect(scopes.length).toBeGreaterThan(5);
     const expected = answers(built, queries, scopes);
     // The requests find something, so that equal answers mean something.
-    expect(expected.filter((answer) => (answer as [string, string[]])[1].length > 0).length).toBeGreaterThan(
-      expected.length / 2,
-    );
+    expect(expected.filter(([, found]) => found.length > 0).length).toBeGreaterThan(expected.length / 2);
     expect(answers(loaded(bytes, catalog), queries, scopes)).toEqual(expected);
   });
 
@@ -97,9 +124,7 @@ describe("a saved index, loaded again", () => {
     const names = mistypedNames(catalog);
     const scopes = scopesOf(catalog).slice(0, 3);
     const expected = suggestions(built, names, scopes);
-    expect(expected.filter((answer) => (answer as [string, string[]])[1].length > 0).length).toBeGreaterThan(
-      expected.length / 2,
-    );
+    expect(expected.filter(([, found]) => found.length > 0).length).toBeGreaterThan(expected.length / 2);
     expect(suggestions(loaded(bytes, catalog), names, scopes)).toEqual(expected);
   });
 
@@ -127,10 +152,15 @@ describe.skipIf(!corpus)("a saved index of the real corpus (shared/bench)", () =
     const catalog = loadCatalog(CORPUS).catalog;
     const built = buildIndex(catalog.everything.skills, readSkillDocument);
     const index = loaded(indexToBytes(built), catalog);
-    const queries = (JSON.parse(readFileSync(QUERIES, "utf8")) as { query: string }[]).map((q) => q.query);
-    expect(queries.length).toBeGreaterThan(50);
+    const labeled = (JSON.parse(readFileSync(QUERIES, "utf8")) as { id: string; query: string }[]).flatMap(
+      ({ id, query }) => [query, withTypo(query, id).text],
+    );
+    expect(labeled.length).toBeGreaterThan(100);
     const scopes = scopesOf(catalog);
-    expect(answers(index, queries, scopes)).toEqual(answers(built, queries, scopes));
+    const expected = answers(built, labeled, scopes);
+    // Mistyped words are read in many of them, so that equal readings mean something.
+    expect(expected.filter(([, , , , read]) => read.length > 0).length).toBeGreaterThan(100);
+    expect(answers(index, labeled, scopes)).toEqual(expected);
     const names = mistypedNames(catalog);
     expect(suggestions(index, names, scopes)).toEqual(suggestions(built, names, scopes));
   });
@@ -240,10 +270,20 @@ describe("a saved index that does not fit is refused, saying why", () => {
   });
 
   it("refuses a crafted table with a valid checksum, which would never end a lookup", () => {
-    // The term table is the first array (element count at byte 168, data from 256): mark every slot used.
+    // The term table is the first array: mark every slot used.
     const crafted = Buffer.from(saved);
-    const slots = crafted.readDoubleLE(168);
-    for (let slot = 0; slot < slots / 3; slot++) crafted.writeInt32LE(1, 256 + 4 * (slot * 3 + 2));
+    const { at, count } = savedArray(crafted, 0);
+    for (let slot = 0; slot < count / 3; slot++) crafted.writeInt32LE(1, at + 4 * (slot * 3 + 2));
+    crafted.writeUInt32LE(crc32(crafted.subarray(20)), 16);
+    expect(problemWith(crafted)).toBe("damaged: malformed: its arrays do not fit together");
+  });
+
+  it("refuses crafted spellings out of order with a valid checksum, which a search could not find", () => {
+    // The spellings' hashes are the seventh array: put the last first.
+    const crafted = Buffer.from(saved);
+    const { at, count } = savedArray(crafted, 6);
+    expect(count).toBeGreaterThan(1);
+    crafted.writeInt32LE(crafted.readInt32LE(at + 4 * (count - 1)) + 1, at);
     crafted.writeUInt32LE(crc32(crafted.subarray(20)), 16);
     expect(problemWith(crafted)).toBe("damaged: malformed: its arrays do not fit together");
   });
@@ -328,8 +368,8 @@ describe("the saved format", () => {
       const bytes = indexToBytes(buildIndex(skills, readSkillDocument));
       const digest = createHash("sha256").update(bytes).digest("hex");
       expect({ version: INDEX_FORMAT_VERSION, digest }).toEqual({
-        version: 3,
-        digest: "399303346e54f9cde534584c45535a7885e809830d482518ced732c1e0be6eca",
+        version: 4,
+        digest: "f0e6bc0b618ade39978530fa916dff72d442276924dd3af930eea74d13691a6f",
       });
     } finally {
       await tree.remove();
@@ -338,7 +378,7 @@ describe("the saved format", () => {
 
   it("saves only an index that buildIndex made", () => {
     const foreign: SearchIndex = {
-      search: () => ({ skills: [], matched: 0, strongMatches: 0 }),
+      search: () => ({ skills: [], matched: 0, strongMatches: 0, corrections: [] }),
       suggest: () => [],
     };
     expect(() => indexToBytes(foreign)).toThrow("only an index made by buildIndex can be saved");
