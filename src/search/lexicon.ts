@@ -1,6 +1,8 @@
 import { FingerprintTable, mix, stemFingerprint } from "./fingerprints.js";
 import { SHORTEST_MISTYPED, SpellingTable } from "./spelling.js";
-import { keptWord, spelled, stem } from "./terms.js";
+import { keptWord, spelled, stem, wordHashes } from "./terms.js";
+
+const PLAIN_LETTERS = /^[a-z]+$/;
 
 /**
  * Maps words to term ids while a catalog is indexed, without making a string of every word: a word is
@@ -57,10 +59,7 @@ export class Lexicon {
     return term;
   }
 
-  /**
-   * The indexed words met on the fast path, as spelled, that a mistyped request word could stand for: a
-   * letter shorter than the shortest word read as mistyped, or longer.
-   */
+  /** The indexed words met, as spelled, that a mistyped request word could be read as (see `SpellingTable`). */
   spellings(): SpellingTable {
     const { slots } = this;
     const hashes: number[] = [];
@@ -68,12 +67,20 @@ export class Lexicon {
     const terms: number[] = [];
     for (let at = 0; at < slots.length; at += 4) {
       const term = (slots[at + 2] as number) - 2;
-      if (term < 0 || (slots[at + 3] as number) < SHORTEST_MISTYPED - 1) continue;
+      if (term < 0 || (slots[at + 3] as number) < SHORTEST_MISTYPED) continue;
       hashes.push(slots[at] as number);
       checks.push(slots[at + 1] as number);
       terms.push(term);
     }
-    return SpellingTable.of(Int32Array.from(hashes), Int32Array.from(checks), Int32Array.from(terms));
+    // Words that took the Unicode path but are spelled in plain letters once folded (`Straße`).
+    for (const [word, term] of this.unicodeWords) {
+      if (term < 0 || word.length < SHORTEST_MISTYPED || !PLAIN_LETTERS.test(word)) continue;
+      const [hash, check] = wordHashes(word, 0, word.length);
+      hashes.push(hash);
+      checks.push(check);
+      terms.push(term);
+    }
+    return SpellingTable.of(hashes, checks, terms);
   }
 
   private termOfStem(root: string): number {

@@ -14,7 +14,7 @@ import { SpellingTable } from "./spelling.js";
  * saved before are built anew instead of trusted; test/search/saved-index.test.ts holds the digest of a
  * saved fixture and fails when the bytes change while the version does not.
  */
-export const INDEX_FORMAT_VERSION = 4;
+export const INDEX_FORMAT_VERSION = 5;
 
 /**
  * A saved index is its header, then its typed arrays as they are in memory, each starting at a multiple of

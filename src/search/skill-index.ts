@@ -14,7 +14,10 @@ export interface SearchResult {
    * contenders there are.
    */
   readonly strongMatches: number;
-  /** Request words no skill holds, read as a word one typing mistake away (see {@link SkillIndex}). */
+  /**
+   * Request words no skill the caller may know of holds, read as a word one typing mistake away (see
+   * {@link SkillIndex}).
+   */
   readonly corrections: readonly Correction[];
 }
 
@@ -35,11 +38,20 @@ interface Reading extends Correction {
 const STRONG_MATCH = 0.5;
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
 const CONTEXT_MATCHES = 30;
+/**
+ * A request with more words than this that no skill the caller may know of holds is taken as written: it
+ * is more likely about something the catalog lacks than mistyped, and reading its words would find noise.
+ */
+const MOST_WORDS_READ = 3;
 
 /** Finds skills for a request, and names close to a mistyped one. Built once at startup; pure. */
 export interface SearchIndex {
-  /** Skills in `scope` ranked for `query`, best first. */
-  search(query: string, scope: Scope, limit: number): SearchResult;
+  /**
+   * Skills in `scope` ranked for `query`, best first. The words of `vocabulary` (by default `scope`) are
+   * those the caller may know of: its ceiling, when `scope` narrows that further. A request word no skill
+   * in `vocabulary` holds may be read as a word one typing mistake away (see {@link SkillIndex}).
+   */
+  search(query: string, scope: Scope, limit: number, vocabulary?: Scope): SearchResult;
   /** Up to `limit` skills in `scope` whose names are close to `name`, or else that its words find. */
   suggest(name: string, scope: Scope, limit?: number): Skill[];
 }
@@ -48,11 +60,12 @@ export interface SearchIndex {
  * A catalog's search index: its terms' postings and its names' trigrams, over `skills` in this order.
  * Made by `buildIndex`, or loaded from bytes that `indexToBytes` gave (saved-index.ts).
  *
- * A request word that no skill holds is read as a word one typing mistake away, if the catalog has one
- * (`kuberntes` as kubernetes): of several, the one most held by the best matches for the rest of the
- * request (`fsiling` among test files and helper agents is failing, not filing), or, when the rest of the
- * request matches nothing, the one most skills in scope hold. A word none of those best matches holds is left
- * unread: it is more likely a word the catalog lacks than a mistake.
+ * A request word that no skill the caller may know of holds is read as a word one typing mistake away
+ * that some skill in scope holds (`kuberntes` as kubernetes; see `SpellingTable.closeTerms`): of several,
+ * the one the 30 best matches for the rest of the request hold most strongly (`fsiling` beside test files
+ * is failing, beside tax forms filing), or, when the rest matches nothing, the one the skills in scope
+ * hold most. A word the best matches do not hold is left unread: it is more likely a word the catalog
+ * lacks than a mistake.
  */
 export class SkillIndex implements SearchIndex {
   private readonly scopes: ScopeMasks;
@@ -61,6 +74,7 @@ export class SkillIndex implements SearchIndex {
   private readonly context: Uint8Array;
   /** Counts the documents holding a term among some marked ones, while a mistyped word is read. */
   private readonly counter: Accumulator;
+  private readonly vocabularies: Vocabularies;
 
   constructor(
     readonly skills: readonly Skill[],
@@ -73,17 +87,18 @@ export class SkillIndex implements SearchIndex {
     this.accumulator = new Accumulator(skills.length);
     this.context = new Uint8Array(skills.length);
     this.counter = new Accumulator(skills.length);
+    this.vocabularies = new Vocabularies(terms, this.counter);
   }
 
-  search(query: string, scope: Scope, limit: number): SearchResult {
-    const { terms, skills, accumulator } = this;
-    const allowed = this.scopes.mask(scope);
+  search(query: string, scope: Scope, limit: number, vocabulary: Scope = scope): SearchResult {
+    const { terms, skills, accumulator, scopes } = this;
+    const allowed = scopes.mask(scope);
     const request = terms.termsOf(query);
-    accumulator.add(terms, request.terms, allowed);
-    const corrections = this.read(request, allowed);
+    accumulator.add(terms, [...request.known.keys()], allowed);
+    const readings = this.read(request, allowed, this.vocabularies.of(scopes.mask(vocabulary)));
     accumulator.add(
       terms,
-      corrections.map(({ term }) => term),
+      readings.map(({ term }) => term),
       allowed,
     );
     const found = accumulator.finish(limit);
@@ -91,28 +106,35 @@ export class SkillIndex implements SearchIndex {
       skills: found.best.flatMap((document) => skills[document] ?? []),
       matched: found.matched,
       strongMatches: found.strong,
-      corrections: corrections.map(({ from, to }) => ({ from, to })),
+      corrections: readings.map(({ from, to }) => ({ from, to })),
     };
   }
 
   /**
-   * The request's unknown words read as words one mistake away, judged by the best matches for the rest
-   * of the request, which the accumulator holds, or by the skills in scope when the rest matches nothing.
+   * The request's words no skill of the vocabulary holds, read as words one mistake away, judged by the
+   * best matches for the rest of the request, which the accumulator holds, or by the skills in scope when
+   * the rest matches nothing. A word only skills beyond the vocabulary hold counts as held by none, so
+   * that whether it is read does not tell the caller that skills it cannot see hold it.
    */
-  private read(request: RequestTerms, allowed: Uint8Array | undefined): Reading[] {
-    const mistyped = request.unknown
+  private read(
+    request: RequestTerms,
+    allowed: Uint8Array | undefined,
+    vocabulary: TermSet | undefined,
+  ): Reading[] {
+    const unknown = [...request.unknown];
+    for (const [term, word] of request.known) if (vocabulary?.has(term) === false) unknown.push(word);
+    if (unknown.length > MOST_WORDS_READ) return [];
+    const mistyped = unknown
       .map((from) => ({ from, close: this.terms.spellings.closeTerms(from) }))
       .filter(({ close }) => close.size > 0);
     if (mistyped.length === 0) return [];
     const { context } = this;
     const best = this.accumulator.best(CONTEXT_MATCHES);
     for (const document of best) context[document] = 1;
-    // Without best matches to judge by, any skill in scope will do.
-    const judges = best.length > 0 ? context : allowed;
-    const known = new Set(request.terms);
+    const known = new Set(request.known.keys());
     const readings: Reading[] = [];
     for (const { from, close } of mistyped) {
-      const reading = this.likeliest(from, close, known, judges);
+      const reading = this.likeliest(from, close, known, best.length > 0 ? context : undefined, allowed);
       if (reading === undefined) continue;
       readings.push(reading);
       known.add(reading.term);
@@ -122,36 +144,40 @@ export class SkillIndex implements SearchIndex {
   }
 
   /**
-   * Of the terms `from` may stand for (`close`, each with its spelling), the one that most of the skills
-   * marked in `judges` hold (all skills when undefined), more skills in all breaking ties. A term the
-   * request already has, or none of them holds, is not a reading.
+   * Of the terms `from` may stand for (`close`, each with its spelling), the one the best matches marked
+   * in `context` hold most strongly (the sum of its scores there), or, without them, the skills in scope.
+   * A term held by more than one skill in scope must be held by two of the best matches: a word the
+   * catalog lacks (`gear`) is often one mistake from a common word (`year`) that one match holds by chance.
    */
   private likeliest(
     from: string,
     close: ReadonlyMap<number, string>,
     known: ReadonlySet<number>,
-    judges: Uint8Array | undefined,
+    context: Uint8Array | undefined,
+    allowed: Uint8Array | undefined,
   ): Reading | undefined {
-    const { terms } = this;
     let likeliest: Reading | undefined;
     let likeliestWeight = 0;
     for (const [term, to] of close) {
       if (known.has(term)) continue;
-      const frequency = terms.documentFrequency(term);
-      const held = judges === undefined ? frequency : this.heldAmong(term, judges);
-      if (held === 0) continue;
-      // frequency / (frequency + 1) is below 1: it only breaks ties between equal counts of matches.
-      const weight = held + frequency / (frequency + 1);
-      if (weight > likeliestWeight) {
+      const judged = this.tally(term, context ?? allowed);
+      if (judged.documents === 0) continue;
+      if (context !== undefined && judged.documents < 2 && this.held(term, allowed) > 1) continue;
+      if (judged.score > likeliestWeight) {
         likeliest = { from, to, term };
-        likeliestWeight = weight;
+        likeliestWeight = judged.score;
       }
     }
     return likeliest;
   }
 
-  /** How many of the documents marked in `marks` hold `term`. */
-  private heldAmong(term: number, marks: Uint8Array): number {
+  /** How many of the documents marked in `marks` hold `term` (all documents when undefined). */
+  private held(term: number, marks: Uint8Array | undefined): number {
+    return marks === undefined ? this.terms.documentFrequency(term) : this.tally(term, marks).documents;
+  }
+
+  /** How many of the documents marked in `marks` hold `term`, and the sum of their scores for it. */
+  private tally(term: number, marks: Uint8Array | undefined): Tally {
     this.counter.add(this.terms, [term], marks);
     return this.counter.clear();
   }
@@ -196,12 +222,17 @@ class Accumulator {
     return topDocuments(this.touched.subarray(0, this.matched), this.scores, limit);
   }
 
-  /** How many documents were scored; the buffers are zeroed. */
-  clear(): number {
+  /** How many documents were scored and their scores' sum; the buffers are zeroed. */
+  clear(): Tally {
     const { scores, touched, matched } = this;
-    for (let i = 0; i < matched; i++) scores[touched[i] as number] = 0;
+    let score = 0;
+    for (let i = 0; i < matched; i++) {
+      const document = touched[i] as number;
+      score += scores[document] as number;
+      scores[document] = 0;
+    }
     this.matched = 0;
-    return matched;
+    return { documents: matched, score };
   }
 
   /** The `limit` best documents and the counts of matches, after which the buffers are zeroed. */
@@ -218,6 +249,11 @@ class Accumulator {
     this.matched = 0;
     return { best, matched, strong };
   }
+}
+
+interface Tally {
+  readonly documents: number;
+  readonly score: number;
 }
 
 interface Ranked {
@@ -252,6 +288,52 @@ function topDocuments(candidates: Int32Array, scores: Float64Array, limit: numbe
     if (best.length === limit) floor = scores[best[limit - 1] as number] as number;
   }
   return best;
+}
+
+/** Terms, as a bit each. */
+class TermSet {
+  private readonly bits: Uint32Array;
+
+  constructor(size: number) {
+    this.bits = new Uint32Array(Math.ceil(size / 32));
+  }
+
+  add(term: number): void {
+    this.bits[term >>> 5] = (this.bits[term >>> 5] as number) | (1 << (term & 31));
+  }
+
+  has(term: number): boolean {
+    return ((this.bits[term >>> 5] as number) & (1 << (term & 31))) !== 0;
+  }
+}
+
+/**
+ * The terms the documents of a mask hold (undefined for no mask: all documents hold all terms). Found for
+ * a mask when first asked, by a pass over every posting (about 50 ms at 10,000 skills), and kept while the
+ * mask lives: vocabularies are callers' ceilings, whose masks are reused across requests (see ScopeMasks).
+ */
+class Vocabularies {
+  private readonly found = new WeakMap<Uint8Array, TermSet>();
+
+  constructor(
+    private readonly index: Bm25fIndex,
+    private readonly counter: Accumulator,
+  ) {}
+
+  of(mask: Uint8Array | undefined): TermSet | undefined {
+    if (mask === undefined) return undefined;
+    let terms = this.found.get(mask);
+    if (terms === undefined) {
+      const { index, counter } = this;
+      terms = new TermSet(index.terms.size);
+      for (let term = 0; term < index.terms.size; term++) {
+        counter.add(index, [term], mask);
+        if (counter.clear().documents > 0) terms.add(term);
+      }
+      this.found.set(mask, terms);
+    }
+    return terms;
+  }
 }
 
 /**

@@ -1,13 +1,20 @@
 import { mix } from "./fingerprints.js";
-import { joinedHashes, wordHashes } from "./terms.js";
+import { joinedHashes, STOP_WORDS, wordHashes } from "./terms.js";
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 type Hashes = readonly [hash: number, check: number];
 const LETTER_HASHES: readonly Hashes[] = [...LETTERS].map((letter) => wordHashes(letter, 0, 1));
 
-/** Request words shorter than this are not read as mistyped: one mistake from a short word is another. */
+/**
+ * Words shorter than this are neither read as mistyped nor a reading: one mistake from a short word is
+ * often another word.
+ */
 export const SHORTEST_MISTYPED = 4;
+/** Longer words are not read as mistyped: no real word is, and the spellings to try grow with the square. */
+const LONGEST_MISTYPED = 32;
 const MISTYPABLE = /^[a-z]+$/;
+/** Stop words a mistyped word may be one mistake from (`wich`, `wile`): shorter ones are near too much. */
+const NEAR_STOP_WORDS = [...STOP_WORDS].filter((word) => MISTYPABLE.test(word) && word.length >= 3);
 
 /**
  * The catalog's words as spelled, each with its term, so that a request word no skill holds can be read
@@ -38,23 +45,33 @@ export class SpellingTable {
     }
   }
 
-  /** A table of the words given by their fingerprints and terms, in any order. */
-  static of(hashes: Int32Array, checks: Int32Array, terms: Int32Array): SpellingTable {
-    const order = Array.from(hashes.keys()).sort((a, b) => (hashes[a] as number) - (hashes[b] as number));
-    const pick = (values: Int32Array) => Int32Array.from(order, (at) => values[at] as number);
+  /** A table of the words given by their fingerprints and terms, in any order, each fingerprint once. */
+  static of(hashes: readonly number[], checks: readonly number[], terms: readonly number[]): SpellingTable {
+    const order = Array.from(hashes.keys()).sort(
+      (a, b) =>
+        (hashes[a] as number) - (hashes[b] as number) || (checks[a] as number) - (checks[b] as number),
+    );
+    const once = order.filter(
+      (at, i) =>
+        i === 0 || hashes[at] !== hashes[order[i - 1] ?? 0] || checks[at] !== checks[order[i - 1] ?? 0],
+    );
+    const pick = (values: readonly number[]) => Int32Array.from(once, (at) => values[at] as number);
     return new SpellingTable(pick(hashes), pick(checks), pick(terms));
   }
 
   /**
    * The terms of the catalog's words one typing mistake from `word` (a letter left out, added, changed,
    * or two neighbours swapped: most misspellings are one of these), each with the word as the catalog
-   * spells it. Only a word of at least {@link SHORTEST_MISTYPED} letters a to z is looked at. Each of the
-   * 50-odd spellings a letter of the word gives is hashed from the hashes of its two ends, not made.
+   * spells it. The first letter is taken as typed: people rarely mistype it (Pollock and Zamora, 1983). A
+   * word one mistake from a stop word is more likely that stop word mistyped (`wich`), and has none; so has
+   * a word that is not {@link SHORTEST_MISTYPED} to 32 letters a to z. Each of the 50-odd spellings a
+   * letter of the word gives is hashed from the hashes of its two ends, not made.
    */
   closeTerms(word: string): Map<number, string> {
     const close = new Map<number, string>();
-    if (word.length < SHORTEST_MISTYPED || !MISTYPABLE.test(word)) return close;
-    const length = word.length;
+    const { length } = word;
+    if (length < SHORTEST_MISTYPED || length > LONGEST_MISTYPED || !MISTYPABLE.test(word)) return close;
+    if (NEAR_STOP_WORDS.some((stopWord) => oneMistakeApart(word, stopWord))) return close;
     const heads = Array.from({ length: length + 1 }, (_, end) => wordHashes(word, 0, end));
     const tails = Array.from({ length: length + 1 }, (_, start) => wordHashes(word, start, length));
     const consider = (head: Hashes, tailAt: number, spell: () => string) => {
@@ -62,32 +79,27 @@ export class SpellingTable {
       const term = this.termOf(hash, check);
       if (term >= 0 && !close.has(term)) close.set(term, spell());
     };
-    for (let at = 0; at < length; at++) {
+    const withLetter = (head: Hashes, code: number) => joinedHashes(head, LETTER_HASHES[code] as Hashes, 1);
+    for (let at = 1; at < length; at++) {
       const head = heads[at] as Hashes;
+      const letter = word.charCodeAt(at) - 97;
       consider(head, at + 1, () => word.slice(0, at) + word.slice(at + 1));
-      const [letter, next] = [word.charCodeAt(at) - 97, word.charCodeAt(at + 1) - 97];
+      const next = word.charCodeAt(at + 1) - 97;
       if (at + 1 < length && next !== letter) {
-        const swapped = joinedHashes(
-          joinedHashes(head, LETTER_HASHES[next] as Hashes, 1),
-          LETTER_HASHES[letter] as Hashes,
-          1,
-        );
+        const swapped = withLetter(withLetter(head, next), letter);
         consider(swapped, at + 2, () => word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2));
       }
-      LETTER_HASHES.forEach((other, code) => {
-        if (code === letter) return;
-        consider(
-          joinedHashes(head, other, 1),
-          at + 1,
-          () => word.slice(0, at) + LETTERS[code] + word.slice(at + 1),
-        );
-      });
+      for (let code = 0; code < LETTERS.length; code++) {
+        if (code === letter) continue;
+        const spelling = () => word.slice(0, at) + LETTERS[code] + word.slice(at + 1);
+        consider(withLetter(head, code), at + 1, spelling);
+      }
     }
-    for (let at = 0; at <= length; at++) {
+    for (let at = 1; at <= length; at++) {
       const head = heads[at] as Hashes;
-      LETTER_HASHES.forEach((other, code) => {
-        consider(joinedHashes(head, other, 1), at, () => word.slice(0, at) + LETTERS[code] + word.slice(at));
-      });
+      for (let code = 0; code < LETTERS.length; code++) {
+        consider(withLetter(head, code), at, () => word.slice(0, at) + LETTERS[code] + word.slice(at));
+      }
     }
     return close;
   }
@@ -108,4 +120,25 @@ export class SpellingTable {
     }
     return -1;
   }
+}
+
+/** Whether `a` is one deletion, insertion, substitution or swap of neighbours from `b`, or is `b`. */
+export function oneMistakeApart(a: string, b: string): boolean {
+  if (a.length === b.length) {
+    let first = -1;
+    for (let at = 0; at < a.length; at++) {
+      if (a[at] === b[at]) continue;
+      if (first >= 0) {
+        const swapped = at === first + 1 && a[first] === b[at] && a[at] === b[first];
+        return swapped && a.slice(at + 1) === b.slice(at + 1);
+      }
+      first = at;
+    }
+    return true;
+  }
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  if (long.length !== short.length + 1) return false;
+  let at = 0;
+  while (at < short.length && short[at] === long[at]) at++;
+  return short.slice(at) === long.slice(at + 1);
 }

@@ -7,7 +7,7 @@ import { grown } from "./arrays.js";
  * English stop list, and numbers spelled out. Weighting by rarity does not take care of them, since
  * request words are often rare in skill text and would score as if meaningful.
  */
-const STOP_WORDS: ReadonlySet<string> = new Set([...stopwords, ...numberWords()]);
+export const STOP_WORDS: ReadonlySet<string> = new Set([...stopwords, ...numberWords()]);
 
 /**
  * Cardinal numbers spelled out ("six test files fail", "two baristas", "one run in five"). A request counts

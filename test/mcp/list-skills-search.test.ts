@@ -111,6 +111,40 @@ describe("list_skills with query", () => {
   });
 });
 
+describe("list_skills reading a mistyped word", () => {
+  let ownTree: TempTree;
+  let ownServer: RunningServer;
+
+  beforeAll(async () => {
+    ownTree = await makeTree({
+      "garden/prune-roses/SKILL.md": skillMd("prune-roses", "Cut back roses in late winter."),
+      "office/sales-trends/SKILL.md": skillMd("sales-trends", "Report when revenue rises."),
+    });
+    ownServer = await startServer(ownTree.dir);
+  });
+  afterAll(async () => {
+    await ownServer.close();
+    await ownTree.remove();
+  });
+
+  it("takes a word any skill within the ceiling holds as written, even outside the pack asked for", async () => {
+    const everyone = await ownServer.connect();
+    const { text } = await call(everyone, "list_skills", { query: "cut back rises", pack: "garden" });
+    expect(text.split("\n")[0]).toBe("prune-roses: Cut back roses in late winter.");
+  });
+
+  it("reads a word only skills beyond the ceiling hold as it reads a word none holds", async () => {
+    const gardener = await ownServer.connect({ headers: { "X-Skill-Pack": "garden" } });
+    for (const word of ["rises", "rozes"]) {
+      const { text } = await call(gardener, "list_skills", { query: `cut back ${word}` });
+      expect(text.split("\n").slice(0, 2)).toEqual([
+        `Read "${word}" as "roses".`,
+        "prune-roses: Cut back roses in late winter.",
+      ]);
+    }
+  });
+});
+
 describe("read_skill with an unknown name", () => {
   it("suggests close names and skills its words find", async () => {
     expect((await call(client, "read_skill", { skill: "report-bilder" })).text).toMatch(

@@ -133,8 +133,8 @@ describe("search ranks", () => {
 });
 
 describe("a request word no skill holds", () => {
-  const search = (query: string, scope: Scope = catalog.everything) => {
-    const found = index.search(query, scope, 10);
+  const search = (query: string, scope: Scope = catalog.everything, vocabulary = scope) => {
+    const found = index.search(query, scope, 10, vocabulary);
     return { first: found.skills[0]?.name, corrections: found.corrections };
   };
 
@@ -169,9 +169,36 @@ describe("a request word no skill holds", () => {
     });
   });
 
-  it("is left unread when shorter than four letters, and a word some skill holds is never read", () => {
+  it("is left unread when shorter than four letters, or when its close word is; a word held is not read", () => {
     expect(search("gti")).toEqual({ first: undefined, corrections: [] });
-    expect(search("widgets").corrections).toEqual([]);
+    expect(search("gitt")).toEqual({ first: undefined, corrections: [] });
+    expect(search("tax filing").corrections).toEqual([]);
+  });
+
+  it("is left unread in a request with more than three words no skill holds: it is about something else", () => {
+    expect(search("kubrnetes flurb glorp").corrections).toEqual([{ from: "kubrnetes", to: "kubernetes" }]);
+    expect(search("kubrnetes flurb glorp zonk").corrections).toEqual([]);
+  });
+
+  it("is read as a word held by several skills only when two of the best matches hold it", () => {
+    expect(search("widget notez").corrections).toEqual([{ from: "notez", to: "notes" }]);
+    expect(search("changelog notez").corrections).toEqual([]);
+  });
+
+  it("is read the same when only skills beyond the caller's vocabulary hold it, which must not show through", () => {
+    const finance = catalog.everything.narrow(["finance"]);
+    expect(search("tax failing", finance)).toEqual({
+      first: "tax-filing",
+      corrections: [{ from: "failing", to: "filing" }],
+    });
+    expect(search("tax failing", finance, catalog.everything)).toEqual({
+      first: "tax-filing",
+      corrections: [],
+    });
+    expect(search("tax faling", finance)).toEqual({
+      first: "tax-filing",
+      corrections: [{ from: "faling", to: "filing" }],
+    });
   });
 });
 

@@ -368,8 +368,8 @@ describe("the saved format", () => {
       const bytes = indexToBytes(buildIndex(skills, readSkillDocument));
       const digest = createHash("sha256").update(bytes).digest("hex");
       expect({ version: INDEX_FORMAT_VERSION, digest }).toEqual({
-        version: 4,
-        digest: "f0e6bc0b618ade39978530fa916dff72d442276924dd3af930eea74d13691a6f",
+        version: 5,
+        digest: "1fcb61f547aed2c6d56f641ea9c5c9b7084176077fe9f7964da6ec44c5610c42",
       });
     } finally {
       await tree.remove();

@@ -1,0 +1,73 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { oneMistakeApart, SpellingTable } from "../../src/search/spelling.js";
+import { wordHashes } from "../../src/search/terms.js";
+
+/** A table of `words`, the term of each being its position. */
+function tableOf(...words: string[]): SpellingTable {
+  const hashes = words.map((word) => wordHashes(word, 0, word.length));
+  return SpellingTable.of(
+    hashes.map(([hash]) => hash),
+    hashes.map(([, check]) => check),
+    words.map((_, term) => term),
+  );
+}
+
+describe("closeTerms", () => {
+  const table = tableOf("filing", "failing", "kubernetes", "wish", "deployment", "strasse");
+
+  it("finds the words one letter left out, added, changed or swapped away, with their spelling", () => {
+    expect(table.closeTerms("fsiling")).toEqual(
+      new Map([
+        [0, "filing"],
+        [1, "failing"],
+      ]),
+    );
+    for (const mistyped of ["kubrnetes", "kubernnetes", "kubernetse", "kubernetez", "kuberentes"]) {
+      expect(table.closeTerms(mistyped)).toEqual(new Map([[2, "kubernetes"]]));
+    }
+    expect(table.closeTerms("deploymnet")).toEqual(new Map([[4, "deployment"]]));
+    expect(table.closeTerms("kubrentes")).toEqual(new Map());
+  });
+
+  it("takes the first letter as typed", () => {
+    expect(table.closeTerms("diling")).toEqual(new Map());
+    expect(table.closeTerms("ufbernetes")).toEqual(new Map());
+  });
+
+  it("finds nothing for a word one mistake from a stop word, which it more likely is", () => {
+    expect(table.closeTerms("wisj")).toEqual(new Map([[3, "wish"]]));
+    expect(table.closeTerms("wich")).toEqual(new Map());
+  });
+
+  it("looks only at words of 4 to 32 letters a to z", () => {
+    expect(tableOf("fil").closeTerms("fi")).toEqual(new Map());
+    expect(table.closeTerms("strase")).toEqual(new Map([[5, "strasse"]]));
+    expect(table.closeTerms("straße")).toEqual(new Map());
+    const long = "a".repeat(32);
+    expect(tableOf(long).closeTerms(`${long}b`)).toEqual(new Map());
+    expect(tableOf(long).closeTerms(`${long.slice(1)}b`)).toEqual(new Map([[0, long]]));
+  });
+});
+
+describe("oneMistakeApart", () => {
+  const word = fc.stringMatching(/^[a-d]{0,8}$/);
+
+  it("agrees with the edits it names, on any pair of short words", () => {
+    fc.assert(
+      fc.property(word, word, (a, b) => {
+        const edits = new Set<string>([a]);
+        for (let at = 0; at <= a.length; at++) {
+          edits.add(a.slice(0, at) + a.slice(at + 1));
+          if (at + 1 < a.length) edits.add(a.slice(0, at) + a[at + 1] + a[at] + a.slice(at + 2));
+          for (const letter of "abcd") {
+            edits.add(a.slice(0, at) + letter + a.slice(at + 1));
+            edits.add(a.slice(0, at) + letter + a.slice(at));
+          }
+        }
+        expect(oneMistakeApart(a, b)).toBe(edits.has(b));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
