@@ -29,7 +29,7 @@ export function registerListSkillsTool(server: McpServer, context: ToolContext):
     runTool(listSkillsTool.name, context.onInternalError, () => {
       const scope = narrowByPack(context.scope, pack);
       if (query === undefined || query.trim() === "") return text(formatListing(scope, context.scope));
-      const best = bestMatches(context.index, query, scope, context.scope);
+      const best = bestMatches(context.index, query, scope);
       if (best.shown.length === 0) return text(noMatch(query, pack));
       return text(formatMatches(best, context.scope));
     }),
@@ -54,9 +54,9 @@ interface Matches {
  * Copies rank side by side and would otherwise take two of the few places; the search is asked again for
  * more when they do.
  */
-function bestMatches(index: SearchIndex, query: string, scope: Scope, ceiling: Scope): Matches {
+function bestMatches(index: SearchIndex, query: string, scope: Scope): Matches {
   for (let limit = LISTED_MATCHES; ; limit *= 2) {
-    const found = index.search(query, scope, limit, ceiling);
+    const found = index.search(query, scope, limit);
     const shown = withoutCopies(found.skills, scope).slice(0, LISTED_MATCHES);
     if (shown.length === LISTED_MATCHES || found.skills.length < limit) return { found, shown };
   }

@@ -19,8 +19,8 @@ const FIELDS = FIELD_NAMES.length;
 
 /** A request's words as an index knows them. */
 export interface RequestTerms {
-  /** The distinct terms of the request that some document holds, each with the first word giving it. */
-  readonly known: ReadonlyMap<number, string>;
+  /** The distinct terms of the request that some document holds. */
+  readonly terms: readonly number[];
   /** The request's distinct words that no document holds, folded, as typed. */
   readonly unknown: readonly string[];
 }
@@ -81,15 +81,15 @@ export class Bm25fIndex {
 
   /** The distinct terms of a request that some document holds, and its words that none does. */
   termsOf(query: string): RequestTerms {
-    const known = new Map<number, string>();
+    const terms = new Set<number>();
     const unknown = new Set<string>();
     for (const word of words(query, this.scanner)) {
       const [hash, check] = stemFingerprint(stem(word));
       const id = this.terms.get(hash, check);
-      if (id < 0) unknown.add(word);
-      else if (!known.has(id)) known.set(id, word);
+      if (id >= 0) terms.add(id);
+      else unknown.add(word);
     }
-    return { known, unknown: [...unknown] };
+    return { terms: [...terms], unknown: [...unknown] };
   }
 
   /** How many documents hold `term`. */

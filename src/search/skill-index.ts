@@ -14,10 +14,7 @@ export interface SearchResult {
    * contenders there are.
    */
   readonly strongMatches: number;
-  /**
-   * Request words no skill the caller may know of holds, read as a word one typing mistake away (see
-   * {@link SkillIndex}).
-   */
+  /** Request words no skill holds, read as a word one typing mistake away (see {@link SkillIndex}). */
   readonly corrections: readonly Correction[];
 }
 
@@ -39,19 +36,15 @@ const STRONG_MATCH = 0.5;
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
 const CONTEXT_MATCHES = 30;
 /**
- * A request with more words than this that no skill the caller may know of holds is taken as written: it
- * is more likely about something the catalog lacks than mistyped, and reading its words would find noise.
+ * A request with more words than this that no skill holds is taken as written: it is more likely about
+ * something the catalog lacks than mistyped, and reading its words would only find noise.
  */
 const MOST_WORDS_READ = 3;
 
 /** Finds skills for a request, and names close to a mistyped one. Built once at startup; pure. */
 export interface SearchIndex {
-  /**
-   * Skills in `scope` ranked for `query`, best first. The words of `vocabulary` (by default `scope`) are
-   * those the caller may know of: its ceiling, when `scope` narrows that further. A request word no skill
-   * in `vocabulary` holds may be read as a word one typing mistake away (see {@link SkillIndex}).
-   */
-  search(query: string, scope: Scope, limit: number, vocabulary?: Scope): SearchResult;
+  /** Skills in `scope` ranked for `query`, best first. */
+  search(query: string, scope: Scope, limit: number): SearchResult;
   /** Up to `limit` skills in `scope` whose names are close to `name`, or else that its words find. */
   suggest(name: string, scope: Scope, limit?: number): Skill[];
 }
@@ -60,12 +53,12 @@ export interface SearchIndex {
  * A catalog's search index: its terms' postings and its names' trigrams, over `skills` in this order.
  * Made by `buildIndex`, or loaded from bytes that `indexToBytes` gave (saved-index.ts).
  *
- * A request word that no skill the caller may know of holds is read as a word one typing mistake away
- * that some skill in scope holds (`kuberntes` as kubernetes; see `SpellingTable.closeTerms`): of several,
- * the one the 30 best matches for the rest of the request hold most strongly (`fsiling` beside test files
- * is failing, beside tax forms filing), or, when the rest matches nothing, the one the skills in scope
- * hold most. A word the best matches do not hold is left unread: it is more likely a word the catalog
- * lacks than a mistake.
+ * A request word that no skill holds is read as a word one typing mistake away that some skill in scope
+ * holds (`kuberntes` as kubernetes; see `SpellingTable.closeTerms`): of several, the one the 30 best
+ * matches for the rest of the request hold most strongly (`fsiling` beside test files is failing, beside
+ * tax forms filing). A word the best matches do not hold is left unread: it is more likely a word the
+ * catalog lacks than a mistake. Whether a word is held is the whole catalog's business, as are the word
+ * weights of the ranking: a ceiling limits the skills a caller sees, not the catalog's statistics.
  */
 export class SkillIndex implements SearchIndex {
   private readonly scopes: ScopeMasks;
@@ -74,7 +67,6 @@ export class SkillIndex implements SearchIndex {
   private readonly context: Uint8Array;
   /** Counts the documents holding a term among some marked ones, while a mistyped word is read. */
   private readonly counter: Accumulator;
-  private readonly vocabularies: Vocabularies;
 
   constructor(
     readonly skills: readonly Skill[],
@@ -87,15 +79,14 @@ export class SkillIndex implements SearchIndex {
     this.accumulator = new Accumulator(skills.length);
     this.context = new Uint8Array(skills.length);
     this.counter = new Accumulator(skills.length);
-    this.vocabularies = new Vocabularies(terms, this.counter);
   }
 
-  search(query: string, scope: Scope, limit: number, vocabulary: Scope = scope): SearchResult {
-    const { terms, skills, accumulator, scopes } = this;
-    const allowed = scopes.mask(scope);
+  search(query: string, scope: Scope, limit: number): SearchResult {
+    const { terms, skills, accumulator } = this;
+    const allowed = this.scopes.mask(scope);
     const request = terms.termsOf(query);
-    accumulator.add(terms, [...request.known.keys()], allowed);
-    const readings = this.read(request, allowed, this.vocabularies.of(scopes.mask(vocabulary)));
+    accumulator.add(terms, request.terms, allowed);
+    const readings = this.read(request, allowed);
     accumulator.add(
       terms,
       readings.map(({ term }) => term),
@@ -111,18 +102,12 @@ export class SkillIndex implements SearchIndex {
   }
 
   /**
-   * The request's words no skill of the vocabulary holds, read as words one mistake away, judged by the
-   * best matches for the rest of the request, which the accumulator holds, or by the skills in scope when
-   * the rest matches nothing. A word only skills beyond the vocabulary hold counts as held by none, so
-   * that whether it is read does not tell the caller that skills it cannot see hold it.
+   * The request's words no skill holds, read as words one mistake away, judged by the best matches for
+   * the rest of the request, which the accumulator holds, or by the skills in scope when the rest matches
+   * nothing.
    */
-  private read(
-    request: RequestTerms,
-    allowed: Uint8Array | undefined,
-    vocabulary: TermSet | undefined,
-  ): Reading[] {
-    const unknown = [...request.unknown];
-    for (const [term, word] of request.known) if (vocabulary?.has(term) === false) unknown.push(word);
+  private read(request: RequestTerms, allowed: Uint8Array | undefined): Reading[] {
+    const { unknown } = request;
     if (unknown.length > MOST_WORDS_READ) return [];
     const mistyped = unknown
       .map((from) => ({ from, close: this.terms.spellings.closeTerms(from) }))
@@ -131,7 +116,7 @@ export class SkillIndex implements SearchIndex {
     const { context } = this;
     const best = this.accumulator.best(CONTEXT_MATCHES);
     for (const document of best) context[document] = 1;
-    const known = new Set(request.known.keys());
+    const known = new Set(request.terms);
     const readings: Reading[] = [];
     for (const { from, close } of mistyped) {
       const reading = this.likeliest(from, close, known, best.length > 0 ? context : undefined, allowed);
@@ -145,9 +130,10 @@ export class SkillIndex implements SearchIndex {
 
   /**
    * Of the terms `from` may stand for (`close`, each with its spelling), the one the best matches marked
-   * in `context` hold most strongly (the sum of its scores there), or, without them, the skills in scope.
-   * A term held by more than one skill in scope must be held by two of the best matches: a word the
-   * catalog lacks (`gear`) is often one mistake from a common word (`year`) that one match holds by chance.
+   * in `context` hold most strongly (the sum of its scores there). A term held by more than one skill in
+   * scope must be held by two of the best matches: a word the catalog lacks (`gear`) is often one mistake
+   * from a common word (`year`) that one match holds by chance. Without best matches to judge by, a word
+   * is read only when a single close word is held in scope (`grey` could be gray or grep).
    */
   private likeliest(
     from: string,
@@ -158,17 +144,19 @@ export class SkillIndex implements SearchIndex {
   ): Reading | undefined {
     let likeliest: Reading | undefined;
     let likeliestWeight = 0;
+    let heldInScope = 0;
     for (const [term, to] of close) {
       if (known.has(term)) continue;
       const judged = this.tally(term, context ?? allowed);
       if (judged.documents === 0) continue;
+      heldInScope++;
       if (context !== undefined && judged.documents < 2 && this.held(term, allowed) > 1) continue;
       if (judged.score > likeliestWeight) {
         likeliest = { from, to, term };
         likeliestWeight = judged.score;
       }
     }
-    return likeliest;
+    return context === undefined && heldInScope > 1 ? undefined : likeliest;
   }
 
   /** How many of the documents marked in `marks` hold `term` (all documents when undefined). */
@@ -288,52 +276,6 @@ function topDocuments(candidates: Int32Array, scores: Float64Array, limit: numbe
     if (best.length === limit) floor = scores[best[limit - 1] as number] as number;
   }
   return best;
-}
-
-/** Terms, as a bit each. */
-class TermSet {
-  private readonly bits: Uint32Array;
-
-  constructor(size: number) {
-    this.bits = new Uint32Array(Math.ceil(size / 32));
-  }
-
-  add(term: number): void {
-    this.bits[term >>> 5] = (this.bits[term >>> 5] as number) | (1 << (term & 31));
-  }
-
-  has(term: number): boolean {
-    return ((this.bits[term >>> 5] as number) & (1 << (term & 31))) !== 0;
-  }
-}
-
-/**
- * The terms the documents of a mask hold (undefined for no mask: all documents hold all terms). Found for
- * a mask when first asked, by a pass over every posting (about 50 ms at 10,000 skills), and kept while the
- * mask lives: vocabularies are callers' ceilings, whose masks are reused across requests (see ScopeMasks).
- */
-class Vocabularies {
-  private readonly found = new WeakMap<Uint8Array, TermSet>();
-
-  constructor(
-    private readonly index: Bm25fIndex,
-    private readonly counter: Accumulator,
-  ) {}
-
-  of(mask: Uint8Array | undefined): TermSet | undefined {
-    if (mask === undefined) return undefined;
-    let terms = this.found.get(mask);
-    if (terms === undefined) {
-      const { index, counter } = this;
-      terms = new TermSet(index.terms.size);
-      for (let term = 0; term < index.terms.size; term++) {
-        counter.add(index, [term], mask);
-        if (counter.clear().documents > 0) terms.add(term);
-      }
-      this.found.set(mask, terms);
-    }
-    return terms;
-  }
 }
 
 /**

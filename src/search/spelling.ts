@@ -13,8 +13,8 @@ export const SHORTEST_MISTYPED = 4;
 /** Longer words are not read as mistyped: no real word is, and the spellings to try grow with the square. */
 const LONGEST_MISTYPED = 32;
 const MISTYPABLE = /^[a-z]+$/;
-/** Stop words a mistyped word may be one mistake from (`wich`, `wile`): shorter ones are near too much. */
-const NEAR_STOP_WORDS = [...STOP_WORDS].filter((word) => MISTYPABLE.test(word) && word.length >= 3);
+/** Stop words a mistyped word may be one mistake from (`wich`, `wile`): those spelled with letters only. */
+const NEAR_STOP_WORDS = [...STOP_WORDS].filter((word) => MISTYPABLE.test(word));
 
 /**
  * The catalog's words as spelled, each with its term, so that a request word no skill holds can be read

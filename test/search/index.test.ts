@@ -42,6 +42,8 @@ const TREE = {
   // a mistyped word, read by the skills the rest of the request finds: failing or filing
   "dev/flaky-tests/SKILL.md": skillMd("flaky-tests", "Find why widget tests keep failing."),
   "finance/tax-filing/SKILL.md": skillMd("tax-filing", "Prepare widget tax filing forms."),
+  // a word that needs Unicode handling, spelled plainly once folded
+  "docs/street-maps/SKILL.md": skillMd("street-maps", "Draw a widget map of each Straße."),
   // a short name inside a longer, mistyped one
   "docs/notes/SKILL.md": skillMd("notes", "Widget notes."),
   // a count in a request is not a topic
@@ -133,8 +135,8 @@ describe("search ranks", () => {
 });
 
 describe("a request word no skill holds", () => {
-  const search = (query: string, scope: Scope = catalog.everything, vocabulary = scope) => {
-    const found = index.search(query, scope, 10, vocabulary);
+  const search = (query: string, scope: Scope = catalog.everything) => {
+    const found = index.search(query, scope, 10);
     return { first: found.skills[0]?.name, corrections: found.corrections };
   };
 
@@ -145,6 +147,13 @@ describe("a request word no skill holds", () => {
         corrections: [{ from: mistyped, to: "kubernetes" }],
       });
     }
+  });
+
+  it("is read as a word written with letters that fold to a to z", () => {
+    expect(search("strase")).toEqual({
+      first: "street-maps",
+      corrections: [{ from: "strase", to: "strasse" }],
+    });
   });
 
   it("is read as the close word the skills found by the rest of the request hold", () => {
@@ -185,20 +194,21 @@ describe("a request word no skill holds", () => {
     expect(search("changelog notez").corrections).toEqual([]);
   });
 
-  it("is read the same when only skills beyond the caller's vocabulary hold it, which must not show through", () => {
+  it("is read only as a word some skill in scope holds, and a word any skill holds is never read", () => {
     const finance = catalog.everything.narrow(["finance"]);
-    expect(search("tax failing", finance)).toEqual({
-      first: "tax-filing",
-      corrections: [{ from: "failing", to: "filing" }],
-    });
-    expect(search("tax failing", finance, catalog.everything)).toEqual({
-      first: "tax-filing",
-      corrections: [],
-    });
     expect(search("tax faling", finance)).toEqual({
       first: "tax-filing",
       corrections: [{ from: "faling", to: "filing" }],
     });
+    expect(search("tax failing", finance)).toEqual({ first: "tax-filing", corrections: [] });
+  });
+
+  it("is read alone only when a single close word is held in scope", () => {
+    expect(search("kubrnetes").corrections).toEqual([{ from: "kubrnetes", to: "kubernetes" }]);
+    expect(search("fsiling").corrections).toEqual([]);
+    expect(search("fsiling", catalog.everything.narrow(["finance"])).corrections).toEqual([
+      { from: "fsiling", to: "filing" },
+    ]);
   });
 });
 
