@@ -59,7 +59,7 @@ export class Lexicon {
     return term;
   }
 
-  /** The indexed words met, as spelled, that a mistyped request word could be read as (see `SpellingTable`). */
+  /** The indexed words met, as spelled, that a mistyped request word may be read as (see `SpellingTable`). */
   spellings(): SpellingTable {
     const { slots } = this;
     const hashes: number[] = [];

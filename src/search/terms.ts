@@ -141,8 +141,9 @@ const CHECK_MULTIPLIER = 0x5bd1e995;
 
 /**
  * The two hashes a scanner gives a word spelled from `start` to `end` (polynomials over its characters,
- * case folded, `’` read as `'`, hyphens and underscores left out), computed from the text so that a
- * lexicon can find a word without making a string of it.
+ * folded, `’` read as `'`, hyphens and underscores left out), computed from the text so that a lexicon
+ * can find a word without making a string of it. Only for words the scanner's fast path takes, whose
+ * characters each fold to one character: of `ß` or `ﬁ` only the first folded character counts.
  */
 export function wordHashes(text: string, start: number, end: number): [hash: number, check: number] {
   let hash = 0;
@@ -162,7 +163,7 @@ export function wordHashes(text: string, start: number, end: number): [hash: num
   return [hash, check];
 }
 
-/** The two hashes ({@link wordHashes}) of a word spelled `first` then `second`, of `secondLength`, from theirs. */
+/** The two hashes ({@link wordHashes}) of a word spelled `first` then `second` (`secondLength` long). */
 export function joinedHashes(
   first: readonly [hash: number, check: number],
   second: readonly [hash: number, check: number],
@@ -182,10 +183,10 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
 }
 
 /**
- * Splits text into the words search indexes, the same way for skills and for requests. Spelling is folded
- * ({@link foldedSpelling}); words are runs of letters, digits and their marks; stop words and single letters are dropped, possessives folded. A
- * compound joined by hyphens or underscores yields its parts, each pair of neighbouring parts joined, and
- * the whole joined, so a request for `sub-workflow`, `subworkflows` or `code nodes` reaches
+ * Splits text into the words search indexes, the same way for skills and for requests. Spelling is
+ * folded ({@link foldedSpelling}); words are runs of letters, digits and their marks; stop words and
+ * single letters are dropped, possessives folded. A compound joined by hyphens or underscores yields its
+ * parts, each pair of neighbouring parts joined, and the whole joined, so a request for `sub-workflow`, `subworkflows` or `code nodes` reaches
  * `n8n-subworkflows-official` or `n8n-code-nodes`.
  *
  * Chinese and Japanese, written without spaces, are split around each character: `数据可视化` yields its
@@ -195,8 +196,9 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
  * Catalogs are large (10,000 skills hold about 12 million words), so words are scanned character by
  * character, hashed on the way, and handed over as spans. Only compounds holding a Chinese or Japanese
  * character or a character whose folded spelling is not one character of its kind (`ß`, `Σ`, combining
- * marks, letters outside the Basic Multilingual Plane) take the regular-expression path, several times slower a word. A scanner
- * keeps the character classes it has looked up, and is not shared between concurrent scans.
+ * marks, letters outside the Basic Multilingual Plane) take the regular-expression path, several times
+ * slower a word. A scanner keeps the character classes it has looked up, and is not shared between
+ * concurrent scans.
  */
 export class WordScanner {
   /** Non-ASCII character classes met so far: 0 for not yet met. */

@@ -119,6 +119,7 @@ describe("list_skills reading a mistyped word", () => {
     ownTree = await makeTree({
       "garden/prune-roses/SKILL.md": skillMd("prune-roses", "Cut back roses in late winter."),
       "office/sales-trends/SKILL.md": skillMd("sales-trends", "Report when revenue rises."),
+      "office/rose-sales/SKILL.md": skillMd("rose-sales", "Report the roses sold, and cut back stock."),
     });
     ownServer = await startServer(ownTree.dir);
   });
@@ -139,12 +140,13 @@ describe("list_skills reading a mistyped word", () => {
     }
   });
 
-  it("reads a word no skill holds as the close word a skill within the ceiling holds", async () => {
+  it("reads a word no skill holds, and still finds only skills within the ceiling", async () => {
     const gardener = await ownServer.connect({ headers: { "X-Skill-Pack": "garden" } });
     const { text } = await call(gardener, "list_skills", { query: "cut back rozes" });
-    expect(text.split("\n").slice(0, 2)).toEqual([
+    expect(text.split("\n")).toEqual([
       'Read "rozes" as "roses".',
       "prune-roses: Cut back roses in late winter.",
+      'Next: read_skill(skill="<name>").',
     ]);
   });
 });

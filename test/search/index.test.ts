@@ -203,12 +203,40 @@ describe("a request word no skill holds", () => {
     expect(search("tax failing", finance)).toEqual({ first: "tax-filing", corrections: [] });
   });
 
+  it("is not read as a word the request already has, nor two words as the same", () => {
+    expect(search("kubernetes kubrnetes").corrections).toEqual([]);
+    expect(search("kubrnetes kubernetse").corrections).toEqual([{ from: "kubrnetes", to: "kubernetes" }]);
+  });
+
   it("is read alone only when a single close word is held in scope", () => {
     expect(search("kubrnetes").corrections).toEqual([{ from: "kubrnetes", to: "kubernetes" }]);
     expect(search("fsiling").corrections).toEqual([]);
     expect(search("fsiling", catalog.everything.narrow(["finance"])).corrections).toEqual([
       { from: "fsiling", to: "filing" },
     ]);
+  });
+});
+
+describe("a close word several skills hold", () => {
+  let own: TempTree;
+  let ownCatalog: Catalog;
+  let ownIndex: SearchIndex;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "alpha/release-guide/SKILL.md": skillMd("release-guide", "Write the release notes of a widget."),
+      "beta/beta-log/SKILL.md": skillMd("beta-log", "Widget notes."),
+      "beta/gamma-log/SKILL.md": skillMd("gamma-log", "More widget notes."),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  it("is read when two of the best matches hold it, or when it is the only one in scope to", () => {
+    const read = (scope: Scope) => ownIndex.search("release notez", scope, 10).corrections;
+    expect(read(ownCatalog.everything)).toEqual([]);
+    expect(read(ownCatalog.everything.narrow(["alpha"]))).toEqual([{ from: "notez", to: "notes" }]);
   });
 });
 
