@@ -127,7 +127,7 @@ function startIndex(
 ): { index: SearchIndex; origin: "loaded" | "built" } {
   const started = performance.now();
   const saved = file === undefined ? undefined : readSavedIndex(file, logger);
-  if (file !== undefined && saved !== undefined) {
+  if (saved !== undefined) {
     const loaded = indexFromBytes(saved, skills);
     if (loaded.ok) {
       const ms = Math.round(performance.now() - started);

@@ -1,8 +1,6 @@
 import { FingerprintTable, mix, stemFingerprint } from "./fingerprints.js";
-import { SHORTEST_MISTYPED, SpellingTable } from "./spelling.js";
+import { PLAIN_LETTERS, SHORTEST_MISTYPED, SpellingTable } from "./spelling.js";
 import { keptWord, spelled, stem, wordHashes } from "./terms.js";
-
-const PLAIN_LETTERS = /^[a-z]+$/;
 
 /**
  * Maps words to term ids while a catalog is indexed, without making a string of every word: a word is

@@ -12,9 +12,10 @@ const LETTER_HASHES: readonly Hashes[] = [...LETTERS].map((letter) => wordHashes
 export const SHORTEST_MISTYPED = 4;
 /** Longer words are not read as mistyped: no real word is, and the spellings to try grow with the square. */
 const LONGEST_MISTYPED = 32;
-const MISTYPABLE = /^[a-z]+$/;
+/** A word of plain letters: the only words read as mistyped, and the only readings. */
+export const PLAIN_LETTERS = /^[a-z]+$/;
 /** Stop words a mistyped word may be one mistake from (`wich`, `wile`): those spelled with letters only. */
-const NEAR_STOP_WORDS = [...STOP_WORDS].filter((word) => MISTYPABLE.test(word));
+const NEAR_STOP_WORDS = [...STOP_WORDS].filter((word) => PLAIN_LETTERS.test(word));
 
 /**
  * The catalog's words as spelled, each with its term, so that a request word no skill holds can be read
@@ -70,7 +71,7 @@ export class SpellingTable {
   closeTerms(word: string): Map<number, string> {
     const close = new Map<number, string>();
     const { length } = word;
-    if (length < SHORTEST_MISTYPED || length > LONGEST_MISTYPED || !MISTYPABLE.test(word)) return close;
+    if (length < SHORTEST_MISTYPED || length > LONGEST_MISTYPED || !PLAIN_LETTERS.test(word)) return close;
     if (NEAR_STOP_WORDS.some((stopWord) => oneMistakeApart(word, stopWord))) return close;
     const heads = Array.from({ length: length + 1 }, (_, end) => wordHashes(word, 0, end));
     const tails = Array.from({ length: length + 1 }, (_, start) => wordHashes(word, start, length));

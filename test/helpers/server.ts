@@ -4,10 +4,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
+import { afterAll, beforeAll } from "vitest";
 import { type LoadedCatalog, loadCatalog, readSkillDocument } from "../../src/catalog/index.js";
 import { type HttpSettings, loadConfig } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
 import { buildIndex } from "../../src/search/index.js";
+import { makeTree, type TempTree, type TreeEntry } from "./skill-tree.js";
 
 export interface RunningServer {
   readonly url: string;
@@ -59,6 +61,39 @@ export async function startServer(
     async close() {
       await Promise.all(clients.map((client) => client.close()));
       await app.close();
+    },
+  };
+}
+
+/**
+ * Serves `entries` (see makeTree) to the tests of the enclosing suite: written, started and connected to
+ * before them, stopped and removed after. Its `server` and `client` are there once the tests run.
+ */
+export function serveTree(entries: Record<string, TreeEntry>): {
+  readonly server: RunningServer;
+  readonly client: Client;
+} {
+  let tree: TempTree | undefined;
+  let served: { server: RunningServer; client: Client } | undefined;
+  beforeAll(async () => {
+    tree = await makeTree(entries);
+    const server = await startServer(tree.dir);
+    served = { server, client: await server.connect() };
+  });
+  afterAll(async () => {
+    await served?.server.close();
+    await tree?.remove();
+  });
+  const running = () => {
+    if (served === undefined) throw new Error("serveTree's server runs only while its suite's tests do");
+    return served;
+  };
+  return {
+    get server() {
+      return running().server;
+    },
+    get client() {
+      return running().client;
     },
   };
 }

@@ -1,7 +1,6 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, type RunningServer, startServer } from "../helpers/server.js";
-import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+import { describe, expect, it } from "vitest";
+import { call, serveTree } from "../helpers/server.js";
+import { skillMd } from "../helpers/skill-tree.js";
 
 /**
  * One skill copied into two packs (same name and description), a third pack's skill of that name told
@@ -30,19 +29,7 @@ const TREE = {
 };
 const COPY_LINE = `alpha/docker-expert: ${COPIED} (also in beta)`;
 
-let tree: TempTree;
-let server: RunningServer;
-let client: Client;
-
-beforeAll(async () => {
-  tree = await makeTree(TREE);
-  server = await startServer(tree.dir);
-  client = await server.connect();
-});
-afterAll(async () => {
-  await server.close();
-  await tree.remove();
-});
+const served = serveTree(TREE);
 
 function skillLines(answer: string): string[] {
   return answer.split("\n").filter((line) => /^[\w/-]+: /.test(line) && !line.startsWith("Next: "));
@@ -50,7 +37,9 @@ function skillLines(answer: string): string[] {
 
 describe("a skill copied into several packs", () => {
   it("is one search result naming the other packs, and leaves its place to another skill", async () => {
-    const lines = skillLines((await call(client, "list_skills", { query: "safe container images" })).text);
+    const lines = skillLines(
+      (await call(served.client, "list_skills", { query: "safe container images" })).text,
+    );
     expect(lines[0]).toBe(COPY_LINE);
     expect(lines).toHaveLength(10);
     expect(new Set(lines).size).toBe(10);
@@ -58,7 +47,7 @@ describe("a skill copied into several packs", () => {
   });
 
   it("is one line of the listing", async () => {
-    const lines = skillLines((await call(client, "list_skills", {})).text);
+    const lines = skillLines((await call(served.client, "list_skills", {})).text);
     expect(lines).toContain(COPY_LINE);
     expect(lines.filter((line) => line.includes("docker-expert"))).toEqual([
       COPY_LINE,
@@ -68,7 +57,7 @@ describe("a skill copied into several packs", () => {
   });
 
   it("is not counted again among the matches left out", async () => {
-    const { text } = await call(client, "list_skills", { query: "weekly report" });
+    const { text } = await call(served.client, "list_skills", { query: "weekly report" });
     const lines = text.split("\n");
     expect(lines.slice(0, 10).every((line) => / \(also in epsilon\)$/.test(line))).toBe(true);
     expect(lines[10]).toBe(
@@ -77,9 +66,9 @@ describe("a skill copied into several packs", () => {
   });
 
   it("names only the packs in scope", async () => {
-    const inBeta = await call(client, "list_skills", { query: "safe container images", pack: "beta" });
+    const inBeta = await call(served.client, "list_skills", { query: "safe container images", pack: "beta" });
     expect(skillLines(inBeta.text)).toEqual([`beta/docker-expert: ${COPIED}`]);
-    const betaClient = await server.connect({ headers: { "X-Skill-Pack": "beta,gamma" } });
+    const betaClient = await served.server.connect({ headers: { "X-Skill-Pack": "beta,gamma" } });
     const listing = skillLines((await call(betaClient, "list_skills", {})).text);
     expect(listing).toEqual([
       `beta/docker-expert: ${COPIED}`,
@@ -89,7 +78,7 @@ describe("a skill copied into several packs", () => {
 
   it("can still be read from either pack", async () => {
     for (const skill of ["alpha/docker-expert", "beta/docker-expert"]) {
-      expect((await call(client, "read_skill", { skill })).text).toContain(COPIED);
+      expect((await call(served.client, "read_skill", { skill })).text).toContain(COPIED);
     }
   });
 });

@@ -1,7 +1,6 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, type RunningServer, startServer } from "../helpers/server.js";
-import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+import { describe, expect, it } from "vitest";
+import { call, serveTree } from "../helpers/server.js";
+import { skillMd } from "../helpers/skill-tree.js";
 
 /** Twelve skills about reports (one named for them), and one that is not. */
 const TREE = {
@@ -15,23 +14,11 @@ const TREE = {
   "garden/prune-roses/SKILL.md": skillMd("prune-roses", "Cut back roses in late winter."),
 };
 
-let tree: TempTree;
-let server: RunningServer;
-let client: Client;
-
-beforeAll(async () => {
-  tree = await makeTree(TREE);
-  server = await startServer(tree.dir);
-  client = await server.connect();
-});
-afterAll(async () => {
-  await server.close();
-  await tree.remove();
-});
+const served = serveTree(TREE);
 
 describe("list_skills with query", () => {
   it("shows the ten best matches, best first, and says the rest match only in part", async () => {
-    const { text, isError } = await call(client, "list_skills", { query: "weekly reports" });
+    const { text, isError } = await call(served.client, "list_skills", { query: "weekly reports" });
     expect(isError).toBe(false);
     const lines = text.split("\n");
     expect(lines[0]).toBe("report-builder: Build the weekly report from tickets.");
@@ -43,7 +30,7 @@ describe("list_skills with query", () => {
   });
 
   it("counts the strong matches left out, those scoring at least half the first one's", async () => {
-    const { text } = await call(client, "list_skills", { query: "a task that ends with a report" });
+    const { text } = await call(served.client, "list_skills", { query: "a task that ends with a report" });
     const lines = text.split("\n");
     expect(lines.slice(0, 10).every((line) => /^task-\d\d: /.test(line))).toBe(true);
     expect(lines.slice(10)).toEqual([
@@ -53,7 +40,7 @@ describe("list_skills with query", () => {
   });
 
   it("shows every match with no hint when ten or fewer match", async () => {
-    const { text } = await call(client, "list_skills", { query: "roses" });
+    const { text } = await call(served.client, "list_skills", { query: "roses" });
     expect(text.split("\n")).toEqual([
       "prune-roses: Cut back roses in late winter.",
       'Next: read_skill(skill="<name>").',
@@ -61,7 +48,7 @@ describe("list_skills with query", () => {
   });
 
   it("reads a word no skill holds as the word one typing mistake away, and says so first", async () => {
-    const { text } = await call(client, "list_skills", { query: "prune the rsoes" });
+    const { text } = await call(served.client, "list_skills", { query: "prune the rsoes" });
     expect(text.split("\n")).toEqual([
       'Read "rsoes" as "roses".',
       "prune-roses: Cut back roses in late winter.",
@@ -70,12 +57,12 @@ describe("list_skills with query", () => {
   });
 
   it("searches within the pack argument", async () => {
-    const { text } = await call(client, "list_skills", { query: "cut back report", pack: "garden" });
+    const { text } = await call(served.client, "list_skills", { query: "cut back report", pack: "garden" });
     expect(text).toMatch(/^prune-roses: .*\nNext:/);
   });
 
   it("never finds a skill outside the client's ceiling", async () => {
-    const gardener = await server.connect({ headers: { "X-Skill-Pack": "garden" } });
+    const gardener = await served.server.connect({ headers: { "X-Skill-Pack": "garden" } });
     expect((await call(gardener, "list_skills", { query: "weekly report roses" })).text).toMatch(
       /^prune-roses: .*\nNext:/,
     );
@@ -88,12 +75,12 @@ describe("list_skills with query", () => {
   });
 
   it("says when nothing matches, and what to do next", async () => {
-    const nowhere = await call(client, "list_skills", { query: "quantum chromodynamics" });
+    const nowhere = await call(served.client, "list_skills", { query: "quantum chromodynamics" });
     expect(nowhere).toEqual({
       isError: false,
       text: 'No skill matches "quantum chromodynamics". Describe the task in other words, or call list_packs to browse.',
     });
-    const inPack = await call(client, "list_skills", { query: "roses", pack: "office" });
+    const inPack = await call(served.client, "list_skills", { query: "roses", pack: "office" });
     expect(inPack.text).toBe(
       'No skill in "office" matches "roses". Describe the task in other words, search every pack by leaving ' +
         'out pack, or browse with list_skills(pack="office").',
@@ -101,7 +88,7 @@ describe("list_skills with query", () => {
   });
 
   it("lists alphabetically without a query", async () => {
-    const { text } = await call(client, "list_skills", {});
+    const { text } = await call(served.client, "list_skills", {});
     const names = text
       .split("\n")
       .slice(0, -1)
@@ -112,25 +99,15 @@ describe("list_skills with query", () => {
 });
 
 describe("list_skills reading a mistyped word", () => {
-  let ownTree: TempTree;
-  let ownServer: RunningServer;
-
-  beforeAll(async () => {
-    ownTree = await makeTree({
-      "garden/prune-roses/SKILL.md": skillMd("prune-roses", "Cut back roses in late winter."),
-      "office/sales-trends/SKILL.md": skillMd("sales-trends", "Report when revenue rises."),
-      "office/rose-sales/SKILL.md": skillMd("rose-sales", "Report the roses sold, and cut back stock."),
-    });
-    ownServer = await startServer(ownTree.dir);
-  });
-  afterAll(async () => {
-    await ownServer.close();
-    await ownTree.remove();
+  const own = serveTree({
+    "garden/prune-roses/SKILL.md": skillMd("prune-roses", "Cut back roses in late winter."),
+    "office/sales-trends/SKILL.md": skillMd("sales-trends", "Report when revenue rises."),
+    "office/rose-sales/SKILL.md": skillMd("rose-sales", "Report the roses sold, and cut back stock."),
   });
 
   it("takes a word some skill holds as written, even beyond the pack asked for or the ceiling", async () => {
-    const everyone = await ownServer.connect();
-    const gardener = await ownServer.connect({ headers: { "X-Skill-Pack": "garden" } });
+    const everyone = await own.server.connect();
+    const gardener = await own.server.connect({ headers: { "X-Skill-Pack": "garden" } });
     for (const [client, pack] of [
       [everyone, "garden"],
       [gardener, undefined],
@@ -141,7 +118,7 @@ describe("list_skills reading a mistyped word", () => {
   });
 
   it("reads a word no skill holds, and still finds only skills within the ceiling", async () => {
-    const gardener = await ownServer.connect({ headers: { "X-Skill-Pack": "garden" } });
+    const gardener = await own.server.connect({ headers: { "X-Skill-Pack": "garden" } });
     const { text } = await call(gardener, "list_skills", { query: "cut back rozes" });
     expect(text.split("\n")).toEqual([
       'Read "rozes" as "roses".',
@@ -153,10 +130,10 @@ describe("list_skills reading a mistyped word", () => {
 
 describe("read_skill with an unknown name", () => {
   it("suggests close names and skills its words find", async () => {
-    expect((await call(client, "read_skill", { skill: "report-bilder" })).text).toMatch(
+    expect((await call(served.client, "read_skill", { skill: "report-bilder" })).text).toMatch(
       /^No skill "report-bilder"\. Did you mean: report-builder/,
     );
-    expect((await call(client, "read_skill", { skill: "rose-pruning" })).text).toContain(
+    expect((await call(served.client, "read_skill", { skill: "rose-pruning" })).text).toContain(
       "Did you mean: prune-roses",
     );
   });
