@@ -3,16 +3,19 @@
  * through the real MCP tool, and prints recall@1, @3, @10 and MRR overall and per difficulty, beside the
  * peer baseline (SQLite FTS5 BM25 over name and description), then the misses.
  *
- *   npm run bench:search -- <corpus folder> <queries.json> [--typos]
+ *   npm run bench:search -- <corpus folder> <queries.json> [--typos] [--asked-by <agent queries.json>]
  *
- * With --typos, each request is asked with one typing mistake in one of its words (see typos.ts).
+ * With --typos, each request is asked with one typing mistake in one of its words (see typos.ts). With
+ * --asked-by, each request is asked as an agent phrased its query (see asked-by-agent.ts).
  */
+import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { createMcpServer } from "../src/mcp/index.js";
 import { buildIndex } from "../src/search/index.js";
+import { askedByAgent, readAgentQueries } from "./asked-by-agent.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
 import {
   judge,
@@ -26,8 +29,16 @@ import { withTypo } from "./typos.js";
 
 const SHOWN_RESULTS = 10;
 
-async function main(corpus: string, queriesFile: string, typos: boolean): Promise<void> {
-  const queries = typos ? mistyped(readQueries(queriesFile)) : readQueries(queriesFile);
+interface Options {
+  readonly typos: boolean;
+  readonly askedBy: string | undefined;
+}
+
+async function main(corpus: string, queriesFile: string, options: Options): Promise<void> {
+  const labeled = readQueries(queriesFile);
+  const asked =
+    options.askedBy === undefined ? labeled : askedByAgent(labeled, readAgentQueries(options.askedBy));
+  const queries = options.typos ? mistyped(asked) : asked;
   const { catalog, issues } = loadCatalog(corpus);
   const skills = catalog.everything.skills;
   for (const issue of issues) console.error(`corpus: ${issue.path}: ${issue.reason}`);
@@ -142,12 +153,33 @@ function printMisses(system: string, outcomes: readonly Outcome[]): void {
   }
 }
 
-const [corpus, queriesFile, option] = process.argv.slice(2);
-if (corpus === undefined || queriesFile === undefined || (option !== undefined && option !== "--typos")) {
-  console.error("usage: npm run bench:search -- <corpus folder> <queries.json> [--typos]");
+const USAGE = "usage: npm run bench:search -- <corpus folder> <queries.json> [--typos] [--asked-by <file>]";
+
+function exitWithUsage(problem?: string): never {
+  console.error(problem === undefined ? USAGE : `${problem}\n${USAGE}`);
   process.exit(2);
 }
-main(corpus, queriesFile, option === "--typos").catch((error: unknown) => {
+
+function parseCommandLine(): { corpus: string; queriesFile: string; options: Options } {
+  const { values, positionals } = parseOrExit();
+  const [corpus, queriesFile, ...extra] = positionals;
+  if (corpus === undefined || queriesFile === undefined || extra.length > 0) return exitWithUsage();
+  return { corpus, queriesFile, options: { typos: values.typos, askedBy: values["asked-by"] } };
+}
+
+function parseOrExit() {
+  try {
+    return parseArgs({
+      options: { typos: { type: "boolean", default: false }, "asked-by": { type: "string" } },
+      allowPositionals: true,
+    });
+  } catch (error) {
+    return exitWithUsage(error instanceof Error ? error.message : String(error));
+  }
+}
+
+const { corpus, queriesFile, options } = parseCommandLine();
+main(corpus, queriesFile, options).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });
