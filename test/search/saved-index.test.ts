@@ -14,6 +14,7 @@ import {
   INDEX_FORMAT_VERSION,
   indexFromBytes,
   indexToBytes,
+  type RankingOptions,
   type SearchIndex,
 } from "../../src/search/index.js";
 import { ROOT } from "../helpers/process.js";
@@ -365,7 +366,14 @@ describe("the saved format", () => {
         "raised-bed-builder",
         "rake",
       ]);
-      const bytes = indexToBytes(buildIndex(skills, readSkillDocument));
+      // Ranked with fixed options: tuning the default weights is not a change of format, and an index saved
+      // with other options than the server's is refused by its own check (above).
+      const ranking: RankingOptions = {
+        weights: { name: 4, description: 3, place: 0.25, headings: 1, body: 0.15 },
+        lengthNormalization: { name: 0.5, description: 1, place: 0.5, headings: 1, body: 1 },
+        k1: 2,
+      };
+      const bytes = indexToBytes(buildIndex(skills, readSkillDocument, ranking));
       const digest = createHash("sha256").update(bytes).digest("hex");
       expect({ version: INDEX_FORMAT_VERSION, digest }).toEqual({
         version: 5,
