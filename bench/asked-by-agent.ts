@@ -8,23 +8,40 @@ import type { LabeledQuery } from "./scoring.js";
 export type AgentQueries = ReadonlyMap<string, string>;
 
 export function readAgentQueries(file: string): AgentQueries {
-  const raw: unknown = JSON.parse(readFileSync(file, "utf8"));
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new Error(`${file}: expected a JSON object of request id to query`);
   }
-  const entries = Object.entries(raw);
-  const notText = entries.filter(([, query]) => typeof query !== "string" || query.trim() === "");
-  if (notText.length > 0) {
-    throw new Error(
-      `${file}: these ids need a query (non-empty text): ${notText.map(([id]) => id).join(", ")}`,
-    );
+  const queries = new Map<string, string>();
+  const blank: string[] = [];
+  for (const [id, query] of Object.entries(raw)) {
+    if (typeof query === "string" && query.trim() !== "") queries.set(id, query);
+    else blank.push(id);
   }
-  return new Map(entries as [string, string][]);
+  if (blank.length > 0)
+    throw new Error(`${file}: these ids need a query (non-empty text): ${blank.join(", ")}`);
+  return queries;
 }
 
-/** Each request asked as the agent phrased it; labels stay. Throws if the agent left a request out. */
+/**
+ * Each request asked as the agent phrased it; labels stay. Throws, naming them, if the agent left requests
+ * out: an agent's file must hold a query for every request of the set.
+ */
 export function askedByAgent(queries: readonly LabeledQuery[], agent: AgentQueries): LabeledQuery[] {
-  const missing = queries.filter(({ id }) => !agent.has(id)).map(({ id }) => id);
-  if (missing.length > 0) throw new Error(`no agent query for: ${missing.join(", ")}`);
-  return queries.map((query) => ({ ...query, query: agent.get(query.id) ?? query.query }));
+  const asked: LabeledQuery[] = [];
+  const missing: string[] = [];
+  for (const query of queries) {
+    const phrased = agent.get(query.id);
+    if (phrased === undefined) missing.push(query.id);
+    else asked.push({ ...query, query: phrased });
+  }
+  if (missing.length > 0) {
+    throw new Error(`no agent query for ${missing.join(", ")}: it needs one for every request of the set`);
+  }
+  return asked;
 }

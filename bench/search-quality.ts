@@ -4,9 +4,12 @@
  * peer baseline (SQLite FTS5 BM25 over name and description), then the misses.
  *
  *   npm run bench:search -- <corpus folder> <queries.json> [--typos] [--asked-by <agent queries.json>]
+ *     [--ranking <key=number,...>] [--ranks <out.json>]
  *
  * With --typos, each request is asked with one typing mistake in one of its words (see typos.ts). With
- * --asked-by, each request is asked as an agent phrased its query (see asked-by-agent.ts).
+ * --asked-by, each request is asked as an agent phrased its query (see asked-by-agent.ts). --ranking
+ * changes numbers of the shipped ranking, to try them (see ranking-overrides.ts); --ranks writes where
+ * each request's right skill ranked, for `npm run bench:compare-ranks` (see ranks.ts).
  */
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -14,9 +17,11 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { createMcpServer } from "../src/mcp/index.js";
-import { buildIndex } from "../src/search/index.js";
+import { buildIndex, type RankingOptions } from "../src/search/index.js";
 import { askedByAgent, readAgentQueries } from "./asked-by-agent.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
+import { rankingWith } from "./ranking-overrides.js";
+import { writeRanks } from "./ranks.js";
 import {
   judge,
   type LabeledQuery,
@@ -32,12 +37,13 @@ const SHOWN_RESULTS = 10;
 interface Options {
   readonly typos: boolean;
   readonly askedBy: string | undefined;
+  readonly ranking: RankingOptions;
+  readonly ranksFile: string | undefined;
 }
 
 async function main(corpus: string, queriesFile: string, options: Options): Promise<void> {
   const labeled = readQueries(queriesFile);
-  const asked =
-    options.askedBy === undefined ? labeled : askedByAgent(labeled, readAgentQueries(options.askedBy));
+  const asked = options.askedBy === undefined ? labeled : askedAs(options.askedBy, labeled);
   const queries = options.typos ? mistyped(asked) : asked;
   const { catalog, issues } = loadCatalog(corpus);
   const skills = catalog.everything.skills;
@@ -48,7 +54,7 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
   );
 
   const started = performance.now();
-  const index = buildIndex(skills, readSkillDocument);
+  const index = buildIndex(skills, readSkillDocument, options.ranking);
   const buildMs = performance.now() - started;
   const server = createMcpServer(
     { name: "skills-mcp", version: "bench" },
@@ -83,6 +89,17 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
   ]);
   printMisses("skills-mcp", ours);
   printMisses("FTS5 baseline", theirs);
+  if (options.ranksFile !== undefined) writeRanks(options.ranksFile, ours);
+}
+
+/** The requests as the agent of `file` phrased them; a problem with the file is said with its name. */
+function askedAs(file: string, labeled: readonly LabeledQuery[]): LabeledQuery[] {
+  const agent = readAgentQueries(file);
+  try {
+    return askedByAgent(labeled, agent);
+  } catch (error) {
+    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /** The requests, each with one typing mistake; the mistakes are listed on stderr. */
@@ -153,7 +170,8 @@ function printMisses(system: string, outcomes: readonly Outcome[]): void {
   }
 }
 
-const USAGE = "usage: npm run bench:search -- <corpus folder> <queries.json> [--typos] [--asked-by <file>]";
+const USAGE =
+  "usage: npm run bench:search -- <corpus folder> <queries.json> [--typos] [--asked-by <file>] [--ranking <key=number,...>] [--ranks <out.json>]";
 
 function exitWithUsage(problem?: string): never {
   console.error(problem === undefined ? USAGE : `${problem}\n${USAGE}`);
@@ -163,16 +181,42 @@ function exitWithUsage(problem?: string): never {
 function parseCommandLine(): { corpus: string; queriesFile: string; options: Options } {
   const { values, positionals } = parseOrExit();
   const [corpus, queriesFile, ...extra] = positionals;
-  if (corpus === undefined || queriesFile === undefined || extra.length > 0) return exitWithUsage();
-  return { corpus, queriesFile, options: { typos: values.typos, askedBy: values["asked-by"] } };
+  if (corpus === undefined || queriesFile === undefined) return exitWithUsage();
+  if (extra.length > 0) return exitWithUsage(`unexpected argument: ${extra.join(" ")}`);
+  for (const option of ["asked-by", "ranks"] as const) {
+    if (values[option] === "") return exitWithUsage(`--${option} needs a file`);
+  }
+  return {
+    corpus,
+    queriesFile,
+    options: {
+      typos: values.typos,
+      askedBy: values["asked-by"],
+      ranking: rankingOrExit(values.ranking ?? ""),
+      ranksFile: values.ranks,
+    },
+  };
 }
 
 function parseOrExit() {
   try {
     return parseArgs({
-      options: { typos: { type: "boolean", default: false }, "asked-by": { type: "string" } },
+      options: {
+        typos: { type: "boolean", default: false },
+        "asked-by": { type: "string" },
+        ranking: { type: "string" },
+        ranks: { type: "string" },
+      },
       allowPositionals: true,
     });
+  } catch (error) {
+    return exitWithUsage(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function rankingOrExit(overrides: string): RankingOptions {
+  try {
+    return rankingWith(overrides);
   } catch (error) {
     return exitWithUsage(error instanceof Error ? error.message : String(error));
   }

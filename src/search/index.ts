@@ -11,6 +11,7 @@ import {
 import { type SearchIndex, SkillIndex } from "./skill-index.js";
 
 export type { RankingOptions } from "./bm25f.js";
+export { FIELD_NAMES, type FieldName } from "./fields.js";
 export type { Correction, SearchIndex, SearchResult } from "./skill-index.js";
 export { INDEX_FORMAT_VERSION, indexToBytes, type LoadedIndex };
 

@@ -1,9 +1,11 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { askedByAgent, readAgentQueries } from "../../bench/asked-by-agent.js";
 import { type LabeledQuery, readQueries } from "../../bench/scoring.js";
+import { ROOT } from "../helpers/process.js";
 
 const requests: LabeledQuery[] = [
   {
@@ -23,6 +25,7 @@ const requests: LabeledQuery[] = [
 ];
 
 let dir: string;
+let written = 0;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "asked-by-agent-"));
 });
@@ -31,7 +34,8 @@ afterAll(async () => {
 });
 
 async function agentFile(content: string): Promise<string> {
-  const file = path.join(dir, `${Math.random().toString(36).slice(2)}.json`);
+  written++;
+  const file = path.join(dir, `agent-${written}.json`);
   await writeFile(file, content);
   return file;
 }
@@ -53,23 +57,37 @@ describe("askedByAgent", () => {
 
   it("refuses an agent file that leaves a request out, naming it", async () => {
     const file = await agentFile(JSON.stringify({ "q-1": "bash error handling" }));
-    expect(() => askedByAgent(requests, readAgentQueries(file))).toThrow("no agent query for: q-2");
+    expect(() => askedByAgent(requests, readAgentQueries(file))).toThrow(
+      "no agent query for q-2: it needs one for every request of the set",
+    );
   });
 
-  it("refuses a file that is not an object of non-empty queries, naming the ids", async () => {
-    await expect(agentFile("[]").then(readAgentQueries)).rejects.toThrow("expected a JSON object");
+  it("refuses a file that is not an object of non-empty queries, naming the file and the ids", async () => {
+    const array = await agentFile("[]");
+    expect(() => readAgentQueries(array)).toThrow(`${array}: expected a JSON object`);
+    const broken = await agentFile('{"q-1": "x"');
+    expect(() => readAgentQueries(broken)).toThrow(`${broken}: `);
     const blank = await agentFile(JSON.stringify({ "q-1": " ", "q-2": 3 }));
     expect(() => readAgentQueries(blank)).toThrow("these ids need a query (non-empty text): q-1, q-2");
   });
 });
 
 describe("the agents' queries kept in bench/queries/asked-by-agents", () => {
-  it("cover every request of the project's query sets", () => {
-    const sets = ["second-set.json", "file-names.json"].map((name) => path.join("bench/queries", name));
-    for (const agent of ["current-1", "current-2", "naming-tools-1", "naming-tools-2"]) {
-      const queries = readAgentQueries(path.join("bench/queries/asked-by-agents", `${agent}.json`));
-      for (const set of sets)
-        expect(askedByAgent(readQueries(set), queries)).toHaveLength(readQueries(set).length);
-    }
+  const agents = ["current-1", "current-2", "naming-tools-1", "naming-tools-2"].map((name) =>
+    path.join(ROOT, "bench/queries/asked-by-agents", `${name}.json`),
+  );
+  const check = (set: string) => {
+    for (const agent of agents)
+      expect(() => askedByAgent(readQueries(set), readAgentQueries(agent))).not.toThrow();
+  };
+
+  it("hold a query for every request of the project's two query sets", () => {
+    check(path.join(ROOT, "bench/queries/second-set.json"));
+    check(path.join(ROOT, "bench/queries/file-names.json"));
+  });
+
+  const devSet = path.join(ROOT, "../shared/bench/queries.json");
+  it.skipIf(!existsSync(devSet))("hold a query for every request of the dev set (../shared/bench)", () => {
+    check(devSet);
   });
 });

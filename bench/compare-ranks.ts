@@ -1,0 +1,37 @@
+/**
+ * Compares two runs of `npm run bench:search -- … --ranks <file>` request by request: how many requests
+ * the second ranks higher, how many lower, and which.
+ *
+ *   npm run bench:compare-ranks -- <before.json[,more.json…]> <after.json[,more.json…]>
+ *
+ * Files joined by commas are taken together (say, the three query sets of one run); ids must not repeat.
+ */
+import { type Ranks, rankChanges, readRanks } from "./ranks.js";
+
+function readAll(files: string): Ranks {
+  const ranks = new Map<string, number | null>();
+  for (const file of files.split(",")) {
+    for (const [id, rank] of readRanks(file)) {
+      if (ranks.has(id)) throw new Error(`${file}: request ${id} is in an earlier file too`);
+      ranks.set(id, rank);
+    }
+  }
+  return ranks;
+}
+
+const [before, after, ...extra] = process.argv.slice(2);
+if (before === undefined || after === undefined || extra.length > 0) {
+  console.error("usage: npm run bench:compare-ranks -- <before.json[,more.json…]> <after.json[,more.json…]>");
+  process.exit(2);
+}
+try {
+  const { higher, lower, same } = rankChanges(readAll(before), readAll(after));
+  console.log(
+    `${higher.length} ranked higher, ${lower.length} lower, ${same} the same (a miss counts as 11th)`,
+  );
+  if (higher.length > 0) console.log(`higher: ${higher.join(", ")}`);
+  if (lower.length > 0) console.log(`lower: ${lower.join(", ")}`);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+}
