@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readJsonObject } from "./json-object.js";
 import type { LabeledQuery } from "./scoring.js";
 
 /**
@@ -8,18 +8,9 @@ import type { LabeledQuery } from "./scoring.js";
 export type AgentQueries = ReadonlyMap<string, string>;
 
 export function readAgentQueries(file: string): AgentQueries {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new Error(`${file}: expected a JSON object of request id to query`);
-  }
   const queries = new Map<string, string>();
   const blank: string[] = [];
-  for (const [id, query] of Object.entries(raw)) {
+  for (const [id, query] of readJsonObject(file, "request id to query")) {
     if (typeof query === "string" && query.trim() !== "") queries.set(id, query);
     else blank.push(id);
   }

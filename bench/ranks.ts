@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
+import { readJsonObject } from "./json-object.js";
 import type { Outcome } from "./scoring.js";
 
 /** Where each request's right skill ranked, by request id; null when it was not among the 10 shown. */
@@ -10,23 +11,18 @@ export function writeRanks(file: string, outcomes: readonly Outcome[]): void {
 }
 
 export function readRanks(file: string): Ranks {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new Error(`${file}: expected a JSON object of request id to rank (1-10, or null)`);
-  }
   const ranks = new Map<string, number | null>();
   const bad: string[] = [];
-  for (const [id, rank] of Object.entries(raw)) {
-    if (rank === null || (Number.isInteger(rank) && rank >= 1 && rank <= 10)) ranks.set(id, rank);
-    else bad.push(id);
+  for (const [id, rank] of readJsonObject(file, "request id to rank (1-10, or null)")) {
+    if (rank === null || (typeof rank === "number" && Number.isInteger(rank) && rank >= 1 && rank <= 10)) {
+      ranks.set(id, rank);
+    } else {
+      bad.push(id);
+    }
   }
-  if (bad.length > 0)
+  if (bad.length > 0) {
     throw new Error(`${file}: a rank is 1-10, or null for a miss; not so for ${bad.join(", ")}`);
+  }
   return ranks;
 }
 

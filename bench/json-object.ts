@@ -1,0 +1,18 @@
+import { readFileSync } from "node:fs";
+
+/**
+ * The entries of the JSON object in `file`. Throws, naming the file, when it cannot be read or parsed or
+ * holds something else than an object; `holding` says what the object should map, for that message.
+ */
+export function readJsonObject(file: string, holding: string): [string, unknown][] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw new Error(`${file}: expected a JSON object of ${holding}`);
+  }
+  return Object.entries(raw);
+}
