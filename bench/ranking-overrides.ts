@@ -5,7 +5,7 @@ const KEYS = [...FIELD_NAMES, ...FIELD_NAMES.map((field) => `b.${field}`), "k1"]
 /**
  * The shipped ranking with some numbers changed, for trying settings through the real tool:
  * `description=2.5,headings=0.75` sets field weights, `b.body=0.9` a field's length normalization, `k1=1.5`
- * the saturation. Throws, naming the valid keys, on anything else.
+ * the saturation (a length normalization lies in 0-1). Throws, naming the valid keys, on anything else.
  */
 export function rankingWith(overrides: string): RankingOptions {
   const weights: Record<FieldName, number> = { ...DEFAULT_RANKING.weights };
@@ -14,8 +14,16 @@ export function rankingWith(overrides: string): RankingOptions {
   for (const item of overrides.split(",").filter((part) => part.trim() !== "")) {
     const [key = "", text = "", ...rest] = item.split("=").map((part) => part.trim());
     const value = Number(text);
-    if (!KEYS.includes(key) || text === "" || rest.length > 0 || !Number.isFinite(value) || value < 0) {
-      throw new Error(`bad ranking setting "${item}": use key=number (number ≥ 0), keys ${KEYS.join(", ")}`);
+    const largest = key.startsWith("b.") ? 1 : Number.POSITIVE_INFINITY;
+    if (
+      !KEYS.includes(key) ||
+      text === "" ||
+      rest.length > 0 ||
+      !(Number.isFinite(value) && value >= 0 && value <= largest)
+    ) {
+      throw new Error(
+        `bad ranking setting "${item}": use key=number, a number ≥ 0 (at most 1 for b.*), keys ${KEYS.join(", ")}`,
+      );
     }
     const field = FIELD_NAMES.find((name) => key === name || key === `b.${name}`);
     if (field === undefined) k1 = value;

@@ -83,7 +83,7 @@ describe("rankingWith", () => {
   });
 
   it("refuses unknown keys and bad numbers, listing the keys", () => {
-    for (const bad of ["desc=2", "body=-1", "k1=fast", "name", "name=1=2"]) {
+    for (const bad of ["desc=2", "body=-1", "k1=fast", "name", "name=1=2", "b.body=1.5", "k1=Infinity"]) {
       expect(() => rankingWith(bad)).toThrow(
         /bad ranking setting .*keys name, description, place, headings, body/,
       );
