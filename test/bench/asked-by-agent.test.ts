@@ -86,6 +86,12 @@ describe("the agents' queries kept in bench/queries/asked-by-agents", () => {
     check(path.join(ROOT, "bench/queries/file-names.json"));
   });
 
+  it("hold a query for every request of the set over the other collections", () => {
+    const set = readQueries(path.join(ROOT, "bench/queries/other-collections.json"));
+    const agent = path.join(ROOT, "bench/queries/asked-by-agents/other-collections-current.json");
+    expect(() => askedByAgent(set, readAgentQueries(agent))).not.toThrow();
+  });
+
   const devSet = path.join(ROOT, "../shared/bench/queries.json");
   it.skipIf(!existsSync(devSet))("hold a query for every request of the dev set (../shared/bench)", () => {
     check(devSet);
