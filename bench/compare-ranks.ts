@@ -10,7 +10,9 @@ import { type Ranks, rankChanges, readRanks } from "./ranks.js";
 
 function readAll(files: string): Ranks {
   const ranks = new Map<string, number | null>();
-  for (const file of files.split(",")) {
+  const names = files.split(",");
+  if (names.some((name) => name.trim() === "")) throw new Error(`an empty file name in "${files}"`);
+  for (const file of names) {
     for (const [id, rank] of readRanks(file)) {
       if (ranks.has(id)) throw new Error(`${file}: request ${id} is in an earlier file too`);
       ranks.set(id, rank);

@@ -2,12 +2,19 @@ import { readFileSync } from "node:fs";
 
 /**
  * The entries of the JSON object in `file`. Throws, naming the file, when it cannot be read or parsed or
- * holds something else than an object; `holding` says what the object should map, for that message.
+ * holds anything but an object; `holding` says what the object should map, for that message.
  */
 export function readJsonObject(file: string, holding: string): [string, unknown][] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = error instanceof Error && "code" in error ? String(error.code) : String(error);
+    throw new Error(`${file}: cannot read it (${code})`);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(text);
   } catch (error) {
     throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -11,6 +11,7 @@ export function rankingWith(overrides: string): RankingOptions {
   const weights: Record<FieldName, number> = { ...DEFAULT_RANKING.weights };
   const lengthNormalization: Record<FieldName, number> = { ...DEFAULT_RANKING.lengthNormalization };
   let k1 = DEFAULT_RANKING.k1;
+  const seen = new Set<string>();
   for (const item of overrides.split(",").filter((part) => part.trim() !== "")) {
     const [key = "", text = "", ...rest] = item.split("=").map((part) => part.trim());
     const value = Number(text);
@@ -25,6 +26,8 @@ export function rankingWith(overrides: string): RankingOptions {
         `bad ranking setting "${item}": use key=number, a number ≥ 0 (at most 1 for b.*), keys ${KEYS.join(", ")}`,
       );
     }
+    if (seen.has(key)) throw new Error(`bad ranking setting "${item}": ${key} is set twice`);
+    seen.add(key);
     const field = FIELD_NAMES.find((name) => key === name || key === `b.${name}`);
     if (field === undefined) k1 = value;
     else if (key.startsWith("b.")) lengthNormalization[field] = value;

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { readJsonObject } from "./json-object.js";
-import type { Outcome } from "./scoring.js";
+import { type Outcome, SHOWN_RESULTS } from "./scoring.js";
 
-/** Where each request's right skill ranked, by request id; null when it was not among the 10 shown. */
+/** Where each request's right skill ranked, by request id; null when it was not among those shown. */
 export type Ranks = ReadonlyMap<string, number | null>;
 
 export function writeRanks(file: string, outcomes: readonly Outcome[]): void {
@@ -13,23 +13,35 @@ export function writeRanks(file: string, outcomes: readonly Outcome[]): void {
 export function readRanks(file: string): Ranks {
   const ranks = new Map<string, number | null>();
   const bad: string[] = [];
-  for (const [id, rank] of readJsonObject(file, "request id to rank (1-10, or null)")) {
-    if (rank === null || (typeof rank === "number" && Number.isInteger(rank) && rank >= 1 && rank <= 10)) {
+  for (const [id, rank] of readJsonObject(file, `request id to rank (1-${SHOWN_RESULTS}, or null)`)) {
+    if (
+      rank === null ||
+      (typeof rank === "number" && Number.isInteger(rank) && rank >= 1 && rank <= SHOWN_RESULTS)
+    ) {
       ranks.set(id, rank);
     } else {
       bad.push(id);
     }
   }
   if (bad.length > 0) {
-    throw new Error(`${file}: a rank is 1-10, or null for a miss; not so for ${bad.join(", ")}`);
+    throw new Error(
+      `${file}: a rank is 1-${SHOWN_RESULTS}, or null for a miss; not so for ${bad.join(", ")}`,
+    );
   }
   return ranks;
 }
 
-/** A rank past the 10 shown counts as 11: a miss is below every rank shown, and all misses tie. */
-const MISSED = 11;
+/** Up to five ids and how many more: a whole query set's ids would bury the message. */
+function listed(ids: readonly string[]): string {
+  if (ids.length === 0) return "none";
+  const more = ids.length > 5 ? ` and ${ids.length - 5} more` : "";
+  return `${ids.slice(0, 5).join(", ")}${more}`;
+}
 
-const shown = (rank: number): string => (rank === MISSED ? "past 10" : String(rank));
+/** A miss counts as the rank after the last shown: below every rank shown, and all misses tie. */
+const MISSED = SHOWN_RESULTS + 1;
+
+const shown = (rank: number): string => (rank === MISSED ? `past ${SHOWN_RESULTS}` : String(rank));
 
 export interface RankChanges {
   readonly higher: readonly string[];
@@ -42,9 +54,13 @@ export interface RankChanges {
  * change that moves some requests up and as many down. Throws if the two do not hold the same requests.
  */
 export function rankChanges(before: Ranks, after: Ranks): RankChanges {
-  const onlyOne = [...before.keys(), ...after.keys()].filter((id) => !(before.has(id) && after.has(id)));
-  if (onlyOne.length > 0)
-    throw new Error(`the two hold different requests: ${[...new Set(onlyOne)].join(", ")}`);
+  const onlyBefore = [...before.keys()].filter((id) => !after.has(id));
+  const onlyAfter = [...after.keys()].filter((id) => !before.has(id));
+  if (onlyBefore.length > 0 || onlyAfter.length > 0) {
+    throw new Error(
+      `the two runs hold different requests: only before, ${listed(onlyBefore)}; only after, ${listed(onlyAfter)}`,
+    );
+  }
   const higher: string[] = [];
   const lower: string[] = [];
   let same = 0;

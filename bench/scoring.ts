@@ -1,5 +1,8 @@
 import { readFileSync } from "node:fs";
 
+/** How many results a search shows, as the tool does: recall@10 and MRR are over these. */
+export const SHOWN_RESULTS = 10;
+
 /** One labeled request of a search benchmark (format: shared/bench/README.md). */
 export interface LabeledQuery {
   readonly id: string;

@@ -11,6 +11,8 @@
  * changes numbers of the shipped ranking, to try them (see ranking-overrides.ts); --ranks writes where
  * each request's right skill ranked, for `npm run bench:compare-ranks` (see ranks.ts).
  */
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -28,11 +30,10 @@ import {
   type Metrics,
   type Outcome,
   readQueries,
+  SHOWN_RESULTS,
   summarizeByDifficulty,
 } from "./scoring.js";
 import { withTypo } from "./typos.js";
-
-const SHOWN_RESULTS = 10;
 
 interface Options {
   readonly typos: boolean;
@@ -185,6 +186,10 @@ function parseCommandLine(): { corpus: string; queriesFile: string; options: Opt
   if (extra.length > 0) return exitWithUsage(`unexpected argument: ${extra.join(" ")}`);
   for (const option of ["asked-by", "ranks"] as const) {
     if (values[option] === "") return exitWithUsage(`--${option} needs a file`);
+  }
+  if (values.ranking?.trim() === "") return exitWithUsage("--ranking needs key=number settings");
+  if (values.ranks !== undefined && !existsSync(path.dirname(path.resolve(values.ranks)))) {
+    return exitWithUsage(`--ranks ${values.ranks}: its folder does not exist`);
   }
   return {
     corpus,

@@ -38,6 +38,11 @@ describe("ranks", () => {
     );
   });
 
+  it("refuse a file that cannot be read, saying so once", () => {
+    const file = path.join(dir, "absent.json");
+    expect(() => readRanks(file)).toThrow(`${file}: cannot read it (ENOENT)`);
+  });
+
   it("refuse a file whose ranks are not 1-10 or null, naming the file and the ids", async () => {
     const file = path.join(dir, "bad.json");
     await writeFile(file, JSON.stringify({ "q-1": 0, "q-2": 11, "q-3": "1", "q-4": 3 }));
@@ -67,7 +72,13 @@ describe("ranks", () => {
   });
 
   it("refuse to compare runs of different requests", () => {
-    expect(() => rankChanges(new Map([["a", 1]]), new Map([["b", 1]]))).toThrow("different requests: a, b");
+    expect(() => rankChanges(new Map([["a", 1]]), new Map([["b", 1]]))).toThrow(
+      "the two runs hold different requests: only before, a; only after, b",
+    );
+    const many = new Map(Array.from({ length: 8 }, (_, i): [string, number] => [`q-${i}`, 1]));
+    expect(() => rankChanges(many, new Map())).toThrow(
+      "only before, q-0, q-1, q-2, q-3, q-4 and 3 more; only after, none",
+    );
   });
 });
 
@@ -80,6 +91,10 @@ describe("rankingWith", () => {
       k1: 1.5,
     });
     expect(rankingWith("")).toEqual(DEFAULT_RANKING);
+  });
+
+  it("refuses a key set twice", () => {
+    expect(() => rankingWith("description=2,description=3")).toThrow("description is set twice");
   });
 
   it("refuses unknown keys and bad numbers, listing the keys", () => {

@@ -1,0 +1,129 @@
+import { execFile } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/process.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+
+/** The bench commands as people run them: through tsx, with their exit codes and messages. */
+
+const TSX = path.join(ROOT, "node_modules/tsx/dist/cli.mjs");
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function bench(script: string, args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [TSX, path.join(ROOT, "bench", script), ...args],
+      { cwd: ROOT, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+let tree: TempTree;
+const file = (name: string) => path.join(tree.dir, name);
+
+beforeAll(async () => {
+  tree = await makeTree({
+    "corpus/tools/hammer/SKILL.md": skillMd("hammer", "Drive nails into wood and pull bent nails out."),
+    "corpus/tools/saw/SKILL.md": skillMd("saw", "Cut planks and boards to length."),
+    "corpus/garden/rake/SKILL.md": skillMd("rake", "Gather fallen leaves from a lawn."),
+    "corpus/camp/lantern/SKILL.md": skillMd("lantern", "A light to take camping."),
+    "corpus/camp/wick-kit/SKILL.md": skillMd(
+      "wick-kit",
+      "Repair a lantern with new wicks, lantern glass and lantern fuel.",
+    ),
+    "lantern.json": JSON.stringify([
+      { id: "q-4", query: "lantern", expected: ["camp/lantern"], difficulty: "easy" },
+    ]),
+    "queries.json": JSON.stringify([
+      { id: "q-1", query: "pull a bent nail", expected: ["tools/hammer"], difficulty: "easy" },
+      { id: "q-2", query: "leaves all over the lawn", expected: ["garden/rake"], difficulty: "easy" },
+      { id: "q-3", query: "fix a wobbly chair leg", expected: ["tools/saw"], difficulty: "hard" },
+    ]),
+  });
+});
+afterAll(async () => {
+  await tree.remove();
+});
+
+describe("npm run bench:search", () => {
+  it("writes where each request's right skill ranked, with the ranking asked for", async () => {
+    const run = await bench("search-quality.ts", [
+      file("corpus"),
+      file("queries.json"),
+      "--ranking",
+      "description=2.5,headings=0.75",
+      "--ranks",
+      file("ranks.json"),
+    ]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(await readFile(file("ranks.json"), "utf8"))).toEqual({
+      "q-1": 1,
+      "q-2": 1,
+      "q-3": null,
+    });
+  });
+
+  it("ranks with the settings given: a lighter name lets a description full of the word win", async () => {
+    const shipped = await bench("search-quality.ts", [
+      file("corpus"),
+      file("lantern.json"),
+      "--ranks",
+      file("l1.json"),
+    ]);
+    const light = await bench("search-quality.ts", [
+      file("corpus"),
+      file("lantern.json"),
+      "--ranking",
+      "name=0.1,description=10",
+      "--ranks",
+      file("l2.json"),
+    ]);
+    expect([shipped.code, light.code]).toEqual([0, 0]);
+    expect(JSON.parse(await readFile(file("l1.json"), "utf8"))).toEqual({ "q-4": 1 });
+    expect(JSON.parse(await readFile(file("l2.json"), "utf8"))).toEqual({ "q-4": 2 });
+  });
+
+  it("refuses bad options before running, saying what was wrong", async () => {
+    const cases: [string[], string][] = [
+      [["--ranks="], "--ranks needs a file"],
+      [["--ranking="], "--ranking needs key=number settings"],
+      [["--ranking", "desc=2"], 'bad ranking setting "desc=2"'],
+      [["--ranks", file("absent/ranks.json")], "its folder does not exist"],
+      [["extra"], "unexpected argument: extra"],
+    ];
+    for (const [args, message] of cases) {
+      const run = await bench("search-quality.ts", [file("corpus"), file("queries.json"), ...args]);
+      expect({ code: run.code, said: run.stderr.includes(message) }).toEqual({ code: 2, said: true });
+    }
+  });
+});
+
+describe("npm run bench:compare-ranks", () => {
+  it("counts the requests ranked higher and lower, over files joined by commas", async () => {
+    await writeFile(file("a1.json"), JSON.stringify({ "q-1": 4, "q-2": null }));
+    await writeFile(file("a2.json"), JSON.stringify({ "q-3": 1 }));
+    await writeFile(file("b1.json"), JSON.stringify({ "q-1": 2, "q-2": null, "q-3": 3 }));
+    const run = await bench("compare-ranks.ts", [`${file("a1.json")},${file("a2.json")}`, file("b1.json")]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      "1 ranked higher, 1 lower, 1 the same (a miss counts as 11th)\nhigher: q-1 4→2\nlower: q-3 1→3\n",
+    );
+  });
+
+  it("refuses a request in two files of one side, and a missing argument", async () => {
+    const twice = await bench("compare-ranks.ts", [`${file("a1.json")},${file("a1.json")}`, file("b1.json")]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain("request q-1 is in an earlier file too");
+    const usage = await bench("compare-ranks.ts", [file("a1.json")]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("usage: npm run bench:compare-ranks");
+  });
+});
