@@ -24,6 +24,7 @@ import { askedByAgent, readAgentQueries } from "./asked-by-agent.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
 import { rankingWith } from "./ranking-overrides.js";
 import { writeRanks } from "./ranks.js";
+import { emptyTally, tallyReadings } from "./readings.js";
 import {
   judge,
   type LabeledQuery,
@@ -33,7 +34,7 @@ import {
   SHOWN_RESULTS,
   summarizeByDifficulty,
 } from "./scoring.js";
-import { withTypo } from "./typos.js";
+import { type Mistyped, withTypo } from "./typos.js";
 
 interface Options {
   readonly typos: boolean;
@@ -45,7 +46,8 @@ interface Options {
 async function main(corpus: string, queriesFile: string, options: Options): Promise<void> {
   const labeled = readQueries(queriesFile);
   const asked = options.askedBy === undefined ? labeled : askedAs(options.askedBy, labeled);
-  const queries = options.typos ? mistyped(asked) : asked;
+  const requests = options.typos ? mistyped(asked) : asked.map((query) => ({ query, mistake: undefined }));
+  const queries = requests.map(({ query }) => query);
   const { catalog, issues } = loadCatalog(corpus);
   const skills = catalog.everything.skills;
   for (const issue of issues) console.error(`corpus: ${issue.path}: ${issue.reason}`);
@@ -66,9 +68,11 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
 
   const ours: Outcome[] = [];
-  for (const query of queries) {
+  const readings = emptyTally();
+  for (const { query, mistake } of requests) {
     const answer = await listSkills(client, query.query);
     ours.push(judge(query, resultIds(answer, catalog.everything)));
+    tallyReadings(readings, mistake, answer);
   }
   await client.close();
 
@@ -90,6 +94,12 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
   ]);
   printMisses("skills-mcp", ours);
   printMisses("FTS5 baseline", theirs);
+  console.log(
+    options.typos
+      ? `\nmistyped words: ${readings.meant} read as meant (a word of its stem), ${readings.another} as another, ` +
+          `${readings.unread} unread; ${readings.others} other words read`
+      : `\nwords read as others (requests as written): ${readings.others}`,
+  );
   if (options.ranksFile !== undefined) writeRanks(options.ranksFile, ours);
 }
 
@@ -103,12 +113,12 @@ function askedAs(file: string, labeled: readonly LabeledQuery[]): LabeledQuery[]
   }
 }
 
-/** The requests, each with one typing mistake; the mistakes are listed on stderr. */
-function mistyped(queries: readonly LabeledQuery[]): LabeledQuery[] {
+/** The requests, each with one typing mistake, and the mistake; the mistakes are listed on stderr. */
+function mistyped(queries: readonly LabeledQuery[]): { query: LabeledQuery; mistake: Mistyped["word"] }[] {
   return queries.map((query) => {
     const { text, word } = withTypo(query.query, query.id);
     console.error(`${query.id}: ${word === undefined ? "no word to mistype" : `${word.from} → ${word.to}`}`);
-    return { ...query, query: text };
+    return { query: { ...query, query: text }, mistake: word };
   });
 }
 
