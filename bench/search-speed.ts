@@ -12,10 +12,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { buildIndex, type SearchIndex } from "../src/search/index.js";
+import { SHOWN_RESULTS } from "./scoring.js";
 import { syntheticQueries, writeSyntheticCatalog } from "./synthetic-catalog.js";
 import { withTypo } from "./typos.js";
 
-const SHOWN_RESULTS = 10;
 const WARM_UP_QUERIES = 200;
 
 async function main(skillCount: number, queryCount: number): Promise<void> {
