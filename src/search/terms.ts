@@ -186,8 +186,8 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
  * Splits text into the words search indexes, the same way for skills and for requests. Spelling is
  * folded ({@link foldedSpelling}); words are runs of letters, digits and their marks; stop words and
  * single letters are dropped, possessives folded. A compound joined by hyphens or underscores yields its
- * parts, each pair of neighbouring parts joined, and the whole joined, so a request for `sub-workflow`, `subworkflows` or `code nodes` reaches
- * `n8n-subworkflows-official` or `n8n-code-nodes`.
+ * parts, each pair of neighbouring parts joined, and the whole joined, so a request for `sub-workflow`,
+ * `subworkflows` or `code nodes` reaches `n8n-subworkflows-official` or `n8n-code-nodes`.
  *
  * Chinese and Japanese, written without spaces, are split around each character: `数据可视化` yields its
  * pairs of neighbouring characters (`数据`, `据可`, `可视`, `视化`) and the whole run, so a request and a
