@@ -6,6 +6,7 @@
  *
  * Files joined by commas are taken together (say, the three query sets of one run); ids must not repeat.
  */
+import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { type Ranks, rankChanges, readRanks } from "./ranks.js";
 
 function readAll(files: string): Ranks {
@@ -21,6 +22,7 @@ function readAll(files: string): Ranks {
   return ranks;
 }
 
+tolerateClosedOutput();
 const [before, after, ...extra] = process.argv.slice(2);
 if (before === undefined || after === undefined || extra.length > 0) {
   console.error("usage: npm run bench:compare-ranks -- <before.json[,more.json…]> <after.json[,more.json…]>");

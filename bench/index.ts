@@ -15,6 +15,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { buildBaseline, describeRef } from "./baseline.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
 import { ROOT } from "./processes.js";
@@ -138,6 +139,7 @@ async function main(options: Options): Promise<void> {
   if (options.updateDocs) progress(`bench: updated ${updateDocs(markdown)}`);
 }
 
+tolerateClosedOutput();
 main(readOptions(process.argv.slice(2))).catch((error: unknown) => {
   console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);

@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { createMcpServer } from "../src/mcp/index.js";
 import { buildIndex, type RankingOptions } from "../src/search/index.js";
@@ -238,6 +239,7 @@ function rankingOrExit(overrides: string): RankingOptions {
 }
 
 const { corpus, queriesFile, options } = parseCommandLine();
+tolerateClosedOutput();
 main(corpus, queriesFile, options).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);

@@ -10,6 +10,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { buildIndex, type SearchIndex } from "../src/search/index.js";
 import { SHOWN_RESULTS } from "./scoring.js";
@@ -133,6 +134,7 @@ function mib(bytes: number): string {
 }
 
 const [skills = "10000", queries = "3000"] = process.argv.slice(2);
+tolerateClosedOutput();
 main(Number(skills), Number(queries)).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);

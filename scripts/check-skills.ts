@@ -6,6 +6,7 @@
  *   npm run check-skills -- [skills folder]     (default: ./skills)
  */
 import { CatalogError, type CatalogIssue, loadCatalog } from "../src/catalog/index.js";
+import { tolerateClosedOutput } from "./closed-output.js";
 
 function report(dir: string): string {
   const { catalog, issues } = loadCatalog(dir);
@@ -25,6 +26,7 @@ function formatIssue(issue: CatalogIssue): string {
   return `- ${issue.severity === "skipped" ? "left out" : "warning"}: \`${issue.path}\`: ${issue.reason}`;
 }
 
+tolerateClosedOutput();
 try {
   process.stdout.write(report(process.argv[2] ?? "skills"));
 } catch (error) {

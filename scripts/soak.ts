@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { loadCatalog } from "../src/catalog/index.js";
 import { EXAMPLES_DIR } from "../src/config/index.js";
+import { tolerateClosedOutput } from "./closed-output.js";
 import { freePort } from "./free-port.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -179,6 +180,7 @@ async function main(): Promise<number> {
   }
 }
 
+tolerateClosedOutput();
 main().then(
   (status) => process.exit(status),
   (error: unknown) => {

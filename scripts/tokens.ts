@@ -10,6 +10,7 @@ import { loadCatalog, readSkillDocument } from "../src/catalog/index.js";
 import { EXAMPLES_DIR } from "../src/config/index.js";
 import { createMcpServer } from "../src/mcp/index.js";
 import { buildIndex } from "../src/search/index.js";
+import { tolerateClosedOutput } from "./closed-output.js";
 import { measureTokenCosts } from "./token-costs.js";
 
 async function main(dir: string): Promise<void> {
@@ -47,6 +48,7 @@ async function main(dir: string): Promise<void> {
   for (const [label, tokens] of rows) console.log(`${label.padEnd(width)}  ${String(tokens).padStart(7)}`);
 }
 
+tolerateClosedOutput();
 main(process.argv[2] ?? EXAMPLES_DIR).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);

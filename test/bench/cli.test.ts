@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,6 +23,27 @@ function bench(script: string, args: string[]): Promise<Run> {
       { cwd: ROOT, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
+  });
+}
+
+/** Runs a bench command whose reader has gone before it prints a line, as `… | head -0` leaves it. */
+function benchIntoClosedPipe(script: string, args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TSX, path.join(ROOT, "bench", script), ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout: "", stderr });
+    });
   });
 }
 
@@ -89,6 +110,21 @@ describe("npm run bench:search", () => {
     expect([shipped.code, light.code]).toEqual([0, 0]);
     expect(JSON.parse(await readFile(file("l1.json"), "utf8"))).toEqual({ "q-4": 1 });
     expect(JSON.parse(await readFile(file("l2.json"), "utf8"))).toEqual({ "q-4": 2 });
+  });
+
+  it("finishes its work quietly when its reader has gone, as under `| head`", async () => {
+    const run = await benchIntoClosedPipe("search-quality.ts", [
+      file("corpus"),
+      file("queries.json"),
+      "--ranks",
+      file("unread.json"),
+    ]);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(await readFile(file("unread.json"), "utf8"))).toEqual({
+      "q-1": 1,
+      "q-2": 1,
+      "q-3": null,
+    });
   });
 
   it("refuses bad options before running, saying what was wrong", async () => {
