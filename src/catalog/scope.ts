@@ -31,8 +31,11 @@ export class Scope {
   private readonly packsByName: ReadonlyMap<string, Pack>;
   private readonly skillsByName: ReadonlyMap<string, readonly Skill[]>;
 
-  /** `skills` must be sorted by name, then pack; `packFiles` gives each pack's pack-level files. */
-  constructor(skills: readonly Skill[], packFiles: (pack: string) => ReadonlyMap<string, CatalogFile>) {
+  /**
+   * `skills` must be sorted by name, then pack; `packFiles` gives each pack's pack-level files, told the
+   * pack's groups in this scope.
+   */
+  constructor(skills: readonly Skill[], packFiles: PackFiles) {
     this.skills = skills;
     this.packs = groupIntoPacks(skills, packFiles);
     this.packsByName = new Map(this.packs.map((pack) => [pack.name, pack]));
@@ -145,8 +148,31 @@ export class Scope {
   private subset(keep: (skill: Skill) => boolean): Scope {
     const skills = this.skills.filter(keep);
     if (skills.length === this.skills.length) return this;
-    return new Scope(skills, (name) => this.packsByName.get(name)?.files ?? new Map());
+    return new Scope(skills, (name, groups) => {
+      const pack = this.packsByName.get(name);
+      return pack ? filesLeftIn(pack, groups) : new Map();
+    });
   }
+}
+
+/** A pack's pack-level files, given the name of the pack and its groups in scope. */
+export type PackFiles = (pack: string, groups: readonly Group[]) => ReadonlyMap<string, CatalogFile>;
+
+/**
+ * The pack files a narrower scope may see: none inside the folder of a group it left out, which belong
+ * to that group (and would name it); the files at the top of the pack and in folders without skills are
+ * shared by every group and stay.
+ */
+function filesLeftIn(pack: Pack, groups: readonly Group[]): ReadonlyMap<string, CatalogFile> {
+  if (groups.length === pack.groups.length) return pack.files;
+  const left = new Set(groups.map((group) => group.name));
+  const dropped = new Set(pack.groups.map((group) => group.name).filter((name) => !left.has(name)));
+  return new Map(
+    [...pack.files].filter(([file]) => {
+      const slash = file.indexOf("/");
+      return slash < 0 || !dropped.has(file.slice(0, slash));
+    }),
+  );
 }
 
 /** Orders skills the way every listing shows them: by name, then by pack. */
@@ -159,10 +185,7 @@ export function compareText(a: string, b: string): number {
   return a < b ? -1 : 1;
 }
 
-function groupIntoPacks(
-  skills: readonly Skill[],
-  packFiles: (pack: string) => ReadonlyMap<string, CatalogFile>,
-): Pack[] {
+function groupIntoPacks(skills: readonly Skill[], packFiles: PackFiles): Pack[] {
   const byPack = new Map<string, Skill[]>();
   for (const skill of skills) {
     const list = byPack.get(skill.pack);
@@ -171,12 +194,10 @@ function groupIntoPacks(
   }
   return [...byPack.entries()]
     .sort(([a], [b]) => compareText(a, b))
-    .map(([name, packSkills]) => ({
-      name,
-      skills: packSkills,
-      groups: groupSkills(name, packSkills),
-      files: packFiles(name),
-    }));
+    .map(([name, packSkills]) => {
+      const groups = groupSkills(name, packSkills);
+      return { name, skills: packSkills, groups, files: packFiles(name, groups) };
+    });
 }
 
 function groupSkills(pack: string, skills: readonly Skill[]): Group[] {

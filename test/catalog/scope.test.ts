@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Catalog, loadCatalog, SelectorError } from "../../src/catalog/index.js";
+import { type Catalog, loadCatalog, type Scope, SelectorError } from "../../src/catalog/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
 describe("Scope", () => {
   let tree: StandardCatalog;
@@ -49,6 +50,33 @@ describe("Scope", () => {
       scope.packs.map((pack) => [pack.name, pack.skills.length, pack.groups.map((group) => group.name)]),
     ).toEqual([["beta", 2, ["docs"]]]);
     expect(scope.packs[0]?.files.size).toBe(2);
+  });
+
+  it("hides the pack files in the folder of a group left out, and keeps the files every group shares", async () => {
+    const pack = await makeTree({
+      "alpha/grp1/one/SKILL.md": skillMd("one"),
+      "alpha/grp1/notes.md": "only for grp1\n",
+      "alpha/grp2/two/SKILL.md": skillMd("two"),
+      "alpha/grp2/refs/table.md": "only for grp2\n",
+      "alpha/shared/guide.md": "for every group\n",
+      "alpha/README.md": "about the pack\n",
+    });
+    try {
+      const files = (scope: Scope) => [...(scope.findPack("alpha")?.files.keys() ?? [])];
+      const everything = loadCatalog(pack.dir).catalog.everything;
+      expect(files(everything)).toEqual([
+        "README.md",
+        "grp1/notes.md",
+        "grp2/refs/table.md",
+        "shared/guide.md",
+      ]);
+      const grp2 = ["README.md", "grp2/refs/table.md", "shared/guide.md"];
+      expect(files(everything.narrow(["alpha/grp2"]))).toEqual(grp2);
+      expect(files(everything.narrow(["alpha/grp2"]).narrow(["alpha"]))).toEqual(grp2);
+      expect(files(loadCatalog(pack.dir, { packs: ["grp2"] }).catalog.everything)).toEqual(grp2);
+    } finally {
+      await pack.remove();
+    }
   });
 
   it("rejects malformed selectors as unknown", () => {
