@@ -11,7 +11,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError } from "./json-rpc.js";
+import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId } from "./json-rpc.js";
 
 /** A POST /mcp that the Streamable HTTP rules refuse before any message reaches the server. */
 export interface Refusal {
@@ -45,6 +45,14 @@ export function readMessages(headers: IncomingHttpHeaders, body: unknown): JSONR
       400,
       JSON_RPC.invalidRequest,
       `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
+    );
+  }
+  if (nestedDeeperThan(body, MAX_NESTING)) {
+    return refusal(
+      400,
+      JSON_RPC.invalidRequest,
+      `Invalid Request: JSON nested deeper than ${MAX_NESTING} levels; an MCP message needs a few.`,
+      requestId(body),
     );
   }
   const messages: JSONRPCMessage[] = [];
@@ -99,8 +107,26 @@ export function isRefusal(read: JSONRPCMessage[] | Refusal): read is Refusal {
   return !Array.isArray(read);
 }
 
-function refusal(status: number, code: number, message: string): Refusal {
-  return { status, body: jsonRpcError(code, message) };
+function refusal(status: number, code: number, message: string, id: RequestId | null = null): Refusal {
+  return { status, body: jsonRpcError(code, message, id) };
+}
+
+/**
+ * How deep a body's arrays and objects may nest: an MCP message nests five or six levels, and what reads
+ * a message after this check (the schemas, the key of a kept answer) walks it recursively, so some
+ * thousands of levels in a few kilobytes would overflow the stack.
+ */
+export const MAX_NESTING = 64;
+
+/** Whether `value` holds arrays or objects nested more than `limit` deep; walked without recursion. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.value === null || typeof next.value !== "object") continue;
+    if (next.depth === limit) return true;
+    for (const child of Object.values(next.value)) pending.push({ value: child, depth: next.depth + 1 });
+  }
+  return false;
 }
 
 /**

@@ -264,6 +264,25 @@ describe("malformed requests get the error that says what was wrong", () => {
     expect(answer.json).toMatchObject({ error: { message: expect.stringContaining("text/event-stream") } });
   });
 
+  it("JSON nested thousands deep: 400 saying so, for its id, and the server answers on", async () => {
+    const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    const call = (depth: number) =>
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_skills","arguments":{"query":${nested(depth)}}}}`;
+    for (const body of [
+      call(5000),
+      `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":${nested(5000)}}}`,
+    ]) {
+      const answer = await post(`${server.url}/mcp`, body);
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({
+        id: 7,
+        error: { code: -32600, message: expect.stringContaining("nested deeper than 64 levels") },
+      });
+    }
+    const shallow = await post(`${server.url}/mcp`, call(50));
+    expect(shallow.json).toMatchObject({ id: 7, result: { isError: true } });
+  });
+
   it("too many argument members: a tool error, before validation walks them", async () => {
     const args = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
     const answer = await post(`${server.url}/mcp`, {
