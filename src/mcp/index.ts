@@ -1,11 +1,13 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ListToolsRequestSchema, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
+import { CheckedTransport } from "./checked-transport.js";
 import type { ToolContext } from "./context.js";
 import { listPacksTool, registerListPacksTool } from "./list-packs.js";
 import { listSkillsTool, registerListSkillsTool } from "./list-skills.js";
 import { readPackFileTool, registerReadPackFileTool } from "./read-pack-file.js";
 import { readSkillTool, registerReadSkillTool } from "./read-skill.js";
-import { toListedTool } from "./tool-metadata.js";
+import { type ToolDefinition, toListedTool } from "./tool-metadata.js";
 
 export type { ToolContext } from "./context.js";
 export { formatPacks } from "./list-packs.js";
@@ -22,9 +24,8 @@ export interface ServerInfo {
 }
 
 /** The fixed tool surface, the same for every caller and every catalog. */
-const TOOL_LIST: ListToolsResult = {
-  tools: [listPacksTool, listSkillsTool, readSkillTool, readPackFileTool].map(toListedTool),
-};
+const TOOLS: readonly ToolDefinition[] = [listPacksTool, listSkillsTool, readSkillTool, readPackFileTool];
+const TOOL_LIST: ListToolsResult = { tools: TOOLS.map(toListedTool) };
 
 /** The names of the tools, in the order tools/list gives them. */
 export const TOOL_NAMES: readonly string[] = TOOL_LIST.tools.map((tool) => tool.name);
@@ -35,8 +36,17 @@ export const TOOL_NAMES: readonly string[] = TOOL_LIST.tools.map((tool) => tool.
  */
 const MAX_TOOL_INPUT_ELEMENTS = 16;
 
-/** One MCP server exposing the four tools over `context`. Cheap to build: one per HTTP request. */
-export function createMcpServer(info: ServerInfo, context: ToolContext): McpServer {
+/** An MCP server of the four tools, to connect to one transport. */
+export interface SkillsServer {
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * One MCP server exposing the four tools over `context`. Requests reach it through a CheckedTransport,
+ * which answers malformed params, unknown tools and wrong arguments itself, saying what is valid.
+ */
+export function createMcpServer(info: ServerInfo, context: ToolContext): SkillsServer {
   const server = new McpServer(info, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
@@ -47,5 +57,10 @@ export function createMcpServer(info: ServerInfo, context: ToolContext): McpServ
   registerReadSkillTool(server, context);
   registerReadPackFileTool(server, context);
   server.server.setRequestHandler(ListToolsRequestSchema, () => TOOL_LIST);
-  return server;
+  // The tools never change while the server runs, and a stateless server has no stream to say so on.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
+  return {
+    connect: (transport) => server.connect(new CheckedTransport(transport, TOOLS)),
+    close: () => server.close(),
+  };
 }

@@ -236,6 +236,25 @@ describe("malformed requests get the error that says what was wrong", () => {
     expect(answer.json).toMatchObject({ jsonrpc: "2.0", id: 9, error: { code: -32601 } });
   });
 
+  it.each([
+    [
+      "tools/call",
+      { name: "read_skill", arguments: "hammer" },
+      "params.arguments must be an object, not a string",
+    ],
+    ["tools/call", undefined, "params is required, an object"],
+    ["tools/call", { name: 5 }, "params.name must be a string, not a number"],
+    ["initialize", undefined, "params is required, an object"],
+  ])("%s with params %j: Invalid params for its id, in one line", async (method, params, problem) => {
+    const answer = await post(`${server.url}/mcp`, { jsonrpc: "2.0", id: 4, method, params });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({
+      jsonrpc: "2.0",
+      id: 4,
+      error: { code: -32602, message: `Invalid params for ${method}: ${problem}.` },
+    });
+  });
+
   it("notifications only: 202 Accepted with no body, as MCP says", async () => {
     const answer = await post(`${server.url}/mcp`, [{ jsonrpc: "2.0", method: "notifications/initialized" }]);
     expect(answer.status).toBe(202);

@@ -261,15 +261,27 @@ describe("read_pack_file", () => {
 });
 
 describe("argument validation", () => {
-  it("rejects wrong types with an error the model can read", async () => {
-    const { text, isError } = await call(client, "read_skill", { skill: 42 });
-    expect(isError).toBe(true);
-    expect(text).toMatch(/Input validation error.*skill/s);
+  it("rejects wrong arguments saying which, what they must be and what they are for", async () => {
+    expect(await call(client, "read_skill", { skill: 42 })).toEqual({
+      isError: true,
+      text:
+        'Invalid arguments for read_skill: "skill" must be a string, not a number ' +
+        "(Skill name, or pack/name when several packs share it).",
+    });
+    expect(await call(client, "read_pack_file", {})).toEqual({
+      isError: true,
+      text: 'Invalid arguments for read_pack_file: "pack" is required, a string (Pack name from list_packs).',
+    });
+    const long = await call(client, "list_skills", { query: "word ".repeat(300), pack: [] });
+    expect(long.isError).toBe(true);
+    expect(long.text).toContain('"pack" must be a string, not an array');
+    expect(long.text).toContain('"query" is too long: at most 1000 characters');
   });
 
-  it("rejects an unknown tool", async () => {
-    const { text, isError } = await call(client, "write_skill", {});
-    expect(isError).toBe(true);
-    expect(text).toContain("write_skill");
+  it("rejects an unknown tool, naming the four", async () => {
+    expect(await call(client, "write_skill", {})).toEqual({
+      isError: true,
+      text: 'Unknown tool "write_skill". The tools are: list_packs, list_skills, read_skill, read_pack_file.',
+    });
   });
 });
