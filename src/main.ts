@@ -44,7 +44,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 
   const readiness = new Readiness();
   const app = await buildApp({ catalog, index, info, logger, settings: config.http, readiness });
-  await app.listen({ port: config.port, host: config.host });
+  await listen(app, config.host, config.port);
   const listening = performance.now();
   logger.info(
     {
@@ -186,11 +186,40 @@ class SavedIndexError extends Error {
   override name = "SavedIndexError";
 }
 
+/** The server could not take its address: the message says which, why, and what to set. */
+class ListenError extends Error {
+  override name = "ListenError";
+}
+
+/** What a setting can do about the errors of listening that it causes. */
+const LISTEN_PROBLEMS: Readonly<Record<string, string>> = {
+  EADDRINUSE: "another process listens on that port; set PORT to a free one",
+  EACCES: "not allowed to listen there (ports below 1024 need privileges); set PORT to 1024 or above",
+  EADDRNOTAVAIL: "no network interface of this machine has that address; set HOST to one that does",
+  ENOTFOUND: "HOST is neither an IP address nor a name this machine resolves",
+  EAI_AGAIN: "HOST could not be resolved now; set it to an IP address",
+};
+
+async function listen(app: Awaited<ReturnType<typeof buildApp>>, host: string, port: number): Promise<void> {
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const problem = code === undefined ? undefined : LISTEN_PROBLEMS[code];
+    if (problem === undefined) throw error;
+    await app.close();
+    throw new ListenError(`Cannot listen on ${host}:${port}: ${problem} (${code}).`);
+  }
+}
+
 main(process.argv.slice(2), process.env).then(
   (status) => process.exit(status),
   (error: unknown) => {
     const known =
-      error instanceof ConfigError || error instanceof CatalogError || error instanceof SavedIndexError;
+      error instanceof ConfigError ||
+      error instanceof CatalogError ||
+      error instanceof SavedIndexError ||
+      error instanceof ListenError;
     process.stderr.write(`skills-mcp: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
     process.exit(1);
   },

@@ -49,6 +49,26 @@ describe("refusing to start", () => {
     );
   });
 
+  it("exits 1 with one line when its port is taken or its host is not an address", async () => {
+    const taken = await startServerProcess({ SKILLS_DIR: tree.skillsDir });
+    try {
+      const port = new URL(taken.url).port;
+      const second = await runServer({ SKILLS_DIR: tree.skillsDir, HOST: "127.0.0.1", PORT: port });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toBe(
+        `skills-mcp: Cannot listen on 127.0.0.1:${port}: another process listens on that port; set PORT to a free one (EADDRINUSE).\n`,
+      );
+    } finally {
+      taken.child.kill("SIGTERM");
+      await taken.exited;
+    }
+    const nowhere = await runServer({ SKILLS_DIR: tree.skillsDir, HOST: "999.1.1.1", PORT: "0" });
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toMatch(
+      /^skills-mcp: Cannot listen on 999\.1\.1\.1:0: HOST (is neither|could not be resolved) .*\n$/,
+    );
+  });
+
   it("prints usage for --help", async () => {
     const result = await runServer({}, ["--help"]);
     expect(result.code).toBe(0);
