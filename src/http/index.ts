@@ -9,6 +9,7 @@ import type { Catalog } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import type { ServerInfo } from "../mcp/index.js";
 import type { SearchIndex } from "../search/index.js";
+import { clientErrorHandler, notFound } from "./client-errors.js";
 import { originGuard } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
@@ -48,7 +49,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A request that reached the server during shutdown is served, not refused: readiness failed
     // earlier, so load balancers have stopped sending new ones.
     return503OnClosing: false,
+    clientErrorHandler: clientErrorHandler(settings.requestTimeoutMs),
+    // `/mcp/` is a common way to write the endpoint's address.
+    routerOptions: { ignoreTrailingSlash: true },
   });
+  app.setNotFoundHandler(notFound);
 
   // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.
   app.removeContentTypeParser("text/plain");

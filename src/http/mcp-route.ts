@@ -22,7 +22,8 @@ export interface McpRouteOptions {
 
 interface McpRequest {
   Headers: { "x-skill-pack"?: string };
-  Querystring: { pack?: string };
+  /** `?pack=` may be repeated: each is a selector or a comma list, as in the header. */
+  Querystring: { pack?: string[] };
 }
 
 /** What the log line and the metrics say about one POST /mcp; filled in as the request goes along. */
@@ -46,6 +47,8 @@ declare module "fastify" {
 const SHED_RETRY_AFTER_SECONDS = 5;
 
 const selectorSchema = { type: "string", maxLength: 1000 } as const;
+/** Fastify reads a single `?pack=` as a list of one (its validator coerces to arrays). */
+const selectorsSchema = { type: "array", items: selectorSchema, maxItems: 32 } as const;
 
 /**
  * `POST /mcp`: stateless Streamable HTTP with JSON responses, so any replica can answer any request.
@@ -98,7 +101,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     {
       schema: {
         headers: { type: "object", properties: { "x-skill-pack": selectorSchema } },
-        querystring: { type: "object", properties: { pack: selectorSchema } },
+        querystring: { type: "object", properties: { pack: selectorsSchema } },
       },
       ...(settings.apiKeys.length > 0 ? { preParsing: apiKeyGuard(settings.apiKeys) } : {}),
       onResponse: (request, reply, done) => {
@@ -117,7 +120,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           .send(jsonRpcError(JSON_RPC.invalidRequest, "Invalid request: an empty batch."));
       }
       const header = request.headers["x-skill-pack"];
-      const query = request.query.pack;
+      const query = request.query.pack?.join(",");
       // Read by the request's log line rather than bound to a child logger, which costs as much again.
       const { rpc, tool } = describeCall(request.body);
       const call: McpCall = { rpc, tool, ceiling: describeCeiling(header, query), failed: false };

@@ -58,6 +58,21 @@ describe("/mcp over HTTP", () => {
     expect(JSON.stringify(response.json)).not.toMatch(/at .*\.js|node_modules/);
   });
 
+  it("serves /mcp/ as /mcp, and answers any other route with a JSON-RPC error naming /mcp", async () => {
+    expect((await post(`${server.url}/mcp/`, listSkills)).json).toMatchObject({ id: 7, result: {} });
+    const response = await post(`${server.url}/api/mcp?pack=x`, listSkills);
+    expect(response.status).toBe(404);
+    expect(response.json).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32600,
+        message:
+          "No route POST /api/mcp: MCP is served at POST /mcp; GET /health and GET /metrics report on the server.",
+      },
+    });
+  });
+
   it("answers a wrong content type with 415", async () => {
     const response = await fetch(`${server.url}/mcp`, {
       method: "POST",
@@ -178,6 +193,11 @@ describe("client ceilings", () => {
   it("accepts the ceiling as ?pack= for clients that can only set a URL", async () => {
     const client = await server.connect({ query: "?pack=docs" });
     expect((await call(client, "list_skills")).text).toMatch(/^editor: .*\nwriter: .*\nNext/);
+  });
+
+  it("takes ?pack= repeated as a list, as it takes a comma list", async () => {
+    const client = await server.connect({ query: "?pack=docs&pack=gamma" });
+    expect((await call(client, "list_skills")).text).toMatch(/^drill: .*\neditor: .*\nwriter: .*\nNext/);
   });
 
   it("shows what both allow when header and ?pack= are given", async () => {

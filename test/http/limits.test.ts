@@ -102,6 +102,11 @@ describe("request size and time", () => {
       socket.on("close", () => resolve(Date.now() - started)),
     );
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    const body = answer.slice(answer.indexOf("\r\n\r\n") + 4);
+    expect(JSON.parse(body)).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: expect.stringMatching(/^Request timeout: .* within \d+ ms\.$/) },
+    });
     expect(closed).toBeLessThan(5000);
   });
 });

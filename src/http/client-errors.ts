@@ -1,0 +1,46 @@
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
+
+/**
+ * Errors Node meets before a request reaches Fastify (a body slower than REQUEST_TIMEOUT_MS, headers too
+ * large, bytes that are not HTTP), answered as Fastify's default handler answers them but with a JSON-RPC
+ * error body, as every other error of this server is.
+ */
+export function clientErrorHandler(requestTimeoutMs: number) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    // A reset connection has no one left to answer.
+    if (error.code === "ECONNRESET" || socket.destroyed) return;
+    const [status, message] = describe(error.code, requestTimeoutMs);
+    const body = JSON.stringify(jsonRpcError(JSON_RPC.invalidRequest, message));
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(error);
+  };
+}
+
+function describe(code: string | undefined, requestTimeoutMs: number): [number, string] {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return [408, `Request timeout: the whole request must arrive within ${requestTimeoutMs} ms.`];
+  }
+  if (code === "HPE_HEADER_OVERFLOW") return [431, "Request headers are too large."];
+  return [400, "Bad request: this is not a well-formed HTTP request."];
+}
+
+/** Any route but `/mcp`, `/health` and `/metrics`: a JSON-RPC error that says where MCP is served. */
+export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split("?")[0] ?? request.url;
+  return reply
+    .code(404)
+    .send(
+      jsonRpcError(
+        JSON_RPC.invalidRequest,
+        `No route ${request.method} ${path}: MCP is served at POST /mcp; GET /health and GET /metrics report on the server.`,
+      ),
+    );
+}
