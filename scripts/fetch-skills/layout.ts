@@ -16,6 +16,11 @@ export interface ValueSpan {
 export interface SourceTable {
   readonly line: number;
   readonly keys: ReadonlyMap<string, ValueSpan>;
+  /**
+   * The line where each of the table's keys first appears, however written: plain (`ref = …`), dotted
+   * (`meta.x = …` gives `meta`) or as a sub-table header (`[source.meta]`).
+   */
+  readonly keyLines: ReadonlyMap<string, number>;
 }
 
 export interface ManifestLayout {
@@ -39,8 +44,8 @@ export function locateSources(text: string): ManifestLayout | undefined {
 
 function scan(text: string): ManifestLayout {
   const rootKeys = new Map<string, number>();
-  const sources: { line: number; keys: Map<string, ValueSpan> }[] = [];
-  let table: "root" | "other" | Map<string, ValueSpan> = "root";
+  const sources: { line: number; keys: Map<string, ValueSpan>; keyLines: Map<string, number> }[] = [];
+  let table: "root" | "other" | (typeof sources)[number] = "root";
   const lineOf = (offset: number) => lineNumber(text, offset);
   const noteRoot = (key: string, offset: number) => {
     if (!rootKeys.has(key)) rootKeys.set(key, lineOf(offset));
@@ -54,12 +59,16 @@ function scan(text: string): ManifestLayout {
       const header = readKey(text, keyStart);
       const close = skipBlanks(text, header.end);
       if (!text.startsWith(isArray ? "]]" : "]", close)) throw new LayoutError();
-      noteRoot(header.segments[0] ?? "", pos);
-      if (isArray && header.segments.length === 1 && header.segments[0] === "source") {
-        const keys = new Map<string, ValueSpan>();
-        sources.push({ line: lineOf(pos), keys });
-        table = keys;
+      const [first = "", second] = header.segments;
+      noteRoot(first, pos);
+      const current = sources.at(-1);
+      if (isArray && header.segments.length === 1 && first === "source") {
+        table = { line: lineOf(pos), keys: new Map(), keyLines: new Map() };
+        sources.push(table);
       } else {
+        if (first === "source" && second !== undefined && current && !current.keyLines.has(second)) {
+          current.keyLines.set(second, lineOf(pos));
+        }
         table = "other";
       }
       pos = endOfStatement(text, close + (isArray ? 2 : 1));
@@ -71,9 +80,12 @@ function scan(text: string): ManifestLayout {
     const start = skipBlanks(text, equals + 1);
     const end = skipValue(text, start);
     if (table === "root") noteRoot(key.segments[0] ?? "", pos);
-    else if (table !== "other" && key.segments.length === 1) {
+    else if (table !== "other") {
       const name = key.segments[0] ?? "";
-      if (!table.has(name)) table.set(name, { line: lineOf(pos), start, end });
+      if (!table.keyLines.has(name)) table.keyLines.set(name, lineOf(pos));
+      if (key.segments.length === 1 && !table.keys.has(name)) {
+        table.keys.set(name, { line: lineOf(pos), start, end });
+      }
     }
     pos = endOfStatement(text, end);
   }

@@ -67,10 +67,11 @@ export function parseManifest(text: string, label: string): Manifest {
   }
   const tables = data.source;
   if (tables === undefined) problems.push(`${label}: no [[source]] table: nothing to fetch`);
-  else if (!Array.isArray(tables) || !tables.every(isTable)) {
+  else if (!isTableList(tables)) {
     problems.push(`${at(layout?.rootKeys.get("source"))}: "source" must be written as [[source]] tables`);
   }
-  if (problems.length > 0 || !Array.isArray(tables)) throw new ManifestError(problems);
+  // Without tables there is nothing more to check; with them, their problems are reported too.
+  if (!isTableList(tables)) throw new ManifestError(problems);
 
   // Line numbers are trusted only when the scanner saw exactly the tables smol-toml did.
   const located = layout?.sources.length === tables.length ? layout : undefined;
@@ -78,7 +79,7 @@ export function parseManifest(text: string, label: string): Manifest {
   const lineOfName = new Map<string, number | undefined>();
   tables.forEach((table: Record<string, unknown>, index) => {
     const where = located?.sources[index];
-    const lineOf = (key: string) => where?.keys.get(key)?.line ?? where?.line;
+    const lineOf = (key: string) => where?.keyLines.get(key) ?? where?.line;
     const name = typeof table.name === "string" ? table.name : undefined;
     const report = (key: string, problem: string) => {
       const who = name === undefined ? `source #${index + 1}` : `source "${name}"`;
@@ -99,6 +100,10 @@ export function parseManifest(text: string, label: string): Manifest {
   });
   if (problems.length > 0) throw new ManifestError(problems);
   return { label, text, sources, layout: located };
+}
+
+function isTableList(value: unknown): value is Record<string, unknown>[] {
+  return Array.isArray(value) && value.every(isTable);
 }
 
 function isTable(value: unknown): value is Record<string, unknown> {

@@ -134,6 +134,23 @@ const cases: Case[] = [
     ],
   },
   {
+    title: "an unknown top-level table and a source's problems, all in one run",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "main"\npth = "skills"\n\n[settings]\ncolor = 1\n`,
+    errors: [
+      'skills.toml:13: unknown key "settings"',
+      'skills.toml:10: source "bad": ref "main" is not a full commit id',
+      'skills.toml:11: source "bad": unknown key "pth"',
+    ],
+  },
+  {
+    title: "a dotted key and a sub-table, each on its own line",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\nmeta.owner = "me"\n[source.extra]\nx = 1\n`,
+    errors: [
+      'skills.toml:11: source "bad": unknown key "meta"',
+      'skills.toml:12: source "bad": unknown key "extra"',
+    ],
+  },
+  {
     title: "invalid TOML, with smol-toml's line and column",
     toml: `[[source]]\nname = "bad"\nref = abc\n`,
     errors: ["skills.toml:9:7: not valid TOML: invalid value"],
