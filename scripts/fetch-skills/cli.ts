@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -62,7 +62,17 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       ? await repin(manifest, options, plan)
       : fetchSummary(await fetchSkills({ ...plan, sources: manifest.sources }));
     io.stdout(summary);
-    if (options.summary !== undefined) await writeFile(options.summary, summary);
+    if (options.summary === undefined) return 0;
+    try {
+      await writeFile(options.summary, summary);
+    } catch (error) {
+      // Checked before any work, so this is rare (a full disk); the skills are already in place.
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      log(
+        `fetch-skills: the fetch is done, but the summary could not be written to ${options.summary} (${code})`,
+      );
+      return 1;
+    }
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -113,6 +123,8 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
   }
   if (values["no-fetch"] && !values.update) throw new UsageError("--no-fetch only goes with --update");
   const resolve = (value: string | undefined) => (value === undefined ? undefined : path.resolve(cwd, value));
+  const summary = resolve(values.summary);
+  if (summary !== undefined) checkSummaryFile(summary);
   return {
     manifest: path.resolve(cwd, values.manifest ?? "skills.toml"),
     manifestLabel: values.manifest ?? "skills.toml",
@@ -121,9 +133,26 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
     sources: values.source ?? [],
     update: values.update === true,
     fetch: values["no-fetch"] !== true,
-    summary: resolve(values.summary),
+    summary,
     help: values.help === true,
   };
+}
+
+/** `--summary` is written after the skills are in place, so its folder is checked before any work. */
+function checkSummaryFile(file: string): void {
+  const folder = path.dirname(file);
+  try {
+    if (!statSync(folder).isDirectory()) throw new UsageError(`--summary: ${folder} is not a folder`);
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const problem = code === "ENOENT" ? "does not exist" : `cannot be written to (${code})`;
+    throw new UsageError(`--summary: the folder ${folder} ${problem}`);
+  }
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw new UsageError(`--summary: ${file} is a folder; give a file name`);
+  }
 }
 
 function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySet<string> | undefined {

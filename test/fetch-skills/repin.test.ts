@@ -128,6 +128,20 @@ ref = "{STEADY_REF}"
     return dir;
   }
 
+  it("refuses a --summary it could not write before moving any ref or fetching anything", async () => {
+    const text = pins({ HEAD_REF: first, STABLE_REF: first });
+    const dir = await siteWith(text);
+
+    const result = await runFetcher(["--update", "--summary", "no-such-folder/pr.md"], dir);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `fetch-skills: --summary: the folder ${path.join(dir, "no-such-folder")} does not exist`,
+    );
+    expect(await readFile(path.join(dir, "skills.toml"), "utf8")).toBe(text);
+    expect(await readdir(dir)).toEqual(["skills.toml"]);
+  });
+
   it("with --no-fetch rewrites only the refs and prints the summary, also to --summary", async () => {
     site = await siteWith(pins({ HEAD_REF: first, STABLE_REF: first }));
 
