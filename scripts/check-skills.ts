@@ -5,6 +5,7 @@
  *
  *   npm run check-skills -- [skills folder]     (default: ./skills)
  */
+import { existsSync } from "node:fs";
 import { CatalogError, type CatalogIssue, loadCatalog } from "../src/catalog/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
@@ -27,8 +28,19 @@ function formatIssue(issue: CatalogIssue): string {
 }
 
 tolerateClosedOutput();
+const folder = process.argv[2];
 try {
-  process.stdout.write(report(process.argv[2] ?? "skills"));
+  if (folder === undefined && !existsSync("skills")) {
+    // Not a refusal: with no ./skills (and no SKILLS_DIR) the server serves its bundled examples.
+    process.stderr.write(
+      "check-skills: there is no ./skills to check: `npm run fetch-skills` writes it from skills.toml " +
+        "(without it the server serves the bundled examples). To check another folder: " +
+        "npm run check-skills -- <folder>\n",
+    );
+    process.exitCode = 1;
+  } else {
+    process.stdout.write(report(folder ?? "skills"));
+  }
 } catch (error) {
   if (!(error instanceof CatalogError)) throw error;
   process.stderr.write(`check-skills: the server would refuse to start: ${error.message}\n`);

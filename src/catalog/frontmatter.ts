@@ -1,4 +1,4 @@
-import { isMap, isScalar, parseDocument } from "yaml";
+import { isMap, isScalar, parseDocument, type YAMLError } from "yaml";
 
 export type SkillDocument =
   | { readonly ok: true; readonly name: string; readonly description: string }
@@ -21,7 +21,7 @@ const IDENTITY_KEYS = ["name", "description"] as const;
 function readFrontmatter(text: string): { data: unknown } | { reason: string } {
   const document = parseDocument(text, { uniqueKeys: false, logLevel: "error" });
   const [error] = document.errors;
-  if (error) return { reason: `frontmatter is not valid YAML: ${firstLine(error.message)}` };
+  if (error) return { reason: `frontmatter is not valid YAML: ${describeYamlError(error)}` };
   if (isMap(document.contents)) {
     const keys = document.contents.items.map(({ key }) => (isScalar(key) ? key.value : key));
     const repeated = IDENTITY_KEYS.find((name) => keys.filter((key) => key === name).length > 1);
@@ -93,4 +93,14 @@ function requiredText(fields: Record<string, unknown>, key: string): string | { 
 
 function firstLine(message: string): string {
   return message.split("\n", 1)[0] ?? message;
+}
+
+/**
+ * A YAML error in one line, placed in SKILL.md rather than in the frontmatter (which starts on the file's
+ * second line), without the excerpt of the text that the parser's message goes on with.
+ */
+function describeYamlError(error: YAMLError): string {
+  const what = firstLine(error.message).replace(/ at line \d+, column \d+:?$/, "");
+  const [start] = error.linePos ?? [];
+  return start ? `${what} at line ${start.line + 1}, column ${start.col}` : what;
 }

@@ -58,6 +58,15 @@ describe("parseSkillDocument", () => {
     expect(warnings).toEqual([]);
   });
 
+  it("gives a YAML error as one whole line, its place in the file included", () => {
+    expect(parseSkillDocument("---\nname: x\ndescription: [unclosed\n---\n")).toEqual({
+      ok: false,
+      reason:
+        "frontmatter is not valid YAML: Flow sequence in block collection must be sufficiently indented " +
+        "and end with a ] at line 3, column 23",
+    });
+  });
+
   it("accepts a frontmatter closed by ...", () => {
     expect(parseSkillDocument("---\nname: a\ndescription: b\n...\n")).toMatchObject({ ok: true });
   });

@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/process.js";
@@ -30,6 +32,25 @@ describe("npm run check-skills", () => {
       );
     } finally {
       await tree.remove();
+    }
+  });
+
+  it("says there is nothing to check, not that the server would refuse, when ./skills is missing", async () => {
+    const empty = await makeTree({});
+    try {
+      const loader = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+      const script = path.join(ROOT, "scripts/check-skills.ts");
+      const failure = await run(process.execPath, ["--import", loader, script], { cwd: empty.dir }).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(
+          /^check-skills: there is no \.\/skills to check: `npm run fetch-skills`/,
+        ),
+      });
+    } finally {
+      await empty.remove();
     }
   });
 
