@@ -13,13 +13,18 @@ import {
 import { type ZodType, z } from "zod";
 import type { ToolDefinition } from "./tool-metadata.js";
 
-/** The methods this server answers, by the shape of their params. */
+/** The methods this server answers besides tools/call, by the shape of their params. */
 const REQUEST_SCHEMAS: ReadonlyMap<string, ZodType> = new Map<string, ZodType>([
   ["initialize", InitializeRequestSchema],
   ["ping", PingRequestSchema],
   ["tools/list", ListToolsRequestSchema],
-  ["tools/call", CallToolRequestSchema],
 ]);
+
+/** A tool and the schema of its arguments, built once: building a zod object costs more than using it. */
+interface CheckedTool {
+  readonly definition: ToolDefinition;
+  readonly arguments: z.ZodObject;
+}
 
 /**
  * Answers a request that the SDK would answer badly, before the server sees it: params of the wrong
@@ -32,13 +37,15 @@ export class CheckedTransport implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: Transport["onclose"];
   onerror?: Transport["onerror"];
-  readonly #tools: ReadonlyMap<string, ToolDefinition>;
+  readonly #tools: ReadonlyMap<string, CheckedTool>;
 
   constructor(
     private readonly inner: Transport,
     tools: readonly ToolDefinition[],
   ) {
-    this.#tools = new Map(tools.map((tool) => [tool.name, tool]));
+    this.#tools = new Map(
+      tools.map((tool) => [tool.name, { definition: tool, arguments: z.object(tool.inputSchema) }]),
+    );
   }
 
   async start(): Promise<void> {
@@ -62,17 +69,16 @@ export class CheckedTransport implements Transport {
 
   /** The answer to a request that should not reach the server, or undefined to pass it on. */
   #check(request: JSONRPCRequest): JSONRPCMessage | undefined {
+    if (request.method === "tools/call") return this.#checkCall(request);
     const schema = REQUEST_SCHEMAS.get(request.method);
-    if (schema === undefined) return undefined;
-    const parsed = schema.safeParse(request, { reportInput: true });
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) =>
-        describeIssue(issue, issue.path.join(".") || "the request"),
-      );
-      return failure(request, `Invalid params for ${request.method}: ${problems.join("; ")}.`);
-    }
-    if (request.method !== "tools/call") return undefined;
-    const { name, arguments: args } = CallToolRequestSchema.parse(request).params;
+    const parsed = schema?.safeParse(request, { reportInput: true });
+    return parsed?.success === false ? invalidParams(request, parsed.error) : undefined;
+  }
+
+  #checkCall(request: JSONRPCRequest): JSONRPCMessage | undefined {
+    const parsed = CallToolRequestSchema.safeParse(request, { reportInput: true });
+    if (!parsed.success) return invalidParams(request, parsed.error);
+    const { name, arguments: args } = parsed.data.params;
     const tool = this.#tools.get(name);
     const problem =
       tool === undefined
@@ -85,18 +91,24 @@ export class CheckedTransport implements Transport {
   }
 }
 
+function invalidParams(request: JSONRPCRequest, error: z.ZodError): JSONRPCMessage {
+  const problems = error.issues.map((issue) => describeIssue(issue, issue.path.join(".") || "the request"));
+  return failure(request, `Invalid params for ${request.method}: ${problems.join("; ")}.`);
+}
+
 /** What is wrong with a tool's arguments, told so the model can fix it: which, what it must be, and why. */
-function argumentProblem(tool: ToolDefinition, args: Record<string, unknown>): string | undefined {
-  const parsed = z.object(tool.inputSchema).safeParse(args, { reportInput: true });
+function argumentProblem(tool: CheckedTool, args: Record<string, unknown>): string | undefined {
+  const parsed = tool.arguments.safeParse(args, { reportInput: true });
   if (parsed.success) return undefined;
+  const { inputSchema, name } = tool.definition;
   const problems = parsed.error.issues.map((issue) => {
     const [field] = issue.path;
-    const schema = typeof field === "string" ? tool.inputSchema[field] : undefined;
+    const schema = typeof field === "string" ? inputSchema[field] : undefined;
     const description = schema ? z.globalRegistry.get(schema)?.description : undefined;
     const problem = describeIssue(issue, `"${issue.path.join(".")}"`);
     return description ? `${problem} (${description})` : problem;
   });
-  return `Invalid arguments for ${tool.name}: ${problems.join("; ")}.`;
+  return `Invalid arguments for ${name}: ${problems.join("; ")}.`;
 }
 
 function describeIssue(issue: z.core.$ZodIssue, name: string): string {
