@@ -92,12 +92,15 @@ export class Scope {
     return this.subset((skill) => chosen.has(skill));
   }
 
-  /** Every selector valid in this scope: packs, then `pack/group`. Bare group names work too when unique. */
+  /**
+   * Every selector valid in this scope: all the packs first, then `pack/group`, so that a shortened list
+   * still names every pack. Bare group names work too when unique.
+   */
   selectors(): string[] {
-    return this.packs.flatMap((pack) => [
-      pack.name,
-      ...pack.groups.map((group) => `${pack.name}/${group.name}`),
-    ]);
+    return [
+      ...this.packs.map((pack) => pack.name),
+      ...this.packs.flatMap((pack) => pack.groups.map((group) => `${pack.name}/${group.name}`)),
+    ];
   }
 
   /** The valid selectors as one readable line, shortened for catalogs with thousands of groups. */
@@ -139,10 +142,33 @@ export class Scope {
   }
 
   private unknown(selector: string): never {
+    const close = this.closeSelectors(selector);
+    const hint = close.length > 0 ? ` Did you mean ${close.map((name) => `"${name}"`).join(" or ")}?` : "";
     throw new SelectorError(
       selector,
-      `Unknown pack or group "${selector}". Valid selectors: ${this.describeSelectors()}.`,
+      `Unknown pack or group "${selector}".${hint} Valid selectors: ${this.describeSelectors()}.`,
     );
+  }
+
+  /** The selectors (and bare group names) closest to `selector`, if a slip away: case, a letter or two. */
+  private closeSelectors(selector: string): string[] {
+    const wanted = selector.toLowerCase();
+    const names = new Set([
+      ...this.selectors(),
+      ...this.packs.flatMap((pack) => pack.groups.map((group) => group.name)),
+    ]);
+    const allowed = wanted.length <= 5 ? 1 : 2;
+    const scored = [...names].map((name) => ({
+      name,
+      distance: editDistance(wanted, name.toLowerCase(), allowed),
+    }));
+    const best = Math.min(...scored.map(({ distance }) => distance));
+    if (best > allowed) return [];
+    return scored
+      .filter(({ distance }) => distance === best)
+      .map(({ name }) => name)
+      .sort(compareText)
+      .slice(0, 3);
   }
 
   private subset(keep: (skill: Skill) => boolean): Scope {
@@ -173,6 +199,24 @@ function filesLeftIn(pack: Pack, groups: readonly Group[]): ReadonlyMap<string, 
       return slash < 0 || !dropped.has(file.slice(0, slash));
     }),
   );
+}
+
+/**
+ * Levenshtein distance between `a` and `b`, or `limit + 1` once it must exceed `limit` (selectors are
+ * short and few, so the plain table is enough).
+ */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min(substitution, (previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? limit + 1;
 }
 
 /** Orders skills the way every listing shows them: by name, then by pack. */

@@ -312,7 +312,7 @@ describe("loadCatalog with SKILL_PACKS", () => {
   it("refuses a selector that matches nothing, listing the valid ones", () => {
     const load = () => loadCatalog(tree.skillsDir, { packs: ["alpha", "nope"] });
     expect(load).toThrow(CatalogError);
-    expect(load).toThrow(/"nope".*alpha, beta, beta\/docs, beta\/tools, gamma, gamma\/tools/);
+    expect(load).toThrow(/"nope".*alpha, beta, gamma, beta\/docs, beta\/tools, gamma\/tools/);
   });
 });
 

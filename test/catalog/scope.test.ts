@@ -79,6 +79,24 @@ describe("Scope", () => {
     }
   });
 
+  it("names every pack before any group, and the selectors a slip away from an unknown one", () => {
+    const message = (selector: string) => {
+      try {
+        catalog.everything.narrow([selector]);
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(message("Gama")).toBe(
+      'Unknown pack or group "Gama". Did you mean "gamma"? ' +
+        "Valid selectors: alpha, beta, gamma, beta/docs, beta/tools, gamma/tools.",
+    );
+    expect(message("beta/tols")).toContain('Did you mean "beta/tools"?');
+    expect(message("doc")).toContain('Did you mean "docs"?');
+    expect(message("zzzzzz")).not.toContain("Did you mean");
+  });
+
   it("rejects malformed selectors as unknown", () => {
     for (const selector of ["a/b/c", "/beta", "beta/", "..", "beta/../alpha"]) {
       expect(() => catalog.everything.narrow([selector]), selector).toThrow(SelectorError);

@@ -216,7 +216,7 @@ describe("client ceilings", () => {
     expect(response.json).toMatchObject({
       jsonrpc: "2.0",
       id: 7,
-      error: { code: -32600, message: expect.stringMatching(/"n8n".*alpha, beta, beta\/docs/) },
+      error: { code: -32600, message: expect.stringMatching(/"n8n".*alpha, beta, gamma, beta\/docs/) },
     });
   });
 

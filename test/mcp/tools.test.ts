@@ -107,7 +107,7 @@ describe("list_skills", () => {
     const unknown = await call(client, "list_skills", { pack: "delta" });
     expect(unknown.isError).toBe(true);
     expect(unknown.text).toContain('Unknown pack or group "delta"');
-    expect(unknown.text).toContain("alpha, beta, beta/docs, beta/tools, gamma, gamma/tools");
+    expect(unknown.text).toContain("alpha, beta, gamma, beta/docs, beta/tools, gamma/tools");
     const ambiguous = await call(client, "list_skills", { pack: "tools" });
     expect(ambiguous).toMatchObject({
       isError: true,
