@@ -75,7 +75,11 @@ function formatPack(pack: Pack): string[] {
   for (const group of pack.groups) {
     if (shown.has(group)) lines.push(`  ${group.name}: ${group.skills.length}`);
   }
-  const hidden = pack.groups.length - groups.length;
-  if (hidden > 0) lines.push(`  … and ${plural(hidden, "smaller group")}`);
+  // The smaller groups on one line, named all the same: a group no answer names cannot be selected.
+  const hidden = pack.groups.filter((group) => !shown.has(group));
+  if (hidden.length > 0) {
+    const named = hidden.map((group) => `${group.name} ${group.skills.length}`).join(", ");
+    lines.push(`  … and ${plural(hidden.length, "smaller group")}: ${named}`);
+  }
   return lines;
 }

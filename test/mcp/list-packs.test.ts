@@ -32,6 +32,21 @@ describe("list_packs of a large catalog", () => {
     expect(lines.at(-1)).toMatch(/^Next: list_skills/);
   });
 
+  it("names a pack's smaller groups past the 25 largest on one line, so every group can be selected", async () => {
+    const entries: Record<string, string> = {};
+    for (let group = 0; group < 28; group++) {
+      // Groups g00-g24 hold two skills, g25-g27 one.
+      for (let skill = 0; skill < (group < 25 ? 2 : 1); skill++) {
+        const name = `s-${group}-${skill}`;
+        entries[`big/g${String(group).padStart(2, "0")}/${name}/SKILL.md`] = skillMd(name);
+      }
+    }
+    const lines = await packsOf(entries);
+    expect(lines[0]).toBe("big: 53 skills");
+    expect(lines.filter((line) => /^ {2}g\d\d: 2$/.test(line))).toHaveLength(25);
+    expect(lines.at(-2)).toBe("  … and 3 smaller groups: g25 1, g26 1, g27 1");
+  });
+
   it("lists the hundred largest packs and counts the rest", async () => {
     const entries: Record<string, string> = {};
     for (let pack = 0; pack < 130; pack++) {
