@@ -55,11 +55,32 @@ interface Matches {
  * more when they do.
  */
 function bestMatches(index: SearchIndex, query: string, scope: Scope): Matches {
+  const named = namedBy(query, scope);
   for (let limit = LISTED_MATCHES; ; limit *= 2) {
     const found = index.search(query, scope, limit);
-    const shown = withoutCopies(found.skills, scope).slice(0, LISTED_MATCHES);
+    const ranked = [...named, ...found.skills.filter((skill) => !named.includes(skill))];
+    const shown = withoutCopies(ranked, scope).slice(0, LISTED_MATCHES);
     if (shown.length === LISTED_MATCHES || found.skills.length < limit) return { found, shown };
   }
+}
+
+/**
+ * The skills a query names exactly, as `name` or `pack/name` in any case: an agent that knows a skill's
+ * name wants that skill first, though a longer name holding the word may score higher.
+ */
+function namedBy(query: string, scope: Scope): readonly Skill[] {
+  const ref = query.trim();
+  for (const candidate of new Set([ref, ref.toLowerCase()])) {
+    const lookup = scope.findSkill(candidate);
+    if (lookup.kind === "found") return [lookup.skill];
+    if (lookup.kind === "ambiguous") {
+      return lookup.candidates.flatMap((id) => {
+        const copy = scope.findSkill(id);
+        return copy.kind === "found" ? [copy.skill] : [];
+      });
+    }
+  }
+  return [];
 }
 
 /**

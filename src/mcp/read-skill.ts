@@ -46,7 +46,9 @@ export function registerReadSkillTool(server: McpServer, context: ToolContext): 
 }
 
 function findSkill(context: ToolContext, ref: string): Skill {
-  const lookup = context.scope.findSkill(ref.trim());
+  const exact = context.scope.findSkill(ref.trim());
+  // Names are lowercase by the naming rule; a model may still capitalize one.
+  const lookup = exact.kind === "missing" ? context.scope.findSkill(ref.trim().toLowerCase()) : exact;
   if (lookup.kind === "found") return lookup.skill;
   if (lookup.kind === "ambiguous") {
     throw new ToolError(`Several packs have a skill "${ref}"; use one of: ${lookup.candidates.join(", ")}.`);

@@ -138,3 +138,31 @@ describe("read_skill with an unknown name", () => {
     );
   });
 });
+
+describe("a query that is a skill's exact name", () => {
+  const named = serveTree({
+    ...TREE,
+    "office/plan/SKILL.md": skillMd("plan", "Sketch a small project."),
+    "office/plan-review/SKILL.md": skillMd(
+      "plan-review",
+      "Review a plan, check the plan against its goals, and plan again.",
+      "# Plan review\n\nA plan, a plan, a plan.\n",
+    ),
+  });
+
+  it("lists that skill first, in any case and as pack/name, though a longer name scores higher", async () => {
+    for (const query of ["plan", "PLAN", " office/plan "]) {
+      const { text } = await call(named.client, "list_skills", { query });
+      expect(text.split("\n").slice(0, 2), query).toEqual([
+        "plan: Sketch a small project.",
+        "plan-review: Review a plan, check the plan against its goals, and plan again.",
+      ]);
+    }
+    const { text } = await call(named.client, "list_skills", { query: "plans" });
+    expect(text).toMatch(/^plan-review: /);
+  });
+
+  it("is read by read_skill in any case", async () => {
+    expect((await call(named.client, "read_skill", { skill: "Plan" })).text).toContain("name: plan\n");
+  });
+});
