@@ -30,6 +30,8 @@ export class Scope {
   readonly packs: readonly Pack[];
   private readonly packsByName: ReadonlyMap<string, Pack>;
   private readonly skillsByName: ReadonlyMap<string, readonly Skill[]>;
+  /** Worked out on first use: most scopes are narrowed for one call and never asked. */
+  #hasCopies: boolean | undefined;
 
   /**
    * `skills` must be sorted by name, then pack; `packFiles` gives each pack's pack-level files, told the
@@ -66,6 +68,12 @@ export class Scope {
     if (first === undefined) return { kind: "missing" };
     if (same.length === 1) return { kind: "found", skill: first };
     return { kind: "ambiguous", candidates: same.map((skill) => skill.id) };
+  }
+
+  /** Whether any skill in this scope has a copy in another of its packs (see {@link copiesOf}). */
+  hasCopies(): boolean {
+    this.#hasCopies ??= this.skills.some((skill) => this.copiesOf(skill).length > 0);
+    return this.#hasCopies;
   }
 
   /**

@@ -10,6 +10,8 @@ import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
 export const LISTED_SKILLS = 200;
 /** A search shows only its best matches: past these, a model does better refining than reading on. */
 export const LISTED_MATCHES = 10;
+/** Past the listed skills of a scope no selector can narrow, this many more are named, without descriptions. */
+const LISTED_NAMES = 1000;
 
 export const listSkillsTool = {
   name: "list_skills",
@@ -31,7 +33,7 @@ export function registerListSkillsTool(server: McpServer, context: ToolContext):
       if (query === undefined || query.trim() === "") return text(formatListing(scope, context.scope));
       const best = bestMatches(context.index, query, scope);
       if (best.shown.length === 0) return text(noMatch(query, pack));
-      return text(formatMatches(best, context.scope));
+      return text(formatMatches(best, scope, context.scope));
     }),
   );
 }
@@ -47,6 +49,8 @@ interface Matches {
   readonly found: SearchResult;
   /** At most {@link LISTED_MATCHES}, best first, each skill once however many packs hold a copy. */
   readonly shown: readonly Listed[];
+  /** The strong matches not shown, each skill counted once however many packs hold a copy. */
+  readonly strongLeftOut: number;
 }
 
 /**
@@ -60,8 +64,29 @@ function bestMatches(index: SearchIndex, query: string, scope: Scope): Matches {
     const found = index.search(query, scope, limit);
     const ranked = [...named, ...found.skills.filter((skill) => !named.includes(skill))];
     const shown = withoutCopies(ranked, scope).slice(0, LISTED_MATCHES);
-    if (shown.length === LISTED_MATCHES || found.skills.length < limit) return { found, shown };
+    if (shown.length === LISTED_MATCHES || found.skills.length < limit) {
+      return { found, shown, strongLeftOut: strongLeftOut(index, query, scope, found, shown) };
+    }
   }
+}
+
+/**
+ * How many strong matches are left out. The search counts copies apart, so where the scope holds copies
+ * the strong matches are fetched to count each skill once, as the lines do.
+ */
+function strongLeftOut(
+  index: SearchIndex,
+  query: string,
+  scope: Scope,
+  found: SearchResult,
+  shown: readonly Listed[],
+): number {
+  const named = shown.reduce((count, { copies }) => count + 1 + copies.length, 0);
+  const leftOut = found.strongMatches - named;
+  if (leftOut <= 0 || !scope.hasCopies()) return leftOut;
+  const strong = index.search(query, scope, found.strongMatches).skills;
+  const listed = new Set(shown.map(({ skill }) => skill));
+  return withoutCopies(strong, scope).filter(({ skill }) => !listed.has(skill)).length;
 }
 
 /**
@@ -88,23 +113,28 @@ function namedBy(query: string, scope: Scope): readonly Skill[] {
  * count given is of strong matches (at least half the first one's score): many of them means the request
  * is ambiguous; none means the rest match only in part.
  */
-function formatMatches({ found, shown }: Matches, ceiling: Scope): string {
+function formatMatches({ found, shown, strongLeftOut }: Matches, scope: Scope, ceiling: Scope): string {
   const lines = shown.map((listed) => skillLine(listed, ceiling));
   if (found.corrections.length > 0) {
     // A word read otherwise is said first: the model may have meant it, and can ask again.
     lines.unshift(`Read ${found.corrections.map(({ from, to }) => `"${from}" as "${to}"`).join(", ")}.`);
   }
   const named = shown.reduce((count, { copies }) => count + 1 + copies.length, 0);
-  const strongMore = found.strongMatches - named;
-  if (strongMore > 0) {
-    lines.push(
-      `… ${plural(strongMore, "more skill")} matched nearly as well: add words to the query, or narrow with pack.`,
-    );
+  const refine = canNarrow(scope) ? "add words to the query, or narrow with pack" : "add words to the query";
+  if (strongLeftOut > 0) {
+    lines.push(`… ${plural(strongLeftOut, "more skill")} matched nearly as well: ${refine}.`);
   } else if (found.matched > named) {
-    lines.push("… other skills matched only in part: add words to the query, or narrow with pack.");
+    lines.push(`… other skills matched only in part: ${refine}.`);
   }
   lines.push('Next: read_skill(skill="<name>").');
   return lines.join("\n");
+}
+
+/** Whether a `pack` selector could name fewer skills than `scope` holds: another pack, or a group. */
+function canNarrow(scope: Scope): boolean {
+  const [only, ...others] = scope.packs;
+  if (only === undefined || others.length > 0) return others.length > 0;
+  return only.groups.some((group) => group.skills.length < only.skills.length);
 }
 
 function noMatch(query: string, pack: string | undefined): string {
@@ -121,8 +151,15 @@ function formatListing(scope: Scope, ceiling: Scope): string {
   const distinct = withoutCopies(scope.skills, scope);
   const shown = distinct.slice(0, LISTED_SKILLS);
   const lines = shown.map((listed) => skillLine(listed, ceiling));
-  if (distinct.length > shown.length) {
-    lines.push(`… ${plural(distinct.length - shown.length, "more skill")}: narrow with pack or query.`);
+  const rest = distinct.slice(shown.length);
+  if (rest.length > 0 && canNarrow(scope)) {
+    lines.push(`… ${plural(rest.length, "more skill")}: narrow with pack or query.`);
+  } else if (rest.length > 0) {
+    // Nothing narrower to select: the rest are named, so that every skill can be found by browsing.
+    const names = rest.slice(0, LISTED_NAMES).map(({ skill }) => skillRef(skill, ceiling));
+    const unnamed = rest.length - names.length;
+    const tail = unnamed > 0 ? `, and ${unnamed} more: search them with query` : "";
+    lines.push(`… ${plural(rest.length, "more skill")}, by name: ${names.join(", ")}${tail}.`);
   }
   lines.push('Next: read_skill(skill="<name>").');
   return lines.join("\n");

@@ -166,3 +166,27 @@ describe("a query that is a skill's exact name", () => {
     expect((await call(named.client, "read_skill", { skill: "Plan" })).text).toContain("name: plan\n");
   });
 });
+
+describe("a pack no selector can narrow, past the listed 200", () => {
+  const flat = serveTree(
+    Object.fromEntries(
+      Array.from({ length: 205 }, (_, i) => {
+        const name = `widget-${String(i).padStart(3, "0")}`;
+        return [`big/${name}/SKILL.md`, skillMd(name, "A dashboard widget.")];
+      }),
+    ),
+  );
+
+  it("names the skills past the 200 listed, since pack cannot narrow further", async () => {
+    const lines = (await call(flat.client, "list_skills", { pack: "big" })).text.split("\n");
+    expect(lines).toHaveLength(202);
+    expect(lines.at(-2)).toBe(
+      "… 5 more skills, by name: widget-200, widget-201, widget-202, widget-203, widget-204.",
+    );
+  });
+
+  it("does not suggest narrowing with pack when a search cannot be narrowed", async () => {
+    const lines = (await call(flat.client, "list_skills", { query: "dashboard widget" })).text.split("\n");
+    expect(lines.at(-2)).toBe("… 195 more skills matched nearly as well: add words to the query.");
+  });
+});
