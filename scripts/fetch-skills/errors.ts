@@ -23,7 +23,7 @@ export class SourceError extends FetcherError {
     readonly source: string,
     detail: string,
   ) {
-    super(`source "${source}": ${detail}`);
+    super(`source "${source}": ${withoutCredentials(detail)}`);
   }
 }
 
@@ -35,4 +35,15 @@ export function oneLine(error: unknown): string {
     .map((line) => line.trim())
     .filter((line) => line !== "")
     .join(" ");
+}
+
+/**
+ * `text` with the credentials of the URLs in it taken out, for whatever the fetcher prints or writes
+ * into the image (`sources.json`): all of an http(s) URL's user part (a token often stands there
+ * alone), and the password of any other URL (`ssh://git:secret@host` keeps `git`).
+ */
+export function withoutCredentials(text: string): string {
+  return text
+    .replace(/\b(https?:\/\/)[^\s/@]+@/gi, "$1")
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]+):[^\s/@]+@/gi, "$1@");
 }

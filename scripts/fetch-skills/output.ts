@@ -1,7 +1,7 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CopyError, copyFromRepository, findSkillFolders, type SkippedEntry } from "./copy.js";
-import { FetcherError, SourceError } from "./errors.js";
+import { FetcherError, SourceError, withoutCredentials } from "./errors.js";
 import { checkoutSource, type FetchMethod } from "./fetch.js";
 import type { SkillSource } from "./manifest.js";
 
@@ -118,7 +118,8 @@ async function fetchPack(
   );
   const record: SourceRecord = {
     name: source.name,
-    repo: source.repo,
+    // The record ships in the image and is shown by /health: a token in the URL must not.
+    repo: withoutCredentials(source.repo),
     ref: source.ref,
     path: source.path,
     extras: source.extras,

@@ -381,6 +381,31 @@ describe("fetch-skills: the build machine's git settings", () => {
   });
 });
 
+describe("fetch-skills: credentials in a repository URL", () => {
+  it("keeps them out of sources.json, which ships in the image, and out of its messages", async () => {
+    const secretUrl = "https://deploy:ghp_SECRET@mirror.invalid/solo.git";
+    const site = await makeSite([{ name: "solo", repo: secretUrl, ref: solo.commits[0] ?? "" }]);
+    const config = path.join(site, "gitconfig");
+    await writeFile(config, `[url "${solo.url}"]\n\tinsteadOf = ${secretUrl}\n`);
+
+    const fetched = await spawnFetcher([], site, { GIT_CONFIG_GLOBAL: config });
+    expect(fetched.code, fetched.stderr).toBe(0);
+    const written = await readFile(path.join(site, "skills/sources.json"), "utf8");
+    expect(written).not.toContain("ghp_SECRET");
+    expect(JSON.parse(written)).toMatchObject({
+      sources: [{ name: "solo", repo: "https://mirror.invalid/solo.git" }],
+    });
+
+    const failed = await spawnFetcher(
+      [],
+      await makeSite([{ name: "solo", repo: secretUrl, ref: solo.commits[0] ?? "" }]),
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("https://mirror.invalid/solo.git");
+    expect(failed.stderr).not.toContain("ghp_SECRET");
+  });
+});
+
 describe("fetch-skills: all or nothing", () => {
   const MISSING = "0123456789abcdef0123456789abcdef01234567";
 
