@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { once } from "node:events";
+import http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -142,6 +145,36 @@ describe("serving over HTTP", () => {
     expect(await server.exited).toBe(0);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(server.output()).toContain("shutting down");
+  });
+});
+
+describe("shutting down with a request in flight", () => {
+  it("closes that request's connection once answered, and exits 0 without waiting out the grace", async () => {
+    const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, SHUTDOWN_DRAIN_MS: "300" });
+    const agent = new http.Agent({ keepAlive: true });
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const request = http.request(`${server.url}/mcp`, {
+      method: "POST",
+      agent,
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "content-length": Buffer.byteLength(body),
+      },
+    });
+    request.write(body.slice(0, 10));
+    await sleep(300);
+    server.child.kill("SIGTERM");
+    // Past the drain: the server is closing while the request's body is still on its way.
+    await sleep(600);
+    request.end(body.slice(10));
+    const [response] = (await once(request, "response")) as [http.IncomingMessage];
+    response.resume();
+    expect(response.statusCode).toBe(200);
+    expect(response.headers.connection).toBe("close");
+    expect(await server.exited).toBe(0);
+    expect(server.output()).not.toContain("did not finish in time");
+    agent.destroy();
   });
 });
 

@@ -60,6 +60,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook("onRequest", originGuard(settings.allowedOrigins));
 
+  // Once shutdown begins every answer closes its connection: a keep-alive connection that a request still
+  // in flight at close leaves idle would otherwise hold the process until the grace period runs out.
+  const readiness = deps.readiness ?? new Readiness();
+  app.addHook("onSend", (_request, reply, _payload, done) => {
+    if (readiness.draining) reply.header("connection", "close");
+    done();
+  });
+
   // Every answer is counted and timed by tool in /metrics. The log has a line for each refusal and
   // failure, and for every request only at debug: at info, a line per answer cost some 15% of the CPU
   // of a cached answer (docs/performance.md).
@@ -105,7 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, {
     catalog: deps.catalog,
     version: deps.info.version,
-    readiness: deps.readiness ?? new Readiness(),
+    readiness,
   });
   await app.register(metricsRoutes, { metrics });
   return app;
