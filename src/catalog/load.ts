@@ -70,7 +70,9 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
       throw error;
     }
   }
-  return { catalog: { everything, sources: readSources(root, issues), files: new FileReader() }, issues };
+  // The sources of packs SKILL_PACKS left out are not served, so not reported either.
+  const sources = readSources(root, issues).filter((source) => everything.findPack(source.name));
+  return { catalog: { everything, sources, files: new FileReader() }, issues };
 }
 
 function realDirectory(dir: string): string {

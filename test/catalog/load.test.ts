@@ -85,8 +85,9 @@ describe("loadCatalog on the standard tree", () => {
     expect(loaded.catalog.everything.findSkill("beta/shared-name")).toMatchObject({ kind: "found" });
   });
 
-  it("reads sources.json", () => {
+  it("reads sources.json, keeping only the sources of packs SKILL_PACKS loads", () => {
     expect(loaded.catalog.sources).toEqual([{ name: "alpha", ref: "a".repeat(40) }]);
+    expect(loadCatalog(tree.skillsDir, { packs: ["beta"] }).catalog.sources).toEqual([]);
   });
 });
 
