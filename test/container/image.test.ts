@@ -148,6 +148,14 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
 
   afterAll(async () => {
     await Promise.all(containers.map((container) => container.stop().catch(() => undefined)));
+    // deleteOnExit needs testcontainers' reaper, which engines without it (Podman here) do not run.
+    if (image !== undefined) {
+      const { dockerode } = (await getContainerRuntimeClient()).container;
+      await dockerode
+        .getImage(image)
+        .remove({ force: true })
+        .catch(() => undefined);
+    }
     daemon?.kill();
     await work?.remove();
   });
