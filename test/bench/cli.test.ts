@@ -61,7 +61,7 @@ beforeAll(async () => {
       "Repair a lantern with new wicks, lantern glass and lantern fuel.",
     ),
     "lantern.json": JSON.stringify([
-      { id: "q-4", query: "lantern", expected: ["camp/lantern"], difficulty: "easy" },
+      { id: "q-4", query: "lanterns", expected: ["camp/lantern"], difficulty: "easy" },
     ]),
     "queries.json": JSON.stringify([
       { id: "q-1", query: "pull a bent nail", expected: ["tools/hammer"], difficulty: "easy" },
