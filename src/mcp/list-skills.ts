@@ -72,7 +72,8 @@ function bestMatches(index: SearchIndex, query: string, scope: Scope): Matches {
 
 /**
  * How many strong matches are left out. The search counts copies apart, so where the scope holds copies
- * the strong matches are fetched to count each skill once, as the lines do.
+ * the strong matches are counted again, each skill once, as the lines do: from the matches at hand when
+ * they hold them all (most requests have a few), else from a search for them all.
  */
 function strongLeftOut(
   index: SearchIndex,
@@ -84,7 +85,10 @@ function strongLeftOut(
   const named = shown.reduce((count, { copies }) => count + 1 + copies.length, 0);
   const leftOut = found.strongMatches - named;
   if (leftOut <= 0 || !scope.hasCopies()) return leftOut;
-  const strong = index.search(query, scope, found.strongMatches).skills;
+  const strong =
+    found.strongMatches <= found.skills.length
+      ? found.skills.slice(0, found.strongMatches)
+      : index.search(query, scope, found.strongMatches).skills;
   const listed = new Set(shown.map(({ skill }) => skill));
   return withoutCopies(strong, scope).filter(({ skill }) => !listed.has(skill)).length;
 }
