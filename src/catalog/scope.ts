@@ -101,8 +101,8 @@ export class Scope {
   }
 
   /**
-   * Every selector valid in this scope: all the packs first, then `pack/group`, so that a shortened list
-   * still names every pack. Bare group names work too when unique.
+   * Every selector valid in this scope: all the packs first, then `pack/group`, so that a list shortened
+   * to its first selectors names the packs before any group. Bare group names work too when unique.
    */
   selectors(): string[] {
     return [
@@ -158,25 +158,37 @@ export class Scope {
     );
   }
 
-  /** The selectors (and bare group names) closest to `selector`, if a slip away: case, a letter or two. */
+  /**
+   * The selectors closest to `selector`, if a slip away: case, a letter or two. A bare group name is a
+   * candidate only where one pack has it; `pack/group` is compared with that pack's groups only, so an
+   * unknown selector costs a walk over the names, not over every pair of letters of a large catalog.
+   */
   private closeSelectors(selector: string): string[] {
     const wanted = selector.toLowerCase();
-    const names = new Set([
-      ...this.selectors(),
-      ...this.packs.flatMap((pack) => pack.groups.map((group) => group.name)),
-    ]);
     const allowed = wanted.length <= 5 ? 1 : 2;
-    const scored = [...names].map((name) => ({
-      name,
-      distance: editDistance(wanted, name.toLowerCase(), allowed),
-    }));
-    const best = Math.min(...scored.map(({ distance }) => distance));
-    if (best > allowed) return [];
-    return scored
-      .filter(({ distance }) => distance === best)
-      .map(({ name }) => name)
-      .sort(compareText)
-      .slice(0, 3);
+    let best = allowed;
+    let closest: string[] = [];
+    for (const name of this.candidatesNear(wanted)) {
+      const distance = editDistance(wanted, name.toLowerCase(), best);
+      if (distance < best) [best, closest] = [distance, []];
+      if (distance === best) closest.push(name);
+    }
+    return closest.sort(compareText).slice(0, 3);
+  }
+
+  private candidatesNear(wanted: string): string[] {
+    const slash = wanted.indexOf("/");
+    if (slash > 0) {
+      const packName = wanted.slice(0, slash);
+      const pack = this.packs.find((candidate) => candidate.name.toLowerCase() === packName);
+      return pack ? pack.groups.map((group) => `${pack.name}/${group.name}`) : [];
+    }
+    const groupPacks = new Map<string, number>();
+    for (const group of this.packs.flatMap((pack) => pack.groups)) {
+      groupPacks.set(group.name, (groupPacks.get(group.name) ?? 0) + 1);
+    }
+    const uniqueGroups = [...groupPacks].filter(([, packs]) => packs === 1).map(([name]) => name);
+    return [...this.packs.map((pack) => pack.name), ...uniqueGroups];
   }
 
   private subset(keep: (skill: Skill) => boolean): Scope {
@@ -190,7 +202,7 @@ export class Scope {
 }
 
 /** A pack's pack-level files, given the name of the pack and its groups in scope. */
-export type PackFiles = (pack: string, groups: readonly Group[]) => ReadonlyMap<string, CatalogFile>;
+type PackFiles = (pack: string, groups: readonly Group[]) => ReadonlyMap<string, CatalogFile>;
 
 /**
  * The pack files a narrower scope may see: none inside the folder of a group it left out, which belong
@@ -210,19 +222,24 @@ function filesLeftIn(pack: Pack, groups: readonly Group[]): ReadonlyMap<string, 
 }
 
 /**
- * Levenshtein distance between `a` and `b`, or `limit + 1` once it must exceed `limit` (selectors are
- * short and few, so the plain table is enough).
+ * Levenshtein distance between `a` and `b`, or `limit + 1` as soon as it must exceed `limit` (two rows,
+ * and a stop once a whole row is past the limit).
  */
 function editDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let current = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+    current[0] = i;
+    let rowBest = i;
     for (let j = 1; j <= b.length; j++) {
       const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min(substitution, (previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1));
+      const distance = Math.min(substitution, (previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1);
+      current[j] = distance;
+      rowBest = Math.min(rowBest, distance);
     }
-    previous = current;
+    if (rowBest > limit) return limit + 1;
+    [previous, current] = [current, previous];
   }
   return previous[b.length] ?? limit + 1;
 }
