@@ -116,15 +116,26 @@ function refusal(status: number, code: number, message: string, id: RequestId | 
  * a message after this check (the schemas, the key of a kept answer) walks it recursively, so some
  * thousands of levels in a few kilobytes would overflow the stack.
  */
-export const MAX_NESTING = 64;
+const MAX_NESTING = 64;
 
 /** Whether `value` holds arrays or objects nested more than `limit` deep; walked without recursion. */
 function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    if (next.value === null || typeof next.value !== "object") continue;
-    if (next.depth === limit) return true;
-    for (const child of Object.values(next.value)) pending.push({ value: child, depth: next.depth + 1 });
+  // Only arrays and objects are stacked, with their depths beside them: a body is mostly strings.
+  const containers: object[] = [];
+  const depths: number[] = [];
+  if (value !== null && typeof value === "object") {
+    containers.push(value);
+    depths.push(0);
+  }
+  for (let container = containers.pop(); container !== undefined; container = containers.pop()) {
+    const depth = depths.pop() ?? 0;
+    if (depth === limit) return true;
+    for (const child of Object.values(container)) {
+      if (child !== null && typeof child === "object") {
+        containers.push(child);
+        depths.push(depth + 1);
+      }
+    }
   }
   return false;
 }
