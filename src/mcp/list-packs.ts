@@ -6,6 +6,8 @@ import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
 
 /** Past this many groups a pack's answer shows its largest groups only, so huge catalogs stay readable. */
 const LISTED_GROUPS = 25;
+/** Past the largest groups, this many smaller ones are named on one line. */
+const NAMED_GROUPS = 200;
 /** Past this many pack and group lines, the answer lists packs only, each with its group count. */
 const LISTED_LINES = 120;
 /** Past this many packs, the answer lists the largest and counts the rest. */
@@ -75,11 +77,14 @@ function formatPack(pack: Pack): string[] {
   for (const group of pack.groups) {
     if (shown.has(group)) lines.push(`  ${group.name}: ${group.skills.length}`);
   }
-  // The smaller groups on one line, named all the same: a group no answer names cannot be selected.
+  // The smaller groups on one line, named all the same: a group no answer names cannot be selected. A
+  // pack of thousands of groups names some; past them, search finds their skills.
   const hidden = pack.groups.filter((group) => !shown.has(group));
   if (hidden.length > 0) {
-    const named = hidden.map((group) => `${group.name} ${group.skills.length}`).join(", ");
-    lines.push(`  … and ${plural(hidden.length, "smaller group")}: ${named}`);
+    const named = hidden.slice(0, NAMED_GROUPS).map((group) => `${group.name} ${group.skills.length}`);
+    const unnamed = hidden.length - named.length;
+    const rest = unnamed > 0 ? `, and ${unnamed} more: list_skills(query) searches them` : "";
+    lines.push(`  … and ${plural(hidden.length, "smaller group")}: ${named.join(", ")}${rest}`);
   }
   return lines;
 }

@@ -10,8 +10,11 @@ import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
 export const LISTED_SKILLS = 200;
 /** A search shows only its best matches: past these, a model does better refining than reading on. */
 export const LISTED_MATCHES = 10;
-/** Past the listed skills of a scope no selector can narrow, this many more are named, without descriptions. */
-const LISTED_NAMES = 1000;
+/**
+ * Past the listed skills of a scope no selector can narrow, this many more are named, without
+ * descriptions: some 3,000 tokens at most, less than the 200 lines before them.
+ */
+const LISTED_NAMES = 500;
 
 export const listSkillsTool = {
   name: "list_skills",
@@ -134,11 +137,15 @@ function formatMatches({ found, shown, strongLeftOut }: Matches, scope: Scope, c
   return lines.join("\n");
 }
 
-/** Whether a `pack` selector could name fewer skills than `scope` holds: another pack, or a group. */
+/**
+ * Whether `pack` selectors can split `scope` so that every skill is in a narrower part: several packs, or
+ * one whose skills all sit in groups, more than one of them.
+ */
 function canNarrow(scope: Scope): boolean {
   const [only, ...others] = scope.packs;
   if (only === undefined || others.length > 0) return others.length > 0;
-  return only.groups.some((group) => group.skills.length < only.skills.length);
+  const allGrouped = only.skills.every((skill) => skill.group !== undefined);
+  return allGrouped && only.groups.some((group) => group.skills.length < only.skills.length);
 }
 
 function noMatch(query: string, pack: string | undefined): string {

@@ -168,20 +168,22 @@ describe("a query that is a skill's exact name", () => {
 });
 
 describe("a pack no selector can narrow, past the listed 200", () => {
-  const flat = serveTree(
-    Object.fromEntries(
+  const flat = serveTree({
+    ...Object.fromEntries(
       Array.from({ length: 205 }, (_, i) => {
         const name = `widget-${String(i).padStart(3, "0")}`;
         return [`big/${name}/SKILL.md`, skillMd(name, "A dashboard widget.")];
       }),
     ),
-  );
+    // One group: selecting it leaves the widgets, outside every group, out of any selector's reach.
+    "big/extras/lamp/SKILL.md": skillMd("lamp", "A desk lamp."),
+  });
 
-  it("names the skills past the 200 listed, since pack cannot narrow further", async () => {
+  it("names the skills past the 200 listed, since no selector reaches them", async () => {
     const lines = (await call(flat.client, "list_skills", { pack: "big" })).text.split("\n");
     expect(lines).toHaveLength(202);
     expect(lines.at(-2)).toBe(
-      "… 5 more skills, by name: widget-200, widget-201, widget-202, widget-203, widget-204.",
+      "… 6 more skills, by name: widget-199, widget-200, widget-201, widget-202, widget-203, widget-204.",
     );
   });
 
