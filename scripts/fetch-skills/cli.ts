@@ -43,7 +43,10 @@ interface Options {
   readonly help: boolean;
 }
 
-/** Runs the fetcher and returns its exit status: 0 done, 1 failed (nothing written), 2 wrong usage. */
+/**
+ * Runs the fetcher and returns its exit status: 0 done, 2 wrong usage, 1 failed: nothing written, or,
+ * as its message says, everything but the summary file.
+ */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr(`${line}\n`);
   let out: string | undefined;
@@ -124,11 +127,12 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
   if (values["no-fetch"] && !values.update) throw new UsageError("--no-fetch only goes with --update");
   const resolve = (value: string | undefined) => (value === undefined ? undefined : path.resolve(cwd, value));
   const summary = resolve(values.summary);
-  if (summary !== undefined) checkSummaryFile(summary);
+  const out = path.resolve(cwd, values.out ?? "skills");
+  if (summary !== undefined && !values.help) checkSummaryFile(summary, out);
   return {
     manifest: path.resolve(cwd, values.manifest ?? "skills.toml"),
     manifestLabel: values.manifest ?? "skills.toml",
-    out: path.resolve(cwd, values.out ?? "skills"),
+    out,
     cache: resolve(values.cache),
     sources: values.source ?? [],
     update: values.update === true,
@@ -138,9 +142,13 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
   };
 }
 
-/** `--summary` is written after the skills are in place, so its folder is checked before any work. */
-function checkSummaryFile(file: string): void {
+/**
+ * `--summary` is written after the skills are in place, so its folder is checked before any work; a
+ * folder inside `--out` is written by the fetch itself.
+ */
+function checkSummaryFile(file: string, out: string): void {
   const folder = path.dirname(file);
+  if (folder === out || folder.startsWith(`${out}${path.sep}`)) return;
   try {
     if (!statSync(folder).isDirectory()) throw new UsageError(`--summary: ${folder} is not a folder`);
     accessSync(folder, constants.W_OK);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { access, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { GitError, type SimpleGit } from "simple-git";
-import { oneLine, SourceError } from "./errors.js";
+import { oneLine, SourceError, withoutCredentials } from "./errors.js";
 import { gitAt } from "./git.js";
 import type { SkillSource } from "./manifest.js";
 
@@ -26,7 +26,8 @@ const REFUSED_UNADVERTISED = /not our ref|does not allow request for unadvertise
  */
 function storeFolder(storesDir: string, repo: string): string {
   const hash = createHash("sha256").update(repo).digest("hex").slice(0, 12);
-  const readable = repo
+  // Named without the URL's credentials, since git's messages name the folder; hashed with them.
+  const readable = withoutCredentials(repo)
     .replace(/^[a-z+]+:\/\//i, "")
     .replace(/\.git$/, "")
     .replace(/[^A-Za-z0-9._-]+/g, "-")

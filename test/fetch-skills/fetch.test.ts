@@ -388,8 +388,11 @@ describe("fetch-skills: credentials in a repository URL", () => {
     const config = path.join(site, "gitconfig");
     await writeFile(config, `[url "${solo.url}"]\n\tinsteadOf = ${secretUrl}\n`);
 
-    const fetched = await spawnFetcher([], site, { GIT_CONFIG_GLOBAL: config });
+    const fetched = await spawnFetcher(["--cache", "cache"], site, { GIT_CONFIG_GLOBAL: config });
     expect(fetched.code, fetched.stderr).toBe(0);
+    const stores = await readdir(path.join(site, "cache"), { recursive: true });
+    expect(stores.length).toBeGreaterThan(0);
+    expect(stores.filter((entry) => entry.includes("ghp_SECRET"))).toEqual([]);
     const written = await readFile(path.join(site, "skills/sources.json"), "utf8");
     expect(written).not.toContain("ghp_SECRET");
     expect(JSON.parse(written)).toMatchObject({
