@@ -1,4 +1,4 @@
-import { type Scope, SelectorError, type Skill } from "../catalog/index.js";
+import { type Scope, SelectorError, type Skill, type SkillLookup } from "../catalog/index.js";
 
 /** A mistake of the caller: its message goes back to the model as an `isError` result. */
 export class ToolError extends Error {
@@ -8,6 +8,12 @@ export class ToolError extends Error {
 /** How the caller should name a skill: bare, unless the bare name is shared by packs it can see. */
 export function skillRef(skill: Skill, ceiling: Scope): string {
   return ceiling.findSkill(skill.name).kind === "ambiguous" ? skill.id : skill.name;
+}
+
+/** Looks a skill up by `name` or `pack/name`, in any case: names are lowercase by rule, models may not be. */
+export function findSkillAnyCase(scope: Scope, ref: string): SkillLookup {
+  const exact = scope.findSkill(ref.trim());
+  return exact.kind === "missing" ? scope.findSkill(ref.trim().toLowerCase()) : exact;
 }
 
 /** Narrows the caller's ceiling by a `pack` argument, turning a bad selector into a ToolError. */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Scope, Skill } from "../catalog/index.js";
 import type { SearchIndex, SearchResult } from "../search/index.js";
 import type { ToolContext } from "./context.js";
-import { narrowByPack, plural, runTool, skillRef, text } from "./format.js";
+import { findSkillAnyCase, narrowByPack, plural, runTool, skillRef, text } from "./format.js";
 import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
 
 /** A listing longer than this would flood the model's context; it is cut with a hint to narrow. */
@@ -85,8 +85,7 @@ function strongLeftOut(
   found: SearchResult,
   shown: readonly Listed[],
 ): number {
-  const named = shown.reduce((count, { copies }) => count + 1 + copies.length, 0);
-  const leftOut = found.strongMatches - named;
+  const leftOut = found.strongMatches - skillsNamed(shown);
   if (leftOut <= 0 || !scope.hasCopies()) return leftOut;
   const strong =
     found.strongMatches <= found.skills.length
@@ -101,18 +100,13 @@ function strongLeftOut(
  * name wants that skill first, though a longer name holding the word may score higher.
  */
 function namedBy(query: string, scope: Scope): readonly Skill[] {
-  const ref = query.trim();
-  for (const candidate of new Set([ref, ref.toLowerCase()])) {
-    const lookup = scope.findSkill(candidate);
-    if (lookup.kind === "found") return [lookup.skill];
-    if (lookup.kind === "ambiguous") {
-      return lookup.candidates.flatMap((id) => {
-        const copy = scope.findSkill(id);
-        return copy.kind === "found" ? [copy.skill] : [];
-      });
-    }
-  }
-  return [];
+  const lookup = findSkillAnyCase(scope, query);
+  if (lookup.kind === "found") return [lookup.skill];
+  if (lookup.kind === "missing") return [];
+  return lookup.candidates.flatMap((id) => {
+    const copy = scope.findSkill(id);
+    return copy.kind === "found" ? [copy.skill] : [];
+  });
 }
 
 /**
@@ -126,7 +120,7 @@ function formatMatches({ found, shown, strongLeftOut }: Matches, scope: Scope, c
     // A word read otherwise is said first: the model may have meant it, and can ask again.
     lines.unshift(`Read ${found.corrections.map(({ from, to }) => `"${from}" as "${to}"`).join(", ")}.`);
   }
-  const named = shown.reduce((count, { copies }) => count + 1 + copies.length, 0);
+  const named = skillsNamed(shown);
   const refine = canNarrow(scope) ? "add words to the query, or narrow with pack" : "add words to the query";
   if (strongLeftOut > 0) {
     lines.push(`… ${plural(strongLeftOut, "more skill")} matched nearly as well: ${refine}.`);
@@ -174,6 +168,11 @@ function formatListing(scope: Scope, ceiling: Scope): string {
   }
   lines.push('Next: read_skill(skill="<name>").');
   return lines.join("\n");
+}
+
+/** How many skills `lines` name, each copy in another pack counted. */
+function skillsNamed(lines: readonly Listed[]): number {
+  return lines.reduce((count, { copies }) => count + 1 + copies.length, 0);
 }
 
 /** `skills` in order, each with its copies in `scope`, less each copy of one before it. */

@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { packPathCitedBySkill, resolveSkillFile, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { plural, runTool, skillRef, ToolError, text } from "./format.js";
+import { findSkillAnyCase, plural, runTool, skillRef, ToolError, text } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
 
@@ -46,9 +46,7 @@ export function registerReadSkillTool(server: McpServer, context: ToolContext): 
 }
 
 function findSkill(context: ToolContext, ref: string): Skill {
-  const exact = context.scope.findSkill(ref.trim());
-  // Names are lowercase by the naming rule; a model may still capitalize one.
-  const lookup = exact.kind === "missing" ? context.scope.findSkill(ref.trim().toLowerCase()) : exact;
+  const lookup = findSkillAnyCase(context.scope, ref);
   if (lookup.kind === "found") return lookup.skill;
   if (lookup.kind === "ambiguous") {
     throw new ToolError(`Several packs have a skill "${ref}"; use one of: ${lookup.candidates.join(", ")}.`);
