@@ -1,6 +1,5 @@
 /** Load generation over real HTTP on 127.0.0.1: autocannon for throughput, one keep-alive socket for latency. */
 import http from "node:http";
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import autocannon from "autocannon";
 
 export interface HttpPost {
@@ -15,7 +14,7 @@ export interface HttpPost {
 export const MCP_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "application/json",
   accept: "application/json, text/event-stream",
-  "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
+  "mcp-protocol-version": "2025-11-25",
 };
 
 export function mcpPost(method: string, params?: Record<string, unknown>, path = "/mcp"): HttpPost {

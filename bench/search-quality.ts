@@ -14,12 +14,11 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
+import { connectInMemory, mcpDepsOf } from "../scripts/in-memory-client.js";
 import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
-import { createMcpServer } from "../src/mcp/index.js";
 import { buildIndex, type RankingOptions } from "../src/search/index.js";
 import { askedByAgent, readAgentQueries } from "./asked-by-agent.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
@@ -60,13 +59,7 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
   const started = performance.now();
   const index = buildIndex(skills, readSkillDocument, options.ranking);
   const buildMs = performance.now() - started;
-  const server = createMcpServer(
-    { name: "skills-mcp", version: "bench" },
-    { catalog, index, scope: catalog.everything, onInternalError: (error) => console.error(error) },
-  );
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "bench", version: "1" });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  const client = await connectInMemory(await mcpDepsOf(catalog, index));
 
   const ours: Outcome[] = [];
   const readings = emptyTally();

@@ -1,6 +1,5 @@
 /** The `npm run tokens` figures, asked of the real process over HTTP with the SDK's client. */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { measureTokenCosts, type TokenCosts } from "../scripts/token-costs.js";
 import { quantile } from "./load.js";
 import { startServer } from "./processes.js";

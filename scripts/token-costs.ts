@@ -2,8 +2,8 @@
  * What the tool surface costs a model, in o200k tokens, asked through any connected MCP client: shared by
  * `npm run tokens` (in memory) and `npm run bench` (over HTTP against the real process).
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 
 export interface TokenCosts {

@@ -4,29 +4,15 @@
  *
  *   npm run tokens -- [catalog folder]     (default: the bundled examples)
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { loadCatalog, readSkillDocument } from "../src/catalog/index.js";
+import { loadCatalog } from "../src/catalog/index.js";
 import { EXAMPLES_DIR } from "../src/config/index.js";
-import { createMcpServer } from "../src/mcp/index.js";
-import { buildIndex } from "../src/search/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
+import { connectInMemory, mcpDepsOf } from "./in-memory-client.js";
 import { measureTokenCosts } from "./token-costs.js";
 
 async function main(dir: string): Promise<void> {
   const { catalog } = loadCatalog(dir);
-  const server = createMcpServer(
-    { name: "skills-mcp", version: "tokens" },
-    {
-      catalog,
-      index: buildIndex(catalog.everything.skills, readSkillDocument),
-      scope: catalog.everything,
-      onInternalError: (error) => console.error(error),
-    },
-  );
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "tokens", version: "1" });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  const client = await connectInMemory(await mcpDepsOf(catalog));
   const { packs } = catalog.everything;
   const costs = await measureTokenCosts(
     client,

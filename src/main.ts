@@ -5,7 +5,9 @@ import { pino } from "pino";
 import { type Catalog, CatalogError, loadCatalog, readSkillDocument, type Skill } from "./catalog/index.js";
 import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, Readiness } from "./http/index.js";
-import type { ServerInfo } from "./mcp/index.js";
+import { type Inspection, inspectCatalog } from "./inspection/index.js";
+import { buildMcpDeps, type McpDeps, type ServerInfo } from "./mcp/index.js";
+import { readSavedIndex, type SavedParts, savedIndexBytes } from "./saved/index.js";
 import { buildIndex, indexFromBytes, indexToBytes, type SearchIndex } from "./search/index.js";
 import { serveStdio } from "./stdio/index.js";
 
@@ -29,21 +31,24 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   const catalog = load(config, logger);
   const loaded = performance.now();
   if (config.buildIndex) {
-    saveIndex(config.savedIndexFile, catalog.everything.skills, logger);
+    await saveIndex(config.savedIndexFile, catalog, logger);
     return 0;
   }
   // The bundled examples never have a saved index (--build-index refuses to write one among them).
-  const savedIndexFile = config.skillsDirOrigin === "examples" ? undefined : config.savedIndexFile;
-  const { index, origin } = startIndex(savedIndexFile, catalog.everything.skills, logger);
+  const saved = config.skillsDirOrigin === "examples" ? {} : readSavedParts(config.savedIndexFile, logger);
+  const inspection = await inspect(catalog, saved[INSPECTION_PART], logger);
+  const inspected = performance.now();
+  const { index, origin } = startIndex(saved[SEARCH_PART], catalog.everything.skills, config, logger);
   const indexed = performance.now();
+  const mcp = mcpDeps(catalog, index, inspection, config, logger);
 
   if (config.transport === "stdio") {
-    await serveStdio({ catalog, index, info, logger });
+    await serveStdio({ mcp, logger });
     return 0;
   }
 
   const readiness = new Readiness();
-  const app = await buildApp({ catalog, index, info, logger, settings: config.http, readiness });
+  const app = await buildApp({ mcp, logger, settings: config.http, readiness });
   await listen(app, config.host, config.port);
   const listening = performance.now();
   logger.info(
@@ -51,7 +56,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
       ms: Math.round(listening),
       importMs: Math.round(imported),
       catalogMs: Math.round(loaded - imported),
-      indexMs: Math.round(indexed - loaded),
+      inspectionMs: Math.round(inspected - loaded),
+      indexMs: Math.round(indexed - inspected),
       index: origin,
       listenMs: Math.round(listening - indexed),
     },
@@ -116,17 +122,70 @@ function load(config: Config, logger: pino.Logger): Catalog {
   return catalog;
 }
 
+/** The parts of the saved index. */
+const SEARCH_PART = "search";
+const INSPECTION_PART = "inspection";
+
+/**
+ * Every skill's files read once (or taken from the saved index while they have not changed): the Skills
+ * extension's entry of each, with its digests. A skill the extension cannot carry is said once here; the
+ * tools still serve it.
+ */
+async function inspect(
+  catalog: Catalog,
+  saved: Uint8Array | undefined,
+  logger: pino.Logger,
+): Promise<Inspection> {
+  const started = performance.now();
+  const run = await inspectCatalog(catalog.everything.skills, catalog.files, saved);
+  if (run.savedProblem !== undefined) {
+    logger.warn({ problem: run.savedProblem }, `saved inspection not used: ${run.savedProblem}`);
+  }
+  for (const { skill, reason } of run.inspection.leftOut()) {
+    logger.warn(
+      { skill: skill.id, reason },
+      `${skill.id}: left out of the Skills extension (the tools serve it): ${reason}`,
+    );
+  }
+  logger.info(
+    { inspected: run.inspected, reused: run.reused, ms: Math.round(performance.now() - started) },
+    "skills inspected",
+  );
+  return run.inspection;
+}
+
+function mcpDeps(
+  catalog: Catalog,
+  index: SearchIndex,
+  inspection: Inspection,
+  config: Config,
+  logger: pino.Logger,
+): McpDeps {
+  return buildMcpDeps({
+    info,
+    catalog,
+    index,
+    inspection,
+    prompts: config.prompts,
+    onInternalError: (error, tool) => logger.error({ err: error, tool }, "tool failed"),
+    onWarning: (warning) => logger.warn(warning, `Skills extension: ${warning.path}: ${warning.message}`),
+    onResourceWarning: ({ skill, reason }) =>
+      logger.warn({ skill: skill?.id }, skill ? `${skill.id}: ${reason}` : reason),
+  });
+}
+
 /**
  * The saved search index when it fits the catalog (built from exactly these skills, SKILL.md sizes and
  * times included, by this format and ranking), else one built now. Says in the log which, and why.
  */
 function startIndex(
-  file: string | undefined,
+  saved: Uint8Array | undefined,
   skills: readonly Skill[],
+  config: Config,
   logger: pino.Logger,
 ): { index: SearchIndex; origin: "loaded" | "built" } {
   const started = performance.now();
-  const saved = file === undefined ? undefined : readSavedIndex(file, logger);
+  const file = config.savedIndexFile;
   if (saved !== undefined) {
     const loaded = indexFromBytes(saved, skills);
     if (loaded.ok) {
@@ -148,24 +207,44 @@ function startIndex(
   return { index, origin: "built" };
 }
 
-function readSavedIndex(file: string, logger: pino.Logger): Uint8Array | undefined {
+/** The parts of the saved index in `file`; none when there is none or it cannot be used (logged). */
+function readSavedParts(file: string, logger: pino.Logger): SavedParts {
+  let bytes: Uint8Array;
   try {
-    return readFileSync(file);
+    bytes = readFileSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {
-      logger.info({ file }, "no saved search index: building the index (--build-index saves one)");
+      logger.info(
+        { file },
+        "no saved index: building the index and inspecting every skill (--build-index saves them)",
+      );
     } else {
-      logger.warn({ file, code }, "saved search index cannot be read: building the index");
+      logger.warn({ file, code }, "saved index cannot be read: building the index");
     }
-    return undefined;
+    return {};
   }
+  const read = readSavedIndex(bytes);
+  if ("parts" in read) return read.parts;
+  logger[read.outdated ? "info" : "warn"](
+    { file, problem: read.problem },
+    `saved index not used, building the index and inspecting every skill: ${read.problem}`,
+  );
+  return {};
 }
 
-/** `--build-index`: builds the index and saves it whole or not at all (written aside, then renamed). */
-function saveIndex(file: string, skills: readonly Skill[], logger: pino.Logger): void {
+/**
+ * `--build-index`: builds the search index and inspects every skill, and saves both whole or not at all
+ * (written aside, then renamed).
+ */
+async function saveIndex(file: string, catalog: Catalog, logger: pino.Logger): Promise<void> {
   const started = performance.now();
-  const bytes = indexToBytes(buildIndex(skills, readSkillDocument));
+  const { skills } = catalog.everything;
+  const inspection = await inspect(catalog, undefined, logger);
+  const bytes = savedIndexBytes({
+    [SEARCH_PART]: indexToBytes(buildIndex(skills, readSkillDocument)),
+    [INSPECTION_PART]: inspection.toBytes(),
+  });
   // Unique, so that two builds writing to one shared folder never write into the same file.
   const written = `${file}.${randomUUID()}.tmp`;
   try {
@@ -173,11 +252,17 @@ function saveIndex(file: string, skills: readonly Skill[], logger: pino.Logger):
     renameSync(written, file);
   } catch (error) {
     rmSync(written, { force: true });
-    throw new SavedIndexError(`Cannot save the search index to ${file}: ${(error as Error).message}`);
+    throw new SavedIndexError(`Cannot save the index to ${file}: ${(error as Error).message}`);
   }
   logger.info(
-    { file, bytes: bytes.length, skills: skills.length, ms: Math.round(performance.now() - started) },
-    "search index saved",
+    {
+      file,
+      bytes: bytes.length,
+      skills: skills.length,
+      parts: [SEARCH_PART, INSPECTION_PART],
+      ms: Math.round(performance.now() - started),
+    },
+    "index saved",
   );
 }
 

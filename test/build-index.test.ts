@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
 import { logLines, runServer, type ServerProcess, startServerProcess } from "./helpers/process.js";
@@ -30,8 +31,13 @@ type LogLine = Record<string, unknown>;
 async function buildIndexFile(env: Record<string, string> = {}): Promise<LogLine> {
   const result = await runServer({ SKILLS_DIR: tree.skillsDir, ...env }, ["--build-index"]);
   expect(result).toMatchObject({ code: 0, stderr: "" });
-  const saved = logLines(result.stdout).find((line) => line.msg === "search index saved");
-  expect(saved).toMatchObject({ file: savedIndex, skills: expect.any(Number), bytes: expect.any(Number) });
+  const saved = logLines(result.stdout).find((line) => line.msg === "index saved");
+  expect(saved).toMatchObject({
+    file: savedIndex,
+    skills: expect.any(Number),
+    bytes: expect.any(Number),
+    parts: ["search", "inspection"],
+  });
   return saved as LogLine;
 }
 
@@ -49,12 +55,12 @@ async function start(env: Record<string, string> = {}) {
       await client.close();
     }
   };
-  return { lines, search, ready: lines.find((line) => line.msg === "ready") };
+  return { lines, search, ready: lines.find((line) => line.msg === "ready"), url: server.url };
 }
 
-/** The line saying that a saved index was found and not used. */
+/** The line saying that a saved index (or its search index) was found and not used. */
 function notUsed(lines: readonly LogLine[]): LogLine | undefined {
-  return lines.find((line) => String(line.msg).startsWith("saved search index not used"));
+  return lines.find((line) => /^saved (search )?index not used/.test(String(line.msg)));
 }
 
 describe("--build-index", () => {
@@ -68,10 +74,12 @@ describe("--build-index", () => {
       level: 30,
       file: savedIndex,
       skills: 9,
-      bytes: saved.bytes,
+      bytes: expect.any(Number),
       ms: expect.any(Number),
     });
     expect(lines.some((line) => line.msg === "search index built")).toBe(false);
+    // Every skill's digests come from the saved index too: no file is read again.
+    expect(lines.find((line) => line.msg === "skills inspected")).toMatchObject({ inspected: 0, reused: 9 });
     expect(ready).toMatchObject({ index: "loaded" });
     expect(await search("drive nails")).toMatch(/^hammer: Drive nails with a hammer\./);
     // The catalog skips hidden files: the index is not a pack, nor a file of one.
@@ -83,10 +91,11 @@ describe("--build-index", () => {
 
   it("without a saved index, builds one at startup and says there was none", async () => {
     const { lines, search, ready } = await start();
-    expect(lines.find((line) => String(line.msg).startsWith("no saved search index"))).toMatchObject({
+    expect(lines.find((line) => String(line.msg).startsWith("no saved index"))).toMatchObject({
       file: savedIndex,
     });
     expect(lines.find((line) => line.msg === "search index built")).toMatchObject({ skills: 9 });
+    expect(lines.find((line) => line.msg === "skills inspected")).toMatchObject({ inspected: 9, reused: 0 });
     expect(ready).toMatchObject({ index: "built" });
     expect(await search("drive nails")).toMatch(/^hammer: /);
   });
@@ -106,6 +115,27 @@ describe("--build-index", () => {
     });
     expect(ready).toMatchObject({ index: "built" });
     expect(await search("cut planks")).toMatch(/^saw: /);
+    // Only the changed skill is read again for the Skills extension.
+    expect(lines.find((line) => line.msg === "skills inspected")).toMatchObject({ inspected: 1, reused: 8 });
+  });
+
+  it("reads again only the skill whose supporting file changed, and serves its new digests", async () => {
+    await buildIndexFile();
+    const guide = path.join(tree.skillsDir, "alpha/two/references/guide.md");
+    await writeFile(guide, "# A longer guide than before\n");
+    const { lines, ready, url } = await start();
+    expect(ready).toMatchObject({ index: "loaded" });
+    expect(lines.find((line) => line.msg === "skills inspected")).toMatchObject({ inspected: 1, reused: 8 });
+    const connected = await connectClient(url, {}, { era: "modern" });
+    try {
+      const skills = new SkillsClient(connected.client);
+      const { skill } = await skills.get("skill://alpha/two/SKILL.md");
+      // The SDK's client checks the file's size and digest against the entry before it returns it.
+      const read = await skills.read(skill, "references/guide.md");
+      expect(read).toMatchObject({ verified: true, text: "# A longer guide than before\n" });
+    } finally {
+      await connected.close();
+    }
   });
 
   it("is not used when SKILL_PACKS loads another part of the skills; one saved with it is", async () => {
@@ -128,10 +158,7 @@ describe("--build-index", () => {
   it("is not used when it is garbage or cut short: the server warns, starts and searches", async () => {
     await writeFile(savedIndex, "this is not an index");
     const garbage = await start();
-    expect(notUsed(garbage.lines)).toMatchObject({
-      level: 40,
-      problem: "not a skills-mcp search index",
-    });
+    expect(notUsed(garbage.lines)).toMatchObject({ level: 40, problem: "not a saved index of skills-mcp" });
     expect(garbage.ready).toMatchObject({ index: "built" });
     expect(await garbage.search("cut planks")).toMatch(/^saw: /);
 
@@ -140,7 +167,7 @@ describe("--build-index", () => {
     const truncated = await start();
     expect(notUsed(truncated.lines)).toMatchObject({
       level: 40,
-      problem: expect.stringMatching(/^truncated or padded/),
+      problem: expect.stringMatching(/^truncated or damaged/),
     });
     expect(await truncated.search("cut planks")).toMatch(/^saw: /);
   });
@@ -149,7 +176,7 @@ describe("--build-index", () => {
     await mkdir(path.join(savedIndex, "in-the-way"), { recursive: true });
     const result = await runServer({ SKILLS_DIR: tree.skillsDir }, ["--build-index"]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^skills-mcp: Cannot save the search index to .*\.search-index: .+\n$/);
+    expect(result.stderr).toMatch(/^skills-mcp: Cannot save the index to .*\.search-index: .+\n$/);
     expect(result.stderr.split("\n")).toHaveLength(2);
   });
 });

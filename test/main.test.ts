@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
 import { logLines, MAIN, ROOT, runServer, startServerProcess } from "./helpers/process.js";
@@ -94,7 +94,7 @@ describe("serving over HTTP", () => {
     }
   });
 
-  it("loads only SKILL_PACKS, and logs each failed request with the tool and the ceiling", async () => {
+  it("loads only SKILL_PACKS, and logs each failed request with the tool and the scope", async () => {
     const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, SKILL_PACKS: "beta/tools,gamma" });
     try {
       const health = (await (await fetch(`${server.url}/health`)).json()) as {
@@ -111,7 +111,7 @@ describe("serving over HTTP", () => {
           level: 30,
           rpc: "tools/call",
           tool: "read_skill",
-          ceiling: "query=gamma",
+          scope: "query=gamma",
           status: 200,
         }),
       ]);
@@ -129,7 +129,7 @@ describe("serving over HTTP", () => {
       expect(requestLines(server.output())[0]).toMatchObject({
         level: 20,
         tool: "list_packs",
-        ceiling: "query=gamma",
+        scope: "query=gamma",
         status: 200,
       });
     } finally {
@@ -179,7 +179,10 @@ describe("shutting down with a request in flight", () => {
 });
 
 describe("serving over stdio", () => {
-  it("serves the same tools through the SDK's stdio client", async () => {
+  it.each([
+    ["2025", "legacy"],
+    ["2026-07-28", { pin: "2026-07-28" }],
+  ] as const)("serves the same tools through the SDK's stdio client in the %s era", async (_era, mode) => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [...MAIN, "--stdio"],
@@ -187,7 +190,7 @@ describe("serving over stdio", () => {
       env: { PATH: process.env.PATH ?? "", SKILLS_DIR: tree.skillsDir, SKILL_PACKS: "gamma" },
       stderr: "pipe",
     });
-    const client = new Client({ name: "stdio-test", version: "1" });
+    const client = new Client({ name: "stdio-test", version: "1" }, { versionNegotiation: { mode } });
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();

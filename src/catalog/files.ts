@@ -69,6 +69,30 @@ export function skillOwningPath(pack: Pack, requested: string): { skill: Skill; 
   return owner;
 }
 
+/** A catalog file changed on disk since the catalog was loaded: what it held then cannot be served. */
+export class ChangedFileError extends Error {
+  override name = "ChangedFileError";
+}
+
+/**
+ * A catalog file whole, as bytes. Its size was taken at load time, and digests published then describe
+ * those bytes: a file of another size now has changed, and is refused rather than served.
+ */
+export async function readCatalogBytes(file: CatalogFile): Promise<Uint8Array> {
+  const handle = await open(file.source, "r");
+  try {
+    // One byte more than expected, so that a file that grew is told apart from one that kept its size.
+    const buffer = Buffer.alloc(file.size + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead !== file.size) {
+      throw new ChangedFileError(`${file.source} changed since the catalog was loaded`);
+    }
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** SKILL.md of a skill, whole, for indexing at startup (serving goes through readCatalogFile). */
 export function readSkillDocument(skill: Skill): string {
   return stripBom(readFileSync(skill.document.source, "utf8"));
@@ -107,6 +131,7 @@ const ENTRY_COST_BYTES = 1024;
  */
 export class FileReader {
   readonly #kept: LRUCache<string, FileContent, CatalogFile>;
+  readonly #keptBytes: LRUCache<string, Uint8Array, CatalogFile>;
 
   constructor(budgetBytes: number = FILE_CACHE_BYTES) {
     this.#kept = new LRUCache({
@@ -114,10 +139,21 @@ export class FileReader {
       sizeCalculation: (content) => Math.min(content.size, MAX_FILE_BYTES) + ENTRY_COST_BYTES,
       fetchMethod: (_source, _stale, { context }) => readCatalogFile(context),
     });
+    this.#keptBytes = new LRUCache({
+      maxSize: budgetBytes,
+      sizeCalculation: (bytes) => bytes.length + ENTRY_COST_BYTES,
+      fetchMethod: (_source, _stale, { context }) => readCatalogBytes(context),
+    });
   }
 
+  /** The file as text for a model (cut past MAX_FILE_BYTES), or what kind of binary file it is. */
   async read(file: CatalogFile): Promise<FileContent> {
     return (await this.#kept.fetch(file.source, { context: file })) ?? readCatalogFile(file);
+  }
+
+  /** The file whole, byte for byte; throws ChangedFileError when it is no longer what was loaded. */
+  async readBytes(file: CatalogFile): Promise<Uint8Array> {
+    return (await this.#keptBytes.fetch(file.source, { context: file })) ?? readCatalogBytes(file);
   }
 }
 

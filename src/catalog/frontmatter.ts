@@ -35,21 +35,29 @@ function readFrontmatter(text: string): { data: unknown } | { reason: string } {
   }
 }
 
-/** Reads the `name` and `description` of a SKILL.md, or says why it cannot be served. */
-export function parseSkillDocument(markdown: string): SkillDocument {
+/** The whole frontmatter of a SKILL.md as data, or why it cannot be read. */
+export function readFrontmatterFields(
+  markdown: string,
+): { fields: Record<string, unknown> } | { reason: string } {
   const lines = markdown.split(/\r?\n/);
-  if (lines[0]?.trimEnd() !== "---")
-    return { ok: false, reason: "no frontmatter (the file must start with ---)" };
+  if (lines[0]?.trimEnd() !== "---") return { reason: "no frontmatter (the file must start with ---)" };
   const end = closingLineIndex(lines);
-  if (end < 0) return { ok: false, reason: "frontmatter is not closed by a --- line" };
+  if (end < 0) return { reason: "frontmatter is not closed by a --- line" };
 
   const read = readFrontmatter(lines.slice(1, end).join("\n"));
-  if ("reason" in read) return { ok: false, reason: read.reason };
+  if ("reason" in read) return read;
   const { data } = read;
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    return { ok: false, reason: "frontmatter is not a YAML mapping" };
+    return { reason: "frontmatter is not a YAML mapping" };
   }
-  const fields = data as Record<string, unknown>;
+  return { fields: data as Record<string, unknown> };
+}
+
+/** Reads the `name` and `description` of a SKILL.md, or says why it cannot be served. */
+export function parseSkillDocument(markdown: string): SkillDocument {
+  const read = readFrontmatterFields(markdown);
+  if ("reason" in read) return { ok: false, reason: read.reason };
+  const { fields } = read;
   const name = requiredText(fields, "name");
   if (typeof name !== "string") return { ok: false, reason: name.reason };
   const description = requiredText(fields, "description");

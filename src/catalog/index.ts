@@ -1,16 +1,19 @@
 export {
+  ChangedFileError,
   describeBytes,
   FILE_CACHE_BYTES,
   type FileContent,
   FileReader,
   MAX_FILE_BYTES,
   packPathCitedBySkill,
+  readCatalogBytes,
   readCatalogFile,
   readSkillDocument,
   resolvePackFile,
   resolveSkillFile,
   skillOwningPath,
 } from "./files.js";
+export { readFrontmatterFields, stripBom } from "./frontmatter.js";
 export { CatalogError, type LoadedCatalog, type LoadOptions, loadCatalog, SKILL_DOCUMENT } from "./load.js";
 export { compareSkills, Scope, SelectorError, type SkillLookup } from "./scope.js";
 export type {

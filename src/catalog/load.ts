@@ -362,7 +362,12 @@ function walk(
         reason: "symlink points outside its skill or pack folder",
       });
     } else if (child.kind === "file") {
-      files.push({ path: flat(childRelative), size: child.size, source: flat(child.real) });
+      files.push({
+        path: flat(childRelative),
+        size: child.size,
+        mtimeMs: child.mtimeMs,
+        source: flat(child.real),
+      });
     } else if (child.kind === "folder" && !seen.has(child.real)) {
       seen.add(child.real);
       walk(child.real, childRelative, seen, files, context);
@@ -371,7 +376,7 @@ function walk(
 }
 
 type ResolvedEntry =
-  | { readonly kind: "file"; readonly real: string; readonly size: number }
+  | { readonly kind: "file"; readonly real: string; readonly size: number; readonly mtimeMs: number }
   | { readonly kind: "folder"; readonly real: string }
   | { readonly kind: "outside" }
   | { readonly kind: "other" };
@@ -380,7 +385,10 @@ type ResolvedEntry =
 function resolveEntry(parent: string, entry: Dirent, boundary: string | undefined): ResolvedEntry {
   const full = path.join(parent, entry.name);
   if (entry.isDirectory()) return { kind: "folder", real: full };
-  if (entry.isFile()) return { kind: "file", real: full, size: statSync(full).size };
+  if (entry.isFile()) {
+    const { size, mtimeMs } = statSync(full);
+    return { kind: "file", real: full, size, mtimeMs };
+  }
   if (!entry.isSymbolicLink()) return { kind: "other" };
   return resolveLink(full, boundary);
 }
@@ -392,7 +400,7 @@ function resolveLink(full: string, boundary: string | undefined): ResolvedEntry 
     if (boundary !== undefined && !isInside(boundary, real)) return { kind: "outside" };
     const stat = statSync(real);
     if (stat.isDirectory()) return { kind: "folder", real };
-    if (stat.isFile()) return { kind: "file", real, size: stat.size };
+    if (stat.isFile()) return { kind: "file", real, size: stat.size, mtimeMs: stat.mtimeMs };
   } catch {
     // A dangling symlink or a file that vanished: nothing to serve.
   }

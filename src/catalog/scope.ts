@@ -32,6 +32,7 @@ export class Scope {
   private readonly skillsByName: ReadonlyMap<string, readonly Skill[]>;
   /** Worked out on first use: most scopes are narrowed for one call and never asked. */
   #hasCopies: boolean | undefined;
+  #members: ReadonlySet<Skill> | undefined;
 
   /**
    * `skills` must be sorted by name, then pack; `packFiles` gives each pack's pack-level files, told the
@@ -52,6 +53,17 @@ export class Scope {
 
   findPack(name: string): Pack | undefined {
     return this.packsByName.get(name);
+  }
+
+  /** Whether `skill` is in this scope. */
+  has(skill: Skill): boolean {
+    this.#members ??= new Set(this.skills);
+    return this.#members.has(skill);
+  }
+
+  /** This scope less `skills`, with the pack files of what remains (see {@link narrow}). */
+  without(skills: ReadonlySet<Skill>): Scope {
+    return skills.size === 0 ? this : this.subset((skill) => !skills.has(skill));
   }
 
   /** Finds a skill by bare name or `<pack>/<name>`. A bare name shared by packs in scope is ambiguous. */

@@ -6,15 +6,17 @@ export interface CatalogFile {
   /** POSIX path relative to its skill folder (skill files) or pack folder (pack files). */
   readonly path: string;
   readonly size: number;
+  /**
+   * `mtimeMs` of the file as the catalog was loaded: with the size, it tells whether what was saved about
+   * the file (a search index, a digest) still fits it.
+   */
+  readonly mtimeMs: number;
   /** Absolute real path, checked at load time to lie inside its skill or pack. Never shown to clients. */
   readonly source: string;
 }
 
-/** SKILL.md: its modification time too, which tells a saved search index built from it still fits. */
-export interface SkillDocument extends CatalogFile {
-  /** `mtimeMs` of the file as the catalog was loaded. */
-  readonly mtimeMs: number;
-}
+/** SKILL.md, the one file every skill has. */
+export type SkillDocument = CatalogFile;
 
 export interface Skill {
   /** `<pack>/<name>`: unique across the catalog. */

@@ -18,8 +18,10 @@ export interface Config {
   readonly help: boolean;
   /** `--build-index`: build the search index, save it to `savedIndexFile` and exit instead of serving. */
   readonly buildIndex: boolean;
-  /** The saved search index: written by `--build-index`, loaded at startup when it fits the catalog. */
+  /** The saved index: written by `--build-index`, loaded at startup when it fits the catalog. */
   readonly savedIndexFile: string;
+  /** `PROMPTS`: whether each skill is also an MCP prompt. */
+  readonly prompts: boolean;
   /** How the HTTP transport defends itself; ignored over stdio. */
   readonly http: HttpSettings;
   /** How long SIGTERM keeps serving with readiness failed, so load balancers stop sending first. */
@@ -75,9 +77,9 @@ Serves Agent Skills over MCP: Streamable HTTP on /mcp (default) or stdio.
 
 Options:
   --stdio        serve over stdin/stdout instead of HTTP (same as TRANSPORT=stdio)
-  --build-index  build the search index of the skills (SKILLS_DIR, as SKILL_PACKS selects them), save it
-                 to SKILLS_DIR/${SAVED_INDEX_NAME} and exit; a server started on the same skills then loads
-                 it instead of building it (a saved index that does not fit is ignored)
+  --build-index  build the search index of the skills (SKILLS_DIR, as SKILL_PACKS selects them) and the
+                 digests of their files, save them to SKILLS_DIR/${SAVED_INDEX_NAME} and exit; a server started
+                 on the same skills then loads them instead (what no longer fits is worked out again)
   -h, --help     show this help
 
 Environment:
@@ -87,6 +89,7 @@ Environment:
   HOST           HTTP address (default 0.0.0.0)
   LOG_LEVEL      ${LOG_LEVELS.join(", ")} (default info)
   TRANSPORT      http or stdio (default http)
+  PROMPTS        on or off: each skill is also an MCP prompt, for clients' slash commands (default on)
 
 HTTP protection and limits (see README, docs/security.md):
   ALLOWED_ORIGINS    comma list of browser origins (https://app.example.com) that may call the server;
@@ -152,6 +155,9 @@ export function loadConfig(
     problems.push(`TRANSPORT "${transportName}" is not one of http, stdio`);
   }
 
+  const prompts = env.PROMPTS?.trim().toLowerCase() || "on";
+  if (prompts !== "on" && prompts !== "off") problems.push(`PROMPTS "${env.PROMPTS}" is not one of on, off`);
+
   const http = parseHttpSettings(env, cwd, problems);
   const shutdownDrainMs = parseNumber(env, "SHUTDOWN_DRAIN_MS", DEFAULT_DRAIN_MS, problems, {
     min: 0,
@@ -171,6 +177,7 @@ export function loadConfig(
   return Object.freeze({
     ...skillsDir,
     savedIndexFile: path.join(skillsDir.skillsDir, SAVED_INDEX_NAME),
+    prompts: prompts !== "off",
     skillPacks: Object.freeze(splitList(env.SKILL_PACKS)),
     port,
     host: env.HOST?.trim() || "0.0.0.0",

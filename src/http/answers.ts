@@ -1,30 +1,28 @@
-import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { IncomingHttpHeaders } from "node:http";
 import { LRUCache } from "lru-cache";
-import { isRequest } from "./exchange.js";
+import { answerKeeping } from "../mcp/index.js";
 
-/** How many bytes of answers are kept, over every ceiling: some 2,000 SKILL.md answers. */
+/** How many bytes of answers are kept, over every scope: some 2,000 SKILL.md answers. */
 export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
 /** What an entry costs besides its bytes and its key. */
 const ENTRY_COST_BYTES = 256;
 /** Keys of searches remembered as asked once, in characters: a key holds the request's arguments. */
 export const ASKED_ONCE_CHARACTERS = 1024 * 1024;
+/** An answer to a request with a longer id is framed for it and never kept (ids may be long strings). */
+const KEPT_ID_CHARACTERS = 128;
+
 /**
- * Past this, the end of a response (`,"jsonrpc":"2.0","id":…}`) is framed for its request and never
- * kept: an id may be a string as long as the body, which would grow entries behind the budget's back.
+ * The headers the SDK checks a request against: what the client accepts and sends, its protocol version,
+ * and the method and name a 2026-07-28 request repeats in headers. A request that differs in one of them
+ * may be answered otherwise (or refused), so they are part of its key.
  */
-const KEPT_CLOSING_BYTES = 128;
+const CHECKED_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"] as const;
 
-/** Tools whose answer depends only on the ceiling and the arguments: all four read the catalog. */
-const SAME_EVERY_TIME: ReadonlySet<string> = new Set([
-  "list_packs",
-  "list_skills",
-  "read_skill",
-  "read_pack_file",
-]);
+export type RequestId = string | number;
 
-/** A request whose answer can be kept, and how to know it again. */
+/** A request whose answer may be kept, and how to know it again. */
 export interface AnswerKey {
-  readonly request: string;
+  readonly key: string;
   readonly id: RequestId;
   /**
    * A search: kept only once asked a second time. A workflow that runs again asks the same question word
@@ -33,43 +31,54 @@ export interface AnswerKey {
   readonly keptWhenRepeated: boolean;
 }
 
-/**
- * What identifies a request whose answer is the same every time within one ceiling: tools/list, and a
- * tools/call of a tool that only reads the catalog, which does not change while it is served; searches
- * by their exact words. Left out: anything with `_meta` or a task, which ask more of the server.
- */
-export function answerKey(message: JSONRPCMessage): AnswerKey | undefined {
-  if (!isRequest(message)) return undefined;
-  const { method, params, id } = message;
-  if (params !== undefined && "_meta" in params) return undefined;
-  if (method === "tools/list") {
-    return { request: `${method}\n${JSON.stringify(params ?? {})}`, id, keptWhenRepeated: false };
-  }
-  if (method !== "tools/call" || params === undefined) return undefined;
-  const { name, arguments: args, ...rest } = params;
-  if (typeof name !== "string" || !SAME_EVERY_TIME.has(name) || Object.keys(rest).length > 0)
-    return undefined;
-  const query = args !== null && typeof args === "object" ? (args as { query?: unknown }).query : undefined;
-  const search = name === "list_skills" && typeof query === "string" && query.trim() !== "";
-  return { request: `${method}\n${JSON.stringify(params)}`, id, keptWhenRepeated: search };
+/** An answer of the SDK as it went out: its status, content type and bytes. */
+export interface Answer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: Buffer;
 }
 
 /**
- * A kept answer: the whole response as last sent, and where its result ends. The same bytes go to the
- * next request with the same id, without a copy; another id costs one copy of the result, and becomes
- * the one kept. A client that opens a session per call (n8n's MCP client does) asks with the same small
- * id every time; framing an 8 KB SKILL.md anew cost some 10 µs of the 58 µs of a kept answer.
+ * The key of a request whose answer the MCP layer says depends only on the scope and the request: its
+ * era, its scope, the headers the SDK checks and the whole body but its id. Undefined for anything else:
+ * batches, notifications, and what must be answered afresh.
+ */
+export function answerKeyOf(
+  era: string,
+  scopeKey: string,
+  headers: IncomingHttpHeaders,
+  body: unknown,
+): AnswerKey | undefined {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const { id, ...rest } = body as { id?: unknown; method?: unknown; params?: unknown };
+  if ((typeof id !== "string" && typeof id !== "number") || typeof rest.method !== "string") return undefined;
+  const keeping = answerKeeping(rest.method, rest.params);
+  if (keeping === undefined) return undefined;
+  const checked = CHECKED_HEADERS.map((name) => String(headers[name] ?? ""));
+  return {
+    key: [era, scopeKey, ...checked, JSON.stringify(rest)].join("\n"),
+    id,
+    keptWhenRepeated: keeping === "when-repeated",
+  };
+}
+
+/**
+ * A kept answer: the response as last sent, and where the id in it begins. The same bytes go to the next
+ * request with the same id, without a copy; another id costs one copy, and becomes the one kept. A client
+ * that opens a session per call (n8n's MCP client does) asks with the same small id every time.
  */
 interface KeptAnswer {
-  response: Buffer;
+  readonly status: number;
+  readonly contentType: string;
+  body: Buffer;
   id: RequestId;
-  readonly resultEnd: number;
+  readonly idStart: number;
 }
 
 /**
- * Answers kept serialized, so that a repeated request costs neither the MCP server nor JSON escaping (a
- * SKILL.md is some 8 KB of text full of newlines and quotes). Only results that are not errors are
- * kept: an error may come from a file that could not be read this time.
+ * Answers the SDK gave, kept as the bytes it sent, so that a repeated request costs neither the MCP
+ * server nor JSON escaping (a SKILL.md is some 8 KB of text full of newlines and quotes). Only successes
+ * are kept: an error may come from a file that could not be read this time.
  */
 export class AnswerCache {
   readonly #kept: LRUCache<string, KeptAnswer>;
@@ -80,10 +89,7 @@ export class AnswerCache {
   });
 
   constructor(budgetBytes: number = ANSWER_CACHE_BYTES) {
-    this.#kept = new LRUCache({
-      maxSize: budgetBytes,
-      sizeCalculation: entrySize,
-    });
+    this.#kept = new LRUCache({ maxSize: budgetBytes, sizeCalculation: entrySize });
   }
 
   /** Bytes held now, counted afresh over every entry (for tests and diagnostics: it walks the cache). */
@@ -94,40 +100,41 @@ export class AnswerCache {
     return held;
   }
 
-  /** The whole answer to request `id` with the result kept under `key`, if there is one. */
-  answer(key: string, id: RequestId): Buffer | undefined {
-    const kept = this.#kept.get(key);
+  /** The kept answer to `request`, framed with its id, if there is one. */
+  answer(request: AnswerKey): Answer | undefined {
+    const kept = this.#kept.get(request.key);
     if (kept === undefined) return undefined;
-    if (kept.id === id) return kept.response;
-    const end = closing(id);
-    const response = Buffer.concat([kept.response.subarray(0, kept.resultEnd), end]);
-    if (end.length <= KEPT_CLOSING_BYTES) {
-      kept.response = response;
-      kept.id = id;
+    if (kept.id !== request.id) {
+      const id = JSON.stringify(request.id);
+      const body = Buffer.concat([kept.body.subarray(0, kept.idStart), Buffer.from(`${id}}`)]);
+      if (id.length > KEPT_ID_CHARACTERS) return { ...kept, body };
+      kept.body = body;
+      kept.id = request.id;
       // Set again, so that the cache measures the entry again.
-      this.#kept.set(key, kept);
+      this.#kept.set(request.key, kept);
     }
-    return response;
+    return kept;
   }
 
   /**
-   * Keeps `result` under `key` unless it is an error, or, when it is kept only once repeated, the first
-   * time; returns the whole answer to request `id`.
+   * Keeps `answer` to `request` when it is a success whose bytes end with the request's id, as the SDK
+   * writes a response (`…,"jsonrpc":"2.0","id":1}`), and, for a search, when it is asked a second time.
    */
-  keep(
-    key: string,
-    id: RequestId,
-    result: Readonly<Record<string, unknown>>,
-    keptWhenRepeated = false,
-  ): Buffer {
-    const bytes = Buffer.from(JSON.stringify(result));
-    const end = closing(id);
-    const response = Buffer.concat([OPENING, bytes, end]);
-    const keepable = result.isError !== true && end.length <= KEPT_CLOSING_BYTES;
-    if (keepable && (!keptWhenRepeated || this.#askedBefore(key))) {
-      this.#kept.set(key, { response, id, resultEnd: OPENING.length + bytes.length });
+  keep(request: AnswerKey, answer: Answer, succeeded: boolean): void {
+    if (!succeeded || answer.status !== 200) return;
+    const ending = `"id":${JSON.stringify(request.id)}}`;
+    if (
+      ending.length > KEPT_ID_CHARACTERS ||
+      !answer.body.subarray(-ending.length).equals(Buffer.from(ending))
+    ) {
+      return;
     }
-    return response;
+    if (request.keptWhenRepeated && !this.#askedBefore(request.key)) return;
+    this.#kept.set(request.key, {
+      ...answer,
+      id: request.id,
+      idStart: answer.body.length - ending.length + '"id":'.length,
+    });
   }
 
   #askedBefore(key: string): boolean {
@@ -137,16 +144,6 @@ export class AnswerCache {
   }
 }
 
-/**
- * A JSON-RPC response is `OPENING`, the result, then `closing(id)`: byte for byte JSON.stringify of the
- * SDK's response.
- */
-const OPENING = Buffer.from('{"result":');
-
-function closing(id: RequestId): Buffer {
-  return Buffer.from(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
-}
-
 function entrySize(kept: KeptAnswer, key: string): number {
-  return kept.response.length + key.length * 2 + ENTRY_COST_BYTES;
+  return kept.body.length + key.length * 2 + ENTRY_COST_BYTES;
 }

@@ -1,50 +1,53 @@
-import { createHash, timingSafeEqual } from "node:crypto";
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RequestPayload } from "fastify";
+import bearerAuth from "@fastify/bearer-auth";
+import cors from "@fastify/cors";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
 
 /** Headers a browser client may send to `/mcp`, announced in answers to CORS preflights. */
-const CORS_ALLOWED_HEADERS =
-  "authorization, content-type, accept, x-skill-pack, mcp-protocol-version, mcp-session-id, last-event-id";
+const CORS_ALLOWED_HEADERS = [
+  "authorization",
+  "content-type",
+  "accept",
+  "x-skill-pack",
+  "mcp-protocol-version",
+  "mcp-method",
+  "mcp-name",
+  "mcp-session-id",
+  "last-event-id",
+];
 
 /**
  * Refuses requests from web pages whose origin is not allowed (DNS rebinding, cross-site requests):
  * browsers always send `Origin` on a cross-site or non-GET request, while agents, n8n and curl send
- * none, so a request without `Origin` passes. An allowed origin gets the CORS header its browser needs.
+ * none, so a request without `Origin` passes. The CORS answers for allowed origins are @fastify/cors's.
  */
 export function originGuard(allowedOrigins: readonly string[]) {
   const allowed = new Set(allowedOrigins);
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const origin = request.headers.origin;
-    if (origin === undefined) {
+    if (origin === undefined || allowed.has(origin.toLowerCase())) {
       done();
-    } else if (allowed.has(origin.toLowerCase())) {
-      // Set on the raw response: /mcp answers through it after reply.hijack().
-      reply.raw.setHeader("access-control-allow-origin", origin);
-      reply.raw.setHeader("vary", "Origin");
-      done();
-    } else {
-      refuseOrigin(reply, origin);
+      return;
     }
+    reply
+      .code(403)
+      .send(
+        jsonRpcError(
+          JSON_RPC.invalidRequest,
+          `Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed: requests from web pages are refused unless ALLOWED_ORIGINS lists their origin.`,
+        ),
+      );
   };
 }
 
-function refuseOrigin(reply: FastifyReply, origin: string): void {
-  reply
-    .code(403)
-    .send(
-      jsonRpcError(
-        JSON_RPC.invalidRequest,
-        `Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed: requests from web pages are refused unless ALLOWED_ORIGINS lists their origin.`,
-      ),
-    );
-}
-
-/** The answer to a CORS preflight from an allowed origin (others were refused by originGuard). */
-export function corsPreflight(_request: FastifyRequest, reply: FastifyReply): void {
-  reply.raw.setHeader("access-control-allow-methods", "POST");
-  reply.raw.setHeader("access-control-allow-headers", CORS_ALLOWED_HEADERS);
-  reply.raw.setHeader("access-control-max-age", "600");
-  reply.code(204).send();
+/** CORS answers, preflights included, for the origins ALLOWED_ORIGINS lists; none when it lists none. */
+export async function registerCors(app: FastifyInstance, allowedOrigins: readonly string[]): Promise<void> {
+  await app.register(cors, {
+    origin: allowedOrigins.length > 0 ? [...allowedOrigins] : false,
+    methods: ["POST"],
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    maxAge: 600,
+  });
 }
 
 /**
@@ -76,59 +79,41 @@ function withoutPort(host: string): string {
 }
 
 /**
- * Checks `Authorization: Bearer <key>` against the configured keys in constant time: every key is
- * compared, each as a SHA-256 digest, so neither the length nor the first differing byte of a key
- * shows in the time an answer takes.
+ * Requires `Authorization: Bearer <key>` on the routes of `app`, checked before the body is read, so
+ * that unauthenticated callers cannot make the server parse anything. @fastify/bearer-auth compares the
+ * key in constant time; a refusal is a 401 with a JSON-RPC error and the challenge RFC 6750 asks for.
  */
-export class ApiKeyCheck {
-  readonly #digests: readonly Buffer[];
-
-  constructor(keys: readonly string[]) {
-    this.#digests = keys.map(digest);
-  }
-
-  accepts(authorization: string | undefined): boolean {
-    if (authorization === undefined) return false;
-    const match = /^bearer +(\S+) *$/i.exec(authorization);
-    if (!match?.[1]) return false;
-    const presented = digest(match[1]);
-    let accepted = false;
-    for (const known of this.#digests) accepted = timingSafeEqual(known, presented) || accepted;
-    return accepted;
-  }
-}
-
-function digest(key: string): Buffer {
-  return createHash("sha256").update(key).digest();
-}
-
-/** Runs before the body is read, so unauthenticated callers cannot make the server parse anything. */
-export function apiKeyGuard(keys: readonly string[]) {
-  const check = new ApiKeyCheck(keys);
-  return (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    payload: RequestPayload,
-    done: (error: Error | null, payload?: RequestPayload) => void,
-  ): void => {
-    if (check.accepts(request.headers.authorization)) {
-      done(null, payload);
-      return;
-    }
-    const invalid = request.headers.authorization !== undefined;
-    reply
-      .code(401)
-      .header(
-        "www-authenticate",
-        invalid ? 'Bearer realm="skills-mcp", error="invalid_token"' : 'Bearer realm="skills-mcp"',
-      )
-      .send(
-        jsonRpcError(
-          JSON_RPC.unauthorized,
-          invalid
-            ? "Unauthorized: the API key is not valid."
-            : "Unauthorized: send the API key as Authorization: Bearer <key>.",
-        ),
-      );
-  };
+export async function registerApiKeys(app: FastifyInstance, keys: readonly string[]): Promise<void> {
+  await app.register(bearerAuth, {
+    keys: [...keys],
+    // Bearer or bearer: the scheme is case-insensitive (RFC 9110).
+    specCompliance: "rfc6749",
+    addHook: false,
+    verifyErrorLogLevel: "debug",
+  });
+  const { verifyBearerAuth } = app;
+  if (verifyBearerAuth === undefined) throw new Error("@fastify/bearer-auth did not decorate the app");
+  app.addHook("preParsing", (request, reply, _payload, done) => {
+    verifyBearerAuth(request, reply, (error) => {
+      if (error === undefined) {
+        done();
+        return;
+      }
+      const invalid = request.headers.authorization !== undefined;
+      reply
+        .code(401)
+        .header(
+          "www-authenticate",
+          invalid ? 'Bearer realm="skills-mcp", error="invalid_token"' : 'Bearer realm="skills-mcp"',
+        )
+        .send(
+          jsonRpcError(
+            JSON_RPC.unauthorized,
+            invalid
+              ? "Unauthorized: the API key is not valid."
+              : "Unauthorized: send the API key as Authorization: Bearer <key>.",
+          ),
+        );
+    });
+  });
 }

@@ -6,16 +6,23 @@ export interface HealthRouteOptions {
   readonly catalog: Catalog;
   readonly version: string;
   readonly readiness: Readiness;
+  /** How many of the catalog's skills the MCP Skills extension carries. */
+  readonly extensionSkills: number;
 }
 
 const healthSchema = {
   type: "object",
-  required: ["status", "version", "packs", "skills"],
+  required: ["status", "version", "packs", "skills", "skillsExtension"],
   properties: {
     status: { type: "string" },
     version: { type: "string" },
     packs: { type: "array", items: { type: "string" } },
     skills: { type: "integer" },
+    skillsExtension: {
+      type: "object",
+      required: ["skills", "leftOut"],
+      properties: { skills: { type: "integer" }, leftOut: { type: "integer" } },
+    },
     sources: {
       type: "array",
       items: {
@@ -39,6 +46,12 @@ export async function healthRoutes(app: FastifyInstance, options: HealthRouteOpt
     version: options.version,
     packs: everything.packs.map((pack) => pack.name),
     skills: everything.skills.length,
+    // Skills the extension cannot carry (a name against the naming rule, too many files) are still
+    // served by the tools; the log at startup says why each is left out.
+    skillsExtension: {
+      skills: options.extensionSkills,
+      leftOut: everything.skills.length - options.extensionSkills,
+    },
     ...(sources.length > 0 ? { sources } : {}),
   };
   const draining = { ...body, status: "draining" };

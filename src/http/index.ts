@@ -5,10 +5,8 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
-import type { Catalog } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
-import type { ServerInfo } from "../mcp/index.js";
-import type { SearchIndex } from "../search/index.js";
+import type { McpDeps } from "../mcp/index.js";
 import { clientErrorHandler, notFound } from "./client-errors.js";
 import { originGuard } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
@@ -20,9 +18,8 @@ import { Readiness } from "./readiness.js";
 export { Readiness } from "./readiness.js";
 
 export interface AppDeps {
-  readonly catalog: Catalog;
-  readonly index: SearchIndex;
-  readonly info: ServerInfo;
+  /** What every MCP server is built from; its catalog is also what /health and /metrics report on. */
+  readonly mcp: McpDeps;
   readonly logger: FastifyBaseLogger;
   readonly settings: HttpSettings;
   /** Flipped by shutdown so that /health fails first; a new one never drains. */
@@ -102,27 +99,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       );
   });
 
-  const metrics = new Metrics(deps.catalog, deps.info.version);
-  await app.register(mcpRoutes, {
-    catalog: deps.catalog,
-    index: deps.index,
-    info: deps.info,
-    settings,
-    metrics,
-  });
+  const { catalog, info, resources } = deps.mcp;
+  const metrics = new Metrics(catalog, info.version);
+  await app.register(mcpRoutes, { mcp: deps.mcp, settings, metrics });
   await app.register(healthRoutes, {
-    catalog: deps.catalog,
-    version: deps.info.version,
+    catalog,
+    version: info.version,
     readiness,
+    extensionSkills: resources.carried,
   });
   await app.register(metricsRoutes, { metrics });
   return app;
 }
 
-/** The call a POST /mcp made, for its log lines: method, tool and ceiling (none for other routes). */
+/** The call a POST /mcp made, for its log lines: method, tool and scope (none for other routes). */
 function describeMcpCall(request: FastifyRequest): Omit<McpCall, "failed"> | undefined {
   const call = request.mcpCall;
-  return call ? { rpc: call.rpc, tool: call.tool, ceiling: call.ceiling } : undefined;
+  return call ? { rpc: call.rpc, tool: call.tool, scope: call.scope } : undefined;
 }
 
 /** The code of @fastify/under-pressure's error: load shedding, a refusal rather than a fault. */

@@ -1,23 +1,23 @@
 import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
-import type { FastifyInstance } from "fastify";
-import { type Catalog, type Scope, SelectorError } from "../catalog/index.js";
+import { ProtocolError } from "@modelcontextprotocol/server";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
-import type { ServerInfo } from "../mcp/index.js";
-import type { SearchIndex } from "../search/index.js";
-import { CeilingResolver } from "./ceiling.js";
-import { CeilingServers } from "./ceiling-servers.js";
-import { isRefusal, readMessages } from "./exchange.js";
-import { apiKeyGuard, corsPreflight, hostGuard } from "./guard.js";
+import { createMcpServer, type McpDeps } from "../mcp/index.js";
+import { type Answer, AnswerCache, answerKeyOf } from "./answers.js";
+import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
+import { eraOf, McpEndpoints } from "./mcp-endpoint.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
+import { ScopeResolver } from "./scope.js";
 
 export interface McpRouteOptions {
-  readonly catalog: Catalog;
-  readonly index: SearchIndex;
-  readonly info: ServerInfo;
+  readonly mcp: McpDeps;
   readonly settings: HttpSettings;
   readonly metrics: Metrics;
+  /** Bytes of kept answers over all scopes; the default suits production. */
+  readonly answerCacheBytes?: number;
 }
 
 interface McpRequest {
@@ -32,7 +32,7 @@ export interface McpCall {
   readonly rpc: string | undefined;
   readonly tool: string | undefined;
   /** The X-Skill-Pack header and ?pack= as given, when there are any. */
-  readonly ceiling: string | undefined;
+  readonly scope: string | undefined;
   /** Whether the MCP server answered with a JSON-RPC error or a tool result with isError. */
   failed: boolean;
 }
@@ -51,24 +51,29 @@ const selectorSchema = { type: "string", maxLength: 1000 } as const;
 const selectorsSchema = { type: "array", items: selectorSchema, maxItems: 32 } as const;
 
 /**
- * `POST /mcp`: stateless Streamable HTTP with JSON responses, so any replica can answer any request.
- * Each request is answered by the MCP server bound to the caller's ceiling, built once per ceiling; GET
- * and DELETE (SSE streams and sessions) are not offered. In order, a request passes the host check, load
- * shedding, the rate limit and the API key (before its body is read), then the ceiling and the
- * transport's rules.
+ * `POST /mcp`: MCP's Streamable HTTP, stateless, answering JSON, in both protocol eras, so that any
+ * replica can answer any request. In order, a request passes the host check, load shedding, the rate limit
+ * and the API key (before its body is read), then its scope is resolved from its header and query, and a
+ * server of the SDK bound to that scope answers it, unless the same request was answered before. GET and
+ * DELETE (event streams and sessions) are not offered.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
-  const { settings, metrics } = options;
-  const ceilings = new CeilingResolver(options.catalog.everything);
-  const servers = new CeilingServers({
-    catalog: options.catalog,
-    index: options.index,
-    info: options.info,
-    onInternalError: (error, tool) => app.log.error({ err: error, tool }, "tool failed"),
-  });
+  const { settings, metrics, mcp } = options;
+  const scopes = new ScopeResolver(mcp.catalog.everything);
+  const answers = new AnswerCache(options.answerCacheBytes);
+  const endpoints = new McpEndpoints(
+    (scope) => createMcpServer(mcp, scope),
+    (error) => {
+      // The SDK reports each request it refuses (a protocol error for the client); the request's own log
+      // line says so already. Anything else went wrong in the server.
+      const refusal = error instanceof ProtocolError || error.message.startsWith("Rejected");
+      app.log[refusal ? "debug" : "error"]({ err: error }, "MCP handler");
+    },
+  );
   app.decorateRequest("mcpCall", null);
 
   if (settings.allowedHosts.length > 0) app.addHook("onRequest", hostGuard(settings.allowedHosts));
+  await registerCors(app, settings.allowedOrigins);
   if (
     settings.shedEventLoopDelayMs > 0 ||
     settings.shedEventLoopUtilization > 0 ||
@@ -95,6 +100,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       },
     });
   }
+  if (settings.apiKeys.length > 0) await registerApiKeys(app, settings.apiKeys);
 
   app.post<McpRequest>(
     "/mcp",
@@ -103,7 +109,6 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         headers: { type: "object", properties: { "x-skill-pack": selectorSchema } },
         querystring: { type: "object", properties: { pack: selectorsSchema } },
       },
-      ...(settings.apiKeys.length > 0 ? { preParsing: apiKeyGuard(settings.apiKeys) } : {}),
       onResponse: (request, reply, done) => {
         metrics.record(
           toolLabel(request.mcpCall?.tool),
@@ -114,37 +119,46 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       },
     },
     async (request, reply) => {
-      if (Array.isArray(request.body) && request.body.length === 0) {
+      const { body } = request;
+      if (Array.isArray(body) && body.length === 0) {
         return reply
           .code(400)
           .send(jsonRpcError(JSON_RPC.invalidRequest, "Invalid request: an empty batch."));
       }
+      if (nestedDeeperThan(body, MAX_NESTING)) {
+        return reply
+          .code(400)
+          .send(
+            jsonRpcError(
+              JSON_RPC.invalidRequest,
+              `Invalid Request: JSON nested deeper than ${MAX_NESTING} levels; an MCP message needs a few.`,
+              requestId(body),
+            ),
+          );
+      }
       const header = request.headers["x-skill-pack"];
       const query = request.query.pack?.join(",");
       // Read by the request's log line rather than bound to a child logger, which costs as much again.
-      const { rpc, tool } = describeCall(request.body);
-      const call: McpCall = { rpc, tool, ceiling: describeCeiling(header, query), failed: false };
+      const { rpc, tool } = describeCall(body);
+      const call: McpCall = { rpc, tool, scope: describeScope(header, query), failed: false };
       request.mcpCall = call;
-      let scope: Scope;
+      let caller: ReturnType<ScopeResolver["resolve"]>;
       try {
-        scope = ceilings.resolve(header, query);
+        caller = scopes.resolve(header, query);
       } catch (error) {
         if (!(error instanceof SelectorError)) throw error;
-        return reply
-          .code(400)
-          .send(jsonRpcError(JSON_RPC.invalidRequest, error.message, requestId(request.body)));
+        return reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, error.message, requestId(body)));
       }
-      const messages = readMessages(request.headers, request.body);
-      if (isRefusal(messages)) return reply.code(messages.status).send(messages.body);
-      const answer = await (await servers.for(scope)).answer(messages);
-      // Notifications only: accepted, and nothing to answer.
-      if (answer.status === 202) return reply.code(202).send();
-      call.failed = answer.failed;
-      return reply.header("content-type", "application/json").send(answer.body);
+      const era = eraOf(request.headers, body);
+      const key = era === "refused" ? undefined : answerKeyOf(era, caller.key, request.headers, body);
+      const kept = key === undefined ? undefined : answers.answer(key);
+      if (kept !== undefined) return send(reply, kept);
+      const answer = await endpoints.for(caller.scope).answer(era, request.raw, body);
+      call.failed = !succeeded(answer);
+      if (key !== undefined) answers.keep(key, answer, !call.failed);
+      return send(reply, answer);
     },
   );
-
-  app.options("/mcp", corsPreflight);
 
   app.route({
     method: ["GET", "DELETE", "PUT", "PATCH"],
@@ -162,6 +176,35 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   });
 }
 
+function send(reply: FastifyReply, answer: Answer): FastifyReply {
+  reply.code(answer.status);
+  // Notifications only: accepted, and nothing to answer.
+  if (answer.body.length === 0) return reply.send();
+  return reply.header("content-type", answer.contentType).send(answer.body);
+}
+
+/**
+ * Whether the answer holds no JSON-RPC error and no tool result with isError (the metrics count those as
+ * errors, and none of them is kept).
+ */
+function succeeded(answer: Answer): boolean {
+  if (answer.status >= 400) return false;
+  if (answer.body.length === 0) return true;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body.toString("utf8"));
+  } catch {
+    return false;
+  }
+  return (Array.isArray(parsed) ? parsed : [parsed]).every(isSuccess);
+}
+
+function isSuccess(message: unknown): boolean {
+  if (message === null || typeof message !== "object" || "error" in message) return false;
+  const { result } = message as { result?: { isError?: unknown } };
+  return result === undefined || result.isError !== true;
+}
+
 /** Refusals at the HTTP edge (4xx, and 503 from load shedding) are "rejected"; other 5xx are errors. */
 function outcomeOf(status: number, call: McpCall | null): Outcome {
   if (status >= 500 && status !== 503) return "error";
@@ -169,7 +212,36 @@ function outcomeOf(status: number, call: McpCall | null): Outcome {
   return call?.failed ? "error" : "ok";
 }
 
-function describeCeiling(header: string | undefined, query: string | undefined): string | undefined {
+function describeScope(header: string | undefined, query: string | undefined): string | undefined {
   const parts = [header ? `header=${header}` : "", query ? `query=${query}` : ""].filter(Boolean);
   return parts.length > 0 ? parts.join(" ") : undefined;
+}
+
+/**
+ * How deep a body's arrays and objects may nest: an MCP message nests five or six levels, and what reads
+ * a message after this check (the SDK's schemas, the key of a kept answer) walks it recursively, so some
+ * thousands of levels in a few kilobytes would overflow the stack.
+ */
+const MAX_NESTING = 64;
+
+/** Whether `value` holds arrays or objects nested more than `limit` deep; walked without recursion. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  // Only arrays and objects are stacked, with their depths beside them: a body is mostly strings.
+  const containers: object[] = [];
+  const depths: number[] = [];
+  if (value !== null && typeof value === "object") {
+    containers.push(value);
+    depths.push(0);
+  }
+  for (let container = containers.pop(); container !== undefined; container = containers.pop()) {
+    const depth = depths.pop() ?? 0;
+    if (depth === limit) return true;
+    for (const child of Object.values(container)) {
+      if (child !== null && typeof child === "object") {
+        containers.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
 }

@@ -36,28 +36,3 @@ export function formatSize(bytes: number): string {
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
-
-export function text(body: string): { content: [{ type: "text"; text: string }] } {
-  return { content: [{ type: "text", text: body }] };
-}
-
-/**
- * Runs a tool's body so that only ToolErrors reach the caller verbatim. Anything else (a file that
- * vanished, a permission error) is reported to the operator, and the caller gets a message with no
- * server internals in it.
- */
-export async function runTool<Result>(
-  tool: string,
-  onInternalError: (error: unknown, tool: string) => void,
-  body: () => Result | Promise<Result>,
-): Promise<Result> {
-  try {
-    return await body();
-  } catch (error) {
-    if (error instanceof ToolError) throw error;
-    onInternalError(error, tool);
-    throw new ToolError(
-      `${tool} failed inside the server; the error was logged. Try again or make another call.`,
-    );
-  }
-}

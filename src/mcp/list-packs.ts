@@ -1,8 +1,6 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Pack } from "../catalog/index.js";
-import type { ToolContext } from "./context.js";
-import { plural, text } from "./format.js";
-import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
+import { plural } from "./format.js";
+import { defineTool } from "./tool.js";
 
 /** Past this many groups a pack's answer shows its largest groups only, so huge catalogs stay readable. */
 const LISTED_GROUPS = 25;
@@ -13,17 +11,12 @@ const LISTED_LINES = 120;
 /** Past this many packs, the answer lists the largest and counts the rest. */
 const LISTED_PACKS = 100;
 
-export const listPacksTool: ToolDefinition<Record<string, never>> = {
+export const listPacksTool = defineTool({
   name: "list_packs",
   description: "List skill packs and their groups with skill counts. Start here to browse.",
   inputSchema: {},
-};
-
-export function registerListPacksTool(server: McpServer, context: ToolContext): void {
-  server.registerTool(listPacksTool.name, { ...listPacksTool, annotations: READ_ONLY }, () =>
-    text(formatPacks(context.scope.packs)),
-  );
-}
+  run: (_args, context) => formatPacks(context.scope.packs),
+});
 
 /**
  * Each pack with its skill count and its groups. A catalog too large to read that way (tens of thousands

@@ -1,10 +1,8 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { Scope, Skill } from "../catalog/index.js";
 import type { SearchIndex, SearchResult } from "../search/index.js";
-import type { ToolContext } from "./context.js";
-import { findSkillAnyCase, narrowByPack, plural, runTool, skillRef, text } from "./format.js";
-import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
+import { findSkillAnyCase, narrowByPack, plural, skillRef } from "./format.js";
+import { defineTool } from "./tool.js";
 
 /** A listing longer than this would flood the model's context; it is cut with a hint to narrow. */
 export const LISTED_SKILLS = 200;
@@ -16,7 +14,7 @@ export const LISTED_MATCHES = 10;
  */
 const LISTED_NAMES = 500;
 
-export const listSkillsTool = {
+export const listSkillsTool = defineTool({
   name: "list_skills",
   description: "List skills as `name: description` lines. Narrow with pack; search with query.",
   inputSchema: {
@@ -27,19 +25,16 @@ export const listSkillsTool = {
       .optional()
       .describe(`Words describing the task; returns the ${LISTED_MATCHES} best-matching skills, best first`),
   },
-} satisfies ToolDefinition;
-
-export function registerListSkillsTool(server: McpServer, context: ToolContext): void {
-  server.registerTool(listSkillsTool.name, { ...listSkillsTool, annotations: READ_ONLY }, ({ pack, query }) =>
-    runTool(listSkillsTool.name, context.onInternalError, () => {
-      const scope = narrowByPack(context.scope, pack);
-      if (query === undefined || query.trim() === "") return text(formatListing(scope, context.scope));
-      const best = bestMatches(context.index, query, scope);
-      if (best.shown.length === 0) return text(noMatch(query, pack));
-      return text(formatMatches(best, scope, context.scope));
-    }),
-  );
-}
+  // Most searches are asked once; a workflow that runs again asks its search word for word.
+  keeping: ({ query }) => (typeof query === "string" && query.trim() !== "" ? "when-repeated" : "always"),
+  run: ({ pack, query }, context) => {
+    const scope = narrowByPack(context.scope, pack);
+    if (query === undefined || query.trim() === "") return formatListing(scope, context.scope);
+    const best = bestMatches(context.index, query, scope);
+    if (best.shown.length === 0) return noMatch(query, pack);
+    return formatMatches(best, scope, context.scope);
+  },
+});
 
 /** A skill as one line shows it: with its copies in other packs (see `Scope.copiesOf`). */
 interface Listed {

@@ -1,12 +1,11 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { type Pack, resolvePackFile, skillOwningPath } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { runTool, skillRef, ToolError, text } from "./format.js";
+import { skillRef, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
-import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
+import { defineTool } from "./tool.js";
 
-export const readPackFileTool = {
+export const readPackFileTool = defineTool({
   name: "read_pack_file",
   description: "Read a pack-level file that skills cite (shared docs outside any skill folder).",
   inputSchema: {
@@ -17,39 +16,29 @@ export const readPackFileTool = {
       .default(MANIFEST)
       .describe(`Path in the pack; "${MANIFEST}" (default) lists files`),
   },
-} satisfies ToolDefinition;
-
-export function registerReadPackFileTool(server: McpServer, context: ToolContext): void {
-  server.registerTool(
-    readPackFileTool.name,
-    { ...readPackFileTool, annotations: READ_ONLY },
-    ({ pack: name, file }) =>
-      runTool(readPackFileTool.name, context.onInternalError, async () => {
-        const pack = findPack(context, name);
-        if (file === MANIFEST) {
-          return text(
-            formatManifest(pack.files, {
-              title: `Pack files of ${pack.name}`,
-              empty: `Pack ${pack.name} has no pack-level files; its skills' files are read with read_skill.`,
-              next: `read_pack_file(pack="${pack.name}", file="<path>")`,
-            }),
-          );
-        }
-        const found = resolvePackFile(pack, file);
-        if (found) return text(formatFileContent(found.path, await context.catalog.files.read(found)));
-        const owner = skillOwningPath(pack, file);
-        if (owner) {
-          const name = skillRef(owner.skill, context.scope);
-          throw new ToolError(
-            `"${file}" belongs to skill ${name}: read_skill(skill="${name}", file="${owner.file}").`,
-          );
-        }
-        throw new ToolError(
-          `No pack file "${file}" in ${pack.name}. read_pack_file(pack="${pack.name}") lists its files.`,
-        );
-      }),
-  );
-}
+  run: async ({ pack: name, file }, context) => {
+    const pack = findPack(context, name);
+    if (file === MANIFEST) {
+      return formatManifest(pack.files, {
+        title: `Pack files of ${pack.name}`,
+        empty: `Pack ${pack.name} has no pack-level files; its skills' files are read with read_skill.`,
+        next: `read_pack_file(pack="${pack.name}", file="<path>")`,
+      });
+    }
+    const found = resolvePackFile(pack, file);
+    if (found) return formatFileContent(found.path, await context.catalog.files.read(found));
+    const owner = skillOwningPath(pack, file);
+    if (owner) {
+      const name = skillRef(owner.skill, context.scope);
+      throw new ToolError(
+        `"${file}" belongs to skill ${name}: read_skill(skill="${name}", file="${owner.file}").`,
+      );
+    }
+    throw new ToolError(
+      `No pack file "${file}" in ${pack.name}. read_pack_file(pack="${pack.name}") lists its files.`,
+    );
+  },
+});
 
 function findPack(context: ToolContext, name: string): Pack {
   const pack = context.scope.findPack(name.trim());

@@ -1,12 +1,11 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { packPathCitedBySkill, resolveSkillFile, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { findSkillAnyCase, plural, runTool, skillRef, ToolError, text } from "./format.js";
+import { findSkillAnyCase, plural, skillRef, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
-import { READ_ONLY, type ToolDefinition } from "./tool-metadata.js";
+import { defineTool } from "./tool.js";
 
-export const readSkillTool = {
+export const readSkillTool = defineTool({
   name: "read_skill",
   description: `Read a skill's instructions (SKILL.md), or one of its files; file="${MANIFEST}" lists them.`,
   inputSchema: {
@@ -17,35 +16,25 @@ export const readSkillTool = {
       .default(SKILL_DOCUMENT)
       .describe(`Path inside the skill; "${MANIFEST}" lists its files`),
   },
-} satisfies ToolDefinition;
+  run: async ({ skill: ref, file }, context) => {
+    const skill = findSkill(context, ref);
+    const name = skillRef(skill, context.scope);
+    if (file === MANIFEST) {
+      return formatManifest(skill.files, {
+        title: `Files of skill ${name}`,
+        empty: `Skill ${name} has no files besides ${SKILL_DOCUMENT}.`,
+        next: `read_skill(skill="${name}", file="<path>")`,
+      });
+    }
+    if (file === SKILL_DOCUMENT || file === `./${SKILL_DOCUMENT}`)
+      return formatDocument(skill, name, context);
+    const found = resolveSkillFile(skill, file);
+    if (found) return formatFileContent(found.path, await context.catalog.files.read(found));
+    throw new ToolError(missingFileMessage(skill, name, file, context));
+  },
+});
 
-export function registerReadSkillTool(server: McpServer, context: ToolContext): void {
-  server.registerTool(
-    readSkillTool.name,
-    { ...readSkillTool, annotations: READ_ONLY },
-    ({ skill: ref, file }) =>
-      runTool(readSkillTool.name, context.onInternalError, async () => {
-        const skill = findSkill(context, ref);
-        const name = skillRef(skill, context.scope);
-        if (file === MANIFEST) {
-          return text(
-            formatManifest(skill.files, {
-              title: `Files of skill ${name}`,
-              empty: `Skill ${name} has no files besides ${SKILL_DOCUMENT}.`,
-              next: `read_skill(skill="${name}", file="<path>")`,
-            }),
-          );
-        }
-        if (file === SKILL_DOCUMENT || file === `./${SKILL_DOCUMENT}`)
-          return text(await formatDocument(skill, name, context));
-        const found = resolveSkillFile(skill, file);
-        if (found) return text(formatFileContent(found.path, await context.catalog.files.read(found)));
-        throw new ToolError(missingFileMessage(skill, name, file, context));
-      }),
-  );
-}
-
-function findSkill(context: ToolContext, ref: string): Skill {
+export function findSkill(context: ToolContext, ref: string): Skill {
   const lookup = findSkillAnyCase(context.scope, ref);
   if (lookup.kind === "found") return lookup.skill;
   if (lookup.kind === "ambiguous") {

@@ -1,33 +1,25 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
 import type { Logger } from "pino";
-import type { Catalog } from "../catalog/index.js";
-import { createMcpServer, type ServerInfo } from "../mcp/index.js";
-import type { SearchIndex } from "../search/index.js";
+import { createMcpServer, type McpDeps } from "../mcp/index.js";
 
 export interface StdioDeps {
-  readonly catalog: Catalog;
-  readonly index: SearchIndex;
-  readonly info: ServerInfo;
+  readonly mcp: McpDeps;
   readonly logger: Logger;
 }
 
 /**
- * Serves the four tools over stdin/stdout for a local agent. There is no header here, so the caller
- * sees the whole loaded catalog (still narrowed by SKILL_PACKS). Resolves when the client hangs up.
+ * Serves the same server over stdin/stdout for a local agent, in either protocol era (the SDK's entry
+ * tells them apart by the first message). There is no header here, so the caller sees the whole loaded
+ * catalog (still narrowed by SKILL_PACKS). Resolves when the client hangs up.
  */
 export async function serveStdio(deps: StdioDeps): Promise<void> {
-  const server = createMcpServer(deps.info, {
-    catalog: deps.catalog,
-    index: deps.index,
-    scope: deps.catalog.everything,
-    onInternalError: (error, tool) => deps.logger.error({ err: error, tool }, "tool failed"),
-  });
-  const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve;
     process.stdin.once("end", resolve);
+    process.stdin.once("close", resolve);
   });
-  await server.connect(transport);
+  const handle = serveSdkStdio(() => createMcpServer(deps.mcp, deps.mcp.catalog.everything), {
+    onerror: (error) => deps.logger.error({ err: error }, "stdio"),
+  });
   await closed;
-  await server.close();
+  await handle.close();
 }

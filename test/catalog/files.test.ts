@@ -86,6 +86,7 @@ describe("FileReader", () => {
     const file = (name: string): CatalogFile => ({
       path: name,
       size: 100,
+      mtimeMs: 0,
       source: path.join(tree.dir, name),
     });
     const rewrite = (name: string) => writeFile(path.join(tree.dir, name), "z".repeat(100));

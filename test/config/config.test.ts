@@ -15,6 +15,7 @@ describe("loadConfig", () => {
         port: 8000,
         host: "0.0.0.0",
         logLevel: "info",
+        prompts: true,
         transport: "http",
         help: false,
         buildIndex: false,
@@ -59,6 +60,12 @@ describe("loadConfig", () => {
     expect(loadConfig({ SKILL_PACKS: " n8n, ,penpot/design " }).skillPacks).toEqual(["n8n", "penpot/design"]);
     expect(loadConfig({}, ["--stdio"]).transport).toBe("stdio");
     expect(loadConfig({ TRANSPORT: "stdio" }).transport).toBe("stdio");
+  });
+
+  it("reads PROMPTS as on or off, in any case, and refuses anything else", () => {
+    expect(loadConfig({ PROMPTS: "off" }).prompts).toBe(false);
+    expect(loadConfig({ PROMPTS: " ON " }).prompts).toBe(true);
+    expect(() => loadConfig({ PROMPTS: "no" })).toThrow('PROMPTS "no" is not one of on, off');
   });
 
   it("reads --build-index, which saves the index in the skills folder and serves nothing", async () => {

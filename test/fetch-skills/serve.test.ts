@@ -1,10 +1,9 @@
 import { mkdtemp } from "node:fs/promises";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServerProcess } from "../helpers/process.js";
-import { call } from "../helpers/server.js";
+import { call, connectTo } from "../helpers/server.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeUpstream, manifestOf, runFetcher, writeManifest } from "./helpers.js";
 
@@ -38,7 +37,7 @@ describe("the server on a fetched skills folder", () => {
 
     // No SKILLS_DIR: the server picks up ./skills in its working folder, as after `npm run fetch-skills`.
     const server = await startServerProcess({ SKILLS_DIR: "" }, site);
-    const client = new Client({ name: "test", version: "1" });
+    let client: Client | undefined;
     try {
       const health = await (await fetch(`${server.url}/health`)).json();
       expect(health).toMatchObject({
@@ -51,7 +50,7 @@ describe("the server on a fetched skills folder", () => {
         ],
       });
 
-      await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", server.url)));
+      client = await connectTo(new URL("/mcp", server.url));
       const packs = await call(client, "list_packs");
       expect(packs.text).toContain("kit");
       const review = await call(client, "read_skill", { skill: "review" });
@@ -61,7 +60,7 @@ describe("the server on a fetched skills folder", () => {
       const checklist = await call(client, "read_pack_file", { pack: "kit", file: "shared/checklist.md" });
       expect(checklist).toEqual({ text: expect.stringContaining("# Checklist"), isError: false });
     } finally {
-      await client.close();
+      await client?.close();
       server.child.kill("SIGTERM");
       await server.exited;
     }

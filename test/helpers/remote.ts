@@ -1,5 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/client";
+import { type ConnectOptions, connectTo } from "./server.js";
 
 export { call } from "./server.js";
 
@@ -12,9 +12,8 @@ export interface ConnectedClient {
 export async function connectClient(
   url: string,
   headers: Record<string, string> = {},
+  options: Omit<ConnectOptions, "headers"> = {},
 ): Promise<ConnectedClient> {
-  const transport = new StreamableHTTPClientTransport(new URL("/mcp", url), { requestInit: { headers } });
-  const client = new Client({ name: "test", version: "1" });
-  await client.connect(transport);
+  const client = await connectTo(new URL(`/mcp${options.query ?? ""}`, url), { ...options, headers });
   return { client, close: () => client.close() };
 }

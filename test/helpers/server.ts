@@ -1,23 +1,49 @@
 import http from "node:http";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { afterAll, beforeAll } from "vitest";
-import { type LoadedCatalog, loadCatalog, readSkillDocument } from "../../src/catalog/index.js";
+import { mcpDepsOf } from "../../scripts/in-memory-client.js";
+import { type LoadedCatalog, loadCatalog } from "../../src/catalog/index.js";
 import { type HttpSettings, loadConfig } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
-import { buildIndex } from "../../src/search/index.js";
 import { makeTree, type TempTree, type TreeEntry } from "./skill-tree.js";
+
+/**
+ * The protocol era a client speaks: `legacy` opens with the 2025 initialize handshake (what most clients
+ * do today), `modern` is pinned to 2026-07-28 (a per-request envelope, no handshake), `auto` probes with
+ * server/discover and takes the newest both sides speak.
+ */
+export type Era = "legacy" | "modern" | "auto";
+export const ERAS: readonly Era[] = ["legacy", "modern"];
+
+export interface ConnectOptions {
+  readonly headers?: Record<string, string>;
+  /** A query string for the endpoint, such as `?pack=alpha`. */
+  readonly query?: string;
+  readonly era?: Era;
+}
 
 export interface RunningServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly loaded: LoadedCatalog;
-  /** An SDK client on `/mcp`, with optional headers and query string (`?pack=`). */
-  connect(options?: { headers?: Record<string, string>; query?: string }): Promise<Client>;
+  /** An SDK client on `/mcp`, in the era asked for (legacy by default), with headers and `?pack=`. */
+  connect(options?: ConnectOptions): Promise<Client>;
   close(): Promise<void>;
+}
+
+/** A v2 SDK client on `endpoint` in `era`, connected. */
+export async function connectTo(endpoint: URL, options: ConnectOptions = {}): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(endpoint, {
+    requestInit: { headers: options.headers },
+  });
+  const era = options.era ?? "legacy";
+  const mode = era === "modern" ? { pin: "2026-07-28" } : era;
+  const client = new Client({ name: "test", version: "1" }, { versionNegotiation: { mode } });
+  await client.connect(transport);
+  return client;
 }
 
 /** HTTP settings as the environment `env` would give them (defaults for everything not in it). */
@@ -33,9 +59,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const loaded = loadCatalog(dir, { packs });
   const app = await buildApp({
-    catalog: loaded.catalog,
-    index: buildIndex(loaded.catalog.everything.skills, readSkillDocument),
-    info: { name: "skills-mcp", version: "test" },
+    mcp: await mcpDepsOf(loaded.catalog, undefined, "test"),
     logger: pino({ level: "silent" }),
     settings,
   });
@@ -49,12 +73,7 @@ export async function startServer(
     app,
     loaded,
     async connect(options = {}) {
-      const endpoint = new URL(`/mcp${options.query ?? ""}`, url);
-      const transport = new StreamableHTTPClientTransport(endpoint, {
-        requestInit: { headers: options.headers },
-      });
-      const client = new Client({ name: "test", version: "1" });
-      await client.connect(transport);
+      const client = await connectTo(new URL(`/mcp${options.query ?? ""}`, url), options);
       clients.push(client);
       return client;
     },
@@ -69,7 +88,10 @@ export async function startServer(
  * Serves `entries` (see makeTree) to the tests of the enclosing suite: written, started and connected to
  * before them, stopped and removed after. Its `server` and `client` are there once the tests run.
  */
-export function serveTree(entries: Record<string, TreeEntry>): {
+export function serveTree(
+  entries: Record<string, TreeEntry>,
+  era: Era = "legacy",
+): {
   readonly server: RunningServer;
   readonly client: Client;
 } {
@@ -78,7 +100,7 @@ export function serveTree(entries: Record<string, TreeEntry>): {
   beforeAll(async () => {
     tree = await makeTree(entries);
     const server = await startServer(tree.dir);
-    served = { server, client: await server.connect() };
+    served = { server, client: await server.connect({ era }) };
   });
   afterAll(async () => {
     await served?.server.close();

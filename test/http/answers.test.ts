@@ -1,8 +1,9 @@
 import { rename } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AnswerCache, ASKED_ONCE_CHARACTERS, answerKey } from "../../src/http/answers.js";
+import { type Answer, AnswerCache, ASKED_ONCE_CHARACTERS, answerKeyOf } from "../../src/http/answers.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { wireRequest as request, wireToolCall as toolCall } from "../helpers/requests.js";
 import { post, type RunningServer, startServer } from "../helpers/server.js";
 
 /** Answers the catalog always gives the same way are kept; these tests hold that to the uncached path. */
@@ -18,38 +19,48 @@ afterAll(async () => {
   await tree.remove();
 });
 
-function toolCall(id: number | string, name: string, args: Record<string, unknown> = {}) {
-  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
-}
-
-describe("kept answers", () => {
+describe.each(["legacy", "modern"] as const)("kept answers in the %s era", (era) => {
   it.each([
-    ["tools/list", { jsonrpc: "2.0", id: 1, method: "tools/list" }],
-    ["list_packs", toolCall(1, "list_packs")],
-    ["list_skills(pack)", toolCall(1, "list_skills", { pack: "beta" })],
-    ["read_skill", toolCall(1, "read_skill", { skill: "two" })],
-    ["read_pack_file", toolCall(1, "read_pack_file", { pack: "beta", file: "shared/guide.md" })],
-  ])("%s: the same bytes as the MCP server gives, for any id", async (_name, request) => {
-    const first = await post(`${server.url}/mcp`, request);
-    const again = await post(`${server.url}/mcp`, request);
-    // A batch of one is never kept, so it shows what the server itself answers.
-    const uncached = await post(`${server.url}/mcp`, [request]);
+    ["tools/list", request(era, 1, "tools/list")],
+    ["list_packs", toolCall(era, 1, "list_packs")],
+    ["list_skills(pack)", toolCall(era, 1, "list_skills", { pack: "beta" })],
+    ["read_skill", toolCall(era, 1, "read_skill", { skill: "two" })],
+    ["read_pack_file", toolCall(era, 1, "read_pack_file", { pack: "beta", file: "shared/guide.md" })],
+    ["resources/read", request(era, 1, "resources/read", { uri: "skill://beta/shared/guide.md" })],
+  ])("%s: the same bytes as the MCP server gives, for any id", async (_name, { body, headers }) => {
+    const url = `${server.url}/mcp`;
+    const first = await post(url, body, headers);
+    const again = await post(url, body, headers);
+    // Another _meta makes another request, which the MCP server answers afresh.
+    const params = (body as { params?: { _meta?: object } }).params ?? {};
+    const fresh = { ...body, params: { ...params, _meta: { ...params._meta, "test.example/nonce": "1" } } };
+    const uncached = await post(url, fresh, headers);
     expect(first.status).toBe(200);
     expect(again.text).toBe(first.text);
     expect(uncached.text).toBe(first.text);
-    const otherId = await post(`${server.url}/mcp`, { ...request, id: "other" });
+    const otherId = await post(url, { ...body, id: "other" }, headers);
     expect(otherId.json).toEqual({ ...(first.json as object), id: "other" });
   });
 
-  it("never gives one ceiling's answer to another", async () => {
-    const request = toolCall(1, "list_skills");
-    const alpha = await post(`${server.url}/mcp`, request, { "x-skill-pack": "alpha" });
-    const gamma = await post(`${server.url}/mcp`, request, { "x-skill-pack": "gamma" });
-    const again = await post(`${server.url}/mcp`, request, { "x-skill-pack": "alpha" });
+  it("never gives one scope's answer to another", async () => {
+    const { body, headers } = toolCall(era, 1, "list_skills");
+    const alpha = await post(`${server.url}/mcp`, body, { ...headers, "x-skill-pack": "alpha" });
+    const gamma = await post(`${server.url}/mcp`, body, { ...headers, "x-skill-pack": "gamma" });
+    const again = await post(`${server.url}/mcp`, body, { ...headers, "x-skill-pack": "alpha" });
     expect(alpha.text).toContain("one: ");
     expect(gamma.text).not.toContain("one: ");
     expect(gamma.text).toContain("drill: ");
     expect(again.text).toBe(alpha.text);
+  });
+
+  it("never gives an answer to a request the SDK would refuse for its headers", async () => {
+    const { body, headers } = toolCall(era, 1, "list_packs");
+    expect((await post(`${server.url}/mcp`, body, headers)).status).toBe(200);
+    // The 2025 transport checks what the client accepts; a 2026-07-28 request's headers must match its body.
+    const wrong: Record<string, string> =
+      era === "legacy" ? { accept: "application/json" } : { "mcp-name": "list_skills" };
+    const refused = await post(`${server.url}/mcp`, body, { ...headers, ...wrong });
+    expect(refused.status).toBe(era === "legacy" ? 406 : 400);
   });
 
   it("does not keep an error: a file that could not be read is read again next time", async () => {
@@ -57,11 +68,12 @@ describe("kept answers", () => {
     const ownServer = await startServer(own.skillsDir);
     try {
       const document = path.join(own.skillsDir, "gamma/tools/drill/SKILL.md");
+      const { body, headers } = toolCall(era, 1, "read_skill", { skill: "drill" });
       await rename(document, `${document}.away`);
-      const failed = await post(`${ownServer.url}/mcp`, toolCall(1, "read_skill", { skill: "drill" }));
+      const failed = await post(`${ownServer.url}/mcp`, body, headers);
       expect(failed.json).toMatchObject({ result: { isError: true } });
       await rename(`${document}.away`, document);
-      const read = await post(`${ownServer.url}/mcp`, toolCall(1, "read_skill", { skill: "drill" }));
+      const read = await post(`${ownServer.url}/mcp`, body, headers);
       expect(read.json).toMatchObject({
         result: { content: [{ text: expect.stringContaining("# drill") }] },
       });
@@ -72,81 +84,105 @@ describe("kept answers", () => {
   });
 });
 
-describe("answerKey", () => {
-  it("keys tools/list and calls of the reading tools by their parameters", () => {
-    expect(answerKey({ jsonrpc: "2.0", id: 1, method: "tools/list" })).toEqual({
-      request: "tools/list\n{}",
-      id: 1,
+function keyOf(body: unknown, headers: Record<string, string> = {}, era = "legacy", scope = "") {
+  return answerKeyOf(era, scope, headers, body);
+}
+
+describe("answerKeyOf", () => {
+  it("keys lists, reads and calls of the reading tools by era, scope, checked headers and body but its id", () => {
+    const list = request("legacy", 1, "tools/list").body;
+    expect(keyOf(list)).toMatchObject({ id: 1, keptWhenRepeated: false });
+    expect(keyOf({ ...list, id: 2 })?.key).toBe(keyOf(list)?.key);
+    expect(keyOf(list, {}, "modern")?.key).not.toBe(keyOf(list)?.key);
+    expect(keyOf(list, {}, "legacy", "alpha")?.key).not.toBe(keyOf(list)?.key);
+    expect(keyOf(list, { "mcp-protocol-version": "2025-06-18" })?.key).not.toBe(keyOf(list)?.key);
+    expect(keyOf(list, { "x-other": "1" })?.key).toBe(keyOf(list)?.key);
+    const read = keyOf(toolCall("legacy", 2, "read_skill", { skill: "two" }).body);
+    expect(read?.key).toContain('"skill":"two"');
+    expect(keyOf(toolCall("legacy", 3, "list_skills", { pack: "beta", query: "  " }).body)).toMatchObject({
       keptWhenRepeated: false,
     });
-    const read = answerKey(toolCall(2, "read_skill", { skill: "two" }) as never);
-    expect(read?.request).toContain('"skill":"two"');
-    expect(answerKey(toolCall(3, "list_skills", { pack: "beta", query: "  " }) as never)).toBeDefined();
   });
 
   it("keys a search by its exact words, so that only a repeated request is answered from memory", () => {
-    const search = answerKey(toolCall(1, "list_skills", { query: "drive nails" }) as never);
+    const search = keyOf(toolCall("legacy", 1, "list_skills", { query: "drive nails" }).body);
     expect(search).toMatchObject({ keptWhenRepeated: true });
-    expect(search?.request).toContain('"query":"drive nails"');
-    expect(answerKey(toolCall(7, "list_skills", { query: "drive nails" }) as never)?.request).toBe(
-      search?.request,
-    );
-    expect(answerKey(toolCall(1, "list_skills", { query: "drive screws" }) as never)?.request).not.toBe(
-      search?.request,
+    expect(keyOf(toolCall("legacy", 7, "list_skills", { query: "drive nails" }).body)?.key).toBe(search?.key);
+    expect(keyOf(toolCall("legacy", 1, "list_skills", { query: "drive screws" }).body)?.key).not.toBe(
+      search?.key,
     );
   });
 
-  it("keeps a search only once it is asked a second time, and a reading at once", () => {
+  it("leaves out unknown tools, the handshake, ping, notifications and batches", () => {
+    expect(keyOf(toolCall("legacy", 1, "delete_everything").body)).toBeUndefined();
+    expect(keyOf({ jsonrpc: "2.0", method: "notifications/initialized" })).toBeUndefined();
+    expect(keyOf({ jsonrpc: "2.0", id: 1, method: "ping" })).toBeUndefined();
+    expect(keyOf({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} })).toBeUndefined();
+    expect(keyOf([request("legacy", 1, "tools/list").body])).toBeUndefined();
+  });
+});
+
+/** An answer as the SDK writes one: the result, then the JSON-RPC version and the id. */
+function sdkAnswer(result: unknown, id: string | number): Answer {
+  return {
+    status: 200,
+    contentType: "application/json",
+    body: Buffer.from(JSON.stringify({ result, jsonrpc: "2.0", id })),
+  };
+}
+
+describe("AnswerCache", () => {
+  const result = { content: [{ type: "text", text: 'say "hi"\n' }] };
+  const key = (name: string, id: string | number, keptWhenRepeated = false) => ({
+    key: name,
+    id,
+    keptWhenRepeated,
+  });
+
+  it("keeps a search only once it is asked a second time, a reading at once, and never a failure", () => {
     const answers = new AnswerCache();
-    const result = { content: [{ type: "text", text: "hammer: Drive nails." }] };
-    answers.keep("search", 1, result, true);
-    expect(answers.answer("search", 2)).toBeUndefined();
-    answers.keep("search", 2, result, true);
-    expect(answers.answer("search", 3)?.toString()).toBe(
-      `{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":3}`,
+    answers.keep(key("search", 1, true), sdkAnswer(result, 1), true);
+    expect(answers.answer(key("search", 2, true))).toBeUndefined();
+    answers.keep(key("search", 2, true), sdkAnswer(result, 2), true);
+    expect(answers.answer(key("search", 3, true))?.body.toString()).toBe(
+      sdkAnswer(result, 3).body.toString(),
     );
-    answers.keep("reading", 1, result);
-    expect(answers.answer("reading", "x")?.toString()).toContain('"id":"x"');
-    answers.keep("failed", 1, { ...result, isError: true });
-    expect(answers.answer("failed", 2)).toBeUndefined();
+    answers.keep(key("reading", 1), sdkAnswer(result, 1), true);
+    expect(answers.answer(key("reading", "x"))?.body.toString()).toContain('"id":"x"');
+    answers.keep(key("failed", 1), sdkAnswer({ ...result, isError: true }, 1), false);
+    expect(answers.answer(key("failed", 2))).toBeUndefined();
+    answers.keep(key("refused", 1), { ...sdkAnswer(result, 1), status: 400 }, true);
+    expect(answers.answer(key("refused", 2))).toBeUndefined();
   });
 
   it("answers each request with its own id, whatever id the answer was kept with", () => {
     const answers = new AnswerCache();
-    const result = { content: [{ type: "text", text: 'say "hi"\n' }] };
-    const whole = (id: string | number) => JSON.stringify({ result, jsonrpc: "2.0", id });
-    expect(answers.keep("read", 1, result).toString()).toBe(whole(1));
+    answers.keep(key("read", 1), sdkAnswer(result, 1), true);
     for (const id of [1, 1, "1", 2, 123456789, "a-long-string-id", 1]) {
-      expect(answers.answer("read", id)?.toString()).toBe(whole(id));
+      expect(answers.answer(key("read", id))?.body.toString()).toBe(sdkAnswer(result, id).body.toString());
     }
+  });
+
+  it("does not keep bytes that do not end with the request's id, as the SDK's do", () => {
+    const answers = new AnswerCache();
+    answers.keep(key("odd", 1), { ...sdkAnswer(result, 1), body: Buffer.from('{"id":1,"result":{}}') }, true);
+    expect(answers.answer(key("odd", 2))).toBeUndefined();
   });
 
   it("stays within its budget whatever ids and arguments clients send", () => {
     const budget = 64 * 1024;
     const answers = new AnswerCache(budget);
-    const result = { content: [{ type: "text", text: "x".repeat(200) }] };
-    for (let i = 0; i < 200; i++) answers.keep(`read ${i}`, 1, result);
+    const big = { content: [{ type: "text", text: "x".repeat(200) }] };
+    for (let i = 0; i < 200; i++) answers.keep(key(`read ${i}`, 1), sdkAnswer(big, 1), true);
     for (let i = 0; i < 400; i++) {
       const id = `${"long id ".repeat(8000)}${i}`;
-      const answer = answers.answer(`read ${i}`, id) ?? answers.keep(`read ${i}`, id, result);
-      expect(answer.toString().endsWith(`"id":"${id}"}`)).toBe(true);
+      const kept = answers.answer(key(`read ${i}`, id));
+      if (kept !== undefined) expect(kept.body.toString().endsWith(`"id":"${id}"}`)).toBe(true);
+      answers.keep(key(`read ${i}`, id), sdkAnswer(big, id), true);
       // A search asked once is remembered by its key, whatever its arguments hold.
-      answers.keep(`search ${"junk".repeat(2000)} ${i}`, 1, result, true);
+      answers.keep(key(`search ${"junk".repeat(2000)} ${i}`, 1, true), sdkAnswer(big, 1), true);
     }
     expect(answers.heldBytes()).toBeLessThanOrEqual(budget + ASKED_ONCE_CHARACTERS * 2);
     expect(answers.heldBytes()).toBeGreaterThan(budget / 2);
-  });
-
-  it("leaves out unknown tools, _meta, tasks, notifications and other methods", () => {
-    expect(answerKey(toolCall(1, "delete_everything") as never)).toBeUndefined();
-    const withMeta = toolCall(1, "list_packs");
-    expect(
-      answerKey({ ...withMeta, params: { ...withMeta.params, _meta: { progressToken: 1 } } } as never),
-    ).toBe(undefined);
-    expect(
-      answerKey({ ...withMeta, params: { ...withMeta.params, task: { ttl: 1 } } } as never),
-    ).toBeUndefined();
-    expect(answerKey({ jsonrpc: "2.0", method: "notifications/initialized" })).toBeUndefined();
-    expect(answerKey({ jsonrpc: "2.0", id: 1, method: "ping" })).toBeUndefined();
   });
 });

@@ -30,6 +30,7 @@ describe("GET /health", () => {
       version: "test",
       packs: ["alpha", "beta", "gamma"],
       skills: 9,
+      skillsExtension: { skills: 9, leftOut: 0 },
       sources: [{ name: "alpha", ref: "a".repeat(40) }],
     });
   });

@@ -36,7 +36,7 @@ describe("GET /metrics", () => {
     await call(client, "read_skill", { skill: "no-such-skill" });
     await call(client, "read_skill", { skill: 42 });
     await call(client, "not_a_tool");
-    await post(`${server.url}/mcp`, { jsonrpc: "2.0", id: 1, method: "resources/list" }, auth);
+    await post(`${server.url}/mcp`, { jsonrpc: "2.0", id: 1, method: "no/such-method" }, auth);
     await post(`${server.url}/mcp`, { jsonrpc: "2.0", id: 1, method: "ping" });
     await post(
       `${server.url}/mcp`,

@@ -1,4 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIG_TEXT, makeStandardCatalog, SECRET, type StandardCatalog } from "../helpers/fixtures.js";
 import { call, type RunningServer, startServer } from "../helpers/server.js";

@@ -1,0 +1,114 @@
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { toWebRequest } from "@modelcontextprotocol/node";
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  type McpHttpHandler,
+  type McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import type { Scope } from "../catalog/index.js";
+import type { Answer } from "./answers.js";
+
+/**
+ * Which protocol era a request speaks, as the SDK tells it from its body and headers: `modern` for a
+ * 2026-07-28 request (its `_meta` envelope), `legacy` for the 2025 handshake and what follows it, and
+ * `refused` for what the SDK's own checks refuse (the modern path answers it, with the SDK's error).
+ */
+export type Era = "modern" | "legacy" | "refused";
+
+export function eraOf(headers: IncomingHttpHeaders, body: unknown): Era {
+  const outcome = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: single(headers["mcp-protocol-version"]),
+    mcpMethodHeader: single(headers["mcp-method"]),
+    mcpNameHeader: single(headers["mcp-name"]),
+    body,
+  });
+  if (outcome.kind === "legacy") return "legacy";
+  return outcome.kind === "modern" ? "modern" : "refused";
+}
+
+/** Node joins a repeated header with ", ", as the web's Headers do. */
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+/**
+ * The MCP endpoint of one scope: every request gets a server of its own from `factory`, through the SDK's
+ * handler for 2026-07-28 requests and through the SDK's stateless Streamable HTTP transport, answering
+ * JSON, for the 2025 era (the SDK's own 2025 leg would answer with an event stream).
+ */
+export class McpEndpoint {
+  readonly #modern: McpHttpHandler;
+
+  constructor(
+    private readonly factory: () => McpServer,
+    onerror: (error: Error) => void,
+  ) {
+    this.#modern = createMcpHandler(factory, { legacy: "reject", onerror });
+  }
+
+  /** The SDK's answer to one POST whose body Fastify has parsed, read whole. */
+  async answer(era: Era, raw: IncomingMessage, parsed: unknown): Promise<Answer> {
+    const body = era === "legacy" ? withoutCancellations(parsed) : parsed;
+    if (Array.isArray(body) && body.length === 0)
+      return { status: 202, contentType: "", body: Buffer.alloc(0) };
+    const request = await toWebRequest(raw, body);
+    const response =
+      era === "legacy"
+        ? await this.#legacy(request, body)
+        : await this.#modern.fetch(request, { parsedBody: body });
+    return {
+      status: response.status,
+      contentType: response.headers.get("content-type") ?? "application/json",
+      body: Buffer.from(await response.arrayBuffer()),
+    };
+  }
+
+  async #legacy(request: Request, body: unknown): Promise<Response> {
+    const server = this.factory();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, { parsedBody: body });
+    } finally {
+      // Stateless: the pair serves this one request.
+      await Promise.all([transport.close(), server.close()]);
+    }
+  }
+}
+
+/**
+ * A batch less its cancellations. Stateless, a POST can only cancel a request of its own batch, and the
+ * SDK's transport then never answers that POST: it would hang until the client gives up. Its requests are
+ * answered instead.
+ */
+function withoutCancellations(body: unknown): unknown {
+  if (!Array.isArray(body)) return body;
+  return body.filter(
+    (message) => (message as { method?: unknown } | null)?.method !== "notifications/cancelled",
+  );
+}
+
+/** One endpoint per scope, made on its first request and dropped with the scope. */
+export class McpEndpoints {
+  readonly #endpoints = new WeakMap<Scope, McpEndpoint>();
+
+  constructor(
+    private readonly serverFor: (scope: Scope) => McpServer,
+    private readonly onerror: (error: Error) => void,
+  ) {}
+
+  for(scope: Scope): McpEndpoint {
+    let endpoint = this.#endpoints.get(scope);
+    if (endpoint === undefined) {
+      endpoint = new McpEndpoint(() => this.serverFor(scope), this.onerror);
+      this.#endpoints.set(scope, endpoint);
+    }
+    return endpoint;
+  }
+}

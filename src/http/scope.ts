@@ -1,0 +1,32 @@
+import { LRUCache } from "lru-cache";
+import type { Scope } from "../catalog/index.js";
+
+/** How many distinct header/query combinations keep their resolved scope; clients reuse a handful. */
+const REMEMBERED_SCOPES = 256;
+
+/** A caller's scope, and the header and query it was resolved from (which key its kept answers). */
+export interface CallerScope {
+  readonly scope: Scope;
+  readonly key: string;
+}
+
+/**
+ * Resolves a client's scope from its `X-Skill-Pack` header and `?pack=` parameter: the client sees what
+ * both allow, so `?pack=` is resolved within the header's scope (where a group name two packs share may
+ * be unique). Results are remembered, since the catalog never changes while serving. Throws the
+ * catalog's SelectorError for a selector that matches nothing in its scope.
+ */
+export class ScopeResolver {
+  readonly #remembered = new LRUCache<string, CallerScope>({ max: REMEMBERED_SCOPES });
+
+  constructor(private readonly everything: Scope) {}
+
+  resolve(header: string | undefined, query: string | undefined): CallerScope {
+    const key = `${header ?? ""}\n${query ?? ""}`;
+    const known = this.#remembered.get(key);
+    if (known) return known;
+    const resolved = { scope: this.everything.narrow([header ?? ""]).narrow([query ?? ""]), key };
+    this.#remembered.set(key, resolved);
+    return resolved;
+  }
+}

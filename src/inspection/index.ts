@@ -1,0 +1,135 @@
+import type { FileReader, Skill } from "../catalog/index.js";
+import { inspectSkill, type SkillInspection, skillFingerprint } from "./inspect.js";
+
+export { type SkillEntry, type SkillInspection, skillPath } from "./inspect.js";
+
+/**
+ * The version of what a saved inspection holds and of how it was made: bump it when the entries or the
+ * checks change, so that inspections saved before are made anew instead of trusted.
+ */
+export const INSPECTION_FORMAT_VERSION = 1;
+
+/** How many skills are read at once: enough to keep the disk and the hashing busy. */
+const PARALLEL_SKILLS = 16;
+
+/** Every skill of a catalog, inspected once at startup (or at `--build-index`, and saved). */
+export class Inspection {
+  readonly #bySkill: ReadonlyMap<Skill, SkillInspection>;
+  readonly #fingerprints: ReadonlyMap<Skill, string>;
+
+  constructor(bySkill: ReadonlyMap<Skill, SkillInspection>, fingerprints: ReadonlyMap<Skill, string>) {
+    this.#bySkill = bySkill;
+    this.#fingerprints = fingerprints;
+  }
+
+  /** What the inspection of `skill` found; a skill it never saw has no entry. */
+  of(skill: Skill): SkillInspection {
+    return this.#bySkill.get(skill) ?? { entry: undefined, leftOut: "not inspected" };
+  }
+
+  /** The skills the Skills extension leaves out, and why. */
+  leftOut(): { skill: Skill; reason: string }[] {
+    return [...this.#bySkill].flatMap(([skill, { leftOut }]) =>
+      leftOut === undefined ? [] : [{ skill, reason: leftOut }],
+    );
+  }
+
+  /** The saved form (JSON), read back by {@link inspectCatalog} for the skills whose files still fit. */
+  toBytes(): Uint8Array {
+    const skills = [...this.#bySkill].map(([skill, found]) => [
+      skill.id,
+      this.#fingerprints.get(skill) ?? "",
+      found.entry ?? null,
+      found.leftOut ?? null,
+    ]);
+    return Buffer.from(JSON.stringify({ format: INSPECTION_FORMAT_VERSION, skills }));
+  }
+}
+
+export interface InspectionRun {
+  readonly inspection: Inspection;
+  /** Skills whose files were read now. */
+  readonly inspected: number;
+  /** Skills taken from the saved inspection. */
+  readonly reused: number;
+  /** Why the saved inspection was not used at all, when it was given and could not be. */
+  readonly savedProblem: string | undefined;
+}
+
+/**
+ * Inspects `skills`, taking from `saved` (a saved {@link Inspection}) every skill whose files have not
+ * changed since, and reading the others through `files`. A saved inspection that cannot be read is
+ * ignored, and said so.
+ */
+export async function inspectCatalog(
+  skills: readonly Skill[],
+  files: FileReader,
+  saved?: Uint8Array,
+): Promise<InspectionRun> {
+  const { known, problem } = readSaved(saved);
+  const bySkill = new Map<Skill, SkillInspection>();
+  const fingerprints = new Map<Skill, string>();
+  const pending: Skill[] = [];
+  for (const skill of skills) {
+    const fingerprint = skillFingerprint(skill);
+    fingerprints.set(skill, fingerprint);
+    const kept = known.get(skill.id);
+    if (kept !== undefined && kept.fingerprint === fingerprint) bySkill.set(skill, kept.found);
+    else pending.push(skill);
+  }
+  let next = 0;
+  const worker = async () => {
+    for (let skill = pending[next++]; skill !== undefined; skill = pending[next++]) {
+      bySkill.set(skill, await inspectSkill(skill, files));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_SKILLS, pending.length) }, worker));
+  // In the catalog's order, whatever order the reads finished in.
+  const ordered = new Map(skills.map((skill) => [skill, bySkill.get(skill) ?? notInspected()]));
+  return {
+    inspection: new Inspection(ordered, fingerprints),
+    inspected: pending.length,
+    reused: skills.length - pending.length,
+    savedProblem: problem,
+  };
+}
+
+function notInspected(): SkillInspection {
+  return { entry: undefined, leftOut: "not inspected" };
+}
+
+interface SavedSkill {
+  readonly fingerprint: string;
+  readonly found: SkillInspection;
+}
+
+/** The skills of a saved inspection by id; an unreadable one holds none, and says why. */
+function readSaved(saved: Uint8Array | undefined): { known: Map<string, SavedSkill>; problem?: string } {
+  const known = new Map<string, SavedSkill>();
+  if (saved === undefined) return { known };
+  let data: unknown;
+  try {
+    data = JSON.parse(Buffer.from(saved).toString("utf8"));
+  } catch {
+    return { known, problem: "the saved inspection is not JSON" };
+  }
+  const { format, skills } = (data ?? {}) as { format?: unknown; skills?: unknown };
+  if (format !== INSPECTION_FORMAT_VERSION) {
+    return {
+      known,
+      problem: `the saved inspection has format ${String(format)}, not ${INSPECTION_FORMAT_VERSION}`,
+    };
+  }
+  if (!Array.isArray(skills)) return { known, problem: "the saved inspection lists no skills" };
+  for (const item of skills) {
+    if (!Array.isArray(item)) continue;
+    const [id, fingerprint, entry, leftOut] = item as unknown[];
+    if (typeof id !== "string" || typeof fingerprint !== "string") continue;
+    const found: SkillInspection =
+      entry !== null && typeof entry === "object"
+        ? { entry: entry as SkillInspection["entry"], leftOut: undefined }
+        : { entry: undefined, leftOut: typeof leftOut === "string" ? leftOut : "not inspected" };
+    known.set(id, { fingerprint, found });
+  }
+  return { known };
+}

@@ -1,0 +1,67 @@
+import {
+  type GetPromptResult,
+  type ListPromptsResult,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/server";
+import { SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
+import type { ToolContext } from "./context.js";
+import { findSkillAnyCase, skillRef } from "./format.js";
+import { formatFileContent } from "./manifest.js";
+
+/** Prompts per page of `prompts/list`. */
+const PAGE_SIZE = 100;
+const CURSOR_PREFIX = "at:";
+
+/**
+ * Every skill in scope as a prompt, for clients that offer prompts as slash commands: named as read_skill
+ * takes it, described by its description, and its SKILL.md as the user message. A person picks a prompt;
+ * no model reads the list, so prompts cost no model tokens.
+ */
+export function listPrompts(context: ToolContext, cursor: string | undefined): ListPromptsResult {
+  const { skills } = context.scope;
+  const start = cursor === undefined ? 0 : decodeCursor(cursor, skills.length);
+  const page = skills.slice(start, start + PAGE_SIZE);
+  const prompts = page.map((skill) => ({
+    name: skillRef(skill, context.scope),
+    description: skill.description,
+  }));
+  const next = start + page.length;
+  return next < skills.length ? { prompts, nextCursor: encodeCursor(next) } : { prompts };
+}
+
+export async function getPrompt(context: ToolContext, name: string): Promise<GetPromptResult> {
+  const skill = findPromptSkill(context, name);
+  const text = formatFileContent(SKILL_DOCUMENT, await context.catalog.files.read(skill.document));
+  return {
+    description: skill.description,
+    messages: [{ role: "user", content: { type: "text", text } }],
+  };
+}
+
+function findPromptSkill(context: ToolContext, name: string): Skill {
+  const lookup = findSkillAnyCase(context.scope, name);
+  if (lookup.kind === "found") return lookup.skill;
+  const message =
+    lookup.kind === "ambiguous"
+      ? `Several packs have a prompt "${name}"; use one of: ${lookup.candidates.join(", ")}.`
+      : `No prompt "${name}": prompts/list names the prompts, one per skill.`;
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+}
+
+function encodeCursor(at: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}${at}`).toString("base64url");
+}
+
+/** Where the page of `cursor` starts; a cursor this server did not give is refused. */
+function decodeCursor(cursor: string, count: number): number {
+  const decoded = Buffer.from(cursor, "base64url").toString("utf8");
+  const at = decoded.startsWith(CURSOR_PREFIX) ? Number(decoded.slice(CURSOR_PREFIX.length)) : Number.NaN;
+  if (!Number.isSafeInteger(at) || at < 0 || at > count) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      "Invalid cursor: pass the nextCursor of the page before",
+    );
+  }
+  return at;
+}

@@ -1,0 +1,155 @@
+import {
+  type CacheHint,
+  type CallToolResult,
+  type ListToolsResult,
+  McpServer,
+  type ServerCapabilities,
+} from "@modelcontextprotocol/server";
+import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
+import type { Catalog, Scope } from "../catalog/index.js";
+import type { Inspection } from "../inspection/index.js";
+import type { SearchIndex } from "../search/index.js";
+import type { ToolContext } from "./context.js";
+import { listPacksTool } from "./list-packs.js";
+import { listSkillsTool } from "./list-skills.js";
+import { getPrompt, listPrompts } from "./prompts.js";
+import { readPackFileTool } from "./read-pack-file.js";
+import { readSkillTool } from "./read-skill.js";
+import { type ResourceWarning, SkillResources } from "./skill-resources.js";
+import { failure, type Tool } from "./tool.js";
+
+/** Sent on initialize and server/discover: how a model should browse, in the fewest calls. */
+export const INSTRUCTIONS =
+  "Skills are expert instructions for specific tasks. To use one: list_skills(query=<task>) or " +
+  "list_packs then list_skills(pack); read_skill(skill) and follow it; read_skill(skill, file) for files " +
+  "it cites, read_pack_file(pack, file) for shared pack paths it cites.";
+
+export interface ServerInfo {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** The fixed tool surface, the same for every caller and every catalog. */
+export const TOOLS: readonly Tool[] = [listPacksTool, listSkillsTool, readSkillTool, readPackFileTool];
+const TOOLS_BY_NAME: ReadonlyMap<string, Tool> = new Map(TOOLS.map((tool) => [tool.name, tool]));
+const TOOL_LIST: ListToolsResult = { tools: TOOLS.map((tool) => tool.listed) };
+
+/** The names of the tools, in the order tools/list gives them. */
+export const TOOL_NAMES: readonly string[] = TOOLS.map((tool) => tool.name);
+
+/**
+ * How long a 2026-07-28 client may keep a listing or a read: the skills change only when the server is
+ * redeployed. Private, since what a caller sees depends on its X-Skill-Pack header and `?pack=`.
+ */
+const CACHE_HINT: CacheHint = { ttlMs: 5 * 60_000, cacheScope: "private" };
+
+/** Everything a server is made of that does not depend on the caller: built once, at startup. */
+export interface McpDeps {
+  readonly info: ServerInfo;
+  readonly catalog: Catalog;
+  readonly index: SearchIndex;
+  readonly resources: SkillResources;
+  /** `PROMPTS=off` leaves the prompts out. */
+  readonly prompts: boolean;
+  /** Told about failures that are not the caller's fault, so they can be logged without reaching it. */
+  readonly onInternalError: (error: unknown, tool: string) => void;
+  /** Told what the SDK's Skills extension warns of while serving. */
+  readonly onWarning: (warning: SkillWarning) => void;
+}
+
+export interface McpDepsOptions {
+  readonly info: ServerInfo;
+  readonly catalog: Catalog;
+  readonly index: SearchIndex;
+  /** What the inspection of each skill found: the Skills extension serves the entries it made. */
+  readonly inspection: Inspection;
+  readonly prompts?: boolean;
+  readonly onInternalError?: McpDeps["onInternalError"];
+  readonly onWarning?: McpDeps["onWarning"];
+  /** Told once of each skill and pack file that cannot be a `skill://` resource as it is. */
+  readonly onResourceWarning?: (warning: ResourceWarning) => void;
+}
+
+/** What every server of a catalog is made of, built once: the catalog's resources are worked out here. */
+export function buildMcpDeps(options: McpDepsOptions): McpDeps {
+  const { inspection } = options;
+  const resources = SkillResources.build(
+    options.catalog.everything,
+    (skill) => inspection.of(skill).entry,
+    options.onResourceWarning ?? (() => {}),
+  );
+  return {
+    info: options.info,
+    catalog: options.catalog,
+    index: options.index,
+    resources,
+    prompts: options.prompts ?? true,
+    onInternalError: options.onInternalError ?? (() => {}),
+    onWarning: options.onWarning ?? (() => {}),
+  };
+}
+
+/**
+ * An MCP server for one caller, within its scope: the four tools, each skill as a prompt, and the Skills
+ * extension with every skill file and pack file as a `skill://` resource. Built per request (HTTP) or per
+ * connection (stdio) from what `deps` built once; building one registers a fixed number of handlers,
+ * whatever the size of the catalog.
+ */
+export function createMcpServer(deps: McpDeps, scope: Scope): McpServer {
+  const context: ToolContext = {
+    catalog: deps.catalog,
+    index: deps.index,
+    scope,
+    onInternalError: deps.onInternalError,
+  };
+  const capabilities: ServerCapabilities = {
+    // Nothing changes while the server runs, and a stateless server has no stream to say so on.
+    tools: { listChanged: false },
+    resources: { listChanged: false },
+    ...(deps.prompts ? { prompts: { listChanged: false } } : {}),
+  };
+  const mcp = new McpServer(deps.info, {
+    capabilities,
+    instructions: INSTRUCTIONS,
+    cacheHints: {
+      "tools/list": CACHE_HINT,
+      "prompts/list": CACHE_HINT,
+      "resources/list": CACHE_HINT,
+      "resources/templates/list": CACHE_HINT,
+      "resources/read": CACHE_HINT,
+      "server/discover": CACHE_HINT,
+    },
+  });
+  // The tools and prompts are answered here rather than registered one by one: their lists are fixed,
+  // and a prompt per skill would cost a registration per skill for every request.
+  const { server } = mcp;
+  server.setRequestHandler("tools/list", () => TOOL_LIST);
+  server.setRequestHandler("tools/call", ({ params }) =>
+    callTool(params.name, params.arguments ?? {}, context),
+  );
+  if (deps.prompts) {
+    server.setRequestHandler("prompts/list", ({ params }) => listPrompts(context, params?.cursor));
+    server.setRequestHandler("prompts/get", ({ params }) => getPrompt(context, params.name));
+  }
+  new SkillsExtension({
+    source: deps.resources.sourceFor(scope, deps.catalog.files),
+    cacheHint: CACHE_HINT,
+    onWarning: deps.onWarning,
+  }).attach(mcp);
+  return mcp;
+}
+
+function callTool(
+  name: string,
+  args: Readonly<Record<string, unknown>>,
+  context: ToolContext,
+): Promise<CallToolResult> | CallToolResult {
+  const tool = TOOLS_BY_NAME.get(name);
+  if (tool === undefined) return failure(`Unknown tool "${name}". The tools are: ${TOOL_NAMES.join(", ")}.`);
+  return tool.call(args, context);
+}
+
+/** The tool a `tools/call` names, if it is one of the four. */
+export function findTool(name: unknown): Tool | undefined {
+  return typeof name === "string" ? TOOLS_BY_NAME.get(name) : undefined;
+}

@@ -1,0 +1,333 @@
+import { ProtocolError, ProtocolErrorCode, type Resource } from "@modelcontextprotocol/server";
+import {
+  DIRECTORY_MIME_TYPE,
+  type SkillReadResult,
+  type SkillSource,
+} from "@modelcontextprotocol/server/ext/skills";
+import type { CatalogFile, FileReader, Scope, Skill } from "../catalog/index.js";
+import type { SkillEntry } from "../inspection/index.js";
+import { keyOf, keyOfUri, mimeTypeOf, nameOfKey, parentOfKey, type UriKey, uriOfKey } from "./skill-uris.js";
+
+/** Entries of `skills/list` and children of `resources/directory/read` per page, as the SDK pages them. */
+const PAGE_SIZE = 100;
+/**
+ * `resources/list` names this many skills (their SKILL.md) and this many pack files at most: it has no
+ * pages here, and every agent that lists resources pays for the list. `skills/list` pages through every
+ * skill, and a folder's read lists all its files.
+ */
+const LISTED_SKILLS = 50;
+const LISTED_PACK_FILES = 50;
+
+/** What a `skill://` URI names: a file of a skill the extension carries, or a pack file. */
+type Target =
+  | { readonly kind: "skill-file"; readonly skill: Skill; readonly file: CatalogFile }
+  | { readonly kind: "pack-file"; readonly pack: string; readonly file: CatalogFile };
+
+/** A folder of the `skill://` namespace: its children, and whose files lie below it (to scope it). */
+interface Folder {
+  readonly children: Map<string, { readonly key: UriKey; readonly folder: boolean }>;
+  readonly owners: Set<Skill | Target>;
+}
+
+interface CarriedSkill {
+  readonly skill: Skill;
+  readonly entry: SkillEntry;
+}
+
+/** Something about the catalog the extension cannot serve as it is, said once at startup. */
+export interface ResourceWarning {
+  readonly skill: Skill | undefined;
+  readonly reason: string;
+}
+
+/**
+ * Every skill the MCP Skills extension carries, with each of its files as a `skill://` resource, and
+ * every pack file beside them at `skill://<pack>/<path>`: built once for the whole catalog, then read
+ * within the scope of each caller. What lies outside the scope reads exactly like what does not exist.
+ */
+export class SkillResources {
+  /** Sorted by URI, as `skills/list` pages them. */
+  readonly #carried: readonly CarriedSkill[];
+  readonly #bySkillUri: ReadonlyMap<UriKey, CarriedSkill>;
+  readonly #targets: ReadonlyMap<UriKey, Target>;
+  readonly #folders: ReadonlyMap<UriKey, Folder>;
+  readonly #packFiles: ReadonlyMap<string, readonly { key: UriKey; target: Target }[]>;
+
+  private constructor(
+    carried: readonly CarriedSkill[],
+    targets: ReadonlyMap<UriKey, Target>,
+    packFiles: ReadonlyMap<string, readonly { key: UriKey; target: Target }[]>,
+  ) {
+    this.#carried = [...carried].sort((a, b) => compareUris(a.entry.uri, b.entry.uri));
+    this.#bySkillUri = new Map(carried.map((item) => [keyOfUri(item.entry.uri) ?? "", item]));
+    this.#targets = targets;
+    this.#packFiles = packFiles;
+    this.#folders = foldersOf(targets);
+  }
+
+  /**
+   * The resources of `everything`: the skills that `entryOf` gives an entry, and the pack files. A skill
+   * whose URIs another skill already holds is left out, and a pack file at a skill file's URI is not a
+   * resource: `warn` hears of each.
+   */
+  static build(
+    everything: Scope,
+    entryOf: (skill: Skill) => SkillEntry | undefined,
+    warn: (warning: ResourceWarning) => void,
+  ): SkillResources {
+    const targets = new Map<UriKey, Target>();
+    const carried: CarriedSkill[] = [];
+    for (const skill of everything.skills) {
+      const entry = entryOf(skill);
+      if (entry === undefined) continue;
+      const files = filesOfEntry(skill, entry);
+      const taken = files?.find(({ key }) => targets.has(key));
+      if (files === undefined || taken !== undefined) {
+        const reason = taken
+          ? `${uriOfKey(taken.key)} is already a file of another skill`
+          : "its entry lists a file it does not hold";
+        warn({ skill, reason: `left out of the Skills extension: ${reason}` });
+        continue;
+      }
+      for (const { key, file } of files) targets.set(key, { kind: "skill-file", skill, file });
+      carried.push({ skill, entry });
+    }
+    const packFiles = new Map<string, { key: UriKey; target: Target }[]>();
+    for (const pack of everything.packs) {
+      const listed: { key: UriKey; target: Target }[] = [];
+      for (const [path, file] of pack.files) {
+        const key = keyOf(pack.name, path.split("/"));
+        if (targets.has(key)) {
+          warn({
+            skill: undefined,
+            reason: `pack file ${pack.name}/${path} is not a resource: a skill file has its URI`,
+          });
+          continue;
+        }
+        const target: Target = { kind: "pack-file", pack: pack.name, file };
+        targets.set(key, target);
+        listed.push({ key, target });
+      }
+      packFiles.set(pack.name, listed);
+    }
+    return new SkillResources(carried, targets, packFiles);
+  }
+
+  /** How many skills the extension carries, over the whole catalog. */
+  get carried(): number {
+    return this.#carried.length;
+  }
+
+  /** The extension's view of `scope`, for one caller: the SDK's SkillSource, bound to it. */
+  sourceFor(scope: Scope, reader: FileReader): SkillSource {
+    return {
+      list: async ({ cursor }) => this.#list(scope, cursor),
+      get: async (uri) => this.#get(scope, uri),
+      read: (uri) => this.#read(scope, uri, reader),
+      readDirectory: async (uri, { cursor }) => this.#readDirectory(scope, uri, cursor),
+      listResources: async () => this.#listResources(scope),
+    };
+  }
+
+  #list(scope: Scope, cursor: string | undefined): { skills: SkillEntry[]; nextCursor?: string } {
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const skills: SkillEntry[] = [];
+    let last: string | undefined;
+    const start = after === undefined ? 0 : firstAfter(this.#carried, after, (item) => item.entry.uri);
+    for (let at = start; at < this.#carried.length; at++) {
+      const item = this.#carried[at];
+      if (item === undefined || !scope.has(item.skill)) continue;
+      if (skills.length === PAGE_SIZE) return { skills, nextCursor: encodeCursor(last ?? "") };
+      skills.push(item.entry);
+      last = item.entry.uri;
+    }
+    return { skills };
+  }
+
+  #get(scope: Scope, uri: string): SkillEntry | undefined {
+    const key = keyOfUri(uri);
+    const item = key === undefined ? undefined : this.#bySkillUri.get(key);
+    return item !== undefined && scope.has(item.skill) ? item.entry : undefined;
+  }
+
+  async #read(scope: Scope, uri: string, reader: FileReader): Promise<SkillReadResult | undefined> {
+    const key = keyOfUri(uri);
+    const target = key === undefined ? undefined : this.#targets.get(key);
+    if (target === undefined || !isVisible(target, scope)) return undefined;
+    const bytes = await reader.readBytes(target.file);
+    const mimeType = mimeTypeOf(target.file.path);
+    const text = decodeLossless(bytes);
+    return text === undefined ? { bytes, mimeType } : { text, mimeType };
+  }
+
+  #readDirectory(
+    scope: Scope,
+    uri: string,
+    cursor: string | undefined,
+  ): { resources: Resource[]; nextCursor?: string } | undefined {
+    const key = keyOfUri(uri);
+    const folder = key === undefined ? undefined : this.#folders.get(key);
+    if (folder === undefined || !isFolderVisible(folder, scope)) return undefined;
+    const children: Resource[] = [];
+    for (const child of folder.children.values()) {
+      const resource = this.#childResource(child.key, child.folder, scope);
+      if (resource !== undefined) children.push(resource);
+    }
+    children.sort((a, b) => compareUris(a.uri, b.uri));
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const start = after === undefined ? 0 : firstAfter(children, after, (resource) => resource.uri);
+    const page = children.slice(start, start + PAGE_SIZE);
+    const last = page.at(-1);
+    return start + PAGE_SIZE < children.length && last !== undefined
+      ? { resources: page, nextCursor: encodeCursor(last.uri) }
+      : { resources: page };
+  }
+
+  #childResource(key: UriKey, folder: boolean, scope: Scope): Resource | undefined {
+    const uri = uriOfKey(key);
+    const name = nameOfKey(key);
+    if (folder) {
+      const found = this.#folders.get(key);
+      return found !== undefined && isFolderVisible(found, scope)
+        ? { uri, name, mimeType: DIRECTORY_MIME_TYPE }
+        : undefined;
+    }
+    const target = this.#targets.get(key);
+    if (target === undefined || !isVisible(target, scope)) return undefined;
+    const carried = target.kind === "skill-file" ? this.#bySkillUri.get(key) : undefined;
+    return carried !== undefined && carried.skill.document === target.file
+      ? skillDocumentResource(carried)
+      : { uri, name, mimeType: mimeTypeOf(name), size: target.file.size };
+  }
+
+  /** The first skills in scope, as their SKILL.md, then the first pack files in scope. */
+  #listResources(scope: Scope): Resource[] {
+    const resources: Resource[] = [];
+    for (const carried of this.#carried) {
+      if (resources.length === LISTED_SKILLS) break;
+      if (scope.has(carried.skill)) resources.push(skillDocumentResource(carried));
+    }
+    const skills = resources.length;
+    for (const pack of scope.packs) {
+      for (const { key, target } of this.#packFiles.get(pack.name) ?? []) {
+        if (resources.length === skills + LISTED_PACK_FILES) return resources;
+        if (!isVisible(target, scope)) continue;
+        resources.push({
+          uri: uriOfKey(key),
+          name: `${pack.name}/${target.file.path}`,
+          description: `A file of pack ${pack.name} that its skills cite`,
+          mimeType: mimeTypeOf(target.file.path),
+          size: target.file.size,
+        });
+      }
+    }
+    return resources;
+  }
+}
+
+/** A skill's SKILL.md as a resource: named and described by its frontmatter, as the extension asks. */
+function skillDocumentResource({ skill, entry }: CarriedSkill): Resource {
+  return {
+    uri: entry.uri,
+    name: entry.frontmatter.name,
+    description: entry.frontmatter.description,
+    mimeType: "text/markdown",
+    size: skill.document.size,
+  };
+}
+
+/** Each file of `skill` at the key its entry gives it, or undefined if the entry names a file it lacks. */
+function filesOfEntry(skill: Skill, entry: SkillEntry): { key: UriKey; file: CatalogFile }[] | undefined {
+  const root = keyOfUri(entry.uri.slice(0, -"/SKILL.md".length));
+  if (root === undefined || entry.resources === "dynamic") return undefined;
+  const files: { key: UriKey; file: CatalogFile }[] = [];
+  for (const { uri } of entry.resources) {
+    const key = keyOfUri(uri);
+    if (key === undefined || !key.startsWith(`${root}/`)) return undefined;
+    const path = key.slice(root.length + 1);
+    const file = path === skill.document.path ? skill.document : skill.files.get(path);
+    if (file === undefined) return undefined;
+    files.push({ key, file });
+  }
+  return files;
+}
+
+function isVisible(target: Target, scope: Scope): boolean {
+  if (target.kind === "skill-file") return scope.has(target.skill);
+  return scope.findPack(target.pack)?.files.get(target.file.path) === target.file;
+}
+
+function isFolderVisible(folder: Folder, scope: Scope): boolean {
+  for (const owner of folder.owners) {
+    if ("kind" in owner ? isVisible(owner, scope) : scope.has(owner)) return true;
+  }
+  return false;
+}
+
+/** The folders above every target, each with its children and the skills and pack files below it. */
+function foldersOf(targets: ReadonlyMap<UriKey, Target>): ReadonlyMap<UriKey, Folder> {
+  const folders = new Map<UriKey, Folder>();
+  for (const [key, target] of targets) {
+    const owner = target.kind === "skill-file" ? target.skill : target;
+    let child = key;
+    let folder = false;
+    for (let parent = parentOfKey(child); parent !== undefined; parent = parentOfKey(parent)) {
+      let found = folders.get(parent);
+      if (found === undefined) {
+        found = { children: new Map(), owners: new Set() };
+        folders.set(parent, found);
+      }
+      found.children.set(nameOfKey(child), { key: child, folder });
+      found.owners.add(owner);
+      child = parent;
+      folder = true;
+    }
+  }
+  return folders;
+}
+
+/** Code-unit order of URIs: the one order of entries, children and cursors, as the SDK orders them. */
+function compareUris(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+/** The index of the first item whose URI sorts after `uri`, in items sorted by URI. */
+function firstAfter<Item>(items: readonly Item[], uri: string, uriOf: (item: Item) => string): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const item = items[middle];
+    if (item !== undefined && compareUris(uriOf(item), uri) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+const CURSOR_PREFIX = "after:";
+
+/** An opaque cursor meaning "after this URI": a page boundary that added or removed entries never move. */
+function encodeCursor(uri: string): string {
+  return Buffer.from(`${CURSOR_PREFIX}${uri}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): string {
+  const decoded = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!decoded.startsWith(CURSOR_PREFIX)) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      "Invalid cursor: pass the nextCursor of the page before",
+    );
+  }
+  return decoded.slice(CURSOR_PREFIX.length);
+}
+
+/** The bytes as text when UTF-8 decodes them without loss (a BOM kept), as the extension sends text. */
+function decodeLossless(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,148 @@
+import type { CallToolResult, Tool as ListedTool, ToolAnnotations } from "@modelcontextprotocol/server";
+import { type ZodRawShape, z } from "zod";
+import type { ToolContext } from "./context.js";
+import { ToolError } from "./format.js";
+
+/**
+ * Whether the answer to a call can be kept and given again to the same call in the same scope: every tool
+ * only reads the catalog, which does not change while it is served. A search is kept only once asked a
+ * second time, since most searches are asked once.
+ */
+export type AnswerKeeping = "always" | "when-repeated";
+
+/** A tool as written: its contract with the model (name, description, arguments) and what it does. */
+export interface ToolSpec<Shape extends ZodRawShape> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Shape;
+  /** Told the arguments as sent (not yet checked); every answer is kept when this is not given. */
+  readonly keeping?: (args: Readonly<Record<string, unknown>>) => AnswerKeeping;
+  /** The answer's text; a ToolError's message goes back to the model as an `isError` result. */
+  readonly run: (args: z.output<z.ZodObject<Shape>>, context: ToolContext) => string | Promise<string>;
+}
+
+/** A tool ready to serve: its `tools/list` entry and its argument schema are built once, at startup. */
+export interface Tool {
+  readonly name: string;
+  readonly listed: ListedTool;
+  keeping(args: Readonly<Record<string, unknown>>): AnswerKeeping;
+  call(args: Readonly<Record<string, unknown>>, context: ToolContext): Promise<CallToolResult>;
+}
+
+/** Every tool only reads the catalog baked into the server. */
+const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+
+/**
+ * Every tool takes at most two strings; a bigger `arguments` object is refused before it is checked, so
+ * that a hostile payload cannot make the check walk a huge structure.
+ */
+const MAX_ARGUMENTS = 16;
+
+export function defineTool<Shape extends ZodRawShape>(spec: ToolSpec<Shape>): Tool {
+  const schema = z.object(spec.inputSchema);
+  const keeping = spec.keeping ?? (() => "always");
+  return {
+    name: spec.name,
+    listed: listedTool(spec, schema),
+    keeping,
+    async call(args, context) {
+      const problem = argumentsProblem(spec, schema, args);
+      if (problem !== undefined) return failure(problem);
+      const parsed = schema.parse(args);
+      try {
+        return success(await spec.run(parsed, context));
+      } catch (error) {
+        if (error instanceof ToolError) return failure(error.message);
+        // A file that vanished, a permission error: the operator hears of it, the caller gets no internals.
+        context.onInternalError(error, spec.name);
+        return failure(
+          `${spec.name} failed inside the server; the error was logged. Try again or make another call.`,
+        );
+      }
+    },
+  };
+}
+
+function success(text: string): CallToolResult {
+  return { content: [{ type: "text", text }] };
+}
+
+/** A tool result, not a protocol error: the model reads it and calls again. */
+export function failure(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * The `tools/list` entry: the JSON Schema of the arguments without `$schema`, which no client needs but
+ * every model would pay for on every turn.
+ */
+function listedTool<Shape extends ZodRawShape>(
+  spec: ToolSpec<Shape>,
+  schema: z.ZodObject<Shape>,
+): ListedTool {
+  const { $schema: _ignored, ...inputSchema }: Record<string, unknown> = z.toJSONSchema(schema, {
+    io: "input",
+  });
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: { ...inputSchema, type: "object" },
+    annotations: READ_ONLY,
+  };
+}
+
+/**
+ * What is wrong with a tool's arguments, told so that the model can fix it: which argument, what it must
+ * be, and what it is for. Undefined when they fit.
+ */
+function argumentsProblem<Shape extends ZodRawShape>(
+  spec: ToolSpec<Shape>,
+  schema: z.ZodObject<Shape>,
+  args: Readonly<Record<string, unknown>>,
+): string | undefined {
+  const count = Object.keys(args).length;
+  if (count > MAX_ARGUMENTS) {
+    return `Too many arguments for ${spec.name}: ${count}, where the maximum of ${MAX_ARGUMENTS} is more than any tool takes.`;
+  }
+  if (schema.safeParse(args).success) return undefined;
+  // Parsed again to report the input, which the check that passes nearly every call leaves out.
+  const issues = schema.safeParse(args, { reportInput: true }).error?.issues ?? [];
+  const problems = issues.map((issue) => {
+    const [field] = issue.path;
+    const fieldSchema = typeof field === "string" ? spec.inputSchema[field] : undefined;
+    const purpose = fieldSchema ? z.globalRegistry.get(fieldSchema)?.description : undefined;
+    const problem = describeIssue(issue, `"${issue.path.join(".")}"`);
+    return purpose ? `${problem} (${purpose})` : problem;
+  });
+  return `Invalid arguments for ${spec.name}: ${problems.join("; ")}.`;
+}
+
+/** One problem in plain words: `"skill" is required, a string`, `"file" must be a string, not a number`. */
+export function describeIssue(issue: z.core.$ZodIssue, name: string): string {
+  if (issue.code === "invalid_type") {
+    const expected = EXPECTED[issue.expected] ?? issue.expected;
+    return issue.input === undefined
+      ? `${name} is required, ${expected}`
+      : `${name} must be ${expected}, not ${kindOf(issue.input)}`;
+  }
+  if (issue.code === "too_big" && issue.origin === "string") {
+    return `${name} is too long: at most ${issue.maximum} characters`;
+  }
+  return `${name}: ${issue.message}`;
+}
+
+/** Zod's names of types, as a caller writing JSON knows them. */
+const EXPECTED: Readonly<Record<string, string>> = {
+  string: "a string",
+  number: "a number",
+  boolean: "true or false",
+  object: "an object",
+  record: "an object",
+  array: "an array",
+};
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
