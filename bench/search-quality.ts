@@ -59,7 +59,7 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
   const started = performance.now();
   const index = buildIndex(skills, readSkillDocument, options.ranking);
   const buildMs = performance.now() - started;
-  const client = await connectInMemory(await mcpDepsOf(catalog, index));
+  const client = await connectInMemory(await mcpDepsOf(catalog, { index }));
 
   const ours: Outcome[] = [];
   const readings = emptyTally();

@@ -9,18 +9,22 @@ import { inspectCatalog } from "../src/inspection/index.js";
 import { buildMcpDeps, createMcpServer, type McpDeps } from "../src/mcp/index.js";
 import { buildIndex, type SearchIndex } from "../src/search/index.js";
 
+export interface InMemoryOptions {
+  /** The search index, when one is already built (or built with other rankings); built here otherwise. */
+  readonly index?: SearchIndex;
+  readonly version?: string;
+  readonly prompts?: boolean;
+}
+
 /** What main.ts builds the servers of a catalog from: its inspection, its search index, its resources. */
-export async function mcpDepsOf(
-  catalog: Catalog,
-  index?: SearchIndex,
-  version = "in-memory",
-): Promise<McpDeps> {
+export async function mcpDepsOf(catalog: Catalog, options: InMemoryOptions = {}): Promise<McpDeps> {
   const { inspection } = await inspectCatalog(catalog.everything.skills, catalog.files);
   return buildMcpDeps({
-    info: { name: "skills-mcp", version },
+    info: { name: "skills-mcp", version: options.version ?? "in-memory" },
     catalog,
-    index: index ?? buildIndex(catalog.everything.skills, readSkillDocument),
+    index: options.index ?? buildIndex(catalog.everything.skills, readSkillDocument),
     inspection,
+    prompts: options.prompts ?? true,
     onInternalError: (error) => console.error(error),
   });
 }

@@ -56,10 +56,11 @@ export async function startServer(
   dir: string,
   packs: readonly string[] = [],
   settings: HttpSettings = httpSettings(),
+  options: { prompts?: boolean } = {},
 ): Promise<RunningServer> {
   const loaded = loadCatalog(dir, { packs });
   const app = await buildApp({
-    mcp: await mcpDepsOf(loaded.catalog, undefined, "test"),
+    mcp: await mcpDepsOf(loaded.catalog, { version: "test", prompts: options.prompts }),
     logger: pino({ level: "silent" }),
     settings,
   });

@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIG_TEXT, makeStandardCatalog, SECRET, type StandardCatalog } from "../helpers/fixtures.js";
-import { call, type RunningServer, startServer } from "../helpers/server.js";
+import { call, ERAS, type RunningServer, startServer } from "../helpers/server.js";
 
 /** Stands for the absolute path of the file outside the catalog, known once the tree exists. */
 const OUTSIDE_ABSOLUTE = "<tree>/outside/secret.txt";
@@ -14,274 +14,282 @@ let client: Client;
 beforeAll(async () => {
   tree = await makeStandardCatalog();
   server = await startServer(tree.skillsDir);
-  client = await server.connect();
 });
 afterAll(async () => {
   await server.close();
   await tree.remove();
 });
 
-describe("initialize and tools/list", () => {
-  it("offers exactly the four read-only tools", async () => {
-    const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      "list_packs",
-      "list_skills",
-      "read_skill",
-      "read_pack_file",
-    ]);
-    for (const tool of tools) {
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
-      expect(tool.description?.length).toBeGreaterThan(20);
-    }
-    const readSkill = tools.find((tool) => tool.name === "read_skill");
-    expect(readSkill?.inputSchema.required).toEqual(["skill"]);
-    expect(Object.keys(readSkill?.inputSchema.properties ?? {})).toEqual(["skill", "file"]);
+// The same tools, answers and errors in both protocol eras.
+describe.each(ERAS)("in the %s era", (era) => {
+  beforeAll(async () => {
+    client = await server.connect({ era });
   });
 
-  it("explains the browse order in the initialize instructions", () => {
-    expect(client.getInstructions()).toMatch(/list_packs.*list_skills.*read_skill/s);
-  });
-});
+  describe("initialize and tools/list", () => {
+    it("offers exactly the four read-only tools", async () => {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual([
+        "list_packs",
+        "list_skills",
+        "read_skill",
+        "read_pack_file",
+      ]);
+      for (const tool of tools) {
+        expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+        expect(tool.description?.length).toBeGreaterThan(20);
+      }
+      const readSkill = tools.find((tool) => tool.name === "read_skill");
+      expect(readSkill?.inputSchema.required).toEqual(["skill"]);
+      expect(Object.keys(readSkill?.inputSchema.properties ?? {})).toEqual(["skill", "file"]);
+    });
 
-describe("list_packs", () => {
-  it("lists each pack with its skill count and each group under it", async () => {
-    const { text, isError } = await call(client, "list_packs");
-    expect(isError).toBe(false);
-    expect(text.split("\n").slice(0, 7)).toEqual([
-      "alpha: 3 skills, 1 pack file",
-      "beta: 5 skills, 2 pack files",
-      "  docs: 2",
-      "  tools: 2",
-      "gamma: 1 skill",
-      "  tools: 1",
-      expect.stringMatching(/^Next: list_skills/),
-    ]);
-  });
-});
-
-describe("list_skills", () => {
-  it("lists every visible skill as name: description, sorted, qualifying names packs share", async () => {
-    const { text } = await call(client, "list_skills");
-    const lines = text.split("\n");
-    expect(lines.slice(0, -1)).toEqual([
-      "drill: Drill holes in walls.",
-      "editor: Edit documentation deep in a tree.",
-      "hammer: Drive nails with a hammer.",
-      "one: First alpha skill for parsing invoices.",
-      "saw: Cut planks with a saw.",
-      "alpha/shared-name: Alpha's copy of a shared name.",
-      "beta/shared-name: Beta's copy of a shared name.",
-      "two: Second alpha skill about webhooks.",
-      "writer: Write documentation pages.",
-    ]);
-    expect(lines.at(-1)).toMatch(/^Next: read_skill/);
-  });
-
-  it("narrows to a pack, a group or pack/group", async () => {
-    expect((await call(client, "list_skills", { pack: "gamma" })).text).toMatch(/^drill: .*\nNext:/);
-    expect((await call(client, "list_skills", { pack: "docs" })).text).toMatch(
-      /^editor: .*\nwriter: .*\nNext:/,
-    );
-    expect((await call(client, "list_skills", { pack: "beta/tools" })).text).toMatch(
-      /^hammer: .*\nsaw: .*\nNext:/,
-    );
-  });
-
-  it("searches by query words, ignoring case and hyphens, qualifying names packs share", async () => {
-    const documentation = (await call(client, "list_skills", { query: "DOCUMENTATION" })).text.split("\n");
-    expect(documentation.slice(0, -1).sort()).toEqual([
-      "editor: Edit documentation deep in a tree.",
-      "writer: Write documentation pages.",
-    ]);
-    expect(documentation.at(-1)).toMatch(/^Next: read_skill/);
-    expect((await call(client, "list_skills", { query: "sharedname beta" })).text).toMatch(
-      /^beta\/shared-name:/,
-    );
-    expect((await call(client, "list_skills", { query: "holes", pack: "beta" })).text).toMatch(
-      /^No skill in "beta" matches "holes"/,
-    );
-  });
-
-  it("names the valid selectors when the pack is unknown or ambiguous", async () => {
-    const unknown = await call(client, "list_skills", { pack: "delta" });
-    expect(unknown.isError).toBe(true);
-    expect(unknown.text).toContain('Unknown pack or group "delta"');
-    expect(unknown.text).toContain("alpha, beta, gamma, beta/docs, beta/tools, gamma/tools");
-    const ambiguous = await call(client, "list_skills", { pack: "tools" });
-    expect(ambiguous).toMatchObject({
-      isError: true,
-      text: expect.stringContaining("beta/tools, gamma/tools"),
+    it("explains the browse order in the initialize instructions", () => {
+      expect(client.getInstructions()).toMatch(/list_packs.*list_skills.*read_skill/s);
     });
   });
-});
 
-describe("read_skill", () => {
-  it("returns SKILL.md with a hint to the files it may cite", async () => {
-    const { text, isError } = await call(client, "read_skill", { skill: "two" });
-    expect(isError).toBe(false);
-    expect(text).toMatch(/^---\nname: two\n/);
-    expect(text).toContain('6 files: read_skill(skill="two", file="_manifest")');
-    expect(text).toContain('read_pack_file(pack="alpha")');
-  });
-
-  it("lists the manifest with sizes and reads a listed file", async () => {
-    const manifest = await call(client, "read_skill", { skill: "two", file: "_manifest" });
-    expect(manifest.text).toContain("Files of skill two (6):");
-    expect(manifest.text).toContain("references/guide.md (15 B)");
-    expect(manifest.text).not.toMatch(/\.hidden|\.env|link-out|link-abs|^SKILL\.md/m);
-    expect((await call(client, "read_skill", { skill: "two", file: "references/guide.md" })).text).toBe(
-      "# Guide to two\n",
-    );
-    expect((await call(client, "read_skill", { skill: "two", file: "link-in.md" })).text).toBe(
-      "# Guide to two\n",
-    );
-  });
-
-  it("accepts pack/name, and asks for it when packs share a name", async () => {
-    const ambiguous = await call(client, "read_skill", { skill: "shared-name" });
-    expect(ambiguous).toMatchObject({
-      isError: true,
-      text: expect.stringContaining("alpha/shared-name, beta/shared-name"),
+  describe("list_packs", () => {
+    it("lists each pack with its skill count and each group under it", async () => {
+      const { text, isError } = await call(client, "list_packs");
+      expect(isError).toBe(false);
+      expect(text.split("\n").slice(0, 7)).toEqual([
+        "alpha: 3 skills, 1 pack file",
+        "beta: 5 skills, 2 pack files",
+        "  docs: 2",
+        "  tools: 2",
+        "gamma: 1 skill",
+        "  tools: 1",
+        expect.stringMatching(/^Next: list_skills/),
+      ]);
     });
-    expect((await call(client, "read_skill", { skill: "beta/shared-name" })).text).toContain("Beta's copy");
   });
 
-  it("suggests close names for an unknown skill", async () => {
-    const { text, isError } = await call(client, "read_skill", { skill: "hamer" });
-    expect(isError).toBe(true);
-    expect(text).toMatch(/No skill "hamer"\. Did you mean: hammer/);
-  });
-
-  it("describes binary files instead of dumping them", async () => {
-    const { text, isError } = await call(client, "read_skill", { skill: "two", file: "assets/logo.png" });
-    expect(isError).toBe(false);
-    expect(text).toMatch(/^assets\/logo\.png is a PNG image of \d+ B; binary files are not shown as text\.$/);
-  });
-
-  it("cuts files over the size cap and says so", async () => {
-    const { text } = await call(client, "read_skill", { skill: "two", file: "big.txt" });
-    expect(text.length).toBeLessThan(BIG_TEXT.length);
-    expect(text.startsWith("line 0 of a long reference file\n")).toBe(true);
-    expect(text).toMatch(/\[big\.txt is cut here: showing the first 25\d\.\d KiB of 4\d\d\.\d KiB\.\]$/);
-  });
-
-  it("points to read_pack_file for pack paths a skill cites", async () => {
-    const { text, isError } = await call(client, "read_skill", {
-      skill: "hammer",
-      file: "../../shared/guide.md",
+  describe("list_skills", () => {
+    it("lists every visible skill as name: description, sorted, qualifying names packs share", async () => {
+      const { text } = await call(client, "list_skills");
+      const lines = text.split("\n");
+      expect(lines.slice(0, -1)).toEqual([
+        "drill: Drill holes in walls.",
+        "editor: Edit documentation deep in a tree.",
+        "hammer: Drive nails with a hammer.",
+        "one: First alpha skill for parsing invoices.",
+        "saw: Cut planks with a saw.",
+        "alpha/shared-name: Alpha's copy of a shared name.",
+        "beta/shared-name: Beta's copy of a shared name.",
+        "two: Second alpha skill about webhooks.",
+        "writer: Write documentation pages.",
+      ]);
+      expect(lines.at(-1)).toMatch(/^Next: read_skill/);
     });
-    expect(isError).toBe(true);
-    expect(text).toContain('read_pack_file(pack="beta", file="shared/guide.md")');
-  });
 
-  const hostilePaths = [
-    "../one/SKILL.md",
-    "../../beta/shared/guide.md",
-    "../../../outside/secret.txt",
-    "link-out.md",
-    "link-abs.md",
-    "/etc/passwd",
-    OUTSIDE_ABSOLUTE,
-    "references/../../one/SKILL.md",
-    "references/guide.md\0.png",
-    "..\\..\\..\\outside\\secret.txt",
-    "references\\guide.md",
-    ".env",
-    ".hidden/secret.md",
-    "%2e%2e/%2e%2e/outside/secret.txt",
-    "file:///etc/passwd",
-  ];
-  it.each(hostilePaths)("refuses %j exactly like a missing file", async (requested) => {
-    const file = withTreePath(requested);
-    const result = await call(client, "read_skill", { skill: "two", file });
-    const missing = await call(client, "read_skill", { skill: "two", file: "no-such-file.md" });
-    expect(result.isError).toBe(true);
-    expect(result.text).not.toContain(SECRET);
-    expect(result.text).not.toContain("root:");
-    expect(result.text.replace(`"${file}"`, '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
-  });
-});
-
-describe("read_pack_file", () => {
-  it("lists pack files by default and reads one", async () => {
-    const manifest = await call(client, "read_pack_file", { pack: "beta" });
-    expect(manifest.text.split("\n")).toEqual([
-      "Pack files of beta (2):",
-      "shared/deep/note.md (12 B)",
-      "shared/guide.md (20 B)",
-      expect.stringMatching(/^Next: read_pack_file/),
-    ]);
-    expect((await call(client, "read_pack_file", { pack: "beta", file: "shared/guide.md" })).text).toBe(
-      "# Beta shared guide\n",
-    );
-  });
-
-  it("says when a pack has no pack-level files", async () => {
-    expect((await call(client, "read_pack_file", { pack: "gamma" })).text).toContain("no pack-level files");
-  });
-
-  it("refuses files of skills, pointing to read_skill", async () => {
-    const { text, isError } = await call(client, "read_pack_file", {
-      pack: "alpha",
-      file: "two/references/guide.md",
+    it("narrows to a pack, a group or pack/group", async () => {
+      expect((await call(client, "list_skills", { pack: "gamma" })).text).toMatch(/^drill: .*\nNext:/);
+      expect((await call(client, "list_skills", { pack: "docs" })).text).toMatch(
+        /^editor: .*\nwriter: .*\nNext:/,
+      );
+      expect((await call(client, "list_skills", { pack: "beta/tools" })).text).toMatch(
+        /^hammer: .*\nsaw: .*\nNext:/,
+      );
     });
-    expect(isError).toBe(true);
-    expect(text).toContain('read_skill(skill="two", file="references/guide.md")');
-  });
 
-  it("names the visible packs for an unknown pack", async () => {
-    const { text, isError } = await call(client, "read_pack_file", { pack: "delta" });
-    expect(isError).toBe(true);
-    expect(text).toContain("Packs: alpha, beta, gamma");
-  });
-
-  const hostilePaths = [
-    "../alpha/README.md",
-    "../../outside/secret.txt",
-    "/etc/passwd",
-    "shared/../../alpha/README.md",
-    "shared/../../../outside/secret.txt",
-    "shared/guide.md\0",
-    "..\\..\\outside\\secret.txt",
-    "shared\\guide.md",
-    ".",
-    "shared",
-    "shared/",
-    OUTSIDE_ABSOLUTE,
-  ];
-  it.each(hostilePaths)("refuses %j exactly like a missing file", async (requested) => {
-    const file = withTreePath(requested);
-    const result = await call(client, "read_pack_file", { pack: "beta", file });
-    const missing = await call(client, "read_pack_file", { pack: "beta", file: "no-such-file.md" });
-    expect(result.isError).toBe(true);
-    expect(result.text).not.toContain(SECRET);
-    expect(result.text.replace(`"${file}"`, '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
-  });
-});
-
-describe("argument validation", () => {
-  it("rejects wrong arguments saying which, what they must be and what they are for", async () => {
-    expect(await call(client, "read_skill", { skill: 42 })).toEqual({
-      isError: true,
-      text:
-        'Invalid arguments for read_skill: "skill" must be a string, not a number ' +
-        "(Skill name, or pack/name when several packs share it).",
+    it("searches by query words, ignoring case and hyphens, qualifying names packs share", async () => {
+      const documentation = (await call(client, "list_skills", { query: "DOCUMENTATION" })).text.split("\n");
+      expect(documentation.slice(0, -1).sort()).toEqual([
+        "editor: Edit documentation deep in a tree.",
+        "writer: Write documentation pages.",
+      ]);
+      expect(documentation.at(-1)).toMatch(/^Next: read_skill/);
+      expect((await call(client, "list_skills", { query: "sharedname beta" })).text).toMatch(
+        /^beta\/shared-name:/,
+      );
+      expect((await call(client, "list_skills", { query: "holes", pack: "beta" })).text).toMatch(
+        /^No skill in "beta" matches "holes"/,
+      );
     });
-    expect(await call(client, "read_pack_file", {})).toEqual({
-      isError: true,
-      text: 'Invalid arguments for read_pack_file: "pack" is required, a string (Pack name from list_packs).',
+
+    it("names the valid selectors when the pack is unknown or ambiguous", async () => {
+      const unknown = await call(client, "list_skills", { pack: "delta" });
+      expect(unknown.isError).toBe(true);
+      expect(unknown.text).toContain('Unknown pack or group "delta"');
+      expect(unknown.text).toContain("alpha, beta, gamma, beta/docs, beta/tools, gamma/tools");
+      const ambiguous = await call(client, "list_skills", { pack: "tools" });
+      expect(ambiguous).toMatchObject({
+        isError: true,
+        text: expect.stringContaining("beta/tools, gamma/tools"),
+      });
     });
-    const long = await call(client, "list_skills", { query: "word ".repeat(300), pack: [] });
-    expect(long.isError).toBe(true);
-    expect(long.text).toContain('"pack" must be a string, not an array');
-    expect(long.text).toContain('"query" is too long: at most 1000 characters');
   });
 
-  it("rejects an unknown tool, naming the four", async () => {
-    expect(await call(client, "write_skill", {})).toEqual({
-      isError: true,
-      text: 'Unknown tool "write_skill". The tools are: list_packs, list_skills, read_skill, read_pack_file.',
+  describe("read_skill", () => {
+    it("returns SKILL.md with a hint to the files it may cite", async () => {
+      const { text, isError } = await call(client, "read_skill", { skill: "two" });
+      expect(isError).toBe(false);
+      expect(text).toMatch(/^---\nname: two\n/);
+      expect(text).toContain('6 files: read_skill(skill="two", file="_manifest")');
+      expect(text).toContain('read_pack_file(pack="alpha")');
+    });
+
+    it("lists the manifest with sizes and reads a listed file", async () => {
+      const manifest = await call(client, "read_skill", { skill: "two", file: "_manifest" });
+      expect(manifest.text).toContain("Files of skill two (6):");
+      expect(manifest.text).toContain("references/guide.md (15 B)");
+      expect(manifest.text).not.toMatch(/\.hidden|\.env|link-out|link-abs|^SKILL\.md/m);
+      expect((await call(client, "read_skill", { skill: "two", file: "references/guide.md" })).text).toBe(
+        "# Guide to two\n",
+      );
+      expect((await call(client, "read_skill", { skill: "two", file: "link-in.md" })).text).toBe(
+        "# Guide to two\n",
+      );
+    });
+
+    it("accepts pack/name, and asks for it when packs share a name", async () => {
+      const ambiguous = await call(client, "read_skill", { skill: "shared-name" });
+      expect(ambiguous).toMatchObject({
+        isError: true,
+        text: expect.stringContaining("alpha/shared-name, beta/shared-name"),
+      });
+      expect((await call(client, "read_skill", { skill: "beta/shared-name" })).text).toContain("Beta's copy");
+    });
+
+    it("suggests close names for an unknown skill", async () => {
+      const { text, isError } = await call(client, "read_skill", { skill: "hamer" });
+      expect(isError).toBe(true);
+      expect(text).toMatch(/No skill "hamer"\. Did you mean: hammer/);
+    });
+
+    it("describes binary files instead of dumping them", async () => {
+      const { text, isError } = await call(client, "read_skill", { skill: "two", file: "assets/logo.png" });
+      expect(isError).toBe(false);
+      expect(text).toMatch(
+        /^assets\/logo\.png is a PNG image of \d+ B; binary files are not shown as text\.$/,
+      );
+    });
+
+    it("cuts files over the size cap and says so", async () => {
+      const { text } = await call(client, "read_skill", { skill: "two", file: "big.txt" });
+      expect(text.length).toBeLessThan(BIG_TEXT.length);
+      expect(text.startsWith("line 0 of a long reference file\n")).toBe(true);
+      expect(text).toMatch(/\[big\.txt is cut here: showing the first 25\d\.\d KiB of 4\d\d\.\d KiB\.\]$/);
+    });
+
+    it("points to read_pack_file for pack paths a skill cites", async () => {
+      const { text, isError } = await call(client, "read_skill", {
+        skill: "hammer",
+        file: "../../shared/guide.md",
+      });
+      expect(isError).toBe(true);
+      expect(text).toContain('read_pack_file(pack="beta", file="shared/guide.md")');
+    });
+
+    const hostilePaths = [
+      "../one/SKILL.md",
+      "../../beta/shared/guide.md",
+      "../../../outside/secret.txt",
+      "link-out.md",
+      "link-abs.md",
+      "/etc/passwd",
+      OUTSIDE_ABSOLUTE,
+      "references/../../one/SKILL.md",
+      "references/guide.md\0.png",
+      "..\\..\\..\\outside\\secret.txt",
+      "references\\guide.md",
+      ".env",
+      ".hidden/secret.md",
+      "%2e%2e/%2e%2e/outside/secret.txt",
+      "file:///etc/passwd",
+    ];
+    it.each(hostilePaths)("refuses %j exactly like a missing file", async (requested) => {
+      const file = withTreePath(requested);
+      const result = await call(client, "read_skill", { skill: "two", file });
+      const missing = await call(client, "read_skill", { skill: "two", file: "no-such-file.md" });
+      expect(result.isError).toBe(true);
+      expect(result.text).not.toContain(SECRET);
+      expect(result.text).not.toContain("root:");
+      expect(result.text.replace(`"${file}"`, '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
+    });
+  });
+
+  describe("read_pack_file", () => {
+    it("lists pack files by default and reads one", async () => {
+      const manifest = await call(client, "read_pack_file", { pack: "beta" });
+      expect(manifest.text.split("\n")).toEqual([
+        "Pack files of beta (2):",
+        "shared/deep/note.md (12 B)",
+        "shared/guide.md (20 B)",
+        expect.stringMatching(/^Next: read_pack_file/),
+      ]);
+      expect((await call(client, "read_pack_file", { pack: "beta", file: "shared/guide.md" })).text).toBe(
+        "# Beta shared guide\n",
+      );
+    });
+
+    it("says when a pack has no pack-level files", async () => {
+      expect((await call(client, "read_pack_file", { pack: "gamma" })).text).toContain("no pack-level files");
+    });
+
+    it("refuses files of skills, pointing to read_skill", async () => {
+      const { text, isError } = await call(client, "read_pack_file", {
+        pack: "alpha",
+        file: "two/references/guide.md",
+      });
+      expect(isError).toBe(true);
+      expect(text).toContain('read_skill(skill="two", file="references/guide.md")');
+    });
+
+    it("names the visible packs for an unknown pack", async () => {
+      const { text, isError } = await call(client, "read_pack_file", { pack: "delta" });
+      expect(isError).toBe(true);
+      expect(text).toContain("Packs: alpha, beta, gamma");
+    });
+
+    const hostilePaths = [
+      "../alpha/README.md",
+      "../../outside/secret.txt",
+      "/etc/passwd",
+      "shared/../../alpha/README.md",
+      "shared/../../../outside/secret.txt",
+      "shared/guide.md\0",
+      "..\\..\\outside\\secret.txt",
+      "shared\\guide.md",
+      ".",
+      "shared",
+      "shared/",
+      OUTSIDE_ABSOLUTE,
+    ];
+    it.each(hostilePaths)("refuses %j exactly like a missing file", async (requested) => {
+      const file = withTreePath(requested);
+      const result = await call(client, "read_pack_file", { pack: "beta", file });
+      const missing = await call(client, "read_pack_file", { pack: "beta", file: "no-such-file.md" });
+      expect(result.isError).toBe(true);
+      expect(result.text).not.toContain(SECRET);
+      expect(result.text.replace(`"${file}"`, '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
+    });
+  });
+
+  describe("argument validation", () => {
+    it("rejects wrong arguments saying which, what they must be and what they are for", async () => {
+      expect(await call(client, "read_skill", { skill: 42 })).toEqual({
+        isError: true,
+        text:
+          'Invalid arguments for read_skill: "skill" must be a string, not a number ' +
+          "(Skill name, or pack/name when several packs share it).",
+      });
+      expect(await call(client, "read_pack_file", {})).toEqual({
+        isError: true,
+        text: 'Invalid arguments for read_pack_file: "pack" is required, a string (Pack name from list_packs).',
+      });
+      const long = await call(client, "list_skills", { query: "word ".repeat(300), pack: [] });
+      expect(long.isError).toBe(true);
+      expect(long.text).toContain('"pack" must be a string, not an array');
+      expect(long.text).toContain('"query" is too long: at most 1000 characters');
+    });
+
+    it("rejects an unknown tool, naming the four", async () => {
+      expect(await call(client, "write_skill", {})).toEqual({
+        isError: true,
+        text: 'Unknown tool "write_skill". The tools are: list_packs, list_skills, read_skill, read_pack_file.',
+      });
     });
   });
 });

@@ -1,0 +1,379 @@
+/**
+ * The MCP Skills extension (SEP-2640) through the real endpoint, with the v2 SDK's own SkillsClient, which
+ * checks every entry it lists and every file it reads (size, SHA-256 digest, frontmatter) against the
+ * entry: in both protocol eras, within every kind of scope, and against hostile URIs.
+ */
+import { createHash } from "node:crypto";
+import type { Client } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PNG_BYTES } from "../helpers/fixtures.js";
+import { wireRequest } from "../helpers/requests.js";
+import { call, ERAS, post, type RunningServer, startServer } from "../helpers/server.js";
+import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
+
+const GUIDE_FRONTMATTER =
+  "---\nname: guide\ndescription: >-\n  Guide people through a task,\n  one step at a time.\n" +
+  'license: Apache-2.0\nmetadata:\n  version: "2.1"\n  owner: docs\n---\n\n# Guide\nSee references/intro.md.\n';
+
+const TREE: Record<string, TreeEntry> = {
+  "alpha/guide/SKILL.md": GUIDE_FRONTMATTER,
+  "alpha/guide/references/intro.md": "# Intro\n",
+  "alpha/guide/assets/logo.png": PNG_BYTES,
+  "alpha/guide/scripts/run.sh": "#!/bin/sh\necho guide\n",
+  "alpha/guide/escape.md": { symlink: "/etc/passwd" },
+  // Its folder is named otherwise: its URI ends with its name, as the tools name it.
+  "alpha/renamed-folder/SKILL.md": skillMd("renamed", "A skill whose folder has another name."),
+  "beta/shared/guide.md": "# Beta shared guide\n",
+  "beta/tools/shared/tips.md": "# Tips for tools\n",
+  "beta/tools/hammer/SKILL.md": skillMd("hammer", "Drive nails with a hammer.", "Read shared/guide.md.\n"),
+  "beta/tools/saw/SKILL.md": skillMd("saw", "Cut planks with a saw."),
+  "beta/common/SKILL.md": skillMd("common", "Beta's copy of a shared name."),
+  "gamma/common/SKILL.md": skillMd("common", "Gamma's copy of a shared name."),
+  "gamma/games/SKILL.md": skillMd("games", "Games, and the skills nested in them."),
+  "gamma/games/web/SKILL.md": skillMd("web", "Web games, nested in games."),
+  "gamma/games/web/engine.js": "export const engine = 1;\n",
+  // Skills the extension cannot carry, which the tools still serve.
+  "gamma/clockify/SKILL.md": skillMd("Clockify Automation", "A name against the naming rule."),
+  "gamma/anchored/SKILL.md":
+    "---\nname: anchored\ndescription: &d Uses an anchor.\nmetadata:\n  summary: *d\n---\n",
+  "gamma/versioned/SKILL.md":
+    "---\nname: versioned\ndescription: Numbers in metadata.\nmetadata:\n  version: 2\n---\n",
+  "gamma/crowded/SKILL.md": skillMd("crowded", "More files than the extension carries."),
+  ...Object.fromEntries(Array.from({ length: 512 }, (_, i) => [`gamma/crowded/parts/${i}.md`, `${i}\n`])),
+};
+
+const CARRIED = [
+  "skill://alpha/guide/SKILL.md",
+  "skill://alpha/renamed/SKILL.md",
+  "skill://beta/common/SKILL.md",
+  "skill://beta/tools/hammer/SKILL.md",
+  "skill://beta/tools/saw/SKILL.md",
+  "skill://gamma/common/SKILL.md",
+  "skill://gamma/games/games/SKILL.md",
+  "skill://gamma/games/web/SKILL.md",
+];
+
+let tree: TempTree;
+let server: RunningServer;
+beforeAll(async () => {
+  tree = await makeTree(TREE);
+  server = await startServer(tree.dir);
+});
+afterAll(async () => {
+  await server.close();
+  await tree.remove();
+});
+
+function digestOf(entry: TreeEntry | undefined): { digest: string; size: number } {
+  if (entry === undefined || (typeof entry === "object" && "symlink" in entry)) throw new Error("not a file");
+  const bytes = Buffer.from(entry);
+  return { digest: `sha256:${createHash("sha256").update(bytes).digest("hex")}`, size: bytes.length };
+}
+
+/** What a read of `uri` gives a client: its contents, or the JSON-RPC error's code and message. */
+async function read(client: Client, uri: string): Promise<unknown> {
+  try {
+    return (await client.readResource({ uri })).contents;
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    return { code, message };
+  }
+}
+
+/** A JSON-RPC error as a client sees it, with the URI it names put back as `<uri>`. */
+async function refusal(attempt: Promise<unknown>, uri: string): Promise<unknown> {
+  try {
+    await attempt;
+    return "served";
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    return { code, message: String(message).replaceAll(uri, "<uri>") };
+  }
+}
+
+describe.each(ERAS)("the Skills extension in the %s era", (era) => {
+  let client: Client;
+  let skills: SkillsClient;
+  beforeAll(async () => {
+    client = await server.connect({ era });
+    skills = new SkillsClient(client);
+  });
+
+  it("declares the extension with directory reads, beside resources, tools and prompts", () => {
+    expect(skills.supported).toBe(true);
+    expect(skills.directoryRead).toBe(true);
+    expect(client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      prompts: { listChanged: false },
+      extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } },
+    });
+  });
+
+  it("lists every skill it can carry at skill://<pack>/[<group>/]<name>/SKILL.md, and every file verifies", async () => {
+    const listing = await skills.list();
+    expect(listing.invalid).toEqual([]);
+    expect(listing.skills.map((skill) => skill.uri)).toEqual(CARRIED);
+    for (const skill of listing.skills) {
+      if (skill.resources === "dynamic") throw new Error(`${skill.uri} has dynamic resources`);
+      for (const { uri } of skill.resources) {
+        // SkillsClient throws unless size, digest (and for SKILL.md the frontmatter) match the entry.
+        expect((await skills.read(skill, uri)).verified).toBe(true);
+      }
+    }
+    if (era === "modern") expect(listing).toMatchObject({ ttlMs: 300_000, cacheScope: "private" });
+  });
+
+  it("gives each entry its frontmatter exactly as the file's YAML, and its complete manifest", async () => {
+    const { skill } = await skills.get("skill://alpha/guide/SKILL.md");
+    expect(skill.frontmatter).toEqual({
+      name: "guide",
+      description: "Guide people through a task, one step at a time.",
+      license: "Apache-2.0",
+      metadata: { version: "2.1", owner: "docs" },
+    });
+    // Digests and sizes of the very bytes on disk, in URI order.
+    expect(skill.resources).toEqual(
+      ["SKILL.md", "assets/logo.png", "references/intro.md", "scripts/run.sh"].map((file) => ({
+        uri: `skill://alpha/guide/${file}`,
+        ...digestOf(TREE[`alpha/guide/${file}`]),
+      })),
+    );
+  });
+
+  it("sends text as text and binary files as base64 blobs, each with its MIME type", async () => {
+    expect(await read(client, "skill://alpha/guide/references/intro.md")).toEqual([
+      { uri: "skill://alpha/guide/references/intro.md", mimeType: "text/markdown", text: "# Intro\n" },
+    ]);
+    expect(await read(client, "skill://alpha/guide/assets/logo.png")).toEqual([
+      {
+        uri: "skill://alpha/guide/assets/logo.png",
+        mimeType: "image/png",
+        blob: PNG_BYTES.toString("base64"),
+      },
+    ]);
+  });
+
+  it("lists a nested skill on its own, and its files among the files of the skill around it", async () => {
+    const outer = (await skills.get("skill://gamma/games/games/SKILL.md")).skill;
+    const inner = (await skills.get("skill://gamma/games/web/SKILL.md")).skill;
+    expect(outer.resources !== "dynamic" && outer.resources.map(({ uri }) => uri)).toEqual([
+      "skill://gamma/games/games/SKILL.md",
+      "skill://gamma/games/games/web/SKILL.md",
+      "skill://gamma/games/games/web/engine.js",
+    ]);
+    expect(inner.resources !== "dynamic" && inner.resources.map(({ uri }) => uri)).toEqual([
+      "skill://gamma/games/web/SKILL.md",
+      "skill://gamma/games/web/engine.js",
+    ]);
+    expect((await skills.read(outer, "web/engine.js")).text).toBe("export const engine = 1;\n");
+  });
+
+  it("leaves out what it cannot carry, which the tools still serve", async () => {
+    for (const uri of ["skill://gamma/anchored/SKILL.md", "skill://gamma/versioned/SKILL.md"]) {
+      expect(await refusal(skills.get(uri), uri)).toEqual({
+        code: -32602,
+        message: expect.stringContaining("No skill is served at <uri>"),
+      });
+    }
+    for (const skill of ["Clockify Automation", "anchored", "versioned", "crowded"]) {
+      expect((await call(client, "read_skill", { skill })).isError).toBe(false);
+    }
+    const health = await (await fetch(`${server.url}/health`)).json();
+    expect(health).toMatchObject({ skills: 12, skillsExtension: { skills: 8, leftOut: 4 } });
+  });
+
+  it("serves pack files at skill://<pack>/<path>, in no skill's manifest, and lists them", async () => {
+    expect(await read(client, "skill://beta/shared/guide.md")).toEqual([
+      { uri: "skill://beta/shared/guide.md", mimeType: "text/markdown", text: "# Beta shared guide\n" },
+    ]);
+    const { skills: listed } = await skills.list();
+    const manifests = listed.flatMap((skill) => (skill.resources === "dynamic" ? [] : skill.resources));
+    expect(manifests.map(({ uri }) => uri).filter((uri) => uri.includes("/shared/"))).toEqual([]);
+    const { resources } = await client.listResources();
+    expect(resources.map(({ uri }) => uri)).toEqual([
+      ...CARRIED,
+      "skill://beta/shared/guide.md",
+      "skill://beta/tools/shared/tips.md",
+    ]);
+    expect(resources[0]).toMatchObject({
+      name: "guide",
+      description: expect.stringContaining("Guide people"),
+    });
+  });
+
+  it("reads folders: a skill's, a pack's and a group's, each child once", async () => {
+    const children = async (uri: string) =>
+      (await skills.readDirectory(uri)).resources.map((child) => child.uri);
+    expect(await children("skill://alpha/guide")).toEqual([
+      "skill://alpha/guide/SKILL.md",
+      "skill://alpha/guide/assets",
+      "skill://alpha/guide/references",
+      "skill://alpha/guide/scripts",
+    ]);
+    expect(await children("skill://beta")).toEqual([
+      "skill://beta/common",
+      "skill://beta/shared",
+      "skill://beta/tools",
+    ]);
+    expect(await children("skill://beta/tools")).toEqual([
+      "skill://beta/tools/hammer",
+      "skill://beta/tools/saw",
+      "skill://beta/tools/shared",
+    ]);
+  });
+
+  it("offers each skill as a prompt named as read_skill takes it, its SKILL.md the user message", async () => {
+    const { prompts } = await client.listPrompts();
+    // In the order of every listing: by name, code point by code point, then by pack.
+    expect(prompts.map((prompt) => prompt.name)).toEqual([
+      "Clockify Automation",
+      "anchored",
+      "beta/common",
+      "gamma/common",
+      "crowded",
+      "games",
+      "guide",
+      "hammer",
+      "renamed",
+      "saw",
+      "versioned",
+      "web",
+    ]);
+    expect(prompts.find((prompt) => prompt.name === "hammer")?.description).toBe(
+      "Drive nails with a hammer.",
+    );
+    const hammer = await client.getPrompt({ name: "hammer" });
+    expect(hammer.messages).toEqual([
+      {
+        role: "user",
+        content: {
+          type: "text",
+          text: skillMd("hammer", "Drive nails with a hammer.", "Read shared/guide.md.\n"),
+        },
+      },
+    ]);
+    expect(await refusal(client.getPrompt({ name: "common" }), '"common"')).toEqual({
+      code: -32602,
+      message: expect.stringContaining(
+        "Several packs have a prompt <uri>; use one of: beta/common, gamma/common.",
+      ),
+    });
+    expect(await refusal(client.getPrompt({ name: "nope" }), '"nope"')).toEqual({
+      code: -32602,
+      message: expect.stringContaining("No prompt <uri>"),
+    });
+  });
+
+  it("refuses hostile URIs exactly as it refuses a file that is not there", async () => {
+    const missing = (await read(client, "skill://alpha/guide/no-such-file.md")) as { message?: string };
+    expect(missing).toEqual({
+      code: -32602,
+      message: "Resource not found: skill://alpha/guide/no-such-file.md",
+    });
+    for (const uri of [
+      "skill://alpha/guide/%2e%2e/%2e%2e/etc/passwd",
+      "skill://alpha/guide/a%2fb",
+      "skill://alpha/guide/a%5cb",
+      "skill://alpha/guide/a%00b",
+      "skill://alpha/guide/.hidden",
+      "skill:///etc/passwd",
+      "file:///etc/passwd",
+      "skill://alpha/guide/references/intro.md?x=1",
+      "skill://alpha/guide/escape.md",
+    ]) {
+      const answer = (await read(client, uri)) as { code?: number; message?: string };
+      expect(answer.code, uri).toBe(-32602);
+      // The SDK reports the URI as it parsed it; the wording is that of any missing file.
+      expect(answer.message, uri).toMatch(/^Resource not found: /);
+    }
+  });
+});
+
+describe("one scope everywhere", () => {
+  /** What a client within `connect`'s scope sees of the extension, the prompts and the resources. */
+  async function seen(client: Client) {
+    const skills = new SkillsClient(client);
+    return {
+      skills: (await skills.list()).skills.map((skill) => skill.uri),
+      prompts: (await client.listPrompts()).prompts.map((prompt) => prompt.name),
+      resources: (await client.listResources()).resources.map((resource) => resource.uri),
+      beta: (await skills.readDirectory("skill://beta")).resources.map((child) => child.uri),
+    };
+  }
+
+  it.each(ERAS)(
+    "X-Skill-Pack and ?pack= narrow skills, prompts, resources and folders alike (%s)",
+    async (era) => {
+      const expected = {
+        skills: ["skill://beta/tools/hammer/SKILL.md", "skill://beta/tools/saw/SKILL.md"],
+        prompts: ["hammer", "saw"],
+        resources: [
+          "skill://beta/tools/hammer/SKILL.md",
+          "skill://beta/tools/saw/SKILL.md",
+          "skill://beta/shared/guide.md",
+          "skill://beta/tools/shared/tips.md",
+        ],
+        beta: ["skill://beta/shared", "skill://beta/tools"],
+      };
+      const byHeader = await server.connect({ era, headers: { "X-Skill-Pack": "beta/tools" } });
+      expect(await seen(byHeader)).toEqual(expected);
+      const byQuery = await server.connect({ era, query: "?pack=beta/tools" });
+      expect(await seen(byQuery)).toEqual(expected);
+      // The header is a ceiling: ?pack= narrows within it, never beyond.
+      const both = await server.connect({ era, headers: { "X-Skill-Pack": "beta" }, query: "?pack=tools" });
+      expect(await seen(both)).toEqual(expected);
+    },
+  );
+
+  it.each(ERAS)(
+    "out of scope reads exactly like missing, for skills, files, folders and prompts (%s)",
+    async (era) => {
+      const scoped = await server.connect({ era, headers: { "X-Skill-Pack": "beta/tools" } });
+      const skills = new SkillsClient(scoped);
+      const pairs: [string, string, (uri: string) => Promise<unknown>][] = [
+        ["skill://alpha/guide/SKILL.md", "skill://alpha/nothing/SKILL.md", (uri) => skills.get(uri)],
+        [
+          "skill://alpha/guide/references/intro.md",
+          "skill://alpha/guide/references/none.md",
+          (uri) => scoped.readResource({ uri }),
+        ],
+        ["skill://alpha/guide", "skill://alpha/nothing", (uri) => skills.readDirectory(uri)],
+        ["guide", "nothing", (name) => scoped.getPrompt({ name })],
+      ];
+      for (const [hidden, missing, ask] of pairs) {
+        expect(await refusal(ask(hidden), hidden)).toEqual(await refusal(ask(missing), missing));
+      }
+    },
+  );
+
+  it("SKILL_PACKS leaves the rest out of everything, not loaded at all", async () => {
+    const narrowed = await startServer(tree.dir, ["gamma"]);
+    try {
+      const client = await narrowed.connect({ era: "modern" });
+      const { skills } = await new SkillsClient(client).list();
+      expect(skills.map((skill) => skill.uri)).toEqual([
+        "skill://gamma/common/SKILL.md",
+        "skill://gamma/games/games/SKILL.md",
+        "skill://gamma/games/web/SKILL.md",
+      ]);
+      expect(await read(client, "skill://beta/shared/guide.md")).toMatchObject({ code: -32602 });
+    } finally {
+      await narrowed.close();
+    }
+  });
+
+  it("PROMPTS=off leaves the prompts out, and nothing else", async () => {
+    const quiet = await startServer(tree.dir, [], undefined, { prompts: false });
+    try {
+      const client = await quiet.connect({ era: "modern" });
+      expect(client.getServerCapabilities()?.prompts).toBeUndefined();
+      const { body, headers } = wireRequest("modern", 1, "prompts/list");
+      expect((await post(`${quiet.url}/mcp`, body, headers)).json).toMatchObject({ error: { code: -32601 } });
+      expect((await new SkillsClient(client).list()).skills).toHaveLength(CARRIED.length);
+    } finally {
+      await quiet.close();
+    }
+  });
+});
