@@ -31,16 +31,27 @@ export function findingPlace(found: Finding): string {
   return found.line > 0 ? `${found.path}:${found.line}` : found.path;
 }
 
-/** A Markdown table of `findings`, worst first; past `limit` rows, one line says how many are left out. */
-export function findingsTable(findings: readonly Finding[], limit = Number.POSITIVE_INFINITY): string[] {
+/**
+ * A Markdown table of `findings`, worst first; past `limit` rows, one line says how many are left out.
+ * `note` may add a word to a finding's severity (`high (new)`).
+ */
+export function findingsTable<T extends Finding>(
+  findings: readonly T[],
+  limit = Number.POSITIVE_INFINITY,
+  note: (found: T) => string | undefined = () => undefined,
+): string[] {
   const ordered = [...findings].sort(
     (a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity),
   );
+  const severity = (found: T) => {
+    const noted = note(found);
+    return noted === undefined ? found.severity : `${found.severity} (${noted})`;
+  };
   const rows = ordered
     .slice(0, limit)
     .map(
       (found) =>
-        `| ${found.severity} | ${markdownCode(findingPlace(found))} | ${found.rule} | ${markdownText(found.detail)} |`,
+        `| ${severity(found)} | ${markdownCode(findingPlace(found))} | ${found.rule} | ${markdownText(found.detail)} |`,
     );
   const lines = ["| Severity | Where | Rule | Detail |", "|---|---|---|---|", ...rows];
   if (ordered.length > rows.length) lines.push("", `… and ${ordered.length - rows.length} more, not listed.`);
