@@ -12,6 +12,8 @@ export interface FileFacts {
 
 /** How many lines one rule reports in one file before it sums up the rest in one more finding. */
 export const FINDINGS_PER_RULE = 20;
+/** How many different hits of one rule on one line a finding describes; more are only said to be there. */
+const DETAILS_PER_LINE = 3;
 /** How much of a file is inspected to tell text from binary, as the server tells them. */
 const SNIFF_BYTES = 8192;
 const MARKDOWN = /\.(?:md|markdown|mdx)$/i;
@@ -69,12 +71,12 @@ function textHits(path: string, text: string): Hit[] {
 }
 
 /**
- * One finding per rule and line (the details of one line joined), at most {@link FINDINGS_PER_RULE}
+ * One finding per rule and line (its hits' details joined, a repeated one counted), at most {@link FINDINGS_PER_RULE}
  * lines per rule, then one finding that counts the lines left.
  */
 function linesOf(path: string, text: string, hits: readonly Hit[]): Finding[] {
   const lines = new LineCounter(text);
-  const byLine = new Map<string, { rule: RuleId; line: number; details: string[] }>();
+  const byLine = new Map<string, { rule: RuleId; line: number; details: Map<string, number> }>();
   const linesPerRule = new Map<RuleId, number>();
   const more = new Map<RuleId, { line: number; lines: Set<number> }>();
   for (const hit of hits) {
@@ -82,7 +84,7 @@ function linesOf(path: string, text: string, hits: readonly Hit[]): Finding[] {
     const key = `${hit.rule}\n${line}`;
     const same = byLine.get(key);
     if (same) {
-      if (same.details.length < 3) same.details.push(hit.detail);
+      same.details.set(hit.detail, (same.details.get(hit.detail) ?? 0) + 1);
       continue;
     }
     const counted = linesPerRule.get(hit.rule) ?? 0;
@@ -93,15 +95,24 @@ function linesOf(path: string, text: string, hits: readonly Hit[]): Finding[] {
       continue;
     }
     linesPerRule.set(hit.rule, counted + 1);
-    byLine.set(key, { rule: hit.rule, line, details: [hit.detail] });
+    byLine.set(key, { rule: hit.rule, line, details: new Map([[hit.detail, 1]]) });
   }
   const findings = [...byLine.values()].map(({ rule, line, details }) =>
-    finding(path, line, rule, details.join("; ")),
+    finding(path, line, rule, describeLine(details)),
   );
   for (const [rule, rest] of more) {
     findings.push(finding(path, rest.line, rule, `${rest.lines.size} more lines from here on, not listed`));
   }
   return findings;
+}
+
+/** The first few distinct details of a line, each with how often it came when more than once. */
+function describeLine(details: ReadonlyMap<string, number>): string {
+  const parts = [...details]
+    .slice(0, DETAILS_PER_LINE)
+    .map(([detail, times]) => (times === 1 ? detail : `${times} × ${detail}`));
+  if (details.size > DETAILS_PER_LINE) parts.push("and more on this line");
+  return parts.join("; ");
 }
 
 /**

@@ -36,7 +36,7 @@ describe("bidi-control", () => {
     const [found] = audit("p/s/scripts/check.py", `x = 1\n${trojan}`);
     expect(found).toMatchObject({ line: 2, rule: "bidi-control", severity: "high" });
     expect(found?.detail).toBe(
-      "U+202E RIGHT-TO-LEFT OVERRIDE; U+2066 LEFT-TO-RIGHT ISOLATE; U+2069 POP DIRECTIONAL ISOLATE",
+      "U+202E RIGHT-TO-LEFT OVERRIDE; 2 × U+2066 LEFT-TO-RIGHT ISOLATE; U+2069 POP DIRECTIONAL ISOLATE",
     );
   });
 
@@ -98,11 +98,7 @@ describe("control-character", () => {
   it("flags an escape sequence that hides text in a terminal, and a backspace", () => {
     const found = audit("p/s/run.sh", "echo ok\necho \u001b[8mhidden\u001b[0m\nab\bc\n");
     expect(found.map((f) => [f.line, f.rule, f.detail])).toEqual([
-      [
-        2,
-        "control-character",
-        "U+001B ESCAPE (a terminal escape sequence); U+001B ESCAPE (a terminal escape sequence)",
-      ],
+      [2, "control-character", "2 × U+001B ESCAPE (a terminal escape sequence)"],
       [3, "control-character", "U+0008 BACKSPACE"],
     ]);
   });
