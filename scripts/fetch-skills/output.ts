@@ -55,7 +55,7 @@ export interface FetchPlan {
 export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
   const previous = await readPreviousOutput(plan.out);
   await mkdir(path.dirname(plan.out), { recursive: true });
-  const temp = await mkdtemp(path.join(path.dirname(plan.out), `.${path.basename(plan.out)}-fetch-`));
+  const temp = await makeWorkFolder(plan.out);
   try {
     const build = path.join(temp, "out");
     await mkdir(build);
@@ -123,9 +123,19 @@ async function fetchPack(
     extras: source.extras,
     skills: skillFolders.length,
     fetchedAt: plan.now().toISOString(),
-    skipped: skipped.map(({ inPack, entry }) => ({ path: inPack, reason: entry.reason })),
+    skipped: skippedRecords(skipped),
   };
   return { record, method: checkout.method, seconds };
+}
+
+/** A temporary folder beside `out` (so that renames into `out` stay on one file system), for the caller to remove. */
+export function makeWorkFolder(out: string): Promise<string> {
+  return mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}-fetch-`));
+}
+
+/** What sources.json says of the files left out of a pack. */
+export function skippedRecords(skipped: readonly SkippedFile[]): SourceRecord["skipped"] {
+  return skipped.map(({ inPack, entry }) => ({ path: inPack, reason: entry.reason }));
 }
 
 /**

@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { FetcherError } from "./errors.js";
 import { checkoutSource } from "./fetch.js";
 import type { SkillSource } from "./manifest.js";
-import { copySource } from "./output.js";
+import { copySource, makeWorkFolder, type SourceRecord, skippedRecords } from "./output.js";
 import type { Repin } from "./repin.js";
 
 /** A moved source as the review compares it: its pack before (`from`) and after (`to`). */
@@ -57,13 +57,13 @@ export async function reviewRepins(
   plan: { readonly out: string; readonly cache: string | undefined; readonly log: (line: string) => void },
 ): Promise<Review> {
   const moved = repins.filter((repin) => repin.from !== repin.to);
-  const temp = await mkdtemp(path.join(path.dirname(plan.out), `.${path.basename(plan.out)}-fetch-`));
+  const temp = await makeWorkFolder(plan.out);
   try {
     const before = path.join(temp, "before");
     await mkdir(before);
     const stores = plan.cache ?? path.join(temp, "stores");
     const sources: ReviewedSource[] = [];
-    const records: { name: string; ref: string; skipped: { path: string; reason: string }[] }[] = [];
+    const records: Pick<SourceRecord, "name" | "ref" | "skipped">[] = [];
     for (const { source, from, to } of moved) {
       const reviewed = { name: source.name, repo: source.repo, from, to };
       const old: SkillSource = { ...source, ref: from };
@@ -71,11 +71,7 @@ export async function reviewRepins(
         const checkout = await checkoutSource(old, stores, path.join(temp, "work", source.name));
         try {
           const skipped = await copySource(old, checkout.dir, path.join(before, source.name));
-          records.push({
-            name: source.name,
-            ref: from,
-            skipped: skipped.map(({ inPack, entry }) => ({ path: inPack, reason: entry.reason })),
-          });
+          records.push({ name: source.name, ref: from, skipped: skippedRecords(skipped) });
         } finally {
           await checkout.remove();
         }
