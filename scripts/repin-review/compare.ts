@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { describeBytes, SKILL_DOCUMENT, type Skill } from "../../src/catalog/index.js";
 import { countLineChanges, type LineChanges } from "./line-diff.js";
@@ -41,11 +42,10 @@ export interface PackChanges {
 
 /**
  * What a bump changes in one pack. A skill keeps its identity through a change of name (same folder), of
- * folder (same name), or of both when its description or its SKILL.md body is unchanged.
+ * folder (same name), or of both (see {@link matchSkills}).
  */
 export function comparePacks(before: PackSide, after: PackSide): PackChanges {
-  const bodyIn = (side: PackSide) => (skill: Skill) => bodyOf(side.files.get(documentIn(skill)));
-  const pairs = matchSkills(before.skills, after.skills, bodyIn(before), bodyIn(after));
+  const pairs = matchSkills(before, after);
   const paired = new Set(pairs.flatMap((pair) => [pair.before, pair.after]));
   const added = after.skills.filter((skill) => !paired.has(skill));
   const removed = before.skills.filter((skill) => !paired.has(skill));
@@ -104,15 +104,14 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   };
 }
 
-function matchSkills(
-  before: readonly Skill[],
-  after: readonly Skill[],
-  oldBody: (skill: Skill) => string,
-  newBody: (skill: Skill) => string,
-): SkillPair[] {
+/**
+ * Pairs the skills of two commits: by folder, then by name, then by an unchanged description, SKILL.md
+ * body, or set of supporting files (a skill moved and renamed whose text was edited in the same bump).
+ */
+function matchSkills(before: PackSide, after: PackSide): SkillPair[] {
   const pairs: SkillPair[] = [];
-  const left = new Set(before);
-  const right = new Set(after);
+  const left = new Set(before.skills);
+  const right = new Set(after.skills);
   const pairBy = (same: (a: Skill, b: Skill) => boolean) => {
     for (const now of [...right]) {
       const old = [...left].find((candidate) => same(candidate, now));
@@ -122,10 +121,28 @@ function matchSkills(
       right.delete(now);
     }
   };
+  const body = (side: PackSide) => (skill: Skill) => bodyOf(side.files.get(documentIn(skill)));
+  const [oldBody, newBody] = [body(before), body(after)];
+  const [oldFiles, newFiles] = [filesSignature(before), filesSignature(after)];
   pairBy((a, b) => a.folder === b.folder);
   pairBy((a, b) => a.name === b.name);
   pairBy((a, b) => a.description === b.description || oldBody(a) === newBody(b));
+  pairBy((a, b) => {
+    const files = oldFiles(a);
+    return files !== "" && files === newFiles(b);
+  });
   return pairs;
+}
+
+/** A digest of a skill's supporting files, names and contents; "" for a skill without any. */
+function filesSignature(side: PackSide): (skill: Skill) => string {
+  return (skill) => {
+    const own = [...ownFiles(skill, side)].sort(([a], [b]) => (a < b ? -1 : 1));
+    if (own.length === 0) return "";
+    const hash = createHash("sha256");
+    for (const [file, bytes] of own) hash.update(`${file}\0${bytes.length}\0`).update(bytes);
+    return hash.digest("hex");
+  };
 }
 
 function documentIn(skill: Skill): string {

@@ -65,6 +65,8 @@ describe("the repin review", () => {
         "skills/beta/SKILL.md": skillMd("beta", "Soon gone."),
         "skills/gamma/SKILL.md": skillMd("gamma", "Moves folder."),
         "skills/delta/SKILL.md": skillMd("delta", "Changes name."),
+        "skills/zeta/SKILL.md": skillMd("zeta", "Changes everything but its files."),
+        "skills/zeta/references/z.md": "# Z\n",
         "shared/notes.md": "v1\n",
       },
       {
@@ -74,6 +76,9 @@ describe("the repin review", () => {
         "skills/gamma": null,
         "skills/gamma-two/SKILL.md": skillMd("gamma", "Moves folder."),
         "skills/delta/SKILL.md": skillMd("delta-new", "Changes name."),
+        "skills/zeta": null,
+        "skills/zeta-two/SKILL.md": skillMd("zeta-two", "Changed everything but its files."),
+        "skills/zeta-two/references/z.md": "# Z\n",
         "skills/epsilon/SKILL.md": skillMd(
           "epsilon",
           "Sets things up.",
@@ -91,22 +96,26 @@ describe("the repin review", () => {
   it("repins, and says which skills were added, removed and renamed, by pack/name", () => {
     expect(hostile.code, hostile.stderr).toBe(0);
     const { summary } = hostile;
-    expect(summary).toContain("- Skills: 4 → 4: 1 added, 1 removed, 2 renamed.");
+    expect(summary).toContain("- Skills: 5 → 5: 1 added, 1 removed, 3 renamed.");
     expect(summary).toMatch(
       /#### Added skills\n\n\| Skill \| Description \|\n\|---\|---\|\n\| `kit\/epsilon` \| Sets things up\. \|/,
     );
     expect(summary).toContain("#### Removed skills\n\n`kit/beta`\n");
     expect(summary).toContain("- `kit/gamma` → `kit/gamma` (folder `gamma` → `gamma-two`)");
     expect(summary).toContain("- `kit/delta` → `kit/delta-new` (name `delta` → `delta-new`)");
+    expect(summary).toContain("- `kit/zeta` → `kit/zeta-two` (folder and name)");
   });
 
   it("shows a changed description old and new side by side, and what changed in files", () => {
     const { summary } = hostile;
     expect(summary).toContain("| `kit/alpha` | Old alpha description. | New alpha description. |");
-    expect(summary).toMatch(
-      /- Descriptions: 1 changed; the pack's cost \d+ → \d+ \([+−±]\d+\) tokens \(o200k\)\./,
+    expect(summary).toContain(
+      "| `kit/zeta-two` | Changes everything but its files. | Changed everything but its files. |",
     );
-    expect(summary).toContain("- SKILL.md bodies: 1 changed (+1 −1 lines).");
+    expect(summary).toMatch(
+      /- Descriptions: 2 changed; the pack's cost \d+ → \d+ \([+−±]\d+\) tokens \(o200k\)\./,
+    );
+    expect(summary).toContain("- SKILL.md bodies: 2 changed (+2 −2 lines).");
     expect(summary).toContain("- `kit/delta-new`: +1 −1 lines");
     expect(summary).toContain("- added `kit/epsilon/scripts/install.sh` (+2 −0 lines)");
     expect(summary).toContain("- changed `kit/alpha/references/guide.md` (+1 −1 lines)");
@@ -164,7 +173,7 @@ describe("the repin review", () => {
     const result = await bump([{ name: "kit", url: upstream.url, ref: "0".repeat(40) }]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.summary).toContain("> The old commit could not be fetched, so everything shows as added:");
-    expect(result.summary).toContain("- Skills: 0 → 4: 4 added, 0 removed, 0 renamed.");
+    expect(result.summary).toContain("- Skills: 0 → 5: 5 added, 0 removed, 0 renamed.");
     expect(result.stderr).toContain("kit: warning: the review compares with nothing:");
   });
 
