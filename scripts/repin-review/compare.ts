@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import path from "node:path";
 import { describeBytes, SKILL_DOCUMENT, type Skill } from "../../src/catalog/index.js";
 import { countLineChanges, type LineChanges } from "./line-diff.js";
@@ -105,44 +104,54 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
 }
 
 /**
- * Pairs the skills of two commits: by folder, then by name, then by an unchanged description, SKILL.md
- * body, or set of supporting files (a skill moved and renamed whose text was edited in the same bump).
+ * Pairs the skills of two commits: by folder, then by name, then by an unchanged description or SKILL.md
+ * body, and last, as git finds renames, by text at least half the same (body and supporting files): a
+ * skill moved and renamed whose text was edited in the same bump.
  */
 function matchSkills(before: PackSide, after: PackSide): SkillPair[] {
   const pairs: SkillPair[] = [];
   const left = new Set(before.skills);
   const right = new Set(after.skills);
-  const pairBy = (same: (a: Skill, b: Skill) => boolean) => {
+  const pairBy = (likeness: (a: Skill, b: Skill) => number) => {
     for (const now of [...right]) {
-      const old = [...left].find((candidate) => same(candidate, now));
-      if (old === undefined) continue;
-      pairs.push({ before: old, after: now });
-      left.delete(old);
+      let best: { skill: Skill; likeness: number } | undefined;
+      for (const old of left) {
+        const score = likeness(old, now);
+        if (score > 0 && (best === undefined || score > best.likeness))
+          best = { skill: old, likeness: score };
+      }
+      if (best === undefined) continue;
+      pairs.push({ before: best.skill, after: now });
+      left.delete(best.skill);
       right.delete(now);
     }
   };
   const body = (side: PackSide) => (skill: Skill) => bodyOf(side.files.get(documentIn(skill)));
   const [oldBody, newBody] = [body(before), body(after)];
-  const [oldFiles, newFiles] = [filesSignature(before), filesSignature(after)];
-  pairBy((a, b) => a.folder === b.folder);
-  pairBy((a, b) => a.name === b.name);
-  pairBy((a, b) => a.description === b.description || oldBody(a) === newBody(b));
+  const text = (side: PackSide) => (skill: Skill) => skillText(skill, side);
+  const [oldText, newText] = [text(before), text(after)];
+  const when = (same: boolean) => (same ? 1 : 0);
+  pairBy((a, b) => when(a.folder === b.folder));
+  pairBy((a, b) => when(a.name === b.name));
+  pairBy((a, b) => when(a.description === b.description || oldBody(a) === newBody(b)));
   pairBy((a, b) => {
-    const files = oldFiles(a);
-    return files !== "" && files === newFiles(b);
+    const similar = similarity(oldText(a), newText(b));
+    return similar >= 0.5 ? similar : 0;
   });
   return pairs;
 }
 
-/** A digest of a skill's supporting files, names and contents; "" for a skill without any. */
-function filesSignature(side: PackSide): (skill: Skill) => string {
-  return (skill) => {
-    const own = [...ownFiles(skill, side)].sort(([a], [b]) => (a < b ? -1 : 1));
-    if (own.length === 0) return "";
-    const hash = createHash("sha256");
-    for (const [file, bytes] of own) hash.update(`${file}\0${bytes.length}\0`).update(bytes);
-    return hash.digest("hex");
-  };
+/** The body and the text supporting files of a skill, in path order, for telling how alike two skills are. */
+function skillText(skill: Skill, side: PackSide): string {
+  const files = [...ownFiles(skill, side)].sort(([a], [b]) => (a < b ? -1 : 1));
+  const texts = files.map(([file, bytes]) => `${file}\n${textOf(bytes) ?? ""}`);
+  return [bodyOf(side.files.get(documentIn(skill))), ...texts].join("\n");
+}
+
+/** The share of lines two texts have in common, of the longer one. */
+function similarity(a: string, b: string): number {
+  const { added, removed, unchanged } = countLineChanges(a, b);
+  return unchanged / Math.max(unchanged + removed, unchanged + added, 1);
 }
 
 function documentIn(skill: Skill): string {

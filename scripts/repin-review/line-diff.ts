@@ -2,6 +2,8 @@
 export interface LineChanges {
   readonly added: number;
   readonly removed: number;
+  /** Lines both texts have, in the same order. */
+  readonly unchanged: number;
 }
 
 /** Past this many edits, counting by content (moved lines count as unchanged) is close enough and cheap. */
@@ -35,9 +37,9 @@ export function countLineChanges(before: string, after: string): LineChanges {
   const x = a.slice(start, endA);
   const y = b.slice(start, endB);
   const edits = editCount(x, y, MAX_EDITS);
-  if (edits === undefined) return countByContent(x, y);
-  const common = (x.length + y.length - edits) / 2;
-  return { added: y.length - common, removed: x.length - common };
+  const { added, removed } =
+    edits === undefined ? countByContent(x, y) : fromEdits(x.length, y.length, edits);
+  return { added, removed, unchanged: b.length - added };
 }
 
 function splitLines(text: string): string[] {
@@ -68,7 +70,12 @@ function editCount(a: readonly number[], b: readonly number[], max: number): num
   return undefined;
 }
 
-function countByContent(a: readonly number[], b: readonly number[]): LineChanges {
+function fromEdits(before: number, after: number, edits: number): { added: number; removed: number } {
+  const common = (before + after - edits) / 2;
+  return { added: after - common, removed: before - common };
+}
+
+function countByContent(a: readonly number[], b: readonly number[]): { added: number; removed: number } {
   const counts = new Map<number, number>();
   for (const id of a) counts.set(id, (counts.get(id) ?? 0) + 1);
   let added = 0;

@@ -136,7 +136,7 @@ function renderSource(review: SourceReview, limit: number): string[] {
       .slice(0, limit)
       .map(
         ({ before, after }) =>
-          `| ${id(after)} | ${markdownText(before.description)} | ${markdownText(after.description)} |`,
+          `| ${id(after)} | ${sideBySide(before.description, after.description).join(" | ")} |`,
       ),
     ...more(changes.descriptions.length, limit),
   ]);
@@ -163,6 +163,32 @@ function renderSource(review: SourceReview, limit: number): string[] {
     );
   }
   return lines;
+}
+
+/**
+ * Two versions of a text as table cells, the words between the first and the last difference in bold,
+ * so that one changed word in a long description is seen.
+ */
+function sideBySide(before: string, after: string): [string, string] {
+  const [a, b] = [before.split(" "), after.split(" ")];
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let end = 0;
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end])
+    end++;
+  const mark = (words: string[]) => {
+    const middle = words.slice(start, words.length - end).join(" ");
+    const parts = [
+      words.slice(0, start).join(" "),
+      middle === "" ? "" : `**${markdownText(middle)}**`,
+      words.slice(words.length - end).join(" "),
+    ];
+    return parts
+      .map((part, index) => (index === 1 ? part : markdownText(part)))
+      .filter((part) => part !== "")
+      .join(" ");
+  };
+  return [mark(a), mark(b)];
 }
 
 function auditLine(findings: readonly ReviewedFinding[]): string {
@@ -221,7 +247,9 @@ function fileCounts(files: readonly FileChange[]): string {
   return `${of("added")} added, ${of("removed")} removed, ${of("changed")} changed`;
 }
 
-function sum(changes: readonly LineChanges[]): LineChanges {
+type LineCounts = Pick<LineChanges, "added" | "removed">;
+
+function sum(changes: readonly LineCounts[]): LineCounts {
   return changes.reduce(
     (total, each) => ({ added: total.added + each.added, removed: total.removed + each.removed }),
     {
@@ -231,7 +259,7 @@ function sum(changes: readonly LineChanges[]): LineChanges {
   );
 }
 
-function lineCount({ added, removed }: LineChanges): string {
+function lineCount({ added, removed }: LineCounts): string {
   return `+${added} −${removed} lines`;
 }
 

@@ -106,11 +106,11 @@ describe("the repin review", () => {
     expect(summary).toContain("- `kit/zeta` → `kit/zeta-two` (folder and name)");
   });
 
-  it("shows a changed description old and new side by side, and what changed in files", () => {
+  it("shows a changed description old and new side by side, the changed words in bold, and what changed in files", () => {
     const { summary } = hostile;
-    expect(summary).toContain("| `kit/alpha` | Old alpha description. | New alpha description. |");
+    expect(summary).toContain("| `kit/alpha` | **Old** alpha description. | **New** alpha description. |");
     expect(summary).toContain(
-      "| `kit/zeta-two` | Changes everything but its files. | Changed everything but its files. |",
+      "| `kit/zeta-two` | **Changes** everything but its files. | **Changed** everything but its files. |",
     );
     expect(summary).toMatch(
       /- Descriptions: 2 changed; the pack's cost \d+ → \d+ \([+−±]\d+\) tokens \(o200k\)\./,
