@@ -6,6 +6,7 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditFolder } from "../../src/audit/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeUpstream, manifestOf, runFetcher, writeManifest } from "./helpers.js";
 
@@ -18,6 +19,7 @@ beforeAll(async () => {
 afterAll(() => tree.remove());
 
 interface Bumped {
+  readonly site: string;
   readonly code: number | null;
   readonly summary: string;
   readonly findings: { path: string; line: number; rule: string; severity: string; new: boolean }[];
@@ -36,7 +38,7 @@ async function bump(sources: { name: string; url: string; ref: string }[]): Prom
   const result = await runFetcher(["--update", "--summary", "pr.md", "--findings", "findings.json"], site);
   const summary = await readFile(path.join(site, "pr.md"), "utf8").catch(() => "");
   const json = await readFile(path.join(site, "findings.json"), "utf8").catch(() => '{"findings":[]}');
-  return { code: result.code, summary, findings: JSON.parse(json).findings, stderr: result.stderr };
+  return { site, code: result.code, summary, findings: JSON.parse(json).findings, stderr: result.stderr };
 }
 
 describe("--findings", () => {
@@ -148,6 +150,17 @@ describe("the repin review", () => {
       ["kit/epsilon/SKILL.md", 8, "html-comment", "medium", true],
       ["kit/epsilon/scripts/check.py", 3, "bidi-control", "high", true],
       ["kit/epsilon/scripts/install.sh", 2, "pipe-to-shell", "medium", true],
+    ]);
+  });
+
+  it("leaves a skills folder whose audit names the same findings, file and line", () => {
+    const { skills, findings } = auditFolder(path.join(hostile.site, "skills"));
+    expect(skills).toBe(5);
+    expect(findings.map((found) => `${found.severity} ${found.path}:${found.line} ${found.rule}`)).toEqual([
+      "high kit/alpha/references/guide.md:3 tag-characters",
+      "medium kit/epsilon/SKILL.md:8 html-comment",
+      "high kit/epsilon/scripts/check.py:3 bidi-control",
+      "medium kit/epsilon/scripts/install.sh:2 pipe-to-shell",
     ]);
   });
 
