@@ -210,15 +210,17 @@ function invisibleHit(text: string, offset: number, run: Run): CharacterHit | un
   }
   const before = codePointBefore(text, offset);
   const after = text.codePointAt(run.end);
+  const sides = [before, after].map((value) => (value === undefined ? "" : String.fromCodePoint(value)));
   if (run.values.length < PAYLOAD_RUN) {
     if (run.values.every((value) => value === ZWJ) && joinsEmoji(text, offset, after)) return undefined;
-    const sides = [before, after].map((value) => (value === undefined ? "" : String.fromCodePoint(value)));
     if (!sides.some((side) => PLAIN_WORD.test(side))) return undefined;
     if (sides.some((side) => JOINING_WORD.test(side))) return undefined;
   }
   const names = [...new Set(run.values)].map(describeCharacter).join(", ");
   const count = run.values.length === 1 ? "" : `${run.values.length} × `;
-  const where = run.values.length >= PAYLOAD_RUN ? "in a row" : "inside a word";
+  const inside = sides.every((side) => PLAIN_WORD.test(side));
+  const where =
+    run.values.length >= PAYLOAD_RUN ? "in a row" : inside ? "inside a word" : "at the edge of a word";
   return { rule: "invisible-character", offset, detail: `${count}${names} ${where}` };
 }
 

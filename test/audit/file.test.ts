@@ -69,6 +69,12 @@ describe("invisible-character", () => {
     ]);
   });
 
+  it("says when the character sits at the edge of a word rather than inside it", () => {
+    expect(audit("p/s/SKILL.md", "Hello\u200B world\n").map((found) => found.detail)).toEqual([
+      "U+200B ZERO WIDTH SPACE at the edge of a word",
+    ]);
+  });
+
   it.each([
     ["an emoji ZWJ sequence (family)", "Family: \u{1F468}\u200D\u{1F469}\u200D\u{1F467} done"],
     ["an emoji ZWJ sequence with a skin tone", "\u{1F469}\u{1F3FD}\u200D\u{1F4BB} codes"],
