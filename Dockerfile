@@ -2,6 +2,7 @@
 # skills-mcp: the server and the skills pinned in skills.toml, baked in at build time.
 #   docker build -t skills-mcp .
 #   docker build --build-arg SKILLS_MANIFEST=mirror.toml -t skills-mcp .   (another manifest at the context root)
+#   docker build --build-arg ALLOW_UNSAFE_SKILLS=1 -t skills-mcp .          (build despite a high audit finding)
 
 # Every dependency, from the lockfile: used to compile the server and to run the fetcher. No install
 # scripts: nothing the image runs needs one, and native builds (a benchmark's SQLite) need a toolchain.
@@ -23,6 +24,24 @@ COPY ${SKILLS_MANIFEST} ./skills.toml
 RUN --mount=type=cache,target=/var/cache/skills-mcp \
     npm run fetch-skills -- --manifest skills.toml --out /skills --cache /var/cache/skills-mcp
 
+# The audit of the fetched skills (docs/audit.md), printed in the build log; a high finding fails the build
+# unless ALLOW_UNSAFE_SKILLS=1. It needs the server's code, so it runs here and not in the skills stage: a
+# change to the server reruns this audit (seconds), never the fetch.
+FROM deps AS audit
+COPY tsconfig.json ./
+COPY src ./src
+COPY scripts/audit-skills.ts scripts/closed-output.ts ./scripts/
+COPY --from=skills /skills /skills
+ARG ALLOW_UNSAFE_SKILLS=
+RUN case "$ALLOW_UNSAFE_SKILLS" in \
+      1) fail_on=never ;; \
+      ""|0) fail_on=high ;; \
+      *) echo "ALLOW_UNSAFE_SKILLS must be 1, or 0 or left out; got \"$ALLOW_UNSAFE_SKILLS\"" >&2; exit 2 ;; \
+    esac; \
+    npm run --silent audit-skills -- /skills --fail-on "$fail_on" || { \
+      echo "A high audit finding above fails the build: fix or unpin the skill, or build with --build-arg ALLOW_UNSAFE_SKILLS=1 (the server still leaves the skill out unless UNSAFE_SKILLS=serve)" >&2; \
+      exit 1; }
+
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -35,7 +54,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY --from=skills /skills /skills
+# From the audit stage, so that no image is built from skills the audit did not pass.
+COPY --from=audit /skills /skills
 # The search index, built once here rather than at every start (at 10,000 skills, 2 s of a 3 s start):
 # a server whose skills still match it loads it; one with other skills (SKILL_PACKS) builds its own.
 RUN ["node", "dist/main.js", "--build-index"]

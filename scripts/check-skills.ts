@@ -1,15 +1,31 @@
 /**
  * Loads a skills folder exactly as the server will and prints, as Markdown, what it would serve and what
- * it would leave out; exits 1 when the server would refuse to start. The weekly repin appends its output
- * to the pull request's summary, so a reviewer sees what an upstream change did to the catalog.
+ * it would leave out, and its audit; exits 1 when the server would refuse to start. The weekly repin
+ * appends its output to the pull request's summary, so a reviewer sees what an upstream change did to
+ * the catalog.
  *
  *   npm run check-skills -- [skills folder]     (default: ./skills)
  */
 import { existsSync } from "node:fs";
-import { CatalogError, type CatalogIssue, loadCatalog } from "../src/catalog/index.js";
+import {
+  auditFolder,
+  countBySeverity,
+  findingsTable,
+  markdownCode,
+  ruleCounts,
+  unsafeSkills,
+} from "../src/audit/index.js";
+import { CatalogError, type CatalogIssue, loadCatalog, type Skill } from "../src/catalog/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
-function report(dir: string): string {
+/** The audit's table stops here: the output goes into a pull request body, which GitHub bounds. */
+const LISTED_FINDINGS = 30;
+
+function report(dir: string, serveUnsafe: boolean): string {
+  return `${catalogReport(dir)}\n${auditReport(dir, serveUnsafe)}`;
+}
+
+function catalogReport(dir: string): string {
   const { catalog, issues } = loadCatalog(dir);
   const packs = catalog.everything.packs.map((pack) => `${pack.name} ${pack.skills.length}`).join(", ");
   const skipped = issues.filter((issue) => issue.severity === "skipped");
@@ -21,6 +37,38 @@ function report(dir: string): string {
   ];
   if (issues.length > 0) lines.push("", ...issues.map(formatIssue));
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The audit: how many skills a high finding makes unsafe (the server leaves them out unless
+ * UNSAFE_SKILLS=serve), the high and medium findings, and the low ones counted by rule.
+ */
+function auditReport(dir: string, serveUnsafe: boolean): string {
+  const { catalog } = loadCatalog(dir);
+  const { skills, findings } = auditFolder(dir);
+  const unsafe = [...unsafeSkills(catalog.everything.skills, findings).keys()];
+  const lines = [
+    "### Audit",
+    "",
+    `${skills} skills: ${countBySeverity(findings)} found ([rules](docs/audit.md)).`,
+  ];
+  if (unsafe.length > 0) lines.push("", unsafeLine(unsafe, serveUnsafe));
+  const worth = findings.filter((found) => found.severity !== "low");
+  if (worth.length > 0) lines.push("", ...findingsTable(worth, LISTED_FINDINGS));
+  const low = ruleCounts(findings, "low");
+  if (low.length > 0) lines.push("", "Low findings by rule:", "", ...low);
+  return `${lines.join("\n")}\n`;
+}
+
+function unsafeLine(unsafe: readonly Skill[], serveUnsafe: boolean): string {
+  const names = unsafe.slice(0, LISTED_FINDINGS).map((skill) => markdownCode(skill.id));
+  const more = unsafe.length > names.length ? `, and ${unsafe.length - names.length} more` : "";
+  const one = unsafe.length === 1;
+  const count = `${unsafe.length} skill${one ? "" : "s"}`;
+  const them = one ? "it" : "them";
+  return serveUnsafe
+    ? `A high finding makes ${count} unsafe; UNSAFE_SKILLS=serve serves ${them} all the same, with a warning: ${names.join(", ")}${more}.`
+    : `A high finding makes ${count} unsafe; the server leaves ${them} out (UNSAFE_SKILLS=serve would serve ${them}): ${names.join(", ")}${more}.`;
 }
 
 function formatIssue(issue: CatalogIssue): string {
@@ -39,7 +87,7 @@ try {
     );
     process.exitCode = 1;
   } else {
-    process.stdout.write(report(folder ?? "skills"));
+    process.stdout.write(report(folder ?? "skills", process.env.UNSAFE_SKILLS === "serve"));
   }
 } catch (error) {
   if (!(error instanceof CatalogError)) throw error;

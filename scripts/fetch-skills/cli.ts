@@ -6,6 +6,7 @@ import { FetcherError, ManifestError, UsageError } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource } from "./manifest.js";
 import { fetchSkills } from "./output.js";
 import { resolveHeads, rewriteRefs } from "./repin.js";
+import { type ReviewedFinding, reviewRepins } from "./review.js";
 import { fetchSummary, repinSummary } from "./summary.js";
 
 /** Everything the CLI touches outside the file system and git, passed in so tests can drive it. */
@@ -29,6 +30,7 @@ Options:
   --update          repin: move each ref to the head of its branch (or the remote's HEAD), then fetch
   --no-fetch        with --update: rewrite skills.toml only
   --summary FILE    also write the Markdown summary to FILE
+  --findings FILE   with --update: also write the review's audit findings as JSON, each marked new or not
   -h, --help        show this help`;
 
 interface Options {
@@ -40,7 +42,14 @@ interface Options {
   readonly update: boolean;
   readonly fetch: boolean;
   readonly summary: string | undefined;
+  readonly findings: string | undefined;
   readonly help: boolean;
+}
+
+/** What `--update` produced: the summary, and the review's findings when it fetched. */
+interface Repinned {
+  readonly summary: string;
+  readonly findings: readonly ReviewedFinding[];
 }
 
 /**
@@ -61,20 +70,24 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const only = selectSources(manifest, options.sources);
     const now = io.now ?? (() => new Date());
     const plan = { only, out: options.out, cache: options.cache, log, now };
-    const summary = options.update
+    const { summary, findings } = options.update
       ? await repin(manifest, options, plan)
-      : fetchSummary(await fetchSkills({ ...plan, sources: manifest.sources }));
+      : { summary: fetchSummary(await fetchSkills({ ...plan, sources: manifest.sources })), findings: [] };
     io.stdout(summary);
-    if (options.summary === undefined) return 0;
-    try {
-      await writeFile(options.summary, summary);
-    } catch (error) {
-      // Checked before any work, so this is rare (a full disk); the skills are already in place.
-      const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      log(
-        `fetch-skills: the fetch is done, but the summary could not be written to ${options.summary} (${code})`,
-      );
-      return 1;
+    const outputs: [string | undefined, string, string][] = [
+      [options.summary, "summary", summary],
+      [options.findings, "findings", `${JSON.stringify({ findings }, null, 2)}\n`],
+    ];
+    for (const [file, what, text] of outputs) {
+      if (file === undefined) continue;
+      try {
+        await writeFile(file, text);
+      } catch (error) {
+        // Checked before any work, so this is rare (a full disk); the skills are already in place.
+        const code = (error as NodeJS.ErrnoException).code ?? String(error);
+        log(`fetch-skills: the fetch is done, but the ${what} could not be written to ${file} (${code})`);
+        return 1;
+      }
     }
     return 0;
   } catch (error) {
@@ -100,6 +113,7 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
     update?: boolean;
     "no-fetch"?: boolean;
     summary?: string;
+    findings?: string;
     help?: boolean;
   };
   try {
@@ -113,6 +127,7 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
         update: { type: "boolean" },
         "no-fetch": { type: "boolean" },
         summary: { type: "string" },
+        findings: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -121,14 +136,23 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  for (const key of ["manifest", "out", "cache", "summary"] as const) {
+  for (const key of ["manifest", "out", "cache", "summary", "findings"] as const) {
     if (values[key]?.trim() === "") throw new UsageError(`--${key} needs a path`);
   }
   if (values["no-fetch"] && !values.update) throw new UsageError("--no-fetch only goes with --update");
+  if (values.findings !== undefined && (!values.update || values["no-fetch"])) {
+    throw new UsageError("--findings only goes with --update, which fetches (not with --no-fetch)");
+  }
   const resolve = (value: string | undefined) => (value === undefined ? undefined : path.resolve(cwd, value));
   const summary = resolve(values.summary);
+  const findings = resolve(values.findings);
   const out = path.resolve(cwd, values.out ?? "skills");
-  if (summary !== undefined && !values.help) checkSummaryFile(summary, out);
+  for (const [option, file] of [
+    ["--summary", summary],
+    ["--findings", findings],
+  ] as const) {
+    if (file !== undefined && !values.help) checkOutputFile(option, file, out);
+  }
   return {
     manifest: path.resolve(cwd, values.manifest ?? "skills.toml"),
     manifestLabel: values.manifest ?? "skills.toml",
@@ -138,28 +162,29 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
     update: values.update === true,
     fetch: values["no-fetch"] !== true,
     summary,
+    findings,
     help: values.help === true,
   };
 }
 
 /**
- * `--summary` is written after the skills are in place, so its folder is checked before any work; a
- * folder inside `--out` is written by the fetch itself.
+ * `--summary` and `--findings` are written after the skills are in place, so their folders are checked
+ * before any work; a folder inside `--out` is written by the fetch itself.
  */
-function checkSummaryFile(file: string, out: string): void {
+function checkOutputFile(option: string, file: string, out: string): void {
   const folder = path.dirname(file);
   if (folder === out || folder.startsWith(`${out}${path.sep}`)) return;
   try {
-    if (!statSync(folder).isDirectory()) throw new UsageError(`--summary: ${folder} is not a folder`);
+    if (!statSync(folder).isDirectory()) throw new UsageError(`${option}: ${folder} is not a folder`);
     accessSync(folder, constants.W_OK);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const problem = code === "ENOENT" ? "does not exist" : `cannot be written to (${code})`;
-    throw new UsageError(`--summary: the folder ${folder} ${problem}`);
+    throw new UsageError(`${option}: the folder ${folder} ${problem}`);
   }
   if (existsSync(file) && statSync(file).isDirectory()) {
-    throw new UsageError(`--summary: ${file} is a folder; give a file name`);
+    throw new UsageError(`${option}: ${file} is a folder; give a file name`);
   }
 }
 
@@ -177,25 +202,25 @@ function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySe
 /**
  * `--update`: resolves the new heads, fetches them (all or nothing) unless `--no-fetch`, and only then
  * rewrites the refs in skills.toml, so a failed fetch leaves both the manifest and the skills folder as
- * they were.
+ * they were. After a fetch, the review says what the bump changes for agents.
  */
 async function repin(
   manifest: Manifest,
   options: Options,
   plan: Omit<Parameters<typeof fetchSkills>[0], "sources">,
-): Promise<string> {
+): Promise<Repinned> {
   const selected = manifest.sources.filter((source) => plan.only === undefined || plan.only.has(source.name));
   const repins = await resolveHeads(selected, plan.log);
   const updates = new Map(repins.filter((r) => r.from !== r.to).map((r) => [r.source.name, r.to]));
   const summary = repinSummary(repins);
   if (updates.size === 0) {
     plan.log("nothing moved");
-    return summary;
+    return { summary, findings: [] };
   }
   const text = rewriteRefs(manifest, updates);
   if (!options.fetch) {
     await writeFile(options.manifest, text);
-    return summary;
+    return { summary, findings: [] };
   }
   const sources: SkillSource[] = manifest.sources.map((source) => ({
     ...source,
@@ -203,5 +228,6 @@ async function repin(
   }));
   const packs = await fetchSkills({ ...plan, sources });
   await writeFile(options.manifest, text);
-  return `${summary}\n${fetchSummary(packs)}`;
+  const review = await reviewRepins(repins, plan);
+  return { summary: `${summary}\n${review.markdown}\n${fetchSummary(packs)}`, findings: review.findings };
 }

@@ -19,6 +19,14 @@ export interface SourceRecord {
   readonly skills: number;
   /** When the pack was fetched, ISO 8601 UTC. */
   readonly fetchedAt: string;
+  /** What was not copied (symlinks leading out or into hidden folders), by path in the pack: the audit reports them. */
+  readonly skipped: readonly { readonly path: string; readonly reason: string }[];
+}
+
+/** Something of the repository left out of a pack: `entry` names it in the repository, `inPack` in the pack. */
+export interface SkippedFile {
+  readonly entry: SkippedEntry;
+  readonly inPack: string;
 }
 
 export interface FetchedPack {
@@ -47,7 +55,7 @@ export interface FetchPlan {
 export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
   const previous = await readPreviousOutput(plan.out);
   await mkdir(path.dirname(plan.out), { recursive: true });
-  const temp = await mkdtemp(path.join(path.dirname(plan.out), `.${path.basename(plan.out)}-fetch-`));
+  const temp = await makeWorkFolder(plan.out);
   try {
     const build = path.join(temp, "out");
     await mkdir(build);
@@ -81,24 +89,14 @@ async function fetchPack(
   const short = source.ref.slice(0, 7);
   const checkout = await checkoutSource(source, stores, workDir);
   const packDir = path.join(build, source.name);
-  const skipped: SkippedEntry[] = [];
+  let skipped: SkippedFile[];
   try {
-    skipped.push(...(await copyPart(source, checkout.dir, source.path, packDir, "path")));
-    for (const extra of source.extras) {
-      const destination = path.join(packDir, extra);
-      if (await exists(destination)) {
-        throw new SourceError(
-          source.name,
-          `extra "${extra}" would overwrite "${path.posix.join(source.path, extra)}" copied from path`,
-        );
-      }
-      skipped.push(...(await copyPart(source, checkout.dir, extra, destination, "extra")));
-    }
+    skipped = await copySource(source, checkout.dir, packDir);
   } finally {
     await checkout.remove();
   }
   const skillFolders = await findSkillFolders(packDir);
-  for (const entry of skipped) plan.log(`${source.name}: skipped ${entry.path}: ${entry.reason}`);
+  for (const { entry } of skipped) plan.log(`${source.name}: skipped ${entry.path}: ${entry.reason}`);
   for (const folder of skillFolders) {
     const extra = source.extras.find((item) => folder === item || folder.startsWith(`${item}/`));
     if (extra !== undefined) {
@@ -125,8 +123,48 @@ async function fetchPack(
     extras: source.extras,
     skills: skillFolders.length,
     fetchedAt: plan.now().toISOString(),
+    skipped: skippedRecords(skipped),
   };
   return { record, method: checkout.method, seconds };
+}
+
+/** A temporary folder beside `out` (so that renames into `out` stay on one file system), for the caller to remove. */
+export function makeWorkFolder(out: string): Promise<string> {
+  return mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}-fetch-`));
+}
+
+/** What sources.json says of the files left out of a pack. */
+export function skippedRecords(skipped: readonly SkippedFile[]): SourceRecord["skipped"] {
+  return skipped.map(({ inPack, entry }) => ({ path: inPack, reason: entry.reason }));
+}
+
+/**
+ * Copies a checked-out source into `packDir` as its pack: `path` to the pack folder, each extra beside the
+ * skills. Returns what was left out.
+ */
+export async function copySource(
+  source: SkillSource,
+  repoRoot: string,
+  packDir: string,
+): Promise<SkippedFile[]> {
+  const skipped: SkippedFile[] = [];
+  const inPath = (entry: SkippedEntry) => ({ entry, inPack: path.posix.relative(source.path, entry.path) });
+  for (const entry of await copyPart(source, repoRoot, source.path, packDir, "path"))
+    skipped.push(inPath(entry));
+  for (const extra of source.extras) {
+    const destination = path.join(packDir, extra);
+    if (await exists(destination)) {
+      throw new SourceError(
+        source.name,
+        `extra "${extra}" would overwrite "${path.posix.join(source.path, extra)}" copied from path`,
+      );
+    }
+    // An extra keeps its repository path in the pack.
+    for (const entry of await copyPart(source, repoRoot, extra, destination, "extra")) {
+      skipped.push({ entry, inPack: entry.path });
+    }
+  }
+  return skipped;
 }
 
 async function copyPart(

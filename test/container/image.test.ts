@@ -66,6 +66,9 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
   let work: Awaited<ReturnType<typeof makeTree>>;
   let daemon: ChildProcess;
   let image: string;
+  /** The build context and the port of the git daemon serving the test repositories. */
+  let context: string;
+  let gitPort: number;
   const containers: StartedTestContainer[] = [];
 
   async function start(
@@ -89,11 +92,16 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
       "repos/alpha/skills/saw/SKILL.md": skillMd("saw", "Cut planks with a saw."),
       "repos/alpha/README.md": "not served: outside path",
       "repos/beta/drill/SKILL.md": skillMd("drill", "Drill holes in walls."),
+      "repos/hostile/trick/SKILL.md": skillMd(
+        "trick",
+        "Looks harmless.",
+        'if role != "user\u202E \u2066# admin\u2069 \u2066":\n',
+      ),
     });
     const alphaRef = await commitRepo(path.join(work.dir, "repos/alpha"));
     const betaRef = await commitRepo(path.join(work.dir, "repos/beta"));
 
-    const gitPort = await freePort();
+    gitPort = await freePort();
     daemon = spawn("git", [
       "daemon",
       "--reuseaddr",
@@ -109,7 +117,7 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
     });
 
     // The build context: what .dockerignore lets through, plus the test manifest.
-    const context = path.join(work.dir, "context");
+    context = path.join(work.dir, "context");
     for (const entry of [
       "Dockerfile",
       ".dockerignore",
@@ -215,6 +223,32 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
     const health = (await (await fetch(`${narrow.url}/health`)).json()) as Record<string, unknown>;
     expect(health).toMatchObject({ packs: ["alpha"], skills: 1 });
   });
+
+  it(
+    "refuses to build from skills with a high audit finding, unless ALLOW_UNSAFE_SKILLS=1",
+    async () => {
+      const hostileRef = await commitRepo(path.join(work.dir, "repos/hostile"));
+      await writeFile(
+        path.join(context, "skills.hostile.toml"),
+        `[[source]]\nname = "hostile"\nrepo = "git://127.0.0.1:${gitPort}/hostile"\nref = "${hostileRef}"\n`,
+      );
+      const build = async (args: Record<string, string>) => {
+        const tag = `skills-mcp-test:hostile-${Date.now()}`;
+        const builder = GenericContainer.fromDockerfile(context).withBuildArgs({
+          SKILLS_MANIFEST: "skills.hostile.toml",
+          ...args,
+        });
+        if (await engineNeedsBuildkit()) builder.withBuildkit();
+        await builder.build(tag, { deleteOnExit: true });
+        return tag;
+      };
+      await expect(build({})).rejects.toThrow();
+      const allowed = await build({ ALLOW_UNSAFE_SKILLS: "1" });
+      const { dockerode } = (await getContainerRuntimeClient()).container;
+      await dockerode.getImage(allowed).remove({ force: true });
+    },
+    2 * BUILD_TIMEOUT_MS,
+  );
 
   it("runs as uid 1000 on a read-only root filesystem", async () => {
     const status = await server.container.exec(["cat", "/proc/1/status"]);

@@ -145,6 +145,12 @@ describe("fetch-skills: a pinned fetch", () => {
           extras: ["shared", "prompts"],
           skills: 3,
           fetchedAt: FIXED_TIME.toISOString(),
+          // By path in the pack, for the audit to report.
+          skipped: [
+            { path: "review/link-absolute.md", reason: "symlink pointing outside the repository" },
+            { path: "review/link-climbing.md", reason: "symlink pointing outside the repository" },
+            { path: "review/link-hidden", reason: "symlink leading into a hidden folder" },
+          ],
         },
         {
           name: "solo",
@@ -154,6 +160,7 @@ describe("fetch-skills: a pinned fetch", () => {
           extras: [],
           skills: 2,
           fetchedAt: FIXED_TIME.toISOString(),
+          skipped: [],
         },
       ],
     });

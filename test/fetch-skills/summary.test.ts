@@ -60,6 +60,7 @@ describe("fetchSummary", () => {
       extras: [],
       skills,
       fetchedAt: "2026-01-02T03:04:05.000Z",
+      skipped: [],
     });
     const summary = fetchSummary([
       {

@@ -28,7 +28,50 @@ describe("npm run check-skills", () => {
           "- left out: `alpha/broken`: no frontmatter (the file must start with ---)",
           '- warning: `alpha/other`: name "renamed" differs from its folder',
           "",
+          "### Audit",
+          "",
+          "3 skills: none found ([rules](docs/audit.md)).",
+          "",
         ].join("\n"),
+      );
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("prints the audit, and how many skills the server leaves out for a high finding", async () => {
+    const tree = await makeTree({
+      "alpha/hidden/SKILL.md": skillMd("hidden", "Hides.", "Be nice.\u202E\n"),
+      "alpha/plain/SKILL.md": skillMd("plain", "Plain.", "<!-- a note -->\n"),
+      "alpha/plain/logo.png": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]),
+    });
+    try {
+      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      expect(stdout.slice(stdout.indexOf("### Audit"))).toBe(
+        [
+          "### Audit",
+          "",
+          "2 skills: 1 high, 1 medium, 1 low found ([rules](docs/audit.md)).",
+          "",
+          "A high finding makes 1 skill unsafe; the server leaves it out (UNSAFE_SKILLS=serve would serve it): `alpha/hidden`.",
+          "",
+          "| Severity | Where | Rule | Detail |",
+          "|---|---|---|---|",
+          "| high | `alpha/hidden/SKILL.md:6` | bidi-control | U+202E RIGHT-TO-LEFT OVERRIDE |",
+          '| medium | `alpha/plain/SKILL.md:6` | html-comment | hidden from the rendered view: "a note" |',
+          "",
+          "Low findings by rule:",
+          "",
+          "- low `binary-file` (a binary file): 1",
+          "",
+        ].join("\n"),
+      );
+      const served = await run(process.execPath, [...TSX, tree.dir], {
+        cwd: ROOT,
+        env: { ...process.env, UNSAFE_SKILLS: "serve" },
+      });
+      expect(served.stdout).toContain(
+        "A high finding makes 1 skill unsafe; UNSAFE_SKILLS=serve serves it all the same, with a warning: `alpha/hidden`.",
       );
     } finally {
       await tree.remove();

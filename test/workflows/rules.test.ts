@@ -18,6 +18,7 @@ const Step = z.looseObject({
 const Permissions = z.union([z.string(), z.record(z.string(), z.string())]);
 const Job = z.looseObject({
   needs: z.union([z.string(), z.array(z.string())]).optional(),
+  outputs: z.record(z.string(), z.string()).optional(),
   if: z.string().optional(),
   permissions: Permissions.optional(),
   env: z.record(z.string(), z.string()).default({}),
@@ -133,7 +134,8 @@ describe("update-skills.yml", () => {
   const repin = job(update, "repin");
   const pullRequest = job(update, "pull-request");
   const fetchLine = runLines(repin).find((line) => line.startsWith("npm run fetch-skills -- --update"));
-  const summary = fetchLine?.match(/--summary (\S+)$/)?.[1];
+  const summary = fetchLine?.match(/--summary (\S+)/)?.[1];
+  const findings = fetchLine?.match(/--findings (\S+)$/)?.[1];
 
   it("runs every Monday and on demand", () => {
     expect(update.on.workflow_dispatch).toBeDefined();
@@ -141,7 +143,7 @@ describe("update-skills.yml", () => {
   });
 
   it("repins with the fetcher, then tests only when something moved, all with a read-only token", () => {
-    expect(fetchLine).toBe(`npm run fetch-skills -- --update --summary ${summary}`);
+    expect(fetchLine).toBe(`npm run fetch-skills -- --update --summary ${summary} --findings ${findings}`);
     expect(update.permissions).toEqual({ contents: "read" });
     expect(repin.permissions).toBeUndefined();
     const moved = repin.steps.findIndex((step) => step.id === "moved");
@@ -162,7 +164,11 @@ describe("update-skills.yml", () => {
   it("opens or updates the one pull request on skills/update, with the summary as its body", () => {
     expect(pullRequest.needs).toBe("repin");
     expect(pullRequest.if).toBe("needs.repin.outputs.moved == 'true'");
-    expect(pullRequest.permissions).toEqual({ contents: "write", "pull-requests": "write" });
+    expect(pullRequest.permissions).toEqual({
+      contents: "write",
+      "pull-requests": "write",
+      statuses: "write",
+    });
     expect(stepUsing(repin, "actions/upload-artifact").with.path?.toString().split("\n")).toEqual(
       expect.arrayContaining(["skills.toml", summary]),
     );
@@ -171,6 +177,57 @@ describe("update-skills.yml", () => {
       "add-paths": "skills.toml",
       "body-path": summary,
       token: expect.stringMatching(/^\$\{\{ secrets\.\w+ \|\| github\.token \}\}$/),
+    });
+  });
+
+  it("counts the high findings the old commits did not have, the way its step is written", async () => {
+    const step = repin.steps.find((each) => each.id === "audit");
+    expect(step?.if).toBe("steps.moved.outputs.moved == 'true'");
+    expect(step?.run).toContain(findings);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+    expect(update.jobs.repin?.outputs).toMatchObject({ "new-high": "${{ steps.audit.outputs.new-high }}" });
+    const found = (severity: string, fresh: boolean) => ({
+      path: "p/x",
+      line: 1,
+      rule: "r",
+      severity,
+      detail: "d",
+      new: fresh,
+    });
+    const tree = await makeTree({
+      [findings ?? ""]: JSON.stringify({
+        findings: [found("high", true), found("high", false), found("medium", true)],
+      }),
+      output: "",
+    });
+    try {
+      const env = { GITHUB_OUTPUT: path.join(tree.dir, "output") };
+      await runStep(step?.run ?? "", tree.dir, env);
+      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("new-high=1\n");
+      await writeFile(
+        path.join(tree.dir, findings ?? ""),
+        JSON.stringify({ findings: [found("high", false)] }),
+      );
+      await runStep(step?.run ?? "", tree.dir, env);
+      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("new-high=1\nnew-high=0\n");
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("fails the pull request's skills audit status on a new high finding, not the repin", () => {
+    expect(pullRequest.permissions).toMatchObject({ statuses: "write" });
+    expect(stepUsing(pullRequest, "peter-evans/create-pull-request").id).toBe("pr");
+    const status = pullRequest.steps.at(-1);
+    expect(status?.if).toBe("steps.pr.outputs.pull-request-head-sha != ''");
+    expect(status?.run).toBe(
+      'gh api "repos/$GITHUB_REPOSITORY/statuses/$HEAD_SHA" -f state="$STATE" -f context="skills audit" -f description="$DESCRIPTION" -f target_url="$RUN_URL"',
+    );
+    expect(status?.env).toMatchObject({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+      HEAD_SHA: "${{ steps.pr.outputs.pull-request-head-sha }}",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+      STATE: "${{ needs.repin.outputs.new-high == '0' && 'success' || 'failure' }}",
     });
   });
 

@@ -1,0 +1,120 @@
+/**
+ * Audits a skills folder as the server loads it and prints the findings, as Markdown or JSON; exits 1 when
+ * one is at or above `--fail-on`, 2 when the command line or the folder is wrong.
+ *
+ *   npm run audit-skills -- [folder] [--json] [--fail-on high|medium|low|never]
+ */
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import {
+  atLeast,
+  auditFolder,
+  countBySeverity,
+  type FolderAudit,
+  findingsTable,
+  SEVERITIES,
+  type Severity,
+} from "../src/audit/index.js";
+import { CatalogError } from "../src/catalog/index.js";
+import { tolerateClosedOutput } from "./closed-output.js";
+
+const USAGE = `Usage: npm run audit-skills -- [folder] [--json] [--fail-on high|medium|low|never]
+
+Audits a skills folder (default ./skills) as the server loads it: every file it serves, each skill's
+name and description, and the symlinks the fetcher skipped. Rules and their reasons: docs/audit.md.
+
+Options:
+  --json            print {"skills": N, "findings": [...]} instead of Markdown
+  --fail-on LEVEL   exit 1 when a finding is LEVEL or worse: high (default), medium, low, or never
+  -h, --help        show this help`;
+
+/** The command line or the folder is wrong: one line, then the usage. */
+class UsageError extends Error {
+  override name = "UsageError";
+}
+
+interface Options {
+  readonly folder: string;
+  readonly json: boolean;
+  readonly failOn: Severity | "never";
+  readonly help: boolean;
+}
+
+interface Io {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+function run(argv: readonly string[], io: Io): number {
+  try {
+    const options = parseOptions(argv);
+    if (options.help) {
+      io.stdout(`${USAGE}\n`);
+      return 0;
+    }
+    const audit = auditFolder(options.folder);
+    io.stdout(options.json ? `${JSON.stringify(audit, null, 2)}\n` : report(options.folder, audit));
+    const failing = audit.findings.some(
+      (found) => options.failOn !== "never" && atLeast(found.severity, options.failOn),
+    );
+    return failing ? 1 : 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`audit-skills: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof CatalogError) {
+      io.stderr(`audit-skills: the server would refuse this folder: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  let parsed: { values: { json?: boolean; "fail-on"?: string; help?: boolean }; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        json: { type: "boolean" },
+        "fail-on": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new UsageError(`one folder at most (got ${positionals.length})`);
+  const failOn = values["fail-on"] ?? "high";
+  if (failOn !== "never" && !SEVERITIES.includes(failOn as Severity)) {
+    throw new UsageError(`--fail-on must be high, medium, low or never (got "${failOn}")`);
+  }
+  const [given] = positionals;
+  if (given === undefined && !values.help && !existsSync("skills")) {
+    throw new UsageError(
+      "there is no ./skills to audit: `npm run fetch-skills` writes it from skills.toml; give a folder to audit another",
+    );
+  }
+  return {
+    folder: given ?? "skills",
+    json: values.json === true,
+    failOn: failOn as Severity | "never",
+    help: values.help === true,
+  };
+}
+
+function report(folder: string, { skills, findings }: FolderAudit): string {
+  const lines = ["## Skills audit", "", `${skills} skills in ${folder}: ${countBySeverity(findings)} found.`];
+  if (findings.length > 0) lines.push("", ...findingsTable(findings));
+  return `${lines.join("\n")}\n`;
+}
+
+tolerateClosedOutput();
+process.exitCode = run(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+});

@@ -1,0 +1,94 @@
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { FetcherError } from "./errors.js";
+import { checkoutSource } from "./fetch.js";
+import type { SkillSource } from "./manifest.js";
+import { copySource, makeWorkFolder, type SourceRecord, skippedRecords } from "./output.js";
+import type { Repin } from "./repin.js";
+
+/** A moved source as the review compares it: its pack before (`from`) and after (`to`). */
+export interface ReviewedSource {
+  readonly name: string;
+  readonly repo: string;
+  readonly from: string;
+  readonly to: string;
+  /** Why the pack at `from` could not be had (the commit is gone upstream, say); everything then counts as new. */
+  readonly missing?: string;
+}
+
+export interface ReviewRequest {
+  /** A skills folder holding the packs of the moved sources at their old commits, and their sources.json. */
+  readonly before: string;
+  /** The skills folder the fetch just wrote: every pack at its new commit. */
+  readonly after: string;
+  readonly sources: readonly ReviewedSource[];
+  /** At most this many characters of Markdown. */
+  readonly budget: number;
+}
+
+/** An audit finding the review shows, and whether the old commit had it. */
+export interface ReviewedFinding {
+  readonly path: string;
+  readonly line: number;
+  readonly rule: string;
+  readonly severity: "high" | "medium" | "low";
+  readonly detail: string;
+  readonly new: boolean;
+}
+
+export interface Review {
+  readonly markdown: string;
+  readonly findings: readonly ReviewedFinding[];
+}
+
+/**
+ * GitHub refuses pull request bodies over 65,536 characters. The review gets what the table of moved
+ * sources, the table of fetched packs and check-skills (which the workflow appends) leave of that.
+ */
+const REVIEW_BUDGET = 52_000;
+
+/**
+ * What changes for agents in a repin: fetches each moved source's old commit (the new one is in `out`
+ * already) into a folder beside `out`, and hands both to the review. A source whose old commit cannot
+ * be fetched is reviewed as if it were new, saying why; the repin itself is done either way.
+ */
+export async function reviewRepins(
+  repins: readonly Repin[],
+  plan: { readonly out: string; readonly cache: string | undefined; readonly log: (line: string) => void },
+): Promise<Review> {
+  const moved = repins.filter((repin) => repin.from !== repin.to);
+  const temp = await makeWorkFolder(plan.out);
+  try {
+    const before = path.join(temp, "before");
+    await mkdir(before);
+    const stores = plan.cache ?? path.join(temp, "stores");
+    const sources: ReviewedSource[] = [];
+    const records: Pick<SourceRecord, "name" | "ref" | "skipped">[] = [];
+    for (const { source, from, to } of moved) {
+      const reviewed = { name: source.name, repo: source.repo, from, to };
+      const old: SkillSource = { ...source, ref: from };
+      try {
+        const checkout = await checkoutSource(old, stores, path.join(temp, "work", source.name));
+        try {
+          const skipped = await copySource(old, checkout.dir, path.join(before, source.name));
+          records.push({ name: source.name, ref: from, skipped: skippedRecords(skipped) });
+        } finally {
+          await checkout.remove();
+        }
+        sources.push(reviewed);
+      } catch (error) {
+        if (!(error instanceof FetcherError)) throw error;
+        plan.log(`${source.name}: warning: the review compares with nothing: ${error.message}`);
+        await rm(path.join(before, source.name), { recursive: true, force: true });
+        sources.push({ ...reviewed, missing: error.message });
+      }
+    }
+    await writeFile(path.join(before, "sources.json"), `${JSON.stringify({ sources: records }, null, 2)}\n`);
+    // Loaded here, not imported at the top: the review needs the server's catalog and audit (src/), and
+    // the image's skills stage, which only fetches, has neither.
+    const { reviewRepin } = await import("../repin-review/index.js");
+    return reviewRepin({ before, after: plan.out, sources, budget: REVIEW_BUDGET });
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The repin review: what a bump of skill sources changes for agents, and what looks dangerous in it,
+ * as pull request material. The fetcher loads it only on `--update`, since it needs src/.
+ */
+
+import { readFileSync } from "node:fs";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { auditFolder, type Finding, listServedFiles, unsafeSkills } from "../../src/audit/index.js";
+import { CatalogError, loadCatalog, type Pack } from "../../src/catalog/index.js";
+import { formatPacks } from "../../src/mcp/index.js";
+import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review.js";
+import { comparePacks, EMPTY_SIDE, type PackSide } from "./compare.js";
+import { type ReviewedFinding, renderReview, type SourceReview } from "./render.js";
+
+/** A skills folder as the server would load it, with its audit; empty when the server would refuse it. */
+interface Folder {
+  readonly packs: ReadonlyMap<string, Pack>;
+  readonly sides: ReadonlyMap<string, PackSide>;
+  readonly findings: readonly Finding[];
+  /** Why the server would refuse the folder. */
+  readonly refused: string | undefined;
+}
+
+export function reviewRepin(request: ReviewRequest): Review {
+  const before = readFolder(request.before);
+  const after = readFolder(request.after);
+  const reviews = request.sources.map((source) => reviewSource(source, before, after));
+  const moved = new Set(request.sources.map((source) => source.name));
+  const packsBefore = [...after.packs.values()]
+    .filter((pack) => !moved.has(pack.name))
+    .concat([...moved].flatMap((name) => before.packs.get(name) ?? []))
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+  const elsewhere = after.findings.filter(
+    (found) => found.severity === "high" && !moved.has(packOf(found.path)),
+  );
+  const markdown = renderReview(
+    {
+      reviews,
+      listPacks: {
+        before: countTokens(formatPacks(packsBefore)),
+        after: countTokens(formatPacks([...after.packs.values()])),
+      },
+      refused: after.refused,
+      elsewhere,
+    },
+    request.budget,
+  );
+  return { markdown, findings: reviews.flatMap((review) => review.findings) };
+}
+
+function reviewSource(source: ReviewedSource, before: Folder, after: Folder): SourceReview {
+  const old = source.missing === undefined ? (before.sides.get(source.name) ?? EMPTY_SIDE) : EMPTY_SIDE;
+  const now = after.sides.get(source.name) ?? EMPTY_SIDE;
+  const changes = comparePacks(old, now);
+  const inPack = (found: Finding) => packOf(found.path) === source.name;
+  const key = (found: Finding) => `${found.rule}\n${found.path}\n${found.detail}`;
+  const known = new Set(before.findings.filter(inPack).map(key));
+  const findings: ReviewedFinding[] = after.findings
+    .filter(inPack)
+    .map((found) => ({ ...found, new: !known.has(key(found)) }))
+    .filter(
+      (found) =>
+        changes.changedPaths.has(found.path.slice(source.name.length + 1)) ||
+        found.severity === "high" ||
+        (found.rule === "skipped-symlink" && found.new),
+    );
+  const unsafe = [...unsafeSkills(now.skills, after.findings).keys()].map((skill) => skill.id);
+  return {
+    source,
+    changes,
+    skills: { before: old.skills.length, after: now.skills.length },
+    descriptionTokens: { before: descriptionTokens(old), after: descriptionTokens(now) },
+    findings,
+    unsafe,
+  };
+}
+
+/** What the pack's `name: description` lines cost a model that lists them. */
+function descriptionTokens(side: PackSide): number {
+  return countTokens(side.skills.map((skill) => `${skill.name}: ${skill.description}`).join("\n"));
+}
+
+function packOf(findingPath: string): string {
+  return findingPath.split("/", 1)[0] ?? "";
+}
+
+function readFolder(dir: string): Folder {
+  try {
+    const { catalog } = loadCatalog(dir);
+    const { findings } = auditFolder(dir);
+    const sides = new Map<string, PackSide>();
+    const files = listServedFiles(catalog.everything);
+    for (const pack of catalog.everything.packs) {
+      const own = files.filter((served) => served.pack === pack.name);
+      sides.set(pack.name, {
+        skills: pack.skills,
+        packFiles: new Set(pack.files.keys()),
+        files: new Map(
+          own.map((served) => [served.path.slice(pack.name.length + 1), readFileSync(served.file.source)]),
+        ),
+      });
+    }
+    const packs = new Map(catalog.everything.packs.map((pack) => [pack.name, pack]));
+    return { packs, sides, findings, refused: undefined };
+  } catch (error) {
+    if (!(error instanceof CatalogError)) throw error;
+    return { packs: new Map(), sides: new Map(), findings: [], refused: error.message };
+  }
+}

@@ -1,0 +1,278 @@
+import {
+  countBySeverity,
+  type Finding,
+  findingsTable,
+  markdownCode,
+  markdownText,
+} from "../../src/audit/index.js";
+import type { Skill } from "../../src/catalog/index.js";
+import type { ReviewedSource } from "../fetch-skills/review.js";
+import type { FileChange, PackChanges } from "./compare.js";
+import type { LineChanges } from "./line-diff.js";
+
+/** A finding of the new commit, and whether the old one had it too. */
+export type ReviewedFinding = Finding & { readonly new: boolean };
+
+export interface SourceReview {
+  readonly source: ReviewedSource;
+  readonly changes: PackChanges;
+  readonly skills: Before<number>;
+  readonly descriptionTokens: Before<number>;
+  /** In files the bump adds or changes, and every high one. */
+  readonly findings: readonly ReviewedFinding[];
+  /** Skills of the new commit that a high finding makes unsafe, by id. */
+  readonly unsafe: readonly string[];
+}
+
+interface Before<T> {
+  readonly before: T;
+  readonly after: T;
+}
+
+export interface ReviewContent {
+  readonly reviews: readonly SourceReview[];
+  readonly listPacks: Before<number>;
+  /** Why the server would refuse the new skills folder, if it would. */
+  readonly refused: string | undefined;
+  /** High findings in packs that did not move. */
+  readonly elsewhere: readonly Finding[];
+}
+
+/** Lists longer than this are collapsed, so that a 60-skill bump still reads from the top. */
+const OPEN_ITEMS = 10;
+/** The longest lists tried, longest first, until the review fits its budget. */
+const LIST_LIMITS = [Number.POSITIVE_INFINITY, 200, 50, 15, 5, 1];
+const GITHUB_LIMIT = "GitHub's 65,536-character limit for a pull request body";
+
+/** The review as Markdown in at most `budget` characters: lists are cut shorter until it fits, and say so. */
+export function renderReview(content: ReviewContent, budget: number): string {
+  for (const limit of LIST_LIMITS) {
+    const text = render(content, limit);
+    if (text.length <= budget) return text;
+  }
+  const text = render(content, 1);
+  const cut = text.slice(0, text.lastIndexOf("\n", budget - 300));
+  const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
+  return `${cut}\n${"\n</details>\n".repeat(Math.max(0, open))}\n… the review stops here, to stay under ${GITHUB_LIMIT}.\n`;
+}
+
+function render(content: ReviewContent, limit: number): string {
+  const { reviews, listPacks, refused, elsewhere } = content;
+  const findings = reviews.flatMap((review) => review.findings);
+  const newHigh = findings.filter((found) => found.new && found.severity === "high");
+  const unsafe = reviews.flatMap((review) => review.unsafe);
+  const lines = ["## What changes for agents", ""];
+  if (refused !== undefined)
+    lines.push(`**The server would refuse the new skills folder:** ${markdownText(refused)}`, "");
+  lines.push(
+    `- \`list_packs\` costs ${tokens(listPacks)} tokens (o200k).`,
+    `- Audit ([rules](docs/audit.md)): ${
+      newHigh.length > 0 ? `**${count(newHigh.length, "new high finding")}**` : "no new high finding"
+    }; in what this bump adds or changes: ${countBySeverity(findings.filter((found) => found.new))} new.`,
+  );
+  if (unsafe.length > 0) {
+    lines.push(
+      `- A high finding makes ${count(unsafe.length, "skill")} unsafe; the server leaves ${unsafe.length === 1 ? "it" : "them"} out: ${listed(unsafe.map(markdownCode), limit)}`,
+    );
+  }
+  if (limit !== Number.POSITIVE_INFINITY) {
+    lines.push(`- Lists below show at most ${count(limit, "item")} each, to stay under ${GITHUB_LIMIT}.`);
+  }
+  lines.push("");
+  for (const review of reviews) lines.push(...renderSource(review, limit));
+  if (elsewhere.length > 0) {
+    lines.push(
+      "### High findings in packs this bump does not move",
+      "",
+      ...collapsible(
+        `${count(elsewhere.length, "finding")}`,
+        findingsTable(elsewhere, limit),
+        elsewhere.length,
+      ),
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function renderSource(review: SourceReview, limit: number): string[] {
+  const { source, changes, skills, descriptionTokens } = review;
+  const lines = [`### ${markdownCode(source.name)}: \`${short(source.from)}\` → \`${short(source.to)}\``, ""];
+  if (source.missing !== undefined) {
+    lines.push(
+      `> The old commit could not be fetched, so everything shows as added: ${markdownText(source.missing)}`,
+      "",
+    );
+  }
+  const files = changes.skillFiles;
+  lines.push(
+    `- Skills: ${skills.before} → ${skills.after}: ${changes.added.length} added, ${changes.removed.length} removed, ${changes.renamed.length} renamed.`,
+    `- Descriptions: ${changes.descriptions.length} changed; the pack's cost ${tokens(descriptionTokens)} tokens (o200k).`,
+    `- SKILL.md bodies: ${changes.bodies.length} changed${changes.bodies.length > 0 ? ` (${lineCount(sum(changes.bodies.map((body) => body.lines)))})` : ""}.`,
+    `- Supporting files: ${fileCounts(files)}; pack files: ${fileCounts(changes.packFiles)}.`,
+    `- Audit: ${auditLine(review.findings)}`,
+    "",
+  );
+  const id = (skill: Skill) => markdownCode(skill.id);
+  section(lines, "Added skills", changes.added.length, [
+    "| Skill | Description |",
+    "|---|---|",
+    ...changes.added.slice(0, limit).map((skill) => `| ${id(skill)} | ${markdownText(skill.description)} |`),
+    ...more(changes.added.length, limit),
+  ]);
+  section(lines, "Removed skills", changes.removed.length, [listed(changes.removed.map(id), limit)]);
+  section(
+    lines,
+    "Renamed skills",
+    changes.renamed.length,
+    changes.renamed
+      .slice(0, limit)
+      .map(({ before, after }) => `- ${id(before)} → ${id(after)}${renamedHow(before, after)}`)
+      .concat(more(changes.renamed.length, limit)),
+  );
+  section(lines, "Descriptions changed", changes.descriptions.length, [
+    "| Skill | Before | After |",
+    "|---|---|---|",
+    ...changes.descriptions
+      .slice(0, limit)
+      .map(
+        ({ before, after }) =>
+          `| ${id(after)} | ${sideBySide(before.description, after.description).join(" | ")} |`,
+      ),
+    ...more(changes.descriptions.length, limit),
+  ]);
+  section(
+    lines,
+    "SKILL.md bodies changed",
+    changes.bodies.length,
+    changes.bodies
+      .slice(0, limit)
+      .map(({ skill, lines: changed }) => `- ${id(skill)}: ${lineCount(changed)}`)
+      .concat(more(changes.bodies.length, limit)),
+  );
+  section(lines, "Supporting files", files.length, fileList(source.name, files, limit));
+  section(lines, "Pack files", changes.packFiles.length, fileList(source.name, changes.packFiles, limit));
+  if (review.findings.length > 0) {
+    lines.push(
+      "#### Audit findings",
+      "",
+      ...collapsible(
+        countBySeverity(review.findings),
+        findingsTable(review.findings, limit, (found) => (found.new ? "new" : undefined)),
+        review.findings.length,
+      ),
+    );
+  }
+  return lines;
+}
+
+/**
+ * Two versions of a text as table cells, the words between the first and the last difference in bold,
+ * so that one changed word in a long description is seen.
+ */
+function sideBySide(before: string, after: string): [string, string] {
+  const [a, b] = [before.split(" "), after.split(" ")];
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let end = 0;
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end])
+    end++;
+  const mark = (words: string[]) => {
+    const middle = words.slice(start, words.length - end).join(" ");
+    const parts = [
+      words.slice(0, start).join(" "),
+      middle === "" ? "" : `**${markdownText(middle)}**`,
+      words.slice(words.length - end).join(" "),
+    ];
+    return parts
+      .map((part, index) => (index === 1 ? part : markdownText(part)))
+      .filter((part) => part !== "")
+      .join(" ");
+  };
+  return [mark(a), mark(b)];
+}
+
+function auditLine(findings: readonly ReviewedFinding[]): string {
+  if (findings.length === 0) return "nothing in what this bump adds or changes, and no high finding.";
+  const fresh = findings.filter((found) => found.new);
+  const old = findings.length - fresh.length;
+  return `${fresh.length > 0 ? `${countBySeverity(fresh)} new` : "nothing new"}${old > 0 ? `; ${old} already there before` : ""}.`;
+}
+
+/** A heading and its lines, collapsed when there are many; nothing when there is nothing. */
+function section(lines: string[], title: string, items: number, body: readonly string[]): void {
+  if (items === 0) return;
+  lines.push(`#### ${title}`, "", ...collapsible(count(items, "item"), body, items));
+}
+
+function collapsible(summary: string, body: readonly string[], items: number): string[] {
+  if (items <= OPEN_ITEMS) return [...body, ""];
+  return ["<details>", `<summary>${summary}</summary>`, "", ...body, "", "</details>", ""];
+}
+
+function fileList(pack: string, files: readonly FileChange[], limit: number): string[] {
+  return files
+    .slice(0, limit)
+    .map((file) => {
+      const lines = file.lines === undefined ? "binary" : lineCount(file.lines);
+      return `- ${file.kind} ${markdownCode(`${pack}/${file.path}`)} (${lines})`;
+    })
+    .concat(more(files.length, limit));
+}
+
+function more(total: number, limit: number): string[] {
+  return total > limit ? [`- … and ${total - limit} more, cut to stay under ${GITHUB_LIMIT}`] : [];
+}
+
+function listed(items: readonly string[], limit: number): string {
+  const shown = items.slice(0, limit).join(", ");
+  return items.length > limit
+    ? `${shown}, and ${items.length - limit} more (cut to stay under ${GITHUB_LIMIT})`
+    : shown;
+}
+
+function renamedHow(before: Skill, after: Skill): string {
+  const folder = before.folder !== after.folder;
+  const name = before.name !== after.name;
+  if (folder && name && before.folder === before.name && after.folder === after.name)
+    return " (folder and name)";
+  const how: string[] = [];
+  if (folder) how.push(`folder ${markdownCode(before.folder)} → ${markdownCode(after.folder)}`);
+  if (name) how.push(`name ${markdownCode(before.name)} → ${markdownCode(after.name)}`);
+  return ` (${how.join(", ")})`;
+}
+
+function fileCounts(files: readonly FileChange[]): string {
+  if (files.length === 0) return "none changed";
+  const of = (kind: FileChange["kind"]) => files.filter((file) => file.kind === kind).length;
+  return `${of("added")} added, ${of("removed")} removed, ${of("changed")} changed`;
+}
+
+type LineCounts = Pick<LineChanges, "added" | "removed">;
+
+function sum(changes: readonly LineCounts[]): LineCounts {
+  return changes.reduce(
+    (total, each) => ({ added: total.added + each.added, removed: total.removed + each.removed }),
+    {
+      added: 0,
+      removed: 0,
+    },
+  );
+}
+
+function lineCount({ added, removed }: LineCounts): string {
+  return `+${added} −${removed} lines`;
+}
+
+function tokens({ before, after }: Before<number>): string {
+  const change = after - before;
+  const sign = change > 0 ? "+" : change < 0 ? "−" : "±";
+  return `${before.toLocaleString("en-US")} → ${after.toLocaleString("en-US")} (${sign}${Math.abs(change).toLocaleString("en-US")})`;
+}
+
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+function short(ref: string): string {
+  return ref.slice(0, 7);
+}

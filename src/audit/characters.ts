@@ -1,0 +1,262 @@
+import type { RuleId } from "./rules.js";
+import { codePoint, codePointBefore, excerpt, width } from "./text.js";
+
+/** One occurrence of a character rule, at a string offset; the caller turns offsets into lines. */
+export interface CharacterHit {
+  readonly rule: RuleId;
+  readonly offset: number;
+  readonly detail: string;
+}
+
+const NAMES: Readonly<Record<number, string>> = {
+  173: "SOFT HYPHEN",
+  1564: "ARABIC LETTER MARK",
+  8203: "ZERO WIDTH SPACE",
+  8204: "ZERO WIDTH NON-JOINER",
+  8205: "ZERO WIDTH JOINER",
+  8206: "LEFT-TO-RIGHT MARK",
+  8207: "RIGHT-TO-LEFT MARK",
+  8234: "LEFT-TO-RIGHT EMBEDDING",
+  8235: "RIGHT-TO-LEFT EMBEDDING",
+  8236: "POP DIRECTIONAL FORMATTING",
+  8237: "LEFT-TO-RIGHT OVERRIDE",
+  8238: "RIGHT-TO-LEFT OVERRIDE",
+  8288: "WORD JOINER",
+  8289: "FUNCTION APPLICATION",
+  8290: "INVISIBLE TIMES",
+  8291: "INVISIBLE SEPARATOR",
+  8292: "INVISIBLE PLUS",
+  8294: "LEFT-TO-RIGHT ISOLATE",
+  8295: "RIGHT-TO-LEFT ISOLATE",
+  8296: "FIRST STRONG ISOLATE",
+  8297: "POP DIRECTIONAL ISOLATE",
+  65279: "ZERO WIDTH NO-BREAK SPACE (byte order mark)",
+  8: "BACKSPACE",
+  11: "LINE TABULATION",
+  12: "FORM FEED",
+  13: "CARRIAGE RETURN",
+  27: "ESCAPE",
+  127: "DELETE",
+};
+
+/** `U+202E RIGHT-TO-LEFT OVERRIDE`, or the bare code point for characters without a name here. */
+export function describeCharacter(value: number): string {
+  const name = NAMES[value];
+  return name === undefined ? codePoint(value) : `${codePoint(value)} ${name}`;
+}
+
+/**
+ * Every character some rule below looks at, and a carriage return that ends no line. Most files hold
+ * none: one test of this pattern is all they cost.
+ */
+const CANDIDATE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the audit looks for
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: variation selectors are looked for one by one
+  /[\0-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\xAD\u200B-\u200D\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFE00-\uFE0F\uFEFF\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]|\r(?!\n)/u;
+const CANDIDATES = new RegExp(CANDIDATE.source, "gu");
+
+const isTag = (value: number) => value >= 0xe0000 && value <= 0xe007f;
+const isBidiControl = (value: number) =>
+  (value >= 0x202a && value <= 0x202e) || (value >= 0x2066 && value <= 0x2069);
+const isVariationSelector = (value: number) =>
+  (value >= 0xfe00 && value <= 0xfe0f) || (value >= 0xe0100 && value <= 0xe01ef);
+const isInvisible = (value: number) =>
+  value === 0xad ||
+  (value >= 0x200b && value <= 0x200d) ||
+  (value >= 0x2060 && value <= 0x2064) ||
+  value === 0xfeff;
+
+const ZWJ = 0x200d;
+const BLACK_FLAG = 0x1f3f4;
+const CANCEL_TAG = 0xe007f;
+/** Letters and digits of scripts that have no use for joiners or zero-width spaces between them. */
+const PLAIN_WORD = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Nd}]/u;
+/**
+ * Letters and marks of the scripts that use these characters: ZWJ and ZWNJ shape Arabic, Persian and the
+ * Indic scripts, and a zero-width space marks word breaks in Thai, Khmer, Burmese, Chinese and Japanese.
+ */
+export const JOINING_WORD =
+  /(?![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}\p{Script=Inherited}])[\p{L}\p{M}]/u;
+export const EMOJI = /\p{Extended_Pictographic}/u;
+const EMOJI_MODIFIER = /\p{Emoji_Modifier}/u;
+export const EMOJI_BASE = /\p{Emoji}/u;
+const HAN = /\p{Script=Han}/u;
+/** A run of this many invisible characters is a payload, whatever surrounds it. */
+const PAYLOAD_RUN = 4;
+
+/** Whether any character rule could apply to `text`: the cheap test that gates {@link characterHits}. */
+export function mayHoldCharacterHits(text: string): boolean {
+  return CANDIDATE.test(text);
+}
+
+/**
+ * The hits of the character rules (tag characters, bidi controls, invisible characters, control
+ * characters) in a text file's content, in order of offset.
+ */
+export function characterHits(text: string): CharacterHit[] {
+  const hits: CharacterHit[] = [];
+  const candidates = new RegExp(CANDIDATES);
+  const lineEndings = text.includes("\n");
+  for (let match = candidates.exec(text); match !== null; match = candidates.exec(text)) {
+    const offset = match.index;
+    const value = text.codePointAt(offset) ?? 0;
+    if (isTag(value)) {
+      const run = runOf(text, offset, isTag);
+      const hit = tagHit(text, offset, run);
+      if (hit) hits.push(hit);
+      candidates.lastIndex = run.end;
+    } else if (isVariationSelector(value)) {
+      const run = runOf(text, offset, isVariationSelector);
+      const hit = variationHit(text, offset, run);
+      if (hit) hits.push(hit);
+      candidates.lastIndex = run.end;
+    } else if (isInvisible(value)) {
+      const run = runOf(text, offset, isInvisible);
+      const hit = invisibleHit(text, offset, run);
+      if (hit) hits.push(hit);
+      candidates.lastIndex = run.end;
+    } else if (isBidiControl(value)) {
+      hits.push({ rule: "bidi-control", offset, detail: describeCharacter(value) });
+    } else {
+      const detail = controlDetail(text, offset, value, lineEndings);
+      if (detail) hits.push({ rule: "control-character", offset, detail });
+    }
+  }
+  return hits;
+}
+
+interface Run {
+  readonly values: readonly number[];
+  /** Offset just past the run. */
+  readonly end: number;
+}
+
+function runOf(text: string, start: number, belongs: (value: number) => boolean): Run {
+  const values: number[] = [];
+  let end = start;
+  for (let value = text.codePointAt(end); value !== undefined && belongs(value); ) {
+    values.push(value);
+    end += width(value);
+    value = text.codePointAt(end);
+  }
+  return { values, end };
+}
+
+function listed(values: readonly number[], shown = 6): string {
+  const names = values.slice(0, shown).map(codePoint).join(" ");
+  return values.length > shown ? `${names} …` : names;
+}
+
+/**
+ * Tag characters spell ASCII invisibly; the one legitimate use is a subdivision flag (England, Scotland,
+ * Wales): a black flag, a short lowercase region code in tags, and a cancel tag.
+ */
+function tagHit(text: string, offset: number, run: Run): CharacterHit | undefined {
+  const code = run.values.slice(0, -1).map((value) => String.fromCharCode(value - 0xe0000));
+  const isFlag =
+    codePointBefore(text, offset) === BLACK_FLAG &&
+    run.values.at(-1) === CANCEL_TAG &&
+    /^[a-z]{2}[a-z0-9]{1,4}$/.test(code.join(""));
+  if (isFlag) return undefined;
+  const spelled = run.values
+    .filter((value) => value >= 0xe0020 && value <= 0xe007e)
+    .map((value) => String.fromCharCode(value - 0xe0000))
+    .join("");
+  const reading = spelled === "" ? "" : `, invisible text reading ${JSON.stringify(excerpt(spelled, 120))}`;
+  return {
+    rule: "tag-characters",
+    offset,
+    detail: `${run.values.length} tag character${run.values.length === 1 ? "" : "s"} (${listed(run.values)})${reading}`,
+  };
+}
+
+/**
+ * One variation selector picks a glyph for the character before it: VS15/VS16 after an emoji-capable
+ * character, VS17 and up after a Han ideograph, the others after a non-ASCII symbol. Any other, or more
+ * than one in a row, carries data nobody sees (one byte each, as "emoji smuggling" does).
+ */
+function variationHit(text: string, offset: number, run: Run): CharacterHit | undefined {
+  const base = codePointBefore(text, offset);
+  const [selector] = run.values;
+  if (run.values.length === 1 && base !== undefined && selector !== undefined) {
+    const character = String.fromCodePoint(base);
+    if ((selector === 0xfe0e || selector === 0xfe0f) && EMOJI_BASE.test(character)) return undefined;
+    if (selector >= 0xe0100 && HAN.test(character)) return undefined;
+    if (selector >= 0xfe00 && selector <= 0xfe0d && base > 0x7f) return undefined;
+  }
+  const bytes = run.values.map((value) => (value >= 0xe0100 ? value - 0xe0100 + 16 : value - 0xfe00));
+  const decoded = new TextDecoder().decode(new Uint8Array(bytes));
+  const reading = /^[\x20-\x7e\n\t]{4,}$/.test(decoded)
+    ? `, carrying text that reads ${JSON.stringify(excerpt(decoded, 120))}`
+    : "";
+  const after = base === undefined ? "at the start" : `after ${codePoint(base)}`;
+  const count = run.values.length === 1 ? "a variation selector" : `${run.values.length} variation selectors`;
+  return {
+    rule: "invisible-character",
+    offset,
+    detail: `${count} ${after} that select no glyph (${listed(run.values)})${reading}`,
+  };
+}
+
+/**
+ * Invisible characters inside a word of a script that has no use for them: a keyword broken up so that
+ * filters and reviewers miss it, or bits hidden between letters. Emoji ZWJ sequences, joiners in
+ * Arabic or Indic words, and word breaks in Thai or Japanese are how those texts are written.
+ */
+function invisibleHit(text: string, offset: number, run: Run): CharacterHit | undefined {
+  if (offset === 0 && run.values[0] === 0xfeff) {
+    if (run.values.length === 1) return undefined;
+    return invisibleHit(text, 1, { values: run.values.slice(1), end: run.end });
+  }
+  const before = codePointBefore(text, offset);
+  const after = text.codePointAt(run.end);
+  const sides = [before, after].map((value) => (value === undefined ? "" : String.fromCodePoint(value)));
+  if (run.values.length < PAYLOAD_RUN) {
+    if (run.values.every((value) => value === ZWJ) && joinsEmoji(text, offset, after)) return undefined;
+    if (!sides.some((side) => PLAIN_WORD.test(side))) return undefined;
+    if (sides.some((side) => JOINING_WORD.test(side))) return undefined;
+  }
+  const names = [...new Set(run.values)].map(describeCharacter).join(", ");
+  const count = run.values.length === 1 ? "" : `${run.values.length} × `;
+  const inside = sides.every((side) => PLAIN_WORD.test(side));
+  const where =
+    run.values.length >= PAYLOAD_RUN ? "in a row" : inside ? "inside a word" : "at the edge of a word";
+  return { rule: "invisible-character", offset, detail: `${count}${names} ${where}` };
+}
+
+/** A ZWJ between two emoji (the first possibly with a skin tone or VS16) is part of one emoji. */
+function joinsEmoji(text: string, offset: number, after: number | undefined): boolean {
+  let index = offset;
+  let before = codePointBefore(text, index);
+  while (before !== undefined && (before === 0xfe0f || EMOJI_MODIFIER.test(String.fromCodePoint(before)))) {
+    index -= width(before);
+    before = codePointBefore(text, index);
+  }
+  const isEmoji = (value: number | undefined) =>
+    value !== undefined && EMOJI.test(String.fromCodePoint(value));
+  return isEmoji(before) && isEmoji(after);
+}
+
+/**
+ * Control characters move a terminal's cursor, recolour or hide text, or erase what came before, so the
+ * text on screen is not what an agent reads. A form feed alone on its line is a page break, as old
+ * source files have; a carriage return is a line ending unless the file ends its lines with LF.
+ */
+function controlDetail(
+  text: string,
+  offset: number,
+  value: number,
+  lineEndings: boolean,
+): string | undefined {
+  if (value === 0x0c) {
+    const before = offset === 0 ? "\n" : text[offset - 1];
+    const after = text[offset + 1] ?? "\n";
+    if ((before === "\n" || before === "\r") && (after === "\n" || after === "\r")) return undefined;
+  }
+  if (value === 0x0d) {
+    if (!lineEndings) return undefined;
+    return `${describeCharacter(value)} inside a line (a terminal shows only what follows it)`;
+  }
+  if (value === 0x1b) return `${describeCharacter(value)} (a terminal escape sequence)`;
+  return describeCharacter(value);
+}

@@ -1,0 +1,28 @@
+export { auditFile, FINDINGS_PER_RULE, type FileFacts } from "./file.js";
+export {
+  auditFolder,
+  documentPath,
+  type FolderAudit,
+  listServedFiles,
+  type ServedFile,
+  unsafeSkills,
+} from "./folder.js";
+export {
+  countBySeverity,
+  findingPlace,
+  findingsTable,
+  markdownCode,
+  markdownText,
+  ruleCounts,
+} from "./markdown.js";
+export { auditSkillMetadata, type SkillMetadata } from "./metadata.js";
+export {
+  atLeast,
+  compareFindings,
+  type Finding,
+  isUnsafe,
+  RULES,
+  type RuleId,
+  SEVERITIES,
+  type Severity,
+} from "./rules.js";

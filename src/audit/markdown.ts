@@ -1,0 +1,73 @@
+import { type Finding, RULES, SEVERITIES, type Severity } from "./rules.js";
+import { visible } from "./text.js";
+
+/**
+ * `text` as inline code that any content leaves intact, for a table cell: upstream file names may hold
+ * backticks, pipes or invisible characters, and must neither break the table nor hide in it.
+ */
+export function markdownCode(text: string): string {
+  const shown = visible(text).replace(/\|/g, "\\|");
+  const longest = Math.max(0, ...[...shown.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = "`".repeat(longest + 1);
+  const pad = shown.startsWith("`") || shown.endsWith("`") ? " " : "";
+  return `${fence}${pad}${shown}${pad}${fence}`;
+}
+
+/** `text` shown as written, with nothing in it read as Markdown or HTML, fit for a table cell. */
+export function markdownText(text: string): string {
+  return visible(text).replace(/[\\`*_[\]<>|~&#!]/g, "\\$&");
+}
+
+/** `3 high, 1 medium, 12 low`, or `none`. */
+export function countBySeverity(findings: readonly Finding[]): string {
+  const counts = SEVERITIES.map(
+    (severity) => [severity, findings.filter((found) => found.severity === severity).length] as const,
+  ).filter(([, count]) => count > 0);
+  return counts.length === 0 ? "none" : counts.map(([severity, count]) => `${count} ${severity}`).join(", ");
+}
+
+/** `path:line`, or the path alone for a finding about a whole file. */
+export function findingPlace(found: Finding): string {
+  return found.line > 0 ? `${found.path}:${found.line}` : found.path;
+}
+
+/**
+ * A Markdown table of `findings`, worst first; past `limit` rows, one line says how many are left out.
+ * `note` may add a word to a finding's severity (`high (new)`).
+ */
+export function findingsTable<T extends Finding>(
+  findings: readonly T[],
+  limit = Number.POSITIVE_INFINITY,
+  note: (found: T) => string | undefined = () => undefined,
+): string[] {
+  const ordered = [...findings].sort(
+    (a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity),
+  );
+  const severity = (found: T) => {
+    const noted = note(found);
+    return noted === undefined ? found.severity : `${found.severity} (${noted})`;
+  };
+  const rows = ordered
+    .slice(0, limit)
+    .map(
+      (found) =>
+        `| ${severity(found)} | ${markdownCode(findingPlace(found))} | ${found.rule} | ${markdownText(found.detail)} |`,
+    );
+  const lines = ["| Severity | Where | Rule | Detail |", "|---|---|---|---|", ...rows];
+  if (ordered.length > rows.length) lines.push("", `… and ${ordered.length - rows.length} more, not listed.`);
+  return lines;
+}
+
+/** One line per rule that found something: `low  binary-file  12  a binary file`. */
+export function ruleCounts(findings: readonly Finding[], severity?: Severity): string[] {
+  const counts = new Map<string, number>();
+  for (const found of findings) {
+    if (severity === undefined || found.severity === severity)
+      counts.set(found.rule, (counts.get(found.rule) ?? 0) + 1);
+  }
+  return Object.entries(RULES)
+    .filter(([rule]) => counts.has(rule))
+    .map(
+      ([rule, { severity: level, summary }]) => `- ${level} \`${rule}\` (${summary}): ${counts.get(rule)}`,
+    );
+}

@@ -1,0 +1,106 @@
+import { describeCharacter, EMOJI, EMOJI_BASE, JOINING_WORD } from "./characters.js";
+import { type Finding, finding } from "./rules.js";
+import { codePoint, codePointBefore } from "./text.js";
+
+/** Characters a name or description has no use for: controls, format characters and default ignorables. */
+const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
+const RTL_LETTER = /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/u;
+/** Marks that set the direction of neutral characters in right-to-left text, without reordering runs. */
+const DIRECTION_MARKS = new Set([0x200e, 0x200f, 0x061c]);
+const JOINERS = new Set([0x200b, 0x200c, 0x200d]);
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+/** The scripts whose letters pass for one another (Latin a, Cyrillic а, Greek α). */
+const CONFUSABLE_SCRIPTS = [
+  ["Latin", /\p{Script=Latin}/u],
+  ["Greek", /\p{Script=Greek}/u],
+  ["Cyrillic", /\p{Script=Cyrillic}/u],
+] as const;
+/** Greek mu is the micro sign of `10μs` more often than a disguise. */
+const MICRO = new Set(["μ", "µ"]);
+
+export interface SkillMetadata {
+  readonly name: string;
+  readonly description: string;
+}
+
+/**
+ * Findings of a skill's `name` and `description` as the catalog parsed them, which is what list_skills
+ * shows a model: YAML escapes (`"\u200B"`, `"\U000E0041"`) put characters there that the file's bytes
+ * do not show. `path` is the SKILL.md the findings name; `document`, its text, places them on the line
+ * of their key (line 1 without it).
+ */
+export function auditSkillMetadata(path: string, skill: SkillMetadata, document?: string): Finding[] {
+  const findings: Finding[] = [];
+  for (const key of ["name", "description"] as const) {
+    const value = skill[key];
+    const line = document === undefined ? 1 : keyLine(document, key);
+    const unseen = unseenCharacters(value);
+    if (unseen.length > 0) {
+      const names = [...new Set(unseen)].slice(0, 6).map(describeCharacter).join(", ");
+      findings.push(
+        finding(
+          path,
+          line,
+          "metadata-invisible-character",
+          `${key} holds ${countOf(unseen.length)}: ${names}`,
+        ),
+      );
+    }
+    for (const word of mixedScriptWords(value)) {
+      findings.push(finding(path, line, "metadata-mixed-script", `${key}: the word ${word}`));
+    }
+  }
+  return findings;
+}
+
+function countOf(count: number): string {
+  return count === 1 ? "an invisible character" : `${count} invisible characters`;
+}
+
+/** The invisible characters of `text` that are not part of how its script or its emoji are written. */
+function unseenCharacters(text: string): number[] {
+  const found: number[] = [];
+  const rtl = RTL_LETTER.test(text);
+  for (const match of text.matchAll(UNSEEN)) {
+    const value = match[0].codePointAt(0) ?? 0;
+    const before = codePointBefore(text, match.index);
+    const after = text.codePointAt(match.index + match[0].length);
+    const side = (code: number | undefined) => (code === undefined ? "" : String.fromCodePoint(code));
+    if (DIRECTION_MARKS.has(value) && rtl) continue;
+    if (JOINERS.has(value) && [before, after].some((code) => JOINING_WORD.test(side(code)))) continue;
+    if (value === 0x200d && EMOJI.test(side(before)) && EMOJI.test(side(after))) continue;
+    if ((value === 0xfe0f || value === 0xfe0e) && EMOJI_BASE.test(side(before))) continue;
+    found.push(value);
+  }
+  return found;
+}
+
+/** Words whose letters come from more than one of Latin, Greek and Cyrillic, shown with the odd ones escaped. */
+function mixedScriptWords(text: string): string[] {
+  const words: string[] = [];
+  for (const [word] of text.matchAll(WORD)) {
+    const letters = [...word].filter((letter) => !MICRO.has(letter));
+    const scripts = CONFUSABLE_SCRIPTS.filter(([, pattern]) =>
+      letters.some((letter) => pattern.test(letter)),
+    );
+    if (scripts.length < 2) continue;
+    const names = scripts.map(([name]) => name).join(" and ");
+    const shown = [...word].map((letter) =>
+      letter.charCodeAt(0) < 0x80 ? letter : `{${codePoint(letter.codePointAt(0) ?? 0)}}`,
+    );
+    words.push(`"${shown.join("")}" mixes ${names} letters`);
+  }
+  return words;
+}
+
+/** The line of `key:` in the frontmatter of `document`, or 1 when it cannot be told. */
+function keyLine(document: string, key: string): number {
+  const lines = document.split("\n", 200);
+  const pattern = new RegExp(`^["']?${key}["']?\\s*:`);
+  for (let index = 1; index < lines.length; index++) {
+    const line = lines[index] ?? "";
+    if (/^(?:---|\.\.\.)\s*$/.test(line)) break;
+    if (pattern.test(line)) return index + 1;
+  }
+  return 1;
+}

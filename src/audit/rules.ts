@@ -1,0 +1,65 @@
+/** How much a finding matters: `high` makes a skill unsafe to serve; the others are worth a look. */
+export type Severity = "high" | "medium" | "low";
+
+/** The rules, by stable id: scripts and reviewers match on these, so an id never changes meaning. */
+export const RULES = {
+  "tag-characters": { severity: "high", summary: "Unicode tag characters (invisible text)" },
+  "bidi-control": { severity: "high", summary: "bidi embedding, override or isolate control" },
+  "invisible-character": {
+    severity: "high",
+    summary: "invisible character inside a word, or a stray variation selector",
+  },
+  "control-character": { severity: "high", summary: "control character in a text file" },
+  "metadata-invisible-character": {
+    severity: "high",
+    summary: "invisible character in a skill's name or description",
+  },
+  "metadata-mixed-script": {
+    severity: "high",
+    summary: "a word of a skill's name or description mixing Latin, Greek and Cyrillic letters",
+  },
+  "pipe-to-shell": { severity: "medium", summary: "a download piped into an interpreter" },
+  "html-comment": { severity: "medium", summary: "an HTML comment, hidden from the rendered Markdown" },
+  "encoded-blob": { severity: "medium", summary: "a long base64 or hex blob" },
+  "deceptive-link": { severity: "medium", summary: "a link whose text shows another host than its target" },
+  "executable-file": { severity: "low", summary: "an executable file" },
+  "binary-file": { severity: "low", summary: "a binary file" },
+  "large-file": { severity: "low", summary: "a file over 256 KiB" },
+  "skipped-symlink": { severity: "low", summary: "a symlink the fetcher did not copy" },
+} as const satisfies Record<string, { severity: Severity; summary: string }>;
+
+export type RuleId = keyof typeof RULES;
+
+export interface Finding {
+  /** `<pack>/<path in pack>` from a folder audit; whatever path the caller gave for one file. */
+  readonly path: string;
+  /** 1-based; 0 when the finding is about the file as a whole (binary, size, mode, symlink). */
+  readonly line: number;
+  readonly rule: RuleId;
+  readonly severity: Severity;
+  /** What was found, with every offending character escaped (`U+E0041`), never raw. */
+  readonly detail: string;
+}
+
+export const SEVERITIES: readonly Severity[] = ["high", "medium", "low"];
+
+export function finding(path: string, line: number, rule: RuleId, detail: string): Finding {
+  return { path, line, rule, severity: RULES[rule].severity, detail };
+}
+
+/** Whether a finding makes its skill unsafe to serve: every high one does. */
+export function isUnsafe(found: Finding): boolean {
+  return found.severity === "high";
+}
+
+/** Whether `severity` is `threshold` or worse. */
+export function atLeast(severity: Severity, threshold: Severity): boolean {
+  return SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(threshold);
+}
+
+/** By path, then line, then rule: the order every report prints. */
+export function compareFindings(a: Finding, b: Finding): number {
+  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+  if (a.line !== b.line) return a.line - b.line;
+  return a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0;
+}

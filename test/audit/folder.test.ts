@@ -1,0 +1,63 @@
+import { chmod } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditFolder, unsafeSkills } from "../../src/audit/index.js";
+import { CatalogError, loadCatalog } from "../../src/catalog/index.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+
+let tree: TempTree;
+beforeAll(async () => {
+  tree = await makeTree({
+    "alpha/clean/SKILL.md": skillMd("clean", "Cleans."),
+    "alpha/outer/SKILL.md": skillMd("outer", "Holds a nested skill."),
+    "alpha/outer/inner/SKILL.md": skillMd("inner", "Nested.", "Say hi\u200Bthere.\n"),
+    "alpha/outer/inner/run.sh": "#!/bin/sh\necho inner\n",
+    "alpha/escaped/SKILL.md":
+      '---\nname: escaped\ndescription: "Looks fine.\\U000E0049\\U000E0067"\n---\n# E\n',
+    "alpha/shared/notes.md": "<!-- for maintainers -->\n",
+    "alpha/.hidden/evil.md": "\u202E hidden and never served\n",
+    "alpha/broken/SKILL.md": `no frontmatter ${"\u202E"}\n`,
+    "sources.json": JSON.stringify({
+      sources: [
+        { name: "alpha", ref: "a".repeat(40), skipped: [{ path: "clean/link", reason: "dangling symlink" }] },
+        { name: "gone", ref: "b".repeat(40), skipped: [{ path: "x", reason: "dangling symlink" }] },
+      ],
+    }),
+  });
+  await chmod(path.join(tree.dir, "alpha/outer/inner/run.sh"), 0o755);
+});
+afterAll(() => tree.remove());
+
+describe("auditFolder", () => {
+  it("audits what the server serves, each file once, and the symlinks the fetcher skipped", () => {
+    const { skills, findings } = auditFolder(tree.dir);
+    expect(skills).toBe(4);
+    expect(findings.map((found) => [found.path, found.line, found.rule])).toEqual([
+      ["alpha/clean/link", 0, "skipped-symlink"],
+      ["alpha/escaped/SKILL.md", 3, "metadata-invisible-character"],
+      ["alpha/outer/inner/SKILL.md", 6, "invisible-character"],
+      ["alpha/outer/inner/run.sh", 0, "executable-file"],
+      ["alpha/shared/notes.md", 1, "html-comment"],
+    ]);
+  });
+
+  it("says which skills a high finding makes unsafe: the nested one and the one around it", () => {
+    const { catalog } = loadCatalog(tree.dir);
+    const { findings } = auditFolder(tree.dir);
+    const unsafe = unsafeSkills(catalog.everything.skills, findings);
+    expect([...unsafe].map(([skill, found]) => [skill.id, found.path, found.rule])).toEqual([
+      ["alpha/escaped", "alpha/escaped/SKILL.md", "metadata-invisible-character"],
+      ["alpha/inner", "alpha/outer/inner/SKILL.md", "invisible-character"],
+      ["alpha/outer", "alpha/outer/inner/SKILL.md", "invisible-character"],
+    ]);
+  });
+
+  it("throws the catalog's error for a folder the server would refuse", async () => {
+    const empty = await makeTree({ "alpha/broken/SKILL.md": "no frontmatter" });
+    try {
+      expect(() => auditFolder(empty.dir)).toThrow(CatalogError);
+    } finally {
+      await empty.remove();
+    }
+  });
+});

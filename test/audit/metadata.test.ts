@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { auditSkillMetadata } from "../../src/audit/index.js";
+
+const DOCUMENT = "---\nname: tidy\ndescription: >\n  Tidies things.\n---\n# Tidy\n";
+
+function audit(name: string, description: string) {
+  return auditSkillMetadata("p/tidy/SKILL.md", { name, description }, DOCUMENT).map((found) => [
+    found.line,
+    found.rule,
+    found.detail,
+  ]);
+}
+
+describe("metadata-invisible-character", () => {
+  it("flags what a YAML escape put in a description, on the line of its key", () => {
+    expect(audit("tidy", "Tidies things.\u{E0049}\u{E0067}")).toEqual([
+      [3, "metadata-invisible-character", "description holds 2 invisible characters: U+E0049, U+E0067"],
+    ]);
+    expect(audit("ti\u200Bdy", "Tidies.")).toEqual([
+      [2, "metadata-invisible-character", "name holds an invisible character: U+200B ZERO WIDTH SPACE"],
+    ]);
+  });
+
+  it("flags a zero-width space even between words, where a file would not", () => {
+    expect(audit("tidy", "Tidies \u200B things.")).toHaveLength(1);
+  });
+
+  it("flags a direction mark in a description without right-to-left text", () => {
+    expect(audit("tidy", "Tidies\u200F things.")).toHaveLength(1);
+  });
+
+  it.each([
+    ["an emoji ZWJ sequence", "Helps \u{1F469}\u200D\u{1F4BB} developers \u2728"],
+    ["an emoji with VS16", "Warns \u26A0\uFE0F early."],
+    ["Hebrew with a direction mark", "מסדר קבצים\u200F (Excel)"],
+    ["Persian with a ZWNJ", "فایل‌ها را مرتب می\u200Cکند"],
+    ["Russian words beside English ones", "Работа с Excel and Word files."],
+    ["Greek mu in a unit", "Replies within 10μs."],
+  ])("leaves %s alone", (_, description) => {
+    expect(audit("tidy", description)).toEqual([]);
+  });
+});
+
+describe("metadata-mixed-script", () => {
+  it("flags a word mixing Latin and Cyrillic letters, escaping the odd ones", () => {
+    expect(audit("p\u0430ypal", "Pays with p\u0430ypal.")).toEqual([
+      [2, "metadata-mixed-script", 'name: the word "p{U+0430}ypal" mixes Latin and Cyrillic letters'],
+      [3, "metadata-mixed-script", 'description: the word "p{U+0430}ypal" mixes Latin and Cyrillic letters'],
+    ]);
+  });
+
+  it("flags a Greek omicron in a Latin word", () => {
+    expect(audit("tidy", "Uses g\u03BFogle.")).toEqual([
+      [3, "metadata-mixed-script", 'description: the word "g{U+03BF}ogle" mixes Latin and Greek letters'],
+    ]);
+  });
+
+  it("leaves accented Latin and Latin beside Japanese alone", () => {
+    expect(audit("tidy", "Crée des résumés; Excelファイルを整理")).toEqual([]);
+  });
+});
+
+describe("without the document", () => {
+  it("places findings on line 1", () => {
+    expect(auditSkillMetadata("p/x/SKILL.md", { name: "x", description: "a\u200Bb" })).toMatchObject([
+      { line: 1 },
+    ]);
+  });
+});
