@@ -7,26 +7,29 @@
  *   npm run check-skills -- [skills folder]     (default: ./skills)
  */
 import { existsSync } from "node:fs";
+import { auditFolder, countBySeverity, findingsTable, markdownCode, ruleCounts } from "../src/audit/index.js";
 import {
-  auditFolder,
-  countBySeverity,
-  findingsTable,
-  markdownCode,
-  ruleCounts,
-  unsafeSkills,
-} from "../src/audit/index.js";
-import { CatalogError, type CatalogIssue, loadCatalog, type Skill } from "../src/catalog/index.js";
+  type Catalog,
+  CatalogError,
+  type CatalogIssue,
+  loadCatalog,
+  type Skill,
+} from "../src/catalog/index.js";
+import { ConfigError, serveUnsafeSkills } from "../src/config/index.js";
+import { type Inspection, inspectCatalog } from "../src/inspection/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
 /** The audit's table stops here: the output goes into a pull request body, which GitHub bounds. */
 const LISTED_FINDINGS = 30;
 
-function report(dir: string, serveUnsafe: boolean): string {
-  return `${catalogReport(dir)}\n${auditReport(dir, serveUnsafe)}`;
+async function report(dir: string, serveUnsafe: boolean): Promise<string> {
+  const { catalog, issues } = loadCatalog(dir);
+  // Read as the server reads them at startup: the same entries, the same unsafe skills.
+  const { inspection } = await inspectCatalog(catalog.everything.skills);
+  return `${catalogReport(catalog, issues, inspection)}\n${auditReport(dir, inspection, serveUnsafe)}`;
 }
 
-function catalogReport(dir: string): string {
-  const { catalog, issues } = loadCatalog(dir);
+function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspection: Inspection): string {
   const packs = catalog.everything.packs.map((pack) => `${pack.name} ${pack.skills.length}`).join(", ");
   const skipped = issues.filter((issue) => issue.severity === "skipped");
   const lines = [
@@ -36,6 +39,15 @@ function catalogReport(dir: string): string {
       `${skipped.length} left out, ${issues.length - skipped.length} warnings.`,
   ];
   if (issues.length > 0) lines.push("", ...issues.map(formatIssue));
+  const leftOut = inspection.leftOut();
+  const carried = catalog.everything.skills.length - leftOut.length;
+  lines.push("", `The Skills extension carries ${carried}; ${leftOut.length} only the tools serve.`);
+  if (leftOut.length > 0) {
+    lines.push(
+      "",
+      ...leftOut.map(({ skill, reason }) => `- tools only: ${markdownCode(skill.id)}: ${reason}`),
+    );
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -43,10 +55,9 @@ function catalogReport(dir: string): string {
  * The audit: how many skills a high finding makes unsafe (the server leaves them out unless
  * UNSAFE_SKILLS=serve), the high and medium findings, and the low ones counted by rule.
  */
-function auditReport(dir: string, serveUnsafe: boolean): string {
-  const { catalog } = loadCatalog(dir);
+function auditReport(dir: string, inspection: Inspection, serveUnsafe: boolean): string {
   const { skills, findings } = auditFolder(dir);
-  const unsafe = [...unsafeSkills(catalog.everything.skills, findings).keys()];
+  const unsafe = inspection.unsafe().map(({ skill }) => skill);
   const lines = [
     "### Audit",
     "",
@@ -87,10 +98,10 @@ try {
     );
     process.exitCode = 1;
   } else {
-    process.stdout.write(report(folder ?? "skills", process.env.UNSAFE_SKILLS === "serve"));
+    process.stdout.write(await report(folder ?? "skills", serveUnsafeSkills(process.env)));
   }
 } catch (error) {
-  if (!(error instanceof CatalogError)) throw error;
+  if (!(error instanceof CatalogError || error instanceof ConfigError)) throw error;
   process.stderr.write(`check-skills: the server would refuse to start: ${error.message}\n`);
   process.exitCode = 1;
 }

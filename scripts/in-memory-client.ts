@@ -5,7 +5,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { type Catalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
-import { inspectCatalog } from "../src/inspection/index.js";
+import { inspectCatalog, withoutUnsafe } from "../src/inspection/index.js";
 import { buildMcpDeps, createMcpServer, type McpDeps } from "../src/mcp/index.js";
 import { buildIndex, type SearchIndex } from "../src/search/index.js";
 
@@ -16,9 +16,13 @@ export interface InMemoryOptions {
   readonly prompts?: boolean;
 }
 
-/** What main.ts builds the servers of a catalog from: its inspection, its search index, its resources. */
-export async function mcpDepsOf(catalog: Catalog, options: InMemoryOptions = {}): Promise<McpDeps> {
-  const { inspection } = await inspectCatalog(catalog.everything.skills, catalog.files);
+/**
+ * What main.ts builds the servers of a catalog from: its inspection, its search index, its resources;
+ * the skills a high finding makes unsafe are left out, as the server leaves them out by default.
+ */
+export async function mcpDepsOf(loaded: Catalog, options: InMemoryOptions = {}): Promise<McpDeps> {
+  const { inspection } = await inspectCatalog(loaded.everything.skills);
+  const catalog = withoutUnsafe(loaded, inspection);
   return buildMcpDeps({
     info: { name: "skills-mcp", version: options.version ?? "in-memory" },
     catalog,

@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { type Catalog, CatalogError, loadCatalog, readSkillDocument, type Skill } from "./catalog/index.js";
 import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, Readiness } from "./http/index.js";
-import { type Inspection, inspectCatalog } from "./inspection/index.js";
+import { type Inspection, inspectCatalog, withoutUnsafe } from "./inspection/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo } from "./mcp/index.js";
 import { readSavedIndex, type SavedParts, savedIndexBytes } from "./saved/index.js";
 import { buildIndex, indexFromBytes, indexToBytes, type SearchIndex } from "./search/index.js";
@@ -28,15 +28,16 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   );
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
-  const catalog = load(config, logger);
+  const loadedCatalog = load(config, logger);
   const loaded = performance.now();
   if (config.buildIndex) {
-    await saveIndex(config.savedIndexFile, catalog, logger);
+    await saveIndex(config, loadedCatalog, logger);
     return 0;
   }
   // The bundled examples never have a saved index (--build-index refuses to write one among them).
   const saved = config.skillsDirOrigin === "examples" ? {} : readSavedParts(config.savedIndexFile, logger);
-  const inspection = await inspect(catalog, saved[INSPECTION_PART], logger);
+  const inspection = await inspect(loadedCatalog, saved[INSPECTION_PART], logger);
+  const { catalog, unsafeSkills } = served(loadedCatalog, inspection, config, logger);
   const inspected = performance.now();
   const { index, origin } = startIndex(saved[SEARCH_PART], catalog.everything.skills, config, logger);
   const indexed = performance.now();
@@ -48,7 +49,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   }
 
   const readiness = new Readiness();
-  const app = await buildApp({ mcp, logger, settings: config.http, readiness });
+  const app = await buildApp({ mcp, logger, settings: config.http, readiness, unsafeSkills });
   await listen(app, config.host, config.port);
   const listening = performance.now();
   logger.info(
@@ -127,9 +128,8 @@ const SEARCH_PART = "search";
 const INSPECTION_PART = "inspection";
 
 /**
- * Every skill's files read once (or taken from the saved index while they have not changed): the Skills
- * extension's entry of each, with its digests. A skill the extension cannot carry is said once here; the
- * tools still serve it.
+ * Every skill's files read once (or taken from the saved index while they have not changed): the audit's
+ * high findings in each, and the Skills extension's entry of each, with its digests.
  */
 async function inspect(
   catalog: Catalog,
@@ -137,21 +137,59 @@ async function inspect(
   logger: pino.Logger,
 ): Promise<Inspection> {
   const started = performance.now();
-  const run = await inspectCatalog(catalog.everything.skills, catalog.files, saved);
+  const run = await inspectCatalog(catalog.everything.skills, saved);
   if (run.savedProblem !== undefined) {
     logger.warn({ problem: run.savedProblem }, `saved inspection not used: ${run.savedProblem}`);
-  }
-  for (const { skill, reason } of run.inspection.leftOut()) {
-    logger.warn(
-      { skill: skill.id, reason },
-      `${skill.id}: left out of the Skills extension (the tools serve it): ${reason}`,
-    );
   }
   logger.info(
     { inspected: run.inspected, reused: run.reused, ms: Math.round(performance.now() - started) },
     "skills inspected",
   );
   return run.inspection;
+}
+
+/**
+ * The catalog as it is served: less the skills a high finding of the audit makes unsafe, unless
+ * UNSAFE_SKILLS=serve, with one warning for each (its file, line and rule). A skill the extension cannot
+ * carry is said once too; the tools still serve it.
+ */
+function served(
+  loaded: Catalog,
+  inspection: Inspection,
+  config: Config,
+  logger: pino.Logger,
+): { catalog: Catalog; unsafeSkills: { leftOut: number; served: number } } {
+  const unsafe = inspection.unsafe();
+  for (const { skill, findings } of unsafe) {
+    const [first] = findings;
+    const where = first ? `${first.path}:${first.line}: ${first.rule}` : "";
+    const what = config.serveUnsafeSkills
+      ? "served although unsafe (UNSAFE_SKILLS=serve)"
+      : "left out as unsafe";
+    logger.warn(
+      { skill: skill.id, finding: first, findings: findings.length },
+      `${skill.id}: ${what}: ${where}`,
+    );
+  }
+  const catalog = config.serveUnsafeSkills ? loaded : withoutUnsafe(loaded, inspection);
+  if (catalog.everything.skills.length === 0) {
+    throw new CatalogError(
+      "No skill left to serve: a high finding of the audit makes every skill unsafe (the warnings above name " +
+        "them; npm run audit-skills explains, and UNSAFE_SKILLS=serve serves them all the same)",
+    );
+  }
+  for (const skill of catalog.everything.skills) {
+    const { leftOut } = inspection.of(skill);
+    if (leftOut === undefined) continue;
+    logger.warn(
+      { skill: skill.id, reason: leftOut },
+      `${skill.id}: left out of the Skills extension (the tools serve it): ${leftOut}`,
+    );
+  }
+  const count = config.serveUnsafeSkills
+    ? { leftOut: 0, served: unsafe.length }
+    : { leftOut: unsafe.length, served: 0 };
+  return { catalog, unsafeSkills: count };
 }
 
 function mcpDeps(
@@ -237,10 +275,12 @@ function readSavedParts(file: string, logger: pino.Logger): SavedParts {
  * `--build-index`: builds the search index and inspects every skill, and saves both whole or not at all
  * (written aside, then renamed).
  */
-async function saveIndex(file: string, catalog: Catalog, logger: pino.Logger): Promise<void> {
+async function saveIndex(config: Config, loaded: Catalog, logger: pino.Logger): Promise<void> {
   const started = performance.now();
-  const { skills } = catalog.everything;
-  const inspection = await inspect(catalog, undefined, logger);
+  const file = config.savedIndexFile;
+  const inspection = await inspect(loaded, undefined, logger);
+  // The search index of the skills the server will serve, as it will serve them.
+  const { skills } = served(loaded, inspection, config, logger).catalog.everything;
   const bytes = savedIndexBytes({
     [SEARCH_PART]: indexToBytes(buildIndex(skills, readSkillDocument)),
     [INSPECTION_PART]: inspection.toBytes(),

@@ -22,6 +22,8 @@ export interface Config {
   readonly savedIndexFile: string;
   /** `PROMPTS`: whether each skill is also an MCP prompt. */
   readonly prompts: boolean;
+  /** `UNSAFE_SKILLS=serve`: serve skills a high finding of the audit makes unsafe (with a warning). */
+  readonly serveUnsafeSkills: boolean;
   /** How the HTTP transport defends itself; ignored over stdio. */
   readonly http: HttpSettings;
   /** How long SIGTERM keeps serving with readiness failed, so load balancers stop sending first. */
@@ -90,6 +92,8 @@ Environment:
   LOG_LEVEL      ${LOG_LEVELS.join(", ")} (default info)
   TRANSPORT      http or stdio (default http)
   PROMPTS        on or off: each skill is also an MCP prompt, for clients' slash commands (default on)
+  UNSAFE_SKILLS  leave-out or serve: a skill with a high finding of the audit (hidden Unicode, bidi
+                 controls...; see npm run audit-skills) is left out, or served with a warning (default leave-out)
 
 HTTP protection and limits (see README, docs/security.md):
   ALLOWED_ORIGINS    comma list of browser origins (https://app.example.com) that may call the server;
@@ -107,6 +111,19 @@ HTTP protection and limits (see README, docs/security.md):
   MAX_BODY_BYTES     larger request bodies get 413 (default ${DEFAULT_MAX_BODY_BYTES})
   SHUTDOWN_DRAIN_MS  on SIGTERM, keep serving this long with /health at 503 before closing
                      (default ${DEFAULT_DRAIN_MS}); the process exits at most ${SHUTDOWN_GRACE_MS} ms later`;
+
+/**
+ * `UNSAFE_SKILLS`: `serve` serves the skills a high finding of the audit makes unsafe, `leave-out` (the
+ * default) leaves them out. Throws a ConfigError for any other value. Shared with `check-skills`, which
+ * says what the server would do.
+ */
+export function serveUnsafeSkills(env: Readonly<Record<string, string | undefined>>): boolean {
+  const value = env.UNSAFE_SKILLS?.trim().toLowerCase() || "leave-out";
+  if (value !== "leave-out" && value !== "serve") {
+    throw new ConfigError(`UNSAFE_SKILLS "${env.UNSAFE_SKILLS}" is not one of leave-out, serve`);
+  }
+  return value === "serve";
+}
 
 /** Splits a comma list (`a, b,,c`) into its non-empty, trimmed items. */
 export function splitList(value: string | undefined): string[] {
@@ -158,6 +175,13 @@ export function loadConfig(
   const prompts = env.PROMPTS?.trim().toLowerCase() || "on";
   if (prompts !== "on" && prompts !== "off") problems.push(`PROMPTS "${env.PROMPTS}" is not one of on, off`);
 
+  let serveUnsafe = false;
+  try {
+    serveUnsafe = serveUnsafeSkills(env);
+  } catch (error) {
+    problems.push((error as ConfigError).message);
+  }
+
   const http = parseHttpSettings(env, cwd, problems);
   const shutdownDrainMs = parseNumber(env, "SHUTDOWN_DRAIN_MS", DEFAULT_DRAIN_MS, problems, {
     min: 0,
@@ -178,6 +202,7 @@ export function loadConfig(
     ...skillsDir,
     savedIndexFile: path.join(skillsDir.skillsDir, SAVED_INDEX_NAME),
     prompts: prompts !== "off",
+    serveUnsafeSkills: serveUnsafe,
     skillPacks: Object.freeze(splitList(env.SKILL_PACKS)),
     port,
     host: env.HOST?.trim() || "0.0.0.0",

@@ -8,11 +8,13 @@ export interface HealthRouteOptions {
   readonly readiness: Readiness;
   /** How many of the catalog's skills the MCP Skills extension carries. */
   readonly extensionSkills: number;
+  /** Skills a high finding of the audit makes unsafe: left out, or served as UNSAFE_SKILLS=serve asked. */
+  readonly unsafeSkills: { readonly leftOut: number; readonly served: number };
 }
 
 const healthSchema = {
   type: "object",
-  required: ["status", "version", "packs", "skills", "skillsExtension"],
+  required: ["status", "version", "packs", "skills", "skillsExtension", "unsafeSkills"],
   properties: {
     status: { type: "string" },
     version: { type: "string" },
@@ -22,6 +24,11 @@ const healthSchema = {
       type: "object",
       required: ["skills", "leftOut"],
       properties: { skills: { type: "integer" }, leftOut: { type: "integer" } },
+    },
+    unsafeSkills: {
+      type: "object",
+      required: ["leftOut", "served"],
+      properties: { leftOut: { type: "integer" }, served: { type: "integer" } },
     },
     sources: {
       type: "array",
@@ -52,6 +59,7 @@ export async function healthRoutes(app: FastifyInstance, options: HealthRouteOpt
       skills: options.extensionSkills,
       leftOut: everything.skills.length - options.extensionSkills,
     },
+    unsafeSkills: options.unsafeSkills,
     ...(sources.length > 0 ? { sources } : {}),
   };
   const draining = { ...body, status: "draining" };

@@ -24,6 +24,8 @@ export interface AppDeps {
   readonly settings: HttpSettings;
   /** Flipped by shutdown so that /health fails first; a new one never drains. */
   readonly readiness?: Readiness;
+  /** Skills a high finding of the audit makes unsafe: left out, or served as UNSAFE_SKILLS=serve asked. */
+  readonly unsafeSkills?: { readonly leftOut: number; readonly served: number };
 }
 
 /** The HTTP app: `/mcp`, `/health` and `/metrics`. Never listens and never reads the environment. */
@@ -107,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     version: info.version,
     readiness,
     extensionSkills: resources.carried,
+    unsafeSkills: deps.unsafeSkills ?? { leftOut: 0, served: 0 },
   });
   await app.register(metricsRoutes, { metrics });
   return app;

@@ -1,13 +1,17 @@
-import type { FileReader, Skill } from "../catalog/index.js";
+import type { Finding } from "../audit/index.js";
+import type { Catalog, Skill } from "../catalog/index.js";
 import { inspectSkill, type SkillInspection, skillFingerprint } from "./inspect.js";
 
 export { type SkillEntry, type SkillInspection, skillPath } from "./inspect.js";
 
 /**
- * The version of what a saved inspection holds and of how it was made: bump it when the entries or the
- * checks change, so that inspections saved before are made anew instead of trusted.
+ * The version of what a saved inspection holds and of how it was made: bump it when the entries, the
+ * checks or the audit's rules change, so that inspections saved before are made anew instead of trusted.
  */
-export const INSPECTION_FORMAT_VERSION = 1;
+export const INSPECTION_FORMAT_VERSION = 2;
+
+/** How many of a skill's high findings an inspection keeps: the first says why it is unsafe. */
+const KEPT_FINDINGS = 10;
 
 /** How many skills are read at once: enough to keep the disk and the hashing busy. */
 const PARALLEL_SKILLS = 16;
@@ -24,7 +28,14 @@ export class Inspection {
 
   /** What the inspection of `skill` found; a skill it never saw has no entry. */
   of(skill: Skill): SkillInspection {
-    return this.#bySkill.get(skill) ?? { entry: undefined, leftOut: "not inspected" };
+    return this.#bySkill.get(skill) ?? notInspected();
+  }
+
+  /** The skills a high finding of the audit makes unsafe to serve, each with its findings. */
+  unsafe(): { skill: Skill; findings: readonly Finding[] }[] {
+    return [...this.#bySkill].flatMap(([skill, { unsafe }]) =>
+      unsafe.length === 0 ? [] : [{ skill, findings: unsafe }],
+    );
   }
 
   /** The skills the Skills extension leaves out, and why. */
@@ -41,6 +52,7 @@ export class Inspection {
       this.#fingerprints.get(skill) ?? "",
       found.entry ?? null,
       found.leftOut ?? null,
+      found.unsafe.slice(0, KEPT_FINDINGS),
     ]);
     return Buffer.from(JSON.stringify({ format: INSPECTION_FORMAT_VERSION, skills }));
   }
@@ -58,14 +70,9 @@ export interface InspectionRun {
 
 /**
  * Inspects `skills`, taking from `saved` (a saved {@link Inspection}) every skill whose files have not
- * changed since, and reading the others through `files`. A saved inspection that cannot be read is
- * ignored, and said so.
+ * changed since, and reading the others. A saved inspection that cannot be read is ignored, and said so.
  */
-export async function inspectCatalog(
-  skills: readonly Skill[],
-  files: FileReader,
-  saved?: Uint8Array,
-): Promise<InspectionRun> {
+export async function inspectCatalog(skills: readonly Skill[], saved?: Uint8Array): Promise<InspectionRun> {
   const { known, problem } = readSaved(saved);
   const bySkill = new Map<Skill, SkillInspection>();
   const fingerprints = new Map<Skill, string>();
@@ -80,7 +87,7 @@ export async function inspectCatalog(
   let next = 0;
   const worker = async () => {
     for (let skill = pending[next++]; skill !== undefined; skill = pending[next++]) {
-      bySkill.set(skill, await inspectSkill(skill, files));
+      bySkill.set(skill, await inspectSkill(skill));
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_SKILLS, pending.length) }, worker));
@@ -94,8 +101,14 @@ export async function inspectCatalog(
   };
 }
 
+/** `catalog` less the skills a high finding makes unsafe: what the server serves unless told otherwise. */
+export function withoutUnsafe(catalog: Catalog, inspection: Inspection): Catalog {
+  const unsafe = new Set(inspection.unsafe().map(({ skill }) => skill));
+  return unsafe.size === 0 ? catalog : { ...catalog, everything: catalog.everything.without(unsafe) };
+}
+
 function notInspected(): SkillInspection {
-  return { entry: undefined, leftOut: "not inspected" };
+  return { entry: undefined, leftOut: "not inspected", unsafe: [] };
 }
 
 interface SavedSkill {
@@ -123,12 +136,16 @@ function readSaved(saved: Uint8Array | undefined): { known: Map<string, SavedSki
   if (!Array.isArray(skills)) return { known, problem: "the saved inspection lists no skills" };
   for (const item of skills) {
     if (!Array.isArray(item)) continue;
-    const [id, fingerprint, entry, leftOut] = item as unknown[];
-    if (typeof id !== "string" || typeof fingerprint !== "string") continue;
+    const [id, fingerprint, entry, leftOut, unsafe] = item as unknown[];
+    if (typeof id !== "string" || typeof fingerprint !== "string" || !Array.isArray(unsafe)) continue;
     const found: SkillInspection =
       entry !== null && typeof entry === "object"
-        ? { entry: entry as SkillInspection["entry"], leftOut: undefined }
-        : { entry: undefined, leftOut: typeof leftOut === "string" ? leftOut : "not inspected" };
+        ? { entry: entry as SkillInspection["entry"], leftOut: undefined, unsafe: unsafe as Finding[] }
+        : {
+            entry: undefined,
+            leftOut: typeof leftOut === "string" ? leftOut : "not inspected",
+            unsafe: unsafe as Finding[],
+          };
     known.set(id, { fingerprint, found });
   }
   return { known };

@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
+import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { SKILL_LIMITS, type Skill as SkillEntry, skillEntry } from "@modelcontextprotocol/server/ext/skills";
+import { auditFile, auditSkillMetadata, documentPath, type Finding, isUnsafe } from "../audit/index.js";
 import {
   type CatalogFile,
-  type FileReader,
+  readCatalogBytes,
   readFrontmatterFields,
   SKILL_DOCUMENT,
   type Skill,
@@ -14,13 +16,22 @@ export type { SkillEntry };
 
 /**
  * What one read of every file of a skill found: the entry the MCP Skills extension publishes for it (its
- * URI, its frontmatter and a SHA-256 digest and size of each file), or why the extension cannot carry it.
+ * URI, its frontmatter and a SHA-256 digest and size of each file), or why the extension cannot carry it;
+ * and the audit's high findings, which make the skill unsafe to serve.
  */
 export interface SkillInspection {
   readonly entry: SkillEntry | undefined;
   /** Set when `entry` is not: why the extension leaves the skill out (the tools still serve it). */
   readonly leftOut: string | undefined;
+  /** Sorted as the audit sorts them; empty for a skill the audit finds nothing high in. */
+  readonly unsafe: readonly Finding[];
 }
+
+/**
+ * A file larger than this is not read: the extension carries no skill that big, and the audit's text
+ * rules do not apply to it (its size is a low finding of the audit's own).
+ */
+const MAX_INSPECTED_FILE_BYTES = SKILL_LIMITS.bytes;
 
 /**
  * The path of a skill in the extension's `skill://` namespace: its pack, its group if it has one, and its
@@ -30,9 +41,32 @@ export function skillPath(skill: Skill): string {
   return [skill.pack, ...(skill.group === undefined ? [] : [skill.group]), skill.name].join("/");
 }
 
-/** Reads every file of `skill` and builds its entry with the SDK's own checks. */
-export async function inspectSkill(skill: Skill, files: FileReader): Promise<SkillInspection> {
+/**
+ * Reads every file of `skill` once: the audit's rules run on each, and the SDK builds its entry from them
+ * with its own checks.
+ */
+export async function inspectSkill(skill: Skill): Promise<SkillInspection> {
   const all = [skill.document, ...skill.files.values()];
+  const contents: Record<string, Uint8Array> = {};
+  const unsafe: Finding[] = [];
+  for (const file of all) {
+    if (file.size > MAX_INSPECTED_FILE_BYTES) continue;
+    const bytes = await readCatalogBytes(file);
+    contents[file.path] = bytes;
+    unsafe.push(...auditFile(path.posix.join(skill.pack, skill.folder, file.path), bytes).filter(isUnsafe));
+  }
+  const document = Buffer.from(contents[SKILL_DOCUMENT] ?? new Uint8Array()).toString("utf8");
+  unsafe.push(...auditSkillMetadata(documentPath(skill), skill, document).filter(isUnsafe));
+  return { ...(await entryOf(skill, all, contents, document)), unsafe };
+}
+
+/** The extension's entry of a skill whose files hold `contents`, or why it cannot carry the skill. */
+async function entryOf(
+  skill: Skill,
+  all: readonly CatalogFile[],
+  contents: Readonly<Record<string, Uint8Array>>,
+  document: string,
+): Promise<Omit<SkillInspection, "unsafe">> {
   const bytes = all.reduce((sum, file) => sum + file.size, 0);
   if (all.length > SKILL_LIMITS.files || bytes > SKILL_LIMITS.bytes) {
     return leftOut(
@@ -40,16 +74,13 @@ export async function inspectSkill(skill: Skill, files: FileReader): Promise<Ski
         `${SKILL_LIMITS.files} files and ${SKILL_LIMITS.bytes} bytes a skill`,
     );
   }
-  const contents: Record<string, Uint8Array> = {};
-  for (const file of all) contents[file.path] = await files.readBytes(file);
   let entry: SkillEntry;
   try {
     entry = await skillEntry(skillPath(skill), contents);
   } catch (error) {
     return leftOut(describeEntryProblems(error));
   }
-  const document = contents[SKILL_DOCUMENT] ?? new Uint8Array();
-  const read = readFrontmatterFields(stripBom(Buffer.from(document).toString("utf8")));
+  const read = readFrontmatterFields(stripBom(document));
   if (!("fields" in read) || !isDeepStrictEqual(asJson(read.fields), asJson(entry.frontmatter))) {
     return leftOut("its frontmatter reads otherwise to the Skills extension's parser than to YAML");
   }
@@ -61,7 +92,7 @@ function asJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value));
 }
 
-function leftOut(reason: string): SkillInspection {
+function leftOut(reason: string): Omit<SkillInspection, "unsafe"> {
   return { entry: undefined, leftOut: reason };
 }
 

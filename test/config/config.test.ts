@@ -16,6 +16,7 @@ describe("loadConfig", () => {
         host: "0.0.0.0",
         logLevel: "info",
         prompts: true,
+        serveUnsafeSkills: false,
         transport: "http",
         help: false,
         buildIndex: false,
@@ -66,6 +67,14 @@ describe("loadConfig", () => {
     expect(loadConfig({ PROMPTS: "off" }).prompts).toBe(false);
     expect(loadConfig({ PROMPTS: " ON " }).prompts).toBe(true);
     expect(() => loadConfig({ PROMPTS: "no" })).toThrow('PROMPTS "no" is not one of on, off');
+  });
+
+  it("reads UNSAFE_SKILLS as leave-out or serve, and refuses anything else", () => {
+    expect(loadConfig({ UNSAFE_SKILLS: "serve" }).serveUnsafeSkills).toBe(true);
+    expect(loadConfig({ UNSAFE_SKILLS: "leave-out" }).serveUnsafeSkills).toBe(false);
+    expect(() => loadConfig({ UNSAFE_SKILLS: "always" })).toThrow(
+      'UNSAFE_SKILLS "always" is not one of leave-out, serve',
+    );
   });
 
   it("reads --build-index, which saves the index in the skills folder and serves nothing", async () => {

@@ -31,6 +31,7 @@ describe("GET /health", () => {
       packs: ["alpha", "beta", "gamma"],
       skills: 9,
       skillsExtension: { skills: 9, leftOut: 0 },
+      unsafeSkills: { leftOut: 0, served: 0 },
       sources: [{ name: "alpha", ref: "a".repeat(40) }],
     });
   });

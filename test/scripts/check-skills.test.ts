@@ -16,6 +16,7 @@ describe("npm run check-skills", () => {
       "alpha/other/SKILL.md": skillMd("renamed"),
       "alpha/broken/SKILL.md": "no frontmatter",
       "beta/tools/drill/SKILL.md": skillMd("drill"),
+      "beta/clockify/SKILL.md": skillMd("Clockify Automation"),
     });
     try {
       const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
@@ -23,14 +24,20 @@ describe("npm run check-skills", () => {
         [
           "### Catalog check",
           "",
-          "3 skills in 2 packs (alpha 2, beta 1); 1 left out, 1 warnings.",
+          "4 skills in 2 packs (alpha 2, beta 2); 1 left out, 3 warnings.",
           "",
           "- left out: `alpha/broken`: no frontmatter (the file must start with ---)",
           '- warning: `alpha/other`: name "renamed" differs from its folder',
+          '- warning: `beta/clockify`: name "Clockify Automation" must be lowercase letters, digits and single hyphens',
+          '- warning: `beta/clockify`: name "Clockify Automation" differs from its folder',
+          "",
+          "The Skills extension carries 3; 1 only the tools serve.",
+          "",
+          '- tools only: `beta/Clockify Automation`: frontmatter name "Clockify Automation" must be 1-64 lowercase letters, digits and single hyphens',
           "",
           "### Audit",
           "",
-          "3 skills: none found ([rules](docs/audit.md)).",
+          "4 skills: none found ([rules](docs/audit.md)).",
           "",
         ].join("\n"),
       );
