@@ -3,7 +3,7 @@
  * and token costs. Prints Markdown tables and writes JSON; see docs/performance.md for the method.
  *
  *   npm run bench -- [--only throughput,scale,tokens] [--seconds 3] [--sizes 1000,10000,50000]
- *                    [--connections 1,16,64] [--out bench/results/latest.json] [--update-docs]
+ *                    [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
  *                    [--compare <git ref>]
  *
  * `--compare` also serves a build of another commit in the throughput runs, in the same turns against
@@ -44,7 +44,7 @@ function readOptions(argv: readonly string[]): Options {
       only: { type: "string", default: PARTS.join(",") },
       seconds: { type: "string", default: "3" },
       sizes: { type: "string", default: "1000,10000,50000" },
-      connections: { type: "string", default: "1,16,64" },
+      connections: { type: "string", default: "16,64" },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
       "update-docs": { type: "boolean", default: false },
       compare: { type: "string" },

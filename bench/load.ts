@@ -10,23 +10,55 @@ export interface HttpPost {
   readonly newIdEachTime?: boolean;
 }
 
-/** What a client that has initialized sends with every request. */
-export const MCP_HEADERS: Readonly<Record<string, string>> = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2025-11-25",
+/**
+ * The protocol era a request speaks: `2025` as a client that has initialized sends it, `2026-07-28` with
+ * its per-request envelope and the headers that repeat its method and name.
+ */
+export type Era = "2025" | "2026-07-28";
+export const ERAS: readonly Era[] = ["2025", "2026-07-28"];
+
+const COMMON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "skills-mcp-bench", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-export function mcpPost(method: string, params?: Record<string, unknown>, path = "/mcp"): HttpPost {
+/**
+ * A request of `era`, with a new id for every request sent under load (counted up by autocannon, as a
+ * client counts its ids): `[<id>]` in the body is replaced each time.
+ */
+export function mcpPost(
+  method: string,
+  params?: Record<string, unknown>,
+  era: Era = "2025",
+  path = "/mcp",
+): HttpPost {
+  if (era === "2025") {
+    return {
+      path,
+      headers: { ...COMMON_HEADERS, "mcp-protocol-version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: "[<id>]", method, ...(params ? { params } : {}) }),
+      newIdEachTime: true,
+    };
+  }
+  const headers: Record<string, string> = {
+    ...COMMON_HEADERS,
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": method,
+  };
+  if (typeof params?.name === "string") headers["mcp-name"] = params.name;
   return {
     path,
-    headers: MCP_HEADERS,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, ...(params ? { params } : {}) }),
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", id: "[<id>]", method, params: { ...params, _meta: MODERN_META } }),
+    newIdEachTime: true,
   };
 }
 
-export function toolCall(name: string, args: Record<string, string> = {}, path = "/mcp"): HttpPost {
-  return mcpPost("tools/call", { name, arguments: args }, path);
+export function toolCall(name: string, args: Record<string, string> = {}, era: Era = "2025"): HttpPost {
+  return mcpPost("tools/call", { name, arguments: args }, era);
 }
 
 export interface LoadResult {

@@ -74,28 +74,31 @@ function throughputTable(report: ThroughputReport & { readonly catalog: string }
   const lines = [
     `### Throughput and latency: ${report.catalog}`,
     "",
-    "| request | answer | conns | server req/s | ceiling req/s | ratio | p50 ms | p99 ms | ceiling p50 / p99 ms | CPU µs/req server / ceiling | errors / non-2xx |" +
+    "| era | request | answer | conns | server req/s | ceiling req/s | ratio | p50 ms | p99 ms | ceiling p50 / p99 ms | CPU µs/req server / ceiling | errors / non-2xx |" +
       (before ? ` ${before} req/s | ${before} ratio | ${before} p50 / p99 ms | ${before} CPU µs/req |` : ""),
-    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${before ? "---:|---:|---:|---:|" : ""}`,
+    `|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${before ? "---:|---:|---:|---:|" : ""}`,
   ];
   for (const row of report.rows) {
     const { server, ceiling, baseline } = row;
     lines.push(
-      `| ${row.label} | ${kib(row.responseBytes)} | ${row.connections} | ${whole(server.requestsPerSecond)} | ` +
+      `| ${row.era} | ${row.label} | ${kib(row.responseBytes)} | ${row.connections} | ${whole(server.requestsPerSecond)} | ` +
         `${whole(ceiling.requestsPerSecond)} | ${percent(row.ratio)} | ${ms(server.p50Ms)} | ${ms(server.p99Ms)} | ` +
         `${ms(ceiling.p50Ms)} / ${ms(ceiling.p99Ms)} | ${micros(server)} / ${micros(ceiling)} | ` +
         `${server.errors} / ${server.non2xx} |` +
         (baseline
           ? ` ${whole(baseline.requestsPerSecond)} | ${percent(baseline.ratio)} | ` +
             `${ms(baseline.p50Ms)} / ${ms(baseline.p99Ms)} | ${micros(baseline)} |`
-          : ""),
+          : before
+            ? " – | – | – | – |"
+            : ""),
     );
   }
   const memory = report.serverResidentBytes;
   lines.push(
     "",
     "Ratio: server req/s over ceiling req/s, each row taken in three turns of ceiling then server. " +
-      "CPU µs/req: the answering process's CPU time (all threads) over its requests.",
+      "CPU µs/req: the answering process's CPU time (all threads) over its requests. Every request has a " +
+      "new id. A build compared against (`--compare`) is measured in the 2025 era only.",
     "",
     `Server resident memory: ${mib(memory.afterStart)} MiB after start, ${mib(memory.afterLoad)} MiB after the load.`,
   );

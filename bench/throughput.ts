@@ -8,6 +8,8 @@ import path from "node:path";
 import { loadCatalog, type Skill } from "../src/catalog/index.js";
 import { ceilingPath, type Fixture } from "./fixtures.js";
 import {
+  ERAS,
+  type Era,
   type HttpPost,
   type LoadResult,
   type LoadRun,
@@ -20,10 +22,11 @@ import {
 } from "./load.js";
 import { type RunningProcess, startCeiling, startServer } from "./processes.js";
 
-/** A request asked the way an initialized client asks it. */
+/** A request asked the way a client of its era asks it. */
 export interface Scenario {
   readonly id: string;
   readonly label: string;
+  readonly era: Era;
   readonly request: HttpPost;
 }
 
@@ -32,40 +35,42 @@ export const TYPICAL_QUERY =
   "where should the API key for an external service live so it is not pasted in plain text";
 
 /**
- * The six requests: the fixed ones, and for the catalog at hand the pack of median size and the skill
- * whose SKILL.md has the median size.
+ * The six requests in each era: the fixed ones, and for the catalog at hand the pack of median size and
+ * the skill whose SKILL.md has the median size.
  */
-export function scenariosFor(skillsDir: string): Scenario[] {
+export function scenariosFor(skillsDir: string, eras: readonly Era[] = ERAS): Scenario[] {
   const { everything } = loadCatalog(skillsDir).catalog;
   const packs = [...everything.packs].sort((a, b) => a.skills.length - b.skills.length);
   const pack = packs[Math.floor(packs.length / 2)];
   const skill = medianBySize(everything.skills);
   if (pack === undefined || skill === undefined) throw new Error(`${skillsDir} holds no skill`);
-  return [
-    { id: "tools-list", label: "tools/list", request: mcpPost("tools/list") },
-    { id: "list-packs", label: "list_packs", request: toolCall("list_packs") },
-    {
-      id: "list-skills-pack",
-      label: `list_skills(pack) (${pack.skills.length} skills)`,
-      request: toolCall("list_skills", { pack: pack.name }),
-    },
-    {
-      id: "list-skills-query",
-      label: "list_skills(query), repeated",
-      request: toolCall("list_skills", { query: TYPICAL_QUERY }),
-    },
-    {
-      // A word no skill holds, new for every request: each one is a search, never a kept answer.
-      id: "list-skills-new-query",
-      label: "list_skills(query), each new",
-      request: { ...toolCall("list_skills", { query: `${TYPICAL_QUERY} [<id>]` }), newIdEachTime: true },
-    },
-    {
-      id: "read-skill",
-      label: `read_skill (${(skill.document.size / 1024).toFixed(1)} KiB)`,
-      request: toolCall("read_skill", { skill: skill.id }),
-    },
-  ];
+  return eras.flatMap((era) =>
+    [
+      { id: "tools-list", label: "tools/list", request: mcpPost("tools/list", undefined, era) },
+      { id: "list-packs", label: "list_packs", request: toolCall("list_packs", {}, era) },
+      {
+        id: "list-skills-pack",
+        label: `list_skills(pack) (${pack.skills.length} skills)`,
+        request: toolCall("list_skills", { pack: pack.name }, era),
+      },
+      {
+        id: "list-skills-query",
+        label: "list_skills(query), repeated",
+        request: toolCall("list_skills", { query: TYPICAL_QUERY }, era),
+      },
+      {
+        // A word no skill holds, new for every request: each one is a search, never a kept answer.
+        id: "list-skills-new-query",
+        label: "list_skills(query), each new",
+        request: toolCall("list_skills", { query: `${TYPICAL_QUERY} [<id>]` }, era),
+      },
+      {
+        id: "read-skill",
+        label: `read_skill (${(skill.document.size / 1024).toFixed(1)} KiB)`,
+        request: toolCall("read_skill", { skill: skill.id }, era),
+      },
+    ].map((scenario) => ({ ...scenario, id: `${scenario.id}-${era}`, era })),
+  );
 }
 
 function medianBySize(skills: readonly Skill[]): Skill | undefined {
@@ -76,6 +81,7 @@ function medianBySize(skills: readonly Skill[]): Skill | undefined {
 export interface ThroughputRow {
   readonly scenario: string;
   readonly label: string;
+  readonly era: Era;
   readonly connections: number;
   readonly responseBytes: number;
   readonly server: LoadResult;
@@ -123,7 +129,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         name: "server-baseline",
         entry: options.baseline.entry,
       });
-      await compareAnswers(server.url, baseline.url, scenarios, options.progress);
+      await compareAnswers(server.url, baseline.url, scenarios.filter(servedByBaseline), options.progress);
     }
     const afterStart = server.residentBytes();
     const fixtures = await recordFixtures(server.url, scenarios);
@@ -139,7 +145,8 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     // Both processes answer every request for a while first, so the JIT has settled before timing.
     const all = scenarios.map((scenario) => scenario.request);
     await runLoad(server.url, all, 16, options.warmUpSeconds);
-    if (baseline) await runLoad(baseline.url, all, 16, options.warmUpSeconds);
+    const older = scenarios.filter(servedByBaseline).map((scenario) => scenario.request);
+    if (baseline) await runLoad(baseline.url, older, 16, options.warmUpSeconds);
     await runLoad(ceiling.url, scenarios.map(onCeiling), 16, options.warmUpSeconds);
 
     const rows: ThroughputRow[] = [];
@@ -153,7 +160,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         const seconds = options.seconds / options.rounds;
         for (let round = 0; round < options.rounds; round++) {
           bareRuns.push(await loadRun(ceiling.url, [onCeiling(scenario)], connections, seconds, ceiling));
-          if (baseline) {
+          if (baseline && servedByBaseline(scenario)) {
             baselineRuns.push(
               await loadRun(baseline.url, [scenario.request], connections, seconds, baseline),
             );
@@ -162,10 +169,11 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         }
         const bare = summarize(bareRuns);
         const real = summarize(realRuns);
-        const before = baseline ? summarize(baselineRuns) : undefined;
+        const before = baselineRuns.length > 0 ? summarize(baselineRuns) : undefined;
         const row: ThroughputRow = {
           scenario: scenario.id,
           label: scenario.label,
+          era: scenario.era,
           connections,
           responseBytes: fixture ? Buffer.from(fixture.body, "base64").length : 0,
           server: real,
@@ -177,7 +185,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         };
         rows.push(row);
         options.progress(
-          `  ${scenario.label} x${connections}: ${Math.round(real.requestsPerSecond)} req/s ` +
+          `  ${scenario.era} ${scenario.label} x${connections}: ${Math.round(real.requestsPerSecond)} req/s ` +
             `(ceiling ${Math.round(bare.requestsPerSecond)}, ${(row.ratio * 100).toFixed(0)}%), ` +
             `p50 ${real.p50Ms.toFixed(2)} ms, p99 ${real.p99Ms.toFixed(2)} ms` +
             (row.baseline
@@ -197,6 +205,11 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     await baseline?.stop();
     await server.stop();
   }
+}
+
+/** The build compared against may be older than the 2026-07-28 era: it is measured in the 2025 era only. */
+function servedByBaseline(scenario: Scenario): boolean {
+  return scenario.era === "2025";
 }
 
 /** Each request's answer from the real server; a failing one stops the benchmark. */

@@ -2,7 +2,16 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pino } from "pino";
-import { type Catalog, CatalogError, loadCatalog, readSkillDocument, type Skill } from "./catalog/index.js";
+import {
+  type Catalog,
+  CatalogError,
+  documentsToBytes,
+  KnownDocuments,
+  type LoadedCatalog,
+  loadCatalog,
+  readSkillDocument,
+  type Skill,
+} from "./catalog/index.js";
 import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, Readiness } from "./http/index.js";
 import { type Inspection, inspectCatalog, withoutUnsafe } from "./inspection/index.js";
@@ -28,14 +37,14 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   );
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
-  const loadedCatalog = load(config, logger);
-  const loaded = performance.now();
   if (config.buildIndex) {
-    await saveIndex(config, loadedCatalog, logger);
+    await saveIndex(config, load(config, KnownDocuments.fromBytes(undefined), logger), logger);
     return 0;
   }
   // The bundled examples never have a saved index (--build-index refuses to write one among them).
   const saved = config.skillsDirOrigin === "examples" ? {} : readSavedParts(config.savedIndexFile, logger);
+  const loadedCatalog = load(config, KnownDocuments.fromBytes(saved[DOCUMENTS_PART]), logger).catalog;
+  const loaded = performance.now();
   const inspection = await inspect(loadedCatalog, saved[INSPECTION_PART], logger);
   const { catalog, unsafeSkills } = served(loadedCatalog, inspection, config, logger);
   const inspected = performance.now();
@@ -100,7 +109,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   });
 }
 
-function load(config: Config, logger: pino.Logger): Catalog {
+function load(config: Config, known: KnownDocuments, logger: pino.Logger): LoadedCatalog {
   if (config.skillsDirOrigin === "examples") {
     logger.info(
       { skillsDir: config.skillsDir },
@@ -108,7 +117,8 @@ function load(config: Config, logger: pino.Logger): Catalog {
     );
   }
   const started = performance.now();
-  const { catalog, issues } = loadCatalog(config.skillsDir, { packs: config.skillPacks });
+  const loaded = loadCatalog(config.skillsDir, { packs: config.skillPacks, known });
+  const { catalog, issues } = loaded;
   for (const issue of issues) logger.warn(issue, `${issue.path}: ${issue.reason}`);
   logger.info(
     {
@@ -120,10 +130,11 @@ function load(config: Config, logger: pino.Logger): Catalog {
     },
     "catalog loaded",
   );
-  return catalog;
+  return loaded;
 }
 
 /** The parts of the saved index. */
+const DOCUMENTS_PART = "documents";
 const SEARCH_PART = "search";
 const INSPECTION_PART = "inspection";
 
@@ -275,13 +286,14 @@ function readSavedParts(file: string, logger: pino.Logger): SavedParts {
  * `--build-index`: builds the search index and inspects every skill, and saves both whole or not at all
  * (written aside, then renamed).
  */
-async function saveIndex(config: Config, loaded: Catalog, logger: pino.Logger): Promise<void> {
+async function saveIndex(config: Config, loaded: LoadedCatalog, logger: pino.Logger): Promise<void> {
   const started = performance.now();
   const file = config.savedIndexFile;
-  const inspection = await inspect(loaded, undefined, logger);
+  const inspection = await inspect(loaded.catalog, undefined, logger);
   // The search index of the skills the server will serve, as it will serve them.
-  const { skills } = served(loaded, inspection, config, logger).catalog.everything;
+  const { skills } = served(loaded.catalog, inspection, config, logger).catalog.everything;
   const bytes = savedIndexBytes({
+    [DOCUMENTS_PART]: documentsToBytes(loaded.documents),
     [SEARCH_PART]: indexToBytes(buildIndex(skills, readSkillDocument)),
     [INSPECTION_PART]: inspection.toBytes(),
   });
@@ -299,7 +311,7 @@ async function saveIndex(config: Config, loaded: Catalog, logger: pino.Logger): 
       file,
       bytes: bytes.length,
       skills: skills.length,
-      parts: [SEARCH_PART, INSPECTION_PART],
+      parts: [DOCUMENTS_PART, SEARCH_PART, INSPECTION_PART],
       ms: Math.round(performance.now() - started),
     },
     "index saved",

@@ -36,7 +36,7 @@ async function buildIndexFile(env: Record<string, string> = {}): Promise<LogLine
     file: savedIndex,
     skills: expect.any(Number),
     bytes: expect.any(Number),
-    parts: ["search", "inspection"],
+    parts: ["documents", "search", "inspection"],
   });
   return saved as LogLine;
 }

@@ -1,3 +1,4 @@
+export { type DocumentReading, documentsToBytes, KnownDocuments } from "./documents.js";
 export {
   ChangedFileError,
   describeBytes,

@@ -10,8 +10,15 @@ import {
   statSync,
 } from "node:fs";
 import path from "node:path";
+import { type DocumentReading, KnownDocuments } from "./documents.js";
 import { FileReader } from "./files.js";
-import { closesFrontmatter, nameRuleViolation, parseSkillDocument, stripBom } from "./frontmatter.js";
+import {
+  closesFrontmatter,
+  nameRuleViolation,
+  type SkillDocument as ParsedDocument,
+  parseSkillDocument,
+  stripBom,
+} from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
 import type { Catalog, CatalogFile, CatalogIssue, Skill, Source } from "./types.js";
 
@@ -23,11 +30,23 @@ export class CatalogError extends Error {
 export interface LoadOptions {
   /** `SKILL_PACKS`: only these packs or groups are loaded. Empty loads everything. */
   readonly packs?: readonly string[];
+  /** SKILL.md files read before (saved with the search index): what still fits is not read again. */
+  readonly known?: KnownDocuments;
 }
 
 export interface LoadedCatalog {
   readonly catalog: Catalog;
   readonly issues: readonly CatalogIssue[];
+  /** What each SKILL.md held, to be saved for the next start (see KnownDocuments). */
+  readonly documents: readonly DocumentReading[];
+}
+
+/** What the walk of the skills folder reports to, and reads with. */
+interface Reading {
+  readonly root: string;
+  readonly issues: CatalogIssue[];
+  readonly known: KnownDocuments;
+  readonly documents: DocumentReading[];
 }
 
 export const SKILL_DOCUMENT = "SKILL.md";
@@ -43,11 +62,17 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   const root = realDirectory(dir);
   const issues: CatalogIssue[] = [];
   const selectors = options.packs ?? [];
+  const reading: Reading = {
+    root,
+    issues,
+    known: options.known ?? KnownDocuments.fromBytes(undefined),
+    documents: [],
+  };
 
   const skills: Skill[] = [];
   const packFiles = new Map<string, ReadonlyMap<string, CatalogFile>>();
   for (const name of packsToScan(listPackFolders(root, issues), selectors)) {
-    const pack = scanPack(root, name, issues);
+    const pack = scanPack(name, reading);
     if (pack.skills.length === 0) {
       issues.push({ severity: "skipped", path: name, reason: "pack folder holds no valid skill" });
       continue;
@@ -72,7 +97,7 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   }
   // The sources of packs SKILL_PACKS left out are not served, so not reported either.
   const sources = readSources(root, issues).filter((source) => everything.findPack(source.name));
-  return { catalog: { everything, sources, files: new FileReader() }, issues };
+  return { catalog: { everything, sources, files: new FileReader() }, issues, documents: reading.documents };
 }
 
 function realDirectory(dir: string): string {
@@ -126,7 +151,8 @@ interface SkillFolder {
   readonly entries: readonly Dirent[];
 }
 
-function scanPack(root: string, name: string, issues: CatalogIssue[]): ScannedPack {
+function scanPack(name: string, reading: Reading): ScannedPack {
+  const { root, issues } = reading;
   const packRoot = realpathSync(path.join(root, name));
   const skillFolders: SkillFolder[] = [];
   const files: CatalogFile[] = [];
@@ -148,7 +174,7 @@ function scanPack(root: string, name: string, issues: CatalogIssue[]): ScannedPa
   for (let next = 0; next < skillFolders.length; next++) {
     const found = skillFolders[next];
     if (found === undefined) break;
-    const { skill, nested } = readSkill(name, found, issues);
+    const { skill, nested } = readSkill(name, found, reading);
     for (const inner of nested) {
       if (!queued.has(inner.real)) skillFolders.push(inner);
       queued.add(inner.real);
@@ -200,8 +226,9 @@ interface ReadSkill {
 function readSkill(
   pack: string,
   found: SkillFolder,
-  issues: CatalogIssue[],
+  reading: Reading,
 ): { skill?: ReadSkill; nested: readonly SkillFolder[] } {
+  const { issues } = reading;
   const { folder, real: skillRoot, entries } = found;
   const where = path.posix.join(pack, folder);
   const warnings: CatalogIssue[] = [];
@@ -245,12 +272,12 @@ function readSkill(
     });
     return { nested };
   }
-  const start = readDocumentStart(document.real);
+  const start = readDocument(path.posix.join(where, SKILL_DOCUMENT), document.real, reading);
   if (start.size > MAX_SKILL_DOCUMENT_BYTES) {
     issues.push({ severity: "skipped", path: where, reason: "SKILL.md is larger than 1 MiB" });
     return { nested };
   }
-  const parsed = parseSkillDocument(start.text);
+  const { parsed } = start;
   if (!parsed.ok) {
     issues.push({ severity: "skipped", path: where, reason: parsed.reason });
     return { nested };
@@ -292,6 +319,40 @@ function groupOf(folder: string, holdsSkills: boolean): string | undefined {
   const slash = folder.indexOf("/");
   if (slash > 0) return flat(folder.slice(0, slash));
   return holdsSkills && folder !== "" ? flat(folder) : undefined;
+}
+
+/**
+ * What a SKILL.md says, from the documents read before when it still has the size and modification time
+ * it had then, else read now from disk; either way recorded for the next start.
+ */
+function readDocument(
+  where: string,
+  real: string,
+  reading: Reading,
+): { parsed: ParsedDocument; size: number; mtimeMs: number } {
+  const read = reading.known.empty ? fromDisk(real) : fromKnown(where, real, reading.known);
+  reading.documents.push({
+    path: where,
+    size: read.size,
+    seconds: Math.floor(read.mtimeMs / 1000),
+    parsed: read.parsed,
+  });
+  return read;
+}
+
+function fromKnown(
+  where: string,
+  real: string,
+  known: KnownDocuments,
+): { parsed: ParsedDocument; size: number; mtimeMs: number } {
+  const { size, mtimeMs } = statSync(real);
+  const parsed = known.get(where, size, mtimeMs);
+  return parsed === undefined ? fromDisk(real) : { parsed, size, mtimeMs };
+}
+
+function fromDisk(real: string): { parsed: ParsedDocument; size: number; mtimeMs: number } {
+  const start = readDocumentStart(real);
+  return { parsed: parseSkillDocument(start.text), size: start.size, mtimeMs: start.mtimeMs };
 }
 
 /**

@@ -40,11 +40,11 @@ export interface Answer {
 
 /**
  * The key of a request whose answer the MCP layer says depends only on the scope and the request: its
- * era, its scope, the headers the SDK checks and the whole body but its id. Undefined for anything else:
- * batches, notifications, and what must be answered afresh.
+ * scope, the headers the SDK checks and the whole body but its id, which also tell its protocol era (the
+ * SDK tells it from the protocol version header and the envelope in `_meta`). Undefined for anything
+ * else: batches, notifications, and what must be answered afresh.
  */
 export function answerKeyOf(
-  era: string,
   scopeKey: string,
   headers: IncomingHttpHeaders,
   body: unknown,
@@ -56,7 +56,7 @@ export function answerKeyOf(
   if (keeping === undefined) return undefined;
   const checked = CHECKED_HEADERS.map((name) => String(headers[name] ?? ""));
   return {
-    key: [era, scopeKey, ...checked, JSON.stringify(rest)].join("\n"),
+    key: [scopeKey, ...checked, JSON.stringify(rest)].join("\n"),
     id,
     keptWhenRepeated: keeping === "when-repeated",
   };

@@ -73,7 +73,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   app.decorateRequest("mcpCall", null);
 
   if (settings.allowedHosts.length > 0) app.addHook("onRequest", hostGuard(settings.allowedHosts));
-  await registerCors(app, settings.allowedOrigins);
+  if (settings.allowedOrigins.length > 0) await registerCors(app, settings.allowedOrigins);
   if (
     settings.shedEventLoopDelayMs > 0 ||
     settings.shedEventLoopUtilization > 0 ||
@@ -149,10 +149,11 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         if (!(error instanceof SelectorError)) throw error;
         return reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, error.message, requestId(body)));
       }
-      const era = eraOf(request.headers, body);
-      const key = era === "refused" ? undefined : answerKeyOf(era, caller.key, request.headers, body);
+      // The era is told by the headers and the body, which the key holds: a kept answer needs no telling.
+      const key = answerKeyOf(caller.key, request.headers, body);
       const kept = key === undefined ? undefined : answers.answer(key);
       if (kept !== undefined) return send(reply, kept);
+      const era = eraOf(request.headers, body);
       const answer = await endpoints.for(caller.scope).answer(era, request.raw, body);
       call.failed = !succeeded(answer);
       if (key !== undefined) answers.keep(key, answer, !call.failed);

@@ -5,7 +5,7 @@ import {
   type SkillSource,
 } from "@modelcontextprotocol/server/ext/skills";
 import type { CatalogFile, FileReader, Scope, Skill } from "../catalog/index.js";
-import type { SkillEntry } from "../inspection/index.js";
+import { type SkillEntry, skillPath } from "../inspection/index.js";
 import { keyOf, keyOfUri, mimeTypeOf, nameOfKey, parentOfKey, type UriKey, uriOfKey } from "./skill-uris.js";
 
 /** Entries of `skills/list` and children of `resources/directory/read` per page, as the SDK pages them. */
@@ -50,7 +50,8 @@ export class SkillResources {
   readonly #carried: readonly CarriedSkill[];
   readonly #bySkillUri: ReadonlyMap<UriKey, CarriedSkill>;
   readonly #targets: ReadonlyMap<UriKey, Target>;
-  readonly #folders: ReadonlyMap<UriKey, Folder>;
+  /** Worked out on the first folder read: most clients never read one, and it costs a walk of every key. */
+  #folders: ReadonlyMap<UriKey, Folder> | undefined;
   readonly #packFiles: ReadonlyMap<string, readonly { key: UriKey; target: Target }[]>;
 
   private constructor(
@@ -59,10 +60,16 @@ export class SkillResources {
     packFiles: ReadonlyMap<string, readonly { key: UriKey; target: Target }[]>,
   ) {
     this.#carried = [...carried].sort((a, b) => compareUris(a.entry.uri, b.entry.uri));
-    this.#bySkillUri = new Map(carried.map((item) => [keyOfUri(item.entry.uri) ?? "", item]));
+    this.#bySkillUri = new Map(
+      carried.map((item) => [`${skillPath(item.skill)}/${item.skill.document.path}`, item]),
+    );
     this.#targets = targets;
     this.#packFiles = packFiles;
-    this.#folders = foldersOf(targets);
+  }
+
+  #foldersNow(): ReadonlyMap<UriKey, Folder> {
+    this.#folders ??= foldersOf(this.#targets);
+    return this.#folders;
   }
 
   /**
@@ -166,7 +173,7 @@ export class SkillResources {
     cursor: string | undefined,
   ): { resources: Resource[]; nextCursor?: string } | undefined {
     const key = keyOfUri(uri);
-    const folder = key === undefined ? undefined : this.#folders.get(key);
+    const folder = key === undefined ? undefined : this.#foldersNow().get(key);
     if (folder === undefined || !isFolderVisible(folder, scope)) return undefined;
     const children: Resource[] = [];
     for (const child of folder.children.values()) {
@@ -187,7 +194,7 @@ export class SkillResources {
     const uri = uriOfKey(key);
     const name = nameOfKey(key);
     if (folder) {
-      const found = this.#folders.get(key);
+      const found = this.#foldersNow().get(key);
       return found !== undefined && isFolderVisible(found, scope)
         ? { uri, name, mimeType: DIRECTORY_MIME_TYPE }
         : undefined;
@@ -236,20 +243,23 @@ function skillDocumentResource({ skill, entry }: CarriedSkill): Resource {
   };
 }
 
-/** Each file of `skill` at the key its entry gives it, or undefined if the entry names a file it lacks. */
+/**
+ * Each file of `skill` at its key, `<pack>/[<group>/]<name>/<path>`; undefined when its entry does not
+ * list exactly these files at these URIs (the SDK encodes each segment as uriOfKey does).
+ */
 function filesOfEntry(skill: Skill, entry: SkillEntry): { key: UriKey; file: CatalogFile }[] | undefined {
-  const root = keyOfUri(entry.uri.slice(0, -"/SKILL.md".length));
-  if (root === undefined || entry.resources === "dynamic") return undefined;
-  const files: { key: UriKey; file: CatalogFile }[] = [];
-  for (const { uri } of entry.resources) {
-    const key = keyOfUri(uri);
-    if (key === undefined || !key.startsWith(`${root}/`)) return undefined;
-    const path = key.slice(root.length + 1);
-    const file = path === skill.document.path ? skill.document : skill.files.get(path);
-    if (file === undefined) return undefined;
-    files.push({ key, file });
-  }
-  return files;
+  if (entry.resources === "dynamic") return undefined;
+  const root = skillPath(skill);
+  const files = [skill.document, ...skill.files.values()].map((file) => ({
+    key: `${root}/${file.path}`,
+    file,
+  }));
+  const listed = new Set(entry.resources.map(({ uri }) => uri));
+  const fits =
+    listed.size === files.length &&
+    entry.uri === uriOfKey(`${root}/${skill.document.path}`) &&
+    files.every(({ key }) => listed.has(uriOfKey(key)));
+  return fits ? files : undefined;
 }
 
 function isVisible(target: Target, scope: Scope): boolean {

@@ -1,5 +1,14 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CatalogError, type CatalogIssue, type LoadedCatalog, loadCatalog } from "../../src/catalog/index.js";
+import {
+  CatalogError,
+  type CatalogIssue,
+  documentsToBytes,
+  KnownDocuments,
+  type LoadedCatalog,
+  loadCatalog,
+} from "../../src/catalog/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
@@ -326,6 +335,54 @@ describe("loadCatalog refusals", () => {
     const tree = await makeTree({ "p/broken/SKILL.md": "no frontmatter", "p/readme.md": "x" });
     try {
       expect(() => loadCatalog(tree.dir)).toThrow(/No valid skill/);
+    } finally {
+      await tree.remove();
+    }
+  });
+});
+
+describe("SKILL.md files read before", () => {
+  it("are taken as they were while their size and time hold, and read again once either changes", async () => {
+    const tree = await makeTree({
+      "alpha/one/SKILL.md": skillMd("one", "First."),
+      "alpha/two/SKILL.md": skillMd("two", "Second."),
+      "alpha/broken/SKILL.md": "no frontmatter",
+    });
+    try {
+      const first = loadCatalog(tree.dir);
+      const known = KnownDocuments.fromBytes(documentsToBytes(first.documents));
+      expect(first.documents.map((reading) => reading.path).sort()).toEqual([
+        "alpha/broken/SKILL.md",
+        "alpha/one/SKILL.md",
+        "alpha/two/SKILL.md",
+      ]);
+      const again = loadCatalog(tree.dir, { known });
+      const described = (loaded: LoadedCatalog) =>
+        loaded.catalog.everything.skills.map((skill) => `${skill.id}: ${skill.description}`);
+      expect(described(again)).toEqual(described(first));
+      expect(again.issues).toEqual(first.issues);
+      // A file of another size is read anew, whatever was saved of it.
+      await writeFile(path.join(tree.dir, "alpha/two/SKILL.md"), skillMd("two", "Second, and longer."));
+      expect(described(loadCatalog(tree.dir, { known }))).toContain("alpha/two: Second, and longer.");
+      // What was saved is what is served while the file keeps its size and time: proof that it is used.
+      const forged = first.documents.map((reading) =>
+        reading.path === "alpha/one/SKILL.md" && reading.parsed.ok
+          ? { ...reading, parsed: { ...reading.parsed, description: "As saved." } }
+          : reading,
+      );
+      const trusted = loadCatalog(tree.dir, { known: KnownDocuments.fromBytes(documentsToBytes(forged)) });
+      expect(described(trusted)).toContain("alpha/one: As saved.");
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("are ignored when the saved bytes are not such a record", async () => {
+    const tree = await makeTree({ "alpha/one/SKILL.md": skillMd("one", "First.") });
+    try {
+      const known = KnownDocuments.fromBytes(Buffer.from("not json"));
+      expect(known.empty).toBe(true);
+      expect(loadCatalog(tree.dir, { known }).catalog.everything.skills).toHaveLength(1);
     } finally {
       await tree.remove();
     }

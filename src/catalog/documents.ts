@@ -1,0 +1,74 @@
+import type { SkillDocument } from "./frontmatter.js";
+
+/**
+ * What the catalog read from one SKILL.md: the file's size and modification time (whole seconds, as
+ * image layers keep them), and its name and description or why it cannot be served.
+ */
+export interface DocumentReading {
+  /** Relative to the skills folder, POSIX. */
+  readonly path: string;
+  readonly size: number;
+  readonly seconds: number;
+  readonly parsed: SkillDocument;
+}
+
+/**
+ * The SKILL.md files read when the catalog was loaded before (saved with the search index), so that a
+ * start on the same skills reads no frontmatter again: each is used while its file keeps its size and
+ * modification time. Parsing 10,000 frontmatters took most of a start on a saved index.
+ */
+export class KnownDocuments {
+  readonly #byPath: ReadonlyMap<string, DocumentReading>;
+
+  private constructor(byPath: ReadonlyMap<string, DocumentReading>) {
+    this.#byPath = byPath;
+  }
+
+  /** What `saved` (see {@link documentsToBytes}) holds; none when it is not such a record. */
+  static fromBytes(saved: Uint8Array | undefined): KnownDocuments {
+    const byPath = new Map<string, DocumentReading>();
+    try {
+      const rows: unknown = saved === undefined ? [] : JSON.parse(Buffer.from(saved).toString("utf8"));
+      for (const row of Array.isArray(rows) ? rows : []) {
+        const reading = readingOf(row);
+        if (reading !== undefined) byPath.set(reading.path, reading);
+      }
+    } catch {
+      // Not JSON: every SKILL.md is read anew.
+    }
+    return new KnownDocuments(byPath);
+  }
+
+  /** Whether it knows no document at all (nothing was saved, or nothing could be read). */
+  get empty(): boolean {
+    return this.#byPath.size === 0;
+  }
+
+  /** What `path` held when it had this size and modification time, if it was read then. */
+  get(path: string, size: number, mtimeMs: number): SkillDocument | undefined {
+    const known = this.#byPath.get(path);
+    return known !== undefined && known.size === size && known.seconds === Math.floor(mtimeMs / 1000)
+      ? known.parsed
+      : undefined;
+  }
+}
+
+/** The saved form of `readings`: one row each, `[path, size, seconds, name or null, description or reason]`. */
+export function documentsToBytes(readings: readonly DocumentReading[]): Uint8Array {
+  const rows = readings.map(({ path, size, seconds, parsed }) =>
+    parsed.ok
+      ? [path, size, seconds, parsed.name, parsed.description]
+      : [path, size, seconds, null, parsed.reason],
+  );
+  return Buffer.from(JSON.stringify(rows));
+}
+
+function readingOf(row: unknown): DocumentReading | undefined {
+  if (!Array.isArray(row) || row.length !== 5) return undefined;
+  const [path, size, seconds, name, text] = row as unknown[];
+  if (typeof path !== "string" || typeof size !== "number" || typeof seconds !== "number") return undefined;
+  if (typeof text !== "string" || (name !== null && typeof name !== "string")) return undefined;
+  const parsed: SkillDocument =
+    name === null ? { ok: false, reason: text } : { ok: true, name, description: text };
+  return { path, size, seconds, parsed };
+}
