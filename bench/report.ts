@@ -109,14 +109,14 @@ function scaleTable(rows: readonly ScaleRow[]): string {
   const lines = [
     "### Scale: synthetic catalogs",
     "",
-    "| skills | packs | ready ms | Node + imports | catalog load | index build | app + listen | RSS after start | RSS after load | query p50 / p99 ms | mixed load req/s | tools/list | list_packs |",
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| skills | packs | ready ms | Node + imports | catalog load | inspection | index build | app + listen | RSS after start | RSS after load | query p50 / p99 ms | mixed load req/s | tools/list | list_packs |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const row of rows) {
     const split = row.startup;
     lines.push(
       `| ${row.skills} | ${row.packs} | ${whole(row.readyMs)} | ${part(split?.importMs)} | ${part(split?.catalogMs)} | ` +
-        `${part(split?.indexMs)} | ${part(split?.listenMs)} | ${mib(row.residentAfterStartBytes)} MiB | ` +
+        `${part(split?.inspectionMs)} | ${part(split?.indexMs)} | ${part(split?.listenMs)} | ${mib(row.residentAfterStartBytes)} MiB | ` +
         `${mib(row.residentAfterLoadBytes)} MiB | ${ms(row.query.p50Ms)} / ${ms(row.query.p99Ms)} | ` +
         `${whole(row.mixedLoad.requestsPerSecond)} | ${kib(row.toolsListBytes)} (${row.toolsListTokens} tok) | ` +
         `${kib(row.listPacksBytes)} (${row.listPacksTokens} tok) |`,
@@ -125,20 +125,22 @@ function scaleTable(rows: readonly ScaleRow[]): string {
   lines.push(
     "",
     "Ready: spawn to the first 200 of `/health`; the split is the server's own `ready` log line (ms). " +
+      "Inspection: every skill's files read, hashed (SHA-256) and audited, for the Skills extension's entries. " +
       "Query: `list_skills(query)` end to end over HTTP, one at a time, synthetic requests of 1 to 35 words. " +
       "Mixed load: every tool at 16 connections, before the second memory reading.",
     "",
     "**On a saved index** (`--build-index`, which the image build runs): the same catalogs, started again " +
       "after saving the index into the skills folder.",
     "",
-    "| skills | --build-index ms | saved index | ready ms | Node + imports | catalog load | index load | app + listen | RSS after start |",
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| skills | --build-index ms | of it, inspection | saved index | ready ms | Node + imports | catalog load | inspection | index load | app + listen | RSS after start |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   );
   for (const { skills, savedIndex } of rows) {
     const split = savedIndex.startup;
     lines.push(
-      `| ${skills} | ${whole(savedIndex.saveMs)} | ${mib(savedIndex.bytes)} MiB | ${whole(savedIndex.readyMs)} | ` +
-        `${part(split?.importMs)} | ${part(split?.catalogMs)} | ${part(split?.indexMs)} | ${part(split?.listenMs)} | ` +
+      `| ${skills} | ${whole(savedIndex.saveMs)} | ${part(savedIndex.saveInspectionMs)} | ${mib(savedIndex.bytes)} MiB | ` +
+        `${whole(savedIndex.readyMs)} | ${part(split?.importMs)} | ${part(split?.catalogMs)} | ` +
+        `${part(split?.inspectionMs)} | ${part(split?.indexMs)} | ${part(split?.listenMs)} | ` +
         `${mib(savedIndex.residentAfterStartBytes)} MiB |`,
     );
   }

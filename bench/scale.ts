@@ -24,6 +24,8 @@ export interface StartupSplit {
   /** Node itself and the imports, before main() reads anything. */
   readonly importMs: number;
   readonly catalogMs: number;
+  /** Every skill's files read once: SHA-256 digests, the Skills extension's entries, the audit's rules. */
+  readonly inspectionMs: number;
   readonly indexMs: number;
   /** Building the Fastify app and listening. */
   readonly listenMs: number;
@@ -35,6 +37,8 @@ export interface StartupSplit {
 export interface SavedIndexStart {
   /** `--build-index`: process start to exit, catalog load and index build included. */
   readonly saveMs: number;
+  /** Of it, the inspection of every skill: each file read, hashed and audited. */
+  readonly saveInspectionMs: number;
   readonly bytes: number;
   readonly readyMs: number;
   readonly startup?: StartupSplit;
@@ -118,7 +122,7 @@ async function startOnSavedIndex(
   savedIndexFile: string,
   options: ScaleOptions,
 ): Promise<SavedIndexStart> {
-  const saveMs = saveSearchIndex(skillsDir);
+  const { ms: saveMs, inspectionMs: saveInspectionMs } = saveSearchIndex(skillsDir);
   const bytes = statSync(savedIndexFile).size;
   const server = await startServer({
     skillsDir,
@@ -130,6 +134,7 @@ async function startOnSavedIndex(
     if (loaded !== "loaded") throw new Error(`the server did not load the saved index (${server.logFile})`);
     return {
       saveMs,
+      saveInspectionMs,
       bytes,
       readyMs: server.readyMs,
       ...startupSplit(server),
@@ -208,6 +213,7 @@ function startupSplit(server: RunningProcess): { startup?: StartupSplit } {
     startup: {
       importMs: number("importMs"),
       catalogMs: number("catalogMs"),
+      inspectionMs: number("inspectionMs"),
       indexMs: number("indexMs"),
       listenMs: number("listenMs"),
       listeningMs: number("ms"),
