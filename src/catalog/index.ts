@@ -1,4 +1,5 @@
 export { type DocumentReading, documentsToBytes, KnownDocuments } from "./documents.js";
+export { editDistance } from "./edit-distance.js";
 export {
   ChangedFileError,
   describeBytes,

@@ -1,3 +1,4 @@
+import { editDistance } from "./edit-distance.js";
 import type { CatalogFile, Group, Pack, Skill } from "./types.js";
 
 /** A selector that names nothing in scope, or a bare group name that two packs share. */
@@ -21,7 +22,7 @@ const LISTED_SELECTORS = 30;
 
 /**
  * The skills one caller may see. Built once for the whole catalog and narrowed by a deployment's
- * `SKILL_PACKS`, a client's ceiling and a call's `pack` argument; each narrowing can only remove skills.
+ * `SKILL_PACKS`, a client's header or `?pack=` and a call's `pack` argument; each narrowing can only remove skills.
  */
 export class Scope {
   /** Sorted by name, then pack. */
@@ -231,29 +232,6 @@ function filesLeftIn(pack: Pack, groups: readonly Group[]): ReadonlyMap<string, 
       return slash < 0 || !dropped.has(file.slice(0, slash));
     }),
   );
-}
-
-/**
- * Levenshtein distance between `a` and `b`, or `limit + 1` as soon as it must exceed `limit` (two rows,
- * and a stop once a whole row is past the limit).
- */
-function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  let current = new Array<number>(b.length + 1).fill(0);
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i;
-    let rowBest = i;
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      const distance = Math.min(substitution, (previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1);
-      current[j] = distance;
-      rowBest = Math.min(rowBest, distance);
-    }
-    if (rowBest > limit) return limit + 1;
-    [previous, current] = [current, previous];
-  }
-  return previous[b.length] ?? limit + 1;
 }
 
 /** Orders skills the way every listing shows them: by name, then by pack. */

@@ -42,7 +42,7 @@ const healthSchema = {
 } as const;
 
 /**
- * `GET /health`: what this replica serves, for probes and operators; not narrowed by any ceiling.
+ * `GET /health`: what this replica serves, for probes and operators; not narrowed by any caller's scope.
  * Once shutdown begins it answers 503 with status "draining", so readiness fails before the server
  * stops accepting requests.
  */

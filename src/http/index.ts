@@ -33,7 +33,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
-    // One log line per request, written by the onResponse hook below with the tool and the ceiling.
+    // One log line per request, written by the onResponse hook below with the tool and the scope.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: settings.maxBodyBytes,
     // Slow senders (slowloris) lose their connection; Node checks at this interval.

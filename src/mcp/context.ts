@@ -1,7 +1,7 @@
 import type { Catalog, Scope } from "../catalog/index.js";
 import type { SearchIndex } from "../search/index.js";
 
-/** What every tool call may use: built once at startup, except `scope`, which is the caller's ceiling. */
+/** What every tool call may use: built once at startup, except `scope`, which is the caller's. */
 export interface ToolContext {
   readonly catalog: Catalog;
   readonly index: SearchIndex;

@@ -6,8 +6,8 @@ export class ToolError extends Error {
 }
 
 /** How the caller should name a skill: bare, unless the bare name is shared by packs it can see. */
-export function skillRef(skill: Skill, ceiling: Scope): string {
-  return ceiling.findSkill(skill.name).kind === "ambiguous" ? skill.id : skill.name;
+export function skillRef(skill: Skill, callerScope: Scope): string {
+  return callerScope.findSkill(skill.name).kind === "ambiguous" ? skill.id : skill.name;
 }
 
 /** Looks a skill up by `name` or `pack/name`, in any case: names are lowercase by rule, models may not be. */
@@ -16,11 +16,11 @@ export function findSkillAnyCase(scope: Scope, ref: string): SkillLookup {
   return exact.kind === "missing" ? scope.findSkill(ref.trim().toLowerCase()) : exact;
 }
 
-/** Narrows the caller's ceiling by a `pack` argument, turning a bad selector into a ToolError. */
-export function narrowByPack(ceiling: Scope, pack: string | undefined): Scope {
-  if (pack === undefined) return ceiling;
+/** Narrows the caller's scope by a `pack` argument, turning a bad selector into a ToolError. */
+export function narrowByPack(callerScope: Scope, pack: string | undefined): Scope {
+  if (pack === undefined) return callerScope;
   try {
-    return ceiling.narrow([pack]);
+    return callerScope.narrow([pack]);
   } catch (error) {
     if (error instanceof SelectorError) throw new ToolError(`${error.message} Call list_packs to see them.`);
     throw error;

@@ -109,8 +109,8 @@ function namedBy(query: string, scope: Scope): readonly Skill[] {
  * count given is of strong matches (at least half the first one's score): many of them means the request
  * is ambiguous; none means the rest match only in part.
  */
-function formatMatches({ found, shown, strongLeftOut }: Matches, scope: Scope, ceiling: Scope): string {
-  const lines = shown.map((listed) => skillLine(listed, ceiling));
+function formatMatches({ found, shown, strongLeftOut }: Matches, scope: Scope, callerScope: Scope): string {
+  const lines = shown.map((listed) => skillLine(listed, callerScope));
   if (found.corrections.length > 0) {
     // A word read otherwise is said first: the model may have meant it, and can ask again.
     lines.unshift(`Read ${found.corrections.map(({ from, to }) => `"${from}" as "${to}"`).join(", ")}.`);
@@ -147,16 +147,16 @@ function noMatch(query: string, pack: string | undefined): string {
   );
 }
 
-function formatListing(scope: Scope, ceiling: Scope): string {
+function formatListing(scope: Scope, callerScope: Scope): string {
   const distinct = withoutCopies(scope.skills, scope);
   const shown = distinct.slice(0, LISTED_SKILLS);
-  const lines = shown.map((listed) => skillLine(listed, ceiling));
+  const lines = shown.map((listed) => skillLine(listed, callerScope));
   const rest = distinct.slice(shown.length);
   if (rest.length > 0 && canNarrow(scope)) {
     lines.push(`… ${plural(rest.length, "more skill")}: narrow with pack or query.`);
   } else if (rest.length > 0) {
     // Nothing narrower to select: the rest are named, so that every skill can be found by browsing.
-    const names = rest.slice(0, LISTED_NAMES).map(({ skill }) => skillRef(skill, ceiling));
+    const names = rest.slice(0, LISTED_NAMES).map(({ skill }) => skillRef(skill, callerScope));
     const unnamed = rest.length - names.length;
     const tail = unnamed > 0 ? `, and ${unnamed} more: search them with query` : "";
     lines.push(`… ${plural(rest.length, "more skill")}, by name: ${names.join(", ")}${tail}.`);
@@ -184,7 +184,7 @@ function withoutCopies(skills: readonly Skill[], scope: Scope): Listed[] {
 }
 
 /** `name: description`, and the other packs holding the same skill, if any. */
-function skillLine({ skill, copies }: Listed, ceiling: Scope): string {
+function skillLine({ skill, copies }: Listed, callerScope: Scope): string {
   const alsoIn = copies.length === 0 ? "" : ` (also in ${copies.map((copy) => copy.pack).join(", ")})`;
-  return `${skillRef(skill, ceiling)}: ${skill.description}${alsoIn}`;
+  return `${skillRef(skill, callerScope)}: ${skill.description}${alsoIn}`;
 }

@@ -1,4 +1,4 @@
-import type { Skill } from "../catalog/index.js";
+import { editDistance, type Skill } from "../catalog/index.js";
 import { FingerprintTable } from "./fingerprints.js";
 
 /** How many names sharing the most trigrams with a mistyped one are compared by edit distance. */
@@ -76,7 +76,7 @@ export class NameIndex {
       .map(([id]) => {
         const name = this.name(id);
         const contains = name.includes(target) || target.includes(name);
-        return { id, contains, distance: levenshtein(target, name) };
+        return { id, contains, distance: editDistance(target, name) };
       })
       .filter(({ contains, distance }) => contains || distance <= tolerance)
       .sort((a, b) => a.distance - b.distance || a.id - b.id)
@@ -136,18 +136,4 @@ function trigramKeys(name: string): number[] {
   }
   keys.sort((a, b) => a - b);
   return keys.filter((key, i) => i === 0 || key !== keys[i - 1]);
-}
-
-/** Edit distance: the fewest one-character insertions, deletions and substitutions from `a` to `b`. */
-function levenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

@@ -45,9 +45,39 @@ const BYTE_ORDER_MARK = 0x01020304;
 const SWAPPED_BYTE_ORDER_MARK = 0x04030201;
 const NATIVE_LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
-/** How many typed arrays an index saves (see {@link indexToBytes} for their order). */
-const ARRAY_COUNT = 14;
-const HEADER_BYTES = COUNTS_AT + 8 * ARRAY_COUNT;
+interface ArrayKind<T> {
+  new (buffer: ArrayBufferLike, at: number, length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/**
+ * The typed arrays an index saves, in the order of the file, each with its kind and where an index keeps
+ * it: the one list that writing and reading share.
+ */
+const SAVED_ARRAYS = {
+  termSlots: { kind: Int32Array, of: (index: SkillIndex) => index.terms.terms.storage },
+  gaps: { kind: Uint8Array, of: (index: SkillIndex) => index.terms.gaps },
+  gapStarts: { kind: Uint32Array, of: (index: SkillIndex) => index.terms.gapStarts },
+  levels: { kind: Uint8Array, of: (index: SkillIndex) => index.terms.levels },
+  postingStarts: { kind: Uint32Array, of: (index: SkillIndex) => index.terms.postingStarts },
+  termWeights: { kind: Float64Array, of: (index: SkillIndex) => index.terms.termWeights },
+  spellingHashes: { kind: Int32Array, of: (index: SkillIndex) => index.terms.spellings.hashes },
+  spellingChecks: { kind: Int32Array, of: (index: SkillIndex) => index.terms.spellings.checks },
+  spellingTerms: { kind: Int32Array, of: (index: SkillIndex) => index.terms.spellings.terms },
+  nameStarts: { kind: Int32Array, of: (index: SkillIndex) => index.names.documentStarts },
+  nameDocuments: { kind: Int32Array, of: (index: SkillIndex) => index.names.documents },
+  trigramSlots: { kind: Int32Array, of: (index: SkillIndex) => index.names.trigrams.storage },
+  trigramStarts: { kind: Int32Array, of: (index: SkillIndex) => index.names.trigramStarts },
+  trigramNames: { kind: Int32Array, of: (index: SkillIndex) => index.names.trigramNames },
+} as const;
+
+type SavedArrays = typeof SAVED_ARRAYS;
+type SavedArrayName = keyof SavedArrays;
+/** Each saved array as its kind makes it. */
+type ReadArrays = { -readonly [Name in SavedArrayName]: InstanceType<SavedArrays[Name]["kind"]> };
+
+const ARRAY_NAMES = Object.keys(SAVED_ARRAYS) as SavedArrayName[];
+const HEADER_BYTES = COUNTS_AT + 8 * ARRAY_NAMES.length;
 
 /**
  * Why a saved index cannot be used. `outdated`: a whole index of other skills, options or format, as
@@ -68,23 +98,7 @@ export type LoadedIndex =
 export function indexToBytes(index: SearchIndex): Uint8Array {
   if (!(index instanceof SkillIndex)) throw new TypeError("only an index made by buildIndex can be saved");
   const { terms, names, skills, ranking } = index;
-  // indexFromBytes reads them back in this order.
-  const arrays = [
-    terms.terms.storage,
-    terms.gaps,
-    terms.gapStarts,
-    terms.levels,
-    terms.postingStarts,
-    terms.termWeights,
-    terms.spellings.hashes,
-    terms.spellings.checks,
-    terms.spellings.terms,
-    names.documentStarts,
-    names.documents,
-    names.trigrams.storage,
-    names.trigramStarts,
-    names.trigramNames,
-  ];
+  const arrays = ARRAY_NAMES.map((name) => SAVED_ARRAYS[name].of(index));
   let length = HEADER_BYTES;
   const offsets = arrays.map((array) => {
     const at = length;
@@ -125,25 +139,30 @@ export function indexFromBytes(
   const unfit = headerProblem(saved, skills, ranking);
   if (unfit !== undefined) return { ok: false, ...unfit };
   // Typed arrays must start at a multiple of their element size in their buffer.
-  const arrays = new SavedArrays(saved.byteOffset % 8 === 0 ? saved : new Uint8Array(saved));
-  const termSlots = arrays.next(Int32Array);
-  const gaps = arrays.next(Uint8Array);
-  const gapStarts = arrays.next(Uint32Array);
-  const levels = arrays.next(Uint8Array);
-  const postingStarts = arrays.next(Uint32Array);
-  const termWeights = arrays.next(Float64Array);
-  const spellingHashes = arrays.next(Int32Array);
-  const spellingChecks = arrays.next(Int32Array);
-  const spellingTerms = arrays.next(Int32Array);
-  const nameStarts = arrays.next(Int32Array);
-  const nameDocuments = arrays.next(Int32Array);
-  const trigramSlots = arrays.next(Int32Array);
-  const trigramStarts = arrays.next(Int32Array);
-  const trigramNames = arrays.next(Int32Array);
-  const termCount = arrays.number(TERM_COUNT_AT);
-  const trigramCount = arrays.number(TRIGRAM_COUNT_AT);
+  const reader = new ArrayReader(saved.byteOffset % 8 === 0 ? saved : new Uint8Array(saved));
+  const read = Object.fromEntries(
+    ARRAY_NAMES.map((name) => [name, reader.next(SAVED_ARRAYS[name].kind as ArrayKind<unknown>)]),
+  ) as ReadArrays;
+  const {
+    termSlots,
+    gaps,
+    gapStarts,
+    levels,
+    postingStarts,
+    termWeights,
+    spellingHashes,
+    spellingChecks,
+    spellingTerms,
+    nameStarts,
+    nameDocuments,
+    trigramSlots,
+    trigramStarts,
+    trigramNames,
+  } = read;
+  const termCount = reader.number(TERM_COUNT_AT);
+  const trigramCount = reader.number(TRIGRAM_COUNT_AT);
   if (
-    !arrays.whole() ||
+    !reader.whole() ||
     !isTable(termSlots, termCount) ||
     !isTable(trigramSlots, trigramCount) ||
     !isStarts(gapStarts, termCount, gaps.length) ||
@@ -181,13 +200,8 @@ export function indexFromBytes(
   return { ok: true, index: new SkillIndex(skills, terms, names, ranking) };
 }
 
-interface ArrayKind<T> {
-  new (buffer: ArrayBufferLike, at: number, length: number): T;
-  readonly BYTES_PER_ELEMENT: number;
-}
-
 /** Reads the arrays of a saved index in turn, as views of its bytes. */
-class SavedArrays {
+class ArrayReader {
   private readonly view: DataView;
   private at = HEADER_BYTES;
   private read = 0;
@@ -216,7 +230,7 @@ class SavedArrays {
 
   /** Whether every array was read and they fill the bytes exactly. */
   whole(): boolean {
-    return !this.failed && this.read === ARRAY_COUNT && this.at === this.bytes.length;
+    return !this.failed && this.read === ARRAY_NAMES.length && this.at === this.bytes.length;
   }
 }
 

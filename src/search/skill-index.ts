@@ -58,7 +58,7 @@ export interface SearchIndex {
  * matches for the rest of the request hold most strongly (`fsiling` beside test files is failing, beside
  * tax forms filing). A word the best matches do not hold is left unread: it is more likely a word the
  * catalog lacks than a mistake. Whether a word is held is the whole catalog's business, as are the word
- * weights of the ranking: a ceiling limits the skills a caller sees, not the catalog's statistics.
+ * weights of the ranking: a caller's scope limits the skills it sees, not the catalog's statistics.
  */
 export class SkillIndex implements SearchIndex {
   private readonly scopes: ScopeMasks;
@@ -280,7 +280,7 @@ function topDocuments(candidates: Int32Array, scores: Float64Array, limit: numbe
 
 /**
  * Which documents a scope allows, as a byte per document (undefined: all of them). Scopes are immutable
- * and ceilings are reused across requests, so each scope's mask is built once and kept while it lives.
+ * and callers' scopes are reused across requests, so each scope's mask is built once and kept while it lives.
  */
 class ScopeMasks {
   private readonly positions: ReadonlyMap<Skill, number>;
