@@ -6,7 +6,8 @@ import { FetcherError, ManifestError, UsageError } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource } from "./manifest.js";
 import { fetchSkills } from "./output.js";
 import { resolveHeads, rewriteRefs } from "./repin.js";
-import { type ReviewedFinding, reviewRepins } from "./review.js";
+import { reviewRepins } from "./review.js";
+import type { ReviewedFinding } from "./review-contract.js";
 import { fetchSummary, repinSummary } from "./summary.js";
 
 /** Everything the CLI touches outside the file system and git, passed in so tests can drive it. */

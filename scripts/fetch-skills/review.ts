@@ -5,41 +5,7 @@ import { checkoutSource } from "./fetch.js";
 import type { SkillSource } from "./manifest.js";
 import { copySource, makeWorkFolder, type SourceRecord, skippedRecords } from "./output.js";
 import type { Repin } from "./repin.js";
-
-/** A moved source as the review compares it: its pack before (`from`) and after (`to`). */
-export interface ReviewedSource {
-  readonly name: string;
-  readonly repo: string;
-  readonly from: string;
-  readonly to: string;
-  /** Why the pack at `from` could not be had (the commit is gone upstream, say); everything then counts as new. */
-  readonly missing?: string;
-}
-
-export interface ReviewRequest {
-  /** A skills folder holding the packs of the moved sources at their old commits, and their sources.json. */
-  readonly before: string;
-  /** The skills folder the fetch just wrote: every pack at its new commit. */
-  readonly after: string;
-  readonly sources: readonly ReviewedSource[];
-  /** At most this many characters of Markdown. */
-  readonly budget: number;
-}
-
-/** An audit finding the review shows, and whether the old commit had it. */
-export interface ReviewedFinding {
-  readonly path: string;
-  readonly line: number;
-  readonly rule: string;
-  readonly severity: "high" | "medium" | "low";
-  readonly detail: string;
-  readonly new: boolean;
-}
-
-export interface Review {
-  readonly markdown: string;
-  readonly findings: readonly ReviewedFinding[];
-}
+import type { Review, ReviewedSource } from "./review-contract.js";
 
 /**
  * GitHub refuses pull request bodies over 65,536 characters. The review gets what the table of moved

@@ -8,7 +8,7 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { auditFolder, type Finding, listServedFiles, unsafeSkills } from "../../src/audit/index.js";
 import { CatalogError, loadCatalog, type Pack } from "../../src/catalog/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
-import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review.js";
+import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
 import { comparePacks, EMPTY_SIDE, type PackSide } from "./compare.js";
 import { type ReviewedFinding, renderReview, type SourceReview } from "./render.js";
 

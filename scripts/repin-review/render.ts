@@ -6,7 +6,7 @@ import {
   markdownText,
 } from "../../src/audit/index.js";
 import type { Skill } from "../../src/catalog/index.js";
-import type { ReviewedSource } from "../fetch-skills/review.js";
+import type { ReviewedSource } from "../fetch-skills/review-contract.js";
 import type { FileChange, PackChanges } from "./compare.js";
 import type { LineChanges } from "./line-diff.js";
 

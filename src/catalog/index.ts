@@ -16,10 +16,16 @@ export {
   skillOwningPath,
 } from "./files.js";
 export { readFrontmatterFields, stripBom } from "./frontmatter.js";
-export { CatalogError, type LoadedCatalog, type LoadOptions, loadCatalog, SKILL_DOCUMENT } from "./load.js";
+export {
+  type Catalog,
+  CatalogError,
+  type LoadedCatalog,
+  type LoadOptions,
+  loadCatalog,
+  SKILL_DOCUMENT,
+} from "./load.js";
 export { compareSkills, Scope, SelectorError, type SkillLookup } from "./scope.js";
 export type {
-  Catalog,
   CatalogFile,
   CatalogIssue,
   Group,

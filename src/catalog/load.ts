@@ -20,7 +20,16 @@ import {
   stripBom,
 } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
-import type { Catalog, CatalogFile, CatalogIssue, Skill, Source } from "./types.js";
+import type { CatalogFile, CatalogIssue, Skill, Source } from "./types.js";
+
+export interface Catalog {
+  /** Every loaded skill: the widest scope any caller can have. */
+  readonly everything: Scope;
+  /** Reads the files of skills and packs for clients, keeping those read recently. */
+  readonly files: FileReader;
+  /** The fetched commits, when the skills folder holds a `sources.json`; empty otherwise. */
+  readonly sources: readonly Source[];
+}
 
 /** The skills folder cannot be served: the server must not start. */
 export class CatalogError extends Error {

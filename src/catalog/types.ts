@@ -1,6 +1,3 @@
-import type { FileReader } from "./files.js";
-import type { Scope } from "./scope.js";
-
 /** A file the catalog may serve. `path` is what clients see; `source` is where it really is on disk. */
 export interface CatalogFile {
   /** POSIX path relative to its skill folder (skill files) or pack folder (pack files). */
@@ -58,15 +55,6 @@ export interface Pack {
 export interface Source {
   readonly name: string;
   readonly ref: string;
-}
-
-export interface Catalog {
-  /** Every loaded skill: the widest scope any caller can have. */
-  readonly everything: Scope;
-  /** Reads the files of skills and packs for clients, keeping those read recently. */
-  readonly files: FileReader;
-  /** The fetched commits, when the skills folder holds a `sources.json`; empty otherwise. */
-  readonly sources: readonly Source[];
 }
 
 /** Something about the skills folder that an operator should hear about at startup. */

@@ -1,0 +1,39 @@
+/**
+ * What the fetcher hands the repin review and gets back: the one shape both sides import, so that the
+ * review (loaded only by --update, for it needs src/) and the fetcher depend on it and not on each other.
+ */
+
+/** A moved source as the review compares it: its pack before (`from`) and after (`to`). */
+export interface ReviewedSource {
+  readonly name: string;
+  readonly repo: string;
+  readonly from: string;
+  readonly to: string;
+  /** Why the pack at `from` could not be had (the commit is gone upstream, say); everything then counts as new. */
+  readonly missing?: string;
+}
+
+export interface ReviewRequest {
+  /** A skills folder holding the packs of the moved sources at their old commits, and their sources.json. */
+  readonly before: string;
+  /** The skills folder the fetch just wrote: every pack at its new commit. */
+  readonly after: string;
+  readonly sources: readonly ReviewedSource[];
+  /** At most this many characters of Markdown. */
+  readonly budget: number;
+}
+
+/** An audit finding the review shows, and whether the old commit had it. */
+export interface ReviewedFinding {
+  readonly path: string;
+  readonly line: number;
+  readonly rule: string;
+  readonly severity: "high" | "medium" | "low";
+  readonly detail: string;
+  readonly new: boolean;
+}
+
+export interface Review {
+  readonly markdown: string;
+  readonly findings: readonly ReviewedFinding[];
+}
