@@ -8,6 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
 import { logLines, MAIN, ROOT, runServer, startServerProcess } from "./helpers/process.js";
+import { THE_FOUR_TOOLS } from "./helpers/server.js";
 import { makeTree } from "./helpers/skill-tree.js";
 
 let tree: StandardCatalog;
@@ -194,12 +195,7 @@ describe("serving over stdio", () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual([
-        "list_packs",
-        "list_skills",
-        "read_skill",
-        "read_pack_file",
-      ]);
+      expect(tools.map((tool) => tool.name)).toEqual(THE_FOUR_TOOLS);
       const result = (await client.callTool({ name: "list_skills", arguments: {} })) as CallToolResult;
       expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^drill: /) });
     } finally {

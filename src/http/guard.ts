@@ -29,14 +29,10 @@ export function originGuard(allowedOrigins: readonly string[]) {
       done();
       return;
     }
-    reply
-      .code(403)
-      .send(
-        jsonRpcError(
-          JSON_RPC.invalidRequest,
-          `Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed: requests from web pages are refused unless ALLOWED_ORIGINS lists their origin.`,
-        ),
-      );
+    refuse(
+      reply,
+      `Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed: requests from web pages are refused unless ALLOWED_ORIGINS lists their origin.`,
+    );
   };
 }
 
@@ -62,15 +58,13 @@ export function hostGuard(allowedHosts: readonly string[]) {
       done();
       return;
     }
-    reply
-      .code(403)
-      .send(
-        jsonRpcError(
-          JSON_RPC.invalidRequest,
-          "Host not allowed: this server answers only the host names listed in ALLOWED_HOSTS.",
-        ),
-      );
+    refuse(reply, "Host not allowed: this server answers only the host names listed in ALLOWED_HOSTS.");
   };
+}
+
+/** 403 with a JSON-RPC error saying why, as every refusal of this server is answered. */
+function refuse(reply: FastifyReply, message: string): void {
+  reply.code(403).send(jsonRpcError(JSON_RPC.invalidRequest, message));
 }
 
 function withoutPort(host: string): string {

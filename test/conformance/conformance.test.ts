@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/free-port.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { type ServerProcess, startServerProcess } from "../helpers/process.js";
+import { THE_FOUR_TOOLS } from "../helpers/server.js";
 
 /**
  * The MCP conformance suite and a real external client (the MCP Inspector's CLI), run as their own
@@ -161,12 +162,7 @@ describe("the MCP Inspector CLI as an external client", () => {
     const listed = JSON.parse(result.output.slice(result.output.indexOf("{"))) as {
       tools: { name: string }[];
     };
-    expect(listed.tools.map((tool) => tool.name)).toEqual([
-      "list_packs",
-      "list_skills",
-      "read_skill",
-      "read_pack_file",
-    ]);
+    expect(listed.tools.map((tool) => tool.name)).toEqual(THE_FOUR_TOOLS);
   });
 
   it("calls a tool within the scope its X-Skill-Pack header sets", async () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/free-port.js";
 import { ROOT } from "../helpers/process.js";
 import { type ConnectedClient, call, connectClient } from "../helpers/remote.js";
+import { THE_FOUR_TOOLS } from "../helpers/server.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
 const git = promisify(execFile);
@@ -187,12 +188,7 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
 
   it("lists the four tools and reads a skill and its file", async () => {
     const { tools } = await client.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      "list_packs",
-      "list_skills",
-      "read_skill",
-      "read_pack_file",
-    ]);
+    expect(tools.map((tool) => tool.name)).toEqual(THE_FOUR_TOOLS);
     expect((await call(client.client, "read_skill", { skill: "hammer" })).text).toContain("Drive nails");
     expect(
       (await call(client.client, "read_skill", { skill: "hammer", file: "references/grip.md" })).text,

@@ -15,6 +15,9 @@ import { makeTree, type TempTree, type TreeEntry } from "./skill-tree.js";
  * do today), `modern` is pinned to 2026-07-28 (a per-request envelope, no handshake), `auto` probes with
  * server/discover and takes the newest both sides speak.
  */
+/** The fixed tool surface, in the order tools/list gives it: the contract every client sees. */
+export const THE_FOUR_TOOLS = ["list_packs", "list_skills", "read_skill", "read_pack_file"];
+
 export type Era = "legacy" | "modern" | "auto";
 export const ERAS: readonly Era[] = ["legacy", "modern"];
 

@@ -8,7 +8,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
-import { call, connectTo, httpSettings, type RunningServer, startServer } from "../helpers/server.js";
+import {
+  call,
+  connectTo,
+  httpSettings,
+  type RunningServer,
+  startServer,
+  THE_FOUR_TOOLS,
+} from "../helpers/server.js";
 
 const KEY = "n8n-credential-0123456789";
 
@@ -43,12 +50,7 @@ describe("the 1.32 SDK client", () => {
     try {
       expect(client.getServerVersion()).toMatchObject({ name: "skills-mcp" });
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual([
-        "list_packs",
-        "list_skills",
-        "read_skill",
-        "read_pack_file",
-      ]);
+      expect(tools.map((tool) => tool.name)).toEqual(THE_FOUR_TOOLS);
       expect(textOf(await client.callTool({ name: "read_skill", arguments: { skill: "hammer" } }))).toContain(
         "Read shared/guide.md.",
       );

@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIG_TEXT, makeStandardCatalog, SECRET, type StandardCatalog } from "../helpers/fixtures.js";
-import { call, ERAS, type RunningServer, startServer } from "../helpers/server.js";
+import { call, ERAS, type RunningServer, startServer, THE_FOUR_TOOLS } from "../helpers/server.js";
 
 /** Stands for the absolute path of the file outside the catalog, known once the tree exists. */
 const OUTSIDE_ABSOLUTE = "<tree>/outside/secret.txt";
@@ -29,12 +29,7 @@ describe.each(ERAS)("in the %s era", (era) => {
   describe("initialize and tools/list", () => {
     it("offers exactly the four read-only tools", async () => {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual([
-        "list_packs",
-        "list_skills",
-        "read_skill",
-        "read_pack_file",
-      ]);
+      expect(tools.map((tool) => tool.name)).toEqual(THE_FOUR_TOOLS);
       for (const tool of tools) {
         expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
         expect(tool.description?.length).toBeGreaterThan(20);
