@@ -47,6 +47,12 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   const loaded = performance.now();
   const inspection = await inspect(loadedCatalog, saved[INSPECTION_PART], logger);
   const { catalog, unsafeSkills } = served(loadedCatalog, inspection, config, logger);
+  if (catalog.everything.skills.length === 0) {
+    throw new CatalogError(
+      "No skill left to serve: a high finding of the audit makes every skill unsafe (the warnings above name " +
+        "them; npm run audit-skills explains, and UNSAFE_SKILLS=serve serves them all the same)",
+    );
+  }
   const inspected = performance.now();
   const { index, origin } = startIndex(saved[SEARCH_PART], catalog.everything.skills, config, logger);
   const indexed = performance.now();
@@ -183,12 +189,6 @@ function served(
     );
   }
   const catalog = config.serveUnsafeSkills ? loaded : withoutUnsafe(loaded, inspection);
-  if (catalog.everything.skills.length === 0) {
-    throw new CatalogError(
-      "No skill left to serve: a high finding of the audit makes every skill unsafe (the warnings above name " +
-        "them; npm run audit-skills explains, and UNSAFE_SKILLS=serve serves them all the same)",
-    );
-  }
   for (const skill of catalog.everything.skills) {
     const { leftOut } = inspection.of(skill);
     if (leftOut === undefined) continue;
@@ -290,7 +290,9 @@ async function saveIndex(config: Config, loaded: LoadedCatalog, logger: pino.Log
   const started = performance.now();
   const file = config.savedIndexFile;
   const inspection = await inspect(loaded.catalog, undefined, logger);
-  // The search index of the skills the server will serve, as it will serve them.
+  // The search index of the skills the server will serve, as it will serve them. None left is no reason
+  // to fail here: an image built with ALLOW_UNSAFE_SKILLS=1 may be meant to run with UNSAFE_SKILLS=serve,
+  // and a server that is not says so when it starts.
   const { skills } = served(loaded.catalog, inspection, config, logger).catalog.everything;
   const bytes = savedIndexBytes({
     [DOCUMENTS_PART]: documentsToBytes(loaded.documents),

@@ -85,11 +85,18 @@ describe("skills with a high finding of the audit", () => {
       "alpha/smuggler/SKILL.md": skillMd("smuggler", "Looks harmless.", HIDDEN),
     });
     try {
+      // As an image built with ALLOW_UNSAFE_SKILLS=1 does: saving the index is not serving.
+      const built = await runServer({ SKILLS_DIR: only.dir }, ["--build-index"]);
+      expect(built.code, built.stderr).toBe(0);
       const refused = await runServer({ SKILLS_DIR: only.dir });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(
         /^skills-mcp: No skill left to serve: a high finding of the audit makes every skill unsafe/,
       );
+      const server = await startServerProcess({ SKILLS_DIR: only.dir, UNSAFE_SKILLS: "serve" });
+      servers.push(server);
+      await vi.waitFor(() => expect(server.output()).toContain('"msg":"ready"'));
+      expect(await (await fetch(`${server.url}/health`)).json()).toMatchObject({ skills: 1 });
     } finally {
       await only.remove();
     }
