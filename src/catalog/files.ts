@@ -115,9 +115,10 @@ export async function readCatalogFile(
 }
 
 /**
- * How many bytes of file contents a FileReader keeps: SKILL.md averages 10 KB, so about 800 of them. The
- * answers kept by the HTTP transport serve most repeated reads; this serves the first read of a skill in
- * each scope, and the files skills cite.
+ * How many bytes of file contents a FileReader keeps, once as text for the tools and once as bytes for
+ * `skill://` reads: SKILL.md averages 10 KB, so about 800 of them each. The answers kept by the HTTP
+ * transport serve most repeated reads; this serves the first read of a skill in each scope, and the files
+ * skills cite.
  */
 export const FILE_CACHE_BYTES = 8 * 1024 * 1024;
 /** What an entry costs besides its text, so that a budget of bytes also bounds a crowd of empty files. */

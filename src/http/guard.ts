@@ -36,10 +36,10 @@ export function originGuard(allowedOrigins: readonly string[]) {
   };
 }
 
-/** CORS answers, preflights included, for the origins ALLOWED_ORIGINS lists; none when it lists none. */
+/** CORS answers, preflights included, for the origins ALLOWED_ORIGINS lists. */
 export async function registerCors(app: FastifyInstance, allowedOrigins: readonly string[]): Promise<void> {
   await app.register(cors, {
-    origin: allowedOrigins.length > 0 ? [...allowedOrigins] : false,
+    origin: [...allowedOrigins],
     methods: ["POST"],
     allowedHeaders: CORS_ALLOWED_HEADERS,
     maxAge: 600,

@@ -5,8 +5,6 @@ export const JSON_RPC = {
   internalError: -32603,
   /** Server-defined: the server cannot take the request now (overloaded); retry later. */
   unavailable: -32000,
-  /** Server-defined, as the SDK's transport uses it: the HTTP request breaks a rule of the transport. */
-  transportRule: -32000,
   /** Server-defined: the request lacks a valid API key. */
   unauthorized: -32001,
 } as const;

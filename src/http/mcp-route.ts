@@ -10,7 +10,7 @@ import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
 import { eraOf, McpEndpoints } from "./mcp-endpoint.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
-import { ScopeResolver } from "./scope.js";
+import { type CallerScope, ScopeResolver } from "./scope.js";
 
 export interface McpRouteOptions {
   readonly mcp: McpDeps;
@@ -142,7 +142,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const { rpc, tool } = describeCall(body);
       const call: McpCall = { rpc, tool, scope: describeScope(header, query), failed: false };
       request.mcpCall = call;
-      let caller: ReturnType<ScopeResolver["resolve"]>;
+      let caller: CallerScope;
       try {
         caller = scopes.resolve(header, query);
       } catch (error) {

@@ -6,12 +6,9 @@ import {
 } from "@modelcontextprotocol/server";
 import { SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
+import { decodeCursor, encodeCursor, invalidCursor, PAGE_SIZE } from "./cursor.js";
 import { findSkillAnyCase, skillRef } from "./format.js";
 import { formatFileContent } from "./manifest.js";
-
-/** Prompts per page of `prompts/list`. */
-const PAGE_SIZE = 100;
-const CURSOR_PREFIX = "at:";
 
 /**
  * Every skill in scope as a prompt, for clients that offer prompts as slash commands: named as read_skill
@@ -20,14 +17,14 @@ const CURSOR_PREFIX = "at:";
  */
 export function listPrompts(context: ToolContext, cursor: string | undefined): ListPromptsResult {
   const { skills } = context.scope;
-  const start = cursor === undefined ? 0 : decodeCursor(cursor, skills.length);
+  const start = cursor === undefined ? 0 : pageStart(cursor, skills.length);
   const page = skills.slice(start, start + PAGE_SIZE);
   const prompts = page.map((skill) => ({
     name: skillRef(skill, context.scope),
     description: skill.description,
   }));
   const next = start + page.length;
-  return next < skills.length ? { prompts, nextCursor: encodeCursor(next) } : { prompts };
+  return next < skills.length ? { prompts, nextCursor: encodeCursor(String(next)) } : { prompts };
 }
 
 export async function getPrompt(context: ToolContext, name: string): Promise<GetPromptResult> {
@@ -49,19 +46,9 @@ function findPromptSkill(context: ToolContext, name: string): Skill {
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }
 
-function encodeCursor(at: number): string {
-  return Buffer.from(`${CURSOR_PREFIX}${at}`).toString("base64url");
-}
-
-/** Where the page of `cursor` starts; a cursor this server did not give is refused. */
-function decodeCursor(cursor: string, count: number): number {
-  const decoded = Buffer.from(cursor, "base64url").toString("utf8");
-  const at = decoded.startsWith(CURSOR_PREFIX) ? Number(decoded.slice(CURSOR_PREFIX.length)) : Number.NaN;
-  if (!Number.isSafeInteger(at) || at < 0 || at > count) {
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      "Invalid cursor: pass the nextCursor of the page before",
-    );
-  }
+/** Where the page of `cursor` starts: the index of its first skill. */
+function pageStart(cursor: string, count: number): number {
+  const at = Number(decodeCursor(cursor));
+  if (!Number.isSafeInteger(at) || at < 0 || at > count) throw invalidCursor();
   return at;
 }

@@ -34,7 +34,7 @@ export const readSkillTool = defineTool({
   },
 });
 
-export function findSkill(context: ToolContext, ref: string): Skill {
+function findSkill(context: ToolContext, ref: string): Skill {
   const lookup = findSkillAnyCase(context.scope, ref);
   if (lookup.kind === "found") return lookup.skill;
   if (lookup.kind === "ambiguous") {

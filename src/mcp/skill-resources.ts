@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, type Resource } from "@modelcontextprotocol/server";
+import type { Resource } from "@modelcontextprotocol/server";
 import {
   DIRECTORY_MIME_TYPE,
   type SkillReadResult,
@@ -6,10 +6,9 @@ import {
 } from "@modelcontextprotocol/server/ext/skills";
 import type { CatalogFile, FileReader, Scope, Skill } from "../catalog/index.js";
 import { type SkillEntry, skillPath } from "../inspection/index.js";
+import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.js";
 import { keyOf, keyOfUri, mimeTypeOf, nameOfKey, parentOfKey, type UriKey, uriOfKey } from "./skill-uris.js";
 
-/** Entries of `skills/list` and children of `resources/directory/read` per page, as the SDK pages them. */
-const PAGE_SIZE = 100;
 /**
  * `resources/list` names this many skills (their SKILL.md) and this many pack files at most: it has no
  * pages here, and every agent that lists resources pays for the list. `skills/list` pages through every
@@ -302,7 +301,10 @@ function compareUris(a: string, b: string): number {
   return a < b ? -1 : 1;
 }
 
-/** The index of the first item whose URI sorts after `uri`, in items sorted by URI. */
+/**
+ * The index of the first item whose URI sorts after `uri`, in items sorted by URI: the cursors of these
+ * lists hold the last URI of a page, a boundary that entries added or removed elsewhere never move.
+ */
 function firstAfter<Item>(items: readonly Item[], uri: string, uriOf: (item: Item) => string): number {
   let low = 0;
   let high = items.length;
@@ -313,24 +315,6 @@ function firstAfter<Item>(items: readonly Item[], uri: string, uriOf: (item: Ite
     else high = middle;
   }
   return low;
-}
-
-const CURSOR_PREFIX = "after:";
-
-/** An opaque cursor meaning "after this URI": a page boundary that added or removed entries never move. */
-function encodeCursor(uri: string): string {
-  return Buffer.from(`${CURSOR_PREFIX}${uri}`).toString("base64url");
-}
-
-function decodeCursor(cursor: string): string {
-  const decoded = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!decoded.startsWith(CURSOR_PREFIX)) {
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      "Invalid cursor: pass the nextCursor of the page before",
-    );
-  }
-  return decoded.slice(CURSOR_PREFIX.length);
 }
 
 /** The bytes as text when UTF-8 decodes them without loss (a BOM kept), as the extension sends text. */

@@ -46,11 +46,10 @@ export function defineTool<Shape extends ZodRawShape>(spec: ToolSpec<Shape>): To
     listed: listedTool(spec, schema),
     keeping,
     async call(args, context) {
-      const problem = argumentsProblem(spec, schema, args);
-      if (problem !== undefined) return failure(problem);
-      const parsed = schema.parse(args);
+      const checked = checkArguments(spec, schema, args);
+      if (!checked.ok) return failure(checked.problem);
       try {
-        return success(await spec.run(parsed, context));
+        return success(await spec.run(checked.value, context));
       } catch (error) {
         if (error instanceof ToolError) return failure(error.message);
         // A file that vanished, a permission error: the operator hears of it, the caller gets no internals.
@@ -92,19 +91,23 @@ function listedTool<Shape extends ZodRawShape>(
 }
 
 /**
- * What is wrong with a tool's arguments, told so that the model can fix it: which argument, what it must
- * be, and what it is for. Undefined when they fit.
+ * A tool's arguments as its schema makes them, or what is wrong with them, told so that the model can fix
+ * it: which argument, what it must be, and what it is for.
  */
-function argumentsProblem<Shape extends ZodRawShape>(
+function checkArguments<Shape extends ZodRawShape>(
   spec: ToolSpec<Shape>,
   schema: z.ZodObject<Shape>,
   args: Readonly<Record<string, unknown>>,
-): string | undefined {
+): { ok: true; value: z.output<z.ZodObject<Shape>> } | { ok: false; problem: string } {
   const count = Object.keys(args).length;
   if (count > MAX_ARGUMENTS) {
-    return `Too many arguments for ${spec.name}: ${count}, where the maximum of ${MAX_ARGUMENTS} is more than any tool takes.`;
+    return {
+      ok: false,
+      problem: `Too many arguments for ${spec.name}: ${count}, where the maximum of ${MAX_ARGUMENTS} is more than any tool takes.`,
+    };
   }
-  if (schema.safeParse(args).success) return undefined;
+  const checked = schema.safeParse(args);
+  if (checked.success) return { ok: true, value: checked.data };
   // Parsed again to report the input, which the check that passes nearly every call leaves out.
   const issues = schema.safeParse(args, { reportInput: true }).error?.issues ?? [];
   const problems = issues.map((issue) => {
@@ -114,11 +117,11 @@ function argumentsProblem<Shape extends ZodRawShape>(
     const problem = describeIssue(issue, `"${issue.path.join(".")}"`);
     return purpose ? `${problem} (${purpose})` : problem;
   });
-  return `Invalid arguments for ${spec.name}: ${problems.join("; ")}.`;
+  return { ok: false, problem: `Invalid arguments for ${spec.name}: ${problems.join("; ")}.` };
 }
 
 /** One problem in plain words: `"skill" is required, a string`, `"file" must be a string, not a number`. */
-export function describeIssue(issue: z.core.$ZodIssue, name: string): string {
+function describeIssue(issue: z.core.$ZodIssue, name: string): string {
   if (issue.code === "invalid_type") {
     const expected = EXPECTED[issue.expected] ?? issue.expected;
     return issue.input === undefined
