@@ -5,9 +5,8 @@ import autocannon from "autocannon";
 export interface HttpPost {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
   /** Under load, each `[<id>]` in the body becomes a new id for every request (autocannon's idReplacement). */
-  readonly newIdEachTime?: boolean;
+  readonly body: string;
 }
 
 /**
@@ -19,7 +18,8 @@ export const ERAS: readonly Era[] = ["2025", "2026-07-28"];
 
 const COMMON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
-const MODERN_META = {
+/** The per-request envelope of a 2026-07-28 request, in `params._meta`. */
+export const MODERN_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": { name: "skills-mcp-bench", version: "1" },
   "io.modelcontextprotocol/clientCapabilities": {},
@@ -29,18 +29,13 @@ const MODERN_META = {
  * A request of `era`, with a new id for every request sent under load (counted up by autocannon, as a
  * client counts its ids): `[<id>]` in the body is replaced each time.
  */
-export function mcpPost(
-  method: string,
-  params?: Record<string, unknown>,
-  era: Era = "2025",
-  path = "/mcp",
-): HttpPost {
+export function mcpPost(method: string, params?: Record<string, unknown>, era: Era = "2025"): HttpPost {
+  const path = "/mcp";
   if (era === "2025") {
     return {
       path,
       headers: { ...COMMON_HEADERS, "mcp-protocol-version": "2025-11-25" },
       body: JSON.stringify({ jsonrpc: "2.0", id: "[<id>]", method, ...(params ? { params } : {}) }),
-      newIdEachTime: true,
     };
   }
   const headers: Record<string, string> = {
@@ -53,7 +48,6 @@ export function mcpPost(
     path,
     headers,
     body: JSON.stringify({ jsonrpc: "2.0", id: "[<id>]", method, params: { ...params, _meta: MODERN_META } }),
-    newIdEachTime: true,
   };
 }
 
@@ -114,7 +108,7 @@ export async function loadRun(
         connections,
         duration: seconds,
         timeout: 10,
-        idReplacement: requests.some((request) => request.newIdEachTime === true),
+        idReplacement: true,
         requests: requests.map((request) => ({
           method: "POST" as const,
           path: request.path,

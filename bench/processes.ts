@@ -80,11 +80,8 @@ export function saveSearchIndex(
     maxBuffer: 2 ** 28,
   });
   const ms = performance.now() - started;
-  const inspected = log
-    .split("\n")
-    .map((line) => (line.startsWith("{") ? (JSON.parse(line) as { msg?: string; ms?: number }) : {}))
-    .find((line) => line.msg === "skills inspected");
-  return { ms, inspectionMs: inspected?.ms ?? Number.NaN };
+  const inspected = parseLogLines(log).find((line) => line.msg === "skills inspected");
+  return { ms, inspectionMs: typeof inspected?.ms === "number" ? inspected.ms : Number.NaN };
 }
 
 /** Starts the ceiling: a bare Fastify app answering each recorded request with its recorded bytes. */
@@ -186,7 +183,12 @@ function cpuMs(pid: number): number {
 }
 
 function readLogLines(logFile: string): Record<string, unknown>[] {
-  return readFileSync(logFile, "utf8")
+  return parseLogLines(readFileSync(logFile, "utf8"));
+}
+
+/** The JSON lines of a server's log (pino writes one object a line). */
+function parseLogLines(log: string): Record<string, unknown>[] {
+  return log
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Record<string, unknown>);

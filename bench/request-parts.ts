@@ -14,24 +14,16 @@ import { loadCatalog } from "../src/catalog/index.js";
 import { McpEndpoint } from "../src/http/mcp-endpoint.js";
 import { createMcpServer } from "../src/mcp/index.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR } from "./catalogs.js";
+import { type Era, MODERN_META, toolCall } from "./load.js";
 import { TYPICAL_QUERY } from "./throughput.js";
 
-const LEGACY_HEADERS = {
+/** The headers of the throughput benchmark's requests, and the host a client sends. */
+const headersOf = (era: Era) => ({
   host: "127.0.0.1",
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2025-11-25",
-};
-const MODERN_HEADERS = {
-  ...LEGACY_HEADERS,
-  "mcp-protocol-version": "2026-07-28",
-  "mcp-method": "tools/call",
-  "mcp-name": "list_skills",
-};
-const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
+  ...toolCall("list_skills", {}, era).headers,
+});
+const LEGACY_HEADERS = headersOf("2025");
+const MODERN_HEADERS = headersOf("2026-07-28");
 
 async function main(dir: string, count: number): Promise<void> {
   const { catalog } = loadCatalog(dir);

@@ -38,13 +38,13 @@ export const TYPICAL_QUERY =
  * The six requests in each era: the fixed ones, and for the catalog at hand the pack of median size and
  * the skill whose SKILL.md has the median size.
  */
-export function scenariosFor(skillsDir: string, eras: readonly Era[] = ERAS): Scenario[] {
+export function scenariosFor(skillsDir: string): Scenario[] {
   const { everything } = loadCatalog(skillsDir).catalog;
   const packs = [...everything.packs].sort((a, b) => a.skills.length - b.skills.length);
   const pack = packs[Math.floor(packs.length / 2)];
   const skill = medianBySize(everything.skills);
   if (pack === undefined || skill === undefined) throw new Error(`${skillsDir} holds no skill`);
-  return eras.flatMap((era) =>
+  return ERAS.flatMap((era) =>
     [
       { id: "tools-list", label: "tools/list", request: mcpPost("tools/list", undefined, era) },
       { id: "list-packs", label: "list_packs", request: toolCall("list_packs", {}, era) },
@@ -121,6 +121,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
   });
   let ceiling: RunningProcess | undefined;
   let baseline: RunningProcess | undefined;
+  const older = scenarios.filter(servedByBaseline);
   try {
     if (options.baseline) {
       baseline = await startServer({
@@ -129,7 +130,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         name: "server-baseline",
         entry: options.baseline.entry,
       });
-      await compareAnswers(server.url, baseline.url, scenarios.filter(servedByBaseline), options.progress);
+      await compareAnswers(server.url, baseline.url, older, options.progress);
     }
     const afterStart = server.residentBytes();
     const fixtures = await recordFixtures(server.url, scenarios);
@@ -145,8 +146,10 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     // Both processes answer every request for a while first, so the JIT has settled before timing.
     const all = scenarios.map((scenario) => scenario.request);
     await runLoad(server.url, all, 16, options.warmUpSeconds);
-    const older = scenarios.filter(servedByBaseline).map((scenario) => scenario.request);
-    if (baseline) await runLoad(baseline.url, older, 16, options.warmUpSeconds);
+    if (baseline) {
+      const requests = older.map((scenario) => scenario.request);
+      await runLoad(baseline.url, requests, 16, options.warmUpSeconds);
+    }
     await runLoad(ceiling.url, scenarios.map(onCeiling), 16, options.warmUpSeconds);
 
     const rows: ThroughputRow[] = [];

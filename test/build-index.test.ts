@@ -6,23 +6,20 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
-import { logLines, runServer, type ServerProcess, startServerProcess } from "./helpers/process.js";
+import { logLines, runServer, ServerProcesses } from "./helpers/process.js";
 import { call, connectClient } from "./helpers/remote.js";
 
 let tree: StandardCatalog;
 let savedIndex: string;
-const servers: ServerProcess[] = [];
+const servers = new ServerProcesses();
 beforeEach(async () => {
   tree = await makeStandardCatalog();
   savedIndex = path.join(tree.skillsDir, ".search-index");
 });
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.child.kill("SIGTERM");
-    await server.exited;
-  }
+  await servers.stopAll();
   await tree.remove();
 });
 
@@ -43,9 +40,7 @@ async function buildIndexFile(env: Record<string, string> = {}): Promise<LogLine
 
 /** Starts a server and waits for its `ready` line; returns its log so far and a search through MCP. */
 async function start(env: Record<string, string> = {}) {
-  const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, ...env });
-  servers.push(server);
-  await vi.waitFor(() => expect(server.output()).toContain('"msg":"ready"'));
+  const server = await servers.startReady({ SKILLS_DIR: tree.skillsDir, ...env });
   const lines = logLines(server.output());
   const search = async (query: string) => {
     const client = await connectClient(server.url);

@@ -7,6 +7,14 @@ export const PNG_BYTES = Buffer.concat([
   Buffer.from("89504e470d0a1a0a0000000d49484452", "hex"),
   randomBytes(200),
 ]);
+/**
+ * `text` written in Unicode tag characters (U+E0000 plus each ASCII code): invisible in every editor and
+ * in review, as "ASCII smuggling" hides instructions.
+ */
+export function inTagCharacters(text: string): string {
+  return [...text].map((letter) => String.fromCodePoint(0xe0000 + letter.charCodeAt(0))).join("");
+}
+
 export const SECRET = "TOP-SECRET-OUTSIDE-THE-CATALOG";
 /** Over the 256 KiB answer cap, in numbered lines so a cut is visible. */
 export const BIG_TEXT = Array.from({ length: 12_000 }, (_, i) => `line ${i} of a long reference file`).join(

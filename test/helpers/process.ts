@@ -1,13 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { expect, vi } from "vitest";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-/** The server entry point, run from source through tsx as `npm run dev` does, from any working folder. */
-export const MAIN = [
-  "--import",
-  new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href,
-  fileURLToPath(new URL("../../src/main.ts", import.meta.url)),
-];
+/** tsx's loader, for `node --import`: runs TypeScript from source, from any working folder. */
+export const TSX_LOADER = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+/** The server entry point, run from source through tsx as `npm run dev` does. */
+export const MAIN = ["--import", TSX_LOADER, fileURLToPath(new URL("../../src/main.ts", import.meta.url))];
 
 export interface Exited {
   readonly code: number | null;
@@ -76,6 +75,27 @@ export function startServerProcess(env: Record<string, string>, cwd = ROOT): Pro
       reject(new Error(`server exited with ${code}:\n${stdout}\n${stderr}`));
     });
   });
+}
+
+/** The server processes of a test file: each started once ready, all stopped (and awaited) together. */
+export class ServerProcesses {
+  readonly #running: ServerProcess[] = [];
+
+  /** Starts a server (see startServerProcess) and resolves once its log says it is `ready`. */
+  async startReady(env: Record<string, string>): Promise<ServerProcess> {
+    const server = await startServerProcess(env);
+    this.#running.push(server);
+    await vi.waitFor(() => expect(server.output()).toContain('"msg":"ready"'));
+    return server;
+  }
+
+  /** SIGTERM to every server started so far, resolved once each has exited. */
+  async stopAll(): Promise<void> {
+    for (const server of this.#running.splice(0)) {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  }
 }
 
 /** The JSON lines of a server's log (pino), as objects; other output is skipped. */

@@ -6,7 +6,7 @@
 
 export type WireEra = "legacy" | "modern";
 
-export const MODERN_META = {
+const MODERN_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
   "io.modelcontextprotocol/clientCapabilities": {},

@@ -10,16 +10,17 @@ import { type HttpSettings, loadConfig } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
 import { makeTree, type TempTree, type TreeEntry } from "./skill-tree.js";
 
+/** The fixed tool surface, in the order tools/list gives it: the contract every client sees. */
+export const THE_FOUR_TOOLS = ["list_packs", "list_skills", "read_skill", "read_pack_file"];
+
 /**
  * The protocol era a client speaks: `legacy` opens with the 2025 initialize handshake (what most clients
  * do today), `modern` is pinned to 2026-07-28 (a per-request envelope, no handshake), `auto` probes with
  * server/discover and takes the newest both sides speak.
  */
-/** The fixed tool surface, in the order tools/list gives it: the contract every client sees. */
-export const THE_FOUR_TOOLS = ["list_packs", "list_skills", "read_skill", "read_pack_file"];
-
 export type Era = "legacy" | "modern" | "auto";
-export const ERAS: readonly Era[] = ["legacy", "modern"];
+/** The two eras a server answers (auto ends in one of them). */
+export const ERAS = ["legacy", "modern"] as const satisfies readonly Era[];
 
 export interface ConnectOptions {
   readonly headers?: Record<string, string>;
