@@ -77,9 +77,9 @@ const PLAIN_WORD = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Nd}]/
  */
 export const JOINING_WORD =
   /(?![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}\p{Script=Inherited}])[\p{L}\p{M}]/u;
-export const EMOJI = /\p{Extended_Pictographic}/u;
+const EMOJI = /\p{Extended_Pictographic}/u;
 const EMOJI_MODIFIER = /\p{Emoji_Modifier}/u;
-export const EMOJI_BASE = /\p{Emoji}/u;
+const EMOJI_BASE = /\p{Emoji}/u;
 const HAN = /\p{Script=Han}/u;
 /** A run of this many invisible characters is a payload, whatever surrounds it. */
 const PAYLOAD_RUN = 4;
@@ -171,19 +171,27 @@ function tagHit(text: string, offset: number, run: Run): CharacterHit | undefine
 }
 
 /**
- * One variation selector picks a glyph for the character before it: VS15/VS16 after an emoji-capable
- * character, VS17 and up after a Han ideograph, the others after a non-ASCII symbol. Any other, or more
- * than one in a row, carries data nobody sees (one byte each, as "emoji smuggling" does).
+ * Whether the character at `offset` is a variation selector that picks a glyph for the character before
+ * it: VS15/VS16 after an emoji-capable character, VS17 and up after a Han ideograph, the others after a
+ * non-ASCII symbol, and alone. Any other, or more than one in a row, carries data nobody sees (one byte
+ * each, as "emoji smuggling" does).
  */
-function variationHit(text: string, offset: number, run: Run): CharacterHit | undefined {
+export function selectsGlyph(text: string, offset: number): boolean {
+  const selector = text.codePointAt(offset);
   const base = codePointBefore(text, offset);
-  const [selector] = run.values;
-  if (run.values.length === 1 && base !== undefined && selector !== undefined) {
-    const character = String.fromCodePoint(base);
-    if ((selector === 0xfe0e || selector === 0xfe0f) && EMOJI_BASE.test(character)) return undefined;
-    if (selector >= 0xe0100 && HAN.test(character)) return undefined;
-    if (selector >= 0xfe00 && selector <= 0xfe0d && base > 0x7f) return undefined;
-  }
+  if (selector === undefined || base === undefined || !isVariationSelector(selector)) return false;
+  const next = text.codePointAt(offset + width(selector));
+  if (isVariationSelector(base) || (next !== undefined && isVariationSelector(next))) return false;
+  const character = String.fromCodePoint(base);
+  if (selector === 0xfe0e || selector === 0xfe0f) return EMOJI_BASE.test(character);
+  if (selector >= 0xe0100) return HAN.test(character);
+  return base > 0x7f;
+}
+
+/** A run of variation selectors that select no glyph (see {@link selectsGlyph}). */
+function variationHit(text: string, offset: number, run: Run): CharacterHit | undefined {
+  if (selectsGlyph(text, offset)) return undefined;
+  const base = codePointBefore(text, offset);
   const bytes = run.values.map((value) => (value >= 0xe0100 ? value - 0xe0100 + 16 : value - 0xfe00));
   const decoded = new TextDecoder().decode(new Uint8Array(bytes));
   const reading = /^[\x20-\x7e\n\t]{4,}$/.test(decoded)
@@ -224,8 +232,11 @@ function invisibleHit(text: string, offset: number, run: Run): CharacterHit | un
   return { rule: "invisible-character", offset, detail: `${count}${names} ${where}` };
 }
 
-/** A ZWJ between two emoji (the first possibly with a skin tone or VS16) is part of one emoji. */
-function joinsEmoji(text: string, offset: number, after: number | undefined): boolean {
+/**
+ * Whether the ZWJ at `offset`, followed by the code point `after`, sits between two emoji (the first
+ * possibly with a skin tone or VS16), as part of one emoji.
+ */
+export function joinsEmoji(text: string, offset: number, after: number | undefined): boolean {
   let index = offset;
   let before = codePointBefore(text, index);
   while (before !== undefined && (before === 0xfe0f || EMOJI_MODIFIER.test(String.fromCodePoint(before)))) {

@@ -1,4 +1,4 @@
-import { describeCharacter, EMOJI, EMOJI_BASE, JOINING_WORD } from "./characters.js";
+import { describeCharacter, JOINING_WORD, joinsEmoji, selectsGlyph } from "./characters.js";
 import { type Finding, finding } from "./rules.js";
 import { codePoint, codePointBefore } from "./text.js";
 
@@ -68,8 +68,9 @@ function unseenCharacters(text: string): number[] {
     const side = (code: number | undefined) => (code === undefined ? "" : String.fromCodePoint(code));
     if (DIRECTION_MARKS.has(value) && rtl) continue;
     if (JOINERS.has(value) && [before, after].some((code) => JOINING_WORD.test(side(code)))) continue;
-    if (value === 0x200d && EMOJI.test(side(before)) && EMOJI.test(side(after))) continue;
-    if ((value === 0xfe0f || value === 0xfe0e) && EMOJI_BASE.test(side(before))) continue;
+    // The emoji rules of file text, so that a description passes where the same text in a file does.
+    if (value === 0x200d && joinsEmoji(text, match.index, after)) continue;
+    if (selectsGlyph(text, match.index)) continue;
     found.push(value);
   }
   return found;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditSkillMetadata } from "../../src/audit/index.js";
+import { auditFile, auditSkillMetadata } from "../../src/audit/index.js";
 
 const DOCUMENT = "---\nname: tidy\ndescription: >\n  Tidies things.\n---\n# Tidy\n";
 
@@ -27,6 +27,16 @@ describe("metadata-invisible-character", () => {
 
   it("flags a direction mark in a description without right-to-left text", () => {
     expect(audit("tidy", "Tidies\u200F things.")).toHaveLength(1);
+  });
+
+  // A description with a skin-toned or VS16 emoji in a ZWJ sequence was flagged high, so the server left
+  // the skill out, while the same text in a file passed: metadata had a stricter copy of the emoji rules.
+  it.each([
+    ["a skin-toned ZWJ sequence", "Pairs with \u{1F468}\u{1F3FD}\u200D\u{1F4BB} developers."],
+    ["a ZWJ sequence after VS16", "Lights \u2764\uFE0F\u200D\u{1F525} fires."],
+  ])("passes %s, as a file with it does", (_, description) => {
+    expect(audit("tidy", description)).toEqual([]);
+    expect(auditFile("p/tidy/notes.md", Buffer.from(`${description}\n`))).toEqual([]);
   });
 
   it.each([
