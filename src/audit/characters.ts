@@ -1,12 +1,5 @@
-import type { RuleId } from "./rules.js";
+import type { Hit } from "./rules.js";
 import { codePoint, codePointBefore, excerpt, width } from "./text.js";
-
-/** One occurrence of a character rule, at a string offset; the caller turns offsets into lines. */
-export interface CharacterHit {
-  readonly rule: RuleId;
-  readonly offset: number;
-  readonly detail: string;
-}
 
 const NAMES: Readonly<Record<number, string>> = {
   173: "SOFT HYPHEN",
@@ -93,8 +86,8 @@ export function mayHoldCharacterHits(text: string): boolean {
  * The hits of the character rules (tag characters, bidi controls, invisible characters, control
  * characters) in a text file's content, in order of offset.
  */
-export function characterHits(text: string): CharacterHit[] {
-  const hits: CharacterHit[] = [];
+export function characterHits(text: string): Hit[] {
+  const hits: Hit[] = [];
   const candidates = new RegExp(CANDIDATES);
   const lineEndings = text.includes("\n");
   for (let match = candidates.exec(text); match !== null; match = candidates.exec(text)) {
@@ -151,7 +144,7 @@ function listed(values: readonly number[], shown = 6): string {
  * Tag characters spell ASCII invisibly; the one legitimate use is a subdivision flag (England, Scotland,
  * Wales): a black flag, a short lowercase region code in tags, and a cancel tag.
  */
-function tagHit(text: string, offset: number, run: Run): CharacterHit | undefined {
+function tagHit(text: string, offset: number, run: Run): Hit | undefined {
   const code = run.values.slice(0, -1).map((value) => String.fromCharCode(value - 0xe0000));
   const isFlag =
     codePointBefore(text, offset) === BLACK_FLAG &&
@@ -189,7 +182,7 @@ export function selectsGlyph(text: string, offset: number): boolean {
 }
 
 /** A run of variation selectors that select no glyph (see {@link selectsGlyph}). */
-function variationHit(text: string, offset: number, run: Run): CharacterHit | undefined {
+function variationHit(text: string, offset: number, run: Run): Hit | undefined {
   if (selectsGlyph(text, offset)) return undefined;
   const base = codePointBefore(text, offset);
   const bytes = run.values.map((value) => (value >= 0xe0100 ? value - 0xe0100 + 16 : value - 0xfe00));
@@ -211,7 +204,7 @@ function variationHit(text: string, offset: number, run: Run): CharacterHit | un
  * filters and reviewers miss it, or bits hidden between letters. Emoji ZWJ sequences, joiners in
  * Arabic or Indic words, and word breaks in Thai or Japanese are how those texts are written.
  */
-function invisibleHit(text: string, offset: number, run: Run): CharacterHit | undefined {
+function invisibleHit(text: string, offset: number, run: Run): Hit | undefined {
   if (offset === 0 && run.values[0] === 0xfeff) {
     if (run.values.length === 1) return undefined;
     return invisibleHit(text, 1, { values: run.values.slice(1), end: run.end });

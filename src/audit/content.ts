@@ -1,12 +1,5 @@
-import type { RuleId } from "./rules.js";
+import type { Hit } from "./rules.js";
 import { excerpt, visible } from "./text.js";
-
-/** One occurrence of a content rule, at a string offset. */
-export interface ContentHit {
-  readonly rule: RuleId;
-  readonly offset: number;
-  readonly detail: string;
-}
 
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;
@@ -27,8 +20,8 @@ const RUN_DOWNLOAD =
  * on the day runs with the user's rights, and no review of the skill saw it. `curl -o file` and a
  * download piped into `jq`, `tar` or `python -m json.tool` read data and are not flagged.
  */
-export function pipeToShellHits(text: string): ContentHit[] {
-  const hits: ContentHit[] = [];
+export function pipeToShellHits(text: string): Hit[] {
+  const hits: Hit[] = [];
   let done = -1;
   for (const match of text.matchAll(DOWNLOADERS)) {
     if (match.index < done) continue;
@@ -109,9 +102,9 @@ function readsProgram(args: readonly string[], givesProgram: RegExp): boolean {
  * HTML comments outside code: a rendered SKILL.md does not show them, but a model reads them. Comments
  * shown inside fenced code blocks or code spans are examples a reader sees.
  */
-export function htmlCommentHits(text: string): ContentHit[] {
+export function htmlCommentHits(text: string): Hit[] {
   if (!text.includes("<!--")) return [];
-  const hits: ContentHit[] = [];
+  const hits: Hit[] = [];
   let fence: string | undefined;
   let offset = 0;
   while (offset < text.length) {
@@ -172,8 +165,8 @@ const MEDIA_MAGIC = [
  * decodes to an image or a font (a `data:` URI in HTML, a notebook's output) is a picture, and a run
  * without the variety of encoded data (a row of dashes) is not a blob.
  */
-export function encodedBlobHits(text: string): ContentHit[] {
-  const hits: ContentHit[] = [];
+export function encodedBlobHits(text: string): Hit[] {
+  const hits: Hit[] = [];
   for (const { line, offset } of longLines(text, MIN_BLOB)) {
     for (const match of line.matchAll(ENCODED_RUN)) {
       const hit = blobHit(match[0], offset + match.index);
@@ -193,7 +186,7 @@ function* longLines(text: string, length: number): Generator<{ line: string; off
   }
 }
 
-function blobHit(run: string, offset: number): ContentHit | undefined {
+function blobHit(run: string, offset: number): Hit | undefined {
   const kind = HEX.test(run) ? "hex" : isBase64Like(run) ? "base64" : undefined;
   if (kind === undefined || (kind === "base64" && decodesToMedia(run))) return undefined;
   const bytes = kind === "hex" ? run.length / 2 : Math.floor((run.replace(/=+$/, "").length * 3) / 4);
@@ -243,9 +236,9 @@ const COMMON_ENDINGS = new Set(["com", "org", "net", "io", "dev", "ai", "app", "
  * Links whose text shows one host and whose target is another: the reader trusts what is shown, the agent
  * follows the target. A subdomain of the host shown (`docs.` of `example.com`, or `www.`) is the same site.
  */
-export function deceptiveLinkHits(text: string): ContentHit[] {
+export function deceptiveLinkHits(text: string): Hit[] {
   if (!text.includes("](http") && !/href/i.test(text)) return [];
-  const hits: ContentHit[] = [];
+  const hits: Hit[] = [];
   const links = [
     ...[...text.matchAll(MARKDOWN_LINK)].map((match) => ({
       shown: match[1],

@@ -1,7 +1,7 @@
 import { describeBytes, MAX_FILE_BYTES } from "../catalog/index.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
 import { deceptiveLinkHits, encodedBlobHits, htmlCommentHits, pipeToShellHits } from "./content.js";
-import { type Finding, finding, type RuleId } from "./rules.js";
+import { type Finding, finding, type Hit, type RuleId } from "./rules.js";
 import { LineCounter } from "./text.js";
 
 /** What the caller knows of a file besides its bytes. */
@@ -26,12 +26,6 @@ const EXECUTABLE_MAGIC = [
   [0xfe, 0xed, 0xfa, 0xce],
   [0x4d, 0x5a],
 ] as const;
-
-interface Hit {
-  readonly rule: RuleId;
-  readonly offset: number;
-  readonly detail: string;
-}
 
 /**
  * Every finding of the file rules in one file: `path` is how findings name it (its last segment tells

@@ -41,6 +41,16 @@ export interface Finding {
   readonly detail: string;
 }
 
+/**
+ * One occurrence of a file rule, at a string offset in the file's text: the rules report offsets, and
+ * auditFile turns them into lines and findings.
+ */
+export interface Hit {
+  readonly rule: RuleId;
+  readonly offset: number;
+  readonly detail: string;
+}
+
 export const SEVERITIES: readonly Severity[] = ["high", "medium", "low"];
 
 export function finding(path: string, line: number, rule: RuleId, detail: string): Finding {
