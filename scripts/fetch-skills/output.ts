@@ -24,7 +24,7 @@ export interface SourceRecord {
 }
 
 /** Something of the repository left out of a pack: `entry` names it in the repository, `inPack` in the pack. */
-export interface SkippedFile {
+interface SkippedFile {
   readonly entry: SkippedEntry;
   readonly inPack: string;
 }

@@ -9,7 +9,6 @@ export {
 } from "./folder.js";
 export {
   countBySeverity,
-  findingPlace,
   findingsTable,
   markdownCode,
   markdownText,
@@ -18,7 +17,6 @@ export {
 export { auditSkillMetadata, type SkillMetadata } from "./metadata.js";
 export {
   atLeast,
-  compareFindings,
   type Finding,
   isUnsafe,
   RULES,

@@ -27,7 +27,7 @@ export function countBySeverity(findings: readonly Finding[]): string {
 }
 
 /** `path:line`, or the path alone for a finding about a whole file. */
-export function findingPlace(found: Finding): string {
+function findingPlace(found: Finding): string {
   return found.line > 0 ? `${found.path}:${found.line}` : found.path;
 }
 
