@@ -1,4 +1,4 @@
-import { describeBytes, MAX_FILE_BYTES } from "../catalog/index.js";
+import { describeBytes, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
 import { deceptiveLinkHits, encodedBlobHits, htmlCommentHits, pipeToShellHits } from "./content.js";
 import { type Finding, finding, type Hit, type RuleId } from "./rules.js";
@@ -14,8 +14,6 @@ export interface FileFacts {
 export const FINDINGS_PER_RULE = 20;
 /** How many different hits of one rule on one line a finding describes; more are only said to be there. */
 const DETAILS_PER_LINE = 3;
-/** How much of a file is inspected to tell text from binary, as the server tells them. */
-const SNIFF_BYTES = 8192;
 const MARKDOWN = /\.(?:md|markdown|mdx)$/i;
 /** Native executable formats, by their first bytes (ELF, Mach-O both ways, PE). */
 const EXECUTABLE_MAGIC = [
@@ -115,7 +113,7 @@ function describeLine(details: ReadonlyMap<string, number>): string {
  * part is what is audited then. A leading byte order mark is kept, so that rules can tell it apart.
  */
 function servedText(bytes: Uint8Array, path: string): string | undefined {
-  if (bytes.subarray(0, SNIFF_BYTES).includes(0)) return undefined;
+  if (isBinaryStart(bytes)) return undefined;
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {

@@ -10,6 +10,14 @@ export const MAX_FILE_BYTES = 256 * 1024;
 /** How much of a file is inspected to tell text from binary. */
 const SNIFF_BYTES = 8192;
 
+/**
+ * Whether a file starting with `bytes` is binary however the rest decodes: a NUL in its first 8 KiB. The
+ * audit tells text from binary with this too, so that it audits as text exactly what is served as text.
+ */
+export function isBinaryStart(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, SNIFF_BYTES).includes(0);
+}
+
 export type FileContent =
   | { readonly kind: "text"; readonly text: string; readonly size: number; readonly truncated: boolean }
   | { readonly kind: "binary"; readonly size: number; readonly mediaType: string };
@@ -161,8 +169,7 @@ export class FileReader {
 /** Text when the bytes are UTF-8 without NUL; cut content ends at the last whole line. */
 export function describeBytes(bytes: Buffer, size: number, name: string): FileContent {
   const truncated = bytes.length < size;
-  if (bytes.subarray(0, SNIFF_BYTES).includes(0))
-    return { kind: "binary", size, mediaType: mediaTypeOf(name) };
+  if (isBinaryStart(bytes)) return { kind: "binary", size, mediaType: mediaTypeOf(name) };
   const end = truncated ? lastLineEnd(bytes) : bytes.length;
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, end));

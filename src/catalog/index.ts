@@ -6,6 +6,7 @@ export {
   FILE_CACHE_BYTES,
   type FileContent,
   FileReader,
+  isBinaryStart,
   MAX_FILE_BYTES,
   packPathCitedBySkill,
   readCatalogBytes,
