@@ -1,5 +1,5 @@
 import path from "node:path";
-import { describeBytes, SKILL_DOCUMENT, type Skill } from "../../src/catalog/index.js";
+import { compareText, describeBytes, SKILL_DOCUMENT, type Skill } from "../../src/catalog/index.js";
 import { countLineChanges, type LineChanges } from "./line-diff.js";
 
 /** A pack as one commit has it: its skills, and every file it serves by path in the pack. */
@@ -143,7 +143,7 @@ function matchSkills(before: PackSide, after: PackSide): SkillPair[] {
 
 /** The body and the text supporting files of a skill, in path order, for telling how alike two skills are. */
 function skillText(skill: Skill, side: PackSide): string {
-  const files = [...ownFiles(skill, side)].sort(([a], [b]) => (a < b ? -1 : 1));
+  const files = [...ownFiles(skill, side)].sort(([a], [b]) => compareText(a, b));
   const texts = files.map(([file, bytes]) => `${file}\n${textOf(bytes) ?? ""}`);
   return [bodyOf(side.files.get(documentIn(skill))), ...texts].join("\n");
 }
@@ -221,5 +221,5 @@ function linesOf(before: Buffer | undefined, after: Buffer | undefined): LineCha
 }
 
 function byPath(a: FileChange, b: FileChange): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+  return compareText(a.path, b.path);
 }

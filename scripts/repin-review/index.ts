@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { auditFolder, type Finding, listServedFiles, unsafeSkills } from "../../src/audit/index.js";
-import { CatalogError, loadCatalog, type Pack } from "../../src/catalog/index.js";
+import { CatalogError, compareText, loadCatalog, type Pack } from "../../src/catalog/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
 import { comparePacks, EMPTY_SIDE, type PackSide } from "./compare.js";
@@ -29,7 +29,7 @@ export function reviewRepin(request: ReviewRequest): Review {
   const packsBefore = [...after.packs.values()]
     .filter((pack) => !moved.has(pack.name))
     .concat([...moved].flatMap((name) => before.packs.get(name) ?? []))
-    .sort((a, b) => (a.name < b.name ? -1 : 1));
+    .sort((a, b) => compareText(a.name, b.name));
   const elsewhere = after.findings.filter(
     (found) => found.severity === "high" && !moved.has(packOf(found.path)),
   );

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import {
   type CatalogFile,
+  compareText,
   type LoadOptions,
   loadCatalog,
   type Scope,
@@ -64,7 +65,7 @@ export function listServedFiles(scope: Scope): ServedFile[] {
     }
     for (const file of pack.files.values()) add(pack.name, file.path, file);
   }
-  return [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...files.values()].sort((a, b) => compareText(a.path, b.path));
 }
 
 /** `<pack>/<folder>/SKILL.md`: where the findings of a skill's name and description point. */

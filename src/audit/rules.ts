@@ -1,3 +1,5 @@
+import { compareText } from "../catalog/index.js";
+
 /** How much a finding matters: `high` makes a skill unsafe to serve; the others are worth a look. */
 export type Severity = "high" | "medium" | "low";
 
@@ -69,7 +71,5 @@ export function atLeast(severity: Severity, threshold: Severity): boolean {
 
 /** By path, then line, then rule: the order every report prints. */
 export function compareFindings(a: Finding, b: Finding): number {
-  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
-  if (a.line !== b.line) return a.line - b.line;
-  return a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0;
+  return compareText(a.path, b.path) || a.line - b.line || compareText(a.rule, b.rule);
 }

@@ -25,7 +25,7 @@ export {
   loadCatalog,
   SKILL_DOCUMENT,
 } from "./load.js";
-export { compareSkills, Scope, SelectorError, type SkillLookup } from "./scope.js";
+export { compareSkills, compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
 export type {
   CatalogFile,
   CatalogIssue,

@@ -239,6 +239,10 @@ export function compareSkills(a: Skill, b: Skill): number {
   return compareText(a.name, b.name) || compareText(a.pack, b.pack);
 }
 
+/**
+ * Orders strings by UTF-16 code units, the same on every machine (no locale): how the catalog sorts
+ * paths and names, and how the audit and the scripts that print it sort theirs.
+ */
 export function compareText(a: string, b: string): number {
   if (a === b) return 0;
   return a < b ? -1 : 1;
