@@ -1,5 +1,5 @@
 /**
- * What the fetcher hands the repin review and gets back: the one shape both sides import, so that the
+ * What the fetcher hands the repin review and gets back: the one module both sides import, so that the
  * review (loaded only by --update, for it needs src/) and the fetcher depend on it and not on each other.
  */
 
@@ -31,6 +31,11 @@ export interface ReviewedFinding {
   readonly severity: "high" | "medium" | "low";
   readonly detail: string;
   readonly new: boolean;
+}
+
+/** A commit as the fetcher's summary and the review show it: its first seven hex digits, as GitHub does. */
+export function shortRef(ref: string): string {
+  return ref.slice(0, 7);
 }
 
 export interface Review {

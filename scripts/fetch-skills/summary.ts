@@ -1,5 +1,6 @@
 import type { FetchedPack } from "./output.js";
 import type { Repin } from "./repin.js";
+import { shortRef } from "./review-contract.js";
 
 const GITHUB =
   /^(?:(?:https?|git|ssh):\/\/(?:[^@/]+@)?github\.com\/|git@github\.com:)([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/i;
@@ -21,7 +22,7 @@ export function repinSummary(repins: readonly Repin[]): string {
         : page
           ? `[compare](${page}/compare/${repin.from}...${repin.to})`
           : "moved";
-    return `| ${repin.source.name} | ${repin.tracks} | \`${short(repin.from)}\` | \`${short(repin.to)}\` | ${change} |`;
+    return `| ${repin.source.name} | ${repin.tracks} | \`${shortRef(repin.from)}\` | \`${shortRef(repin.to)}\` | ${change} |`;
   });
   const outcome =
     moved.length === 0
@@ -44,8 +45,8 @@ export function fetchSummary(packs: readonly FetchedPack[]): string {
   const rows = packs.map(({ record, method, seconds }) => {
     const page = githubPage(record.repo);
     const commit = page
-      ? `[\`${short(record.ref)}\`](${page}/commit/${record.ref})`
-      : `\`${short(record.ref)}\``;
+      ? `[\`${shortRef(record.ref)}\`](${page}/commit/${record.ref})`
+      : `\`${shortRef(record.ref)}\``;
     const how = method === "kept" ? "kept from the previous fetch" : `${method}, ${seconds.toFixed(1)} s`;
     return `| ${record.name} | ${commit} | ${record.skills} | ${how} |`;
   });
@@ -64,8 +65,4 @@ export function fetchSummary(packs: readonly FetchedPack[]): string {
 
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
-}
-
-function short(ref: string): string {
-  return ref.slice(0, 7);
 }

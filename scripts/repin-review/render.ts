@@ -6,7 +6,7 @@ import {
   markdownText,
 } from "../../src/audit/index.js";
 import type { Skill } from "../../src/catalog/index.js";
-import type { ReviewedSource } from "../fetch-skills/review-contract.js";
+import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
 import type { FileChange, PackChanges } from "./compare.js";
 import type { LineChanges } from "./line-diff.js";
 
@@ -96,7 +96,10 @@ function render(content: ReviewContent, limit: number): string {
 
 function renderSource(review: SourceReview, limit: number): string[] {
   const { source, changes, skills, descriptionTokens } = review;
-  const lines = [`### ${markdownCode(source.name)}: \`${short(source.from)}\` → \`${short(source.to)}\``, ""];
+  const lines = [
+    `### ${markdownCode(source.name)}: \`${shortRef(source.from)}\` → \`${shortRef(source.to)}\``,
+    "",
+  ];
   if (source.missing !== undefined) {
     lines.push(
       `> The old commit could not be fetched, so everything shows as added: ${markdownText(source.missing)}`,
@@ -271,8 +274,4 @@ function tokens({ before, after }: Before<number>): string {
 
 function count(n: number, noun: string): string {
   return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
-}
-
-function short(ref: string): string {
-  return ref.slice(0, 7);
 }
