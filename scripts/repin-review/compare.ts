@@ -1,5 +1,12 @@
 import path from "node:path";
-import { compareText, describeBytes, SKILL_DOCUMENT, type Skill } from "../../src/catalog/index.js";
+import {
+  closingLineIndex,
+  compareText,
+  describeBytes,
+  SKILL_DOCUMENT,
+  type Skill,
+  stripBom,
+} from "../../src/catalog/index.js";
 import { countLineChanges, type LineChanges } from "./line-diff.js";
 
 /** A pack as one commit has it: its skills, and every file it serves by path in the pack. */
@@ -181,9 +188,9 @@ function ownFiles(skill: Skill, side: PackSide): Map<string, Buffer> {
 /** The frontmatter taken off: what a model reads after choosing the skill. */
 function bodyOf(bytes: Buffer | undefined): string {
   const text = bytes?.toString("utf8") ?? "";
-  const lines = text.split("\n");
-  if (lines[0]?.replace(/^\uFEFF/, "").trimEnd() !== "---") return text;
-  const end = lines.findIndex((line, index) => index > 0 && /^(?:---|\.\.\.)\s*$/.test(line));
+  const lines = stripBom(text).split("\n");
+  if (lines[0]?.trimEnd() !== "---") return text;
+  const end = closingLineIndex(lines);
   return end < 0 ? text : lines.slice(end + 1).join("\n");
 }
 

@@ -1,3 +1,4 @@
+import { closingLineIndex } from "../catalog/index.js";
 import { describeCharacter, JOINING_WORD, joinsEmoji, selectsGlyph } from "./characters.js";
 import { type Finding, finding } from "./rules.js";
 import { codePoint, codePointBefore } from "./text.js";
@@ -97,11 +98,8 @@ function mixedScriptWords(text: string): string[] {
 /** The line of `key:` in the frontmatter of `document`, or 1 when it cannot be told. */
 function keyLine(document: string, key: string): number {
   const lines = document.split("\n", 200);
+  const end = closingLineIndex(lines);
   const pattern = new RegExp(`^["']?${key}["']?\\s*:`);
-  for (let index = 1; index < lines.length; index++) {
-    const line = lines[index] ?? "";
-    if (/^(?:---|\.\.\.)\s*$/.test(line)) break;
-    if (pattern.test(line)) return index + 1;
-  }
-  return 1;
+  const index = lines.findIndex((line, at) => at > 0 && (end < 0 || at < end) && pattern.test(line));
+  return index < 0 ? 1 : index + 1;
 }

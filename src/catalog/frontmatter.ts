@@ -74,7 +74,11 @@ export function closesFrontmatter(text: string): boolean {
   return lines[0]?.trimEnd() !== "---" || closingLineIndex(lines) > 0;
 }
 
-function closingLineIndex(lines: readonly string[]): number {
+/**
+ * The index of the line that closes the frontmatter of a SKILL.md split into `lines` (`---` or `...`
+ * after the first line), or -1 when none does. Whether the first line opens one is the caller's to check.
+ */
+export function closingLineIndex(lines: readonly string[]): number {
   return lines.findIndex((line, index) => index > 0 && CLOSING_LINE.test(line));
 }
 
