@@ -7,7 +7,13 @@
  *   npm run check-skills -- [skills folder]     (default: ./skills)
  */
 import { existsSync } from "node:fs";
-import { auditFolder, countBySeverity, findingsTable, markdownCode, ruleCounts } from "../src/audit/index.js";
+import {
+  auditCatalog,
+  countBySeverity,
+  findingsTable,
+  markdownCode,
+  ruleCounts,
+} from "../src/audit/index.js";
 import {
   type Catalog,
   CatalogError,
@@ -26,7 +32,7 @@ async function report(dir: string, serveUnsafe: boolean): Promise<string> {
   const { catalog, issues } = loadCatalog(dir);
   // Read as the server reads them at startup: the same entries, the same unsafe skills.
   const { inspection } = await inspectCatalog(catalog.everything.skills);
-  return `${catalogReport(catalog, issues, inspection)}\n${auditReport(dir, inspection, serveUnsafe)}`;
+  return `${catalogReport(catalog, issues, inspection)}\n${auditReport(catalog, dir, inspection, serveUnsafe)}`;
 }
 
 function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspection: Inspection): string {
@@ -55,8 +61,8 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
  * The audit: how many skills a high finding makes unsafe (the server leaves them out unless
  * UNSAFE_SKILLS=serve), the high and medium findings, and the low ones counted by rule.
  */
-function auditReport(dir: string, inspection: Inspection, serveUnsafe: boolean): string {
-  const { skills, findings } = auditFolder(dir);
+function auditReport(catalog: Catalog, dir: string, inspection: Inspection, serveUnsafe: boolean): string {
+  const { skills, findings } = auditCatalog(catalog, dir);
   const unsafe = inspection.unsafe().map(({ skill }) => skill);
   const lines = [
     "### Audit",

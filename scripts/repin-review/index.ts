@@ -3,9 +3,8 @@
  * as pull request material. The fetcher loads it only on `--update`, since it needs src/.
  */
 
-import { readFileSync } from "node:fs";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { auditFolder, type Finding, listServedFiles, unsafeSkills } from "../../src/audit/index.js";
+import { auditCatalog, type Finding, unsafeSkills } from "../../src/audit/index.js";
 import { CatalogError, compareText, loadCatalog, type Pack } from "../../src/catalog/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
@@ -87,17 +86,19 @@ function packOf(findingPath: string): string {
 function readFolder(dir: string): Folder {
   try {
     const { catalog } = loadCatalog(dir);
-    const { findings } = auditFolder(dir);
+    // Every file the server serves, by path in its pack, as the audit read it.
+    const files = new Map<string, Map<string, Buffer>>();
+    const { findings } = auditCatalog(catalog, dir, (served, bytes) => {
+      const own = files.get(served.pack) ?? new Map<string, Buffer>();
+      own.set(served.path.slice(served.pack.length + 1), bytes);
+      files.set(served.pack, own);
+    });
     const sides = new Map<string, PackSide>();
-    const files = listServedFiles(catalog.everything);
     for (const pack of catalog.everything.packs) {
-      const own = files.filter((served) => served.pack === pack.name);
       sides.set(pack.name, {
         skills: pack.skills,
         packFiles: new Set(pack.files.keys()),
-        files: new Map(
-          own.map((served) => [served.path.slice(pack.name.length + 1), readFileSync(served.file.source)]),
-        ),
+        files: files.get(pack.name) ?? new Map(),
       });
     }
     const packs = new Map(catalog.everything.packs.map((pack) => [pack.name, pack]));

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import {
+  type Catalog,
   type CatalogFile,
   compareText,
   type LoadOptions,
@@ -34,17 +35,29 @@ export interface FolderAudit {
  * skipped in `sources.json`. Throws the catalog's CatalogError when the server would refuse the folder.
  */
 export function auditFolder(dir: string, options: LoadOptions = {}): FolderAudit {
-  const { catalog } = loadCatalog(dir, options);
+  return auditCatalog(loadCatalog(dir, options).catalog, dir);
+}
+
+/**
+ * {@link auditFolder} of a catalog the caller has loaded from `dir` already. `onRead` sees the bytes of
+ * each served file as the audit reads them, for a caller that needs them too and need not read again.
+ */
+export function auditCatalog(
+  catalog: Catalog,
+  dir: string,
+  onRead?: (served: ServedFile, bytes: Buffer) => void,
+): FolderAudit {
   const scope = catalog.everything;
+  const byDocument = new Map(scope.skills.map((skill) => [documentPath(skill), skill]));
   const findings: Finding[] = [];
   for (const served of listServedFiles(scope)) {
     const bytes = readFileSync(served.file.source);
+    onRead?.(served, bytes);
     const executable = (statSync(served.file.source).mode & 0o111) !== 0;
     findings.push(...auditFile(served.path, bytes, { executable }));
-  }
-  for (const skill of scope.skills) {
-    const document = readFileSync(skill.document.source, "utf8");
-    findings.push(...auditSkillMetadata(documentPath(skill), skill, document));
+    // A skill's name and description are placed in its SKILL.md, so they are audited from its bytes.
+    const skill = byDocument.get(served.path);
+    if (skill) findings.push(...auditSkillMetadata(served.path, skill, bytes.toString("utf8")));
   }
   const packs = new Set(scope.packs.map((pack) => pack.name));
   findings.push(...skippedSymlinks(dir).filter((found) => packs.has(found.path.split("/", 1)[0] ?? "")));
@@ -52,7 +65,7 @@ export function auditFolder(dir: string, options: LoadOptions = {}): FolderAudit
 }
 
 /** Every file of `scope`'s skills and packs, once each, sorted by path. */
-export function listServedFiles(scope: Scope): ServedFile[] {
+function listServedFiles(scope: Scope): ServedFile[] {
   const files = new Map<string, ServedFile>();
   const add = (pack: string, relative: string, file: CatalogFile) => {
     const where = `${pack}/${relative}`;

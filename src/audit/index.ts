@@ -1,9 +1,9 @@
 export { auditFile, FINDINGS_PER_RULE, type FileFacts } from "./file.js";
 export {
+  auditCatalog,
   auditFolder,
   documentPath,
   type FolderAudit,
-  listServedFiles,
   type ServedFile,
   unsafeSkills,
 } from "./folder.js";
