@@ -53,7 +53,8 @@ export async function reviewRepins(
     // Loaded here, not imported at the top: the review needs the server's catalog and audit (src/), and
     // the image's skills stage, which only fetches, has neither.
     const { reviewRepin } = await import("../repin-review/index.js");
-    return reviewRepin({ before, after: plan.out, sources, budget: REVIEW_BUDGET });
+    // Awaited here, so that the old commits are removed only once the review has read them.
+    return await reviewRepin({ before, after: plan.out, sources, budget: REVIEW_BUDGET });
   } finally {
     await rm(temp, { recursive: true, force: true });
   }

@@ -4,8 +4,9 @@
  */
 
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { auditCatalog, type Finding, unsafeSkills } from "../../src/audit/index.js";
-import { CatalogError, compareText, loadCatalog, type Pack } from "../../src/catalog/index.js";
+import { auditCatalog, type Finding } from "../../src/audit/index.js";
+import { CatalogError, compareText, loadCatalog, type Pack, type Skill } from "../../src/catalog/index.js";
+import { inspectCatalog } from "../../src/inspection/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
 import { comparePacks, EMPTY_SIDE, type PackSide } from "./compare.js";
@@ -20,10 +21,15 @@ interface Folder {
   readonly refused: string | undefined;
 }
 
-export function reviewRepin(request: ReviewRequest): Review {
+export async function reviewRepin(request: ReviewRequest): Promise<Review> {
   const before = readFolder(request.before);
   const after = readFolder(request.after);
-  const reviews = request.sources.map((source) => reviewSource(source, before, after));
+  // Unsafe exactly as the server finds them at startup (and check-skills reports them).
+  const { inspection } = await inspectCatalog(
+    request.sources.flatMap((source) => after.sides.get(source.name)?.skills ?? []),
+  );
+  const unsafe = new Set(inspection.unsafe().map(({ skill }) => skill));
+  const reviews = request.sources.map((source) => reviewSource(source, before, after, unsafe));
   const moved = new Set(request.sources.map((source) => source.name));
   const packsBefore = [...after.packs.values()]
     .filter((pack) => !moved.has(pack.name))
@@ -47,7 +53,12 @@ export function reviewRepin(request: ReviewRequest): Review {
   return { markdown, findings: reviews.flatMap((review) => review.findings) };
 }
 
-function reviewSource(source: ReviewedSource, before: Folder, after: Folder): SourceReview {
+function reviewSource(
+  source: ReviewedSource,
+  before: Folder,
+  after: Folder,
+  unsafe: ReadonlySet<Skill>,
+): SourceReview {
   const old = source.missing === undefined ? (before.sides.get(source.name) ?? EMPTY_SIDE) : EMPTY_SIDE;
   const now = after.sides.get(source.name) ?? EMPTY_SIDE;
   const changes = comparePacks(old, now);
@@ -63,14 +74,13 @@ function reviewSource(source: ReviewedSource, before: Folder, after: Folder): So
         found.severity === "high" ||
         (found.rule === "skipped-symlink" && found.new),
     );
-  const unsafe = [...unsafeSkills(now.skills, after.findings).keys()].map((skill) => skill.id);
   return {
     source,
     changes,
     skills: { before: old.skills.length, after: now.skills.length },
     descriptionTokens: { before: descriptionTokens(old), after: descriptionTokens(now) },
     findings,
-    unsafe,
+    unsafe: now.skills.filter((skill) => unsafe.has(skill)).map((skill) => skill.id),
   };
 }
 

@@ -12,7 +12,7 @@ import {
 } from "../catalog/index.js";
 import { auditFile } from "./file.js";
 import { auditSkillMetadata } from "./metadata.js";
-import { compareFindings, type Finding, finding, isUnsafe } from "./rules.js";
+import { compareFindings, type Finding, finding } from "./rules.js";
 
 /** A file the server serves, once, by the path findings name it with. */
 export interface ServedFile {
@@ -84,26 +84,6 @@ function listServedFiles(scope: Scope): ServedFile[] {
 /** `<pack>/<folder>/SKILL.md`: where the findings of a skill's name and description point. */
 export function documentPath(skill: Skill): string {
   return path.posix.join(skill.pack, skill.folder, SKILL_DOCUMENT);
-}
-
-/**
- * The skills of `skills` that a high finding makes unsafe to serve, each with its first such finding:
- * a finding in SKILL.md or any file of the skill (a nested skill's files are its outer skill's too).
- */
-export function unsafeSkills(skills: readonly Skill[], findings: readonly Finding[]): Map<Skill, Finding> {
-  const high = findings.filter(isUnsafe);
-  const unsafe = new Map<Skill, Finding>();
-  if (high.length === 0) return unsafe;
-  for (const skill of skills) {
-    const prefix = `${path.posix.join(skill.pack, skill.folder)}/`;
-    const found = high.find((candidate) => {
-      if (!candidate.path.startsWith(prefix)) return false;
-      const file = candidate.path.slice(prefix.length);
-      return file === SKILL_DOCUMENT || skill.files.has(file);
-    });
-    if (found) unsafe.set(skill, found);
-  }
-  return unsafe;
 }
 
 /**

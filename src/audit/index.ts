@@ -5,7 +5,6 @@ export {
   documentPath,
   type FolderAudit,
   type ServedFile,
-  unsafeSkills,
 } from "./folder.js";
 export {
   countBySeverity,

@@ -1,8 +1,9 @@
 import { chmod } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditFolder, unsafeSkills } from "../../src/audit/index.js";
+import { auditFolder } from "../../src/audit/index.js";
 import { CatalogError, loadCatalog } from "../../src/catalog/index.js";
+import { inspectCatalog } from "../../src/inspection/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
 let tree: TempTree;
@@ -41,11 +42,13 @@ describe("auditFolder", () => {
     ]);
   });
 
-  it("says which skills a high finding makes unsafe: the nested one and the one around it", () => {
+  it("makes unsafe the skills of its high findings: the nested one and the one around it", async () => {
     const { catalog } = loadCatalog(tree.dir);
-    const { findings } = auditFolder(tree.dir);
-    const unsafe = unsafeSkills(catalog.everything.skills, findings);
-    expect([...unsafe].map(([skill, found]) => [skill.id, found.path, found.rule])).toEqual([
+    const { inspection } = await inspectCatalog(catalog.everything.skills);
+    const unsafe = inspection
+      .unsafe()
+      .map(({ skill, findings: [found] }) => [skill.id, found?.path, found?.rule]);
+    expect(unsafe).toEqual([
       ["alpha/escaped", "alpha/escaped/SKILL.md", "metadata-invisible-character"],
       ["alpha/inner", "alpha/outer/inner/SKILL.md", "invisible-character"],
       ["alpha/outer", "alpha/outer/inner/SKILL.md", "invisible-character"],
