@@ -13,6 +13,7 @@ import {
   findingsTable,
   markdownCode,
   ruleCounts,
+  unsafeLead,
 } from "../src/audit/index.js";
 import {
   type Catalog,
@@ -80,12 +81,9 @@ function auditReport(catalog: Catalog, dir: string, inspection: Inspection, serv
 function unsafeLine(unsafe: readonly Skill[], serveUnsafe: boolean): string {
   const names = unsafe.slice(0, LISTED_FINDINGS).map((skill) => markdownCode(skill.id));
   const more = unsafe.length > names.length ? `, and ${unsafe.length - names.length} more` : "";
-  const one = unsafe.length === 1;
-  const count = `${unsafe.length} skill${one ? "" : "s"}`;
-  const them = one ? "it" : "them";
-  return serveUnsafe
-    ? `A high finding makes ${count} unsafe; UNSAFE_SKILLS=serve serves ${them} all the same, with a warning: ${names.join(", ")}${more}.`
-    : `A high finding makes ${count} unsafe; the server leaves ${them} out (UNSAFE_SKILLS=serve would serve ${them}): ${names.join(", ")}${more}.`;
+  const them = unsafe.length === 1 ? "it" : "them";
+  const lift = serveUnsafe ? "" : ` (UNSAFE_SKILLS=serve would serve ${them})`;
+  return `${unsafeLead(unsafe.length, serveUnsafe)}${lift}: ${names.join(", ")}${more}.`;
 }
 
 function formatIssue(issue: CatalogIssue): string {

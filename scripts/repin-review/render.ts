@@ -4,6 +4,7 @@ import {
   findingsTable,
   markdownCode,
   markdownText,
+  unsafeLead,
 } from "../../src/audit/index.js";
 import type { Skill } from "../../src/catalog/index.js";
 import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
@@ -71,9 +72,7 @@ function render(content: ReviewContent, limit: number): string {
     }; in what this bump adds or changes: ${countBySeverity(findings.filter((found) => found.new))} new.`,
   );
   if (unsafe.length > 0) {
-    lines.push(
-      `- A high finding makes ${count(unsafe.length, "skill")} unsafe; the server leaves ${unsafe.length === 1 ? "it" : "them"} out: ${listed(unsafe.map(markdownCode), limit)}`,
-    );
+    lines.push(`- ${unsafeLead(unsafe.length, false)}: ${listed(unsafe.map(markdownCode), limit)}`);
   }
   if (limit !== Number.POSITIVE_INFINITY) {
     lines.push(`- Lists below show at most ${count(limit, "item")} each, to stay under ${GITHUB_LIMIT}.`);

@@ -12,6 +12,7 @@ export {
   markdownCode,
   markdownText,
   ruleCounts,
+  unsafeLead,
 } from "./markdown.js";
 export { auditSkillMetadata, type SkillMetadata } from "./metadata.js";
 export {

@@ -71,3 +71,17 @@ export function ruleCounts(findings: readonly Finding[], severity?: Severity): s
       ([rule, { severity: level, summary }]) => `- ${level} \`${rule}\` (${summary}): ${counts.get(rule)}`,
     );
 }
+
+/**
+ * How check-skills and the repin review open their list of the `count` skills a high finding makes
+ * unsafe, and what the server does with them: `A high finding makes 2 skills unsafe; the server leaves
+ * them out`, or, with UNSAFE_SKILLS=serve, that it serves them with a warning.
+ */
+export function unsafeLead(count: number, serveUnsafe: boolean): string {
+  const one = count === 1;
+  const them = one ? "it" : "them";
+  const made = `A high finding makes ${count.toLocaleString("en-US")} skill${one ? "" : "s"} unsafe`;
+  return serveUnsafe
+    ? `${made}; UNSAFE_SKILLS=serve serves ${them} all the same, with a warning`
+    : `${made}; the server leaves ${them} out`;
+}
