@@ -70,7 +70,7 @@ export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
       if (kept) packs.push(kept);
     }
     const records = packs.map((pack) => pack.record);
-    await writeFile(path.join(build, SOURCES_FILE), `${JSON.stringify({ sources: records }, null, 2)}\n`);
+    await writeSources(build, records);
     await swapIn(build, plan.out, path.join(temp, "previous"));
     return packs;
   } finally {
@@ -87,14 +87,8 @@ async function fetchPack(
 ): Promise<FetchedPack> {
   const started = performance.now();
   const short = source.ref.slice(0, 7);
-  const checkout = await checkoutSource(source, stores, workDir);
   const packDir = path.join(build, source.name);
-  let skipped: SkippedFile[];
-  try {
-    skipped = await copySource(source, checkout.dir, packDir);
-  } finally {
-    await checkout.remove();
-  }
+  const { method, skipped } = await fetchSourceInto(source, stores, workDir, packDir);
   const skillFolders = await findSkillFolders(packDir);
   for (const { entry } of skipped) plan.log(`${source.name}: skipped ${entry.path}: ${entry.reason}`);
   for (const folder of skillFolders) {
@@ -112,7 +106,7 @@ async function fetchPack(
   }
   const seconds = (performance.now() - started) / 1000;
   plan.log(
-    `${source.name}: ${short} ${describeMethod(checkout.method)}, ${skillFolders.length} skill${skillFolders.length === 1 ? "" : "s"}, ${seconds.toFixed(1)} s`,
+    `${source.name}: ${short} ${describeMethod(method)}, ${skillFolders.length} skill${skillFolders.length === 1 ? "" : "s"}, ${seconds.toFixed(1)} s`,
   );
   const record: SourceRecord = {
     name: source.name,
@@ -125,7 +119,36 @@ async function fetchPack(
     fetchedAt: plan.now().toISOString(),
     skipped: skippedRecords(skipped),
   };
-  return { record, method: checkout.method, seconds };
+  return { record, method, seconds };
+}
+
+/**
+ * Checks `source` out at its ref (through the store in `stores`, in `workDir`) and copies it into
+ * `packDir` as its pack; the checkout is removed either way. Says how it was fetched and what was left out.
+ */
+export async function fetchSourceInto(
+  source: SkillSource,
+  stores: string,
+  workDir: string,
+  packDir: string,
+): Promise<{ method: FetchMethod; skipped: SkippedFile[] }> {
+  const checkout = await checkoutSource(source, stores, workDir);
+  try {
+    return { method: checkout.method, skipped: await copySource(source, checkout.dir, packDir) };
+  } finally {
+    await checkout.remove();
+  }
+}
+
+/**
+ * Writes `sources.json` into the skills folder `dir`: the server reads `name` and `ref` of each record,
+ * the audit `skipped`.
+ */
+export async function writeSources(
+  dir: string,
+  records: readonly Pick<SourceRecord, "name" | "ref" | "skipped">[],
+): Promise<void> {
+  await writeFile(path.join(dir, SOURCES_FILE), `${JSON.stringify({ sources: records }, null, 2)}\n`);
 }
 
 /** A temporary folder beside `out` (so that renames into `out` stay on one file system), for the caller to remove. */
@@ -142,11 +165,7 @@ export function skippedRecords(skipped: readonly SkippedFile[]): SourceRecord["s
  * Copies a checked-out source into `packDir` as its pack: `path` to the pack folder, each extra beside the
  * skills. Returns what was left out.
  */
-export async function copySource(
-  source: SkillSource,
-  repoRoot: string,
-  packDir: string,
-): Promise<SkippedFile[]> {
+async function copySource(source: SkillSource, repoRoot: string, packDir: string): Promise<SkippedFile[]> {
   const skipped: SkippedFile[] = [];
   const inPath = (entry: SkippedEntry) => ({ entry, inPack: path.posix.relative(source.path, entry.path) });
   for (const entry of await copyPart(source, repoRoot, source.path, packDir, "path"))

@@ -1,9 +1,14 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { FetcherError } from "./errors.js";
-import { checkoutSource } from "./fetch.js";
 import type { SkillSource } from "./manifest.js";
-import { copySource, makeWorkFolder, type SourceRecord, skippedRecords } from "./output.js";
+import {
+  fetchSourceInto,
+  makeWorkFolder,
+  type SourceRecord,
+  skippedRecords,
+  writeSources,
+} from "./output.js";
 import type { Repin } from "./repin.js";
 import type { Review, ReviewedSource } from "./review-contract.js";
 
@@ -34,13 +39,9 @@ export async function reviewRepins(
       const reviewed = { name: source.name, repo: source.repo, from, to };
       const old: SkillSource = { ...source, ref: from };
       try {
-        const checkout = await checkoutSource(old, stores, path.join(temp, "work", source.name));
-        try {
-          const skipped = await copySource(old, checkout.dir, path.join(before, source.name));
-          records.push({ name: source.name, ref: from, skipped: skippedRecords(skipped) });
-        } finally {
-          await checkout.remove();
-        }
+        const work = path.join(temp, "work", source.name);
+        const { skipped } = await fetchSourceInto(old, stores, work, path.join(before, source.name));
+        records.push({ name: source.name, ref: from, skipped: skippedRecords(skipped) });
         sources.push(reviewed);
       } catch (error) {
         if (!(error instanceof FetcherError)) throw error;
@@ -49,7 +50,7 @@ export async function reviewRepins(
         sources.push({ ...reviewed, missing: error.message });
       }
     }
-    await writeFile(path.join(before, "sources.json"), `${JSON.stringify({ sources: records }, null, 2)}\n`);
+    await writeSources(before, records);
     // Loaded here, not imported at the top: the review needs the server's catalog and audit (src/), and
     // the image's skills stage, which only fetches, has neither.
     const { reviewRepin } = await import("../repin-review/index.js");
