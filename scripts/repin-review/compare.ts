@@ -55,41 +55,24 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   const paired = new Set(pairs.flatMap((pair) => [pair.before, pair.after]));
   const added = after.skills.filter((skill) => !paired.has(skill));
   const removed = before.skills.filter((skill) => !paired.has(skill));
+  // A skill's supporting files on each side, compared. An added skill has none before and a removed one
+  // none after, so no path is ever placed in its missing side.
+  const filesOf = (skill: Skill | undefined, side: PackSide) =>
+    skill === undefined ? new Map<string, Buffer>() : ownFiles(skill, side);
+  const placed = (skill: Skill | undefined) => (file: string) =>
+    skill === undefined ? file : inPack(skill, file);
+  const compareSkillFiles = (old: Skill | undefined, now: Skill | undefined) =>
+    compareFiles(filesOf(old, before), filesOf(now, after), placed(now), placed(old));
   const skillFiles: FileChange[] = [];
   const bodies: { skill: Skill; lines: LineChanges }[] = [];
   for (const { before: old, after: now } of pairs) {
     const oldBody = bodyOf(before.files.get(documentIn(old)));
     const newBody = bodyOf(after.files.get(documentIn(now)));
     if (oldBody !== newBody) bodies.push({ skill: now, lines: countLineChanges(oldBody, newBody) });
-    skillFiles.push(
-      ...compareFiles(
-        ownFiles(old, before),
-        ownFiles(now, after),
-        (file) => inPack(now, file),
-        (file) => inPack(old, file),
-      ),
-    );
+    skillFiles.push(...compareSkillFiles(old, now));
   }
-  for (const skill of added) {
-    skillFiles.push(
-      ...compareFiles(
-        new Map(),
-        ownFiles(skill, after),
-        (file) => inPack(skill, file),
-        (file) => file,
-      ),
-    );
-  }
-  for (const skill of removed) {
-    skillFiles.push(
-      ...compareFiles(
-        ownFiles(skill, before),
-        new Map(),
-        (file) => file,
-        (file) => inPack(skill, file),
-      ),
-    );
-  }
+  for (const skill of added) skillFiles.push(...compareSkillFiles(undefined, skill));
+  for (const skill of removed) skillFiles.push(...compareSkillFiles(skill, undefined));
   const packFilesOf = (side: PackSide) =>
     new Map([...side.packFiles].map((file) => [file, side.files.get(file) ?? Buffer.alloc(0)]));
   const same = (file: string) => file;
@@ -133,9 +116,9 @@ function matchSkills(before: PackSide, after: PackSide): SkillPair[] {
       right.delete(now);
     }
   };
-  const body = (side: PackSide) => (skill: Skill) => bodyOf(side.files.get(documentIn(skill)));
+  const body = (side: PackSide) => perSkill((skill) => bodyOf(side.files.get(documentIn(skill))));
   const [oldBody, newBody] = [body(before), body(after)];
-  const text = (side: PackSide) => (skill: Skill) => skillText(skill, side);
+  const text = (side: PackSide) => perSkill((skill) => skillText(skill, side));
   const [oldText, newText] = [text(before), text(after)];
   const when = (same: boolean) => (same ? 1 : 0);
   pairBy((a, b) => when(a.folder === b.folder));
@@ -146,6 +129,18 @@ function matchSkills(before: PackSide, after: PackSide): SkillPair[] {
     return similar >= 0.5 ? similar : 0;
   });
   return pairs;
+}
+
+/** `make` of each skill, made once: pairing asks for a skill's text once for every candidate. */
+function perSkill<T>(make: (skill: Skill) => T): (skill: Skill) => T {
+  const made = new Map<Skill, T>();
+  return (skill) => {
+    const known = made.get(skill);
+    if (known !== undefined) return known;
+    const value = make(skill);
+    made.set(skill, value);
+    return value;
+  };
 }
 
 /** The body and the text supporting files of a skill, in path order, for telling how alike two skills are. */
