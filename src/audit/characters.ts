@@ -61,7 +61,15 @@ const isInvisible = (value: number) =>
 
 const ZWJ = 0x200d;
 const BLACK_FLAG = 0x1f3f4;
-const CANCEL_TAG = 0xe007f;
+/** The tags of a subdivision flag: a region code (two letters, then one to four letters or digits), then a cancel tag. */
+const FLAG_TAG_CODE = "[\\u{E0061}-\\u{E007A}]{2}[\\u{E0061}-\\u{E007A}\\u{E0030}-\\u{E0039}]{1,4}\\u{E007F}";
+const FLAG_TAGS = new RegExp(`^${FLAG_TAG_CODE}$`, "u");
+const SUBDIVISION_FLAGS = new RegExp(`\\u{1F3F4}${FLAG_TAG_CODE}`, "gu");
+
+/** `text` with the tags of its subdivision flags taken out, their black flags left: what else it hides. */
+export function withoutFlagTags(text: string): string {
+  return text.replace(SUBDIVISION_FLAGS, String.fromCodePoint(BLACK_FLAG));
+}
 /** Letters and digits of scripts that have no use for joiners or zero-width spaces between them. */
 const PLAIN_WORD = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Nd}]/u;
 /**
@@ -145,11 +153,8 @@ function listed(values: readonly number[], shown = 6): string {
  * Wales): a black flag, a short lowercase region code in tags, and a cancel tag.
  */
 function tagHit(text: string, offset: number, run: Run): Hit | undefined {
-  const code = run.values.slice(0, -1).map((value) => String.fromCharCode(value - 0xe0000));
   const isFlag =
-    codePointBefore(text, offset) === BLACK_FLAG &&
-    run.values.at(-1) === CANCEL_TAG &&
-    /^[a-z]{2}[a-z0-9]{1,4}$/.test(code.join(""));
+    codePointBefore(text, offset) === BLACK_FLAG && FLAG_TAGS.test(String.fromCodePoint(...run.values));
   if (isFlag) return undefined;
   const spelled = run.values
     .filter((value) => value >= 0xe0020 && value <= 0xe007e)

@@ -1,5 +1,5 @@
 import { closingLineIndex } from "../catalog/index.js";
-import { describeCharacter, JOINING_WORD, joinsEmoji, selectsGlyph } from "./characters.js";
+import { describeCharacter, JOINING_WORD, joinsEmoji, selectsGlyph, withoutFlagTags } from "./characters.js";
 import { type Finding, finding } from "./rules.js";
 import { codePoint, codePointBefore } from "./text.js";
 
@@ -59,8 +59,9 @@ function countOf(count: number): string {
 }
 
 /** The invisible characters of `text` that are not part of how its script or its emoji are written. */
-function unseenCharacters(text: string): number[] {
+function unseenCharacters(written: string): number[] {
   const found: number[] = [];
+  const text = withoutFlagTags(written);
   const rtl = RTL_LETTER.test(text);
   for (const match of text.matchAll(UNSEEN)) {
     const value = match[0].codePointAt(0) ?? 0;

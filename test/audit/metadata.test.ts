@@ -34,6 +34,10 @@ describe("metadata-invisible-character", () => {
   it.each([
     ["a skin-toned ZWJ sequence", "Pairs with \u{1F468}\u{1F3FD}\u200D\u{1F4BB} developers."],
     ["a ZWJ sequence after VS16", "Lights \u2764\uFE0F\u200D\u{1F525} fires."],
+    [
+      "the flag of Scotland (a black flag, a region code in tags, a cancel tag)",
+      "Formats Scottish addresses \u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}.",
+    ],
   ])("passes %s, as a file with it does", (_, description) => {
     expect(audit("tidy", description)).toEqual([]);
     expect(auditFile("p/tidy/notes.md", Buffer.from(`${description}\n`))).toEqual([]);
