@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { auditFile, FINDINGS_PER_RULE, type Finding } from "../../src/audit/index.js";
+import { PNG_BYTES, inTagCharacters as tags } from "../helpers/fixtures.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
-/** Text hidden in tag characters, as "ASCII smuggling" writes it. */
-const tags = (text: string) => [...text].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
 
 function audit(path: string, text: string | Uint8Array, executable = false): Finding[] {
   return auditFile(path, typeof text === "string" ? encode(text) : text, { executable });
@@ -238,7 +237,7 @@ describe("deceptive-link", () => {
 });
 
 describe("the whole-file rules", () => {
-  const png = Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), Buffer.alloc(64)]);
+  const png = PNG_BYTES;
 
   it("notes an executable file, a binary and a file over 256 KiB", () => {
     expect(audit("p/s/run.sh", "#!/bin/sh\necho hi\n", true)).toEqual([

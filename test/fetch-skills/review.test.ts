@@ -7,10 +7,9 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditFolder } from "../../src/audit/index.js";
+import { inTagCharacters as tags } from "../helpers/fixtures.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeUpstream, manifestOf, runFetcher, writeManifest } from "./helpers.js";
-
-const tags = (text: string) => [...text].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
 
 let tree: TempTree;
 beforeAll(async () => {

@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, vi } from "vitest";
 
@@ -12,6 +13,19 @@ export interface Exited {
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
+}
+
+/**
+ * Runs a script of the project (`scripts/…`, relative to the root) to completion from source, as its npm
+ * script does; a failing exit is an answer, not an error.
+ */
+export function runScript(script: string, args: readonly string[] = [], cwd = ROOT): Promise<Exited> {
+  const argv = ["--import", TSX_LOADER, path.join(ROOT, script), ...args];
+  return new Promise((resolve) => {
+    execFile(process.execPath, argv, { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
+    });
+  });
 }
 
 /** Runs the server to completion (for the ways it refuses to start). */

@@ -1,29 +1,10 @@
-import { execFile } from "node:child_process";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/process.js";
+import { type Exited, ROOT, runScript } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
-const exec = promisify(execFile);
-const LOADER = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-const SCRIPT = path.join(ROOT, "scripts/audit-skills.ts");
-
-interface Exit {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function audit(args: string[], cwd = ROOT): Promise<Exit> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, ["--import", LOADER, SCRIPT, ...args], { cwd });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
-    return { code, stdout, stderr };
-  }
+function audit(args: string[], cwd = ROOT): Promise<Exited> {
+  return runScript("scripts/audit-skills.ts", args, cwd);
 }
 
 let tree: TempTree;

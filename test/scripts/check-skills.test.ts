@@ -1,9 +1,8 @@
 import { execFile } from "node:child_process";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/process.js";
+import { PNG_BYTES } from "../helpers/fixtures.js";
+import { ROOT, runScript } from "../helpers/process.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
 const run = promisify(execFile);
@@ -50,7 +49,7 @@ describe("npm run check-skills", () => {
     const tree = await makeTree({
       "alpha/hidden/SKILL.md": skillMd("hidden", "Hides.", "Be nice.\u202E\n"),
       "alpha/plain/SKILL.md": skillMd("plain", "Plain.", "<!-- a note -->\n"),
-      "alpha/plain/logo.png": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]),
+      "alpha/plain/logo.png": PNG_BYTES,
     });
     try {
       const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
@@ -88,11 +87,7 @@ describe("npm run check-skills", () => {
   it("says there is nothing to check, not that the server would refuse, when ./skills is missing", async () => {
     const empty = await makeTree({});
     try {
-      const loader = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-      const script = path.join(ROOT, "scripts/check-skills.ts");
-      const failure = await run(process.execPath, ["--import", loader, script], { cwd: empty.dir }).catch(
-        (error: unknown) => error,
-      );
+      const failure = await runScript("scripts/check-skills.ts", [], empty.dir);
       expect(failure).toMatchObject({
         code: 1,
         stderr: expect.stringMatching(

@@ -1,28 +1,14 @@
-import { execFile } from "node:child_process";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/process.js";
+import { type Exited, ROOT, runScript } from "../helpers/process.js";
 import { makeTree, type TempTree } from "../helpers/skill-tree.js";
 
-const SCRIPT = path.join(ROOT, "scripts", "lint-workflows.ts");
-const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 const CHECKOUT = "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1";
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs `npm run lint:workflows -- [folder]` as the npm script does (tsx, from the repository root). */
-function lintWorkflows(folder?: string): Promise<Run> {
-  const args = ["--import", TSX, SCRIPT, ...(folder === undefined ? [] : [folder])];
-  return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd: ROOT, timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
-    });
-  });
+function lintWorkflows(folder?: string): Promise<Exited> {
+  return runScript("scripts/lint-workflows.ts", folder === undefined ? [] : [folder]);
 }
 
 /** A workflow that breaks no rule; each broken one below differs from it in one place. */
@@ -48,7 +34,7 @@ describe("npm run lint:workflows", () => {
 
   describe("on a folder of broken workflows", () => {
     let tree: TempTree;
-    let run: Run;
+    let run: Exited;
     beforeAll(async () => {
       tree = await makeTree({
         "good.yml": workflow(),
