@@ -1,7 +1,7 @@
 /**
  * What each part of a request the answer cache cannot serve costs, in this process: the search itself,
- * building the request's MCP server, the SDK's exchange in each era, and the whole way through the
- * endpoint. Microseconds a request, averaged over many, warm; under load each part also pays its share of
+ * building the request's MCP server, the exchange in each era (and the SDK's stateless transport, which
+ * 2025-era batches take), and the whole way through the endpoint. Microseconds a request, averaged over many, warm; under load each part also pays its share of
  * garbage collection, which the throughput benchmark's CPU figure includes.
  *
  *   npm run bench:parts -- [catalog folder] [requests=4000]
@@ -12,7 +12,8 @@ import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { mcpDepsOf } from "../scripts/in-memory-client.js";
 import { loadCatalog } from "../src/catalog/index.js";
 import { McpEndpoint } from "../src/http/mcp-endpoint.js";
-import { createMcpServer } from "../src/mcp/index.js";
+import { answerSingle, singleRequestOf } from "../src/http/single-exchange.js";
+import { serverFactoryFor } from "../src/mcp/index.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR } from "./catalogs.js";
 import { type Era, MODERN_META, toolCall } from "./load.js";
 import { TYPICAL_QUERY } from "./throughput.js";
@@ -43,25 +44,31 @@ async function main(dir: string, count: number): Promise<void> {
   };
   const raw = (headers: Record<string, string>) =>
     ({ method: "POST", url: "/mcp", headers }) as unknown as IncomingMessage;
-  const endpoint = new McpEndpoint(
-    () => createMcpServer(deps, scope),
-    () => {},
-  );
+  const newServer = serverFactoryFor(deps, scope);
+  const endpoint = new McpEndpoint(newServer, () => {});
 
   const parts: [string, () => unknown][] = [
     [
       "the search itself (the 10 best of the catalog)",
       () => deps.index.search(call().params.arguments.query, scope, 10),
     ],
-    ["createMcpServer: the request's server, bound to its scope", () => createMcpServer(deps, scope)],
+    ["the request's server, from its scope's factory", newServer],
     [
       "a web Request as the SDK takes it",
       () => new Request("http://127.0.0.1/mcp", { method: "POST", headers: new Headers(LEGACY_HEADERS) }),
     ],
     [
-      "2025: the SDK's stateless transport, one exchange",
+      "2025: one request through the single exchange",
       async () => {
-        const fresh = createMcpServer(deps, scope);
+        const request = singleRequestOf(LEGACY_HEADERS, call());
+        if (request === undefined) throw new Error("the benchmark's request should take the single exchange");
+        await answerSingle(newServer(), request);
+      },
+    ],
+    [
+      "2025: the SDK's stateless transport (batches), one exchange",
+      async () => {
+        const fresh = newServer();
         const transport = new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: undefined,
           enableJsonResponse: true,

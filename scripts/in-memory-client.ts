@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { type Catalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { inspectCatalog, withoutUnsafe } from "../src/inspection/index.js";
-import { buildMcpDeps, createMcpServer, type McpDeps } from "../src/mcp/index.js";
+import { buildMcpDeps, type McpDeps, serverFactoryFor } from "../src/mcp/index.js";
 import { buildIndex, type SearchIndex } from "../src/search/index.js";
 
 export interface InMemoryOptions {
@@ -40,6 +40,6 @@ export async function connectInMemory(
 ): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "in-memory", version: "1" });
-  await Promise.all([createMcpServer(deps, scope).connect(serverSide), client.connect(clientSide)]);
+  await Promise.all([serverFactoryFor(deps, scope)().connect(serverSide), client.connect(clientSide)]);
   return client;
 }

@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Scope } from "../catalog/index.js";
 import type { Answer } from "./answers.js";
+import { answerSingle, singleRequestOf } from "./single-exchange.js";
 
 /**
  * Which protocol era a request speaks, as the SDK tells it from its body and headers: `modern` for a
@@ -34,9 +35,20 @@ function single(value: string | string[] | undefined): string | undefined {
 }
 
 /**
+ * An answer, and whether it holds a JSON-RPC error or a tool result with isError: the metrics count those
+ * as errors, and none of them is kept.
+ */
+export interface Answered {
+  readonly answer: Answer;
+  readonly failed: boolean;
+}
+
+/**
  * The MCP endpoint of one scope: every request gets a server of its own from `factory`, through the SDK's
- * handler for 2026-07-28 requests and through the SDK's stateless Streamable HTTP transport, answering
- * JSON, for the 2025 era (the SDK's own 2025 leg would answer with an event stream).
+ * handler for 2026-07-28 requests. In the 2025 era, one request goes through a transport that carries
+ * just that exchange, and anything else (batches, notifications, what the SDK refuses) through the SDK's
+ * stateless Streamable HTTP transport, answering JSON (the SDK's own 2025 leg would answer with an event
+ * stream).
  */
 export class McpEndpoint {
   readonly #modern: McpHttpHandler;
@@ -49,20 +61,31 @@ export class McpEndpoint {
   }
 
   /** The SDK's answer to one POST whose body Fastify has parsed, read whole. */
-  async answer(era: Era, raw: IncomingMessage, parsed: unknown): Promise<Answer> {
+  async answer(era: Era, raw: IncomingMessage, parsed: unknown): Promise<Answered> {
     const body = era === "legacy" ? withoutCancellations(parsed) : parsed;
     if (Array.isArray(body) && body.length === 0)
-      return { status: 202, contentType: "", body: Buffer.alloc(0) };
+      return { answer: { status: 202, contentType: "", body: Buffer.alloc(0) }, failed: false };
+    const single = era === "legacy" ? singleRequestOf(raw.headers, body) : undefined;
+    if (single !== undefined) {
+      const message = await answerSingle(this.factory(), single);
+      const answer = {
+        status: 200,
+        contentType: "application/json",
+        body: Buffer.from(JSON.stringify(message)),
+      };
+      return { answer, failed: !isSuccess(message) };
+    }
     const request = webRequestOf(raw);
     const response =
       era === "legacy"
         ? await this.#legacy(request, body)
         : await this.#modern.fetch(request, { parsedBody: body });
-    return {
+    const answer = {
       status: response.status,
       contentType: response.headers.get("content-type") ?? "application/json",
       body: Buffer.from(await response.arrayBuffer()),
     };
+    return { answer, failed: !succeeded(answer) };
   }
 
   async #legacy(request: Request, body: unknown): Promise<Response> {
@@ -98,6 +121,25 @@ function webRequestOf(raw: IncomingMessage): Request {
   });
 }
 
+/** Whether the answer's bytes hold no JSON-RPC error and no tool result with isError. */
+function succeeded(answer: Answer): boolean {
+  if (answer.status >= 400) return false;
+  if (answer.body.length === 0) return true;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body.toString("utf8"));
+  } catch {
+    return false;
+  }
+  return (Array.isArray(parsed) ? parsed : [parsed]).every(isSuccess);
+}
+
+function isSuccess(message: unknown): boolean {
+  if (message === null || typeof message !== "object" || "error" in message) return false;
+  const { result } = message as { result?: { isError?: unknown } };
+  return result === undefined || result.isError !== true;
+}
+
 /**
  * A batch less its cancellations. Stateless, a POST can only cancel a request of its own batch, and the
  * SDK's transport then never answers that POST: it would hang until the client gives up. Its requests are
@@ -115,14 +157,15 @@ export class McpEndpoints {
   readonly #endpoints = new WeakMap<Scope, McpEndpoint>();
 
   constructor(
-    private readonly serverFor: (scope: Scope) => McpServer,
+    /** Makes what the servers of a scope share, once per scope; the factory it returns makes each. */
+    private readonly factoryFor: (scope: Scope) => () => McpServer,
     private readonly onerror: (error: Error) => void,
   ) {}
 
   for(scope: Scope): McpEndpoint {
     let endpoint = this.#endpoints.get(scope);
     if (endpoint === undefined) {
-      endpoint = new McpEndpoint(() => this.serverFor(scope), this.onerror);
+      endpoint = new McpEndpoint(this.factoryFor(scope), this.onerror);
       this.#endpoints.set(scope, endpoint);
     }
     return endpoint;

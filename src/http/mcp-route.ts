@@ -4,7 +4,7 @@ import { ProtocolError } from "@modelcontextprotocol/server";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
-import { createMcpServer, type McpDeps } from "../mcp/index.js";
+import { type McpDeps, serverFactoryFor } from "../mcp/index.js";
 import { type Answer, AnswerCache, answerKeyOf } from "./answers.js";
 import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
@@ -62,7 +62,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   const scopes = new ScopeResolver(mcp.catalog.everything);
   const answers = new AnswerCache(options.answerCacheBytes);
   const endpoints = new McpEndpoints(
-    (scope) => createMcpServer(mcp, scope),
+    (scope) => serverFactoryFor(mcp, scope),
     (error) => {
       // The SDK reports each request it refuses (a protocol error for the client); the request's own log
       // line says so already. Anything else went wrong in the server.
@@ -154,8 +154,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const kept = key === undefined ? undefined : answers.answer(key);
       if (kept !== undefined) return send(reply, kept);
       const era = eraOf(request.headers, body);
-      const answer = await endpoints.for(caller.scope).answer(era, request.raw, body);
-      call.failed = !succeeded(answer);
+      const { answer, failed } = await endpoints.for(caller.scope).answer(era, request.raw, body);
+      call.failed = failed;
       if (key !== undefined) answers.keep(key, answer, !call.failed);
       return send(reply, answer);
     },
@@ -182,28 +182,6 @@ function send(reply: FastifyReply, answer: Answer): FastifyReply {
   // Notifications only: accepted, and nothing to answer.
   if (answer.body.length === 0) return reply.send();
   return reply.header("content-type", answer.contentType).send(answer.body);
-}
-
-/**
- * Whether the answer holds no JSON-RPC error and no tool result with isError (the metrics count those as
- * errors, and none of them is kept).
- */
-function succeeded(answer: Answer): boolean {
-  if (answer.status >= 400) return false;
-  if (answer.body.length === 0) return true;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(answer.body.toString("utf8"));
-  } catch {
-    return false;
-  }
-  return (Array.isArray(parsed) ? parsed : [parsed]).every(isSuccess);
-}
-
-function isSuccess(message: unknown): boolean {
-  if (message === null || typeof message !== "object" || "error" in message) return false;
-  const { result } = message as { result?: { isError?: unknown } };
-  return result === undefined || result.isError !== true;
 }
 
 /** Refusals at the HTTP edge (4xx, and 503 from load shedding) are "rejected"; other 5xx are errors. */

@@ -3,7 +3,7 @@ import {
   type CallToolResult,
   type ListToolsResult,
   McpServer,
-  type ServerCapabilities,
+  type McpServerOptions,
 } from "@modelcontextprotocol/server";
 import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import type { Catalog, Scope } from "../catalog/index.js";
@@ -89,27 +89,15 @@ export function buildMcpDeps(options: McpDepsOptions): McpDeps {
   };
 }
 
-/**
- * An MCP server for one caller, within its scope: the four tools, each skill as a prompt, and the Skills
- * extension with every skill file and pack file as a `skill://` resource. Built per request (HTTP) or per
- * connection (stdio) from what `deps` built once; building one registers a fixed number of handlers,
- * whatever the size of the catalog.
- */
-export function createMcpServer(deps: McpDeps, scope: Scope): McpServer {
-  const context: ToolContext = {
-    catalog: deps.catalog,
-    index: deps.index,
-    scope,
-    onInternalError: deps.onInternalError,
-  };
-  const capabilities: ServerCapabilities = {
-    // Nothing changes while the server runs, and a stateless server has no stream to say so on.
-    tools: { listChanged: false },
-    resources: { listChanged: false },
-    ...(deps.prompts ? { prompts: { listChanged: false } } : {}),
-  };
-  const mcp = new McpServer(deps.info, {
-    capabilities,
+/** What every server says of itself; the prompts capability only with prompts on. */
+function serverOptions(prompts: boolean): McpServerOptions {
+  return {
+    capabilities: {
+      // Nothing changes while the server runs, and a stateless server has no stream to say so on.
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      ...(prompts ? { prompts: { listChanged: false } } : {}),
+    },
     instructions: INSTRUCTIONS,
     cacheHints: {
       "tools/list": CACHE_HINT,
@@ -119,24 +107,45 @@ export function createMcpServer(deps: McpDeps, scope: Scope): McpServer {
       "resources/read": CACHE_HINT,
       "server/discover": CACHE_HINT,
     },
-  });
-  // The tools and prompts are answered here rather than registered one by one: their lists are fixed,
-  // and a prompt per skill would cost a registration per skill for every request.
-  const { server } = mcp;
-  server.setRequestHandler("tools/list", () => TOOL_LIST);
-  server.setRequestHandler("tools/call", ({ params }) =>
-    callTool(params.name, params.arguments ?? {}, context),
-  );
-  if (deps.prompts) {
-    server.setRequestHandler("prompts/list", ({ params }) => listPrompts(context, params?.cursor));
-    server.setRequestHandler("prompts/get", ({ params }) => getPrompt(context, params.name));
-  }
-  new SkillsExtension({
+  };
+}
+
+/**
+ * The MCP servers of one caller's scope: the four tools, each skill as a prompt, and the Skills
+ * extension with every skill file and pack file as a `skill://` resource. What depends on the scope alone
+ * (the tools' context, the extension and its view of the scope) is made here, once; each call then builds
+ * a server, per request (HTTP) or per connection (stdio), registering a fixed number of handlers whatever
+ * the size of the catalog.
+ */
+export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
+  const context: ToolContext = {
+    catalog: deps.catalog,
+    index: deps.index,
+    scope,
+    onInternalError: deps.onInternalError,
+  };
+  const options = serverOptions(deps.prompts);
+  const extension = new SkillsExtension({
     source: deps.resources.sourceFor(scope, deps.catalog.files),
     cacheHint: CACHE_HINT,
     onWarning: deps.onWarning,
-  }).attach(mcp);
-  return mcp;
+  });
+  return () => {
+    const mcp = new McpServer(deps.info, options);
+    // The tools and prompts are answered here rather than registered one by one: their lists are fixed,
+    // and a prompt per skill would cost a registration per skill for every request.
+    const { server } = mcp;
+    server.setRequestHandler("tools/list", () => TOOL_LIST);
+    server.setRequestHandler("tools/call", ({ params }) =>
+      callTool(params.name, params.arguments ?? {}, context),
+    );
+    if (deps.prompts) {
+      server.setRequestHandler("prompts/list", ({ params }) => listPrompts(context, params?.cursor));
+      server.setRequestHandler("prompts/get", ({ params }) => getPrompt(context, params.name));
+    }
+    extension.attach(mcp);
+    return mcp;
+  };
 }
 
 function callTool(

@@ -1,6 +1,6 @@
 import { serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
 import type { Logger } from "pino";
-import { createMcpServer, type McpDeps } from "../mcp/index.js";
+import { type McpDeps, serverFactoryFor } from "../mcp/index.js";
 
 export interface StdioDeps {
   readonly mcp: McpDeps;
@@ -17,7 +17,7 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
   });
-  const handle = serveSdkStdio(() => createMcpServer(deps.mcp, deps.mcp.catalog.everything), {
+  const handle = serveSdkStdio(serverFactoryFor(deps.mcp, deps.mcp.catalog.everything), {
     onerror: (error) => deps.logger.error({ err: error }, "stdio"),
   });
   await closed;
