@@ -1,9 +1,13 @@
 import {
   type CacheHint,
+  type CallToolRequest,
   type CallToolResult,
+  type GetPromptRequest,
+  type ListPromptsRequest,
   type ListToolsResult,
   McpServer,
   type McpServerOptions,
+  type ServerCapabilities,
 } from "@modelcontextprotocol/server";
 import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import type { Catalog, Scope } from "../catalog/index.js";
@@ -89,33 +93,32 @@ export function buildMcpDeps(options: McpDepsOptions): McpDeps {
   };
 }
 
-/** What every server says of itself; the prompts capability only with prompts on. */
-function serverOptions(prompts: boolean): McpServerOptions {
-  return {
-    capabilities: {
-      // Nothing changes while the server runs, and a stateless server has no stream to say so on.
-      tools: { listChanged: false },
-      resources: { listChanged: false },
-      ...(prompts ? { prompts: { listChanged: false } } : {}),
-    },
-    instructions: INSTRUCTIONS,
-    cacheHints: {
-      "tools/list": CACHE_HINT,
-      "prompts/list": CACHE_HINT,
-      "resources/list": CACHE_HINT,
-      "resources/templates/list": CACHE_HINT,
-      "resources/read": CACHE_HINT,
-      "server/discover": CACHE_HINT,
-    },
-  };
-}
+/**
+ * What every server says of itself. The McpServer handles resources, for the Skills extension; the tools
+ * and prompts are answered by handlers of this file, and declared beside them.
+ */
+const MCP_SERVER_OPTIONS: McpServerOptions = {
+  // Nothing changes while the server runs, and a stateless server has no stream to say so on.
+  capabilities: { resources: { listChanged: false } },
+  instructions: INSTRUCTIONS,
+  cacheHints: {
+    "tools/list": CACHE_HINT,
+    "prompts/list": CACHE_HINT,
+    "resources/list": CACHE_HINT,
+    "resources/templates/list": CACHE_HINT,
+    "resources/read": CACHE_HINT,
+    "server/discover": CACHE_HINT,
+  },
+};
+const TOOLS_CAPABILITY: ServerCapabilities = { tools: { listChanged: false } };
+const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false } };
 
 /**
  * The MCP servers of one caller's scope: the four tools, each skill as a prompt, and the Skills
  * extension with every skill file and pack file as a `skill://` resource. What depends on the scope alone
- * (the tools' context, the extension and its view of the scope) is made here, once; each call then builds
- * a server, per request (HTTP) or per connection (stdio), registering a fixed number of handlers whatever
- * the size of the catalog.
+ * (the handlers bound to it, the extension and its view of the scope) is made here, once; each call then
+ * builds a server, per request (HTTP) or per connection (stdio), registering a fixed number of handlers
+ * whatever the size of the catalog.
  */
 export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
   const context: ToolContext = {
@@ -124,28 +127,35 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
     scope,
     onInternalError: deps.onInternalError,
   };
-  const options = serverOptions(deps.prompts);
   const extension = new SkillsExtension({
     source: deps.resources.sourceFor(scope, deps.catalog.files),
     cacheHint: CACHE_HINT,
     onWarning: deps.onWarning,
   });
+  const answerToolCall = ({ params }: CallToolRequest) =>
+    callTool(params.name, params.arguments ?? {}, context);
+  const answerPromptList = ({ params }: ListPromptsRequest) => listPrompts(context, params?.cursor);
+  const answerPrompt = ({ params }: GetPromptRequest) => getPrompt(context, params.name);
   return () => {
-    const mcp = new McpServer(deps.info, options);
+    const mcp = new McpServer(deps.info, MCP_SERVER_OPTIONS);
     // The tools and prompts are answered here rather than registered one by one: their lists are fixed,
     // and a prompt per skill would cost a registration per skill for every request.
     const { server } = mcp;
-    server.setRequestHandler("tools/list", () => TOOL_LIST);
-    server.setRequestHandler("tools/call", ({ params }) =>
-      callTool(params.name, params.arguments ?? {}, context),
-    );
+    server.registerCapabilities(TOOLS_CAPABILITY);
+    server.setRequestHandler("tools/list", listTools);
+    server.setRequestHandler("tools/call", answerToolCall);
     if (deps.prompts) {
-      server.setRequestHandler("prompts/list", ({ params }) => listPrompts(context, params?.cursor));
-      server.setRequestHandler("prompts/get", ({ params }) => getPrompt(context, params.name));
+      server.registerCapabilities(PROMPTS_CAPABILITY);
+      server.setRequestHandler("prompts/list", answerPromptList);
+      server.setRequestHandler("prompts/get", answerPrompt);
     }
     extension.attach(mcp);
     return mcp;
   };
+}
+
+function listTools(): ListToolsResult {
+  return TOOL_LIST;
 }
 
 function callTool(
