@@ -1,8 +1,9 @@
 /**
  * What each part of a request the answer cache cannot serve costs, in this process: the search itself,
  * building the request's MCP server, the exchange in each era (and the SDK's stateless transport, which
- * 2025-era batches take), and the whole way through the endpoint. Microseconds a request, averaged over many, warm; under load each part also pays its share of
- * garbage collection, which the throughput benchmark's CPU figure includes.
+ * 2025-era batches take), and the whole way through the endpoint. Microseconds a request, averaged over
+ * many, warm; under load each part also pays its share of garbage collection, which the throughput
+ * benchmark's CPU figure includes.
  *
  *   npm run bench:parts -- [catalog folder] [requests=4000]
  */

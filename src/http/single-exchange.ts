@@ -44,7 +44,7 @@ export function singleRequestOf(headers: IncomingHttpHeaders, body: unknown): JS
  * search it answers.
  */
 export async function answerSingle(server: McpServer, request: JSONRPCRequest): Promise<JSONRPCMessage> {
-  const exchange = new SingleExchange(request.id);
+  const exchange = new SingleExchange();
   await server.connect(exchange);
   // Not closed after: once it has answered, the server holds no handler, timer or abort of this exchange,
   // and closing would only have the SDK build a "connection closed" error (a stack trace) for no one, a
@@ -56,15 +56,15 @@ class SingleExchange implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  #request?: JSONRPCRequest;
   #answered?: (message: JSONRPCMessage) => void;
-
-  constructor(private readonly id: JSONRPCRequest["id"]) {}
 
   async start(): Promise<void> {}
 
   /** The answer to the request; notifications on the way, which a JSON answer has no room for, are dropped. */
   async send(message: JSONRPCMessage): Promise<void> {
-    if ("id" in message && message.id === this.id && !("method" in message)) this.#answered?.(message);
+    if ("id" in message && message.id === this.#request?.id && !("method" in message))
+      this.#answered?.(message);
   }
 
   async close(): Promise<void> {
@@ -73,6 +73,7 @@ class SingleExchange implements Transport {
 
   answer(request: JSONRPCRequest): Promise<JSONRPCMessage> {
     return new Promise((resolve) => {
+      this.#request = request;
       this.#answered = resolve;
       this.onmessage?.(request);
     });
