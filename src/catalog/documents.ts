@@ -53,22 +53,45 @@ export class KnownDocuments {
   }
 }
 
-/** The saved form of `readings`: one row each, `[path, size, seconds, name or null, description or reason]`. */
+/** In a saved row, the flags of a skill that a model, or a person, may not start. */
+const NOT_BY_MODEL = 1;
+const NOT_BY_USER = 2;
+
+/**
+ * The saved form of `readings`: one row each, `[path, size, seconds, name or null, description or reason,
+ * flags]` (rows of an older form, without flags, are read anew).
+ */
 export function documentsToBytes(readings: readonly DocumentReading[]): Uint8Array {
   const rows = readings.map(({ path, size, seconds, parsed }) =>
     parsed.ok
-      ? [path, size, seconds, parsed.name, parsed.description]
-      : [path, size, seconds, null, parsed.reason],
+      ? [
+          path,
+          size,
+          seconds,
+          parsed.name,
+          parsed.description,
+          (parsed.modelInvocable ? 0 : NOT_BY_MODEL) | (parsed.userInvocable ? 0 : NOT_BY_USER),
+        ]
+      : [path, size, seconds, null, parsed.reason, 0],
   );
   return Buffer.from(JSON.stringify(rows));
 }
 
 function readingOf(row: unknown): DocumentReading | undefined {
-  if (!Array.isArray(row) || row.length !== 5) return undefined;
-  const [path, size, seconds, name, text] = row as unknown[];
+  if (!Array.isArray(row) || row.length !== 6) return undefined;
+  const [path, size, seconds, name, text, flags] = row as unknown[];
   if (typeof path !== "string" || typeof size !== "number" || typeof seconds !== "number") return undefined;
   if (typeof text !== "string" || (name !== null && typeof name !== "string")) return undefined;
+  if (typeof flags !== "number") return undefined;
   const parsed: SkillDocument =
-    name === null ? { ok: false, reason: text } : { ok: true, name, description: text };
+    name === null
+      ? { ok: false, reason: text }
+      : {
+          ok: true,
+          name,
+          description: text,
+          modelInvocable: (flags & NOT_BY_MODEL) === 0,
+          userInvocable: (flags & NOT_BY_USER) === 0,
+        };
   return { path, size, seconds, parsed };
 }

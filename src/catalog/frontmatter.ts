@@ -1,8 +1,17 @@
 import { isMap, isScalar, parseDocument, type YAMLError } from "yaml";
 
 export type SkillDocument =
-  | { readonly ok: true; readonly name: string; readonly description: string }
+  | ({ readonly ok: true; readonly name: string; readonly description: string } & Invocation)
   | { readonly ok: false; readonly reason: string };
+
+/**
+ * Who may start a skill, as Claude Code's frontmatter flags say: `disable-model-invocation: true` keeps
+ * it from the model (a person still starts it), `user-invocable: false` from people (no prompt).
+ */
+export interface Invocation {
+  readonly modelInvocable: boolean;
+  readonly userInvocable: boolean;
+}
 
 const NAME_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_NAME_LENGTH = 64;
@@ -62,7 +71,13 @@ export function parseSkillDocument(markdown: string): SkillDocument {
   if (typeof name !== "string") return { ok: false, reason: name.reason };
   const description = requiredText(fields, "description");
   if (typeof description !== "string") return { ok: false, reason: description.reason };
-  return { ok: true, name, description: description.replace(/\s+/g, " ") };
+  return {
+    ok: true,
+    name,
+    description: description.replace(/\s+/g, " "),
+    modelInvocable: fields["disable-model-invocation"] !== true,
+    userInvocable: fields["user-invocable"] !== false,
+  };
 }
 
 /**

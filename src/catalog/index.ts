@@ -26,12 +26,13 @@ export {
   SKILL_DOCUMENT,
 } from "./load.js";
 export { compareSkills, compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
-export type {
-  CatalogFile,
-  CatalogIssue,
-  Group,
-  Pack,
-  Skill,
-  SkillDocument,
-  Source,
+export {
+  type CatalogFile,
+  type CatalogIssue,
+  type Group,
+  MAX_PACK_DESCRIPTION,
+  type Pack,
+  type Skill,
+  type SkillDocument,
+  type Source,
 } from "./types.js";

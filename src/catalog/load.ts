@@ -20,7 +20,13 @@ import {
   stripBom,
 } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
-import type { CatalogFile, CatalogIssue, Skill, Source } from "./types.js";
+import {
+  type CatalogFile,
+  type CatalogIssue,
+  MAX_PACK_DESCRIPTION,
+  type Skill,
+  type Source,
+} from "./types.js";
 
 export interface Catalog {
   /** Every loaded skill: the widest scope any caller can have. */
@@ -316,6 +322,8 @@ function readSkill(
       source: flat(document.real),
     },
     files: toFileMap(files),
+    modelInvocable: parsed.modelInvocable,
+    userInvocable: parsed.userInvocable,
   };
   return { skill: { skill, warnings, found }, nested };
 }
@@ -510,9 +518,16 @@ function readSources(root: string, issues: CatalogIssue[]): Source[] {
     const list = (data as { sources?: unknown }).sources;
     if (!Array.isArray(list)) throw new Error("no sources list");
     return list.map((item: unknown) => {
-      const { name, ref } = item as { name?: unknown; ref?: unknown };
+      const { name, ref, description } = item as { name?: unknown; ref?: unknown; description?: unknown };
       if (typeof name !== "string" || typeof ref !== "string") throw new Error("a source lacks name or ref");
-      return { name, ref };
+      if (description === undefined) return { name, ref };
+      const text = typeof description === "string" ? description.replace(/\s+/g, " ").trim() : "";
+      if (text === "" || text.length > MAX_PACK_DESCRIPTION) {
+        throw new Error(
+          `the description of ${name} is not a text of 1 to ${MAX_PACK_DESCRIPTION} characters`,
+        );
+      }
+      return { name, ref, description: text };
     });
   } catch (error) {
     issues.push({

@@ -33,6 +33,13 @@ export interface Skill {
   readonly document: SkillDocument;
   /** The skill's other files, sorted by path; SKILL.md itself is not among them. */
   readonly files: ReadonlyMap<string, CatalogFile>;
+  /**
+   * `disable-model-invocation: true` makes it false: no listing, search or preview shown to a model names
+   * the skill, which stays a prompt and is read by its exact name.
+   */
+  readonly modelInvocable: boolean;
+  /** `user-invocable: false` makes it false: the skill is no prompt. */
+  readonly userInvocable: boolean;
 }
 
 export interface Group {
@@ -55,7 +62,12 @@ export interface Pack {
 export interface Source {
   readonly name: string;
   readonly ref: string;
+  /** What the pack's skills are for, as `skills.toml` describes the source. */
+  readonly description?: string;
 }
+
+/** A pack's description is shown to models on every turn: a sentence or two, at most this many characters. */
+export const MAX_PACK_DESCRIPTION = 500;
 
 /** Something about the skills folder that an operator should hear about at startup. */
 export interface CatalogIssue {

@@ -7,6 +7,21 @@ describe("parseSkillDocument", () => {
       ok: true,
       name: "a",
       description: "Does a.",
+      modelInvocable: true,
+      userInvocable: true,
+    });
+  });
+
+  it("reads Claude Code's invocation flags, each only when set as the boolean that changes it", () => {
+    const document = (flags: string) => parseSkillDocument(`---\nname: a\ndescription: b\n${flags}\n---\n`);
+    expect(document("disable-model-invocation: true")).toMatchObject({
+      modelInvocable: false,
+      userInvocable: true,
+    });
+    expect(document("user-invocable: false")).toMatchObject({ modelInvocable: true, userInvocable: false });
+    expect(document('disable-model-invocation: "true"\nuser-invocable: "no"')).toMatchObject({
+      modelInvocable: true,
+      userInvocable: true,
     });
   });
 
@@ -39,7 +54,7 @@ describe("parseSkillDocument", () => {
 
   it("serves a skill whose frontmatter repeats another key, reading its last value", () => {
     const twice = "---\nname: a\nmetadata: {v: 1}\ndescription: b\nmetadata: {name: x, name: y}\n---\n";
-    expect(parseSkillDocument(twice)).toEqual({ ok: true, name: "a", description: "b" });
+    expect(parseSkillDocument(twice)).toMatchObject({ ok: true, name: "a", description: "b" });
   });
 
   it("reads a value with an unknown tag as its text, without a process warning on stderr", async () => {
