@@ -17,6 +17,8 @@ export interface SkillSource {
   readonly extras: readonly string[];
   /** What `--update` tracks; undefined tracks the remote's HEAD. */
   readonly branch: string | undefined;
+  /** What the pack's skills are for, in the operator's words: models see it before their first call. */
+  readonly description?: string;
 }
 
 export interface Manifest {
@@ -28,7 +30,9 @@ export interface Manifest {
   readonly layout: ManifestLayout | undefined;
 }
 
-const SOURCE_KEYS = ["name", "repo", "ref", "path", "extras", "branch"] as const;
+const SOURCE_KEYS = ["name", "repo", "ref", "path", "extras", "branch", "description"] as const;
+/** A pack's description is read by models on every turn: a sentence or two, not a document. */
+export const MAX_PACK_DESCRIPTION = 500;
 const COMMIT = /^[0-9a-f]{40}$/;
 /** The Agent Skills naming rule, as the server applies it to pack folders (kept here so this script stands alone). */
 const PACK_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -140,10 +144,17 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
   if (branch !== undefined && !isBranchName(branch)) {
     fail("branch", `branch "${branch}" is not a valid branch name`);
   }
+  const description = optionalText(table, "description", fail)?.replace(/\s+/g, " ").trim();
+  if (description !== undefined && description.length > MAX_PACK_DESCRIPTION) {
+    fail(
+      "description",
+      `description is ${description.length} characters; at most ${MAX_PACK_DESCRIPTION} (models read it on every turn)`,
+    );
+  }
   if (!valid || name === undefined || repo === undefined || ref === undefined || sourcePath === undefined) {
     return undefined;
   }
-  return { name, repo, ref, path: sourcePath, extras, branch };
+  return { name, repo, ref, path: sourcePath, extras, branch, ...(description ? { description } : {}) };
 }
 
 function requiredText(table: Record<string, unknown>, key: string, fail: Report): string | undefined {

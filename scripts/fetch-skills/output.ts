@@ -8,9 +8,13 @@ import type { SkillSource } from "./manifest.js";
 /** The file the server reads to show, in /health, which commit each pack came from. */
 const SOURCES_FILE = "sources.json";
 
-/** One entry of `sources.json`. The server needs `name` and `ref`; the rest is provenance for people. */
+/**
+ * One entry of `sources.json`. The server needs `name` and `ref`, and shows `description` to models; the
+ * rest is provenance for people.
+ */
 export interface SourceRecord {
   readonly name: string;
+  readonly description?: string;
   readonly repo: string;
   readonly ref: string;
   readonly path: string;
@@ -110,6 +114,7 @@ async function fetchPack(
   );
   const record: SourceRecord = {
     name: source.name,
+    ...(source.description === undefined ? {} : { description: source.description }),
     // The record ships in the image and is shown by /health: a token in the URL must not.
     repo: withoutCredentials(source.repo),
     ref: source.ref,
@@ -141,12 +146,12 @@ export async function fetchSourceInto(
 }
 
 /**
- * Writes `sources.json` into the skills folder `dir`: the server reads `name` and `ref` of each record,
- * the audit `skipped`.
+ * Writes `sources.json` into the skills folder `dir`: the server reads `name`, `ref` and `description` of
+ * each record, the audit `skipped`.
  */
 export async function writeSources(
   dir: string,
-  records: readonly Pick<SourceRecord, "name" | "ref" | "skipped">[],
+  records: readonly Pick<SourceRecord, "name" | "ref" | "skipped" | "description">[],
 ): Promise<void> {
   await writeFile(path.join(dir, SOURCES_FILE), `${JSON.stringify({ sources: records }, null, 2)}\n`);
 }
@@ -259,7 +264,10 @@ async function keepPack(source: SkillSource, previous: PreviousOutput, build: st
   await cp(folder, path.join(build, source.name), { recursive: true });
   const note = record.ref === source.ref ? "" : `; skills.toml pins ${source.ref.slice(0, 7)}`;
   plan.log(`${source.name}: kept as fetched before (${record.ref.slice(0, 7)}${note})`);
-  const kept: FetchedPack = { record, method: "kept", seconds: 0 };
+  // The description is the manifest's own, not a copy of what it said when the pack was fetched.
+  const { description: _fetched, ...provenance } = record;
+  const described = source.description === undefined ? {} : { description: source.description };
+  const kept: FetchedPack = { record: { ...provenance, ...described }, method: "kept", seconds: 0 };
   return kept;
 }
 

@@ -265,6 +265,35 @@ describe("fetch-skills: a pinned fetch", () => {
   });
 });
 
+describe("fetch-skills: pack descriptions", () => {
+  it("writes each source's description into sources.json, as skills.toml says it now", async () => {
+    const site = await makeSite([
+      { ...kitSource(kit.commits[0] ?? ""), description: "Reviews and writing, by the kit's rules." },
+      soloSource(solo.commits[0] ?? ""),
+    ]);
+    expect((await runFetcher([], site)).code).toBe(0);
+    const read = async () =>
+      JSON.parse(await readFile(path.join(site, "skills/sources.json"), "utf8")).sources as {
+        name: string;
+        description?: string;
+      }[];
+    expect((await read()).map(({ name, description }) => ({ name, description }))).toEqual([
+      { name: "kit", description: "Reviews and writing, by the kit's rules." },
+      { name: "solo", description: undefined },
+    ]);
+    // A pack kept as fetched before takes the description skills.toml gives it today.
+    await writeManifest(
+      site,
+      manifestOf([
+        { ...kitSource(kit.commits[0] ?? ""), description: "Reviews, rewritten." },
+        soloSource(solo.commits[0] ?? ""),
+      ]),
+    );
+    expect((await runFetcher(["--source", "solo"], site)).code).toBe(0);
+    expect((await read())[0]?.description).toBe("Reviews, rewritten.");
+  });
+});
+
 describe("fetch-skills: the cache", () => {
   let big: Awaited<ReturnType<typeof makeUpstream>>;
   beforeAll(async () => {

@@ -31,7 +31,7 @@ const cases: Case[] = [
     title: "an unknown key",
     toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\nrefs = "main"\n`,
     errors: [
-      'skills.toml:11: source "bad": unknown key "refs" (valid keys: name, repo, ref, path, extras, branch)',
+      'skills.toml:11: source "bad": unknown key "refs" (valid keys: name, repo, ref, path, extras, branch, description)',
     ],
   },
   {
@@ -62,6 +62,13 @@ const cases: Case[] = [
     title: "a branch name as ref",
     toml: `[[source]]\nname = "bad"\nrepo = "x"\n\n# pinned?\nref = "main"\n`,
     errors: ['skills.toml:12: source "bad": ref "main" is not a full commit id'],
+  },
+  {
+    title: "a description longer than models should read on every turn",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\ndescription = "${"Long words. ".repeat(50)}"\n`,
+    errors: [
+      'skills.toml:11: source "bad": description is 599 characters; at most 500 (models read it on every turn)',
+    ],
   },
   {
     title: "a missing ref",
