@@ -55,6 +55,14 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
       ...leftOut.map(({ skill, reason }) => `- tools only: ${markdownCode(skill.id)}: ${reason}`),
     );
   }
+  const { skills } = catalog.everything;
+  const unlisted = skills.filter((skill) => !skill.modelInvocable).length;
+  const noPrompt = skills.filter((skill) => !skill.userInvocable).length;
+  lines.push(
+    "",
+    `Invocation flags: ${unlisted} disable model invocation (no listing, search or preview names them to ` +
+      `a model; read_skill reads them by name), ${noPrompt} are not user-invocable (no prompt).`,
+  );
   return `${lines.join("\n")}\n`;
 }
 

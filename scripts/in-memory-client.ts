@@ -14,6 +14,9 @@ export interface InMemoryOptions {
   readonly index?: SearchIndex;
   readonly version?: string;
   readonly prompts?: boolean;
+  /** `CATALOG_PREVIEW`: on (the default) or off. */
+  readonly catalogPreview?: boolean;
+  readonly packDescriptions?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -29,6 +32,8 @@ export async function mcpDepsOf(loaded: Catalog, options: InMemoryOptions = {}):
     index: options.index ?? buildIndex(catalog.everything.skills, readSkillDocument),
     inspection,
     prompts: options.prompts ?? true,
+    catalogPreview: options.catalogPreview,
+    packDescriptions: options.packDescriptions,
     onInternalError: (error) => console.error(error),
   });
 }

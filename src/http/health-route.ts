@@ -14,7 +14,7 @@ export interface HealthRouteOptions {
 
 const healthSchema = {
   type: "object",
-  required: ["status", "version", "packs", "skills", "skillsExtension", "unsafeSkills"],
+  required: ["status", "version", "packs", "skills", "skillsExtension", "unsafeSkills", "invocationFlags"],
   properties: {
     status: { type: "string" },
     version: { type: "string" },
@@ -29,6 +29,11 @@ const healthSchema = {
       type: "object",
       required: ["leftOut", "served"],
       properties: { leftOut: { type: "integer" }, served: { type: "integer" } },
+    },
+    invocationFlags: {
+      type: "object",
+      required: ["disableModelInvocation", "notUserInvocable"],
+      properties: { disableModelInvocation: { type: "integer" }, notUserInvocable: { type: "integer" } },
     },
     sources: {
       type: "array",
@@ -60,7 +65,12 @@ export async function healthRoutes(app: FastifyInstance, options: HealthRouteOpt
       leftOut: everything.skills.length - options.extensionSkills,
     },
     unsafeSkills: options.unsafeSkills,
-    ...(sources.length > 0 ? { sources } : {}),
+    // Skills no listing shows a model (served by exact name), and skills that are no prompt.
+    invocationFlags: {
+      disableModelInvocation: everything.skills.filter((skill) => !skill.modelInvocable).length,
+      notUserInvocable: everything.skills.filter((skill) => !skill.userInvocable).length,
+    },
+    ...(sources.length > 0 ? { sources: sources.map(({ name, ref }) => ({ name, ref })) } : {}),
   };
   const draining = { ...body, status: "draining" };
   const { readiness } = options;

@@ -3,11 +3,11 @@ export type { ToolContext } from "./context.js";
 export { formatPacks } from "./list-packs.js";
 export {
   buildMcpDeps,
-  INSTRUCTIONS,
   type McpDeps,
   type McpDepsOptions,
   type ServerInfo,
   serverFactoryFor,
+  steeringFor,
   TOOL_NAMES,
 } from "./server.js";
 export { type ResourceWarning, SkillResources } from "./skill-resources.js";

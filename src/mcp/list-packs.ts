@@ -15,16 +15,17 @@ export const listPacksTool = defineTool({
   name: "list_packs",
   description: "List skill packs and their groups with skill counts. Start here to browse.",
   inputSchema: {},
-  run: (_args, context) => formatPacks(context.scope.packs),
+  run: (_args, context) => formatPacks(context.listed.packs, (pack) => context.preview.describePack(pack)),
 });
 
 /**
- * Each pack with its skill count and its groups. A catalog too large to read that way (tens of thousands
- * of skills in hundreds of packs) gets its packs only, the largest hundred, and a count of the rest: a
- * model facing that many does better searching with list_skills(query) than reading on.
+ * Each pack with its skill count, what it is for (when `describe` says) and its groups. A catalog too
+ * large to read that way (tens of thousands of skills in hundreds of packs) gets its packs only, the
+ * largest hundred, and a count of the rest: a model facing that many does better searching with
+ * list_skills(query) than reading on.
  */
-export function formatPacks(packs: readonly Pack[]): string {
-  const detailed = packs.flatMap(formatPack);
+export function formatPacks(packs: readonly Pack[], describe?: (pack: Pack) => string): string {
+  const detailed = packs.flatMap((pack) => formatPack(pack, describe));
   const lines = detailed.length <= LISTED_LINES ? detailed : summarizePacks(packs);
   const hasFiles = packs.some((pack) => pack.files.size > 0);
   lines.push(
@@ -62,9 +63,12 @@ function filesOf(pack: Pack): string {
   return pack.files.size > 0 ? `, ${plural(pack.files.size, "pack file")}` : "";
 }
 
-function formatPack(pack: Pack): string[] {
+function formatPack(pack: Pack, describe: ((pack: Pack) => string) | undefined): string[] {
   const files = filesOf(pack);
-  const lines = [`${pack.name}: ${plural(pack.skills.length, "skill")}${files}`];
+  const description = describe?.(pack) ?? "";
+  const lines = [
+    `${pack.name}: ${plural(pack.skills.length, "skill")}${files}${description === "" ? "" : ` — ${description}`}`,
+  ];
   const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length).slice(0, LISTED_GROUPS);
   const shown = new Set(groups);
   for (const group of pack.groups) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Scope, Skill } from "../catalog/index.js";
+import { MINIMAL_LIST_SKILLS } from "../preview/index.js";
 import type { SearchIndex, SearchResult } from "../search/index.js";
 import { findSkillAnyCase, narrowByPack, plural, skillRef } from "./format.js";
 import { defineTool } from "./tool.js";
@@ -16,7 +17,8 @@ const LISTED_NAMES = 500;
 
 export const listSkillsTool = defineTool({
   name: "list_skills",
-  description: "List skills as `name: description` lines. Narrow with pack; search with query.",
+  // Each scope's tools/list describes it with the scope's preview instead (see serverFactoryFor).
+  description: MINIMAL_LIST_SKILLS,
   inputSchema: {
     pack: z.string().max(1000).optional().describe("Pack, group or pack/group from list_packs"),
     query: z
@@ -28,7 +30,7 @@ export const listSkillsTool = defineTool({
   // Most searches are asked once; a workflow that runs again asks its search word for word.
   keeping: ({ query }) => (typeof query === "string" && query.trim() !== "" ? "when-repeated" : "always"),
   run: ({ pack, query }, context) => {
-    const scope = narrowByPack(context.scope, pack);
+    const scope = narrowByPack(context.listed, pack);
     if (query === undefined || query.trim() === "") return formatListing(scope, context.scope);
     const best = bestMatches(context.index, query, scope);
     if (best.shown.length === 0) return noMatch(query, pack);

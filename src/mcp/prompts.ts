@@ -11,12 +11,13 @@ import { findSkillAnyCase, skillRef } from "./format.js";
 import { formatFileContent } from "./manifest.js";
 
 /**
- * Every skill in scope as a prompt, for clients that offer prompts as slash commands: named as read_skill
+ * Every skill in scope as a prompt (but those whose frontmatter says `user-invocable: false`), for clients
+ * that offer prompts as slash commands: named as read_skill
  * takes it, described by its description, and its SKILL.md as the user message. A person picks a prompt;
  * no model reads the list, so prompts cost no model tokens.
  */
 export function listPrompts(context: ToolContext, cursor: string | undefined): ListPromptsResult {
-  const { skills } = context.scope;
+  const skills = context.prompted;
   const start = cursor === undefined ? 0 : pageStart(cursor, skills.length);
   const page = skills.slice(start, start + PAGE_SIZE);
   const prompts = page.map((skill) => ({
@@ -38,7 +39,7 @@ export async function getPrompt(context: ToolContext, name: string): Promise<Get
 
 function findPromptSkill(context: ToolContext, name: string): Skill {
   const lookup = findSkillAnyCase(context.scope, name);
-  if (lookup.kind === "found") return lookup.skill;
+  if (lookup.kind === "found" && lookup.skill.userInvocable) return lookup.skill;
   const message =
     lookup.kind === "ambiguous"
       ? `Several packs have a prompt "${name}"; use one of: ${lookup.candidates.join(", ")}.`

@@ -40,7 +40,7 @@ function findSkill(context: ToolContext, ref: string): Skill {
   if (lookup.kind === "ambiguous") {
     throw new ToolError(`Several packs have a skill "${ref}"; use one of: ${lookup.candidates.join(", ")}.`);
   }
-  const close = context.index.suggest(ref, context.scope).map((skill) => skillRef(skill, context.scope));
+  const close = context.index.suggest(ref, context.listed).map((skill) => skillRef(skill, context.scope));
   const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : "";
   throw new ToolError(
     `No skill "${ref}".${hint} Call list_skills to see the skills, or list_skills(query) to search.`,

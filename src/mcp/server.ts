@@ -10,8 +10,15 @@ import {
   type ServerCapabilities,
 } from "@modelcontextprotocol/server";
 import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
-import type { Catalog, Scope } from "../catalog/index.js";
+import type { Catalog, Scope, Skill } from "../catalog/index.js";
 import type { Inspection } from "../inspection/index.js";
+import {
+  type Preview,
+  type PreviewSettings,
+  previewOf,
+  steeringLine,
+  TermFrequencies,
+} from "../preview/index.js";
 import type { SearchIndex } from "../search/index.js";
 import type { ToolContext } from "./context.js";
 import { listPacksTool } from "./list-packs.js";
@@ -22,12 +29,6 @@ import { readSkillTool } from "./read-skill.js";
 import { type ResourceWarning, SkillResources } from "./skill-resources.js";
 import { failure, type Tool } from "./tool.js";
 
-/** Sent on initialize and server/discover: how a model should browse, in the fewest calls. */
-export const INSTRUCTIONS =
-  "Skills are expert instructions for specific tasks. To use one: list_skills(query=<task>) or " +
-  "list_packs then list_skills(pack); read_skill(skill) and follow it; read_skill(skill, file) for files " +
-  "it cites, read_pack_file(pack, file) for shared pack paths it cites.";
-
 export interface ServerInfo {
   readonly name: string;
   readonly version: string;
@@ -36,7 +37,6 @@ export interface ServerInfo {
 /** The fixed tool surface, the same for every caller and every catalog. */
 export const TOOLS: readonly Tool[] = [listPacksTool, listSkillsTool, readSkillTool, readPackFileTool];
 const TOOLS_BY_NAME: ReadonlyMap<string, Tool> = new Map(TOOLS.map((tool) => [tool.name, tool]));
-const TOOL_LIST: ListToolsResult = { tools: TOOLS.map((tool) => tool.listed) };
 
 /** The names of the tools, in the order tools/list gives them. */
 export const TOOL_NAMES: readonly string[] = TOOLS.map((tool) => tool.name);
@@ -55,6 +55,12 @@ export interface McpDeps {
   readonly resources: SkillResources;
   /** `PROMPTS=off` leaves the prompts out. */
   readonly prompts: boolean;
+  /** How each scope's preview is written: on or off, and the packs' descriptions. */
+  readonly preview: PreviewSettings;
+  /** How telling each term of the skills shown to models is, for the previews' summaries. */
+  readonly terms: TermFrequencies;
+  /** The skills no listing, search or preview names to a model (`disable-model-invocation: true`). */
+  readonly unlisted: ReadonlySet<Skill>;
   /** Told about failures that are not the caller's fault, so they can be logged without reaching it. */
   readonly onInternalError: (error: unknown, tool: string) => void;
   /** Told what the SDK's Skills extension warns of while serving. */
@@ -68,6 +74,10 @@ export interface McpDepsOptions {
   /** What the inspection of each skill found: the Skills extension serves the entries it made. */
   readonly inspection: Inspection;
   readonly prompts?: boolean;
+  /** `CATALOG_PREVIEW=off` sends the short, catalog-blind texts up front instead (default on). */
+  readonly catalogPreview?: boolean;
+  /** Descriptions of packs by name, over those `sources.json` gives. */
+  readonly packDescriptions?: ReadonlyMap<string, string>;
   readonly onInternalError?: McpDeps["onInternalError"];
   readonly onWarning?: McpDeps["onWarning"];
   /** Told once of each skill and pack file that cannot be a `skill://` resource as it is. */
@@ -76,40 +86,69 @@ export interface McpDepsOptions {
 
 /** What every server of a catalog is made of, built once: the catalog's resources are worked out here. */
 export function buildMcpDeps(options: McpDepsOptions): McpDeps {
-  const { inspection } = options;
+  const { inspection, catalog } = options;
   const resources = SkillResources.build(
-    options.catalog.everything,
+    catalog.everything,
     (skill) => inspection.of(skill).entry,
     options.onResourceWarning ?? (() => {}),
   );
+  const unlisted = new Set(catalog.everything.skills.filter((skill) => !skill.modelInvocable));
+  const described = catalog.sources.flatMap(({ name, description }) =>
+    description === undefined ? [] : [[name, description] as const],
+  );
   return {
     info: options.info,
-    catalog: options.catalog,
+    catalog,
     index: options.index,
     resources,
     prompts: options.prompts ?? true,
+    preview: {
+      enabled: options.catalogPreview ?? true,
+      packDescriptions: new Map([...described, ...(options.packDescriptions ?? [])]),
+    },
+    terms: new TermFrequencies(catalog.everything.without(unlisted).skills),
+    unlisted,
     onInternalError: options.onInternalError ?? (() => {}),
     onWarning: options.onWarning ?? (() => {}),
   };
 }
 
 /**
- * What every server says of itself. The McpServer handles resources, for the Skills extension; the tools
- * and prompts are answered by handlers of this file, and declared beside them.
+ * What every server of a scope says of itself: its instructions are the scope's preview. The McpServer
+ * handles resources, for the Skills extension; the tools and prompts are answered by handlers of this
+ * file, and declared beside them.
  */
-const MCP_SERVER_OPTIONS: McpServerOptions = {
-  // Nothing changes while the server runs, and a stateless server has no stream to say so on.
-  capabilities: { resources: { listChanged: false } },
-  instructions: INSTRUCTIONS,
-  cacheHints: {
-    "tools/list": CACHE_HINT,
-    "prompts/list": CACHE_HINT,
-    "resources/list": CACHE_HINT,
-    "resources/templates/list": CACHE_HINT,
-    "resources/read": CACHE_HINT,
-    "server/discover": CACHE_HINT,
-  },
-};
+function serverOptions(preview: Preview): McpServerOptions {
+  return {
+    // Nothing changes while the server runs, and a stateless server has no stream to say so on.
+    capabilities: { resources: { listChanged: false } },
+    instructions: preview.instructions,
+    cacheHints: {
+      "tools/list": CACHE_HINT,
+      "prompts/list": CACHE_HINT,
+      "resources/list": CACHE_HINT,
+      "resources/templates/list": CACHE_HINT,
+      "resources/read": CACHE_HINT,
+      "server/discover": CACHE_HINT,
+    },
+  };
+}
+
+/**
+ * `tools/list` for a scope: list_skills described by the scope's preview and marked to load up front
+ * (Claude Code defers the descriptions of MCP tools, and shows those marked `anthropic/alwaysLoad`); the
+ * other three can wait until a model looks for them.
+ */
+function toolListFor(preview: Preview): ListToolsResult {
+  return {
+    tools: TOOLS.map((tool) =>
+      tool === listSkillsTool
+        ? { ...tool.listed, description: preview.listSkillsDescription, _meta: ALWAYS_LOAD }
+        : tool.listed,
+    ),
+  };
+}
+const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
 const TOOLS_CAPABILITY: ServerCapabilities = { tools: { listChanged: false } };
 const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false } };
 
@@ -121,12 +160,20 @@ const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false }
  * whatever the size of the catalog.
  */
 export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
+  const listed = scope.without(deps.unlisted);
+  const preview = previewOf(listed, deps.terms, deps.preview);
   const context: ToolContext = {
     catalog: deps.catalog,
     index: deps.index,
     scope,
+    listed,
+    preview,
+    prompted: scope.skills.filter((skill) => skill.userInvocable),
     onInternalError: deps.onInternalError,
   };
+  const options = serverOptions(preview);
+  const toolList = toolListFor(preview);
+  const listTools = () => toolList;
   const extension = new SkillsExtension({
     source: deps.resources.sourceFor(scope, deps.catalog.files),
     cacheHint: CACHE_HINT,
@@ -137,7 +184,7 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
   const answerPromptList = ({ params }: ListPromptsRequest) => listPrompts(context, params?.cursor);
   const answerPrompt = ({ params }: GetPromptRequest) => getPrompt(context, params.name);
   return () => {
-    const mcp = new McpServer(deps.info, MCP_SERVER_OPTIONS);
+    const mcp = new McpServer(deps.info, options);
     // The tools and prompts are answered here rather than registered one by one: their lists are fixed,
     // and a prompt per skill would cost a registration per skill for every request.
     const { server } = mcp;
@@ -154,10 +201,6 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
   };
 }
 
-function listTools(): ListToolsResult {
-  return TOOL_LIST;
-}
-
 function callTool(
   name: string,
   args: Readonly<Record<string, unknown>>,
@@ -166,6 +209,14 @@ function callTool(
   const tool = TOOLS_BY_NAME.get(name);
   if (tool === undefined) return failure(`Unknown tool "${name}". The tools are: ${TOOL_NAMES.join(", ")}.`);
   return tool.call(args, context);
+}
+
+/**
+ * The steering line of `scope` (see steeringLine): what to add to CLAUDE.md, AGENTS.md or a system prompt
+ * so that a model looks for these skills, naming only what the scope's listings would.
+ */
+export function steeringFor(deps: McpDeps, scope: Scope): string {
+  return steeringLine(scope.without(deps.unlisted), deps.terms, deps.preview);
 }
 
 /** The tool a `tools/call` names, if it is one of the four. */

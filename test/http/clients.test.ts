@@ -86,7 +86,7 @@ describe("a client that behaves as n8n's MCP Client Tool", () => {
         await client.close();
       }
     }
-    expect(answers[0]).toMatch(/^beta: 5 skills, 2 pack files\n/);
+    expect(answers[0]).toMatch(/^beta: 5 skills, 2 pack files — /);
     expect(answers[1]).toMatch(/^hammer: Drive nails with a hammer\./);
     expect(answers[2]).toContain("Read shared/guide.md.");
     expect(answers[3]).toBe("# Beta shared guide\n");

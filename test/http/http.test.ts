@@ -32,6 +32,7 @@ describe("GET /health", () => {
       skills: 9,
       skillsExtension: { skills: 9, leftOut: 0 },
       unsafeSkills: { leftOut: 0, served: 0 },
+      invocationFlags: { disableModelInvocation: 0, notUserInvocable: 0 },
       sources: [{ name: "alpha", ref: "a".repeat(40) }],
     });
   });
@@ -162,7 +163,7 @@ describe("client ceilings", () => {
   it("limits every tool to the X-Skill-Pack header", async () => {
     const client = await server.connect({ headers: { "X-Skill-Pack": "beta/tools" } });
     expect((await call(client, "list_packs")).text).toMatch(
-      /^beta: 2 skills, 2 pack files\n {2}tools: 2\nNext/,
+      /^beta: 2 skills, 2 pack files — [^\n]*\n {2}tools: 2\nNext/,
     );
     expect((await call(client, "list_skills")).text).toMatch(/^hammer: .*\nsaw: .*\nNext/);
     const hidden = await call(client, "read_skill", { skill: "drill" });

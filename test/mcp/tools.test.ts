@@ -39,8 +39,8 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(Object.keys(readSkill?.inputSchema.properties ?? {})).toEqual(["skill", "file"]);
     });
 
-    it("explains the browse order in the initialize instructions", () => {
-      expect(client.getInstructions()).toMatch(/list_packs.*list_skills.*read_skill/s);
+    it("explains in the initialize instructions to search, then read and follow a skill", () => {
+      expect(client.getInstructions()).toMatch(/list_skills\(query=.*read_skill\(skill\) and follow it/s);
     });
   });
 
@@ -48,7 +48,13 @@ describe.each(ERAS)("in the %s era", (era) => {
     it("lists each pack with its skill count and each group under it", async () => {
       const { text, isError } = await call(client, "list_packs");
       expect(isError).toBe(false);
-      expect(text.split("\n").slice(0, 7)).toEqual([
+      // Each pack line goes on with what the pack is for (see test/preview/preview.test.ts).
+      expect(
+        text
+          .split("\n")
+          .map((line) => line.replace(/ — .*/, ""))
+          .slice(0, 7),
+      ).toEqual([
         "alpha: 3 skills, 1 pack file",
         "beta: 5 skills, 2 pack files",
         "  docs: 2",

@@ -16,6 +16,8 @@ describe("npm run check-skills", () => {
       "alpha/broken/SKILL.md": "no frontmatter",
       "beta/tools/drill/SKILL.md": skillMd("drill"),
       "beta/clockify/SKILL.md": skillMd("Clockify Automation"),
+      "beta/tools/chisel/SKILL.md":
+        "---\nname: chisel\ndescription: Carve.\ndisable-model-invocation: true\n---\n",
     });
     try {
       const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
@@ -23,20 +25,22 @@ describe("npm run check-skills", () => {
         [
           "### Catalog check",
           "",
-          "4 skills in 2 packs (alpha 2, beta 2); 1 left out, 3 warnings.",
+          "5 skills in 2 packs (alpha 2, beta 3); 1 left out, 3 warnings.",
           "",
           "- left out: `alpha/broken`: no frontmatter (the file must start with ---)",
           '- warning: `alpha/other`: name "renamed" differs from its folder',
           '- warning: `beta/clockify`: name "Clockify Automation" must be lowercase letters, digits and single hyphens',
           '- warning: `beta/clockify`: name "Clockify Automation" differs from its folder',
           "",
-          "The Skills extension carries 3; 1 only the tools serve.",
+          "The Skills extension carries 4; 1 only the tools serve.",
           "",
           '- tools only: `beta/Clockify Automation`: frontmatter name "Clockify Automation" must be 1-64 lowercase letters, digits and single hyphens',
           "",
+          "Invocation flags: 1 disable model invocation (no listing, search or preview names them to a model; read_skill reads them by name), 0 are not user-invocable (no prompt).",
+          "",
           "### Audit",
           "",
-          "4 skills: none found ([rules](docs/audit.md)).",
+          "5 skills: none found ([rules](docs/audit.md)).",
           "",
         ].join("\n"),
       );

@@ -1,0 +1,75 @@
+import { stopwords } from "@orama/stopwords/english";
+
+/**
+ * Words that say a text is a skill description, or that say nothing of a task on their own: every
+ * description says "use this skill when the user asks", and a summary of such words tells a model nothing.
+ */
+const BOILERPLATE = (
+  "use uses used using usage skill skills when whenever user users ask asks asked asking want wants wanted " +
+  "need needs needed help helps helping guide guides guidance include includes including etc also like via " +
+  "within across task tasks work works working official claude trigger triggers triggered mention mentions " +
+  "mentioned request requests requested provide provides providing support supports supported based " +
+  "comprehensive best practice practices pattern patterns tool tools toolkit library libraries general " +
+  "specific various new any every other one two way ways thing things make makes making get gets set sets see " +
+  "covering covers cover handle handles handling perform performs performing create creates creating build " +
+  "builds building write writes writing step steps anything everything something nothing never always " +
+  "add adds adding quick quickly require requires required current existing original choice sort whether " +
+  "without instead rather already still just well good better must can will may might could would should " +
+  "don't doesn't isn't aren't won't can't let lets e.g i.e approach approaches option options key keys " +
+  "common important proper properly correct correctly right full fully complete completely simple easy " +
+  "effective efficient robust powerful modern advanced production-ready end-to-end"
+).split(" ");
+const STOP_WORDS: ReadonlySet<string> = new Set([...stopwords, ...BOILERPLATE]);
+
+/** A term as a summary counts it: folded, singular; a phrase of two words is their keys with a space. */
+export type TermKey = string;
+
+/** A term of a text: how it is counted, and how it is written there. */
+export interface Term {
+  readonly key: TermKey;
+  readonly spelled: string;
+}
+
+/**
+ * The terms of a text, each once with its first spelling: its words (hyphenated compounds whole, such as
+ * `single-cell`), and pairs of neighbouring words with nothing but a space between them (`code review`),
+ * which often name a task better than either word.
+ */
+export function termsOf(text: string): Term[] {
+  const terms = new Map<TermKey, string>();
+  let previous: Term | undefined;
+  let previousEnd = -1;
+  for (const match of text.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[-.][\p{L}\p{N}]+)*/gu)) {
+    const spelled = match[0].toLowerCase().replace(/’/g, "'");
+    const key = keyOf(spelled);
+    const adjacent = previous !== undefined && text.slice(previousEnd, match.index) === " ";
+    if (key !== undefined && !terms.has(key)) terms.set(key, spelled);
+    if (key !== undefined && previous !== undefined && adjacent) {
+      const pair = `${previous.key} ${key}`;
+      if (!terms.has(pair)) terms.set(pair, `${previous.spelled} ${spelled}`);
+    }
+    previous = key === undefined ? undefined : { key, spelled };
+    previousEnd = match.index + match[0].length;
+  }
+  return [...terms].map(([key, spelled]) => ({ key, spelled }));
+}
+
+/** How a word is counted, or undefined when it says nothing about a task. */
+function keyOf(spelled: string): TermKey | undefined {
+  const folded = spelled.normalize("NFKD").replace(/\p{M}/gu, "");
+  if (folded.length < 3 || STOP_WORDS.has(folded) || /^[\p{N}.-]+$/u.test(folded)) return undefined;
+  return singular(folded);
+}
+
+/** English plurals onto their singular by suffix: `nodes` and `node` are one term. */
+function singular(word: string): string {
+  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (word.length > 4 && /(?:ch|sh|ss|x|z)es$/.test(word)) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith("s") && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+/** The word keys of `text`, for telling which terms a summary has already said. */
+export function wordKeysOf(text: string): Set<TermKey> {
+  return new Set(termsOf(text).flatMap(({ key }) => (key.includes(" ") ? [] : [key])));
+}

@@ -1,0 +1,187 @@
+/**
+ * What a model sees before its first call (issue 23): the instructions and list_skills's description
+ * written for the caller's scope, list_skills marked to load up front, the skills that models may not
+ * invoke kept out of every listing, and the extra arguments n8n's MCP Client Tool sends accepted.
+ */
+import type { Client } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, ERAS, type RunningServer, startServer } from "../helpers/server.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+
+const flagged = (name: string, description: string, flag: string) =>
+  `---\nname: ${name}\ndescription: ${description}\n${flag}\n---\n\n# ${name}\n`;
+
+/** Names that appear nowhere else, so that a text naming one of them can only have taken it from there. */
+const TREE = {
+  "cooking/baking/sourdough-bread/SKILL.md": skillMd(
+    "sourdough-bread",
+    "Bake sourdough bread with a levain starter and long fermentation.",
+  ),
+  "cooking/baking/croissant-lamination/SKILL.md": skillMd(
+    "croissant-lamination",
+    "Laminate croissant dough with butter folds.",
+  ),
+  "cooking/grilling/charcoal-brisket/SKILL.md": skillMd(
+    "charcoal-brisket",
+    "Smoke a brisket over charcoal until the bark sets.",
+  ),
+  "finance/tax-returns/SKILL.md": skillMd(
+    "tax-returns",
+    "File quarterly tax returns with depreciation schedules.",
+  ),
+  "finance/payroll-runs/SKILL.md": skillMd(
+    "payroll-runs",
+    "Run payroll with withholding and pension deductions.",
+  ),
+  "finance/ledger-close/SKILL.md": flagged(
+    "ledger-close",
+    "Close the general ledger at month end with reconciliations.",
+    "disable-model-invocation: true",
+  ),
+  "finance/audit-helper/SKILL.md": flagged(
+    "audit-helper",
+    "Prepare workpapers for the external auditor.",
+    "user-invocable: false",
+  ),
+};
+
+/** The packs, groups and skills of TREE, by the scope that holds them. */
+const NAMES = {
+  cooking: ["cooking", "baking", "grilling", "sourdough-bread", "croissant-lamination", "charcoal-brisket"],
+  finance: ["finance", "tax-returns", "payroll-runs", "audit-helper"],
+};
+
+let tree: TempTree;
+let server: RunningServer;
+
+beforeAll(async () => {
+  tree = await makeTree(TREE);
+  server = await startServer(tree.dir);
+});
+afterAll(async () => {
+  await server.close();
+  await tree.remove();
+});
+
+/** The instructions and the whole tools/list a client of `options` is given before its first call. */
+async function upfront(client: Client): Promise<{ instructions: string; listSkills: string; tools: string }> {
+  const { tools } = await client.listTools();
+  const listSkills = tools.find((tool) => tool.name === "list_skills")?.description ?? "";
+  return { instructions: client.getInstructions() ?? "", listSkills, tools: JSON.stringify(tools) };
+}
+
+it("counts the skills each invocation flag sets in /health", async () => {
+  const health = (await (await fetch(`${server.url}/health`)).json()) as Record<string, unknown>;
+  expect(health.invocationFlags).toEqual({ disableModelInvocation: 1, notUserInvocable: 1 });
+});
+
+describe.each(ERAS)("in the %s era", (era) => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await server.connect({ era });
+  });
+
+  it("marks list_skills, and only list_skills, to load up front (anthropic/alwaysLoad)", async () => {
+    const { tools } = await client.listTools();
+    const marked = tools.filter((tool) => tool._meta?.["anthropic/alwaysLoad"] === true);
+    expect(marked.map((tool) => tool.name)).toEqual(["list_skills"]);
+    expect(tools.filter((tool) => tool._meta !== undefined).map((tool) => tool.name)).toEqual([
+      "list_skills",
+    ]);
+  });
+
+  it("tells the model when to look, that these skills are the organization's, and each skill when they fit", async () => {
+    const { instructions, listSkills } = await upfront(client);
+    expect(instructions).toMatch(/organization's own skills/);
+    expect(instructions).toMatch(/not your built-in skills/);
+    expect(instructions).toMatch(/even one you already know how to do, call list_skills\(query=/);
+    expect(instructions).toMatch(/^- cooking \(3 skills\): /m);
+    expect(instructions).toMatch(/^- finance \(3 skills\): /m);
+    expect(listSkills).toMatch(/not your built-in skills/);
+    expect(listSkills).toContain("before any task in cooking, finance, even a familiar one");
+    // Six skills fit: each as a full entry, as a model triggers on them.
+    expect(listSkills).toContain(
+      "sourdough-bread: Bake sourdough bread with a levain starter and long fermentation.",
+    );
+    expect(listSkills).toContain("audit-helper: Prepare workpapers for the external auditor.");
+  });
+
+  it.each([
+    ["X-Skill-Pack", { headers: { "X-Skill-Pack": "cooking" } }, "cooking", "finance"],
+    ["?pack=", { query: "?pack=finance" }, "finance", "cooking"],
+    ["a group", { headers: { "X-Skill-Pack": "cooking/baking" } }, "baking", "finance"],
+  ] as const)(
+    "writes the texts for a scope narrowed by %s, naming nothing outside it",
+    async (_how, options, inside, outside) => {
+      const scoped = await server.connect({ era, ...options });
+      const { instructions, tools } = await upfront(scoped);
+      const text = `${instructions}\n${tools}`;
+      expect(text).toContain(inside);
+      const outsideNames =
+        inside === "baking" ? [...NAMES.finance, "grilling", "charcoal-brisket"] : NAMES[outside];
+      for (const name of outsideNames) expect(text).not.toMatch(new RegExp(`\\b${name}\\b`));
+    },
+  );
+
+  it("keeps a skill that disables model invocation out of every listing and search, but reads it by name", async () => {
+    const listing = await call(client, "list_skills", { pack: "finance" });
+    expect(listing.text).not.toContain("ledger-close");
+    expect(listing.text).toContain("payroll-runs");
+    const search = await call(client, "list_skills", { query: "close the general ledger reconciliations" });
+    expect(search.text).not.toContain("ledger-close");
+    const packs = await call(client, "list_packs");
+    expect(packs.text).toMatch(/^finance: 3 skills/m);
+    const { instructions, tools } = await upfront(client);
+    expect(`${instructions}${tools}`).not.toContain("ledger-close");
+    expect(`${instructions}${tools}`).not.toMatch(/reconciliation/);
+    const read = await call(client, "read_skill", { skill: "ledger-close" });
+    expect(read.isError).toBe(false);
+    expect(read.text).toContain("# ledger-close");
+    const typo = await call(client, "read_skill", { skill: "ledger-clse" });
+    expect(typo.isError).toBe(true);
+    expect(typo.text).not.toContain("ledger-close");
+  });
+
+  it("keeps a skill that disables model invocation a prompt, and makes none of a skill not user-invocable", async () => {
+    const { prompts } = await client.listPrompts();
+    const names = prompts.map((prompt) => prompt.name);
+    expect(names).toContain("ledger-close");
+    expect(names).not.toContain("audit-helper");
+    await expect(client.getPrompt({ name: "audit-helper" })).rejects.toThrow(/No prompt "audit-helper"/);
+    const prompt = await client.getPrompt({ name: "ledger-close" });
+    expect(JSON.stringify(prompt.messages)).toContain("# ledger-close");
+  });
+
+  it("gives hosts of the Skills extension every skill with its flags in its frontmatter, to apply as for skills on disk", async () => {
+    const skills = new SkillsClient(client);
+    const listed = (await skills.list()).skills.map((skill) => skill.uri);
+    expect(listed).toContain("skill://finance/ledger-close/SKILL.md");
+    expect(listed).toContain("skill://finance/audit-helper/SKILL.md");
+    const ledger = await skills.get("skill://finance/ledger-close/SKILL.md");
+    expect(ledger.skill.frontmatter).toMatchObject({ "disable-model-invocation": true });
+    const audit = await skills.get("skill://finance/audit-helper/SKILL.md");
+    expect(audit.skill.frontmatter).toMatchObject({ "user-invocable": false });
+  });
+
+  // n8n's MCP Client Tool adds toolCallId (and at times the tool's name or a session id) to every call's
+  // arguments (n8n issues #21500, #21716, #37308): strict servers refuse them and break the workflow.
+  it.each([
+    ["list_packs", { toolCallId: "call_0BCIShth4lxZuYr4coSp4E5E" }, /^cooking: 3 skills/m],
+    [
+      "list_skills",
+      { query: "sourdough starter", tool: "list_skills", toolCallId: "call_tjbFFFLWX9u3AJIiioFVpZks" },
+      /^sourdough-bread: /m,
+    ],
+    [
+      "read_skill",
+      { skill: "tax-returns", toolCallId: "call_0BCIShth4lxZuYr4coSp4E5E", sessionId: "a1b2c3" },
+      /# tax-returns/,
+    ],
+    ["read_pack_file", { pack: "finance", toolCallId: "call_x", input: "" }, /no pack-level files/],
+  ] as const)("accepts and ignores the extra arguments n8n sends to %s", async (tool, args, expected) => {
+    const { text, isError } = await call(client, tool, { ...args });
+    expect(isError).toBe(false);
+    expect(text).toMatch(expected);
+  });
+});

@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadCatalog, type Scope } from "../../src/catalog/index.js";
+import {
+  MAX_PREVIEW_BYTES,
+  MINIMAL_INSTRUCTIONS,
+  MINIMAL_LIST_SKILLS,
+  type PreviewSettings,
+  previewOf,
+  steeringLine,
+  TermFrequencies,
+} from "../../src/preview/index.js";
+import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
+
+const ON: PreviewSettings = { enabled: true, packDescriptions: new Map() };
+const trees: TempTree[] = [];
+afterEach(async () => {
+  await Promise.all(trees.splice(0).map((tree) => tree.remove()));
+});
+
+async function scopeOf(entries: Record<string, TreeEntry>): Promise<Scope> {
+  const tree = await makeTree(entries);
+  trees.push(tree);
+  return loadCatalog(tree.dir).catalog.everything;
+}
+
+const bytes = (text: string) => Buffer.byteLength(text, "utf8");
+
+/** `count` skills in `pack`, each with a description of about `words` words about its own subject. */
+function skills(pack: string, count: number, words = 30, group = ""): Record<string, string> {
+  const entries: Record<string, string> = {};
+  for (let index = 0; index < count; index += 1) {
+    const name = `${pack}-${group.replace("/", "-")}task-${index}`;
+    const description = `Handle ${pack} subject${index} carefully. ${"Explain the details of it. ".repeat(words / 5)}`;
+    entries[`${pack}/${group}${name}/SKILL.md`] = skillMd(name, description);
+  }
+  return entries;
+}
+
+describe("previewOf", () => {
+  it("lists every skill of a small scope as a full `name: description` entry, and says what each pack is for", async () => {
+    const scope = await scopeOf({
+      "kitchen/knife-care/SKILL.md": skillMd(
+        "knife-care",
+        "Sharpen and hone kitchen knives with whetstones.",
+      ),
+      "kitchen/stock-making/SKILL.md": skillMd("stock-making", "Make clear stocks from roasted bones."),
+    });
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    expect(preview.listSkillsDescription.split("\n").slice(1)).toEqual([
+      "knife-care: Sharpen and hone kitchen knives with whetstones.",
+      "stock-making: Make clear stocks from roasted bones.",
+    ]);
+    expect(preview.instructions).toMatch(/^- kitchen \(2 skills\): .*whetstones/m);
+  });
+
+  it("summarizes packs and groups by their tasks when the entries do not fit, and names skills in the other text", async () => {
+    const scope = await scopeOf({
+      ...skills("orchard", 40, 30, "apples/"),
+      ...skills("orchard", 10, 30, "pears/"),
+      ...skills("vineyard", 60),
+    });
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    const lines = preview.listSkillsDescription.split("\n").slice(1);
+    expect(lines.map((line) => line.split(":")[0])).toEqual(["orchard", "vineyard"]);
+    expect(lines[0]).toMatch(/^orchard: apples \(.*\), pears/);
+    expect(preview.listSkillsDescription).not.toMatch(/vineyard-task-\d+: /);
+    expect(preview.instructions).toMatch(/^- orchard \(50 skills\): such as orchard-apples-task-\d+, /m);
+    expect(preview.instructions).toMatch(/^- vineyard \(60 skills\): /m);
+  });
+
+  it("keeps each text under 2 KB with thousands of skills, hundreds of packs and huge descriptions", async () => {
+    const entries: Record<string, string> = {};
+    for (let pack = 0; pack < 300; pack += 1) {
+      Object.assign(entries, skills(`pack-number-${pack}-with-a-long-name`, 3, 60));
+    }
+    entries["pack-number-0-with-a-long-name/huge/SKILL.md"] = skillMd("huge", "word ".repeat(50_000));
+    const scope = await scopeOf(entries);
+    const descriptions = new Map(
+      scope.packs.map((pack) => [pack.name, "A pack described at length. ".repeat(17)]),
+    );
+    for (const settings of [ON, { enabled: true, packDescriptions: descriptions }]) {
+      const preview = previewOf(scope, new TermFrequencies(scope.skills), settings);
+      for (const text of [
+        preview.instructions,
+        preview.listSkillsDescription,
+        steeringLine(scope, new TermFrequencies(scope.skills), settings),
+      ]) {
+        expect(bytes(text)).toBeLessThan(MAX_PREVIEW_BYTES);
+      }
+      expect(preview.instructions).toMatch(/… and \d+ more packs: list_packs names them\./);
+    }
+  });
+
+  it("uses an operator's pack description instead of a summary, in both texts and in list_packs", async () => {
+    const scope = await scopeOf({ ...skills("harbor", 40), ...skills("lighthouse", 40) });
+    const settings = {
+      enabled: true,
+      packDescriptions: new Map([["harbor", "Docking ships and loading cargo."]]),
+    };
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), settings);
+    expect(preview.listSkillsDescription).toContain("harbor: Docking ships and loading cargo.");
+    expect(preview.instructions).toContain("- harbor (40 skills): Docking ships and loading cargo.");
+    const [harbor, lighthouse] = scope.packs;
+    if (harbor === undefined || lighthouse === undefined) throw new Error("two packs expected");
+    expect(preview.describePack(harbor)).toBe("Docking ships and loading cargo.");
+    expect(preview.describePack(lighthouse)).toMatch(/subject\d+/);
+    expect(bytes(preview.describePack(lighthouse))).toBeLessThanOrEqual(120);
+  });
+
+  it("goes back to the short, catalog-blind texts with CATALOG_PREVIEW=off", async () => {
+    const scope = await scopeOf(skills("quarry", 3));
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), { ...ON, enabled: false });
+    expect(preview.instructions).toBe(MINIMAL_INSTRUCTIONS);
+    expect(preview.listSkillsDescription).toBe(MINIMAL_LIST_SKILLS);
+  });
+});
+
+describe("steeringLine", () => {
+  it("names each pack of the scope and what it is for, and nothing outside the scope", async () => {
+    const scope = await scopeOf({
+      "astronomy/star-charts/SKILL.md": skillMd("star-charts", "Plot star charts and constellations."),
+      "gardening/compost-heaps/SKILL.md": skillMd(
+        "compost-heaps",
+        "Turn compost heaps and balance nitrogen.",
+      ),
+    });
+    const terms = new TermFrequencies(scope.skills);
+    const line = steeringLine(scope.narrow(["astronomy"]), terms, ON);
+    expect(line).toMatch(
+      /^Before you start a task in one of these areas, even one you know how to do, call the list_skills tool/,
+    );
+    expect(line).toMatch(/Areas: astronomy \(.*constellations.*\)\.$/);
+    expect(line).not.toMatch(/gardening|compost/);
+  });
+});
