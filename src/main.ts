@@ -10,12 +10,14 @@ import {
   type LoadedCatalog,
   loadCatalog,
   readSkillDocument,
+  type Scope,
+  SelectorError,
   type Skill,
 } from "./catalog/index.js";
 import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, Readiness } from "./http/index.js";
 import { type Inspection, inspectCatalog, withoutUnsafe } from "./inspection/index.js";
-import { buildMcpDeps, type McpDeps, type ServerInfo } from "./mcp/index.js";
+import { buildMcpDeps, type McpDeps, type ServerInfo, steeringFor } from "./mcp/index.js";
 import { readSavedIndex, type SavedParts, savedIndexBytes } from "./saved/index.js";
 import { buildIndex, indexFromBytes, indexToBytes, type SearchIndex } from "./search/index.js";
 import { serveStdio } from "./stdio/index.js";
@@ -30,10 +32,14 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  // In stdio mode stdout carries the protocol, so logs go to stderr.
+  if (config.version) {
+    process.stdout.write(`${version}\n`);
+    return 0;
+  }
+  // In stdio mode stdout carries the protocol, and --steering prints its line there: logs go to stderr.
   const logger = pino(
     { level: config.logLevel },
-    pino.destination({ dest: config.transport === "stdio" ? 2 : 1, sync: false }),
+    pino.destination({ dest: config.transport === "stdio" || config.steering ? 2 : 1, sync: false }),
   );
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
@@ -57,6 +63,11 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   const { index, origin } = startIndex(saved[SEARCH_PART], catalog.everything.skills, config, logger);
   const indexed = performance.now();
   const mcp = mcpDeps(catalog, index, inspection, config, logger);
+
+  if (config.steering) {
+    process.stdout.write(`${steeringFor(mcp, narrowForSteering(catalog, config.steeringPacks))}\n`);
+    return 0;
+  }
 
   if (config.transport === "stdio") {
     await serveStdio({ mcp, logger });
@@ -203,6 +214,16 @@ function served(
   return { catalog, unsafeSkills: count };
 }
 
+/** `--steering --pack …`: the loaded catalog narrowed as an `X-Skill-Pack` header would narrow it. */
+function narrowForSteering(catalog: Catalog, packs: readonly string[]): Scope {
+  try {
+    return catalog.everything.narrow(packs);
+  } catch (error) {
+    if (error instanceof SelectorError) throw new CatalogError(`--pack: ${error.message}`);
+    throw error;
+  }
+}
+
 function mcpDeps(
   catalog: Catalog,
   index: SearchIndex,
@@ -210,12 +231,20 @@ function mcpDeps(
   config: Config,
   logger: pino.Logger,
 ): McpDeps {
+  const loaded = new Set(catalog.everything.packs.map((pack) => pack.name));
+  for (const name of config.packDescriptions.keys()) {
+    if (!loaded.has(name)) {
+      logger.warn({ pack: name }, `PACK_DESCRIPTIONS describes ${name}, which is not a pack loaded here`);
+    }
+  }
   return buildMcpDeps({
     info,
     catalog,
     index,
     inspection,
     prompts: config.prompts,
+    catalogPreview: config.catalogPreview,
+    packDescriptions: config.packDescriptions,
     onInternalError: (error, tool) => logger.error({ err: error, tool }, "tool failed"),
     onWarning: (warning) => logger.warn(warning, `Skills extension: ${warning.path}: ${warning.message}`),
     onResourceWarning: ({ skill, reason }) =>

@@ -254,3 +254,48 @@ function postCall(url: string, pack: string, params: Record<string, unknown>): P
 function requestLines(output: string): Record<string, unknown>[] {
   return logLines(output).filter((line) => line.msg === "request");
 }
+
+describe("one-shot commands", () => {
+  it("prints the version with --version", async () => {
+    const result = await runServer({ SKILLS_DIR: tree.skillsDir }, ["--version"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("prints a steering line for a scope with --steering --pack, its packs described as skills.toml and PACK_DESCRIPTIONS say", async () => {
+    const described = await makeTree({
+      "descriptions.yaml": "beta: Tools and documentation, by the team's conventions.\n",
+    });
+    try {
+      // sources.json gives alpha no description; PACK_DESCRIPTIONS gives beta one.
+      const env = { SKILLS_DIR: tree.skillsDir, PACK_DESCRIPTIONS: `${described.dir}/descriptions.yaml` };
+      const result = await runServer(env, ["--steering", "--pack", "alpha,beta/tools"]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.split("\n")).toHaveLength(2);
+      expect(result.stdout).toMatch(/^Before you start a task in one of these areas/);
+      expect(result.stdout).toContain("beta (Tools and documentation, by the team's conventions.)");
+      expect(result.stdout).toMatch(/alpha \([^)]*invoices/);
+      expect(result.stdout).not.toContain("gamma");
+    } finally {
+      await described.remove();
+    }
+  });
+
+  it("refuses a --steering --pack that names nothing, and a PACK_DESCRIPTIONS that is not a mapping", async () => {
+    const wrong = await runServer({ SKILLS_DIR: tree.skillsDir }, ["--steering", "--pack", "nope"]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(
+      /skills-mcp: --pack: Unknown pack or group "nope"\. Valid selectors: alpha, beta/,
+    );
+    const list = await makeTree({ "list.yaml": "- a\n- b\n" });
+    try {
+      const bad = await runServer({ SKILLS_DIR: tree.skillsDir, PACK_DESCRIPTIONS: `${list.dir}/list.yaml` });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(
+        "is not a YAML or JSON mapping of pack names to descriptions (pack: text)",
+      );
+    } finally {
+      await list.remove();
+    }
+  });
+});

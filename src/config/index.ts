@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { isMap, parseDocument } from "yaml";
+import { MAX_PACK_DESCRIPTION } from "../catalog/index.js";
 
 export type Transport = "http" | "stdio";
 
@@ -16,12 +18,24 @@ export interface Config {
   readonly logLevel: string;
   readonly transport: Transport;
   readonly help: boolean;
+  /** `--version`: print the version and exit. */
+  readonly version: boolean;
+  /**
+   * `--steering`: print a line for CLAUDE.md, AGENTS.md or a system prompt that tells a model when to use
+   * the skills of `steeringPacks` (all loaded when empty), and exit.
+   */
+  readonly steering: boolean;
+  readonly steeringPacks: readonly string[];
   /** `--build-index`: build the search index, save it to `savedIndexFile` and exit instead of serving. */
   readonly buildIndex: boolean;
   /** The saved index: written by `--build-index`, loaded at startup when it fits the catalog. */
   readonly savedIndexFile: string;
   /** `PROMPTS`: whether each skill is also an MCP prompt. */
   readonly prompts: boolean;
+  /** `CATALOG_PREVIEW`: whether what a model sees up front names the packs in scope and their tasks. */
+  readonly catalogPreview: boolean;
+  /** `PACK_DESCRIPTIONS`: descriptions of packs by name, over those of `sources.json`. */
+  readonly packDescriptions: ReadonlyMap<string, string>;
   /** `UNSAFE_SKILLS=serve`: serve skills a high finding of the audit makes unsafe (with a warning). */
   readonly serveUnsafeSkills: boolean;
   /** How the HTTP transport defends itself; ignored over stdio. */
@@ -73,7 +87,7 @@ export const SHUTDOWN_GRACE_MS = 2500;
 /** Shorter keys are refused at startup: a bearer key must not be guessable. */
 const MIN_API_KEY_LENGTH = 16;
 
-export const USAGE = `Usage: skills-mcp [--stdio] [--build-index] [--help]
+export const USAGE = `Usage: skills-mcp [--stdio] [--build-index] [--steering [--pack SELECTOR]...] [--version] [--help]
 
 Serves Agent Skills over MCP: Streamable HTTP on /mcp (default) or stdio.
 
@@ -82,6 +96,10 @@ Options:
   --build-index  build the search index of the skills (SKILLS_DIR, as SKILL_PACKS selects them) and the
                  digests of their files, save them to SKILLS_DIR/${SAVED_INDEX_NAME} and exit; a server started
                  on the same skills then loads them instead (what no longer fits is worked out again)
+  --steering     print a line for CLAUDE.md, AGENTS.md or an agent's system prompt that tells a model when to
+                 look for these skills, and exit; --pack (repeatable, or a comma list) narrows it as
+                 X-Skill-Pack would
+  --version      print the version and exit
   -h, --help     show this help
 
 Environment:
@@ -92,6 +110,11 @@ Environment:
   LOG_LEVEL      ${LOG_LEVELS.join(", ")} (default info)
   TRANSPORT      http or stdio (default http)
   PROMPTS        on or off: each skill is also an MCP prompt, for clients' slash commands (default on)
+  CATALOG_PREVIEW  on or off: the server's instructions and list_skills's description name the packs in the
+                 caller's scope and what their skills are for, so that a model looks for them; off sends
+                 one generic sentence instead, which costs fewer tokens on every turn (default on)
+  PACK_DESCRIPTIONS  YAML or JSON file mapping pack names to descriptions (at most ${MAX_PACK_DESCRIPTION} characters), over
+                 those of skills.toml; a pack without one is summarized from its skills
   UNSAFE_SKILLS  leave-out or serve: a skill with a high finding of the audit (hidden Unicode, bidi
                  controls...; see npm run audit-skills) is left out, or served with a warning (default leave-out)
 
@@ -144,23 +167,40 @@ export function loadConfig(
   cwd: string = process.cwd(),
 ): Config {
   const problems: string[] = [];
-  let args: { stdio?: boolean; "build-index"?: boolean; help?: boolean } = {};
+  let args: {
+    stdio?: boolean;
+    "build-index"?: boolean;
+    steering?: boolean;
+    pack?: string[];
+    version?: boolean;
+    help?: boolean;
+  } = {};
   try {
     args = parseArgs({
       args: [...argv],
       options: {
         stdio: { type: "boolean" },
         "build-index": { type: "boolean" },
+        steering: { type: "boolean" },
+        pack: { type: "string", multiple: true },
+        version: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
     }).values;
   } catch (error) {
-    problems.push(`${(error as Error).message} (valid options: --stdio, --build-index, --help)`);
+    problems.push(
+      `${(error as Error).message} (valid options: --stdio, --build-index, --steering, --pack, --version, --help)`,
+    );
   }
   const buildIndex = args["build-index"] === true;
+  const steering = args.steering === true;
   if (buildIndex && args.stdio)
     problems.push("--build-index saves the search index and exits: it serves nothing, over stdio or HTTP");
+  if (steering && (buildIndex || args.stdio))
+    problems.push("--steering prints a line and exits: it takes neither --build-index nor --stdio");
+  if (args.pack !== undefined && !steering)
+    problems.push("--pack narrows --steering; to narrow what the server loads, set SKILL_PACKS");
 
   const port = parsePort(env.PORT, problems);
   const logLevel = env.LOG_LEVEL?.trim() || "info";
@@ -174,6 +214,11 @@ export function loadConfig(
 
   const prompts = env.PROMPTS?.trim().toLowerCase() || "on";
   if (prompts !== "on" && prompts !== "off") problems.push(`PROMPTS "${env.PROMPTS}" is not one of on, off`);
+  const catalogPreview = env.CATALOG_PREVIEW?.trim().toLowerCase() || "on";
+  if (catalogPreview !== "on" && catalogPreview !== "off") {
+    problems.push(`CATALOG_PREVIEW "${env.CATALOG_PREVIEW}" is not one of on, off`);
+  }
+  const packDescriptions = parsePackDescriptions(env.PACK_DESCRIPTIONS, cwd, problems);
 
   let serveUnsafe = false;
   try {
@@ -202,6 +247,8 @@ export function loadConfig(
     ...skillsDir,
     savedIndexFile: path.join(skillsDir.skillsDir, SAVED_INDEX_NAME),
     prompts: prompts !== "off",
+    catalogPreview: catalogPreview !== "off",
+    packDescriptions,
     serveUnsafeSkills: serveUnsafe,
     skillPacks: Object.freeze(splitList(env.SKILL_PACKS)),
     port,
@@ -209,6 +256,9 @@ export function loadConfig(
     logLevel,
     transport: args.stdio ? "stdio" : (transportName as Transport),
     help: args.help === true,
+    version: args.version === true,
+    steering,
+    steeringPacks: Object.freeze((args.pack ?? []).flatMap(splitList)),
     buildIndex,
     http,
     shutdownDrainMs,
@@ -342,6 +392,48 @@ function parseApiKeys(
     }
   }
   return keys.map(({ key }) => key);
+}
+
+/** Pack names as folders of a skills folder may have them: anything but path separators and NUL. */
+const PACK_NAME = /^[^/\\\0]+$/;
+
+/**
+ * `PACK_DESCRIPTIONS`: a YAML (or JSON) file mapping pack names to descriptions, read at startup so that an
+ * operator can describe packs without rebuilding the image. Problems name the file and the key.
+ */
+function parsePackDescriptions(
+  value: string | undefined,
+  cwd: string,
+  problems: string[],
+): ReadonlyMap<string, string> {
+  const descriptions = new Map<string, string>();
+  const file = value?.trim();
+  if (!file) return descriptions;
+  const fullPath = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = readFileSync(fullPath, "utf8");
+  } catch (error) {
+    problems.push(`PACK_DESCRIPTIONS ${fullPath} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    return descriptions;
+  }
+  const document = parseDocument(text, { logLevel: "error" });
+  if (document.errors.length > 0 || !isMap(document.contents)) {
+    problems.push(
+      `PACK_DESCRIPTIONS ${fullPath} is not a YAML or JSON mapping of pack names to descriptions (pack: text)`,
+    );
+    return descriptions;
+  }
+  for (const [name, description] of Object.entries(document.toJS() as Record<string, unknown>)) {
+    const text = typeof description === "string" ? description.replace(/\s+/g, " ").trim() : "";
+    if (!PACK_NAME.test(name)) problems.push(`PACK_DESCRIPTIONS ${fullPath}: "${name}" is not a pack name`);
+    else if (text === "" || text.length > MAX_PACK_DESCRIPTION) {
+      problems.push(
+        `PACK_DESCRIPTIONS ${fullPath}: the description of ${name} must be a text of 1 to ${MAX_PACK_DESCRIPTION} characters`,
+      );
+    } else descriptions.set(name, text);
+  }
+  return descriptions;
 }
 
 function resolveSkillsDir(
