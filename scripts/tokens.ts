@@ -1,18 +1,52 @@
 /**
  * Prints what the tool surface costs a model, in o200k tokens: `tools/list`, the initialize
- * instructions, `list_packs`, and `list_skills` for each pack of a catalog folder.
+ * instructions, `list_packs`, and `list_skills` for each pack of a catalog folder; then, for the whole
+ * catalog and for each pack as an `X-Skill-Pack` scope, what a model sees before its first call (the
+ * instructions and the whole `tools/list`) and, given labelled requests, its cue coverage.
  *
- *   npm run tokens -- [catalog folder]     (default: the bundled examples)
+ *   npm run tokens -- [catalog folder] [--queries queries.json]... [--catalog-preview off]
+ *
+ * The catalog folder defaults to the bundled examples; `--catalog-preview off` measures what a server with
+ * CATALOG_PREVIEW=off shows instead.
  */
-import { loadCatalog } from "../src/catalog/index.js";
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { Client } from "@modelcontextprotocol/client";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { loadCatalog, type Scope } from "../src/catalog/index.js";
 import { EXAMPLES_DIR } from "../src/config/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
+import { type CueCase, cueCoverage } from "./cue-coverage.js";
 import { connectInMemory, mcpDepsOf } from "./in-memory-client.js";
 import { measureTokenCosts } from "./token-costs.js";
 
-async function main(dir: string): Promise<void> {
+/** The targets of issue 23, on ../shared/bench: see README, "Getting agents to use the skills". */
+const MAX_UPFRONT_TOKENS = 1500;
+const MIN_PACK_COVERAGE = 0.8;
+const MIN_CATALOG_COVERAGE = 0.6;
+
+interface QuerySet {
+  readonly file: string;
+  /** Each request with the pack of its target, which must be in the catalog. */
+  readonly cases: readonly (CueCase & { readonly pack: string })[];
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: {
+      queries: { type: "string", multiple: true },
+      "catalog-preview": { type: "string", default: "on" },
+    },
+    allowPositionals: true,
+  });
+  const dir = positionals[0] ?? EXAMPLES_DIR;
   const { catalog } = loadCatalog(dir);
-  const client = await connectInMemory(await mcpDepsOf(catalog));
+  const preview = values["catalog-preview"];
+  if (preview !== "on" && preview !== "off")
+    throw new Error(`--catalog-preview "${preview}" is not on or off`);
+  const deps = await mcpDepsOf(catalog, { catalogPreview: preview === "on" });
+  const client = await connectInMemory(deps);
   const { packs } = catalog.everything;
   const costs = await measureTokenCosts(
     client,
@@ -32,10 +66,65 @@ async function main(dir: string): Promise<void> {
   const width = Math.max(...rows.map(([label]) => label.length));
   console.log(`Tokens (o200k) for ${dir}: ${catalog.everything.skills.length} skills`);
   for (const [label, tokens] of rows) console.log(`${label.padEnd(width)}  ${String(tokens).padStart(7)}`);
+
+  const sets = (values.queries ?? []).map((file) => readQuerySet(file, catalog.everything));
+  const scopes: [string, Scope][] = [
+    ["(whole catalog)", catalog.everything],
+    ...packs.map((pack): [string, Scope] => [pack.name, catalog.everything.narrow([pack.name])]),
+  ];
+  console.log(
+    `\nUp front, per scope: the instructions and the whole tools/list (CATALOG_PREVIEW=${preview})`,
+  );
+  const header = ["scope", "bytes", "tokens", ...sets.flatMap((set) => [`coverage ${set.file}`])];
+  console.log(header.join("\t"));
+  const packCoverage = sets.map(() => [] as number[]);
+  for (const [name, scope] of scopes) {
+    const upfront = await upfrontOf(await connectInMemory(deps, scope));
+    const coverages = sets.map((set, index) => {
+      const cases = name === "(whole catalog)" ? set.cases : set.cases.filter((item) => item.pack === name);
+      const coverage = cueCoverage(upfront, cases);
+      if (name !== "(whole catalog)" && cases.length > 0) packCoverage[index]?.push(coverage);
+      return cases.length === 0 ? "-" : `${coverage.toFixed(2)} (${cases.length})`;
+    });
+    const tokens = countTokens(upfront);
+    const flag = tokens > MAX_UPFRONT_TOKENS ? " over" : "";
+    console.log([name, Buffer.byteLength(upfront), `${tokens}${flag}`, ...coverages].join("\t"));
+  }
+  sets.forEach((set, index) => {
+    const values = packCoverage[index] ?? [];
+    const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+    console.log(
+      `${set.file}: mean over packs ${mean.toFixed(2)} (target ≥ ${MIN_PACK_COVERAGE}), whole catalog ` +
+        `target ≥ ${MIN_CATALOG_COVERAGE}; at most ${MAX_UPFRONT_TOKENS} tokens up front in any scope`,
+    );
+  });
+}
+
+/** What a model may see before its first call: the server's instructions and every tool's listing. */
+async function upfrontOf(client: Client): Promise<string> {
+  const { tools } = await client.listTools();
+  const text = `${client.getInstructions() ?? ""}\n${JSON.stringify(tools)}`;
+  await client.close();
+  return text;
+}
+
+/** Requests as `../shared/bench/queries.json` holds them: `query` and `expected: ["pack/name"]`. */
+function readQuerySet(file: string, everything: Scope): QuerySet {
+  const rows = JSON.parse(readFileSync(file, "utf8")) as { query: string; expected: string[] }[];
+  const cases = rows.flatMap(({ query, expected }) => {
+    const lookup = everything.findSkill(expected[0] ?? "");
+    if (lookup.kind !== "found") {
+      throw new Error(`${file}: "${expected[0]}" is not a skill of this catalog`);
+    }
+    const { skill } = lookup;
+    const target = [skill.name, skill.description, skill.pack, skill.group ?? ""].join(" ");
+    return [{ query, target, pack: skill.pack }];
+  });
+  return { file, cases };
 }
 
 tolerateClosedOutput();
-main(process.argv[2] ?? EXAMPLES_DIR).catch((error: unknown) => {
+main(process.argv.slice(2)).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });
