@@ -1,5 +1,5 @@
 import type { Pack, Scope, Skill } from "../catalog/index.js";
-import { type TermFrequencies, tellingTerms } from "./summary.js";
+import type { TermFrequencies } from "./summary.js";
 import { wordKeysOf } from "./words.js";
 
 /** Clients cut tool descriptions near 2 KB: each up-front text stays under this many bytes. */
@@ -57,7 +57,8 @@ const INSTRUCTIONS_TAIL =
 export function previewOf(scope: Scope, catalog: TermFrequencies, settings: PreviewSettings): Preview {
   const described = (pack: Pack) => settings.packDescriptions.get(pack.name);
   const describePack = (pack: Pack) =>
-    described(pack) ?? cut(tellingTerms(pack.skills, catalog, namesOf(pack)).join(", "), PACK_SUMMARY_BYTES);
+    described(pack) ??
+    cut(catalog.tellingTerms(pack, undefined, namesOf(pack)).join(", "), PACK_SUMMARY_BYTES);
   if (!settings.enabled) {
     return { instructions: MINIMAL_INSTRUCTIONS, listSkillsDescription: MINIMAL_LIST_SKILLS, describePack };
   }
@@ -182,8 +183,8 @@ function summarizePack(
 ): string {
   const known = new Set([...said, ...namesOf(pack)]);
   const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
-  if (groups.length === 0) return cut(tellingTerms(pack.skills, catalog, known).join(", "), room);
-  const groupTerms = groups.map((group) => tellingTerms(group.skills, catalog, known));
+  if (groups.length === 0) return cut(catalog.tellingTerms(pack, undefined, known).join(", "), room);
+  const groupTerms = groups.map((group) => catalog.tellingTerms(pack, group, known));
   for (let each = 3; each > 0; each -= 1) {
     const text = groups
       .map((group, index) => {
@@ -192,7 +193,7 @@ function summarizePack(
       })
       .join(", ");
     if (bytes(text) > room) continue;
-    const rest = tellingTerms(pack.skills, catalog, new Set([...known, ...wordKeysOf(text)]));
+    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...wordKeysOf(text)]));
     return cut(rest.length > 0 ? `${text}; ${rest.join(", ")}` : text, room);
   }
   return cut(groups.map((group) => group.name).join(", "), room);

@@ -1,111 +1,149 @@
-import type { Skill } from "../catalog/index.js";
+import { LRUCache } from "lru-cache";
+import type { Group, Pack, Skill } from "../catalog/index.js";
 import { type TermKey, termsOf } from "./words.js";
 
-/** The terms of one skill: those of its name count for more, since a name is chosen to say the task. */
-interface SkillTerms {
-  readonly spellings: ReadonlyMap<TermKey, string>;
-  readonly inName: ReadonlySet<TermKey>;
-}
-
 /**
- * Which terms of a catalog are telling: a term held in few of its packs and groups says more of a
- * subject than one spread over them all (`implement`, `data`), however many skills hold it.
+ * How much of a description a summary reads: what a description says of its skill, it says first; past
+ * this, the words cost time at every start and new scope and add nothing a summary could show.
  */
-export class TermFrequencies {
-  readonly #skills = new Map<Skill, SkillTerms>();
-  readonly #units = new Map<TermKey, Set<string>>();
-  readonly #unitCount: number;
-
-  constructor(skills: readonly Skill[]) {
-    const units = new Set<string>();
-    for (const skill of skills) {
-      const terms = skillTerms(skill);
-      this.#skills.set(skill, terms);
-      const unit = skill.group === undefined ? skill.pack : `${skill.pack}/${skill.group}`;
-      units.add(unit);
-      for (const key of terms.spellings.keys()) {
-        const holders = this.#units.get(key) ?? new Set();
-        holders.add(unit);
-        this.#units.set(key, holders);
-      }
-    }
-    this.#unitCount = units.size;
-  }
-
-  termsOf(skill: Skill): SkillTerms {
-    return this.#skills.get(skill) ?? skillTerms(skill);
-  }
-
-  rarity(key: TermKey): number {
-    return Math.log((this.#unitCount + 1) / ((this.#units.get(key)?.size ?? 0) + 0.5));
-  }
-}
-
-function skillTerms(skill: Skill): SkillTerms {
-  const named = termsOf(skill.name.replace(/-/g, " "));
-  const spellings = new Map(named.map(({ key, spelled }) => [key, spelled]));
-  for (const { key, spelled } of termsOf(skill.description))
-    if (!spellings.has(key)) spellings.set(key, spelled);
-  return { spellings, inName: new Set(named.map(({ key }) => key)) };
-}
-
+const READ_CHARACTERS = 600;
 /** A term in a name weighs as much as in this many descriptions. */
 const NAME_WEIGHT = 2;
 /** A pair of words must be held by at least this many skills to say more than its two words. */
 const PAIR_SKILLS = 2;
 
+/** How many rankings of packs and groups are kept: a few per scope clients use. */
+const KEPT_RANKINGS = 1024;
+
+interface RankedTerm {
+  readonly key: TermKey;
+  readonly words: readonly TermKey[];
+  readonly spelled: string;
+  readonly score: number;
+}
+
+/** What the skills of one pack's group (or of a pack's top, outside every group) hold of a term. */
+interface Tally {
+  /** Each skill holding it adds 1, or NAME_WEIGHT when its name holds it. */
+  weight: number;
+  skills: number;
+  /** As the first skill holding it wrote it. */
+  readonly spelled: string;
+}
+
 /**
- * The terms that best say what `skills` are for, best first: those most of them hold, weighted by how
- * rare they are in the whole catalog, so that a pack's own subject comes before words every skill uses.
- * A pair of words held by several skills stands for its words; terms in `known` (the pack's and groups'
- * names, already said) are left out.
+ * The terms of a catalog's skills, tallied by unit: a group, or the top of a pack outside every group. A
+ * scope is a union of whole units (selectors name packs and groups), so what its packs and groups hold is
+ * summed from the tallies of their units without reading a skill again. A term held in few units says
+ * more of a subject than one spread over them all (`implement`, `data`), however many skills hold it.
  */
-export function tellingTerms(
-  skills: readonly Skill[],
-  frequencies: TermFrequencies,
-  known: ReadonlySet<TermKey>,
-): string[] {
-  const held = new Map<TermKey, { weight: number; skills: number; spellings: Map<string, number> }>();
-  for (const skill of skills) {
-    const { spellings, inName } = frequencies.termsOf(skill);
-    for (const [key, spelled] of spellings) {
-      if (key.split(" ").every((word) => known.has(word))) continue;
-      const entry = held.get(key) ?? { weight: 0, skills: 0, spellings: new Map() };
-      entry.weight += inName.has(key) ? NAME_WEIGHT : 1;
-      entry.skills += 1;
-      entry.spellings.set(spelled, (entry.spellings.get(spelled) ?? 0) + 1);
-      held.set(key, entry);
+export class TermFrequencies {
+  readonly #units = new Map<string, ReadonlyMap<TermKey, Tally>>();
+  /** In how many units each term is. */
+  readonly #spread = new Map<TermKey, number>();
+  readonly #rankings = new LRUCache<string, readonly RankedTerm[]>({ max: KEPT_RANKINGS });
+
+  constructor(skills: readonly Skill[]) {
+    const units = new Map<string, Map<TermKey, Tally>>();
+    for (const skill of skills) {
+      const unit = unitKey(skill.pack, skill.group);
+      let tallies = units.get(unit);
+      if (tallies === undefined) {
+        tallies = new Map();
+        units.set(unit, tallies);
+      }
+      tallySkill(skill, tallies);
+    }
+    for (const [unit, tallies] of units) {
+      this.#units.set(unit, tallies);
+      for (const key of tallies.keys()) this.#spread.set(key, (this.#spread.get(key) ?? 0) + 1);
     }
   }
-  const ranked = [...held]
-    .filter(([key, entry]) => !key.includes(" ") || entry.skills >= PAIR_SKILLS)
-    .map(([key, entry]) => ({
-      key,
-      spelled: mostCommon(entry.spellings),
-      score: entry.weight * rarityOf(key, frequencies),
-    }))
-    .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const said = new Set<TermKey>();
-  const terms: string[] = [];
-  for (const { key, spelled } of ranked) {
-    const words = key.split(" ");
-    if (words.every((word) => said.has(word))) continue;
-    for (const word of words) said.add(word);
-    terms.push(spelled);
+
+  /**
+   * The terms that best say what a pack in a scope, or one of its groups, is for, best first: those most
+   * of its skills hold, weighted by how rare they are among the catalog's units. A pair of words held by
+   * several skills stands for its words; terms whose words are all in `known` (names already said) are
+   * left out.
+   */
+  tellingTerms(pack: Pack, group: Group | undefined, known: ReadonlySet<TermKey>): string[] {
+    const said = new Set<TermKey>();
+    const terms: string[] = [];
+    for (const { words, spelled } of this.#ranked(this.#unitsOf(pack, group))) {
+      if (words.every((word) => said.has(word) || known.has(word))) continue;
+      for (const word of words) said.add(word);
+      terms.push(spelled);
+    }
+    return terms;
   }
-  return terms;
+
+  /**
+   * The terms of some units, best first; kept, since scopes share their packs and groups, and a catalog of
+   * ten thousand skills takes tens of milliseconds to rank a large pack.
+   */
+  #ranked(units: readonly string[]): readonly RankedTerm[] {
+    const signature = units.join("\n");
+    const kept = this.#rankings.get(signature);
+    if (kept !== undefined) return kept;
+    const held = new Map<TermKey, Tally>();
+    for (const unit of units) {
+      for (const [key, tally] of this.#units.get(unit) ?? []) {
+        const sum = held.get(key);
+        if (sum === undefined) held.set(key, { ...tally });
+        else {
+          sum.weight += tally.weight;
+          sum.skills += tally.skills;
+        }
+      }
+    }
+    const ranked = [...held]
+      .filter(([key, sum]) => !key.includes(" ") || sum.skills >= PAIR_SKILLS)
+      .map(([key, sum]) => ({
+        key,
+        words: key.split(" "),
+        spelled: sum.spelled,
+        score: sum.weight * this.#rarity(key),
+      }))
+      .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.#rankings.set(signature, ranked);
+    return ranked;
+  }
+
+  #unitsOf(pack: Pack, group: Group | undefined): string[] {
+    if (group !== undefined) return [unitKey(pack.name, group.name)];
+    const units = pack.groups.map((each) => unitKey(pack.name, each.name));
+    return pack.skills.some((skill) => skill.group === undefined)
+      ? [unitKey(pack.name, undefined), ...units]
+      : units;
+  }
+
+  #rarity(key: TermKey): number {
+    return Math.log((this.#units.size + 1) / ((this.#spread.get(key) ?? 0) + 0.5));
+  }
 }
 
-/** A pair is as rare as its words together. */
-function rarityOf(key: TermKey, frequencies: TermFrequencies): number {
-  return key.includes(" ") ? Math.max(frequencies.rarity(key), 0) * 1.2 : frequencies.rarity(key);
+function unitKey(pack: string, group: string | undefined): string {
+  return group === undefined ? pack : `${pack}/${group}`;
 }
 
-function mostCommon(spellings: ReadonlyMap<string, number>): string {
-  let best = "";
-  let count = 0;
-  for (const [spelled, times] of spellings) {
-    if (times > count || (times === count && spelled < best)) [best, count] = [spelled, times];
+/**
+ * Adds the terms of a skill to its unit's tallies: the words of its name and description, and the pairs of
+ * words of its name. A name is a task in a few words (`code-review`, `data-tables`), where pairs say more
+ * than their words; pairs of a description's words would be mostly one-offs, and many times the terms.
+ */
+function tallySkill(skill: Skill, tallies: Map<TermKey, Tally>): void {
+  const named = termsOf(skill.name.replace(/-/g, " "), true);
+  const inName = new Set(named.map(({ key }) => key));
+  const seen = new Set<TermKey>();
+  for (const { key, spelled } of [...named, ...termsOf(skill.description.slice(0, READ_CHARACTERS))]) {
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const weight = inName.has(key) ? NAME_WEIGHT : 1;
+    const tally = tallies.get(key);
+    if (tally === undefined) tallies.set(key, { weight, skills: 1, spelled });
+    else {
+      tally.weight += weight;
+      tally.skills += 1;
+    }
   }
-  return best;
 }

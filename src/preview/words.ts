@@ -32,10 +32,10 @@ export interface Term {
 
 /**
  * The terms of a text, each once with its first spelling: its words (hyphenated compounds whole, such as
- * `single-cell`), and pairs of neighbouring words with nothing but a space between them (`code review`),
- * which often name a task better than either word.
+ * `single-cell`), and with `pairs`, pairs of neighbouring words with nothing but a space between them
+ * (`code review`), which often name a task better than either word.
  */
-export function termsOf(text: string): Term[] {
+export function termsOf(text: string, pairs = false): Term[] {
   const terms = new Map<TermKey, string>();
   let previous: Term | undefined;
   let previousEnd = -1;
@@ -44,7 +44,7 @@ export function termsOf(text: string): Term[] {
     const key = keyOf(spelled);
     const adjacent = previous !== undefined && text.slice(previousEnd, match.index) === " ";
     if (key !== undefined && !terms.has(key)) terms.set(key, spelled);
-    if (key !== undefined && previous !== undefined && adjacent) {
+    if (pairs && key !== undefined && previous !== undefined && adjacent) {
       const pair = `${previous.key} ${key}`;
       if (!terms.has(pair)) terms.set(pair, `${previous.spelled} ${spelled}`);
     }
@@ -56,7 +56,8 @@ export function termsOf(text: string): Term[] {
 
 /** How a word is counted, or undefined when it says nothing about a task. */
 function keyOf(spelled: string): TermKey | undefined {
-  const folded = spelled.normalize("NFKD").replace(/\p{M}/gu, "");
+  // Most words are plain ASCII, which folding would not change: it took most of the time of a summary.
+  const folded = /^[\x20-\x7e]*$/.test(spelled) ? spelled : spelled.normalize("NFKD").replace(/\p{M}/gu, "");
   if (folded.length < 3 || STOP_WORDS.has(folded) || /^[\p{N}.-]+$/u.test(folded)) return undefined;
   return singular(folded);
 }
