@@ -25,7 +25,7 @@ export interface DownloadContext {
   readonly client: Client;
   readonly skills: SkillsClient;
   /** The root folder URI of every skill the server lists: a file below one is another skill's, not a pack file. */
-  readonly skillRoots: readonly string[];
+  readonly skillRoots: ReadonlySet<string>;
   /** Pack file reads by URI, shared by the skills that cite the same file. */
   readonly packReads: Map<string, Promise<PackRead>>;
 }
@@ -165,8 +165,13 @@ function candidateUris(root: string, cited: string): string[] {
   return candidates;
 }
 
+/** Whether a folder above `uri` is the root of a skill other than `root`: one lookup per folder. */
 function isInAnotherSkill(uri: string, root: string, context: DownloadContext): boolean {
-  return context.skillRoots.some((other) => other !== root && uri.startsWith(`${other}/`));
+  for (let end = uri.lastIndexOf("/"); end > 0; end = uri.lastIndexOf("/", end - 1)) {
+    const folder = uri.slice(0, end);
+    if (folder !== root && context.skillRoots.has(folder)) return true;
+  }
+  return false;
 }
 
 /** Why a pack file cannot go to `cited` in the skill's folder, or undefined when it can. */

@@ -66,7 +66,9 @@ export function planSync(input: PlanInput): Step[] {
   const byName = new Map<string, Skill[]>();
   for (const entry of input.listed) {
     const name = entry.frontmatter.name;
-    byName.set(name, [...(byName.get(name) ?? []), entry]);
+    const same = byName.get(name);
+    if (same === undefined) byName.set(name, [entry]);
+    else same.push(entry);
   }
   for (const [name, entries] of byName) steps.push(stepFor(name, entries, input));
   for (const refused of input.refused) {

@@ -82,7 +82,7 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
     const context: DownloadContext = {
       client: connection.client,
       skills: connection.skills,
-      skillRoots: listing.skills.map(skillRoot),
+      skillRoots: new Set(listing.skills.map(skillRoot)),
       packReads: new Map(),
     };
     const steps = await plan(options, listing, context, source);

@@ -251,4 +251,32 @@ describe("pack files a skill cites from outside its folder", () => {
       await root.remove();
     }
   });
+
+  it("copies no file of another skill that a skill's text names", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const manifest = skillMd(
+      "review-code",
+      "Review code changes.",
+      "Then write-docs/SKILL.md, with write-docs/notes.md.\n",
+    );
+    await writeTree(skills, {
+      "team/review-code/SKILL.md": manifest,
+      "team/write-docs/SKILL.md": DOCS,
+      "team/write-docs/notes.md": "notes\n",
+    });
+    const server = await serveCatalog(skills);
+    try {
+      await sync(server.url, target);
+      expect(await readTree(target)).toEqual({
+        "review-code/SKILL.md": manifest,
+        "write-docs/SKILL.md": DOCS,
+        "write-docs/notes.md": "notes\n",
+      });
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
 });
