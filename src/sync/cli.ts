@@ -136,10 +136,16 @@ async function parseCommandLine(argv: readonly string[], io: SyncIo): Promise<Sy
     headers,
     ...(apiKeyFile === undefined ? {} : { apiKey: await readApiKey(path.resolve(io.cwd, apiKeyFile)) }),
   };
+  // The lock records the selectors (from --pack or the header, not secrets) and only the names of the rest.
+  const selectors =
+    Object.entries(headers).find(([name]) => name.toLowerCase() === "x-skill-pack")?.[1] ?? "";
   return {
     server,
     scope: {
-      packs,
+      packs: selectors
+        .split(",")
+        .map((selector) => selector.trim())
+        .filter((selector) => selector !== ""),
       headers: Object.keys(headers)
         .map((name) => name.toLowerCase())
         .filter((name) => name !== "x-skill-pack")

@@ -174,7 +174,7 @@ describe("a sync from the command line", () => {
     expect(status).toBe(0);
     expect(Object.keys(await readTree(path.join(work, "skills")))).toEqual(["deploy-app/SKILL.md"]);
     const lock = await readFile(path.join(work, "skills", LOCK_FILE), "utf8");
-    expect(lock).toContain('"x-team"');
+    expect(JSON.parse(lock).sources[0].scope).toEqual({ packs: ["ops"], headers: ["x-team"] });
     expect(lock).not.toContain("s3cret");
   });
 
