@@ -20,14 +20,14 @@ import { buildMcpDeps, type McpDeps, type ServerInfo } from "./mcp/index.js";
 import { readSavedIndex, type SavedParts, savedIndexBytes } from "./saved/index.js";
 import { buildIndex, indexFromBytes, indexToBytes, type SearchIndex } from "./search/index.js";
 import { serveStdio } from "./stdio/index.js";
-import { runSyncCli } from "./sync/index.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 const info: ServerInfo = { name: "skills-mcp", version };
 
 /** The composition root: config → catalog → index → transport. Returns the exit status. */
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  if (argv[0] === "sync") return runSyncCli(argv.slice(1));
+  // Loaded only for `sync`, so that the server's start pays nothing for the client it does not use.
+  if (argv[0] === "sync") return (await import("./sync/index.js")).runSyncCli(argv.slice(1));
   const config = loadConfig(env, argv);
   if (config.help) {
     process.stdout.write(`${USAGE}\n`);
