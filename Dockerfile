@@ -64,5 +64,6 @@ USER 1000
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# node is PID 1 and handles SIGTERM itself: in-flight requests finish, then it exits.
-CMD ["node", "dist/main.js"]
+# node is PID 1 and handles SIGTERM itself: in-flight requests finish, then it exits. An entrypoint, so
+# that arguments go to skills-mcp: `docker run … skills-mcp --stdio`, `… skills-mcp sync <url> --to /out`.
+ENTRYPOINT ["node", "dist/main.js"]

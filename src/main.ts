@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { randomUUID } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -27,6 +28,8 @@ const info: ServerInfo = { name: "skills-mcp", version };
 
 /** The composition root: config → catalog → index → transport. Returns the exit status. */
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  // Loaded only for `sync`, so that the server's start pays nothing for the client it does not use.
+  if (argv[0] === "sync") return (await import("./sync/index.js")).runSyncCli(argv.slice(1));
   const config = loadConfig(env, argv);
   if (config.help) {
     process.stdout.write(`${USAGE}\n`);

@@ -16,7 +16,7 @@ export {
   resolveSkillFile,
   skillOwningPath,
 } from "./files.js";
-export { closingLineIndex, readFrontmatterFields, stripBom } from "./frontmatter.js";
+export { closingLineIndex, nameRuleViolation, readFrontmatterFields, stripBom } from "./frontmatter.js";
 export {
   type Catalog,
   CatalogError,

@@ -88,8 +88,10 @@ export const SHUTDOWN_GRACE_MS = 2500;
 const MIN_API_KEY_LENGTH = 16;
 
 export const USAGE = `Usage: skills-mcp [--stdio] [--build-index] [--steering [--pack SELECTOR]...] [--version] [--help]
+       skills-mcp sync <server URL> --to <folder> [options]   (skills-mcp sync --help)
 
-Serves Agent Skills over MCP: Streamable HTTP on /mcp (default) or stdio.
+Serves Agent Skills over MCP: Streamable HTTP on /mcp (default) or stdio. \`sync\` installs a server's skills
+into a local skills folder, verified, for coding agents that read skills from disk.
 
 Options:
   --stdio        serve over stdin/stdout instead of HTTP (same as TRANSPORT=stdio)

@@ -35,7 +35,7 @@ type Job = z.infer<typeof Job>;
 type Step = z.infer<typeof Step>;
 
 const WORKFLOWS = path.join(ROOT, ".github", "workflows");
-const NAMES = ["ci.yml", "image.yml", "update-skills.yml"];
+const NAMES = ["ci.yml", "image.yml", "update-skills.yml", "release.yml"];
 
 function workflow(name: string): Workflow {
   return Workflow.parse(parse(readFileSync(path.join(WORKFLOWS, name), "utf8")));
@@ -245,6 +245,56 @@ describe("update-skills.yml", () => {
       await writeFile(path.join(tree.dir, "skills.toml"), '[sources.demo]\nref = "bbbb"\n');
       await runStep(script, tree.dir, env);
       expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("moved=true\n");
+    } finally {
+      await tree.remove();
+    }
+  });
+});
+
+describe("release.yml", () => {
+  const release = workflow("release.yml");
+  const publish = job(release, "publish");
+  const stepRunning = (command: string): Step => {
+    const found = publish.steps.find((step) => step.run?.includes(command));
+    if (!found) throw new Error(`no step runs ${command}`);
+    return found;
+  };
+
+  it("publishes on version tags only, with provenance, after checking the tag and testing the package", () => {
+    expect(release.on).toEqual({ push: { tags: ["v*.*.*"] } });
+    expect(release.permissions).toEqual({ contents: "read" });
+    expect(publish.permissions).toEqual({ contents: "read", "id-token": "write" });
+    expect(stepUsing(publish, "actions/setup-node").with["registry-url"]).toBe("https://registry.npmjs.org");
+    const lines = runLines(publish);
+    const order = [
+      "npm ci",
+      "npm run --silent release:check-tag",
+      "npx vitest run test/sync/package.test.ts",
+      "npm pkg set",
+      "npm publish",
+    ].map((start) => lines.findIndex((line) => line.startsWith(start)));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(lines.at(-1)).toBe("npm publish --provenance --access public");
+  });
+
+  it("refuses a tag that is not the version in package.json, the way its step is written", async () => {
+    const { version } = z
+      .object({ version: z.string() })
+      .parse(JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")));
+    const check = stepRunning("release:check-tag").run ?? "";
+    await runStep(check, ROOT, { GITHUB_REF_NAME: `v${version}` });
+    await expect(runStep(check, ROOT, { GITHUB_REF_NAME: `v${version}-other` })).rejects.toThrow();
+  });
+
+  it("names the repository it runs in as the package's, the way its step is written", async () => {
+    const tree = await makeTree({ "package.json": await readFile(path.join(ROOT, "package.json"), "utf8") });
+    try {
+      await runStep(stepRunning("npm pkg set").run ?? "", tree.dir, { GITHUB_REPOSITORY: "acme/skills-mcp" });
+      const { repository } = JSON.parse(await readFile(path.join(tree.dir, "package.json"), "utf8")) as {
+        repository: unknown;
+      };
+      expect(repository).toEqual({ type: "git", url: "git+https://github.com/acme/skills-mcp.git" });
     } finally {
       await tree.remove();
     }

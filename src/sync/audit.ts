@@ -1,0 +1,26 @@
+import { auditFile, auditSkillMetadata, type Finding, isUnsafe } from "../audit/index.js";
+
+/**
+ * The findings of the project's audit in the files about to be installed as skill `name` (paths as
+ * `<name>/<path>`), worst first: each file's rules, and the name and description its entry gives.
+ */
+export function auditDownload(
+  name: string,
+  files: ReadonlyMap<string, Uint8Array>,
+  frontmatter: { readonly name: string; readonly description: string },
+): Finding[] {
+  const findings: Finding[] = [];
+  for (const [file, bytes] of files) {
+    const where = `${name}/${file}`;
+    findings.push(...auditFile(where, bytes));
+    if (file === "SKILL.md") {
+      findings.push(...auditSkillMetadata(where, frontmatter, Buffer.from(bytes).toString("utf8")));
+    }
+  }
+  return findings.sort((a, b) => Number(isUnsafe(b)) - Number(isUnsafe(a)));
+}
+
+/** One finding as a line says it: where, which rule, what. */
+export function describeFinding(found: Finding): string {
+  return `${found.path}:${found.line}: ${found.rule}: ${found.detail}`;
+}

@@ -1,0 +1,252 @@
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
+import type { ServerAddress } from "./connection.js";
+import { LOCK_FILE, LockError } from "./lock.js";
+import type { Step } from "./plan.js";
+import { type ProgressStream, progressOn } from "./progress.js";
+import { isOutOfDate, type SyncCounts, SyncError, type SyncOptions, syncSkills } from "./sync.js";
+
+const CLIENT_LIST = Object.entries(CLIENT_FOLDERS)
+  .map(([name, folders]) => `${name} (~/${folders.personal}, or ${folders.project})`)
+  .join(",\n                         ");
+
+export const SYNC_USAGE = `Usage: skills-mcp sync <server URL> (--to <folder> | --client <name> [--project]) [options]
+
+Installs the skills a skills-mcp server serves into a folder that coding agents load skills from, one
+folder per skill, every file checked against the digest the server lists and audited first. Run it again
+to update what changed, add what is new and remove what it installed that the server no longer serves.
+It records what it installed in ${LOCK_FILE} there and never touches a folder it did not install.
+
+Where to install:
+  --to FOLDER            a skills folder
+  --client NAME          the personal skills folder of a client, or with --project the repository's:
+                         ${CLIENT_LIST}
+  --project              with --client: the folder in the current directory (the repository's root)
+
+Scope, as a client would ask for it:
+  --pack SELECTOR        a pack, group or pack/group, sent as X-Skill-Pack; repeat for several
+  --header "NAME: VALUE" a header sent with every request; repeat for several
+  --api-key-file FILE    a file holding the server's API key, sent as Authorization: Bearer
+
+What to do:
+  --dry-run              print what a sync would do; change nothing
+  --check                change nothing; exit 1 when the folder is out of date (for a login script or CI)
+  --allow-unsafe         install skills with a high finding of the audit too (hidden Unicode, bidi controls)
+  -h, --help             show this help
+
+Progress and a summary go to stderr; the plan of --dry-run and --check to stdout.
+Exit status: 0 done, or up to date; 1 a skill was skipped (the lines above say why), or with --check the
+folder is out of date; 2 the command line is wrong, or the server or the folder cannot be synced.`;
+
+/** What the command line runs with: the process's, or a test's. */
+export interface SyncIo {
+  readonly stdout: ProgressStream;
+  readonly stderr: ProgressStream;
+  readonly cwd: string;
+  readonly home: string;
+}
+
+export function processIo(): SyncIo {
+  return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), home: homedir() };
+}
+
+/** The command line is wrong: one line says what, then the usage. */
+class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** `skills-mcp sync …`: runs the sync and returns the exit status. */
+export async function runSyncCli(argv: readonly string[], io: SyncIo = processIo()): Promise<number> {
+  let options: SyncOptions | "help";
+  try {
+    options = await parseCommandLine(argv, io);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`skills-mcp sync: ${error.message}\n\n${SYNC_USAGE}\n`);
+    return 2;
+  }
+  if (options === "help") {
+    io.stdout.write(`${SYNC_USAGE}\n`);
+    return 0;
+  }
+  try {
+    const { steps, counts } = await syncSkills(options);
+    return report(options, steps, counts, io);
+  } catch (error) {
+    if (!(error instanceof SyncError || error instanceof LockError)) throw error;
+    io.stderr.write(`skills-mcp sync: ${error.message}\n`);
+    return 2;
+  }
+}
+
+function report(options: SyncOptions, steps: readonly Step[], counts: SyncCounts, io: SyncIo): number {
+  const where = `in ${options.folder}`;
+  if (options.mode === "sync") {
+    io.stderr.write(
+      `skills-mcp sync: ${counts.added} added, ${counts.updated} updated, ${counts.removed} removed, ` +
+        `${counts.skipped} skipped, ${counts.unchanged} unchanged ${where}\n`,
+    );
+    return counts.skipped > 0 ? 1 : 0;
+  }
+  for (const step of steps) {
+    if (step.kind === "keep") continue;
+    const line = step.kind === "skip" ? `skip ${step.name}: ${step.reason}` : `${step.kind} ${step.name}`;
+    io.stdout.write(`${line}\n`);
+  }
+  const plan =
+    `${counts.added} to add, ${counts.updated} to update, ${counts.removed} to remove, ` +
+    `${counts.skipped} to skip, ${counts.unchanged} unchanged ${where}`;
+  if (options.mode === "dry-run") {
+    io.stderr.write(`skills-mcp sync: dry run, nothing changed: ${plan}\n`);
+    return 0;
+  }
+  const outOfDate = isOutOfDate(steps);
+  io.stderr.write(`skills-mcp sync: ${outOfDate ? "out of date" : "up to date"}: ${plan}\n`);
+  return outOfDate ? 1 : 0;
+}
+
+async function parseCommandLine(argv: readonly string[], io: SyncIo): Promise<SyncOptions | "help"> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return "help";
+  const [url, ...extra] = positionals;
+  if (url === undefined) throw new UsageError("give the server's MCP URL (https://skills.example.com/mcp)");
+  if (extra.length > 0) throw new UsageError(`one server URL only; also given: ${extra.join(" ")}`);
+  if (values["dry-run"] && values.check) throw new UsageError("--dry-run and --check: choose one");
+  const headers = parseHeaders(values.header ?? []);
+  const packs = (values.pack ?? []).map((pack) => pack.trim()).filter((pack) => pack !== "");
+  if (packs.length > 0) {
+    if (hasHeader(headers, "x-skill-pack")) throw new UsageError("--pack and --header X-Skill-Pack: use one");
+    headers["X-Skill-Pack"] = packs.join(",");
+  }
+  const apiKeyFile = values["api-key-file"];
+  if (apiKeyFile !== undefined && hasHeader(headers, "authorization")) {
+    throw new UsageError("--api-key-file and --header Authorization: use one");
+  }
+  const server: ServerAddress = {
+    url: serverUrl(url),
+    headers,
+    ...(apiKeyFile === undefined ? {} : { apiKey: await readApiKey(path.resolve(io.cwd, apiKeyFile)) }),
+  };
+  // The lock records the selectors (from --pack or the header, not secrets) and only the names of the rest.
+  const selectors =
+    Object.entries(headers).find(([name]) => name.toLowerCase() === "x-skill-pack")?.[1] ?? "";
+  return {
+    server,
+    scope: {
+      packs: selectors
+        .split(",")
+        .map((selector) => selector.trim())
+        .filter((selector) => selector !== ""),
+      headers: Object.keys(headers)
+        .map((name) => name.toLowerCase())
+        .filter((name) => name !== "x-skill-pack")
+        .sort(),
+    },
+    folder: targetFolder(values, io),
+    mode: values["dry-run"] ? "dry-run" : values.check ? "check" : "sync",
+    allowUnsafe: values["allow-unsafe"] === true,
+    era: "auto",
+    progress: progressOn(io.stderr),
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      to: { type: "string" },
+      client: { type: "string" },
+      project: { type: "boolean" },
+      pack: { type: "string", multiple: true },
+      header: { type: "string", multiple: true },
+      "api-key-file": { type: "string" },
+      "dry-run": { type: "boolean" },
+      check: { type: "boolean" },
+      "allow-unsafe": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+function targetFolder(values: { to?: string; client?: string; project?: boolean }, io: SyncIo): string {
+  if (values.to !== undefined && values.client !== undefined)
+    throw new UsageError("--to and --client: choose one");
+  if (values.to !== undefined) {
+    if (values.project) throw new UsageError("--project goes with --client, not --to");
+    if (values.to.trim() === "") throw new UsageError("--to needs a folder");
+    return path.resolve(io.cwd, values.to);
+  }
+  if (values.client === undefined)
+    throw new UsageError("say where to install: --to <folder> or --client <name>");
+  if (!isClientName(values.client)) {
+    throw new UsageError(
+      `--client "${values.client}" is not one of ${Object.keys(CLIENT_FOLDERS).join(", ")}`,
+    );
+  }
+  return clientFolder(values.client, values.project === true, io);
+}
+
+function serverUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(
+      `"${text}" is not a URL; give the server's MCP URL (https://skills.example.com/mcp)`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`"${text}" is not an http or https URL`);
+  }
+  return url;
+}
+
+/** An HTTP header name: a token (RFC 9110). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function parseHeaders(given: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const header of given) {
+    const colon = header.indexOf(":");
+    const name = header.slice(0, Math.max(colon, 0)).trim();
+    const value = header.slice(colon + 1).trim();
+    if (colon === -1 || !HEADER_NAME.test(name)) {
+      throw new UsageError(`--header "${header}" is not NAME: VALUE (a header name, a colon, its value)`);
+    }
+    if (/[\r\n\0]/.test(value)) throw new UsageError(`--header ${name}: the value holds a line break or NUL`);
+    if (hasHeader(headers, name)) throw new UsageError(`--header ${name} is given twice`);
+    headers[name] = value;
+  }
+  return headers;
+}
+
+function hasHeader(headers: Readonly<Record<string, string>>, name: string): boolean {
+  return Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase());
+}
+
+/** The key in `file`: its first line that is neither blank nor a `#` comment. */
+async function readApiKey(file: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`--api-key-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+  }
+  const key = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .find((line) => line !== "" && !line.startsWith("#"));
+  if (key === undefined) throw new UsageError(`--api-key-file ${file} holds no key`);
+  return key;
+}

@@ -1,0 +1,80 @@
+import { Client, type FetchLike, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+
+/** How to reach a server and in which scope, as an MCP client configured for it would. */
+export interface ServerAddress {
+  /** The MCP endpoint (`https://skills.example.com/mcp`). */
+  readonly url: URL;
+  /** Sent with every request: `X-Skill-Pack` and any the user gave. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Sent as `Authorization: Bearer <key>`. */
+  readonly apiKey?: string;
+}
+
+/** The protocol era to speak: `auto` asks the server and takes the newest both speak. */
+export type Era = "auto" | "legacy" | "modern";
+
+export interface Connection {
+  readonly client: Client;
+  readonly skills: SkillsClient;
+  close(): Promise<void>;
+}
+
+/**
+ * No answer is read past this many bytes: the largest skill the extension allows (16 MiB) as base64 in
+ * JSON, with room to spare. A server that sends more cannot make sync hold it.
+ */
+export const MAX_ANSWER_BYTES = 24 * 1024 * 1024;
+/** Pages of `skills/list` walked at most: 100,000 skills at the 100 a page servers send. */
+const LIST_MAX_PAGES = 1000;
+
+/** A server's answer went past {@link MAX_ANSWER_BYTES}. */
+export class AnswerTooLargeError extends Error {
+  override name = "AnswerTooLargeError";
+}
+
+export async function connect(address: ServerAddress, era: Era, version: string): Promise<Connection> {
+  const { apiKey } = address;
+  const transport = new StreamableHTTPClientTransport(address.url, {
+    requestInit: { headers: { ...address.headers } },
+    fetch: cappedFetch(MAX_ANSWER_BYTES),
+    ...(apiKey === undefined ? {} : { authProvider: { token: async () => apiKey } }),
+  });
+  const mode = era === "modern" ? { pin: "2026-07-28" } : era;
+  const client = new Client(
+    { name: "skills-mcp-sync", version },
+    { versionNegotiation: { mode }, listMaxPages: LIST_MAX_PAGES },
+  );
+  await client.connect(transport);
+  return { client, skills: new SkillsClient(client, { skipInvalid: true }), close: () => client.close() };
+}
+
+/** fetch, whose answers fail once their body passes `limit` bytes (or says it will). */
+export function cappedFetch(limit: number): FetchLike {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    const declared = Number(response.headers.get("content-length") ?? 0);
+    const tooLarge = () =>
+      new AnswerTooLargeError(`the server's answer is over ${limit} bytes; it was not read`);
+    if (declared > limit) {
+      await response.body?.cancel();
+      throw tooLarge();
+    }
+    if (response.body === null) return response;
+    let read = 0;
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          read += chunk.byteLength;
+          if (read > limit) controller.error(tooLarge());
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}

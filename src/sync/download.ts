@@ -1,0 +1,262 @@
+import { type Client, ProtocolError } from "@modelcontextprotocol/client";
+import {
+  SKILL_LIMITS,
+  type Skill,
+  type SkillsClient,
+  SkillVerificationError,
+} from "@modelcontextprotocol/client/ext/skills";
+import { citedPaths } from "./citations.js";
+import { digestOf } from "./folder.js";
+import type { PackFileRecord } from "./lock.js";
+import { clashingPaths, pathBelow, relativePathProblem } from "./paths.js";
+
+/** A skill read from the server and checked, ready to be written: every file by its path in the skill's folder. */
+export interface DownloadedSkill {
+  readonly files: ReadonlyMap<string, Uint8Array>;
+  readonly packFiles: Readonly<Record<string, PackFileRecord>>;
+  /** What the skill cites that was not copied, each in words; the installed SKILL.md says so too. */
+  readonly leftOut: readonly string[];
+}
+
+export type Download = { readonly skill: DownloadedSkill } | { readonly refused: string };
+
+/** What one run reads once for all skills: which URIs are skills, and the pack files already read. */
+export interface DownloadContext {
+  readonly client: Client;
+  readonly skills: SkillsClient;
+  /** The root folder URI of every skill the server lists: a file below one is another skill's, not a pack file. */
+  readonly skillRoots: ReadonlySet<string>;
+  /** Pack file reads by URI, shared by the skills that cite the same file. */
+  readonly packReads: Map<string, Promise<PackRead>>;
+}
+
+/** A pack file as read: its bytes, or that the server serves nothing there. */
+export type PackRead = { readonly bytes: Uint8Array } | { readonly missing: true };
+
+/** Files read from the server at once, per skill. */
+const PARALLEL_READS = 8;
+/** Distinct paths of a skill's text looked up as pack files, and reads spent on them, at most. */
+const MAX_CITATIONS = 32;
+const MAX_PACK_LOOKUPS = 64;
+const TEXT_FILE = /\.(?:md|markdown|txt)$/i;
+const CLASH =
+  "cannot both be written: one name on a case-insensitive system, or a file where a folder must be";
+
+/** The folder URI of a skill (its SKILL.md URI without `/SKILL.md`), in canonical form. */
+export function skillRoot(entry: Skill): string {
+  return new URL(entry.uri).href.replace(/\/SKILL\.md$/, "");
+}
+
+/**
+ * Reads every file of `entry` through the SDK's SkillsClient, which checks each one's size and digest
+ * against the entry (and SKILL.md's frontmatter), then the pack files its text cites. Refused, with the
+ * reason, when anything cannot be written as the entry describes: a dynamic skill, a path that is not a
+ * plain name below the skill, more than the extension's limits, a file that fails its check.
+ */
+export async function downloadSkill(entry: Skill, context: DownloadContext): Promise<Download> {
+  if (entry.resources === "dynamic") {
+    return { refused: "its files are generated (resources: dynamic), so no digest can be checked" };
+  }
+  const root = skillRoot(entry);
+  const listed: { path: string; uri: string; size: number }[] = [];
+  for (const resource of entry.resources) {
+    const below = pathBelow(root, resource.uri);
+    if ("problem" in below) return { refused: below.problem };
+    listed.push({ path: below.path, uri: resource.uri, size: resource.size });
+  }
+  const total = listed.reduce((sum, file) => sum + file.size, 0);
+  if (listed.length > SKILL_LIMITS.files || total > SKILL_LIMITS.bytes) {
+    return {
+      refused: `${listed.length} files, ${total} bytes: over the extension's limits (${SKILL_LIMITS.files} files, ${SKILL_LIMITS.bytes} bytes)`,
+    };
+  }
+  const clash = clashingPaths(listed.map((file) => file.path));
+  if (clash) return { refused: `${clash[0]} and ${clash[1]} ${CLASH}` };
+
+  const files = new Map<string, Uint8Array>();
+  try {
+    await forEachLimited(listed, PARALLEL_READS, async (file) => {
+      const read = await context.skills.read(entry, file.uri);
+      files.set(file.path, read.bytes);
+    });
+  } catch (error) {
+    return { refused: readFailure(error) };
+  }
+  const ordered = new Map(listed.map((file) => [file.path, files.get(file.path) ?? new Uint8Array()]));
+  try {
+    return { skill: await withPackFiles(entry, root, ordered, total, context) };
+  } catch (error) {
+    return {
+      refused: `reading a file it cites failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
+/**
+ * `files` plus the pack files their text cites, each placed where the citation finds it from the
+ * skill's folder (`shared/tokens.md`). A cited file that cannot be placed there (a path that climbs out
+ * of the folder, a path a skill file holds, over the size limit) is left out, and SKILL.md says so.
+ */
+async function withPackFiles(
+  entry: Skill,
+  root: string,
+  files: Map<string, Uint8Array>,
+  skillBytes: number,
+  context: DownloadContext,
+): Promise<DownloadedSkill> {
+  const packFiles: Record<string, PackFileRecord> = {};
+  const leftOut: string[] = [];
+  const seen = new Set<string>();
+  const queue = [...files].filter(([file]) => TEXT_FILE.test(file)).map(([, bytes]) => bytes);
+  let bytes = skillBytes;
+  let lookups = 0;
+  for (let text = queue.shift(); text !== undefined; text = queue.shift()) {
+    const decoded = decodeText(text);
+    if (decoded === undefined) continue;
+    for (const cited of citedPaths(decoded, MAX_CITATIONS)) {
+      if (seen.size >= MAX_CITATIONS) break;
+      if (seen.has(cited) || files.has(cited)) continue;
+      seen.add(cited);
+      const candidates = candidateUris(root, cited).filter((uri) => !isInAnotherSkill(uri, root, context));
+      let found: { uri: string; bytes: Uint8Array } | undefined;
+      for (const uri of candidates) {
+        if (lookups >= MAX_PACK_LOOKUPS) break;
+        lookups += 1;
+        const read = await readPackFile(uri, context);
+        if ("bytes" in read) {
+          found = { uri, bytes: read.bytes };
+          break;
+        }
+      }
+      if (found === undefined) continue;
+      const problem = placementProblem(cited, files, bytes + found.bytes.length);
+      if (problem !== undefined) {
+        leftOut.push(`\`${cited}\` (${found.uri}): ${problem}`);
+        continue;
+      }
+      files.set(cited, found.bytes);
+      bytes += found.bytes.length;
+      packFiles[cited] = { uri: found.uri, digest: digestOf(found.bytes) };
+      if (TEXT_FILE.test(cited)) queue.push(found.bytes);
+    }
+  }
+  const manifest = files.get("SKILL.md");
+  if (leftOut.length > 0 && manifest !== undefined) {
+    files.set("SKILL.md", Buffer.concat([manifest, Buffer.from(leftOutNote(entry, leftOut))]));
+  }
+  return { files, packFiles, leftOut };
+}
+
+/**
+ * Where a path the skill cites may be on the server: from the skill's folder when it climbs out of it
+ * (`../shared/x.md`), else from each folder above the skill, nearest first, as pack-level citations
+ * (`shared/x.md` in `skill://design/forms/SKILL.md` is `skill://design/shared/x.md`).
+ */
+function candidateUris(root: string, cited: string): string[] {
+  if (cited.startsWith("../")) return [new URL(cited, `${root}/`).href];
+  const url = new URL(root);
+  const prefix = `${url.protocol}//${url.host}`;
+  const segments = url.pathname.split("/").filter((segment) => segment !== "");
+  const candidates: string[] = [];
+  for (let depth = segments.length - 1; depth >= 0; depth--) {
+    const folder = [prefix, ...segments.slice(0, depth)].join("/");
+    candidates.push(new URL(cited, `${folder}/`).href);
+  }
+  return candidates;
+}
+
+/** Whether a folder above `uri` is the root of a skill other than `root`: one lookup per folder. */
+function isInAnotherSkill(uri: string, root: string, context: DownloadContext): boolean {
+  for (let end = uri.lastIndexOf("/"); end > 0; end = uri.lastIndexOf("/", end - 1)) {
+    const folder = uri.slice(0, end);
+    if (folder !== root && context.skillRoots.has(folder)) return true;
+  }
+  return false;
+}
+
+/** Why a pack file cannot go to `cited` in the skill's folder, or undefined when it can. */
+function placementProblem(
+  cited: string,
+  files: ReadonlyMap<string, Uint8Array>,
+  bytes: number,
+): string | undefined {
+  if (cited.startsWith("../")) return "outside this skill's folder, where sync writes nothing";
+  const problem = relativePathProblem(cited);
+  if (problem !== undefined) return problem;
+  if (clashingPaths([...files.keys(), cited]) !== undefined) return "a file of the skill is in the way";
+  if (bytes > SKILL_LIMITS.bytes) return `the skill would be over ${SKILL_LIMITS.bytes} bytes`;
+  return undefined;
+}
+
+/** The lines appended to SKILL.md when a file it cites was left out, so that an agent reading it knows. */
+function leftOutNote(entry: Skill, leftOut: readonly string[]): string {
+  const lines = leftOut.map((item) => `- ${item}`).join("\n");
+  return `\n\n---\n\nInstalled by skills-mcp sync from ${entry.uri}. Files this skill cites that are not in this copy:\n\n${lines}\n`;
+}
+
+/** A pack file at `uri`, read once per run; a server error means it serves nothing there. */
+export function readPackFile(uri: string, context: DownloadContext): Promise<PackRead> {
+  let read = context.packReads.get(uri);
+  if (read === undefined) {
+    read = context.client.readResource({ uri }).then(
+      (result): PackRead => {
+        const content = result.contents.find((item) => new URL(item.uri).href === uri);
+        if (content === undefined) return { missing: true };
+        return "text" in content
+          ? { bytes: Buffer.from(content.text, "utf8") }
+          : { bytes: Buffer.from(content.blob, "base64") };
+      },
+      (error: unknown): PackRead => {
+        if (error instanceof ProtocolError) return { missing: true };
+        throw error;
+      },
+    );
+    context.packReads.set(uri, read);
+  }
+  return read;
+}
+
+/** Why reading a skill's files failed, in words: a failed check names the file and what did not match. */
+function readFailure(error: unknown): string {
+  if (error instanceof SkillVerificationError) {
+    const what = {
+      unlisted: "not in its entry",
+      size: "wrong size",
+      digest: "wrong digest",
+      frontmatter: "frontmatter differs",
+    };
+    return `${error.uri} failed verification (${what[error.reason]}): ${error.message}`;
+  }
+  return `reading its files failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function decodeText(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `work` on every item, at most `limit` at a time; the first failure fails it all and starts no more. */
+async function forEachLimited<Item>(
+  items: readonly Item[],
+  limit: number,
+  work: (item: Item) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (next < items.length && !failed) {
+      const item = items[next];
+      next += 1;
+      try {
+        if (item !== undefined) await work(item);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,182 @@
+import { createHash, randomUUID } from "node:crypto";
+import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { LOCK_FILE, type Lock, lockText, parseLock } from "./lock.js";
+
+/**
+ * In the target folder, where skills are written before they are swapped in. Hidden, and one level
+ * deeper than any client looks for a SKILL.md, so that no half-written skill is ever loaded.
+ */
+export const STAGING_DIR = ".skills-mcp-staging";
+
+/** `sha256:` and the lowercase hex digest of `bytes`, as the Skills extension writes digests. */
+export function digestOf(bytes: Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** What a skill's folder in the target holds. */
+export type FolderState =
+  | { readonly kind: "missing" }
+  /** Plain files only, each by its path in the folder with its digest. */
+  | { readonly kind: "files"; readonly files: Readonly<Record<string, string>> }
+  /** Not a folder of plain files (a symlink, a special file), or more than was looked at. */
+  | { readonly kind: "other"; readonly reason: string };
+
+/**
+ * The state of `<folder>/<name>`, read without following any symlink. It stops after `maxFiles` files
+ * or `maxBytes` bytes: a folder that holds more is not one sync wrote, and is not read further.
+ */
+export async function readFolderState(
+  folder: string,
+  name: string,
+  limits: { readonly maxFiles: number; readonly maxBytes: number },
+): Promise<FolderState> {
+  const root = path.join(folder, name);
+  const top = await lstatOrUndefined(root);
+  if (top === undefined) return { kind: "missing" };
+  if (!top.isDirectory())
+    return { kind: "other", reason: top.isSymbolicLink() ? "a symlink" : "not a folder" };
+  const files: Record<string, string> = {};
+  let count = 0;
+  let bytes = 0;
+  const pending = [""];
+  for (let relative = pending.pop(); relative !== undefined; relative = pending.pop()) {
+    for (const entry of await readdir(path.join(root, relative), { withFileTypes: true })) {
+      const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) {
+        pending.push(child);
+        continue;
+      }
+      if (!entry.isFile()) return { kind: "other", reason: `${child} is not a plain file` };
+      count += 1;
+      if (count > limits.maxFiles) return { kind: "other", reason: "more files than sync wrote" };
+      const file = path.join(root, child);
+      bytes += (await lstat(file)).size;
+      if (bytes > limits.maxBytes) return { kind: "other", reason: "more bytes than sync wrote" };
+      files[child] = digestOf(await readFile(file));
+    }
+  }
+  return { kind: "files", files };
+}
+
+/** Whether `state` is a folder holding exactly `files`, byte for byte. */
+export function holdsExactly(state: FolderState, files: Readonly<Record<string, string>>): boolean {
+  if (state.kind !== "files") return false;
+  const held = Object.entries(state.files);
+  return held.length === Object.keys(files).length && held.every(([file, digest]) => files[file] === digest);
+}
+
+/** Names of everything at the top of `folder` (lowercased: skill names are), or none when it does not exist. */
+export async function namesIn(folder: string): Promise<Set<string>> {
+  try {
+    return new Set((await readdir(folder)).map((name) => name.toLowerCase()));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Set();
+    throw error;
+  }
+}
+
+/** The lock in `folder`, or undefined when it has none. */
+export async function readLock(folder: string): Promise<Lock | undefined> {
+  const file = path.join(folder, LOCK_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  return parseLock(text, file);
+}
+
+/** Writes the lock whole or not at all: beside it first, then renamed over it. */
+export async function writeLock(folder: string, lock: Lock): Promise<void> {
+  const file = path.join(folder, LOCK_FILE);
+  const written = `${file}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(written, lockText(lock), { flag: "wx", mode: 0o644 });
+    await rename(written, file);
+  } catch (error) {
+    await rm(written, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Where one run writes skills before swapping them into the target folder: on the same file system, so
+ * that each swap is a rename. Opening it removes what a killed run left there.
+ */
+export class Staging {
+  private constructor(
+    private readonly folder: string,
+    private readonly dir: string,
+  ) {}
+
+  static async open(folder: string): Promise<Staging> {
+    await mkdir(folder, { recursive: true });
+    const parent = path.join(folder, STAGING_DIR);
+    // rm removes a symlink itself, never what it points to.
+    await rm(parent, { recursive: true, force: true });
+    await mkdir(parent);
+    return new Staging(folder, await mkdtemp(path.join(parent, "run-")));
+  }
+
+  /**
+   * Writes `files` (checked relative paths) into a new folder for `name` and returns it. Every file is
+   * created new (`wx`), in folders this run made, so nothing is written through a link; a file that
+   * another path needs as a folder fails here, before anything is swapped in.
+   */
+  async stage(name: string, files: ReadonlyMap<string, Uint8Array>): Promise<string> {
+    const staged = await mkdtemp(path.join(this.dir, `${name}-`));
+    const root = path.join(staged, name);
+    await mkdir(root);
+    for (const [relative, bytes] of files) {
+      const target = path.join(root, ...relative.split("/"));
+      await mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
+      await writeFile(target, bytes, { flag: "wx", mode: 0o644 });
+    }
+    return root;
+  }
+
+  /**
+   * Puts a staged skill at `<folder>/<name>`: the old folder (`replacing` one sync installed) is moved
+   * aside, the new one renamed in, the old one removed. Each skill is old or new at every moment but the
+   * one between the two renames; a sync killed there leaves it missing, and the next run installs it
+   * again. A new skill's name that something took while the sync ran is left alone: it is not sync's.
+   */
+  async swapIn(name: string, staged: string, replacing: boolean): Promise<void> {
+    const target = path.join(this.folder, name);
+    const aside = path.join(this.dir, `old-${name}-${randomUUID()}`);
+    const existing = await lstatOrUndefined(target);
+    if (existing !== undefined && !replacing)
+      throw new Error(`something named ${name} appeared there meanwhile`);
+    if (existing !== undefined) await rename(target, aside);
+    try {
+      await rename(staged, target);
+    } catch (error) {
+      if (existing !== undefined) await rename(aside, target);
+      throw error;
+    }
+    if (existing !== undefined) await rm(aside, { recursive: true, force: true });
+  }
+
+  /** Removes `<folder>/<name>` at once (a rename), then its files. */
+  async remove(name: string): Promise<void> {
+    const aside = path.join(this.dir, `removed-${name}-${randomUUID()}`);
+    await rename(path.join(this.folder, name), aside);
+    await rm(aside, { recursive: true, force: true });
+  }
+
+  async close(): Promise<void> {
+    await rm(path.join(this.folder, STAGING_DIR), { recursive: true, force: true });
+  }
+}
+
+async function lstatOrUndefined(file: string) {
+  try {
+    return await lstat(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}

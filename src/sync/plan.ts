@@ -1,0 +1,154 @@
+import type { Skill } from "@modelcontextprotocol/client/ext/skills";
+import { nameRuleViolation } from "../catalog/index.js";
+import { digestOf } from "./folder.js";
+import type { InstalledSkill } from "./lock.js";
+
+/** What the target folder holds under a name sync owns. */
+export type OwnedState =
+  /** Exactly what sync wrote: the lock's files, or the previous ones of an update a killed run left. */
+  | { readonly kind: "installed"; readonly installed: InstalledSkill }
+  | { readonly kind: "missing"; readonly locked: InstalledSkill }
+  /** Something else: edited, replaced by a symlink, grown. Sync leaves it alone. */
+  | { readonly kind: "changed"; readonly locked: InstalledSkill; readonly reason: string };
+
+/** One thing a sync does, or would do, to one skill. */
+export type Step =
+  /** `owned`: a skill sync installed whose folder is gone, installed again. */
+  | { readonly kind: "add"; readonly name: string; readonly entry: Skill; readonly owned?: InstalledSkill }
+  | {
+      readonly kind: "update";
+      readonly name: string;
+      readonly entry: Skill;
+      readonly installed: InstalledSkill;
+    }
+  | { readonly kind: "keep"; readonly name: string; readonly installed: InstalledSkill }
+  /** `installed` undefined: the folder is gone already, only the lock entry goes. */
+  | { readonly kind: "remove"; readonly name: string; readonly installed?: InstalledSkill }
+  /** Left as it is; `keep` stays in the lock. `name` is the entry's URI when it has no usable name. */
+  | { readonly kind: "skip"; readonly name: string; readonly reason: string; readonly keep?: InstalledSkill };
+
+/** An entry the SDK refused (or that is not a skill sync can name). */
+export interface RefusedEntry {
+  readonly name: string | undefined;
+  readonly uri: string | undefined;
+  readonly reason: string;
+}
+
+export interface PlanInput {
+  /** The server's skills in scope: its listing, and those it still serves by URI though unlisted. */
+  readonly listed: readonly Skill[];
+  readonly refused: readonly RefusedEntry[];
+  /** Every name sync owns in the folder, with what is there now. */
+  readonly owned: ReadonlyMap<string, OwnedState>;
+  /** Names in the folder that sync does not own (lowercase): local skills, other servers' skills, files. */
+  readonly taken: ReadonlySet<string>;
+  /** Owned names the server could not be asked about, with why: nothing is removed on a guess. */
+  readonly unsure: ReadonlyMap<string, string>;
+  /** The digest of each pack file the installed skills hold, as the server serves it now (undefined: gone). */
+  readonly packDigests: ReadonlyMap<string, string | undefined>;
+}
+
+/** The digest of an entry's files as listed (URIs and digests): what the lock compares to see a change. */
+export function servedDigest(entry: Skill): string {
+  const lines =
+    entry.resources === "dynamic" ? ["dynamic"] : entry.resources.map((r) => `${r.uri} ${r.digest}`);
+  return digestOf(Buffer.from(lines.sort().join("\n")));
+}
+
+/**
+ * What a sync does, skill by skill, sorted by name: adds what the server serves and the folder lacks,
+ * updates what changed on the server, removes what sync installed that the server no longer serves, and
+ * leaves everything else as it is: folders it did not install, skills changed locally, names the server
+ * serves twice or badly.
+ */
+export function planSync(input: PlanInput): Step[] {
+  const steps: Step[] = [];
+  const byName = new Map<string, Skill[]>();
+  for (const entry of input.listed) {
+    const name = entry.frontmatter.name;
+    const same = byName.get(name);
+    if (same === undefined) byName.set(name, [entry]);
+    else same.push(entry);
+  }
+  for (const [name, entries] of byName) steps.push(stepFor(name, entries, input));
+  for (const refused of input.refused) {
+    const owned =
+      refused.name === undefined || byName.has(refused.name) ? undefined : input.owned.get(refused.name);
+    const label =
+      refused.name !== undefined && owned !== undefined ? refused.name : (refused.uri ?? "an entry");
+    steps.push(skip(label, `the server's entry is refused: ${refused.reason}`, owned));
+  }
+  const handled = new Set([...byName.keys(), ...input.refused.flatMap((refused) => refused.name ?? [])]);
+  for (const [name, owned] of input.owned) {
+    if (handled.has(name)) continue;
+    const unsure = input.unsure.get(name);
+    if (unsure !== undefined) {
+      steps.push(
+        skip(name, `the server could not say whether it still serves it (${unsure}): left alone`, owned),
+      );
+    } else if (owned.kind === "changed") {
+      // Dropped from the lock: sync will not touch it again, and will not report it every run either.
+      steps.push(
+        skip(
+          name,
+          `no longer served, but changed here since sync installed it (${owned.reason}): left in place, no longer managed by sync`,
+        ),
+      );
+    } else {
+      steps.push({
+        kind: "remove",
+        name,
+        ...(owned.kind === "installed" ? { installed: owned.installed } : {}),
+      });
+    }
+  }
+  return steps.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Step {
+  const owned = input.owned.get(name);
+  const [entry] = entries;
+  if (entry === undefined || entries.length > 1) {
+    const uris = entries.map((item) => item.uri).join(", ");
+    return skip(
+      name,
+      `the server serves ${entries.length} skills of that name (${uris}); narrow the scope with --pack`,
+      owned,
+    );
+  }
+  const violation = nameRuleViolation(name);
+  if (violation !== undefined) return skip(entry.uri, `its name ${violation}`, owned);
+  if (owned === undefined) {
+    return input.taken.has(name)
+      ? skip(name, "a folder or file of that name that sync did not install is there: left alone")
+      : { kind: "add", name, entry };
+  }
+  switch (owned.kind) {
+    case "missing":
+      return { kind: "add", name, entry, owned: owned.locked };
+    case "changed":
+      return skip(
+        name,
+        `changed here since sync installed it (${owned.reason}): left alone; delete its folder to get the server's copy`,
+        owned,
+      );
+    case "installed":
+      return isCurrent(owned.installed, entry, input.packDigests)
+        ? { kind: "keep", name, installed: owned.installed }
+        : { kind: "update", name, entry, installed: owned.installed };
+  }
+}
+
+function isCurrent(installed: InstalledSkill, entry: Skill, packDigests: PlanInput["packDigests"]): boolean {
+  return (
+    installed.uri === entry.uri &&
+    installed.served === servedDigest(entry) &&
+    Object.values(installed.packFiles).every((file) => packDigests.get(file.uri) === file.digest)
+  );
+}
+
+/** A skip, keeping in the lock what sync owns under that name, if anything. */
+function skip(name: string, reason: string, owned?: OwnedState): Step {
+  const keep = owned === undefined ? undefined : owned.kind === "installed" ? owned.installed : owned.locked;
+  return { kind: "skip", name, reason, ...(keep === undefined ? {} : { keep }) };
+}

@@ -1,0 +1,388 @@
+import { createRequire } from "node:module";
+import { ProtocolError } from "@modelcontextprotocol/client";
+import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
+import { isUnsafe } from "../audit/index.js";
+import { auditDownload, describeFinding } from "./audit.js";
+import { type Connection, connect, type Era, type ServerAddress } from "./connection.js";
+import { type DownloadContext, downloadSkill, readPackFile, skillRoot } from "./download.js";
+import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging, writeLock } from "./folder.js";
+import { type InstalledSkill, type Lock, type LockedSkill, type LockSource, withSource } from "./lock.js";
+import { type OwnedState, planSync, type RefusedEntry, type Step, servedDigest } from "./plan.js";
+import type { Progress } from "./progress.js";
+
+const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+
+export interface SyncOptions {
+  readonly server: ServerAddress;
+  /** Recorded in the lock: how the scope was asked for. */
+  readonly scope: LockSource["scope"];
+  /** The target: a skills folder a client reads (`~/.claude/skills`). */
+  readonly folder: string;
+  /** `dry-run` and `check` only plan: they write nothing, not even the folder. */
+  readonly mode: "sync" | "dry-run" | "check";
+  /** Installs skills with a high finding of the audit too. */
+  readonly allowUnsafe: boolean;
+  readonly era: Era;
+  readonly progress: Progress;
+}
+
+export interface SyncCounts {
+  readonly added: number;
+  readonly updated: number;
+  readonly removed: number;
+  readonly skipped: number;
+  readonly unchanged: number;
+}
+
+export interface SyncReport {
+  /** The plan, sorted by name. */
+  readonly steps: readonly Step[];
+  /** What was done (a sync), or what the plan would do (dry run, check). */
+  readonly counts: SyncCounts;
+}
+
+/** The server cannot be synced from as asked: the message says why and what to do. */
+export class SyncError extends Error {
+  override name = "SyncError";
+}
+
+/** Whether the folder lacks what a sync would bring: anything to add, update or remove. */
+export function isOutOfDate(steps: readonly Step[]): boolean {
+  return steps.some((step) => step.kind === "add" || step.kind === "update" || step.kind === "remove");
+}
+
+/**
+ * Brings the skills the server serves (in the scope asked for) into `folder`, one folder per skill, and
+ * records what it wrote in the lock file there; or, for a dry run or a check, says what it would do.
+ */
+export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
+  const { folder } = options;
+  const lock = await readLock(folder).catch((error: unknown) => {
+    throw isSystemError(error) ? new SyncError(`cannot read ${folder}: ${error.message}`) : error;
+  });
+  const server = options.server.url.href;
+  const source = lock?.sources.find((item) => item.server === server);
+  let connection: Connection;
+  try {
+    connection = await connect(options.server, options.era, version);
+  } catch (error) {
+    const why = describeError(error);
+    const hint = /\b401\b/.test(why) ? "; give its API key with --api-key-file" : "";
+    throw new SyncError(`cannot connect to ${server}: ${why}${hint}`);
+  }
+  try {
+    if (!connection.skills.supported) {
+      throw new SyncError(
+        `${server} does not serve the MCP Skills extension (io.modelcontextprotocol/skills), which sync reads; give the URL of a skills-mcp server's MCP endpoint (…/mcp)`,
+      );
+    }
+    const listing = await connection.skills.list().catch((error: unknown) => {
+      throw new SyncError(`cannot list the skills of ${server}: ${describeError(error)}`);
+    });
+    const context: DownloadContext = {
+      client: connection.client,
+      skills: connection.skills,
+      skillRoots: new Set(listing.skills.map(skillRoot)),
+      packReads: new Map(),
+    };
+    const steps = await plan(options, listing, context, source);
+    if (options.mode !== "sync") return { steps, counts: countDone(steps, new Set()) };
+    return { steps, counts: await apply(options, steps, context, lock) };
+  } catch (error) {
+    // The folder cannot be read or written (EACCES, ENOTDIR, ENOSPC): say which, without a stack.
+    if (isSystemError(error)) throw new SyncError(`cannot sync into ${folder}: ${error.message}`);
+    throw error;
+  } finally {
+    await connection.close();
+  }
+}
+
+function isSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string";
+}
+
+async function plan(
+  options: SyncOptions,
+  listing: SkillListing,
+  context: DownloadContext,
+  source: LockSource | undefined,
+): Promise<Step[]> {
+  const owned = await ownedStates(options.folder, source?.skills ?? {});
+  const taken = new Set([...(await namesIn(options.folder))].filter((name) => !owned.has(name)));
+  const refused: RefusedEntry[] = listing.invalid.map((invalid) => ({
+    name: invalid.uri === undefined ? undefined : nameOfUri(invalid.uri),
+    uri: invalid.uri,
+    reason: invalid.reason,
+  }));
+  const known = new Set([
+    ...listing.skills.map((entry) => entry.frontmatter.name),
+    ...refused.flatMap((item) => item.name ?? []),
+  ]);
+  const unlisted = [...owned].filter(([name]) => !known.has(name));
+  const { served, unsure } = await askUnlisted(context, unlisted);
+  const packDigests = await readPackDigests(owned, context);
+  return planSync({ listed: [...listing.skills, ...served], refused, owned, taken, unsure, packDigests });
+}
+
+/** What the folder holds under each name the lock gives this server. */
+async function ownedStates(
+  folder: string,
+  skills: Readonly<Record<string, LockedSkill>>,
+): Promise<Map<string, OwnedState>> {
+  const states = new Map<string, OwnedState>();
+  for (const [name, locked] of Object.entries(skills)) {
+    const { previous, ...current } = locked;
+    const maxFiles = Math.max(Object.keys(current.files).length, Object.keys(previous?.files ?? {}).length);
+    // The installed copy holds the skill's files, its pack files and a note: at most a little over the limit.
+    const state = await readFolderState(folder, name, { maxFiles, maxBytes: SKILL_LIMITS.bytes + 65_536 });
+    if (holdsExactly(state, current.files)) states.set(name, { kind: "installed", installed: current });
+    else if (previous !== undefined && holdsExactly(state, previous.files)) {
+      states.set(name, { kind: "installed", installed: previous });
+    } else if (state.kind === "missing") states.set(name, { kind: "missing", locked: current });
+    else {
+      const reason = state.kind === "other" ? state.reason : "its files differ from what sync wrote";
+      states.set(name, { kind: "changed", locked: current, reason });
+    }
+  }
+  return states;
+}
+
+/**
+ * Owned skills the listing does not hold, asked for by URI: a listing may be partial, so a skill goes
+ * only when the server says it serves nothing there; any other failure leaves it alone.
+ */
+async function askUnlisted(
+  context: DownloadContext,
+  unlisted: readonly (readonly [string, OwnedState])[],
+): Promise<{ served: Skill[]; unsure: Map<string, string> }> {
+  const served: Skill[] = [];
+  const unsure = new Map<string, string>();
+  for (const [name, state] of unlisted) {
+    const uri = state.kind === "installed" ? state.installed.uri : state.locked.uri;
+    try {
+      const { skill } = await context.skills.get(uri);
+      if (skill.frontmatter.name === name) served.push(skill);
+      else unsure.set(name, `${uri} is now named ${skill.frontmatter.name}`);
+    } catch (error) {
+      if (!(error instanceof ProtocolError))
+        unsure.set(name, error instanceof Error ? error.message : String(error));
+    }
+  }
+  return { served, unsure };
+}
+
+/** Each pack file an installed skill holds, read again: a changed one (or one that cannot be read) updates the skill. */
+async function readPackDigests(
+  owned: ReadonlyMap<string, OwnedState>,
+  context: DownloadContext,
+): Promise<Map<string, string | undefined>> {
+  const digests = new Map<string, string | undefined>();
+  for (const state of owned.values()) {
+    if (state.kind !== "installed") continue;
+    for (const { uri } of Object.values(state.installed.packFiles)) {
+      if (digests.has(uri)) continue;
+      const read = await readPackFile(uri, context).catch(() => undefined);
+      digests.set(uri, read !== undefined && "bytes" in read ? digestOf(read.bytes) : undefined);
+    }
+  }
+  return digests;
+}
+
+/**
+ * Carries out the plan. Every skill to add or update is fetched, checked and audited, and written to
+ * the staging folder first; then the lock claims them (with what each replaces), each is swapped in whole,
+ * the skills to remove go, and the lock is written as the folder now is. A run killed at any point
+ * leaves every skill old or new, and the next run finishes the work.
+ */
+async function apply(
+  options: SyncOptions,
+  steps: readonly Step[],
+  context: DownloadContext,
+  lock: Lock | undefined,
+): Promise<SyncCounts> {
+  const { folder, progress } = options;
+  for (const step of steps) if (step.kind === "skip") progress.note(`${step.name}: skipped: ${step.reason}`);
+  const staging = await Staging.open(folder);
+  try {
+    const fetches = steps.filter((step) => step.kind === "add" || step.kind === "update");
+    const staged = new Map<string, { dir: string; installed: InstalledSkill; replacing: boolean }>();
+    const failed = new Set<string>();
+    for (const [index, step] of fetches.entries()) {
+      const done = (outcome: string, lasting: boolean) =>
+        progress.skill(index + 1, fetches.length, step.name, outcome, lasting);
+      const ready = await prepare(step.entry, step.name, options.allowUnsafe, context, staging);
+      if ("refused" in ready) {
+        failed.add(step.name);
+        done(`skipped: ${ready.refused}`, true);
+        continue;
+      }
+      // An update replaces what sync installed; a skill installed again after its folder went replaces nothing.
+      staged.set(step.name, { ...ready, replacing: step.kind === "update" });
+      const files = Object.keys(ready.installed.files).length;
+      const what = step.kind === "add" ? "to add" : "to update";
+      done(
+        `${what}: ${files === 1 ? "1 file" : `${files} files`} fetched and verified${ready.warning}`,
+        ready.warning !== "",
+      );
+    }
+    const owner = (skills: Record<string, LockedSkill>): LockSource => ({
+      server: options.server.url.href,
+      scope: options.scope,
+      syncedAt: new Date().toISOString(),
+      by: `skills-mcp ${version}`,
+      skills,
+    });
+    await writeLock(folder, withSource(lock, owner(lockedSkills(steps, staged, failed, true))));
+    for (const [name, { dir, replacing }] of staged) {
+      try {
+        await staging.swapIn(name, dir, replacing);
+      } catch (error) {
+        failed.add(name);
+        staged.delete(name);
+        progress.note(`${name}: skipped: cannot be put in place: ${(error as Error).message}`);
+      }
+    }
+    for (const step of steps) {
+      if (step.kind !== "remove" || step.installed === undefined) continue;
+      try {
+        await staging.remove(step.name);
+        progress.note(`${step.name}: removed (no longer served)`);
+      } catch (error) {
+        failed.add(step.name);
+        progress.note(`${step.name}: skipped: cannot be removed: ${(error as Error).message}`);
+      }
+    }
+    await writeLock(folder, withSource(lock, owner(lockedSkills(steps, staged, failed, false))));
+    return countDone(steps, failed);
+  } finally {
+    progress.finish();
+    await staging.close();
+  }
+}
+
+/** Fetches, audits and stages one skill, or says why it is not installed. */
+async function prepare(
+  entry: Skill,
+  name: string,
+  allowUnsafe: boolean,
+  context: DownloadContext,
+  staging: Staging,
+): Promise<{ dir: string; installed: InstalledSkill; warning: string } | { refused: string }> {
+  const download = await downloadSkill(entry, context);
+  if ("refused" in download) return download;
+  const { files, packFiles, leftOut } = download.skill;
+  const high = auditDownload(name, files, entry.frontmatter).filter(isUnsafe);
+  const [first] = high;
+  const findings =
+    first === undefined
+      ? ""
+      : `${describeFinding(first)}${high.length > 1 ? ` and ${high.length - 1} more` : ""}`;
+  if (first !== undefined && !allowUnsafe) {
+    return { refused: `a high finding of the audit: ${findings} (--allow-unsafe installs it anyway)` };
+  }
+  let dir: string;
+  try {
+    dir = await staging.stage(name, files);
+  } catch (error) {
+    return { refused: `cannot be written: ${(error as Error).message}` };
+  }
+  const written: Record<string, string> = {};
+  for (const [file, bytes] of files) written[file] = digestOf(bytes);
+  const warnings = [
+    ...(first === undefined
+      ? []
+      : [`installed despite a high finding of the audit (--allow-unsafe): ${findings}`]),
+    ...(leftOut.length === 0
+      ? []
+      : [`left out ${leftOut.length} file(s) it cites, as its SKILL.md now says`]),
+  ];
+  return {
+    dir,
+    installed: { uri: entry.uri, served: servedDigest(entry), files: written, packFiles },
+    warning: warnings.map((warning) => `; ${warning}`).join(""),
+  };
+}
+
+/**
+ * The lock's skills after the plan: what each step leaves. `claiming`: before the swaps, each staged
+ * skill is claimed with the copy it replaces as `previous`, so that a run killed between two swaps
+ * still owns every folder it may have written.
+ */
+function lockedSkills(
+  steps: readonly Step[],
+  staged: ReadonlyMap<string, { installed: InstalledSkill }>,
+  failed: ReadonlySet<string>,
+  claiming: boolean,
+): Record<string, LockedSkill> {
+  const skills: Record<string, LockedSkill> = {};
+  for (const step of steps) {
+    const fresh = staged.get(step.name)?.installed;
+    switch (step.kind) {
+      case "add":
+      case "update": {
+        const old = step.kind === "add" ? step.owned : step.installed;
+        if (fresh === undefined) {
+          if (old !== undefined) skills[step.name] = old;
+        } else {
+          skills[step.name] = claiming && old !== undefined ? { ...fresh, previous: old } : fresh;
+        }
+        break;
+      }
+      case "keep":
+        skills[step.name] = step.installed;
+        break;
+      case "remove":
+        if (claiming || failed.has(step.name)) {
+          if (step.installed !== undefined) skills[step.name] = step.installed;
+        }
+        break;
+      case "skip":
+        if (step.keep !== undefined) skills[step.name] = step.keep;
+        break;
+    }
+  }
+  return skills;
+}
+
+function countDone(steps: readonly Step[], failed: ReadonlySet<string>): SyncCounts {
+  const counts = { added: 0, updated: 0, removed: 0, skipped: 0, unchanged: 0 };
+  for (const step of steps) {
+    if (step.kind === "skip" || failed.has(step.name)) counts.skipped += 1;
+    else if (step.kind === "add") counts.added += 1;
+    else if (step.kind === "update") counts.updated += 1;
+    else if (step.kind === "remove") counts.removed += 1;
+    else counts.unchanged += 1;
+  }
+  return counts;
+}
+
+/** The skill name a SKILL.md URI ends in, decoded; undefined when it is not such a URI. */
+function nameOfUri(uri: string): string | undefined {
+  const suffix = "/SKILL.md";
+  if (!uri.endsWith(suffix)) return undefined;
+  const root = uri.slice(0, -suffix.length);
+  try {
+    return decodeURIComponent(root.slice(root.lastIndexOf("/") + 1));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An error's message and its causes' (fetch keeps ECONNREFUSED in a cause, and the SDK its own causes in
+ * `data.cause`), each once.
+ */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let at: unknown = error;
+  while (at instanceof Error && parts.length < 4) {
+    const code = (at as NodeJS.ErrnoException).code;
+    const coded = code !== undefined && /^E[A-Z]+$/.test(code) && !at.message.includes(code);
+    const message = coded ? `${at.message} (${code})` : at.message;
+    if (message !== "" && !parts.some((part) => part.includes(at instanceof Error ? at.message : ""))) {
+      parts.push(message);
+    }
+    at = at.cause ?? (at as { data?: { cause?: unknown } }).data?.cause;
+  }
+  return parts.join(": ");
+}

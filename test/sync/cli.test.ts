@@ -1,0 +1,211 @@
+/**
+ * `skills-mcp sync` as a user runs it: options, exit status, what goes to stdout and stderr, the client
+ * presets, and the scope options sent as a client would send them.
+ */
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { McpServer } from "@modelcontextprotocol/server";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { LOCK_FILE, progressOn, runSyncCli, type SyncIo } from "../../src/sync/index.js";
+import { skillMd, writeTree } from "../helpers/skill-tree.js";
+import { readTree, type Served, serveCatalog, serveMcp, tempFolder } from "./helpers.js";
+
+const KEY = "sync-test-key-0123456789";
+
+let root: Awaited<ReturnType<typeof tempFolder>>;
+let open: Served;
+let locked: Served;
+beforeAll(async () => {
+  root = await tempFolder();
+  const skills = path.join(root.dir, "skills");
+  await writeTree(skills, {
+    "team/review-code/SKILL.md": skillMd("review-code", "Review code changes."),
+    "ops/deploy-app/SKILL.md": skillMd("deploy-app", "Deploy the application."),
+  });
+  open = await serveCatalog(skills);
+  locked = await serveCatalog(skills, 0, { API_KEYS: KEY });
+});
+afterAll(async () => {
+  await open.close();
+  await locked.close();
+  await root.remove();
+});
+
+let work: string;
+beforeEach(async () => {
+  work = path.join(root.dir, `run-${Math.random().toString(36).slice(2)}`);
+  await mkdir(work);
+});
+
+/** Runs the command line in `work` (also the home folder), capturing what it prints. */
+async function run(...argv: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const io: SyncIo = {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    cwd: work,
+    home: path.join(work, "home"),
+  };
+  const status = await runSyncCli(argv, io);
+  return { status, stdout, stderr };
+}
+
+describe("the command line", () => {
+  it("prints its help on --help", async () => {
+    const { status, stdout } = await run("--help");
+    expect(status).toBe(0);
+    expect(stdout).toMatch(/^Usage: skills-mcp sync <server URL>/);
+    expect(stdout).toContain("--client NAME");
+  });
+
+  it.each([
+    [[], /give the server's MCP URL/],
+    [["http://127.0.0.1:1/mcp"], /say where to install: --to <folder> or --client <name>/],
+    [["ftp://example.com/mcp", "--to", "x"], /is not an http or https URL/],
+    [["not a url", "--to", "x"], /is not a URL/],
+    [["http://a/mcp", "http://b/mcp", "--to", "x"], /one server URL only/],
+    [["http://a/mcp", "--to", "x", "--client", "claude"], /--to and --client: choose one/],
+    [
+      ["http://a/mcp", "--client", "cursor"],
+      /--client "cursor" is not one of claude, codex, copilot, agents/,
+    ],
+    [["http://a/mcp", "--to", "x", "--project"], /--project goes with --client/],
+    [["http://a/mcp", "--to", "x", "--header", "no colon"], /is not NAME: VALUE/],
+    [
+      ["http://a/mcp", "--to", "x", "--pack", "a", "--header", "X-Skill-Pack: b"],
+      /--pack and --header X-Skill-Pack/,
+    ],
+    [["http://a/mcp", "--to", "x", "--dry-run", "--check"], /--dry-run and --check: choose one/],
+    [
+      ["http://a/mcp", "--to", "x", "--api-key-file", "missing.txt"],
+      /missing\.txt cannot be read \(ENOENT\)/,
+    ],
+    [["http://a/mcp", "--to", "x", "--frobnicate"], /Unknown option '--frobnicate'/],
+  ])("refuses %j with one line, then the usage", async (argv, message) => {
+    const { status, stdout, stderr } = await run(...argv);
+    expect(status).toBe(2);
+    expect(stdout).toBe("");
+    const [first] = stderr.split("\n");
+    expect(first).toMatch(/^skills-mcp sync: /);
+    expect(first).toMatch(message);
+    expect(stderr).toContain("Usage: skills-mcp sync");
+    expect(await readdir(work)).toEqual([]);
+  });
+});
+
+describe("a sync from the command line", () => {
+  it("installs into a client's personal folder, with a line per skill and a summary on stderr", async () => {
+    const { status, stdout, stderr } = await run(open.url, "--client", "claude");
+    expect(status).toBe(0);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("[1/2] deploy-app: to add: 1 file fetched and verified\n");
+    expect(stderr).toMatch(
+      /skills-mcp sync: 2 added, 0 updated, 0 removed, 0 skipped, 0 unchanged in .*\.claude\/skills\n$/,
+    );
+    expect(Object.keys(await readTree(path.join(work, "home", ".claude", "skills")))).toEqual([
+      "deploy-app/SKILL.md",
+      "review-code/SKILL.md",
+    ]);
+  });
+
+  it.each([
+    ["claude", ".claude/skills"],
+    ["codex", ".agents/skills"],
+    ["copilot", ".github/skills"],
+    ["agents", ".agents/skills"],
+  ])("installs into the repository's folder of %s with --project", async (client, folder) => {
+    expect((await run(open.url, "--client", client, "--project", "--pack", "team")).status).toBe(0);
+    expect(Object.keys(await readTree(path.join(work, folder)))).toEqual(["review-code/SKILL.md"]);
+  });
+
+  it("prints the plan on stdout for --dry-run, and --check exits 1 until the folder is up to date", async () => {
+    const dry = await run(open.url, "--to", "skills", "--dry-run");
+    expect(dry).toMatchObject({ status: 0, stdout: "add deploy-app\nadd review-code\n" });
+    expect(dry.stderr).toMatch(/dry run, nothing changed: 2 to add/);
+    expect(await readdir(work)).toEqual([]);
+
+    const stale = await run(open.url, "--to", "skills", "--check");
+    expect(stale).toMatchObject({ status: 1, stdout: "add deploy-app\nadd review-code\n" });
+    expect(stale.stderr).toMatch(/out of date: 2 to add/);
+
+    expect((await run(open.url, "--to", "skills")).status).toBe(0);
+    const current = await run(open.url, "--to", "skills", "--check");
+    expect(current).toMatchObject({ status: 0, stdout: "" });
+    expect(current.stderr).toMatch(/up to date: 0 to add, 0 to update, 0 to remove, 0 to skip, 2 unchanged/);
+  });
+
+  it("exits 1 when a skill is skipped, and says why", async () => {
+    await writeTree(path.join(work, "skills"), { "review-code/SKILL.md": "my own" });
+    const { status, stderr } = await run(open.url, "--to", "skills");
+    expect(status).toBe(1);
+    expect(stderr).toMatch(
+      /review-code: skipped: a folder or file of that name that sync did not install is there/,
+    );
+    expect(stderr).toMatch(/1 added, 0 updated, 0 removed, 1 skipped/);
+  });
+
+  it("sends the key in --api-key-file as a bearer token, and says why it cannot connect without", async () => {
+    await writeFile(path.join(work, "key.txt"), `# the team's key\n\n${KEY}\n`);
+    const refused = await run(locked.url, "--to", "skills");
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^skills-mcp sync: cannot connect to http:\/\/127\.0\.0\.1:\d+\/mcp: .*401/,
+    );
+    expect(refused.stderr).not.toContain("Usage");
+
+    const { status } = await run(locked.url, "--to", "skills", "--api-key-file", "key.txt");
+    expect(status).toBe(0);
+    expect(Object.keys(await readTree(path.join(work, "skills")))).toHaveLength(2);
+    // The lock records the scope asked for, never a secret.
+    expect(await readFile(path.join(work, "skills", LOCK_FILE), "utf8")).not.toContain(KEY);
+  });
+
+  it("sends --header as given, and records its name in the lock but not its value", async () => {
+    const { status } = await run(
+      open.url,
+      "--to",
+      "skills",
+      "--header",
+      "X-Skill-Pack: ops",
+      "--header",
+      "X-Team: s3cret",
+    );
+    expect(status).toBe(0);
+    expect(Object.keys(await readTree(path.join(work, "skills")))).toEqual(["deploy-app/SKILL.md"]);
+    const lock = await readFile(path.join(work, "skills", LOCK_FILE), "utf8");
+    expect(JSON.parse(lock).sources[0].scope).toEqual({ packs: ["ops"], headers: ["x-team"] });
+    expect(lock).not.toContain("s3cret");
+  });
+
+  it("refuses a server without the Skills extension, and a lock file it did not write", async () => {
+    const plain = await serveMcp(() => new McpServer({ name: "plain", version: "1" }));
+    try {
+      const { status, stderr } = await run(plain.url, "--to", "skills");
+      expect(status).toBe(2);
+      expect(stderr).toMatch(/does not serve the MCP Skills extension/);
+    } finally {
+      await plain.close();
+    }
+    await writeTree(path.join(work, "other"), { [LOCK_FILE]: '{"installed": ["../../etc"]}' });
+    const { status, stderr } = await run(open.url, "--to", "other");
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/is not a lock file this version of sync wrote .*move it away to start over/);
+    expect(await readdir(path.join(work, "other"))).toEqual([LOCK_FILE]);
+  });
+});
+
+describe("progress on a terminal", () => {
+  it("redraws one bar, keeps the lines of skipped skills, and clears the bar at the end", () => {
+    let written = "";
+    const progress = progressOn({ isTTY: true, columns: 60, write: (text: string) => (written += text) });
+    progress.skill(1, 2, "alpha", "to add: 1 file fetched and verified", false);
+    progress.skill(2, 2, "beta", "skipped: a high finding", true);
+    progress.finish();
+    expect(written).not.toContain("alpha: to add");
+    expect(written).toContain("beta: skipped: a high finding\n");
+    expect(written).toContain("[############------------] 1/2 alpha");
+    expect(written).toContain("[########################] 2/2 beta");
+    expect(written.endsWith("\r\x1b[K")).toBe(true);
+  });
+});

@@ -1,0 +1,331 @@
+/**
+ * A hostile server, made with the SDK's own McpServer and raw handlers so that it can send what the
+ * SDK's skills extension would never send: names and paths that climb out, look-alike names, digests and
+ * sizes that lie, answers too large to hold. Sync refuses each skill, installs the honest one beside
+ * it, and writes nothing outside the target folder.
+ */
+import { createHash } from "node:crypto";
+import { lstat, mkdir, readdir, rm, symlink } from "node:fs/promises";
+import path from "node:path";
+import {
+  GetSkillRequestParamsSchema,
+  ListSkillsRequestParamsSchema,
+  SKILLS_EXTENSION_ID,
+  SKILLS_GET_METHOD,
+  SKILLS_LIST_METHOD,
+} from "@modelcontextprotocol/core/ext/skills";
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LOCK_FILE } from "../../src/sync/index.js";
+import { skillMd, writeTree } from "../helpers/skill-tree.js";
+import { readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
+
+/** A skill entry as a server sends it: anything at all, for a hostile one. */
+interface Entry {
+  uri: string;
+  frontmatter: Record<string, unknown>;
+  resources: { uri: string; digest: string; size: number }[] | "dynamic";
+}
+
+/** A file's content: text, bytes (sent as base64), or text sent with the MIME type given. */
+type Content = string | Buffer | { readonly text: string; readonly mimeType: string };
+
+/** What the hostile server lists, and what it answers to a read of each URI. */
+interface Script {
+  entries: readonly Entry[];
+  files: ReadonlyMap<string, Content>;
+  /** Every URI read, in order: what sync asked for. */
+  readonly reads: string[];
+}
+
+function bytesOf(content: Content): Buffer {
+  return Buffer.isBuffer(content)
+    ? content
+    : Buffer.from(typeof content === "string" ? content : content.text);
+}
+
+function digestOf(content: Content): string {
+  return `sha256:${createHash("sha256").update(bytesOf(content)).digest("hex")}`;
+}
+
+/** An honest entry for the files at `root` (`SKILL.md` among them), and the files to serve. */
+function skill(
+  root: string,
+  name: string,
+  files: Record<string, Content>,
+): { entry: Entry; files: Map<string, Content> } {
+  const served = new Map(Object.entries(files).map(([file, content]) => [`${root}/${file}`, content]));
+  return {
+    entry: {
+      uri: `${root}/SKILL.md`,
+      frontmatter: { name, description: `The ${name} skill.` },
+      resources: [...served].map(([uri, content]) => ({
+        uri,
+        digest: digestOf(content),
+        size: bytesOf(content).length,
+      })),
+    },
+    files: served,
+  };
+}
+
+const GOOD = skill("skill://honest/good", "good", { "SKILL.md": skillMd("good", "The good skill.") });
+
+/** The SDK's McpServer declaring the Skills extension, answering with the script as it stands. */
+function hostileServer(script: Script): () => McpServer {
+  return () => {
+    const mcp = new McpServer({ name: "hostile", version: "1" });
+    const cache = { ttlMs: 0, cacheScope: "private" as const };
+    mcp.registerResource(
+      "skills",
+      new ResourceTemplate("skill://{+path}", { list: undefined }),
+      {},
+      (uri) => {
+        script.reads.push(uri.href);
+        const content = script.files.get(uri.href);
+        if (content === undefined) throw new Error(`nothing at ${uri.href}`);
+        if (Buffer.isBuffer(content)) {
+          return {
+            contents: [
+              { uri: uri.href, blob: content.toString("base64"), mimeType: "application/octet-stream" },
+            ],
+          };
+        }
+        const text = typeof content === "string" ? { text: content, mimeType: "text/markdown" } : content;
+        return { contents: [{ uri: uri.href, ...text }] };
+      },
+    );
+    mcp.server.setRequestHandler(SKILLS_LIST_METHOD, { params: ListSkillsRequestParamsSchema }, () => ({
+      skills: script.entries,
+      ...cache,
+    }));
+    mcp.server.setRequestHandler(SKILLS_GET_METHOD, { params: GetSkillRequestParamsSchema }, (params) => {
+      const entry = script.entries.find((item) => item.uri === params.uri);
+      if (entry === undefined) throw new Error(`no skill at ${params.uri}`);
+      return { skill: entry, ...cache };
+    });
+    mcp.server.registerCapabilities({ extensions: { [SKILLS_EXTENSION_ID]: {} } });
+    return mcp;
+  };
+}
+
+let root: Awaited<ReturnType<typeof tempFolder>>;
+let target: string;
+let server: Served | undefined;
+beforeEach(async () => {
+  root = await tempFolder();
+  target = path.join(root.dir, "target");
+  await writeTree(root.dir, { "outside/sentinel.txt": "untouched" });
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await root.remove();
+});
+
+/**
+ * Serves the honest skill and `hostile` (one entry and its files), syncs into the target, and checks
+ * what every case must hold: the honest skill installed, the hostile one not, nothing else anywhere.
+ */
+async function syncBeside(hostile: { entry: Entry; files: Map<string, Content> }) {
+  const script: Script = {
+    entries: [GOOD.entry, hostile.entry],
+    files: new Map([...GOOD.files, ...hostile.files]),
+    reads: [],
+  };
+  server = await serveMcp(hostileServer(script));
+  const report = await sync(server.url, target);
+  expect(report.counts).toMatchObject({ added: 1, skipped: 1 });
+  expect(await readTree(target)).toEqual({ "good/SKILL.md": skillMd("good", "The good skill.") });
+  expect((await readdir(target)).sort()).toEqual([LOCK_FILE, "good"]);
+  expect(await everythingIn(root.dir)).toEqual([
+    "outside/sentinel.txt",
+    `target/${LOCK_FILE}`,
+    "target/good/SKILL.md",
+  ]);
+  const skipped = report.lines.filter((line) => line.includes("skipped"));
+  expect(skipped).toHaveLength(1);
+  return { reason: skipped[0] ?? "", reads: script.reads };
+}
+
+/** Every file and link below `dir`, hidden ones too, by path. */
+async function everythingIn(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"))
+    .sort();
+}
+
+describe("names", () => {
+  it.each([
+    ["..", "skill://evil/x/SKILL.md"],
+    ["..", "skill://evil/%2E%2E/SKILL.md"],
+    ["a/b", "skill://evil/a%2Fb/SKILL.md"],
+    ["../../outside", "skill://evil/..%2F..%2Foutside/SKILL.md"],
+    // Cyrillic о (U+043E) twice: "pdf-tools" to the eye.
+    ["pdf-t\u043e\u043els", "skill://evil/pdf-t%D0%BE%D0%BEls/SKILL.md"],
+    ["Good", "skill://evil/Good/SKILL.md"],
+  ])("refuses a skill named %j", async (name, uri) => {
+    const hostile = skill(uri.replace(/\/SKILL\.md$/, ""), name, { "SKILL.md": skillMd("x", "x") });
+    hostile.entry.uri = uri;
+    const { reason, reads } = await syncBeside(hostile);
+    expect(reason).toMatch(/entry is refused: .*name/);
+    expect(reads).not.toContain(uri);
+  });
+});
+
+describe("paths", () => {
+  it.each([
+    ["climbing with ..", "skill://evil/climb/../../outside/x.md"],
+    ["climbing with encoded dots", "skill://evil/climb/%2e%2e/%2e%2e/outside/x.md"],
+    ["an encoded slash", "skill://evil/climb/..%2F..%2Foutside%2Fx.md"],
+    ["an absolute path", "file:///etc/passwd"],
+  ])("refuses a file path %s, as the SDK checks it", async (_, uri) => {
+    const hostile = skill("skill://evil/climb", "climb", {
+      "SKILL.md": skillMd("climb", "The climb skill."),
+    });
+    if (hostile.entry.resources !== "dynamic")
+      hostile.entry.resources.push({ uri, digest: digestOf("x"), size: 1 });
+    const { reason, reads } = await syncBeside(hostile);
+    expect(reason).toMatch(
+      /entry is refused: .*outside the skill directory|entry is refused: .*not a valid URI/,
+    );
+    expect(reads).toEqual(["skill://honest/good/SKILL.md"]);
+  });
+
+  it.each([
+    ["backslashes that climb on Windows", "skill://evil/climb/..%5C..%5Coutside%5Cx.md", /holds "\\"/],
+    ["a drive letter", "skill://evil/climb/C%3A%5Cx.md", /holds ":"/],
+    ["a control character", "skill://evil/climb/a%0Ab.md", /control character \(U\+000A\)/],
+  ])("refuses a file path with %s, which the SDK lets through", async (_, uri, why) => {
+    const hostile = skill("skill://evil/climb", "climb", {
+      "SKILL.md": skillMd("climb", "The climb skill."),
+    });
+    hostile.files.set(uri, "x");
+    if (hostile.entry.resources !== "dynamic")
+      hostile.entry.resources.push({ uri, digest: digestOf("x"), size: 1 });
+    const { reason, reads } = await syncBeside(hostile);
+    expect(reason).toMatch(/climb: skipped: /);
+    expect(reason).toMatch(why);
+    // Refused from the entry alone: none of its files was read.
+    expect(reads).toEqual(["skill://honest/good/SKILL.md"]);
+  });
+});
+
+describe("content", () => {
+  function climb(extra: Record<string, Content>) {
+    const hostile = skill("skill://evil/climb", "climb", {
+      "SKILL.md": skillMd("climb", "The climb skill."),
+      ...extra,
+    });
+    return hostile;
+  }
+
+  it("refuses a skill whose file does not have the digest its entry lists", async () => {
+    const hostile = climb({ "notes.md": "honest text" });
+    // The same size, so that only the digest can tell.
+    hostile.files.set("skill://evil/climb/notes.md", "HOSTILE-TXT");
+    const { reason } = await syncBeside(hostile);
+    expect(reason).toMatch(/notes\.md failed verification \(wrong digest\)/);
+  });
+
+  it("refuses a skill whose entry lists more bytes than the extension allows, before reading any", async () => {
+    const hostile = climb({ "big.bin": Buffer.alloc(16) });
+    if (hostile.entry.resources !== "dynamic") {
+      const big = hostile.entry.resources.find((resource) => resource.uri.endsWith("big.bin"));
+      if (big) big.size = 17 * 1024 * 1024;
+    }
+    const { reason, reads } = await syncBeside(hostile);
+    expect(reason).toMatch(/over the extension's limits/);
+    expect(reads).toEqual(["skill://honest/good/SKILL.md"]);
+  });
+
+  it("refuses a file larger than its entry says", async () => {
+    const hostile = climb({ "notes.md": "short" });
+    hostile.files.set("skill://evil/climb/notes.md", "short".repeat(200_000));
+    const { reason } = await syncBeside(hostile);
+    expect(reason).toMatch(/notes\.md failed verification \(wrong size\)/);
+  });
+
+  it("stops reading an answer larger than any skill can be", async () => {
+    const hostile = climb({ "notes.md": "short" });
+    hostile.files.set("skill://evil/climb/notes.md", Buffer.alloc(25 * 1024 * 1024, 1));
+    const { reason } = await syncBeside(hostile);
+    expect(reason).toMatch(/answer is over \d+ bytes; it was not read/);
+  });
+
+  it.each([
+    [
+      "a file that another file needs as a folder",
+      { notes: "a file", "notes/inner.md": "below it" },
+      "notes and notes/inner.md",
+    ],
+    [
+      "two names a case-insensitive system takes for one",
+      { "Guide.md": "one", "guide.md": "two" },
+      "Guide.md and guide.md",
+    ],
+  ])("refuses %s", async (_, files, pair) => {
+    const { reason } = await syncBeside(climb(files));
+    expect(reason).toContain(`${pair} cannot both be written`);
+  });
+});
+
+describe("links", () => {
+  it("writes nothing through a symlink in the target that bears a served skill's name", async () => {
+    const outside = path.join(root.dir, "outside");
+    await mkdir(target);
+    await symlink(outside, path.join(target, "climb"));
+    const hostile = skill("skill://evil/climb", "climb", {
+      "SKILL.md": skillMd("climb", "The climb skill."),
+    });
+    const script: Script = {
+      entries: [GOOD.entry, hostile.entry],
+      files: new Map([...GOOD.files, ...hostile.files]),
+      reads: [],
+    };
+    server = await serveMcp(hostileServer(script));
+
+    const report = await sync(server.url, target);
+
+    expect(report.lines).toContainEqual(expect.stringMatching(/^climb: skipped: .*did not install/));
+    expect(await readdir(outside)).toEqual(["sentinel.txt"]);
+    expect((await lstat(path.join(target, "climb"))).isSymbolicLink()).toBe(true);
+  });
+
+  it("leaves alone a skill it installed that was replaced by a symlink, and writes nothing through it", async () => {
+    const outside = path.join(root.dir, "outside");
+    const v1 = skill("skill://evil/climb", "climb", { "SKILL.md": skillMd("climb", "The climb skill.") });
+    const script: Script = { entries: [v1.entry], files: v1.files, reads: [] };
+    server = await serveMcp(hostileServer(script));
+    await sync(server.url, target);
+    await rm(path.join(target, "climb"), { recursive: true });
+    await symlink(outside, path.join(target, "climb"));
+    const v2 = skill("skill://evil/climb", "climb", {
+      "SKILL.md": skillMd("climb", "The climb skill.", "# v2\n"),
+    });
+    script.entries = [v2.entry];
+    script.files = v2.files;
+
+    const report = await sync(server.url, target);
+
+    expect(report.lines).toContainEqual(
+      expect.stringMatching(/^climb: skipped: changed here since sync installed it \(a symlink\)/),
+    );
+    expect(await readdir(outside)).toEqual(["sentinel.txt"]);
+  });
+
+  it("writes a file served as a symlink as a plain file holding its text", async () => {
+    const hostile = skill("skill://evil/climb", "climb", {
+      "SKILL.md": skillMd("climb", "The climb skill."),
+      "link.md": { text: "/etc/passwd", mimeType: "inode/symlink" },
+    });
+    const script: Script = { entries: [hostile.entry], files: hostile.files, reads: [] };
+    server = await serveMcp(hostileServer(script));
+    await sync(server.url, target);
+    const link = path.join(target, "climb", "link.md");
+    expect((await lstat(link)).isFile()).toBe(true);
+    expect((await readTree(target))["climb/link.md"]).toBe("/etc/passwd");
+  });
+});

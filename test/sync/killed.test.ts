@@ -1,0 +1,176 @@
+/**
+ * A sync killed part way leaves every skill whole, old or new, and the next run finishes the work. The
+ * server is the SDK's skills extension over a source that holds one file's read until the test lets go,
+ * so the kill always lands at the same point: one skill fetched, the next one half read.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { access, cp, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { McpServer } from "@modelcontextprotocol/server";
+import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LOCK_FILE, type Lock, STAGING_DIR } from "../../src/sync/index.js";
+import { MAIN } from "../helpers/process.js";
+import { skillMd } from "../helpers/skill-tree.js";
+import { readLockIn, readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
+
+type Catalog = Record<string, Record<string, string>>;
+
+const V1: Catalog = {
+  alpha: { "SKILL.md": skillMd("alpha", "First."), "notes.md": "alpha notes v1\n" },
+  beta: { "SKILL.md": skillMd("beta", "Second."), "notes.md": "beta notes v1\n" },
+  gamma: { "SKILL.md": skillMd("gamma", "Third."), "notes.md": "gamma notes\n" },
+};
+const V2: Catalog = {
+  alpha: { "SKILL.md": skillMd("alpha", "First.", "# Alpha, v2\n"), "notes.md": "alpha notes v1\n" },
+  beta: { "SKILL.md": skillMd("beta", "Second."), "notes.md": "beta notes v2\n" },
+  gamma: V1.gamma ?? {},
+  delta: { "SKILL.md": skillMd("delta", "Fourth.") },
+};
+
+/** The installed tree a catalog makes: each skill's files under its name. */
+function installed(catalog: Catalog): Record<string, string> {
+  const files = Object.entries(catalog).flatMap(([name, skill]) =>
+    Object.entries(skill).map(([file, text]) => [`${name}/${file}`, text] as const),
+  );
+  return Object.fromEntries(files.sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The catalog served now, and a read held until `release`: `held` settles when that read arrives. */
+interface Stage {
+  catalog: Catalog;
+  hold?: string;
+  held?: () => void;
+  release?: () => void;
+}
+
+function serverOf(stage: Stage): () => McpServer {
+  const entries = async () =>
+    Promise.all(Object.entries(stage.catalog).map(([name, files]) => skillEntry(`team/${name}`, files)));
+  const source: SkillSource = {
+    list: async () => ({ skills: await entries() }),
+    get: async (uri) => (await entries()).find((entry) => entry.uri === uri),
+    read: async (uri) => {
+      const [name, ...file] = uri.slice("skill://team/".length).split("/");
+      const text = stage.catalog[name ?? ""]?.[file.join("/")];
+      if (text === undefined) return undefined;
+      if (uri === stage.hold) {
+        stage.held?.();
+        await new Promise<void>((resolve) => {
+          stage.release = resolve;
+        });
+      }
+      return { text, mimeType: "text/markdown" };
+    },
+  };
+  const extension = new SkillsExtension({ source });
+  return () => {
+    const mcp = new McpServer({ name: "held", version: "1" });
+    extension.attach(mcp);
+    return mcp;
+  };
+}
+
+/** `skills-mcp sync <url> --to <folder>` as a process of its own, from source. */
+function runCli(url: string, folder: string): { child: ChildProcess; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [...MAIN, "sync", url, "--to", folder], {
+    env: { ...process.env, NODE_OPTIONS: "" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("close", (code) => {
+      if (code !== 0 && code !== null) console.error(stderr);
+      resolve(code);
+    }),
+  );
+  return { child, exited };
+}
+
+let root: Awaited<ReturnType<typeof tempFolder>>;
+let target: string;
+let server: Served;
+let stage: Stage;
+beforeEach(async () => {
+  root = await tempFolder();
+  target = path.join(root.dir, "target");
+  stage = { catalog: V1 };
+  server = await serveMcp(serverOf(stage));
+});
+afterEach(async () => {
+  stage.release?.();
+  await server.close();
+  await root.remove();
+});
+
+describe("a sync killed part way", () => {
+  it("leaves every skill as it was, and the next run finishes", { timeout: 120_000 }, async () => {
+    expect(await runCli(server.url, target).exited).toBe(0);
+    expect(await readTree(target)).toEqual(installed(V1));
+    const lock = await readFile(path.join(target, LOCK_FILE), "utf8");
+
+    stage.catalog = V2;
+    stage.hold = "skill://team/beta/notes.md";
+    const held = new Promise<void>((resolve) => {
+      stage.held = resolve;
+    });
+    const run = runCli(server.url, target);
+    await held;
+    run.child.kill("SIGKILL");
+    expect(await run.exited).toBeNull();
+
+    // alpha was fetched whole and beta half: neither is in place, and the lock is as it was.
+    expect(await readTree(target)).toEqual(installed(V1));
+    expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
+
+    stage.hold = undefined;
+    stage.release?.();
+    expect(await runCli(server.url, target).exited).toBe(0);
+    expect(await readTree(target)).toEqual(installed(V2));
+    await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
+  });
+
+  /**
+   * Killed between the lock's claim and the swap, the folder holds the old copy while the lock names the
+   * new one as well: the next run takes the folder for the old copy, not for a skill changed by hand.
+   */
+  it("takes a skill the lock claims an update of for whichever copy the folder holds", async () => {
+    const newer = path.join(root.dir, "newer");
+    await sync(server.url, target);
+    const before = await readLockIn(target);
+    stage.catalog = V2;
+    await sync(server.url, newer);
+    const after = await readLockIn(newer);
+    const claim = (lock: Lock, previous: Lock): Lock => {
+      const [source] = lock.sources;
+      const [old] = previous.sources;
+      const alpha = source?.skills.alpha;
+      if (source === undefined || old === undefined || alpha === undefined) throw new Error("no lock");
+      return {
+        ...lock,
+        sources: [{ ...old, skills: { ...old.skills, alpha: { ...alpha, previous: old.skills.alpha } } }],
+      };
+    };
+    await writeFile(path.join(target, LOCK_FILE), JSON.stringify(claim(after, before)));
+
+    // The swap did not happen: alpha is old, and is updated.
+    const untouched = await sync(server.url, target);
+    expect(untouched.lines.filter((line) => line.includes("skipped"))).toEqual([]);
+    expect(untouched.counts).toMatchObject({ added: 1, updated: 2, skipped: 0 });
+    expect(await readTree(target)).toEqual(installed(V2));
+
+    // The swap happened: alpha is new already, and stays.
+    stage.catalog = V1;
+    await sync(server.url, target);
+    stage.catalog = V2;
+    await cp(path.join(newer, "alpha"), path.join(target, "alpha"), { recursive: true, force: true });
+    const v1Lock = await readLockIn(target);
+    await writeFile(path.join(target, LOCK_FILE), JSON.stringify(claim(after, v1Lock)));
+    const swapped = await sync(server.url, target);
+    expect(swapped.steps.find((step) => step.name === "alpha")?.kind).toBe("keep");
+    expect(swapped.counts.skipped).toBe(0);
+  });
+});

@@ -1,0 +1,102 @@
+/** The checks that keep every file sync writes inside its skill's folder, on every system, with hostile names. */
+import { describe, expect, it } from "vitest";
+import { citedPaths } from "../../src/sync/citations.js";
+import { clashingPaths, pathBelow, relativePathProblem } from "../../src/sync/paths.js";
+
+const ROOT = "skill://team/review";
+
+describe("pathBelow", () => {
+  it.each([
+    ["skill://team/review/SKILL.md", "SKILL.md"],
+    ["skill://team/review/references/guide.md", "references/guide.md"],
+    ["skill://team/review/Q%26A.md", "Q&A.md"],
+    ["skill://team/review/r%C3%A9sum%C3%A9.md", "résumé.md"],
+    ["skill://team/review/a/./b.md", "a/b.md"],
+  ])("takes %s as %s", (uri, path) => {
+    expect(pathBelow(ROOT, uri)).toEqual({ path });
+  });
+
+  it.each([
+    ["skill://team/review/../other/SKILL.md", /is not a file below/],
+    ["skill://team/review/%2e%2e/%2e%2e/etc/passwd", /is not a file below/],
+    ["skill://team/reviewer/SKILL.md", /is not a file below/],
+    ["skill://team/review", /is not a file below/],
+    ["file:///etc/passwd", /is not a file below/],
+    ["skill://team/review/a.md?x=1", /is not a file below/],
+    ["skill://team/review/..%2F..%2Fx.md", /holds a slash/],
+    ["skill://team/review/..%5C..%5Cx.md", /holds "\\"/],
+    ["skill://team/review/C%3A%5Cx.md", /holds ":"/],
+    ["skill://team/review/a%00b.md", /control character \(U\+0000\)/],
+    ["skill://team/review/a%1Bb.md", /control character \(U\+001B\)/],
+    ["skill://team/review/%E0%A4%A.md", /broken percent-encoding/],
+    [`skill://team/review/${"a".repeat(256)}.md`, /longer than 255 bytes/],
+    [`skill://team/review/${"a/".repeat(16)}x.md`, /deeper than 16 folders/],
+    ["not a uri", /is not a URI/],
+  ])("refuses %s", (uri, problem) => {
+    const below = pathBelow(ROOT, uri);
+    expect(below).toHaveProperty("problem");
+    expect("problem" in below ? below.problem : "").toMatch(problem);
+  });
+});
+
+describe("relativePathProblem", () => {
+  it.each(["..", "a/../b", "./a", "a//b", "/etc/passwd", "", "a\\b", "con:x"])("refuses %j", (path) => {
+    expect(relativePathProblem(path)).toBeDefined();
+  });
+  it("takes a plain path", () => {
+    expect(relativePathProblem("references/style guide.md")).toBeUndefined();
+  });
+});
+
+describe("clashingPaths", () => {
+  it.each([
+    [
+      ["Guide.md", "guide.md"],
+      ["Guide.md", "guide.md"],
+    ],
+    [
+      ["caf\u00e9.md", "cafe\u0301.md"],
+      ["caf\u00e9.md", "cafe\u0301.md"],
+    ],
+    [
+      ["notes", "notes/a.md"],
+      ["notes", "notes/a.md"],
+    ],
+    [
+      ["Notes/a.md", "notes"],
+      ["notes", "Notes/a.md"],
+    ],
+  ])("finds %j", (paths, pair) => {
+    expect(clashingPaths(paths)).toEqual(pair);
+  });
+  it("finds none among distinct files", () => {
+    expect(clashingPaths(["SKILL.md", "notes/a.md", "notes/b.md", "notes.md"])).toBeUndefined();
+  });
+});
+
+describe("citedPaths", () => {
+  it("finds the relative paths a text cites, in order, once each", () => {
+    const text = [
+      "Follow `shared/tokens.md`, then [the checklist](../shared/checklist.md#top).",
+      "See references/guide.md. And shared/tokens.md again; ./scripts/run.sh runs it.",
+      "Not: https://example.com/a/b.md, /etc/passwd.md, ~/notes/x.md, and/or, e.g. 1/2, a/../b.md, dir/.hidden",
+    ].join("\n");
+    expect(citedPaths(text, 10)).toEqual([
+      "shared/tokens.md",
+      "../shared/checklist.md",
+      "references/guide.md",
+      "scripts/run.sh",
+    ]);
+  });
+
+  it("stops at the limit", () => {
+    const text = Array.from({ length: 100 }, (_, i) => `docs/file-${i}.md`).join(" ");
+    expect(citedPaths(text, 3)).toEqual(["docs/file-0.md", "docs/file-1.md", "docs/file-2.md"]);
+  });
+
+  // One long run of path characters is read once: a scanner that backed off on it would never finish.
+  it("reads a long run of path characters in one pass", () => {
+    const text = `${"a".repeat(2_000_000)}/x.md ${"/".repeat(2_000_000)}`;
+    expect(citedPaths(text, 10)).toEqual([`${"a".repeat(2_000_000)}/x.md`]);
+  });
+});

@@ -1,0 +1,282 @@
+/**
+ * `skills-mcp sync` against the real server, in this process and over HTTP, in both protocol eras: what
+ * lands in the target folder, what the lock records, and what a second run changes.
+ */
+import { createHash } from "node:crypto";
+import { access, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isOutOfDate, LOCK_FILE, STAGING_DIR } from "../../src/sync/index.js";
+import { ERAS } from "../helpers/server.js";
+import { skillMd, writeTree } from "../helpers/skill-tree.js";
+import { readLockIn, readTree, type Served, serveCatalog, sync, tempFolder } from "./helpers.js";
+
+const REVIEW = skillMd(
+  "review-code",
+  "Review code changes.",
+  "# Review\nFollow `shared/checklist.md` and references/style.md.\n",
+);
+const STYLE = "# Style\nShort functions.\n";
+const CHECKLIST = "# Checklist\n- tests pass\n";
+const DOCS = skillMd("write-docs", "Write documentation pages.");
+const DEPLOY = skillMd("deploy-app", "Deploy the application.", "Run scripts/deploy.sh.\n");
+const DEPLOY_SCRIPT = "#!/bin/sh\necho deploy\n";
+
+const CATALOG = {
+  "team/review-code/SKILL.md": REVIEW,
+  "team/review-code/references/style.md": STYLE,
+  "team/shared/checklist.md": CHECKLIST,
+  "team/write-docs/SKILL.md": DOCS,
+  "other/deploy-app/SKILL.md": DEPLOY,
+  "other/deploy-app/scripts/deploy.sh": DEPLOY_SCRIPT,
+};
+
+/** What a full sync of CATALOG writes: each skill, and the pack file review-code cites inside it. */
+const INSTALLED = {
+  "deploy-app/SKILL.md": DEPLOY,
+  "deploy-app/scripts/deploy.sh": DEPLOY_SCRIPT,
+  "review-code/SKILL.md": REVIEW,
+  "review-code/references/style.md": STYLE,
+  "review-code/shared/checklist.md": CHECKLIST,
+  "write-docs/SKILL.md": DOCS,
+};
+
+function digest(text: string): string {
+  return `sha256:${createHash("sha256").update(text).digest("hex")}`;
+}
+
+describe.each(ERAS)("sync from the real server (%s era)", (era) => {
+  let root: Awaited<ReturnType<typeof tempFolder>>;
+  let skills: string;
+  let target: string;
+  let server: Served;
+
+  beforeEach(async () => {
+    root = await tempFolder();
+    skills = path.join(root.dir, "skills");
+    target = path.join(root.dir, "target");
+    await writeTree(skills, CATALOG);
+    server = await serveCatalog(skills);
+  });
+  afterEach(async () => {
+    await server.close();
+    await root.remove();
+  });
+
+  /** Serves the skills folder again, as a restarted deployment would, at the same URL. */
+  async function restart(): Promise<void> {
+    await server.close();
+    server = await serveCatalog(skills, server.port);
+  }
+
+  it("installs every skill on the first run, with the pack file its text cites, and records each file's digest", async () => {
+    const report = await sync(server.url, target, { era });
+
+    expect(report.counts).toEqual({ added: 3, updated: 0, removed: 0, skipped: 0, unchanged: 0 });
+    expect(await readTree(target)).toEqual(INSTALLED);
+    const lock = await readLockIn(target);
+    expect(lock.sources).toHaveLength(1);
+    const [source] = lock.sources;
+    expect(source?.server).toBe(server.url);
+    expect(source?.skills["review-code"]).toMatchObject({
+      uri: "skill://team/review-code/SKILL.md",
+      files: {
+        "SKILL.md": digest(REVIEW),
+        "references/style.md": digest(STYLE),
+        "shared/checklist.md": digest(CHECKLIST),
+      },
+      packFiles: {
+        "shared/checklist.md": { uri: "skill://team/shared/checklist.md", digest: digest(CHECKLIST) },
+      },
+    });
+    // Nothing of the run is left beside the skills but the lock.
+    await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
+  });
+
+  it("updates what changed, adds what is new and removes what the server no longer serves", async () => {
+    await sync(server.url, target, { era });
+    const docs = skillMd("write-docs", "Write documentation pages.", "# Docs\nNow with a template.\n");
+    const checklist = `${CHECKLIST}- docs updated\n`;
+    await writeTree(skills, {
+      "team/write-docs/SKILL.md": docs,
+      "team/shared/checklist.md": checklist,
+      "team/plan-release/SKILL.md": skillMd("plan-release", "Plan a release."),
+    });
+    await rm(path.join(skills, "other"), { recursive: true });
+    await restart();
+
+    const report = await sync(server.url, target, { era });
+
+    expect(report.counts).toEqual({ added: 1, updated: 2, removed: 1, skipped: 0, unchanged: 0 });
+    expect(await readTree(target)).toEqual({
+      "plan-release/SKILL.md": skillMd("plan-release", "Plan a release."),
+      "review-code/SKILL.md": REVIEW,
+      "review-code/references/style.md": STYLE,
+      "review-code/shared/checklist.md": checklist,
+      "write-docs/SKILL.md": docs,
+    });
+    expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {}).sort()).toEqual([
+      "plan-release",
+      "review-code",
+      "write-docs",
+    ]);
+    // A third run has nothing to do.
+    expect((await sync(server.url, target, { era })).counts).toEqual({
+      added: 0,
+      updated: 0,
+      removed: 0,
+      skipped: 0,
+      unchanged: 3,
+    });
+  });
+
+  it("leaves a local skill alone, and reports a served skill whose name a local folder holds", async () => {
+    const local = {
+      "my-own/SKILL.md": skillMd("my-own", "Mine."),
+      "review-code/SKILL.md": "my local review notes",
+    };
+    await writeTree(target, local);
+
+    const report = await sync(server.url, target, { era });
+
+    expect(report.counts).toMatchObject({ added: 2, skipped: 1 });
+    expect(report.lines).toContainEqual(expect.stringMatching(/^review-code: skipped: .*did not install/));
+    const tree = await readTree(target);
+    expect(tree).toMatchObject(local);
+    expect(Object.keys(tree).filter((file) => file.startsWith("review-code/"))).toEqual([
+      "review-code/SKILL.md",
+    ]);
+    expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {}).sort()).toEqual([
+      "deploy-app",
+      "write-docs",
+    ]);
+
+    // Served no more, the skills sync installed go; the local folders stay.
+    await rm(path.join(skills, "other"), { recursive: true });
+    await restart();
+    await sync(server.url, target, { era });
+    expect(await readTree(target)).toEqual({ ...local, "write-docs/SKILL.md": DOCS });
+  });
+
+  it("installs what the scope selects, and moves with the scope", async () => {
+    const other = await sync(server.url, target, { era, headers: { "X-Skill-Pack": "other" } });
+    expect(other.counts.added).toBe(1);
+    expect(Object.keys(await readTree(target))).toEqual([
+      "deploy-app/SKILL.md",
+      "deploy-app/scripts/deploy.sh",
+    ]);
+
+    const team = await sync(server.url, target, { era, headers: { "X-Skill-Pack": "team" } });
+
+    expect(team.counts).toMatchObject({ added: 2, removed: 1 });
+    expect(Object.keys(await readTree(target))).toEqual([
+      "review-code/SKILL.md",
+      "review-code/references/style.md",
+      "review-code/shared/checklist.md",
+      "write-docs/SKILL.md",
+    ]);
+  });
+
+  it("plans without writing in a dry run or a check, and a check tells an out-of-date folder", async () => {
+    const planned = await sync(server.url, target, { era, mode: "dry-run" });
+    expect(planned.steps.map((step) => `${step.kind} ${step.name}`)).toEqual([
+      "add deploy-app",
+      "add review-code",
+      "add write-docs",
+    ]);
+    await expect(access(target)).rejects.toThrow();
+
+    await sync(server.url, target, { era });
+    const lock = await readFile(path.join(target, LOCK_FILE), "utf8");
+    expect(isOutOfDate((await sync(server.url, target, { era, mode: "check" })).steps)).toBe(false);
+
+    await writeTree(skills, { "team/write-docs/SKILL.md": skillMd("write-docs", "Write better docs.") });
+    await restart();
+    const check = await sync(server.url, target, { era, mode: "check" });
+    expect(
+      check.steps.filter((step) => step.kind !== "keep").map((step) => `${step.kind} ${step.name}`),
+    ).toEqual(["update write-docs"]);
+    expect(isOutOfDate(check.steps)).toBe(true);
+    expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
+    expect((await readTree(target))["write-docs/SKILL.md"]).toBe(DOCS);
+  });
+
+  it("leaves a skill changed here alone, and installs again one whose folder was deleted", async () => {
+    await sync(server.url, target, { era });
+    await writeFile(path.join(target, "write-docs/SKILL.md"), "edited here");
+    await rm(path.join(target, "deploy-app"), { recursive: true });
+    await writeTree(skills, { "team/write-docs/SKILL.md": skillMd("write-docs", "Write better docs.") });
+    await restart();
+
+    const report = await sync(server.url, target, { era });
+
+    expect(report.counts).toMatchObject({ added: 1, updated: 0, skipped: 1 });
+    expect(report.lines).toContainEqual(expect.stringMatching(/^write-docs: skipped: changed here/));
+    const tree = await readTree(target);
+    expect(tree["write-docs/SKILL.md"]).toBe("edited here");
+    expect(tree["deploy-app/SKILL.md"]).toBe(DEPLOY);
+  });
+});
+
+describe("pack files a skill cites from outside its folder", () => {
+  it("are left out, and the installed SKILL.md says so; the next run has nothing to do", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const manifest = skillMd(
+      "review-code",
+      "Review code changes.",
+      "Follow ../shared/checklist.md; see shared/none.md.\n",
+    );
+    await writeTree(skills, { "team/review-code/SKILL.md": manifest, "team/shared/checklist.md": CHECKLIST });
+    const server = await serveCatalog(skills);
+    try {
+      const report = await sync(server.url, target);
+
+      expect(report.lines).toContainEqual(
+        expect.stringMatching(/review-code: .*left out 1 file\(s\) it cites/),
+      );
+      const installed = (await readTree(target))["review-code/SKILL.md"] ?? "";
+      expect(installed.startsWith(manifest)).toBe(true);
+      expect(installed.slice(manifest.length)).toBe(
+        "\n\n---\n\nInstalled by skills-mcp sync from skill://team/review-code/SKILL.md. Files this skill cites that are not in this copy:\n\n" +
+          "- `../shared/checklist.md` (skill://team/shared/checklist.md): outside this skill's folder, where sync writes nothing\n",
+      );
+      expect((await readLockIn(target)).sources[0]?.skills["review-code"]?.files["SKILL.md"]).toBe(
+        digest(installed),
+      );
+      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, updated: 0 });
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+
+  it("copies no file of another skill that a skill's text names", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const manifest = skillMd(
+      "review-code",
+      "Review code changes.",
+      "Then write-docs/SKILL.md, with write-docs/notes.md.\n",
+    );
+    await writeTree(skills, {
+      "team/review-code/SKILL.md": manifest,
+      "team/write-docs/SKILL.md": DOCS,
+      "team/write-docs/notes.md": "notes\n",
+    });
+    const server = await serveCatalog(skills);
+    try {
+      await sync(server.url, target);
+      expect(await readTree(target)).toEqual({
+        "review-code/SKILL.md": manifest,
+        "write-docs/SKILL.md": DOCS,
+        "write-docs/notes.md": "notes\n",
+      });
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+});
