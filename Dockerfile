@@ -5,7 +5,7 @@
 #   docker build --build-arg ALLOW_UNSAFE_SKILLS=1 -t skills-mcp .          (build despite a high audit finding)
 
 # Every dependency, from the lockfile: used to compile the server and to run the fetcher. No install
-# scripts: nothing the image runs needs one, and native builds (a benchmark's SQLite) need a toolchain.
+# scripts: nothing the image runs needs one (package.json's allowScripts denies them outside the image too).
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
