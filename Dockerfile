@@ -45,7 +45,8 @@ RUN case "$ALLOW_UNSAFE_SKILLS" in \
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# The build's record of what it compiled (dist/.tsbuildinfo) only serves the next build: not shipped.
+RUN npm run build && rm dist/.tsbuildinfo && npm prune --omit=dev
 
 # Production dependencies, the compiled server and the skills: no git, no dev dependencies, no npm cache.
 FROM node:24-bookworm-slim AS runtime
