@@ -5,7 +5,7 @@
 #   docker build --build-arg ALLOW_UNSAFE_SKILLS=1 -t skills-mcp .          (build despite a high audit finding)
 
 # Every dependency, from the lockfile: used to compile the server and to run the fetcher. No install
-# scripts: nothing the image runs needs one, and native builds (a benchmark's SQLite) need a toolchain.
+# scripts: nothing the image runs needs one (package.json's allowScripts denies them outside the image too).
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -45,7 +45,8 @@ RUN case "$ALLOW_UNSAFE_SKILLS" in \
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# The build's record of what it compiled (dist/.tsbuildinfo) only serves the next build: not shipped.
+RUN npm run build && rm dist/.tsbuildinfo && npm prune --omit=dev
 
 # Production dependencies, the compiled server and the skills: no git, no dev dependencies, no npm cache.
 FROM node:24-bookworm-slim AS runtime

@@ -7,7 +7,7 @@ import {
   type Skill,
   stripBom,
 } from "../../src/catalog/index.js";
-import { countLineChanges, type LineChanges } from "./line-diff.js";
+import { countLineChanges, type LineChanges } from "./diff.js";
 
 /** A pack as one commit has it: its skills, and every file it serves by path in the pack. */
 export interface PackSide {
@@ -32,13 +32,21 @@ export interface SkillPair {
   readonly after: Skill;
 }
 
+/** A SKILL.md body (the frontmatter taken off) that a bump changes, old and new. */
+export interface BodyChange {
+  readonly skill: Skill;
+  readonly lines: LineChanges;
+  readonly before: string;
+  readonly after: string;
+}
+
 export interface PackChanges {
   readonly added: readonly Skill[];
   readonly removed: readonly Skill[];
   /** A new folder, a new name, or both. */
   readonly renamed: readonly SkillPair[];
   readonly descriptions: readonly SkillPair[];
-  readonly bodies: readonly { readonly skill: Skill; readonly lines: LineChanges }[];
+  readonly bodies: readonly BodyChange[];
   /** Supporting files of skills, compared within each skill's folder. */
   readonly skillFiles: readonly FileChange[];
   readonly packFiles: readonly FileChange[];
@@ -64,11 +72,12 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   const compareSkillFiles = (old: Skill | undefined, now: Skill | undefined) =>
     compareFiles(filesOf(old, before), filesOf(now, after), placed(now), placed(old));
   const skillFiles: FileChange[] = [];
-  const bodies: { skill: Skill; lines: LineChanges }[] = [];
+  const bodies: BodyChange[] = [];
   for (const { before: old, after: now } of pairs) {
     const oldBody = bodyOf(before.files.get(documentIn(old)));
     const newBody = bodyOf(after.files.get(documentIn(now)));
-    if (oldBody !== newBody) bodies.push({ skill: now, lines: countLineChanges(oldBody, newBody) });
+    if (oldBody !== newBody)
+      bodies.push({ skill: now, lines: countLineChanges(oldBody, newBody), before: oldBody, after: newBody });
     skillFiles.push(...compareSkillFiles(old, now));
   }
   for (const skill of added) skillFiles.push(...compareSkillFiles(undefined, skill));

@@ -5,11 +5,20 @@ import {
   markdownCode,
   markdownText,
   unsafeLead,
+  visible,
 } from "../../src/audit/index.js";
 import type { Skill } from "../../src/catalog/index.js";
 import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
-import type { FileChange, PackChanges } from "./compare.js";
-import type { LineChanges } from "./line-diff.js";
+import type { BodyChange, FileChange, PackChanges } from "./compare.js";
+import {
+  type DiffLimits,
+  type Edit,
+  editScript,
+  type LineChanges,
+  spanScript,
+  UNIFIED_LIMITS,
+  unifiedDiff,
+} from "./diff.js";
 
 /** A finding of the new commit, and whether the old one had it too. */
 export type ReviewedFinding = Finding & { readonly new: boolean };
@@ -44,6 +53,15 @@ const OPEN_ITEMS = 10;
 /** The longest lists tried, longest first, until the review fits its budget. */
 const LIST_LIMITS = [Number.POSITIVE_INFINITY, 200, 50, 15, 5, 1];
 const GITHUB_LIMIT = "GitHub's 65,536-character limit for a pull request body";
+/**
+ * Descriptions are compared word by word up to these sizes (a description may be as long as its SKILL.md);
+ * past them the words from the first to the last difference are marked, which takes linear work.
+ */
+const WORD_LIMITS: DiffLimits = { items: 2000, edits: 200 };
+/** A body's diff is shown up to this many characters, each line up to DIFF_LINE_CHARS. */
+const DIFF_CHARS = 3000;
+const DIFF_LINE_CHARS = 200;
+const UPSTREAM = "the whole change is upstream, between the two commits above";
 
 /** The review as Markdown in at most `budget` characters: lists are cut shorter until it fits, and say so. */
 export function renderReview(content: ReviewContent, budget: number): string {
@@ -142,15 +160,13 @@ function renderSource(review: SourceReview, limit: number): string[] {
       ),
     ...more(changes.descriptions.length, limit),
   ]);
-  section(
-    lines,
-    "SKILL.md bodies changed",
-    changes.bodies.length,
-    changes.bodies
-      .slice(0, limit)
-      .map(({ skill, lines: changed }) => `- ${id(skill)}: ${lineCount(changed)}`)
-      .concat(more(changes.bodies.length, limit)),
-  );
+  const bodies = changes.bodies.slice(0, limit);
+  section(lines, "SKILL.md bodies changed", changes.bodies.length, [
+    ...bodies.map(({ skill, lines: changed }) => `- ${id(skill)}: ${lineCount(changed)}`),
+    ...more(changes.bodies.length, limit),
+    "",
+    ...bodies.flatMap(bodyDiff),
+  ]);
   section(lines, "Supporting files", files.length, fileList(source.name, files, limit));
   section(lines, "Pack files", changes.packFiles.length, fileList(source.name, changes.packFiles, limit));
   if (review.findings.length > 0) {
@@ -168,29 +184,82 @@ function renderSource(review: SourceReview, limit: number): string[] {
 }
 
 /**
- * Two versions of a text as table cells, the words between the first and the last difference in bold,
- * so that one changed word in a long description is seen.
+ * Two versions of a text as table cells, the words that differ in bold (a shortest word-by-word diff), so
+ * that the real edit in a long description is seen.
  */
 function sideBySide(before: string, after: string): [string, string] {
   const [a, b] = [before.split(" "), after.split(" ")];
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let end = 0;
-  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end])
-    end++;
-  const mark = (words: string[]) => {
-    const middle = words.slice(start, words.length - end).join(" ");
-    const parts = [
-      words.slice(0, start).join(" "),
-      middle === "" ? "" : `**${markdownText(middle)}**`,
-      words.slice(words.length - end).join(" "),
-    ];
-    return parts
-      .map((part, index) => (index === 1 ? part : markdownText(part)))
-      .filter((part) => part !== "")
-      .join(" ");
+  const edits = editScript(a, b, WORD_LIMITS) ?? spanScript(a, b);
+  return [marked(edits, "added"), marked(edits, "removed")];
+}
+
+/** One side of a word diff (every edit but those of kind `other`), each run of changed words in bold. */
+function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): string {
+  const parts: string[] = [];
+  let run: string[] = [];
+  let changed = false;
+  const close = () => {
+    const text = markdownText(run.join(" "));
+    if (text !== "") parts.push(changed ? `**${text}**` : text);
+    run = [];
   };
-  return [mark(a), mark(b)];
+  for (const edit of edits) {
+    if (edit.kind === other) continue;
+    if ((edit.kind !== "same") !== changed) {
+      close();
+      changed = !changed;
+    }
+    run.push(edit.item);
+  }
+  close();
+  return parts.join(" ");
+}
+
+/**
+ * A changed SKILL.md body as a collapsed unified diff, cut at DIFF_CHARS with a note, so that a reviewer
+ * reads the edit without leaving the pull request. Hidden characters are shown as `{U+202E}`.
+ */
+function bodyDiff(body: BodyChange): string[] {
+  const open = ["<details>", `<summary>${html(body.skill.id)}: SKILL.md diff</summary>`, ""];
+  const hunks = unifiedDiff(body.before, body.after);
+  if (hunks === undefined) {
+    return [
+      ...open,
+      `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${UPSTREAM}.`,
+      "",
+      "</details>",
+      "",
+    ];
+  }
+  const shown: string[] = [];
+  let size = 0;
+  for (const line of hunks) {
+    const cut = line.length > DIFF_LINE_CHARS ? `${[...line].slice(0, DIFF_LINE_CHARS).join("")}…` : line;
+    const text = cut.split("\t").map(visible).join("\t");
+    if (size + text.length > DIFF_CHARS) break;
+    shown.push(text);
+    size += text.length + 1;
+  }
+  const longest = Math.max(2, ...shown.flatMap((line) => (line.match(/`+/g) ?? []).map((run) => run.length)));
+  const fence = "`".repeat(longest + 1);
+  const left = hunks.length - shown.length;
+  return [
+    ...open,
+    `${fence}diff`,
+    ...shown,
+    fence,
+    ...(left > 0
+      ? ["", `… and ${count(left, "more line")} of this diff, cut to keep the review short: ${UPSTREAM}.`]
+      : []),
+    "",
+    "</details>",
+    "",
+  ];
+}
+
+/** `text` safe inside an HTML element. */
+function html(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
 function auditLine(findings: readonly ReviewedFinding[]): string {

@@ -24,3 +24,4 @@ export {
   SEVERITIES,
   type Severity,
 } from "./rules.js";
+export { visible } from "./text.js";

@@ -60,6 +60,9 @@ beforeAll(async () => {
       "wick-kit",
       "Repair a lantern with new wicks, lantern glass and lantern fuel.",
     ),
+    "stems.json": JSON.stringify([
+      { id: "q-5", query: "nailing", expected: ["tools/hammer"], difficulty: "easy" },
+    ]),
     "lantern.json": JSON.stringify([
       { id: "q-4", query: "lanterns", expected: ["camp/lantern"], difficulty: "easy" },
     ]),
@@ -90,6 +93,14 @@ describe("npm run bench:search", () => {
       "q-2": 1,
       "q-3": null,
     });
+  });
+
+  // Issue 26: the baseline's SQLite is WebAssembly now (better-sqlite3 compiled at every `npm ci`); it must
+  // still be FTS5 with the porter tokenizer, the baseline docs/search.md quotes.
+  it("ranks the SQLite FTS5 baseline beside its own figures, stemming as FTS5's porter does", async () => {
+    const run = await bench("search-quality.ts", [file("corpus"), file("stems.json")]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^FTS5 baseline +all \(1\) +1\.00 +1\.00 +1\.00 +1\.00$/m);
   });
 
   it("ranks with the settings given: a lighter name lets a description full of the word win", async () => {

@@ -1,12 +1,17 @@
 import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { promisify } from "node:util";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Service } from "kubernetes-models/v1/Service";
-import { beforeAll, describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse, parseAllDocuments, stringify } from "yaml";
 import { ROOT } from "../helpers/process.js";
+import { makeTree, type TempTree, writeTree } from "../helpers/skill-tree.js";
 
 const run = promisify(execFile);
 
@@ -22,12 +27,67 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   "v1/Service": Service,
   "apps/v1/Deployment": Deployment,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
+  "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
+  "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
 };
+
+/** The kustomizations one applies: the main deployment (the root) and each overlay beside it. */
+const MAIN = ".";
+const OVERLAYS = ["deploy/overlays/single-pack"];
+const COMPONENTS = [
+  "deploy/components/namespace",
+  "deploy/components/network-policy",
+  "deploy/components/autoscaler",
+];
 
 async function render(dir: string): Promise<KubeObject[]> {
   const { stdout } = await run("kubectl", ["kustomize", dir], { cwd: ROOT });
   return parseAllDocuments(stdout).map((document) => document.toJS() as KubeObject);
 }
+
+let scratch: TempTree;
+
+/**
+ * Renders the kustomization in `dir` with `components` added to it, as the README says to enable them: a
+ * copy of its kustomization.yaml in a temp folder, its paths made relative to there.
+ */
+async function renderWith(dir: string, components: readonly string[]): Promise<KubeObject[]> {
+  const copy = path.join(scratch.dir, [dir, ...components].join(" ").replaceAll(/[^\w]+/g, "_"));
+  const reach = (entry: string) => path.relative(copy, path.join(ROOT, dir, entry));
+  const kustomization = parse(await readFile(path.join(ROOT, dir, "kustomization.yaml"), "utf8")) as {
+    resources: string[];
+  };
+  const withComponents = {
+    ...kustomization,
+    resources: kustomization.resources.map(reach),
+    components: components.map((component) => path.relative(copy, path.join(ROOT, component))),
+  };
+  await writeTree(copy, { "kustomization.yaml": stringify(withComponents) });
+  return render(copy);
+}
+
+function validate(objects: readonly KubeObject[]): void {
+  for (const object of objects) {
+    const Model = MODELS[`${object.apiVersion}/${object.kind}`];
+    expect(Model, `${object.apiVersion}/${object.kind}`).toBeDefined();
+    if (Model) expect(() => new Model(object as never).validate()).not.toThrow();
+  }
+}
+
+const named = (objects: readonly KubeObject[]) =>
+  objects.map((object) => `${object.kind}/${object.metadata.name}`).sort();
+const only = <T>(objects: readonly KubeObject[], kind: string, Model: new (data: never) => T): T => {
+  const found = objects.filter((object) => object.kind === kind);
+  expect(found, kind).toHaveLength(1);
+  return new Model(found[0] as never);
+};
+const podLabels = (objects: readonly KubeObject[]) =>
+  only(objects, "Deployment", Deployment).spec?.template.metadata?.labels ?? {};
+/** Whether a matchLabels selector picks pods with these labels. */
+const selects = (selector: Record<string, string> | undefined, labels: Record<string, string>) =>
+  selector !== undefined &&
+  Object.keys(selector).length > 0 &&
+  Object.entries(selector).every(([key, value]) => labels[key] === value);
 
 async function hasKubectl(): Promise<boolean> {
   try {
@@ -41,42 +101,41 @@ async function hasKubectl(): Promise<boolean> {
 
 const kubectl = await hasKubectl();
 
+beforeAll(async () => {
+  scratch = await makeTree({});
+});
+afterAll(async () => {
+  await scratch?.remove();
+});
+
 describe.skipIf(!kubectl)("kubectl kustomize .", () => {
   let objects: KubeObject[];
   let deployment: Deployment;
   beforeAll(async () => {
-    objects = await render(".");
+    objects = await render(MAIN);
     deployment = new Deployment(objects.find((object) => object.kind === "Deployment") as never);
   });
 
   const find = (kind: string) => objects.find((object) => object.kind === kind);
 
-  it("renders a Namespace, Deployment, Service and PodDisruptionBudget that pass the Kubernetes schemas", () => {
-    expect(objects.map((object) => `${object.kind}/${object.metadata.name}`).sort()).toEqual([
+  // Issue 26: the base created Namespace flow, so `kubectl delete -k .` deleted n8n's namespace with it.
+  it("renders a Deployment, Service and PodDisruptionBudget that pass the Kubernetes schemas, and no Namespace", () => {
+    expect(named(objects)).toEqual([
       "Deployment/skills-mcp",
-      "Namespace/flow",
       "PodDisruptionBudget/skills-mcp",
       "Service/skills-mcp",
     ]);
-    for (const object of objects) {
-      const Model = MODELS[`${object.apiVersion}/${object.kind}`];
-      expect(Model, `${object.apiVersion}/${object.kind}`).toBeDefined();
-      if (Model) expect(() => new Model(object as never).validate()).not.toThrow();
-    }
+    validate(objects);
   });
 
   it("puts everything in namespace flow", () => {
-    for (const object of objects.filter((candidate) => candidate.kind !== "Namespace")) {
-      expect(object.metadata.namespace, object.kind).toBe("flow");
-    }
+    for (const object of objects) expect(object.metadata.namespace, object.kind).toBe("flow");
   });
 
   it("exposes port 8000 named http on a Service that selects the pods", () => {
     const service = new Service(find("Service") as never);
     expect(service.spec?.ports).toEqual([{ name: "http", port: 8000, targetPort: "http", protocol: "TCP" }]);
-    const podLabels = deployment.spec?.template.metadata?.labels ?? {};
-    expect(Object.keys(service.spec?.selector ?? {}).length).toBeGreaterThan(0);
-    expect(podLabels).toMatchObject(service.spec?.selector ?? { missing: "selector" });
+    expect(selects(service.spec?.selector, podLabels(objects))).toBe(true);
     expect(deployment.spec?.template.spec?.containers[0]?.ports).toEqual([
       { name: "http", containerPort: 8000, protocol: "TCP" },
     ]);
@@ -93,9 +152,7 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
     expect(deployment.spec?.replicas).toBe(2);
     const budget = new PodDisruptionBudget(find("PodDisruptionBudget") as never);
     expect(budget.spec?.minAvailable).toBe(1);
-    expect(deployment.spec?.template.metadata?.labels).toMatchObject(
-      budget.spec?.selector?.matchLabels ?? { no: "selector" },
-    );
+    expect(selects(budget.spec?.selector?.matchLabels, podLabels(objects))).toBe(true);
   });
 
   it("probes /health for startup, readiness and liveness", () => {
@@ -137,15 +194,128 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
   });
 });
 
-describe.skipIf(!kubectl)("kubectl kustomize deploy/overlays/single-pack", () => {
-  it("is the same deployment serving one pack through SKILL_PACKS", async () => {
-    const objects = await render("deploy/overlays/single-pack");
-    const deployment = new Deployment(objects.find((object) => object.kind === "Deployment") as never);
-    deployment.validate();
-    expect(deployment.metadata?.namespace).toBe("flow");
-    expect(deployment.spec?.template.spec?.containers[0]?.env).toContainEqual({
+describe.skipIf(!kubectl)("kubectl kustomize deploy/base", () => {
+  it("holds no Namespace and names none: the kustomization using it says where it goes", async () => {
+    const objects = await render("deploy/base");
+    expect(named(objects)).toEqual([
+      "Deployment/skills-mcp",
+      "PodDisruptionBudget/skills-mcp",
+      "Service/skills-mcp",
+    ]);
+    for (const object of objects) expect(object.metadata.namespace, object.kind).toBeUndefined();
+  });
+});
+
+describe.skipIf(!kubectl).each(OVERLAYS)("kubectl kustomize %s", (overlay) => {
+  let main: KubeObject[];
+  let objects: KubeObject[];
+  beforeAll(async () => {
+    [main, objects] = await Promise.all([render(MAIN), render(overlay)]);
+  });
+
+  it("passes the Kubernetes schemas and serves one pack through SKILL_PACKS", () => {
+    validate(objects);
+    expect(only(objects, "Deployment", Deployment).spec?.template.spec?.containers[0]?.env).toContainEqual({
       name: "SKILL_PACKS",
       value: "n8n",
     });
+  });
+
+  // Issue 26: the overlay had the main deployment's names, so applying it replaced the main deployment.
+  it("runs beside the main deployment: its own names, in the same namespace", () => {
+    const mainNames = new Set(named(main));
+    expect(named(objects).filter((name) => mainNames.has(name))).toEqual([]);
+    expect(named(objects)).toHaveLength(main.length);
+    for (const object of objects) expect(object.metadata.namespace, object.kind).toBe("flow");
+  });
+
+  it("selects its own pods only, and the main deployment's selectors skip them", () => {
+    const own = podLabels(objects);
+    const theirs = podLabels(main);
+    for (const [mine, other, pods] of [
+      [objects, main, own],
+      [main, objects, theirs],
+    ] as const) {
+      const service = only(mine, "Service", Service).spec?.selector;
+      const budget = only(mine, "PodDisruptionBudget", PodDisruptionBudget).spec?.selector?.matchLabels;
+      const deployment = only(mine, "Deployment", Deployment).spec?.selector.matchLabels;
+      for (const selector of [service, budget, deployment]) {
+        expect(selects(selector, pods)).toBe(true);
+        expect(selects(selector, podLabels(other))).toBe(false);
+      }
+    }
+  });
+});
+
+describe.skipIf(!kubectl).each([MAIN, ...OVERLAYS])("the optional components, added to %s", (dir) => {
+  let plain: KubeObject[];
+  beforeAll(async () => {
+    plain = await render(dir);
+  });
+
+  it("each renders only what it adds, and everything passes the Kubernetes schemas", async () => {
+    const added: Record<string, string[]> = {};
+    for (const component of COMPONENTS) {
+      const objects = await renderWith(dir, [component]);
+      validate(objects);
+      const before = new Set(named(plain));
+      added[path.basename(component)] = named(objects).filter((name) => !before.has(name));
+    }
+    const name = only(plain, "Deployment", Deployment).metadata?.name;
+    expect(added).toEqual({
+      namespace: ["Namespace/flow"],
+      "network-policy": [`NetworkPolicy/${name}`],
+      autoscaler: [`HorizontalPodAutoscaler/${name}`],
+    });
+  });
+
+  it("admits only the client namespaces and Prometheus, to these pods, on port http", async () => {
+    const objects = await renderWith(dir, ["deploy/components/network-policy"]);
+    const policy = only(objects, "NetworkPolicy", NetworkPolicy);
+    expect(policy.metadata?.namespace).toBe("flow");
+    expect(selects(policy.spec?.podSelector.matchLabels, podLabels(objects))).toBe(true);
+    expect(policy.spec?.policyTypes).toEqual(["Ingress"]);
+    const namespaceIn = (values: string[]) => ({
+      matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values }],
+    });
+    const port = [{ port: "http", protocol: "TCP" }];
+    expect(policy.spec?.ingress).toEqual([
+      { from: [{ namespaceSelector: namespaceIn(["flow"]) }], ports: port },
+      {
+        from: [
+          {
+            namespaceSelector: namespaceIn(["monitoring"]),
+            podSelector: {
+              matchExpressions: [{ key: "app.kubernetes.io/name", operator: "In", values: ["prometheus"] }],
+            },
+          },
+        ],
+        ports: port,
+      },
+    ]);
+  });
+
+  it("scales the Deployment on CPU, never below what lets its PodDisruptionBudget allow a disruption", async () => {
+    const objects = await renderWith(dir, ["deploy/components/autoscaler"]);
+    const autoscaler = only(objects, "HorizontalPodAutoscaler", HorizontalPodAutoscaler);
+    const deployment = only(objects, "Deployment", Deployment);
+    const budget = only(objects, "PodDisruptionBudget", PodDisruptionBudget);
+    expect(autoscaler.spec?.scaleTargetRef).toEqual({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      name: deployment.metadata?.name,
+    });
+    expect(autoscaler.spec?.metrics?.map((metric) => metric.resource?.name)).toEqual(["cpu"]);
+    const minAvailable = budget.spec?.minAvailable;
+    expect(typeof minAvailable).toBe("number");
+    expect(autoscaler.spec?.minReplicas).toBeGreaterThanOrEqual(Number(minAvailable) + 1);
+    expect(autoscaler.spec?.maxReplicas).toBeGreaterThan(autoscaler.spec?.minReplicas ?? Infinity);
+    // A fixed count would be reset by every `kubectl apply`, undoing the autoscaler's choice.
+    expect(deployment.spec?.replicas).toBeUndefined();
+  });
+
+  it("creates the namespace it deploys to, when asked", async () => {
+    const objects = await renderWith(dir, ["deploy/components/namespace"]);
+    expect(only(objects, "Namespace", Namespace).metadata?.name).toBe("flow");
   });
 });

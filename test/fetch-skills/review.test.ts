@@ -163,6 +163,67 @@ describe("the repin review", () => {
     ]);
   });
 
+  // Issue 26: everything after the first changed word of a description was in bold, and a changed body
+  // was only a count of lines, so a reviewer had to leave the pull request to read the edit.
+  it("marks only the changed words of a description, and shows each changed body as a collapsed diff", async () => {
+    const sentence = (wood: string, tool: string) =>
+      `Drive nails into oak and ${wood} boards, then pull bent nails out with the claw of the ${tool}.`;
+    const numbered = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, index) => `${prefix} ${index + 1}\n`).join("");
+    const notes = await makeUpstream(path.join(tree.dir, "notes"), [
+      {
+        "skills/oak/SKILL.md": skillMd(
+          "oak",
+          sentence("pine", "hammer"),
+          "# Oak\n\nStep one.\nStep two.\nStep three.\n",
+        ),
+        "skills/long/SKILL.md": skillMd("long", "Long.", numbered("line", 300)),
+        "skills/huge/SKILL.md": skillMd("huge", "Huge.", numbered("old line", 1200)),
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/oak/SKILL.md": skillMd(
+          "oak",
+          sentence("cedar", "big hammer"),
+          "# Oak\n\nStep one.\nStep ```2```, \u202Equietly.\nStep three.\n",
+        ),
+        "skills/long/SKILL.md": skillMd("long", "Long.", numbered("LINE", 300)),
+        "skills/huge/SKILL.md": skillMd("huge", "Huge.", numbered("new line", 1200)),
+      },
+    ]);
+    const result = await bump([{ name: "notes", url: notes.url, ref: notes.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).toContain(
+      "| `notes/oak` | Drive nails into oak and **pine** boards, then pull bent nails out with the claw of the hammer. | Drive nails into oak and **cedar** boards, then pull bent nails out with the claw of the **big** hammer. |",
+    );
+    // A fence longer than any run of backticks in the body, and the hidden character shown.
+    expect(summary).toContain(
+      [
+        "<details>",
+        "<summary>notes/oak: SKILL.md diff</summary>",
+        "",
+        "````diff",
+        "@@ -2,5 +2,5 @@",
+        " # Oak",
+        " ",
+        " Step one.",
+        "-Step two.",
+        "+Step ```2```, {U+202E}quietly.",
+        " Step three.",
+        "````",
+        "",
+        "</details>",
+      ].join("\n"),
+    );
+    expect(summary).toMatch(
+      /<summary>notes\/long: SKILL\.md diff<\/summary>\n\n```diff\n@@ -1,301 \+1,301 @@\n \n-line 1\n-line 2\n[\s\S]*\n```\n\n… and \d+ more lines of this diff, cut to keep the review short: the whole change is upstream, between the two commits above\.\n/,
+    );
+    expect(summary).toContain(
+      "<summary>notes/huge: SKILL.md diff</summary>\n\nToo different to diff here (over 1,000 changed lines, or over 5,000 lines from the first change to the last): the whole change is upstream, between the two commits above.",
+    );
+  });
+
   it("names nothing in a clean bump", async () => {
     const clean = await makeUpstream(path.join(tree.dir, "clean"), [
       { "skills/tidy/SKILL.md": skillMd("tidy", "Tidies."), "shared/a.md": "a\n" },
@@ -198,6 +259,7 @@ describe("the repin review", () => {
           skillMd(
             `skill-${i}`,
             `Version ${version}. ${"A long description of what this skill does. ".repeat(28)}`,
+            `# Skill ${i}\n\n${`Version ${version} of a long body.\n`.repeat(100)}`,
           ),
         ]),
       ),
@@ -207,6 +269,8 @@ describe("the repin review", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.summary.length).toBeLessThan(65_536);
     expect(result.summary).toContain("- Descriptions: 60 changed;");
+    expect(result.summary).toContain("- SKILL.md bodies: 60 changed (+6000 −6000 lines).");
+    expect(result.summary).toContain("<summary>big/skill-0: SKILL.md diff</summary>");
     expect(result.summary).toContain("<details>\n<summary>60 items</summary>");
     expect(result.summary).toMatch(
       /- Lists below show at most \d+ items each, to stay under GitHub's 65,536-character limit/,

@@ -1,0 +1,230 @@
+/** Lines added and removed between two texts, as a diff counts them. */
+export interface LineChanges {
+  readonly added: number;
+  readonly removed: number;
+  /** Lines both texts have, in the same order. */
+  readonly unchanged: number;
+}
+
+/** One step from the old text to the new: an item both keep, or one that only the old or the new has. */
+export interface Edit<T> {
+  readonly kind: "same" | "removed" | "added";
+  readonly item: T;
+}
+
+/**
+ * How much an edit script may cost, past the start and end both sides share: at most `items` items on a
+ * side and `edits` insertions and deletions. Work grows as items × edits and memory as edits², so these
+ * keep untrusted text from costing more than a fixed amount.
+ */
+export interface DiffLimits {
+  readonly items: number;
+  readonly edits: number;
+}
+
+/** Past this many edits, counting by content (moved lines count as unchanged) is close enough and cheap. */
+const MAX_COUNTED_EDITS = 2000;
+
+/** What a unified diff of a SKILL.md body may cost before it is left out (see DiffLimits). */
+export const UNIFIED_LIMITS: DiffLimits = { items: 5000, edits: 1000 };
+
+/**
+ * How many lines `after` adds to `before` and removes from it, by the shortest edit script (Myers):
+ * what `git diff --numstat` would say, up to ties.
+ */
+export function countLineChanges(before: string, after: string): LineChanges {
+  const ids = new Map<string, number>();
+  const idsOf = (text: string) =>
+    splitLines(text).map((line) => {
+      let id = ids.get(line);
+      if (id === undefined) {
+        id = ids.size;
+        ids.set(line, id);
+      }
+      return id;
+    });
+  const a = idsOf(before);
+  const b = idsOf(after);
+  const { start, endA, endB } = commonEnds(a, b);
+  const x = a.slice(start, endA);
+  const y = b.slice(start, endB);
+  const edits = search(x, y, MAX_COUNTED_EDITS, undefined);
+  const { added, removed } =
+    edits === undefined ? countByContent(x, y) : fromEdits(x.length, y.length, edits);
+  return { added, removed, unchanged: b.length - added };
+}
+
+/**
+ * The shortest edit script from `a` to `b` (Myers), items compared with `===`; undefined when it would
+ * cost more than `limits` allow.
+ */
+export function editScript<T>(a: readonly T[], b: readonly T[], limits: DiffLimits): Edit<T>[] | undefined {
+  const { start, endA, endB } = commonEnds(a, b);
+  const x = a.slice(start, endA);
+  const y = b.slice(start, endB);
+  if (x.length > limits.items || y.length > limits.items) return undefined;
+  const rounds: Int32Array[] = [];
+  if (search(x, y, limits.edits, rounds) === undefined) return undefined;
+  const same = (item: T): Edit<T> => ({ kind: "same", item });
+  return [...a.slice(0, start).map(same), ...backtrack(x, y, rounds), ...a.slice(endA).map(same)];
+}
+
+/**
+ * The script that removes everything between the start and the end both share and adds what `b` has
+ * there: less precise than {@link editScript}, but true, and linear in any input.
+ */
+export function spanScript<T>(a: readonly T[], b: readonly T[]): Edit<T>[] {
+  const { start, endA, endB } = commonEnds(a, b);
+  const as =
+    (kind: Edit<T>["kind"]) =>
+    (item: T): Edit<T> => ({ kind, item });
+  return [
+    ...a.slice(0, start).map(as("same")),
+    ...a.slice(start, endA).map(as("removed")),
+    ...b.slice(start, endB).map(as("added")),
+    ...a.slice(endA).map(as("same")),
+  ];
+}
+
+/**
+ * The hunks of a unified diff from `before` to `after` (`@@ -1,3 +1,4 @@` headers, then lines marked with a
+ * space, `-` or `+`), with `context` unchanged lines around each change; undefined when the two texts
+ * differ too much to diff within UNIFIED_LIMITS.
+ */
+export function unifiedDiff(before: string, after: string, context = 3): string[] | undefined {
+  const edits = editScript(splitLines(before), splitLines(after), UNIFIED_LIMITS);
+  if (edits === undefined) return undefined;
+  const numbered: (Edit<string> & { readonly old: number; readonly new: number })[] = [];
+  let old = 1;
+  let now = 1;
+  for (const edit of edits) {
+    numbered.push({ ...edit, old, new: now });
+    if (edit.kind !== "added") old++;
+    if (edit.kind !== "removed") now++;
+  }
+  const changed = numbered.flatMap((edit, index) => (edit.kind === "same" ? [] : [index]));
+  const lines: string[] = [];
+  let next = 0;
+  while (next < changed.length) {
+    const first = changed[next] ?? 0;
+    let last = first;
+    while (next < changed.length && (changed[next] ?? 0) - last <= 2 * context)
+      last = changed[next++] ?? last;
+    const hunk = numbered.slice(Math.max(0, first - context), last + context + 1);
+    const oldCount = hunk.filter((edit) => edit.kind !== "added").length;
+    const newCount = hunk.filter((edit) => edit.kind !== "removed").length;
+    // An empty side is named by the line before it, as diff does (`-0,0` for a file that was empty).
+    const from = (start: number, count: number) => `${count === 0 ? start - 1 : start},${count}`;
+    lines.push(`@@ -${from(hunk[0]?.old ?? 1, oldCount)} +${from(hunk[0]?.new ?? 1, newCount)} @@`);
+    for (const edit of hunk) lines.push(`${{ same: " ", removed: "-", added: "+" }[edit.kind]}${edit.item}`);
+  }
+  return lines;
+}
+
+function splitLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
+/** The length of the start both share, and where the end both share begins in each. */
+function commonEnds<T>(a: readonly T[], b: readonly T[]): { start: number; endA: number; endB: number } {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  return { start, endA, endB };
+}
+
+/**
+ * Myers' search for the shortest edit script from `a` to `b`: its length, or undefined past `max`. With
+ * `rounds`, it keeps how far each diagonal reached after each round (round d covers diagonals -d to d),
+ * for {@link backtrack} to recover the script.
+ */
+function search<T>(
+  a: readonly T[],
+  b: readonly T[],
+  max: number,
+  rounds: Int32Array[] | undefined,
+): number | undefined {
+  const offset = max + 1;
+  const furthest = new Int32Array(2 * max + 3);
+  for (let edits = 0; edits <= max; edits++) {
+    for (let diagonal = -edits; diagonal <= edits; diagonal += 2) {
+      const down = furthest[offset + diagonal + 1] ?? 0;
+      const right = (furthest[offset + diagonal - 1] ?? 0) + 1;
+      let x = diagonal === -edits || (diagonal !== edits && right - 1 < down) ? down : right;
+      let y = x - diagonal;
+      while (x < a.length && y < b.length && a[x] === b[y]) {
+        x++;
+        y++;
+      }
+      furthest[offset + diagonal] = x;
+      if (x >= a.length && y >= b.length) {
+        rounds?.push(furthest.slice(offset - edits, offset + edits + 1));
+        return edits;
+      }
+    }
+    rounds?.push(furthest.slice(offset - edits, offset + edits + 1));
+  }
+  return undefined;
+}
+
+/** Walks the rounds of {@link search} back from the end, one edit and the equal run after it per round. */
+function backtrack<T>(a: readonly T[], b: readonly T[], rounds: readonly Int32Array[]): Edit<T>[] {
+  const backwards: Edit<T>[] = [];
+  const keep = (index: number) => {
+    const item = a[index];
+    if (item !== undefined) backwards.push({ kind: "same", item });
+  };
+  let x = a.length;
+  let y = b.length;
+  for (let edits = rounds.length - 1; edits > 0; edits--) {
+    const previous = rounds[edits - 1];
+    const reached = (diagonal: number) => previous?.[diagonal + edits - 1] ?? 0;
+    const diagonal = x - y;
+    const down = diagonal === -edits || (diagonal !== edits && reached(diagonal - 1) < reached(diagonal + 1));
+    const from = down ? diagonal + 1 : diagonal - 1;
+    const fromX = reached(from);
+    const fromY = fromX - from;
+    // Where the edit of this round landed: one line down (added) or one to the right (removed).
+    const [landedX, landedY] = down ? [fromX, fromY + 1] : [fromX + 1, fromY];
+    while (x > landedX && y > landedY) {
+      x--;
+      y--;
+      keep(x);
+    }
+    const item = down ? b[fromY] : a[fromX];
+    if (item !== undefined) backwards.push({ kind: down ? "added" : "removed", item });
+    x = fromX;
+    y = fromY;
+  }
+  while (x > 0 && y > 0) {
+    x--;
+    y--;
+    keep(x);
+  }
+  return backwards.reverse();
+}
+
+function fromEdits(before: number, after: number, edits: number): { added: number; removed: number } {
+  const common = (before + after - edits) / 2;
+  return { added: after - common, removed: before - common };
+}
+
+function countByContent(a: readonly number[], b: readonly number[]): { added: number; removed: number } {
+  const counts = new Map<number, number>();
+  for (const id of a) counts.set(id, (counts.get(id) ?? 0) + 1);
+  let added = 0;
+  for (const id of b) {
+    const left = counts.get(id) ?? 0;
+    if (left > 0) counts.set(id, left - 1);
+    else added++;
+  }
+  return { added, removed: a.length - (b.length - added) };
+}

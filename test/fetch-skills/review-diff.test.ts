@@ -1,0 +1,116 @@
+/**
+ * The diffs of the repin review (issue 26): the shortest edit script behind the word-by-word description
+ * diff and the unified diff of SKILL.md bodies, and the bounds that keep untrusted text cheap.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  countLineChanges,
+  type Edit,
+  editScript,
+  spanScript,
+  UNIFIED_LIMITS,
+  unifiedDiff,
+} from "../../scripts/repin-review/diff.js";
+
+const side = (edits: readonly Edit<string>[], other: Edit<string>["kind"]) =>
+  edits.filter((edit) => edit.kind !== other).map((edit) => edit.item);
+const changes = (edits: readonly Edit<string>[]) => edits.filter((edit) => edit.kind !== "same").length;
+const lines = (items: readonly string[]) => items.map((item) => `${item}\n`).join("");
+
+describe("editScript", () => {
+  it("turns one side into the other in the fewest insertions and deletions", () => {
+    const words = fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 40 });
+    fc.assert(
+      fc.property(words, words, (a, b) => {
+        const edits = editScript(a, b, { items: 100, edits: 100 });
+        expect(edits).toBeDefined();
+        const script = edits ?? [];
+        expect(side(script, "added")).toEqual(a);
+        expect(side(script, "removed")).toEqual(b);
+        // The count of the same search without its script (what the review's line counts say).
+        const counted = countLineChanges(lines(a), lines(b));
+        expect(changes(script)).toBe(counted.added + counted.removed);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("marks only the word that changed in a sentence", () => {
+    const before = "Drive nails into oak and pine boards, then pull them out.".split(" ");
+    const after = "Drive nails into oak and cedar boards, then pull them out.".split(" ");
+    const edits = editScript(before, after, { items: 100, edits: 10 }) ?? [];
+    expect(edits.filter((edit) => edit.kind !== "same")).toEqual([
+      { kind: "removed", item: "pine" },
+      { kind: "added", item: "cedar" },
+    ]);
+  });
+
+  it("gives up past its limits, where the span from the first to the last difference stands in", () => {
+    const many = Array.from({ length: 3000 }, (_, index) => `w${index}`);
+    const reversed = [...many].reverse();
+    expect(editScript(many, reversed, { items: 2000, edits: 200 })).toBeUndefined();
+    expect(editScript(many, reversed, { items: 5000, edits: 200 })).toBeUndefined();
+    const span = spanScript(["same", ...many, "end"], ["same", ...reversed, "end"]);
+    expect(side(span, "added")).toEqual(["same", ...many, "end"]);
+    expect(side(span, "removed")).toEqual(["same", ...reversed, "end"]);
+    expect(span.filter((edit) => edit.kind === "same").map((edit) => edit.item)).toEqual(["same", "end"]);
+  });
+
+  it("counts only what lies between the start and the end both sides share against its limits", () => {
+    const shared = Array.from({ length: 10_000 }, (_, index) => `line ${index}`);
+    const edits = editScript([...shared, "old", ...shared], [...shared, "new", ...shared], {
+      items: 10,
+      edits: 2,
+    });
+    expect(edits?.filter((edit) => edit.kind !== "same")).toEqual([
+      { kind: "removed", item: "old" },
+      { kind: "added", item: "new" },
+    ]);
+  });
+});
+
+describe("unifiedDiff", () => {
+  it("writes hunks as diff -u does, three lines of context around each change", () => {
+    const before = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\n";
+    const after = "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n";
+    expect(unifiedDiff(before, after)).toEqual([
+      "@@ -1,5 +1,5 @@",
+      " a",
+      "-b",
+      "+B",
+      " c",
+      " d",
+      " e",
+      "@@ -9,3 +9,4 @@",
+      " i",
+      " j",
+      " k",
+      "+l",
+    ]);
+  });
+
+  it("joins changes closer than twice the context into one hunk, and names an empty side by the line before", () => {
+    expect(unifiedDiff("1\n2\n3\n4\n5\n6\n7\n8\n", "1\nTWO\n3\n4\n5\n6\n7\nEIGHT\n")).toEqual([
+      "@@ -1,8 +1,8 @@",
+      " 1",
+      "-2",
+      "+TWO",
+      " 3",
+      " 4",
+      " 5",
+      " 6",
+      " 7",
+      "-8",
+      "+EIGHT",
+    ]);
+    expect(unifiedDiff("", "x\ny\n")).toEqual(["@@ -0,0 +1,2 @@", "+x", "+y"]);
+    expect(unifiedDiff("x\n", "")).toEqual(["@@ -1,1 +0,0 @@", "-x"]);
+  });
+
+  it("declines texts that differ in more lines than it may diff", () => {
+    const numbered = (prefix: string) =>
+      lines(Array.from({ length: UNIFIED_LIMITS.edits }, (_, index) => `${prefix} ${index}`));
+    expect(unifiedDiff(numbered("old"), numbered("new"))).toBeUndefined();
+  });
+});
