@@ -7,6 +7,7 @@ export {
   type FileContent,
   FileReader,
   isBinaryStart,
+  MANIFEST_NAME,
   MAX_FILE_BYTES,
   packPathCitedBySkill,
   readCatalogBytes,
