@@ -17,7 +17,12 @@ export {
   resolveSkillFile,
   skillOwningPath,
 } from "./files.js";
-export { closingLineIndex, readFrontmatterFields, stripBom } from "./frontmatter.js";
+export {
+  closingLineIndex,
+  MAX_FRONTMATTER_BYTES,
+  readFrontmatterFields,
+  stripBom,
+} from "./frontmatter.js";
 export {
   type Catalog,
   CatalogError,

@@ -1,12 +1,13 @@
 /**
  * Issue 24: one file of a hostile or broken skills folder is a warning naming it, never a failed start.
  * Names that are not UTF-8, paths past PATH_MAX, files the server cannot read, names no client could ask
- * for: each is left out with the reason, and the rest is served.
+ * for, a frontmatter built to stall the YAML parser: each is left out with the reason, and the rest is
+ * served.
  */
 import { chmodSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CatalogIssue, loadCatalog } from "../../src/catalog/index.js";
+import { type CatalogIssue, loadCatalog, MAX_FRONTMATTER_BYTES } from "../../src/catalog/index.js";
 import { makeDeepFolders, removeDeepTree } from "../helpers/deep-tree.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
@@ -209,6 +210,40 @@ describe("loadCatalog on names no client could ask for", () => {
       severity: "skipped",
       path: "p/impostor",
       reason: 'name "q/ok-skill" holds a slash: skills are named pack/name, so a name cannot hold one',
+    });
+  });
+});
+
+describe("loadCatalog on frontmatters built to stall the YAML parser", () => {
+  // Regression: 80,000 keys in just under 1 MiB were parsed in full, twice (seconds of CPU, 338 MB).
+  it("refuses a frontmatter larger than 64 KiB without parsing it, and serves the rest", async () => {
+    const keys = Array.from({ length: 80_000 }, (_, i) => `k${i}: v`).join("\n");
+    const dir = await withTree({
+      "p/ok/SKILL.md": skillMd("ok"),
+      "p/keys/SKILL.md": `---\nname: keys\ndescription: Many keys.\n${keys}\n---\n# keys\n`,
+      "p/open/SKILL.md": `---\nname: open\ndescription: Never closed.\n${keys}\n`,
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/ok"]);
+    const reason = `frontmatter is larger than ${MAX_FRONTMATTER_BYTES / 1024} KiB`;
+    expect(issueAt(issues, "p/keys")).toMatchObject({ severity: "skipped", reason });
+    expect(issueAt(issues, "p/open")).toMatchObject({ severity: "skipped", reason });
+  });
+
+  // A chain of anchors, each aliasing the one before twice: under the parser's own limit on how far
+  // aliases expand, yet a thousand of them took it 8 s.
+  it("refuses a frontmatter with more than 100 aliases", async () => {
+    const chain = Array.from({ length: 101 }, (_, i) => `a${i + 1}: &x${i + 1} [*x${i}, *x${i}]`);
+    const dir = await withTree({
+      "p/ok/SKILL.md": skillMd("ok"),
+      "p/chain/SKILL.md": `---\nname: chain\ndescription: Aliases.\na0: &x0 [x]\n${chain.join("\n")}\n---\n`,
+      "p/few/SKILL.md": `---\nname: few\ndescription: &d Two aliases.\nsame: *d\nagain: *d\n---\n`,
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/few", "p/ok"]);
+    expect(issueAt(issues, "p/chain")).toMatchObject({
+      severity: "skipped",
+      reason: "frontmatter holds more than 100 YAML aliases",
     });
   });
 });
