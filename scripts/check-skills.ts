@@ -30,9 +30,9 @@ import { tolerateClosedOutput } from "./closed-output.js";
 const LISTED_FINDINGS = 30;
 
 async function report(dir: string, serveUnsafe: boolean): Promise<string> {
-  const { catalog, issues } = loadCatalog(dir);
+  const { catalog, issues, frontmatters } = loadCatalog(dir);
   // Read as the server reads them at startup: the same entries, the same unsafe skills.
-  const { inspection } = await inspectCatalog(catalog.everything.skills);
+  const { inspection } = await inspectCatalog(catalog.everything.skills, undefined, { frontmatters });
   return `${catalogReport(catalog, issues, inspection)}\n${auditReport(catalog, dir, inspection, serveUnsafe)}`;
 }
 

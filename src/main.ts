@@ -43,10 +43,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   }
   // The bundled examples never have a saved index (--build-index refuses to write one among them).
   const saved = config.skillsDirOrigin === "examples" ? {} : readSavedParts(config.savedIndexFile, logger);
-  const loadedCatalog = load(config, KnownDocuments.fromBytes(saved[DOCUMENTS_PART]), logger).catalog;
+  const loadedCatalog = load(config, KnownDocuments.fromBytes(saved[DOCUMENTS_PART]), logger);
   const loaded = performance.now();
   const inspection = await inspect(loadedCatalog, saved[INSPECTION_PART], logger);
-  const { catalog, unsafeSkills } = served(loadedCatalog, inspection, config, logger);
+  const { catalog, unsafeSkills } = served(loadedCatalog.catalog, inspection, config, logger);
   if (catalog.everything.skills.length === 0) {
     throw new CatalogError(
       "No skill left to serve: a high finding of the audit makes every skill unsafe (the warnings above name " +
@@ -149,17 +149,22 @@ const INSPECTION_PART = "inspection";
  * high findings in each, and the Skills extension's entry of each, with its digests.
  */
 async function inspect(
-  catalog: Catalog,
+  { catalog, frontmatters }: LoadedCatalog,
   saved: Uint8Array | undefined,
   logger: pino.Logger,
 ): Promise<Inspection> {
   const started = performance.now();
-  const run = await inspectCatalog(catalog.everything.skills, saved);
+  const run = await inspectCatalog(catalog.everything.skills, saved, { frontmatters });
   if (run.savedProblem !== undefined) {
     logger.warn({ problem: run.savedProblem }, `saved inspection not used: ${run.savedProblem}`);
   }
   logger.info(
-    { inspected: run.inspected, reused: run.reused, ms: Math.round(performance.now() - started) },
+    {
+      inspected: run.inspected,
+      reused: run.reused,
+      peakBytes: run.peakBytes,
+      ms: Math.round(performance.now() - started),
+    },
     "skills inspected",
   );
   return run.inspection;
@@ -289,7 +294,7 @@ function readSavedParts(file: string, logger: pino.Logger): SavedParts {
 async function saveIndex(config: Config, loaded: LoadedCatalog, logger: pino.Logger): Promise<void> {
   const started = performance.now();
   const file = config.savedIndexFile;
-  const inspection = await inspect(loaded.catalog, undefined, logger);
+  const inspection = await inspect(loaded, undefined, logger);
   // The search index of the skills the server will serve, as it will serve them. None left is no reason
   // to fail here: an image built with ALLOW_UNSAFE_SKILLS=1 may be meant to run with UNSAFE_SKILLS=serve,
   // and a server that is not says so when it starts.

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { isMap, isScalar, parseDocument, visit, type YAMLError } from "yaml";
 
 export type SkillDocument =
@@ -76,14 +77,36 @@ export function readFrontmatterFields(
 
 /** Reads the `name` and `description` of a SKILL.md, or says why it cannot be served. */
 export function parseSkillDocument(markdown: string): SkillDocument {
+  return readSkillFrontmatter(markdown).parsed;
+}
+
+/**
+ * {@link parseSkillDocument}, and the {@link frontmatterDigest} of the whole frontmatter when it reads as
+ * data: the inspection compares the Skills extension's reading with it instead of parsing the YAML again.
+ */
+export function readSkillFrontmatter(markdown: string): { parsed: SkillDocument; digest?: string } {
   const read = readFrontmatterFields(markdown);
-  if ("reason" in read) return { ok: false, reason: read.reason };
+  if ("reason" in read) return { parsed: { ok: false, reason: read.reason } };
   const { fields } = read;
   const name = requiredText(fields, "name");
-  if (typeof name !== "string") return { ok: false, reason: name.reason };
+  if (typeof name !== "string") return { parsed: { ok: false, reason: name.reason } };
   const description = requiredText(fields, "description");
-  if (typeof description !== "string") return { ok: false, reason: description.reason };
-  return { ok: true, name, description: description.replace(/\s+/g, " ") };
+  if (typeof description !== "string") return { parsed: { ok: false, reason: description.reason } };
+  const parsed: SkillDocument = { ok: true, name, description: description.replace(/\s+/g, " ") };
+  return { parsed, digest: frontmatterDigest(fields) };
+}
+
+/**
+ * A SHA-256 of `fields` as JSON carries them, keys sorted: two readings of a frontmatter have one digest
+ * exactly when a client comparing their JSON would find them equal.
+ */
+export function frontmatterDigest(fields: unknown): string {
+  const sorted = JSON.stringify(fields, (_key, value: unknown) =>
+    value !== null && typeof value === "object" && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+  return createHash("sha256").update(sorted).digest("base64url");
 }
 
 /**

@@ -17,8 +17,10 @@ export {
   resolveSkillFile,
   skillOwningPath,
 } from "./files.js";
+export { describeFsError } from "./folders.js";
 export {
   closingLineIndex,
+  frontmatterDigest,
   MAX_FRONTMATTER_BYTES,
   readFrontmatterFields,
   stripBom,

@@ -18,7 +18,7 @@ import {
   closesFrontmatter,
   nameRuleViolation,
   type SkillDocument as ParsedDocument,
-  parseSkillDocument,
+  readSkillFrontmatter,
   stripBom,
 } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
@@ -50,6 +50,12 @@ export interface LoadedCatalog {
   readonly issues: readonly CatalogIssue[];
   /** What each SKILL.md held, to be saved for the next start (see KnownDocuments). */
   readonly documents: readonly DocumentReading[];
+  /**
+   * The digest of each skill's whole frontmatter as YAML reads it (see frontmatterDigest), for the skills
+   * whose SKILL.md was parsed now: the inspection compares the Skills extension's reading with it instead of
+   * parsing the YAML again.
+   */
+  readonly frontmatters: ReadonlyMap<Skill, string>;
 }
 
 /** What the walk of the skills folder reports to, and reads with. */
@@ -58,6 +64,7 @@ interface Reading {
   readonly issues: CatalogIssue[];
   readonly known: KnownDocuments;
   readonly documents: DocumentReading[];
+  readonly frontmatters: Map<Skill, string>;
 }
 
 export const SKILL_DOCUMENT = "SKILL.md";
@@ -78,6 +85,7 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
     issues,
     known: options.known ?? KnownDocuments.fromBytes(undefined),
     documents: [],
+    frontmatters: new Map(),
   };
 
   const skills: Skill[] = [];
@@ -108,7 +116,12 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   }
   // The sources of packs SKILL_PACKS left out are not served, so not reported either.
   const sources = readSources(root, issues).filter((source) => everything.findPack(source.name));
-  return { catalog: { everything, sources, files: new FileReader() }, issues, documents: reading.documents };
+  return {
+    catalog: { everything, sources, files: new FileReader() },
+    issues,
+    documents: reading.documents,
+    frontmatters: reading.frontmatters,
+  };
 }
 
 function realDirectory(dir: string): string {
@@ -345,6 +358,7 @@ function readSkill(
     },
     files: toFileMap(files),
   };
+  if (start.digest !== undefined) reading.frontmatters.set(skill, start.digest);
   return { skill: { skill, warnings, found }, nested };
 }
 
@@ -358,9 +372,10 @@ function groupOf(folder: string, holdsSkills: boolean): string | undefined {
   return holdsSkills && folder !== "" ? flat(folder) : undefined;
 }
 
-/** What a SKILL.md says. */
+/** What a SKILL.md says; `digest` when its frontmatter was parsed now (see readSkillFrontmatter). */
 interface DocumentRead {
   readonly parsed: ParsedDocument;
+  readonly digest?: string;
   readonly size: number;
   readonly mtimeMs: number;
 }
@@ -396,7 +411,7 @@ function fromKnown(where: string, real: string, known: KnownDocuments): Document
 
 function fromDisk(real: string): DocumentRead {
   const start = readDocumentStart(real);
-  return { parsed: parseSkillDocument(start.text), size: start.size, mtimeMs: start.mtimeMs };
+  return { ...readSkillFrontmatter(start.text), size: start.size, mtimeMs: start.mtimeMs };
 }
 
 /**
