@@ -24,6 +24,7 @@ import {
 } from "../src/catalog/index.js";
 import { ConfigError, serveUnsafeSkills } from "../src/config/index.js";
 import { type Inspection, inspectCatalog } from "../src/inspection/index.js";
+import { plural } from "../src/mcp/format.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
 /** The audit's table stops here: the output goes into a pull request body, which GitHub bounds. */
@@ -42,8 +43,8 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
   const lines = [
     "### Catalog check",
     "",
-    `${catalog.everything.skills.length} skills in ${catalog.everything.packs.length} packs (${packs}); ` +
-      `${skipped.length} left out, ${issues.length - skipped.length} warnings.`,
+    `${plural(catalog.everything.skills.length, "skill")} in ${plural(catalog.everything.packs.length, "pack")} ` +
+      `(${packs}); ${skipped.length} left out, ${plural(issues.length - skipped.length, "warning")}.`,
   ];
   if (issues.length > 0) lines.push("", ...issues.map(formatIssue));
   const leftOut = inspection.leftOut();
@@ -63,13 +64,14 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
  * UNSAFE_SKILLS=serve), the high and medium findings, and the low ones counted by rule.
  */
 function auditReport(catalog: Catalog, dir: string, inspection: Inspection, serveUnsafe: boolean): string {
-  const { skills, findings } = auditCatalog(catalog, dir);
+  const { skills, findings, issues } = auditCatalog(catalog, dir);
   const unsafe = inspection.unsafe().map(({ skill }) => skill);
   const lines = [
     "### Audit",
     "",
-    `${skills} skills: ${countBySeverity(findings)} found ([rules](docs/audit.md)).`,
+    `${plural(skills, "skill")}: ${countBySeverity(findings)} found ([rules](docs/audit.md)).`,
   ];
+  if (issues.length > 0) lines.push("", ...issues.map(formatIssue));
   if (unsafe.length > 0) lines.push("", unsafeLine(unsafe, serveUnsafe));
   const worth = findings.filter((found) => found.severity !== "low");
   if (worth.length > 0) lines.push("", ...findingsTable(worth, LISTED_FINDINGS));
