@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pino } from "pino";
 import {
@@ -16,7 +15,7 @@ import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "
 import { buildApp, Readiness } from "./http/index.js";
 import { type Inspection, inspectCatalog, withoutUnsafe } from "./inspection/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo } from "./mcp/index.js";
-import { readSavedIndex, type SavedParts, savedIndexBytes } from "./saved/index.js";
+import { readSavedIndex, type SavedParts, savedIndexBytes, writeSavedIndexFile } from "./saved/index.js";
 import { buildIndex, indexFromBytes, indexToBytes, type SearchIndex } from "./search/index.js";
 import { serveStdio } from "./stdio/index.js";
 
@@ -289,7 +288,7 @@ function readSavedParts(file: string, logger: pino.Logger): SavedParts {
 
 /**
  * `--build-index`: builds the search index and inspects every skill, and saves both whole or not at all
- * (written aside, then renamed).
+ * (written aside, then renamed), removing what an earlier run killed before its rename left aside.
  */
 async function saveIndex(config: Config, loaded: LoadedCatalog, logger: pino.Logger): Promise<void> {
   const started = performance.now();
@@ -304,14 +303,14 @@ async function saveIndex(config: Config, loaded: LoadedCatalog, logger: pino.Log
     [SEARCH_PART]: indexToBytes(buildIndex(skills, readSkillDocument)),
     [INSPECTION_PART]: inspection.toBytes(),
   });
-  // Unique, so that two builds writing to one shared folder never write into the same file.
-  const written = `${file}.${randomUUID()}.tmp`;
+  let removed: string[];
   try {
-    writeFileSync(written, bytes);
-    renameSync(written, file);
+    removed = writeSavedIndexFile(file, bytes);
   } catch (error) {
-    rmSync(written, { force: true });
     throw new SavedIndexError(`Cannot save the index to ${file}: ${(error as Error).message}`);
+  }
+  if (removed.length > 0) {
+    logger.info({ removed }, "removed the temporary files of an earlier --build-index that did not finish");
   }
   logger.info(
     {
