@@ -9,6 +9,7 @@ import {
   frontmatterDigest,
   readCatalogBytes,
   readFrontmatterFields,
+  SKILL_DOCUMENT,
   type Skill,
   stripBom,
 } from "../catalog/index.js";
@@ -45,10 +46,10 @@ export function skillPath(skill: Skill): string {
 
 /**
  * Reads every file of `skill` once: the audit's rules run on each, and the SDK builds its entry from them
- * with its own checks. The bytes it holds are taken from `budget` before they are read: a skill the
- * extension can carry (its files' sizes, taken at load, say so before any is read) is read whole, the
- * others one file at a time, for the audit alone. `frontmatter` is the digest of the frontmatter as the
- * catalog's YAML read it, when the catalog parsed it at this start.
+ * with its own checks. The bytes it holds are taken from `budget` before they are read, and given back
+ * once no longer held: a skill the extension can carry (its files' sizes, taken at load, say so before any
+ * is read) is read whole for its entry, any other one file at a time, for the audit alone. `frontmatter` is
+ * the digest of the frontmatter as the catalog's YAML read it, when the catalog parsed it at this start.
  */
 export async function inspectSkill(
   skill: Skill,
@@ -57,65 +58,50 @@ export async function inspectSkill(
 ): Promise<SkillInspection> {
   const all = [skill.document, ...skill.files.values()];
   const tooLarge = extensionLimitProblem(all);
-  const read =
-    tooLarge === undefined ? await readTogether(skill, all, budget) : await readInTurn(skill, all, budget);
-  const unsafe = read.unsafe;
-  const document = Buffer.from(read.document ?? new Uint8Array()).toString("utf8");
-  unsafe.push(...auditSkillMetadata(documentPath(skill), skill, document).filter(isUnsafe));
-  let entry: Omit<SkillInspection, "unsafe">;
-  if (tooLarge !== undefined) entry = leftOut(tooLarge);
-  else if (read.problems.length > 0) entry = leftOut(read.problems.join("; "));
-  else entry = await entryOf(skill, read.contents, document, frontmatter);
-  // Copied through JSON: the parsers' strings are slices of the whole SKILL.md, which they would keep
-  // alive (10 KB a skill, 100 MB at 10,000 skills).
-  return asJson({ ...entry, unsafe }) as SkillInspection;
-}
-
-/** What reading a skill's files gave: the audit's high findings, and the files that could not be read. */
-interface SkillRead {
-  readonly unsafe: Finding[];
-  readonly problems: string[];
-  /** SKILL.md's bytes, when it was read. */
-  document?: Uint8Array;
-  /** Every file's bytes by path, when the skill was read whole. */
-  readonly contents: Record<string, Uint8Array>;
-}
-
-/** Reads all of a skill's files at once, holding them for its entry: they fit the extension's limit. */
-async function readTogether(
-  skill: Skill,
-  all: readonly CatalogFile[],
-  budget: ByteBudget,
-): Promise<SkillRead> {
-  const read: SkillRead = { unsafe: [], problems: [], contents: {} };
-  const release = await budget.take(all.reduce((sum, file) => sum + file.size, 0));
-  try {
-    for (const file of all) {
-      const bytes = await readAndAudit(skill, file, read);
-      if (bytes !== undefined) read.contents[file.path] = bytes;
-    }
-  } finally {
-    release();
-  }
-  return read;
-}
-
-/** Reads a skill's files one at a time, each dropped once audited: the extension cannot carry it anyway. */
-async function readInTurn(skill: Skill, all: readonly CatalogFile[], budget: ByteBudget): Promise<SkillRead> {
-  const read: SkillRead = { unsafe: [], problems: [], contents: {} };
-  for (const file of all) {
-    if (file.size > MAX_INSPECTED_FILE_BYTES) continue;
-    const release = await budget.take(file.size);
+  let found: Omit<SkillInspection, "unsafe">;
+  const read: SkillRead = { unsafe: [], problems: [] };
+  if (tooLarge === undefined) {
+    const release = await budget.take(all.reduce((sum, file) => sum + file.size, 0));
     try {
-      await readAndAudit(skill, file, read);
+      const contents: Record<string, Uint8Array> = {};
+      for (const file of all) {
+        const bytes = await readAndAudit(skill, file, read);
+        if (bytes !== undefined) contents[file.path] = bytes;
+      }
+      found =
+        read.problems.length > 0
+          ? leftOut(read.problems.join("; "))
+          : await entryOf(skill, contents, frontmatter);
     } finally {
       release();
     }
+  } else {
+    for (const file of all) {
+      if (file.size > MAX_INSPECTED_FILE_BYTES) continue;
+      const release = await budget.take(file.size);
+      try {
+        await readAndAudit(skill, file, read);
+      } finally {
+        release();
+      }
+    }
+    found = leftOut(tooLarge);
   }
-  return read;
+  // Copied through JSON: the parsers' strings are slices of the whole SKILL.md, which they would keep
+  // alive (10 KB a skill, 100 MB at 10,000 skills).
+  return asJson({ ...found, unsafe: read.unsafe }) as SkillInspection;
 }
 
-/** One file's bytes, its high findings added to `read`; undefined, and the problem noted, when unreadable. */
+/** What reading a skill's files found: the audit's high findings, and the files that could not be read. */
+interface SkillRead {
+  readonly unsafe: Finding[];
+  readonly problems: string[];
+}
+
+/**
+ * One file's bytes, its high findings (and for SKILL.md those of the skill's name and description) added
+ * to `read`; undefined, and the problem noted, when it cannot be read.
+ */
 async function readAndAudit(
   skill: Skill,
   file: CatalogFile,
@@ -128,13 +114,20 @@ async function readAndAudit(
     const why =
       error instanceof ChangedFileError ? "changed since the catalog was loaded" : describeFsError(error);
     read.problems.push(`${file.path} ${why}`);
+    // The name and description are the catalog's: audited all the same, placed on line 1.
+    if (file === skill.document) read.unsafe.push(...metadataFindings(skill));
     return undefined;
   }
-  read.unsafe.push(
-    ...auditFile(path.posix.join(skill.pack, skill.folder, file.path), bytes).filter(isUnsafe),
-  );
-  if (file === skill.document) read.document = bytes;
+  const where = path.posix.join(skill.pack, skill.folder, file.path);
+  read.unsafe.push(...auditFile(where, bytes).filter(isUnsafe));
+  if (file === skill.document)
+    read.unsafe.push(...metadataFindings(skill, Buffer.from(bytes).toString("utf8")));
   return bytes;
+}
+
+/** The high findings of a skill's name and description, placed on their lines of `document` when given. */
+function metadataFindings(skill: Skill, document?: string): Finding[] {
+  return auditSkillMetadata(documentPath(skill), skill, document).filter(isUnsafe);
 }
 
 /** Why the extension cannot carry a skill of `all` these files, told by their sizes before any is read. */
@@ -151,7 +144,6 @@ function extensionLimitProblem(all: readonly CatalogFile[]): string | undefined 
 async function entryOf(
   skill: Skill,
   contents: Readonly<Record<string, Uint8Array>>,
-  document: string,
   frontmatter: string | undefined,
 ): Promise<Omit<SkillInspection, "unsafe">> {
   let entry: SkillEntry;
@@ -160,7 +152,8 @@ async function entryOf(
   } catch (error) {
     return leftOut(describeEntryProblems(error));
   }
-  if ((frontmatter ?? yamlDigest(document)) !== frontmatterDigest(entry.frontmatter)) {
+  const yaml = frontmatter ?? yamlDigest(Buffer.from(contents[SKILL_DOCUMENT] ?? []).toString("utf8"));
+  if (yaml !== frontmatterDigest(entry.frontmatter)) {
     return leftOut("its frontmatter reads otherwise to the Skills extension's parser than to YAML");
   }
   return { entry, leftOut: undefined };
