@@ -305,7 +305,10 @@ function readSkill(
     issues.push({
       severity: "skipped",
       path: where,
-      reason: "SKILL.md is not a regular file inside the skill folder",
+      reason:
+        document.kind === "unreadable"
+          ? `SKILL.md ${document.reason}`
+          : "SKILL.md is not a regular file inside the skill folder",
     });
     return { nested };
   }

@@ -4,7 +4,7 @@
  * for, a frontmatter built to stall the YAML parser: each is left out with the reason, and the rest is
  * served.
  */
-import { chmodSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CatalogIssue, loadCatalog, MAX_FRONTMATTER_BYTES } from "../../src/catalog/index.js";
@@ -121,6 +121,33 @@ describe("loadCatalog on paths past PATH_MAX", () => {
         "cannot be read: its path is longer than the system allows (ENAMETOOLONG)",
       ],
     ]);
+  });
+});
+
+describe("loadCatalog on symlinks that loop", () => {
+  // A symlink to itself fails every call with ELOOP: the same path as a file the server may not read.
+  it("leaves out a looping file or SKILL.md with the reason", async () => {
+    const dir = await withTree({ "p/ok/SKILL.md": skillMd("ok") });
+    symlinkSync("loop.md", path.join(dir, "p/ok/loop.md"));
+    mkdirSync(path.join(dir, "p/circle"));
+    symlinkSync("SKILL.md", path.join(dir, "p/circle/SKILL.md"));
+
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => [skill.id, skill.files.size])).toEqual([["p/ok", 0]]);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        {
+          severity: "skipped",
+          path: "p/ok/loop.md",
+          reason: "cannot be read: too many levels of symlinks (ELOOP)",
+        },
+        {
+          severity: "skipped",
+          path: "p/circle",
+          reason: "SKILL.md cannot be read: too many levels of symlinks (ELOOP)",
+        },
+      ]),
+    );
   });
 });
 
