@@ -2,12 +2,13 @@
  * The performance benchmark: throughput and latency against a bare-route ceiling, behaviour at scale,
  * and token costs. Prints Markdown tables and writes JSON; see docs/performance.md for the method.
  *
- *   npm run bench -- [--only throughput,scale,tokens] [--seconds 3] [--sizes 1000,10000,50000]
+ *   npm run bench -- [--only throughput,scale,tokens,hostile] [--seconds 3] [--sizes 1000,10000,50000]
  *                    [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
- *                    [--compare <git ref>]
+ *                    [--compare <git ref>] [--cap-seconds 30]
  *
  * `--compare` also serves a build of another commit in the throughput runs, in the same turns against
- * the same ceiling, for a before/after measured in one run.
+ * the same ceiling, and starts it on each folder of the hostile corpus, for a before/after measured in
+ * one run. The hostile corpus (`hostile`, not run unless asked for) cuts each step at `--cap-seconds`.
  *
  * `npm run bench` builds first: the server runs as `node dist/main.js`, as in production.
  */
@@ -18,14 +19,17 @@ import { parseArgs } from "node:util";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { buildBaseline, describeRef } from "./baseline.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
+import { measureHostile } from "./hostile.js";
 import { ROOT } from "./processes.js";
 import { type BenchResults, describeMachine, formatMarkdown, updateDocs, writeJson } from "./report.js";
 import { measureScale } from "./scale.js";
 import { measureThroughput } from "./throughput.js";
 import { measureTokensOfCatalog, measureTokensOfServer, type TokenRow } from "./tokens.js";
 
-const PARTS = ["throughput", "scale", "tokens"] as const;
+const PARTS = ["throughput", "scale", "tokens", "hostile"] as const;
 type Part = (typeof PARTS)[number];
+/** What runs without `--only`: the hostile corpus takes minutes of its own, and is run when asked for. */
+const DEFAULT_PARTS: readonly Part[] = ["throughput", "scale", "tokens"];
 
 interface Options {
   readonly parts: ReadonlySet<Part>;
@@ -35,19 +39,21 @@ interface Options {
   readonly out: string;
   readonly updateDocs: boolean;
   readonly compare?: string;
+  readonly capSeconds: number;
 }
 
 function readOptions(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
     options: {
-      only: { type: "string", default: PARTS.join(",") },
+      only: { type: "string", default: DEFAULT_PARTS.join(",") },
       seconds: { type: "string", default: "3" },
       sizes: { type: "string", default: "1000,10000,50000" },
       connections: { type: "string", default: "16,64" },
       out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
       "update-docs": { type: "boolean", default: false },
       compare: { type: "string" },
+      "cap-seconds": { type: "string", default: "30" },
     },
   });
   const parts = values.only.split(",").map((part) => part.trim());
@@ -61,6 +67,7 @@ function readOptions(argv: readonly string[]): Options {
     connections: values.connections.split(",").map((count) => positive("connections", count)),
     out: path.resolve(values.out),
     updateDocs: values["update-docs"],
+    capSeconds: positive("cap-seconds", values["cap-seconds"]),
     ...(values.compare !== undefined ? { compare: values.compare } : {}),
   };
 }
@@ -83,11 +90,11 @@ async function main(options: Options): Promise<void> {
   const throughputCatalog = corpus ? "shared/bench/corpus (364 real skills)" : "examples/skills";
   let results: Omit<BenchResults, "seconds"> = { machine: describeMachine() };
   try {
+    const baseline = options.compare
+      ? { entry: buildBaseline(options.compare, workDir), name: describeRef(options.compare) }
+      : undefined;
     if (options.parts.has("throughput")) {
       progress(`bench: throughput on ${throughputDir}, ${options.seconds} s per run`);
-      const baseline = options.compare
-        ? { entry: buildBaseline(options.compare, workDir), name: describeRef(options.compare) }
-        : undefined;
       const report = await measureThroughput({
         ...(baseline ? { baseline } : {}),
         skillsDir: throughputDir,
@@ -127,6 +134,19 @@ async function main(options: Options): Promise<void> {
       tokens.push(await measureTokensOfCatalog(largestLabel, dir, workDir));
     }
     if (tokens.length > 0) results = { ...results, tokens };
+    if (options.parts.has("hostile")) {
+      progress(`bench: hostile corpus, each step cut at ${options.capSeconds} s`);
+      const rows = await measureHostile({
+        workDir,
+        capSeconds: options.capSeconds,
+        progress,
+        ...(baseline ? { baseline: baseline.entry } : {}),
+      });
+      results = {
+        ...results,
+        hostile: { rows, capSeconds: options.capSeconds, ...(baseline ? { baseline: baseline.name } : {}) },
+      };
+    }
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

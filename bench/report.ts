@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { type HostileRow, hostileTable } from "./hostile.js";
 import { ROOT } from "./processes.js";
 import type { ScaleRow } from "./scale.js";
 import type { ThroughputReport } from "./throughput.js";
@@ -24,6 +25,12 @@ export interface BenchResults {
   readonly throughput?: ThroughputReport & { readonly catalog: string };
   readonly scale?: readonly ScaleRow[];
   readonly tokens?: readonly TokenRow[];
+  readonly hostile?: {
+    readonly rows: readonly HostileRow[];
+    readonly capSeconds: number;
+    /** The build compared against, when `--compare` was given. */
+    readonly baseline?: string;
+  };
 }
 
 export function describeMachine(): Machine {
@@ -66,6 +73,10 @@ export function formatMarkdown(results: BenchResults): string {
   if (results.throughput) sections.push(throughputTable(results.throughput));
   if (results.scale) sections.push(scaleTable(results.scale));
   if (results.tokens) sections.push(tokensTable(results.tokens));
+  if (results.hostile) {
+    const { rows, capSeconds, baseline } = results.hostile;
+    sections.push(hostileTable(rows, capSeconds, baseline));
+  }
   return sections.join("\n\n");
 }
 

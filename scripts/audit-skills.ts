@@ -16,6 +16,7 @@ import {
   type Severity,
 } from "../src/audit/index.js";
 import { CatalogError } from "../src/catalog/index.js";
+import { plural } from "../src/mcp/format.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
 const USAGE = `Usage: npm run audit-skills -- [folder] [--json] [--fail-on high|medium|low|never]
@@ -52,7 +53,11 @@ function run(argv: readonly string[], io: Io): number {
       io.stdout(`${USAGE}\n`);
       return 0;
     }
-    const audit = auditFolder(options.folder);
+    const { issues, ...audit } = auditFolder(options.folder);
+    // On stderr, so that the report and the JSON stay as they were: what was not audited, and why.
+    for (const { severity, path, reason } of issues) {
+      io.stderr(`audit-skills: ${severity === "skipped" ? "left out" : severity}: ${path}: ${reason}\n`);
+    }
     io.stdout(options.json ? `${JSON.stringify(audit, null, 2)}\n` : report(options.folder, audit));
     const failing = audit.findings.some(
       (found) => options.failOn !== "never" && atLeast(found.severity, options.failOn),
@@ -107,8 +112,12 @@ function parseOptions(argv: readonly string[]): Options {
   };
 }
 
-function report(folder: string, { skills, findings }: FolderAudit): string {
-  const lines = ["## Skills audit", "", `${skills} skills in ${folder}: ${countBySeverity(findings)} found.`];
+function report(folder: string, { skills, findings }: Omit<FolderAudit, "issues">): string {
+  const lines = [
+    "## Skills audit",
+    "",
+    `${plural(skills, "skill")} in ${folder}: ${countBySeverity(findings)} found.`,
+  ];
   if (findings.length > 0) lines.push("", ...findingsTable(findings));
   return `${lines.join("\n")}\n`;
 }

@@ -24,15 +24,16 @@ import {
 } from "../src/catalog/index.js";
 import { ConfigError, serveUnsafeSkills } from "../src/config/index.js";
 import { type Inspection, inspectCatalog } from "../src/inspection/index.js";
+import { plural } from "../src/mcp/format.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
 /** The audit's table stops here: the output goes into a pull request body, which GitHub bounds. */
 const LISTED_FINDINGS = 30;
 
 async function report(dir: string, serveUnsafe: boolean): Promise<string> {
-  const { catalog, issues } = loadCatalog(dir);
+  const { catalog, issues, frontmatters } = loadCatalog(dir);
   // Read as the server reads them at startup: the same entries, the same unsafe skills.
-  const { inspection } = await inspectCatalog(catalog.everything.skills);
+  const { inspection } = await inspectCatalog(catalog.everything.skills, undefined, { frontmatters });
   return `${catalogReport(catalog, issues, inspection)}\n${auditReport(catalog, dir, inspection, serveUnsafe)}`;
 }
 
@@ -42,8 +43,8 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
   const lines = [
     "### Catalog check",
     "",
-    `${catalog.everything.skills.length} skills in ${catalog.everything.packs.length} packs (${packs}); ` +
-      `${skipped.length} left out, ${issues.length - skipped.length} warnings.`,
+    `${plural(catalog.everything.skills.length, "skill")} in ${plural(catalog.everything.packs.length, "pack")} ` +
+      `(${packs}); ${skipped.length} left out, ${plural(issues.length - skipped.length, "warning")}.`,
   ];
   if (issues.length > 0) lines.push("", ...issues.map(formatIssue));
   const leftOut = inspection.leftOut();
@@ -71,13 +72,14 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
  * UNSAFE_SKILLS=serve), the high and medium findings, and the low ones counted by rule.
  */
 function auditReport(catalog: Catalog, dir: string, inspection: Inspection, serveUnsafe: boolean): string {
-  const { skills, findings } = auditCatalog(catalog, dir);
+  const { skills, findings, issues } = auditCatalog(catalog, dir);
   const unsafe = inspection.unsafe().map(({ skill }) => skill);
   const lines = [
     "### Audit",
     "",
-    `${skills} skills: ${countBySeverity(findings)} found ([rules](docs/audit.md)).`,
+    `${plural(skills, "skill")}: ${countBySeverity(findings)} found ([rules](docs/audit.md)).`,
   ];
+  if (issues.length > 0) lines.push("", ...issues.map(formatIssue));
   if (unsafe.length > 0) lines.push("", unsafeLine(unsafe, serveUnsafe));
   const worth = findings.filter((found) => found.severity !== "low");
   if (worth.length > 0) lines.push("", ...findingsTable(worth, LISTED_FINDINGS));

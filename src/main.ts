@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { randomUUID } from "node:crypto";
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pino } from "pino";
 import {
@@ -19,7 +18,7 @@ import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "
 import { buildApp, Readiness } from "./http/index.js";
 import { type Inspection, inspectCatalog, withoutUnsafe } from "./inspection/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo, steeringFor } from "./mcp/index.js";
-import { readSavedIndex, type SavedParts, savedIndexBytes } from "./saved/index.js";
+import { readSavedIndex, type SavedParts, savedIndexBytes, writeSavedIndexFile } from "./saved/index.js";
 import { buildIndex, indexFromBytes, indexToBytes, type SearchIndex } from "./search/index.js";
 import { serveStdio } from "./stdio/index.js";
 
@@ -52,10 +51,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   }
   // The bundled examples never have a saved index (--build-index refuses to write one among them).
   const saved = config.skillsDirOrigin === "examples" ? {} : readSavedParts(config.savedIndexFile, logger);
-  const loadedCatalog = load(config, KnownDocuments.fromBytes(saved[DOCUMENTS_PART]), logger).catalog;
+  const loadedCatalog = load(config, KnownDocuments.fromBytes(saved[DOCUMENTS_PART]), logger);
   const loaded = performance.now();
   const inspection = await inspect(loadedCatalog, saved[INSPECTION_PART], logger);
-  const { catalog, unsafeSkills } = served(loadedCatalog, inspection, config, logger);
+  const { catalog, unsafeSkills } = served(loadedCatalog.catalog, inspection, config, logger);
   if (catalog.everything.skills.length === 0) {
     throw new CatalogError(
       "No skill left to serve: a high finding of the audit makes every skill unsafe (the warnings above name " +
@@ -163,17 +162,22 @@ const INSPECTION_PART = "inspection";
  * high findings in each, and the Skills extension's entry of each, with its digests.
  */
 async function inspect(
-  catalog: Catalog,
+  { catalog, frontmatters }: LoadedCatalog,
   saved: Uint8Array | undefined,
   logger: pino.Logger,
 ): Promise<Inspection> {
   const started = performance.now();
-  const run = await inspectCatalog(catalog.everything.skills, saved);
+  const run = await inspectCatalog(catalog.everything.skills, saved, { frontmatters });
   if (run.savedProblem !== undefined) {
     logger.warn({ problem: run.savedProblem }, `saved inspection not used: ${run.savedProblem}`);
   }
   logger.info(
-    { inspected: run.inspected, reused: run.reused, ms: Math.round(performance.now() - started) },
+    {
+      inspected: run.inspected,
+      reused: run.reused,
+      peakBytes: run.peakBytes,
+      ms: Math.round(performance.now() - started),
+    },
     "skills inspected",
   );
   return run.inspection;
@@ -316,12 +320,12 @@ function readSavedParts(file: string, logger: pino.Logger): SavedParts {
 
 /**
  * `--build-index`: builds the search index and inspects every skill, and saves both whole or not at all
- * (written aside, then renamed).
+ * (written aside, then renamed), removing what an earlier run killed before its rename left aside.
  */
 async function saveIndex(config: Config, loaded: LoadedCatalog, logger: pino.Logger): Promise<void> {
   const started = performance.now();
   const file = config.savedIndexFile;
-  const inspection = await inspect(loaded.catalog, undefined, logger);
+  const inspection = await inspect(loaded, undefined, logger);
   // The search index of the skills the server will serve, as it will serve them. None left is no reason
   // to fail here: an image built with ALLOW_UNSAFE_SKILLS=1 may be meant to run with UNSAFE_SKILLS=serve,
   // and a server that is not says so when it starts.
@@ -331,14 +335,14 @@ async function saveIndex(config: Config, loaded: LoadedCatalog, logger: pino.Log
     [SEARCH_PART]: indexToBytes(buildIndex(skills, readSkillDocument)),
     [INSPECTION_PART]: inspection.toBytes(),
   });
-  // Unique, so that two builds writing to one shared folder never write into the same file.
-  const written = `${file}.${randomUUID()}.tmp`;
+  let removed: string[];
   try {
-    writeFileSync(written, bytes);
-    renameSync(written, file);
+    removed = writeSavedIndexFile(file, bytes);
   } catch (error) {
-    rmSync(written, { force: true });
     throw new SavedIndexError(`Cannot save the index to ${file}: ${(error as Error).message}`);
+  }
+  if (removed.length > 0) {
+    logger.info({ removed }, "removed the temporary files of an earlier --build-index that did not finish");
   }
   logger.info(
     {

@@ -3,7 +3,7 @@
  * started next does with it (loads it when it fits the catalog, builds its own otherwise, and says which).
  */
 import { existsSync } from "node:fs";
-import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -165,6 +165,48 @@ describe("--build-index", () => {
       problem: expect.stringMatching(/^truncated or damaged/),
     });
     expect(await truncated.search("cut planks")).toMatch(/^saw: /);
+  });
+
+  // Regression (issue 24): a same-length edit of a part was served as is; only a torn file was noticed.
+  it("is not used when an edit that keeps its length damaged a part: the server warns and works it out", async () => {
+    await buildIndexFile();
+    const file = await readFile(savedIndex);
+    const at = file.indexOf("Drive nails with a hammer.");
+    expect(at).toBeGreaterThan(0);
+    file.write("Drive bolts", at);
+    await writeFile(savedIndex, file);
+
+    const damaged = await start();
+    expect(notUsed(damaged.lines)).toMatchObject({
+      level: 40,
+      problem: expect.stringMatching(/^damaged: its part "\w+" does not match its checksum$/),
+    });
+    expect(damaged.ready).toMatchObject({ index: "built" });
+    expect(await damaged.search("hammer")).toMatch(/^hammer: Drive nails with a hammer\./);
+  });
+
+  // Regression (issue 24): a run killed between writing and renaming left .search-index.<uuid>.tmp behind.
+  it("removes the temporary files that a killed run left, and only those", async () => {
+    const uuid = "0b6c2f7e-4d1a-4c3b-9e8f-123456789abc";
+    const names = {
+      stale: `.search-index.${uuid}.tmp`,
+      fresh: `.search-index.${uuid.replace("0b6c", "1c7d")}.tmp`,
+      other: `.search-index.notes.tmp`,
+      elsewhere: `other.${uuid}.tmp`,
+    };
+    for (const name of Object.values(names)) await writeFile(path.join(tree.skillsDir, name), "partial");
+    const hourAgo = new Date(Date.now() - 60 * 60 * 1000);
+    for (const name of [names.stale, names.other, names.elsewhere]) {
+      await utimes(path.join(tree.skillsDir, name), hourAgo, hourAgo);
+    }
+
+    const result = await runServer({ SKILLS_DIR: tree.skillsDir }, ["--build-index"]);
+    expect(result.code).toBe(0);
+    expect(logLines(result.stdout).find((line) => Array.isArray(line.removed))).toMatchObject({
+      removed: [names.stale],
+    });
+    const left = (await readdir(tree.skillsDir)).filter((name) => name.endsWith(".tmp")).sort();
+    expect(left).toEqual([names.other, names.fresh, names.elsewhere].sort());
   });
 
   it("exits 1 with one line when it cannot write the file", async () => {

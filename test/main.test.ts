@@ -10,6 +10,7 @@ import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js
 import { logLines, MAIN, ROOT, runServer, startServerProcess } from "./helpers/process.js";
 import { THE_FOUR_TOOLS } from "./helpers/server.js";
 import { makeTree } from "./helpers/skill-tree.js";
+import { makeUnreadableFolder } from "./helpers/unreadable-folder.js";
 
 let tree: StandardCatalog;
 beforeAll(async () => {
@@ -92,6 +93,35 @@ describe("serving over HTTP", () => {
       server.child.kill("SIGTERM");
       await server.exited;
       await empty.remove();
+    }
+  });
+
+  // Regression (issue 24): a file name that is not UTF-8, an unreadable file, folder or SKILL.md, or
+  // folders nested past PATH_MAX each made the server refuse to start, with a stack trace.
+  it("starts on a folder with entries it cannot read, warning about each, and serves the rest", async () => {
+    const folder = await makeUnreadableFolder();
+    const server = await startServerProcess({ SKILLS_DIR: folder.dir }, ROOT, folder.user);
+    try {
+      await vi.waitFor(() => expect(server.output()).toContain('"msg":"ready"'));
+      const warnings = logLines(server.output()).filter((line) => line.level === 40);
+      expect(warnings.map((line) => [line.path, line.reason])).toEqual(
+        expect.arrayContaining([
+          ["p/ok/caf\\xe9.txt", "its name is not UTF-8, so no client could ask for it"],
+          ["p/closed", "SKILL.md cannot be read: permission denied (EACCES)"],
+          ["p/ok/locked", "folder cannot be read: permission denied (EACCES)"],
+          ["p/ok/secret.md", "cannot be read: permission denied (EACCES)"],
+          [expect.stringMatching(/^p\/ok\/deep\//), expect.stringContaining("(ENAMETOOLONG)")],
+        ]),
+      );
+      const reply = await postCall(server.url, "p", {
+        name: "read_skill",
+        arguments: { skill: "ok", file: "_manifest" },
+      });
+      expect(await reply.text()).toContain("notes.md (8 B)");
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+      folder.remove();
     }
   });
 

@@ -1,9 +1,11 @@
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import path from "node:path";
 import {
   type Catalog,
   type CatalogFile,
+  type CatalogIssue,
   compareText,
+  describeFsError,
   type LoadOptions,
   loadCatalog,
   type Scope,
@@ -27,7 +29,19 @@ export interface FolderAudit {
   readonly skills: number;
   /** Sorted by path, line and rule. */
   readonly findings: readonly Finding[];
+  /**
+   * What was not audited, and why: what the catalog left out as it loaded the folder (auditFolder only),
+   * and the served files that could not be read, or are too large to read whole.
+   */
+  readonly issues: readonly CatalogIssue[];
 }
+
+/**
+ * A file larger than this is not read: the audit's rules take a file's whole text, and one hostile file
+ * must not take the memory of gigabytes. The server does not inspect such a file either.
+ */
+const MAX_AUDITED_FILE_BYTES = 16 * 1024 * 1024;
+const TOO_LARGE = `larger than ${MAX_AUDITED_FILE_BYTES / 1024 / 1024} MiB, the most the audit reads`;
 
 /**
  * Audits a skills folder as the server loads it: every file it would serve (each once, though nested
@@ -35,12 +49,15 @@ export interface FolderAudit {
  * skipped in `sources.json`. Throws the catalog's CatalogError when the server would refuse the folder.
  */
 export function auditFolder(dir: string, options: LoadOptions = {}): FolderAudit {
-  return auditCatalog(loadCatalog(dir, options).catalog, dir);
+  const { catalog, issues } = loadCatalog(dir, options);
+  const audit = auditCatalog(catalog, dir);
+  return { ...audit, issues: [...issues, ...audit.issues] };
 }
 
 /**
- * {@link auditFolder} of a catalog the caller has loaded from `dir` already. `onRead` sees the bytes of
- * each served file as the audit reads them, for a caller that needs them too and need not read again.
+ * {@link auditFolder} of a catalog the caller has loaded from `dir` already (its issues are the caller's
+ * to report). `onRead` sees the bytes of each served file as the audit reads them, for a caller that
+ * needs them too and need not read again. One file is held at a time.
  */
 export function auditCatalog(
   catalog: Catalog,
@@ -50,10 +67,15 @@ export function auditCatalog(
   const scope = catalog.everything;
   const byDocument = new Map(scope.skills.map((skill) => [documentPath(skill), skill]));
   const findings: Finding[] = [];
+  const issues: CatalogIssue[] = [];
   for (const served of listServedFiles(scope)) {
-    const bytes = readFileSync(served.file.source);
+    const read = readServedFile(served.file);
+    if ("problem" in read) {
+      issues.push({ severity: "warning", path: served.path, reason: `not audited: ${read.problem}` });
+      continue;
+    }
+    const { bytes, executable } = read;
     onRead?.(served, bytes);
-    const executable = (statSync(served.file.source).mode & 0o111) !== 0;
     findings.push(...auditFile(served.path, bytes, { executable }));
     // A skill's name and description are placed in its SKILL.md, so they are audited from its bytes.
     const skill = byDocument.get(served.path);
@@ -61,7 +83,34 @@ export function auditCatalog(
   }
   const packs = new Set(scope.packs.map((pack) => pack.name));
   findings.push(...skippedSymlinks(dir).filter((found) => packs.has(found.path.split("/", 1)[0] ?? "")));
-  return { skills: scope.skills.length, findings: findings.sort(compareFindings) };
+  return { skills: scope.skills.length, findings: findings.sort(compareFindings), issues };
+}
+
+/** A served file's bytes and whether its mode lets it run, or why it was not read. */
+function readServedFile(file: CatalogFile): { bytes: Buffer; executable: boolean } | { problem: string } {
+  if (file.size > MAX_AUDITED_FILE_BYTES) {
+    return { problem: TOO_LARGE };
+  }
+  let handle: number;
+  try {
+    handle = openSync(file.source, "r");
+  } catch (error) {
+    return { problem: describeFsError(error) };
+  }
+  try {
+    const { mode, size } = fstatSync(handle);
+    if (size > MAX_AUDITED_FILE_BYTES) {
+      return { problem: TOO_LARGE };
+    }
+    const bytes = Buffer.alloc(size);
+    let at = 0;
+    for (let read = 1; at < size && read > 0; at += read) read = readSync(handle, bytes, at, size - at, at);
+    return { bytes: bytes.subarray(0, at), executable: (mode & 0o111) !== 0 };
+  } catch (error) {
+    return { problem: describeFsError(error) };
+  } finally {
+    closeSync(handle);
+  }
 }
 
 /** Every file of `scope`'s skills and packs, once each, sorted by path. */

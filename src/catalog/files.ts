@@ -35,6 +35,24 @@ export function normalizeFilePath(requested: string): string | undefined {
   return normalized.endsWith("/") ? undefined : normalized;
 }
 
+/** The `file` that asks read_skill and read_pack_file for the list of files instead of one of them. */
+export const MANIFEST_NAME = "_manifest";
+
+/**
+ * Why no client could read a file or folder at `relative` (POSIX, in its skill or pack) by that path, or
+ * undefined when one can. The catalog leaves such entries out, so that every file a manifest or a
+ * resource list names can be read by that name.
+ */
+export function unnameableReason(relative: string, kind: "file" | "folder"): string | undefined {
+  if (relative.includes("\\")) {
+    return "its name holds a backslash, which no client can send in a path";
+  }
+  if (kind === "file" && relative === MANIFEST_NAME) {
+    return `a file named ${MANIFEST_NAME} cannot be read: that name asks for the list of files`;
+  }
+  return undefined;
+}
+
 /**
  * The file of a skill at `requested`, or undefined. Only files listed at load time can be served, and
  * those were checked then to lie inside the skill folder, so no request can reach outside it.

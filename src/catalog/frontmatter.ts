@@ -1,4 +1,5 @@
-import { isMap, isScalar, parseDocument, type YAMLError } from "yaml";
+import { createHash } from "node:crypto";
+import { isMap, isScalar, parseDocument, visit, type YAMLError } from "yaml";
 
 export type SkillDocument =
   | ({ readonly ok: true; readonly name: string; readonly description: string } & Invocation)
@@ -18,6 +19,18 @@ const MAX_NAME_LENGTH = 64;
 
 const CLOSING_LINE = /^(?:---|\.\.\.)\s*$/;
 
+/**
+ * Real frontmatters take a few hundred bytes (2 KB at most in shared/bench). A larger one is refused before
+ * it is parsed: the YAML parser's work on hostile input grows faster than its size (80,000 keys in 1 MiB
+ * took seconds).
+ */
+export const MAX_FRONTMATTER_BYTES = 64 * 1024;
+/**
+ * Aliases (`*a`) a frontmatter may hold. Resolving a chain of them costs the YAML parser time quadratic in
+ * their number (a thousand took 8 s), under its own limit on how far they expand.
+ */
+const MAX_ALIASES = 100;
+
 /** The keys that say what a skill is: given twice, which one is meant is anyone's guess. */
 const IDENTITY_KEYS = ["name", "description"] as const;
 
@@ -31,6 +44,11 @@ function readFrontmatter(text: string): { data: unknown } | { reason: string } {
   const document = parseDocument(text, { uniqueKeys: false, logLevel: "error" });
   const [error] = document.errors;
   if (error) return { reason: `frontmatter is not valid YAML: ${describeYamlError(error)}` };
+  let aliases = 0;
+  visit(document, {
+    Alias: () => (++aliases > MAX_ALIASES ? visit.BREAK : undefined),
+  });
+  if (aliases > MAX_ALIASES) return { reason: `frontmatter holds more than ${MAX_ALIASES} YAML aliases` };
   if (isMap(document.contents)) {
     const keys = document.contents.items.map(({ key }) => (isScalar(key) ? key.value : key));
     const repeated = IDENTITY_KEYS.find((name) => keys.filter((key) => key === name).length > 1);
@@ -51,9 +69,13 @@ export function readFrontmatterFields(
   const lines = markdown.split(/\r?\n/);
   if (lines[0]?.trimEnd() !== "---") return { reason: "no frontmatter (the file must start with ---)" };
   const end = closingLineIndex(lines);
+  const text = lines.slice(1, end < 0 ? lines.length : end).join("\n");
+  if (Buffer.byteLength(text) > MAX_FRONTMATTER_BYTES) {
+    return { reason: `frontmatter is larger than ${MAX_FRONTMATTER_BYTES / 1024} KiB` };
+  }
   if (end < 0) return { reason: "frontmatter is not closed by a --- line" };
 
-  const read = readFrontmatter(lines.slice(1, end).join("\n"));
+  const read = readFrontmatter(text);
   if ("reason" in read) return read;
   const { data } = read;
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
@@ -64,29 +86,53 @@ export function readFrontmatterFields(
 
 /** Reads the `name` and `description` of a SKILL.md, or says why it cannot be served. */
 export function parseSkillDocument(markdown: string): SkillDocument {
+  return readSkillFrontmatter(markdown).parsed;
+}
+
+/**
+ * {@link parseSkillDocument}, and the {@link frontmatterDigest} of the whole frontmatter when it reads as
+ * data: the inspection compares the Skills extension's reading with it instead of parsing the YAML again.
+ */
+export function readSkillFrontmatter(markdown: string): { parsed: SkillDocument; digest?: string } {
   const read = readFrontmatterFields(markdown);
-  if ("reason" in read) return { ok: false, reason: read.reason };
+  if ("reason" in read) return { parsed: { ok: false, reason: read.reason } };
   const { fields } = read;
   const name = requiredText(fields, "name");
-  if (typeof name !== "string") return { ok: false, reason: name.reason };
+  if (typeof name !== "string") return { parsed: { ok: false, reason: name.reason } };
   const description = requiredText(fields, "description");
-  if (typeof description !== "string") return { ok: false, reason: description.reason };
-  return {
+  if (typeof description !== "string") return { parsed: { ok: false, reason: description.reason } };
+  const parsed: SkillDocument = {
     ok: true,
     name,
     description: description.replace(/\s+/g, " "),
     modelInvocable: fields["disable-model-invocation"] !== true,
     userInvocable: fields["user-invocable"] !== false,
   };
+  return { parsed, digest: frontmatterDigest(fields) };
 }
 
 /**
- * Whether `text`, the start of a SKILL.md, holds the whole frontmatter or can never hold one (it does
- * not open with ---): either way, reading further cannot change what parseSkillDocument says.
+ * A SHA-256 of `fields` as JSON carries them, keys sorted: two readings of a frontmatter have one digest
+ * exactly when a client comparing their JSON would find them equal.
+ */
+export function frontmatterDigest(fields: unknown): string {
+  const sorted = JSON.stringify(fields, (_key, value: unknown) =>
+    value !== null && typeof value === "object" && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+  return createHash("sha256").update(sorted).digest("base64url");
+}
+
+/**
+ * Whether `text`, the start of a SKILL.md, holds the whole frontmatter, can never hold one (it does not
+ * open with ---), or holds more than a frontmatter may: either way, reading further cannot change what
+ * parseSkillDocument says.
  */
 export function closesFrontmatter(text: string): boolean {
   const lines = text.split(/\r?\n/);
-  return lines[0]?.trimEnd() !== "---" || closingLineIndex(lines) > 0;
+  if (lines[0]?.trimEnd() !== "---" || closingLineIndex(lines) > 0) return true;
+  return Buffer.byteLength(lines.slice(1).join("\n")) > MAX_FRONTMATTER_BYTES;
 }
 
 /**

@@ -7,6 +7,7 @@ export {
   type FileContent,
   FileReader,
   isBinaryStart,
+  MANIFEST_NAME,
   MAX_FILE_BYTES,
   packPathCitedBySkill,
   readCatalogBytes,
@@ -16,7 +17,15 @@ export {
   resolveSkillFile,
   skillOwningPath,
 } from "./files.js";
-export { closingLineIndex, nameRuleViolation, readFrontmatterFields, stripBom } from "./frontmatter.js";
+export { describeFsError } from "./folders.js";
+export {
+  closingLineIndex,
+  frontmatterDigest,
+  MAX_FRONTMATTER_BYTES,
+  nameRuleViolation,
+  readFrontmatterFields,
+  stripBom,
+} from "./frontmatter.js";
 export {
   type Catalog,
   CatalogError,

@@ -1,9 +1,10 @@
 import {
+  accessSync,
   closeSync,
+  constants,
   type Dirent,
   fstatSync,
   openSync,
-  readdirSync,
   readFileSync,
   readSync,
   realpathSync,
@@ -11,12 +12,13 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { type DocumentReading, KnownDocuments } from "./documents.js";
-import { FileReader } from "./files.js";
+import { FileReader, unnameableReason } from "./files.js";
+import { describeFsError, readFolder } from "./folders.js";
 import {
   closesFrontmatter,
   nameRuleViolation,
   type SkillDocument as ParsedDocument,
-  parseSkillDocument,
+  readSkillFrontmatter,
   stripBom,
 } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
@@ -54,6 +56,12 @@ export interface LoadedCatalog {
   readonly issues: readonly CatalogIssue[];
   /** What each SKILL.md held, to be saved for the next start (see KnownDocuments). */
   readonly documents: readonly DocumentReading[];
+  /**
+   * The digest of each skill's whole frontmatter as YAML reads it (see frontmatterDigest), for the skills
+   * whose SKILL.md was parsed now: the inspection compares the Skills extension's reading with it instead of
+   * parsing the YAML again.
+   */
+  readonly frontmatters: ReadonlyMap<Skill, string>;
 }
 
 /** What the walk of the skills folder reports to, and reads with. */
@@ -62,6 +70,7 @@ interface Reading {
   readonly issues: CatalogIssue[];
   readonly known: KnownDocuments;
   readonly documents: DocumentReading[];
+  readonly frontmatters: Map<Skill, string>;
 }
 
 export const SKILL_DOCUMENT = "SKILL.md";
@@ -82,6 +91,7 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
     issues,
     known: options.known ?? KnownDocuments.fromBytes(undefined),
     documents: [],
+    frontmatters: new Map(),
   };
 
   const skills: Skill[] = [];
@@ -112,7 +122,12 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   }
   // The sources of packs SKILL_PACKS left out are not served, so not reported either.
   const sources = readSources(root, issues).filter((source) => everything.findPack(source.name));
-  return { catalog: { everything, sources, files: new FileReader() }, issues, documents: reading.documents };
+  return {
+    catalog: { everything, sources, files: new FileReader() },
+    issues,
+    documents: reading.documents,
+    frontmatters: reading.frontmatters,
+  };
 }
 
 function realDirectory(dir: string): string {
@@ -128,13 +143,20 @@ function realDirectory(dir: string): string {
 /** Pack folders are the visible sub-folders of the skills folder; files there (sources.json) are not packs. */
 function listPackFolders(root: string, issues: CatalogIssue[]): string[] {
   const names: string[] = [];
-  for (const entry of sortedEntries(root)) {
-    if (isHidden(entry.name) || resolveEntry(root, entry, undefined).kind !== "folder") continue;
-    if (/[\s,]/.test(entry.name)) {
+  const problems: CatalogIssue[] = [];
+  const entries = readFolder(root, "", problems);
+  if (entries === undefined) throw new CatalogError(`Skills folder ${root}: ${problems[0]?.reason}`);
+  issues.push(...problems);
+  for (const entry of entries) {
+    if (isHidden(entry.name) || entry.isFile()) continue;
+    const resolved = resolveEntry(root, entry, undefined);
+    if (resolved.kind === "unreadable") issues.push(unreadable(entry.name, resolved));
+    if (resolved.kind !== "folder") continue;
+    if (/[\s,\\]/.test(entry.name)) {
       issues.push({
         severity: "skipped",
         path: entry.name,
-        reason: "pack folder names cannot hold spaces or commas",
+        reason: "pack folder names cannot hold spaces, commas or backslashes",
       });
       continue;
     }
@@ -168,7 +190,13 @@ interface SkillFolder {
 
 function scanPack(name: string, reading: Reading): ScannedPack {
   const { root, issues } = reading;
-  const packRoot = realpathSync(path.join(root, name));
+  let packRoot: string;
+  try {
+    packRoot = realpathSync(path.join(root, name));
+  } catch (error) {
+    issues.push({ severity: "skipped", path: name, reason: `pack folder ${describeFsError(error)}` });
+    return { skills: [], files: NO_FILES };
+  }
   const skillFolders: SkillFolder[] = [];
   const files: CatalogFile[] = [];
   const isSkillFolder = (folder: string, real: string, entries: readonly Dirent[]) => {
@@ -283,11 +311,18 @@ function readSkill(
     issues.push({
       severity: "skipped",
       path: where,
-      reason: "SKILL.md is not a regular file inside the skill folder",
+      reason:
+        document.kind === "unreadable"
+          ? `SKILL.md ${document.reason}`
+          : "SKILL.md is not a regular file inside the skill folder",
     });
     return { nested };
   }
   const start = readDocument(path.posix.join(where, SKILL_DOCUMENT), document.real, reading);
+  if ("problem" in start) {
+    issues.push({ severity: "skipped", path: where, reason: `SKILL.md ${start.problem}` });
+    return { nested };
+  }
   if (start.size > MAX_SKILL_DOCUMENT_BYTES) {
     issues.push({ severity: "skipped", path: where, reason: "SKILL.md is larger than 1 MiB" });
     return { nested };
@@ -295,6 +330,15 @@ function readSkill(
   const { parsed } = start;
   if (!parsed.ok) {
     issues.push({ severity: "skipped", path: where, reason: parsed.reason });
+    return { nested };
+  }
+  // `pack/name` names a skill to read_skill and to prompts: a slash in the name would make it another's.
+  if (parsed.name.includes("/")) {
+    issues.push({
+      severity: "skipped",
+      path: where,
+      reason: `name "${parsed.name}" holds a slash: skills are named pack/name, so a name cannot hold one`,
+    });
     return { nested };
   }
 
@@ -325,6 +369,7 @@ function readSkill(
     modelInvocable: parsed.modelInvocable,
     userInvocable: parsed.userInvocable,
   };
+  if (start.digest !== undefined) reading.frontmatters.set(skill, start.digest);
   return { skill: { skill, warnings, found }, nested };
 }
 
@@ -338,16 +383,26 @@ function groupOf(folder: string, holdsSkills: boolean): string | undefined {
   return holdsSkills && folder !== "" ? flat(folder) : undefined;
 }
 
+/** What a SKILL.md says; `digest` when its frontmatter was parsed now (see readSkillFrontmatter). */
+interface DocumentRead {
+  readonly parsed: ParsedDocument;
+  readonly digest?: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
 /**
  * What a SKILL.md says, from the documents read before when it still has the size and modification time
- * it had then, else read now from disk; either way recorded for the next start.
+ * it had then, else read now from disk; either way recorded for the next start. A file that cannot be read
+ * gives the problem instead, and is not recorded.
  */
-function readDocument(
-  where: string,
-  real: string,
-  reading: Reading,
-): { parsed: ParsedDocument; size: number; mtimeMs: number } {
-  const read = reading.known.empty ? fromDisk(real) : fromKnown(where, real, reading.known);
+function readDocument(where: string, real: string, reading: Reading): DocumentRead | { problem: string } {
+  let read: DocumentRead;
+  try {
+    read = reading.known.empty ? fromDisk(real) : fromKnown(where, real, reading.known);
+  } catch (error) {
+    return { problem: describeFsError(error) };
+  }
   reading.documents.push({
     path: where,
     size: read.size,
@@ -357,19 +412,17 @@ function readDocument(
   return read;
 }
 
-function fromKnown(
-  where: string,
-  real: string,
-  known: KnownDocuments,
-): { parsed: ParsedDocument; size: number; mtimeMs: number } {
+function fromKnown(where: string, real: string, known: KnownDocuments): DocumentRead {
   const { size, mtimeMs } = statSync(real);
+  // What was read before says nothing of whether the file can still be read.
+  accessSync(real, constants.R_OK);
   const parsed = known.get(where, size, mtimeMs);
   return parsed === undefined ? fromDisk(real) : { parsed, size, mtimeMs };
 }
 
-function fromDisk(real: string): { parsed: ParsedDocument; size: number; mtimeMs: number } {
+function fromDisk(real: string): DocumentRead {
   const start = readDocumentStart(real);
-  return { parsed: parseSkillDocument(start.text), size: start.size, mtimeMs: start.mtimeMs };
+  return { ...readSkillFrontmatter(start.text), size: start.size, mtimeMs: start.mtimeMs };
 }
 
 /**
@@ -418,7 +471,8 @@ interface WalkContext {
 
 /**
  * Walks a folder collecting its visible files into `files`. Symlinks are followed only when their
- * target lies inside the boundary; `seen` stops symlink cycles.
+ * target lies inside the boundary; `seen` stops symlink cycles. What cannot be read, or could not be named
+ * by a client, is left out with an issue.
  */
 function walk(
   real: string,
@@ -426,9 +480,9 @@ function walk(
   seen: Set<string>,
   files: CatalogFile[],
   context: WalkContext,
-  entries: readonly Dirent[] = sortedEntries(real),
+  entries: readonly Dirent[] | undefined = readFolder(real, context.report(relative), context.issues),
 ): void {
-  if (context.stopAt?.(relative, real, entries)) return;
+  if (entries === undefined || context.stopAt?.(relative, real, entries)) return;
   for (const entry of entries) {
     if (isHidden(entry.name)) continue;
     const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
@@ -439,6 +493,16 @@ function walk(
         path: context.report(childRelative),
         reason: "symlink points outside its skill or pack folder",
       });
+      continue;
+    }
+    if (child.kind === "unreadable") {
+      context.issues.push(unreadable(context.report(childRelative), child));
+      continue;
+    }
+    if (child.kind === "other") continue;
+    const unnameable = unnameableReason(childRelative, child.kind);
+    if (unnameable !== undefined) {
+      context.issues.push({ severity: "skipped", path: context.report(childRelative), reason: unnameable });
     } else if (child.kind === "file") {
       files.push({
         path: flat(childRelative),
@@ -446,7 +510,7 @@ function walk(
         mtimeMs: child.mtimeMs,
         source: flat(child.real),
       });
-    } else if (child.kind === "folder" && !seen.has(child.real)) {
+    } else if (!seen.has(child.real)) {
       seen.add(child.real);
       walk(child.real, childRelative, seen, files, context);
     }
@@ -457,32 +521,55 @@ type ResolvedEntry =
   | { readonly kind: "file"; readonly real: string; readonly size: number; readonly mtimeMs: number }
   | { readonly kind: "folder"; readonly real: string }
   | { readonly kind: "outside" }
+  | { readonly kind: "unreadable"; readonly reason: string }
   | { readonly kind: "other" };
 
-/** What a directory entry really is, following a symlink only when it stays inside `boundary`. */
+/**
+ * What a directory entry really is, following a symlink only when it stays inside `boundary`. A file is
+ * one the server can read: one it cannot is `unreadable`, rather than listed and then failing every read.
+ */
 function resolveEntry(parent: string, entry: Dirent, boundary: string | undefined): ResolvedEntry {
   const full = path.join(parent, entry.name);
   if (entry.isDirectory()) return { kind: "folder", real: full };
-  if (entry.isFile()) {
-    const { size, mtimeMs } = statSync(full);
-    return { kind: "file", real: full, size, mtimeMs };
-  }
+  if (entry.isFile()) return readableFile(full);
   if (!entry.isSymbolicLink()) return { kind: "other" };
   return resolveLink(full, boundary);
 }
 
 /** Follows every symlink in `full`; a target outside `boundary` (when given) is reported as such. */
 function resolveLink(full: string, boundary: string | undefined): ResolvedEntry {
+  let real: string;
   try {
-    const real = realpathSync(full);
-    if (boundary !== undefined && !isInside(boundary, real)) return { kind: "outside" };
+    real = realpathSync(full);
+  } catch (error) {
+    // A dangling symlink leads nowhere: nothing to serve, and nothing wrong with the server.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "other" };
+    return { kind: "unreadable", reason: describeFsError(error) };
+  }
+  if (boundary !== undefined && !isInside(boundary, real)) return { kind: "outside" };
+  try {
     const stat = statSync(real);
     if (stat.isDirectory()) return { kind: "folder", real };
-    if (stat.isFile()) return { kind: "file", real, size: stat.size, mtimeMs: stat.mtimeMs };
-  } catch {
-    // A dangling symlink or a file that vanished: nothing to serve.
+    if (stat.isFile()) return readableFile(real);
+  } catch (error) {
+    return { kind: "unreadable", reason: describeFsError(error) };
   }
   return { kind: "other" };
+}
+
+/** The regular file at `real` when the server may read it, else why not. */
+function readableFile(real: string): ResolvedEntry {
+  try {
+    const { size, mtimeMs } = statSync(real);
+    accessSync(real, constants.R_OK);
+    return { kind: "file", real, size, mtimeMs };
+  } catch (error) {
+    return { kind: "unreadable", reason: describeFsError(error) };
+  }
+}
+
+function unreadable(where: string, entry: { readonly reason: string }): CatalogIssue {
+  return { severity: "skipped", path: where, reason: entry.reason };
 }
 
 export function isInside(folder: string, target: string): boolean {
@@ -491,10 +578,6 @@ export function isInside(folder: string, target: string): boolean {
 
 function isHidden(name: string): boolean {
   return name.startsWith(".");
-}
-
-function sortedEntries(dir: string): Dirent[] {
-  return readdirSync(dir, { withFileTypes: true }).sort((a, b) => compareText(a.name, b.name));
 }
 
 /** Most skills have no file besides SKILL.md; they share one empty map. */

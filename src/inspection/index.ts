@@ -1,6 +1,7 @@
 import type { Finding } from "../audit/index.js";
 import type { Catalog, Skill } from "../catalog/index.js";
-import { inspectSkill, type SkillInspection, skillFingerprint } from "./inspect.js";
+import { ByteBudget } from "./budget.js";
+import { inspectSkill, MAX_INSPECTED_FILE_BYTES, type SkillInspection, skillFingerprint } from "./inspect.js";
 
 export { type SkillEntry, type SkillInspection, skillPath } from "./inspect.js";
 
@@ -15,6 +16,12 @@ const KEPT_FINDINGS = 10;
 
 /** How many skills are read at once: enough to keep the disk and the hashing busy. */
 const PARALLEL_SKILLS = 16;
+/**
+ * How many bytes of file contents the skills read at once hold together: one file of the largest size
+ * inspected. Real skills are a few KB, so this slows no real catalog; sixty 15 MiB files in each of two
+ * skills took 1.9 GB before, in a container limited to 256 MiB.
+ */
+export const INSPECTION_BUDGET_BYTES = MAX_INSPECTED_FILE_BYTES;
 
 /** Every skill of a catalog, inspected once at startup (or at `--build-index`, and saved). */
 export class Inspection {
@@ -62,17 +69,28 @@ export interface InspectionRun {
   readonly inspection: Inspection;
   /** Skills whose files were read now. */
   readonly inspected: number;
+  /** The most bytes of file contents held at once: at most {@link INSPECTION_BUDGET_BYTES}. */
+  readonly peakBytes: number;
   /** Skills taken from the saved inspection. */
   readonly reused: number;
   /** Why the saved inspection was not used at all, when it was given and could not be. */
   readonly savedProblem: string | undefined;
 }
 
+export interface InspectOptions {
+  /** The digest of each skill's frontmatter as the catalog's YAML read it (LoadedCatalog.frontmatters). */
+  readonly frontmatters?: ReadonlyMap<Skill, string>;
+}
+
 /**
  * Inspects `skills`, taking from `saved` (a saved {@link Inspection}) every skill whose files have not
  * changed since, and reading the others. A saved inspection that cannot be read is ignored, and said so.
  */
-export async function inspectCatalog(skills: readonly Skill[], saved?: Uint8Array): Promise<InspectionRun> {
+export async function inspectCatalog(
+  skills: readonly Skill[],
+  saved?: Uint8Array,
+  options: InspectOptions = {},
+): Promise<InspectionRun> {
   const { known, problem } = readSaved(saved);
   const bySkill = new Map<Skill, SkillInspection>();
   const fingerprints = new Map<Skill, string>();
@@ -84,10 +102,11 @@ export async function inspectCatalog(skills: readonly Skill[], saved?: Uint8Arra
     if (kept !== undefined && kept.fingerprint === fingerprint) bySkill.set(skill, kept.found);
     else pending.push(skill);
   }
+  const budget = new ByteBudget(INSPECTION_BUDGET_BYTES);
   let next = 0;
   const worker = async () => {
     for (let skill = pending[next++]; skill !== undefined; skill = pending[next++]) {
-      bySkill.set(skill, await inspectSkill(skill));
+      bySkill.set(skill, await inspectSkill(skill, budget, options.frontmatters?.get(skill)));
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_SKILLS, pending.length) }, worker));
@@ -96,6 +115,7 @@ export async function inspectCatalog(skills: readonly Skill[], saved?: Uint8Arra
   return {
     inspection: new Inspection(ordered, fingerprints),
     inspected: pending.length,
+    peakBytes: budget.peak,
     reused: skills.length - pending.length,
     savedProblem: problem,
   };

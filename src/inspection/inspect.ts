@@ -1,16 +1,19 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { isDeepStrictEqual } from "node:util";
 import { SKILL_LIMITS, type Skill as SkillEntry, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { auditFile, auditSkillMetadata, documentPath, type Finding, isUnsafe } from "../audit/index.js";
 import {
   type CatalogFile,
+  ChangedFileError,
+  describeFsError,
+  frontmatterDigest,
   readCatalogBytes,
   readFrontmatterFields,
   SKILL_DOCUMENT,
   type Skill,
   stripBom,
 } from "../catalog/index.js";
+import type { ByteBudget } from "./budget.js";
 
 export type { SkillEntry };
 
@@ -31,7 +34,7 @@ export interface SkillInspection {
  * A file larger than this is not read: the extension carries no skill that big, and the audit's text
  * rules do not apply to it (its size is a low finding of the audit's own).
  */
-const MAX_INSPECTED_FILE_BYTES = SKILL_LIMITS.bytes;
+export const MAX_INSPECTED_FILE_BYTES = SKILL_LIMITS.bytes;
 
 /**
  * The path of a skill in the extension's `skill://` namespace: its pack, its group if it has one, and its
@@ -43,50 +46,123 @@ export function skillPath(skill: Skill): string {
 
 /**
  * Reads every file of `skill` once: the audit's rules run on each, and the SDK builds its entry from them
- * with its own checks.
+ * with its own checks. The bytes it holds are taken from `budget` before they are read, and given back
+ * once no longer held: a skill the extension can carry (its files' sizes, taken at load, say so before any
+ * is read) is read whole for its entry, any other one file at a time, for the audit alone. `frontmatter` is
+ * the digest of the frontmatter as the catalog's YAML read it, when the catalog parsed it at this start.
  */
-export async function inspectSkill(skill: Skill): Promise<SkillInspection> {
+export async function inspectSkill(
+  skill: Skill,
+  budget: ByteBudget,
+  frontmatter?: string,
+): Promise<SkillInspection> {
   const all = [skill.document, ...skill.files.values()];
-  const contents: Record<string, Uint8Array> = {};
-  const unsafe: Finding[] = [];
-  for (const file of all) {
-    if (file.size > MAX_INSPECTED_FILE_BYTES) continue;
-    const bytes = await readCatalogBytes(file);
-    contents[file.path] = bytes;
-    unsafe.push(...auditFile(path.posix.join(skill.pack, skill.folder, file.path), bytes).filter(isUnsafe));
+  const tooLarge = extensionLimitProblem(all);
+  let found: Omit<SkillInspection, "unsafe">;
+  const read: SkillRead = { unsafe: [], problems: [] };
+  if (tooLarge === undefined) {
+    const release = await budget.take(all.reduce((sum, file) => sum + file.size, 0));
+    try {
+      const contents: Record<string, Uint8Array> = {};
+      for (const file of all) {
+        const bytes = await readAndAudit(skill, file, read);
+        if (bytes !== undefined) contents[file.path] = bytes;
+      }
+      found =
+        read.problems.length > 0
+          ? leftOut(read.problems.join("; "))
+          : await entryOf(skill, contents, frontmatter);
+    } finally {
+      release();
+    }
+  } else {
+    for (const file of all) {
+      if (file.size > MAX_INSPECTED_FILE_BYTES) continue;
+      const release = await budget.take(file.size);
+      try {
+        await readAndAudit(skill, file, read);
+      } finally {
+        release();
+      }
+    }
+    found = leftOut(tooLarge);
   }
-  const document = Buffer.from(contents[SKILL_DOCUMENT] ?? new Uint8Array()).toString("utf8");
-  unsafe.push(...auditSkillMetadata(documentPath(skill), skill, document).filter(isUnsafe));
   // Copied through JSON: the parsers' strings are slices of the whole SKILL.md, which they would keep
   // alive (10 KB a skill, 100 MB at 10,000 skills).
-  return asJson({ ...(await entryOf(skill, all, contents, document)), unsafe }) as SkillInspection;
+  return asJson({ ...found, unsafe: read.unsafe }) as SkillInspection;
+}
+
+/** What reading a skill's files found: the audit's high findings, and the files that could not be read. */
+interface SkillRead {
+  readonly unsafe: Finding[];
+  readonly problems: string[];
+}
+
+/**
+ * One file's bytes, its high findings (and for SKILL.md those of the skill's name and description) added
+ * to `read`; undefined, and the problem noted, when it cannot be read.
+ */
+async function readAndAudit(
+  skill: Skill,
+  file: CatalogFile,
+  read: SkillRead,
+): Promise<Uint8Array | undefined> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readCatalogBytes(file);
+  } catch (error) {
+    const why =
+      error instanceof ChangedFileError ? "changed since the catalog was loaded" : describeFsError(error);
+    read.problems.push(`${file.path} ${why}`);
+    // The name and description are the catalog's: audited all the same, placed on line 1.
+    if (file === skill.document) read.unsafe.push(...metadataFindings(skill));
+    return undefined;
+  }
+  const where = path.posix.join(skill.pack, skill.folder, file.path);
+  read.unsafe.push(...auditFile(where, bytes).filter(isUnsafe));
+  if (file === skill.document)
+    read.unsafe.push(...metadataFindings(skill, Buffer.from(bytes).toString("utf8")));
+  return bytes;
+}
+
+/** The high findings of a skill's name and description, placed on their lines of `document` when given. */
+function metadataFindings(skill: Skill, document?: string): Finding[] {
+  return auditSkillMetadata(documentPath(skill), skill, document).filter(isUnsafe);
+}
+
+/** Why the extension cannot carry a skill of `all` these files, told by their sizes before any is read. */
+function extensionLimitProblem(all: readonly CatalogFile[]): string | undefined {
+  const bytes = all.reduce((sum, file) => sum + file.size, 0);
+  if (all.length <= SKILL_LIMITS.files && bytes <= SKILL_LIMITS.bytes) return undefined;
+  return (
+    `${all.length} files of ${bytes} bytes: the Skills extension carries at most ` +
+    `${SKILL_LIMITS.files} files and ${SKILL_LIMITS.bytes} bytes a skill`
+  );
 }
 
 /** The extension's entry of a skill whose files hold `contents`, or why it cannot carry the skill. */
 async function entryOf(
   skill: Skill,
-  all: readonly CatalogFile[],
   contents: Readonly<Record<string, Uint8Array>>,
-  document: string,
+  frontmatter: string | undefined,
 ): Promise<Omit<SkillInspection, "unsafe">> {
-  const bytes = all.reduce((sum, file) => sum + file.size, 0);
-  if (all.length > SKILL_LIMITS.files || bytes > SKILL_LIMITS.bytes) {
-    return leftOut(
-      `${all.length} files of ${bytes} bytes: the Skills extension carries at most ` +
-        `${SKILL_LIMITS.files} files and ${SKILL_LIMITS.bytes} bytes a skill`,
-    );
-  }
   let entry: SkillEntry;
   try {
     entry = await skillEntry(skillPath(skill), contents);
   } catch (error) {
     return leftOut(describeEntryProblems(error));
   }
-  const read = readFrontmatterFields(stripBom(document));
-  if (!("fields" in read) || !isDeepStrictEqual(asJson(read.fields), asJson(entry.frontmatter))) {
+  const yaml = frontmatter ?? yamlDigest(Buffer.from(contents[SKILL_DOCUMENT] ?? []).toString("utf8"));
+  if (yaml !== frontmatterDigest(entry.frontmatter)) {
     return leftOut("its frontmatter reads otherwise to the Skills extension's parser than to YAML");
   }
   return { entry, leftOut: undefined };
+}
+
+/** The digest of the frontmatter of `document` as YAML reads it; undefined when YAML cannot read it. */
+function yamlDigest(document: string): string | undefined {
+  const read = readFrontmatterFields(stripBom(document));
+  return "fields" in read ? frontmatterDigest(read.fields) : undefined;
 }
 
 /** `value` as JSON carries it, in strings of its own: what a client compares, whatever the parsers gave. */

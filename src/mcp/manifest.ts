@@ -1,8 +1,8 @@
-import type { CatalogFile, FileContent } from "../catalog/index.js";
+import { type CatalogFile, type FileContent, MANIFEST_NAME } from "../catalog/index.js";
 import { formatSize, plural } from "./format.js";
 
-/** The `file` value that asks for a file list instead of a file. */
-export const MANIFEST = "_manifest";
+/** The `file` value that asks for a file list instead of a file; the catalog lists no file of that name. */
+export const MANIFEST = MANIFEST_NAME;
 /** Past this many entries a manifest is cut: a skill with a vendored tree would flood the context. */
 const LISTED_FILES = 500;
 

@@ -1,18 +1,28 @@
+import { crc32 } from "node:zlib";
+
+export { STALE_TEMPORARY_MS, writeSavedIndexFile } from "./file.js";
+
 /**
  * The saved index: what startup would otherwise work out from the skills folder, saved once by
  * `--build-index` (the image build runs it) as named parts of one file, each checked by its own reader:
  * the search index, and the inspection of every skill (digests and entries of the Skills extension).
- * Each part starts at a multiple of 8 bytes, so that a reader may view it as typed arrays in place.
+ * Each part carries a CRC-32 of its bytes, so that a damaged part (a flipped bit, a same-length edit of a
+ * description or a digest) is worked out again like a torn file, never served. Each part starts at a
+ * multiple of 8 bytes, so that a reader may view it as typed arrays in place.
  *
  *     0  "SKMCPSAV"   8  format version (u32)   12  part count (u32)
- *     then each part: name length (u32), name (UTF-8), padding to 8, byte length (f64), bytes, padding to 8
+ *     then each part: name length (u32), name (UTF-8), padding to 8, byte length (f64), CRC-32 of the
+ *     bytes (u32), 4 bytes of padding, bytes, padding to 8
  */
 
 const MAGIC = Buffer.from("SKMCPSAV", "latin1");
 /** What a file saved by a server before this format began with: the search index alone. */
 const SEARCH_INDEX_ONLY = Buffer.from("SKILLIDX", "latin1");
-const FORMAT_VERSION = 1;
+/** 2: each part carries a CRC-32. */
+const FORMAT_VERSION = 2;
 const HEADER_BYTES = 16;
+/** A part's byte length (f64), its CRC-32 (u32) and padding, before its bytes. */
+const PART_HEADER_BYTES = 16;
 
 export type SavedParts = Readonly<Record<string, Uint8Array>>;
 
@@ -21,7 +31,7 @@ export function savedIndexBytes(parts: SavedParts): Uint8Array {
   const entries = Object.entries(parts).map(([name, bytes]) => ({ name: Buffer.from(name), bytes }));
   let length = HEADER_BYTES;
   for (const { name, bytes } of entries)
-    length = aligned(aligned(length + 4 + name.length) + 8 + bytes.length);
+    length = aligned(aligned(length + 4 + name.length) + PART_HEADER_BYTES + bytes.length);
   const file = Buffer.alloc(length);
   MAGIC.copy(file, 0);
   file.writeUInt32LE(FORMAT_VERSION, 8);
@@ -32,8 +42,9 @@ export function savedIndexBytes(parts: SavedParts): Uint8Array {
     name.copy(file, at + 4);
     at = aligned(at + 4 + name.length);
     file.writeDoubleLE(bytes.length, at);
-    file.set(bytes, at + 8);
-    at = aligned(at + 8 + bytes.length);
+    file.writeUInt32LE(crc32(bytes), at + 8);
+    file.set(bytes, at + PART_HEADER_BYTES);
+    at = aligned(at + PART_HEADER_BYTES + bytes.length);
   }
   return file;
 }
@@ -64,11 +75,16 @@ export function readSavedIndex(
     const nameLength = bytes.readUInt32LE(at);
     const nameEnd = at + 4 + nameLength;
     const lengthAt = aligned(nameEnd);
-    if (lengthAt + 8 > bytes.length) return truncated();
+    if (lengthAt + PART_HEADER_BYTES > bytes.length) return truncated();
     const length = bytes.readDoubleLE(lengthAt);
-    const start = lengthAt + 8;
+    const start = lengthAt + PART_HEADER_BYTES;
     if (!Number.isSafeInteger(length) || length < 0 || start + length > bytes.length) return truncated();
-    parts[bytes.toString("utf8", at + 4, nameEnd)] = bytes.subarray(start, start + length);
+    const name = bytes.toString("utf8", at + 4, nameEnd);
+    const part = bytes.subarray(start, start + length);
+    if (crc32(part) !== bytes.readUInt32LE(lengthAt + 8)) {
+      return { problem: `damaged: its part "${name}" does not match its checksum`, outdated: false };
+    }
+    parts[name] = part;
     at = aligned(start + length);
   }
   return at === bytes.length ? { parts } : truncated();

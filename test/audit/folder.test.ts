@@ -1,7 +1,7 @@
-import { chmod } from "node:fs/promises";
+import { chmod, rm, truncate } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditFolder } from "../../src/audit/index.js";
+import { auditCatalog, auditFolder } from "../../src/audit/index.js";
 import { CatalogError, loadCatalog } from "../../src/catalog/index.js";
 import { inspectCatalog } from "../../src/inspection/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
@@ -31,8 +31,12 @@ afterAll(() => tree.remove());
 
 describe("auditFolder", () => {
   it("audits what the server serves, each file once, and the symlinks the fetcher skipped", () => {
-    const { skills, findings } = auditFolder(tree.dir);
+    const { skills, findings, issues } = auditFolder(tree.dir);
     expect(skills).toBe(4);
+    // What the catalog leaves out is not audited, and said so.
+    expect(issues).toEqual([
+      { severity: "skipped", path: "alpha/broken", reason: "no frontmatter (the file must start with ---)" },
+    ]);
     expect(findings.map((found) => [found.path, found.line, found.rule])).toEqual([
       ["alpha/clean/link", 0, "skipped-symlink"],
       ["alpha/escaped/SKILL.md", 3, "metadata-invisible-character"],
@@ -53,6 +57,40 @@ describe("auditFolder", () => {
       ["alpha/inner", "alpha/outer/inner/SKILL.md", "invisible-character"],
       ["alpha/outer", "alpha/outer/inner/SKILL.md", "invisible-character"],
     ]);
+  });
+
+  // Regression (issue 24): a served file that could not be read threw out of the audit, and one of any
+  // size was read whole (a sparse file of gigabytes took its memory).
+  it("says which files it did not audit and why, and audits the rest", async () => {
+    const folder = await makeTree({
+      "p/ok/SKILL.md": skillMd("ok", "Fine.", "Say hi\u200Bthere.\n"),
+      "p/ok/gone.md": "removed after the load",
+      "p/ok/huge.bin": "",
+    });
+    try {
+      await truncate(path.join(folder.dir, "p/ok/huge.bin"), 17 * 1024 * 1024);
+      const { catalog, issues } = loadCatalog(folder.dir);
+      expect(issues).toEqual([]);
+      await rm(path.join(folder.dir, "p/ok/gone.md"));
+      const audit = auditCatalog(catalog, folder.dir);
+      expect(audit.findings.map((found) => [found.path, found.rule])).toEqual([
+        ["p/ok/SKILL.md", "invisible-character"],
+      ]);
+      expect(audit.issues).toEqual([
+        {
+          severity: "warning",
+          path: "p/ok/gone.md",
+          reason: "not audited: cannot be read: it vanished while the catalog was loaded (ENOENT)",
+        },
+        {
+          severity: "warning",
+          path: "p/ok/huge.bin",
+          reason: "not audited: larger than 16 MiB, the most the audit reads",
+        },
+      ]);
+    } finally {
+      await folder.remove();
+    }
   });
 
   it("throws the catalog's error for a folder the server would refuse", async () => {

@@ -15,14 +15,25 @@ export interface Exited {
   readonly stderr: string;
 }
 
+/** A user to run a process as (its uid and gid), for a test that needs one other than root. */
+export interface User {
+  readonly uid: number;
+  readonly gid: number;
+}
+
 /**
  * Runs a script of the project (`scripts/…`, relative to the root) to completion from source, as its npm
- * script does; a failing exit is an answer, not an error.
+ * script does, as `user` when given; a failing exit is an answer, not an error.
  */
-export function runScript(script: string, args: readonly string[] = [], cwd = ROOT): Promise<Exited> {
+export function runScript(
+  script: string,
+  args: readonly string[] = [],
+  cwd = ROOT,
+  user?: User,
+): Promise<Exited> {
   const argv = ["--import", TSX_LOADER, path.join(ROOT, script), ...args];
   return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, argv, { cwd, timeout: 60_000, ...user }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
     });
   });
@@ -58,12 +69,17 @@ export interface ServerProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** Starts the HTTP server on a free port of 127.0.0.1 and resolves once it listens. */
-export function startServerProcess(env: Record<string, string>, cwd = ROOT): Promise<ServerProcess> {
+/** Starts the HTTP server on a free port of 127.0.0.1 (as `user` when given) and resolves once it listens. */
+export function startServerProcess(
+  env: Record<string, string>,
+  cwd = ROOT,
+  user?: User,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, MAIN, {
     cwd,
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env, NODE_OPTIONS: "" },
     stdio: ["ignore", "pipe", "pipe"],
+    ...user,
   });
   let stdout = "";
   let stderr = "";

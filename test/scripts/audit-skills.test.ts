@@ -2,6 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Exited, ROOT, runScript } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+import { makeUnreadableFolder } from "../helpers/unreadable-folder.js";
 
 function audit(args: string[], cwd = ROOT): Promise<Exited> {
   return runScript("scripts/audit-skills.ts", args, cwd);
@@ -26,7 +27,7 @@ describe("npm run audit-skills", () => {
       [
         "## Skills audit",
         "",
-        `1 skills in ${path.join(tree.dir, "hostile")}: 1 high, 1 medium found.`,
+        `1 skill in ${path.join(tree.dir, "hostile")}: 1 high, 1 medium found.`,
         "",
         "| Severity | Where | Rule | Detail |",
         "|---|---|---|---|",
@@ -80,6 +81,32 @@ describe("npm run audit-skills", () => {
     expect(result.stderr).toMatch(
       /^audit-skills: there is no \.\/skills to audit: `npm run fetch-skills` writes it/,
     );
+  });
+
+  // Regression (issue 24): a file name that is not UTF-8, an unreadable file, folder or SKILL.md, and
+  // folders nested past PATH_MAX each stopped the audit with a stack trace.
+  it("audits what it can read, and says on stderr what it could not", async () => {
+    const folder = await makeUnreadableFolder();
+    try {
+      const result = await runScript("scripts/audit-skills.ts", [folder.dir, "--json"], ROOT, folder.user);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ skills: 1, findings: [] });
+      const warnings = result.stderr.trimEnd().split("\n");
+      expect(warnings).toEqual(
+        expect.arrayContaining([
+          "audit-skills: left out: p/ok/caf\\xe9.txt: its name is not UTF-8, so no client could ask for it",
+          "audit-skills: left out: p/closed: SKILL.md cannot be read: permission denied (EACCES)",
+          "audit-skills: left out: p/ok/locked: folder cannot be read: permission denied (EACCES)",
+          "audit-skills: left out: p/ok/secret.md: cannot be read: permission denied (EACCES)",
+        ]),
+      );
+      expect(warnings).toHaveLength(5);
+      expect(warnings.find((line) => line.includes("ENAMETOOLONG"))).toMatch(
+        /^audit-skills: left out: p\/ok\/deep\//,
+      );
+    } finally {
+      folder.remove();
+    }
   });
 
   it("names a folder that does not exist", async () => {

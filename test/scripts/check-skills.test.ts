@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { PNG_BYTES } from "../helpers/fixtures.js";
 import { ROOT, runScript } from "../helpers/process.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
+import { makeUnreadableFolder } from "../helpers/unreadable-folder.js";
 
 const run = promisify(execFile);
 const TSX = ["--import", "tsx", "scripts/check-skills.ts"];
@@ -85,6 +86,33 @@ describe("npm run check-skills", () => {
       );
     } finally {
       await tree.remove();
+    }
+  });
+
+  // Regression (issue 24): a file name that is not UTF-8, an unreadable file, folder or SKILL.md, and
+  // folders nested past PATH_MAX each stopped check-skills with a stack trace.
+  it("names what it cannot read and serves the rest", async () => {
+    const folder = await makeUnreadableFolder();
+    try {
+      const result = await runScript("scripts/check-skills.ts", [folder.dir], ROOT, folder.user);
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      const lines = result.stdout.split("\n");
+      expect(lines[2]).toBe("1 skill in 1 pack (p 1); 5 left out, 0 warnings.");
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          "- left out: `p/ok/caf\\xe9.txt`: its name is not UTF-8, so no client could ask for it",
+          "- left out: `p/closed`: SKILL.md cannot be read: permission denied (EACCES)",
+          "- left out: `p/ok/locked`: folder cannot be read: permission denied (EACCES)",
+          "- left out: `p/ok/secret.md`: cannot be read: permission denied (EACCES)",
+          "The Skills extension carries 1; 0 only the tools serve.",
+          "1 skill: none found ([rules](docs/audit.md)).",
+        ]),
+      );
+      expect(result.stdout).toMatch(
+        /- left out: `p\/ok\/deep\/(d+\/)+d+`: folder cannot be read: its path is longer than the system allows \(ENAMETOOLONG\)/,
+      );
+    } finally {
+      folder.remove();
     }
   });
 

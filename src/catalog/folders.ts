@@ -1,0 +1,92 @@
+import { isUtf8 } from "node:buffer";
+import { type Dirent, readdirSync } from "node:fs";
+import path from "node:path";
+import { compareText } from "./scope.js";
+import type { CatalogIssue } from "./types.js";
+
+/** What the errors of the file system that a hostile or broken folder can cause mean, for an operator. */
+const FS_ERRORS: Readonly<Record<string, string>> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ENAMETOOLONG: "its path is longer than the system allows",
+  ELOOP: "too many levels of symlinks",
+  ENOENT: "it vanished while the catalog was loaded",
+  ENOTDIR: "a folder on its path is not a folder",
+  EIO: "input/output error",
+  EMFILE: "too many open files",
+};
+
+/** Why a file or folder could not be read, in a few words and the error's code, without the absolute path. */
+export function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined) return `cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+  return `cannot be read: ${FS_ERRORS[code] ?? "error"} (${code})`;
+}
+
+/**
+ * The entries of folder `dir`, sorted by name; `where` is its path relative to the skills folder, for
+ * issues. A folder that cannot be read is an issue and gives undefined. An entry whose name is not UTF-8 is
+ * an issue too and left out: Node would hand it over with U+FFFD in place of the bad bytes, a name that
+ * names nothing on disk, and no client could ask for it anyway.
+ */
+export function readFolder(dir: string, where: string, issues: CatalogIssue[]): Dirent[] | undefined {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+    if (entries.some((entry) => entry.name.includes("\uFFFD")))
+      entries = withoutBadNames(dir, where, entries, issues);
+  } catch (error) {
+    issues.push({ severity: "skipped", path: where, reason: `folder ${describeFsError(error)}` });
+    return undefined;
+  }
+  return entries.sort((a, b) => compareText(a.name, b.name));
+}
+
+/** `entries` less those whose names on disk are not UTF-8 (each reported); one entry per name. */
+function withoutBadNames(dir: string, where: string, entries: Dirent[], issues: CatalogIssue[]): Dirent[] {
+  const good = new Set<string>();
+  for (const name of readdirSync(dir, { encoding: "buffer" })) {
+    if (isUtf8(name)) {
+      good.add(name.toString("utf8"));
+      continue;
+    }
+    issues.push({
+      severity: "skipped",
+      path: path.posix.join(where, escapeName(name)),
+      reason: "its name is not UTF-8, so no client could ask for it",
+    });
+  }
+  // A good name holding U+FFFD and a bad one that decodes to it come as two entries of one name.
+  const kept = new Set<string>();
+  return entries.filter((entry) => {
+    const keep = good.has(entry.name) && !kept.has(entry.name);
+    kept.add(entry.name);
+    return keep;
+  });
+}
+
+/** A file name as bytes, its UTF-8 parts as text and every other byte as `\xNN`, for a log line. */
+export function escapeName(name: Uint8Array): string {
+  let text = "";
+  for (let at = 0; at < name.length; ) {
+    const length = sequenceLength(name[at] ?? 0);
+    const piece = name.subarray(at, at + length);
+    if (length > 0 && piece.length === length && isUtf8(piece)) {
+      text += Buffer.from(piece).toString("utf8");
+      at += length;
+    } else {
+      text += `\\x${(name[at] ?? 0).toString(16).padStart(2, "0")}`;
+      at += 1;
+    }
+  }
+  return text;
+}
+
+/** How many bytes the UTF-8 sequence that starts with `lead` takes; 0 when no sequence starts so. */
+function sequenceLength(lead: number): number {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 0;
+}

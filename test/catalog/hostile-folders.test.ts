@@ -1,0 +1,276 @@
+/**
+ * Issue 24: one file of a hostile or broken skills folder is a warning naming it, never a failed start.
+ * Names that are not UTF-8, paths past PATH_MAX, files the server cannot read, names no client could ask
+ * for, a frontmatter built to stall the YAML parser: each is left out with the reason, and the rest is
+ * served.
+ */
+import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type CatalogIssue, loadCatalog, MAX_FRONTMATTER_BYTES } from "../../src/catalog/index.js";
+import { makeDeepFolders, removeDeepTree } from "../helpers/deep-tree.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+
+/** Linux's PATH_MAX: a path this long or longer is refused by every call with ENAMETOOLONG. */
+const PATH_MAX = 4096;
+/** The longest name most file systems take. */
+const LONG_NAME = "d".repeat(200);
+
+let tree: TempTree | undefined;
+afterEach(() => {
+  if (tree) removeDeepTree(tree.dir);
+  tree = undefined;
+});
+
+async function withTree(entries: Record<string, string | Buffer>): Promise<string> {
+  tree = await makeTree(entries);
+  return realpathSync(tree.dir);
+}
+
+function issueAt(issues: readonly CatalogIssue[], where: string): CatalogIssue | undefined {
+  return issues.find((issue) => issue.path === where);
+}
+
+/** `name` as raw bytes: a name in Latin-1, as an archive from an old system may carry. */
+function latin1Name(dir: string, ...segments: string[]): Buffer {
+  return Buffer.concat([Buffer.from(`${dir}/`), Buffer.from(segments.join("/"), "latin1")]);
+}
+
+describe("loadCatalog on names that are not UTF-8", () => {
+  // Regression: `café.txt` in Latin-1 (caf\xe9.txt) made the load throw ENOENT from a stat, and the server
+  // refused to start.
+  it("leaves out each such file or folder with a warning naming it, and serves the rest", async () => {
+    const dir = await withTree({ "p/ok/SKILL.md": skillMd("ok"), "p/ok/notes.md": "notes" });
+    writeFileSync(latin1Name(dir, "p/ok/caf\xe9.txt"), "a file with a Latin-1 name");
+    mkdirSync(latin1Name(dir, "p/na\xefve"));
+    writeFileSync(latin1Name(dir, "p/na\xefve/SKILL.md"), skillMd("naive"));
+    writeFileSync(latin1Name(dir, "p/pack-file-\xff.md"), "a pack file");
+
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => [skill.id, [...skill.files.keys()]])).toEqual([
+      ["p/ok", ["notes.md"]],
+    ]);
+    expect(catalog.everything.findPack("p")?.files.size).toBe(0);
+    const reason = "its name is not UTF-8, so no client could ask for it";
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { severity: "skipped", path: "p/ok/caf\\xe9.txt", reason },
+        { severity: "skipped", path: "p/na\\xefve", reason },
+        { severity: "skipped", path: "p/pack-file-\\xff.md", reason },
+      ]),
+    );
+  });
+
+  it("keeps a name that is valid UTF-8 although it holds U+FFFD", async () => {
+    const dir = await withTree({ "p/ok/SKILL.md": skillMd("ok"), "p/ok/odd-\uFFFD.md": "still a name" });
+    const { catalog, issues } = loadCatalog(dir);
+    expect([...(catalog.everything.skills[0]?.files.keys() ?? [])]).toEqual(["odd-\uFFFD.md"]);
+    expect(issues).toEqual([]);
+  });
+});
+
+describe("loadCatalog on paths past PATH_MAX", () => {
+  // Regression: folders nested past PATH_MAX made readdir throw ENAMETOOLONG out of the load.
+  it("leaves out the folder it cannot read, with a warning, and serves the skill above it", async () => {
+    const dir = await withTree({ "p/deep/SKILL.md": skillMd("deep"), "p/ok/SKILL.md": skillMd("ok") });
+    const folders = Array.from({ length: Math.ceil(PATH_MAX / LONG_NAME.length) + 1 }, () => LONG_NAME);
+    makeDeepFolders(path.join(dir, "p/deep"), folders, { name: "bottom.md", content: "unreachable" });
+
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/deep", "p/ok"]);
+    const deep = issues.find((issue) => issue.reason.includes("ENAMETOOLONG"));
+    expect(deep).toMatchObject({
+      severity: "skipped",
+      reason: "folder cannot be read: its path is longer than the system allows (ENAMETOOLONG)",
+    });
+    expect(deep?.path).toMatch(new RegExp(`^p/deep/(${LONG_NAME}/)+${LONG_NAME}$`));
+  });
+
+  // The same failure one step later: the folder can be listed, but a file in it, or its SKILL.md, cannot
+  // be opened. (Running as root, a mode-000 file is readable; this is the error every user gets.)
+  it("leaves out a file or a SKILL.md whose own path is too long, with a warning", async () => {
+    const dir = await withTree({ "p/ok/SKILL.md": skillMd("ok") });
+    // Folders that fill the path to just under PATH_MAX, so that the folder itself can still be listed.
+    const fill = (base: string, room: number) => {
+      const folders: string[] = [];
+      let length = base.length;
+      while (length + 1 + LONG_NAME.length < PATH_MAX - room) {
+        folders.push(LONG_NAME);
+        length += 1 + LONG_NAME.length;
+      }
+      const last = "e".repeat(Math.min(200, PATH_MAX - room - length - 2));
+      return [...folders, last];
+    };
+    const long = path.join(dir, "p/ok/refs");
+    makeDeepFolders(long, fill(long, 20), { name: `${"f".repeat(100)}.md`, content: "too deep to open" });
+    const skillFolder = path.join(dir, "p/tall");
+    makeDeepFolders(skillFolder, fill(skillFolder, 5), { name: "SKILL.md", content: skillMd("tall") });
+
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => [skill.id, skill.files.size])).toEqual([["p/ok", 0]]);
+    const tooLong = issues.filter((issue) => issue.reason.includes("ENAMETOOLONG"));
+    expect(tooLong.map((issue) => [issue.path.slice(-12), issue.severity, issue.reason])).toEqual([
+      [
+        "e".repeat(12),
+        "skipped",
+        "SKILL.md cannot be read: its path is longer than the system allows (ENAMETOOLONG)",
+      ],
+      [
+        `${"f".repeat(9)}.md`,
+        "skipped",
+        "cannot be read: its path is longer than the system allows (ENAMETOOLONG)",
+      ],
+    ]);
+  });
+});
+
+describe("loadCatalog on symlinks that loop", () => {
+  // A symlink to itself fails every call with ELOOP: the same path as a file the server may not read.
+  it("leaves out a looping file or SKILL.md with the reason", async () => {
+    const dir = await withTree({ "p/ok/SKILL.md": skillMd("ok") });
+    symlinkSync("loop.md", path.join(dir, "p/ok/loop.md"));
+    mkdirSync(path.join(dir, "p/circle"));
+    symlinkSync("SKILL.md", path.join(dir, "p/circle/SKILL.md"));
+
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => [skill.id, skill.files.size])).toEqual([["p/ok", 0]]);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        {
+          severity: "skipped",
+          path: "p/ok/loop.md",
+          reason: "cannot be read: too many levels of symlinks (ELOOP)",
+        },
+        {
+          severity: "skipped",
+          path: "p/circle",
+          reason: "SKILL.md cannot be read: too many levels of symlinks (ELOOP)",
+        },
+      ]),
+    );
+  });
+});
+
+describe("loadCatalog on files the server cannot read", () => {
+  const isRoot = process.getuid?.() === 0;
+  // As root, mode 000 denies nothing: test/scripts/check-skills.test.ts runs this case as another user,
+  // and the test above takes the same path with ENAMETOOLONG.
+  it.skipIf(isRoot)("leaves out an unreadable file, folder or SKILL.md with a warning", async () => {
+    const dir = await withTree({
+      "p/ok/SKILL.md": skillMd("ok"),
+      "p/ok/secret.md": "mode 000",
+      "p/ok/locked/inside.md": "in a folder of mode 000",
+      "p/closed/SKILL.md": skillMd("closed"),
+    });
+    const locked = ["p/ok/secret.md", "p/ok/locked", "p/closed/SKILL.md"].map((name) => path.join(dir, name));
+    for (const file of locked) chmodSync(file, 0o000);
+    try {
+      const { catalog, issues } = loadCatalog(dir);
+      expect(catalog.everything.skills.map((skill) => [skill.id, skill.files.size])).toEqual([["p/ok", 0]]);
+      expect(issues).toEqual(
+        expect.arrayContaining([
+          {
+            severity: "skipped",
+            path: "p/ok/secret.md",
+            reason: "cannot be read: permission denied (EACCES)",
+          },
+          {
+            severity: "skipped",
+            path: "p/ok/locked",
+            reason: "folder cannot be read: permission denied (EACCES)",
+          },
+          {
+            severity: "skipped",
+            path: "p/closed",
+            reason: "SKILL.md cannot be read: permission denied (EACCES)",
+          },
+        ]),
+      );
+    } finally {
+      for (const file of locked) chmodSync(file, 0o700);
+    }
+  });
+});
+
+describe("loadCatalog on names no client could ask for", () => {
+  // Regression: a file named _manifest, or holding a backslash, was listed by read_skill's manifest and the
+  // Skills extension, yet no read could reach it: `_manifest` asks for the list, and paths with `\` are refused.
+  it("leaves them out with a warning, so that every listed file can be read", async () => {
+    const dir = await withTree({
+      "p/ok/SKILL.md": skillMd("ok"),
+      "p/ok/_manifest": "listed, never readable",
+      "p/ok/sub/_manifest": "readable as sub/_manifest",
+      "p/ok/back\\slash.md": "a backslash",
+      "p/ok/dir\\name/inside.md": "in a folder with a backslash",
+      "p/_manifest": "a pack file of that name",
+      "p/with\\slash/SKILL.md": skillMd("hidden-behind-a-backslash"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => [skill.id, [...skill.files.keys()]])).toEqual([
+      ["p/ok", ["sub/_manifest"]],
+    ]);
+    expect(catalog.everything.findPack("p")?.files.size).toBe(0);
+    const backslash = "its name holds a backslash, which no client can send in a path";
+    const manifest = "a file named _manifest cannot be read: that name asks for the list of files";
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { severity: "skipped", path: "p/ok/_manifest", reason: manifest },
+        { severity: "skipped", path: "p/_manifest", reason: manifest },
+        { severity: "skipped", path: "p/ok/back\\slash.md", reason: backslash },
+        { severity: "skipped", path: "p/ok/dir\\name", reason: backslash },
+        { severity: "skipped", path: "p/with\\slash", reason: backslash },
+      ]),
+    );
+  });
+
+  // Regression: `name: q/ok-skill` in pack p was served as p/q/ok-skill, which read_skill and prompts take
+  // as skill ok-skill of pack q; with a real q/ok-skill, two prompts had one name.
+  it("refuses a skill whose frontmatter name holds a slash", async () => {
+    const dir = await withTree({
+      "p/ok-skill/SKILL.md": skillMd("ok-skill"),
+      "p/impostor/SKILL.md": skillMd("q/ok-skill"),
+      "q/ok-skill/SKILL.md": skillMd("ok-skill"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/ok-skill", "q/ok-skill"]);
+    expect(issueAt(issues, "p/impostor")).toEqual({
+      severity: "skipped",
+      path: "p/impostor",
+      reason: 'name "q/ok-skill" holds a slash: skills are named pack/name, so a name cannot hold one',
+    });
+  });
+});
+
+describe("loadCatalog on frontmatters built to stall the YAML parser", () => {
+  // Regression: 80,000 keys in just under 1 MiB were parsed in full, twice (seconds of CPU, 338 MB).
+  it("refuses a frontmatter larger than 64 KiB without parsing it, and serves the rest", async () => {
+    const keys = Array.from({ length: 80_000 }, (_, i) => `k${i}: v`).join("\n");
+    const dir = await withTree({
+      "p/ok/SKILL.md": skillMd("ok"),
+      "p/keys/SKILL.md": `---\nname: keys\ndescription: Many keys.\n${keys}\n---\n# keys\n`,
+      "p/open/SKILL.md": `---\nname: open\ndescription: Never closed.\n${keys}\n`,
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/ok"]);
+    const reason = `frontmatter is larger than ${MAX_FRONTMATTER_BYTES / 1024} KiB`;
+    expect(issueAt(issues, "p/keys")).toMatchObject({ severity: "skipped", reason });
+    expect(issueAt(issues, "p/open")).toMatchObject({ severity: "skipped", reason });
+  });
+
+  // A chain of anchors, each aliasing the one before twice: under the parser's own limit on how far
+  // aliases expand, yet a thousand of them took it 8 s.
+  it("refuses a frontmatter with more than 100 aliases", async () => {
+    const chain = Array.from({ length: 101 }, (_, i) => `a${i + 1}: &x${i + 1} [*x${i}, *x${i}]`);
+    const dir = await withTree({
+      "p/ok/SKILL.md": skillMd("ok"),
+      "p/chain/SKILL.md": `---\nname: chain\ndescription: Aliases.\na0: &x0 [x]\n${chain.join("\n")}\n---\n`,
+      "p/few/SKILL.md": `---\nname: few\ndescription: &d Two aliases.\nsame: *d\nagain: *d\n---\n`,
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/few", "p/ok"]);
+    expect(issueAt(issues, "p/chain")).toMatchObject({
+      severity: "skipped",
+      reason: "frontmatter holds more than 100 YAML aliases",
+    });
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The inspection of every skill at startup, against folders built to break it (issue 24): its memory is
+ * bounded by a budget of bytes whatever the skills hold, a file that cannot be read leaves its skill out of
+ * the Skills extension instead of stopping the start, and each frontmatter is parsed by YAML once.
+ */
+import { rmSync, truncateSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadCatalog } from "../../src/catalog/index.js";
+import { INSPECTION_BUDGET_BYTES, inspectCatalog } from "../../src/inspection/index.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+
+let tree: TempTree | undefined;
+afterEach(async () => {
+  await tree?.remove();
+  tree = undefined;
+});
+
+const MiB = 1024 * 1024;
+
+describe("inspectCatalog", () => {
+  // Regression: sixty sparse 15 MiB files in each of two skills were all held at once, with 16 skills read
+  // in parallel (1.9 GB of RSS against a 256 MiB container limit); the size limit was checked after reading.
+  it("never holds more file bytes at once than its budget, and still audits every file", async () => {
+    const files = Object.fromEntries(
+      ["one", "two"].flatMap((name) => Array.from({ length: 8 }, (_, i) => [`p/${name}/blobs/${i}.bin`, ""])),
+    );
+    tree = await makeTree({
+      "p/one/SKILL.md": skillMd("one"),
+      "p/two/SKILL.md": skillMd("two"),
+      "p/two/notes.md": "Looks harmless\u202E until it is rendered.\n",
+      "p/small/SKILL.md": skillMd("small"),
+      ...files,
+    });
+    for (const file of Object.keys(files)) truncateSync(path.join(tree.dir, file), 15 * MiB);
+    const { catalog } = loadCatalog(tree.dir);
+
+    const run = await inspectCatalog(catalog.everything.skills);
+    expect(run.peakBytes).toBeGreaterThan(0);
+    expect(run.peakBytes).toBeLessThanOrEqual(INSPECTION_BUDGET_BYTES);
+    const leftOut = run.inspection.leftOut().map(({ skill, reason }) => [skill.id, reason]);
+    expect(leftOut).toEqual([
+      ["p/one", expect.stringMatching(/^9 files of \d+ bytes: the Skills extension carries at most/)],
+      ["p/two", expect.stringMatching(/^10 files of \d+ bytes: the Skills extension carries at most/)],
+    ]);
+    expect(run.inspection.unsafe().map(({ skill, findings }) => [skill.id, findings[0]?.path])).toEqual([
+      ["p/two", "p/two/notes.md"],
+    ]);
+  });
+
+  // Regression: a file that vanished or changed between the load and the inspection threw out of the
+  // inspection, and the server refused to start.
+  it("leaves out of the extension a skill whose file cannot be read any more, naming it", async () => {
+    tree = await makeTree({
+      "p/ok/SKILL.md": skillMd("ok"),
+      "p/gone/SKILL.md": skillMd("gone"),
+      "p/gone/vanished.md": "here at load",
+      "p/grown/SKILL.md": skillMd("grown"),
+      "p/grown/notes.md": "short",
+    });
+    const { catalog } = loadCatalog(tree.dir);
+    rmSync(path.join(tree.dir, "p/gone/vanished.md"));
+    writeFileSync(path.join(tree.dir, "p/grown/notes.md"), "longer than it was at load");
+
+    // p/ok keeps its entry: only the skills whose files changed are left out.
+    const { inspection } = await inspectCatalog(catalog.everything.skills);
+    expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
+      ["p/gone", "vanished.md cannot be read: it vanished while the catalog was loaded (ENOENT)"],
+      ["p/grown", "notes.md changed since the catalog was loaded"],
+    ]);
+  });
+
+  // Regression: each frontmatter was parsed by YAML at load and again in the inspection; 80,000 keys took
+  // seconds each time. The inspection compares the extension's reading with the load's digest instead.
+  it("compares the extension's reading of a frontmatter with the catalog's, without parsing it again", async () => {
+    tree = await makeTree({ "p/one/SKILL.md": skillMd("one"), "p/two/SKILL.md": skillMd("two") });
+    const { catalog, frontmatters } = loadCatalog(tree.dir);
+    const [one, two] = catalog.everything.skills;
+    if (one === undefined || two === undefined) throw new Error("two skills expected");
+    expect(frontmatters.get(one)).toMatch(/^[\w-]{43}$/);
+    // What the catalog read is what counts: a digest of another reading makes the two disagree.
+    const forged = new Map([...frontmatters, [two, "a reading YAML never gave"]]);
+
+    const { inspection } = await inspectCatalog(catalog.everything.skills, undefined, {
+      frontmatters: forged,
+    });
+    expect(inspection.of(one).entry).toBeDefined();
+    expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
+      ["p/two", "its frontmatter reads otherwise to the Skills extension's parser than to YAML"],
+    ]);
+  });
+});
