@@ -1,4 +1,11 @@
-import type { Resource } from "@modelcontextprotocol/server";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  type Resource,
+  ResourceNotFoundError,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import {
   DIRECTORY_MIME_TYPE,
   type SkillReadResult,
@@ -7,7 +14,16 @@ import {
 import type { CatalogFile, FileReader, Scope, Skill } from "../catalog/index.js";
 import { type SkillEntry, skillPath } from "../inspection/index.js";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.js";
-import { keyOf, keyOfUri, mimeTypeOf, nameOfKey, parentOfKey, type UriKey, uriOfKey } from "./skill-uris.js";
+import {
+  keyOf,
+  keyOfFolderUri,
+  keyOfUri,
+  mimeTypeOf,
+  nameOfKey,
+  parentOfKey,
+  type UriKey,
+  uriOfKey,
+} from "./skill-uris.js";
 
 /**
  * `resources/list` names this many skills (their SKILL.md) and this many pack files at most: it has no
@@ -171,7 +187,7 @@ export class SkillResources {
     uri: string,
     cursor: string | undefined,
   ): { resources: Resource[]; nextCursor?: string } | undefined {
-    const key = keyOfUri(uri);
+    const key = keyOfFolderUri(uri);
     const folder = key === undefined ? undefined : this.#foldersNow().get(key);
     if (folder === undefined || !isFolderVisible(folder, scope)) return undefined;
     const children: Resource[] = [];
@@ -229,6 +245,37 @@ export class SkillResources {
     }
     return resources;
   }
+}
+
+/**
+ * The answer to `resources/read` of `uri`, as the client sent it, from `source`. The SDK's own answer would
+ * read the URI with its `..` and `.` resolved (`skill://a/x/%2e%2e/b` as `skill://a/b`), which this
+ * server refuses. A file that cannot be read is logged through `onInternalError`; the client is told so,
+ * without the server's paths.
+ */
+export async function readResource(
+  source: SkillSource,
+  uri: string,
+  context: ServerContext,
+  onInternalError: (error: unknown, tool: string) => void,
+): Promise<ReadResourceResult> {
+  let read: SkillReadResult | undefined;
+  try {
+    read = await source.read(uri, context);
+  } catch (error) {
+    onInternalError(error, "resources/read");
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `${uri} could not be read inside the server; the error was logged. Try again or read another resource.`,
+    );
+  }
+  if (read === undefined) throw new ResourceNotFoundError(uri);
+  const { mimeType } = read;
+  if ("text" in read) return { contents: [{ uri, mimeType, text: read.text }] };
+  const { buffer, byteOffset, byteLength } = read.bytes;
+  return {
+    contents: [{ uri, mimeType, blob: Buffer.from(buffer, byteOffset, byteLength).toString("base64") }],
+  };
 }
 
 /** A skill's SKILL.md as a resource: named and described by its frontmatter, as the extension asks. */
