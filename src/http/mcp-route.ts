@@ -122,6 +122,19 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
     async (request, reply) => {
       const { body } = request;
+      // A shape of ?pack= the client meant as a ceiling (?pack[]=a) must not go unread and show everything.
+      const unknown = Object.keys(request.query).find((name) => name !== "pack");
+      if (unknown !== undefined) {
+        return reply
+          .code(400)
+          .send(
+            jsonRpcError(
+              JSON_RPC.invalidRequest,
+              `Unknown query parameter ${JSON.stringify(unknown.slice(0, 100))}: /mcp takes only pack, repeated (?pack=a&pack=b) or as a comma list (?pack=a,b).`,
+              requestId(body),
+            ),
+          );
+      }
       if (Array.isArray(body) && body.length === 0) {
         return reply
           .code(400)
