@@ -16,6 +16,7 @@ import { type McpCall, mcpRoutes } from "./mcp-route.js";
 import { Metrics, metricsRoutes } from "./metrics.js";
 import { Readiness } from "./readiness.js";
 
+export { InFlight } from "./in-flight.js";
 export { Readiness } from "./readiness.js";
 
 export interface AppDeps {
