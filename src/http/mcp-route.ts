@@ -179,11 +179,13 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
             ),
           );
       }
-      // Held until the answer is sent or its connection lost: a client that does not read its answer holds
-      // it in memory as surely as one being made.
-      const free = await fileBytes.take(weight);
-      reply.raw.once("close", free);
-      if (reply.raw.closed) free();
+      if (weight > 0) {
+        // Held until the answer is sent or its connection lost: a client that does not read its answer
+        // holds it in memory as surely as one being made.
+        const free = await fileBytes.take(weight);
+        reply.raw.once("close", free);
+        if (reply.raw.closed) free();
+      }
       const era = eraOf(request.headers, body);
       const { answer, failed } = await endpoints.for(caller.scope).answer(era, request.raw, body);
       // A client that stops taking an answer that holds a file loses its connection, and its share.
