@@ -15,7 +15,7 @@ import {
   type Skill,
 } from "./catalog/index.js";
 import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
-import { buildApp, Readiness } from "./http/index.js";
+import { buildApp, InFlight, Readiness } from "./http/index.js";
 import { type Inspection, inspectCatalog, withoutUnsafe } from "./inspection/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo, steeringFor } from "./mcp/index.js";
 import { readSavedIndex, type SavedParts, savedIndexBytes, writeSavedIndexFile } from "./saved/index.js";
@@ -78,6 +78,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 
   const readiness = new Readiness();
   const app = await buildApp({ mcp, logger, settings: config.http, readiness, unsafeSkills });
+  const inFlight = InFlight.watch(app.server);
   await listen(app, config.host, config.port);
   const listening = performance.now();
   logger.info(
@@ -109,8 +110,16 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
         "shutting down: readiness fails, still serving while load balancers drain",
       );
       setTimeout(() => {
-        logger.error("in-flight requests did not finish in time; exiting anyway");
-        resolve(1);
+        const answering = inFlight.answering();
+        if (answering > 0) {
+          logger.error({ answering }, "in-flight requests did not finish in time; exiting anyway");
+          resolve(1);
+          return;
+        }
+        // What is left waits on clients that never sent their whole request (or never read their answer):
+        // not the server's failure, so the close that ends below exits 0.
+        logger.warn("closing the connections of clients that never finished their requests");
+        app.server.closeAllConnections();
       }, drainMs + SHUTDOWN_GRACE_MS).unref();
       setTimeout(() => {
         logger.info("closing: no new connections; finishing in-flight requests");

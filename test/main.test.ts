@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import http from "node:http";
+import net from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -206,6 +207,33 @@ describe("shutting down with a request in flight", () => {
     expect(await server.exited).toBe(0);
     expect(server.output()).not.toContain("did not finish in time");
     agent.destroy();
+  });
+});
+
+describe("shutting down with a request its client never finishes", () => {
+  // Regression (issue 24): a client that sent half a request turned a rolling restart into exit 1.
+  it("closes that connection once the grace runs out, says so, and exits 0", async () => {
+    const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, SHUTDOWN_DRAIN_MS: "100" });
+    const socket = net.connect(Number(new URL(server.url).port), "127.0.0.1");
+    socket.on("error", () => {});
+    const closed = once(socket, "close");
+    // Headers and half the body it announces, and never the rest.
+    socket.write(
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+        'Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"jsonrpc":',
+    );
+    // And a connection that never finished its headers.
+    const silent = net.connect(Number(new URL(server.url).port), "127.0.0.1");
+    silent.on("error", () => {});
+    silent.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    await vi.waitFor(() => expect(socket.bytesWritten).toBeGreaterThan(0));
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    await closed;
+    const messages = logLines(server.output()).map((line) => line.msg);
+    expect(messages).toContain("closing the connections of clients that never finished their requests");
+    expect(messages).not.toContain("in-flight requests did not finish in time; exiting anyway");
+    silent.destroy();
   });
 });
 

@@ -132,7 +132,8 @@ HTTP protection and limits (see README, docs/security.md):
   SHED_EVENT_LOOP_DELAY_MS     /mcp answers 503 + Retry-After above this event-loop delay, 0 = off (default ${DEFAULT_SHED_DELAY_MS})
   SHED_EVENT_LOOP_UTILIZATION  same above this event-loop utilisation, 0-1, 0 = off (default 0)
   SHED_RSS_MB        same above this resident memory in MiB, 0 = off (default 0)
-  REQUEST_TIMEOUT_MS time a client has to send a whole request (default ${DEFAULT_REQUEST_TIMEOUT_MS})
+  REQUEST_TIMEOUT_MS time a client has to send a whole request, and may stall while taking an answer
+                     that holds a file (default ${DEFAULT_REQUEST_TIMEOUT_MS})
   MAX_BODY_BYTES     larger request bodies get 413 (default ${DEFAULT_MAX_BODY_BYTES})
   SHUTDOWN_DRAIN_MS  on SIGTERM, keep serving this long with /health at 503 before closing
                      (default ${DEFAULT_DRAIN_MS}); the process exits at most ${SHUTDOWN_GRACE_MS} ms later`;

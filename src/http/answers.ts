@@ -4,6 +4,11 @@ import { answerKeeping } from "../mcp/index.js";
 
 /** How many bytes of answers are kept, over every scope: some 2,000 SKILL.md answers. */
 export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
+/**
+ * An answer larger than this is never kept: it would push out hundreds of others, and giving it to a
+ * request with another id copies it whole, outside the budget of file bytes that bounds its making.
+ */
+export const KEPT_ANSWER_BYTES = 1024 * 1024;
 /** What an entry costs besides its bytes and its key. */
 const ENTRY_COST_BYTES = 256;
 /** Keys of searches remembered as asked once, in characters: a key holds the request's arguments. */
@@ -89,7 +94,11 @@ export class AnswerCache {
   });
 
   constructor(budgetBytes: number = ANSWER_CACHE_BYTES) {
-    this.#kept = new LRUCache({ maxSize: budgetBytes, sizeCalculation: entrySize });
+    this.#kept = new LRUCache({
+      maxSize: budgetBytes,
+      maxEntrySize: Math.min(budgetBytes, KEPT_ANSWER_BYTES),
+      sizeCalculation: entrySize,
+    });
   }
 
   /** Bytes held now, counted afresh over every entry (for tests and diagnostics: it walks the cache). */

@@ -1,6 +1,7 @@
 import bearerAuth from "@fastify/bearer-auth";
 import cors from "@fastify/cors";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
+import { LRUCache } from "lru-cache";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
 
 /** Headers a browser client may send to `/mcp`, announced in answers to CORS preflights. */
@@ -15,6 +16,56 @@ const CORS_ALLOWED_HEADERS = [
   "mcp-session-id",
   "last-event-id",
 ];
+
+/** What a Host header may hold: a name or address and a port, in URI characters (no `@`, `/`, `?`, `#`). */
+const HOST_CHARACTERS = /^[\w.~!$&'()*+,;=%:[\]-]+$/;
+/** Hosts found well formed, since a client sends the same one every time. */
+const WELL_FORMED_HOSTS = 64;
+
+/**
+ * Refuses, with 400 and a JSON-RPC error saying what is wrong, a request whose line or Host header no web
+ * URL can be made of: a target that is not a path (`POST http://evil/mcp`: this server is no proxy), a
+ * Host header that is not a host and port (`x:99999`, `a b`, `a@b`), or two Host headers, which HTTP
+ * refuses (RFC 9112 §3.2). Such a request reached the SDK as a web Request that could not be built: 500.
+ */
+export function wellFormedRequest() {
+  const wellFormed = new LRUCache<string, true>({ max: WELL_FORMED_HOSTS });
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const problem = requestLineProblem(request, wellFormed);
+    if (problem === undefined) {
+      done();
+      return;
+    }
+    reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, `Bad request: ${problem}`));
+  };
+}
+
+function requestLineProblem(request: FastifyRequest, wellFormed: LRUCache<string, true>): string | undefined {
+  if (!request.raw.url?.startsWith("/")) {
+    return "the request target must be a path, as in POST /mcp; this server is not a proxy and takes no absolute URL.";
+  }
+  const { host } = request.headers;
+  // HTTP/1.0 may send none, and Node refuses an HTTP/1.1 request without one.
+  if (host === undefined) return undefined;
+  // Node keeps the first of several Host headers; a proxy in front may have read another.
+  if (hostHeaders(request.raw.rawHeaders) > 1) return "more than one Host header; send one.";
+  if (wellFormed.has(host)) return undefined;
+  if (!HOST_CHARACTERS.test(host) || !URL.canParse(`http://${host}`)) {
+    return `the Host header ${JSON.stringify(host.slice(0, 200))} is not a host name or address with an optional port (1 to 65535).`;
+  }
+  wellFormed.set(host, true);
+  return undefined;
+}
+
+/** How many Host headers `rawHeaders` (names and values, one after the other) hold. */
+function hostHeaders(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let at = 0; at < rawHeaders.length; at += 2) {
+    const name = rawHeaders[at];
+    if (name?.length === 4 && name.toLowerCase() === "host") count++;
+  }
+  return count;
+}
 
 /**
  * Refuses requests from web pages whose origin is not allowed (DNS rebinding, cross-site requests):

@@ -2,19 +2,21 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
   LogController,
 } from "fastify";
 import type { HttpSettings } from "../config/index.js";
 import type { McpDeps } from "../mcp/index.js";
 import { clientErrorHandler, notFound } from "./client-errors.js";
-import { originGuard } from "./guard.js";
+import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
 import { type McpCall, mcpRoutes } from "./mcp-route.js";
 import { Metrics, metricsRoutes } from "./metrics.js";
 import { Readiness } from "./readiness.js";
 
+export { InFlight } from "./in-flight.js";
 export { Readiness } from "./readiness.js";
 
 export interface AppDeps {
@@ -51,12 +53,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: clientErrorHandler(settings.requestTimeoutMs),
     // `/mcp/` is a common way to write the endpoint's address.
     routerOptions: { ignoreTrailingSlash: true },
+    // A path the router cannot decode (`/mcp%`), answered as every other error of this server is.
+    frameworkErrors: badPath,
   });
   app.setNotFoundHandler(notFound);
 
   // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.
   app.removeContentTypeParser("text/plain");
 
+  app.addHook("onRequest", wellFormedRequest());
   app.addHook("onRequest", originGuard(settings.allowedOrigins));
 
   // Once shutdown begins every answer closes its connection: a keep-alive connection that a request still
@@ -113,6 +118,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(metricsRoutes, { metrics });
   return app;
+}
+
+function badPath(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  reply
+    .code(400)
+    .send(
+      jsonRpcError(
+        JSON_RPC.invalidRequest,
+        "Bad request: the request target is not a valid path, as in POST /mcp (a % must start an escape such as %2F).",
+      ),
+    );
 }
 
 /** The call a POST /mcp made, for its log lines: method, tool and scope (none for other routes). */

@@ -4,8 +4,9 @@ import { ProtocolError } from "@modelcontextprotocol/server";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
-import { type McpDeps, serverFactoryFor } from "../mcp/index.js";
+import { fileBytesOf, type McpDeps, serverFactoryFor } from "../mcp/index.js";
 import { type Answer, AnswerCache, answerKeyOf } from "./answers.js";
+import { FileBytesBudget } from "./file-bytes.js";
 import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
 import { eraOf, McpEndpoints } from "./mcp-endpoint.js";
@@ -61,6 +62,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   const { settings, metrics, mcp } = options;
   const scopes = new ScopeResolver(mcp.catalog.everything);
   const answers = new AnswerCache(options.answerCacheBytes);
+  const fileBytes = new FileBytesBudget();
   const endpoints = new McpEndpoints(
     (scope) => serverFactoryFor(mcp, scope),
     (error) => {
@@ -120,6 +122,19 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
     async (request, reply) => {
       const { body } = request;
+      // A shape of ?pack= the client meant as a ceiling (?pack[]=a) must not go unread and show everything.
+      const unknown = Object.keys(request.query).find((name) => name !== "pack");
+      if (unknown !== undefined) {
+        return reply
+          .code(400)
+          .send(
+            jsonRpcError(
+              JSON_RPC.invalidRequest,
+              `Unknown query parameter ${JSON.stringify(unknown.slice(0, 100))}: /mcp takes only pack, repeated (?pack=a&pack=b) or as a comma list (?pack=a,b).`,
+              requestId(body),
+            ),
+          );
+      }
       if (Array.isArray(body) && body.length === 0) {
         return reply
           .code(400)
@@ -153,8 +168,28 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const key = answerKeyOf(caller.key, request.headers, body);
       const kept = key === undefined ? undefined : answers.answer(key);
       if (kept !== undefined) return send(reply, kept);
+      const weight = fileBytesOfBody(mcp, body);
+      if (weight > fileBytes.bytes) {
+        return reply
+          .code(400)
+          .send(
+            jsonRpcError(
+              JSON_RPC.invalidRequest,
+              `Invalid request: this batch may read ${mebibytes(weight)} of files, and one request may read at most ${mebibytes(fileBytes.bytes)}; send its reads in smaller batches.`,
+            ),
+          );
+      }
+      if (weight > 0) {
+        // Held until the answer is sent or its connection lost: a client that does not read its answer
+        // holds it in memory as surely as one being made.
+        const free = await fileBytes.take(weight);
+        reply.raw.once("close", free);
+        if (reply.raw.closed) free();
+      }
       const era = eraOf(request.headers, body);
       const { answer, failed } = await endpoints.for(caller.scope).answer(era, request.raw, body);
+      // A client that stops taking an answer that holds a file loses its connection, and its share.
+      if (weight > 0) reply.raw.setTimeout(settings.requestTimeoutMs);
       call.failed = failed;
       if (key !== undefined) answers.keep(key, answer, !call.failed);
       return send(reply, answer);
@@ -189,6 +224,20 @@ function outcomeOf(status: number, call: McpCall | null): Outcome {
   if (status >= 500 && status !== 503) return "error";
   if (status >= 400) return "rejected";
   return call?.failed ? "error" : "ok";
+}
+
+/** The most bytes of files the answer to `body` may hold: what each of its messages may read, summed. */
+function fileBytesOfBody(mcp: McpDeps, body: unknown): number {
+  let bytes = 0;
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const { method, params } = (message ?? {}) as { method?: unknown; params?: unknown };
+    if (typeof method === "string") bytes += fileBytesOf(mcp, method, params);
+  }
+  return bytes;
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 function describeScope(header: string | undefined, query: string | undefined): string | undefined {

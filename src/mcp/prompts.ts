@@ -4,7 +4,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
-import { SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
+import { type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { decodeCursor, encodeCursor, invalidCursor, PAGE_SIZE } from "./cursor.js";
 import { findSkillAnyCase, skillRef } from "./format.js";
@@ -30,7 +30,18 @@ export function listPrompts(context: ToolContext, cursor: string | undefined): L
 
 export async function getPrompt(context: ToolContext, name: string): Promise<GetPromptResult> {
   const skill = findPromptSkill(context, name);
-  const text = formatFileContent(SKILL_DOCUMENT, await context.catalog.files.read(skill.document));
+  let content: FileContent;
+  try {
+    content = await context.catalog.files.read(skill.document);
+  } catch (error) {
+    // A file that vanished or changed: the operator hears of it, the client gets no internals.
+    context.onInternalError(error, "prompts/get");
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `Prompt "${name}" could not be read inside the server; the error was logged. Try again or pick another prompt.`,
+    );
+  }
+  const text = formatFileContent(SKILL_DOCUMENT, content);
   return {
     description: skill.description,
     messages: [{ role: "user", content: { type: "text", text } }],

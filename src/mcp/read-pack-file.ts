@@ -7,6 +7,7 @@ import { defineTool } from "./tool.js";
 
 export const readPackFileTool = defineTool({
   name: "read_pack_file",
+  readsFiles: true,
   description: "Read a pack-level file that skills cite (shared docs outside any skill folder).",
   inputSchema: {
     pack: z.string().max(300).describe("Pack name from list_packs"),

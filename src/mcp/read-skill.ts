@@ -7,6 +7,7 @@ import { defineTool } from "./tool.js";
 
 export const readSkillTool = defineTool({
   name: "read_skill",
+  readsFiles: true,
   description: `Read a skill's instructions (SKILL.md), or one of its files; file="${MANIFEST}" lists them.`,
   inputSchema: {
     skill: z.string().max(300).describe("Skill name, or pack/name when several packs share it"),

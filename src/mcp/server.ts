@@ -7,7 +7,9 @@ import {
   type ListToolsResult,
   McpServer,
   type McpServerOptions,
+  type ReadResourceRequest,
   type ServerCapabilities,
+  type ServerContext,
 } from "@modelcontextprotocol/server";
 import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import type { Catalog, Scope, Skill } from "../catalog/index.js";
@@ -26,7 +28,7 @@ import { listSkillsTool } from "./list-skills.js";
 import { getPrompt, listPrompts } from "./prompts.js";
 import { readPackFileTool } from "./read-pack-file.js";
 import { readSkillTool } from "./read-skill.js";
-import { type ResourceWarning, SkillResources } from "./skill-resources.js";
+import { type ResourceWarning, readResource, SkillResources } from "./skill-resources.js";
 import { failure, type Tool } from "./tool.js";
 
 export interface ServerInfo {
@@ -177,11 +179,10 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
   const options = serverOptions(preview);
   const toolList = toolListFor(preview);
   const listTools = () => toolList;
-  const extension = new SkillsExtension({
-    source: deps.resources.sourceFor(scope, deps.catalog.files),
-    cacheHint: CACHE_HINT,
-    onWarning: deps.onWarning,
-  });
+  const source = deps.resources.sourceFor(scope, deps.catalog.files);
+  const extension = new SkillsExtension({ source, cacheHint: CACHE_HINT, onWarning: deps.onWarning });
+  const answerRead = ({ params }: ReadResourceRequest, ctx: ServerContext) =>
+    readResource(source, params.uri, ctx, deps.onInternalError);
   const answerToolCall = ({ params }: CallToolRequest) =>
     callTool(params.name, params.arguments ?? {}, context);
   const answerPromptList = ({ params }: ListPromptsRequest) => listPrompts(context, params?.cursor);
@@ -200,6 +201,9 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
       server.setRequestHandler("prompts/get", answerPrompt);
     }
     extension.attach(mcp);
+    // The extension's resources/read resolves `..` and `.` in a URI before reading it: answered here instead.
+    server.removeRequestHandler("resources/read");
+    server.setRequestHandler("resources/read", answerRead);
     return mcp;
   };
 }

@@ -1,13 +1,37 @@
-import type { Resource } from "@modelcontextprotocol/server";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  type Resource,
+  ResourceNotFoundError,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import {
   DIRECTORY_MIME_TYPE,
   type SkillReadResult,
   type SkillSource,
 } from "@modelcontextprotocol/server/ext/skills";
-import type { CatalogFile, FileReader, Scope, Skill } from "../catalog/index.js";
+import {
+  type CatalogFile,
+  type FileContent,
+  type FileReader,
+  MAX_FILE_BYTES,
+  type Scope,
+  type Skill,
+} from "../catalog/index.js";
 import { type SkillEntry, skillPath } from "../inspection/index.js";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.js";
-import { keyOf, keyOfUri, mimeTypeOf, nameOfKey, parentOfKey, type UriKey, uriOfKey } from "./skill-uris.js";
+import { formatSize } from "./format.js";
+import {
+  keyOf,
+  keyOfFolderUri,
+  keyOfUri,
+  mimeTypeOf,
+  nameOfKey,
+  parentOfKey,
+  type UriKey,
+  uriOfKey,
+} from "./skill-uris.js";
 
 /**
  * `resources/list` names this many skills (their SKILL.md) and this many pack files at most: it has no
@@ -16,6 +40,14 @@ import { keyOf, keyOfUri, mimeTypeOf, nameOfKey, parentOfKey, type UriKey, uriOf
  */
 const LISTED_SKILLS = 50;
 const LISTED_PACK_FILES = 50;
+
+/**
+ * The most of a file one `resources/read` carries. A larger file is answered as read_skill answers a file
+ * over its cap, with its start and a note, and a skill holding one is left out of the extension, whose
+ * hosts check every file against its digest. An answer spells its file several times over (as text or
+ * base64, in JSON, as bytes) before it is sent, so that this bounds what one read holds.
+ */
+export const MAX_READ_BYTES = 8 * 1024 * 1024;
 
 /** What a `skill://` URI names: a file of a skill the extension carries, or a pack file. */
 type Target =
@@ -87,12 +119,10 @@ export class SkillResources {
       const entry = entryOf(skill);
       if (entry === undefined) continue;
       const files = filesOfEntry(skill, entry);
-      const taken = files?.find(({ key }) => targets.has(key));
-      if (files === undefined || taken !== undefined) {
-        const reason = taken
-          ? `${uriOfKey(taken.key)} is already a file of another skill`
-          : "its entry lists a file it does not hold";
-        warn({ skill, reason: `left out of the Skills extension: ${reason}` });
+      const problem =
+        files === undefined ? "its entry lists a file it does not hold" : carryProblem(files, targets);
+      if (files === undefined || problem !== undefined) {
+        warn({ skill, reason: `left out of the Skills extension: ${problem}` });
         continue;
       }
       for (const { key, file } of files) targets.set(key, { kind: "skill-file", skill, file });
@@ -150,6 +180,17 @@ export class SkillResources {
     return { skills };
   }
 
+  /**
+   * The most bytes of a file a read of `uri` holds, in any scope: its file's size, or what is shown of a
+   * file over MAX_READ_BYTES; 0 when it names no file. What an answer weighs before it is made.
+   */
+  bytesToRead(uri: string): number {
+    const key = keyOfUri(uri);
+    const target = key === undefined ? undefined : this.#targets.get(key);
+    if (target === undefined) return 0;
+    return target.file.size > MAX_READ_BYTES ? MAX_FILE_BYTES : target.file.size;
+  }
+
   #get(scope: Scope, uri: string): SkillEntry | undefined {
     const key = keyOfUri(uri);
     const item = key === undefined ? undefined : this.#bySkillUri.get(key);
@@ -160,8 +201,9 @@ export class SkillResources {
     const key = keyOfUri(uri);
     const target = key === undefined ? undefined : this.#targets.get(key);
     if (target === undefined || !isVisible(target, scope)) return undefined;
-    const bytes = await reader.readBytes(target.file);
     const mimeType = mimeTypeOf(target.file.path);
+    if (target.file.size > MAX_READ_BYTES) return overTheCap(uri, await reader.read(target.file), mimeType);
+    const bytes = await reader.readBytes(target.file);
     const text = decodeLossless(bytes);
     return text === undefined ? { bytes, mimeType } : { text, mimeType };
   }
@@ -171,7 +213,7 @@ export class SkillResources {
     uri: string,
     cursor: string | undefined,
   ): { resources: Resource[]; nextCursor?: string } | undefined {
-    const key = keyOfUri(uri);
+    const key = keyOfFolderUri(uri);
     const folder = key === undefined ? undefined : this.#foldersNow().get(key);
     if (folder === undefined || !isFolderVisible(folder, scope)) return undefined;
     const children: Resource[] = [];
@@ -231,6 +273,47 @@ export class SkillResources {
   }
 }
 
+/**
+ * The answer to `resources/read` of `uri`, as the client sent it, from `source`. The SDK's own answer would
+ * read the URI with its `..` and `.` resolved (`skill://a/x/%2e%2e/b` as `skill://a/b`), which this
+ * server refuses. A file that cannot be read is logged through `onInternalError`; the client is told so,
+ * without the server's paths.
+ */
+export async function readResource(
+  source: SkillSource,
+  uri: string,
+  context: ServerContext,
+  onInternalError: (error: unknown, tool: string) => void,
+): Promise<ReadResourceResult> {
+  let read: SkillReadResult | undefined;
+  try {
+    read = await source.read(uri, context);
+  } catch (error) {
+    onInternalError(error, "resources/read");
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `${uri} could not be read inside the server; the error was logged. Try again or read another resource.`,
+    );
+  }
+  if (read === undefined) throw new ResourceNotFoundError(uri);
+  const { mimeType } = read;
+  if ("text" in read) return { contents: [{ uri, mimeType, text: read.text }] };
+  const { buffer, byteOffset, byteLength } = read.bytes;
+  return {
+    contents: [{ uri, mimeType, blob: Buffer.from(buffer, byteOffset, byteLength).toString("base64") }],
+  };
+}
+
+/** A file over MAX_READ_BYTES, as read_skill shows a file over its cap: its start and a note, or a note. */
+function overTheCap(uri: string, content: FileContent, mimeType: string): SkillReadResult {
+  const over = `${uri} is ${formatSize(content.size)}, over the ${formatSize(MAX_READ_BYTES)} a resource read carries`;
+  if (content.kind === "binary") {
+    return { text: `${over}: it is a ${content.mediaType}, not sent.`, mimeType: "text/plain" };
+  }
+  const shown = formatSize(Buffer.byteLength(content.text, "utf8"));
+  return { text: `${content.text}\n\n[${over}: this is its first ${shown}.]`, mimeType };
+}
+
 /** A skill's SKILL.md as a resource: named and described by its frontmatter, as the extension asks. */
 function skillDocumentResource({ skill, entry }: CarriedSkill): Resource {
   return {
@@ -259,6 +342,21 @@ function filesOfEntry(skill: Skill, entry: SkillEntry): { key: UriKey; file: Cat
     entry.uri === uriOfKey(`${root}/${skill.document.path}`) &&
     files.every(({ key }) => listed.has(uriOfKey(key)));
   return fits ? files : undefined;
+}
+
+/**
+ * Why the extension cannot carry a skill of these files, if it cannot: another skill holds one of their
+ * URIs, or one is larger than a read carries, which a host could then never check against its digest.
+ */
+function carryProblem(
+  files: readonly { key: UriKey; file: CatalogFile }[],
+  targets: ReadonlyMap<UriKey, Target>,
+): string | undefined {
+  const taken = files.find(({ key }) => targets.has(key));
+  if (taken !== undefined) return `${uriOfKey(taken.key)} is already a file of another skill`;
+  const large = files.find(({ file }) => file.size > MAX_READ_BYTES);
+  if (large === undefined) return undefined;
+  return `${uriOfKey(large.key)} is ${formatSize(large.file.size)}, over the ${formatSize(MAX_READ_BYTES)} a resource read carries`;
 }
 
 function isVisible(target: Target, scope: Scope): boolean {

@@ -1,33 +1,31 @@
 /**
  * `skill://` URIs as this server reads them. A URI names a file by its pack (the authority) and its path
- * below, segment by segment; a segment that could not name a served file (empty, `.` or `..` left by a
- * client, `/`, `\` or NUL once decoded, or hidden) makes the whole URI name nothing, exactly like a file
- * that is not there.
+ * below, segment by segment, read from the URI exactly as sent: a WHATWG URL would resolve `..` and `.`
+ * (plain or `%2e`) before anything could check them. A segment that could not name a served file (empty,
+ * `.` or `..` in any spelling, `/`, `\` or NUL once decoded, or hidden) makes the whole URI name nothing,
+ * exactly like a file that is not there; so do a query and a fragment.
  */
 
-const SCHEME = "skill:";
+const SCHEME = "skill://";
 
 /** The key of a served file or folder: its pack and its path below, decoded, joined by `/`. */
 export type UriKey = string;
 
 /** The key `uri` names, or undefined when it cannot name anything this server serves. */
 export function keyOfUri(uri: string): UriKey | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== SCHEME || url.search !== "" || url.hash !== "" || url.username !== "")
-    return undefined;
-  const pack = decodeSegment(url.host);
-  if (pack === undefined) return undefined;
+  // The scheme is case-insensitive, as in any URI.
+  if (uri.slice(0, SCHEME.length).toLowerCase() !== SCHEME) return undefined;
+  const rest = uri.slice(SCHEME.length);
+  if (rest.includes("?") || rest.includes("#")) return undefined;
   // Without a path the URI names the pack's own folder.
-  if (url.pathname === "") return pack;
-  if (!url.pathname.startsWith("/")) return undefined;
-  const segments = url.pathname.slice(1).split("/").map(decodeSegment);
+  const segments = rest.split("/").map(decodeSegment);
   if (segments.some((segment) => segment === undefined)) return undefined;
-  return [pack, ...segments].join("/");
+  return segments.join("/");
+}
+
+/** The key of the folder `uri` names, which may end with one slash (`skill://workflows/`). */
+export function keyOfFolderUri(uri: string): UriKey | undefined {
+  return keyOfUri(uri.endsWith("/") ? uri.slice(0, -1) : uri);
 }
 
 /** The key of a file of the catalog: its pack, then its path in the pack's `skill://` folder. */
@@ -35,7 +33,10 @@ export function keyOf(pack: string, path: readonly string[]): UriKey {
   return [pack, ...path].join("/");
 }
 
-/** The decoded segment, unless it could not name a file that is served. */
+/**
+ * The decoded segment, unless it could not name a file that is served. Decoded once: `%252e%252e` is the
+ * name `%2e%2e`, never `..`.
+ */
 function decodeSegment(segment: string): string | undefined {
   let decoded: string;
   try {

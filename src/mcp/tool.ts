@@ -17,6 +17,8 @@ export interface ToolSpec<Shape extends ZodRawShape> {
   readonly inputSchema: Shape;
   /** Told the arguments as sent (not yet checked); every answer is kept when this is not given. */
   readonly keeping?: (args: Readonly<Record<string, unknown>>) => AnswerKeeping;
+  /** Whether an answer may hold a file's text (at most MAX_FILE_BYTES of it), which weighs it. */
+  readonly readsFiles?: boolean;
   /** The answer's text; a ToolError's message goes back to the model as an `isError` result. */
   readonly run: (args: z.output<z.ZodObject<Shape>>, context: ToolContext) => string | Promise<string>;
 }
@@ -25,6 +27,7 @@ export interface ToolSpec<Shape extends ZodRawShape> {
 export interface Tool {
   readonly name: string;
   readonly listed: ListedTool;
+  readonly readsFiles: boolean;
   keeping(args: Readonly<Record<string, unknown>>): AnswerKeeping;
   call(args: Readonly<Record<string, unknown>>, context: ToolContext): Promise<CallToolResult>;
 }
@@ -44,6 +47,7 @@ export function defineTool<Shape extends ZodRawShape>(spec: ToolSpec<Shape>): To
   return {
     name: spec.name,
     listed: listedTool(spec, schema),
+    readsFiles: spec.readsFiles ?? false,
     keeping,
     async call(args, context) {
       const checked = checkArguments(spec, schema, args);

@@ -1,7 +1,13 @@
 import { rename } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Answer, AnswerCache, ASKED_ONCE_CHARACTERS, answerKeyOf } from "../../src/http/answers.js";
+import {
+  type Answer,
+  AnswerCache,
+  ASKED_ONCE_CHARACTERS,
+  answerKeyOf,
+  KEPT_ANSWER_BYTES,
+} from "../../src/http/answers.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { wireRequest as request, wireToolCall as toolCall } from "../helpers/requests.js";
 import { ERAS, post, type RunningServer, startServer } from "../helpers/server.js";
@@ -169,6 +175,15 @@ describe("AnswerCache", () => {
     const answers = new AnswerCache();
     answers.keep(key("odd", 1), { ...sdkAnswer(result, 1), body: Buffer.from('{"id":1,"result":{}}') }, true);
     expect(answers.answer(key("odd", 2))).toBeUndefined();
+  });
+
+  // Regression (issue 24): a 20 MB answer was kept, then copied whole for every request with another id.
+  it("never keeps an answer over a mebibyte, whatever its budget", () => {
+    const answers = new AnswerCache(64 * 1024 * 1024);
+    const large = { content: [{ type: "text", text: "x".repeat(KEPT_ANSWER_BYTES) }] };
+    answers.keep(key("large", 1), sdkAnswer(large, 1), true);
+    expect(answers.answer(key("large", 1))).toBeUndefined();
+    expect(answers.heldBytes()).toBe(0);
   });
 
   it("stays within its budget whatever ids and arguments clients send", () => {

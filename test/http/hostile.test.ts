@@ -1,7 +1,16 @@
+import net from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeStandardCatalog, SECRET, type StandardCatalog } from "../helpers/fixtures.js";
-import { post, type RawAnswer, type RunningServer, send, startServer } from "../helpers/server.js";
+import { wireRequest } from "../helpers/requests.js";
+import {
+  httpSettings,
+  post,
+  type RawAnswer,
+  type RunningServer,
+  send,
+  startServer,
+} from "../helpers/server.js";
 
 /**
  * Hostile input, generated: whatever a client sends, the server answers with a 4xx or a JSON-RPC
@@ -10,12 +19,16 @@ import { post, type RawAnswer, type RunningServer, send, startServer } from "../
 
 let tree: StandardCatalog;
 let server: RunningServer;
+/** The same catalog with ALLOWED_HOSTS set. */
+let guarded: RunningServer;
 beforeAll(async () => {
   tree = await makeStandardCatalog();
   server = await startServer(tree.skillsDir);
+  guarded = await startServer(tree.skillsDir, [], httpSettings({ ALLOWED_HOSTS: "x,a,localhost" }));
 });
 afterAll(async () => {
   await server.close();
+  await guarded.close();
   await tree.remove();
 });
 
@@ -322,5 +335,117 @@ describe("malformed requests get the error that says what was wrong", () => {
     expect(answer.json).toMatchObject({
       result: { isError: true, content: [{ text: expect.stringContaining("maximum of 16") }] },
     });
+  });
+});
+
+/**
+ * Sends `head` (a request line and headers, without the blank line) and `body` over a raw socket, as no
+ * HTTP client would, and resolves with the status and the parsed body of the answer.
+ */
+function rawRequest(url: string, head: string, body = ""): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const [, status = "0"] = /^HTTP\/1\.1 (\d{3})/.exec(answer) ?? [];
+      const text = answer.slice(answer.indexOf("\r\n\r\n") + 4);
+      let json: unknown = text;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        // not JSON: the assertion on it says so
+      }
+      resolve({ status: Number(status), json });
+    });
+    socket.end(
+      `${head}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
+describe("malformed request lines and Host headers (raw sockets)", () => {
+  const batch = JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
+  const modern = wireRequest("modern", 1, "tools/list");
+  const modernHead = Object.entries(modern.headers)
+    .map(([name, value]) => `\r\n${name}: ${value}`)
+    .join("");
+  /** A 2025-era batch and an uncached 2026-07-28 request: where the SDK is given a web Request. */
+  const requests = [
+    ["a 2025-era batch", "", batch],
+    ["a 2026-07-28 request", modernHead, JSON.stringify(modern.body)],
+  ] as const;
+
+  // Regression (issue 24): these answered 500 and logged a stack; ALLOWED_HOSTS did not stop them.
+  it.each(["x:99999", "a b", "a@b", "[::1", "x:abc", "", "a/b", "a?b"])(
+    "Host %j: 400 saying the Host header is not a host and port",
+    async (host) => {
+      for (const [what, headers, body] of requests) {
+        for (const url of [server.url, guarded.url]) {
+          const answer = await rawRequest(url, `POST /mcp HTTP/1.1\r\nHost: ${host}${headers}`, body);
+          expect(answer.status, what).toBe(400);
+          expect(answer.json, what).toEqual({
+            jsonrpc: "2.0",
+            error: {
+              code: -32600,
+              message: `Bad request: the Host header ${JSON.stringify(host)} is not a host name or address with an optional port (1 to 65535).`,
+            },
+            id: null,
+          });
+        }
+      }
+    },
+  );
+
+  it("two Host headers: 400, as HTTP asks", async () => {
+    const answer = await rawRequest(server.url, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: evil", batch);
+    expect(answer).toEqual({
+      status: 400,
+      json: {
+        jsonrpc: "2.0",
+        error: { code: -32600, message: "Bad request: more than one Host header; send one." },
+        id: null,
+      },
+    });
+  });
+
+  it.each(["http://evil/mcp", "http://127.0.0.1/mcp", "http://a@b/mcp", "http://evil:99999/mcp", "*"])(
+    "request target %s: 400 saying the target must be a path",
+    async (target) => {
+      for (const [what, headers, body] of requests) {
+        const answer = await rawRequest(
+          server.url,
+          `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1${headers}`,
+          body,
+        );
+        expect(answer.status, what).toBe(400);
+        expect(answer.json, what).toMatchObject({
+          jsonrpc: "2.0",
+          error: {
+            code: -32600,
+            message: expect.stringMatching(/^Bad request: the request target .*POST \/mcp/),
+          },
+        });
+      }
+    },
+  );
+
+  it("a path that cannot be decoded: 400 with a JSON-RPC error", async () => {
+    const answer = await rawRequest(server.url, "POST /mcp%zz HTTP/1.1\r\nHost: 127.0.0.1", batch);
+    expect(answer.status).toBe(400);
+    expect(answer.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+  });
+
+  it("a well-formed request line and Host, IPv6 and a name with a port included, is answered", async () => {
+    for (const host of ["127.0.0.1", "[::1]:8000", "skills-mcp.flow.svc.cluster.local:8000", "localhost"]) {
+      for (const [what, headers, body] of requests) {
+        const answer = await rawRequest(server.url, `POST /mcp HTTP/1.1\r\nHost: ${host}${headers}`, body);
+        expect(answer.status, `${what}, ${host}`).toBe(200);
+      }
+    }
   });
 });

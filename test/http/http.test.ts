@@ -223,6 +223,29 @@ describe("client ceilings", () => {
     });
   });
 
+  // Regression (issue 24): ?pack[]=docs was ignored, and the client saw every pack.
+  it.each([
+    ["?pack[]=docs", "pack[]"],
+    ["?pack[0]=docs", "pack[0]"],
+    ["?pack.x=docs", "pack.x"],
+    ["?PACK=docs", "PACK"],
+    ["?packs=docs", "packs"],
+    ["?pack=docs&pack[]=gamma", "pack[]"],
+    ["?pack=docs&debug=1", "debug"],
+    ["?=docs", ""],
+  ])("rejects %s with 400 naming the parameter and what is valid", async (query, name) => {
+    const response = await post(`${server.url}/mcp${query}`, listSkills);
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: {
+        code: -32600,
+        message: `Unknown query parameter ${JSON.stringify(name)}: /mcp takes only pack, repeated (?pack=a&pack=b) or as a comma list (?pack=a,b).`,
+      },
+    });
+  });
+
   it("rejects an ambiguous group, a bad ?pack= and a header and query that share nothing", async () => {
     expect((await post(`${server.url}/mcp`, listSkills, { "x-skill-pack": "tools" })).status).toBe(400);
     expect((await post(`${server.url}/mcp?pack=nope`, listSkills)).status).toBe(400);

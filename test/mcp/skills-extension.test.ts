@@ -291,6 +291,63 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
   });
 });
 
+describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
+  let client: Client;
+  let skills: SkillsClient;
+  beforeAll(async () => {
+    client = await server.connect({ era });
+    skills = new SkillsClient(client);
+  });
+
+  /** Spellings of `..` and `.`: plain, encoded in either case, half encoded, and encoded twice. */
+  const UP = ["..", "%2e%2e", "%2E%2E", "%2e.", ".%2E", "%252e%252e"];
+  const HERE = [".", "%2e", "%2E", "%252e"];
+
+  // Regression (issue 24): the SDK resolved dot segments before the URI was checked, so
+  // skill://alpha/nothing/%2e%2e/guide/SKILL.md read skill://alpha/guide/SKILL.md.
+  it("a URI with a dot segment names nothing, even where resolving it would name a served file", async () => {
+    const uris = [
+      ...UP.flatMap((up) => [
+        `skill://alpha/nothing/${up}/guide/SKILL.md`,
+        `skill://alpha/guide/references/${up}/SKILL.md`,
+        `skill://beta/tools/hammer/${up}/${up}/shared/guide.md`,
+      ]),
+      ...HERE.map((here) => `skill://alpha/guide/${here}/references/intro.md`),
+    ];
+    for (const uri of uris) {
+      expect(await read(client, uri), uri).toEqual({ code: -32602, message: `Resource not found: ${uri}` });
+      expect(await refusal(skills.get(uri), uri), uri).toEqual({
+        code: -32602,
+        message: expect.stringContaining("No skill is served at <uri>"),
+      });
+    }
+  });
+
+  it("a folder URI with a dot segment names no folder", async () => {
+    const uris = [
+      ...UP.flatMap((up) => [`skill://alpha/guide/references/${up}`, `skill://alpha/nothing/${up}/guide`]),
+      ...HERE.map((here) => `skill://alpha/guide/${here}`),
+    ];
+    for (const uri of uris) {
+      expect(await refusal(skills.readDirectory(uri), uri), uri).toEqual({
+        code: -32602,
+        message: expect.stringContaining("<uri> is not a directory resource"),
+      });
+    }
+  });
+
+  // Issue 26: a folder is commonly written with a trailing slash.
+  it("a folder URI may end with one slash; a file URI may not", async () => {
+    for (const folder of ["skill://beta", "skill://beta/tools", "skill://alpha/guide"]) {
+      const children = (uri: string) => skills.readDirectory(uri).then((page) => page.resources);
+      expect(await children(`${folder}/`)).toEqual(await children(folder));
+      expect(await refusal(children(`${folder}//`), `${folder}//`)).toMatchObject({ code: -32602 });
+    }
+    const file = "skill://alpha/guide/references/intro.md/";
+    expect(await read(client, file)).toEqual({ code: -32602, message: `Resource not found: ${file}` });
+  });
+});
+
 describe("one scope everywhere", () => {
   /** What a client within `connect`'s scope sees of the extension, the prompts and the resources. */
   async function seen(client: Client) {

@@ -1,0 +1,220 @@
+/**
+ * `resources/read` and `prompts/get` of files that are too large to carry, or that changed or vanished
+ * since the catalog was loaded: a clear answer in both protocol eras, never the whole file and never a
+ * path of the server.
+ */
+import { mkdir, truncate, unlink, writeFile } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { call, ERAS, httpSettings, post, type RunningServer, startServer } from "../helpers/server.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+
+const MiB = 1024 * 1024;
+/** Over the 8 MiB a read carries, in numbered lines, so that where the text is cut shows. */
+const HUGE_TEXT = Array.from(
+  { length: 400_000 },
+  (_, i) => `line ${i} of a huge pack file, forty bytes\n`,
+).join("");
+
+let tree: TempTree;
+let server: RunningServer;
+beforeAll(async () => {
+  tree = await makeTree({
+    "big/reader/SKILL.md": skillMd("reader", "Reads big files."),
+    "big/heavy/SKILL.md": skillMd("heavy", "Carries a file larger than a read carries."),
+    "big/vanishing/SKILL.md": skillMd("vanishing", "Its SKILL.md goes away."),
+    "big/huge.txt": HUGE_TEXT,
+    "big/gone.md": "# Here at load time\n",
+    "big/grown.md": "# Grows after load\n",
+  });
+  // Sparse: MiBs of NUL bytes, binary by any measure, that cost no disk.
+  for (const [file, size] of [
+    ["big/huge.bin", 17 * MiB],
+    ["big/heavy/assets/video.bin", 9 * MiB],
+    ["big/seven.bin", 7 * MiB],
+  ] as const) {
+    await mkdir(path.dirname(path.join(tree.dir, file)), { recursive: true });
+    await writeFile(path.join(tree.dir, file), "");
+    await truncate(path.join(tree.dir, file), size);
+  }
+  server = await startServer(tree.dir);
+});
+afterAll(async () => {
+  await server.close();
+  await tree.remove();
+});
+
+/** What a read of `uri` gives a client: its contents, or the JSON-RPC error's code and message. */
+async function read(client: Client, uri: string): Promise<unknown> {
+  try {
+    return (await client.readResource({ uri })).contents;
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    return { code, message };
+  }
+}
+
+describe.each(ERAS)("files too large to carry (%s)", (era) => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await server.connect({ era });
+  });
+
+  // Regression (issue 24): a read carried any file whole, so parallel reads of one 15 MB file took the
+  // server's memory past 1 GB.
+  it("a text file over 8 MiB: its first 256 KiB, cut at a line, and a note saying why", async () => {
+    const [content] = (await read(client, "skill://big/huge.txt")) as { text: string; mimeType: string }[];
+    expect(content?.mimeType).toBe("text/plain");
+    const text = content?.text ?? "";
+    expect(text.startsWith("line 0 of a huge pack file")).toBe(true);
+    expect(text).toMatch(
+      /forty bytes\n\n\n\[skill:\/\/big\/huge\.txt is 17\.1 MiB, over the 8\.0 MiB a resource read carries: this is its first 25\d\.\d KiB\.\]$/,
+    );
+    expect(text.length).toBeLessThan(257 * 1024);
+  });
+
+  it("a binary file over 8 MiB: a note instead of its bytes", async () => {
+    expect(await read(client, "skill://big/huge.bin")).toEqual([
+      {
+        uri: "skill://big/huge.bin",
+        mimeType: "text/plain",
+        text: "skill://big/huge.bin is 17.0 MiB, over the 8.0 MiB a resource read carries: it is a binary file, not sent.",
+      },
+    ]);
+  });
+});
+
+describe("what one request may read", () => {
+  it("a skill with a file over 8 MiB is left out of the Skills extension; the tools serve it", async () => {
+    const client = await server.connect({ era: "modern" });
+    const uri = "skill://big/heavy/SKILL.md";
+    expect(
+      await new SkillsClient(client).get(uri).then(
+        () => "served",
+        (error: Error) => error.message,
+      ),
+    ).toBe(`No skill is served at ${uri}`);
+    expect((await call(client, "read_skill", { skill: "heavy" })).isError).toBe(false);
+    expect(await (await fetch(`${server.url}/health`)).json()).toMatchObject({
+      skillsExtension: { leftOut: 1 },
+    });
+  });
+
+  // Regression (issue 24): a batch read any number of files into one answer.
+  it("a batch that may read more than 8 MiB of files is refused, saying what to do instead", async () => {
+    const read = { jsonrpc: "2.0", method: "resources/read", params: { uri: "skill://big/seven.bin" } };
+    const twice = await post(`${server.url}/mcp`, [
+      { ...read, id: 1 },
+      { ...read, id: 2 },
+    ]);
+    expect(twice.status).toBe(400);
+    expect(twice.json).toEqual({
+      jsonrpc: "2.0",
+      error: {
+        code: -32600,
+        message:
+          "Invalid request: this batch may read 14.0 MiB of files, and one request may read at most 8.0 MiB; send its reads in smaller batches.",
+      },
+      id: null,
+    });
+    const small = { ...read, params: { uri: "skill://big/reader/SKILL.md" } };
+    const within = await post(`${server.url}/mcp`, [
+      { ...small, id: 1 },
+      { ...small, id: 2 },
+    ]);
+    expect(within.status).toBe(200);
+    expect(within.json).toMatchObject([
+      { id: 1, result: {} },
+      { id: 2, result: {} },
+    ]);
+  });
+});
+
+describe("a client that never takes its answer", () => {
+  // Regression (issue 24): an answer a client does not read stays in the server's memory as long as the
+  // connection lasts, and once such answers hold the budget of file bytes, no other file is read.
+  it("loses its connection after REQUEST_TIMEOUT_MS, and its share of file bytes", {
+    timeout: 60_000,
+  }, async () => {
+    const patient = await startServer(
+      tree.dir,
+      [],
+      httpSettings({ REQUEST_TIMEOUT_MS: "500", SHED_EVENT_LOOP_DELAY_MS: "0" }),
+    );
+    const socket = net.connect(Number(new URL(patient.url).port), "127.0.0.1");
+    try {
+      // Asks for a 7 MiB file (9 MB of base64, more than the socket's buffers take), then never reads.
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "resources/read",
+        params: { uri: "skill://big/seven.bin" },
+      });
+      socket.pause();
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+          `Accept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      const closed = new Promise((resolve) => socket.once("close", resolve));
+      // Its share and another read's are more than the budget: this one is answered once the first is gone.
+      const next = await post(`${patient.url}/mcp`, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "resources/read",
+        params: { uri: "skill://big/seven.bin" },
+      });
+      expect(next.status).toBe(200);
+      socket.resume();
+      await closed;
+      expect(socket.bytesRead).toBeLessThan(9 * MiB);
+    } finally {
+      socket.destroy();
+      await patient.close();
+    }
+  });
+});
+
+describe("files that changed or vanished since the catalog was loaded", () => {
+  // Regression (issue 24): the SDK's error carried the file's absolute path to the client.
+  it.each(ERAS)("resources/read and prompts/get say so without a path of the server (%s)", async (era) => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const client = await server.connect({ era });
+      await unlink(path.join(tree.dir, "big/gone.md")).catch(() => {});
+      await writeFile(path.join(tree.dir, "big/grown.md"), "# Grows after load, and it grew\n");
+      for (const uri of ["skill://big/gone.md", "skill://big/grown.md"]) {
+        expect(await read(client, uri)).toEqual({
+          code: -32603,
+          message: `${uri} could not be read inside the server; the error was logged. Try again or read another resource.`,
+        });
+      }
+      await unlink(path.join(tree.dir, "big/vanishing/SKILL.md")).catch(() => {});
+      const prompt = await client.getPrompt({ name: "vanishing" }).then(
+        () => "served",
+        (error: { code?: unknown; message?: unknown }) => ({ code: error.code, message: error.message }),
+      );
+      expect(prompt).toEqual({
+        code: -32603,
+        message:
+          'Prompt "vanishing" could not be read inside the server; the error was logged. Try again or pick another prompt.',
+      });
+      // As the tools already answered it.
+      expect(await call(client, "read_skill", { skill: "vanishing" })).toEqual({
+        text: "read_skill failed inside the server; the error was logged. Try again or make another call.",
+        isError: true,
+      });
+      // The operator's log has what the client is not told: which file, and why.
+      const details = logged.mock.calls.map((args) => String(args[0]));
+      expect(details.some((detail) => detail.includes(path.join(tree.dir, "big/gone.md")))).toBe(true);
+      expect(details.some((detail) => detail.includes(path.join(tree.dir, "big/grown.md")))).toBe(true);
+      expect(details.some((detail) => detail.includes(path.join(tree.dir, "big/vanishing/SKILL.md")))).toBe(
+        true,
+      );
+    } finally {
+      logged.mockRestore();
+    }
+  });
+});
