@@ -1,9 +1,10 @@
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CopyError, copyFromRepository, findSkillFolders, type SkippedEntry } from "./copy.js";
 import { FetcherError, SourceError, withoutCredentials } from "./errors.js";
 import { checkoutSource, type FetchMethod } from "./fetch.js";
 import type { SkillSource } from "./manifest.js";
+import { makeWorkFolder, removeStaleWorkFolders, removeTree } from "./work-folder.js";
 
 /** The file the server reads to show, in /health, which commit each pack came from. */
 const SOURCES_FILE = "sources.json";
@@ -55,6 +56,7 @@ export interface FetchPlan {
 export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
   const previous = await readPreviousOutput(plan.out);
   await mkdir(path.dirname(plan.out), { recursive: true });
+  await removeStaleWorkFolders(plan.out, plan.log);
   const temp = await makeWorkFolder(plan.out);
   try {
     const build = path.join(temp, "out");
@@ -74,7 +76,7 @@ export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
     await swapIn(build, plan.out, path.join(temp, "previous"));
     return packs;
   } finally {
-    await rm(temp, { recursive: true, force: true });
+    await removeTree(temp);
   }
 }
 
@@ -149,11 +151,6 @@ export async function writeSources(
   records: readonly Pick<SourceRecord, "name" | "ref" | "skipped">[],
 ): Promise<void> {
   await writeFile(path.join(dir, SOURCES_FILE), `${JSON.stringify({ sources: records }, null, 2)}\n`);
-}
-
-/** A temporary folder beside `out` (so that renames into `out` stay on one file system), for the caller to remove. */
-export function makeWorkFolder(out: string): Promise<string> {
-  return mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}-fetch-`));
 }
 
 /** What sources.json says of the files left out of a pack. */

@@ -1,16 +1,11 @@
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { FetcherError } from "./errors.js";
 import type { SkillSource } from "./manifest.js";
-import {
-  fetchSourceInto,
-  makeWorkFolder,
-  type SourceRecord,
-  skippedRecords,
-  writeSources,
-} from "./output.js";
+import { fetchSourceInto, type SourceRecord, skippedRecords, writeSources } from "./output.js";
 import type { Repin } from "./repin.js";
 import type { Review, ReviewedSource } from "./review-contract.js";
+import { makeWorkFolder, removeTree } from "./work-folder.js";
 
 /**
  * GitHub refuses pull request bodies over 65,536 characters. The review gets what the table of moved
@@ -46,7 +41,7 @@ export async function reviewRepins(
       } catch (error) {
         if (!(error instanceof FetcherError)) throw error;
         plan.log(`${source.name}: warning: the review compares with nothing: ${error.message}`);
-        await rm(path.join(before, source.name), { recursive: true, force: true });
+        await removeTree(path.join(before, source.name));
         sources.push({ ...reviewed, missing: error.message });
       }
     }
@@ -57,6 +52,6 @@ export async function reviewRepins(
     // Awaited here, so that the old commits are removed only once the review has read them.
     return await reviewRepin({ before, after: plan.out, sources, budget: REVIEW_BUDGET });
   } finally {
-    await rm(temp, { recursive: true, force: true });
+    await removeTree(temp);
   }
 }
