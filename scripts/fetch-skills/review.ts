@@ -2,7 +2,13 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { FetcherError } from "./errors.js";
 import type { SkillSource } from "./manifest.js";
-import { fetchSourceInto, type SourceRecord, skippedRecords, writeSources } from "./output.js";
+import {
+  type FetchPlan,
+  fetchSourceInto,
+  type SourceRecord,
+  skippedRecords,
+  writeSources,
+} from "./output.js";
 import type { Repin } from "./repin.js";
 import type { Review, ReviewedSource } from "./review-contract.js";
 import { makeWorkFolder, removeTree } from "./work-folder.js";
@@ -20,7 +26,7 @@ const REVIEW_BUDGET = 52_000;
  */
 export async function reviewRepins(
   repins: readonly Repin[],
-  plan: { readonly out: string; readonly cache: string | undefined; readonly log: (line: string) => void },
+  plan: Pick<FetchPlan, "out" | "cache" | "limits" | "log">,
 ): Promise<Review> {
   const moved = repins.filter((repin) => repin.from !== repin.to);
   const temp = await makeWorkFolder(plan.out);
@@ -35,7 +41,8 @@ export async function reviewRepins(
       const old: SkillSource = { ...source, ref: from };
       try {
         const work = path.join(temp, "work", source.name);
-        const { skipped } = await fetchSourceInto(old, stores, work, path.join(before, source.name));
+        const into = path.join(before, source.name);
+        const { skipped } = await fetchSourceInto(old, stores, work, into, plan.limits);
         records.push({ name: source.name, ref: from, skipped: skippedRecords(skipped) });
         sources.push(reviewed);
       } catch (error) {
