@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
-import { FetcherError, ManifestError, UsageError } from "./errors.js";
+import { FetcherError, ManifestError, SourceError, UsageError } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource } from "./manifest.js";
 import { fetchSkills } from "./output.js";
 import { resolveHeads, rewriteRefs } from "./repin.js";
@@ -64,6 +64,7 @@ interface Repinned {
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr(`${line}\n`);
   let out: string | undefined;
+  let fetching: readonly string[] = [];
   try {
     const options = parseOptions(argv, io.cwd);
     if (options.help) {
@@ -73,6 +74,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     out = options.out;
     const manifest = await readManifest(options.manifest, options.manifestLabel);
     const only = selectSources(manifest, options.sources);
+    fetching = manifest.sources
+      .map((source) => source.name)
+      .filter((name) => only === undefined || only.has(name));
     const now = io.now ?? (() => new Date());
     const plan = { only, out: options.out, cache: options.cache, limits: options.limits, log, now };
     const { summary, findings } = options.update
@@ -105,6 +109,14 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     for (const line of lines) log(`fetch-skills: ${line}`);
     const kept = out !== undefined && existsSync(out) ? `; ${out} is as it was` : "";
     log(`fetch-skills: nothing written${kept}`);
+    if (error instanceof SourceError) {
+      const others = fetching.filter((name) => name !== error.source);
+      if (others.length > 0) {
+        log(
+          `fetch-skills: to fetch the other sources and leave "${error.source}" as it is: ${commandFor(argv, others)}`,
+        );
+      }
+    }
     return 1;
   }
 }
@@ -210,6 +222,23 @@ function wholeNumber(option: string, value: string | undefined): number | undefi
     throw new UsageError(`${option} must be a whole number of 1 or more (got "${value}")`);
   }
   return number;
+}
+
+/** `npm run fetch-skills -- …` with the options of `argv`, its `--source`s replaced by `sources`. */
+function commandFor(argv: readonly string[], sources: readonly string[]): string {
+  const kept: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] ?? "";
+    if (arg === "--source") index++;
+    else if (!arg.startsWith("--source=")) kept.push(arg);
+  }
+  const args = [...kept, ...sources.flatMap((name) => ["--source", name])];
+  return `npm run fetch-skills -- ${args.map(shellWord).join(" ")}`;
+}
+
+/** `word` as a shell reads it back: as it is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySet<string> | undefined {

@@ -220,3 +220,31 @@ describe("fetch-skills: what a stopped run leaves behind", () => {
     expect(result.stderr).toContain(`removed ${old}, left by a run that was stopped`);
   });
 });
+
+describe("fetch-skills: all or nothing", () => {
+  // Issue 26, item 5: the error for one unreachable source did not say how to fetch the others.
+  it("says how to fetch the other sources when one cannot be fetched", async () => {
+    const one = await makeUpstream(path.join(tree.dir, "one"), [{ "a/SKILL.md": skillMd("a") }]);
+    const site = await makeSite([
+      { name: "one", repo: one.url, ref: one.commits[0] ?? "" },
+      { name: "gone", repo: `file://${tree.dir}/nowhere`, ref: "0123456789abcdef0123456789abcdef01234567" },
+      { name: "two", repo: one.url, ref: one.commits[0] ?? "" },
+    ]);
+
+    const all = await runFetcher(["--cache", "cache"], site);
+    expect(all.code).toBe(1);
+    expect(all.stderr).toContain("fetch-skills: nothing written");
+    expect(all.stderr).toContain(
+      'fetch-skills: to fetch the other sources and leave "gone" as it is: npm run fetch-skills -- --cache cache --source one --source two',
+    );
+
+    const chosen = await runFetcher(["--source", "gone", "--cache", "my cache", "--source=one"], site);
+    expect(chosen.code).toBe(1);
+    expect(chosen.stderr).toContain(
+      "to fetch the other sources and leave \"gone\" as it is: npm run fetch-skills -- --cache 'my cache' --source one\n",
+    );
+    const alone = await runFetcher(["--source", "gone"], site);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).not.toContain("to fetch the other sources");
+  });
+});
