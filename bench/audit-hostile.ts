@@ -14,18 +14,28 @@ import { HOSTILE_TEXTS } from "./hostile-text.js";
 
 const MIB = 1024 * 1024;
 
+const USAGE = "usage: npm run bench:audit -- [--sizes 1,4,16] [--only NAME]";
+
+/** The command line is wrong: one line and the usage, exit 2. */
+class UsageError extends Error {}
+
 function main(argv: readonly string[]): void {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: { sizes: { type: "string", default: "1,4,16" }, only: { type: "string" } },
-  });
+  let values: { sizes: string; only?: string };
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: { sizes: { type: "string", default: "1,4,16" }, only: { type: "string" } },
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const sizes = values.sizes.split(",").map((size) => {
     const mib = Number(size);
-    if (!(mib > 0)) throw new Error(`--sizes: "${size}" is not a number of MiB above 0`);
+    if (!(mib > 0)) throw new UsageError(`--sizes: "${size}" is not a number of MiB above 0`);
     return mib;
   });
   const texts = HOSTILE_TEXTS.filter((text) => values.only === undefined || text.name.includes(values.only));
-  if (texts.length === 0) throw new Error(`--only: no text is named like "${values.only}"`);
+  if (texts.length === 0) throw new UsageError(`--only: no text is named like "${values.only}"`);
   console.log(`Audit of one hostile file, Node ${process.version}: seconds, and milliseconds per MiB\n`);
   console.log(`| Text | ${sizes.map((size) => `${size} MiB`).join(" | ")} | findings |`);
   console.log(`|---|${sizes.map(() => "---:|").join("")}---:|`);
@@ -44,4 +54,10 @@ function main(argv: readonly string[]): void {
 }
 
 tolerateClosedOutput();
-main(process.argv.slice(2));
+try {
+  main(process.argv.slice(2));
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`bench:audit: ${error.message}\n${USAGE}\n`);
+  process.exitCode = 2;
+}
