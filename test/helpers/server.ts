@@ -50,9 +50,12 @@ export async function connectTo(endpoint: URL, options: ConnectOptions = {}): Pr
   return client;
 }
 
-/** HTTP settings as the environment `env` would give them (defaults for everything not in it). */
+/**
+ * HTTP settings as the environment `env` would give them (defaults for everything not in it), but load
+ * shedding, which a machine busy with other work would trigger: the tests of shedding set it in `env`.
+ */
 export function httpSettings(env: Record<string, string> = {}): HttpSettings {
-  return loadConfig(env).http;
+  return loadConfig({ SHED_EVENT_LOOP_DELAY_MS: "0", ...env }).http;
 }
 
 /** Loads `dir` and serves it on 127.0.0.1 on a free port, as main.ts would. */
