@@ -1,9 +1,10 @@
 import { grown } from "./arrays.js";
 import { FIELD_NAMES, type FieldName } from "./fields.js";
-import { type FingerprintTable, stemFingerprint } from "./fingerprints.js";
+import { type KeyTable, stemKey } from "./keys.js";
 import { Lexicon } from "./lexicon.js";
+import { WordScanner, type WordSink, words } from "./scanner.js";
 import type { SpellingTable } from "./spelling.js";
-import { stem, WordScanner, type WordSink, words } from "./terms.js";
+import { stem } from "./terms.js";
 
 /** How matches in each field add up; see docs/search.md. */
 export interface RankingOptions {
@@ -66,8 +67,8 @@ export class Bm25fIndex {
 
   /** Read-only once made: an index saved and loaded again (saved-index.ts) is these arrays. */
   constructor(
-    /** Term ids by the fingerprint of their stem. */
-    readonly terms: FingerprintTable,
+    /** Term ids by the key of their stem. */
+    readonly terms: KeyTable,
     /** Per term t, its document gaps are `gaps[gapStarts[t]]` to `gaps[gapStarts[t + 1]]`. */
     readonly gaps: Uint8Array,
     readonly gapStarts: Uint32Array,
@@ -84,7 +85,7 @@ export class Bm25fIndex {
     const terms = new Set<number>();
     const unknown = new Set<string>();
     for (const word of words(query, this.scanner)) {
-      const [hash, check] = stemFingerprint(stem(word));
+      const [hash, check] = stemKey(stem(word));
       const id = this.terms.get(hash, check);
       if (id >= 0) terms.add(id);
       else unknown.add(word);

@@ -1,5 +1,5 @@
 import { editDistance, type Skill } from "../catalog/index.js";
-import { FingerprintTable } from "./fingerprints.js";
+import { KeyTable } from "./keys.js";
 
 /** How many names sharing the most trigrams with a mistyped one are compared by edit distance. */
 const COMPARED_NAMES = 50;
@@ -18,7 +18,7 @@ export class NameIndex {
     readonly documentStarts: Int32Array,
     readonly documents: Int32Array,
     /** Trigram ids by trigram key (see {@link trigramKeys}). */
-    readonly trigrams: FingerprintTable,
+    readonly trigrams: KeyTable,
     /** Per trigram t, the names holding it are `trigramNames[trigramStarts[t]…[t + 1]]`. */
     readonly trigramStarts: Int32Array,
     readonly trigramNames: Int32Array,
@@ -39,7 +39,7 @@ export class NameIndex {
     });
     const [documentStarts, documents] = groupBy(names.length, nameOf);
 
-    const trigrams = new FingerprintTable();
+    const trigrams = new KeyTable();
     const trigramOf: number[] = [];
     const holder: number[] = [];
     names.forEach((name, id) => {

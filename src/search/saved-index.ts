@@ -3,7 +3,7 @@ import { crc32 } from "node:zlib";
 import type { Skill } from "../catalog/index.js";
 import { Bm25fIndex, type RankingOptions } from "./bm25f.js";
 import { FIELD_NAMES } from "./fields.js";
-import { FingerprintTable } from "./fingerprints.js";
+import { KeyTable } from "./keys.js";
 import { NameIndex } from "./names.js";
 import { type SearchIndex, SkillIndex } from "./skill-index.js";
 import { SpellingTable } from "./spelling.js";
@@ -181,7 +181,7 @@ export function indexFromBytes(
     return { ok: false, ...damaged("malformed: its arrays do not fit together") };
   }
   const terms = new Bm25fIndex(
-    new FingerprintTable(termSlots, termCount),
+    new KeyTable(termSlots, termCount),
     gaps,
     gapStarts,
     levels,
@@ -193,7 +193,7 @@ export function indexFromBytes(
     skills,
     nameStarts,
     nameDocuments,
-    new FingerprintTable(trigramSlots, trigramCount),
+    new KeyTable(trigramSlots, trigramCount),
     trigramStarts,
     trigramNames,
   );
@@ -319,7 +319,7 @@ function rankingNumbers(ranking: RankingOptions): number[] {
 }
 
 /**
- * A FingerprintTable's slots: a power of two of three-number slots, exactly `size` of them used, at most
+ * A KeyTable's slots: a power of two of three-number slots, exactly `size` of them used, at most
  * half, numbered 0 to size - 1 once each. A lookup walks slots until an empty one, so a table with fewer
  * empty slots than it claims (a crafted file with a valid checksum) would never end a lookup.
  */

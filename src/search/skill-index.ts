@@ -27,7 +27,7 @@ export interface Correction {
 }
 
 /** A correction, with the term it reads the word as. */
-interface Reading extends Correction {
+interface TermCorrection extends Correction {
   readonly term: number;
 }
 
@@ -86,10 +86,10 @@ export class SkillIndex implements SearchIndex {
     const allowed = this.scopes.mask(scope);
     const request = terms.termsOf(query);
     accumulator.add(terms, request.terms, allowed);
-    const readings = this.read(request, allowed);
+    const corrections = this.correct(request, allowed);
     accumulator.add(
       terms,
-      readings.map(({ term }) => term),
+      corrections.map(({ term }) => term),
       allowed,
     );
     const found = accumulator.finish(limit);
@@ -97,7 +97,7 @@ export class SkillIndex implements SearchIndex {
       skills: found.best.flatMap((document) => skills[document] ?? []),
       matched: found.matched,
       strongMatches: found.strong,
-      corrections: readings.map(({ from, to }) => ({ from, to })),
+      corrections: corrections.map(({ from, to }) => ({ from, to })),
     };
   }
 
@@ -106,7 +106,7 @@ export class SkillIndex implements SearchIndex {
    * the rest of the request, which the accumulator holds, or by the skills in scope when the rest matches
    * nothing.
    */
-  private read(request: RequestTerms, allowed: Uint8Array | undefined): Reading[] {
+  private correct(request: RequestTerms, allowed: Uint8Array | undefined): TermCorrection[] {
     const { unknown } = request;
     if (unknown.length > MOST_WORDS_READ) return [];
     const mistyped = unknown
@@ -117,15 +117,15 @@ export class SkillIndex implements SearchIndex {
     const best = this.accumulator.best(CONTEXT_MATCHES);
     for (const document of best) context[document] = 1;
     const known = new Set(request.terms);
-    const readings: Reading[] = [];
+    const corrections: TermCorrection[] = [];
     for (const { from, close } of mistyped) {
-      const reading = this.likeliest(from, close, known, best.length > 0 ? context : undefined, allowed);
-      if (reading === undefined) continue;
-      readings.push(reading);
-      known.add(reading.term);
+      const correction = this.likeliest(from, close, known, best.length > 0 ? context : undefined, allowed);
+      if (correction === undefined) continue;
+      corrections.push(correction);
+      known.add(correction.term);
     }
     for (const document of best) context[document] = 0;
-    return readings;
+    return corrections;
   }
 
   /**
@@ -141,8 +141,8 @@ export class SkillIndex implements SearchIndex {
     known: ReadonlySet<number>,
     context: Uint8Array | undefined,
     allowed: Uint8Array | undefined,
-  ): Reading | undefined {
-    let likeliest: Reading | undefined;
+  ): TermCorrection | undefined {
+    let likeliest: TermCorrection | undefined;
     let likeliestWeight = 0;
     let heldInScope = 0;
     for (const [term, to] of close) {

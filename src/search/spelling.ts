@@ -1,5 +1,6 @@
-import { mix } from "./fingerprints.js";
-import { joinedHashes, STOP_WORDS, wordHashes } from "./terms.js";
+import { mix } from "./keys.js";
+import { joinedHashes, wordHashes } from "./scanner.js";
+import { STOP_WORDS } from "./terms.js";
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 type Hashes = readonly [hash: number, check: number];
@@ -19,7 +20,7 @@ const NEAR_STOP_WORDS = [...STOP_WORDS].filter((word) => PLAIN_LETTERS.test(word
 
 /**
  * The catalog's words as spelled, each with its term, so that a request word no skill holds can be read
- * as a word one typing mistake away. Words are known by their fingerprint (the scanner's two hashes, see
+ * as a word one typing mistake away. Words are known by their key (the scanner's two hashes, see
  * `wordHashes`), sorted, in three arrays of a number a word: a catalog of 10,000 skills has about 90,000.
  */
 export class SpellingTable {
@@ -46,7 +47,7 @@ export class SpellingTable {
     }
   }
 
-  /** A table of the words given by their fingerprints and terms, in any order, each fingerprint once. */
+  /** A table of the words given by their keys and terms, in any order, each key once. */
   static of(hashes: readonly number[], checks: readonly number[], terms: readonly number[]): SpellingTable {
     const order = Array.from(hashes.keys()).sort(
       (a, b) =>

@@ -1,9 +1,9 @@
 /**
- * Terms are known by a 64-bit fingerprint of their stem (two independent 32-bit polynomial hashes), not by
+ * Terms are known by a 64-bit key of their stem (two independent 32-bit polynomial hashes), not by
  * the stem's text: the index keeps no strings for its hundreds of thousands of terms. Two of 300,000
- * distinct stems share a fingerprint with odds of about 1 in 10^8; they would then share their postings.
+ * distinct stems share a key with odds of about 1 in 10^8; they would then share their postings.
  */
-export function stemFingerprint(stem: string): [hash: number, check: number] {
+export function stemKey(stem: string): [hash: number, check: number] {
   let hash = 0;
   let check = 0;
   for (let i = 0; i < stem.length; i++) {
@@ -14,14 +14,14 @@ export function stemFingerprint(stem: string): [hash: number, check: number] {
   return [hash, check];
 }
 
-/** Numbers 0, 1, 2… given to fingerprints in the order they are first added. */
-export class FingerprintTable {
+/** Numbers 0, 1, 2… given to keys in the order they are first added. */
+export class KeyTable {
   /**
    * An empty table, or one saved earlier: `slots` and `size` as {@link storage} and {@link size} gave them
    * (a power of two of slots, at most half of them used).
    */
   constructor(
-    /** Open addressing, three numbers a slot: the fingerprint's two hashes and its number + 1 (0: empty). */
+    /** Open addressing, three numbers a slot: the key's two hashes and its number + 1 (0: empty). */
     private slots: Int32Array = new Int32Array(3 * 1024),
     public size = 0,
   ) {}
@@ -31,13 +31,13 @@ export class FingerprintTable {
     return this.slots;
   }
 
-  /** The number of a fingerprint, or -1 if it was never added. */
+  /** The number of a key, or -1 if it was never added. */
   get(hash: number, check: number): number {
     const slot = this.slotOf(hash, check);
     return (this.slots[slot * 3 + 2] as number) - 1;
   }
 
-  /** The number of a fingerprint, given the next one if it is new. */
+  /** The number of a key, given the next one if it is new. */
   add(hash: number, check: number): number {
     const slot = this.slotOf(hash, check);
     const at = slot * 3;
@@ -51,7 +51,7 @@ export class FingerprintTable {
     return id;
   }
 
-  /** The slot holding the fingerprint, or the empty one where it would go. */
+  /** The slot holding the key, or the empty one where it would go. */
   private slotOf(hash: number, check: number): number {
     const { slots } = this;
     const mask = slots.length / 3 - 1;
