@@ -41,7 +41,15 @@ const CONTEXT_MATCHES = 30;
  */
 const MOST_WORDS_READ = 3;
 
-/** Finds skills for a request, and names close to a mistyped one. Built once at startup; pure. */
+/**
+ * Finds skills for a request, and names close to a mistyped one. Built once at startup; pure.
+ *
+ * Synchronous, and it must stay so: each query runs to its end before the next one starts. The index
+ * reuses scratch buffers across queries so that a query allocates next to nothing (the accumulator's
+ * scores, the marks of a request's best matches, the word scanner's parts and its sticky regular
+ * expression): an `await` inside a query would let another query write into them, and both would be
+ * ranked wrong without an error. test/search/synchronous.test.ts runs interleaved queries to hold this.
+ */
 export interface SearchIndex {
   /** Skills in `scope` ranked for `query`, best first. */
   search(query: string, scope: Scope, limit: number): SearchResult;
