@@ -1,11 +1,9 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pino } from "pino";
 import {
   type Catalog,
   CatalogError,
-  documentsToBytes,
   KnownDocuments,
   type LoadedCatalog,
   loadCatalog,
@@ -18,8 +16,8 @@ import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "
 import { buildApp, InFlight, Readiness } from "./http/index.js";
 import { type Inspection, inspectCatalog, withoutUnsafe } from "./inspection/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo, steeringFor } from "./mcp/index.js";
-import { readSavedIndex, type SavedParts, savedIndexBytes, writeSavedIndexFile } from "./saved/index.js";
-import { buildIndex, indexFromBytes, indexToBytes, type SearchIndex } from "./search/index.js";
+import { buildIndex, type SearchIndex } from "./search/index.js";
+import { SAVED_PARTS, SavedIndexError, SavedStart, saveIndex as writeIndex } from "./startup/saved.js";
 import { serveStdio } from "./stdio/index.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -50,11 +48,14 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     return 0;
   }
   // The bundled examples never have a saved index (--build-index refuses to write one among them).
-  const saved = config.skillsDirOrigin === "examples" ? {} : readSavedParts(config.savedIndexFile, logger);
-  const loadedCatalog = load(config, KnownDocuments.fromBytes(saved[DOCUMENTS_PART]), logger);
+  const saved =
+    config.skillsDirOrigin === "examples"
+      ? SavedStart.NOTHING
+      : SavedStart.read(config.savedIndexFile, logger);
+  const loadedCatalog = load(config, saved.documents(), logger);
   const loaded = performance.now();
-  const inspection = await inspect(loadedCatalog, saved[INSPECTION_PART], logger);
-  const { catalog, unsafeSkills } = served(loadedCatalog.catalog, inspection, config, logger);
+  const inspection = await inspect(loadedCatalog, saved.inspection(), logger);
+  const { catalog, unsafeSkills } = servedCatalog(loadedCatalog.catalog, inspection, config, logger);
   if (catalog.everything.skills.length === 0) {
     throw new CatalogError(
       "No skill left to serve: a high finding of the audit makes every skill unsafe (the warnings above name " +
@@ -62,7 +63,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     );
   }
   const inspected = performance.now();
-  const { index, origin } = startIndex(saved[SEARCH_PART], catalog.everything.skills, config, logger);
+  const { index, origin } = startIndex(saved, catalog.everything.skills, config, logger);
   const indexed = performance.now();
   const mcp = mcpDeps(catalog, index, inspection, config, logger);
 
@@ -161,11 +162,6 @@ function load(config: Config, known: KnownDocuments, logger: pino.Logger): Loade
   return loaded;
 }
 
-/** The parts of the saved index. */
-const DOCUMENTS_PART = "documents";
-const SEARCH_PART = "search";
-const INSPECTION_PART = "inspection";
-
 /**
  * Every skill's files read once (or taken from the saved index while they have not changed): the audit's
  * high findings in each, and the Skills extension's entry of each, with its digests.
@@ -197,7 +193,7 @@ async function inspect(
  * UNSAFE_SKILLS=serve, with one warning for each (its file, line and rule). A skill the extension cannot
  * carry is said once too; the tools still serve it.
  */
-function served(
+function servedCatalog(
   loaded: Catalog,
   inspection: Inspection,
   config: Config,
@@ -273,23 +269,23 @@ function mcpDeps(
  * times included, by this format and ranking), else one built now. Says in the log which, and why.
  */
 function startIndex(
-  saved: Uint8Array | undefined,
+  saved: SavedStart,
   skills: readonly Skill[],
   config: Config,
   logger: pino.Logger,
 ): { index: SearchIndex; origin: "loaded" | "built" } {
   const started = performance.now();
   const file = config.savedIndexFile;
-  if (saved !== undefined) {
-    const loaded = indexFromBytes(saved, skills);
-    if (loaded.ok) {
-      const ms = Math.round(performance.now() - started);
-      logger.info(
-        { file, bytes: saved.length, skills: skills.length, ms },
-        "search index loaded from the saved index",
-      );
-      return { index: loaded.index, origin: "loaded" };
-    }
+  const loaded = saved.search(skills);
+  if (loaded?.ok) {
+    const ms = Math.round(performance.now() - started);
+    logger.info(
+      { file, bytes: saved.bytes, skills: skills.length, ms },
+      "search index loaded from the saved index",
+    );
+    return { index: loaded.index, origin: "loaded" };
+  }
+  if (loaded !== undefined) {
     // An outdated index is what editing a skill or narrowing SKILL_PACKS leaves behind; a damaged one is not.
     logger[loaded.outdated ? "info" : "warn"](
       { file, problem: loaded.problem },
@@ -299,32 +295,6 @@ function startIndex(
   const index = buildIndex(skills, readSkillDocument);
   logger.info({ skills: skills.length, ms: Math.round(performance.now() - started) }, "search index built");
   return { index, origin: "built" };
-}
-
-/** The parts of the saved index in `file`; none when there is none or it cannot be used (logged). */
-function readSavedParts(file: string, logger: pino.Logger): SavedParts {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") {
-      logger.info(
-        { file },
-        "no saved index: building the index and inspecting every skill (--build-index saves them)",
-      );
-    } else {
-      logger.warn({ file, code }, "saved index cannot be read: building the index");
-    }
-    return {};
-  }
-  const read = readSavedIndex(bytes);
-  if ("parts" in read) return read.parts;
-  logger[read.outdated ? "info" : "warn"](
-    { file, problem: read.problem },
-    `saved index not used, building the index and inspecting every skill: ${read.problem}`,
-  );
-  return {};
 }
 
 /**
@@ -338,36 +308,22 @@ async function saveIndex(config: Config, loaded: LoadedCatalog, logger: pino.Log
   // The search index of the skills the server will serve, as it will serve them. None left is no reason
   // to fail here: an image built with ALLOW_UNSAFE_SKILLS=1 may be meant to run with UNSAFE_SKILLS=serve,
   // and a server that is not says so when it starts.
-  const { skills } = served(loaded.catalog, inspection, config, logger).catalog.everything;
-  const bytes = savedIndexBytes({
-    [DOCUMENTS_PART]: documentsToBytes(loaded.documents),
-    [SEARCH_PART]: indexToBytes(buildIndex(skills, readSkillDocument)),
-    [INSPECTION_PART]: inspection.toBytes(),
-  });
-  let removed: string[];
-  try {
-    removed = writeSavedIndexFile(file, bytes);
-  } catch (error) {
-    throw new SavedIndexError(`Cannot save the index to ${file}: ${(error as Error).message}`);
-  }
+  const served = servedCatalog(loaded.catalog, inspection, config, logger).catalog;
+  const index = buildIndex(served.everything.skills, readSkillDocument);
+  const { bytes, removed } = writeIndex(file, { served, documents: loaded.documents, index, inspection });
   if (removed.length > 0) {
     logger.info({ removed }, "removed the temporary files of an earlier --build-index that did not finish");
   }
   logger.info(
     {
       file,
-      bytes: bytes.length,
-      skills: skills.length,
-      parts: [DOCUMENTS_PART, SEARCH_PART, INSPECTION_PART],
+      bytes,
+      skills: served.everything.skills.length,
+      parts: SAVED_PARTS,
       ms: Math.round(performance.now() - started),
     },
     "index saved",
   );
-}
-
-/** `--build-index` could not write its file: the message says where and why. */
-class SavedIndexError extends Error {
-  override name = "SavedIndexError";
 }
 
 /** The server could not take its address: the message says which, why, and what to set. */

@@ -1,14 +1,13 @@
 import type { SkillDocument } from "./frontmatter.js";
 
 /**
- * What the catalog read from one SKILL.md: the file's size and modification time (whole seconds, as
- * image layers keep them), and its name and description or why it cannot be served.
+ * What the catalog read from one SKILL.md: the file's stamp (see fileStamp), and its name and description
+ * or why it cannot be served.
  */
 export interface DocumentReading {
   /** Relative to the skills folder, POSIX. */
   readonly path: string;
-  readonly size: number;
-  readonly seconds: number;
+  readonly stamp: string;
   readonly parsed: SkillDocument;
 }
 
@@ -44,12 +43,10 @@ export class KnownDocuments {
     return this.#byPath.size === 0;
   }
 
-  /** What `path` held when it had this size and modification time, if it was read then. */
-  get(path: string, size: number, mtimeMs: number): SkillDocument | undefined {
+  /** What `path` held when it had this stamp, if it was read then. */
+  get(path: string, stamp: string): SkillDocument | undefined {
     const known = this.#byPath.get(path);
-    return known !== undefined && known.size === size && known.seconds === Math.floor(mtimeMs / 1000)
-      ? known.parsed
-      : undefined;
+    return known !== undefined && known.stamp === stamp ? known.parsed : undefined;
   }
 }
 
@@ -58,29 +55,28 @@ const NOT_BY_MODEL = 1;
 const NOT_BY_USER = 2;
 
 /**
- * The saved form of `readings`: one row each, `[path, size, seconds, name or null, description or reason,
- * flags]` (rows of an older form, without flags, are read anew).
+ * The saved form of `readings`: one row each, `[path, stamp, name or null, description or reason, flags]`
+ * (rows of another form are read anew).
  */
 export function documentsToBytes(readings: readonly DocumentReading[]): Uint8Array {
-  const rows = readings.map(({ path, size, seconds, parsed }) =>
+  const rows = readings.map(({ path, stamp, parsed }) =>
     parsed.ok
       ? [
           path,
-          size,
-          seconds,
+          stamp,
           parsed.name,
           parsed.description,
           (parsed.modelInvocable ? 0 : NOT_BY_MODEL) | (parsed.userInvocable ? 0 : NOT_BY_USER),
         ]
-      : [path, size, seconds, null, parsed.reason, 0],
+      : [path, stamp, null, parsed.reason, 0],
   );
   return Buffer.from(JSON.stringify(rows));
 }
 
 function readingOf(row: unknown): DocumentReading | undefined {
-  if (!Array.isArray(row) || row.length !== 6) return undefined;
-  const [path, size, seconds, name, text, flags] = row as unknown[];
-  if (typeof path !== "string" || typeof size !== "number" || typeof seconds !== "number") return undefined;
+  if (!Array.isArray(row) || row.length !== 5) return undefined;
+  const [path, stamp, name, text, flags] = row as unknown[];
+  if (typeof path !== "string" || typeof stamp !== "string") return undefined;
   if (typeof text !== "string" || (name !== null && typeof name !== "string")) return undefined;
   if (typeof flags !== "number") return undefined;
   const parsed: SkillDocument =
@@ -93,5 +89,5 @@ function readingOf(row: unknown): DocumentReading | undefined {
           modelInvocable: (flags & NOT_BY_MODEL) === 0,
           userInvocable: (flags & NOT_BY_USER) === 0,
         };
-  return { path, size, seconds, parsed };
+  return { path, stamp, parsed };
 }

@@ -35,6 +35,7 @@ export {
   SKILL_DOCUMENT,
 } from "./load.js";
 export { compareSkills, compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
+export { catalogFingerprint, fileStamp } from "./stamps.js";
 export {
   type CatalogFile,
   type CatalogIssue,

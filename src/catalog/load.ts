@@ -22,6 +22,7 @@ import {
   stripBom,
 } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
+import { fileStamp } from "./stamps.js";
 import {
   type CatalogFile,
   type CatalogIssue,
@@ -403,12 +404,7 @@ function readDocument(where: string, real: string, reading: Reading): DocumentRe
   } catch (error) {
     return { problem: describeFsError(error) };
   }
-  reading.documents.push({
-    path: where,
-    size: read.size,
-    seconds: Math.floor(read.mtimeMs / 1000),
-    parsed: read.parsed,
-  });
+  reading.documents.push({ path: where, stamp: fileStamp(read), parsed: read.parsed });
   return read;
 }
 
@@ -416,7 +412,7 @@ function fromKnown(where: string, real: string, known: KnownDocuments): Document
   const { size, mtimeMs } = statSync(real);
   // What was read before says nothing of whether the file can still be read.
   accessSync(real, constants.R_OK);
-  const parsed = known.get(where, size, mtimeMs);
+  const parsed = known.get(where, fileStamp({ size, mtimeMs }));
   return parsed === undefined ? fromDisk(real) : { parsed, size, mtimeMs };
 }
 

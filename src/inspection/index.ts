@@ -1,7 +1,7 @@
 import type { Finding } from "../audit/index.js";
 import type { Catalog, Skill } from "../catalog/index.js";
 import { ByteBudget } from "./budget.js";
-import { inspectSkill, MAX_INSPECTED_FILE_BYTES, type SkillInspection, skillFingerprint } from "./inspect.js";
+import { inspectSkill, MAX_INSPECTED_FILE_BYTES, type SkillInspection, skillStamp } from "./inspect.js";
 
 export { type SkillEntry, type SkillInspection, skillPath } from "./inspect.js";
 
@@ -26,11 +26,11 @@ export const INSPECTION_BUDGET_BYTES = MAX_INSPECTED_FILE_BYTES;
 /** Every skill of a catalog, inspected once at startup (or at `--build-index`, and saved). */
 export class Inspection {
   readonly #bySkill: ReadonlyMap<Skill, SkillInspection>;
-  readonly #fingerprints: ReadonlyMap<Skill, string>;
+  readonly #stamps: ReadonlyMap<Skill, string>;
 
-  constructor(bySkill: ReadonlyMap<Skill, SkillInspection>, fingerprints: ReadonlyMap<Skill, string>) {
+  constructor(bySkill: ReadonlyMap<Skill, SkillInspection>, stamps: ReadonlyMap<Skill, string>) {
     this.#bySkill = bySkill;
-    this.#fingerprints = fingerprints;
+    this.#stamps = stamps;
   }
 
   /** What the inspection of `skill` found; a skill it never saw has no entry. */
@@ -56,7 +56,7 @@ export class Inspection {
   toBytes(): Uint8Array {
     const skills = [...this.#bySkill].map(([skill, found]) => [
       skill.id,
-      this.#fingerprints.get(skill) ?? "",
+      this.#stamps.get(skill) ?? "",
       found.entry ?? null,
       found.leftOut ?? null,
       found.unsafe.slice(0, KEPT_FINDINGS),
@@ -93,13 +93,13 @@ export async function inspectCatalog(
 ): Promise<InspectionRun> {
   const { known, problem } = readSaved(saved);
   const bySkill = new Map<Skill, SkillInspection>();
-  const fingerprints = new Map<Skill, string>();
+  const stamps = new Map<Skill, string>();
   const pending: Skill[] = [];
   for (const skill of skills) {
-    const fingerprint = skillFingerprint(skill);
-    fingerprints.set(skill, fingerprint);
+    const stamp = skillStamp(skill);
+    stamps.set(skill, stamp);
     const kept = known.get(skill.id);
-    if (kept !== undefined && kept.fingerprint === fingerprint) bySkill.set(skill, kept.found);
+    if (kept !== undefined && kept.stamp === stamp) bySkill.set(skill, kept.found);
     else pending.push(skill);
   }
   const budget = new ByteBudget(INSPECTION_BUDGET_BYTES);
@@ -113,7 +113,7 @@ export async function inspectCatalog(
   // In the catalog's order, whatever order the reads finished in.
   const ordered = new Map(skills.map((skill) => [skill, bySkill.get(skill) ?? notInspected()]));
   return {
-    inspection: new Inspection(ordered, fingerprints),
+    inspection: new Inspection(ordered, stamps),
     inspected: pending.length,
     peakBytes: budget.peak,
     reused: skills.length - pending.length,
@@ -132,7 +132,7 @@ function notInspected(): SkillInspection {
 }
 
 interface SavedSkill {
-  readonly fingerprint: string;
+  readonly stamp: string;
   readonly found: SkillInspection;
 }
 
@@ -156,8 +156,8 @@ function readSaved(saved: Uint8Array | undefined): { known: Map<string, SavedSki
   if (!Array.isArray(skills)) return { known, problem: "the saved inspection lists no skills" };
   for (const item of skills) {
     if (!Array.isArray(item)) continue;
-    const [id, fingerprint, entry, leftOut, unsafe] = item as unknown[];
-    if (typeof id !== "string" || typeof fingerprint !== "string" || !Array.isArray(unsafe)) continue;
+    const [id, stamp, entry, leftOut, unsafe] = item as unknown[];
+    if (typeof id !== "string" || typeof stamp !== "string" || !Array.isArray(unsafe)) continue;
     const found: SkillInspection =
       entry !== null && typeof entry === "object"
         ? { entry: entry as SkillInspection["entry"], leftOut: undefined, unsafe: unsafe as Finding[] }
@@ -166,7 +166,7 @@ function readSaved(saved: Uint8Array | undefined): { known: Map<string, SavedSki
             leftOut: typeof leftOut === "string" ? leftOut : "not inspected",
             unsafe: unsafe as Finding[],
           };
-    known.set(id, { fingerprint, found });
+    known.set(id, { stamp, found });
   }
   return { known };
 }

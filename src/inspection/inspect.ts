@@ -6,6 +6,7 @@ import {
   type CatalogFile,
   ChangedFileError,
   describeFsError,
+  fileStamp,
   frontmatterDigest,
   readCatalogBytes,
   readFrontmatterFields,
@@ -183,16 +184,14 @@ function describeEntryProblems(error: unknown): string {
 }
 
 /**
- * What the files of a skill were when it was inspected: a saved inspection is used again only while
- * every file keeps its path, size and modification time (whole seconds, as image layers keep them), and
- * while the skill keeps its place and name, which its entry's URIs are made of.
+ * What the files of a skill were when it was inspected: a saved inspection is used again only while every
+ * file keeps its path and stamp (see fileStamp), and while the skill keeps its place and name, which its
+ * entry's URIs are made of.
  */
-export function skillFingerprint(skill: Skill): string {
+export function skillStamp(skill: Skill): string {
   const hash = createHash("sha256").update(skillPath(skill)).update("\n");
-  for (const file of [skill.document, ...skill.files.values()]) hash.update(fileLine(file));
+  for (const file of [skill.document, ...skill.files.values()]) {
+    hash.update(`${JSON.stringify(file.path)} ${fileStamp(file)}\n`);
+  }
   return hash.digest("base64url");
-}
-
-function fileLine(file: CatalogFile): string {
-  return `${JSON.stringify(file.path)} ${file.size} ${Math.floor(file.mtimeMs / 1000)}\n`;
 }

@@ -1,3 +1,5 @@
+import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
+
 /**
  * Terms are known by a 64-bit key of their stem (two independent 32-bit polynomial hashes), not by
  * the stem's text: the index keeps no strings for its hundreds of thousands of terms. Two of 300,000
@@ -16,19 +18,46 @@ export function stemKey(stem: string): [hash: number, check: number] {
 
 /** Numbers 0, 1, 2… given to keys in the order they are first added. */
 export class KeyTable {
-  /**
-   * An empty table, or one saved earlier: `slots` and `size` as {@link storage} and {@link size} gave them
-   * (a power of two of slots, at most half of them used).
-   */
   constructor(
-    /** Open addressing, three numbers a slot: the key's two hashes and its number + 1 (0: empty). */
+    /**
+     * Open addressing, three numbers a slot: the key's two hashes and its number + 1 (0: empty). A power of
+     * two of slots, at most half of them used.
+     */
     private slots: Int32Array = new Int32Array(3 * 1024),
     public size = 0,
   ) {}
 
-  /** The table's slots, to save it. */
-  get storage(): Int32Array {
-    return this.slots;
+  /** Writes the table to a part of the saved index, for {@link KeyTable.load}. */
+  save(part: PartWriter): void {
+    part.number(this.size);
+    part.array(this.slots);
+  }
+
+  /**
+   * A table saved by {@link save}, as views of the saved bytes. A lookup walks slots until an empty one,
+   * so a table with fewer empty slots than it claims (a crafted file with a valid checksum) would never
+   * end a lookup: its slots must be a power of two of three numbers, exactly `size` of them used, at most
+   * half, numbered 0 to size - 1 once each.
+   */
+  static load(part: PartReader): KeyTable {
+    const size = part.count();
+    const slots = part.array(Int32Array);
+    const slotCount = slots.length / 3;
+    const powerOfTwo = Number.isInteger(slotCount) && slotCount >= 2 && (slotCount & (slotCount - 1)) === 0;
+    if (!powerOfTwo || size * 2 > slotCount) throw new MalformedPart("a key table has too few slots");
+    const numbered = new Uint8Array(size);
+    let used = 0;
+    for (let at = 2; at < slots.length; at += 3) {
+      const number = (slots[at] as number) - 1;
+      if (number === -1) continue;
+      if (number < 0 || number >= size || numbered[number] === 1) {
+        throw new MalformedPart("a key table numbers its keys wrong");
+      }
+      numbered[number] = 1;
+      used++;
+    }
+    if (used !== size) throw new MalformedPart("a key table holds another number of keys than it says");
+    return new KeyTable(slots, size);
   }
 
   /** The number of a key, or -1 if it was never added. */

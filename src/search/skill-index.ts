@@ -1,6 +1,7 @@
 import type { Scope, Skill } from "../catalog/index.js";
-import type { Bm25fIndex, RankingOptions, RequestTerms } from "./bm25f.js";
-import type { NameIndex } from "./names.js";
+import type { PartReader, PartWriter } from "../saved/index.js";
+import { Bm25fIndex, type RankingOptions, type RequestTerms } from "./bm25f.js";
+import { NameIndex } from "./names.js";
 
 /** What a search found: the best matches, and how many skills matched at all, and how well. */
 export interface SearchResult {
@@ -59,7 +60,7 @@ export interface SearchIndex {
 
 /**
  * A catalog's search index: its terms' postings and its names' trigrams, over `skills` in this order.
- * Made by `buildIndex`, or loaded from bytes that `indexToBytes` gave (saved-index.ts).
+ * Made by `buildIndex`, or loaded from a part of the saved index (saved-index.ts).
  *
  * A request word that no skill holds is read as a word one typing mistake away that some skill in scope
  * holds (`kuberntes` as kubernetes; see `SpellingTable.closeTerms`): of several, the one the 30 best
@@ -77,9 +78,9 @@ export class SkillIndex implements SearchIndex {
   private readonly counter: Accumulator;
 
   constructor(
-    readonly skills: readonly Skill[],
-    readonly terms: Bm25fIndex,
-    readonly names: NameIndex,
+    private readonly skills: readonly Skill[],
+    private readonly terms: Bm25fIndex,
+    private readonly names: NameIndex,
     /** What the impacts in `terms` were computed with. */
     readonly ranking: RankingOptions,
   ) {
@@ -87,6 +88,17 @@ export class SkillIndex implements SearchIndex {
     this.accumulator = new Accumulator(skills.length);
     this.context = new Uint8Array(skills.length);
     this.counter = new Accumulator(skills.length);
+  }
+
+  /** Writes the index to a part of the saved index, for {@link SkillIndex.load}: its ranking is the caller's. */
+  save(part: PartWriter): void {
+    this.terms.save(part);
+    this.names.save(part);
+  }
+
+  /** An index saved by {@link save} from these `skills`, ranked with `ranking`, as views of the saved bytes. */
+  static load(part: PartReader, skills: readonly Skill[], ranking: RankingOptions): SkillIndex {
+    return new SkillIndex(skills, Bm25fIndex.load(part), NameIndex.load(part, skills), ranking);
   }
 
   search(query: string, scope: Scope, limit: number): SearchResult {

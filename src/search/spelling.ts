@@ -1,3 +1,5 @@
+import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
+import { allBelow, isAscending } from "./arrays.js";
 import { mix } from "./keys.js";
 import { joinedHashes, wordHashes } from "./scanner.js";
 import { STOP_WORDS } from "./terms.js";
@@ -45,6 +47,29 @@ export class SpellingTable {
       const bit = mix(hash) & this.seenMask;
       this.seen[bit >>> 5] = (this.seen[bit >>> 5] as number) | (1 << (bit & 31));
     }
+  }
+
+  /** Writes the table to a part of the saved index, for {@link SpellingTable.load}. */
+  save(part: PartWriter): void {
+    part.array(this.hashes);
+    part.array(this.checks);
+    part.array(this.terms);
+  }
+
+  /**
+   * A table saved by {@link save}: its words' hashes ascending, which the binary search of a look-up needs,
+   * and each word's term one of the `termCount` an index has.
+   */
+  static load(part: PartReader, termCount: number): SpellingTable {
+    const hashes = part.array(Int32Array);
+    const checks = part.array(Int32Array);
+    const terms = part.array(Int32Array);
+    if (checks.length !== hashes.length || terms.length !== hashes.length) {
+      throw new MalformedPart("the spellings' lists differ in length");
+    }
+    if (!isAscending(hashes)) throw new MalformedPart("the spellings are out of order");
+    if (!allBelow(terms, termCount)) throw new MalformedPart("a spelling names a term the index lacks");
+    return new SpellingTable(hashes, checks, terms);
   }
 
   /** A table of the words given by their keys and terms, in any order, each key once. */
