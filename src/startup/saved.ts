@@ -103,29 +103,28 @@ function otherCatalog(saved: CatalogFingerprint, now: CatalogFingerprint): strin
   return undefined;
 }
 
-/** What `--build-index` saves: each owner's part, and the fingerprint of the catalog `served`. */
+/** What `--build-index` saves (a Prepared has it): each owner's part, and the catalog served. */
 export interface ToSave {
-  readonly served: Catalog;
-  readonly documents: readonly DocumentReading[];
+  readonly catalog: Catalog;
+  readonly loaded: { readonly documents: readonly DocumentReading[] };
   readonly index: SearchIndex;
   readonly inspection: Inspection;
 }
 
-/** The part names, in the order of the file, for the log. */
-export const SAVED_PARTS = [DOCUMENTS, SEARCH, INSPECTION] as const;
-
 /**
- * Writes the saved index to `file`, whole or not at all (written aside, then renamed), removing what an
- * earlier run killed before its rename left aside; returns its size and the names of what it removed.
+ * `--build-index`: writes the saved index of `what` to `file`, whole or not at all (written aside, then
+ * renamed), removing what an earlier run killed before its rename left aside.
  */
-export function saveIndex(file: string, what: ToSave): { bytes: number; removed: string[] } {
+export function saveIndex(what: ToSave, file: string, logger: Logger): void {
+  const started = performance.now();
+  const parts: [string, Uint8Array[]][] = [
+    [DOCUMENTS, [documentsToBytes(what.loaded.documents)]],
+    [SEARCH, indexToPart(what.index)],
+    [INSPECTION, [what.inspection.toBytes()]],
+  ];
   const bytes = savedIndexBytes({
-    fingerprint: catalogFingerprint(what.served.everything.skills),
-    parts: new Map([
-      [DOCUMENTS, [documentsToBytes(what.documents)]],
-      [SEARCH, indexToPart(what.index)],
-      [INSPECTION, [what.inspection.toBytes()]],
-    ]),
+    fingerprint: catalogFingerprint(what.catalog.everything.skills),
+    parts: new Map(parts),
   });
   let removed: string[];
   try {
@@ -133,7 +132,19 @@ export function saveIndex(file: string, what: ToSave): { bytes: number; removed:
   } catch (error) {
     throw new SavedIndexError(`Cannot save the index to ${file}: ${(error as Error).message}`);
   }
-  return { bytes: bytes.length, removed };
+  if (removed.length > 0) {
+    logger.info({ removed }, "removed the temporary files of an earlier --build-index that did not finish");
+  }
+  logger.info(
+    {
+      file,
+      bytes: bytes.length,
+      skills: what.catalog.everything.skills.length,
+      parts: parts.map(([name]) => name),
+      ms: Math.round(performance.now() - started),
+    },
+    "index saved",
+  );
 }
 
 /** `--build-index` could not write its file: the message says where and why. */
