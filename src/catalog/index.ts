@@ -1,4 +1,4 @@
-export { type DocumentReading, documentsToBytes, KnownDocuments } from "./documents.js";
+export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export { editDistance } from "./edit-distance.js";
 export {
   ChangedFileError,
@@ -32,7 +32,6 @@ export {
   type LoadedCatalog,
   type LoadOptions,
   loadCatalog,
-  SKILL_DOCUMENT,
 } from "./load.js";
 export { compareSkills, compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
 export { catalogFingerprint, fileStamp } from "./stamps.js";
@@ -42,6 +41,7 @@ export {
   type Group,
   MAX_PACK_DESCRIPTION,
   type Pack,
+  SKILL_DOCUMENT,
   type Skill,
   type SkillDocument,
   type Source,

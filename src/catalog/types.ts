@@ -12,7 +12,10 @@ export interface CatalogFile {
   readonly source: string;
 }
 
-/** SKILL.md, the one file every skill has. */
+/** The one file every skill has. */
+export const SKILL_DOCUMENT = "SKILL.md";
+
+/** SKILL.md, as a file of the catalog. */
 export type SkillDocument = CatalogFile;
 
 export interface Skill {

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import {
   type Catalog,
   catalogFingerprint,
-  type DocumentReading,
+  type DocumentRecord,
   documentsToBytes,
   KnownDocuments,
   type Skill,
@@ -106,7 +106,7 @@ function otherCatalog(saved: CatalogFingerprint, now: CatalogFingerprint): strin
 /** What `--build-index` saves (a Prepared has it): each owner's part, and the catalog served. */
 export interface ToSave {
   readonly catalog: Catalog;
-  readonly loaded: { readonly documents: readonly DocumentReading[] };
+  readonly loaded: { readonly documents: readonly DocumentRecord[] };
   readonly index: SearchIndex;
   readonly inspection: Inspection;
 }
