@@ -7,19 +7,12 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import {
-  atLeast,
-  auditCatalog,
-  countBySeverity,
-  type FolderAudit,
-  findingsTable,
-  SEVERITIES,
-  type Severity,
-} from "../src/audit/index.js";
+import { atLeast, type FolderAudit, SEVERITIES, type Severity } from "../src/audit/index.js";
 import { CatalogError } from "../src/catalog/index.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import { plural } from "../src/mcp/format.js";
 import { prepare } from "../src/startup/index.js";
+import { countBySeverity, findingsTable } from "./audit-markdown.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
 const USAGE = `Usage: npm run audit-skills -- [folder] [--json] [--fail-on high|medium|low|never]
@@ -58,9 +51,9 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     }
     // The folder as the server prepares it (SKILL_PACKS as the environment gives it), every skill read now.
     const config = loadConfig({ ...process.env, SKILLS_DIR: options.folder });
-    const { loaded } = await prepare(config, pino({ level: "silent" }), { audit: true });
-    const audited = auditCatalog(loaded.catalog, options.folder);
-    const { issues, ...audit } = { ...audited, issues: [...loaded.issues, ...audited.issues] };
+    const prepared = await prepare(config, pino({ level: "silent" }), { audit: true });
+    const { issues: notAudited, ...audit } = prepared.audit;
+    const issues = [...prepared.loaded.issues, ...notAudited];
     // On stderr, so that the report and the JSON stay as they were: what was not audited, and why.
     for (const { severity, path, reason } of issues) {
       io.stderr(`audit-skills: ${severity === "skipped" ? "left out" : severity}: ${path}: ${reason}\n`);

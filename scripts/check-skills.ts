@@ -8,19 +8,13 @@
  */
 import { existsSync } from "node:fs";
 import { pino } from "pino";
-import {
-  auditCatalog,
-  countBySeverity,
-  findingsTable,
-  markdownCode,
-  ruleCounts,
-  unsafeLead,
-} from "../src/audit/index.js";
+import type { FolderAudit } from "../src/audit/index.js";
 import { type Catalog, CatalogError, type CatalogIssue, type Skill } from "../src/catalog/index.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
 import { plural } from "../src/mcp/format.js";
 import { prepare, refusal } from "../src/startup/index.js";
+import { countBySeverity, findingsTable, markdownCode, ruleCounts, unsafeLead } from "./audit-markdown.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
 /** The audit's table stops here: the output goes into a pull request body, which GitHub bounds. */
@@ -29,12 +23,13 @@ const LISTED_FINDINGS = 30;
 /** The report, and why the server would refuse to start, when it would. */
 async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: string; refused?: string }> {
   const config = loadConfig({ ...env, SKILLS_DIR: dir });
-  // Every skill inspected now, as a server without a saved index would: the same entries, the same unsafe skills.
+  // Every file read now, as a server without a saved index reads them: the same entries, the same unsafe
+  // skills, and the whole audit from the same reading.
   const prepared = await prepare(config, pino({ level: "silent" }), { audit: true });
   const { catalog, issues } = prepared.loaded;
   const text =
     `${catalogReport(catalog, issues, prepared.inspection)}\n` +
-    auditReport(catalog, dir, prepared.inspection, config.serveUnsafeSkills);
+    auditReport(prepared.audit, prepared.inspection, config.serveUnsafeSkills);
   return { text, refused: refusal(prepared.catalog) };
 }
 
@@ -72,8 +67,8 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
  * The audit: how many skills a high finding makes unsafe (the server leaves them out unless
  * UNSAFE_SKILLS=serve), the high and medium findings, and the low ones counted by rule.
  */
-function auditReport(catalog: Catalog, dir: string, inspection: Inspection, serveUnsafe: boolean): string {
-  const { skills, findings, issues } = auditCatalog(catalog, dir);
+function auditReport(audit: FolderAudit, inspection: Inspection, serveUnsafe: boolean): string {
+  const { skills, findings, issues } = audit;
   const unsafe = inspection.unsafe().map(({ skill }) => skill);
   const lines = [
     "### Audit",

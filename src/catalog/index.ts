@@ -11,6 +11,7 @@ export {
   MAX_FILE_BYTES,
   packPathCitedBySkill,
   readCatalogBytes,
+  readCatalogBytesAndMode,
   readCatalogFile,
   readSkillDocument,
   resolvePackFile,

@@ -1,7 +1,13 @@
-import type { Finding } from "../audit/index.js";
+import { CatalogAudit, type Finding, type FolderAudit, type ServedFile } from "../audit/index.js";
 import type { Catalog, Skill } from "../catalog/index.js";
 import { ByteBudget } from "./budget.js";
-import { inspectSkill, MAX_INSPECTED_FILE_BYTES, type SkillInspection, skillStamp } from "./inspect.js";
+import {
+  auditPackFile,
+  inspectSkill,
+  MAX_INSPECTED_FILE_BYTES,
+  type SkillInspection,
+  skillStamp,
+} from "./inspect.js";
 
 export { type SkillEntry, type SkillInspection, skillPath } from "./inspect.js";
 
@@ -75,23 +81,38 @@ export interface InspectionRun {
   readonly reused: number;
   /** Why the saved inspection was not used at all, when it was given and could not be. */
   readonly savedProblem: string | undefined;
+  /** The whole audit of the catalog, when asked for. */
+  readonly audit?: FolderAudit;
 }
 
 export interface InspectOptions {
+  /** A saved {@link Inspection}: each skill whose files have not changed since is taken from it. */
+  readonly saved?: Uint8Array;
   /** The digest of each skill's frontmatter as the catalog's YAML read it (LoadedCatalog.frontmatters). */
   readonly frontmatters?: ReadonlyMap<Skill, string>;
+  /**
+   * The whole audit of the catalog as well (see FolderAudit): every finding of every served file, pack files
+   * and executables included, and the symlinks the fetcher skipped. Every file is read now, none taken from
+   * `saved`; `onRead` sees each served file's bytes as they are audited.
+   */
+  readonly audit?: { readonly onRead?: (served: ServedFile, bytes: Uint8Array) => void };
 }
 
 /**
- * Inspects `skills`, taking from `saved` (a saved {@link Inspection}) every skill whose files have not
- * changed since, and reading the others. A saved inspection that cannot be read is ignored, and said so.
+ * Inspects the skills of `catalog`: the one walk that reads every file the server serves. Each skill whose
+ * files have not changed since `saved` is taken from it, the others are read. A saved inspection that
+ * cannot be read is ignored, and said so.
  */
 export async function inspectCatalog(
-  skills: readonly Skill[],
-  saved?: Uint8Array,
-  options: InspectOptions = {},
-): Promise<InspectionRun> {
-  const { known, problem } = readSaved(saved);
+  catalog: Catalog,
+  options: InspectOptions & Required<Pick<InspectOptions, "audit">>,
+): Promise<InspectionRun & { readonly audit: FolderAudit }>;
+export async function inspectCatalog(catalog: Catalog, options?: InspectOptions): Promise<InspectionRun>;
+export async function inspectCatalog(catalog: Catalog, options: InspectOptions = {}): Promise<InspectionRun> {
+  const { skills, packs } = catalog.everything;
+  const auditing = options.audit !== undefined;
+  const audit = new CatalogAudit(options.audit?.onRead);
+  const { known, problem } = readSaved(auditing ? undefined : options.saved);
   const bySkill = new Map<Skill, SkillInspection>();
   const stamps = new Map<Skill, string>();
   const pending: Skill[] = [];
@@ -106,10 +127,18 @@ export async function inspectCatalog(
   let next = 0;
   const worker = async () => {
     for (let skill = pending[next++]; skill !== undefined; skill = pending[next++]) {
-      bySkill.set(skill, await inspectSkill(skill, budget, options.frontmatters?.get(skill)));
+      const frontmatter = options.frontmatters?.get(skill);
+      bySkill.set(skill, await inspectSkill(skill, budget, audit, { frontmatter, modes: auditing }));
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_SKILLS, pending.length) }, worker));
+  if (auditing) {
+    for (const pack of packs) {
+      for (const file of pack.files.values()) {
+        await auditPackFile({ path: `${pack.name}/${file.path}`, pack: pack.name }, file, budget, audit);
+      }
+    }
+  }
   // In the catalog's order, whatever order the reads finished in.
   const ordered = new Map(skills.map((skill) => [skill, bySkill.get(skill) ?? notInspected()]));
   return {
@@ -118,6 +147,7 @@ export async function inspectCatalog(
     peakBytes: budget.peak,
     reused: skills.length - pending.length,
     savedProblem: problem,
+    ...(auditing ? { audit: audit.result(skills.length, catalog.sources) } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { FolderAudit } from "../audit/index.js";
 import {
   type Catalog,
   CatalogError,
@@ -27,6 +28,8 @@ export interface Prepared {
   readonly catalog: Catalog;
   /** Every loaded skill inspected: its Skills extension entry, and the audit's high findings. */
   readonly inspection: Inspection;
+  /** The whole audit of the catalog loaded, when asked for (PrepareOptions.audit). */
+  readonly audit?: FolderAudit;
   /** The search index of the catalog served. */
   readonly index: SearchIndex;
   readonly unsafeSkills: UnsafeSkills;
@@ -38,8 +41,9 @@ export interface Prepared {
 
 export interface PrepareOptions {
   /**
-   * For check-skills and audit-skills: every skill is inspected now (none is taken from the saved index),
-   * and a catalog the audit leaves empty is returned, for the caller to report, instead of refused.
+   * For check-skills and audit-skills: the whole audit of the catalog too, made by the inspection's reading
+   * of every served file (none is taken from the saved index); a catalog the audit leaves empty is
+   * returned, for the caller to report, instead of refused.
    */
   readonly audit?: boolean;
 }
@@ -55,6 +59,12 @@ export interface PrepareOptions {
 export async function prepare(
   config: Config,
   logger: Logger,
+  options: { readonly audit: true },
+): Promise<Prepared & { readonly audit: FolderAudit }>;
+export async function prepare(config: Config, logger: Logger, options?: PrepareOptions): Promise<Prepared>;
+export async function prepare(
+  config: Config,
+  logger: Logger,
   options: PrepareOptions = {},
 ): Promise<Prepared> {
   const started = performance.now();
@@ -65,7 +75,7 @@ export async function prepare(
       : SavedStart.read(config.savedIndexFile, logger);
   const loaded = load(config, saved.documents(), logger);
   const catalogDone = performance.now();
-  const inspection = await inspect(loaded, options.audit ? undefined : saved.inspection(), logger);
+  const { inspection, audit } = await inspect(loaded, saved.inspection(), options.audit === true, logger);
   const { catalog, unsafeSkills } = servedCatalog(loaded.catalog, inspection, config, logger);
   const inspectionDone = performance.now();
   if (!config.buildIndex && !options.audit) {
@@ -78,6 +88,7 @@ export async function prepare(
     loaded,
     catalog,
     inspection,
+    ...(audit !== undefined ? { audit } : {}),
     index,
     unsafeSkills,
     indexOrigin: origin,
@@ -129,10 +140,11 @@ function load(config: Config, known: KnownDocuments, logger: Logger): LoadedCata
 async function inspect(
   { catalog, frontmatters }: LoadedCatalog,
   saved: Uint8Array | undefined,
+  audit: boolean,
   logger: Logger,
-): Promise<Inspection> {
+): Promise<{ inspection: Inspection; audit?: FolderAudit }> {
   const started = performance.now();
-  const run = await inspectCatalog(catalog.everything.skills, saved, { frontmatters });
+  const run = await inspectCatalog(catalog, { saved, frontmatters, ...(audit ? { audit: {} } : {}) });
   if (run.savedProblem !== undefined) {
     logger.warn({ problem: run.savedProblem }, `saved inspection not used: ${run.savedProblem}`);
   }
@@ -145,7 +157,7 @@ async function inspect(
     },
     "skills inspected",
   );
-  return run.inspection;
+  return { inspection: run.inspection, ...(run.audit !== undefined ? { audit: run.audit } : {}) };
 }
 
 /**
