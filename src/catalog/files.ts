@@ -199,6 +199,13 @@ export class FileReader {
   }
 }
 
+/** A size as people read it: `512 B`, `1.4 KiB`, `8.0 MiB`. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
 /** Text when the bytes are UTF-8 without NUL; cut content ends at the last whole line. */
 export function describeBytes(bytes: Buffer, size: number, name: string): FileContent {
   const truncated = bytes.length < size;

@@ -6,6 +6,7 @@ export {
   FILE_CACHE_BYTES,
   type FileContent,
   FileReader,
+  formatSize,
   isBinaryStart,
   MANIFEST_NAME,
   MAX_FILE_BYTES,
