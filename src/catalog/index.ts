@@ -1,9 +1,12 @@
+/**
+ * The catalog: a skills folder on disk as an immutable Catalog (packs, groups, skills, their files), and
+ * what other folders need to read it. Only what they use is exported here.
+ */
 export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export { editDistance } from "./edit-distance.js";
 export {
   ChangedFileError,
   describeBytes,
-  FILE_CACHE_BYTES,
   type FileContent,
   FileReader,
   formatSize,
@@ -13,7 +16,6 @@ export {
   packPathCitedBySkill,
   readCatalogBytes,
   readCatalogBytesAndMode,
-  readCatalogFile,
   readSkillDocument,
   resolvePackFile,
   resolveSkillFile,
@@ -23,7 +25,6 @@ export { describeFsError } from "./folders.js";
 export {
   closingLineIndex,
   frontmatterDigest,
-  MAX_FRONTMATTER_BYTES,
   nameRuleViolation,
   readFrontmatterFields,
   stripBom,
@@ -32,10 +33,9 @@ export {
   type Catalog,
   CatalogError,
   type LoadedCatalog,
-  type LoadOptions,
   loadCatalog,
 } from "./load.js";
-export { compareSkills, compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
+export { compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
 export { catalogFingerprint, fileStamp } from "./stamps.js";
 export {
   type CatalogFile,
@@ -45,6 +45,5 @@ export {
   type Pack,
   SKILL_DOCUMENT,
   type Skill,
-  type SkillDocument,
   type Source,
 } from "./types.js";
