@@ -53,8 +53,8 @@ export interface PrepareOptions {
  * inspected, the unsafe-skill policy applied (UNSAFE_SKILLS), the search index loaded or built, taking from
  * the saved index what still fits. The server (HTTP and stdio), `--build-index`, `--steering`, the scripts
  * and the tests all start here, so that each gives what the server serves. Throws a CatalogError when the
- * server must not start. `--build-index` reads nothing saved, and saves what a server would serve even when
- * that is nothing (an image may be meant to run with UNSAFE_SKILLS=serve).
+ * server must not start. `--build-index` reads nothing saved, and is not refused when nothing is left to
+ * serve (an image may be meant to run with UNSAFE_SKILLS=serve).
  */
 export async function prepare(
   config: Config,
