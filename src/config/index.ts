@@ -4,15 +4,7 @@ import { OPTION_NAMES, OPTIONS, SAVED_INDEX_NAME } from "./options.js";
 import { mebibytes, readSettings, splitList } from "./settings.js";
 
 export { SAVED_INDEX_NAME } from "./options.js";
-export {
-  EXAMPLES_DIR,
-  type ReadContext,
-  SETTINGS,
-  type Setting,
-  type SettingName,
-  SHUTDOWN_GRACE_MS,
-  splitList,
-} from "./settings.js";
+export { EXAMPLES_DIR, SETTINGS, type Setting, SHUTDOWN_GRACE_MS } from "./settings.js";
 export { USAGE } from "./usage.js";
 
 export type Transport = "http" | "stdio";
