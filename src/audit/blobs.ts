@@ -1,3 +1,4 @@
+import { formatSize } from "../catalog/index.js";
 import type { Hit } from "./rules.js";
 import type { Steps } from "./scan.js";
 import { excerpt } from "./text.js";
@@ -117,7 +118,7 @@ function blobHit(text: string, run: EncodedRun): Hit | undefined {
   return {
     rule: "encoded-blob",
     offset: run.start,
-    detail: `${length.toLocaleString("en-US")} characters of ${kind} (${kibibytes(bytes)} decoded)${preview}`,
+    detail: `${length.toLocaleString("en-US")} characters of ${kind} (${formatSize(bytes)} decoded)${preview}`,
   };
 }
 
@@ -137,8 +138,4 @@ function decodesToMedia(head: string): boolean {
 function readableStart(head: string): string {
   const text = decodeStart(head, 160).toString("latin1");
   return /^[\x20-\x7e\t\n\r]{16,}$/.test(text) ? `, decoding to ${JSON.stringify(excerpt(text, 100))}` : "";
-}
-
-function kibibytes(bytes: number): string {
-  return `${(bytes / 1024).toFixed(1)} KiB`;
 }

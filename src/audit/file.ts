@@ -1,4 +1,4 @@
-import { describeBytes, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
+import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
 import { htmlCommentHits, pipeToShellHits } from "./content.js";
@@ -45,13 +45,13 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
         path,
         0,
         "binary-file",
-        `binary, ${sizeOf(bytes.length)}: agents get a description, not its content`,
+        `binary, ${formatSize(bytes.length)}: agents get a description, not its content`,
       ),
     );
   }
   if (bytes.length > MAX_FILE_BYTES) {
-    const served = text === undefined ? "" : ": agents get its first 256 KiB";
-    findings.push(finding(path, 0, "large-file", `${sizeOf(bytes.length)}${served}`));
+    const served = text === undefined ? "" : `: agents get its first ${MAX_FILE_BYTES / 1024} KiB`;
+    findings.push(finding(path, 0, "large-file", `${formatSize(bytes.length)}${served}`));
   }
   if (text !== undefined) findings.push(...textFindings(path, text));
   return findings;
@@ -144,8 +144,8 @@ function describeLine({ details, others }: ListedLine): string {
 
 /**
  * The file's text, exactly when the server serves it as text: no NUL in its first 8 KiB and valid UTF-8.
- * A file over the 256 KiB cap whose tail is not UTF-8 is still served its first 256 KiB as text, so that
- * part is what is audited then. A leading byte order mark is kept, so that rules can tell it apart.
+ * A file over the cap (MAX_FILE_BYTES) whose tail is not UTF-8 is still served its first bytes as text, so
+ * that part is what is audited then. A leading byte order mark is kept, so that rules can tell it apart.
  */
 function servedText(bytes: Uint8Array, path: string): string | undefined {
   if (isBinaryStart(bytes)) return undefined;
@@ -161,8 +161,4 @@ function servedText(bytes: Uint8Array, path: string): string | undefined {
 
 function startsWithAny(bytes: Uint8Array, magics: readonly (readonly number[])[]): boolean {
   return magics.some((magic) => magic.every((byte, index) => bytes[index] === byte));
-}
-
-function sizeOf(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

@@ -20,7 +20,7 @@ describe("the audit of a hostile file (issue 24)", () => {
   it("reports an 8 MiB line of base64 as one blob (a regular expression overflowed the stack on it)", () => {
     const found = auditFile("p/s/assets/data.txt", encode(`aZ09${repeated("QUJDZGVm", 8 * MIB)}\n`));
     expect(rulesOf(found)).toEqual(["0 large-file", "1 encoded-blob"]);
-    expect(found[1]?.detail).toMatch(/^8,388,612 characters of base64 \(6144\.0 KiB decoded\)/);
+    expect(found[1]?.detail).toMatch(/^8,388,612 characters of base64 \(6\.0 MiB decoded\)/);
   });
 
   it("reads `sudo` and millions of flags as the program's prefix (a regular expression overflowed)", () => {

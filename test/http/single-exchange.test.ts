@@ -2,7 +2,6 @@ import type { IncomingHttpHeaders } from "node:http";
 import { type McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpDepsOf } from "../../scripts/in-memory-client.js";
-import { loadCatalog } from "../../src/catalog/index.js";
 import { answerSingle, singleRequestOf } from "../../src/http/single-exchange.js";
 import { serverFactoryFor } from "../../src/mcp/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
@@ -43,7 +42,7 @@ let newServer: () => McpServer;
 
 beforeAll(async () => {
   tree = await makeStandardCatalog();
-  const deps = await mcpDepsOf(loadCatalog(tree.skillsDir).catalog);
+  const deps = await mcpDepsOf(tree.skillsDir);
   newServer = serverFactoryFor(deps, deps.catalog.everything);
 });
 afterAll(() => tree.remove());
