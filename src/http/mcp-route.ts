@@ -2,11 +2,11 @@ import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
 import { ProtocolError } from "@modelcontextprotocol/server";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { ByteBudget } from "../budget/index.js";
 import { SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import { fileBytesOf, type McpDeps, serverFactoryFor } from "../mcp/index.js";
 import { type Answer, AnswerCache, answerKeyOf } from "./answers.js";
-import { FileBytesBudget } from "./file-bytes.js";
 import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
 import { eraOf, McpEndpoints } from "./mcp-endpoint.js";
@@ -47,6 +47,15 @@ declare module "fastify" {
 /** Seconds a shed client is told to wait. */
 const SHED_RETRY_AFTER_SECONDS = 5;
 
+/**
+ * How many bytes of files the answers being made or sent may hold at once, over every request: one read
+ * of the largest file a read carries. An answer spells its file again several times before it is sent (as
+ * text or base64, as JSON, as bytes), some five times its size in all, so that parallel reads of large
+ * files would otherwise take memory without bound (32 reads of a 15 MB file took a server past 1 GB).
+ * Requests whose answers hold no file never wait.
+ */
+const ANSWER_FILE_BYTES = 8 * 1024 * 1024;
+
 const selectorSchema = { type: "string", maxLength: 1000 } as const;
 /** Fastify reads a single `?pack=` as a list of one (its validator coerces to arrays). */
 const selectorsSchema = { type: "array", items: selectorSchema, maxItems: 32 } as const;
@@ -62,7 +71,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   const { settings, metrics, mcp } = options;
   const scopes = new ScopeResolver(mcp.catalog.everything);
   const answers = new AnswerCache(options.answerCacheBytes);
-  const fileBytes = new FileBytesBudget();
+  const fileBytes = new ByteBudget(ANSWER_FILE_BYTES);
   const endpoints = new McpEndpoints(
     (scope) => serverFactoryFor(mcp, scope),
     (error) => {
@@ -169,13 +178,13 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const kept = key === undefined ? undefined : answers.answer(key);
       if (kept !== undefined) return send(reply, kept);
       const weight = fileBytesOfBody(mcp, body);
-      if (weight > fileBytes.bytes) {
+      if (weight > fileBytes.limit) {
         return reply
           .code(400)
           .send(
             jsonRpcError(
               JSON_RPC.invalidRequest,
-              `Invalid request: this batch may read ${mebibytes(weight)} of files, and one request may read at most ${mebibytes(fileBytes.bytes)}; send its reads in smaller batches.`,
+              `Invalid request: this batch may read ${mebibytes(weight)} of files, and one request may read at most ${mebibytes(fileBytes.limit)}; send its reads in smaller batches.`,
             ),
           );
       }

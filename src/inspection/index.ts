@@ -1,6 +1,6 @@
 import { CatalogAudit, type Finding, type FolderAudit, type ServedFile } from "../audit/index.js";
+import { ByteBudget } from "../budget/index.js";
 import type { Catalog, Skill } from "../catalog/index.js";
-import { ByteBudget } from "./budget.js";
 import {
   auditPackFile,
   inspectSkill,

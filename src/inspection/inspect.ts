@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { SKILL_LIMITS, type Skill as SkillEntry, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { type CatalogAudit, type Finding, isUnsafe, type ServedFile, servedFileOf } from "../audit/index.js";
+import type { ByteBudget } from "../budget/index.js";
 import {
   type CatalogFile,
   ChangedFileError,
@@ -14,7 +15,6 @@ import {
   type Skill,
   stripBom,
 } from "../catalog/index.js";
-import type { ByteBudget } from "./budget.js";
 
 export type { SkillEntry };
 

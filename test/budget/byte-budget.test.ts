@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ByteBudget } from "../../src/inspection/budget.js";
+import { ByteBudget } from "../../src/budget/index.js";
 
 /** Lets every pending promise callback run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -55,5 +55,20 @@ describe("ByteBudget", () => {
     release();
     (await next)();
     expect(after).toBe(true);
+  });
+});
+
+describe("ByteBudget for work that needs no bytes", () => {
+  it("never makes it wait, even while the whole budget is held", async () => {
+    const budget = new ByteBudget(10);
+    const held = await budget.take(10);
+    let started = false;
+    void budget.take(0).then(() => {
+      started = true;
+    });
+    await settle();
+    expect(started).toBe(true);
+    expect(budget.peak).toBe(10);
+    held();
   });
 });

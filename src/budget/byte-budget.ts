@@ -1,25 +1,27 @@
 /**
- * A budget of bytes shared by work running at once: each piece takes what it needs before it reads, and
- * gives it back when done; a piece that does not fit waits, in turn. A piece larger than the whole budget
- * runs once nothing else holds any, so it is never refused, only run alone.
+ * A budget of bytes shared by work running at once (the inspection's reads of files, the answers that
+ * carry a file): each piece takes what it needs before it reads, and gives it back when done; a piece that
+ * does not fit waits, in the order it came, so that a large piece is never starved by small ones. A piece
+ * larger than the whole budget runs once nothing else holds any, so it is never refused, only run alone.
  */
 export class ByteBudget {
-  readonly #limit: number;
   #held = 0;
   #peak = 0;
   readonly #waiting: { readonly bytes: number; readonly grant: () => void }[] = [];
 
-  constructor(limit: number) {
-    this.#limit = limit;
-  }
+  constructor(readonly limit: number) {}
 
   /** The most bytes held at once so far. */
   get peak(): number {
     return this.#peak;
   }
 
-  /** Resolves once `bytes` may be held, with the function that gives them back (once). */
+  /**
+   * Resolves once `bytes` may be held, with the function that gives them back (once); at once for 0,
+   * which never waits.
+   */
   async take(bytes: number): Promise<() => void> {
+    if (bytes === 0) return () => {};
     if (this.#waiting.length > 0 || !this.#fits(bytes)) {
       await new Promise<void>((grant) => this.#waiting.push({ bytes, grant }));
     } else {
@@ -35,7 +37,7 @@ export class ByteBudget {
   }
 
   #fits(bytes: number): boolean {
-    return this.#held === 0 || this.#held + bytes <= this.#limit;
+    return this.#held === 0 || this.#held + bytes <= this.limit;
   }
 
   #hold(bytes: number): void {

@@ -1,0 +1,1 @@
+export { ByteBudget } from "./byte-budget.js";
