@@ -5,11 +5,11 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import { fileBytesOf, type McpDeps, serverFactoryFor } from "../mcp/index.js";
-import { type Answer, AnswerCache, answerKeyOf } from "./answers.js";
+import type { Answer } from "./answer-cache.js";
 import { FileBytesBudget } from "./file-bytes.js";
 import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
-import { eraOf, McpEndpoints } from "./mcp-endpoint.js";
+import { McpEndpoints } from "./mcp-endpoint.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
 import { type CallerScope, ScopeResolver } from "./scope.js";
 
@@ -61,7 +61,6 @@ const selectorsSchema = { type: "array", items: selectorSchema, maxItems: 32 } a
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const { settings, metrics, mcp } = options;
   const scopes = new ScopeResolver(mcp.catalog.everything);
-  const answers = new AnswerCache(options.answerCacheBytes);
   const fileBytes = new FileBytesBudget();
   const endpoints = new McpEndpoints(
     (scope) => serverFactoryFor(mcp, scope),
@@ -71,6 +70,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const refusal = error instanceof ProtocolError || error.message.startsWith("Rejected");
       app.log[refusal ? "debug" : "error"]({ err: error }, "MCP handler");
     },
+    options.answerCacheBytes,
   );
   app.decorateRequest("mcpCall", null);
 
@@ -165,8 +165,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         return reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, error.message, requestId(body)));
       }
       // The era is told by the headers and the body, which the key holds: a kept answer needs no telling.
-      const key = answerKeyOf(caller.key, request.headers, body);
-      const kept = key === undefined ? undefined : answers.answer(key);
+      const kept = endpoints.kept(caller, request.headers, body);
       if (kept !== undefined) return send(reply, kept);
       const weight = fileBytesOfBody(mcp, body);
       if (weight > fileBytes.bytes) {
@@ -186,12 +185,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         reply.raw.once("close", free);
         if (reply.raw.closed) free();
       }
-      const era = eraOf(request.headers, body);
-      const { answer, failed } = await endpoints.for(caller.scope).answer(era, request.raw, body);
+      const { answer, failed } = await endpoints.answer(caller, request.raw, body);
       // A client that stops taking an answer that holds a file loses its connection, and its share.
       if (weight > 0) reply.raw.setTimeout(settings.requestTimeoutMs);
       call.failed = failed;
-      if (key !== undefined) answers.keep(key, answer, !call.failed);
       return send(reply, answer);
     },
   );

@@ -5,6 +5,8 @@ export {
   buildMcpDeps,
   type McpDeps,
   type McpDepsOptions,
+  MODERN_REVISION,
+  type ServerFactory,
   type ServerInfo,
   serverFactoryFor,
   steeringFor,
