@@ -1,4 +1,4 @@
-export { type AnswerKeeping, answerKeeping, fileBytesOf } from "./answers.js";
+export { type AnswerKeeping, answerKeeping, fileBytesOf } from "./answer-traits.js";
 export type { ToolContext } from "./context.js";
 export { formatPacks } from "./list-packs.js";
 export {
