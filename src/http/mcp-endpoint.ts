@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import {
   createMcpHandler,
   type JSONRPCMessage,
@@ -27,7 +27,7 @@ export interface Answered {
  *
  * | request                                                           | answered by                              |
  * |-------------------------------------------------------------------|------------------------------------------|
- * | the same as one answered before in its scope ({@link kept})        | the kept answer, under the request's id  |
+ * | the same as one answered before in its scope (see AnswerCache)     | the kept answer, under the request's id  |
  * | 2025: one request the SDK's stateless transport takes as it is     | the scope's 2025 server                  |
  * | 2025: the handshake (`initialize`), which negotiates               | a new server, for this request only      |
  * | 2026-07-28: one request with the headers the SDK requires          | the scope's 2026-07-28 server            |
@@ -55,24 +55,38 @@ export class McpEndpoints {
     this.#answers = new AnswerCache(answerCacheBytes);
   }
 
-  /** The answer kept for a request asked before in the caller's scope, under the request's id. */
-  kept(caller: CallerScope, headers: IncomingHttpHeaders, body: unknown): Answer | undefined {
-    const key = answerKeyOf(caller.key, headers, body);
-    return key === undefined ? undefined : this.#answers.answer(key);
+  /**
+   * One POST whose body Fastify has parsed, read whole: the answer kept for it when it was asked before
+   * in the caller's scope (under its own id), else the way to answer it, which keeps the answer when it
+   * may be.
+   */
+  request(caller: CallerScope, raw: IncomingMessage, body: unknown): McpRequest {
+    const key = answerKeyOf(caller.key, raw.headers, body);
+    const kept = key === undefined ? undefined : this.#answers.answer(key);
+    return {
+      kept,
+      answer: async () => {
+        const answered = await this.#endpointOf(caller.scope).answer(raw, body);
+        if (key !== undefined) this.#answers.keep(key, answered.answer, !answered.failed);
+        return answered;
+      },
+    };
   }
 
-  /** The answer to one POST whose body Fastify has parsed, read whole; kept when it may be. */
-  async answer(caller: CallerScope, raw: IncomingMessage, body: unknown): Promise<Answered> {
-    let endpoint = this.#endpoints.get(caller.scope);
+  #endpointOf(scope: Scope): McpEndpoint {
+    let endpoint = this.#endpoints.get(scope);
     if (endpoint === undefined) {
-      endpoint = new McpEndpoint(this.factoryFor(caller.scope), this.onerror);
-      this.#endpoints.set(caller.scope, endpoint);
+      endpoint = new McpEndpoint(this.factoryFor(scope), this.onerror);
+      this.#endpoints.set(scope, endpoint);
     }
-    const answered = await endpoint.answer(raw, body);
-    const key = answerKeyOf(caller.key, raw.headers, body);
-    if (key !== undefined) this.#answers.keep(key, answered.answer, !answered.failed);
-    return answered;
+    return endpoint;
   }
+}
+
+/** A request to the endpoints: its kept answer, if there is one, or the way to make one. */
+export interface McpRequest {
+  readonly kept: Answer | undefined;
+  answer(): Promise<Answered>;
 }
 
 /** The rows of {@link McpEndpoints} past the kept answers, for one scope. */
@@ -82,7 +96,7 @@ export class McpEndpoint {
 
   constructor(
     private readonly newServer: ServerFactory,
-    onerror: (error: Error) => void,
+    private readonly onerror: (error: Error) => void,
   ) {
     this.#modernEntry = createMcpHandler(newServer, { legacy: "reject", onerror });
   }
@@ -110,7 +124,12 @@ export class McpEndpoint {
 
   /** `request` answered by the scope's server of `era`, made on the first request of that era. */
   async #exchange(era: ProtocolEra, request: JSONRPCRequest) {
-    this.#servers[era] ??= ServerConnection.open(this.newServer({ era }), era);
+    if (this.#servers[era] === undefined) {
+      const server = this.newServer({ era });
+      // What fails in it (an answer it could not encode or send) is told, as the SDK's entries tell theirs.
+      server.server.onerror = this.onerror;
+      this.#servers[era] = ServerConnection.open(server, era);
+    }
     return (await this.#servers[era]).exchange(request);
   }
 

@@ -165,8 +165,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         return reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, error.message, requestId(body)));
       }
       // The era is told by the headers and the body, which the key holds: a kept answer needs no telling.
-      const kept = endpoints.kept(caller, request.headers, body);
-      if (kept !== undefined) return send(reply, kept);
+      const asked = endpoints.request(caller, request.raw, body);
+      if (asked.kept !== undefined) return send(reply, asked.kept);
       const weight = fileBytesOfBody(mcp, body);
       if (weight > fileBytes.bytes) {
         return reply
@@ -185,7 +185,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         reply.raw.once("close", free);
         if (reply.raw.closed) free();
       }
-      const { answer, failed } = await endpoints.answer(caller, request.raw, body);
+      const { answer, failed } = await asked.answer();
       // A client that stops taking an answer that holds a file loses its connection, and its share.
       if (weight > 0) reply.raw.setTimeout(settings.requestTimeoutMs);
       call.failed = failed;
