@@ -161,7 +161,10 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     await runLoad(ceiling.url, scenarios.map(onCeiling), 16, options.warmUpSeconds);
 
     const rows: ThroughputRow[] = [];
-    for (const scenario of scenarios) {
+    // Each request in one era right after the other, so that the eras of a request compare within a
+    // spell of the machine; the rows are reported by era.
+    const inTurns = [...scenarios].sort((a, b) => requestOf(a).localeCompare(requestOf(b)));
+    for (const scenario of inTurns) {
       const fixture = fixtures.find((candidate) => candidate.id === scenario.id);
       for (const connections of options.connections) {
         // Short runs taken in turns, so that a slow spell of this shared machine hits both sides.
@@ -208,7 +211,11 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     return {
       skillsDir: options.skillsDir,
       ...(options.baseline ? { baseline: options.baseline.name } : {}),
-      rows,
+      rows: [...rows].sort(
+        (a, b) =>
+          scenarios.findIndex((scenario) => scenario.id === a.scenario) -
+          scenarios.findIndex((scenario) => scenario.id === b.scenario),
+      ),
       serverResidentBytes: { afterStart, afterLoad: server.residentBytes() },
     };
   } finally {
@@ -216,6 +223,11 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     await baseline?.stop();
     await server.stop();
   }
+}
+
+/** The request a scenario asks, whatever its era. */
+function requestOf(scenario: Scenario): string {
+  return scenario.id.slice(0, -scenario.era.length - 1);
 }
 
 /** Whether the build at `url` answers a 2026-07-28 request (one older than that era refuses it). */
