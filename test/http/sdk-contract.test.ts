@@ -4,6 +4,7 @@ import {
   type McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mcpDepsOf } from "../../scripts/in-memory-client.js";
 import { loadCatalog } from "../../src/catalog/index.js";
@@ -227,6 +228,57 @@ describe("the endpoint answers as the SDK's own entries do", () => {
       expect(answers).toEqual(expected);
     }
   });
+});
+
+// The rules the endpoint copies to tell which 2026-07-28 requests it may hand its servers (the headers
+// the SDK checks), tried on headers and bodies a client might send, whatever the SDK makes of them.
+it("answers 2026-07-28 requests with any standard headers as createMcpHandler does", async () => {
+  const endpoint = new McpEndpoint(newServer, () => {});
+  const method = fc.constantFrom("tools/call", "resources/read", "prompts/get", "tools/list", "nothing/here");
+  const value = fc.oneof(
+    fc.constantFrom("list_packs", "read_skill", "skill://alpha/one/SKILL.md", "beta/hammer", " list_packs"),
+    fc.string({ maxLength: 8 }),
+    fc.integer(),
+  );
+  const header = (named: unknown) =>
+    fc.oneof(
+      fc.constant(undefined),
+      fc.constant(typeof named === "string" ? named : "list_packs"),
+      fc.constant(`=?base64?${Buffer.from(String(named)).toString("base64")}?=`),
+      fc.string({ maxLength: 8 }).filter((text) => /^[\x21-\x7e]*$/.test(text)),
+    );
+  const request = method.chain((chosen) =>
+    fc.record({
+      method: fc.constant(chosen),
+      name: fc.option(value, { nil: undefined }),
+      uri: fc.option(value, { nil: undefined }),
+      methodHeader: fc.constantFrom(chosen, undefined, "tools/list"),
+      versionHeader: fc.constantFrom("2026-07-28", undefined, "2025-11-25"),
+    }),
+  );
+  await fc.assert(
+    fc.asyncProperty(
+      request.chain((sent) =>
+        fc.record({ sent: fc.constant(sent), nameHeader: header(sent.name ?? sent.uri) }),
+      ),
+      async ({ sent, nameHeader }) => {
+        const params = {
+          ...(sent.name !== undefined ? { name: sent.name } : {}),
+          ...(sent.uri !== undefined ? { uri: sent.uri } : {}),
+          ...(sent.method === "tools/call" ? { arguments: {} } : {}),
+        };
+        const { body } = asSent("modern", sent.method, params);
+        const headers: Record<string, string> = { ...COMMON_HEADERS };
+        if (sent.versionHeader !== undefined) headers["mcp-protocol-version"] = sent.versionHeader;
+        if (sent.methodHeader !== undefined) headers["mcp-method"] = sent.methodHeader;
+        if (nameHeader !== undefined) headers["mcp-name"] = nameHeader;
+        expect(await endpointAnswer(endpoint, headers, body)).toEqual(
+          await sdkAnswer(newServer, headers, body),
+        );
+      },
+    ),
+    { numRuns: 200 },
+  );
 });
 
 describe("which requests the endpoint hands its servers itself", () => {
