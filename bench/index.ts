@@ -9,8 +9,9 @@
  *                                list-skills-new-query,read-skill]
  *
  * `--compare` also serves a build of another commit in the throughput runs, in the same turns against
- * the same ceiling, and starts it on each folder of the hostile corpus, for a before/after measured in
- * one run. The hostile corpus (`hostile`, not run unless asked for) cuts each step at `--cap-seconds`.
+ * the same ceiling, starts it on its own saved index of each synthetic catalog, and starts it on each
+ * folder of the hostile corpus, for a before/after measured in one run. The hostile corpus (`hostile`, not
+ * run unless asked for) cuts each step at `--cap-seconds`.
  *
  * `npm run bench` builds first: the server runs as `node dist/main.js`, as in production.
  */
@@ -139,6 +140,7 @@ async function main(options: Options): Promise<void> {
         withLargest: async (server) => {
           if (options.parts.has("tokens")) tokens.push(await measureTokensOfServer(largestLabel, server.url));
         },
+        ...(baseline ? { baseline } : {}),
       });
       results = { ...results, scale };
     } else if (options.parts.has("tokens")) {

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { type HostileRow, hostileTable } from "./hostile.js";
 import { ROOT } from "./processes.js";
-import type { ScaleRow } from "./scale.js";
+import type { SavedIndexStart, ScaleRow } from "./scale.js";
 import type { ThroughputReport } from "./throughput.js";
 import type { TokenRow } from "./tokens.js";
 
@@ -146,16 +146,23 @@ function scaleTable(rows: readonly ScaleRow[]): string {
     "| skills | --build-index ms | of it, inspection | saved index | ready ms | Node + imports | catalog load | inspection | index load | app + listen | RSS after start |",
     "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   );
-  for (const { skills, savedIndex } of rows) {
-    const split = savedIndex.startup;
-    lines.push(
-      `| ${skills} | ${whole(savedIndex.saveMs)} | ${part(savedIndex.saveInspectionMs)} | ${mib(savedIndex.bytes)} MiB | ` +
-        `${whole(savedIndex.readyMs)} | ${part(split?.importMs)} | ${part(split?.catalogMs)} | ` +
-        `${part(split?.inspectionMs)} | ${part(split?.indexMs)} | ${part(split?.listenMs)} | ` +
-        `${mib(savedIndex.residentAfterStartBytes)} MiB |`,
-    );
+  for (const { skills, savedIndex, savedIndexBaseline } of rows) {
+    lines.push(savedIndexRow(`${skills}`, savedIndex));
+    if (savedIndexBaseline) {
+      lines.push(savedIndexRow(`${skills}, ${savedIndexBaseline.build}`, savedIndexBaseline));
+    }
   }
   return lines.join("\n");
+}
+
+function savedIndexRow(label: string, savedIndex: SavedIndexStart): string {
+  const split = savedIndex.startup;
+  return (
+    `| ${label} | ${whole(savedIndex.saveMs)} | ${part(savedIndex.saveInspectionMs)} | ${mib(savedIndex.bytes)} MiB | ` +
+    `${whole(savedIndex.readyMs)} | ${part(split?.importMs)} | ${part(split?.catalogMs)} | ` +
+    `${part(split?.inspectionMs)} | ${part(split?.indexMs)} | ${part(split?.listenMs)} | ` +
+    `${mib(savedIndex.residentAfterStartBytes)} MiB |`
+  );
 }
 
 function part(value: number | undefined): string {

@@ -16,7 +16,6 @@ import {
 } from "@modelcontextprotocol/server";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { mcpDepsOf } from "../scripts/in-memory-client.js";
-import { loadCatalog } from "../src/catalog/index.js";
 import { McpEndpoint } from "../src/http/mcp-endpoint.js";
 import { ServerConnection } from "../src/http/sdk-contract.js";
 import { serverFactoryFor } from "../src/mcp/index.js";
@@ -33,9 +32,8 @@ const LEGACY_HEADERS = headersOf("2025");
 const MODERN_HEADERS = headersOf("2026-07-28");
 
 async function main(dir: string, count: number, rounds: number): Promise<void> {
-  const { catalog } = loadCatalog(dir);
-  const deps = await mcpDepsOf(catalog);
-  const scope = catalog.everything;
+  const deps = await mcpDepsOf(dir);
+  const scope = deps.catalog.everything;
   let asked = 0;
   // A new search every time, as the throughput benchmark's "each new" row asks it.
   const query = () => `${TYPICAL_QUERY} q${++asked}`;

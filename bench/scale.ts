@@ -64,6 +64,8 @@ export interface ScaleRow {
   readonly listPacksBytes: number;
   readonly listPacksTokens: number;
   readonly savedIndex: SavedIndexStart;
+  /** The same start by the build compared against (`--compare`, that build's commit), in the same run. */
+  readonly savedIndexBaseline?: SavedIndexStart & { readonly build: string };
 }
 
 export interface ScaleOptions {
@@ -74,6 +76,8 @@ export interface ScaleOptions {
   readonly progress: (line: string) => void;
   /** Called with the server of the largest catalog before it stops (the token figures use it). */
   readonly withLargest?: (server: RunningProcess, skillsDir: string) => Promise<void>;
+  /** Another build (`--compare`), whose start on its own saved index is measured after this one's. */
+  readonly baseline?: { readonly entry: string; readonly name: string };
 }
 
 const WARM_UP_QUERIES = 20;
@@ -103,9 +107,18 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
       await server.stop();
     }
     const savedIndex = await startOnSavedIndex(catalog.dir, savedIndexFile, options);
+    const { baseline } = options;
+    const savedIndexBaseline =
+      baseline === undefined
+        ? undefined
+        : {
+            ...(await startOnSavedIndex(catalog.dir, savedIndexFile, options, baseline.entry)),
+            build: baseline.name,
+          };
     rows.push({
       ...row,
       savedIndex,
+      ...(savedIndexBaseline !== undefined ? { savedIndexBaseline } : {}),
       ...(catalog.generatedMs !== undefined ? { generatedMs: catalog.generatedMs } : {}),
     });
     options.progress(
@@ -116,18 +129,20 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
   return rows;
 }
 
-/** Saves the index as the image build does, then times a start that loads it. */
+/** Saves the index as the image build does, then times a start that loads it (of `entry`'s build). */
 async function startOnSavedIndex(
   skillsDir: string,
   savedIndexFile: string,
   options: ScaleOptions,
+  entry?: string,
 ): Promise<SavedIndexStart> {
-  const { ms: saveMs, inspectionMs: saveInspectionMs } = saveSearchIndex(skillsDir);
+  const { ms: saveMs, inspectionMs: saveInspectionMs } = saveSearchIndex(skillsDir, entry);
   const bytes = statSync(savedIndexFile).size;
   const server = await startServer({
     skillsDir,
     logDir: options.workDir,
-    name: `server-saved-index-${path.basename(skillsDir)}`,
+    name: `server-saved-index-${path.basename(skillsDir)}${entry === undefined ? "" : "-baseline"}`,
+    ...(entry !== undefined ? { entry } : {}),
   });
   try {
     const loaded = server.logLines().find((line) => line.msg === "ready")?.index;

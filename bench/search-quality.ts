@@ -48,9 +48,11 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
   const asked = options.askedBy === undefined ? labeled : askedAs(options.askedBy, labeled);
   const requests = options.typos ? mistyped(asked) : asked.map((query) => ({ query, mistake: undefined }));
   const queries = requests.map(({ query }) => query);
-  const { catalog, issues } = loadCatalog(corpus);
+  for (const issue of loadCatalog(corpus).issues) console.error(`corpus: ${issue.path}: ${issue.reason}`);
+  // The corpus served as the server serves it, ranked with the options measured.
+  const deps = await mcpDepsOf(corpus);
+  const { catalog } = deps;
   const skills = catalog.everything.skills;
-  for (const issue of issues) console.error(`corpus: ${issue.path}: ${issue.reason}`);
   checkLabels(
     queries.flatMap((query) => [...query.expected, ...query.alsoOk]),
     catalog.everything,
@@ -59,7 +61,7 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
   const started = performance.now();
   const index = buildIndex(skills, readSkillDocument, options.ranking);
   const buildMs = performance.now() - started;
-  const client = await connectInMemory(await mcpDepsOf(catalog, { index }));
+  const client = await connectInMemory({ ...deps, index });
 
   const ours: Outcome[] = [];
   const readings = emptyTally();

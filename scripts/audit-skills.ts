@@ -6,17 +6,13 @@
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import {
-  atLeast,
-  auditFolder,
-  countBySeverity,
-  type FolderAudit,
-  findingsTable,
-  SEVERITIES,
-  type Severity,
-} from "../src/audit/index.js";
+import { pino } from "pino";
+import { atLeast, type FolderAudit, SEVERITIES, type Severity } from "../src/audit/index.js";
 import { CatalogError } from "../src/catalog/index.js";
+import { ConfigError, loadConfig } from "../src/config/index.js";
 import { plural } from "../src/mcp/format.js";
+import { prepare } from "../src/startup/index.js";
+import { countBySeverity, findingsTable } from "./audit-markdown.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
 const USAGE = `Usage: npm run audit-skills -- [folder] [--json] [--fail-on high|medium|low|never]
@@ -46,14 +42,18 @@ interface Io {
   readonly stderr: (text: string) => void;
 }
 
-function run(argv: readonly string[], io: Io): number {
+async function run(argv: readonly string[], io: Io): Promise<number> {
   try {
     const options = parseOptions(argv);
     if (options.help) {
       io.stdout(`${USAGE}\n`);
       return 0;
     }
-    const { issues, ...audit } = auditFolder(options.folder);
+    // The folder as the server prepares it (SKILL_PACKS as the environment gives it), every skill read now.
+    const config = loadConfig({ ...process.env, SKILLS_DIR: options.folder });
+    const prepared = await prepare(config, pino({ level: "silent" }), { audit: true });
+    const { issues: notAudited, ...audit } = prepared.audit;
+    const issues = [...prepared.loaded.issues, ...notAudited];
     // On stderr, so that the report and the JSON stay as they were: what was not audited, and why.
     for (const { severity, path, reason } of issues) {
       io.stderr(`audit-skills: ${severity === "skipped" ? "left out" : severity}: ${path}: ${reason}\n`);
@@ -68,7 +68,7 @@ function run(argv: readonly string[], io: Io): number {
       io.stderr(`audit-skills: ${error.message}\n\n${USAGE}\n`);
       return 2;
     }
-    if (error instanceof CatalogError) {
+    if (error instanceof CatalogError || error instanceof ConfigError) {
       io.stderr(`audit-skills: the server would refuse this folder: ${error.message}\n`);
       return 2;
     }
@@ -123,7 +123,7 @@ function report(folder: string, { skills, findings }: Omit<FolderAudit, "issues"
 }
 
 tolerateClosedOutput();
-process.exitCode = run(process.argv.slice(2), {
+process.exitCode = await run(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
 });

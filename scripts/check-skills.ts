@@ -1,40 +1,36 @@
 /**
- * Loads a skills folder exactly as the server will and prints, as Markdown, what it would serve and what
- * it would leave out, and its audit; exits 1 when the server would refuse to start. The weekly repin
- * appends its output to the pull request's summary, so a reviewer sees what an upstream change did to
- * the catalog.
+ * Prepares a skills folder exactly as the server will (src/startup: SKILL_PACKS, UNSAFE_SKILLS and the
+ * saved index as the environment gives them) and prints, as Markdown, what it would serve and what it
+ * would leave out, and its audit; exits 1 when the server would refuse to start. The weekly repin appends
+ * its output to the pull request's summary, so a reviewer sees what an upstream change did to the catalog.
  *
  *   npm run check-skills -- [skills folder]     (default: ./skills)
  */
 import { existsSync } from "node:fs";
-import {
-  auditCatalog,
-  countBySeverity,
-  findingsTable,
-  markdownCode,
-  ruleCounts,
-  unsafeLead,
-} from "../src/audit/index.js";
-import {
-  type Catalog,
-  CatalogError,
-  type CatalogIssue,
-  loadCatalog,
-  type Skill,
-} from "../src/catalog/index.js";
-import { ConfigError, serveUnsafeSkills } from "../src/config/index.js";
-import { type Inspection, inspectCatalog } from "../src/inspection/index.js";
+import { pino } from "pino";
+import type { FolderAudit } from "../src/audit/index.js";
+import { type Catalog, CatalogError, type CatalogIssue, type Skill } from "../src/catalog/index.js";
+import { ConfigError, loadConfig } from "../src/config/index.js";
+import type { Inspection } from "../src/inspection/index.js";
 import { plural } from "../src/mcp/format.js";
+import { prepare, refusal } from "../src/startup/index.js";
+import { countBySeverity, findingsTable, markdownCode, ruleCounts, unsafeLead } from "./audit-markdown.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
 /** The audit's table stops here: the output goes into a pull request body, which GitHub bounds. */
 const LISTED_FINDINGS = 30;
 
-async function report(dir: string, serveUnsafe: boolean): Promise<string> {
-  const { catalog, issues, frontmatters } = loadCatalog(dir);
-  // Read as the server reads them at startup: the same entries, the same unsafe skills.
-  const { inspection } = await inspectCatalog(catalog.everything.skills, undefined, { frontmatters });
-  return `${catalogReport(catalog, issues, inspection)}\n${auditReport(catalog, dir, inspection, serveUnsafe)}`;
+/** The report, and why the server would refuse to start, when it would. */
+async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: string; refused?: string }> {
+  const config = loadConfig({ ...env, SKILLS_DIR: dir });
+  // Every file read now, as a server without a saved index reads them: the same entries, the same unsafe
+  // skills, and the whole audit from the same reading.
+  const prepared = await prepare(config, pino({ level: "silent" }), { audit: true });
+  const { catalog, issues } = prepared.loaded;
+  const text =
+    `${catalogReport(catalog, issues, prepared.inspection)}\n` +
+    auditReport(prepared.audit, prepared.inspection, config.serveUnsafeSkills);
+  return { text, refused: refusal(prepared.catalog) };
 }
 
 function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspection: Inspection): string {
@@ -71,8 +67,8 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
  * The audit: how many skills a high finding makes unsafe (the server leaves them out unless
  * UNSAFE_SKILLS=serve), the high and medium findings, and the low ones counted by rule.
  */
-function auditReport(catalog: Catalog, dir: string, inspection: Inspection, serveUnsafe: boolean): string {
-  const { skills, findings, issues } = auditCatalog(catalog, dir);
+function auditReport(audit: FolderAudit, inspection: Inspection, serveUnsafe: boolean): string {
+  const { skills, findings, issues } = audit;
   const unsafe = inspection.unsafe().map(({ skill }) => skill);
   const lines = [
     "### Audit",
@@ -112,7 +108,9 @@ try {
     );
     process.exitCode = 1;
   } else {
-    process.stdout.write(await report(folder ?? "skills", serveUnsafeSkills(process.env)));
+    const { text, refused } = await report(folder ?? "skills", process.env);
+    process.stdout.write(text);
+    if (refused !== undefined) throw new CatalogError(refused);
   }
 } catch (error) {
   if (!(error instanceof CatalogError || error instanceof ConfigError)) throw error;

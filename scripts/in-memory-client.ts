@@ -1,40 +1,31 @@
 /**
- * The server of a catalog in this process, and an SDK client on it through an in-memory transport: for
+ * The server of a skills folder in this process, and an SDK client on it through an in-memory transport: for
  * `npm run tokens`, the search benchmark and tests, which want the real server without HTTP.
  */
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
-import { type Catalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
-import { inspectCatalog, withoutUnsafe } from "../src/inspection/index.js";
-import { buildMcpDeps, type McpDeps, serverFactoryFor } from "../src/mcp/index.js";
-import { buildIndex, type SearchIndex } from "../src/search/index.js";
+import { pino } from "pino";
+import type { Scope } from "../src/catalog/index.js";
+import { loadConfig } from "../src/config/index.js";
+import { type McpDeps, serverFactoryFor } from "../src/mcp/index.js";
+import { mcpDepsFor, prepare } from "../src/startup/index.js";
 
 export interface InMemoryOptions {
-  /** The search index, when one is already built (or built with other rankings); built here otherwise. */
-  readonly index?: SearchIndex;
+  /** Settings as the server's environment would give them: SKILL_PACKS, PROMPTS, CATALOG_PREVIEW… */
+  readonly env?: Readonly<Record<string, string>>;
   readonly version?: string;
-  readonly prompts?: boolean;
-  /** `CATALOG_PREVIEW`: on (the default) or off. */
-  readonly catalogPreview?: boolean;
-  readonly packDescriptions?: ReadonlyMap<string, string>;
 }
 
 /**
- * What main.ts builds the servers of a catalog from: its inspection, its search index, its resources;
- * the skills a high finding makes unsafe are left out, as the server leaves them out by default.
+ * What the server builds its servers of `skillsDir` from, prepared as it prepares them (src/startup): the
+ * same settings, the same saved index, the same skills left out as unsafe. Tool failures go to stderr.
  */
-export async function mcpDepsOf(loaded: Catalog, options: InMemoryOptions = {}): Promise<McpDeps> {
-  const { inspection } = await inspectCatalog(loaded.everything.skills);
-  const catalog = withoutUnsafe(loaded, inspection);
-  return buildMcpDeps({
-    info: { name: "skills-mcp", version: options.version ?? "in-memory" },
-    catalog,
-    index: options.index ?? buildIndex(catalog.everything.skills, readSkillDocument),
-    inspection,
-    prompts: options.prompts ?? true,
-    catalogPreview: options.catalogPreview,
-    packDescriptions: options.packDescriptions,
-    onInternalError: (error) => console.error(error),
+export async function mcpDepsOf(skillsDir: string, options: InMemoryOptions = {}): Promise<McpDeps> {
+  const config = loadConfig({ ...options.env, SKILLS_DIR: skillsDir });
+  const logger = pino({ level: "error" }, pino.destination(2));
+  return mcpDepsFor(await prepare(config, logger), config, logger, {
+    name: "skills-mcp",
+    version: options.version ?? "in-memory",
   });
 }
 

@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { loadCatalog, type Scope } from "../src/catalog/index.js";
+import type { Scope } from "../src/catalog/index.js";
 import { EXAMPLES_DIR } from "../src/config/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { type CueCase, cueCoverage } from "./cue-coverage.js";
@@ -41,11 +41,11 @@ async function main(argv: readonly string[]): Promise<void> {
     allowPositionals: true,
   });
   const dir = positionals[0] ?? EXAMPLES_DIR;
-  const { catalog } = loadCatalog(dir);
   const preview = values["catalog-preview"];
   if (preview !== "on" && preview !== "off")
     throw new Error(`--catalog-preview "${preview}" is not on or off`);
-  const deps = await mcpDepsOf(catalog, { catalogPreview: preview === "on" });
+  const deps = await mcpDepsOf(dir, { env: { CATALOG_PREVIEW: preview } });
+  const { catalog } = deps;
   const client = await connectInMemory(deps);
   const { packs } = catalog.everything;
   const costs = await measureTokenCosts(

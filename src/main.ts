@@ -1,31 +1,13 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { pino } from "pino";
-import {
-  type Catalog,
-  CatalogError,
-  documentsToBytes,
-  KnownDocuments,
-  type LoadedCatalog,
-  loadCatalog,
-  readSkillDocument,
-  type Scope,
-  SelectorError,
-  type Skill,
-} from "./catalog/index.js";
-import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
+import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog/index.js";
+import { ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, InFlight, Readiness } from "./http/index.js";
-import { type Inspection, inspectCatalog, withoutUnsafe } from "./inspection/index.js";
-import { buildMcpDeps, type McpDeps, type ServerInfo, steeringFor } from "./mcp/index.js";
-import { readSavedIndex, type SavedParts, savedIndexBytes, writeSavedIndexFile } from "./saved/index.js";
-import { buildIndex, indexFromBytes, indexToBytes, type SearchIndex } from "./search/index.js";
+import { steeringFor } from "./mcp/index.js";
+import { mcpDepsFor, prepare, SavedIndexError, SERVER_INFO, saveIndex } from "./startup/index.js";
 import { serveStdio } from "./stdio/index.js";
 
-const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
-const info: ServerInfo = { name: "skills-mcp", version };
-
-/** The composition root: config → catalog → index → transport. Returns the exit status. */
+/** The command line: config → a prepared catalog (src/startup) → a transport. Returns the exit status. */
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   // Loaded only for `sync`, so that the server's start pays nothing for the client it does not use.
   if (argv[0] === "sync") return (await import("./sync/index.js")).runSyncCli(argv.slice(1));
@@ -35,7 +17,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     return 0;
   }
   if (config.version) {
-    process.stdout.write(`${version}\n`);
+    process.stdout.write(`${SERVER_INFO.version}\n`);
     return 0;
   }
   // In stdio mode stdout carries the protocol, and --steering prints its line there: logs go to stderr.
@@ -45,29 +27,16 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   );
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
+  const prepared = await prepare(config, logger);
+  const preparedAt = performance.now();
   if (config.buildIndex) {
-    await saveIndex(config, load(config, KnownDocuments.fromBytes(undefined), logger), logger);
+    saveIndex(prepared, config.savedIndexFile, logger);
     return 0;
   }
-  // The bundled examples never have a saved index (--build-index refuses to write one among them).
-  const saved = config.skillsDirOrigin === "examples" ? {} : readSavedParts(config.savedIndexFile, logger);
-  const loadedCatalog = load(config, KnownDocuments.fromBytes(saved[DOCUMENTS_PART]), logger);
-  const loaded = performance.now();
-  const inspection = await inspect(loadedCatalog, saved[INSPECTION_PART], logger);
-  const { catalog, unsafeSkills } = served(loadedCatalog.catalog, inspection, config, logger);
-  if (catalog.everything.skills.length === 0) {
-    throw new CatalogError(
-      "No skill left to serve: a high finding of the audit makes every skill unsafe (the warnings above name " +
-        "them; npm run audit-skills explains, and UNSAFE_SKILLS=serve serves them all the same)",
-    );
-  }
-  const inspected = performance.now();
-  const { index, origin } = startIndex(saved[SEARCH_PART], catalog.everything.skills, config, logger);
-  const indexed = performance.now();
-  const mcp = mcpDeps(catalog, index, inspection, config, logger);
+  const mcp = mcpDepsFor(prepared, config, logger);
 
   if (config.steering) {
-    process.stdout.write(`${steeringFor(mcp, narrowForSteering(catalog, config.steeringPacks))}\n`);
+    process.stdout.write(`${steeringFor(mcp, narrowForSteering(prepared.catalog, config.steeringPacks))}\n`);
     return 0;
   }
 
@@ -77,7 +46,13 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   }
 
   const readiness = new Readiness();
-  const app = await buildApp({ mcp, logger, settings: config.http, readiness, unsafeSkills });
+  const app = await buildApp({
+    mcp,
+    logger,
+    settings: config.http,
+    readiness,
+    unsafeSkills: prepared.unsafeSkills,
+  });
   const inFlight = InFlight.watch(app.server);
   await listen(app, config.host, config.port);
   const listening = performance.now();
@@ -85,11 +60,11 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     {
       ms: Math.round(listening),
       importMs: Math.round(imported),
-      catalogMs: Math.round(loaded - imported),
-      inspectionMs: Math.round(inspected - loaded),
-      indexMs: Math.round(indexed - inspected),
-      index: origin,
-      listenMs: Math.round(listening - indexed),
+      catalogMs: Math.round(prepared.ms.catalog),
+      inspectionMs: Math.round(prepared.ms.inspection),
+      indexMs: Math.round(prepared.ms.index),
+      index: prepared.indexOrigin,
+      listenMs: Math.round(listening - preparedAt),
     },
     "ready",
   );
@@ -137,99 +112,6 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   });
 }
 
-function load(config: Config, known: KnownDocuments, logger: pino.Logger): LoadedCatalog {
-  if (config.skillsDirOrigin === "examples") {
-    logger.info(
-      { skillsDir: config.skillsDir },
-      "no SKILLS_DIR and no ./skills: serving the bundled examples",
-    );
-  }
-  const started = performance.now();
-  const loaded = loadCatalog(config.skillsDir, { packs: config.skillPacks, known });
-  const { catalog, issues } = loaded;
-  for (const issue of issues) logger.warn(issue, `${issue.path}: ${issue.reason}`);
-  logger.info(
-    {
-      skillsDir: config.skillsDir,
-      packs: catalog.everything.packs.map((pack) => pack.name),
-      skills: catalog.everything.skills.length,
-      skipped: issues.filter((issue) => issue.severity === "skipped").length,
-      ms: Math.round(performance.now() - started),
-    },
-    "catalog loaded",
-  );
-  return loaded;
-}
-
-/** The parts of the saved index. */
-const DOCUMENTS_PART = "documents";
-const SEARCH_PART = "search";
-const INSPECTION_PART = "inspection";
-
-/**
- * Every skill's files read once (or taken from the saved index while they have not changed): the audit's
- * high findings in each, and the Skills extension's entry of each, with its digests.
- */
-async function inspect(
-  { catalog, frontmatters }: LoadedCatalog,
-  saved: Uint8Array | undefined,
-  logger: pino.Logger,
-): Promise<Inspection> {
-  const started = performance.now();
-  const run = await inspectCatalog(catalog.everything.skills, saved, { frontmatters });
-  if (run.savedProblem !== undefined) {
-    logger.warn({ problem: run.savedProblem }, `saved inspection not used: ${run.savedProblem}`);
-  }
-  logger.info(
-    {
-      inspected: run.inspected,
-      reused: run.reused,
-      peakBytes: run.peakBytes,
-      ms: Math.round(performance.now() - started),
-    },
-    "skills inspected",
-  );
-  return run.inspection;
-}
-
-/**
- * The catalog as it is served: less the skills a high finding of the audit makes unsafe, unless
- * UNSAFE_SKILLS=serve, with one warning for each (its file, line and rule). A skill the extension cannot
- * carry is said once too; the tools still serve it.
- */
-function served(
-  loaded: Catalog,
-  inspection: Inspection,
-  config: Config,
-  logger: pino.Logger,
-): { catalog: Catalog; unsafeSkills: { leftOut: number; served: number } } {
-  const unsafe = inspection.unsafe();
-  for (const { skill, findings } of unsafe) {
-    const [first] = findings;
-    const where = first ? `${first.path}:${first.line}: ${first.rule}` : "";
-    const what = config.serveUnsafeSkills
-      ? "served although unsafe (UNSAFE_SKILLS=serve)"
-      : "left out as unsafe";
-    logger.warn(
-      { skill: skill.id, finding: first, findings: findings.length },
-      `${skill.id}: ${what}: ${where}`,
-    );
-  }
-  const catalog = config.serveUnsafeSkills ? loaded : withoutUnsafe(loaded, inspection);
-  for (const skill of catalog.everything.skills) {
-    const { leftOut } = inspection.of(skill);
-    if (leftOut === undefined) continue;
-    logger.warn(
-      { skill: skill.id, reason: leftOut },
-      `${skill.id}: left out of the Skills extension (the tools serve it): ${leftOut}`,
-    );
-  }
-  const count = config.serveUnsafeSkills
-    ? { leftOut: 0, served: unsafe.length }
-    : { leftOut: unsafe.length, served: 0 };
-  return { catalog, unsafeSkills: count };
-}
-
 /** `--steering --pack …`: the loaded catalog narrowed as an `X-Skill-Pack` header would narrow it. */
 function narrowForSteering(catalog: Catalog, packs: readonly string[]): Scope {
   try {
@@ -238,136 +120,6 @@ function narrowForSteering(catalog: Catalog, packs: readonly string[]): Scope {
     if (error instanceof SelectorError) throw new CatalogError(`--pack: ${error.message}`);
     throw error;
   }
-}
-
-function mcpDeps(
-  catalog: Catalog,
-  index: SearchIndex,
-  inspection: Inspection,
-  config: Config,
-  logger: pino.Logger,
-): McpDeps {
-  const loaded = new Set(catalog.everything.packs.map((pack) => pack.name));
-  for (const name of config.packDescriptions.keys()) {
-    if (!loaded.has(name)) {
-      logger.warn({ pack: name }, `PACK_DESCRIPTIONS describes ${name}, which is not a pack loaded here`);
-    }
-  }
-  return buildMcpDeps({
-    info,
-    catalog,
-    index,
-    inspection,
-    prompts: config.prompts,
-    catalogPreview: config.catalogPreview,
-    packDescriptions: config.packDescriptions,
-    onInternalError: (error, tool) => logger.error({ err: error, tool }, "tool failed"),
-    onWarning: (warning) => logger.warn(warning, `Skills extension: ${warning.path}: ${warning.message}`),
-    onResourceWarning: ({ skill, reason }) =>
-      logger.warn({ skill: skill?.id }, skill ? `${skill.id}: ${reason}` : reason),
-  });
-}
-
-/**
- * The saved search index when it fits the catalog (built from exactly these skills, SKILL.md sizes and
- * times included, by this format and ranking), else one built now. Says in the log which, and why.
- */
-function startIndex(
-  saved: Uint8Array | undefined,
-  skills: readonly Skill[],
-  config: Config,
-  logger: pino.Logger,
-): { index: SearchIndex; origin: "loaded" | "built" } {
-  const started = performance.now();
-  const file = config.savedIndexFile;
-  if (saved !== undefined) {
-    const loaded = indexFromBytes(saved, skills);
-    if (loaded.ok) {
-      const ms = Math.round(performance.now() - started);
-      logger.info(
-        { file, bytes: saved.length, skills: skills.length, ms },
-        "search index loaded from the saved index",
-      );
-      return { index: loaded.index, origin: "loaded" };
-    }
-    // An outdated index is what editing a skill or narrowing SKILL_PACKS leaves behind; a damaged one is not.
-    logger[loaded.outdated ? "info" : "warn"](
-      { file, problem: loaded.problem },
-      `saved search index not used, building the index: ${loaded.problem}`,
-    );
-  }
-  const index = buildIndex(skills, readSkillDocument);
-  logger.info({ skills: skills.length, ms: Math.round(performance.now() - started) }, "search index built");
-  return { index, origin: "built" };
-}
-
-/** The parts of the saved index in `file`; none when there is none or it cannot be used (logged). */
-function readSavedParts(file: string, logger: pino.Logger): SavedParts {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") {
-      logger.info(
-        { file },
-        "no saved index: building the index and inspecting every skill (--build-index saves them)",
-      );
-    } else {
-      logger.warn({ file, code }, "saved index cannot be read: building the index");
-    }
-    return {};
-  }
-  const read = readSavedIndex(bytes);
-  if ("parts" in read) return read.parts;
-  logger[read.outdated ? "info" : "warn"](
-    { file, problem: read.problem },
-    `saved index not used, building the index and inspecting every skill: ${read.problem}`,
-  );
-  return {};
-}
-
-/**
- * `--build-index`: builds the search index and inspects every skill, and saves both whole or not at all
- * (written aside, then renamed), removing what an earlier run killed before its rename left aside.
- */
-async function saveIndex(config: Config, loaded: LoadedCatalog, logger: pino.Logger): Promise<void> {
-  const started = performance.now();
-  const file = config.savedIndexFile;
-  const inspection = await inspect(loaded, undefined, logger);
-  // The search index of the skills the server will serve, as it will serve them. None left is no reason
-  // to fail here: an image built with ALLOW_UNSAFE_SKILLS=1 may be meant to run with UNSAFE_SKILLS=serve,
-  // and a server that is not says so when it starts.
-  const { skills } = served(loaded.catalog, inspection, config, logger).catalog.everything;
-  const bytes = savedIndexBytes({
-    [DOCUMENTS_PART]: documentsToBytes(loaded.documents),
-    [SEARCH_PART]: indexToBytes(buildIndex(skills, readSkillDocument)),
-    [INSPECTION_PART]: inspection.toBytes(),
-  });
-  let removed: string[];
-  try {
-    removed = writeSavedIndexFile(file, bytes);
-  } catch (error) {
-    throw new SavedIndexError(`Cannot save the index to ${file}: ${(error as Error).message}`);
-  }
-  if (removed.length > 0) {
-    logger.info({ removed }, "removed the temporary files of an earlier --build-index that did not finish");
-  }
-  logger.info(
-    {
-      file,
-      bytes: bytes.length,
-      skills: skills.length,
-      parts: [DOCUMENTS_PART, SEARCH_PART, INSPECTION_PART],
-      ms: Math.round(performance.now() - started),
-    },
-    "index saved",
-  );
-}
-
-/** `--build-index` could not write its file: the message says where and why. */
-class SavedIndexError extends Error {
-  override name = "SavedIndexError";
 }
 
 /** The server could not take its address: the message says which, why, and what to set. */

@@ -2,7 +2,8 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { FetcherError, ManifestError, UsageError } from "./errors.js";
+import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
+import { FetcherError, ManifestError, SourceError, UsageError } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource } from "./manifest.js";
 import { fetchSkills } from "./output.js";
 import { resolveHeads, rewriteRefs } from "./repin.js";
@@ -28,6 +29,8 @@ Options:
   --out DIR         the skills folder to write (default ./skills)
   --cache DIR       keep a bare git store per repository here; later runs fetch only what is new
   --source NAME     fetch only this source (repeat for more); the others keep what --out holds
+  --max-files N     the most files one source may bring, symlinked copies counted (default 20000)
+  --max-mib N       the most MiB one source may bring, symlinked copies counted (default 512)
   --update          repin: move each ref to the head of its branch (or the remote's HEAD), then fetch
   --no-fetch        with --update: rewrite skills.toml only
   --summary FILE    also write the Markdown summary to FILE
@@ -40,6 +43,7 @@ interface Options {
   readonly out: string;
   readonly cache: string | undefined;
   readonly sources: readonly string[];
+  readonly limits: SourceLimits;
   readonly update: boolean;
   readonly fetch: boolean;
   readonly summary: string | undefined;
@@ -60,6 +64,7 @@ interface Repinned {
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr(`${line}\n`);
   let out: string | undefined;
+  let fetching: readonly string[] = [];
   try {
     const options = parseOptions(argv, io.cwd);
     if (options.help) {
@@ -69,8 +74,11 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     out = options.out;
     const manifest = await readManifest(options.manifest, options.manifestLabel);
     const only = selectSources(manifest, options.sources);
+    fetching = manifest.sources
+      .map((source) => source.name)
+      .filter((name) => only === undefined || only.has(name));
     const now = io.now ?? (() => new Date());
-    const plan = { only, out: options.out, cache: options.cache, log, now };
+    const plan = { only, out: options.out, cache: options.cache, limits: options.limits, log, now };
     const { summary, findings } = options.update
       ? await repin(manifest, options, plan)
       : { summary: fetchSummary(await fetchSkills({ ...plan, sources: manifest.sources })), findings: [] };
@@ -101,6 +109,14 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     for (const line of lines) log(`fetch-skills: ${line}`);
     const kept = out !== undefined && existsSync(out) ? `; ${out} is as it was` : "";
     log(`fetch-skills: nothing written${kept}`);
+    if (error instanceof SourceError) {
+      const others = fetching.filter((name) => name !== error.source);
+      if (others.length > 0) {
+        log(
+          `fetch-skills: to fetch the other sources and leave "${error.source}" as it is: ${commandFor(argv, others)}`,
+        );
+      }
+    }
     return 1;
   }
 }
@@ -111,6 +127,8 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
     out?: string;
     cache?: string;
     source?: string[];
+    "max-files"?: string;
+    "max-mib"?: string;
     update?: boolean;
     "no-fetch"?: boolean;
     summary?: string;
@@ -125,6 +143,8 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
         out: { type: "string" },
         cache: { type: "string" },
         source: { type: "string", multiple: true },
+        "max-files": { type: "string" },
+        "max-mib": { type: "string" },
         update: { type: "boolean" },
         "no-fetch": { type: "boolean" },
         summary: { type: "string" },
@@ -160,6 +180,10 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
     out,
     cache: resolve(values.cache),
     sources: values.source ?? [],
+    limits: {
+      files: wholeNumber("--max-files", values["max-files"]) ?? SOURCE_LIMITS.files,
+      bytes: (wholeNumber("--max-mib", values["max-mib"]) ?? SOURCE_LIMITS.bytes / MIB) * MIB,
+    },
     update: values.update === true,
     fetch: values["no-fetch"] !== true,
     summary,
@@ -187,6 +211,34 @@ function checkOutputFile(option: string, file: string, out: string): void {
   if (existsSync(file) && statSync(file).isDirectory()) {
     throw new UsageError(`${option}: ${file} is a folder; give a file name`);
   }
+}
+
+const MIB = 1024 * 1024;
+
+function wholeNumber(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
+    throw new UsageError(`${option} must be a whole number of 1 or more (got "${value}")`);
+  }
+  return number;
+}
+
+/** `npm run fetch-skills -- …` with the options of `argv`, its `--source`s replaced by `sources`. */
+function commandFor(argv: readonly string[], sources: readonly string[]): string {
+  const kept: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] ?? "";
+    if (arg === "--source") index++;
+    else if (!arg.startsWith("--source=")) kept.push(arg);
+  }
+  const args = [...kept, ...sources.flatMap((name) => ["--source", name])];
+  return `npm run fetch-skills -- ${args.map(shellWord).join(" ")}`;
+}
+
+/** `word` as a shell reads it back: as it is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySet<string> | undefined {

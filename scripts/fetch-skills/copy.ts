@@ -4,14 +4,54 @@ import path from "node:path";
 
 /** Something of the repository that was not copied, and why: reported as a warning. */
 export interface SkippedEntry {
-  /** Repository-relative POSIX path. */
+  /** Repository-relative POSIX path; bytes of a name that is not UTF-8 are written `\xe9`. */
   readonly path: string;
   readonly reason: string;
+  /** A symlink left out: recorded in sources.json, where the audit finds it. */
+  readonly symlink: boolean;
 }
 
 /** Thrown when the folder to copy itself cannot be copied (missing, or a symlink leading out). */
 export class CopyError extends Error {
   override name = "CopyError";
+}
+
+/** Thrown when a source brings more files or bytes than its limits allow. */
+export class SourceTooLargeError extends Error {
+  override name = "SourceTooLargeError";
+}
+
+/** The most files and bytes one source may bring: its path and extras together, each copy a symlink makes. */
+export interface SourceLimits {
+  readonly files: number;
+  readonly bytes: number;
+}
+
+/** Far above any real pack, and a stop for a repository whose symlinks multiply what it holds. */
+export const SOURCE_LIMITS: SourceLimits = { files: 20_000, bytes: 512 * 1024 * 1024 };
+
+/** What a source has brought so far, against its limits: one for its path and extras together. */
+export class SourceBudget {
+  #files = 0;
+  #bytes = 0;
+
+  constructor(private readonly limits: SourceLimits) {}
+
+  /** Counts one more file of `bytes`, or throws when that would pass a limit. */
+  take(bytes: number): void {
+    const over = (what: string, option: string) =>
+      new SourceTooLargeError(
+        `brings more than ${what}, the most one source may bring (each copy a symlink makes counts; ${option} sets it)`,
+      );
+    if (this.#files + 1 > this.limits.files) {
+      throw over(`${this.limits.files.toLocaleString("en-US")} files`, "--max-files");
+    }
+    if (this.#bytes + bytes > this.limits.bytes) {
+      throw over(`${(this.limits.bytes / 1024 / 1024).toLocaleString("en-US")} MiB`, "--max-mib");
+    }
+    this.#files++;
+    this.#bytes += bytes;
+  }
 }
 
 const SKILL_DOCUMENT = "SKILL.md";
@@ -22,13 +62,17 @@ const SKILL_DOCUMENT = "SKILL.md";
  * inside the repository and outside its hidden folders: a hostile upstream must not be able to pull files
  * of the build machine (or the git store) into the image. Hidden files and folders, `.git` among them, are
  * skipped; `relative` itself may lie in a hidden folder (`.claude/skills`) when the manifest says so.
- * Returns what was left out.
+ * A symlinked folder brings in its target once per symlink of the repository's own folders, so two skills
+ * that link one shared folder each get it; within what it brings in, a folder that one link reaches twice
+ * is copied once (where a folder's links all led to the next folder, copies doubled at every level), and
+ * `budget` stops the source at its limits. Names that are not UTF-8, and what cannot be read, are left
+ * out. Returns what was left out.
  */
 export async function copyFromRepository(
   repoRoot: string,
   relative: string,
   destination: string,
-  options: { allowFile: boolean },
+  options: { allowFile: boolean; budget: SourceBudget },
 ): Promise<SkippedEntry[]> {
   const root = await realpath(repoRoot);
   let base: string;
@@ -45,21 +89,30 @@ export async function copyFromRepository(
   const info = await stat(base);
   const skipped: SkippedEntry[] = [];
   if (info.isFile() && options.allowFile) {
+    options.budget.take(info.size);
     await mkdir(path.dirname(destination), { recursive: true });
     await copyFile(base, destination);
   } else if (info.isDirectory()) {
-    const bounds = { root, base };
-    await copyFolder(bounds, base, relative, destination, new Set([base]), skipped);
+    const walk: Walk = { root, base, budget: options.budget, skipped };
+    await copyFolder(walk, base, relative, destination, { ancestors: new Set([base]), link: undefined });
   } else {
     throw new CopyError(`"${relative}" is not a folder`);
   }
   return skipped;
 }
 
-/** The repository, and the folder being copied from it (which may itself be hidden). */
-interface Bounds {
+/** One copy: the repository, the folder copied from it (which may itself be hidden), and what it found. */
+interface Walk {
   readonly root: string;
   readonly base: string;
+  readonly budget: SourceBudget;
+  readonly skipped: SkippedEntry[];
+}
+
+/** Where a folder is reached from: the real folders above it, and the symlink that brought it in, if one did. */
+interface Reached {
+  readonly ancestors: ReadonlySet<string>;
+  readonly link: { readonly path: string; readonly brought: Map<string, string> } | undefined;
 }
 
 function isInside(folder: string, target: string): boolean {
@@ -72,57 +125,146 @@ function isHidden(relative: string): boolean {
 }
 
 /** Why the symlink target `real` may not be copied, or undefined when it may. */
-function symlinkProblem({ root, base }: Bounds, real: string): string | undefined {
+function symlinkProblem({ root, base }: Walk, real: string): string | undefined {
   if (!isInside(root, real)) return "symlink pointing outside the repository";
   const from = isInside(base, real) ? base : root;
   return isHidden(path.relative(from, real)) ? "symlink leading into a hidden folder" : undefined;
 }
 
 async function copyFolder(
-  bounds: Bounds,
+  walk: Walk,
   real: string,
   relative: string,
   destination: string,
-  ancestors: ReadonlySet<string>,
-  skipped: SkippedEntry[],
+  reached: Reached,
 ): Promise<void> {
   await mkdir(destination, { recursive: true });
-  const entries = await readdir(real, { withFileTypes: true });
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (entry.name.startsWith(".")) continue;
-    const childRelative = relative === "." ? entry.name : `${relative}/${entry.name}`;
-    const target = await resolveEntry(bounds, real, entry);
-    const into = path.join(destination, entry.name);
-    if ("skip" in target) skipped.push({ path: childRelative, reason: target.skip });
-    else if (target.kind === "file") await copyFile(target.real, into);
-    else if (ancestors.has(target.real)) {
-      skipped.push({ path: childRelative, reason: "symlink loops back to a parent folder" });
+  const child = (name: string) => (relative === "." ? name : `${relative}/${name}`);
+  let entries: Dirent<Buffer>[];
+  try {
+    entries = await readdir(real, { withFileTypes: true, encoding: "buffer" });
+  } catch (error) {
+    walk.skipped.push({ path: relative, reason: cannotRead(error), symlink: false });
+    return;
+  }
+  const named: { entry: Dirent<Buffer>; name: string }[] = [];
+  for (const entry of entries) {
+    if (entry.name[0] === 0x2e) continue;
+    const name = utf8(entry.name);
+    if (name === undefined) {
+      const reason = "its name is not UTF-8";
+      walk.skipped.push({ path: child(escapedName(entry.name)), reason, symlink: false });
     } else {
-      const inner = new Set([...ancestors, target.real]);
-      await copyFolder(bounds, target.real, childRelative, into, inner, skipped);
+      named.push({ entry, name });
+    }
+  }
+  for (const { entry, name } of named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const childRelative = child(name);
+    const full = path.join(real, name);
+    const target = await resolveEntry(walk, full, entry);
+    const into = path.join(destination, name);
+    if ("skip" in target) {
+      walk.skipped.push({ path: childRelative, reason: target.skip, symlink: target.symlink });
+    } else if (target.kind === "file") {
+      walk.budget.take(target.size);
+      await copyOne(walk, target.real, into, childRelative);
+    } else {
+      const inner = innerReach(reached, target.real, childRelative, entry.isSymbolicLink());
+      if ("skip" in inner) walk.skipped.push({ path: childRelative, reason: inner.skip, symlink: true });
+      else await copyFolder(walk, target.real, childRelative, into, inner);
     }
   }
 }
 
-type Target = { readonly kind: "file" | "folder"; readonly real: string } | { readonly skip: string };
-
-async function resolveEntry(bounds: Bounds, parent: string, entry: Dirent): Promise<Target> {
-  const full = path.join(parent, entry.name);
-  if (entry.isFile()) return { kind: "file", real: full };
-  if (entry.isDirectory()) return { kind: "folder", real: full };
-  if (!entry.isSymbolicLink()) return { skip: "not a regular file or folder" };
-  let real: string;
-  try {
-    real = await realpath(full);
-  } catch {
-    return { skip: "dangling symlink" };
+/**
+ * How a folder found at `relative` is reached, or why a symlink to it is left out: it leads back to a
+ * folder above, or the link that brought this part of the tree in brought that folder in already.
+ */
+function innerReach(
+  reached: Reached,
+  real: string,
+  relative: string,
+  isLink: boolean,
+): Reached | { readonly skip: string } {
+  if (reached.ancestors.has(real)) return { skip: "symlink loops back to a parent folder" };
+  const ancestors = new Set([...reached.ancestors, real]);
+  if (!isLink) return { ancestors, link: reached.link };
+  if (reached.link === undefined)
+    return { ancestors, link: { path: relative, brought: new Map([[real, relative]]) } };
+  const before = reached.link.brought.get(real);
+  if (before !== undefined) {
+    return { skip: `symlink to a folder the link ${reached.link.path} already brought in, as ${before}` };
   }
-  const problem = symlinkProblem(bounds, real);
-  if (problem) return { skip: problem };
-  const info = await stat(real);
-  if (info.isFile()) return { kind: "file", real };
+  reached.link.brought.set(real, relative);
+  return { ancestors, link: reached.link };
+}
+
+async function copyOne(walk: Walk, from: string, to: string, relative: string): Promise<void> {
+  try {
+    await copyFile(from, to);
+  } catch (error) {
+    walk.skipped.push({ path: relative, reason: cannotRead(error), symlink: false });
+  }
+}
+
+type Target =
+  | { readonly kind: "file"; readonly real: string; readonly size: number }
+  | { readonly kind: "folder"; readonly real: string }
+  | { readonly skip: string; readonly symlink: boolean };
+
+async function resolveEntry(walk: Walk, full: string, entry: Dirent<Buffer>): Promise<Target> {
+  if (entry.isDirectory()) return { kind: "folder", real: full };
+  if (!entry.isFile() && !entry.isSymbolicLink()) {
+    return { skip: "not a regular file or folder", symlink: false };
+  }
+  let real = full;
+  if (entry.isSymbolicLink()) {
+    try {
+      real = await realpath(full);
+    } catch {
+      return { skip: "dangling symlink", symlink: true };
+    }
+    const problem = symlinkProblem(walk, real);
+    if (problem) return { skip: problem, symlink: true };
+  }
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(real);
+  } catch (error) {
+    return { skip: cannotRead(error), symlink: false };
+  }
+  if (info.isFile()) return { kind: "file", real, size: info.size };
   if (info.isDirectory()) return { kind: "folder", real };
-  return { skip: "symlink to something that is not a regular file or folder" };
+  return { skip: "symlink to something that is not a regular file or folder", symlink: true };
+}
+
+/** The errors of reading what the repository holds; others (a full disk) stop the fetch. */
+const READ_ERRORS = new Set(["EACCES", "EPERM", "ENOENT", "ELOOP", "ENAMETOOLONG", "ENOTDIR", "EILSEQ"]);
+
+/** Why what the repository holds cannot be copied; rethrows an error that is not about reading it. */
+function cannotRead(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined || !READ_ERRORS.has(code)) throw error;
+  return `cannot be read (${code})`;
+}
+
+function utf8(name: Buffer): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A name with each byte other than printable ASCII written `\xe9`, so that a warning shows it as it is. */
+function escapedName(name: Buffer): string {
+  return [...name]
+    .map((byte) =>
+      byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+        ? String.fromCharCode(byte)
+        : `\\x${byte.toString(16).padStart(2, "0")}`,
+    )
+    .join("");
 }
 
 /**

@@ -5,6 +5,7 @@ import { GitError, type SimpleGit } from "simple-git";
 import { oneLine, SourceError, withoutCredentials } from "./errors.js";
 import { gitAt } from "./git.js";
 import type { SkillSource } from "./manifest.js";
+import { removeTree } from "./work-folder.js";
 
 /** How a pinned commit reached the store. */
 export type FetchMethod = "cached" | "shallow" | "full";
@@ -57,7 +58,13 @@ export async function checkoutSource(
     storeGit.raw(["worktree", "add", "--detach", "--quiet", workDir, source.ref]),
   );
   const remove = async () => {
-    await storeGit.raw(["worktree", "remove", "--force", workDir]);
+    try {
+      await storeGit.raw(["worktree", "remove", "--force", workDir]);
+    } catch {
+      // Git removes a work tree by whole paths, which a checkout nested past PATH_MAX defeats.
+      await removeTree(workDir);
+      await storeGit.raw(["worktree", "prune"]);
+    }
   };
   const head = (await guard("cannot read HEAD", () => gitAt(workDir).revparse(["HEAD"]))).trim();
   if (head !== source.ref) {

@@ -1,9 +1,18 @@
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { CopyError, copyFromRepository, findSkillFolders, type SkippedEntry } from "./copy.js";
+import {
+  CopyError,
+  copyFromRepository,
+  findSkillFolders,
+  type SkippedEntry,
+  SourceBudget,
+  type SourceLimits,
+  SourceTooLargeError,
+} from "./copy.js";
 import { FetcherError, SourceError, withoutCredentials } from "./errors.js";
 import { checkoutSource, type FetchMethod } from "./fetch.js";
 import type { SkillSource } from "./manifest.js";
+import { makeWorkFolder, removeStaleWorkFolders, removeTree } from "./work-folder.js";
 
 /** The file the server reads to show, in /health, which commit each pack came from. */
 const SOURCES_FILE = "sources.json";
@@ -23,7 +32,10 @@ export interface SourceRecord {
   readonly skills: number;
   /** When the pack was fetched, ISO 8601 UTC. */
   readonly fetchedAt: string;
-  /** What was not copied (symlinks leading out or into hidden folders), by path in the pack: the audit reports them. */
+  /**
+   * The symlinks not copied (leading out, into hidden folders or back up, or to a folder their link brought
+   * in already), by path in the pack: the audit reports them.
+   */
   readonly skipped: readonly { readonly path: string; readonly reason: string }[];
 }
 
@@ -48,6 +60,8 @@ export interface FetchPlan {
   readonly out: string;
   /** Absolute path of the folder of cached stores, kept between runs. */
   readonly cache: string | undefined;
+  /** The most files and bytes one source may bring. */
+  readonly limits: SourceLimits;
   readonly log: (line: string) => void;
   readonly now: () => Date;
 }
@@ -59,6 +73,7 @@ export interface FetchPlan {
 export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
   const previous = await readPreviousOutput(plan.out);
   await mkdir(path.dirname(plan.out), { recursive: true });
+  await removeStaleWorkFolders(plan.out, plan.log);
   const temp = await makeWorkFolder(plan.out);
   try {
     const build = path.join(temp, "out");
@@ -78,7 +93,7 @@ export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
     await swapIn(build, plan.out, path.join(temp, "previous"));
     return packs;
   } finally {
-    await rm(temp, { recursive: true, force: true });
+    await removeTree(temp);
   }
 }
 
@@ -92,7 +107,7 @@ async function fetchPack(
   const started = performance.now();
   const short = source.ref.slice(0, 7);
   const packDir = path.join(build, source.name);
-  const { method, skipped } = await fetchSourceInto(source, stores, workDir, packDir);
+  const { method, skipped } = await fetchSourceInto(source, stores, workDir, packDir, plan.limits);
   const skillFolders = await findSkillFolders(packDir);
   for (const { entry } of skipped) plan.log(`${source.name}: skipped ${entry.path}: ${entry.reason}`);
   for (const folder of skillFolders) {
@@ -129,17 +144,20 @@ async function fetchPack(
 
 /**
  * Checks `source` out at its ref (through the store in `stores`, in `workDir`) and copies it into
- * `packDir` as its pack; the checkout is removed either way. Says how it was fetched and what was left out.
+ * `packDir` as its pack, within `limits`; the checkout is removed either way. Says how it was fetched and
+ * what was left out.
  */
 export async function fetchSourceInto(
   source: SkillSource,
   stores: string,
   workDir: string,
   packDir: string,
+  limits: SourceLimits,
 ): Promise<{ method: FetchMethod; skipped: SkippedFile[] }> {
   const checkout = await checkoutSource(source, stores, workDir);
   try {
-    return { method: checkout.method, skipped: await copySource(source, checkout.dir, packDir) };
+    const skipped = await copySource(source, checkout.dir, packDir, new SourceBudget(limits));
+    return { method: checkout.method, skipped };
   } finally {
     await checkout.remove();
   }
@@ -156,24 +174,26 @@ export async function writeSources(
   await writeFile(path.join(dir, SOURCES_FILE), `${JSON.stringify({ sources: records }, null, 2)}\n`);
 }
 
-/** A temporary folder beside `out` (so that renames into `out` stay on one file system), for the caller to remove. */
-export function makeWorkFolder(out: string): Promise<string> {
-  return mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}-fetch-`));
-}
-
-/** What sources.json says of the files left out of a pack. */
+/** What sources.json says of the symlinks left out of a pack (the rest left out is only warned about). */
 export function skippedRecords(skipped: readonly SkippedFile[]): SourceRecord["skipped"] {
-  return skipped.map(({ inPack, entry }) => ({ path: inPack, reason: entry.reason }));
+  return skipped
+    .filter(({ entry }) => entry.symlink)
+    .map(({ inPack, entry }) => ({ path: inPack, reason: entry.reason }));
 }
 
 /**
  * Copies a checked-out source into `packDir` as its pack: `path` to the pack folder, each extra beside the
  * skills. Returns what was left out.
  */
-async function copySource(source: SkillSource, repoRoot: string, packDir: string): Promise<SkippedFile[]> {
+async function copySource(
+  source: SkillSource,
+  repoRoot: string,
+  packDir: string,
+  budget: SourceBudget,
+): Promise<SkippedFile[]> {
   const skipped: SkippedFile[] = [];
   const inPath = (entry: SkippedEntry) => ({ entry, inPack: path.posix.relative(source.path, entry.path) });
-  for (const entry of await copyPart(source, repoRoot, source.path, packDir, "path"))
+  for (const entry of await copyPart(source, repoRoot, source.path, packDir, "path", budget))
     skipped.push(inPath(entry));
   for (const extra of source.extras) {
     const destination = path.join(packDir, extra);
@@ -184,7 +204,7 @@ async function copySource(source: SkillSource, repoRoot: string, packDir: string
       );
     }
     // An extra keeps its repository path in the pack.
-    for (const entry of await copyPart(source, repoRoot, extra, destination, "extra")) {
+    for (const entry of await copyPart(source, repoRoot, extra, destination, "extra", budget)) {
       skipped.push({ entry, inPack: entry.path });
     }
   }
@@ -197,12 +217,15 @@ async function copyPart(
   relative: string,
   destination: string,
   key: "path" | "extra",
+  budget: SourceBudget,
 ): Promise<SkippedEntry[]> {
   try {
-    return await copyFromRepository(repoRoot, relative, destination, { allowFile: key === "extra" });
+    return await copyFromRepository(repoRoot, relative, destination, { allowFile: key === "extra", budget });
   } catch (error) {
     if (error instanceof CopyError)
       throw new SourceError(source.name, `${key} ${error.message} (${source.ref})`);
+    if (error instanceof SourceTooLargeError)
+      throw new SourceError(source.name, `${error.message} (${source.ref})`);
     throw error;
   }
 }

@@ -1,16 +1,17 @@
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { FetcherError } from "./errors.js";
 import type { SkillSource } from "./manifest.js";
 import {
+  type FetchPlan,
   fetchSourceInto,
-  makeWorkFolder,
   type SourceRecord,
   skippedRecords,
   writeSources,
 } from "./output.js";
 import type { Repin } from "./repin.js";
 import type { Review, ReviewedSource } from "./review-contract.js";
+import { makeWorkFolder, removeTree } from "./work-folder.js";
 
 /**
  * GitHub refuses pull request bodies over 65,536 characters. The review gets what the table of moved
@@ -25,7 +26,7 @@ const REVIEW_BUDGET = 52_000;
  */
 export async function reviewRepins(
   repins: readonly Repin[],
-  plan: { readonly out: string; readonly cache: string | undefined; readonly log: (line: string) => void },
+  plan: Pick<FetchPlan, "out" | "cache" | "limits" | "log">,
 ): Promise<Review> {
   const moved = repins.filter((repin) => repin.from !== repin.to);
   const temp = await makeWorkFolder(plan.out);
@@ -40,13 +41,14 @@ export async function reviewRepins(
       const old: SkillSource = { ...source, ref: from };
       try {
         const work = path.join(temp, "work", source.name);
-        const { skipped } = await fetchSourceInto(old, stores, work, path.join(before, source.name));
+        const into = path.join(before, source.name);
+        const { skipped } = await fetchSourceInto(old, stores, work, into, plan.limits);
         records.push({ name: source.name, ref: from, skipped: skippedRecords(skipped) });
         sources.push(reviewed);
       } catch (error) {
         if (!(error instanceof FetcherError)) throw error;
         plan.log(`${source.name}: warning: the review compares with nothing: ${error.message}`);
-        await rm(path.join(before, source.name), { recursive: true, force: true });
+        await removeTree(path.join(before, source.name));
         sources.push({ ...reviewed, missing: error.message });
       }
     }
@@ -57,6 +59,6 @@ export async function reviewRepins(
     // Awaited here, so that the old commits are removed only once the review has read them.
     return await reviewRepin({ before, after: plan.out, sources, budget: REVIEW_BUDGET });
   } finally {
-    await rm(temp, { recursive: true, force: true });
+    await removeTree(temp);
   }
 }

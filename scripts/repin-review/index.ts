@@ -4,8 +4,15 @@
  */
 
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { auditCatalog, type Finding } from "../../src/audit/index.js";
-import { CatalogError, compareText, loadCatalog, type Pack, type Skill } from "../../src/catalog/index.js";
+import type { Finding } from "../../src/audit/index.js";
+import {
+  CatalogError,
+  compareText,
+  type LoadedCatalog,
+  loadCatalog,
+  type Pack,
+  type Skill,
+} from "../../src/catalog/index.js";
 import { inspectCatalog } from "../../src/inspection/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
@@ -17,19 +24,16 @@ interface Folder {
   readonly packs: ReadonlyMap<string, Pack>;
   readonly sides: ReadonlyMap<string, PackSide>;
   readonly findings: readonly Finding[];
+  /** The skills a high finding makes unsafe, exactly as the server finds them at startup. */
+  readonly unsafe: ReadonlySet<Skill>;
   /** Why the server would refuse the folder. */
   readonly refused: string | undefined;
 }
 
 export async function reviewRepin(request: ReviewRequest): Promise<Review> {
-  const before = readFolder(request.before);
-  const after = readFolder(request.after);
-  // Unsafe exactly as the server finds them at startup (and check-skills reports them).
-  const { inspection } = await inspectCatalog(
-    request.sources.flatMap((source) => after.sides.get(source.name)?.skills ?? []),
-  );
-  const unsafe = new Set(inspection.unsafe().map(({ skill }) => skill));
-  const reviews = request.sources.map((source) => reviewSource(source, before, after, unsafe));
+  const before = await readFolder(request.before);
+  const after = await readFolder(request.after);
+  const reviews = request.sources.map((source) => reviewSource(source, before, after, after.unsafe));
   const moved = new Set(request.sources.map((source) => source.name));
   const packsBefore = [...after.packs.values()]
     .filter((pack) => !moved.has(pack.name))
@@ -93,28 +97,46 @@ function packOf(findingPath: string): string {
   return findingPath.split("/", 1)[0] ?? "";
 }
 
-function readFolder(dir: string): Folder {
+/** The folder loaded and audited by the inspection, which reads every file the server serves once. */
+async function readFolder(dir: string): Promise<Folder> {
+  let loaded: LoadedCatalog;
   try {
-    const { catalog } = loadCatalog(dir);
-    // Every file the server serves, by path in its pack, as the audit read it.
-    const files = new Map<string, Map<string, Buffer>>();
-    const { findings } = auditCatalog(catalog, dir, (served, bytes) => {
-      const own = files.get(served.pack) ?? new Map<string, Buffer>();
-      own.set(served.path.slice(served.pack.length + 1), bytes);
-      files.set(served.pack, own);
-    });
-    const sides = new Map<string, PackSide>();
-    for (const pack of catalog.everything.packs) {
-      sides.set(pack.name, {
-        skills: pack.skills,
-        packFiles: new Set(pack.files.keys()),
-        files: files.get(pack.name) ?? new Map(),
-      });
-    }
-    const packs = new Map(catalog.everything.packs.map((pack) => [pack.name, pack]));
-    return { packs, sides, findings, refused: undefined };
+    loaded = loadCatalog(dir);
   } catch (error) {
     if (!(error instanceof CatalogError)) throw error;
-    return { packs: new Map(), sides: new Map(), findings: [], refused: error.message };
+    const empty = { packs: new Map(), sides: new Map(), findings: [], unsafe: new Set<Skill>() };
+    return { ...empty, refused: error.message };
   }
+  const { catalog, frontmatters } = loaded;
+  // Every file the server serves, by path in its pack, as the audit read it.
+  const files = new Map<string, Map<string, Buffer>>();
+  const { inspection, audit } = await inspectCatalog(catalog, {
+    frontmatters,
+    audit: {
+      onRead: (served, bytes) => {
+        const own = files.get(served.pack) ?? new Map<string, Buffer>();
+        own.set(
+          served.path.slice(served.pack.length + 1),
+          Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+        );
+        files.set(served.pack, own);
+      },
+    },
+  });
+  const sides = new Map<string, PackSide>();
+  for (const pack of catalog.everything.packs) {
+    sides.set(pack.name, {
+      skills: pack.skills,
+      packFiles: new Set(pack.files.keys()),
+      files: files.get(pack.name) ?? new Map(),
+    });
+  }
+  const packs = new Map(catalog.everything.packs.map((pack) => [pack.name, pack]));
+  return {
+    packs,
+    sides,
+    findings: audit.findings,
+    unsafe: new Set(inspection.unsafe().map(({ skill }) => skill)),
+    refused: undefined,
+  };
 }

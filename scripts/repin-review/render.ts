@@ -1,13 +1,6 @@
-import {
-  countBySeverity,
-  type Finding,
-  findingsTable,
-  markdownCode,
-  markdownText,
-  unsafeLead,
-  visible,
-} from "../../src/audit/index.js";
+import { type Finding, visible } from "../../src/audit/index.js";
 import type { Skill } from "../../src/catalog/index.js";
+import { countBySeverity, findingsTable, markdownCode, markdownText, unsafeLead } from "../audit-markdown.js";
 import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
 import type { BodyChange, FileChange, PackChanges } from "./compare.js";
 import {

@@ -64,6 +64,10 @@ const BLACK_FLAG = 0x1f3f4;
 /** The tags of a subdivision flag: a region code (two letters, then one to four letters or digits), then a cancel tag. */
 const FLAG_TAG_CODE = "[\\u{E0061}-\\u{E007A}]{2}[\\u{E0061}-\\u{E007A}\\u{E0030}-\\u{E0039}]{1,4}\\u{E007F}";
 const FLAG_TAGS = new RegExp(`^${FLAG_TAG_CODE}$`, "u");
+/** The most tags a flag has (a longer run is none, and spread into arguments would overflow the stack). */
+const FLAG_TAGS_MAX = 7;
+/** How many characters of hidden text a finding reads out. */
+const READING = 120;
 const SUBDIVISION_FLAGS = new RegExp(`\\u{1F3F4}${FLAG_TAG_CODE}`, "gu");
 
 /** `text` with the tags of its subdivision flags taken out, their black flags left: what else it hides. */
@@ -94,8 +98,7 @@ export function mayHoldCharacterHits(text: string): boolean {
  * The hits of the character rules (tag characters, bidi controls, invisible characters, control
  * characters) in a text file's content, in order of offset.
  */
-export function characterHits(text: string): Hit[] {
-  const hits: Hit[] = [];
+export function* characterHits(text: string): Generator<Hit> {
   const candidates = new RegExp(CANDIDATES);
   const lineEndings = text.includes("\n");
   for (let match = candidates.exec(text); match !== null; match = candidates.exec(text)) {
@@ -104,48 +107,68 @@ export function characterHits(text: string): Hit[] {
     if (isTag(value)) {
       const run = runOf(text, offset, isTag);
       const hit = tagHit(text, offset, run);
-      if (hit) hits.push(hit);
+      if (hit) yield hit;
       candidates.lastIndex = run.end;
     } else if (isVariationSelector(value)) {
       const run = runOf(text, offset, isVariationSelector);
       const hit = variationHit(text, offset, run);
-      if (hit) hits.push(hit);
+      if (hit) yield hit;
       candidates.lastIndex = run.end;
     } else if (isInvisible(value)) {
       const run = runOf(text, offset, isInvisible);
       const hit = invisibleHit(text, offset, run);
-      if (hit) hits.push(hit);
+      if (hit) yield hit;
       candidates.lastIndex = run.end;
     } else if (isBidiControl(value)) {
-      hits.push({ rule: "bidi-control", offset, detail: describeCharacter(value) });
+      yield { rule: "bidi-control", offset, detail: describeCharacter(value) };
     } else {
       const detail = controlDetail(text, offset, value, lineEndings);
-      if (detail) hits.push({ rule: "control-character", offset, detail });
+      if (detail) yield { rule: "control-character", offset, detail };
     }
   }
-  return hits;
 }
 
+/**
+ * A run of characters of one kind. Only its first few are kept: a run may be millions of characters long,
+ * and whatever else a finding tells of it is read from the text again.
+ */
 interface Run {
-  readonly values: readonly number[];
+  /** The first {@link RUN_HEAD} code points. */
+  readonly head: readonly number[];
+  /** How many code points. */
+  readonly length: number;
   /** Offset just past the run. */
   readonly end: number;
 }
 
+/** Enough to list a run's first six, and to tell a flag's tags (at most seven). */
+const RUN_HEAD = 8;
+
 function runOf(text: string, start: number, belongs: (value: number) => boolean): Run {
-  const values: number[] = [];
+  const head: number[] = [];
+  let length = 0;
   let end = start;
   for (let value = text.codePointAt(end); value !== undefined && belongs(value); ) {
-    values.push(value);
+    if (head.length < RUN_HEAD) head.push(value);
+    length++;
     end += width(value);
     value = text.codePointAt(end);
   }
-  return { values, end };
+  return { head, length, end };
 }
 
-function listed(values: readonly number[], shown = 6): string {
-  const names = values.slice(0, shown).map(codePoint).join(" ");
-  return values.length > shown ? `${names} …` : names;
+/** The code points of `text` from `start` to `end`. */
+function* codePoints(text: string, start: number, end: number): Generator<number> {
+  for (let index = start; index < end; ) {
+    const value = text.codePointAt(index) ?? 0;
+    yield value;
+    index += width(value);
+  }
+}
+
+function listed(run: Run, shown = 6): string {
+  const names = run.head.slice(0, shown).map(codePoint).join(" ");
+  return run.length > shown ? `${names} …` : names;
 }
 
 /**
@@ -154,17 +177,21 @@ function listed(values: readonly number[], shown = 6): string {
  */
 function tagHit(text: string, offset: number, run: Run): Hit | undefined {
   const isFlag =
-    codePointBefore(text, offset) === BLACK_FLAG && FLAG_TAGS.test(String.fromCodePoint(...run.values));
+    codePointBefore(text, offset) === BLACK_FLAG &&
+    run.length <= FLAG_TAGS_MAX &&
+    FLAG_TAGS.test(String.fromCodePoint(...run.head));
   if (isFlag) return undefined;
-  const spelled = run.values
-    .filter((value) => value >= 0xe0020 && value <= 0xe007e)
-    .map((value) => String.fromCharCode(value - 0xe0000))
-    .join("");
-  const reading = spelled === "" ? "" : `, invisible text reading ${JSON.stringify(excerpt(spelled, 120))}`;
+  let spelled = "";
+  for (const value of codePoints(text, offset, run.end)) {
+    if (value >= 0xe0020 && value <= 0xe007e) spelled += String.fromCharCode(value - 0xe0000);
+    if (spelled.length > READING) break;
+  }
+  const reading =
+    spelled === "" ? "" : `, invisible text reading ${JSON.stringify(excerpt(spelled, READING))}`;
   return {
     rule: "tag-characters",
     offset,
-    detail: `${run.values.length} tag character${run.values.length === 1 ? "" : "s"} (${listed(run.values)})${reading}`,
+    detail: `${run.length} tag character${run.length === 1 ? "" : "s"} (${listed(run)})${reading}`,
   };
 }
 
@@ -190,18 +217,42 @@ export function selectsGlyph(text: string, offset: number): boolean {
 function variationHit(text: string, offset: number, run: Run): Hit | undefined {
   if (selectsGlyph(text, offset)) return undefined;
   const base = codePointBefore(text, offset);
-  const bytes = run.values.map((value) => (value >= 0xe0100 ? value - 0xe0100 + 16 : value - 0xfe00));
-  const decoded = new TextDecoder().decode(new Uint8Array(bytes));
-  const reading = /^[\x20-\x7e\n\t]{4,}$/.test(decoded)
-    ? `, carrying text that reads ${JSON.stringify(excerpt(decoded, 120))}`
-    : "";
+  const carried = carriedText(text, offset, run);
+  const reading = carried === undefined ? "" : `, carrying text that reads ${JSON.stringify(carried)}`;
   const after = base === undefined ? "at the start" : `after ${codePoint(base)}`;
-  const count = run.values.length === 1 ? "a variation selector" : `${run.values.length} variation selectors`;
+  const count = run.length === 1 ? "a variation selector" : `${run.length} variation selectors`;
   return {
     rule: "invisible-character",
     offset,
-    detail: `${count} ${after} that select no glyph (${listed(run.values)})${reading}`,
+    detail: `${count} ${after} that select no glyph (${listed(run)})${reading}`,
   };
+}
+
+/**
+ * The text a run of variation selectors spells, one byte each (see {@link byteOf}), cut to
+ * {@link READING} characters, when it decodes as UTF-8 to four or more printable ASCII characters, tabs
+ * and line feeds. Those bytes decode to themselves and any other to something else, so the bytes are
+ * looked at one by one rather than decoded whole; a leading UTF-8 byte order mark decodes to nothing.
+ */
+function carriedText(text: string, offset: number, run: Run): string | undefined {
+  const bom = UTF8_BOM.every((byte, index) => byteOf(run.head[index] ?? 0) === byte);
+  let carried = "";
+  let length = 0;
+  // The three selectors of a byte order mark are VS17 and up, two UTF-16 units each.
+  for (const value of codePoints(text, bom ? offset + 6 : offset, run.end)) {
+    const byte = byteOf(value);
+    if ((byte < 0x20 || byte > 0x7e) && byte !== 0x0a && byte !== 0x09) return undefined;
+    if (carried.length <= READING) carried += String.fromCharCode(byte);
+    length++;
+  }
+  return length < 4 ? undefined : excerpt(carried, READING);
+}
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+
+/** The byte a variation selector stands for: VS1–VS16 are 0–15, VS17–VS256 16–255. */
+function byteOf(selector: number): number {
+  return selector >= 0xe0100 ? selector - 0xe0100 + 16 : selector - 0xfe00;
 }
 
 /**
@@ -210,23 +261,22 @@ function variationHit(text: string, offset: number, run: Run): Hit | undefined {
  * Arabic or Indic words, and word breaks in Thai or Japanese are how those texts are written.
  */
 function invisibleHit(text: string, offset: number, run: Run): Hit | undefined {
-  if (offset === 0 && run.values[0] === 0xfeff) {
-    if (run.values.length === 1) return undefined;
-    return invisibleHit(text, 1, { values: run.values.slice(1), end: run.end });
+  if (offset === 0 && run.head[0] === 0xfeff) {
+    if (run.length === 1) return undefined;
+    return invisibleHit(text, 1, runOf(text, 1, isInvisible));
   }
   const before = codePointBefore(text, offset);
   const after = text.codePointAt(run.end);
   const sides = [before, after].map((value) => (value === undefined ? "" : String.fromCodePoint(value)));
-  if (run.values.length < PAYLOAD_RUN) {
-    if (run.values.every((value) => value === ZWJ) && joinsEmoji(text, offset, after)) return undefined;
+  if (run.length < PAYLOAD_RUN) {
+    if (run.head.every((value) => value === ZWJ) && joinsEmoji(text, offset, after)) return undefined;
     if (!sides.some((side) => PLAIN_WORD.test(side))) return undefined;
     if (sides.some((side) => JOINING_WORD.test(side))) return undefined;
   }
-  const names = [...new Set(run.values)].map(describeCharacter).join(", ");
-  const count = run.values.length === 1 ? "" : `${run.values.length} × `;
+  const names = [...new Set(codePoints(text, offset, run.end))].map(describeCharacter).join(", ");
+  const count = run.length === 1 ? "" : `${run.length} × `;
   const inside = sides.every((side) => PLAIN_WORD.test(side));
-  const where =
-    run.values.length >= PAYLOAD_RUN ? "in a row" : inside ? "inside a word" : "at the edge of a word";
+  const where = run.length >= PAYLOAD_RUN ? "in a row" : inside ? "inside a word" : "at the edge of a word";
   return { rule: "invisible-character", offset, detail: `${count}${names} ${where}` };
 }
 

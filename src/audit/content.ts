@@ -1,4 +1,5 @@
 import type { Hit } from "./rules.js";
+import { indexOf, isSpace, NOWHERE, type Steps, searchForward } from "./scan.js";
 import { excerpt, visible } from "./text.js";
 
 const DOWNLOADER =
@@ -10,9 +11,13 @@ const SHELL = /^(?:ba|z|da|k|fi|a|c|tc)?sh$|^pwsh$|^powershell(?:\.exe)?$/i;
 const INTERPRETER = /^(?:python[\d.]*|perl|ruby|node|php)$/i;
 const INTERPRETER_PROGRAM = /^-[a-zA-Z]*[cmeEnpr]|^--(?:eval|print)\b/;
 const SHELL_PROGRAM = /^-[a-zA-Z]*c$|^-(?:Command|File)$/i;
-/** `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`, `iex (iwr …)`, `iex ((New-Object Net.WebClient)…)`. */
+/**
+ * `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`, `iex (iwr …)`, `iex ((New-Object Net.WebClient)…)`.
+ * Between `iex` and the download: white space and up to two `(`, at least one of either, matched one way
+ * only (`\s*[(\s]\s*\(?\s*` matched it in cubically many ways, and `iex` and many spaces stalled the audit).
+ */
 const RUN_DOWNLOAD =
-  /(?:\b(?:(?:ba|z|da|k)?sh|source)\s+<\(|(?:^|[\s;&|(])\.\s+<\(|\b(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+["']?(?:\$\(|`))\s*(?:curl|wget)\b|\b(?:iex|Invoke-Expression)\b\s*[(\s]\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
+  /(?:\b(?:(?:ba|z|da|k)?sh|source)\s+<\(|(?:^|[\s;&|(])\.\s+<\(|\b(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+["']?(?:\$\(|`))\s*(?:curl|wget)\b|\b(?:iex|Invoke-Expression)\b(?=[(\s])\s*(?:\(\s*){0,2}(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
 
 /**
  * A download run as code: piped into a shell or into an interpreter that reads its program from standard
@@ -20,8 +25,7 @@ const RUN_DOWNLOAD =
  * on the day runs with the user's rights, and no review of the skill saw it. `curl -o file` and a
  * download piped into `jq`, `tar` or `python -m json.tool` read data and are not flagged.
  */
-export function pipeToShellHits(text: string): Hit[] {
-  const hits: Hit[] = [];
+export function* pipeToShellHits(text: string): Generator<Hit> {
   let done = -1;
   for (const match of text.matchAll(DOWNLOADERS)) {
     if (match.index < done) continue;
@@ -29,14 +33,13 @@ export function pipeToShellHits(text: string): Hit[] {
     done = end;
     const runner = RUN_DOWNLOAD.test(command) ? "run as code" : pipedInto(command);
     if (runner !== undefined) {
-      hits.push({
+      yield {
         rule: "pipe-to-shell",
         offset,
         detail: `a download ${runner}: ${JSON.stringify(visible(excerpt(command.trim(), 160)))}`,
-      });
+      };
     }
   }
-  return hits;
 }
 
 /**
@@ -48,41 +51,73 @@ function commandAround(text: string, index: number): { command: string; offset: 
   while (offset > 0 && /\\\r?\n$/.test(text.slice(Math.max(0, offset - 3), offset))) {
     offset = text.lastIndexOf("\n", offset - 2) + 1;
   }
-  const lines: string[] = [];
-  for (let start = offset; ; ) {
+  let end = offset;
+  for (let start = offset; ; start = end + 1) {
     const newline = text.indexOf("\n", start);
-    const end = newline === -1 ? text.length : newline;
-    const line = text.slice(start, end).replace(/\r$/, "");
-    if (!line.endsWith("\\") || newline === -1) {
-      lines.push(line);
-      return { command: lines.join(" "), offset, end };
-    }
-    lines.push(line.slice(0, -1));
-    start = end + 1;
+    end = newline === -1 ? text.length : newline;
+    const last = end - 1 >= start && text[end - 1] === "\r" ? end - 2 : end - 1;
+    if (newline === -1 || last < start || text[last] !== "\\") break;
   }
+  const command = joinContinued(text, offset, end);
+  return { command: command.endsWith("\r") ? command.slice(0, -1) : command, offset, end };
 }
+
+/**
+ * The text from `start` to `end` (lines continued with a trailing backslash) with each backslash and the
+ * line break after it read as one space. Built in a buffer: a file of millions of continued lines made a
+ * regular expression's replacement hold hundreds of megabytes.
+ */
+function joinContinued(text: string, start: number, end: number): string {
+  const newline = text.indexOf("\n", start);
+  if (newline === -1 || newline >= end) return text.slice(start, end);
+  const units = new Uint16Array(end - start);
+  let length = 0;
+  for (let index = start; index < end; index++) {
+    const code = text.charCodeAt(index);
+    const breakAt = code === 0x5c && text.charCodeAt(index + 1) === 0x0d ? index + 2 : index + 1;
+    if (code === 0x5c && breakAt < end && text.charCodeAt(breakAt) === 0x0a) {
+      units[length++] = 0x20;
+      index = breakAt;
+    } else {
+      units[length++] = code;
+    }
+  }
+  const parts: string[] = [];
+  for (let from = 0; from < length; from += CHUNK) {
+    parts.push(String.fromCharCode(...units.subarray(from, Math.min(length, from + CHUNK))));
+  }
+  return parts.join("");
+}
+
+/** Characters turned into a string at once: few enough to pass as arguments. */
+const CHUNK = 8192;
 
 /** `piped into sh`, when a pipe after the download leads into something that runs what it reads. */
 function pipedInto(command: string): string | undefined {
   const download = DOWNLOADER.exec(command);
   if (download === null) return undefined;
-  const stages = command
-    .slice(download.index)
-    .split(/(?<!\|)\|(?![|&])/)
-    .slice(1);
-  for (const stage of stages) {
-    const words = (stage.split(/[;&<>]|\s\d>/)[0] ?? "")
-      .trim()
-      .replace(/^(?:sudo(?:\s+-\S+)*\s+|env(?:\s+\w+=\S*)*\s+)+/, "")
-      .split(/[\s)]+/)
-      .filter((word) => word !== "");
-    const [program = "", ...args] = words;
-    const name = program.replace(/^["'`]+|["'`]+$/g, "").replace(/^.*\//, "");
+  for (const stage of pipedStages(command, download.index)) {
+    const cut = stage.search(/[;&<>]|\s\d>/);
+    const run = cut === -1 ? stage : stage.slice(0, cut);
+    const words = run.slice(programStart(run)).matchAll(/[^\s)]+/g);
+    const program = words.next();
+    const name = program.done ? "" : unquoted(program.value[0]).replace(/^.*\//, "");
     if (/^(?:iex|Invoke-Expression)$/i.test(name)) return `piped into ${name}`;
     const gives = SHELL.test(name) ? SHELL_PROGRAM : INTERPRETER.test(name) ? INTERPRETER_PROGRAM : undefined;
-    if (gives !== undefined && readsProgram(args, gives)) return `piped into ${name}`;
+    if (gives !== undefined && readsProgram(words, gives)) return `piped into ${name}`;
   }
   return undefined;
+}
+
+/** The stages of the pipeline in `command` that `|`s after `from` feed, one at a time. */
+function* pipedStages(command: string, from: number): Generator<string> {
+  const pipes = /(?<!\|)\|(?![|&])/g;
+  pipes.lastIndex = from;
+  for (let pipe = pipes.exec(command); pipe !== null; ) {
+    const start = pipe.index + 1;
+    pipe = pipes.exec(command);
+    yield command.slice(start, pipe === null ? command.length : pipe.index);
+  }
 }
 
 /**
@@ -90,8 +125,9 @@ function pipedInto(command: string): string | undefined {
  * program (`-c`, `-m json.tool`) or an argument names a script file; `-`, `-s` and `--` say "stdin, and
  * what follows are its arguments".
  */
-function readsProgram(args: readonly string[], givesProgram: RegExp): boolean {
-  for (const arg of args.map((word) => word.replace(/^["'`]+|["'`]+$/g, ""))) {
+function readsProgram(args: Iterable<RegExpMatchArray>, givesProgram: RegExp): boolean {
+  for (const [word] of args) {
+    const arg = unquoted(word);
     if (arg === "-" || arg === "-s" || arg === "--") return true;
     if (givesProgram.test(arg) || !arg.startsWith("-")) return false;
   }
@@ -99,33 +135,76 @@ function readsProgram(args: readonly string[], givesProgram: RegExp): boolean {
 }
 
 /**
+ * Where the program of a pipeline stage starts: past the `sudo` (with its flags) and `env` (with its
+ * assignments) that lead it. A last word always stays, as the program or as what `sudo` runs.
+ */
+function programStart(stage: string): number {
+  for (let word = wordAt(stage, 0); word !== undefined; ) {
+    const length = word.end - word.start;
+    const lead = length === 4 && stage.startsWith("sudo", word.start) ? isFlag : undefined;
+    const takes = lead ?? (length === 3 && stage.startsWith("env", word.start) ? isAssignment : undefined);
+    let next = takes === undefined ? undefined : wordAt(stage, word.end);
+    if (takes === undefined || next === undefined) return word.start;
+    let after = wordAt(stage, next.end);
+    while (after !== undefined && takes(stage.slice(next.start, next.end))) {
+      next = after;
+      after = wordAt(stage, next.end);
+    }
+    word = next;
+  }
+  return stage.length;
+}
+
+/** The first word (a run of characters other than white space) at or after `from`. */
+function wordAt(text: string, from: number): { start: number; end: number } | undefined {
+  let start = from;
+  while (start < text.length && isSpace(text.charCodeAt(start))) start++;
+  if (start === text.length) return undefined;
+  let end = start + 1;
+  while (end < text.length && !isSpace(text.charCodeAt(end))) end++;
+  return { start, end };
+}
+
+const isFlag = (word: string) => word.length > 1 && word.startsWith("-");
+const isAssignment = (word: string) => /^\w+=/.test(word);
+
+/** `word` without the quotes around it (any number of `"`, `'` and backticks at either end). */
+function unquoted(word: string): string {
+  const isQuote = (index: number) => word[index] === '"' || word[index] === "'" || word[index] === "`";
+  let start = 0;
+  let end = word.length;
+  while (start < end && isQuote(start)) start++;
+  while (end > start && isQuote(end - 1)) end--;
+  return word.slice(start, end);
+}
+
+/**
  * HTML comments outside code: a rendered SKILL.md does not show them, but a model reads them. Comments
  * shown inside fenced code blocks or code spans are examples a reader sees.
  */
-export function htmlCommentHits(text: string): Hit[] {
-  if (!text.includes("<!--")) return [];
-  const hits: Hit[] = [];
+export function* htmlCommentHits(text: string): Generator<Hit> {
+  if (!text.includes("<!--")) return;
   let fence: string | undefined;
   let offset = 0;
   while (offset < text.length) {
     const end = text.indexOf("\n", offset);
     const lineEnd = end === -1 ? text.length : end;
     const line = text.slice(offset, lineEnd);
-    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    const marker = fenceMarker(line);
     if (fence !== undefined) {
       if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
     } else if (marker !== undefined) {
       fence = marker;
     } else {
-      const opened = withoutCodeSpans(line).indexOf("<!--");
+      const opened = commentOutsideCode(line);
       if (opened !== -1) {
         const close = text.indexOf("-->", offset + opened + 4);
         const inside = text.slice(offset + opened + 4, close === -1 ? text.length : close);
-        hits.push({
+        yield {
           rule: "html-comment",
           offset: offset + opened,
-          detail: `hidden from the rendered view: ${JSON.stringify(visible(excerpt(inside.replace(/\s+/g, " ").trim(), 120)))}`,
-        });
+          detail: `hidden from the rendered view: ${JSON.stringify(visible(collapsedStart(inside, 120)))}`,
+        };
         const resume = close === -1 ? text.length : text.indexOf("\n", close);
         offset = resume === -1 ? text.length : resume + 1;
         continue;
@@ -133,161 +212,123 @@ export function htmlCommentHits(text: string): Hit[] {
     }
     offset = lineEnd + 1;
   }
-  return hits;
-}
-
-/** The line with code spans blanked out, keeping every offset where it was. */
-function withoutCodeSpans(line: string): string {
-  return line.replace(/(`+)[^`][\s\S]*?\1/g, (span) => " ".repeat(span.length));
 }
 
 /**
- * Runs of base64 or hex characters; the lookbehind starts a match only where a run starts, so a file
- * costs one pass whatever its runs' lengths.
+ * The first `length` characters of `text` with its white space collapsed to single spaces and trimmed,
+ * and an ellipsis when there are more: `excerpt(text.replace(/\s+/g, " ").trim(), length)`, reading only
+ * as far as it keeps (an unclosed comment runs to the end of the file).
  */
-const MIN_BLOB = 1024;
-const ENCODED_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{1024,}={0,2}/g;
-const HEX = /^[0-9a-fA-F]+$/;
-/** Magic numbers of images and fonts: a blob that decodes to one is an embedded picture, not hidden text. */
-const MEDIA_MAGIC = [
-  [0x89, 0x50, 0x4e, 0x47],
-  [0xff, 0xd8, 0xff],
-  [0x47, 0x49, 0x46, 0x38],
-  [0x52, 0x49, 0x46, 0x46],
-  [0x77, 0x4f, 0x46, 0x46],
-  [0x77, 0x4f, 0x46, 0x32],
-  [0x00, 0x01, 0x00, 0x00],
-  [0x4f, 0x54, 0x54, 0x4f],
-] as const;
-
-/**
- * Base64 or hex of 1 KiB or more: text nobody reviews, which a script may decode and run. A run that
- * decodes to an image or a font (a `data:` URI in HTML, a notebook's output) is a picture, and a run
- * without the variety of encoded data (a row of dashes) is not a blob.
- */
-export function encodedBlobHits(text: string): Hit[] {
-  const hits: Hit[] = [];
-  for (const { line, offset } of longLines(text, MIN_BLOB)) {
-    for (const match of line.matchAll(ENCODED_RUN)) {
-      const hit = blobHit(match[0], offset + match.index);
-      if (hit) hits.push(hit);
+function collapsedStart(text: string, length: number): string {
+  let kept = "";
+  let count = 0;
+  let space = false;
+  for (const character of text) {
+    if (character.length === 1 && isSpace(character.charCodeAt(0))) {
+      if (count > 0) space = true;
+      continue;
     }
+    for (const next of space ? [" ", character] : [character]) {
+      if (count === length) return `${kept}…`;
+      kept += next;
+      count++;
+    }
+    space = false;
   }
-  return hits;
+  return kept;
 }
 
-/** Lines of `length` characters or more: a blob holds no line break, and most files hold no such line. */
-function* longLines(text: string, length: number): Generator<{ line: string; offset: number }> {
-  for (let start = 0; start + length <= text.length; ) {
-    const newline = text.indexOf("\n", start);
-    const end = newline === -1 ? text.length : newline;
-    if (end - start >= length) yield { line: text.slice(start, end), offset: start };
-    start = end + 1;
+/**
+ * The run of three or more backticks or tildes that opens or closes a fenced code block, after at most
+ * three spaces (what `^\s{0,3}(`{3,}|~{3,})` captures, without its backtracking stack on a long run).
+ */
+function fenceMarker(line: string): string | undefined {
+  let start = 0;
+  while (start < 3 && isSpace(line.charCodeAt(start))) start++;
+  const mark = line[start];
+  if (mark !== "`" && mark !== "~") return undefined;
+  let end = start;
+  while (line[end] === mark) end++;
+  return end - start >= 3 ? line.slice(start, end) : undefined;
+}
+
+/**
+ * Where the first `<!--` of `line` outside its code spans starts, or -1. Code spans are what
+ * `/(`+)[^`][\s\S]*?\1/g` matches (see {@link codeSpans}); a `<!--` that a span covers even in part does
+ * not count.
+ */
+export function commentOutsideCode(line: string, steps?: Steps): number {
+  const commentAfter = searchForward((from) => indexOf(line, "<!--", from, steps));
+  let from = 0;
+  for (const span of codeSpans(line, steps)) {
+    const comment = commentAfter(from);
+    if (comment === NOWHERE) return -1;
+    if (comment + 4 <= span.start) return comment;
+    from = span.end;
+  }
+  const comment = commentAfter(from);
+  return comment === NOWHERE ? -1 : comment;
+}
+
+/**
+ * The code spans of `line`, in order: what `/(`+)[^`][\s\S]*?\1/g` matches, found in one pass (that
+ * regular expression took quadratic time on a long run of backticks that nothing closes). A run of
+ * backticks followed by something opens a span that the first later run at least as long closes; when no
+ * later run is as long as the whole opening run, the span starts further into it, at as many backticks
+ * as the longest later run.
+ */
+export function* codeSpans(line: string, steps?: Steps): Generator<{ start: number; end: number }> {
+  const longestAfter = longestRunAfter(line, steps);
+  const runs = backtickRuns(line, steps);
+  let from = 0;
+  for (let run = runs.next(); !run.done; ) {
+    const { start, end } = run.value;
+    if (end === line.length) return;
+    const length = Math.min(end - Math.max(start, from), longestAfter(end));
+    if (length === 0) {
+      run = runs.next();
+      continue;
+    }
+    let closing = runs.next();
+    while (!closing.done && closing.value.end - closing.value.start < length) closing = runs.next();
+    if (closing.done) return;
+    yield { start: end - length, end: closing.value.start + length };
+    from = closing.value.start + length;
+    // The closing run goes on where the span ends when it is longer: the rest may open another span.
+    run = closing;
   }
 }
 
-function blobHit(run: string, offset: number): Hit | undefined {
-  const kind = HEX.test(run) ? "hex" : isBase64Like(run) ? "base64" : undefined;
-  if (kind === undefined || (kind === "base64" && decodesToMedia(run))) return undefined;
-  const bytes = kind === "hex" ? run.length / 2 : Math.floor((run.replace(/=+$/, "").length * 3) / 4);
-  const preview = kind === "base64" ? readableStart(run) : "";
-  return {
-    rule: "encoded-blob",
-    offset,
-    detail: `${run.length.toLocaleString("en-US")} characters of ${kind} (${kibibytes(bytes)} decoded)${preview}`,
+/**
+ * The length of the longest run of backticks of `line` that starts after a position, for positions that
+ * only grow. It keeps one entry per length of run, of which a line has few: lengths 1, 2, 3… add up.
+ */
+function longestRunAfter(line: string, steps?: Steps): (position: number) => number {
+  const lastOfLength = new Map<number, number>();
+  for (const { start, end } of backtickRuns(line, steps)) lastOfLength.set(end - start, start);
+  const longestFirst = [...lastOfLength].sort(([a], [b]) => b - a);
+  // reaches[k]: where the last run at least as long as the k-th longest starts.
+  let latest = -1;
+  const reaches = longestFirst.map(([, start]) => {
+    latest = Math.max(latest, start);
+    return latest;
+  });
+  let k = 0;
+  return (position) => {
+    while (k < longestFirst.length && (reaches[k] ?? 0) <= position) k++;
+    if (steps) steps.count += 1;
+    return longestFirst[k]?.[0] ?? 0;
   };
 }
 
-function isBase64Like(run: string): boolean {
-  return /[A-Z]/.test(run) && /[a-z]/.test(run) && /[0-9]/.test(run) && new Set(run).size >= 10;
-}
-
-function decodeStart(run: string, characters: number): Buffer {
-  return Buffer.from(run.slice(0, characters).replace(/-/g, "+").replace(/_/g, "/"), "base64");
-}
-
-function decodesToMedia(run: string): boolean {
-  const start = decodeStart(run, 16);
-  return MEDIA_MAGIC.some((magic) => magic.every((byte, index) => start[index] === byte));
-}
-
-/** `, decoding to "…"` when the blob starts with readable text: what a reviewer most wants to see. */
-function readableStart(run: string): string {
-  const text = decodeStart(run, 160).toString("latin1");
-  return /^[\x20-\x7e\t\n\r]{16,}$/.test(text) ? `, decoding to ${JSON.stringify(excerpt(text, 100))}` : "";
-}
-
-function kibibytes(bytes: number): string {
-  return `${(bytes / 1024).toFixed(1)} KiB`;
-}
-
-const MARKDOWN_LINK =
-  /\[([^\]\n]{1,300})\]\(\s*<?(https?:\/\/[^\s)>]+)>?(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)/gi;
-const HTML_LINK = /<a\s[^>]*?href\s*=\s*["']?(https?:\/\/[^"'\s>]+)["']?[^>]*>([\s\S]{1,300}?)<\/a\s*>/gi;
-/** Link text that is a whole address: a scheme or `www.`, else a host with one of the common endings. */
-const SHOWN_ADDRESS = /^(?:(https?):\/\/)?((?:[\p{L}\p{N}-]+\.)+[\p{L}]{2,})(?::\d+)?(?:[/?#]\S*)?$/iu;
-/**
- * Endings that make bare link text an address (`example.com`); others (`.md`, `.py`, `.sh`) are more
- * often file names than hosts.
- */
-const COMMON_ENDINGS = new Set(["com", "org", "net", "io", "dev", "ai", "app", "co", "gov", "edu", "info"]);
-
-/**
- * Links whose text shows one host and whose target is another: the reader trusts what is shown, the agent
- * follows the target. A subdomain of the host shown (`docs.` of `example.com`, or `www.`) is the same site.
- */
-export function deceptiveLinkHits(text: string): Hit[] {
-  if (!text.includes("](http") && !/href/i.test(text)) return [];
-  const hits: Hit[] = [];
-  const links = [
-    ...[...text.matchAll(MARKDOWN_LINK)].map((match) => ({
-      shown: match[1],
-      target: match[2],
-      offset: match.index,
-    })),
-    ...[...text.matchAll(HTML_LINK)].map((match) => ({
-      shown: match[2],
-      target: match[1],
-      offset: match.index,
-    })),
-  ].sort((a, b) => a.offset - b.offset);
-  for (const { shown = "", target = "", offset } of links) {
-    if (text[offset - 1] === "!") continue;
-    const shownHost = hostShown(shown);
-    const targetHost = hostOf(target);
-    if (shownHost === undefined || targetHost === undefined || sameSite(shownHost, targetHost)) continue;
-    hits.push({
-      rule: "deceptive-link",
-      offset,
-      detail: `link text shows ${visible(shownHost)} but the link goes to ${visible(targetHost)}`,
-    });
+/** The runs of backticks of `line`, in order. */
+function* backtickRuns(line: string, steps?: Steps): Generator<{ start: number; end: number }> {
+  let start = line.indexOf("`");
+  while (start !== -1) {
+    let end = start;
+    while (line.charCodeAt(end) === 0x60) end++;
+    yield { start, end };
+    start = line.indexOf("`", end);
   }
-  return hits;
-}
-
-function hostShown(shown: string): string | undefined {
-  const plain = shown
-    .replace(/<[^>]*>/g, "")
-    .replace(/[`*_]/g, "")
-    .trim();
-  const match = SHOWN_ADDRESS.exec(plain);
-  const host = match?.[2];
-  if (match === null || host === undefined) return undefined;
-  const ending = host.slice(host.lastIndexOf(".") + 1).toLowerCase();
-  if (match[1] === undefined && !/^www\./i.test(host) && !COMMON_ENDINGS.has(ending)) return undefined;
-  return hostOf(`http://${host}`);
-}
-
-function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
-}
-
-function sameSite(a: string, b: string): boolean {
-  const bare = (host: string) => host.replace(/^www\./, "");
-  const [x, y] = [bare(a), bare(b)];
-  return x === y || x.endsWith(`.${y}`) || y.endsWith(`.${x}`);
+  if (steps) steps.count += line.length + 1;
 }

@@ -1,6 +1,8 @@
-import { describeBytes, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
+import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
+import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
-import { deceptiveLinkHits, encodedBlobHits, htmlCommentHits, pipeToShellHits } from "./content.js";
+import { htmlCommentHits, pipeToShellHits } from "./content.js";
+import { deceptiveLinkHits } from "./links.js";
 import { type Finding, finding, type Hit, type RuleId } from "./rules.js";
 import { LineCounter } from "./text.js";
 
@@ -43,74 +45,107 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
         path,
         0,
         "binary-file",
-        `binary, ${sizeOf(bytes.length)}: agents get a description, not its content`,
+        `binary, ${formatSize(bytes.length)}: agents get a description, not its content`,
       ),
     );
   }
   if (bytes.length > MAX_FILE_BYTES) {
-    const served = text === undefined ? "" : ": agents get its first 256 KiB";
-    findings.push(finding(path, 0, "large-file", `${sizeOf(bytes.length)}${served}`));
+    const served = text === undefined ? "" : `: agents get its first ${MAX_FILE_BYTES / 1024} KiB`;
+    findings.push(finding(path, 0, "large-file", `${formatSize(bytes.length)}${served}`));
   }
-  if (text !== undefined) findings.push(...linesOf(path, text, textHits(path, text)));
+  if (text !== undefined) findings.push(...textFindings(path, text));
   return findings;
-}
-
-function textHits(path: string, text: string): Hit[] {
-  const hits: Hit[] = mayHoldCharacterHits(text) ? characterHits(text) : [];
-  hits.push(...pipeToShellHits(text), ...encodedBlobHits(text), ...deceptiveLinkHits(text));
-  if (MARKDOWN.test(path)) hits.push(...htmlCommentHits(text));
-  return hits.sort((a, b) => a.offset - b.offset);
 }
 
 /**
- * One finding per rule and line (its hits' details joined, a repeated one counted), at most {@link FINDINGS_PER_RULE}
- * lines per rule, then one finding that counts the lines left.
+ * The findings of the text rules, in the order of the hits that opened them (by offset; at one offset, in
+ * the order the rules run). Each rule's hits are taken as it finds them, in order of offset, and only
+ * what the findings show is kept: a file with millions of hits costs no more memory than one with a few.
  */
-function linesOf(path: string, text: string, hits: readonly Hit[]): Finding[] {
+function textFindings(path: string, text: string): Finding[] {
+  const rules: Iterable<Hit>[] = [
+    mayHoldCharacterHits(text) ? characterHits(text) : [],
+    pipeToShellHits(text),
+    encodedBlobHits(text),
+    deceptiveLinkHits(text),
+    MARKDOWN.test(path) ? htmlCommentHits(text) : [],
+  ];
   const lines = new LineCounter(text);
-  const byLine = new Map<string, { rule: RuleId; line: number; details: Map<string, number> }>();
-  const linesPerRule = new Map<RuleId, number>();
-  const more = new Map<RuleId, { line: number; lines: Set<number> }>();
-  for (const hit of hits) {
-    const line = lines.lineAt(hit.offset);
-    const key = `${hit.rule}\n${line}`;
-    const same = byLine.get(key);
-    if (same) {
-      same.details.set(hit.detail, (same.details.get(hit.detail) ?? 0) + 1);
-      continue;
+  const byRule = new Map<RuleId, RuleLines>();
+  rules.forEach((hits, order) => {
+    for (const hit of hits) {
+      const line = lines.lineAt(hit.offset);
+      const state = byRule.get(hit.rule) ?? { listed: new Map(), more: undefined };
+      byRule.set(hit.rule, state);
+      addHit(state, hit, line, order);
     }
-    const counted = linesPerRule.get(hit.rule) ?? 0;
-    if (counted >= FINDINGS_PER_RULE) {
-      const rest = more.get(hit.rule) ?? { line, lines: new Set<number>() };
-      rest.lines.add(line);
-      more.set(hit.rule, rest);
-      continue;
-    }
-    linesPerRule.set(hit.rule, counted + 1);
-    byLine.set(key, { rule: hit.rule, line, details: new Map([[hit.detail, 1]]) });
+  });
+  const first = (a: Opened, b: Opened) => a.offset - b.offset || a.order - b.order;
+  const rulesLines = [...byRule.values()];
+  const listed = rulesLines.flatMap((state) => [...state.listed.values()]).sort(first);
+  const more = rulesLines.flatMap((state) => (state.more ? [state.more] : [])).sort(first);
+  return [
+    ...listed.map((found) => finding(path, found.line, found.rule, describeLine(found))),
+    ...more.map(({ rule, line, lines: count }) =>
+      finding(path, line, rule, `${count} more lines from here on, not listed`),
+    ),
+  ];
+}
+
+/** Where a finding was opened: the offset of its first hit, and the place of its rule in the run. */
+interface Opened {
+  readonly rule: RuleId;
+  readonly line: number;
+  readonly offset: number;
+  readonly order: number;
+}
+
+/** The hits of one line: its first {@link DETAILS_PER_LINE} details, counted, and whether there were others. */
+interface ListedLine extends Opened {
+  readonly details: Map<string, number>;
+  others: boolean;
+}
+
+/** The lines past the {@link FINDINGS_PER_RULE} listed: how many, and the last seen (hits come in order). */
+interface MoreLines extends Opened {
+  lines: number;
+  last: number;
+}
+
+interface RuleLines {
+  readonly listed: Map<number, ListedLine>;
+  more: MoreLines | undefined;
+}
+
+function addHit(state: RuleLines, hit: Hit, line: number, order: number): void {
+  const same = state.listed.get(line);
+  if (same) {
+    const times = same.details.get(hit.detail);
+    if (times !== undefined) same.details.set(hit.detail, times + 1);
+    else if (same.details.size < DETAILS_PER_LINE) same.details.set(hit.detail, 1);
+    else same.others = true;
+  } else if (state.listed.size < FINDINGS_PER_RULE) {
+    const details = new Map([[hit.detail, 1]]);
+    state.listed.set(line, { rule: hit.rule, line, offset: hit.offset, order, details, others: false });
+  } else if (state.more === undefined) {
+    state.more = { rule: hit.rule, line, offset: hit.offset, order, lines: 1, last: line };
+  } else if (state.more.last !== line) {
+    state.more.lines++;
+    state.more.last = line;
   }
-  const findings = [...byLine.values()].map(({ rule, line, details }) =>
-    finding(path, line, rule, describeLine(details)),
-  );
-  for (const [rule, rest] of more) {
-    findings.push(finding(path, rest.line, rule, `${rest.lines.size} more lines from here on, not listed`));
-  }
-  return findings;
 }
 
 /** The first few distinct details of a line, each with how often it came when more than once. */
-function describeLine(details: ReadonlyMap<string, number>): string {
-  const parts = [...details]
-    .slice(0, DETAILS_PER_LINE)
-    .map(([detail, times]) => (times === 1 ? detail : `${times} × ${detail}`));
-  if (details.size > DETAILS_PER_LINE) parts.push("and more on this line");
+function describeLine({ details, others }: ListedLine): string {
+  const parts = [...details].map(([detail, times]) => (times === 1 ? detail : `${times} × ${detail}`));
+  if (others) parts.push("and more on this line");
   return parts.join("; ");
 }
 
 /**
  * The file's text, exactly when the server serves it as text: no NUL in its first 8 KiB and valid UTF-8.
- * A file over the 256 KiB cap whose tail is not UTF-8 is still served its first 256 KiB as text, so that
- * part is what is audited then. A leading byte order mark is kept, so that rules can tell it apart.
+ * A file over the cap (MAX_FILE_BYTES) whose tail is not UTF-8 is still served its first bytes as text, so
+ * that part is what is audited then. A leading byte order mark is kept, so that rules can tell it apart.
  */
 function servedText(bytes: Uint8Array, path: string): string | undefined {
   if (isBinaryStart(bytes)) return undefined;
@@ -126,8 +161,4 @@ function servedText(bytes: Uint8Array, path: string): string | undefined {
 
 function startsWithAny(bytes: Uint8Array, magics: readonly (readonly number[])[]): boolean {
   return magics.some((magic) => magic.every((byte, index) => bytes[index] === byte));
-}
-
-function sizeOf(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

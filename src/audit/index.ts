@@ -1,19 +1,11 @@
 export { auditFile, FINDINGS_PER_RULE, type FileFacts } from "./file.js";
 export {
-  auditCatalog,
-  auditFolder,
+  CatalogAudit,
   documentPath,
   type FolderAudit,
   type ServedFile,
+  servedFileOf,
 } from "./folder.js";
-export {
-  countBySeverity,
-  findingsTable,
-  markdownCode,
-  markdownText,
-  ruleCounts,
-  unsafeLead,
-} from "./markdown.js";
 export { auditSkillMetadata, type SkillMetadata } from "./metadata.js";
 export {
   atLeast,

@@ -1,4 +1,4 @@
-import { compareText } from "../catalog/index.js";
+import { compareText, MAX_FILE_BYTES } from "../catalog/index.js";
 
 /** How much a finding matters: `high` makes a skill unsafe to serve; the others are worth a look. */
 export type Severity = "high" | "medium" | "low";
@@ -26,7 +26,7 @@ export const RULES = {
   "deceptive-link": { severity: "medium", summary: "a link whose text shows another host than its target" },
   "executable-file": { severity: "low", summary: "an executable file" },
   "binary-file": { severity: "low", summary: "a binary file" },
-  "large-file": { severity: "low", summary: "a file over 256 KiB" },
+  "large-file": { severity: "low", summary: `a file over ${MAX_FILE_BYTES / 1024} KiB` },
   "skipped-symlink": { severity: "low", summary: "a symlink the fetcher did not copy" },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 

@@ -11,31 +11,47 @@ export function visible(text: string): string {
   return text.replace(UNSEEN, (character) => `{${codePoint(character.codePointAt(0) ?? 0)}}`);
 }
 
-/** At most `length` characters of `text`, with an ellipsis when cut (never inside a surrogate pair). */
+/**
+ * At most `length` characters of `text`, with an ellipsis when cut (never inside a surrogate pair). Reads
+ * only as far as it keeps: the text may be a whole line of megabytes.
+ */
 export function excerpt(text: string, length: number): string {
-  const characters = [...text];
-  return characters.length <= length ? text : `${characters.slice(0, length).join("")}…`;
+  let count = 0;
+  let end = 0;
+  for (const character of text) {
+    if (count === length) return `${text.slice(0, end)}…`;
+    count++;
+    end += character.length;
+  }
+  return text;
 }
 
 /**
  * Turns string offsets into 1-based line numbers. Findings come in order of offset, so it counts on from
- * the last offset asked: a whole file costs one pass however many findings it has.
+ * the last offset asked, and remembers where the next line starts: a whole file costs one pass however
+ * many findings it has, also when they are all on its last line.
  */
 export class LineCounter {
-  #offset = 0;
   #line = 1;
+  /** Where the line numbered `#line` starts. */
+  #start = 0;
+  /** The line break that ends it, or -1 when it is the last line. */
+  #end: number;
 
-  constructor(private readonly text: string) {}
+  constructor(private readonly text: string) {
+    this.#end = text.indexOf("\n");
+  }
 
   lineAt(offset: number): number {
-    if (offset < this.#offset) {
-      this.#offset = 0;
+    if (offset < this.#start) {
       this.#line = 1;
+      this.#start = 0;
+      this.#end = this.text.indexOf("\n");
     }
-    for (let next = this.text.indexOf("\n", this.#offset); next !== -1 && next < offset; ) {
+    while (this.#end !== -1 && this.#end < offset) {
       this.#line++;
-      this.#offset = next + 1;
-      next = this.text.indexOf("\n", this.#offset);
+      this.#start = this.#end + 1;
+      this.#end = this.text.indexOf("\n", this.#start);
     }
     return this.#line;
   }

@@ -1,15 +1,17 @@
-import type { SkillDocument } from "./frontmatter.js";
+import { accessSync, closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { describeFsError } from "./folders.js";
+import { closesFrontmatter, type ParsedFrontmatter, readSkillFrontmatter, stripBom } from "./frontmatter.js";
+import { fileStamp } from "./stamps.js";
 
 /**
- * What the catalog read from one SKILL.md: the file's size and modification time (whole seconds, as
- * image layers keep them), and its name and description or why it cannot be served.
+ * What the catalog read from one SKILL.md, as saved for the next start: the file's stamp (see fileStamp),
+ * and its name and description or why it cannot be served.
  */
-export interface DocumentReading {
+export interface DocumentRecord {
   /** Relative to the skills folder, POSIX. */
   readonly path: string;
-  readonly size: number;
-  readonly seconds: number;
-  readonly parsed: SkillDocument;
+  readonly stamp: string;
+  readonly parsed: ParsedFrontmatter;
 }
 
 /**
@@ -18,20 +20,20 @@ export interface DocumentReading {
  * modification time. Parsing 10,000 frontmatters took most of a start on a saved index.
  */
 export class KnownDocuments {
-  readonly #byPath: ReadonlyMap<string, DocumentReading>;
+  readonly #byPath: ReadonlyMap<string, DocumentRecord>;
 
-  private constructor(byPath: ReadonlyMap<string, DocumentReading>) {
+  private constructor(byPath: ReadonlyMap<string, DocumentRecord>) {
     this.#byPath = byPath;
   }
 
   /** What `saved` (see {@link documentsToBytes}) holds; none when it is not such a record. */
   static fromBytes(saved: Uint8Array | undefined): KnownDocuments {
-    const byPath = new Map<string, DocumentReading>();
+    const byPath = new Map<string, DocumentRecord>();
     try {
       const rows: unknown = saved === undefined ? [] : JSON.parse(Buffer.from(saved).toString("utf8"));
       for (const row of Array.isArray(rows) ? rows : []) {
-        const reading = readingOf(row);
-        if (reading !== undefined) byPath.set(reading.path, reading);
+        const record = recordOf(row);
+        if (record !== undefined) byPath.set(record.path, record);
       }
     } catch {
       // Not JSON: every SKILL.md is read anew.
@@ -44,12 +46,10 @@ export class KnownDocuments {
     return this.#byPath.size === 0;
   }
 
-  /** What `path` held when it had this size and modification time, if it was read then. */
-  get(path: string, size: number, mtimeMs: number): SkillDocument | undefined {
+  /** What `path` held when it had this stamp, if it was read then. */
+  get(path: string, stamp: string): ParsedFrontmatter | undefined {
     const known = this.#byPath.get(path);
-    return known !== undefined && known.size === size && known.seconds === Math.floor(mtimeMs / 1000)
-      ? known.parsed
-      : undefined;
+    return known !== undefined && known.stamp === stamp ? known.parsed : undefined;
   }
 }
 
@@ -58,32 +58,31 @@ const NOT_BY_MODEL = 1;
 const NOT_BY_USER = 2;
 
 /**
- * The saved form of `readings`: one row each, `[path, size, seconds, name or null, description or reason,
- * flags]` (rows of an older form, without flags, are read anew).
+ * The saved form of `records`: one row each, `[path, stamp, name or null, description or reason, flags]`
+ * (rows of another form are read anew).
  */
-export function documentsToBytes(readings: readonly DocumentReading[]): Uint8Array {
-  const rows = readings.map(({ path, size, seconds, parsed }) =>
+export function documentsToBytes(records: readonly DocumentRecord[]): Uint8Array {
+  const rows = records.map(({ path, stamp, parsed }) =>
     parsed.ok
       ? [
           path,
-          size,
-          seconds,
+          stamp,
           parsed.name,
           parsed.description,
           (parsed.modelInvocable ? 0 : NOT_BY_MODEL) | (parsed.userInvocable ? 0 : NOT_BY_USER),
         ]
-      : [path, size, seconds, null, parsed.reason, 0],
+      : [path, stamp, null, parsed.reason, 0],
   );
   return Buffer.from(JSON.stringify(rows));
 }
 
-function readingOf(row: unknown): DocumentReading | undefined {
-  if (!Array.isArray(row) || row.length !== 6) return undefined;
-  const [path, size, seconds, name, text, flags] = row as unknown[];
-  if (typeof path !== "string" || typeof size !== "number" || typeof seconds !== "number") return undefined;
+function recordOf(row: unknown): DocumentRecord | undefined {
+  if (!Array.isArray(row) || row.length !== 5) return undefined;
+  const [path, stamp, name, text, flags] = row as unknown[];
+  if (typeof path !== "string" || typeof stamp !== "string") return undefined;
   if (typeof text !== "string" || (name !== null && typeof name !== "string")) return undefined;
   if (typeof flags !== "number") return undefined;
-  const parsed: SkillDocument =
+  const parsed: ParsedFrontmatter =
     name === null
       ? { ok: false, reason: text }
       : {
@@ -93,5 +92,96 @@ function readingOf(row: unknown): DocumentReading | undefined {
           modelInvocable: (flags & NOT_BY_MODEL) === 0,
           userInvocable: (flags & NOT_BY_USER) === 0,
         };
-  return { path, size, seconds, parsed };
+  return { path, stamp, parsed };
+}
+
+/** What a SKILL.md says; `digest` when its frontmatter was parsed now (see readSkillFrontmatter). */
+export interface DocumentRead {
+  readonly parsed: ParsedFrontmatter;
+  readonly digest?: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** Bounds the memory one runaway SKILL.md can take; real ones are a few KiB. */
+const MAX_SKILL_DOCUMENT_BYTES = 1024 * 1024;
+
+/**
+ * Reads what each SKILL.md says: from the documents read at the start before while the file keeps its
+ * stamp, else from disk, and records each for the next start.
+ */
+export class DocumentReader {
+  readonly #known: KnownDocuments;
+  readonly #records: DocumentRecord[] = [];
+
+  constructor(known: KnownDocuments) {
+    this.#known = known;
+  }
+
+  /** What was read, to be saved for the next start (see documentsToBytes). */
+  get records(): readonly DocumentRecord[] {
+    return this.#records;
+  }
+
+  /**
+   * What the SKILL.md at `real` says (`where`: its path in the skills folder). A file that cannot be read,
+   * or is too large to serve, gives the problem instead (to follow `SKILL.md`), and is not recorded.
+   */
+  read(where: string, real: string): DocumentRead | { problem: string } {
+    let read: DocumentRead;
+    try {
+      read = this.#known.empty ? fromDisk(real) : fromKnown(where, real, this.#known);
+    } catch (error) {
+      return { problem: describeFsError(error) };
+    }
+    if (read.size > MAX_SKILL_DOCUMENT_BYTES) {
+      return { problem: `is larger than ${MAX_SKILL_DOCUMENT_BYTES / 1024 / 1024} MiB` };
+    }
+    this.#records.push({ path: where, stamp: fileStamp(read), parsed: read.parsed });
+    return read;
+  }
+}
+
+function fromKnown(where: string, real: string, known: KnownDocuments): DocumentRead {
+  const { size, mtimeMs } = statSync(real);
+  // What was read before says nothing of whether the file can still be read.
+  accessSync(real, constants.R_OK);
+  const parsed = known.get(where, fileStamp({ size, mtimeMs }));
+  return parsed === undefined ? fromDisk(real) : { parsed, size, mtimeMs };
+}
+
+function fromDisk(real: string): DocumentRead {
+  const start = readDocumentStart(real);
+  return { ...readSkillFrontmatter(start.text), size: start.size, mtimeMs: start.mtimeMs };
+}
+
+/**
+ * How much of SKILL.md is read first: real frontmatters take a few hundred bytes (2 KB at most in
+ * shared/bench), and Node serves buffers this small from its pool instead of allocating each.
+ */
+const DOCUMENT_START_BYTES = 2048;
+
+/**
+ * The start of SKILL.md, in whole lines, up to the end of its frontmatter (the body is read when a
+ * client asks for it), and the file's size and modification time. Reads on, a larger piece at a time,
+ * while the frontmatter is still open; a file over the size limit is not read at all.
+ */
+function readDocumentStart(file: string): { text: string; size: number; mtimeMs: number } {
+  const handle = openSync(file, "r");
+  try {
+    const { size, mtimeMs } = fstatSync(handle);
+    if (size > MAX_SKILL_DOCUMENT_BYTES) return { text: "", size, mtimeMs };
+    for (let want = Math.min(size, DOCUMENT_START_BYTES); ; want = Math.min(size, want * 8)) {
+      const buffer = Buffer.allocUnsafe(want);
+      const read = readSync(handle, buffer, 0, want, 0);
+      if (read < want || read >= size) {
+        return { text: stripBom(buffer.toString("utf8", 0, read)), size, mtimeMs };
+      }
+      // Whole lines only: a line cut in two could pass for the closing ---.
+      const text = stripBom(buffer.toString("utf8", 0, buffer.lastIndexOf(0x0a, read - 1) + 1));
+      if (closesFrontmatter(text)) return { text, size, mtimeMs };
+    }
+  } finally {
+    closeSync(handle);
+  }
 }

@@ -105,15 +105,30 @@ export class ChangedFileError extends Error {
  * those bytes: a file of another size now has changed, and is refused rather than served.
  */
 export async function readCatalogBytes(file: CatalogFile): Promise<Uint8Array> {
+  return (await readWhole(file, false)).bytes;
+}
+
+/** {@link readCatalogBytes}, and whether the file's mode lets it run: the audit notes executables. */
+export async function readCatalogBytesAndMode(
+  file: CatalogFile,
+): Promise<{ bytes: Uint8Array; executable: boolean }> {
+  return readWhole(file, true);
+}
+
+async function readWhole(
+  file: CatalogFile,
+  mode: boolean,
+): Promise<{ bytes: Uint8Array; executable: boolean }> {
   const handle = await open(file.source, "r");
   try {
+    const executable = mode && ((await handle.stat()).mode & 0o111) !== 0;
     // One byte more than expected, so that a file that grew is told apart from one that kept its size.
     const buffer = Buffer.alloc(file.size + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead !== file.size) {
       throw new ChangedFileError(`${file.source} changed since the catalog was loaded`);
     }
-    return buffer.subarray(0, bytesRead);
+    return { bytes: buffer.subarray(0, bytesRead), executable };
   } finally {
     await handle.close();
   }
@@ -182,6 +197,13 @@ export class FileReader {
   async readBytes(file: CatalogFile): Promise<Uint8Array> {
     return (await this.#keptBytes.fetch(file.source, { context: file })) ?? readCatalogBytes(file);
   }
+}
+
+/** A size as people read it: `512 B`, `1.4 KiB`, `8.0 MiB`. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 /** Text when the bytes are UTF-8 without NUL; cut content ends at the last whole line. */

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { isMap, isScalar, parseDocument, visit, type YAMLError } from "yaml";
 
-export type SkillDocument =
+/** What the catalog reads in a SKILL.md's frontmatter: the skill's name, description and flags, or why not. */
+export type ParsedFrontmatter =
   | ({ readonly ok: true; readonly name: string; readonly description: string } & Invocation)
   | { readonly ok: false; readonly reason: string };
 
@@ -85,7 +86,7 @@ export function readFrontmatterFields(
 }
 
 /** Reads the `name` and `description` of a SKILL.md, or says why it cannot be served. */
-export function parseSkillDocument(markdown: string): SkillDocument {
+export function parseSkillDocument(markdown: string): ParsedFrontmatter {
   return readSkillFrontmatter(markdown).parsed;
 }
 
@@ -93,7 +94,7 @@ export function parseSkillDocument(markdown: string): SkillDocument {
  * {@link parseSkillDocument}, and the {@link frontmatterDigest} of the whole frontmatter when it reads as
  * data: the inspection compares the Skills extension's reading with it instead of parsing the YAML again.
  */
-export function readSkillFrontmatter(markdown: string): { parsed: SkillDocument; digest?: string } {
+export function readSkillFrontmatter(markdown: string): { parsed: ParsedFrontmatter; digest?: string } {
   const read = readFrontmatterFields(markdown);
   if ("reason" in read) return { parsed: { ok: false, reason: read.reason } };
   const { fields } = read;
@@ -101,7 +102,7 @@ export function readSkillFrontmatter(markdown: string): { parsed: SkillDocument;
   if (typeof name !== "string") return { parsed: { ok: false, reason: name.reason } };
   const description = requiredText(fields, "description");
   if (typeof description !== "string") return { parsed: { ok: false, reason: description.reason } };
-  const parsed: SkillDocument = {
+  const parsed: ParsedFrontmatter = {
     ok: true,
     name,
     description: description.replace(/\s+/g, " "),

@@ -1,17 +1,21 @@
-export { type DocumentReading, documentsToBytes, KnownDocuments } from "./documents.js";
+/**
+ * The catalog: a skills folder on disk as an immutable Catalog (packs, groups, skills, their files), and
+ * what other folders need to read it. Only what they use is exported here.
+ */
+export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export { editDistance } from "./edit-distance.js";
 export {
   ChangedFileError,
   describeBytes,
-  FILE_CACHE_BYTES,
   type FileContent,
   FileReader,
+  formatSize,
   isBinaryStart,
   MANIFEST_NAME,
   MAX_FILE_BYTES,
   packPathCitedBySkill,
   readCatalogBytes,
-  readCatalogFile,
+  readCatalogBytesAndMode,
   readSkillDocument,
   resolvePackFile,
   resolveSkillFile,
@@ -21,7 +25,6 @@ export { describeFsError } from "./folders.js";
 export {
   closingLineIndex,
   frontmatterDigest,
-  MAX_FRONTMATTER_BYTES,
   nameRuleViolation,
   readFrontmatterFields,
   stripBom,
@@ -30,18 +33,17 @@ export {
   type Catalog,
   CatalogError,
   type LoadedCatalog,
-  type LoadOptions,
   loadCatalog,
-  SKILL_DOCUMENT,
 } from "./load.js";
-export { compareSkills, compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
+export { compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
+export { catalogFingerprint, fileStamp } from "./stamps.js";
 export {
   type CatalogFile,
   type CatalogIssue,
   type Group,
   MAX_PACK_DESCRIPTION,
   type Pack,
+  SKILL_DOCUMENT,
   type Skill,
-  type SkillDocument,
   type Source,
 } from "./types.js";

@@ -1,34 +1,13 @@
-import {
-  accessSync,
-  closeSync,
-  constants,
-  type Dirent,
-  fstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { type DocumentReading, KnownDocuments } from "./documents.js";
-import { FileReader, unnameableReason } from "./files.js";
+import { DocumentReader, type DocumentRecord, KnownDocuments } from "./documents.js";
+import { FileReader } from "./files.js";
 import { describeFsError, readFolder } from "./folders.js";
-import {
-  closesFrontmatter,
-  nameRuleViolation,
-  type SkillDocument as ParsedDocument,
-  readSkillFrontmatter,
-  stripBom,
-} from "./frontmatter.js";
+import { nameRuleViolation } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
-import {
-  type CatalogFile,
-  type CatalogIssue,
-  MAX_PACK_DESCRIPTION,
-  type Skill,
-  type Source,
-} from "./types.js";
+import { readSources } from "./sources.js";
+import { type CatalogFile, type CatalogIssue, SKILL_DOCUMENT, type Skill, type Source } from "./types.js";
+import { flat, isHidden, NO_FILES, resolveEntry, resolveLink, toFileMap, unreadable, walk } from "./walk.js";
 
 export interface Catalog {
   /** Every loaded skill: the widest scope any caller can have. */
@@ -55,7 +34,7 @@ export interface LoadedCatalog {
   readonly catalog: Catalog;
   readonly issues: readonly CatalogIssue[];
   /** What each SKILL.md held, to be saved for the next start (see KnownDocuments). */
-  readonly documents: readonly DocumentReading[];
+  readonly documents: readonly DocumentRecord[];
   /**
    * The digest of each skill's whole frontmatter as YAML reads it (see frontmatterDigest), for the skills
    * whose SKILL.md was parsed now: the inspection compares the Skills extension's reading with it instead of
@@ -64,18 +43,13 @@ export interface LoadedCatalog {
   readonly frontmatters: ReadonlyMap<Skill, string>;
 }
 
-/** What the walk of the skills folder reports to, and reads with. */
-interface Reading {
+/** What a load reports to and reads with, as it goes through the packs. */
+interface LoadContext {
   readonly root: string;
   readonly issues: CatalogIssue[];
-  readonly known: KnownDocuments;
-  readonly documents: DocumentReading[];
+  readonly documents: DocumentReader;
   readonly frontmatters: Map<Skill, string>;
 }
-
-export const SKILL_DOCUMENT = "SKILL.md";
-/** Bounds the memory one runaway SKILL.md can take; real ones are a few KiB. */
-const MAX_SKILL_DOCUMENT_BYTES = 1024 * 1024;
 
 /**
  * Reads a skills folder (one sub-folder per pack) into an immutable Catalog. Broken skills are left out
@@ -86,18 +60,17 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   const root = realDirectory(dir);
   const issues: CatalogIssue[] = [];
   const selectors = options.packs ?? [];
-  const reading: Reading = {
+  const context: LoadContext = {
     root,
     issues,
-    known: options.known ?? KnownDocuments.fromBytes(undefined),
-    documents: [],
+    documents: new DocumentReader(options.known ?? KnownDocuments.fromBytes(undefined)),
     frontmatters: new Map(),
   };
 
   const skills: Skill[] = [];
   const packFiles = new Map<string, ReadonlyMap<string, CatalogFile>>();
   for (const name of packsToScan(listPackFolders(root, issues), selectors)) {
-    const pack = scanPack(name, reading);
+    const pack = scanPack(name, context);
     if (pack.skills.length === 0) {
       issues.push({ severity: "skipped", path: name, reason: "pack folder holds no valid skill" });
       continue;
@@ -125,8 +98,8 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   return {
     catalog: { everything, sources, files: new FileReader() },
     issues,
-    documents: reading.documents,
-    frontmatters: reading.frontmatters,
+    documents: context.documents.records,
+    frontmatters: context.frontmatters,
   };
 }
 
@@ -188,8 +161,8 @@ interface SkillFolder {
   readonly entries: readonly Dirent[];
 }
 
-function scanPack(name: string, reading: Reading): ScannedPack {
-  const { root, issues } = reading;
+function scanPack(name: string, context: LoadContext): ScannedPack {
+  const { root, issues } = context;
   let packRoot: string;
   try {
     packRoot = realpathSync(path.join(root, name));
@@ -217,7 +190,7 @@ function scanPack(name: string, reading: Reading): ScannedPack {
   for (let next = 0; next < skillFolders.length; next++) {
     const found = skillFolders[next];
     if (found === undefined) break;
-    const { skill, nested } = readSkill(name, found, reading);
+    const { skill, nested } = readSkill(name, found, context);
     for (const inner of nested) {
       if (!queued.has(inner.real)) skillFolders.push(inner);
       queued.add(inner.real);
@@ -269,9 +242,9 @@ interface ReadSkill {
 function readSkill(
   pack: string,
   found: SkillFolder,
-  reading: Reading,
+  context: LoadContext,
 ): { skill?: ReadSkill; nested: readonly SkillFolder[] } {
-  const { issues } = reading;
+  const { issues } = context;
   const { folder, real: skillRoot, entries } = found;
   const where = path.posix.join(pack, folder);
   const warnings: CatalogIssue[] = [];
@@ -318,13 +291,9 @@ function readSkill(
     });
     return { nested };
   }
-  const start = readDocument(path.posix.join(where, SKILL_DOCUMENT), document.real, reading);
+  const start = context.documents.read(path.posix.join(where, SKILL_DOCUMENT), document.real);
   if ("problem" in start) {
     issues.push({ severity: "skipped", path: where, reason: `SKILL.md ${start.problem}` });
-    return { nested };
-  }
-  if (start.size > MAX_SKILL_DOCUMENT_BYTES) {
-    issues.push({ severity: "skipped", path: where, reason: "SKILL.md is larger than 1 MiB" });
     return { nested };
   }
   const { parsed } = start;
@@ -369,7 +338,7 @@ function readSkill(
     modelInvocable: parsed.modelInvocable,
     userInvocable: parsed.userInvocable,
   };
-  if (start.digest !== undefined) reading.frontmatters.set(skill, start.digest);
+  if (start.digest !== undefined) context.frontmatters.set(skill, start.digest);
   return { skill: { skill, warnings, found }, nested };
 }
 
@@ -381,252 +350,4 @@ function groupOf(folder: string, holdsSkills: boolean): string | undefined {
   const slash = folder.indexOf("/");
   if (slash > 0) return flat(folder.slice(0, slash));
   return holdsSkills && folder !== "" ? flat(folder) : undefined;
-}
-
-/** What a SKILL.md says; `digest` when its frontmatter was parsed now (see readSkillFrontmatter). */
-interface DocumentRead {
-  readonly parsed: ParsedDocument;
-  readonly digest?: string;
-  readonly size: number;
-  readonly mtimeMs: number;
-}
-
-/**
- * What a SKILL.md says, from the documents read before when it still has the size and modification time
- * it had then, else read now from disk; either way recorded for the next start. A file that cannot be read
- * gives the problem instead, and is not recorded.
- */
-function readDocument(where: string, real: string, reading: Reading): DocumentRead | { problem: string } {
-  let read: DocumentRead;
-  try {
-    read = reading.known.empty ? fromDisk(real) : fromKnown(where, real, reading.known);
-  } catch (error) {
-    return { problem: describeFsError(error) };
-  }
-  reading.documents.push({
-    path: where,
-    size: read.size,
-    seconds: Math.floor(read.mtimeMs / 1000),
-    parsed: read.parsed,
-  });
-  return read;
-}
-
-function fromKnown(where: string, real: string, known: KnownDocuments): DocumentRead {
-  const { size, mtimeMs } = statSync(real);
-  // What was read before says nothing of whether the file can still be read.
-  accessSync(real, constants.R_OK);
-  const parsed = known.get(where, size, mtimeMs);
-  return parsed === undefined ? fromDisk(real) : { parsed, size, mtimeMs };
-}
-
-function fromDisk(real: string): DocumentRead {
-  const start = readDocumentStart(real);
-  return { ...readSkillFrontmatter(start.text), size: start.size, mtimeMs: start.mtimeMs };
-}
-
-/**
- * How much of SKILL.md is read first: real frontmatters take a few hundred bytes (2 KB at most in
- * shared/bench), and Node serves buffers this small from its pool instead of allocating each.
- */
-const DOCUMENT_START_BYTES = 2048;
-
-/**
- * The start of SKILL.md, in whole lines, up to the end of its frontmatter (the body is read when a
- * client asks for it), and the file's size and modification time. Reads on, a larger piece at a time,
- * while the frontmatter is still open; a file over the size limit is not read at all.
- */
-function readDocumentStart(file: string): { text: string; size: number; mtimeMs: number } {
-  const handle = openSync(file, "r");
-  try {
-    const { size, mtimeMs } = fstatSync(handle);
-    if (size > MAX_SKILL_DOCUMENT_BYTES) return { text: "", size, mtimeMs };
-    for (let want = Math.min(size, DOCUMENT_START_BYTES); ; want = Math.min(size, want * 8)) {
-      const buffer = Buffer.allocUnsafe(want);
-      const read = readSync(handle, buffer, 0, want, 0);
-      if (read < want || read >= size) {
-        return { text: stripBom(buffer.toString("utf8", 0, read)), size, mtimeMs };
-      }
-      // Whole lines only: a line cut in two could pass for the closing ---.
-      const text = stripBom(buffer.toString("utf8", 0, buffer.lastIndexOf(0x0a, read - 1) + 1));
-      if (closesFrontmatter(text)) return { text, size, mtimeMs };
-    }
-  } finally {
-    closeSync(handle);
-  }
-}
-
-interface WalkContext {
-  /** Nothing outside this real folder is served, whatever symlinks say. */
-  readonly boundary: string;
-  readonly issues: CatalogIssue[];
-  /** Turns a path relative to the walk's start into one relative to the skills folder, for issues. */
-  readonly report: (relative: string) => string;
-  /**
-   * Sees each folder the walk enters and says whether to stop there: a pack's walk stops at a skill
-   * folder, which is not searched for pack files.
-   */
-  readonly stopAt?: (relative: string, real: string, entries: readonly Dirent[]) => boolean;
-}
-
-/**
- * Walks a folder collecting its visible files into `files`. Symlinks are followed only when their
- * target lies inside the boundary; `seen` stops symlink cycles. What cannot be read, or could not be named
- * by a client, is left out with an issue.
- */
-function walk(
-  real: string,
-  relative: string,
-  seen: Set<string>,
-  files: CatalogFile[],
-  context: WalkContext,
-  entries: readonly Dirent[] | undefined = readFolder(real, context.report(relative), context.issues),
-): void {
-  if (entries === undefined || context.stopAt?.(relative, real, entries)) return;
-  for (const entry of entries) {
-    if (isHidden(entry.name)) continue;
-    const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
-    const child = resolveEntry(real, entry, context.boundary);
-    if (child.kind === "outside") {
-      context.issues.push({
-        severity: "skipped",
-        path: context.report(childRelative),
-        reason: "symlink points outside its skill or pack folder",
-      });
-      continue;
-    }
-    if (child.kind === "unreadable") {
-      context.issues.push(unreadable(context.report(childRelative), child));
-      continue;
-    }
-    if (child.kind === "other") continue;
-    const unnameable = unnameableReason(childRelative, child.kind);
-    if (unnameable !== undefined) {
-      context.issues.push({ severity: "skipped", path: context.report(childRelative), reason: unnameable });
-    } else if (child.kind === "file") {
-      files.push({
-        path: flat(childRelative),
-        size: child.size,
-        mtimeMs: child.mtimeMs,
-        source: flat(child.real),
-      });
-    } else if (!seen.has(child.real)) {
-      seen.add(child.real);
-      walk(child.real, childRelative, seen, files, context);
-    }
-  }
-}
-
-type ResolvedEntry =
-  | { readonly kind: "file"; readonly real: string; readonly size: number; readonly mtimeMs: number }
-  | { readonly kind: "folder"; readonly real: string }
-  | { readonly kind: "outside" }
-  | { readonly kind: "unreadable"; readonly reason: string }
-  | { readonly kind: "other" };
-
-/**
- * What a directory entry really is, following a symlink only when it stays inside `boundary`. A file is
- * one the server can read: one it cannot is `unreadable`, rather than listed and then failing every read.
- */
-function resolveEntry(parent: string, entry: Dirent, boundary: string | undefined): ResolvedEntry {
-  const full = path.join(parent, entry.name);
-  if (entry.isDirectory()) return { kind: "folder", real: full };
-  if (entry.isFile()) return readableFile(full);
-  if (!entry.isSymbolicLink()) return { kind: "other" };
-  return resolveLink(full, boundary);
-}
-
-/** Follows every symlink in `full`; a target outside `boundary` (when given) is reported as such. */
-function resolveLink(full: string, boundary: string | undefined): ResolvedEntry {
-  let real: string;
-  try {
-    real = realpathSync(full);
-  } catch (error) {
-    // A dangling symlink leads nowhere: nothing to serve, and nothing wrong with the server.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "other" };
-    return { kind: "unreadable", reason: describeFsError(error) };
-  }
-  if (boundary !== undefined && !isInside(boundary, real)) return { kind: "outside" };
-  try {
-    const stat = statSync(real);
-    if (stat.isDirectory()) return { kind: "folder", real };
-    if (stat.isFile()) return readableFile(real);
-  } catch (error) {
-    return { kind: "unreadable", reason: describeFsError(error) };
-  }
-  return { kind: "other" };
-}
-
-/** The regular file at `real` when the server may read it, else why not. */
-function readableFile(real: string): ResolvedEntry {
-  try {
-    const { size, mtimeMs } = statSync(real);
-    accessSync(real, constants.R_OK);
-    return { kind: "file", real, size, mtimeMs };
-  } catch (error) {
-    return { kind: "unreadable", reason: describeFsError(error) };
-  }
-}
-
-function unreadable(where: string, entry: { readonly reason: string }): CatalogIssue {
-  return { severity: "skipped", path: where, reason: entry.reason };
-}
-
-export function isInside(folder: string, target: string): boolean {
-  return target === folder || target.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep);
-}
-
-function isHidden(name: string): boolean {
-  return name.startsWith(".");
-}
-
-/** Most skills have no file besides SKILL.md; they share one empty map. */
-const NO_FILES: ReadonlyMap<string, CatalogFile> = new Map();
-
-function toFileMap(files: readonly CatalogFile[]): ReadonlyMap<string, CatalogFile> {
-  if (files.length === 0) return NO_FILES;
-  return new Map([...files].sort((a, b) => compareText(a.path, b.path)).map((file) => [file.path, file]));
-}
-
-/** `sources.json`, written by the fetcher, says which commit each pack came from. */
-function readSources(root: string, issues: CatalogIssue[]): Source[] {
-  let text: string;
-  try {
-    text = readFileSync(path.join(root, "sources.json"), "utf8");
-  } catch {
-    return [];
-  }
-  try {
-    const data: unknown = JSON.parse(text);
-    const list = (data as { sources?: unknown }).sources;
-    if (!Array.isArray(list)) throw new Error("no sources list");
-    return list.map((item: unknown) => {
-      const { name, ref, description } = item as { name?: unknown; ref?: unknown; description?: unknown };
-      if (typeof name !== "string" || typeof ref !== "string") throw new Error("a source lacks name or ref");
-      if (description === undefined) return { name, ref };
-      const text = typeof description === "string" ? description.replace(/\s+/g, " ").trim() : "";
-      if (text === "" || text.length > MAX_PACK_DESCRIPTION) {
-        throw new Error(
-          `the description of ${name} is not a text of 1 to ${MAX_PACK_DESCRIPTION} characters`,
-        );
-      }
-      return { name, ref, description: text };
-    });
-  } catch (error) {
-    issues.push({
-      severity: "warning",
-      path: "sources.json",
-      reason: `ignored: ${(error as Error).message}`,
-    });
-    return [];
-  }
-}
-
-/**
- * `text` as one flat string. V8 keeps a string built by concatenation (path.join, template literals, the
- * YAML parser folding a scalar) as a chain of its pieces, and a substring as a view that keeps its whole
- * source alive: kept for every skill, these took 4.4 KB a skill at 10k skills instead of 1.1 KB.
- */
-function flat(text: string): string {
-  return Buffer.from(text, "utf8").toString("utf8");
 }

@@ -12,7 +12,10 @@ export interface CatalogFile {
   readonly source: string;
 }
 
-/** SKILL.md, the one file every skill has. */
+/** The one file every skill has. */
+export const SKILL_DOCUMENT = "SKILL.md";
+
+/** SKILL.md, as a file of the catalog. */
 export type SkillDocument = CatalogFile;
 
 export interface Skill {
@@ -64,6 +67,14 @@ export interface Source {
   readonly ref: string;
   /** What the pack's skills are for, as `skills.toml` describes the source. */
   readonly description?: string;
+  /** What the fetcher did not copy (symlinks it could not follow safely), by path in the pack. */
+  readonly skipped: readonly SkippedFile[];
+}
+
+/** A file of a source that the fetcher did not copy, and why. */
+export interface SkippedFile {
+  readonly path: string;
+  readonly reason: string;
 }
 
 /** A pack's description is shown to models on every turn: a sentence or two, at most this many characters. */

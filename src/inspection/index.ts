@@ -1,7 +1,13 @@
-import type { Finding } from "../audit/index.js";
+import { CatalogAudit, type Finding, type FolderAudit, type ServedFile } from "../audit/index.js";
 import type { Catalog, Skill } from "../catalog/index.js";
 import { ByteBudget } from "./budget.js";
-import { inspectSkill, MAX_INSPECTED_FILE_BYTES, type SkillInspection, skillFingerprint } from "./inspect.js";
+import {
+  auditPackFile,
+  inspectSkill,
+  MAX_INSPECTED_FILE_BYTES,
+  type SkillInspection,
+  skillStamp,
+} from "./inspect.js";
 
 export { type SkillEntry, type SkillInspection, skillPath } from "./inspect.js";
 
@@ -26,11 +32,11 @@ export const INSPECTION_BUDGET_BYTES = MAX_INSPECTED_FILE_BYTES;
 /** Every skill of a catalog, inspected once at startup (or at `--build-index`, and saved). */
 export class Inspection {
   readonly #bySkill: ReadonlyMap<Skill, SkillInspection>;
-  readonly #fingerprints: ReadonlyMap<Skill, string>;
+  readonly #stamps: ReadonlyMap<Skill, string>;
 
-  constructor(bySkill: ReadonlyMap<Skill, SkillInspection>, fingerprints: ReadonlyMap<Skill, string>) {
+  constructor(bySkill: ReadonlyMap<Skill, SkillInspection>, stamps: ReadonlyMap<Skill, string>) {
     this.#bySkill = bySkill;
-    this.#fingerprints = fingerprints;
+    this.#stamps = stamps;
   }
 
   /** What the inspection of `skill` found; a skill it never saw has no entry. */
@@ -56,7 +62,7 @@ export class Inspection {
   toBytes(): Uint8Array {
     const skills = [...this.#bySkill].map(([skill, found]) => [
       skill.id,
-      this.#fingerprints.get(skill) ?? "",
+      this.#stamps.get(skill) ?? "",
       found.entry ?? null,
       found.leftOut ?? null,
       found.unsafe.slice(0, KEPT_FINDINGS),
@@ -75,49 +81,73 @@ export interface InspectionRun {
   readonly reused: number;
   /** Why the saved inspection was not used at all, when it was given and could not be. */
   readonly savedProblem: string | undefined;
+  /** The whole audit of the catalog, when asked for. */
+  readonly audit?: FolderAudit;
 }
 
 export interface InspectOptions {
+  /** A saved {@link Inspection}: each skill whose files have not changed since is taken from it. */
+  readonly saved?: Uint8Array;
   /** The digest of each skill's frontmatter as the catalog's YAML read it (LoadedCatalog.frontmatters). */
   readonly frontmatters?: ReadonlyMap<Skill, string>;
+  /**
+   * The whole audit of the catalog as well (see FolderAudit): every finding of every served file, pack files
+   * and executables included, and the symlinks the fetcher skipped. Every file is read now, none taken from
+   * `saved`; `onRead` sees each served file's bytes as they are audited.
+   */
+  readonly audit?: { readonly onRead?: (served: ServedFile, bytes: Uint8Array) => void };
 }
 
 /**
- * Inspects `skills`, taking from `saved` (a saved {@link Inspection}) every skill whose files have not
- * changed since, and reading the others. A saved inspection that cannot be read is ignored, and said so.
+ * Inspects the skills of `catalog`: the one walk that reads every file the server serves. Each skill whose
+ * files have not changed since `saved` is taken from it, the others are read. A saved inspection that
+ * cannot be read is ignored, and said so.
  */
 export async function inspectCatalog(
-  skills: readonly Skill[],
-  saved?: Uint8Array,
-  options: InspectOptions = {},
-): Promise<InspectionRun> {
-  const { known, problem } = readSaved(saved);
+  catalog: Catalog,
+  options: InspectOptions & Required<Pick<InspectOptions, "audit">>,
+): Promise<InspectionRun & { readonly audit: FolderAudit }>;
+export async function inspectCatalog(catalog: Catalog, options?: InspectOptions): Promise<InspectionRun>;
+export async function inspectCatalog(catalog: Catalog, options: InspectOptions = {}): Promise<InspectionRun> {
+  const { skills, packs } = catalog.everything;
+  const auditing = options.audit !== undefined;
+  const audit = new CatalogAudit(options.audit?.onRead);
+  const { known, problem } = readSaved(auditing ? undefined : options.saved);
   const bySkill = new Map<Skill, SkillInspection>();
-  const fingerprints = new Map<Skill, string>();
+  const stamps = new Map<Skill, string>();
   const pending: Skill[] = [];
   for (const skill of skills) {
-    const fingerprint = skillFingerprint(skill);
-    fingerprints.set(skill, fingerprint);
+    const stamp = skillStamp(skill);
+    stamps.set(skill, stamp);
     const kept = known.get(skill.id);
-    if (kept !== undefined && kept.fingerprint === fingerprint) bySkill.set(skill, kept.found);
+    if (kept !== undefined && kept.stamp === stamp) bySkill.set(skill, kept.found);
     else pending.push(skill);
   }
   const budget = new ByteBudget(INSPECTION_BUDGET_BYTES);
   let next = 0;
   const worker = async () => {
     for (let skill = pending[next++]; skill !== undefined; skill = pending[next++]) {
-      bySkill.set(skill, await inspectSkill(skill, budget, options.frontmatters?.get(skill)));
+      const frontmatter = options.frontmatters?.get(skill);
+      bySkill.set(skill, await inspectSkill(skill, budget, audit, { frontmatter, modes: auditing }));
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_SKILLS, pending.length) }, worker));
+  if (auditing) {
+    for (const pack of packs) {
+      for (const file of pack.files.values()) {
+        await auditPackFile({ path: `${pack.name}/${file.path}`, pack: pack.name }, file, budget, audit);
+      }
+    }
+  }
   // In the catalog's order, whatever order the reads finished in.
   const ordered = new Map(skills.map((skill) => [skill, bySkill.get(skill) ?? notInspected()]));
   return {
-    inspection: new Inspection(ordered, fingerprints),
+    inspection: new Inspection(ordered, stamps),
     inspected: pending.length,
     peakBytes: budget.peak,
     reused: skills.length - pending.length,
     savedProblem: problem,
+    ...(auditing ? { audit: audit.result(skills.length, catalog.sources) } : {}),
   };
 }
 
@@ -132,7 +162,7 @@ function notInspected(): SkillInspection {
 }
 
 interface SavedSkill {
-  readonly fingerprint: string;
+  readonly stamp: string;
   readonly found: SkillInspection;
 }
 
@@ -156,8 +186,8 @@ function readSaved(saved: Uint8Array | undefined): { known: Map<string, SavedSki
   if (!Array.isArray(skills)) return { known, problem: "the saved inspection lists no skills" };
   for (const item of skills) {
     if (!Array.isArray(item)) continue;
-    const [id, fingerprint, entry, leftOut, unsafe] = item as unknown[];
-    if (typeof id !== "string" || typeof fingerprint !== "string" || !Array.isArray(unsafe)) continue;
+    const [id, stamp, entry, leftOut, unsafe] = item as unknown[];
+    if (typeof id !== "string" || typeof stamp !== "string" || !Array.isArray(unsafe)) continue;
     const found: SkillInspection =
       entry !== null && typeof entry === "object"
         ? { entry: entry as SkillInspection["entry"], leftOut: undefined, unsafe: unsafe as Finding[] }
@@ -166,7 +196,7 @@ function readSaved(saved: Uint8Array | undefined): { known: Map<string, SavedSki
             leftOut: typeof leftOut === "string" ? leftOut : "not inspected",
             unsafe: unsafe as Finding[],
           };
-    known.set(id, { fingerprint, found });
+    known.set(id, { stamp, found });
   }
   return { known };
 }

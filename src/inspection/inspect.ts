@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
-import path from "node:path";
 import { SKILL_LIMITS, type Skill as SkillEntry, skillEntry } from "@modelcontextprotocol/server/ext/skills";
-import { auditFile, auditSkillMetadata, documentPath, type Finding, isUnsafe } from "../audit/index.js";
+import { type CatalogAudit, type Finding, isUnsafe, type ServedFile, servedFileOf } from "../audit/index.js";
 import {
   type CatalogFile,
   ChangedFileError,
   describeFsError,
+  fileStamp,
   frontmatterDigest,
   readCatalogBytes,
+  readCatalogBytesAndMode,
   readFrontmatterFields,
   SKILL_DOCUMENT,
   type Skill,
@@ -45,42 +46,47 @@ export function skillPath(skill: Skill): string {
 }
 
 /**
- * Reads every file of `skill` once: the audit's rules run on each, and the SDK builds its entry from them
- * with its own checks. The bytes it holds are taken from `budget` before they are read, and given back
- * once no longer held: a skill the extension can carry (its files' sizes, taken at load, say so before any
- * is read) is read whole for its entry, any other one file at a time, for the audit alone. `frontmatter` is
- * the digest of the frontmatter as the catalog's YAML read it, when the catalog parsed it at this start.
+ * Reads every file of `skill` once: the audit's rules run on each (through `audit`, which remembers the
+ * findings of a file that nested skills share), and the SDK builds its entry from them with its own checks.
+ * The bytes it holds are taken from `budget` before they are read, and given back once no longer held: a
+ * skill the extension can carry (its files' sizes, taken at load, say so before any is read) is read whole
+ * for its entry, any other one file at a time, for the audit alone. `frontmatter` is the digest of the
+ * frontmatter as the catalog's YAML read it, when the catalog parsed it at this start.
  */
 export async function inspectSkill(
   skill: Skill,
   budget: ByteBudget,
-  frontmatter?: string,
+  audit: CatalogAudit,
+  options: { readonly frontmatter?: string; readonly modes?: boolean } = {},
 ): Promise<SkillInspection> {
   const all = [skill.document, ...skill.files.values()];
   const tooLarge = extensionLimitProblem(all);
   let found: Omit<SkillInspection, "unsafe">;
-  const read: SkillRead = { unsafe: [], problems: [] };
+  const read: SkillRead = { skill, audit, modes: options.modes === true, unsafe: [], problems: [] };
   if (tooLarge === undefined) {
     const release = await budget.take(all.reduce((sum, file) => sum + file.size, 0));
     try {
       const contents: Record<string, Uint8Array> = {};
       for (const file of all) {
-        const bytes = await readAndAudit(skill, file, read);
+        const bytes = await readAndAudit(file, read);
         if (bytes !== undefined) contents[file.path] = bytes;
       }
       found =
         read.problems.length > 0
           ? leftOut(read.problems.join("; "))
-          : await entryOf(skill, contents, frontmatter);
+          : await entryOf(skill, contents, options.frontmatter);
     } finally {
       release();
     }
   } else {
     for (const file of all) {
-      if (file.size > MAX_INSPECTED_FILE_BYTES) continue;
+      if (file.size > MAX_INSPECTED_FILE_BYTES) {
+        audit.notAudited(servedFileOf(skill, file.path), TOO_LARGE);
+        continue;
+      }
       const release = await budget.take(file.size);
       try {
-        await readAndAudit(skill, file, read);
+        await readAndAudit(file, read);
       } finally {
         release();
       }
@@ -92,9 +98,18 @@ export async function inspectSkill(
   return asJson({ ...found, unsafe: read.unsafe }) as SkillInspection;
 }
 
-/** What reading a skill's files found: the audit's high findings, and the files that could not be read. */
+/** Why a served file is not read: the most the inspection reads of one file, as the audit says it. */
+export const TOO_LARGE = `larger than ${MAX_INSPECTED_FILE_BYTES / 1024 / 1024} MiB, the most the audit reads`;
+
+/** The reading of one skill's files: where findings go, and what it found so far. */
 interface SkillRead {
+  readonly skill: Skill;
+  readonly audit: CatalogAudit;
+  /** Whether each file's mode is read too (executables are a finding of the whole audit). */
+  readonly modes: boolean;
+  /** The audit's high findings. */
   readonly unsafe: Finding[];
+  /** The files that could not be read. */
   readonly problems: string[];
 }
 
@@ -102,32 +117,58 @@ interface SkillRead {
  * One file's bytes, its high findings (and for SKILL.md those of the skill's name and description) added
  * to `read`; undefined, and the problem noted, when it cannot be read.
  */
-async function readAndAudit(
-  skill: Skill,
-  file: CatalogFile,
-  read: SkillRead,
-): Promise<Uint8Array | undefined> {
+async function readAndAudit(file: CatalogFile, read: SkillRead): Promise<Uint8Array | undefined> {
+  const { skill, audit } = read;
+  const document = file === skill.document;
   let bytes: Uint8Array;
+  let executable: boolean;
   try {
-    bytes = await readCatalogBytes(file);
+    ({ bytes, executable } = await readServedFile(file, read.modes));
   } catch (error) {
     const why =
       error instanceof ChangedFileError ? "changed since the catalog was loaded" : describeFsError(error);
     read.problems.push(`${file.path} ${why}`);
+    audit.notAudited(servedFileOf(skill, file.path), why);
     // The name and description are the catalog's: audited all the same, placed on line 1.
-    if (file === skill.document) read.unsafe.push(...metadataFindings(skill));
+    if (document) read.unsafe.push(...audit.metadata(skill).filter(isUnsafe));
     return undefined;
   }
-  const where = path.posix.join(skill.pack, skill.folder, file.path);
-  read.unsafe.push(...auditFile(where, bytes).filter(isUnsafe));
-  if (file === skill.document)
-    read.unsafe.push(...metadataFindings(skill, Buffer.from(bytes).toString("utf8")));
+  read.unsafe.push(...audit.file(servedFileOf(skill, file.path), bytes, { executable }).filter(isUnsafe));
+  if (document) read.unsafe.push(...audit.metadata(skill, bytes).filter(isUnsafe));
   return bytes;
 }
 
-/** The high findings of a skill's name and description, placed on their lines of `document` when given. */
-function metadataFindings(skill: Skill, document?: string): Finding[] {
-  return auditSkillMetadata(documentPath(skill), skill, document).filter(isUnsafe);
+/** A served file's bytes, and whether its mode lets it run when `mode` asks (else false). */
+export async function readServedFile(
+  file: CatalogFile,
+  mode: boolean,
+): Promise<{ bytes: Uint8Array; executable: boolean }> {
+  return mode ? readCatalogBytesAndMode(file) : { bytes: await readCatalogBytes(file), executable: false };
+}
+
+/** Reads and audits a pack file (outside every skill), holding its bytes from `budget` meanwhile. */
+export async function auditPackFile(
+  served: ServedFile,
+  file: CatalogFile,
+  budget: ByteBudget,
+  audit: CatalogAudit,
+): Promise<void> {
+  if (file.size > MAX_INSPECTED_FILE_BYTES) {
+    audit.notAudited(served, TOO_LARGE);
+    return;
+  }
+  const release = await budget.take(file.size);
+  try {
+    const { bytes, executable } = await readCatalogBytesAndMode(file);
+    audit.file(served, bytes, { executable });
+  } catch (error) {
+    audit.notAudited(
+      served,
+      error instanceof ChangedFileError ? "changed since the catalog was loaded" : describeFsError(error),
+    );
+  } finally {
+    release();
+  }
 }
 
 /** Why the extension cannot carry a skill of `all` these files, told by their sizes before any is read. */
@@ -183,16 +224,14 @@ function describeEntryProblems(error: unknown): string {
 }
 
 /**
- * What the files of a skill were when it was inspected: a saved inspection is used again only while
- * every file keeps its path, size and modification time (whole seconds, as image layers keep them), and
- * while the skill keeps its place and name, which its entry's URIs are made of.
+ * What the files of a skill were when it was inspected: a saved inspection is used again only while every
+ * file keeps its path and stamp (see fileStamp), and while the skill keeps its place and name, which its
+ * entry's URIs are made of.
  */
-export function skillFingerprint(skill: Skill): string {
+export function skillStamp(skill: Skill): string {
   const hash = createHash("sha256").update(skillPath(skill)).update("\n");
-  for (const file of [skill.document, ...skill.files.values()]) hash.update(fileLine(file));
+  for (const file of [skill.document, ...skill.files.values()]) {
+    hash.update(`${JSON.stringify(file.path)} ${fileStamp(file)}\n`);
+  }
   return hash.digest("base64url");
-}
-
-function fileLine(file: CatalogFile): string {
-  return `${JSON.stringify(file.path)} ${file.size} ${Math.floor(file.mtimeMs / 1000)}\n`;
 }

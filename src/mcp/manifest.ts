@@ -1,5 +1,5 @@
-import { type CatalogFile, type FileContent, MANIFEST_NAME } from "../catalog/index.js";
-import { formatSize, plural } from "./format.js";
+import { type CatalogFile, type FileContent, formatSize, MANIFEST_NAME } from "../catalog/index.js";
+import { plural } from "./format.js";
 
 /** The `file` value that asks for a file list instead of a file; the catalog lists no file of that name. */
 export const MANIFEST = MANIFEST_NAME;

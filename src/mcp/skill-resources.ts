@@ -15,13 +15,13 @@ import {
   type CatalogFile,
   type FileContent,
   type FileReader,
+  formatSize,
   MAX_FILE_BYTES,
   type Scope,
   type Skill,
 } from "../catalog/index.js";
 import { type SkillEntry, skillPath } from "../inspection/index.js";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.js";
-import { formatSize } from "./format.js";
 import {
   keyOf,
   keyOfFolderUri,

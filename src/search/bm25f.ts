@@ -1,9 +1,11 @@
-import { grown } from "./arrays.js";
+import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
+import { grown, isStarts } from "./arrays.js";
 import { FIELD_NAMES, type FieldName } from "./fields.js";
-import { type FingerprintTable, stemFingerprint } from "./fingerprints.js";
+import { KeyTable, stemKey } from "./keys.js";
 import { Lexicon } from "./lexicon.js";
-import type { SpellingTable } from "./spelling.js";
-import { stem, WordScanner, type WordSink, words } from "./terms.js";
+import { WordScanner, type WordSink, words } from "./scanner.js";
+import { SpellingTable } from "./spelling.js";
+import { stem } from "./terms.js";
 
 /** How matches in each field add up; see docs/search.md. */
 export interface RankingOptions {
@@ -64,27 +66,55 @@ function levelOf(saturation: number): number {
 export class Bm25fIndex {
   private readonly scanner = new WordScanner();
 
-  /** Read-only once made: an index saved and loaded again (saved-index.ts) is these arrays. */
+  /** Read-only once made: an index saved and loaded again is these arrays. */
   constructor(
-    /** Term ids by the fingerprint of their stem. */
-    readonly terms: FingerprintTable,
+    /** Term ids by the key of their stem. */
+    private readonly terms: KeyTable,
     /** Per term t, its document gaps are `gaps[gapStarts[t]]` to `gaps[gapStarts[t + 1]]`. */
-    readonly gaps: Uint8Array,
-    readonly gapStarts: Uint32Array,
+    private readonly gaps: Uint8Array,
+    private readonly gapStarts: Uint32Array,
     /** Per term t, its impact levels are `levels[postingStarts[t]]` to `levels[postingStarts[t + 1]]`. */
-    readonly levels: Uint8Array,
-    readonly postingStarts: Uint32Array,
-    readonly termWeights: Float64Array,
+    private readonly levels: Uint8Array,
+    private readonly postingStarts: Uint32Array,
+    private readonly termWeights: Float64Array,
     /** The catalog's words as spelled, for reading mistyped request words. */
     readonly spellings: SpellingTable,
   ) {}
+
+  /** Writes the index to a part of the saved index, for {@link Bm25fIndex.load}. */
+  save(part: PartWriter): void {
+    this.terms.save(part);
+    for (const array of [this.gaps, this.gapStarts, this.levels, this.postingStarts, this.termWeights]) {
+      part.array(array);
+    }
+    this.spellings.save(part);
+  }
+
+  /** An index saved by {@link save}, as views of the saved bytes, once its lists are seen to hold together. */
+  static load(part: PartReader): Bm25fIndex {
+    const terms = KeyTable.load(part);
+    const gaps = part.array(Uint8Array);
+    const gapStarts = part.array(Uint32Array);
+    const levels = part.array(Uint8Array);
+    const postingStarts = part.array(Uint32Array);
+    const termWeights = part.array(Float64Array);
+    const spellings = SpellingTable.load(part, terms.size);
+    if (
+      !isStarts(gapStarts, terms.size, gaps.length) ||
+      !isStarts(postingStarts, terms.size, levels.length) ||
+      termWeights.length !== terms.size
+    ) {
+      throw new MalformedPart("the postings do not fit their terms");
+    }
+    return new Bm25fIndex(terms, gaps, gapStarts, levels, postingStarts, termWeights, spellings);
+  }
 
   /** The distinct terms of a request that some document holds, and its words that none does. */
   termsOf(query: string): RequestTerms {
     const terms = new Set<number>();
     const unknown = new Set<string>();
     for (const word of words(query, this.scanner)) {
-      const [hash, check] = stemFingerprint(stem(word));
+      const [hash, check] = stemKey(stem(word));
       const id = this.terms.get(hash, check);
       if (id >= 0) terms.add(id);
       else unknown.add(word);

@@ -3,9 +3,9 @@ import { Bm25fBuilder, type Bm25fIndex, type RankingOptions } from "./bm25f.js";
 import { DESCRIPTION, forEachSection, NAME, PLACE } from "./fields.js";
 import { NameIndex } from "./names.js";
 import {
-  indexFromBytes as fromBytes,
+  indexFromPart as fromPart,
   INDEX_FORMAT_VERSION,
-  indexToBytes,
+  indexToPart,
   type LoadedIndex,
 } from "./saved-index.js";
 import { type SearchIndex, SkillIndex } from "./skill-index.js";
@@ -14,7 +14,7 @@ export type { RankingOptions } from "./bm25f.js";
 export { FIELD_NAMES, type FieldName } from "./fields.js";
 export type { Correction, SearchIndex, SearchResult } from "./skill-index.js";
 export { stem } from "./terms.js";
-export { INDEX_FORMAT_VERSION, indexToBytes, type LoadedIndex };
+export { INDEX_FORMAT_VERSION, indexToPart, type LoadedIndex };
 
 /**
  * Tuned on the dev set of shared/bench, then checked on blind sets, a larger catalog and agents' queries
@@ -60,13 +60,14 @@ function indexTerms(
 }
 
 /**
- * A saved index (see `indexToBytes`), if it was built from exactly these `skills` with `ranking` and is
- * whole; otherwise why it cannot be used. Loading is a few checks and views of `saved`, not a build.
+ * A saved index's search part (see `indexToPart`), if it was built with `ranking` and is whole; otherwise
+ * why it cannot be used. That it was built from exactly these `skills` is the saved index's catalog
+ * fingerprint to say. Loading is a few checks and views of the part, not a build.
  */
-export function indexFromBytes(
-  saved: Uint8Array,
+export function indexFromPart(
+  pieces: readonly Uint8Array[],
   skills: readonly Skill[],
   ranking: RankingOptions = DEFAULT_RANKING,
 ): LoadedIndex {
-  return fromBytes(saved, skills, ranking);
+  return fromPart(pieces, skills, ranking);
 }

@@ -1,19 +1,20 @@
-import { FingerprintTable, mix, stemFingerprint } from "./fingerprints.js";
+import { KeyTable, mix, stemKey } from "./keys.js";
+import { wordHashes } from "./scanner.js";
 import { PLAIN_LETTERS, SHORTEST_MISTYPED, SpellingTable } from "./spelling.js";
-import { keptWord, spelled, stem, wordHashes } from "./terms.js";
+import { keptWord, spelled, stem } from "./terms.js";
 
 /**
  * Maps words to term ids while a catalog is indexed, without making a string of every word: a word is
- * found by the two hashes the scanner computed on the way (a 64-bit fingerprint, with its length), and only
+ * found by the two hashes the scanner computed on the way (a 64-bit key, with its length), and only
  * a word not met before is made a string, checked against the stop list and stemmed. A catalog of 10,000
  * skills has 12 million words but only about 50,000 distinct ones; two of 200,000 distinct words would
- * share a fingerprint with odds of about 1 in 10^9, and would then share their postings. Lives only while
- * the index is built; the index keeps the stems' fingerprints (see `stemFingerprint`) and, for reading
+ * share a key with odds of about 1 in 10^9, and would then share their postings. Lives only while
+ * the index is built; the index keeps the stems' keys (see `stemKey`) and, for reading
  * mistyped request words, the words' (see {@link spellings}).
  */
 export class Lexicon {
-  /** Term ids by the fingerprint of their stem. */
-  readonly terms = new FingerprintTable();
+  /** Term ids by the key of their stem. */
+  readonly terms = new KeyTable();
   /** Term id by a word that took the Unicode path. */
   private readonly unicodeWords = new Map<string, number>();
   /**
@@ -82,7 +83,7 @@ export class Lexicon {
   }
 
   private termOfStem(root: string): number {
-    const [hash, check] = stemFingerprint(root);
+    const [hash, check] = stemKey(root);
     return this.terms.add(hash, check);
   }
 

@@ -1,5 +1,7 @@
 import { editDistance, type Skill } from "../catalog/index.js";
-import { FingerprintTable } from "./fingerprints.js";
+import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
+import { allBelow, isStarts } from "./arrays.js";
+import { KeyTable } from "./keys.js";
 
 /** How many names sharing the most trigrams with a mistyped one are compared by edit distance. */
 const COMPARED_NAMES = 50;
@@ -8,21 +10,50 @@ const COMPARED_NAMES = 50;
  * Finds skill names spelled close to a mistyped one without comparing it against every name: names are
  * indexed by their letter trigrams, and only names sharing trigrams with it are compared. Lists are typed
  * arrays (a name has some 30 trigrams, and a catalog may have 50,000 names), so that an index can be saved
- * and loaded again as they are (saved-index.ts).
+ * and loaded again as they are.
  */
 export class NameIndex {
   constructor(
     /** The catalog, in the order the index numbers documents. */
     private readonly skills: readonly Skill[],
     /** Per distinct folded name n (see {@link fold}), its documents are `documents[documentStarts[n]…[n + 1]]`. */
-    readonly documentStarts: Int32Array,
-    readonly documents: Int32Array,
+    private readonly documentStarts: Int32Array,
+    private readonly documents: Int32Array,
     /** Trigram ids by trigram key (see {@link trigramKeys}). */
-    readonly trigrams: FingerprintTable,
+    private readonly trigrams: KeyTable,
     /** Per trigram t, the names holding it are `trigramNames[trigramStarts[t]…[t + 1]]`. */
-    readonly trigramStarts: Int32Array,
-    readonly trigramNames: Int32Array,
+    private readonly trigramStarts: Int32Array,
+    private readonly trigramNames: Int32Array,
   ) {}
+
+  /** Writes the index to a part of the saved index, for {@link NameIndex.load}; the skills are not in it. */
+  save(part: PartWriter): void {
+    part.array(this.documentStarts);
+    part.array(this.documents);
+    this.trigrams.save(part);
+    part.array(this.trigramStarts);
+    part.array(this.trigramNames);
+  }
+
+  /** An index saved by {@link save} from these `skills`, once its lists are seen to hold together. */
+  static load(part: PartReader, skills: readonly Skill[]): NameIndex {
+    const documentStarts = part.array(Int32Array);
+    const documents = part.array(Int32Array);
+    const trigrams = KeyTable.load(part);
+    const trigramStarts = part.array(Int32Array);
+    const trigramNames = part.array(Int32Array);
+    const names = documentStarts.length - 1;
+    if (
+      !isStarts(documentStarts, names, skills.length) ||
+      documents.length !== skills.length ||
+      !allBelow(documents, skills.length) ||
+      !isStarts(trigramStarts, trigrams.size, trigramNames.length) ||
+      !allBelow(trigramNames, names)
+    ) {
+      throw new MalformedPart("the names do not fit the skills");
+    }
+    return new NameIndex(skills, documentStarts, documents, trigrams, trigramStarts, trigramNames);
+  }
 
   static build(skills: readonly Skill[]): NameIndex {
     const nameIds = new Map<string, number>();
@@ -39,7 +70,7 @@ export class NameIndex {
     });
     const [documentStarts, documents] = groupBy(names.length, nameOf);
 
-    const trigrams = new FingerprintTable();
+    const trigrams = new KeyTable();
     const trigramOf: number[] = [];
     const holder: number[] = [];
     names.forEach((name, id) => {

@@ -1,6 +1,7 @@
 import type { Scope, Skill } from "../catalog/index.js";
-import type { Bm25fIndex, RankingOptions, RequestTerms } from "./bm25f.js";
-import type { NameIndex } from "./names.js";
+import type { PartReader, PartWriter } from "../saved/index.js";
+import { Bm25fIndex, type RankingOptions, type RequestTerms } from "./bm25f.js";
+import { NameIndex } from "./names.js";
 
 /** What a search found: the best matches, and how many skills matched at all, and how well. */
 export interface SearchResult {
@@ -27,7 +28,7 @@ export interface Correction {
 }
 
 /** A correction, with the term it reads the word as. */
-interface Reading extends Correction {
+interface TermCorrection extends Correction {
   readonly term: number;
 }
 
@@ -41,7 +42,15 @@ const CONTEXT_MATCHES = 30;
  */
 const MOST_WORDS_READ = 3;
 
-/** Finds skills for a request, and names close to a mistyped one. Built once at startup; pure. */
+/**
+ * Finds skills for a request, and names close to a mistyped one. Built once at startup; pure.
+ *
+ * Synchronous, and it must stay so: each query runs to its end before the next one starts. The index
+ * reuses scratch buffers across queries so that a query allocates next to nothing (the accumulator's
+ * scores, the marks of a request's best matches, the word scanner's parts and its sticky regular
+ * expression): an `await` inside a query would let another query write into them, and both would be
+ * ranked wrong without an error. test/search/synchronous.test.ts runs interleaved queries to hold this.
+ */
 export interface SearchIndex {
   /** Skills in `scope` ranked for `query`, best first. */
   search(query: string, scope: Scope, limit: number): SearchResult;
@@ -51,7 +60,7 @@ export interface SearchIndex {
 
 /**
  * A catalog's search index: its terms' postings and its names' trigrams, over `skills` in this order.
- * Made by `buildIndex`, or loaded from bytes that `indexToBytes` gave (saved-index.ts).
+ * Made by `buildIndex`, or loaded from a part of the saved index (saved-index.ts).
  *
  * A request word that no skill holds is read as a word one typing mistake away that some skill in scope
  * holds (`kuberntes` as kubernetes; see `SpellingTable.closeTerms`): of several, the one the 30 best
@@ -69,9 +78,9 @@ export class SkillIndex implements SearchIndex {
   private readonly counter: Accumulator;
 
   constructor(
-    readonly skills: readonly Skill[],
-    readonly terms: Bm25fIndex,
-    readonly names: NameIndex,
+    private readonly skills: readonly Skill[],
+    private readonly terms: Bm25fIndex,
+    private readonly names: NameIndex,
     /** What the impacts in `terms` were computed with. */
     readonly ranking: RankingOptions,
   ) {
@@ -81,15 +90,26 @@ export class SkillIndex implements SearchIndex {
     this.counter = new Accumulator(skills.length);
   }
 
+  /** Writes the index to a part of the saved index, for {@link SkillIndex.load}: its ranking is the caller's. */
+  save(part: PartWriter): void {
+    this.terms.save(part);
+    this.names.save(part);
+  }
+
+  /** An index saved by {@link save} from these `skills`, ranked with `ranking`, as views of the saved bytes. */
+  static load(part: PartReader, skills: readonly Skill[], ranking: RankingOptions): SkillIndex {
+    return new SkillIndex(skills, Bm25fIndex.load(part), NameIndex.load(part, skills), ranking);
+  }
+
   search(query: string, scope: Scope, limit: number): SearchResult {
     const { terms, skills, accumulator } = this;
     const allowed = this.scopes.mask(scope);
     const request = terms.termsOf(query);
     accumulator.add(terms, request.terms, allowed);
-    const readings = this.read(request, allowed);
+    const corrections = this.correct(request, allowed);
     accumulator.add(
       terms,
-      readings.map(({ term }) => term),
+      corrections.map(({ term }) => term),
       allowed,
     );
     const found = accumulator.finish(limit);
@@ -97,7 +117,7 @@ export class SkillIndex implements SearchIndex {
       skills: found.best.flatMap((document) => skills[document] ?? []),
       matched: found.matched,
       strongMatches: found.strong,
-      corrections: readings.map(({ from, to }) => ({ from, to })),
+      corrections: corrections.map(({ from, to }) => ({ from, to })),
     };
   }
 
@@ -106,7 +126,7 @@ export class SkillIndex implements SearchIndex {
    * the rest of the request, which the accumulator holds, or by the skills in scope when the rest matches
    * nothing.
    */
-  private read(request: RequestTerms, allowed: Uint8Array | undefined): Reading[] {
+  private correct(request: RequestTerms, allowed: Uint8Array | undefined): TermCorrection[] {
     const { unknown } = request;
     if (unknown.length > MOST_WORDS_READ) return [];
     const mistyped = unknown
@@ -117,15 +137,15 @@ export class SkillIndex implements SearchIndex {
     const best = this.accumulator.best(CONTEXT_MATCHES);
     for (const document of best) context[document] = 1;
     const known = new Set(request.terms);
-    const readings: Reading[] = [];
+    const corrections: TermCorrection[] = [];
     for (const { from, close } of mistyped) {
-      const reading = this.likeliest(from, close, known, best.length > 0 ? context : undefined, allowed);
-      if (reading === undefined) continue;
-      readings.push(reading);
-      known.add(reading.term);
+      const correction = this.likeliest(from, close, known, best.length > 0 ? context : undefined, allowed);
+      if (correction === undefined) continue;
+      corrections.push(correction);
+      known.add(correction.term);
     }
     for (const document of best) context[document] = 0;
-    return readings;
+    return corrections;
   }
 
   /**
@@ -141,8 +161,8 @@ export class SkillIndex implements SearchIndex {
     known: ReadonlySet<number>,
     context: Uint8Array | undefined,
     allowed: Uint8Array | undefined,
-  ): Reading | undefined {
-    let likeliest: Reading | undefined;
+  ): TermCorrection | undefined {
+    let likeliest: TermCorrection | undefined;
     let likeliestWeight = 0;
     let heldInScope = 0;
     for (const [term, to] of close) {

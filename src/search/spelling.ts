@@ -1,5 +1,8 @@
-import { mix } from "./fingerprints.js";
-import { joinedHashes, STOP_WORDS, wordHashes } from "./terms.js";
+import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
+import { allBelow, isAscending } from "./arrays.js";
+import { mix } from "./keys.js";
+import { joinedHashes, wordHashes } from "./scanner.js";
+import { STOP_WORDS } from "./terms.js";
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 type Hashes = readonly [hash: number, check: number];
@@ -19,7 +22,7 @@ const NEAR_STOP_WORDS = [...STOP_WORDS].filter((word) => PLAIN_LETTERS.test(word
 
 /**
  * The catalog's words as spelled, each with its term, so that a request word no skill holds can be read
- * as a word one typing mistake away. Words are known by their fingerprint (the scanner's two hashes, see
+ * as a word one typing mistake away. Words are known by their key (the scanner's two hashes, see
  * `wordHashes`), sorted, in three arrays of a number a word: a catalog of 10,000 skills has about 90,000.
  */
 export class SpellingTable {
@@ -46,7 +49,30 @@ export class SpellingTable {
     }
   }
 
-  /** A table of the words given by their fingerprints and terms, in any order, each fingerprint once. */
+  /** Writes the table to a part of the saved index, for {@link SpellingTable.load}. */
+  save(part: PartWriter): void {
+    part.array(this.hashes);
+    part.array(this.checks);
+    part.array(this.terms);
+  }
+
+  /**
+   * A table saved by {@link save}: its words' hashes ascending, which the binary search of a look-up needs,
+   * and each word's term one of the `termCount` an index has.
+   */
+  static load(part: PartReader, termCount: number): SpellingTable {
+    const hashes = part.array(Int32Array);
+    const checks = part.array(Int32Array);
+    const terms = part.array(Int32Array);
+    if (checks.length !== hashes.length || terms.length !== hashes.length) {
+      throw new MalformedPart("the spellings' lists differ in length");
+    }
+    if (!isAscending(hashes)) throw new MalformedPart("the spellings are out of order");
+    if (!allBelow(terms, termCount)) throw new MalformedPart("a spelling names a term the index lacks");
+    return new SpellingTable(hashes, checks, terms);
+  }
+
+  /** A table of the words given by their keys and terms, in any order, each key once. */
   static of(hashes: readonly number[], checks: readonly number[], terms: readonly number[]): SpellingTable {
     const order = Array.from(hashes.keys()).sort(
       (a, b) =>

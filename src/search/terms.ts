@@ -1,6 +1,10 @@
 import { stopwords } from "@orama/stopwords/english";
 import { stem as porter2 } from "porter2";
-import { grown } from "./arrays.js";
+
+/**
+ * What a word is to search, by definition: how text is folded, what a compound and its parts are, which
+ * words are dropped, and how a word is stemmed. The scanner (scanner.ts) finds the same words faster.
+ */
 
 /**
  * Words that carry no meaning of their own in a request ("how", "my", "should", "don't"): the Snowball
@@ -38,33 +42,15 @@ const COMPOUND = new RegExp(compoundOf("'"), "gu");
  * The same in text as written, curly apostrophes included: every compound found this way is then folded
  * and split again with {@link COMPOUND}, since folding can change a compound's letters (`ﬁ` → fi).
  */
-const COMPOUND_SOURCE = compoundOf("['’]");
-const COMPOUND_AT = new RegExp(COMPOUND_SOURCE, "uy");
+export const COMPOUND_SOURCE = compoundOf("['’]");
 const COMPOUNDS_AS_WRITTEN = new RegExp(COMPOUND_SOURCE, "gu");
-const LETTER_OR_NUMBER = /^[\p{L}\p{N}]$/u;
-const LETTER = /^\p{L}$/u;
-const MARK = /^\p{M}$/u;
 /**
  * Chinese and Japanese characters, written without spaces between words: a run of them is split around
  * each character, so that its pairs of neighbouring characters (bigrams) are words, as well as the run.
  */
 const SPACELESS_SCRIPT = "[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}]";
-const SPACELESS_CHARACTER = new RegExp(SPACELESS_SCRIPT, "u");
+export const SPACELESS_CHARACTER = new RegExp(SPACELESS_SCRIPT, "u");
 const AROUND_SPACELESS_CHARACTERS = new RegExp(`(${SPACELESS_SCRIPT})`, "u");
-
-/** Receives the words of a text as a scanner finds them. */
-export interface WordSink {
-  /**
-   * A word of letters, digits and apostrophes spelled by `text` from `start` to `end`, less any hyphens
-   * and underscores in between (the joined parts of a compound); not yet folded (each character's folded
-   * spelling is one character), stop words not yet dropped. `hash` and `check` are two independent
-   * hashes of the word as spelled ({@link wordHashes}), `length` its length. Handing over the span instead
-   * of a string spares an allocation for every word of a catalog.
-   */
-  span(text: string, start: number, end: number, hash: number, check: number, length: number): void;
-  /** A word that needed Unicode handling, already folded and kept (see {@link keptWord}). */
-  word(word: string): void;
-}
 
 /**
  * The word as search keeps it, or undefined for a stop word or a single letter: possessives and inner
@@ -113,283 +99,9 @@ export function stem(word: string): string {
   return porter2(word);
 }
 
-/** ASCII character classes, for the fast path. */
-const OTHER = 0;
-const LETTER_CLASS = 1;
-const DIGIT_CLASS = 2;
-const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, code) => {
-  const character = String.fromCharCode(code);
-  return /[A-Za-z]/.test(character) ? LETTER_CLASS : /[0-9]/.test(character) ? DIGIT_CLASS : OTHER;
-});
-/** Non-ASCII character classes. */
-const LETTER_CHARACTER = 1;
-const NUMBER_CHARACTER = 2;
-const OTHER_CHARACTER = 3;
-const MARK_CHARACTER = 4;
-/** What {@link WordScanner} finds at a position, when it is not a character of a fast-path word. */
-const NOT_IN_WORD = -1;
-const UNICODE_PATH = -2;
-const CAPITAL_SIGMA = 0x3a3;
-const HYPHEN = 45;
-const UNDERSCORE = 95;
-const APOSTROPHE = 39;
-const CURLY_APOSTROPHE = 0x2019;
-
-/** Multipliers of the two polynomial word hashes; odd, so no information is lost. */
-const HASH_MULTIPLIER = 0x01000193;
-const CHECK_MULTIPLIER = 0x5bd1e995;
-
-/**
- * The two hashes a scanner gives a word spelled from `start` to `end` (polynomials over its characters,
- * folded, `’` read as `'`, hyphens and underscores left out), computed from the text so that a lexicon
- * can find a word without making a string of it. Only for words the scanner's fast path takes, whose
- * characters each fold to one character: of `ß` or `ﬁ` only the first folded character counts.
- */
-export function wordHashes(text: string, start: number, end: number): [hash: number, check: number] {
-  let hash = 0;
-  let check = 0;
-  for (let i = start; i < end; i++) {
-    const code = text.charCodeAt(i);
-    if (code === HYPHEN || code === UNDERSCORE) continue;
-    const folded =
-      code === CURLY_APOSTROPHE
-        ? APOSTROPHE
-        : code < 128
-          ? code | 0x20
-          : foldedSpelling(String.fromCharCode(code)).charCodeAt(0);
-    hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
-    check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
-  }
-  return [hash, check];
-}
-
-/** The two hashes ({@link wordHashes}) of a word spelled `first` then `second` (`secondLength` long). */
-export function joinedHashes(
-  first: readonly [hash: number, check: number],
-  second: readonly [hash: number, check: number],
-  secondLength: number,
-): [hash: number, check: number] {
-  return [
-    joinedHash(first[0], second[0], secondLength, HASH_MULTIPLIER),
-    joinedHash(first[1], second[1], secondLength, CHECK_MULTIPLIER),
-  ];
-}
-
-/** The polynomial hash of word a followed by word b, of length `bLength`, from theirs. */
-function joinedHash(a: number, b: number, bLength: number, multiplier: number): number {
-  let shifted = a;
-  for (let i = 0; i < bLength; i++) shifted = Math.imul(shifted, multiplier);
-  return (shifted + b) | 0;
-}
-
-/**
- * Splits text into the words search indexes, the same way for skills and for requests. Spelling is
- * folded ({@link foldedSpelling}); words are runs of letters, digits and their marks; stop words and
- * single letters are dropped, possessives folded. A compound joined by hyphens or underscores yields its
- * parts, each pair of neighbouring parts joined, and the whole joined, so a request for `sub-workflow`,
- * `subworkflows` or `code nodes` reaches `n8n-subworkflows-official` or `n8n-code-nodes`.
- *
- * Chinese and Japanese, written without spaces, are split around each character: `数据可视化` yields its
- * pairs of neighbouring characters (`数据`, `据可`, `可视`, `视化`) and the whole run, so a request and a
- * skill meet on the words they share without a dictionary of words.
- *
- * Catalogs are large (10,000 skills hold about 12 million words), so words are scanned character by
- * character, hashed on the way, and handed over as spans. Only compounds holding a Chinese or Japanese
- * character or a character whose folded spelling is not one character of its kind (`ß`, `Σ`, combining
- * marks, letters outside the Basic Multilingual Plane) take the regular-expression path, several times
- * slower a word. A scanner keeps the character classes it has looked up, and is not shared between
- * concurrent scans.
- */
-export class WordScanner {
-  /** Non-ASCII character classes met so far: 0 for not yet met. */
-  private readonly classes = new Uint8Array(0x10000);
-  /** For the non-ASCII letters and digits of the fast path, their folded spelling; 0 for the others. */
-  private readonly folded = new Uint16Array(0x10000);
-  private partStarts: Int32Array = new Int32Array(16);
-  private partEnds: Int32Array = new Int32Array(16);
-  private partHashes: Int32Array = new Int32Array(16);
-  private partChecks: Int32Array = new Int32Array(16);
-
-  /** The words of `text` between `start` and `end`, in order. Words must not straddle `start` or `end`. */
-  scan(text: string, start: number, end: number, sink: WordSink): void {
-    let i = start;
-    while (i < end) {
-      const code = text.charCodeAt(i);
-      if (code < 128) {
-        i = ASCII_CLASS[code] === OTHER ? i + 1 : this.compound(text, i, end, sink);
-      } else {
-        const folded = this.foldedAt(text, i);
-        if (folded === NOT_IN_WORD) i++;
-        else if (folded === UNICODE_PATH) i = this.unicodeCompound(text, i, end, sink);
-        else i = this.compound(text, i, end, sink);
-      }
-    }
-  }
-
-  /** A compound starting with a letter or digit of the fast path at `start`; returns where it ends. */
-  private compound(text: string, start: number, end: number, sink: WordSink): number {
-    let parts = 0;
-    let i = start;
-    for (;;) {
-      const partStart = i;
-      let hash = 0;
-      let check = 0;
-      let code = -1;
-      for (; i < end; i++) {
-        code = text.charCodeAt(i);
-        let folded = code | 0x20;
-        if (code >= 128) {
-          folded = this.foldedAt(text, i);
-          if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
-          if (folded === NOT_IN_WORD) break;
-        } else if (ASCII_CLASS[code] === OTHER) {
-          break;
-        }
-        hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
-        check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
-      }
-      // Apostrophes followed by letters stay in the word (`don't`, `customer's`).
-      while (i + 1 < end && (code === APOSTROPHE || code === CURLY_APOSTROPHE)) {
-        let folded = this.letterFoldedAt(text, i + 1);
-        if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
-        if (folded === NOT_IN_WORD) break;
-        hash = (Math.imul(hash, HASH_MULTIPLIER) + APOSTROPHE) | 0;
-        check = (Math.imul(check, CHECK_MULTIPLIER) + APOSTROPHE) | 0;
-        for (i++; i < end; i++) {
-          code = text.charCodeAt(i);
-          folded = this.letterFoldedAt(text, i);
-          if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
-          if (folded === NOT_IN_WORD) break;
-          hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
-          check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
-        }
-      }
-      const joined = i + 1 < end && (code === HYPHEN || code === UNDERSCORE);
-      const next = joined ? this.foldedAt(text, i + 1) : NOT_IN_WORD;
-      if (next === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
-      const continues = next !== NOT_IN_WORD;
-      if (parts === 0 && !continues) {
-        // A plain word, by far the most common case.
-        if (i - start > 1) sink.span(text, start, i, hash, check, i - start);
-        return i;
-      }
-      this.addPart(parts++, partStart, i, hash, check);
-      if (!continues) break;
-      i++;
-    }
-    this.emitParts(text, parts, sink);
-    return i;
-  }
-
-  /** Each part, each pair of neighbouring parts joined, and the whole joined when there are three or more. */
-  private emitParts(text: string, parts: number, sink: WordSink): void {
-    const { partStarts, partEnds, partHashes, partChecks } = this;
-    for (let p = 0; p < parts; p++) {
-      const start = partStarts[p] as number;
-      const length = (partEnds[p] as number) - start;
-      if (length > 1)
-        sink.span(text, start, start + length, partHashes[p] as number, partChecks[p] as number, length);
-    }
-    for (let p = 1; p < parts; p++) {
-      const start = partStarts[p - 1] as number;
-      const end = partEnds[p] as number;
-      const second = end - (partStarts[p] as number);
-      const hash = joinedHash(partHashes[p - 1] as number, partHashes[p] as number, second, HASH_MULTIPLIER);
-      const check = joinedHash(
-        partChecks[p - 1] as number,
-        partChecks[p] as number,
-        second,
-        CHECK_MULTIPLIER,
-      );
-      sink.span(text, start, end, hash, check, (partEnds[p - 1] as number) - start + second);
-    }
-    if (parts > 2) {
-      let hash = partHashes[0] as number;
-      let check = partChecks[0] as number;
-      let length = (partEnds[0] as number) - (partStarts[0] as number);
-      for (let p = 1; p < parts; p++) {
-        const size = (partEnds[p] as number) - (partStarts[p] as number);
-        hash = joinedHash(hash, partHashes[p] as number, size, HASH_MULTIPLIER);
-        check = joinedHash(check, partChecks[p] as number, size, CHECK_MULTIPLIER);
-        length += size;
-      }
-      sink.span(text, partStarts[0] as number, partEnds[parts - 1] as number, hash, check, length);
-    }
-  }
-
-  private addPart(part: number, start: number, end: number, hash: number, check: number): void {
-    if (part === this.partStarts.length) {
-      this.partStarts = grown(this.partStarts, part * 2);
-      this.partEnds = grown(this.partEnds, part * 2);
-      this.partHashes = grown(this.partHashes, part * 2);
-      this.partChecks = grown(this.partChecks, part * 2);
-    }
-    this.partStarts[part] = start;
-    this.partEnds[part] = end;
-    this.partHashes[part] = hash;
-    this.partChecks[part] = check;
-  }
-
-  /** A compound holding non-ASCII letters or digits, at `start`: the regular-expression path. */
-  private unicodeCompound(text: string, start: number, end: number, sink: WordSink): number {
-    COMPOUND_AT.lastIndex = start;
-    // Callers scan whole lines or fields, so a compound never runs past `end`; the cut is a safeguard.
-    const found = (COMPOUND_AT.exec(text)?.[0] ?? "").slice(0, end - start);
-    for (const word of foldedWords(foldedSpelling(found).replace(/’/g, "'"))) sink.word(word);
-    return start + Math.max(1, found.length);
-  }
-
-  /**
-   * The character at `i` folded, if it is a letter or digit the fast path handles (ASCII, or any other
-   * whose folded spelling is one letter or digit of the same kind, outside the Greek capital sigma, whose
-   * lowercase depends on its place in the word); else NOT_IN_WORD, or UNICODE_PATH for the other letters,
-   * digits and combining marks.
-   */
-  private foldedAt(text: string, i: number): number {
-    const code = text.charCodeAt(i);
-    if (code < 128) return ASCII_CLASS[code] === OTHER ? NOT_IN_WORD : code | 0x20;
-    const type = this.classOf(text, i);
-    if (type === OTHER_CHARACTER) return NOT_IN_WORD;
-    return (this.folded[code] as number) || UNICODE_PATH;
-  }
-
-  /** Like {@link foldedAt}, for letters only: what may follow an apostrophe. */
-  private letterFoldedAt(text: string, i: number): number {
-    const code = text.charCodeAt(i);
-    if (code < 128) return ASCII_CLASS[code] === LETTER_CLASS ? code | 0x20 : NOT_IN_WORD;
-    const type = this.classOf(text, i);
-    if (type === MARK_CHARACTER) return UNICODE_PATH;
-    return type === LETTER_CHARACTER ? this.foldedAt(text, i) : NOT_IN_WORD;
-  }
-
-  /** The class of the non-ASCII character at `i`: LETTER_, NUMBER_, MARK_ or OTHER_CHARACTER. */
-  private classOf(text: string, i: number): number {
-    const code = text.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdfff) {
-      // Outside the Basic Multilingual Plane: rare enough to classify each time (never on the fast path).
-      return unicodeClass(String.fromCodePoint(text.codePointAt(i) ?? code));
-    }
-    let type = this.classes[code] as number;
-    if (type === 0) {
-      const character = String.fromCharCode(code);
-      type = unicodeClass(character);
-      this.classes[code] = type;
-      const plain = foldedSpelling(character);
-      const simple =
-        (type === LETTER_CHARACTER || type === NUMBER_CHARACTER) &&
-        code !== CAPITAL_SIGMA &&
-        plain.length === 1 &&
-        !SPACELESS_CHARACTER.test(character);
-      if (simple && unicodeClass(plain) === type) this.folded[code] = plain.charCodeAt(0);
-    }
-    return type;
-  }
-}
-
-function unicodeClass(character: string): number {
-  if (LETTER.test(character)) return LETTER_CHARACTER;
-  if (LETTER_OR_NUMBER.test(character)) return NUMBER_CHARACTER;
-  return MARK.test(character) ? MARK_CHARACTER : OTHER_CHARACTER;
+/** The words of a compound as written (see {@link COMPOUND_SOURCE}): folded, split and kept. */
+export function wordsOfCompound(compound: string): string[] {
+  return foldedWords(foldedSpelling(compound).replace(/’/g, "'"));
 }
 
 /** The words of folded text, by regular expression (see {@link referenceWords}). */
@@ -420,38 +132,15 @@ function keep(found: string[], word: string): void {
   if (kept !== undefined) found.push(kept);
 }
 
-/** Collects a text's words as strings: for requests, which are short. */
-class WordList implements WordSink {
-  readonly words: string[] = [];
-
-  span(text: string, start: number, end: number): void {
-    const kept = keptWord(spelled(text, start, end));
-    if (kept !== undefined) this.words.push(kept);
-  }
-
-  word(word: string): void {
-    this.words.push(word);
-  }
-}
-
 /** The folded word a span spells, hyphens and underscores left out, `’` read as `'`. */
 export function spelled(text: string, start: number, end: number): string {
   return foldedSpelling(text.slice(start, end)).replace(/[-_]/g, "").replace(/’/g, "'");
 }
 
-/** The words of a text as search sees them, before stemming (see {@link WordScanner}). */
-export function words(text: string, scanner = new WordScanner()): string[] {
-  const list = new WordList();
-  scanner.scan(text, 0, text.length, list);
-  return list.words;
-}
-
 /**
  * What the words of a text are, by definition: compounds found by regular expression, each folded and
- * split. {@link WordScanner} must find the same words faster; a property test holds it to this.
+ * split. The scanner must find the same words faster; a property test holds it to this.
  */
 export function referenceWords(text: string): string[] {
-  return (text.match(COMPOUNDS_AS_WRITTEN) ?? []).flatMap((compound) =>
-    foldedWords(foldedSpelling(compound).replace(/’/g, "'")),
-  );
+  return (text.match(COMPOUNDS_AS_WRITTEN) ?? []).flatMap(wordsOfCompound);
 }

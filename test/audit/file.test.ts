@@ -253,7 +253,7 @@ describe("the whole-file rules", () => {
     const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(64)]);
     expect(audit("p/s/tool", elf).map((f) => f.detail)).toEqual([
       "executable: a native program",
-      "binary, 0.1 KiB: agents get a description, not its content",
+      "binary, 72 B: agents get a description, not its content",
     ]);
     expect(audit("p/s/big.md", `${"word ".repeat(60_000)}\n`).map((f) => [f.rule, f.detail])).toEqual([
       ["large-file", "293.0 KiB: agents get its first 256 KiB"],

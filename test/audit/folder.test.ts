@@ -1,8 +1,8 @@
 import { chmod, rm, truncate } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditCatalog, auditFolder } from "../../src/audit/index.js";
-import { CatalogError, loadCatalog } from "../../src/catalog/index.js";
+import type { FolderAudit } from "../../src/audit/index.js";
+import { loadCatalog } from "../../src/catalog/index.js";
 import { inspectCatalog } from "../../src/inspection/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
@@ -29,14 +29,21 @@ beforeAll(async () => {
 });
 afterAll(() => tree.remove());
 
-describe("auditFolder", () => {
-  it("audits what the server serves, each file once, and the symlinks the fetcher skipped", () => {
-    const { skills, findings, issues } = auditFolder(tree.dir);
+/** The audit of `dir` as loaded, made by the inspection's reading of every served file. */
+async function audited(dir: string): Promise<FolderAudit> {
+  return (await inspectCatalog(loadCatalog(dir).catalog, { audit: {} })).audit;
+}
+
+describe("the audit of a catalog", () => {
+  it("audits what the server serves, each file once, and the symlinks the fetcher skipped", async () => {
+    const { issues: loadIssues } = loadCatalog(tree.dir);
+    const { skills, findings, issues } = await audited(tree.dir);
     expect(skills).toBe(4);
-    // What the catalog leaves out is not audited, and said so.
-    expect(issues).toEqual([
+    // What the catalog leaves out is not audited; the catalog says so.
+    expect(loadIssues).toEqual([
       { severity: "skipped", path: "alpha/broken", reason: "no frontmatter (the file must start with ---)" },
     ]);
+    expect(issues).toEqual([]);
     expect(findings.map((found) => [found.path, found.line, found.rule])).toEqual([
       ["alpha/clean/link", 0, "skipped-symlink"],
       ["alpha/escaped/SKILL.md", 3, "metadata-invisible-character"],
@@ -48,15 +55,17 @@ describe("auditFolder", () => {
 
   it("makes unsafe the skills of its high findings: the nested one and the one around it", async () => {
     const { catalog } = loadCatalog(tree.dir);
-    const { inspection } = await inspectCatalog(catalog.everything.skills);
-    const unsafe = inspection
-      .unsafe()
-      .map(({ skill, findings: [found] }) => [skill.id, found?.path, found?.rule]);
-    expect(unsafe).toEqual([
-      ["alpha/escaped", "alpha/escaped/SKILL.md", "metadata-invisible-character"],
-      ["alpha/inner", "alpha/outer/inner/SKILL.md", "invisible-character"],
-      ["alpha/outer", "alpha/outer/inner/SKILL.md", "invisible-character"],
-    ]);
+    for (const options of [{}, { audit: {} }]) {
+      const { inspection } = await inspectCatalog(catalog, options);
+      const unsafe = inspection
+        .unsafe()
+        .map(({ skill, findings: [found] }) => [skill.id, found?.path, found?.rule]);
+      expect(unsafe).toEqual([
+        ["alpha/escaped", "alpha/escaped/SKILL.md", "metadata-invisible-character"],
+        ["alpha/inner", "alpha/outer/inner/SKILL.md", "invisible-character"],
+        ["alpha/outer", "alpha/outer/inner/SKILL.md", "invisible-character"],
+      ]);
+    }
   });
 
   // Regression (issue 24): a served file that could not be read threw out of the audit, and one of any
@@ -66,13 +75,15 @@ describe("auditFolder", () => {
       "p/ok/SKILL.md": skillMd("ok", "Fine.", "Say hi\u200Bthere.\n"),
       "p/ok/gone.md": "removed after the load",
       "p/ok/huge.bin": "",
+      "p/shared/big.bin": "",
     });
     try {
       await truncate(path.join(folder.dir, "p/ok/huge.bin"), 17 * 1024 * 1024);
+      await truncate(path.join(folder.dir, "p/shared/big.bin"), 17 * 1024 * 1024);
       const { catalog, issues } = loadCatalog(folder.dir);
       expect(issues).toEqual([]);
       await rm(path.join(folder.dir, "p/ok/gone.md"));
-      const audit = auditCatalog(catalog, folder.dir);
+      const audit = (await inspectCatalog(catalog, { audit: {} })).audit;
       expect(audit.findings.map((found) => [found.path, found.rule])).toEqual([
         ["p/ok/SKILL.md", "invisible-character"],
       ]);
@@ -87,18 +98,14 @@ describe("auditFolder", () => {
           path: "p/ok/huge.bin",
           reason: "not audited: larger than 16 MiB, the most the audit reads",
         },
+        {
+          severity: "warning",
+          path: "p/shared/big.bin",
+          reason: "not audited: larger than 16 MiB, the most the audit reads",
+        },
       ]);
     } finally {
       await folder.remove();
-    }
-  });
-
-  it("throws the catalog's error for a folder the server would refuse", async () => {
-    const empty = await makeTree({ "alpha/broken/SKILL.md": "no frontmatter" });
-    try {
-      expect(() => auditFolder(empty.dir)).toThrow(CatalogError);
-    } finally {
-      await empty.remove();
     }
   });
 });

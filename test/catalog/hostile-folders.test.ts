@@ -7,7 +7,8 @@
 import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CatalogIssue, loadCatalog, MAX_FRONTMATTER_BYTES } from "../../src/catalog/index.js";
+import { MAX_FRONTMATTER_BYTES } from "../../src/catalog/frontmatter.js";
+import { type CatalogIssue, loadCatalog } from "../../src/catalog/index.js";
 import { makeDeepFolders, removeDeepTree } from "../helpers/deep-tree.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 

@@ -95,8 +95,36 @@ describe("loadCatalog on the standard tree", () => {
   });
 
   it("reads sources.json, keeping only the sources of packs SKILL_PACKS loads", () => {
-    expect(loaded.catalog.sources).toEqual([{ name: "alpha", ref: "a".repeat(40) }]);
+    expect(loaded.catalog.sources).toEqual([{ name: "alpha", ref: "a".repeat(40), skipped: [] }]);
     expect(loadCatalog(tree.skillsDir, { packs: ["beta"] }).catalog.sources).toEqual([]);
+  });
+
+  // sources.json was parsed twice, by the catalog and by the audit, each its own way (issue 25).
+  it("reads what the fetcher skipped from sources.json, and ignores a file whose lists are malformed", async () => {
+    const ref = "b".repeat(40);
+    const skipped = [{ path: "one/link", reason: "symlink points outside the repository" }];
+    const folder = await makeTree({
+      "alpha/one/SKILL.md": skillMd("one"),
+      "sources.json": JSON.stringify({ sources: [{ name: "alpha", ref, skipped }] }),
+    });
+    try {
+      expect(loadCatalog(folder.dir).catalog.sources).toEqual([{ name: "alpha", ref, skipped }]);
+      await writeFile(
+        path.join(folder.dir, "sources.json"),
+        JSON.stringify({ sources: [{ name: "alpha", ref, skipped: [{ path: 7 }] }] }),
+      );
+      const { catalog, issues } = loadCatalog(folder.dir);
+      expect(catalog.sources).toEqual([]);
+      expect(issues).toEqual([
+        {
+          severity: "warning",
+          path: "sources.json",
+          reason: "ignored: the skipped files of alpha are not a list of paths and reasons",
+        },
+      ]);
+    } finally {
+      await folder.remove();
+    }
   });
 });
 

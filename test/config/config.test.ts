@@ -1,7 +1,17 @@
+import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, EXAMPLES_DIR, loadConfig, USAGE } from "../../src/config/index.js";
+import {
+  ConfigError,
+  EXAMPLES_DIR,
+  loadConfig,
+  SETTINGS,
+  type Setting,
+  USAGE,
+} from "../../src/config/index.js";
+import { OPTIONS } from "../../src/config/options.js";
+import { ROOT } from "../helpers/process.js";
 import { makeTree } from "../helpers/skill-tree.js";
 
 describe("loadConfig", () => {
@@ -176,8 +186,8 @@ describe("HTTP protection settings", () => {
       'ALLOWED_ORIGINS entry "example.com" is not an origin (scheme://host[:port], e.g. https://app.example.com)',
       'ALLOWED_ORIGINS entry "https://x.example.com/path" is not an origin (scheme://host[:port], e.g. https://app.example.com)',
       'ALLOWED_HOSTS entry "bad host" is not a host or host:port (e.g. skills.example.com)',
-      "API_KEYS_FILE /nonexistent/keys cannot be read (ENOENT)",
       "API_KEYS item 1 is not a valid key (at least 16 visible ASCII characters, no spaces)",
+      "API_KEYS_FILE /nonexistent/keys cannot be read (ENOENT)",
       'RATE_LIMIT_PER_MINUTE "-1" is not a whole number from 0 to 1000000',
       'SHED_EVENT_LOOP_UTILIZATION "2" is not a number from 0 to 1',
       'MAX_BODY_BYTES "1e9" is not a whole number from 1024 to 16777216',
@@ -186,22 +196,41 @@ describe("HTTP protection settings", () => {
     expect(message).not.toContain("sh0rt-secret");
   });
 
-  it("documents every setting in --help", () => {
-    for (const name of [
-      "ALLOWED_ORIGINS",
-      "ALLOWED_HOSTS",
-      "API_KEYS",
-      "API_KEYS_FILE",
-      "RATE_LIMIT_PER_MINUTE",
-      "TRUST_PROXY",
-      "SHED_EVENT_LOOP_DELAY_MS",
-      "SHED_EVENT_LOOP_UTILIZATION",
-      "SHED_RSS_MB",
-      "REQUEST_TIMEOUT_MS",
-      "MAX_BODY_BYTES",
-      "SHUTDOWN_DRAIN_MS",
-    ]) {
-      expect(USAGE).toContain(`  ${name} `);
+  it("documents every setting and option in --help, with its default", () => {
+    for (const [name, declared] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+      expect(USAGE).toMatch(new RegExp(`\\n  ${name} +\\S`));
+      if (declared.default !== undefined) expect(USAGE).toContain(`(default ${declared.default})`);
+    }
+    const synopsis = USAGE.split("\n", 1)[0];
+    for (const [name, option] of Object.entries(OPTIONS)) {
+      expect(synopsis).toContain(`--${name}`);
+      expect(USAGE).toContain(`\n  ${option.shown} `);
+    }
+    expect(USAGE.split("\n").filter((line) => line.length > 110)).toEqual([]);
+  });
+});
+
+describe("the README's settings tables", () => {
+  /** The rows of the tables under "## Configuration": variable and default cell. */
+  function readmeRows(): [name: string, defaultCell: string][] {
+    const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("\n## Configuration\n"), readme.indexOf("\n## HTTP\n"));
+    return [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]*) \|/gm)].map((match) => [
+      match[1] ?? "",
+      (match[2] ?? "").trim(),
+    ]);
+  }
+
+  it("list exactly the settings the server reads, each once", () => {
+    const names = readmeRows().map(([name]) => name);
+    expect(names).toEqual(Object.keys(SETTINGS));
+  });
+
+  it("give each setting the default the server takes", () => {
+    for (const [name, cell] of readmeRows()) {
+      const declared = (SETTINGS as Record<string, Setting<unknown>>)[name];
+      if (declared?.default === undefined) continue;
+      expect({ name, default: cell.startsWith(`\`${declared.default}\``) }).toEqual({ name, default: true });
     }
   });
 });

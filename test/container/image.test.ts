@@ -36,7 +36,7 @@ async function engineAnswers(): Promise<boolean> {
   } catch (error) {
     console.warn(
       `\n*** No Docker-compatible engine answers (${(error as Error).message}): the container tests are SKIPPED. ***\n` +
-        "*** Start one with ../shared/container-engine/setup.sh, or run .ci/run, which does. ***\n",
+        "*** Point DOCKER_HOST at a Docker-compatible engine (Docker, or Podman's socket) to run them. ***\n",
     );
     return false;
   }
@@ -255,16 +255,15 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
 
-  it("stops quickly and cleanly on docker stop", async () => {
+  // Exit status 0 says that node (PID 1) handled SIGTERM and exited by itself: one killed at the end of
+  // the grace exits 137, however busy the machine. How fast it drains is tested in test/main.test.ts.
+  it("stops by itself on docker stop, cleanly", async () => {
     const stopping = await start();
-    const started = Date.now();
-    await stopping.container.stop({ timeout: 10_000, remove: false });
-    const elapsed = Date.now() - started;
+    await stopping.container.stop({ timeout: 30_000, remove: false });
     const inspected = await (await getContainerRuntimeClient()).container
       .getById(stopping.container.getId())
       .inspect();
     expect(inspected.State.ExitCode).toBe(0);
-    expect(elapsed).toBeLessThan(5000);
     await (await getContainerRuntimeClient()).container.getById(stopping.container.getId()).remove();
   });
 });

@@ -6,7 +6,8 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditFolder } from "../../src/audit/index.js";
+import { loadCatalog } from "../../src/catalog/index.js";
+import { inspectCatalog } from "../../src/inspection/index.js";
 import { inTagCharacters as tags } from "../helpers/fixtures.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeUpstream, manifestOf, runFetcher, writeManifest } from "./helpers.js";
@@ -152,8 +153,9 @@ describe("the repin review", () => {
     ]);
   });
 
-  it("leaves a skills folder whose audit names the same findings, file and line", () => {
-    const { skills, findings } = auditFolder(path.join(hostile.site, "skills"));
+  it("leaves a skills folder whose audit names the same findings, file and line", async () => {
+    const { catalog } = loadCatalog(path.join(hostile.site, "skills"));
+    const { skills, findings } = (await inspectCatalog(catalog, { audit: {} })).audit;
     expect(skills).toBe(5);
     expect(findings.map((found) => `${found.severity} ${found.path}:${found.line} ${found.rule}`)).toEqual([
       "high kit/alpha/references/guide.md:3 tag-characters",

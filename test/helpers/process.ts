@@ -6,8 +6,18 @@ import { expect, vi } from "vitest";
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** tsx's loader, for `node --import`: runs TypeScript from source, from any working folder. */
 export const TSX_LOADER = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
-/** The server entry point, run from source through tsx as `npm run dev` does. */
-export const MAIN = ["--import", TSX_LOADER, fileURLToPath(new URL("../../src/main.ts", import.meta.url))];
+/**
+ * The server as built: test/global-setup.ts builds it from the sources before the tests run. Compiling
+ * them again in every process the tests start took a second of CPU each.
+ */
+export const MAIN = [fileURLToPath(new URL("../../dist/main.js", import.meta.url))];
+/** How long a process of a test may take to start or finish, on a machine busy with other work. */
+const PROCESS_MS = 60_000;
+/**
+ * What every server process of a test runs with, unless the test sets it: no load shedding, which a machine
+ * busy with other work would trigger (tests of shedding set it themselves).
+ */
+const TEST_ENV: Readonly<Record<string, string>> = { SHED_EVENT_LOOP_DELAY_MS: "0" };
 
 export interface Exited {
   readonly code: number | null;
@@ -33,7 +43,7 @@ export function runScript(
 ): Promise<Exited> {
   const argv = ["--import", TSX_LOADER, path.join(ROOT, script), ...args];
   return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd, timeout: 60_000, ...user }, (error, stdout, stderr) => {
+    execFile(process.execPath, argv, { cwd, timeout: PROCESS_MS, ...user }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
     });
   });
@@ -44,14 +54,14 @@ export function runServer(env: Record<string, string>, args: string[] = [], cwd 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...MAIN, ...args], {
       cwd,
-      env: { ...process.env, ...env, NODE_OPTIONS: "" },
+      env: { ...process.env, ...TEST_ENV, ...env, NODE_OPTIONS: "" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), PROCESS_MS);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
@@ -77,7 +87,7 @@ export function startServerProcess(
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, MAIN, {
     cwd,
-    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env, NODE_OPTIONS: "" },
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...TEST_ENV, ...env, NODE_OPTIONS: "" },
     stdio: ["ignore", "pipe", "pipe"],
     ...user,
   });
@@ -88,7 +98,7 @@ export function startServerProcess(
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`server did not start:\n${stdout}\n${stderr}`));
-    }, 15_000);
+    }, PROCESS_MS);
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
     });

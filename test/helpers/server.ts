@@ -4,10 +4,9 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { afterAll, beforeAll } from "vitest";
-import { mcpDepsOf } from "../../scripts/in-memory-client.js";
-import { type LoadedCatalog, loadCatalog } from "../../src/catalog/index.js";
 import { type HttpSettings, loadConfig } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
+import { mcpDepsFor, type Prepared, prepare } from "../../src/startup/index.js";
 import { makeTree, type TempTree, type TreeEntry } from "./skill-tree.js";
 
 /** The fixed tool surface, in the order tools/list gives it: the contract every client sees. */
@@ -32,7 +31,7 @@ export interface ConnectOptions {
 export interface RunningServer {
   readonly url: string;
   readonly app: FastifyInstance;
-  readonly loaded: LoadedCatalog;
+  readonly prepared: Prepared;
   /** An SDK client on `/mcp`, in the era asked for (legacy by default), with headers and `?pack=`. */
   connect(options?: ConnectOptions): Promise<Client>;
   close(): Promise<void>;
@@ -50,23 +49,34 @@ export async function connectTo(endpoint: URL, options: ConnectOptions = {}): Pr
   return client;
 }
 
-/** HTTP settings as the environment `env` would give them (defaults for everything not in it). */
+/**
+ * HTTP settings as the environment `env` would give them (defaults for everything not in it), but load
+ * shedding, which a machine busy with other work would trigger: the tests of shedding set it in `env`.
+ */
 export function httpSettings(env: Record<string, string> = {}): HttpSettings {
-  return loadConfig(env).http;
+  return loadConfig({ SHED_EVENT_LOOP_DELAY_MS: "0", ...env }).http;
 }
 
-/** Loads `dir` and serves it on 127.0.0.1 on a free port, as main.ts would. */
+/**
+ * Prepares `dir` and serves it on 127.0.0.1 on a free port, as main.ts would: `packs` as SKILL_PACKS,
+ * `settings` the HTTP edge's, `env` any other setting (PROMPTS, UNSAFE_SKILLS…) as the environment gives it.
+ */
 export async function startServer(
   dir: string,
   packs: readonly string[] = [],
   settings: HttpSettings = httpSettings(),
-  options: { prompts?: boolean } = {},
+  env: Record<string, string> = {},
 ): Promise<RunningServer> {
-  const loaded = loadCatalog(dir, { packs });
+  const config = loadConfig({ ...env, SKILLS_DIR: dir, SKILL_PACKS: packs.join(",") });
+  const silent = pino({ level: "silent" });
+  const prepared = await prepare(config, silent);
+  // What the operator's log would say of a tool or a read that failed inside the server, on console.error.
+  const errors = pino({ level: "error" }, { write: (line: string) => console.error(line) });
   const app = await buildApp({
-    mcp: await mcpDepsOf(loaded.catalog, { version: "test", prompts: options.prompts }),
-    logger: pino({ level: "silent" }),
+    mcp: mcpDepsFor(prepared, config, errors, { name: "skills-mcp", version: "test" }),
+    logger: silent,
     settings,
+    unsafeSkills: prepared.unsafeSkills,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
@@ -76,7 +86,7 @@ export async function startServer(
   return {
     url,
     app,
-    loaded,
+    prepared,
     async connect(options = {}) {
       const client = await connectTo(new URL(`/mcp${options.query ?? ""}`, url), options);
       clients.push(client);

@@ -7,7 +7,6 @@ import {
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mcpDepsOf } from "../../scripts/in-memory-client.js";
-import { loadCatalog } from "../../src/catalog/index.js";
 import { McpEndpoint } from "../../src/http/mcp-endpoint.js";
 import {
   answerEnding,
@@ -96,7 +95,7 @@ let newServer: ServerFactory;
 
 beforeAll(async () => {
   tree = await makeStandardCatalog();
-  const deps = await mcpDepsOf(loadCatalog(tree.skillsDir).catalog);
+  const deps = await mcpDepsOf(tree.skillsDir);
   newServer = serverFactoryFor(deps, deps.catalog.everything);
 });
 afterAll(() => tree.remove());

@@ -35,7 +35,7 @@ describe("inspectCatalog", () => {
     for (const file of Object.keys(files)) truncateSync(path.join(tree.dir, file), 15 * MiB);
     const { catalog } = loadCatalog(tree.dir);
 
-    const run = await inspectCatalog(catalog.everything.skills);
+    const run = await inspectCatalog(catalog);
     expect(run.peakBytes).toBeGreaterThan(0);
     expect(run.peakBytes).toBeLessThanOrEqual(INSPECTION_BUDGET_BYTES);
     const leftOut = run.inspection.leftOut().map(({ skill, reason }) => [skill.id, reason]);
@@ -63,7 +63,7 @@ describe("inspectCatalog", () => {
     writeFileSync(path.join(tree.dir, "p/grown/notes.md"), "longer than it was at load");
 
     // p/ok keeps its entry: only the skills whose files changed are left out.
-    const { inspection } = await inspectCatalog(catalog.everything.skills);
+    const { inspection } = await inspectCatalog(catalog);
     expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
       ["p/gone", "vanished.md cannot be read: it vanished while the catalog was loaded (ENOENT)"],
       ["p/grown", "notes.md changed since the catalog was loaded"],
@@ -81,9 +81,7 @@ describe("inspectCatalog", () => {
     // What the catalog read is what counts: a digest of another reading makes the two disagree.
     const forged = new Map([...frontmatters, [two, "a reading YAML never gave"]]);
 
-    const { inspection } = await inspectCatalog(catalog.everything.skills, undefined, {
-      frontmatters: forged,
-    });
+    const { inspection } = await inspectCatalog(catalog, { frontmatters: forged });
     expect(inspection.of(one).entry).toBeDefined();
     expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
       ["p/two", "its frontmatter reads otherwise to the Skills extension's parser than to YAML"],

@@ -422,7 +422,7 @@ describe("one scope everywhere", () => {
   });
 
   it("PROMPTS=off leaves the prompts out, and nothing else", async () => {
-    const quiet = await startServer(tree.dir, [], undefined, { prompts: false });
+    const quiet = await startServer(tree.dir, [], undefined, { PROMPTS: "off" });
     try {
       const client = await quiet.connect({ era: "modern" });
       expect(client.getServerCapabilities()?.prompts).toBeUndefined();

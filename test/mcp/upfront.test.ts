@@ -105,6 +105,9 @@ describe.each(ERAS)("in the %s era", (era) => {
       "sourdough-bread: Bake sourdough bread with a levain starter and long fermentation.",
     );
     expect(listSkills).toContain("audit-helper: Prepare workpapers for the external auditor.");
+    // Clients cut tool descriptions near 2 KB (the caps hold for any catalog: test/preview/preview.test.ts).
+    expect(Buffer.byteLength(instructions)).toBeLessThan(2048);
+    expect(Buffer.byteLength(listSkills)).toBeLessThan(2048);
   });
 
   it.each([

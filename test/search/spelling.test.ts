@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { wordHashes } from "../../src/search/scanner.js";
 import { oneMistakeApart, SpellingTable } from "../../src/search/spelling.js";
-import { wordHashes } from "../../src/search/terms.js";
 
 /** A table of `words`, the term of each being its position. */
 function tableOf(...words: string[]): SpellingTable {

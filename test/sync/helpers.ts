@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
 import { pino } from "pino";
-import { mcpDepsOf } from "../../scripts/in-memory-client.js";
-import { loadCatalog } from "../../src/catalog/index.js";
+import { loadConfig } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
+import { mcpDepsFor, prepare } from "../../src/startup/index.js";
 import {
   type Era,
   LOCK_FILE,
@@ -30,10 +30,11 @@ export interface Served {
  * the same port, so that sync sees the same server.
  */
 export async function serveCatalog(dir: string, port = 0, env: Record<string, string> = {}): Promise<Served> {
-  const loaded = loadCatalog(dir);
+  const config = loadConfig({ SKILLS_DIR: dir });
+  const logger = pino({ level: "silent" });
   const app = await buildApp({
-    mcp: await mcpDepsOf(loaded.catalog, { version: "test" }),
-    logger: pino({ level: "silent" }),
+    mcp: mcpDepsFor(await prepare(config, logger), config, logger, { name: "skills-mcp", version: "test" }),
+    logger,
     settings: httpSettings(env),
   });
   await app.listen({ host: "127.0.0.1", port });

@@ -1,5 +1,5 @@
-import { type Finding, RULES, SEVERITIES, type Severity } from "./rules.js";
-import { visible } from "./text.js";
+/** The audit's findings as Markdown, for the scripts that print them: check-skills, audit-skills, the repin review. */
+import { type Finding, RULES, SEVERITIES, type Severity, visible } from "../src/audit/index.js";
 
 /**
  * `text` as inline code that any content leaves intact, for a table cell: upstream file names may hold

@@ -1,0 +1,77 @@
+/**
+ * Texts an attacker would write to stall or crash the audit's rules: each repeats what one rule starts to
+ * match and never lets it finish, or piles up what a rule reports. Used by `npm run bench:audit` and by
+ * the tests of the audit on hostile files.
+ */
+
+export interface HostileText {
+  readonly name: string;
+  /** The path the file is audited as: its ending picks the rules (`.md` adds html-comment). */
+  readonly path: string;
+  /** The text, of about `size` characters. */
+  readonly make: (size: number) => string;
+}
+
+/** `unit` repeated to at least `size` characters. */
+export function repeated(unit: string, size: number): string {
+  return unit.repeat(Math.max(1, Math.ceil(size / unit.length)));
+}
+
+export const HOSTILE_TEXTS: readonly HostileText[] = [
+  // Issue 24, as reported: a stack overflow, and quadratic link rules.
+  { name: "one line of base64", path: "p/s/data.txt", make: (size) => `aZ09${repeated("QUJDZGVm", size)}\n` },
+  { name: "Markdown link starts", path: "p/s/SKILL.md", make: (size) => repeated("[a](http://x", size) },
+  { name: "HTML link starts", path: "p/s/SKILL.md", make: (size) => repeated("<a href=x ", size) },
+  // Found looking for more of the same.
+  {
+    name: "HTML tags, never closed",
+    path: "p/s/SKILL.md",
+    make: (size) => `${repeated("<a href=http://x ", size)}>`,
+  },
+  { name: "opening brackets", path: "p/s/SKILL.md", make: (size) => `${repeated("[", size)}](http://x)` },
+  { name: "iex and spaces", path: "p/s/run.sh", make: (size) => `curl x; iex${" ".repeat(size)}x\n` },
+  { name: "quotes after a pipe", path: "p/s/run.sh", make: (size) => `curl x | ${"'".repeat(size)}x\n` },
+  {
+    name: "sudo and its flags",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | sudo${repeated(" -x", size)}\n`,
+  },
+  {
+    name: "env and assignments",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | env${repeated(" a=a=", size)}\n`,
+  },
+  { name: "continued lines", path: "p/s/run.sh", make: (size) => `curl x ${repeated("\\\n", size)}| sh\n` },
+  {
+    name: "backticks never closed",
+    path: "p/s/SKILL.md",
+    make: (size) => `<!--\n${"`".repeat(size / 2)}${"a".repeat(size / 2)}\n`,
+  },
+  { name: "code spans", path: "p/s/SKILL.md", make: (size) => `<!--\n${repeated("`a` ", size)}\n` },
+  { name: "a fence of backticks", path: "p/s/SKILL.md", make: (size) => `<!--\n${"`".repeat(size)}\n` },
+  {
+    name: "tag characters after a flag",
+    path: "p/s/SKILL.md",
+    make: (size) => `\u{1F3F4}${repeated("\u{E0041}", size)}`,
+  },
+  { name: "variation selectors", path: "p/s/SKILL.md", make: (size) => `a${repeated("\u{E0151}", size)}` },
+  { name: "hex", path: "p/s/data.txt", make: (size) => repeated("0f", size) },
+  // Many findings: the audit keeps what it reports, not every hit.
+  {
+    name: "invisible characters in words",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("a\u200Bb\n", size),
+  },
+  { name: "downloads piped into sh", path: "p/s/run.sh", make: (size) => repeated("curl x | sh\n", size) },
+  {
+    name: "deceptive links on one line",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("[a.com](http://b.com) ", size),
+  },
+  {
+    name: "tags in link text",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated(`[${"<".repeat(300)}](http://x) `, size),
+  },
+  { name: "line breaks", path: "p/s/SKILL.md", make: (size) => "\n".repeat(size) },
+];

@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { type CatalogIssue, MAX_PACK_DESCRIPTION, type SkippedFile, type Source } from "./types.js";
+
+/**
+ * `sources.json`, written by the fetcher, says which commit each pack came from and what it did not copy;
+ * the one reader of it. A file that is not such a record is ignored, with a warning.
+ */
+export function readSources(root: string, issues: CatalogIssue[]): Source[] {
+  let text: string;
+  try {
+    text = readFileSync(path.join(root, "sources.json"), "utf8");
+  } catch {
+    return [];
+  }
+  try {
+    const data: unknown = JSON.parse(text);
+    const list = (data as { sources?: unknown }).sources;
+    if (!Array.isArray(list)) throw new Error("no sources list");
+    return list.map((item: unknown) => {
+      const { name, ref, description, skipped } = item as {
+        name?: unknown;
+        ref?: unknown;
+        description?: unknown;
+        skipped?: unknown;
+      };
+      if (typeof name !== "string" || typeof ref !== "string") throw new Error("a source lacks name or ref");
+      const source = { name, ref, skipped: skippedOf(name, skipped) };
+      if (description === undefined) return source;
+      const text = typeof description === "string" ? description.replace(/\s+/g, " ").trim() : "";
+      if (text === "" || text.length > MAX_PACK_DESCRIPTION) {
+        throw new Error(
+          `the description of ${name} is not a text of 1 to ${MAX_PACK_DESCRIPTION} characters`,
+        );
+      }
+      return { ...source, description: text };
+    });
+  } catch (error) {
+    issues.push({
+      severity: "warning",
+      path: "sources.json",
+      reason: `ignored: ${(error as Error).message}`,
+    });
+    return [];
+  }
+}
+
+/** A source's `skipped` list: what the fetcher did not copy, each with a path and a reason. */
+function skippedOf(name: string, skipped: unknown): SkippedFile[] {
+  if (skipped === undefined) return [];
+  const valid =
+    Array.isArray(skipped) &&
+    skipped.every((entry: unknown) => {
+      const { path: where, reason } = (entry ?? {}) as { path?: unknown; reason?: unknown };
+      return typeof where === "string" && typeof reason === "string";
+    });
+  if (!valid) throw new Error(`the skipped files of ${name} are not a list of paths and reasons`);
+  return (skipped as SkippedFile[]).map(({ path: where, reason }) => ({ path: where, reason }));
+}

@@ -1,0 +1,399 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { isMap, parseDocument } from "yaml";
+import { MAX_PACK_DESCRIPTION } from "../catalog/index.js";
+
+/**
+ * Every setting the server reads from its environment, declared once: its name, its default, how its
+ * value is read and checked, and its help. USAGE, loadConfig and the tests all come from this table, and a
+ * test holds the README's tables to it.
+ */
+
+export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/skills", import.meta.url));
+
+/** What a setting's reader is given besides its value. */
+export interface ReadContext {
+  readonly cwd: string;
+  /** Where a reader says what is wrong with its value; loadConfig then refuses to start with all of them. */
+  readonly problems: string[];
+}
+
+export interface Setting<T> {
+  /** Where USAGE lists it. */
+  readonly section: "server" | "http";
+  /** The default when the setting has one value to show, as USAGE and the README write it (`8000`). */
+  readonly default?: string | number;
+  /** The default in words, when it is no single value ("all", "none"). */
+  readonly defaultText?: string;
+  /** One or a few sentences for USAGE, without the default, which USAGE adds. */
+  readonly help: string;
+  /** The value of the environment variable (undefined when unset) as the config holds it. */
+  readonly read: (value: string | undefined, context: ReadContext) => T;
+}
+
+const setting = <T>(declared: Setting<T>): Setting<T> => declared;
+
+/** One of `choices` (in any case when `anyCase`); `fallback` when unset or refused. */
+function choice<const C extends string>(
+  name: string,
+  choices: readonly C[],
+  fallback: C,
+  help: string,
+  options: { readonly anyCase?: boolean } = {},
+): Setting<C> {
+  return {
+    section: "server",
+    default: fallback,
+    help,
+    read: (value, { problems }) => {
+      const given = value?.trim() ?? "";
+      const folded = (options.anyCase ? given.toLowerCase() : given) || fallback;
+      if ((choices as readonly string[]).includes(folded)) return folded as C;
+      problems.push(`${name} "${value}" is not one of ${choices.join(", ")}`);
+      return fallback;
+    },
+  };
+}
+
+interface NumberRange {
+  readonly min: number;
+  readonly max: number;
+  readonly integer: boolean;
+}
+
+/** A number in `range`; `fallback` when unset or refused. */
+function numeric(
+  name: string,
+  fallback: number,
+  range: NumberRange,
+  help: string,
+  options: { readonly off?: boolean } = {},
+): Setting<number> {
+  return {
+    section: "http",
+    default: fallback,
+    help: options.off ? `${help}; 0 = off` : help,
+    read: (text, { problems }) => {
+      const value = text?.trim();
+      if (value === undefined || value === "") return fallback;
+      const number = Number(value);
+      if (
+        !Number.isFinite(number) ||
+        (range.integer && !Number.isInteger(number)) ||
+        number < range.min ||
+        number > range.max
+      ) {
+        const kind = range.integer ? "a whole number" : "a number";
+        problems.push(`${name} "${value}" is not ${kind} from ${range.min} to ${range.max}`);
+        return fallback;
+      }
+      return number;
+    },
+  };
+}
+
+/** Splits a comma list (`a, b,,c`) into its non-empty, trimmed items. */
+export function splitList(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+/** After the drain, in-flight requests get this long before the process exits anyway. */
+export const SHUTDOWN_GRACE_MS = 2500;
+/** Shorter keys are refused at startup: a bearer key must not be guessable. */
+const MIN_API_KEY_LENGTH = 16;
+const MIB = 1024 * 1024;
+
+/** The settings, in the order USAGE and the README list them. */
+export const SETTINGS = {
+  SKILLS_DIR: setting({
+    section: "server",
+    defaultText: "./skills if it exists, else the bundled examples",
+    help: "folder with one sub-folder per pack",
+    read: (value, { cwd }) => resolveSkillsDir(value, cwd),
+  }),
+  SKILL_PACKS: setting({
+    section: "server",
+    defaultText: "all",
+    help: "comma list of packs, groups or pack/group to load; the rest is not loaded",
+    read: (value) => Object.freeze(splitList(value)),
+  }),
+  PORT: setting({
+    section: "server",
+    default: 8000,
+    help: "HTTP port",
+    read: (value, { problems }) => {
+      if (value === undefined || value.trim() === "") return 8000;
+      const port = Number(value);
+      if (Number.isInteger(port) && port >= 0 && port <= 65535) return port;
+      problems.push(`PORT "${value}" is not a port number (0-65535)`);
+      return 8000;
+    },
+  }),
+  HOST: setting({
+    section: "server",
+    default: "0.0.0.0",
+    help: "HTTP address",
+    read: (value) => value?.trim() || "0.0.0.0",
+  }),
+  LOG_LEVEL: choice("LOG_LEVEL", LOG_LEVELS, "info", LOG_LEVELS.join(", ")),
+  TRANSPORT: choice("TRANSPORT", ["http", "stdio"], "http", "http or stdio; --stdio is the same as stdio"),
+  PROMPTS: choice(
+    "PROMPTS",
+    ["on", "off"],
+    "on",
+    "on or off: each skill is also an MCP prompt, for clients' slash commands",
+    { anyCase: true },
+  ),
+  CATALOG_PREVIEW: choice(
+    "CATALOG_PREVIEW",
+    ["on", "off"],
+    "on",
+    "on or off: the server's instructions and list_skills's description name the packs in the caller's " +
+      "scope and what their skills are for, so that a model looks for them; off sends one generic sentence " +
+      "instead, which costs fewer tokens on every turn",
+    { anyCase: true },
+  ),
+  PACK_DESCRIPTIONS: setting({
+    section: "server",
+    defaultText: "none",
+    help:
+      `YAML or JSON file mapping pack names to descriptions (at most ${MAX_PACK_DESCRIPTION} characters), over ` +
+      "those of skills.toml; a pack without one is summarized from its skills",
+    read: (value, context) => readPackDescriptions(value, context),
+  }),
+  UNSAFE_SKILLS: choice(
+    "UNSAFE_SKILLS",
+    ["leave-out", "serve"],
+    "leave-out",
+    "leave-out or serve: a skill with a high finding of the audit (hidden Unicode, bidi controls...; see " +
+      "npm run audit-skills) is left out, or served with a warning",
+    { anyCase: true },
+  ),
+  ALLOWED_ORIGINS: setting({
+    section: "http",
+    defaultText: "none; no Origin is fine",
+    help:
+      "comma list of browser origins (https://app.example.com) that may call the server; a request with any " +
+      "other Origin header gets 403",
+    read: (value, { problems }) => Object.freeze(readOrigins(value, problems)),
+  }),
+  ALLOWED_HOSTS: setting({
+    section: "http",
+    defaultText: "any",
+    help: "comma list of host or host:port values accepted in the Host header of /mcp",
+    read: (value, { problems }) => Object.freeze(readHosts(value, problems)),
+  }),
+  API_KEYS: setting({
+    section: "http",
+    defaultText: "none",
+    help: "comma list of keys; when set, /mcp requires Authorization: Bearer <key>",
+    read: (value, { problems }) =>
+      checkedKeys(
+        splitList(value).map((key, index) => ({ key, where: `API_KEYS item ${index + 1}` })),
+        problems,
+      ),
+  }),
+  API_KEYS_FILE: setting({
+    section: "http",
+    defaultText: "none",
+    help: "file with one key per line (blank lines and # comments ignored), added to API_KEYS",
+    read: (value, context) => readKeysFile(value, context),
+  }),
+  RATE_LIMIT_PER_MINUTE: numeric(
+    "RATE_LIMIT_PER_MINUTE",
+    0,
+    { min: 0, max: 1_000_000, integer: true },
+    "requests per minute per client address on /mcp",
+    { off: true },
+  ),
+  TRUST_PROXY: numeric(
+    "TRUST_PROXY",
+    0,
+    { min: 0, max: 10, integer: true },
+    "number of proxies in front whose X-Forwarded-For names the client",
+  ),
+  SHED_EVENT_LOOP_DELAY_MS: numeric(
+    "SHED_EVENT_LOOP_DELAY_MS",
+    1000,
+    { min: 0, max: 60_000, integer: true },
+    "/mcp answers 503 + Retry-After above this event-loop delay",
+    { off: true },
+  ),
+  SHED_EVENT_LOOP_UTILIZATION: numeric(
+    "SHED_EVENT_LOOP_UTILIZATION",
+    0,
+    { min: 0, max: 1, integer: false },
+    "same above this event-loop utilisation, 0-1",
+    { off: true },
+  ),
+  SHED_RSS_MB: numeric(
+    "SHED_RSS_MB",
+    0,
+    { min: 0, max: 1_048_576, integer: true },
+    "same above this resident memory in MiB",
+    { off: true },
+  ),
+  REQUEST_TIMEOUT_MS: numeric(
+    "REQUEST_TIMEOUT_MS",
+    10_000,
+    { min: 100, max: 600_000, integer: true },
+    "time a client has to send a whole request, and may stall while taking an answer that holds a file",
+  ),
+  MAX_BODY_BYTES: numeric(
+    "MAX_BODY_BYTES",
+    64 * 1024,
+    { min: 1024, max: 16 * MIB, integer: true },
+    "larger request bodies get 413",
+  ),
+  SHUTDOWN_DRAIN_MS: numeric(
+    "SHUTDOWN_DRAIN_MS",
+    2000,
+    { min: 0, max: 60_000, integer: true },
+    "on SIGTERM, keep serving this long with /health at 503 before closing; the process exits at most " +
+      `${SHUTDOWN_GRACE_MS} ms later`,
+  ),
+} as const satisfies Record<string, Setting<unknown>>;
+
+export type SettingName = keyof typeof SETTINGS;
+/** Each setting as its reader gives it. */
+export type SettingValues = { readonly [Name in SettingName]: ReturnType<(typeof SETTINGS)[Name]["read"]> };
+
+/** Every setting read from `env`, each problem said in `context`. */
+export function readSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  context: ReadContext,
+): SettingValues {
+  const values: Record<string, unknown> = {};
+  for (const [name, declared] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
+    values[name] = declared.read(env[name], context);
+  }
+  return values as SettingValues;
+}
+
+/** Where the skills are: SKILLS_DIR, else ./skills when it exists, else the bundled examples. */
+function resolveSkillsDir(
+  value: string | undefined,
+  cwd: string,
+): { readonly skillsDir: string; readonly skillsDirOrigin: "SKILLS_DIR" | "./skills" | "examples" } {
+  if (value?.trim()) return { skillsDir: path.resolve(cwd, value.trim()), skillsDirOrigin: "SKILLS_DIR" };
+  const local = path.resolve(cwd, "skills");
+  if (existsSync(local)) return { skillsDir: local, skillsDirOrigin: "./skills" };
+  return { skillsDir: EXAMPLES_DIR, skillsDirOrigin: "examples" };
+}
+
+/** Origins as browsers send them: scheme://host[:port], lowercase, no path. */
+function readOrigins(value: string | undefined, problems: string[]): string[] {
+  const origins: string[] = [];
+  for (const item of splitList(value)) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(item);
+      const bare = item.replace(/\/$/, "").toLowerCase();
+      if ((url.protocol === "http:" || url.protocol === "https:") && url.origin === bare) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined) {
+      problems.push(
+        `ALLOWED_ORIGINS entry "${item}" is not an origin (scheme://host[:port], e.g. https://app.example.com)`,
+      );
+    } else origins.push(origin);
+  }
+  return origins;
+}
+
+const HOST_PATTERN = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/;
+
+function readHosts(value: string | undefined, problems: string[]): string[] {
+  const hosts: string[] = [];
+  for (const item of splitList(value)) {
+    const host = item.toLowerCase();
+    if (HOST_PATTERN.test(host)) hosts.push(host);
+    else problems.push(`ALLOWED_HOSTS entry "${item}" is not a host or host:port (e.g. skills.example.com)`);
+  }
+  return hosts;
+}
+
+/** The keys of API_KEYS_FILE: one a line, blank lines and `#` comments skipped. */
+function readKeysFile(value: string | undefined, { cwd, problems }: ReadContext): readonly string[] {
+  const file = value?.trim();
+  if (!file) return Object.freeze([]);
+  const fullPath = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = readFileSync(fullPath, "utf8");
+  } catch (error) {
+    problems.push(`API_KEYS_FILE ${fullPath} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    return Object.freeze([]);
+  }
+  const keys = text.split(/\r?\n/).flatMap((line, index) => {
+    const key = line.trim();
+    return key === "" || key.startsWith("#") ? [] : [{ key, where: `API_KEYS_FILE line ${index + 1}` }];
+  });
+  if (keys.length === 0) problems.push(`API_KEYS_FILE ${fullPath} holds no key (one key per line)`);
+  return checkedKeys(keys, problems);
+}
+
+/** The keys, each one that is not a valid key said by its position, never by its value. */
+function checkedKeys(keys: readonly { key: string; where: string }[], problems: string[]): readonly string[] {
+  for (const { key, where } of keys) {
+    if (key.length < MIN_API_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+      problems.push(
+        `${where} is not a valid key (at least ${MIN_API_KEY_LENGTH} visible ASCII characters, no spaces)`,
+      );
+    }
+  }
+  return Object.freeze(keys.map(({ key }) => key));
+}
+
+/** Pack names as folders of a skills folder may have them: anything but path separators and NUL. */
+const PACK_NAME = /^[^/\\\0]+$/;
+
+/**
+ * `PACK_DESCRIPTIONS`: a YAML (or JSON) file mapping pack names to descriptions, read at startup so that an
+ * operator can describe packs without rebuilding the image. Problems name the file and the key.
+ */
+function readPackDescriptions(
+  value: string | undefined,
+  { cwd, problems }: ReadContext,
+): ReadonlyMap<string, string> {
+  const descriptions = new Map<string, string>();
+  const file = value?.trim();
+  if (!file) return descriptions;
+  const fullPath = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = readFileSync(fullPath, "utf8");
+  } catch (error) {
+    problems.push(`PACK_DESCRIPTIONS ${fullPath} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    return descriptions;
+  }
+  const document = parseDocument(text, { logLevel: "error" });
+  if (document.errors.length > 0 || !isMap(document.contents)) {
+    problems.push(
+      `PACK_DESCRIPTIONS ${fullPath} is not a YAML or JSON mapping of pack names to descriptions (pack: text)`,
+    );
+    return descriptions;
+  }
+  for (const [name, description] of Object.entries(document.toJS() as Record<string, unknown>)) {
+    const text = typeof description === "string" ? description.replace(/\s+/g, " ").trim() : "";
+    if (!PACK_NAME.test(name)) problems.push(`PACK_DESCRIPTIONS ${fullPath}: "${name}" is not a pack name`);
+    else if (text === "" || text.length > MAX_PACK_DESCRIPTION) {
+      problems.push(
+        `PACK_DESCRIPTIONS ${fullPath}: the description of ${name} must be a text of 1 to ${MAX_PACK_DESCRIPTION} characters`,
+      );
+    } else descriptions.set(name, text);
+  }
+  return descriptions;
+}
+
+/** The MiB a setting counts in, as bytes. */
+export function mebibytes(count: number): number {
+  return count * MIB;
+}

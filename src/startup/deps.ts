@@ -1,0 +1,43 @@
+import { createRequire } from "node:module";
+import type { Logger } from "pino";
+import type { Config } from "../config/index.js";
+import { buildMcpDeps, type McpDeps, type ServerInfo } from "../mcp/index.js";
+import type { Prepared } from "./prepare.js";
+
+const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+
+/** What the server calls itself: the package's name and version. */
+export const SERVER_INFO: ServerInfo = { name: "skills-mcp", version };
+
+/**
+ * What the servers of a prepared catalog are built from, as the settings ask (PROMPTS, CATALOG_PREVIEW,
+ * PACK_DESCRIPTIONS), with their failures and warnings logged. A described pack that is not loaded is a
+ * warning: a typo, or a SKILL_PACKS narrower than the descriptions.
+ */
+export function mcpDepsFor(
+  prepared: Pick<Prepared, "catalog" | "index" | "inspection">,
+  config: Config,
+  logger: Logger,
+  info: ServerInfo = SERVER_INFO,
+): McpDeps {
+  const { catalog, index, inspection } = prepared;
+  const loaded = new Set(catalog.everything.packs.map((pack) => pack.name));
+  for (const name of config.packDescriptions.keys()) {
+    if (!loaded.has(name)) {
+      logger.warn({ pack: name }, `PACK_DESCRIPTIONS describes ${name}, which is not a pack loaded here`);
+    }
+  }
+  return buildMcpDeps({
+    info,
+    catalog,
+    index,
+    inspection,
+    prompts: config.prompts,
+    catalogPreview: config.catalogPreview,
+    packDescriptions: config.packDescriptions,
+    onInternalError: (error, tool) => logger.error({ err: error, tool }, "tool failed"),
+    onWarning: (warning) => logger.warn(warning, `Skills extension: ${warning.path}: ${warning.message}`),
+    onResourceWarning: ({ skill, reason }) =>
+      logger.warn({ skill: skill?.id }, skill ? `${skill.id}: ${reason}` : reason),
+  });
+}

@@ -1,0 +1,231 @@
+import type { Logger } from "pino";
+import type { FolderAudit } from "../audit/index.js";
+import {
+  type Catalog,
+  CatalogError,
+  type KnownDocuments,
+  type LoadedCatalog,
+  loadCatalog,
+  readSkillDocument,
+  type Skill,
+} from "../catalog/index.js";
+import type { Config } from "../config/index.js";
+import { type Inspection, inspectCatalog, withoutUnsafe } from "../inspection/index.js";
+import { buildIndex, type SearchIndex } from "../search/index.js";
+import { SavedStart } from "./saved.js";
+
+/** How many skills a high finding of the audit makes unsafe: left out, or served under UNSAFE_SKILLS=serve. */
+export interface UnsafeSkills {
+  readonly leftOut: number;
+  readonly served: number;
+}
+
+/** A skills folder made ready to serve: what every command that serves or checks it starts from. */
+export interface Prepared {
+  /** The catalog as loaded (what SKILL_PACKS selects), with what the load found and read. */
+  readonly loaded: LoadedCatalog;
+  /** The catalog as served: less the skills a high finding of the audit makes unsafe, unless UNSAFE_SKILLS=serve. */
+  readonly catalog: Catalog;
+  /** Every loaded skill inspected: its Skills extension entry, and the audit's high findings. */
+  readonly inspection: Inspection;
+  /** The whole audit of the catalog loaded, when asked for (PrepareOptions.audit). */
+  readonly audit?: FolderAudit;
+  /** The search index of the catalog served. */
+  readonly index: SearchIndex;
+  readonly unsafeSkills: UnsafeSkills;
+  /** Whether the search index came from the saved index or was built now. */
+  readonly indexOrigin: "loaded" | "built";
+  /** How long each step took, in ms. */
+  readonly ms: { readonly catalog: number; readonly inspection: number; readonly index: number };
+}
+
+export interface PrepareOptions {
+  /**
+   * For check-skills and audit-skills: the whole audit of the catalog too, made by the inspection's reading
+   * of every served file (none is taken from the saved index); a catalog the audit leaves empty is
+   * returned, for the caller to report, instead of refused.
+   */
+  readonly audit?: boolean;
+}
+
+/**
+ * The one way a skills folder becomes ready to serve: the catalog loaded (SKILL_PACKS), every skill
+ * inspected, the unsafe-skill policy applied (UNSAFE_SKILLS), the search index loaded or built, taking from
+ * the saved index what still fits. The server (HTTP and stdio), `--build-index`, `--steering`, the scripts
+ * and the tests all start here, so that each gives what the server serves. Throws a CatalogError when the
+ * server must not start. `--build-index` reads nothing saved, and is not refused when nothing is left to
+ * serve (an image may be meant to run with UNSAFE_SKILLS=serve).
+ */
+export async function prepare(
+  config: Config,
+  logger: Logger,
+  options: { readonly audit: true },
+): Promise<Prepared & { readonly audit: FolderAudit }>;
+export async function prepare(config: Config, logger: Logger, options?: PrepareOptions): Promise<Prepared>;
+export async function prepare(
+  config: Config,
+  logger: Logger,
+  options: PrepareOptions = {},
+): Promise<Prepared> {
+  const started = performance.now();
+  // The bundled examples never have a saved index (--build-index refuses to write one among them).
+  const saved =
+    config.buildIndex || config.skillsDirOrigin === "examples"
+      ? SavedStart.NOTHING
+      : SavedStart.read(config.savedIndexFile, logger);
+  const loaded = load(config, saved.documents(), logger);
+  const catalogDone = performance.now();
+  const { inspection, audit } = await inspect(loaded, saved.inspection(), options.audit === true, logger);
+  const { catalog, unsafeSkills } = servedCatalog(loaded.catalog, inspection, config, logger);
+  const inspectionDone = performance.now();
+  if (!config.buildIndex && !options.audit) {
+    const refused = refusal(catalog);
+    if (refused !== undefined) throw new CatalogError(refused);
+  }
+  const { index, origin } = startIndex(saved, catalog.everything.skills, config, logger);
+  const indexDone = performance.now();
+  return {
+    loaded,
+    catalog,
+    inspection,
+    ...(audit !== undefined ? { audit } : {}),
+    index,
+    unsafeSkills,
+    indexOrigin: origin,
+    ms: {
+      catalog: catalogDone - started,
+      inspection: inspectionDone - catalogDone,
+      index: indexDone - inspectionDone,
+    },
+  };
+}
+
+/** Why the server would refuse to serve `served`, if it would: no skill left once the unsafe ones are out. */
+export function refusal(served: Catalog): string | undefined {
+  if (served.everything.skills.length > 0) return undefined;
+  return (
+    "No skill left to serve: a high finding of the audit makes every skill unsafe (the warnings above name " +
+    "them; npm run audit-skills explains, and UNSAFE_SKILLS=serve serves them all the same)"
+  );
+}
+
+function load(config: Config, known: KnownDocuments, logger: Logger): LoadedCatalog {
+  if (config.skillsDirOrigin === "examples") {
+    logger.info(
+      { skillsDir: config.skillsDir },
+      "no SKILLS_DIR and no ./skills: serving the bundled examples",
+    );
+  }
+  const started = performance.now();
+  const loaded = loadCatalog(config.skillsDir, { packs: config.skillPacks, known });
+  const { catalog, issues } = loaded;
+  for (const issue of issues) logger.warn(issue, `${issue.path}: ${issue.reason}`);
+  logger.info(
+    {
+      skillsDir: config.skillsDir,
+      packs: catalog.everything.packs.map((pack) => pack.name),
+      skills: catalog.everything.skills.length,
+      skipped: issues.filter((issue) => issue.severity === "skipped").length,
+      ms: Math.round(performance.now() - started),
+    },
+    "catalog loaded",
+  );
+  return loaded;
+}
+
+/**
+ * Every skill's files read once (or taken from the saved inspection while they have not changed): the
+ * audit's high findings in each, and the Skills extension's entry of each, with its digests.
+ */
+async function inspect(
+  { catalog, frontmatters }: LoadedCatalog,
+  saved: Uint8Array | undefined,
+  audit: boolean,
+  logger: Logger,
+): Promise<{ inspection: Inspection; audit?: FolderAudit }> {
+  const started = performance.now();
+  const run = await inspectCatalog(catalog, { saved, frontmatters, ...(audit ? { audit: {} } : {}) });
+  if (run.savedProblem !== undefined) {
+    logger.warn({ problem: run.savedProblem }, `saved inspection not used: ${run.savedProblem}`);
+  }
+  logger.info(
+    {
+      inspected: run.inspected,
+      reused: run.reused,
+      peakBytes: run.peakBytes,
+      ms: Math.round(performance.now() - started),
+    },
+    "skills inspected",
+  );
+  return { inspection: run.inspection, ...(run.audit !== undefined ? { audit: run.audit } : {}) };
+}
+
+/**
+ * The unsafe-skill policy: the catalog as it is served, less the skills a high finding of the audit makes
+ * unsafe, unless UNSAFE_SKILLS=serve, with one warning for each (its file, line and rule). A skill the
+ * extension cannot carry is said once too; the tools still serve it.
+ */
+function servedCatalog(
+  loaded: Catalog,
+  inspection: Inspection,
+  config: Config,
+  logger: Logger,
+): { catalog: Catalog; unsafeSkills: UnsafeSkills } {
+  const unsafe = inspection.unsafe();
+  for (const { skill, findings } of unsafe) {
+    const [first] = findings;
+    const where = first ? `${first.path}:${first.line}: ${first.rule}` : "";
+    const what = config.serveUnsafeSkills
+      ? "served although unsafe (UNSAFE_SKILLS=serve)"
+      : "left out as unsafe";
+    logger.warn(
+      { skill: skill.id, finding: first, findings: findings.length },
+      `${skill.id}: ${what}: ${where}`,
+    );
+  }
+  const catalog = config.serveUnsafeSkills ? loaded : withoutUnsafe(loaded, inspection);
+  for (const skill of catalog.everything.skills) {
+    const { leftOut } = inspection.of(skill);
+    if (leftOut === undefined) continue;
+    logger.warn(
+      { skill: skill.id, reason: leftOut },
+      `${skill.id}: left out of the Skills extension (the tools serve it): ${leftOut}`,
+    );
+  }
+  const unsafeSkills = config.serveUnsafeSkills
+    ? { leftOut: 0, served: unsafe.length }
+    : { leftOut: unsafe.length, served: 0 };
+  return { catalog, unsafeSkills };
+}
+
+/**
+ * The saved search index when it fits the catalog (built from exactly these skills, SKILL.md sizes and
+ * times included, by this format and ranking), else one built now. Says in the log which, and why.
+ */
+function startIndex(
+  saved: SavedStart,
+  skills: readonly Skill[],
+  config: Config,
+  logger: Logger,
+): { index: SearchIndex; origin: "loaded" | "built" } {
+  const started = performance.now();
+  const file = config.savedIndexFile;
+  const loaded = saved.search(skills);
+  if (loaded?.ok) {
+    logger.info(
+      { file, bytes: saved.bytes, skills: skills.length, ms: Math.round(performance.now() - started) },
+      "search index loaded from the saved index",
+    );
+    return { index: loaded.index, origin: "loaded" };
+  }
+  if (loaded !== undefined) {
+    // An outdated index is what editing a skill or narrowing SKILL_PACKS leaves behind; a damaged one is not.
+    logger[loaded.outdated ? "info" : "warn"](
+      { file, problem: loaded.problem },
+      `saved search index not used, building the index: ${loaded.problem}`,
+    );
+  }
+  const index = buildIndex(skills, readSkillDocument);
+  logger.info({ skills: skills.length, ms: Math.round(performance.now() - started) }, "search index built");
+  return { index, origin: "built" };
+}

@@ -1,0 +1,153 @@
+import { readFileSync } from "node:fs";
+import type { Logger } from "pino";
+import {
+  type Catalog,
+  catalogFingerprint,
+  type DocumentRecord,
+  documentsToBytes,
+  KnownDocuments,
+  type Skill,
+} from "../catalog/index.js";
+import type { Inspection } from "../inspection/index.js";
+import {
+  type CatalogFingerprint,
+  readSavedIndex,
+  type SavedIndex,
+  savedIndexBytes,
+  writeSavedIndexFile,
+} from "../saved/index.js";
+import { indexFromPart, indexToPart, type LoadedIndex, type SearchIndex } from "../search/index.js";
+
+/**
+ * The parts of the saved index, each written and read by its owner: what each SKILL.md says (the catalog,
+ * used for each file whose stamp holds), the inspection of each skill (used for each skill whose files'
+ * stamps hold), and the search index (used whole, when the catalog is the one the file was saved from).
+ */
+const DOCUMENTS = "documents";
+const SEARCH = "search";
+const INSPECTION = "inspection";
+
+/** What a start takes from the saved index, part by part; nothing when there is none it can use. */
+export class SavedStart {
+  static readonly NOTHING = new SavedStart(undefined, 0);
+
+  readonly #saved: SavedIndex | undefined;
+  /** The size of the file read. */
+  readonly bytes: number;
+
+  private constructor(saved: SavedIndex | undefined, bytes: number) {
+    this.#saved = saved;
+    this.bytes = bytes;
+  }
+
+  /** The saved index in `file`; nothing when there is none or it cannot be used, and the log says why. */
+  static read(file: string, logger: Logger): SavedStart {
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") {
+        logger.info(
+          { file },
+          "no saved index: building the index and inspecting every skill (--build-index saves them)",
+        );
+      } else {
+        logger.warn({ file, code }, "saved index cannot be read: building the index");
+      }
+      return SavedStart.NOTHING;
+    }
+    const read = readSavedIndex(bytes);
+    if (read.ok) return new SavedStart(read.index, bytes.length);
+    logger[read.outdated ? "info" : "warn"](
+      { file, problem: read.problem },
+      `saved index not used, building the index and inspecting every skill: ${read.problem}`,
+    );
+    return SavedStart.NOTHING;
+  }
+
+  /** The SKILL.md files read before. */
+  documents(): KnownDocuments {
+    return KnownDocuments.fromBytes(this.#saved?.parts.get(DOCUMENTS)?.[0]);
+  }
+
+  /** The saved inspection of every skill. */
+  inspection(): Uint8Array | undefined {
+    return this.#saved?.parts.get(INSPECTION)?.[0];
+  }
+
+  /**
+   * The saved search index of `skills`, the skills served (in this order): undefined when nothing was saved,
+   * else the index when the file was saved from exactly these skills and its part is whole, or why not.
+   */
+  search(skills: readonly Skill[]): LoadedIndex | undefined {
+    if (this.#saved === undefined) return undefined;
+    const { fingerprint, parts } = this.#saved;
+    const problem = otherCatalog(fingerprint, catalogFingerprint(skills));
+    if (problem !== undefined) return { ok: false, problem, outdated: true };
+    return indexFromPart(parts.get(SEARCH) ?? [], skills);
+  }
+}
+
+/** How the catalog a file was saved from differs from `now`, if it does. */
+function otherCatalog(saved: CatalogFingerprint, now: CatalogFingerprint): string | undefined {
+  if (saved.skills !== now.skills) {
+    return `built from another catalog: ${saved.skills} skills, where ${now.skills} are loaded`;
+  }
+  if (!Buffer.from(saved.digest).equals(now.digest)) {
+    return (
+      "built from another catalog: a skill's id, pack, group or description, or the size or modification " +
+      "time of its SKILL.md, differs"
+    );
+  }
+  return undefined;
+}
+
+/** What `--build-index` saves (a Prepared has it): each owner's part, and the catalog served. */
+export interface ToSave {
+  readonly catalog: Catalog;
+  readonly loaded: { readonly documents: readonly DocumentRecord[] };
+  readonly index: SearchIndex;
+  readonly inspection: Inspection;
+}
+
+/**
+ * `--build-index`: writes the saved index of `what` to `file`, whole or not at all (written aside, then
+ * renamed), removing what an earlier run killed before its rename left aside.
+ */
+export function saveIndex(what: ToSave, file: string, logger: Logger): void {
+  const started = performance.now();
+  const parts: [string, Uint8Array[]][] = [
+    [DOCUMENTS, [documentsToBytes(what.loaded.documents)]],
+    [SEARCH, indexToPart(what.index)],
+    [INSPECTION, [what.inspection.toBytes()]],
+  ];
+  const bytes = savedIndexBytes({
+    fingerprint: catalogFingerprint(what.catalog.everything.skills),
+    parts: new Map(parts),
+  });
+  let removed: string[];
+  try {
+    removed = writeSavedIndexFile(file, bytes);
+  } catch (error) {
+    throw new SavedIndexError(`Cannot save the index to ${file}: ${(error as Error).message}`);
+  }
+  if (removed.length > 0) {
+    logger.info({ removed }, "removed the temporary files of an earlier --build-index that did not finish");
+  }
+  logger.info(
+    {
+      file,
+      bytes: bytes.length,
+      skills: what.catalog.everything.skills.length,
+      parts: parts.map(([name]) => name),
+      ms: Math.round(performance.now() - started),
+    },
+    "index saved",
+  );
+}
+
+/** `--build-index` could not write its file: the message says where and why. */
+export class SavedIndexError extends Error {
+  override name = "SavedIndexError";
+}

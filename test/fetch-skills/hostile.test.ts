@@ -1,0 +1,250 @@
+import { execFile } from "node:child_process";
+import { chmod, mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SOURCE_LIMITS, SourceBudget } from "../../scripts/fetch-skills/copy.js";
+import { ROOT, TSX_LOADER } from "../helpers/process.js";
+import { makeTree, skillMd, type TempTree, writeTree } from "../helpers/skill-tree.js";
+import { git, makeUpstream, manifestOf, runFetcher, snapshot, writeManifest } from "./helpers.js";
+
+/** Issue 24: what a hostile upstream repository, or a stopped run, did to the fetcher. */
+
+const execFileAsync = promisify(execFile);
+
+let tree: TempTree;
+beforeAll(async () => {
+  tree = await makeTree({});
+});
+afterAll(() => tree.remove());
+
+async function makeSite(sources: Record<string, string | string[]>[]): Promise<string> {
+  const site = path.join(tree.dir, `site-${Math.random().toString(36).slice(2)}`);
+  await mkdir(site);
+  await writeManifest(site, manifestOf(sources));
+  return site;
+}
+
+async function countFiles(dir: string): Promise<number> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).length;
+}
+
+describe("fetch-skills: symlinks that bring a folder in many times", () => {
+  it("copies a folder once where two links reach it at every level (it copied it 2^levels times)", async () => {
+    // level-k/a and level-k/b both lead to level-(k+1): 10 levels were 1,024 copies of the last one.
+    const levels = 10;
+    const files: Record<string, string | { symlink: string }> = { "skills/dag/SKILL.md": skillMd("dag") };
+    for (let level = 0; level < levels; level++) {
+      const from = level === 0 ? "skills/dag" : `levels/${level}`;
+      files[`${from}/a`] = { symlink: path.relative(from, `levels/${level + 1}`) };
+      files[`${from}/b`] = { symlink: path.relative(from, `levels/${level + 1}`) };
+    }
+    files[`levels/${levels}/leaf.md`] = "leaf\n";
+    const repo = await makeUpstream(path.join(tree.dir, "dag"), [files]);
+    const site = await makeSite([
+      { name: "dag", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills" },
+    ]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    // The skill, and one copy of the leaf down each of the two links of the skill folder.
+    expect(await countFiles(path.join(site, "skills/dag"))).toBe(3);
+    const leaf = `dag/${"a/".repeat(levels - 1)}a/leaf.md`;
+    expect(await readFile(path.join(site, "skills/dag", leaf), "utf8")).toBe("leaf\n");
+    expect(result.stderr).toContain(
+      "dag: skipped skills/dag/a/b: symlink to a folder the link skills/dag/a already brought in, as skills/dag/a/a",
+    );
+    const sources = JSON.parse(await readFile(path.join(site, "skills/sources.json"), "utf8")).sources;
+    expect(sources[0].skipped).toHaveLength(2 * (levels - 1));
+  });
+
+  it("still gives each skill that links one shared folder its own copy", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "shared"), [
+      {
+        "skills/one/SKILL.md": skillMd("one"),
+        "skills/one/references": { symlink: "../../shared" },
+        "skills/two/SKILL.md": skillMd("two"),
+        "skills/two/references": { symlink: "../../shared" },
+        "shared/guide.md": "guide\n",
+      },
+    ]);
+    const site = await makeSite([{ name: "s", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills" }]);
+    const result = await runFetcher([], site);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await snapshot(path.join(site, "skills/s"))).toEqual({
+      "one/SKILL.md": skillMd("one"),
+      "one/references/guide.md": "guide\n",
+      "two/SKILL.md": skillMd("two"),
+      "two/references/guide.md": "guide\n",
+    });
+  });
+
+  it("refuses a source that brings more files or bytes than a source may, naming it and the limit", async () => {
+    // 30 links to one folder of 30 files: 900 files from a repository of 60 entries.
+    const files: Record<string, string | Buffer | { symlink: string }> = {
+      "skills/big/SKILL.md": skillMd("big"),
+      "skills/big/assets/data.bin": Buffer.alloc(1536 * 1024),
+    };
+    for (let i = 0; i < 30; i++) files[`shared/file-${i}.md`] = `${i}\n`;
+    for (let i = 0; i < 30; i++) files[`skills/big/copy-${i}`] = { symlink: "../../shared" };
+    const repo = await makeUpstream(path.join(tree.dir, "many"), [files]);
+    const ref = repo.commits[0] ?? "";
+    const site = await makeSite([{ name: "many", repo: repo.url, ref, path: "skills" }]);
+
+    const tooMany = await runFetcher(["--max-files", "500"], site);
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.stderr).toContain(
+      `fetch-skills: source "many": brings more than 500 files, the most one source may bring (each copy a symlink makes counts; --max-files sets it) (${ref})`,
+    );
+    const tooLarge = await runFetcher(["--max-mib", "1"], site);
+    expect(tooLarge.code).toBe(1);
+    expect(tooLarge.stderr).toContain(
+      'fetch-skills: source "many": brings more than 1 MiB, the most one source',
+    );
+    expect(await readdir(site)).toEqual(["skills.toml"]);
+    expect((await runFetcher(["--max-files", "1000", "--max-mib", "2"], site)).code).toBe(0);
+  });
+
+  it("allows a source 20,000 files and 512 MiB unless told otherwise", () => {
+    const budget = new SourceBudget(SOURCE_LIMITS);
+    for (let file = 0; file < 20_000; file++) budget.take(26_000);
+    expect(() => budget.take(0)).toThrow("brings more than 20,000 files");
+    expect(() => new SourceBudget(SOURCE_LIMITS).take(512 * 1024 * 1024 + 1)).toThrow(
+      "brings more than 512 MiB",
+    );
+  });
+});
+
+describe("fetch-skills: names and files it cannot copy", () => {
+  it("skips a file or folder whose name is not UTF-8 with a warning, and fetches the rest", async () => {
+    const dir = path.join(tree.dir, "latin1");
+    const repo = await makeUpstream(dir, [{ "skills/a/SKILL.md": skillMd("a") }]);
+    const name = (text: string) =>
+      Buffer.concat([Buffer.from(`${dir}/skills/a/`), Buffer.from(text, "latin1")]);
+    await writeFile(name("caf\xe9.txt"), "latin-1 name\n");
+    await mkdir(name("r\xe9sum\xe9"));
+    await writeFile(Buffer.concat([name("r\xe9sum\xe9"), Buffer.from("/inside.md")]), "inside\n");
+    await git(dir, "add", "--all");
+    await git(dir, "commit", "--quiet", "-m", "names in Latin-1");
+    const ref = await git(dir, "rev-parse", "HEAD");
+    const site = await makeSite([{ name: "l", repo: repo.url, ref, path: "skills" }]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("l: skipped skills/a/caf\\xe9.txt: its name is not UTF-8");
+    expect(result.stderr).toContain("l: skipped skills/a/r\\xe9sum\\xe9: its name is not UTF-8");
+    expect(await snapshot(path.join(site, "skills/l"))).toEqual({ "a/SKILL.md": skillMd("a") });
+  });
+  it("skips a file or folder it may not read, and copies the rest", async () => {
+    const repo = path.join(tree.dir, "locked");
+    await writeTree(repo, {
+      "skills/a/SKILL.md": skillMd("a"),
+      "skills/a/secret.md": "secret\n",
+      "skills/a/closed/inside.md": "inside\n",
+    });
+    await chmod(path.join(repo, "skills/a/secret.md"), 0o000);
+    await chmod(path.join(repo, "skills/a/closed"), 0o000);
+    const out = path.join(tree.dir, "locked-out");
+    await mkdir(out, { mode: 0o777 });
+    await chmod(out, 0o777);
+    await chmod(tree.dir, 0o755);
+    // Root reads everything: the copy runs as nobody then, in a process of its own.
+    const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    const copy = pathToFileURL(path.join(ROOT, "scripts/fetch-skills/copy.ts")).href;
+    const script = `import { copyFromRepository, SOURCE_LIMITS, SourceBudget } from ${JSON.stringify(copy)};
+      const budget = new SourceBudget(SOURCE_LIMITS);
+      const skipped = await copyFromRepository(${JSON.stringify(repo)}, "skills", ${JSON.stringify(path.join(out, "p"))}, { allowFile: false, budget });
+      console.log(JSON.stringify(skipped));`;
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ["--import", TSX_LOADER, "--input-type=module", "--eval", script],
+      { ...user, cwd: tree.dir },
+    );
+
+    expect(JSON.parse(stdout)).toEqual([
+      { path: "skills/a/closed", reason: "cannot be read (EACCES)", symlink: false },
+      { path: "skills/a/secret.md", reason: "cannot be read (EACCES)", symlink: false },
+    ]);
+    expect(await readFile(path.join(out, "p/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
+    await chmod(path.join(repo, "skills/a/closed"), 0o755);
+  });
+
+  it("skips a file it cannot read (its path passes PATH_MAX once checked out) with a warning", async () => {
+    // Git writes paths relative to the work tree; the fetcher reads them whole, and the kernel refuses
+    // paths of 4,096 bytes and more, to root too.
+    const dir = path.join(tree.dir, "deep");
+    const repo = await makeUpstream(dir, [{ "skills/a/SKILL.md": skillMd("a") }]);
+    const deep = `skills/a/${Array.from({ length: 40 }, () => "d".repeat(99)).join("/")}/${"f".repeat(50)}`;
+    const content = path.join(tree.dir, "deep-content.md");
+    await writeFile(content, "deep\n");
+    const blob = await git(dir, "hash-object", "-w", content);
+    await git(dir, "update-index", "--add", "--cacheinfo", `100644,${blob},${deep}`);
+    await git(dir, "commit", "--quiet", "-m", "a path near PATH_MAX");
+    const ref = await git(dir, "rev-parse", "HEAD");
+    const site = await makeSite([{ name: "deep", repo: repo.url, ref, path: "skills" }]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`deep: skipped ${deep}: cannot be read (ENAMETOOLONG)`);
+    expect(await readFile(path.join(site, "skills/deep/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
+  });
+});
+
+describe("fetch-skills: what a stopped run leaves behind", () => {
+  it("removes the work folders of runs that were killed, and keeps those of runs still going", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "plain"), [{ "a/SKILL.md": skillMd("a") }]);
+    const site = await makeSite([{ name: "p", repo: repo.url, ref: repo.commits[0] ?? "" }]);
+    // A run killed on this host (its process is gone), one from before runs recorded themselves and a
+    // day old, and one of a run still going (this process).
+    const dead = path.join(site, ".skills-fetch-Dead01");
+    const old = path.join(site, ".skills-fetch-Old001");
+    const live = path.join(site, ".skills-fetch-Live01");
+    for (const folder of [dead, old, live]) await mkdir(path.join(folder, "out"), { recursive: true });
+    const owner = (pid: number) => JSON.stringify({ pid, host: hostname() });
+    await writeFile(path.join(dead, "owner.json"), owner(2 ** 22 + 1));
+    await writeFile(path.join(live, "owner.json"), owner(process.pid));
+    const dayAgo = new Date(Date.now() - 25 * 60 * 60 * 1000);
+    await utimes(old, dayAgo, dayAgo);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect((await readdir(site)).sort()).toEqual([".skills-fetch-Live01", "skills", "skills.toml"]);
+    expect(result.stderr).toContain(`removed ${dead}, left by a run that was stopped`);
+    expect(result.stderr).toContain(`removed ${old}, left by a run that was stopped`);
+  });
+});
+
+describe("fetch-skills: all or nothing", () => {
+  // Issue 26, item 5: the error for one unreachable source did not say how to fetch the others.
+  it("says how to fetch the other sources when one cannot be fetched", async () => {
+    const one = await makeUpstream(path.join(tree.dir, "one"), [{ "a/SKILL.md": skillMd("a") }]);
+    const site = await makeSite([
+      { name: "one", repo: one.url, ref: one.commits[0] ?? "" },
+      { name: "gone", repo: `file://${tree.dir}/nowhere`, ref: "0123456789abcdef0123456789abcdef01234567" },
+      { name: "two", repo: one.url, ref: one.commits[0] ?? "" },
+    ]);
+
+    const all = await runFetcher(["--cache", "cache"], site);
+    expect(all.code).toBe(1);
+    expect(all.stderr).toContain("fetch-skills: nothing written");
+    expect(all.stderr).toContain(
+      'fetch-skills: to fetch the other sources and leave "gone" as it is: npm run fetch-skills -- --cache cache --source one --source two',
+    );
+
+    const chosen = await runFetcher(["--source", "gone", "--cache", "my cache", "--source=one"], site);
+    expect(chosen.code).toBe(1);
+    expect(chosen.stderr).toContain(
+      "to fetch the other sources and leave \"gone\" as it is: npm run fetch-skills -- --cache 'my cache' --source one\n",
+    );
+    const alone = await runFetcher(["--source", "gone"], site);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).not.toContain("to fetch the other sources");
+  });
+});
