@@ -45,8 +45,15 @@ interface Seen {
   readonly text: string;
 }
 
+/**
+ * The request as Node hands it over: Node strips the spaces and tabs around each header's value, as the
+ * web's Headers the SDK's entries read do, so a header written " list_packs" arrives as "list_packs".
+ */
 function rawRequest(headers: IncomingHttpHeaders): IncomingMessage {
-  return { method: "POST", url: "/mcp", headers: { host: "127.0.0.1", ...headers } } as IncomingMessage;
+  const received: IncomingHttpHeaders = { host: "127.0.0.1" };
+  for (const [name, value] of Object.entries(headers))
+    received[name] = typeof value === "string" ? value.replace(/^[ \t]+|[ \t]+$/g, "") : value;
+  return { method: "POST", url: "/mcp", headers: received } as IncomingMessage;
 }
 
 function webRequest(headers: Record<string, string>): Request {
