@@ -4,7 +4,9 @@
  *
  *   npm run bench -- [--only throughput,scale,tokens,hostile] [--seconds 3] [--sizes 1000,10000,50000]
  *                    [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
- *                    [--compare <git ref>] [--cap-seconds 30]
+ *                    [--compare <git ref>] [--cap-seconds 30] [--corpus <folder>]
+ *                    [--requests tools-list,list-packs,list-skills-pack,list-skills-query,
+ *                                list-skills-new-query,read-skill]
  *
  * `--compare` also serves a build of another commit in the throughput runs, in the same turns against
  * the same ceiling, starts it on its own saved index of each synthetic catalog, and starts it on each
@@ -13,13 +15,14 @@
  *
  * `npm run bench` builds first: the server runs as `node dist/main.js`, as in production.
  */
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { buildBaseline, describeRef } from "./baseline.js";
-import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
+import { CORPUS_DIR, EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
 import { measureHostile } from "./hostile.js";
 import { ROOT } from "./processes.js";
 import { type BenchResults, describeMachine, formatMarkdown, updateDocs, writeJson } from "./report.js";
@@ -41,6 +44,10 @@ interface Options {
   readonly updateDocs: boolean;
   readonly compare?: string;
   readonly capSeconds: number;
+  /** The real corpus, beside the checkout unless named (a worktree elsewhere names it). */
+  readonly corpus: string;
+  /** The throughput requests to run, by id; all of them when not given. */
+  readonly requests?: readonly string[];
 }
 
 function readOptions(argv: readonly string[]): Options {
@@ -55,6 +62,8 @@ function readOptions(argv: readonly string[]): Options {
       "update-docs": { type: "boolean", default: false },
       compare: { type: "string" },
       "cap-seconds": { type: "string", default: "30" },
+      corpus: { type: "string", default: CORPUS_DIR },
+      requests: { type: "string" },
     },
   });
   const parts = values.only.split(",").map((part) => part.trim());
@@ -69,6 +78,8 @@ function readOptions(argv: readonly string[]): Options {
     out: path.resolve(values.out),
     updateDocs: values["update-docs"],
     capSeconds: positive("cap-seconds", values["cap-seconds"]),
+    corpus: path.resolve(values.corpus),
+    ...(values.requests !== undefined ? { requests: values.requests.split(",").map((id) => id.trim()) } : {}),
     ...(values.compare !== undefined ? { compare: values.compare } : {}),
   };
 }
@@ -85,9 +96,9 @@ const progress = (line: string) => process.stderr.write(`${line}\n`);
 async function main(options: Options): Promise<void> {
   const started = performance.now();
   const workDir = await mkdtemp(path.join(tmpdir(), "skills-mcp-bench-run-"));
-  const corpus = corpusAvailable();
-  if (!corpus) progress(`bench: ${CORPUS_DIR} is missing; the examples stand in for the real corpus`);
-  const throughputDir = corpus ? CORPUS_DIR : EXAMPLES_DIR;
+  const corpus = existsSync(options.corpus);
+  if (!corpus) progress(`bench: ${options.corpus} is missing; the examples stand in for the real corpus`);
+  const throughputDir = corpus ? options.corpus : EXAMPLES_DIR;
   const throughputCatalog = corpus ? "shared/bench/corpus (364 real skills)" : "examples/skills";
   let results: Omit<BenchResults, "seconds"> = { machine: describeMachine() };
   try {
@@ -98,6 +109,7 @@ async function main(options: Options): Promise<void> {
       progress(`bench: throughput on ${throughputDir}, ${options.seconds} s per run`);
       const report = await measureThroughput({
         ...(baseline ? { baseline } : {}),
+        ...(options.requests ? { requests: options.requests } : {}),
         skillsDir: throughputDir,
         connections: options.connections,
         seconds: options.seconds,
@@ -113,7 +125,7 @@ async function main(options: Options): Promise<void> {
     if (options.parts.has("tokens")) {
       progress("bench: tokens");
       tokens.push(await measureTokensOfCatalog("examples", EXAMPLES_DIR, workDir));
-      if (corpus) tokens.push(await measureTokensOfCatalog("corpus", CORPUS_DIR, workDir));
+      if (corpus) tokens.push(await measureTokensOfCatalog("corpus", options.corpus, workDir));
     }
     const largest = Math.max(...options.sizes);
     const largestLabel = `synthetic-${largest}`;

@@ -103,6 +103,8 @@ export interface ThroughputOptions {
   readonly progress: (line: string) => void;
   /** Another build to measure in the same turns: its entry point and a name for it. */
   readonly baseline?: { readonly entry: string; readonly name: string };
+  /** Only the requests whose ids start with one of these (`list-skills-new-query`, `read-skill`...). */
+  readonly requests?: readonly string[];
 }
 
 export interface ThroughputReport {
@@ -113,7 +115,10 @@ export interface ThroughputReport {
 }
 
 export async function measureThroughput(options: ThroughputOptions): Promise<ThroughputReport> {
-  const scenarios = scenariosFor(options.skillsDir);
+  const scenarios = scenariosFor(options.skillsDir).filter(
+    (scenario) => options.requests?.some((id) => scenario.id.startsWith(`${id}-`)) ?? true,
+  );
+  if (scenarios.length === 0) throw new Error(`--requests: no request is ${options.requests?.join(", ")}`);
   const server = await startServer({
     skillsDir: options.skillsDir,
     logDir: options.workDir,
@@ -121,7 +126,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
   });
   let ceiling: RunningProcess | undefined;
   let baseline: RunningProcess | undefined;
-  const older = scenarios.filter(servedByBaseline);
+  let older: Scenario[] = [];
   try {
     if (options.baseline) {
       baseline = await startServer({
@@ -130,6 +135,9 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         name: "server-baseline",
         entry: options.baseline.entry,
       });
+      // A build older than the 2026-07-28 era is measured in the 2025 era only.
+      const eras = (await speaksModernEra(baseline.url)) ? ERAS : ERAS.filter((era) => era === "2025");
+      older = scenarios.filter((scenario) => eras.includes(scenario.era));
       await compareAnswers(server.url, baseline.url, older, options.progress);
     }
     const afterStart = server.residentBytes();
@@ -153,7 +161,10 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     await runLoad(ceiling.url, scenarios.map(onCeiling), 16, options.warmUpSeconds);
 
     const rows: ThroughputRow[] = [];
-    for (const scenario of scenarios) {
+    // Each request in one era right after the other, so that the eras of a request compare within a
+    // spell of the machine; the rows are reported by era.
+    const inTurns = [...scenarios].sort((a, b) => requestOf(a).localeCompare(requestOf(b)));
+    for (const scenario of inTurns) {
       const fixture = fixtures.find((candidate) => candidate.id === scenario.id);
       for (const connections of options.connections) {
         // Short runs taken in turns, so that a slow spell of this shared machine hits both sides.
@@ -163,7 +174,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
         const seconds = options.seconds / options.rounds;
         for (let round = 0; round < options.rounds; round++) {
           bareRuns.push(await loadRun(ceiling.url, [onCeiling(scenario)], connections, seconds, ceiling));
-          if (baseline && servedByBaseline(scenario)) {
+          if (baseline && older.includes(scenario)) {
             baselineRuns.push(
               await loadRun(baseline.url, [scenario.request], connections, seconds, baseline),
             );
@@ -200,7 +211,11 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     return {
       skillsDir: options.skillsDir,
       ...(options.baseline ? { baseline: options.baseline.name } : {}),
-      rows,
+      rows: [...rows].sort(
+        (a, b) =>
+          scenarios.findIndex((scenario) => scenario.id === a.scenario) -
+          scenarios.findIndex((scenario) => scenario.id === b.scenario),
+      ),
       serverResidentBytes: { afterStart, afterLoad: server.residentBytes() },
     };
   } finally {
@@ -210,9 +225,15 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
   }
 }
 
-/** The build compared against may be older than the 2026-07-28 era: it is measured in the 2025 era only. */
-function servedByBaseline(scenario: Scenario): boolean {
-  return scenario.era === "2025";
+/** The request a scenario asks, whatever its era. */
+function requestOf(scenario: Scenario): string {
+  return scenario.id.slice(0, -scenario.era.length - 1);
+}
+
+/** Whether the build at `url` answers a 2026-07-28 request (one older than that era refuses it). */
+async function speaksModernEra(url: string): Promise<boolean> {
+  const answer = await post(url, mcpPost("tools/list", undefined, "2026-07-28"));
+  return answer.status === 200 && answer.text.includes('"tools"');
 }
 
 /** Each request's answer from the real server; a failing one stops the benchmark. */

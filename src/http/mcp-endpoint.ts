@@ -1,38 +1,17 @@
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import {
-  classifyInboundRequest,
   createMcpHandler,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
   type McpHttpHandler,
-  type McpServer,
+  type ProtocolEra,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Scope } from "../catalog/index.js";
-import type { Answer } from "./answers.js";
-import { answerSingle, singleRequestOf } from "./single-exchange.js";
-
-/**
- * Which protocol era a request speaks, as the SDK tells it from its body and headers: `modern` for a
- * 2026-07-28 request (its `_meta` envelope), `legacy` for the 2025 handshake and what follows it, and
- * `refused` for what the SDK's own checks refuse (the modern path answers it, with the SDK's error).
- */
-export type Era = "modern" | "legacy" | "refused";
-
-export function eraOf(headers: IncomingHttpHeaders, body: unknown): Era {
-  const outcome = classifyInboundRequest({
-    httpMethod: "POST",
-    protocolVersionHeader: single(headers["mcp-protocol-version"]),
-    mcpMethodHeader: single(headers["mcp-method"]),
-    mcpNameHeader: single(headers["mcp-name"]),
-    body,
-  });
-  if (outcome.kind === "legacy") return "legacy";
-  return outcome.kind === "modern" ? "modern" : "refused";
-}
-
-/** Node joins a repeated header with ", ", as the web's Headers do. */
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(", ") : value;
-}
+import type { ServerFactory } from "../mcp/index.js";
+import { type Answer, AnswerCache, answerKeyOf } from "./answer-cache.js";
+import type { CallerScope } from "./scope.js";
+import { classify, legacyRequestOf, modernRequestOf, ServerConnection } from "./sdk-contract.js";
 
 /**
  * An answer, and whether it holds a JSON-RPC error or a tool result with isError: the metrics count those
@@ -44,59 +23,129 @@ export interface Answered {
 }
 
 /**
- * The MCP endpoint of one scope: every request gets a server of its own from `factory`, through the SDK's
- * handler for 2026-07-28 requests. In the 2025 era, one request goes through a transport that carries
- * just that exchange, and anything else (batches, notifications, what the SDK refuses) through the SDK's
- * stateless Streamable HTTP transport, answering JSON (the SDK's own 2025 leg would answer with an event
- * stream).
+ * How `POST /mcp` is answered once its scope is known, the first row that fits:
+ *
+ * | request                                                           | answered by                              |
+ * |-------------------------------------------------------------------|------------------------------------------|
+ * | the same as one answered before in its scope (see AnswerCache)     | the kept answer, under the request's id  |
+ * | 2025: one request the SDK's stateless transport takes as it is     | the scope's 2025 server                  |
+ * | 2025: the handshake (`initialize`), which negotiates               | a new server, for this request only      |
+ * | 2026-07-28: one request with the headers the SDK requires          | the scope's 2026-07-28 server            |
+ * | 2025: anything else (a batch, a notification, a refused header)    | a new server, through the SDK's stateless transport |
+ * | anything else (2026-07-28 notifications, what the SDK refuses)     | a new server, through `createMcpHandler` |
+ *
+ * The era and which requests the SDK's entries would hand their server unchanged are the SDK's own
+ * rules (see sdk-contract.ts); a request that a server refuses before any of its handlers runs (a method
+ * it does not serve) is answered again by the entry of its era, with that entry's HTTP status. Each
+ * scope's two servers are made on its first request of their era and answer every request after it, many
+ * at once: a new server and its connection for every request cost more than the search they answer.
  */
-export class McpEndpoint {
-  readonly #modern: McpHttpHandler;
+export class McpEndpoints {
+  readonly #endpoints = new WeakMap<Scope, McpEndpoint>();
+  readonly #answers: AnswerCache;
 
   constructor(
-    private readonly factory: () => McpServer,
-    onerror: (error: Error) => void,
+    /** Makes what the servers of a scope share, once per scope; the factory it returns makes each. */
+    private readonly factoryFor: (scope: Scope) => ServerFactory,
+    /** Told what the SDK's entries refuse and what fails in them. */
+    private readonly onerror: (error: Error) => void,
+    /** Bytes of kept answers over all scopes; the default suits production. */
+    answerCacheBytes?: number,
   ) {
-    this.#modern = createMcpHandler(factory, { legacy: "reject", onerror });
+    this.#answers = new AnswerCache(answerCacheBytes);
   }
 
-  /** The SDK's answer to one POST whose body Fastify has parsed, read whole. */
-  async answer(era: Era, raw: IncomingMessage, parsed: unknown): Promise<Answered> {
-    const body = era === "legacy" ? withoutCancellations(parsed) : parsed;
+  /**
+   * One POST whose body Fastify has parsed, read whole: the answer kept for it when it was asked before
+   * in the caller's scope (under its own id), else the way to answer it, which keeps the answer when it
+   * may be.
+   */
+  request(caller: CallerScope, raw: IncomingMessage, body: unknown): McpRequest {
+    const key = answerKeyOf(caller.key, raw.headers, body);
+    const kept = key === undefined ? undefined : this.#answers.answer(key);
+    return {
+      kept,
+      answer: async () => {
+        const answered = await this.#endpointOf(caller.scope).answer(raw, body);
+        if (key !== undefined) this.#answers.keep(key, answered.answer, !answered.failed);
+        return answered;
+      },
+    };
+  }
+
+  #endpointOf(scope: Scope): McpEndpoint {
+    let endpoint = this.#endpoints.get(scope);
+    if (endpoint === undefined) {
+      endpoint = new McpEndpoint(this.factoryFor(scope), this.onerror);
+      this.#endpoints.set(scope, endpoint);
+    }
+    return endpoint;
+  }
+}
+
+/** A request to the endpoints: its kept answer, if there is one, or the way to make one. */
+export interface McpRequest {
+  readonly kept: Answer | undefined;
+  answer(): Promise<Answered>;
+}
+
+/** The rows of {@link McpEndpoints} past the kept answers, for one scope. */
+export class McpEndpoint {
+  readonly #servers: Partial<Record<ProtocolEra, Promise<ServerConnection>>> = {};
+  readonly #modernEntry: McpHttpHandler;
+
+  constructor(
+    private readonly newServer: ServerFactory,
+    private readonly onerror: (error: Error) => void,
+  ) {
+    this.#modernEntry = createMcpHandler(newServer, { legacy: "reject", onerror });
+  }
+
+  async answer(raw: IncomingMessage, body: unknown): Promise<Answered> {
+    const outcome = classify(raw.headers, body);
+    if (outcome.kind === "legacy") {
+      const request = legacyRequestOf(raw.headers, body);
+      if (request !== undefined) {
+        const exchanged =
+          request.method === "initialize"
+            ? await (await ServerConnection.open(this.newServer(), "legacy")).exchange(request)
+            : await this.#exchange("legacy", request);
+        if (!exchanged.refused) return answeredWith(exchanged.message);
+      }
+      return this.#legacyEntry(raw, body);
+    }
+    const request = modernRequestOf(raw.headers, outcome);
+    if (request !== undefined) {
+      const exchanged = await this.#exchange("modern", request);
+      if (!exchanged.refused) return answeredWith(exchanged.message);
+    }
+    return answeredFrom(await this.#modernEntry.fetch(webRequestOf(raw), { parsedBody: body }));
+  }
+
+  /** `request` answered by the scope's server of `era`, made on the first request of that era. */
+  async #exchange(era: ProtocolEra, request: JSONRPCRequest) {
+    if (this.#servers[era] === undefined) {
+      const server = this.newServer({ era });
+      // What fails in it (an answer it could not encode or send) is told, as the SDK's entries tell theirs.
+      server.server.onerror = this.onerror;
+      this.#servers[era] = ServerConnection.open(server, era);
+    }
+    return (await this.#servers[era]).exchange(request);
+  }
+
+  /** The SDK's stateless transport, answering JSON (its own 2025 leg would answer an event stream). */
+  async #legacyEntry(raw: IncomingMessage, parsed: unknown): Promise<Answered> {
+    const body = withoutCancellations(parsed);
     if (Array.isArray(body) && body.length === 0)
       return { answer: { status: 202, contentType: "", body: Buffer.alloc(0) }, failed: false };
-    const single = era === "legacy" ? singleRequestOf(raw.headers, body) : undefined;
-    if (single !== undefined) {
-      const message = await answerSingle(this.factory(), single);
-      const answer = {
-        status: 200,
-        contentType: "application/json",
-        body: Buffer.from(JSON.stringify(message)),
-      };
-      return { answer, failed: !isSuccess(message) };
-    }
-    const request = webRequestOf(raw);
-    const response =
-      era === "legacy"
-        ? await this.#legacy(request, body)
-        : await this.#modern.fetch(request, { parsedBody: body });
-    const answer = {
-      status: response.status,
-      contentType: response.headers.get("content-type") ?? "application/json",
-      body: Buffer.from(await response.arrayBuffer()),
-    };
-    return { answer, failed: !succeeded(answer) };
-  }
-
-  async #legacy(request: Request, body: unknown): Promise<Response> {
-    const server = this.factory();
+    const server = this.newServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(request, { parsedBody: body });
+      return answeredFrom(await transport.handleRequest(webRequestOf(raw), { parsedBody: body }));
     } finally {
       // Stateless: the pair serves this one request.
       await Promise.all([transport.close(), server.close()]);
@@ -104,8 +153,22 @@ export class McpEndpoint {
   }
 }
 
+function answeredWith(message: JSONRPCMessage): Answered {
+  const answer = { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(message)) };
+  return { answer, failed: !isSuccess(message) };
+}
+
+async function answeredFrom(response: Response): Promise<Answered> {
+  const answer = {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? "",
+    body: Buffer.from(await response.arrayBuffer()),
+  };
+  return { answer, failed: !succeeded(answer) };
+}
+
 /**
- * The request as the SDK's handlers take it: its method, URL and headers. Fastify has read and parsed the
+ * The request as the SDK's entries take it: its method, URL and headers. Fastify has read and parsed the
  * body, which goes to the SDK as `parsedBody`, so the Request carries none (making one with the body
  * again cost a tenth of a new search).
  */
@@ -123,7 +186,6 @@ function webRequestOf(raw: IncomingMessage): Request {
 
 /** Whether the answer's bytes hold no JSON-RPC error and no tool result with isError. */
 function succeeded(answer: Answer): boolean {
-  if (answer.status >= 400) return false;
   if (answer.body.length === 0) return true;
   let parsed: unknown;
   try {
@@ -150,24 +212,4 @@ function withoutCancellations(body: unknown): unknown {
   return body.filter(
     (message) => (message as { method?: unknown } | null)?.method !== "notifications/cancelled",
   );
-}
-
-/** One endpoint per scope, made on its first request and dropped with the scope. */
-export class McpEndpoints {
-  readonly #endpoints = new WeakMap<Scope, McpEndpoint>();
-
-  constructor(
-    /** Makes what the servers of a scope share, once per scope; the factory it returns makes each. */
-    private readonly factoryFor: (scope: Scope) => () => McpServer,
-    private readonly onerror: (error: Error) => void,
-  ) {}
-
-  for(scope: Scope): McpEndpoint {
-    let endpoint = this.#endpoints.get(scope);
-    if (endpoint === undefined) {
-      endpoint = new McpEndpoint(this.factoryFor(scope), this.onerror);
-      this.#endpoints.set(scope, endpoint);
-    }
-    return endpoint;
-  }
 }

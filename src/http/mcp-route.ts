@@ -6,10 +6,10 @@ import { ByteBudget } from "../budget/index.js";
 import { SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import { fileBytesOf, type McpDeps, serverFactoryFor } from "../mcp/index.js";
-import { type Answer, AnswerCache, answerKeyOf } from "./answers.js";
+import type { Answer } from "./answer-cache.js";
 import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
-import { eraOf, McpEndpoints } from "./mcp-endpoint.js";
+import { McpEndpoints } from "./mcp-endpoint.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
 import { type CallerScope, ScopeResolver } from "./scope.js";
 
@@ -70,7 +70,6 @@ const selectorsSchema = { type: "array", items: selectorSchema, maxItems: 32 } a
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const { settings, metrics, mcp } = options;
   const scopes = new ScopeResolver(mcp.catalog.everything);
-  const answers = new AnswerCache(options.answerCacheBytes);
   const fileBytes = new ByteBudget(ANSWER_FILE_BYTES);
   const endpoints = new McpEndpoints(
     (scope) => serverFactoryFor(mcp, scope),
@@ -80,6 +79,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const refusal = error instanceof ProtocolError || error.message.startsWith("Rejected");
       app.log[refusal ? "debug" : "error"]({ err: error }, "MCP handler");
     },
+    options.answerCacheBytes,
   );
   app.decorateRequest("mcpCall", null);
 
@@ -174,9 +174,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         return reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, error.message, requestId(body)));
       }
       // The era is told by the headers and the body, which the key holds: a kept answer needs no telling.
-      const key = answerKeyOf(caller.key, request.headers, body);
-      const kept = key === undefined ? undefined : answers.answer(key);
-      if (kept !== undefined) return send(reply, kept);
+      const asked = endpoints.request(caller, request.raw, body);
+      if (asked.kept !== undefined) return send(reply, asked.kept);
       const weight = fileBytesOfBody(mcp, body);
       if (weight > fileBytes.limit) {
         return reply
@@ -195,12 +194,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         reply.raw.once("close", free);
         if (reply.raw.closed) free();
       }
-      const era = eraOf(request.headers, body);
-      const { answer, failed } = await endpoints.for(caller.scope).answer(era, request.raw, body);
+      const { answer, failed } = await asked.answer();
       // A client that stops taking an answer that holds a file loses its connection, and its share.
       if (weight > 0) reply.raw.setTimeout(settings.requestTimeoutMs);
       call.failed = failed;
-      if (key !== undefined) answers.keep(key, answer, !call.failed);
       return send(reply, answer);
     },
   );

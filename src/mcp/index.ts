@@ -1,10 +1,12 @@
-export { type AnswerKeeping, answerKeeping, fileBytesOf } from "./answers.js";
+export { type AnswerKeeping, answerKeeping, fileBytesOf } from "./answer-traits.js";
 export type { ToolContext } from "./context.js";
 export { formatPacks } from "./list-packs.js";
 export {
   buildMcpDeps,
   type McpDeps,
   type McpDepsOptions,
+  MODERN_REVISION,
+  type ServerFactory,
   type ServerInfo,
   serverFactoryFor,
   steeringFor,

@@ -7,9 +7,11 @@ import {
   type ListToolsResult,
   McpServer,
   type McpServerOptions,
+  type ProtocolEra,
   type ReadResourceRequest,
   type ServerCapabilities,
   type ServerContext,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import type { Catalog, Scope, Skill } from "../catalog/index.js";
@@ -118,13 +120,27 @@ export function buildMcpDeps(options: McpDepsOptions): McpDeps {
   };
 }
 
+/** The protocol revision of the modern era, which a request names in its `_meta` envelope. */
+export const MODERN_REVISION = "2026-07-28";
+
+/**
+ * Makes a server of a scope for the protocol era it will serve, as the SDK's entries (`createMcpHandler`,
+ * `serveStdio`) tell their factories; legacy when not told.
+ */
+export type ServerFactory = (made?: { readonly era: ProtocolEra }) => McpServer;
+
 /**
  * What every server of a scope says of itself: its instructions are the scope's preview. The McpServer
  * handles resources, for the Skills extension; the tools and prompts are answered by handlers of this
- * file, and declared beside them.
+ * file, and declared beside them. A server made for the modern era lists its revision among those it
+ * supports: the SDK binds a server to that revision on connecting it only then (its own entries add it
+ * themselves).
  */
-function serverOptions(preview: Preview): McpServerOptions {
+function serverOptions(preview: Preview, era: ProtocolEra): McpServerOptions {
   return {
+    ...(era === "modern"
+      ? { supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS, MODERN_REVISION] }
+      : {}),
     // Nothing changes while the server runs, and a stateless server has no stream to say so on.
     capabilities: { resources: { listChanged: false } },
     instructions: preview.instructions,
@@ -161,10 +177,11 @@ const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false }
  * The MCP servers of one caller's scope: the four tools, each skill as a prompt, and the Skills
  * extension with every skill file and pack file as a `skill://` resource. What depends on the scope alone
  * (the handlers bound to it, the extension and its view of the scope) is made here, once; each call then
- * builds a server, per request (HTTP) or per connection (stdio), registering a fixed number of handlers
- * whatever the size of the catalog.
+ * builds a server (over HTTP, one per scope and era, and one for each request the SDK's entries answer;
+ * over stdio, one per connection), registering a fixed number of handlers whatever the size of the
+ * catalog.
  */
-export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
+export function serverFactoryFor(deps: McpDeps, scope: Scope): ServerFactory {
   const listed = scope.without(deps.unlisted);
   const preview = previewOf(listed, deps.terms(), deps.preview);
   const context: ToolContext = {
@@ -176,7 +193,7 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
     prompted: scope.skills.filter((skill) => skill.userInvocable),
     onInternalError: deps.onInternalError,
   };
-  const options = serverOptions(preview);
+  const options = { legacy: serverOptions(preview, "legacy"), modern: serverOptions(preview, "modern") };
   const toolList = toolListFor(preview);
   const listTools = () => toolList;
   const source = deps.resources.sourceFor(scope, deps.catalog.files);
@@ -187,8 +204,8 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): () => McpServer {
     callTool(params.name, params.arguments ?? {}, context);
   const answerPromptList = ({ params }: ListPromptsRequest) => listPrompts(context, params?.cursor);
   const answerPrompt = ({ params }: GetPromptRequest) => getPrompt(context, params.name);
-  return () => {
-    const mcp = new McpServer(deps.info, options);
+  return (made) => {
+    const mcp = new McpServer(deps.info, options[made?.era ?? "legacy"]);
     // The tools and prompts are answered here rather than registered one by one: their lists are fixed,
     // and a prompt per skill would cost a registration per skill for every request.
     const { server } = mcp;

@@ -7,7 +7,7 @@ import {
   ASKED_ONCE_CHARACTERS,
   answerKeyOf,
   KEPT_ANSWER_BYTES,
-} from "../../src/http/answers.js";
+} from "../../src/http/answer-cache.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { wireRequest as request, wireToolCall as toolCall } from "../helpers/requests.js";
 import { ERAS, post, type RunningServer, startServer } from "../helpers/server.js";

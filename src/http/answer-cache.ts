@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
+import type { RequestId } from "@modelcontextprotocol/server";
 import { LRUCache } from "lru-cache";
 import { answerKeeping } from "../mcp/index.js";
+import { answerEnding, CHECKED_HEADERS } from "./sdk-contract.js";
 
 /** How many bytes of answers are kept, over every scope: some 2,000 SKILL.md answers. */
 export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
@@ -15,15 +17,6 @@ const ENTRY_COST_BYTES = 256;
 export const ASKED_ONCE_CHARACTERS = 1024 * 1024;
 /** An answer to a request with a longer id is framed for it and never kept (ids may be long strings). */
 const KEPT_ID_CHARACTERS = 128;
-
-/**
- * The headers the SDK checks a request against: what the client accepts and sends, its protocol version,
- * and the method and name a 2026-07-28 request repeats in headers. A request that differs in one of them
- * may be answered otherwise (or refused), so they are part of its key.
- */
-const CHECKED_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"] as const;
-
-export type RequestId = string | number;
 
 /** A request whose answer may be kept, and how to know it again. */
 export interface AnswerKey {
@@ -127,11 +120,11 @@ export class AnswerCache {
 
   /**
    * Keeps `answer` to `request` when it is a success whose bytes end with the request's id, as the SDK
-   * writes a response (`…,"jsonrpc":"2.0","id":1}`), and, for a search, when it is asked a second time.
+   * writes a response (see answerEnding), and, for a search, when it is asked a second time.
    */
   keep(request: AnswerKey, answer: Answer, succeeded: boolean): void {
     if (!succeeded || answer.status !== 200) return;
-    const ending = `"id":${JSON.stringify(request.id)}}`;
+    const ending = answerEnding(request.id);
     if (
       ending.length > KEPT_ID_CHARACTERS ||
       !answer.body.subarray(-ending.length).equals(Buffer.from(ending))

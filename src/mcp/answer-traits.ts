@@ -1,3 +1,7 @@
+/*
+ * What the MCP layer tells the transport of a request's answer before it is made: whether it may be kept
+ * and given again (see http/answer-cache.ts), and how many bytes of files it may hold.
+ */
 import { MAX_FILE_BYTES } from "../catalog/index.js";
 import { findTool, type McpDeps } from "./server.js";
 import type { AnswerKeeping } from "./tool.js";

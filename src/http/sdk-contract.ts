@@ -1,0 +1,191 @@
+import type { IncomingHttpHeaders } from "node:http";
+import {
+  classifyInboundRequest,
+  type InboundClassificationOutcome,
+  isInitializeRequest,
+  isJsonContentType,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type McpServer,
+  type MessageClassification,
+  PerRequestHTTPServerTransport,
+  type ProtocolEra,
+  parseJSONRPCMessage,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/server";
+import { MODERN_REVISION } from "../mcp/index.js";
+
+/*
+ * What the /mcp endpoint assumes of the SDK, each assumption in one place, named here and held by a test
+ * of its own (test/http/sdk-contract.test.ts), so that a release of the SDK that changes one fails a test
+ * rather than a client.
+ */
+
+/**
+ * Assumption: the headers the SDK checks a request against are these: what the client accepts and sends
+ * (the 2025 transport), the protocol version, and the method and name a 2026-07-28 request repeats. A
+ * request that differs in one of them may be answered otherwise or refused, so a kept answer is keyed by
+ * them, and the requests the endpoint hands its servers itself are told by them.
+ */
+export const CHECKED_HEADERS = [
+  "accept",
+  "content-type",
+  "mcp-protocol-version",
+  "mcp-method",
+  "mcp-name",
+] as const;
+
+/**
+ * Assumption: the SDK writes a response as `{"result":…,"jsonrpc":"2.0","id":<id>}`, the id last, so that
+ * a kept answer is given another id by replacing its end (see AnswerCache).
+ */
+export function answerEnding(id: RequestId): string {
+  return `"id":${JSON.stringify(id)}}`;
+}
+
+/** Which era a request speaks, or that it is refused, as the SDK's entry tells it from headers and body. */
+export function classify(headers: IncomingHttpHeaders, body: unknown): InboundClassificationOutcome {
+  return classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: single(headers["mcp-protocol-version"]),
+    mcpMethodHeader: single(headers["mcp-method"]),
+    mcpNameHeader: single(headers["mcp-name"]),
+    body,
+  });
+}
+
+/** Node joins a repeated header with ", ", as the web's Headers do. */
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+/**
+ * Assumption: the SDK's stateless 2025 transport hands one request to its server unchanged when the client
+ * accepts both JSON and event streams, sends JSON, and (but for `initialize`) names a protocol version it
+ * supports or none, and the message passes its JSON-RPC schema: those checks, in its order. Undefined for
+ * anything else (a batch, a notification, a header it would refuse), which that transport answers itself.
+ */
+export function legacyRequestOf(headers: IncomingHttpHeaders, body: unknown): JSONRPCRequest | undefined {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const accept = headers.accept;
+  if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
+  if (!isJsonContentType(headers["content-type"])) return undefined;
+  let message: JSONRPCMessage;
+  try {
+    message = parseJSONRPCMessage(body);
+  } catch {
+    return undefined;
+  }
+  if (!("method" in message) || !("id" in message)) return undefined;
+  const version = headers["mcp-protocol-version"];
+  if (version === undefined || (message.method === "initialize" && isInitializeRequest(message)))
+    return message;
+  return typeof version === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(version) ? message : undefined;
+}
+
+/**
+ * Assumption: `createMcpHandler` hands a 2026-07-28 request to its server unchanged when the SDK classifies
+ * it as one of the revision the endpoint serves, its body is JSON, and it carries the standard headers as
+ * the SDK's own client writes them: the protocol version and the method (which the classification has
+ * found equal to the body's), and `Mcp-Name` as the body's `name` or `uri`, verbatim, or none when the body
+ * has neither. Undefined for anything else, which `createMcpHandler` answers itself: a header it would
+ * decode (`=?base64?…?=`) or refuse, a notification, another revision.
+ */
+export function modernRequestOf(
+  headers: IncomingHttpHeaders,
+  outcome: InboundClassificationOutcome,
+): JSONRPCRequest | undefined {
+  if (outcome.kind !== "modern" || outcome.messageKind !== "request") return undefined;
+  if (outcome.classification.revision !== MODERN_REVISION) return undefined;
+  if (!isJsonContentType(headers["content-type"])) return undefined;
+  if (headers["mcp-protocol-version"] === undefined || headers["mcp-method"] === undefined) return undefined;
+  return nameHeaderAsWritten(single(headers["mcp-name"]), outcome.message.params)
+    ? outcome.message
+    : undefined;
+}
+
+function nameHeaderAsWritten(header: string | undefined, params: unknown): boolean {
+  const { name, uri } = (params ?? {}) as { name?: unknown; uri?: unknown };
+  const named = [name, uri].filter((value) => typeof value === "string");
+  if (header === undefined) return named.length === 0;
+  return named.length > 0 && named.every((value) => value === header) && !header.startsWith("=?");
+}
+
+/** The classification a connection's requests carry, by era: the SDK checks it against its server's. */
+const CLASSIFICATION: Readonly<Record<ProtocolEra, MessageClassification>> = {
+  legacy: { era: "legacy" },
+  modern: { era: "modern", revision: MODERN_REVISION },
+};
+
+/** The server's answer to a request, and whether it refused it before any of its handlers ran. */
+export interface Exchanged {
+  readonly message: JSONRPCMessage;
+  readonly refused: boolean;
+}
+
+/**
+ * A connection to one server of the SDK that carries any number of requests at once, each under an id of
+ * its own: clients number their requests each from 1, and the server tells the requests in flight apart by
+ * their ids. Notifications on the way, which a JSON answer has no room for, are dropped.
+ *
+ * Assumption: the SDK binds a server to the protocol revision of the `PerRequestHTTPServerTransport` it
+ * connects it to, when the server lists that revision among those it supports (its documented way; the
+ * only one its public exports offer outside its own entries). So this connection is one, made with its
+ * era's classification; it never uses that class's exchange of one Response.
+ *
+ * Assumption: a server answers each request from its handlers and the request alone: what one request did
+ * leaves nothing that changes the answer to the next, but the 2025 handshake (`initialize` negotiates a
+ * version and keeps the client's capabilities), which a connection shared between requests must not carry.
+ *
+ * Assumption: a server refuses a request it has no handler for, or that belongs to another era, while the
+ * message is being delivered, and runs a handler only after that (the SDK defers handlers to a
+ * microtask): so an answer sent during the delivery is a refusal, whose HTTP status the SDK's entry sets
+ * itself.
+ */
+export class ServerConnection extends PerRequestHTTPServerTransport {
+  readonly #classification: MessageClassification;
+  readonly #waiting = new Map<number, (answered: Exchanged) => void>();
+  #lastId = 0;
+  #delivering: number | undefined;
+
+  private constructor(era: ProtocolEra) {
+    const classification = CLASSIFICATION[era];
+    super({ classification });
+    this.#classification = classification;
+  }
+
+  /** `server`, connected to a new connection of `era`. */
+  static async open(server: McpServer, era: ProtocolEra): Promise<ServerConnection> {
+    const connection = new ServerConnection(era);
+    await server.connect(connection);
+    return connection;
+  }
+
+  override async send(message: JSONRPCMessage): Promise<void> {
+    if (!("id" in message) || "method" in message || typeof message.id !== "number") return;
+    const answered = this.#waiting.get(message.id);
+    this.#waiting.delete(message.id);
+    answered?.({ message, refused: message.id === this.#delivering });
+  }
+
+  /** The server's answer to `request`, under the request's own id. */
+  exchange(request: JSONRPCRequest): Promise<Exchanged> {
+    const id = ++this.#lastId;
+    return new Promise((resolve) => {
+      this.#waiting.set(id, ({ message, refused }) =>
+        resolve({ message: { ...message, id: request.id }, refused }),
+      );
+      this.#delivering = id;
+      try {
+        this.onmessage?.({ ...request, id }, { classification: this.#classification });
+      } catch (error) {
+        // Rejects the exchange; nothing will answer it.
+        this.#waiting.delete(id);
+        throw error;
+      } finally {
+        this.#delivering = undefined;
+      }
+    });
+  }
+}

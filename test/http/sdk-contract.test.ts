@@ -1,0 +1,338 @@
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import {
+  createMcpHandler,
+  type McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { mcpDepsOf } from "../../scripts/in-memory-client.js";
+import { McpEndpoint } from "../../src/http/mcp-endpoint.js";
+import {
+  answerEnding,
+  CHECKED_HEADERS,
+  classify,
+  legacyRequestOf,
+  modernRequestOf,
+} from "../../src/http/sdk-contract.js";
+import { type ServerFactory, serverFactoryFor } from "../../src/mcp/index.js";
+import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { type WireEra, wireRequest } from "../helpers/requests.js";
+
+/**
+ * Each assumption sdk-contract.ts names, held against the SDK itself: the endpoint, which hands most
+ * requests to its servers without the SDK's entries, must answer every request exactly as those entries
+ * would, byte for byte, status included.
+ */
+
+const COMMON_HEADERS = { accept: "application/json, text/event-stream", "content-type": "application/json" };
+const LEGACY_HEADERS = { ...COMMON_HEADERS, "mcp-protocol-version": "2025-11-25" };
+
+/** A request of `era` as its client sends it: body and headers. */
+function asSent(era: WireEra, method: string, params?: Record<string, unknown>, id: string | number = 7) {
+  const { body, headers } = wireRequest(era, id, method, params);
+  const sent: Record<string, string> = {
+    ...(era === "legacy" ? LEGACY_HEADERS : COMMON_HEADERS),
+    ...headers,
+  };
+  return { body, headers: sent };
+}
+
+/** What the endpoint answers: status, content type and bytes. */
+interface Seen {
+  readonly status: number;
+  readonly contentType: string;
+  readonly text: string;
+}
+
+/**
+ * The request as Node hands it over: Node strips the spaces and tabs around each header's value, as the
+ * web's Headers the SDK's entries read do, so a header written " list_packs" arrives as "list_packs".
+ */
+function rawRequest(headers: IncomingHttpHeaders): IncomingMessage {
+  const received: IncomingHttpHeaders = { host: "127.0.0.1" };
+  for (const [name, value] of Object.entries(headers))
+    received[name] = typeof value === "string" ? value.replace(/^[ \t]+|[ \t]+$/g, "") : value;
+  return { method: "POST", url: "/mcp", headers: received } as IncomingMessage;
+}
+
+function webRequest(headers: Record<string, string>): Request {
+  return new Request("http://127.0.0.1/mcp", { method: "POST", headers: new Headers(headers) });
+}
+
+async function seen(response: Response): Promise<Seen> {
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? "",
+    text: await response.text(),
+  };
+}
+
+/**
+ * What the SDK's own entries answer: `createMcpHandler` for 2026-07-28 requests and what the SDK
+ * refuses, its stateless transport (answering JSON) for 2025-era requests, each with a new server.
+ */
+async function sdkAnswer(
+  newServer: ServerFactory,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<Seen> {
+  if (classify(headers, body).kind !== "legacy") {
+    const handler = createMcpHandler(newServer, { legacy: "reject" });
+    return seen(await handler.fetch(webRequest(headers), { parsedBody: body }));
+  }
+  const server: McpServer = newServer();
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  const answer = await seen(await transport.handleRequest(webRequest(headers), { parsedBody: body }));
+  await Promise.all([transport.close(), server.close()]);
+  return answer;
+}
+
+async function endpointAnswer(endpoint: McpEndpoint, headers: IncomingHttpHeaders, body: unknown) {
+  const { answer } = await endpoint.answer(rawRequest(headers), body);
+  return { status: answer.status, contentType: answer.contentType, text: answer.body.toString() };
+}
+
+let tree: StandardCatalog;
+let newServer: ServerFactory;
+
+beforeAll(async () => {
+  tree = await makeStandardCatalog();
+  const deps = await mcpDepsOf(tree.skillsDir);
+  newServer = serverFactoryFor(deps, deps.catalog.everything);
+});
+afterAll(() => tree.remove());
+
+/** Every kind of answer a server gives, in each era: results of each surface, tool errors, refusals. */
+function requestsOf(era: WireEra): [string, { body: unknown; headers: Record<string, string> }][] {
+  const toolCall = (name: string, args: Record<string, unknown>) =>
+    asSent(era, "tools/call", { name, arguments: args });
+  return [
+    ["tools/list", asSent(era, "tools/list")],
+    ["list_packs", toolCall("list_packs", {})],
+    ["a search", toolCall("list_skills", { query: "drive nails" })],
+    ["a skill", toolCall("read_skill", { skill: "alpha/two" })],
+    ["a pack file", toolCall("read_pack_file", { pack: "beta", file: "shared/guide.md" })],
+    ["a missing skill", toolCall("read_skill", { skill: "alpha/nope" })],
+    ["arguments of the wrong type", toolCall("list_skills", { query: 5 })],
+    ["an unknown tool", toolCall("delete_everything", {})],
+    ["prompts/list", asSent(era, "prompts/list")],
+    ["prompts/get", asSent(era, "prompts/get", { name: "beta/hammer" })],
+    ["skills/list", asSent(era, "skills/list")],
+    ["resources/read", asSent(era, "resources/read", { uri: "skill://alpha/two/references/guide.md" })],
+    ["a hostile resource", asSent(era, "resources/read", { uri: "skill://alpha/two/%2e%2e/%2e%2e/x" })],
+    ["a missing resource", asSent(era, "resources/read", { uri: "skill://alpha/nope/SKILL.md" })],
+    ["an unknown method", asSent(era, "nothing/here")],
+    ["tools/call without params", asSent(era, "tools/call")],
+    ["a string id", asSent(era, "tools/list", undefined, "request-1")],
+    ["ping", asSent(era, "ping")],
+    ["server/discover", asSent(era, "server/discover")],
+    [
+      "initialize",
+      asSent(era, "initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "test", version: "1" },
+      }),
+    ],
+  ];
+}
+
+/** Requests the SDK's entries refuse or answer themselves, which the endpoint must leave to them. */
+function leftToTheSdk(): [string, { body: unknown; headers: Record<string, string> }][] {
+  const search = asSent("legacy", "tools/call", { name: "list_skills", arguments: { query: "saw" } });
+  const modern = asSent("modern", "tools/call", { name: "list_skills", arguments: { query: "saw" } });
+  const { "mcp-name": _name, ...withoutName } = modern.headers;
+  const { "mcp-method": _method, ...withoutMethod } = modern.headers;
+  const { "mcp-protocol-version": _version, ...withoutVersion } = modern.headers;
+  return [
+    ["a 2025 batch", { ...search, body: [search.body] }],
+    ["a 2025 notification", { ...search, body: { jsonrpc: "2.0", method: "notifications/initialized" } }],
+    ["a posted response", { ...search, body: { jsonrpc: "2.0", id: 1, result: {} } }],
+    ["a message the JSON-RPC schema refuses", { ...search, body: { ...search.body, extra: true } }],
+    [
+      "an Accept without event streams",
+      { ...search, headers: { ...search.headers, accept: "application/json" } },
+    ],
+    [
+      "an unsupported protocol version",
+      { ...search, headers: { ...search.headers, "mcp-protocol-version": "1999-01-01" } },
+    ],
+    ["2026-07-28 without Mcp-Name", { ...modern, headers: withoutName }],
+    ["2026-07-28 without Mcp-Method", { ...modern, headers: withoutMethod }],
+    ["2026-07-28 without MCP-Protocol-Version", { ...modern, headers: withoutVersion }],
+    [
+      "2026-07-28 with another Mcp-Name",
+      { ...modern, headers: { ...modern.headers, "mcp-name": "read_skill" } },
+    ],
+    [
+      "2026-07-28 with Mcp-Name in Base64",
+      { ...modern, headers: { ...modern.headers, "mcp-name": "=?base64?bGlzdF9za2lsbHM=?=" } },
+    ],
+    [
+      "2026-07-28 with an invalid Base64 Mcp-Name",
+      { ...modern, headers: { ...modern.headers, "mcp-name": "=?base64?!!!?=" } },
+    ],
+    [
+      "2026-07-28 naming another revision",
+      {
+        headers: { ...modern.headers, "mcp-protocol-version": "2099-01-01" },
+        body: {
+          ...modern.body,
+          params: {
+            ...modern.body.params,
+            _meta: {
+              ...(modern.body.params?._meta as object),
+              "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+            },
+          },
+        },
+      },
+    ],
+    [
+      "a 2026-07-28 notification",
+      {
+        headers: { ...modern.headers, "mcp-method": "notifications/initialized" },
+        body: {
+          jsonrpc: "2.0",
+          method: "notifications/initialized",
+          params: { _meta: modern.body.params?._meta },
+        },
+      },
+    ],
+    ["a 2026-07-28 body with 2025 headers", { ...modern, headers: LEGACY_HEADERS }],
+  ];
+}
+
+describe("the endpoint answers as the SDK's own entries do", () => {
+  const cases = [
+    ...requestsOf("legacy").map(([name, request]) => [`2025: ${name}`, request] as const),
+    ...requestsOf("modern").map(([name, request]) => [`2026-07-28: ${name}`, request] as const),
+    ...leftToTheSdk(),
+  ];
+
+  it.each(cases)("%s", async (_, { headers, body }) => {
+    const endpoint = new McpEndpoint(newServer, () => {});
+    expect(await endpointAnswer(endpoint, headers, body)).toEqual(await sdkAnswer(newServer, headers, body));
+  });
+
+  // Assumption: a server keeps nothing of one request for the next. The endpoint's two servers answer
+  // every request of their scope, many at once; each answer must still be a new server's.
+  it("answers every request over the scope's servers as new servers answer it, many at once, twice", async () => {
+    const endpoint = new McpEndpoint(newServer, () => {});
+    const expected = await Promise.all(
+      cases.map(([, { headers, body }]) => sdkAnswer(newServer, headers, body)),
+    );
+    for (let round = 0; round < 2; round++) {
+      const answers = await Promise.all(
+        cases.map(([, { headers, body }]) => endpointAnswer(endpoint, headers, body)),
+      );
+      expect(answers).toEqual(expected);
+    }
+  });
+});
+
+// The rules the endpoint copies to tell which 2026-07-28 requests it may hand its servers (the headers
+// the SDK checks), tried on headers and bodies a client might send, whatever the SDK makes of them.
+it("answers 2026-07-28 requests with any standard headers as createMcpHandler does", async () => {
+  const endpoint = new McpEndpoint(newServer, () => {});
+  const method = fc.constantFrom("tools/call", "resources/read", "prompts/get", "tools/list", "nothing/here");
+  const value = fc.oneof(
+    fc.constantFrom("list_packs", "read_skill", "skill://alpha/one/SKILL.md", "beta/hammer", " list_packs"),
+    fc.string({ maxLength: 8 }),
+    fc.integer(),
+  );
+  const header = (named: unknown) =>
+    fc.oneof(
+      fc.constant(undefined),
+      fc.constant(typeof named === "string" ? named : "list_packs"),
+      fc.constant(`=?base64?${Buffer.from(String(named)).toString("base64")}?=`),
+      fc.string({ maxLength: 8 }).filter((text) => /^[\x21-\x7e]*$/.test(text)),
+    );
+  const request = method.chain((chosen) =>
+    fc.record({
+      method: fc.constant(chosen),
+      name: fc.option(value, { nil: undefined }),
+      uri: fc.option(value, { nil: undefined }),
+      methodHeader: fc.constantFrom(chosen, undefined, "tools/list"),
+      versionHeader: fc.constantFrom("2026-07-28", undefined, "2025-11-25"),
+    }),
+  );
+  await fc.assert(
+    fc.asyncProperty(
+      request.chain((sent) =>
+        fc.record({ sent: fc.constant(sent), nameHeader: header(sent.name ?? sent.uri) }),
+      ),
+      async ({ sent, nameHeader }) => {
+        const params = {
+          ...(sent.name !== undefined ? { name: sent.name } : {}),
+          ...(sent.uri !== undefined ? { uri: sent.uri } : {}),
+          ...(sent.method === "tools/call" ? { arguments: {} } : {}),
+        };
+        const { body } = asSent("modern", sent.method, params);
+        const headers: Record<string, string> = { ...COMMON_HEADERS };
+        if (sent.versionHeader !== undefined) headers["mcp-protocol-version"] = sent.versionHeader;
+        if (sent.methodHeader !== undefined) headers["mcp-method"] = sent.methodHeader;
+        if (nameHeader !== undefined) headers["mcp-name"] = nameHeader;
+        expect(await endpointAnswer(endpoint, headers, body)).toEqual(
+          await sdkAnswer(newServer, headers, body),
+        );
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
+describe("which requests the endpoint hands its servers itself", () => {
+  it.each(leftToTheSdk())("not %s", (_, { headers, body }) => {
+    const outcome = classify(headers, body);
+    expect(
+      outcome.kind === "legacy" ? legacyRequestOf(headers, body) : modernRequestOf(headers, outcome),
+    ).toBe(undefined);
+  });
+
+  it.each([...requestsOf("legacy"), ...requestsOf("modern")].filter(([name]) => name !== "initialize"))(
+    "%s, in either era",
+    (_, { headers, body }) => {
+      const outcome = classify(headers, body);
+      const request =
+        outcome.kind === "legacy" ? legacyRequestOf(headers, body) : modernRequestOf(headers, outcome);
+      expect(request).toEqual(body);
+    },
+  );
+});
+
+// Assumption: the SDK checks a request against these headers and no others, so that a kept answer keyed
+// by them (with the scope and the body) is the answer the SDK would give.
+it("the SDK's entries read the headers the kept answers are keyed by, and no other", async () => {
+  const get = vi.spyOn(Headers.prototype, "get");
+  const has = vi.spyOn(Headers.prototype, "has");
+  try {
+    for (const [, { headers, body }] of [
+      ...requestsOf("legacy"),
+      ...requestsOf("modern"),
+      ...leftToTheSdk(),
+    ]) {
+      await sdkAnswer(newServer, headers, body);
+    }
+    const read = new Set([...get.mock.calls, ...has.mock.calls].map(([name]) => name.toLowerCase()));
+    // The content type of the answers the SDK writes is read back by the test, not by the SDK.
+    expect([...read].sort()).toEqual([...CHECKED_HEADERS].sort());
+  } finally {
+    get.mockRestore();
+    has.mockRestore();
+  }
+});
+
+// Assumption: the SDK writes a result with its id last, which a kept answer's id is replaced by.
+it.each(["legacy", "modern"] as const)("the SDK writes a %s-era result with its id last", async (era) => {
+  for (const id of [7, "request-7"]) {
+    const { headers, body } = asSent(era, "tools/list", undefined, id);
+    const { text } = await sdkAnswer(newServer, headers, body);
+    expect(text.endsWith(`,"jsonrpc":"2.0",${answerEnding(id)}`)).toBe(true);
+  }
+});
