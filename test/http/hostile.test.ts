@@ -43,7 +43,10 @@ function expectHarmless(answer: RawAnswer): void {
   expect(answer.text).not.toMatch(INTERNALS);
   for (const content of UNSERVED) expect(answer.text).not.toContain(content);
   if (answer.status === 200) {
-    expect(answer.json).toMatchObject({ jsonrpc: "2.0" });
+    // A batch is answered with an array of messages, one for each of its requests.
+    const messages: unknown[] = Array.isArray(answer.json) ? answer.json : [answer.json];
+    expect(messages.length).toBeGreaterThan(0);
+    for (const message of messages) expect(message).toMatchObject({ jsonrpc: "2.0" });
   } else if (answer.status !== 202 && answer.status !== 204) {
     expect(answer.json).toMatchObject({ jsonrpc: "2.0", error: { code: expect.any(Number) } });
   }
@@ -243,6 +246,18 @@ describe("malformed requests get the error that says what was wrong", () => {
     const answer = await post(`${server.url}/mcp`, body);
     expect(answer.status).toBe(status);
     expect(answer.json).toMatchObject({ jsonrpc: "2.0", error: { code }, id: null });
+  });
+
+  it("a batch of malformed requests: an error for each, in one array", async () => {
+    const answer = await post(
+      `${server.url}/mcp`,
+      '[{"jsonrpc":"2.0","id":"","method":"","params":{}},{"jsonrpc":"2.0","id":" ","method":"initialize","params":{}}]',
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual([
+      expect.objectContaining({ jsonrpc: "2.0", id: "", error: expect.objectContaining({ code: -32601 }) }),
+      expect.objectContaining({ jsonrpc: "2.0", id: " ", error: expect.any(Object) }),
+    ]);
   });
 
   it("an unknown method: a JSON-RPC Method not found error for its id", async () => {
