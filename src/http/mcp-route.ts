@@ -3,7 +3,7 @@ import underPressure from "@fastify/under-pressure";
 import { ProtocolError } from "@modelcontextprotocol/server";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { ByteBudget } from "../budget/index.js";
-import { SelectorError } from "../catalog/index.js";
+import { formatSize, SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import { fileBytesOf, type McpDeps, serverFactoryFor } from "../mcp/index.js";
 import type { Answer } from "./answer-cache.js";
@@ -183,7 +183,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           .send(
             jsonRpcError(
               JSON_RPC.invalidRequest,
-              `Invalid request: this batch may read ${mebibytes(weight)} of files, and one request may read at most ${mebibytes(fileBytes.limit)}; send its reads in smaller batches.`,
+              `Invalid request: this batch may read ${formatSize(weight)} of files, and one request may read at most ${formatSize(fileBytes.limit)}; send its reads in smaller batches.`,
             ),
           );
       }
@@ -240,10 +240,6 @@ function fileBytesOfBody(mcp: McpDeps, body: unknown): number {
     if (typeof method === "string") bytes += fileBytesOf(mcp, method, params);
   }
   return bytes;
-}
-
-function mebibytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 function describeScope(header: string | undefined, query: string | undefined): string | undefined {
