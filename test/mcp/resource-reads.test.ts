@@ -154,11 +154,15 @@ describe("a client that never takes its answer", () => {
         params: { uri: "skill://big/seven.bin" },
       });
       socket.pause();
+      // Once the server writes this answer it holds its share; a second read sent before that could take
+      // the budget first. Unread, the bytes wait in the socket's buffers.
+      const answering = new Promise((resolve) => socket.once("readable", resolve));
       socket.write(
         `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
           `Accept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
       );
       const closed = new Promise((resolve) => socket.once("close", resolve));
+      await answering;
       // Its share and another read's are more than the budget: this one is answered once the first is gone.
       const next = await post(`${patient.url}/mcp`, {
         jsonrpc: "2.0",
