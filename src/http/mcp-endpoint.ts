@@ -11,7 +11,13 @@ import type { Scope } from "../catalog/index.js";
 import type { ServerFactory } from "../mcp/index.js";
 import { type Answer, AnswerCache, answerKeyOf } from "./answer-cache.js";
 import type { CallerScope } from "./scope.js";
-import { classify, legacyRequestOf, modernRequestOf, ServerConnection } from "./sdk-contract.js";
+import {
+  classify,
+  legacyRequestOf,
+  modernRequestOf,
+  plainLegacyRequestOf,
+  ServerConnection,
+} from "./sdk-contract.js";
 
 /**
  * An answer, and whether it holds a JSON-RPC error or a tool result with isError: the metrics count those
@@ -35,7 +41,7 @@ export interface Answered {
  * | anything else (2026-07-28 notifications, what the SDK refuses)     | a new server, through `createMcpHandler` |
  *
  * The era and which requests the SDK's entries would hand their server unchanged are the SDK's own
- * rules (see sdk-contract.ts); a request that a server refuses before any of its handlers runs (a method
+ * rules (see sdk-contract.ts), told without its schemas for a request that plainly speaks 2025; a request that a server refuses before any of its handlers runs (a method
  * it does not serve) is answered again by the entry of its era, with that entry's HTTP status. Each
  * scope's two servers are made on its first request of their era and answer every request after it, many
  * at once: a new server and its connection for every request cost more than the search they answer.
@@ -102,24 +108,32 @@ export class McpEndpoint {
   }
 
   async answer(raw: IncomingMessage, body: unknown): Promise<Answered> {
+    const plain = plainLegacyRequestOf(raw.headers, body);
+    if (plain !== undefined) return this.#answerLegacy(raw, body, plain);
     const outcome = classify(raw.headers, body);
-    if (outcome.kind === "legacy") {
-      const request = legacyRequestOf(raw.headers, body);
-      if (request !== undefined) {
-        const exchanged =
-          request.method === "initialize"
-            ? await (await ServerConnection.open(this.newServer(), "legacy")).exchange(request)
-            : await this.#exchange("legacy", request);
-        if (!exchanged.refused) return answeredWith(exchanged.message);
-      }
-      return this.#legacyEntry(raw, body);
-    }
+    if (outcome.kind === "legacy") return this.#answerLegacy(raw, body, legacyRequestOf(raw.headers, body));
     const request = modernRequestOf(raw.headers, outcome);
     if (request !== undefined) {
       const exchanged = await this.#exchange("modern", request);
       if (!exchanged.refused) return answeredWith(exchanged.message);
     }
     return answeredFrom(await this.#modernEntry.fetch(webRequestOf(raw), { parsedBody: body }));
+  }
+
+  /** A 2025-era POST, and its request when the SDK's transport would hand it to a server unchanged. */
+  async #answerLegacy(
+    raw: IncomingMessage,
+    body: unknown,
+    request: JSONRPCRequest | undefined,
+  ): Promise<Answered> {
+    if (request !== undefined) {
+      const exchanged =
+        request.method === "initialize"
+          ? await (await ServerConnection.open(this.newServer(), "legacy")).exchange(request)
+          : await this.#exchange("legacy", request);
+      if (!exchanged.refused) return answeredWith(exchanged.message);
+    }
+    return this.#legacyEntry(raw, body);
   }
 
   /** `request` answered by the scope's server of `era`, made on the first request of that era. */

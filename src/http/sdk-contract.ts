@@ -67,10 +67,7 @@ function single(value: string | string[] | undefined): string | undefined {
  * anything else (a batch, a notification, a header it would refuse), which that transport answers itself.
  */
 export function legacyRequestOf(headers: IncomingHttpHeaders, body: unknown): JSONRPCRequest | undefined {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
-  const accept = headers.accept;
-  if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
-  if (!isJsonContentType(headers["content-type"])) return undefined;
+  if (!isPlainObject(body) || !acceptsBothAndSendsJson(headers)) return undefined;
   let message: JSONRPCMessage;
   try {
     message = parseJSONRPCMessage(body);
@@ -82,6 +79,48 @@ export function legacyRequestOf(headers: IncomingHttpHeaders, body: unknown): JS
   if (version === undefined || (message.method === "initialize" && isInitializeRequest(message)))
     return message;
   return typeof version === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(version) ? message : undefined;
+}
+
+/** The members the SDK's JSON-RPC request schema allows, and no other (it is strict). */
+const REQUEST_MEMBERS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params"]);
+
+/**
+ * Assumption: a request that plainly speaks 2025 is one the SDK classifies as 2025 and its stateless
+ * transport hands its server unchanged (see legacyRequestOf): one JSON-RPC request but `initialize`, of
+ * the schema's members only, an id that is a string or a safe integer, params that are an object without
+ * `_meta` (where a 2026-07-28 envelope would be) or none, and the headers legacyRequestOf asks for with a
+ * supported version or none. Told without the SDK's schemas, for most requests are these: a schema check
+ * that fails builds an Error and its stack, and the SDK's classification fails two before it finds a
+ * request. Undefined for anything else, which `classify` and legacyRequestOf tell.
+ */
+export function plainLegacyRequestOf(
+  headers: IncomingHttpHeaders,
+  body: unknown,
+): JSONRPCRequest | undefined {
+  if (!isPlainObject(body) || !Object.keys(body).every((member) => REQUEST_MEMBERS.has(member)))
+    return undefined;
+  const { jsonrpc, id, method, params } = body;
+  if (jsonrpc !== "2.0" || typeof method !== "string" || method === "initialize") return undefined;
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
+  if (params !== undefined && (!isPlainObject(params) || "_meta" in params)) return undefined;
+  const version = headers["mcp-protocol-version"];
+  const supported =
+    version === undefined || (typeof version === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(version));
+  return supported && acceptsBothAndSendsJson(headers) ? (body as JSONRPCRequest) : undefined;
+}
+
+/** What the SDK's 2025 transport asks of a POST's headers: both kinds of answer accepted, JSON sent. */
+function acceptsBothAndSendsJson(headers: IncomingHttpHeaders): boolean {
+  const accept = headers.accept ?? "";
+  return (
+    accept.includes("application/json") &&
+    accept.includes("text/event-stream") &&
+    isJsonContentType(headers["content-type"])
+  );
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   classify,
   legacyRequestOf,
   modernRequestOf,
+  plainLegacyRequestOf,
 } from "../../src/http/sdk-contract.js";
 import { type ServerFactory, serverFactoryFor } from "../../src/mcp/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
@@ -304,6 +305,98 @@ describe("which requests the endpoint hands its servers itself", () => {
       expect(request).toEqual(body);
     },
   );
+});
+
+// Assumption: a request that plainly speaks 2025, told without the SDK's schemas, is one the SDK classifies
+// as 2025 and its transport hands a server as it is.
+describe("requests that plainly speak 2025", () => {
+  const legacy = requestsOf("legacy");
+  it.each(legacy.filter(([name]) => name !== "initialize"))("are told without the SDK: %s", (_, sent) => {
+    expect(plainLegacyRequestOf(sent.headers, sent.body)).toBe(sent.body);
+  });
+
+  it.each([
+    ...legacy.filter(([name]) => name === "initialize"),
+    ...requestsOf("modern").map(([name, sent]) => [`2026-07-28: ${name}`, sent] as const),
+    ...leftToTheSdk(),
+  ])("are not %s", (_, { headers, body }) => {
+    expect(plainLegacyRequestOf(headers, body)).toBe(undefined);
+  });
+
+  it("are what the SDK would hand its server unchanged, whatever a client sends", () => {
+    // Mostly what clients send, often one member off: each member valid more often than not.
+    const member = (...values: unknown[]) => fc.constantFrom(...values);
+    const mostly = (valid: fc.Arbitrary<unknown>, other: fc.Arbitrary<unknown>) =>
+      fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: other, weight: 1 });
+    const body = fc
+      .record({
+        jsonrpc: mostly(member("2.0"), member("1.0", 2)),
+        id: mostly(fc.oneof(fc.string({ maxLength: 4 }), fc.integer()), member(1.5, 2 ** 53, null, true)),
+        method: mostly(member("tools/call", "ping", "tools/list"), member("initialize", 5)),
+        params: mostly(
+          fc.oneof(
+            fc.constant(undefined),
+            fc.record({ name: member("list_skills"), arguments: fc.dictionary(fc.string(), fc.string()) }),
+          ),
+          fc.oneof(
+            member(null, [], "params"),
+            fc.record({
+              _meta: member(
+                {},
+                null,
+                { progressToken: 3 },
+                { progressToken: [] },
+                {
+                  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                },
+              ),
+            }),
+          ),
+        ),
+        more: mostly(
+          fc.constant({}),
+          member({ result: {} }, { error: { code: 1, message: "no" } }, { extra: true }),
+        ),
+        without: mostly(fc.constant(undefined), member("jsonrpc", "id", "method")),
+      })
+      .map(({ more, without, ...members }) => {
+        const sent: Record<string, unknown> = { ...members, ...(more as object) };
+        if (sent.params === undefined) delete sent.params;
+        if (typeof without === "string") delete sent[without];
+        return sent;
+      });
+    const headers = fc.record(
+      {
+        accept: mostly(
+          member("application/json, text/event-stream"),
+          member("application/json", "text/event-stream"),
+        ),
+        "content-type": mostly(
+          member("application/json", "application/json; charset=utf-8"),
+          member("text/plain"),
+        ),
+        "mcp-protocol-version": mostly(
+          member("2025-11-25", "2025-06-18", "2024-11-05"),
+          member("2026-07-28", "1999-01-01"),
+        ),
+        "mcp-method": member("tools/call", "ping"),
+      },
+      { requiredKeys: [] },
+    ) as fc.Arbitrary<Record<string, string>>;
+    let told = 0;
+    fc.assert(
+      fc.property(headers, body, (sentHeaders, sentBody) => {
+        const plain = plainLegacyRequestOf(sentHeaders, sentBody);
+        if (plain === undefined) return;
+        told++;
+        expect(classify(sentHeaders, sentBody).kind).toBe("legacy");
+        expect(legacyRequestOf(sentHeaders, sentBody)).toEqual(plain);
+      }),
+      { numRuns: 5000 },
+    );
+    // The property holds of requests the fast way takes, not only of what it leaves to the SDK.
+    expect(told).toBeGreaterThan(50);
+  });
 });
 
 // Assumption: the SDK checks a request against these headers and no others, so that a kept answer keyed
