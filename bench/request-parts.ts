@@ -91,7 +91,7 @@ async function main(dir: string, count: number, rounds: number): Promise<void> {
       },
     ],
     [
-      "2025: the endpoint (classified, answered, serialized)",
+      "2025: the endpoint (era told, answered, serialized)",
       () => endpoint.answer(raw(LEGACY_HEADERS), call()),
     ],
     ["2026-07-28: the endpoint", () => endpoint.answer(raw(MODERN_HEADERS), modernCall())],
