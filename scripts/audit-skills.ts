@@ -11,7 +11,7 @@ import { atLeast, type FolderAudit, SEVERITIES, type Severity } from "../src/aud
 import { CatalogError } from "../src/catalog/index.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import { plural } from "../src/mcp/format.js";
-import { prepare } from "../src/startup/index.js";
+import { prepareAudit } from "../src/startup/index.js";
 import { countBySeverity, findingsTable } from "./audit-markdown.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
@@ -51,7 +51,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     }
     // The folder as the server prepares it (SKILL_PACKS as the environment gives it), every skill read now.
     const config = loadConfig({ ...process.env, SKILLS_DIR: options.folder });
-    const prepared = await prepare(config, pino({ level: "silent" }), { audit: true });
+    const prepared = await prepareAudit(config, pino({ level: "silent" }));
     const { issues: notAudited, ...audit } = prepared.audit;
     const issues = [...prepared.loaded.issues, ...notAudited];
     // On stderr, so that the report and the JSON stay as they were: what was not audited, and why.

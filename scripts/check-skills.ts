@@ -13,7 +13,7 @@ import { type Catalog, CatalogError, type CatalogIssue, type Skill } from "../sr
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
 import { plural } from "../src/mcp/format.js";
-import { prepare, refusal } from "../src/startup/index.js";
+import { prepareAudit, refusal } from "../src/startup/index.js";
 import { countBySeverity, findingsTable, markdownCode, ruleCounts, unsafeLead } from "./audit-markdown.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
@@ -25,7 +25,7 @@ async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: stri
   const config = loadConfig({ ...env, SKILLS_DIR: dir });
   // Every file read now, as a server without a saved index reads them: the same entries, the same unsafe
   // skills, and the whole audit from the same reading.
-  const prepared = await prepare(config, pino({ level: "silent" }), { audit: true });
+  const prepared = await prepareAudit(config, pino({ level: "silent" }));
   const { catalog, issues } = prepared.loaded;
   const text =
     `${catalogReport(catalog, issues, prepared.inspection)}\n` +

@@ -20,83 +20,103 @@ export interface UnsafeSkills {
   readonly served: number;
 }
 
-/** A skills folder made ready to serve: what every command that serves or checks it starts from. */
-export interface Prepared {
+/** A skills folder loaded, inspected and under the unsafe-skill policy: what serving and checking it start from. */
+export interface PreparedCatalog {
   /** The catalog as loaded (what SKILL_PACKS selects), with what the load found and read. */
   readonly loaded: LoadedCatalog;
   /** The catalog as served: less the skills a high finding of the audit makes unsafe, unless UNSAFE_SKILLS=serve. */
   readonly catalog: Catalog;
   /** Every loaded skill inspected: its Skills extension entry, and the audit's high findings. */
   readonly inspection: Inspection;
-  /** The whole audit of the catalog loaded, when asked for (PrepareOptions.audit). */
-  readonly audit?: FolderAudit;
-  /** The search index of the catalog served. */
-  readonly index: SearchIndex;
   readonly unsafeSkills: UnsafeSkills;
-  /** Whether the search index came from the saved index or was built now. */
-  readonly indexOrigin: "loaded" | "built";
   /** How long each step took, in ms. */
-  readonly ms: { readonly catalog: number; readonly inspection: number; readonly index: number };
+  readonly ms: { readonly catalog: number; readonly inspection: number };
 }
 
-export interface PrepareOptions {
-  /**
-   * For check-skills and audit-skills: the whole audit of the catalog too, made by the inspection's reading
-   * of every served file (none is taken from the saved index); a catalog the audit leaves empty is
-   * returned, for the caller to report, instead of refused.
-   */
-  readonly audit?: boolean;
+/** A skills folder made ready to serve: its catalog, and the search index of the catalog served. */
+export interface Prepared extends PreparedCatalog {
+  readonly index: SearchIndex;
+  /** Whether the search index came from the saved index or was built now. */
+  readonly indexOrigin: "loaded" | "built";
+  readonly ms: PreparedCatalog["ms"] & { readonly index: number };
 }
 
 /**
  * The one way a skills folder becomes ready to serve: the catalog loaded (SKILL_PACKS), every skill
  * inspected, the unsafe-skill policy applied (UNSAFE_SKILLS), the search index loaded or built, taking from
- * the saved index what still fits. The server (HTTP and stdio), `--build-index`, `--steering`, the scripts
- * and the tests all start here, so that each gives what the server serves. Throws a CatalogError when the
- * server must not start. `--build-index` reads nothing saved, and is not refused when nothing is left to
- * serve (an image may be meant to run with UNSAFE_SKILLS=serve).
+ * the saved index what still fits. The server (HTTP and stdio), `--build-index`, `--steering`, the
+ * in-memory client and the tests all start here, and the scripts that check a folder from its first half
+ * (prepareAudit), so that each gives what the server serves. Throws a CatalogError when the server must not
+ * start. `--build-index` reads nothing saved, and is not refused when nothing is left to serve (an image
+ * may be meant to run with UNSAFE_SKILLS=serve).
  */
-export async function prepare(
-  config: Config,
-  logger: Logger,
-  options: { readonly audit: true },
-): Promise<Prepared & { readonly audit: FolderAudit }>;
-export async function prepare(config: Config, logger: Logger, options?: PrepareOptions): Promise<Prepared>;
-export async function prepare(
-  config: Config,
-  logger: Logger,
-  options: PrepareOptions = {},
-): Promise<Prepared> {
-  const started = performance.now();
-  // The bundled examples never have a saved index (--build-index refuses to write one among them).
-  const saved =
-    config.buildIndex || config.skillsDirOrigin === "examples"
-      ? SavedStart.NOTHING
-      : SavedStart.read(config.savedIndexFile, logger);
-  const loaded = load(config, saved.documents(), logger);
-  const catalogDone = performance.now();
-  const { inspection, audit } = await inspect(loaded, saved.inspection(), options.audit === true, logger);
-  const { catalog, unsafeSkills } = servedCatalog(loaded.catalog, inspection, config, logger);
-  const inspectionDone = performance.now();
-  if (!config.buildIndex && !options.audit) {
-    const refused = refusal(catalog);
+export async function prepare(config: Config, logger: Logger): Promise<Prepared> {
+  const saved = savedStartOf(config, logger);
+  const prepared = await prepareCatalog(saved, config, logger, false);
+  if (!config.buildIndex) {
+    const refused = refusal(prepared.catalog);
     if (refused !== undefined) throw new CatalogError(refused);
   }
-  const { index, origin } = startIndex(saved, catalog.everything.skills, config, logger);
-  const indexDone = performance.now();
+  const started = performance.now();
+  const { index, origin } = startIndex(saved, prepared.catalog.everything.skills, config, logger);
+  return {
+    ...prepared,
+    index,
+    indexOrigin: origin,
+    ms: { ...prepared.ms, index: performance.now() - started },
+  };
+}
+
+/**
+ * For check-skills and audit-skills: the catalog as prepare makes it, with the whole audit of the catalog
+ * loaded, made by the inspection's reading of every served file (none is taken from the saved index). A
+ * catalog the audit leaves empty is returned, for the caller to report, instead of refused; no search
+ * index is loaded or built.
+ */
+export async function prepareAudit(
+  config: Config,
+  logger: Logger,
+): Promise<PreparedCatalog & { readonly audit: FolderAudit }> {
+  return prepareCatalog(savedStartOf(config, logger), config, logger, true);
+}
+
+function savedStartOf(config: Config, logger: Logger): SavedStart {
+  // The bundled examples never have a saved index (--build-index refuses to write one among them).
+  return config.buildIndex || config.skillsDirOrigin === "examples"
+    ? SavedStart.NOTHING
+    : SavedStart.read(config.savedIndexFile, logger);
+}
+
+async function prepareCatalog(
+  saved: SavedStart,
+  config: Config,
+  logger: Logger,
+  audit: true,
+): Promise<PreparedCatalog & { readonly audit: FolderAudit }>;
+async function prepareCatalog(
+  saved: SavedStart,
+  config: Config,
+  logger: Logger,
+  audit: boolean,
+): Promise<PreparedCatalog>;
+async function prepareCatalog(
+  saved: SavedStart,
+  config: Config,
+  logger: Logger,
+  audit: boolean,
+): Promise<PreparedCatalog & { readonly audit?: FolderAudit }> {
+  const started = performance.now();
+  const loaded = load(config, saved.documents(), logger);
+  const catalogDone = performance.now();
+  const inspected = await inspect(loaded, saved.inspection(), audit, logger);
+  const { catalog, unsafeSkills } = servedCatalog(loaded.catalog, inspected.inspection, config, logger);
   return {
     loaded,
     catalog,
-    inspection,
-    ...(audit !== undefined ? { audit } : {}),
-    index,
+    inspection: inspected.inspection,
+    ...(inspected.audit !== undefined ? { audit: inspected.audit } : {}),
     unsafeSkills,
-    indexOrigin: origin,
-    ms: {
-      catalog: catalogDone - started,
-      inspection: inspectionDone - catalogDone,
-      index: indexDone - inspectionDone,
-    },
+    ms: { catalog: catalogDone - started, inspection: performance.now() - catalogDone },
   };
 }
 
