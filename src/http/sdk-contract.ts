@@ -75,10 +75,8 @@ export function legacyRequestOf(headers: IncomingHttpHeaders, body: unknown): JS
     return undefined;
   }
   if (!("method" in message) || !("id" in message)) return undefined;
-  const version = headers["mcp-protocol-version"];
-  if (version === undefined || (message.method === "initialize" && isInitializeRequest(message)))
-    return message;
-  return typeof version === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(version) ? message : undefined;
+  const handshake = message.method === "initialize" && isInitializeRequest(message);
+  return handshake || versionSupported(headers) ? message : undefined;
 }
 
 /** The members the SDK's JSON-RPC request schema allows, and no other (it is strict). */
@@ -103,10 +101,15 @@ export function plainLegacyRequestOf(
   if (jsonrpc !== "2.0" || typeof method !== "string" || method === "initialize") return undefined;
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
   if (params !== undefined && (!isPlainObject(params) || "_meta" in params)) return undefined;
+  return versionSupported(headers) && acceptsBothAndSendsJson(headers) ? (body as JSONRPCRequest) : undefined;
+}
+
+/** Whether the request names a protocol version the SDK's 2025 transport supports, or none. */
+function versionSupported(headers: IncomingHttpHeaders): boolean {
   const version = headers["mcp-protocol-version"];
-  const supported =
-    version === undefined || (typeof version === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(version));
-  return supported && acceptsBothAndSendsJson(headers) ? (body as JSONRPCRequest) : undefined;
+  return (
+    version === undefined || (typeof version === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+  );
 }
 
 /** What the SDK's 2025 transport asks of a POST's headers: both kinds of answer accepted, JSON sent. */
