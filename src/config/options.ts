@@ -5,7 +5,7 @@ export const SAVED_INDEX_NAME = ".search-index";
  * The command line's options, declared once: parseArgs takes them, USAGE lists them, and a wrong one is
  * refused with their names.
  */
-export interface CommandOption {
+interface CommandOption {
   readonly type: "boolean" | "string";
   readonly multiple?: boolean;
   readonly short?: string;

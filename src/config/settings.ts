@@ -17,6 +17,8 @@ export interface ReadContext {
   readonly cwd: string;
   /** Where a reader says what is wrong with its value; loadConfig then refuses to start with all of them. */
   readonly problems: string[];
+  /** The setting's name, for what a reader says. */
+  readonly name: string;
 }
 
 export interface Setting<T> {
@@ -36,7 +38,6 @@ const setting = <T>(declared: Setting<T>): Setting<T> => declared;
 
 /** One of `choices` (in any case when `anyCase`); `fallback` when unset or refused. */
 function choice<const C extends string>(
-  name: string,
   choices: readonly C[],
   fallback: C,
   help: string,
@@ -46,7 +47,7 @@ function choice<const C extends string>(
     section: "server",
     default: fallback,
     help,
-    read: (value, { problems }) => {
+    read: (value, { problems, name }) => {
       const given = value?.trim() ?? "";
       const folded = (options.anyCase ? given.toLowerCase() : given) || fallback;
       if ((choices as readonly string[]).includes(folded)) return folded as C;
@@ -64,7 +65,6 @@ interface NumberRange {
 
 /** A number in `range`; `fallback` when unset or refused. */
 function numeric(
-  name: string,
   fallback: number,
   range: NumberRange,
   help: string,
@@ -74,7 +74,7 @@ function numeric(
     section: "http",
     default: fallback,
     help: options.off ? `${help}; 0 = off` : help,
-    read: (text, { problems }) => {
+    read: (text, { problems, name }) => {
       const value = text?.trim();
       if (value === undefined || value === "") return fallback;
       const number = Number(value);
@@ -102,7 +102,7 @@ export function splitList(value: string | undefined): string[] {
     .filter((item) => item.length > 0);
 }
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 /** After the drain, in-flight requests get this long before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 2500;
 /** Shorter keys are refused at startup: a bearer key must not be guessable. */
@@ -127,11 +127,11 @@ export const SETTINGS = {
     section: "server",
     default: 8000,
     help: "HTTP port",
-    read: (value, { problems }) => {
+    read: (value, { problems, name }) => {
       if (value === undefined || value.trim() === "") return 8000;
       const port = Number(value);
       if (Number.isInteger(port) && port >= 0 && port <= 65535) return port;
-      problems.push(`PORT "${value}" is not a port number (0-65535)`);
+      problems.push(`${name} "${value}" is not a port number (0-65535)`);
       return 8000;
     },
   }),
@@ -141,17 +141,15 @@ export const SETTINGS = {
     help: "HTTP address",
     read: (value) => value?.trim() || "0.0.0.0",
   }),
-  LOG_LEVEL: choice("LOG_LEVEL", LOG_LEVELS, "info", LOG_LEVELS.join(", ")),
-  TRANSPORT: choice("TRANSPORT", ["http", "stdio"], "http", "http or stdio; --stdio is the same as stdio"),
+  LOG_LEVEL: choice(LOG_LEVELS, "info", LOG_LEVELS.join(", ")),
+  TRANSPORT: choice(["http", "stdio"], "http", "http or stdio; --stdio is the same as stdio"),
   PROMPTS: choice(
-    "PROMPTS",
     ["on", "off"],
     "on",
     "on or off: each skill is also an MCP prompt, for clients' slash commands",
     { anyCase: true },
   ),
   CATALOG_PREVIEW: choice(
-    "CATALOG_PREVIEW",
     ["on", "off"],
     "on",
     "on or off: the server's instructions and list_skills's description name the packs in the caller's " +
@@ -168,7 +166,6 @@ export const SETTINGS = {
     read: (value, context) => readPackDescriptions(value, context),
   }),
   UNSAFE_SKILLS: choice(
-    "UNSAFE_SKILLS",
     ["leave-out", "serve"],
     "leave-out",
     "leave-out or serve: a skill with a high finding of the audit (hidden Unicode, bidi controls...; see " +
@@ -206,53 +203,45 @@ export const SETTINGS = {
     read: (value, context) => readKeysFile(value, context),
   }),
   RATE_LIMIT_PER_MINUTE: numeric(
-    "RATE_LIMIT_PER_MINUTE",
     0,
     { min: 0, max: 1_000_000, integer: true },
     "requests per minute per client address on /mcp",
     { off: true },
   ),
   TRUST_PROXY: numeric(
-    "TRUST_PROXY",
     0,
     { min: 0, max: 10, integer: true },
     "number of proxies in front whose X-Forwarded-For names the client",
   ),
   SHED_EVENT_LOOP_DELAY_MS: numeric(
-    "SHED_EVENT_LOOP_DELAY_MS",
     1000,
     { min: 0, max: 60_000, integer: true },
     "/mcp answers 503 + Retry-After above this event-loop delay",
     { off: true },
   ),
   SHED_EVENT_LOOP_UTILIZATION: numeric(
-    "SHED_EVENT_LOOP_UTILIZATION",
     0,
     { min: 0, max: 1, integer: false },
     "same above this event-loop utilisation, 0-1",
     { off: true },
   ),
   SHED_RSS_MB: numeric(
-    "SHED_RSS_MB",
     0,
     { min: 0, max: 1_048_576, integer: true },
     "same above this resident memory in MiB",
     { off: true },
   ),
   REQUEST_TIMEOUT_MS: numeric(
-    "REQUEST_TIMEOUT_MS",
     10_000,
     { min: 100, max: 600_000, integer: true },
     "time a client has to send a whole request, and may stall while taking an answer that holds a file",
   ),
   MAX_BODY_BYTES: numeric(
-    "MAX_BODY_BYTES",
     64 * 1024,
     { min: 1024, max: 16 * MIB, integer: true },
     "larger request bodies get 413",
   ),
   SHUTDOWN_DRAIN_MS: numeric(
-    "SHUTDOWN_DRAIN_MS",
     2000,
     { min: 0, max: 60_000, integer: true },
     "on SIGTERM, keep serving this long with /health at 503 before closing; the process exits at most " +
@@ -267,11 +256,11 @@ export type SettingValues = { readonly [Name in SettingName]: ReturnType<(typeof
 /** Every setting read from `env`, each problem said in `context`. */
 export function readSettings(
   env: Readonly<Record<string, string | undefined>>,
-  context: ReadContext,
+  context: Omit<ReadContext, "name">,
 ): SettingValues {
   const values: Record<string, unknown> = {};
   for (const [name, declared] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
-    values[name] = declared.read(env[name], context);
+    values[name] = declared.read(env[name], { ...context, name });
   }
   return values as SettingValues;
 }
