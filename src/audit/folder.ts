@@ -54,7 +54,11 @@ export class CatalogAudit {
   metadata(skill: Skill, document?: Uint8Array): readonly Finding[] {
     let findings = this.#metadata.get(skill);
     if (findings === undefined) {
-      const text = document === undefined ? undefined : Buffer.from(document).toString("utf8");
+      // A view of the document's bytes, not a copy of them (the BOM kept, as the lines were counted with it).
+      const text =
+        document === undefined
+          ? undefined
+          : Buffer.from(document.buffer, document.byteOffset, document.byteLength).toString("utf8");
       findings = auditSkillMetadata(documentPath(skill), skill, text);
       this.#metadata.set(skill, findings);
     }
@@ -88,6 +92,6 @@ export function servedFileOf(skill: Skill, file: string): ServedFile {
 }
 
 /** `<pack>/<folder>/SKILL.md`: where the findings of a skill's name and description point. */
-export function documentPath(skill: Skill): string {
+function documentPath(skill: Skill): string {
   return path.posix.join(skill.pack, skill.folder, SKILL_DOCUMENT);
 }

@@ -1,7 +1,6 @@
 export { auditFile, FINDINGS_PER_RULE, type FileFacts } from "./file.js";
 export {
   CatalogAudit,
-  documentPath,
   type FolderAudit,
   type ServedFile,
   servedFileOf,

@@ -101,23 +101,13 @@ export class ChangedFileError extends Error {
 }
 
 /**
- * A catalog file whole, as bytes. Its size was taken at load time, and digests published then describe
+ * A catalog file whole, as bytes, and whether its mode lets it run when `mode` asks (the audit notes
+ * executables; false otherwise). Its size was taken at load time, and digests published then describe
  * those bytes: a file of another size now has changed, and is refused rather than served.
  */
-export async function readCatalogBytes(file: CatalogFile): Promise<Uint8Array> {
-  return (await readWhole(file, false)).bytes;
-}
-
-/** {@link readCatalogBytes}, and whether the file's mode lets it run: the audit notes executables. */
-export async function readCatalogBytesAndMode(
+export async function readCatalogBytes(
   file: CatalogFile,
-): Promise<{ bytes: Uint8Array; executable: boolean }> {
-  return readWhole(file, true);
-}
-
-async function readWhole(
-  file: CatalogFile,
-  mode: boolean,
+  mode = false,
 ): Promise<{ bytes: Uint8Array; executable: boolean }> {
   const handle = await open(file.source, "r");
   try {
@@ -184,7 +174,7 @@ export class FileReader {
     this.#keptBytes = new LRUCache({
       maxSize: budgetBytes,
       sizeCalculation: (bytes) => bytes.length + ENTRY_COST_BYTES,
-      fetchMethod: (_source, _stale, { context }) => readCatalogBytes(context),
+      fetchMethod: async (_source, _stale, { context }) => (await readCatalogBytes(context)).bytes,
     });
   }
 
@@ -195,7 +185,9 @@ export class FileReader {
 
   /** The file whole, byte for byte; throws ChangedFileError when it is no longer what was loaded. */
   async readBytes(file: CatalogFile): Promise<Uint8Array> {
-    return (await this.#keptBytes.fetch(file.source, { context: file })) ?? readCatalogBytes(file);
+    return (
+      (await this.#keptBytes.fetch(file.source, { context: file })) ?? (await readCatalogBytes(file)).bytes
+    );
   }
 }
 

@@ -15,7 +15,6 @@ export {
   MAX_FILE_BYTES,
   packPathCitedBySkill,
   readCatalogBytes,
-  readCatalogBytesAndMode,
   readSkillDocument,
   resolvePackFile,
   resolveSkillFile,

@@ -9,7 +9,6 @@ import {
   fileStamp,
   frontmatterDigest,
   readCatalogBytes,
-  readCatalogBytesAndMode,
   readFrontmatterFields,
   SKILL_DOCUMENT,
   type Skill,
@@ -99,7 +98,7 @@ export async function inspectSkill(
 }
 
 /** Why a served file is not read: the most the inspection reads of one file, as the audit says it. */
-export const TOO_LARGE = `larger than ${MAX_INSPECTED_FILE_BYTES / 1024 / 1024} MiB, the most the audit reads`;
+const TOO_LARGE = `larger than ${MAX_INSPECTED_FILE_BYTES / 1024 / 1024} MiB, the most the audit reads`;
 
 /** The reading of one skill's files: where findings go, and what it found so far. */
 interface SkillRead {
@@ -123,10 +122,9 @@ async function readAndAudit(file: CatalogFile, read: SkillRead): Promise<Uint8Ar
   let bytes: Uint8Array;
   let executable: boolean;
   try {
-    ({ bytes, executable } = await readServedFile(file, read.modes));
+    ({ bytes, executable } = await readCatalogBytes(file, read.modes));
   } catch (error) {
-    const why =
-      error instanceof ChangedFileError ? "changed since the catalog was loaded" : describeFsError(error);
+    const why = unreadReason(error);
     read.problems.push(`${file.path} ${why}`);
     audit.notAudited(servedFileOf(skill, file.path), why);
     // The name and description are the catalog's: audited all the same, placed on line 1.
@@ -138,12 +136,9 @@ async function readAndAudit(file: CatalogFile, read: SkillRead): Promise<Uint8Ar
   return bytes;
 }
 
-/** A served file's bytes, and whether its mode lets it run when `mode` asks (else false). */
-export async function readServedFile(
-  file: CatalogFile,
-  mode: boolean,
-): Promise<{ bytes: Uint8Array; executable: boolean }> {
-  return mode ? readCatalogBytesAndMode(file) : { bytes: await readCatalogBytes(file), executable: false };
+/** Why a served file could not be read, as the audit and the log say it. */
+function unreadReason(error: unknown): string {
+  return error instanceof ChangedFileError ? "changed since the catalog was loaded" : describeFsError(error);
 }
 
 /** Reads and audits a pack file (outside every skill), holding its bytes from `budget` meanwhile. */
@@ -159,13 +154,10 @@ export async function auditPackFile(
   }
   const release = await budget.take(file.size);
   try {
-    const { bytes, executable } = await readCatalogBytesAndMode(file);
+    const { bytes, executable } = await readCatalogBytes(file, true);
     audit.file(served, bytes, { executable });
   } catch (error) {
-    audit.notAudited(
-      served,
-      error instanceof ChangedFileError ? "changed since the catalog was loaded" : describeFsError(error),
-    );
+    audit.notAudited(served, unreadReason(error));
   } finally {
     release();
   }
