@@ -4,9 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
 import { pino } from "pino";
-import { loadConfig } from "../../src/config/index.js";
+import { mcpDepsOf } from "../../scripts/in-memory-client.js";
 import { buildApp } from "../../src/http/index.js";
-import { mcpDepsFor, prepare } from "../../src/startup/index.js";
 import {
   type Era,
   LOCK_FILE,
@@ -30,11 +29,9 @@ export interface Served {
  * the same port, so that sync sees the same server.
  */
 export async function serveCatalog(dir: string, port = 0, env: Record<string, string> = {}): Promise<Served> {
-  const config = loadConfig({ SKILLS_DIR: dir });
-  const logger = pino({ level: "silent" });
   const app = await buildApp({
-    mcp: mcpDepsFor(await prepare(config, logger), config, logger, { name: "skills-mcp", version: "test" }),
-    logger,
+    mcp: await mcpDepsOf(dir, { version: "test" }),
+    logger: pino({ level: "silent" }),
     settings: httpSettings(env),
   });
   await app.listen({ host: "127.0.0.1", port });
