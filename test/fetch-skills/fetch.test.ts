@@ -1,4 +1,4 @@
-import { lstat, mkdir, mkdtemp, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/process.js";
@@ -6,6 +6,7 @@ import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import {
   FIXED_TIME,
   git,
+  makeSite,
   makeUpstream,
   manifestOf,
   runFetcher,
@@ -66,13 +67,6 @@ function soloSource(ref: string, extra: Record<string, string> = {}) {
   return { name: "solo", repo: solo.url, ref, ...extra };
 }
 
-/** A site folder holding skills.toml; the fetcher writes ./skills beside it. */
-async function makeSite(sources: Record<string, string | string[]>[]): Promise<string> {
-  const site = await mkdtemp(path.join(tree.dir, "site-"));
-  await writeManifest(site, manifestOf(sources));
-  return site;
-}
-
 async function allEntries(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true });
   return entries.map((entry) => entry.split(path.sep).join("/")).sort();
@@ -81,7 +75,7 @@ async function allEntries(dir: string): Promise<string[]> {
 describe("fetch-skills: a pinned fetch", () => {
   it("copies path and extras at exactly the pinned commit, and writes sources.json", async () => {
     const [first] = kit.commits as [string, string];
-    const site = await makeSite([kitSource(first), soloSource(solo.commits[1] ?? "")]);
+    const site = await makeSite(tree.dir, [kitSource(first), soloSource(solo.commits[1] ?? "")]);
 
     const result = await runFetcher([], site);
 
@@ -171,7 +165,7 @@ describe("fetch-skills: a pinned fetch", () => {
 
   it("fetches an older pinned commit rather than the branch head, and the newer one when repinned", async () => {
     const [first, second] = kit.commits as [string, string];
-    const site = await makeSite([kitSource(first)]);
+    const site = await makeSite(tree.dir, [kitSource(first)]);
     expect((await runFetcher([], site)).code).toBe(0);
     const out = path.join(site, "skills/kit");
     expect(await readFile(path.join(out, "shared/checklist.md"), "utf8")).toBe("checklist v1\n");
@@ -187,7 +181,7 @@ describe("fetch-skills: a pinned fetch", () => {
   });
 
   it("writes where --out and --manifest say, relative to the working folder", async () => {
-    const site = await makeSite([soloSource(solo.commits[0] ?? "")]);
+    const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
     await rename(path.join(site, "skills.toml"), path.join(site, "pins.toml"));
     const result = await runFetcher(
       ["--manifest", "pins.toml", "--out", "build/packs", "--summary", "summary.md"],
@@ -214,7 +208,7 @@ describe("fetch-skills: a pinned fetch", () => {
         ".github/token": `${HIDDEN_TOKEN}\n`,
       },
     ]);
-    const site = await makeSite([
+    const site = await makeSite(tree.dir, [
       { name: "dot", repo: repo.url, ref: repo.commits[0] ?? "", path: ".claude/skills" },
     ]);
     const result = await runFetcher([], site);
@@ -233,7 +227,7 @@ describe("fetch-skills: a pinned fetch", () => {
     const repo = await makeUpstream(path.join(tree.dir, "extra-skill"), [
       { "skills/a/SKILL.md": skillMd("a"), "templates/example/SKILL.md": skillMd("example") },
     ]);
-    const site = await makeSite([
+    const site = await makeSite(tree.dir, [
       { name: "x", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills", extras: ["templates"] },
     ]);
     const result = await runFetcher([], site);
@@ -244,7 +238,10 @@ describe("fetch-skills: a pinned fetch", () => {
   });
 
   it("keeps the other packs as they were with --source", async () => {
-    const site = await makeSite([kitSource(kit.commits[0] ?? ""), soloSource(solo.commits[0] ?? "")]);
+    const site = await makeSite(tree.dir, [
+      kitSource(kit.commits[0] ?? ""),
+      soloSource(solo.commits[0] ?? ""),
+    ]);
     expect((await runFetcher([], site)).code).toBe(0);
     const before = await snapshot(path.join(site, "skills/kit"));
 
@@ -267,7 +264,7 @@ describe("fetch-skills: a pinned fetch", () => {
 
 describe("fetch-skills: pack descriptions", () => {
   it("writes each source's description into sources.json, as skills.toml says it now", async () => {
-    const site = await makeSite([
+    const site = await makeSite(tree.dir, [
       { ...kitSource(kit.commits[0] ?? ""), description: "Reviews and writing, by the kit's rules." },
       soloSource(solo.commits[0] ?? ""),
     ]);
@@ -315,7 +312,7 @@ describe("fetch-skills: the cache", () => {
 
   it("keeps a store per repository, so a rebuild fetches only what is new", async () => {
     const first = big.commits[0] ?? "";
-    const site = await makeSite([{ name: "big", repo: big.url, ref: first, path: "skills" }]);
+    const site = await makeSite(tree.dir, [{ name: "big", repo: big.url, ref: first, path: "skills" }]);
     const cache = path.join(site, "cache");
 
     const cold = await runFetcher(["--cache", "cache"], site);
@@ -342,7 +339,9 @@ describe("fetch-skills: the cache", () => {
 
   it("serves a cached commit even when the origin is unreachable; without the cache that fails", async () => {
     const upstream = await makeUpstream(path.join(tree.dir, "flaky"), [{ "s/SKILL.md": skillMd("s") }]);
-    const site = await makeSite([{ name: "flaky", repo: upstream.url, ref: upstream.commits[0] ?? "" }]);
+    const site = await makeSite(tree.dir, [
+      { name: "flaky", repo: upstream.url, ref: upstream.commits[0] ?? "" },
+    ]);
     expect((await runFetcher(["--cache", "cache"], site)).code).toBe(0);
     await rename(upstream.dir, `${upstream.dir}-gone`);
 
@@ -369,7 +368,7 @@ describe("fetch-skills: servers that refuse a shallow fetch of an exact commit",
       { "d/SKILL.md": skillMd("d") },
     ]);
     // The older commits are no branch's tip, so only a server that allows it hands them out directly.
-    const site = await makeSite([
+    const site = await makeSite(tree.dir, [
       { name: "lenient", repo: lenient.url, ref: lenient.commits[0] ?? "" },
       { name: "strict", repo: strict.url, ref: strict.commits[0] ?? "" },
     ]);
@@ -399,7 +398,7 @@ describe("fetch-skills: servers that refuse a shallow fetch of an exact commit",
 describe("fetch-skills: the build machine's git settings", () => {
   it("honours GIT_CONFIG_GLOBAL, so a build can rewrite URLs to private mirrors or add credentials", async () => {
     // The manifest names a host that does not exist; only the operator's insteadOf rule reaches the repo.
-    const site = await makeSite([
+    const site = await makeSite(tree.dir, [
       { name: "solo", repo: "https://mirror.invalid/solo.git", ref: solo.commits[0] ?? "" },
     ]);
     const config = path.join(site, "gitconfig");
@@ -411,7 +410,9 @@ describe("fetch-skills: the build machine's git settings", () => {
 
     const plain = await spawnFetcher(
       [],
-      await makeSite([{ name: "solo", repo: "https://mirror.invalid/solo.git", ref: solo.commits[0] ?? "" }]),
+      await makeSite(tree.dir, [
+        { name: "solo", repo: "https://mirror.invalid/solo.git", ref: solo.commits[0] ?? "" },
+      ]),
     );
     expect(plain.code).toBe(1);
   });
@@ -420,7 +421,7 @@ describe("fetch-skills: the build machine's git settings", () => {
 describe("fetch-skills: credentials in a repository URL", () => {
   it("keeps them out of sources.json, which ships in the image, and out of its messages", async () => {
     const secretUrl = "https://deploy:ghp_SECRET@mirror.invalid/solo.git";
-    const site = await makeSite([{ name: "solo", repo: secretUrl, ref: solo.commits[0] ?? "" }]);
+    const site = await makeSite(tree.dir, [{ name: "solo", repo: secretUrl, ref: solo.commits[0] ?? "" }]);
     const config = path.join(site, "gitconfig");
     await writeFile(config, `[url "${solo.url}"]\n\tinsteadOf = ${secretUrl}\n`);
 
@@ -437,7 +438,7 @@ describe("fetch-skills: credentials in a repository URL", () => {
 
     const failed = await spawnFetcher(
       [],
-      await makeSite([{ name: "solo", repo: secretUrl, ref: solo.commits[0] ?? "" }]),
+      await makeSite(tree.dir, [{ name: "solo", repo: secretUrl, ref: solo.commits[0] ?? "" }]),
     );
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain("https://mirror.invalid/solo.git");
@@ -474,7 +475,10 @@ describe("fetch-skills: all or nothing", () => {
       git: "",
     },
   ])("leaves the previous skills folder intact after $title", async (failure) => {
-    const site = await makeSite([kitSource(kit.commits[0] ?? ""), soloSource(solo.commits[0] ?? "")]);
+    const site = await makeSite(tree.dir, [
+      kitSource(kit.commits[0] ?? ""),
+      soloSource(solo.commits[0] ?? ""),
+    ]);
     expect((await runFetcher([], site)).code).toBe(0);
     const before = await snapshot(path.join(site, "skills"));
 
@@ -493,7 +497,7 @@ describe("fetch-skills: all or nothing", () => {
   });
 
   it("refuses to replace a folder it did not write", async () => {
-    const site = await makeSite([soloSource(solo.commits[0] ?? "")]);
+    const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
     await mkdir(path.join(site, "skills"));
     await writeFile(path.join(site, "skills/notes.md"), "mine\n");
     const result = await runFetcher([], site);
@@ -508,7 +512,7 @@ describe("fetch-skills: all or nothing", () => {
     const repo = await makeUpstream(path.join(tree.dir, "clash"), [
       { "skills/a/SKILL.md": skillMd("a"), "skills/shared/x.md": "x", "shared/y.md": "y" },
     ]);
-    const site = await makeSite([
+    const site = await makeSite(tree.dir, [
       { name: "clash", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills", extras: ["shared"] },
     ]);
     const result = await runFetcher([], site);
@@ -536,7 +540,7 @@ describe("fetch-skills command line", () => {
   });
 
   it("refuses a --source that skills.toml does not list, naming those it does", async () => {
-    const site = await makeSite([soloSource(solo.commits[0] ?? "")]);
+    const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
     const result = await runFetcher(["--source", "nope"], site);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('fetch-skills: --source "nope" is not in skills.toml (sources: solo)');

@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
@@ -152,4 +152,14 @@ export async function writeManifest(dir: string, text: string, name = "skills.to
   const file = path.join(dir, name);
   await writeFile(file, text);
   return file;
+}
+
+/** A site folder in `parent` holding skills.toml of `sources`; the fetcher writes ./skills beside it. */
+export async function makeSite(
+  parent: string,
+  sources: Record<string, string | string[]>[],
+): Promise<string> {
+  const site = await mkdtemp(path.join(parent, "site-"));
+  await writeManifest(site, manifestOf(sources));
+  return site;
 }

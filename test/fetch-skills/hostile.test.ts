@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SOURCE_LIMITS, SourceBudget } from "../../scripts/fetch-skills/copy.js";
 import { ROOT, TSX_LOADER } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree, writeTree } from "../helpers/skill-tree.js";
-import { git, makeUpstream, manifestOf, runFetcher, snapshot, writeManifest } from "./helpers.js";
+import { git, makeSite, makeUpstream, runFetcher, snapshot } from "./helpers.js";
 
 /** Issue 24: what a hostile upstream repository, or a stopped run, did to the fetcher. */
 
@@ -19,13 +19,6 @@ beforeAll(async () => {
   tree = await makeTree({});
 });
 afterAll(() => tree.remove());
-
-async function makeSite(sources: Record<string, string | string[]>[]): Promise<string> {
-  const site = path.join(tree.dir, `site-${Math.random().toString(36).slice(2)}`);
-  await mkdir(site);
-  await writeManifest(site, manifestOf(sources));
-  return site;
-}
 
 async function countFiles(dir: string): Promise<number> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -44,7 +37,7 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     }
     files[`levels/${levels}/leaf.md`] = "leaf\n";
     const repo = await makeUpstream(path.join(tree.dir, "dag"), [files]);
-    const site = await makeSite([
+    const site = await makeSite(tree.dir, [
       { name: "dag", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills" },
     ]);
 
@@ -72,7 +65,9 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
         "shared/guide.md": "guide\n",
       },
     ]);
-    const site = await makeSite([{ name: "s", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills" }]);
+    const site = await makeSite(tree.dir, [
+      { name: "s", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills" },
+    ]);
     const result = await runFetcher([], site);
     expect(result.code, result.stderr).toBe(0);
     expect(await snapshot(path.join(site, "skills/s"))).toEqual({
@@ -93,7 +88,7 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     for (let i = 0; i < 30; i++) files[`skills/big/copy-${i}`] = { symlink: "../../shared" };
     const repo = await makeUpstream(path.join(tree.dir, "many"), [files]);
     const ref = repo.commits[0] ?? "";
-    const site = await makeSite([{ name: "many", repo: repo.url, ref, path: "skills" }]);
+    const site = await makeSite(tree.dir, [{ name: "many", repo: repo.url, ref, path: "skills" }]);
 
     const tooMany = await runFetcher(["--max-files", "500"], site);
     expect(tooMany.code).toBe(1);
@@ -131,7 +126,7 @@ describe("fetch-skills: names and files it cannot copy", () => {
     await git(dir, "add", "--all");
     await git(dir, "commit", "--quiet", "-m", "names in Latin-1");
     const ref = await git(dir, "rev-parse", "HEAD");
-    const site = await makeSite([{ name: "l", repo: repo.url, ref, path: "skills" }]);
+    const site = await makeSite(tree.dir, [{ name: "l", repo: repo.url, ref, path: "skills" }]);
 
     const result = await runFetcher([], site);
 
@@ -186,7 +181,7 @@ describe("fetch-skills: names and files it cannot copy", () => {
     await git(dir, "update-index", "--add", "--cacheinfo", `100644,${blob},${deep}`);
     await git(dir, "commit", "--quiet", "-m", "a path near PATH_MAX");
     const ref = await git(dir, "rev-parse", "HEAD");
-    const site = await makeSite([{ name: "deep", repo: repo.url, ref, path: "skills" }]);
+    const site = await makeSite(tree.dir, [{ name: "deep", repo: repo.url, ref, path: "skills" }]);
 
     const result = await runFetcher([], site);
 
@@ -199,7 +194,7 @@ describe("fetch-skills: names and files it cannot copy", () => {
 describe("fetch-skills: what a stopped run leaves behind", () => {
   it("removes the work folders of runs that were killed, and keeps those of runs still going", async () => {
     const repo = await makeUpstream(path.join(tree.dir, "plain"), [{ "a/SKILL.md": skillMd("a") }]);
-    const site = await makeSite([{ name: "p", repo: repo.url, ref: repo.commits[0] ?? "" }]);
+    const site = await makeSite(tree.dir, [{ name: "p", repo: repo.url, ref: repo.commits[0] ?? "" }]);
     // A run killed on this host (its process is gone), one from before runs recorded themselves and a
     // day old, and one of a run still going (this process).
     const dead = path.join(site, ".skills-fetch-Dead01");
@@ -225,7 +220,7 @@ describe("fetch-skills: all or nothing", () => {
   // Issue 26, item 5: the error for one unreachable source did not say how to fetch the others.
   it("says how to fetch the other sources when one cannot be fetched", async () => {
     const one = await makeUpstream(path.join(tree.dir, "one"), [{ "a/SKILL.md": skillMd("a") }]);
-    const site = await makeSite([
+    const site = await makeSite(tree.dir, [
       { name: "one", repo: one.url, ref: one.commits[0] ?? "" },
       { name: "gone", repo: `file://${tree.dir}/nowhere`, ref: "0123456789abcdef0123456789abcdef01234567" },
       { name: "two", repo: one.url, ref: one.commits[0] ?? "" },
