@@ -22,10 +22,10 @@ import { call, connectClient } from "./helpers/remote.js";
 
 const run = promisify(execFile);
 
-/** The README's two commands, as written: install and serve, then test. */
-const QUICK_START = ["npm ci && HOST=127.0.0.1 npm start", "npm test"];
 /** What the first command runs once `npm ci` is done (see the header for why the install is not run). */
 const START = "HOST=127.0.0.1 npm start";
+/** The README's two commands, as written: install and serve, then test. */
+const QUICK_START = [`npm ci && ${START}`, "npm test"];
 /** A first start compiles all of the server, which takes long on a busy 2-core machine. */
 const START_MS = 240_000;
 
@@ -105,7 +105,6 @@ const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
 describe("the README's Quick start", () => {
   it("still says to install with npm ci and start with npm start on 127.0.0.1, then test with npm test", () => {
     expect(quickStartCommands(readme)).toEqual(QUICK_START);
-    expect(QUICK_START[0]).toBe(`npm ci && ${START}`);
   });
 });
 
