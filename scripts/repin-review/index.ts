@@ -33,7 +33,7 @@ interface Folder {
 export async function reviewRepin(request: ReviewRequest): Promise<Review> {
   const before = await readFolder(request.before);
   const after = await readFolder(request.after);
-  const reviews = request.sources.map((source) => reviewSource(source, before, after, after.unsafe));
+  const reviews = request.sources.map((source) => reviewSource(source, before, after));
   const moved = new Set(request.sources.map((source) => source.name));
   const packsBefore = [...after.packs.values()]
     .filter((pack) => !moved.has(pack.name))
@@ -57,12 +57,7 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
   return { markdown, findings: reviews.flatMap((review) => review.findings) };
 }
 
-function reviewSource(
-  source: ReviewedSource,
-  before: Folder,
-  after: Folder,
-  unsafe: ReadonlySet<Skill>,
-): SourceReview {
+function reviewSource(source: ReviewedSource, before: Folder, after: Folder): SourceReview {
   const old = source.missing === undefined ? (before.sides.get(source.name) ?? EMPTY_SIDE) : EMPTY_SIDE;
   const now = after.sides.get(source.name) ?? EMPTY_SIDE;
   const changes = comparePacks(old, now);
@@ -84,7 +79,7 @@ function reviewSource(
     skills: { before: old.skills.length, after: now.skills.length },
     descriptionTokens: { before: descriptionTokens(old), after: descriptionTokens(now) },
     findings,
-    unsafe: now.skills.filter((skill) => unsafe.has(skill)).map((skill) => skill.id),
+    unsafe: now.skills.filter((skill) => after.unsafe.has(skill)).map((skill) => skill.id),
   };
 }
 
