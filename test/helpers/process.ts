@@ -17,7 +17,7 @@ const PROCESS_MS = 60_000;
  * What every server process of a test runs with, unless the test sets it: no load shedding, which a machine
  * busy with other work would trigger (tests of shedding set it themselves).
  */
-const TEST_ENV: Readonly<Record<string, string>> = { SHED_EVENT_LOOP_DELAY_MS: "0" };
+export const TEST_ENV: Readonly<Record<string, string>> = { SHED_EVENT_LOOP_DELAY_MS: "0" };
 
 export interface Exited {
   readonly code: number | null;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll } from "vitest";
 import { type HttpSettings, loadConfig } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
 import { mcpDepsFor, type Prepared, prepare } from "../../src/startup/index.js";
+import { TEST_ENV } from "./process.js";
 import { makeTree, type TempTree, type TreeEntry } from "./skill-tree.js";
 
 /** The fixed tool surface, in the order tools/list gives it: the contract every client sees. */
@@ -54,7 +55,7 @@ export async function connectTo(endpoint: URL, options: ConnectOptions = {}): Pr
  * shedding, which a machine busy with other work would trigger: the tests of shedding set it in `env`.
  */
 export function httpSettings(env: Record<string, string> = {}): HttpSettings {
-  return loadConfig({ SHED_EVENT_LOOP_DELAY_MS: "0", ...env }).http;
+  return loadConfig({ ...TEST_ENV, ...env }).http;
 }
 
 /**
