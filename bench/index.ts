@@ -4,14 +4,16 @@
  *
  *   npm run bench -- [--only throughput,scale,tokens,hostile] [--seconds 3] [--sizes 1000,10000,50000]
  *                    [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
- *                    [--compare <git ref>] [--cap-seconds 30] [--corpus <folder>]
+ *                    [--compare <git ref>] [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
  *                    [--requests tools-list,list-packs,list-skills-pack,list-skills-query,
  *                                list-skills-new-query,read-skill]
  *
  * `--compare` also serves a build of another commit in the throughput runs, in the same turns against
  * the same ceiling, starts it on its own saved index of each synthetic catalog, and starts it on each
  * folder of the hostile corpus, for a before/after measured in one run. The hostile corpus (`hostile`, not
- * run unless asked for) cuts each step at `--cap-seconds`.
+ * run unless asked for) cuts each step at `--cap-seconds`. Each throughput server is loaded for
+ * `--warm-up-seconds` before it is measured: Node 24, the image's runtime, needs some 15 to reach its
+ * steady cost on a new search every request.
  *
  * `npm run bench` builds first: the server runs as `node dist/main.js`, as in production.
  */
@@ -44,6 +46,7 @@ interface Options {
   readonly updateDocs: boolean;
   readonly compare?: string;
   readonly capSeconds: number;
+  readonly warmUpSeconds: number;
   /** The real corpus, beside the checkout unless named (a worktree elsewhere names it). */
   readonly corpus: string;
   /** The throughput requests to run, by id; all of them when not given. */
@@ -62,6 +65,7 @@ function readOptions(argv: readonly string[]): Options {
       "update-docs": { type: "boolean", default: false },
       compare: { type: "string" },
       "cap-seconds": { type: "string", default: "30" },
+      "warm-up-seconds": { type: "string", default: "2" },
       corpus: { type: "string", default: CORPUS_DIR },
       requests: { type: "string" },
     },
@@ -78,6 +82,7 @@ function readOptions(argv: readonly string[]): Options {
     out: path.resolve(values.out),
     updateDocs: values["update-docs"],
     capSeconds: positive("cap-seconds", values["cap-seconds"]),
+    warmUpSeconds: positive("warm-up-seconds", values["warm-up-seconds"]),
     corpus: path.resolve(values.corpus),
     ...(values.requests !== undefined ? { requests: values.requests.split(",").map((id) => id.trim()) } : {}),
     ...(values.compare !== undefined ? { compare: values.compare } : {}),
@@ -114,7 +119,7 @@ async function main(options: Options): Promise<void> {
         connections: options.connections,
         seconds: options.seconds,
         rounds: 3,
-        warmUpSeconds: 2,
+        warmUpSeconds: options.warmUpSeconds,
         workDir,
         progress,
       });
@@ -174,7 +179,15 @@ async function main(options: Options): Promise<void> {
 }
 
 tolerateClosedOutput();
-main(readOptions(process.argv.slice(2))).catch((error: unknown) => {
+let options: Options;
+try {
+  options = readOptions(process.argv.slice(2));
+} catch (error) {
+  // A mistaken option is the caller's to mend: its message, not a stack.
+  console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}
+main(options).catch((error: unknown) => {
   console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
 });

@@ -152,6 +152,19 @@ describe("npm run bench:search", () => {
   });
 });
 
+describe("npm run bench", () => {
+  it.each<[string[], string]>([
+    [["--warm-up-seconds", "0"], 'bench: --warm-up-seconds: "0" is not a whole number ≥ 1'],
+    [["--only", "speed"], "bench: --only: unknown part speed (valid: throughput, scale, tokens, hostile)"],
+  ])(
+    "refuses a mistaken option before it runs anything, with its message alone: %j",
+    async (args, message) => {
+      const run = await bench("index.ts", args);
+      expect({ code: run.code, stderr: run.stderr.trim() }).toEqual({ code: 2, stderr: message });
+    },
+  );
+});
+
 describe("npm run bench:compare-ranks", () => {
   it("counts the requests ranked higher and lower, over files joined by commas", async () => {
     await writeFile(file("a1.json"), JSON.stringify({ "q-1": 4, "q-2": null }));
