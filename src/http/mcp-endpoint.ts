@@ -16,6 +16,7 @@ import {
   legacyRequestOf,
   modernRequestOf,
   plainLegacyRequestOf,
+  plainModernRequestOf,
   ServerConnection,
 } from "./sdk-contract.js";
 
@@ -41,8 +42,9 @@ export interface Answered {
  * | anything else (2026-07-28 notifications, what the SDK refuses)     | a new server, through `createMcpHandler` |
  *
  * The era and which requests the SDK's entries would hand their server unchanged are the SDK's own
- * rules (see sdk-contract.ts), told without its schemas for a request that plainly speaks 2025; a request that a server refuses before any of its handlers runs (a method
- * it does not serve) is answered again by the entry of its era, with that entry's HTTP status. Each
+ * rules (see sdk-contract.ts), told without its schemas for a request that plainly speaks either era; a
+ * request that a server refuses before any of its handlers runs (a method it does not serve, an envelope
+ * it finds wrong) is answered again by the entry of its era, with that entry's HTTP status. Each
  * scope's two servers are made on its first request of their era and answer every request after it, many
  * at once: a new server and its connection for every request cost more than the search they answer.
  */
@@ -108,11 +110,21 @@ export class McpEndpoint {
   }
 
   async answer(raw: IncomingMessage, body: unknown): Promise<Answered> {
-    const plain = plainLegacyRequestOf(raw.headers, body);
-    if (plain !== undefined) return this.#answerLegacy(raw, body, plain);
+    const plainLegacy = plainLegacyRequestOf(raw.headers, body);
+    if (plainLegacy !== undefined) return this.#answerLegacy(raw, body, plainLegacy);
+    const plainModern = plainModernRequestOf(raw.headers, body);
+    if (plainModern !== undefined) return this.#answerModern(raw, body, plainModern);
     const outcome = classify(raw.headers, body);
     if (outcome.kind === "legacy") return this.#answerLegacy(raw, body, legacyRequestOf(raw.headers, body));
-    const request = modernRequestOf(raw.headers, outcome);
+    return this.#answerModern(raw, body, modernRequestOf(raw.headers, outcome));
+  }
+
+  /** A 2026-07-28 POST, and its request when createMcpHandler would hand it to a server unchanged. */
+  async #answerModern(
+    raw: IncomingMessage,
+    body: unknown,
+    request: JSONRPCRequest | undefined,
+  ): Promise<Answered> {
     if (request !== undefined) {
       const exchanged = await this.#exchange("modern", request);
       if (!exchanged.refused) return answeredWith(exchanged.message);

@@ -1,14 +1,18 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   classifyInboundRequest,
   type InboundClassificationOutcome,
   isInitializeRequest,
   isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
+  LOG_LEVEL_META_KEY,
   type McpServer,
   type MessageClassification,
   PerRequestHTTPServerTransport,
+  PROTOCOL_VERSION_META_KEY,
   type ProtocolEra,
   parseJSONRPCMessage,
   type RequestId,
@@ -83,25 +87,69 @@ export function legacyRequestOf(headers: IncomingHttpHeaders, body: unknown): JS
 const REQUEST_MEMBERS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params"]);
 
 /**
- * Assumption: a request that plainly speaks 2025 is one the SDK classifies as 2025 and its stateless
- * transport hands its server unchanged (see legacyRequestOf): one JSON-RPC request but `initialize`, of
- * the schema's members only, an id that is a string or a safe integer, params that are an object without
- * `_meta` (where a 2026-07-28 envelope would be) or none, and the headers legacyRequestOf asks for with a
- * supported version or none. Told without the SDK's schemas, for most requests are these: a schema check
- * that fails builds an Error and its stack, and the SDK's classification fails two before it finds a
- * request. Undefined for anything else, which `classify` and legacyRequestOf tell.
+ * A JSON-RPC request told by its members, without the SDK's schemas: a schema check that fails costs
+ * microseconds (zod builds each issue and its message), and the SDK's classification fails two (is it a
+ * response? an error?) before it finds a request, more than the rest of it together. One request but
+ * `initialize`, of the schema's members only, an id that is a string or a safe integer, and params that
+ * are an object or none; undefined for anything else.
  */
-export function plainLegacyRequestOf(
-  headers: IncomingHttpHeaders,
-  body: unknown,
-): JSONRPCRequest | undefined {
+function plainRequestOf(body: unknown): PlainRequest | undefined {
   if (!isPlainObject(body) || !Object.keys(body).every((member) => REQUEST_MEMBERS.has(member)))
     return undefined;
   const { jsonrpc, id, method, params } = body;
   if (jsonrpc !== "2.0" || typeof method !== "string" || method === "initialize") return undefined;
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
-  if (params !== undefined && (!isPlainObject(params) || "_meta" in params)) return undefined;
-  return versionSupported(headers) && acceptsBothAndSendsJson(headers) ? (body as JSONRPCRequest) : undefined;
+  if (params !== undefined && !isPlainObject(params)) return undefined;
+  return body as PlainRequest;
+}
+
+type PlainRequest = JSONRPCRequest & { readonly params?: Record<string, unknown> };
+
+/**
+ * Assumption: a request that plainly speaks 2025 is one the SDK classifies as 2025 and its stateless
+ * transport hands its server unchanged (see legacyRequestOf): a plain request (see plainRequestOf) whose
+ * params hold no `_meta` (where a 2026-07-28 envelope would be), with the headers legacyRequestOf asks for
+ * and a supported version or none. Undefined for anything else, which `classify` and legacyRequestOf tell.
+ */
+export function plainLegacyRequestOf(
+  headers: IncomingHttpHeaders,
+  body: unknown,
+): JSONRPCRequest | undefined {
+  const request = plainRequestOf(body);
+  if (request === undefined || (request.params !== undefined && "_meta" in request.params)) return undefined;
+  return versionSupported(headers) && acceptsBothAndSendsJson(headers) ? request : undefined;
+}
+
+/** The keys of a 2026-07-28 envelope, which a server lifts out of `_meta` and checks itself. */
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+]);
+
+/**
+ * Assumption: a request that plainly speaks 2026-07-28 is either one the SDK classifies as a request of
+ * the revision the endpoint serves and modernRequestOf hands over unchanged, or one whose envelope the
+ * server refuses while it is delivered (its own check of the envelope, the same schema), which the
+ * endpoint then hands createMcpHandler as it hands every refusal. A plain request (see plainRequestOf)
+ * whose `_meta` holds envelope keys only and names the revision, sent as JSON with the revision and the
+ * method in their headers, byte for byte, and `Mcp-Name` as modernRequestOf asks. Undefined for anything
+ * else, which `classify` and modernRequestOf tell.
+ */
+export function plainModernRequestOf(
+  headers: IncomingHttpHeaders,
+  body: unknown,
+): JSONRPCRequest | undefined {
+  const request = plainRequestOf(body);
+  const meta = request?.params?._meta;
+  if (request === undefined || !isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION)
+    return undefined;
+  if (!Object.keys(meta).every((key) => ENVELOPE_KEYS.has(key))) return undefined;
+  if (headers["mcp-protocol-version"] !== MODERN_REVISION || headers["mcp-method"] !== request.method)
+    return undefined;
+  if (!isJsonContentType(headers["content-type"])) return undefined;
+  return nameHeaderAsWritten(single(headers["mcp-name"]), request.params) ? request : undefined;
 }
 
 /** Whether the request names a protocol version the SDK's 2025 transport supports, or none. */
@@ -180,10 +228,10 @@ export interface Exchanged {
  * leaves nothing that changes the answer to the next, but the 2025 handshake (`initialize` negotiates a
  * version and keeps the client's capabilities), which a connection shared between requests must not carry.
  *
- * Assumption: a server refuses a request it has no handler for, or that belongs to another era, while the
- * message is being delivered, and runs a handler only after that (the SDK defers handlers to a
- * microtask): so an answer sent during the delivery is a refusal, whose HTTP status the SDK's entry sets
- * itself.
+ * Assumption: a server refuses a request it has no handler for, that belongs to another era, or whose
+ * 2026-07-28 envelope it finds wrong, while the message is being delivered, and runs a handler only after
+ * that (the SDK defers handlers to a microtask): so an answer sent during the delivery is a refusal, whose
+ * HTTP status the SDK's entry sets itself.
  */
 export class ServerConnection extends PerRequestHTTPServerTransport {
   readonly #classification: MessageClassification;

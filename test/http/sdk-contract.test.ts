@@ -15,6 +15,8 @@ import {
   legacyRequestOf,
   modernRequestOf,
   plainLegacyRequestOf,
+  plainModernRequestOf,
+  ServerConnection,
 } from "../../src/http/sdk-contract.js";
 import { type ServerFactory, serverFactoryFor } from "../../src/mcp/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
@@ -307,6 +309,19 @@ describe("which requests the endpoint hands its servers itself", () => {
   );
 });
 
+// Mostly what clients send, often one member off: each member valid more often than not.
+const member = (...values: unknown[]) => fc.constantFrom(...values);
+const mostly = (valid: fc.Arbitrary<unknown>, other: fc.Arbitrary<unknown>) =>
+  fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: other, weight: 1 });
+
+/** A body as `fc.record` made it: a member undefined is left out, and `without` names one to drop. */
+function assembled({ more, without, ...members }: Record<string, unknown>): Record<string, unknown> {
+  const sent: Record<string, unknown> = { ...members, ...(more as object) };
+  for (const [name, value] of Object.entries(sent)) if (value === undefined) delete sent[name];
+  if (typeof without === "string") delete sent[without];
+  return sent;
+}
+
 // Assumption: a request that plainly speaks 2025, told without the SDK's schemas, is one the SDK classifies
 // as 2025 and its transport hands a server as it is.
 describe("requests that plainly speak 2025", () => {
@@ -324,10 +339,6 @@ describe("requests that plainly speak 2025", () => {
   });
 
   it("are what the SDK would hand its server unchanged, whatever a client sends", () => {
-    // Mostly what clients send, often one member off: each member valid more often than not.
-    const member = (...values: unknown[]) => fc.constantFrom(...values);
-    const mostly = (valid: fc.Arbitrary<unknown>, other: fc.Arbitrary<unknown>) =>
-      fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: other, weight: 1 });
     const body = fc
       .record({
         jsonrpc: mostly(member("2.0"), member("1.0", 2)),
@@ -359,12 +370,7 @@ describe("requests that plainly speak 2025", () => {
         ),
         without: mostly(fc.constant(undefined), member("jsonrpc", "id", "method")),
       })
-      .map(({ more, without, ...members }) => {
-        const sent: Record<string, unknown> = { ...members, ...(more as object) };
-        if (sent.params === undefined) delete sent.params;
-        if (typeof without === "string") delete sent[without];
-        return sent;
-      });
+      .map(assembled);
     const headers = fc.record(
       {
         accept: mostly(
@@ -396,6 +402,102 @@ describe("requests that plainly speak 2025", () => {
     );
     // The property holds of requests the fast way takes, not only of what it leaves to the SDK.
     expect(told).toBeGreaterThan(50);
+  });
+});
+
+// Assumption: a request that plainly speaks 2026-07-28, told without the SDK's schemas, is one the SDK
+// classifies as such and hands a server as it is, or one whose envelope the server itself refuses.
+describe("requests that plainly speak 2026-07-28", () => {
+  const modern = requestsOf("modern");
+  it.each(modern.filter(([name]) => name !== "initialize"))("are told without the SDK: %s", (_, sent) => {
+    expect(plainModernRequestOf(sent.headers, sent.body)).toBe(sent.body);
+  });
+
+  it.each([
+    ...modern.filter(([name]) => name === "initialize"),
+    ...requestsOf("legacy").map(([name, sent]) => [`2025: ${name}`, sent] as const),
+    ...leftToTheSdk(),
+  ])("are not %s", (_, { headers, body }) => {
+    expect(plainModernRequestOf(headers, body)).toBe(undefined);
+  });
+
+  it("are what the SDK would hand its server unchanged, or what the server refuses, whatever a client sends", async () => {
+    const connection = await ServerConnection.open(newServer({ era: "modern" }), "modern");
+    const envelope = asSent("modern", "ping").body.params?._meta as Record<string, unknown>;
+    const version = "io.modelcontextprotocol/protocolVersion";
+    const info = "io.modelcontextprotocol/clientInfo";
+    const capabilities = "io.modelcontextprotocol/clientCapabilities";
+    const level = "io.modelcontextprotocol/logLevel";
+    const withKey = (key: string, value: unknown) => ({ ...envelope, [key]: value });
+    const withoutKey = (key: string) =>
+      Object.fromEntries(Object.entries(envelope).filter(([k]) => k !== key));
+    // As often wrong as right: the wrong envelopes are the ones the server must refuse itself.
+    const meta = fc.oneof(
+      member(envelope, withKey(level, "debug")),
+      member(
+        withKey(version, "2025-11-25"),
+        withKey(version, 5),
+        withoutKey(info),
+        withoutKey(capabilities),
+        withKey(info, "me"),
+        withKey(info, { name: 5 }),
+        withKey(capabilities, null),
+        withKey(capabilities, []),
+        withKey(level, "loud"),
+        withKey("progressToken", 3),
+        withKey("progressToken", []),
+        withKey("io.modelcontextprotocol/other", 1),
+        {},
+        null,
+      ),
+    );
+    const body = fc
+      .record({
+        jsonrpc: mostly(member("2.0"), member("1.0")),
+        id: mostly(fc.oneof(fc.string({ maxLength: 4 }), fc.integer()), member(1.5, 2 ** 53, null)),
+        method: mostly(member("tools/call", "ping"), member("tools/list", "initialize", 5)),
+        params: mostly(
+          fc.record(
+            { name: member("list_skills"), arguments: fc.dictionary(fc.string(), fc.string()), _meta: meta },
+            { requiredKeys: ["_meta"] },
+          ),
+          member(undefined, null, [], { name: "list_skills" }),
+        ),
+        more: mostly(fc.constant({}), member({ result: {} }, { extra: true })),
+        without: mostly(fc.constant(undefined), member("jsonrpc", "id", "method")),
+      })
+      .map(assembled);
+    const headers = fc.record(
+      {
+        "content-type": mostly(member("application/json"), member("text/plain")),
+        "mcp-protocol-version": mostly(member("2026-07-28"), member("2025-11-25", "2099-01-01")),
+        "mcp-method": mostly(member("tools/call", "ping"), member("tools/list", "initialize")),
+        "mcp-name": mostly(member("list_skills"), member("read_skill", "=?base64?bGlzdF9za2lsbHM=?=")),
+      },
+      // Without one of these the request is the SDK's (the cases above); each is sent, mostly right.
+      { requiredKeys: ["content-type", "mcp-protocol-version", "mcp-method"] },
+    ) as fc.Arbitrary<Record<string, string>>;
+    let handedOver = 0;
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(headers, body, async (sentHeaders, sentBody) => {
+        const plain = plainModernRequestOf(sentHeaders, sentBody);
+        if (plain === undefined) return;
+        const outcome = classify(sentHeaders, sentBody);
+        const handed = outcome.kind === "modern" ? modernRequestOf(sentHeaders, outcome) : undefined;
+        if (handed !== undefined) {
+          handedOver++;
+          expect(handed).toEqual(plain);
+        } else {
+          refused++;
+          expect((await connection.exchange(plain)).refused).toBe(true);
+        }
+      }),
+      { numRuns: 5000 },
+    );
+    // Both ways are taken: the property holds of what the fast way hands over, not only of what it leaves.
+    expect(handedOver).toBeGreaterThan(50);
+    expect(refused).toBeGreaterThan(10);
   });
 });
 
