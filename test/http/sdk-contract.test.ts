@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import {
   createMcpHandler,
+  type JSONRPCRequest,
   type McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
@@ -211,11 +212,37 @@ function leftToTheSdk(): [string, { body: unknown; headers: Record<string, strin
   ];
 }
 
+/**
+ * 2026-07-28 requests written the plain way but for their envelope, which the endpoint hands the scope's
+ * server (see plainModernRequestOf): the server refuses each as it is delivered, and the SDK's entry answers.
+ */
+function wrongEnvelopes(): [string, { body: unknown; headers: Record<string, string> }][] {
+  const search = asSent("modern", "tools/call", { name: "list_skills", arguments: { query: "saw" } });
+  const meta = search.body.params?._meta as Record<string, unknown>;
+  const withMeta = (changed: Record<string, unknown>) => ({
+    ...search,
+    body: { ...search.body, params: { ...search.body.params, _meta: changed } },
+  });
+  const { "io.modelcontextprotocol/clientCapabilities": _capabilities, ...withoutCapabilities } = meta;
+  return [
+    ["2026-07-28 without clientCapabilities", withMeta(withoutCapabilities)],
+    [
+      "2026-07-28 with clientInfo a string",
+      withMeta({ ...meta, "io.modelcontextprotocol/clientInfo": "me" }),
+    ],
+    [
+      "2026-07-28 with a log level no one knows",
+      withMeta({ ...meta, "io.modelcontextprotocol/logLevel": "loud" }),
+    ],
+  ];
+}
+
 describe("the endpoint answers as the SDK's own entries do", () => {
   const cases = [
     ...requestsOf("legacy").map(([name, request]) => [`2025: ${name}`, request] as const),
     ...requestsOf("modern").map(([name, request]) => [`2026-07-28: ${name}`, request] as const),
     ...leftToTheSdk(),
+    ...wrongEnvelopes(),
   ];
 
   it.each(cases)("%s", async (_, { headers, body }) => {
@@ -411,6 +438,13 @@ describe("requests that plainly speak 2026-07-28", () => {
   const modern = requestsOf("modern");
   it.each(modern.filter(([name]) => name !== "initialize"))("are told without the SDK: %s", (_, sent) => {
     expect(plainModernRequestOf(sent.headers, sent.body)).toBe(sent.body);
+  });
+
+  it.each(wrongEnvelopes())("are handed to the server, which refuses them itself: %s", async (_, sent) => {
+    const request = plainModernRequestOf(sent.headers, sent.body);
+    expect(request).toBe(sent.body);
+    const connection = await ServerConnection.open(newServer({ era: "modern" }), "modern");
+    expect((await connection.exchange(request as JSONRPCRequest)).refused).toBe(true);
   });
 
   it.each([
