@@ -17,8 +17,8 @@ import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
-import { connectInMemory, mcpDepsOf } from "../scripts/in-memory-client.js";
-import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
+import { connectInMemory, preparedDepsOf } from "../scripts/in-memory-client.js";
+import { readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { buildIndex, type RankingOptions } from "../src/search/index.js";
 import { askedByAgent, readAgentQueries } from "./asked-by-agent.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
@@ -48,9 +48,9 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
   const asked = options.askedBy === undefined ? labeled : askedAs(options.askedBy, labeled);
   const requests = options.typos ? mistyped(asked) : asked.map((query) => ({ query, mistake: undefined }));
   const queries = requests.map(({ query }) => query);
-  for (const issue of loadCatalog(corpus).issues) console.error(`corpus: ${issue.path}: ${issue.reason}`);
   // The corpus served as the server serves it, ranked with the options measured.
-  const deps = await mcpDepsOf(corpus);
+  const { prepared, deps } = await preparedDepsOf(corpus);
+  for (const issue of prepared.loaded.issues) console.error(`corpus: ${issue.path}: ${issue.reason}`);
   const { catalog } = deps;
   const skills = catalog.everything.skills;
   checkLabels(

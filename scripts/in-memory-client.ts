@@ -8,7 +8,7 @@ import { pino } from "pino";
 import type { Scope } from "../src/catalog/index.js";
 import { loadConfig } from "../src/config/index.js";
 import { type McpDeps, serverFactoryFor } from "../src/mcp/index.js";
-import { mcpDepsFor, prepare } from "../src/startup/index.js";
+import { mcpDepsFor, type Prepared, prepare } from "../src/startup/index.js";
 
 export interface InMemoryOptions {
   /** Settings as the server's environment would give them: SKILL_PACKS, PROMPTS, CATALOG_PREVIEW… */
@@ -21,12 +21,19 @@ export interface InMemoryOptions {
  * same settings, the same saved index, the same skills left out as unsafe. Tool failures go to stderr.
  */
 export async function mcpDepsOf(skillsDir: string, options: InMemoryOptions = {}): Promise<McpDeps> {
+  return (await preparedDepsOf(skillsDir, options)).deps;
+}
+
+/** The same, with the folder as prepare left it: what the load found and read, the inspection, the timings. */
+export async function preparedDepsOf(
+  skillsDir: string,
+  options: InMemoryOptions = {},
+): Promise<{ readonly prepared: Prepared; readonly deps: McpDeps }> {
   const config = loadConfig({ ...options.env, SKILLS_DIR: skillsDir });
   const logger = pino({ level: "error" }, pino.destination(2));
-  return mcpDepsFor(await prepare(config, logger), config, logger, {
-    name: "skills-mcp",
-    version: options.version ?? "in-memory",
-  });
+  const prepared = await prepare(config, logger);
+  const info = { name: "skills-mcp", version: options.version ?? "in-memory" };
+  return { prepared, deps: mcpDepsFor(prepared, config, logger, info) };
 }
 
 /** A client connected (2025 handshake) to the server of `deps` within `scope` (default: everything). */
