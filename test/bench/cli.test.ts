@@ -202,3 +202,20 @@ describe("npm run bench:audit", () => {
     expect(wrong.stderr).toContain('bench:audit: --sizes: "big" is not a number of MiB above 0');
   });
 });
+
+describe("npm run bench:parts", () => {
+  it("gives each part of a request its CPU, the bytes its scavenges kept and their time", async () => {
+    const run = await bench("request-parts.ts", [file("corpus"), "40", "1"]);
+    expect(run.code, run.stderr).toBe(0);
+    const [title, header, ...rows] = run.stdout.trim().split("\n");
+    expect(title).toContain(
+      "(5 skills), a request: CPU the least of 1 rounds of 40, scavenges over them all:",
+    );
+    expect(header?.split(/\s{2,}/).slice(1)).toEqual(["CPU µs", "promoted KB", "scavenges µs"]);
+    expect(rows.map((row) => row.split(/\s{2,}/)[0])).toContain(
+      "2025: the endpoint (era told, answered, serialized)",
+    );
+    expect(rows).toHaveLength(10);
+    for (const row of rows) expect(row).toMatch(/ \d+\.\d {5,}\d+\.\d\d {5,}\d+\.\d$/);
+  });
+});
