@@ -55,6 +55,11 @@ export interface ScaleRow {
   readonly startup?: StartupSplit;
   readonly residentAfterStartBytes: number;
   readonly residentAfterLoadBytes: number;
+  /**
+   * The first `tools/list` and the first `list_packs` after ready, end to end (ms): they tally the
+   * catalog's terms and rank its packs for the previews, which nothing does before a caller asks.
+   */
+  readonly firstCalls: { readonly toolsListMs: number; readonly listPacksMs: number };
   /** list_skills(query) end to end, one request at a time on a keep-alive connection. */
   readonly query: LatencySample;
   /** A short mixed load at 16 connections (every tool), run before the second memory reading. */
@@ -98,6 +103,9 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
       skillsDir: catalog.dir,
       logDir: options.workDir,
       name: `server-${skills}`,
+      // A first call that blocks a large catalog's event loop past a second would make the server shed
+      // the calls after it: the firstCalls figures report that stall instead.
+      env: { SHED_EVENT_LOOP_DELAY_MS: "0" },
     });
     let row: Omit<ScaleRow, "generatedMs" | "savedIndex">;
     try {
@@ -168,11 +176,12 @@ async function measureServing(
   const residentAfterStartBytes = server.residentBytes();
   const health = JSON.parse(await (await fetch(`${server.url}/health`)).text()) as { packs: string[] };
 
-  const toolsList = await call(server.url, mcpPost("tools/list"));
+  const toolsList = await timed(() => call(server.url, mcpPost("tools/list")));
   const toolsListJson = JSON.stringify(
-    (JSON.parse(toolsList) as { result: { tools: unknown } }).result.tools,
+    (JSON.parse(toolsList.value) as { result: { tools: unknown } }).result.tools,
   );
-  const listPacks = resultText(await call(server.url, toolCall("list_packs")));
+  const listPacks = await timed(() => call(server.url, toolCall("list_packs")));
+  const listPacksText = resultText(listPacks.value);
 
   const queries = syntheticQueries(WARM_UP_QUERIES + options.queries).map((query) =>
     toolCall("list_skills", { query }),
@@ -193,12 +202,13 @@ async function measureServing(
     ...startupSplit(server),
     residentAfterStartBytes,
     residentAfterLoadBytes: server.residentBytes(),
+    firstCalls: { toolsListMs: toolsList.ms, listPacksMs: listPacks.ms },
     query,
     mixedLoad,
     toolsListBytes: Buffer.byteLength(toolsListJson),
     toolsListTokens: countTokens(toolsListJson),
-    listPacksBytes: Buffer.byteLength(listPacks),
-    listPacksTokens: countTokens(listPacks),
+    listPacksBytes: Buffer.byteLength(listPacksText),
+    listPacksTokens: countTokens(listPacksText),
   };
 }
 
@@ -234,6 +244,12 @@ function startupSplit(server: RunningProcess): { startup?: StartupSplit } {
       listeningMs: number("ms"),
     },
   };
+}
+
+async function timed<T>(run: () => Promise<T>): Promise<{ readonly value: T; readonly ms: number }> {
+  const started = performance.now();
+  const value = await run();
+  return { value, ms: performance.now() - started };
 }
 
 async function call(url: string, request: HttpPost): Promise<string> {
