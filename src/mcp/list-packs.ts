@@ -25,8 +25,10 @@ export const listPacksTool = defineTool({
  * list_skills(query) than reading on.
  */
 export function formatPacks(packs: readonly Pack[], describe?: (pack: Pack) => string): string {
-  const detailed = packs.flatMap((pack) => formatPack(pack, describe));
-  const lines = detailed.length <= LISTED_LINES ? detailed : summarizePacks(packs);
+  // Counted before any pack is described: a description ranks the terms of the pack's skills, which the
+  // packs-only answer would drop (seconds of them at 50k skills in 333 packs).
+  const tooMany = packs.flatMap((pack) => formatPack(pack, undefined)).length > LISTED_LINES;
+  const lines = tooMany ? summarizePacks(packs) : packs.flatMap((pack) => formatPack(pack, describe));
   const hasFiles = packs.some((pack) => pack.files.size > 0);
   lines.push(
     `Next: list_skills(pack="<pack or group>") or list_skills(query="<task>")${hasFiles ? "; read_pack_file(pack) lists a pack's shared files" : ""}.`,
