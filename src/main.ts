@@ -3,7 +3,7 @@ import { pino } from "pino";
 import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog/index.js";
 import { ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, InFlight, Readiness } from "./http/index.js";
-import { steeringFor } from "./mcp/index.js";
+import { steeringFor, warmPreviews } from "./mcp/index.js";
 import { mcpDepsFor, prepare, SavedIndexError, SERVER_INFO, saveIndex } from "./startup/index.js";
 import { serveStdio } from "./stdio/index.js";
 
@@ -68,6 +68,11 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     },
     "ready",
   );
+  // After listening, between requests: the first previews of a large catalog find their work done.
+  warmPreviews(mcp, nextTurn).then(
+    () => logger.info({ ms: Math.round(performance.now() - listening) }, "previews worked out"),
+    (error: unknown) => logger.error({ err: error }, "working out the previews failed"),
+  );
   return new Promise((resolve) => {
     /**
      * SIGTERM: readiness fails first and the server keeps serving for the drain time, so load
@@ -125,6 +130,11 @@ function narrowForSteering(catalog: Catalog, packs: readonly string[]): Scope {
 /** The server could not take its address: the message says which, why, and what to set. */
 class ListenError extends Error {
   override name = "ListenError";
+}
+
+/** Resolves on the event loop's next turn, once what is waiting (requests among it) has run. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** What a setting can do about the errors of listening that it causes. */

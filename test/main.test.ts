@@ -97,6 +97,22 @@ describe("serving over HTTP", () => {
     }
   });
 
+  it("works out the previews after it listens, while it already serves, and says so", async () => {
+    const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir });
+    try {
+      await vi.waitFor(() => expect(server.output()).toContain('"msg":"previews worked out"'));
+      const lines = logLines(server.output());
+      const ready = lines.findIndex((line) => line.msg === "ready");
+      const worked = lines.findIndex((line) => line.msg === "previews worked out");
+      expect(ready).toBeGreaterThanOrEqual(0);
+      expect(worked).toBeGreaterThan(ready);
+      expect(lines[worked]?.ms).toEqual(expect.any(Number));
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  });
+
   // Regression (issue 24): a file name that is not UTF-8, an unreadable file, folder or SKILL.md, or
   // folders nested past PATH_MAX each made the server refuse to start, with a stack trace.
   it("starts on a folder with entries it cannot read, warning about each, and serves the rest", async () => {

@@ -11,5 +11,6 @@ export {
   serverFactoryFor,
   steeringFor,
   TOOL_NAMES,
+  warmPreviews,
 } from "./server.js";
 export { type ResourceWarning, SkillResources } from "./skill-resources.js";

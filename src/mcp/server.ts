@@ -22,6 +22,7 @@ import {
   previewOf,
   steeringLine,
   TermFrequencies,
+  workOutAhead,
 } from "../preview/index.js";
 import type { SearchIndex } from "../search/index.js";
 import type { ToolContext } from "./context.js";
@@ -62,10 +63,11 @@ export interface McpDeps {
   /** How each scope's preview is written: on or off, and the packs' descriptions. */
   readonly preview: PreviewSettings;
   /**
-   * How telling each term of the skills shown to models is, for the previews' summaries: tallied on the
-   * first preview, not at startup, since at ten thousand skills it takes a fifth of a second.
+   * How telling each term of the skills shown to models is, for the previews' summaries: tallied after
+   * startup (see warmPreviews) or by the first preview, not before listening, since at ten thousand
+   * skills it takes a fifth of a second.
    */
-  readonly terms: () => TermFrequencies;
+  readonly terms: TermFrequencies;
   /** The skills no listing, search or preview names to a model (`disable-model-invocation: true`). */
   readonly unlisted: ReadonlySet<Skill>;
   /** Told about failures that are not the caller's fault, so they can be logged without reaching it. */
@@ -113,7 +115,7 @@ export function buildMcpDeps(options: McpDepsOptions): McpDeps {
       enabled: options.catalogPreview ?? true,
       packDescriptions: new Map([...described, ...(options.packDescriptions ?? [])]),
     },
-    terms: once(() => new TermFrequencies(catalog.everything.without(unlisted).skills)),
+    terms: new TermFrequencies(catalog.everything.without(unlisted).skills),
     unlisted,
     onInternalError: options.onInternalError ?? (() => {}),
     onWarning: options.onWarning ?? (() => {}),
@@ -183,7 +185,7 @@ const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false }
  */
 export function serverFactoryFor(deps: McpDeps, scope: Scope): ServerFactory {
   const listed = scope.without(deps.unlisted);
-  const preview = previewOf(listed, deps.terms(), deps.preview);
+  const preview = previewOf(listed, deps.terms, deps.preview);
   const context: ToolContext = {
     catalog: deps.catalog,
     index: deps.index,
@@ -240,7 +242,7 @@ function callTool(
  * so that a model looks for these skills, naming only what the scope's listings would.
  */
 export function steeringFor(deps: McpDeps, scope: Scope): string {
-  return steeringLine(scope.without(deps.unlisted), deps.terms(), deps.preview);
+  return steeringLine(scope.without(deps.unlisted), deps.terms, deps.preview);
 }
 
 /** The tool a `tools/call` names, if it is one of the four. */
@@ -248,11 +250,11 @@ export function findTool(name: unknown): Tool | undefined {
   return typeof name === "string" ? TOOLS_BY_NAME.get(name) : undefined;
 }
 
-/** `make`'s value, made on the first call and kept. */
-function once<T>(make: () => T): () => T {
-  let made: { readonly value: T } | undefined;
-  return () => {
-    made ??= { value: make() };
-    return made.value;
-  };
+/**
+ * Works out ahead what the first previews of the whole catalog need (see workOutAhead), awaiting
+ * `between` between slices so that requests are served meanwhile; nothing when previews are off.
+ */
+export function warmPreviews(deps: McpDeps, between: () => Promise<void>): Promise<void> {
+  if (!deps.preview.enabled) return Promise.resolve();
+  return workOutAhead(deps.catalog.everything.without(deps.unlisted), deps.terms, between);
 }

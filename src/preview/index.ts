@@ -6,5 +6,6 @@ export {
   type PreviewSettings,
   previewOf,
   steeringLine,
+  workOutAhead,
 } from "./preview.js";
 export { TermFrequencies } from "./summary.js";

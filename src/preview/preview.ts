@@ -45,6 +45,30 @@ const INSTRUCTIONS_HEAD =
 const INSTRUCTIONS_TAIL =
   "A skill's files: read_skill(skill, file); shared pack paths it cites: read_pack_file(pack, file).";
 
+/** Skills tallied between two turns of the event loop while a preview is worked out ahead: some 10 ms. */
+const TALLY_SLICE_SKILLS = 250;
+const NOTHING_KNOWN: ReadonlySet<string> = new Set();
+
+/**
+ * Works out ahead, a slice at a time with `between` awaited after each, what the first previews of
+ * `scope` need: the tally of the catalog's terms, then each pack's ranking as a summary of it asks (its
+ * groups', or its own when it has none). Left to the first `tools/list`, it held every request for
+ * seconds at 50k skills; a preview asked before it ends works out what is left itself.
+ */
+export async function workOutAhead(
+  scope: Scope,
+  catalog: TermFrequencies,
+  between: () => Promise<void>,
+): Promise<void> {
+  while (catalog.tallySome(TALLY_SLICE_SKILLS)) await between();
+  for (const pack of scope.packs) {
+    for (const group of pack.groups.length === 0 ? [undefined] : pack.groups) {
+      catalog.tellingTerms(pack, group, NOTHING_KNOWN);
+    }
+    await between();
+  }
+}
+
 /**
  * The preview of `scope`: which packs it holds, what their skills are for, and when to look. Worked out
  * once per scope; nothing outside `scope` is named. `catalog` weighs how telling a term is.

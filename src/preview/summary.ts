@@ -38,26 +38,37 @@ interface Tally {
  * more of a subject than one spread over them all (`implement`, `data`), however many skills hold it.
  */
 export class TermFrequencies {
-  readonly #units = new Map<string, ReadonlyMap<TermKey, Tally>>();
-  /** In how many units each term is. */
+  readonly #skills: readonly Skill[];
+  /** How many of the skills are tallied, in their order. */
+  #tallied = 0;
+  readonly #units = new Map<string, Map<TermKey, Tally>>();
+  /** In how many units each term is, so far. */
   readonly #spread = new Map<TermKey, number>();
   readonly #rankings = new LRUCache<string, readonly RankedTerm[]>({ max: KEPT_RANKINGS });
 
+  /** Tallies nothing yet: the first question tallies every skill left, unless tallySome has. */
   constructor(skills: readonly Skill[]) {
-    const units = new Map<string, Map<TermKey, Tally>>();
-    for (const skill of skills) {
+    this.#skills = skills;
+  }
+
+  /**
+   * Tallies up to `count` more skills, and says whether any are left: a catalog of tens of thousands of
+   * skills takes seconds to tally, which a server does a slice at a time between requests rather than
+   * all at once in the first request that needs it.
+   */
+  tallySome(count: number): boolean {
+    const end = Math.min(this.#skills.length, this.#tallied + count);
+    for (const skill of this.#skills.slice(this.#tallied, end)) {
       const unit = unitKey(skill.pack, skill.group);
-      let tallies = units.get(unit);
+      let tallies = this.#units.get(unit);
       if (tallies === undefined) {
         tallies = new Map();
-        units.set(unit, tallies);
+        this.#units.set(unit, tallies);
       }
-      tallySkill(skill, tallies);
+      tallySkill(skill, tallies, this.#spread);
     }
-    for (const [unit, tallies] of units) {
-      this.#units.set(unit, tallies);
-      for (const key of tallies.keys()) this.#spread.set(key, (this.#spread.get(key) ?? 0) + 1);
-    }
+    this.#tallied = end;
+    return end < this.#skills.length;
   }
 
   /**
@@ -67,6 +78,7 @@ export class TermFrequencies {
    * left out.
    */
   tellingTerms(pack: Pack, group: Group | undefined, known: ReadonlySet<TermKey>): string[] {
+    this.tallySome(Number.POSITIVE_INFINITY);
     const said = new Set<TermKey>();
     const terms: string[] = [];
     for (const { words, spelled } of this.#ranked(this.#unitsOf(pack, group))) {
@@ -131,7 +143,7 @@ function unitKey(pack: string, group: string | undefined): string {
  * words of its name. A name is a task in a few words (`code-review`, `data-tables`), where pairs say more
  * than their words; pairs of a description's words would be mostly one-offs, and many times the terms.
  */
-function tallySkill(skill: Skill, tallies: Map<TermKey, Tally>): void {
+function tallySkill(skill: Skill, tallies: Map<TermKey, Tally>, spread: Map<TermKey, number>): void {
   const named = termsOf(skill.name.replace(/-/g, " "), true);
   const inName = new Set(named.map(({ key }) => key));
   const seen = new Set<TermKey>();
@@ -140,8 +152,10 @@ function tallySkill(skill: Skill, tallies: Map<TermKey, Tally>): void {
     seen.add(key);
     const weight = inName.has(key) ? NAME_WEIGHT : 1;
     const tally = tallies.get(key);
-    if (tally === undefined) tallies.set(key, { weight, skills: 1, spelled });
-    else {
+    if (tally === undefined) {
+      tallies.set(key, { weight, skills: 1, spelled });
+      spread.set(key, (spread.get(key) ?? 0) + 1);
+    } else {
       tally.weight += weight;
       tally.skills += 1;
     }

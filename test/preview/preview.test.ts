@@ -4,10 +4,12 @@ import {
   MAX_PREVIEW_BYTES,
   MINIMAL_INSTRUCTIONS,
   MINIMAL_LIST_SKILLS,
+  type Preview,
   type PreviewSettings,
   previewOf,
   steeringLine,
   TermFrequencies,
+  workOutAhead,
 } from "../../src/preview/index.js";
 import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
 
@@ -131,5 +133,51 @@ describe("steeringLine", () => {
     );
     expect(line).toMatch(/Areas: astronomy \(.*constellations.*\)\.$/);
     expect(line).not.toMatch(/gardening|compost/);
+  });
+});
+
+describe("workOutAhead", () => {
+  /** 650 skills: more than one slice of the tally, in a pack of groups and a pack without. */
+  const manyEntries = () => ({
+    ...skills("orchard", 40, 30, "apples/"),
+    ...skills("orchard", 10, 30, "pears/"),
+    ...skills("vineyard", 600, 5),
+  });
+
+  it("tallies a slice at a time, between turns, to the very terms a tally all at once finds", async () => {
+    const scope = await scopeOf(manyEntries());
+    const atOnce = new TermFrequencies(scope.skills);
+    const ahead = new TermFrequencies(scope.skills);
+    let turns = 0;
+    await workOutAhead(scope, ahead, async () => {
+      turns += 1;
+    });
+    // A turn after each pack's ranking, and after each slice of the tally but the last.
+    expect(turns).toBeGreaterThan(scope.packs.length);
+    for (const pack of scope.packs) {
+      for (const group of [undefined, ...pack.groups]) {
+        // Every skill's own subject word is among its unit's terms: a skill left out of a slice shows.
+        expect(ahead.tellingTerms(pack, group, new Set())).toEqual(
+          atOnce.tellingTerms(pack, group, new Set()),
+        );
+      }
+    }
+  });
+
+  it("leaves a preview asked midway to tally the rest itself, and gives every preview the same text", async () => {
+    const scope = await scopeOf(manyEntries());
+    const textsOf = (preview: Preview) => ({
+      instructions: preview.instructions,
+      listSkills: preview.listSkillsDescription,
+      packs: scope.packs.map((pack) => preview.describePack(pack)),
+    });
+    const atOnce = textsOf(previewOf(scope, new TermFrequencies(scope.skills), ON));
+    const terms = new TermFrequencies(scope.skills);
+    const midway: ReturnType<typeof textsOf>[] = [];
+    await workOutAhead(scope, terms, async () => {
+      if (midway.length === 0) midway.push(textsOf(previewOf(scope, terms, ON)));
+    });
+    expect(midway).toEqual([atOnce]);
+    expect(textsOf(previewOf(scope, terms, ON))).toEqual(atOnce);
   });
 });
