@@ -138,8 +138,9 @@ function scaleTable(rows: readonly ScaleRow[]): string {
     "",
     "Ready: spawn to the first 200 of `/health`; the split is the server's own `ready` log line (ms). " +
       "Inspection: every skill's files read, hashed (SHA-256) and audited, for the Skills extension's entries. " +
-      "First calls: the first `tools/list` and `list_packs` after ready, end to end, which tally the catalog's terms " +
-      "and rank its packs for the previews (load shedding is off in this part, so that such a stall is timed, not refused). " +
+      "First calls: the first `tools/list` and `list_packs` right after ready, end to end; the server works out its previews " +
+      "after it listens, and a call that comes first tallies what is left (load shedding is off in this part, so that " +
+      "such a stall is timed, not refused). " +
       "Query: `list_skills(query)` end to end over HTTP, one at a time, synthetic requests of 1 to 35 words. " +
       "Mixed load: every tool at 16 connections, before the second memory reading.",
     "",

@@ -56,8 +56,8 @@ export interface ScaleRow {
   readonly residentAfterStartBytes: number;
   readonly residentAfterLoadBytes: number;
   /**
-   * The first `tools/list` and the first `list_packs` after ready, end to end (ms): they tally the
-   * catalog's terms and rank its packs for the previews, which nothing does before a caller asks.
+   * The first `tools/list` and the first `list_packs` right after ready, end to end (ms): the server works
+   * out its previews after it listens, and a call that comes before that ends tallies what is left.
    */
   readonly firstCalls: { readonly toolsListMs: number; readonly listPacksMs: number };
   /** list_skills(query) end to end, one request at a time on a keep-alive connection. */
