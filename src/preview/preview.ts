@@ -51,9 +51,9 @@ const NOTHING_KNOWN: ReadonlySet<string> = new Set();
 
 /**
  * Works out ahead, a slice at a time with `between` awaited after each, what the first previews of
- * `scope` need: the tally of the catalog's terms, then each pack's ranking as a summary of it asks (its
- * groups', or its own when it has none). Left to the first `tools/list`, it held every request for
- * seconds at 50k skills; a preview asked before it ends works out what is left itself.
+ * `scope` need: the tally of the catalog's terms, then the rankings that describing a pack asks of it
+ * (its own, and each of its groups'). Left to the first `tools/list`, it held every request for seconds
+ * at 50k skills; a preview asked before it ends works out what is left itself.
  */
 export async function workOutAhead(
   scope: Scope,
@@ -62,9 +62,7 @@ export async function workOutAhead(
 ): Promise<void> {
   while (catalog.tallySome(TALLY_SLICE_SKILLS)) await between();
   for (const pack of scope.packs) {
-    for (const group of pack.groups.length === 0 ? [undefined] : pack.groups) {
-      catalog.tellingTerms(pack, group, NOTHING_KNOWN);
-    }
+    for (const group of [undefined, ...pack.groups]) catalog.tellingTerms(pack, group, NOTHING_KNOWN);
     await between();
   }
 }
