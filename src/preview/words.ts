@@ -38,24 +38,33 @@ export interface Term {
 export function termsOf(text: string, pairs = false): Term[] {
   const terms = new Map<TermKey, string>();
   let previous: Term | undefined;
-  let previousEnd = -1;
-  for (const match of text.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[-.][\p{L}\p{N}]+)*/gu)) {
-    const spelled = match[0].toLowerCase().replace(/’/g, "'");
+  forEachWord(text, (spelled, afterSpace) => {
     const key = keyOf(spelled);
-    const adjacent = previous !== undefined && text.slice(previousEnd, match.index) === " ";
     if (key !== undefined && !terms.has(key)) terms.set(key, spelled);
-    if (pairs && key !== undefined && previous !== undefined && adjacent) {
+    if (pairs && key !== undefined && previous !== undefined && afterSpace) {
       const pair = `${previous.key} ${key}`;
       if (!terms.has(pair)) terms.set(pair, `${previous.spelled} ${spelled}`);
     }
     previous = key === undefined ? undefined : { key, spelled };
-    previousEnd = match.index + match[0].length;
-  }
+  });
   return [...terms].map(([key, spelled]) => ({ key, spelled }));
 }
 
-/** How a word is counted, or undefined when it says nothing about a task. */
-function keyOf(spelled: string): TermKey | undefined {
+/**
+ * Each word of `text` in order, in lower case, and whether a single space (nothing else) parts it from
+ * the word before: a pair of words is a term only then.
+ */
+export function forEachWord(text: string, visit: (spelled: string, afterSpace: boolean) => void): void {
+  let previousEnd = -1;
+  for (const match of text.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[-.][\p{L}\p{N}]+)*/gu)) {
+    const afterSpace = previousEnd >= 0 && match.index === previousEnd + 1 && text[previousEnd] === " ";
+    visit(match[0].toLowerCase().replace(/’/g, "'"), afterSpace);
+    previousEnd = match.index + match[0].length;
+  }
+}
+
+/** How a word (as forEachWord spells it) is counted, or undefined when it says nothing about a task. */
+export function keyOf(spelled: string): TermKey | undefined {
   // Most words are plain ASCII, which folding would not change: it took most of the time of a summary.
   const folded = /^[\x20-\x7e]*$/.test(spelled) ? spelled : spelled.normalize("NFKD").replace(/\p{M}/gu, "");
   if (folded.length < 3 || STOP_WORDS.has(folded) || /^[\p{N}.-]+$/u.test(folded)) return undefined;

@@ -117,6 +117,29 @@ describe("previewOf", () => {
   });
 });
 
+describe("TermFrequencies", () => {
+  it("writes a term as the first skill of the pack or group wrote it, whatever other units wrote", async () => {
+    const scope = await scopeOf({
+      "kitchen/a-sharpen/SKILL.md": skillMd("a-sharpen", "Sharpen blades on whetstones."),
+      "kitchen/knives/b-hone/SKILL.md": skillMd("b-hone", "Hone edges on a whetstone."),
+      "kitchen/c-clean/SKILL.md": skillMd("c-clean", "Clean a whetstone after use."),
+      "workshop/d-flatten/SKILL.md": skillMd("d-flatten", "Flatten a whetstone on glass."),
+      "workshop/e-soak/SKILL.md": skillMd("e-soak", "Soak whetstones before sharpening."),
+    });
+    const terms = new TermFrequencies(scope.skills);
+    const [kitchen, workshop] = scope.packs;
+    const knives = kitchen?.groups[0];
+    if (kitchen === undefined || workshop === undefined || knives === undefined) {
+      throw new Error("two packs and a group expected");
+    }
+    const nothing = new Set<string>();
+    expect(terms.tellingTerms(kitchen, undefined, nothing)).toContain("whetstones");
+    expect(terms.tellingTerms(kitchen, knives, nothing)).toContain("whetstone");
+    expect(terms.tellingTerms(workshop, undefined, nothing)).toContain("whetstone");
+    expect(terms.tellingTerms(workshop, undefined, nothing)).not.toContain("whetstones");
+  });
+});
+
 describe("steeringLine", () => {
   it("names each pack of the scope and what it is for, and nothing outside the scope", async () => {
     const scope = await scopeOf({
