@@ -81,7 +81,9 @@ export function savedIndexBytes({ fingerprint, parts }: SavedIndex): Uint8Array 
     let checksum = crc32(file.subarray(lengthsAt, at), crc32(name));
     for (const piece of pieces) {
       file.set(piece, at);
-      checksum = crc32(piece, checksum);
+      // Of the bytes written, as the reader sums them: Node's crc32 drops its start value for an empty
+      // view of an empty buffer (an empty typed array's), where an empty view of the file keeps it.
+      checksum = crc32(file.subarray(at, at + piece.byteLength), checksum);
       at = aligned(at + piece.byteLength);
     }
     file.writeUInt32LE(checksum, checksumAt);

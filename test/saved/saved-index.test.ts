@@ -38,6 +38,19 @@ describe("the saved index's container", () => {
     }
   });
 
+  it("reads back a part holding an empty typed array", () => {
+    const part = new PartWriter();
+    part.number(1);
+    part.array(Int32Array.from([4, 5]));
+    part.array(Int32Array.from([]));
+    const file = savedIndexBytes({ fingerprint: FINGERPRINT, parts: new Map([["terms", part.pieces()]]) });
+    const reader = new PartReader(read(file).parts.get("terms") ?? []);
+    expect(reader.number()).toBe(1);
+    expect([...reader.array(Int32Array)]).toEqual([4, 5]);
+    expect(reader.array(Int32Array).length).toBe(0);
+    reader.end();
+  });
+
   it("reads a file that does not start at a multiple of 8 in its buffer", () => {
     const file = savedIndexBytes({ fingerprint: FINGERPRINT, parts: PARTS });
     const shifted = Buffer.concat([Buffer.from([1, 2, 3]), file]).subarray(3);
