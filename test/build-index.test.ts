@@ -33,7 +33,7 @@ async function buildIndexFile(env: Record<string, string> = {}): Promise<LogLine
     file: savedIndex,
     skills: expect.any(Number),
     bytes: expect.any(Number),
-    parts: ["documents", "search", "inspection"],
+    parts: ["documents", "search", "inspection", "terms"],
   });
   return saved as LogLine;
 }
@@ -82,6 +82,40 @@ describe("--build-index", () => {
       packs: ["alpha", "beta", "gamma"],
       skills: 9,
     });
+  });
+
+  it("saves the previews' tally of terms: a server started next reads it, and says what one that tallies says", async () => {
+    const tallying = await start();
+    const previewsOf = async (url: string) => {
+      const client = await connectClient(url);
+      try {
+        const { tools } = await client.client.listTools();
+        const listSkills = tools.find((tool) => tool.name === "list_skills")?.description;
+        return {
+          instructions: client.client.getInstructions(),
+          listSkills,
+          packs: (await call(client.client, "list_packs", {})).text,
+        };
+      } finally {
+        await client.close();
+      }
+    };
+    const tallied = await previewsOf(tallying.url);
+    await servers.stopAll();
+    await buildIndexFile();
+
+    const { lines, url } = await start();
+    expect(
+      lines.find((line) => String(line.msg).startsWith("previews' terms found in the saved index")),
+    ).toMatchObject({
+      level: 30,
+      file: savedIndex,
+    });
+    expect(lines.some((line) => String(line.msg).startsWith("saved terms of the previews not used"))).toBe(
+      false,
+    );
+    expect(tallied.listSkills).toMatch(/alpha/);
+    expect(await previewsOf(url)).toEqual(tallied);
   });
 
   it("without a saved index, builds one at startup and says there was none", async () => {

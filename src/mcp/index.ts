@@ -3,6 +3,7 @@ export type { ToolContext } from "./context.js";
 export { formatPacks } from "./list-packs.js";
 export {
   buildMcpDeps,
+  listedSkills,
   type McpDeps,
   type McpDepsOptions,
   MODERN_REVISION,

@@ -91,6 +91,13 @@ export interface McpDepsOptions {
   readonly onWarning?: McpDeps["onWarning"];
   /** Told once of each skill and pack file that cannot be a `skill://` resource as it is. */
   readonly onResourceWarning?: (warning: ResourceWarning) => void;
+  /** The tally of the listed skills' terms, when the saved index held it; else one is made, to be tallied. */
+  readonly terms?: TermFrequencies;
+}
+
+/** The skills a listing, search or preview may name to a model: all but `disable-model-invocation: true`. */
+export function listedSkills(catalog: Catalog): Skill[] {
+  return catalog.everything.skills.filter((skill) => skill.modelInvocable);
 }
 
 /** What every server of a catalog is made of, built once: the catalog's resources are worked out here. */
@@ -101,7 +108,9 @@ export function buildMcpDeps(options: McpDepsOptions): McpDeps {
     (skill) => inspection.of(skill).entry,
     options.onResourceWarning ?? (() => {}),
   );
-  const unlisted = new Set(catalog.everything.skills.filter((skill) => !skill.modelInvocable));
+  const listed = listedSkills(catalog);
+  const unlisted = new Set(catalog.everything.skills);
+  for (const skill of listed) unlisted.delete(skill);
   const described = catalog.sources.flatMap(({ name, description }) =>
     description === undefined ? [] : [[name, description] as const],
   );
@@ -115,7 +124,7 @@ export function buildMcpDeps(options: McpDepsOptions): McpDeps {
       enabled: options.catalogPreview ?? true,
       packDescriptions: new Map([...described, ...(options.packDescriptions ?? [])]),
     },
-    terms: new TermFrequencies(catalog.everything.without(unlisted).skills),
+    terms: options.terms ?? new TermFrequencies(listed),
     unlisted,
     onInternalError: options.onInternalError ?? (() => {}),
     onWarning: options.onWarning ?? (() => {}),

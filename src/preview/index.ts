@@ -8,4 +8,5 @@ export {
   steeringLine,
   workOutAhead,
 } from "./preview.js";
+export { type LoadedTerms, TERMS_FORMAT_VERSION, termsFromPart, termsToPart } from "./saved-terms.js";
 export { TermFrequencies } from "./summary.js";

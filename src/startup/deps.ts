@@ -15,12 +15,12 @@ export const SERVER_INFO: ServerInfo = { name: "skills-mcp", version };
  * warning: a typo, or a SKILL_PACKS narrower than the descriptions.
  */
 export function mcpDepsFor(
-  prepared: Pick<Prepared, "catalog" | "index" | "inspection">,
+  prepared: Pick<Prepared, "catalog" | "index" | "inspection" | "terms">,
   config: Config,
   logger: Logger,
   info: ServerInfo = SERVER_INFO,
 ): McpDeps {
-  const { catalog, index, inspection } = prepared;
+  const { catalog, index, inspection, terms } = prepared;
   const loaded = new Set(catalog.everything.packs.map((pack) => pack.name));
   for (const name of config.packDescriptions.keys()) {
     if (!loaded.has(name)) {
@@ -32,6 +32,7 @@ export function mcpDepsFor(
     catalog,
     index,
     inspection,
+    terms,
     prompts: config.prompts,
     catalogPreview: config.catalogPreview,
     packDescriptions: config.packDescriptions,

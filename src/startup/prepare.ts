@@ -11,6 +11,8 @@ import {
 } from "../catalog/index.js";
 import type { Config } from "../config/index.js";
 import { type Inspection, inspectCatalog, withoutUnsafe } from "../inspection/index.js";
+import { listedSkills } from "../mcp/index.js";
+import { TermFrequencies } from "../preview/index.js";
 import { buildIndex, type SearchIndex } from "../search/index.js";
 import { SavedStart } from "./saved.js";
 
@@ -38,6 +40,11 @@ export interface Prepared extends PreparedCatalog {
   readonly index: SearchIndex;
   /** Whether the search index came from the saved index or was built now. */
   readonly indexOrigin: "loaded" | "built";
+  /**
+   * The previews' tally of the listed skills' terms: whole from the saved index, or to be tallied (after
+   * listening, or by `--build-index` as it saves it).
+   */
+  readonly terms: TermFrequencies;
   readonly ms: PreparedCatalog["ms"] & { readonly index: number };
 }
 
@@ -63,6 +70,7 @@ export async function prepare(config: Config, logger: Logger): Promise<Prepared>
     ...prepared,
     index,
     indexOrigin: origin,
+    terms: startTerms(saved, prepared.catalog, config, logger),
     ms: { ...prepared.ms, index: performance.now() - started },
   };
 }
@@ -248,4 +256,25 @@ function startIndex(
   const index = buildIndex(skills, readSkillDocument);
   logger.info({ skills: skills.length, ms: Math.round(performance.now() - started) }, "search index built");
   return { index, origin: "built" };
+}
+
+/**
+ * The previews' saved tally when it fits the catalog, else one to be tallied. An older saved index has
+ * none, which is no news; a tally that does not fit is said in the log, as the search index's is.
+ */
+function startTerms(saved: SavedStart, catalog: Catalog, config: Config, logger: Logger): TermFrequencies {
+  const file = config.savedIndexFile;
+  const listed = listedSkills(catalog);
+  const notUsed = (problem: string, outdated: boolean) =>
+    logger[outdated ? "info" : "warn"](
+      { file, problem },
+      `saved terms of the previews not used, tallying them after listening: ${problem}`,
+    );
+  const loaded = saved.terms(catalog.everything.skills, listed, (problem) => notUsed(problem, false));
+  if (loaded?.ok) {
+    logger.info({ file }, "previews' terms found in the saved index: read after listening, not tallied");
+    return loaded.terms;
+  }
+  if (loaded !== undefined) notUsed(loaded.problem, loaded.outdated);
+  return new TermFrequencies(listed);
 }

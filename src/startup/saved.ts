@@ -9,6 +9,7 @@ import {
   type Skill,
 } from "../catalog/index.js";
 import type { Inspection } from "../inspection/index.js";
+import { type LoadedTerms, type TermFrequencies, termsFromPart, termsToPart } from "../preview/index.js";
 import {
   type CatalogFingerprint,
   readSavedIndex,
@@ -21,17 +22,21 @@ import { indexFromPart, indexToPart, type LoadedIndex, type SearchIndex } from "
 /**
  * The parts of the saved index, each written and read by its owner: what each SKILL.md says (the catalog,
  * used for each file whose stamp holds), the inspection of each skill (used for each skill whose files'
- * stamps hold), and the search index (used whole, when the catalog is the one the file was saved from).
+ * stamps hold), and the search index and the previews' tally of terms (each used whole, when the catalog
+ * is the one the file was saved from).
  */
 const DOCUMENTS = "documents";
 const SEARCH = "search";
 const INSPECTION = "inspection";
+const TERMS = "terms";
 
 /** What a start takes from the saved index, part by part; nothing when there is none it can use. */
 export class SavedStart {
   static readonly NOTHING = new SavedStart(undefined, 0);
 
   readonly #saved: SavedIndex | undefined;
+  /** The fingerprint of the skills served, worked out once for the parts that ask it (tens of ms at 10k). */
+  #served: { readonly skills: readonly Skill[]; readonly problem: string | undefined } | undefined;
   /** The size of the file read. */
   readonly bytes: number;
 
@@ -82,10 +87,34 @@ export class SavedStart {
    */
   search(skills: readonly Skill[]): LoadedIndex | undefined {
     if (this.#saved === undefined) return undefined;
-    const { fingerprint, parts } = this.#saved;
-    const problem = otherCatalog(fingerprint, catalogFingerprint(skills));
+    const problem = this.#otherCatalog(this.#saved, skills);
     if (problem !== undefined) return { ok: false, problem, outdated: true };
-    return indexFromPart(parts.get(SEARCH) ?? [], skills);
+    return indexFromPart(this.#saved.parts.get(SEARCH) ?? [], skills);
+  }
+
+  /**
+   * The saved tally of `listed`, the listed skills of `skills` (those served): undefined when there is no
+   * saved index or it has no tally (saved by an older build), else the tally when the file was saved from
+   * exactly these skills by this format, or why not; `onUnfit` is told if its part, read later, does not
+   * hold together.
+   */
+  terms(
+    skills: readonly Skill[],
+    listed: readonly Skill[],
+    onUnfit: (problem: string) => void,
+  ): LoadedTerms | undefined {
+    const part = this.#saved?.parts.get(TERMS);
+    if (this.#saved === undefined || part === undefined) return undefined;
+    const problem = this.#otherCatalog(this.#saved, skills);
+    if (problem !== undefined) return { ok: false, problem, outdated: true };
+    return termsFromPart(part, listed, onUnfit);
+  }
+
+  #otherCatalog(saved: SavedIndex, skills: readonly Skill[]): string | undefined {
+    if (this.#served?.skills !== skills) {
+      this.#served = { skills, problem: otherCatalog(saved.fingerprint, catalogFingerprint(skills)) };
+    }
+    return this.#served.problem;
   }
 }
 
@@ -109,6 +138,7 @@ export interface ToSave {
   readonly loaded: { readonly documents: readonly DocumentRecord[] };
   readonly index: SearchIndex;
   readonly inspection: Inspection;
+  readonly terms: TermFrequencies;
 }
 
 /**
@@ -121,6 +151,7 @@ export function saveIndex(what: ToSave, file: string, logger: Logger): void {
     [DOCUMENTS, [documentsToBytes(what.loaded.documents)]],
     [SEARCH, indexToPart(what.index)],
     [INSPECTION, [what.inspection.toBytes()]],
+    [TERMS, termsToPart(what.terms)],
   ];
   const bytes = savedIndexBytes({
     fingerprint: catalogFingerprint(what.catalog.everything.skills),
