@@ -43,6 +43,8 @@ export interface SavedIndexStart {
   readonly readyMs: number;
   readonly startup?: StartupSplit;
   readonly residentAfterStartBytes: number;
+  /** The first `tools/list` sent right at ready, end to end (ms): what a client calling first waits. */
+  readonly firstToolsListMs: number;
 }
 
 export interface ScaleRow {
@@ -151,17 +153,22 @@ async function startOnSavedIndex(
     logDir: options.workDir,
     name: `server-saved-index-${path.basename(skillsDir)}${entry === undefined ? "" : "-baseline"}`,
     ...(entry !== undefined ? { entry } : {}),
+    // As in the first start: a first call's stall is timed, not refused.
+    env: { SHED_EVENT_LOOP_DELAY_MS: "0" },
   });
   try {
     const loaded = server.logLines().find((line) => line.msg === "ready")?.index;
     if (loaded !== "loaded") throw new Error(`the server did not load the saved index (${server.logFile})`);
+    const residentAfterStartBytes = server.residentBytes();
+    const firstToolsList = await timed(() => call(server.url, mcpPost("tools/list")));
     return {
       saveMs,
       saveInspectionMs,
       bytes,
       readyMs: server.readyMs,
       ...startupSplit(server),
-      residentAfterStartBytes: server.residentBytes(),
+      residentAfterStartBytes,
+      firstToolsListMs: firstToolsList.ms,
     };
   } finally {
     await server.stop();
