@@ -10,7 +10,7 @@ import { NO_TERM, type Tally, type TermId, type UnitCells, unitKeysOf } from "./
  * test/preview/saved-terms.test.ts holds the digest of a saved fixture and fails when the bytes change
  * while the version does not.
  */
-export const TERMS_FORMAT_VERSION = 1;
+export const TERMS_FORMAT_VERSION = 2;
 
 /** A saved tally found, or why it cannot be used. */
 export type LoadedTerms =
@@ -20,23 +20,27 @@ export type LoadedTerms =
 /**
  * The previews' part of the saved index: its format version, then the whole tally of the listed skills,
  * so that a server started on it has nothing to tally before its first preview. Its numbers are arrays;
- * its strings are one text, apart at NULs, which no term or folder name holds.
+ * its strings are one text, apart at NULs, which no term or folder name holds: the terms' keys, the
+ * units' keys, the spellings of the terms the catalog first wrote otherwise than their keys (a plural,
+ * an apostrophe: few, so that a start splits fewer strings), then the units' own spellings.
  */
 export function termsToPart(terms: TermFrequencies): Uint8Array[] {
   const tally = terms.whole();
   const units = [...tally.units];
   const spellings = units.flatMap(([, unit]) => [...unit.spellings]);
+  const respelled = tally.keys.flatMap((key, term) => (tally.spelled[term] === key ? [] : [term]));
   const part = new PartWriter();
   part.number(TERMS_FORMAT_VERSION, tally.skills, tally.keys.length, units.length);
   const strings = [
     ...tally.keys,
-    ...tally.spelled,
     ...units.map(([key]) => key),
+    ...respelled.map((term) => tally.spelled[term] ?? ""),
     ...spellings.map(([, spelled]) => spelled),
   ];
   part.array(new TextEncoder().encode(strings.join("\0")));
   for (const byTerm of [tally.firstWords, tally.secondWords, tally.spread])
     part.array(Int32Array.from(byTerm));
+  part.array(Int32Array.from(respelled));
   part.array(Int32Array.from(units, ([, unit]) => unit.terms.length));
   for (const byCell of ["terms", "weights", "skills"] as const) {
     part.array(Int32Array.from(units.flatMap(([, unit]) => Array.from(unit[byCell]))));
@@ -88,6 +92,7 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
   const firstWords = termArray(part, terms);
   const secondWords = termArray(part, terms);
   const spread = termArray(part, terms);
+  const respelled = part.array(Int32Array);
   const cellsByUnit = part.array(Int32Array);
   const cells = {
     terms: part.array(Int32Array),
@@ -102,7 +107,7 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
     spellingsByUnit.length !== units ||
     cells.weights.length !== cells.terms.length ||
     cells.skills.length !== cells.terms.length ||
-    strings.length !== 2 * terms + units + spelledTerms.length
+    strings.length !== terms + units + respelled.length + spelledTerms.length
   ) {
     throw new MalformedPart("its lengths disagree");
   }
@@ -112,13 +117,23 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
   if (!allTerms(firstWords, terms, NO_TERM) || !allTerms(secondWords, terms, NO_TERM)) {
     throw new MalformedPart("a pair's word is no term");
   }
-  if (!allTerms(cells.terms, terms, 0) || !allTerms(spelledTerms, terms, 0)) {
+  if (
+    !allTerms(cells.terms, terms, 0) ||
+    !allTerms(spelledTerms, terms, 0) ||
+    !allTerms(respelled, terms, 0)
+  ) {
     throw new MalformedPart("a cell's term is no term");
   }
-  const unitKeys = strings.slice(2 * terms, 2 * terms + units);
+  const unitKeys = strings.slice(terms, terms + units);
   if (unitKeys.join("\0") !== unitKeysOf(skills).join("\0")) {
     throw new MalformedPart("its units are not those of the skills listed");
   }
+  const keys = strings.slice(0, terms);
+  const spelled = keys.slice();
+  respelled.forEach((term, index) => {
+    spelled[term] = strings[terms + units + index] ?? "";
+  });
+  const unitSpellings = terms + units + respelled.length;
   const byUnit = new Map<string, UnitCells>();
   let cell = 0;
   let spelling = 0;
@@ -126,7 +141,7 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
     const end = cell + (cellsByUnit[number] ?? 0);
     const spellings = new Map<TermId, string>();
     for (const last = spelling + (spellingsByUnit[number] ?? 0); spelling < last; spelling += 1) {
-      spellings.set(spelledTerms[spelling] ?? NO_TERM, strings[2 * terms + units + spelling] ?? "");
+      spellings.set(spelledTerms[spelling] ?? NO_TERM, strings[unitSpellings + spelling] ?? "");
     }
     byUnit.set(key, {
       terms: cells.terms.subarray(cell, end),
@@ -138,8 +153,8 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
   });
   return {
     skills: tallied,
-    keys: strings.slice(0, terms),
-    spelled: strings.slice(terms, 2 * terms),
+    keys,
+    spelled,
     firstWords,
     secondWords,
     spread,

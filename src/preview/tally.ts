@@ -49,13 +49,23 @@ export function unitKeysOf(skills: readonly Skill[]): string[] {
   return [...byUnit(skills).keys()];
 }
 
+/** The skills of each unit, units in the order first met: by pack and group, not by a key made per skill. */
 function byUnit(skills: readonly Skill[]): Map<string, Skill[]> {
+  const packs = new Map<string, Map<string | undefined, Skill[]>>();
   const units = new Map<string, Skill[]>();
   for (const skill of skills) {
-    const key = unitKey(skill.pack, skill.group);
-    const unit = units.get(key);
-    if (unit === undefined) units.set(key, [skill]);
-    else unit.push(skill);
+    let groups = packs.get(skill.pack);
+    if (groups === undefined) {
+      groups = new Map();
+      packs.set(skill.pack, groups);
+    }
+    let unit = groups.get(skill.group);
+    if (unit === undefined) {
+      unit = [];
+      groups.set(skill.group, unit);
+      units.set(unitKey(skill.pack, skill.group), unit);
+    }
+    unit.push(skill);
   }
   return units;
 }
@@ -76,7 +86,9 @@ class UnitTally implements UnitCells {
  * term's place in the unit being tallied is kept by term rather than in a map per unit.
  */
 export class Tallying {
-  readonly #skills: readonly Skill[];
+  /** The skills as given, then (once tallying starts, after listening) unit by unit. */
+  #skills: readonly Skill[];
+  #grouped = false;
   /** How many of the skills are tallied, in their order. */
   #tallied = 0;
   readonly #units = new Map<string, UnitCells>();
@@ -96,11 +108,15 @@ export class Tallying {
   readonly #lastSlot: number[] = [];
 
   constructor(skills: readonly Skill[]) {
-    this.#skills = [...byUnit(skills).values()].flat();
+    this.#skills = skills;
   }
 
   /** Tallies up to `count` more skills, and says whether any are left. */
   tallySome(count: number): boolean {
+    if (!this.#grouped) {
+      this.#skills = [...byUnit(this.#skills).values()].flat();
+      this.#grouped = true;
+    }
     const end = Math.min(this.#skills.length, this.#tallied + count);
     for (let index = this.#tallied; index < end; index += 1) {
       const skill = this.#skills[index];
