@@ -255,6 +255,18 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
 
+  it("ships Node's compile cache of the server, which a start as uid 1000 reads", async () => {
+    const run = await server.container.exec([
+      "sh",
+      "-c",
+      "NODE_DEBUG_NATIVE=COMPILE_CACHE node dist/main.js --version",
+    ]);
+    expect(run.exitCode).toBe(0);
+    expect(run.output).toMatch(/cache for (ESM )?file:\/\/\/app\/dist\/main\.js was accepted/);
+    expect(run.output).toMatch(/cache for (ESM )?file:\/\/\/app\/dist\/http\/index\.js was accepted/);
+    expect(run.output).toMatch(/^\d+\.\d+\.\d+$/m);
+  });
+
   // Exit status 0 says that node (PID 1) handled SIGTERM and exited by itself: one killed at the end of
   // the grace exits 137, however busy the machine. How fast it drains is tested in test/main.test.ts.
   it("stops by itself on docker stop, cleanly", async () => {
