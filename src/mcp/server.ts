@@ -63,9 +63,9 @@ export interface McpDeps {
   /** How each scope's preview is written: on or off, and the packs' descriptions. */
   readonly preview: PreviewSettings;
   /**
-   * How telling each term of the skills shown to models is, for the previews' summaries: tallied after
-   * startup (see warmPreviews) or by the first preview, not before listening, since at ten thousand
-   * skills it takes a fifth of a second.
+   * How telling each term of the skills shown to models is, for the previews' summaries: read from the
+   * saved index or tallied, after listening (see warmPreviews) or by the first preview, never before: at
+   * ten thousand skills it takes tens to hundreds of milliseconds.
    */
   readonly terms: TermFrequencies;
   /** The skills no listing, search or preview names to a model (`disable-model-invocation: true`). */

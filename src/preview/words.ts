@@ -24,32 +24,6 @@ const STOP_WORDS: ReadonlySet<string> = new Set([...stopwords, ...BOILERPLATE]);
 /** A term as a summary counts it: folded, singular; a phrase of two words is their keys with a space. */
 export type TermKey = string;
 
-/** A term of a text: how it is counted, and how it is written there. */
-export interface Term {
-  readonly key: TermKey;
-  readonly spelled: string;
-}
-
-/**
- * The terms of a text, each once with its first spelling: its words (hyphenated compounds whole, such as
- * `single-cell`), and with `pairs`, pairs of neighbouring words with nothing but a space between them
- * (`code review`), which often name a task better than either word.
- */
-export function termsOf(text: string, pairs = false): Term[] {
-  const terms = new Map<TermKey, string>();
-  let previous: Term | undefined;
-  forEachWord(text, (spelled, afterSpace) => {
-    const key = keyOf(spelled);
-    if (key !== undefined && !terms.has(key)) terms.set(key, spelled);
-    if (pairs && key !== undefined && previous !== undefined && afterSpace) {
-      const pair = `${previous.key} ${key}`;
-      if (!terms.has(pair)) terms.set(pair, `${previous.spelled} ${spelled}`);
-    }
-    previous = key === undefined ? undefined : { key, spelled };
-  });
-  return [...terms].map(([key, spelled]) => ({ key, spelled }));
-}
-
 /**
  * Each word of `text` in order, in lower case, and whether a single space (nothing else) parts it from
  * the word before: a pair of words is a term only then.
@@ -79,7 +53,15 @@ function singular(word: string): string {
   return word;
 }
 
-/** The word keys of `text`, for telling which terms a summary has already said. */
+/**
+ * The word keys of `text` (hyphenated compounds whole, such as `single-cell`), for telling which terms a
+ * summary has already said.
+ */
 export function wordKeysOf(text: string): Set<TermKey> {
-  return new Set(termsOf(text).flatMap(({ key }) => (key.includes(" ") ? [] : [key])));
+  const keys = new Set<TermKey>();
+  forEachWord(text, (spelled) => {
+    const key = keyOf(spelled);
+    if (key !== undefined) keys.add(key);
+  });
+  return keys;
 }
