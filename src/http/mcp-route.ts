@@ -11,7 +11,7 @@ import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
 import { McpEndpoints } from "./mcp-endpoint.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
-import { type CallerScope, ScopeResolver } from "./scope.js";
+import { type CallerScope, headerText, ScopeResolver } from "./scope.js";
 
 export interface McpRouteOptions {
   readonly mcp: McpDeps;
@@ -160,7 +160,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
             ),
           );
       }
-      const header = request.headers["x-skill-pack"];
+      const sent = request.headers["x-skill-pack"];
+      const header = sent === undefined ? undefined : headerText(sent);
       const query = request.query.pack?.join(",");
       // Read by the request's log line rather than bound to a child logger, which costs as much again.
       const { rpc, tool } = describeCall(body);

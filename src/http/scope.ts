@@ -1,3 +1,4 @@
+import { isAscii, isUtf8 } from "node:buffer";
 import { LRUCache } from "lru-cache";
 import type { Scope } from "../catalog/index.js";
 
@@ -29,4 +30,16 @@ export class ScopeResolver {
     this.#remembered.set(key, resolved);
     return resolved;
   }
+}
+
+/**
+ * A header's value as its client wrote it. Node reads each byte of a header as one Latin-1 character, so
+ * a selector outside ASCII sent in UTF-8 (as curl and most HTTP libraries send it, and as
+ * `skills-mcp sync` sends what Latin-1 cannot hold) arrives garbled (`日本語` as `æ—¥æœ¬èªž`) and would
+ * match nothing. Bytes that are valid UTF-8 are read as UTF-8; other bytes stay Latin-1, as fetch sends
+ * `é` (one byte, never valid UTF-8 alone).
+ */
+export function headerText(value: string): string {
+  const bytes = Buffer.from(value, "latin1");
+  return isAscii(bytes) || !isUtf8(bytes) ? value : bytes.toString("utf8");
 }

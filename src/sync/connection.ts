@@ -36,7 +36,7 @@ export class AnswerTooLargeError extends Error {
 export async function connect(address: ServerAddress, era: Era, version: string): Promise<Connection> {
   const { apiKey } = address;
   const transport = new StreamableHTTPClientTransport(address.url, {
-    requestInit: { headers: { ...address.headers } },
+    requestInit: { headers: headersAsBytes(address.headers) },
     fetch: cappedFetch(MAX_ANSWER_BYTES),
     ...(apiKey === undefined ? {} : { authProvider: { token: async () => apiKey } }),
   });
@@ -47,6 +47,21 @@ export async function connect(address: ServerAddress, era: Era, version: string)
   );
   await client.connect(transport);
   return { client, skills: new SkillsClient(client, { skipInvalid: true }), close: () => client.close() };
+}
+
+/**
+ * Headers as fetch can send them: it sends each character of a value as one byte and refuses any past
+ * Latin-1, so a value holding one (`--pack demo/日本語`) goes as its UTF-8 bytes, which the server reads
+ * as UTF-8. Other values go as they are, as every server version reads them.
+ */
+function headersAsBytes(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const latin1 = (value: string) => Buffer.from(value, "latin1").toString("latin1") === value;
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      latin1(value) ? value : Buffer.from(value, "utf8").toString("latin1"),
+    ]),
+  );
 }
 
 /** fetch, whose answers fail once their body passes `limit` bytes (or says it will). */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
-import { call, post, type RunningServer, startServer } from "../helpers/server.js";
+import { call, post, type RunningServer, send, startServer } from "../helpers/server.js";
+import { skillMd } from "../helpers/skill-tree.js";
 
 let tree: StandardCatalog;
 let server: RunningServer;
@@ -220,6 +221,51 @@ describe("client ceilings", () => {
       jsonrpc: "2.0",
       id: 7,
       error: { code: -32600, message: expect.stringMatching(/"n8n".*alpha, beta, gamma, beta\/docs/) },
+    });
+  });
+
+  describe("a selector outside ASCII", () => {
+    let unicode: StandardCatalog;
+    let unicodeServer: RunningServer;
+    beforeAll(async () => {
+      unicode = await makeStandardCatalog({
+        "skills/café/menu/SKILL.md": skillMd("menu", "Write a menu."),
+        "skills/gamma/日本語/brew-tea/SKILL.md": skillMd("brew-tea", "Brew tea."),
+      });
+      unicodeServer = await startServer(unicode.skillsDir);
+    });
+    afterAll(async () => {
+      await unicodeServer.close();
+      await unicode.remove();
+    });
+    /** The header's value as bytes on the wire: Node's client writes each character as one byte. */
+    const bytes = (text: string, encoding: BufferEncoding) => Buffer.from(text, encoding).toString("latin1");
+    const listed = async (header: string) => {
+      const answer = await send(`${unicodeServer.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "x-skill-pack": header,
+        },
+        // A body given as text would make Node write the headers with it, in UTF-8.
+        body: Buffer.from(JSON.stringify(listSkills)),
+      });
+      return answer.json;
+    };
+
+    it("is read in UTF-8, as curl and most clients send it", async () => {
+      expect(JSON.stringify(await listed(bytes("gamma/日本語", "utf8")))).toContain("brew-tea: Brew tea.");
+      expect(JSON.stringify(await listed(bytes("café", "utf8")))).toContain("menu: Write a menu.");
+    });
+
+    it("is read in Latin-1 when its bytes are not UTF-8, as fetch sends é", async () => {
+      expect(JSON.stringify(await listed(bytes("café", "latin1")))).toContain("menu: Write a menu.");
+    });
+
+    it("is named as sent when it matches nothing", async () => {
+      const refused = await listed(bytes("gamma/日本", "utf8"));
+      expect(JSON.stringify(refused)).toContain('Unknown pack or group \\"gamma/日本\\"');
     });
   });
 

@@ -177,6 +177,16 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
     ]);
   });
 
+  it("selects a group named outside Latin-1, which fetch cannot send as it is", async () => {
+    await writeTree(skills, { "other/日本語/brew-tea/SKILL.md": skillMd("brew-tea", "Brew tea.") });
+    await restart();
+
+    const report = await sync(server.url, target, { era, headers: { "X-Skill-Pack": "other/日本語" } });
+
+    expect(report.counts.added).toBe(1);
+    expect(Object.keys(await readTree(target))).toEqual(["brew-tea/SKILL.md"]);
+  });
+
   it("plans without writing in a dry run or a check, and a check tells an out-of-date folder", async () => {
     const planned = await sync(server.url, target, { era, mode: "dry-run" });
     expect(planned.steps.map((step) => `${step.kind} ${step.name}`)).toEqual([
