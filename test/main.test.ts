@@ -26,6 +26,8 @@ describe("refusing to start", () => {
     expect(result.stderr).toBe(
       "skills-mcp: Skills folder /nonexistent/skills does not exist or is not a folder\n",
     );
+    // Not a line of a start that goes on to build the index.
+    expect(logLines(result.stdout).map((line) => line.msg)).toEqual([]);
   });
 
   it("exits 1 when no skill is valid", async () => {

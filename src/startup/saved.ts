@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import type { Logger } from "pino";
 import {
   type Catalog,
@@ -52,6 +53,8 @@ export class SavedStart {
       bytes = readFileSync(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      // A skills folder that is not there is the load's to report, in one line: nothing is built.
+      if (code === "ENOENT" && !existsSync(path.dirname(file))) return SavedStart.NOTHING;
       if (code === "ENOENT") {
         logger.info(
           { file },
