@@ -315,6 +315,34 @@ describe("serving over stdio", () => {
     ]);
     expect(stderr).toContain("catalog loaded");
   });
+
+  it("skips a line that is no JSON-RPC message with a warning, and answers the next", async () => {
+    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
+      cwd: ROOT,
+      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    child.stdin.write('[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n{"id":2}\n');
+    child.stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await vi.waitFor(() => expect(stdout).toContain('"id":3'), { timeout: 10_000 });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(stdout.split("\n").filter(Boolean)).toEqual(['{"result":{},"jsonrpc":"2.0","id":3}']);
+    const lines = logLines(stderr);
+    expect(lines.filter((line) => String(line.msg).startsWith("stdio")).map((line) => line.level)).toEqual([
+      40, 40,
+    ]);
+    expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(stderr).toContain("stdio: a line from the client is not a JSON-RPC message; skipped");
+  });
 });
 
 /** A tools/call over plain HTTP, under the ceiling `?pack=`. */

@@ -1,5 +1,6 @@
 import { serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
 import type { Logger } from "pino";
+import { ZodError } from "zod";
 import { type McpDeps, serverFactoryFor } from "../mcp/index.js";
 
 export interface StdioDeps {
@@ -18,7 +19,16 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     process.stdin.once("close", resolve);
   });
   const handle = serveSdkStdio(serverFactoryFor(deps.mcp, deps.mcp.catalog.everything), {
-    onerror: (error) => deps.logger.error({ err: error }, "stdio"),
+    onerror: (error) => {
+      // JSON that is no JSON-RPC message at all (a batch, which 2025-06-18 dropped, or a message missing
+      // its members) is the client's mistake, which the SDK skips as it skips a line that is not JSON:
+      // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
+      if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
+        deps.logger.warn("stdio: a line from the client is not a JSON-RPC message; skipped");
+        return;
+      }
+      deps.logger.error({ err: error }, "stdio");
+    },
   });
   await closed;
   await handle.close();
