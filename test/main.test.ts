@@ -280,20 +280,8 @@ describe("serving over stdio", () => {
   });
 
   it("writes only JSON-RPC to stdout and its logs to stderr, and exits when stdin closes", async () => {
-    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
-      cwd: ROOT,
-      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    const child = rawStdioServer(tree.skillsDir);
+    const send = (message: object) => child.write(`${JSON.stringify(message)}\n`);
     send({
       jsonrpc: "2.0",
       id: 1,
@@ -302,10 +290,12 @@ describe("serving over stdio", () => {
     });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_packs", arguments: {} } });
-    await vi.waitFor(() => expect(stdout.split("\n").filter(Boolean)).toHaveLength(2), { timeout: 10_000 });
-    child.stdin.end();
-    expect(await exited).toBe(0);
-    const lines = stdout
+    await vi.waitFor(() => expect(child.stdout().split("\n").filter(Boolean)).toHaveLength(2), {
+      timeout: 10_000,
+    });
+    expect(await child.end()).toBe(0);
+    const lines = child
+      .stdout()
       .split("\n")
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { jsonrpc: string; id: number });
@@ -313,37 +303,50 @@ describe("serving over stdio", () => {
       ["2.0", 1],
       ["2.0", 2],
     ]);
-    expect(stderr).toContain("catalog loaded");
+    expect(child.stderr()).toContain("catalog loaded");
   });
 
   it("skips a line that is no JSON-RPC message with a warning, and answers the next", async () => {
-    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
-      cwd: ROOT,
-      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    child.stdin.write('[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n{"id":2}\n');
-    child.stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
-    await vi.waitFor(() => expect(stdout).toContain('"id":3'), { timeout: 10_000 });
-    child.stdin.end();
-    expect(await exited).toBe(0);
-    expect(stdout.split("\n").filter(Boolean)).toEqual(['{"result":{},"jsonrpc":"2.0","id":3}']);
-    const lines = logLines(stderr);
+    const child = rawStdioServer(tree.skillsDir);
+    child.write('[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n{"id":2}\n');
+    child.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":3'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    expect(child.stdout().split("\n").filter(Boolean)).toEqual(['{"result":{},"jsonrpc":"2.0","id":3}']);
+    const lines = logLines(child.stderr());
     expect(lines.filter((line) => String(line.msg).startsWith("stdio")).map((line) => line.level)).toEqual([
       40, 40,
     ]);
     expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
-    expect(stderr).toContain("stdio: a line from the client is not a JSON-RPC message; skipped");
+    expect(child.stderr()).toContain("stdio: a line from the client is not a JSON-RPC message; skipped");
   });
 });
+
+/** `--stdio` on `skillsDir`, written to line by line, its output kept; `end` closes stdin and gives the exit code. */
+function rawStdioServer(skillsDir: string) {
+  const child = spawn(process.execPath, [...MAIN, "--stdio"], {
+    cwd: ROOT,
+    env: { ...process.env, SKILLS_DIR: skillsDir, NODE_OPTIONS: "" },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return {
+    write: (text: string) => child.stdin.write(text),
+    stdout: () => stdout,
+    stderr: () => stderr,
+    end: () => {
+      child.stdin.end();
+      return exited;
+    },
+  };
+}
 
 /** A tools/call over plain HTTP, under the ceiling `?pack=`. */
 function postCall(url: string, pack: string, params: Record<string, unknown>): Promise<Response> {

@@ -53,9 +53,9 @@ export class SavedStart {
       bytes = readFileSync(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      // A skills folder that is not there is the load's to report, in one line: nothing is built.
-      if (code === "ENOENT" && !existsSync(path.dirname(file))) return SavedStart.NOTHING;
       if (code === "ENOENT") {
+        // A skills folder that is not there is the load's to report, in one line: nothing is built.
+        if (!existsSync(path.dirname(file))) return SavedStart.NOTHING;
         logger.info(
           { file },
           "no saved index: building the index and inspecting every skill (--build-index saves them)",
