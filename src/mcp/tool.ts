@@ -43,6 +43,9 @@ const MAX_ARGUMENTS = 16;
 
 export function defineTool<Shape extends ZodRawShape>(spec: ToolSpec<Shape>): Tool {
   const schema = z.object(spec.inputSchema);
+  const optional = Object.entries(spec.inputSchema)
+    .filter(([, field]) => z.safeParse(field, undefined).success)
+    .map(([name]) => name);
   const keeping = spec.keeping ?? (() => "always");
   return {
     name: spec.name,
@@ -50,7 +53,7 @@ export function defineTool<Shape extends ZodRawShape>(spec: ToolSpec<Shape>): To
     readsFiles: spec.readsFiles ?? false,
     keeping,
     async call(args, context) {
-      const checked = checkArguments(spec, schema, args);
+      const checked = checkArguments(spec, schema, withoutBlanks(args, optional));
       if (!checked.ok) return failure(checked.problem);
       try {
         return success(await spec.run(checked.value, context));
@@ -92,6 +95,20 @@ function listedTool<Shape extends ZodRawShape>(
     inputSchema: { ...inputSchema, type: "object" },
     annotations: READ_ONLY,
   };
+}
+
+/**
+ * The arguments less the optional ones sent as null or "", which read as not given. OpenAI's strict mode
+ * makes every argument required, so models fill those they mean to leave out with null or "" (and clients
+ * that adapt schemas for it send null); refused, the call fails for an argument the model never meant.
+ */
+function withoutBlanks(
+  args: Readonly<Record<string, unknown>>,
+  optional: readonly string[],
+): Readonly<Record<string, unknown>> {
+  const blank = (name: string) => optional.includes(name) && (args[name] === null || args[name] === "");
+  if (!optional.some(blank)) return args;
+  return Object.fromEntries(Object.entries(args).filter(([name]) => !blank(name)));
 }
 
 /**

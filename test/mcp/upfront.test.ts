@@ -1,7 +1,8 @@
 /**
  * What a model sees before its first call (issue 23): the instructions and list_skills's description
  * written for the caller's scope, list_skills marked to load up front, the skills that models may not
- * invoke kept out of every listing, and the extra arguments n8n's MCP Client Tool sends accepted.
+ * invoke kept out of every listing, the extra arguments n8n's MCP Client Tool sends accepted, and the
+ * optional ones that strict-mode models send as null or "" read as not given.
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
@@ -186,5 +187,32 @@ describe.each(ERAS)("in the %s era", (era) => {
     const { text, isError } = await call(client, tool, { ...args });
     expect(isError).toBe(false);
     expect(text).toMatch(expected);
+  });
+
+  // OpenAI's strict mode makes every argument required: models fill the ones they leave out with null or "".
+  it.each([
+    ["list_skills", { pack: null, query: null }, /^charcoal-brisket: .*\ncroissant-lamination: /m],
+    ["list_skills", { pack: "", query: "sourdough starter" }, /^sourdough-bread: /],
+    ["list_skills", { pack: "finance", query: null }, /^audit-helper: .*\npayroll-runs: /m],
+    ["read_skill", { skill: "tax-returns", file: null }, /# tax-returns/],
+    ["read_skill", { skill: "tax-returns", file: "" }, /# tax-returns/],
+    ["read_pack_file", { pack: "finance", file: null }, /no pack-level files/],
+    ["read_pack_file", { pack: "finance", file: "" }, /no pack-level files/],
+  ] as const)(
+    "reads %s's optional arguments sent as null or empty as not given: %j",
+    async (tool, args, expected) => {
+      const { text, isError } = await call(client, tool, { ...args });
+      expect(isError).toBe(false);
+      expect(text).toMatch(expected);
+    },
+  );
+
+  it("still refuses a required argument sent as null, saying what it must be", async () => {
+    const { text, isError } = await call(client, "read_skill", { skill: null, file: null });
+    expect(isError).toBe(true);
+    expect(text).toBe(
+      'Invalid arguments for read_skill: "skill" must be a string, not null ' +
+        "(Skill name, or pack/name when several packs share it).",
+    );
   });
 });
