@@ -3,7 +3,7 @@ import underPressure from "@fastify/under-pressure";
 import { ProtocolError } from "@modelcontextprotocol/server";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { ByteBudget } from "../budget/index.js";
-import { formatSize, SelectorError } from "../catalog/index.js";
+import { formatSize, type Scope, SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import { fileBytesOf, type McpDeps, serverFactoryFor } from "../mcp/index.js";
 import type { Answer } from "./answer-cache.js";
@@ -177,7 +177,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       // The era is told by the headers and the body, which the key holds: a kept answer needs no telling.
       const asked = endpoints.request(caller, request.raw, body);
       if (asked.kept !== undefined) return send(reply, asked.kept);
-      const weight = fileBytesOfBody(mcp, body);
+      const weight = fileBytesOfBody(mcp, caller.scope, body);
       if (weight > fileBytes.limit) {
         return reply
           .code(400)
@@ -233,12 +233,12 @@ function outcomeOf(status: number, call: McpCall | null): Outcome {
   return call?.failed ? "error" : "ok";
 }
 
-/** The most bytes of files the answer to `body` may hold: what each of its messages may read, summed. */
-function fileBytesOfBody(mcp: McpDeps, body: unknown): number {
+/** The most bytes of files the answer to `body` may hold in `scope`: what each of its messages may read, summed. */
+function fileBytesOfBody(mcp: McpDeps, scope: Scope, body: unknown): number {
   let bytes = 0;
   for (const message of Array.isArray(body) ? body : [body]) {
     const { method, params } = (message ?? {}) as { method?: unknown; params?: unknown };
-    if (typeof method === "string") bytes += fileBytesOf(mcp, method, params);
+    if (typeof method === "string") bytes += fileBytesOf(mcp, scope, method, params);
   }
   return bytes;
 }

@@ -2,7 +2,7 @@
  * What the MCP layer tells the transport of a request's answer before it is made: whether it may be kept
  * and given again (see http/answer-cache.ts), and how many bytes of files it may hold.
  */
-import { MAX_FILE_BYTES } from "../catalog/index.js";
+import { MAX_FILE_BYTES, type Scope } from "../catalog/index.js";
 import { findTool, type McpDeps } from "./server.js";
 import type { AnswerKeeping } from "./tool.js";
 
@@ -40,14 +40,16 @@ export function answerKeeping(method: string, params: unknown): AnswerKeeping | 
 }
 
 /**
- * The most bytes of files the answer to one message may hold: for `resources/read`, its file's (whole, or
- * what is shown of a file too large to carry); for a prompt or a tool that reads a file, the most of a
- * text that is shown (MAX_FILE_BYTES); 0 for everything else, whose answers are lists of bounded pages.
- * Told before the message is answered, so that the transport can bound what answers hold at once.
+ * The most bytes of files the answer to one message in `scope` may hold: for `resources/read`, its file's
+ * (whole, or what is shown of a file too large to carry); for a prompt or a tool that reads a file, the
+ * most of a text that is shown (MAX_FILE_BYTES); 0 for everything else, whose answers are lists of
+ * bounded pages. Told before the message is answered, so that the transport can bound what answers hold
+ * at once.
  */
-export function fileBytesOf(deps: McpDeps, method: string, params: unknown): number {
+export function fileBytesOf(deps: McpDeps, scope: Scope, method: string, params: unknown): number {
   const { name, uri } = (params ?? {}) as { name?: unknown; uri?: unknown };
-  if (method === "resources/read") return typeof uri === "string" ? deps.resources.bytesToRead(uri) : 0;
+  if (method === "resources/read")
+    return typeof uri === "string" ? deps.resources.bytesToRead(scope, uri) : 0;
   if (method === "prompts/get") return MAX_FILE_BYTES;
   if (method === "tools/call") return findTool(name)?.readsFiles ? MAX_FILE_BYTES : 0;
   return 0;

@@ -181,13 +181,14 @@ export class SkillResources {
   }
 
   /**
-   * The most bytes of a file a read of `uri` holds, in any scope: its file's size, or what is shown of a
-   * file over MAX_READ_BYTES; 0 when it names no file. What an answer weighs before it is made.
+   * The most bytes of a file a read of `uri` holds in `scope`: its file's size, or what is shown of a file
+   * over MAX_READ_BYTES; 0 when it names no file in scope, as for a missing one, so that what a batch
+   * weighs tells nothing of files outside its scope. What an answer weighs before it is made.
    */
-  bytesToRead(uri: string): number {
+  bytesToRead(scope: Scope, uri: string): number {
     const key = keyOfUri(uri);
     const target = key === undefined ? undefined : this.#targets.get(key);
-    if (target === undefined) return 0;
+    if (target === undefined || !isVisible(target, scope)) return 0;
     return target.file.size > MAX_READ_BYTES ? MAX_FILE_BYTES : target.file.size;
   }
 

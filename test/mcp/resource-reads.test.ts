@@ -29,12 +29,14 @@ beforeAll(async () => {
     "big/huge.txt": HUGE_TEXT,
     "big/gone.md": "# Here at load time\n",
     "big/grown.md": "# Grows after load\n",
+    "other/hidden/SKILL.md": skillMd("hidden", "A skill outside the scope of a caller of pack big."),
   });
   // Sparse: MiBs of NUL bytes, binary by any measure, that cost no disk.
   for (const [file, size] of [
     ["big/huge.bin", 17 * MiB],
     ["big/heavy/assets/video.bin", 9 * MiB],
     ["big/seven.bin", 7 * MiB],
+    ["other/hidden/assets/seven.bin", 7 * MiB],
   ] as const) {
     await mkdir(path.dirname(path.join(tree.dir, file)), { recursive: true });
     await writeFile(path.join(tree.dir, file), "");
@@ -130,6 +132,39 @@ describe("what one request may read", () => {
       { id: 1, result: {} },
       { id: 2, result: {} },
     ]);
+  });
+
+  // Regression: what a batch may read was weighed over the whole catalog, so a caller of one pack told a
+  // file of another from a missing one (and its size) by whether its batch was refused.
+  it("weighs a batch in its caller's scope: a file outside it weighs what a missing one does", async () => {
+    const batchReading = async (uri: string) => {
+      const answer = await post(
+        `${server.url}/mcp`,
+        [
+          { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "skill://big/seven.bin" } },
+          { jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri } },
+        ],
+        { "mcp-protocol-version": "2025-11-25", "x-skill-pack": "big" },
+      );
+      return { status: answer.status, second: (answer.json as { error?: unknown }[])[1]?.error };
+    };
+    const outside = await batchReading("skill://other/hidden/assets/seven.bin");
+    const missing = await batchReading("skill://other/hidden/assets/eight.bin");
+    expect(outside.status).toBe(200);
+    expect(outside.second).toMatchObject({ message: expect.stringMatching(/not found/i) });
+    expect(JSON.stringify(outside.second).replaceAll("seven", "eight")).toBe(JSON.stringify(missing.second));
+    // In the whole catalog's scope the same batch is what it weighs.
+    const unscoped = await post(
+      `${server.url}/mcp`,
+      ["skill://big/seven.bin", "skill://other/hidden/assets/seven.bin"].map((uri, id) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "resources/read",
+        params: { uri },
+      })),
+      { "mcp-protocol-version": "2025-11-25" },
+    );
+    expect(unscoped.status).toBe(400);
   });
 });
 
