@@ -161,6 +161,20 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           );
       }
       const sent = request.headers["x-skill-pack"];
+      // Node joins repeated headers with commas, which would read as a list: a ceiling that a proxy adds
+      // beside the client's own header would widen to both.
+      const copies = sent?.includes(",") ? (request.raw.headersDistinct["x-skill-pack"]?.length ?? 1) : 1;
+      if (copies > 1) {
+        return reply
+          .code(400)
+          .send(
+            jsonRpcError(
+              JSON_RPC.invalidRequest,
+              `X-Skill-Pack was sent ${copies} times: send it once, with a comma list for several selectors (X-Skill-Pack: a,b); a proxy that sets it must replace the client's header, not add one.`,
+              requestId(body),
+            ),
+          );
+      }
       const header = sent === undefined ? undefined : headerText(sent);
       const query = request.query.pack?.join(",");
       // Read by the request's log line rather than bound to a child logger, which costs as much again.

@@ -161,7 +161,8 @@ export interface RawAnswer {
  */
 export function send(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+  /** A header given a list of values is sent once for each. */
+  options: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer } = {},
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const request = http.request(url, {

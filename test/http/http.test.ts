@@ -209,6 +209,30 @@ describe("client ceilings", () => {
     expect((await call(client, "list_skills")).text).toMatch(/^hammer: .*\nsaw: .*\nNext/);
   });
 
+  // A ceiling added by a proxy beside the client's own header would otherwise widen to both.
+  it("refuses X-Skill-Pack sent twice, saying to send one comma list", async () => {
+    const twice = await send(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "x-skill-pack": ["beta/tools", "alpha"],
+      },
+      body: JSON.stringify(listSkills),
+    });
+    expect(twice.status).toBe(400);
+    expect(twice.json).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: {
+        code: -32600,
+        message:
+          "X-Skill-Pack was sent 2 times: send it once, with a comma list for several selectors (X-Skill-Pack: a,b); a proxy that sets it must replace the client's header, not add one.",
+      },
+    });
+    expect(twice.text).not.toContain("one:");
+  });
+
   it("ignores an empty header", async () => {
     const client = await server.connect({ headers: { "X-Skill-Pack": "" } });
     expect((await call(client, "list_packs")).text).toMatch(/^alpha: .*\n.*beta: /s);
