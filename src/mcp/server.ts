@@ -14,7 +14,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
-import type { Catalog, Scope, Skill } from "../catalog/index.js";
+import type { Catalog, Pack, Scope, Skill } from "../catalog/index.js";
 import type { Inspection } from "../inspection/index.js";
 import {
   type Preview,
@@ -122,13 +122,24 @@ export function buildMcpDeps(options: McpDepsOptions): McpDeps {
     prompts: options.prompts ?? true,
     preview: {
       enabled: options.catalogPreview ?? true,
-      packDescriptions: new Map([...described, ...(options.packDescriptions ?? [])]),
+      describedPack: describedWhole(new Map([...described, ...(options.packDescriptions ?? [])]), listed),
     },
     terms: options.terms ?? new TermFrequencies(listed),
     unlisted,
     onInternalError: options.onInternalError ?? (() => {}),
     onWarning: options.onWarning ?? (() => {}),
   };
+}
+
+/** Each pack's description, for a scope whose pack holds every listed skill of the pack. */
+function describedWhole(
+  descriptions: ReadonlyMap<string, string>,
+  listed: readonly Skill[],
+): (pack: Pack) => string | undefined {
+  const wholeSizes = new Map<string, number>();
+  for (const skill of listed) wholeSizes.set(skill.pack, (wholeSizes.get(skill.pack) ?? 0) + 1);
+  return (pack) =>
+    pack.skills.length === wholeSizes.get(pack.name) ? descriptions.get(pack.name) : undefined;
 }
 
 /** The protocol revision of the modern era, which a request names in its `_meta` envelope. */

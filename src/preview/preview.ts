@@ -26,8 +26,12 @@ export interface Preview {
 export interface PreviewSettings {
   /** `CATALOG_PREVIEW=off`: the short, catalog-blind texts, for hosts that pay for every byte. */
   readonly enabled: boolean;
-  /** Descriptions an operator gave packs (skills.toml, PACK_DESCRIPTIONS), by pack name. */
-  readonly packDescriptions: ReadonlyMap<string, string>;
+  /**
+   * What an operator said a pack is for (skills.toml, PACK_DESCRIPTIONS), for a scope that holds all of
+   * the pack: written for the whole pack, it may name groups and skills a narrower scope leaves out, whose
+   * preview is made from its own skills.
+   */
+  readonly describedPack: (pack: Pack) => string | undefined;
 }
 
 export const MINIMAL_INSTRUCTIONS =
@@ -77,7 +81,7 @@ export async function workOutAhead(
  * is for, or else skills by name and the terms the other text had no room for.
  */
 export function previewOf(scope: Scope, catalog: TermFrequencies, settings: PreviewSettings): Preview {
-  const described = (pack: Pack) => settings.packDescriptions.get(pack.name);
+  const described = settings.describedPack;
   const describePack = (pack: Pack) =>
     described(pack) ??
     cut(catalog.tellingTerms(pack, undefined, namesOf(pack)).join(", "), PACK_SUMMARY_BYTES);
@@ -278,7 +282,7 @@ export function steeringLine(scope: Scope, catalog: TermFrequencies, settings: P
   const areas = packLines(scope.packs, roomAfter(head), (pack, share) => {
     const name = `${pack.name} (`;
     const room = Math.min(share, STEERING_PACK_BYTES) - bytes(name) - 1;
-    const about = settings.packDescriptions.get(pack.name) ?? summarizePack(pack, catalog, room, new Set());
+    const about = settings.describedPack(pack) ?? summarizePack(pack, catalog, room, new Set());
     return `${name}${cut(about, room)})`;
   });
   return cut(`${head}${areas.join("; ")}.`, MAX_PREVIEW_BYTES - 1);

@@ -4,10 +4,12 @@
  * invoke kept out of every listing, the extra arguments n8n's MCP Client Tool sends accepted, and the
  * optional ones that strict-mode models send as null or "" read as not given.
  */
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, ERAS, type RunningServer, startServer } from "../helpers/server.js";
+import { call, ERAS, httpSettings, type RunningServer, startServer } from "../helpers/server.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
 const flagged = (name: string, description: string, flag: string) =>
@@ -214,5 +216,37 @@ describe.each(ERAS)("in the %s era", (era) => {
       'Invalid arguments for read_skill: "skill" must be a string, not null ' +
         "(Skill name, or pack/name when several packs share it).",
     );
+  });
+});
+
+// An operator writes a pack's description for the whole pack: it may name groups and skills that a scope
+// of some of its groups leaves out.
+describe("an operator's description of a pack", () => {
+  let described: RunningServer;
+  beforeAll(async () => {
+    const file = path.join(tree.dir, ".pack-descriptions.yaml");
+    await writeFile(file, "cooking: Baking bread, and grilling such as charcoal-brisket.\n");
+    described = await startServer(tree.dir, [], httpSettings(), { PACK_DESCRIPTIONS: file });
+  });
+  afterAll(async () => {
+    await described.close();
+  });
+
+  it("is given to a scope holding the whole pack", async () => {
+    const client = await described.connect({ headers: { "X-Skill-Pack": "cooking" } });
+    expect((await call(client, "list_packs")).text).toContain(
+      "cooking: 3 skills — Baking bread, and grilling such as charcoal-brisket.",
+    );
+    expect((await upfront(client)).instructions).toContain("Baking bread, and grilling");
+  });
+
+  it("is not given to a scope of some of its groups, which gets its own skills' summary", async () => {
+    const client = await described.connect({ headers: { "X-Skill-Pack": "cooking/baking" } });
+    const { instructions, tools } = await upfront(client);
+    const packs = (await call(client, "list_packs")).text;
+    expect(packs).toMatch(/^cooking: 2 skills — \S/);
+    for (const text of [packs, instructions, tools]) {
+      expect(text).not.toMatch(/grilling|charcoal-brisket/);
+    }
   });
 });

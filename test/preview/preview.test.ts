@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { loadCatalog, type Scope } from "../../src/catalog/index.js";
+import { loadCatalog, type Pack, type Scope } from "../../src/catalog/index.js";
 import {
   MAX_PREVIEW_BYTES,
   MINIMAL_INSTRUCTIONS,
@@ -13,7 +13,7 @@ import {
 } from "../../src/preview/index.js";
 import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
 
-const ON: PreviewSettings = { enabled: true, packDescriptions: new Map() };
+const ON: PreviewSettings = { enabled: true, describedPack: () => undefined };
 const trees: TempTree[] = [];
 afterEach(async () => {
   await Promise.all(trees.splice(0).map((tree) => tree.remove()));
@@ -80,7 +80,10 @@ describe("previewOf", () => {
     const descriptions = new Map(
       scope.packs.map((pack) => [pack.name, "A pack described at length. ".repeat(17)]),
     );
-    for (const settings of [ON, { enabled: true, packDescriptions: descriptions }]) {
+    for (const settings of [
+      ON,
+      { enabled: true, describedPack: (pack: Pack) => descriptions.get(pack.name) },
+    ]) {
       const preview = previewOf(scope, new TermFrequencies(scope.skills), settings);
       for (const text of [
         preview.instructions,
@@ -97,7 +100,8 @@ describe("previewOf", () => {
     const scope = await scopeOf({ ...skills("harbor", 40), ...skills("lighthouse", 40) });
     const settings = {
       enabled: true,
-      packDescriptions: new Map([["harbor", "Docking ships and loading cargo."]]),
+      describedPack: (pack: Pack) =>
+        pack.name === "harbor" ? "Docking ships and loading cargo." : undefined,
     };
     const preview = previewOf(scope, new TermFrequencies(scope.skills), settings);
     expect(preview.listSkillsDescription).toContain("harbor: Docking ships and loading cargo.");

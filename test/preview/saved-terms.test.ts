@@ -11,7 +11,7 @@ import {
 } from "../../src/preview/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
-const ON: PreviewSettings = { enabled: true, packDescriptions: new Map() };
+const ON: PreviewSettings = { enabled: true, describedPack: () => undefined };
 const trees: TempTree[] = [];
 afterEach(async () => {
   await Promise.all(trees.splice(0).map((tree) => tree.remove()));
