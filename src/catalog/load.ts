@@ -152,6 +152,13 @@ interface ScannedPack {
   readonly files: ReadonlyMap<string, CatalogFile>;
 }
 
+/**
+ * How many skills a served skill may lie in. Collections nest one or two levels
+ * (`game-development/web-games/SKILL.md`); each level makes every file below it a file of one skill more,
+ * walked, listed and inspected once for each, so a chain of skills nested 500 deep took minutes to start.
+ */
+export const MAX_SKILL_NESTING = 3;
+
 /** A folder holding a SKILL.md, as the walk found it. */
 interface SkillFolder {
   /** Relative to its pack, POSIX. */
@@ -159,6 +166,8 @@ interface SkillFolder {
   /** Its real path: the walk follows symlinks only into real folders inside the pack. */
   readonly real: string;
   readonly entries: readonly Dirent[];
+  /** How many skill folders it lies in. */
+  readonly nesting: number;
 }
 
 function scanPack(name: string, context: LoadContext): ScannedPack {
@@ -174,7 +183,7 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
   const files: CatalogFile[] = [];
   const isSkillFolder = (folder: string, real: string, entries: readonly Dirent[]) => {
     const found = entries.some((entry) => entry.name === SKILL_DOCUMENT);
-    if (found) skillFolders.push({ folder, real, entries });
+    if (found) skillFolders.push({ folder, real, entries, nesting: 0 });
     return found;
   };
   walk(packRoot, "", new Set([packRoot]), files, {
@@ -185,6 +194,7 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
   });
 
   // Reading a skill finds the skills nested in it, which are read in turn; a symlink may lead to one twice.
+  // Skills are read outer first, so each is found first by the path that nests it least.
   const read: ReadSkill[] = [];
   const queued = new Set(skillFolders.map((found) => found.real));
   for (let next = 0; next < skillFolders.length; next++) {
@@ -192,8 +202,10 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
     if (found === undefined) break;
     const { skill, nested } = readSkill(name, found, context);
     for (const inner of nested) {
-      if (!queued.has(inner.real)) skillFolders.push(inner);
+      if (queued.has(inner.real)) continue;
       queued.add(inner.real);
+      if (inner.nesting <= MAX_SKILL_NESTING) skillFolders.push(inner);
+      else issues.push(nestedTooDeep(path.posix.join(name, inner.folder)));
     }
     if (skill) read.push(skill);
   }
@@ -220,6 +232,17 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
     skills.set(skill.name, skill);
   }
   return { skills: [...skills.values()], files: toFileMap(files) };
+}
+
+/** A skill folder in more than MAX_SKILL_NESTING others: neither it nor the skills in it are read. */
+function nestedTooDeep(where: string): CatalogIssue {
+  return {
+    severity: "skipped",
+    path: where,
+    reason:
+      `skills nest at most ${MAX_SKILL_NESTING} deep in other skills: this one and those inside it are ` +
+      "not served as skills (their files stay files of the skills around them)",
+  };
 }
 
 function byDepthThenPath(a: ReadSkill, b: ReadSkill): number {
@@ -255,7 +278,12 @@ function readSkill(
   const noteNested = (relative: string, real: string, children: readonly Dirent[]) => {
     const inside = lastNested !== undefined && relative.startsWith(`${lastNested}/`);
     if (!inside && children.some((entry) => entry.name === SKILL_DOCUMENT)) {
-      nested.push({ folder: path.posix.join(folder, relative), real, entries: children });
+      nested.push({
+        folder: path.posix.join(folder, relative),
+        real,
+        entries: children,
+        nesting: found.nesting + 1,
+      });
       lastNested = relative;
     }
     return false;

@@ -9,6 +9,7 @@ import {
   type LoadedCatalog,
   loadCatalog,
 } from "../../src/catalog/index.js";
+import { MAX_SKILL_NESTING } from "../../src/catalog/load.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
@@ -238,6 +239,41 @@ describe("loadCatalog skip and warn rules", () => {
         "web-games",
         "webgl-games",
       ]);
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  // Regression: every skill of a chain of 500 nested skills listed and inspected all the files below it,
+  // quadratic work: the server took minutes and half a GB to start on 500 tiny files.
+  it("serves skills nested at most MAX_SKILL_NESTING deep, and says so of a deeper one", async () => {
+    const chain = Array.from({ length: 8 }, (_, level) => `s${level}`);
+    const folders = chain.map((_, level) => chain.slice(0, level + 1).join("/"));
+    const entries = Object.fromEntries(
+      folders.flatMap((folder, level) => [
+        [`p/${folder}/SKILL.md`, skillMd(`s${level}`)],
+        [`p/${folder}/notes.md`, `notes ${level}\n`],
+      ]),
+    );
+    const tree = await makeTree(entries);
+    try {
+      const { catalog, issues } = loadCatalog(tree.dir);
+      const skills = catalog.everything.skills;
+      expect(skills.map((skill) => skill.name)).toEqual(chain.slice(0, MAX_SKILL_NESTING + 1));
+      expect(issues).toEqual([
+        {
+          severity: "skipped",
+          path: `p/${folders[MAX_SKILL_NESTING + 1]}`,
+          reason:
+            `skills nest at most ${MAX_SKILL_NESTING} deep in other skills: this one and those inside it are ` +
+            "not served as skills (their files stay files of the skills around them)",
+        },
+      ]);
+      // The outer skill still cites every file below it; no file is listed by more than that many skills.
+      const outer = skills.find((skill) => skill.name === "s0");
+      expect(outer?.files.has("s1/s2/s3/s4/s5/s6/s7/notes.md")).toBe(true);
+      const listed = skills.reduce((sum, skill) => sum + skill.files.size, 0);
+      expect(listed).toBeLessThanOrEqual((MAX_SKILL_NESTING + 1) * Object.keys(entries).length);
     } finally {
       await tree.remove();
     }
