@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
 import { LRUCache } from "lru-cache";
+// The audit's leaf module, not its index (which imports the catalog): what it shows escaped as unseen.
+import { visible } from "../audit/text.js";
 import { stripBom } from "./frontmatter.js";
 import type { CatalogFile, Pack, Skill } from "./types.js";
 
@@ -40,12 +42,20 @@ export const MANIFEST_NAME = "_manifest";
 
 /**
  * Why no client could read a file or folder at `relative` (POSIX, in its skill or pack) by that path, or
- * undefined when one can. The catalog leaves such entries out, so that every file a manifest or a
- * resource list names can be read by that name.
+ * should not be shown it, or undefined when one can. The catalog leaves such entries out, so that every
+ * file a manifest or a resource list names can be read by that name, and every name a model or a reviewer
+ * sees shows all it holds. Only the last name of `relative` is looked at: the walk entered its folders.
  */
 export function unnameableReason(relative: string, kind: "file" | "folder"): string | undefined {
-  if (relative.includes("\\")) {
+  const name = path.posix.basename(relative);
+  if (name.includes("\\")) {
     return "its name holds a backslash, which no client can send in a path";
+  }
+  if (visible(name) !== name) {
+    return (
+      "its name holds a character no reader sees (a control, line separator, bidi control, tag or other " +
+      "invisible character, shown here as {U+…}), which a manifest would pass on unseen"
+    );
   }
   if (kind === "file" && relative === MANIFEST_NAME) {
     return `a file named ${MANIFEST_NAME} cannot be read: that name asks for the list of files`;

@@ -1,6 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import { type Dirent, readdirSync } from "node:fs";
 import path from "node:path";
+// The audit's leaf module, not its index (which imports the catalog).
+import { visible } from "../audit/text.js";
 import { compareText } from "./scope.js";
 import type { CatalogIssue } from "./types.js";
 
@@ -65,14 +67,17 @@ function withoutBadNames(dir: string, where: string, entries: Dirent[], issues: 
   });
 }
 
-/** A file name as bytes, its UTF-8 parts as text and every other byte as `\xNN`, for a log line. */
+/**
+ * A file name as bytes, its UTF-8 parts as text (what no reader sees as `{U+…}`) and every other byte as
+ * `\xNN`, for a log line.
+ */
 export function escapeName(name: Uint8Array): string {
   let text = "";
   for (let at = 0; at < name.length; ) {
     const length = sequenceLength(name[at] ?? 0);
     const piece = name.subarray(at, at + length);
     if (length > 0 && piece.length === length && isUtf8(piece)) {
-      text += Buffer.from(piece).toString("utf8");
+      text += visible(Buffer.from(piece).toString("utf8"));
       at += length;
     } else {
       text += `\\x${(name[at] ?? 0).toString(16).padStart(2, "0")}`;

@@ -1,7 +1,9 @@
 import { type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+// The audit's leaf module, not its index (which imports the catalog).
+import { visible } from "../audit/text.js";
 import { DocumentReader, type DocumentRecord, KnownDocuments } from "./documents.js";
-import { FileReader } from "./files.js";
+import { FileReader, unnameableReason } from "./files.js";
 import { describeFsError, readFolder } from "./folders.js";
 import { nameRuleViolation } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
@@ -123,14 +125,19 @@ function listPackFolders(root: string, issues: CatalogIssue[]): string[] {
   for (const entry of entries) {
     if (isHidden(entry.name) || entry.isFile()) continue;
     const resolved = resolveEntry(root, entry, undefined);
-    if (resolved.kind === "unreadable") issues.push(unreadable(entry.name, resolved));
+    if (resolved.kind === "unreadable") issues.push(unreadable(visible(entry.name), resolved));
     if (resolved.kind !== "folder") continue;
     if (/[\s,\\]/.test(entry.name)) {
       issues.push({
         severity: "skipped",
-        path: entry.name,
+        path: visible(entry.name),
         reason: "pack folder names cannot hold spaces, commas or backslashes",
       });
+      continue;
+    }
+    const unnameable = unnameableReason(entry.name, "folder");
+    if (unnameable !== undefined) {
+      issues.push({ severity: "skipped", path: visible(entry.name), reason: unnameable });
       continue;
     }
     const violation = nameRuleViolation(entry.name);

@@ -1,5 +1,7 @@
 import { accessSync, constants, type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+// The audit's leaf module, not its index (which imports the catalog).
+import { visible } from "../audit/text.js";
 import { unnameableReason } from "./files.js";
 import { describeFsError, readFolder } from "./folders.js";
 import { compareText } from "./scope.js";
@@ -40,23 +42,25 @@ export function walk(
   for (const entry of entries) {
     if (isHidden(entry.name)) continue;
     const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
+    // Issues name it escaped: a log line shows every character of a name the catalog leaves out.
+    const where = () => context.report(visible(childRelative));
     const child = resolveEntry(real, entry, context.boundary);
     if (child.kind === "outside") {
       context.issues.push({
         severity: "skipped",
-        path: context.report(childRelative),
+        path: where(),
         reason: "symlink points outside its skill or pack folder",
       });
       continue;
     }
     if (child.kind === "unreadable") {
-      context.issues.push(unreadable(context.report(childRelative), child));
+      context.issues.push(unreadable(where(), child));
       continue;
     }
     if (child.kind === "other") continue;
     const unnameable = unnameableReason(childRelative, child.kind);
     if (unnameable !== undefined) {
-      context.issues.push({ severity: "skipped", path: context.report(childRelative), reason: unnameable });
+      context.issues.push({ severity: "skipped", path: where(), reason: unnameable });
     } else if (child.kind === "file") {
       files.push({
         path: flat(childRelative),

@@ -1,8 +1,10 @@
 /**
  * Where a served file may land on disk. A server names files by URI; sync writes each one below its
  * skill's folder only when every segment of its path is an ordinary file name on every system the
- * clients run on, so that no name can climb out, reach a device, or mean two files at once.
+ * clients run on, so that no name can climb out, reach a device, or mean two files at once; and that shows
+ * all it holds, as the server's catalog requires of the names it serves.
  */
+import { visible } from "../audit/index.js";
 
 /** Deeper paths than this are refused: no real skill needs them, and each level is a folder to make. */
 const MAX_DEPTH = 16;
@@ -17,6 +19,8 @@ export function segmentProblem(segment: string): string | undefined {
   if (segment.includes("/")) return "a name holds a slash";
   const forbidden = FORBIDDEN.exec(segment);
   if (forbidden) return `a name holds ${describe(forbidden[0])}`;
+  const shown = visible(segment);
+  if (shown !== segment) return `a name holds a character no reader sees: ${JSON.stringify(shown)}`;
   if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES)
     return `a name is longer than ${MAX_SEGMENT_BYTES} bytes`;
   return undefined;

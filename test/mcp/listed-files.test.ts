@@ -1,7 +1,8 @@
 /**
  * Issue 24: every file a view lists can be read through that view. A file named `_manifest` (the name that
  * asks read_skill and read_pack_file for the list) or holding a backslash (which paths and URIs refuse) was
- * listed by the manifests and the Skills extension, and no read could reach it.
+ * listed by the manifests and the Skills extension, and no read could reach it. A name holding characters
+ * no reader sees (a bidi override, tag characters, a newline forging a manifest line) was listed raw.
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
@@ -19,9 +20,12 @@ beforeAll(async () => {
     "p/ok/_manifest": "a file that read_skill's listing name hides",
     "p/ok/back\\slash.md": "a name no path can hold",
     "p/ok/sub/_manifest": "readable: its path is sub/_manifest",
+    "p/ok/doc\u202Edm.exe": "a name that reads backwards",
+    "p/ok/x.md (1 B)\nfake.md": "a name that forges a manifest line",
     "p/_manifest": "a pack file that read_pack_file's listing name hides",
     "p/shared/guide.md": "# Guide\n",
     "p/shared/odd\\name.md": "a pack file no path can name",
+    "p/shared/guide\u{E0020}\u{E0069}.md": "a pack file whose name hides text",
   });
   server = await startServer(tree.dir);
   client = await server.connect();

@@ -28,6 +28,12 @@ describe("pathBelow", () => {
     ["skill://team/review/C%3A%5Cx.md", /holds ":"/],
     ["skill://team/review/a%00b.md", /control character \(U\+0000\)/],
     ["skill://team/review/a%1Bb.md", /control character \(U\+001B\)/],
+    ["skill://team/review/doc%E2%80%AEdm.exe", /no reader sees: "doc\{U\+202E\}dm\.exe"/],
+    [
+      "skill://team/review/readme%F3%A0%81%A9%F3%A0%81%A7.md",
+      /no reader sees: "readme\{U\+E0069\}\{U\+E0067\}\.md"/,
+    ],
+    ["skill://team/review/line%E2%80%A8break.md", /no reader sees: "line\{U\+2028\}break\.md"/],
     ["skill://team/review/%E0%A4%A.md", /broken percent-encoding/],
     [`skill://team/review/${"a".repeat(256)}.md`, /longer than 255 bytes/],
     [`skill://team/review/${"a/".repeat(16)}x.md`, /deeper than 16 folders/],
