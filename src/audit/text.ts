@@ -1,15 +1,5 @@
-/** Characters a reader cannot see, or that change how text around them reads: shown escaped in any detail. */
-const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
-
-/** `U+E0041`: how the audit names a character, never writing it raw. */
-export function codePoint(value: number): string {
-  return `U+${value.toString(16).toUpperCase().padStart(4, "0")}`;
-}
-
-/** `text` with every character a reader could not see written as `{U+200B}`, so a snippet hides nothing. */
-export function visible(text: string): string {
-  return text.replace(UNSEEN, (character) => `{${codePoint(character.codePointAt(0) ?? 0)}}`);
-}
+// Shown escaped in any detail of the audit, as the catalog shows names.
+export { codePoint, visible } from "../catalog/index.js";
 
 /**
  * At most `length` characters of `text`, with an ellipsis when cut (never inside a surrogate pair). Reads

@@ -2,10 +2,9 @@ import { readFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
 import { LRUCache } from "lru-cache";
-// The audit's leaf module, not its index (which imports the catalog): what it shows escaped as unseen.
-import { visible } from "../audit/text.js";
 import { stripBom } from "./frontmatter.js";
 import type { CatalogFile, Pack, Skill } from "./types.js";
+import { visible } from "./visible.js";
 
 /** Text files larger than this are cut: a quarter MiB is already some 60k tokens. */
 export const MAX_FILE_BYTES = 256 * 1024;

@@ -1,10 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { type Dirent, readdirSync } from "node:fs";
 import path from "node:path";
-// The audit's leaf module, not its index (which imports the catalog).
-import { visible } from "../audit/text.js";
 import { compareText } from "./scope.js";
 import type { CatalogIssue } from "./types.js";
+import { visible } from "./visible.js";
 
 /** What the errors of the file system that a hostile or broken folder can cause mean, for an operator. */
 const FS_ERRORS: Readonly<Record<string, string>> = {

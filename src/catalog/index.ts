@@ -46,3 +46,4 @@ export {
   type Skill,
   type Source,
 } from "./types.js";
+export { codePoint, visible } from "./visible.js";

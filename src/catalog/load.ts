@@ -1,7 +1,5 @@
 import { type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-// The audit's leaf module, not its index (which imports the catalog).
-import { visible } from "../audit/text.js";
 import { DocumentReader, type DocumentRecord, KnownDocuments } from "./documents.js";
 import { FileReader, unnameableReason } from "./files.js";
 import { describeFsError, readFolder } from "./folders.js";
@@ -9,6 +7,7 @@ import { nameRuleViolation } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
 import { readSources } from "./sources.js";
 import { type CatalogFile, type CatalogIssue, SKILL_DOCUMENT, type Skill, type Source } from "./types.js";
+import { visible } from "./visible.js";
 import { flat, isHidden, NO_FILES, resolveEntry, resolveLink, toFileMap, unreadable, walk } from "./walk.js";
 
 export interface Catalog {

@@ -1,11 +1,10 @@
 import { accessSync, constants, type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-// The audit's leaf module, not its index (which imports the catalog).
-import { visible } from "../audit/text.js";
 import { unnameableReason } from "./files.js";
 import { describeFsError, readFolder } from "./folders.js";
 import { compareText } from "./scope.js";
 import type { CatalogFile, CatalogIssue } from "./types.js";
+import { visible } from "./visible.js";
 
 /**
  * The walk of a skill's or a pack's folder: every visible file it may serve, symlinks followed only to

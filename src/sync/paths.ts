@@ -4,7 +4,7 @@
  * clients run on, so that no name can climb out, reach a device, or mean two files at once; and that shows
  * all it holds, as the server's catalog requires of the names it serves.
  */
-import { visible } from "../audit/index.js";
+import { visible } from "../catalog/index.js";
 
 /** Deeper paths than this are refused: no real skill needs them, and each level is a folder to make. */
 const MAX_DEPTH = 16;

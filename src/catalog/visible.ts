@@ -1,0 +1,17 @@
+/**
+ * Names and text from skills are untrusted: what a reader could not see is written out wherever they are
+ * shown (a log line, a manifest, the audit's details), and a name holding any of it is not served.
+ */
+
+/** Characters a reader cannot see, or that change how text around them reads. */
+const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
+
+/** `U+E0041`: how a character is named, never written raw. */
+export function codePoint(value: number): string {
+  return `U+${value.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+/** `text` with every character a reader could not see written as `{U+200B}`, so a snippet hides nothing. */
+export function visible(text: string): string {
+  return text.replace(UNSEEN, (character) => `{${codePoint(character.codePointAt(0) ?? 0)}}`);
+}
