@@ -61,18 +61,25 @@ const isInvisible = (value: number) =>
 
 const ZWJ = 0x200d;
 const BLACK_FLAG = 0x1f3f4;
-/** The tags of a subdivision flag: a region code (two letters, then one to four letters or digits), then a cancel tag. */
-const FLAG_TAG_CODE = "[\\u{E0061}-\\u{E007A}]{2}[\\u{E0061}-\\u{E007A}\\u{E0030}-\\u{E0039}]{1,4}\\u{E007F}";
-const FLAG_TAGS = new RegExp(`^${FLAG_TAG_CODE}$`, "u");
-/** The most tags a flag has (a longer run is none, and spread into arguments would overflow the stack). */
-const FLAG_TAGS_MAX = 7;
+const CANCEL_TAG = 0xe007f;
+/**
+ * The tags after the black flag of the only flags Unicode recommends (RGI_Emoji_Tag_Sequence in
+ * emoji-sequences.txt): England, Scotland, Wales, each a region code in tag letters and a cancel tag.
+ * Every well-formed ISO 3166-2 code would be thousands of "flags" to choose from, enough to spell hidden
+ * text flag by flag ("runcur", "lxsh"), and a skill has no use for them (fonts draw only these three).
+ */
+const FLAG_TAGS: readonly string[] = ["gbeng", "gbsct", "gbwls"].map((code) =>
+  String.fromCodePoint(...[...code].map((letter) => 0xe0000 + letter.charCodeAt(0)), CANCEL_TAG),
+);
+/** How many tags each of {@link FLAG_TAGS} has. */
+const FLAG_TAGS_LENGTH = 6;
 /** How many characters of hidden text a finding reads out. */
 const READING = 120;
-const SUBDIVISION_FLAGS = new RegExp(`\\u{1F3F4}${FLAG_TAG_CODE}`, "gu");
 
-/** `text` with the tags of its subdivision flags taken out, their black flags left: what else it hides. */
+/** `text` with the tags of its flags of England, Scotland and Wales taken out, black flags left: what else it hides. */
 export function withoutFlagTags(text: string): string {
-  return text.replace(SUBDIVISION_FLAGS, String.fromCodePoint(BLACK_FLAG));
+  const blackFlag = String.fromCodePoint(BLACK_FLAG);
+  return FLAG_TAGS.reduce((rest, tags) => rest.replaceAll(blackFlag + tags, blackFlag), text);
 }
 /** Letters and digits of scripts that have no use for joiners or zero-width spaces between them. */
 const PLAIN_WORD = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Nd}]/u;
@@ -141,7 +148,7 @@ interface Run {
   readonly end: number;
 }
 
-/** Enough to list a run's first six, and to tell a flag's tags (at most seven). */
+/** Enough to list a run's first six, and to tell a flag's tags (six). */
 const RUN_HEAD = 8;
 
 function runOf(text: string, start: number, belongs: (value: number) => boolean): Run {
@@ -172,14 +179,15 @@ function listed(run: Run, shown = 6): string {
 }
 
 /**
- * Tag characters spell ASCII invisibly; the one legitimate use is a subdivision flag (England, Scotland,
- * Wales): a black flag, a short lowercase region code in tags, and a cancel tag.
+ * Tag characters spell ASCII invisibly; the one legitimate use is the flag of England, Scotland or Wales
+ * (see {@link FLAG_TAGS}).
  */
 function tagHit(text: string, offset: number, run: Run): Hit | undefined {
+  const afterBlackFlag = codePointBefore(text, offset) === BLACK_FLAG;
   const isFlag =
-    codePointBefore(text, offset) === BLACK_FLAG &&
-    run.length <= FLAG_TAGS_MAX &&
-    FLAG_TAGS.test(String.fromCodePoint(...run.head));
+    afterBlackFlag &&
+    run.length === FLAG_TAGS_LENGTH &&
+    FLAG_TAGS.includes(String.fromCodePoint(...run.head));
   if (isFlag) return undefined;
   let spelled = "";
   for (const value of codePoints(text, offset, run.end)) {
@@ -188,10 +196,11 @@ function tagHit(text: string, offset: number, run: Run): Hit | undefined {
   }
   const reading =
     spelled === "" ? "" : `, invisible text reading ${JSON.stringify(excerpt(spelled, READING))}`;
+  const flag = afterBlackFlag ? " after a black flag (not England, Scotland or Wales)" : "";
   return {
     rule: "tag-characters",
     offset,
-    detail: `${run.length} tag character${run.length === 1 ? "" : "s"} (${listed(run)})${reading}`,
+    detail: `${run.length} tag character${run.length === 1 ? "" : "s"} (${listed(run)})${flag}${reading}`,
   };
 }
 

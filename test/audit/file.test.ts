@@ -27,6 +27,25 @@ describe("tag-characters", () => {
     expect(rules("p/s/SKILL.md", `Go team ${england}!\n`)).toEqual([]);
     expect(rules("p/s/SKILL.md", `Go team ${tags("gbeng")}\u{E007F}!\n`)).toEqual(["1 tag-characters"]);
   });
+
+  it("leaves the flags of Scotland and Wales alone, and reads out text spelled as other flags", () => {
+    const flag = (code: string) => `\u{1F3F4}${tags(code)}\u{E007F}`;
+    expect(rules("p/s/SKILL.md", `${flag("gbsct")} ${flag("gbwls")}\n`)).toEqual([]);
+    // Well-formed region codes, but any of thousands of them would spell a hidden command.
+    const [found, ...rest] = audit(
+      "p/s/notes.md",
+      `Flags: ${["runcur", "lxsh", "thenrm"].map(flag).join("")}\n`,
+    );
+    expect(rest).toEqual([]);
+    expect(found).toMatchObject({ line: 1, rule: "tag-characters", severity: "high" });
+    expect(found?.detail).toBe(
+      [
+        '7 tag characters (U+E0072 U+E0075 U+E006E U+E0063 U+E0075 U+E0072 …) after a black flag (not England, Scotland or Wales), invisible text reading "runcur"',
+        '5 tag characters (U+E006C U+E0078 U+E0073 U+E0068 U+E007F) after a black flag (not England, Scotland or Wales), invisible text reading "lxsh"',
+        '7 tag characters (U+E0074 U+E0068 U+E0065 U+E006E U+E0072 U+E006D …) after a black flag (not England, Scotland or Wales), invisible text reading "thenrm"',
+      ].join("; "),
+    );
+  });
 });
 
 describe("bidi-control", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { auditFile, auditSkillMetadata } from "../../src/audit/index.js";
+import { inTagCharacters as tags } from "../helpers/fixtures.js";
 
 const DOCUMENT = "---\nname: tidy\ndescription: >\n  Tidies things.\n---\n# Tidy\n";
 
@@ -23,6 +24,17 @@ describe("metadata-invisible-character", () => {
 
   it("flags a zero-width space even between words, where a file would not", () => {
     expect(audit("tidy", "Tidies \u200B things.")).toHaveLength(1);
+  });
+
+  it("flags tags after a black flag that spell text, not the flag of England, Scotland or Wales", () => {
+    const fake = `\u{1F3F4}${tags("rmrf")}\u{E007F}`;
+    expect(audit("tidy", `Tidies ${fake} things.`)).toEqual([
+      [
+        3,
+        "metadata-invisible-character",
+        "description holds 5 invisible characters: U+E0072, U+E006D, U+E0066, U+E007F",
+      ],
+    ]);
   });
 
   it("flags a direction mark in a description without right-to-left text", () => {

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/catalog/index.js";
 import { INSPECTION_BUDGET_BYTES, inspectCatalog } from "../../src/inspection/index.js";
+import { inTagCharacters } from "../helpers/fixtures.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
 let tree: TempTree | undefined;
@@ -85,6 +86,25 @@ describe("inspectCatalog", () => {
     expect(inspection.of(one).entry).toBeDefined();
     expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
       ["p/two", "its frontmatter reads otherwise to the Skills extension's parser than to YAML"],
+    ]);
+  });
+
+  // Regression: tags spelling text after a black flag passed as subdivision flags. An inspection saved by
+  // those rules called such a skill safe, and would have kept it served after the fix.
+  it("does not trust an inspection saved by the rules before fake flags were caught", async () => {
+    const fakeFlag = `\u{1F3F4}${inTagCharacters("runcur")}\u{E007F}`;
+    tree = await makeTree({ "p/flags/SKILL.md": skillMd("flags"), "p/flags/notes.md": `${fakeFlag}\n` });
+    const { catalog } = loadCatalog(tree.dir);
+    const bytes = (await inspectCatalog(catalog)).inspection.toBytes();
+    const saved = JSON.parse(Buffer.from(bytes).toString()) as { skills: unknown[][] };
+    // What the old rules saved: the skill with no high finding, in the format they wrote.
+    const oldRules = { format: 2, skills: saved.skills.map((skill) => [...skill.slice(0, 4), []]) };
+
+    const run = await inspectCatalog(catalog, { saved: Buffer.from(JSON.stringify(oldRules)) });
+    expect(run.savedProblem).toMatch(/^the saved inspection has format 2, not \d+$/);
+    expect(run.reused).toBe(0);
+    expect(run.inspection.unsafe().map(({ skill, findings }) => [skill.id, findings[0]?.rule])).toEqual([
+      ["p/flags", "tag-characters"],
     ]);
   });
 });
