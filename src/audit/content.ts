@@ -242,7 +242,7 @@ function collapsedStart(text: string, length: number): string {
  * The run of three or more backticks or tildes that opens or closes a fenced code block, after at most
  * three spaces (what `^\s{0,3}(`{3,}|~{3,})` captures, without its backtracking stack on a long run).
  */
-function fenceMarker(line: string): string | undefined {
+export function fenceMarker(line: string): string | undefined {
   let start = 0;
   while (start < 3 && isSpace(line.charCodeAt(start))) start++;
   const mark = line[start];

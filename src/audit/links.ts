@@ -1,3 +1,4 @@
+import { linkDefinitions, referenceLinks } from "./references.js";
 import type { Hit } from "./rules.js";
 import { indexOf, isSpace, matchFrom, NOWHERE, type Steps, searchForward, skipSpaces } from "./scan.js";
 import { excerpt, visible } from "./text.js";
@@ -25,10 +26,14 @@ const COMMON_ENDINGS = new Set(["com", "org", "net", "io", "dev", "ai", "app", "
 /**
  * Links whose text shows one host and whose target is another: the reader trusts what is shown, the agent
  * follows the target. A subdomain of the host shown (`docs.` of `example.com`, or `www.`) is the same site.
+ * Markdown links are inline (`[text](url)`, `[text](<url>)`) or name a definition (`[text][label]`,
+ * `[text][]`, `[text]` with `[label]: url` elsewhere).
  */
 export function* deceptiveLinkHits(text: string): Generator<Hit> {
-  if (!text.includes("](http") && !/href/i.test(text)) return;
-  for (const { shown, target, offset } of inOrder(markdownLinks(text), htmlLinks(text))) {
+  if (!text.includes("](") && !text.includes("]:") && !/href/i.test(text)) return;
+  const references = referenceLinks(text, linkDefinitions(text), MAX_SHOWN);
+  const links = inOrder(inOrder(markdownLinks(text), references), htmlLinks(text));
+  for (const { shown, target, offset } of links) {
     if (text[offset - 1] === "!") continue;
     const shownHost = hostShown(shown);
     const targetHost = hostOf(target);

@@ -243,6 +243,55 @@ describe("deceptive-link", () => {
     );
   });
 
+  // Regression: only inline links with the address right after `](` were read, so a reference link, or an
+  // inline one whose destination is in `<…>`, led anywhere without a finding.
+  it("flags an angle-bracket destination and each kind of reference link, on its line", () => {
+    const text = [
+      "[github.com](<https://evil.example/>)",
+      "[github.com][r]",
+      "[github.com][]",
+      "[github.com]",
+      "[GitHub.com][ R ]",
+      "",
+      "[r]: https://evil.example",
+      "[github.com]: <https://evil.example/x> 'GitHub'",
+      "",
+    ].join("\n");
+    const found = audit("p/s/SKILL.md", text);
+    expect(found.map((f) => `${f.line} ${f.rule} ${f.severity}`)).toEqual(
+      [1, 2, 3, 4, 5].map((line) => `${line} deceptive-link medium`),
+    );
+    expect(new Set(found.map((f) => f.detail))).toEqual(
+      new Set(["link text shows github.com but the link goes to evil.example"]),
+    );
+  });
+
+  it("resolves a label as CommonMark does: its first definition, none in code or inside a paragraph", () => {
+    const links = (definitions: string) => rules("p/s/SKILL.md", `See [github.com].\n\n${definitions}\n`);
+    expect(links("[GitHub.com]: https://github.com/x\n[github.com]: https://evil.example")).toEqual([]);
+    expect(links("[github.com]: https://evil.example\n[github.com]: https://github.com")).toEqual([
+      "1 deceptive-link",
+    ]);
+    expect(links("Text\n[github.com]: https://evil.example")).toEqual([]);
+    expect(links("```\n[github.com]: https://github.com\n```\n[github.com]: https://evil.example")).toEqual([
+      "1 deceptive-link",
+    ]);
+    expect(links("- item\n- [github.com]:\n  https://evil.example")).toEqual(["1 deceptive-link"]);
+    expect(links("# Links\n[github.com]: https://evil.example")).toEqual(["1 deceptive-link"]);
+  });
+
+  it.each([
+    [
+      "a label no definition has (plain text)",
+      "[github.com] and [github.com][r]\n\n[s]: https://evil.example",
+    ],
+    ["a definition of the same site", "[github.com]\n\n[github.com]: https://www.github.com/x"],
+    ["the definition itself", "[github.com]: https://evil.example"],
+    ["an image", "![github.com][r]\n\n[r]: https://evil.example"],
+  ])("leaves %s alone", (_, text) => {
+    expect(rules("p/s/SKILL.md", `${text}\n`)).toEqual([]);
+  });
+
   it.each([
     ["the same host", "[https://docs.python.org](https://docs.python.org/3/)"],
     ["www. added", "[github.com/x](https://www.github.com/x)"],

@@ -4,6 +4,7 @@ import { repeated } from "../../bench/hostile-text.js";
 import { encodedRuns } from "../../src/audit/blobs.js";
 import { codeSpans, commentOutsideCode } from "../../src/audit/content.js";
 import { htmlLinks, type Link, markdownLinks } from "../../src/audit/links.js";
+import { linkDefinitions, referenceLinks } from "../../src/audit/references.js";
 import type { Steps } from "../../src/audit/scan.js";
 
 /**
@@ -115,6 +116,22 @@ const SCANS: Record<
       "a closing without its >": '<a href="http://x">y</a    ',
       "an href without =": "<a href ",
       links: '<a href="http://b.com">a.com</a> ',
+    },
+  },
+  "reference links and their definitions": {
+    scan: (text, steps) => {
+      // A definition, so that the links are looked for at all.
+      const defined = `[a]: https://b.com\n\n${text}`;
+      return [...referenceLinks(defined, linkDefinitions(defined, steps), 300, steps)];
+    },
+    texts: {
+      "a definition's start": "[a]:",
+      "a label's start": "[a][",
+      "opening brackets": "[",
+      "brackets around a long label": `[${"y".repeat(200)}][`,
+      "a definition and a link": "[a.com]: https://b.com\n[a.com][a.com] ",
+      "definitions on one line each": "[a.com]:\n",
+      "a fence": "```\n[a.com] ",
     },
   },
   "code spans": {
