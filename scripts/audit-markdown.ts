@@ -18,8 +18,11 @@ export function markdownText(text: string): string {
   return visible(text).replace(/[\\`*_[\]<>|~&#!]/g, "\\$&");
 }
 
+/** A finding as a report shows it: the audit's, or one of a rule the report adds (the repin review's). */
+export type ShownFinding = Omit<Finding, "rule"> & { readonly rule: string };
+
 /** `3 high, 1 medium, 12 low`, or `none`. */
-export function countBySeverity(findings: readonly Finding[]): string {
+export function countBySeverity(findings: readonly ShownFinding[]): string {
   const counts = SEVERITIES.map(
     (severity) => [severity, findings.filter((found) => found.severity === severity).length] as const,
   ).filter(([, count]) => count > 0);
@@ -27,7 +30,7 @@ export function countBySeverity(findings: readonly Finding[]): string {
 }
 
 /** `path:line`, or the path alone for a finding about a whole file. */
-function findingPlace(found: Finding): string {
+function findingPlace(found: ShownFinding): string {
   return found.line > 0 ? `${found.path}:${found.line}` : found.path;
 }
 
@@ -35,7 +38,7 @@ function findingPlace(found: Finding): string {
  * A Markdown table of `findings`, worst first; past `limit` rows, one line says how many are left out.
  * `note` may add a word to a finding's severity (`high (new)`).
  */
-export function findingsTable<T extends Finding>(
+export function findingsTable<T extends ShownFinding>(
   findings: readonly T[],
   limit = Number.POSITIVE_INFINITY,
   note: (found: T) => string | undefined = () => undefined,

@@ -3,10 +3,14 @@
  * as pull request material. The fetcher loads it only on `--update`, since it needs src/.
  */
 
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import path from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Finding } from "../../src/audit/index.js";
 import {
   CatalogError,
+  type CatalogFile,
   compareText,
   type LoadedCatalog,
   loadCatalog,
@@ -16,8 +20,8 @@ import {
 import { inspectCatalog } from "../../src/inspection/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
-import { comparePacks, EMPTY_SIDE, type PackSide } from "./compare.js";
-import { type ReviewedFinding, renderReview, type SourceReview } from "./render.js";
+import { comparePacks, EMPTY_SIDE, type FileChange, type PackSide, type UnauditedFile } from "./compare.js";
+import { NOT_AUDITED, type ReviewedFinding, renderReview, type SourceReview } from "./render.js";
 
 /** A skills folder as the server would load it, with its audit; empty when the server would refuse it. */
 interface Folder {
@@ -73,6 +77,7 @@ function reviewSource(source: ReviewedSource, before: Folder, after: Folder): So
         found.severity === "high" ||
         (found.rule === "skipped-symlink" && found.new),
     );
+  findings.push(...[...changes.skillFiles, ...changes.packFiles].flatMap(unauditedFinding(source.name)));
   return {
     source,
     changes,
@@ -81,6 +86,27 @@ function reviewSource(source: ReviewedSource, before: Folder, after: Folder): So
     findings,
     unsafe: now.skills.filter((skill) => after.unsafe.has(skill)).map((skill) => skill.id),
   };
+}
+
+/**
+ * A served file the bump adds or changes that the audit did not read is a new high finding of the review's
+ * own: nothing vouches for it, the server serves it all the same, and the workflow's status must fail until
+ * someone has read it.
+ */
+function unauditedFinding(pack: string): (file: FileChange) => ReviewedFinding[] {
+  return (file) =>
+    file.kind === "removed" || file.notAudited === undefined
+      ? []
+      : [
+          {
+            path: `${pack}/${file.path}`,
+            line: 0,
+            rule: NOT_AUDITED,
+            severity: "high",
+            detail: `${file.kind} by this bump and served, but ${file.notAudited}`,
+            new: true,
+          },
+        ];
 }
 
 /** What the pack's `name: description` lines cost a model that lists them. */
@@ -118,12 +144,21 @@ async function readFolder(dir: string): Promise<Folder> {
       },
     },
   });
+  const why = new Map(audit.issues.map((issue) => [issue.path, issue.reason]));
   const sides = new Map<string, PackSide>();
   for (const pack of catalog.everything.packs) {
+    const read = files.get(pack.name) ?? new Map<string, Buffer>();
+    const unaudited = new Map<string, UnauditedFile>();
+    for (const [where, file] of servedFiles(pack)) {
+      if (read.has(where)) continue;
+      const digest = await digestOf(file.source);
+      unaudited.set(where, { why: why.get(`${pack.name}/${where}`) ?? "not audited", digest });
+    }
     sides.set(pack.name, {
       skills: pack.skills,
       packFiles: new Set(pack.files.keys()),
-      files: files.get(pack.name) ?? new Map(),
+      files: read,
+      unaudited,
     });
   }
   const packs = new Map(catalog.everything.packs.map((pack) => [pack.name, pack]));
@@ -134,4 +169,30 @@ async function readFolder(dir: string): Promise<Folder> {
     unsafe: new Set(inspection.unsafe().map(({ skill }) => skill)),
     refused: undefined,
   };
+}
+
+/** Every file a pack serves, by path in the pack: its pack files, and each skill's SKILL.md and files. */
+function servedFiles(pack: Pack): Map<string, CatalogFile> {
+  const served = new Map(pack.files);
+  for (const skill of pack.skills) {
+    for (const file of [skill.document, ...skill.files.values()])
+      served.set(path.posix.join(skill.folder, file.path), file);
+  }
+  return served;
+}
+
+/** The size and SHA-256 of a file, read in a stream (it may be far larger than the audit reads). */
+async function digestOf(file: string): Promise<UnauditedFile["digest"]> {
+  const hash = createHash("sha256");
+  let size = 0;
+  try {
+    for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      size += chunk.length;
+    }
+  } catch {
+    // Unreadable: never known to be unchanged (see compare.ts), which is the safe side.
+    return undefined;
+  }
+  return { size, sha256: hash.digest("hex") };
 }

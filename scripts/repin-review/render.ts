@@ -2,7 +2,7 @@ import { type Finding, visible } from "../../src/audit/index.js";
 import type { Skill } from "../../src/catalog/index.js";
 import { countBySeverity, findingsTable, markdownCode, markdownText, unsafeLead } from "../audit-markdown.js";
 import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
-import type { BodyChange, FileChange, PackChanges } from "./compare.js";
+import { type DocumentChange, type FileChange, type PackChanges, RARE_LINE_SKILLS } from "./compare.js";
 import {
   type DiffLimits,
   type Edit,
@@ -13,8 +13,17 @@ import {
   unifiedDiff,
 } from "./diff.js";
 
-/** A finding of the new commit, and whether the old one had it too. */
-export type ReviewedFinding = Finding & { readonly new: boolean };
+/**
+ * The review's own rule, high: a served file the bump adds or changes that the audit did not read (over
+ * 16 MiB, or unreadable). The server serves it unaudited; the review makes someone read it.
+ */
+export const NOT_AUDITED = "not-audited";
+
+/** A finding of the new commit (the audit's, or the review's own), and whether the old one had it too. */
+export type ReviewedFinding = Omit<Finding, "rule"> & {
+  readonly rule: Finding["rule"] | typeof NOT_AUDITED;
+  readonly new: boolean;
+};
 
 export interface SourceReview {
   readonly source: ReviewedSource;
@@ -119,8 +128,9 @@ function renderSource(review: SourceReview, limit: number): string[] {
   const files = changes.skillFiles;
   lines.push(
     `- Skills: ${skills.before} → ${skills.after}: ${changes.added.length} added, ${changes.removed.length} removed, ${changes.renamed.length} renamed.`,
+    ...notPairedLine(changes.notPaired.length),
     `- Descriptions: ${changes.descriptions.length} changed; the pack's cost ${tokens(descriptionTokens)} tokens (o200k).`,
-    `- SKILL.md bodies: ${changes.bodies.length} changed${changes.bodies.length > 0 ? ` (${lineCount(sum(changes.bodies.map((body) => body.lines)))})` : ""}.`,
+    `- SKILL.md files: ${documentCounts(changes.documents)}.`,
     `- Supporting files: ${fileCounts(files)}; pack files: ${fileCounts(changes.packFiles)}.`,
     `- Audit: ${auditLine(review.findings)}`,
     "",
@@ -153,12 +163,15 @@ function renderSource(review: SourceReview, limit: number): string[] {
       ),
     ...more(changes.descriptions.length, limit),
   ]);
-  const bodies = changes.bodies.slice(0, limit);
-  section(lines, "SKILL.md bodies changed", changes.bodies.length, [
-    ...bodies.map(({ skill, lines: changed }) => `- ${id(skill)}: ${lineCount(changed)}`),
-    ...more(changes.bodies.length, limit),
+  const documents = changes.documents.slice(0, limit);
+  section(lines, "SKILL.md files changed", changes.documents.length, [
+    ...documents.map(
+      ({ skill, lines: changed, frontmatter }) =>
+        `- ${id(skill)}: ${lineCount(changed)}${frontmatter ? ", frontmatter included" : ""}`,
+    ),
+    ...more(changes.documents.length, limit),
     "",
-    ...bodies.flatMap(bodyDiff),
+    ...documents.flatMap(documentDiff),
   ]);
   section(lines, "Supporting files", files.length, fileList(source.name, files, limit));
   section(lines, "Pack files", changes.packFiles.length, fileList(source.name, changes.packFiles, limit));
@@ -209,16 +222,25 @@ function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): st
 }
 
 /**
- * A changed SKILL.md body as a collapsed unified diff, cut at DIFF_CHARS with a note, so that a reviewer
- * reads the edit without leaving the pull request. Hidden characters are shown as `{U+202E}`.
+ * A changed SKILL.md, frontmatter and all, as a collapsed unified diff, cut at DIFF_CHARS with a note, so
+ * that a reviewer reads the edit without leaving the pull request. Hidden characters are shown as `{U+202E}`.
  */
-function bodyDiff(body: BodyChange): string[] {
-  const open = ["<details>", `<summary>${html(body.skill.id)}: SKILL.md diff</summary>`, ""];
-  const hunks = unifiedDiff(body.before, body.after);
+function documentDiff(document: DocumentChange): string[] {
+  const open = ["<details>", `<summary>${html(document.skill.id)}: SKILL.md diff</summary>`, ""];
+  const hunks = unifiedDiff(document.before, document.after);
   if (hunks === undefined) {
     return [
       ...open,
       `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${UPSTREAM}.`,
+      "",
+      "</details>",
+      "",
+    ];
+  }
+  if (hunks.length === 0) {
+    return [
+      ...open,
+      `No line reads otherwise: the bytes changed at the end of the file or where they are not UTF-8; ${UPSTREAM}.`,
       "",
       "</details>",
       "",
@@ -277,7 +299,12 @@ function fileList(pack: string, files: readonly FileChange[], limit: number): st
   return files
     .slice(0, limit)
     .map((file) => {
-      const lines = file.lines === undefined ? "binary" : lineCount(file.lines);
+      const lines =
+        file.notAudited !== undefined
+          ? `${markdownText(file.notAudited)}; compared by size and SHA-256`
+          : file.lines === undefined
+            ? "binary"
+            : lineCount(file.lines);
       return `- ${file.kind} ${markdownCode(`${pack}/${file.path}`)} (${lines})`;
     })
     .concat(more(files.length, limit));
@@ -303,6 +330,22 @@ function renamedHow(before: Skill, after: Skill): string {
   if (folder) how.push(`folder ${markdownCode(before.folder)} → ${markdownCode(after.folder)}`);
   if (name) how.push(`name ${markdownCode(before.name)} → ${markdownCode(after.name)}`);
   return ` (${how.join(", ")})`;
+}
+
+/** Why some added skills may be renamed ones the review did not pair (see RARE_LINE_SKILLS). */
+function notPairedLine(added: number): string[] {
+  if (added === 0) return [];
+  return [
+    `- Not compared for a rename: ${count(added, "added skill")}, at least half of whose lines more than ${RARE_LINE_SKILLS} removed skills share, too many to tell which one each came from; a skill moved and edited among them shows as removed and added.`,
+  ];
+}
+
+function documentCounts(documents: readonly DocumentChange[]): string {
+  if (documents.length === 0) return "none changed";
+  const frontmatters = documents.filter((document) => document.frontmatter).length;
+  return `${documents.length} changed (${lineCount(sum(documents.map((document) => document.lines)))})${
+    frontmatters > 0 ? `, ${frontmatters} of them in the frontmatter` : ""
+  }`;
 }
 
 function fileCounts(files: readonly FileChange[]): string {
