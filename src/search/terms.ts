@@ -76,16 +76,27 @@ const NOT_ASCII = /[\u0080-\uffff]/;
 /** A Latin letter and the accents after it, in decomposed text (NFD). */
 const ACCENTED_LATIN = /(\p{Script=Latin})\p{M}+/gu;
 const UNDECOMPOSED_LATIN = /[ßæœøłđı]/g;
+/**
+ * The most combining marks kept in a row, as Unicode's stream-safe text format (UAX #15) bounds them:
+ * real text stacks a few (Vietnamese two, Tibetan a handful). Normalizing a longer run of marks of mixed
+ * classes takes time quadratic in its length (a 1 MiB SKILL.md of them stalled a start for minutes).
+ * Halfwidth ﾞ and ﾟ are letters that normalize to such marks, so they count as marks here.
+ */
+const MAX_MARKS_IN_A_ROW = 30;
+const MARKS = "[\\p{M}\\uFF9E\\uFF9F]";
+const MARKS_PAST_LIMIT = new RegExp(`(${MARKS}{${MAX_MARKS_IN_A_ROW}})${MARKS}+`, "gu");
 
 /**
  * Text spelled as search compares it, since requests are often typed plainly: compatibility forms read as
  * the letters they stand for (NFKC: `ﬁ` → fi, fullwidth `ＡＰＩ` → API), lowercase, and Latin letters
  * without their accents (`Résumé` → resume, `İ` → i, `straße` → strasse), as Lucene's ASCII folding does.
- * The marks of other scripts stay: a Hindi vowel sign is part of its word.
+ * The marks of other scripts stay: a Hindi vowel sign is part of its word. Marks past
+ * {@link MAX_MARKS_IN_A_ROW} in a row are dropped.
  */
 export function foldedSpelling(text: string): string {
   if (!NOT_ASCII.test(text)) return text.toLowerCase();
   return text
+    .replace(MARKS_PAST_LIMIT, "$1")
     .normalize("NFKC")
     .toLowerCase()
     .normalize("NFD")

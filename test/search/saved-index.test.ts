@@ -309,8 +309,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 6,
-        digest: "61f3daea58ad5823fbbbc30f1d4bcf14263ea00ef9a0dfea77b4c3d709390220",
+        version: 7,
+        digest: "c48d52c633d9ed7ba48ec7533227999a55676b6ad2e982af04c85e2aef0054e7",
       });
     } finally {
       await tree.remove();

@@ -49,6 +49,7 @@ const PIECES = [
   "ＡＰＩ",
   "１２",
   "हिन्दी",
+  "\u093f\u0951".repeat(20),
   "½",
   "⑴",
   "ı",
@@ -105,6 +106,16 @@ describe("words", () => {
   it("keep a word of another script whole, with the marks that are part of its letters", () => {
     expect(words("हिन्दी भाषा")).toEqual(["हिन्दी", "भाषा"]);
     expect(words("Ελληνικά")).toEqual(["ελληνικά"]);
+  });
+
+  it("keep at most 30 combining marks in a row, as Unicode's stream-safe text does, however many follow", () => {
+    // Marks of two classes in turn: normalizing a run of them took time quadratic in its length.
+    const marks = "\u093f\u0951".repeat(100_000);
+    expect(words(`क${marks} river`)).toEqual([`क${marks.slice(0, 30)}`, "river"]);
+    expect(words(`a${"\u0301\u0316".repeat(100_000)} après`)).toEqual(["apres"]);
+    // Halfwidth ﾞ normalizes to a combining mark, so it counts as one.
+    expect(words(`ｶ${"\u0301\uff9e".repeat(100_000)}`)).toEqual(words(`ｶ${"\u0301\uff9e".repeat(15)}`));
+    expect(words("Tiếng Việt, བོད་ཡིག")).toEqual(["tieng", "viet", "བོད", "ཡིག"]);
   });
 
   it("split Chinese and Japanese into pairs of neighbouring characters, and keep the run", () => {
