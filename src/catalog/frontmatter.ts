@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { isMap, isScalar, parseDocument, visit, type YAMLError } from "yaml";
+import { isMap, isScalar, Lexer, LineCounter, parseDocument, visit, type YAMLError } from "yaml";
 
 /** What the catalog reads in a SKILL.md's frontmatter: the skill's name, description and flags, or why not. */
 export type ParsedFrontmatter =
@@ -31,6 +31,12 @@ export const MAX_FRONTMATTER_BYTES = 64 * 1024;
  * their number (a thousand took 8 s), under its own limit on how far they expand.
  */
 const MAX_ALIASES = 100;
+/**
+ * YAML tokens (keys, values, indicators, spaces, line breaks) a frontmatter may hold; real ones hold about
+ * a hundred (112 at most in shared/bench). The YAML parser makes an error, with a stack trace, of each
+ * token out of place, and a line of 64,000 commas, within the size limit, took it seconds and megabytes.
+ */
+const MAX_YAML_TOKENS = 5000;
 
 /** The keys that say what a skill is: given twice, which one is meant is anyone's guess. */
 const IDENTITY_KEYS = ["name", "description"] as const;
@@ -42,9 +48,20 @@ const IDENTITY_KEYS = ["name", "description"] as const;
  * Warnings (an unknown tag such as `!foo`) would go to stderr past the server's log; the text still reads.
  */
 function readFrontmatter(text: string): { data: unknown } | { reason: string } {
-  const document = parseDocument(text, { uniqueKeys: false, logLevel: "error" });
+  if (holdsMoreTokens(text, MAX_YAML_TOKENS)) {
+    return { reason: `frontmatter holds more than ${MAX_YAML_TOKENS} YAML tokens` };
+  }
+  // Not prettyErrors: it quotes the line of each error, and a line of a thousand errors is quoted a
+  // thousand times. Only the first error is told, placed by the line counter.
+  const lines = new LineCounter();
+  const document = parseDocument(text, {
+    uniqueKeys: false,
+    logLevel: "error",
+    prettyErrors: false,
+    lineCounter: lines,
+  });
   const [error] = document.errors;
-  if (error) return { reason: `frontmatter is not valid YAML: ${describeYamlError(error)}` };
+  if (error) return { reason: `frontmatter is not valid YAML: ${describeYamlError(error, lines)}` };
   let aliases = 0;
   visit(document, {
     Alias: () => (++aliases > MAX_ALIASES ? visit.BREAK : undefined),
@@ -169,12 +186,21 @@ function firstLine(message: string): string {
   return message.split("\n", 1)[0] ?? message;
 }
 
+/** Whether `text` holds more than `limit` YAML tokens; the lexer stops at the one past the limit. */
+function holdsMoreTokens(text: string, limit: number): boolean {
+  let count = 0;
+  for (const _token of new Lexer().lex(text)) if (++count > limit) return true;
+  return false;
+}
+
 /**
  * A YAML error in one line, placed in SKILL.md rather than in the frontmatter (which starts on the file's
- * second line), without the excerpt of the text that the parser's message goes on with.
+ * second line) by `lines`, the line counter of the parse that found it.
  */
-function describeYamlError(error: YAMLError): string {
-  const what = firstLine(error.message).replace(/ at line \d+, column \d+:?$/, "");
-  const [start] = error.linePos ?? [];
-  return start ? `${what} at line ${start.line + 1}, column ${start.col}` : what;
+function describeYamlError(error: YAMLError, lines: LineCounter): string {
+  const what = firstLine(error.message);
+  const [offset = -1] = error.pos;
+  if (offset < 0) return what;
+  const { line, col } = lines.linePos(offset);
+  return `${what} at line ${line + 1}, column ${col}`;
 }

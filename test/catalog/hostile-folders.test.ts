@@ -305,6 +305,27 @@ describe("loadCatalog on frontmatters built to stall the YAML parser", () => {
     expect(issueAt(issues, "p/open")).toMatchObject({ severity: "skipped", reason });
   });
 
+  // Regression: each comma, tag or anchor out of place is an error of the parser's own, with a stack trace
+  // and a quote of its line; a line of 63,000 commas took seconds, twenty such skills three minutes.
+  it("refuses a frontmatter of more than 5000 YAML tokens before parsing it, and serves the rest", async () => {
+    const metadata = Array.from({ length: 500 }, (_, i) => `  key${i}: value ${i}`).join("\n");
+    const dir = await withTree({
+      "p/ok/SKILL.md": skillMd("ok"),
+      "p/commas/SKILL.md": `---\nname: commas\ndescription: Commas.\na: [${",".repeat(63_000)}]\n---\n`,
+      "p/tags/SKILL.md": `---\nname: tags\ndescription: Tags.\na: ${"!t ".repeat(20_000)}x\n---\n`,
+      "p/anchors/SKILL.md": `---\nname: anchors\ndescription: Anchors.\na: ${"&a ".repeat(20_000)}x\n---\n`,
+      "p/keys/SKILL.md": `---\nname: keys\ndescription: Five hundred keys.\nmetadata:\n${metadata}\n---\n`,
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/keys", "p/ok"]);
+    for (const where of ["p/commas", "p/tags", "p/anchors"]) {
+      expect(issueAt(issues, where)).toMatchObject({
+        severity: "skipped",
+        reason: "frontmatter holds more than 5000 YAML tokens",
+      });
+    }
+  });
+
   // A chain of anchors, each aliasing the one before twice: under the parser's own limit on how far
   // aliases expand, yet a thousand of them took it 8 s.
   it("refuses a frontmatter with more than 100 aliases", async () => {
