@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { isMap, isScalar, Lexer, LineCounter, parseDocument, visit, type YAMLError } from "yaml";
+import {
+  type Document,
+  isMap,
+  isScalar,
+  Lexer,
+  LineCounter,
+  parseDocument,
+  visit,
+  type YAMLError,
+} from "yaml";
 
 /** What the catalog reads in a SKILL.md's frontmatter: the skill's name, description and flags, or why not. */
 export type ParsedFrontmatter =
@@ -54,12 +63,20 @@ function readFrontmatter(text: string): { data: unknown } | { reason: string } {
   // Not prettyErrors: it quotes the line of each error, and a line of a thousand errors is quoted a
   // thousand times. Only the first error is told, placed by the line counter.
   const lines = new LineCounter();
-  const document = parseDocument(text, {
-    uniqueKeys: false,
-    logLevel: "error",
-    prettyErrors: false,
-    lineCounter: lines,
-  });
+  let document: Document.Parsed;
+  try {
+    document = parseDocument(text, {
+      uniqueKeys: false,
+      logLevel: "error",
+      prettyErrors: false,
+      lineCounter: lines,
+    });
+  } catch (error) {
+    // The parser recurses once a level of nesting, and 2,500 keys nested in a flow sequence (10 KB)
+    // overflow its stack: the file reads, its YAML does not.
+    if (error instanceof RangeError) return { reason: "frontmatter is not valid YAML: nested too deeply" };
+    throw error;
+  }
   const [error] = document.errors;
   if (error) return { reason: `frontmatter is not valid YAML: ${describeYamlError(error, lines)}` };
   let aliases = 0;

@@ -82,6 +82,16 @@ describe("parseSkillDocument", () => {
     });
   });
 
+  it("says a frontmatter nested too deeply for the YAML parser is not valid YAML, not that it cannot be read", () => {
+    // 2,450 levels, within the token limit: the parser recurses once a level, and overflows the stack
+    // (from about 1,700 levels, the depth depending on how far V8 has compiled it) or finds the error.
+    const nested = `a: [${'"a":'.repeat(2_450)}]`;
+    expect(parseSkillDocument(`---\nname: a\ndescription: b\n${nested}\n---\n`)).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^frontmatter is not valid YAML: /),
+    });
+  });
+
   it("accepts a frontmatter closed by ...", () => {
     expect(parseSkillDocument("---\nname: a\ndescription: b\n...\n")).toMatchObject({ ok: true });
   });
