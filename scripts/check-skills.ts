@@ -14,7 +14,14 @@ import { ConfigError, loadConfig } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
 import { plural } from "../src/mcp/format.js";
 import { prepareAudit, refusal } from "../src/startup/index.js";
-import { countBySeverity, findingsTable, markdownCode, ruleCounts, unsafeLead } from "./audit-markdown.js";
+import {
+  countBySeverity,
+  findingsTable,
+  markdownCode,
+  markdownText,
+  ruleCounts,
+  unsafeLead,
+} from "./audit-markdown.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
 /** The audit's table stops here: the output goes into a pull request body, which GitHub bounds. */
@@ -34,7 +41,9 @@ async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: stri
 }
 
 function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspection: Inspection): string {
-  const packs = catalog.everything.packs.map((pack) => `${pack.name} ${pack.skills.length}`).join(", ");
+  const packs = catalog.everything.packs
+    .map((pack) => `${markdownText(pack.name)} ${pack.skills.length}`)
+    .join(", ");
   const skipped = issues.filter((issue) => issue.severity === "skipped");
   const lines = [
     "### Catalog check",
@@ -49,7 +58,9 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
   if (leftOut.length > 0) {
     lines.push(
       "",
-      ...leftOut.map(({ skill, reason }) => `- tools only: ${markdownCode(skill.id)}: ${reason}`),
+      ...leftOut.map(
+        ({ skill, reason }) => `- tools only: ${markdownCode(skill.id)}: ${markdownText(reason)}`,
+      ),
     );
   }
   const { skills } = catalog.everything;
@@ -92,8 +103,10 @@ function unsafeLine(unsafe: readonly Skill[], serveUnsafe: boolean): string {
   return `${unsafeLead(unsafe.length, serveUnsafe)}${lift}: ${names.join(", ")}${more}.`;
 }
 
+/** The path and the reason come from upstream (names of files and folders, a frontmatter name quoted). */
 function formatIssue(issue: CatalogIssue): string {
-  return `- ${issue.severity === "skipped" ? "left out" : "warning"}: \`${issue.path}\`: ${issue.reason}`;
+  const kind = issue.severity === "skipped" ? "left out" : "warning";
+  return `- ${kind}: ${markdownCode(issue.path)}: ${markdownText(issue.reason)}`;
 }
 
 tolerateClosedOutput();

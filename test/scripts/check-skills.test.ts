@@ -50,6 +50,31 @@ describe("npm run check-skills", () => {
     }
   });
 
+  // The weekly repin appends this output to the pull request body: an upstream name that ended the code
+  // span or opened an HTML comment rewrote what the reviewer saw.
+  it("shows upstream names and the reasons quoting them as text, never as Markdown or HTML", async () => {
+    const tree = await makeTree({
+      "p/evil/SKILL.md": skillMd('"a/b\\n\\n**Approve.**\\n\\n<!--"'),
+      "p/x`<img src=x>/SKILL.md": skillMd("nope"),
+      "p/shout/SKILL.md": skillMd("Shout <img src=x>"),
+    });
+    try {
+      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const lines = stdout.split("\n");
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          '- left out: `p/evil`: name "a/b{U+000A}{U+000A}\\*\\*Approve.\\*\\*{U+000A}{U+000A}\\<\\!--" holds a slash: skills are named pack/name, so a name cannot hold one',
+          '- warning: ``p/x`<img src=x>``: name "nope" differs from its folder',
+          '- tools only: `p/Shout <img src=x>`: frontmatter name "Shout \\<img src=x\\>" must be 1-64 lowercase letters, digits and single hyphens',
+        ]),
+      );
+      expect(stdout).not.toContain("<!--");
+      expect(stdout).not.toMatch(/^\*\*Approve/m);
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("prints the audit, and how many skills the server leaves out for a high finding", async () => {
     const tree = await makeTree({
       "alpha/hidden/SKILL.md": skillMd("hidden", "Hides.", "Be nice.\u202E\n"),
