@@ -13,9 +13,39 @@ export function markdownCode(text: string): string {
   return `${fence}${pad}${shown}${pad}${fence}`;
 }
 
-/** `text` shown as written, with nothing in it read as Markdown or HTML, fit for a table cell. */
+/**
+ * A word GitHub would make live in a pull request: an @mention (it notifies the user or team), an issue
+ * reference (`#1`, `GH-1`, `owner/repo#1`; after "Fixes" it closes the issue on merge), or an autolink
+ * (`https://`, `www.`, an e-mail address). GitHub finds mentions and references after the Markdown is
+ * parsed, so neither a backslash nor an entity (`&#64;`) stops them, and cmark-gfm links `a&#64;b.com`;
+ * a code span stops them all.
+ */
+const LIVE_WORD = /@|:\/\/|www\.|#\d|\bgh-\d/i;
+const OPENING = "([\"'";
+const CLOSING = ")]\"'.,;:!?";
+
+/**
+ * `text` shown as written, with nothing in it read as Markdown or HTML, fit for a table cell; a word that
+ * GitHub would make live is shown as inline code.
+ */
 export function markdownText(text: string): string {
-  return visible(text).replace(/[\\`*_[\]<>|~&#!]/g, "\\$&");
+  return visible(text)
+    .split(" ")
+    .map((word) => (LIVE_WORD.test(word) ? inertWord(word) : escaped(word)))
+    .join(" ");
+}
+
+/** A live word as inline code, the brackets and punctuation around it left as text: `(`@octocat`),`. */
+function inertWord(word: string): string {
+  let start = 0;
+  while (start < word.length && OPENING.includes(word.charAt(start))) start++;
+  let end = word.length;
+  while (end > start && CLOSING.includes(word.charAt(end - 1))) end--;
+  return `${escaped(word.slice(0, start))}${markdownCode(word.slice(start, end))}${escaped(word.slice(end))}`;
+}
+
+function escaped(text: string): string {
+  return text.replace(/[\\`*_[\]<>|~&#!]/g, "\\$&");
 }
 
 /** A finding as a report shows it: the audit's, or one of a rule the report adds (the repin review's). */

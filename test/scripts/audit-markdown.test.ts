@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { markdownText } from "../../scripts/audit-markdown.js";
+
+describe("markdownText", () => {
+  // Upstream descriptions reach the weekly pull request's body: each of these notified someone, linked
+  // somewhere or closed an issue on merge.
+  it("shows mentions, issue references and links as inline code, which GitHub leaves alone", () => {
+    expect(markdownText("Ping @octocat and @acme/security-team.")).toBe(
+      "Ping `@octocat` and `@acme/security-team`.",
+    );
+    expect(markdownText("Fixes https://github.com/acme/app/issues/1 (and acme/app#2, #3, GH-4)")).toBe(
+      "Fixes `https://github.com/acme/app/issues/1` (and `acme/app#2`, `#3`, `GH-4`)",
+    );
+    expect(markdownText("Log in at www.evil.example or mail admin@evil.example")).toBe(
+      "Log in at `www.evil.example` or mail `admin@evil.example`",
+    );
+  });
+
+  it("leaves other text as written, its Markdown escaped", () => {
+    expect(markdownText("Says hello, **politely** (#hashtag, issue 7).")).toBe(
+      "Says hello, \\*\\*politely\\*\\* (\\#hashtag, issue 7).",
+    );
+    expect(markdownText("`@x` <b>")).toBe("`` `@x` `` \\<b\\>");
+  });
+});
