@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import { atLeast, type FolderAudit, SEVERITIES, type Severity } from "../src/audit/index.js";
+import { atLeast, type FolderAudit, SEVERITIES, type Severity, visible } from "../src/audit/index.js";
 import { CatalogError } from "../src/catalog/index.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import { plural } from "../src/mcp/format.js";
@@ -54,9 +54,11 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     const prepared = await prepareAudit(config, pino({ level: "silent" }));
     const { issues: notAudited, ...audit } = prepared.audit;
     const issues = [...prepared.loaded.issues, ...notAudited];
-    // On stderr, so that the report and the JSON stay as they were: what was not audited, and why.
+    // On stderr, so that the report and the JSON stay as they were: what was not audited, and why. The
+    // path and the reason hold upstream names: none may start a line of its own in the build log.
     for (const { severity, path, reason } of issues) {
-      io.stderr(`audit-skills: ${severity === "skipped" ? "left out" : severity}: ${path}: ${reason}\n`);
+      const kind = severity === "skipped" ? "left out" : severity;
+      io.stderr(`audit-skills: ${kind}: ${visible(`${path}: ${reason}`)}\n`);
     }
     io.stdout(options.json ? `${JSON.stringify(audit, null, 2)}\n` : report(options.folder, audit));
     const failing = audit.findings.some(
@@ -69,7 +71,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       return 2;
     }
     if (error instanceof CatalogError || error instanceof ConfigError) {
-      io.stderr(`audit-skills: the server would refuse this folder: ${error.message}\n`);
+      io.stderr(`audit-skills: the server would refuse this folder: ${visible(error.message)}\n`);
       return 2;
     }
     throw error;

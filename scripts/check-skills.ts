@@ -8,7 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { pino } from "pino";
-import type { FolderAudit } from "../src/audit/index.js";
+import { type FolderAudit, visible } from "../src/audit/index.js";
 import { type Catalog, CatalogError, type CatalogIssue, type Skill } from "../src/catalog/index.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
@@ -127,6 +127,7 @@ try {
   }
 } catch (error) {
   if (!(error instanceof CatalogError || error instanceof ConfigError)) throw error;
-  process.stderr.write(`check-skills: the server would refuse to start: ${error.message}\n`);
+  // The message may quote upstream names (the first skills left out): none may start a line of its own.
+  process.stderr.write(`check-skills: the server would refuse to start: ${visible(error.message)}\n`);
   process.exitCode = 1;
 }

@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
-import { FetcherError, ManifestError, SourceError, UsageError } from "./errors.js";
+import { FetcherError, ManifestError, SourceError, UsageError, visible } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource } from "./manifest.js";
 import { fetchSkills } from "./output.js";
 import { resolveHeads, rewriteRefs } from "./repin.js";
@@ -62,7 +62,8 @@ interface Repinned {
  * as its message says, everything but the summary file.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  const log = (line: string) => io.stderr(`${line}\n`);
+  // Each line shows upstream names as they are, but none can start a line of its own.
+  const log = (line: string) => io.stderr(`${visible(line)}\n`);
   let out: string | undefined;
   let fetching: readonly string[] = [];
   try {
@@ -101,7 +102,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`fetch-skills: ${error.message}\n\n${USAGE}\n`);
+      io.stderr(`fetch-skills: ${visible(error.message)}\n\n${USAGE}\n`);
       return 2;
     }
     if (!(error instanceof FetcherError)) throw error;

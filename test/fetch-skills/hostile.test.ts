@@ -135,6 +135,35 @@ describe("fetch-skills: names and files it cannot copy", () => {
     expect(result.stderr).toContain("l: skipped skills/a/r\\xe9sum\\xe9: its name is not UTF-8");
     expect(await snapshot(path.join(site, "skills/l"))).toEqual({ "a/SKILL.md": skillMd("a") });
   });
+
+  // The log is a terminal or a CI run's log: a newline in a name started a GitHub workflow command
+  // (a fake "All clear" annotation, ::add-mask::) and ESC sequences erased the lines above.
+  it("shows control characters of the names it warns about escaped, so none starts a line of its own", async () => {
+    const hostile = "x\n::error title=All clear::No finding\n\u001b[2K\u001b[1AOK\u2028";
+    const repo = await makeUpstream(path.join(tree.dir, "log"), [
+      {
+        "skills/a/SKILL.md": skillMd("a"),
+        [`skills/a/${hostile}`]: { symlink: "/etc/passwd" },
+        [`extra/${hostile}/SKILL.md`]: skillMd("b"),
+      },
+    ]);
+    const site = await makeSite(tree.dir, [
+      { name: "g", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills", extras: ["extra"] },
+    ]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    const shown = "x{U+000A}::error title=All clear::No finding{U+000A}{U+001B}[2K{U+001B}[1AOK{U+2028}";
+    expect(result.stderr).toContain(
+      `g: skipped skills/a/${shown}: symlink pointing outside the repository\n`,
+    );
+    expect(result.stderr).toContain(`g: warning: extra "extra" holds extra/${shown}/SKILL.md;`);
+    expect(result.stderr.split("\n").filter((line) => !line.startsWith("g: "))).toEqual([""]);
+    expect(result.stderr).not.toContain("\u001b");
+    expect(result.stderr).not.toContain("\u2028");
+  });
+
   it("skips a file or folder it may not read, and copies the rest", async () => {
     const repo = path.join(tree.dir, "locked");
     await writeTree(repo, {

@@ -157,7 +157,9 @@ describe("npm run check-skills", () => {
   });
 
   it("exits 1 with the reason when the server would refuse to start", async () => {
-    const tree = await makeTree({ "alpha/broken/SKILL.md": "no frontmatter" });
+    // The reason names the first skills left out: a newline in a folder name started a line of the CI
+    // log of its own (a GitHub workflow command).
+    const tree = await makeTree({ "alpha/broken\n::error::All clear/SKILL.md": "no frontmatter" });
     try {
       const failure = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT }).catch(
         (error: unknown) => error,
@@ -166,6 +168,9 @@ describe("npm run check-skills", () => {
         code: 1,
         stderr: expect.stringContaining("would refuse to start: No valid skill"),
       });
+      expect((failure as { stderr: string }).stderr).toContain(
+        "; alpha/broken{U+000A}::error::All clear: no frontmatter",
+      );
     } finally {
       await tree.remove();
     }
