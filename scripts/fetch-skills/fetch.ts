@@ -69,9 +69,20 @@ export async function checkoutSource(
   const head = (await guard("cannot read HEAD", () => gitAt(workDir).revparse(["HEAD"]))).trim();
   if (head !== source.ref) {
     await remove();
-    throw new SourceError(source.name, `checked out ${head}, not the pinned ${source.ref}`);
+    throw new SourceError(source.name, await notThePin(storeGit, source.ref, head));
   }
   return { dir: workDir, method, remove };
+}
+
+/**
+ * Why the work tree is at `head` and not at the pinned `ref`: an annotated tag's id checks out the commit
+ * it tags, and skills.toml pins commits.
+ */
+async function notThePin(storeGit: SimpleGit, ref: string, head: string): Promise<string> {
+  const type = await storeGit.raw(["cat-file", "-t", ref]).catch(() => "");
+  return type.trim() === "tag"
+    ? `ref ${ref} is the id of an annotated tag, not of a commit: pin the commit it tags, ${head}`
+    : `checked out ${head}, not the pinned ${ref}`;
 }
 
 async function openStore(store: string, repo: string): Promise<SimpleGit> {
@@ -102,7 +113,6 @@ async function fetchCommit(storeGit: SimpleGit, source: SkillSource, guard: Guar
     if (!(error instanceof GitError) || !REFUSED_UNADVERTISED.test(error.message)) {
       throw new SourceError(source.name, `cannot fetch ${source.repo}: ${oneLine(error)}`);
     }
-    const shallowRefusal = oneLine(error);
     const shallow = (await storeGit.revparse(["--is-shallow-repository"])).trim() === "true";
     await guard(`cannot fetch ${source.repo}`, () =>
       storeGit.raw([
@@ -114,10 +124,12 @@ async function fetchCommit(storeGit: SimpleGit, source: SkillSource, guard: Guar
         "+refs/tags/*:refs/tags/*",
       ]),
     );
+    // Git's refusal of the direct fetch ("not our ref", twice) only restates this.
     if (!(await hasCommit(storeGit, source.ref))) {
       throw new SourceError(
         source.name,
-        `commit ${source.ref} is not in ${source.repo}: no branch or tag holds it, and fetching it directly failed: ${shallowRefusal}`,
+        `commit ${source.ref} is not in ${source.repo}: no branch or tag holds it. Check the source's ` +
+          "ref (a mistyped id, or a commit force-pushed away) and that its repo is the repository meant",
       );
     }
     return "full";

@@ -22,7 +22,9 @@ let tree: TempTree;
 /** Upstream with a nested layout, extras, and symlinks of every kind; commits[1] changes a few files. */
 let kit: { url: string; commits: string[] };
 /** Upstream whose skills sit at the repository root. */
-let solo: { url: string; commits: string[] };
+let solo: { dir: string; url: string; commits: string[] };
+/** The id of an annotated tag of solo's first commit. */
+let soloTag: string;
 
 beforeAll(async () => {
   tree = await makeTree({ "outside/secret.txt": SECRET });
@@ -56,6 +58,8 @@ beforeAll(async () => {
     { "hammer/SKILL.md": skillMd("hammer"), LICENSE: "MIT\n" },
     { "saw/SKILL.md": skillMd("saw") },
   ]);
+  await git(solo.dir, "tag", "--annotate", "v1", "--message", "v1", solo.commits[0] ?? "");
+  soloTag = await git(solo.dir, "rev-parse", "v1");
 });
 afterAll(() => tree.remove());
 
@@ -453,8 +457,16 @@ describe("fetch-skills: all or nothing", () => {
     {
       title: "a commit the repository does not have",
       solo: () => soloSource(MISSING),
-      message: () => `source "solo": commit ${MISSING} is not in ${solo.url}: no branch or tag holds it`,
-      git: `not our ref ${MISSING}`,
+      message: () =>
+        `source "solo": commit ${MISSING} is not in ${solo.url}: no branch or tag holds it. Check the source's ref`,
+      git: "",
+    },
+    {
+      title: "an annotated tag's id in place of a commit",
+      solo: () => soloSource(soloTag),
+      message: () =>
+        `source "solo": ref ${soloTag} is the id of an annotated tag, not of a commit: pin the commit it tags, ${solo.commits[0]}`,
+      git: "",
     },
     {
       title: "an unreachable repository",
@@ -488,6 +500,8 @@ describe("fetch-skills: all or nothing", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`fetch-skills: ${failure.message()}`);
     expect(result.stderr).toContain(failure.git);
+    // What git said of a commit it would not send directly only restated the message (twice).
+    expect(result.stderr).not.toContain("not our ref");
     expect(result.stderr).toContain(
       `fetch-skills: nothing written; ${path.join(site, "skills")} is as it was`,
     );
