@@ -55,8 +55,9 @@ export function parseManifest(text: string, label: string): Manifest {
     data = parse(text);
   } catch (error) {
     if (error instanceof TomlError) {
-      const reason = error.message.split("\n", 1)[0]?.replace(/^Invalid TOML document: /, "");
-      throw new ManifestError([`${label}:${error.line}:${error.column}: not valid TOML: ${reason}`]);
+      throw new ManifestError([
+        `${label}:${error.line}:${error.column}: not valid TOML: ${tomlReason(error, text)}`,
+      ]);
     }
     throw error;
   }
@@ -104,6 +105,19 @@ export function parseManifest(text: string, label: string): Manifest {
   });
   if (problems.length > 0) throw new ManifestError(problems);
   return { label, text, sources, layout: located };
+}
+
+/**
+ * smol-toml's reason, save one: a string left open meets the end of its line, which smol-toml reports as
+ * a control character in the string.
+ */
+function tomlReason(error: TomlError, text: string): string {
+  const reason = error.message.split("\n", 1)[0]?.replace(/^Invalid TOML document: /, "") ?? "";
+  const line = text.split("\n", error.line)[error.line - 1] ?? "";
+  const atLineEnd = error.column > line.replace(/\r$/, "").length;
+  return reason === "control characters are not allowed in strings" && atLineEnd
+    ? "a string is not closed on its line (its closing quote is missing)"
+    : reason;
 }
 
 function isTableList(value: unknown): value is Record<string, unknown>[] {

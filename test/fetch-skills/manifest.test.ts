@@ -162,6 +162,13 @@ const cases: Case[] = [
     toml: `[[source]]\nname = "bad"\nref = abc\n`,
     errors: ["skills.toml:9:7: not valid TOML: invalid value"],
   },
+  {
+    title: "a string not closed on its line",
+    toml: `[[source]]\nname = "bad\nref = "x"\n`,
+    errors: [
+      "skills.toml:8:12: not valid TOML: a string is not closed on its line (its closing quote is missing)",
+    ],
+  },
 ];
 
 describe("skills.toml validation", () => {
