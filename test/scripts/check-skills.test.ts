@@ -169,7 +169,7 @@ describe("npm run check-skills", () => {
         stderr: expect.stringContaining("would refuse to start: No valid skill"),
       });
       expect((failure as { stderr: string }).stderr).toContain(
-        "; alpha/broken{U+000A}::error::All clear: no frontmatter",
+        "; alpha/broken{U+000A}::error::All clear: its name holds a character no reader sees",
       );
     } finally {
       await tree.remove();
