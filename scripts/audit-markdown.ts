@@ -2,11 +2,12 @@
 import { type Finding, RULES, SEVERITIES, type Severity, visible } from "../src/audit/index.js";
 
 /**
- * `text` as inline code that any content leaves intact, for a table cell: upstream file names may hold
- * backticks, pipes or invisible characters, and must neither break the table nor hide in it.
+ * `text` as inline code that any content leaves intact: upstream file names may hold backticks or
+ * invisible characters, and must neither end the span nor hide in it. In a table, `tableRow` escapes
+ * its pipes.
  */
 export function markdownCode(text: string): string {
-  const shown = visible(text).replace(/\|/g, "\\|");
+  const shown = visible(text);
   const longest = Math.max(0, ...[...shown.matchAll(/`+/g)].map((run) => run[0].length));
   const fence = "`".repeat(longest + 1);
   const pad = shown.startsWith("`") || shown.endsWith("`") ? " " : "";
@@ -25,8 +26,8 @@ const OPENING = "([\"'";
 const CLOSING = ")]\"'.,;:!?";
 
 /**
- * `text` shown as written, with nothing in it read as Markdown or HTML, fit for a table cell; a word that
- * GitHub would make live is shown as inline code.
+ * `text` shown as written, with nothing in it read as Markdown or HTML (in a table, through `tableRow`);
+ * a word that GitHub would make live is shown as inline code.
  */
 export function markdownText(text: string): string {
   return visible(text)
@@ -45,7 +46,15 @@ function inertWord(word: string): string {
 }
 
 function escaped(text: string): string {
-  return text.replace(/[\\`*_[\]<>|~&#!]/g, "\\$&");
+  return text.replace(/[\\`*_[\]<>~&#!]/g, "\\$&");
+}
+
+/**
+ * A table row of Markdown `cells`, each pipe in them escaped: a table splits its cells at every other
+ * pipe, inside code spans too, and shows `\|` as `|` (GFM; only there, so only here).
+ */
+export function tableRow(cells: readonly string[]): string {
+  return `| ${cells.map((cell) => cell.replaceAll("|", "\\|")).join(" | ")} |`;
 }
 
 /** A finding as a report shows it: the audit's, or one of a rule the report adds (the repin review's). */
@@ -82,9 +91,8 @@ export function findingsTable<T extends ShownFinding>(
   };
   const rows = ordered
     .slice(0, limit)
-    .map(
-      (found) =>
-        `| ${severity(found)} | ${markdownCode(findingPlace(found))} | ${found.rule} | ${markdownText(found.detail)} |`,
+    .map((found) =>
+      tableRow([severity(found), markdownCode(findingPlace(found)), found.rule, markdownText(found.detail)]),
     );
   const lines = ["| Severity | Where | Rule | Detail |", "|---|---|---|---|", ...rows];
   if (ordered.length > rows.length) lines.push("", `… and ${ordered.length - rows.length} more, not listed.`);

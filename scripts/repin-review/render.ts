@@ -1,6 +1,13 @@
 import { type Finding, visible } from "../../src/audit/index.js";
 import type { Skill } from "../../src/catalog/index.js";
-import { countBySeverity, findingsTable, markdownCode, markdownText, unsafeLead } from "../audit-markdown.js";
+import {
+  countBySeverity,
+  findingsTable,
+  markdownCode,
+  markdownText,
+  tableRow,
+  unsafeLead,
+} from "../audit-markdown.js";
 import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
 import { type DocumentChange, type FileChange, type PackChanges, RARE_LINE_SKILLS } from "./compare.js";
 import {
@@ -139,7 +146,7 @@ function renderSource(review: SourceReview, limit: number): string[] {
   section(lines, "Added skills", changes.added.length, [
     "| Skill | Description |",
     "|---|---|",
-    ...changes.added.slice(0, limit).map((skill) => `| ${id(skill)} | ${markdownText(skill.description)} |`),
+    ...changes.added.slice(0, limit).map((skill) => tableRow([id(skill), markdownText(skill.description)])),
     ...more(changes.added.length, limit),
   ]);
   section(lines, "Removed skills", changes.removed.length, [listed(changes.removed.map(id), limit)]);
@@ -157,9 +164,8 @@ function renderSource(review: SourceReview, limit: number): string[] {
     "|---|---|---|",
     ...changes.descriptions
       .slice(0, limit)
-      .map(
-        ({ before, after }) =>
-          `| ${id(after)} | ${sideBySide(before.description, after.description).join(" | ")} |`,
+      .map(({ before, after }) =>
+        tableRow([id(after), ...sideBySide(before.description, after.description)]),
       ),
     ...more(changes.descriptions.length, limit),
   ]);

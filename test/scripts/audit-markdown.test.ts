@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markdownText } from "../../scripts/audit-markdown.js";
+import { markdownCode, markdownText, tableRow } from "../../scripts/audit-markdown.js";
 
 describe("markdownText", () => {
   // Upstream descriptions reach the weekly pull request's body: each of these notified someone, linked
@@ -21,5 +21,13 @@ describe("markdownText", () => {
       "Says hello, \\*\\*politely\\*\\* (\\#hashtag, issue 7).",
     );
     expect(markdownText("`@x` <b>")).toBe("`` `@x` `` \\<b\\>");
+  });
+
+  it("escapes a pipe only in a table, where a cell would end at it (a list showed `p\\|q`)", () => {
+    expect(markdownCode("p|q")).toBe("`p|q`");
+    expect(markdownText("a | b")).toBe("a | b");
+    expect(tableRow([markdownCode("p|q"), markdownText("a | b"), markdownCode("p\\|q")])).toBe(
+      "| `p\\|q` | a \\| b | `p\\\\|q` |",
+    );
   });
 });
