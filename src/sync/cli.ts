@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { visible } from "../catalog/index.js";
 import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
 import type { ServerAddress } from "./connection.js";
 import { LOCK_FILE, LockError } from "./lock.js";
@@ -77,7 +78,8 @@ export async function runSyncCli(argv: readonly string[], io: SyncIo = processIo
     return report(options, steps, counts, io);
   } catch (error) {
     if (!(error instanceof SyncError || error instanceof LockError)) throw error;
-    io.stderr.write(`skills-mcp sync: ${error.message}\n`);
+    // The message may quote the server (its error, a URI): shown escaped, on one line.
+    io.stderr.write(`skills-mcp sync: ${visible(error.message)}\n`);
     return 2;
   }
 }
@@ -94,7 +96,7 @@ function report(options: SyncOptions, steps: readonly Step[], counts: SyncCounts
   for (const step of steps) {
     if (step.kind === "keep") continue;
     const line = step.kind === "skip" ? `skip ${step.name}: ${step.reason}` : `${step.kind} ${step.name}`;
-    io.stdout.write(`${line}\n`);
+    io.stdout.write(`${visible(line)}\n`);
   }
   const plan =
     `${counts.added} to add, ${counts.updated} to update, ${counts.removed} to remove, ` +

@@ -1,3 +1,5 @@
+import { visible } from "../catalog/index.js";
+
 /** Where a sync says how it goes: on stderr, so that stdout holds only what was asked for (the plan). */
 export interface Progress {
   /** A line that stays: a skill skipped, removed, or a warning. */
@@ -21,8 +23,20 @@ const BAR_WIDTH = 24;
 
 /**
  * A line per skill, or on a terminal one bar redrawn in place, with the lines that stay printed above it.
+ * Names and reasons carry the server's strings: every character a terminal would act on (ESC, a line
+ * break, bidi controls) is written as {U+…}, so a server cannot redraw the screen or fake a line.
  */
 export function progressOn(stream: ProgressStream): Progress {
+  const shown = shownOn(stream);
+  return {
+    note: (text) => shown.note(visible(text)),
+    skill: (done, total, name, outcome, lasting) =>
+      shown.skill(done, total, visible(name), visible(outcome), lasting),
+    finish: () => shown.finish(),
+  };
+}
+
+function shownOn(stream: ProgressStream): Progress {
   if (stream.isTTY !== true) {
     return {
       note: (text) => stream.write(`${text}\n`),

@@ -4,6 +4,11 @@
  */
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import {
+  ListSkillsRequestParamsSchema,
+  SKILLS_EXTENSION_ID,
+  SKILLS_LIST_METHOD,
+} from "@modelcontextprotocol/core/ext/skills";
 import { McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LOCK_FILE, progressOn, runSyncCli, type SyncIo } from "../../src/sync/index.js";
@@ -192,6 +197,40 @@ describe("a sync from the command line", () => {
     expect(status).toBe(2);
     expect(stderr).toMatch(/is not a lock file this version of sync wrote .*move it away to start over/);
     expect(await readdir(path.join(work, "other"))).toEqual([LOCK_FILE]);
+  });
+});
+
+describe("what a hostile server says", () => {
+  it("is printed escaped on one line: its error cannot clear the screen or fake a summary", async () => {
+    const fake = "\x1b[2J\x1b[Hall good\nskills-mcp sync: 3 added, 0 updated, 0 removed, 0 skipped";
+    const hostile = await serveMcp(() => {
+      const mcp = new McpServer({ name: "hostile", version: "1" });
+      mcp.server.setRequestHandler(SKILLS_LIST_METHOD, { params: ListSkillsRequestParamsSchema }, () => {
+        throw new Error(fake);
+      });
+      mcp.server.registerCapabilities({ extensions: { [SKILLS_EXTENSION_ID]: {} } });
+      return mcp;
+    });
+    try {
+      const { status, stderr } = await run(hostile.url, "--to", "skills");
+      expect(status).toBe(2);
+      expect(stderr).not.toContain("\x1b");
+      expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(stderr).toContain("{U+001B}[2J{U+001B}[Hall good{U+000A}skills-mcp sync: 3 added");
+    } finally {
+      await hostile.close();
+    }
+  });
+
+  it("is escaped in the lines of progress: a skill's name and why it was skipped", () => {
+    let written = "";
+    const progress = progressOn({ write: (text: string) => (written += text) });
+    progress.note("skill://p/\x1b]0;owned\x07/SKILL.md: skipped: \u202Eevil");
+    progress.skill(1, 1, "x\x1b[2J", "skipped: bad\nskills-mcp sync: 1 added", true);
+    expect(written).toBe(
+      "skill://p/{U+001B}]0;owned{U+0007}/SKILL.md: skipped: {U+202E}evil\n" +
+        "[1/1] x{U+001B}[2J: skipped: bad{U+000A}skills-mcp sync: 1 added\n",
+    );
   });
 });
 
