@@ -1,4 +1,9 @@
-import { Client, type FetchLike, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  type FetchLike,
+  type ResponseCacheStore,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 
 /** How to reach a server and in which scope, as an MCP client configured for it would. */
@@ -28,6 +33,19 @@ export const MAX_ANSWER_BYTES = 24 * 1024 * 1024;
 /** Pages of `skills/list` walked at most: 100,000 skills at the 100 a page servers send. */
 const LIST_MAX_PAGES = 1000;
 
+/**
+ * A response cache that keeps nothing. The SDK's default keeps every answer as long as the server's
+ * `ttlMs` says (up to 512 reads of up to 24 MiB each); sync reads each file once, and holds what it
+ * reuses itself, within a budget.
+ */
+export const NO_RESPONSE_CACHE: ResponseCacheStore = {
+  get: () => undefined,
+  set: () => 0,
+  delete: () => undefined,
+  evict: () => undefined,
+  clear: () => undefined,
+};
+
 /** A server's answer went past {@link MAX_ANSWER_BYTES}. */
 export class AnswerTooLargeError extends Error {
   override name = "AnswerTooLargeError";
@@ -43,7 +61,7 @@ export async function connect(address: ServerAddress, era: Era, version: string)
   const mode = era === "modern" ? { pin: "2026-07-28" } : era;
   const client = new Client(
     { name: "skills-mcp-sync", version },
-    { versionNegotiation: { mode }, listMaxPages: LIST_MAX_PAGES },
+    { versionNegotiation: { mode }, listMaxPages: LIST_MAX_PAGES, responseCacheStore: NO_RESPONSE_CACHE },
   );
   await client.connect(transport);
   return { client, skills: new SkillsClient(client, { skipInvalid: true }), close: () => client.close() };

@@ -27,11 +27,55 @@ export interface DownloadContext {
   /** The root folder URI of every skill the server lists: a file below one is another skill's, not a pack file. */
   readonly skillRoots: ReadonlySet<string>;
   /** Pack file reads by URI, shared by the skills that cite the same file. */
-  readonly packReads: Map<string, Promise<PackRead>>;
+  readonly packReads: PackReads;
 }
 
 /** A pack file as read: its bytes, or that the server serves nothing there. */
 export type PackRead = { readonly bytes: Uint8Array } | { readonly missing: true };
+
+/** Bytes of pack file reads kept for the skills that cite the same file. */
+export const PACK_READS_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The pack files read lately, by URI, up to `maxBytes` (the oldest go first): a server that answers every
+ * citation with a large file cannot make sync hold all of them for the whole run.
+ */
+export class PackReads {
+  readonly #reads = new Map<string, PackRead>();
+  #bytes = 0;
+
+  constructor(readonly maxBytes = PACK_READS_BYTES) {}
+
+  /** The bytes held now. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get(uri: string): PackRead | undefined {
+    const read = this.#reads.get(uri);
+    if (read !== undefined) {
+      this.#reads.delete(uri);
+      this.#reads.set(uri, read);
+    }
+    return read;
+  }
+
+  keep(uri: string, read: PackRead): void {
+    const size = sizeOf(uri, read);
+    if (size > this.maxBytes || this.#reads.has(uri)) return;
+    this.#reads.set(uri, read);
+    this.#bytes += size;
+    for (const [oldest, old] of this.#reads) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#reads.delete(oldest);
+      this.#bytes -= sizeOf(oldest, old);
+    }
+  }
+}
+
+function sizeOf(uri: string, read: PackRead): number {
+  return uri.length + ("bytes" in read ? read.bytes.length : 0);
+}
 
 /** Files read from the server at once, per skill. */
 const PARALLEL_READS = 8;
@@ -109,6 +153,8 @@ async function withPackFiles(
   const seen = new Set<string>();
   const queue = [...files].filter(([file]) => TEXT_FILE.test(file)).map(([, bytes]) => bytes);
   let bytes = skillBytes;
+  // Bytes read for the skill, pack files left out included: no more is read past the skill's limit.
+  let read = skillBytes;
   let lookups = 0;
   for (let text = queue.shift(); text !== undefined; text = queue.shift()) {
     const decoded = decodeText(text);
@@ -118,17 +164,24 @@ async function withPackFiles(
       if (seen.has(cited) || files.has(cited)) continue;
       seen.add(cited);
       const candidates = candidateUris(root, cited).filter((uri) => !isInAnotherSkill(uri, root, context));
+      if (read >= SKILL_LIMITS.bytes) {
+        leftOut.push(
+          `\`${cited}\`: not read: what this skill and the files it cites hold reached ${SKILL_LIMITS.bytes} bytes`,
+        );
+        continue;
+      }
       let found: { uri: string; bytes: Uint8Array } | undefined;
       for (const uri of candidates) {
         if (lookups >= MAX_PACK_LOOKUPS) break;
         lookups += 1;
-        const read = await readPackFile(uri, context);
-        if ("bytes" in read) {
-          found = { uri, bytes: read.bytes };
+        const pack = await readPackFile(uri, context);
+        if ("bytes" in pack) {
+          found = { uri, bytes: pack.bytes };
           break;
         }
       }
       if (found === undefined) continue;
+      read += found.bytes.length;
       const problem = placementProblem(cited, files, bytes + found.bytes.length);
       if (problem !== undefined) {
         leftOut.push(`\`${cited}\` (${found.uri}): ${problem}`);
@@ -194,25 +247,26 @@ function leftOutNote(entry: Skill, leftOut: readonly string[]): string {
   return `\n\n---\n\nInstalled by skills-mcp sync from ${entry.uri}. Files this skill cites that are not in this copy:\n\n${lines}\n`;
 }
 
-/** A pack file at `uri`, read once per run; a server error means it serves nothing there. */
-export function readPackFile(uri: string, context: DownloadContext): Promise<PackRead> {
-  let read = context.packReads.get(uri);
-  if (read === undefined) {
-    read = context.client.readResource({ uri }).then(
-      (result): PackRead => {
-        const content = result.contents.find((item) => new URL(item.uri).href === uri);
-        if (content === undefined) return { missing: true };
-        return "text" in content
+/** A pack file at `uri`, read once while it stays in `packReads`; a server error means it serves nothing there. */
+export async function readPackFile(uri: string, context: DownloadContext): Promise<PackRead> {
+  const kept = context.packReads.get(uri);
+  if (kept !== undefined) return kept;
+  let read: PackRead;
+  try {
+    const result = await context.client.readResource({ uri });
+    const content = result.contents.find((item) => new URL(item.uri).href === uri);
+    if (content === undefined) read = { missing: true };
+    else {
+      read =
+        "text" in content
           ? { bytes: Buffer.from(content.text, "utf8") }
           : { bytes: Buffer.from(content.blob, "base64") };
-      },
-      (error: unknown): PackRead => {
-        if (error instanceof ProtocolError) return { missing: true };
-        throw error;
-      },
-    );
-    context.packReads.set(uri, read);
+    }
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    read = { missing: true };
   }
+  context.packReads.keep(uri, read);
   return read;
 }
 

@@ -4,7 +4,7 @@ import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotoc
 import { isUnsafe } from "../audit/index.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { type Connection, connect, type Era, type ServerAddress } from "./connection.js";
-import { type DownloadContext, downloadSkill, readPackFile, skillRoot } from "./download.js";
+import { type DownloadContext, downloadSkill, PackReads, readPackFile, skillRoot } from "./download.js";
 import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging, writeLock } from "./folder.js";
 import { type InstalledSkill, type Lock, type LockedSkill, type LockSource, withSource } from "./lock.js";
 import { type OwnedState, planSync, type RefusedEntry, type Step, servedDigest } from "./plan.js";
@@ -83,7 +83,7 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
       client: connection.client,
       skills: connection.skills,
       skillRoots: new Set(listing.skills.map(skillRoot)),
-      packReads: new Map(),
+      packReads: new PackReads(),
     };
     const steps = await plan(options, listing, context, source);
     if (options.mode !== "sync") return { steps, counts: countDone(steps, new Set()) };

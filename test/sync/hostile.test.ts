@@ -16,6 +16,8 @@ import {
 } from "@modelcontextprotocol/core/ext/skills";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { connect } from "../../src/sync/connection.js";
+import { PackReads } from "../../src/sync/download.js";
 import { LOCK_FILE } from "../../src/sync/index.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import { readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
@@ -36,6 +38,8 @@ interface Script {
   files: ReadonlyMap<string, Content>;
   /** Every URI read, in order: what sync asked for. */
   readonly reads: string[];
+  /** The `ttlMs` sent with each read: how long the server asks the client to keep the answer. */
+  readonly readTtlMs?: number;
 }
 
 function bytesOf(content: Content): Buffer {
@@ -92,7 +96,8 @@ function hostileServer(script: Script): () => McpServer {
           };
         }
         const text = typeof content === "string" ? { text: content, mimeType: "text/markdown" } : content;
-        return { contents: [{ uri: uri.href, ...text }] };
+        const ttl = script.readTtlMs === undefined ? {} : { ttlMs: script.readTtlMs };
+        return { contents: [{ uri: uri.href, ...text }], ...ttl };
       },
     );
     mcp.server.setRequestHandler(SKILLS_LIST_METHOD, { params: ListSkillsRequestParamsSchema }, () => ({
@@ -269,6 +274,63 @@ describe("content", () => {
   ])("refuses %s", async (_, files, pair) => {
     const { reason } = await syncBeside(climb(files));
     expect(reason).toContain(`${pair} cannot both be written`);
+  });
+});
+
+describe("memory", () => {
+  it("keeps no answer the server asks to be cached: a file read twice is asked for twice", async () => {
+    const script: Script = { entries: [GOOD.entry], files: GOOD.files, reads: [], readTtlMs: 86_400_000 };
+    server = await serveMcp(hostileServer(script));
+    const connection = await connect({ url: new URL(server.url), headers: {} }, "modern", "test");
+    try {
+      const uri = "skill://honest/good/SKILL.md";
+      await connection.client.readResource({ uri });
+      await connection.client.readResource({ uri });
+    } finally {
+      await connection.close();
+    }
+    expect(script.reads).toEqual(["skill://honest/good/SKILL.md", "skill://honest/good/SKILL.md"]);
+  });
+
+  it("reads no more of the files a skill cites once they reach the skill's limit", async () => {
+    const cites = ["shared/f0.md", "shared/f1.md", "shared/f2.md", "shared/f3.md"];
+    const big = skill("skill://honest/big", "big", {
+      "SKILL.md": skillMd("big", "The big skill.", cites.join("\n")),
+    });
+    const nine = "y".repeat(9 * 1024 * 1024);
+    for (const cited of cites) big.files.set(`skill://honest/${cited}`, nine);
+    const script: Script = { entries: [big.entry], files: big.files, reads: [] };
+    server = await serveMcp(hostileServer(script));
+    const report = await sync(server.url, target);
+    expect(report.counts).toMatchObject({ added: 1, skipped: 0 });
+    expect(script.reads).toEqual([
+      "skill://honest/big/SKILL.md",
+      "skill://honest/shared/f0.md",
+      "skill://honest/shared/f1.md",
+    ]);
+    const installed = await readTree(target);
+    expect(Object.keys(installed)).toEqual(["big/SKILL.md", "big/shared/f0.md"]);
+    expect(installed["big/SKILL.md"]).toContain(
+      "`shared/f1.md` (skill://honest/shared/f1.md): the skill would be over",
+    );
+    expect(installed["big/SKILL.md"]).toContain(
+      "`shared/f2.md`: not read: what this skill and the files it cites hold reached 16777216 bytes",
+    );
+  });
+
+  it("holds pack files read for later skills up to its budget, the oldest dropped first", () => {
+    const reads = new PackReads(100);
+    const bytes = (length: number) => ({ bytes: new Uint8Array(length) });
+    reads.keep("a", bytes(40));
+    reads.keep("b", bytes(40));
+    reads.get("a");
+    reads.keep("c", bytes(40));
+    expect(reads.bytes).toBeLessThanOrEqual(100);
+    expect(reads.get("b")).toBeUndefined();
+    expect(reads.get("a")).toEqual(bytes(40));
+    reads.keep("huge", bytes(200));
+    expect(reads.get("huge")).toBeUndefined();
+    expect(reads.bytes).toBeLessThanOrEqual(100);
   });
 });
 
