@@ -5,6 +5,7 @@ export { STAGING_DIR } from "./folder.js";
 export { LOCK_FILE, type Lock, LockError } from "./lock.js";
 export type { Step } from "./plan.js";
 export { type Progress, progressOn } from "./progress.js";
+export { RUN_LOCK_FILE } from "./run-lock.js";
 export {
   isOutOfDate,
   type SyncCounts,

@@ -9,6 +9,7 @@ import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging, wr
 import { type InstalledSkill, type Lock, type LockedSkill, type LockSource, withSource } from "./lock.js";
 import { type OwnedState, planSync, type RefusedEntry, type Step, servedDigest } from "./plan.js";
 import type { Progress } from "./progress.js";
+import { takeRunLock } from "./run-lock.js";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
@@ -56,6 +57,26 @@ export function isOutOfDate(steps: readonly Step[]): boolean {
  * records what it wrote in the lock file there; or, for a dry run or a check, says what it would do.
  */
 export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
+  if (options.mode !== "sync") return syncUnlocked(options);
+  const { folder } = options;
+  const runLock = await takeRunLock(folder).catch((error: unknown) => {
+    throw isSystemError(error) ? new SyncError(`cannot sync into ${folder}: ${error.message}`) : error;
+  });
+  if ("heldBy" in runLock) {
+    const who = runLock.heldBy === undefined ? "another sync" : `another sync (pid ${runLock.heldBy})`;
+    throw new SyncError(
+      `${who} is installing into ${folder}; wait for it, or remove ${runLock.file} if it is gone`,
+    );
+  }
+  try {
+    return await syncUnlocked(options);
+  } finally {
+    await runLock.release();
+  }
+}
+
+/** The sync itself; a run that writes holds the folder's run lock around it. */
+async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
   const { folder } = options;
   const lock = await readLock(folder).catch((error: unknown) => {
     throw isSystemError(error) ? new SyncError(`cannot read ${folder}: ${error.message}`) : error;

@@ -9,7 +9,7 @@ import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LOCK_FILE, type Lock, STAGING_DIR } from "../../src/sync/index.js";
+import { LOCK_FILE, type Lock, RUN_LOCK_FILE, STAGING_DIR } from "../../src/sync/index.js";
 import { MAIN } from "../helpers/process.js";
 import { skillMd } from "../helpers/skill-tree.js";
 import { readLockIn, readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
@@ -121,6 +121,8 @@ describe("a sync killed part way", () => {
     await held;
     run.child.kill("SIGKILL");
     expect(await run.exited).toBeNull();
+    // Its run lock stays, naming a process that no longer runs: the next run takes it over.
+    await access(path.join(target, RUN_LOCK_FILE));
 
     // alpha was fetched whole and beta half: neither is in place, and the lock is as it was.
     expect(await readTree(target)).toEqual(installed(V1));
@@ -131,6 +133,7 @@ describe("a sync killed part way", () => {
     expect(await runCli(server.url, target).exited).toBe(0);
     expect(await readTree(target)).toEqual(installed(V2));
     await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
+    await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
   });
 
   /**
@@ -172,5 +175,41 @@ describe("a sync killed part way", () => {
     const swapped = await sync(server.url, target);
     expect(swapped.steps.find((step) => step.name === "alpha")?.kind).toBe("keep");
     expect(swapped.counts.skipped).toBe(0);
+  });
+});
+
+describe("two syncs into one folder", () => {
+  /** A sync run as a process, held on beta's notes: it has staged alpha and holds the folder's run lock. */
+  async function heldRun() {
+    stage.hold = "skill://team/beta/notes.md";
+    const held = new Promise<void>((resolve) => {
+      stage.held = resolve;
+    });
+    const run = runCli(server.url, target);
+    await held;
+    return run;
+  }
+
+  it("stops the second at once, naming the first, and leaves the first to finish", {
+    timeout: 60_000,
+  }, async () => {
+    const first = await heldRun();
+    await expect(sync(server.url, target)).rejects.toThrow(
+      `another sync (pid ${first.child.pid}) is installing into ${target}; wait for it, or remove ${path.join(target, RUN_LOCK_FILE)} if it is gone`,
+    );
+    stage.release?.();
+    expect(await first.exited).toBe(0);
+    expect(await readTree(target)).toEqual(installed(V1));
+    await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
+  });
+
+  it("lets the next run in when the first is stopped with SIGTERM", { timeout: 60_000 }, async () => {
+    const first = await heldRun();
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBeNull();
+    await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
+    stage.hold = undefined;
+    stage.release?.();
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
   });
 });
