@@ -13,6 +13,12 @@ const MAX_SEGMENT_BYTES = 255;
 /** Control characters, and what Windows refuses or reads as a drive or a stream (`:`) or a separator. */
 const FORBIDDEN = /[\p{Cc}\\:*?"<>|]/u;
 
+/**
+ * What Windows opens as a device whatever the folder: CON, PRN, AUX, NUL, COM0-9 and LPT0-9 (with the
+ * superscript digits it also takes), in any case, with or without an extension.
+ */
+const DEVICE = /^(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]) *(?:\..*)?$/i;
+
 /** Why `segment` cannot be one name in a path on disk, or undefined when it can. */
 export function segmentProblem(segment: string): string | undefined {
   if (segment === "" || segment === "." || segment === "..") return `"${segment}" is not a name`;
@@ -21,6 +27,10 @@ export function segmentProblem(segment: string): string | undefined {
   if (forbidden) return `a name holds ${describe(forbidden[0])}`;
   const shown = visible(segment);
   if (shown !== segment) return `a name holds a character no reader sees: ${JSON.stringify(shown)}`;
+  if (DEVICE.test(segment)) return `a name is a device on Windows: ${JSON.stringify(segment)}`;
+  // Windows drops a trailing dot or space: `a.md.` would be written as `a.md`.
+  if (segment.endsWith(".") || segment.endsWith(" "))
+    return `a name ends in a dot or a space, which Windows drops: ${JSON.stringify(segment)}`;
   if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES)
     return `a name is longer than ${MAX_SEGMENT_BYTES} bytes`;
   return undefined;
@@ -96,8 +106,9 @@ export function clashingPaths(paths: Iterable<string>): [string, string] | undef
   return undefined;
 }
 
+/** A path as a case-insensitive system compares it: upper then lower case folds `ſ` with `s`, `K` (Kelvin) with `k`. */
 function fold(path: string): string {
-  return path.normalize("NFC").toLowerCase();
+  return path.normalize("NFC").toUpperCase().toLowerCase();
 }
 
 function describe(character: string): string {

@@ -2,6 +2,7 @@ import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import { nameRuleViolation } from "../catalog/index.js";
 import { digestOf } from "./folder.js";
 import type { InstalledSkill } from "./lock.js";
+import { segmentProblem } from "./paths.js";
 
 /** What the target folder holds under a name sync owns. */
 export type OwnedState =
@@ -118,6 +119,9 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
   }
   const violation = nameRuleViolation(name);
   if (violation !== undefined) return skip(entry.uri, `its name ${violation}`, owned);
+  const folderProblem = segmentProblem(name);
+  if (folderProblem !== undefined)
+    return skip(entry.uri, `its name cannot be a folder: ${folderProblem}`, owned);
   if (owned === undefined) {
     return input.taken.has(name)
       ? skip(name, "a folder or file of that name that sync did not install is there: left alone")

@@ -180,6 +180,17 @@ describe("names", () => {
   });
 });
 
+describe("a skill named as a Windows device", () => {
+  it("is not installed: its folder would be the device", async () => {
+    const hostile = skill("skill://evil/con", "con", { "SKILL.md": skillMd("con", "The con skill.") });
+    const { reason, reads } = await syncBeside(hostile);
+    expect(reason).toContain(
+      'skill://evil/con/SKILL.md: skipped: its name cannot be a folder: a name is a device on Windows: "con"',
+    );
+    expect(reads).not.toContain("skill://evil/con/SKILL.md");
+  });
+});
+
 describe("paths", () => {
   it.each([
     ["climbing with ..", "skill://evil/climb/../../outside/x.md"],
@@ -203,6 +214,8 @@ describe("paths", () => {
     ["backslashes that climb on Windows", "skill://evil/climb/..%5C..%5Coutside%5Cx.md", /holds "\\"/],
     ["a drive letter", "skill://evil/climb/C%3A%5Cx.md", /holds ":"/],
     ["a control character", "skill://evil/climb/a%0Ab.md", /control character \(U\+000A\)/],
+    ["a Windows device name", "skill://evil/climb/a/prn/b.md", /a device on Windows: "prn"/],
+    ["a trailing dot", "skill://evil/climb/notes.md.", /ends in a dot or a space/],
   ])("refuses a file path with %s, which the SDK lets through", async (_, uri, why) => {
     const hostile = skill("skill://evil/climb", "climb", {
       "SKILL.md": skillMd("climb", "The climb skill."),

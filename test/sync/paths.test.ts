@@ -52,6 +52,33 @@ describe("relativePathProblem", () => {
   it("takes a plain path", () => {
     expect(relativePathProblem("references/style guide.md")).toBeUndefined();
   });
+  it.each([
+    "con",
+    "CON",
+    "nul.md",
+    "AUX.txt",
+    "lpt1.md",
+    "com9",
+    "COM\u00b9.md",
+    "lpt\u00b3",
+    "nul .md",
+    "a/prn/b.md",
+    "a/Aux",
+  ])("refuses the Windows device name in %j", (path) => {
+    expect(relativePathProblem(path)).toMatch(/a device on Windows/);
+  });
+  it.each(["trailing.", "trailing ", "a.md.", "notes./a.md"])(
+    "refuses %j, whose name Windows would cut",
+    (path) => {
+      expect(relativePathProblem(path)).toMatch(/ends in a dot or a space/);
+    },
+  );
+  it.each(["console.md", "conx", "com10.md", "nul-x.md", "auxiliary/a.md", "lpt.md", ".hidden"])(
+    "takes %j, which only looks like a device name",
+    (path) => {
+      expect(relativePathProblem(path)).toBeUndefined();
+    },
+  );
 });
 
 describe("clashingPaths", () => {
@@ -67,6 +94,14 @@ describe("clashingPaths", () => {
     [
       ["notes", "notes/a.md"],
       ["notes", "notes/a.md"],
+    ],
+    [
+      ["\u017fx.md", "sx.md"],
+      ["\u017fx.md", "sx.md"],
+    ],
+    [
+      ["\u212a.md", "k.md"],
+      ["\u212a.md", "k.md"],
     ],
     [
       ["Notes/a.md", "notes"],
