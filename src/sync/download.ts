@@ -6,6 +6,7 @@ import {
   SkillVerificationError,
 } from "@modelcontextprotocol/client/ext/skills";
 import { citedPaths } from "./citations.js";
+import { describeError } from "./describe-error.js";
 import { digestOf } from "./folder.js";
 import type { PackFileRecord } from "./lock.js";
 import { clashingPaths, pathBelow, relativePathProblem } from "./paths.js";
@@ -120,7 +121,11 @@ export async function downloadSkill(entry: Skill, context: DownloadContext): Pro
   const files = new Map<string, Uint8Array>();
   try {
     await forEachLimited(listed, PARALLEL_READS, async (file) => {
-      const read = await context.skills.read(entry, file.uri);
+      const read = await context.skills.read(entry, file.uri).catch((error: unknown) => {
+        throw error instanceof SkillVerificationError
+          ? error
+          : new Error(`reading ${file.uri} failed`, { cause: error });
+      });
       files.set(file.path, read.bytes);
     });
   } catch (error) {
@@ -130,9 +135,7 @@ export async function downloadSkill(entry: Skill, context: DownloadContext): Pro
   try {
     return { skill: await withPackFiles(entry, root, ordered, total, context) };
   } catch (error) {
-    return {
-      refused: `reading a file it cites failed: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    return { refused: describeError(error) };
   }
 }
 
@@ -263,7 +266,8 @@ export async function readPackFile(uri: string, context: DownloadContext): Promi
           : { bytes: Buffer.from(content.blob, "base64") };
     }
   } catch (error) {
-    if (!(error instanceof ProtocolError)) throw error;
+    if (!(error instanceof ProtocolError))
+      throw new Error(`reading ${uri}, a file it cites, failed`, { cause: error });
     read = { missing: true };
   }
   context.packReads.keep(uri, read);
@@ -281,7 +285,7 @@ function readFailure(error: unknown): string {
     };
     return `${error.uri} failed verification (${what[error.reason]}): ${error.message}`;
   }
-  return `reading its files failed: ${error instanceof Error ? error.message : String(error)}`;
+  return describeError(error);
 }
 
 function decodeText(bytes: Uint8Array): string | undefined {

@@ -4,6 +4,7 @@ import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotoc
 import { isUnsafe } from "../audit/index.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { type Connection, connect, type Era, type ServerAddress } from "./connection.js";
+import { describeError } from "./describe-error.js";
 import { type DownloadContext, downloadSkill, PackReads, readPackFile, skillRoot } from "./download.js";
 import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging, writeLock } from "./folder.js";
 import { type InstalledSkill, type Lock, type LockedSkill, type LockSource, withSource } from "./lock.js";
@@ -387,23 +388,4 @@ function nameOfUri(uri: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * An error's message and its causes' (fetch keeps ECONNREFUSED in a cause, and the SDK its own causes in
- * `data.cause`), each once.
- */
-function describeError(error: unknown): string {
-  const parts: string[] = [];
-  let at: unknown = error;
-  while (at instanceof Error && parts.length < 4) {
-    const code = (at as NodeJS.ErrnoException).code;
-    const coded = code !== undefined && /^E[A-Z]+$/.test(code) && !at.message.includes(code);
-    const message = coded ? `${at.message} (${code})` : at.message;
-    if (message !== "" && !parts.some((part) => part.includes(at instanceof Error ? at.message : ""))) {
-      parts.push(message);
-    }
-    at = at.cause ?? (at as { data?: { cause?: unknown } }).data?.cause;
-  }
-  return parts.join(": ");
 }

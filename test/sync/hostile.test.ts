@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { lstat, mkdir, readdir, rm, symlink } from "node:fs/promises";
+import http from "node:http";
 import path from "node:path";
 import {
   GetSkillRequestParamsSchema,
@@ -344,6 +345,61 @@ describe("memory", () => {
     reads.keep("huge", bytes(200));
     expect(reads.get("huge")).toBeUndefined();
     expect(reads.bytes).toBeLessThanOrEqual(100);
+  });
+});
+
+describe("a connection cut mid-read", () => {
+  it("skips the skill naming the file and why the read failed, with its cause", async () => {
+    const cut = skill("skill://evil/cut", "cut", {
+      "SKILL.md": skillMd("cut", "The cut skill."),
+      "notes.md": "x",
+    });
+    const script: Script = {
+      entries: [GOOD.entry, cut.entry],
+      files: new Map([...GOOD.files, ...cut.files]),
+      reads: [],
+    };
+    server = await serveMcp(hostileServer(script));
+    const upstream = new URL(server.url);
+    // In front of the server: closes the connection, without an answer, on a read of notes.md.
+    const front = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const body = Buffer.concat(chunks);
+        if (body.includes("skill://evil/cut/notes.md")) {
+          request.socket.destroy();
+          return;
+        }
+        const forward = http.request(
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            path: request.url,
+            method: request.method,
+            headers: request.headers,
+          },
+          (answer) => {
+            response.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(response);
+          },
+        );
+        forward.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+    try {
+      const address = front.address();
+      if (address === null || typeof address === "string") throw new Error("no TCP address");
+      const report = await sync(`http://127.0.0.1:${address.port}/mcp`, target);
+      expect(report.counts).toMatchObject({ added: 1, skipped: 1 });
+      expect(report.lines.find((line) => line.includes("cut: skipped"))).toMatch(
+        /cut: skipped: reading skill:\/\/evil\/cut\/notes\.md failed: fetch failed: other side closed/,
+      );
+    } finally {
+      front.closeAllConnections();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+    }
   });
 });
 
