@@ -376,13 +376,17 @@ describe("one-shot commands", () => {
     try {
       // sources.json gives alpha no description; PACK_DESCRIPTIONS gives beta one.
       const env = { SKILLS_DIR: tree.skillsDir, PACK_DESCRIPTIONS: `${described.dir}/descriptions.yaml` };
-      const result = await runServer(env, ["--steering", "--pack", "alpha,beta/tools"]);
+      const result = await runServer(env, ["--steering", "--pack", "alpha,beta"]);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout.split("\n")).toHaveLength(2);
       expect(result.stdout).toMatch(/^Before you start a task in one of these areas/);
       expect(result.stdout).toContain("beta (Tools and documentation, by the team's conventions.)");
       expect(result.stdout).toMatch(/alpha \([^)]*invoices/);
       expect(result.stdout).not.toContain("gamma");
+      // Written for the whole pack, the description is not given to a scope of one of its groups.
+      const group = await runServer(env, ["--steering", "--pack", "beta/tools"]);
+      expect(group.stdout).toMatch(/beta \(tools \(hammer/);
+      expect(group.stdout).not.toContain("documentation");
     } finally {
       await described.remove();
     }
