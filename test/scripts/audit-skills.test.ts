@@ -148,7 +148,9 @@ describe("npm run audit-skills", () => {
         "its name holds a backslash, which no client can send in a path\n",
     );
     const refused = await audit([path.join(tree.dir, "refused")]);
-    expect(refused.stderr).toMatch(/; tools\/x\{U\+000A\}::error::y: its name holds a character no reader sees[^\n]*\n$/);
+    expect(refused.stderr).toMatch(
+      /; tools\/x\{U\+000A\}::error::y: its name holds a character no reader sees[^\n]*\n$/,
+    );
   });
 
   it("names a folder that does not exist", async () => {
