@@ -7,8 +7,8 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import { atLeast, type FolderAudit, SEVERITIES, type Severity, visible } from "../src/audit/index.js";
-import { CatalogError } from "../src/catalog/index.js";
+import { atLeast, type FolderAudit, SEVERITIES, type Severity } from "../src/audit/index.js";
+import { CatalogError, visible } from "../src/catalog/index.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import { plural } from "../src/mcp/format.js";
 import { prepareAudit } from "../src/startup/index.js";

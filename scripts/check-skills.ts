@@ -8,8 +8,8 @@
  */
 import { existsSync } from "node:fs";
 import { pino } from "pino";
-import { type FolderAudit, visible } from "../src/audit/index.js";
-import { type Catalog, CatalogError, type CatalogIssue, type Skill } from "../src/catalog/index.js";
+import type { FolderAudit } from "../src/audit/index.js";
+import { type Catalog, CatalogError, type CatalogIssue, type Skill, visible } from "../src/catalog/index.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
 import { plural } from "../src/mcp/format.js";

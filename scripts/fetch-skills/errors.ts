@@ -39,7 +39,7 @@ export function oneLine(error: unknown): string {
 
 /**
  * What a reader cannot see, or what would start a line, move the cursor or speak to the CI (a newline
- * before `::error::`, an ESC): the characters src/audit/text.ts shows escaped, which the fetcher cannot
+ * before `::error::`, an ESC): the characters src/catalog/visible.ts shows escaped, which the fetcher cannot
  * import (the image's skills stage has no src/).
  */
 const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;

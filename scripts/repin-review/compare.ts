@@ -149,7 +149,7 @@ function documentChange(
   return {
     skill,
     lines: countLineChanges(before, after),
-    frontmatter: frontmatterOf(before) !== frontmatterOf(after),
+    frontmatter: partsOf(before).frontmatter !== partsOf(after).frontmatter,
     before,
     after,
   };
@@ -373,19 +373,19 @@ function sameContent(a: Served, b: Served): boolean {
 
 /** The frontmatter taken off: what a model reads after choosing the skill. */
 function bodyOf(bytes: Buffer | undefined): string {
-  const text = bytes?.toString("utf8") ?? "";
-  const lines = stripBom(text).split("\n");
-  if (lines[0]?.trimEnd() !== "---") return text;
-  const end = closingLineIndex(lines);
-  return end < 0 ? text : lines.slice(end + 1).join("\n");
+  return partsOf(bytes?.toString("utf8") ?? "").body;
 }
 
-/** The frontmatter of a SKILL.md, its `---` lines included; "" when it has none. */
-function frontmatterOf(text: string): string {
+/**
+ * A SKILL.md's frontmatter, its `---` lines included ("" when it has none), and its body: the whole text
+ * when the frontmatter is missing or never closed.
+ */
+function partsOf(text: string): { frontmatter: string; body: string } {
   const lines = stripBom(text).split("\n");
-  if (lines[0]?.trimEnd() !== "---") return "";
+  if (lines[0]?.trimEnd() !== "---") return { frontmatter: "", body: text };
   const end = closingLineIndex(lines);
-  return lines.slice(0, end < 0 ? lines.length : end + 1).join("\n");
+  if (end < 0) return { frontmatter: lines.join("\n"), body: text };
+  return { frontmatter: lines.slice(0, end + 1).join("\n"), body: lines.slice(end + 1).join("\n") };
 }
 
 function compareFiles(

@@ -1,5 +1,5 @@
-import { type Finding, visible } from "../../src/audit/index.js";
-import type { Skill } from "../../src/catalog/index.js";
+import type { Finding } from "../../src/audit/index.js";
+import { type Skill, visible } from "../../src/catalog/index.js";
 import {
   countBySeverity,
   findingsTable,

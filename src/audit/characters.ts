@@ -1,5 +1,6 @@
+import { codePoint } from "../catalog/index.js";
 import type { Hit } from "./rules.js";
-import { codePoint, codePointBefore, excerpt, width } from "./text.js";
+import { codePointBefore, excerpt, width } from "./text.js";
 
 const NAMES: Readonly<Record<number, string>> = {
   173: "SOFT HYPHEN",

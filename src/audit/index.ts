@@ -15,4 +15,3 @@ export {
   SEVERITIES,
   type Severity,
 } from "./rules.js";
-export { visible } from "./text.js";

@@ -1,7 +1,7 @@
-import { closingLineIndex } from "../catalog/index.js";
+import { closingLineIndex, codePoint } from "../catalog/index.js";
 import { describeCharacter, JOINING_WORD, joinsEmoji, selectsGlyph, withoutFlagTags } from "./characters.js";
 import { type Finding, finding } from "./rules.js";
-import { codePoint, codePointBefore } from "./text.js";
+import { codePointBefore } from "./text.js";
 
 /** Characters a name or description has no use for: controls, format characters and default ignorables. */
 const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;

@@ -1,6 +1,3 @@
-// Shown escaped in any detail of the audit, as the catalog shows names.
-export { codePoint, visible } from "../catalog/index.js";
-
 /**
  * At most `length` characters of `text`, with an ellipsis when cut (never inside a surrogate pair). Reads
  * only as far as it keeps: the text may be a whole line of megabytes.

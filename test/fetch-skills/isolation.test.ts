@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { visible as fetcherVisible } from "../../scripts/fetch-skills/errors.js";
-import { visible } from "../../src/audit/index.js";
+import { visible } from "../../src/catalog/index.js";
 import { ROOT } from "../helpers/process.js";
 
 /** Every module specifier imported by the TypeScript files under `dir`. */
