@@ -66,8 +66,16 @@ export interface DocumentChange {
   readonly after: string;
 }
 
+/** The SKILL.md of a skill the bump adds, as its new commit has it. */
+export interface AddedDocument {
+  readonly skill: Skill;
+  readonly text: string;
+}
+
 export interface PackChanges {
   readonly added: readonly Skill[];
+  /** The SKILL.md of each added skill, in the order of `added`: a model reads all of it. */
+  readonly addedDocuments: readonly AddedDocument[];
   readonly removed: readonly Skill[];
   /** A new folder, a new name, or both. */
   readonly renamed: readonly SkillPair[];
@@ -124,6 +132,10 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   );
   return {
     added,
+    addedDocuments: added.map((skill) => ({
+      skill,
+      text: (after.files.get(documentIn(skill)) ?? EMPTY).toString("utf8"),
+    })),
     removed,
     renamed: pairs.filter(
       (pair) => pair.before.folder !== pair.after.folder || pair.before.name !== pair.after.name,

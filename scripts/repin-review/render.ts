@@ -9,7 +9,13 @@ import {
   unsafeLead,
 } from "../audit-markdown.js";
 import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
-import { type DocumentChange, type FileChange, type PackChanges, RARE_LINE_SKILLS } from "./compare.js";
+import {
+  type AddedDocument,
+  type DocumentChange,
+  type FileChange,
+  type PackChanges,
+  RARE_LINE_SKILLS,
+} from "./compare.js";
 import {
   type DiffLimits,
   type Edit,
@@ -148,6 +154,8 @@ function renderSource(review: SourceReview, limit: number): string[] {
     "|---|---|",
     ...changes.added.slice(0, limit).map((skill) => tableRow([id(skill), markdownText(skill.description)])),
     ...more(changes.added.length, limit),
+    "",
+    ...changes.addedDocuments.slice(0, limit).flatMap(addedDocument),
   ]);
   section(lines, "Removed skills", changes.removed.length, [listed(changes.removed.map(id), limit)]);
   section(
@@ -232,29 +240,40 @@ function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): st
  * that a reviewer reads the edit without leaving the pull request. Hidden characters are shown as `{U+202E}`.
  */
 function documentDiff(document: DocumentChange): string[] {
-  const open = ["<details>", `<summary>${html(document.skill.id)}: SKILL.md diff</summary>`, ""];
+  const summary = `${document.skill.id}: SKILL.md diff`;
   const hunks = unifiedDiff(document.before, document.after);
   if (hunks === undefined) {
-    return [
-      ...open,
+    return collapsed(summary, [
       `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${UPSTREAM}.`,
-      "",
-      "</details>",
-      "",
-    ];
+    ]);
   }
   if (hunks.length === 0) {
-    return [
-      ...open,
+    return collapsed(summary, [
       `No line reads otherwise: the bytes changed at the end of the file or where they are not UTF-8; ${UPSTREAM}.`,
-      "",
-      "</details>",
-      "",
-    ];
+    ]);
   }
+  return collapsed(summary, fenced(hunks, "diff", "of this diff"));
+}
+
+/**
+ * An added skill's SKILL.md as a collapsed block, cut like a diff: the instructions a model will follow,
+ * which its description in the table above does not show.
+ */
+function addedDocument({ skill, text }: AddedDocument): string[] {
+  return collapsed(
+    `${skill.id}: SKILL.md (new)`,
+    fenced(text.replace(/\n$/, "").split("\n"), "markdown", "of it"),
+  );
+}
+
+/**
+ * `lines` in a code fence longer than any run of backticks in them, each line cut at DIFF_LINE_CHARS, all
+ * of them at DIFF_CHARS with a note of what was left out (`of what`), hidden characters shown as `{U+…}`.
+ */
+function fenced(lines: readonly string[], language: string, ofWhat: string): string[] {
   const shown: string[] = [];
   let size = 0;
-  for (const line of hunks) {
+  for (const line of lines) {
     const cut = line.length > DIFF_LINE_CHARS ? `${[...line].slice(0, DIFF_LINE_CHARS).join("")}…` : line;
     const text = cut.split("\t").map(visible).join("\t");
     if (size + text.length > DIFF_CHARS) break;
@@ -263,19 +282,19 @@ function documentDiff(document: DocumentChange): string[] {
   }
   const longest = Math.max(2, ...shown.flatMap((line) => (line.match(/`+/g) ?? []).map((run) => run.length)));
   const fence = "`".repeat(longest + 1);
-  const left = hunks.length - shown.length;
+  const left = lines.length - shown.length;
   return [
-    ...open,
-    `${fence}diff`,
+    `${fence}${language}`,
     ...shown,
     fence,
     ...(left > 0
-      ? ["", `… and ${count(left, "more line")} of this diff, cut to keep the review short: ${UPSTREAM}.`]
+      ? ["", `… and ${count(left, "more line")} ${ofWhat}, cut to keep the review short: ${UPSTREAM}.`]
       : []),
-    "",
-    "</details>",
-    "",
   ];
+}
+
+function collapsed(summary: string, body: readonly string[]): string[] {
+  return ["<details>", `<summary>${html(summary)}</summary>`, "", ...body, "", "</details>", ""];
 }
 
 /** `text` safe inside an HTML element. */
