@@ -94,8 +94,16 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
       throw error;
     }
   }
-  // The sources of packs SKILL_PACKS left out are not served, so not reported either.
-  const sources = readSources(root, issues).filter((source) => everything.findPack(source.name));
+  // The sources of packs SKILL_PACKS left out are not served, so not reported either; a description,
+  // written for the whole pack, would name groups a pack loaded in part does not serve.
+  const scanned = new Map<string, number>();
+  for (const skill of skills) scanned.set(skill.pack, (scanned.get(skill.pack) ?? 0) + 1);
+  const loaded = everything;
+  const sources = readSources(root, issues).flatMap(({ description, ...source }) => {
+    const pack = loaded.findPack(source.name);
+    if (pack === undefined) return [];
+    return pack.skills.length === scanned.get(source.name) ? [{ ...source, description }] : [source];
+  });
   return {
     catalog: { everything, sources, files: new FileReader() },
     issues,

@@ -240,6 +240,35 @@ describe("an operator's description of a pack", () => {
     expect((await upfront(client)).instructions).toContain("Baking bread, and grilling");
   });
 
+  // skills.toml describes the source; a deployment whose SKILL_PACKS loads one group serves less than that.
+  it("from skills.toml is not given where SKILL_PACKS loads only some of the pack's groups", async () => {
+    const fetched = await makeTree({
+      ...TREE,
+      "sources.json": JSON.stringify({
+        sources: [{ name: "cooking", ref: "c".repeat(40), description: "Baking bread, and grilling." }],
+      }),
+    });
+    const servers: RunningServer[] = [];
+    try {
+      for (const packs of ["cooking", "cooking/baking"]) {
+        servers.push(await startServer(fetched.dir, [packs]));
+      }
+      const [whole, baking] = await Promise.all(servers.map((server) => server.connect()));
+      if (whole === undefined || baking === undefined) throw new Error("two servers were started");
+      expect((await call(whole, "list_packs")).text).toContain(
+        "cooking: 3 skills — Baking bread, and grilling.",
+      );
+      const packs = (await call(baking, "list_packs")).text;
+      expect(packs).toMatch(/^cooking: 2 skills — \S/);
+      for (const text of [packs, (await upfront(baking)).instructions]) {
+        expect(text).not.toMatch(/grilling/);
+      }
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+      await fetched.remove();
+    }
+  });
+
   it("is not given to a scope of some of its groups, which gets its own skills' summary", async () => {
     const client = await described.connect({ headers: { "X-Skill-Pack": "cooking/baking" } });
     const { instructions, tools } = await upfront(client);
