@@ -1,7 +1,8 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { setTimeout } from "node:timers/promises";
 
 /**
  * In the target folder while a sync installs there: which process does. A second sync into the folder
@@ -22,23 +23,46 @@ export interface HeldElsewhere {
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
+/** How often a run that finds another run taking over a stale lock looks again, and how long it waits. */
+const TAKEOVER_TRIES = 20;
+const TAKEOVER_WAIT_MS = 25;
+
 /**
  * Takes the run lock of `folder` (made if missing): a file created only if none is there, holding this
  * process's id and start time. A lock whose process no longer runs (a sync killed with SIGKILL, or on a
- * machine since restarted) is taken over. The lock goes on release, and on SIGINT or SIGTERM.
+ * machine since restarted) is taken over, by one run when several find it. The lock goes on release, and
+ * on SIGINT or SIGTERM.
  */
 export async function takeRunLock(folder: string): Promise<RunLock | HeldElsewhere> {
   await mkdir(folder, { recursive: true });
   const file = path.join(folder, RUN_LOCK_FILE);
   const holder = `${JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() })}\n`;
-  for (let attempt = 0; attempt < 2; attempt++) {
+  let heldBy: number | undefined;
+  for (let attempt = 0; attempt < TAKEOVER_TRIES; attempt++) {
     if (await createWith(file, holder)) return held(file);
-    const heldBy = await holderOf(file);
-    if (heldBy === "gone") continue;
+    const text = await lockText(file);
+    if (text === undefined) continue;
+    heldBy = holderIn(text);
     if (heldBy === undefined || isRunning(heldBy)) return { heldBy, file };
-    await rm(file, { force: true });
+    if (!(await removeStale(file, text))) await setTimeout(TAKEOVER_WAIT_MS);
   }
-  return { heldBy: undefined, file };
+  return { heldBy, file };
+}
+
+/**
+ * Removes the stale lock that reads `text`, unless another run is doing so: false then. Runs that find the
+ * same stale lock take turns under a marker named after it, and each reads the lock again under it, so
+ * none removes a lock that another has taken meanwhile (that one reads otherwise: a new id and time).
+ */
+async function removeStale(file: string, text: string): Promise<boolean> {
+  const marker = `${file}.${createHash("sha256").update(text).digest("hex").slice(0, 16)}.takeover`;
+  if (!(await createWith(marker, `${process.pid}\n`))) return false;
+  try {
+    if ((await lockText(file)) === text) await rm(file, { force: true });
+  } finally {
+    await rm(marker, { force: true });
+  }
+  return true;
 }
 
 /** Creates `file` holding `text`, whole, unless something is there: written beside it, then linked. */
@@ -56,15 +80,18 @@ async function createWith(file: string, text: string): Promise<boolean> {
   }
 }
 
-/** The process id a run lock names; undefined when it names none, "gone" when the lock went meanwhile. */
-async function holderOf(file: string): Promise<number | undefined | "gone"> {
-  let text: string;
+/** What the run lock holds; undefined when it went meanwhile. */
+async function lockText(file: string): Promise<string | undefined> {
   try {
-    text = await readFile(file, "utf8");
+    return await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "gone";
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+}
+
+/** The process id a run lock names; undefined when it names none. */
+function holderIn(text: string): number | undefined {
   try {
     const { pid } = JSON.parse(text) as { pid?: unknown };
     return Number.isSafeInteger(pid) && typeof pid === "number" && pid > 0 ? pid : undefined;
