@@ -195,7 +195,10 @@ export class SkillResources {
   #get(scope: Scope, uri: string): SkillEntry | undefined {
     const key = keyOfUri(uri);
     const item = key === undefined ? undefined : this.#bySkillUri.get(key);
-    return item !== undefined && scope.has(item.skill) ? item.entry : undefined;
+    if (item === undefined || !scope.has(item.skill)) return undefined;
+    // The SDK answers an entry whose URI is not the one asked for (as a URL spells it) with an internal
+    // error: another spelling of the URI (`%53KILL.md`, a lowercase `%c3%a9`) is refused as naming no skill.
+    return URL.canParse(uri) && new URL(uri).href === item.entry.uri ? item.entry : undefined;
   }
 
   async #read(scope: Scope, uri: string, reader: FileReader): Promise<SkillReadResult | undefined> {

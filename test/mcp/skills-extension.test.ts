@@ -323,6 +323,26 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     }
   });
 
+  // The SDK answers skills/get only with an entry whose URI is the one asked for, as a URL spells it: a
+  // skill asked for by another spelling was answered -32603, an internal error of the server.
+  it("skills/get by another spelling of a skill's URI is Invalid params, not an internal error", async () => {
+    for (const uri of [
+      "skill://alpha/guide/%53KILL.md",
+      "skill://alpha/guide/SKILL.%6dd",
+      "skill://%61lpha/guide/SKILL.md",
+      "skill://alpha/%67uide/SKILL.md",
+    ]) {
+      expect(await refusal(skills.get(uri), uri), uri).toEqual({
+        code: -32602,
+        message: expect.stringContaining("No skill is served at <uri>"),
+      });
+    }
+    // Spellings a URL makes the entry's own still name it.
+    for (const uri of ["SKILL://alpha/guide/SKILL.md", "skill://alpha/guide/SKILL.md"]) {
+      expect((await skills.get(uri)).skill.uri, uri).toBe("skill://alpha/guide/SKILL.md");
+    }
+  });
+
   it("a folder URI with a dot segment names no folder", async () => {
     const uris = [
       ...UP.flatMap((up) => [`skill://alpha/guide/references/${up}`, `skill://alpha/nothing/${up}/guide`]),
