@@ -2,18 +2,17 @@ import {
   type CacheHint,
   type CallToolRequest,
   type CallToolResult,
-  type GetPromptRequest,
   type ListPromptsRequest,
   type ListToolsResult,
   McpServer,
   type McpServerOptions,
   type ProtocolEra,
-  type ReadResourceRequest,
   type ServerCapabilities,
   type ServerContext,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
+import { z } from "zod";
 import type { Catalog, Pack, Scope, Skill } from "../catalog/index.js";
 import type { Inspection } from "../inspection/index.js";
 import {
@@ -192,6 +191,13 @@ function toolListFor(preview: Preview): ListToolsResult {
   };
 }
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
+/**
+ * The params of resources/read and prompts/get, checked here: the SDK's own check of a spec request
+ * throws a plain error, which a client would get as -32603 (an internal error), not as Invalid params.
+ */
+const READ_PARAMS = z.object({ uri: z.string() });
+const PROMPT_PARAMS = z.object({ name: z.string(), arguments: z.record(z.string(), z.string()).optional() });
+
 const TOOLS_CAPABILITY: ServerCapabilities = { tools: { listChanged: false } };
 const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false } };
 
@@ -220,12 +226,12 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): ServerFactory {
   const listTools = () => toolList;
   const source = deps.resources.sourceFor(scope, deps.catalog.files);
   const extension = new SkillsExtension({ source, cacheHint: CACHE_HINT, onWarning: deps.onWarning });
-  const answerRead = ({ params }: ReadResourceRequest, ctx: ServerContext) =>
-    readResource(source, params.uri, ctx, deps.onInternalError);
+  const answerRead = ({ uri }: { uri: string }, ctx: ServerContext) =>
+    readResource(source, uri, ctx, deps.onInternalError);
   const answerToolCall = ({ params }: CallToolRequest) =>
     callTool(params.name, params.arguments ?? {}, context);
   const answerPromptList = ({ params }: ListPromptsRequest) => listPrompts(context, params?.cursor);
-  const answerPrompt = ({ params }: GetPromptRequest) => getPrompt(context, params.name);
+  const answerPrompt = ({ name }: { name: string }) => getPrompt(context, name);
   return (made) => {
     const mcp = new McpServer(deps.info, options[made?.era ?? "legacy"]);
     // The tools and prompts are answered here rather than registered one by one: their lists are fixed,
@@ -237,12 +243,12 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): ServerFactory {
     if (deps.prompts) {
       server.registerCapabilities(PROMPTS_CAPABILITY);
       server.setRequestHandler("prompts/list", answerPromptList);
-      server.setRequestHandler("prompts/get", answerPrompt);
+      server.setRequestHandler("prompts/get", { params: PROMPT_PARAMS }, answerPrompt);
     }
     extension.attach(mcp);
     // The extension's resources/read resolves `..` and `.` in a URI before reading it: answered here instead.
     server.removeRequestHandler("resources/read");
-    server.setRequestHandler("resources/read", answerRead);
+    server.setRequestHandler("resources/read", { params: READ_PARAMS }, answerRead);
     return mcp;
   };
 }

@@ -266,6 +266,25 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     });
   });
 
+  // The SDK's check of a spec request threw a plain error: a read without its URI was -32603, an internal
+  // error, with a dump of the schema's complaint as its message.
+  it("answers a read or a prompt without its uri or name as Invalid params, as skills/get", async () => {
+    const requests: [string, Record<string, unknown>][] = [
+      ["resources/read", {}],
+      ["resources/read", { uri: 7 }],
+      ["prompts/get", {}],
+      ["prompts/get", { name: ["hammer"] }],
+      ["skills/get", {}],
+    ];
+    for (const [method, params] of requests) {
+      const { body, headers } = wireRequest(era, 1, method, params);
+      const { json } = await post(`${server.url}/mcp`, body, headers);
+      expect(json, `${method} ${JSON.stringify(params)}`).toMatchObject({
+        error: { code: -32602, message: expect.stringMatching(/^Invalid params for /) },
+      });
+    }
+  });
+
   it("refuses hostile URIs exactly as it refuses a file that is not there", async () => {
     const missing = (await read(client, "skill://alpha/guide/no-such-file.md")) as { message?: string };
     expect(missing).toEqual({
