@@ -171,13 +171,29 @@ export class McpEndpoint {
     });
     await server.connect(transport);
     try {
-      return answeredFrom(await transport.handleRequest(webRequestOf(raw), { parsedBody: body }));
+      const answered = await answeredFrom(
+        await transport.handleRequest(webRequestOf(raw), { parsedBody: body }),
+      );
+      return Array.isArray(body) ? asBatchAnswer(answered) : answered;
     } finally {
       // Stateless: the pair serves this one request.
       await Promise.all([transport.close(), server.close()]);
     }
   }
 }
+
+/**
+ * A batch's answer as JSON-RPC asks: an array, even of one response. The SDK's transport sends a batch
+ * that holds one request (beside notifications, or once its cancellations are left out) a bare object,
+ * which a client matching a batch to its answer refuses.
+ */
+function asBatchAnswer(answered: Answered): Answered {
+  const { answer } = answered;
+  if (answer.status !== 200 || answer.body[0] !== OPEN_BRACE) return answered;
+  const body = Buffer.concat([Buffer.from("["), answer.body, Buffer.from("]")]);
+  return { ...answered, answer: { ...answer, body } };
+}
+const OPEN_BRACE = "{".charCodeAt(0);
 
 function answeredWith(message: JSONRPCMessage): Answered {
   const answer = { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(message)) };

@@ -131,6 +131,20 @@ describe("many clients at once", () => {
     ]);
   });
 
+  // Regression: a batch holding one request was answered with a bare object, which JSON-RPC clients that
+  // match a batch to its answer (and 2025-03-26 clients, which may batch) refuse.
+  it("answers a batch of one request with an array of one, notifications beside it or not", async () => {
+    const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+    for (const [id, batch] of [
+      ["b", [{ jsonrpc: "2.0", id: "b", method: "ping" }]],
+      [4, [{ ...listSkills, id: 4 }, initialized]],
+    ] as const) {
+      const answer = await post(`${server.url}/mcp`, batch);
+      expect(answer.status).toBe(200);
+      expect(answer.json).toEqual([expect.objectContaining({ jsonrpc: "2.0", id })]);
+    }
+  });
+
   it("lets no client cancel another's request, nor its own in a stateless POST", async () => {
     const cancellations = Array.from({ length: 500 }, (_, requestId) => ({
       jsonrpc: "2.0",
@@ -156,7 +170,7 @@ describe("many clients at once", () => {
       });
     }
     for (const answer of await Promise.all(cancelling)) expect(answer.status).toBe(202);
-    expect((await ownBatch).json).toMatchObject({ id: 3, result: {} });
+    expect((await ownBatch).json).toMatchObject([{ id: 3, result: {} }]);
   });
 });
 

@@ -154,7 +154,7 @@ function leftToTheSdk(): [string, { body: unknown; headers: Record<string, strin
   const { "mcp-method": _method, ...withoutMethod } = modern.headers;
   const { "mcp-protocol-version": _version, ...withoutVersion } = modern.headers;
   return [
-    ["a 2025 batch", { ...search, body: [search.body] }],
+    ["a 2025 batch", { ...search, body: [search.body, { ...search.body, id: 8 }] }],
     ["a 2025 notification", { ...search, body: { jsonrpc: "2.0", method: "notifications/initialized" } }],
     ["a posted response", { ...search, body: { jsonrpc: "2.0", id: 1, result: {} } }],
     ["a message the JSON-RPC schema refuses", { ...search, body: { ...search.body, extra: true } }],
