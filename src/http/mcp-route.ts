@@ -217,19 +217,22 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
   );
 
+  const notAllowed = (reply: FastifyReply) =>
+    reply
+      .code(405)
+      .header("allow", "POST")
+      .send(
+        jsonRpcError(JSON_RPC.invalidRequest, "Method not allowed: this stateless server answers POST only."),
+      );
   app.route({
     method: ["GET", "DELETE", "PUT", "PATCH"],
     url: "/mcp",
-    handler: (_request, reply) =>
-      reply
-        .code(405)
-        .header("allow", "POST")
-        .send(
-          jsonRpcError(
-            JSON_RPC.invalidRequest,
-            "Method not allowed: this stateless server answers POST only.",
-          ),
-        ),
+    // Answered before the body is read: a PUT or PATCH whose body is not JSON, or too large, is still a
+    // method this route does not take, not a body it could not parse. (A route needs its handler too.)
+    onRequest: (_request, reply, _done) => {
+      notAllowed(reply);
+    },
+    handler: (_request, reply) => notAllowed(reply),
   });
 }
 

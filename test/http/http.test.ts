@@ -55,6 +55,19 @@ describe("/mcp over HTTP", () => {
     expect(await response.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
   });
 
+  // Regression: a body was read first, so a PUT of text or of broken JSON got 415 or 400, not 405.
+  it.each([
+    ["PUT", "text/plain", "hello"],
+    ["PATCH", "application/json", "{not json"],
+    ["DELETE", "application/json", "{}"],
+    ["PUT", "application/json", "x".repeat(70_000)],
+  ])("answers %s with a body of type %s with 405 all the same", async (method, type, body) => {
+    const response = await fetch(`${server.url}/mcp`, { method, headers: { "content-type": type }, body });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+    expect(await response.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+  });
+
   it("answers malformed JSON with a JSON-RPC parse error and no stack trace", async () => {
     const response = await post(`${server.url}/mcp`, "{not json");
     expect(response.status).toBe(400);
