@@ -281,6 +281,26 @@ describe("malformed requests get the error that says what was wrong", () => {
     expect(answer.text).not.toMatch(/\bat .*\.(js|ts):\d+/);
   });
 
+  // The SDK answers these -32603 where JSON-RPC asks -32602 (typescript-sdk#2284); docs/security.md says so.
+  // resources/read and prompts/get check their own params, so answer -32602 (test/mcp/skills-extension.test.ts).
+  it.each([
+    ["tools/list", { cursor: 5 }, "cursor"],
+    ["prompts/list", { cursor: 5 }, "cursor"],
+    ["resources/list", { cursor: 5 }, "cursor"],
+  ])(
+    "%s with params %j: an error for its id naming %s, with no stack trace",
+    async (method, params, field) => {
+      const answer = await post(`${server.url}/mcp`, { jsonrpc: "2.0", id: 4, method, params });
+      expect(answer.status).toBe(200);
+      expect(answer.json).toMatchObject({
+        jsonrpc: "2.0",
+        id: 4,
+        error: { code: -32603, message: expect.stringContaining(`"${field}"`) },
+      });
+      expect(answer.text).not.toMatch(/\bat .*\.(js|ts):\d+/);
+    },
+  );
+
   it("initialize without params: an error for its id, as the SDK gives it, with no stack trace", async () => {
     const answer = await post(`${server.url}/mcp`, { jsonrpc: "2.0", id: 4, method: "initialize" });
     // The SDK's stateless transport calls this an internal error (-32603); its message names what is missing.
