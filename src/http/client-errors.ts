@@ -1,4 +1,4 @@
-import { STATUS_CODES } from "node:http";
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
@@ -30,6 +30,25 @@ function describe(code: string | undefined, requestTimeoutMs: number): [number, 
   }
   if (code === "HPE_HEADER_OVERFLOW") return [431, "Request headers are too large."];
   return [400, "Bad request: this is not a well-formed HTTP request."];
+}
+
+/**
+ * A request whose `Expect` header asks anything but `100-continue`, which Node refuses with 417 before
+ * Fastify sees it: answered with a JSON-RPC error body, as every other error of this server is, rather
+ * than Node's empty one.
+ */
+export function expectationFailed(_request: IncomingMessage, response: ServerResponse): void {
+  const body = JSON.stringify(
+    jsonRpcError(
+      JSON_RPC.invalidRequest,
+      "Expectation failed: the only Expect this server takes is 100-continue.",
+    ),
+  );
+  response.writeHead(417, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+  });
+  response.end(body);
 }
 
 /** Any route but `/mcp`, `/health` and `/metrics`: a JSON-RPC error that says where MCP is served. */

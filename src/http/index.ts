@@ -8,7 +8,7 @@ import Fastify, {
 } from "fastify";
 import type { HttpSettings } from "../config/index.js";
 import type { McpDeps } from "../mcp/index.js";
-import { clientErrorHandler, notFound } from "./client-errors.js";
+import { clientErrorHandler, expectationFailed, notFound } from "./client-errors.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
@@ -57,6 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: badPath,
   });
   app.setNotFoundHandler(notFound);
+  app.server.on("checkExpectation", expectationFailed);
 
   // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.
   app.removeContentTypeParser("text/plain");

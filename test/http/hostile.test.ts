@@ -469,6 +469,26 @@ describe("malformed request lines and Host headers (raw sockets)", () => {
     },
   );
 
+  // Regression: Node answered 417 with an empty body, the one error that was no JSON-RPC error object.
+  it("an Expect other than 100-continue: 417 with a JSON-RPC error", async () => {
+    const answer = await rawRequest(
+      server.url,
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: teapot",
+      batch,
+    );
+    expect(answer).toEqual({
+      status: 417,
+      json: {
+        jsonrpc: "2.0",
+        error: {
+          code: -32600,
+          message: "Expectation failed: the only Expect this server takes is 100-continue.",
+        },
+        id: null,
+      },
+    });
+  });
+
   it("a path that cannot be decoded: 400 with a JSON-RPC error", async () => {
     const answer = await rawRequest(server.url, "POST /mcp%zz HTTP/1.1\r\nHost: 127.0.0.1", batch);
     expect(answer.status).toBe(400);
