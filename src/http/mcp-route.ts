@@ -227,9 +227,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   app.route({
     method: ["GET", "DELETE", "PUT", "PATCH"],
     url: "/mcp",
-    // Answered before the body is read: a PUT or PATCH whose body is not JSON, or too large, is still a
-    // method this route does not take, not a body it could not parse. (A route needs its handler too.)
-    onRequest: (_request, reply, _done) => {
+    // Answered before the body is read (after the API key): a PUT or PATCH whose body is not JSON, or
+    // too large, is still a method this route does not take, not a body it could not parse. (A route
+    // needs its handler too.)
+    preParsing: (_request, reply, _payload, _done) => {
       notAllowed(reply);
     },
     handler: (_request, reply) => notAllowed(reply),

@@ -100,6 +100,20 @@ describe("API keys", () => {
     expect(response.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32001 }, id: null });
   });
 
+  it("asks for the key before refusing a method /mcp does not take", async () => {
+    for (const init of [
+      { method: "GET" },
+      { method: "PUT", headers: { "content-type": "text/plain" }, body: "x" },
+    ]) {
+      expect((await fetch(`${server.url}/mcp`, init)).status).toBe(401);
+      const keyed = await fetch(`${server.url}/mcp`, {
+        ...init,
+        headers: { ...init.headers, authorization: `Bearer ${KEY}` },
+      });
+      expect(keyed.status).toBe(405);
+    }
+  });
+
   it.each([
     `Bearer ${KEY.slice(0, -1)}`,
     `Bearer ${KEY}x`,
