@@ -27,7 +27,15 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   );
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
-  const prepared = await prepare(config, logger);
+  // Listened for from here, not only once serving: node as a container's PID 1 ignores a signal it has no
+  // handler for, so a stop during startup, or over stdio, waited for SIGKILL. The one-shot commands keep
+  // the default (a signal ends them).
+  const stopped = config.buildIndex || config.steering ? new Promise<never>(() => {}) : firstStopSignal();
+  const prepared = await Promise.race([prepare(config, logger), stopped]);
+  if (typeof prepared === "string") {
+    logger.info({ signal: prepared }, "stopped before serving");
+    return 0;
+  }
   const preparedAt = performance.now();
   if (config.buildIndex) {
     saveIndex(prepared, config.savedIndexFile, logger);
@@ -41,7 +49,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   }
 
   if (config.transport === "stdio") {
-    await serveStdio({ mcp, logger });
+    await serveStdio({ mcp, logger, stopped });
     return 0;
   }
 
@@ -112,8 +120,14 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
         );
       }, drainMs).unref();
     };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
+    void stopped.then(stop);
+  });
+}
+
+/** The first SIGTERM or SIGINT. A second SIGINT (Ctrl-C again) ends the process at once, as by default. */
+function firstStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve(signal));
   });
 }
 

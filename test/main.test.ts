@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
 import { logLines, MAIN, ROOT, runServer, startServerProcess } from "./helpers/process.js";
 import { THE_FOUR_TOOLS } from "./helpers/server.js";
-import { makeTree } from "./helpers/skill-tree.js";
+import { makeTree, skillMd } from "./helpers/skill-tree.js";
 import { makeUnreadableFolder } from "./helpers/unreadable-folder.js";
 
 let tree: StandardCatalog;
@@ -255,6 +255,52 @@ describe("shutting down with a request its client never finishes", () => {
   });
 });
 
+// Node as a container's PID 1 ignores a signal it has no handler for: a process that does not handle the
+// signal itself (here: ends by it, exit code null) waits for SIGKILL in a container.
+describe("stopping on a signal before it serves, and over stdio", () => {
+  it("handles SIGTERM during startup: exits 0 without listening, saying so", async () => {
+    // Enough skills that preparing them (no saved index) outlasts the signal by far.
+    const entries = Object.fromEntries(
+      Array.from({ length: 600 }, (_, i) => [
+        `pack/s${i}/SKILL.md`,
+        skillMd(`s${i}`, `Handles widget ${i}.`),
+      ]),
+    );
+    const large = await makeTree(entries);
+    try {
+      const child = spawn(process.execPath, MAIN, {
+        cwd: ROOT,
+        env: { ...process.env, SKILLS_DIR: large.dir, HOST: "127.0.0.1", PORT: "0", NODE_OPTIONS: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+      await vi.waitFor(() => expect(stdout).toContain("no saved index"), { timeout: 30_000 });
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      const messages = logLines(stdout).map((line) => line.msg);
+      expect(messages).toContain("stopped before serving");
+      expect(stdout).not.toContain("Server listening");
+    } finally {
+      await large.remove();
+    }
+  });
+
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "handles %s over stdio: exits 0 as when stdin closes",
+    async (signal) => {
+      const child = rawStdioServer(tree.skillsDir);
+      child.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+      await vi.waitFor(() => expect(child.stdout()).toContain('"id":1'), { timeout: 10_000 });
+      expect(await child.signal(signal)).toBe(0);
+      expect(child.stderr()).toContain("stdio: stopping");
+    },
+  );
+});
+
 describe("serving over stdio", () => {
   it.each([
     ["2025", "legacy"],
@@ -343,6 +389,11 @@ function rawStdioServer(skillsDir: string) {
     stderr: () => stderr,
     end: () => {
       child.stdin.end();
+      return exited;
+    },
+    /** Sends `signal`, stdin left open, and gives the exit code. */
+    signal: (signal: NodeJS.Signals) => {
+      child.kill(signal);
       return exited;
     },
   };

@@ -6,17 +6,23 @@ import { type McpDeps, serverFactoryFor } from "../mcp/index.js";
 export interface StdioDeps {
   readonly mcp: McpDeps;
   readonly logger: Logger;
+  /** Resolves on SIGTERM or SIGINT: the server stops as when the client hangs up. */
+  readonly stopped: Promise<NodeJS.Signals>;
 }
 
 /**
  * Serves the same server over stdin/stdout for a local agent, in either protocol era (the SDK's entry
  * tells them apart by the first message). There is no header here, so the caller sees the whole loaded
- * catalog (still narrowed by SKILL_PACKS). Resolves when the client hangs up.
+ * catalog (still narrowed by SKILL_PACKS). Resolves when the client hangs up, or on a stop signal.
  */
 export async function serveStdio(deps: StdioDeps): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
+    deps.stopped.then((signal) => {
+      deps.logger.info({ signal }, "stdio: stopping");
+      resolve();
+    });
   });
   const handle = serveSdkStdio(serverFactoryFor(deps.mcp, deps.mcp.catalog.everything), {
     onerror: (error) => {
