@@ -155,6 +155,13 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
     expect(selects(budget.spec?.selector?.matchLabels, podLabels(objects))).toBe(true);
   });
 
+  // Both replicas crash-looping (a bad SKILL_PACKS, say) left the budget unmet, and the default policy then
+  // refused to evict them: every node drain of the cluster hung on them.
+  it("lets a node drain evict pods that are not ready, so a crash loop never blocks it", () => {
+    const budget = new PodDisruptionBudget(find("PodDisruptionBudget") as never);
+    expect(budget.spec?.unhealthyPodEvictionPolicy).toBe("AlwaysAllow");
+  });
+
   it("probes /health for startup, readiness and liveness", () => {
     const container = deployment.spec?.template.spec?.containers[0];
     for (const probe of [container?.startupProbe, container?.readinessProbe, container?.livenessProbe]) {
