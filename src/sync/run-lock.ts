@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { constants } from "node:os";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 
@@ -116,6 +117,9 @@ function held(file: string): RunLock {
     rmSync(file, { force: true });
     forget();
     process.kill(process.pid, signal);
+    // Still running: as a container's PID 1 (the image's `sync`), which the kernel spares the default
+    // action. End as a shell reports a process the signal ended.
+    process.exit(128 + constants.signals[signal]);
   };
   const forget = () => {
     for (const signal of SIGNALS) process.off(signal, onSignal);

@@ -3,18 +3,26 @@
  * server is the SDK's skills extension over a source that holds one file's read until the test lets go,
  * so the kill always lands at the same point: one skill fetched, the next one half read.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { access, cp, readFile, writeFile } from "node:fs/promises";
+import { constants } from "node:os";
 import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LOCK_FILE, type Lock, RUN_LOCK_FILE, STAGING_DIR } from "../../src/sync/index.js";
 import { MAIN } from "../helpers/process.js";
 import { skillMd } from "../helpers/skill-tree.js";
 import { readLockIn, readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
 
 type Catalog = Record<string, Record<string, string>>;
+
+/** Whether a process can run here as PID 1 of a pid namespace of its own (root, with util-linux's unshare). */
+const canRunAsPid1 = await new Promise<boolean>((resolve) => {
+  execFile("unshare", ["--pid", "--fork", process.execPath, "-p", "process.pid"], (error, stdout) =>
+    resolve(error === null && stdout.trim() === "1"),
+  );
+});
 
 const V1: Catalog = {
   alpha: { "SKILL.md": skillMd("alpha", "First."), "notes.md": "alpha notes v1\n" },
@@ -202,6 +210,38 @@ describe("two syncs into one folder", () => {
     expect(await readTree(target)).toEqual(installed(V1));
     await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
   });
+
+  // The kernel spares PID 1 a signal's default action: re-raised there, SIGTERM left the sync running
+  // without its lock, so `docker stop` or Ctrl-C on the image's sync dropped the lock and went on.
+  it.skipIf(!canRunAsPid1)(
+    "ends on SIGTERM as a container's PID 1, its lock gone",
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      stage.hold = "skill://team/beta/notes.md";
+      const held = new Promise<void>((resolve) => {
+        stage.held = resolve;
+      });
+      const child = spawn(
+        "unshare",
+        ["--pid", "--fork", process.execPath, ...MAIN, "sync", server.url, "--to", target],
+        {
+          env: { ...process.env, NODE_OPTIONS: "" },
+          stdio: "ignore",
+        },
+      );
+      const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+      await held;
+      // The sync itself: unshare's child, PID 1 of its namespace.
+      const children = await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8");
+      process.kill(Number(children.trim()), "SIGTERM");
+      await vi.waitFor(() => expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow());
+      stage.release?.();
+      expect(await exited).toBe(128 + constants.signals.SIGTERM);
+      await expect(access(path.join(target, "alpha"))).rejects.toThrow();
+    },
+  );
 
   it("lets the next run in when the first is stopped with SIGTERM", { timeout: 60_000 }, async () => {
     const first = await heldRun();
