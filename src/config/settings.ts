@@ -77,7 +77,7 @@ function numeric(
     read: (text, { problems, name }) => {
       const value = text?.trim();
       if (value === undefined || value === "") return fallback;
-      const number = Number(value);
+      const number = decimal(value);
       if (
         !Number.isFinite(number) ||
         (range.integer && !Number.isInteger(number)) ||
@@ -91,6 +91,14 @@ function numeric(
       return number;
     },
   };
+}
+
+/**
+ * A number written as people write one (`8000`, `0.5`): JavaScript's Number() also reads `0x1F40`,
+ * `1e3` and `0b11`, which would put a server on a port nobody wrote. NaN for anything else.
+ */
+function decimal(text: string): number {
+  return /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
 }
 
 /** Splits a comma list (`a, b,,c`) into its non-empty, trimmed items. */
@@ -129,7 +137,7 @@ export const SETTINGS = {
     help: "HTTP port",
     read: (value, { problems, name }) => {
       if (value === undefined || value.trim() === "") return 8000;
-      const port = Number(value);
+      const port = decimal(value.trim());
       if (Number.isInteger(port) && port >= 0 && port <= 65535) return port;
       problems.push(`${name} "${value}" is not a port number (0-65535)`);
       return 8000;

@@ -196,6 +196,22 @@ describe("HTTP protection settings", () => {
     expect(message).not.toContain("sh0rt-secret");
   });
 
+  // Number() reads hexadecimal, binary and exponents: PORT=0x1F40 served on 8000, PORT=1e3 on 1000.
+  it.each([
+    ["PORT", "0x1F40", 'PORT "0x1F40" is not a port number (0-65535)'],
+    ["PORT", "1e3", 'PORT "1e3" is not a port number (0-65535)'],
+    ["SHUTDOWN_DRAIN_MS", "0b11", 'SHUTDOWN_DRAIN_MS "0b11" is not a whole number from 0 to 60000'],
+    ["SHED_EVENT_LOOP_UTILIZATION", ".5e0", 'SHED_EVENT_LOOP_UTILIZATION ".5e0" is not a number from 0 to 1'],
+  ])("refuses %s=%s, a number only as JavaScript writes it", (name, value, problem) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(problem);
+  });
+
+  it("reads numbers as people write them", () => {
+    const config = loadConfig({ PORT: " 8080 ", SHED_EVENT_LOOP_UTILIZATION: "0.75" });
+    expect(config.port).toBe(8080);
+    expect(config.http.shedEventLoopUtilization).toBe(0.75);
+  });
+
   it("documents every setting and option in --help, with its default", () => {
     for (const [name, declared] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
       expect(USAGE).toMatch(new RegExp(`\\n  ${name} +\\S`));
