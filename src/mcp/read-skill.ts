@@ -15,7 +15,7 @@ export const readSkillTool = defineTool({
       .string()
       .max(1024)
       .default(SKILL_DOCUMENT)
-      .describe(`Path inside the skill; "${MANIFEST}" lists its files`),
+      .describe(`Path inside the skill (default ${SKILL_DOCUMENT}); "${MANIFEST}" lists its files`),
   },
   run: async ({ skill: ref, file }, context) => {
     const skill = findSkill(context, ref);

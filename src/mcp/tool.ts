@@ -80,21 +80,33 @@ export function failure(text: string): CallToolResult {
 
 /**
  * The `tools/list` entry: the JSON Schema of the arguments without `$schema`, which no client needs but
- * every model would pay for on every turn.
+ * every model would pay for on every turn, and without the keywords of {@link CHECKED_HERE}.
  */
 function listedTool<Shape extends ZodRawShape>(
   spec: ToolSpec<Shape>,
   schema: z.ZodObject<Shape>,
 ): ListedTool {
-  const { $schema: _ignored, ...inputSchema }: Record<string, unknown> = z.toJSONSchema(schema, {
-    io: "input",
-  });
+  const { $schema: _ignored, properties = {}, ...inputSchema } = z.toJSONSchema(schema, { io: "input" });
+  const shown = Object.entries(properties).map(([name, property]) => [name, forModels(property)]);
   return {
     name: spec.name,
     description: spec.description,
-    inputSchema: { ...inputSchema, type: "object" },
+    inputSchema: { ...inputSchema, type: "object", properties: Object.fromEntries(shown) },
     annotations: READ_ONLY,
   };
+}
+
+/**
+ * Keywords that the server applies itself and leaves out of the listed schema: OpenAI's strict mode
+ * refuses them, so a host that passes the schema on in strict mode (the OpenAI Agents SDK with
+ * convert_schemas_to_strict) fails every request, and VS Code strips them from GPT-4 models' tools with a
+ * warning. A default the model should know is said in the argument's description.
+ */
+const CHECKED_HERE: ReadonlySet<string> = new Set(["default", "maxLength"]);
+
+function forModels(property: z.core.JSONSchema._JSONSchema): z.core.JSONSchema._JSONSchema {
+  if (typeof property === "boolean") return property;
+  return Object.fromEntries(Object.entries(property).filter(([keyword]) => !CHECKED_HERE.has(keyword)));
 }
 
 /**

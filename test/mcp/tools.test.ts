@@ -39,6 +39,22 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(Object.keys(readSkill?.inputSchema.properties ?? {})).toEqual(["skill", "file"]);
     });
 
+    // OpenAI's strict mode refuses `default` and length bounds: a host passing these schemas on in strict
+    // mode (the OpenAI Agents SDK's convert_schemas_to_strict) failed every request; VS Code warned.
+    it("lists argument schemas without the keywords OpenAI's strict mode refuses, defaults told in words", async () => {
+      const { tools } = await client.listTools();
+      for (const tool of tools) {
+        for (const property of Object.values(tool.inputSchema.properties ?? {})) {
+          expect(Object.keys(property as object).sort()).toEqual(["description", "type"]);
+        }
+      }
+      const readSkill = tools.find((tool) => tool.name === "read_skill");
+      expect(readSkill?.inputSchema.properties?.file).toEqual({
+        type: "string",
+        description: 'Path inside the skill (default SKILL.md); "_manifest" lists its files',
+      });
+    });
+
     it("explains in the initialize instructions to search, then read and follow a skill", () => {
       expect(client.getInstructions()).toMatch(/list_skills\(query=.*read_skill\(skill\) and follow it/s);
     });
