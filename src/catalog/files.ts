@@ -104,6 +104,39 @@ export function skillOwningPath(pack: Pack, requested: string): { skill: Skill; 
   return owner;
 }
 
+/**
+ * The one of `paths` a client most likely meant by `requested`, which names none of them: models write
+ * paths with backslashes (as a SKILL.md written on Windows cites them), a leading `/` or `./`,
+ * percent-encoded, in another case, or by the file's name alone. Undefined unless exactly one path fits,
+ * and for a path that leaves the folder.
+ */
+export function meantFilePath(requested: string, paths: Iterable<string>): string | undefined {
+  const key = normalizeFilePath(
+    decodePercents(requested.trim().replaceAll("\\", "/")).replace(/^\.?\/+/, ""),
+  );
+  if (key === undefined) return undefined;
+  const all = [...paths];
+  if (all.includes(key)) return key;
+  const wanted = key.toLowerCase();
+  const anyCase = all.filter((candidate) => candidate.toLowerCase() === wanted);
+  if (anyCase.length > 0 || key.includes("/")) return onlyOne(anyCase);
+  return onlyOne(all.filter((candidate) => path.posix.basename(candidate).toLowerCase() === wanted));
+}
+
+function onlyOne(paths: readonly string[]): string | undefined {
+  return paths.length === 1 ? paths[0] : undefined;
+}
+
+/** `text` with its %XX escapes decoded, or as it is when they do not decode. */
+function decodePercents(text: string): string {
+  if (!/%[0-9a-f]{2}/i.test(text)) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** A catalog file changed on disk since the catalog was loaded: what it held then cannot be served. */
 export class ChangedFileError extends Error {
   override name = "ChangedFileError";

@@ -13,6 +13,7 @@ export {
   isBinaryStart,
   MANIFEST_NAME,
   MAX_FILE_BYTES,
+  meantFilePath,
   packPathCitedBySkill,
   readCatalogBytes,
   readSkillDocument,

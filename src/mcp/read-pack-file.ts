@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Pack, resolvePackFile, skillOwningPath } from "../catalog/index.js";
+import { meantFilePath, type Pack, resolvePackFile, skillOwningPath } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { skillRef, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
@@ -28,6 +28,12 @@ export const readPackFileTool = defineTool({
     }
     const found = resolvePackFile(pack, file);
     if (found) return formatFileContent(found.path, await context.catalog.files.read(found));
+    const meant = meantFilePath(file, pack.files.keys());
+    if (meant !== undefined) {
+      throw new ToolError(
+        `No pack file "${file}" in ${pack.name}: read_pack_file(pack="${pack.name}", file="${meant}").`,
+      );
+    }
     const owner = skillOwningPath(pack, file);
     if (owner) {
       const name = skillRef(owner.skill, context.scope);

@@ -1,5 +1,13 @@
+import path from "node:path";
 import { z } from "zod";
-import { packPathCitedBySkill, resolveSkillFile, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
+import {
+  meantFilePath,
+  packPathCitedBySkill,
+  resolveSkillFile,
+  SKILL_DOCUMENT,
+  type Skill,
+  skillOwningPath,
+} from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { findSkillAnyCase, plural, skillRef, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
@@ -68,6 +76,23 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   if (pack && packPath !== undefined) {
     return `"${file}" is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${packPath}").`;
   }
+  const meant = meantFilePath(file, [SKILL_DOCUMENT, ...skill.files.keys()]);
+  if (meant !== undefined) return `No file "${file}" in skill ${name}: ${readCall(name, meant)}.`;
+  // A skill cites another one beside it by its folder: `../other-skill/SKILL.md`.
+  const other =
+    pack && file.startsWith("../") ? skillOwningPath(pack, path.posix.join(skill.folder, file)) : undefined;
+  if (other && other.skill !== skill) {
+    const ref = skillRef(other.skill, context.scope);
+    return `"${file}" belongs to skill ${ref}: ${readCall(ref, other.file)}.`;
+  }
   const size = skill.files.size;
+  if (size === 0) return `No file "${file}" in skill ${name}, which has no files besides ${SKILL_DOCUMENT}.`;
   return `No file "${file}" in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill="${name}", file="${MANIFEST}") lists them.`;
+}
+
+/** The call that reads `file` of the skill named `name`, SKILL.md by default. */
+function readCall(name: string, file: string): string {
+  return file === SKILL_DOCUMENT
+    ? `read_skill(skill="${name}")`
+    : `read_skill(skill="${name}", file="${file}")`;
 }

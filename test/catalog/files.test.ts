@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { normalizeFilePath } from "../../src/catalog/files.js";
+import { meantFilePath, normalizeFilePath } from "../../src/catalog/files.js";
 import {
   type CatalogFile,
   describeBytes,
@@ -36,6 +36,23 @@ describe("normalizeFilePath", () => {
     "references\\guide.md",
   ])("refuses %j", (requested) => {
     expect(normalizeFilePath(requested)).toBeUndefined();
+  });
+});
+
+describe("meantFilePath", () => {
+  const paths = ["SKILL.md", "references/guide.md", "docs/README.md", "examples/README.md"];
+
+  it("names the one file a path written loosely stands for", () => {
+    expect(meantFilePath("references\\guide.md", paths)).toBe("references/guide.md");
+    expect(meantFilePath("//references/guide.md", paths)).toBe("references/guide.md");
+    expect(meantFilePath("guide.md", paths)).toBe("references/guide.md");
+  });
+
+  it("names none when several files fit, or for a path out of the folder", () => {
+    expect(meantFilePath("readme.md", paths)).toBeUndefined();
+    expect(meantFilePath("../references/guide.md", paths)).toBeUndefined();
+    expect(meantFilePath("%2e%2e/references/guide.md", paths)).toBeUndefined();
+    expect(meantFilePath("other/guide.md", paths)).toBeUndefined();
   });
 });
 

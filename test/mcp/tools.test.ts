@@ -200,7 +200,6 @@ describe.each(ERAS)("in the %s era", (era) => {
     });
 
     const hostilePaths = [
-      "../one/SKILL.md",
       "../../beta/shared/guide.md",
       "../../../outside/secret.txt",
       "link-out.md",
@@ -210,7 +209,7 @@ describe.each(ERAS)("in the %s era", (era) => {
       "references/../../one/SKILL.md",
       "references/guide.md\0.png",
       "..\\..\\..\\outside\\secret.txt",
-      "references\\guide.md",
+      "..\\one\\SKILL.md",
       ".env",
       ".hidden/secret.md",
       "%2e%2e/%2e%2e/outside/secret.txt",
@@ -224,6 +223,44 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(result.text).not.toContain(SECRET);
       expect(result.text).not.toContain("root:");
       expect(result.text.replace(`"${file}"`, '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
+    });
+
+    // Models guess paths: as a SKILL.md written on Windows cites them, from the skill's root, URL-encoded,
+    // in another case, or by the file's name; the answer was "No file" and a manifest call to find it.
+    it.each([
+      ["references\\guide.md", 'read_skill(skill="two", file="references/guide.md")'],
+      ["/references/guide.md", 'read_skill(skill="two", file="references/guide.md")'],
+      ["references%2Fguide.md", 'read_skill(skill="two", file="references/guide.md")'],
+      ["References/Guide.md", 'read_skill(skill="two", file="references/guide.md")'],
+      ["guide.md", 'read_skill(skill="two", file="references/guide.md")'],
+      ["/SKILL.md", 'read_skill(skill="two")'],
+      ["skill.md", 'read_skill(skill="two")'],
+    ])("answers a missing %j with the call that reads the one file it stands for", async (file, next) => {
+      expect(await call(client, "read_skill", { skill: "two", file })).toEqual({
+        isError: true,
+        text: `No file "${file}" in skill two: ${next}.`,
+      });
+    });
+
+    it("answers a path to a skill beside it with the call that reads that skill", async () => {
+      expect(await call(client, "read_skill", { skill: "two", file: "../one/SKILL.md" })).toEqual({
+        isError: true,
+        text: '"../one/SKILL.md" belongs to skill one: read_skill(skill="one").',
+      });
+      const editor = await call(client, "read_skill", {
+        skill: "writer",
+        file: "../deep/down/editor/SKILL.md",
+      });
+      expect(editor.text).toBe(
+        '"../deep/down/editor/SKILL.md" belongs to skill editor: read_skill(skill="editor").',
+      );
+    });
+
+    it("sends no model to list the files of a skill that has none", async () => {
+      expect(await call(client, "read_skill", { skill: "one", file: "references/guide.md" })).toEqual({
+        isError: true,
+        text: 'No file "references/guide.md" in skill one, which has no files besides SKILL.md.',
+      });
     });
   });
 
@@ -268,7 +305,6 @@ describe.each(ERAS)("in the %s era", (era) => {
       "shared/../../../outside/secret.txt",
       "shared/guide.md\0",
       "..\\..\\outside\\secret.txt",
-      "shared\\guide.md",
       ".",
       "shared",
       "shared/",
@@ -282,6 +318,20 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(result.text).not.toContain(SECRET);
       expect(result.text.replace(`"${file}"`, '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
     });
+
+    it.each([
+      ["shared\\guide.md", "shared/guide.md"],
+      ["/shared/guide.md", "shared/guide.md"],
+      ["note.md", "shared/deep/note.md"],
+    ])(
+      "answers a missing %j with the call that reads the one pack file it stands for",
+      async (file, meant) => {
+        expect(await call(client, "read_pack_file", { pack: "beta", file })).toEqual({
+          isError: true,
+          text: `No pack file "${file}" in beta: read_pack_file(pack="beta", file="${meant}").`,
+        });
+      },
+    );
   });
 
   describe("argument validation", () => {
