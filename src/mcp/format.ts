@@ -16,13 +16,31 @@ export function findSkillAnyCase(scope: Scope, ref: string): SkillLookup {
   return exact.kind === "missing" ? scope.findSkill(ref.trim().toLowerCase()) : exact;
 }
 
-/** Narrows the caller's scope by a `pack` argument, turning a bad selector into a ToolError. */
+/**
+ * Narrows the caller's scope by a `pack` argument, turning a bad selector into a ToolError; a skill's name
+ * there gets the call that reads the skill.
+ */
 export function narrowByPack(callerScope: Scope, pack: string | undefined): Scope {
   if (pack === undefined) return callerScope;
   try {
     return callerScope.narrow([pack]);
   } catch (error) {
-    if (error instanceof SelectorError) throw new ToolError(`${error.message} Call list_packs to see them.`);
+    if (!(error instanceof SelectorError)) throw error;
+    const skill = findSkillAnyCase(callerScope, pack);
+    if (skill.kind === "found") {
+      const ref = skillRef(skill.skill, callerScope);
+      throw new ToolError(`"${pack}" is a skill, not a pack or group: read_skill(skill="${ref}").`);
+    }
+    throw new ToolError(`${error.message} Call list_packs to see them.`);
+  }
+}
+
+/** Whether `ref` selects a pack or group of `scope` (see Scope.narrow), as a model may ask for a skill. */
+export function isSelector(scope: Scope, ref: string): boolean {
+  try {
+    return ref.trim() !== "" && !ref.includes(",") && scope.narrow([ref]).skills.length > 0;
+  } catch (error) {
+    if (error instanceof SelectorError) return false;
     throw error;
   }
 }

@@ -9,7 +9,7 @@ import {
   skillOwningPath,
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { findSkillAnyCase, plural, skillRef, ToolError } from "./format.js";
+import { findSkillAnyCase, isSelector, plural, skillRef, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
@@ -48,6 +48,12 @@ function findSkill(context: ToolContext, ref: string): Skill {
   if (lookup.kind === "found") return lookup.skill;
   if (lookup.kind === "ambiguous") {
     throw new ToolError(`Several packs have a skill "${ref}"; use one of: ${lookup.candidates.join(", ")}.`);
+  }
+  if (isSelector(context.listed, ref)) {
+    const pack = ref.trim();
+    throw new ToolError(
+      `"${pack}" is a pack or group, not a skill: list_skills(pack="${pack}") lists its skills.`,
+    );
   }
   const close = context.index.suggest(ref, context.listed).map((skill) => skillRef(skill, context.scope));
   const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : "";

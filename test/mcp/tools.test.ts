@@ -125,6 +125,15 @@ describe.each(ERAS)("in the %s era", (era) => {
       );
     });
 
+    it("answers a skill's name given as pack with the call that reads the skill", async () => {
+      expect(await call(client, "list_skills", { pack: "Hammer" })).toEqual({
+        isError: true,
+        text: '"Hammer" is a skill, not a pack or group: read_skill(skill="hammer").',
+      });
+      const scoped = await server.connect({ era, headers: { "X-Skill-Pack": "alpha" } });
+      expect((await call(scoped, "list_skills", { pack: "hammer" })).text).toMatch(/^Unknown pack or group/);
+    });
+
     it("names the valid selectors when the pack is unknown or ambiguous", async () => {
       const unknown = await call(client, "list_skills", { pack: "delta" });
       expect(unknown.isError).toBe(true);
@@ -173,6 +182,25 @@ describe.each(ERAS)("in the %s era", (era) => {
       const { text, isError } = await call(client, "read_skill", { skill: "hamer" });
       expect(isError).toBe(true);
       expect(text).toMatch(/No skill "hamer"\. Did you mean: hammer/);
+    });
+
+    // A model told of a pack or group asks read_skill for it; it was offered skills its name resembles.
+    it.each([
+      ["beta", "beta"],
+      ["docs", "docs"],
+      ["beta/tools", "beta/tools"],
+    ])("answers a pack or group %j with the call that lists its skills", async (skill, pack) => {
+      expect(await call(client, "read_skill", { skill })).toEqual({
+        isError: true,
+        text: `"${pack}" is a pack or group, not a skill: list_skills(pack="${pack}") lists its skills.`,
+      });
+    });
+
+    it("names no pack or group outside the caller's scope as one", async () => {
+      const scoped = await server.connect({ era, headers: { "X-Skill-Pack": "alpha" } });
+      const { text } = await call(scoped, "read_skill", { skill: "beta" });
+      expect(text).toMatch(/^No skill "beta"\./);
+      expect(text).not.toMatch(/pack or group/);
     });
 
     it("describes binary files instead of dumping them", async () => {
