@@ -96,8 +96,10 @@ export function skillOwningPath(pack: Pack, requested: string): { skill: Skill; 
   if (key === undefined) return undefined;
   let owner: { skill: Skill; file: string } | undefined;
   for (const skill of pack.skills) {
-    if (skill.folder === "" || !key.startsWith(`${skill.folder}/`)) continue;
-    const file = key.slice(skill.folder.length + 1);
+    // A pack that is itself a skill holds it at its top: every path is under that skill's folder.
+    const folder = skill.folder === "" ? "" : `${skill.folder}/`;
+    if (!key.startsWith(folder)) continue;
+    const file = key.slice(folder.length);
     const held = file === "SKILL.md" || skill.files.has(file);
     if (held && (owner === undefined || file.length < owner.file.length)) owner = { skill, file };
   }

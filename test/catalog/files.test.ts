@@ -179,4 +179,27 @@ describe("skillOwningPath", () => {
       await tree.remove();
     }
   });
+
+  // A pack that is one skill has no pack files: read_pack_file's "no pack file" sent models in a circle.
+  it("names the skill that is the whole pack", async () => {
+    const tree = await makeTree({
+      "solo/SKILL.md": skillMd("solo"),
+      "solo/references/r.md": "# R\n",
+      "solo/inner/SKILL.md": skillMd("inner"),
+    });
+    try {
+      const pack = loadCatalog(tree.dir).catalog.everything.findPack("solo");
+      if (pack === undefined) throw new Error("pack solo not loaded");
+      const owner = (requested: string) => {
+        const found = skillOwningPath(pack, requested);
+        return found && [found.skill.name, found.file];
+      };
+      expect(owner("SKILL.md")).toEqual(["solo", "SKILL.md"]);
+      expect(owner("references/r.md")).toEqual(["solo", "references/r.md"]);
+      expect(owner("inner/SKILL.md")).toEqual(["inner", "SKILL.md"]);
+      expect(owner("missing.md")).toBeUndefined();
+    } finally {
+      await tree.remove();
+    }
+  });
 });

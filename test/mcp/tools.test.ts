@@ -1,7 +1,8 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIG_TEXT, makeStandardCatalog, SECRET, type StandardCatalog } from "../helpers/fixtures.js";
-import { call, ERAS, type RunningServer, startServer, THE_FOUR_TOOLS } from "../helpers/server.js";
+import { call, ERAS, type RunningServer, serveTree, startServer, THE_FOUR_TOOLS } from "../helpers/server.js";
+import { skillMd } from "../helpers/skill-tree.js";
 
 /** Stands for the absolute path of the file outside the catalog, known once the tree exists. */
 const OUTSIDE_ABSOLUTE = "<tree>/outside/secret.txt";
@@ -385,6 +386,25 @@ describe.each(ERAS)("in the %s era", (era) => {
         isError: true,
         text: 'Unknown tool "write_skill". The tools are: list_packs, list_skills, read_skill, read_pack_file.',
       });
+    });
+  });
+});
+
+// A pack that is one skill has no pack files: read_pack_file answered "no pack file" and sent the model to a
+// listing of none.
+describe("a pack that is itself a skill", () => {
+  const served = serveTree({
+    "solo/SKILL.md": skillMd("solo", "A pack that is one skill."),
+    "solo/references/r.md": "# R\n",
+  });
+
+  it.each([
+    ["SKILL.md", 'read_skill(skill="solo", file="SKILL.md")'],
+    ["references/r.md", 'read_skill(skill="solo", file="references/r.md")'],
+  ])("points read_pack_file for %j to read_skill", async (file, next) => {
+    expect(await call(served.client, "read_pack_file", { pack: "solo", file })).toEqual({
+      isError: true,
+      text: `"${file}" belongs to skill solo: ${next}.`,
     });
   });
 });
