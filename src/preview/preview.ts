@@ -89,7 +89,7 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
     return { instructions: MINIMAL_INSTRUCTIONS, listSkillsDescription: MINIMAL_LIST_SKILLS, describePack };
   }
   const head = listSkillsHead(scope);
-  const entries = entriesFitting(scope.skills, roomAfter(head));
+  const entries = entriesFitting(scope, roomAfter(head));
   if (entries !== undefined) {
     return {
       listSkillsDescription: within([head, ...entries]),
@@ -142,9 +142,14 @@ function instructionsWith(scope: Scope, say: (pack: Pack, room: number) => strin
   return within([INSTRUCTIONS_HEAD, ...lines, INSTRUCTIONS_TAIL]);
 }
 
-/** `name: description` lines for every skill, each description cut alike to fit `room`; none if too tight. */
-function entriesFitting(skills: readonly Skill[], room: number): string[] | undefined {
-  const full = skills.map((skill) => `${skill.name}: ${skill.description}`);
+/**
+ * `name: description` lines for every skill of `scope`, each cut alike to fit `room`; none if too tight.
+ */
+function entriesFitting(scope: Scope, room: number): string[] | undefined {
+  const { skills } = scope;
+  // A name packs share is given as pack/name, as list_skills gives it: read_skill refuses it bare.
+  const nameOf = (skill: Skill) => (scope.findSkill(skill.name).kind === "ambiguous" ? skill.id : skill.name);
+  const full = skills.map((skill) => `${nameOf(skill)}: ${skill.description}`);
   if (bytes(full.join("\n")) <= room) return full;
   const perEntry = Math.floor(room / skills.length) - 1;
   if (perEntry < MIN_ENTRY_BYTES) return undefined;

@@ -55,6 +55,21 @@ describe("previewOf", () => {
     expect(preview.instructions).toMatch(/^- kitchen \(2 skills\): .*whetstones/m);
   });
 
+  // The entries said "review: …" twice, and read_skill(skill="review") asks which one: a wasted call.
+  it("gives a name two packs share as pack/name in the entries, as list_skills does", async () => {
+    const scope = await scopeOf({
+      "kitchen/review/SKILL.md": skillMd("review", "Review a recipe before service."),
+      "kitchen/knife-care/SKILL.md": skillMd("knife-care", "Sharpen kitchen knives."),
+      "garden/review/SKILL.md": skillMd("review", "Review the planting plan."),
+    });
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    expect(preview.listSkillsDescription.split("\n").slice(1)).toEqual([
+      "knife-care: Sharpen kitchen knives.",
+      "garden/review: Review the planting plan.",
+      "kitchen/review: Review a recipe before service.",
+    ]);
+  });
+
   it("summarizes packs and groups by their tasks when the entries do not fit, and names skills in the other text", async () => {
     const scope = await scopeOf({
       ...skills("orchard", 40, 30, "apples/"),
