@@ -109,8 +109,8 @@ export function skillOwningPath(pack: Pack, requested: string): { skill: Skill; 
 /**
  * The one of `paths` a client most likely meant by `requested`, which names none of them: models write
  * paths with backslashes (as a SKILL.md written on Windows cites them), a leading `/` or `./`,
- * percent-encoded, in another case, or by the file's name alone. Undefined unless exactly one path fits,
- * and for a path that leaves the folder.
+ * percent-encoded, in another case, from a folder above (`pack/skill/x.md`), or by the file's name alone.
+ * Undefined unless exactly one path fits, and for a path that leaves the folder.
  */
 export function meantFilePath(requested: string, paths: Iterable<string>): string | undefined {
   const key = normalizeFilePath(
@@ -121,7 +121,12 @@ export function meantFilePath(requested: string, paths: Iterable<string>): strin
   if (all.includes(key)) return key;
   const wanted = key.toLowerCase();
   const anyCase = all.filter((candidate) => candidate.toLowerCase() === wanted);
-  if (anyCase.length > 0 || key.includes("/")) return onlyOne(anyCase);
+  if (anyCase.length > 0) return onlyOne(anyCase);
+  // Asked from a folder above the file's (`pack/skill/x.md`, a skill:// URI), the longest path it ends with.
+  const ending = all.filter((candidate) => wanted.endsWith(`/${candidate.toLowerCase()}`));
+  const longest = Math.max(0, ...ending.map((candidate) => candidate.length));
+  if (ending.length > 0) return onlyOne(ending.filter((candidate) => candidate.length === longest));
+  if (key.includes("/")) return undefined;
   return onlyOne(all.filter((candidate) => path.posix.basename(candidate).toLowerCase() === wanted));
 }
 

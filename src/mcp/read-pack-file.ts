@@ -28,17 +28,17 @@ export const readPackFileTool = defineTool({
     }
     const found = resolvePackFile(pack, file);
     if (found) return formatFileContent(found.path, await context.catalog.files.read(found));
-    const meant = meantFilePath(file, pack.files.keys());
-    if (meant !== undefined) {
-      throw new ToolError(
-        `No pack file "${file}" in ${pack.name}: read_pack_file(pack="${pack.name}", file="${meant}").`,
-      );
-    }
     const owner = skillOwningPath(pack, file);
     if (owner) {
       const name = skillRef(owner.skill, context.scope);
       throw new ToolError(
         `"${file}" belongs to skill ${name}: read_skill(skill="${name}", file="${owner.file}").`,
+      );
+    }
+    const meant = meantFilePath(file, pack.files.keys());
+    if (meant !== undefined) {
+      throw new ToolError(
+        `No pack file "${file}" in ${pack.name}: read_pack_file(pack="${pack.name}", file="${meant}").`,
       );
     }
     throw new ToolError(

@@ -46,6 +46,10 @@ describe("meantFilePath", () => {
     expect(meantFilePath("references\\guide.md", paths)).toBe("references/guide.md");
     expect(meantFilePath("//references/guide.md", paths)).toBe("references/guide.md");
     expect(meantFilePath("guide.md", paths)).toBe("references/guide.md");
+    expect(meantFilePath("pack/skill/references/guide.md", paths)).toBe("references/guide.md");
+    expect(meantFilePath("skill://pack/skill/SKILL.md", paths)).toBe("SKILL.md");
+    expect(meantFilePath("pack/skill/docs/README.md", paths)).toBe("docs/README.md");
+    expect(meantFilePath("skill/docs/README.md", [...paths, "README.md"])).toBe("docs/README.md");
   });
 
   it("names none when several files fit, or for a path out of the folder", () => {

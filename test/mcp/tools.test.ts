@@ -352,6 +352,7 @@ describe.each(ERAS)("in the %s era", (era) => {
       ["shared\\guide.md", "shared/guide.md"],
       ["/shared/guide.md", "shared/guide.md"],
       ["note.md", "shared/deep/note.md"],
+      ["beta/shared/guide.md", "shared/guide.md"],
     ])(
       "answers a missing %j with the call that reads the one pack file it stands for",
       async (file, meant) => {
@@ -405,6 +406,21 @@ describe("a pack that is itself a skill", () => {
     expect(await call(served.client, "read_pack_file", { pack: "solo", file })).toEqual({
       isError: true,
       text: `"${file}" belongs to skill solo: ${next}.`,
+    });
+  });
+});
+
+describe("a path that is a skill's file and ends with a pack file's path", () => {
+  const served = serveTree({
+    "q/s/SKILL.md": skillMd("s"),
+    "q/s/references/r.md": "# Skill's R\n",
+    "q/references/r.md": "# Pack's R\n",
+  });
+
+  it("is answered with the skill's file, not the pack file it ends with", async () => {
+    expect(await call(served.client, "read_pack_file", { pack: "q", file: "s/references/r.md" })).toEqual({
+      isError: true,
+      text: '"s/references/r.md" belongs to skill s: read_skill(skill="s", file="references/r.md").',
     });
   });
 });
