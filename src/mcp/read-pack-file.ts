@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { meantFilePath, type Pack, resolvePackFile, skillOwningPath } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { skillRef, ToolError } from "./format.js";
+import { findSkillAnyCase, skillRef, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
@@ -18,7 +18,7 @@ export const readPackFileTool = defineTool({
       .describe(`Path in the pack; "${MANIFEST}" (default) lists files`),
   },
   run: async ({ pack: name, file }, context) => {
-    const pack = findPack(context, name);
+    const pack = findPack(context, name, file);
     if (file === MANIFEST) {
       return formatManifest(pack.files, {
         title: `Pack files of ${pack.name}`,
@@ -47,9 +47,15 @@ export const readPackFileTool = defineTool({
   },
 });
 
-function findPack(context: ToolContext, name: string): Pack {
+/** The pack named `name`; a skill's name there gets the call that reads `file` of the skill. */
+function findPack(context: ToolContext, name: string, file: string): Pack {
   const pack = context.scope.findPack(name.trim());
   if (pack) return pack;
+  const skill = findSkillAnyCase(context.listed, name);
+  if (skill.kind === "found") {
+    const ref = skillRef(skill.skill, context.scope);
+    throw new ToolError(`"${name}" is a skill, not a pack: read_skill(skill="${ref}", file="${file}").`);
+  }
   const packs = context.scope.packs.map((candidate) => candidate.name).join(", ");
   throw new ToolError(`No pack "${name}". Packs: ${packs}. Call list_packs for details.`);
 }

@@ -320,6 +320,18 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(text).toContain('read_skill(skill="two", file="references/guide.md")');
     });
 
+    it("answers a skill's name given as pack with the call that reads its file", async () => {
+      expect(await call(client, "read_pack_file", { pack: "two", file: "references/guide.md" })).toEqual({
+        isError: true,
+        text: '"two" is a skill, not a pack: read_skill(skill="two", file="references/guide.md").',
+      });
+      expect((await call(client, "read_pack_file", { pack: "hammer" })).text).toBe(
+        '"hammer" is a skill, not a pack: read_skill(skill="hammer", file="_manifest").',
+      );
+      const scoped = await server.connect({ era, headers: { "X-Skill-Pack": "alpha" } });
+      expect((await call(scoped, "read_pack_file", { pack: "hammer" })).text).toMatch(/^No pack "hammer"/);
+    });
+
     it("names the visible packs for an unknown pack", async () => {
       const { text, isError } = await call(client, "read_pack_file", { pack: "delta" });
       expect(isError).toBe(true);
