@@ -34,6 +34,7 @@ export class Scope {
   /** Worked out on first use: most scopes are narrowed for one call and never asked. */
   #hasCopies: boolean | undefined;
   #members: ReadonlySet<Skill> | undefined;
+  #byFoldedName: ReadonlyMap<string, readonly Skill[]> | undefined;
 
   /**
    * `skills` must be sorted by name, then pack; `packFiles` gives each pack's pack-level files, told the
@@ -43,13 +44,7 @@ export class Scope {
     this.skills = skills;
     this.packs = groupIntoPacks(skills, packFiles);
     this.packsByName = new Map(this.packs.map((pack) => [pack.name, pack]));
-    const byName = new Map<string, Skill[]>();
-    for (const skill of skills) {
-      const same = byName.get(skill.name);
-      if (same) same.push(skill);
-      else byName.set(skill.name, [skill]);
-    }
-    this.skillsByName = byName;
+    this.skillsByName = groupByName(skills, (skill) => skill.name);
   }
 
   findPack(name: string): Pack | undefined {
@@ -76,11 +71,26 @@ export class Scope {
       const skill = pack?.skills.find((candidate) => candidate.name === name);
       if (skill) return { kind: "found", skill };
     }
-    const same = this.skillsByName.get(ref) ?? [];
-    const [first] = same;
-    if (first === undefined) return { kind: "missing" };
-    if (same.length === 1) return { kind: "found", skill: first };
-    return { kind: "ambiguous", candidates: same.map((skill) => skill.id) };
+    return lookupIn(this.skillsByName.get(ref) ?? []);
+  }
+
+  /**
+   * {@link findSkill} in any case: names are lowercase by rule, but models may write them otherwise, and a
+   * name or pack that breaks the rule is served all the same (with a warning at startup).
+   */
+  findSkillAnyCase(ref: string): SkillLookup {
+    const exact = this.findSkill(ref);
+    if (exact.kind !== "missing") return exact;
+    const folded = ref.toLowerCase();
+    this.#byFoldedName ??= groupByName(this.skills, (skill) => skill.name.toLowerCase());
+    const slash = folded.indexOf("/");
+    if (slash > 0) {
+      const pack = folded.slice(0, slash);
+      const named = this.#byFoldedName.get(folded.slice(slash + 1)) ?? [];
+      const skill = named.find((candidate) => candidate.pack.toLowerCase() === pack);
+      if (skill) return { kind: "found", skill };
+    }
+    return lookupIn(this.#byFoldedName.get(folded) ?? []);
   }
 
   /** Whether any skill in this scope has a copy in another of its packs (see {@link copiesOf}). */
@@ -212,6 +222,24 @@ export class Scope {
       return pack ? filesLeftIn(pack, groups) : new Map();
     });
   }
+}
+
+function groupByName(skills: readonly Skill[], nameOf: (skill: Skill) => string): Map<string, Skill[]> {
+  const byName = new Map<string, Skill[]>();
+  for (const skill of skills) {
+    const same = byName.get(nameOf(skill));
+    if (same) same.push(skill);
+    else byName.set(nameOf(skill), [skill]);
+  }
+  return byName;
+}
+
+/** The one skill of `same` (skills of one name), or which are named so. */
+function lookupIn(same: readonly Skill[]): SkillLookup {
+  const [first] = same;
+  if (first === undefined) return { kind: "missing" };
+  if (same.length === 1) return { kind: "found", skill: first };
+  return { kind: "ambiguous", candidates: same.map((skill) => skill.id) };
 }
 
 /** A pack's pack-level files, given the name of the pack and its groups in scope. */

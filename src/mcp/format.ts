@@ -10,10 +10,9 @@ export function skillRef(skill: Skill, callerScope: Scope): string {
   return callerScope.findSkill(skill.name).kind === "ambiguous" ? skill.id : skill.name;
 }
 
-/** Looks a skill up by `name` or `pack/name`, in any case: names are lowercase by rule, models may not be. */
+/** Looks a skill up by `name` or `pack/name`, in any case, as a model wrote it (see Scope.findSkillAnyCase). */
 export function findSkillAnyCase(scope: Scope, ref: string): SkillLookup {
-  const exact = scope.findSkill(ref.trim());
-  return exact.kind === "missing" ? scope.findSkill(ref.trim().toLowerCase()) : exact;
+  return scope.findSkillAnyCase(ref.trim());
 }
 
 /**

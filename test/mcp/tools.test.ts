@@ -436,3 +436,21 @@ describe("a path that is a skill's file and ends with a pack file's path", () =>
     });
   });
 });
+
+// Names are lowercase by rule, but one that breaks it is served (with a warning): read_skill, which takes a
+// name in any case, found "PDF-Helper" only as written.
+describe("a skill or pack whose name is not lowercase", () => {
+  const served = serveTree({
+    "Team/PDF-Helper/SKILL.md": skillMd("PDF-Helper", "Fill PDF forms."),
+    "Team/other/SKILL.md": skillMd("other", "Another skill."),
+  });
+
+  it.each(["pdf-helper", "PDF-HELPER", "team/pdf-helper", "Team/PDF-Helper"])(
+    "is read by read_skill as %j",
+    async (skill) => {
+      const { text, isError } = await call(served.client, "read_skill", { skill });
+      expect(isError).toBe(false);
+      expect(text).toMatch(/^---\nname: PDF-Helper\n/);
+    },
+  );
+});
