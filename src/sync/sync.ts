@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { isDeepStrictEqual } from "node:util";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { isUnsafe } from "../audit/index.js";
@@ -247,14 +248,29 @@ async function apply(
         ready.warning !== "",
       );
     }
-    const owner = (skills: Record<string, LockedSkill>): LockSource => ({
-      server: options.server.url.href,
-      scope: options.scope,
-      syncedAt: new Date().toISOString(),
-      by: `skills-mcp ${version}`,
-      skills,
-    });
-    await writeLock(folder, withSource(lock, owner(lockedSkills(steps, staged, failed, true))));
+    const before = lock?.sources.find((item) => item.server === options.server.url.href);
+    const owner = (skills: Record<string, LockedSkill>): LockSource => {
+      const source = {
+        server: options.server.url.href,
+        scope: options.scope,
+        syncedAt: new Date().toISOString(),
+        by: `skills-mcp ${version}`,
+        skills,
+      };
+      // A run that changes nothing keeps the source as it was: a lock committed with the skills (--project)
+      // stays as it is.
+      const same =
+        before !== undefined &&
+        isDeepStrictEqual({ ...before, syncedAt: "", by: "" }, { ...source, syncedAt: "", by: "" });
+      return same ? before : source;
+    };
+    let written = before;
+    const record = async (skills: Record<string, LockedSkill>) => {
+      const source = owner(skills);
+      if (source !== written) await writeLock(folder, withSource(lock, source));
+      written = source;
+    };
+    await record(lockedSkills(steps, staged, failed, true));
     for (const [name, { dir, replacing }] of staged) {
       try {
         await staging.swapIn(name, dir, replacing);
@@ -274,7 +290,7 @@ async function apply(
         progress.note(`${step.name}: skipped: cannot be removed: ${(error as Error).message}`);
       }
     }
-    await writeLock(folder, withSource(lock, owner(lockedSkills(steps, staged, failed, false))));
+    await record(lockedSkills(steps, staged, failed, false));
     return countDone(steps, failed);
   } finally {
     progress.finish();

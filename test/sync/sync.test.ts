@@ -211,6 +211,19 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
     expect((await readTree(target))["write-docs/SKILL.md"]).toBe(DOCS);
   });
 
+  it("writes nothing when nothing changed, so a lock committed with the skills stays as it is", async () => {
+    await sync(server.url, target, { era });
+    const lock = await readFile(path.join(target, LOCK_FILE), "utf8");
+
+    expect((await sync(server.url, target, { era })).counts.unchanged).toBe(3);
+    expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
+
+    // A skill installed again after its folder was deleted leaves the lock as it was too.
+    await rm(path.join(target, "write-docs"), { recursive: true });
+    expect((await sync(server.url, target, { era })).counts.added).toBe(1);
+    expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
+  });
+
   it("leaves a skill changed here alone, and installs again one whose folder was deleted", async () => {
     await sync(server.url, target, { era });
     await writeFile(path.join(target, "write-docs/SKILL.md"), "edited here");
