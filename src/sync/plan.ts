@@ -43,6 +43,8 @@ export interface PlanInput {
   readonly owned: ReadonlyMap<string, OwnedState>;
   /** Names in the folder that sync does not own (lowercase): local skills, other servers' skills, files. */
   readonly taken: ReadonlySet<string>;
+  /** Names that sync installed here from another server, with that server's URL. */
+  readonly ownedElsewhere: ReadonlyMap<string, string>;
   /** Owned names the server could not be asked about, with why: nothing is removed on a guess. */
   readonly unsure: ReadonlyMap<string, string>;
   /** The digest of each pack file the installed skills hold, as the server serves it now (undefined: gone). */
@@ -123,9 +125,14 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
   if (folderProblem !== undefined)
     return skip(entry.uri, `its name cannot be a folder: ${folderProblem}`, owned);
   if (owned === undefined) {
-    return input.taken.has(name)
-      ? skip(name, "a folder or file of that name that sync did not install is there: left alone")
-      : { kind: "add", name, entry };
+    if (!input.taken.has(name)) return { kind: "add", name, entry };
+    const other = input.ownedElsewhere.get(name);
+    return skip(
+      name,
+      other === undefined
+        ? "a folder or file of that name that sync did not install is there: left alone"
+        : `sync installed it here from another server URL, ${other}, which owns it: left alone`,
+    );
   }
   switch (owned.kind) {
     case "missing":

@@ -84,7 +84,6 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
     throw isSystemError(error) ? new SyncError(`cannot read ${folder}: ${error.message}`) : error;
   });
   const server = options.server.url.href;
-  const source = lock?.sources.find((item) => item.server === server);
   let connection: Connection;
   try {
     connection = await connect(options.server, options.era, version);
@@ -108,7 +107,7 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
       skillRoots: new Set(listing.skills.map(skillRoot)),
       packReads: new PackReads(),
     };
-    const steps = await plan(options, listing, context, source);
+    const steps = await plan(options, listing, context, lock);
     if (options.mode !== "sync") return { steps, counts: countDone(steps, new Set()) };
     return { steps, counts: await apply(options, steps, context, lock) };
   } catch (error) {
@@ -128,10 +127,17 @@ async function plan(
   options: SyncOptions,
   listing: SkillListing,
   context: DownloadContext,
-  source: LockSource | undefined,
+  lock: Lock | undefined,
 ): Promise<Step[]> {
+  const server = options.server.url.href;
+  const source = lock?.sources.find((item) => item.server === server);
   const owned = await ownedStates(options.folder, source?.skills ?? {});
   const taken = new Set([...(await namesIn(options.folder))].filter((name) => !owned.has(name)));
+  const ownedElsewhere = new Map<string, string>();
+  for (const other of lock?.sources ?? []) {
+    if (other.server === server) continue;
+    for (const name of Object.keys(other.skills)) ownedElsewhere.set(name, other.server);
+  }
   const refused: RefusedEntry[] = listing.invalid.map((invalid) => ({
     name: invalid.uri === undefined ? undefined : nameOfUri(invalid.uri),
     uri: invalid.uri,
@@ -144,7 +150,15 @@ async function plan(
   const unlisted = [...owned].filter(([name]) => !known.has(name));
   const { served, unsure } = await askUnlisted(context, unlisted);
   const packDigests = await readPackDigests(owned, context);
-  return planSync({ listed: [...listing.skills, ...served], refused, owned, taken, unsure, packDigests });
+  return planSync({
+    listed: [...listing.skills, ...served],
+    refused,
+    owned,
+    taken,
+    ownedElsewhere,
+    unsure,
+    packDigests,
+  });
 }
 
 /** What the folder holds under each name the lock gives this server. */

@@ -303,3 +303,48 @@ describe("pack files a skill cites from outside its folder", () => {
     }
   });
 });
+
+describe("two servers syncing into one folder", () => {
+  it("each owns what it installed, and a skill the other installed is reported as that server's", async () => {
+    const root = await tempFolder();
+    const target = path.join(root.dir, "target");
+    await writeTree(path.join(root.dir, "a"), {
+      "team/review-code/SKILL.md": REVIEW,
+      "team/write-docs/SKILL.md": DOCS,
+    });
+    await writeTree(path.join(root.dir, "b"), {
+      "other/deploy-app/SKILL.md": DEPLOY,
+      "other/review-code/SKILL.md": REVIEW,
+    });
+    const a = await serveCatalog(path.join(root.dir, "a"));
+    const b = await serveCatalog(path.join(root.dir, "b"));
+    try {
+      expect((await sync(a.url, target)).counts).toMatchObject({ added: 2, skipped: 0 });
+
+      const second = await sync(b.url, target);
+
+      expect(second.counts).toMatchObject({ added: 1, skipped: 1 });
+      expect(second.lines).toContain(
+        `review-code: skipped: sync installed it here from another server URL, ${a.url}, which owns it: left alone`,
+      );
+      const lock = await readLockIn(target);
+      expect(lock.sources.map((source) => [source.server, Object.keys(source.skills).sort()])).toEqual(
+        [
+          [a.url, ["review-code", "write-docs"]],
+          [b.url, ["deploy-app"]],
+        ].sort(),
+      );
+      // The same server under another URL (its scope in the query) owns nothing here, and says which URL does.
+      const renamed = await sync(`${a.url}?pack=team`, target);
+      expect(renamed.lines).toContainEqual(
+        expect.stringContaining(
+          `write-docs: skipped: sync installed it here from another server URL, ${a.url}`,
+        ),
+      );
+    } finally {
+      await a.close();
+      await b.close();
+      await root.remove();
+    }
+  });
+});
