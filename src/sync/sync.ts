@@ -108,8 +108,16 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
       packReads: new PackReads(),
     };
     const steps = await plan(options, listing, context, lock);
+    const packsBefore = lock?.sources.find((item) => item.server === server)?.scope.packs;
+    const movedFrom = packsBefore !== undefined && !samePacks(packsBefore, options.scope.packs);
+    if (movedFrom && steps.some((step) => step.kind === "remove")) {
+      // Two commands with different --pack into one folder undo each other: say so, once.
+      options.progress.note(
+        `the packs asked for changed since the last sync from ${server} (${packList(packsBefore)}, now ${packList(options.scope.packs)}): the skills they no longer select are removed; give every --pack in one command to keep them all`,
+      );
+    }
     if (options.mode !== "sync") return { steps, counts: countDone(steps, new Set()) };
-    return { steps, counts: await apply(options, steps, context, lock) };
+    return { steps, counts: await apply(options, steps, context, lock, movedFrom) };
   } catch (error) {
     // The folder cannot be read or written (EACCES, ENOTDIR, ENOSPC): say which, without a stack.
     if (isSystemError(error)) throw new SyncError(`cannot sync into ${folder}: ${error.message}`);
@@ -117,6 +125,14 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
   } finally {
     await connection.close();
   }
+}
+
+function samePacks(a: readonly string[], b: readonly string[]): boolean {
+  return isDeepStrictEqual([...a].sort(), [...b].sort());
+}
+
+function packList(packs: readonly string[]): string {
+  return packs.length === 0 ? "every pack" : `--pack ${packs.join(" --pack ")}`;
 }
 
 function isSystemError(error: unknown): error is NodeJS.ErrnoException {
@@ -236,6 +252,7 @@ async function apply(
   steps: readonly Step[],
   context: DownloadContext,
   lock: Lock | undefined,
+  packsChanged: boolean,
 ): Promise<SyncCounts> {
   const { folder, progress } = options;
   for (const step of steps) if (step.kind === "skip") progress.note(`${step.name}: skipped: ${step.reason}`);
@@ -298,7 +315,9 @@ async function apply(
       if (step.kind !== "remove" || step.installed === undefined) continue;
       try {
         await staging.remove(step.name);
-        progress.note(`${step.name}: removed (no longer served)`);
+        progress.note(
+          `${step.name}: removed (${packsChanged ? "not served in the packs asked for" : "no longer served"})`,
+        );
       } catch (error) {
         failed.add(step.name);
         progress.note(`${step.name}: skipped: cannot be removed: ${(error as Error).message}`);

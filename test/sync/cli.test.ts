@@ -150,6 +150,25 @@ describe("a sync from the command line", () => {
     expect(stderr).toMatch(/1 added, 0 updated, 0 removed, 1 skipped/);
   });
 
+  it("says when another --pack removes what the last sync installed, and how to keep both", async () => {
+    expect((await run(open.url, "--to", "skills", "--pack", "team")).status).toBe(0);
+
+    const ops = await run(open.url, "--to", "skills", "--pack", "ops");
+
+    expect(ops.status).toBe(0);
+    expect(ops.stderr).toContain(
+      `the packs asked for changed since the last sync from ${open.url} (--pack team, now --pack ops): ` +
+        "the skills they no longer select are removed; give every --pack in one command to keep them all\n",
+    );
+    expect(ops.stderr).toContain("review-code: removed (not served in the packs asked for)\n");
+    const both = await run(open.url, "--to", "skills", "--pack", "ops", "--pack", "team");
+    expect(both.stderr).not.toContain("the packs asked for changed");
+    expect(Object.keys(await readTree(path.join(work, "skills")))).toEqual([
+      "deploy-app/SKILL.md",
+      "review-code/SKILL.md",
+    ]);
+  });
+
   it("sends the key in --api-key-file as a bearer token, and says why it cannot connect without", async () => {
     await writeFile(path.join(work, "key.txt"), `# the team's key\n\n${KEY}\n`);
     const refused = await run(locked.url, "--to", "skills");
