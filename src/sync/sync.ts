@@ -127,6 +127,19 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
   }
 }
 
+/**
+ * Why the server does not answer a request for the skill at `uri` (a small one, in every protocol era),
+ * or undefined when it answers: an error it sends is an answer.
+ */
+async function notAnswering(context: DownloadContext, uri: string): Promise<string | undefined> {
+  try {
+    await context.skills.get(uri);
+    return undefined;
+  } catch (error) {
+    return error instanceof ProtocolError ? undefined : describeError(error);
+  }
+}
+
 function samePacks(a: readonly string[], b: readonly string[]): boolean {
   return isDeepStrictEqual([...a].sort(), [...b].sort());
 }
@@ -268,7 +281,16 @@ async function apply(
       if ("refused" in ready) {
         failed.add(step.name);
         done(`skipped: ${ready.refused}`, true);
-        continue;
+        const rest = fetches.slice(index + 1);
+        // A server gone mid-run fails every skill left, each only after the request timeout: ask it once.
+        const gone = rest.length === 0 ? undefined : await notAnswering(context, step.entry.uri);
+        if (gone === undefined) continue;
+        for (const later of rest) failed.add(later.name);
+        const more = rest.length === 1 ? "1 more skill" : `${rest.length} more skills`;
+        progress.note(
+          `the server stopped answering (${gone}): ${more} not fetched; run sync again when it is back`,
+        );
+        break;
       }
       // An update replaces what sync installed; a skill installed again after its folder went replaces nothing.
       staged.set(step.name, { ...ready, replacing: step.kind === "update" });

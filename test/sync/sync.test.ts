@@ -4,12 +4,21 @@
  */
 import { createHash } from "node:crypto";
 import { access, readFile, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isOutOfDate, LOCK_FILE, STAGING_DIR } from "../../src/sync/index.js";
 import { ERAS } from "../helpers/server.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
-import { readLockIn, readTree, type Served, serveCatalog, sync, tempFolder } from "./helpers.js";
+import {
+  readLockIn,
+  readTree,
+  recordedProgress,
+  type Served,
+  serveCatalog,
+  sync,
+  tempFolder,
+} from "./helpers.js";
 
 const REVIEW = skillMd(
   "review-code",
@@ -344,6 +353,83 @@ describe("two servers syncing into one folder", () => {
     } finally {
       await a.close();
       await b.close();
+      await root.remove();
+    }
+  });
+});
+
+describe("a server that stops answering part way", () => {
+  it("is asked once more, then the skills left are not fetched, with one line saying why", async () => {
+    const root = await tempFolder();
+    const target = path.join(root.dir, "target");
+    await writeTree(path.join(root.dir, "skills"), {
+      "team/deploy-app/SKILL.md": DEPLOY,
+      "team/review-code/SKILL.md": REVIEW,
+      "team/write-docs/SKILL.md": DOCS,
+      "team/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs."),
+    });
+    const server = await serveCatalog(path.join(root.dir, "skills"));
+    const upstream = new URL(server.url);
+    // In front of the server: once the first skill is through, every connection is cut, as a server gone.
+    let gone = false;
+    const requests: string[] = [];
+    const front = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const body = Buffer.concat(chunks);
+        if (gone) {
+          requests.push(body.toString());
+          request.socket.destroy();
+          return;
+        }
+        const forward = http.request(
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            path: request.url,
+            method: request.method,
+            headers: request.headers,
+          },
+          (answer) => {
+            response.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(response);
+          },
+        );
+        forward.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+    try {
+      const address = front.address();
+      if (address === null || typeof address === "string") throw new Error("no TCP address");
+      const progress = recordedProgress();
+      const report = await sync(`http://127.0.0.1:${address.port}/mcp`, target, {
+        progress: {
+          ...progress,
+          skill: (done, total, name, outcome, lasting) => {
+            progress.skill(done, total, name, outcome, lasting);
+            gone = true;
+          },
+        },
+      });
+
+      expect(report.counts).toMatchObject({ added: 1, skipped: 3 });
+      expect(progress.lines).toEqual([
+        "[1/4] deploy-app: to add: 1 file fetched and verified",
+        expect.stringMatching(/^\[2\/4\] review-code: skipped: reading .* failed: fetch failed/),
+        expect.stringMatching(
+          /^the server stopped answering \(fetch failed.*\): 2 more skills not fetched; run sync again when it is back$/,
+        ),
+      ]);
+      // The skill that failed, then the one question whether the server still answers: nothing more.
+      expect(requests).toHaveLength(2);
+      expect(Object.keys(await readTree(target))).toEqual(["deploy-app/SKILL.md"]);
+      expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["deploy-app"]);
+    } finally {
+      front.closeAllConnections();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+      await server.close();
       await root.remove();
     }
   });
