@@ -52,7 +52,7 @@ const SHED_RETRY_AFTER_SECONDS = 5;
  * of the largest file a read carries. An answer spells its file again several times before it is sent (as
  * text or base64, as JSON, as bytes), some five times its size in all, so that parallel reads of large
  * files would otherwise take memory without bound (32 reads of a 15 MB file took a server past 1 GB).
- * Requests whose answers hold no file never wait.
+ * A `skills/list` page weighs its entries, whose manifests may be large. Other requests never wait.
  */
 const ANSWER_FILE_BYTES = 8 * 1024 * 1024;
 
@@ -198,7 +198,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           .send(
             jsonRpcError(
               JSON_RPC.invalidRequest,
-              `Invalid request: this batch may read ${formatSize(weight)} of files, and one request may read at most ${formatSize(fileBytes.limit)}; send its reads in smaller batches.`,
+              `Invalid request: this batch may read ${formatSize(weight)} of files and skill entries, and one request may read at most ${formatSize(fileBytes.limit)}; send its reads in smaller batches.`,
             ),
           );
       }

@@ -42,12 +42,14 @@ export function answerKeeping(method: string, params: unknown): AnswerKeeping | 
 /**
  * The most bytes of files the answer to one message in `scope` may hold: for `resources/read`, its file's
  * (whole, or what is shown of a file too large to carry); for a prompt or a tool that reads a file, the
- * most of a text that is shown (MAX_FILE_BYTES); 0 for everything else, whose answers are lists of
- * bounded pages. Told before the message is answered, so that the transport can bound what answers hold
+ * most of a text that is shown (MAX_FILE_BYTES); for `skills/list`, its page's entries, whose manifests
+ * may be large; 0 for everything else, whose answers are lists of small pages. Told before the message is answered, so that the transport can bound what answers hold
  * at once.
  */
 export function fileBytesOf(deps: McpDeps, scope: Scope, method: string, params: unknown): number {
-  const { name, uri } = (params ?? {}) as { name?: unknown; uri?: unknown };
+  const { name, uri, cursor } = (params ?? {}) as { name?: unknown; uri?: unknown; cursor?: unknown };
+  if (method === "skills/list")
+    return deps.resources.bytesToList(scope, typeof cursor === "string" ? cursor : undefined);
   if (method === "resources/read")
     return typeof uri === "string" ? deps.resources.bytesToRead(scope, uri) : 0;
   if (method === "prompts/get") return MAX_FILE_BYTES;

@@ -49,6 +49,13 @@ const LISTED_PACK_FILES = 50;
  */
 export const MAX_READ_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The most bytes of entries (as JSON) a `skills/list` page carries, past its first: a skill's manifest may
+ * list 512 files, and a page of 100 such skills took some 9 MB, made afresh for every request (an answer
+ * over 1 MiB is never kept) and 100 times over in a batch. A page this size is kept.
+ */
+export const PAGE_BYTES = 512 * 1024;
+
 /** What a `skill://` URI names: a file of a skill the extension carries, or a pack file. */
 type Target =
   | { readonly kind: "skill-file"; readonly skill: Skill; readonly file: CatalogFile }
@@ -84,6 +91,7 @@ export class SkillResources {
   /** Worked out on the first folder read: most clients never read one, and it costs a walk of every key. */
   #folders: ReadonlyMap<UriKey, Folder> | undefined;
   readonly #packFiles: ReadonlyMap<string, readonly { key: UriKey; target: Target }[]>;
+  readonly #entrySizes = new WeakMap<CarriedSkill, number>();
 
   private constructor(
     carried: readonly CarriedSkill[],
@@ -166,18 +174,58 @@ export class SkillResources {
   }
 
   #list(scope: Scope, cursor: string | undefined): { skills: SkillEntry[]; nextCursor?: string } {
+    const { items, nextCursor } = this.#page(scope, cursor);
+    const skills = items.map((item) => item.entry);
+    return nextCursor === undefined ? { skills } : { skills, nextCursor };
+  }
+
+  /**
+   * The skills of one `skills/list` page: PAGE_SIZE of them, fewer once their entries hold PAGE_BYTES (at
+   * least one), and the bytes of their entries as JSON.
+   */
+  #page(
+    scope: Scope,
+    cursor: string | undefined,
+  ): { items: CarriedSkill[]; bytes: number; nextCursor?: string } {
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const skills: SkillEntry[] = [];
+    const items: CarriedSkill[] = [];
+    let bytes = 0;
     let last: string | undefined;
     const start = after === undefined ? 0 : firstAfter(this.#carried, after, (item) => item.entry.uri);
     for (let at = start; at < this.#carried.length; at++) {
       const item = this.#carried[at];
       if (item === undefined || !scope.has(item.skill)) continue;
-      if (skills.length === PAGE_SIZE) return { skills, nextCursor: encodeCursor(last ?? "") };
-      skills.push(item.entry);
+      const size = this.#entryBytes(item);
+      if (items.length === PAGE_SIZE || (items.length > 0 && bytes + size > PAGE_BYTES)) {
+        return { items, bytes, nextCursor: encodeCursor(last ?? "") };
+      }
+      items.push(item);
+      bytes += size;
       last = item.entry.uri;
     }
-    return { skills };
+    return { items, bytes };
+  }
+
+  /** The bytes of a skill's entry as JSON, worked out on its first listing. */
+  #entryBytes(item: CarriedSkill): number {
+    let bytes = this.#entrySizes.get(item);
+    if (bytes === undefined) {
+      bytes = Buffer.byteLength(JSON.stringify(item.entry));
+      this.#entrySizes.set(item, bytes);
+    }
+    return bytes;
+  }
+
+  /**
+   * The bytes of the entries that `skills/list` with `cursor` answers in `scope`; 0 for a cursor this
+   * server did not give, which is refused. What the answer weighs before it is made.
+   */
+  bytesToList(scope: Scope, cursor: string | undefined): number {
+    try {
+      return this.#page(scope, cursor).bytes;
+    } catch {
+      return 0;
+    }
   }
 
   /**

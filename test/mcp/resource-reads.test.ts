@@ -9,7 +9,15 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { call, ERAS, httpSettings, post, type RunningServer, startServer } from "../helpers/server.js";
+import {
+  call,
+  ERAS,
+  httpSettings,
+  post,
+  type RunningServer,
+  serveTree,
+  startServer,
+} from "../helpers/server.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
 const MiB = 1024 * 1024;
@@ -118,7 +126,7 @@ describe("what one request may read", () => {
       error: {
         code: -32600,
         message:
-          "Invalid request: this batch may read 14.0 MiB of files, and one request may read at most 8.0 MiB; send its reads in smaller batches.",
+          "Invalid request: this batch may read 14.0 MiB of files and skill entries, and one request may read at most 8.0 MiB; send its reads in smaller batches.",
       },
       id: null,
     });
@@ -255,5 +263,67 @@ describe("files that changed or vanished since the catalog was loaded", () => {
     } finally {
       logged.mockRestore();
     }
+  });
+});
+
+describe("skills whose manifests are large", () => {
+  // A skill's entry lists each of its files (up to 512), with its digest: these 16 skills' entries take
+  // some 1.3 MB, where 100 ordinary skills take some 50 KB.
+  const WIDE_SKILLS = 16;
+  const wide: Record<string, string> = {};
+  for (let skill = 0; skill < WIDE_SKILLS; skill++) {
+    const name = `wide-${String(skill).padStart(2, "0")}`;
+    wide[`wide/${name}/SKILL.md`] = skillMd(name, "Cites many reference files.");
+    for (let file = 0; file < 250; file++) {
+      wide[`wide/${name}/references/${"a-long-reference-file-name-".repeat(5)}${file}.md`] = `${file}\n`;
+    }
+  }
+  const served = serveTree(wide);
+  const list = (batch: number, cursor?: string) =>
+    post(
+      `${served.server.url}/mcp`,
+      Array.from({ length: batch }, (_, id) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "skills/list",
+        ...(cursor === undefined ? {} : { params: { cursor } }),
+      })),
+    );
+
+  // Regression: a page held 100 skills whatever their manifests, so a page of such skills took some
+  // 9 MB, made afresh for every request, and a batch of 100 of them held the server for half a minute.
+  it("skills/list ends a page before its answer reaches 1 MiB, and the pages list every skill once", async () => {
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const answer = await list(1, cursor);
+      expect(answer.status).toBe(200);
+      expect(answer.text.length).toBeLessThan(MiB);
+      const [page] = answer.json as { result: { skills: { uri: string }[]; nextCursor?: string } }[];
+      uris.push(...(page?.result.skills.map((skill) => skill.uri) ?? []));
+      cursor = page?.result.nextCursor;
+      pages++;
+    } while (cursor !== undefined && pages < WIDE_SKILLS);
+    expect(pages).toBeGreaterThan(1);
+    expect(uris).toEqual(
+      Object.keys(wide)
+        .filter((file) => file.endsWith("SKILL.md"))
+        .map((file) => `skill://${file}`),
+    );
+  });
+
+  it("a batch of skills/list whose pages hold more than 8 MiB is refused, as a batch of reads is", async () => {
+    const refused = await list(20);
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({
+      error: {
+        code: -32600,
+        message: expect.stringMatching(
+          /^Invalid request: this batch may read \d+\.\d MiB of files and skill entries/,
+        ),
+      },
+    });
+    expect((await list(2)).status).toBe(200);
   });
 });
