@@ -1,7 +1,10 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -367,6 +370,67 @@ describe("serving over stdio", () => {
     expect(child.stderr()).toContain("stdio: a line from the client is not a JSON-RPC message; skipped");
   });
 });
+
+describe("a stdio client that reads its answers slowly", () => {
+  // Regression: over stdio every request was answered at once and every answer queued for stdout, so a
+  // client that sent 200 reads of an 8 MiB file and read slowly took the server to 3 GB. Answers that
+  // hold files are now made 8 MiB of files at a time, as over HTTP.
+  it("has them made one budget of files at a time, and gets them all", { timeout: 60_000 }, async () => {
+    const big = await makeTree({ "big/reader/SKILL.md": skillMd("reader", "Reads a big file.") });
+    // 0xFF is no UTF-8: sent as base64.
+    await writeFile(path.join(big.dir, "big/seven.bin"), Buffer.alloc(7 * 1024 * 1024, 0xff));
+    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
+      cwd: ROOT,
+      env: { ...process.env, SKILLS_DIR: big.dir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
+    });
+    try {
+      const reads = 60;
+      const lines = [
+        {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "slow", version: "1" },
+          },
+        },
+        ...Array.from({ length: reads }, (_, i) => ({
+          jsonrpc: "2.0",
+          id: i + 1,
+          method: "resources/read",
+          params: { uri: "skill://big/seven.bin" },
+        })),
+      ];
+      child.stdin.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+      // Unread for a while: 60 answers of 9 MB of base64 each would be made and queued by then.
+      await sleep(3000);
+      // Lines counted by their ends: the answers are read, not parsed.
+      let ends = 0;
+      let peak = 0;
+      const done = new Promise<void>((resolve) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) ends++;
+          peak = Math.max(peak, residentPeak(child.pid));
+          if (ends === reads + 1) resolve();
+        });
+      });
+      await done;
+      // At most a few answers of 10 MB at once, on a server of some 100 MiB (it reached 2.3 GiB).
+      expect(Math.max(peak, residentPeak(child.pid))).toBeLessThan(400 * 1024 * 1024);
+    } finally {
+      child.kill();
+      await big.remove();
+    }
+  });
+});
+
+/** The most resident memory `pid` has held (VmHWM), in bytes. */
+function residentPeak(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
 
 /** `--stdio` on `skillsDir`, written to line by line, its output kept; `end` closes stdin and gives the exit code. */
 function rawStdioServer(skillsDir: string) {

@@ -14,4 +14,4 @@ export {
   TOOL_NAMES,
   warmPreviews,
 } from "./server.js";
-export { type ResourceWarning, SkillResources } from "./skill-resources.js";
+export { MAX_READ_BYTES, type ResourceWarning, SkillResources } from "./skill-resources.js";

@@ -1,7 +1,9 @@
-import { serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
+import { StdioServerTransport, serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
-import { type McpDeps, serverFactoryFor } from "../mcp/index.js";
+import { ByteBudget } from "../budget/index.js";
+import { fileBytesOf, MAX_READ_BYTES, type McpDeps, serverFactoryFor } from "../mcp/index.js";
+import { BudgetedTransport } from "./budgeted-transport.js";
 
 export interface StdioDeps {
   readonly mcp: McpDeps;
@@ -24,7 +26,15 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
       resolve();
     });
   });
-  const handle = serveSdkStdio(serverFactoryFor(deps.mcp, deps.mcp.catalog.everything), {
+  const scope = deps.mcp.catalog.everything;
+  // Answers holding files are made and queued for stdout 8 MiB of files at a time, as over HTTP.
+  const transport = new BudgetedTransport(
+    new StdioServerTransport(),
+    new ByteBudget(MAX_READ_BYTES),
+    (method, params) => fileBytesOf(deps.mcp, scope, method, params),
+  );
+  const handle = serveSdkStdio(serverFactoryFor(deps.mcp, scope), {
+    transport,
     onerror: (error) => {
       // JSON that is no JSON-RPC message at all (a batch, which 2025-06-18 dropped, or a message missing
       // its members) is the client's mistake, which the SDK skips as it skips a line that is not JSON:

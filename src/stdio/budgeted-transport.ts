@@ -1,0 +1,90 @@
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+  type Transport,
+  type TransportSendOptions,
+} from "@modelcontextprotocol/server";
+import type { ByteBudget } from "../budget/index.js";
+
+/**
+ * A transport that hands the server a request whose answer holds files only once `budget` has room for
+ * them, and gives them back once that answer is written out (or the request cancelled). Over stdio every
+ * request would otherwise be answered at once and every answer queued in memory until the client reads
+ * it: 200 reads of an 8 MiB file from a client that did not read took a server to 3 GB. Messages reach
+ * the server in the order they came.
+ */
+export class BudgetedTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** What each request handed on holds, by id, until its answer is written. */
+  readonly #held = new Map<RequestId, (() => void)[]>();
+  #handedOn: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly budget: ByteBudget,
+    /** The bytes of files the answer to a request may hold. */
+    private readonly weigh: (method: string, params: unknown) => number,
+  ) {}
+
+  start(): Promise<void> {
+    this.inner.onmessage = (message, extra) => this.#receive(message, extra);
+    this.inner.onerror = (error) => this.onerror?.(error);
+    this.inner.onclose = () => {
+      this.#giveAllBack();
+      this.onclose?.();
+    };
+    return this.inner.start();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    try {
+      await this.inner.send(message, options);
+    } finally {
+      if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.#giveBack(message.id);
+    }
+  }
+
+  close(): Promise<void> {
+    this.#giveAllBack();
+    return this.inner.close();
+  }
+
+  setProtocolVersion = (version: string): void => {
+    this.inner.setProtocolVersion?.(version);
+  };
+
+  #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    const weight = isJSONRPCRequest(message) ? this.weigh(message.method, message.params) : 0;
+    this.#handedOn = this.#handedOn.then(async () => {
+      if (weight > 0 && isJSONRPCRequest(message)) {
+        const free = await this.budget.take(weight);
+        this.#held.set(message.id, [...(this.#held.get(message.id) ?? []), free]);
+      }
+      // A cancelled request is never answered: what it holds is given back now.
+      if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
+        const cancelled = (message.params as { requestId?: unknown } | undefined)?.requestId;
+        if (typeof cancelled === "string" || typeof cancelled === "number") this.#giveBack(cancelled);
+      }
+      this.onmessage?.(message, extra);
+    });
+  }
+
+  #giveBack(id: RequestId | undefined): void {
+    if (id === undefined) return;
+    const frees = this.#held.get(id);
+    frees?.shift()?.();
+    if (frees?.length === 0) this.#held.delete(id);
+  }
+
+  #giveAllBack(): void {
+    for (const frees of this.#held.values()) for (const free of frees) free();
+    this.#held.clear();
+  }
+}

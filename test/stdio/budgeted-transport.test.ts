@@ -1,0 +1,97 @@
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import { describe, expect, it } from "vitest";
+import { ByteBudget } from "../../src/budget/index.js";
+import { BudgetedTransport } from "../../src/stdio/budgeted-transport.js";
+
+const MiB = 1024 * 1024;
+
+/** stdio's wire as the server sees it: what the client sent, and answers that leave only when `flush` says. */
+class SlowReader implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly pending: (() => void)[] = [];
+  async start(): Promise<void> {}
+  async close(): Promise<void> {}
+  send(): Promise<void> {
+    return new Promise((written) => this.pending.push(written));
+  }
+  /** The client reads the oldest answer still waiting to be written. */
+  flush(): void {
+    this.pending.shift()?.();
+  }
+}
+
+function setUp() {
+  const wire = new SlowReader();
+  const budget = new ByteBudget(8 * MiB);
+  // Each read weighs 7 MiB; anything else nothing.
+  const transport = new BudgetedTransport(wire, budget, (method) =>
+    method === "resources/read" ? 7 * MiB : 0,
+  );
+  const handedOn: JSONRPCMessage[] = [];
+  transport.onmessage = (message) => {
+    handedOn.push(message);
+    // The server answers at once; the answer is written once the client reads it.
+    if ("id" in message && "method" in message) {
+      void transport.send({ jsonrpc: "2.0", id: message.id, result: {} });
+    }
+  };
+  const send = (message: JSONRPCMessage) => wire.onmessage?.(message);
+  // Every promise the transport chains has run by the next turn of the event loop.
+  const settled = () => new Promise((resolve) => setImmediate(resolve));
+  return { wire, budget, transport, handedOn, send, settled };
+}
+
+const read = (id: number): JSONRPCMessage => ({
+  jsonrpc: "2.0",
+  id,
+  method: "resources/read",
+  params: { uri: "skill://big/seven.bin" },
+});
+
+describe("stdio's answers holding files", () => {
+  // Regression: over stdio every request was answered at once and every answer queued for stdout, so a
+  // client that sent 200 reads of an 8 MiB file and read slowly (or not at all) took the server to 3 GB.
+  it("are made one budget at a time: a read waits until the answers before it are written", async () => {
+    const { wire, budget, transport, handedOn, send, settled } = setUp();
+    await transport.start();
+    for (let id = 1; id <= 20; id++) send(read(id));
+    await settled();
+    expect(handedOn.map((message) => ("id" in message ? message.id : undefined))).toEqual([1]);
+    wire.flush();
+    await settled();
+    expect(handedOn).toHaveLength(2);
+    for (let i = 0; i < 18; i++) {
+      wire.flush();
+      await settled();
+    }
+    expect(handedOn).toHaveLength(20);
+    expect(budget.peak).toBe(7 * MiB);
+  });
+
+  it("keep the order of messages, and a cancelled read gives its share back", async () => {
+    const { transport, handedOn, send, settled } = setUp();
+    await transport.start();
+    send(read(1));
+    send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } });
+    send(read(3));
+    await settled();
+    expect(handedOn.map((message) => ("id" in message ? message.id : "cancelled"))).toEqual([
+      1,
+      2,
+      "cancelled",
+      3,
+    ]);
+  });
+
+  it("are all given back when the connection closes", async () => {
+    const { budget, transport, send, settled } = setUp();
+    await transport.start();
+    send(read(1));
+    await settled();
+    await transport.close();
+    await expect(budget.take(8 * MiB)).resolves.toBeTypeOf("function");
+  });
+});
