@@ -16,6 +16,7 @@ import {
   type FileContent,
   type FileReader,
   formatSize,
+  isBinaryStart,
   MAX_FILE_BYTES,
   type Scope,
   type Skill,
@@ -256,7 +257,9 @@ export class SkillResources {
     const mimeType = mimeTypeOf(target.file.path);
     if (target.file.size > MAX_READ_BYTES) return overTheCap(uri, await reader.read(target.file), mimeType);
     const bytes = await reader.readBytes(target.file);
-    const text = decodeLossless(bytes);
+    // Binary as the tools and the audit tell it (a NUL up front), even when it decodes: the audit never
+    // read it as text, and each NUL would take six bytes of JSON.
+    const text = isBinaryStart(bytes) ? undefined : decodeLossless(bytes);
     return text === undefined ? { bytes, mimeType } : { text, mimeType };
   }
 

@@ -37,6 +37,8 @@ beforeAll(async () => {
     "big/huge.txt": HUGE_TEXT,
     "big/gone.md": "# Here at load time\n",
     "big/grown.md": "# Grows after load\n",
+    // Valid UTF-8, binary by the NUL up front.
+    "big/padded.bin": Buffer.from("\0\0\0\0 a header, then text\n"),
     "other/hidden/SKILL.md": skillMd("hidden", "A skill outside the scope of a caller of pack big."),
   });
   // Sparse: MiBs of NUL bytes, binary by any measure, that cost no disk.
@@ -84,6 +86,18 @@ describe.each(ERAS)("files too large to carry (%s)", (era) => {
       /forty bytes\n\n\n\[skill:\/\/big\/huge\.txt is 17\.1 MiB, over the 8\.0 MiB a resource read carries: this is its first 25\d\.\d KiB\.\]$/,
     );
     expect(text.length).toBeLessThan(257 * 1024);
+  });
+
+  // Regression: a file with NULs that decodes as UTF-8 was sent as text, each NUL six bytes of JSON (a
+  // 7 MiB file of them, 44 MB), though the tools and the audit take it for binary.
+  it("a file with a NUL up front is a blob, binary as the tools and the audit tell it", async () => {
+    expect(await read(client, "skill://big/padded.bin")).toEqual([
+      {
+        uri: "skill://big/padded.bin",
+        mimeType: "application/octet-stream",
+        blob: Buffer.from("\0\0\0\0 a header, then text\n").toString("base64"),
+      },
+    ]);
   });
 
   it("a binary file over 8 MiB: a note instead of its bytes", async () => {
