@@ -30,8 +30,11 @@ export interface Connection {
  * JSON, with room to spare. A server that sends more cannot make sync hold it.
  */
 export const MAX_ANSWER_BYTES = 24 * 1024 * 1024;
-/** Pages of `skills/list` walked at most: 100,000 skills at the 100 a page servers send. */
-const LIST_MAX_PAGES = 1000;
+/**
+ * Pages of `skills/list` walked at most. A page holds at most 100 skills, and a skills-mcp server stops one
+ * at 512 KiB of entries: 100,000 skills whose manifests average 5 KiB (some 30 files) come in 10,000 pages.
+ */
+const LIST_MAX_PAGES = 20_000;
 
 /**
  * A response cache that keeps nothing. The SDK's default keeps every answer as long as the server's
