@@ -81,28 +81,19 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   }
   skills.sort(compareSkills);
 
-  let everything = new Scope(skills, (name) => packFiles.get(name) ?? new Map());
-  if (everything.skills.length === 0) {
+  const scanned = new Scope(skills, (name) => packFiles.get(name) ?? new Map());
+  if (scanned.skills.length === 0) {
     const reasons = issues.slice(0, 3).map((issue) => `; ${issue.path}: ${issue.reason}`);
     throw new CatalogError(`No valid skill in ${dir}${reasons.join("")}`);
   }
-  if (selectors.length > 0) {
-    try {
-      everything = everything.narrow(selectors);
-    } catch (error) {
-      if (error instanceof SelectorError) throw new CatalogError(`SKILL_PACKS: ${error.message}`);
-      throw error;
-    }
-  }
+  const everything = narrowedBySkillPacks(scanned, selectors);
   // The sources of packs SKILL_PACKS left out are not served, so not reported either; a description,
   // written for the whole pack, would name groups a pack loaded in part does not serve.
-  const scanned = new Map<string, number>();
-  for (const skill of skills) scanned.set(skill.pack, (scanned.get(skill.pack) ?? 0) + 1);
-  const loaded = everything;
   const sources = readSources(root, issues).flatMap(({ description, ...source }) => {
-    const pack = loaded.findPack(source.name);
+    const pack = everything.findPack(source.name);
     if (pack === undefined) return [];
-    return pack.skills.length === scanned.get(source.name) ? [{ ...source, description }] : [source];
+    const whole = pack.skills.length === scanned.findPack(source.name)?.skills.length;
+    return whole ? [{ ...source, description }] : [source];
   });
   return {
     catalog: { everything, sources, files: new FileReader() },
@@ -110,6 +101,16 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
     documents: context.documents.records,
     frontmatters: context.frontmatters,
   };
+}
+
+function narrowedBySkillPacks(scanned: Scope, selectors: readonly string[]): Scope {
+  if (selectors.length === 0) return scanned;
+  try {
+    return scanned.narrow(selectors);
+  } catch (error) {
+    if (error instanceof SelectorError) throw new CatalogError(`SKILL_PACKS: ${error.message}`);
+    throw error;
+  }
 }
 
 function realDirectory(dir: string): string {

@@ -93,6 +93,11 @@ export class Scope {
     return lookupIn(this.#byFoldedName.get(folded) ?? []);
   }
 
+  /** How a caller of this scope names `skill`: bare, unless packs in scope share the bare name. */
+  refOf(skill: Skill): string {
+    return this.findSkill(skill.name).kind === "ambiguous" ? skill.id : skill.name;
+  }
+
   /** Whether any skill in this scope has a copy in another of its packs (see {@link copiesOf}). */
   hasCopies(): boolean {
     this.#hasCopies ??= this.skills.some((skill) => this.copiesOf(skill).length > 0);

@@ -43,8 +43,8 @@ export function answerKeeping(method: string, params: unknown): AnswerKeeping | 
  * The most bytes of files the answer to one message in `scope` may hold: for `resources/read`, its file's
  * (whole, or what is shown of a file too large to carry); for a prompt or a tool that reads a file, the
  * most of a text that is shown (MAX_FILE_BYTES); for `skills/list`, its page's entries, whose manifests
- * may be large; 0 for everything else, whose answers are lists of small pages. Told before the message is answered, so that the transport can bound what answers hold
- * at once.
+ * may be large; 0 for everything else, whose answers are lists of small pages. Told before the message is
+ * answered, so that the transport can bound what answers hold at once.
  */
 export function fileBytesOf(deps: McpDeps, scope: Scope, method: string, params: unknown): number {
   const { name, uri, cursor } = (params ?? {}) as { name?: unknown; uri?: unknown; cursor?: unknown };

@@ -1,13 +1,8 @@
-import { type Scope, SelectorError, type Skill, type SkillLookup } from "../catalog/index.js";
+import { type Scope, SelectorError, type SkillLookup } from "../catalog/index.js";
 
 /** A mistake of the caller: its message goes back to the model as an `isError` result. */
 export class ToolError extends Error {
   override name = "ToolError";
-}
-
-/** How the caller should name a skill: bare, unless the bare name is shared by packs it can see. */
-export function skillRef(skill: Skill, callerScope: Scope): string {
-  return callerScope.findSkill(skill.name).kind === "ambiguous" ? skill.id : skill.name;
 }
 
 /** Looks a skill up by `name` or `pack/name`, in any case, as a model wrote it (see Scope.findSkillAnyCase). */
@@ -27,7 +22,7 @@ export function narrowByPack(callerScope: Scope, pack: string | undefined): Scop
     if (!(error instanceof SelectorError)) throw error;
     const skill = findSkillAnyCase(callerScope, pack);
     if (skill.kind === "found") {
-      const ref = skillRef(skill.skill, callerScope);
+      const ref = callerScope.refOf(skill.skill);
       throw new ToolError(`"${pack}" is a skill, not a pack or group: read_skill(skill="${ref}").`);
     }
     throw new ToolError(`${error.message} Call list_packs to see them.`);

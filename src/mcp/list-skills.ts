@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Scope, Skill } from "../catalog/index.js";
 import { MINIMAL_LIST_SKILLS } from "../preview/index.js";
 import type { SearchIndex, SearchResult } from "../search/index.js";
-import { findSkillAnyCase, narrowByPack, plural, skillRef } from "./format.js";
+import { findSkillAnyCase, narrowByPack, plural } from "./format.js";
 import { defineTool } from "./tool.js";
 
 /** A listing longer than this would flood the model's context; it is cut with a hint to narrow. */
@@ -158,7 +158,7 @@ function formatListing(scope: Scope, callerScope: Scope): string {
     lines.push(`… ${plural(rest.length, "more skill")}: narrow with pack or query.`);
   } else if (rest.length > 0) {
     // Nothing narrower to select: the rest are named, so that every skill can be found by browsing.
-    const names = rest.slice(0, LISTED_NAMES).map(({ skill }) => skillRef(skill, callerScope));
+    const names = rest.slice(0, LISTED_NAMES).map(({ skill }) => callerScope.refOf(skill));
     const unnamed = rest.length - names.length;
     const tail = unnamed > 0 ? `, and ${unnamed} more: search them with query` : "";
     lines.push(`… ${plural(rest.length, "more skill")}, by name: ${names.join(", ")}${tail}.`);
@@ -188,5 +188,5 @@ function withoutCopies(skills: readonly Skill[], scope: Scope): Listed[] {
 /** `name: description`, and the other packs holding the same skill, if any. */
 function skillLine({ skill, copies }: Listed, callerScope: Scope): string {
   const alsoIn = copies.length === 0 ? "" : ` (also in ${copies.map((copy) => copy.pack).join(", ")})`;
-  return `${skillRef(skill, callerScope)}: ${skill.description}${alsoIn}`;
+  return `${callerScope.refOf(skill)}: ${skill.description}${alsoIn}`;
 }

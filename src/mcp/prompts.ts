@@ -7,7 +7,7 @@ import {
 import { type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { decodeCursor, encodeCursor, invalidCursor, PAGE_SIZE } from "./cursor.js";
-import { findSkillAnyCase, skillRef } from "./format.js";
+import { findSkillAnyCase } from "./format.js";
 import { formatFileContent } from "./manifest.js";
 
 /**
@@ -21,7 +21,7 @@ export function listPrompts(context: ToolContext, cursor: string | undefined): L
   const start = cursor === undefined ? 0 : pageStart(cursor, skills.length);
   const page = skills.slice(start, start + PAGE_SIZE);
   const prompts = page.map((skill) => ({
-    name: skillRef(skill, context.scope),
+    name: context.scope.refOf(skill),
     description: skill.description,
   }));
   const next = start + page.length;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { meantFilePath, type Pack, resolvePackFile, skillOwningPath } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { findSkillAnyCase, skillRef, ToolError } from "./format.js";
+import { findSkillAnyCase, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
@@ -30,7 +30,7 @@ export const readPackFileTool = defineTool({
     if (found) return formatFileContent(found.path, await context.catalog.files.read(found));
     const owner = skillOwningPath(pack, file);
     if (owner) {
-      const name = skillRef(owner.skill, context.scope);
+      const name = context.scope.refOf(owner.skill);
       throw new ToolError(
         `"${file}" belongs to skill ${name}: read_skill(skill="${name}", file="${owner.file}").`,
       );
@@ -53,7 +53,7 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
   if (pack) return pack;
   const skill = findSkillAnyCase(context.listed, name);
   if (skill.kind === "found") {
-    const ref = skillRef(skill.skill, context.scope);
+    const ref = context.scope.refOf(skill.skill);
     throw new ToolError(`"${name}" is a skill, not a pack: read_skill(skill="${ref}", file="${file}").`);
   }
   const packs = context.scope.packs.map((candidate) => candidate.name).join(", ");

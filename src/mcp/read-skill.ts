@@ -9,7 +9,7 @@ import {
   skillOwningPath,
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { findSkillAnyCase, isSelector, plural, skillRef, ToolError } from "./format.js";
+import { findSkillAnyCase, isSelector, plural, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
@@ -27,7 +27,7 @@ export const readSkillTool = defineTool({
   },
   run: async ({ skill: ref, file }, context) => {
     const skill = findSkill(context, ref);
-    const name = skillRef(skill, context.scope);
+    const name = context.scope.refOf(skill);
     if (file === MANIFEST) {
       return formatManifest(skill.files, {
         title: `Files of skill ${name}`,
@@ -55,7 +55,7 @@ function findSkill(context: ToolContext, ref: string): Skill {
       `"${pack}" is a pack or group, not a skill: list_skills(pack="${pack}") lists its skills.`,
     );
   }
-  const close = context.index.suggest(ref, context.listed).map((skill) => skillRef(skill, context.scope));
+  const close = context.index.suggest(ref, context.listed).map((skill) => context.scope.refOf(skill));
   const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : "";
   throw new ToolError(
     `No skill "${ref}".${hint} Call list_skills to see the skills, or list_skills(query) to search.`,
@@ -88,7 +88,7 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   const other =
     pack && file.startsWith("../") ? skillOwningPath(pack, path.posix.join(skill.folder, file)) : undefined;
   if (other && other.skill !== skill) {
-    const ref = skillRef(other.skill, context.scope);
+    const ref = context.scope.refOf(other.skill);
     return `"${file}" belongs to skill ${ref}: ${readCall(ref, other.file)}.`;
   }
   const size = skill.files.size;

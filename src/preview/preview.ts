@@ -148,8 +148,7 @@ function instructionsWith(scope: Scope, say: (pack: Pack, room: number) => strin
 function entriesFitting(scope: Scope, room: number): string[] | undefined {
   const { skills } = scope;
   // A name packs share is given as pack/name, as list_skills gives it: read_skill refuses it bare.
-  const nameOf = (skill: Skill) => (scope.findSkill(skill.name).kind === "ambiguous" ? skill.id : skill.name);
-  const full = skills.map((skill) => `${nameOf(skill)}: ${skill.description}`);
+  const full = skills.map((skill) => `${scope.refOf(skill)}: ${skill.description}`);
   if (bytes(full.join("\n")) <= room) return full;
   const perEntry = Math.floor(room / skills.length) - 1;
   if (perEntry < MIN_ENTRY_BYTES) return undefined;

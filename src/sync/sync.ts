@@ -107,8 +107,9 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
       skillRoots: new Set(listing.skills.map(skillRoot)),
       packReads: new PackReads(),
     };
-    const steps = await plan(options, listing, context, lock);
-    const packsBefore = lock?.sources.find((item) => item.server === server)?.scope.packs;
+    const source = lock?.sources.find((item) => item.server === server);
+    const steps = await plan(options, listing, context, lock, source);
+    const packsBefore = source?.scope.packs;
     const movedFrom = packsBefore !== undefined && !samePacks(packsBefore, options.scope.packs);
     if (movedFrom && steps.some((step) => step.kind === "remove")) {
       // Two commands with different --pack into one folder undo each other: say so, once.
@@ -117,7 +118,7 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
       );
     }
     if (options.mode !== "sync") return { steps, counts: countDone(steps, new Set()) };
-    return { steps, counts: await apply(options, steps, context, lock, movedFrom) };
+    return { steps, counts: await apply(options, steps, context, lock, source, movedFrom) };
   } catch (error) {
     // The folder cannot be read or written (EACCES, ENOTDIR, ENOSPC): say which, without a stack.
     if (isSystemError(error)) throw new SyncError(`cannot sync into ${folder}: ${error.message}`);
@@ -157,9 +158,9 @@ async function plan(
   listing: SkillListing,
   context: DownloadContext,
   lock: Lock | undefined,
+  source: LockSource | undefined,
 ): Promise<Step[]> {
   const server = options.server.url.href;
-  const source = lock?.sources.find((item) => item.server === server);
   const owned = await ownedStates(options.folder, source?.skills ?? {});
   const taken = new Set([...(await namesIn(options.folder))].filter((name) => !owned.has(name)));
   const ownedElsewhere = new Map<string, string>();
@@ -265,6 +266,7 @@ async function apply(
   steps: readonly Step[],
   context: DownloadContext,
   lock: Lock | undefined,
+  before: LockSource | undefined,
   packsChanged: boolean,
 ): Promise<SyncCounts> {
   const { folder, progress } = options;
@@ -301,7 +303,6 @@ async function apply(
         ready.warning !== "",
       );
     }
-    const before = lock?.sources.find((item) => item.server === options.server.url.href);
     const owner = (skills: Record<string, LockedSkill>): LockSource => {
       const source = {
         server: options.server.url.href,
