@@ -1,20 +1,24 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
+import { constants } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
-import { logLines, MAIN, ROOT, runServer, startServerProcess } from "./helpers/process.js";
+import { canRunAsPid1, logLines, MAIN, ROOT, runServer, startServerProcess } from "./helpers/process.js";
 import { THE_FOUR_TOOLS } from "./helpers/server.js";
 import { makeTree, skillMd } from "./helpers/skill-tree.js";
 import { makeUnreadableFolder } from "./helpers/unreadable-folder.js";
+
+const asPid1 = await canRunAsPid1();
 
 let tree: StandardCatalog;
 beforeAll(async () => {
@@ -199,6 +203,23 @@ describe("serving over HTTP", () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(server.output()).toContain("shutting down");
   });
+
+  // SIGINT still had its listener after a SIGTERM, so Ctrl-C during the drain did nothing until it ran out.
+  it("ends at once on Ctrl-C while it drains after SIGTERM, as a second signal does", async () => {
+    const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, SHUTDOWN_DRAIN_MS: "60000" });
+    let ended: NodeJS.Signals | null | undefined;
+    server.child.on("close", (_code, signal) => {
+      ended = signal;
+    });
+    try {
+      server.child.kill("SIGTERM");
+      await vi.waitFor(() => expect(server.output()).toContain("shutting down"));
+      server.child.kill("SIGINT");
+      await vi.waitFor(() => expect(ended).toBe("SIGINT"), { timeout: 10_000 });
+    } finally {
+      server.child.kill("SIGKILL");
+    }
+  });
 });
 
 describe("shutting down with a request in flight", () => {
@@ -291,6 +312,68 @@ describe("stopping on a signal before it serves, and over stdio", () => {
       await large.remove();
     }
   });
+
+  // A loader hook holds the import of the first package (as the real imports take a few hundred ms): the
+  // kernel drops a signal that a container's PID 1 has no handler for, and handlers were installed only
+  // after the imports, so `docker stop` or a pod's deletion early in a start waited for SIGKILL.
+  it.for([
+    { as: "a container's PID 1", pid1: true, ended: { code: 128 + constants.signals.SIGTERM, signal: null } },
+    { as: "any other process", pid1: false, ended: { code: null, signal: "SIGTERM" } },
+  ])(
+    "ends on SIGTERM during its imports as $as, as the signal ends a process",
+    async ({ pid1, ended }, { skip }) => {
+      skip(pid1 && !asPid1, "needs unshare, as root");
+      const hooks = await makeTree({
+        "register.mjs":
+          'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n',
+        "hooks.mjs": [
+          'import { writeSync } from "node:fs";',
+          "let held = false;",
+          "export async function load(url, context, nextLoad) {",
+          '  if (!held && url.includes("/node_modules/")) {',
+          "    held = true;",
+          '    writeSync(2, "importing\\n");',
+          "    await new Promise((resolve) => setTimeout(resolve, 60_000));",
+          "  }",
+          "  return nextLoad(url, context);",
+          "}",
+        ].join("\n"),
+      });
+      const node = [
+        process.execPath,
+        "--import",
+        pathToFileURL(path.join(hooks.dir, "register.mjs")).href,
+        ...MAIN,
+      ];
+      // --kill-child: the namespace goes with unshare, should the server outlive the test.
+      const [command, ...args] = pid1 ? ["unshare", "--pid", "--fork", "--kill-child", ...node] : node;
+      const child = spawn(command ?? "", args, {
+        cwd: ROOT,
+        env: { ...process.env, SKILLS_DIR: tree.skillsDir, HOST: "127.0.0.1", PORT: "0", NODE_OPTIONS: "" },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      child.on("close", (code, signal) => {
+        exit = { code, signal };
+      });
+      try {
+        await vi.waitFor(() => expect(stderr).toContain("importing"), { timeout: 20_000 });
+        // As PID 1: the server is unshare's child, which the signal goes to, as a container engine's would.
+        const server = pid1
+          ? Number((await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")).trim())
+          : child.pid;
+        process.kill(server ?? 0, "SIGTERM");
+        await vi.waitFor(() => expect(exit).toEqual(ended), { timeout: 10_000 });
+      } finally {
+        child.kill("SIGKILL");
+        await hooks.remove();
+      }
+    },
+  );
 
   it.each(["SIGTERM", "SIGINT"] as const)(
     "handles %s over stdio: exits 0 as when stdin closes",

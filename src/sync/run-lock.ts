@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { constants } from "node:os";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
+import { endBySignal, STOP_SIGNALS } from "../stop-signals.js";
 
 /**
  * In the target folder while a sync installs there: which process does. A second sync into the folder
@@ -21,8 +21,6 @@ export interface HeldElsewhere {
   readonly heldBy: number | undefined;
   readonly file: string;
 }
-
-const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 /** How often a run that finds another run taking over a stale lock looks again, and how long it waits. */
 const TAKEOVER_TRIES = 20;
@@ -115,16 +113,14 @@ function isRunning(pid: number): boolean {
 function held(file: string): RunLock {
   const onSignal = (signal: NodeJS.Signals) => {
     rmSync(file, { force: true });
-    forget();
-    process.kill(process.pid, signal);
-    // Still running: as a container's PID 1 (the image's `sync`), which the kernel spares the default
-    // action. End as a shell reports a process the signal ended.
-    process.exit(128 + constants.signals[signal]);
+    // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
+    // aside for this one.
+    endBySignal(signal);
   };
   const forget = () => {
-    for (const signal of SIGNALS) process.off(signal, onSignal);
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   };
-  for (const signal of SIGNALS) process.once(signal, onSignal);
+  for (const signal of STOP_SIGNALS) process.once(signal, onSignal);
   return {
     release: async () => {
       forget();

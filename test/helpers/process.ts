@@ -11,6 +11,15 @@ export const TSX_LOADER = new URL("../../node_modules/tsx/dist/loader.mjs", impo
  * them again in every process the tests start took a second of CPU each.
  */
 export const MAIN = [fileURLToPath(new URL("../../dist/main.js", import.meta.url))];
+/** Whether a process can run here as PID 1 of a pid namespace of its own (root, with util-linux's unshare). */
+export function canRunAsPid1(): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile("unshare", ["--pid", "--fork", process.execPath, "-p", "process.pid"], (error, stdout) =>
+      resolve(error === null && stdout.trim() === "1"),
+    );
+  });
+}
+
 /** How long a process of a test may take to start or finish, on a machine busy with other work. */
 const PROCESS_MS = 60_000;
 /**

@@ -3,7 +3,7 @@
  * server is the SDK's skills extension over a source that holds one file's read until the test lets go,
  * so the kill always lands at the same point: one skill fetched, the next one half read.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { access, cp, readFile, writeFile } from "node:fs/promises";
 import { constants } from "node:os";
 import path from "node:path";
@@ -11,18 +11,13 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LOCK_FILE, type Lock, RUN_LOCK_FILE, STAGING_DIR } from "../../src/sync/index.js";
-import { MAIN } from "../helpers/process.js";
+import { canRunAsPid1, MAIN } from "../helpers/process.js";
 import { skillMd } from "../helpers/skill-tree.js";
 import { readLockIn, readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
 
 type Catalog = Record<string, Record<string, string>>;
 
-/** Whether a process can run here as PID 1 of a pid namespace of its own (root, with util-linux's unshare). */
-const canRunAsPid1 = await new Promise<boolean>((resolve) => {
-  execFile("unshare", ["--pid", "--fork", process.execPath, "-p", "process.pid"], (error, stdout) =>
-    resolve(error === null && stdout.trim() === "1"),
-  );
-});
+const asPid1 = await canRunAsPid1();
 
 const V1: Catalog = {
   alpha: { "SKILL.md": skillMd("alpha", "First."), "notes.md": "alpha notes v1\n" },
@@ -213,7 +208,7 @@ describe("two syncs into one folder", () => {
 
   // The kernel spares PID 1 a signal's default action: re-raised there, SIGTERM left the sync running
   // without its lock, so `docker stop` or Ctrl-C on the image's sync dropped the lock and went on.
-  it.skipIf(!canRunAsPid1)(
+  it.skipIf(!asPid1)(
     "ends on SIGTERM as a container's PID 1, its lock gone",
     {
       timeout: 60_000,

@@ -1,0 +1,192 @@
+import { pino } from "pino";
+import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog/index.js";
+import { ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
+import { buildApp, InFlight, Readiness } from "./http/index.js";
+import { steeringFor, warmPreviews } from "./mcp/index.js";
+import { mcpDepsFor, prepare, SavedIndexError, SERVER_INFO, saveIndex } from "./startup/index.js";
+import { serveStdio } from "./stdio/index.js";
+import { STOP_SIGNALS } from "./stop-signals.js";
+
+/** The command line: config → a prepared catalog (src/startup) → a transport. Returns the exit status. */
+async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  // Loaded only for `sync`, so that the server's start pays nothing for the client it does not use.
+  if (argv[0] === "sync") return (await import("./sync/index.js")).runSyncCli(argv.slice(1));
+  const config = loadConfig(env, argv);
+  if (config.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (config.version) {
+    process.stdout.write(`${SERVER_INFO.version}\n`);
+    return 0;
+  }
+  // In stdio mode stdout carries the protocol, and --steering prints its line there: logs go to stderr.
+  const logger = pino(
+    { level: config.logLevel },
+    pino.destination({ dest: config.transport === "stdio" || config.steering ? 2 : 1, sync: false }),
+  );
+  // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
+  const imported = performance.now();
+  // Listened for from here, not only once serving: a stop during startup ends it with 0 at once, over stdio
+  // as stdin closing does. The one-shot commands keep the default (a signal ends them, src/main.ts).
+  const stopped = config.buildIndex || config.steering ? new Promise<never>(() => {}) : firstStopSignal();
+  const prepared = await Promise.race([prepare(config, logger), stopped]);
+  if (typeof prepared === "string") {
+    logger.info({ signal: prepared }, "stopped before serving");
+    return 0;
+  }
+  const preparedAt = performance.now();
+  if (config.buildIndex) {
+    saveIndex(prepared, config.savedIndexFile, logger);
+    return 0;
+  }
+  const mcp = mcpDepsFor(prepared, config, logger);
+
+  if (config.steering) {
+    process.stdout.write(`${steeringFor(mcp, narrowForSteering(prepared.catalog, config.steeringPacks))}\n`);
+    return 0;
+  }
+
+  if (config.transport === "stdio") {
+    await serveStdio({ mcp, logger, stopped });
+    return 0;
+  }
+
+  const readiness = new Readiness();
+  const app = await buildApp({
+    mcp,
+    logger,
+    settings: config.http,
+    readiness,
+    unsafeSkills: prepared.unsafeSkills,
+  });
+  const inFlight = InFlight.watch(app.server);
+  await listen(app, config.host, config.port);
+  const listening = performance.now();
+  logger.info(
+    {
+      ms: Math.round(listening),
+      importMs: Math.round(imported),
+      catalogMs: Math.round(prepared.ms.catalog),
+      inspectionMs: Math.round(prepared.ms.inspection),
+      indexMs: Math.round(prepared.ms.index),
+      index: prepared.indexOrigin,
+      listenMs: Math.round(listening - preparedAt),
+    },
+    "ready",
+  );
+  // After listening, between requests: the first previews of a large catalog find their work done.
+  warmPreviews(mcp, nextTurn).then(
+    () => logger.info({ ms: Math.round(performance.now() - listening) }, "previews worked out"),
+    (error: unknown) => logger.error({ err: error }, "working out the previews failed"),
+  );
+  return new Promise((resolve) => {
+    /**
+     * SIGTERM: readiness fails first and the server keeps serving for the drain time, so load
+     * balancers stop sending before connections are refused; then it stops accepting, finishes what is
+     * in flight, and exits. SIGINT (Ctrl-C at a terminal) skips the drain.
+     */
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      const drainMs = signal === "SIGTERM" ? config.shutdownDrainMs : 0;
+      readiness.drain();
+      logger.info(
+        { signal, drainMs },
+        "shutting down: readiness fails, still serving while load balancers drain",
+      );
+      setTimeout(() => {
+        const answering = inFlight.answering();
+        if (answering > 0) {
+          logger.error({ answering }, "in-flight requests did not finish in time; exiting anyway");
+          resolve(1);
+          return;
+        }
+        // What is left waits on clients that never sent their whole request (or never read their answer):
+        // not the server's failure, so the close that ends below exits 0.
+        logger.warn("closing the connections of clients that never finished their requests");
+        app.server.closeAllConnections();
+      }, drainMs + SHUTDOWN_GRACE_MS).unref();
+      setTimeout(() => {
+        logger.info("closing: no new connections; finishing in-flight requests");
+        app.close().then(
+          () => resolve(0),
+          (error: unknown) => {
+            logger.error({ err: error }, "shutdown failed");
+            resolve(1);
+          },
+        );
+      }, drainMs).unref();
+    };
+    void stopped.then(stop);
+  });
+}
+
+/**
+ * The first SIGTERM or SIGINT. A second one (Ctrl-C again) ends the process at once, as by default
+ * (src/main.ts gives it that action also as PID 1).
+ */
+function firstStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      for (const each of STOP_SIGNALS) process.off(each, stop);
+      resolve(signal);
+    };
+    for (const signal of STOP_SIGNALS) process.on(signal, stop);
+  });
+}
+
+/** `--steering --pack …`: the loaded catalog narrowed as an `X-Skill-Pack` header would narrow it. */
+function narrowForSteering(catalog: Catalog, packs: readonly string[]): Scope {
+  try {
+    return catalog.everything.narrow(packs);
+  } catch (error) {
+    if (error instanceof SelectorError) throw new CatalogError(`--pack: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The server could not take its address: the message says which, why, and what to set. */
+class ListenError extends Error {
+  override name = "ListenError";
+}
+
+/** Resolves on the event loop's next turn, once what is waiting (requests among it) has run. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** What a setting can do about the errors of listening that it causes. */
+const LISTEN_PROBLEMS: Readonly<Record<string, string>> = {
+  EADDRINUSE: "another process listens on that port; set PORT to a free one",
+  EACCES: "not allowed to listen there (ports below 1024 need privileges); set PORT to 1024 or above",
+  EADDRNOTAVAIL: "no network interface of this machine has that address; set HOST to one that does",
+  ENOTFOUND: "HOST is neither an IP address nor a name this machine resolves",
+  EAI_AGAIN: "HOST could not be resolved now; set it to an IP address",
+};
+
+async function listen(app: Awaited<ReturnType<typeof buildApp>>, host: string, port: number): Promise<void> {
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const problem = code === undefined ? undefined : LISTEN_PROBLEMS[code];
+    if (problem === undefined) throw error;
+    await app.close();
+    throw new ListenError(`Cannot listen on ${host}:${port}: ${problem} (${code}).`);
+  }
+}
+
+main(process.argv.slice(2), process.env).then(
+  (status) => process.exit(status),
+  (error: unknown) => {
+    const known =
+      error instanceof ConfigError ||
+      error instanceof CatalogError ||
+      error instanceof SavedIndexError ||
+      error instanceof ListenError;
+    process.stderr.write(`skills-mcp: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,27 @@
+import { constants } from "node:os";
+
+/** The signals that stop skills-mcp: SIGTERM (`docker stop`, Kubernetes) and SIGINT (Ctrl-C). */
+export const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
+
+/**
+ * Ends the process as `signal` does by default: by the signal, or, as a container's PID 1 (which the kernel
+ * spares a signal's default action), with the status a shell reports for it (128 + its number).
+ */
+export function endBySignal(signal: NodeJS.Signals): never {
+  // With no listener left, Node gives the signal back its default action.
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+  process.exit(128 + constants.signals[signal]);
+}
+
+/**
+ * Gives the stop signals their default action also as a container's PID 1, whenever no other code of the
+ * process listens for one (code that does, such as the server once it has its settings, handles it).
+ */
+export function endOnStopSignals(): void {
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) endBySignal(signal);
+    });
+  }
+}
