@@ -10,6 +10,7 @@ import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Service } from "kubernetes-models/v1/Service";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments, stringify } from "yaml";
+import { loadConfig } from "../../src/config/index.js";
 import { ROOT } from "../helpers/process.js";
 import { makeTree, type TempTree, writeTree } from "../helpers/skill-tree.js";
 
@@ -167,6 +168,22 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
     for (const probe of [container?.startupProbe, container?.readinessProbe, container?.livenessProbe]) {
       expect(probe?.httpGet).toEqual({ path: "/health", port: "http" });
     }
+  });
+
+  // 50k skills without a saved index listen after 36 s on two idle cores (docs/performance.md), and the
+  // startup probe allowed 30 s: such a pod was restarted before it could serve, over and over.
+  it("gives a start on a large catalog without a saved index time to listen, with room for a slower node", () => {
+    const probe = deployment.spec?.template.spec?.containers[0]?.startupProbe;
+    const budgetSeconds = (probe?.periodSeconds ?? 10) * (probe?.failureThreshold ?? 3);
+    expect(budgetSeconds).toBeGreaterThanOrEqual(3 * 36);
+  });
+
+  // With Kubernetes' default 1 s, a pod answering slowly while the server still serves (it sheds /mcp only
+  // past SHED_EVENT_LOOP_DELAY_MS of lag) failed liveness and was restarted.
+  it("gives liveness more time to answer than the event-loop lag the server serves through", () => {
+    const probe = deployment.spec?.template.spec?.containers[0]?.livenessProbe;
+    const { shedEventLoopDelayMs } = loadConfig({}, []).http;
+    expect((probe?.timeoutSeconds ?? 1) * 1000).toBeGreaterThanOrEqual(2 * shedEventLoopDelayMs);
   });
 
   it("annotates the pods for Prometheus to scrape /metrics on port 8000", () => {
