@@ -4,7 +4,10 @@
  * so the kill always lands at the same point: one skill fetched, the next one half read.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { access, cp, readFile, writeFile } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { constants } from "node:os";
 import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
@@ -237,6 +240,39 @@ describe("two syncs into one folder", () => {
       await expect(access(path.join(target, "alpha"))).rejects.toThrow();
     },
   );
+
+  // Before it takes the lock (here: `--check`, which takes none, waiting on a server that does not answer)
+  // nothing handled the signal, so as PID 1 it went on until the request gave up, 60 s later.
+  it.skipIf(!asPid1)("ends on SIGTERM as a container's PID 1 while it waits for the server", async () => {
+    let asked: () => void = () => {};
+    const waiting = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const silent = http.createServer(() => asked());
+    silent.listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    const { port } = silent.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const child = spawn(
+      "unshare",
+      ["--pid", "--fork", "--kill-child", process.execPath, ...MAIN, "sync", url, "--to", target, "--check"],
+      { env: { ...process.env, NODE_OPTIONS: "" }, stdio: "ignore" },
+    );
+    let exited: number | null | undefined;
+    child.on("close", (code) => {
+      exited = code;
+    });
+    try {
+      await waiting;
+      const children = await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8");
+      process.kill(Number(children.trim()), "SIGTERM");
+      await vi.waitFor(() => expect(exited).toBe(128 + constants.signals.SIGTERM), { timeout: 10_000 });
+    } finally {
+      child.kill("SIGKILL");
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
 
   it("lets the next run in when the first is stopped with SIGTERM", { timeout: 60_000 }, async () => {
     const first = await heldRun();
