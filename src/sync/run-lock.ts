@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
-import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readFileSync, readlinkSync, rmSync } from "node:fs";
+import { link, mkdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { endBySignal, STOP_SIGNALS } from "../stop-signals.js";
@@ -19,33 +20,137 @@ export interface RunLock {
 /** Another process holds the folder's run lock, or a run lock there cannot be read. */
 export interface HeldElsewhere {
   readonly heldBy: number | undefined;
+  /** The host the holder runs on, when not this one (another container, another machine). */
+  readonly host?: string;
   readonly file: string;
 }
+
+/**
+ * Who holds a run lock. `pid` and `startedAt` are all an older sync's lock holds. The rest tells one
+ * process from another where process ids do not: containers (each sync is PID 1 of its own), pid
+ * namespaces, a machine restarted, a process id used again. Linux gives `pidNamespace`, `boot` and `start`.
+ */
+interface Holder {
+  readonly pid: number;
+  readonly startedAt: string;
+  /** Unique to the run that took the lock. */
+  readonly run?: string;
+  readonly host?: string;
+  /** `/proc/self/ns/pid`'s link: `pid:[4026531836]`. */
+  readonly pidNamespace?: string;
+  /** `/proc/sys/kernel/random/boot_id`: the kernel's, also in a container. */
+  readonly boot?: string;
+  /** The process's start time, in clock ticks since boot (`/proc/self/stat`). */
+  readonly start?: string;
+}
+
+/**
+ * A holder refreshes its lock's modification time this often. Where its process cannot be looked for (a
+ * sync in another container of the same machine), a lock not refreshed for LEASE_MS is one whose holder
+ * was killed outright; a live one refreshes it whatever it is doing, its longest step (auditing a 16 MiB
+ * skill) taking seconds.
+ */
+const REFRESH_MS = 10_000;
+const LEASE_MS = 120_000;
+
+/** The runs that hold a lock in this process: a lock naming this process and another run is not held. */
+const heldRuns = new Set<string>();
 
 /** How often a run that finds another run taking over a stale lock looks again, and how long it waits. */
 const TAKEOVER_TRIES = 20;
 const TAKEOVER_WAIT_MS = 25;
 
 /**
- * Takes the run lock of `folder` (made if missing): a file created only if none is there, holding this
- * process's id and start time. A lock whose process no longer runs (a sync killed with SIGKILL, or on a
- * machine since restarted) is taken over, by one run when several find it. The lock goes on release, and
- * on SIGINT or SIGTERM.
+ * Takes the run lock of `folder` (made if missing): a file created only if none is there, naming this
+ * run and process. A lock whose holder is gone (a sync killed with SIGKILL, in this container or another,
+ * or on a machine since restarted) is taken over, by one run when several find it. The lock goes on
+ * release, and on SIGINT or SIGTERM.
  */
 export async function takeRunLock(folder: string): Promise<RunLock | HeldElsewhere> {
   await mkdir(folder, { recursive: true });
   const file = path.join(folder, RUN_LOCK_FILE);
-  const holder = `${JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() })}\n`;
-  let heldBy: number | undefined;
+  const me = thisProcess();
+  const run = randomUUID();
+  const text = `${JSON.stringify({ ...me, startedAt: new Date().toISOString(), run })}\n`;
+  let found: HeldElsewhere = { heldBy: undefined, file };
   for (let attempt = 0; attempt < TAKEOVER_TRIES; attempt++) {
-    if (await createWith(file, holder)) return held(file);
-    const text = await lockText(file);
-    if (text === undefined) continue;
-    heldBy = holderIn(text);
-    if (heldBy === undefined || isRunning(heldBy)) return { heldBy, file };
-    if (!(await removeStale(file, text))) await setTimeout(TAKEOVER_WAIT_MS);
+    // Marked held first: another run of this process that reads the lock meanwhile must find it held.
+    heldRuns.add(run);
+    const created = await createWith(file, text).catch((error: unknown) => {
+      heldRuns.delete(run);
+      throw error;
+    });
+    if (created) return held(file, run);
+    heldRuns.delete(run);
+    const current = await lockText(file);
+    if (current === undefined) continue;
+    const holder = holderIn(current);
+    const host = holder?.host !== undefined && holder.host !== me.host ? holder.host : undefined;
+    found = { heldBy: holder?.pid, ...(host === undefined ? {} : { host }), file };
+    if (holder === undefined || !(await isGone(holder, me, file))) return found;
+    if (!(await removeStale(file, current))) await setTimeout(TAKEOVER_WAIT_MS);
   }
-  return { heldBy, file };
+  return found;
+}
+
+/** This process as a lock names it; what Linux's /proc does not give (elsewhere) is left out. */
+function thisProcess(): Omit<Holder, "startedAt" | "run"> & { readonly host: string } {
+  const pidNamespace = fromProc(() => readlinkSync("/proc/self/ns/pid"));
+  const boot = fromProc(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
+  const start = startOf("self");
+  return {
+    pid: process.pid,
+    host: hostname(),
+    ...(pidNamespace === undefined ? {} : { pidNamespace }),
+    ...(boot === undefined ? {} : { boot }),
+    ...(start === undefined ? {} : { start }),
+  };
+}
+
+/** Field 22 of `/proc/<pid>/stat`, counted after the name in parentheses (which may hold anything). */
+function startOf(pid: number | "self"): string | undefined {
+  const stat = fromProc(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
+  return stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+}
+
+function fromProc(read: () => string): string | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the holder of a lock is provably gone. Its process is looked for only where its id means what
+ * it meant to the holder: on this host, in this pid namespace, since this boot. A lock from another
+ * container of this machine (another host name or pid namespace, the same kernel) is gone once not
+ * refreshed for LEASE_MS; one from a host since restarted is gone; one from another machine is held.
+ */
+async function isGone(holder: Holder, me: Omit<Holder, "startedAt">, file: string): Promise<boolean> {
+  // A lock written before these fields: the process id is all there is, read as it always was.
+  if (holder.host === undefined) return !isRunning(holder.pid);
+  const sameKernel = holder.boot !== undefined && holder.boot === me.boot;
+  if (holder.host === me.host && holder.boot !== undefined && me.boot !== undefined && !sameKernel) {
+    return true;
+  }
+  const samePids =
+    holder.host === me.host &&
+    holder.pidNamespace === me.pidNamespace &&
+    (sameKernel || me.boot === undefined);
+  if (samePids) {
+    if (holder.pid === process.pid) return holder.run === undefined || !heldRuns.has(holder.run);
+    if (!isRunning(holder.pid)) return true;
+    // Running, but maybe another process given the id since.
+    const start = startOf(holder.pid);
+    return holder.start !== undefined && start !== undefined && start !== holder.start;
+  }
+  if (!sameKernel) return false;
+  const refreshed = await stat(file).then(
+    (found) => found.mtimeMs,
+    () => Date.now(),
+  );
+  return Date.now() - refreshed > LEASE_MS;
 }
 
 /**
@@ -89,14 +194,28 @@ async function lockText(file: string): Promise<string | undefined> {
   }
 }
 
-/** The process id a run lock names; undefined when it names none. */
-function holderIn(text: string): number | undefined {
+/** Who a run lock names; undefined when it names no process. Fields of another type are left out. */
+function holderIn(text: string): Holder | undefined {
+  let read: unknown;
   try {
-    const { pid } = JSON.parse(text) as { pid?: unknown };
-    return Number.isSafeInteger(pid) && typeof pid === "number" && pid > 0 ? pid : undefined;
+    read = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (typeof read !== "object" || read === null) return undefined;
+  const fields = read as Record<string, unknown>;
+  const { pid } = fields;
+  if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  const named = (key: keyof Holder) => (typeof fields[key] === "string" ? { [key]: fields[key] } : {});
+  return {
+    pid,
+    startedAt: typeof fields.startedAt === "string" ? fields.startedAt : "",
+    ...named("run"),
+    ...named("host"),
+    ...named("pidNamespace"),
+    ...named("boot"),
+    ...named("start"),
+  };
 }
 
 function isRunning(pid: number): boolean {
@@ -109,8 +228,16 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** A lock taken: removed on release, or by a signal that ends the process, which then ends as it would have. */
-function held(file: string): RunLock {
+/**
+ * A lock taken, and refreshed while held: removed on release, or by a signal that ends the process, which
+ * then ends as it would have.
+ */
+function held(file: string, run: string): RunLock {
+  const refresh = setInterval(() => {
+    const now = new Date();
+    utimes(file, now, now).catch(() => undefined);
+  }, REFRESH_MS);
+  refresh.unref();
   const onSignal = (signal: NodeJS.Signals) => {
     rmSync(file, { force: true });
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
@@ -118,6 +245,8 @@ function held(file: string): RunLock {
     endBySignal(signal);
   };
   const forget = () => {
+    clearInterval(refresh);
+    heldRuns.delete(run);
     for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   };
   for (const signal of STOP_SIGNALS) process.once(signal, onSignal);

@@ -65,7 +65,9 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
     throw isSystemError(error) ? new SyncError(`cannot sync into ${folder}: ${error.message}`) : error;
   });
   if ("heldBy" in runLock) {
-    const who = runLock.heldBy === undefined ? "another sync" : `another sync (pid ${runLock.heldBy})`;
+    const where = runLock.host === undefined ? "" : ` on ${runLock.host}`;
+    const who =
+      runLock.heldBy === undefined ? "another sync" : `another sync (pid ${runLock.heldBy}${where})`;
     throw new SyncError(
       `${who} is installing into ${folder}; wait for it, or remove ${runLock.file} if it is gone`,
     );

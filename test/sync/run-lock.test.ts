@@ -2,15 +2,34 @@
  * The run lock of a sync's target folder: one run installs at a time, and a lock left by a run that no
  * longer runs is taken over, by one of the runs that find it, never by two.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RUN_LOCK_FILE } from "../../src/sync/index.js";
 import { type RunLock, takeRunLock } from "../../src/sync/run-lock.js";
 
 /** A process id no process has: Linux ids stop at 2^22. */
 const DEAD_PID = 2 ** 30;
+
+/** Linux tells processes apart by pid namespace, boot and start time, which these tests need. */
+const onLinux = existsSync("/proc/self/stat");
+
+/** How a sync of this machine names process `pid` in its lock (see run-lock.ts). */
+function holder(pid: number | "self", run = "another run") {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return {
+    pid: pid === "self" ? process.pid : pid,
+    startedAt: "2026-01-01T00:00:00Z",
+    run,
+    host: hostname(),
+    pidNamespace: readlinkSync("/proc/self/ns/pid"),
+    boot: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
+    start: stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19],
+  };
+}
 
 describe("the run lock", () => {
   let folder: string;
@@ -32,5 +51,81 @@ describe("the run lock", () => {
       expect(await readdir(folder)).toEqual([RUN_LOCK_FILE]);
       await Promise.all(taken.map((lock) => lock.release()));
     }
+  });
+
+  describe.runIf(onLinux)("tells its holder from another process of the same id", () => {
+    const file = () => path.join(folder, RUN_LOCK_FILE);
+    const lockOf = async (fields: object, modifiedAgoMs = 0) => {
+      await writeFile(file(), `${JSON.stringify(fields)}\n`);
+      const when = new Date(Date.now() - modifiedAgoMs);
+      await utimes(file(), when, when);
+    };
+    const take = async () => {
+      const result = await takeRunLock(folder);
+      if ("release" in result) await result.release();
+      return "release" in result ? "taken" : result;
+    };
+
+    // The image's sync is PID 1 of its container: a lock left by one killed outright names pid 1, and so
+    // does the next container's sync, to which pid 1 (itself) runs.
+    it("takes over a lock naming this process's id for another run", async () => {
+      await lockOf(holder("self"));
+      expect(await take()).toBe("taken");
+    });
+
+    it("leaves a lock this process holds for another of its runs", async () => {
+      const first = await takeRunLock(folder);
+      expect(await take()).toEqual({ heldBy: process.pid, file: file() });
+      if ("release" in first) await first.release();
+    });
+
+    it("leaves a lock of a live process of this host", async () => {
+      await lockOf(holder(process.ppid), 3_600_000);
+      expect(await take()).toEqual({ heldBy: process.ppid, file: file() });
+    });
+
+    it("takes over a lock naming a live process that started after the lock's holder did", async () => {
+      await lockOf({ ...holder(process.ppid), start: "1" });
+      expect(await take()).toBe("taken");
+    });
+
+    it("leaves a lock of an older sync (process id only) whose process runs", async () => {
+      await lockOf({ pid: process.ppid, startedAt: "2026-01-01T00:00:00Z" });
+      expect(await take()).toEqual({ heldBy: process.ppid, file: file() });
+    });
+
+    it("leaves a lock of another container refreshed lately, and takes it over once not", async () => {
+      const container = { ...holder("self"), pid: 1, host: "3f2a9c1d7e4b", pidNamespace: "pid:[4026532999]" };
+      await lockOf(container, 30_000);
+      expect(await take()).toEqual({ heldBy: 1, host: "3f2a9c1d7e4b", file: file() });
+      await lockOf(container, 10 * 60_000);
+      expect(await take()).toBe("taken");
+    });
+
+    it("leaves a lock of another machine however old, and takes over one of this host before a restart", async () => {
+      const other = { ...holder("self"), host: "build-7", boot: "00000000-0000-0000-0000-000000000000" };
+      await lockOf(other, 24 * 3_600_000);
+      expect(await take()).toEqual({ heldBy: process.pid, host: "build-7", file: file() });
+      await lockOf({ ...other, host: hostname() });
+      expect(await take()).toBe("taken");
+    });
+
+    // What keeps a live sync's lock from being taken over by a sync in another container.
+    it("refreshes a lock it holds", async () => {
+      vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+      try {
+        const lock = await takeRunLock(folder);
+        const old = new Date(Date.now() - 10 * 60_000);
+        await utimes(file(), old, old);
+        vi.advanceTimersByTime(60_000);
+        for (let tries = 0; tries < 200 && (await stat(file())).mtimeMs === old.getTime(); tries++) {
+          await sleep(5);
+        }
+        expect((await stat(file())).mtimeMs).toBeGreaterThan(old.getTime() + 5 * 60_000);
+        if ("release" in lock) await lock.release();
+      } finally {
+        vi.useRealTimers();
+      }
+    });
   });
 });
