@@ -8,6 +8,7 @@ import { type Connection, connect, type Era, type ServerAddress } from "./connec
 import { describeError } from "./describe-error.js";
 import { type DownloadContext, downloadSkill, PackReads, readPackFile, skillRoot } from "./download.js";
 import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging, writeLock } from "./folder.js";
+import { leftOutOfExtension } from "./left-out.js";
 import { type InstalledSkill, type Lock, type LockedSkill, type LockSource, withSource } from "./lock.js";
 import { type OwnedState, planSync, type RefusedEntry, type Step, servedDigest } from "./plan.js";
 import type { Progress } from "./progress.js";
@@ -103,6 +104,9 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
     const listing = await connection.skills.list().catch((error: unknown) => {
       throw new SyncError(`cannot list the skills of ${server}: ${describeError(error)}`);
     });
+    // Otherwise a user would find fewer skills installed than list_skills shows, and not know why.
+    const leftOut = await leftOutOfExtension(connection.client, listing);
+    if (leftOut !== undefined) options.progress.note(leftOut);
     const context: DownloadContext = {
       client: connection.client,
       skills: connection.skills,

@@ -434,3 +434,31 @@ describe("a server that stops answering part way", () => {
     }
   });
 });
+
+describe("skills the server leaves out of the Skills extension", () => {
+  it("are named in a warning, as the tools still serve them and sync cannot install them", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    await writeTree(skills, {
+      ...CATALOG,
+      // A file over the 8 MiB a read carries, and a description over the extension's 1,024 characters.
+      "team/big-assets/SKILL.md": skillMd("big-assets", "Use the big assets."),
+      "team/big-assets/assets/data.txt": "x".repeat(8 * 1024 * 1024 + 1),
+      "other/wordy/SKILL.md": skillMd("wordy", "w".repeat(1025)),
+    });
+    const server = await serveCatalog(skills);
+    try {
+      const report = await sync(server.url, path.join(root.dir, "target"));
+      expect(Object.keys(await readTree(path.join(root.dir, "target")))).toEqual(Object.keys(INSTALLED));
+      expect(report.counts).toMatchObject({ added: 3, skipped: 0 });
+      expect(report.lines.filter((line) => line.includes("left out"))).toEqual([
+        expect.stringMatching(
+          /^2 skills the server's tools serve are left out of its Skills extension, so not synced: other\/wordy, team\/big-assets \(.*\); read them with its tools$/,
+        ),
+      ]);
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+});
