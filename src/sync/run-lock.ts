@@ -22,6 +22,8 @@ export interface HeldElsewhere {
   readonly heldBy: number | undefined;
   /** The host the holder runs on, when not this one (another container, another machine). */
   readonly host?: string;
+  /** The lock is taken over once its holder leaves it untouched this long (a holder in another container). */
+  readonly leaseMs?: number;
   readonly file: string;
 }
 
@@ -86,7 +88,13 @@ export async function takeRunLock(folder: string): Promise<RunLock | HeldElsewhe
     if (current === undefined) continue;
     const holder = holderIn(current);
     const host = holder?.host !== undefined && holder.host !== me.host ? holder.host : undefined;
-    found = { heldBy: holder?.pid, ...(host === undefined ? {} : { host }), file };
+    const leased = holder !== undefined && isLeased(holder, me);
+    found = {
+      heldBy: holder?.pid,
+      ...(host === undefined ? {} : { host }),
+      ...(leased ? { leaseMs: LEASE_MS } : {}),
+      file,
+    };
     if (holder === undefined || !(await isGone(holder, me, file))) return found;
     if (!(await removeStale(file, current))) await setTimeout(TAKEOVER_WAIT_MS);
   }
@@ -124,8 +132,8 @@ function fromProc(read: () => string): string | undefined {
 /**
  * Whether the holder of a lock is provably gone. Its process is looked for only where its id means what
  * it meant to the holder: on this host, in this pid namespace, since this boot. A lock from another
- * container of this machine (another host name or pid namespace, the same kernel) is gone once not
- * refreshed for LEASE_MS; one from a host since restarted is gone; one from another machine is held.
+ * container of this machine is gone once not refreshed for LEASE_MS; one from a host since restarted is
+ * gone; one from another machine is held.
  */
 async function isGone(holder: Holder, me: Omit<Holder, "startedAt">, file: string): Promise<boolean> {
   // A lock written before these fields: the process id is all there is, read as it always was.
@@ -134,23 +142,39 @@ async function isGone(holder: Holder, me: Omit<Holder, "startedAt">, file: strin
   if (holder.host === me.host && holder.boot !== undefined && me.boot !== undefined && !sameKernel) {
     return true;
   }
-  const samePids =
+  if (isLeased(holder, me)) {
+    const refreshed = await stat(file).then(
+      (found) => found.mtimeMs,
+      () => Date.now(),
+    );
+    return Date.now() - refreshed > LEASE_MS;
+  }
+  if (!samePids(holder, me)) return false;
+  if (holder.pid === process.pid) return holder.run === undefined || !heldRuns.has(holder.run);
+  if (!isRunning(holder.pid)) return true;
+  // Running, but maybe another process given the id since.
+  const start = startOf(holder.pid);
+  return holder.start !== undefined && start !== undefined && start !== holder.start;
+}
+
+/** Whether the holder's process id means here what it meant to the holder. */
+function samePids(holder: Holder, me: Omit<Holder, "startedAt">): boolean {
+  const sameKernel = holder.boot !== undefined && holder.boot === me.boot;
+  return (
     holder.host === me.host &&
     holder.pidNamespace === me.pidNamespace &&
-    (sameKernel || me.boot === undefined);
-  if (samePids) {
-    if (holder.pid === process.pid) return holder.run === undefined || !heldRuns.has(holder.run);
-    if (!isRunning(holder.pid)) return true;
-    // Running, but maybe another process given the id since.
-    const start = startOf(holder.pid);
-    return holder.start !== undefined && start !== undefined && start !== holder.start;
-  }
-  if (!sameKernel) return false;
-  const refreshed = await stat(file).then(
-    (found) => found.mtimeMs,
-    () => Date.now(),
+    (sameKernel || me.boot === undefined)
   );
-  return Date.now() - refreshed > LEASE_MS;
+}
+
+/**
+ * Whether the holder runs in another container of this machine (another host name or pid namespace, the
+ * same kernel): its process cannot be looked for, and its lock is held while it refreshes it.
+ */
+function isLeased(holder: Holder, me: Omit<Holder, "startedAt">): boolean {
+  return (
+    holder.host !== undefined && holder.boot !== undefined && holder.boot === me.boot && !samePids(holder, me)
+  );
 }
 
 /**

@@ -69,8 +69,12 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
     const where = runLock.host === undefined ? "" : ` on ${runLock.host}`;
     const who =
       runLock.heldBy === undefined ? "another sync" : `another sync (pid ${runLock.heldBy}${where})`;
+    const lease =
+      runLock.leaseMs === undefined
+        ? ""
+        : ` (taken over once left untouched for ${runLock.leaseMs / 60_000} minutes)`;
     throw new SyncError(
-      `${who} is installing into ${folder}; wait for it, or remove ${runLock.file} if it is gone`,
+      `${who} is installing into ${folder}; wait for it${lease}, or remove ${runLock.file} if it is gone`,
     );
   }
   try {

@@ -97,7 +97,7 @@ describe("the run lock", () => {
     it("leaves a lock of another container refreshed lately, and takes it over once not", async () => {
       const container = { ...holder("self"), pid: 1, host: "3f2a9c1d7e4b", pidNamespace: "pid:[4026532999]" };
       await lockOf(container, 30_000);
-      expect(await take()).toEqual({ heldBy: 1, host: "3f2a9c1d7e4b", file: file() });
+      expect(await take()).toEqual({ heldBy: 1, host: "3f2a9c1d7e4b", leaseMs: 120_000, file: file() });
       await lockOf(container, 10 * 60_000);
       expect(await take()).toBe("taken");
     });
