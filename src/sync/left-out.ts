@@ -46,9 +46,11 @@ export async function leftOutOfExtension(client: Client, listing: SkillListing):
   if (missing.length === 0 && unnamed === 0) return undefined;
   const total = missing.length + unnamed;
   const which = [...missing, ...(unnamed > 0 ? [`${unnamed} more`] : [])].join(", ");
+  const [skills, are, them] = total === 1 ? ["1 skill", "is", "it"] : [`${total} skills`, "are", "them"];
   return (
-    `${total === 1 ? "1 skill" : `${total} skills`} the server's tools serve ${total === 1 ? "is" : "are"} left out of its Skills extension, so not synced: ${which} ` +
-    "(a file over 8 MiB, over 16 MiB or 512 files, or a name or frontmatter the extension refuses: the server's startup log says why); read them with its tools"
+    `${skills} the server's tools serve ${are} left out of its Skills extension, so not synced: ${which} ` +
+    "(a file over 8 MiB, over 16 MiB or 512 files, or a name or frontmatter the extension refuses: " +
+    `the server's startup log says why); read ${them} with its tools`
   );
 }
 
