@@ -20,7 +20,9 @@ export async function leftOutOfExtension(client: Client, listing: SkillListing):
   const packs = await toolText(client, "list_packs", {});
   if (packs === undefined) return undefined;
   const served = new Map<string, Set<string>>();
-  for (const { uri } of listing.skills) {
+  // An entry the client refused is listed all the same: sync reports it as skipped.
+  for (const { uri } of [...listing.skills, ...listing.invalid]) {
+    if (uri === undefined) continue;
     const segments = uri.replace(/^skill:\/\//i, "").split("/");
     const [pack] = segments;
     const name = segments.at(-2);

@@ -17,6 +17,7 @@ import {
 } from "@modelcontextprotocol/core/ext/skills";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { connect } from "../../src/sync/connection.js";
 import { PackReads } from "../../src/sync/download.js";
 import { LOCK_FILE } from "../../src/sync/index.js";
@@ -458,5 +459,50 @@ describe("links", () => {
     const link = path.join(target, "climb", "link.md");
     expect((await lstat(link)).isFile()).toBe(true);
     expect((await readTree(target))["climb/link.md"]).toBe("/etc/passwd");
+  });
+});
+
+describe("a server whose tools count skills its Skills extension does not list", () => {
+  /** The hostile server with list_packs answering `packs`, and list_skills counted and naming nothing. */
+  function withTools(script: Script, packs: string, calls: string[]): () => McpServer {
+    return () => {
+      const mcp = hostileServer(script)();
+      mcp.registerTool("list_packs", {}, () => {
+        calls.push("list_packs");
+        return { content: [{ type: "text", text: packs }] };
+      });
+      mcp.registerTool("list_skills", { inputSchema: { pack: z.string() } }, ({ pack }) => {
+        calls.push(`list_skills ${pack}`);
+        return { content: [{ type: "text", text: "Next: read_skill." }] };
+      });
+      return mcp;
+    };
+  }
+
+  it("is asked about 20 packs at most, however many it counts", async () => {
+    const script: Script = { entries: [GOOD.entry], files: GOOD.files, reads: [] };
+    const packs = Array.from({ length: 1000 }, (_, index) => `pack${index}: 5 skills`).join("\n");
+    const calls: string[] = [];
+    server = await serveMcp(withTools(script, packs, calls));
+    const report = await sync(server.url, target);
+    expect(calls).toHaveLength(21);
+    expect(report.lines).toContainEqual(
+      expect.stringMatching(/^5000 skills the server's tools serve are left out .*: 5000 more \(/),
+    );
+  });
+
+  it("does not take an entry the client refused for one left out: it is reported as skipped only", async () => {
+    const bad = skill("skill://evil/Good", "Good", { "SKILL.md": skillMd("x", "x") });
+    const script: Script = {
+      entries: [GOOD.entry, bad.entry],
+      files: new Map([...GOOD.files, ...bad.files]),
+      reads: [],
+    };
+    const calls: string[] = [];
+    server = await serveMcp(withTools(script, "honest: 1 skill\nevil: 1 skill", calls));
+    const report = await sync(server.url, target);
+    expect(report.counts).toMatchObject({ added: 1, skipped: 1 });
+    expect(report.lines.filter((line) => line.includes("left out"))).toEqual([]);
+    expect(calls).toEqual(["list_packs"]);
   });
 });
