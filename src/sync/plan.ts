@@ -110,8 +110,8 @@ export function planSync(input: PlanInput): Step[] {
 
 function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Step {
   const owned = input.owned.get(name);
-  const [entry] = entries;
-  if (entry === undefined || entries.length > 1) {
+  const [entry, ...others] = oneOfCopies(entries, owned);
+  if (entry === undefined || others.length > 0) {
     const uris = entries.map((item) => item.uri).join(", ");
     return skip(
       name,
@@ -148,6 +148,34 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
         ? { kind: "keep", name, installed: owned.installed }
         : { kind: "update", name, entry, installed: owned.installed };
   }
+}
+
+/**
+ * A skill copied into several packs, file for file the same, as one entry: the copy installed before, or
+ * the first by URI (a catalog gathered from several repositories holds many such copies). Entries that
+ * differ in any file stay apart.
+ */
+function oneOfCopies(entries: readonly Skill[], owned: OwnedState | undefined): readonly Skill[] {
+  const [first, ...rest] = entries;
+  if (first === undefined || rest.length === 0) return entries;
+  const files = filesOf(first);
+  if (files === undefined || rest.some((entry) => filesOf(entry) !== files)) return entries;
+  const before =
+    owned === undefined ? undefined : owned.kind === "installed" ? owned.installed : owned.locked;
+  const copy =
+    entries.find((entry) => entry.uri === before?.uri) ??
+    [...entries].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))[0];
+  return copy === undefined ? entries : [copy];
+}
+
+/** An entry's files by their paths in the skill, with their digests; undefined for a dynamic one. */
+function filesOf(entry: Skill): string | undefined {
+  if (entry.resources === "dynamic") return undefined;
+  const root = entry.uri.slice(0, entry.uri.lastIndexOf("/") + 1);
+  return entry.resources
+    .map((file) => `${file.uri.startsWith(root) ? file.uri.slice(root.length) : file.uri} ${file.digest}`)
+    .sort()
+    .join("\n");
 }
 
 function isCurrent(installed: InstalledSkill, entry: Skill, packDigests: PlanInput["packDigests"]): boolean {

@@ -435,6 +435,40 @@ describe("a server that stops answering part way", () => {
   });
 });
 
+describe("a skill copied into several packs", () => {
+  it("is installed once when the copies are the same file for file, and skipped when they differ", async () => {
+    const root = await tempFolder();
+    const target = path.join(root.dir, "target");
+    await writeTree(path.join(root.dir, "skills"), {
+      "vendor/review-code/SKILL.md": REVIEW,
+      "vendor/review-code/references/style.md": STYLE,
+      "team/review-code/SKILL.md": REVIEW,
+      "team/review-code/references/style.md": STYLE,
+      "vendor/write-docs/SKILL.md": DOCS,
+      "team/write-docs/SKILL.md": skillMd("write-docs", "Write documentation pages, our way."),
+    });
+    const server = await serveCatalog(path.join(root.dir, "skills"));
+    try {
+      const report = await sync(server.url, target);
+      expect(report.counts).toMatchObject({ added: 1, skipped: 1 });
+      expect(report.lines).toContainEqual(
+        expect.stringMatching(/^write-docs: skipped: the server serves 2 skills of that name/),
+      );
+      expect(await readTree(target)).toEqual({
+        "review-code/SKILL.md": REVIEW,
+        "review-code/references/style.md": STYLE,
+      });
+      expect((await readLockIn(target)).sources[0]?.skills["review-code"]?.uri).toBe(
+        "skill://team/review-code/SKILL.md",
+      );
+      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, skipped: 1 });
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+});
+
 describe("skills the server leaves out of the Skills extension", () => {
   it("are named in a warning, as the tools still serve them and sync cannot install them", async () => {
     const root = await tempFolder();
