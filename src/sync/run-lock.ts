@@ -117,8 +117,8 @@ function thisProcess(): Omit<Holder, "startedAt" | "run"> & { readonly host: str
 
 /** Field 22 of `/proc/<pid>/stat`, counted after the name in parentheses (which may hold anything). */
 function startOf(pid: number | "self"): string | undefined {
-  const stat = fromProc(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
-  return stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  const line = fromProc(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
+  return line?.slice(line.lastIndexOf(")") + 2).split(" ")[19];
 }
 
 function fromProc(read: () => string): string | undefined {
