@@ -47,35 +47,138 @@ export function defineTool<Shape extends ZodRawShape>(spec: ToolSpec<Shape>): To
     .filter(([, field]) => z.safeParse(field, undefined).success)
     .map(([name]) => name);
   const keeping = spec.keeping ?? (() => "always");
+  const names = Object.keys(spec.inputSchema);
   return {
     name: spec.name,
     listed: listedTool(spec, schema),
     readsFiles: spec.readsFiles ?? false,
-    keeping,
+    keeping: (args) => keeping(renamed(spec.name, names, args).args),
     async call(args, context) {
-      const checked = checkArguments(spec, schema, withoutBlanks(args, optional));
-      if (!checked.ok) return failure(checked.problem);
+      const { args: named, note } = renamed(spec.name, names, args);
+      const checked = checkArguments(spec, schema, withoutBlanks(named, optional));
+      if (!checked.ok) return failure(checked.problem, note);
       try {
-        return success(await spec.run(checked.value, context));
+        return success(await spec.run(checked.value, context), note);
       } catch (error) {
-        if (error instanceof ToolError) return failure(error.message);
+        if (error instanceof ToolError) return failure(error.message, note);
         // A file that vanished, a permission error: the operator hears of it, the caller gets no internals.
         context.onInternalError(error, spec.name);
         return failure(
           `${spec.name} failed inside the server; the error was logged. Try again or make another call.`,
+          note,
         );
       }
     },
   };
 }
 
-function success(text: string): CallToolResult {
-  return { content: [{ type: "text", text }] };
+function success(text: string, note = ""): CallToolResult {
+  return { content: [{ type: "text", text: note + text }] };
 }
 
 /** A tool result, not a protocol error: the model reads it and calls again. */
-export function failure(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
+export function failure(text: string, note = ""): CallToolResult {
+  return { content: [{ type: "text", text: note + text }], isError: true };
+}
+
+/**
+ * Keys that clients add to a call's arguments on their own, never the model's, passed over in silence:
+ * n8n's MCP Client Tool adds toolCallId, the tool's name and at times a session id, and from a chat
+ * trigger's item its action and chatInput (n8n issues #21500, #21716, #22787).
+ */
+const CLIENT_KEYS: ReadonlySet<string> = new Set([
+  "toolCallId",
+  "tool",
+  "sessionId",
+  "action",
+  "chatInput",
+  "input",
+]);
+
+/**
+ * Names models give the arguments, written as {@link letters} makes them, each with the arguments it may
+ * stand for: the first one the tool takes and the call leaves out is meant.
+ */
+const MEANT: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries({
+    query: [
+      "search",
+      "q",
+      "keyword",
+      "keywords",
+      "filter",
+      "term",
+      "terms",
+      "searchquery",
+      "searchterm",
+      "text",
+      "task",
+      "topic",
+      "question",
+      "prompt",
+    ],
+    skill: ["skillname", "skillid", "id", "slug", "skills"],
+    pack: ["packname", "packid", "packs", "group", "groupname", "collection", "category", "namespace"],
+    file: ["path", "filename", "filepath", "files", "relativepath", "uri", "document"],
+  }).flatMap(([argument, aliases]) => aliases.map((alias) => [alias, [argument]] as const)),
+);
+/**
+ * A name where no argument is `skill`: list_skills searches for it, which puts the skill of that name
+ * first; read_pack_file reads it as the pack.
+ */
+const MEANT_BY_NAME: ReadonlyMap<string, readonly string[]> = new Map([
+  ["name", ["skill", "query", "pack"]],
+  ["skill", ["query"]],
+]);
+
+/** A name as models vary it: `skill_name`, `skillName`, `Skill-Name` are all `skillname`. */
+function letters(name: string): string {
+  return name.toLowerCase().replace(/[_\-\s]/g, "");
+}
+
+/**
+ * The arguments with each unknown one a model misnamed under the name it meant (`search` as `query`), and
+ * a first line telling the model what was read otherwise or ignored and what the tool takes; no line for
+ * a call without unknown arguments, nor for the keys clients add (see {@link CLIENT_KEYS}).
+ */
+function renamed(
+  tool: string,
+  names: readonly string[],
+  args: Readonly<Record<string, unknown>>,
+): { args: Readonly<Record<string, unknown>>; note: string } {
+  const blank = (value: unknown) => value === undefined || value === null || value === "";
+  const unknown = Object.keys(args).filter(
+    (key) => !names.includes(key) && !CLIENT_KEYS.has(key) && !blank(args[key]),
+  );
+  if (unknown.length === 0) return { args, note: "" };
+  const named: Record<string, unknown> = { ...args };
+  const read: string[] = [];
+  const ignored: string[] = [];
+  for (const key of unknown) {
+    const candidates = [
+      ...names.filter((name) => letters(name) === letters(key)),
+      ...(MEANT_BY_NAME.get(letters(key)) ?? MEANT.get(letters(key)) ?? []),
+    ];
+    const meant = candidates.find((name) => names.includes(name) && blank(named[name]));
+    if (meant === undefined) {
+      ignored.push(quoted(key));
+      continue;
+    }
+    named[meant] = named[key];
+    delete named[key];
+    read.push(`${quoted(key)} as "${meant}"`);
+  }
+  const takes = names.length === 0 ? "no arguments" : names.join(" and ");
+  const lines = [
+    ...(read.length > 0 ? [`Read ${read.join(", ")}.`] : []),
+    ...(ignored.length > 0 ? [`Ignored ${ignored.join(", ")}: ${tool} takes ${takes}.`] : []),
+  ];
+  return { args: named, note: `${lines.join("\n")}\n` };
+}
+
+/** A key as the model wrote it, escaped, and cut where a long one would cost more than it tells. */
+function quoted(key: string): string {
+  return JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key);
 }
 
 /**

@@ -119,6 +119,9 @@ describe("answerKeyOf", () => {
     expect(keyOf(toolCall("legacy", 1, "list_skills", { query: "drive screws" }).body)?.key).not.toBe(
       search?.key,
     );
+    // A search under another name is one all the same (list_skills reads `search` as `query`).
+    const misnamed = keyOf(toolCall("legacy", 1, "list_skills", { search: "drive nails" }).body);
+    expect(misnamed).toMatchObject({ keptWhenRepeated: true });
   });
 
   it("leaves out unknown tools, the handshake, ping, notifications and batches", () => {

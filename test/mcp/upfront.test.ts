@@ -189,6 +189,88 @@ describe.each(ERAS)("in the %s era", (era) => {
     const { text, isError } = await call(client, tool, { ...args });
     expect(isError).toBe(false);
     expect(text).toMatch(expected);
+    // In silence: the model never named them, and a remark on them costs every n8n call tokens.
+    const modelArgs = Object.fromEntries(
+      Object.entries(args).filter(([key]) => !["toolCallId", "tool", "sessionId", "input"].includes(key)),
+    );
+    expect(text).toBe((await call(client, tool, modelArgs)).text);
+  });
+
+  it("passes over in silence the chat trigger's fields n8n adds to a call", async () => {
+    const args = {
+      query: "sourdough starter",
+      sessionId: "a1b2c3",
+      action: "sendMessage",
+      chatInput: "bake bread",
+    };
+    const { text } = await call(client, "list_skills", args);
+    expect(text).toBe((await call(client, "list_skills", { query: "sourdough starter" })).text);
+  });
+
+  // A model that guesses an argument's name had it dropped without a word: list_skills(search="…") listed
+  // every skill as if nothing was asked, read_skill(name="…") said `"skill" is required`.
+  describe("an argument under another name", () => {
+    it.each([
+      ["list_skills", { search: "sourdough starter" }, 'Read "search" as "query".', /^sourdough-bread: /m],
+      ["list_skills", { q: "sourdough starter" }, 'Read "q" as "query".', /^sourdough-bread: /m],
+      ["list_skills", { keywords: "brisket" }, 'Read "keywords" as "query".', /^charcoal-brisket: /m],
+      ["list_skills", { Query: "brisket" }, 'Read "Query" as "query".', /^charcoal-brisket: /m],
+      ["list_skills", { name: "tax-returns" }, 'Read "name" as "query".', /^tax-returns: /m],
+      ["list_skills", { pack_name: "finance" }, 'Read "pack_name" as "pack".', /^payroll-runs: /m],
+      ["read_skill", { name: "tax-returns" }, 'Read "name" as "skill".', /# tax-returns/],
+      ["read_skill", { skill_name: "tax-returns" }, 'Read "skill_name" as "skill".', /# tax-returns/],
+      [
+        "read_skill",
+        { skillName: "tax-returns", path: "SKILL.md" },
+        'Read "skillName" as "skill", "path" as "file".',
+        /# tax-returns/,
+      ],
+      [
+        "read_pack_file",
+        { name: "finance", file_path: "_manifest" },
+        'Read "name" as "pack", "file_path" as "file".',
+        /no pack-level files/,
+      ],
+    ] as const)("%s(%j) is answered as meant, saying how it was read", async (tool, args, note, expected) => {
+      const { text, isError } = await call(client, tool, { ...args });
+      expect(isError).toBe(false);
+      const [first, ...rest] = text.split("\n");
+      expect(first).toBe(note);
+      expect(rest.join("\n")).toMatch(expected);
+    });
+
+    it("reads the argument given over another name for it, and says the other was ignored", async () => {
+      const { text } = await call(client, "list_skills", { query: "brisket", search: "tax" });
+      expect(text.split("\n")[0]).toBe('Ignored "search": list_skills takes pack and query.');
+      expect(text).toMatch(/^charcoal-brisket: /m);
+      expect(text).not.toMatch(/tax-returns/);
+    });
+
+    it.each([
+      ["list_packs", { pack: "finance" }, 'Ignored "pack": list_packs takes no arguments.'],
+      ["list_skills", { limit: 5 }, 'Ignored "limit": list_skills takes pack and query.'],
+      [
+        "read_pack_file",
+        { pack: "finance", skill: "tax-returns" },
+        'Ignored "skill": read_pack_file takes pack and file.',
+      ],
+    ] as const)(
+      "%s(%j) answers as without it, first saying what the tool takes",
+      async (tool, args, note) => {
+        const { text } = await call(client, tool, { ...args });
+        const known = Object.fromEntries(Object.entries(args).filter(([key]) => !note.includes(`"${key}"`)));
+        expect(text).toBe(`${note}\n${(await call(client, tool, known)).text}`);
+      },
+    );
+
+    it("says how it read a misnamed argument in an error too", async () => {
+      const { text, isError } = await call(client, "read_skill", { skill_name: 42 });
+      expect(isError).toBe(true);
+      expect(text).toBe(
+        'Read "skill_name" as "skill".\nInvalid arguments for read_skill: "skill" must be a string, not a number ' +
+          "(Skill name, or pack/name when several packs share it).",
+      );
+    });
   });
 
   // OpenAI's strict mode makes every argument required: models fill the ones they leave out with null or "".
