@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   meantFilePath,
   packPathCitedBySkill,
+  resolvePackFile,
   resolveSkillFile,
   SKILL_DOCUMENT,
   type Skill,
@@ -26,7 +27,7 @@ export const readSkillTool = defineTool({
       .describe(`Path inside the skill (default ${SKILL_DOCUMENT}); "${MANIFEST}" lists its files`),
   },
   run: async ({ skill: ref, file }, context) => {
-    const skill = findSkill(context, ref);
+    const skill = findSkill(context, ref, file);
     const name = context.scope.refOf(skill);
     if (file === MANIFEST) {
       return formatManifest(skill.files, {
@@ -43,14 +44,18 @@ export const readSkillTool = defineTool({
   },
 });
 
-function findSkill(context: ToolContext, ref: string): Skill {
+function findSkill(context: ToolContext, ref: string, file: string): Skill {
   const lookup = findSkillAnyCase(context.scope, ref);
   if (lookup.kind === "found") return lookup.skill;
   if (lookup.kind === "ambiguous") {
     throw new ToolError(`Several packs have a skill "${ref}"; use one of: ${lookup.candidates.join(", ")}.`);
   }
+  const byPath = callByPath(context, ref, file);
+  if (byPath !== undefined) throw new ToolError(`"${ref}" is a path of ${byPath.owner}: ${byPath.call}.`);
   if (isSelector(context.listed, ref)) {
     const pack = ref.trim();
+    const packFile = callInPack(context, pack, file);
+    if (packFile !== undefined) throw new ToolError(`"${pack}" is a pack, not a skill: ${packFile}.`);
     throw new ToolError(
       `"${pack}" is a pack or group, not a skill: list_skills(pack="${pack}") lists its skills.`,
     );
@@ -60,6 +65,50 @@ function findSkill(context: ToolContext, ref: string): Skill {
   throw new ToolError(
     `No skill "${ref}".${hint} Call list_skills to see the skills, or list_skills(query) to search.`,
   );
+}
+
+/**
+ * The skill or pack, and the call that reads the file, that a path names where a skill's name belongs: a
+ * `skill://` URI or a path from the pack's folder (`workflows/http/call-rest-api/references/x.md`), as
+ * the Skills extension's resources name them.
+ */
+function callByPath(
+  context: ToolContext,
+  ref: string,
+  file: string,
+): { owner: string; call: string } | undefined {
+  const written = ref
+    .trim()
+    .replace(/^skill:\/\//i, "")
+    .replace(/^\/+|\/+$/g, "");
+  const slash = written.indexOf("/");
+  const pack = slash > 0 ? context.scope.findPack(written.slice(0, slash)) : undefined;
+  if (pack === undefined) return undefined;
+  const inPack = written.slice(slash + 1);
+  const packFile = resolvePackFile(pack, inPack);
+  if (packFile !== undefined) {
+    return {
+      owner: `pack ${pack.name}`,
+      call: `read_pack_file(pack="${pack.name}", file="${packFile.path}")`,
+    };
+  }
+  const owner = skillOwningPath(pack, inPack) ?? skillOwningPath(pack, `${inPack}/${SKILL_DOCUMENT}`);
+  if (owner === undefined) return undefined;
+  const name = context.scope.refOf(owner.skill);
+  return { owner: `skill ${name}`, call: readCall(name, owner.file === SKILL_DOCUMENT ? file : owner.file) };
+}
+
+/**
+ * The call that reads `file` of a pack given where a skill's name belongs: one of its pack files, or a
+ * file of one of its skills, as read_pack_file answers a skill given as a pack.
+ */
+function callInPack(context: ToolContext, name: string, file: string): string | undefined {
+  const pack = context.scope.findPack(name);
+  if (pack === undefined || file === SKILL_DOCUMENT || file === MANIFEST) return undefined;
+  const packPath = resolvePackFile(pack, file)?.path ?? meantFilePath(file, pack.files.keys());
+  if (packPath !== undefined) return `read_pack_file(pack="${pack.name}", file="${packPath}")`;
+  const owner = skillOwningPath(pack, file);
+  return owner && readCall(context.scope.refOf(owner.skill), owner.file);
 }
 
 /** SKILL.md as written, then one line pointing to the files it may cite. */

@@ -197,6 +197,51 @@ describe.each(ERAS)("in the %s era", (era) => {
       });
     });
 
+    // A model that swapped the tools, or took a name from skill:// resources or a file listing, was sent to
+    // list the pack's skills or offered skills of similar names, and lost the file it asked for.
+    it.each([
+      ["beta", "shared/guide.md", 'read_pack_file(pack="beta", file="shared/guide.md")'],
+      ["beta", "guide.md", 'read_pack_file(pack="beta", file="shared/guide.md")'],
+      ["alpha", "two/references/guide.md", 'read_skill(skill="two", file="references/guide.md")'],
+    ])("answers pack %j with a file %j with the call that reads it", async (skill, file, next) => {
+      expect(await call(client, "read_skill", { skill, file })).toEqual({
+        isError: true,
+        text: `"${skill}" is a pack, not a skill: ${next}.`,
+      });
+    });
+
+    it.each([
+      [
+        "alpha/two/",
+        "references/guide.md",
+        "skill two",
+        'read_skill(skill="two", file="references/guide.md")',
+      ],
+      ["beta/tools/hammer", "SKILL.md", "skill hammer", 'read_skill(skill="hammer")'],
+      ["skill://beta/tools/hammer/SKILL.md", "SKILL.md", "skill hammer", 'read_skill(skill="hammer")'],
+      ["skill://beta/docs/deep/down/editor/", "SKILL.md", "skill editor", 'read_skill(skill="editor")'],
+      [
+        "/alpha/two/references/guide.md",
+        "SKILL.md",
+        "skill two",
+        'read_skill(skill="two", file="references/guide.md")',
+      ],
+      [
+        "beta/shared/guide.md",
+        "SKILL.md",
+        "pack beta",
+        'read_pack_file(pack="beta", file="shared/guide.md")',
+      ],
+    ])(
+      "answers the path %j, file %j, with the call that reads what it names",
+      async (skill, file, owner, next) => {
+        expect(await call(client, "read_skill", { skill, file })).toEqual({
+          isError: true,
+          text: `"${skill}" is a path of ${owner}: ${next}.`,
+        });
+      },
+    );
+
     it("names no pack or group outside the caller's scope as one", async () => {
       const scoped = await server.connect({ era, headers: { "X-Skill-Pack": "alpha" } });
       const { text } = await call(scoped, "read_skill", { skill: "beta" });
