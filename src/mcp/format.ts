@@ -1,4 +1,11 @@
-import { type Scope, SelectorError, type SkillLookup } from "../catalog/index.js";
+import {
+  resolvePackFile,
+  type Scope,
+  SelectorError,
+  SKILL_DOCUMENT,
+  type SkillLookup,
+  skillOwningPath,
+} from "../catalog/index.js";
 
 /** A mistake of the caller: its message goes back to the model as an `isError` result. */
 export class ToolError extends Error {
@@ -41,4 +48,42 @@ export function isSelector(scope: Scope, ref: string): boolean {
 
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * The skill or pack, and the call that reads the file, that a path names where a skill's name belongs: a
+ * `skill://` URI or a path from the pack's folder (`workflows/http/call-rest-api/references/x.md`), as
+ * the Skills extension's resources name them.
+ */
+export function callByPath(
+  scope: Scope,
+  ref: string,
+  file: string,
+): { owner: string; call: string } | undefined {
+  const written = ref
+    .trim()
+    .replace(/^skill:\/\//i, "")
+    .replace(/^\/+|\/+$/g, "");
+  const slash = written.indexOf("/");
+  const pack = slash > 0 ? scope.findPack(written.slice(0, slash)) : undefined;
+  if (pack === undefined) return undefined;
+  const inPack = written.slice(slash + 1);
+  const packFile = resolvePackFile(pack, inPack);
+  if (packFile !== undefined) {
+    return {
+      owner: `pack ${pack.name}`,
+      call: `read_pack_file(pack="${pack.name}", file="${packFile.path}")`,
+    };
+  }
+  const owner = skillOwningPath(pack, inPack) ?? skillOwningPath(pack, `${inPack}/${SKILL_DOCUMENT}`);
+  if (owner === undefined) return undefined;
+  const name = scope.refOf(owner.skill);
+  return { owner: `skill ${name}`, call: readCall(name, owner.file === SKILL_DOCUMENT ? file : owner.file) };
+}
+
+/** The call that reads `file` of the skill named `name`, SKILL.md by default. */
+export function readCall(name: string, file: string): string {
+  return file === SKILL_DOCUMENT
+    ? `read_skill(skill="${name}")`
+    : `read_skill(skill="${name}", file="${file}")`;
 }

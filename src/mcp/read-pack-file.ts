@@ -1,7 +1,13 @@
 import { z } from "zod";
-import { meantFilePath, type Pack, resolvePackFile, skillOwningPath } from "../catalog/index.js";
+import {
+  meantFilePath,
+  type Pack,
+  resolvePackFile,
+  SKILL_DOCUMENT,
+  skillOwningPath,
+} from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { findSkillAnyCase, ToolError } from "./format.js";
+import { callByPath, findSkillAnyCase, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
@@ -47,7 +53,10 @@ export const readPackFileTool = defineTool({
   },
 });
 
-/** The pack named `name`; a skill's name there gets the call that reads `file` of the skill. */
+/**
+ * The pack named `name`; a skill's name there gets the call that reads `file` of the skill, and a path or
+ * `skill://` URI the call that reads what it names.
+ */
 function findPack(context: ToolContext, name: string, file: string): Pack {
   const pack = context.scope.findPack(name.trim());
   if (pack) return pack;
@@ -56,6 +65,8 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
     const ref = context.scope.refOf(skill.skill);
     throw new ToolError(`"${name}" is a skill, not a pack: read_skill(skill="${ref}", file="${file}").`);
   }
+  const byPath = callByPath(context.listed, name, file === MANIFEST ? SKILL_DOCUMENT : file);
+  if (byPath !== undefined) throw new ToolError(`"${name}" is a path of ${byPath.owner}: ${byPath.call}.`);
   const packs = context.scope.packs.map((candidate) => candidate.name).join(", ");
   throw new ToolError(`No pack "${name}". Packs: ${packs}. Call list_packs for details.`);
 }

@@ -10,7 +10,7 @@ import {
   skillOwningPath,
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { findSkillAnyCase, isSelector, plural, ToolError } from "./format.js";
+import { callByPath, findSkillAnyCase, isSelector, plural, readCall, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
@@ -50,7 +50,7 @@ function findSkill(context: ToolContext, ref: string, file: string): Skill {
   if (lookup.kind === "ambiguous") {
     throw new ToolError(`Several packs have a skill "${ref}"; use one of: ${lookup.candidates.join(", ")}.`);
   }
-  const byPath = callByPath(context, ref, file);
+  const byPath = callByPath(context.scope, ref, file);
   if (byPath !== undefined) throw new ToolError(`"${ref}" is a path of ${byPath.owner}: ${byPath.call}.`);
   if (isSelector(context.listed, ref)) {
     const pack = ref.trim();
@@ -65,37 +65,6 @@ function findSkill(context: ToolContext, ref: string, file: string): Skill {
   throw new ToolError(
     `No skill "${ref}".${hint} Call list_skills to see the skills, or list_skills(query) to search.`,
   );
-}
-
-/**
- * The skill or pack, and the call that reads the file, that a path names where a skill's name belongs: a
- * `skill://` URI or a path from the pack's folder (`workflows/http/call-rest-api/references/x.md`), as
- * the Skills extension's resources name them.
- */
-function callByPath(
-  context: ToolContext,
-  ref: string,
-  file: string,
-): { owner: string; call: string } | undefined {
-  const written = ref
-    .trim()
-    .replace(/^skill:\/\//i, "")
-    .replace(/^\/+|\/+$/g, "");
-  const slash = written.indexOf("/");
-  const pack = slash > 0 ? context.scope.findPack(written.slice(0, slash)) : undefined;
-  if (pack === undefined) return undefined;
-  const inPack = written.slice(slash + 1);
-  const packFile = resolvePackFile(pack, inPack);
-  if (packFile !== undefined) {
-    return {
-      owner: `pack ${pack.name}`,
-      call: `read_pack_file(pack="${pack.name}", file="${packFile.path}")`,
-    };
-  }
-  const owner = skillOwningPath(pack, inPack) ?? skillOwningPath(pack, `${inPack}/${SKILL_DOCUMENT}`);
-  if (owner === undefined) return undefined;
-  const name = context.scope.refOf(owner.skill);
-  return { owner: `skill ${name}`, call: readCall(name, owner.file === SKILL_DOCUMENT ? file : owner.file) };
 }
 
 /**
@@ -143,11 +112,4 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   const size = skill.files.size;
   if (size === 0) return `No file "${file}" in skill ${name}, which has no files besides ${SKILL_DOCUMENT}.`;
   return `No file "${file}" in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill="${name}", file="${MANIFEST}") lists them.`;
-}
-
-/** The call that reads `file` of the skill named `name`, SKILL.md by default. */
-function readCall(name: string, file: string): string {
-  return file === SKILL_DOCUMENT
-    ? `read_skill(skill="${name}")`
-    : `read_skill(skill="${name}", file="${file}")`;
 }

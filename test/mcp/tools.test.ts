@@ -377,6 +377,29 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect((await call(scoped, "read_pack_file", { pack: "hammer" })).text).toMatch(/^No pack "hammer"/);
     });
 
+    it.each([
+      ["beta/shared/guide.md", "_manifest", 'pack beta: read_pack_file(pack="beta", file="shared/guide.md")'],
+      [
+        "skill://beta/shared/deep/note.md",
+        "_manifest",
+        'pack beta: read_pack_file(pack="beta", file="shared/deep/note.md")',
+      ],
+      ["skill://beta/tools/hammer/SKILL.md", "_manifest", 'skill hammer: read_skill(skill="hammer")'],
+      [
+        "skill://alpha/two",
+        "references/guide.md",
+        'skill two: read_skill(skill="two", file="references/guide.md")',
+      ],
+    ])(
+      "answers the path %j given as pack, file %j, with the call that reads what it names",
+      async (pack, file, next) => {
+        expect(await call(client, "read_pack_file", { pack, file })).toEqual({
+          isError: true,
+          text: `"${pack}" is a path of ${next}.`,
+        });
+      },
+    );
+
     it("names the visible packs for an unknown pack", async () => {
       const { text, isError } = await call(client, "read_pack_file", { pack: "delta" });
       expect(isError).toBe(true);
