@@ -137,21 +137,22 @@ function letters(name: string): string {
 }
 
 /**
- * The arguments with each unknown one a model misnamed under the name it meant (`search` as `query`), and
- * a first line telling the model what was read otherwise or ignored and what the tool takes; no line for
- * a call without unknown arguments, nor for the keys clients add (see {@link CLIENT_KEYS}).
+ * The arguments, those sent one level down lifted up, with each unknown one a model misnamed under the
+ * name it meant (`search` as `query`), and a first line telling the model what was read otherwise or
+ * ignored and what the tool takes; no line for a call without unknown arguments, nor for the keys
+ * clients add (see {@link CLIENT_KEYS}).
  */
 function renamed(
   tool: string,
   names: readonly string[],
   args: Readonly<Record<string, unknown>>,
 ): { args: Readonly<Record<string, unknown>>; note: string } {
-  const blank = (value: unknown) => value === undefined || value === null || value === "";
-  const unknown = Object.keys(args).filter(
-    (key) => !names.includes(key) && !CLIENT_KEYS.has(key) && !blank(args[key]),
+  const given = unwrapped(names, args);
+  const unknown = Object.keys(given).filter(
+    (key) => !names.includes(key) && !CLIENT_KEYS.has(key) && !blank(given[key]),
   );
-  if (unknown.length === 0) return { args, note: "" };
-  const named: Record<string, unknown> = { ...args };
+  if (unknown.length === 0) return { args: given, note: "" };
+  const named: Record<string, unknown> = { ...given };
   const read: string[] = [];
   const ignored: string[] = [];
   for (const key of unknown) {
@@ -174,6 +175,50 @@ function renamed(
     ...(ignored.length > 0 ? [`Ignored ${ignored.join(", ")}: ${tool} takes ${takes}.`] : []),
   ];
   return { args: named, note: `${lines.join("\n")}\n` };
+}
+
+/**
+ * Keys under which some clients send the arguments themselves, one level down: the Hermes agent runtime
+ * sends `{"arguments": {…}}` (homeassistant-ai/ha-mcp#2216), and models copy the shape from the protocol.
+ */
+const WRAPPERS: ReadonlySet<string> = new Set([
+  "arguments",
+  "args",
+  "params",
+  "parameters",
+  "input",
+  "kwargs",
+]);
+
+/**
+ * The arguments with those sent one level down (see {@link WRAPPERS}) lifted up, in silence: the answer
+ * is the one meant, and a model cannot fix what its client does. What is given at the top prevails.
+ */
+function unwrapped(
+  names: readonly string[],
+  args: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> {
+  const wrapper = Object.keys(args).find((key) => {
+    const value = args[key];
+    return (
+      WRAPPERS.has(key) &&
+      !names.includes(key) &&
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value)
+    );
+  });
+  if (wrapper === undefined) return args;
+  const inner = args[wrapper] as Readonly<Record<string, unknown>>;
+  if (Object.keys(inner).length > MAX_ARGUMENTS) return args;
+  const { [wrapper]: _lifted, ...rest } = args;
+  const lifted = Object.entries(inner).filter(([key]) => blank(rest[key]));
+  return { ...rest, ...Object.fromEntries(lifted) };
+}
+
+/** Whether an argument reads as not given. */
+function blank(value: unknown): boolean {
+  return value === undefined || value === null || value === "";
 }
 
 /** A key as the model wrote it, escaped, and cut where a long one would cost more than it tells. */

@@ -263,6 +263,22 @@ describe.each(ERAS)("in the %s era", (era) => {
       },
     );
 
+    // A client that sends the arguments one level down (the Hermes agent runtime sends {"arguments": {…}})
+    // had every call answered as if it had none: a full listing, or "skill" is required.
+    it.each([
+      ["list_skills", { arguments: { query: "brisket" } }, { query: "brisket" }],
+      ["list_skills", { params: { search: "brisket" }, toolCallId: "call_1" }, { search: "brisket" }],
+      ["read_skill", { args: { skill: "tax-returns" } }, { skill: "tax-returns" }],
+      [
+        "read_skill",
+        { skill: "tax-returns", arguments: { skill: "payroll-runs" } },
+        { skill: "tax-returns" },
+      ],
+    ] as const)("%s(%j) reads the arguments sent one level down", async (tool, args, meant) => {
+      const answer = await call(client, tool, { ...args });
+      expect(answer).toEqual(await call(client, tool, { ...meant }));
+    });
+
     it("says how it read a misnamed argument in an error too", async () => {
       const { text, isError } = await call(client, "read_skill", { skill_name: 42 });
       expect(isError).toBe(true);
