@@ -100,36 +100,22 @@ const CLIENT_KEYS: ReadonlySet<string> = new Set([
  * stand for: the first one the tool takes and the call leaves out is meant.
  */
 const MEANT: ReadonlyMap<string, readonly string[]> = new Map(
-  Object.entries({
-    query: [
-      "search",
-      "q",
-      "keyword",
-      "keywords",
-      "filter",
-      "term",
-      "terms",
-      "searchquery",
-      "searchterm",
-      "text",
-      "task",
-      "topic",
-      "question",
-      "prompt",
-    ],
-    skill: ["skillname", "skillid", "id", "slug", "skills"],
-    pack: ["packname", "packid", "packs", "group", "groupname", "collection", "category", "namespace"],
-    file: ["path", "filename", "filepath", "files", "relativepath", "uri", "document"],
-  }).flatMap(([argument, aliases]) => aliases.map((alias) => [alias, [argument]] as const)),
+  (
+    [
+      [
+        ["query"],
+        "search q keyword keywords filter term terms searchquery searchterm text task topic question prompt",
+      ],
+      // A skill's name where no argument is `skill`: list_skills searches for it, which puts it first.
+      [["skill", "query"], "skill skillname slug skills"],
+      [["skill"], "skillid id"],
+      // `name`, where no argument is `skill` either, is read_pack_file's pack.
+      [["skill", "query", "pack"], "name"],
+      [["pack"], "packname packid packs group groupname collection category namespace"],
+      [["file"], "path filename filepath files relativepath uri document"],
+    ] as const
+  ).flatMap(([meant, aliases]) => aliases.split(" ").map((alias) => [alias, meant] as const)),
 );
-/**
- * A name where no argument is `skill`: list_skills searches for it, which puts the skill of that name
- * first; read_pack_file reads it as the pack.
- */
-const MEANT_BY_NAME: ReadonlyMap<string, readonly string[]> = new Map([
-  ["name", ["skill", "query", "pack"]],
-  ["skill", ["query"]],
-]);
 
 /** A name as models vary it: `skill_name`, `skillName`, `Skill-Name` are all `skillname`. */
 function letters(name: string): string {
@@ -158,7 +144,7 @@ function renamed(
   for (const key of unknown) {
     const candidates = [
       ...names.filter((name) => letters(name) === letters(key)),
-      ...(MEANT_BY_NAME.get(letters(key)) ?? MEANT.get(letters(key)) ?? []),
+      ...(MEANT.get(letters(key)) ?? []),
     ];
     const meant = candidates.find((name) => names.includes(name) && blank(named[name]));
     if (meant === undefined) {

@@ -216,6 +216,7 @@ describe.each(ERAS)("in the %s era", (era) => {
       ["list_skills", { keywords: "brisket" }, 'Read "keywords" as "query".', /^charcoal-brisket: /m],
       ["list_skills", { Query: "brisket" }, 'Read "Query" as "query".', /^charcoal-brisket: /m],
       ["list_skills", { name: "tax-returns" }, 'Read "name" as "query".', /^tax-returns: /m],
+      ["list_skills", { skill_name: "tax-returns" }, 'Read "skill_name" as "query".', /^tax-returns: /m],
       ["list_skills", { pack_name: "finance" }, 'Read "pack_name" as "pack".', /^payroll-runs: /m],
       ["read_skill", { name: "tax-returns" }, 'Read "name" as "skill".', /# tax-returns/],
       ["read_skill", { skill_name: "tax-returns" }, 'Read "skill_name" as "skill".', /# tax-returns/],
