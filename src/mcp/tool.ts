@@ -133,6 +133,8 @@ function renamed(
   names: readonly string[],
   args: Readonly<Record<string, unknown>>,
 ): { args: Readonly<Record<string, unknown>>; note: string } {
+  // Refused as too many before anything else (see checkArguments): no walk, no note on each key.
+  if (Object.keys(args).length > MAX_ARGUMENTS) return { args, note: "" };
   const given = unwrapped(names, args);
   const unknown = Object.keys(given).filter(
     (key) => !names.includes(key) && !CLIENT_KEYS.has(key) && !blank(given[key]),

@@ -370,6 +370,11 @@ describe("malformed requests get the error that says what was wrong", () => {
     expect(answer.json).toMatchObject({
       result: { isError: true, content: [{ text: expect.stringContaining("maximum of 16") }] },
     });
+    // Nothing said of each key: a note naming them all would send back what was sent.
+    const [{ text }] = (answer.json as { result: { content: [{ text: string }] } }).result.content;
+    expect(text).toBe(
+      "Too many arguments for read_skill: 101, where the maximum of 16 is more than any tool takes.",
+    );
   });
 });
 
