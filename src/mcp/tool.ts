@@ -84,7 +84,8 @@ export function failure(text: string, note = ""): CallToolResult {
 /**
  * Keys that clients add to a call's arguments on their own, never the model's, passed over in silence:
  * n8n's MCP Client Tool adds toolCallId, the tool's name and at times a session id, and from a chat
- * trigger's item its action and chatInput (n8n issues #21500, #21716, #22787).
+ * trigger's item its action and chatInput (n8n issues #21500, #21716, #22787). So is any key beginning
+ * with `_`, as `_meta`, which hosts that take request metadata from a tool's arguments leave there.
  */
 const CLIENT_KEYS: ReadonlySet<string> = new Set([
   "toolCallId",
@@ -137,7 +138,7 @@ function renamed(
   if (Object.keys(args).length > MAX_ARGUMENTS) return { args, note: "" };
   const given = unwrapped(names, args);
   const unknown = Object.keys(given).filter(
-    (key) => !names.includes(key) && !CLIENT_KEYS.has(key) && !blank(given[key]),
+    (key) => !names.includes(key) && !CLIENT_KEYS.has(key) && !key.startsWith("_") && !blank(given[key]),
   );
   if (unknown.length === 0) return { args: given, note: "" };
   const named: Record<string, unknown> = { ...given };

@@ -196,8 +196,9 @@ describe.each(ERAS)("in the %s era", (era) => {
     expect(text).toBe((await call(client, tool, modelArgs)).text);
   });
 
-  it("passes over in silence the chat trigger's fields n8n adds to a call", async () => {
+  it("passes over in silence the chat trigger's fields n8n adds to a call, and _meta left in the arguments", async () => {
     const args = {
+      _meta: { correlationId: "abc-123" },
       query: "sourdough starter",
       sessionId: "a1b2c3",
       action: "sendMessage",
