@@ -105,7 +105,8 @@ const MEANT: ReadonlyMap<string, readonly string[]> = new Map(
     [
       [
         ["query"],
-        "search q keyword keywords filter term terms searchquery searchterm text task topic question prompt",
+        "search q keyword keywords filter term terms searchquery searchterm searchtext text task topic " +
+          "question prompt request description goal intent words phrase",
       ],
       // A skill's name where no argument is `skill`: list_skills searches for it, which puts it first.
       [["skill", "query"], "skill skillname slug skills"],

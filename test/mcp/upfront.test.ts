@@ -215,6 +215,12 @@ describe.each(ERAS)("in the %s era", (era) => {
       ["list_skills", { search: "sourdough starter" }, 'Read "search" as "query".', /^sourdough-bread: /m],
       ["list_skills", { q: "sourdough starter" }, 'Read "q" as "query".', /^sourdough-bread: /m],
       ["list_skills", { keywords: "brisket" }, 'Read "keywords" as "query".', /^charcoal-brisket: /m],
+      [
+        "list_skills",
+        { description: "smoke a brisket over charcoal" },
+        'Read "description" as "query".',
+        /^charcoal-brisket: /m,
+      ],
       ["list_skills", { Query: "brisket" }, 'Read "Query" as "query".', /^charcoal-brisket: /m],
       ["list_skills", { name: "tax-returns" }, 'Read "name" as "query".', /^tax-returns: /m],
       ["list_skills", { skill_name: "tax-returns" }, 'Read "skill_name" as "query".', /^tax-returns: /m],
