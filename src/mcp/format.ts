@@ -3,6 +3,7 @@ import {
   type Scope,
   SelectorError,
   SKILL_DOCUMENT,
+  type Skill,
   type SkillLookup,
   skillOwningPath,
 } from "../catalog/index.js";
@@ -59,7 +60,7 @@ export function callByPath(
   scope: Scope,
   ref: string,
   file: string,
-): { owner: string; call: string } | undefined {
+): { owner: string; call: string; skill?: Skill } | undefined {
   const written = ref
     .trim()
     .replace(/^skill:\/\//i, "")
@@ -78,7 +79,8 @@ export function callByPath(
   const owner = skillOwningPath(pack, inPack) ?? skillOwningPath(pack, `${inPack}/${SKILL_DOCUMENT}`);
   if (owner === undefined) return undefined;
   const name = scope.refOf(owner.skill);
-  return { owner: `skill ${name}`, call: readCall(name, owner.file === SKILL_DOCUMENT ? file : owner.file) };
+  const call = readCall(name, owner.file === SKILL_DOCUMENT ? file : owner.file);
+  return { owner: `skill ${name}`, call, skill: owner.skill };
 }
 
 /** The call that reads `file` of the skill named `name`, SKILL.md by default. */

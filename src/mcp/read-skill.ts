@@ -100,6 +100,11 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   if (pack && packPath !== undefined) {
     return `"${file}" is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${packPath}").`;
   }
+  // A `skill://` URI or a path from a pack's folder, of another skill's file or a pack file: before the
+  // guesses below, which would read `beta/tools/hammer/SKILL.md` as this skill's SKILL.md.
+  const elsewhere = callByPath(context.scope, file, SKILL_DOCUMENT);
+  if (elsewhere && elsewhere.skill !== skill)
+    return `"${file}" is a path of ${elsewhere.owner}: ${elsewhere.call}.`;
   const meant = meantFilePath(file, [SKILL_DOCUMENT, ...skill.files.keys()]);
   if (meant !== undefined) return `No file "${file}" in skill ${name}: ${readCall(name, meant)}.`;
   // A skill cites another one beside it by its folder: `../other-skill/SKILL.md`.

@@ -316,6 +316,22 @@ describe.each(ERAS)("in the %s era", (era) => {
       });
     });
 
+    // A model holding a skill:// URI (from resources/list or skills/list) read it as a file of the wrong
+    // skill and was told only that the skill has no such file.
+    it.each([
+      [
+        "skill://alpha/two/references/guide.md",
+        'skill two: read_skill(skill="two", file="references/guide.md")',
+      ],
+      ["beta/tools/hammer/SKILL.md", 'skill hammer: read_skill(skill="hammer")'],
+      ["skill://beta/shared/guide.md", 'pack beta: read_pack_file(pack="beta", file="shared/guide.md")'],
+    ])("answers a path %j of another skill or pack with the call that reads it", async (file, next) => {
+      expect(await call(client, "read_skill", { skill: "one", file })).toEqual({
+        isError: true,
+        text: `"${file}" is a path of ${next}.`,
+      });
+    });
+
     it("answers a path to a skill beside it with the call that reads that skill", async () => {
       expect(await call(client, "read_skill", { skill: "two", file: "../one/SKILL.md" })).toEqual({
         isError: true,
