@@ -34,7 +34,9 @@ export const readPackFileTool = defineTool({
     }
     const found = resolvePackFile(pack, file);
     if (found) return formatFileContent(found.path, await context.catalog.files.read(found));
-    const owner = skillOwningPath(pack, file);
+    // A skill's folder (`tools/hammer`) stands for its SKILL.md.
+    const owner =
+      skillOwningPath(pack, file) ?? skillOwningPath(pack, `${file.replace(/\/+$/, "")}/${SKILL_DOCUMENT}`);
     if (owner) {
       const name = context.scope.refOf(owner.skill);
       throw new ToolError(

@@ -381,6 +381,16 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(text).toContain('read_skill(skill="two", file="references/guide.md")');
     });
 
+    it.each(["tools/hammer", "tools/hammer/"])(
+      "answers a skill's folder %j given as file with the call that reads the skill",
+      async (file) => {
+        expect(await call(client, "read_pack_file", { pack: "beta", file })).toEqual({
+          isError: true,
+          text: `"${file}" belongs to skill hammer: read_skill(skill="hammer", file="SKILL.md").`,
+        });
+      },
+    );
+
     it("answers a skill's name given as pack with the call that reads its file", async () => {
       expect(await call(client, "read_pack_file", { pack: "two", file: "references/guide.md" })).toEqual({
         isError: true,
