@@ -116,7 +116,9 @@ export function loadConfig(
     );
   }
 
-  if (problems.length > 0) throw new ConfigError(problems.join("; "));
+  // --help and --version read no setting: a bad one in the environment must not hide the help that fixes it.
+  const answersAlone = args.help === true || args.version === true;
+  if (problems.length > 0 && !answersAlone) throw new ConfigError(problems.join("; "));
 
   return Object.freeze({
     skillsDir,

@@ -117,6 +117,15 @@ describe("loadConfig", () => {
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/--verbose.*valid options.*PORT "70000".*TRANSPORT "sse" is not one of http, stdio/);
   });
+
+  it("answers --help and --version whatever the environment holds, as they read no setting", () => {
+    const badEnv = { PORT: "abc", LOG_LEVEL: "loud" };
+    expect(() => loadConfig(badEnv)).toThrow(/PORT "abc"/);
+    expect(loadConfig(badEnv, ["--help"]).help).toBe(true);
+    expect(loadConfig(badEnv, ["--version"]).version).toBe(true);
+    // An unknown option still fails: the parse that would find --help failed.
+    expect(() => loadConfig(badEnv, ["--help", "--verbose"])).toThrow(/--verbose/);
+  });
 });
 
 describe("HTTP protection settings", () => {
