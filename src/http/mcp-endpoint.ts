@@ -14,6 +14,7 @@ import type { CallerScope } from "./scope.js";
 import {
   classify,
   legacyRequestOf,
+  MAX_BATCH_MESSAGES,
   modernRequestOf,
   plainLegacyRequestOf,
   plainModernRequestOf,
@@ -36,9 +37,10 @@ export interface Answered {
  * |-------------------------------------------------------------------|------------------------------------------|
  * | the same as one answered before in its scope (see AnswerCache)     | the kept answer, under the request's id  |
  * | 2025: one request the SDK's stateless transport takes as it is     | the scope's 2025 server                  |
+ * | 2025: a batch of such requests, none of them the handshake         | each member by the two rows above        |
  * | 2025: the handshake (`initialize`), which negotiates               | a new server, for this request only      |
  * | 2026-07-28: one request with the headers the SDK requires          | the scope's 2026-07-28 server            |
- * | 2025: anything else (a batch, a notification, a refused header)    | a new server, through the SDK's stateless transport |
+ * | 2025: anything else (another batch, a notification, a refused header) | a new server, through the SDK's stateless transport |
  * | anything else (2026-07-28 notifications, what the SDK refuses)     | a new server, through `createMcpHandler` |
  *
  * The era and which requests the SDK's entries would hand their server unchanged are the SDK's own
@@ -69,6 +71,9 @@ export class McpEndpoints {
    * may be.
    */
   request(caller: CallerScope, raw: IncomingMessage, body: unknown): McpRequest {
+    const requests = plainLegacyBatchOf(raw, body);
+    if (requests !== undefined)
+      return { kept: undefined, answer: () => this.#answerBatch(caller, raw, body, requests) };
     const key = answerKeyOf(caller.key, raw.headers, body);
     const kept = key === undefined ? undefined : this.#answers.answer(key);
     return {
@@ -79,6 +84,41 @@ export class McpEndpoints {
         return answered;
       },
     };
+  }
+
+  /**
+   * A 2025 batch of plain requests, each member answered as it would be alone: its kept answer, else the
+   * scope's server, keeping what may be kept. Answered whole by the SDK's transport instead, a batch of a
+   * hundred lists cost a hundred answers made afresh on a new server, and a few clients sending them
+   * stalled everyone else's requests for seconds. Should the server refuse a member (a method it does not
+   * serve), the whole batch goes to the SDK's transport, which answers refusals with its own status.
+   */
+  async #answerBatch(
+    caller: CallerScope,
+    raw: IncomingMessage,
+    body: unknown,
+    requests: readonly JSONRPCRequest[],
+  ): Promise<Answered> {
+    const endpoint = this.#endpointOf(caller.scope);
+    const parts: Buffer[] = [];
+    let failed = false;
+    // One member after another, so that a member repeated in the batch is answered from the one before.
+    for (const request of requests) {
+      const key = answerKeyOf(caller.key, raw.headers, request);
+      const kept = key === undefined ? undefined : this.#answers.answer(key);
+      // Its bytes as they are now: the next member with the same key but another id reframes the kept answer.
+      let answer = kept?.body;
+      if (answer === undefined) {
+        const answered = await endpoint.exchangeLegacy(request);
+        if (answered === undefined) return endpoint.answer(raw, body);
+        if (key !== undefined) this.#answers.keep(key, answered.answer, !answered.failed);
+        answer = answered.answer.body;
+        failed ||= answered.failed;
+      }
+      parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA, answer);
+    }
+    parts.push(CLOSE_BRACKET);
+    return { answer: { status: 200, contentType: "application/json", body: Buffer.concat(parts) }, failed };
   }
 
   #endpointOf(scope: Scope): McpEndpoint {
@@ -148,6 +188,12 @@ export class McpEndpoint {
     return this.#legacyEntry(raw, body);
   }
 
+  /** A 2025 request but the handshake, answered by the scope's server; undefined when it refuses it. */
+  async exchangeLegacy(request: JSONRPCRequest): Promise<Answered | undefined> {
+    const exchanged = await this.#exchange("legacy", request);
+    return exchanged.refused ? undefined : answeredWith(exchanged.message);
+  }
+
   /** `request` answered by the scope's server of `era`, made on the first request of that era. */
   async #exchange(era: ProtocolEra, request: JSONRPCRequest) {
     if (this.#servers[era] === undefined) {
@@ -194,6 +240,25 @@ function asBatchAnswer(answered: Answered): Answered {
   return { ...answered, answer: { ...answer, body } };
 }
 const OPEN_BRACE = "{".charCodeAt(0);
+const OPEN_BRACKET = Buffer.from("[");
+const COMMA = Buffer.from(",");
+const CLOSE_BRACKET = Buffer.from("]");
+
+/**
+ * The members of a 2025 batch that holds requests only, each one the SDK's stateless transport would hand
+ * its server unchanged (see plainLegacyRequestOf; the handshake is never one), and no more of them than
+ * that transport takes; undefined for anything else.
+ */
+function plainLegacyBatchOf(raw: IncomingMessage, body: unknown): JSONRPCRequest[] | undefined {
+  if (!Array.isArray(body) || body.length === 0 || body.length > MAX_BATCH_MESSAGES) return undefined;
+  const requests: JSONRPCRequest[] = [];
+  for (const member of body) {
+    const request = plainLegacyRequestOf(raw.headers, member);
+    if (request === undefined) return undefined;
+    requests.push(request);
+  }
+  return requests;
+}
 
 function answeredWith(message: JSONRPCMessage): Answered {
   const answer = { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(message)) };

@@ -83,6 +83,12 @@ export function legacyRequestOf(headers: IncomingHttpHeaders, body: unknown): JS
   return handshake || versionSupported(headers) ? message : undefined;
 }
 
+/**
+ * Assumption: the SDK's stateless 2025 transport refuses a batch of more messages than this (with 400 and
+ * its own error), before it looks at any of them; the endpoint leaves a larger batch to it.
+ */
+export const MAX_BATCH_MESSAGES = 100;
+
 /** The members the SDK's JSON-RPC request schema allows, and no other (it is strict). */
 const REQUEST_MEMBERS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params"]);
 

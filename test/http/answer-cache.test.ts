@@ -1,6 +1,8 @@
 import { rename } from "node:fs/promises";
+import type { IncomingMessage } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mcpDepsOf } from "../../scripts/in-memory-client.js";
 import {
   type Answer,
   AnswerCache,
@@ -8,6 +10,8 @@ import {
   answerKeyOf,
   KEPT_ANSWER_BYTES,
 } from "../../src/http/answer-cache.js";
+import { McpEndpoints } from "../../src/http/mcp-endpoint.js";
+import { type ServerFactory, serverFactoryFor } from "../../src/mcp/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { wireRequest as request, wireToolCall as toolCall } from "../helpers/requests.js";
 import { ERAS, post, type RunningServer, startServer } from "../helpers/server.js";
@@ -87,6 +91,61 @@ describe.each(ERAS)("kept answers in the %s era", (era) => {
       await ownServer.close();
       await own.remove();
     }
+  });
+});
+
+describe("a 2025 batch", () => {
+  it("answers each member from the kept answer when there is one, each under its own id", async () => {
+    const deps = await mcpDepsOf(tree.skillsDir);
+    const scope = deps.catalog.everything;
+    let listed = 0;
+    // The scope's servers, counting the prompt lists they make.
+    const counting: ServerFactory = (made) => {
+      const mcp = serverFactoryFor(deps, scope)(made);
+      mcp.server.setRequestHandler("prompts/list", () => {
+        listed++;
+        return { prompts: [{ name: "only" }] };
+      });
+      return mcp;
+    };
+    const endpoints = new McpEndpoints(
+      () => counting,
+      () => {},
+    );
+    const raw = {
+      method: "POST",
+      url: "/mcp",
+      headers: {
+        host: "127.0.0.1",
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+      },
+    } as IncomingMessage;
+    const batchOf = (ids: (number | string)[]) => ids.map((id) => request("legacy", id, "prompts/list").body);
+    const answerOf = async (body: unknown) => {
+      const asked = endpoints.request({ scope, key: "" }, raw, body);
+      return JSON.parse((asked.kept ?? (await asked.answer()).answer).body.toString()) as unknown;
+    };
+    const expected = (ids: (number | string)[]) =>
+      ids.map((id) => ({ jsonrpc: "2.0", id, result: { prompts: [{ name: "only" }] } }));
+    // A hundred members of one list are made once, and never again by the batches after it.
+    const ids = Array.from({ length: 100 }, (_, index) => (index % 2 === 0 ? index : `id-${index}`));
+    expect(await answerOf(batchOf(ids))).toEqual(expected(ids));
+    expect(await answerOf(batchOf([7, 7, "x"]))).toEqual(expected([7, 7, "x"]));
+    expect(await answerOf(request("legacy", 3, "prompts/list").body)).toEqual(expected([3])[0]);
+    expect(listed).toBe(1);
+  });
+
+  it("is answered by the SDK's transport, with its status, when the server refuses a member", async () => {
+    const answer = await post(`${server.url}/mcp`, [
+      request("legacy", 1, "tools/list").body,
+      request("legacy", 2, "no/such/method").body,
+    ]);
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual([
+      { jsonrpc: "2.0", id: 1, result: expect.objectContaining({ tools: expect.any(Array) }) },
+      { jsonrpc: "2.0", id: 2, error: expect.objectContaining({ code: -32601 }) },
+    ]);
   });
 });
 

@@ -8,12 +8,14 @@ import {
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mcpDepsOf } from "../../scripts/in-memory-client.js";
-import { McpEndpoint } from "../../src/http/mcp-endpoint.js";
+import type { Scope } from "../../src/catalog/index.js";
+import { McpEndpoint, McpEndpoints } from "../../src/http/mcp-endpoint.js";
 import {
   answerEnding,
   CHECKED_HEADERS,
   classify,
   legacyRequestOf,
+  MAX_BATCH_MESSAGES,
   modernRequestOf,
   plainLegacyRequestOf,
   plainModernRequestOf,
@@ -103,11 +105,13 @@ async function endpointAnswer(endpoint: McpEndpoint, headers: IncomingHttpHeader
 
 let tree: StandardCatalog;
 let newServer: ServerFactory;
+let everything: Scope;
 
 beforeAll(async () => {
   tree = await makeStandardCatalog();
   const deps = await mcpDepsOf(tree.skillsDir);
   newServer = serverFactoryFor(deps, deps.catalog.everything);
+  everything = deps.catalog.everything;
 });
 afterAll(() => tree.remove());
 
@@ -262,6 +266,53 @@ describe("the endpoint answers as the SDK's own entries do", () => {
         cases.map(([, { headers, body }]) => endpointAnswer(endpoint, headers, body)),
       );
       expect(answers).toEqual(expected);
+    }
+  });
+});
+
+// Assumption: a 2025 batch of plain requests, which the endpoints answer member by member from their kept
+// answers and the scope's server, is answered as the SDK's transport answers it, and one of more than
+// MAX_BATCH_MESSAGES messages is refused as it refuses it.
+describe("the endpoints answer a 2025 batch as the SDK's transport does", () => {
+  const batches = (): [string, unknown[]][] => {
+    const toolCall = (id: number, name: string, args: Record<string, unknown>) =>
+      asSent("legacy", "tools/call", { name, arguments: args }, id).body;
+    const mixed = [
+      toolCall(1, "list_skills", { query: "drive nails" }),
+      toolCall(2, "read_skill", { skill: "alpha/two" }),
+      toolCall(3, "read_skill", { skill: "alpha/nope" }),
+      toolCall(4, "delete_everything", {}),
+      asSent("legacy", "prompts/list", undefined, "five").body,
+      asSent("legacy", "resources/read", { uri: "skill://alpha/two/references/guide.md" }, 6).body,
+      asSent("legacy", "tools/list", undefined, 7).body,
+    ];
+    const lists = (size: number) =>
+      Array.from({ length: size }, (_, id) => asSent("legacy", "prompts/list", undefined, id).body);
+    return [
+      ["of every kind of answer", mixed],
+      // (Under one id twice, the SDK answers once, and not as a batch; the endpoints answer each.)
+      ["of the same request twice", [mixed[1], { ...mixed[1], id: 8 }]],
+      [`of ${MAX_BATCH_MESSAGES} messages`, lists(MAX_BATCH_MESSAGES)],
+      [`of ${MAX_BATCH_MESSAGES + 1} messages`, lists(MAX_BATCH_MESSAGES + 1)],
+      ["with an unknown method", [mixed[0], asSent("legacy", "nothing/here", undefined, 9).body]],
+    ];
+  };
+
+  it.each(batches())("a batch %s, twice", async (_, body) => {
+    const endpoints = new McpEndpoints(
+      () => newServer,
+      () => {},
+    );
+    const scope = { scope: everything, key: "" };
+    const expected = await sdkAnswer(newServer, LEGACY_HEADERS, body);
+    for (let round = 0; round < 2; round++) {
+      const asked = endpoints.request(scope, rawRequest(LEGACY_HEADERS), body);
+      const { answer } = await asked.answer();
+      expect({
+        status: answer.status,
+        contentType: answer.contentType,
+        text: answer.body.toString(),
+      }).toEqual(expected);
     }
   });
 });
