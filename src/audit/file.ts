@@ -143,9 +143,9 @@ function describeLine({ details, others }: ListedLine): string {
 }
 
 /**
- * The file's text, exactly when the server serves it as text: no NUL in its first 8 KiB and valid UTF-8.
- * A file over the cap (MAX_FILE_BYTES) whose tail is not UTF-8 is still served its first bytes as text, so
- * that part is what is audited then. A leading byte order mark is kept, so that rules can tell it apart.
+ * The file's text, exactly when the server serves it as text: not binary by its first 8 KiB (see
+ * isBinaryStart) and valid UTF-8. A file over the cap (MAX_FILE_BYTES) whose tail is not UTF-8 is still
+ * served its first bytes as text, so that part is what is audited then. A leading byte order mark is kept, so that rules can tell it apart.
  */
 function servedText(bytes: Uint8Array, path: string): string | undefined {
   if (isBinaryStart(bytes)) return undefined;

@@ -12,12 +12,25 @@ export const MAX_FILE_BYTES = 256 * 1024;
 const SNIFF_BYTES = 8192;
 
 /**
- * Whether a file starting with `bytes` is binary however the rest decodes: a NUL in its first 8 KiB. The
- * audit tells text from binary with this too, so that it audits as text exactly what is served as text.
+ * Whether a file starting with `bytes` is binary however the rest decodes: a NUL in its first 8 KiB, or
+ * more than a third of them control characters that text has no use for (all of C0 but tab, line feed,
+ * form feed and carriage return; DEL). Such a file decodes as UTF-8, but is no text anyone reads, and JSON
+ * spells each of those characters in six bytes (`\u0001`). A text with terminal escapes (`ESC [ m`, at
+ * least three bytes each) stays text, for the audit to flag. The tools, `resources/read` and the audit
+ * all tell text from binary with this, so that the audit reads as text exactly what is served as text.
  */
 export function isBinaryStart(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, SNIFF_BYTES).includes(0);
+  const length = Math.min(bytes.length, SNIFF_BYTES);
+  let controls = 0;
+  for (let index = 0; index < length; index++) {
+    const byte = bytes[index] ?? 0;
+    if (byte === 0) return true;
+    if (byte < 0x20 ? ((TEXT_CONTROLS >> byte) & 1) === 0 : byte === 0x7f) controls++;
+  }
+  return controls * 3 > length;
 }
+/** Tab, line feed, form feed and carriage return, as bits of a mask indexed by the byte. */
+const TEXT_CONTROLS = (1 << 0x09) | (1 << 0x0a) | (1 << 0x0c) | (1 << 0x0d);
 
 export type FileContent =
   | { readonly kind: "text"; readonly text: string; readonly size: number; readonly truncated: boolean }

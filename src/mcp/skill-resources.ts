@@ -257,8 +257,8 @@ export class SkillResources {
     const mimeType = mimeTypeOf(target.file.path);
     if (target.file.size > MAX_READ_BYTES) return overTheCap(uri, await reader.read(target.file), mimeType);
     const bytes = await reader.readBytes(target.file);
-    // Binary as the tools and the audit tell it (a NUL up front), even when it decodes: the audit never
-    // read it as text, and each NUL would take six bytes of JSON.
+    // Binary as the tools and the audit tell it (a NUL, or mostly control characters, up front), even when
+    // it decodes: the audit never read it as text, and each such character would take six bytes of JSON.
     const text = isBinaryStart(bytes) ? undefined : decodeLossless(bytes);
     return text === undefined ? { bytes, mimeType } : { text, mimeType };
   }

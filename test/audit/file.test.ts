@@ -333,6 +333,13 @@ describe("the whole-file rules", () => {
     expect(audit("p/s/notes.txt", latin1).map((f) => f.rule)).toEqual(["binary-file"]);
   });
 
+  it("takes a file mostly of control characters for binary, as the server serves it", () => {
+    const controls = Buffer.from("\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x1f ab\n");
+    expect(audit("p/s/data.dat", controls).map((f) => f.rule)).toEqual(["binary-file"]);
+    // Fewer, they are control characters of a text file.
+    expect(rules("p/s/notes.txt", "text with \x01 in it\n")).toEqual(["1 control-character"]);
+  });
+
   it("audits the first 256 KiB the server serves of a large file whose tail is not UTF-8", () => {
     const bytes = Buffer.concat([
       encode(`a${tags("hidden")}\n${"x".repeat(300_000)}\n`),

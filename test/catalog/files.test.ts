@@ -82,6 +82,18 @@ describe("describeBytes", () => {
     });
   });
 
+  it("calls UTF-8 binary when more than a third of its start is control characters, as JSON would spell them", () => {
+    const controls = Buffer.from("\x01\x02\x03\x1b\x1f\x7f ab");
+    expect(describeBytes(controls, controls.length, "x.dat")).toMatchObject({ kind: "binary" });
+    // A third at most, or line endings, tabs and page breaks: text, whose escapes the audit flags.
+    for (const text of ["\x1b[m".repeat(100), "\x1b[31mred\x1b[0m\n", "a\tb\r\n\f\n\n"]) {
+      expect(describeBytes(Buffer.from(text), text.length, "x.txt")).toMatchObject({ kind: "text", text });
+    }
+    // Only the first 8 KiB are looked at.
+    const late = Buffer.concat([Buffer.alloc(8192, "a"), Buffer.alloc(100_000, 1)]);
+    expect(describeBytes(late, late.length, "x.txt")).toMatchObject({ kind: "text" });
+  });
+
   it("cuts a truncated text at its last whole line", () => {
     const bytes = Buffer.from("one\ntwo\nthr");
     expect(describeBytes(bytes, MAX_FILE_BYTES * 2, "a.txt")).toMatchObject({

@@ -27,6 +27,13 @@ const HUGE_TEXT = Array.from(
   (_, i) => `line ${i} of a huge pack file, forty bytes\n`,
 ).join("");
 
+/** Control characters but NUL, tab, line feed, form feed and carriage return, with a little text. */
+const CONTROLS = Buffer.from([
+  ...Buffer.from("id:"),
+  ...Array.from({ length: 0x20 }, (_, byte) => byte).filter((byte) => ![0, 9, 10, 12, 13].includes(byte)),
+  0x7f,
+]);
+
 let tree: TempTree;
 let server: RunningServer;
 beforeAll(async () => {
@@ -39,6 +46,8 @@ beforeAll(async () => {
     "big/grown.md": "# Grows after load\n",
     // Valid UTF-8, binary by the NUL up front.
     "big/padded.bin": Buffer.from("\0\0\0\0 a header, then text\n"),
+    // Valid UTF-8 without a NUL, but mostly control characters.
+    "big/controls.dat": CONTROLS,
     "other/hidden/SKILL.md": skillMd("hidden", "A skill outside the scope of a caller of pack big."),
   });
   // Sparse: MiBs of NUL bytes, binary by any measure, that cost no disk.
@@ -98,6 +107,22 @@ describe.each(ERAS)("files too large to carry (%s)", (era) => {
         blob: Buffer.from("\0\0\0\0 a header, then text\n").toString("base64"),
       },
     ]);
+  });
+
+  // Regression: a file of control characters but NUL was sent as text by resources/read and
+  // read_pack_file alike, each character six bytes of JSON (\u0001).
+  it("a file mostly of control characters is a blob, and a binary file to read_pack_file", async () => {
+    expect(await read(client, "skill://big/controls.dat")).toEqual([
+      {
+        uri: "skill://big/controls.dat",
+        mimeType: "application/octet-stream",
+        blob: CONTROLS.toString("base64"),
+      },
+    ]);
+    expect(await call(client, "read_pack_file", { pack: "big", file: "controls.dat" })).toEqual({
+      text: `controls.dat is a binary file of ${CONTROLS.length} B; binary files are not shown as text.`,
+      isError: false,
+    });
   });
 
   it("a binary file over 8 MiB: a note instead of its bytes", async () => {
