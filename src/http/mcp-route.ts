@@ -1,7 +1,7 @@
 import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
 import { ProtocolError } from "@modelcontextprotocol/server";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ByteBudget } from "../budget/index.js";
 import { formatSize, type Scope, SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
@@ -63,9 +63,10 @@ const selectorsSchema = { type: "array", items: selectorSchema, maxItems: 32 } a
 /**
  * `POST /mcp`: MCP's Streamable HTTP, stateless, answering JSON, in both protocol eras, so that any
  * replica can answer any request. In order, a request passes the host check, load shedding, the rate limit
- * and the API key (before its body is read), then its scope is resolved from its header and query, and a
- * server of the SDK bound to that scope answers it, unless the same request was answered before. GET and
- * DELETE (event streams and sessions) are not offered.
+ * and the API key (before its body is read), then a batch is charged its other messages against the rate
+ * limit, its scope is resolved from its header and query, and a server of the SDK bound to that scope
+ * answers it, unless the same request was answered before. GET and DELETE (event streams and sessions)
+ * are not offered.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const { settings, metrics, mcp } = options;
@@ -111,6 +112,9 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       },
     });
   }
+  // The plugin counts one per request, before the body is read; a batch is charged its other messages
+  // once read, or batches of a hundred would cost a client a hundredth of what their messages cost.
+  const chargeBatch = settings.rateLimitPerMinute > 0 ? batchCharger(app) : undefined;
   if (settings.apiKeys.length > 0) await registerApiKeys(app, settings.apiKeys);
 
   app.post<McpRequest>(
@@ -131,6 +135,20 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
     async (request, reply) => {
       const { body } = request;
+      if (chargeBatch !== undefined && Array.isArray(body) && body.length > 1) {
+        const retryAfter = await chargeBatch(request, body.length - 1);
+        if (retryAfter !== undefined) {
+          return reply
+            .code(429)
+            .header("retry-after", retryAfter)
+            .send(
+              jsonRpcError(
+                JSON_RPC.invalidRequest,
+                `Rate limit exceeded, retry in ${retryAfter} seconds: each of the ${body.length} messages of this batch counts against the limit of ${settings.rateLimitPerMinute} a minute.`,
+              ),
+            );
+        }
+      }
       // A shape of ?pack= the client meant as a ceiling (?pack[]=a) must not go unread and show everything.
       const unknown = Object.keys(request.query).find((name) => name !== "pack");
       if (unknown !== undefined) {
@@ -235,6 +253,23 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
     handler: (_request, reply) => notAllowed(reply),
   });
+}
+
+/**
+ * Counts `messages` more requests of the client against the rate limit, in the plugin's own counts; the
+ * seconds until the client may send again once over it, else undefined.
+ */
+function batchCharger(
+  app: FastifyInstance,
+): (request: FastifyRequest, messages: number) => Promise<number | undefined> {
+  const count = app.createRateLimit();
+  return async (request, messages) => {
+    for (let counted = 0; counted < messages; counted++) {
+      const limit = await count(request);
+      if (!limit.isAllowed && limit.isExceeded) return limit.ttlInSeconds;
+    }
+    return undefined;
+  };
 }
 
 function send(reply: FastifyReply, answer: Answer): FastifyReply {

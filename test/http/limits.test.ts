@@ -33,6 +33,47 @@ describe("rate limit", () => {
   });
 });
 
+// Regression: a batch counted as one request, so batches of a hundred lists cost a client a hundredth of
+// what its messages cost, and stalled other clients while the limit never came near.
+describe("rate limit of batches", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer(tree.skillsDir, [], httpSettings({ RATE_LIMIT_PER_MINUTE: "5" }));
+  });
+  afterAll(() => server.close());
+
+  const batchOf = (size: number) => Array.from({ length: size }, (_, i) => ({ ...ping, id: i + 1 }));
+
+  it("counts each message of a batch against the limit", async () => {
+    const first = await post(`${server.url}/mcp`, batchOf(3));
+    expect(first.status).toBe(200);
+    expect(first.json).toHaveLength(3);
+    // 3 counted, 3 more would make 6 of 5.
+    const limited = await post(`${server.url}/mcp`, batchOf(3));
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(limited.json).toMatchObject({
+      jsonrpc: "2.0",
+      error: {
+        code: -32600,
+        message: expect.stringMatching(
+          /^Rate limit exceeded, retry in \d+ seconds: each of the 3 messages of this batch counts against the limit of 5 a minute\.$/,
+        ),
+      },
+    });
+    expect((await post(`${server.url}/mcp`, ping)).status).toBe(429);
+  });
+
+  it("refuses a batch larger than the limit from a client that sent nothing yet", async () => {
+    const other = await startServer(tree.skillsDir, [], httpSettings({ RATE_LIMIT_PER_MINUTE: "5" }));
+    try {
+      expect((await post(`${other.url}/mcp`, batchOf(6))).status).toBe(429);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe("load shedding", () => {
   let server: RunningServer;
   beforeAll(async () => {
