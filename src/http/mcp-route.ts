@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
 import { ProtocolError } from "@modelcontextprotocol/server";
@@ -135,6 +136,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
     async (request, reply) => {
       const { body } = request;
+      // Pipelined after a request whose connection was lost for answers it did not take: nothing to do.
+      if (request.raw.socket.destroyed) return reply.code(503).send();
       if (chargeBatch !== undefined && Array.isArray(body) && body.length > 1) {
         const retryAfter = await chargeBatch(request, body.length - 1);
         if (retryAfter !== undefined) {
@@ -272,7 +275,29 @@ function batchCharger(
   };
 }
 
+/**
+ * Bytes of answers a connection may have waiting for its client to take them, beyond the one being sent.
+ * Node answers requests sent one after another on a connection (pipelined) without waiting for the client
+ * to read: a kept `prompts/list` of some 27 KB asked in 50 bytes, sent a thousand times on each of 64
+ * connections that never read, took a server past 2 GB.
+ */
+const QUEUED_ANSWER_BYTES = 8 * 1024 * 1024;
+/** The bytes of answers each connection has been given and not yet taken. */
+const queuedAnswerBytes = new WeakMap<Socket, number>();
+
 function send(reply: FastifyReply, answer: Answer): FastifyReply {
+  // The request's: an answer queued behind another on its connection has no socket of its own yet.
+  const { socket } = reply.request.raw;
+  const queued = queuedAnswerBytes.get(socket) ?? 0;
+  if (queued > 0 && queued + answer.body.length > QUEUED_ANSWER_BYTES) {
+    // A client that does not take its answers loses its connection, with what it asked.
+    socket.destroy();
+    return reply.code(503).send();
+  }
+  queuedAnswerBytes.set(socket, queued + answer.body.length);
+  reply.raw.once("close", () =>
+    queuedAnswerBytes.set(socket, (queuedAnswerBytes.get(socket) ?? 0) - answer.body.length),
+  );
   reply.code(answer.status);
   // Notifications only: accepted, and nothing to answer.
   if (answer.body.length === 0) return reply.send();

@@ -2,6 +2,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { httpSettings, post, type RunningServer, startServer } from "../helpers/server.js";
+import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
 const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
 
@@ -71,6 +72,57 @@ describe("rate limit of batches", () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+// Regression: Node answers requests pipelined on a connection whether or not the client reads, so a
+// client that sent a thousand small requests for a large kept answer on each of 64 connections and read
+// nothing took a server past 2 GB.
+describe("a client that does not take its answers", () => {
+  let tree: TempTree;
+  let server: RunningServer;
+  beforeAll(async () => {
+    // A page of prompts/list of some 100 KB: a hundred skills with long descriptions.
+    const skills = Array.from({ length: 100 }, (_, i) => [
+      `big/skill-${i}/SKILL.md`,
+      skillMd(`skill-${i}`, `Does thing ${i}. ${"Says at length what it does. ".repeat(33)}`),
+    ]);
+    tree = await makeTree(Object.fromEntries(skills));
+    server = await startServer(tree.dir);
+  });
+  afterAll(async () => {
+    await server.close();
+    await tree.remove();
+  });
+
+  it("loses its connection once its answers waiting to be taken pass 8 MiB, and others are served", async () => {
+    const { port } = new URL(server.url);
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "prompts/list" });
+    const request = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const socket = net.connect(Number(port), "127.0.0.1");
+    socket.on("error", () => {});
+    socket.pause();
+    // 500 answers of some 100 KB, 50 MB in all: far more than the buffers of the sockets between hold.
+    socket.write(request.repeat(500));
+    // Time for the server to answer what it read; then the client takes what it was sent.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    let answers = 0;
+    let tail = "";
+    const closed = await new Promise<boolean>((resolve) => {
+      socket.on("data", (chunk: Buffer) => {
+        const text = tail + chunk.toString("latin1");
+        answers += text.split("HTTP/1.1 200 OK").length - 1;
+        tail = text.slice(-20);
+      });
+      socket.on("close", () => resolve(true));
+      setTimeout(() => resolve(false), 8000);
+      socket.resume();
+    });
+    socket.destroy();
+    expect(closed).toBe(true);
+    expect(answers).toBeGreaterThan(0);
+    expect(answers).toBeLessThan(500);
+    expect((await post(`${server.url}/mcp`, ping)).status).toBe(200);
   });
 });
 
