@@ -116,6 +116,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   // The plugin counts one per request, before the body is read; a batch is charged its other messages
   // once read, or batches of a hundred would cost a client a hundredth of what their messages cost.
   const chargeBatch = settings.rateLimitPerMinute > 0 ? batchCharger(app) : undefined;
+  const queuedAnswerBytes: QueuedAnswerBytes = new WeakMap();
   if (settings.apiKeys.length > 0) await registerApiKeys(app, settings.apiKeys);
 
   app.post<McpRequest>(
@@ -211,7 +212,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       }
       // The era is told by the headers and the body, which the key holds: a kept answer needs no telling.
       const asked = endpoints.request(caller, request.raw, body);
-      if (asked.kept !== undefined) return send(reply, asked.kept);
+      if (asked.kept !== undefined) return send(reply, asked.kept, queuedAnswerBytes);
       const weight = fileBytesOfBody(mcp, caller.scope, body);
       if (weight > fileBytes.limit) {
         return reply
@@ -234,7 +235,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       // A client that stops taking an answer that holds a file loses its connection, and its share.
       if (weight > 0) reply.raw.setTimeout(settings.requestTimeoutMs);
       call.failed = failed;
-      return send(reply, answer);
+      return send(reply, answer, queuedAnswerBytes);
     },
   );
 
@@ -283,9 +284,9 @@ function batchCharger(
  */
 const QUEUED_ANSWER_BYTES = 8 * 1024 * 1024;
 /** The bytes of answers each connection has been given and not yet taken. */
-const queuedAnswerBytes = new WeakMap<Socket, number>();
+type QueuedAnswerBytes = WeakMap<Socket, number>;
 
-function send(reply: FastifyReply, answer: Answer): FastifyReply {
+function send(reply: FastifyReply, answer: Answer, queuedAnswerBytes: QueuedAnswerBytes): FastifyReply {
   // The request's: an answer queued behind another on its connection has no socket of its own yet.
   const { socket } = reply.request.raw;
   const queued = queuedAnswerBytes.get(socket) ?? 0;
