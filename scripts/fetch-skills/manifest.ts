@@ -91,17 +91,17 @@ export function parseManifest(text: string, label: string): Manifest {
       problems.push(`${at(lineOf(key))}: ${who}: ${problem}`);
     };
     const source = validateSource(table, report);
-    if (source === undefined) return;
-    if (lineOfName.has(source.name)) {
-      const earlier = lineOfName.get(source.name);
+    // Checked whatever else is wrong with either source: every problem is reported at once.
+    if (name !== undefined && lineOfName.has(name)) {
+      const earlier = lineOfName.get(name);
       report(
         "name",
-        `name "${source.name}" is already used by ${earlier ? `the source on line ${earlier}` : "another source"}`,
+        `name "${name}" is already used by ${earlier ? `the source on line ${earlier}` : "another source"}`,
       );
       return;
     }
-    lineOfName.set(source.name, where?.line);
-    sources.push(source);
+    if (name !== undefined) lineOfName.set(name, where?.line);
+    if (source !== undefined) sources.push(source);
   });
   if (problems.length > 0) throw new ManifestError(problems);
   return { label, text, sources, layout: located };

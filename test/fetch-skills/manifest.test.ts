@@ -45,6 +45,14 @@ const cases: Case[] = [
     errors: ['skills.toml:9: source "good": name "good" is already used by the source on line 1'],
   },
   {
+    title: "a duplicate name in a source with another problem, both reported at once",
+    toml: `[[source]]\nname = "good"\nrepo = "x"\nref = "main"\n`,
+    errors: [
+      'skills.toml:10: source "good": ref "main" is not a full commit id',
+      'skills.toml:8: source "good": name "good" is already used by the source on line 1',
+    ],
+  },
+  {
     title: "a name that is not a pack name",
     toml: `[[source]]\nname = "Bad_Name"\nrepo = "x"\nref = "${SHA}"\n`,
     errors: [
