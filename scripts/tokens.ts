@@ -40,7 +40,14 @@ async function main(argv: readonly string[]): Promise<void> {
     },
     allowPositionals: true,
   });
-  const dir = positionals[0] ?? EXAMPLES_DIR;
+  const [folder, ...extra] = positionals;
+  // A query set listed after one --queries would otherwise be dropped from the report without a word.
+  if (extra.length > 0) {
+    throw new Error(
+      `"${extra.join('", "')}": one catalog folder only; give each query set its own --queries`,
+    );
+  }
+  const dir = folder ?? EXAMPLES_DIR;
   const preview = values["catalog-preview"];
   if (preview !== "on" && preview !== "off")
     throw new Error(`--catalog-preview "${preview}" is not on or off`);

@@ -1,0 +1,46 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/process.js";
+
+const run = promisify(execFile);
+const TSX = ["--import", "tsx", "scripts/tokens.ts"];
+let dir: string;
+let first: string;
+let second: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "tokens-"));
+  first = join(dir, "first.json");
+  second = join(dir, "second.json");
+  await writeFile(first, JSON.stringify([{ query: "clean a csv file", expected: ["clean-csv"] }]));
+  await writeFile(second, JSON.stringify([{ query: "pick a color palette", expected: ["color-palettes"] }]));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+function tokens(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return run(process.execPath, [...TSX, ...args], { cwd: ROOT, timeout: 60_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+}
+
+describe("npm run tokens", () => {
+  it("reports the coverage of each query set given with its own --queries", async () => {
+    const { code, stdout } = await tokens(["examples/skills", "--queries", first, "--queries", second]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`coverage ${first}`);
+    expect(stdout).toContain(`coverage ${second}`);
+  });
+
+  it("refuses a second query set listed after one --queries, instead of leaving it out of the report", async () => {
+    const { code, stdout, stderr } = await tokens(["examples/skills", "--queries", first, second]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`"${second}"`);
+    expect(stderr).toContain("--queries");
+    expect(stdout).toBe("");
+  });
+});
