@@ -13,6 +13,7 @@ import { type Catalog, CatalogError, type CatalogIssue, type Skill, visible } fr
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
 import { plural } from "../src/mcp/format.js";
+import { SkillResources } from "../src/mcp/index.js";
 import { prepareAudit, refusal } from "../src/startup/index.js";
 import {
   countBySeverity,
@@ -52,7 +53,17 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
       `(${packs}); ${skipped.length} left out, ${plural(issues.length - skipped.length, "warning")}.`,
   ];
   if (issues.length > 0) lines.push("", ...issues.map(formatIssue));
+  // What the inspection leaves out, and what the server's resources then cannot carry (a file larger than
+  // a read carries, URIs another skill holds): /health counts both.
   const leftOut = inspection.leftOut();
+  SkillResources.build(
+    catalog.everything,
+    (skill) => inspection.of(skill).entry,
+    ({ skill, reason }) => {
+      if (skill !== undefined)
+        leftOut.push({ skill, reason: reason.replace(/^left out of the Skills extension: /, "") });
+    },
+  );
   const carried = catalog.everything.skills.length - leftOut.length;
   lines.push("", `The Skills extension carries ${carried}; ${leftOut.length} only the tools serve.`);
   if (leftOut.length > 0) {

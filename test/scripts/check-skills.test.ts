@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { MAX_READ_BYTES } from "../../src/mcp/index.js";
 import { PNG_BYTES } from "../helpers/fixtures.js";
 import { ROOT, runScript } from "../helpers/process.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
@@ -70,6 +71,24 @@ describe("npm run check-skills", () => {
       );
       expect(stdout).not.toContain("<!--");
       expect(stdout).not.toMatch(/^\*\*Approve/m);
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("counts and lists a skill the extension leaves out for a file larger than a read carries", async () => {
+    const tree = await makeTree({
+      "p/huge/SKILL.md": skillMd("huge"),
+      "p/huge/data.txt": "a".repeat(MAX_READ_BYTES + 1),
+      "p/ok/SKILL.md": skillMd("ok"),
+    });
+    try {
+      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      // As the server's /health says: skillsExtension {"skills":1,"leftOut":1}.
+      expect(stdout).toContain("The Skills extension carries 1; 1 only the tools serve.");
+      expect(stdout).toContain(
+        "- tools only: `p/huge`: `skill://p/huge/data.txt` is 8.0 MiB, over the 8.0 MiB a resource read carries",
+      );
     } finally {
       await tree.remove();
     }
