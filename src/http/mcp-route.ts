@@ -277,7 +277,7 @@ function batchCharger(
 }
 
 /**
- * Bytes of answers a connection may have waiting for its client to take them, beyond the one being sent.
+ * Bytes of answers a connection may have waiting behind the one being sent, for its client to take them.
  * Node answers requests sent one after another on a connection (pipelined) without waiting for the client
  * to read: a kept `prompts/list` of some 27 KB asked in 50 bytes, sent a thousand times on each of 64
  * connections that never read, took a server past 2 GB.
@@ -287,18 +287,21 @@ const QUEUED_ANSWER_BYTES = 8 * 1024 * 1024;
 type QueuedAnswerBytes = WeakMap<Socket, number>;
 
 function send(reply: FastifyReply, answer: Answer, queuedAnswerBytes: QueuedAnswerBytes): FastifyReply {
-  // The request's: an answer queued behind another on its connection has no socket of its own yet.
-  const { socket } = reply.request.raw;
-  const queued = queuedAnswerBytes.get(socket) ?? 0;
-  if (queued > 0 && queued + answer.body.length > QUEUED_ANSWER_BYTES) {
-    // A client that does not take its answers loses its connection, with what it asked.
-    socket.destroy();
-    return reply.code(503).send();
+  // Only an answer queued behind another on its connection is counted: Node gives it the socket once those
+  // before it are sent, so a client that waits for each answer, the common case, pays nothing here.
+  if (reply.raw.socket === null) {
+    const { socket } = reply.request.raw;
+    const queued = queuedAnswerBytes.get(socket) ?? 0;
+    if (queued > 0 && queued + answer.body.length > QUEUED_ANSWER_BYTES) {
+      // A client that does not take its answers loses its connection, with what it asked.
+      socket.destroy();
+      return reply.code(503).send();
+    }
+    queuedAnswerBytes.set(socket, queued + answer.body.length);
+    reply.raw.once("close", () =>
+      queuedAnswerBytes.set(socket, (queuedAnswerBytes.get(socket) ?? 0) - answer.body.length),
+    );
   }
-  queuedAnswerBytes.set(socket, queued + answer.body.length);
-  reply.raw.once("close", () =>
-    queuedAnswerBytes.set(socket, (queuedAnswerBytes.get(socket) ?? 0) - answer.body.length),
-  );
   reply.code(answer.status);
   // Notifications only: accepted, and nothing to answer.
   if (answer.body.length === 0) return reply.send();
