@@ -31,6 +31,19 @@ export function isBinaryStart(bytes: Uint8Array): boolean {
 }
 /** Tab, line feed, form feed and carriage return, as bits of a mask indexed by the byte. */
 const TEXT_CONTROLS = (1 << 0x09) | (1 << 0x0a) | (1 << 0x0c) | (1 << 0x0d);
+/** The control characters JSON escapes in two bytes (`\b`, `\t`, `\n`, `\f`, `\r`); the others take six. */
+const SHORT_ESCAPES = TEXT_CONTROLS | (1 << 0x08);
+
+/**
+ * Whether `bytes` would weigh more sent as JSON text than as base64: each control character JSON spells in
+ * six bytes (`\u0001`) adds five, where base64 adds a third of the whole. The whole file is counted, so
+ * that a text start cannot carry megabytes of such characters behind it (isBinaryStart looks at 8 KiB).
+ */
+export function weighsMoreAsText(bytes: Uint8Array): boolean {
+  let controls = 0;
+  for (const byte of bytes) if (byte < 0x20 && ((SHORT_ESCAPES >> byte) & 1) === 0) controls++;
+  return controls * 15 > bytes.length;
+}
 
 export type FileContent =
   | { readonly kind: "text"; readonly text: string; readonly size: number; readonly truncated: boolean }

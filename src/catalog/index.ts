@@ -20,6 +20,7 @@ export {
   resolvePackFile,
   resolveSkillFile,
   skillOwningPath,
+  weighsMoreAsText,
 } from "./files.js";
 export { describeFsError } from "./folders.js";
 export {

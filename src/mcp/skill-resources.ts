@@ -20,6 +20,7 @@ import {
   MAX_FILE_BYTES,
   type Scope,
   type Skill,
+  weighsMoreAsText,
 } from "../catalog/index.js";
 import { type SkillEntry, skillPath } from "../inspection/index.js";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.js";
@@ -259,7 +260,9 @@ export class SkillResources {
     const bytes = await reader.readBytes(target.file);
     // Binary as the tools and the audit tell it (a NUL, or mostly control characters, up front), even when
     // it decodes: the audit never read it as text, and each such character would take six bytes of JSON.
-    const text = isBinaryStart(bytes) ? undefined : decodeLossless(bytes);
+    // So is a text start with enough of them behind it (up to 8 MiB here) to weigh more than base64: sent
+    // as text it was up to six times the file, while the audit still reads it as the text it is.
+    const text = isBinaryStart(bytes) || weighsMoreAsText(bytes) ? undefined : decodeLossless(bytes);
     return text === undefined ? { bytes, mimeType } : { text, mimeType };
   }
 

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { meantFilePath, normalizeFilePath } from "../../src/catalog/files.js";
+import { meantFilePath, normalizeFilePath, weighsMoreAsText } from "../../src/catalog/files.js";
 import {
   type CatalogFile,
   describeBytes,
@@ -217,5 +217,19 @@ describe("skillOwningPath", () => {
     } finally {
       await tree.remove();
     }
+  });
+});
+
+describe("weighsMoreAsText", () => {
+  const text = Buffer.from("words of a line\n".repeat(100));
+  it("counts control characters JSON spells in six bytes, over the whole file", () => {
+    expect(weighsMoreAsText(text)).toBe(false);
+    expect(weighsMoreAsText(Buffer.concat([text, Buffer.alloc(text.length, 0x1b)]))).toBe(true);
+    // One in twenty: five bytes more each, under the third base64 adds.
+    expect(weighsMoreAsText(Buffer.from("\x01".padEnd(20, "a").repeat(100)))).toBe(false);
+  });
+
+  it("leaves out those JSON spells in two bytes: tab, backspace, line and form feed, carriage return", () => {
+    expect(weighsMoreAsText(Buffer.from("\t\b\n\f\r".repeat(1000)))).toBe(false);
   });
 });

@@ -34,6 +34,13 @@ const CONTROLS = Buffer.from([
   0x7f,
 ]);
 
+/** 8 KiB of text up front, then 64 KiB of control characters: text to a look at its start. */
+const CONTROLS_BEHIND = Buffer.concat([
+  Buffer.from("plain line of text\n".repeat(432)),
+  Buffer.alloc(64 * 1024, 1),
+]);
+const COLORS = "\x1b[31mred\x1b[0m and plain words after it, line after line\n".repeat(200);
+
 let tree: TempTree;
 let server: RunningServer;
 beforeAll(async () => {
@@ -48,6 +55,9 @@ beforeAll(async () => {
     "big/padded.bin": Buffer.from("\0\0\0\0 a header, then text\n"),
     // Valid UTF-8 without a NUL, but mostly control characters.
     "big/controls.dat": CONTROLS,
+    "big/controls-behind.txt": CONTROLS_BEHIND,
+    // Text with a few terminal escapes: still text.
+    "big/colors.txt": COLORS,
     "other/hidden/SKILL.md": skillMd("hidden", "A skill outside the scope of a caller of pack big."),
   });
   // Sparse: MiBs of NUL bytes, binary by any measure, that cost no disk.
@@ -123,6 +133,20 @@ describe.each(ERAS)("files too large to carry (%s)", (era) => {
       text: `controls.dat is a binary file of ${CONTROLS.length} B; binary files are not shown as text.`,
       isError: false,
     });
+  });
+
+  // Regression: text up front hid 64 KiB of control characters behind it, sent as 384 KiB of JSON text.
+  it("a file whose control characters would weigh more as JSON text than as base64 is a blob", async () => {
+    expect(await read(client, "skill://big/controls-behind.txt")).toEqual([
+      {
+        uri: "skill://big/controls-behind.txt",
+        mimeType: "text/plain",
+        blob: CONTROLS_BEHIND.toString("base64"),
+      },
+    ]);
+    expect(await read(client, "skill://big/colors.txt")).toEqual([
+      { uri: "skill://big/colors.txt", mimeType: "text/plain", text: COLORS },
+    ]);
   });
 
   it("a binary file over 8 MiB: a note instead of its bytes", async () => {
