@@ -10,6 +10,8 @@ const PACK_SUMMARY_BYTES = 120;
 const BRIEF_PACK_BYTES = 400;
 /** A steering line is read on every turn of every conversation: a short phrase of each pack at most. */
 const STEERING_PACK_BYTES = 160;
+/** A pack's summary gives each group with at most this many of its telling terms. */
+const MOST_EACH = 3;
 /** An entry shorter than this says too little of its skill; past it, packs are summarized instead. */
 const MIN_ENTRY_BYTES = 60;
 
@@ -84,7 +86,10 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
   const described = settings.describedPack;
   const describePack = (pack: Pack) =>
     described(pack) ??
-    cut(catalog.tellingTerms(pack, undefined, namesOf(pack)).join(", "), PACK_SUMMARY_BYTES);
+    cut(
+      catalog.tellingTerms(pack, undefined, namesOf(pack), { bytes: PACK_SUMMARY_BYTES }).join(", "),
+      PACK_SUMMARY_BYTES,
+    );
   if (!settings.enabled) {
     return { instructions: MINIMAL_INSTRUCTIONS, listSkillsDescription: MINIMAL_LIST_SKILLS, describePack };
   }
@@ -148,10 +153,23 @@ function instructionsWith(scope: Scope, say: (pack: Pack, room: number) => strin
 function entriesFitting(scope: Scope, room: number): string[] | undefined {
   const { skills } = scope;
   // A name packs share is given as pack/name, as list_skills gives it: read_skill refuses it bare.
-  const full = skills.map((skill) => `${scope.refOf(skill)}: ${skill.description}`);
-  if (bytes(full.join("\n")) <= room) return full;
+  const entryOf = (skill: Skill) => `${scope.refOf(skill)}: ${skill.description}`;
   const perEntry = Math.floor(room / skills.length) - 1;
-  if (perEntry < MIN_ENTRY_BYTES) return undefined;
+  if (perEntry < MIN_ENTRY_BYTES) {
+    // Too many to cut alike: only whole entries could fit, and the first that overflow the room tell
+    // that they do not, rather than an entry made for each of tens of thousands of skills.
+    const full: string[] = [];
+    let used = -1;
+    for (const skill of skills) {
+      const entry = entryOf(skill);
+      used += bytes(entry) + 1;
+      if (used > room) return undefined;
+      full.push(entry);
+    }
+    return full;
+  }
+  const full = skills.map(entryOf);
+  if (bytes(full.join("\n")) <= room) return full;
   return full.map((entry) => cut(entry, perEntry));
 }
 
@@ -213,9 +231,11 @@ function summarizePack(
 ): string {
   const known = new Set([...said, ...namesOf(pack)]);
   const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
-  if (groups.length === 0) return cut(catalog.tellingTerms(pack, undefined, known).join(", "), room);
-  const groupTerms = groups.map((group) => catalog.tellingTerms(pack, group, known));
-  for (let each = 3; each > 0; each -= 1) {
+  if (groups.length === 0) {
+    return cut(catalog.tellingTerms(pack, undefined, known, { bytes: room }).join(", "), room);
+  }
+  const groupTerms = groups.map((group) => catalog.tellingTerms(pack, group, known, { terms: MOST_EACH }));
+  for (let each = MOST_EACH; each > 0; each -= 1) {
     const text = groups
       .map((group, index) => {
         const telling = (groupTerms[index] ?? []).slice(0, each);
@@ -223,7 +243,9 @@ function summarizePack(
       })
       .join(", ");
     if (bytes(text) > room) continue;
-    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...wordKeysOf(text)]));
+    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...wordKeysOf(text)]), {
+      bytes: room,
+    });
     return cut(rest.length > 0 ? `${text}; ${rest.join(", ")}` : text, room);
   }
   return cut(groups.map((group) => group.name).join(", "), room);

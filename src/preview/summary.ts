@@ -16,6 +16,12 @@ interface Ranking {
   readonly spelled: readonly string[];
 }
 
+/** Where tellingTerms may stop: after this many terms, or once they hold over this many bytes. */
+export interface Enough {
+  readonly terms?: number;
+  readonly bytes?: number;
+}
+
 /** Sums by term while some units are ranked; firstUnit is 0 for a term no unit summed yet, else 1 + its unit. */
 interface RankingScratch {
   readonly weights: Float64Array;
@@ -96,26 +102,41 @@ export class TermFrequencies {
    * The terms that best say what a pack in a scope, or one of its groups, is for, best first: those most
    * of its skills hold, weighted by how rare they are among the catalog's units. A pair of words held by
    * several skills stands for its words; terms whose words are all in `known` (names already said) are
-   * left out.
+   * left out. Only the first `enough.terms` are given, and no more once those given, joined by ", ", hold
+   * over `enough.bytes`: a text cut to that room reads the same, and a large pack ranks thousands of terms,
+   * which every preview of a new scope would otherwise walk again.
    */
-  tellingTerms(pack: Pack, group: Group | undefined, known: ReadonlySet<TermKey>): string[] {
+  tellingTerms(
+    pack: Pack,
+    group: Group | undefined,
+    known: ReadonlySet<TermKey>,
+    enough: Enough = {},
+  ): string[] {
     const tally = this.whole();
     const said = new Set<TermId>();
     const isSaid = (word: TermId) => said.has(word) || known.has(tally.keys[word] ?? "");
     const { terms, spelled } = this.#ranked(tally, unitsOf(pack, group));
+    const most = enough.terms ?? Number.POSITIVE_INFINITY;
+    const room = enough.bytes ?? Number.POSITIVE_INFINITY;
     const telling: string[] = [];
-    terms.forEach((term, rank) => {
+    // The bytes of the terms given, joined by ", ".
+    let joined = -2;
+    for (let rank = 0; rank < terms.length && telling.length < most; rank += 1) {
+      const term = terms[rank] ?? NO_TERM;
       const first = tally.firstWords[term] ?? NO_TERM;
       const second = tally.secondWords[term] ?? NO_TERM;
       if (first === NO_TERM) {
-        if (isSaid(term)) return;
+        if (isSaid(term)) continue;
         said.add(term);
       } else {
-        if (isSaid(first) && isSaid(second)) return;
+        if (isSaid(first) && isSaid(second)) continue;
         said.add(first).add(second);
       }
-      telling.push(spelled[rank] ?? "");
-    });
+      const spelling = spelled[rank] ?? "";
+      telling.push(spelling);
+      joined += Buffer.byteLength(spelling, "utf8") + 2;
+      if (joined > room) break;
+    }
     return telling;
   }
 

@@ -1,0 +1,261 @@
+/**
+ * The previews as they were worked out before they were made cheap for a new scope: every telling term of
+ * each pack and group ranked, every skill's entry made. Kept as the reference the previews must equal,
+ * byte for byte (see preview-reference.test.ts); not used by the server.
+ */
+import type { Pack, Scope, Skill } from "../../src/catalog/index.js";
+import {
+  MAX_PREVIEW_BYTES,
+  MINIMAL_INSTRUCTIONS,
+  MINIMAL_LIST_SKILLS,
+  type Preview,
+  type PreviewSettings,
+  type TermFrequencies,
+} from "../../src/preview/index.js";
+import { wordKeysOf } from "../../src/preview/words.js";
+
+/** What list_packs says a pack is for, at most: one line among many, its groups listed below it. */
+const PACK_SUMMARY_BYTES = 120;
+/** Beside a list of every skill, the instructions say in a phrase what each pack is for. */
+const BRIEF_PACK_BYTES = 400;
+/** A steering line is read on every turn of every conversation: a short phrase of each pack at most. */
+const STEERING_PACK_BYTES = 160;
+/** An entry shorter than this says too little of its skill; past it, packs are summarized instead. */
+const MIN_ENTRY_BYTES = 60;
+
+const INSTRUCTIONS_HEAD =
+  "This server holds the organization's own skills: reviewed, step-by-step instructions for how tasks are " +
+  "done here. They are not your built-in skills. Before you start a task in one of the areas below, even " +
+  'one you already know how to do, call list_skills(query="<the task in a few words>"), then ' +
+  "read_skill(skill) and follow it: the organization's skill encodes its conventions.";
+const INSTRUCTIONS_TAIL =
+  "A skill's files: read_skill(skill, file); shared pack paths it cites: read_pack_file(pack, file).";
+
+/**
+ * The preview of `scope`: which packs it holds, what their skills are for, and when to look. Worked out
+ * once per scope; nothing outside `scope` is named. `catalog` weighs how telling a term is.
+ *
+ * Hosts that show the instructions show the tools too, so where neither text can say everything the two
+ * say different things: list_skills, which every client shows, gives the skills one by one when they fit
+ * (`name: description`), else what each pack and group is for; the instructions then give what each pack
+ * is for, or else skills by name and the terms the other text had no room for.
+ */
+export function referencePreviewOf(
+  scope: Scope,
+  catalog: TermFrequencies,
+  settings: PreviewSettings,
+): Preview {
+  const described = settings.describedPack;
+  const describePack = (pack: Pack) =>
+    described(pack) ??
+    cut(catalog.tellingTerms(pack, undefined, namesOf(pack)).join(", "), PACK_SUMMARY_BYTES);
+  if (!settings.enabled) {
+    return { instructions: MINIMAL_INSTRUCTIONS, listSkillsDescription: MINIMAL_LIST_SKILLS, describePack };
+  }
+  const head = listSkillsHead(scope);
+  const entries = entriesFitting(scope, roomAfter(head));
+  if (entries !== undefined) {
+    return {
+      listSkillsDescription: within([head, ...entries]),
+      instructions: instructionsWith(scope, (pack, room) => {
+        const brief = Math.min(room, BRIEF_PACK_BYTES);
+        return cut(described(pack) ?? summarizePack(pack, catalog, brief, new Set()), brief);
+      }),
+      describePack,
+    };
+  }
+  const listSkillsDescription = within([
+    head,
+    ...packLines(scope.packs, roomAfter(head), (pack, room) => {
+      const name = `${pack.name}: `;
+      return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
+    }),
+  ]);
+  const said = wordKeysOf(listSkillsDescription);
+  return {
+    listSkillsDescription,
+    instructions: instructionsWith(scope, (pack, room) => {
+      const given = described(pack);
+      const unsaid =
+        pack.groups.length === 0 && given === undefined ? summarizePack(pack, catalog, room, said) : "";
+      if (unsaid !== "") return unsaid;
+      // The groups, the operator's description or every telling term is in list_skills: here, skills by name.
+      const opening = given === undefined ? "such as " : `${cut(given, room / 2)}; such as `;
+      return cut(`${opening}${spread(pack.skills, room - bytes(opening)).join(", ")}`, room);
+    }),
+    describePack,
+  };
+}
+
+function listSkillsHead(scope: Scope): string {
+  const packs = cut(scope.packs.map((pack) => pack.name).join(", "), MAX_PREVIEW_BYTES / 4);
+  return (
+    `Find the organization's skill for a task (these are not your built-in skills). Call it before any ` +
+    `task in ${packs}, even a familiar one, and follow the skill: query="<task>" gives the best matches; ` +
+    `pack narrows to a pack or group; neither lists all. Then read_skill.`
+  );
+}
+
+/** The instructions, each pack in scope said by `say` within the room it is given. */
+function instructionsWith(scope: Scope, say: (pack: Pack, room: number) => string): string {
+  const room = roomAfter(INSTRUCTIONS_HEAD) - bytes(INSTRUCTIONS_TAIL) - 1;
+  const lines = packLines(scope.packs, room, (pack, share) => {
+    const head = `- ${pack.name} (${countOf(pack.skills.length)}): `;
+    return `${head}${say(pack, share - bytes(head))}`;
+  });
+  return within([INSTRUCTIONS_HEAD, ...lines, INSTRUCTIONS_TAIL]);
+}
+
+/**
+ * `name: description` lines for every skill of `scope`, each cut alike to fit `room`; none if too tight.
+ */
+function entriesFitting(scope: Scope, room: number): string[] | undefined {
+  const { skills } = scope;
+  // A name packs share is given as pack/name, as list_skills gives it: read_skill refuses it bare.
+  const full = skills.map((skill) => `${scope.refOf(skill)}: ${skill.description}`);
+  if (bytes(full.join("\n")) <= room) return full;
+  const perEntry = Math.floor(room / skills.length) - 1;
+  if (perEntry < MIN_ENTRY_BYTES) return undefined;
+  return full.map((entry) => cut(entry, perEntry));
+}
+
+/**
+ * One line per pack, each within its share of `room`: shares grow with a pack's skills (by their square
+ * root, so that small packs are still said), and what a line leaves unused goes to the lines after it.
+ * When even the packs' names do not fit, the largest are said and the rest counted.
+ */
+function packLines(
+  packs: readonly Pack[],
+  room: number,
+  line: (pack: Pack, share: number) => string,
+): string[] {
+  const shown = packsFitting(packs, room);
+  const rest = packs.length - shown.length;
+  const restLine = rest > 0 ? `… and ${rest} more packs: list_packs names them.` : "";
+  let left = room - (restLine === "" ? 0 : bytes(restLine) + 1);
+  let weightLeft = shown.reduce((sum, pack) => sum + weightOf(pack), 0);
+  const lines: string[] = [];
+  for (const pack of shown) {
+    const share = Math.floor((left * weightOf(pack)) / weightLeft) - 1;
+    const text = cut(line(pack, share), share);
+    lines.push(text);
+    left -= bytes(text) + 1;
+    weightLeft -= weightOf(pack);
+  }
+  return restLine === "" ? lines : [...lines, restLine];
+}
+
+/** Past a few hundred packs not every name fits: the largest packs, in their order, as many as fit. */
+function packsFitting(packs: readonly Pack[], room: number): readonly Pack[] {
+  const least = (pack: Pack) => bytes(pack.name) + 40;
+  if (packs.reduce((sum, pack) => sum + least(pack), 0) <= room) return packs;
+  const largest = [...packs].sort((a, b) => b.skills.length - a.skills.length);
+  const kept = new Set<Pack>();
+  let used = 0;
+  for (const pack of largest) {
+    if (used + least(pack) > room - 60) break;
+    kept.add(pack);
+    used += least(pack);
+  }
+  return packs.filter((pack) => kept.has(pack));
+}
+
+function weightOf(pack: Pack): number {
+  return Math.sqrt(pack.skills.length) + 2;
+}
+
+/**
+ * What a pack's skills are for, told by the pack itself within `room` bytes: each group with the terms
+ * that tell it apart (as many as fit), then the pack's telling terms (those most of its skills hold and
+ * few other packs or groups do), leaving out the words in `said`.
+ */
+function summarizePack(
+  pack: Pack,
+  catalog: TermFrequencies,
+  room: number,
+  said: ReadonlySet<string>,
+): string {
+  const known = new Set([...said, ...namesOf(pack)]);
+  const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
+  if (groups.length === 0) return cut(catalog.tellingTerms(pack, undefined, known).join(", "), room);
+  const groupTerms = groups.map((group) => catalog.tellingTerms(pack, group, known));
+  for (let each = 3; each > 0; each -= 1) {
+    const text = groups
+      .map((group, index) => {
+        const telling = (groupTerms[index] ?? []).slice(0, each);
+        return telling.length > 0 ? `${group.name} (${telling.join(", ")})` : group.name;
+      })
+      .join(", ");
+    if (bytes(text) > room) continue;
+    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...wordKeysOf(text)]));
+    return cut(rest.length > 0 ? `${text}; ${rest.join(", ")}` : text, room);
+  }
+  return cut(groups.map((group) => group.name).join(", "), room);
+}
+
+/** The words of a pack's name and of its groups' names, which a summary need not say again. */
+function namesOf(pack: Pack): Set<string> {
+  const names = [pack.name, ...pack.groups.map((group) => group.name)];
+  return wordKeysOf(names.join(" ").replace(/-/g, " "));
+}
+
+/** As many skill names as fit `room` bytes, taken evenly from all of them rather than the first. */
+function spread(skills: readonly Skill[], room: number): string[] {
+  const names = skills.map((skill) => skill.name);
+  const total = bytes(names.join(", "));
+  if (total <= room) return names;
+  const count = Math.max(1, Math.floor((names.length * room) / total) - 1);
+  const step = names.length / count;
+  return Array.from({ length: count }, (_, index) => names[Math.floor(index * step)] ?? "");
+}
+
+function countOf(skills: number): string {
+  return skills === 1 ? "1 skill" : `${skills} skills`;
+}
+
+/** The bytes left for the lines after `head` and its newline. */
+function roomAfter(head: string): number {
+  return MAX_PREVIEW_BYTES - 1 - bytes(head) - 1;
+}
+
+/** `lines` as one text, under the cap whatever the lines hold. */
+function within(lines: readonly string[]): string {
+  return cut(lines.join("\n"), MAX_PREVIEW_BYTES - 1);
+}
+
+/** `text` within `room` bytes, cut after a whole word with an ellipsis; read once, however long. */
+function cut(text: string, room: number): string {
+  const encoded = Buffer.from(text, "utf8");
+  if (encoded.length <= room) return text;
+  const kept = encoded.subarray(0, Math.max(0, Math.floor(room) - 3)).toString("utf8");
+  const end = kept.lastIndexOf(" ");
+  return end <= 0 ? "" : `${kept.slice(0, end).replace(/[,;:]$/, "")}…`;
+}
+
+function bytes(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/**
+ * A line for CLAUDE.md, AGENTS.md or an agent's system prompt that says when to look for the skills of
+ * `scope`: before any task in the areas it names, even a familiar one. Hosts show such files to the model
+ * on every turn, whatever they do with a server's own instructions.
+ */
+export function referenceSteeringLine(
+  scope: Scope,
+  catalog: TermFrequencies,
+  settings: PreviewSettings,
+): string {
+  const head =
+    "Before you start a task in one of these areas, even one you know how to do, call the list_skills " +
+    "tool of the skills-mcp server with the task in a few words, then read_skill the best match and " +
+    "follow it: these are the organization's own skills (not your built-in ones), and they encode its " +
+    "conventions. Areas: ";
+  const areas = packLines(scope.packs, roomAfter(head), (pack, share) => {
+    const name = `${pack.name} (`;
+    const room = Math.min(share, STEERING_PACK_BYTES) - bytes(name) - 1;
+    const about = settings.describedPack(pack) ?? summarizePack(pack, catalog, room, new Set());
+    return `${name}${cut(about, room)})`;
+  });
+  return cut(`${head}${areas.join("; ")}.`, MAX_PREVIEW_BYTES - 1);
+}
