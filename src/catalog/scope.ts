@@ -30,21 +30,25 @@ export class Scope {
   /** Packs with at least one skill in scope, holding only those skills; sorted by name. */
   readonly packs: readonly Pack[];
   private readonly packsByName: ReadonlyMap<string, Pack>;
-  private readonly skillsByName: ReadonlyMap<string, readonly Skill[]>;
   /** Worked out on first use: most scopes are narrowed for one call and never asked. */
+  #skillsByName: ReadonlyMap<string, readonly Skill[]> | undefined;
   #hasCopies: boolean | undefined;
   #members: ReadonlySet<Skill> | undefined;
   #byFoldedName: ReadonlyMap<string, readonly Skill[]> | undefined;
 
   /**
-   * `skills` must be sorted by name, then pack; `packFiles` gives each pack's pack-level files, told the
-   * pack's groups in this scope.
+   * `skills` must be sorted by name, then pack; `packs` are their packs, or what gives each pack's
+   * pack-level files, told the pack's groups in this scope, to group them into packs.
    */
-  constructor(skills: readonly Skill[], packFiles: PackFiles) {
+  constructor(skills: readonly Skill[], packs: PackFiles | readonly Pack[]) {
     this.skills = skills;
-    this.packs = groupIntoPacks(skills, packFiles);
+    this.packs = typeof packs === "function" ? groupIntoPacks(skills, packs) : packs;
     this.packsByName = new Map(this.packs.map((pack) => [pack.name, pack]));
-    this.skillsByName = groupByName(skills, (skill) => skill.name);
+  }
+
+  private get skillsByName(): ReadonlyMap<string, readonly Skill[]> {
+    this.#skillsByName ??= groupByName(this.skills, (skill) => skill.name);
+    return this.#skillsByName;
   }
 
   findPack(name: string): Pack | undefined {
@@ -95,7 +99,10 @@ export class Scope {
 
   /** How a caller of this scope names `skill`: bare, unless packs in scope share the bare name. */
   refOf(skill: Skill): string {
-    return this.findSkill(skill.name).kind === "ambiguous" ? skill.id : skill.name;
+    // Skills of one name are side by side, sorted by name: the first is followed by another when packs
+    // share it. No map of every name is made for a new scope's entries.
+    const first = firstNamed(this.skills, skill.name);
+    return this.skills[first + 1]?.name === skill.name ? skill.id : skill.name;
   }
 
   /** Whether any skill in this scope has a copy in another of its packs (see {@link copiesOf}). */
@@ -121,11 +128,15 @@ export class Scope {
     const items = selectors.flatMap((item) => item.split(",")).map((item) => item.trim());
     const named = items.filter((item) => item !== "");
     if (named.length === 0) return this;
+    // Whole packs by name, the skills of groups one by one: most selectors name packs.
+    const packs = new Set<string>();
     const chosen = new Set<Skill>();
     for (const selector of named) {
-      for (const skill of this.select(selector)) chosen.add(skill);
+      const selected = this.select(selector);
+      if (selected === this.packsByName.get(selector)?.skills) packs.add(selector);
+      else for (const skill of selected) chosen.add(skill);
     }
-    return this.subset((skill) => chosen.has(skill));
+    return this.subset((skill) => packs.has(skill.pack) || chosen.has(skill));
   }
 
   /**
@@ -222,10 +233,17 @@ export class Scope {
   private subset(keep: (skill: Skill) => boolean): Scope {
     const skills = this.skills.filter(keep);
     if (skills.length === this.skills.length) return this;
-    return new Scope(skills, (name, groups) => {
-      const pack = this.packsByName.get(name);
-      return pack ? filesLeftIn(pack, groups) : new Map();
-    });
+    // Pack by pack: a pack kept whole is this scope's own, not grouped again skill by skill.
+    const packs: Pack[] = [];
+    for (const pack of this.packs) {
+      const kept = pack.skills.filter(keep);
+      if (kept.length === pack.skills.length) packs.push(pack);
+      else if (kept.length > 0) {
+        const groups = groupSkills(pack.name, kept);
+        packs.push({ name: pack.name, skills: kept, groups, files: filesLeftIn(pack, groups) });
+      }
+    }
+    return new Scope(skills, packs);
   }
 }
 
@@ -237,6 +255,18 @@ function groupByName(skills: readonly Skill[], nameOf: (skill: Skill) => string)
     else byName.set(nameOf(skill), [skill]);
   }
   return byName;
+}
+
+/** Where the first skill named `name` is, or would be, in `skills` sorted by name. */
+function firstNamed(skills: readonly Skill[], name: string): number {
+  let low = 0;
+  let high = skills.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareText(skills[middle]?.name ?? "", name) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** The one skill of `same` (skills of one name), or which are named so. */

@@ -34,9 +34,13 @@ export class ScopeResolver {
     const known = this.#remembered.get(key);
     if (known) return known;
     const scope = this.everything.narrow([header ?? ""]).narrow([query ?? ""]);
-    const skills = createHash("sha256")
-      .update(scope.skills.map((skill) => skill.id).join("\n"))
-      .digest("base64");
+    // The skills, pack by pack: a pack held whole by its name alone, rather than every skill's.
+    const packs = scope.packs.map((pack) =>
+      pack.skills.length === this.everything.findPack(pack.name)?.skills.length
+        ? pack.name
+        : [pack.name, ...pack.skills.map((skill) => skill.name)],
+    );
+    const skills = createHash("sha256").update(JSON.stringify(packs)).digest("base64");
     const resolved = this.#bySkills.get(skills) ?? { scope, key };
     this.#bySkills.set(skills, resolved);
     this.#remembered.set(key, resolved);
