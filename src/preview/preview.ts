@@ -1,4 +1,4 @@
-import type { Pack, Scope, Skill } from "../catalog/index.js";
+import type { Group, Pack, Scope, Skill } from "../catalog/index.js";
 import type { TermFrequencies } from "./summary.js";
 import { wordKeysOf } from "./words.js";
 
@@ -219,9 +219,9 @@ function weightOf(pack: Pack): number {
 }
 
 /**
- * What a pack's skills are for, told by the pack itself within `room` bytes: each group with the terms
- * that tell it apart (as many as fit), then the pack's telling terms (those most of its skills hold and
- * few other packs or groups do), leaving out the words in `said`.
+ * What a pack's skills are for, told by the pack itself within `room` bytes (see PackSummary), leaving out
+ * the words in `said`. With nothing said, what a pack says is the same in every scope that holds it
+ * whole (such scopes share the pack): worked out once, only cut to each scope's room.
  */
 function summarizePack(
   pack: Pack,
@@ -229,26 +229,91 @@ function summarizePack(
   room: number,
   said: ReadonlySet<string>,
 ): string {
-  const known = new Set([...said, ...namesOf(pack)]);
-  const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
-  if (groups.length === 0) {
-    return cut(catalog.tellingTerms(pack, undefined, known, { bytes: room }).join(", "), room);
+  if (said.size > 0) return new PackSummary(pack, catalog, said, room).within(room);
+  let kept = summaries.get(catalog);
+  if (kept === undefined) {
+    kept = new WeakMap();
+    summaries.set(catalog, kept);
   }
-  const groupTerms = groups.map((group) => catalog.tellingTerms(pack, group, known, { terms: MOST_EACH }));
-  for (let each = MOST_EACH; each > 0; each -= 1) {
-    const text = groups
-      .map((group, index) => {
-        const telling = (groupTerms[index] ?? []).slice(0, each);
-        return telling.length > 0 ? `${group.name} (${telling.join(", ")})` : group.name;
-      })
-      .join(", ");
-    if (bytes(text) > room) continue;
-    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...wordKeysOf(text)]), {
-      bytes: room,
-    });
-    return cut(rest.length > 0 ? `${text}; ${rest.join(", ")}` : text, room);
+  let summary = kept.get(pack);
+  if (summary === undefined) {
+    summary = new PackSummary(pack, catalog, said, MAX_PREVIEW_BYTES);
+    kept.set(pack, summary);
   }
-  return cut(groups.map((group) => group.name).join(", "), room);
+  return summary.within(room);
+}
+const summaries = new WeakMap<TermFrequencies, WeakMap<Pack, PackSummary>>();
+
+/**
+ * A pack's summary for any room within a preview: each group with the terms that tell it apart (as many
+ * as fit), then the pack's telling terms (those most of its skills hold and few other packs or groups
+ * do), leaving out the words in `said`. Its parts are worked out on first use, each only as far as the
+ * largest room it is cut to: a text cut to a room within that reads the same.
+ */
+class PackSummary {
+  readonly #known: ReadonlySet<string>;
+  readonly #groups: readonly Group[];
+  #groupTerms: readonly (readonly string[])[] | undefined;
+  /** By how many terms each group shows: the groups so, and the whole summary after them. */
+  readonly #texts = new Map<number, { readonly text: string; readonly bytes: number }>();
+  readonly #wholes = new Map<number, string>();
+  #terms: string | undefined;
+
+  constructor(
+    private readonly pack: Pack,
+    private readonly catalog: TermFrequencies,
+    said: ReadonlySet<string>,
+    /** The largest room it is cut to. */
+    private readonly most: number,
+  ) {
+    this.#known = new Set([...said, ...namesOf(pack)]);
+    this.#groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
+  }
+
+  within(room: number): string {
+    if (this.#groups.length === 0) {
+      this.#terms ??= this.#telling(this.#known).join(", ");
+      return cut(this.#terms, room);
+    }
+    for (let each = MOST_EACH; each > 0; each -= 1) {
+      if (this.#textOf(each).bytes <= room) return cut(this.#wholeOf(each), room);
+    }
+    return cut(this.#groups.map((group) => group.name).join(", "), room);
+  }
+
+  #telling(known: ReadonlySet<string>): string[] {
+    return this.catalog.tellingTerms(this.pack, undefined, known, { bytes: this.most });
+  }
+
+  #textOf(each: number): { readonly text: string; readonly bytes: number } {
+    let made = this.#texts.get(each);
+    if (made === undefined) {
+      this.#groupTerms ??= this.#groups.map((group) =>
+        this.catalog.tellingTerms(this.pack, group, this.#known, { terms: MOST_EACH }),
+      );
+      const groupTerms = this.#groupTerms;
+      const text = this.#groups
+        .map((group, index) => {
+          const telling = (groupTerms[index] ?? []).slice(0, each);
+          return telling.length > 0 ? `${group.name} (${telling.join(", ")})` : group.name;
+        })
+        .join(", ");
+      made = { text, bytes: bytes(text) };
+      this.#texts.set(each, made);
+    }
+    return made;
+  }
+
+  #wholeOf(each: number): string {
+    let whole = this.#wholes.get(each);
+    if (whole === undefined) {
+      const { text } = this.#textOf(each);
+      const rest = this.#telling(new Set([...this.#known, ...wordKeysOf(text)]));
+      whole = rest.length > 0 ? `${text}; ${rest.join(", ")}` : text;
+      this.#wholes.set(each, whole);
+    }
+    return whole;
+  }
 }
 
 /** The words of a pack's name and of its groups' names, which a summary need not say again. */
@@ -259,13 +324,24 @@ function namesOf(pack: Pack): Set<string> {
 
 /** As many skill names as fit `room` bytes, taken evenly from all of them rather than the first. */
 function spread(skills: readonly Skill[], room: number): string[] {
-  const names = skills.map((skill) => skill.name);
-  const total = bytes(names.join(", "));
-  if (total <= room) return names;
+  let named = namesOfSkills.get(skills);
+  if (named === undefined) {
+    const names = skills.map((skill) => skill.name);
+    named = { names, total: bytes(names.join(", ")) };
+    namesOfSkills.set(skills, named);
+  }
+  const { names, total } = named;
+  if (total <= room) return [...names];
   const count = Math.max(1, Math.floor((names.length * room) / total) - 1);
   const step = names.length / count;
   return Array.from({ length: count }, (_, index) => names[Math.floor(index * step)] ?? "");
 }
+
+/** The names of a pack's skills and their bytes, once per pack: scopes that hold a pack whole share it. */
+const namesOfSkills = new WeakMap<
+  readonly Skill[],
+  { readonly names: readonly string[]; readonly total: number }
+>();
 
 function countOf(skills: number): string {
   return skills === 1 ? "1 skill" : `${skills} skills`;

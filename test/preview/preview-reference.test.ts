@@ -175,6 +175,40 @@ describe("the cost of a new scope's preview", () => {
     expect(read).toBeLessThan(40);
   });
 
+  it("summarizes a pack once for every scope that holds it whole", () => {
+    const { everything, listed } = catalog(3);
+    const terms = new TermFrequencies(listed);
+    const shown = everything.narrow(
+      everything.packs
+        .filter((pack) => pack.skills.every((skill) => skill.modelInvocable))
+        .map((pack) => pack.name),
+    );
+    let asked = 0;
+    const tellingTerms = terms.tellingTerms.bind(terms);
+    terms.tellingTerms = (...args) => {
+      asked += 1;
+      return tellingTerms(...args);
+    };
+    const settings: PreviewSettings = { enabled: true, describedPack: () => undefined };
+    const [first, second] = shown.packs;
+    if (first === undefined || second === undefined) throw new Error("two packs expected");
+    steeringLine(
+      shown.narrow(shown.packs.filter((pack) => pack !== first).map((pack) => pack.name)),
+      terms,
+      settings,
+    );
+    const once = asked;
+    asked = 0;
+    // Another scope of the same packs but one: only the pack not summarized before is ranked.
+    steeringLine(
+      shown.narrow(shown.packs.filter((pack) => pack !== second).map((pack) => pack.name)),
+      terms,
+      settings,
+    );
+    expect(once).toBeGreaterThan(20);
+    expect(asked).toBeLessThan(once / 4);
+  });
+
   it("ranks a pack's telling terms only as far as the room the text has", () => {
     const { everything, listed } = catalog(5);
     const terms = new TermFrequencies(listed);
