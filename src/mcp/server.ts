@@ -212,13 +212,18 @@ const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false }
 export function serverFactoryFor(deps: McpDeps, scope: Scope): ServerFactory {
   const listed = scope.without(deps.unlisted);
   const preview = previewOf(listed, deps.terms, deps.preview);
+  // On first use: a scope's first request is seldom a prompt's, and the filter goes over every skill.
+  let prompted: readonly Skill[] | undefined;
   const context: ToolContext = {
     catalog: deps.catalog,
     index: deps.index,
     scope,
     listed,
     preview,
-    prompted: scope.skills.filter((skill) => skill.userInvocable),
+    get prompted() {
+      prompted ??= scope.skills.filter((skill) => skill.userInvocable);
+      return prompted;
+    },
     onInternalError: deps.onInternalError,
   };
   const options = { legacy: serverOptions(preview, "legacy"), modern: serverOptions(preview, "modern") };
