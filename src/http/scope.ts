@@ -23,7 +23,7 @@ export class ScopeResolver {
   /**
    * The same, by the skills they hold: another spelling of a known scope (another order, a trailing comma,
    * a pack named by all its groups) is that scope, with its preview, servers and kept answers, rather than
-   * one more to work out (some 40 ms at 10k skills, for a header anyone can vary).
+   * one more to work out, for a header anyone can vary (see docs/performance.md, *A new scope*).
    */
   readonly #bySkills = new LRUCache<string, CallerScope>({ max: REMEMBERED_SCOPES });
 
