@@ -155,7 +155,7 @@ function contentWord(rank: number): string {
 }
 
 /** mulberry32: small, fast, and good enough for test data. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -1,5 +1,5 @@
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
-import { nameRuleViolation } from "../catalog/index.js";
+import { compareText, nameRuleViolation } from "../catalog/index.js";
 import { digestOf } from "./folder.js";
 import type { InstalledSkill } from "./lock.js";
 import { segmentProblem } from "./paths.js";
@@ -164,7 +164,7 @@ function oneOfCopies(entries: readonly Skill[], owned: OwnedState | undefined): 
     owned === undefined ? undefined : owned.kind === "installed" ? owned.installed : owned.locked;
   const copy =
     entries.find((entry) => entry.uri === before?.uri) ??
-    [...entries].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))[0];
+    [...entries].sort((a, b) => compareText(a.uri, b.uri))[0];
   return copy === undefined ? entries : [copy];
 }
 

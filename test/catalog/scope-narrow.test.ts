@@ -5,21 +5,10 @@
  * anew gives.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seededRandom } from "../../bench/synthetic-catalog.js";
 import { loadCatalog, type Pack, type Scope } from "../../src/catalog/index.js";
 import { Scope as ScopeClass } from "../../src/catalog/scope.js";
 import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
-
-/** mulberry32: the same catalog and selectors on every run. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Packs with groups and without, skills beside groups, names several packs share, pack files in and out of groups. */
 function entries(random: () => number): Record<string, TreeEntry> {

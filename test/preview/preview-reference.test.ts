@@ -4,22 +4,11 @@
  * header anyone can vary): what a model reads must stay, byte for byte, what the full computation gives.
  */
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../../bench/synthetic-catalog.js";
 import type { Pack, Skill } from "../../src/catalog/index.js";
 import { compareSkills, Scope } from "../../src/catalog/scope.js";
 import { type PreviewSettings, previewOf, steeringLine, TermFrequencies } from "../../src/preview/index.js";
 import { referencePreviewOf, referenceSteeringLine } from "./preview-reference.js";
-
-/** mulberry32: the same catalog and scopes on every run. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = "ka lo mi nu re sa ti vo ze bra cho dri flu gne plo stri".split(" ");
 /** Words a summary reads differently: accents, plurals, hyphens, apostrophes, scripts other than Latin. */

@@ -6,7 +6,6 @@
  */
 import { createHash } from "node:crypto";
 import { lstat, mkdir, readdir, rm, symlink } from "node:fs/promises";
-import http from "node:http";
 import path from "node:path";
 import {
   GetSkillRequestParamsSchema,
@@ -21,6 +20,7 @@ import { z } from "zod";
 import { connect } from "../../src/sync/connection.js";
 import { PackReads } from "../../src/sync/download.js";
 import { LOCK_FILE } from "../../src/sync/index.js";
+import { cuttingProxy } from "../helpers/cutting-proxy.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import { readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
 
@@ -361,45 +361,18 @@ describe("a connection cut mid-read", () => {
       reads: [],
     };
     server = await serveMcp(hostileServer(script));
-    const upstream = new URL(server.url);
     // In front of the server: closes the connection, without an answer, on a read of notes.md.
-    const front = http.createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        const body = Buffer.concat(chunks);
-        if (body.includes("skill://evil/cut/notes.md")) {
-          request.socket.destroy();
-          return;
-        }
-        const forward = http.request(
-          {
-            host: upstream.hostname,
-            port: upstream.port,
-            path: request.url,
-            method: request.method,
-            headers: request.headers,
-          },
-          (answer) => {
-            response.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(response);
-          },
-        );
-        forward.end(body);
-      });
-    });
-    await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+    const front = await cuttingProxy(new URL(server.url), (body) =>
+      body.includes("skill://evil/cut/notes.md"),
+    );
     try {
-      const address = front.address();
-      if (address === null || typeof address === "string") throw new Error("no TCP address");
-      const report = await sync(`http://127.0.0.1:${address.port}/mcp`, target);
+      const report = await sync(front.url, target);
       expect(report.counts).toMatchObject({ added: 1, skipped: 1 });
       expect(report.lines.find((line) => line.includes("cut: skipped"))).toMatch(
         /cut: skipped: reading skill:\/\/evil\/cut\/notes\.md failed: fetch failed: other side closed/,
       );
     } finally {
-      front.closeAllConnections();
-      await new Promise<void>((resolve) => front.close(() => resolve()));
+      await front.close();
     }
   });
 });

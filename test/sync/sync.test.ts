@@ -4,10 +4,10 @@
  */
 import { createHash } from "node:crypto";
 import { access, readFile, rm, writeFile } from "node:fs/promises";
-import http from "node:http";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isOutOfDate, LOCK_FILE, STAGING_DIR } from "../../src/sync/index.js";
+import { cuttingProxy } from "../helpers/cutting-proxy.js";
 import { ERAS } from "../helpers/server.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import {
@@ -369,42 +369,16 @@ describe("a server that stops answering part way", () => {
       "team/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs."),
     });
     const server = await serveCatalog(path.join(root.dir, "skills"));
-    const upstream = new URL(server.url);
     // In front of the server: once the first skill is through, every connection is cut, as a server gone.
     let gone = false;
     const requests: string[] = [];
-    const front = http.createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        const body = Buffer.concat(chunks);
-        if (gone) {
-          requests.push(body.toString());
-          request.socket.destroy();
-          return;
-        }
-        const forward = http.request(
-          {
-            host: upstream.hostname,
-            port: upstream.port,
-            path: request.url,
-            method: request.method,
-            headers: request.headers,
-          },
-          (answer) => {
-            response.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(response);
-          },
-        );
-        forward.end(body);
-      });
+    const front = await cuttingProxy(new URL(server.url), (body) => {
+      if (gone) requests.push(body.toString());
+      return gone;
     });
-    await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
     try {
-      const address = front.address();
-      if (address === null || typeof address === "string") throw new Error("no TCP address");
       const progress = recordedProgress();
-      const report = await sync(`http://127.0.0.1:${address.port}/mcp`, target, {
+      const report = await sync(front.url, target, {
         progress: {
           ...progress,
           skill: (done, total, name, outcome, lasting) => {
@@ -427,8 +401,7 @@ describe("a server that stops answering part way", () => {
       expect(Object.keys(await readTree(target))).toEqual(["deploy-app/SKILL.md"]);
       expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["deploy-app"]);
     } finally {
-      front.closeAllConnections();
-      await new Promise<void>((resolve) => front.close(() => resolve()));
+      await front.close();
       await server.close();
       await root.remove();
     }

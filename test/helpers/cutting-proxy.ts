@@ -1,0 +1,49 @@
+import http from "node:http";
+
+export interface CuttingProxy {
+  /** The proxy's /mcp, to sync from in place of the server's. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTP proxy on 127.0.0.1 in front of `upstream` that passes each request on, but closes its connection
+ * without an answer when `cut` says so of its body: a server gone part way, or one failing a read.
+ */
+export async function cuttingProxy(upstream: URL, cut: (body: Buffer) => boolean): Promise<CuttingProxy> {
+  const front = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks);
+      if (cut(body)) {
+        request.socket.destroy();
+        return;
+      }
+      const forward = http.request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: request.url,
+          method: request.method,
+          headers: request.headers,
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+  const address = front.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return {
+    url: `http://127.0.0.1:${address.port}/mcp`,
+    close: async () => {
+      front.closeAllConnections();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+    },
+  };
+}
