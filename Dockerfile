@@ -44,9 +44,9 @@ RUN case "$ALLOW_UNSAFE_SKILLS" in \
 
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.ts ./scripts/
 COPY src ./src
-# The build's record of what it compiled (dist/.tsbuildinfo) only serves the next build: not shipped.
-RUN npm run build && rm dist/.tsbuildinfo && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev
 
 # Production dependencies, the compiled server and the skills: no git, no dev dependencies, no npm cache.
 FROM node:24-bookworm-slim AS runtime

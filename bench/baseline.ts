@@ -8,26 +8,41 @@ import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { ROOT } from "./processes.js";
 
-/** Builds `ref`'s src with this checkout's node_modules; returns its `dist/main.js`. */
+/**
+ * Builds `ref`'s src with this checkout's node_modules, as that commit built it (a bundle since
+ * scripts/build.ts, TypeScript's output file by file before); returns its `dist/main.js`.
+ */
 export function buildBaseline(ref: string, workDir: string): string {
   const dir = path.join(workDir, "baseline");
   mkdirSync(dir, { recursive: true });
+  const bundled = holds(ref, BUNDLER);
   const files = ["src", "examples", "package.json", "tsconfig.json", "tsconfig.build.json"];
-  const archive = execFileSync("git", ["archive", "--format=tar", ref, ...files], {
-    cwd: ROOT,
-    maxBuffer: 2 ** 30,
-  });
-  execFileSync("tar", ["-x", "-C", dir], { input: archive });
-  symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
-  execFileSync(
-    process.execPath,
-    [path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
+  const archive = execFileSync(
+    "git",
+    ["archive", "--format=tar", ref, ...files, ...(bundled ? [BUNDLER] : [])],
     {
-      cwd: dir,
-      stdio: "inherit",
+      cwd: ROOT,
+      maxBuffer: 2 ** 30,
     },
   );
+  execFileSync("tar", ["-x", "-C", dir], { input: archive });
+  symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
+  const build = bundled
+    ? [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), BUNDLER]
+    : [path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"];
+  execFileSync(process.execPath, build, { cwd: dir, stdio: "inherit" });
   return path.join(dir, "dist/main.js");
+}
+
+const BUNDLER = "scripts/build.ts";
+
+function holds(ref: string, file: string): boolean {
+  try {
+    execFileSync("git", ["cat-file", "-e", `${ref}:${file}`], { cwd: ROOT, stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function describeRef(ref: string): string {

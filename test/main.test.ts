@@ -313,9 +313,10 @@ describe("stopping on a signal before it serves, and over stdio", () => {
     }
   });
 
-  // A loader hook holds the import of the first package (as the real imports take a few hundred ms): the
-  // kernel drops a signal that a container's PID 1 has no handler for, and handlers were installed only
-  // after the imports, so `docker stop` or a pod's deletion early in a start waited for SIGKILL.
+  // A loader hook holds the import of the server's code after the entry (the bundle's chunk of it, whose
+  // load takes a few hundred ms): the kernel drops a signal that a container's PID 1 has no handler for,
+  // and handlers were installed only after the imports, so `docker stop` or a pod's deletion early in a
+  // start waited for SIGKILL.
   it.for([
     { as: "a container's PID 1", pid1: true, ended: { code: 128 + constants.signals.SIGTERM, signal: null } },
     { as: "any other process", pid1: false, ended: { code: null, signal: "SIGTERM" } },
@@ -330,7 +331,7 @@ describe("stopping on a signal before it serves, and over stdio", () => {
           'import { writeSync } from "node:fs";',
           "let held = false;",
           "export async function load(url, context, nextLoad) {",
-          '  if (!held && url.includes("/node_modules/")) {',
+          "  if (!held && /\\/dist\\/chunks\\/cli-\\w+\\.js$/.test(url)) {",
           "    held = true;",
           '    writeSync(2, "importing\\n");',
           "    await new Promise((resolve) => setTimeout(resolve, 60_000));",

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { isMap, parseDocument } from "yaml";
 import { MAX_PACK_DESCRIPTION } from "../catalog/index.js";
+import { PACKAGE_ROOT } from "../package.js";
 
 /**
  * Every setting the server reads from its environment, declared once: its name, its default, how its
@@ -10,7 +10,7 @@ import { MAX_PACK_DESCRIPTION } from "../catalog/index.js";
  * test holds the README's tables to it.
  */
 
-export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/skills", import.meta.url));
+export const EXAMPLES_DIR = path.join(PACKAGE_ROOT, "examples", "skills");
 
 /** What a setting's reader is given besides its value. */
 export interface ReadContext {

@@ -1,13 +1,11 @@
-import { createRequire } from "node:module";
 import type { Logger } from "pino";
 import type { Config } from "../config/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo } from "../mcp/index.js";
+import { PACKAGE_VERSION } from "../package.js";
 import type { Prepared } from "./prepare.js";
 
-const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
-
 /** What the server calls itself: the package's name and version. */
-export const SERVER_INFO: ServerInfo = { name: "skills-mcp", version };
+export const SERVER_INFO: ServerInfo = { name: "skills-mcp", version: PACKAGE_VERSION };
 
 /**
  * What the servers of a prepared catalog are built from, as the settings ask (PROMPTS, CATALOG_PREVIEW,

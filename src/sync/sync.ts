@@ -1,8 +1,8 @@
-import { createRequire } from "node:module";
 import { isDeepStrictEqual } from "node:util";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { isUnsafe } from "../audit/index.js";
+import { PACKAGE_VERSION } from "../package.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { type Connection, connect, type Era, type ServerAddress } from "./connection.js";
 import { describeError } from "./describe-error.js";
@@ -13,8 +13,6 @@ import { type InstalledSkill, type Lock, type LockedSkill, type LockSource, with
 import { type OwnedState, planSync, type RefusedEntry, type Step, servedDigest } from "./plan.js";
 import type { Progress } from "./progress.js";
 import { takeRunLock } from "./run-lock.js";
-
-const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
 export interface SyncOptions {
   readonly server: ServerAddress;
@@ -93,7 +91,7 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
   const server = options.server.url.href;
   let connection: Connection;
   try {
-    connection = await connect(options.server, options.era, version);
+    connection = await connect(options.server, options.era, PACKAGE_VERSION);
   } catch (error) {
     const why = describeError(error);
     const hint = /\b401\b/.test(why) ? "; give its API key with --api-key-file" : "";
@@ -318,7 +316,7 @@ async function apply(
         server: options.server.url.href,
         scope: options.scope,
         syncedAt: new Date().toISOString(),
-        by: `skills-mcp ${version}`,
+        by: `skills-mcp ${PACKAGE_VERSION}`,
         skills,
       };
       // A run that changes nothing keeps the source as it was: a lock committed with the skills (--project)

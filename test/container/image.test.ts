@@ -263,7 +263,7 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
     ]);
     expect(run.exitCode).toBe(0);
     expect(run.output).toMatch(/cache for (ESM )?file:\/\/\/app\/dist\/main\.js was accepted/);
-    expect(run.output).toMatch(/cache for (ESM )?file:\/\/\/app\/dist\/http\/index\.js was accepted/);
+    expect(run.output).toMatch(/cache for (ESM )?file:\/\/\/app\/dist\/chunks\/cli-\w+\.js was accepted/);
     // On stdout alone: the cache's debug lines go to stderr, and in the two streams merged the version
     // could land inside one of them.
     expect(run.stdout).toMatch(/^\d+\.\d+\.\d+$/m);

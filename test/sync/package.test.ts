@@ -82,16 +82,17 @@ afterAll(async () => {
 });
 
 describe("the npm package", () => {
-  it("holds the compiled command and the bundled examples, and nothing of development", () => {
+  it("holds the bundled command and the bundled examples, and nothing of development", () => {
     expect(packed.files).toEqual(
       expect.arrayContaining([
         "package.json",
         "README.md",
         "dist/main.js",
-        "dist/sync/index.js",
         "examples/skills/design/color-palettes/SKILL.md",
       ]),
     );
+    // `sync` is a chunk of its own, loaded only when asked for.
+    expect(packed.files.filter((file) => /^dist\/chunks\/sync-\w+\.js$/.test(file))).toHaveLength(1);
     const development = packed.files.filter(
       (file) => !/^(dist\/.*\.js|examples\/skills\/.*|package\.json|README\.md)$/.test(file),
     );

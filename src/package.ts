@@ -1,0 +1,30 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The installed package: where it lies and its version. Found by looking up from this module for our
+ * package.json, not by a fixed `../..`: this code runs from `src/` under tsx and from a bundle in `dist/`
+ * (its entry or one of its chunks), each at its own depth.
+ */
+
+const NAME = "skills-mcp";
+
+function findPackage(from: string): { root: string; version: string } {
+  for (let dir = path.dirname(fileURLToPath(from)); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, "package.json");
+    if (existsSync(file)) {
+      const manifest = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown; version?: unknown };
+      if (manifest.name === NAME && typeof manifest.version === "string") {
+        return { root: dir, version: manifest.version };
+      }
+    }
+    if (path.dirname(dir) === dir) throw new Error(`${NAME}: no package.json of ${NAME} above ${from}`);
+  }
+}
+
+const found = findPackage(import.meta.url);
+
+/** The folder holding package.json, README.md and the bundled examples. */
+export const PACKAGE_ROOT = found.root;
+export const PACKAGE_VERSION = found.version;
