@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { SKILL_LIMITS, type Skill as SkillEntry, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { type CatalogAudit, type Finding, isUnsafe, type ServedFile, servedFileOf } from "../audit/index.js";
 import type { ByteBudget } from "../budget/index.js";
@@ -221,9 +221,10 @@ function describeEntryProblems(error: unknown): string {
  * entry's URIs are made of.
  */
 export function skillStamp(skill: Skill): string {
-  const hash = createHash("sha256").update(skillPath(skill)).update("\n");
+  let text = `${skillPath(skill)}\n`;
   for (const file of [skill.document, ...skill.files.values()]) {
-    hash.update(`${JSON.stringify(file.path)} ${fileStamp(file)}\n`);
+    text += `${JSON.stringify(file.path)} ${fileStamp(file)}\n`;
   }
-  return hash.digest("base64url");
+  // One call, not a Hash object fed line by line: a start on a saved index stamps every skill.
+  return hash("sha256", text, "base64url");
 }

@@ -53,8 +53,12 @@ function decodeSegment(segment: string): string | undefined {
   return refused ? undefined : decoded;
 }
 
+/** A key that every encoding below leaves as it is: most are, and a start on a saved index makes them all. */
+const PLAIN_KEY = /^[\w.~/-]*$/;
+
 /** A URI for the key, its segments encoded the way the SDK writes them in entries. */
 export function uriOfKey(key: UriKey): string {
+  if (PLAIN_KEY.test(key)) return `${SCHEME}${key}`;
   const [pack = "", ...path] = key.split("/");
   return [`skill://${encodeURIComponent(pack)}`, ...path.map(encodeSegment)].join("/");
 }

@@ -1,0 +1,28 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { keyOfUri, uriOfKey } from "../../src/mcp/skill-uris.js";
+
+/** A segment a served file may have: not empty, not hidden, no slash, backslash or NUL. */
+const segment = fc
+  .string({ unit: "grapheme", minLength: 1, maxLength: 12 })
+  .filter((text) => !text.startsWith(".") && !/[/\\\0]/.test(text));
+
+describe("skill:// URIs of served files", () => {
+  it("read back as the file they were made for, whatever its name holds", () => {
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), (segments) => {
+        const key = segments.join("/");
+        expect(keyOfUri(uriOfKey(key))).toBe(key);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("spell a plain name as it is and encode the rest as a URL would", () => {
+    expect(uriOfKey("pack/skill-1/references/notes_v2.md")).toBe(
+      "skill://pack/skill-1/references/notes_v2.md",
+    );
+    expect(uriOfKey("pack/skill/a b/100%.md")).toBe("skill://pack/skill/a%20b/100%25.md");
+    expect(uriOfKey("pack/skill/café.md")).toBe("skill://pack/skill/caf%C3%A9.md");
+  });
+});
