@@ -46,9 +46,10 @@ FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.ts ./scripts/
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build
 
-# Production dependencies, the compiled server and the skills: no git, no dev dependencies, no npm cache.
+# The bundled server (its dependencies inside it, their licenses beside it) and the skills: no node_modules,
+# no git, no npm cache.
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production SKILLS_DIR=/skills PORT=8000 HOST=0.0.0.0
 # Node's compile cache, written below and read at every start: the imports are a third of a start on a
@@ -56,7 +57,6 @@ ENV NODE_ENV=production SKILLS_DIR=/skills PORT=8000 HOST=0.0.0.0
 ENV NODE_COMPILE_CACHE=/app/.node-compile-cache
 WORKDIR /app
 COPY --from=build /app/package.json ./
-COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # From the audit stage, so that no image is built from skills the audit did not pass.
 COPY --from=audit /skills /skills

@@ -88,15 +88,25 @@ describe("the npm package", () => {
         "package.json",
         "README.md",
         "dist/main.js",
+        "dist/THIRD-PARTY-NOTICES.txt",
         "examples/skills/design/color-palettes/SKILL.md",
       ]),
     );
     // `sync` is a chunk of its own, loaded only when asked for.
     expect(packed.files.filter((file) => /^dist\/chunks\/sync-\w+\.js$/.test(file))).toHaveLength(1);
     const development = packed.files.filter(
-      (file) => !/^(dist\/.*\.js|examples\/skills\/.*|package\.json|README\.md)$/.test(file),
+      (file) =>
+        !/^(dist\/.*\.js|dist\/THIRD-PARTY-NOTICES\.txt|examples\/skills\/.*|package\.json|README\.md)$/.test(
+          file,
+        ),
     );
     expect(development).toEqual([]);
+  });
+
+  // The bundle holds its dependencies: `npx skills-mcp` fetches one package.
+  it("installs alone, without a package of its own dependencies", async () => {
+    const installed = await readdir(path.join(consumer, "node_modules"));
+    expect(installed.filter((name) => !name.startsWith("."))).toEqual(["skills-mcp"]);
   });
 
   it("runs `skills-mcp --help` and `skills-mcp sync --help`", async () => {
