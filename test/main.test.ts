@@ -455,6 +455,44 @@ describe("serving over stdio", () => {
   });
 });
 
+describe("a stdio client that sends a line over 10 MiB", () => {
+  // Regression: the SDK's stdio transport buffered the line up to 10 MiB, then closed the connection and the
+  // server exited, every later request unanswered.
+  it("gets an error for that line alone, and answers to the next", { timeout: 60_000 }, async () => {
+    const child = rawStdioServer(tree.skillsDir);
+    child.write(`${JSON.stringify(initialize(1))}\n`);
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":1'), { timeout: 10_000 });
+    const before = residentPeak(child.pid);
+    // 128 MiB in one line: what the server holds of it shows in its peak memory.
+    const big = Buffer.alloc(128 * MiB, "a");
+    big.write('{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"');
+    big.write('"}}\n', big.length - 4);
+    child.write(big);
+    child.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":2'), { timeout: 30_000 });
+    const peak = residentPeak(child.pid);
+    expect(await child.end()).toBe(0);
+    const answers = child
+      .stdout()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: unknown; error?: { code: number; message: string } });
+    expect(answers.map((answer) => answer.id)).toEqual([1, null, 2]);
+    expect(answers[1]?.error).toEqual({
+      code: -32600,
+      message:
+        "Message too large: a line of more than 10485760 bytes (10 MiB) was skipped unread, so the request on it, if any, gets no other answer. Send each JSON-RPC message on one line of at most 10 MiB.",
+    });
+    const lines = logLines(child.stderr()).filter((line) => String(line.msg).startsWith("stdio"));
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([
+      [40, "stdio: a line from the client is over 10 MiB; skipped unread"],
+    ]);
+    // The line is dropped as it streams in: never held whole (128 MiB), at most the limit's worth of it (a
+    // line of 9 MiB, which is read, takes some 45 MiB).
+    expect(peak - before).toBeLessThan(80 * MiB);
+  });
+});
+
 describe("a stdio client that reads its answers slowly", () => {
   // Regression: over stdio every request was answered at once and every answer queued for stdout, so a
   // client that sent 200 reads of an 8 MiB file and read slowly took the server to 3 GB. Answers that
@@ -510,6 +548,18 @@ describe("a stdio client that reads its answers slowly", () => {
   });
 });
 
+const MiB = 1024 * 1024;
+
+/** A 2025-era initialize request. */
+function initialize(id: number) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  };
+}
+
 /** The most resident memory `pid` has held (VmHWM), in bytes. */
 function residentPeak(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -530,9 +580,12 @@ function rawStdioServer(skillsDir: string) {
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
+  // Writes to a server that exited fail: the test sees that in what it answered, not as an uncaught EPIPE.
+  child.stdin.on("error", () => {});
   const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
   return {
-    write: (text: string) => child.stdin.write(text),
+    pid: child.pid,
+    write: (text: string | Buffer) => child.stdin.write(text),
     stdout: () => stdout,
     stderr: () => stderr,
     end: () => {

@@ -1,9 +1,16 @@
+import { pipeline } from "node:stream";
+import { INVALID_REQUEST, STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
 import { ByteBudget } from "../budget/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, serverFactoryFor } from "../mcp/index.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
+import { LineLimit } from "./line-limit.js";
+
+/** The longest line (one JSON-RPC message) read from stdin: the SDK's own limit. */
+const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+const MAX_LINE_MIB = MAX_LINE_BYTES / (1024 * 1024);
 
 export interface StdioDeps {
   readonly mcp: McpDeps;
@@ -27,9 +34,19 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     });
   });
   const scope = deps.mcp.catalog.everything;
+  // A line over the limit is dropped as it streams in, said to the client and in the log; the rest of the
+  // input is read on. (An error of stdin reaches the SDK's transport as an error of `input`.)
+  const input = new LineLimit(MAX_LINE_BYTES, () => {
+    deps.logger.warn(`stdio: a line from the client is over ${MAX_LINE_MIB} MiB; skipped unread`);
+    // Written as the SDK's transport writes, whose types have no id null.
+    process.stdout.write(`${JSON.stringify(tooLong)}\n`);
+  });
+  pipeline(process.stdin, input, () => {});
   // Answers holding files are made and queued for stdout 8 MiB of files at a time, as over HTTP.
   const transport = new BudgetedTransport(
-    new StdioServerTransport(),
+    // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which ends
+    // the connection, is never reached.
+    new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
     new ByteBudget(MAX_READ_BYTES),
     (method, params) => fileBytesOf(deps.mcp, scope, method, params),
   );
@@ -49,3 +66,13 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   await closed;
   await handle.close();
 }
+
+/** The answer to a line over the limit, which was not read: no id to answer it by. */
+const tooLong = {
+  jsonrpc: "2.0",
+  id: null,
+  error: {
+    code: INVALID_REQUEST,
+    message: `Message too large: a line of more than ${MAX_LINE_BYTES} bytes (${MAX_LINE_MIB} MiB) was skipped unread, so the request on it, if any, gets no other answer. Send each JSON-RPC message on one line of at most ${MAX_LINE_MIB} MiB.`,
+  },
+};

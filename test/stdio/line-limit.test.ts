@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { LineLimit } from "../../src/stdio/line-limit.js";
+
+/** What `LineLimit(limit)` passes on of `input` written in `chunks`, and how many lines it dropped. */
+async function pass(limit: number, chunks: readonly string[]): Promise<{ out: string; dropped: number }> {
+  let dropped = 0;
+  const stage = new LineLimit(limit, () => dropped++);
+  const out: Buffer[] = [];
+  stage.on("data", (chunk: Buffer) => out.push(chunk));
+  const ended = new Promise((resolve) => stage.on("end", resolve));
+  for (const chunk of chunks) stage.write(Buffer.from(chunk));
+  stage.end();
+  await ended;
+  return { out: Buffer.concat(out).toString(), dropped };
+}
+
+/** `text` cut at every pair of places. */
+function everySplit(text: string): string[][] {
+  const splits: string[][] = [];
+  for (let a = 0; a <= text.length; a++) {
+    for (let b = a; b <= text.length; b++) splits.push([text.slice(0, a), text.slice(a, b), text.slice(b)]);
+  }
+  return splits;
+}
+
+describe("LineLimit", () => {
+  it("passes lines up to the limit unchanged however stdin cuts them", async () => {
+    const input = '{"a":1}\n\n12345\r\n{"b":2}\n';
+    for (const chunks of everySplit(input)) {
+      expect(await pass(7, chunks)).toEqual({ out: input, dropped: 0 });
+    }
+  });
+
+  it("drops a line over the limit, once, and passes the lines around it, however stdin cuts them", async () => {
+    for (const chunks of everySplit("ab\n1234567\ncd\n")) {
+      expect(await pass(6, chunks)).toEqual({ out: "ab\ncd\n", dropped: 1 });
+    }
+  });
+
+  it("drops a line over the limit that ends in the chunk it starts in, or never ends", async () => {
+    expect(await pass(3, ["a\nlong line\nb\nlonger line\nc\n"])).toEqual({ out: "a\nb\nc\n", dropped: 2 });
+    expect(await pass(3, ["a\nb\nno newline", " ever"])).toEqual({ out: "a\nb\n", dropped: 1 });
+  });
+
+  it("passes on an unfinished last line never, as the SDK drops it at the end of stdin", async () => {
+    expect(await pass(100, ["a\n", "b"])).toEqual({ out: "a\n", dropped: 0 });
+  });
+});
