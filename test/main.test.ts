@@ -560,6 +560,46 @@ function initialize(id: number) {
   };
 }
 
+describe("a stdio client that does not read its answers", () => {
+  // Regression: only answers holding files waited for stdout; every other request was answered at once and
+  // its answer queued. 20,000 tools/list of 60 bytes each, unread, queued 67 MB of answers: 460 MB resident.
+  it("has few answers made ahead of it, and gets them all once it reads", { timeout: 60_000 }, async () => {
+    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
+      cwd: ROOT,
+      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
+    });
+    try {
+      const requests = 10_000;
+      child.stdout.pause();
+      child.stdin.write(`${JSON.stringify(initialize(0))}\n`);
+      await sleep(1000);
+      const before = residentPeak(child.pid);
+      const lines = Array.from({ length: requests }, (_, i) => ({
+        jsonrpc: "2.0",
+        id: i + 1,
+        method: "tools/list",
+      }));
+      child.stdin.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+      // Unread for a while: every answer (some 3 KB each) would be made and queued by then.
+      await sleep(3000);
+      const unread = residentPeak(child.pid) - before;
+      let ends = 0;
+      const done = new Promise<void>((resolve) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) ends++;
+          if (ends === requests + 1) resolve();
+        });
+      });
+      child.stdout.resume();
+      await done;
+      // The 10,000 requests themselves, read and waiting: a few MiB (their answers took 120 MiB).
+      expect(unread).toBeLessThan(32 * MiB);
+    } finally {
+      child.kill();
+    }
+  });
+});
+
 /** The most resident memory `pid` has held (VmHWM), in bytes. */
 function residentPeak(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");

@@ -11,6 +11,8 @@ import { LineLimit } from "./line-limit.js";
 /** The longest line (one JSON-RPC message) read from stdin: the SDK's own limit. */
 const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 const MAX_LINE_MIB = MAX_LINE_BYTES / (1024 * 1024);
+/** What an answer without files counts for in the budget of answers waiting for stdout. */
+const ANSWER_BYTES = MAX_READ_BYTES / 8;
 
 export interface StdioDeps {
   readonly mcp: McpDeps;
@@ -42,13 +44,18 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     process.stdout.write(`${JSON.stringify(tooLong)}\n`);
   });
   pipeline(process.stdin, input, () => {});
-  // Answers holding files are made and queued for stdout 8 MiB of files at a time, as over HTTP.
+  // Answers holding files are made and queued for stdout 8 MiB of files at a time, as over HTTP. Any other
+  // answer counts as 1 MiB, so that at most 8 wait for a client that does not read them: answered at once,
+  // 20,000 tools/list of 60 bytes took 460 MB. (A subscription's request stays open while it lasts.)
   const transport = new BudgetedTransport(
     // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which ends
     // the connection, is never reached.
     new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
     new ByteBudget(MAX_READ_BYTES),
-    (method, params) => fileBytesOf(deps.mcp, scope, method, params),
+    (method, params) =>
+      method === "subscriptions/listen"
+        ? 0
+        : Math.max(fileBytesOf(deps.mcp, scope, method, params), ANSWER_BYTES),
   );
   const handle = serveSdkStdio(serverFactoryFor(deps.mcp, scope), {
     transport,
