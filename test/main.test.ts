@@ -455,6 +455,26 @@ describe("serving over stdio", () => {
   });
 });
 
+describe("a stdio client that sends many lines that are no JSON-RPC message", () => {
+  // Regression: each was warned about, 130 bytes of log for a line of 3: 200,000 lines of `{}` wrote 27 MB
+  // to stderr, which went on for 12 s after the last.
+  it("has the first 10 warned about, then the 100th, the 1,000th…, with how many so far", async () => {
+    const child = rawStdioServer(tree.skillsDir);
+    child.write(`${JSON.stringify(initialize(1))}\n${"{}\n".repeat(2000)}`);
+    child.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":2'), { timeout: 30_000 });
+    expect(await child.end()).toBe(0);
+    const warnings = logLines(child.stderr()).filter((line) => String(line.msg).startsWith("stdio"));
+    expect(warnings.map((line) => [line.level, line.msg, line.skipped])).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100, 1000].map((skipped) => [
+        40,
+        "stdio: a line from the client is not a JSON-RPC message; skipped",
+        skipped,
+      ]),
+    );
+  });
+});
+
 describe("a stdio client that sends a line over 10 MiB", () => {
   // Regression: the SDK's stdio transport buffered the line up to 10 MiB, then closed the connection and the
   // server exited, every later request unanswered.

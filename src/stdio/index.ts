@@ -57,14 +57,23 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
         ? 0
         : Math.max(fileBytesOf(deps.mcp, scope, method, params), ANSWER_BYTES),
   );
+  let notMessages = 0;
   const handle = serveSdkStdio(serverFactoryFor(deps.mcp, scope), {
     transport,
     onerror: (error) => {
       // JSON that is no JSON-RPC message at all (a batch, which 2025-06-18 dropped, or a message missing
       // its members) is the client's mistake, which the SDK skips as it skips a line that is not JSON:
       // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
+      // Said for the first 10, then the 100th, the 1,000th…: a line each filled the log 40 times as fast as
+      // a client that sent nothing else wrote to stdin.
       if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
-        deps.logger.warn("stdio: a line from the client is not a JSON-RPC message; skipped");
+        notMessages++;
+        if (notMessages <= 10 || /^10+$/.test(String(notMessages))) {
+          deps.logger.warn(
+            { skipped: notMessages },
+            "stdio: a line from the client is not a JSON-RPC message; skipped",
+          );
+        }
         return;
       }
       deps.logger.error({ err: error }, "stdio");
