@@ -1,5 +1,9 @@
 import { pipeline } from "node:stream";
-import { INVALID_REQUEST, STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/server";
+import {
+  INVALID_REQUEST,
+  type JSONRPCErrorResponse,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+} from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
@@ -40,8 +44,7 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   // input is read on. (An error of stdin reaches the SDK's transport as an error of `input`.)
   const input = new LineLimit(MAX_LINE_BYTES, () => {
     deps.logger.warn(`stdio: a line from the client is over ${MAX_LINE_MIB} MiB; skipped unread`);
-    // Written as the SDK's transport writes, whose types have no id null.
-    process.stdout.write(`${JSON.stringify(tooLong)}\n`);
+    transport.send(tooLong).catch(() => {});
   });
   pipeline(process.stdin, input, () => {});
   // Answers holding files are made and queued for stdout 8 MiB of files at a time, as over HTTP. Any other
@@ -83,10 +86,13 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   await handle.close();
 }
 
-/** The answer to a line over the limit, which was not read: no id to answer it by. */
-const tooLong = {
+/**
+ * The answer to a line over the limit, which was not read. It has no id, as MCP's schema has it for a message
+ * whose id is unknown: the MCP SDK's client rejects JSON-RPC's `"id": null` as no message at all, and shows
+ * its user a schema error instead of this one.
+ */
+const tooLong: JSONRPCErrorResponse = {
   jsonrpc: "2.0",
-  id: null,
   error: {
     code: INVALID_REQUEST,
     message: `Message too large: a line of more than ${MAX_LINE_BYTES} bytes (${MAX_LINE_MIB} MiB) was skipped unread, so the request on it, if any, gets no other answer. Send each JSON-RPC message on one line of at most ${MAX_LINE_MIB} MiB.`,
