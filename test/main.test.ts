@@ -475,6 +475,29 @@ describe("a stdio client that sends many lines that are no JSON-RPC message", ()
   });
 });
 
+describe("a stdio client that sends lines that are no JSON", () => {
+  // Regression: the SDK skips such a line without a word, so a client that began with a byte-order mark, or
+  // framed its messages with Content-Length headers as LSP does, got no answer and its user no clue.
+  it("has each warned about, and the next line answered", async () => {
+    const child = rawStdioServer(tree.skillsDir);
+    child.write(`${JSON.stringify(initialize(1))}\n`);
+    child.write('\uFEFF{"jsonrpc":"2.0","id":2,"method":"ping"}\nContent-Length: 40\r\n\r\n');
+    child.write("hello\n");
+    child.write('{"jsonrpc":"2.0","id":4,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":4'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    expect(child.stdout().split("\n").filter(Boolean)).toHaveLength(2);
+    const warnings = logLines(child.stderr()).filter((line) => String(line.msg).startsWith("stdio"));
+    expect(warnings.map((line) => [line.level, line.msg, line.skipped])).toEqual(
+      [1, 2, 3].map((skipped) => [
+        40,
+        "stdio: a line from the client is not JSON (one JSON-RPC message per line, in UTF-8); skipped",
+        skipped,
+      ]),
+    );
+  });
+});
+
 describe("a stdio client that sends a line over 10 MiB", () => {
   // Regression: the SDK's stdio transport buffered the line up to 10 MiB, then closed the connection and the
   // server exited, every later request unanswered.

@@ -10,7 +10,7 @@ import { ZodError } from "zod";
 import { ByteBudget } from "../budget/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, serverFactoryFor } from "../mcp/index.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
-import { LineLimit } from "./line-limit.js";
+import { InputLines } from "./input-lines.js";
 
 /** The longest line (one JSON-RPC message) read from stdin: the SDK's own limit. */
 const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -41,10 +41,17 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   });
   const scope = deps.mcp.catalog.everything;
   // A line over the limit is dropped as it streams in, said to the client and in the log; the rest of the
-  // input is read on. (An error of stdin reaches the SDK's transport as an error of `input`.)
-  const input = new LineLimit(MAX_LINE_BYTES, () => {
-    deps.logger.warn(`stdio: a line from the client is over ${MAX_LINE_MIB} MiB; skipped unread`);
-    transport.send(tooLong).catch(() => {});
+  // input is read on. A line that cannot be JSON, which the SDK skips without a word, is said in the log.
+  // (An error of stdin reaches the SDK's transport as an error of `input`.)
+  const input = new InputLines(MAX_LINE_BYTES, {
+    tooLong: () => {
+      deps.logger.warn(`stdio: a line from the client is over ${MAX_LINE_MIB} MiB; skipped unread`);
+      transport.send(tooLong).catch(() => {});
+    },
+    notJson: warnSparingly(
+      deps.logger,
+      "stdio: a line from the client is not JSON (one JSON-RPC message per line, in UTF-8); skipped",
+    ),
   });
   pipeline(process.stdin, input, () => {});
   // Answers holding files are made and queued for stdout 8 MiB of files at a time, as over HTTP. Any other
@@ -60,23 +67,18 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
         ? 0
         : Math.max(fileBytesOf(deps.mcp, scope, method, params), ANSWER_BYTES),
   );
-  let notMessages = 0;
+  const notMessage = warnSparingly(
+    deps.logger,
+    "stdio: a line from the client is not a JSON-RPC message; skipped",
+  );
   const handle = serveSdkStdio(serverFactoryFor(deps.mcp, scope), {
     transport,
     onerror: (error) => {
       // JSON that is no JSON-RPC message at all (a batch, which 2025-06-18 dropped, or a message missing
       // its members) is the client's mistake, which the SDK skips as it skips a line that is not JSON:
       // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
-      // Said for the first 10, then the 100th, the 1,000th…: a line each filled the log 40 times as fast as
-      // a client that sent nothing else wrote to stdin.
       if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
-        notMessages++;
-        if (notMessages <= 10 || /^10+$/.test(String(notMessages))) {
-          deps.logger.warn(
-            { skipped: notMessages },
-            "stdio: a line from the client is not a JSON-RPC message; skipped",
-          );
-        }
+        notMessage();
         return;
       }
       deps.logger.error({ err: error }, "stdio");
@@ -84,6 +86,18 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   });
   await closed;
   await handle.close();
+}
+
+/**
+ * A warning about the client's input, said the first 10 times, then the 100th, the 1,000th…, with the count
+ * so far: said each time, it filled the log 40 times as fast as a client that sent nothing else wrote.
+ */
+function warnSparingly(logger: Logger, message: string): () => void {
+  let count = 0;
+  return () => {
+    count++;
+    if (count <= 10 || /^10+$/.test(String(count))) logger.warn({ skipped: count }, message);
+  };
 }
 
 /**

@@ -1,17 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { LineLimit } from "../../src/stdio/line-limit.js";
+import { InputLines } from "../../src/stdio/input-lines.js";
 
-/** What `LineLimit(limit)` passes on of `input` written in `chunks`, and how many lines it dropped. */
-async function pass(limit: number, chunks: readonly string[]): Promise<{ out: string; dropped: number }> {
+/** What `InputLines(limit)` passes on of `chunks`, how many lines it dropped, and how many are no JSON. */
+async function read(limit: number, chunks: readonly string[]) {
   let dropped = 0;
-  const stage = new LineLimit(limit, () => dropped++);
+  let notJson = 0;
+  const stage = new InputLines(limit, {
+    tooLong: () => dropped++,
+    notJson: () => notJson++,
+  });
   const out: Buffer[] = [];
   stage.on("data", (chunk: Buffer) => out.push(chunk));
   const ended = new Promise((resolve) => stage.on("end", resolve));
   for (const chunk of chunks) stage.write(Buffer.from(chunk));
   stage.end();
   await ended;
-  return { out: Buffer.concat(out).toString(), dropped };
+  return { out: Buffer.concat(out).toString(), dropped, notJson };
+}
+
+/** What `InputLines(limit)` passes on of `chunks`, and how many lines it dropped. */
+async function pass(limit: number, chunks: readonly string[]): Promise<{ out: string; dropped: number }> {
+  const { out, dropped } = await read(limit, chunks);
+  return { out, dropped };
 }
 
 /** `text` cut at every pair of places. */
@@ -23,7 +33,7 @@ function everySplit(text: string): string[][] {
   return splits;
 }
 
-describe("LineLimit", () => {
+describe("InputLines", () => {
   it("passes lines up to the limit unchanged however stdin cuts them", async () => {
     const input = '{"a":1}\n\n12345\r\n{"b":2}\n';
     for (const chunks of everySplit(input)) {
@@ -44,5 +54,12 @@ describe("LineLimit", () => {
 
   it("passes on an unfinished last line never, as the SDK drops it at the end of stdin", async () => {
     expect(await pass(100, ["a\n", "b"])).toEqual({ out: "a\n", dropped: 0 });
+  });
+
+  it("tells of each line it passes on that cannot be JSON, however stdin cuts them", async () => {
+    const input = 'hello\n  {"a":1}\n\r\n \t[1]\n\uFEFF{"b":2}\nContent-Length: 7\r\n\r\n';
+    for (const chunks of everySplit(input)) {
+      expect(await read(100, chunks)).toEqual({ out: input, dropped: 0, notJson: 3 });
+    }
   });
 });

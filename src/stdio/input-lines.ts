@@ -1,12 +1,20 @@
 import { Transform, type TransformCallback } from "node:stream";
 
+/** What the client sent that is no JSON-RPC message, told as it is read. */
+export interface InputLinesEvents {
+  /** A line longer than the limit, dropped. */
+  readonly tooLong: () => void;
+  /** A line that cannot be JSON (it begins with neither `{` nor `[`), passed on for the SDK to skip. */
+  readonly notJson: () => void;
+}
+
 /**
  * Passes stdin on to the SDK's stdio transport in whole lines, each line once its newline has come, except
- * a line longer than `maxLineBytes`: that one is dropped as it streams in, and `onTooLong` called once for
- * it. The SDK's own limit closed the whole connection on such a line (and the server exited), after
- * buffering it by copying it anew with every chunk.
+ * a line longer than `maxLineBytes`: that one is dropped as it streams in. The SDK's own limit closed the
+ * whole connection on such a line (and the server exited), after buffering it by copying it anew with every
+ * chunk; and the SDK skips a line that is no JSON without a word.
  */
-export class LineLimit extends Transform {
+export class InputLines extends Transform {
   /** The start of the current line, from earlier chunks. */
   #pending: Buffer[] = [];
   #pendingBytes = 0;
@@ -15,7 +23,7 @@ export class LineLimit extends Transform {
 
   constructor(
     private readonly maxLineBytes: number,
-    private readonly onTooLong: () => void,
+    private readonly events: InputLinesEvents,
   ) {
     super();
   }
@@ -31,10 +39,12 @@ export class LineLimit extends Transform {
         whole.push(chunk.subarray(run, from));
         run = newline + 1;
         if (this.#dropping) this.#dropping = false;
-        else if (this.#pendingBytes + newline - from > this.maxLineBytes) this.onTooLong();
-        else whole.push(...this.#pending, chunk.subarray(from, newline + 1));
+        else if (this.#pendingBytes + newline - from > this.maxLineBytes) this.events.tooLong();
+        else this.#passOn(whole, [...this.#pending, chunk.subarray(from, newline + 1)]);
         this.#pending = [];
         this.#pendingBytes = 0;
+      } else if (!startsAsJson([chunk.subarray(from, newline)])) {
+        this.events.notJson();
       }
       from = newline + 1;
     }
@@ -46,10 +56,29 @@ export class LineLimit extends Transform {
         this.#pending = [];
         this.#pendingBytes = 0;
         this.#dropping = true;
-        this.onTooLong();
+        this.events.tooLong();
       }
     }
     const parts = whole.filter((part) => part.length > 0);
     done(null, parts.length > 1 ? Buffer.concat(parts) : parts[0]);
   }
+
+  #passOn(whole: Buffer[], line: Buffer[]): void {
+    if (!startsAsJson(line)) this.events.notJson();
+    whole.push(...line);
+  }
+}
+
+/**
+ * Whether a line, in parts, may be a JSON object or array: its first byte other than JSON's blanks (and the
+ * CR of a CRLF) is `{` or `[`. A blank line, which the SDK skips too, is nothing to tell of.
+ */
+function startsAsJson(line: readonly Buffer[]): boolean {
+  for (const part of line) {
+    for (const byte of part) {
+      if (byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a) continue;
+      return byte === 0x7b || byte === 0x5b;
+    }
+  }
+  return true;
 }
