@@ -475,6 +475,28 @@ describe("a stdio client that sends many lines that are no JSON-RPC message", ()
   });
 });
 
+describe("a stdio client that closes the server's stdout", () => {
+  // Regression: with a stage of ours reading stdin for the SDK's transport, the server went on reading a
+  // stdin left open after its stdout broke, answering nothing, until the client closed stdin too.
+  it("has the server stop, as when it closes stdin", async () => {
+    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
+      cwd: ROOT,
+      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
+    });
+    child.stdin.on("error", () => {});
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    child.stdin.write(`${JSON.stringify(initialize(1))}\n`);
+    await new Promise((resolve) => child.stdout.once("data", resolve));
+    child.stdout.destroy();
+    child.stdin.write('{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
+    try {
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill();
+    }
+  });
+});
+
 describe("a stdio client that sends lines that are no JSON", () => {
   // Regression: the SDK skips such a line without a word, so a client that began with a byte-order mark, or
   // framed its messages with Content-Length headers as LSP does, got no answer and its user no clue.

@@ -34,6 +34,8 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
+    // Stdout broken (the client stopped reading): the SDK's transport closes, and nothing can be answered.
+    process.stdout.once("error", () => resolve());
     deps.stopped.then((signal) => {
       deps.logger.info({ signal }, "stdio: stopping");
       resolve();
