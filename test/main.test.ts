@@ -475,6 +475,25 @@ describe("a stdio client that sends many lines that are no JSON-RPC message", ()
   });
 });
 
+describe("a stdio client whose last line has no newline", () => {
+  // Regression: the SDK drops what follows the last newline when stdin ends, without a word: a script that
+  // wrote its last request without one (`printf '…'`) got no answer to it, and no clue why.
+  it("has it warned about when stdin ends", async () => {
+    const child = rawStdioServer(tree.skillsDir);
+    child.write(`${JSON.stringify(initialize(1))}\n{"jsonrpc":"2.0","id":2,"method":"ping"}`);
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":1'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    const warnings = logLines(child.stderr()).filter((line) => String(line.msg).startsWith("stdio"));
+    expect(warnings.map((line) => [line.level, line.msg, line.bytes])).toEqual([
+      [
+        40,
+        "stdio: stdin ended in the middle of a line, which was dropped: end each message with a newline",
+        40,
+      ],
+    ]);
+  });
+});
+
 describe("a stdio client that closes the server's stdout", () => {
   // Regression: with a stage of ours reading stdin for the SDK's transport, the server went on reading a
   // stdin left open after its stdout broke, answering nothing, until the client closed stdin too.

@@ -50,6 +50,11 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
       deps.logger.warn(`stdio: a line from the client is over ${MAX_LINE_MIB} MiB; skipped unread`);
       transport.send(tooLong).catch(() => {});
     },
+    unfinished: (bytes) =>
+      deps.logger.warn(
+        { bytes },
+        "stdio: stdin ended in the middle of a line, which was dropped: end each message with a newline",
+      ),
     notJson: warnSparingly(
       deps.logger,
       "stdio: a line from the client is not JSON (one JSON-RPC message per line, in UTF-8); skipped",

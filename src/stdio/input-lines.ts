@@ -6,6 +6,8 @@ export interface InputLinesEvents {
   readonly tooLong: () => void;
   /** A line that cannot be JSON (it begins with neither `{` nor `[`), passed on for the SDK to skip. */
   readonly notJson: () => void;
+  /** The `bytes` after the last newline when stdin ended, which the SDK would drop: not passed on. */
+  readonly unfinished: (bytes: number) => void;
 }
 
 /**
@@ -63,6 +65,11 @@ export class InputLines extends Transform {
     done(null, parts.length > 1 ? Buffer.concat(parts) : parts[0]);
   }
 
+  override _flush(done: TransformCallback): void {
+    if (!isBlank(this.#pending)) this.events.unfinished(this.#pendingBytes);
+    done();
+  }
+
   #passOn(whole: Buffer[], line: Buffer[]): void {
     if (!startsAsJson(line)) this.events.notJson();
     whole.push(...line);
@@ -74,11 +81,19 @@ export class InputLines extends Transform {
  * CR of a CRLF) is `{` or `[`. A blank line, which the SDK skips too, is nothing to tell of.
  */
 function startsAsJson(line: readonly Buffer[]): boolean {
+  const first = firstNotBlank(line);
+  return first === undefined || first === 0x7b || first === 0x5b;
+}
+
+function isBlank(line: readonly Buffer[]): boolean {
+  return firstNotBlank(line) === undefined;
+}
+
+function firstNotBlank(line: readonly Buffer[]): number | undefined {
   for (const part of line) {
     for (const byte of part) {
-      if (byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a) continue;
-      return byte === 0x7b || byte === 0x5b;
+      if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return byte;
     }
   }
-  return true;
+  return undefined;
 }

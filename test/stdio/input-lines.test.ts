@@ -5,9 +5,11 @@ import { InputLines } from "../../src/stdio/input-lines.js";
 async function read(limit: number, chunks: readonly string[]) {
   let dropped = 0;
   let notJson = 0;
+  const unfinished: number[] = [];
   const stage = new InputLines(limit, {
     tooLong: () => dropped++,
     notJson: () => notJson++,
+    unfinished: (bytes) => unfinished.push(bytes),
   });
   const out: Buffer[] = [];
   stage.on("data", (chunk: Buffer) => out.push(chunk));
@@ -15,7 +17,7 @@ async function read(limit: number, chunks: readonly string[]) {
   for (const chunk of chunks) stage.write(Buffer.from(chunk));
   stage.end();
   await ended;
-  return { out: Buffer.concat(out).toString(), dropped, notJson };
+  return { out: Buffer.concat(out).toString(), dropped, notJson, unfinished };
 }
 
 /** What `InputLines(limit)` passes on of `chunks`, and how many lines it dropped. */
@@ -52,14 +54,17 @@ describe("InputLines", () => {
     expect(await pass(3, ["a\nb\nno newline", " ever"])).toEqual({ out: "a\nb\n", dropped: 1 });
   });
 
-  it("passes on an unfinished last line never, as the SDK drops it at the end of stdin", async () => {
-    expect(await pass(100, ["a\n", "b"])).toEqual({ out: "a\n", dropped: 0 });
+  it("tells of an unfinished last line, which it does not pass on, unless it is blank", async () => {
+    expect(await read(100, ["{}\n", "{}"])).toEqual({ out: "{}\n", dropped: 0, notJson: 0, unfinished: [2] });
+    expect(await read(100, ["{}\n", " \r"])).toEqual({ out: "{}\n", dropped: 0, notJson: 0, unfinished: [] });
+    // A line over the limit is told of as such.
+    expect(await read(2, ["{}\n", "{12"])).toEqual({ out: "{}\n", dropped: 1, notJson: 0, unfinished: [] });
   });
 
   it("tells of each line it passes on that cannot be JSON, however stdin cuts them", async () => {
     const input = 'hello\n  {"a":1}\n\r\n \t[1]\n\uFEFF{"b":2}\nContent-Length: 7\r\n\r\n';
     for (const chunks of everySplit(input)) {
-      expect(await read(100, chunks)).toEqual({ out: input, dropped: 0, notJson: 3 });
+      expect(await read(100, chunks)).toEqual({ out: input, dropped: 0, notJson: 3, unfinished: [] });
     }
   });
 });
