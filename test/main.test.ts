@@ -578,6 +578,44 @@ describe("a stdio client that sends a line over 10 MiB", () => {
   });
 });
 
+describe("a stdio client that keeps sending requests without reading the answers", () => {
+  // Regression: the requests waiting for the answers before theirs to be taken were all read and kept:
+  // 200,000 pings (8 MB) took 80 MiB, and a client that kept writing took the server's memory with it.
+  it("has the server stop reading until it reads, and gets every answer", { timeout: 60_000 }, async () => {
+    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
+      cwd: ROOT,
+      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
+    });
+    try {
+      const requests = 500_000;
+      child.stdout.pause();
+      child.stdin.write(`${JSON.stringify(initialize(0))}\n`);
+      await sleep(1000);
+      const before = residentPeak(child.pid);
+      child.stdin.write(
+        Array.from({ length: requests }, (_, i) => `{"jsonrpc":"2.0","id":${i + 1},"method":"ping"}\n`).join(
+          "",
+        ),
+      );
+      await sleep(3000);
+      const unread = residentPeak(child.pid) - before;
+      let ends = 0;
+      const done = new Promise<void>((resolve) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) ends++;
+          if (ends === requests + 1) resolve();
+        });
+      });
+      child.stdout.resume();
+      await done;
+      // What reading the first thousands takes (some 25 MiB, for 2,000 as for 1,000,000), not 200 MiB.
+      expect(unread).toBeLessThan(64 * MiB);
+    } finally {
+      child.kill();
+    }
+  });
+});
+
 describe("a stdio client that reads its answers slowly", () => {
   // Regression: over stdio every request was answered at once and every answer queued for stdout, so a
   // client that sent 200 reads of an 8 MiB file and read slowly took the server to 3 GB. Answers that

@@ -25,12 +25,22 @@ export class BudgetedTransport implements Transport {
   /** What each request handed on holds, by id, until its answer is written. */
   readonly #held = new Map<RequestId, (() => void)[]>();
   #handedOn: Promise<void> = Promise.resolve();
+  /** Messages received and not yet handed on. */
+  #waiting = 0;
+  #paused = false;
 
   constructor(
     private readonly inner: Transport,
     private readonly budget: ByteBudget,
     /** The bytes of files the answer to a request may hold. */
     private readonly weigh: (method: string, params: unknown) => number,
+    /**
+     * Stops and restarts reading the client's messages: stopped while `maxWaiting` wait to be handed on,
+     * restarted once half as many do, so that a client that keeps sending while its answers are not taken
+     * is made to wait instead of having everything it sends kept.
+     */
+    private readonly input?: { readonly pause: () => void; readonly resume: () => void },
+    private readonly maxWaiting = 1024,
   ) {}
 
   start(): Promise<void> {
@@ -62,6 +72,11 @@ export class BudgetedTransport implements Transport {
 
   #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     const weight = isJSONRPCRequest(message) ? this.weigh(message.method, message.params) : 0;
+    this.#waiting++;
+    if (!this.#paused && this.#waiting >= this.maxWaiting) {
+      this.#paused = true;
+      this.input?.pause();
+    }
     this.#handedOn = this.#handedOn.then(async () => {
       if (weight > 0 && isJSONRPCRequest(message)) {
         const free = await this.budget.take(weight);
@@ -71,6 +86,11 @@ export class BudgetedTransport implements Transport {
       if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
         const cancelled = (message.params as { requestId?: unknown } | undefined)?.requestId;
         if (typeof cancelled === "string" || typeof cancelled === "number") this.#giveBack(cancelled);
+      }
+      this.#waiting--;
+      if (this.#paused && this.#waiting <= this.maxWaiting / 2) {
+        this.#paused = false;
+        this.input?.resume();
       }
       this.onmessage?.(message, extra);
     });

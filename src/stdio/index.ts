@@ -73,6 +73,7 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
       method === "subscriptions/listen"
         ? 0
         : Math.max(fileBytesOf(deps.mcp, scope, method, params), ANSWER_BYTES),
+    input,
   );
   const notMessage = warnSparingly(
     deps.logger,

@@ -95,3 +95,28 @@ describe("stdio's answers holding files", () => {
     await expect(budget.take(8 * MiB)).resolves.toBeTypeOf("function");
   });
 });
+
+describe("stdio's messages waiting to be handed on", () => {
+  it("stop the reading of stdin at a bound, which starts again once half of them are handed on", async () => {
+    const wire = new SlowReader();
+    const input = { pauses: 0, resumes: 0, pause: () => input.pauses++, resume: () => input.resumes++ };
+    // Every request weighs the whole budget: each waits until the answer before it is written.
+    const transport = new BudgetedTransport(wire, new ByteBudget(8 * MiB), () => 8 * MiB, input, 4);
+    transport.onmessage = (message) => {
+      if ("id" in message && "method" in message)
+        void transport.send({ jsonrpc: "2.0", id: message.id, result: {} });
+    };
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+    await transport.start();
+    for (let id = 1; id <= 5; id++) wire.onmessage?.(read(id));
+    await settled();
+    // The first handed on, four waiting.
+    expect(input).toMatchObject({ pauses: 1, resumes: 0 });
+    wire.flush();
+    await settled();
+    expect(input).toMatchObject({ pauses: 1, resumes: 0 });
+    wire.flush();
+    await settled();
+    expect(input).toMatchObject({ pauses: 1, resumes: 1 });
+  });
+});
