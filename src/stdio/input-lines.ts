@@ -17,8 +17,11 @@ export interface InputLinesEvents {
  * chunk; and the SDK skips a line that is no JSON without a word.
  */
 export class InputLines extends Transform {
-  /** The start of the current line, from earlier chunks. */
-  #pending: Buffer[] = [];
+  /**
+   * The start of the current line, from earlier chunks, in `#pendingBytes` of a buffer that doubles as it
+   * fills: a line that comes a byte at a time costs its bytes, not a piece of a chunk each.
+   */
+  #pending = Buffer.alloc(0);
   #pendingBytes = 0;
   /** Whether the rest of the current line, over the limit, is being dropped. */
   #dropping = false;
@@ -42,8 +45,13 @@ export class InputLines extends Transform {
         run = newline + 1;
         if (this.#dropping) this.#dropping = false;
         else if (this.#pendingBytes + newline - from > this.maxLineBytes) this.events.tooLong();
-        else this.#passOn(whole, [...this.#pending, chunk.subarray(from, newline + 1)]);
-        this.#pending = [];
+        else
+          this.#passOn(whole, [
+            this.#pending.subarray(0, this.#pendingBytes),
+            chunk.subarray(from, newline + 1),
+          ]);
+        // A new buffer for the next line: the SDK may still hold this one.
+        this.#pending = Buffer.alloc(0);
         this.#pendingBytes = 0;
       } else if (!startsAsJson([chunk.subarray(from, newline)])) {
         this.events.notJson();
@@ -52,13 +60,13 @@ export class InputLines extends Transform {
     }
     whole.push(chunk.subarray(run, from));
     if (from < chunk.length && !this.#dropping) {
-      this.#pending.push(chunk.subarray(from));
-      this.#pendingBytes += chunk.length - from;
-      if (this.#pendingBytes > this.maxLineBytes) {
-        this.#pending = [];
+      if (this.#pendingBytes + chunk.length - from > this.maxLineBytes) {
+        this.#pending = Buffer.alloc(0);
         this.#pendingBytes = 0;
         this.#dropping = true;
         this.events.tooLong();
+      } else {
+        this.#keep(chunk.subarray(from));
       }
     }
     const parts = whole.filter((part) => part.length > 0);
@@ -66,11 +74,25 @@ export class InputLines extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
-    if (!isBlank(this.#pending)) this.events.unfinished(this.#pendingBytes);
+    if (!isBlank([this.#pending.subarray(0, this.#pendingBytes)])) this.events.unfinished(this.#pendingBytes);
     done();
   }
 
-  #passOn(whole: Buffer[], line: Buffer[]): void {
+  /** Adds `part` to the start of the current line (at most `maxLineBytes` in all). */
+  #keep(part: Buffer): void {
+    const bytes = this.#pendingBytes + part.length;
+    if (bytes > this.#pending.length) {
+      const grown = Buffer.allocUnsafe(
+        Math.min(Math.max(bytes, 2 * this.#pending.length, 64 * 1024), this.maxLineBytes),
+      );
+      this.#pending.copy(grown, 0, 0, this.#pendingBytes);
+      this.#pending = grown;
+    }
+    part.copy(this.#pending, this.#pendingBytes);
+    this.#pendingBytes = bytes;
+  }
+
+  #passOn(whole: Buffer[], line: readonly [Buffer, Buffer]): void {
     if (!startsAsJson(line)) this.events.notJson();
     whole.push(...line);
   }

@@ -67,4 +67,12 @@ describe("InputLines", () => {
       expect(await read(100, chunks)).toEqual({ out: input, dropped: 0, notJson: 3, unfinished: [] });
     }
   });
+
+  it("passes on a line that came a byte at a time, holding it as bytes rather than as pieces", async () => {
+    // Regression: kept as one piece a chunk, a line of 1-byte chunks took some 100 bytes a byte, and one of
+    // 500,000 overflowed the stack when passed on.
+    const line = `{"x":"${"a".repeat(500_000)}"}`;
+    const { out, dropped } = await pass(1024 * 1024, [...line.split(""), "\n"]);
+    expect(out === `${line}\n` && dropped === 0).toBe(true);
+  });
 });
