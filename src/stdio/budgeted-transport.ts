@@ -12,8 +12,8 @@ import {
 import type { ByteBudget } from "../budget/index.js";
 
 /**
- * A transport that hands the server a request whose answer holds files only once `budget` has room for
- * them, and gives them back once that answer is written out (or the request cancelled). Over stdio every
+ * A transport that hands the server a request only once `budget` has room for what its answer weighs (the
+ * files it holds), and gives that back once the answer is written out (or the request cancelled). Over stdio every
  * request would otherwise be answered at once and every answer queued in memory until the client reads
  * it: 200 reads of an 8 MiB file from a client that did not read took a server to 3 GB. Messages reach
  * the server in the order they came.
@@ -32,7 +32,7 @@ export class BudgetedTransport implements Transport {
   constructor(
     private readonly inner: Transport,
     private readonly budget: ByteBudget,
-    /** The bytes of files the answer to a request may hold. */
+    /** What the answer to a request weighs: the bytes of files it may hold, or more; 0 never waits. */
     private readonly weigh: (method: string, params: unknown) => number,
     /**
      * Stops and restarts reading the client's messages: stopped while `maxWaiting` wait to be handed on,
