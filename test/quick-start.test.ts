@@ -1,5 +1,5 @@
 /**
- * SLOW (a full TypeScript build and two server starts: about a minute here). The README's Quick start, as a
+ * SLOW (a type check, a bundle and two server starts: about half a minute here). The README's Quick start, as a
  * newcomer runs it: a clean clone of the repository, then the README's start command as it writes it after
  * `npm ci &&` (on a free port), checked through /health and a tool call; a second start type-checks nothing again.
  *
