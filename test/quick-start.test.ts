@@ -1,7 +1,8 @@
 /**
- * SLOW (a type check, a bundle and two server starts: about half a minute here). The README's Quick start, as a
- * newcomer runs it: a clean clone of the repository, then the README's start command as it writes it after
- * `npm ci &&` (on a free port), checked through /health and a tool call; a second start type-checks nothing again.
+ * SLOW (a type check, a bundle and two server starts: about half a minute here). The README's Quick start,
+ * as a newcomer runs it: a clean clone of the repository, then the README's start command as it writes it
+ * after `npm ci &&` (on a free port), checked through /health and a tool call; a second start type-checks
+ * nothing again.
  *
  * What it does not repeat: the install itself. `.ci/run` begins with `npm ci` on its own fresh clone, so
  * every CI run already proves that the lockfile installs; here `npm ci --dry-run` checks that the lockfile
@@ -26,7 +27,7 @@ const run = promisify(execFile);
 const START = "HOST=127.0.0.1 npm start";
 /** The README's two commands, as written: install and serve, then test. */
 const QUICK_START = [`npm ci && ${START}`, "npm test"];
-/** A first start compiles all of the server, which takes long on a busy 2-core machine. */
+/** A first start type-checks all of the server, which takes long on a busy 2-core machine. */
 const START_MS = 240_000;
 
 /** The commands of the Quick start's shell block, without their comments. */
