@@ -205,6 +205,40 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
     }
   });
 
+  // The image ships the bundle alone: `sync` and `--stdio`, each a path of its own, run from it as well.
+  it("runs sync and stdio from the bundle, with no node_modules in the image", async () => {
+    const { container, url } = server;
+    expect((await container.exec(["test", "-e", "/app/node_modules"])).exitCode).not.toBe(0);
+    const planned = await container.exec([
+      "node",
+      "dist/main.js",
+      "sync",
+      `${url}/mcp`,
+      "--to",
+      "/tmp/out",
+      "--dry-run",
+    ]);
+    expect(planned.exitCode).toBe(0);
+    for (const skill of ["drill", "hammer", "saw"]) expect(planned.stdout).toContain(skill);
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sh", version: "1" } },
+    });
+    // stdin stays open a moment after the request: unanswered requests are dropped when it closes.
+    const served = await container.exec([
+      "sh",
+      "-c",
+      `(echo '${initialize}'; sleep 2) | node dist/main.js --stdio`,
+    ]);
+    expect(served.exitCode).toBe(0);
+    expect(JSON.parse(served.stdout.trim())).toMatchObject({
+      id: 1,
+      result: { serverInfo: { name: "skills-mcp" } },
+    });
+  });
+
   it("starts on the search index saved when the image was built", async () => {
     const logs = await (await getContainerRuntimeClient()).container
       .getById(server.container.getId())
