@@ -475,6 +475,34 @@ describe("a stdio client that sends many lines that are no JSON-RPC message", ()
   });
 });
 
+describe("a stdio client that sends a request of the wrong shape", () => {
+  // Regression: the SDK refused it with a warning in the log and no answer, so the client waited out its
+  // own timeout (over HTTP /mcp answers it at once, with its id).
+  it("gets an error with its id, and answers to the requests after it", async () => {
+    const child = rawStdioServer(tree.skillsDir);
+    child.write(`${JSON.stringify(initialize(1))}\n`);
+    child.write('{"jsonrpc":"2.0","id":"odd","method":"ping","params":5}\n');
+    child.write('{"jsonrpc":"2.0","method":"notifications/odd","params":5}\n');
+    child.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":3'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    const answers = child
+      .stdout()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
+    // The notification, of the wrong shape too, is answered by nothing. (Answers come in any order.)
+    expect(new Map(answers.map((answer) => [answer.id, answer.error?.code]))).toEqual(
+      new Map<unknown, unknown>([
+        [1, undefined],
+        ["odd", -32600],
+        [3, undefined],
+      ]),
+    );
+    expect(answers).toHaveLength(3);
+  });
+});
+
 describe("a stdio client whose last line has no newline", () => {
   // Regression: the SDK drops what follows the last newline when stdin ends, without a word: a script that
   // wrote its last request without one (`printf '…'`) got no answer to it, and no clue why.

@@ -87,6 +87,9 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
       // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
       if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
         notMessage();
+        // A request the SDK refuses would go unanswered, and its client wait out its own timeout.
+        const id = requestIdOf(input.current);
+        if (id !== undefined) transport.send(invalidRequest(id)).catch(() => {});
         return;
       }
       deps.logger.error({ err: error }, "stdio");
@@ -105,6 +108,37 @@ function warnSparingly(logger: Logger, message: string): () => void {
   return () => {
     count++;
     if (count <= 10 || /^10+$/.test(String(count))) logger.warn({ skipped: count }, message);
+  };
+}
+
+/**
+ * The id of the request on `line`, if it is one (an object with a method and an id JSON-RPC allows) that is
+ * no valid message otherwise: a response or a notification gets no answer.
+ */
+function requestIdOf(line: Buffer | undefined): string | number | undefined {
+  let message: unknown;
+  try {
+    message = line === undefined ? undefined : JSON.parse(line.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message)) {
+    return undefined;
+  }
+  const { id } = message;
+  return typeof id === "string" || Number.isSafeInteger(id) ? (id as string | number) : undefined;
+}
+
+/** The answer to a request that is no valid JSON-RPC message, as `/mcp` answers one. */
+function invalidRequest(id: string | number): JSONRPCErrorResponse {
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: INVALID_REQUEST,
+      message:
+        'Invalid Request: the line is not a valid JSON-RPC message (jsonrpc "2.0", an id that is a string or an integer, a method that is a string, params that are an object)',
+    },
   };
 }
 

@@ -25,40 +25,34 @@ export class InputLines extends Transform {
   #pendingBytes = 0;
   /** Whether the rest of the current line, over the limit, is being dropped. */
   #dropping = false;
+  #current: Buffer | undefined;
 
   constructor(
     private readonly maxLineBytes: number,
     private readonly events: InputLinesEvents,
   ) {
-    super();
+    // One line a chunk on the way out, so that each `data` event is one message.
+    super({ readableObjectMode: true });
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    const whole: Buffer[] = [];
-    // Lines that begin and end in this chunk are passed on as one slice of it, from `run` to `from`.
-    let run = 0;
     let from = 0;
     for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, from)) {
-      const started = this.#pendingBytes > 0 || this.#dropping;
-      if (started || newline - from > this.maxLineBytes) {
-        whole.push(chunk.subarray(run, from));
-        run = newline + 1;
-        if (this.#dropping) this.#dropping = false;
-        else if (this.#pendingBytes + newline - from > this.maxLineBytes) this.events.tooLong();
-        else
-          this.#passOn(whole, [
-            this.#pending.subarray(0, this.#pendingBytes),
-            chunk.subarray(from, newline + 1),
-          ]);
-        // A new buffer for the next line: the SDK may still hold this one.
+      if (this.#dropping) this.#dropping = false;
+      else if (this.#pendingBytes + newline - from > this.maxLineBytes) this.events.tooLong();
+      else if (this.#pendingBytes === 0) this.#passOn(chunk.subarray(from, newline + 1));
+      else {
+        this.#passOn(
+          Buffer.concat([this.#pending.subarray(0, this.#pendingBytes), chunk.subarray(from, newline + 1)]),
+        );
+      }
+      if (this.#pendingBytes > 0) {
+        // Let go of the buffer a long line grew.
         this.#pending = Buffer.alloc(0);
         this.#pendingBytes = 0;
-      } else if (!startsAsJson([chunk.subarray(from, newline)])) {
-        this.events.notJson();
       }
       from = newline + 1;
     }
-    whole.push(chunk.subarray(run, from));
     if (from < chunk.length && !this.#dropping) {
       if (this.#pendingBytes + chunk.length - from > this.maxLineBytes) {
         this.#pending = Buffer.alloc(0);
@@ -69,8 +63,7 @@ export class InputLines extends Transform {
         this.#keep(chunk.subarray(from));
       }
     }
-    const parts = whole.filter((part) => part.length > 0);
-    done(null, parts.length > 1 ? Buffer.concat(parts) : parts[0]);
+    done();
   }
 
   override _flush(done: TransformCallback): void {
@@ -92,9 +85,28 @@ export class InputLines extends Transform {
     this.#pendingBytes = bytes;
   }
 
-  #passOn(whole: Buffer[], line: readonly [Buffer, Buffer]): void {
-    if (!startsAsJson(line)) this.events.notJson();
-    whole.push(...line);
+  #passOn(line: Buffer): void {
+    if (!startsAsJson([line])) this.events.notJson();
+    this.push(line);
+  }
+
+  /**
+   * Hands each line to the `data` listeners (the SDK's transport, which reads it at once), noting which
+   * line it is while they run: the SDK tells of a message it refuses without the message.
+   */
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event !== "data") return super.emit(event, ...args);
+    this.#current = args[0] instanceof Buffer ? args[0] : undefined;
+    try {
+      return super.emit(event, ...args);
+    } finally {
+      this.#current = undefined;
+    }
+  }
+
+  /** The line the SDK's transport is reading, while it reads it. */
+  get current(): Buffer | undefined {
+    return this.#current;
   }
 }
 

@@ -68,6 +68,21 @@ describe("InputLines", () => {
     }
   });
 
+  it("hands each line on as a chunk of its own, whatever chunks it came in", async () => {
+    const stage = new InputLines(100, { tooLong: () => {}, notJson: () => {}, unfinished: () => {} });
+    const seen: string[] = [];
+    stage.on("data", (line: Buffer) => seen.push(`${line.toString()}|${stage.current?.toString()}`));
+    const ended = new Promise((resolve) => stage.on("end", resolve));
+    for (const chunk of ['{"a":1}\n{"b"', ':2}\n{"c":3}\n{"d":4}\n']) stage.write(Buffer.from(chunk));
+    stage.end();
+    await ended;
+    // And says which line its listeners are reading while they read it.
+    expect(seen).toEqual(
+      ['{"a":1}\n', '{"b":2}\n', '{"c":3}\n', '{"d":4}\n'].map((line) => `${line}|${line}`),
+    );
+    expect(stage.current).toBeUndefined();
+  });
+
   it("passes on a line that came a byte at a time, holding it as bytes rather than as pieces", async () => {
     // Regression: kept as one piece a chunk, a line of 1-byte chunks took some 100 bytes a byte, and one of
     // 500,000 overflowed the stack when passed on.
