@@ -66,17 +66,15 @@ function reviewSource(source: ReviewedSource, before: Folder, after: Folder): So
   const now = after.sides.get(source.name) ?? EMPTY_SIDE;
   const changes = comparePacks(old, now);
   const inPack = (found: Finding) => packOf(found.path) === source.name;
-  const key = (found: Finding) => `${found.rule}\n${found.path}\n${found.detail}`;
-  const known = new Set(before.findings.filter(inPack).map(key));
-  const findings: ReviewedFinding[] = after.findings
-    .filter(inPack)
-    .map((found) => ({ ...found, new: !known.has(key(found)) }))
-    .filter(
-      (found) =>
-        changes.changedPaths.has(found.path.slice(source.name.length + 1)) ||
-        found.severity === "high" ||
-        (found.rule === "skipped-symlink" && found.new),
-    );
+  const findings: ReviewedFinding[] = markNew(
+    before.findings.filter(inPack),
+    after.findings.filter(inPack),
+  ).filter(
+    (found) =>
+      changes.changedPaths.has(found.path.slice(source.name.length + 1)) ||
+      found.severity === "high" ||
+      (found.rule === "skipped-symlink" && found.new),
+  );
   findings.push(...[...changes.skillFiles, ...changes.packFiles].flatMap(unauditedFinding(source.name)));
   return {
     source,
@@ -86,6 +84,34 @@ function reviewSource(source: ReviewedSource, before: Folder, after: Folder): So
     findings,
     unsafe: now.skills.filter((skill) => after.unsafe.has(skill)).map((skill) => skill.id),
   };
+}
+
+/**
+ * Each finding of the new commit, new unless the old one had a finding of the same rule, file and detail
+ * left to match it: one old finding vouches for one, not for every later one that reads the same (a second
+ * word split by the same invisible character). Those on the same line are matched first.
+ */
+function markNew(old: readonly Finding[], now: readonly Finding[]): ReviewedFinding[] {
+  const kind = (found: Finding) => `${found.rule}\n${found.path}\n${found.detail}`;
+  const at = (found: Finding) => `${kind(found)}\n${found.line}`;
+  const left = countBy(old, kind);
+  const leftAt = countBy(old, at);
+  const take = (counts: Map<string, number>, key: string): boolean => {
+    const count = counts.get(key) ?? 0;
+    if (count > 0) counts.set(key, count - 1);
+    return count > 0;
+  };
+  const sameLine = now.map((found) => take(leftAt, at(found)) && take(left, kind(found)));
+  return now.map((found, index) => ({
+    ...found,
+    new: !(sameLine[index] === true || take(left, kind(found))),
+  }));
+}
+
+function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  return counts;
 }
 
 /**
