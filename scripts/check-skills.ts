@@ -52,7 +52,7 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
     `${plural(catalog.everything.skills.length, "skill")} in ${plural(catalog.everything.packs.length, "pack")} ` +
       `(${packs}); ${skipped.length} left out, ${plural(issues.length - skipped.length, "warning")}.`,
   ];
-  if (issues.length > 0) lines.push("", ...issues.map(formatIssue));
+  if (issues.length > 0) lines.push("", ...capped(issues.map(formatIssue), NAMED_ON_STDERR));
   // What the inspection leaves out, and what the server's resources then cannot carry (a file larger than
   // a read carries, URIs another skill holds): /health counts both.
   const leftOut = inspection.leftOut();
@@ -69,8 +69,10 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
   if (leftOut.length > 0) {
     lines.push(
       "",
-      ...leftOut.map(
-        ({ skill, reason }) => `- tools only: ${markdownCode(skill.id)}: ${markdownText(reason)}`,
+      ...capped(
+        leftOut.map(
+          ({ skill, reason }) => `- tools only: ${markdownCode(skill.id)}: ${markdownText(reason)}`,
+        ),
       ),
     );
   }
@@ -97,7 +99,7 @@ function auditReport(audit: FolderAudit, inspection: Inspection, serveUnsafe: bo
     "",
     `${plural(skills, "skill")}: ${countBySeverity(findings)} found ([rules](docs/audit.md)).`,
   ];
-  if (issues.length > 0) lines.push("", ...issues.map(formatIssue));
+  if (issues.length > 0) lines.push("", ...capped(issues.map(formatIssue), NAMED_ON_STDERR));
   if (unsafe.length > 0) lines.push("", unsafeLine(unsafe, serveUnsafe));
   const worth = findings.filter((found) => found.severity !== "low");
   if (worth.length > 0) lines.push("", ...findingsTable(worth, LISTED_FINDINGS));
@@ -112,6 +114,14 @@ function unsafeLine(unsafe: readonly Skill[], serveUnsafe: boolean): string {
   const them = unsafe.length === 1 ? "it" : "them";
   const lift = serveUnsafe ? "" : ` (UNSAFE_SKILLS=serve would serve ${them})`;
   return `${unsafeLead(unsafe.length, serveUnsafe)}${lift}: ${names.join(", ")}${more}.`;
+}
+
+const NAMED_ON_STDERR = " (`npm run audit-skills` names each on stderr)";
+
+/** The first LISTED_FINDINGS of `items`, and a line counting the rest: upstream decides how many there are. */
+function capped(items: readonly string[], where = ""): string[] {
+  if (items.length <= LISTED_FINDINGS) return [...items];
+  return [...items.slice(0, LISTED_FINDINGS), `- … and ${items.length - LISTED_FINDINGS} more${where}`];
 }
 
 /** The path and the reason come from upstream (names of files and folders, a frontmatter name quoted). */

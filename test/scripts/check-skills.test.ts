@@ -160,6 +160,25 @@ describe("npm run check-skills", () => {
     }
   });
 
+  // The weekly repin appends this output to the pull request body, which GitHub cuts at 65,536 characters:
+  // a bump that broke a few thousand files pushed the audit below out of the body.
+  it("lists at most 30 skills or files left out, then counts the rest, and still prints the audit", async () => {
+    const broken = Object.fromEntries(
+      Array.from({ length: 2000 }, (_, i) => [`p/b${i}/SKILL.md`, "no frontmatter"]),
+    );
+    const tree = await makeTree({ ...broken, "p/ok/SKILL.md": skillMd("ok") });
+    try {
+      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      expect(stdout).toContain("1 skill in 1 pack (p 1); 2000 left out, 0 warnings.");
+      expect(stdout.split("\n").filter((line) => line.startsWith("- left out: "))).toHaveLength(30);
+      expect(stdout).toContain("- … and 1970 more (`npm run audit-skills` names each on stderr)");
+      expect(stdout).toContain("### Audit");
+      expect(stdout.length).toBeLessThan(5000);
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("says there is nothing to check, not that the server would refuse, when ./skills is missing", async () => {
     const empty = await makeTree({});
     try {
