@@ -73,24 +73,36 @@ const GITHUB_LIMIT = "GitHub's 65,536-character limit for a pull request body";
  * past them the words from the first to the last difference are marked, which takes linear work.
  */
 const WORD_LIMITS: DiffLimits = { items: 2000, edits: 200 };
-/** A body's diff is shown up to this many characters, each line up to DIFF_LINE_CHARS. */
-const DIFF_CHARS = 3000;
-const DIFF_LINE_CHARS = 200;
+/** How much of a body (an added SKILL.md, or a changed one's diff) is shown, and of each of its lines. */
+interface BodyRoom {
+  readonly chars: number;
+  readonly lineChars: number;
+}
+/**
+ * Bodies are shown whole, up to WHOLE, when the review still fits: no rule flags plain words, so the diff
+ * is where a reviewer reads an instruction aimed at the agent. Past the budget they are cut to SHORT.
+ */
+const WHOLE: BodyRoom = { chars: 20_000, lineChars: 2000 };
+const SHORT: BodyRoom = { chars: 3000, lineChars: 200 };
 const UPSTREAM = "the whole change is upstream, between the two commits above";
 
 /** The review as Markdown in at most `budget` characters: lists are cut shorter until it fits, and say so. */
 export function renderReview(content: ReviewContent, budget: number): string {
-  for (const limit of LIST_LIMITS) {
-    const text = render(content, limit);
+  const tries = [
+    { limit: Number.POSITIVE_INFINITY, room: WHOLE },
+    ...LIST_LIMITS.map((limit) => ({ limit, room: SHORT })),
+  ];
+  for (const { limit, room } of tries) {
+    const text = render(content, limit, room);
     if (text.length <= budget) return text;
   }
-  const text = render(content, 1);
+  const text = render(content, 1, SHORT);
   const cut = text.slice(0, text.lastIndexOf("\n", budget - 300));
   const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
   return `${cut}\n${"\n</details>\n".repeat(Math.max(0, open))}\n… the review stops here, to stay under ${GITHUB_LIMIT}.\n`;
 }
 
-function render(content: ReviewContent, limit: number): string {
+function render(content: ReviewContent, limit: number, room: BodyRoom): string {
   const { reviews, listPacks, refused, elsewhere } = content;
   const findings = reviews.flatMap((review) => review.findings);
   const newHigh = findings.filter((found) => found.new && found.severity === "high");
@@ -111,7 +123,7 @@ function render(content: ReviewContent, limit: number): string {
     lines.push(`- Lists below show at most ${count(limit, "item")} each, to stay under ${GITHUB_LIMIT}.`);
   }
   lines.push("");
-  for (const review of reviews) lines.push(...renderSource(review, limit));
+  for (const review of reviews) lines.push(...renderSource(review, limit, room));
   if (elsewhere.length > 0) {
     lines.push(
       "### High findings in packs this bump does not move",
@@ -126,7 +138,7 @@ function render(content: ReviewContent, limit: number): string {
   return `${lines.join("\n")}\n`;
 }
 
-function renderSource(review: SourceReview, limit: number): string[] {
+function renderSource(review: SourceReview, limit: number, room: BodyRoom): string[] {
   const { source, changes, skills, descriptionTokens } = review;
   const lines = [
     `### ${markdownCode(source.name)}: \`${shortRef(source.from)}\` → \`${shortRef(source.to)}\``,
@@ -155,7 +167,7 @@ function renderSource(review: SourceReview, limit: number): string[] {
     ...changes.added.slice(0, limit).map((skill) => tableRow([id(skill), markdownText(skill.description)])),
     ...more(changes.added.length, limit),
     "",
-    ...changes.addedDocuments.slice(0, limit).flatMap(addedDocument),
+    ...changes.addedDocuments.slice(0, limit).flatMap((added) => addedDocument(added, room)),
   ]);
   section(lines, "Removed skills", changes.removed.length, [listed(changes.removed.map(id), limit)]);
   section(
@@ -185,7 +197,7 @@ function renderSource(review: SourceReview, limit: number): string[] {
     ),
     ...more(changes.documents.length, limit),
     "",
-    ...documents.flatMap(documentDiff),
+    ...documents.flatMap((document) => documentDiff(document, room)),
   ]);
   section(lines, "Supporting files", files.length, fileList(source.name, files, limit));
   section(lines, "Pack files", changes.packFiles.length, fileList(source.name, changes.packFiles, limit));
@@ -236,10 +248,10 @@ function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): st
 }
 
 /**
- * A changed SKILL.md, frontmatter and all, as a collapsed unified diff, cut at DIFF_CHARS with a note, so
+ * A changed SKILL.md, frontmatter and all, as a collapsed unified diff, cut as `room` says with a note, so
  * that a reviewer reads the edit without leaving the pull request. Hidden characters are shown as `{U+202E}`.
  */
-function documentDiff(document: DocumentChange): string[] {
+function documentDiff(document: DocumentChange, room: BodyRoom): string[] {
   const summary = `${document.skill.id}: SKILL.md diff`;
   const hunks = unifiedDiff(document.before, document.after);
   if (hunks === undefined) {
@@ -252,31 +264,31 @@ function documentDiff(document: DocumentChange): string[] {
       `No line reads otherwise: the bytes changed at the end of the file or where they are not UTF-8; ${UPSTREAM}.`,
     ]);
   }
-  return collapsed(summary, fenced(hunks, "diff", "of this diff"));
+  return collapsed(summary, fenced(hunks, "diff", "of this diff", room));
 }
 
 /**
  * An added skill's SKILL.md as a collapsed block, cut like a diff: the instructions a model will follow,
  * which its description in the table above does not show.
  */
-function addedDocument({ skill, text }: AddedDocument): string[] {
+function addedDocument({ skill, text }: AddedDocument, room: BodyRoom): string[] {
   return collapsed(
     `${skill.id}: SKILL.md (new)`,
-    fenced(text.replace(/\n$/, "").split("\n"), "markdown", "of it"),
+    fenced(text.replace(/\n$/, "").split("\n"), "markdown", "of it", room),
   );
 }
 
 /**
- * `lines` in a code fence longer than any run of backticks in them, each line cut at DIFF_LINE_CHARS, all
- * of them at DIFF_CHARS with a note of what was left out (`of what`), hidden characters shown as `{U+…}`.
+ * `lines` in a code fence longer than any run of backticks in them, each line and all of them cut as `room`
+ * says, with a note of what was left out (`of what`), hidden characters shown as `{U+…}`.
  */
-function fenced(lines: readonly string[], language: string, ofWhat: string): string[] {
+function fenced(lines: readonly string[], language: string, ofWhat: string, room: BodyRoom): string[] {
   const shown: string[] = [];
   let size = 0;
   for (const line of lines) {
-    const cut = line.length > DIFF_LINE_CHARS ? `${[...line].slice(0, DIFF_LINE_CHARS).join("")}…` : line;
+    const cut = line.length > room.lineChars ? `${[...line].slice(0, room.lineChars).join("")}…` : line;
     const text = cut.split("\t").map(visible).join("\t");
-    if (size + text.length > DIFF_CHARS) break;
+    if (size + text.length > room.chars) break;
     shown.push(text);
     size += text.length + 1;
   }
