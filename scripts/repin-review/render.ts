@@ -99,7 +99,25 @@ export function renderReview(content: ReviewContent, budget: number): string {
   const text = render(content, 1, SHORT);
   const cut = text.slice(0, text.lastIndexOf("\n", budget - 300));
   const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
-  return `${cut}\n${"\n</details>\n".repeat(Math.max(0, open))}\n… the review stops here, to stay under ${GITHUB_LIMIT}.\n`;
+  const fence = openFence(cut);
+  return `${cut}\n${fence === undefined ? "" : `${fence}\n`}${"\n</details>\n".repeat(Math.max(0, open))}\n… the review stops here, to stay under ${GITHUB_LIMIT}.\n`;
+}
+
+/**
+ * The fence of a code block `text` leaves open (a body cut in the middle), which must be closed before
+ * anything follows: the rest of the pull request body would otherwise show as its code.
+ */
+function openFence(text: string): string | undefined {
+  let open: string | undefined;
+  for (const line of text.split("\n")) {
+    const fence = /^`{3,}/.exec(line)?.[0];
+    if (fence === undefined) continue;
+    // A block is closed by a line of at least as many backticks and nothing else (fenced() makes its fence
+    // longer than any run of backticks inside).
+    if (open === undefined) open = fence;
+    else if (fence.length >= open.length && line.trimEnd() === fence) open = undefined;
+  }
+  return open;
 }
 
 function render(content: ReviewContent, limit: number, room: BodyRoom): string {

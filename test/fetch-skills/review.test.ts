@@ -474,6 +474,33 @@ describe("the repin review", () => {
     );
   });
 
+  // Past every shorter list the review is cut at a line; a cut inside a SKILL.md's code block left it open,
+  // and the rest of the pull request body (the fetched packs, check-skills' audit) showed as its code.
+  it("closes the code block it cuts in when even the shortest lists pass GitHub's limit", async () => {
+    const body = (word: string) => `# Steps\n\n${`${word} one more step of this skill.\n`.repeat(150)}`;
+    const sources = [];
+    for (let i = 0; i < 12; i++) {
+      const upstream = await makeUpstream(path.join(tree.dir, `wide-${i}`), [
+        { "skills/old/SKILL.md": skillMd("old", "Old.", body("Take")), "shared/a.md": "a\n" },
+        {
+          "skills/old/SKILL.md": skillMd("old", "Old.", body("Make")),
+          [`skills/new-${i}/SKILL.md`]: skillMd(
+            `new-${i}`,
+            "A new skill, described at some length.",
+            body("Take"),
+          ),
+        },
+      ]);
+      sources.push({ name: `wide-${i}`, url: upstream.url, ref: upstream.commits[0] ?? "" });
+    }
+    const result = await bump(sources);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toContain("… the review stops here, to stay under GitHub's");
+    expect(result.summary.length).toBeLessThan(65_536);
+    // Every fence opened is closed: an odd count of fence lines leaves the rest of the body as code.
+    expect(result.summary.split("\n").filter((line) => line.startsWith("```")).length % 2).toBe(0);
+  });
+
   it("keeps a 60-skill bump readable and under GitHub's limit for a pull request body", async () => {
     const many = (version: string) => ({
       "shared/README.md": `${version}\n`,
