@@ -609,13 +609,14 @@ describe("a stdio client that sends a line over 10 MiB", () => {
 describe("a stdio client that keeps sending requests without reading the answers", () => {
   // Regression: the requests waiting for the answers before theirs to be taken were all read and kept:
   // 200,000 pings (8 MB) took 80 MiB, and a client that kept writing took the server's memory with it.
-  it("has the server stop reading until it reads, and gets every answer", { timeout: 60_000 }, async () => {
+  it("has the server stop reading until it reads, and gets every answer", { timeout: 120_000 }, async () => {
     const child = spawn(process.execPath, [...MAIN, "--stdio"], {
       cwd: ROOT,
       env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
     });
     try {
-      const requests = 500_000;
+      // Enough that keeping them all would show (some 60 MiB), few enough to answer on a busy 2-core machine.
+      const requests = 150_000;
       child.stdout.pause();
       child.stdin.write(`${JSON.stringify(initialize(0))}\n`);
       await sleep(1000);
@@ -636,8 +637,8 @@ describe("a stdio client that keeps sending requests without reading the answers
       });
       child.stdout.resume();
       await done;
-      // What reading the first thousands takes (some 25 MiB, for 2,000 as for 1,000,000), not 200 MiB.
-      expect(unread).toBeLessThan(64 * MiB);
+      // What reading the first thousands takes (some 25 MiB, for 2,000 as for 1,000,000), not all of them.
+      expect(unread).toBeLessThan(40 * MiB);
     } finally {
       child.kill();
     }
