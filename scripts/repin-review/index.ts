@@ -73,7 +73,8 @@ function reviewSource(source: ReviewedSource, before: Folder, after: Folder): So
     (found) =>
       changes.changedPaths.has(found.path.slice(source.name.length + 1)) ||
       found.severity === "high" ||
-      (found.rule === "skipped-symlink" && found.new),
+      // New in a file whose bytes did not change: its mode made it executable, or it is a symlink now.
+      found.new,
   );
   findings.push(...[...changes.skillFiles, ...changes.packFiles].flatMap(unauditedFinding(source.name)));
   return {

@@ -3,7 +3,7 @@
  * what changes for agents and what looks dangerous, in the summary and, with --findings, as JSON. Each
  * site starts without ./skills, as a fresh CI checkout does.
  */
-import { mkdtemp, readFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/catalog/index.js";
@@ -447,6 +447,21 @@ describe("the repin review", () => {
       { line: 8, rule: "invisible-character", new: false },
       { line: 9, rule: "invisible-character", new: true },
     ]);
+  });
+
+  it("names a finding a bump brings to a file whose bytes did not change: a script made executable", async () => {
+    const script = "skills/run/scripts/go.sh";
+    const modes = await makeUpstream(path.join(tree.dir, "modes"), [
+      { "skills/run/SKILL.md": skillMd("run", "Runs things."), [script]: "echo hi\n", "shared/a.md": "a\n" },
+    ]);
+    await chmod(path.join(modes.dir, script), 0o755);
+    await modes.commit({}, "make it executable");
+    const result = await bump([{ name: "modes", url: modes.url, ref: modes.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.findings).toContainEqual(
+      expect.objectContaining({ path: "modes/run/scripts/go.sh", rule: "executable-file", new: true }),
+    );
+    expect(result.summary).toContain("executable-file");
   });
 
   it("still repins, and says so, when the old commit cannot be fetched", async () => {
