@@ -610,38 +610,10 @@ describe("a stdio client that keeps sending requests without reading the answers
   // Regression: the requests waiting for the answers before theirs to be taken were all read and kept:
   // 200,000 pings (8 MB) took 80 MiB, and a client that kept writing took the server's memory with it.
   it("has the server stop reading until it reads, and gets every answer", { timeout: 120_000 }, async () => {
-    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
-      cwd: ROOT,
-      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
-    });
-    try {
-      // Enough that keeping them all would show (some 60 MiB), few enough to answer on a busy 2-core machine.
-      const requests = 150_000;
-      child.stdout.pause();
-      child.stdin.write(`${JSON.stringify(initialize(0))}\n`);
-      await sleep(1000);
-      const before = residentPeak(child.pid);
-      child.stdin.write(
-        Array.from({ length: requests }, (_, i) => `{"jsonrpc":"2.0","id":${i + 1},"method":"ping"}\n`).join(
-          "",
-        ),
-      );
-      await sleep(3000);
-      const unread = residentPeak(child.pid) - before;
-      let ends = 0;
-      const done = new Promise<void>((resolve) => {
-        child.stdout.on("data", (chunk: Buffer) => {
-          for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) ends++;
-          if (ends === requests + 1) resolve();
-        });
-      });
-      child.stdout.resume();
-      await done;
-      // What reading the first thousands takes (some 25 MiB, for 2,000 as for 1,000,000), not all of them.
-      expect(unread).toBeLessThan(40 * MiB);
-    } finally {
-      child.kill();
-    }
+    // Enough that keeping them all would show (some 60 MiB), few enough to answer on a busy 2-core machine.
+    const unread = await growthWhileUnread(150_000, (id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+    // What reading the first thousands takes (some 25 MiB, for 2,000 as for 1,000,000), not all of them.
+    expect(unread).toBeLessThan(40 * MiB);
   });
 });
 
@@ -716,41 +688,46 @@ describe("a stdio client that does not read its answers", () => {
   // Regression: only answers holding files waited for stdout; every other request was answered at once and
   // its answer queued. 20,000 tools/list of 60 bytes each, unread, queued 67 MB of answers: 460 MB resident.
   it("has few answers made ahead of it, and gets them all once it reads", { timeout: 60_000 }, async () => {
-    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
-      cwd: ROOT,
-      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
-    });
-    try {
-      const requests = 10_000;
-      child.stdout.pause();
-      child.stdin.write(`${JSON.stringify(initialize(0))}\n`);
-      await sleep(1000);
-      const before = residentPeak(child.pid);
-      const lines = Array.from({ length: requests }, (_, i) => ({
-        jsonrpc: "2.0",
-        id: i + 1,
-        method: "tools/list",
-      }));
-      child.stdin.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
-      // Unread for a while: every answer (some 3 KB each) would be made and queued by then.
-      await sleep(3000);
-      const unread = residentPeak(child.pid) - before;
-      let ends = 0;
-      const done = new Promise<void>((resolve) => {
-        child.stdout.on("data", (chunk: Buffer) => {
-          for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) ends++;
-          if (ends === requests + 1) resolve();
-        });
-      });
-      child.stdout.resume();
-      await done;
-      // The 10,000 requests themselves, read and waiting: a few MiB (their answers took 120 MiB).
-      expect(unread).toBeLessThan(32 * MiB);
-    } finally {
-      child.kill();
-    }
+    const unread = await growthWhileUnread(10_000, (id) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" }),
+    );
+    // The 10,000 requests themselves, read and waiting: a few MiB (their answers took 120 MiB).
+    expect(unread).toBeLessThan(32 * MiB);
   });
 });
+
+/**
+ * How much a stdio server's peak memory grows while a client that does not read stdout sends `requests`
+ * lines (`line(id)`, ids from 1) and waits 3 s; then the client reads, and every answer must come.
+ */
+async function growthWhileUnread(requests: number, line: (id: number) => string): Promise<number> {
+  const child = spawn(process.execPath, [...MAIN, "--stdio"], {
+    cwd: ROOT,
+    env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
+  });
+  try {
+    child.stdout.pause();
+    child.stdin.write(`${JSON.stringify(initialize(0))}\n`);
+    await sleep(1000);
+    const before = residentPeak(child.pid);
+    child.stdin.write(Array.from({ length: requests }, (_, i) => `${line(i + 1)}\n`).join(""));
+    // Unread for a while: every answer would be made and queued by then.
+    await sleep(3000);
+    const unread = residentPeak(child.pid) - before;
+    let ends = 0;
+    const answered = new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) ends++;
+        if (ends === requests + 1) resolve();
+      });
+    });
+    child.stdout.resume();
+    await answered;
+    return unread;
+  } finally {
+    child.kill();
+  }
+}
 
 /** The most resident memory `pid` has held (VmHWM), in bytes. */
 function residentPeak(pid: number | undefined): number {

@@ -67,7 +67,9 @@ export class InputLines extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
-    if (!isBlank([this.#pending.subarray(0, this.#pendingBytes)])) this.events.unfinished(this.#pendingBytes);
+    if (firstNotBlank(this.#pending.subarray(0, this.#pendingBytes)) !== undefined) {
+      this.events.unfinished(this.#pendingBytes);
+    }
     done();
   }
 
@@ -86,7 +88,7 @@ export class InputLines extends Transform {
   }
 
   #passOn(line: Buffer): void {
-    if (!startsAsJson([line])) this.events.notJson();
+    if (!startsAsJson(line)) this.events.notJson();
     this.push(line);
   }
 
@@ -111,23 +113,17 @@ export class InputLines extends Transform {
 }
 
 /**
- * Whether a line, in parts, may be a JSON object or array: its first byte other than JSON's blanks (and the
- * CR of a CRLF) is `{` or `[`. A blank line, which the SDK skips too, is nothing to tell of.
+ * Whether a line may be a JSON object or array: its first byte other than JSON's blanks (and the CR of a
+ * CRLF) is `{` or `[`. A blank line, which the SDK skips too, is nothing to tell of.
  */
-function startsAsJson(line: readonly Buffer[]): boolean {
+function startsAsJson(line: Buffer): boolean {
   const first = firstNotBlank(line);
   return first === undefined || first === 0x7b || first === 0x5b;
 }
 
-function isBlank(line: readonly Buffer[]): boolean {
-  return firstNotBlank(line) === undefined;
-}
-
-function firstNotBlank(line: readonly Buffer[]): number | undefined {
-  for (const part of line) {
-    for (const byte of part) {
-      if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return byte;
-    }
+function firstNotBlank(bytes: Buffer): number | undefined {
+  for (const byte of bytes) {
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return byte;
   }
   return undefined;
 }
