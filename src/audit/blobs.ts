@@ -1,7 +1,6 @@
-import { formatSize } from "../catalog/index.js";
+import { excerpt, formatSize } from "../catalog/index.js";
 import type { Hit } from "./rules.js";
 import type { Steps } from "./scan.js";
-import { excerpt } from "./text.js";
 
 /** The shortest run reported: hashes, keys and tokens are shorter. */
 const MIN_BLOB = 1024;

@@ -1,6 +1,6 @@
-import { codePoint } from "../catalog/index.js";
+import { codePoint, excerpt } from "../catalog/index.js";
 import type { Hit } from "./rules.js";
-import { codePointBefore, excerpt, width } from "./text.js";
+import { codePointBefore, width } from "./text.js";
 
 const NAMES: Readonly<Record<number, string>> = {
   173: "SOFT HYPHEN",

@@ -1,7 +1,6 @@
-import { visible } from "../catalog/index.js";
+import { excerpt, visible } from "../catalog/index.js";
 import type { Hit } from "./rules.js";
 import { indexOf, isSpace, NOWHERE, type Steps, searchForward } from "./scan.js";
-import { excerpt } from "./text.js";
 
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;

@@ -1,8 +1,7 @@
-import { visible } from "../catalog/index.js";
+import { excerpt, visible } from "../catalog/index.js";
 import { linkDefinitions, referenceLinks } from "./references.js";
 import type { Hit } from "./rules.js";
 import { indexOf, isSpace, matchFrom, NOWHERE, type Steps, searchForward, skipSpaces } from "./scan.js";
-import { excerpt } from "./text.js";
 
 /** A link of a text: what it shows, where it goes, and where it starts. */
 export interface Link {

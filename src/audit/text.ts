@@ -1,19 +1,4 @@
 /**
- * At most `length` characters of `text`, with an ellipsis when cut (never inside a surrogate pair). Reads
- * only as far as it keeps: the text may be a whole line of megabytes.
- */
-export function excerpt(text: string, length: number): string {
-  let count = 0;
-  let end = 0;
-  for (const character of text) {
-    if (count === length) return `${text.slice(0, end)}…`;
-    count++;
-    end += character.length;
-  }
-  return text;
-}
-
-/**
  * Turns string offsets into 1-based line numbers. Findings come in order of offset, so it counts on from
  * the last offset asked, and remembers where the next line starts: a whole file costs one pass however
  * many findings it has, also when they are all on its last line.

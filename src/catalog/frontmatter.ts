@@ -26,6 +26,16 @@ export interface Invocation {
 
 const NAME_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_NAME_LENGTH = 64;
+/**
+ * A name longer than this is not served: a skill is named as its folder, and no file system names a
+ * folder so long, so it can only be there to flood every listing that names the skill.
+ */
+export const LONGEST_SERVED_NAME = 255;
+/**
+ * The Agent Skills limit on a description. Every listing and search answer carries a skill's description,
+ * so past this it is cut, not carried: one skill's page of text would cost every caller of its scope.
+ */
+export const MAX_DESCRIPTION_LENGTH = 1024;
 
 const CLOSING_LINE = /^(?:---|\.\.\.)\s*$/;
 

@@ -48,4 +48,4 @@ export {
   type Skill,
   type Source,
 } from "./types.js";
-export { codePoint, visible } from "./visible.js";
+export { codePoint, excerpt, visible } from "./visible.js";

@@ -3,11 +3,11 @@ import path from "node:path";
 import { DocumentReader, type DocumentRecord, KnownDocuments } from "./documents.js";
 import { FileReader, unnameableReason } from "./files.js";
 import { describeFsError, readFolder } from "./folders.js";
-import { nameRuleViolation } from "./frontmatter.js";
+import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
 import { readSources } from "./sources.js";
 import { type CatalogFile, type CatalogIssue, SKILL_DOCUMENT, type Skill, type Source } from "./types.js";
-import { visible } from "./visible.js";
+import { excerpt, visible } from "./visible.js";
 import { flat, isHidden, NO_FILES, resolveEntry, resolveLink, toFileMap, unreadable, walk } from "./walk.js";
 
 export interface Catalog {
@@ -354,6 +354,16 @@ function readSkill(
     return { nested };
   }
 
+  if (parsed.name.length > LONGEST_SERVED_NAME) {
+    issues.push({
+      severity: "skipped",
+      path: where,
+      reason:
+        `name "${excerpt(parsed.name, 64)}" is ${parsed.name.length} characters long: a skill is named as ` +
+        `its folder, and no folder's name is longer than ${LONGEST_SERVED_NAME}`,
+    });
+    return { nested };
+  }
   const violation = nameRuleViolation(parsed.name);
   if (violation)
     warnings.push({ severity: "warning", path: where, reason: `name "${parsed.name}" ${violation}` });
@@ -364,10 +374,20 @@ function readSkill(
       reason: `name "${parsed.name}" differs from its folder`,
     });
   }
+  const description = excerpt(parsed.description, MAX_DESCRIPTION_LENGTH);
+  if (description !== parsed.description) {
+    warnings.push({
+      severity: "warning",
+      path: where,
+      reason:
+        `description is longer than ${MAX_DESCRIPTION_LENGTH} characters (the Agent Skills limit): ` +
+        `listings, searches and prompts carry its first ${MAX_DESCRIPTION_LENGTH}`,
+    });
+  }
   const skill: Skill = {
     id: flat(`${pack}/${parsed.name}`),
     name: flat(parsed.name),
-    description: flat(parsed.description),
+    description: flat(description),
     pack,
     group: groupOf(folder, nested.length > 0),
     folder: flat(folder),

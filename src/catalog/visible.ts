@@ -15,3 +15,18 @@ export function codePoint(value: number): string {
 export function visible(text: string): string {
   return text.replace(UNSEEN, (character) => `{${codePoint(character.codePointAt(0) ?? 0)}}`);
 }
+
+/**
+ * At most `length` characters of `text`, with an ellipsis when cut (never inside a surrogate pair). Reads
+ * only as far as it keeps: the text may be a whole line of megabytes.
+ */
+export function excerpt(text: string, length: number): string {
+  let count = 0;
+  let end = 0;
+  for (const character of text) {
+    if (count === length) return `${text.slice(0, end)}…`;
+    count++;
+    end += character.length;
+  }
+  return text;
+}

@@ -7,7 +7,11 @@
 import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_FRONTMATTER_BYTES } from "../../src/catalog/frontmatter.js";
+import {
+  LONGEST_SERVED_NAME,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_FRONTMATTER_BYTES,
+} from "../../src/catalog/frontmatter.js";
 import { type CatalogIssue, loadCatalog } from "../../src/catalog/index.js";
 import { makeDeepFolders, removeDeepTree } from "../helpers/deep-tree.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
@@ -286,6 +290,60 @@ describe("loadCatalog on names no client could ask for", () => {
       path: "p/impostor",
       reason: 'name "q/ok-skill" holds a slash: skills are named pack/name, so a name cannot hold one',
     });
+  });
+});
+
+describe("loadCatalog on frontmatters written to flood every listing", () => {
+  // Regression: a 60,000-character description was carried whole in every listing and search answer of
+  // its scope (120 KB for list_skills), and a 60,000-character name in every line naming the skill.
+  it("carries a description's first 1,024 characters, with a warning", async () => {
+    const long = "word ".repeat(3000).trim();
+    const dir = await withTree({ "p/long/SKILL.md": skillMd("long", long), "p/ok/SKILL.md": skillMd("ok") });
+    const { catalog, issues } = loadCatalog(dir);
+    const served = catalog.everything.findSkill("p/long");
+    if (served.kind !== "found") throw new Error("p/long is not served");
+    expect(served.skill.description).toBe(`${long.slice(0, MAX_DESCRIPTION_LENGTH)}…`);
+    expect(issueAt(issues, "p/long")).toEqual({
+      severity: "warning",
+      path: "p/long",
+      reason:
+        "description is longer than 1024 characters (the Agent Skills limit): listings, searches and " +
+        "prompts carry its first 1024",
+    });
+  });
+
+  it("keeps a description of 1,024 characters whole, and never cuts inside a character", async () => {
+    const exact = "é".repeat(MAX_DESCRIPTION_LENGTH);
+    const emoji = "😀".repeat(MAX_DESCRIPTION_LENGTH + 1);
+    const dir = await withTree({
+      "p/exact/SKILL.md": skillMd("exact", exact),
+      "p/emoji/SKILL.md": skillMd("emoji", emoji),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    const descriptions = catalog.everything.skills.map((skill) => skill.description);
+    expect(descriptions).toEqual([`${"😀".repeat(MAX_DESCRIPTION_LENGTH)}…`, exact]);
+    expect(issues.map((issue) => issue.path)).toEqual(["p/emoji"]);
+  });
+
+  it("leaves out a skill whose name is longer than any folder's name, quoting only its start", async () => {
+    const name = "x".repeat(LONGEST_SERVED_NAME + 1);
+    const dir = await withTree({ "p/flood/SKILL.md": skillMd(name), "p/ok/SKILL.md": skillMd("ok") });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/ok"]);
+    expect(issueAt(issues, "p/flood")).toEqual({
+      severity: "skipped",
+      path: "p/flood",
+      reason: `name "${"x".repeat(64)}…" is 256 characters long: a skill is named as its folder, and no folder's name is longer than 255`,
+    });
+  });
+
+  it("serves a name of 255 characters, with the naming rule's warnings", async () => {
+    const dir = await withTree({ [`p/${"y".repeat(255)}/SKILL.md`]: skillMd("y".repeat(255)) });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.name)).toEqual(["y".repeat(255)]);
+    expect(issues.map((issue) => issue.reason)).toEqual([
+      `name "${"y".repeat(255)}" is longer than 64 characters`,
+    ]);
   });
 });
 

@@ -160,19 +160,21 @@ describe("loadCatalog skip and warn rules", () => {
   });
 
   it("reads a frontmatter of any length in full; refuses one never closed and a SKILL.md over 1 MiB", async () => {
-    // Multi-byte characters and a long body put the end of the frontmatter well past the first read.
-    const description = `Résumé ${"déjà vu ".repeat(700)}end.`;
+    // Multi-byte characters and a long body put the end of the frontmatter, and the description after a
+    // long key, well past the first read.
+    const description = "Résumé, read after the note.";
     const body = "Body line.\n".repeat(3000);
+    const document = `---\nname: long\nmetadata:\n  note: ${"déjà vu ".repeat(700)}end.\ndescription: ${description}\n---\n${body}`;
     const tree = await makeTree({
-      "p/long/SKILL.md": skillMd("long", description, body),
+      "p/long/SKILL.md": document,
       "p/open/SKILL.md": `---\nname: open\ndescription: never closed\n${body}`,
       "p/huge/SKILL.md": skillMd("huge", "Too big.", "x".repeat(1024 * 1024)),
     });
     try {
       const { catalog, issues } = loadCatalog(tree.dir);
       const long = catalog.everything.skills.find((skill) => skill.name === "long");
-      expect(long?.description).toBe(description.trim());
-      expect(long?.document.size).toBe(Buffer.byteLength(skillMd("long", description, body)));
+      expect(long?.description).toBe(description);
+      expect(long?.document.size).toBe(Buffer.byteLength(document));
       expect(issueAt(issues, "p/open")?.reason).toContain("not closed");
       expect(issueAt(issues, "p/huge")?.reason).toContain("larger than 1 MiB");
       expect(catalog.everything.skills.map((skill) => skill.name)).toEqual(["long"]);

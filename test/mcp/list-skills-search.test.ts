@@ -192,3 +192,21 @@ describe("a pack no selector can narrow, past the listed 200", () => {
     expect(lines.at(-2)).toBe("… 195 more skills matched nearly as well: add words to the query.");
   });
 });
+
+describe("a skill whose description runs past the Agent Skills limit", () => {
+  // Regression: its whole description (here 20,000 characters) went into every listing and search answer.
+  const long = `Reconcile invoices. ${"Ledger lines and totals. ".repeat(800)}`;
+  const flooded = serveTree({
+    "books/reconcile/SKILL.md": skillMd("reconcile", long),
+    "books/close-month/SKILL.md": skillMd("close-month", "Close the month's books."),
+  });
+
+  it("is listed and found with the first 1,024 characters of it", async () => {
+    const shown = `reconcile: ${long.slice(0, 1024)}…`;
+    for (const args of [{}, { query: "reconcile invoices" }]) {
+      const { text } = await call(flooded.client, "list_skills", args);
+      expect(text.split("\n")).toContain(shown);
+      expect(text.length).toBeLessThan(1200);
+    }
+  });
+});
