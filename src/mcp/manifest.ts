@@ -5,6 +5,11 @@ import { plural } from "./format.js";
 export const MANIFEST = MANIFEST_NAME;
 /** Past this many entries a manifest is cut: a skill with a vendored tree would flood the context. */
 const LISTED_FILES = 500;
+/**
+ * Nor does a manifest list files past this many characters of lines: 500 paths of a few folders take some
+ * 25,000, while paths nested to the system's limit (4,096 bytes) made 500 entries 1.9 MB.
+ */
+const LISTED_CHARACTERS = 32 * 1024;
 
 export interface ManifestWording {
   readonly title: string;
@@ -18,11 +23,15 @@ export function formatManifest(files: ReadonlyMap<string, CatalogFile>, wording:
   if (files.size === 0) return wording.empty;
   const lines = [`${wording.title} (${files.size}):`];
   let listed = 0;
+  let characters = 0;
   for (const file of files.values()) {
-    if (listed++ === LISTED_FILES) break;
-    lines.push(`${file.path} (${formatSize(file.size)})`);
+    const line = `${file.path} (${formatSize(file.size)})`;
+    characters += line.length;
+    if (listed === LISTED_FILES || (listed > 0 && characters > LISTED_CHARACTERS)) break;
+    lines.push(line);
+    listed++;
   }
-  if (files.size > LISTED_FILES) lines.push(`… ${plural(files.size - LISTED_FILES, "more file")}`);
+  if (files.size > listed) lines.push(`… ${plural(files.size - listed, "more file")}`);
   lines.push(`Next: ${wording.next}.`);
   return lines.join("\n");
 }
