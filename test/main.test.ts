@@ -524,11 +524,16 @@ describe("a stdio client whose last line has no newline", () => {
 
 describe("a stdio client that closes the server's stdout", () => {
   // Regression: with a stage of ours reading stdin for the SDK's transport, the server went on reading a
-  // stdin left open after its stdout broke, answering nothing, until the client closed stdin too.
-  it("has the server stop, as when it closes stdin", async () => {
+  // stdin left open after its stdout broke, answering nothing, until the client closed stdin too. And a
+  // client going away was logged as an error of the server, with the EPIPE's whole stack.
+  it("has the server stop, as when it closes stdin, saying so in one line", async () => {
     const child = spawn(process.execPath, [...MAIN, "--stdio"], {
       cwd: ROOT,
-      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
+      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" },
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
     });
     child.stdin.on("error", () => {});
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
@@ -541,6 +546,12 @@ describe("a stdio client that closes the server's stdout", () => {
     } finally {
       child.kill();
     }
+    const lines = logLines(stderr);
+    expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(lines.filter((line) => String(line.msg).startsWith("stdio"))).toEqual([
+      expect.objectContaining({ level: 30, msg: "stdio: the client closed stdout; stopping" }),
+    ]);
+    expect(stderr).not.toContain("stack");
   });
 });
 

@@ -79,9 +79,17 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     deps.logger,
     "stdio: a line from the client is not a JSON-RPC message; skipped",
   );
+  let outputClosed = false;
   const handle = serveSdkStdio(serverFactoryFor(deps.mcp, scope), {
     transport,
     onerror: (error) => {
+      // The client went away (it exited, or closed its end of the pipe): the normal end of a session, which
+      // was logged as an error of ours with the write's whole stack.
+      if (isClosedPipe(error)) {
+        if (!outputClosed) deps.logger.info("stdio: the client closed stdout; stopping");
+        outputClosed = true;
+        return;
+      }
       // JSON that is no JSON-RPC message at all (a batch, which 2025-06-18 dropped, or a message missing
       // its members) is the client's mistake, which the SDK skips as it skips a line that is not JSON:
       // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
@@ -97,6 +105,12 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   });
   await closed;
   await handle.close();
+}
+
+/** Whether `error` is a write to a pipe whose reader closed it (a socket, as Node's parent process makes). */
+function isClosedPipe(error: Error): boolean {
+  const { code } = error as NodeJS.ErrnoException;
+  return code === "EPIPE" || code === "ECONNRESET";
 }
 
 /**
