@@ -556,25 +556,47 @@ describe("a stdio client that closes the server's stdout", () => {
 });
 
 describe("a stdio client that sends lines that are no JSON", () => {
-  // Regression: the SDK skips such a line without a word, so a client that began with a byte-order mark, or
-  // framed its messages with Content-Length headers as LSP does, got no answer and its user no clue.
-  it("has each warned about, and the next line answered", async () => {
+  // Regression: the SDK skips such a line without a word, so a client that began with a byte-order mark,
+  // framed its messages with Content-Length headers as LSP does, or wrote a message over several lines (as
+  // pretty-printed), got no answer and waited out its own timeout, and its user had no clue.
+  it("has each answered with a parse error and warned about, and the next line answered", async () => {
     const child = rawStdioServer(tree.skillsDir);
     child.write(`${JSON.stringify(initialize(1))}\n`);
     child.write('\uFEFF{"jsonrpc":"2.0","id":2,"method":"ping"}\nContent-Length: 40\r\n\r\n');
-    child.write("hello\n");
+    child.write('{"jsonrpc":"2.0","id":3,\n"method":"ping"}\n');
+    // JSON, but no message: said as such alone.
+    child.write("5\n");
     child.write('{"jsonrpc":"2.0","id":4,"method":"ping"}\n');
+    // Our answers are written in turn with the server's: the last comes last.
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":4'), { timeout: 10_000 });
     expect(await child.end()).toBe(0);
-    expect(child.stdout().split("\n").filter(Boolean)).toHaveLength(2);
+    const answers = child
+      .stdout()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id?: unknown; error?: { code: number; message: string } });
+    // Without an id, as the answer to a line over the limit. (Answers come in any order.)
+    const parseErrors = answers.filter((answer) => !("id" in answer));
+    expect(parseErrors).toEqual(
+      Array(4).fill({
+        jsonrpc: "2.0",
+        error: {
+          code: -32700,
+          message:
+            "Parse error: a line was not JSON, so the request on it, if any, gets no other answer. Send each JSON-RPC message as one line of JSON in UTF-8, ended by a newline.",
+        },
+      }),
+    );
+    expect(answers.filter((answer) => "id" in answer).map((answer) => answer.id)).toEqual([1, 4]);
     const warnings = logLines(child.stderr()).filter((line) => String(line.msg).startsWith("stdio"));
-    expect(warnings.map((line) => [line.level, line.msg, line.skipped])).toEqual(
-      [1, 2, 3].map((skipped) => [
+    expect(warnings.map((line) => [line.level, line.msg, line.skipped])).toEqual([
+      ...[1, 2, 3, 4].map((skipped) => [
         40,
         "stdio: a line from the client is not JSON (one JSON-RPC message per line, in UTF-8); skipped",
         skipped,
       ]),
-    );
+      [40, "stdio: a line from the client is not a JSON-RPC message; skipped", 1],
+    ]);
   });
 });
 
@@ -703,6 +725,18 @@ describe("a stdio client that does not read its answers", () => {
       JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" }),
     );
     // The 10,000 requests themselves, read and waiting: a few MiB (their answers took 120 MiB).
+    expect(unread).toBeLessThan(32 * MiB);
+  });
+});
+
+describe("a stdio client that sends requests of the wrong shape without reading the answers", () => {
+  // Regression: the errors answering them bypassed the budget of answers waiting for stdout: 30,000
+  // unread took 82 MiB, and a client that kept sending them took the server's memory with it.
+  it("has few answers made ahead of it, and gets them all once it reads", { timeout: 60_000 }, async () => {
+    const unread = await growthWhileUnread(30_000, (id) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "ping", params: 5 }),
+    );
+    // The requests themselves, read and waiting: some 10 MiB.
     expect(unread).toBeLessThan(32 * MiB);
   });
 });

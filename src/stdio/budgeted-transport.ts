@@ -37,9 +37,13 @@ export class BudgetedTransport implements Transport {
     /**
      * Stops and restarts reading the client's messages: stopped while `maxWaiting` wait to be handed on,
      * restarted once half as many do, so that a client that keeps sending while its answers are not taken
-     * is made to wait instead of having everything it sends kept.
+     * is made to wait instead of having everything it sends kept. Told of each message as it is read.
      */
-    private readonly input?: { readonly pause: () => void; readonly resume: () => void },
+    private readonly input?: {
+      readonly pause: () => void;
+      readonly resume: () => void;
+      readonly parsed?: () => void;
+    },
     private readonly maxWaiting = 1024,
   ) {}
 
@@ -70,14 +74,22 @@ export class BudgetedTransport implements Transport {
     this.inner.setProtocolVersion?.(version);
   };
 
+  /**
+   * Writes an answer of our own (to a line that was no message) in turn with the messages received before,
+   * holding `weight` of the budget until it is written: answered at once, a client that sent such lines
+   * without reading had every answer queued in memory.
+   */
+  answer(answer: JSONRPCMessage, weight: number): void {
+    this.#inTurn(async () => {
+      const free = await this.budget.take(weight);
+      this.inner.send(answer).then(free, free);
+    });
+  }
+
   #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    this.input?.parsed?.();
     const weight = isJSONRPCRequest(message) ? this.weigh(message.method, message.params) : 0;
-    this.#waiting++;
-    if (!this.#paused && this.#waiting >= this.maxWaiting) {
-      this.#paused = true;
-      this.input?.pause();
-    }
-    this.#handedOn = this.#handedOn.then(async () => {
+    this.#inTurn(async () => {
       if (weight > 0 && isJSONRPCRequest(message)) {
         const free = await this.budget.take(weight);
         this.#held.set(message.id, [...(this.#held.get(message.id) ?? []), free]);
@@ -87,12 +99,24 @@ export class BudgetedTransport implements Transport {
         const cancelled = (message.params as { requestId?: unknown } | undefined)?.requestId;
         if (typeof cancelled === "string" || typeof cancelled === "number") this.#giveBack(cancelled);
       }
+      this.onmessage?.(message, extra);
+    });
+  }
+
+  /** Runs `step` once the steps before it have run, counted among those waiting until then. */
+  #inTurn(step: () => Promise<void>): void {
+    this.#waiting++;
+    if (!this.#paused && this.#waiting >= this.maxWaiting) {
+      this.#paused = true;
+      this.input?.pause();
+    }
+    this.#handedOn = this.#handedOn.then(async () => {
+      await step();
       this.#waiting--;
       if (this.#paused && this.#waiting <= this.maxWaiting / 2) {
         this.#paused = false;
         this.input?.resume();
       }
-      this.onmessage?.(message, extra);
     });
   }
 

@@ -2,6 +2,7 @@ import { pipeline } from "node:stream";
 import {
   INVALID_REQUEST,
   type JSONRPCErrorResponse,
+  PARSE_ERROR,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
 } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
@@ -43,22 +44,27 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   });
   const scope = deps.mcp.catalog.everything;
   // A line over the limit is dropped as it streams in, said to the client and in the log; the rest of the
-  // input is read on. A line that cannot be JSON, which the SDK skips without a word, is said in the log.
+  // input is read on. A line that is not JSON, which the SDK skips without a word, is said likewise.
   // (An error of stdin reaches the SDK's transport as an error of `input`.)
+  const warnNotJson = warnSparingly(
+    deps.logger,
+    "stdio: a line from the client is not JSON (one JSON-RPC message per line, in UTF-8); skipped",
+  );
   const input = new InputLines(MAX_LINE_BYTES, {
     tooLong: () => {
       deps.logger.warn(`stdio: a line from the client is over ${MAX_LINE_MIB} MiB; skipped unread`);
-      transport.send(tooLong).catch(() => {});
+      transport.answer(tooLong, ANSWER_BYTES);
     },
     unfinished: (bytes) =>
       deps.logger.warn(
         { bytes },
         "stdio: stdin ended in the middle of a line, which was dropped: end each message with a newline",
       ),
-    notJson: warnSparingly(
-      deps.logger,
-      "stdio: a line from the client is not JSON (one JSON-RPC message per line, in UTF-8); skipped",
-    ),
+    notJson: () => {
+      warnNotJson();
+      // A request on it would go unanswered, and its client wait out its own timeout.
+      transport.answer(notJson, ANSWER_BYTES);
+    },
   });
   pipeline(process.stdin, input, () => {});
   // Answers holding files are made and queued for stdout 8 MiB of files at a time, as over HTTP. Any other
@@ -83,6 +89,9 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   const handle = serveSdkStdio(serverFactoryFor(deps.mcp, scope), {
     transport,
     onerror: (error) => {
+      // What the SDK tells of while reading a line comes after the line parsed as JSON (it skips one that
+      // does not without a word).
+      input.parsed();
       // The client went away (it exited, or closed its end of the pipe): the normal end of a session, which
       // was logged as an error of ours with the write's whole stack.
       if (isClosedPipe(error)) {
@@ -97,7 +106,7 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
         notMessage();
         // A request the SDK refuses would go unanswered, and its client wait out its own timeout.
         const id = requestIdOf(input.current);
-        if (id !== undefined) transport.send(invalidRequest(id)).catch(() => {});
+        if (id !== undefined) transport.answer(invalidRequest(id), ANSWER_BYTES);
         return;
       }
       deps.logger.error({ err: error }, "stdio");
@@ -155,6 +164,16 @@ function invalidRequest(id: string | number): JSONRPCErrorResponse {
     },
   };
 }
+
+/** The answer to a line that is not JSON. It has no id, as `tooLong` has none. */
+const notJson: JSONRPCErrorResponse = {
+  jsonrpc: "2.0",
+  error: {
+    code: PARSE_ERROR,
+    message:
+      "Parse error: a line was not JSON, so the request on it, if any, gets no other answer. Send each JSON-RPC message as one line of JSON in UTF-8, ended by a newline.",
+  },
+};
 
 /**
  * The answer to a line over the limit, which was not read. It has no id, as MCP's schema has it for a message

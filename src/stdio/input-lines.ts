@@ -4,7 +4,7 @@ import { Transform, type TransformCallback } from "node:stream";
 export interface InputLinesEvents {
   /** A line longer than the limit, dropped. */
   readonly tooLong: () => void;
-  /** A line that cannot be JSON (it begins with neither `{` nor `[`), passed on for the SDK to skip. */
+  /** A line that is not blank and was not JSON: its reader, the SDK's transport, skipped it without a word. */
   readonly notJson: () => void;
   /** The `bytes` after the last newline when stdin ended, which the SDK would drop: not passed on. */
   readonly unfinished: (bytes: number) => void;
@@ -26,6 +26,8 @@ export class InputLines extends Transform {
   /** Whether the rest of the current line, over the limit, is being dropped. */
   #dropping = false;
   #current: Buffer | undefined;
+  /** Whether the line being read was JSON, as its reader said. */
+  #parsed = false;
 
   constructor(
     private readonly maxLineBytes: number,
@@ -40,9 +42,9 @@ export class InputLines extends Transform {
     for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, from)) {
       if (this.#dropping) this.#dropping = false;
       else if (this.#pendingBytes + newline - from > this.maxLineBytes) this.events.tooLong();
-      else if (this.#pendingBytes === 0) this.#passOn(chunk.subarray(from, newline + 1));
+      else if (this.#pendingBytes === 0) this.push(chunk.subarray(from, newline + 1));
       else {
-        this.#passOn(
+        this.push(
           Buffer.concat([this.#pending.subarray(0, this.#pendingBytes), chunk.subarray(from, newline + 1)]),
         );
       }
@@ -87,23 +89,31 @@ export class InputLines extends Transform {
     this.#pendingBytes = bytes;
   }
 
-  #passOn(line: Buffer): void {
-    if (!startsAsJson(line)) this.events.notJson();
-    this.push(line);
-  }
-
   /**
    * Hands each line to the `data` listeners (the SDK's transport, which reads it at once), noting which
-   * line it is while they run: the SDK tells of a message it refuses without the message.
+   * line it is while they run: the SDK tells of a message it refuses without the message. A line they read
+   * without saying it was JSON (`parsed`) is told of as no JSON: the SDK skips one without a word, and
+   * finding that out here costs no second parse.
    */
   override emit(event: string | symbol, ...args: unknown[]): boolean {
     if (event !== "data") return super.emit(event, ...args);
-    this.#current = args[0] instanceof Buffer ? args[0] : undefined;
+    const line = args[0] instanceof Buffer ? args[0] : undefined;
+    this.#current = line;
+    this.#parsed = false;
     try {
-      return super.emit(event, ...args);
+      const read = super.emit(event, ...args);
+      if (read && !this.#parsed && line !== undefined && firstNotBlank(line) !== undefined) {
+        this.events.notJson();
+      }
+      return read;
     } finally {
       this.#current = undefined;
     }
+  }
+
+  /** Says that the line being read was JSON (a message, or JSON that is none), while it is read. */
+  parsed(): void {
+    this.#parsed = true;
   }
 
   /** The line the SDK's transport is reading, while it reads it. */
@@ -112,15 +122,7 @@ export class InputLines extends Transform {
   }
 }
 
-/**
- * Whether a line may be a JSON object or array: its first byte other than JSON's blanks (and the CR of a
- * CRLF) is `{` or `[`. A blank line, which the SDK skips too, is nothing to tell of.
- */
-function startsAsJson(line: Buffer): boolean {
-  const first = firstNotBlank(line);
-  return first === undefined || first === 0x7b || first === 0x5b;
-}
-
+/** The first byte of `bytes` other than JSON's blanks (and the CR of a CRLF), if any. */
 function firstNotBlank(bytes: Buffer): number | undefined {
   for (const byte of bytes) {
     if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return byte;

@@ -120,3 +120,24 @@ describe("stdio's messages waiting to be handed on", () => {
     expect(input).toMatchObject({ pauses: 1, resumes: 1 });
   });
 });
+
+describe("stdio's answers to lines that are no message", () => {
+  // Regression: they were written at once, past the budget: 30,000 requests of the wrong shape from a
+  // client that did not read took 82 MiB of answers waiting for stdout.
+  it("wait their turn and their share of the budget, as the server's answers do", async () => {
+    const { wire, transport, handedOn, send, settled } = setUp();
+    await transport.start();
+    send(read(1));
+    transport.answer({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" } }, 7 * MiB);
+    send(read(3));
+    await settled();
+    // The answer to read 1 waits to be written; ours waits for the budget, and read 3 behind it.
+    expect([wire.pending.length, handedOn.length]).toEqual([1, 1]);
+    wire.flush();
+    await settled();
+    expect([wire.pending.length, handedOn.length]).toEqual([1, 1]);
+    wire.flush();
+    await settled();
+    expect([wire.pending.length, handedOn.length]).toEqual([1, 2]);
+  });
+});

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { InputLines } from "../../src/stdio/input-lines.js";
 
-/** What `InputLines(limit)` passes on of `chunks`, how many lines it dropped, and how many are no JSON. */
+/**
+ * What `InputLines(limit)` passes on of `chunks` to a reader that says which lines were JSON, as the SDK's
+ * transport does, how many lines it dropped, and how many it told of as no JSON.
+ */
 async function read(limit: number, chunks: readonly string[]) {
   let dropped = 0;
   let notJson = 0;
@@ -12,12 +15,24 @@ async function read(limit: number, chunks: readonly string[]) {
     unfinished: (bytes) => unfinished.push(bytes),
   });
   const out: Buffer[] = [];
-  stage.on("data", (chunk: Buffer) => out.push(chunk));
+  stage.on("data", (chunk: Buffer) => {
+    out.push(chunk);
+    if (isJson(chunk.toString().replace(/\r?\n$/, ""))) stage.parsed();
+  });
   const ended = new Promise((resolve) => stage.on("end", resolve));
   for (const chunk of chunks) stage.write(Buffer.from(chunk));
   stage.end();
   await ended;
   return { out: Buffer.concat(out).toString(), dropped, notJson, unfinished };
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What `InputLines(limit)` passes on of `chunks`, and how many lines it dropped. */
@@ -61,10 +76,10 @@ describe("InputLines", () => {
     expect(await read(2, ["{}\n", "{12"])).toEqual({ out: "{}\n", dropped: 1, notJson: 0, unfinished: [] });
   });
 
-  it("tells of each line it passes on that cannot be JSON, however stdin cuts them", async () => {
-    const input = 'hello\n  {"a":1}\n\r\n \t[1]\n\uFEFF{"b":2}\nContent-Length: 7\r\n\r\n';
+  it("tells of each line its reader did not say was JSON, unless blank, however stdin cuts them", async () => {
+    const input = 'hello\n  {"a":1}\n\r\n \t[1]\n\uFEFF{"b":2}\nContent-Length: 7\r\n\r\n{"c":\n5\n[1,\n';
     for (const chunks of everySplit(input)) {
-      expect(await read(100, chunks)).toEqual({ out: input, dropped: 0, notJson: 3, unfinished: [] });
+      expect(await read(100, chunks)).toEqual({ out: input, dropped: 0, notJson: 5, unfinished: [] });
     }
   });
 
