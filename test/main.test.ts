@@ -441,11 +441,30 @@ describe("serving over stdio", () => {
 
   it("skips a line that is no JSON-RPC message with a warning, and answers the next", async () => {
     const child = rawStdioServer(tree.skillsDir);
-    child.write('[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n{"id":2}\n');
+    // Regression: the requests of a batch went unanswered, so its client waited out its own timeout (over
+    // HTTP a 2025 batch is served).
+    child.write(
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"ping"}]\n{"id":2}\n',
+    );
     child.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":3'), { timeout: 10_000 });
     expect(await child.end()).toBe(0);
-    expect(child.stdout().split("\n").filter(Boolean)).toEqual(['{"result":{},"jsonrpc":"2.0","id":3}']);
+    const batchError = {
+      code: -32600,
+      message:
+        "Invalid Request: a batch (a JSON array of messages) is not served over stdio; send each JSON-RPC message on a line of its own",
+    };
+    expect(
+      child
+        .stdout()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      { jsonrpc: "2.0", id: 1, error: batchError },
+      { jsonrpc: "2.0", id: "b", error: batchError },
+      { result: {}, jsonrpc: "2.0", id: 3 },
+    ]);
     const lines = logLines(child.stderr());
     expect(lines.filter((line) => String(line.msg).startsWith("stdio")).map((line) => line.level)).toEqual([
       40, 40,

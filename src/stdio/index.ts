@@ -104,9 +104,18 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
       // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
       if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
         notMessage();
-        // A request the SDK refuses would go unanswered, and its client wait out its own timeout.
-        const id = requestIdOf(input.current);
-        if (id !== undefined) transport.answer(invalidRequest(id), ANSWER_BYTES);
+        // A request the SDK refuses would go unanswered, and its client wait out its own timeout: so would
+        // each request of a batch.
+        const message = jsonOf(input.current);
+        if (Array.isArray(message)) {
+          for (const member of message) {
+            const id = requestIdOf(member);
+            if (id !== undefined) transport.answer(invalidRequest(id, NO_BATCH), ANSWER_BYTES);
+          }
+        } else {
+          const id = requestIdOf(message);
+          if (id !== undefined) transport.answer(invalidRequest(id, NOT_MESSAGE), ANSWER_BYTES);
+        }
         return;
       }
       deps.logger.error({ err: error }, "stdio");
@@ -134,17 +143,20 @@ function warnSparingly(logger: Logger, message: string): () => void {
   };
 }
 
-/**
- * The id of the request on `line`, if it is one (an object with a method and an id JSON-RPC allows) that is
- * no valid message otherwise: a response or a notification gets no answer.
- */
-function requestIdOf(line: Buffer | undefined): string | number | undefined {
-  let message: unknown;
+/** The JSON on `line` (which the SDK parsed, and refused as a message). */
+function jsonOf(line: Buffer | undefined): unknown {
   try {
-    message = line === undefined ? undefined : JSON.parse(line.toString("utf8"));
+    return line === undefined ? undefined : JSON.parse(line.toString("utf8"));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The id of `message`, if it is a request (an object with a method and an id JSON-RPC allows): a response
+ * or a notification gets no answer.
+ */
+function requestIdOf(message: unknown): string | number | undefined {
   if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message)) {
     return undefined;
   }
@@ -152,17 +164,15 @@ function requestIdOf(line: Buffer | undefined): string | number | undefined {
   return typeof id === "string" || Number.isSafeInteger(id) ? (id as string | number) : undefined;
 }
 
-/** The answer to a request that is no valid JSON-RPC message, as `/mcp` answers one. */
-function invalidRequest(id: string | number): JSONRPCErrorResponse {
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: {
-      code: INVALID_REQUEST,
-      message:
-        'Invalid Request: the line is not a valid JSON-RPC message (jsonrpc "2.0", an id that is a string or an integer, a method that is a string, params that are an object)',
-    },
-  };
+const NOT_MESSAGE =
+  'Invalid Request: the line is not a valid JSON-RPC message (jsonrpc "2.0", an id that is a string or an integer, a method that is a string, params that are an object)';
+/** MCP 2025-06-18 dropped batches, and the SDK's stdio transport never took them. */
+const NO_BATCH =
+  "Invalid Request: a batch (a JSON array of messages) is not served over stdio; send each JSON-RPC message on a line of its own";
+
+/** The answer to a request on a line that is no valid JSON-RPC message, as `/mcp` answers one. */
+function invalidRequest(id: string | number, message: string): JSONRPCErrorResponse {
+  return { jsonrpc: "2.0", id, error: { code: INVALID_REQUEST, message } };
 }
 
 /** The answer to a line that is not JSON. It has no id, as `tooLong` has none. */
