@@ -474,6 +474,41 @@ describe("serving over stdio", () => {
   });
 });
 
+describe("a stdio client that asks for a protocol revision the server does not speak", () => {
+  // Regression: each refusal, answered to the client, was also logged as an error of the server with its
+  // stack, where /mcp logs it at debug: a newer client negotiating down left an error in every session.
+  it("gets the refusal, and the log no error", async () => {
+    const child = rawStdioServer(tree.skillsDir);
+    const envelope = (revision: string) => ({
+      "io.modelcontextprotocol/protocolVersion": revision,
+      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    const send = (message: object) => child.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    send({ id: 1, method: "tools/list", params: { _meta: envelope("2099-01-01") } });
+    send({ id: 2, method: "tools/list", params: { _meta: envelope("2026-07-28") } });
+    // A 2025 handshake on a connection the 2026-07-28 era holds.
+    send(initialize(3));
+    await vi.waitFor(() => expect(child.stdout().split("\n").filter(Boolean)).toHaveLength(3), {
+      timeout: 10_000,
+    });
+    expect(await child.end()).toBe(0);
+    const answers = child
+      .stdout()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
+    expect(new Map(answers.map((answer) => [answer.id, answer.error?.code]))).toEqual(
+      new Map<unknown, unknown>([
+        [1, -32022],
+        [2, undefined],
+        [3, -32022],
+      ]),
+    );
+    expect(logLines(child.stderr()).filter((line) => Number(line.level) >= 50)).toEqual([]);
+  });
+});
+
 describe("a stdio client that sends many lines that are no JSON-RPC message", () => {
   // Regression: each was warned about, 130 bytes of log for a line of 3: 200,000 lines of `{}` wrote 27 MB
   // to stderr, which went on for 12 s after the last.

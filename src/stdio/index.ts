@@ -3,6 +3,7 @@ import {
   INVALID_REQUEST,
   type JSONRPCErrorResponse,
   PARSE_ERROR,
+  ProtocolError,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
 } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
@@ -118,7 +119,10 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
         }
         return;
       }
-      deps.logger.error({ err: error }, "stdio");
+      // A request the SDK refuses (a protocol revision it does not speak) is answered to the client: its
+      // mistake, logged at debug as /mcp logs it.
+      const refusal = error instanceof ProtocolError || error.message.startsWith("Rejected");
+      deps.logger[refusal ? "debug" : "error"]({ err: error }, "stdio");
     },
   });
   await closed;
