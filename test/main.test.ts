@@ -609,6 +609,43 @@ describe("a stdio client that closes the server's stdout", () => {
   });
 });
 
+describe("a stdio client that closes stdin while an answer is being written", () => {
+  // Regression: the server exited at once, cutting the answer it was writing in the middle of its line: the
+  // client read a last line that was no JSON.
+  it("gets that answer whole, and the server exits 0", async () => {
+    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
+      cwd: ROOT,
+      env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
+    });
+    try {
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+      child.stdin.write(`${JSON.stringify(initialize(1))}\n`);
+      await vi.waitFor(() => expect(stdout).toContain('"id":1'), { timeout: 10_000 });
+      // Four answers of some 270 KB each, more than a pipe holds, written while the client does not read.
+      child.stdout.pause();
+      for (let id = 2; id <= 5; id++) {
+        const params = { name: "read_skill", arguments: { skill: "two", file: "big.txt" } };
+        child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params })}\n`);
+      }
+      await sleep(1000);
+      child.stdin.end();
+      await sleep(500);
+      child.stdout.resume();
+      expect(await exited).toBe(0);
+      expect(stdout.endsWith("\n")).toBe(true);
+      const lines = stdout.split("\n").filter(Boolean);
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    } finally {
+      child.kill();
+    }
+  });
+});
+
 describe("a stdio client that sends lines that are no JSON", () => {
   // Regression: the SDK skips such a line without a word, so a client that began with a byte-order mark,
   // framed its messages with Content-Length headers as LSP does, or wrote a message over several lines (as

@@ -10,6 +10,7 @@ import { StdioServerTransport, serveStdio as serveSdkStdio } from "@modelcontext
 import type { Logger } from "pino";
 import { ZodError } from "zod";
 import { ByteBudget } from "../budget/index.js";
+import { SHUTDOWN_GRACE_MS } from "../config/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, serverFactoryFor } from "../mcp/index.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
 import { InputLines } from "./input-lines.js";
@@ -127,6 +128,24 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   });
   await closed;
   await handle.close();
+  await writtenOut(process.stdout, SHUTDOWN_GRACE_MS);
+}
+
+/**
+ * Resolves once what was written to `output` has left, or after `ms` (for a client that never reads it): the
+ * answers still to be made are dropped, but exiting at once cut the one being written in the middle of its
+ * line, and the client read a last line that was no JSON.
+ */
+function writtenOut(output: NodeJS.WriteStream, ms: number): Promise<void> {
+  if (output.writableLength === 0 || output.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    // Called once the writes before it are done, or have failed (the client closed stdout).
+    output.write("", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** Whether `error` is a write to a pipe whose reader closed it (a socket, as Node's parent process makes). */
