@@ -474,6 +474,24 @@ describe("serving over stdio", () => {
   });
 });
 
+describe("a stdio client that sends a batch of more than 100 messages", () => {
+  // Each answer waits its turn: the 220,000 requests a line of 9.5 MiB holds took 100 MiB more to answer.
+  it("has the first 100 requests answered", async () => {
+    const child = rawStdioServer(tree.skillsDir);
+    const batch = Array.from({ length: 150 }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "ping" }));
+    child.write(`${JSON.stringify(batch)}\n{"jsonrpc":"2.0","id":"last","method":"ping"}\n`);
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":"last"'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    const answers = child
+      .stdout()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
+    expect(answers.map((answer) => answer.id)).toEqual([...batch.slice(0, 100).map(({ id }) => id), "last"]);
+    expect(answers.slice(0, 100).every((answer) => answer.error?.code === -32600)).toBe(true);
+  });
+});
+
 describe("a stdio client that asks for a protocol revision the server does not speak", () => {
   // Regression: each refusal, answered to the client, was also logged as an error of the server with its
   // stack, where /mcp logs it at debug: a newer client negotiating down left an error in every session.
