@@ -860,9 +860,19 @@ async function growthWhileUnread(requests: number, line: (id: number) => string)
     env: { ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "", LOG_LEVEL: "warn" },
   });
   try {
-    child.stdout.pause();
+    // Measured from the handshake's answer on, so that a slow start (a busy machine) is not counted.
+    const initialized = new Promise<void>((resolve) => {
+      const onData = (chunk: Buffer) => {
+        if (!chunk.includes(10)) return;
+        child.stdout.off("data", onData);
+        child.stdout.pause();
+        resolve();
+      };
+      child.stdout.on("data", onData);
+    });
     child.stdin.write(`${JSON.stringify(initialize(0))}\n`);
-    await sleep(1000);
+    await initialized;
+    await sleep(500);
     const before = residentPeak(child.pid);
     child.stdin.write(Array.from({ length: requests }, (_, i) => `${line(i + 1)}\n`).join(""));
     // Unread for a while: every answer would be made and queued by then.
@@ -872,7 +882,7 @@ async function growthWhileUnread(requests: number, line: (id: number) => string)
     const answered = new Promise<void>((resolve) => {
       child.stdout.on("data", (chunk: Buffer) => {
         for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) ends++;
-        if (ends === requests + 1) resolve();
+        if (ends === requests) resolve();
       });
     });
     child.stdout.resume();
