@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { closeSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import {
   closingLineIndex,
@@ -7,36 +9,46 @@ import {
   type Skill,
   stripBom,
 } from "../../src/catalog/index.js";
-import { countLineChanges, type LineChanges } from "./diff.js";
+import { countLineChanges, type LineChanges, unifiedDiff } from "./diff.js";
+import { type Excerpt, excerptOf } from "./excerpt.js";
 
 /** A pack as one commit has it: its skills, and every file it serves by path in the pack. */
 export interface PackSide {
   readonly skills: readonly Skill[];
   /** Pack files (outside every skill folder), by path in the pack. */
   readonly packFiles: ReadonlySet<string>;
-  /** The bytes of each served file the audit read. */
-  readonly files: ReadonlyMap<string, Buffer>;
-  /** Each served file the audit did not read (over 16 MiB, or unreadable): served all the same. */
-  readonly unaudited: ReadonlyMap<string, UnauditedFile>;
+  /** Each served file, by path in the pack. */
+  readonly files: ReadonlyMap<string, ServedFile>;
 }
 
-/** A served file the audit did not read, known by its size and SHA-256, read in a stream. */
-export interface UnauditedFile {
-  /** Why, as the audit says it: `not audited: larger than 16 MiB, …`. */
-  readonly why: string;
+/**
+ * A served file as the review compares it: by its size and SHA-256, which tell whether it changed, its bytes
+ * read again from `source` only when a line count or a diff needs them, one file (or old and new pair) at
+ * a time, so that the review holds no more than that of a bump of many large files.
+ */
+export interface ServedFile {
   /** Undefined when the file could not be read at all. */
-  readonly digest: { readonly size: number; readonly sha256: string } | undefined;
+  readonly digest: Digest | undefined;
+  /** Why the audit did not read it, as the audit says it (`not audited: larger than 16 MiB, …`). */
+  readonly notAudited: string | undefined;
+  /** Where its bytes are; undefined for no bytes. */
+  readonly source: string | undefined;
 }
 
-/** A served file as the review compares it: its bytes, or its digest when the audit did not read it. */
-type Served = Buffer | UnauditedFile;
+export interface Digest {
+  readonly size: number;
+  readonly sha256: string;
+}
 
 export const EMPTY_SIDE: PackSide = {
   skills: [],
   packFiles: new Set(),
   files: new Map(),
-  unaudited: new Map(),
 };
+
+export function digestOf(bytes: Uint8Array): Digest {
+  return { size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+}
 
 export interface FileChange {
   /** In the pack: the new path, or the old one for a removed file. */
@@ -62,14 +74,14 @@ export interface DocumentChange {
   readonly lines: LineChanges;
   /** Whether the frontmatter changed (any key, comment or byte of it). */
   readonly frontmatter: boolean;
-  readonly before: string;
-  readonly after: string;
+  /** The lines of its unified diff that the review can show; undefined when too different to diff. */
+  readonly hunks: Excerpt | undefined;
 }
 
-/** The SKILL.md of a skill the bump adds, as its new commit has it. */
+/** The SKILL.md of a skill the bump adds, as its new commit has it: the lines the review can show. */
 export interface AddedDocument {
   readonly skill: Skill;
-  readonly text: string;
+  readonly lines: Excerpt;
 }
 
 export interface PackChanges {
@@ -118,7 +130,7 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   const skillFiles: FileChange[] = [];
   const documents: DocumentChange[] = [];
   for (const { before: old, after: now } of pairs) {
-    const change = documentChange(before.files.get(documentIn(old)), after.files.get(documentIn(now)), now);
+    const change = documentChange(documentOf(before, old), documentOf(after, now), now);
     if (change !== undefined) documents.push(change);
     skillFiles.push(...compareSkillFiles(old, now));
   }
@@ -127,14 +139,21 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   const packFilesOf = (side: PackSide) =>
     new Map([...side.packFiles].map((file) => [file, servedIn(side, file)]));
   const same = (file: string) => file;
+  // The files the audit read whose bytes the old commit did not have there.
   const changedPaths = new Set(
-    [...after.files].filter(([file, bytes]) => !before.files.get(file)?.equals(bytes)).map(([file]) => file),
+    [...after.files]
+      .filter(([, now]) => now.notAudited === undefined)
+      .filter(([file, now]) => {
+        const old = before.files.get(file);
+        return old === undefined || !sameContent(old, now);
+      })
+      .map(([file]) => file),
   );
   return {
     added,
     addedDocuments: added.map((skill) => ({
       skill,
-      text: (after.files.get(documentIn(skill)) ?? EMPTY).toString("utf8"),
+      lines: excerptOf(bytesOf(documentOf(after, skill)).toString("utf8").replace(/\n$/, "").split("\n")),
     })),
     removed,
     renamed: pairs.filter(
@@ -149,21 +168,19 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   };
 }
 
-/** The change of a skill's SKILL.md, whenever a byte of it changed; undefined when none did. */
-function documentChange(
-  old: Buffer | undefined,
-  now: Buffer | undefined,
-  skill: Skill,
-): DocumentChange | undefined {
-  const [a, b] = [old ?? EMPTY, now ?? EMPTY];
-  if (a.equals(b)) return undefined;
-  const [before, after] = [a.toString("utf8"), b.toString("utf8")];
+/**
+ * The change of a skill's SKILL.md, whenever a byte of it changed; undefined when none did. Of its texts,
+ * old and new, only what the review can show of their diff is kept.
+ */
+function documentChange(old: ServedFile, now: ServedFile, skill: Skill): DocumentChange | undefined {
+  if (sameContent(old, now)) return undefined;
+  const [before, after] = [bytesOf(old).toString("utf8"), bytesOf(now).toString("utf8")];
+  const hunks = unifiedDiff(before, after);
   return {
     skill,
     lines: countLineChanges(before, after),
     frontmatter: partsOf(before).frontmatter !== partsOf(after).frontmatter,
-    before,
-    after,
+    hunks: hunks === undefined ? undefined : excerptOf(hunks),
   };
 }
 
@@ -213,13 +230,20 @@ function matchSkills(older: Commit, newer: Commit): { pairs: SkillPair[]; notPai
       if (found !== undefined) pair(found, now);
     }
   };
-  const body = (side: PackSide) => (skill: Skill) => bodyOf(side.files.get(documentIn(skill)));
+  // A body is told by its SHA-256: bodies are read one at a time, not held.
+  const body = (side: PackSide) =>
+    perSkill((skill) =>
+      createHash("sha256")
+        .update(bodyOf(documentOf(side, skill)))
+        .digest("hex"),
+    );
   pairByKeys(() => (skill) => skill.folder);
   pairByKeys(() => (skill) => skill.name);
   pairByKeys(() => (skill) => skill.description, body);
   const notPaired = pairBySharedLines(
     [...left].map((skill) => ({ skill, lines: linesOf(skillText(skill, older)) })),
-    [...right].map((skill) => ({ skill, lines: linesOf(skillText(skill, newer)) })),
+    [...right],
+    (skill) => linesOf(skillText(skill, newer)),
     pair,
   );
   return { pairs, notPaired };
@@ -228,7 +252,7 @@ function matchSkills(older: Commit, newer: Commit): { pairs: SkillPair[]; notPai
 /** A side of the comparison, with each skill's supporting files. */
 interface Commit {
   readonly side: PackSide;
-  readonly files: (skill: Skill) => Map<string, Served>;
+  readonly files: (skill: Skill) => Map<string, ServedFile>;
 }
 
 /** Skills of one key, in the old commit's order, and the first that may still be unpaired. */
@@ -260,13 +284,15 @@ interface Unpaired {
  * Pairs each new skill with the old one whose lines it shares most, when that is at least half the lines
  * of the longer of the two: git's rename detection, by content rather than by order. Candidates are the
  * old skills sharing a rare line with it (one that at most RARE_LINE_SKILLS old skills have), the
- * RENAME_CANDIDATES sharing the most, so the work is linear in the text. Returns the new skills left
- * unpaired that could not be told apart this way: at least half their lines are boilerplate of many old
- * skills, too many to say which one each came from.
+ * RENAME_CANDIDATES sharing the most, so the work is linear in the text. Each new skill's lines are made
+ * when it is compared, and dropped after. Returns the new skills left unpaired that could not be told
+ * apart this way: at least half their lines are boilerplate of many old skills, too many to say which one
+ * each came from.
  */
 function pairBySharedLines(
   olds: readonly Unpaired[],
-  news: readonly Unpaired[],
+  news: readonly Skill[],
+  linesIn: (skill: Skill) => Lines,
   pair: (old: Skill, now: Skill) => void,
 ): Skill[] {
   const holders = new Map<string, Unpaired[]>();
@@ -280,7 +306,8 @@ function pairBySharedLines(
   }
   const left = new Set(olds);
   const notPaired: Skill[] = [];
-  for (const now of news) {
+  for (const skill of news) {
+    const now = { skill, lines: linesIn(skill) };
     const shared = new Map<Unpaired, number>();
     let boilerplate = 0;
     for (const [line, count] of now.lines.counts) {
@@ -325,7 +352,7 @@ function similarity(a: Lines, b: Lines): number {
 function skillText(skill: Skill, { side, files }: Commit): string {
   const sorted = [...files(skill)].sort(([a], [b]) => compareText(a, b));
   const texts = sorted.map(([file, content]) => `${file}\n${textOf(content) ?? ""}`);
-  return [bodyOf(side.files.get(documentIn(skill))), ...texts].join("\n");
+  return [bodyOf(documentOf(side, skill)), ...texts].join("\n");
 }
 
 /** `make` of each skill, made once: a skill's files are asked for when pairing and again when comparing. */
@@ -352,7 +379,7 @@ function inPack(skill: Skill, file: string): string {
  * Each skill's supporting files on `side`, without SKILL.md and without the files of skills nested in it
  * (found by looking each folder above a file up among the skill folders, not by scanning every skill).
  */
-function ownFilesIn(side: PackSide): (skill: Skill) => Map<string, Served> {
+function ownFilesIn(side: PackSide): (skill: Skill) => Map<string, ServedFile> {
   const folders = new Set(side.skills.map((skill) => skill.folder));
   return perSkill((skill) => {
     const base = skill.folder === "" ? "" : `${skill.folder}/`;
@@ -361,7 +388,7 @@ function ownFilesIn(side: PackSide): (skill: Skill) => Map<string, Served> {
         if (folders.has(base + file.slice(0, end))) return true;
       return false;
     };
-    const own = new Map<string, Served>();
+    const own = new Map<string, ServedFile>();
     for (const file of skill.files.keys()) {
       if (!nested(file)) own.set(file, servedIn(side, inPack(skill, file)));
     }
@@ -370,22 +397,51 @@ function ownFilesIn(side: PackSide): (skill: Skill) => Map<string, Served> {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** A file of no bytes: what the review takes for a served file it was not told of. */
+const EMPTY_FILE: ServedFile = { digest: digestOf(EMPTY), notAudited: undefined, source: undefined };
 
-/** A served file's bytes, or its digest when the audit did not read it; nothing for a file it never saw. */
-function servedIn(side: PackSide, file: string): Served {
-  return side.files.get(file) ?? side.unaudited.get(file) ?? EMPTY;
+function servedIn(side: PackSide, file: string): ServedFile {
+  return side.files.get(file) ?? EMPTY_FILE;
 }
 
-function sameContent(a: Served, b: Served): boolean {
-  if (Buffer.isBuffer(a) || Buffer.isBuffer(b))
-    return Buffer.isBuffer(a) && Buffer.isBuffer(b) && a.equals(b);
-  // A file that could not be read is never known to be the same.
+/** A skill's SKILL.md as the audit read it: empty when the audit could not read it. */
+function documentOf(side: PackSide, skill: Skill): ServedFile {
+  const document = servedIn(side, documentIn(skill));
+  return document.notAudited === undefined ? document : EMPTY_FILE;
+}
+
+/**
+ * The bytes of a file the audit read, read again (one byte more than it read, so that a file that grew is
+ * told apart) and checked against the digest of what it read: the review shows what was audited.
+ */
+function bytesOf(file: ServedFile): Buffer {
+  if (file.source === undefined) return EMPTY;
+  const size = file.digest?.size ?? 0;
+  const buffer = Buffer.alloc(size + 1);
+  const handle = openSync(file.source, "r");
+  let read: number;
+  try {
+    read = readSync(handle, buffer, 0, buffer.length, 0);
+  } finally {
+    closeSync(handle);
+  }
+  const bytes = buffer.subarray(0, read);
+  if (read !== size || digestOf(bytes).sha256 !== file.digest?.sha256) {
+    throw new Error(`${file.source} changed while the repin review read it`);
+  }
+  return bytes;
+}
+
+/** Whether two served files hold the same bytes, by size and SHA-256. */
+function sameContent(a: ServedFile, b: ServedFile): boolean {
+  // A file that could not be read is never known to be the same; one the audit read never is one it did not.
+  if ((a.notAudited === undefined) !== (b.notAudited === undefined)) return false;
   return a.digest !== undefined && a.digest.size === b.digest?.size && a.digest.sha256 === b.digest.sha256;
 }
 
 /** The frontmatter taken off: what a model reads after choosing the skill. */
-function bodyOf(bytes: Buffer | undefined): string {
-  return partsOf(bytes?.toString("utf8") ?? "").body;
+function bodyOf(file: ServedFile): string {
+  return partsOf(bytesOf(file).toString("utf8")).body;
 }
 
 /**
@@ -400,9 +456,10 @@ function partsOf(text: string): { frontmatter: string; body: string } {
   return { frontmatter: lines.slice(0, end + 1).join("\n"), body: lines.slice(end + 1).join("\n") };
 }
 
+/** The changes from `before` to `after`, each file (or old and new pair) read and dropped in turn. */
 function compareFiles(
-  before: ReadonlyMap<string, Served>,
-  after: ReadonlyMap<string, Served>,
+  before: ReadonlyMap<string, ServedFile>,
+  after: ReadonlyMap<string, ServedFile>,
   afterPath: (file: string) => string,
   beforePath: (file: string) => string,
 ): FileChange[] {
@@ -421,8 +478,8 @@ function compareFiles(
 function fileChange(
   where: string,
   kind: FileChange["kind"],
-  before: Served | undefined,
-  after: Served | undefined,
+  before: ServedFile | undefined,
+  after: ServedFile | undefined,
 ): FileChange {
   const named = kind === "removed" ? before : after;
   const [old, now] = [textOf(before), textOf(after)];
@@ -430,15 +487,16 @@ function fileChange(
     path: where,
     kind,
     lines: old === undefined || now === undefined ? undefined : countLineChanges(old, now),
-    notAudited: named === undefined || Buffer.isBuffer(named) ? undefined : named.why,
+    notAudited: named?.notAudited,
   };
 }
 
 /** The text of a file the server serves as text; undefined for a binary one, or one the audit did not read. */
-function textOf(content: Served | undefined): string | undefined {
+function textOf(content: ServedFile | undefined): string | undefined {
   if (content === undefined) return "";
-  if (!Buffer.isBuffer(content)) return undefined;
-  const described = describeBytes(content, content.length, "");
+  if (content.notAudited !== undefined) return undefined;
+  const bytes = bytesOf(content);
+  const described = describeBytes(bytes, bytes.length, "");
   return described.kind === "text" ? described.text : undefined;
 }
 

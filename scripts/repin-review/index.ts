@@ -20,7 +20,15 @@ import {
 import { inspectCatalog } from "../../src/inspection/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
-import { comparePacks, EMPTY_SIDE, type FileChange, type PackSide, type UnauditedFile } from "./compare.js";
+import {
+  comparePacks,
+  type Digest,
+  digestOf,
+  EMPTY_SIDE,
+  type FileChange,
+  type PackSide,
+  type ServedFile,
+} from "./compare.js";
 import { NOT_AUDITED, type ReviewedFinding, renderReview, type SourceReview } from "./render.js";
 
 /** A skills folder as the server would load it, with its audit; empty when the server would refuse it. */
@@ -156,37 +164,31 @@ async function readFolder(dir: string): Promise<Folder> {
     return { ...empty, refused: error.message };
   }
   const { catalog, frontmatters } = loaded;
-  // Every file the server serves, by path in its pack, as the audit read it.
-  const files = new Map<string, Map<string, Buffer>>();
+  // The digest of every file the server serves, by `<pack>/<path in pack>`, as the audit read it: its
+  // bytes are not kept (see ServedFile).
+  const digests = new Map<string, Digest>();
   const { inspection, audit } = await inspectCatalog(catalog, {
     frontmatters,
-    audit: {
-      onRead: (served, bytes) => {
-        const own = files.get(served.pack) ?? new Map<string, Buffer>();
-        own.set(
-          served.path.slice(served.pack.length + 1),
-          Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
-        );
-        files.set(served.pack, own);
-      },
-    },
+    audit: { onRead: (served, bytes) => digests.set(served.path, digestOf(bytes)) },
   });
   const why = new Map(audit.issues.map((issue) => [issue.path, issue.reason]));
   const sides = new Map<string, PackSide>();
   for (const pack of catalog.everything.packs) {
-    const read = files.get(pack.name) ?? new Map<string, Buffer>();
-    const unaudited = new Map<string, UnauditedFile>();
+    const files = new Map<string, ServedFile>();
     for (const [where, file] of servedFiles(pack)) {
-      if (read.has(where)) continue;
-      const digest = await digestOf(file.source);
-      unaudited.set(where, { why: why.get(`${pack.name}/${where}`) ?? "not audited", digest });
+      const read = digests.get(`${pack.name}/${where}`);
+      files.set(
+        where,
+        read === undefined
+          ? {
+              digest: await streamedDigestOf(file.source),
+              notAudited: why.get(`${pack.name}/${where}`) ?? "not audited",
+              source: file.source,
+            }
+          : { digest: read, notAudited: undefined, source: file.source },
+      );
     }
-    sides.set(pack.name, {
-      skills: pack.skills,
-      packFiles: new Set(pack.files.keys()),
-      files: read,
-      unaudited,
-    });
+    sides.set(pack.name, { skills: pack.skills, packFiles: new Set(pack.files.keys()), files });
   }
   const packs = new Map(catalog.everything.packs.map((pack) => [pack.name, pack]));
   return {
@@ -209,7 +211,7 @@ function servedFiles(pack: Pack): Map<string, CatalogFile> {
 }
 
 /** The size and SHA-256 of a file, read in a stream (it may be far larger than the audit reads). */
-async function digestOf(file: string): Promise<UnauditedFile["digest"]> {
+async function streamedDigestOf(file: string): Promise<Digest | undefined> {
   const hash = createHash("sha256");
   let size = 0;
   try {

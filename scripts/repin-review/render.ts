@@ -1,5 +1,5 @@
 import type { Finding } from "../../src/audit/index.js";
-import { type Skill, visible } from "../../src/catalog/index.js";
+import type { Skill } from "../../src/catalog/index.js";
 import {
   countBySeverity,
   findingsTable,
@@ -23,8 +23,8 @@ import {
   type LineChanges,
   spanScript,
   UNIFIED_LIMITS,
-  unifiedDiff,
 } from "./diff.js";
+import { type BodyRoom, type Excerpt, SHORT, shownLines, WHOLE } from "./excerpt.js";
 
 /**
  * The review's own rule, high: a served file the bump adds or changes that the audit did not read (over
@@ -73,17 +73,6 @@ const GITHUB_LIMIT = "GitHub's 65,536-character limit for a pull request body";
  * past them the words from the first to the last difference are marked, which takes linear work.
  */
 const WORD_LIMITS: DiffLimits = { items: 2000, edits: 200 };
-/** How much of a body (an added SKILL.md, or a changed one's diff) is shown, and of each of its lines. */
-interface BodyRoom {
-  readonly chars: number;
-  readonly lineChars: number;
-}
-/**
- * Bodies are shown whole, up to WHOLE, when the review still fits: no rule flags plain words, so the diff
- * is where a reviewer reads an instruction aimed at the agent. Past the budget they are cut to SHORT.
- */
-const WHOLE: BodyRoom = { chars: 20_000, lineChars: 2000 };
-const SHORT: BodyRoom = { chars: 3000, lineChars: 200 };
 const UPSTREAM = "the whole change is upstream, between the two commits above";
 
 /** The review as Markdown in at most `budget` characters: lists are cut shorter until it fits, and say so. */
@@ -271,13 +260,13 @@ function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): st
  */
 function documentDiff(document: DocumentChange, room: BodyRoom): string[] {
   const summary = `${document.skill.id}: SKILL.md diff`;
-  const hunks = unifiedDiff(document.before, document.after);
+  const { hunks } = document;
   if (hunks === undefined) {
     return collapsed(summary, [
       `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${UPSTREAM}.`,
     ]);
   }
-  if (hunks.length === 0) {
+  if (hunks.total === 0) {
     return collapsed(summary, [
       `No line reads otherwise: the bytes changed at the end of the file or where they are not UTF-8; ${UPSTREAM}.`,
     ]);
@@ -289,30 +278,19 @@ function documentDiff(document: DocumentChange, room: BodyRoom): string[] {
  * An added skill's SKILL.md as a collapsed block, cut like a diff: the instructions a model will follow,
  * which its description in the table above does not show.
  */
-function addedDocument({ skill, text }: AddedDocument, room: BodyRoom): string[] {
-  return collapsed(
-    `${skill.id}: SKILL.md (new)`,
-    fenced(text.replace(/\n$/, "").split("\n"), "markdown", "of it", room),
-  );
+function addedDocument({ skill, lines }: AddedDocument, room: BodyRoom): string[] {
+  return collapsed(`${skill.id}: SKILL.md (new)`, fenced(lines, "markdown", "of it", room));
 }
 
 /**
  * `lines` in a code fence longer than any run of backticks in them, each line and all of them cut as `room`
  * says, with a note of what was left out (`of what`), hidden characters shown as `{U+…}`.
  */
-function fenced(lines: readonly string[], language: string, ofWhat: string, room: BodyRoom): string[] {
-  const shown: string[] = [];
-  let size = 0;
-  for (const line of lines) {
-    const cut = line.length > room.lineChars ? `${[...line].slice(0, room.lineChars).join("")}…` : line;
-    const text = cut.split("\t").map(visible).join("\t");
-    if (size + text.length > room.chars) break;
-    shown.push(text);
-    size += text.length + 1;
-  }
+function fenced(lines: Excerpt, language: string, ofWhat: string, room: BodyRoom): string[] {
+  const shown = shownLines(lines.lines, room);
   const longest = Math.max(2, ...shown.flatMap((line) => (line.match(/`+/g) ?? []).map((run) => run.length)));
   const fence = "`".repeat(longest + 1);
-  const left = lines.length - shown.length;
+  const left = lines.total - shown.length;
   return [
     `${fence}${language}`,
     ...shown,

@@ -379,6 +379,53 @@ describe("the repin review", () => {
     );
   });
 
+  // The review held the bytes of every served file of both commits at once: 40 changed files of 4 MiB
+  // peaked at 740 MB, and a pack may bring 512 MiB. It now compares files by size and SHA-256 and reads
+  // each pair again only to count its lines (bench/repin-review-memory.ts measures the peak).
+  it("counts the lines of every large file a bump adds, removes or changes, and lists no unchanged one", async () => {
+    const lines = (file: number, edited: boolean) =>
+      Array.from(
+        { length: 40_000 },
+        (_, line) => `file ${file} line ${line}${edited && line % 1000 === 0 ? " edited" : ""}\n`,
+      ).join("");
+    const files = (edited: boolean) =>
+      Object.fromEntries(
+        Array.from({ length: 12 }, (_, file) => [`skills/big/references/f${file}.md`, lines(file, edited)]),
+      );
+    const binary = (byte: number) => Buffer.concat([Buffer.from([0, byte]), Buffer.alloc(1024 * 1024, byte)]);
+    const large = await makeUpstream(path.join(tree.dir, "many-large"), [
+      {
+        "skills/big/SKILL.md": skillMd("big", "Large references.", "# Big\n\nOld steps.\n"),
+        ...files(false),
+        "skills/big/same.md": lines(90, false),
+        "skills/big/gone.md": lines(91, false),
+        "skills/big/image.bin": binary(1),
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/big/SKILL.md": skillMd("big", "Large references.", "# Big\n\nNew steps.\n"),
+        ...files(true),
+        "skills/big/gone.md": null,
+        "skills/big/new.md": lines(92, false),
+        "skills/big/image.bin": binary(2),
+      },
+    ]);
+    const result = await bump([{ name: "large", url: large.url, ref: large.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toContain("- SKILL.md files: 1 changed (+1 −1 lines).");
+    expect(result.summary).toContain("-Old steps.\n+New steps.");
+    expect(result.summary).toContain(
+      "- Supporting files: 1 added, 1 removed, 13 changed; pack files: none changed.",
+    );
+    for (let file = 0; file < 12; file++) {
+      expect(result.summary).toContain(`- changed \`large/big/references/f${file}.md\` (+40 −40 lines)`);
+    }
+    expect(result.summary).toContain("- added `large/big/new.md` (+40000 −0 lines)");
+    expect(result.summary).toContain("- removed `large/big/gone.md` (+0 −40000 lines)");
+    expect(result.summary).toContain("- changed `large/big/image.bin` (binary)");
+    expect(result.summary).not.toContain("same.md");
+  });
+
   it("names nothing in a clean bump", async () => {
     const clean = await makeUpstream(path.join(tree.dir, "clean"), [
       { "skills/tidy/SKILL.md": skillMd("tidy", "Tidies."), "shared/a.md": "a\n" },

@@ -1,0 +1,119 @@
+/**
+ * What the repin review costs in memory on a bump that changes many large files: builds a scratch upstream
+ * repository whose second commit edits `--files` text files of `--mib` MiB each (spread over 8 skills),
+ * a site pinning its first commit, runs `fetch-skills --update --summary` on it under `/usr/bin/time -v`
+ * and prints the peak resident memory of the fetcher's own process (where the review runs) and of every
+ * process of the run (git's included), and the review's counts. Asserts nothing.
+ *
+ *   npx tsx bench/repin-review-memory.ts [--files 40] [--mib 4] [--root <checkout>]
+ *
+ * `--root` runs another checkout's fetcher (through this checkout's tsx): a before and after in one command.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { ROOT } from "./processes.js";
+
+const TSX_LOADER = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+/** Prints the fetcher's own peak (in KiB) as it exits: `time -v` gives the largest of it and its git's. */
+const OWN_PEAK = `data:text/javascript,process.on("exit",()=>process.stderr.write("own peak: "+process.resourceUsage().maxRSS+"\\n"))`;
+const SKILLS = 8;
+
+const { values } = parseArgs({
+  options: {
+    files: { type: "string", default: "40" },
+    mib: { type: "string", default: "4" },
+    root: { type: "string", default: ROOT },
+  },
+});
+const files = Number(values.files);
+const bytes = Number(values.mib) * 1024 * 1024;
+const root = path.resolve(values.root);
+
+function git(dir: string, ...args: string[]): void {
+  execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.com", ...args], {
+    cwd: dir,
+    stdio: "ignore",
+  });
+}
+
+/** A text file of `bytes`, every `every`th line edited with `mark`: many lines, each distinct. */
+function text(file: number, every: number, mark: string): string {
+  const lines: string[] = [];
+  let size = 0;
+  for (let line = 0; size < bytes; line++) {
+    const edited = every > 0 && line % every === 0 ? ` ${mark}` : "";
+    const next = `file ${file} line ${line}: a reference line of a large skill${edited}\n`;
+    lines.push(next);
+    size += next.length;
+  }
+  return lines.join("").slice(0, bytes);
+}
+
+async function commit(repo: string, version: number): Promise<void> {
+  for (let skill = 0; skill < SKILLS; skill++) {
+    const folder = path.join(repo, "skills", `big-${skill}`);
+    await mkdir(path.join(folder, "references"), { recursive: true });
+    await writeFile(
+      path.join(folder, "SKILL.md"),
+      `---\nname: big-${skill}\ndescription: Large references, version ${version}.\n---\n# Big ${skill}\n`,
+    );
+  }
+  for (let file = 0; file < files; file++) {
+    const where = path.join(repo, "skills", `big-${file % SKILLS}`, "references", `file-${file}.md`);
+    await writeFile(where, text(file, version === 1 ? 0 : 50, "edited"));
+  }
+  git(repo, "add", "--all");
+  git(repo, "commit", "--quiet", "-m", `version ${version}`);
+}
+
+const dir = await mkdtemp(path.join(tmpdir(), "repin-review-memory-"));
+try {
+  const repo = path.join(dir, "upstream");
+  await mkdir(repo);
+  git(repo, "init", "--quiet", "--initial-branch=main");
+  await commit(repo, 1);
+  const first = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8" }).trim();
+  await commit(repo, 2);
+  const site = path.join(dir, "site");
+  await mkdir(site);
+  await writeFile(
+    path.join(site, "skills.toml"),
+    `[[source]]\nname = "big"\nrepo = "${pathToFileURL(repo).href}"\nref = "${first}"\npath = "skills"\n`,
+  );
+  const run = spawnSync(
+    "/usr/bin/time",
+    [
+      "-v",
+      process.execPath,
+      "--import",
+      OWN_PEAK,
+      "--import",
+      TSX_LOADER,
+      path.join(root, "scripts/fetch-skills/index.ts"),
+      "--update",
+      "--summary",
+      "pr.md",
+    ],
+    { cwd: site, encoding: "utf8" },
+  );
+  const peak = /Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr)?.[1];
+  const own = /^own peak: (\d+)$/m.exec(run.stderr)?.[1];
+  if (run.status !== 0 || peak === undefined || own === undefined) {
+    console.error(run.stderr);
+    process.exitCode = 1;
+  } else {
+    const summary = await readFile(path.join(site, "pr.md"), "utf8");
+    console.log(`${root}: ${files} changed files of ${values.mib} MiB`);
+    const mib = (kib: string) => `${Math.round(Number(kib) / 1024)} MiB`;
+    console.log(`peak resident memory: the fetcher ${mib(own)}, any process of the run ${mib(peak)}`);
+    for (const line of summary.split("\n")) {
+      if (/^- (Skills|SKILL\.md files|Supporting files):/.test(line)) console.log(line);
+    }
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
