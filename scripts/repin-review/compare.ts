@@ -93,6 +93,8 @@ export interface PackChanges {
   readonly renamed: readonly SkillPair[];
   /** Added skills not compared with the removed ones for a rename (see {@link matchSkills}). */
   readonly notPaired: readonly Skill[];
+  /** Skills whose text was past RENAME_TEXT_BYTES, so not compared for a rename (see {@link matchSkills}). */
+  readonly pastRenameText: { readonly added: number; readonly removed: number };
   readonly descriptions: readonly SkillPair[];
   /** Every SKILL.md of a paired skill whose bytes changed. */
   readonly documents: readonly DocumentChange[];
@@ -109,7 +111,7 @@ export interface PackChanges {
  */
 export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   const [oldFiles, newFiles] = [ownFilesIn(before), ownFilesIn(after)];
-  const { pairs, notPaired } = matchSkills(
+  const { pairs, notPaired, pastRenameText } = matchSkills(
     { side: before, files: oldFiles },
     { side: after, files: newFiles },
   );
@@ -160,6 +162,7 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
       (pair) => pair.before.folder !== pair.after.folder || pair.before.name !== pair.after.name,
     ),
     notPaired,
+    pastRenameText,
     descriptions: pairs.filter((pair) => pair.before.description !== pair.after.description),
     documents,
     skillFiles: skillFiles.sort(byPath),
@@ -191,6 +194,14 @@ function documentChange(old: ServedFile, now: ServedFile, skill: Skill): Documen
 export const RARE_LINE_SKILLS = 8;
 /** Each new skill is compared with at most this many old ones: those sharing the most rare lines with it. */
 const RENAME_CANDIDATES = 8;
+/**
+ * The most text (SKILL.md and supporting files, in bytes) that telling renames by their lines holds: of
+ * the old skills compared, together, and of each new one, compared one at a time. Lines take several times
+ * the size of their text, so this is the most the audit reads of one file: the step holds about what the
+ * diff of the largest pair of files does. Past it a skill is not compared for a rename, and the review
+ * counts it.
+ */
+export const RENAME_TEXT_BYTES = 16 * 1024 * 1024;
 
 /**
  * Pairs the skills of two commits: by folder, then by name, then by an unchanged description or SKILL.md
@@ -198,7 +209,10 @@ const RENAME_CANDIDATES = 8;
  * skill moved and renamed whose text was edited in the same bump. Each step looks skills up by key or by
  * line, so that the work grows with the size of the pack, not with its square.
  */
-function matchSkills(older: Commit, newer: Commit): { pairs: SkillPair[]; notPaired: Skill[] } {
+function matchSkills(
+  older: Commit,
+  newer: Commit,
+): Pick<PackChanges, "notPaired" | "pastRenameText"> & { pairs: SkillPair[] } {
   const [before, after] = [older.side, newer.side];
   const pairs: SkillPair[] = [];
   const left = new Set(before.skills);
@@ -240,13 +254,18 @@ function matchSkills(older: Commit, newer: Commit): { pairs: SkillPair[]; notPai
   pairByKeys(() => (skill) => skill.folder);
   pairByKeys(() => (skill) => skill.name);
   pairByKeys(() => (skill) => skill.description, body);
-  const notPaired = pairBySharedLines(
-    [...left].map((skill) => ({ skill, lines: linesOf(skillText(skill, older)) })),
-    [...right],
-    (skill) => linesOf(skillText(skill, newer)),
-    pair,
-  );
-  return { pairs, notPaired };
+  const olds: Unpaired[] = [];
+  let held = 0;
+  for (const skill of left) {
+    const bytes = textBytes(skill, older);
+    if (held + bytes > RENAME_TEXT_BYTES) continue;
+    held += bytes;
+    olds.push({ skill, lines: linesOf(skillText(skill, older)) });
+  }
+  const news = [...right].filter((skill) => textBytes(skill, newer) <= RENAME_TEXT_BYTES);
+  const pastRenameText = { added: right.size - news.length, removed: left.size - olds.length };
+  const notPaired = pairBySharedLines(olds, news, (skill) => linesOf(skillText(skill, newer)), pair);
+  return { pairs, notPaired, pastRenameText };
 }
 
 /** A side of the comparison, with each skill's supporting files. */
@@ -353,6 +372,15 @@ function skillText(skill: Skill, { side, files }: Commit): string {
   const sorted = [...files(skill)].sort(([a], [b]) => compareText(a, b));
   const texts = sorted.map(([file, content]) => `${file}\n${textOf(content) ?? ""}`);
   return [bodyOf(documentOf(side, skill)), ...texts].join("\n");
+}
+
+/** How many bytes {@link skillText} reads: the skill's SKILL.md and the supporting files the audit read. */
+function textBytes(skill: Skill, { side, files }: Commit): number {
+  let bytes = documentOf(side, skill).digest?.size ?? 0;
+  for (const file of files(skill).values()) {
+    if (file.notAudited === undefined) bytes += file.digest?.size ?? 0;
+  }
+  return bytes;
 }
 
 /** `make` of each skill, made once: a skill's files are asked for when pairing and again when comparing. */

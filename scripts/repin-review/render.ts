@@ -15,6 +15,7 @@ import {
   type FileChange,
   type PackChanges,
   RARE_LINE_SKILLS,
+  RENAME_TEXT_BYTES,
 } from "./compare.js";
 import {
   type DiffLimits,
@@ -161,6 +162,7 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom): stri
   lines.push(
     `- Skills: ${skills.before} → ${skills.after}: ${changes.added.length} added, ${changes.removed.length} removed, ${changes.renamed.length} renamed.`,
     ...notPairedLine(changes.notPaired.length),
+    ...pastRenameTextLine(changes.pastRenameText),
     `- Descriptions: ${changes.descriptions.length} changed; the pack's cost ${tokens(descriptionTokens)} tokens (o200k).`,
     `- SKILL.md files: ${documentCounts(changes.documents)}.`,
     `- Supporting files: ${fileCounts(files)}; pack files: ${fileCounts(changes.packFiles)}.`,
@@ -370,6 +372,18 @@ function notPairedLine(added: number): string[] {
   if (added === 0) return [];
   return [
     `- Not compared for a rename: ${count(added, "added skill")}, at least half of whose lines more than ${RARE_LINE_SKILLS} removed skills share, too many to tell which one each came from; a skill moved and edited among them shows as removed and added.`,
+  ];
+}
+
+/** Which skills were not compared for a rename, their text past what the review reads for it. */
+function pastRenameTextLine({ added, removed }: PackChanges["pastRenameText"]): string[] {
+  if (added === 0 && removed === 0) return [];
+  const skills = [
+    ...(added > 0 ? [count(added, "added skill")] : []),
+    ...(removed > 0 ? [count(removed, "removed skill")] : []),
+  ].join(" and ");
+  return [
+    `- Not compared for a rename: ${skills}, past the ${RENAME_TEXT_BYTES / 1024 / 1024} MiB of text the review reads to tell renames (the removed skills' together, each added skill's own); a skill moved and edited among them shows as removed and added.`,
   ];
 }
 

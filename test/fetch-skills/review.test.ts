@@ -426,6 +426,45 @@ describe("the repin review", () => {
     expect(result.summary).not.toContain("same.md");
   });
 
+  // Telling renames apart holds every line of the removed skills it compares: a bump moving and editing
+  // every skill of a pack of large references took memory by the size of the pack. It compares at most
+  // 16 MiB of their text, and each added skill of at most that, and counts the skills past it.
+  it("says which skills it did not compare for a rename, their text past what it reads for that", async () => {
+    const padding = "of a long reference that a skill reads when a step needs it, ".repeat(2);
+    // Some 142 bytes a line: 50,000 lines are 6.8 MiB, 70,000 are 9.5.
+    const reference = (skill: number, length: number, edited: boolean) =>
+      Array.from(
+        { length },
+        (_, line) => `skill ${skill} line ${line} ${padding}${edited && line === 7 ? " edited" : ""}\n`,
+      ).join("");
+    const skill = (prefix: string, index: number, length: number, edited: boolean) => ({
+      [`skills/${prefix}-${index}/SKILL.md`]: skillMd(
+        `${prefix}-${index}`,
+        `${prefix} ${index}.`,
+        `# Skill ${index}, ${prefix}\n`,
+      ),
+      [`skills/${prefix}-${index}/reference.md`]: reference(index, length, edited),
+    });
+    const renamed = await makeUpstream(path.join(tree.dir, "renamed-large"), [
+      { ...skill("old", 0, 50_000, false), ...skill("old", 1, 70_000, false), "shared/a.md": "a\n" },
+      {
+        skills: null,
+        ...skill("new", 0, 50_000, true),
+        ...skill("new", 1, 70_000, true),
+        // 58% of its lines are old 1's: a rename, had the two been compared.
+        "skills/new-1/more.md": reference(2, 50_000, false),
+      },
+    ]);
+    const result = await bump([{ name: "renamed", url: renamed.url, ref: renamed.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    // Old 0 fills 6.8 of the 16 MiB and old 1 would pass it; new 1, a file more, passes it on its own.
+    expect(result.summary).toContain("- Skills: 2 → 2: 1 added, 1 removed, 1 renamed.");
+    expect(result.summary).toContain("- `renamed/old-0` → `renamed/new-0` (folder and name)");
+    expect(result.summary).toContain(
+      "- Not compared for a rename: 1 added skill and 1 removed skill, past the 16 MiB of text the review reads to tell renames (the removed skills' together, each added skill's own); a skill moved and edited among them shows as removed and added.",
+    );
+  });
+
   it("names nothing in a clean bump", async () => {
     const clean = await makeUpstream(path.join(tree.dir, "clean"), [
       { "skills/tidy/SKILL.md": skillMd("tidy", "Tidies."), "shared/a.md": "a\n" },
