@@ -34,20 +34,11 @@ export const UNIFIED_LIMITS: DiffLimits = { items: 5000, edits: 1000 };
  */
 export function countLineChanges(before: string, after: string): LineChanges {
   const ids = new Map<string, number>();
-  const idsOf = (text: string) =>
-    splitLines(text).map((line) => {
-      let id = ids.get(line);
-      if (id === undefined) {
-        id = ids.size;
-        ids.set(line, id);
-      }
-      return id;
-    });
-  const a = idsOf(before);
-  const b = idsOf(after);
+  const a = lineIds(before, ids);
+  const b = lineIds(after, ids);
   const { start, endA, endB } = commonEnds(a, b);
-  const x = a.slice(start, endA);
-  const y = b.slice(start, endB);
+  const x = a.subarray(start, endA);
+  const y = b.subarray(start, endB);
   const edits = search(x, y, MAX_COUNTED_EDITS, undefined);
   const { added, removed } =
     edits === undefined ? countByContent(x, y) : fromEdits(x.length, y.length, edits);
@@ -121,6 +112,31 @@ export function unifiedDiff(before: string, after: string, context = 3): string[
   return lines;
 }
 
+/**
+ * The lines of `text` as {@link splitLines} has them, each numbered by its content in `ids`: four bytes a
+ * line, where an array of them takes eight for each line and eight for its number (a file of 16 MiB of
+ * line feeds is 16 million lines).
+ */
+function lineIds(text: string, ids: Map<string, number>): Int32Array {
+  let count = text === "" || text.endsWith("\n") ? 0 : 1;
+  for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", end + 1)) count++;
+  const numbered = new Int32Array(count);
+  let start = 0;
+  for (let index = 0; index < count; index++) {
+    const found = text.indexOf("\n", start);
+    const end = found < 0 ? text.length : found;
+    const line = text.slice(start, end);
+    let id = ids.get(line);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(line, id);
+    }
+    numbered[index] = id;
+    start = end + 1;
+  }
+  return numbered;
+}
+
 function splitLines(text: string): string[] {
   if (text === "") return [];
   const lines = text.split("\n");
@@ -129,7 +145,7 @@ function splitLines(text: string): string[] {
 }
 
 /** The length of the start both share, and where the end both share begins in each. */
-function commonEnds<T>(a: readonly T[], b: readonly T[]): { start: number; endA: number; endB: number } {
+function commonEnds<T>(a: ArrayLike<T>, b: ArrayLike<T>): { start: number; endA: number; endB: number } {
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
@@ -147,8 +163,8 @@ function commonEnds<T>(a: readonly T[], b: readonly T[]): { start: number; endA:
  * for {@link backtrack} to recover the script.
  */
 function search<T>(
-  a: readonly T[],
-  b: readonly T[],
+  a: ArrayLike<T>,
+  b: ArrayLike<T>,
   max: number,
   rounds: Int32Array[] | undefined,
 ): number | undefined {
@@ -217,7 +233,7 @@ function fromEdits(before: number, after: number, edits: number): { added: numbe
   return { added: after - common, removed: before - common };
 }
 
-function countByContent(a: readonly number[], b: readonly number[]): { added: number; removed: number } {
+function countByContent(a: Int32Array, b: Int32Array): { added: number; removed: number } {
   const counts = new Map<number, number>();
   for (const id of a) counts.set(id, (counts.get(id) ?? 0) + 1);
   let added = 0;
