@@ -131,16 +131,12 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
     lines.push(`- Lists below show at most ${count(limit, "item")} each, to stay under ${GITHUB_LIMIT}.`);
   }
   lines.push("");
-  for (const review of reviews) lines.push(...renderSource(review, limit, room));
+  for (const review of reviews) append(lines, renderSource(review, limit, room));
   if (elsewhere.length > 0) {
-    lines.push(
-      "### High findings in packs this bump does not move",
-      "",
-      ...collapsible(
-        `${count(elsewhere.length, "finding")}`,
-        findingsTable(elsewhere, limit),
-        elsewhere.length,
-      ),
+    lines.push("### High findings in packs this bump does not move", "");
+    append(
+      lines,
+      collapsible(`${count(elsewhere.length, "finding")}`, findingsTable(elsewhere, limit), elsewhere.length),
     );
   }
   return `${lines.join("\n")}\n`;
@@ -211,10 +207,10 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom): stri
   section(lines, "Supporting files", files.length, fileList(source.name, files, limit));
   section(lines, "Pack files", changes.packFiles.length, fileList(source.name, changes.packFiles, limit));
   if (review.findings.length > 0) {
-    lines.push(
-      "#### Audit findings",
-      "",
-      ...collapsible(
+    lines.push("#### Audit findings", "");
+    append(
+      lines,
+      collapsible(
         countBySeverity(review.findings),
         findingsTable(review.findings, limit, (found) => (found.new ? "new" : undefined)),
         review.findings.length,
@@ -322,7 +318,16 @@ function auditLine(findings: readonly ReviewedFinding[]): string {
 /** A heading and its lines, collapsed when there are many; nothing when there is nothing. */
 function section(lines: string[], title: string, items: number, body: readonly string[]): void {
   if (items === 0) return;
-  lines.push(`#### ${title}`, "", ...collapsible(count(items, "item"), body, items));
+  lines.push(`#### ${title}`, "");
+  append(lines, collapsible(count(items, "item"), body, items));
+}
+
+/**
+ * `items` added to `lines` one by one: spread into one call (`push(...items)`), some hundred thousand
+ * lines (twenty added SKILL.md files of 10,000 short lines, shown whole) overflow the call stack.
+ */
+function append(lines: string[], items: readonly string[]): void {
+  for (const item of items) lines.push(item);
 }
 
 function collapsible(summary: string, body: readonly string[], items: number): string[] {

@@ -575,6 +575,24 @@ describe("the repin review", () => {
     );
   });
 
+  // Each added SKILL.md is first tried whole, up to 20,000 characters: of one-character lines, 10,000 of
+  // them. Twenty such files made some 200,000 lines, spread into one push(), which overflowed the call
+  // stack: the review, and with it the weekly update, failed with "Maximum call stack size exceeded".
+  it("reviews a bump adding skills whose SKILL.md files hold many short lines", async () => {
+    const added = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [
+        `skills/short-${i}/SKILL.md`,
+        skillMd(`short-${i}`, `Short lines ${i}.`, "-\n".repeat(10_000)),
+      ]),
+    );
+    const short = await makeUpstream(path.join(tree.dir, "short-lines"), [{ "shared/a.md": "a\n" }, added]);
+    const result = await bump([{ name: "short", url: short.url, ref: short.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary.length).toBeLessThan(65_536);
+    expect(result.summary).toContain("- Skills: 0 → 20: 20 added, 0 removed, 0 renamed.");
+    expect(result.summary).toContain("<summary>short/short-0: SKILL.md (new)</summary>");
+  });
+
   // Past every shorter list the review is cut at a line; a cut inside a SKILL.md's code block left it open,
   // and the rest of the pull request body (the fetched packs, check-skills' audit) showed as its code.
   it("closes the code block it cuts in when even the shortest lists pass GitHub's limit", async () => {
