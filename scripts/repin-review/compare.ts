@@ -74,9 +74,20 @@ export interface DocumentChange {
   readonly lines: LineChanges;
   /** Whether the frontmatter changed (any key, comment or byte of it). */
   readonly frontmatter: boolean;
-  /** The lines of its unified diff that the review can show; undefined when too different to diff. */
-  readonly hunks: Excerpt | undefined;
+  /**
+   * The lines of its unified diff that the review can show; `too different` to diff, or `not kept`, past
+   * the first KEPT_BODIES changes of the pack.
+   */
+  readonly hunks: Excerpt | "too different" | "not kept";
 }
+
+/**
+ * The most SKILL.md files of a pack, added or changed, whose lines the review keeps to show. Each takes 73
+ * characters of the review at least, so more than this never fit GitHub's 65,536, and the review then
+ * lists at most 200 (its list limits), whose bodies it has: a bump adding thousands of long SKILL.md files
+ * costs no more than this many.
+ */
+export const KEPT_BODIES = 1000;
 
 /** The SKILL.md of a skill the bump adds, as its new commit has it: the lines the review can show. */
 export interface AddedDocument {
@@ -86,7 +97,7 @@ export interface AddedDocument {
 
 export interface PackChanges {
   readonly added: readonly Skill[];
-  /** The SKILL.md of each added skill, in the order of `added`: a model reads all of it. */
+  /** The SKILL.md of the first KEPT_BODIES added skills, in the order of `added`: a model reads all of it. */
   readonly addedDocuments: readonly AddedDocument[];
   readonly removed: readonly Skill[];
   /** A new folder, a new name, or both. */
@@ -132,7 +143,7 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   const skillFiles: FileChange[] = [];
   const documents: DocumentChange[] = [];
   for (const { before: old, after: now } of pairs) {
-    const change = documentChange(documentOf(before, old), documentOf(after, now), now);
+    const change = documentChange(documentOf(before, old), documentOf(after, now), now, documents.length);
     if (change !== undefined) documents.push(change);
     skillFiles.push(...compareSkillFiles(old, now));
   }
@@ -153,7 +164,7 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   );
   return {
     added,
-    addedDocuments: added.map((skill) => ({
+    addedDocuments: added.slice(0, KEPT_BODIES).map((skill) => ({
       skill,
       lines: excerptOf(bytesOf(documentOf(after, skill)).toString("utf8").replace(/\n$/, "").split("\n")),
     })),
@@ -175,15 +186,20 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
  * The change of a skill's SKILL.md, whenever a byte of it changed; undefined when none did. Of its texts,
  * old and new, only what the review can show of their diff is kept.
  */
-function documentChange(old: ServedFile, now: ServedFile, skill: Skill): DocumentChange | undefined {
+function documentChange(
+  old: ServedFile,
+  now: ServedFile,
+  skill: Skill,
+  changed: number,
+): DocumentChange | undefined {
   if (sameContent(old, now)) return undefined;
   const [before, after] = [bytesOf(old).toString("utf8"), bytesOf(now).toString("utf8")];
-  const hunks = unifiedDiff(before, after);
+  const hunks = changed < KEPT_BODIES ? unifiedDiff(before, after) : "not kept";
   return {
     skill,
     lines: countLineChanges(before, after),
     frontmatter: partsOf(before).frontmatter !== partsOf(after).frontmatter,
-    hunks: hunks === undefined ? undefined : excerptOf(hunks),
+    hunks: hunks === undefined ? "too different" : hunks === "not kept" ? hunks : excerptOf(hunks),
   };
 }
 

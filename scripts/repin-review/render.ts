@@ -259,7 +259,9 @@ function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): st
 function documentDiff(document: DocumentChange, room: BodyRoom): string[] {
   const summary = `${document.skill.id}: SKILL.md diff`;
   const { hunks } = document;
-  if (hunks === undefined) {
+  // Only past KEPT_BODIES changed files, when the review cannot show them all anyway.
+  if (hunks === "not kept") return [];
+  if (hunks === "too different") {
     return collapsed(summary, [
       `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${UPSTREAM}.`,
     ]);

@@ -593,6 +593,24 @@ describe("the repin review", () => {
     expect(result.summary).toContain("<summary>short/short-0: SKILL.md (new)</summary>");
   });
 
+  // The review keeps the bodies of the first 1,000 added SKILL.md files of a pack only (it kept them all:
+  // 5,000 of 20 KB took 750 MiB); more never fit GitHub's limit, so it lists fewer, with their bodies.
+  it("lists the first added skills of a bump adding more than it keeps the SKILL.md of, with their bodies", async () => {
+    const added = Object.fromEntries(
+      Array.from({ length: 1001 }, (_, i) => [
+        `skills/s-${String(i).padStart(4, "0")}/SKILL.md`,
+        skillMd(`s-${String(i).padStart(4, "0")}`, `Skill ${i}.`, `Step ${i}.\n`),
+      ]),
+    );
+    const many = await makeUpstream(path.join(tree.dir, "many-added"), [{ "shared/a.md": "a\n" }, added]);
+    const result = await bump([{ name: "many", url: many.url, ref: many.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary.length).toBeLessThan(65_536);
+    expect(result.summary).toContain("- Skills: 0 → 1001: 1001 added, 0 removed, 0 renamed.");
+    expect(result.summary).toContain("<summary>many/s-0000: SKILL.md (new)</summary>");
+    expect(result.summary).toMatch(/^- Lists below show at most \d+ items? each/m);
+  });
+
   // Past every shorter list the review is cut at a line; a cut inside a SKILL.md's code block left it open,
   // and the rest of the pull request body (the fetched packs, check-skills' audit) showed as its code.
   it("closes the code block it cuts in when even the shortest lists pass GitHub's limit", async () => {
