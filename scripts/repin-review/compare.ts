@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import {
   closingLineIndex,
@@ -460,22 +460,13 @@ function documentOf(side: PackSide, skill: Skill): ServedFile {
 }
 
 /**
- * The bytes of a file the audit read, read again (one byte more than it read, so that a file that grew is
- * told apart) and checked against the digest of what it read: the review shows what was audited.
+ * The bytes of a file the audit read, read again and checked against the digest of what it read: the
+ * review shows what was audited.
  */
 function bytesOf(file: ServedFile): Buffer {
   if (file.source === undefined) return EMPTY;
-  const size = file.digest?.size ?? 0;
-  const buffer = Buffer.alloc(size + 1);
-  const handle = openSync(file.source, "r");
-  let read: number;
-  try {
-    read = readSync(handle, buffer, 0, buffer.length, 0);
-  } finally {
-    closeSync(handle);
-  }
-  const bytes = buffer.subarray(0, read);
-  if (read !== size || digestOf(bytes).sha256 !== file.digest?.sha256) {
+  const bytes = readFileSync(file.source);
+  if (bytes.length !== file.digest?.size || digestOf(bytes).sha256 !== file.digest.sha256) {
     throw new Error(`${file.source} changed while the repin review read it`);
   }
   return bytes;
