@@ -527,6 +527,29 @@ describe("a stdio client that asks for a protocol revision the server does not s
   });
 });
 
+describe("a stdio client whose messages the SDK discards unanswered", () => {
+  // Regression: a response sent before the protocol revision was settled, or a notification with a broken
+  // envelope, was logged as an error of the server with the SDK's stack: the client's mistake, every time.
+  it("has each warned about with the SDK's reason, and the log no error", async () => {
+    const child = rawStdioServer(tree.skillsDir);
+    child.write('{"jsonrpc":"2.0","id":1,"result":{}}\n');
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
+    child.write(
+      `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized", params: { _meta: meta } })}\n`,
+    );
+    child.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":2'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    const lines = logLines(child.stderr());
+    expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    const discarded = lines.filter((line) => String(line.msg).includes("discarded by the SDK"));
+    expect(discarded.map((line) => [line.level, line.skipped, String(line.reason).split(":")[0]])).toEqual([
+      [40, 1, "Discarded a JSON-RPC response received before the connection negotiated an era"],
+      [40, 2, "Discarded a notification with a malformed envelope"],
+    ]);
+  });
+});
+
 describe("a stdio client that sends many lines that are no JSON-RPC message", () => {
   // Regression: each was warned about, 130 bytes of log for a line of 3: 200,000 lines of `{}` wrote 27 MB
   // to stderr, which went on for 12 s after the last.

@@ -87,6 +87,10 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     deps.logger,
     "stdio: a line from the client is not a JSON-RPC message; skipped",
   );
+  const discarded = warnSparingly(
+    deps.logger,
+    "stdio: a message from the client was discarded by the SDK, and nothing answers it",
+  );
   let outputClosed = false;
   const handle = serveSdkStdio(serverFactoryFor(deps.mcp, scope), {
     transport,
@@ -119,6 +123,12 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
           const id = requestIdOf(message);
           if (id !== undefined) transport.answer(invalidRequest(id, NOT_MESSAGE), ANSWER_BYTES);
         }
+        return;
+      }
+      // A response or notification the SDK discards is the client's mistake, which nothing answers: said
+      // sparingly, with the SDK's words, not logged as a fault of ours with a stack.
+      if (DISCARDED_CLIENT_MESSAGE.test(error.message)) {
+        discarded(error.message);
         return;
       }
       // A request the SDK refuses (a protocol revision it does not speak) is answered to the client: its
@@ -159,13 +169,21 @@ function isClosedPipe(error: Error): boolean {
  * A warning about the client's input, said the first 10 times, then the 100th, the 1,000th…, with the count
  * so far: said each time, it filled the log 40 times as fast as a client that sent nothing else wrote.
  */
-function warnSparingly(logger: Logger, message: string): () => void {
+function warnSparingly(logger: Logger, message: string): (reason?: string) => void {
   let count = 0;
-  return () => {
+  return (reason) => {
     count++;
-    if (count <= 10 || /^10+$/.test(String(count))) logger.warn({ skipped: count }, message);
+    if (count > 10 && !/^10+$/.test(String(count))) return;
+    logger.warn(reason === undefined ? { skipped: count } : { skipped: count, reason }, message);
   };
 }
+
+/**
+ * How the SDK's stdio transport tells of a client's message it discards unanswered: a response before the
+ * protocol revision was settled, a notification with a malformed or unsupported envelope. (It tells of
+ * its own trouble as "Discarded the …".)
+ */
+const DISCARDED_CLIENT_MESSAGE = /^Discarded a (JSON-RPC response|notification) /;
 
 /** The JSON on `line` (which the SDK parsed, and refused as a message). */
 function jsonOf(line: Buffer | undefined): unknown {
