@@ -427,11 +427,7 @@ describe("serving over stdio", () => {
       timeout: 10_000,
     });
     expect(await child.end()).toBe(0);
-    const lines = child
-      .stdout()
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { jsonrpc: string; id: number });
+    const lines = child.answers();
     expect(lines.map((line) => [line.jsonrpc, line.id])).toEqual([
       ["2.0", 1],
       ["2.0", 2],
@@ -454,13 +450,7 @@ describe("serving over stdio", () => {
       message:
         "Invalid Request: a batch (a JSON array of messages) is not served over stdio; send each JSON-RPC message on a line of its own",
     };
-    expect(
-      child
-        .stdout()
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line)),
-    ).toEqual([
+    expect(child.answers()).toEqual([
       { jsonrpc: "2.0", id: 1, error: batchError },
       { jsonrpc: "2.0", id: "b", error: batchError },
       { result: {}, jsonrpc: "2.0", id: 3 },
@@ -482,11 +472,7 @@ describe("a stdio client that sends a batch of more than 100 messages", () => {
     child.write(`${JSON.stringify(batch)}\n{"jsonrpc":"2.0","id":"last","method":"ping"}\n`);
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":"last"'), { timeout: 10_000 });
     expect(await child.end()).toBe(0);
-    const answers = child
-      .stdout()
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
+    const answers = child.answers();
     expect(answers.map((answer) => answer.id)).toEqual([...batch.slice(0, 100).map(({ id }) => id), "last"]);
     expect(answers.slice(0, 100).every((answer) => answer.error?.code === -32600)).toBe(true);
   });
@@ -511,11 +497,7 @@ describe("a stdio client that asks for a protocol revision the server does not s
       timeout: 10_000,
     });
     expect(await child.end()).toBe(0);
-    const answers = child
-      .stdout()
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
+    const answers = child.answers();
     expect(new Map(answers.map((answer) => [answer.id, answer.error?.code]))).toEqual(
       new Map<unknown, unknown>([
         [1, -32022],
@@ -581,11 +563,7 @@ describe("a stdio client that sends a request of the wrong shape", () => {
     child.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":3'), { timeout: 10_000 });
     expect(await child.end()).toBe(0);
-    const answers = child
-      .stdout()
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { id: unknown; error?: { code: number } });
+    const answers = child.answers();
     // The notification, of the wrong shape too, is answered by nothing. (Answers come in any order.)
     expect(new Map(answers.map((answer) => [answer.id, answer.error?.code]))).toEqual(
       new Map<unknown, unknown>([
@@ -702,11 +680,7 @@ describe("a stdio client that sends lines that are no JSON", () => {
     // Our answers are written in turn with the server's: the last comes last.
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":4'), { timeout: 10_000 });
     expect(await child.end()).toBe(0);
-    const answers = child
-      .stdout()
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { id?: unknown; error?: { code: number; message: string } });
+    const answers = child.answers();
     // Without an id, as the answer to a line over the limit. (Answers come in any order.)
     const parseErrors = answers.filter((answer) => !("id" in answer));
     expect(parseErrors).toEqual(
@@ -749,11 +723,7 @@ describe("a stdio client that sends a line over 10 MiB", () => {
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":2'), { timeout: 30_000 });
     const peak = residentPeak(child.pid);
     expect(await child.end()).toBe(0);
-    const answers = child
-      .stdout()
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { id: unknown; error?: { code: number; message: string } });
+    const answers = child.answers();
     // No id, as MCP has it for a message whose id is unknown (the SDK's client rejects an id of null).
     expect(answers.map((answer) => answer.id)).toEqual([1, undefined, 2]);
     expect(answers[1]?.error).toEqual({
@@ -923,6 +893,14 @@ function residentPeak(pid: number | undefined): number {
 }
 
 /** `--stdio` on `skillsDir`, written to line by line, its output kept; `end` closes stdin and gives the exit code. */
+/** A line the server wrote to stdout: a JSON-RPC answer. */
+interface StdioAnswer {
+  readonly jsonrpc?: string;
+  readonly id?: unknown;
+  readonly result?: unknown;
+  readonly error?: { readonly code: number; readonly message: string };
+}
+
 function rawStdioServer(skillsDir: string) {
   const child = spawn(process.execPath, [...MAIN, "--stdio"], {
     cwd: ROOT,
@@ -943,6 +921,12 @@ function rawStdioServer(skillsDir: string) {
     pid: child.pid,
     write: (text: string | Buffer) => child.stdin.write(text),
     stdout: () => stdout,
+    /** Each line of stdout, parsed. */
+    answers: (): StdioAnswer[] =>
+      stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as StdioAnswer),
     stderr: () => stderr,
     end: () => {
       child.stdin.end();

@@ -110,19 +110,7 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
       // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
       if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
         notMessage();
-        // A request the SDK refuses would go unanswered, and its client wait out its own timeout: so would
-        // each request of a batch, of which the first 100 (the most a batch holds over HTTP) are answered:
-        // the 220,000 of a line of 9.5 MiB took 100 MiB more to answer.
-        const message = jsonOf(input.current);
-        if (Array.isArray(message)) {
-          for (const member of message.slice(0, MAX_BATCH)) {
-            const id = requestIdOf(member);
-            if (id !== undefined) transport.answer(invalidRequest(id, NO_BATCH), ANSWER_BYTES);
-          }
-        } else {
-          const id = requestIdOf(message);
-          if (id !== undefined) transport.answer(invalidRequest(id, NOT_MESSAGE), ANSWER_BYTES);
-        }
+        for (const answer of refusalsOf(jsonOf(input.current))) transport.answer(answer, ANSWER_BYTES);
         return;
       }
       // A response or notification the SDK discards is the client's mistake, which nothing answers: said
@@ -192,6 +180,22 @@ function jsonOf(line: Buffer | undefined): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The answers to JSON the SDK refused as no message: -32600 with its id to a request of the wrong shape,
+ * which would otherwise go unanswered while its client waits out its own timeout, and so to each request
+ * of a batch, up to the first MAX_BATCH (answering the 220,000 of a line of 9.5 MiB took 100 MiB more).
+ * Nothing to anything else.
+ */
+function refusalsOf(json: unknown): JSONRPCErrorResponse[] {
+  const [members, message] = Array.isArray(json)
+    ? [json.slice(0, MAX_BATCH), NO_BATCH]
+    : [[json], NOT_MESSAGE];
+  return members.flatMap((member) => {
+    const id = requestIdOf(member);
+    return id === undefined ? [] : [invalidRequest(id, message)];
+  });
 }
 
 /**
