@@ -7,6 +7,7 @@ import {
   ChangedFileError,
   describeFsError,
   fileStamp,
+  formatSize,
   frontmatterDigest,
   readCatalogBytes,
   readFrontmatterFields,
@@ -35,6 +36,13 @@ export interface SkillInspection {
  * rules do not apply to it (its size is a low finding of the audit's own).
  */
 export const MAX_INSPECTED_FILE_BYTES = SKILL_LIMITS.bytes;
+
+/**
+ * The largest entry the extension publishes, as JSON: half a `skills/list` page. An entry holds the
+ * frontmatter and every file's URI; 512 files nested to the path limit made one of 2 MB, sent whole in
+ * every `skills/get` and `skills/list` answer naming the skill.
+ */
+export const MAX_ENTRY_BYTES = 256 * 1024;
 
 /**
  * The path of a skill in the extension's `skill://` namespace: its pack, its group if it has one, and its
@@ -188,6 +196,13 @@ async function entryOf(
   const yaml = frontmatter ?? yamlDigest(Buffer.from(contents[SKILL_DOCUMENT] ?? []).toString("utf8"));
   if (yaml !== frontmatterDigest(entry.frontmatter)) {
     return leftOut("its frontmatter reads otherwise to the Skills extension's parser than to YAML");
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(entry));
+  if (bytes > MAX_ENTRY_BYTES) {
+    return leftOut(
+      `its entry (its frontmatter and its files' URIs, digests and sizes) takes ${formatSize(bytes)} of JSON, ` +
+        `over the ${formatSize(MAX_ENTRY_BYTES)} the Skills extension publishes for a skill`,
+    );
   }
   return { entry, leftOut: undefined };
 }

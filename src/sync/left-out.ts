@@ -9,7 +9,8 @@ const PACK_LINE = /^([^\s:]+): (\d+) skills?\b/;
 
 /**
  * The skills a skills-mcp server serves through its tools but leaves out of the Skills extension (a file
- * over 8 MiB, over 16 MiB or 512 files, a name or frontmatter the extension refuses), which sync cannot
+ * over 8 MiB, over 16 MiB or 512 files, an entry over 256 KiB, a name or frontmatter the extension refuses),
+ * which sync cannot
  * install: said as a warning, or undefined when there are none, or the server has no such tools. It costs
  * one request (list_packs) and one more (list_skills) for each pack whose tools count more skills than
  * the extension lists, for NAMED_PACKS packs at most. The tools count and name only the skills shown to
@@ -51,8 +52,8 @@ export async function leftOutOfExtension(client: Client, listing: SkillListing):
   const [skills, are, them] = total === 1 ? ["1 skill", "is", "it"] : [`${total} skills`, "are", "them"];
   return (
     `${skills} the server's tools serve ${are} left out of its Skills extension, so not synced: ${which} ` +
-    "(a file over 8 MiB, over 16 MiB or 512 files, or a name or frontmatter the extension refuses: " +
-    `the server's startup log says why); read ${them} with its tools`
+    "(a file over 8 MiB, over 16 MiB or 512 files, an entry over 256 KiB, or a name or frontmatter the " +
+    `extension refuses: the server's startup log says why); read ${them} with its tools`
   );
 }
 

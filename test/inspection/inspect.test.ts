@@ -7,7 +7,7 @@ import { rmSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/catalog/index.js";
-import { INSPECTION_BUDGET_BYTES, inspectCatalog } from "../../src/inspection/index.js";
+import { INSPECTION_BUDGET_BYTES, inspectCatalog, MAX_ENTRY_BYTES } from "../../src/inspection/index.js";
 import { inTagCharacters } from "../helpers/fixtures.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
@@ -87,6 +87,32 @@ describe("inspectCatalog", () => {
     expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
       ["p/two", "its frontmatter reads otherwise to the Skills extension's parser than to YAML"],
     ]);
+  });
+
+  // Regression: an entry holds the frontmatter verbatim and every file's URI, so 512 files nested to the
+  // path limit made one skill's entry 2 MB, sent whole in every skills/get and skills/list answer naming it.
+  it("leaves out of the extension a skill whose entry would be over 256 KiB, and keeps an ordinary one", async () => {
+    const deep = Array.from({ length: 6 }, (_, i) => `${i}${"d".repeat(240)}`).join("/");
+    const files = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`p/deep/${deep}/${i}.md`, "x"]));
+    tree = await makeTree({
+      "p/deep/SKILL.md": skillMd("deep"),
+      ...files,
+      "p/plain/SKILL.md": skillMd("plain"),
+      "p/plain/references/guide.md": "A guide.",
+    });
+    const { catalog } = loadCatalog(tree.dir);
+
+    const { inspection } = await inspectCatalog(catalog);
+    expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
+      [
+        "p/deep",
+        expect.stringMatching(/^its entry .* takes 3\d\d\.\d KiB of JSON, over the 256\.0 KiB the Skills/),
+      ],
+    ]);
+    const plain = catalog.everything.skills.find((skill) => skill.id === "p/plain");
+    if (plain === undefined) throw new Error("p/plain expected");
+    expect(inspection.of(plain).entry?.resources).toHaveLength(2);
+    expect(MAX_ENTRY_BYTES).toBe(256 * 1024);
   });
 
   // Regression: tags spelling text after a black flag passed as subdivision flags. An inspection saved by
