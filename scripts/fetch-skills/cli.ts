@@ -264,9 +264,17 @@ async function repin(
   plan: Omit<Parameters<typeof fetchSkills>[0], "sources">,
 ): Promise<Repinned> {
   const selected = manifest.sources.filter((source) => plan.only === undefined || plan.only.has(source.name));
-  const repins = await resolveHeads(selected, plan.log);
+  const { repins, unresolved } = await resolveHeads(selected, plan.log);
   const updates = new Map(repins.filter((r) => r.from !== r.to).map((r) => [r.source.name, r.to]));
-  const summary = repinSummary(repins);
+  const [first, ...more] = unresolved;
+  // With nothing else to bump, a source that cannot be repinned fails the run: no pull request would say so.
+  if (updates.size === 0 && first !== undefined) {
+    if (more.length === 0) throw new SourceError(first.source.name, first.reason);
+    throw new FetcherError(
+      `${unresolved.length} sources cannot be repinned: ${unresolved.map(({ source, reason }) => `"${source.name}": ${reason}`).join("; ")}`,
+    );
+  }
+  const summary = repinSummary(repins, unresolved);
   if (updates.size === 0) {
     plan.log("nothing moved");
     return { summary, findings: [] };

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { parse } from "smol-toml";
-import { FetcherError, oneLine, SourceError } from "./errors.js";
+import { FetcherError, oneLine, withoutCredentials } from "./errors.js";
 import { gitAt } from "./git.js";
 import type { Manifest, SkillSource } from "./manifest.js";
 
@@ -13,35 +13,63 @@ export interface Repin {
   readonly to: string;
 }
 
-/** Asks each source's remote where its branch (or HEAD) points now, with `git ls-remote`. */
+/** A source whose branch could not be resolved (its repository or branch gone, no access): it keeps its pin. */
+export interface Unresolved {
+  readonly source: SkillSource;
+  /** git's words, on one line. */
+  readonly reason: string;
+}
+
+/** Where each source's branch points now, and the sources that could not tell. */
+export interface Heads {
+  readonly repins: readonly Repin[];
+  readonly unresolved: readonly Unresolved[];
+}
+
+/**
+ * Asks each source's remote where its branch (or HEAD) points now, with `git ls-remote`. A source that
+ * cannot answer is set apart, not thrown: one vanished branch must not hold back every other source's bump.
+ */
 export async function resolveHeads(
   sources: readonly SkillSource[],
   log: (line: string) => void,
-): Promise<Repin[]> {
+): Promise<Heads> {
   const repins: Repin[] = [];
+  const unresolved: Unresolved[] = [];
   for (const source of sources) {
-    const tracks = source.branch ?? "HEAD";
-    const wanted = source.branch === undefined ? "HEAD" : `refs/heads/${source.branch}`;
-    let listing: string;
-    try {
-      listing = await gitAt().listRemote([source.repo, wanted]);
-    } catch (error) {
-      throw new SourceError(source.name, `cannot list ${source.repo}: ${oneLine(error)}`);
+    const head = await headOf(source);
+    if ("reason" in head) {
+      log(`${source.name}: cannot repin, ${head.reason}; stays at ${source.ref.slice(0, 7)}`);
+      unresolved.push({ source, reason: head.reason });
+      continue;
     }
-    const to = listing
-      .split("\n")
-      .map((line) => line.split("\t"))
-      .find(([, ref]) => ref === wanted)?.[0];
-    if (to === undefined) {
-      const hint = source.branch === undefined ? "; set branch in skills.toml" : "";
-      throw new SourceError(source.name, `${source.repo} has no ${wanted}${hint}`);
-    }
+    const { tracks, to } = head;
     log(
       `${source.name}: ${tracks} is at ${to.slice(0, 7)}${to === source.ref ? " (unchanged)" : ` (was ${source.ref.slice(0, 7)})`}`,
     );
     repins.push({ source, tracks, from: source.ref, to });
   }
-  return repins;
+  return { repins, unresolved };
+}
+
+async function headOf(source: SkillSource): Promise<{ tracks: string; to: string } | { reason: string }> {
+  const tracks = source.branch ?? "HEAD";
+  const wanted = source.branch === undefined ? "HEAD" : `refs/heads/${source.branch}`;
+  let listing: string;
+  try {
+    listing = await gitAt().listRemote([source.repo, wanted]);
+  } catch (error) {
+    return { reason: withoutCredentials(`cannot list ${source.repo}: ${oneLine(error)}`) };
+  }
+  const to = listing
+    .split("\n")
+    .map((line) => line.split("\t"))
+    .find(([, ref]) => ref === wanted)?.[0];
+  if (to === undefined) {
+    const hint = source.branch === undefined ? "; set branch in skills.toml" : "";
+    return { reason: withoutCredentials(`${source.repo} has no ${wanted}${hint}`) };
+  }
+  return { tracks, to };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FetchedPack } from "./output.js";
-import type { Repin } from "./repin.js";
+import type { Repin, Unresolved } from "./repin.js";
 import { shortRef } from "./review-contract.js";
 
 const GITHUB =
@@ -12,7 +12,7 @@ export function githubPage(repo: string): string | undefined {
 }
 
 /** Pull request material for `--update`: old and new commit per source, compare links on GitHub. */
-export function repinSummary(repins: readonly Repin[]): string {
+export function repinSummary(repins: readonly Repin[], unresolved: readonly Unresolved[]): string {
   const moved = repins.filter((repin) => repin.from !== repin.to);
   const rows = repins.map((repin) => {
     const page = githubPage(repin.source.repo);
@@ -24,20 +24,41 @@ export function repinSummary(repins: readonly Repin[]): string {
           : "moved";
     return `| ${repin.source.name} | ${repin.tracks} | \`${shortRef(repin.from)}\` | \`${shortRef(repin.to)}\` | ${change} |`;
   });
+  const stuck = unresolved.map(
+    ({ source, reason }) =>
+      `| ${source.name} | ${source.branch ?? "HEAD"} | \`${shortRef(source.ref)}\` | – | **not repinned**: ${cell(reason)} |`,
+  );
+  const total = repins.length + unresolved.length;
   const outcome =
     moved.length === 0
-      ? `Nothing moved: all ${repins.length} sources already pin the head of what they track.`
-      : `${moved.length} of ${repins.length} sources moved: ${moved.map((repin) => repin.source.name).join(", ")}.`;
+      ? `Nothing moved: all ${total} sources already pin the head of what they track.`
+      : `${moved.length} of ${total} sources moved: ${moved.map((repin) => repin.source.name).join(", ")}.`;
+  const warning =
+    unresolved.length === 0
+      ? []
+      : [
+          `> [!WARNING]\n> ${unresolved.length === 1 ? "1 source could not be repinned and keeps its pin" : `${unresolved.length} sources could not be repinned and keep their pins`}: ` +
+            `${unresolved.map(({ source }) => source.name).join(", ")}. ` +
+            "A branch or repository may be gone: fix `repo` or `branch` in skills.toml, or remove the source.",
+          "",
+        ];
   return [
     moved.length === 0 ? "## Skills: nothing moved" : "## Skills repinned",
     "",
+    ...warning,
     "| Source | Tracks | From | To | Changes |",
     "|---|---|---|---|---|",
     ...rows,
+    ...stuck,
     "",
     outcome,
     "",
   ].join("\n");
+}
+
+/** `text` fit for one cell of a Markdown table: no pipe ends the cell, no newline ends the row. */
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\s+/g, " ");
 }
 
 /** What a fetch put in the skills folder: one row per pack. */

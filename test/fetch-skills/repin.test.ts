@@ -225,4 +225,45 @@ ref = "{STEADY_REF}"
     expect(result.stderr).toContain(`fetch-skills: source "lost": ${tracked.url} has no refs/heads/nope`);
     expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(text);
   });
+
+  it("fails, naming each, when no source moved and several cannot be repinned", async () => {
+    const gone = path.join(tree.dir, "gone");
+    const text =
+      `[[source]]\nname = "lost"\nrepo = "${tracked.url}"\nref = "${first}"\nbranch = "nope"\n\n` +
+      `[[source]]\nname = "gone"\nrepo = "file://${gone}"\nref = "${first}"\n`;
+    site = await siteWith(text);
+    const result = await runFetcher(["--update", "--no-fetch"], site);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `fetch-skills: 2 sources cannot be repinned: "lost": ${tracked.url} has no refs/heads/nope; "gone": cannot list file://${gone}:`,
+    );
+    expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(text);
+  });
+
+  // Regression: a source whose branch was deleted upstream stopped the whole weekly update, so no other
+  // source was bumped until someone edited skills.toml by hand.
+  it("repins the other sources when one branch is gone, keeping its pin and saying so in the summary", async () => {
+    const text =
+      `[[source]]\nname = "head"\nrepo = "${tracked.url}"\nref = "${first}"\npath = "skills"\n\n` +
+      `[[source]]\nname = "lost"\nrepo = "${tracked.url}"\nref = "${first}"\nbranch = "nope"\npath = "skills"\n`;
+    site = await siteWith(text);
+
+    const result = await runFetcher(["--update", "--summary", "pr.md"], site);
+
+    expect(result.code).toBe(0);
+    expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(
+      text.replace(`ref = "${first}"`, `ref = "${onMain}"`),
+    );
+    expect(result.stderr).toContain(
+      `lost: cannot repin, ${tracked.url} has no refs/heads/nope; stays at ${first.slice(0, 7)}`,
+    );
+    const summary = await readFile(path.join(site, "pr.md"), "utf8");
+    expect(summary).toContain("> [!WARNING]\n> 1 source could not be repinned and keeps its pin: lost.");
+    expect(summary).toContain(
+      `| lost | nope | \`${first.slice(0, 7)}\` | – | **not repinned**: ${tracked.url} has no refs/heads/nope |`,
+    );
+    expect(summary).toContain("1 of 2 sources moved: head.");
+    // The source that stays is fetched at its pin, beside the one that moved.
+    expect(await readdir(path.join(site, "skills"))).toEqual(expect.arrayContaining(["head", "lost"]));
+  });
 });

@@ -31,22 +31,40 @@ describe("githubPage", () => {
 
 describe("repinSummary", () => {
   it("links a compare view only for GitHub repositories and counts the moved sources", () => {
-    const summary = repinSummary([
-      {
-        source: source("penpot", "https://github.com/penpot/penpot-ai-kit.git"),
-        tracks: "main",
-        from: OLD,
-        to: NEW,
-      },
-      { source: source("mirror", "file:///srv/mirror"), tracks: "HEAD", from: OLD, to: NEW },
-      { source: source("n8n", "https://github.com/n8n-io/skills.git"), tracks: "HEAD", from: OLD, to: OLD },
-    ]);
+    const summary = repinSummary(
+      [
+        {
+          source: source("penpot", "https://github.com/penpot/penpot-ai-kit.git"),
+          tracks: "main",
+          from: OLD,
+          to: NEW,
+        },
+        { source: source("mirror", "file:///srv/mirror"), tracks: "HEAD", from: OLD, to: NEW },
+        { source: source("n8n", "https://github.com/n8n-io/skills.git"), tracks: "HEAD", from: OLD, to: OLD },
+      ],
+      [],
+    );
     expect(summary).toContain(
       `| penpot | main | \`a333fbb\` | \`44c9b2d\` | [compare](https://github.com/penpot/penpot-ai-kit/compare/${OLD}...${NEW}) |`,
     );
     expect(summary).toContain("| mirror | HEAD | `a333fbb` | `44c9b2d` | moved |");
     expect(summary).toContain("| n8n | HEAD | `a333fbb` | `a333fbb` | unchanged |");
     expect(summary).toContain("2 of 3 sources moved: penpot, mirror.");
+  });
+  it("keeps a source that cannot be repinned in the table, its reason in one cell", () => {
+    const summary = repinSummary(
+      [{ source: source("n8n", "https://github.com/n8n-io/skills.git"), tracks: "HEAD", from: OLD, to: NEW }],
+      [
+        {
+          source: source("gone", "file:///srv/gone"),
+          reason: "cannot list file:///srv/gone: fatal: a | b\n  c",
+        },
+      ],
+    );
+    expect(summary).toContain(
+      "| gone | HEAD | `a333fbb` | – | **not repinned**: cannot list file:///srv/gone: fatal: a \\| b c |",
+    );
+    expect(summary).toContain("1 of 2 sources moved: n8n.");
   });
 });
 
