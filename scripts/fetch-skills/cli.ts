@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
-import { FetcherError, ManifestError, SourceError, UsageError, visible } from "./errors.js";
+import { FetcherError, ManifestError, ReviewError, SourceError, UsageError, visible } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource } from "./manifest.js";
 import { fetchSkills } from "./output.js";
 import { resolveHeads, rewriteRefs } from "./repin.js";
@@ -108,6 +108,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (!(error instanceof FetcherError)) throw error;
     const lines = error instanceof ManifestError ? error.problems : [error.message];
     for (const line of lines) log(`fetch-skills: ${line}`);
+    if (error instanceof ReviewError) {
+      // A bug's stack as it is, for its report: each frame a line of its own.
+      if (!(error.cause instanceof FetcherError) && error.cause instanceof Error)
+        io.stderr(`${error.cause.stack}\n`);
+      return 1;
+    }
     const kept = out !== undefined && existsSync(out) ? `; ${out} is as it was` : "";
     log(`fetch-skills: nothing written${kept}`);
     if (error instanceof SourceError) {
@@ -290,6 +296,11 @@ async function repin(
   }));
   const packs = await fetchSkills({ ...plan, sources });
   await writeFile(options.manifest, text);
-  const review = await reviewRepins(repins, plan);
+  let review: Awaited<ReturnType<typeof reviewRepins>>;
+  try {
+    review = await reviewRepins(repins, plan);
+  } catch (error) {
+    throw new ReviewError(`${options.manifestLabel} and ${plan.out}`, error);
+  }
   return { summary: `${summary}\n${review.markdown}\n${fetchSummary(packs)}`, findings: review.findings };
 }

@@ -16,6 +16,20 @@ export class ManifestError extends FetcherError {
   }
 }
 
+/**
+ * The review of a repin failed after the new commits were written (skills.toml and the skills folder), so
+ * the run fails without its summary. `cause` is what failed; a stack trace is kept for what is not a
+ * FetcherError (a bug, or the system), for its report.
+ */
+export class ReviewError extends FetcherError {
+  override name = "ReviewError";
+  constructor(written: string, cause: unknown) {
+    super(`${written} hold the new commits, but the review of what they change failed: ${oneLine(cause)}`, {
+      cause,
+    });
+  }
+}
+
 /** One source could not be fetched; the message carries git's own words. */
 export class SourceError extends FetcherError {
   override name = "SourceError";
