@@ -4,7 +4,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
-import { type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
+import { compareText, type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { decodeCursor, encodeCursor, invalidCursor, PAGE_SIZE } from "./cursor.js";
 import { findSkillAnyCase } from "./format.js";
@@ -18,14 +18,16 @@ import { formatFileContent } from "./manifest.js";
  */
 export function listPrompts(context: ToolContext, cursor: string | undefined): ListPromptsResult {
   const skills = context.prompted;
-  const start = cursor === undefined ? 0 : pageStart(cursor, skills.length);
+  const start = cursor === undefined ? 0 : pageStart(cursor, skills);
   const page = skills.slice(start, start + PAGE_SIZE);
   const prompts = page.map((skill) => ({
     name: context.scope.refOf(skill),
     description: skill.description,
   }));
-  const next = start + page.length;
-  return next < skills.length ? { prompts, nextCursor: encodeCursor(String(next)) } : { prompts };
+  const last = page.at(-1);
+  return start + page.length < skills.length && last !== undefined
+    ? { prompts, nextCursor: encodeCursor(last.id) }
+    : { prompts };
 }
 
 export async function getPrompt(context: ToolContext, name: string): Promise<GetPromptResult> {
@@ -58,9 +60,26 @@ function findPromptSkill(context: ToolContext, name: string): Skill {
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }
 
-/** Where the page of `cursor` starts: the index of its first skill. */
-function pageStart(cursor: string, count: number): number {
-  const at = Number(decodeCursor(cursor));
-  if (!Number.isSafeInteger(at) || at < 0 || at > count) throw invalidCursor();
-  return at;
+/**
+ * Where the page of `cursor` starts: the index of the first skill after the one the cursor names (its
+ * `pack/name`), in the order of the scope (name, then pack). Not an index: replicas of a rolling update
+ * serve catalogs one skill apart, and a client's pages go to either, so an index skipped or repeated a
+ * prompt of each page; a skill is a boundary that skills added or removed elsewhere never move.
+ */
+function pageStart(cursor: string, skills: readonly Skill[]): number {
+  const position = decodeCursor(cursor);
+  const slash = position.indexOf("/");
+  if (slash < 0) throw invalidCursor();
+  const pack = position.slice(0, slash);
+  const name = position.slice(slash + 1);
+  let low = 0;
+  let high = skills.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const skill = skills[middle];
+    if (skill !== undefined && (compareText(skill.name, name) || compareText(skill.pack, pack)) <= 0)
+      low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
