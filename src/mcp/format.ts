@@ -13,9 +13,21 @@ export class ToolError extends Error {
   override name = "ToolError";
 }
 
-/** Looks a skill up by `name` or `pack/name`, in any case, as a model wrote it (see Scope.findSkillAnyCase). */
+/**
+ * Looks a skill up by `name` or `pack/name`, in any case, as a model wrote it (see Scope.findSkillAnyCase),
+ * or as Claude Code names a plugin's skill, `plugin:name`, the way skills cite one another
+ * (`superpowers:brainstorming`): the skill of that pack or group, or, when no pack or group is so named
+ * (a pack named otherwise than its plugin), the skill of that name.
+ */
 export function findSkillAnyCase(scope: Scope, ref: string): SkillLookup {
-  return scope.findSkillAnyCase(ref.trim());
+  const written = ref.trim();
+  const lookup = scope.findSkillAnyCase(written);
+  const colon = written.lastIndexOf(":");
+  if (lookup.kind !== "missing" || colon <= 0) return lookup;
+  const plugin = written.slice(0, colon);
+  const within = isSelector(scope, plugin) ? scope.narrow([plugin]) : scope;
+  const named = within.findSkillAnyCase(written.slice(colon + 1));
+  return named.kind === "missing" ? lookup : named;
 }
 
 /**

@@ -179,6 +179,29 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect((await call(client, "read_skill", { skill: "beta/shared-name" })).text).toContain("Beta's copy");
     });
 
+    // Claude Code names a plugin's skill `plugin:skill`, and skills cite one another so ("REQUIRED
+    // SUB-SKILL: Use superpowers:executing-plans"): a model following one was told there is no such skill,
+    // and offered look-alikes, at times another skill first (scientific-brainstorming for
+    // superpowers:brainstorming).
+    it.each([
+      ["alpha:two", "Second alpha skill"],
+      ["beta:hammer", "Drive nails"],
+      ["beta:shared-name", "Beta's copy"],
+      ["beta/tools:saw", "Cut planks"],
+      ["docs:Editor", "Edit documentation"],
+      ["a-plugin-named-otherwise:writer", "Write documentation"],
+    ])("reads %j, a skill named as its plugin's, as that skill", async (skill, description) => {
+      const { text, isError } = await call(client, "read_skill", { skill });
+      expect(isError).toBe(false);
+      expect(text).toContain(description);
+    });
+
+    it("reads no skill of another pack for a plugin's name of one it lacks", async () => {
+      const { text, isError } = await call(client, "read_skill", { skill: "gamma:hammer" });
+      expect(isError).toBe(true);
+      expect(text).toMatch(/^No skill "gamma:hammer"\./);
+    });
+
     it("suggests close names for an unknown skill", async () => {
       const { text, isError } = await call(client, "read_skill", { skill: "hamer" });
       expect(isError).toBe(true);
