@@ -1,4 +1,5 @@
 import {
+  type Pack,
   resolvePackFile,
   type Scope,
   SelectorError,
@@ -7,6 +8,7 @@ import {
   type SkillLookup,
   skillOwningPath,
 } from "../catalog/index.js";
+import { skillPath } from "../inspection/index.js";
 
 /** A mistake of the caller: its message goes back to the model as an `isError` result. */
 export class ToolError extends Error {
@@ -88,11 +90,29 @@ export function callByPath(
       call: `read_pack_file(pack="${pack.name}", file="${packFile.path}")`,
     };
   }
-  const owner = skillOwningPath(pack, inPack) ?? skillOwningPath(pack, `${inPack}/${SKILL_DOCUMENT}`);
+  const owner =
+    skillOwningPath(pack, inPack) ??
+    skillOwningPath(pack, `${inPack}/${SKILL_DOCUMENT}`) ??
+    skillAtUriPath(pack, inPack);
   if (owner === undefined) return undefined;
   const name = scope.refOf(owner.skill);
   const call = readCall(name, owner.file === SKILL_DOCUMENT ? file : owner.file);
   return { owner: `skill ${name}`, call, skill: owner.skill };
+}
+
+/**
+ * The skill of `pack` that `inPack` names as its `skill://` URI does, by group and name (see skillPath),
+ * and the file below it: the skill's folder may lie elsewhere, as `<plugin>/skills/<name>` does.
+ */
+function skillAtUriPath(pack: Pack, inPack: string): { skill: Skill; file: string } | undefined {
+  const key = `${pack.name}/${inPack}`;
+  for (const skill of pack.skills) {
+    const root = skillPath(skill);
+    if (key === root) return { skill, file: SKILL_DOCUMENT };
+    const file = key.startsWith(`${root}/`) ? key.slice(root.length + 1) : undefined;
+    if (file !== undefined && (file === SKILL_DOCUMENT || skill.files.has(file))) return { skill, file };
+  }
+  return undefined;
 }
 
 /** The call that reads `file` of the skill named `name`, SKILL.md by default. */

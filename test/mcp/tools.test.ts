@@ -243,6 +243,10 @@ describe.each(ERAS)("in the %s era", (era) => {
       ["beta/tools/hammer", "SKILL.md", "skill hammer", 'read_skill(skill="hammer")'],
       ["skill://beta/tools/hammer/SKILL.md", "SKILL.md", "skill hammer", 'read_skill(skill="hammer")'],
       ["skill://beta/docs/deep/down/editor/", "SKILL.md", "skill editor", 'read_skill(skill="editor")'],
+      // The URI the server publishes names a skill by pack, group and name, whatever folders lie between
+      // (plugins/<plugin>/skills/<name> in a marketplace): it was met with "No skill" and look-alikes.
+      ["skill://beta/docs/editor/SKILL.md", "SKILL.md", "skill editor", 'read_skill(skill="editor")'],
+      ["beta/docs/editor", "SKILL.md", "skill editor", 'read_skill(skill="editor")'],
       [
         "/alpha/two/references/guide.md",
         "SKILL.md",
@@ -348,6 +352,7 @@ describe.each(ERAS)("in the %s era", (era) => {
       ],
       ["beta/tools/hammer/SKILL.md", 'skill hammer: read_skill(skill="hammer")'],
       ["skill://beta/shared/guide.md", 'pack beta: read_pack_file(pack="beta", file="shared/guide.md")'],
+      ["skill://beta/docs/editor/SKILL.md", 'skill editor: read_skill(skill="editor")'],
     ])("answers a path %j of another skill or pack with the call that reads it", async (file, next) => {
       expect(await call(client, "read_skill", { skill: "one", file })).toEqual({
         isError: true,
@@ -434,6 +439,7 @@ describe.each(ERAS)("in the %s era", (era) => {
         'pack beta: read_pack_file(pack="beta", file="shared/deep/note.md")',
       ],
       ["skill://beta/tools/hammer/SKILL.md", "_manifest", 'skill hammer: read_skill(skill="hammer")'],
+      ["skill://beta/docs/editor/SKILL.md", "_manifest", 'skill editor: read_skill(skill="editor")'],
       [
         "skill://alpha/two",
         "references/guide.md",
