@@ -90,14 +90,23 @@ export function callByPath(
       call: `read_pack_file(pack="${pack.name}", file="${packFile.path}")`,
     };
   }
-  const owner =
-    skillOwningPath(pack, inPack) ??
-    skillOwningPath(pack, `${inPack}/${SKILL_DOCUMENT}`) ??
-    skillAtUriPath(pack, inPack);
+  const owner = skillAtPath(pack, inPack);
   if (owner === undefined) return undefined;
   const name = scope.refOf(owner.skill);
   const call = readCall(name, owner.file === SKILL_DOCUMENT ? file : owner.file);
   return { owner: `skill ${name}`, call, skill: owner.skill };
+}
+
+/**
+ * The skill of `pack` that a path in the pack names, and its file there: a path in the skill's folder, the
+ * folder itself (standing for its SKILL.md), or the path its `skill://` URI gives it.
+ */
+export function skillAtPath(pack: Pack, inPack: string): { skill: Skill; file: string } | undefined {
+  return (
+    skillOwningPath(pack, inPack) ??
+    skillOwningPath(pack, `${inPack.replace(/\/+$/, "")}/${SKILL_DOCUMENT}`) ??
+    skillAtUriPath(pack, inPack)
+  );
 }
 
 /**

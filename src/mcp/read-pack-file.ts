@@ -1,13 +1,7 @@
 import { z } from "zod";
-import {
-  meantFilePath,
-  type Pack,
-  resolvePackFile,
-  SKILL_DOCUMENT,
-  skillOwningPath,
-} from "../catalog/index.js";
+import { meantFilePath, type Pack, resolvePackFile, SKILL_DOCUMENT } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { callByPath, findSkillAnyCase, ToolError } from "./format.js";
+import { callByPath, findSkillAnyCase, skillAtPath, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
@@ -34,9 +28,7 @@ export const readPackFileTool = defineTool({
     }
     const found = resolvePackFile(pack, file);
     if (found) return formatFileContent(found.path, await context.catalog.files.read(found));
-    // A skill's folder (`tools/hammer`) stands for its SKILL.md.
-    const owner =
-      skillOwningPath(pack, file) ?? skillOwningPath(pack, `${file.replace(/\/+$/, "")}/${SKILL_DOCUMENT}`);
+    const owner = skillAtPath(pack, file);
     if (owner) {
       const name = context.scope.refOf(owner.skill);
       throw new ToolError(
@@ -49,6 +41,9 @@ export const readPackFileTool = defineTool({
         `No pack file "${file}" in ${pack.name}: read_pack_file(pack="${pack.name}", file="${meant}").`,
       );
     }
+    // A `skill://` URI or a path from the packs' folder, of a skill's file.
+    const elsewhere = callByPath(context.scope, file, SKILL_DOCUMENT);
+    if (elsewhere) throw new ToolError(`"${file}" is a path of ${elsewhere.owner}: ${elsewhere.call}.`);
     throw new ToolError(
       `No pack file "${file}" in ${pack.name}. read_pack_file(pack="${pack.name}") lists its files.`,
     );

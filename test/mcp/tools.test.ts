@@ -409,15 +409,30 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(text).toContain('read_skill(skill="two", file="references/guide.md")');
     });
 
-    it.each(["tools/hammer", "tools/hammer/"])(
-      "answers a skill's folder %j given as file with the call that reads the skill",
-      async (file) => {
+    it.each([
+      ["tools/hammer", "hammer"],
+      ["tools/hammer/", "hammer"],
+      // The path of its skill:// URI, by group and name: the skill's folder is docs/deep/down/editor.
+      ["docs/editor", "editor"],
+      ["docs/editor/SKILL.md", "editor"],
+    ])(
+      "answers a skill's folder or path %j given as file with the call that reads the skill",
+      async (file, name) => {
         expect(await call(client, "read_pack_file", { pack: "beta", file })).toEqual({
           isError: true,
-          text: `"${file}" belongs to skill hammer: read_skill(skill="hammer", file="SKILL.md").`,
+          text: `"${file}" belongs to skill ${name}: read_skill(skill="${name}", file="SKILL.md").`,
         });
       },
     );
+
+    // The URI the server publishes names the skill by its group, not by the folders that hold it.
+    it("answers a skill's skill:// URI given as file with the call that reads the skill", async () => {
+      const file = "skill://beta/docs/editor/SKILL.md";
+      expect(await call(client, "read_pack_file", { pack: "beta", file })).toEqual({
+        isError: true,
+        text: `"${file}" is a path of skill editor: read_skill(skill="editor").`,
+      });
+    });
 
     it("answers a skill's name given as pack with the call that reads its file", async () => {
       expect(await call(client, "read_pack_file", { pack: "two", file: "references/guide.md" })).toEqual({
