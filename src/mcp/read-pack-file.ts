@@ -45,7 +45,9 @@ export const readPackFileTool = defineTool({
     const elsewhere = callByPath(context.scope, file, SKILL_DOCUMENT);
     if (elsewhere) throw new ToolError(`"${file}" is a path of ${elsewhere.owner}: ${elsewhere.call}.`);
     throw new ToolError(
-      `No pack file "${file}" in ${pack.name}. read_pack_file(pack="${pack.name}") lists its files.`,
+      pack.files.size === 0
+        ? `No pack file "${file}" in ${pack.name}, which has no pack-level files; its skills' files are read with read_skill.`
+        : `No pack file "${file}" in ${pack.name}. read_pack_file(pack="${pack.name}") lists its files.`,
     );
   },
 });

@@ -400,6 +400,22 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect((await call(client, "read_pack_file", { pack: "gamma" })).text).toContain("no pack-level files");
     });
 
+    // A model asked for a file a skill cites of a pack without pack files, and was told to list them: a
+    // call more, answered that there are none.
+    it("says so when a missing file is asked of a pack without pack files", async () => {
+      expect(await call(client, "read_pack_file", { pack: "gamma", file: "shared/guide.md" })).toEqual({
+        isError: true,
+        text: 'No pack file "shared/guide.md" in gamma, which has no pack-level files; its skills\' files are read with read_skill.',
+      });
+    });
+
+    it("points to the list of pack files for a missing one", async () => {
+      expect(await call(client, "read_pack_file", { pack: "beta", file: "shared/missing.md" })).toEqual({
+        isError: true,
+        text: 'No pack file "shared/missing.md" in beta. read_pack_file(pack="beta") lists its files.',
+      });
+    });
+
     it("refuses files of skills, pointing to read_skill", async () => {
       const { text, isError } = await call(client, "read_pack_file", {
         pack: "alpha",
