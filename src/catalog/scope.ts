@@ -7,6 +7,8 @@ export class SelectorError extends Error {
   constructor(
     readonly selector: string,
     message: string,
+    /** The message for a model, which need not read every valid selector when told the close ones. */
+    readonly brief: string = message,
   ) {
     super(message);
   }
@@ -191,9 +193,11 @@ export class Scope {
   private unknown(selector: string): never {
     const close = this.closeSelectors(selector);
     const hint = close.length > 0 ? ` Did you mean ${close.map((name) => `"${name}"`).join(" or ")}?` : "";
+    const unknown = `Unknown pack or group "${selector}".`;
     throw new SelectorError(
       selector,
-      `Unknown pack or group "${selector}".${hint} Valid selectors: ${this.describeSelectors()}.`,
+      `${unknown}${hint} Valid selectors: ${this.describeSelectors()}.`,
+      hint === "" ? undefined : `${unknown}${hint}`,
     );
   }
 

@@ -47,7 +47,7 @@ export function narrowByPack(callerScope: Scope, pack: string | undefined): Scop
       const ref = callerScope.refOf(skill.skill);
       throw new ToolError(`"${pack}" is a skill, not a pack or group: read_skill(skill="${ref}").`);
     }
-    throw new ToolError(`${error.message} Call list_packs to see them.`);
+    throw new ToolError(`${error.brief} Call list_packs to see them.`);
   }
 }
 

@@ -140,6 +140,11 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(unknown.isError).toBe(true);
       expect(unknown.text).toContain('Unknown pack or group "delta"');
       expect(unknown.text).toContain("alpha, beta, gamma, beta/docs, beta/tools, gamma/tools");
+      // The close one suffices: the list of every selector cost 150 tokens more on the bench corpus.
+      expect(await call(client, "list_skills", { pack: "Gama" })).toEqual({
+        isError: true,
+        text: 'Unknown pack or group "Gama". Did you mean "gamma"? Call list_packs to see them.',
+      });
       const ambiguous = await call(client, "list_skills", { pack: "tools" });
       expect(ambiguous).toMatchObject({
         isError: true,
