@@ -104,6 +104,20 @@ export function resolvePackFile(pack: Pack, requested: string): CatalogFile | un
 }
 
 /**
+ * The folder `requested` names (`references`, `references/`) and the files of `files` below it, at any
+ * depth, or undefined when it holds none of them.
+ */
+export function filesInFolder(
+  files: ReadonlyMap<string, CatalogFile>,
+  requested: string,
+): { readonly folder: string; readonly files: ReadonlyMap<string, CatalogFile> } | undefined {
+  const folder = normalizeFilePath(requested.replace(/\/+$/, ""));
+  if (folder === undefined) return undefined;
+  const below = new Map([...files].filter(([key]) => key.startsWith(`${folder}/`)));
+  return below.size > 0 ? { folder, files: below } : undefined;
+}
+
+/**
  * The pack-level path a skill means when it cites `requested` relative to its own folder or to the
  * pack (skills often cite `../../shared/x.md` or `shared/x.md`), if the pack has such a file.
  */

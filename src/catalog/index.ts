@@ -9,6 +9,7 @@ export {
   describeBytes,
   type FileContent,
   FileReader,
+  filesInFolder,
   formatSize,
   isBinaryStart,
   MANIFEST_NAME,

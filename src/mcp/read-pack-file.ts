@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { meantFilePath, type Pack, resolvePackFile, SKILL_DOCUMENT } from "../catalog/index.js";
+import {
+  filesInFolder,
+  meantFilePath,
+  type Pack,
+  resolvePackFile,
+  SKILL_DOCUMENT,
+} from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { callByPath, findSkillAnyCase, skillAtPath, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
@@ -34,6 +40,14 @@ export const readPackFileTool = defineTool({
       throw new ToolError(
         `"${file}" belongs to skill ${name}: read_skill(skill="${name}", file="${owner.file}").`,
       );
+    }
+    const folder = filesInFolder(pack.files, file);
+    if (folder) {
+      return formatManifest(folder.files, {
+        title: `Pack files of ${pack.name} in ${folder.folder}/`,
+        empty: "",
+        next: `read_pack_file(pack="${pack.name}", file="<path>")`,
+      });
     }
     const meant = meantFilePath(file, pack.files.keys());
     if (meant !== undefined) {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import {
+  filesInFolder,
   meantFilePath,
   packPathCitedBySkill,
   resolvePackFile,
@@ -40,6 +41,15 @@ export const readSkillTool = defineTool({
       return formatDocument(skill, name, context);
     const found = resolveSkillFile(skill, file);
     if (found) return formatFileContent(found.path, await context.catalog.files.read(found));
+    // Skills cite folders ("see references/"): their files, not the whole manifest a call later.
+    const folder = filesInFolder(skill.files, file);
+    if (folder) {
+      return formatManifest(folder.files, {
+        title: `Files of skill ${name} in ${folder.folder}/`,
+        empty: "",
+        next: `read_skill(skill="${name}", file="<path>")`,
+      });
+    }
     throw new ToolError(missingFileMessage(skill, name, file, context));
   },
 });

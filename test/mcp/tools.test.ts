@@ -331,6 +331,19 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(result.text.replace(`"${file}"`, '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
     });
 
+    // A SKILL.md cites a folder ("see references/"): the model was told there is no such file, and to list
+    // every file of the skill, a call more (and for a vendored tree, hundreds of lines) to find a few.
+    it.each([
+      ["references", "Files of skill two in references/ (1):\nreferences/guide.md (15 B)"],
+      ["references/", "Files of skill two in references/ (1):\nreferences/guide.md (15 B)"],
+      ["./nested", "Files of skill two in nested/ (1):\nnested/inner/notes.md (21 B)"],
+    ])("lists the files in a folder %j asked for as a file", async (file, listing) => {
+      expect(await call(client, "read_skill", { skill: "two", file })).toEqual({
+        isError: false,
+        text: `${listing}\nNext: read_skill(skill="two", file="<path>").`,
+      });
+    });
+
     // Models guess paths: as a SKILL.md written on Windows cites them, from the skill's root, URL-encoded,
     // in another case, or by the file's name; the answer was "No file" and a manifest call to find it.
     it.each([
@@ -403,6 +416,15 @@ describe.each(ERAS)("in the %s era", (era) => {
 
     it("says when a pack has no pack-level files", async () => {
       expect((await call(client, "read_pack_file", { pack: "gamma" })).text).toContain("no pack-level files");
+    });
+
+    it("lists the pack files in a folder asked for as a file", async () => {
+      expect(await call(client, "read_pack_file", { pack: "beta", file: "shared/" })).toEqual({
+        isError: false,
+        text:
+          "Pack files of beta in shared/ (2):\nshared/deep/note.md (12 B)\nshared/guide.md (20 B)\n" +
+          'Next: read_pack_file(pack="beta", file="<path>").',
+      });
     });
 
     // A model asked for a file a skill cites of a pack without pack files, and was told to list them: a
@@ -506,8 +528,7 @@ describe.each(ERAS)("in the %s era", (era) => {
       "shared/guide.md\0",
       "..\\..\\outside\\secret.txt",
       ".",
-      "shared",
-      "shared/",
+      "shared/..",
       OUTSIDE_ABSOLUTE,
     ];
     it.each(hostilePaths)("refuses %j exactly like a missing file", async (requested) => {
