@@ -36,12 +36,15 @@ export function formatManifest(files: ReadonlyMap<string, CatalogFile>, wording:
   return lines.join("\n");
 }
 
-/** A file's text, or a line saying what a binary file is; a cut text says so at its end. */
+/**
+ * A file's text, or a line saying what a binary file is; a cut text says so at its end, and that no call
+ * gives the rest: a model asking again with an offset the tools ignore got the same 256 KiB again.
+ */
 export function formatFileContent(path: string, content: FileContent): string {
   if (content.kind === "binary") {
     return `${path} is a ${content.mediaType} of ${formatSize(content.size)}; binary files are not shown as text.`;
   }
   if (!content.truncated) return content.text;
   const shown = Buffer.byteLength(content.text, "utf8");
-  return `${content.text}\n\n[${path} is cut here: showing the first ${formatSize(shown)} of ${formatSize(content.size)}.]`;
+  return `${content.text}\n\n[${path} is cut here: showing the first ${formatSize(shown)} of ${formatSize(content.size)}; the tools serve no more of it.]`;
 }

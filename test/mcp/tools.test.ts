@@ -293,7 +293,9 @@ describe.each(ERAS)("in the %s era", (era) => {
       const { text } = await call(client, "read_skill", { skill: "two", file: "big.txt" });
       expect(text.length).toBeLessThan(BIG_TEXT.length);
       expect(text.startsWith("line 0 of a long reference file\n")).toBe(true);
-      expect(text).toMatch(/\[big\.txt is cut here: showing the first 25\d\.\d KiB of 4\d\d\.\d KiB\.\]$/);
+      expect(text).toMatch(
+        /\[big\.txt is cut here: showing the first 25\d\.\d KiB of 4\d\d\.\d KiB; the tools serve no more of it\.\]$/,
+      );
     });
 
     it("points to read_pack_file for pack paths a skill cites", async () => {
