@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   filesInFolder,
   meantFilePath,
+  type Pack,
   packPathCitedBySkill,
   resolvePackFile,
   resolveSkillFile,
@@ -11,7 +12,15 @@ import {
   skillOwningPath,
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { callByPath, findSkillAnyCase, isSelector, plural, readCall, ToolError } from "./format.js";
+import {
+  callByPath,
+  findSkillAnyCase,
+  isSelector,
+  plural,
+  readCall,
+  skillAtPath,
+  ToolError,
+} from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
@@ -104,6 +113,16 @@ async function formatDocument(skill: Skill, name: string, context: ToolContext):
   return hints.length > 0 ? `${body}\n\n[${hints.join("; ")}]` : body;
 }
 
+/** The skill of `pack` with a folder at `key` (a path in the pack) holding some of its files, and that folder. */
+function skillFolderAt(pack: Pack, key: string): { skill: Skill; file: string } | undefined {
+  for (const skill of pack.skills) {
+    const inSkill = key.startsWith(`${skill.folder}/`) ? key.slice(skill.folder.length + 1) : undefined;
+    const folder = inSkill === undefined ? undefined : filesInFolder(skill.files, inSkill);
+    if (folder) return { skill, file: folder.folder };
+  }
+  return undefined;
+}
+
 function missingFileMessage(skill: Skill, name: string, file: string, context: ToolContext): string {
   const pack = context.scope.findPack(skill.pack);
   const packPath = pack ? packPathCitedBySkill(skill, pack, file) : undefined;
@@ -117,9 +136,10 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
     return `"${file}" is a path of ${elsewhere.owner}: ${elsewhere.call}.`;
   const meant = meantFilePath(file, [SKILL_DOCUMENT, ...skill.files.keys()]);
   if (meant !== undefined) return `No file "${file}" in skill ${name}: ${readCall(name, meant)}.`;
-  // A skill cites another one beside it by its folder: `../other-skill/SKILL.md`.
+  // A skill cites another one beside it by its folder: `../other-skill/SKILL.md`, `../other-skill/references/`.
+  const beside = path.posix.join(skill.folder, file).replace(/\/+$/, "");
   const other =
-    pack && file.startsWith("../") ? skillOwningPath(pack, path.posix.join(skill.folder, file)) : undefined;
+    pack && file.startsWith("../") ? (skillAtPath(pack, beside) ?? skillFolderAt(pack, beside)) : undefined;
   if (other && other.skill !== skill) {
     const ref = context.scope.refOf(other.skill);
     return `"${file}" belongs to skill ${ref}: ${readCall(ref, other.file)}.`;

@@ -394,6 +394,19 @@ describe.each(ERAS)("in the %s era", (era) => {
       );
     });
 
+    // Superpowers' executing-plans cites "../using-superpowers/references/": the model was sent to list
+    // the citing skill's own files, which could never hold it.
+    it.each([
+      ["../two/", 'read_skill(skill="two")'],
+      ["../two/references/", 'read_skill(skill="two", file="references")'],
+      ["../two/nested", 'read_skill(skill="two", file="nested")'],
+    ])("answers a folder %j of a skill beside it with the call that reads it", async (file, next) => {
+      expect(await call(client, "read_skill", { skill: "one", file })).toEqual({
+        isError: true,
+        text: `"${file}" belongs to skill two: ${next}.`,
+      });
+    });
+
     it("sends no model to list the files of a skill that has none", async () => {
       expect(await call(client, "read_skill", { skill: "one", file: "references/guide.md" })).toEqual({
         isError: true,
