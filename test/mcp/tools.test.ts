@@ -205,6 +205,10 @@ describe.each(ERAS)("in the %s era", (era) => {
       const { text, isError } = await call(client, "read_skill", { skill: "gamma:hammer" });
       expect(isError).toBe(true);
       expect(text).toMatch(/^No skill "gamma:hammer"\./);
+      const scoped = await server.connect({ era, headers: { "X-Skill-Pack": "alpha" } });
+      expect((await call(scoped, "read_skill", { skill: "beta:hammer" })).text).toMatch(
+        /^No skill "beta:hammer"\./,
+      );
     });
 
     it("suggests close names for an unknown skill", async () => {
