@@ -15,6 +15,7 @@ export {
   MANIFEST_NAME,
   MAX_FILE_BYTES,
   meantFilePath,
+  normalizeFilePath,
   packPathCitedBySkill,
   readCatalogBytes,
   readSkillDocument,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   filesInFolder,
   meantFilePath,
+  normalizeFilePath,
   type Pack,
   packPathCitedBySkill,
   resolvePackFile,
@@ -123,6 +124,22 @@ function skillFolderAt(pack: Pack, key: string): { skill: Skill; file: string } 
   return undefined;
 }
 
+/**
+ * How many folders above a pack's a path may start from: `plugins/<plugin>/skills/` is three. Each is a
+ * walk of the pack's skills, which a hostile path of hundreds of segments would repeat for each.
+ */
+const FOLDERS_ABOVE = 4;
+
+/** The skill of `pack` that a path names from some folder above the pack's (`skills/<folder>/<file>`). */
+function skillBelowFolders(pack: Pack, file: string): { skill: Skill; file: string } | undefined {
+  const segments = normalizeFilePath(file)?.split("/") ?? [];
+  for (let start = 0; start < Math.min(segments.length - 1, FOLDERS_ABOVE + 1); start++) {
+    const owner = skillAtPath(pack, segments.slice(start).join("/"));
+    if (owner) return owner;
+  }
+  return undefined;
+}
+
 function missingFileMessage(skill: Skill, name: string, file: string, context: ToolContext): string {
   const pack = context.scope.findPack(skill.pack);
   const packPath = pack ? packPathCitedBySkill(skill, pack, file) : undefined;
@@ -134,6 +151,13 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   const elsewhere = callByPath(context.scope, file, SKILL_DOCUMENT);
   if (elsewhere && elsewhere.skill !== skill)
     return `"${file}" is a path of ${elsewhere.owner}: ${elsewhere.call}.`;
+  // From a folder above the pack's (`skills/other-skill/scripts/x.py`): before the guesses below, which
+  // would read `…/other-skill/SKILL.md` as this skill's SKILL.md.
+  const above = pack && skillBelowFolders(pack, file);
+  if (above && above.skill !== skill) {
+    const ref = context.scope.refOf(above.skill);
+    return `"${file}" belongs to skill ${ref}: ${readCall(ref, above.file)}.`;
+  }
   const meant = meantFilePath(file, [SKILL_DOCUMENT, ...skill.files.keys()]);
   if (meant !== undefined) return `No file "${file}" in skill ${name}: ${readCall(name, meant)}.`;
   // A skill cites another one beside it by its folder: `../other-skill/SKILL.md`, `../other-skill/references/`.

@@ -398,6 +398,21 @@ describe.each(ERAS)("in the %s era", (era) => {
       );
     });
 
+    // Skills cite a file of another skill of their pack from the pack's folder, or from a folder above it
+    // (K-Dense's market-research-reports runs "python skills/scientific-schematics/scripts/…"): the model
+    // was told the citing skill has no such file, or sent to the citing skill's own SKILL.md.
+    it.each([
+      ["two/references/guide.md", "two", 'read_skill(skill="two", file="references/guide.md")'],
+      ["skills/two/scripts/run.sh", "two", 'read_skill(skill="two", file="scripts/run.sh")'],
+      ["plugins/beta/tools/hammer/SKILL.md", "hammer", 'read_skill(skill="hammer")'],
+    ])("answers a path %j of another skill's file with the call that reads it", async (file, owner, next) => {
+      const asker = owner === "hammer" ? "saw" : "one";
+      expect(await call(client, "read_skill", { skill: asker, file })).toEqual({
+        isError: true,
+        text: `"${file}" belongs to skill ${owner}: ${next}.`,
+      });
+    });
+
     // Superpowers' executing-plans cites "../using-superpowers/references/": the model was sent to list
     // the citing skill's own files, which could never hold it.
     it.each([
