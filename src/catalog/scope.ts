@@ -7,7 +7,7 @@ export class SelectorError extends Error {
   constructor(
     readonly selector: string,
     message: string,
-    /** The message for a model, which need not read every valid selector when told the close ones. */
+    /** The message for a model: the close selectors, or the packs, where people are told every selector. */
     readonly brief: string = message,
   ) {
     super(message);
@@ -21,6 +21,14 @@ export type SkillLookup =
 
 /** How many valid selectors an error lists before it says how many more there are. */
 const LISTED_SELECTORS = 30;
+
+/** `names` as one readable line, shortened past {@link LISTED_SELECTORS}. */
+function shortList(names: readonly string[]): string {
+  if (names.length === 0) return "none";
+  const shown = names.slice(0, LISTED_SELECTORS).join(", ");
+  const more = names.length - LISTED_SELECTORS;
+  return more > 0 ? `${shown} and ${more} more` : shown;
+}
 
 /**
  * The skills one caller may see. Built once for the whole catalog and narrowed by a deployment's
@@ -154,11 +162,7 @@ export class Scope {
 
   /** The valid selectors as one readable line, shortened for catalogs with thousands of groups. */
   describeSelectors(): string {
-    const all = this.selectors();
-    if (all.length === 0) return "none";
-    const shown = all.slice(0, LISTED_SELECTORS).join(", ");
-    const more = all.length - LISTED_SELECTORS;
-    return more > 0 ? `${shown} and ${more} more` : shown;
+    return shortList(this.selectors());
   }
 
   private select(selector: string): readonly Skill[] {
@@ -194,10 +198,13 @@ export class Scope {
     const close = this.closeSelectors(selector);
     const hint = close.length > 0 ? ` Did you mean ${close.map((name) => `"${name}"`).join(" or ")}?` : "";
     const unknown = `Unknown pack or group "${selector}".`;
+    // A model is told the close names, or the packs: a list of groups cut at thirty may not hold the one
+    // it wanted, and a listing of the packs names every group.
+    const packs = ` Packs: ${shortList(this.packs.map((pack) => pack.name))}.`;
     throw new SelectorError(
       selector,
       `${unknown}${hint} Valid selectors: ${this.describeSelectors()}.`,
-      hint === "" ? undefined : `${unknown}${hint}`,
+      `${unknown}${hint === "" ? packs : hint}`,
     );
   }
 
