@@ -25,6 +25,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     { level: config.logLevel },
     pino.destination({ dest: config.transport === "stdio" || config.steering ? 2 : 1, sync: false }),
   );
+  for (const warning of config.misspelledSettings) logger.warn(warning);
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
   // Listened for from here, not only once serving: a stop during startup ends it with 0 at once, over stdio

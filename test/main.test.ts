@@ -178,6 +178,21 @@ describe("serving over HTTP", () => {
     }
   });
 
+  it("warns at start about a variable one slip from a setting", async () => {
+    const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, SKILL_PACK: "gamma" });
+    try {
+      expect(logLines(server.output())).toContainEqual(
+        expect.objectContaining({
+          level: 40,
+          msg: "SKILL_PACK is not a setting, and is ignored: did you mean SKILL_PACKS?",
+        }),
+      );
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  });
+
   it("logs every request at LOG_LEVEL=debug", async () => {
     const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, LOG_LEVEL: "debug" });
     try {

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { OPTION_NAMES, OPTIONS, SAVED_INDEX_NAME } from "./options.js";
-import { mebibytes, readSettings, splitList } from "./settings.js";
+import { mebibytes, misspelledSettings, readSettings, splitList } from "./settings.js";
 
 export { SAVED_INDEX_NAME } from "./options.js";
 export { EXAMPLES_DIR, SETTINGS, type Setting, SHUTDOWN_GRACE_MS } from "./settings.js";
@@ -44,6 +44,8 @@ export interface Config {
   readonly http: HttpSettings;
   /** How long SIGTERM keeps serving with readiness failed, so load balancers stop sending first. */
   readonly shutdownDrainMs: number;
+  /** Environment variables one slip from a setting's name, which the server warns about at startup. */
+  readonly misspelledSettings: readonly string[];
 }
 
 /** The HTTP edge's protections and limits. Every field has a safe default; see USAGE. */
@@ -151,5 +153,6 @@ export function loadConfig(
       maxBodyBytes: values.MAX_BODY_BYTES,
     }),
     shutdownDrainMs: values.SHUTDOWN_DRAIN_MS,
+    misspelledSettings: Object.freeze(misspelledSettings(env)),
   });
 }

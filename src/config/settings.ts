@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { isMap, parseDocument } from "yaml";
-import { MAX_PACK_DESCRIPTION } from "../catalog/index.js";
+import { editDistance, MAX_PACK_DESCRIPTION } from "../catalog/index.js";
 import { PACKAGE_ROOT } from "../package.js";
 
 /**
@@ -271,6 +271,24 @@ export function readSettings(
     values[name] = declared.read(env[name], { ...context, name });
   }
   return values as SettingValues;
+}
+
+/**
+ * A warning for each variable of `env` that is no setting but one slip from one (`SKILL_PACK`,
+ * `allowed_hosts`): the server would otherwise start on the default, serving every pack or any host, and
+ * nothing would say why. Only names with an underscore, as ours: `PROMPT` (Windows) or `HOSTS` are
+ * someone else's.
+ */
+export function misspelledSettings(env: Readonly<Record<string, string | undefined>>): string[] {
+  const names = Object.keys(SETTINGS);
+  const warnings: string[] = [];
+  for (const given of Object.keys(env)) {
+    if (!given.includes("_") || names.includes(given)) continue;
+    const meant = names.find((name) => editDistance(given.toUpperCase(), name, 1) <= 1);
+    if (meant !== undefined)
+      warnings.push(`${given} is not a setting, and is ignored: did you mean ${meant}?`);
+  }
+  return warnings;
 }
 
 /** Where the skills are: SKILLS_DIR, else ./skills when it exists, else the bundled examples. */

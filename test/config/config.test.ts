@@ -49,6 +49,7 @@ describe("loadConfig", () => {
           maxBodyBytes: 65_536,
         },
         shutdownDrainMs: 2000,
+        misspelledSettings: [],
       });
     } finally {
       await empty.remove();
@@ -116,6 +117,27 @@ describe("loadConfig", () => {
     const load = () => loadConfig({ PORT: "70000", TRANSPORT: "sse" }, ["--verbose"]);
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/--verbose.*valid options.*PORT "70000".*TRANSPORT "sse" is not one of http, stdio/);
+  });
+
+  // In a Deployment's env, SKILL_PACK served every pack and ALLOWED_HOST any host, and nothing said why.
+  it("names each variable one slip from a setting, and leaves everyone else's alone", () => {
+    const config = loadConfig({
+      SKILL_PACK: "n8n",
+      allowed_hosts: "skills.example.com",
+      SKILLS_PACKS: "n8n",
+      API_KEY: "not-read-as-a-key",
+      PROMPT: "$P$G",
+      HOSTNAME: "pod-1",
+      SKILLS_MCP_SERVICE_PORT: "8000",
+      NODE_ENV: "production",
+    });
+    expect(config.skillPacks).toEqual([]);
+    expect(config.misspelledSettings).toEqual([
+      "SKILL_PACK is not a setting, and is ignored: did you mean SKILL_PACKS?",
+      "allowed_hosts is not a setting, and is ignored: did you mean ALLOWED_HOSTS?",
+      "SKILLS_PACKS is not a setting, and is ignored: did you mean SKILL_PACKS?",
+      "API_KEY is not a setting, and is ignored: did you mean API_KEYS?",
+    ]);
   });
 
   it("answers --help and --version whatever the environment holds, as they read no setting", () => {
