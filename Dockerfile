@@ -71,7 +71,9 @@ USER 1000
 # filesystem may be read-only: the cache is read, and nothing more is written.
 RUN ["node", "dist/main.js", "--version"]
 EXPOSE 8000
-HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+# The start period matches the Kubernetes startupProbe's 120 s: 50k skills mounted without a saved index take
+# some 36 s to start, which 10 s and three retries called unhealthy. A healthy answer ends it at once.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1 and handles SIGTERM itself: in-flight requests finish, then it exits. An entrypoint, so
 # that arguments go to skills-mcp: `docker run … skills-mcp --stdio`, `… skills-mcp sync <url> --to /out`.

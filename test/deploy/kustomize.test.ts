@@ -178,6 +178,16 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
     expect(budgetSeconds).toBeGreaterThanOrEqual(3 * 36);
   });
 
+  // Regression: the image's HEALTHCHECK allowed 10 s and three retries (some 40 s), so a container started on
+  // a large catalog without a saved index was called unhealthy (Compose, Swarm) while Kubernetes waited.
+  it("gives the image's HEALTHCHECK as long a start as the startupProbe", async () => {
+    const probe = deployment.spec?.template.spec?.containers[0]?.startupProbe;
+    const budgetSeconds = (probe?.periodSeconds ?? 10) * (probe?.failureThreshold ?? 3);
+    const dockerfile = await readFile(path.join(ROOT, "Dockerfile"), "utf8");
+    const startPeriod = /^HEALTHCHECK .*--start-period=(\d+)s/m.exec(dockerfile)?.[1];
+    expect(Number(startPeriod)).toBeGreaterThanOrEqual(budgetSeconds);
+  });
+
   // With Kubernetes' default 1 s, a pod answering slowly while the server still serves (it sheds /mcp only
   // past SHED_EVENT_LOOP_DELAY_MS of lag) failed liveness and was restarted.
   it("gives liveness more time to answer than the event-loop lag the server serves through", () => {
