@@ -88,7 +88,7 @@ function readFrontmatter(text: string): { data: unknown } | { reason: string } {
     throw error;
   }
   const [error] = document.errors;
-  if (error) return { reason: `frontmatter is not valid YAML: ${describeYamlError(error, lines)}` };
+  if (error) return { reason: `frontmatter is not valid YAML: ${describeYamlError(error, lines, text)}` };
   let aliases = 0;
   visit(document, {
     Alias: () => (++aliases > MAX_ALIASES ? visit.BREAK : undefined),
@@ -203,6 +203,12 @@ export function stripBom(text: string): string {
 function requiredText(fields: Record<string, unknown>, key: string): string | { reason: string } {
   const value = fields[key];
   if (value === undefined || value === null) return { reason: `frontmatter has no ${key}` };
+  if (typeof value === "number" || typeof value === "boolean") {
+    // YAML reads `name: 2024` or `description: true` as such; the author meant the text.
+    return {
+      reason: `frontmatter ${key} is a ${typeof value}, not a string: put it in quotes (${key}: "…")`,
+    };
+  }
   if (typeof value !== "string") return { reason: `frontmatter ${key} is not a string` };
   const trimmed = value.trim();
   if (trimmed === "") return { reason: `frontmatter ${key} is empty` };
@@ -222,12 +228,22 @@ function holdsMoreTokens(text: string, limit: number): boolean {
 
 /**
  * A YAML error in one line, placed in SKILL.md rather than in the frontmatter (which starts on the file's
- * second line) by `lines`, the line counter of the parse that found it.
+ * second line) by `lines`, the line counter of the parse that found it, with how to fix it when the line
+ * is a top-level key with an unquoted value: the parser's words ("Nested mappings are not allowed in
+ * compact mappings") do not tell an author that `description: Use when: …` needs quotes.
  */
-function describeYamlError(error: YAMLError, lines: LineCounter): string {
+function describeYamlError(error: YAMLError, lines: LineCounter, text: string): string {
   const what = firstLine(error.message);
   const [offset = -1] = error.pos;
   if (offset < 0) return what;
   const { line, col } = lines.linePos(offset);
-  return `${what} at line ${line + 1}, column ${col}`;
+  const key = PLAIN_VALUE_LINE.exec(text.split("\n", line)[line - 1] ?? "")?.[1];
+  const hint =
+    key === undefined
+      ? ""
+      : ` (put the value of ${key} in quotes: in an unquoted value YAML reads ": " and a leading [ { - * & ! @ or \` as syntax)`;
+  return `${what} at line ${line + 1}, column ${col}${hint}`;
 }
+
+/** A top-level key and an unquoted value on its line (`description: Use when: …`); the key is group 1. */
+const PLAIN_VALUE_LINE = /^([A-Za-z][\w-]*):[ \t]+[^\s"'|>#]/;

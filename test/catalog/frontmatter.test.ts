@@ -78,8 +78,31 @@ describe("parseSkillDocument", () => {
       ok: false,
       reason:
         "frontmatter is not valid YAML: Flow sequence in block collection must be sufficiently indented " +
-        "and end with a ] at line 3, column 23",
+        "and end with a ] at line 3, column 23 (put the value of description in quotes: in an unquoted " +
+        'value YAML reads ": " and a leading [ { - * & ! @ or ` as syntax)',
     });
+  });
+
+  it("tells an author whose unquoted description holds a colon to quote it", () => {
+    expect(parseSkillDocument("---\nname: x\ndescription: Use when: the user asks\n---\n")).toEqual({
+      ok: false,
+      reason:
+        "frontmatter is not valid YAML: Nested mappings are not allowed in compact mappings at line 3, " +
+        'column 14 (put the value of description in quotes: in an unquoted value YAML reads ": " and a ' +
+        "leading [ { - * & ! @ or ` as syntax)",
+    });
+    const backtick = parseSkillDocument("---\nname: x\ndescription: `jq` filters\n---\n");
+    expect(backtick.ok ? "" : backtick.reason).toContain("put the value of description in quotes");
+  });
+
+  it("gives no quoting advice for an error in a quoted, block or nested value", () => {
+    for (const text of [
+      '---\nname: x\ndescription: "a" b\n---\n',
+      "---\nname: x\ndescription: b\nmetadata:\n  author: a: b\n---\n",
+    ]) {
+      const parsed = parseSkillDocument(text);
+      expect(parsed.ok ? "" : parsed.reason).toMatch(/^frontmatter is not valid YAML: [^(]*$/);
+    }
   });
 
   it("says a frontmatter nested too deeply for the YAML parser is not valid YAML, not that it cannot be read", () => {
@@ -118,7 +141,17 @@ describe("parseSkillDocument", () => {
     ["empty", "---\n---\n", "not a YAML mapping"],
     ["no name", "---\ndescription: b\n---\n", "has no name"],
     ["no description", "---\nname: a\n---\n", "has no description"],
-    ["a numeric name", "---\nname: 42\ndescription: b\n---\n", "name is not a string"],
+    [
+      "a numeric name",
+      "---\nname: 42\ndescription: b\n---\n",
+      'name is a number, not a string: put it in quotes (name: "…")',
+    ],
+    [
+      "a boolean description",
+      "---\nname: a\ndescription: true\n---\n",
+      'description is a boolean, not a string: put it in quotes (description: "…")',
+    ],
+    ["a list as name", "---\nname: [a]\ndescription: b\n---\n", "name is not a string"],
     ["a blank description", "---\nname: a\ndescription: '  '\n---\n", "description is empty"],
   ])("refuses %s and says why", (_case, text, reason) => {
     const parsed = parseSkillDocument(text);
