@@ -191,7 +191,7 @@ async function entryOf(
   try {
     entry = await skillEntry(skillPath(skill), contents);
   } catch (error) {
-    return leftOut(describeEntryProblems(error));
+    return leftOut(describeEntryProblems(error, contents[SKILL_DOCUMENT]));
   }
   const yaml = frontmatter ?? yamlDigest(Buffer.from(contents[SKILL_DOCUMENT] ?? []).toString("utf8"));
   if (yaml !== frontmatterDigest(entry.frontmatter)) {
@@ -222,12 +222,53 @@ function leftOut(reason: string): Omit<SkillInspection, "unsafe"> {
   return { entry: undefined, leftOut: reason };
 }
 
-/** The SDK's problems with an entry (a SkillCatalogError lists them) in one line. */
-function describeEntryProblems(error: unknown): string {
+/**
+ * The SDK's problems with an entry (a SkillCatalogError lists them) in one line; its problem with
+ * `metadata` completed from `document`, the SKILL.md, with the values that are not strings.
+ */
+function describeEntryProblems(error: unknown, document: Uint8Array | undefined): string {
   const problems = (error as { problems?: readonly { message: string }[] }).problems;
   if (Array.isArray(problems) && problems.length > 0)
-    return problems.map(({ message }) => message).join("; ");
+    return problems
+      .map(({ message }) => (message === METADATA_PROBLEM ? message + metadataDetail(document) : message))
+      .join("; ");
   return error instanceof Error ? error.message : String(error);
+}
+
+const METADATA_PROBLEM = "frontmatter metadata must map strings to strings";
+
+/**
+ * Which `metadata` values are not strings, and how to make them so: YAML reads `version: 1.0` as a
+ * number and `internal: true` as a boolean, which the extension refuses, and the SDK's words alone do
+ * not say which key is at fault.
+ */
+function metadataDetail(document: Uint8Array | undefined): string {
+  if (document === undefined) return "";
+  const read = readFrontmatterFields(stripBom(Buffer.from(document).toString("utf8")));
+  if (!("fields" in read)) return "";
+  const metadata = read.fields.metadata;
+  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) {
+    return ` (it is ${kindOf(metadata)}: write it as keys with quoted values)`;
+  }
+  const odd = Object.entries(metadata).filter(([, value]) => typeof value !== "string");
+  const shown = odd.slice(0, 5).map(([key, value]) => `${JSON.stringify(key)} is ${kindOf(value)}`);
+  if (odd.length > shown.length) shown.push(`${odd.length - shown.length} more`);
+  const nested = odd.some(([, value]) => value !== null && typeof value === "object");
+  const advice = [
+    ...(odd.some(([, value]) => value === null || typeof value !== "object")
+      ? ['put a number, boolean or empty value in quotes (version: "1.0")']
+      : []),
+    ...(nested ? ['write a list or mapping as one string (tags: "a, b")'] : []),
+  ];
+  return ` (${shown.join(", ")}: ${advice.join("; ")})`;
+}
+
+/** What YAML read a value as, in words. */
+function kindOf(value: unknown): string {
+  if (value === null) return "empty";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return `a ${typeof value}`;
 }
 
 /**

@@ -89,6 +89,35 @@ describe("inspectCatalog", () => {
     ]);
   });
 
+  // Regression: `version: 1.0` in metadata (a number to YAML) left the skill out of the extension with only
+  // the SDK's "metadata must map strings to strings": which key, and what to do, the author had to guess.
+  it("names the metadata values that keep a skill out of the extension, and how to fix them", async () => {
+    const frontmatter = (metadata: string) =>
+      `---\nname: NAME\ndescription: Metadata.\nmetadata:\n${metadata}\n---\n# Body\n`;
+    tree = await makeTree({
+      "p/numbers/SKILL.md": frontmatter(
+        "  version: 1.0\n  internal: true\n  author: team\n  tags: [a, b]\n  owner:",
+      ).replace("NAME", "numbers"),
+      "p/strings/SKILL.md": frontmatter('  version: "1.0"\n  internal: "true"').replace("NAME", "strings"),
+      "p/listed/SKILL.md": "---\nname: listed\ndescription: Metadata.\nmetadata: [a, b]\n---\n",
+    });
+    const { catalog } = loadCatalog(tree.dir);
+
+    const { inspection } = await inspectCatalog(catalog);
+    expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
+      [
+        "p/listed",
+        "frontmatter metadata must map strings to strings (it is a list: write it as keys with quoted values)",
+      ],
+      [
+        "p/numbers",
+        'frontmatter metadata must map strings to strings ("version" is a number, "internal" is a boolean, ' +
+          '"tags" is a list, "owner" is empty: put a number, boolean or empty value in quotes (version: "1.0"); ' +
+          'write a list or mapping as one string (tags: "a, b"))',
+      ],
+    ]);
+  });
+
   // Regression: an entry holds the frontmatter verbatim and every file's URI, so 512 files nested to the
   // path limit made one skill's entry 2 MB, sent whole in every skills/get and skills/list answer naming it.
   it("leaves out of the extension a skill whose entry would be over 256 KiB, and keeps an ordinary one", async () => {
