@@ -94,6 +94,13 @@ const EMOJI = /\p{Extended_Pictographic}/u;
 const EMOJI_MODIFIER = /\p{Emoji_Modifier}/u;
 const EMOJI_BASE = /\p{Emoji}/u;
 const HAN = /\p{Script=Han}/u;
+const SOFT_HYPHEN = 0xad;
+/**
+ * A soft hyphen between two letters is where a word may break across lines: German, Dutch or Finnish
+ * text and pages copied from the web hold one in every long word. The reader sees every letter of the
+ * word, so it hides nothing; it can still break a keyword that a search or a filter looks for.
+ */
+const LETTER = /\p{L}/u;
 /** A run of this many invisible characters is a payload, whatever surrounds it. */
 const PAYLOAD_RUN = 4;
 
@@ -283,9 +290,12 @@ function invisibleHit(text: string, offset: number, run: Run): Hit | undefined {
     if (!sides.some((side) => PLAIN_WORD.test(side))) return undefined;
     if (sides.some((side) => JOINING_WORD.test(side))) return undefined;
   }
+  const inside = sides.every((side) => PLAIN_WORD.test(side));
+  if (run.length === 1 && run.head[0] === SOFT_HYPHEN && sides.every((side) => LETTER.test(side))) {
+    return { rule: "soft-hyphen", offset, detail: `${describeCharacter(SOFT_HYPHEN)} inside a word` };
+  }
   const names = [...new Set(codePoints(text, offset, run.end))].map(describeCharacter).join(", ");
   const count = run.length === 1 ? "" : `${run.length} × `;
-  const inside = sides.every((side) => PLAIN_WORD.test(side));
   const where = run.length >= PAYLOAD_RUN ? "in a row" : inside ? "inside a word" : "at the edge of a word";
   return { rule: "invisible-character", offset, detail: `${count}${names} ${where}` };
 }

@@ -24,6 +24,7 @@ export const RULES = {
   "html-comment": { severity: "medium", summary: "an HTML comment, hidden from the rendered Markdown" },
   "encoded-blob": { severity: "medium", summary: "a long base64 or hex blob" },
   "deceptive-link": { severity: "medium", summary: "a link whose text shows another host than its target" },
+  "soft-hyphen": { severity: "medium", summary: "a soft hyphen inside a word" },
   "executable-file": { severity: "low", summary: "an executable file" },
   "binary-file": { severity: "low", summary: "a binary file" },
   "large-file": { severity: "low", summary: `a file over ${MAX_FILE_BYTES / 1024} KiB` },

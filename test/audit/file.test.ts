@@ -70,7 +70,9 @@ describe("invisible-character", () => {
     ["a zero-width joiner", "sy\u200Dstem", "U+200D ZERO WIDTH JOINER inside a word"],
     ["a zero-width non-joiner", "pass\u200Cword", "U+200C ZERO WIDTH NON-JOINER inside a word"],
     ["a word joiner", "to\u2060ken", "U+2060 WORD JOINER inside a word"],
-    ["a soft hyphen", "exe\u00ADcute", "U+00AD SOFT HYPHEN inside a word"],
+    ["a soft hyphen beside a digit", "v1\u00AD2", "U+00AD SOFT HYPHEN inside a word"],
+    ["a soft hyphen at the edge of a word", "execute\u00AD now", "U+00AD SOFT HYPHEN at the edge of a word"],
+    ["two soft hyphens in a row", "exe\u00AD\u00ADcute", "2 × U+00AD SOFT HYPHEN inside a word"],
     [
       "a byte order mark inside the file",
       "cu\uFEFFrl",
@@ -84,6 +86,28 @@ describe("invisible-character", () => {
   ])("flags %s", (_, line, detail) => {
     expect(audit("p/s/SKILL.md", `# T\n${line}\n`)).toEqual([
       { path: "p/s/SKILL.md", line: 2, rule: "invisible-character", severity: "high", detail },
+    ]);
+  });
+
+  // Regression: German text with hyphenation points (as copied from a web page) made its skill unsafe, and
+  // the server left it out: a soft hyphen between letters hides no letter of the word from a reader.
+  it("reports a soft hyphen between letters as a medium soft-hyphen finding, which leaves the skill served", () => {
+    const german = "Die Donau\u00ADdampf\u00ADschiff\u00ADfahrt und das Bundes\u00ADgesetz.\nexe\u00ADcute\n";
+    expect(audit("p/s/references/de.md", german)).toEqual([
+      {
+        path: "p/s/references/de.md",
+        line: 1,
+        rule: "soft-hyphen",
+        severity: "medium",
+        detail: "4 × U+00AD SOFT HYPHEN inside a word",
+      },
+      {
+        path: "p/s/references/de.md",
+        line: 2,
+        rule: "soft-hyphen",
+        severity: "medium",
+        detail: "U+00AD SOFT HYPHEN inside a word",
+      },
     ]);
   });
 
