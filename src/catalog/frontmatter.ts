@@ -202,7 +202,13 @@ export function stripBom(text: string): string {
 
 function requiredText(fields: Record<string, unknown>, key: string): string | { reason: string } {
   const value = fields[key];
-  if (value === undefined || value === null) return { reason: `frontmatter has no ${key}` };
+  if (value === null) return { reason: `frontmatter ${key} is empty` };
+  if (value === undefined) {
+    // `Name:` or `Description:` is another key to YAML: say which one was found.
+    const near = Object.keys(fields).find((other) => other.trim().toLowerCase() === key);
+    const hint = near === undefined ? "" : ` (it has ${JSON.stringify(near)}: keys are lowercase)`;
+    return { reason: `frontmatter has no ${key}${hint}` };
+  }
   if (typeof value === "number" || typeof value === "boolean") {
     // YAML reads `name: 2024` or `description: true` as such; the author meant the text.
     return {

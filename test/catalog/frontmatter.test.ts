@@ -142,6 +142,12 @@ describe("parseSkillDocument", () => {
     ["no name", "---\ndescription: b\n---\n", "has no name"],
     ["no description", "---\nname: a\n---\n", "has no description"],
     [
+      "a capitalised key",
+      "---\nName: a\ndescription: b\n---\n",
+      'frontmatter has no name (it has "Name": keys are lowercase)',
+    ],
+    ["a description key without a value", "---\nname: a\ndescription:\n---\n", "description is empty"],
+    [
       "a numeric name",
       "---\nname: 42\ndescription: b\n---\n",
       'name is a number, not a string: put it in quotes (name: "…")',
