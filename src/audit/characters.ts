@@ -223,12 +223,47 @@ export function selectsGlyph(text: string, offset: number): boolean {
   const base = codePointBefore(text, offset);
   if (selector === undefined || base === undefined || !isVariationSelector(selector)) return false;
   const next = text.codePointAt(offset + width(selector));
+  if (isDoubledEmojiSelector(text, offset, base, next)) return true;
   if (isVariationSelector(base) || (next !== undefined && isVariationSelector(next))) return false;
   const character = String.fromCodePoint(base);
   if (selector === 0xfe0e || selector === 0xfe0f) return EMOJI_BASE.test(character);
   if (selector >= 0xe0100) return HAN.test(character);
   return base > 0x7f;
 }
+
+/**
+ * Whether the VS16 at `offset` is one of exactly two after an emoji (`❤️️`): editors and converters that
+ * add a VS16 to text already holding one write this. Two copies of one selector carry no byte; three or
+ * more, or any other selector beside them, still select no glyph.
+ */
+function isDoubledEmojiSelector(
+  text: string,
+  offset: number,
+  base: number,
+  next: number | undefined,
+): boolean {
+  if (text.codePointAt(offset) !== VS16) return false;
+  // The emoji before the pair, and what follows the pair; a VS16 is one UTF-16 unit.
+  let emoji: number | undefined;
+  let after: number | undefined;
+  if (base === VS16 && next !== VS16) {
+    emoji = codePointBefore(text, offset - 1);
+    after = next;
+  } else if (base !== VS16 && next === VS16) {
+    emoji = base;
+    after = text.codePointAt(offset + 2);
+  } else {
+    return false;
+  }
+  return (
+    emoji !== undefined &&
+    !isVariationSelector(emoji) &&
+    EMOJI_BASE.test(String.fromCodePoint(emoji)) &&
+    (after === undefined || !isVariationSelector(after))
+  );
+}
+
+const VS16 = 0xfe0f;
 
 /** A run of variation selectors that select no glyph (see {@link selectsGlyph}). */
 function variationHit(text: string, offset: number, run: Run): Hit | undefined {

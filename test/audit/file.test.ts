@@ -126,9 +126,23 @@ describe("invisible-character", () => {
     ["zero-width spaces between Thai words", "ภาษาไทย\u200Bง่าย"],
     ["an emoji with VS16", "Warning \u26A0\uFE0F and \u2764\uFE0F"],
     ["a keycap", "Press 1\uFE0F\u20E3"],
+    [
+      "a VS16 doubled after an emoji, as converters write it",
+      "Love \u2764\uFE0F\uFE0F and \u{1F44D}\uFE0F\uFE0F",
+    ],
     ["an ideographic variation sequence", "\u845B\u{E0100}"],
   ])("leaves %s alone", (_, text) => {
     expect(rules("p/s/SKILL.md", text)).toEqual([]);
+  });
+
+  it.each([
+    ["three VS16 after an emoji", "\u2764\uFE0F\uFE0F\uFE0F", "3 variation selectors after U+2764"],
+    ["a doubled VS16 after a letter", "a\uFE0F\uFE0F", "2 variation selectors after U+0061"],
+    ["a VS16 and a VS15 after an emoji", "\u2764\uFE0F\uFE0E", "2 variation selectors after U+2764"],
+  ])("still flags %s", (_, text, detail) => {
+    expect(audit("p/s/SKILL.md", `${text}\n`).map((found) => found.detail)).toEqual([
+      expect.stringContaining(detail),
+    ]);
   });
 
   it("reads out text smuggled in variation selectors after an emoji", () => {

@@ -46,6 +46,7 @@ describe("metadata-invisible-character", () => {
   it.each([
     ["a skin-toned ZWJ sequence", "Pairs with \u{1F468}\u{1F3FD}\u200D\u{1F4BB} developers."],
     ["a ZWJ sequence after VS16", "Lights \u2764\uFE0F\u200D\u{1F525} fires."],
+    ["a VS16 doubled after an emoji", "Loves \u2764\uFE0F\uFE0F code."],
     [
       "the flag of Scotland (a black flag, a region code in tags, a cancel tag)",
       "Formats Scottish addresses \u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}.",
