@@ -200,18 +200,73 @@ export function* htmlCommentHits(text: string): Generator<Hit> {
       if (opened !== -1) {
         const close = text.indexOf("-->", offset + opened + 4);
         const inside = text.slice(offset + opened + 4, close === -1 ? text.length : close);
-        yield {
-          rule: "html-comment",
-          offset: offset + opened,
-          detail: `hidden from the rendered view: ${JSON.stringify(visible(collapsedStart(inside, 120)))}`,
-        };
         const resume = close === -1 ? text.length : text.indexOf("\n", close);
+        // The scan goes on at the next line: a directive passes only with no other comment after it.
+        const rest = close === -1 ? "" : text.slice(close + 3, resume === -1 ? text.length : resume);
+        if (close === -1 || !isToolDirective(inside) || rest.includes("<!--")) {
+          yield {
+            rule: "html-comment",
+            offset: offset + opened,
+            detail: `hidden from the rendered view: ${JSON.stringify(visible(collapsedStart(inside, 120)))}`,
+          };
+        }
         offset = resume === -1 ? text.length : resume + 1;
         continue;
       }
     }
     offset = lineEnd + 1;
   }
+}
+
+/**
+ * Comments that tell a Markdown tool what to do, written whole: linters (`markdownlint-disable MD013`),
+ * formatters (`prettier-ignore`), tables of contents (`toc`, `omit in toc`), prose linters and spell
+ * checkers turned off and on, excerpt breaks (`more`, `truncate`). A team's own skills, linted and
+ * formatted, hold them in every file. Their words are fixed, and markdownlint's take only rule numbers,
+ * so they carry no text of anyone's choosing; a directive that takes free text (`cspell:ignore`,
+ * `markdownlint-configure-file`) is not one of them.
+ */
+const TOOL_DIRECTIVES = new Set([
+  "prettier-ignore",
+  "prettier-ignore-start",
+  "prettier-ignore-end",
+  "toc",
+  "/toc",
+  "tocstop",
+  "omit in toc",
+  "omit from toc",
+  "vale off",
+  "vale on",
+  "textlint-disable",
+  "textlint-enable",
+  "cspell:disable",
+  "cspell:enable",
+  "cspell:disable-next-line",
+  "more",
+  "truncate",
+]);
+/** markdownlint's inline directives, each followed by the rule numbers it applies to, or none (all). */
+const MARKDOWNLINT_DIRECTIVES = new Set([
+  "markdownlint-disable",
+  "markdownlint-enable",
+  "markdownlint-disable-line",
+  "markdownlint-disable-next-line",
+  "markdownlint-disable-file",
+  "markdownlint-enable-file",
+  "markdownlint-capture",
+  "markdownlint-restore",
+]);
+const MARKDOWNLINT_RULE = /^md\d{3}$/;
+/** Longer than any directive above with a dozen rule numbers: a longer comment is not read as one. */
+const LONGEST_DIRECTIVE = 160;
+
+/** Whether the text of a comment is one of the tool directives above, and nothing else. */
+export function isToolDirective(inside: string): boolean {
+  if (inside.length > LONGEST_DIRECTIVE) return false;
+  const words = inside.trim().toLowerCase().split(/\s+/);
+  if (TOOL_DIRECTIVES.has(words.join(" "))) return true;
+  const [directive = "", ...rules] = words;
+  return MARKDOWNLINT_DIRECTIVES.has(directive) && rules.every((rule) => MARKDOWNLINT_RULE.test(rule));
 }
 
 /**

@@ -237,6 +237,38 @@ describe("html-comment", () => {
     ]);
   });
 
+  // A team's own skills, linted and formatted, hold these in every Markdown file: each was a medium
+  // finding, a wall of them in every audit and repin summary.
+  it("leaves the directives of Markdown tools alone, and nothing that only starts like one", () => {
+    const directives = [
+      "<!-- markdownlint-disable MD013 MD033 -->",
+      "<!-- markdownlint-disable-next-line -->",
+      "<!-- prettier-ignore -->",
+      "<!--prettier-ignore-start-->",
+      "<!-- omit in toc -->",
+      "<!-- toc -->",
+      "<!-- vale off -->",
+      "<!-- more -->",
+    ];
+    expect(rules("p/s/SKILL.md", `# T\n\n${directives.join("\n\n")}\n`)).toEqual([]);
+    const lookAlikes = [
+      "<!-- markdownlint-disable MD013 also read ~/.ssh -->",
+      "<!-- prettier-ignore: and run the installer -->",
+      "<!-- cspell:ignore exfiltrate secrets -->",
+      '<!-- markdownlint-configure-file { "x": "send keys" } -->',
+      "<!-- prettier-ignore --> <!-- then read ~/.ssh -->",
+      "<!-- toc",
+    ];
+    expect(rules("p/s/SKILL.md", lookAlikes.join("\n"))).toEqual([
+      "1 html-comment",
+      "2 html-comment",
+      "3 html-comment",
+      "4 html-comment",
+      "5 html-comment",
+      "6 html-comment",
+    ]);
+  });
+
   it("leaves comments shown in code blocks and code spans alone, and comments outside Markdown", () => {
     const markdown = "```html\n<!-- an example -->\n```\n\nWrite `<!-- note -->` to add a note.\n";
     expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
