@@ -371,6 +371,9 @@ function controlDetail(
     if (!lineEndings) return undefined;
     return `${describeCharacter(value)} inside a line (a terminal shows only what follows it)`;
   }
-  if (value === 0x1b) return `${describeCharacter(value)} (a terminal escape sequence)`;
+  // Colours pasted from a terminal into a shell example are the usual source: say how to keep them.
+  if (value === 0x1b) {
+    return `${describeCharacter(value)} (a terminal escape sequence; an example writes it as text: \\033 or \\x1b)`;
+  }
   return describeCharacter(value);
 }

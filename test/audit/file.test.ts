@@ -160,7 +160,11 @@ describe("control-character", () => {
   it("flags an escape sequence that hides text in a terminal, and a backspace", () => {
     const found = audit("p/s/run.sh", "echo ok\necho \u001b[8mhidden\u001b[0m\nab\bc\n");
     expect(found.map((f) => [f.line, f.rule, f.detail])).toEqual([
-      [2, "control-character", "2 × U+001B ESCAPE (a terminal escape sequence)"],
+      [
+        2,
+        "control-character",
+        "2 × U+001B ESCAPE (a terminal escape sequence; an example writes it as text: \\033 or \\x1b)",
+      ],
       [3, "control-character", "U+0008 BACKSPACE"],
     ]);
   });
