@@ -236,6 +236,7 @@ function describeEntryProblems(error: unknown, document: Uint8Array | undefined)
 }
 
 const METADATA_PROBLEM = "frontmatter metadata must map strings to strings";
+const METADATA_DETAIL_BYTES = 8 * 1024;
 
 /**
  * Which `metadata` values are not strings, and how to make them so: YAML reads `version: 1.0` as a
@@ -244,7 +245,10 @@ const METADATA_PROBLEM = "frontmatter metadata must map strings to strings";
  */
 function metadataDetail(document: Uint8Array | undefined): string {
   if (document === undefined) return "";
-  const read = readFrontmatterFields(stripBom(Buffer.from(document).toString("utf8")));
+  // Parsed again only within a bound (real frontmatters take a few hundred bytes): the catalog's own
+  // parse, once a start, is what a hostile frontmatter's cost is bounded by.
+  const start = Buffer.from(document.subarray(0, METADATA_DETAIL_BYTES)).toString("utf8");
+  const read = readFrontmatterFields(stripBom(start));
   if (!("fields" in read)) return "";
   const metadata = read.fields.metadata;
   if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) {

@@ -100,11 +100,17 @@ describe("inspectCatalog", () => {
       ).replace("NAME", "numbers"),
       "p/strings/SKILL.md": frontmatter('  version: "1.0"\n  internal: "true"').replace("NAME", "strings"),
       "p/listed/SKILL.md": "---\nname: listed\ndescription: Metadata.\nmetadata: [a, b]\n---\n",
+      // Past 8 KiB the frontmatter is not parsed again for the detail: the SDK's words alone.
+      "p/large/SKILL.md": frontmatter(`  note: "${"n".repeat(9000)}"\n  version: 1.0`).replace(
+        "NAME",
+        "large",
+      ),
     });
     const { catalog } = loadCatalog(tree.dir);
 
     const { inspection } = await inspectCatalog(catalog);
     expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
+      ["p/large", "frontmatter metadata must map strings to strings"],
       [
         "p/listed",
         "frontmatter metadata must map strings to strings (it is a list: write it as keys with quoted values)",
