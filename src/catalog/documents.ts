@@ -56,6 +56,8 @@ export class KnownDocuments {
 /** In a saved row, the flags of a skill that a model, or a person, may not start. */
 const NOT_BY_MODEL = 1;
 const NOT_BY_USER = 2;
+/** And of one whose unquoted description ends at a YAML comment (see ParsedFrontmatter). */
+const DESCRIPTION_COMMENT = 4;
 
 /**
  * The saved form of `records`: one row each, `[path, stamp, name or null, description or reason, flags]`
@@ -69,7 +71,9 @@ export function documentsToBytes(records: readonly DocumentRecord[]): Uint8Array
           stamp,
           parsed.name,
           parsed.description,
-          (parsed.modelInvocable ? 0 : NOT_BY_MODEL) | (parsed.userInvocable ? 0 : NOT_BY_USER),
+          (parsed.modelInvocable ? 0 : NOT_BY_MODEL) |
+            (parsed.userInvocable ? 0 : NOT_BY_USER) |
+            (parsed.descriptionComment ? DESCRIPTION_COMMENT : 0),
         ]
       : [path, stamp, null, parsed.reason, 0],
   );
@@ -91,6 +95,7 @@ function recordOf(row: unknown): DocumentRecord | undefined {
           description: text,
           modelInvocable: (flags & NOT_BY_MODEL) === 0,
           userInvocable: (flags & NOT_BY_USER) === 0,
+          ...((flags & DESCRIPTION_COMMENT) === 0 ? {} : { descriptionComment: true }),
         };
   return { path, stamp, parsed };
 }

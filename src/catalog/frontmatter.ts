@@ -12,7 +12,13 @@ import {
 
 /** What the catalog reads in a SKILL.md's frontmatter: the skill's name, description and flags, or why not. */
 export type ParsedFrontmatter =
-  | ({ readonly ok: true; readonly name: string; readonly description: string } & Invocation)
+  | ({
+      readonly ok: true;
+      readonly name: string;
+      readonly description: string;
+      /** Set when an unquoted description ends at ` #`, which YAML reads as a comment (see commentCuts). */
+      readonly descriptionComment?: true;
+    } & Invocation)
   | { readonly ok: false; readonly reason: string };
 
 /**
@@ -66,7 +72,7 @@ const IDENTITY_KEYS = ["name", "description"] as const;
  * PyYAML and most YAML readers do: a skill is not dropped for a slip in a field the service does not read.
  * Warnings (an unknown tag such as `!foo`) would go to stderr past the server's log; the text still reads.
  */
-function readFrontmatter(text: string): { data: unknown } | { reason: string } {
+function readFrontmatter(text: string): { data: unknown; descriptionComment: boolean } | { reason: string } {
   if (holdsMoreTokens(text, MAX_YAML_TOKENS)) {
     return { reason: `frontmatter holds more than ${MAX_YAML_TOKENS} YAML tokens` };
   }
@@ -94,13 +100,18 @@ function readFrontmatter(text: string): { data: unknown } | { reason: string } {
     Alias: () => (++aliases > MAX_ALIASES ? visit.BREAK : undefined),
   });
   if (aliases > MAX_ALIASES) return { reason: `frontmatter holds more than ${MAX_ALIASES} YAML aliases` };
+  let descriptionComment = false;
   if (isMap(document.contents)) {
     const keys = document.contents.items.map(({ key }) => (isScalar(key) ? key.value : key));
     const repeated = IDENTITY_KEYS.find((name) => keys.filter((key) => key === name).length > 1);
     if (repeated) return { reason: `frontmatter gives ${repeated} more than once` };
+    const description = document.contents.items.find(
+      ({ key }) => isScalar(key) && key.value === "description",
+    );
+    descriptionComment = commentCuts(description?.value, text);
   }
   try {
-    return { data: document.toJS() };
+    return { data: document.toJS(), descriptionComment };
   } catch (error) {
     // Aliases expanding past the parser's limit (a "billion laughs" frontmatter) throw here.
     return { reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
@@ -110,7 +121,7 @@ function readFrontmatter(text: string): { data: unknown } | { reason: string } {
 /** The whole frontmatter of a SKILL.md as data, or why it cannot be read. */
 export function readFrontmatterFields(
   markdown: string,
-): { fields: Record<string, unknown> } | { reason: string } {
+): { fields: Record<string, unknown>; descriptionComment: boolean } | { reason: string } {
   const lines = markdown.split(/\r?\n/);
   if (lines[0]?.trimEnd() !== "---") return { reason: "no frontmatter (the file must start with ---)" };
   const end = closingLineIndex(lines);
@@ -122,11 +133,11 @@ export function readFrontmatterFields(
 
   const read = readFrontmatter(text);
   if ("reason" in read) return read;
-  const { data } = read;
+  const { data, descriptionComment } = read;
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     return { reason: "frontmatter is not a YAML mapping" };
   }
-  return { fields: data as Record<string, unknown> };
+  return { fields: data as Record<string, unknown>, descriptionComment };
 }
 
 /** Reads the `name` and `description` of a SKILL.md, or says why it cannot be served. */
@@ -152,6 +163,7 @@ export function readSkillFrontmatter(markdown: string): { parsed: ParsedFrontmat
     description: description.replace(/\s+/g, " "),
     modelInvocable: fields["disable-model-invocation"] !== true,
     userInvocable: fields["user-invocable"] !== false,
+    ...(read.descriptionComment ? { descriptionComment: true } : {}),
   };
   return { parsed, digest: frontmatterDigest(fields) };
 }
@@ -250,6 +262,18 @@ function describeYamlError(error: YAMLError, lines: LineCounter, text: string): 
       : ` (put the value of ${key} in quotes: in an unquoted value YAML reads ": " and a leading [ { - * & ! @ or \` as syntax)`;
   return `${what} at line ${line + 1}, column ${col}${hint}`;
 }
+
+/**
+ * Whether `node`, a value in `text`, is unquoted and followed on its line by a comment: YAML ends a plain
+ * value at ` #`, so `description: Fixes issue #42` reads as "Fixes issue", with no error to tell.
+ */
+function commentCuts(node: unknown, text: string): boolean {
+  if (!isScalar(node) || node.type !== "PLAIN" || node.range == null) return false;
+  const [, end, nodeEnd] = node.range;
+  return TRAILING_COMMENT.test(text.slice(end, nodeEnd));
+}
+
+const TRAILING_COMMENT = /^[ \t]+#/;
 
 /** A top-level key and an unquoted value on its line (`description: Use when: …`); the key is group 1. */
 const PLAIN_VALUE_LINE = /^([A-Za-z][\w-]*):[ \t]+[^\s"'|>#]/;

@@ -374,6 +374,15 @@ function readSkill(
       reason: `name "${parsed.name}" differs from its folder`,
     });
   }
+  if (parsed.descriptionComment) {
+    warnings.push({
+      severity: "warning",
+      path: where,
+      reason:
+        'description ends where YAML reads " #" as the start of a comment, so what follows is not part of ' +
+        'it: put the description in quotes to keep it (description: "… #42 …")',
+    });
+  }
   const description = excerpt(parsed.description, MAX_DESCRIPTION_LENGTH);
   if (description !== parsed.description) {
     warnings.push({

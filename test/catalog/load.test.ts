@@ -204,6 +204,35 @@ describe("loadCatalog skip and warn rules", () => {
     }
   });
 
+  // Regression: `description: Fixes issue #42 fast` was served as "Fixes issue", without a word: YAML ends
+  // an unquoted value at " #".
+  it("warns of a description a YAML comment cuts short, also when its reading is saved", async () => {
+    const tree = await makeTree({
+      "p/cut/SKILL.md": skillMd("cut", "Fixes issue #42 fast"),
+      "p/quoted/SKILL.md": skillMd("quoted", '"Fixes issue #42 fast" # a comment of the author'),
+      "p/sharp/SKILL.md": skillMd("sharp", "Writes C# and F# code"),
+    });
+    try {
+      const first = loadCatalog(tree.dir);
+      const cut = first.catalog.everything.skills.find((skill) => skill.name === "cut");
+      expect(cut?.description).toBe("Fixes issue");
+      const warned = [
+        [
+          "p/cut",
+          'description ends where YAML reads " #" as the start of a comment, so what follows is not part ' +
+            'of it: put the description in quotes to keep it (description: "… #42 …")',
+        ],
+      ];
+      expect(first.issues.map(({ path, reason }) => [path, reason])).toEqual(warned);
+      const known = KnownDocuments.fromBytes(documentsToBytes(first.documents));
+      expect(loadCatalog(tree.dir, { known }).issues.map(({ path, reason }) => [path, reason])).toEqual(
+        warned,
+      );
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("serves a skill nested in another as a skill of its own, and its files as the outer skill's too", async () => {
     const tree = await makeTree({
       "p/games/SKILL.md": skillMd("games", "Make games.", "See web-games/SKILL.md for browser games."),
