@@ -118,12 +118,24 @@ function readFrontmatter(text: string): { data: unknown; descriptionComment: boo
   }
 }
 
+/**
+ * Why a SKILL.md that does not start with `---` has no frontmatter. A file saved as UTF-16 (Windows
+ * PowerShell 5 writes one with `>`, `Out-File` and `Set-Content`) starts with it too, as the author's
+ * editor shows it, but its bytes hold a NUL after each ASCII character.
+ */
+function noFrontmatter(markdown: string): string {
+  return markdown.includes("\0")
+    ? "SKILL.md is not UTF-8 (it holds NUL bytes, as UTF-16 does, which Windows PowerShell 5 writes): " +
+        "save it as UTF-8"
+    : "no frontmatter (the file must start with ---)";
+}
+
 /** The whole frontmatter of a SKILL.md as data, or why it cannot be read. */
 export function readFrontmatterFields(
   markdown: string,
 ): { fields: Record<string, unknown>; descriptionComment: boolean } | { reason: string } {
   const lines = markdown.split(/\r?\n/);
-  if (lines[0]?.trimEnd() !== "---") return { reason: "no frontmatter (the file must start with ---)" };
+  if (lines[0]?.trimEnd() !== "---") return { reason: noFrontmatter(markdown) };
   const end = closingLineIndex(lines);
   const text = lines.slice(1, end < 0 ? lines.length : end).join("\n");
   if (Buffer.byteLength(text) > MAX_FRONTMATTER_BYTES) {

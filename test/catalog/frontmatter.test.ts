@@ -115,6 +115,20 @@ describe("parseSkillDocument", () => {
     });
   });
 
+  // Regression: a SKILL.md saved by Windows PowerShell 5 (`>`, Out-File: UTF-16) starts with --- in its
+  // author's editor, and was left out as having "no frontmatter (the file must start with ---)".
+  it("says a SKILL.md saved as UTF-16 is not UTF-8, not that it has no frontmatter", () => {
+    const utf16 = Buffer.from("\uFEFF---\r\nname: a\r\ndescription: b\r\n---\r\n", "utf16le").toString(
+      "utf8",
+    );
+    expect(parseSkillDocument(utf16)).toEqual({
+      ok: false,
+      reason:
+        "SKILL.md is not UTF-8 (it holds NUL bytes, as UTF-16 does, which Windows PowerShell 5 writes): " +
+        "save it as UTF-8",
+    });
+  });
+
   it("accepts a frontmatter closed by ...", () => {
     expect(parseSkillDocument("---\nname: a\ndescription: b\n...\n")).toMatchObject({ ok: true });
   });
