@@ -86,10 +86,11 @@ export function withoutFlagTags(text: string): string {
 const PLAIN_WORD = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Nd}]/u;
 /**
  * Letters and marks of the scripts that use these characters: ZWJ and ZWNJ shape Arabic, Persian and the
- * Indic scripts, and a zero-width space marks word breaks in Thai, Khmer, Burmese, Chinese and Japanese.
+ * Indic scripts, and a zero-width space marks word breaks in Thai, Khmer, Burmese, Chinese and Japanese,
+ * also beside their punctuation (`。`, `「`, full-width `（`), where it breaks no word.
  */
 export const JOINING_WORD =
-  /(?![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}\p{Script=Inherited}])[\p{L}\p{M}]/u;
+  /(?![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}\p{Script=Inherited}])[\p{L}\p{M}]|[\u3000-\u303F\uFF01-\uFF0F\uFF1A-\uFF20\uFF3B-\uFF40\uFF5B-\uFF65]/u;
 const EMOJI = /\p{Extended_Pictographic}/u;
 const EMOJI_MODIFIER = /\p{Emoji_Modifier}/u;
 const EMOJI_BASE = /\p{Emoji}/u;

@@ -124,6 +124,10 @@ describe("invisible-character", () => {
     ["a ZWNJ in a Persian word", "می\u200Cخواهم"],
     ["a ZWJ in a Malayalam word", "ന്\u200D"],
     ["zero-width spaces between Thai words", "ภาษาไทย\u200Bง่าย"],
+    [
+      "zero-width spaces beside Japanese punctuation and a Latin word",
+      "使う。\u200BPythonは「\u200BAPI\u200B」と（\u200Bv2\u200B）",
+    ],
     ["an emoji with VS16", "Warning \u26A0\uFE0F and \u2764\uFE0F"],
     ["a keycap", "Press 1\uFE0F\u20E3"],
     [
