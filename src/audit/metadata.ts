@@ -18,6 +18,14 @@ const CONFUSABLE_SCRIPTS = [
 ] as const;
 /** Greek mu is the micro sign of `10μs` more often than a disguise. */
 const MICRO = new Set(["μ", "µ"]);
+/**
+ * Greek letters a Latin word may hold without being disguised: they look like no Latin letter, so they
+ * cannot pass for one, and science writes them so (`ΔG`, `λx`, `πr²`). The Greek letters that do pass
+ * for Latin ones (`ο`, `ρ`, `α`, `ν`, `γ` for y, `ω` for w, `σ`, `Α`, `Β`…) still count, and these count
+ * in a word with Cyrillic letters, where most pass for Cyrillic ones (`Γ` for `Г`, `Φ` for `Ф`).
+ */
+const UNLIKE_LATIN_GREEK = new Set([..."ΓΔΘΛΞΠΣΦΨΩδζθλξπφψ"]);
+const CYRILLIC = /\p{Script=Cyrillic}/u;
 
 export interface SkillMetadata {
   readonly name: string;
@@ -82,7 +90,10 @@ function unseenCharacters(written: string): number[] {
 function mixedScriptWords(text: string): string[] {
   const words: string[] = [];
   for (const [word] of text.matchAll(WORD)) {
-    const letters = [...word].filter((letter) => !MICRO.has(letter));
+    const cyrillic = CYRILLIC.test(word);
+    const letters = [...word].filter(
+      (letter) => !MICRO.has(letter) && (cyrillic || !UNLIKE_LATIN_GREEK.has(letter)),
+    );
     const scripts = CONFUSABLE_SCRIPTS.filter(([, pattern]) =>
       letters.some((letter) => pattern.test(letter)),
     );

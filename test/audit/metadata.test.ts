@@ -63,6 +63,7 @@ describe("metadata-invisible-character", () => {
     ["Persian with a ZWNJ", "فایل‌ها را مرتب می\u200Cکند"],
     ["Russian words beside English ones", "Работа с Excel and Word files."],
     ["Greek mu in a unit", "Replies within 10μs."],
+    ["Greek letters of science beside Latin ones", "Computes ΔG, ΔpH and πr² for φx and λx."],
   ])("leaves %s alone", (_, description) => {
     expect(audit("tidy", description)).toEqual([]);
   });
@@ -79,6 +80,26 @@ describe("metadata-mixed-script", () => {
   it("flags a Greek omicron in a Latin word", () => {
     expect(audit("tidy", "Uses g\u03BFogle.")).toEqual([
       [3, "metadata-mixed-script", 'description: the word "g{U+03BF}ogle" mixes Latin and Greek letters'],
+    ]);
+  });
+
+  it("flags a Greek letter that passes for a Latin one also beside one that does not", () => {
+    expect(audit("tidy", "Uses \u0394p\u03B1y.")).toEqual([
+      [
+        3,
+        "metadata-mixed-script",
+        'description: the word "{U+0394}p{U+03B1}y" mixes Latin and Greek letters',
+      ],
+    ]);
+  });
+
+  it("flags a Greek letter that passes for a Cyrillic one in a Cyrillic word", () => {
+    expect(audit("tidy", "Редактор \u03A6ото.")).toEqual([
+      [
+        3,
+        "metadata-mixed-script",
+        'description: the word "{U+03A6}{U+043E}{U+0442}{U+043E}" mixes Greek and Cyrillic letters',
+      ],
     ]);
   });
 
