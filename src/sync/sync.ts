@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { ProtocolError } from "@modelcontextprotocol/client";
+import { ProtocolError, UnauthorizedError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { isUnsafe } from "../audit/index.js";
 import { PACKAGE_VERSION } from "../package.js";
@@ -94,7 +94,16 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
     connection = await connect(options.server, options.era, PACKAGE_VERSION);
   } catch (error) {
     const why = describeError(error);
-    const hint = /\b401\b/.test(why) ? "; give its API key with --api-key-file" : "";
+    const refused = error instanceof UnauthorizedError || /\b401\b/.test(why);
+    // A key given (--api-key-file, or --header Authorization) and refused is a wrong key, not a missing one.
+    const keyGiven =
+      options.server.apiKey !== undefined ||
+      Object.keys(options.server.headers).some((name) => name.toLowerCase() === "authorization");
+    const hint = !refused
+      ? ""
+      : keyGiven
+        ? "; the server refused the API key given: check it"
+        : "; give its API key with --api-key-file";
     throw new SyncError(`cannot connect to ${server}: ${why}${hint}`);
   }
   try {

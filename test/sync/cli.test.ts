@@ -185,6 +185,20 @@ describe("a sync from the command line", () => {
     expect(await readFile(path.join(work, "skills", LOCK_FILE), "utf8")).not.toContain(KEY);
   });
 
+  it("says the API key given was refused, not that one is missing, when the server refuses it", async () => {
+    await writeFile(path.join(work, "key.txt"), "not-the-key-0123456789\n");
+    for (const given of [
+      ["--api-key-file", "key.txt"],
+      ["--header", "Authorization: Bearer not-the-key-0123456789"],
+    ]) {
+      const refused = await run(locked.url, "--to", "skills", ...given);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(
+        /^skills-mcp sync: cannot connect to http:\/\/127\.0\.0\.1:\d+\/mcp: .*; the server refused the API key given: check it\n$/,
+      );
+    }
+  });
+
   it("sends --header as given, and records its name in the lock but not its value", async () => {
     const { status } = await run(
       open.url,
