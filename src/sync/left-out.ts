@@ -11,13 +11,17 @@ const PACK_LINE = /^([^\s:]+): (\d+) skills?\b/;
  * The skills a skills-mcp server serves through its tools but leaves out of the Skills extension (a file
  * over 8 MiB, over 16 MiB or 512 files, an entry over 256 KiB, a name or frontmatter the extension refuses),
  * which sync cannot
- * install: said as a warning, or undefined when there are none, or the server has no such tools. It costs
+ * install: said as a warning, with the `pack/name` of each it names, or undefined when there are none, or
+ * the server has no such tools. It costs
  * one request (list_packs) and one more (list_skills) for each pack whose tools count more skills than
  * the extension lists, for NAMED_PACKS packs at most. The tools count and name only the skills shown to
  * models: a skill with `disable-model-invocation: true` goes unsaid, and one the extension lists hides
  * one left out in its pack. One past a listing cut short, or past NAMED_PACKS, is counted, not named.
  */
-export async function leftOutOfExtension(client: Client, listing: SkillListing): Promise<string | undefined> {
+export async function leftOutOfExtension(
+  client: Client,
+  listing: SkillListing,
+): Promise<{ readonly note: string; readonly named: ReadonlySet<string> } | undefined> {
   const packs = await toolText(client, "list_packs", {});
   if (packs === undefined) return undefined;
   const served = new Map<string, Set<string>>();
@@ -50,11 +54,11 @@ export async function leftOutOfExtension(client: Client, listing: SkillListing):
   const total = missing.length + unnamed;
   const which = [...missing, ...(unnamed > 0 ? [`${unnamed} more`] : [])].join(", ");
   const [skills, are, them] = total === 1 ? ["1 skill", "is", "it"] : [`${total} skills`, "are", "them"];
-  return (
+  const note =
     `${skills} the server's tools serve ${are} left out of its Skills extension, so not synced: ${which} ` +
     "(a file over 8 MiB, over 16 MiB or 512 files, an entry over 256 KiB, or a name or frontmatter the " +
-    `extension refuses: the server's startup log says why); read ${them} with its tools`
-  );
+    `extension refuses: the server's startup log says why); read ${them} with its tools`;
+  return { note, named: new Set(missing) };
 }
 
 /** The text a tool answers, or undefined when it has no such tool or fails. */

@@ -47,6 +47,8 @@ export interface PlanInput {
   readonly ownedElsewhere: ReadonlyMap<string, string>;
   /** Owned names the server could not be asked about, with why: nothing is removed on a guess. */
   readonly unsure: ReadonlyMap<string, string>;
+  /** Owned names the extension no longer lists but the server's tools still serve: kept, not removed. */
+  readonly stillServed: ReadonlySet<string>;
   /** The digest of each pack file the installed skills hold, as the server serves it now (undefined: gone). */
   readonly packDigests: ReadonlyMap<string, string | undefined>;
 }
@@ -88,6 +90,14 @@ export function planSync(input: PlanInput): Step[] {
     if (unsure !== undefined) {
       steps.push(
         skip(name, `the server could not say whether it still serves it (${unsure}): left alone`, owned),
+      );
+    } else if (input.stillServed.has(name)) {
+      steps.push(
+        skip(
+          name,
+          "the server's tools still serve it, but its Skills extension now leaves it out (see above): left as installed",
+          owned,
+        ),
       );
     } else if (owned.kind === "changed") {
       // Dropped from the lock: sync will not touch it again, and will not report it every run either.

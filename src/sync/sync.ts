@@ -117,7 +117,7 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
     });
     // Otherwise a user would find fewer skills installed than list_skills shows, and not know why.
     const leftOut = await leftOutOfExtension(connection.client, listing);
-    if (leftOut !== undefined) options.progress.note(leftOut);
+    if (leftOut !== undefined) options.progress.note(leftOut.note);
     const context: DownloadContext = {
       client: connection.client,
       skills: connection.skills,
@@ -125,7 +125,7 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
       packReads: new PackReads(),
     };
     const source = lock?.sources.find((item) => item.server === server);
-    const steps = await plan(options, listing, context, lock, source);
+    const steps = await plan(options, listing, context, lock, source, leftOut?.named ?? new Set());
     const packsBefore = source?.scope.packs;
     const movedFrom = packsBefore !== undefined && !samePacks(packsBefore, options.scope.packs);
     if (movedFrom && steps.some((step) => step.kind === "remove")) {
@@ -176,6 +176,7 @@ async function plan(
   context: DownloadContext,
   lock: Lock | undefined,
   source: LockSource | undefined,
+  leftOut: ReadonlySet<string>,
 ): Promise<Step[]> {
   const server = options.server.url.href;
   const owned = await ownedStates(options.folder, source?.skills ?? {});
@@ -196,6 +197,15 @@ async function plan(
   ]);
   const unlisted = [...owned].filter(([name]) => !known.has(name));
   const { served, unsure } = await askUnlisted(context, unlisted);
+  // Unlisted, but still served by the tools (grown past the extension's limits, say): not gone.
+  const stillServed = new Set(
+    unlisted
+      .filter(([name, state]) => {
+        const uri = state.kind === "installed" ? state.installed.uri : state.locked.uri;
+        return leftOut.has(`${uri.replace(/^skill:\/\//i, "").split("/")[0]}/${name}`);
+      })
+      .map(([name]) => name),
+  );
   const packDigests = await readPackDigests(owned, context);
   return planSync({
     listed: [...listing.skills, ...served],
@@ -204,6 +214,7 @@ async function plan(
     taken,
     ownedElsewhere,
     unsure,
+    stillServed,
     packDigests,
   });
 }

@@ -468,4 +468,35 @@ describe("skills the server leaves out of the Skills extension", () => {
       await root.remove();
     }
   });
+
+  it("keep a skill sync installed that grew past the extension's limits: the tools still serve it", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    await writeTree(skills, CATALOG);
+    let server = await serveCatalog(skills);
+    try {
+      await sync(server.url, target);
+      await writeFile(path.join(skills, "team", "write-docs", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
+      await server.close();
+      server = await serveCatalog(skills, server.port);
+
+      const planned = await sync(server.url, target, { mode: "check" });
+      const report = await sync(server.url, target);
+
+      for (const run of [planned, report]) {
+        expect(run.steps.find((step) => step.name === "write-docs")).toMatchObject({
+          kind: "skip",
+          reason: expect.stringContaining("the server's tools still serve it"),
+        });
+        expect(isOutOfDate(run.steps)).toBe(false);
+      }
+      expect(report.counts).toMatchObject({ removed: 0, skipped: 1 });
+      expect(await readTree(target)).toEqual(INSTALLED);
+      expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toContain("write-docs");
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
 });
