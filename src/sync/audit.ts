@@ -14,7 +14,11 @@ export function auditDownload(
     const where = `${name}/${file}`;
     findings.push(...auditFile(where, bytes));
     if (file === "SKILL.md") {
-      findings.push(...auditSkillMetadata(where, frontmatter, Buffer.from(bytes).toString("utf8")));
+      // A YAML block scalar (`description: >` or `|`) ends in a line break and may hold more: line breaks
+      // and tabs are seen as the spaces the catalog reads them as, not hidden characters.
+      const description = frontmatter.description.replace(/[\t\n\r]/g, " ");
+      const text = Buffer.from(bytes).toString("utf8");
+      findings.push(...auditSkillMetadata(where, { name: frontmatter.name, description }, text));
     }
   }
   return findings.sort((a, b) => Number(isUnsafe(b)) - Number(isUnsafe(a)));

@@ -500,3 +500,26 @@ describe("skills the server leaves out of the Skills extension", () => {
     }
   });
 });
+
+describe("the audit of what sync installs", () => {
+  it("installs a skill whose description is a YAML block scalar: its line breaks are not hidden characters", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const folded =
+      "---\nname: folded\ndescription: >\n  Use when a task\n  needs folding.\n---\n\n# Folded\n";
+    const literal =
+      "---\nname: literal\ndescription: |\n  Use when a task\n  needs lines.\n---\n\n# Literal\n";
+    await writeTree(skills, { "team/folded/SKILL.md": folded, "team/literal/SKILL.md": literal });
+    const server = await serveCatalog(skills);
+    try {
+      const report = await sync(server.url, target);
+      expect(report.lines.filter((line) => line.includes("skipped"))).toEqual([]);
+      expect(report.counts).toMatchObject({ added: 2, skipped: 0 });
+      expect(await readTree(target)).toEqual({ "folded/SKILL.md": folded, "literal/SKILL.md": literal });
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+});
