@@ -5,6 +5,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { endBySignal, STOP_SIGNALS } from "../stop-signals.js";
+import { STAGING_DIR } from "./folder.js";
 
 /**
  * In the target folder while a sync installs there: which process does. A second sync into the folder
@@ -253,8 +254,8 @@ function isRunning(pid: number): boolean {
 }
 
 /**
- * A lock taken, and refreshed while held: removed on release, or by a signal that ends the process, which
- * then ends as it would have.
+ * A lock taken, and refreshed while held: removed on release, or by a signal that ends the process (with
+ * the staging folder), which then ends as it would have.
  */
 function held(file: string, run: string): RunLock {
   const refresh = setInterval(() => {
@@ -263,6 +264,8 @@ function held(file: string, run: string): RunLock {
   }, REFRESH_MS);
   refresh.unref();
   const onSignal = (signal: NodeJS.Signals) => {
+    // The skills fetched so far, staged beside the folder: no run needs them, and they can be many.
+    rmSync(path.join(path.dirname(file), STAGING_DIR), { recursive: true, force: true });
     rmSync(file, { force: true });
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
     // aside for this one.

@@ -279,6 +279,8 @@ describe("two syncs into one folder", () => {
     first.child.kill("SIGTERM");
     expect(await first.exited).toBeNull();
     await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
+    // Nor does it leave the skills it had fetched, staged beside the folder.
+    await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
     stage.hold = undefined;
     stage.release?.();
     expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
