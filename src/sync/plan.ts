@@ -140,7 +140,7 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
     return skip(
       name,
       other === undefined
-        ? "a folder or file of that name that sync did not install is there: left alone"
+        ? "a folder or file of that name that sync did not install is there: left alone; move it away to get the server's copy"
         : `sync installed it here from another server URL, ${other}, which owns it: left alone`,
     );
   }

@@ -145,7 +145,7 @@ describe("a sync from the command line", () => {
     const { status, stderr } = await run(open.url, "--to", "skills");
     expect(status).toBe(1);
     expect(stderr).toMatch(
-      /review-code: skipped: a folder or file of that name that sync did not install is there/,
+      /review-code: skipped: a folder or file of that name that sync did not install is there: left alone; move it away to get the server's copy\n/,
     );
     expect(stderr).toMatch(/1 added, 0 updated, 0 removed, 1 skipped/);
   });
