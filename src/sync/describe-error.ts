@@ -9,8 +9,10 @@ export function describeError(error: unknown): string {
   while (at instanceof Error && parts.length < 4) {
     const code = (at as NodeJS.ErrnoException).code;
     const coded = code !== undefined && /^E[A-Z]+$/.test(code) && !at.message.includes(code);
-    const message = coded ? `${at.message} (${code})` : at.message;
-    if (message !== "" && !parts.some((part) => part.includes(at instanceof Error ? at.message : ""))) {
+    // OpenSSL's messages end in a line break.
+    const text = at.message.trim();
+    const message = coded ? `${text} (${code})` : text;
+    if (message !== "" && !parts.some((part) => part.includes(text))) {
       parts.push(message);
     }
     at = at.cause ?? (at as { data?: { cause?: unknown } }).data?.cause;

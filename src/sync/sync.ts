@@ -99,11 +99,16 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
     const keyGiven =
       options.server.apiKey !== undefined ||
       Object.keys(options.server.headers).some((name) => name.toLowerCase() === "authorization");
-    const hint = !refused
-      ? ""
-      : keyGiven
-        ? "; the server refused the API key given: check it"
-        : "; give its API key with --api-key-file";
+    // An https URL to a server that speaks plain HTTP fails in TLS, with OpenSSL's words only.
+    const plain =
+      options.server.url.protocol === "https:" && /wrong version number|ERR_SSL_WRONG_VERSION/i.test(why);
+    const hint = plain
+      ? `; the server may speak plain HTTP: try http://${options.server.url.host}${options.server.url.pathname}`
+      : !refused
+        ? ""
+        : keyGiven
+          ? "; the server refused the API key given: check it"
+          : "; give its API key with --api-key-file";
     throw new SyncError(`cannot connect to ${server}: ${why}${hint}`);
   }
   try {

@@ -199,6 +199,17 @@ describe("a sync from the command line", () => {
     }
   });
 
+  it("says an https URL may be wrong when the server speaks plain HTTP", async () => {
+    const { status, stderr } = await run(open.url.replace(/^http:/, "https:"), "--to", "skills");
+    expect(status).toBe(2);
+    const plain = open.url.replace(/^http:\/\//, "");
+    expect(stderr).toMatch(
+      /^skills-mcp sync: cannot connect to https:\/\/127\.0\.0\.1:\d+\/mcp: .*wrong version number/,
+    );
+    expect(stderr).toContain(`; the server may speak plain HTTP: try http://${plain}\n`);
+    expect(stderr).not.toContain("{U+000A}");
+  });
+
   it("sends --header as given, and records its name in the lock but not its value", async () => {
     const { status } = await run(
       open.url,
