@@ -10,7 +10,7 @@ export function describeError(error: unknown): string {
     const code = (at as NodeJS.ErrnoException).code;
     const coded = code !== undefined && /^E[A-Z]+$/.test(code) && !at.message.includes(code);
     // OpenSSL's messages end in a line break.
-    const text = at.message.trim();
+    const text = withoutEnvelope(at.message.trim());
     const message = coded ? `${text} (${code})` : text;
     if (message !== "" && !parts.some((part) => part.includes(text))) {
       parts.push(message);
@@ -18,4 +18,22 @@ export function describeError(error: unknown): string {
     at = at.cause ?? (at as { data?: { cause?: unknown } }).data?.cause;
   }
   return parts.join(": ");
+}
+
+/**
+ * A message quoting the JSON-RPC error a server answered an HTTP request with (the SDK's `Error POSTing
+ * to endpoint: {"jsonrpc":…}`), with the error's own message in place of the JSON.
+ */
+function withoutEnvelope(message: string): string {
+  const start = message.indexOf('{"jsonrpc"');
+  if (start < 0) return message;
+  try {
+    const body: unknown = JSON.parse(message.slice(start));
+    const error = typeof body === "object" && body !== null && "error" in body ? body.error : undefined;
+    const said =
+      typeof error === "object" && error !== null && "message" in error ? error.message : undefined;
+    return typeof said === "string" ? `${message.slice(0, start)}${said}` : message;
+  } catch {
+    return message;
+  }
 }

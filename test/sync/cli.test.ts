@@ -210,6 +210,15 @@ describe("a sync from the command line", () => {
     expect(stderr).not.toContain("{U+000A}");
   });
 
+  it("says which packs there are when --pack names none, without the JSON-RPC envelope", async () => {
+    const { status, stderr } = await run(open.url, "--to", "skills", "--pack", "nosuch");
+    expect(status).toBe(2);
+    expect(stderr).toMatch(
+      /^skills-mcp sync: cannot connect to .*: Unknown pack or group "nosuch"\. Valid selectors: /,
+    );
+    expect(stderr).not.toContain("jsonrpc");
+  });
+
   it("sends --header as given, and records its name in the lock but not its value", async () => {
     const { status } = await run(
       open.url,
