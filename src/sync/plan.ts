@@ -95,7 +95,7 @@ export function planSync(input: PlanInput): Step[] {
       steps.push(
         skip(
           name,
-          "the server's tools still serve it, but its Skills extension now leaves it out (see above): left as installed",
+          "the server's tools still serve it, but its Skills extension now leaves it out (see above): left as it is",
           owned,
         ),
       );
