@@ -372,7 +372,8 @@ async function apply(
       try {
         await staging.remove(step.name);
         progress.note(
-          `${step.name}: removed (${packsChanged ? "not served in the packs asked for" : "no longer served"})`,
+          // With --pack, a skill moved to a pack outside the scope is still served, only not there.
+          `${step.name}: removed (${packsChanged || options.scope.packs.length > 0 ? "not served in the packs asked for" : "no longer served"})`,
         );
       } catch (error) {
         failed.add(step.name);

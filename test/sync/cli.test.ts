@@ -2,7 +2,7 @@
  * `skills-mcp sync` as a user runs it: options, exit status, what goes to stdout and stderr, the client
  * presets, and the scope options sent as a client would send them.
  */
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   ListSkillsRequestParamsSchema,
@@ -217,6 +217,26 @@ describe("a sync from the command line", () => {
       /^skills-mcp sync: cannot connect to .*: Unknown pack or group "nosuch"\. Valid selectors: /,
     );
     expect(stderr).not.toContain("jsonrpc");
+  });
+
+  it("does not call a skill moved out of the --pack asked for 'no longer served'", async () => {
+    const skills = path.join(work, "catalog");
+    await writeTree(skills, { "team/moving/SKILL.md": skillMd("moving", "Moves between packs.") });
+    let served = await serveCatalog(skills);
+    try {
+      expect((await run(served.url, "--to", "skills", "--pack", "team")).status).toBe(0);
+      await rm(path.join(skills, "team"), { recursive: true });
+      await writeTree(skills, {
+        "team/staying/SKILL.md": skillMd("staying", "Stays."),
+        "ops/moving/SKILL.md": skillMd("moving", "Moves between packs."),
+      });
+      await served.close();
+      served = await serveCatalog(skills, served.port);
+      const { stderr } = await run(served.url, "--to", "skills", "--pack", "team");
+      expect(stderr).toContain("moving: removed (not served in the packs asked for)\n");
+    } finally {
+      await served.close();
+    }
   });
 
   it("sends --header as given, and records its name in the lock but not its value", async () => {
