@@ -131,6 +131,24 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
     lines.push(`- Lists below show at most ${count(limit, "item")} each, to stay under ${GITHUB_LIMIT}.`);
   }
   lines.push("");
+  if (findings.length > 0) {
+    // Before every source's lists and diffs, and open when it holds a new high or medium finding, none of
+    // which the shorter lists leave out: what looks dangerous is read first, not at the end of the body in
+    // a collapsed section. New ones first within a severity (the table sorts by severity, stably).
+    const ordered = [...findings].sort((a, b) => Number(b.new) - Number(a.new));
+    const alarming = findings.filter(
+      (found) => found.severity === "high" || (found.new && found.severity === "medium"),
+    );
+    lines.push("### Audit findings", "");
+    append(
+      lines,
+      collapsible(
+        countBySeverity(findings),
+        findingsTable(ordered, Math.max(limit, alarming.length), (found) => (found.new ? "new" : undefined)),
+        alarming.some((found) => found.new) ? 0 : findings.length,
+      ),
+    );
+  }
   for (const review of reviews) append(lines, renderSource(review, limit, room));
   if (elsewhere.length > 0) {
     lines.push("### High findings in packs this bump does not move", "");
@@ -206,17 +224,6 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom): stri
   ]);
   section(lines, "Supporting files", files.length, fileList(source.name, files, limit));
   section(lines, "Pack files", changes.packFiles.length, fileList(source.name, changes.packFiles, limit));
-  if (review.findings.length > 0) {
-    lines.push("#### Audit findings", "");
-    append(
-      lines,
-      collapsible(
-        countBySeverity(review.findings),
-        findingsTable(review.findings, limit, (found) => (found.new ? "new" : undefined)),
-        review.findings.length,
-      ),
-    );
-  }
   return lines;
 }
 
