@@ -63,10 +63,35 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
       },
       refused: after.refused,
       elsewhere,
+      shared: newlyShared(packsBefore, [...after.packs.values()]),
     },
     request.budget,
   );
   return { markdown, findings: reviews.flatMap((review) => review.findings) };
+}
+
+/**
+ * The skills of each bare name that two packs share after the bump and did not before, by id: a call
+ * naming the skill bare (`read_skill brainstorming`) that read one skill is now refused as ambiguous, and
+ * a model choosing by name sees a second skill of that name, from another pack.
+ */
+function newlyShared(before: readonly Pack[], after: readonly Pack[]): string[][] {
+  const sharedBefore = new Set(sharedNames(before).keys());
+  return [...sharedNames(after)]
+    .filter(([name]) => !sharedBefore.has(name))
+    .map(([, skills]) => skills.map((skill) => skill.id));
+}
+
+/** Each bare name that skills of more than one pack hold, with those skills, by name. */
+function sharedNames(packs: readonly Pack[]): Map<string, Skill[]> {
+  const byName = new Map<string, Skill[]>();
+  for (const pack of packs)
+    for (const skill of pack.skills) byName.set(skill.name, [...(byName.get(skill.name) ?? []), skill]);
+  return new Map(
+    [...byName]
+      .filter(([, skills]) => new Set(skills.map((skill) => skill.pack)).size > 1)
+      .sort(([a], [b]) => compareText(a, b)),
+  );
 }
 
 function reviewSource(source: ReviewedSource, before: Folder, after: Folder): SourceReview {

@@ -62,6 +62,8 @@ export interface ReviewContent {
   readonly refused: string | undefined;
   /** High findings in packs that did not move. */
   readonly elsewhere: readonly Finding[];
+  /** The ids of the skills of each bare name that two packs newly share. */
+  readonly shared: readonly (readonly string[])[];
 }
 
 /** Lists longer than this are collapsed, so that a 60-skill bump still reads from the top. */
@@ -111,7 +113,7 @@ function openFence(text: string): string | undefined {
 }
 
 function render(content: ReviewContent, limit: number, room: BodyRoom): string {
-  const { reviews, listPacks, refused, elsewhere } = content;
+  const { reviews, listPacks, refused, elsewhere, shared } = content;
   const findings = reviews.flatMap((review) => review.findings);
   const newHigh = findings.filter((found) => found.new && found.severity === "high");
   const unsafe = reviews.flatMap((review) => review.unsafe);
@@ -126,6 +128,12 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
   );
   if (unsafe.length > 0) {
     lines.push(`- ${unsafeLead(unsafe.length, false)}: ${listed(unsafe.map(markdownCode), limit)}`);
+  }
+  if (shared.length > 0) {
+    const names = shared.map((ids) => ids.map(markdownCode).join(" and "));
+    lines.push(
+      `- Bare names now shared across packs, which agents must qualify with the pack (a bare \`read_skill\` is refused as ambiguous): ${listed(names, limit)}`,
+    );
   }
   if (limit !== Number.POSITIVE_INFINITY) {
     lines.push(`- Lists below show at most ${count(limit, "item")} each, to stay under ${GITHUB_LIMIT}.`);
