@@ -60,6 +60,11 @@ export interface FileChange {
   readonly notAudited: string | undefined;
 }
 
+export interface KeyChange {
+  readonly key: string;
+  readonly kind: "added" | "removed" | "changed";
+}
+
 export interface SkillPair {
   readonly before: Skill;
   readonly after: Skill;
@@ -74,6 +79,8 @@ export interface DocumentChange {
   readonly lines: LineChanges;
   /** Whether the frontmatter changed (any key, comment or byte of it). */
   readonly frontmatter: boolean;
+  /** Its top-level frontmatter keys but `name` and `description` added, removed or given another value. */
+  readonly keys: readonly KeyChange[];
   /**
    * The lines of its unified diff that the review can show; `too different` to diff, or `not kept`, past
    * the first KEPT_BODIES changes of the pack.
@@ -199,6 +206,7 @@ function documentChange(
     skill,
     lines: countLineChanges(before, after),
     frontmatter: partsOf(before).frontmatter !== partsOf(after).frontmatter,
+    keys: keyChanges(partsOf(before).frontmatter, partsOf(after).frontmatter),
     hunks: hunks === undefined ? "too different" : hunks === "not kept" ? hunks : excerptOf(hunks),
   };
 }
@@ -482,6 +490,36 @@ function sameContent(a: ServedFile, b: ServedFile): boolean {
 /** The frontmatter taken off: what a model reads after choosing the skill. */
 function bodyOf(file: ServedFile): string {
   return partsOf(bytesOf(file).toString("utf8")).body;
+}
+
+/**
+ * The top-level keys of two frontmatters whose text differs, but `name` and `description`, which the
+ * review shows on their own: a host acts on some (`allowed-tools` lets a skill run tools without asking),
+ * and the diff showing them is collapsed. Line endings and trailing spaces do not count.
+ */
+function keyChanges(before: string, after: string): KeyChange[] {
+  const [old, now] = [topLevelKeys(before), topLevelKeys(after)];
+  const changes: KeyChange[] = [];
+  for (const [key, value] of now) {
+    const was = old.get(key);
+    if (was === undefined) changes.push({ key, kind: "added" });
+    else if (was !== value) changes.push({ key, kind: "changed" });
+  }
+  for (const key of old.keys()) if (!now.has(key)) changes.push({ key, kind: "removed" });
+  return changes.filter(({ key }) => key !== "name" && key !== "description");
+}
+
+/** Each top-level key of a frontmatter (a line `key:` at its start) with the text of its value. */
+function topLevelKeys(frontmatter: string): Map<string, string> {
+  const keys = new Map<string, string>();
+  let key: string | undefined;
+  for (const line of frontmatter.split("\n").slice(1, -1)) {
+    const text = line.trimEnd();
+    const start = /^([^\s#:'"][^:]*):(?:\s|$)/.exec(text);
+    if (start?.[1] !== undefined) key = start[1].trimEnd();
+    if (key !== undefined) keys.set(key, `${keys.get(key) ?? ""}${text}\n`);
+  }
+  return keys;
 }
 
 /**

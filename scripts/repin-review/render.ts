@@ -129,6 +129,18 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
   if (unsafe.length > 0) {
     lines.push(`- ${unsafeLead(unsafe.length, false)}: ${listed(unsafe.map(markdownCode), limit)}`);
   }
+  const keyed = reviews.flatMap((review) =>
+    review.changes.documents.filter((document) => document.keys.length > 0),
+  );
+  if (keyed.length > 0) {
+    const edits = keyed.map(
+      ({ skill, keys }) =>
+        `${markdownCode(skill.id)} (${keys.map(({ key, kind }) => `${markdownCode(key)} ${kind}`).join(", ")})`,
+    );
+    lines.push(
+      `- Frontmatter keys changed, besides name and description (a host may act on them: \`allowed-tools\` lets a skill use tools without asking): ${listed(edits, limit)}`,
+    );
+  }
   if (shared.length > 0) {
     const names = shared.map((ids) => ids.map(markdownCode).join(" and "));
     lines.push(

@@ -219,6 +219,31 @@ describe("the repin review", () => {
     expect(hostile.summary).not.toContain("Bare names now shared");
   });
 
+  // A new `allowed-tools` showed only inside a collapsed diff, counted as "frontmatter included", as a
+  // reworded description or line endings are; hosts that honour it let the skill use those tools unasked.
+  it("names each frontmatter key a bump adds, removes or changes, at the top, line endings aside", async () => {
+    const doc = (keys: string) => `---\nname: tool\ndescription: Does it.\n${keys}---\n\n# Tool\n`;
+    const keyed = await makeUpstream(path.join(tree.dir, "keyed"), [
+      {
+        "skills/tool/SKILL.md": doc("license: MIT\nmetadata:\n  v: 1\n"),
+        "skills/crlf/SKILL.md": skillMd("crlf", "Line endings."),
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/tool/SKILL.md": doc("metadata:\n  v: 2\nallowed-tools: Bash(*)\n"),
+        "skills/crlf/SKILL.md": skillMd("crlf", "Line endings.").replaceAll("\n", "\r\n"),
+      },
+    ]);
+    const result = await bump([{ name: "keyed", url: keyed.url, ref: keyed.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const top = result.summary.slice(0, result.summary.indexOf("### `keyed`"));
+    expect(top).toContain(
+      "- Frontmatter keys changed, besides name and description (a host may act on them: `allowed-tools` lets a skill use tools without asking): `keyed/tool` (`metadata` changed, `allowed-tools` added, `license` removed)\n",
+    );
+    expect(top).not.toContain("keyed/crlf");
+    expect(result.summary).toContain("- `keyed/crlf`: +6 −6 lines, frontmatter included");
+  });
+
   it("writes the findings as JSON for the workflow, each marked new", () => {
     expect(
       hostile.findings.map((found) => [found.path, found.line, found.rule, found.severity, found.new]),
