@@ -28,6 +28,7 @@ import {
   type FileChange,
   type PackSide,
   type ServedFile,
+  type SkillPair,
 } from "./compare.js";
 import { NOT_AUDITED, type ReviewedFinding, renderReview, type SourceReview } from "./render.js";
 
@@ -100,7 +101,7 @@ function reviewSource(source: ReviewedSource, before: Folder, after: Folder): So
   const changes = comparePacks(old, now);
   const inPack = (found: Finding) => packOf(found.path) === source.name;
   const findings: ReviewedFinding[] = markNew(
-    before.findings.filter(inPack),
+    before.findings.filter(inPack).map(movedWith(source.name, changes.renamed)),
     after.findings.filter(inPack),
   ).filter(
     (found) =>
@@ -117,6 +118,24 @@ function reviewSource(source: ReviewedSource, before: Folder, after: Folder): So
     descriptionTokens: { before: descriptionTokens(old), after: descriptionTokens(now) },
     findings,
     unsafe: now.skills.filter((skill) => after.unsafe.has(skill)).map((skill) => skill.id),
+  };
+}
+
+/**
+ * An old finding at the path its file has after the bump, when its skill moved to another folder: a skill
+ * moved as it was brings nothing new, and its old findings vouch for the same ones in its new folder.
+ */
+function movedWith(pack: string, renamed: readonly SkillPair[]): (found: Finding) => Finding {
+  const folders = renamed
+    .filter(({ before, after }) => before.folder !== after.folder)
+    .map(({ before, after }) => ({ from: `${pack}/${before.folder}/`, to: `${pack}/${after.folder}/` }))
+    // The deepest first: a skill's folder may hold another skill's.
+    .sort((a, b) => b.from.length - a.from.length);
+  return (found) => {
+    const folder = folders.find(({ from }) => found.path.startsWith(from));
+    return folder === undefined
+      ? found
+      : { ...found, path: folder.to + found.path.slice(folder.from.length) };
   };
 }
 
