@@ -1,5 +1,5 @@
 import type { Finding } from "../../src/audit/index.js";
-import type { Skill } from "../../src/catalog/index.js";
+import { type Skill, visible } from "../../src/catalog/index.js";
 import {
   countBySeverity,
   findingsTable,
@@ -329,7 +329,8 @@ function fenced(lines: Excerpt, language: string, ofWhat: string, room: BodyRoom
 }
 
 function collapsed(summary: string, body: readonly string[]): string[] {
-  return ["<details>", `<summary>${html(summary)}</summary>`, "", ...body, "", "</details>", ""];
+  // Hidden characters of a skill's name shown as `{U+202E}`, as everywhere else, not left to reorder the line.
+  return ["<details>", `<summary>${html(visible(summary))}</summary>`, "", ...body, "", "</details>", ""];
 }
 
 /** `text` safe inside an HTML element. */

@@ -270,6 +270,21 @@ describe("the repin review", () => {
     ]);
   });
 
+  // The <summary> of an added SKILL.md or a diff held the skill's name raw: a right-to-left override in it
+  // showed `b\u202Egnp.exe` as "bexe.png" in the pull request, where every other place shows `{U+202E}`.
+  it("shows the hidden characters of a skill's name in the summaries of its collapsed blocks", async () => {
+    const spoof = "b\u202Egnp.exe";
+    const named = await makeUpstream(path.join(tree.dir, "named"), [
+      { "skills/b/SKILL.md": skillMd(spoof, "Old."), "shared/a.md": "a\n" },
+      { "skills/b/SKILL.md": skillMd(spoof, "New."), "skills/c/SKILL.md": skillMd(`c${spoof}`, "C.") },
+    ]);
+    const result = await bump([{ name: "named", url: named.url, ref: named.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toContain("<summary>named/b{U+202E}gnp.exe: SKILL.md diff</summary>");
+    expect(result.summary).toContain("<summary>named/cb{U+202E}gnp.exe: SKILL.md (new)</summary>");
+    expect(result.summary).not.toContain("\u202E");
+  });
+
   it("writes the findings as JSON for the workflow, each marked new", () => {
     expect(
       hostile.findings.map((found) => [found.path, found.line, found.rule, found.severity, found.new]),
