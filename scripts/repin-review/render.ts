@@ -70,6 +70,11 @@ export interface ReviewContent {
 const OPEN_ITEMS = 10;
 /** The longest lists tried, longest first, until the review fits its budget. */
 const LIST_LIMITS = [Number.POSITIVE_INFINITY, 200, 50, 15, 5, 1];
+/**
+ * The high and new medium findings listed however short the lists are cut: past them the rows, alike by
+ * then, would push every source's lists and diffs out of the body.
+ */
+const ALARMING_ROWS = 50;
 const GITHUB_LIMIT = "GitHub's 65,536-character limit for a pull request body";
 /**
  * Descriptions are compared word by word up to these sizes (a description may be as long as its SKILL.md);
@@ -152,9 +157,9 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
   }
   lines.push("");
   if (findings.length > 0) {
-    // Before every source's lists and diffs, and open when it holds a new high or medium finding, none of
-    // which the shorter lists leave out: what looks dangerous is read first, not at the end of the body in
-    // a collapsed section. New ones first within a severity (the table sorts by severity, stably).
+    // Before every source's lists and diffs, and open when it holds a new high or medium finding, which the
+    // shorter lists do not cut (up to ALARMING_ROWS): what looks dangerous is read first, not at the end of
+    // the body in a collapsed section. New ones first within a severity (the table sorts by severity, stably).
     const ordered = [...findings].sort((a, b) => Number(b.new) - Number(a.new));
     const alarming = findings.filter(
       (found) => found.severity === "high" || (found.new && found.severity === "medium"),
@@ -164,7 +169,9 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
       lines,
       collapsible(
         countBySeverity(findings),
-        findingsTable(ordered, Math.max(limit, alarming.length), (found) => (found.new ? "new" : undefined)),
+        findingsTable(ordered, Math.max(limit, Math.min(alarming.length, ALARMING_ROWS)), (found) =>
+          found.new ? "new" : undefined,
+        ),
         alarming.some((found) => found.new) ? 0 : findings.length,
       ),
     );
