@@ -285,6 +285,21 @@ describe("the repin review", () => {
     expect(result.summary).not.toContain("\u202E");
   });
 
+  it("lists the first 50 new high findings, and still each source's changes, when hundreds come", async () => {
+    const hidden = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [
+        `skills/s-${i}/SKILL.md`,
+        skillMd(`s-${i}`, `Skill ${i}.`, "A wo\u200Brd on every line of this skill.\n".repeat(40)),
+      ]),
+    );
+    const loud = await makeUpstream(path.join(tree.dir, "loud"), [{ "shared/a.md": "a\n" }, hidden]);
+    const result = await bump([{ name: "loud", url: loud.url, ref: loud.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary.split("\n").filter((line) => line.startsWith("| high (new) "))).toHaveLength(50);
+    expect(result.summary).toMatch(/\n… and \d+ more, not listed\.\n/);
+    expect(result.summary).toContain("#### Added skills");
+  });
+
   it("writes the findings as JSON for the workflow, each marked new", () => {
     expect(
       hostile.findings.map((found) => [found.path, found.line, found.rule, found.severity, found.new]),
