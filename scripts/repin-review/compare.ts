@@ -509,14 +509,18 @@ function keyChanges(before: string, after: string): KeyChange[] {
   return changes.filter(({ key }) => key !== "name" && key !== "description");
 }
 
-/** Each top-level key of a frontmatter (a line `key:` at its start) with the text of its value. */
+/**
+ * Each top-level key of a frontmatter (a line `key:` at its start, the key plain or quoted) with the text
+ * of its value. A comment at the start of a line belongs to no key: it changes none.
+ */
 function topLevelKeys(frontmatter: string): Map<string, string> {
   const keys = new Map<string, string>();
   let key: string | undefined;
   for (const line of frontmatter.split("\n").slice(1, -1)) {
     const text = line.trimEnd();
-    const start = /^([^\s#:'"][^:]*):(?:\s|$)/.exec(text);
-    if (start?.[1] !== undefined) key = start[1].trimEnd();
+    if (text.startsWith("#")) continue;
+    const start = /^(?:"([^"]*)"|'([^']*)'|([^\s#:'"][^:]*)):(?:\s|$)/.exec(text);
+    if (start !== null) key = (start[1] ?? start[2] ?? start[3] ?? "").trimEnd();
     if (key !== undefined) keys.set(key, `${keys.get(key) ?? ""}${text}\n`);
   }
   return keys;

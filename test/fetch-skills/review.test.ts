@@ -230,7 +230,7 @@ describe("the repin review", () => {
         "shared/a.md": "a\n",
       },
       {
-        "skills/tool/SKILL.md": doc("metadata:\n  v: 2\nallowed-tools: Bash(*)\n"),
+        "skills/tool/SKILL.md": doc("metadata:\n  v: 2\n# why\n'allowed-tools': Bash(*)\n"),
         "skills/crlf/SKILL.md": skillMd("crlf", "Line endings.").replaceAll("\n", "\r\n"),
       },
     ]);
