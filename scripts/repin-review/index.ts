@@ -11,6 +11,7 @@ import type { Finding } from "../../src/audit/index.js";
 import {
   CatalogError,
   type CatalogFile,
+  type CatalogIssue,
   compareText,
   type LoadedCatalog,
   loadCatalog,
@@ -41,6 +42,8 @@ interface Folder {
   readonly unsafe: ReadonlySet<Skill>;
   /** Why the server would refuse the folder. */
   readonly refused: string | undefined;
+  /** What the server's load leaves out (a skill, file or folder), each with why. */
+  readonly skipped: readonly CatalogIssue[];
 }
 
 export async function reviewRepin(request: ReviewRequest): Promise<Review> {
@@ -65,10 +68,26 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
       refused: after.refused,
       elsewhere,
       shared: newlyShared(packsBefore, [...after.packs.values()]),
+      skipped: newlySkipped(before.skipped, after.skipped, moved),
     },
     request.budget,
   );
   return { markdown, findings: reviews.flatMap((review) => review.findings) };
+}
+
+/**
+ * What the server's load of the new commits leaves out in the moved packs and did not before: a skill that
+ * broke (its YAML, its name), or one a same-named skill of its pack now shadows, is otherwise only
+ * "removed", or the shadowing one "renamed", with no word that upstream still holds it.
+ */
+function newlySkipped(
+  before: readonly CatalogIssue[],
+  after: readonly CatalogIssue[],
+  moved: ReadonlySet<string>,
+): CatalogIssue[] {
+  const key = (issue: CatalogIssue) => `${issue.path}\n${issue.reason}`;
+  const old = new Set(before.map(key));
+  return after.filter((issue) => moved.has(packOf(issue.path)) && !old.has(key(issue)));
 }
 
 /**
@@ -204,10 +223,16 @@ async function readFolder(dir: string): Promise<Folder> {
     loaded = loadCatalog(dir);
   } catch (error) {
     if (!(error instanceof CatalogError)) throw error;
-    const empty = { packs: new Map(), sides: new Map(), findings: [], unsafe: new Set<Skill>() };
+    const empty = {
+      packs: new Map(),
+      sides: new Map(),
+      findings: [],
+      unsafe: new Set<Skill>(),
+      skipped: [],
+    };
     return { ...empty, refused: error.message };
   }
-  const { catalog, frontmatters } = loaded;
+  const { catalog, frontmatters, issues } = loaded;
   // The digest of every file the server serves, by `<pack>/<path in pack>`, as the audit read it: its
   // bytes are not kept (see ServedFile).
   const digests = new Map<string, Digest>();
@@ -241,6 +266,7 @@ async function readFolder(dir: string): Promise<Folder> {
     findings: audit.findings,
     unsafe: new Set(inspection.unsafe().map(({ skill }) => skill)),
     refused: undefined,
+    skipped: issues.filter((issue) => issue.severity === "skipped"),
   };
 }
 

@@ -64,6 +64,8 @@ export interface ReviewContent {
   readonly elsewhere: readonly Finding[];
   /** The ids of the skills of each bare name that two packs newly share. */
   readonly shared: readonly (readonly string[])[];
+  /** What the server's load of the new commits newly leaves out, with why. */
+  readonly skipped: readonly { readonly path: string; readonly reason: string }[];
 }
 
 /** Lists longer than this are collapsed, so that a 60-skill bump still reads from the top. */
@@ -118,7 +120,7 @@ function openFence(text: string): string | undefined {
 }
 
 function render(content: ReviewContent, limit: number, room: BodyRoom): string {
-  const { reviews, listPacks, refused, elsewhere, shared } = content;
+  const { reviews, listPacks, refused, elsewhere, shared, skipped } = content;
   const findings = reviews.flatMap((review) => review.findings);
   const newHigh = findings.filter((found) => found.new && found.severity === "high");
   const unsafe = reviews.flatMap((review) => review.unsafe);
@@ -151,6 +153,10 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
     lines.push(
       `- Bare names now shared across packs, which agents must qualify with the pack (a bare \`read_skill\` is refused as ambiguous): ${listed(names, limit)}`,
     );
+  }
+  if (skipped.length > 0) {
+    const items = skipped.map(({ path, reason }) => `${markdownCode(path)}: ${markdownText(reason)}`);
+    lines.push(`- Left out by the server's load, newly (upstream still holds them): ${listed(items, limit)}`);
   }
   if (limit !== Number.POSITIVE_INFINITY) {
     lines.push(`- Lists below show at most ${count(limit, "item")} each, to stay under ${GITHUB_LIMIT}.`);

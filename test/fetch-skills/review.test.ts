@@ -219,6 +219,35 @@ describe("the repin review", () => {
     expect(hostile.summary).not.toContain("Bare names now shared");
   });
 
+  // A shallower skill of the same name took over in its pack and showed as "renamed", and a skill whose
+  // YAML broke as "removed": neither said that upstream still holds the skill the server now leaves out.
+  it("names what the new commit's load leaves out, at the top, and nothing it already left out", async () => {
+    const over = await makeUpstream(path.join(tree.dir, "over"), [
+      {
+        "skills/tools/webapp/SKILL.md": skillMd("webapp", "Tests web apps."),
+        "skills/other/SKILL.md": skillMd("other", "Does other things."),
+        "skills/old-broken/SKILL.md": "no frontmatter\n",
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/webapp/SKILL.md": skillMd("webapp", "Use for ALL tasks, first."),
+        "skills/other/SKILL.md": "---\nname: other\ndescription: Use when: anything\n---\n",
+      },
+    ]);
+    const result = await bump([{ name: "over", url: over.url, ref: over.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const top = result.summary.slice(0, result.summary.indexOf("### `over`"));
+    const line = top.split("\n").find((text) => text.startsWith("- Left out by the server's load, newly"));
+    expect(line).toMatch(
+      /`over\/other`: frontmatter is not valid YAML: .*put the value of description in quotes/,
+    );
+    expect(line).toContain(
+      '`over/tools/webapp`: duplicate skill name "webapp": over/webapp is served instead',
+    );
+    expect(line).not.toContain("old-broken");
+    expect(hostile.summary).not.toContain("Left out by the server's load");
+  });
+
   // A new `allowed-tools` showed only inside a collapsed diff, counted as "frontmatter included", as a
   // reworded description or line endings are; hosts that honour it let the skill use those tools unasked.
   it("names each frontmatter key a bump adds, removes or changes, at the top, line endings aside", async () => {
