@@ -367,14 +367,21 @@ async function apply(
         progress.note(`${name}: skipped: cannot be put in place: ${(error as Error).message}`);
       }
     }
+    // With --pack, a skill moved to a pack outside the scope is still served, only not there.
+    const why =
+      packsChanged || options.scope.packs.length > 0
+        ? "not served in the packs asked for"
+        : "no longer served";
     for (const step of steps) {
-      if (step.kind !== "remove" || step.installed === undefined) continue;
+      if (step.kind !== "remove") continue;
+      if (step.installed === undefined) {
+        // Counted as removed like the others, so named like them.
+        progress.note(`${step.name}: removed (${why}; its folder was already gone)`);
+        continue;
+      }
       try {
         await staging.remove(step.name);
-        progress.note(
-          // With --pack, a skill moved to a pack outside the scope is still served, only not there.
-          `${step.name}: removed (${packsChanged || options.scope.packs.length > 0 ? "not served in the packs asked for" : "no longer served"})`,
-        );
+        progress.note(`${step.name}: removed (${why})`);
       } catch (error) {
         failed.add(step.name);
         progress.note(`${step.name}: skipped: cannot be removed: ${(error as Error).message}`);

@@ -102,6 +102,21 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
     await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
   });
 
+  // Regression: a skill whose folder the user had deleted, then dropped by the server, was counted in
+  // "1 removed" with no line naming it.
+  it("names a skill it drops from the lock whose folder was already gone", async () => {
+    await sync(server.url, target, { era });
+    await rm(path.join(target, "deploy-app"), { recursive: true });
+    await rm(path.join(skills, "other"), { recursive: true });
+    await restart();
+
+    const report = await sync(server.url, target, { era });
+
+    expect(report.counts).toMatchObject({ removed: 1 });
+    expect(report.lines).toContain("deploy-app: removed (no longer served; its folder was already gone)");
+    expect(report.lines.filter((line) => line.includes("removed"))).toHaveLength(1);
+  });
+
   it("updates what changed, adds what is new and removes what the server no longer serves", async () => {
     await sync(server.url, target, { era });
     const docs = skillMd("write-docs", "Write documentation pages.", "# Docs\nNow with a template.\n");
