@@ -303,6 +303,20 @@ describe.skipIf(!kubectl).each([MAIN, ...OVERLAYS])("the optional components, ad
     });
   });
 
+  // Regression: the HPA and NetworkPolicy carried no labels, so `kubectl get -l app.kubernetes.io/name=…`
+  // left them out.
+  it("labels what each adds as the deployment's own objects are labelled", async () => {
+    const labels = only(plain, "Deployment", Deployment).metadata?.labels;
+    for (const component of ["deploy/components/network-policy", "deploy/components/autoscaler"]) {
+      const objects = await renderWith(dir, [component]);
+      const added = objects.filter(
+        (object) => !["Deployment", "Service", "PodDisruptionBudget"].includes(object.kind),
+      );
+      expect(added).toHaveLength(1);
+      expect(added[0]?.metadata.labels).toEqual(labels);
+    }
+  });
+
   it("admits only the client namespaces and Prometheus, to these pods, on port http", async () => {
     const objects = await renderWith(dir, ["deploy/components/network-policy"]);
     const policy = only(objects, "NetworkPolicy", NetworkPolicy);
