@@ -105,8 +105,13 @@ function newlyShared(before: readonly Pack[], after: readonly Pack[]): string[][
 /** Each bare name that skills of more than one pack hold, with those skills, by name. */
 function sharedNames(packs: readonly Pack[]): Map<string, Skill[]> {
   const byName = new Map<string, Skill[]>();
-  for (const pack of packs)
-    for (const skill of pack.skills) byName.set(skill.name, [...(byName.get(skill.name) ?? []), skill]);
+  for (const pack of packs) {
+    for (const skill of pack.skills) {
+      const skills = byName.get(skill.name) ?? [];
+      skills.push(skill);
+      byName.set(skill.name, skills);
+    }
+  }
   return new Map(
     [...byName]
       .filter(([, skills]) => new Set(skills.map((skill) => skill.pack)).size > 1)

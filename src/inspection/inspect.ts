@@ -100,9 +100,10 @@ export async function inspectSkill(
     }
     found = leftOut(tooLarge);
   }
-  // Copied through JSON: the parsers' strings are slices of the whole SKILL.md, which they would keep
-  // alive (10 KB a skill, 100 MB at 10,000 skills).
-  return asJson({ ...found, unsafe: read.unsafe }) as SkillInspection;
+  // Copied through JSON (the entry in entryOf, once): the parsers' strings are slices of the whole
+  // SKILL.md, which they would keep alive (10 KB a skill, 100 MB at 10,000 skills).
+  const rest = asJson({ leftOut: found.leftOut, unsafe: read.unsafe }) as Omit<SkillInspection, "entry">;
+  return { entry: found.entry, ...rest };
 }
 
 /** Why a served file is not read: the most the inspection reads of one file, as the audit says it. */
@@ -197,14 +198,15 @@ async function entryOf(
   if (yaml !== frontmatterDigest(entry.frontmatter)) {
     return leftOut("its frontmatter reads otherwise to the Skills extension's parser than to YAML");
   }
-  const bytes = Buffer.byteLength(JSON.stringify(entry));
+  const json = JSON.stringify(entry);
+  const bytes = Buffer.byteLength(json);
   if (bytes > MAX_ENTRY_BYTES) {
     return leftOut(
       `its entry (its frontmatter and its files' URIs, digests and sizes) takes ${formatSize(bytes)} of JSON, ` +
         `over the ${formatSize(MAX_ENTRY_BYTES)} the Skills extension publishes for a skill`,
     );
   }
-  return { entry, leftOut: undefined };
+  return { entry: JSON.parse(json) as SkillEntry, leftOut: undefined };
 }
 
 /** The digest of the frontmatter of `document` as YAML reads it; undefined when YAML cannot read it. */

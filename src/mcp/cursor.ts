@@ -17,6 +17,23 @@ export function decodeCursor(cursor: string): string {
   return decoded.slice(CURSOR_PREFIX.length);
 }
 
+/**
+ * Where the page after a cursor's boundary starts, in items sorted as their list sorts them: the index of
+ * the first item that `atOrBefore` (the item against the boundary the cursor names) calls false. Cursors
+ * name the last item of a page, a boundary that items added or removed elsewhere never move.
+ */
+export function firstAfter<Item>(items: readonly Item[], atOrBefore: (item: Item) => boolean): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const item = items[middle];
+    if (item !== undefined && atOrBefore(item)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** The protocol error for a cursor that names no page of its list. */
 export function invalidCursor(): ProtocolError {
   return new ProtocolError(

@@ -6,7 +6,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { compareText, type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { decodeCursor, encodeCursor, invalidCursor, PAGE_SIZE } from "./cursor.js";
+import { decodeCursor, encodeCursor, firstAfter, invalidCursor, PAGE_SIZE } from "./cursor.js";
 import { findSkillAnyCase } from "./format.js";
 import { formatFileContent } from "./manifest.js";
 
@@ -61,10 +61,9 @@ function findPromptSkill(context: ToolContext, name: string): Skill {
 }
 
 /**
- * Where the page of `cursor` starts: the index of the first skill after the one the cursor names (its
- * `pack/name`), in the order of the scope (name, then pack). Not an index: replicas of a rolling update
- * serve catalogs one skill apart, and a client's pages go to either, so an index skipped or repeated a
- * prompt of each page; a skill is a boundary that skills added or removed elsewhere never move.
+ * Where the page of `cursor` starts: after the skill the cursor names (its `pack/name`), in the order of
+ * the scope (name, then pack). Not an index: replicas of a rolling update serve catalogs one skill apart,
+ * and a client's pages go to either, so an index skipped or repeated a prompt of each page.
  */
 function pageStart(cursor: string, skills: readonly Skill[]): number {
   const position = decodeCursor(cursor);
@@ -72,14 +71,5 @@ function pageStart(cursor: string, skills: readonly Skill[]): number {
   if (slash < 0) throw invalidCursor();
   const pack = position.slice(0, slash);
   const name = position.slice(slash + 1);
-  let low = 0;
-  let high = skills.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const skill = skills[middle];
-    if (skill !== undefined && (compareText(skill.name, name) || compareText(skill.pack, pack)) <= 0)
-      low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return firstAfter(skills, (skill) => (compareText(skill.name, name) || compareText(skill.pack, pack)) <= 0);
 }

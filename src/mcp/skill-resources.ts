@@ -23,7 +23,7 @@ import {
   weighsMoreAsText,
 } from "../catalog/index.js";
 import { type SkillEntry, skillPath } from "../inspection/index.js";
-import { decodeCursor, encodeCursor, PAGE_SIZE } from "./cursor.js";
+import { decodeCursor, encodeCursor, firstAfter, PAGE_SIZE } from "./cursor.js";
 import {
   keyOf,
   keyOfFolderUri,
@@ -193,7 +193,8 @@ export class SkillResources {
     const items: CarriedSkill[] = [];
     let bytes = 0;
     let last: string | undefined;
-    const start = after === undefined ? 0 : firstAfter(this.#carried, after, (item) => item.entry.uri);
+    const start =
+      after === undefined ? 0 : firstAfter(this.#carried, (item) => compareUris(item.entry.uri, after) <= 0);
     for (let at = start; at < this.#carried.length; at++) {
       const item = this.#carried[at];
       if (item === undefined || !scope.has(item.skill)) continue;
@@ -281,7 +282,8 @@ export class SkillResources {
     }
     children.sort((a, b) => compareUris(a.uri, b.uri));
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const start = after === undefined ? 0 : firstAfter(children, after, (resource) => resource.uri);
+    const start =
+      after === undefined ? 0 : firstAfter(children, (resource) => compareUris(resource.uri, after) <= 0);
     const page = children.slice(start, start + PAGE_SIZE);
     const last = page.at(-1);
     return start + PAGE_SIZE < children.length && last !== undefined
@@ -455,22 +457,6 @@ function foldersOf(targets: ReadonlyMap<UriKey, Target>): ReadonlyMap<UriKey, Fo
 function compareUris(a: string, b: string): number {
   if (a === b) return 0;
   return a < b ? -1 : 1;
-}
-
-/**
- * The index of the first item whose URI sorts after `uri`, in items sorted by URI: the cursors of these
- * lists hold the last URI of a page, a boundary that entries added or removed elsewhere never move.
- */
-function firstAfter<Item>(items: readonly Item[], uri: string, uriOf: (item: Item) => string): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const item = items[middle];
-    if (item !== undefined && compareUris(uriOf(item), uri) <= 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /** The bytes as text when UTF-8 decodes them without loss (a BOM kept), as the extension sends text. */

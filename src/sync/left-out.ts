@@ -28,9 +28,8 @@ export async function leftOutOfExtension(
   // An entry the client refused is listed all the same: sync reports it as skipped.
   for (const { uri } of [...listing.skills, ...listing.invalid]) {
     if (uri === undefined) continue;
-    const segments = uri.replace(/^skill:\/\//i, "").split("/");
-    const [pack] = segments;
-    const name = segments.at(-2);
+    const pack = packOfUri(uri);
+    const name = uri.split("/").at(-2);
     if (pack === undefined || name === undefined) continue;
     served.set(pack, (served.get(pack) ?? new Set()).add(name));
   }
@@ -59,6 +58,11 @@ export async function leftOutOfExtension(
     "(a file over 8 MiB, over 16 MiB or 512 files, an entry over 256 KiB, or a name or frontmatter the " +
     `extension refuses: the server's startup log says why); read ${them} with its tools`;
   return { note, named: new Set(missing) };
+}
+
+/** The pack of a skill's `skill://` URI: its first segment, as the server's URIs mirror `pack/name`. */
+export function packOfUri(uri: string): string | undefined {
+  return uri.replace(/^skill:\/\//i, "").split("/", 1)[0];
 }
 
 /** The text a tool answers, or undefined when it has no such tool or fails. */

@@ -8,7 +8,7 @@ import { type Connection, connect, type Era, type ServerAddress } from "./connec
 import { describeError } from "./describe-error.js";
 import { type DownloadContext, downloadSkill, PackReads, readPackFile, skillRoot } from "./download.js";
 import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging, writeLock } from "./folder.js";
-import { leftOutOfExtension } from "./left-out.js";
+import { leftOutOfExtension, packOfUri } from "./left-out.js";
 import { type InstalledSkill, type Lock, type LockedSkill, type LockSource, withSource } from "./lock.js";
 import { type OwnedState, planSync, type RefusedEntry, type Step, servedDigest } from "./plan.js";
 import type { Progress } from "./progress.js";
@@ -207,7 +207,7 @@ async function plan(
     unlisted
       .filter(([name, state]) => {
         const uri = state.kind === "installed" ? state.installed.uri : state.locked.uri;
-        return leftOut.has(`${uri.replace(/^skill:\/\//i, "").split("/")[0]}/${name}`);
+        return leftOut.has(`${packOfUri(uri)}/${name}`);
       })
       .map(([name]) => name),
   );
