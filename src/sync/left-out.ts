@@ -65,6 +65,14 @@ export function packOfUri(uri: string): string | undefined {
   return uri.replace(/^skill:\/\//i, "").split("/", 1)[0];
 }
 
+/**
+ * Whether the server's tools serve the skill `pack/name` (read_skill answers for it): one the extension
+ * leaves out that the warning only counts. Its list of files is asked for, not its whole SKILL.md.
+ */
+export async function servedByTools(client: Client, ref: string): Promise<boolean> {
+  return (await toolText(client, "read_skill", { skill: ref, file: "_manifest" })) !== undefined;
+}
+
 /** The text a tool answers, or undefined when it has no such tool or fails. */
 async function toolText(
   client: Client,

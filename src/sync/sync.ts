@@ -8,7 +8,7 @@ import { type Connection, connect, type Era, type ServerAddress } from "./connec
 import { describeError } from "./describe-error.js";
 import { type DownloadContext, downloadSkill, PackReads, readPackFile, skillRoot } from "./download.js";
 import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging, writeLock } from "./folder.js";
-import { leftOutOfExtension, packOfUri } from "./left-out.js";
+import { leftOutOfExtension, packOfUri, servedByTools } from "./left-out.js";
 import { type InstalledSkill, type Lock, type LockedSkill, type LockSource, withSource } from "./lock.js";
 import { type OwnedState, planSync, type RefusedEntry, type Step, servedDigest } from "./plan.js";
 import type { Progress } from "./progress.js";
@@ -202,15 +202,15 @@ async function plan(
   ]);
   const unlisted = [...owned].filter(([name]) => !known.has(name));
   const { served, unsure } = await askUnlisted(context, unlisted);
-  // Unlisted, but still served by the tools (grown past the extension's limits, say): not gone.
-  const stillServed = new Set(
-    unlisted
-      .filter(([name, state]) => {
-        const uri = state.kind === "installed" ? state.installed.uri : state.locked.uri;
-        return leftOut.has(`${packOfUri(uri)}/${name}`);
-      })
-      .map(([name]) => name),
-  );
+  const answered = new Set(served.map((skill) => skill.frontmatter.name));
+  // Unlisted, but still served by the tools (grown past the extension's limits, say): not gone. The
+  // warning names only some of those (20 packs at most); read_skill tells of each of the others.
+  const stillServed = new Set<string>();
+  for (const [name, state] of unlisted) {
+    if (answered.has(name) || unsure.has(name)) continue;
+    const ref = `${packOfUri(state.kind === "installed" ? state.installed.uri : state.locked.uri)}/${name}`;
+    if (leftOut.has(ref) || (await servedByTools(context.client, ref))) stillServed.add(name);
+  }
   const packDigests = await readPackDigests(owned, context);
   return planSync({
     listed: [...listing.skills, ...served],

@@ -514,6 +514,46 @@ describe("skills the server leaves out of the Skills extension", () => {
       await root.remove();
     }
   });
+
+  // Regression: past the 20 packs whose left-out skills sync asks the names of, a skill that grew past
+  // the extension's limits was only counted, and sync deleted it as "no longer served".
+  it("keep such a skill past the 20 packs asked about by name: the tools still serve it", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const crowd: Record<string, string> = {};
+    for (let index = 0; index < 21; index += 1) {
+      const pack = `p${String(index).padStart(2, "0")}`;
+      crowd[`${pack}/wordy-${pack}/SKILL.md`] = skillMd(`wordy-${pack}`, "w".repeat(1025));
+    }
+    await writeTree(skills, { ...crowd, "zz/keeper/SKILL.md": skillMd("keeper", "Keep me.") });
+    let server = await serveCatalog(skills);
+    try {
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1 });
+      await writeFile(path.join(skills, "zz", "keeper", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
+      await server.close();
+      server = await serveCatalog(skills, server.port);
+
+      const planned = await sync(server.url, target, { mode: "check" });
+      const report = await sync(server.url, target);
+
+      for (const run of [planned, report]) {
+        expect(run.steps).toEqual([
+          expect.objectContaining({
+            kind: "skip",
+            name: "keeper",
+            reason: expect.stringContaining("the server's tools still serve it"),
+          }),
+        ]);
+      }
+      expect(report.counts).toMatchObject({ removed: 0, skipped: 1 });
+      expect(await readTree(target)).toEqual({ "keeper/SKILL.md": skillMd("keeper", "Keep me.") });
+      expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["keeper"]);
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
 });
 
 describe("the audit of what sync installs", () => {
