@@ -32,6 +32,21 @@ export interface LockedSkill extends InstalledSkill {
   readonly previous?: InstalledSkill;
 }
 
+/**
+ * A skill the last sync would not install as the server served it (a high finding of the audit), and
+ * why: a check or a dry run reports it skipped while the server serves it the same, not as work to do.
+ */
+export interface RefusedSkill {
+  readonly uri: string;
+  /** The digest of its entry as listed, as {@link InstalledSkill.served}. */
+  readonly served: string;
+  /** The pack files it cited, with their digests: a change there may change the audit's finding. */
+  readonly packFiles: Readonly<Record<string, PackFileRecord>>;
+  readonly reason: string;
+  /** The sync that refused it: another version may audit otherwise, so its refusal is not taken as is. */
+  readonly by: string;
+}
+
 /** What sync installed in the folder from one server. */
 export interface LockSource {
   readonly server: string;
@@ -40,6 +55,8 @@ export interface LockSource {
   readonly syncedAt: string;
   readonly by: string;
   readonly skills: Readonly<Record<string, LockedSkill>>;
+  /** Absent when none (and in a lock an older sync wrote), so that such a lock stays as it was. */
+  readonly refused?: Readonly<Record<string, RefusedSkill>>;
 }
 
 export interface Lock {
@@ -58,6 +75,7 @@ const INSTALLED = z.strictObject({
   packFiles: z.record(RELATIVE_PATH, z.strictObject({ uri: z.string(), digest: DIGEST })),
 });
 const LOCKED = INSTALLED.extend({ previous: INSTALLED.optional() });
+const REFUSED = INSTALLED.omit({ files: true }).extend({ reason: z.string(), by: z.string() });
 const SKILL_NAME = z.string().refine((name) => nameRuleViolation(name) === undefined, {
   message: "is not a skill name",
 });
@@ -70,6 +88,7 @@ const LOCK = z.strictObject({
       syncedAt: z.string(),
       by: z.string(),
       skills: z.record(SKILL_NAME, LOCKED),
+      refused: z.record(SKILL_NAME, REFUSED).optional(),
     }),
   ),
 });

@@ -1,7 +1,7 @@
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import { compareText, nameRuleViolation } from "../catalog/index.js";
 import { digestOf } from "./folder.js";
-import type { InstalledSkill } from "./lock.js";
+import type { InstalledSkill, RefusedSkill } from "./lock.js";
 import { segmentProblem } from "./paths.js";
 
 /** What the target folder holds under a name sync owns. */
@@ -25,8 +25,17 @@ export type Step =
   | { readonly kind: "keep"; readonly name: string; readonly installed: InstalledSkill }
   /** `installed` undefined: the folder is gone already, only the lock entry goes. */
   | { readonly kind: "remove"; readonly name: string; readonly installed?: InstalledSkill }
-  /** Left as it is; `keep` stays in the lock. `name` is the entry's URI when it has no usable name. */
-  | { readonly kind: "skip"; readonly name: string; readonly reason: string; readonly keep?: InstalledSkill };
+  /**
+   * Left as it is; `keep` stays in the lock, and `refused` too (the last sync's refusal, still true).
+   * `name` is the entry's URI when it has no usable name.
+   */
+  | {
+      readonly kind: "skip";
+      readonly name: string;
+      readonly reason: string;
+      readonly keep?: InstalledSkill;
+      readonly refused?: RefusedSkill;
+    };
 
 /** An entry the SDK refused (or that is not a skill sync can name). */
 export interface RefusedEntry {
@@ -49,7 +58,12 @@ export interface PlanInput {
   readonly unsure: ReadonlyMap<string, string>;
   /** Owned names the extension no longer lists but the server's tools still serve: kept, not removed. */
   readonly stillServed: ReadonlySet<string>;
-  /** The digest of each pack file the installed skills hold, as the server serves it now (undefined: gone). */
+  /**
+   * What the last sync refused to install, by name: a skill served as it was then is skipped again, not
+   * fetched. Only refusals that still hold: none with --allow-unsafe, none another version made.
+   */
+  readonly refusals: ReadonlyMap<string, RefusedSkill>;
+  /** The digest of each pack file the installed (or refused) skills hold, as the server serves it now (undefined: gone). */
   readonly packDigests: ReadonlyMap<string, string | undefined>;
 }
 
@@ -135,7 +149,7 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
   if (folderProblem !== undefined)
     return skip(entry.uri, `its name cannot be a folder: ${folderProblem}`, owned);
   if (owned === undefined) {
-    if (!input.taken.has(name)) return { kind: "add", name, entry };
+    if (!input.taken.has(name)) return unlessRefused({ kind: "add", name, entry }, input);
     const other = input.ownedElsewhere.get(name);
     return skip(
       name,
@@ -146,7 +160,7 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
   }
   switch (owned.kind) {
     case "missing":
-      return { kind: "add", name, entry, owned: owned.locked };
+      return unlessRefused({ kind: "add", name, entry, owned: owned.locked }, input, owned);
     case "changed":
       return skip(
         name,
@@ -156,8 +170,20 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
     case "installed":
       return isCurrent(owned.installed, entry, input.packDigests)
         ? { kind: "keep", name, installed: owned.installed }
-        : { kind: "update", name, entry, installed: owned.installed };
+        : unlessRefused({ kind: "update", name, entry, installed: owned.installed }, input, owned);
   }
+}
+
+/** `step`, or a skip when the last sync refused the entry as it is served now. */
+function unlessRefused(
+  step: Extract<Step, { kind: "add" | "update" }>,
+  input: PlanInput,
+  owned?: OwnedState,
+): Step {
+  const refused = input.refusals.get(step.name);
+  if (refused === undefined || !isCurrent(refused, step.entry, input.packDigests)) return step;
+  const reason = `${refused.reason}; refused by the last sync, and served the same since`;
+  return skip(step.name, reason, owned, refused);
 }
 
 /**
@@ -188,7 +214,11 @@ function filesOf(entry: Skill): string | undefined {
     .join("\n");
 }
 
-function isCurrent(installed: InstalledSkill, entry: Skill, packDigests: PlanInput["packDigests"]): boolean {
+function isCurrent(
+  installed: Pick<InstalledSkill, "uri" | "served" | "packFiles">,
+  entry: Skill,
+  packDigests: PlanInput["packDigests"],
+): boolean {
   return (
     installed.uri === entry.uri &&
     installed.served === servedDigest(entry) &&
@@ -196,8 +226,14 @@ function isCurrent(installed: InstalledSkill, entry: Skill, packDigests: PlanInp
   );
 }
 
-/** A skip, keeping in the lock what sync owns under that name, if anything. */
-function skip(name: string, reason: string, owned?: OwnedState): Step {
+/** A skip, keeping in the lock what sync owns under that name, if anything, and a refusal still true. */
+function skip(name: string, reason: string, owned?: OwnedState, refused?: RefusedSkill): Step {
   const keep = owned === undefined ? undefined : owned.kind === "installed" ? owned.installed : owned.locked;
-  return { kind: "skip", name, reason, ...(keep === undefined ? {} : { keep }) };
+  return {
+    kind: "skip",
+    name,
+    reason,
+    ...(keep === undefined ? {} : { keep }),
+    ...(refused === undefined ? {} : { refused }),
+  };
 }

@@ -9,10 +9,20 @@ import { describeError } from "./describe-error.js";
 import { type DownloadContext, downloadSkill, PackReads, readPackFile, skillRoot } from "./download.js";
 import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging, writeLock } from "./folder.js";
 import { leftOutOfExtension, packOfUri, servedByTools } from "./left-out.js";
-import { type InstalledSkill, type Lock, type LockedSkill, type LockSource, withSource } from "./lock.js";
+import {
+  type InstalledSkill,
+  type Lock,
+  type LockedSkill,
+  type LockSource,
+  type RefusedSkill,
+  withSource,
+} from "./lock.js";
 import { type OwnedState, planSync, type RefusedEntry, type Step, servedDigest } from "./plan.js";
 import type { Progress } from "./progress.js";
 import { takeRunLock } from "./run-lock.js";
+
+/** Who writes the lock, and made each refusal it records. */
+const BY = `skills-mcp ${PACKAGE_VERSION}`;
 
 export interface SyncOptions {
   readonly server: ServerAddress;
@@ -211,7 +221,17 @@ async function plan(
     const ref = `${packOfUri(state.kind === "installed" ? state.installed.uri : state.locked.uri)}/${name}`;
     if (leftOut.has(ref) || (await servedByTools(context.client, ref))) stillServed.add(name);
   }
-  const packDigests = await readPackDigests(owned, context);
+  // A refusal holds for the audit that made it, and not with --allow-unsafe.
+  const refusals = new Map(
+    Object.entries(source?.refused ?? {}).filter(([, refused]) => !options.allowUnsafe && refused.by === BY),
+  );
+  const packDigests = await readPackDigests(
+    [
+      ...[...owned.values()].flatMap((state) => (state.kind === "installed" ? [state.installed] : [])),
+      ...refusals.values(),
+    ],
+    context,
+  );
   return planSync({
     listed: [...listing.skills, ...served],
     refused,
@@ -220,6 +240,7 @@ async function plan(
     ownedElsewhere,
     unsure,
     stillServed,
+    refusals,
     packDigests,
   });
 }
@@ -271,15 +292,17 @@ async function askUnlisted(
   return { served, unsure };
 }
 
-/** Each pack file an installed skill holds, read again: a changed one (or one that cannot be read) updates the skill. */
+/**
+ * Each pack file an installed (or refused) skill holds, read again: a changed one (or one that cannot be
+ * read) updates the skill, or has it fetched and audited again.
+ */
 async function readPackDigests(
-  owned: ReadonlyMap<string, OwnedState>,
+  skills: readonly Pick<InstalledSkill, "packFiles">[],
   context: DownloadContext,
 ): Promise<Map<string, string | undefined>> {
   const digests = new Map<string, string | undefined>();
-  for (const state of owned.values()) {
-    if (state.kind !== "installed") continue;
-    for (const { uri } of Object.values(state.installed.packFiles)) {
+  for (const skill of skills) {
+    for (const { uri } of Object.values(skill.packFiles)) {
       if (digests.has(uri)) continue;
       const read = await readPackFile(uri, context).catch(() => undefined);
       digests.set(uri, read !== undefined && "bytes" in read ? digestOf(read.bytes) : undefined);
@@ -309,12 +332,14 @@ async function apply(
     const fetches = steps.filter((step) => step.kind === "add" || step.kind === "update");
     const staged = new Map<string, { dir: string; installed: InstalledSkill; replacing: boolean }>();
     const failed = new Set<string>();
+    const refused = new Map<string, RefusedSkill>();
     for (const [index, step] of fetches.entries()) {
       const done = (outcome: string, lasting: boolean) =>
         progress.skill(index + 1, fetches.length, step.name, outcome, lasting);
       const ready = await prepare(step.entry, step.name, options.allowUnsafe, context, staging);
       if ("refused" in ready) {
         failed.add(step.name);
+        if (ready.audit !== undefined) refused.set(step.name, ready.audit);
         done(`skipped: ${ready.refused}`, true);
         const rest = fetches.slice(index + 1);
         // A server gone mid-run fails every skill left, each only after the request timeout: ask it once.
@@ -337,12 +362,14 @@ async function apply(
       );
     }
     const owner = (skills: Record<string, LockedSkill>): LockSource => {
+      const refusals = refusedSkills(steps, refused);
       const source = {
         server: options.server.url.href,
         scope: options.scope,
         syncedAt: new Date().toISOString(),
-        by: `skills-mcp ${PACKAGE_VERSION}`,
+        by: BY,
         skills,
+        ...(Object.keys(refusals).length === 0 ? {} : { refused: refusals }),
       };
       // A run that changes nothing keeps the source as it was: a lock committed with the skills (--project)
       // stays as it is.
@@ -402,7 +429,9 @@ async function prepare(
   allowUnsafe: boolean,
   context: DownloadContext,
   staging: Staging,
-): Promise<{ dir: string; installed: InstalledSkill; warning: string } | { refused: string }> {
+): Promise<
+  { dir: string; installed: InstalledSkill; warning: string } | { refused: string; audit?: RefusedSkill }
+> {
   const download = await downloadSkill(entry, context);
   if ("refused" in download) return download;
   const { files, packFiles, leftOut } = download.skill;
@@ -413,7 +442,12 @@ async function prepare(
       ? ""
       : `${describeFinding(first)}${high.length > 1 ? ` and ${high.length - 1} more` : ""}`;
   if (first !== undefined && !allowUnsafe) {
-    return { refused: `a high finding of the audit: ${findings} (--allow-unsafe installs it anyway)` };
+    const reason = `a high finding of the audit: ${findings} (--allow-unsafe installs it anyway)`;
+    // The same files audit the same: recorded, so that the next runs skip it until the server changes it.
+    return {
+      refused: reason,
+      audit: { uri: entry.uri, served: servedDigest(entry), packFiles, reason, by: BY },
+    };
   }
   let dir: string;
   try {
@@ -477,6 +511,19 @@ function lockedSkills(
     }
   }
   return skills;
+}
+
+/** The refusals the lock records after the plan: those still true, and those of this run. */
+function refusedSkills(
+  steps: readonly Step[],
+  refusedNow: ReadonlyMap<string, RefusedSkill>,
+): Record<string, RefusedSkill> {
+  const refused: Record<string, RefusedSkill> = {};
+  for (const step of steps) {
+    const record = step.kind === "skip" ? step.refused : refusedNow.get(step.name);
+    if (record !== undefined) refused[step.name] = record;
+  }
+  return refused;
 }
 
 function countDone(steps: readonly Step[], failed: ReadonlySet<string>): SyncCounts {

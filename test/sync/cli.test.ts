@@ -140,6 +140,26 @@ describe("a sync from the command line", () => {
     expect(current.stderr).toMatch(/up to date: 0 to add, 0 to update, 0 to remove, 0 to skip, 2 unchanged/);
   });
 
+  it("--check exits 0 for a skill the audit refused that the server serves the same since, and says so", async () => {
+    const skills = path.join(work, "served");
+    await writeTree(skills, {
+      "team/review-code/SKILL.md": skillMd("review-code", "Review code changes."),
+      "team/hidden/SKILL.md": skillMd("hidden", "Looks harmless.", "Run it \u202Enow.\n"),
+    });
+    const unsafe = await serveCatalog(skills, 0, { UNSAFE_SKILLS: "serve" });
+    try {
+      expect((await run(unsafe.url, "--to", "skills")).status).toBe(1);
+      const check = await run(unsafe.url, "--to", "skills", "--check");
+      expect(check.status).toBe(0);
+      expect(check.stdout).toMatch(
+        /^skip hidden: a high finding of the audit: hidden\/SKILL.md:\d+: bidi-control: .*; refused by the last sync, and served the same since\n$/,
+      );
+      expect(check.stderr).toMatch(/up to date: 0 to add, 0 to update, 0 to remove, 1 to skip, 1 unchanged/);
+    } finally {
+      await unsafe.close();
+    }
+  });
+
   it("exits 1 when a skill is skipped, and says why", async () => {
     await writeTree(path.join(work, "skills"), { "review-code/SKILL.md": "my own" });
     const { status, stderr } = await run(open.url, "--to", "skills");

@@ -26,11 +26,11 @@ export interface Served {
 /**
  * The real server on the skills folder `dir`, over HTTP on 127.0.0.1, at `port` (0: a free one). The
  * catalog is read once, as the server reads it at startup: serve the folder again to see a change, on
- * the same port, so that sync sees the same server.
+ * the same port, so that sync sees the same server. `env` holds settings of both (API_KEYS, UNSAFE_SKILLS).
  */
 export async function serveCatalog(dir: string, port = 0, env: Record<string, string> = {}): Promise<Served> {
   const app = await buildApp({
-    mcp: await mcpDepsOf(dir, { version: "test" }),
+    mcp: await mcpDepsOf(dir, { version: "test", env }),
     logger: pino({ level: "silent" }),
     settings: httpSettings(env),
   });

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { access, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isOutOfDate, LOCK_FILE, STAGING_DIR } from "../../src/sync/index.js";
+import { isOutOfDate, LOCK_FILE, STAGING_DIR, type Step } from "../../src/sync/index.js";
 import { cuttingProxy } from "../helpers/cutting-proxy.js";
 import { ERAS } from "../helpers/server.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
@@ -557,6 +557,86 @@ describe("skills the server leaves out of the Skills extension", () => {
 });
 
 describe("the audit of what sync installs", () => {
+  // Regression: a skill the audit refuses was planned as "add" by every --check and --dry-run, even right
+  // after the sync that refused it: --check exited 1 in CI for good, and no sync could help.
+  it("records a skill it refuses, so that a check reports it refused and unchanged, not out of date", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const hidden = (text: string) => skillMd("hidden", "Looks harmless.", `Run it \u202E${text}.\n`);
+    const env = { UNSAFE_SKILLS: "serve" };
+    await writeTree(skills, { "team/write-docs/SKILL.md": DOCS, "team/hidden/SKILL.md": hidden("now") });
+    let server = await serveCatalog(skills, 0, env);
+    const restart = async () => {
+      await server.close();
+      server = await serveCatalog(skills, server.port, env);
+    };
+    const hiddenStep = (steps: readonly Step[]) => steps.find((step) => step.name === "hidden");
+    try {
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 1 });
+      expect((await readLockIn(target)).sources[0]?.refused?.hidden).toMatchObject({
+        uri: "skill://team/hidden/SKILL.md",
+        reason: expect.stringContaining("bidi-control"),
+      });
+      const lock = await readFile(path.join(target, LOCK_FILE), "utf8");
+
+      for (const mode of ["check", "dry-run", "sync"] as const) {
+        const run = await sync(server.url, target, { mode });
+        expect(isOutOfDate(run.steps)).toBe(false);
+        expect(hiddenStep(run.steps)).toMatchObject({
+          kind: "skip",
+          reason: expect.stringMatching(
+            /^a high finding of the audit: .*; refused by the last sync, and served the same since$/,
+          ),
+        });
+        expect(run.counts).toMatchObject({ skipped: 1, unchanged: 1 });
+      }
+      expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
+      // Another version's audit may judge otherwise: its refusal is not taken as is.
+      await writeFile(
+        path.join(target, LOCK_FILE),
+        lock.replace(/"by": "skills-mcp [^"]*"/g, '"by": "skills-mcp 0.0.1"'),
+      );
+      expect(hiddenStep((await sync(server.url, target, { mode: "check" })).steps)).toMatchObject({
+        kind: "add",
+      });
+      await writeFile(path.join(target, LOCK_FILE), lock);
+      // --allow-unsafe would install it: for that, the folder is out of date.
+      const unsafe = await sync(server.url, target, { mode: "check", allowUnsafe: true });
+      expect(hiddenStep(unsafe.steps)).toMatchObject({ kind: "add" });
+
+      // Changed on the server: to be fetched and audited again.
+      await writeFile(path.join(skills, "team", "hidden", "SKILL.md"), hidden("later"));
+      await restart();
+      expect(hiddenStep((await sync(server.url, target, { mode: "check" })).steps)).toMatchObject({
+        kind: "add",
+      });
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 0, skipped: 1 });
+      expect(isOutOfDate((await sync(server.url, target, { mode: "check" })).steps)).toBe(false);
+
+      // Fixed on the server: installed, and the refusal forgotten.
+      await writeFile(path.join(skills, "team", "hidden", "SKILL.md"), skillMd("hidden", "Now harmless."));
+      await restart();
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+      expect((await readLockIn(target)).sources[0]?.refused).toBeUndefined();
+
+      // An update the audit refuses: the installed copy stays, and a check does not ask for the update.
+      await writeFile(path.join(skills, "team", "hidden", "SKILL.md"), hidden("again"));
+      await restart();
+      expect((await sync(server.url, target)).counts).toMatchObject({ updated: 0, skipped: 1 });
+      const check = await sync(server.url, target, { mode: "check" });
+      expect(isOutOfDate(check.steps)).toBe(false);
+      expect(hiddenStep(check.steps)).toMatchObject({
+        kind: "skip",
+        keep: { uri: "skill://team/hidden/SKILL.md" },
+      });
+      expect((await readTree(target))["hidden/SKILL.md"]).toBe(skillMd("hidden", "Now harmless."));
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+
   it("installs a skill whose description is a YAML block scalar: its line breaks are not hidden characters", async () => {
     const root = await tempFolder();
     const skills = path.join(root.dir, "skills");
