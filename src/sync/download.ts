@@ -93,16 +93,22 @@ export function skillRoot(entry: Skill): string {
 }
 
 /**
- * Reads every file of `entry` through the SDK's SkillsClient, which checks each one's size and digest
- * against the entry (and SKILL.md's frontmatter), then the pack files its text cites. Refused, with the
- * reason, when anything cannot be written as the entry describes: a dynamic skill, a path that is not a
- * plain name below the skill, more than the extension's limits, a file that fails its check.
+ * Why sync cannot write `entry` as it lists its files, or undefined: a dynamic skill, a path that is not a
+ * plain name below the skill, more than the extension's limits, two paths one file. Told from the entry
+ * alone, so that a check or a dry run foresees it as the sync does.
  */
-export async function downloadSkill(entry: Skill, context: DownloadContext): Promise<Download> {
+export function entryProblem(entry: Skill): string | undefined {
+  const listed = listedFiles(entry, skillRoot(entry));
+  return "refused" in listed ? listed.refused : undefined;
+}
+
+function listedFiles(
+  entry: Skill,
+  root: string,
+): { path: string; uri: string; size: number }[] | { readonly refused: string } {
   if (entry.resources === "dynamic") {
     return { refused: "its files are generated (resources: dynamic), so no digest can be checked" };
   }
-  const root = skillRoot(entry);
   const listed: { path: string; uri: string; size: number }[] = [];
   for (const resource of entry.resources) {
     const below = pathBelow(root, resource.uri);
@@ -116,8 +122,20 @@ export async function downloadSkill(entry: Skill, context: DownloadContext): Pro
     };
   }
   const clash = clashingPaths(listed.map((file) => file.path));
-  if (clash) return { refused: `${clash[0]} and ${clash[1]} ${CLASH}` };
+  return clash ? { refused: `${clash[0]} and ${clash[1]} ${CLASH}` } : listed;
+}
 
+/**
+ * Reads every file of `entry` through the SDK's SkillsClient, which checks each one's size and digest
+ * against the entry (and SKILL.md's frontmatter), then the pack files its text cites. Refused, with the
+ * reason, when anything cannot be written as the entry describes: a dynamic skill, a path that is not a
+ * plain name below the skill, more than the extension's limits, a file that fails its check.
+ */
+export async function downloadSkill(entry: Skill, context: DownloadContext): Promise<Download> {
+  const root = skillRoot(entry);
+  const listed = listedFiles(entry, root);
+  if ("refused" in listed) return listed;
+  const total = listed.reduce((sum, file) => sum + file.size, 0);
   const files = new Map<string, Uint8Array>();
   try {
     await forEachLimited(listed, PARALLEL_READS, async (file) => {

@@ -1,5 +1,6 @@
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import { compareText, nameRuleViolation } from "../catalog/index.js";
+import { entryProblem } from "./download.js";
 import { digestOf } from "./folder.js";
 import type { InstalledSkill, RefusedSkill } from "./lock.js";
 import { segmentProblem } from "./paths.js";
@@ -174,12 +175,17 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
   }
 }
 
-/** `step`, or a skip when the last sync refused the entry as it is served now. */
+/**
+ * `step`, or a skip when sync refuses the entry: from the entry alone (as every run would), or as the
+ * last sync refused it, served the same since. Either is no work a check says is left to do.
+ */
 function unlessRefused(
   step: Extract<Step, { kind: "add" | "update" }>,
   input: PlanInput,
   owned?: OwnedState,
 ): Step {
+  const problem = entryProblem(step.entry);
+  if (problem !== undefined) return skip(step.name, problem, owned);
   const refused = input.refusals.get(step.name);
   if (refused === undefined || !isCurrent(refused, step.entry, input.packDigests)) return step;
   const reason = `${refused.reason}; refused by the last sync, and served the same since`;

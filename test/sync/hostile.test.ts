@@ -19,7 +19,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connect } from "../../src/sync/connection.js";
 import { PackReads } from "../../src/sync/download.js";
-import { LOCK_FILE } from "../../src/sync/index.js";
+import { isOutOfDate, LOCK_FILE } from "../../src/sync/index.js";
 import { cuttingProxy } from "../helpers/cutting-proxy.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import { readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
@@ -289,6 +289,42 @@ describe("content", () => {
   ])("refuses %s", async (_, files, pair) => {
     const { reason } = await syncBeside(climb(files));
     expect(reason).toContain(`${pair} cannot both be written`);
+  });
+});
+
+describe("a check after the sync that refused a skill from its entry alone", () => {
+  // Regression: --check and --dry-run planned such a skill as "add" on every run, though every sync
+  // refuses it without reading a file: --check exited 1 for good.
+  it.each([
+    ["its files are generated (dynamic)", (entry: Entry) => Object.assign(entry, { resources: "dynamic" })],
+    [
+      "a file named as a Windows device",
+      (entry: Entry) => {
+        if (entry.resources !== "dynamic")
+          entry.resources.push({ uri: "skill://evil/climb/aux.md", digest: digestOf("x"), size: 1 });
+      },
+    ],
+    [
+      "more bytes than the extension allows",
+      (entry: Entry) => {
+        const [first] = entry.resources;
+        if (first !== undefined && typeof first !== "string") first.size = 17 * 1024 * 1024;
+      },
+    ],
+  ])("skips it as the sync did, and is not out of date: %s", async (_, spoil) => {
+    const hostile = skill("skill://evil/climb", "climb", {
+      "SKILL.md": skillMd("climb", "The climb skill."),
+    });
+    spoil(hostile.entry);
+    const { reason } = await syncBeside(hostile);
+    for (const mode of ["check", "dry-run"] as const) {
+      const planned = await sync(server?.url ?? "", target, { mode });
+      expect(isOutOfDate(planned.steps)).toBe(false);
+      expect(planned.steps.find((step) => step.name === "climb")).toMatchObject({
+        kind: "skip",
+        reason: reason.replace(/^.*climb: skipped: /, ""),
+      });
+    }
   });
 });
 
