@@ -43,7 +43,7 @@ export interface RefusedSkill {
   /** The pack files it cited, with their digests: a change there may change the audit's finding. */
   readonly packFiles: Readonly<Record<string, PackFileRecord>>;
   readonly reason: string;
-  /** The sync that refused it: another version may audit otherwise, so its refusal is not taken as is. */
+  /** The sync that refused it: one of another version audits it again (a check takes its word). */
   readonly by: string;
 }
 

@@ -221,9 +221,12 @@ async function plan(
     const ref = `${packOfUri(state.kind === "installed" ? state.installed.uri : state.locked.uri)}/${name}`;
     if (leftOut.has(ref) || (await servedByTools(context.client, ref))) stillServed.add(name);
   }
-  // A refusal holds for the audit that made it, and not with --allow-unsafe.
+  // Not with --allow-unsafe. Another version's audit may judge otherwise: a sync audits the skill again,
+  // while a check takes its word, lest one pinned in CI call a lock another version wrote out of date.
   const refusals = new Map(
-    Object.entries(source?.refused ?? {}).filter(([, refused]) => !options.allowUnsafe && refused.by === BY),
+    Object.entries(source?.refused ?? {}).filter(
+      ([, refused]) => !options.allowUnsafe && (options.mode !== "sync" || refused.by === BY),
+    ),
   );
   const packDigests = await readPackDigests(
     [
@@ -339,7 +342,13 @@ async function apply(
       const ready = await prepare(step.entry, step.name, options.allowUnsafe, context, staging);
       if ("refused" in ready) {
         failed.add(step.name);
-        if (ready.audit !== undefined) refused.set(step.name, ready.audit);
+        if (ready.audit !== undefined) {
+          // Refused again for the same reason: the record stays as it was, so a committed lock does too.
+          const earlier = before?.refused?.[step.name];
+          const same =
+            earlier !== undefined && isDeepStrictEqual({ ...earlier, by: "" }, { ...ready.audit, by: "" });
+          refused.set(step.name, same ? earlier : ready.audit);
+        }
         done(`skipped: ${ready.refused}`, true);
         const rest = fetches.slice(index + 1);
         // A server gone mid-run fails every skill left, each only after the request timeout: ask it once.

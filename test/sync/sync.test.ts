@@ -592,14 +592,15 @@ describe("the audit of what sync installs", () => {
         expect(run.counts).toMatchObject({ skipped: 1, unchanged: 1 });
       }
       expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
-      // Another version's audit may judge otherwise: its refusal is not taken as is.
-      await writeFile(
-        path.join(target, LOCK_FILE),
-        lock.replace(/"by": "skills-mcp [^"]*"/g, '"by": "skills-mcp 0.0.1"'),
-      );
-      expect(hiddenStep((await sync(server.url, target, { mode: "check" })).steps)).toMatchObject({
-        kind: "add",
-      });
+      // Refused by another version: a check takes its word; a sync audits it again, and, refused for the
+      // same reason, leaves the lock as it was.
+      const older = lock.replace(/"by": "skills-mcp [^"]*"/g, '"by": "skills-mcp 0.0.1"');
+      await writeFile(path.join(target, LOCK_FILE), older);
+      expect(isOutOfDate((await sync(server.url, target, { mode: "check" })).steps)).toBe(false);
+      const again = await sync(server.url, target);
+      expect(hiddenStep(again.steps)).toMatchObject({ kind: "add" });
+      expect(again.counts).toMatchObject({ added: 0, skipped: 1 });
+      expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(older);
       await writeFile(path.join(target, LOCK_FILE), lock);
       // --allow-unsafe would install it: for that, the folder is out of date.
       const unsafe = await sync(server.url, target, { mode: "check", allowUnsafe: true });
