@@ -554,6 +554,39 @@ describe("skills the server leaves out of the Skills extension", () => {
       await root.remove();
     }
   });
+
+  // Regression: the tools do not count a skill hidden from models, so one such skill in the extension hid
+  // the count of the skill left out beside it, and sync deleted that one as "no longer served".
+  it("keep such a skill beside one hidden from models, which the tools' count does not tell", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const quiet =
+      "---\nname: quiet\ndescription: Only by name.\ndisable-model-invocation: true\n---\n\n# Quiet\n";
+    await writeTree(skills, {
+      "team/keeper/SKILL.md": skillMd("keeper", "Keep me."),
+      "team/quiet/SKILL.md": quiet,
+    });
+    let server = await serveCatalog(skills);
+    try {
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 2 });
+      await writeFile(path.join(skills, "team", "keeper", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
+      await server.close();
+      server = await serveCatalog(skills, server.port);
+
+      const report = await sync(server.url, target);
+
+      expect(report.steps.find((step) => step.name === "keeper")).toMatchObject({
+        kind: "skip",
+        reason: expect.stringContaining("the server's tools still serve it"),
+      });
+      expect(report.counts).toMatchObject({ removed: 0, skipped: 1, unchanged: 1 });
+      expect(Object.keys(await readTree(target))).toEqual(["keeper/SKILL.md", "quiet/SKILL.md"]);
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
 });
 
 describe("the audit of what sync installs", () => {
