@@ -147,8 +147,13 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
   const violation = nameRuleViolation(name);
   if (violation !== undefined) return skip(entry.uri, `its name ${violation}`, owned);
   const folderProblem = segmentProblem(name);
+  // One an older sync installed is skipped under its name, which the lock keeps it by.
   if (folderProblem !== undefined)
-    return skip(entry.uri, `its name cannot be a folder: ${folderProblem}`, owned);
+    return skip(
+      owned === undefined ? entry.uri : name,
+      `its name cannot be a folder: ${folderProblem}`,
+      owned,
+    );
   if (owned === undefined) {
     if (!input.taken.has(name)) return unlessRefused({ kind: "add", name, entry }, input);
     const other = input.ownedElsewhere.get(name);
