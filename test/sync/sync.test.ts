@@ -636,6 +636,33 @@ describe("skills the server leaves out of the Skills extension", () => {
 });
 
 describe("the audit of what sync installs", () => {
+  it("fetches and audits a refused skill again when a pack file it cites changes", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const env = { UNSAFE_SKILLS: "serve" };
+    await writeTree(skills, { ...CATALOG, "team/shared/checklist.md": "# Checklist\n- \u202Etests pass\n" });
+    let server = await serveCatalog(skills, 0, env);
+    try {
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 2, skipped: 1 });
+      expect((await readLockIn(target)).sources[0]?.refused?.["review-code"]?.packFiles).toEqual({
+        "shared/checklist.md": { uri: "skill://team/shared/checklist.md", digest: expect.any(String) },
+      });
+      expect(isOutOfDate((await sync(server.url, target, { mode: "check" })).steps)).toBe(false);
+
+      await writeFile(path.join(skills, "team", "shared", "checklist.md"), CHECKLIST);
+      await server.close();
+      server = await serveCatalog(skills, server.port, env);
+      const check = await sync(server.url, target, { mode: "check" });
+      expect(check.steps.find((step) => step.name === "review-code")).toMatchObject({ kind: "add" });
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+      expect(await readTree(target)).toEqual(INSTALLED);
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+
   // Regression: a skill the audit refuses was planned as "add" by every --check and --dry-run, even right
   // after the sync that refused it: --check exited 1 in CI for good, and no sync could help.
   it("records a skill it refuses, so that a check reports it refused and unchanged, not out of date", async () => {
