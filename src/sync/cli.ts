@@ -34,7 +34,8 @@ Scope, as a client would ask for it:
 
 What to do:
   --dry-run              print what a sync would do; change nothing
-  --check                change nothing; exit 1 when the folder is out of date (for a login script or CI)
+  --check                change nothing; exit 1 when the folder is out of date (for a login script or CI):
+                         when a sync would change it, not for a skill it would skip again
   --allow-unsafe         install skills with a high finding of the audit too (hidden Unicode, bidi controls)
   -h, --help             show this help
 
