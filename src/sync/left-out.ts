@@ -60,9 +60,18 @@ export async function leftOutOfExtension(
   return { note, named: new Set(missing) };
 }
 
-/** The pack of a skill's `skill://` URI: its first segment, as the server's URIs mirror `pack/name`. */
+/**
+ * The pack of a skill's `skill://` URI: its first segment, decoded (a pack named outside ASCII is
+ * percent-encoded there, and named as it is by the tools), as the server's URIs mirror `pack/name`.
+ */
 export function packOfUri(uri: string): string | undefined {
-  return uri.replace(/^skill:\/\//i, "").split("/", 1)[0];
+  const pack = uri.replace(/^skill:\/\//i, "").split("/", 1)[0];
+  if (pack === undefined) return undefined;
+  try {
+    return decodeURIComponent(pack);
+  } catch {
+    return pack;
+  }
 }
 
 /**

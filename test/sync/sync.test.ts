@@ -601,6 +601,58 @@ describe("skills the server leaves out of the Skills extension", () => {
     }
   });
 
+  // Regression: the skills of a pack named outside ASCII were looked for under its percent-encoded name:
+  // every one of them was said to be left out of the extension, on every run, though each was installed.
+  it("are not said of a pack named outside ASCII whose skills the extension all lists", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    await writeTree(skills, { "équipe/review-code/SKILL.md": REVIEW, "équipe/write-docs/SKILL.md": DOCS });
+    const server = await serveCatalog(skills);
+    try {
+      const report = await sync(server.url, path.join(root.dir, "target"));
+      expect(report.counts).toMatchObject({ added: 2, skipped: 0 });
+      expect(report.lines.filter((line) => line.includes("left out"))).toEqual([]);
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+
+  // Regression: a pack named outside ASCII is percent-encoded in URIs: such a skill was looked for under
+  // the encoded name, never found among those the tools serve, and removed.
+  it("keep such a skill in a pack named outside ASCII", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    await writeTree(skills, { "équipe/keeper/SKILL.md": skillMd("keeper", "Keep me.") });
+    let server = await serveCatalog(skills);
+    try {
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1 });
+      await writeFile(path.join(skills, "équipe", "keeper", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
+      await server.close();
+      server = await serveCatalog(skills, server.port);
+
+      const report = await sync(server.url, target);
+
+      expect(report.steps).toEqual([
+        expect.objectContaining({
+          kind: "skip",
+          name: "keeper",
+          reason: expect.stringContaining("the server's tools still serve it"),
+        }),
+      ]);
+      expect(report.lines).toContainEqual(
+        expect.stringMatching(
+          /^1 skill the server's tools serve is left out of its Skills extension, so not synced: équipe\/keeper /,
+        ),
+      );
+      expect(Object.keys(await readTree(target))).toEqual(["keeper/SKILL.md"]);
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+
   // Regression: the tools do not count a skill hidden from models, so one such skill in the extension hid
   // the count of the skill left out beside it, and sync deleted that one as "no longer served".
   it("keep such a skill beside one hidden from models, which the tools' count does not tell", async () => {
