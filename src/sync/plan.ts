@@ -61,7 +61,8 @@ export interface PlanInput {
   readonly stillServed: ReadonlySet<string>;
   /**
    * What the last sync refused to install, by name: a skill served as it was then is skipped again, not
-   * fetched. Only refusals that still hold: none with --allow-unsafe, none another version made.
+   * fetched. Only refusals that still hold: none with --allow-unsafe, and for a sync none another
+   * version made.
    */
   readonly refusals: ReadonlyMap<string, RefusedSkill>;
   /** The digest of each pack file the installed (or refused) skills hold, as the server serves it now (undefined: gone). */
