@@ -99,9 +99,12 @@ function report(options: SyncOptions, steps: readonly Step[], counts: SyncCounts
     const line = step.kind === "skip" ? `skip ${step.name}: ${step.reason}` : `${step.kind} ${step.name}`;
     io.stdout.write(`${visible(line)}\n`);
   }
+  // Named apart, so that a log tells a skill the audit refuses from anything else skipped.
+  const refused = steps.filter((step) => step.kind === "skip" && step.refused !== undefined).length;
   const plan =
     `${counts.added} to add, ${counts.updated} to update, ${counts.removed} to remove, ` +
-    `${counts.skipped} to skip, ${counts.unchanged} unchanged ${where}`;
+    `${counts.skipped} to skip${refused === 0 ? "" : ` (${refused} refused by the audit, unchanged)`}, ` +
+    `${counts.unchanged} unchanged ${where}`;
   if (options.mode === "dry-run") {
     io.stderr.write(`skills-mcp sync: dry run, nothing changed: ${plan}\n`);
     return 0;

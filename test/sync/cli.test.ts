@@ -154,7 +154,9 @@ describe("a sync from the command line", () => {
       expect(check.stdout).toMatch(
         /^skip hidden: a high finding of the audit: hidden\/SKILL.md:\d+: bidi-control: .*; refused by the last sync, and served the same since\n$/,
       );
-      expect(check.stderr).toMatch(/up to date: 0 to add, 0 to update, 0 to remove, 1 to skip, 1 unchanged/);
+      expect(check.stderr).toMatch(
+        /up to date: 0 to add, 0 to update, 0 to remove, 1 to skip \(1 refused by the audit, unchanged\), 1 unchanged/,
+      );
     } finally {
       await unsafe.close();
     }
