@@ -169,6 +169,30 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
     return `"${file}" belongs to skill ${ref}: ${readCall(ref, other.file)}.`;
   }
   const size = skill.files.size;
-  if (size === 0) return `No file "${file}" in skill ${name}, which has no files besides ${SKILL_DOCUMENT}.`;
-  return `No file "${file}" in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill="${name}", file="${MANIFEST}") lists them.`;
+  const holders = otherHolders(context, skill, file);
+  if (size === 0)
+    return `No file "${file}" in skill ${name}, which has no files besides ${SKILL_DOCUMENT}.${holders}`;
+  return `No file "${file}" in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill="${name}", file="${MANIFEST}") lists them.${holders}`;
+}
+
+/** Past this many skills holding a path, it is too common a path (`references/examples.md`) to tell anything. */
+const MAX_HOLDERS = 3;
+
+/**
+ * The calls that read `file` of the other listed skills holding it, as a sentence, or "" when none or
+ * more than {@link MAX_HOLDERS} do. Skills cite another skill's file by its path inside that skill (n8n's
+ * "see n8n-node-configuration-official `references/MERGE_NODE.md`", K-Dense's `scripts/generate_schematic.py`
+ * of scientific-schematics): the model asks it of the citing skill. Each holder is named, none is picked.
+ * Only a path with a folder: a bare name (`README.md`, `LICENSE.txt`) is any skill's.
+ */
+function otherHolders(context: ToolContext, skill: Skill, file: string): string {
+  const key = normalizeFilePath(file);
+  if (key === undefined || !key.includes("/")) return "";
+  const calls: string[] = [];
+  for (const other of context.listed.skills) {
+    if (other === skill || !other.files.has(key)) continue;
+    if (calls.length === MAX_HOLDERS) return "";
+    calls.push(readCall(context.scope.refOf(other), key));
+  }
+  return calls.length === 0 ? "" : ` Other skills with that path: ${calls.join(", ")}.`;
 }

@@ -431,7 +431,9 @@ describe.each(ERAS)("in the %s era", (era) => {
     it("sends no model to list the files of a skill that has none", async () => {
       expect(await call(client, "read_skill", { skill: "one", file: "references/guide.md" })).toEqual({
         isError: true,
-        text: 'No file "references/guide.md" in skill one, which has no files besides SKILL.md.',
+        text:
+          'No file "references/guide.md" in skill one, which has no files besides SKILL.md. ' +
+          'Other skills with that path: read_skill(skill="two", file="references/guide.md").',
       });
     });
   });
@@ -669,4 +671,65 @@ describe("a skill or pack whose name is not lowercase", () => {
       expect(text).toMatch(/^---\nname: PDF-Helper\n/);
     },
   );
+});
+
+// n8n's skills cite another skill's file by its path inside that skill ("see n8n-node-configuration-official
+// `references/MERGE_NODE.md`"), K-Dense's skills run scientific-schematics' `scripts/generate_schematic.py`:
+// asked of the citing skill, the model was told only "No file", though a skill in scope held that path.
+describe("a file of another skill asked by its path inside that skill", () => {
+  const served = serveTree({
+    "p/asker/SKILL.md": skillMd("asker"),
+    "p/asker/notes.md": "# Notes\n",
+    "p/config/SKILL.md": skillMd("config"),
+    "p/config/references/MERGE_NODE.md": "# Merge\n",
+    "p/empty/SKILL.md": skillMd("empty"),
+    "q/config/SKILL.md": skillMd("config", "Another config."),
+    "q/config/references/MERGE_NODE.md": "# Merge of q\n",
+    ...Object.fromEntries(
+      ["a", "b", "c", "d"].flatMap((name) => [
+        [`p/${name}/SKILL.md`, skillMd(name)],
+        [`p/${name}/references/examples.md`, "# Examples\n"],
+      ]),
+    ),
+    "p/a/README.md": "# A\n",
+    "p/b/README.md": "# B\n",
+  });
+
+  it("names each skill in scope holding that path, with the call that reads it", async () => {
+    const next = (skill: string) => `read_skill(skill="${skill}", file="references/MERGE_NODE.md")`;
+    expect(
+      await call(served.client, "read_skill", { skill: "asker", file: "references/MERGE_NODE.md" }),
+    ).toEqual({
+      isError: true,
+      text:
+        'No file "references/MERGE_NODE.md" in skill asker (1 file besides SKILL.md). ' +
+        'read_skill(skill="asker", file="_manifest") lists them. ' +
+        `Other skills with that path: ${next("p/config")}, ${next("q/config")}.`,
+    });
+    const fromEmpty = await call(served.client, "read_skill", {
+      skill: "empty",
+      file: "./references/MERGE_NODE.md",
+    });
+    expect(fromEmpty.text).toBe(
+      'No file "./references/MERGE_NODE.md" in skill empty, which has no files besides SKILL.md. ' +
+        `Other skills with that path: ${next("p/config")}, ${next("q/config")}.`,
+    );
+  });
+
+  it("names no skill outside the caller's scope", async () => {
+    const scoped = await served.server.connect({ query: "?pack=p" });
+    const { text } = await call(scoped, "read_skill", { skill: "asker", file: "references/MERGE_NODE.md" });
+    expect(text).toMatch(
+      /Other skills with that path: read_skill\(skill="config", file="references\/MERGE_NODE.md"\)\.$/,
+    );
+    await scoped.close();
+  });
+
+  // A path four skills hold, or a bare name any skill may hold, says nothing of which one is meant.
+  it.each(["references/examples.md", "README.md"])("names no skill for a common path %j", async (file) => {
+    const { text } = await call(served.client, "read_skill", { skill: "asker", file });
+    expect(text).toBe(
+      `No file "${file}" in skill asker (1 file besides SKILL.md). read_skill(skill="asker", file="_manifest") lists them.`,
+    );
+  });
 });
