@@ -23,7 +23,10 @@ const FIELDS = FIELD_NAMES.length;
 export interface RequestTerms {
   /** The distinct terms of the request that some document holds. */
   readonly terms: readonly number[];
-  /** The request's distinct words that no document holds, folded, as typed. */
+  /**
+   * The request's distinct words that no document holds, folded, as typed: not the words the search joins
+   * from a compound's parts (`to-read` as `toread`), which no one typed, so no one mistyped.
+   */
   readonly unknown: readonly string[];
 }
 
@@ -119,7 +122,9 @@ export class Bm25fIndex {
       if (id >= 0) terms.add(id);
       else unknown.add(word);
     }
-    return { terms: [...terms], unknown: [...unknown] };
+    if (unknown.size === 0) return { terms: [...terms], unknown: [] };
+    const typed = new Set(words(query.replace(/[-_]/g, " "), this.scanner));
+    return { terms: [...terms], unknown: [...unknown].filter((word) => typed.has(word)) };
   }
 
   /** How many documents hold `term`. */
