@@ -160,13 +160,22 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   }
   const meant = meantFilePath(file, [SKILL_DOCUMENT, ...skill.files.keys()]);
   if (meant !== undefined) return `No file "${file}" in skill ${name}: ${readCall(name, meant)}.`;
-  // A skill cites another one beside it by its folder: `../other-skill/SKILL.md`, `../other-skill/references/`.
-  const beside = path.posix.join(skill.folder, file).replace(/\/+$/, "");
-  const other =
-    pack && file.startsWith("../") ? (skillAtPath(pack, beside) ?? skillFolderAt(pack, beside)) : undefined;
+  // A skill cites another one beside it by its folder: `../other-skill/SKILL.md`, `../other-skill/references/`,
+  // or from the folder holding both (agents' pptx-quality-gates runs `pptx-reference-deck-analysis/scripts/…`),
+  // then with a path below the folder: a name alone (`hypothesis-generation/`) is more often something else.
+  const below = file.replace(/\/+$/, "").includes("/");
+  const fromParent = file.startsWith("../") ? file : below ? `../${file}` : undefined;
+  const beside = fromParent && path.posix.join(skill.folder, fromParent).replace(/\/+$/, "");
+  const other = pack && beside && (skillAtPath(pack, beside) ?? skillFolderAt(pack, beside));
   if (other && other.skill !== skill) {
     const ref = context.scope.refOf(other.skill);
     return `"${file}" belongs to skill ${ref}: ${readCall(ref, other.file)}.`;
+  }
+  // A pack file cited where the plugin is installed (agents' review-agent-setup copies
+  // `.claude/plugins/review-agent-governance/policies/…`), the path read_pack_file takes it by.
+  const fromAbove = pack && below ? meantFilePath(file, pack.files.keys()) : undefined;
+  if (pack && fromAbove !== undefined) {
+    return `"${file}" is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${fromAbove}").`;
   }
   const size = skill.files.size;
   const holders = otherHolders(context, skill, file);

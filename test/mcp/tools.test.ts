@@ -733,3 +733,39 @@ describe("a file of another skill asked by its path inside that skill", () => {
     );
   });
 });
+
+// Plugins nest skills as `<plugin>/skills/<skill>`, and skills cite a sibling's file from the folder holding
+// both (agents' pptx-quality-gates runs `pptx-reference-deck-analysis/scripts/validate_package.py`), or a
+// plugin file where the plugin is installed (`.claude/plugins/<plugin>/policies/…`): read_skill answered
+// "No file", though read_pack_file took the second path.
+describe("a skill of a plugin citing a sibling's file or a plugin file", () => {
+  const served = serveTree({
+    "p/deck/skills/gates/SKILL.md": skillMd("gates"),
+    "p/deck/skills/analysis/SKILL.md": skillMd("analysis"),
+    "p/deck/skills/analysis/scripts/validate.py": "print(1)\n",
+    "p/deck/policies/deck.cedar": "permit;\n",
+  });
+
+  it.each([
+    ["analysis/scripts/validate.py", 'read_skill(skill="analysis", file="scripts/validate.py")'],
+    ["analysis/scripts/", 'read_skill(skill="analysis", file="scripts")'],
+  ])("answers the sibling's path %j with the call that reads it", async (file, next) => {
+    expect(await call(served.client, "read_skill", { skill: "gates", file })).toEqual({
+      isError: true,
+      text: `"${file}" belongs to skill analysis: ${next}.`,
+    });
+  });
+
+  it("takes a sibling's name alone for no sibling", async () => {
+    const { text } = await call(served.client, "read_skill", { skill: "gates", file: "analysis/" });
+    expect(text).toMatch(/^No file "analysis\/" in skill gates/);
+  });
+
+  it("answers a plugin file cited where the plugin is installed with the call that reads it", async () => {
+    const file = ".claude/plugins/deck/policies/deck.cedar";
+    expect(await call(served.client, "read_skill", { skill: "gates", file })).toEqual({
+      isError: true,
+      text: `"${file}" is a file of pack p, not of the skill: read_pack_file(pack="p", file="deck/policies/deck.cedar").`,
+    });
+  });
+});
