@@ -108,10 +108,23 @@ async function formatDocument(skill: Skill, name: string, context: ToolContext):
     hints.push(`${plural(skill.files.size, "file")}: read_skill(skill="${name}", file="${MANIFEST}")`);
   }
   const pack = context.scope.findPack(skill.pack);
-  if (pack && pack.files.size > 0) {
-    hints.push(`pack files it cites: read_pack_file(pack="${pack.name}")`);
-  }
+  const packFiles = pack && packFilesCall(skill, pack);
+  if (packFiles !== undefined) hints.push(`pack files it cites: ${packFiles}`);
   return hints.length > 0 ? `${body}\n\n[${hints.join("; ")}]` : body;
+}
+
+/**
+ * The call that lists the pack files `skill` may cite, if its pack has any: those in its group's folder
+ * when it holds some (wshobson/agents' plugins keep theirs in `<plugin>/agents/`, `<plugin>/commands/`,
+ * and the whole pack's list is every plugin's, 391 files and 6,400 tokens, which the skill does not cite),
+ * else the whole pack's.
+ */
+function packFilesCall(skill: Skill, pack: Pack): string | undefined {
+  if (pack.files.size === 0) return undefined;
+  const folder = skill.group === undefined ? undefined : filesInFolder(pack.files, skill.group);
+  return folder === undefined
+    ? `read_pack_file(pack="${pack.name}")`
+    : `read_pack_file(pack="${pack.name}", file="${folder.folder}/")`;
 }
 
 /** The skill of `pack` with a folder at `key` (a path in the pack) holding some of its files, and that folder. */

@@ -744,6 +744,18 @@ describe("a skill of a plugin citing a sibling's file or a plugin file", () => {
     "p/deck/skills/analysis/SKILL.md": skillMd("analysis"),
     "p/deck/skills/analysis/scripts/validate.py": "print(1)\n",
     "p/deck/policies/deck.cedar": "permit;\n",
+    "p/deck/agents/reviewer.md": "# Reviewer\n",
+    "p/other/skills/lone/SKILL.md": skillMd("lone"),
+    "p/commands-only/commands/c.md": "# C\n",
+  });
+
+  // wshobson/agents keeps each plugin's agents and commands beside its skills: every skill was sent to the
+  // whole pack's list, 391 files of 50 plugins and 6,400 tokens, none of which it cites.
+  it("points a skill to the pack files of its group's folder when it holds some", async () => {
+    const gates = await call(served.client, "read_skill", { skill: "gates" });
+    expect(gates.text).toMatch(/\[pack files it cites: read_pack_file\(pack="p", file="deck\/"\)\]$/);
+    const lone = await call(served.client, "read_skill", { skill: "lone" });
+    expect(lone.text).toMatch(/\[pack files it cites: read_pack_file\(pack="p"\)\]$/);
   });
 
   it.each([
