@@ -1,4 +1,5 @@
 import {
+  normalizeFilePath,
   type Pack,
   resolvePackFile,
   type Scope,
@@ -129,4 +130,27 @@ export function readCall(name: string, file: string): string {
   return file === SKILL_DOCUMENT
     ? `read_skill(skill="${name}")`
     : `read_skill(skill="${name}", file="${file}")`;
+}
+
+/** Past this many skills holding a path, it is too common a path (`references/examples.md`) to tell anything. */
+const MAX_HOLDERS = 3;
+
+/**
+ * The calls that read `file` of those of `skills` that hold it, as a sentence beginning `who`, or "" when
+ * none or more than {@link MAX_HOLDERS} do. Skills cite another skill's file by its path inside that skill
+ * (n8n's "see n8n-node-configuration-official `references/MERGE_NODE.md`", K-Dense's
+ * `scripts/generate_schematic.py` of scientific-schematics), and the model asks the citing skill or the
+ * pack for it. Each holder is named, none is picked. Only a path with a folder: a bare name (`README.md`,
+ * `LICENSE.txt`) is any skill's.
+ */
+export function holdersOf(skills: readonly Skill[], file: string, scope: Scope, who: string): string {
+  const key = normalizeFilePath(file);
+  if (key === undefined || !key.includes("/")) return "";
+  const calls: string[] = [];
+  for (const skill of skills) {
+    if (!skill.files.has(key)) continue;
+    if (calls.length === MAX_HOLDERS) return "";
+    calls.push(readCall(scope.refOf(skill), key));
+  }
+  return calls.length === 0 ? "" : ` ${who} with that path: ${calls.join(", ")}.`;
 }

@@ -7,7 +7,7 @@ import {
   SKILL_DOCUMENT,
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { callByPath, findSkillAnyCase, skillAtPath, ToolError } from "./format.js";
+import { callByPath, findSkillAnyCase, holdersOf, skillAtPath, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
@@ -58,10 +58,12 @@ export const readPackFileTool = defineTool({
     // A `skill://` URI or a path from the packs' folder, of a skill's file.
     const elsewhere = callByPath(context.scope, file, SKILL_DOCUMENT);
     if (elsewhere) throw new ToolError(`"${file}" is a path of ${elsewhere.owner}: ${elsewhere.call}.`);
+    const listed = context.listed.findPack(pack.name)?.skills ?? [];
+    const holders = holdersOf(listed, file, context.scope, `Skills of ${pack.name}`);
     throw new ToolError(
       pack.files.size === 0
-        ? `No pack file "${file}" in ${pack.name}, which has no pack-level files; its skills' files are read with read_skill.`
-        : `No pack file "${file}" in ${pack.name}. read_pack_file(pack="${pack.name}") lists its files.`,
+        ? `No pack file "${file}" in ${pack.name}, which has no pack-level files; its skills' files are read with read_skill.${holders}`
+        : `No pack file "${file}" in ${pack.name}. read_pack_file(pack="${pack.name}") lists its files.${holders}`,
     );
   },
 });

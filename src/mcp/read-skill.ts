@@ -16,6 +16,7 @@ import type { ToolContext } from "./context.js";
 import {
   callByPath,
   findSkillAnyCase,
+  holdersOf,
   isSelector,
   plural,
   readCall,
@@ -191,30 +192,9 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
     return `"${file}" is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${fromAbove}").`;
   }
   const size = skill.files.size;
-  const holders = otherHolders(context, skill, file);
+  const others = context.listed.skills.filter((other) => other !== skill);
+  const holders = holdersOf(others, file, context.scope, "Other skills");
   if (size === 0)
     return `No file "${file}" in skill ${name}, which has no files besides ${SKILL_DOCUMENT}.${holders}`;
   return `No file "${file}" in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill="${name}", file="${MANIFEST}") lists them.${holders}`;
-}
-
-/** Past this many skills holding a path, it is too common a path (`references/examples.md`) to tell anything. */
-const MAX_HOLDERS = 3;
-
-/**
- * The calls that read `file` of the other listed skills holding it, as a sentence, or "" when none or
- * more than {@link MAX_HOLDERS} do. Skills cite another skill's file by its path inside that skill (n8n's
- * "see n8n-node-configuration-official `references/MERGE_NODE.md`", K-Dense's `scripts/generate_schematic.py`
- * of scientific-schematics): the model asks it of the citing skill. Each holder is named, none is picked.
- * Only a path with a folder: a bare name (`README.md`, `LICENSE.txt`) is any skill's.
- */
-function otherHolders(context: ToolContext, skill: Skill, file: string): string {
-  const key = normalizeFilePath(file);
-  if (key === undefined || !key.includes("/")) return "";
-  const calls: string[] = [];
-  for (const other of context.listed.skills) {
-    if (other === skill || !other.files.has(key)) continue;
-    if (calls.length === MAX_HOLDERS) return "";
-    calls.push(readCall(context.scope.refOf(other), key));
-  }
-  return calls.length === 0 ? "" : ` Other skills with that path: ${calls.join(", ")}.`;
 }

@@ -716,6 +716,17 @@ describe("a file of another skill asked by its path inside that skill", () => {
     );
   });
 
+  it("names the pack's skills holding a path asked of the pack", async () => {
+    expect(
+      await call(served.client, "read_pack_file", { pack: "p", file: "references/MERGE_NODE.md" }),
+    ).toEqual({
+      isError: true,
+      text:
+        'No pack file "references/MERGE_NODE.md" in p, which has no pack-level files; its skills\' files are read ' +
+        'with read_skill. Skills of p with that path: read_skill(skill="p/config", file="references/MERGE_NODE.md").',
+    });
+  });
+
   it("names no skill outside the caller's scope", async () => {
     const scoped = await served.server.connect({ query: "?pack=p" });
     const { text } = await call(scoped, "read_skill", { skill: "asker", file: "references/MERGE_NODE.md" });
