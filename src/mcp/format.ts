@@ -1,4 +1,6 @@
 import {
+  filesInFolder,
+  MANIFEST_NAME,
   normalizeFilePath,
   type Pack,
   resolvePackFile,
@@ -96,6 +98,40 @@ export function callByPath(
   const name = scope.refOf(owner.skill);
   const call = readCall(name, owner.file === SKILL_DOCUMENT ? file : owner.file);
   return { owner: `skill ${name}`, call, skill: owner.skill };
+}
+
+/** How many folders may come before a skill's name in a path given as the skill (`skills/<name>/…`). */
+const FOLDERS_BEFORE_NAME = 4;
+
+/**
+ * The skill, and the call that reads the file, that a path beginning with a skill's name names where a
+ * skill's name belongs, as skills cite their files (`brainstorming/SKILL.md`,
+ * `scientific-schematics/scripts/generate_schematic.py`), from up to {@link FOLDERS_BEFORE_NAME} folders
+ * above (`skills/brainstorming/SKILL.md`): only when the rest is SKILL.md or a file or folder of it.
+ */
+export function callBySkillName(
+  scope: Scope,
+  ref: string,
+  file: string,
+): { owner: string; call: string } | undefined {
+  const segments = normalizeFilePath(ref.trim().replace(/^\/+|\/+$/g, ""))?.split("/") ?? [];
+  for (let at = 0; at < Math.min(segments.length, FOLDERS_BEFORE_NAME + 1); at++) {
+    const lookup = scope.findSkillAnyCase(segments[at] ?? "");
+    if (lookup.kind !== "found") continue;
+    // The skill's folder (`brainstorming/`) stands for the skill, as its SKILL.md does.
+    const rest = segments.slice(at + 1).join("/") || SKILL_DOCUMENT;
+    const wanted = rest === SKILL_DOCUMENT ? file : file === SKILL_DOCUMENT ? rest : `${rest}/${file}`;
+    const { skill } = lookup;
+    const held =
+      wanted === SKILL_DOCUMENT ||
+      wanted === MANIFEST_NAME ||
+      skill.files.has(wanted) ||
+      filesInFolder(skill.files, wanted) !== undefined;
+    if (!held) continue;
+    const name = scope.refOf(skill);
+    return { owner: `skill ${name}`, call: readCall(name, wanted) };
+  }
+  return undefined;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 import type { ToolContext } from "./context.js";
 import {
   callByPath,
+  callBySkillName,
   findSkillAnyCase,
   holdersOf,
   isSelector,
@@ -73,6 +74,8 @@ function findSkill(context: ToolContext, ref: string, file: string): Skill {
   }
   const byPath = callByPath(context.scope, ref, file);
   if (byPath !== undefined) throw new ToolError(`"${ref}" is a path of ${byPath.owner}: ${byPath.call}.`);
+  const byName = callBySkillName(context.scope, ref, file);
+  if (byName !== undefined) throw new ToolError(`"${ref}" is a path of ${byName.owner}: ${byName.call}.`);
   if (isSelector(context.listed, ref)) {
     const pack = ref.trim();
     const packFile = callInPack(context, pack, file);

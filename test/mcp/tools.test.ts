@@ -779,6 +779,25 @@ describe("a skill of a plugin citing a sibling's file or a plugin file", () => {
     });
   });
 
+  // Models pass the paths skills cite as the skill (`brainstorming/SKILL.md`, `skills/<name>/…`): they were
+  // told there is no such skill, with `scientific-brainstorming` suggested before `brainstorming`.
+  it.each([
+    ["analysis/scripts/validate.py", "SKILL.md", 'read_skill(skill="analysis", file="scripts/validate.py")'],
+    ["skills/analysis/SKILL.md", "SKILL.md", 'read_skill(skill="analysis")'],
+    ["analysis/", "_manifest", 'read_skill(skill="analysis", file="_manifest")'],
+    ["analysis/scripts", "validate.py", 'read_skill(skill="analysis", file="scripts/validate.py")'],
+  ])("answers a path %j given as the skill with the call that reads it", async (skill, file, next) => {
+    expect(await call(served.client, "read_skill", { skill, file })).toEqual({
+      isError: true,
+      text: `"${skill}" is a path of skill analysis: ${next}.`,
+    });
+  });
+
+  it("takes a skill's name before a path the skill lacks for no path of it", async () => {
+    const { text } = await call(served.client, "read_skill", { skill: "analysis/nothing.md" });
+    expect(text).toMatch(/^No skill "analysis\/nothing.md"/);
+  });
+
   it("takes a sibling's name alone for no sibling", async () => {
     const { text } = await call(served.client, "read_skill", { skill: "gates", file: "analysis/" });
     expect(text).toMatch(/^No file "analysis\/" in skill gates/);
