@@ -9,7 +9,7 @@ import {
   type Skill,
   stripBom,
 } from "../../src/catalog/index.js";
-import { countLineChanges, type LineChanges, unifiedDiff } from "./diff.js";
+import { compareIgnoringEndings, type EndingsChange, type LineChanges, unifiedDiff } from "./diff.js";
 import { type Excerpt, excerptOf } from "./excerpt.js";
 
 /** A pack as one commit has it: its skills, and every file it serves by path in the pack. */
@@ -54,8 +54,10 @@ export interface FileChange {
   /** In the pack: the new path, or the old one for a removed file. */
   readonly path: string;
   readonly kind: "added" | "removed" | "changed";
-  /** For text; undefined for a binary file, or one the audit did not read. */
+  /** For text, line endings aside; undefined for a binary file, or one the audit did not read. */
   readonly lines: LineChanges | undefined;
+  /** How its line endings changed, when a line differs by its ending alone. */
+  readonly endings: EndingsChange | undefined;
   /** Why the audit did not read the version `path` names (the new one, or the removed one). */
   readonly notAudited: string | undefined;
 }
@@ -76,8 +78,11 @@ export interface SkillPair {
  */
 export interface DocumentChange {
   readonly skill: Skill;
+  /** Line endings aside: the diff and counts of a file moved to CRLF or back would be every line. */
   readonly lines: LineChanges;
-  /** Whether the frontmatter changed (any key, comment or byte of it). */
+  /** How its line endings changed, when a line differs by its ending alone. */
+  readonly endings: EndingsChange | undefined;
+  /** Whether the frontmatter changed (any key, comment or byte of it but line endings). */
   readonly frontmatter: boolean;
   /** Its top-level frontmatter keys but `name` and `description` added, removed or given another value. */
   readonly keys: readonly KeyChange[];
@@ -173,7 +178,14 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
     added,
     addedDocuments: added.slice(0, KEPT_BODIES).map((skill) => ({
       skill,
-      lines: excerptOf(bytesOf(documentOf(after, skill)).toString("utf8").replace(/\n$/, "").split("\n")),
+      // CRLF endings left out: each line would show a `{U+000D}`.
+      lines: excerptOf(
+        bytesOf(documentOf(after, skill))
+          .toString("utf8")
+          .replaceAll("\r\n", "\n")
+          .replace(/\n$/, "")
+          .split("\n"),
+      ),
     })),
     removed,
     renamed: pairs.filter(
@@ -200,11 +212,15 @@ function documentChange(
   changed: number,
 ): DocumentChange | undefined {
   if (sameContent(old, now)) return undefined;
-  const [before, after] = [bytesOf(old).toString("utf8"), bytesOf(now).toString("utf8")];
+  const { before, after, lines, endings } = compareIgnoringEndings(
+    bytesOf(old).toString("utf8"),
+    bytesOf(now).toString("utf8"),
+  );
   const hunks = changed < KEPT_BODIES ? unifiedDiff(before, after) : "not kept";
   return {
     skill,
-    lines: countLineChanges(before, after),
+    lines,
+    endings,
     frontmatter: partsOf(before).frontmatter !== partsOf(after).frontmatter,
     keys: keyChanges(partsOf(before).frontmatter, partsOf(after).frontmatter),
     hunks: hunks === undefined ? "too different" : hunks === "not kept" ? hunks : excerptOf(hunks),
@@ -565,10 +581,12 @@ function fileChange(
 ): FileChange {
   const named = kind === "removed" ? before : after;
   const [old, now] = [textOf(before), textOf(after)];
+  const compared = old === undefined || now === undefined ? undefined : compareIgnoringEndings(old, now);
   return {
     path: where,
     kind,
-    lines: old === undefined || now === undefined ? undefined : countLineChanges(old, now),
+    lines: compared?.lines,
+    endings: compared?.endings,
     notAudited: named?.notAudited,
   };
 }

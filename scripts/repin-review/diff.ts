@@ -113,6 +113,54 @@ export function unifiedDiff(before: string, after: string, context = 3): string[
 }
 
 /**
+ * How a text's line endings changed: each side named (`LF`, `CRLF`, or how many of its lines end in CRLF),
+ * and whether nothing else did. A carriage return is an ending only right before a line feed: one inside a
+ * line, or one more before the ending, is content.
+ */
+export interface EndingsChange {
+  readonly before: string;
+  readonly after: string;
+  readonly only: boolean;
+}
+
+/**
+ * Two texts compared with their line endings left out, so that a file moved to CRLF or back reads as the
+ * one-line change it is, not as every line removed and added again: the texts without CRLF endings, what
+ * their lines add and remove, and how the endings changed (undefined when no line differs by its ending
+ * alone).
+ */
+export function compareIgnoringEndings(
+  before: string,
+  after: string,
+): { before: string; after: string; lines: LineChanges; endings: EndingsChange | undefined } {
+  if (!before.includes("\r\n") && !after.includes("\r\n"))
+    return { before, after, lines: countLineChanges(before, after), endings: undefined };
+  const [a, b] = [before.replaceAll("\r\n", "\n"), after.replaceAll("\r\n", "\n")];
+  const lines = countLineChanges(a, b);
+  const only = a === b && before !== after;
+  const raw = only ? undefined : countLineChanges(before, after);
+  const endingsChanged = only || (raw !== undefined && raw.added + raw.removed > lines.added + lines.removed);
+  return {
+    before: a,
+    after: b,
+    lines,
+    endings: endingsChanged ? { before: endingsOf(before), after: endingsOf(after), only } : undefined,
+  };
+}
+
+/** `LF`, `CRLF`, or how many of its lines end in CRLF when it mixes both. */
+function endingsOf(text: string): string {
+  let crlf = 0;
+  let lf = 0;
+  for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", end + 1)) {
+    lf++;
+    if (text.charCodeAt(end - 1) === 13) crlf++;
+  }
+  if (crlf === 0) return "LF";
+  return crlf === lf ? "CRLF" : `CRLF on ${crlf} of ${lf} lines`;
+}
+
+/**
  * The lines of `text` as {@link splitLines} has them, each numbered by its content in `ids`: four bytes a
  * line, where an array of them takes eight for each line and eight for its number (a file of 16 MiB of
  * line feeds is 16 million lines).

@@ -20,6 +20,7 @@ import {
 import {
   type DiffLimits,
   type Edit,
+  type EndingsChange,
   editScript,
   type LineChanges,
   spanScript,
@@ -248,8 +249,12 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom): stri
   const documents = changes.documents.slice(0, limit);
   section(lines, "SKILL.md files changed", changes.documents.length, [
     ...documents.map(
-      ({ skill, lines: changed, frontmatter }) =>
-        `- ${id(skill)}: ${lineCount(changed)}${frontmatter ? ", frontmatter included" : ""}`,
+      ({ skill, lines: changed, endings, frontmatter }) =>
+        `- ${id(skill)}: ${
+          endings?.only === true
+            ? endingsOnly(endings)
+            : `${lineCount(changed)}${frontmatter ? ", frontmatter included" : ""}${endingsToo(endings)}`
+        }`,
     ),
     ...more(changes.documents.length, limit),
     "",
@@ -298,9 +303,10 @@ function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): st
  */
 function documentDiff(document: DocumentChange, room: BodyRoom): string[] {
   const summary = `${document.skill.id}: SKILL.md diff`;
-  const { hunks } = document;
-  // Only past KEPT_BODIES changed files, when the review cannot show them all anyway.
-  if (hunks === "not kept") return [];
+  const { hunks, endings } = document;
+  // Only past KEPT_BODIES changed files, when the review cannot show them all anyway; and a change of line
+  // endings alone, which its line in the list says in full.
+  if (hunks === "not kept" || endings?.only === true) return [];
   if (hunks === "too different") {
     return collapsed(summary, [
       `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${UPSTREAM}.`,
@@ -311,7 +317,23 @@ function documentDiff(document: DocumentChange, room: BodyRoom): string[] {
       `No line reads otherwise: the bytes changed at the end of the file or where they are not UTF-8; ${UPSTREAM}.`,
     ]);
   }
-  return collapsed(summary, fenced(hunks, "diff", "of this diff", room));
+  const note =
+    endings === undefined
+      ? []
+      : [`Line endings changed too (${endings.before} → ${endings.after}); this diff leaves them out.`, ""];
+  return collapsed(summary, [...note, ...fenced(hunks, "diff", "of this diff", room)]);
+}
+
+/** A text file whose only change is its line endings: one line, not a diff of every line. */
+function endingsOnly(endings: EndingsChange): string {
+  return `line endings only, ${endings.before} → ${endings.after}`;
+}
+
+/** A note that a file's line endings changed besides its lines, which its counts and diff leave out. */
+function endingsToo(endings: EndingsChange | undefined): string {
+  return endings === undefined
+    ? ""
+    : `; line endings changed too, ${endings.before} → ${endings.after} (not counted)`;
 }
 
 /**
@@ -387,7 +409,9 @@ function fileList(pack: string, files: readonly FileChange[], limit: number): st
           ? `${markdownText(file.notAudited)}; compared by size and SHA-256`
           : file.lines === undefined
             ? "binary"
-            : lineCount(file.lines);
+            : file.endings?.only === true
+              ? endingsOnly(file.endings)
+              : `${lineCount(file.lines)}${endingsToo(file.endings)}`;
       return `- ${file.kind} ${markdownCode(`${pack}/${file.path}`)} (${lines})`;
     })
     .concat(more(files.length, limit));
@@ -438,9 +462,10 @@ function pastRenameTextLine({ added, removed }: PackChanges["pastRenameText"]): 
 function documentCounts(documents: readonly DocumentChange[]): string {
   if (documents.length === 0) return "none changed";
   const frontmatters = documents.filter((document) => document.frontmatter).length;
+  const endings = documents.filter((document) => document.endings?.only === true).length;
   return `${documents.length} changed (${lineCount(sum(documents.map((document) => document.lines)))})${
     frontmatters > 0 ? `, ${frontmatters} of them in the frontmatter` : ""
-  }`;
+  }${endings > 0 ? `, ${endings} only in line endings` : ""}`;
 }
 
 function fileCounts(files: readonly FileChange[]): string {

@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  compareIgnoringEndings,
   countLineChanges,
   type Edit,
   editScript,
@@ -135,5 +136,42 @@ describe("unifiedDiff", () => {
     const numbered = (prefix: string) =>
       lines(Array.from({ length: UNIFIED_LIMITS.edits }, (_, index) => `${prefix} ${index}`));
     expect(unifiedDiff(numbered("old"), numbered("new"))).toBeUndefined();
+  });
+});
+
+describe("compareIgnoringEndings", () => {
+  it("tells a change of line endings alone, either way, from one of content", () => {
+    expect(compareIgnoringEndings("a\nb\n", "a\r\nb\r\n")).toMatchObject({
+      lines: { added: 0, removed: 0 },
+      endings: { before: "LF", after: "CRLF", only: true },
+    });
+    expect(compareIgnoringEndings("a\r\nb\r\nc\n", "a\nb\nc\n").endings).toEqual({
+      before: "CRLF on 2 of 3 lines",
+      after: "LF",
+      only: true,
+    });
+    expect(compareIgnoringEndings("a\r\nb\r\n", "a\nB\n")).toMatchObject({
+      after: "a\nB\n",
+      lines: { added: 1, removed: 1 },
+      endings: { before: "CRLF", after: "LF", only: false },
+    });
+  });
+
+  it("counts a carriage return that ends no line as content", () => {
+    for (const [before, after] of [
+      ["a\rb\n", "ab\n"],
+      ["a\r\r\n", "a\r\n"],
+      ["a\r", "a"],
+    ]) {
+      expect(compareIgnoringEndings(before ?? "", after ?? "")).toMatchObject({
+        lines: { added: 1, removed: 1 },
+        endings: undefined,
+      });
+    }
+    // Endings unchanged, CRLF throughout: no note, and the lines compared without them.
+    expect(compareIgnoringEndings("a\r\nb\r\n", "a\r\nc\r\n")).toMatchObject({
+      lines: { added: 1, removed: 1 },
+      endings: undefined,
+    });
   });
 });
