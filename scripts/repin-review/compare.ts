@@ -107,10 +107,18 @@ export interface AddedDocument {
   readonly lines: Excerpt;
 }
 
+/** The top-level frontmatter keys of an added skill but `name` and `description`, as KeyChange names them. */
+export interface AddedKeys {
+  readonly skill: Skill;
+  readonly keys: readonly string[];
+}
+
 export interface PackChanges {
   readonly added: readonly Skill[];
   /** The SKILL.md of the first KEPT_BODIES added skills, in the order of `added`: a model reads all of it. */
   readonly addedDocuments: readonly AddedDocument[];
+  /** Each added skill whose frontmatter has keys but `name` and `description` (`allowed-tools`), with them. */
+  readonly addedKeys: readonly AddedKeys[];
   readonly removed: readonly Skill[];
   /** A new folder, a new name, or both. */
   readonly renamed: readonly SkillPair[];
@@ -174,19 +182,20 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
       })
       .map(([file]) => file),
   );
+  const addedDocuments: AddedDocument[] = [];
+  const addedKeys: AddedKeys[] = [];
+  for (const skill of added) {
+    // CRLF endings left out: each line would show a `{U+000D}`.
+    const text = bytesOf(documentOf(after, skill)).toString("utf8").replaceAll("\r\n", "\n");
+    if (addedDocuments.length < KEPT_BODIES)
+      addedDocuments.push({ skill, lines: excerptOf(text.replace(/\n$/, "").split("\n")) });
+    const keys = [...topLevelKeys(partsOf(text).frontmatter).keys()].filter((key) => !NAMED_KEYS.has(key));
+    if (keys.length > 0) addedKeys.push({ skill, keys });
+  }
   return {
     added,
-    addedDocuments: added.slice(0, KEPT_BODIES).map((skill) => ({
-      skill,
-      // CRLF endings left out: each line would show a `{U+000D}`.
-      lines: excerptOf(
-        bytesOf(documentOf(after, skill))
-          .toString("utf8")
-          .replaceAll("\r\n", "\n")
-          .replace(/\n$/, "")
-          .split("\n"),
-      ),
-    })),
+    addedDocuments,
+    addedKeys,
     removed,
     renamed: pairs.filter(
       (pair) => pair.before.folder !== pair.after.folder || pair.before.name !== pair.after.name,
@@ -522,8 +531,11 @@ function keyChanges(before: string, after: string): KeyChange[] {
     else if (was !== value) changes.push({ key, kind: "changed" });
   }
   for (const key of old.keys()) if (!now.has(key)) changes.push({ key, kind: "removed" });
-  return changes.filter(({ key }) => key !== "name" && key !== "description");
+  return changes.filter(({ key }) => !NAMED_KEYS.has(key));
 }
+
+/** The keys the review shows on their own, in the lists of skills and of descriptions. */
+const NAMED_KEYS: ReadonlySet<string> = new Set(["name", "description"]);
 
 /**
  * Each top-level key of a frontmatter (a line `key:` at its start, the key plain or quoted) with the text

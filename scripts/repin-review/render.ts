@@ -137,14 +137,19 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
   if (unsafe.length > 0) {
     lines.push(`- ${unsafeLead(unsafe.length, false)}: ${listed(unsafe.map(markdownCode), limit)}`);
   }
-  const keyed = reviews.flatMap((review) =>
-    review.changes.documents.filter((document) => document.keys.length > 0),
-  );
-  if (keyed.length > 0) {
-    const edits = keyed.map(
-      ({ skill, keys }) =>
-        `${markdownCode(skill.id)} (${keys.map(({ key, kind }) => `${markdownCode(key)} ${kind}`).join(", ")})`,
-    );
+  // A new skill's keys too: one arriving with `allowed-tools: Bash(*)` grants as much as an edit adding it.
+  const edits = reviews.flatMap((review) => [
+    ...review.changes.documents
+      .filter((document) => document.keys.length > 0)
+      .map(
+        ({ skill, keys }) =>
+          `${markdownCode(skill.id)} (${keys.map(({ key, kind }) => `${markdownCode(key)} ${kind}`).join(", ")})`,
+      ),
+    ...review.changes.addedKeys.map(
+      ({ skill, keys }) => `${markdownCode(skill.id)} (new skill: ${keys.map(markdownCode).join(", ")})`,
+    ),
+  ]);
+  if (edits.length > 0) {
     lines.push(
       `- Frontmatter keys changed, besides name and description (a host may act on them: \`allowed-tools\` lets a skill use tools without asking): ${listed(edits, limit)}`,
     );

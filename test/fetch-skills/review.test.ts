@@ -250,7 +250,7 @@ describe("the repin review", () => {
 
   // A new `allowed-tools` showed only inside a collapsed diff, counted as "frontmatter included", as a
   // reworded description or line endings are; hosts that honour it let the skill use those tools unasked.
-  it("names each frontmatter key a bump adds, removes or changes, at the top, line endings aside", async () => {
+  it("names each frontmatter key a bump adds, removes or changes, a new skill's included, at the top, line endings aside", async () => {
     const doc = (keys: string) => `---\nname: tool\ndescription: Does it.\n${keys}---\n\n# Tool\n`;
     const keyed = await makeUpstream(path.join(tree.dir, "keyed"), [
       {
@@ -261,15 +261,20 @@ describe("the repin review", () => {
       {
         "skills/tool/SKILL.md": doc("metadata:\n  v: 2\n# why\n'allowed-tools': Bash(*)\n"),
         "skills/crlf/SKILL.md": skillMd("crlf", "Line endings.").replaceAll("\n", "\r\n"),
+        // A new skill's keys grant as much as an edit's: it was named only deep in its collapsed body.
+        "skills/fresh/SKILL.md":
+          "---\r\nname: fresh\r\ndescription: New.\r\nallowed-tools: Bash(*)\r\n---\r\n# Fresh\r\n",
+        "skills/plain/SKILL.md": skillMd("plain", "New, nothing but a name and description."),
       },
     ]);
     const result = await bump([{ name: "keyed", url: keyed.url, ref: keyed.commits[0] ?? "" }]);
     expect(result.code, result.stderr).toBe(0);
     const top = result.summary.slice(0, result.summary.indexOf("### `keyed`"));
     expect(top).toContain(
-      "- Frontmatter keys changed, besides name and description (a host may act on them: `allowed-tools` lets a skill use tools without asking): `keyed/tool` (`metadata` changed, `allowed-tools` added, `license` removed)\n",
+      "- Frontmatter keys changed, besides name and description (a host may act on them: `allowed-tools` lets a skill use tools without asking): `keyed/tool` (`metadata` changed, `allowed-tools` added, `license` removed), `keyed/fresh` (new skill: `allowed-tools`)\n",
     );
     expect(top).not.toContain("keyed/crlf");
+    expect(top).not.toContain("keyed/plain");
     expect(result.summary).toContain("- `keyed/crlf`: line endings only, LF → CRLF");
   });
 
