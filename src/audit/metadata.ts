@@ -1,5 +1,6 @@
-import { closingLineIndex, codePoint } from "../catalog/index.js";
+import { closingLineIndex, codePoint, visible } from "../catalog/index.js";
 import { describeCharacter, JOINING_WORD, joinsEmoji, selectsGlyph, withoutFlagTags } from "./characters.js";
+import { claimOfEveryTask } from "./routing.js";
 import { type Finding, finding } from "./rules.js";
 import { codePointBefore } from "./text.js";
 
@@ -58,6 +59,13 @@ export function auditSkillMetadata(path: string, skill: SkillMetadata, document?
     for (const word of mixedScriptWords(value)) {
       findings.push(finding(path, line, "metadata-mixed-script", `${key}: the word ${word}`));
     }
+  }
+  const claim = claimOfEveryTask(skill.description);
+  if (claim !== undefined) {
+    const line = document === undefined ? 1 : keyLine(document, "description");
+    findings.push(
+      finding(path, line, "metadata-claims-every-task", `description claims every task: "${visible(claim)}"`),
+    );
   }
   return findings;
 }

@@ -25,6 +25,10 @@ export const RULES = {
   "encoded-blob": { severity: "medium", summary: "a long base64 or hex blob" },
   "deceptive-link": { severity: "medium", summary: "a link whose text shows another host than its target" },
   "soft-hyphen": { severity: "medium", summary: "a soft hyphen inside a word" },
+  "metadata-claims-every-task": {
+    severity: "medium",
+    summary: "a description that claims every task, ahead of every other skill",
+  },
   "executable-file": { severity: "low", summary: "an executable file" },
   "binary-file": { severity: "low", summary: "a binary file" },
   "large-file": { severity: "low", summary: `a file over ${MAX_FILE_BYTES / 1024} KiB` },

@@ -1,0 +1,187 @@
+/**
+ * A description that claims every task ("Use for ALL tasks", "always use this skill first", "use whenever
+ * the user asks anything"): a model picks skills by their descriptions, so such a skill is read before
+ * whatever the user asked, every other skill's routing hijacked. A claim scoped to a domain ("any Penpot
+ * task", "anything multi-step") is what descriptions are for, and is left alone.
+ *
+ * The description is read once, word by word, keeping only the last few words: linear in its length.
+ */
+
+/** Words that make a sentence say when to use the skill; a claim counts only after one. */
+const TRIGGERS = new Set([
+  "use",
+  "used",
+  "using",
+  "invoke",
+  "invoked",
+  "load",
+  "loaded",
+  "read",
+  "apply",
+  "applies",
+  "call",
+  "consult",
+  "activate",
+  "trigger",
+  "triggers",
+]);
+const QUANTIFIERS = new Set(["all", "any", "every", "each"]);
+/**
+ * Words a claimed task follows (`for all tasks`, `before any response`, `starting any conversation`): after
+ * a noun (`loaded by the hook every session`) a quantifier tells how often, not which tasks.
+ */
+const LEADS = new Set([
+  "for",
+  "on",
+  "before",
+  "in",
+  "with",
+  "to",
+  "at",
+  "during",
+  "after",
+  "across",
+  "throughout",
+  "into",
+  "start",
+  "starting",
+  "beginning",
+  "handling",
+  "answering",
+  "processing",
+]);
+/** Words between a quantifier and its noun that do not narrow it (`any kind of task`, `every single request`). */
+const FILLERS = new Set([
+  "single",
+  "new",
+  "user",
+  "user's",
+  "incoming",
+  "other",
+  "possible",
+  "given",
+  "kind",
+  "kinds",
+  "type",
+  "types",
+  "sort",
+  "sorts",
+  "of",
+  "the",
+  "your",
+  "a",
+]);
+/** What a user brings, named with no domain. */
+const TASKS = new Set([
+  "task",
+  "tasks",
+  "request",
+  "requests",
+  "conversation",
+  "conversations",
+  "question",
+  "questions",
+  "prompt",
+  "prompts",
+  "message",
+  "messages",
+  "response",
+  "responses",
+  "reply",
+  "replies",
+  "answer",
+  "answers",
+  "query",
+  "queries",
+  "turn",
+  "turns",
+  "interaction",
+  "interactions",
+  "session",
+  "sessions",
+  "chat",
+  "chats",
+  "input",
+  "inputs",
+  "topic",
+  "topics",
+  "situation",
+  "situations",
+  "work",
+  "job",
+  "jobs",
+  "problem",
+  "problems",
+]);
+const EVERYTHING = new Set(["anything", "everything"]);
+/** Verbs of a user bringing something: after one, `a question` and `something` claim every one. */
+const ASKING = new Set([
+  "asks",
+  "ask",
+  "says",
+  "say",
+  "sends",
+  "send",
+  "types",
+  "type",
+  "writes",
+  "requests",
+  "makes",
+]);
+/** Words after a claim that do not narrow it: it reaches the end of its clause. */
+const OPEN_WORDS = new Set(["including", "whatsoever", "regardless", "whatever", "first", "even", "else"]);
+/** Marks that end a clause (a dash between spaces too); `.`, `!`, `?` and `;` also end the sentence. */
+const CLAUSE_END = /^[.,;:!?()[\]"“”–—-]$/u;
+const SENTENCE_END = /^[.!?;]$/u;
+const TOKENS = /[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]/gu;
+/** The most words a claim looks at (the word before a quantifier, the quantifier, three fillers, the noun). */
+const WINDOW = 6;
+
+/** The words of the first claim on every task in `description` (`use for ALL tasks`), or undefined. */
+export function claimOfEveryTask(description: string): string | undefined {
+  const recent: string[] = [];
+  let triggered = false;
+  const claim = (): number => {
+    if (!triggered) return 0;
+    const word = (back: number) => (recent[recent.length - back] ?? "").toLowerCase();
+    const last = word(1);
+    // Not the first word of its clause: the last item of a list (`Slack, Gmail, anything`) is in its scope.
+    if (EVERYTHING.has(last)) return word(2) === "" ? 0 : 1;
+    if (last === "something" && ASKING.has(word(2))) return 1;
+    if (last === "first") {
+      if (TRIGGERS.has(word(2))) return 2;
+      if (["it", "me", "this"].includes(word(2)) && TRIGGERS.has(word(3))) return 3;
+      if (word(2) === "skill" && word(3) === "this" && TRIGGERS.has(word(4))) return 4;
+      return 0;
+    }
+    if (!TASKS.has(last)) return 0;
+    for (let back = 2; back <= WINDOW - 1; back++) {
+      const before = word(back);
+      const lead = word(back + 1);
+      if (QUANTIFIERS.has(before)) return LEADS.has(lead) || ASKING.has(lead) ? back : 0;
+      if ((before === "a" || before === "an") && ASKING.has(lead)) return back;
+      if (!FILLERS.has(before)) return 0;
+    }
+    return 0;
+  };
+  // With the word before it, for the finding to read as the description does (`asks anything`).
+  const found = (words: number) => recent.slice(-words - 1).join(" ");
+  for (const [token] of description.matchAll(TOKENS)) {
+    const word = token.toLowerCase();
+    if (CLAUSE_END.test(token) || OPEN_WORDS.has(word)) {
+      const words = claim();
+      if (words > 0) return found(words);
+    }
+    if (CLAUSE_END.test(token)) {
+      // A claim lies within one clause; the sentence's trigger holds for all of its clauses.
+      if (SENTENCE_END.test(token)) triggered = false;
+      recent.length = 0;
+      continue;
+    }
+    if (TRIGGERS.has(word)) triggered = true;
+    recent.push(token);
+    if (recent.length > WINDOW) recent.shift();
+  }
+  const words = claim();
+  return words > 0 ? found(words) : undefined;
+}
