@@ -148,16 +148,19 @@ export function compareIgnoringEndings(
   };
 }
 
-/** `LF`, `CRLF`, or how many of its lines end in CRLF when it mixes both. */
+/**
+ * `LF`, `CRLF`, or how many of its lines end in CRLF when not all do: a last line without an ending counts
+ * as one that does not, so that a bump ending it reads as a change.
+ */
 function endingsOf(text: string): string {
   let crlf = 0;
-  let lf = 0;
+  let lines = text === "" || text.endsWith("\n") ? 0 : 1;
   for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", end + 1)) {
-    lf++;
+    lines++;
     if (text.charCodeAt(end - 1) === 13) crlf++;
   }
   if (crlf === 0) return "LF";
-  return crlf === lf ? "CRLF" : `CRLF on ${crlf} of ${lf} lines`;
+  return crlf === lines ? "CRLF" : `CRLF on ${crlf} of ${lines} lines`;
 }
 
 /**

@@ -150,6 +150,12 @@ describe("compareIgnoringEndings", () => {
       after: "LF",
       only: true,
     });
+    // The last line given an ending: said, not "CRLF → CRLF".
+    expect(compareIgnoringEndings("a\r\nb", "a\r\nb\r\n").endings).toEqual({
+      before: "CRLF on 1 of 2 lines",
+      after: "CRLF",
+      only: false,
+    });
     expect(compareIgnoringEndings("a\r\nb\r\n", "a\nB\n")).toMatchObject({
       after: "a\nB\n",
       lines: { added: 1, removed: 1 },
