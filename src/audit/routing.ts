@@ -112,6 +112,13 @@ const TASKS = new Set([
   "jobs",
   "problem",
   "problems",
+  "action",
+  "actions",
+  "thing",
+  "things",
+  // `before any other skill`: ahead of every one.
+  "skill",
+  "skills",
 ]);
 const EVERYTHING = new Set(["anything", "everything"]);
 /** Verbs of a user bringing something: after one, `a question` and `something` claim every one. */

@@ -119,6 +119,7 @@ describe("metadata-claims-every-task", () => {
     ["Use this skill before every single response, whatever the topic.", "before every single response"],
     ["Use when the user asks a question.", "asks a question"],
     ["Helps. Use it for anything else", "for anything"],
+    ["Load before any other skill.", "before any other skill"],
   ])("flags %j, on the line of the description", (description, claim) => {
     expect(audit("tidy", description)).toEqual([
       [3, "metadata-claims-every-task", `description claims every task: "${claim}"`],
@@ -133,6 +134,7 @@ describe("metadata-claims-every-task", () => {
     "The always-on protocol for the plugin, loaded by the SessionStart hook every session.",
     "Run a council deliberation on any question, decision, or creative challenge.",
     "Use when the user asks a question about Modal.",
+    "Use before any other Penpot skill, for all things Kubernetes.",
     "Use at the start of any computationally intensive scientific task.",
     "Covers every task type in the pipeline; use for all tasks-related reports.",
   ])("leaves a claim scoped to a domain alone: %j", (description) => {
