@@ -404,7 +404,9 @@ function linesOf(text: string): Lines {
   for (let start = 0; start <= text.length; ) {
     const found = text.indexOf("\n", start);
     const end = found < 0 ? text.length : found;
-    const line = text.slice(start, end);
+    // Its CRLF ending left out: a skill moved and converted to CRLF in one bump still shares its lines.
+    const ending = found >= 0 && end > start && text.charCodeAt(end - 1) === 13 ? 1 : 0;
+    const line = text.slice(start, end - ending);
     start = end + 1;
     if (line.trim() === "") continue;
     counts.set(line, (counts.get(line) ?? 0) + 1);
@@ -512,9 +514,12 @@ function sameContent(a: ServedFile, b: ServedFile): boolean {
   return a.digest !== undefined && a.digest.size === b.digest?.size && a.digest.sha256 === b.digest.sha256;
 }
 
-/** The frontmatter taken off: what a model reads after choosing the skill. */
+/**
+ * The frontmatter taken off: what a model reads after choosing the skill. CRLF endings are left out, as
+ * everywhere the review compares text: a skill moved to CRLF is still the same skill.
+ */
 function bodyOf(file: ServedFile): string {
-  return partsOf(bytesOf(file).toString("utf8")).body;
+  return partsOf(bytesOf(file).toString("utf8").replaceAll("\r\n", "\n")).body;
 }
 
 /**

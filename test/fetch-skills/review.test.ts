@@ -590,16 +590,29 @@ describe("the repin review", () => {
   it("still tells a skill moved and edited in the same bump as renamed", async () => {
     const steps = (last: string) => `# Tidy\n\n${["One.", "Two.", "Three.", "Four.", last].join("\n")}\n`;
     const moved = await makeUpstream(path.join(tree.dir, "moved"), [
-      { "skills/tidy/SKILL.md": skillMd("tidy", "Tidies.", steps("Five.")), "shared/a.md": "a\n" },
+      {
+        "skills/tidy/SKILL.md": skillMd("tidy", "Tidies.", steps("Five.")),
+        "skills/sort/SKILL.md": skillMd("sort", "Sorts.", "# Sort\n\nBy name.\nBy date.\nBy size.\n"),
+        "shared/a.md": "a\n",
+      },
       {
         "skills/tidy": null,
         "skills/neat/SKILL.md": skillMd("neat", "Tidies up.", steps("Five, then six.")),
+        // Moved, renamed, edited and converted to CRLF: no line read the same, and it showed as removed
+        // and added.
+        "skills/sort": null,
+        "skills/order/SKILL.md": skillMd(
+          "order",
+          "Orders.",
+          "# Sort\n\nBy name.\nBy date.\nBy kind.\n",
+        ).replaceAll("\n", "\r\n"),
       },
     ]);
     const result = await bump([{ name: "moved", url: moved.url, ref: moved.commits[0] ?? "" }]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.summary).toContain("- Skills: 1 → 1: 0 added, 0 removed, 1 renamed.");
+    expect(result.summary).toContain("- Skills: 2 → 2: 0 added, 0 removed, 2 renamed.");
     expect(result.summary).toContain("- `moved/tidy` → `moved/neat` (folder and name)");
+    expect(result.summary).toContain("- `moved/sort` → `moved/order` (folder and name)");
   });
 
   // Every unpaired new skill was diffed with every unpaired old one: a bump renaming and rewriting a
