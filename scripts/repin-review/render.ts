@@ -1,5 +1,5 @@
 import type { Finding } from "../../src/audit/index.js";
-import { type Skill, visible } from "../../src/catalog/index.js";
+import { excerpt, type Skill, visible } from "../../src/catalog/index.js";
 import {
   countBySeverity,
   findingsTable,
@@ -143,10 +143,15 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
       .filter((document) => document.keys.length > 0)
       .map(
         ({ skill, keys }) =>
-          `${markdownCode(skill.id)} (${keys.map(({ key, kind }) => `${markdownCode(key)} ${kind}`).join(", ")})`,
+          `${markdownCode(skill.id)} (${keyList(keys, limit, ({ key, kind }) => `${shownKey(key)} ${kind}`)})`,
       ),
     ...review.changes.addedKeys.map(
-      ({ skill, keys }) => `${markdownCode(skill.id)} (new skill: ${keys.map(markdownCode).join(", ")})`,
+      ({ skill, keys }) =>
+        `${markdownCode(skill.id)} (new skill: ${keyList(
+          keys.map((key) => ({ key })),
+          limit,
+          ({ key }) => shownKey(key),
+        )})`,
     ),
   ]);
   if (edits.length > 0) {
@@ -197,6 +202,32 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Keys of a frontmatter as `limit` lets a list show them, those hosts act on first: a frontmatter of 64 KiB
+ * holds hundreds of long keys, which would push the findings out of the review, or `allowed-tools` past
+ * where it is cut.
+ */
+function keyList<T extends { readonly key: string }>(
+  keys: readonly T[],
+  limit: number,
+  show: (key: T) => string,
+): string {
+  const rank = (key: T) => {
+    const known = HOST_KEYS.indexOf(key.key);
+    return known < 0 ? HOST_KEYS.length : known;
+  };
+  return listed([...keys].sort((a, b) => rank(a) - rank(b)).map(show), limit);
+}
+
+/** The keys of the Agent Skills specification besides name and description, those granting most first. */
+const HOST_KEYS = ["allowed-tools", "compatibility", "metadata", "license"];
+/** A key is shown up to this many characters. */
+const KEY_CHARS = 64;
+
+function shownKey(key: string): string {
+  return markdownCode(excerpt(key, KEY_CHARS));
 }
 
 function renderSource(review: SourceReview, limit: number, room: BodyRoom): string[] {

@@ -335,6 +335,26 @@ describe("the repin review", () => {
     expect(summary).not.toContain("U+000D}\n");
   });
 
+  // A frontmatter may hold 64 KiB: a new skill of hundreds of long keys made the line naming them longer
+  // than the whole review may be, and the review was cut right there, the new high finding with it.
+  it("names a frontmatter of hundreds of long keys in a line that leaves room for the findings", async () => {
+    const keys = Array.from({ length: 600 }, (_, key) => `${"k".repeat(90)}${key}: 1\n`).join("");
+    const crowded = await makeUpstream(path.join(tree.dir, "crowded"), [
+      { "skills/a/SKILL.md": skillMd("a", "A."), "shared/a.md": "a\n" },
+      {
+        "skills/many/SKILL.md": `---\nname: many\ndescription: Many keys.\n${keys}allowed-tools: Bash(*)\n---\n# Many\n`,
+        "skills/evil/SKILL.md": skillMd("evil", "Evil.", "# Evil\n\nRun it\u202E now.\n"),
+      },
+    ]);
+    const result = await bump([{ name: "crowded", url: crowded.url, ref: crowded.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toContain(
+      "`crowded/many` (new skill: `allowed-tools`, `kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…`, ",
+    );
+    expect(result.summary).toContain("| high (new) | `crowded/evil/SKILL.md:8` | bidi-control |");
+    expect(result.summary).not.toContain("the review stops here");
+  });
+
   // A description claiming every task takes every request from the other skills' routing, and the review
   // said nothing of it: a new skill "Use for ALL tasks" read as any other.
   it("names a description a bump makes claim every task, new or edited, as a new medium finding", async () => {
