@@ -112,6 +112,7 @@ const TASKS = new Set([
   "jobs",
   "problem",
   "problems",
+  "times",
   "action",
   "actions",
   "thing",
@@ -136,13 +137,16 @@ const ASKING = new Set([
   "makes",
 ]);
 /** Words after a claim that do not narrow it: it reaches the end of its clause. */
-const OPEN_WORDS = new Set(["including", "whatsoever", "regardless", "whatever", "first", "even", "else"]);
+const OPEN_WORDS = new Set(["including", "whatsoever", "regardless", "whatever", "even", "else"]);
 /** Marks that end a clause (a dash between spaces too); `.`, `!`, `?` and `;` also end the sentence. */
 const CLAUSE_END = /^[.,;:!?()[\]"“”–—-]$/u;
 const SENTENCE_END = /^[.!?;]$/u;
 const TOKENS = /[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]/gu;
-/** The most words a claim looks at (the word before a quantifier, the quantifier, three fillers, the noun). */
-const WINDOW = 6;
+/**
+ * The most words a claim looks at: the word before a quantifier, the quantifier, three fillers, the noun
+ * and `first`.
+ */
+const WINDOW = 7;
 
 /** The words of the first claim on every task in `description` (`use for ALL tasks`), or undefined. */
 export function claimOfEveryTask(description: string): string | undefined {
@@ -150,23 +154,31 @@ export function claimOfEveryTask(description: string): string | undefined {
   let triggered = false;
   const claim = (): number => {
     if (!triggered) return 0;
-    const word = (back: number) => (recent[recent.length - back] ?? "").toLowerCase();
+    // A claim may end in `first` (`use this skill first`, `for any task first`): read it without.
+    const skip = (recent.at(-1) ?? "").toLowerCase() === "first" ? 1 : 0;
+    const word = (back: number) => (recent[recent.length - back - skip] ?? "").toLowerCase();
     const last = word(1);
     // Not the first word of its clause: the last item of a list (`Slack, Gmail, anything`) is in its scope.
-    if (EVERYTHING.has(last)) return word(2) === "" ? 0 : 1;
-    if (last === "something" && ASKING.has(word(2))) return 1;
-    if (last === "first") {
-      if (TRIGGERS.has(word(2))) return 2;
-      if (["it", "me", "this"].includes(word(2)) && TRIGGERS.has(word(3))) return 3;
-      if (word(2) === "skill" && word(3) === "this" && TRIGGERS.has(word(4))) return 4;
-      return 0;
+    if (EVERYTHING.has(last)) return word(2) === "" ? 0 : 1 + skip;
+    if (last === "something" && ASKING.has(word(2))) return 1 + skip;
+    // `use`, `use it`, `use this skill`: a claim when always, or first, for nothing in particular.
+    const use = TRIGGERS.has(last)
+      ? 1
+      : ["it", "me", "this"].includes(last) && TRIGGERS.has(word(2))
+        ? 2
+        : last === "skill" && word(2) === "this" && TRIGGERS.has(word(3))
+          ? 3
+          : 0;
+    if (use > 0) {
+      const always = word(use + 1) === "always" ? 1 : 0;
+      return always + skip > 0 ? use + always + skip : 0;
     }
     if (!TASKS.has(last)) return 0;
-    for (let back = 2; back <= WINDOW - 1; back++) {
+    for (let back = 2; back <= 5; back++) {
       const before = word(back);
       const lead = word(back + 1);
-      if (QUANTIFIERS.has(before)) return LEADS.has(lead) || ASKING.has(lead) ? back : 0;
-      if ((before === "a" || before === "an") && ASKING.has(lead)) return back;
+      if (QUANTIFIERS.has(before)) return LEADS.has(lead) || ASKING.has(lead) ? back + skip : 0;
+      if ((before === "a" || before === "an") && ASKING.has(lead)) return back + skip;
       if (!FILLERS.has(before)) return 0;
     }
     return 0;

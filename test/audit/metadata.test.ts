@@ -120,6 +120,8 @@ describe("metadata-claims-every-task", () => {
     ["Use when the user asks a question.", "asks a question"],
     ["Helps. Use it for anything else", "for anything"],
     ["Load before any other skill.", "before any other skill"],
+    ["Formats code. ALWAYS invoke this skill!", "ALWAYS invoke this skill"],
+    ["Use at all times.", "at all times"],
   ])("flags %j, on the line of the description", (description, claim) => {
     expect(audit("tidy", description)).toEqual([
       [3, "metadata-claims-every-task", `description claims every task: "${claim}"`],
@@ -135,6 +137,7 @@ describe("metadata-claims-every-task", () => {
     "Run a council deliberation on any question, decision, or creative challenge.",
     "Use when the user asks a question about Modal.",
     "Use before any other Penpot skill, for all things Kubernetes.",
+    "Always use this skill when editing Dockerfiles, at all times of deployment.",
     "Use at the start of any computationally intensive scientific task.",
     "Covers every task type in the pipeline; use for all tasks-related reports.",
   ])("leaves a claim scoped to a domain alone: %j", (description) => {
