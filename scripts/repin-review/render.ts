@@ -138,22 +138,26 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
     lines.push(`- ${unsafeLead(unsafe.length, false)}: ${listed(unsafe.map(markdownCode), limit)}`);
   }
   // A new skill's keys too: one arriving with `allowed-tools: Bash(*)` grants as much as an edit adding it.
-  const edits = reviews.flatMap((review) => [
-    ...review.changes.documents
-      .filter((document) => document.keys.length > 0)
-      .map(
-        ({ skill, keys }) =>
-          `${markdownCode(skill.id)} (${keyList(keys, limit, ({ key, kind }) => `${shownKey(key)} ${kind}`)})`,
-      ),
-    ...review.changes.addedKeys.map(
-      ({ skill, keys }) =>
-        `${markdownCode(skill.id)} (new skill: ${keyList(
+  // The skills whose keys a host acts on first, so that a list cut short keeps them.
+  const edits = reviews
+    .flatMap((review) => [
+      ...review.changes.documents
+        .filter((document) => document.keys.length > 0)
+        .map(({ skill, keys }) => ({
+          rank: Math.min(...keys.map(keyRank)),
+          text: `${markdownCode(skill.id)} (${keyList(keys, limit, ({ key, kind }) => `${shownKey(key)} ${kind}`)})`,
+        })),
+      ...review.changes.addedKeys.map(({ skill, keys }) => ({
+        rank: Math.min(...keys.map((key) => keyRank({ key }))),
+        text: `${markdownCode(skill.id)} (new skill: ${keyList(
           keys.map((key) => ({ key })),
           limit,
           ({ key }) => shownKey(key),
         )})`,
-    ),
-  ]);
+      })),
+    ])
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ text }) => text);
   if (edits.length > 0) {
     lines.push(
       `- Frontmatter keys changed, besides name and description (a host may act on them: \`allowed-tools\` lets a skill use tools without asking): ${listed(edits, limit)}`,
@@ -214,15 +218,21 @@ function keyList<T extends { readonly key: string }>(
   limit: number,
   show: (key: T) => string,
 ): string {
-  const rank = (key: T) => {
-    const known = HOST_KEYS.indexOf(key.key);
-    return known < 0 ? HOST_KEYS.length : known;
-  };
-  return listed([...keys].sort((a, b) => rank(a) - rank(b)).map(show), limit);
+  return listed([...keys].sort((a, b) => keyRank(a) - keyRank(b)).map(show), limit);
 }
 
-/** The keys of the Agent Skills specification besides name and description, those granting most first. */
-const HOST_KEYS = ["allowed-tools", "compatibility", "metadata", "license"];
+/**
+ * Keys that grant a skill what it could not do unasked (`allowed-tools`, Claude Code's `hooks`) come first;
+ * those the Agent Skills specification gives as information (`license`, `metadata`, `compatibility`) last;
+ * any other between, as a host may act on it.
+ */
+function keyRank({ key }: { readonly key: string }): number {
+  if (GRANTING_KEYS.has(key)) return 0;
+  return INFORMATIVE_KEYS.has(key) ? 2 : 1;
+}
+
+const GRANTING_KEYS: ReadonlySet<string> = new Set(["allowed-tools", "hooks"]);
+const INFORMATIVE_KEYS: ReadonlySet<string> = new Set(["license", "metadata", "compatibility"]);
 /** A key is shown up to this many characters. */
 const KEY_CHARS = 64;
 
