@@ -5,6 +5,7 @@ import {
   closingLineIndex,
   compareText,
   describeBytes,
+  excerpt,
   SKILL_DOCUMENT,
   type Skill,
   stripBom,
@@ -84,8 +85,13 @@ export interface DocumentChange {
   readonly endings: EndingsChange | undefined;
   /** Whether the frontmatter changed (any key, comment or byte of it but line endings). */
   readonly frontmatter: boolean;
-  /** Its top-level frontmatter keys but `name` and `description` added, removed or given another value. */
+  /**
+   * Its top-level frontmatter keys but `name` and `description` added, removed or given another value: the
+   * first KEPT_KEYS by {@link keyRank}, each cut to KEY_CHARS.
+   */
   readonly keys: readonly KeyChange[];
+  /** How many more there are. */
+  readonly keysLeftOut: number;
   /**
    * The lines of its unified diff that the review can show; `too different` to diff, or `not kept`, past
    * the first KEPT_BODIES changes of the pack.
@@ -107,10 +113,40 @@ export interface AddedDocument {
   readonly lines: Excerpt;
 }
 
-/** The top-level frontmatter keys of an added skill but `name` and `description`, as KeyChange names them. */
+/** The top-level frontmatter keys of an added skill but `name` and `description`, kept as DocumentChange's. */
 export interface AddedKeys {
   readonly skill: Skill;
   readonly keys: readonly string[];
+  readonly keysLeftOut: number;
+}
+
+/**
+ * The most keys of one skill the review keeps, and the characters of each: a frontmatter of 64 KiB holds
+ * a thousand long keys, and a bump may add thousands of skills.
+ */
+export const KEPT_KEYS = 20;
+const KEY_CHARS = 64;
+
+/**
+ * Keys that grant a skill what it could not do unasked (`allowed-tools`, Claude Code's `hooks`) come first;
+ * those the Agent Skills specification gives as information (`license`, `metadata`, `compatibility`) last;
+ * any other between, as a host may act on it.
+ */
+export function keyRank(key: string): number {
+  if (GRANTING_KEYS.has(key)) return 0;
+  return INFORMATIVE_KEYS.has(key) ? 2 : 1;
+}
+
+const GRANTING_KEYS: ReadonlySet<string> = new Set(["allowed-tools", "hooks"]);
+const INFORMATIVE_KEYS: ReadonlySet<string> = new Set(["license", "metadata", "compatibility"]);
+
+/** The first KEPT_KEYS of `keys` by {@link keyRank}, each cut to KEY_CHARS, and how many are left out. */
+function keptKeys<T>(keys: readonly T[], keyOf: (item: T) => string, cut: (item: T, key: string) => T) {
+  const kept = [...keys]
+    .sort((a, b) => keyRank(keyOf(a)) - keyRank(keyOf(b)))
+    .slice(0, KEPT_KEYS)
+    .map((item) => cut(item, excerpt(keyOf(item), KEY_CHARS)));
+  return { kept, leftOut: keys.length - kept.length };
 }
 
 export interface PackChanges {
@@ -190,7 +226,12 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
     if (addedDocuments.length < KEPT_BODIES)
       addedDocuments.push({ skill, lines: excerptOf(text.replace(/\n$/, "").split("\n")) });
     const keys = [...topLevelKeys(partsOf(text).frontmatter).keys()].filter((key) => !NAMED_KEYS.has(key));
-    if (keys.length > 0) addedKeys.push({ skill, keys });
+    const { kept, leftOut } = keptKeys(
+      keys,
+      (key) => key,
+      (_, key) => key,
+    );
+    if (kept.length > 0) addedKeys.push({ skill, keys: kept, keysLeftOut: leftOut });
   }
   return {
     added,
@@ -231,7 +272,7 @@ function documentChange(
     lines,
     endings,
     frontmatter: partsOf(before).frontmatter !== partsOf(after).frontmatter,
-    keys: keyChanges(partsOf(before).frontmatter, partsOf(after).frontmatter),
+    ...keyChanges(partsOf(before).frontmatter, partsOf(after).frontmatter),
     hunks: hunks === undefined ? "too different" : hunks === "not kept" ? hunks : excerptOf(hunks),
   };
 }
@@ -527,7 +568,7 @@ function bodyOf(file: ServedFile): string {
  * review shows on their own: a host acts on some (`allowed-tools` lets a skill run tools without asking),
  * and the diff showing them is collapsed. Line endings and trailing spaces do not count.
  */
-function keyChanges(before: string, after: string): KeyChange[] {
+function keyChanges(before: string, after: string): Pick<DocumentChange, "keys" | "keysLeftOut"> {
   const [old, now] = [topLevelKeys(before), topLevelKeys(after)];
   const changes: KeyChange[] = [];
   for (const [key, value] of now) {
@@ -536,7 +577,12 @@ function keyChanges(before: string, after: string): KeyChange[] {
     else if (was !== value) changes.push({ key, kind: "changed" });
   }
   for (const key of old.keys()) if (!now.has(key)) changes.push({ key, kind: "removed" });
-  return changes.filter(({ key }) => !NAMED_KEYS.has(key));
+  const { kept, leftOut } = keptKeys(
+    changes.filter(({ key }) => !NAMED_KEYS.has(key)),
+    ({ key }) => key,
+    (change, key) => ({ ...change, key }),
+  );
+  return { keys: kept, keysLeftOut: leftOut };
 }
 
 /** The keys the review shows on their own, in the lists of skills and of descriptions. */

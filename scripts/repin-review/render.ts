@@ -1,5 +1,5 @@
 import type { Finding } from "../../src/audit/index.js";
-import { excerpt, type Skill, visible } from "../../src/catalog/index.js";
+import { type Skill, visible } from "../../src/catalog/index.js";
 import {
   countBySeverity,
   findingsTable,
@@ -13,6 +13,7 @@ import {
   type AddedDocument,
   type DocumentChange,
   type FileChange,
+  keyRank,
   type PackChanges,
   RARE_LINE_SKILLS,
   RENAME_TEXT_BYTES,
@@ -138,22 +139,22 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
     lines.push(`- ${unsafeLead(unsafe.length, false)}: ${listed(unsafe.map(markdownCode), limit)}`);
   }
   // A new skill's keys too: one arriving with `allowed-tools: Bash(*)` grants as much as an edit adding it.
-  // The skills whose keys a host acts on first, so that a list cut short keeps them.
+  // The skills whose keys a host acts on first (their keys come sorted so), so that a list cut short keeps them.
   const edits = reviews
     .flatMap((review) => [
       ...review.changes.documents
         .filter((document) => document.keys.length > 0)
-        .map(({ skill, keys }) => ({
-          rank: Math.min(...keys.map(keyRank)),
-          text: `${markdownCode(skill.id)} (${keyList(keys, limit, ({ key, kind }) => `${shownKey(key)} ${kind}`)})`,
+        .map(({ skill, keys, keysLeftOut }) => ({
+          rank: keyRank(keys[0]?.key ?? ""),
+          text: `${markdownCode(skill.id)} (${keyList(
+            keys.map(({ key, kind }) => `${markdownCode(key)} ${kind}`),
+            keysLeftOut,
+            limit,
+          )})`,
         })),
-      ...review.changes.addedKeys.map(({ skill, keys }) => ({
-        rank: Math.min(...keys.map((key) => keyRank({ key }))),
-        text: `${markdownCode(skill.id)} (new skill: ${keyList(
-          keys.map((key) => ({ key })),
-          limit,
-          ({ key }) => shownKey(key),
-        )})`,
+      ...review.changes.addedKeys.map(({ skill, keys, keysLeftOut }) => ({
+        rank: keyRank(keys[0] ?? ""),
+        text: `${markdownCode(skill.id)} (new skill: ${keyList(keys.map(markdownCode), keysLeftOut, limit)})`,
       })),
     ])
     .sort((a, b) => a.rank - b.rank)
@@ -209,35 +210,13 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
 }
 
 /**
- * Keys of a frontmatter as `limit` lets a list show them, those hosts act on first: a frontmatter of 64 KiB
- * holds hundreds of long keys, which would push the findings out of the review, or `allowed-tools` past
- * where it is cut.
+ * A skill's keys as `limit` lets a list show them, and how many more it has: a frontmatter of 64 KiB holds
+ * hundreds of long keys, which would push the findings out of the review.
  */
-function keyList<T extends { readonly key: string }>(
-  keys: readonly T[],
-  limit: number,
-  show: (key: T) => string,
-): string {
-  return listed([...keys].sort((a, b) => keyRank(a) - keyRank(b)).map(show), limit);
-}
-
-/**
- * Keys that grant a skill what it could not do unasked (`allowed-tools`, Claude Code's `hooks`) come first;
- * those the Agent Skills specification gives as information (`license`, `metadata`, `compatibility`) last;
- * any other between, as a host may act on it.
- */
-function keyRank({ key }: { readonly key: string }): number {
-  if (GRANTING_KEYS.has(key)) return 0;
-  return INFORMATIVE_KEYS.has(key) ? 2 : 1;
-}
-
-const GRANTING_KEYS: ReadonlySet<string> = new Set(["allowed-tools", "hooks"]);
-const INFORMATIVE_KEYS: ReadonlySet<string> = new Set(["license", "metadata", "compatibility"]);
-/** A key is shown up to this many characters. */
-const KEY_CHARS = 64;
-
-function shownKey(key: string): string {
-  return markdownCode(excerpt(key, KEY_CHARS));
+function keyList(keys: readonly string[], leftOut: number, limit: number): string {
+  const shown = keys.slice(0, limit);
+  const more = keys.length - shown.length + leftOut;
+  return `${shown.join(", ")}${more > 0 ? `, and ${count(more, "more key")}` : ""}`;
 }
 
 function renderSource(review: SourceReview, limit: number, room: BodyRoom): string[] {

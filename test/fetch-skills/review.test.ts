@@ -353,6 +353,10 @@ describe("the repin review", () => {
     expect(result.summary).toContain(
       "`crowded/many` (new skill: `allowed-tools`, `kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…`, ",
     );
+    // Twenty kept of a skill's keys, however many it has: a bump may add thousands of such skills.
+    expect(result.summary).toMatch(
+      /`crowded\/many` \(new skill: `allowed-tools`, (`k{64}…`, ){19}and 581 more keys\)/,
+    );
     expect(result.summary).toContain("| high (new) | `crowded/evil/SKILL.md:8` | bidi-control |");
     expect(result.summary).not.toContain("the review stops here");
   });
