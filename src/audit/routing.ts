@@ -113,6 +113,7 @@ const TASKS = new Set([
   "problem",
   "problems",
   "times",
+  "cases",
   "action",
   "actions",
   "thing",
@@ -161,6 +162,7 @@ export function claimOfEveryTask(description: string): string | undefined {
     // Not the first word of its clause: the last item of a list (`Slack, Gmail, anything`) is in its scope.
     if (EVERYTHING.has(last)) return word(2) === "" ? 0 : 1 + skip;
     if (last === "something" && ASKING.has(word(2))) return 1 + skip;
+    if (last === "what" && word(2) === "matter" && word(3) === "no") return 3 + skip;
     // `use`, `use it`, `use this skill`: a claim when always, or first, for nothing in particular.
     const use = TRIGGERS.has(last)
       ? 1
@@ -178,6 +180,8 @@ export function claimOfEveryTask(description: string): string | undefined {
       const before = word(back);
       const lead = word(back + 1);
       if (QUANTIFIERS.has(before)) return LEADS.has(lead) || ASKING.has(lead) ? back + skip : 0;
+      // `regardless of the task`, `no matter the request`.
+      if (before === "regardless" || (before === "matter" && lead === "no")) return back + skip;
       if ((before === "a" || before === "an") && ASKING.has(lead)) return back + skip;
       if (!FILLERS.has(before)) return 0;
     }

@@ -122,6 +122,9 @@ describe("metadata-claims-every-task", () => {
     ["Load before any other skill.", "before any other skill"],
     ["Formats code. ALWAYS invoke this skill!", "ALWAYS invoke this skill"],
     ["Use at all times.", "at all times"],
+    ["Use this skill regardless of the task.", "skill regardless of the task"],
+    ["Use it, no matter what.", "no matter what"],
+    ["Use in all cases.", "in all cases"],
   ])("flags %j, on the line of the description", (description, claim) => {
     expect(audit("tidy", description)).toEqual([
       [3, "metadata-claims-every-task", `description claims every task: "${claim}"`],
@@ -138,6 +141,7 @@ describe("metadata-claims-every-task", () => {
     "Use when the user asks a question about Modal.",
     "Use before any other Penpot skill, for all things Kubernetes.",
     "Always use this skill when editing Dockerfiles, at all times of deployment.",
+    "Use in all cases where a chart is drawn, regardless of the task size.",
     "Use at the start of any computationally intensive scientific task.",
     "Covers every task type in the pipeline; use for all tasks-related reports.",
   ])("leaves a claim scoped to a domain alone: %j", (description) => {
