@@ -126,8 +126,8 @@ export interface EndingsChange {
 /**
  * Two texts compared with their line endings left out, so that a file moved to CRLF or back reads as the
  * one-line change it is, not as every line removed and added again: the texts without CRLF endings, what
- * their lines add and remove, and how the endings changed (undefined when no line differs by its ending
- * alone).
+ * their lines add and remove, and how the endings changed (undefined when both sides' endings are named
+ * alike and something else changed).
  */
 export function compareIgnoringEndings(
   before: string,
@@ -136,15 +136,14 @@ export function compareIgnoringEndings(
   if (!before.includes("\r\n") && !after.includes("\r\n"))
     return { before, after, lines: countLineChanges(before, after), endings: undefined };
   const [a, b] = [before.replaceAll("\r\n", "\n"), after.replaceAll("\r\n", "\n")];
-  const lines = countLineChanges(a, b);
-  const only = a === b && before !== after;
-  const raw = only ? undefined : countLineChanges(before, after);
-  const endingsChanged = only || (raw !== undefined && raw.added + raw.removed > lines.added + lines.removed);
+  const [was, now] = [endingsOf(before), endingsOf(after)];
   return {
     before: a,
     after: b,
-    lines,
-    endings: endingsChanged ? { before: endingsOf(before), after: endingsOf(after), only } : undefined,
+    lines: countLineChanges(a, b),
+    // Alike by name but moved between lines, they are still all that changed.
+    endings:
+      was === now && (a !== b || before === after) ? undefined : { before: was, after: now, only: a === b },
   };
 }
 

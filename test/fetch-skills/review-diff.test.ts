@@ -150,6 +150,11 @@ describe("compareIgnoringEndings", () => {
       after: "LF",
       only: true,
     });
+    expect(compareIgnoringEndings("a\r\nb\n", "a\nb\r\n").endings).toEqual({
+      before: "CRLF on 1 of 2 lines",
+      after: "CRLF on 1 of 2 lines",
+      only: true,
+    });
     // The last line given an ending: said, not "CRLF → CRLF".
     expect(compareIgnoringEndings("a\r\nb", "a\r\nb\r\n").endings).toEqual({
       before: "CRLF on 1 of 2 lines",
