@@ -183,7 +183,8 @@ export function claimOfEveryTask(description: string): string | undefined {
       // `regardless of the task`, `no matter the request`.
       if (before === "regardless" || (before === "matter" && lead === "no")) return back + skip;
       if ((before === "a" || before === "an") && ASKING.has(lead)) return back + skip;
-      if (!FILLERS.has(before)) return 0;
+      // `all tasks and questions`: one claim of two nouns.
+      if (!FILLERS.has(before) && !TASKS.has(before) && before !== "and" && before !== "or") return 0;
     }
     return 0;
   };

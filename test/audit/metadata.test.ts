@@ -125,6 +125,7 @@ describe("metadata-claims-every-task", () => {
     ["Use this skill regardless of the task.", "skill regardless of the task"],
     ["Use it, no matter what.", "no matter what"],
     ["Use in all cases.", "in all cases"],
+    ["Use this skill for all tasks and questions.", "for all tasks and questions"],
   ])("flags %j, on the line of the description", (description, claim) => {
     expect(audit("tidy", description)).toEqual([
       [3, "metadata-claims-every-task", `description claims every task: "${claim}"`],
@@ -142,6 +143,7 @@ describe("metadata-claims-every-task", () => {
     "Use before any other Penpot skill, for all things Kubernetes.",
     "Always use this skill when editing Dockerfiles, at all times of deployment.",
     "Use in all cases where a chart is drawn, regardless of the task size.",
+    "Use for any task or request involving PDF files, and for tasks and questions.",
     "Use at the start of any computationally intensive scientific task.",
     "Covers every task type in the pipeline; use for all tasks-related reports.",
   ])("leaves a claim scoped to a domain alone: %j", (description) => {
