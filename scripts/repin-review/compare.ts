@@ -6,6 +6,7 @@ import {
   compareText,
   describeBytes,
   excerpt,
+  readFrontmatterFields,
   SKILL_DOCUMENT,
   type Skill,
   stripBom,
@@ -589,20 +590,29 @@ function keyChanges(before: string, after: string): Pick<DocumentChange, "keys" 
 const NAMED_KEYS: ReadonlySet<string> = new Set(["name", "description"]);
 
 /**
- * Each top-level key of a frontmatter (a line `key:` at its start, the key plain or quoted) with the text
- * of its value. A comment at the start of a line belongs to no key: it changes none.
+ * Each top-level key of a frontmatter, as YAML reads it, with the text of its value: the lines from its
+ * `key:` line (the key plain or quoted) to the next, or, for a key no line starts (a flow mapping,
+ * `{name: x, allowed-tools: Bash}`), its value as data. A comment at the start of a line belongs to no key:
+ * it changes none. A frontmatter YAML cannot read has the keys its lines start.
  */
 function topLevelKeys(frontmatter: string): Map<string, string> {
-  const keys = new Map<string, string>();
+  const lines = new Map<string, string>();
   let key: string | undefined;
   for (const line of frontmatter.split("\n").slice(1, -1)) {
     const text = line.trimEnd();
     if (text.startsWith("#")) continue;
     const start = /^(?:"([^"]*)"|'([^']*)'|([^\s#:'"][^:]*)):(?:\s|$)/.exec(text);
     if (start !== null) key = (start[1] ?? start[2] ?? start[3] ?? "").trimEnd();
-    if (key !== undefined) keys.set(key, `${keys.get(key) ?? ""}${text}\n`);
+    if (key !== undefined) lines.set(key, `${lines.get(key) ?? ""}${text}\n`);
   }
-  return keys;
+  const read = readFrontmatterFields(frontmatter);
+  if ("reason" in read) return lines;
+  return new Map(
+    Object.entries(read.fields).map(([name, value]) => [
+      name,
+      lines.get(name) ?? JSON.stringify(value) ?? String(value),
+    ]),
+  );
 }
 
 /**

@@ -257,11 +257,14 @@ describe("the repin review", () => {
         "skills/tool/SKILL.md": doc("license: MIT\nmetadata:\n  v: 1\n"),
         "skills/crlf/SKILL.md": skillMd("crlf", "Line endings."),
         "skills/lic/SKILL.md": "---\nname: lic\ndescription: Licensed.\nlicense: MIT\n---\n",
+        "skills/flow/SKILL.md": skillMd("flow", "Flows."),
         "shared/a.md": "a\n",
       },
       {
         "skills/tool/SKILL.md": doc("metadata:\n  v: 2\n# why\n'allowed-tools': Bash(*)\n"),
         "skills/lic/SKILL.md": "---\nname: lic\ndescription: Licensed.\nlicense: Apache-2.0\n---\n",
+        // A flow mapping starts no line with its keys: it read as a key `{name` added.
+        "skills/flow/SKILL.md": "---\n{name: flow, description: Flows.,\n  allowed-tools: Bash}\n---\n",
         "skills/crlf/SKILL.md": skillMd("crlf", "Line endings.").replaceAll("\n", "\r\n"),
         // A new skill's keys grant as much as an edit's: it was named only deep in its collapsed body.
         "skills/fresh/SKILL.md":
@@ -273,7 +276,7 @@ describe("the repin review", () => {
     expect(result.code, result.stderr).toBe(0);
     const top = result.summary.slice(0, result.summary.indexOf("### `keyed`"));
     expect(top).toContain(
-      "- Frontmatter keys changed, besides name and description (a host may act on them: `allowed-tools` lets a skill use tools without asking): `keyed/tool` (`allowed-tools` added, `metadata` changed, `license` removed), `keyed/fresh` (new skill: `allowed-tools`), `keyed/lic` (`license` changed)\n",
+      "- Frontmatter keys changed, besides name and description (a host may act on them: `allowed-tools` lets a skill use tools without asking): `keyed/flow` (`allowed-tools` added), `keyed/tool` (`allowed-tools` added, `metadata` changed, `license` removed), `keyed/fresh` (new skill: `allowed-tools`), `keyed/lic` (`license` changed)\n",
     );
     expect(top).not.toContain("keyed/crlf");
     expect(top).not.toContain("keyed/plain");
