@@ -3,10 +3,12 @@
  * saved index as the environment gives them) and prints, as Markdown, what it would serve and what it
  * would leave out, and its audit; exits 1 when the server would refuse to start. The weekly repin appends
  * its output to the pull request's summary, so a reviewer sees what an upstream change did to the catalog.
+ * Exits 2 when the command line is wrong.
  *
  *   npm run check-skills -- [skills folder]     (default: ./skills)
  */
 import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
 import { pino } from "pino";
 import type { FolderAudit } from "../src/audit/index.js";
 import { type Catalog, CatalogError, type CatalogIssue, type Skill, visible } from "../src/catalog/index.js";
@@ -24,6 +26,15 @@ import {
   unsafeLead,
 } from "./audit-markdown.js";
 import { tolerateClosedOutput } from "./closed-output.js";
+
+const USAGE = `Usage: npm run check-skills -- [folder]
+
+Prepares a skills folder (default ./skills) exactly as the server will (SKILL_PACKS, UNSAFE_SKILLS and the
+saved index as the environment gives them) and prints, as Markdown, what it would serve and leave out, and
+the audit. Exits 1 when the server would refuse to start.
+
+Options:
+  -h, --help        show this help`;
 
 /** The audit's table stops here: the output goes into a pull request body, which GitHub bounds. */
 const LISTED_FINDINGS = 30;
@@ -130,10 +141,31 @@ function formatIssue(issue: CatalogIssue): string {
   return `- ${kind}: ${markdownCode(issue.path)}: ${markdownText(issue.reason)}`;
 }
 
+/** The folder given, or `help`; a wrong command line (an option read as a folder before) is an error. */
+function parseCommandLine(argv: readonly string[]): { folder?: string; help: boolean } | { error: string } {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      options: { help: { type: "boolean", short: "h" } },
+      strict: true,
+      allowPositionals: true,
+    });
+    if (positionals.length > 1) return { error: `one folder at most (got ${positionals.length})` };
+    return { folder: positionals[0], help: values.help === true };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
 tolerateClosedOutput();
-const folder = process.argv[2];
+const commandLine = parseCommandLine(process.argv.slice(2));
 try {
-  if (folder === undefined && !existsSync("skills")) {
+  if ("error" in commandLine) {
+    process.stderr.write(`check-skills: ${commandLine.error}\n\n${USAGE}\n`);
+    process.exitCode = 2;
+  } else if (commandLine.help) {
+    process.stdout.write(`${USAGE}\n`);
+  } else if (commandLine.folder === undefined && !existsSync("skills")) {
     // Not a refusal: with no ./skills (and no SKILLS_DIR) the server serves its bundled examples.
     process.stderr.write(
       "check-skills: there is no ./skills to check: `npm run fetch-skills` writes it from skills.toml " +
@@ -142,7 +174,7 @@ try {
     );
     process.exitCode = 1;
   } else {
-    const { text, refused } = await report(folder ?? "skills", process.env);
+    const { text, refused } = await report(commandLine.folder ?? "skills", process.env);
     process.stdout.write(text);
     if (refused !== undefined) throw new CatalogError(refused);
   }

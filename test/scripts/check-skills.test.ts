@@ -194,6 +194,30 @@ describe("npm run check-skills", () => {
     }
   });
 
+  // `check-skills --help` read "--help" as the folder to check and said the server would refuse to start
+  // because no folder "--help" exists; a second folder was ignored without a word.
+  it("prints its usage for --help, and refuses an unknown option or a second folder with exit 2", async () => {
+    const help = await runScript("scripts/check-skills.ts", ["--help"]);
+    expect(help).toMatchObject({
+      code: 0,
+      stderr: "",
+      stdout: expect.stringMatching(/^Usage: npm run check-skills -- \[folder\]\n/),
+    });
+    const option = await runScript("scripts/check-skills.ts", ["--json"]);
+    expect(option).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: expect.stringMatching(/^check-skills: Unknown option '--json'/),
+    });
+    expect(option.stderr).toContain("Usage: npm run check-skills -- [folder]");
+    const two = await runScript("scripts/check-skills.ts", ["examples/skills", "skills"]);
+    expect(two).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: expect.stringMatching(/^check-skills: one folder at most \(got 2\)/),
+    });
+  });
+
   it("exits 1 with the reason when the server would refuse to start", async () => {
     // The reason names the first skills left out: a newline in a folder name started a line of the CI
     // log of its own (a GitHub workflow command).
