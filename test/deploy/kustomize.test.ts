@@ -367,3 +367,38 @@ describe.skipIf(!kubectl).each([MAIN, ...OVERLAYS])("the optional components, ad
     expect(only(objects, "Namespace", Namespace).metadata?.name).toBe("flow");
   });
 });
+
+/** The `patches:` block that the README's Kubernetes section gives for moving the port. */
+function readmePortPatches(readme: string): string {
+  const section = readme.split(/^## /m).find((part) => part.startsWith("Kubernetes\n")) ?? "";
+  const port = section.slice(section.indexOf("**The port.**"));
+  return /```yaml\n(patches:[\s\S]*?)```/.exec(port)?.[1] ?? "";
+}
+
+// PORT set alone moved the server off the port the probes ask (8000): the pod was restarted again and again
+// without serving, and nothing in the README said what else to change.
+describe.skipIf(!kubectl)("an overlay moving the port, as the README says", () => {
+  it("moves the server, the port the probes, Service and Prometheus use, together", async () => {
+    const patches = readmePortPatches(await readFile(path.join(ROOT, "README.md"), "utf8"));
+    expect(patches).not.toBe("");
+    const overlay = path.join(scratch.dir, "port-overlay");
+    const base = path.relative(overlay, path.join(ROOT, "deploy/base"));
+    await writeTree(overlay, {
+      "kustomization.yaml": `${stringify({ namespace: "flow", resources: [base] })}${patches}`,
+    });
+    const objects = await render(overlay);
+    validate(objects);
+    const deployment = only(objects, "Deployment", Deployment);
+    const container = deployment.spec?.template.spec?.containers[0];
+    const env = Object.fromEntries((container?.env ?? []).map(({ name, value }) => [name, value ?? ""]));
+    // What the server listens on: the image's PORT (8000) unless the container's env sets another.
+    const listens = loadConfig({ PORT: "8000", ...env }, []).port;
+    expect(listens).not.toBe(8000);
+    expect(container?.ports).toEqual([{ name: "http", containerPort: listens, protocol: "TCP" }]);
+    for (const probe of [container?.startupProbe, container?.readinessProbe, container?.livenessProbe]) {
+      expect(probe?.httpGet?.port).toBe("http");
+    }
+    expect(deployment.spec?.template.metadata?.annotations?.["prometheus.io/port"]).toBe(String(listens));
+    expect(only(objects, "Service", Service).spec?.ports?.[0]?.targetPort).toBe("http");
+  });
+});
