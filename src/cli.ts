@@ -21,16 +21,19 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     return 0;
   }
   // In stdio mode stdout carries the protocol, and --steering prints its line there: logs go to stderr.
+  // The one-shot commands write their few lines at once: queued, they were written at exit by a synchronous
+  // flush that retries a closed pipe forever (`--build-index | head -1` never ended, nor on Ctrl-C).
+  const oneShot = config.buildIndex || config.steering;
   const logger = pino(
     { level: config.logLevel },
-    pino.destination({ dest: config.transport === "stdio" || config.steering ? 2 : 1, sync: false }),
+    pino.destination({ dest: config.transport === "stdio" || config.steering ? 2 : 1, sync: oneShot }),
   );
   for (const warning of config.misspelledSettings) logger.warn(warning);
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
   // Listened for from here, not only once serving: a stop during startup ends it with 0 at once, over stdio
   // as stdin closing does. The one-shot commands keep the default (a signal ends them, src/main.ts).
-  const stopped = config.buildIndex || config.steering ? new Promise<never>(() => {}) : firstStopSignal();
+  const stopped = oneShot ? new Promise<never>(() => {}) : firstStopSignal();
   const prepared = await Promise.race([prepare(config, logger), stopped]);
   if (typeof prepared === "string") {
     logger.info({ signal: prepared }, "stopped before serving");

@@ -2,13 +2,14 @@
  * `--build-index` and the saved index, through the real process: the file it writes, and what a server
  * started next does with it (loads it when it fits the catalog, builds its own otherwise, and says which).
  */
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
-import { logLines, runServer, ServerProcesses } from "./helpers/process.js";
+import { logLines, MAIN, ROOT, runServer, ServerProcesses, TEST_ENV } from "./helpers/process.js";
 import { call, connectClient } from "./helpers/remote.js";
 
 let tree: StandardCatalog;
@@ -241,6 +242,27 @@ describe("--build-index", () => {
     });
     const left = (await readdir(tree.skillsDir)).filter((name) => name.endsWith(".tmp")).sort();
     expect(left).toEqual([names.other, names.fresh, names.elsewhere].sort());
+  });
+
+  // Its log lines were queued and written at exit by a synchronous flush that retries a closed pipe
+  // forever: `--build-index | head -1` never ended, and no signal but SIGKILL stopped it.
+  it("ends, with the index saved, when what reads its log stops reading (| head -1)", async () => {
+    // The bundled examples, whose lines reach the closed pipe while some are still queued at exit.
+    const examples = path.join(tree.dir, "examples");
+    await cp(path.join(ROOT, "examples/skills"), examples, { recursive: true });
+    // Through a shell, as an operator types it.
+    const command = `"${process.execPath}" "${MAIN[0]}" --build-index | head -1 >/dev/null`;
+    const shell = spawn("sh", ["-c", command], {
+      env: { ...process.env, ...TEST_ENV, SKILLS_DIR: examples, NODE_OPTIONS: "" },
+      stdio: "ignore",
+      detached: true,
+    });
+    const pid = shell.pid ?? 0;
+    const timer = setTimeout(() => process.kill(-pid, "SIGKILL"), 30_000);
+    const code = await new Promise<number | null>((resolve) => shell.once("exit", resolve));
+    clearTimeout(timer);
+    expect(code).toBe(0);
+    expect(existsSync(path.join(examples, ".search-index"))).toBe(true);
   });
 
   it("exits 1 with one line when it cannot write the file", async () => {
