@@ -96,12 +96,23 @@ const EMOJI_MODIFIER = /\p{Emoji_Modifier}/u;
 const EMOJI_BASE = /\p{Emoji}/u;
 const HAN = /\p{Script=Han}/u;
 const SOFT_HYPHEN = 0xad;
-/**
- * A soft hyphen between two letters is where a word may break across lines: German, Dutch or Finnish
- * text and pages copied from the web hold one in every long word. The reader sees every letter of the
- * word, so it hides nothing; it can still break a keyword that a search or a filter looks for.
- */
 const LETTER = /\p{L}/u;
+
+/**
+ * Whether a lone soft hyphen, between the code points `before` and `after`, sits between two letters:
+ * where a word may break across lines. German, Dutch or Finnish text and pages copied from the web hold
+ * one in every long word. The reader sees every letter of the word, so it hides nothing; it can still
+ * break a keyword that a search or a filter looks for (the medium rule `soft-hyphen`).
+ */
+export function isHyphenationPoint(
+  before: number | undefined,
+  value: number,
+  after: number | undefined,
+): boolean {
+  const isLetter = (code: number | undefined) =>
+    code !== undefined && LETTER.test(String.fromCodePoint(code));
+  return value === SOFT_HYPHEN && isLetter(before) && isLetter(after);
+}
 /** A run of this many invisible characters is a payload, whatever surrounds it. */
 const PAYLOAD_RUN = 4;
 
@@ -327,7 +338,7 @@ function invisibleHit(text: string, offset: number, run: Run): Hit | undefined {
     if (sides.some((side) => JOINING_WORD.test(side))) return undefined;
   }
   const inside = sides.every((side) => PLAIN_WORD.test(side));
-  if (run.length === 1 && run.head[0] === SOFT_HYPHEN && sides.every((side) => LETTER.test(side))) {
+  if (run.length === 1 && isHyphenationPoint(before, run.head[0] ?? 0, after)) {
     return { rule: "soft-hyphen", offset, detail: `${describeCharacter(SOFT_HYPHEN)} inside a word` };
   }
   const names = [...new Set(codePoints(text, offset, run.end))].map(describeCharacter).join(", ");

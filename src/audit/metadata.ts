@@ -1,5 +1,12 @@
 import { closingLineIndex, codePoint, visible } from "../catalog/index.js";
-import { describeCharacter, JOINING_WORD, joinsEmoji, selectsGlyph, withoutFlagTags } from "./characters.js";
+import {
+  describeCharacter,
+  isHyphenationPoint,
+  JOINING_WORD,
+  joinsEmoji,
+  selectsGlyph,
+  withoutFlagTags,
+} from "./characters.js";
 import { claimOfEveryTask } from "./routing.js";
 import { type Finding, finding } from "./rules.js";
 import { codePointBefore } from "./text.js";
@@ -10,7 +17,11 @@ const RTL_LETTER = /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Scrip
 /** Marks that set the direction of neutral characters in right-to-left text, without reordering runs. */
 const DIRECTION_MARKS = new Set([0x200e, 0x200f, 0x061c]);
 const JOINERS = new Set([0x200b, 0x200c, 0x200d]);
-const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+/**
+ * A word, soft hyphens included: a hyphenation point is not an invisible-character finding in a
+ * description, so it must not cut `pay{U+00AD}{U+0440}{U+0430}{U+00AD}l` into words of one script each.
+ */
+const WORD = /[\p{L}\p{M}\p{N}\u00AD]+/gu;
 /** The scripts whose letters pass for one another (Latin a, Cyrillic а, Greek α). */
 const CONFUSABLE_SCRIPTS = [
   ["Latin", /\p{Script=Latin}/u],
@@ -38,13 +49,18 @@ export interface SkillMetadata {
  * shows a model: YAML escapes (`"\u200B"`, `"\U000E0041"`) put characters there that the file's bytes
  * do not show. `path` is the SKILL.md the findings name; `document`, its text, places them on the line
  * of their key (line 1 without it).
+ *
+ * A description is prose, as a file's text is: a soft hyphen alone between two letters is a hyphenation
+ * point of a long word (German text copied from a web page), medium as in a file. A name is an
+ * identifier that never breaks across lines: any soft hyphen in it only makes it look like another
+ * skill's name (`p{U+00AD}df` shows as `pdf`), so it stays high.
  */
 export function auditSkillMetadata(path: string, skill: SkillMetadata, document?: string): Finding[] {
   const findings: Finding[] = [];
   for (const key of ["name", "description"] as const) {
     const value = skill[key];
     const line = document === undefined ? 1 : keyLine(document, key);
-    const unseen = unseenCharacters(value);
+    const { unseen, hyphenationPoints } = unseenCharacters(value, key === "description");
     if (unseen.length > 0) {
       const names = [...new Set(unseen)].slice(0, 6).map(describeCharacter).join(", ");
       findings.push(
@@ -55,6 +71,10 @@ export function auditSkillMetadata(path: string, skill: SkillMetadata, document?
           `${key} holds ${countOf(unseen.length)}: ${names}`,
         ),
       );
+    }
+    if (hyphenationPoints > 0) {
+      const count = hyphenationPoints === 1 ? "a soft hyphen" : `${hyphenationPoints} soft hyphens`;
+      findings.push(finding(path, line, "soft-hyphen", `${key} holds ${count} between letters (U+00AD)`));
     }
     for (const word of mixedScriptWords(value)) {
       findings.push(finding(path, line, "metadata-mixed-script", `${key}: the word ${word}`));
@@ -74,9 +94,13 @@ function countOf(count: number): string {
   return count === 1 ? "an invisible character" : `${count} invisible characters`;
 }
 
-/** The invisible characters of `text` that are not part of how its script or its emoji are written. */
-function unseenCharacters(written: string): number[] {
+/**
+ * The invisible characters of `text` that are not part of how its script or its emoji are written, and,
+ * in `prose`, how many soft hyphens sit alone between two letters (counted apart, not among them).
+ */
+function unseenCharacters(written: string, prose: boolean): { unseen: number[]; hyphenationPoints: number } {
   const found: number[] = [];
+  let hyphenationPoints = 0;
   const text = withoutFlagTags(written);
   const rtl = RTL_LETTER.test(text);
   for (const match of text.matchAll(UNSEEN)) {
@@ -89,9 +113,10 @@ function unseenCharacters(written: string): number[] {
     // The emoji rules of file text, so that a description passes where the same text in a file does.
     if (value === 0x200d && joinsEmoji(text, match.index, after)) continue;
     if (selectsGlyph(text, match.index)) continue;
-    found.push(value);
+    if (prose && isHyphenationPoint(before, value, after)) hyphenationPoints++;
+    else found.push(value);
   }
-  return found;
+  return { unseen: found, hyphenationPoints };
 }
 
 /** Words whose letters come from more than one of Latin, Greek and Cyrillic, shown with the odd ones escaped. */

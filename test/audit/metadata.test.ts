@@ -69,6 +69,50 @@ describe("metadata-invisible-character", () => {
   });
 });
 
+// Regression: a German description with hyphenation points (copied from a web page) was a high finding,
+// so the server left the skill out as unsafe, though a reader sees every letter of every word.
+describe("soft hyphens in a name or description", () => {
+  const severities = (name: string, description: string) =>
+    auditSkillMetadata("p/tidy/SKILL.md", { name, description }, DOCUMENT).map((found) => [
+      found.severity,
+      found.rule,
+      found.detail,
+    ]);
+
+  it("reports a soft hyphen between letters of a description as medium, as in a file", () => {
+    expect(
+      severities("tidy", "Prüft die Donau\u00ADdampf\u00ADschiff\u00ADfahrts\u00ADgesellschaft."),
+    ).toEqual([["medium", "soft-hyphen", "description holds 4 soft hyphens between letters (U+00AD)"]]);
+  });
+
+  it.each([
+    ["two in a row", "Runs exe\u00AD\u00ADcute."],
+    ["one beside a digit", "Handles v1\u00AD2 files."],
+    ["one at the edge of a word", "Runs\u00AD now."],
+  ])("keeps a soft hyphen %s in a description high", (_, description) => {
+    expect(severities("tidy", description)).toEqual([
+      ["high", "metadata-invisible-character", expect.stringMatching(/^description holds /)],
+    ]);
+  });
+
+  it("keeps a soft hyphen in a name high: a name never breaks across lines, and p{U+00AD}df shows as pdf", () => {
+    expect(severities("p\u00ADdf", "Reads PDF files.")).toEqual([
+      ["high", "metadata-invisible-character", "name holds an invisible character: U+00AD SOFT HYPHEN"],
+    ]);
+  });
+
+  it("does not let a soft hyphen split a word that mixes Latin and Cyrillic letters", () => {
+    expect(severities("tidy", "Pays with pay\u00AD\u0440\u0430\u00ADl.")).toEqual([
+      ["medium", "soft-hyphen", "description holds 2 soft hyphens between letters (U+00AD)"],
+      [
+        "high",
+        "metadata-mixed-script",
+        'description: the word "pay{U+00AD}{U+0440}{U+0430}{U+00AD}l" mixes Latin and Cyrillic letters',
+      ],
+    ]);
+  });
+});
+
 describe("metadata-mixed-script", () => {
   it("flags a word mixing Latin and Cyrillic letters, escaping the odd ones", () => {
     expect(audit("p\u0430ypal", "Pays with p\u0430ypal.")).toEqual([
