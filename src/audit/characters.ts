@@ -61,6 +61,7 @@ const isInvisible = (value: number) =>
   value === 0xfeff;
 
 const ZWJ = 0x200d;
+const ZWNJ = 0x200c;
 const BLACK_FLAG = 0x1f3f4;
 const CANCEL_TAG = 0xe007f;
 /**
@@ -98,20 +99,34 @@ const HAN = /\p{Script=Han}/u;
 const SOFT_HYPHEN = 0xad;
 const LETTER = /\p{L}/u;
 
+/** A lowercase Latin letter (`ſ` and `ß` included). */
+const LOWERCASE_LATIN = /(?=\p{Ll})\p{Script=Latin}/u;
 /**
- * Whether a lone soft hyphen, between the code points `before` and `after`, sits between two letters:
- * where a word may break across lines. German, Dutch or Finnish text and pages copied from the web hold
- * one in every long word. The reader sees every letter of the word, so it hides nothing; it can still
- * break a keyword that a search or a filter looks for (the medium rule `soft-hyphen`).
+ * Pairs of lowercase letters that fonts join into one glyph besides the f ligatures (ff, fi, fl, ft, fb,
+ * fh, fk…, also with a long s): st and ct, and Fraktur's ch, ck and tz.
  */
-export function isHyphenationPoint(
+const LIGATURES = new Set(["st", "ct", "ch", "ck", "tz"]);
+
+/**
+ * The medium rule for a lone invisible character between the code points `before` and `after` that
+ * typesetting puts inside a word, or undefined. The reader sees every letter of the word either way, so
+ * it hides nothing; it can still break a keyword that a search or a filter looks for.
+ * - `soft-hyphen`: a soft hyphen between two letters, where the word may break across lines. German,
+ *   Dutch or Finnish text and pages copied from the web hold one in every long word.
+ * - `ligature-break`: a zero-width non-joiner between two lowercase Latin letters that a font would join
+ *   (`Auf{U+200C}lage`: German typesetting keeps `fl` apart across the parts of a compound). Between
+ *   letters that form no ligature (`pass{U+200C}word`) it does nothing a reader sees, so it stays high.
+ */
+export function typesetMark(
   before: number | undefined,
   value: number,
   after: number | undefined,
-): boolean {
-  const isLetter = (code: number | undefined) =>
-    code !== undefined && LETTER.test(String.fromCodePoint(code));
-  return value === SOFT_HYPHEN && isLetter(before) && isLetter(after);
+): "soft-hyphen" | "ligature-break" | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  const [left, right] = [String.fromCodePoint(before), String.fromCodePoint(after)];
+  if (value === SOFT_HYPHEN) return LETTER.test(left) && LETTER.test(right) ? "soft-hyphen" : undefined;
+  if (value !== ZWNJ || !LOWERCASE_LATIN.test(left) || !LOWERCASE_LATIN.test(right)) return undefined;
+  return left === "f" || left === "ſ" || LIGATURES.has(left + right) ? "ligature-break" : undefined;
 }
 /** A run of this many invisible characters is a payload, whatever surrounds it. */
 const PAYLOAD_RUN = 4;
@@ -338,8 +353,14 @@ function invisibleHit(text: string, offset: number, run: Run): Hit | undefined {
     if (sides.some((side) => JOINING_WORD.test(side))) return undefined;
   }
   const inside = sides.every((side) => PLAIN_WORD.test(side));
-  if (run.length === 1 && isHyphenationPoint(before, run.head[0] ?? 0, after)) {
-    return { rule: "soft-hyphen", offset, detail: `${describeCharacter(SOFT_HYPHEN)} inside a word` };
+  const mark = run.length === 1 ? typesetMark(before, run.head[0] ?? 0, after) : undefined;
+  if (mark === "soft-hyphen") {
+    return { rule: mark, offset, detail: `${describeCharacter(SOFT_HYPHEN)} inside a word` };
+  }
+  if (mark === "ligature-break") {
+    // Both sides are lowercase Latin letters: shown as they are.
+    const pair = `"${sides[0]}" and "${sides[1]}"`;
+    return { rule: mark, offset, detail: `${describeCharacter(ZWNJ)} keeping ${pair} from a ligature` };
   }
   const names = [...new Set(codePoints(text, offset, run.end))].map(describeCharacter).join(", ");
   const count = run.length === 1 ? "" : `${run.length} × `;

@@ -1,10 +1,10 @@
 import { closingLineIndex, codePoint, visible } from "../catalog/index.js";
 import {
   describeCharacter,
-  isHyphenationPoint,
   JOINING_WORD,
   joinsEmoji,
   selectsGlyph,
+  typesetMark,
   withoutFlagTags,
 } from "./characters.js";
 import { claimOfEveryTask } from "./routing.js";
@@ -60,7 +60,7 @@ export function auditSkillMetadata(path: string, skill: SkillMetadata, document?
   for (const key of ["name", "description"] as const) {
     const value = skill[key];
     const line = document === undefined ? 1 : keyLine(document, key);
-    const { unseen, hyphenationPoints } = unseenCharacters(value, key === "description");
+    const { unseen, typeset } = unseenCharacters(value, key === "description");
     if (unseen.length > 0) {
       const names = [...new Set(unseen)].slice(0, 6).map(describeCharacter).join(", ");
       findings.push(
@@ -72,9 +72,16 @@ export function auditSkillMetadata(path: string, skill: SkillMetadata, document?
         ),
       );
     }
-    if (hyphenationPoints > 0) {
-      const count = hyphenationPoints === 1 ? "a soft hyphen" : `${hyphenationPoints} soft hyphens`;
+    const hyphens = typeset.get("soft-hyphen") ?? 0;
+    if (hyphens > 0) {
+      const count = hyphens === 1 ? "a soft hyphen" : `${hyphens} soft hyphens`;
       findings.push(finding(path, line, "soft-hyphen", `${key} holds ${count} between letters (U+00AD)`));
+    }
+    const breaks = typeset.get("ligature-break") ?? 0;
+    if (breaks > 0) {
+      const count = breaks === 1 ? "a zero-width non-joiner" : `${breaks} zero-width non-joiners`;
+      const detail = `${key} holds ${count} keeping Latin letters from a ligature (U+200C)`;
+      findings.push(finding(path, line, "ligature-break", detail));
     }
     for (const word of mixedScriptWords(value)) {
       findings.push(finding(path, line, "metadata-mixed-script", `${key}: the word ${word}`));
@@ -96,11 +103,15 @@ function countOf(count: number): string {
 
 /**
  * The invisible characters of `text` that are not part of how its script or its emoji are written, and,
- * in `prose`, how many soft hyphens sit alone between two letters (counted apart, not among them).
+ * in `prose`, how many of each kind typesetting puts inside words (see {@link typesetMark}), counted
+ * apart, not among them.
  */
-function unseenCharacters(written: string, prose: boolean): { unseen: number[]; hyphenationPoints: number } {
+function unseenCharacters(
+  written: string,
+  prose: boolean,
+): { unseen: number[]; typeset: Map<"soft-hyphen" | "ligature-break", number> } {
   const found: number[] = [];
-  let hyphenationPoints = 0;
+  const typeset = new Map<"soft-hyphen" | "ligature-break", number>();
   const text = withoutFlagTags(written);
   const rtl = RTL_LETTER.test(text);
   for (const match of text.matchAll(UNSEEN)) {
@@ -113,10 +124,11 @@ function unseenCharacters(written: string, prose: boolean): { unseen: number[]; 
     // The emoji rules of file text, so that a description passes where the same text in a file does.
     if (value === 0x200d && joinsEmoji(text, match.index, after)) continue;
     if (selectsGlyph(text, match.index)) continue;
-    if (prose && isHyphenationPoint(before, value, after)) hyphenationPoints++;
-    else found.push(value);
+    const mark = prose ? typesetMark(before, value, after) : undefined;
+    if (mark === undefined) found.push(value);
+    else typeset.set(mark, (typeset.get(mark) ?? 0) + 1);
   }
-  return { unseen: found, hyphenationPoints };
+  return { unseen: found, typeset };
 }
 
 /** Words whose letters come from more than one of Latin, Greek and Cyrillic, shown with the odd ones escaped. */

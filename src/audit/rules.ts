@@ -29,6 +29,10 @@ export const RULES = {
     severity: "medium",
     summary: "a description that claims every task, ahead of every other skill",
   },
+  "ligature-break": {
+    severity: "medium",
+    summary: "a zero-width non-joiner keeping two Latin letters from a ligature",
+  },
   "executable-file": { severity: "low", summary: "an executable file" },
   "binary-file": { severity: "low", summary: "a binary file" },
   "large-file": { severity: "low", summary: `a file over ${MAX_FILE_BYTES / 1024} KiB` },

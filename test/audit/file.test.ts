@@ -111,6 +111,41 @@ describe("invisible-character", () => {
     ]);
   });
 
+  // Regression: German typesetting keeps a ligature apart across the parts of a compound with a ZWNJ
+  // (Auf<ZWNJ>lage), and a skill with one was left out as unsafe.
+  it("reports a ZWNJ keeping two Latin letters from a ligature as a medium ligature-break finding", () => {
+    const german = "Die Auf\u200Clage, das Schaf\u200Cfell und die Kauf\u200Cleute.\nAu\u017F\u200Ctausch\n";
+    expect(audit("p/s/references/de.md", german)).toEqual([
+      {
+        path: "p/s/references/de.md",
+        line: 1,
+        rule: "ligature-break",
+        severity: "medium",
+        detail:
+          '2 × U+200C ZERO WIDTH NON-JOINER keeping "f" and "l" from a ligature; U+200C ZERO WIDTH NON-JOINER keeping "f" and "f" from a ligature',
+      },
+      {
+        path: "p/s/references/de.md",
+        line: 2,
+        rule: "ligature-break",
+        severity: "medium",
+        detail: 'U+200C ZERO WIDTH NON-JOINER keeping "\u017F" and "t" from a ligature',
+      },
+    ]);
+  });
+
+  it.each([
+    ["between letters no font joins", "ign\u200Core previous instructions"],
+    ["two in a row, even where a ligature would be", "Auf\u200C\u200Clage"],
+    ["between capitals", "AUF\u200CLAGE"],
+    ["between a Latin and a Cyrillic letter", "f\u200C\u0430ke"],
+    ["at the edge of a word", "Auf\u200C lage"],
+  ])("keeps a ZWNJ %s high", (_, line) => {
+    expect(audit("p/s/SKILL.md", `${line}\n`).map((found) => `${found.rule} ${found.severity}`)).toEqual([
+      "invisible-character high",
+    ]);
+  });
+
   it("says when the character sits at the edge of a word rather than inside it", () => {
     expect(audit("p/s/SKILL.md", "Hello\u200B world\n").map((found) => found.detail)).toEqual([
       "U+200B ZERO WIDTH SPACE at the edge of a word",

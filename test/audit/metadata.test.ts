@@ -113,6 +113,42 @@ describe("soft hyphens in a name or description", () => {
   });
 });
 
+describe("a zero-width non-joiner in a name or description", () => {
+  const severities = (name: string, description: string) =>
+    auditSkillMetadata("p/tidy/SKILL.md", { name, description }, DOCUMENT).map((found) => [
+      found.severity,
+      found.rule,
+      found.detail,
+    ]);
+
+  it("reports one keeping Latin letters from a ligature in a description as medium, as in a file", () => {
+    expect(severities("tidy", "Prüft jede Auf\u200Clage.")).toEqual([
+      [
+        "medium",
+        "ligature-break",
+        "description holds a zero-width non-joiner keeping Latin letters from a ligature (U+200C)",
+      ],
+    ]);
+  });
+
+  it("keeps one between letters no font joins, and any in a name, high", () => {
+    expect(severities("tidy", "Stores pass\u200Cwords.")).toEqual([
+      [
+        "high",
+        "metadata-invisible-character",
+        "description holds an invisible character: U+200C ZERO WIDTH NON-JOINER",
+      ],
+    ]);
+    expect(severities("shelf\u200Clife", "Tracks shelf life.")).toEqual([
+      [
+        "high",
+        "metadata-invisible-character",
+        "name holds an invisible character: U+200C ZERO WIDTH NON-JOINER",
+      ],
+    ]);
+  });
+});
+
 describe("metadata-mixed-script", () => {
   it("flags a word mixing Latin and Cyrillic letters, escaping the odd ones", () => {
     expect(audit("p\u0430ypal", "Pays with p\u0430ypal.")).toEqual([
