@@ -180,42 +180,169 @@ function unquoted(word: string): string {
 
 /**
  * HTML comments outside code: a rendered SKILL.md does not show them, but a model reads them. Comments
- * shown inside fenced code blocks or code spans are examples a reader sees.
+ * shown inside code blocks (fenced or indented) or code spans are examples a reader sees.
  */
 export function* htmlCommentHits(text: string): Generator<Hit> {
   if (!text.includes("<!--")) return;
+  for (const { comment } of markdownLines(text)) {
+    if (comment === undefined) continue;
+    const { open, close } = comment;
+    const inside = text.slice(open + 4, close === -1 ? text.length : close);
+    const resume = close === -1 ? text.length : text.indexOf("\n", close);
+    // The scan goes on at the next line: a directive passes only with no other comment after it.
+    const rest = close === -1 ? "" : text.slice(close + 3, resume === -1 ? text.length : resume);
+    if (close === -1 || !isToolDirective(inside) || rest.includes("<!--")) {
+      yield {
+        rule: "html-comment",
+        offset: open,
+        detail: `hidden from the rendered view: ${JSON.stringify(visible(collapsedStart(inside, 120)))}`,
+      };
+    }
+  }
+}
+
+/** A line of a Markdown file as its rendered view places it. */
+export interface MarkdownLine {
+  readonly start: number;
+  /** Where its line break is, or the end of the text; for a comment, those of the line it closes on. */
+  readonly end: number;
+  /** Shown as code: inside a fenced code block, or an indented one. */
+  readonly code: boolean;
+  /** An HTML comment outside code that opens on it: where, and where its `-->` is (-1 when none is). */
+  readonly comment?: { readonly open: number; readonly close: number };
+}
+
+/**
+ * The lines of a Markdown file, in order, each told code or not, as CommonMark reads its blocks far
+ * enough for the audit: fenced code blocks, indented code blocks, HTML comments outside code (the lines
+ * a comment spans are one), and, never read as code, what looks like code but renders otherwise. An
+ * indented code block starts after a blank line, four columns past the content of the list items,
+ * footnotes, admonitions and definitions open around it (`- item`, blank, four spaces: that is the
+ * item's text, and a comment there is hidden), and not inside an HTML block that a blank line does not
+ * end (`<pre>`, `<script>`, `<style>`, `<textarea>`, `<?`, `<!X`, `<![CDATA[`). Where it cannot tell,
+ * a line is not code: what is not code is searched for comments.
+ */
+export function* markdownLines(text: string): Generator<MarkdownLine> {
   let fence: string | undefined;
+  /** The line before is blank, or there is none. */
+  let blankBefore = true;
+  /** The last line that is not blank was indented code. */
+  let inCode = false;
+  /** The content columns of the list items, footnotes and the like open, innermost last. */
+  const containers: number[] = [];
+  /** What ends the HTML block open, when a blank line does not. */
+  let htmlEnd: string | undefined;
   let offset = 0;
   while (offset < text.length) {
-    const end = text.indexOf("\n", offset);
-    const lineEnd = end === -1 ? text.length : end;
-    const line = text.slice(offset, lineEnd);
-    const marker = fenceMarker(line);
+    const newline = text.indexOf("\n", offset);
+    const end = newline === -1 ? text.length : newline;
+    const line = text.slice(offset, end);
+    const start = offset;
+    offset = end + 1;
     if (fence !== undefined) {
-      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
-    } else if (marker !== undefined) {
-      fence = marker;
+      const marker = fenceMarker(line);
+      const closes = marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length;
+      if (closes) fence = undefined;
+      yield { start, end, code: !closes };
+      blankBefore = false;
+      continue;
+    }
+    const { indent, width } = indentation(line);
+    if (width === line.length || (width === line.length - 1 && line.endsWith("\r"))) {
+      blankBefore = true;
+      yield { start, end, code: false };
+      continue;
+    }
+    if (blankBefore) while ((containers.at(-1) ?? 0) > indent) containers.pop();
+    const codeColumn = (containers.at(-1) ?? 0) + 4;
+    if (htmlEnd === undefined && indent >= codeColumn && (blankBefore || inCode)) {
+      blankBefore = false;
+      inCode = true;
+      yield { start, end, code: true };
+      continue;
+    }
+    blankBefore = false;
+    inCode = false;
+    const content = line.slice(width);
+    if (htmlEnd !== undefined) {
+      if (content.toLowerCase().includes(htmlEnd)) htmlEnd = undefined;
     } else {
-      const opened = commentOutsideCode(line);
-      if (opened !== -1) {
-        const close = text.indexOf("-->", offset + opened + 4);
-        const inside = text.slice(offset + opened + 4, close === -1 ? text.length : close);
-        const resume = close === -1 ? text.length : text.indexOf("\n", close);
-        // The scan goes on at the next line: a directive passes only with no other comment after it.
-        const rest = close === -1 ? "" : text.slice(close + 3, resume === -1 ? text.length : resume);
-        if (close === -1 || !isToolDirective(inside) || rest.includes("<!--")) {
-          yield {
-            rule: "html-comment",
-            offset: offset + opened,
-            detail: `hidden from the rendered view: ${JSON.stringify(visible(collapsedStart(inside, 120)))}`,
-          };
-        }
-        offset = resume === -1 ? text.length : resume + 1;
+      const marker = fenceMarker(line);
+      if (marker !== undefined) {
+        fence = marker;
+        yield { start, end, code: false };
         continue;
       }
+      const column = containerColumn(content, indent);
+      if (column !== undefined) {
+        while ((containers.at(-1) ?? 0) > indent) containers.pop();
+        containers.push(column);
+      }
+      htmlEnd = htmlBlockEnd(content);
     }
-    offset = lineEnd + 1;
+    const opened = commentOutsideCode(line);
+    if (opened === -1) {
+      yield { start, end, code: false };
+      continue;
+    }
+    const close = text.indexOf("-->", start + opened + 4);
+    const resume = close === -1 ? -1 : text.indexOf("\n", close);
+    const last = resume === -1 ? text.length : resume;
+    yield { start, end: last, code: false, comment: { open: start + opened, close } };
+    // The lines the comment spans are lines of the HTML block open too: one of them may end it.
+    if (htmlEnd !== undefined && text.slice(start, last).toLowerCase().includes(htmlEnd)) htmlEnd = undefined;
+    offset = last + 1;
   }
+}
+
+/** The columns of white space that start `line` (a tab to the next multiple of four), and its characters. */
+function indentation(line: string): { indent: number; width: number } {
+  let indent = 0;
+  let width = 0;
+  for (; width < line.length; width++) {
+    const code = line.charCodeAt(width);
+    if (code === 0x20) indent++;
+    else if (code === 0x09) indent += 4 - (indent % 4);
+    else break;
+  }
+  return { indent, width };
+}
+
+/** A list item's marker, a footnote's label, an admonition or a definition, at the start of a line's content. */
+const BULLET = /^(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/;
+const FOUR_COLUMN_CONTAINER = /^(?:\[\^[^\]\s]{1,100}\]:|(?:!!!|\?\?\?\+?|===|:)[ \t])/;
+
+/**
+ * The column where the text of the container that `content` opens starts (a list item: after its
+ * marker and the one to four spaces after that; a footnote, an admonition or a definition of the
+ * Markdown extensions: four columns in), or undefined when it opens none.
+ */
+function containerColumn(content: string, indent: number): number | undefined {
+  const bullet = BULLET.exec(content);
+  if (bullet === null) return FOUR_COLUMN_CONTAINER.test(content) ? indent + 4 : undefined;
+  const marker = bullet[0].length;
+  const { indent: gap } = indentation(content.slice(marker, marker + 5));
+  return indent + marker + (gap === 0 || gap > 4 ? 1 : gap);
+}
+
+/** The start conditions of the HTML blocks that a blank line does not end, each with its end. */
+const HTML_BLOCKS: readonly (readonly [RegExp, string])[] = [
+  [/^<script(?:[\s>]|$)/i, "</script>"],
+  [/^<pre(?:[\s>]|$)/i, "</pre>"],
+  [/^<style(?:[\s>]|$)/i, "</style>"],
+  [/^<textarea(?:[\s>]|$)/i, "</textarea>"],
+  [/^<\?/, "?>"],
+  [/^<![a-z]/i, ">"],
+  [/^<!\[CDATA\[/, "]]>"],
+];
+
+/** What ends the HTML block that `content` opens, when it is one that a blank line does not end and the line does not end it. */
+function htmlBlockEnd(content: string): string | undefined {
+  const block = HTML_BLOCKS.find(([opens]) => opens.test(content));
+  if (block === undefined) return undefined;
+  const [opens, closing] = block;
+  const opening = opens.exec(content)?.[0].length ?? 0;
+  return content.slice(opening).toLowerCase().includes(closing) ? undefined : closing;
 }
 
 /**

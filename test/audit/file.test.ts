@@ -317,6 +317,40 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
     expect(rules("p/s/templates/page.html", "<!-- layout -->\n<p>x</p>\n")).toEqual([]);
   });
+
+  // Regression: a comment in an indented code block, which the rendered view shows as code, was flagged
+  // as hidden, as in the HTML example of any older README.
+  it("leaves comments shown in indented code blocks alone, also in a list item's own code block", () => {
+    const markdown = [
+      "# Page",
+      "",
+      "A page starts so:",
+      "",
+      "    <!DOCTYPE html>",
+      "    <!-- the layout -->",
+      "",
+      "    <p>x</p> <!-- a paragraph -->",
+      "",
+      "1. In a step:",
+      "",
+      "       <!-- an example in the step -->",
+      "",
+    ].join("\n");
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  it.each([
+    ["continuing a paragraph", "Text\n    <!-- hidden -->\n"],
+    ["in a list item's text, four spaces in", "- step\n\n    <!-- hidden -->\n"],
+    ["in a nested list item's text", "- a\n  - b\n\n      <!-- hidden -->\n"],
+    ["in the outer item's text after a nested list", "- a\n  - b\n\n  c\n\n    <!-- hidden -->\n"],
+    ["in an ordered list item's text", "10. step\n\n    <!-- hidden -->\n"],
+    ["in a footnote's text", "Text[^1]\n\n[^1]: note\n\n    <!-- hidden -->\n"],
+    ["in an admonition", "!!! note\n\n    <!-- hidden -->\n"],
+    ["in a <pre> block with blank lines", "<pre>\nx\n\n    <!-- hidden -->\n</pre>\n"],
+  ])("flags an indented comment %s, which the rendered view hides", (_, markdown) => {
+    expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
+  });
 });
 
 describe("encoded-blob", () => {
