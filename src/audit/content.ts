@@ -224,14 +224,18 @@ export interface MarkdownLine {
  */
 export function* markdownLines(text: string): Generator<MarkdownLine> {
   let fence: string | undefined;
+  /** The column where the text of the container the fence is in starts. */
+  let fenceColumn = 0;
   /** The line before is blank, or there is none. */
   let blankBefore = true;
   /** The last line that is not blank was indented code. */
   let inCode = false;
   /** The content columns of the list items, footnotes and the like open, innermost last. */
   const containers: number[] = [];
-  /** What ends the HTML block open, when a blank line does not. */
-  let htmlEnd: string | undefined;
+  /** What ends the HTML block open. */
+  let htmlEnd: HtmlEnd | undefined;
+  /** The HTML block open was read inside one that a blank line ends, which goes on after it. */
+  let nested = false;
   let offset = 0;
   while (offset < text.length) {
     const newline = text.indexOf("\n", offset);
@@ -239,6 +243,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     const line = text.slice(offset, end);
     const start = offset;
     offset = end + 1;
+    const { indent, width } = indentation(line);
+    const blank = width === line.length || (width === line.length - 1 && line.endsWith("\r"));
+    // A fence in a list item ends with the item: at a line indented less than the item's text.
+    if (fence !== undefined && !blank && indent < fenceColumn) fence = undefined;
     if (fence !== undefined) {
       const marker = fenceMarker(line);
       const closes = marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length;
@@ -247,9 +255,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       blankBefore = false;
       continue;
     }
-    const { indent, width } = indentation(line);
-    if (width === line.length || (width === line.length - 1 && line.endsWith("\r"))) {
+    if (blank) {
       blankBefore = true;
+      if (htmlEnd === BLANK_LINE) htmlEnd = undefined;
       yield { start, end, code: false };
       continue;
     }
@@ -264,23 +272,48 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     blankBefore = false;
     inCode = false;
     const content = line.slice(width);
-    if (htmlEnd !== undefined) {
-      if (content.toLowerCase().includes(htmlEnd)) htmlEnd = undefined;
+    // Read in HTML too: a line read as HTML may be text (see isTagAlone), and more containers only ask
+    // more of indented code.
+    const container = containerOpened(content, indent);
+    if (container !== undefined) {
+      // A list item ends the items it is not indented into. The extensions' containers are text to
+      // CommonMark, which ends nothing: they only ask more of indented code.
+      if (container.listItem) while ((containers.at(-1) ?? 0) > indent) containers.pop();
+      if (container.column > (containers.at(-1) ?? 0)) containers.push(container.column);
+    }
+    let html = htmlEnd !== undefined;
+    if (htmlEnd === BLANK_LINE) {
+      // A line read as a tag alone may be text that a <pre> block interrupts: read both blocks.
+      const block = htmlBlock(content);
+      if (block !== undefined && block.end !== BLANK_LINE && !block.closed) {
+        htmlEnd = block.end;
+        nested = true;
+      }
+    } else if (htmlEnd !== undefined) {
+      if (htmlEnd.test(content)) {
+        htmlEnd = nested ? BLANK_LINE : undefined;
+        nested = false;
+      }
     } else {
       const marker = fenceMarker(line);
       if (marker !== undefined) {
         fence = marker;
+        // A fence continues no paragraph: the items it is not indented into end here.
+        while ((containers.at(-1) ?? 0) > indent) containers.pop();
+        fenceColumn = containers.at(-1) ?? 0;
         yield { start, end, code: false };
         continue;
       }
-      const column = containerColumn(content, indent);
-      if (column !== undefined) {
+      const block = htmlBlock(content);
+      html = block !== undefined;
+      htmlEnd = block === undefined || block.closed ? undefined : block.end;
+      // HTML that may interrupt a paragraph continues none: the items it is not indented into end here.
+      if (block?.interrupts === true || content.startsWith("<!--")) {
         while ((containers.at(-1) ?? 0) > indent) containers.pop();
-        containers.push(column);
       }
-      htmlEnd = htmlBlockEnd(content);
     }
-    const opened = commentOutsideCode(line);
+    // An HTML block is raw HTML: backticks there make no code span, and a comment is hidden.
+    const opened = html ? line.indexOf("<!--") : commentOutsideCode(line);
     if (opened === -1) {
       yield { start, end, code: false };
       continue;
@@ -290,7 +323,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     const last = resume === -1 ? text.length : resume;
     yield { start, end: last, code: false, comment: { open: start + opened, close } };
     // The lines the comment spans are lines of the HTML block open too: one of them may end it.
-    if (htmlEnd !== undefined && text.slice(start, last).toLowerCase().includes(htmlEnd)) htmlEnd = undefined;
+    if (htmlEnd instanceof RegExp && htmlEnd.test(text.slice(start, last))) {
+      htmlEnd = nested ? BLANK_LINE : undefined;
+      nested = false;
+    }
     offset = last + 1;
   }
 }
@@ -310,39 +346,82 @@ function indentation(line: string): { indent: number; width: number } {
 
 /** A list item's marker, a footnote's label, an admonition or a definition, at the start of a line's content. */
 const BULLET = /^(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/;
+/** `* * *`, `---`, `_ _ _`: a thematic break, not a list item. */
+const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})\r?$/;
 const FOUR_COLUMN_CONTAINER = /^(?:\[\^[^\]\s]{1,100}\]:|(?:!!!|\?\?\?\+?|===|:)[ \t])/;
 
 /**
- * The column where the text of the container that `content` opens starts (a list item: after its
- * marker and the one to four spaces after that; a footnote, an admonition or a definition of the
- * Markdown extensions: four columns in), or undefined when it opens none.
+ * The container that `content` (a line without its `indent` columns of white space) opens, if any, and
+ * the column where its text starts: a list item's after its marker and the one to four spaces after
+ * that; a footnote's, an admonition's or a definition's (Markdown extensions) four columns in.
  */
-function containerColumn(content: string, indent: number): number | undefined {
+function containerOpened(content: string, indent: number): { column: number; listItem: boolean } | undefined {
   const bullet = BULLET.exec(content);
-  if (bullet === null) return FOUR_COLUMN_CONTAINER.test(content) ? indent + 4 : undefined;
+  if (bullet === null || THEMATIC_BREAK.test(content)) {
+    return FOUR_COLUMN_CONTAINER.test(content) ? { column: indent + 4, listItem: false } : undefined;
+  }
   const marker = bullet[0].length;
   const { indent: gap } = indentation(content.slice(marker, marker + 5));
-  return indent + marker + (gap === 0 || gap > 4 ? 1 : gap);
+  return { column: indent + marker + (gap === 0 || gap > 4 ? 1 : gap), listItem: true };
 }
 
+/** What ends an HTML block: a line holding a text, or a blank line. */
+type HtmlEnd = RegExp | typeof BLANK_LINE;
+const BLANK_LINE = "blank line";
 /** The start conditions of the HTML blocks that a blank line does not end, each with its end. */
-const HTML_BLOCKS: readonly (readonly [RegExp, string])[] = [
-  [/^<script(?:[\s>]|$)/i, "</script>"],
-  [/^<pre(?:[\s>]|$)/i, "</pre>"],
-  [/^<style(?:[\s>]|$)/i, "</style>"],
-  [/^<textarea(?:[\s>]|$)/i, "</textarea>"],
-  [/^<\?/, "?>"],
-  [/^<![a-z]/i, ">"],
-  [/^<!\[CDATA\[/, "]]>"],
+const RAW_END = /<\/(?:script|pre|style|textarea)>/i;
+const HTML_BLOCKS: readonly (readonly [RegExp, RegExp])[] = [
+  [/^<(?:script|pre|style|textarea)(?:[\s>]|$)/i, RAW_END],
+  [/^<\?/, /\?>/],
+  [/^<![a-z]/i, />/],
+  [/^<!\[CDATA\[/, /\]\]>/],
 ];
+/** An HTML block that a blank line ends: a block-level tag opened or closed at the start of a line. */
+const BLOCK_TAG =
+  /^<\/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[\s>]|\/>|$)/i;
+/** One attribute of a tag, and what may end the tag, read from where the last match ended. */
+const ATTRIBUTE = /\s+[a-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?/iy;
+const TAG_NAME = /[a-z][a-z0-9-]*/iy;
+const OPEN_TAG_END = /\s*\/?>[ \t\r]*$/y;
+const CLOSE_TAG_END = /\s*>[ \t\r]*$/y;
 
-/** What ends the HTML block that `content` opens, when it is one that a blank line does not end and the line does not end it. */
-function htmlBlockEnd(content: string): string | undefined {
+/**
+ * Whether `content` is one open or closing tag and nothing else (`<img src=x>`, `</span>`), which
+ * starts an HTML block that a blank line ends (CommonMark's start condition 7; that such a tag cannot
+ * interrupt a paragraph is not looked at, so a line may be read as HTML that renders as text: it is
+ * searched for comments the more closely). Read attribute by attribute, each from where the last
+ * ended, so that the line is read once.
+ */
+function isTagAlone(content: string): boolean {
+  const closing = content.startsWith("</");
+  if (!closing && !content.startsWith("<")) return false;
+  TAG_NAME.lastIndex = closing ? 2 : 1;
+  if (!TAG_NAME.test(content)) return false;
+  let at = TAG_NAME.lastIndex;
+  if (!closing) {
+    ATTRIBUTE.lastIndex = at;
+    while (ATTRIBUTE.test(content)) {
+      at = ATTRIBUTE.lastIndex;
+    }
+  }
+  const tagEnd = closing ? CLOSE_TAG_END : OPEN_TAG_END;
+  tagEnd.lastIndex = at;
+  return tagEnd.test(content);
+}
+
+/**
+ * The HTML block that `content` (a line without its indentation) opens, if any: what ends it, whether
+ * the line itself closes it already, and whether it may interrupt a paragraph (all but a lone tag).
+ */
+function htmlBlock(content: string): { end: HtmlEnd; closed: boolean; interrupts: boolean } | undefined {
   const block = HTML_BLOCKS.find(([opens]) => opens.test(content));
-  if (block === undefined) return undefined;
-  const [opens, closing] = block;
+  if (block === undefined) {
+    if (BLOCK_TAG.test(content)) return { end: BLANK_LINE, closed: false, interrupts: true };
+    return isTagAlone(content) ? { end: BLANK_LINE, closed: false, interrupts: false } : undefined;
+  }
+  const [opens, end] = block;
   const opening = opens.exec(content)?.[0].length ?? 0;
-  return content.slice(opening).toLowerCase().includes(closing) ? undefined : closing;
+  return { end, closed: end.test(content.slice(opening)), interrupts: true };
 }
 
 /**

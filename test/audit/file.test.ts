@@ -351,6 +351,22 @@ describe("html-comment", () => {
   ])("flags an indented comment %s, which the rendered view hides", (_, markdown) => {
     expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
   });
+
+  // Regression: a fence or backticks inside an HTML block, or a fence left open by the end of its list
+  // item, made the audit read what followed as code, and a comment the renderer hides went unreported.
+  it.each([
+    ["after a fence inside an HTML block", "<div>\n```\n</div>\n\n<!-- hidden -->\n"],
+    ["in backticks inside an HTML block", "<div>\n`<!-- hidden -->`\n</div>\n"],
+    ["after a fence that its list item's end closes", "- step\n  ```\n<!-- hidden -->\n"],
+  ])("flags a comment %s", (_, markdown) => {
+    expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
+  });
+
+  it("leaves comments in code blocks inside <details> and list items alone", () => {
+    const details = "<details>\n<summary>Example</summary>\n\n```html\n<!-- example -->\n```\n\n</details>\n";
+    expect(rules("p/s/SKILL.md", details)).toEqual([]);
+    expect(rules("p/s/SKILL.md", "- step:\n\n  ```html\n  <!-- example -->\n  ```\n")).toEqual([]);
+  });
 });
 
 describe("encoded-blob", () => {
