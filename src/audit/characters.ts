@@ -1,4 +1,5 @@
 import { codePoint, excerpt } from "../catalog/index.js";
+import { markdownLines } from "./content.js";
 import type { Hit } from "./rules.js";
 import { codePointBefore, width } from "./text.js";
 
@@ -140,9 +141,10 @@ export function mayHoldCharacterHits(text: string): boolean {
  * The hits of the character rules (tag characters, bidi controls, invisible characters, control
  * characters) in a text file's content, in order of offset.
  */
-export function* characterHits(text: string): Generator<Hit> {
+export function* characterHits(text: string, markdown = false): Generator<Hit> {
   const candidates = new RegExp(CANDIDATES);
   const lineEndings = text.includes("\n");
+  const inCode = markdown ? codeBlockTest(text) : () => false;
   for (let match = candidates.exec(text); match !== null; match = candidates.exec(text)) {
     const offset = match.index;
     const value = text.codePointAt(offset) ?? 0;
@@ -163,11 +165,73 @@ export function* characterHits(text: string): Generator<Hit> {
       candidates.lastIndex = run.end;
     } else if (isBidiControl(value)) {
       yield { rule: "bidi-control", offset, detail: describeCharacter(value) };
-    } else {
+    } else if (!(value === ESC && displayOnly(text, offset) && inCode(offset))) {
       const detail = controlDetail(text, offset, value, lineEndings);
       if (detail) yield { rule: "control-character", offset, detail };
     }
   }
+}
+
+const ESC = 0x1b;
+
+/**
+ * Whether the offsets asked, which only grow, are on lines of a code block of the Markdown `text`
+ * (see {@link markdownLines}): the file's lines are walked once, as far as the last offset asked.
+ */
+function codeBlockTest(text: string): (offset: number) => boolean {
+  const lines = markdownLines(text);
+  let line = lines.next();
+  return (offset) => {
+    while (!line.done && line.value.end < offset) line = lines.next();
+    return !line.done && line.value.start <= offset && line.value.code;
+  };
+}
+
+/** `ESC [ params m`: Select Graphic Rendition, with up to {@link SGR_PARAMS} characters of parameters. */
+const SGR_PARAMS = 32;
+/**
+ * The SGR parameters that only style text or give it a colour readable on a dark and a light terminal
+ * alike: reset (0), bold, dim, italic, underline, blink, inverse and strike and their resets, the
+ * foreground colours red to cyan (31–36), bright black to bright cyan (90–96), default (39), default
+ * background (49), overline (53, 55) and underline colour's default (59). Not among them: conceal (8),
+ * black and white (30, 37, 97), which one theme or the other draws as its background, 256 and true
+ * colours (38), which may be either, and every background colour (40–48, 100–107), which the text's
+ * colour may match.
+ */
+const READABLE_SGR = new Set([
+  "",
+  ..."0 1 2 3 4 5 6 7 9 21 22 23 24 25 27 28 29 31 32 33 34 35 36 39 49 53 55 59 90 91 92 93 94 95 96".split(
+    " ",
+  ),
+]);
+
+/**
+ * Whether the ESC at `offset` starts an SGR sequence that only styles or colours text readably (see
+ * {@link READABLE_SGR}), as test runners and compilers print: shown in a code block of terminal output,
+ * it hides nothing. An underline's style (`4:3`) and colour (`58;5;n`, `58;2;r;g;b`, `58:…`) pass too.
+ * Any other escape moves the cursor, erases, sets a title or a clipboard (OSC), or may hide text.
+ */
+function displayOnly(text: string, offset: number): boolean {
+  if (text[offset + 1] !== "[") return false;
+  let end = offset + 2;
+  while (end < text.length && end - offset - 2 <= SGR_PARAMS && /[\d;:]/.test(text[end] ?? "")) end++;
+  if (text[end] !== "m" || end - offset - 2 > SGR_PARAMS) return false;
+  const params = text.slice(offset + 2, end).split(";");
+  for (let index = 0; index < params.length; index++) {
+    const param = params[index] ?? "";
+    if (param.includes(":")) {
+      if (!/^(?:4:[0-5]|58(?::[\d]*)*)$/.test(param)) return false;
+    } else if (param === "58") {
+      // 58;5;n or 58;2;r;g;b: the underline's colour, with its arguments.
+      const kind = params[index + 1];
+      if (kind === "5") index += 2;
+      else if (kind === "2") index += 4;
+      else return false;
+    } else if (!READABLE_SGR.has(param)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**

@@ -64,7 +64,7 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
  */
 function textFindings(path: string, text: string): Finding[] {
   const rules: Iterable<Hit>[] = [
-    mayHoldCharacterHits(text) ? characterHits(text) : [],
+    mayHoldCharacterHits(text) ? characterHits(text, MARKDOWN.test(path)) : [],
     pipeToShellHits(text),
     encodedBlobHits(text),
     deceptiveLinkHits(text),

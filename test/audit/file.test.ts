@@ -225,6 +225,42 @@ describe("control-character", () => {
   it("flags a form feed inside a line", () => {
     expect(rules("p/s/notes.txt", "a\fb\n")).toEqual(["1 control-character"]);
   });
+
+  // Regression: terminal output pasted with its colours into a code block of a SKILL.md (a test run,
+  // a compiler's errors) made the skill unsafe, and the server left it out; colours hide nothing.
+  it("leaves colours and styles in a code block of Markdown alone", () => {
+    const output = [
+      "Output:",
+      "",
+      "```",
+      "\u001b[32m\u001b[1mPASS\u001b[22m\u001b[39m src/app.test.ts \u001b[2m(3 tests)\u001b[0m",
+      "\u001b[1;31mFAIL\u001b[m \u001b[4:3;58;5;196mbad\u001b[24;59m \u001b[7;93m WARN \u001b[27;39m",
+      "```",
+      "",
+      "    \u001b[36mindented\u001b[0m",
+      "",
+    ].join("\n");
+    expect(rules("p/s/SKILL.md", output)).toEqual([]);
+  });
+
+  it.each([
+    ["outside code", "Text \u001b[32mgreen\u001b[0m"],
+    ["that moves the cursor up and erases a line", "```\nok\n\u001b[1A\u001b[2Khidden\n```"],
+    ["that conceals text", "```\n\u001b[8mhidden\u001b[0m\n```"],
+    ["in black, which a dark terminal does not show", "```\n\u001b[30mhidden\u001b[0m\n```"],
+    ["in white on white", "```\n\u001b[37;47mhidden\u001b[0m\n```"],
+    ["in a 256-colour black", "```\n\u001b[38;5;16mhidden\u001b[0m\n```"],
+    [
+      "that makes a link show other text (OSC 8)",
+      "```\n\u001b]8;;https://x.example\u001b\\docs\u001b]8;;\u001b\\\n```",
+    ],
+    ["in a code block of a file that is not Markdown", "```\n\u001b[32mok\u001b[0m\n```"],
+  ])("flags an escape sequence %s", (name, text) => {
+    const path = name.includes("not Markdown") ? "p/s/notes.txt" : "p/s/SKILL.md";
+    expect(audit(path, `${text}\n`).map((found) => `${found.rule} ${found.severity}`)).toEqual([
+      "control-character high",
+    ]);
+  });
 });
 
 describe("pipe-to-shell", () => {
