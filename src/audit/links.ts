@@ -246,8 +246,27 @@ function hostOf(url: string): string | undefined {
   }
 }
 
+/**
+ * Domains that one owner moved a service to, each with the domain it now answers on: the one redirects
+ * to the other, so a link showing one and going to the other goes where it shows. Only such pairs, not
+ * link shorteners (`t.co`, `bit.ly`), which go anywhere, nor hosts of user content (`github.io`).
+ */
+const SAME_OWNER: ReadonlyMap<string, string> = new Map([
+  ["x.com", "twitter.com"],
+  ["youtu.be", "youtube.com"],
+]);
+
+/** `host` without `www.`, on the domain its owner also answers on (`x.com` as `twitter.com`). */
+function siteOf(host: string): string {
+  const bare = host.replace(/^www\./, "");
+  for (const [alias, domain] of SAME_OWNER) {
+    if (bare === alias || bare.endsWith(`.${alias}`))
+      return bare.slice(0, bare.length - alias.length) + domain;
+  }
+  return bare;
+}
+
 function sameSite(a: string, b: string): boolean {
-  const bare = (host: string) => host.replace(/^www\./, "");
-  const [x, y] = [bare(a), bare(b)];
+  const [x, y] = [siteOf(a), siteOf(b)];
   return x === y || x.endsWith(`.${y}`) || y.endsWith(`.${x}`);
 }

@@ -526,6 +526,25 @@ describe("deceptive-link", () => {
   ])("leaves %s alone", (_, line) => {
     expect(rules("p/s/SKILL.md", `${line}\n`)).toEqual([]);
   });
+
+  // Regression: x.com redirects to twitter.com, so a link showing the one and going to the other goes
+  // where it shows, yet each was a medium finding.
+  it.each([
+    ["x.com going to twitter.com", "[x.com/anthropic](https://twitter.com/anthropic)"],
+    ["twitter.com going to x.com", "[twitter.com/anthropic](https://x.com/anthropic)"],
+    ["youtu.be going to youtube.com", "[https://youtu.be/abc](https://www.youtube.com/watch?v=abc)"],
+  ])("leaves a host of the same owner alone: %s", (_, line) => {
+    expect(rules("p/s/SKILL.md", `${line}\n`)).toEqual([]);
+  });
+
+  it.each([
+    ["x.com going elsewhere", "[x.com](https://evil.example/x)"],
+    ["x.com going to a shortener", "[x.com/a](https://t.co/abc)"],
+    ["twitter.com going to a look-alike", "[twitter.com](https://x.com.evil.example/)"],
+    ["a look-alike of x.com", "[twitter.com](https://evilx.com/)"],
+  ])("still flags %s", (_, line) => {
+    expect(rules("p/s/SKILL.md", `${line}\n`)).toEqual(["1 deceptive-link"]);
+  });
 });
 
 describe("the whole-file rules", () => {
