@@ -74,4 +74,24 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) => repeated(`[${"<".repeat(300)}](http://x) `, size),
   },
   { name: "line breaks", path: "p/s/SKILL.md", make: (size) => "\n".repeat(size) },
+  {
+    name: "colours in a code block",
+    path: "p/s/SKILL.md",
+    make: (size) => `\`\`\`\n${repeated("\u001b[1;31mx\n", size)}`,
+  },
+  {
+    name: "list items ever deeper",
+    path: "p/s/SKILL.md",
+    make: (size) =>
+      repeated(
+        `${Array.from({ length: 64 }, (_, i) => `${"  ".repeat(i)}- x\n`).join("")}\n    <!-- c -->\n`,
+        size,
+      ),
+  },
+  {
+    name: "attributes of a tag",
+    path: "p/s/SKILL.md",
+    make: (size) => `<a${repeated(" b='c'", size)}\n<!--`,
+  },
+  { name: "decimal digits", path: "p/s/data.txt", make: (size) => repeated("7368", size) },
 ];
