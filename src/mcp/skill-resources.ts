@@ -138,11 +138,29 @@ export class SkillResources {
       for (const { key, file } of files) targets.set(key, { kind: "skill-file", skill, file });
       carried.push({ skill, entry });
     }
+    // Keyed before they are resources: a skill's folder holding a pack file is crowded too.
+    const packKeys = new Map(
+      everything.packs.map((pack) => [
+        pack,
+        [...pack.files].map(([path, file]) => ({ path, file, key: keyOf(pack.name, path.split("/")) })),
+      ]),
+    );
+    const crowded = crowdedSkills(carried, targets, [...packKeys.values()].flat());
+    for (const [skill, key] of crowded) {
+      warn({
+        skill,
+        reason: `left out of the Skills extension: its folder ${uriOfKey(skillPath(skill))} also holds ${uriOfKey(key)}, which is not its file`,
+      });
+    }
+    if (crowded.size > 0) {
+      for (const [key, target] of targets) {
+        if (target.kind === "skill-file" && crowded.has(target.skill)) targets.delete(key);
+      }
+    }
     const packFiles = new Map<string, { key: UriKey; target: Target }[]>();
-    for (const pack of everything.packs) {
+    for (const [pack, keyed] of packKeys) {
       const listed: { key: UriKey; target: Target }[] = [];
-      for (const [path, file] of pack.files) {
-        const key = keyOf(pack.name, path.split("/"));
+      for (const { path, file, key } of keyed) {
         if (targets.has(key)) {
           warn({
             skill: undefined,
@@ -156,7 +174,8 @@ export class SkillResources {
       }
       packFiles.set(pack.name, listed);
     }
-    return new SkillResources(carried, targets, packFiles);
+    const kept = carried.filter(({ skill }) => !crowded.has(skill));
+    return new SkillResources(kept, targets, packFiles);
   }
 
   /** How many skills the extension carries, over the whole catalog. */
@@ -417,6 +436,31 @@ function carryProblem(
   const large = files.find(({ file }) => file.size > MAX_READ_BYTES);
   if (large === undefined) return undefined;
   return `${uriOfKey(large.key)} is ${formatSize(large.file.size)}, over the ${formatSize(MAX_READ_BYTES)} a resource read carries`;
+}
+
+/**
+ * The skills whose folder in the `skill://` namespace holds a file that is not theirs (another skill's, of
+ * a group named as the skill, or a pack file in a folder of its name), each with the first such key. A host
+ * takes every URI below a skill's folder for a file of the skill: a folder read of it lists that file,
+ * which the skill's manifest, complete by the extension's rule, does not, and a skill below it reads as
+ * nested in it, whose files that manifest lacks.
+ */
+function crowdedSkills(
+  carried: readonly CarriedSkill[],
+  targets: ReadonlyMap<UriKey, Target>,
+  packFiles: readonly { key: UriKey }[],
+): Map<Skill, UriKey> {
+  const roots = new Map(carried.map(({ skill }) => [skillPath(skill), skill]));
+  const crowded = new Map<Skill, UriKey>();
+  const check = (key: UriKey, owner: Skill | undefined) => {
+    for (let folder = parentOfKey(key); folder !== undefined; folder = parentOfKey(folder)) {
+      const skill = roots.get(folder);
+      if (skill !== undefined && skill !== owner && !crowded.has(skill)) crowded.set(skill, key);
+    }
+  };
+  for (const [key, target] of targets) check(key, target.kind === "skill-file" ? target.skill : undefined);
+  for (const { key } of packFiles) check(key, undefined);
+  return crowded;
 }
 
 function isVisible(target: Target, scope: Scope): boolean {

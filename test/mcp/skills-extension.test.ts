@@ -9,7 +9,7 @@ import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PNG_BYTES } from "../helpers/fixtures.js";
 import { wireRequest } from "../helpers/requests.js";
-import { call, ERAS, post, type RunningServer, startServer } from "../helpers/server.js";
+import { call, ERAS, post, type RunningServer, serveTree, startServer } from "../helpers/server.js";
 import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
 
 const GUIDE_FRONTMATTER =
@@ -471,5 +471,55 @@ describe("one scope everywhere", () => {
     } finally {
       await quiet.close();
     }
+  });
+});
+
+// A skill named as a group of its pack, or as a pack folder, had a folder in the namespace that held files
+// not its own: a folder read of the skill listed them while its manifest did not, so a host took the skill
+// for changed (the extension's stale-manifest case) on every read, and a skill below it for nested in it.
+describe("a skill whose folder in the namespace holds what is not its own", () => {
+  const served = serveTree(
+    {
+      "p/other/SKILL.md": skillMd("data", "Named as the group beside it."),
+      "p/data/clean/SKILL.md": skillMd("clean", "A skill of group data."),
+      "p/ren/SKILL.md": skillMd("shared", "Named as the pack folder beside it."),
+      "p/shared/notes.md": "# Notes\n",
+      "p/plain/SKILL.md": skillMd("plain", "Its folder holds its own files alone."),
+      "p/plain/refs/r.md": "# R\n",
+    },
+    "modern",
+  );
+
+  it("is left out of the extension, which then lists only skills whose folders hold their files", async () => {
+    const skills = new SkillsClient(served.client);
+    const { skills: listed } = await skills.list();
+    expect(listed.map((skill) => skill.uri)).toEqual([
+      "skill://p/data/clean/SKILL.md",
+      "skill://p/plain/SKILL.md",
+    ]);
+    for (const skill of listed) {
+      const manifest = skill.resources === "dynamic" ? [] : skill.resources.map(({ uri }) => uri);
+      const root = skill.uri.slice(0, -"/SKILL.md".length);
+      const files = (await skills.readDirectory(root)).resources
+        .filter((child) => child.mimeType !== "inode/directory")
+        .map((child) => child.uri);
+      expect(manifest).toEqual(expect.arrayContaining(files));
+    }
+    for (const uri of ["skill://p/data/SKILL.md", "skill://p/shared/SKILL.md"]) {
+      expect(await refusal(skills.get(uri), uri)).toEqual({
+        code: -32602,
+        message: expect.stringContaining("No skill is served at <uri>"),
+      });
+    }
+    expect(await read(served.client, "skill://p/shared/notes.md")).toEqual([
+      { uri: "skill://p/shared/notes.md", mimeType: "text/markdown", text: "# Notes\n" },
+    ]);
+    for (const skill of ["p/data", "p/shared"]) {
+      expect((await call(served.client, "read_skill", { skill })).isError).toBe(false);
+    }
+    expect(await (await fetch(`${served.server.url}/health`)).json()).toMatchObject({
+      skills: 4,
+      skillsExtension: { skills: 2, leftOut: 2 },
+    });
   });
 });
