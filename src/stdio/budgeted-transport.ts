@@ -25,8 +25,9 @@ export class BudgetedTransport implements Transport {
   /** What each request handed on holds, by id, until its answer is written. */
   readonly #held = new Map<RequestId, (() => void)[]>();
   #handedOn: Promise<void> = Promise.resolve();
-  /** Messages received and not yet handed on. */
+  /** Messages received and not yet handed on, and the bytes of their lines. */
   #waiting = 0;
+  #waitingBytes = 0;
   #paused = false;
 
   constructor(
@@ -35,16 +36,19 @@ export class BudgetedTransport implements Transport {
     /** What the answer to a request weighs: the bytes of files it may hold, or more; 0 never waits. */
     private readonly weigh: (method: string, params: unknown) => number,
     /**
-     * Stops and restarts reading the client's messages: stopped while `maxWaiting` wait to be handed on,
-     * restarted once half as many do, so that a client that keeps sending while its answers are not taken
-     * is made to wait instead of having everything it sends kept. Told of each message as it is read.
+     * Stops and restarts reading the client's messages: stopped while `maxWaiting` wait to be handed on, or
+     * their lines (`current`, the line being read) hold `maxWaitingBytes`, restarted once half as many do,
+     * so that a client that keeps sending while its answers are not taken is made to wait instead of having
+     * everything it sends kept. Told of each message as it is read.
      */
     private readonly input?: {
       readonly pause: () => void;
       readonly resume: () => void;
       readonly parsed?: () => void;
+      readonly current?: Uint8Array | undefined;
     },
     private readonly maxWaiting = 1024,
+    private readonly maxWaitingBytes = 16 * 1024 * 1024,
   ) {}
 
   start(): Promise<void> {
@@ -80,7 +84,7 @@ export class BudgetedTransport implements Transport {
    * without reading had every answer queued in memory.
    */
   answer(answer: JSONRPCMessage, weight: number): void {
-    this.#inTurn(async () => {
+    this.#inTurn(0, async () => {
       const free = await this.budget.take(weight);
       this.inner.send(answer).then(free, free);
     });
@@ -89,7 +93,8 @@ export class BudgetedTransport implements Transport {
   #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     this.input?.parsed?.();
     const weight = isJSONRPCRequest(message) ? this.weigh(message.method, message.params) : 0;
-    this.#inTurn(async () => {
+    // Counted by its line: 1,024 messages of 10 MiB waiting, from a client that did not read, would take some 13 GB.
+    this.#inTurn(this.input?.current?.length ?? 0, async () => {
       if (weight > 0 && isJSONRPCRequest(message)) {
         const free = await this.budget.take(weight);
         this.#held.set(message.id, [...(this.#held.get(message.id) ?? []), free]);
@@ -103,17 +108,26 @@ export class BudgetedTransport implements Transport {
     });
   }
 
-  /** Runs `step` once the steps before it have run, counted among those waiting until then. */
-  #inTurn(step: () => Promise<void>): void {
+  /**
+   * Runs `step` once the steps before it have run, counted (with the `bytes` of its line) among those
+   * waiting until then.
+   */
+  #inTurn(bytes: number, step: () => Promise<void>): void {
     this.#waiting++;
-    if (!this.#paused && this.#waiting >= this.maxWaiting) {
+    this.#waitingBytes += bytes;
+    if (!this.#paused && (this.#waiting >= this.maxWaiting || this.#waitingBytes >= this.maxWaitingBytes)) {
       this.#paused = true;
       this.input?.pause();
     }
     this.#handedOn = this.#handedOn.then(async () => {
       await step();
       this.#waiting--;
-      if (this.#paused && this.#waiting <= this.maxWaiting / 2) {
+      this.#waitingBytes -= bytes;
+      if (
+        this.#paused &&
+        this.#waiting <= this.maxWaiting / 2 &&
+        this.#waitingBytes <= this.maxWaitingBytes / 2
+      ) {
         this.#paused = false;
         this.input?.resume();
       }

@@ -121,6 +121,52 @@ describe("stdio's messages waiting to be handed on", () => {
   });
 });
 
+describe("stdio's long messages waiting to be handed on", () => {
+  // Regression: only their count stopped the reading of stdin, at 1,024: a client that sent requests on
+  // lines of 10 MiB without reading the answers had each kept (60 took 800 MiB; 1,024 would take 13 GB).
+  it("stop the reading of stdin once their lines hold 16 MiB, and start it again at half", async () => {
+    const wire = new SlowReader();
+    const input = {
+      pauses: 0,
+      resumes: 0,
+      current: undefined as Buffer | undefined,
+      pause: () => input.pauses++,
+      resume: () => input.resumes++,
+    };
+    const transport = new BudgetedTransport(wire, new ByteBudget(8 * MiB), () => 8 * MiB, input);
+    transport.onmessage = (message) => {
+      if ("id" in message && "method" in message)
+        void transport.send({ jsonrpc: "2.0", id: message.id, result: {} });
+    };
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+    await transport.start();
+    // Read as InputLines reads them: each message while its line is the current one.
+    const receive = (id: number) => {
+      input.current = Buffer.alloc(6 * MiB);
+      wire.onmessage?.(read(id));
+      input.current = undefined;
+    };
+    receive(1);
+    receive(2);
+    await settled();
+    // The first handed on, the second waiting.
+    receive(3);
+    await settled();
+    // Two lines of 6 MiB waiting, far fewer messages than the 1,024 that stop it.
+    expect(input).toMatchObject({ pauses: 0, resumes: 0 });
+    receive(4);
+    await settled();
+    expect(input).toMatchObject({ pauses: 1, resumes: 0 });
+    // The second handed on: 12 MiB still waiting.
+    wire.flush();
+    await settled();
+    expect(input).toMatchObject({ pauses: 1, resumes: 0 });
+    wire.flush();
+    await settled();
+    expect(input).toMatchObject({ pauses: 1, resumes: 1 });
+  });
+});
+
 describe("stdio's answers to lines that are no message", () => {
   // Regression: they were written at once, past the budget: 30,000 requests of the wrong shape from a
   // client that did not read took 82 MiB of answers waiting for stdout.
