@@ -3,7 +3,14 @@ import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog
 import { ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, InFlight, Readiness } from "./http/index.js";
 import { steeringFor, warmPreviews } from "./mcp/index.js";
-import { mcpDepsFor, prepare, SavedIndexError, SERVER_INFO, saveIndex } from "./startup/index.js";
+import {
+  mcpDepsFor,
+  type Prepared,
+  prepare,
+  SavedIndexError,
+  SERVER_INFO,
+  saveIndex,
+} from "./startup/index.js";
 import { serveStdio } from "./stdio/index.js";
 import { STOP_SIGNALS } from "./stop-signals.js";
 
@@ -52,6 +59,11 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   }
 
   if (config.transport === "stdio") {
+    // As over HTTP: a host's log panel says when the server answers, and what its start took.
+    logger.info(
+      { transport: "stdio", ms: Math.round(performance.now()), ...startupSplit(imported, prepared) },
+      "ready",
+    );
     await serveStdio({ mcp, logger, stopped });
     return 0;
   }
@@ -70,11 +82,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   logger.info(
     {
       ms: Math.round(listening),
-      importMs: Math.round(imported),
-      catalogMs: Math.round(prepared.ms.catalog),
-      inspectionMs: Math.round(prepared.ms.inspection),
-      indexMs: Math.round(prepared.ms.index),
-      index: prepared.indexOrigin,
+      ...startupSplit(imported, prepared),
       listenMs: Math.round(listening - preparedAt),
     },
     "ready",
@@ -125,6 +133,17 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     };
     void stopped.then(stop);
   });
+}
+
+/** The parts of the start (ms), for the `ready` line. */
+function startupSplit(imported: number, prepared: Prepared) {
+  return {
+    importMs: Math.round(imported),
+    catalogMs: Math.round(prepared.ms.catalog),
+    inspectionMs: Math.round(prepared.ms.inspection),
+    indexMs: Math.round(prepared.ms.index),
+    index: prepared.indexOrigin,
+  };
 }
 
 /**

@@ -35,14 +35,21 @@ export interface StdioDeps {
  */
 export async function serveStdio(deps: StdioDeps): Promise<void> {
   const closed = new Promise<void>((resolve) => {
-    process.stdin.once("end", resolve);
-    process.stdin.once("close", resolve);
-    // Stdout broken (the client stopped reading): the SDK's transport closes, and nothing can be answered.
-    process.stdout.once("error", () => resolve());
-    deps.stopped.then((signal) => {
-      deps.logger.info({ signal }, "stdio: stopping");
+    // Said once, for whichever comes first: a host's log showed no reason for the most common end.
+    let stopping = false;
+    const stop = (say?: () => void) => {
+      if (stopping) return;
+      stopping = true;
+      say?.();
       resolve();
-    });
+    };
+    const hungUp = () => stop(() => deps.logger.info("stdio: the client closed stdin; stopping"));
+    process.stdin.once("end", hungUp);
+    process.stdin.once("close", hungUp);
+    // Stdout broken (the client stopped reading): the SDK's transport closes, and nothing can be answered.
+    // (`onerror` below says so.)
+    process.stdout.once("error", () => stop());
+    deps.stopped.then((signal) => stop(() => deps.logger.info({ signal }, "stdio: stopping")));
   });
   const scope = deps.mcp.catalog.everything;
   // A line over the limit is dropped as it streams in, said to the client and in the log; the rest of the
