@@ -33,8 +33,9 @@ export class InputLines extends Transform {
     private readonly maxLineBytes: number,
     private readonly events: InputLinesEvents,
   ) {
-    // One line a chunk on the way out, so that each `data` event is one message.
-    super({ readableObjectMode: true });
+    // One line a chunk on the way out, so that each `data` event is one message; while the server has
+    // stopped reading, at most one line read ahead (by default 16, of up to 10 MiB each).
+    super({ readableObjectMode: true, readableHighWaterMark: 1 });
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {

@@ -105,4 +105,20 @@ describe("InputLines", () => {
     const { out, dropped } = await pass(1024 * 1024, [...line.split(""), "\n"]);
     expect(out === `${line}\n` && dropped === 0).toBe(true);
   });
+
+  it("holds at most one line read ahead while its reader has stopped reading", () => {
+    // Regression: while the server stopped reading stdin (too many messages waiting), this stage still read
+    // 16 lines ahead, 16 lines of 10 MiB: 60 such lines from a client that did not read its answers took
+    // the server to 310 MiB instead of 200.
+    const stage = new InputLines(4 * 1024 * 1024, {
+      tooLong: () => {},
+      notJson: () => {},
+      unfinished: () => {},
+    });
+    const line = Buffer.from(`${"x".repeat(1024 * 1024)}\n`);
+    // No reader: paused, as the server pauses it.
+    for (let i = 0; i < 20; i++) stage.write(line);
+    expect(stage.readableLength).toBe(1);
+    stage.destroy();
+  });
 });
