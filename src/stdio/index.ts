@@ -176,7 +176,8 @@ function warnSparingly(logger: Logger, message: string): (reason?: string) => vo
 /**
  * How the SDK's stdio transport tells of a client's message it discards unanswered: a response before the
  * protocol revision was settled, a notification with a malformed or unsupported envelope. (It tells of
- * its own trouble as "Discarded the …".)
+ * its own trouble as "Discarded the …".) The SDK gives these, and "Rejected …" below, no class or code of
+ * their own, only their words: the tests of stdio's log pin them, so that an SDK rewording them fails there.
  */
 const DISCARDED_CLIENT_MESSAGE = /^Discarded a (JSON-RPC response|notification) /;
 

@@ -3,29 +3,43 @@ import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { logLines, MAIN, ROOT } from "../helpers/process.js";
 
+/** `--stdio` on the bundled examples: `write` to it, then `end` closes stdin and gives the exit code. */
+function stdioServer() {
+  const child = spawn(process.execPath, [...MAIN, "--stdio"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", SKILLS_DIR: path.join(ROOT, "examples/skills"), NODE_OPTIONS: "" },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return {
+    write: (line: string) => child.stdin.write(`${line}\n`),
+    stdout: () => stdout,
+    log: () => logLines(stderr),
+    end: () => {
+      child.stdin.end();
+      return exited;
+    },
+    kill: () => child.kill(),
+  };
+}
+
 describe("a stdio server's log, as a desktop host's log panel shows it", () => {
   // Regression: over stdio the log said neither when the server was ready to answer (HTTP logs `ready`, with
   // what the start took) nor why it stopped when the client closed stdin, the most common end of a session.
   it("says when it is ready, with what its start took, and that it stops because stdin closed", async () => {
-    const child = spawn(process.execPath, [...MAIN, "--stdio"], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", SKILLS_DIR: path.join(ROOT, "examples/skills"), NODE_OPTIONS: "" },
-    });
+    const server = stdioServer();
     try {
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-      child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
-      await vi.waitFor(() => expect(stdout).toContain('"id":1'), { timeout: 30_000 });
-      child.stdin.end();
-      expect(await exited).toBe(0);
-      const lines = logLines(stderr);
+      server.write('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      await vi.waitFor(() => expect(server.stdout()).toContain('"id":1'), { timeout: 30_000 });
+      expect(await server.end()).toBe(0);
+      const lines = server.log();
       expect(lines.find((line) => line.msg === "ready")).toMatchObject({
         level: 30,
         transport: "stdio",
@@ -36,7 +50,36 @@ describe("a stdio server's log, as a desktop host's log panel shows it", () => {
       expect(lines.at(-1)).toMatchObject({ level: 30, msg: "stdio: the client closed stdin; stopping" });
       expect(lines.filter((line) => line.msg === "stdio: the client closed stdin; stopping")).toHaveLength(1);
     } finally {
-      child.kill();
+      server.kill();
+    }
+  });
+
+  it("warns of a notification the SDK discards for its protocol revision, with the SDK's reason, as no error", async () => {
+    // Told apart from errors of ours by the SDK's wording (it gives no code): an SDK that words it otherwise
+    // fails here instead of logging each such notification as an error with a stack.
+    const server = stdioServer();
+    try {
+      const meta = {
+        "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      };
+      server.write(
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized", params: { _meta: meta } }),
+      );
+      server.write('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      await vi.waitFor(() => expect(server.stdout()).toContain('"id":1'), { timeout: 30_000 });
+      expect(await server.end()).toBe(0);
+      const lines = server.log();
+      expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
+      expect(lines.filter((line) => line.level === 40)).toEqual([
+        expect.objectContaining({
+          msg: "stdio: a message from the client was discarded by the SDK, and nothing answers it",
+          reason: "Discarded a notification claiming unsupported protocol revision 2099-01-01",
+        }),
+      ]);
+    } finally {
+      server.kill();
     }
   });
 });
