@@ -27,13 +27,17 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     process.stdout.write(`${SERVER_INFO.version}\n`);
     return 0;
   }
-  // In stdio mode stdout carries the protocol, and --steering prints its line there: logs go to stderr.
+  // In stdio mode stdout carries the protocol, and --steering prints its line there: logs go to stderr,
+  // and so does what a dependency prints with console.log (yaml prints each token it reads when LOG_TOKENS
+  // is set: 112 lines before the first answer over stdio).
+  const ownsStdout = config.transport === "stdio" || config.steering;
+  if (ownsStdout) for (const method of ["log", "info", "debug"] as const) console[method] = console.error;
   // The one-shot commands write their few lines at once: queued, they were written at exit by a synchronous
   // flush that retries a closed pipe forever (`--build-index | head -1` never ended, nor on Ctrl-C).
   const oneShot = config.buildIndex || config.steering;
   const logger = pino(
     { level: config.logLevel },
-    pino.destination({ dest: config.transport === "stdio" || config.steering ? 2 : 1, sync: oneShot }),
+    pino.destination({ dest: ownsStdout ? 2 : 1, sync: oneShot }),
   );
   for (const warning of config.misspelledSettings) logger.warn(warning);
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.

@@ -3,11 +3,19 @@ import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { logLines, MAIN, ROOT } from "../helpers/process.js";
 
-/** `--stdio` on the bundled examples: `write` to it, then `end` closes stdin and gives the exit code. */
-function stdioServer() {
+/**
+ * `--stdio` on the bundled examples, with `env` besides: `write` to it, then `end` closes stdin and gives the
+ * exit code.
+ */
+function stdioServer(env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [...MAIN, "--stdio"], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", SKILLS_DIR: path.join(ROOT, "examples/skills"), NODE_OPTIONS: "" },
+    env: {
+      PATH: process.env.PATH ?? "",
+      SKILLS_DIR: path.join(ROOT, "examples/skills"),
+      NODE_OPTIONS: "",
+      ...env,
+    },
   });
   let stdout = "";
   let stderr = "";
@@ -78,6 +86,20 @@ describe("a stdio server's log, as a desktop host's log panel shows it", () => {
           reason: "Discarded a notification claiming unsupported protocol revision 2099-01-01",
         }),
       ]);
+    } finally {
+      server.kill();
+    }
+  });
+
+  it("keeps what a dependency prints with console.log off stdout, which carries only JSON-RPC", async () => {
+    // Regression: with LOG_TOKENS set, yaml printed every token of every frontmatter it read to stdout: 112
+    // lines that were no JSON-RPC before the first answer.
+    const server = stdioServer({ LOG_TOKENS: "1" });
+    try {
+      server.write('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      await vi.waitFor(() => expect(server.stdout()).toContain('"id":1'), { timeout: 30_000 });
+      expect(await server.end()).toBe(0);
+      expect(server.stdout()).toBe('{"result":{},"jsonrpc":"2.0","id":1}\n');
     } finally {
       server.kill();
     }
