@@ -44,11 +44,7 @@ export class InputLines extends Transform {
       if (this.#dropping) this.#dropping = false;
       else if (this.#pendingBytes + newline - from > this.maxLineBytes) this.events.tooLong();
       else if (this.#pendingBytes === 0) this.push(chunk.subarray(from, newline + 1));
-      else {
-        this.push(
-          Buffer.concat([this.#pending.subarray(0, this.#pendingBytes), chunk.subarray(from, newline + 1)]),
-        );
-      }
+      else this.push(this.#finish(chunk.subarray(from, newline + 1)));
       if (this.#pendingBytes > 0) {
         // Let go of the buffer a long line grew.
         this.#pending = Buffer.alloc(0);
@@ -74,6 +70,18 @@ export class InputLines extends Transform {
       this.events.unfinished(this.#pendingBytes);
     }
     done();
+  }
+
+  /**
+   * The current line, its start and then `end`: in the buffer its start grew where `end` fits (the buffer
+   * is let go of next), else a copy. Copied whole every time, a line of 10 MiB took 10 MiB more.
+   */
+  #finish(end: Buffer): Buffer {
+    if (this.#pending.length - this.#pendingBytes < end.length) {
+      return Buffer.concat([this.#pending.subarray(0, this.#pendingBytes), end]);
+    }
+    end.copy(this.#pending, this.#pendingBytes);
+    return this.#pending.subarray(0, this.#pendingBytes + end.length);
   }
 
   /** Adds `part` to the start of the current line (at most `maxLineBytes` in all). */

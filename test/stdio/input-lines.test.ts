@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { InputLines } from "../../src/stdio/input-lines.js";
 
 /**
@@ -120,5 +120,33 @@ describe("InputLines", () => {
     for (let i = 0; i < 20; i++) stage.write(line);
     expect(stage.readableLength).toBe(1);
     stage.destroy();
+  });
+
+  it("passes on a line that came in pieces from the buffer its start grew, not copied whole once more", () => {
+    // Regression: each such line was copied whole once more when its newline came: a line of 10 MiB took
+    // the server 56 MiB for a moment, 46 without that copy.
+    const stage = new InputLines(4 * 1024 * 1024, {
+      tooLong: () => {},
+      notJson: () => {},
+      unfinished: () => {},
+    });
+    const seen: Buffer[] = [];
+    stage.on("data", (line: Buffer) => seen.push(line));
+    const concat = vi.spyOn(Buffer, "concat");
+    try {
+      const piece = Buffer.alloc(100_000, 0x61);
+      for (let i = 0; i < 10; i++) stage.write(piece);
+      stage.write(Buffer.from("a\n"));
+      expect(concat).not.toHaveBeenCalled();
+    } finally {
+      concat.mockRestore();
+    }
+    expect(
+      seen.map((line) => [
+        line.length,
+        line.at(-1),
+        line.every((byte, at) => byte === (at < 1_000_001 ? 0x61 : 10)),
+      ]),
+    ).toEqual([[1_000_002, 10, true]]);
   });
 });
