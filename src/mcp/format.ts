@@ -22,16 +22,25 @@ export class ToolError extends Error {
  * Looks a skill up by `name` or `pack/name`, in any case, as a model wrote it (see Scope.findSkillAnyCase),
  * or as Claude Code names a plugin's skill, `plugin:name`, the way skills cite one another
  * (`superpowers:brainstorming`): the skill of that pack or group, or, when no pack or group is so named
- * (a pack named otherwise than its plugin), the skill of that name.
+ * (a pack named otherwise than its plugin), the skill of that name. A group's skill written as the group's
+ * selector and its name (`kubernetes-operations/helm-chart-scaffolding`, `agents/kubernetes-operations/…`),
+ * as list_skills(pack) shows them together, is that skill too.
  */
 export function findSkillAnyCase(scope: Scope, ref: string): SkillLookup {
   const written = ref.trim();
   const lookup = scope.findSkillAnyCase(written);
+  if (lookup.kind !== "missing") return lookup;
   const colon = written.lastIndexOf(":");
-  if (lookup.kind !== "missing" || colon <= 0) return lookup;
-  const plugin = written.slice(0, colon);
-  const within = isSelector(scope, plugin) ? scope.narrow([plugin]) : scope;
-  const named = within.findSkillAnyCase(written.slice(colon + 1));
+  if (colon > 0) {
+    const plugin = written.slice(0, colon);
+    const within = isSelector(scope, plugin) ? scope.narrow([plugin]) : scope;
+    const named = within.findSkillAnyCase(written.slice(colon + 1));
+    if (named.kind !== "missing") return named;
+  }
+  const slash = written.lastIndexOf("/");
+  const group = written.slice(0, slash);
+  if (slash <= 0 || colon > 0 || !isSelector(scope, group)) return lookup;
+  const named = scope.narrow([group]).findSkillAnyCase(written.slice(slash + 1));
   return named.kind === "missing" ? lookup : named;
 }
 
