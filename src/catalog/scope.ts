@@ -212,16 +212,30 @@ export class Scope {
    * The selectors closest to `selector`, if a slip away: case, a letter or two. A bare group name is a
    * candidate only where one pack has it; `pack/group` is compared with that pack's groups only, so an
    * unknown selector costs a walk over the names, not over every pair of letters of a large catalog.
+   * Failing that, the selectors of which it is a whole word (`kubernetes` for `kubernetes-operations`),
+   * when at most three are: more would be a guess.
    */
   private closeSelectors(selector: string): string[] {
     const wanted = selector.toLowerCase();
     const allowed = wanted.length <= 5 ? 1 : 2;
     let best = allowed;
     let closest: string[] = [];
-    for (const name of this.candidatesNear(wanted)) {
+    const candidates = this.candidatesNear(wanted);
+    for (const name of candidates) {
       const distance = editDistance(wanted, name.toLowerCase(), best);
       if (distance < best) [best, closest] = [distance, []];
       if (distance === best) closest.push(name);
+    }
+    if (closest.length === 0 && wanted.length >= 3) {
+      const word = wanted.slice(wanted.lastIndexOf("/") + 1);
+      closest = candidates.filter((name) =>
+        name
+          .slice(name.lastIndexOf("/") + 1)
+          .toLowerCase()
+          .split(/[-_.]/)
+          .includes(word),
+      );
+      if (closest.length > 3) return [];
     }
     return closest.sort(compareText).slice(0, 3);
   }

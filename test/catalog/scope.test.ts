@@ -97,6 +97,41 @@ describe("Scope", () => {
     expect(message("zzzzzz")).not.toContain("Did you mean");
   });
 
+  // A model asked list_skills(pack="kubernetes") of a pack whose group is kubernetes-operations, and was
+  // told only the packs.
+  it("names the selectors an unknown one is a whole word of, when at most three are", async () => {
+    const tree = await makeTree({
+      "agents/kubernetes-operations/helm/SKILL.md": skillMd("helm"),
+      "agents/python-development/uv/SKILL.md": skillMd("uv"),
+      "agents/python-testing/pytest/SKILL.md": skillMd("pytest"),
+      "agents/ui-design/icons/SKILL.md": skillMd("icons"),
+      "agents/api-design/rest/SKILL.md": skillMd("rest"),
+      "agents/db-design/schema/SKILL.md": skillMd("schema"),
+      "agents/web-design/layout/SKILL.md": skillMd("layout"),
+    });
+    try {
+      const everything = loadCatalog(tree.dir).catalog.everything;
+      const brief = (selector: string) => {
+        try {
+          everything.narrow([selector]);
+          return "";
+        } catch (error) {
+          return (error as SelectorError).brief;
+        }
+      };
+      expect(brief("kubernetes")).toBe(
+        'Unknown pack or group "kubernetes". Did you mean "kubernetes-operations"?',
+      );
+      expect(brief("agents/python")).toContain(
+        'Did you mean "agents/python-development" or "agents/python-testing"?',
+      );
+      expect(brief("design")).toBe('Unknown pack or group "design". Packs: agents.');
+      expect(brief("op")).not.toContain("Did you mean");
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("rejects malformed selectors as unknown", () => {
     for (const selector of ["a/b/c", "/beta", "beta/", "..", "beta/../alpha"]) {
       expect(() => catalog.everything.narrow([selector]), selector).toThrow(SelectorError);
