@@ -6,6 +6,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
+import { visible } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import type { McpDeps } from "../mcp/index.js";
 import { clientErrorHandler, expectationFailed, notFound } from "./client-errors.js";
@@ -135,10 +136,18 @@ function badPath(_error: FastifyError, _request: FastifyRequest, reply: FastifyR
     );
 }
 
-/** The call a POST /mcp made, for its log lines: method, tool and scope (none for other routes). */
+/**
+ * The call a POST /mcp made, for its log lines: method, tool and scope (none for other routes). Each is
+ * the client's own text, which JSON leaves raw outside C0 controls: a line separator, a C1 control such
+ * as CSI or a bidi override is written `{U+2028}`, so that no client can forge or redraw a log line.
+ */
 function describeMcpCall(request: FastifyRequest): Omit<McpCall, "failed"> | undefined {
   const call = request.mcpCall;
-  return call ? { rpc: call.rpc, tool: call.tool, scope: call.scope } : undefined;
+  return call ? { rpc: shown(call.rpc), tool: shown(call.tool), scope: shown(call.scope) } : undefined;
+}
+
+function shown(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : visible(text);
 }
 
 /** The code of @fastify/under-pressure's error: load shedding, a refusal rather than a fault. */
