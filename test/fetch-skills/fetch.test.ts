@@ -358,6 +358,15 @@ describe("fetch-skills: the cache", () => {
     expect(uncached.stderr).toContain(`fetch-skills: source "flaky": cannot fetch ${upstream.url}:`);
     expect(uncached.stderr).toContain("does not appear to be a git repository");
   });
+
+  // Regression: the image workflow builds linux/amd64 and linux/arm64 at once, and BuildKit shares a cache
+  // mount between them unless told otherwise: two fetches in one store failed ("remote origin already
+  // exists", "shallow.lock: File exists"), failing the build whenever skills.toml changed.
+  it("gives the image build's fetch its cache mount to itself", async () => {
+    const dockerfile = await readFile(path.join(ROOT, "Dockerfile"), "utf8");
+    const mount = /--mount=(type=cache,[^\s]*target=\/var\/cache\/skills-mcp[^\s]*)/.exec(dockerfile)?.[1];
+    expect(mount?.split(",")).toContain("sharing=locked");
+  });
 });
 
 describe("fetch-skills: servers that refuse a shallow fetch of an exact commit", () => {
