@@ -14,6 +14,8 @@ export interface Checkout {
   /** The work tree, at exactly the pinned commit. */
   readonly dir: string;
   readonly method: FetchMethod;
+  /** The submodules in the source's path and extras (repository paths): each is checked out as an empty folder. */
+  readonly submodules: readonly string[];
   /** Removes the work tree and its record in the store. */
   remove(): Promise<void>;
 }
@@ -54,6 +56,7 @@ export async function checkoutSource(
   await guard("cannot record the fetched commit", () =>
     storeGit.raw(["update-ref", `refs/sources/${source.name}`, source.ref]),
   );
+  const submodules = await guard("cannot list its submodules", () => submodulesOf(storeGit, source));
   await guard(`cannot check out ${source.ref}`, () =>
     storeGit.raw(["worktree", "add", "--detach", "--quiet", workDir, source.ref]),
   );
@@ -71,7 +74,24 @@ export async function checkoutSource(
     await remove();
     throw new SourceError(source.name, await notThePin(storeGit, source.ref, head));
   }
-  return { dir: workDir, method, remove };
+  return { dir: workDir, method, submodules, remove };
+}
+
+/** The submodules (gitlinks) at `source.ref` in its path and extras. */
+async function submodulesOf(storeGit: SimpleGit, source: SkillSource): Promise<string[]> {
+  const listing = await storeGit.raw([
+    "ls-tree",
+    "-r",
+    "-z",
+    source.ref,
+    "--",
+    source.path,
+    ...source.extras,
+  ]);
+  return listing
+    .split("\0")
+    .filter((entry) => entry.startsWith("160000 "))
+    .map((entry) => entry.slice(entry.indexOf("\t") + 1));
 }
 
 /**

@@ -157,7 +157,10 @@ export async function fetchSourceInto(
   const checkout = await checkoutSource(source, stores, workDir);
   try {
     const skipped = await copySource(source, checkout.dir, packDir, new SourceBudget(limits));
-    return { method: checkout.method, skipped };
+    return {
+      method: checkout.method,
+      skipped: [...skipped, ...submoduleEntries(source, checkout.submodules)],
+    };
   } finally {
     await checkout.remove();
   }
@@ -209,6 +212,33 @@ async function copySource(
     }
   }
   return skipped;
+}
+
+/**
+ * The submodules a pack would have held, each left an empty folder: the fetcher fetches one repository
+ * per source, so a skill kept in a submodule is missing unless its repository is a source of its own.
+ */
+function submoduleEntries(source: SkillSource, submodules: readonly string[]): SkippedFile[] {
+  const reason = "a git submodule, which is not fetched: pin its repository as a source of its own";
+  const found: SkippedFile[] = [];
+  for (const submodule of submodules) {
+    const extra = source.extras.find((item) => isWithin(item, submodule));
+    const part = extra ?? source.path;
+    // Inside a hidden folder of its part it would not have been copied anyway.
+    const inPart = part === "." ? submodule : submodule.slice(part.length + 1);
+    if (inPart.split("/").some((segment) => segment.startsWith("."))) continue;
+    const entry = { path: submodule, reason, symlink: false };
+    found.push({
+      entry,
+      inPack: extra === undefined ? path.posix.relative(source.path, submodule) : submodule,
+    });
+  }
+  return found;
+}
+
+/** Whether the repository path `entry` is the folder `folder` or lies inside it; "." holds everything. */
+function isWithin(folder: string, entry: string): boolean {
+  return folder === "." || entry === folder || entry.startsWith(`${folder}/`);
 }
 
 async function copyPart(

@@ -164,6 +164,32 @@ describe("fetch-skills: names and files it cannot copy", () => {
     expect(result.stderr).not.toContain("\u2028");
   });
 
+  // A submodule is checked out as an empty folder: the skills kept in one were missing from the pack, and
+  // nothing said why (at most "no SKILL.md", when the whole pack was one).
+  it("names each submodule in the pack's path or extras, which it does not fetch", async () => {
+    const dir = path.join(tree.dir, "submodules");
+    await makeUpstream(dir, [{ "skills/a/SKILL.md": skillMd("a"), "shared/guide.md": "guide\n" }]);
+    const other = await git(dir, "rev-parse", "HEAD");
+    for (const gitlink of ["skills/vendored", "shared/lib", "skills/.hidden/lib", "elsewhere/lib"]) {
+      await git(dir, "update-index", "--add", "--cacheinfo", `160000,${other},${gitlink}`);
+    }
+    await git(dir, "commit", "--quiet", "-m", "submodules");
+    const ref = await git(dir, "rev-parse", "HEAD");
+    const site = await makeSite(tree.dir, [
+      { name: "m", repo: pathToFileURL(dir).href, ref, path: "skills", extras: ["shared"] },
+    ]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    const reason = "a git submodule, which is not fetched: pin its repository as a source of its own";
+    expect(result.stderr.split("\n").filter((line) => line.includes("submodule"))).toEqual([
+      `m: skipped shared/lib: ${reason}`,
+      `m: skipped skills/vendored: ${reason}`,
+    ]);
+    expect(await readFile(path.join(site, "skills/m/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
+  });
+
   it("skips a file or folder it may not read, and copies the rest", async () => {
     const repo = path.join(tree.dir, "locked");
     await writeTree(repo, {
