@@ -1,5 +1,5 @@
 import type { Dirent } from "node:fs";
-import { copyFile, mkdir, readdir, realpath, stat } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 
 /** Something of the repository that was not copied, and why: reported as a warning. */
@@ -65,8 +65,8 @@ const SKILL_DOCUMENT = "SKILL.md";
  * A symlinked folder brings in its target once per symlink of the repository's own folders, so two skills
  * that link one shared folder each get it; within what it brings in, a folder that one link reaches twice
  * is copied once (where a folder's links all led to the next folder, copies doubled at every level), and
- * `budget` stops the source at its limits. Names that are not UTF-8, and what cannot be read, are left
- * out. Returns what was left out.
+ * `budget` stops the source at its limits. Names that are not UTF-8, Git LFS pointers, and what cannot be
+ * read, are left out. Returns what was left out.
  */
 export async function copyFromRepository(
   repoRoot: string,
@@ -88,7 +88,9 @@ export async function copyFromRepository(
   }
   const info = await stat(base);
   const skipped: SkippedEntry[] = [];
-  if (info.isFile() && options.allowFile) {
+  if (info.isFile() && options.allowFile && (await isLfsPointer(base, info.size))) {
+    skipped.push({ path: relative, reason: LFS_POINTER, symlink: false });
+  } else if (info.isFile() && options.allowFile) {
     options.budget.take(info.size);
     await mkdir(path.dirname(destination), { recursive: true });
     await copyFile(base, destination);
@@ -165,6 +167,8 @@ async function copyFolder(
     const into = path.join(destination, name);
     if ("skip" in target) {
       walk.skipped.push({ path: childRelative, reason: target.skip, symlink: target.symlink });
+    } else if (target.kind === "file" && (await isLfsPointer(target.real, target.size))) {
+      walk.skipped.push({ path: childRelative, reason: LFS_POINTER, symlink: false });
     } else if (target.kind === "file") {
       walk.budget.take(target.size);
       await copyOne(walk, target.real, into, childRelative);
@@ -236,6 +240,26 @@ async function resolveEntry(walk: Walk, full: string, entry: Dirent<Buffer>): Pr
   if (info.isFile()) return { kind: "file", real, size: info.size };
   if (info.isDirectory()) return { kind: "folder", real };
   return { skip: "symlink to something that is not a regular file or folder", symlink: true };
+}
+
+const LFS_POINTER = "a Git LFS pointer, not the file it stands for: Git LFS content is not fetched";
+/** How every Git LFS pointer opens; each is smaller than 1,024 bytes (Git LFS's docs/spec.md). */
+const LFS_VERSION = "version https://git-lfs.github.com/spec/v1\n";
+
+/**
+ * Whether `file` is a Git LFS pointer: a repository that keeps files in Git LFS holds these in their place,
+ * and a skill would be served the pointer's three lines as its font, image or template.
+ */
+async function isLfsPointer(file: string, size: number): Promise<boolean> {
+  if (size < LFS_VERSION.length || size >= 1024) return false;
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    // Left to the copy, which says why it cannot read it.
+    return false;
+  }
+  return text.startsWith(LFS_VERSION) && /^oid sha256:[0-9a-f]{64}$/m.test(text);
 }
 
 /** The errors of reading what the repository holds; others (a full disk) stop the fetch. */

@@ -190,6 +190,38 @@ describe("fetch-skills: names and files it cannot copy", () => {
     expect(await readFile(path.join(site, "skills/m/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
   });
 
+  // Without Git LFS, a checkout holds a pointer of three lines where the file should be: the pack served it
+  // as the skill's font or template, and nothing said so.
+  it("skips a Git LFS pointer with a warning naming it, in path and in extras", async () => {
+    const pointer = (seed: string) =>
+      `version https://git-lfs.github.com/spec/v1\noid sha256:${seed.repeat(64)}\nsize 48213\n`;
+    const repo = await makeUpstream(path.join(tree.dir, "lfs"), [
+      {
+        "skills/a/SKILL.md": skillMd("a"),
+        "skills/a/assets/font.ttf": pointer("a"),
+        "skills/a/notes.md": `How pointers look:\n\n${pointer("b")}`,
+        "shared/template.pptx": pointer("c"),
+      },
+    ]);
+    const site = await makeSite(tree.dir, [
+      {
+        name: "lfs",
+        repo: repo.url,
+        ref: repo.commits[0] ?? "",
+        path: "skills",
+        extras: ["shared/template.pptx"],
+      },
+    ]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    const reason = "a Git LFS pointer, not the file it stands for: Git LFS content is not fetched";
+    expect(result.stderr).toContain(`lfs: skipped skills/a/assets/font.ttf: ${reason}\n`);
+    expect(result.stderr).toContain(`lfs: skipped shared/template.pptx: ${reason}\n`);
+    expect(Object.keys(await snapshot(path.join(site, "skills/lfs")))).toEqual(["a/SKILL.md", "a/notes.md"]);
+  });
+
   it("skips a file or folder it may not read, and copies the rest", async () => {
     const repo = path.join(tree.dir, "locked");
     await writeTree(repo, {
