@@ -225,8 +225,9 @@ async function resolveEntry(walk: Walk, full: string, entry: Dirent<Buffer>): Pr
   if (entry.isSymbolicLink()) {
     try {
       real = await realpath(full);
-    } catch {
-      return { skip: "dangling symlink", symlink: true };
+    } catch (error) {
+      const loop = (error as NodeJS.ErrnoException).code === "ELOOP";
+      return { skip: loop ? "symlink loop: it leads back to itself" : "dangling symlink", symlink: true };
     }
     const problem = symlinkProblem(walk, real);
     if (problem) return { skip: problem, symlink: true };

@@ -222,6 +222,30 @@ describe("fetch-skills: names and files it cannot copy", () => {
     expect(Object.keys(await snapshot(path.join(site, "skills/lfs")))).toEqual(["a/SKILL.md", "a/notes.md"]);
   });
 
+  it("calls a symlink loop a loop, not a dangling symlink", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "loop"), [
+      {
+        "skills/a/SKILL.md": skillMd("a"),
+        "skills/a/one": { symlink: "two" },
+        "skills/a/two": { symlink: "one" },
+        "skills/a/gone": { symlink: "missing.md" },
+      },
+    ]);
+    const site = await makeSite(tree.dir, [
+      { name: "loop", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills" },
+    ]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    const sources = JSON.parse(await readFile(path.join(site, "skills/sources.json"), "utf8")).sources;
+    expect(sources[0].skipped).toEqual([
+      { path: "a/gone", reason: "dangling symlink" },
+      { path: "a/one", reason: "symlink loop: it leads back to itself" },
+      { path: "a/two", reason: "symlink loop: it leads back to itself" },
+    ]);
+  });
+
   it("skips a file or folder it may not read, and copies the rest", async () => {
     const repo = path.join(tree.dir, "locked");
     await writeTree(repo, {
