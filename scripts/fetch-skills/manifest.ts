@@ -147,6 +147,12 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
   }
   const repo = requiredText(table, "repo", fail);
   if (repo?.startsWith("-")) fail("repo", `repo "${repo}" must not start with "-"`);
+  else if (repo !== undefined && isRelativePath(repo)) {
+    fail(
+      "repo",
+      `repo "${repo}" is neither a URL nor an absolute path (git fetches from its own store, where a relative path leads nowhere): write https://host/owner/name.git, file:///absolute/path or /absolute/path`,
+    );
+  }
   const ref = requiredText(table, "ref", fail);
   if (ref !== undefined && !COMMIT.test(ref)) {
     fail("ref", `ref "${ref}" is not a full commit id: write its 40 lowercase hex digits`);
@@ -237,6 +243,14 @@ function checkFolder(value: string, key: string, fail: Report): string | undefin
 function overlaps(a: string, b: string): boolean {
   if (a === "." || b === "." || a === b) return true;
   return a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
+/**
+ * Whether git would read `repo` as a path relative to where it runs: no scheme, not `host:path` (git's
+ * scp-like form has a colon before any slash) and not absolute. `github.com/owner/name` is one.
+ */
+function isRelativePath(repo: string): boolean {
+  return !repo.startsWith("/") && !/^[^/]*:/.test(repo);
 }
 
 /** A safe subset of git's branch names: nothing git could read as an option, a range or a pattern. */

@@ -139,6 +139,22 @@ const cases: Case[] = [
     toml: `[[source]]\nname = "bad"\nrepo = "--upload-pack=touch /tmp/pwned"\nref = "${SHA}"\n`,
     errors: ['skills.toml:9: source "bad": repo "--upload-pack=touch /tmp/pwned" must not start with "-"'],
   },
+  // Git fetches from its store, so a relative path failed as "not a git repository" while --update, which
+  // lists it from the working folder, repinned it.
+  {
+    title: "a repo written as a relative path",
+    toml: `[[source]]\nname = "bad"\nrepo = "../skills-checkout"\nref = "${SHA}"\n`,
+    errors: [
+      'skills.toml:9: source "bad": repo "../skills-checkout" is neither a URL nor an absolute path (git fetches from its own store, where a relative path leads nowhere): write https://host/owner/name.git, file:///absolute/path or /absolute/path',
+    ],
+  },
+  {
+    title: "a repo without its scheme",
+    toml: `[[source]]\nname = "bad"\nrepo = "github.com/anthropics/skills"\nref = "${SHA}"\n`,
+    errors: [
+      'skills.toml:9: source "bad": repo "github.com/anthropics/skills" is neither a URL nor an absolute path',
+    ],
+  },
   {
     title: "several problems at once, each on its line",
     toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "nope"\npath = "/abs"\ncolour = 1\n`,

@@ -65,8 +65,8 @@ describe("rewriteRefs", () => {
   });
 
   it.each([
-    ["a multi-line string", `[[source]]\nname = "x"\nrepo = "r"\nref = """${A_OLD}"""\n`],
-    ["an inline table", `source = [{ name = "x", repo = "r", ref = "${A_OLD}" }]\n`],
+    ["a multi-line string", `[[source]]\nname = "x"\nrepo = "file:///r"\nref = """${A_OLD}"""\n`],
+    ["an inline table", `source = [{ name = "x", repo = "file:///r", ref = "${A_OLD}" }]\n`],
   ])("refuses to guess when a ref is written as %s", (_, text) => {
     const manifest = parseManifest(text, "skills.toml");
     expect(() => rewriteRefs(manifest, new Map([["x", A_NEW]]))).toThrow(
