@@ -72,9 +72,16 @@ export interface FetchPlan {
  */
 export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
   const previous = await readPreviousOutput(plan.out);
-  await mkdir(path.dirname(plan.out), { recursive: true });
-  await removeStaleWorkFolders(plan.out, plan.log);
-  const temp = await makeWorkFolder(plan.out);
+  let temp: string;
+  try {
+    await mkdir(path.dirname(plan.out), { recursive: true });
+    await removeStaleWorkFolders(plan.out, plan.log);
+    temp = await makeWorkFolder(plan.out);
+  } catch (error) {
+    throw new FetcherError(
+      `--out ${plan.out}: cannot write in ${path.dirname(plan.out)}, where the new folder is built before it is swapped in (${errorCode(error)})`,
+    );
+  }
   try {
     const build = path.join(temp, "out");
     await mkdir(build);
@@ -326,13 +333,24 @@ async function keepPack(source: SkillSource, previous: PreviousOutput, build: st
 
 async function swapIn(build: string, out: string, previous: string): Promise<void> {
   const hadPrevious = await exists(out);
-  if (hadPrevious) await rename(out, previous);
+  try {
+    if (hadPrevious) await rename(out, previous);
+  } catch (error) {
+    const code = errorCode(error);
+    // A volume's mount point (a container's /skills) cannot be renamed, so the new folder cannot replace it.
+    const hint = code === "EBUSY" ? ": it is a mount point; give a folder inside it" : "";
+    throw new FetcherError(`--out ${out} cannot be replaced by the new folder (${code})${hint}`);
+  }
   try {
     await rename(build, out);
   } catch (error) {
     if (hadPrevious) await rename(previous, out);
     throw error;
   }
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? String(error);
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -1,7 +1,9 @@
-import { lstat, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { chmod, lstat, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/process.js";
+import { ROOT, TSX_LOADER } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import {
   FIXED_TIME,
@@ -15,6 +17,7 @@ import {
   writeManifest,
 } from "./helpers.js";
 
+const execFileAsync = promisify(execFile);
 const SECRET = "BUILD-MACHINE-SECRET";
 const HIDDEN_TOKEN = "ghp_hidden_token";
 
@@ -517,6 +520,50 @@ describe("fetch-skills: all or nothing", () => {
     expect(result.stdout).toBe("");
     expect(await snapshot(path.join(site, "skills"))).toEqual(before);
     expect(await readdir(site)).toEqual(["skills", "skills.toml"]);
+  });
+
+  // Both were a stack trace, the first after the whole fetch: a volume mounted at --out (a container's
+  // /skills) cannot be renamed away, and the new folder is built beside --out.
+  it.skipIf(process.getuid?.() !== 0)(
+    "says that a mount point cannot be replaced, and leaves what it holds",
+    async () => {
+      const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
+      const out = path.join(site, "skills");
+      await mkdir(out);
+      await execFileAsync("mount", ["-t", "tmpfs", "tmpfs", out]);
+      try {
+        const result = await runFetcher([], site);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain(
+          `fetch-skills: --out ${out} cannot be replaced by the new folder (EBUSY): it is a mount point; give a folder inside it\n`,
+        );
+        expect(result.stderr).toContain(`fetch-skills: nothing written; ${out} is as it was`);
+        expect(await readdir(out)).toEqual([]);
+      } finally {
+        await execFileAsync("umount", [out]);
+      }
+    },
+  );
+
+  it("says that it cannot write beside --out when that folder is read-only", async () => {
+    const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
+    const readOnly = path.join(site, "read-only");
+    await mkdir(readOnly);
+    await chmod(readOnly, 0o555);
+    await chmod(site, 0o755);
+    await chmod(tree.dir, 0o755);
+    // Root writes everywhere: the fetcher runs as nobody then.
+    const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    const entry = path.join(ROOT, "scripts/fetch-skills/index.ts");
+    const args = ["--import", TSX_LOADER, entry, "--out", "read-only/skills"];
+    const failed = await execFileAsync(process.execPath, args, { ...user, cwd: site }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toBe(
+      `fetch-skills: --out ${readOnly}/skills: cannot write in ${readOnly}, where the new folder is built before it is swapped in (EACCES)\nfetch-skills: nothing written\n`,
+    );
   });
 
   it("refuses to replace a folder it did not write", async () => {
