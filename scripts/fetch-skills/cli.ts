@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -174,7 +174,7 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
   const resolve = (value: string | undefined) => (value === undefined ? undefined : path.resolve(cwd, value));
   const summary = resolve(values.summary);
   const findings = resolve(values.findings);
-  const out = path.resolve(cwd, values.out ?? "skills");
+  const out = followLink(path.resolve(cwd, values.out ?? "skills"));
   for (const [option, file] of [
     ["--summary", summary],
     ["--findings", findings],
@@ -217,6 +217,19 @@ function checkOutputFile(option: string, file: string, out: string): void {
   }
   if (existsSync(file) && statSync(file).isDirectory()) {
     throw new UsageError(`${option}: ${file} is a folder; give a file name`);
+  }
+}
+
+/**
+ * `--out` as the folder a symlink there leads to: the new folder replaces that one, where the server reads
+ * it, and not the symlink (which was swapped for a folder, leaving its target as it was).
+ */
+function followLink(folder: string): string {
+  try {
+    return lstatSync(folder).isSymbolicLink() ? realpathSync(folder) : folder;
+  } catch {
+    // Missing, or a dangling symlink: the fetch says what it cannot write.
+    return folder;
   }
 }
 

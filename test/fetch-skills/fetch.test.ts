@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chmod, lstat, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -203,6 +203,29 @@ describe("fetch-skills: a pinned fetch", () => {
       "sources.json",
     ]);
     expect(await readFile(path.join(site, "summary.md"), "utf8")).toBe(result.stdout);
+  });
+
+  // The symlink was replaced by a folder and its target kept the old skills, which a server reading the
+  // target went on serving.
+  it("updates the folder a symlinked --out leads to, and keeps the symlink", async () => {
+    const site = await makeSite(tree.dir, [
+      { name: "kit", repo: kit.url, ref: kit.commits[0] ?? "", path: "skills" },
+    ]);
+    await mkdir(path.join(site, "data"));
+    expect((await runFetcher(["--out", "data/skills"], site)).code).toBe(0);
+    await symlink("data/skills", path.join(site, "skills"));
+
+    await writeManifest(
+      site,
+      manifestOf([{ name: "kit", repo: kit.url, ref: kit.commits[1] ?? "", path: "skills" }]),
+    );
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect((await lstat(path.join(site, "skills"))).isSymbolicLink()).toBe(true);
+    const sources = JSON.parse(await readFile(path.join(site, "data/skills/sources.json"), "utf8"));
+    expect(sources.sources[0].ref).toBe(kit.commits[1]);
+    expect((await readdir(site)).sort()).toEqual(["data", "skills", "skills.toml"]);
   });
 
   it("copies a path inside a hidden folder when skills.toml names it, still skipping other hidden folders", async () => {
