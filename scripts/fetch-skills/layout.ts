@@ -51,7 +51,8 @@ function scan(text: string): ManifestLayout {
     if (!rootKeys.has(key)) rootKeys.set(key, lineOf(offset));
   };
 
-  let pos = skipTrivia(text, 0);
+  // A byte order mark (Notepad writes one) is no statement; smol-toml skips it too.
+  let pos = skipTrivia(text, text.startsWith("\uFEFF") ? 1 : 0);
   while (pos < text.length) {
     if (text[pos] === "[") {
       const isArray = text[pos + 1] === "[";

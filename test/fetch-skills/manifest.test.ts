@@ -212,6 +212,16 @@ describe("skills.toml validation", () => {
     },
   );
 
+  it("names the line of a problem in a file that opens with a byte order mark", async () => {
+    const dir = await mkdtemp(`${tree.dir}/bom-`);
+    await writeManifest(dir, `\uFEFF${good()}\n[[source]]\nname = "bad"\nrepo = "file:///x"\nref = "main"\n`);
+    const result = await runFetcher([], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'fetch-skills: skills.toml:10: source "bad": ref "main" is not a full commit id',
+    );
+  });
+
   it("refuses a manifest with no source", async () => {
     const dir = `${tree.dir}/empty`;
     await mkdir(dir);

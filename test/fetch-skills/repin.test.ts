@@ -64,6 +64,15 @@ describe("rewriteRefs", () => {
     expect(after).toBe(crlf(fill(ODD, { A: A_OLD, B: B_OLD, C: A_NEW, B_COMMENT: B_OLD })));
   });
 
+  // Notepad saves UTF-8 with a byte order mark: every repin of such a file was refused as if its refs were
+  // not written as ref = "<commit>", failing the weekly workflow.
+  it("keeps the byte order mark an editor wrote", () => {
+    const bom = (text: string) => `\uFEFF${text}`;
+    const manifest = parseManifest(bom(fill(ODD, { A: A_OLD, B: B_OLD, C: C_OLD, B_COMMENT: B_OLD })), "x");
+    const after = rewriteRefs(manifest, new Map([["alpha", A_NEW]]));
+    expect(after).toBe(bom(fill(ODD, { A: A_NEW, B: B_OLD, C: C_OLD, B_COMMENT: B_OLD })));
+  });
+
   it.each([
     ["a multi-line string", `[[source]]\nname = "x"\nrepo = "file:///r"\nref = """${A_OLD}"""\n`],
     ["an inline table", `source = [{ name = "x", repo = "file:///r", ref = "${A_OLD}" }]\n`],
