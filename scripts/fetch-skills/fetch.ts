@@ -112,13 +112,11 @@ async function openStore(store: string, repo: string): Promise<SimpleGit> {
   );
   await mkdir(store, { recursive: true });
   const storeGit = gitAt(store);
-  if (!exists) {
-    await storeGit.init(true);
-    await storeGit.addRemote("origin", repo);
-  } else {
-    // Work trees left behind by an interrupted run would block nothing, but they pile up.
-    await storeGit.raw(["worktree", "prune"]);
-  }
+  if (!exists) await storeGit.init(true);
+  // Writes or overwrites, so a store that a run stopped right after its init still gets its remote.
+  await storeGit.raw(["config", "remote.origin.url", repo]);
+  // Work trees left behind by an interrupted run would block nothing, but they pile up.
+  if (exists) await storeGit.raw(["worktree", "prune"]);
   return storeGit;
 }
 

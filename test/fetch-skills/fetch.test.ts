@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chmod, lstat, mkdir, readdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -383,6 +383,24 @@ describe("fetch-skills: the cache", () => {
     expect(uncached.code).toBe(1);
     expect(uncached.stderr).toContain(`fetch-skills: source "flaky": cannot fetch ${upstream.url}:`);
     expect(uncached.stderr).toContain("does not appear to be a git repository");
+  });
+
+  // A run stopped between creating a store and naming its remote left a store that failed every later
+  // fetch ("'origin' does not appear to be a git repository"), a build cache that failed every build.
+  it("recovers a store that a stopped run left without its remote", async () => {
+    const site = await makeSite(tree.dir, [
+      { name: "big", repo: big.url, ref: big.commits[0] ?? "", path: "skills" },
+    ]);
+    const cache = path.join(site, "cache");
+    expect((await runFetcher(["--cache", "cache"], site)).code).toBe(0);
+    const [store] = await readdir(cache);
+    await rm(path.join(cache, store ?? ""), { recursive: true });
+    await git(site, "init", "--quiet", "--bare", path.join(cache, store ?? ""));
+
+    const result = await runFetcher(["--cache", "cache"], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^big: [0-9a-f]{7} shallow fetch, 1 skill,/m);
   });
 
   // Regression: the image workflow builds linux/amd64 and linux/arm64 at once, and BuildKit shares a cache
