@@ -56,7 +56,6 @@ export async function checkoutSource(
   await guard("cannot record the fetched commit", () =>
     storeGit.raw(["update-ref", `refs/sources/${source.name}`, source.ref]),
   );
-  const submodules = await guard("cannot list its submodules", () => submodulesOf(storeGit, source));
   await guard(`cannot check out ${source.ref}`, () =>
     storeGit.raw(["worktree", "add", "--detach", "--quiet", workDir, source.ref]),
   );
@@ -74,7 +73,13 @@ export async function checkoutSource(
     await remove();
     throw new SourceError(source.name, await notThePin(storeGit, source.ref, head));
   }
-  return { dir: workDir, method, submodules, remove };
+  try {
+    const submodules = await guard("cannot list its submodules", () => submodulesOf(storeGit, source));
+    return { dir: workDir, method, submodules, remove };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
 }
 
 /** The submodules (gitlinks) at `source.ref` in its path and extras. */
