@@ -14,7 +14,8 @@ RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no
 # The pinned skills. This stage sees only the dependencies, the fetcher and the manifest, so a change to the
 # server never refetches skills; the cache mount keeps a bare mirror per source, so a repin fetches only
 # what is new. Locked: a multi-platform build runs this stage once per platform, at once, and two fetches
-# cannot share a git store.
+# cannot share a git store. So a lock file git left there is a stopped build's (cancelled mid-fetch): it
+# would fail every later build, and is removed.
 FROM node:24-bookworm AS skills
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
@@ -23,6 +24,7 @@ COPY scripts/fetch-skills ./scripts/fetch-skills
 ARG SKILLS_MANIFEST=skills.toml
 COPY ${SKILLS_MANIFEST} ./skills.toml
 RUN --mount=type=cache,target=/var/cache/skills-mcp,sharing=locked \
+    find /var/cache/skills-mcp -name '*.lock' -type f -delete && \
     npm run fetch-skills -- --manifest skills.toml --out /skills --cache /var/cache/skills-mcp
 
 # The audit of the fetched skills (docs/audit.md), printed in the build log; a high finding fails the build

@@ -411,6 +411,43 @@ describe("fetch-skills: the cache", () => {
     const mount = /--mount=(type=cache,[^\s]*target=\/var\/cache\/skills-mcp[^\s]*)/.exec(dockerfile)?.[1];
     expect(mount?.split(",")).toContain("sharing=locked");
   });
+
+  // A build cancelled mid-fetch left git's shallow.lock in the cache mount, where no one can remove it by
+  // hand: every later build failed on "Unable to create '…/shallow.lock': File exists".
+  it("removes the lock files a stopped build left in the store, and that alone, before the fetch", async () => {
+    const dockerfile = await readFile(path.join(ROOT, "Dockerfile"), "utf8");
+    // The RUN instruction with the cache mount, its continued lines joined.
+    const lines = dockerfile.split("\n");
+    const start = lines.findIndex((line) =>
+      line.startsWith("RUN --mount=type=cache,target=/var/cache/skills-mcp"),
+    );
+    const end = lines.findIndex((line, index) => index >= start && !line.endsWith("\\"));
+    const run = lines.slice(start + 1, end + 1).map((line) => line.replace(/\\$/, "").trim());
+    const steps = run
+      .join(" ")
+      .split("&&")
+      .map((step) => step.trim());
+    expect(steps).toEqual([
+      "find /var/cache/skills-mcp -name '*.lock' -type f -delete",
+      expect.stringMatching(/^npm run fetch-skills -- .*--cache \/var\/cache\/skills-mcp$/),
+    ]);
+
+    // That step on a cache where a stopped fetch left its lock: the next fetch goes through.
+    const site = await makeSite(tree.dir, [
+      { name: "big", repo: big.url, ref: big.commits[0] ?? "", path: "skills" },
+    ]);
+    const cache = path.join(site, "cache");
+    expect((await runFetcher(["--cache", "cache"], site)).code).toBe(0);
+    const [store] = await readdir(cache);
+    await writeFile(path.join(cache, store ?? "", "shallow.lock"), "");
+    const next = await big.commit({ "skills/bulk/references/file-8.md": "reference eight, revised\n" });
+    await writeManifest(site, manifestOf([{ name: "big", repo: big.url, ref: next, path: "skills" }]));
+    const blocked = await runFetcher(["--cache", "cache"], site);
+    expect(blocked.stderr).toContain("shallow.lock': File exists");
+    await execFileAsync("sh", ["-c", steps[0]?.replace("/var/cache/skills-mcp", cache) ?? ""]);
+    const result = await runFetcher(["--cache", "cache"], site);
+    expect(result.code, result.stderr).toBe(0);
+  });
 });
 
 describe("fetch-skills: servers that refuse a shallow fetch of an exact commit", () => {
