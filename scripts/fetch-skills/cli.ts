@@ -175,6 +175,13 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
   const summary = resolve(values.summary);
   const findings = resolve(values.findings);
   const out = followLink(path.resolve(cwd, values.out ?? "skills"));
+  const cache = resolve(values.cache);
+  // Each run builds a new --out and throws the old one away: a store kept there was fetched anew every time.
+  if (cache !== undefined && (cache === out || cache.startsWith(`${out}${path.sep}`))) {
+    throw new UsageError(
+      `--cache ${values.cache} is inside --out ${values.out ?? "skills"}, which each run replaces: keep it elsewhere`,
+    );
+  }
   for (const [option, file] of [
     ["--summary", summary],
     ["--findings", findings],
@@ -185,7 +192,7 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
     manifest: path.resolve(cwd, values.manifest ?? "skills.toml"),
     manifestLabel: values.manifest ?? "skills.toml",
     out,
-    cache: resolve(values.cache),
+    cache,
     sources: values.source ?? [],
     limits: {
       files: wholeNumber("--max-files", values["max-files"]) ?? SOURCE_LIMITS.files,

@@ -678,6 +678,8 @@ describe("fetch-skills command line", () => {
     [["--no-fetch"], "--no-fetch only goes with --update"],
     [["--out", ""], "--out needs a path"],
     [["stray"], "Unexpected argument 'stray'"],
+    // The store was thrown away with the old skills on every run, so each run fetched everything again.
+    [["--cache", "skills/.cache"], "--cache skills/.cache is inside --out skills, which each run replaces"],
   ])("refuses %j with one line and the usage", async (argv, message) => {
     const result = await runFetcher(argv, tree.dir);
     expect(result.code).toBe(2);
