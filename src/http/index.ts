@@ -86,6 +86,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       {
         method: request.method,
         url: request.url,
+        // The client, as the rate limit counts it (TRUST_PROXY): who is refused, or failing, and how often.
+        ip: request.ip,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
         ...describeMcpCall(request),
