@@ -1,18 +1,20 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
 
 /**
  * Errors Node meets before a request reaches Fastify (a body slower than REQUEST_TIMEOUT_MS, headers too
  * large, bytes that are not HTTP), answered as Fastify's default handler answers them but with a JSON-RPC
- * error body, as every other error of this server is.
+ * error body, as every other error of this server is, and logged as every other refused request is.
  */
-export function clientErrorHandler(requestTimeoutMs: number) {
+export function clientErrorHandler(requestTimeoutMs: number, logger: FastifyBaseLogger) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     // A reset connection has no one left to answer.
     if (error.code === "ECONNRESET" || socket.destroyed) return;
     const [status, message] = describe(error.code, requestTimeoutMs);
+    // No request was read, so no method, path or forwarded address: the connection's peer is the client.
+    logger.info({ status, code: error.code, remoteAddress: socket.remoteAddress }, "request");
     const body = JSON.stringify(jsonRpcError(JSON_RPC.invalidRequest, message));
     if (socket.writable) {
       socket.write(

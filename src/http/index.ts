@@ -51,7 +51,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A request that reached the server during shutdown is served, not refused: readiness failed
     // earlier, so load balancers have stopped sending new ones.
     return503OnClosing: false,
-    clientErrorHandler: clientErrorHandler(settings.requestTimeoutMs),
+    clientErrorHandler: clientErrorHandler(settings.requestTimeoutMs, deps.logger),
     // `/mcp/` is a common way to write the endpoint's address.
     routerOptions: { ignoreTrailingSlash: true },
     // A path the router cannot decode (`/mcp%`), answered as every other error of this server is.

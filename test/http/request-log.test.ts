@@ -1,7 +1,9 @@
 /**
  * The request log line an operator reads to find who is refused or failing: with TRUST_PROXY set, the
- * client is the address its proxies name, as the rate limit counts it.
+ * client is the address its proxies name, as the rate limit counts it. A request refused before it was
+ * read (too slow, not HTTP) has its line too.
  */
+import net from "node:net";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
@@ -68,6 +70,44 @@ describe("the request log line", () => {
         });
       }
       expect(requests()).toEqual([expect.objectContaining({ status: 429, ip: "198.51.100.4" })]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+/** Writes `bytes` on a new connection to `port` and gives what the server answered once it closes. */
+function exchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(bytes));
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(answer));
+    socket.setTimeout(5000, () => socket.destroy());
+  });
+}
+
+describe("a request refused before it was read", () => {
+  it("has its log line, with the status and the client's address, when too slow or not HTTP", async () => {
+    const { app, requests } = await appLogging({ REQUEST_TIMEOUT_MS: "300" });
+    try {
+      await app.listen({ host: "127.0.0.1", port: 0 });
+      const address = app.server.address();
+      if (address === null || typeof address === "string") throw new Error("no TCP address");
+      const slow = await exchange(
+        address.port,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+      );
+      expect(slow).toMatch(/^HTTP\/1\.1 408 /);
+      const garbled = await exchange(address.port, "POST /mcp HTTP/1.1\r\nX-Skill-Pack: a\u0001b\r\n\r\n");
+      expect(garbled).toMatch(/^HTTP\/1\.1 400 /);
+      expect(requests()).toEqual([
+        expect.objectContaining({ level: 30, status: 408, remoteAddress: "127.0.0.1" }),
+        expect.objectContaining({ level: 30, status: 400, remoteAddress: "127.0.0.1" }),
+      ]);
     } finally {
       await app.close();
     }
