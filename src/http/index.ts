@@ -127,7 +127,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
-function badPath(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+function badPath(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // Answered outside every hook, so the request line is written here; Fastify's request for it knows no
+  // proxies, so the address is the connection's, as for requests Node refuses (client-errors.ts).
+  request.log.info(
+    {
+      method: request.method,
+      url: request.url,
+      status: 400,
+      remoteAddress: request.raw.socket.remoteAddress,
+    },
+    "request",
+  );
   reply
     .code(400)
     .send(

@@ -1,7 +1,7 @@
 /**
  * The request log line an operator reads to find who is refused or failing: with TRUST_PROXY set, the
  * client is the address its proxies name, as the rate limit counts it. A request refused before it was
- * read (too slow, not HTTP) has its line too.
+ * read (too slow, not HTTP, a path that cannot be decoded) has its line too.
  */
 import net from "node:net";
 import { pino } from "pino";
@@ -91,7 +91,7 @@ function exchange(port: number, bytes: string): Promise<string> {
 }
 
 describe("a request refused before it was read", () => {
-  it("has its log line, with the status and the client's address, when too slow or not HTTP", async () => {
+  it("has its log line, with the status and the client's address, when too slow, not HTTP or no path", async () => {
     const { app, requests } = await appLogging({ REQUEST_TIMEOUT_MS: "300" });
     try {
       await app.listen({ host: "127.0.0.1", port: 0 });
@@ -104,9 +104,15 @@ describe("a request refused before it was read", () => {
       expect(slow).toMatch(/^HTTP\/1\.1 408 /);
       const garbled = await exchange(address.port, "POST /mcp HTTP/1.1\r\nX-Skill-Pack: a\u0001b\r\n\r\n");
       expect(garbled).toMatch(/^HTTP\/1\.1 400 /);
+      const undecodable = await exchange(
+        address.port,
+        "GET /mcp%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      );
+      expect(undecodable).toMatch(/^HTTP\/1\.1 400 /);
       expect(requests()).toEqual([
         expect.objectContaining({ level: 30, status: 408, remoteAddress: "127.0.0.1" }),
         expect.objectContaining({ level: 30, status: 400, remoteAddress: "127.0.0.1" }),
+        expect.objectContaining({ level: 30, status: 400, url: "/mcp%zz", remoteAddress: "127.0.0.1" }),
       ]);
     } finally {
       await app.close();
