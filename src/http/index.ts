@@ -97,10 +97,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
+  let shed = 0;
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
     if (error.code === SHED) {
-      request.log.warn(describeMcpCall(request), "overloaded: request shed");
+      shed++;
+      // Each shed request has its request line (503): the warning is said the first 10 times, then the
+      // 100th, the 1,000th…, with the count so far. Said each time, it doubled what an overloaded server wrote.
+      if (shed <= 10 || /^10+$/.test(String(shed))) {
+        request.log.warn({ ...describeMcpCall(request), shed }, "overloaded: request shed");
+      }
       return reply.code(503).send(jsonRpcError(JSON_RPC.unavailable, error.message));
     }
     if (status >= 500) request.log.error({ err: error, ...describeMcpCall(request) }, "request failed");

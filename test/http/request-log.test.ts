@@ -5,7 +5,7 @@
  */
 import net from "node:net";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
 import { mcpDepsFor, prepare } from "../../src/startup/index.js";
@@ -25,6 +25,7 @@ afterAll(async () => {
 /** An app whose log lines are kept, fed requests in memory (no port). */
 async function appLogging(env: Record<string, string>) {
   const lines: Record<string, unknown>[] = [];
+  const warnings = () => lines.filter((line) => line.level === 40);
   const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
   const config = loadConfig({ SKILLS_DIR: tree.skillsDir });
   const prepared = await prepare(config, pino({ level: "silent" }));
@@ -33,7 +34,7 @@ async function appLogging(env: Record<string, string>) {
     logger,
     settings: httpSettings(env),
   });
-  return { app, requests: () => lines.filter((line) => line.msg === "request") };
+  return { app, warnings, requests: () => lines.filter((line) => line.msg === "request") };
 }
 
 const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
@@ -114,6 +115,28 @@ describe("a request refused before it was read", () => {
         expect.objectContaining({ level: 30, status: 400, remoteAddress: "127.0.0.1" }),
         expect.objectContaining({ level: 30, status: 400, url: "/mcp%zz", remoteAddress: "127.0.0.1" }),
       ]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("an overloaded server", () => {
+  it("logs each shed request, but warns only the first 10 times, then the 100th, with the count", async () => {
+    // Any process uses more than 1 MiB, so the server is "overloaded" from its first sample on.
+    const { app, requests, warnings } = await appLogging({ SHED_RSS_MB: "1", SHED_EVENT_LOOP_DELAY_MS: "0" });
+    try {
+      const shed = () => app.inject({ method: "POST", url: "/mcp", headers, payload: ping });
+      await vi.waitFor(async () => expect((await shed()).statusCode).toBe(503), {
+        timeout: 5000,
+        interval: 50,
+      });
+      for (let sent = 1; sent < 120; sent++) expect((await shed()).statusCode).toBe(503);
+      // Those answered before shedding began (200) have no line at info.
+      expect(requests().map((line) => line.status)).toEqual(Array(120).fill(503));
+      expect(warnings().map((line) => [line.msg, line.shed])).toEqual(
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100].map((count) => ["overloaded: request shed", count]),
+      );
     } finally {
       await app.close();
     }
