@@ -1,7 +1,7 @@
 /**
  * The request log line an operator reads to find who is refused or failing: with TRUST_PROXY set, the
  * client is the address its proxies name, as the rate limit counts it. A request refused before it was
- * read (too slow, not HTTP, a path that cannot be decoded) has its line too.
+ * read (too slow, not HTTP, a path that cannot be decoded) has its line too; shedding warns sparingly.
  */
 import net from "node:net";
 import { pino } from "pino";
@@ -22,7 +22,7 @@ afterAll(async () => {
   await tree.remove();
 });
 
-/** An app whose log lines are kept, fed requests in memory (no port). */
+/** An app whose log lines are kept, fed requests in memory unless a test needs a socket. */
 async function appLogging(env: Record<string, string>) {
   const lines: Record<string, unknown>[] = [];
   const warnings = () => lines.filter((line) => line.level === 40);
