@@ -77,9 +77,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
-  // Every answer is counted and timed by tool in /metrics. The log has a line for each refusal and
-  // failure, and for every request only at debug: at info, a line per answer cost some 15% of the CPU
-  // of a cached answer (docs/performance.md).
+  // Every answer to POST /mcp is counted and timed by tool in /metrics (src/http/mcp-route.ts). The log
+  // has a line for each refusal and failure, and for every request only at debug: at info, a line per
+  // answer cost some 15% of the CPU of a cached answer (docs/performance.md).
   app.addHook("onResponse", (request, reply, done) => {
     const failed = reply.statusCode >= 400 || request.mcpCall?.failed === true;
     request.log[failed ? "info" : "debug"](

@@ -91,6 +91,39 @@ function exchange(port: number, bytes: string): Promise<string> {
   });
 }
 
+/** Characters JSON leaves raw that end a line, control a terminal or reorder text in a log viewer. */
+const UNSEEN_RAW = /[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+describe("what a client sent, in the request log line", () => {
+  it("is written as {U+…} where no reader sees it: no line separator, C1 control or bidi override", async () => {
+    const { app, requests } = await appLogging({});
+    try {
+      const answer = await app.inject({
+        method: "POST",
+        url: "/mcp",
+        // A header as curl sends it, in UTF-8: CSI is the bytes C2 9B.
+        headers: { ...headers, "x-skill-pack": Buffer.from("alpha\u009b31m", "utf8").toString("latin1") },
+        payload: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "read\u2028_\u202eskill", arguments: {} },
+        },
+      });
+      expect(answer.statusCode).toBe(400);
+      const [line] = requests();
+      expect(line).toMatchObject({
+        rpc: "tools/call",
+        tool: "read{U+2028}_{U+202E}skill",
+        scope: "header=alpha{U+009B}31m",
+      });
+      expect(JSON.stringify(requests())).not.toMatch(UNSEEN_RAW);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe("a request refused before it was read", () => {
   it("has its log line, with the status and the client's address, when too slow, not HTTP or no path", async () => {
     const { app, requests } = await appLogging({ REQUEST_TIMEOUT_MS: "300" });
