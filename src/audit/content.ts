@@ -502,6 +502,8 @@ function collapsedStart(text: string, length: number): string {
 /**
  * The run of three or more backticks or tildes that opens or closes a fenced code block, after at most
  * three spaces (what `^\s{0,3}(`{3,}|~{3,})` captures, without its backtracking stack on a long run).
+ * A run of backticks with a backtick after it on the line is no fence but code spans in a paragraph
+ * (CommonMark: a backtick fence's info string holds none), so the next line is not code.
  */
 export function fenceMarker(line: string): string | undefined {
   let start = 0;
@@ -510,6 +512,7 @@ export function fenceMarker(line: string): string | undefined {
   if (mark !== "`" && mark !== "~") return undefined;
   let end = start;
   while (line[end] === mark) end++;
+  if (mark === "`" && line.includes("`", end)) return undefined;
   return end - start >= 3 ? line.slice(start, end) : undefined;
 }
 

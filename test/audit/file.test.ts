@@ -394,6 +394,8 @@ describe("html-comment", () => {
     ["after a fence inside an HTML block", "<div>\n```\n</div>\n\n<!-- hidden -->\n"],
     ["in backticks inside an HTML block", "<div>\n`<!-- hidden -->`\n</div>\n"],
     ["after a fence that its list item's end closes", "- step\n  ```\n<!-- hidden -->\n"],
+    ["after code spans that open like a fence", "``` aa ```\n<!-- hidden -->\n"],
+    ["after a fence with a backtick in its info string", "``` `x`\n<!-- hidden -->\n```\n"],
   ])("flags a comment %s", (_, markdown) => {
     expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
   });
