@@ -174,10 +174,13 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
   const resolve = (value: string | undefined) => (value === undefined ? undefined : path.resolve(cwd, value));
   const summary = resolve(values.summary);
   const findings = resolve(values.findings);
-  const out = followLink(path.resolve(cwd, values.out ?? "skills"));
+  const given = path.resolve(cwd, values.out ?? "skills");
+  const out = followLink(given);
   const cache = resolve(values.cache);
   // Each run builds a new --out and throws the old one away: a store kept there was fetched anew every time.
-  if (cache !== undefined && (cache === out || cache.startsWith(`${out}${path.sep}`))) {
+  // Through a symlinked --out too (`skills/.cache` with `skills` leading to the folder replaced).
+  const inOut = (folder: string) => cache === folder || cache?.startsWith(`${folder}${path.sep}`) === true;
+  if (inOut(given) || inOut(out)) {
     throw new UsageError(
       `--cache ${values.cache} is inside --out ${values.out ?? "skills"}, which each run replaces: keep it elsewhere`,
     );

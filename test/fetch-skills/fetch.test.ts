@@ -228,6 +228,21 @@ describe("fetch-skills: a pinned fetch", () => {
     expect((await readdir(site)).sort()).toEqual(["data", "skills", "skills.toml"]);
   });
 
+  it("refuses a --cache inside a symlinked --out, which each run replaces where it leads", async () => {
+    const site = await makeSite(tree.dir, [
+      { name: "kit", repo: kit.url, ref: kit.commits[0] ?? "", path: "skills" },
+    ]);
+    await mkdir(path.join(site, "data"));
+    expect((await runFetcher(["--out", "data/skills"], site)).code).toBe(0);
+    await symlink("data/skills", path.join(site, "skills"));
+
+    const result = await runFetcher(["--cache", "skills/.cache"], site);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("fetch-skills: --cache skills/.cache is inside --out skills");
+    expect(await readdir(path.join(site, "data/skills"))).not.toContain(".cache");
+  });
+
   it("copies a path inside a hidden folder when skills.toml names it, still skipping other hidden folders", async () => {
     const repo = await makeUpstream(path.join(tree.dir, "dot-claude"), [
       {
