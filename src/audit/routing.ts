@@ -142,6 +142,8 @@ const OPEN_WORDS = new Set(["including", "whatsoever", "regardless", "whatever",
 /** Marks that end a clause (a dash between spaces too); `.`, `!`, `?` and `;` also end the sentence. */
 const CLAUSE_END = /^[.,;:!?()[\]"“”–—-]$/u;
 const SENTENCE_END = /^[.!?;]$/u;
+/** Emphasis and code marks (`Use for **ALL** tasks`): the model reads the words between them as written. */
+const MARKUP = /^[*_~`]$/u;
 const TOKENS = /[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]/gu;
 /**
  * The most words a claim looks at: the word before a quantifier, the quantifier, three fillers, the noun
@@ -191,6 +193,7 @@ export function claimOfEveryTask(description: string): string | undefined {
   // With the word before it, for the finding to read as the description does (`asks anything`).
   const found = (words: number) => recent.slice(-words - 1).join(" ");
   for (const [token] of description.matchAll(TOKENS)) {
+    if (MARKUP.test(token)) continue;
     const word = token.toLowerCase();
     if (CLAUSE_END.test(token) || OPEN_WORDS.has(word)) {
       const words = claim();

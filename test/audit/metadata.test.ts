@@ -206,6 +206,10 @@ describe("metadata-claims-every-task", () => {
     ["Use it, no matter what.", "no matter what"],
     ["Use in all cases.", "in all cases"],
     ["Use this skill for all tasks and questions.", "for all tasks and questions"],
+    // Emphasis marks are no words: the claim reads the same to a model.
+    ["Use for **ALL** tasks.", "for ALL tasks"],
+    ["**Always** use this skill first.", "Always use this skill first"],
+    ["Use it for _any_ `request`.", "for any request"],
   ])("flags %j, on the line of the description", (description, claim) => {
     expect(audit("tidy", description)).toEqual([
       [3, "metadata-claims-every-task", `description claims every task: "${claim}"`],
@@ -226,6 +230,7 @@ describe("metadata-claims-every-task", () => {
     "Use for any task or request involving PDF files, and for tasks and questions.",
     "Use at the start of any computationally intensive scientific task.",
     "Covers every task type in the pipeline; use for all tasks-related reports.",
+    "Use for **any** task involving PDF files.",
   ])("leaves a claim scoped to a domain alone: %j", (description) => {
     expect(audit("tidy", description)).toEqual([]);
   });
