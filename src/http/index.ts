@@ -9,6 +9,7 @@ import Fastify, {
 import { visible } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import type { McpDeps } from "../mcp/index.js";
+import { isSaidSparingly } from "../sparingly.js";
 import { clientErrorHandler, expectationFailed, notFound } from "./client-errors.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
@@ -102,9 +103,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
     if (error.code === SHED) {
       shed++;
-      // Each shed request has its request line (503): the warning is said the first 10 times, then the
-      // 100th, the 1,000th…, with the count so far. Said each time, it doubled what an overloaded server wrote.
-      if (shed <= 10 || /^10+$/.test(String(shed))) {
+      // Each shed request has its request line (503): said each time, the warning doubled what an
+      // overloaded server wrote.
+      if (isSaidSparingly(shed)) {
         request.log.warn({ ...describeMcpCall(request), shed }, "overloaded: request shed");
       }
       return reply.code(503).send(jsonRpcError(JSON_RPC.unavailable, error.message));

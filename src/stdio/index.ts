@@ -12,6 +12,7 @@ import { ZodError } from "zod";
 import { ByteBudget } from "../budget/index.js";
 import { SHUTDOWN_GRACE_MS } from "../config/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, serverFactoryFor } from "../mcp/index.js";
+import { isSaidSparingly } from "../sparingly.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
 import { InputLines } from "./input-lines.js";
 
@@ -161,14 +162,14 @@ function isClosedPipe(error: Error): boolean {
 }
 
 /**
- * A warning about the client's input, said the first 10 times, then the 100th, the 1,000th…, with the count
- * so far: said each time, it filled the log 40 times as fast as a client that sent nothing else wrote.
+ * A warning about the client's input, said sparingly (see {@link isSaidSparingly}) with the count so far:
+ * said each time, it filled the log 40 times as fast as a client that sent nothing else wrote.
  */
 function warnSparingly(logger: Logger, message: string): (reason?: string) => void {
   let count = 0;
   return (reason) => {
     count++;
-    if (count > 10 && !/^10+$/.test(String(count))) return;
+    if (!isSaidSparingly(count)) return;
     logger.warn(reason === undefined ? { skipped: count } : { skipped: count, reason }, message);
   };
 }
