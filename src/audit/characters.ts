@@ -139,7 +139,8 @@ export function mayHoldCharacterHits(text: string): boolean {
 
 /**
  * The hits of the character rules (tag characters, bidi controls, invisible characters, control
- * characters) in a text file's content, in order of offset.
+ * characters) in a text file's content, in order of offset. In `markdown`, readable colours of terminal
+ * output in a code block are no control-character hit (see {@link displayOnly}).
  */
 export function* characterHits(text: string, markdown = false): Generator<Hit> {
   const candidates = new RegExp(CANDIDATES);
