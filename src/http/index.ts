@@ -81,8 +81,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Every answer to POST /mcp is counted and timed by tool in /metrics (src/http/mcp-route.ts). The log
   // has a line for each refusal and failure, and for every request only at debug: at info, a line per
   // answer cost some 15% of the CPU of a cached answer (docs/performance.md).
+  const logsEveryRequest = deps.logger.level === "debug" || deps.logger.level === "trace";
   app.addHook("onResponse", (request, reply, done) => {
     const failed = reply.statusCode >= 400 || request.mcpCall?.failed === true;
+    // Built only when written: at info, every answered request paid for a line no one saw.
+    if (!failed && !logsEveryRequest) return done();
     request.log[failed ? "info" : "debug"](
       {
         method: request.method,

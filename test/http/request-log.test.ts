@@ -23,10 +23,10 @@ afterAll(async () => {
 });
 
 /** An app whose log lines are kept, fed requests in memory unless a test needs a socket. */
-async function appLogging(env: Record<string, string>) {
+async function appLogging(env: Record<string, string>, level = "info") {
   const lines: Record<string, unknown>[] = [];
   const warnings = () => lines.filter((line) => line.level === 40);
-  const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  const logger = pino({ level }, { write: (line: string) => lines.push(JSON.parse(line)) });
   const config = loadConfig({ SKILLS_DIR: tree.skillsDir });
   const prepared = await prepare(config, pino({ level: "silent" }));
   const app = await buildApp({
@@ -120,6 +120,38 @@ describe("what a client sent, in the request log line", () => {
       expect(JSON.stringify(requests())).not.toMatch(UNSEEN_RAW);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe("an answered request", () => {
+  it("has a line only at debug, with its method, tool and address", async () => {
+    const call = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "list_packs", arguments: {} },
+    };
+    for (const level of ["info", "debug"]) {
+      const { app, requests } = await appLogging({}, level);
+      try {
+        const answer = await app.inject({ method: "POST", url: "/mcp", headers, payload: call });
+        expect(answer.statusCode).toBe(200);
+        expect(requests()).toEqual(
+          level === "info"
+            ? []
+            : [
+                expect.objectContaining({
+                  status: 200,
+                  rpc: "tools/call",
+                  tool: "list_packs",
+                  ip: "127.0.0.1",
+                }),
+              ],
+        );
+      } finally {
+        await app.close();
+      }
     }
   });
 });
