@@ -1,9 +1,18 @@
-import { accessSync, constants, existsSync, lstatSync, realpathSync, statSync } from "node:fs";
+import { accessSync, existsSync, constants as fsConstants, lstatSync, realpathSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import { constants } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
-import { FetcherError, ManifestError, ReviewError, SourceError, UsageError, visible } from "./errors.js";
+import {
+  FetcherError,
+  ManifestError,
+  ReviewError,
+  SourceError,
+  StoppedError,
+  UsageError,
+  visible,
+} from "./errors.js";
 import { type Manifest, readManifest, type SkillSource } from "./manifest.js";
 import { fetchSkills } from "./output.js";
 import { resolveHeads, rewriteRefs } from "./repin.js";
@@ -17,6 +26,8 @@ export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly now?: () => Date;
+  /** Aborted, with a {@link StoppedError} as its reason, when the run is to stop: its git is stopped. */
+  readonly signal?: AbortSignal;
 }
 
 export const USAGE = `Usage: npm run fetch-skills -- [options]
@@ -79,7 +90,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       .map((source) => source.name)
       .filter((name) => only === undefined || only.has(name));
     const now = io.now ?? (() => new Date());
-    const plan = { only, out: options.out, cache: options.cache, limits: options.limits, log, now };
+    const plan = {
+      only,
+      out: options.out,
+      cache: options.cache,
+      limits: options.limits,
+      log,
+      now,
+      signal: io.signal,
+    };
     const { summary, findings } = options.update
       ? await repin(manifest, options, plan)
       : { summary: fetchSummary(await fetchSkills({ ...plan, sources: manifest.sources })), findings: [] };
@@ -101,6 +120,17 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     }
     return 0;
   } catch (error) {
+    // Whatever failed once git was stopped failed because of it; the work folder is gone by now.
+    const stopped = io.signal?.aborted ? io.signal.reason : undefined;
+    if (stopped instanceof StoppedError) {
+      const kept = out !== undefined && existsSync(out) ? `; ${out} is as it was` : "";
+      const written =
+        error instanceof ReviewError
+          ? `${error.written} hold the new commits, but the review was not done`
+          : `nothing written${kept}`;
+      log(`fetch-skills: ${stopped.message}: ${written}`);
+      return 128 + constants.signals[stopped.signal];
+    }
     if (error instanceof UsageError) {
       io.stderr(`fetch-skills: ${visible(error.message)}\n\n${USAGE}\n`);
       return 2;
@@ -218,7 +248,7 @@ function checkOutputFile(option: string, file: string, out: string): void {
   if (folder === out || folder.startsWith(`${out}${path.sep}`)) return;
   try {
     if (!statSync(folder).isDirectory()) throw new UsageError(`${option}: ${folder} is not a folder`);
-    accessSync(folder, constants.W_OK);
+    accessSync(folder, fsConstants.W_OK);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -293,7 +323,9 @@ async function repin(
   plan: Omit<Parameters<typeof fetchSkills>[0], "sources">,
 ): Promise<Repinned> {
   const selected = manifest.sources.filter((source) => plan.only === undefined || plan.only.has(source.name));
-  const { repins, unresolved } = await resolveHeads(selected, plan.log);
+  const { repins, unresolved } = await resolveHeads(selected, plan.log, plan.signal);
+  // A stopped ls-remote reads as a source that cannot be repinned: the others must not be written alone.
+  plan.signal?.throwIfAborted();
   const updates = new Map(repins.filter((r) => r.from !== r.to).map((r) => [r.source.name, r.to]));
   const [first, ...more] = unresolved;
   // With nothing else to bump, a source that cannot be repinned fails the run: no pull request would say so.

@@ -23,10 +23,24 @@ export class ManifestError extends FetcherError {
  */
 export class ReviewError extends FetcherError {
   override name = "ReviewError";
-  constructor(written: string, cause: unknown) {
+  constructor(
+    readonly written: string,
+    cause: unknown,
+  ) {
     super(`${written} hold the new commits, but the review of what they change failed: ${oneLine(cause)}`, {
       cause,
     });
+  }
+}
+
+/**
+ * The run was told to stop (SIGINT or SIGTERM): the reason its abort signal carries. It exits with the
+ * status the signal itself would have given, 128 + its number.
+ */
+export class StoppedError extends FetcherError {
+  override name = "StoppedError";
+  constructor(readonly signal: "SIGINT" | "SIGTERM") {
+    super(`stopped by ${signal}`);
   }
 }
 

@@ -47,10 +47,11 @@ export async function checkoutSource(
   source: SkillSource,
   storesDir: string,
   workDir: string,
+  signal: AbortSignal | undefined,
 ): Promise<Checkout> {
   const store = storeFolder(storesDir, source.repo);
   const guard = <T>(what: string, step: () => Promise<T>) => withGitMessage(source.name, what, step);
-  const storeGit = await guard("cannot prepare its git store", () => openStore(store, source.repo));
+  const storeGit = await guard("cannot prepare its git store", () => openStore(store, source.repo, signal));
   const method = await fetchCommit(storeGit, source, guard);
   // A ref keeps the commit in the store, and lets the next shallow fetch send only what is new.
   await guard("cannot record the fetched commit", () =>
@@ -68,7 +69,7 @@ export async function checkoutSource(
       await storeGit.raw(["worktree", "prune"]);
     }
   };
-  const head = (await guard("cannot read HEAD", () => gitAt(workDir).revparse(["HEAD"]))).trim();
+  const head = (await guard("cannot read HEAD", () => gitAt(workDir, signal).revparse(["HEAD"]))).trim();
   if (head !== source.ref) {
     await remove();
     throw new SourceError(source.name, await notThePin(storeGit, source.ref, head));
@@ -110,13 +111,13 @@ async function notThePin(storeGit: SimpleGit, ref: string, head: string): Promis
     : `checked out ${head}, not the pinned ${ref}`;
 }
 
-async function openStore(store: string, repo: string): Promise<SimpleGit> {
+async function openStore(store: string, repo: string, signal: AbortSignal | undefined): Promise<SimpleGit> {
   const exists = await access(path.join(store, "HEAD")).then(
     () => true,
     () => false,
   );
   await mkdir(store, { recursive: true });
-  const storeGit = gitAt(store);
+  const storeGit = gitAt(store, signal);
   if (!exists) await storeGit.init(true);
   // Writes or overwrites, so a store that a run stopped right after its init still gets its remote.
   await storeGit.raw(["config", "remote.origin.url", repo]);

@@ -18,9 +18,11 @@ const OPERATOR_GIT_ENVIRONMENT = [
   "GIT_CONFIG_SYSTEM",
 ] as const;
 
-export function gitAt(baseDir?: string): SimpleGit {
+/** Git in `baseDir`; once `signal` aborts, its running command is interrupted and later ones fail at once. */
+export function gitAt(baseDir: string | undefined, signal: AbortSignal | undefined): SimpleGit {
   return simpleGit({
     ...(baseDir === undefined ? {} : { baseDir }),
+    ...(signal === undefined ? {} : { abort: signal }),
     timeout: { block: GIT_SILENCE_LIMIT_MS },
     allowEnvironment: OPERATOR_GIT_ENVIRONMENT,
   });

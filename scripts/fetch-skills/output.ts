@@ -64,6 +64,8 @@ export interface FetchPlan {
   readonly limits: SourceLimits;
   readonly log: (line: string) => void;
   readonly now: () => Date;
+  /** Stops the run: git is interrupted, and nothing is swapped in. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -97,6 +99,8 @@ export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
     }
     const records = packs.map((pack) => pack.record);
     await writeSources(build, records);
+    // Told to stop while it copied, with no git left to interrupt: the old folder stays.
+    plan.signal?.throwIfAborted();
     await swapIn(build, plan.out, path.join(temp, "previous"));
     return packs;
   } finally {
@@ -114,7 +118,7 @@ async function fetchPack(
   const started = performance.now();
   const short = source.ref.slice(0, 7);
   const packDir = path.join(build, source.name);
-  const { method, skipped } = await fetchSourceInto(source, stores, workDir, packDir, plan.limits);
+  const { method, skipped } = await fetchSourceInto(source, stores, workDir, packDir, plan);
   const skillFolders = await findSkillFolders(packDir);
   for (const { entry } of skipped) plan.log(`${source.name}: skipped ${entry.path}: ${entry.reason}`);
   for (const folder of skillFolders) {
@@ -151,17 +155,17 @@ async function fetchPack(
 
 /**
  * Checks `source` out at its ref (through the store in `stores`, in `workDir`) and copies it into
- * `packDir` as its pack, within `limits`; the checkout is removed either way. Says how it was fetched and
- * what was left out.
+ * `packDir` as its pack, within `limits` (its git stopped when `signal` aborts); the checkout is removed
+ * either way. Says how it was fetched and what was left out.
  */
 export async function fetchSourceInto(
   source: SkillSource,
   stores: string,
   workDir: string,
   packDir: string,
-  limits: SourceLimits,
+  { limits, signal }: Pick<FetchPlan, "limits" | "signal">,
 ): Promise<{ method: FetchMethod; skipped: SkippedFile[] }> {
-  const checkout = await checkoutSource(source, stores, workDir);
+  const checkout = await checkoutSource(source, stores, workDir, signal);
   try {
     const skipped = await copySource(source, checkout.dir, packDir, new SourceBudget(limits));
     return {

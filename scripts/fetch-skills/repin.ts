@@ -33,11 +33,12 @@ export interface Heads {
 export async function resolveHeads(
   sources: readonly SkillSource[],
   log: (line: string) => void,
+  signal: AbortSignal | undefined,
 ): Promise<Heads> {
   const repins: Repin[] = [];
   const unresolved: Unresolved[] = [];
   for (const source of sources) {
-    const head = await headOf(source);
+    const head = await headOf(source, signal);
     if ("reason" in head) {
       log(`${source.name}: cannot repin, ${head.reason}; stays at ${source.ref.slice(0, 7)}`);
       unresolved.push({ source, reason: head.reason });
@@ -52,12 +53,15 @@ export async function resolveHeads(
   return { repins, unresolved };
 }
 
-async function headOf(source: SkillSource): Promise<{ tracks: string; to: string } | { reason: string }> {
+async function headOf(
+  source: SkillSource,
+  signal: AbortSignal | undefined,
+): Promise<{ tracks: string; to: string } | { reason: string }> {
   const tracks = source.branch ?? "HEAD";
   const wanted = source.branch === undefined ? "HEAD" : `refs/heads/${source.branch}`;
   let listing: string;
   try {
-    listing = await gitAt().listRemote([source.repo, wanted]);
+    listing = await gitAt(undefined, signal).listRemote([source.repo, wanted]);
   } catch (error) {
     return { reason: withoutCredentials(`cannot list ${source.repo}: ${oneLine(error)}`) };
   }

@@ -26,7 +26,7 @@ const REVIEW_BUDGET = 52_000;
  */
 export async function reviewRepins(
   repins: readonly Repin[],
-  plan: Pick<FetchPlan, "out" | "cache" | "limits" | "log">,
+  plan: Pick<FetchPlan, "out" | "cache" | "limits" | "log" | "signal">,
 ): Promise<Review> {
   const moved = repins.filter((repin) => repin.from !== repin.to);
   const temp = await makeWorkFolder(plan.out);
@@ -42,7 +42,7 @@ export async function reviewRepins(
       try {
         const work = path.join(temp, "work", source.name);
         const into = path.join(before, source.name);
-        const { skipped } = await fetchSourceInto(old, stores, work, into, plan.limits);
+        const { skipped } = await fetchSourceInto(old, stores, work, into, plan);
         records.push({ name: source.name, ref: from, skipped: skippedRecords(skipped) });
         sources.push(reviewed);
       } catch (error) {

@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -55,6 +55,8 @@ export async function makeUpstream(dir: string, snapshots: Record<string, TreeEn
 
 export interface FetcherRun {
   readonly code: number | null;
+  /** The signal that ended a spawned fetcher, if one did. */
+  readonly signal?: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
 }
@@ -95,16 +97,26 @@ export function spawnFetcher(
   env: Record<string, string> = {},
   via: "node" | "npm" = "node",
 ): Promise<FetcherRun> {
-  return new Promise((resolve, reject) => {
-    const [command, args] =
-      via === "node"
-        ? [process.execPath, [...ENTRY, ...argv]]
-        : ["npm", ["run", "--silent", "fetch-skills", "--", ...argv]];
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...process.env, ...env, NODE_OPTIONS: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+  return startFetcher(argv, cwd, env, via).done;
+}
+
+/** {@link spawnFetcher}, with the process at hand while it runs (to signal it). */
+export function startFetcher(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  via: "node" | "npm" = "node",
+): { child: ChildProcess; done: Promise<FetcherRun> } {
+  const [command, args] =
+    via === "node"
+      ? [process.execPath, [...ENTRY, ...argv]]
+      : ["npm", ["run", "--silent", "fetch-skills", "--", ...argv]];
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...process.env, ...env, NODE_OPTIONS: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const done = new Promise<FetcherRun>((resolve, reject) => {
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -115,11 +127,12 @@ export function spawnFetcher(
     });
     const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
     child.on("error", reject);
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, signal, stdout, stderr });
     });
   });
+  return { child, done };
 }
 
 /** Every file under `dir` with its content, for comparing a whole folder before and after. */
