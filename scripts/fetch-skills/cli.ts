@@ -13,8 +13,8 @@ import {
   UsageError,
   visible,
 } from "./errors.js";
-import { type Manifest, readManifest, type SkillSource } from "./manifest.js";
-import { fetchSkills } from "./output.js";
+import { type Manifest, readManifest, type SkillSource, stageManifest } from "./manifest.js";
+import { type FetchedPack, fetchSkills } from "./output.js";
 import { resolveHeads, rewriteRefs } from "./repin.js";
 import { reviewRepins } from "./review.js";
 import type { ReviewedFinding } from "./review-contract.js";
@@ -340,17 +340,23 @@ async function repin(
     plan.log("nothing moved");
     return { summary, findings: [] };
   }
-  const text = rewriteRefs(manifest, updates);
+  const staged = await stageManifest(options.manifest, rewriteRefs(manifest, updates), options.manifestLabel);
   if (!options.fetch) {
-    await writeFile(options.manifest, text);
+    await staged.commit();
     return { summary, findings: [] };
   }
   const sources: SkillSource[] = manifest.sources.map((source) => ({
     ...source,
     ref: updates.get(source.name) ?? source.ref,
   }));
-  const packs = await fetchSkills({ ...plan, sources });
-  await writeFile(options.manifest, text);
+  let packs: FetchedPack[];
+  try {
+    packs = await fetchSkills({ ...plan, sources });
+  } catch (error) {
+    await staged.discard();
+    throw error;
+  }
+  await staged.commit();
   let review: Awaited<ReturnType<typeof reviewRepins>>;
   try {
     review = await reviewRepins(repins, plan);

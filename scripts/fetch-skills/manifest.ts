@@ -1,7 +1,8 @@
-import { readFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
-import { ManifestError } from "./errors.js";
+import { FetcherError, ManifestError } from "./errors.js";
 import { locateSources, type ManifestLayout } from "./layout.js";
 
 /** One `[[source]]` of skills.toml, validated: it becomes the pack `<out>/<name>/`. */
@@ -46,6 +47,44 @@ export async function readManifest(file: string, label: string): Promise<Manifes
     throw new ManifestError([`${label}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error})`]);
   }
   return parseManifest(text, label);
+}
+
+/** A new manifest written in full beside the old one, which it replaces when committed. */
+export interface StagedManifest {
+  /** Renames the new manifest over the old one. */
+  commit(): Promise<void>;
+  /** Removes the new manifest, leaving the old one as it was. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Writes `text`, the manifest `file` is to become, beside it: a run killed, or a disk full, mid-write
+ * leaves the old file whole rather than truncated, and a failure comes before anything else is replaced.
+ * A symlinked manifest stays a symlink, its target replaced; the file keeps its mode.
+ */
+export async function stageManifest(file: string, text: string, label: string): Promise<StagedManifest> {
+  let temp: string | undefined;
+  try {
+    const target = await realpath(file);
+    const mode = (await stat(target)).mode & 0o7777;
+    temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+    const handle = await open(temp, "wx", mode);
+    try {
+      // Set again: the umask may have taken bits away from what open was given.
+      await handle.chmod(mode);
+      await handle.writeFile(text);
+      // On disk before the rename, so a power loss cannot swap in an empty file.
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    const staged = temp;
+    return { commit: () => rename(staged, target), discard: () => rm(staged, { force: true }) };
+  } catch (error) {
+    if (temp !== undefined) await rm(temp, { force: true });
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new FetcherError(`${label}: cannot be rewritten (${code})`);
+  }
 }
 
 /** Parses and validates the whole file, or throws a ManifestError listing every problem found. */

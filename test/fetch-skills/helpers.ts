@@ -81,7 +81,7 @@ export async function runFetcher(argv: string[], cwd: string): Promise<FetcherRu
 }
 
 /** The fetcher's entry point run through tsx, as `npm run fetch-skills` runs it, from any working folder. */
-const ENTRY = [
+export const ENTRY = [
   "--import",
   new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href,
   fileURLToPath(new URL("../../scripts/fetch-skills/index.ts", import.meta.url)),

@@ -1,11 +1,15 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { chmod, lstat, mkdtemp, readdir, readFile, rm, stat, symlink } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FetcherError } from "../../scripts/fetch-skills/errors.js";
 import { parseManifest } from "../../scripts/fetch-skills/manifest.js";
 import { rewriteRefs } from "../../scripts/fetch-skills/repin.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
-import { git, makeUpstream, runFetcher, snapshot, writeManifest } from "./helpers.js";
+import { ENTRY, git, makeUpstream, runFetcher, snapshot, writeManifest } from "./helpers.js";
+
+const execFileAsync = promisify(execFile);
 
 const A_OLD = "a".repeat(40);
 const A_NEW = "1".repeat(40);
@@ -179,6 +183,50 @@ ref = "{STEADY_REF}"
     expect(await readdir(site)).toEqual(["pr.md", "skills.toml"]);
   });
 
+  // skills.toml was truncated and then written: a symlink to it was replaced by where it led, and a run
+  // killed mid-write, or a disk full, left half a manifest.
+  it("replaces a symlinked skills.toml where it leads, keeping its mode and leaving no temporary file", async () => {
+    site = await siteWith("");
+    const kept = await mkdtemp(path.join(tree.dir, "kept-"));
+    const target = await writeManifest(kept, pins({ HEAD_REF: first, STABLE_REF: first }), "pins.toml");
+    await chmod(target, 0o640);
+    await rm(path.join(site, "skills.toml"));
+    await symlink(target, path.join(site, "skills.toml"));
+
+    const result = await runFetcher(["--update", "--no-fetch"], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect((await lstat(path.join(site, "skills.toml"))).isSymbolicLink()).toBe(true);
+    expect(await readFile(target, "utf8")).toBe(pins({ HEAD_REF: onMain, STABLE_REF: onStable }));
+    expect((await stat(target)).mode & 0o777).toBe(0o640);
+    expect(await readdir(site)).toEqual(["skills.toml"]);
+    expect(await readdir(kept)).toEqual(["pins.toml"]);
+  });
+
+  it("leaves skills.toml whole, and no temporary file, when it cannot be written in full", async () => {
+    // A comment makes the file larger than the file size limit set below: the disk is "full" mid-write.
+    const text = `# ${"x".repeat(4000)}\n${pins({ HEAD_REF: first, STABLE_REF: first })}`;
+    site = await siteWith(text);
+
+    const [command, args] = [process.execPath, [...ENTRY, "--update", "--no-fetch"]];
+    // Node ignores SIGXFSZ, so a write past `ulimit -f` (2048 bytes in blocks of 512) fails with EFBIG.
+    const failed = await execFileAsync("sh", ["-c", 'ulimit -f 4; exec "$@"', "sh", command, ...args], {
+      cwd: site,
+      env: { ...process.env, NODE_OPTIONS: "" },
+      timeout: 30_000,
+    }).then(
+      () => undefined,
+      (error: { code?: number; stderr?: string }) => error,
+    );
+
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toContain(
+      "fetch-skills: skills.toml: cannot be rewritten (EFBIG)\nfetch-skills: nothing written\n",
+    );
+    expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(text);
+    expect(await readdir(site)).toEqual(["skills.toml"]);
+  });
+
   it("fetches the new commits before rewriting skills.toml, then says nothing moved", async () => {
     site = await siteWith(pins({ HEAD_REF: first, STABLE_REF: first }));
 
@@ -223,6 +271,8 @@ ref = "{STEADY_REF}"
     expect(result.stderr).toContain('fetch-skills: source "broken": path "skills" does not exist');
     expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(text);
     expect(await snapshot(path.join(site, "skills"))).toEqual(before);
+    // The new skills.toml, written before the fetch, is gone with it.
+    expect(await readdir(site)).toEqual(["skills", "skills.toml"]);
     await rm(broken.dir, { recursive: true });
   });
 
