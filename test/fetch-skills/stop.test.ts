@@ -14,6 +14,7 @@ beforeAll(async () => {
   tree = await makeTree({});
   upstream = await makeUpstream(path.join(tree.dir, "up"), [
     { "skills/one/SKILL.md": skillMd("one", "The one skill.") },
+    { "skills/two/SKILL.md": skillMd("two", "The next skill.") },
   ]);
   marker = path.join(tree.dir, "fetch-started");
   const hook = path.join(tree.dir, "slow-pack-objects.sh");
@@ -107,4 +108,23 @@ describe.skipIf(process.platform !== "linux")("a fetch told to stop", () => {
       expect(await readdir(path.join(site, "skills"))).toContain("one");
     },
   );
+
+  it("stopped while --update fetches, leaves skills.toml as it was and no file beside it", async () => {
+    const site = await makeSite(tree.dir, [
+      { name: "one", repo: upstream.url, ref: upstream.commits[0] ?? "" },
+    ]);
+    const pinned = await readFile(path.join(site, "skills.toml"), "utf8");
+    await rm(marker, { force: true });
+    const { child, done } = startFetcher(["--update", "--cache", "cache"], site, {
+      GIT_CONFIG_GLOBAL: slowConfig,
+    });
+    await waitFor(marker);
+    child.kill("SIGTERM");
+    const stopped = await done;
+
+    expect(stopped.code).toBe(143);
+    expect(stopped.stderr).toContain("fetch-skills: stopped by SIGTERM: nothing written");
+    expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(pinned);
+    expect((await readdir(site)).sort()).toEqual(["cache", "skills.toml"]);
+  });
 });
