@@ -70,7 +70,7 @@ interface Repinned {
 
 /**
  * Runs the fetcher and returns its exit status: 0 done, 2 wrong usage, 1 failed: nothing written, or,
- * as its message says, everything but the summary file.
+ * as its message says, everything but the summary file; 128 + the signal when `io.signal` stopped it.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   // Each line shows upstream names as they are, but none can start a line of its own.
