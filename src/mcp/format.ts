@@ -38,9 +38,12 @@ export function findSkillAnyCase(scope: Scope, ref: string): SkillLookup {
     if (named.kind !== "missing") return named;
   }
   const slash = written.lastIndexOf("/");
+  if (slash <= 0 || colon > 0) return lookup;
+  // The name first: list_skills asks this of every query, and a selector that is none costs an error.
+  const name = written.slice(slash + 1);
   const group = written.slice(0, slash);
-  if (slash <= 0 || colon > 0 || !isSelector(scope, group)) return lookup;
-  const named = scope.narrow([group]).findSkillAnyCase(written.slice(slash + 1));
+  if (scope.findSkillAnyCase(name).kind === "missing" || !isSelector(scope, group)) return lookup;
+  const named = scope.narrow([group]).findSkillAnyCase(name);
   return named.kind === "missing" ? lookup : named;
 }
 
