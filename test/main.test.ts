@@ -13,7 +13,15 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
-import { canRunAsPid1, logLines, MAIN, ROOT, runServer, startServerProcess } from "./helpers/process.js";
+import {
+  canRunAsPid1,
+  logLines,
+  MAIN,
+  ROOT,
+  runServer,
+  startServerProcess,
+  stdioServerProcess,
+} from "./helpers/process.js";
 import { THE_FOUR_TOOLS } from "./helpers/server.js";
 import { makeTree, skillMd } from "./helpers/skill-tree.js";
 import { makeUnreadableFolder } from "./helpers/unreadable-folder.js";
@@ -394,7 +402,7 @@ describe("stopping on a signal before it serves, and over stdio", () => {
   it.each(["SIGTERM", "SIGINT"] as const)(
     "handles %s over stdio: exits 0 as when stdin closes",
     async (signal) => {
-      const child = rawStdioServer(tree.skillsDir);
+      const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
       child.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
       await vi.waitFor(() => expect(child.stdout()).toContain('"id":1'), { timeout: 10_000 });
       expect(await child.signal(signal)).toBe(0);
@@ -428,7 +436,7 @@ describe("serving over stdio", () => {
   });
 
   it("writes only JSON-RPC to stdout and its logs to stderr, and exits when stdin closes", async () => {
-    const child = rawStdioServer(tree.skillsDir);
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     const send = (message: object) => child.write(`${JSON.stringify(message)}\n`);
     send({
       jsonrpc: "2.0",
@@ -451,7 +459,7 @@ describe("serving over stdio", () => {
   });
 
   it("skips a line that is no JSON-RPC message with a warning, and answers the next", async () => {
-    const child = rawStdioServer(tree.skillsDir);
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     // Regression: the requests of a batch went unanswered, so its client waited out its own timeout (over
     // HTTP a 2025 batch is served).
     child.write(
@@ -484,7 +492,7 @@ describe("serving over stdio", () => {
 describe("a stdio client that sends a batch of more than 100 messages", () => {
   // Each answer waits its turn: the 220,000 requests a line of 9.5 MiB holds took 100 MiB more to answer.
   it("has the first 100 requests answered", async () => {
-    const child = rawStdioServer(tree.skillsDir);
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     const batch = Array.from({ length: 150 }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "ping" }));
     child.write(`${JSON.stringify(batch)}\n{"jsonrpc":"2.0","id":"last","method":"ping"}\n`);
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":"last"'), { timeout: 10_000 });
@@ -499,7 +507,7 @@ describe("a stdio client that asks for a protocol revision the server does not s
   // Regression: each refusal, answered to the client, was also logged as an error of the server with its
   // stack, where /mcp logs it at debug: a newer client negotiating down left an error in every session.
   it("gets the refusal, and the log no error", async () => {
-    const child = rawStdioServer(tree.skillsDir);
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     const envelope = (revision: string) => ({
       "io.modelcontextprotocol/protocolVersion": revision,
       "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
@@ -530,7 +538,7 @@ describe("a stdio client whose messages the SDK discards unanswered", () => {
   // Regression: a response sent before the protocol revision was settled, or a notification with a broken
   // envelope, was logged as an error of the server with the SDK's stack: the client's mistake, every time.
   it("has each warned about with the SDK's reason, and the log no error", async () => {
-    const child = rawStdioServer(tree.skillsDir);
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     child.write('{"jsonrpc":"2.0","id":1,"result":{}}\n');
     const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
     child.write(
@@ -553,7 +561,7 @@ describe("a stdio client that sends many lines that are no JSON-RPC message", ()
   // Regression: each was warned about, 130 bytes of log for a line of 3: 200,000 lines of `{}` wrote 27 MB
   // to stderr, which went on for 12 s after the last.
   it("has the first 10 warned about, then the 100th, the 1,000th…, with how many so far", async () => {
-    const child = rawStdioServer(tree.skillsDir);
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     child.write(`${JSON.stringify(initialize(1))}\n${"{}\n".repeat(2000)}`);
     child.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":2'), { timeout: 30_000 });
@@ -575,7 +583,7 @@ describe("a stdio client that sends a request of the wrong shape", () => {
   // Regression: the SDK refused it with a warning in the log and no answer, so the client waited out its
   // own timeout (over HTTP /mcp answers it at once, with its id).
   it("gets an error with its id, and answers to the requests after it", async () => {
-    const child = rawStdioServer(tree.skillsDir);
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     child.write(`${JSON.stringify(initialize(1))}\n`);
     child.write('{"jsonrpc":"2.0","id":"odd","method":"ping","params":5}\n');
     child.write('{"jsonrpc":"2.0","method":"notifications/odd","params":5}\n');
@@ -599,7 +607,7 @@ describe("a stdio client whose last line has no newline", () => {
   // Regression: the SDK drops what follows the last newline when stdin ends, without a word: a script that
   // wrote its last request without one (`printf '…'`) got no answer to it, and no clue why.
   it("has it warned about when stdin ends", async () => {
-    const child = rawStdioServer(tree.skillsDir);
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     child.write(`${JSON.stringify(initialize(1))}\n{"jsonrpc":"2.0","id":2,"method":"ping"}`);
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":1'), { timeout: 10_000 });
     expect(await child.end()).toBe(0);
@@ -691,7 +699,7 @@ describe("a stdio client that sends lines that are no JSON", () => {
   // framed its messages with Content-Length headers as LSP does, or wrote a message over several lines (as
   // pretty-printed), got no answer and waited out its own timeout, and its user had no clue.
   it("has each answered with a parse error and warned about, and the next line answered", async () => {
-    const child = rawStdioServer(tree.skillsDir);
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     child.write(`${JSON.stringify(initialize(1))}\n`);
     child.write('\uFEFF{"jsonrpc":"2.0","id":2,"method":"ping"}\nContent-Length: 40\r\n\r\n');
     child.write('{"jsonrpc":"2.0","id":3,\n"method":"ping"}\n');
@@ -733,7 +741,7 @@ describe("a stdio client that sends a line over 10 MiB", () => {
   // Regression: the SDK's stdio transport buffered the line up to 10 MiB, then closed the connection and the
   // server exited, every later request unanswered.
   it("gets an error for that line alone, and answers to the next", { timeout: 60_000 }, async () => {
-    const child = rawStdioServer(tree.skillsDir);
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     child.write(`${JSON.stringify(initialize(1))}\n`);
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":1'), { timeout: 10_000 });
     const before = residentPeak(child.pid);
@@ -915,54 +923,6 @@ async function growthWhileUnread(requests: number, line: (id: number) => string)
 function residentPeak(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-}
-
-/** `--stdio` on `skillsDir`, written to line by line, its output kept; `end` closes stdin and gives the exit code. */
-/** A line the server wrote to stdout: a JSON-RPC answer. */
-interface StdioAnswer {
-  readonly jsonrpc?: string;
-  readonly id?: unknown;
-  readonly result?: unknown;
-  readonly error?: { readonly code: number; readonly message: string };
-}
-
-function rawStdioServer(skillsDir: string) {
-  const child = spawn(process.execPath, [...MAIN, "--stdio"], {
-    cwd: ROOT,
-    env: { ...process.env, SKILLS_DIR: skillsDir, NODE_OPTIONS: "" },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  // Writes to a server that exited fail: the test sees that in what it answered, not as an uncaught EPIPE.
-  child.stdin.on("error", () => {});
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  return {
-    pid: child.pid,
-    write: (text: string | Buffer) => child.stdin.write(text),
-    stdout: () => stdout,
-    /** Each line of stdout, parsed. */
-    answers: (): StdioAnswer[] =>
-      stdout
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as StdioAnswer),
-    stderr: () => stderr,
-    end: () => {
-      child.stdin.end();
-      return exited;
-    },
-    /** Sends `signal`, stdin left open, and gives the exit code. */
-    signal: (signal: NodeJS.Signals) => {
-      child.kill(signal);
-      return exited;
-    },
-  };
 }
 
 /** A tools/call over plain HTTP, under the ceiling `?pack=`. */

@@ -154,3 +154,51 @@ export function logLines(output: string): Record<string, unknown>[] {
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
+
+/** A line the server wrote to stdout: a JSON-RPC answer. */
+export interface StdioAnswer {
+  readonly jsonrpc?: string;
+  readonly id?: unknown;
+  readonly result?: unknown;
+  readonly error?: { readonly code: number; readonly message: string };
+}
+
+/**
+ * The built server with `--stdio` and exactly `env`, written to line by line, its output kept; `end` closes
+ * stdin and gives the exit code.
+ */
+export function stdioServerProcess(env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [...MAIN, "--stdio"], { cwd: ROOT, env });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  // Writes to a server that exited fail: the test sees that in what it answered, not as an uncaught EPIPE.
+  child.stdin.on("error", () => {});
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return {
+    pid: child.pid,
+    write: (text: string | Buffer) => child.stdin.write(text),
+    stdout: () => stdout,
+    /** Each line of stdout, parsed. */
+    answers: (): StdioAnswer[] =>
+      stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as StdioAnswer),
+    stderr: () => stderr,
+    end: () => {
+      child.stdin.end();
+      return exited;
+    },
+    /** Sends `signal`, stdin left open, and gives the exit code. */
+    signal: (signal: NodeJS.Signals) => {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,40 +1,20 @@
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { logLines, MAIN, ROOT } from "../helpers/process.js";
+import { logLines, ROOT, stdioServerProcess } from "../helpers/process.js";
 
-/**
- * `--stdio` on the bundled examples, with `env` besides: `write` to it, then `end` closes stdin and gives the
- * exit code.
- */
+/** `--stdio` on the bundled examples, with `env` besides and no other variable but PATH. */
 function stdioServer(env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [...MAIN, "--stdio"], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? "",
-      SKILLS_DIR: path.join(ROOT, "examples/skills"),
-      NODE_OPTIONS: "",
-      ...env,
-    },
+  const server = stdioServerProcess({
+    PATH: process.env.PATH ?? "",
+    SKILLS_DIR: path.join(ROOT, "examples/skills"),
+    NODE_OPTIONS: "",
+    ...env,
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
   return {
-    write: (line: string) => child.stdin.write(`${line}\n`),
-    stdout: () => stdout,
-    log: () => logLines(stderr),
-    end: () => {
-      child.stdin.end();
-      return exited;
-    },
-    kill: () => child.kill(),
+    ...server,
+    write: (line: string) => server.write(`${line}\n`),
+    log: () => logLines(server.stderr()),
+    kill: () => void server.signal("SIGTERM"),
   };
 }
 
