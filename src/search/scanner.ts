@@ -81,16 +81,21 @@ export function wordHashes(text: string, start: number, end: number): [hash: num
   return [hash, check];
 }
 
-/** The two hashes ({@link wordHashes}) of a word spelled `first` then `second` (`secondLength` long). */
-export function joinedHashes(
-  first: readonly [hash: number, check: number],
-  second: readonly [hash: number, check: number],
-  secondLength: number,
-): [hash: number, check: number] {
-  return [
-    joinedHash(first[0], second[0], secondLength, HASH_MULTIPLIER),
-    joinedHash(first[1], second[1], secondLength, CHECK_MULTIPLIER),
-  ];
+/**
+ * The factors that shift a word's two hashes ({@link wordHashes}) past `length` more characters, for
+ * `length` from 0 to `count - 1`: the hash of a word `a` then `b` is `a`'s times the factor of `b`'s length,
+ * plus `b`'s (in 32-bit arithmetic, as `Math.imul`). A spelling reading joins hundreds of such pieces.
+ */
+export function shiftFactors(count: number): { readonly hash: Int32Array; readonly check: Int32Array } {
+  const hash = new Int32Array(count);
+  const check = new Int32Array(count);
+  hash[0] = 1;
+  check[0] = 1;
+  for (let length = 1; length < count; length++) {
+    hash[length] = Math.imul(hash[length - 1] as number, HASH_MULTIPLIER);
+    check[length] = Math.imul(check[length - 1] as number, CHECK_MULTIPLIER);
+  }
+  return { hash, check };
 }
 
 /** The polynomial hash of word a followed by word b, of length `bLength`, from theirs. */

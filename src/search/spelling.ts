@@ -1,12 +1,11 @@
 import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
 import { allBelow, isAscending } from "./arrays.js";
 import { mix } from "./keys.js";
-import { joinedHashes, wordHashes } from "./scanner.js";
+import { shiftFactors } from "./scanner.js";
 import { STOP_WORDS } from "./terms.js";
 
-const LETTERS = "abcdefghijklmnopqrstuvwxyz";
-type Hashes = readonly [hash: number, check: number];
-const LETTER_HASHES: readonly Hashes[] = [...LETTERS].map((letter) => wordHashes(letter, 0, 1));
+const A = 97;
+const Z = 122;
 
 /**
  * Words shorter than this are neither read as mistyped nor a reading: one mistake from a short word is
@@ -19,6 +18,8 @@ const LONGEST_MISTYPED = 32;
 export const PLAIN_LETTERS = /^[a-z]+$/;
 /** Stop words a mistyped word may be one mistake from (`wich`, `wile`): those spelled with letters only. */
 const NEAR_STOP_WORDS = [...STOP_WORDS].filter((word) => PLAIN_LETTERS.test(word));
+/** Enough factors for any spelling one letter longer than the longest word read as mistyped. */
+const SHIFTS = shiftFactors(LONGEST_MISTYPED + 2);
 
 /**
  * The catalog's words as spelled, each with its term, so that a request word no skill holds can be read
@@ -92,40 +93,54 @@ export class SpellingTable {
    * spells it. The first letter is taken as typed: people rarely mistype it (Pollock and Zamora, 1983). A
    * word one mistake from a stop word is more likely that stop word mistyped (`wich`), and has none; so has
    * a word that is not {@link SHORTEST_MISTYPED} to 32 letters a to z. Each of the 50-odd spellings a
-   * letter of the word gives is hashed from the hashes of its two ends, not made.
+   * letter of the word gives is never made: its hashes are summed from those of its pieces (see
+   * `shiftFactors`), and only a spelling that is a word is spelled out.
    */
   closeTerms(word: string): Map<number, string> {
     const close = new Map<number, string>();
     const { length } = word;
     if (length < SHORTEST_MISTYPED || length > LONGEST_MISTYPED || !PLAIN_LETTERS.test(word)) return close;
     if (NEAR_STOP_WORDS.some((stopWord) => oneMistakeApart(word, stopWord))) return close;
-    const heads = Array.from({ length: length + 1 }, (_, end) => wordHashes(word, 0, end));
-    const tails = Array.from({ length: length + 1 }, (_, start) => wordHashes(word, start, length));
-    const consider = (head: Hashes, tailAt: number, spell: () => string) => {
-      const [hash, check] = joinedHashes(head, tails[tailAt] as Hashes, length - tailAt);
-      const term = this.termOf(hash, check);
-      if (term >= 0 && !close.has(term)) close.set(term, spell());
+    const pieces = new WordPieces(word);
+    const found = (hash: number, check: number) => {
+      const term = this.termOf(hash | 0, check | 0);
+      return term >= 0 && !close.has(term) ? term : -1;
     };
-    const withLetter = (head: Hashes, code: number) => joinedHashes(head, LETTER_HASHES[code] as Hashes, 1);
     for (let at = 1; at < length; at++) {
-      const head = heads[at] as Hashes;
-      const letter = word.charCodeAt(at) - 97;
-      consider(head, at + 1, () => word.slice(0, at) + word.slice(at + 1));
-      const next = word.charCodeAt(at + 1) - 97;
+      const left = pieces.around(at, at + 1, 0);
+      let term = found(left.hash, left.check);
+      if (term >= 0) close.set(term, word.slice(0, at) + word.slice(at + 1));
+      const letter = word.charCodeAt(at);
+      const next = word.charCodeAt(at + 1);
       if (at + 1 < length && next !== letter) {
-        const swapped = withLetter(withLetter(head, next), letter);
-        consider(swapped, at + 2, () => word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2));
+        const swapped = pieces.around(at, at + 2, 2);
+        const [second, first] = [pieces.shift(length - at - 2), pieces.shift(length - at - 1)];
+        term = found(
+          swapped.hash + Math.imul(next, first.hash) + Math.imul(letter, second.hash),
+          swapped.check + Math.imul(next, first.check) + Math.imul(letter, second.check),
+        );
+        if (term >= 0) close.set(term, word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2));
       }
-      for (let code = 0; code < LETTERS.length; code++) {
+      const changed = pieces.around(at, at + 1, 1);
+      const shift = pieces.shift(length - at - 1);
+      for (let code = A; code <= Z; code++) {
         if (code === letter) continue;
-        const spelling = () => word.slice(0, at) + LETTERS[code] + word.slice(at + 1);
-        consider(withLetter(head, code), at + 1, spelling);
+        term = found(
+          changed.hash + Math.imul(code, shift.hash),
+          changed.check + Math.imul(code, shift.check),
+        );
+        if (term >= 0) close.set(term, word.slice(0, at) + String.fromCharCode(code) + word.slice(at + 1));
       }
     }
     for (let at = 1; at <= length; at++) {
-      const head = heads[at] as Hashes;
-      for (let code = 0; code < LETTERS.length; code++) {
-        consider(withLetter(head, code), at, () => word.slice(0, at) + LETTERS[code] + word.slice(at));
+      const added = pieces.around(at, at, 1);
+      const shift = pieces.shift(length - at);
+      for (let code = A; code <= Z; code++) {
+        const term = found(
+          added.hash + Math.imul(code, shift.hash),
+          added.check + Math.imul(code, shift.check),
+        );
+        if (term >= 0) close.set(term, word.slice(0, at) + String.fromCharCode(code) + word.slice(at));
       }
     }
     return close;
@@ -146,6 +161,61 @@ export class SpellingTable {
       if (this.checks[at] === check) return this.terms[at] as number;
     }
     return -1;
+  }
+}
+
+/** A word's two hashes (see `wordHashes`). */
+interface Hashes {
+  readonly hash: number;
+  readonly check: number;
+}
+
+/**
+ * A word's beginnings and ends, hashed, to hash the spellings one mistake from it from them: a spelling
+ * is a beginning, a letter or two, and an end.
+ */
+class WordPieces {
+  private readonly headHashes: Int32Array;
+  private readonly headChecks: Int32Array;
+  private readonly tailHashes: Int32Array;
+  private readonly tailChecks: Int32Array;
+
+  /** `word` is of letters a to z, which hash as they are: its pieces are hashed in one pass each way. */
+  constructor(private readonly word: string) {
+    const size = word.length + 1;
+    [this.headHashes, this.headChecks] = [new Int32Array(size), new Int32Array(size)];
+    [this.tailHashes, this.tailChecks] = [new Int32Array(size), new Int32Array(size)];
+    const next = this.shift(1);
+    for (let at = 0; at < word.length; at++) {
+      const code = word.charCodeAt(at);
+      this.headHashes[at + 1] = Math.imul(this.headHashes[at] as number, next.hash) + code;
+      this.headChecks[at + 1] = Math.imul(this.headChecks[at] as number, next.check) + code;
+    }
+    for (let at = word.length - 1; at >= 0; at--) {
+      const code = word.charCodeAt(at);
+      const shift = this.shift(word.length - at - 1);
+      this.tailHashes[at] = Math.imul(code, shift.hash) + (this.tailHashes[at + 1] as number);
+      this.tailChecks[at] = Math.imul(code, shift.check) + (this.tailChecks[at + 1] as number);
+    }
+  }
+
+  /**
+   * The hashes of the word's letters before `headEnd`, then `gap` letters of code 0, then its letters
+   * from `tailStart` on. Adding a letter's code times {@link shift} of the letters after it puts it in.
+   */
+  around(headEnd: number, tailStart: number, gap: number): Hashes {
+    const shift = this.shift(gap + this.word.length - tailStart);
+    return {
+      hash:
+        Math.imul(this.headHashes[headEnd] as number, shift.hash) + (this.tailHashes[tailStart] as number),
+      check:
+        Math.imul(this.headChecks[headEnd] as number, shift.check) + (this.tailChecks[tailStart] as number),
+    };
+  }
+
+  /** The factors that shift hashes past `length` more letters (see `shiftFactors`). */
+  shift(length: number): Hashes {
+    return { hash: SHIFTS.hash[length] as number, check: SHIFTS.check[length] as number };
   }
 }
 

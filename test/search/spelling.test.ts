@@ -48,6 +48,40 @@ describe("closeTerms", () => {
     expect(tableOf(long).closeTerms(`${long}b`)).toEqual(new Map());
     expect(tableOf(long).closeTerms(`${long.slice(1)}b`)).toEqual(new Map([[0, long]]));
   });
+
+  it("finds exactly the catalog's words one mistake away that keep the first letter, on any words", () => {
+    // Letters without vowels, so that no word here is one mistake from a stop word.
+    const letter = fc.constantFrom(..."bcdf");
+    const word = fc.stringMatching(/^[bcdf]{4,9}$/);
+    // A catalog word made of the typed one by up to two edits, so that most catalogs hold near words.
+    const edit = fc.tuple(fc.nat(), fc.nat(3), letter);
+    const edited = (typed: string, edits: [number, number, string][]) =>
+      edits.reduce((spelled, [place, kind, added]) => {
+        const at = place % (spelled.length + 1);
+        const [head, tail] = [spelled.slice(0, at), spelled.slice(at)];
+        if (kind === 0) return head + tail.slice(1);
+        if (kind === 1) return head + added + tail;
+        if (kind === 2) return head + added + tail.slice(1);
+        return head + tail.slice(1, 2) + tail.slice(0, 1) + tail.slice(2);
+      }, typed);
+    const byTerm = (found: Map<number, string>) => [...found].sort(([a], [b]) => a - b);
+    fc.assert(
+      fc.property(
+        word,
+        fc.array(word, { maxLength: 20 }),
+        fc.array(fc.array(edit, { maxLength: 2 }), { maxLength: 20 }),
+        (typed, others, edits) => {
+          const near = edits.map((some) => edited(typed, some)).filter((spelled) => spelled.length >= 4);
+          const words = [...new Set([...near, ...others])];
+          const expected = words.flatMap((known, term) =>
+            known !== typed && known[0] === typed[0] && oneMistakeApart(typed, known) ? [[term, known]] : [],
+          );
+          expect(byTerm(tableOf(...words).closeTerms(typed))).toEqual(expected);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe("oneMistakeApart", () => {
