@@ -1,14 +1,7 @@
 import { excerpt, visible } from "../catalog/index.js";
-import { linkDefinitions, referenceLinks } from "./references.js";
+import { type Link, linkDefinitions, referenceLinks } from "./references.js";
 import type { Hit } from "./rules.js";
 import { indexOf, isSpace, matchFrom, NOWHERE, type Steps, searchForward, skipSpaces } from "./scan.js";
-
-/** A link of a text: what it shows, where it goes, and where it starts. */
-export interface Link {
-  readonly shown: string;
-  readonly target: string;
-  readonly offset: number;
-}
 
 /** No host name is longer (RFC 1035): a longer target's host is cut in the finding, not copied whole. */
 const MAX_HOST = 253;

@@ -1,6 +1,12 @@
 import { fenceMarker } from "./content.js";
-import type { Link } from "./links.js";
 import { indexOf, isSpace, NOWHERE, type Steps, searchForward } from "./scan.js";
+
+/** A link of a text: what it shows, where it goes, and where it starts. */
+export interface Link {
+  readonly shown: string;
+  readonly target: string;
+  readonly offset: number;
+}
 
 /**
  * The link reference definitions of a Markdown text (`[label]: destination "title"`), as CommonMark reads

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { repeated } from "../../bench/hostile-text.js";
 import { encodedRuns } from "../../src/audit/blobs.js";
 import { codeSpans, commentOutsideCode } from "../../src/audit/content.js";
-import { htmlLinks, type Link, markdownLinks } from "../../src/audit/links.js";
+import { htmlLinks, markdownLinks } from "../../src/audit/links.js";
+import type { Link } from "../../src/audit/references.js";
 import { linkDefinitions, referenceLinks } from "../../src/audit/references.js";
 import type { Steps } from "../../src/audit/scan.js";
 
