@@ -5,7 +5,7 @@ import { KeyTable, stemKey } from "./keys.js";
 import { Lexicon } from "./lexicon.js";
 import { WordScanner, type WordSink, words } from "./scanner.js";
 import { SpellingTable } from "./spelling.js";
-import { stem } from "./terms.js";
+import { keptWord, spelled, stem } from "./terms.js";
 
 /** How matches in each field add up; see docs/search.md. */
 export interface RankingOptions {
@@ -29,6 +29,64 @@ export interface RequestTerms {
    */
   readonly unknown: readonly string[];
 }
+
+/**
+ * A request's words, as a scanner hands them over, sorted into the terms the index holds and the words
+ * it does not. A word the catalog holds as spelled is known by its keys, neither made a string nor
+ * stemmed; a span joined from a compound's parts holds the hyphen or underscore it was joined at, which
+ * tells it from the words typed.
+ */
+class RequestWords implements WordSink {
+  readonly terms = new Set<number>();
+  readonly unknown = new Set<string>();
+  /** The unknown words typed, not joined. */
+  readonly typed = new Set<string>();
+  /** Whether an unknown word came by the Unicode path, which does not say whether it was joined. */
+  unknownUnicode = false;
+
+  constructor(
+    private readonly stems: KeyTable,
+    private readonly spellings: SpellingTable,
+  ) {}
+
+  span(text: string, start: number, end: number, hash: number, check: number): void {
+    const spelledTerm = this.spellings.termOf(hash, check);
+    if (spelledTerm >= 0) {
+      this.terms.add(spelledTerm);
+      return;
+    }
+    const word = keptWord(spelled(text, start, end));
+    if (word !== undefined && !this.known(word)) {
+      this.unknown.add(word);
+      if (!isJoined(text, start, end)) this.typed.add(word);
+    }
+  }
+
+  word(word: string): void {
+    if (this.known(word)) return;
+    this.unknown.add(word);
+    this.unknownUnicode = true;
+  }
+
+  /** Adds the term of `word`'s stem, if the index holds it. */
+  private known(word: string): boolean {
+    const [hash, check] = stemKey(stem(word));
+    const term = this.stems.get(hash, check);
+    if (term >= 0) this.terms.add(term);
+    return term >= 0;
+  }
+}
+
+function isJoined(text: string, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) {
+    const code = text.charCodeAt(at);
+    if (code === HYPHEN || code === UNDERSCORE) return true;
+  }
+  return false;
+}
+
+const HYPHEN = 45;
+const UNDERSCORE = 95;
 
 /**
  * Impacts are stored as one byte: the level of the saturated frequency tf / (k1 + tf), which lies in
@@ -114,17 +172,15 @@ export class Bm25fIndex {
 
   /** The distinct terms of a request that some document holds, and its words that none does. */
   termsOf(query: string): RequestTerms {
-    const terms = new Set<number>();
-    const unknown = new Set<string>();
-    for (const word of words(query, this.scanner)) {
-      const [hash, check] = stemKey(stem(word));
-      const id = this.terms.get(hash, check);
-      if (id >= 0) terms.add(id);
-      else unknown.add(word);
-    }
-    if (unknown.size === 0) return { terms: [...terms], unknown: [] };
-    const typed = new Set(words(query.replace(/[-_]/g, " "), this.scanner));
-    return { terms: [...terms], unknown: [...unknown].filter((word) => typed.has(word)) };
+    const request = new RequestWords(this.terms, this.spellings);
+    this.scanner.scan(query, 0, query.length, request);
+    const terms = [...request.terms];
+    if (request.unknown.size === 0) return { terms, unknown: [] };
+    // The Unicode path hands a compound's joins over as words: its compounds are split to tell them apart.
+    const typed = request.unknownUnicode
+      ? new Set(words(query.replace(/[-_]/g, " "), this.scanner))
+      : request.typed;
+    return { terms, unknown: [...request.unknown].filter((word) => typed.has(word)) };
   }
 
   /** How many documents hold `term`. */

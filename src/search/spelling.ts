@@ -146,7 +146,8 @@ export class SpellingTable {
     return close;
   }
 
-  private termOf(hash: number, check: number): number {
+  /** The term of the catalog's word whose keys (see `wordHashes`) these are, or -1 if it has none. */
+  termOf(hash: number, check: number): number {
     const bit = mix(hash) & this.seenMask;
     if (((this.seen[bit >>> 5] as number) & (1 << (bit & 31))) === 0) return -1;
     const { hashes } = this;

@@ -198,6 +198,12 @@ describe("a request word no skill holds", () => {
     expect(search("kubrnetes flurb-glorp").corrections).toEqual([{ from: "kubrnetes", to: "kubernetes" }]);
   });
 
+  it("is read, and joins told apart, in words of the scanner's Unicode path (`ß` folds to two letters)", () => {
+    expect(search("widget noteß").corrections).toEqual([{ from: "notess", to: "notes" }]);
+    expect(search("widget not-eß").corrections).toEqual([]);
+    expect(search("kubrnetes flürbß-glorp").corrections).toEqual([{ from: "kubrnetes", to: "kubernetes" }]);
+  });
+
   it("is read as a word held by several skills only when two of the best matches hold it", () => {
     expect(search("widget notez").corrections).toEqual([{ from: "notez", to: "notes" }]);
     expect(search("changelog notez").corrections).toEqual([]);
