@@ -1,4 +1,12 @@
-import { accessSync, existsSync, constants as fsConstants, lstatSync, realpathSync, statSync } from "node:fs";
+import {
+  accessSync,
+  existsSync,
+  constants as fsConstants,
+  lstatSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { constants } from "node:os";
 import path from "node:path";
@@ -266,10 +274,17 @@ function checkOutputFile(option: string, file: string, out: string): void {
  */
 function followLink(folder: string): string {
   try {
-    return lstatSync(folder).isSymbolicLink() ? realpathSync(folder) : folder;
+    if (!lstatSync(folder).isSymbolicLink()) return folder;
   } catch {
-    // Missing, or a dangling symlink: the fetch says what it cannot write.
+    // Missing: the fetch says what it cannot write.
     return folder;
+  }
+  try {
+    return realpathSync(folder);
+  } catch {
+    // Dangling: its folder is missing (a run killed while it swapped the new one in left it beside), and is
+    // written where the link leads all the same.
+    return path.resolve(path.dirname(folder), readlinkSync(folder));
   }
 }
 

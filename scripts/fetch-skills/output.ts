@@ -12,7 +12,7 @@ import {
 import { FetcherError, SourceError, withoutCredentials } from "./errors.js";
 import { checkoutSource, type FetchMethod } from "./fetch.js";
 import type { SkillSource } from "./manifest.js";
-import { makeWorkFolder, removeStaleWorkFolders, removeTree } from "./work-folder.js";
+import { makeWorkFolder, PREVIOUS, removeStaleWorkFolders, removeTree } from "./work-folder.js";
 
 /** The file the server reads to show, in /health, which commit each pack came from. */
 const SOURCES_FILE = "sources.json";
@@ -73,16 +73,23 @@ export interface FetchPlan {
  * source succeeded, so a failure leaves the previous skills folder exactly as it was.
  */
 export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
+  const unwritable = (error: unknown) =>
+    new FetcherError(
+      `--out ${plan.out}: cannot write in ${path.dirname(plan.out)}, where the new folder is built before it is swapped in (${errorCode(error)})`,
+    );
+  try {
+    await mkdir(path.dirname(plan.out), { recursive: true });
+    // Before `out` is read: a run killed mid-swap left it in its work folder.
+    await removeStaleWorkFolders(plan.out, plan.log);
+  } catch (error) {
+    throw unwritable(error);
+  }
   const previous = await readPreviousOutput(plan.out);
   let temp: string;
   try {
-    await mkdir(path.dirname(plan.out), { recursive: true });
-    await removeStaleWorkFolders(plan.out, plan.log);
     temp = await makeWorkFolder(plan.out);
   } catch (error) {
-    throw new FetcherError(
-      `--out ${plan.out}: cannot write in ${path.dirname(plan.out)}, where the new folder is built before it is swapped in (${errorCode(error)})`,
-    );
+    throw unwritable(error);
   }
   try {
     const build = path.join(temp, "out");
@@ -101,7 +108,7 @@ export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
     await writeSources(build, records);
     // Told to stop while it copied, with no git left to interrupt: the old folder stays.
     plan.signal?.throwIfAborted();
-    await swapIn(build, plan.out, path.join(temp, "previous"));
+    await swapIn(build, plan.out, path.join(temp, PREVIOUS));
     return packs;
   } finally {
     await removeTree(temp);

@@ -1,11 +1,13 @@
 import { execFile } from "node:child_process";
-import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 
 /** The record in a work folder of the run that made it, for a later run to tell whether it still runs. */
 const OWNER_FILE = "owner.json";
+/** Where in a work folder `out` waits while the new folder is renamed into its place. */
+export const PREVIOUS = "previous";
 /** A work folder without a record of its run (or of another host) is left alone until this old. */
 const UNOWNED_STALE_MS = 24 * 60 * 60 * 1000;
 
@@ -28,7 +30,8 @@ function workFolderPrefix(out: string): string {
  * Removes the work folders beside `out` that runs stopped before they could (killed, or the machine lost
  * power), and only those: a folder whose run is on this host and no longer running, or, with no record of
  * its run on this host, one untouched for a day. A run still going, here or on another host sharing the
- * folder, keeps its own.
+ * folder, keeps its own. A run killed between its two renames left `out` in its work folder and none in
+ * its place: that one is put back first.
  */
 export async function removeStaleWorkFolders(out: string, log: (line: string) => void): Promise<void> {
   const parent = path.dirname(out);
@@ -45,8 +48,31 @@ export async function removeStaleWorkFolders(out: string, log: (line: string) =>
     const folder = path.join(parent, name);
     const why = await whyStale(folder);
     if (why === undefined) continue;
+    if (await putBack(path.join(folder, PREVIOUS), out)) {
+      log(
+        `fetch-skills: put back ${out}, which a run killed while it swapped the new folder in left in ${folder}`,
+      );
+    }
     await removeTree(folder);
     log(`fetch-skills: removed ${folder}, left by a run that was stopped (${why})`);
+  }
+}
+
+/** Renames `previous` to `out` when `out` is missing and `previous` is there; says whether it did. */
+async function putBack(previous: string, out: string): Promise<boolean> {
+  if (
+    await lstat(out).then(
+      () => true,
+      () => false,
+    )
+  )
+    return false;
+  try {
+    await rename(previous, out);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
   }
 }
 

@@ -113,7 +113,7 @@ export function startFetcher(
       : ["npm", ["run", "--silent", "fetch-skills", "--", ...argv]];
   const child = spawn(command, args, {
     cwd,
-    env: { ...process.env, ...env, NODE_OPTIONS: "" },
+    env: { ...process.env, NODE_OPTIONS: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const done = new Promise<FetcherRun>((resolve, reject) => {

@@ -1,8 +1,9 @@
-import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
-import { makeSite, makeUpstream, spawnFetcher, startFetcher } from "./helpers.js";
+import { makeSite, makeUpstream, snapshot, spawnFetcher, startFetcher } from "./helpers.js";
 
 let tree: TempTree;
 let upstream: { url: string; commits: string[] };
@@ -127,4 +128,61 @@ describe.skipIf(process.platform !== "linux")("a fetch told to stop", () => {
     expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(pinned);
     expect((await readdir(site)).sort()).toEqual(["cache", "skills.toml"]);
   });
+});
+
+// A run killed between its two renames (the old folder moved into the work folder, the new one not yet in
+// place) left no --out at all, and the next run removed the work folder holding the old one: the server
+// had no skills, and a --source run dropped every pack it did not fetch.
+describe.skipIf(process.platform !== "linux")("a fetch killed while it swaps the new folder in", () => {
+  it.each([
+    ["a folder", false],
+    ["a symlink to a folder", true],
+  ])(
+    "leaves the previous folder for the next run, which puts it back first (--out %s)",
+    async (_, linked) => {
+      const two = await makeUpstream(await mkdtemp(path.join(tree.dir, "two-")), [
+        { "s/SKILL.md": skillMd("s") },
+      ]);
+      const site = await makeSite(tree.dir, [
+        { name: "one", repo: upstream.url, ref: upstream.commits[0] ?? "" },
+        { name: "two", repo: two.url, ref: two.commits[0] ?? "" },
+      ]);
+      // A symlinked --out is replaced where it leads, and left dangling by the kill.
+      const out = path.join(site, linked ? "data/skills" : "skills");
+      if (linked) {
+        await mkdir(out, { recursive: true });
+        await symlink("data/skills", path.join(site, "skills"));
+      }
+      expect((await spawnFetcher([], site)).code).toBe(0);
+      const fetched = await snapshot(out);
+      // Kills the fetcher right after it renamed --out into its work folder, before the new one takes its place.
+      const killer = path.join(site, "kill-mid-swap.mjs");
+      await writeFile(
+        killer,
+        `import promises from "node:fs/promises";
+import { syncBuiltinESMExports } from "node:module";
+const rename = promises.rename;
+promises.rename = async (from, to) => {
+  await rename(from, to);
+  if (String(from) === ${JSON.stringify(out)}) process.kill(process.pid, "SIGKILL");
+};
+syncBuiltinESMExports();
+`,
+      );
+
+      const killed = await spawnFetcher([], site, { NODE_OPTIONS: `--import=${pathToFileURL(killer).href}` });
+      expect(killed.signal).toBe("SIGKILL");
+      await rm(killer);
+
+      const rerun = await spawnFetcher(["--source", "one"], site);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(rerun.stderr).toContain(`fetch-skills: put back ${out}, which a run killed while it swapped`);
+      expect(rerun.stderr).toContain("two: kept as fetched before");
+      expect(await snapshot(out)).toEqual({ ...fetched, "sources.json": expect.any(String) });
+      expect((await readdir(path.dirname(out))).sort()).toEqual(
+        linked ? ["skills"] : ["skills", "skills.toml"],
+      );
+      if (linked) expect((await lstat(path.join(site, "skills"))).isSymbolicLink()).toBe(true);
+    },
+  );
 });
