@@ -23,9 +23,9 @@ import {
 } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource, stageManifest } from "./manifest.js";
 import { type FetchedPack, fetchSkills } from "./output.js";
-import { resolveHeads, rewriteRefs } from "./repin.js";
+import { type HeldBack, resolveHeads, rewriteRefs, type Unresolved } from "./repin.js";
 import { reviewRepins } from "./review.js";
-import type { ReviewedFinding } from "./review-contract.js";
+import { type ReviewedFinding, shortRef } from "./review-contract.js";
 import { fetchSummary, repinSummary } from "./summary.js";
 
 /** Everything the CLI touches outside the file system and git, passed in so tests can drive it. */
@@ -330,7 +330,8 @@ function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySe
 /**
  * `--update`: resolves the new heads, fetches them (all or nothing) unless `--no-fetch`, and only then
  * rewrites the refs in skills.toml, so a failed fetch leaves both the manifest and the skills folder as
- * they were. After a fetch, the review says what the bump changes for agents.
+ * they were. A moved source whose new commit fails the fetch is held back at its pin, and the others are
+ * repinned without it. After a fetch, the review says what the bump changes for agents.
  */
 async function repin(
   manifest: Manifest,
@@ -341,42 +342,71 @@ async function repin(
   const { repins, unresolved } = await resolveHeads(selected, plan.log, plan.signal);
   // A stopped ls-remote reads as a source that cannot be repinned: the others must not be written alone.
   plan.signal?.throwIfAborted();
-  const updates = new Map(repins.filter((r) => r.from !== r.to).map((r) => [r.source.name, r.to]));
-  const [first, ...more] = unresolved;
+  const moved = repins.filter((r) => r.from !== r.to);
+  const updates = new Map(moved.map((r) => [r.source.name, r.to]));
   // With nothing else to bump, a source that cannot be repinned fails the run: no pull request would say so.
-  if (updates.size === 0 && first !== undefined) {
-    if (more.length === 0) throw new SourceError(first.source.name, first.reason);
-    throw new FetcherError(
-      `${unresolved.length} sources cannot be repinned: ${unresolved.map(({ source, reason }) => `"${source.name}": ${reason}`).join("; ")}`,
-    );
-  }
-  const summary = repinSummary(repins, unresolved);
+  if (updates.size === 0 && unresolved.length > 0) throw cannotRepin(unresolved);
   if (updates.size === 0) {
     plan.log("nothing moved");
-    return { summary, findings: [] };
+    return { summary: repinSummary(repins, unresolved), findings: [] };
   }
-  const staged = await stageManifest(options.manifest, rewriteRefs(manifest, updates), options.manifestLabel);
+  let staged = await stageManifest(options.manifest, rewriteRefs(manifest, updates), options.manifestLabel);
   if (!options.fetch) {
     await staged.commit();
-    return { summary, findings: [] };
+    return { summary: repinSummary(repins, unresolved), findings: [] };
   }
   const sources: SkillSource[] = manifest.sources.map((source) => ({
     ...source,
     ref: updates.get(source.name) ?? source.ref,
   }));
+  const heldBack: HeldBack[] = [];
+  // Once every pack is built: the held back keep their pins in skills.toml too, or nothing is swapped in.
+  const beforeSwap = async (packs: readonly FetchedPack[]) => {
+    for (const pack of packs) {
+      const repin = moved.find((r) => r.source.name === pack.record.name);
+      if (repin !== undefined && pack.heldBack !== undefined)
+        heldBack.push({ repin, reason: pack.heldBack.reason });
+    }
+    if (heldBack.length === 0) return;
+    for (const { repin } of heldBack) updates.delete(repin.source.name);
+    await staged.discard();
+    if (updates.size === 0) {
+      throw cannotRepin([
+        ...unresolved,
+        ...heldBack.map(({ repin, reason }) => ({
+          source: repin.source,
+          reason: `its new commit ${shortRef(repin.to)} fails: ${reason}`,
+        })),
+      ]);
+    }
+    staged = await stageManifest(options.manifest, rewriteRefs(manifest, updates), options.manifestLabel);
+  };
   let packs: FetchedPack[];
   try {
-    packs = await fetchSkills({ ...plan, sources });
+    const fallback = new Map(moved.map((r) => [r.source.name, r.from]));
+    packs = await fetchSkills({ ...plan, sources, fallback, beforeSwap });
   } catch (error) {
     await staged.discard();
     throw error;
   }
   await staged.commit();
+  const held = new Set(heldBack.map(({ repin }) => repin));
+  const repinned = repins.filter((r) => !held.has(r));
+  const summary = repinSummary(repinned, unresolved, heldBack);
   let review: Awaited<ReturnType<typeof reviewRepins>>;
   try {
-    review = await reviewRepins(repins, plan);
+    review = await reviewRepins(repinned, plan);
   } catch (error) {
     throw new ReviewError(`${options.manifestLabel} and ${plan.out}`, error);
   }
   return { summary: `${summary}\n${review.markdown}\n${fetchSummary(packs)}`, findings: review.findings };
+}
+
+/** The error of a run with nothing to repin but the sources that cannot be: each named, with why. */
+function cannotRepin(stuck: readonly Unresolved[]): FetcherError {
+  const [first, ...more] = stuck;
+  if (first !== undefined && more.length === 0) return new SourceError(first.source.name, first.reason);
+  return new FetcherError(
+    `${stuck.length} sources cannot be repinned: ${stuck.map(({ source, reason }) => `"${source.name}": ${reason}`).join("; ")}`,
+  );
 }

@@ -47,11 +47,14 @@ export class StoppedError extends FetcherError {
 /** One source could not be fetched; the message carries git's own words. */
 export class SourceError extends FetcherError {
   override name = "SourceError";
+  /** What is wrong, without the source's name. */
+  readonly reason: string;
   constructor(
     readonly source: string,
     detail: string,
   ) {
     super(`source "${source}": ${withoutCredentials(detail)}`);
+    this.reason = withoutCredentials(detail);
   }
 }
 

@@ -49,6 +49,8 @@ export interface FetchedPack {
   readonly record: SourceRecord;
   readonly method: FetchMethod | "kept";
   readonly seconds: number;
+  /** With {@link FetchPlan.fallback}: the commit asked for, which failed, and why; the pack is at its fallback. */
+  readonly heldBack?: { readonly ref: string; readonly reason: string };
 }
 
 export interface FetchPlan {
@@ -66,6 +68,13 @@ export interface FetchPlan {
   readonly now: () => Date;
   /** Stops the run: git is interrupted, and nothing is swapped in. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * `--update`: the commit, by source name, that a moved source is fetched at when its new one fails (its
+   * path gone, a limit passed): one broken upstream must not hold back every other source's bump.
+   */
+  readonly fallback?: ReadonlyMap<string, string>;
+  /** Given every pack once all are built, before the new folder is swapped in: throwing swaps nothing in. */
+  readonly beforeSwap?: (packs: readonly FetchedPack[]) => Promise<void>;
 }
 
 /**
@@ -98,7 +107,7 @@ export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
     const packs: FetchedPack[] = [];
     for (const source of plan.sources) {
       if (plan.only === undefined || plan.only.has(source.name)) {
-        packs.push(await fetchPack(source, build, stores, path.join(temp, "work", source.name), plan));
+        packs.push(await fetchOrFallBack(source, build, stores, path.join(temp, "work"), plan));
         continue;
       }
       const kept = await keepPack(source, previous, build, plan);
@@ -108,10 +117,40 @@ export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
     await writeSources(build, records);
     // Told to stop while it copied, with no git left to interrupt: the old folder stays.
     plan.signal?.throwIfAborted();
+    await plan.beforeSwap?.(packs);
     await swapIn(build, plan.out, path.join(temp, PREVIOUS));
     return packs;
   } finally {
     await removeTree(temp);
+  }
+}
+
+/** The pack of `source`, at its {@link FetchPlan.fallback} commit when it has one and its own ref fails. */
+async function fetchOrFallBack(
+  source: SkillSource,
+  build: string,
+  stores: string,
+  work: string,
+  plan: FetchPlan,
+): Promise<FetchedPack> {
+  const fallback = plan.fallback?.get(source.name);
+  try {
+    return await fetchPack(source, build, stores, path.join(work, source.name), plan);
+  } catch (error) {
+    // A run told to stop fails its git: that is no fault of the commit.
+    if (fallback === undefined || !(error instanceof SourceError) || plan.signal?.aborted) throw error;
+    plan.log(
+      `${source.name}: held back at ${fallback.slice(0, 7)}: its new commit ${source.ref.slice(0, 7)} fails: ${error.reason}`,
+    );
+    await removeTree(path.join(build, source.name));
+    const pack = await fetchPack(
+      { ...source, ref: fallback },
+      build,
+      stores,
+      path.join(work, `${source.name}.held`),
+      plan,
+    );
+    return { ...pack, heldBack: { ref: source.ref, reason: error.reason } };
   }
 }
 

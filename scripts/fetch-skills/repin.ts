@@ -20,6 +20,16 @@ export interface Unresolved {
   readonly reason: string;
 }
 
+/**
+ * A source whose branch moved to a commit that failed the fetch (its path gone, a limit passed): it keeps
+ * its pin, and the others are repinned without it.
+ */
+export interface HeldBack {
+  readonly repin: Repin;
+  /** What failed, as the fetch said it. */
+  readonly reason: string;
+}
+
 /** Where each source's branch points now, and the sources that could not tell. */
 export interface Heads {
   readonly repins: readonly Repin[];

@@ -1,5 +1,5 @@
 import type { FetchedPack } from "./output.js";
-import type { Repin, Unresolved } from "./repin.js";
+import type { HeldBack, Repin, Unresolved } from "./repin.js";
 import { shortRef } from "./review-contract.js";
 
 const GITHUB =
@@ -12,7 +12,11 @@ export function githubPage(repo: string): string | undefined {
 }
 
 /** Pull request material for `--update`: old and new commit per source, compare links on GitHub. */
-export function repinSummary(repins: readonly Repin[], unresolved: readonly Unresolved[]): string {
+export function repinSummary(
+  repins: readonly Repin[],
+  unresolved: readonly Unresolved[],
+  heldBack: readonly HeldBack[] = [],
+): string {
   const moved = repins.filter((repin) => repin.from !== repin.to);
   const rows = repins.map((repin) => {
     const page = githubPage(repin.source.repo);
@@ -28,7 +32,11 @@ export function repinSummary(repins: readonly Repin[], unresolved: readonly Unre
     ({ source, reason }) =>
       `| ${source.name} | ${source.branch ?? "HEAD"} | \`${shortRef(source.ref)}\` | – | **not repinned**: ${cell(reason)} |`,
   );
-  const total = repins.length + unresolved.length;
+  const held = heldBack.map(
+    ({ repin, reason }) =>
+      `| ${repin.source.name} | ${repin.tracks} | \`${shortRef(repin.from)}\` | – | **held back**: \`${shortRef(repin.to)}\` fails: ${cell(reason)} |`,
+  );
+  const total = repins.length + unresolved.length + heldBack.length;
   const outcome =
     moved.length === 0
       ? `Nothing moved: all ${total} sources already pin the head of what they track.`
@@ -42,14 +50,25 @@ export function repinSummary(repins: readonly Repin[], unresolved: readonly Unre
             "A branch or repository may be gone: fix `repo` or `branch` in skills.toml, or remove the source.",
           "",
         ];
+  const heldWarning =
+    heldBack.length === 0
+      ? []
+      : [
+          `> [!WARNING]\n> ${heldBack.length === 1 ? "1 source was held back and keeps its pin" : `${heldBack.length} sources were held back and keep their pins`}, ` +
+            `the new head of what it tracks failing the fetch: ${heldBack.map(({ repin }) => repin.source.name).join(", ")}. ` +
+            "The table says why. The next run tries the new head again: if upstream moved things, fix `path` or `extras` in skills.toml (or the limits).",
+          "",
+        ];
   return [
     moved.length === 0 ? "## Skills: nothing moved" : "## Skills repinned",
     "",
     ...warning,
+    ...heldWarning,
     "| Source | Tracks | From | To | Changes |",
     "|---|---|---|---|---|",
     ...rows,
     ...stuck,
+    ...held,
     "",
     outcome,
     "",

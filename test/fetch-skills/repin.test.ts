@@ -268,7 +268,9 @@ ref = "{STEADY_REF}"
     const result = await runFetcher(["--update"], site);
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('fetch-skills: source "broken": path "skills" does not exist');
+    expect(result.stderr).toContain(
+      `fetch-skills: source "broken": its new commit ${(await git(broken.dir, "rev-parse", "HEAD")).slice(0, 7)} fails: path "skills" does not exist`,
+    );
     expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(text);
     expect(await snapshot(path.join(site, "skills"))).toEqual(before);
     // The new skills.toml, written before the fetch, is gone with it.
@@ -324,5 +326,65 @@ ref = "{STEADY_REF}"
     expect(summary).toContain("1 of 2 sources moved: head.");
     // The source that stays is fetched at its pin, beside the one that moved.
     expect(await readdir(path.join(site, "skills"))).toEqual(expect.arrayContaining(["head", "lost"]));
+  });
+  // Regression: one source whose new head failed the fetch (its skills moved upstream) failed the whole
+  // weekly update, so no other source was bumped and no pull request said why.
+  it("holds back a source whose new commit fails the fetch, repinning the others and saying which and why", async () => {
+    const moving = await makeUpstream(path.join(tree.dir, "moving"), [{ "skills/x/SKILL.md": skillMd("x") }]);
+    const pinned = moving.commits[0] ?? "";
+    const text =
+      `[[source]]\nname = "head"\nrepo = "${tracked.url}"\nref = "${first}"\npath = "skills"\n\n` +
+      `[[source]]\nname = "moving"\nrepo = "${moving.url}"\nref = "${pinned}"\npath = "skills"\n`;
+    site = await siteWith(text);
+    const broken = await moving.commit({ skills: null, "docs/x.md": "the skills moved elsewhere\n" });
+
+    const result = await runFetcher(["--update", "--summary", "pr.md", "--findings", "findings.json"], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(
+      text.replace(`ref = "${first}"`, `ref = "${onMain}"`),
+    );
+    const why = `path "skills" does not exist in the repository at this commit (${broken})`;
+    expect(result.stderr).toContain(
+      `moving: held back at ${pinned.slice(0, 7)}: its new commit ${broken.slice(0, 7)} fails: ${why}\n`,
+    );
+    const summary = await readFile(path.join(site, "pr.md"), "utf8");
+    expect(summary).toContain(
+      "> [!WARNING]\n> 1 source was held back and keeps its pin, the new head of what it tracks failing the fetch: moving.",
+    );
+    expect(summary).toContain(
+      `| moving | HEAD | \`${pinned.slice(0, 7)}\` | – | **held back**: \`${broken.slice(0, 7)}\` fails: ${why} |`,
+    );
+    expect(summary).toContain("1 of 2 sources moved: head.");
+    // The held-back pack is served at its pin, beside the one that moved.
+    const sources = JSON.parse(await readFile(path.join(site, "skills/sources.json"), "utf8")).sources;
+    expect(sources.map((source: { ref: string }) => source.ref)).toEqual([onMain, pinned]);
+    expect(await readdir(path.join(site, "skills/moving"))).toEqual(["x"]);
+    expect((await readdir(site)).sort()).toEqual(["findings.json", "pr.md", "skills", "skills.toml"]);
+  });
+
+  it("fails, naming each, when every source that moved is held back", async () => {
+    const a = await makeUpstream(path.join(tree.dir, "held-a"), [{ "skills/a/SKILL.md": skillMd("a") }]);
+    const b = await makeUpstream(path.join(tree.dir, "held-b"), [{ "skills/b/SKILL.md": skillMd("b") }]);
+    const text =
+      `[[source]]\nname = "a"\nrepo = "${a.url}"\nref = "${a.commits[0]}"\npath = "skills"\n\n` +
+      `[[source]]\nname = "b"\nrepo = "${b.url}"\nref = "${b.commits[0]}"\npath = "skills"\n`;
+    site = await siteWith(text);
+    expect((await runFetcher([], site)).code).toBe(0);
+    const before = await snapshot(path.join(site, "skills"));
+    const aBroken = await a.commit({ skills: null });
+    const bBroken = await b.commit({ skills: null });
+
+    const result = await runFetcher(["--update"], site);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `fetch-skills: 2 sources cannot be repinned: "a": its new commit ${aBroken.slice(0, 7)} fails: path "skills" does not exist`,
+    );
+    expect(result.stderr).toContain(`; "b": its new commit ${bBroken.slice(0, 7)} fails: path "skills"`);
+    expect(result.stdout).toBe("");
+    expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(text);
+    expect(await snapshot(path.join(site, "skills"))).toEqual(before);
+    expect(await readdir(site)).toEqual(["skills", "skills.toml"]);
   });
 });
