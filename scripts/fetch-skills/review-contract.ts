@@ -21,6 +21,8 @@ export interface ReviewRequest {
   readonly sources: readonly ReviewedSource[];
   /** At most this many characters of Markdown. */
   readonly budget: number;
+  /** Stops the review between files, rejecting with its reason. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** An audit finding the review shows, and whether the old commit had it. */

@@ -46,6 +46,8 @@ export async function reviewRepins(
         records.push({ name: source.name, ref: from, skipped: skippedRecords(skipped) });
         sources.push(reviewed);
       } catch (error) {
+        // A stopped git is no commit gone upstream.
+        plan.signal?.throwIfAborted();
         if (!(error instanceof FetcherError)) throw error;
         plan.log(`${source.name}: warning: the review compares with nothing: ${error.message}`);
         await removeTree(path.join(before, source.name));
@@ -57,7 +59,13 @@ export async function reviewRepins(
     // the image's skills stage, which only fetches, has neither.
     const { reviewRepin } = await import("../repin-review/index.js");
     // Awaited here, so that the old commits are removed only once the review has read them.
-    return await reviewRepin({ before, after: plan.out, sources, budget: REVIEW_BUDGET });
+    return await reviewRepin({
+      before,
+      after: plan.out,
+      sources,
+      budget: REVIEW_BUDGET,
+      signal: plan.signal,
+    });
   } finally {
     await removeTree(temp);
   }

@@ -175,9 +175,14 @@ export interface PackChanges {
 
 /**
  * What a bump changes in one pack. A skill keeps its identity through a change of name (same folder), of
- * folder (same name), or of both (see {@link matchSkills}).
+ * folder (same name), or of both (see {@link matchSkills}). Awaits `between` before each file it reads
+ * and compares.
  */
-export function comparePacks(before: PackSide, after: PackSide): PackChanges {
+export async function comparePacks(
+  before: PackSide,
+  after: PackSide,
+  between: () => Promise<void>,
+): Promise<PackChanges> {
   const [oldFiles, newFiles] = [ownFilesIn(before), ownFilesIn(after)];
   const { pairs, notPaired, pastRenameText } = matchSkills(
     { side: before, files: oldFiles },
@@ -196,16 +201,18 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
       now === undefined ? new Map() : newFiles(now),
       placed(now),
       placed(old),
+      between,
     );
   const skillFiles: FileChange[] = [];
   const documents: DocumentChange[] = [];
   for (const { before: old, after: now } of pairs) {
+    await between();
     const change = documentChange(documentOf(before, old), documentOf(after, now), now, documents.length);
     if (change !== undefined) documents.push(change);
-    skillFiles.push(...compareSkillFiles(old, now));
+    skillFiles.push(...(await compareSkillFiles(old, now)));
   }
-  for (const skill of added) skillFiles.push(...compareSkillFiles(undefined, skill));
-  for (const skill of removed) skillFiles.push(...compareSkillFiles(skill, undefined));
+  for (const skill of added) skillFiles.push(...(await compareSkillFiles(undefined, skill)));
+  for (const skill of removed) skillFiles.push(...(await compareSkillFiles(skill, undefined)));
   const packFilesOf = (side: PackSide) =>
     new Map([...side.packFiles].map((file) => [file, servedIn(side, file)]));
   const same = (file: string) => file;
@@ -222,6 +229,7 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
   const addedDocuments: AddedDocument[] = [];
   const addedKeys: AddedKeys[] = [];
   for (const skill of added) {
+    await between();
     // CRLF endings left out: each line would show a `{U+000D}`.
     const text = bytesOf(documentOf(after, skill)).toString("utf8").replaceAll("\r\n", "\n");
     if (addedDocuments.length < KEPT_BODIES)
@@ -247,7 +255,7 @@ export function comparePacks(before: PackSide, after: PackSide): PackChanges {
     descriptions: pairs.filter((pair) => pair.before.description !== pair.after.description),
     documents,
     skillFiles: skillFiles.sort(byPath),
-    packFiles: compareFiles(packFilesOf(before), packFilesOf(after), same, same),
+    packFiles: await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between),
     changedPaths,
   };
 }
@@ -628,20 +636,24 @@ function partsOf(text: string): { frontmatter: string; body: string } {
 }
 
 /** The changes from `before` to `after`, each file (or old and new pair) read and dropped in turn. */
-function compareFiles(
+async function compareFiles(
   before: ReadonlyMap<string, ServedFile>,
   after: ReadonlyMap<string, ServedFile>,
   afterPath: (file: string) => string,
   beforePath: (file: string) => string,
-): FileChange[] {
+  between: () => Promise<void>,
+): Promise<FileChange[]> {
   const changes: FileChange[] = [];
   for (const [file, now] of after) {
     const old = before.get(file);
-    if (old === undefined) changes.push(fileChange(afterPath(file), "added", undefined, now));
-    else if (!sameContent(old, now)) changes.push(fileChange(afterPath(file), "changed", old, now));
+    if (old !== undefined && sameContent(old, now)) continue;
+    await between();
+    changes.push(fileChange(afterPath(file), old === undefined ? "added" : "changed", old, now));
   }
   for (const [file, old] of before) {
-    if (!after.has(file)) changes.push(fileChange(beforePath(file), "removed", old, undefined));
+    if (after.has(file)) continue;
+    await between();
+    changes.push(fileChange(beforePath(file), "removed", old, undefined));
   }
   return changes.sort(byPath);
 }

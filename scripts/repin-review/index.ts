@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import path from "node:path";
+import { setImmediate } from "node:timers/promises";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Finding } from "../../src/audit/index.js";
 import {
@@ -47,9 +48,18 @@ interface Folder {
 }
 
 export async function reviewRepin(request: ReviewRequest): Promise<Review> {
+  // The review computes for as long as the bump is large: it lets a signal's handler run between files,
+  // and stops once it has.
+  const between = async () => {
+    await setImmediate();
+    request.signal?.throwIfAborted();
+  };
   const before = await readFolder(request.before);
+  await between();
   const after = await readFolder(request.after);
-  const reviews = request.sources.map((source) => reviewSource(source, before, after));
+  await between();
+  const reviews: SourceReview[] = [];
+  for (const source of request.sources) reviews.push(await reviewSource(source, before, after, between));
   const moved = new Set(request.sources.map((source) => source.name));
   const packsBefore = [...after.packs.values()]
     .filter((pack) => !moved.has(pack.name))
@@ -119,10 +129,15 @@ function sharedNames(packs: readonly Pack[]): Map<string, Skill[]> {
   );
 }
 
-function reviewSource(source: ReviewedSource, before: Folder, after: Folder): SourceReview {
+async function reviewSource(
+  source: ReviewedSource,
+  before: Folder,
+  after: Folder,
+  between: () => Promise<void>,
+): Promise<SourceReview> {
   const old = source.missing === undefined ? (before.sides.get(source.name) ?? EMPTY_SIDE) : EMPTY_SIDE;
   const now = after.sides.get(source.name) ?? EMPTY_SIDE;
-  const changes = comparePacks(old, now);
+  const changes = await comparePacks(old, now, between);
   const inPack = (found: Finding) => packOf(found.path) === source.name;
   const findings: ReviewedFinding[] = markNew(
     before.findings.filter(inPack).map(movedWith(source.name, changes.renamed)),

@@ -2,6 +2,8 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StoppedError } from "../../scripts/fetch-skills/errors.js";
+import { reviewRepin } from "../../scripts/repin-review/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeSite, makeUpstream, snapshot, spawnFetcher, startFetcher } from "./helpers.js";
 
@@ -183,6 +185,74 @@ syncBuiltinESMExports();
         linked ? ["skills"] : ["skills", "skills.toml"],
       );
       if (linked) expect((await lstat(path.join(site, "skills"))).isSymbolicLink()).toBe(true);
+    },
+  );
+});
+
+// The review ran on to its end whatever signal came: its fetch of the old commits took a stopped git for
+// a commit gone upstream, and its reading and comparing never looked at the signal, so the run stopped
+// by SIGTERM exited 0 with its summary, long after.
+describe("a repin review told to stop", () => {
+  it("stops between its steps, rejecting with the reason it was given", async () => {
+    const sides: Record<string, string> = {};
+    for (const [side, version] of [
+      ["before", "v1"],
+      ["after", "v2"],
+    ] as const) {
+      for (let index = 0; index < 20; index++) {
+        sides[`${side}/pack/s${index}/SKILL.md`] = skillMd(`s${index}`, `Skill ${index}, ${version}.`);
+      }
+    }
+    const folders = await makeTree(sides);
+    try {
+      const stop = new AbortController();
+      const reason = new StoppedError("SIGTERM");
+      const review = reviewRepin({
+        before: path.join(folders.dir, "before"),
+        after: path.join(folders.dir, "after"),
+        sources: [{ name: "pack", repo: "file:///pack", from: "a".repeat(40), to: "b".repeat(40) }],
+        budget: 52_000,
+        signal: stop.signal,
+      });
+      // As the signal's handler does: it runs once the review lets the event loop turn.
+      setImmediate(() => stop.abort(reason));
+      await expect(review).rejects.toBe(reason);
+    } finally {
+      await folders.remove();
+    }
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "exits 143 on SIGTERM while it fetches the old commits, saying the review was not done",
+    async () => {
+      const site = await makeSite(tree.dir, [
+        { name: "one", repo: upstream.url, ref: upstream.commits[0] ?? "" },
+      ]);
+      // Each fetch from upstream appends a line: the second is the review's, of the old commit.
+      const fetches = path.join(tree.dir, "fetches");
+      const hook = path.join(tree.dir, "counting-pack-objects.sh");
+      await writeFile(hook, `#!/bin/sh\necho started >> '${fetches}'\nsleep 3\nexec "$@"\n`, { mode: 0o755 });
+      const config = path.join(tree.dir, "counting.gitconfig");
+      await writeFile(config, `[uploadpack]\n\tpackObjectsHook = ${hook}\n`);
+      await rm(fetches, { force: true });
+      const { child, done } = startFetcher(["--update", "--summary", "pr.md"], site, {
+        GIT_CONFIG_GLOBAL: config,
+      });
+      for (let tries = 0; tries < 300; tries++) {
+        const lines = await readFile(fetches, "utf8").catch(() => "");
+        if (lines.split("\n").length > 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      child.kill("SIGTERM");
+      const stopped = await done;
+
+      expect(stopped.code, stopped.stderr).toBe(143);
+      expect(stopped.stderr).toContain(
+        "fetch-skills: stopped by SIGTERM: skills.toml and " +
+          `${path.join(site, "skills")} hold the new commits, but the review was not done`,
+      );
+      expect(stopped.stdout).toBe("");
+      expect((await readdir(site)).sort()).toEqual(["skills", "skills.toml"]);
     },
   );
 });
