@@ -364,8 +364,7 @@ async function repin(
   const beforeSwap = async (packs: readonly FetchedPack[]) => {
     for (const pack of packs) {
       const repin = moved.find((r) => r.source.name === pack.record.name);
-      if (repin !== undefined && pack.heldBack !== undefined)
-        heldBack.push({ repin, reason: pack.heldBack.reason });
+      if (repin !== undefined && pack.heldBack !== undefined) heldBack.push({ repin, reason: pack.heldBack });
     }
     if (heldBack.length === 0) return;
     for (const { repin } of heldBack) updates.delete(repin.source.name);

@@ -49,8 +49,8 @@ export interface FetchedPack {
   readonly record: SourceRecord;
   readonly method: FetchMethod | "kept";
   readonly seconds: number;
-  /** With {@link FetchPlan.fallback}: the commit asked for, which failed, and why; the pack is at its fallback. */
-  readonly heldBack?: { readonly ref: string; readonly reason: string };
+  /** With {@link FetchPlan.fallback}: why the commit asked for failed, the pack being at its fallback. */
+  readonly heldBack?: string;
 }
 
 export interface FetchPlan {
@@ -150,7 +150,7 @@ async function fetchOrFallBack(
       path.join(work, `${source.name}.held`),
       plan,
     );
-    return { ...pack, heldBack: { ref: source.ref, reason: error.reason } };
+    return { ...pack, heldBack: error.reason };
   }
 }
 

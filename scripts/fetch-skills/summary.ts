@@ -54,9 +54,9 @@ export function repinSummary(
     heldBack.length === 0
       ? []
       : [
-          `> [!WARNING]\n> ${heldBack.length === 1 ? "1 source was held back and keeps its pin" : `${heldBack.length} sources were held back and keep their pins`}, ` +
-            `the new head of what it tracks failing the fetch: ${heldBack.map(({ repin }) => repin.source.name).join(", ")}. ` +
-            "The table says why. The next run tries the new head again: if upstream moved things, fix `path` or `extras` in skills.toml (or the limits).",
+          `> [!WARNING]\n> ${heldBack.length === 1 ? "1 source was held back at its pin, its new head failing the fetch" : `${heldBack.length} sources were held back at their pins, their new heads failing the fetch`}: ` +
+            `${heldBack.map(({ repin }) => repin.source.name).join(", ")}. ` +
+            "The table says why; the next run tries the new head again. If upstream moved its skills, fix `path` or `extras` in skills.toml; if it outgrew a limit, raise `--max-files` or `--max-mib`.",
           "",
         ];
   return [
