@@ -6,7 +6,15 @@ import {
 } from "@modelcontextprotocol/server";
 import { compareText, type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { decodeCursor, encodeCursor, firstAfter, invalidCursor, PAGE_SIZE } from "./cursor.js";
+import {
+  decodeCursor,
+  encodeCursor,
+  firstAfter,
+  invalidCursor,
+  type Listing,
+  listingOf,
+  PAGE_SIZE,
+} from "./cursor.js";
 import { findSkillAnyCase } from "./format.js";
 import { formatFileContent } from "./manifest.js";
 
@@ -18,7 +26,8 @@ import { formatFileContent } from "./manifest.js";
  */
 export function listPrompts(context: ToolContext, cursor: string | undefined): ListPromptsResult {
   const skills = context.prompted;
-  const start = cursor === undefined ? 0 : pageStart(cursor, skills);
+  const listing = listingOf("prompts/list", context.catalog.everything, context.scope);
+  const start = cursor === undefined ? 0 : pageStart(listing, cursor, skills);
   const page = skills.slice(start, start + PAGE_SIZE);
   const prompts = page.map((skill) => ({
     name: context.scope.refOf(skill),
@@ -26,7 +35,7 @@ export function listPrompts(context: ToolContext, cursor: string | undefined): L
   }));
   const last = page.at(-1);
   return start + page.length < skills.length && last !== undefined
-    ? { prompts, nextCursor: encodeCursor(last.id) }
+    ? { prompts, nextCursor: encodeCursor(listing, last.id) }
     : { prompts };
 }
 
@@ -65,10 +74,10 @@ function findPromptSkill(context: ToolContext, name: string): Skill {
  * the scope (name, then pack). Not an index: replicas of a rolling update serve catalogs one skill apart,
  * and a client's pages go to either, so an index skipped or repeated a prompt of each page.
  */
-function pageStart(cursor: string, skills: readonly Skill[]): number {
-  const position = decodeCursor(cursor);
+function pageStart(listing: Listing, cursor: string, skills: readonly Skill[]): number {
+  const position = decodeCursor(listing, cursor);
   const slash = position.indexOf("/");
-  if (slash < 0) throw invalidCursor();
+  if (slash < 0) throw invalidCursor(listing);
   const pack = position.slice(0, slash);
   const name = position.slice(slash + 1);
   return firstAfter(skills, (skill) => (compareText(skill.name, name) || compareText(skill.pack, pack)) <= 0);

@@ -23,7 +23,7 @@ import {
   weighsMoreAsText,
 } from "../catalog/index.js";
 import { type SkillEntry, skillPath } from "../inspection/index.js";
-import { decodeCursor, encodeCursor, firstAfter, PAGE_SIZE } from "./cursor.js";
+import { decodeCursor, encodeCursor, firstAfter, type Listing, listingOf, PAGE_SIZE } from "./cursor.js";
 import {
   keyOf,
   keyOfFolderUri,
@@ -58,6 +58,9 @@ export const MAX_READ_BYTES = 8 * 1024 * 1024;
  */
 export const PAGE_BYTES = 512 * 1024;
 
+/** What every `skill://` URI starts with, left out of cursors: they name a URI of the list's. */
+const SCHEME = "skill://";
+
 /** What a `skill://` URI names: a file of a skill the extension carries, or a pack file. */
 type Target =
   | { readonly kind: "skill-file"; readonly skill: Skill; readonly file: CatalogFile }
@@ -86,6 +89,8 @@ export interface ResourceWarning {
  * within the scope of each caller. What lies outside the scope reads exactly like what does not exist.
  */
 export class SkillResources {
+  /** The whole catalog, which names each caller's scope in its cursors. */
+  readonly #everything: Scope;
   /** Sorted by URI, as `skills/list` pages them. */
   readonly #carried: readonly CarriedSkill[];
   readonly #bySkillUri: ReadonlyMap<UriKey, CarriedSkill>;
@@ -96,10 +101,12 @@ export class SkillResources {
   readonly #entrySizes = new WeakMap<CarriedSkill, number>();
 
   private constructor(
+    everything: Scope,
     carried: readonly CarriedSkill[],
     targets: ReadonlyMap<UriKey, Target>,
     packFiles: ReadonlyMap<string, readonly { key: UriKey; target: Target }[]>,
   ) {
+    this.#everything = everything;
     this.#carried = [...carried].sort((a, b) => compareUris(a.entry.uri, b.entry.uri));
     this.#bySkillUri = new Map(
       carried.map((item) => [`${skillPath(item.skill)}/${item.skill.document.path}`, item]),
@@ -175,7 +182,7 @@ export class SkillResources {
       packFiles.set(pack.name, listed);
     }
     const kept = carried.filter(({ skill }) => !crowded.has(skill));
-    return new SkillResources(kept, targets, packFiles);
+    return new SkillResources(everything, kept, targets, packFiles);
   }
 
   /** How many skills the extension carries, over the whole catalog. */
@@ -208,7 +215,8 @@ export class SkillResources {
     scope: Scope,
     cursor: string | undefined,
   ): { items: CarriedSkill[]; bytes: number; nextCursor?: string } {
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const listing = listingOf("skills/list", this.#everything, scope);
+    const after = cursor === undefined ? undefined : uriAt(listing, cursor);
     const items: CarriedSkill[] = [];
     let bytes = 0;
     let last: string | undefined;
@@ -219,7 +227,7 @@ export class SkillResources {
       if (item === undefined || !scope.has(item.skill)) continue;
       const size = this.#entryBytes(item);
       if (items.length === PAGE_SIZE || (items.length > 0 && bytes + size > PAGE_BYTES)) {
-        return { items, bytes, nextCursor: encodeCursor(last ?? "") };
+        return { items, bytes, nextCursor: cursorAfter(listing, last ?? SCHEME) };
       }
       items.push(item);
       bytes += size;
@@ -293,20 +301,21 @@ export class SkillResources {
   ): { resources: Resource[]; nextCursor?: string } | undefined {
     const key = keyOfFolderUri(uri);
     const folder = key === undefined ? undefined : this.#foldersNow().get(key);
-    if (folder === undefined || !isFolderVisible(folder, scope)) return undefined;
+    if (key === undefined || folder === undefined || !isFolderVisible(folder, scope)) return undefined;
     const children: Resource[] = [];
     for (const child of folder.children.values()) {
       const resource = this.#childResource(child.key, child.folder, scope);
       if (resource !== undefined) children.push(resource);
     }
     children.sort((a, b) => compareUris(a.uri, b.uri));
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const listing = listingOf("resources/directory/read", this.#everything, scope, { key, uri });
+    const after = cursor === undefined ? undefined : uriAt(listing, cursor);
     const start =
       after === undefined ? 0 : firstAfter(children, (resource) => compareUris(resource.uri, after) <= 0);
     const page = children.slice(start, start + PAGE_SIZE);
     const last = page.at(-1);
     return start + PAGE_SIZE < children.length && last !== undefined
-      ? { resources: page, nextCursor: encodeCursor(last.uri) }
+      ? { resources: page, nextCursor: cursorAfter(listing, last.uri) }
       : { resources: page };
   }
 
@@ -495,6 +504,16 @@ function foldersOf(targets: ReadonlyMap<UriKey, Target>): ReadonlyMap<UriKey, Fo
     }
   }
   return folders;
+}
+
+/** A cursor naming `uri`, of the list's `skill://` URIs. */
+function cursorAfter(listing: Listing, uri: string): string {
+  return encodeCursor(listing, uri.slice(SCHEME.length));
+}
+
+/** The URI a cursor of `listing` names. */
+function uriAt(listing: Listing, cursor: string): string {
+  return `${SCHEME}${decodeCursor(listing, cursor)}`;
 }
 
 /** Code-unit order of URIs: the one order of entries, children and cursors, as the SDK orders them. */

@@ -10,8 +10,11 @@ import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/ski
 
 const SKILLS = 150;
 const NAMES = Array.from({ length: SKILLS }, (_, i) => `skill-${String(i).padStart(3, "0")}`);
-const treeOf = (names: readonly string[]): Record<string, TreeEntry> =>
-  Object.fromEntries(names.map((name) => [`big/${name}/SKILL.md`, skillMd(name)]));
+// Pack "other" makes X-Skill-Pack: big a scope narrower than the whole catalog.
+const treeOf = (names: readonly string[]): Record<string, TreeEntry> => ({
+  ...Object.fromEntries(names.map((name) => [`big/${name}/SKILL.md`, skillMd(name)])),
+  "other/solo/SKILL.md": skillMd("solo"),
+});
 // The new image adds a skill that sorts before every other and removes one of the second page.
 const OLD = NAMES;
 const NEW = ["added-first", ...NAMES.filter((name) => name !== "skill-120")];
@@ -48,6 +51,8 @@ async function walk(
   era: (typeof ERAS)[number],
   list: (typeof LISTS)[number],
   first: number,
+  /** Sent as X-Skill-Pack. */
+  pack?: string,
 ): Promise<string[]> {
   const items: string[] = [];
   let cursor: string | undefined;
@@ -56,7 +61,11 @@ async function walk(
     if (replica === undefined) throw new Error("no replica");
     const params = cursor === undefined ? list.params : { ...list.params, cursor };
     const { body, headers } = wireRequest(era, page, list.method, params);
-    const answer = await post(`${replica.url}/mcp`, body, headers);
+    const answer = await post(
+      `${replica.url}/mcp`,
+      body,
+      pack === undefined ? headers : { ...headers, "x-skill-pack": pack },
+    );
     const { result } = answer.json as {
       result: Record<string, { name?: string; uri?: string }[]> & { nextCursor?: string };
     };
@@ -74,6 +83,16 @@ describe.each(ERAS)("pages from replicas a skill apart (%s)", (era) => {
     const both = OLD.filter((name) => NEW.includes(name)).map(list.item);
     for (const first of [0, 1]) {
       const items = await walk(era, list, first);
+      expect(items.length).toBe(new Set(items).size);
+      expect(items).toEqual(expect.arrayContaining(both));
+    }
+  });
+
+  // A cursor names its scope, not the catalog: a pack held whole is the same scope on both replicas.
+  it.each(LISTS)("$method pages on across the update within an X-Skill-Pack scope", async (list) => {
+    const both = OLD.filter((name) => NEW.includes(name)).map(list.item);
+    for (const first of [0, 1]) {
+      const items = await walk(era, list, first, "big");
       expect(items.length).toBe(new Set(items).size);
       expect(items).toEqual(expect.arrayContaining(both));
     }

@@ -1,0 +1,202 @@
+/**
+ * A cursor pages the listing that gave it, and no other: the same list in another scope (X-Skill-Pack,
+ * ?pack=), another folder, or another list read a cursor as a place in its own order and answered what
+ * follows there, skipping whatever came before without a word. Every scope is named alike on every
+ * replica, so the cursors of one scope, however its client spells it, page on anywhere.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wireRequest } from "../helpers/requests.js";
+import { ERAS, post, type RunningServer, startServer } from "../helpers/server.js";
+import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
+
+const numbered = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(3, "0")}`);
+// Pack "big" holds 30 skills of its own and a group of 120; pack "aaa", sorted first, 5.
+const OWN = numbered("own", 30);
+const GROUPED = numbered("grouped", 120);
+const AAA = numbered("first", 5);
+const TREE: Record<string, TreeEntry> = Object.fromEntries([
+  ...OWN.map((name) => [`big/${name}/SKILL.md`, skillMd(name)]),
+  ...GROUPED.map((name) => [`big/grp/${name}/SKILL.md`, skillMd(name)]),
+  ...AAA.map((name) => [`aaa/${name}/SKILL.md`, skillMd(name)]),
+]);
+
+let tree: TempTree;
+let replicas: RunningServer[] = [];
+beforeAll(async () => {
+  tree = await makeTree(TREE);
+  // Two replicas of one deployment: a cursor one gives, the other takes.
+  replicas = await Promise.all([startServer(tree.dir), startServer(tree.dir)]);
+});
+afterAll(async () => {
+  await Promise.all(replicas.map((replica) => replica.close()));
+  await tree.remove();
+});
+
+type Era = (typeof ERAS)[number];
+interface Ask {
+  readonly method: string;
+  readonly params?: Record<string, unknown>;
+  /** Sent as X-Skill-Pack. */
+  readonly pack?: string;
+  /** Added to /mcp: `?pack=…`. */
+  readonly query?: string;
+  readonly replica?: number;
+}
+interface Page {
+  readonly items: string[];
+  readonly nextCursor: string | undefined;
+  readonly error: { code: number; message: string } | undefined;
+}
+
+async function ask(era: Era, { method, params = {}, pack, query = "", replica = 0 }: Ask): Promise<Page> {
+  const server = replicas[replica];
+  if (server === undefined) throw new Error("no replica");
+  const { body, headers } = wireRequest(era, 1, method, params);
+  const answer = await post(`${server.url}/mcp${query}`, body, {
+    ...headers,
+    ...(pack === undefined ? {} : { "x-skill-pack": pack }),
+  });
+  const { result, error } = answer.json as {
+    result?: Record<string, { name?: string; uri?: string }[]> & { nextCursor?: string };
+    error?: { code: number; message: string };
+  };
+  const listed = result?.skills ?? result?.prompts ?? result?.resources ?? [];
+  return {
+    items: listed.map((entry) => entry.uri ?? entry.name ?? ""),
+    nextCursor: result?.nextCursor,
+    error,
+  };
+}
+
+/** The first page's cursor of a listing. */
+async function firstCursor(era: Era, listing: Ask): Promise<string> {
+  const { nextCursor } = await ask(era, listing);
+  if (nextCursor === undefined) throw new Error(`${listing.method} has one page`);
+  return nextCursor;
+}
+
+/** Every page of a listing, each page asked as `next` says (another spelling, another replica). */
+async function walk(era: Era, listing: Ask, next: Ask = listing): Promise<string[]> {
+  let page = await ask(era, listing);
+  const items = [...page.items];
+  for (let pages = 1; page.nextCursor !== undefined; pages++) {
+    if (page.error !== undefined || pages > 5) throw new Error(`page ${pages}: ${page.error?.message}`);
+    page = await ask(era, { ...next, params: { ...next.params, cursor: page.nextCursor } });
+    items.push(...page.items);
+  }
+  expect(page.error).toBeUndefined();
+  return items;
+}
+
+const SKILLS_LIST = { method: "skills/list" };
+const PROMPTS_LIST = { method: "prompts/list" };
+const GROUP_FOLDER = { method: "resources/directory/read", params: { uri: "skill://big/grp" } };
+
+describe.each(ERAS)("cursors in the %s era", (era) => {
+  it("page each listing to its end, each item once, on either replica and in any spelling of the scope", async () => {
+    const everything = await walk(era, SKILLS_LIST, { ...SKILLS_LIST, replica: 1 });
+    expect(everything).toHaveLength(155);
+    expect(new Set(everything).size).toBe(155);
+    const big = await walk(
+      era,
+      { ...SKILLS_LIST, pack: "big" },
+      { ...SKILLS_LIST, pack: " big,", replica: 1 },
+    );
+    expect(big).toEqual(everything.filter((uri) => uri.startsWith("skill://big/")));
+    const byQuery = await walk(era, { ...SKILLS_LIST, pack: "big" }, { ...SKILLS_LIST, query: "?pack=big" });
+    expect(byQuery).toEqual(big);
+    // The group by its name, then by pack/group, and within pack big by the group's name.
+    const group = await walk(
+      era,
+      { ...SKILLS_LIST, pack: "grp" },
+      { ...SKILLS_LIST, pack: "big", query: "?pack=big/grp" },
+    );
+    expect(group).toHaveLength(120);
+    const prompts = await walk(
+      era,
+      { ...PROMPTS_LIST, pack: "big" },
+      { ...PROMPTS_LIST, pack: "big", replica: 1 },
+    );
+    expect(new Set(prompts).size).toBe(150);
+    const children = await walk(era, GROUP_FOLDER, { ...GROUP_FOLDER, params: { uri: "skill://big/grp/" } });
+    expect(children).toEqual(GROUPED.map((name) => `skill://big/grp/${name}`));
+  });
+
+  it("are refused in another scope, with what to call instead", async () => {
+    const everywhere = await firstCursor(era, SKILLS_LIST);
+    const inBig = await firstCursor(era, { ...SKILLS_LIST, pack: "big" });
+    const refusal = {
+      code: -32602,
+      message:
+        "Invalid cursor: it pages skills/list in another scope (X-Skill-Pack or ?pack=) than this request's; " +
+        "call skills/list without a cursor to list from the start.",
+    };
+    for (const wrong of [
+      { ...SKILLS_LIST, pack: "big", params: { cursor: everywhere } },
+      { ...SKILLS_LIST, query: "?pack=big", params: { cursor: everywhere } },
+      { ...SKILLS_LIST, params: { cursor: inBig } },
+      { ...SKILLS_LIST, pack: "big/grp", params: { cursor: inBig }, replica: 1 },
+    ]) {
+      expect(await ask(era, wrong)).toMatchObject({ items: [], error: refusal });
+    }
+    const prompts = await firstCursor(era, { ...PROMPTS_LIST, pack: "big" });
+    expect((await ask(era, { ...PROMPTS_LIST, params: { cursor: prompts } })).error).toEqual({
+      code: -32602,
+      message:
+        "Invalid cursor: it pages prompts/list in another scope (X-Skill-Pack or ?pack=) than this request's; " +
+        "call prompts/list without a cursor to list from the start.",
+    });
+  });
+
+  it("are refused by another folder, or the same folder in another scope", async () => {
+    const children = await firstCursor(era, GROUP_FOLDER);
+    const refusal = {
+      code: -32602,
+      message:
+        "Invalid cursor: it pages resources/directory/read in another folder or scope (X-Skill-Pack or ?pack=) " +
+        "than this request's; call resources/directory/read of skill://big without a cursor to list from the start.",
+    };
+    const otherFolder = {
+      method: "resources/directory/read",
+      params: { uri: "skill://big", cursor: children },
+    };
+    expect((await ask(era, otherFolder)).error).toEqual(refusal);
+    const otherScope = { ...GROUP_FOLDER, pack: "grp", params: { ...GROUP_FOLDER.params, cursor: children } };
+    expect((await ask(era, otherScope)).error).toEqual({
+      code: -32602,
+      message: refusal.message.replace("skill://big ", "skill://big/grp "),
+    });
+  });
+
+  it("are refused by another list, and one this server never gave is told apart", async () => {
+    const prompts = await firstCursor(era, PROMPTS_LIST);
+    expect((await ask(era, { ...SKILLS_LIST, params: { cursor: prompts } })).error).toEqual({
+      code: -32602,
+      message:
+        "Invalid cursor: it is one of prompts/list, not of skills/list; " +
+        "call skills/list without a cursor to list from the start.",
+    });
+    const skills = await firstCursor(era, SKILLS_LIST);
+    expect(
+      (await ask(era, { ...GROUP_FOLDER, params: { ...GROUP_FOLDER.params, cursor: skills } })).error,
+    ).toEqual({
+      code: -32602,
+      message:
+        "Invalid cursor: it is one of skills/list, not of resources/directory/read; " +
+        "call resources/directory/read of skill://big/grp without a cursor to list from the start.",
+    });
+    // A URI where a cursor goes, and a cursor of the base64 kind earlier versions gave.
+    for (const cursor of [
+      "skill://big/own-000/SKILL.md",
+      Buffer.from("page:skill://aaa").toString("base64url"),
+    ]) {
+      expect((await ask(era, { ...SKILLS_LIST, params: { cursor } })).error).toEqual({
+        code: -32602,
+        message:
+          "Invalid cursor: not one this server gave for skills/list; " +
+          "call skills/list without a cursor to list from the start.",
+      });
+    }
+  });
+});
