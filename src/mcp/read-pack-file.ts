@@ -7,7 +7,7 @@ import {
   SKILL_DOCUMENT,
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { callByPath, findSkillAnyCase, holdersOf, skillAtPath, ToolError } from "./format.js";
+import { callByPath, findSkillAnyCase, holdersOf, isSelector, skillAtPath, ToolError } from "./format.js";
 import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
@@ -82,6 +82,17 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
   }
   const byPath = callByPath(context.listed, name, file === MANIFEST ? SKILL_DOCUMENT : file);
   if (byPath !== undefined) throw new ToolError(`"${name}" is a path of ${byPath.owner}: ${byPath.call}.`);
+  // list_packs shows each group under its pack: a model may take one for a pack.
+  const [owner, ...others] = isSelector(context.scope, name) ? context.scope.narrow([name]).packs : [];
+  if (owner !== undefined && others.length === 0) {
+    const whole = context.scope.findPack(owner.name);
+    const group = `"${name.trim()}" is a group of pack ${owner.name}`;
+    throw new ToolError(
+      whole === undefined || whole.files.size === 0
+        ? `${group}, which has no pack-level files; its skills' files are read with read_skill.`
+        : `${group}; pack files are a pack's: read_pack_file(pack="${owner.name}") lists them.`,
+    );
+  }
   const packs = context.scope.packs.map((candidate) => candidate.name).join(", ");
   throw new ToolError(`No pack "${name}". Packs: ${packs}. Call list_packs for details.`);
 }

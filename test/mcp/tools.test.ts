@@ -518,6 +518,21 @@ describe.each(ERAS)("in the %s era", (era) => {
       });
     });
 
+    // list_packs shows groups under their packs: a group given as pack was answered "No pack", with a list
+    // of packs that did not say which one holds it.
+    it("answers a group given as pack with its pack", async () => {
+      expect(await call(client, "read_pack_file", { pack: "beta/tools" })).toEqual({
+        isError: true,
+        text: '"beta/tools" is a group of pack beta; pack files are a pack\'s: read_pack_file(pack="beta") lists them.',
+      });
+      expect(await call(client, "read_pack_file", { pack: "gamma/tools" })).toEqual({
+        isError: true,
+        text: '"gamma/tools" is a group of pack gamma, which has no pack-level files; its skills\' files are read with read_skill.',
+      });
+      // Two packs have a group "tools": no one pack to name.
+      expect((await call(client, "read_pack_file", { pack: "tools" })).text).toMatch(/^No pack "tools"/);
+    });
+
     it("answers a skill's name given as pack with the call that reads its file", async () => {
       expect(await call(client, "read_pack_file", { pack: "two", file: "references/guide.md" })).toEqual({
         isError: true,
