@@ -245,7 +245,8 @@ export class Scope {
     if (slash > 0) {
       const packName = wanted.slice(0, slash);
       const pack = this.packs.find((candidate) => candidate.name.toLowerCase() === packName);
-      return pack ? pack.groups.map((group) => `${pack.name}/${group.name}`) : [];
+      // The pack itself too: `n8n/`, written as a folder, is a slip from `n8n`.
+      return pack ? [pack.name, ...pack.groups.map((group) => `${pack.name}/${group.name}`)] : [];
     }
     const groupPacks = new Map<string, number>();
     for (const group of this.packs.flatMap((pack) => pack.groups)) {

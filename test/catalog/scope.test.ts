@@ -95,6 +95,9 @@ describe("Scope", () => {
     expect(message("beta/tols")).toContain('Did you mean "beta/tools"?');
     expect(message("doc")).toContain('Did you mean "docs"?');
     expect(message("zzzzzz")).not.toContain("Did you mean");
+    // A pack written as a folder: its pack was not among the candidates, only its groups.
+    expect(message("alpha/")).toContain('Did you mean "alpha"?');
+    expect(message("beta/")).toContain('Did you mean "beta"?');
   });
 
   // A model asked list_skills(pack="kubernetes") of a pack whose group is kubernetes-operations, and was
