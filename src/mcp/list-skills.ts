@@ -27,6 +27,7 @@ export const listSkillsTool = defineTool({
       .optional()
       .describe(`Words describing the task; returns the ${LISTED_MATCHES} best-matching skills, best first`),
   },
+  joins: { pack: ",", query: " " },
   // Most searches are asked once; a workflow that runs again asks its search word for word.
   keeping: ({ query }) => (typeof query === "string" && query.trim() !== "" ? "when-repeated" : "always"),
   run: ({ pack, query }, context) => {

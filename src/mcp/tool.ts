@@ -19,6 +19,11 @@ export interface ToolSpec<Shape extends ZodRawShape> {
   readonly keeping?: (args: Readonly<Record<string, unknown>>) => AnswerKeeping;
   /** Whether an answer may hold a file's text (at most MAX_FILE_BYTES of it), which weighs it. */
   readonly readsFiles?: boolean;
+  /**
+   * The string arguments that a list of strings may stand for, each with what joins the items: models
+   * send words as a list (`keywords: ["helm", "chart"]`) and several packs as one.
+   */
+  readonly joins?: { readonly [Name in keyof Shape]?: string };
   /** The answer's text; a ToolError's message goes back to the model as an `isError` result. */
   readonly run: (args: z.output<z.ZodObject<Shape>>, context: ToolContext) => string | Promise<string>;
 }
@@ -52,10 +57,10 @@ export function defineTool<Shape extends ZodRawShape>(spec: ToolSpec<Shape>): To
     name: spec.name,
     listed: listedTool(spec, schema),
     readsFiles: spec.readsFiles ?? false,
-    keeping: (args) => keeping(renamed(spec.name, names, args).args),
+    keeping: (args) => keeping(joined(renamed(spec.name, names, args).args, spec.joins)),
     async call(args, context) {
       const { args: named, note } = renamed(spec.name, names, args);
-      const checked = checkArguments(spec, schema, withoutBlanks(named, optional));
+      const checked = checkArguments(spec, schema, withoutBlanks(joined(named, spec.joins), optional));
       if (!checked.ok) return failure(checked.problem, note);
       try {
         return success(await spec.run(checked.value, context), note);
@@ -245,6 +250,20 @@ const CHECKED_HERE: ReadonlySet<string> = new Set(["default", "maxLength"]);
 function forModels(property: z.core.JSONSchema._JSONSchema): z.core.JSONSchema._JSONSchema {
   if (typeof property === "boolean") return property;
   return Object.fromEntries(Object.entries(property).filter(([keyword]) => !CHECKED_HERE.has(keyword)));
+}
+
+/** The arguments with each list of strings that `joins` says a string argument may be given as joined. */
+function joined(
+  args: Readonly<Record<string, unknown>>,
+  joins: Readonly<Record<string, string | undefined>> | undefined,
+): Readonly<Record<string, unknown>> {
+  if (joins === undefined) return args;
+  const lists = Object.entries(args).flatMap(([name, value]) => {
+    const joiner = joins[name];
+    const strings = Array.isArray(value) && value.every((item) => typeof item === "string");
+    return joiner !== undefined && strings ? [[name, value.join(joiner)] as const] : [];
+  });
+  return lists.length === 0 ? args : { ...args, ...Object.fromEntries(lists) };
 }
 
 /**

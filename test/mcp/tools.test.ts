@@ -624,7 +624,7 @@ describe.each(ERAS)("in the %s era", (era) => {
         isError: true,
         text: 'Invalid arguments for read_pack_file: "pack" is required, a string (Pack name from list_packs).',
       });
-      const long = await call(client, "list_skills", { query: "word ".repeat(300), pack: [] });
+      const long = await call(client, "list_skills", { query: "word ".repeat(300), pack: [1] });
       expect(long.isError).toBe(true);
       expect(long.text).toContain('"pack" must be a string, not an array');
       expect(long.text).toContain('"query" is too long: at most 1000 characters');

@@ -247,6 +247,22 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(rest.join("\n")).toMatch(expected);
     });
 
+    // `keywords` was read as query, then refused: "query" must be a string, not an array.
+    it("reads a list of words as the query, and a list of packs as their comma list", async () => {
+      const words = await call(client, "list_skills", { keywords: ["smoke", "brisket"] });
+      expect(words).toEqual({
+        isError: false,
+        text: `Read "keywords" as "query".\n${(await call(client, "list_skills", { query: "smoke brisket" })).text}`,
+      });
+      const packs = await call(client, "list_skills", { pack: ["baking", "finance"], query: ["bread"] });
+      expect(packs).toEqual(await call(client, "list_skills", { pack: "baking,finance", query: "bread" }));
+      expect(packs.text).toMatch(/^sourdough-bread: /m);
+      // A list that is not of strings is no query.
+      expect((await call(client, "list_skills", { query: ["brisket", 3] })).text).toMatch(
+        /"query" must be a string, not an array/,
+      );
+    });
+
     it("reads the argument given over another name for it, and says the other was ignored", async () => {
       const { text } = await call(client, "list_skills", { query: "brisket", search: "tax" });
       expect(text.split("\n")[0]).toBe('Ignored "search": list_skills takes pack and query.');
