@@ -5,6 +5,8 @@ import { KeyTable } from "./keys.js";
 
 /** How many names sharing the most trigrams with a mistyped one are compared by edit distance. */
 const COMPARED_NAMES = 50;
+/** Letters (folded) a name must hold whole to come first: fewer are held by chance (`ai` in `email`). */
+const EXTENDED_LENGTH = 5;
 
 /**
  * Finds skill names spelled close to a mistyped one without comparing it against every name: names are
@@ -85,7 +87,9 @@ export class NameIndex {
 
   /**
    * Documents whose name is within a few edits of `wanted` (case and hyphens ignored), or contains it,
-   * or is contained in it; closest first.
+   * or is contained in it; closest first, but a name holding all of a `wanted` of some length before
+   * the rest: a model that remembers `n8n-error-handling` of `n8n-error-handling-official` was offered
+   * `python-error-handling` first, fewer edits away.
    */
   closeTo(wanted: string): number[] {
     const target = fold(wanted);
@@ -106,11 +110,13 @@ export class NameIndex {
       .slice(0, COMPARED_NAMES)
       .map(([id]) => {
         const name = this.name(id);
-        const contains = name.includes(target) || target.includes(name);
-        return { id, contains, distance: editDistance(target, name) };
+        const holds = name.includes(target);
+        const contains = holds || target.includes(name);
+        const extended = holds && target.length >= EXTENDED_LENGTH;
+        return { id, contains, extended, distance: editDistance(target, name) };
       })
       .filter(({ contains, distance }) => contains || distance <= tolerance)
-      .sort((a, b) => a.distance - b.distance || a.id - b.id)
+      .sort((a, b) => Number(b.extended) - Number(a.extended) || a.distance - b.distance || a.id - b.id)
       .flatMap(({ id }) => [
         ...this.documents.subarray(this.documentStarts[id], this.documentStarts[id + 1]),
       ]);

@@ -300,6 +300,23 @@ describe("suggest", () => {
     expect(suggested[0]).toBe("n8n-code-nodes-official");
   });
 
+  // read_skill("n8n-error-handling") offered python-error-handling first: fewer edits away than the skill
+  // whose name holds the whole of it, which came third.
+  it("a name holding the whole given one before names fewer edits away", async () => {
+    const named = await makeTree({
+      "n8n/n8n-error-handling-official/SKILL.md": skillMd("n8n-error-handling-official"),
+      "agents/python-error-handling/SKILL.md": skillMd("python-error-handling"),
+      "agents/gdpr-data-handling/SKILL.md": skillMd("gdpr-data-handling"),
+    });
+    try {
+      const skills = loadCatalog(named.dir).catalog.everything;
+      const suggested = buildIndex(skills.skills, readSkillDocument).suggest("n8n-error-handling", skills);
+      expect(suggested.map((skill) => skill.name)[0]).toBe("n8n-error-handling-official");
+    } finally {
+      await named.remove();
+    }
+  });
+
   it("skills the name's words find when no name is close", () => {
     expect(index.suggest("parse-invoices", catalog.everything).map((skill) => skill.name)).toContain(
       "invoice-reader",
