@@ -49,5 +49,7 @@ export {
   SKILL_DOCUMENT,
   type Skill,
   type Source,
+  skillPath,
+  unnestedSkillPath,
 } from "./types.js";
 export { codePoint, excerpt, visible } from "./visible.js";

@@ -6,7 +6,14 @@ import { describeFsError, readFolder } from "./folders.js";
 import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
 import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
 import { readSources } from "./sources.js";
-import { type CatalogFile, type CatalogIssue, SKILL_DOCUMENT, type Skill, type Source } from "./types.js";
+import {
+  type CatalogFile,
+  type CatalogIssue,
+  SKILL_DOCUMENT,
+  type Skill,
+  type Source,
+  skillPath,
+} from "./types.js";
 import { excerpt, visible } from "./visible.js";
 import { flat, isHidden, NO_FILES, resolveEntry, resolveLink, toFileMap, unreadable, walk } from "./walk.js";
 
@@ -246,7 +253,82 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
     }
     skills.set(skill.name, skill);
   }
-  return { skills: [...skills.values()], files: toFileMap(files) };
+  const placed = placeNested([...skills.values()]);
+  for (const { skill, frontmatter } of read) {
+    const served = placed.get(skill);
+    if (served !== undefined && frontmatter !== undefined) context.frontmatters.set(served, frontmatter);
+  }
+  return { skills: [...placed.values()], files: toFileMap(files) };
+}
+
+/**
+ * The served skills of a pack, outer ones first, each nested one given its path in the `skill://`
+ * namespace below the nearest skill it is nested in, as the Skills extension asks: `games/web` nested in
+ * `games` (skill://p/games/games/SKILL.md) is skill://p/games/games/web/SKILL.md, a URI the manifest of
+ * `games` lists, holding the same file. Not one named otherwise than its folder (its URI ends with its
+ * name, which would be no file of the skill around it), nor one whose files are not exactly those the
+ * skill around it holds in its folder (symlinks each walk follows otherwise): either skill's folder in the
+ * namespace would hold files its manifest lacks.
+ */
+function placeNested(served: readonly Skill[]): Map<Skill, Skill> {
+  const placed = new Map<Skill, Skill>();
+  const byFolder = new Map<string, Skill>();
+  const sortedPaths = new Map<Skill, readonly string[]>();
+  for (const skill of served) {
+    const enclosing = enclosingSkill(skill.folder, byFolder);
+    let nested = skill;
+    if (enclosing !== undefined && path.posix.basename(skill.folder) === skill.name) {
+      const below = enclosing.folder === "" ? skill.folder : skill.folder.slice(enclosing.folder.length + 1);
+      let paths = sortedPaths.get(enclosing);
+      if (paths === undefined) {
+        paths = [...enclosing.files.keys()];
+        sortedPaths.set(enclosing, paths);
+      }
+      if (holdsExactly(enclosing, paths, below, skill)) {
+        nested = { ...skill, nestedPath: flat(`${skillPath(enclosing)}/${below}`) };
+      }
+    }
+    byFolder.set(skill.folder, nested);
+    placed.set(skill, nested);
+  }
+  return placed;
+}
+
+/** The nearest of `byFolder` (served skills, by folder) whose folder holds `folder`. */
+function enclosingSkill(folder: string, byFolder: ReadonlyMap<string, Skill>): Skill | undefined {
+  if (folder === "") return undefined;
+  for (let end = folder.lastIndexOf("/"); end > 0; end = folder.lastIndexOf("/", end - 1)) {
+    const found = byFolder.get(folder.slice(0, end));
+    if (found !== undefined) return found;
+  }
+  // The pack's own folder holds every other.
+  return byFolder.get("");
+}
+
+/**
+ * Whether the files of `outer` below `folder` are those of `inner` (SKILL.md too), each the same file.
+ * `paths` are the paths of outer's files, sorted as its map is: those below a folder lie together.
+ */
+function holdsExactly(outer: Skill, paths: readonly string[], folder: string, inner: Skill): boolean {
+  const prefix = `${folder}/`;
+  const same = (file: CatalogFile, at: string) => outer.files.get(prefix + at)?.source === file.source;
+  if (!same(inner.document, SKILL_DOCUMENT)) return false;
+  for (const [at, file] of inner.files) if (!same(file, at)) return false;
+  const first = firstIndex(paths, (at) => at >= prefix);
+  const after = firstIndex(paths, (at) => at >= prefix && !at.startsWith(prefix));
+  return after - first === inner.files.size + 1;
+}
+
+/** The index of the first of `sorted` that `isPast` holds for, and for every one after it. */
+function firstIndex(sorted: readonly string[], isPast: (item: string) => boolean): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (isPast(sorted[middle] ?? "")) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 /** A skill folder in more than MAX_SKILL_NESTING others: neither it nor the skills in it are read. */
@@ -270,6 +352,8 @@ interface ReadSkill {
   readonly skill: Skill;
   readonly warnings: readonly CatalogIssue[];
   readonly found: SkillFolder;
+  /** The digest of its frontmatter as YAML read it, when its SKILL.md was parsed now. */
+  readonly frontmatter: string | undefined;
 }
 
 /**
@@ -410,8 +494,7 @@ function readSkill(
     modelInvocable: parsed.modelInvocable,
     userInvocable: parsed.userInvocable,
   };
-  if (start.digest !== undefined) context.frontmatters.set(skill, start.digest);
-  return { skill: { skill, warnings, found }, nested };
+  return { skill: { skill, warnings, found, frontmatter: start.digest }, nested };
 }
 
 /**

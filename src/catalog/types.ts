@@ -43,6 +43,26 @@ export interface Skill {
   readonly modelInvocable: boolean;
   /** `user-invocable: false` makes it false: the skill is no prompt. */
   readonly userInvocable: boolean;
+  /**
+   * For a skill nested in the folder of another skill served beside it, and named as its own folder: its
+   * path in the `skill://` namespace, below that skill's (see skillPath).
+   */
+  readonly nestedPath?: string;
+}
+
+/**
+ * The path of a skill in the Skills extension's `skill://` namespace, as the tools name it `pack/name`: its
+ * pack, its group if it has one, and its frontmatter name last (also when its folder is named otherwise).
+ * A nested skill's lies below the path of the skill it is nested in, as the extension asks: that skill's
+ * manifest lists its files as supporting files, at the same URIs.
+ */
+export function skillPath(skill: Skill): string {
+  return skill.nestedPath ?? unnestedSkillPath(skill);
+}
+
+/** The path a skill has in the `skill://` namespace when it is nested in no other. */
+export function unnestedSkillPath(skill: Skill): string {
+  return [skill.pack, ...(skill.group === undefined ? [] : [skill.group]), skill.name].join("/");
 }
 
 export interface Group {

@@ -9,7 +9,8 @@ import {
   skillStamp,
 } from "./inspect.js";
 
-export { MAX_ENTRY_BYTES, type SkillEntry, type SkillInspection, skillPath } from "./inspect.js";
+export { skillPath } from "../catalog/index.js";
+export { MAX_ENTRY_BYTES, type SkillEntry, type SkillInspection } from "./inspect.js";
 
 /**
  * The version of what a saved inspection holds and of how it was made: bump it when the entries, the

@@ -13,6 +13,7 @@ import {
   readFrontmatterFields,
   SKILL_DOCUMENT,
   type Skill,
+  skillPath,
   stripBom,
 } from "../catalog/index.js";
 
@@ -43,14 +44,6 @@ export const MAX_INSPECTED_FILE_BYTES = SKILL_LIMITS.bytes;
  * every `skills/get` and `skills/list` answer naming the skill.
  */
 export const MAX_ENTRY_BYTES = 256 * 1024;
-
-/**
- * The path of a skill in the extension's `skill://` namespace: its pack, its group if it has one, and its
- * frontmatter name last (also when its folder is named otherwise), as the tools name it `pack/name`.
- */
-export function skillPath(skill: Skill): string {
-  return [skill.pack, ...(skill.group === undefined ? [] : [skill.group]), skill.name].join("/");
-}
 
 /**
  * Reads every file of `skill` once: the audit's rules run on each (through `audit`, which remembers the

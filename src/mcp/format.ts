@@ -10,8 +10,9 @@ import {
   type Skill,
   type SkillLookup,
   skillOwningPath,
+  skillPath,
+  unnestedSkillPath,
 } from "../catalog/index.js";
-import { skillPath } from "../inspection/index.js";
 
 /** A mistake of the caller: its message goes back to the model as an `isError` result. */
 export class ToolError extends Error {
@@ -160,17 +161,23 @@ export function skillAtPath(pack: Pack, inPack: string): { skill: Skill; file: s
 
 /**
  * The skill of `pack` that `inPack` names as its `skill://` URI does, by group and name (see skillPath),
- * and the file below it: the skill's folder may lie elsewhere, as `<plugin>/skills/<name>` does.
+ * and the file below it: the skill's folder may lie elsewhere, as `<plugin>/skills/<name>` does. A nested
+ * skill's URI lies below the one it is nested in, whose file it is too: the skill of the longest path is
+ * named. So is a nested skill by the path it had before its URI was nested (`pack/group/name`).
  */
 function skillAtUriPath(pack: Pack, inPack: string): { skill: Skill; file: string } | undefined {
   const key = `${pack.name}/${inPack}`;
+  let found: { skill: Skill; file: string; root: string } | undefined;
   for (const skill of pack.skills) {
-    const root = skillPath(skill);
-    if (key === root) return { skill, file: SKILL_DOCUMENT };
-    const file = key.startsWith(`${root}/`) ? key.slice(root.length + 1) : undefined;
-    if (file !== undefined && (file === SKILL_DOCUMENT || skill.files.has(file))) return { skill, file };
+    for (const root of new Set([skillPath(skill), unnestedSkillPath(skill)])) {
+      if (found !== undefined && found.root.length >= root.length) continue;
+      if (key === root) found = { skill, file: SKILL_DOCUMENT, root };
+      const file = key.startsWith(`${root}/`) ? key.slice(root.length + 1) : undefined;
+      if (file !== undefined && (file === SKILL_DOCUMENT || skill.files.has(file)))
+        found = { skill, file, root };
+    }
   }
-  return undefined;
+  return found && { skill: found.skill, file: found.file };
 }
 
 /** The call that reads `file` of the skill named `name`, SKILL.md by default. */

@@ -61,9 +61,12 @@ export const PAGE_BYTES = 512 * 1024;
 /** What every `skill://` URI starts with, left out of cursors: they name a URI of the list's. */
 const SCHEME = "skill://";
 
-/** What a `skill://` URI names: a file of a skill the extension carries, or a pack file. */
+/**
+ * What a `skill://` URI names: a file of the skills the extension carries (of a nested skill, and of each
+ * skill it is nested in), or a pack file.
+ */
 type Target =
-  | { readonly kind: "skill-file"; readonly skill: Skill; readonly file: CatalogFile }
+  | { readonly kind: "skill-file"; readonly skills: Skill[]; readonly file: CatalogFile }
   | { readonly kind: "pack-file"; readonly pack: string; readonly file: CatalogFile };
 
 /** A folder of the `skill://` namespace: its children, and whose files lie below it (to scope it). */
@@ -142,7 +145,11 @@ export class SkillResources {
         warn({ skill, reason: `left out of the Skills extension: ${problem}` });
         continue;
       }
-      for (const { key, file } of files) targets.set(key, { kind: "skill-file", skill, file });
+      for (const { key, file } of files) {
+        const shared = targets.get(key);
+        if (shared?.kind === "skill-file") shared.skills.push(skill);
+        else targets.set(key, { kind: "skill-file", skills: [skill], file });
+      }
       carried.push({ skill, entry });
     }
     // Keyed before they are resources: a skill's folder holding a pack file is crowded too.
@@ -161,7 +168,10 @@ export class SkillResources {
     }
     if (crowded.size > 0) {
       for (const [key, target] of targets) {
-        if (target.kind === "skill-file" && crowded.has(target.skill)) targets.delete(key);
+        if (target.kind !== "skill-file") continue;
+        const kept = target.skills.filter((skill) => !crowded.has(skill));
+        if (kept.length === 0) targets.delete(key);
+        else if (kept.length < target.skills.length) targets.set(key, { ...target, skills: kept });
       }
     }
     const packFiles = new Map<string, { key: UriKey; target: Target }[]>();
@@ -330,8 +340,9 @@ export class SkillResources {
     }
     const target = this.#targets.get(key);
     if (target === undefined || !isVisible(target, scope)) return undefined;
+    // A nested skill's SKILL.md is a skill's only to those who see the skill; else a file of those around it.
     const carried = target.kind === "skill-file" ? this.#bySkillUri.get(key) : undefined;
-    return carried !== undefined && carried.skill.document === target.file
+    return carried !== undefined && scope.has(carried.skill)
       ? skillDocumentResource(carried)
       : { uri, name, mimeType: mimeTypeOf(name), size: target.file.size };
   }
@@ -434,13 +445,17 @@ function filesOfEntry(skill: Skill, entry: SkillEntry): { key: UriKey; file: Cat
 
 /**
  * Why the extension cannot carry a skill of these files, if it cannot: another skill holds one of their
- * URIs, or one is larger than a read carries, which a host could then never check against its digest.
+ * URIs as another file (a skill nested in another shares its files, at the same URIs), or one is larger
+ * than a read carries, which a host could then never check against its digest.
  */
 function carryProblem(
   files: readonly { key: UriKey; file: CatalogFile }[],
   targets: ReadonlyMap<UriKey, Target>,
 ): string | undefined {
-  const taken = files.find(({ key }) => targets.has(key));
+  const taken = files.find(({ key, file }) => {
+    const target = targets.get(key);
+    return target !== undefined && (target.kind !== "skill-file" || target.file.source !== file.source);
+  });
   if (taken !== undefined) return `${uriOfKey(taken.key)} is already a file of another skill`;
   const large = files.find(({ file }) => file.size > MAX_READ_BYTES);
   if (large === undefined) return undefined;
@@ -461,19 +476,19 @@ function crowdedSkills(
 ): Map<Skill, UriKey> {
   const roots = new Map(carried.map(({ skill }) => [skillPath(skill), skill]));
   const crowded = new Map<Skill, UriKey>();
-  const check = (key: UriKey, owner: Skill | undefined) => {
+  const check = (key: UriKey, owners: readonly Skill[]) => {
     for (let folder = parentOfKey(key); folder !== undefined; folder = parentOfKey(folder)) {
       const skill = roots.get(folder);
-      if (skill !== undefined && skill !== owner && !crowded.has(skill)) crowded.set(skill, key);
+      if (skill !== undefined && !owners.includes(skill) && !crowded.has(skill)) crowded.set(skill, key);
     }
   };
-  for (const [key, target] of targets) check(key, target.kind === "skill-file" ? target.skill : undefined);
-  for (const { key } of packFiles) check(key, undefined);
+  for (const [key, target] of targets) check(key, target.kind === "skill-file" ? target.skills : []);
+  for (const { key } of packFiles) check(key, []);
   return crowded;
 }
 
 function isVisible(target: Target, scope: Scope): boolean {
-  if (target.kind === "skill-file") return scope.has(target.skill);
+  if (target.kind === "skill-file") return target.skills.some((skill) => scope.has(skill));
   return scope.findPack(target.pack)?.files.get(target.file.path) === target.file;
 }
 
@@ -488,7 +503,7 @@ function isFolderVisible(folder: Folder, scope: Scope): boolean {
 function foldersOf(targets: ReadonlyMap<UriKey, Target>): ReadonlyMap<UriKey, Folder> {
   const folders = new Map<UriKey, Folder>();
   for (const [key, target] of targets) {
-    const owner = target.kind === "skill-file" ? target.skill : target;
+    const owners = target.kind === "skill-file" ? target.skills : [target];
     let child = key;
     let folder = false;
     for (let parent = parentOfKey(child); parent !== undefined; parent = parentOfKey(parent)) {
@@ -498,7 +513,7 @@ function foldersOf(targets: ReadonlyMap<UriKey, Target>): ReadonlyMap<UriKey, Fo
         folders.set(parent, found);
       }
       found.children.set(nameOfKey(child), { key: child, folder });
-      found.owners.add(owner);
+      for (const owner of owners) found.owners.add(owner);
       child = parent;
       folder = true;
     }

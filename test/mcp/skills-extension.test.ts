@@ -51,7 +51,7 @@ const CARRIED = [
   "skill://beta/tools/saw/SKILL.md",
   "skill://gamma/common/SKILL.md",
   "skill://gamma/games/games/SKILL.md",
-  "skill://gamma/games/web/SKILL.md",
+  "skill://gamma/games/games/web/SKILL.md",
 ];
 
 let tree: TempTree;
@@ -155,19 +155,27 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     ]);
   });
 
-  it("lists a nested skill on its own, and its files among the files of the skill around it", async () => {
+  it("lists a nested skill on its own below the skill around it, whose manifest holds its files", async () => {
     const outer = (await skills.get("skill://gamma/games/games/SKILL.md")).skill;
-    const inner = (await skills.get("skill://gamma/games/web/SKILL.md")).skill;
+    const inner = (await skills.get("skill://gamma/games/games/web/SKILL.md")).skill;
     expect(outer.resources !== "dynamic" && outer.resources.map(({ uri }) => uri)).toEqual([
       "skill://gamma/games/games/SKILL.md",
       "skill://gamma/games/games/web/SKILL.md",
       "skill://gamma/games/games/web/engine.js",
     ]);
-    expect(inner.resources !== "dynamic" && inner.resources.map(({ uri }) => uri)).toEqual([
-      "skill://gamma/games/web/SKILL.md",
-      "skill://gamma/games/web/engine.js",
-    ]);
+    // The same files at the same URIs, with the same digests: one file, whichever skill a host reads it for.
+    expect(inner.resources).toEqual(
+      outer.resources !== "dynamic" && outer.resources.filter(({ uri }) => uri.includes("/web/")),
+    );
     expect((await skills.read(outer, "web/engine.js")).text).toBe("export const engine = 1;\n");
+    expect((await skills.read(inner, "engine.js")).text).toBe("export const engine = 1;\n");
+    // Where it was published before its URI was nested: no skill, as for any URI that names none.
+    const before = "skill://gamma/games/web/SKILL.md";
+    expect(await refusal(skills.get(before), before)).toEqual({
+      code: -32602,
+      message: expect.stringContaining("No skill is served at <uri>"),
+    });
+    expect(await read(client, before)).toMatchObject({ code: -32602 });
   });
 
   it("leaves out what it cannot carry, which the tools still serve", async () => {
@@ -452,7 +460,7 @@ describe("one scope everywhere", () => {
       expect(skills.map((skill) => skill.uri)).toEqual([
         "skill://gamma/common/SKILL.md",
         "skill://gamma/games/games/SKILL.md",
-        "skill://gamma/games/web/SKILL.md",
+        "skill://gamma/games/games/web/SKILL.md",
       ]);
       expect(await read(client, "skill://beta/shared/guide.md")).toMatchObject({ code: -32602 });
     } finally {
@@ -520,6 +528,156 @@ describe("a skill whose folder in the namespace holds what is not its own", () =
     expect(await (await fetch(`${served.server.url}/health`)).json()).toMatchObject({
       skills: 4,
       skillsExtension: { skills: 2, leftOut: 2 },
+    });
+  });
+});
+
+// A nested skill was published at skill://<pack>/<group>/<name>/SKILL.md, beside the skill around it rather
+// than below it: a host that followed the extension found its SKILL.md twice, once in the outer skill's
+// manifest at a URI that skills/get said named no skill, and once as a skill of its own at a URI sharing
+// no path with the outer one (skill://n/g/inner/SKILL.md for n/g/outer/inner).
+describe("nested skills", () => {
+  const served = serveTree(
+    {
+      "n/kit/SKILL.md": skillMd("kit", "A collection of skills."),
+      "n/kit/notes.md": "# Kit notes\n",
+      "n/kit/web/SKILL.md": skillMd("web", "Web, nested in kit."),
+      "n/kit/web/engine.js": "export const engine = 2;\n",
+      "n/kit/web/more/SKILL.md": skillMd("more", "Nested in web, nested in kit."),
+      "n/kit/tools/deep/SKILL.md": skillMd("deep", "Two folders below kit."),
+      "n/g/outer/SKILL.md": skillMd("outer", "In group g, holding a skill."),
+      "n/g/outer/inner/SKILL.md": skillMd("inner", "Nested in outer."),
+      "n/g/outer/inner/x.md": "# X\n",
+      // Named otherwise than its folder: a URI ending with its name is no file of outer, so it stays beside.
+      "n/g/outer/ren/SKILL.md": skillMd("renamed", "Its folder is named ren."),
+      "n/plain/SKILL.md": skillMd("plain", "Nested in nothing."),
+      "r/SKILL.md": skillMd("r", "The pack's own folder, holding a skill."),
+      "r/r.md": "# R\n",
+      "r/grp/y/SKILL.md": skillMd("y", "Nested in r, in group grp."),
+      "r/grp/y/y.md": "# Y\n",
+    },
+    "modern",
+  );
+
+  /** Every file below a folder URI, read folder by folder. */
+  async function filesBelow(skills: SkillsClient, uri: string): Promise<string[]> {
+    const files: string[] = [];
+    for (const child of (await skills.readDirectory(uri)).resources) {
+      if (child.mimeType === "inode/directory") files.push(...(await filesBelow(skills, child.uri)));
+      else files.push(child.uri);
+    }
+    return files.sort();
+  }
+
+  it("publishes each below the skill it is nested in; every manifest is its folder's files, and verifies", async () => {
+    const skills = new SkillsClient(served.client);
+    const { skills: listed, invalid } = await skills.list();
+    expect(invalid).toEqual([]);
+    expect(listed.map((skill) => skill.uri)).toEqual([
+      "skill://n/g/outer/SKILL.md",
+      "skill://n/g/outer/inner/SKILL.md",
+      "skill://n/g/renamed/SKILL.md",
+      "skill://n/kit/kit/SKILL.md",
+      "skill://n/kit/kit/tools/deep/SKILL.md",
+      "skill://n/kit/kit/web/SKILL.md",
+      "skill://n/kit/kit/web/more/SKILL.md",
+      "skill://n/plain/SKILL.md",
+      "skill://r/r/SKILL.md",
+      "skill://r/r/grp/y/SKILL.md",
+    ]);
+    for (const skill of listed) {
+      if (skill.resources === "dynamic") throw new Error(`${skill.uri} has dynamic resources`);
+      const manifest = skill.resources.map(({ uri }) => uri).sort();
+      expect(await filesBelow(skills, skill.uri.slice(0, -"/SKILL.md".length))).toEqual(manifest);
+      for (const { uri } of skill.resources) expect((await skills.read(skill, uri)).verified).toBe(true);
+      expect((await skills.get(skill.uri)).skill).toEqual(skill);
+    }
+    const kit = listed.find((skill) => skill.frontmatter.name === "kit");
+    expect(kit?.resources !== "dynamic" && kit?.resources.map(({ uri }) => uri)).toEqual([
+      "skill://n/kit/kit/SKILL.md",
+      "skill://n/kit/kit/notes.md",
+      "skill://n/kit/kit/tools/deep/SKILL.md",
+      "skill://n/kit/kit/web/SKILL.md",
+      "skill://n/kit/kit/web/engine.js",
+      "skill://n/kit/kit/web/more/SKILL.md",
+    ]);
+  });
+
+  it("answers the URIs nested skills had before as naming no skill", async () => {
+    const skills = new SkillsClient(served.client);
+    for (const uri of [
+      "skill://n/kit/web/SKILL.md",
+      "skill://n/kit/deep/SKILL.md",
+      "skill://n/kit/more/SKILL.md",
+      "skill://n/g/inner/SKILL.md",
+    ]) {
+      expect(await refusal(skills.get(uri), uri)).toEqual({
+        code: -32602,
+        message: expect.stringContaining("No skill is served at <uri>"),
+      });
+    }
+  });
+
+  it("serves a nested skill's files, also the skill's around it, to a scope holding only the nested one", async () => {
+    // The pack's own folder is skill r; group grp holds only y, nested in r.
+    const scoped = await served.server.connect({ era: "modern", headers: { "X-Skill-Pack": "r/grp" } });
+    const skills = new SkillsClient(scoped);
+    const { skills: listed } = await skills.list();
+    expect(listed.map((skill) => skill.uri)).toEqual(["skill://r/r/grp/y/SKILL.md"]);
+    const [y] = listed;
+    if (y === undefined) throw new Error("no skill listed");
+    expect((await skills.read(y, "y.md")).text).toBe("# Y\n");
+    expect(await filesBelow(skills, "skill://r/r")).toEqual([
+      "skill://r/r/grp/y/SKILL.md",
+      "skill://r/r/grp/y/y.md",
+    ]);
+    expect(await read(scoped, "skill://r/r/SKILL.md")).toMatchObject({ code: -32602 });
+    expect(await read(scoped, "skill://r/r/r.md")).toMatchObject({ code: -32602 });
+    const everything = new SkillsClient(served.client);
+    expect((await everything.get("skill://r/r/SKILL.md")).skill.resources).toHaveLength(4);
+  });
+
+  it("leaves the tools as they were: each skill by its name, and its URI, old or new, answered with its call", async () => {
+    for (const skill of ["kit", "web", "more", "deep", "outer", "inner", "renamed"]) {
+      expect((await call(served.client, "read_skill", { skill })).isError).toBe(false);
+    }
+    for (const file of ["skill://n/g/outer/inner/x.md", "skill://n/g/inner/x.md"]) {
+      expect(await call(served.client, "read_pack_file", { pack: "n", file })).toEqual({
+        isError: true,
+        text: `"${file}" is a path of skill inner: read_skill(skill="inner", file="x.md").`,
+      });
+    }
+  });
+});
+
+// Each skill's walk follows symlinks within its own folder: the skill around a nested one may hold other
+// files in its folder than the nested one does. Published below it, either would have held files in its
+// namespace folder that its manifest lacks, and been left out of the extension.
+describe("a nested skill whose files are not those the skill around it holds in its folder", () => {
+  const served = serveTree(
+    {
+      "s/outer/SKILL.md": skillMd("outer", "Holds a file in inner's folder that inner does not."),
+      "s/outer/notes.md": "# Notes\n",
+      "s/outer/inner/SKILL.md": skillMd("inner", "Its link leads out of its folder."),
+      "s/outer/inner/link.md": { symlink: "../notes.md" },
+      "t/around/SKILL.md": skillMd("around", "Walks sub through its link a first."),
+      "t/around/a": { symlink: "within/sub" },
+      "t/around/within/SKILL.md": skillMd("within", "Holds sub, which around holds as a/."),
+      "t/around/within/sub/x.md": "# X\n",
+    },
+    "modern",
+  );
+
+  it("stays beside it, and both are carried", async () => {
+    const { skills: listed } = await new SkillsClient(served.client).list();
+    expect(listed.map((skill) => skill.uri)).toEqual([
+      "skill://s/outer/inner/SKILL.md",
+      "skill://s/outer/outer/SKILL.md",
+      "skill://t/around/around/SKILL.md",
+      "skill://t/around/within/SKILL.md",
+    ]);
+    expect(await (await fetch(`${served.server.url}/health`)).json()).toMatchObject({
+      skillsExtension: { skills: 4, leftOut: 0 },
     });
   });
 });

@@ -457,6 +457,49 @@ describe("a skill copied into several packs", () => {
   });
 });
 
+// The extension publishes a nested skill below the skill it is nested in, whose manifest lists its files:
+// each is installed in a folder of its own name, the outer one with the nested one's files among its own.
+describe("a skill nested in another", () => {
+  it("is installed on its own, and its files with the skill around it; the next run has nothing to do", async () => {
+    const root = await tempFolder();
+    const target = path.join(root.dir, "target");
+    const kit = skillMd("kit", "A collection of skills.");
+    const web = skillMd("web", "Web, nested in kit.", "Use shared/tokens.md and engine.js.\n");
+    const engine = "export const engine = 1;\n";
+    const tokens = "# Tokens\n";
+    await writeTree(path.join(root.dir, "skills"), {
+      "n/kit/SKILL.md": kit,
+      "n/kit/web/SKILL.md": web,
+      "n/kit/web/engine.js": engine,
+      "n/shared/tokens.md": tokens,
+    });
+    const server = await serveCatalog(path.join(root.dir, "skills"));
+    try {
+      const report = await sync(server.url, target);
+      expect(report.counts).toMatchObject({ added: 2, skipped: 0 });
+      expect(await readTree(target)).toEqual({
+        "kit/SKILL.md": kit,
+        "kit/shared/tokens.md": tokens,
+        "kit/web/SKILL.md": web,
+        "kit/web/engine.js": engine,
+        "web/SKILL.md": web,
+        "web/engine.js": engine,
+        "web/shared/tokens.md": tokens,
+      });
+      const skills = (await readLockIn(target)).sources[0]?.skills;
+      expect(skills?.kit?.uri).toBe("skill://n/kit/kit/SKILL.md");
+      expect(skills?.web).toMatchObject({
+        uri: "skill://n/kit/kit/web/SKILL.md",
+        packFiles: { "shared/tokens.md": { uri: "skill://n/shared/tokens.md" } },
+      });
+      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 2 });
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+});
+
 describe("a lock an older sync wrote", () => {
   // Regression: a skill an older sync installed under a name this one will not make a folder of (a Windows
   // device name, refused since) was kept in the lock under its URI, which is no skill name: the lock
