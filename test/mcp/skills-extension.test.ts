@@ -647,6 +647,13 @@ describe("nested skills", () => {
         text: `"${file}" is a path of skill inner: read_skill(skill="inner", file="x.md").`,
       });
     }
+    // Its URI lies below the skill around it, which holds the same file: the nested skill is named.
+    for (const skill of ["skill://n/kit/kit/web/SKILL.md", "skill://n/kit/web/SKILL.md"]) {
+      expect(await call(served.client, "read_skill", { skill })).toEqual({
+        isError: true,
+        text: `"${skill}" is a path of skill web: read_skill(skill="web").`,
+      });
+    }
   });
 });
 
