@@ -46,8 +46,6 @@ export function listingOf(
   return { list, tag, restart: `call ${start} without a cursor to list from the start` };
 }
 
-const scopeNames = new WeakMap<Scope, string>();
-
 /**
  * What names `scope` the same on every replica, however its client spelled it: each pack it holds whole
  * by its name, and each other pack by the groups it holds (a selector selects packs and groups). A pack
@@ -55,17 +53,12 @@ const scopeNames = new WeakMap<Scope, string>();
  */
 function scopeName(everything: Scope, scope: Scope): string {
   if (scope === everything) return "";
-  let name = scopeNames.get(scope);
-  if (name === undefined) {
-    const packs = scope.packs.map((pack) =>
-      pack.skills.length === everything.findPack(pack.name)?.skills.length
-        ? pack.name
-        : [pack.name, ...pack.groups.map((group) => group.name)],
-    );
-    name = JSON.stringify(packs);
-    scopeNames.set(scope, name);
-  }
-  return name;
+  const packs = scope.packs.map((pack) =>
+    pack.skills.length === everything.findPack(pack.name)?.skills.length
+      ? pack.name
+      : [pack.name, ...pack.groups.map((group) => group.name)],
+  );
+  return JSON.stringify(packs);
 }
 
 /**
