@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { type Client, ProtocolError } from "@modelcontextprotocol/client";
 import {
   SKILL_LIMITS,
@@ -8,7 +9,7 @@ import {
 import { citedPaths } from "./citations.js";
 import { describeError } from "./describe-error.js";
 import { digestOf } from "./folder.js";
-import type { PackFileRecord } from "./lock.js";
+import type { InstalledSkill, PackFileRecord } from "./lock.js";
 import { clashingPaths, pathBelow, relativePathProblem } from "./paths.js";
 
 /** A skill read from the server and checked, ready to be written: every file by its path in the skill's folder. */
@@ -102,18 +103,22 @@ export function entryProblem(entry: Skill): string | undefined {
   return "refused" in listed ? listed.refused : undefined;
 }
 
-function listedFiles(
-  entry: Skill,
-  root: string,
-): { path: string; uri: string; size: number }[] | { readonly refused: string } {
+interface ListedFile {
+  readonly path: string;
+  readonly uri: string;
+  readonly size: number;
+  readonly digest: string;
+}
+
+function listedFiles(entry: Skill, root: string): ListedFile[] | { readonly refused: string } {
   if (entry.resources === "dynamic") {
     return { refused: "its files are generated (resources: dynamic), so no digest can be checked" };
   }
-  const listed: { path: string; uri: string; size: number }[] = [];
+  const listed: ListedFile[] = [];
   for (const resource of entry.resources) {
     const below = pathBelow(root, resource.uri);
     if ("problem" in below) return { refused: below.problem };
-    listed.push({ path: below.path, uri: resource.uri, size: resource.size });
+    listed.push({ path: below.path, uri: resource.uri, size: resource.size, digest: resource.digest });
   }
   const total = listed.reduce((sum, file) => sum + file.size, 0);
   if (listed.length > SKILL_LIMITS.files || total > SKILL_LIMITS.bytes) {
@@ -155,6 +160,42 @@ export async function downloadSkill(entry: Skill, context: DownloadContext): Pro
   } catch (error) {
     return { refused: describeError(error) };
   }
+}
+
+/**
+ * Whether a download of `entry` now would write the pack files and SKILL.md that `installed` holds: the
+ * same files cited and served with the same bytes, and the same files left out. Its own files are not
+ * read again: the text ones come from the copy installed (`readInstalled`, by path), which must hold the
+ * entry's bytes (SKILL.md followed by the note on the files left out, if any). A cited file the server
+ * did not serve at install time is looked up again, so one it serves since is copied.
+ */
+export async function citedFilesCurrent(
+  entry: Skill,
+  installed: Pick<InstalledSkill, "files" | "packFiles">,
+  readInstalled: (path: string) => Promise<Uint8Array | undefined>,
+  context: DownloadContext,
+): Promise<boolean> {
+  const root = skillRoot(entry);
+  const listed = listedFiles(entry, root);
+  if ("refused" in listed) return false;
+  const files = new Map<string, Uint8Array>();
+  for (const file of listed) {
+    // Only text is searched for citations: the bytes of the other files play no part.
+    if (!TEXT_FILE.test(file.path)) {
+      files.set(file.path, new Uint8Array());
+      continue;
+    }
+    const bytes = (await readInstalled(file.path))?.subarray(0, file.size);
+    if (bytes === undefined || digestOf(bytes) !== file.digest) return false;
+    files.set(file.path, bytes);
+  }
+  const total = listed.reduce((sum, file) => sum + file.size, 0);
+  const now = await withPackFiles(entry, root, files, total, context);
+  const manifest = now.files.get("SKILL.md");
+  return (
+    isDeepStrictEqual(now.packFiles, installed.packFiles) &&
+    (manifest === undefined ? undefined : digestOf(manifest)) === installed.files["SKILL.md"]
+  );
 }
 
 /**

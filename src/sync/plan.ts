@@ -65,7 +65,12 @@ export interface PlanInput {
    * version made.
    */
   readonly refusals: ReadonlyMap<string, RefusedSkill>;
-  /** The digest of each pack file the installed (or refused) skills hold, as the server serves it now (undefined: gone). */
+  /**
+   * Installed skills, served as they were, whose copy a download now would change: a pack file they hold
+   * changed or gone, a file they cite served since, or one that cannot be read.
+   */
+  readonly citedChanged: ReadonlySet<string>;
+  /** The digest of each pack file the refused skills cited, as the server serves it now (undefined: gone). */
   readonly packDigests: ReadonlyMap<string, string | undefined>;
 }
 
@@ -175,7 +180,7 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
         owned,
       );
     case "installed":
-      return isCurrent(owned.installed, entry, input.packDigests)
+      return isCurrent(owned.installed, entry) && !input.citedChanged.has(name)
         ? { kind: "keep", name, installed: owned.installed }
         : unlessRefused({ kind: "update", name, entry, installed: owned.installed }, input, owned);
   }
@@ -193,7 +198,10 @@ function unlessRefused(
   const problem = entryProblem(step.entry);
   if (problem !== undefined) return skip(step.name, problem, owned);
   const refused = input.refusals.get(step.name);
-  if (refused === undefined || !isCurrent(refused, step.entry, input.packDigests)) return step;
+  const packsSame = Object.values(refused?.packFiles ?? {}).every(
+    (file) => input.packDigests.get(file.uri) === file.digest,
+  );
+  if (refused === undefined || !isCurrent(refused, step.entry) || !packsSame) return step;
   const reason = `${refused.reason}; refused by the last sync, and served the same since`;
   return skip(step.name, reason, owned, refused);
 }
@@ -226,16 +234,9 @@ function filesOf(entry: Skill): string | undefined {
     .join("\n");
 }
 
-function isCurrent(
-  installed: Pick<InstalledSkill, "uri" | "served" | "packFiles">,
-  entry: Skill,
-  packDigests: PlanInput["packDigests"],
-): boolean {
-  return (
-    installed.uri === entry.uri &&
-    installed.served === servedDigest(entry) &&
-    Object.values(installed.packFiles).every((file) => packDigests.get(file.uri) === file.digest)
-  );
+/** Whether `entry` lists the files `installed` was made from (its pack files aside). */
+export function isCurrent(installed: Pick<InstalledSkill, "uri" | "served">, entry: Skill): boolean {
+  return installed.uri === entry.uri && installed.served === servedDigest(entry);
 }
 
 /** A skip, keeping in the lock what sync owns under that name, if anything, and a refusal still true. */

@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { ProtocolError, UnauthorizedError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
@@ -6,7 +8,14 @@ import { PACKAGE_VERSION } from "../package.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { type Connection, connect, type Era, type ServerAddress } from "./connection.js";
 import { describeError } from "./describe-error.js";
-import { type DownloadContext, downloadSkill, PackReads, readPackFile, skillRoot } from "./download.js";
+import {
+  citedFilesCurrent,
+  type DownloadContext,
+  downloadSkill,
+  PackReads,
+  readPackFile,
+  skillRoot,
+} from "./download.js";
 import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging, writeLock } from "./folder.js";
 import { leftOutOfExtension, packOfUri, servedByTools } from "./left-out.js";
 import {
@@ -17,7 +26,7 @@ import {
   type RefusedSkill,
   withSource,
 } from "./lock.js";
-import { type OwnedState, planSync, type RefusedEntry, type Step, servedDigest } from "./plan.js";
+import { isCurrent, type OwnedState, planSync, type RefusedEntry, type Step, servedDigest } from "./plan.js";
 import type { Progress } from "./progress.js";
 import { takeRunLock } from "./run-lock.js";
 
@@ -228,15 +237,23 @@ async function plan(
       ([, refused]) => !options.allowUnsafe && (options.mode !== "sync" || refused.by === BY),
     ),
   );
-  const packDigests = await readPackDigests(
-    [
-      ...[...owned.values()].flatMap((state) => (state.kind === "installed" ? [state.installed] : [])),
-      ...refusals.values(),
-    ],
-    context,
-  );
+  const listed = [...listing.skills, ...served];
+  const citedChanged = new Set<string>();
+  for (const [name, state] of owned) {
+    if (state.kind !== "installed") continue;
+    const entry = listed.find((item) => isCurrent(state.installed, item));
+    if (entry === undefined) continue;
+    const skillFolder = path.join(options.folder, name);
+    const readInstalled = (file: string) =>
+      readFile(path.join(skillFolder, ...file.split("/"))).catch(() => undefined);
+    const current = await citedFilesCurrent(entry, state.installed, readInstalled, context).catch(
+      () => false,
+    );
+    if (!current) citedChanged.add(name);
+  }
+  const packDigests = await readPackDigests([...refusals.values()], context);
   return planSync({
-    listed: [...listing.skills, ...served],
+    listed,
     refused,
     owned,
     taken,
@@ -244,6 +261,7 @@ async function plan(
     unsure,
     stillServed,
     refusals,
+    citedChanged,
     packDigests,
   });
 }
@@ -296,8 +314,8 @@ async function askUnlisted(
 }
 
 /**
- * Each pack file an installed (or refused) skill holds, read again: a changed one (or one that cannot be
- * read) updates the skill, or has it fetched and audited again.
+ * Each pack file a refused skill cited, read again: a changed one (or one that cannot be read) has it
+ * fetched and audited again.
  */
 async function readPackDigests(
   skills: readonly Pick<InstalledSkill, "packFiles">[],

@@ -299,6 +299,47 @@ describe("pack files a skill cites from outside its folder", () => {
     }
   });
 
+  // Regression: a cited file the server did not serve when the skill was installed was never looked up
+  // again, so a sync (and a check) called the folder current while the server served more than it held.
+  it("copies a cited file the server starts serving after the skill was installed", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const manifest = skillMd(
+      "review-code",
+      "Review code changes.",
+      "Follow shared/checklist.md, and ../shared/style.md.\n",
+    );
+    await writeTree(skills, { "team/review-code/SKILL.md": manifest });
+    let server = await serveCatalog(skills);
+    try {
+      await sync(server.url, target);
+      expect(await readTree(target)).toEqual({ "review-code/SKILL.md": manifest });
+      await writeTree(skills, { "team/shared/checklist.md": CHECKLIST, "team/shared/style.md": STYLE });
+      await server.close();
+      server = await serveCatalog(skills, server.port);
+
+      const check = await sync(server.url, target, { mode: "check" });
+      expect(check.steps.map((step) => `${step.kind} ${step.name}`)).toEqual(["update review-code"]);
+      const report = await sync(server.url, target);
+
+      expect(report.counts).toMatchObject({ updated: 1 });
+      const tree = await readTree(target);
+      expect(tree["review-code/shared/checklist.md"]).toBe(CHECKLIST);
+      // The one outside the skill's folder cannot be copied: the note now names it.
+      expect(tree["review-code/SKILL.md"]).toContain(
+        "- `../shared/style.md` (skill://team/shared/style.md): outside this skill's folder",
+      );
+      expect((await readLockIn(target)).sources[0]?.skills["review-code"]?.packFiles).toEqual({
+        "shared/checklist.md": { uri: "skill://team/shared/checklist.md", digest: digest(CHECKLIST) },
+      });
+      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, updated: 0 });
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+
   it("copies no file of another skill that a skill's text names", async () => {
     const root = await tempFolder();
     const skills = path.join(root.dir, "skills");
