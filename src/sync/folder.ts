@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { LOCK_FILE, type Lock, lockText, parseLock } from "./lock.js";
+import { LOCK_FILE, type Lock, type LockToWrite, lockText, parseLock } from "./lock.js";
 
 /**
  * In the target folder, where skills are written before they are swapped in. Hidden, and one level
@@ -90,7 +90,7 @@ export async function readLock(folder: string): Promise<Lock | undefined> {
 }
 
 /** Writes the lock whole or not at all: beside it first, then renamed over it. */
-export async function writeLock(folder: string, lock: Lock): Promise<void> {
+export async function writeLock(folder: string, lock: LockToWrite): Promise<void> {
   const file = path.join(folder, LOCK_FILE);
   const written = `${file}.${randomUUID()}.tmp`;
   try {

@@ -64,27 +64,36 @@ export interface Lock {
   readonly sources: readonly LockSource[];
 }
 
+/** A lock as written: the sources this run did not touch as the file held them (see {@link withSource}). */
+export interface LockToWrite {
+  readonly version: typeof LOCK_VERSION;
+  readonly sources: readonly unknown[];
+}
+
 const DIGEST = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 const RELATIVE_PATH = z.string().refine((path) => relativePathProblem(path) === undefined, {
   message: "is not a plain relative path",
 });
-const INSTALLED = z.strictObject({
+// Objects are read as far as this version knows them: a key a newer sync added is ignored, not refused,
+// so that a lock it wrote stays readable here. A newer sync must keep the meaning of the keys it did not
+// add, and read a lock without its own (as an older sync writes it); a change that cannot is a new version.
+const INSTALLED = z.object({
   uri: z.string(),
   served: DIGEST,
   files: z.record(RELATIVE_PATH, DIGEST),
-  packFiles: z.record(RELATIVE_PATH, z.strictObject({ uri: z.string(), digest: DIGEST })),
+  packFiles: z.record(RELATIVE_PATH, z.object({ uri: z.string(), digest: DIGEST })),
 });
 const LOCKED = INSTALLED.extend({ previous: INSTALLED.optional() });
 const REFUSED = INSTALLED.omit({ files: true }).extend({ reason: z.string(), by: z.string() });
 const SKILL_NAME = z.string().refine((name) => nameRuleViolation(name) === undefined, {
   message: "is not a skill name",
 });
-const LOCK = z.strictObject({
+const LOCK = z.object({
   version: z.literal(LOCK_VERSION),
   sources: z.array(
-    z.strictObject({
+    z.object({
       server: z.string(),
-      scope: z.strictObject({ packs: z.array(z.string()), headers: z.array(z.string()) }),
+      scope: z.object({ packs: z.array(z.string()), headers: z.array(z.string()) }),
       syncedAt: z.string(),
       by: z.string(),
       skills: z.record(SKILL_NAME, LOCKED),
@@ -92,6 +101,9 @@ const LOCK = z.strictObject({
     }),
   ),
 });
+
+/** Each source of a lock read, as the file held it: with the keys of a newer sync this version ignores. */
+const asRead = new WeakMap<LockSource, unknown>();
 
 /** The lock file holds something sync never wrote: nothing is done on its word. */
 export class LockError extends Error {
@@ -109,6 +121,12 @@ export function parseLock(text: string, where: string): Lock {
   } catch (error) {
     throw new LockError(`${where} is not JSON (${(error as Error).message}); move it away to start over`);
   }
+  const version = z.object({ version: z.number() }).safeParse(json);
+  if (version.success && version.data.version > LOCK_VERSION) {
+    throw new LockError(
+      `${where} was written by a newer version of skills-mcp sync (lock version ${version.data.version}); update skills-mcp, or move it away to start over`,
+    );
+  }
   const parsed = LOCK.safeParse(json);
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
@@ -117,18 +135,27 @@ export function parseLock(text: string, where: string): Lock {
       `${where} is not a lock file this version of sync wrote (${at}: ${issue?.message}); move it away to start over`,
     );
   }
+  const { sources } = z.object({ sources: z.array(z.unknown()) }).parse(json);
+  for (const [index, source] of parsed.data.sources.entries()) asRead.set(source, sources[index]);
   return parsed.data;
 }
 
-export function lockText(lock: Lock): string {
+export function lockText(lock: LockToWrite): string {
   return `${JSON.stringify(lock, null, 2)}\n`;
 }
 
-/** `lock` with `source` in place of the one for the same server (or added), sources sorted by server. */
-export function withSource(lock: Lock | undefined, source: LockSource): Lock {
+/**
+ * `lock` with `source` in place of the one for the same server (or added), sources sorted by server.
+ * The other servers' sources are written back as the file held them, keys this version does not know
+ * included: this run touched none of their skills, so what those keys say still holds. The source it
+ * replaces (unless it is left as it was), and keys beside the sources, lose such keys: this version cannot
+ * tell whether what it changed makes them false, and a newer sync reads their absence as in a lock an
+ * older sync wrote.
+ */
+export function withSource(lock: Lock | undefined, source: LockSource): LockToWrite {
   const others = (lock?.sources ?? []).filter((item) => item.server !== source.server);
   const sources = [...others, source].sort((a, b) =>
     a.server < b.server ? -1 : a.server > b.server ? 1 : 0,
   );
-  return { version: LOCK_VERSION, sources };
+  return { version: LOCK_VERSION, sources: sources.map((item) => asRead.get(item) ?? item) };
 }

@@ -587,6 +587,90 @@ describe("a lock an older sync wrote", () => {
   });
 });
 
+describe("a lock a newer sync wrote", () => {
+  // Regression: every object of the lock was read strictly, so a key a newer sync added (as `refused` once
+  // was) stopped this one with "move it away to start over".
+  it("is read ignoring the keys this version does not know, kept for other servers, dropped where it rewrites", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    await writeTree(skills, { "team/review-code/SKILL.md": REVIEW, "team/shared/checklist.md": CHECKLIST });
+    let server = await serveCatalog(skills);
+    try {
+      await sync(server.url, target);
+      const written = await readLockIn(target);
+      const [own] = written.sources;
+      const skill = own?.skills["review-code"];
+      const pack = skill?.packFiles["shared/checklist.md"];
+      if (own === undefined || skill === undefined || pack === undefined) throw new Error("not installed");
+      const other = {
+        ...own,
+        server: "http://other.example/mcp",
+        skills: {},
+        future: { by: "a newer sync" },
+      };
+      const newer = {
+        version: 1,
+        future: true,
+        sources: [
+          {
+            ...own,
+            future: [1],
+            scope: { ...own.scope, future: "x" },
+            skills: {
+              "review-code": {
+                ...skill,
+                future: "y",
+                packFiles: { "shared/checklist.md": { ...pack, future: 2 } },
+              },
+            },
+          },
+          other,
+        ],
+      };
+      const text = `${JSON.stringify(newer, null, 2)}\n`;
+      await writeFile(path.join(target, LOCK_FILE), text);
+
+      // Nothing to change: nothing written, the newer sync's keys included.
+      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1 });
+      expect((await sync(server.url, target, { mode: "check" })).steps.map((step) => step.kind)).toEqual([
+        "keep",
+      ]);
+      expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(text);
+
+      await writeTree(skills, { "team/write-docs/SKILL.md": DOCS });
+      await server.close();
+      server = await serveCatalog(skills, server.port);
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, unchanged: 1 });
+
+      const rewritten = await readLockIn(target);
+      expect(rewritten).not.toHaveProperty("future");
+      // The other server's record is not this run's: kept as it was, its keys included.
+      expect(rewritten.sources.find((item) => item.server === other.server)).toEqual(other);
+      // This server's record is this run's: written as this version knows it, as an older sync would.
+      const rewrittenOwn = rewritten.sources.find((item) => item.server === server.url);
+      expect(rewrittenOwn?.skills["review-code"]).toEqual(skill);
+      expect(JSON.stringify(rewrittenOwn)).not.toContain("future");
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+
+  it("stops on a lock of a later version, saying so", async () => {
+    const root = await tempFolder();
+    const target = path.join(root.dir, "target");
+    await writeTree(target, { [LOCK_FILE]: JSON.stringify({ version: 2, sources: [] }) });
+    try {
+      await expect(sync("http://127.0.0.1:9/mcp", target, { mode: "check" })).rejects.toThrow(
+        /written by a newer version of skills-mcp sync \(lock version 2\); update skills-mcp/,
+      );
+    } finally {
+      await root.remove();
+    }
+  });
+});
+
 describe("skills the server leaves out of the Skills extension", () => {
   it("are named in a warning, as the tools still serve them and sync cannot install them", async () => {
     const root = await tempFolder();
