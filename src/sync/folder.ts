@@ -115,9 +115,14 @@ export class Staging {
   static async open(folder: string): Promise<Staging> {
     await mkdir(folder, { recursive: true });
     const parent = path.join(folder, STAGING_DIR);
-    // rm removes a symlink itself, never what it points to.
-    await rm(parent, { recursive: true, force: true });
-    await mkdir(parent);
+    // rm removes a symlink itself, never what it points to. What a past run could not remove (see close)
+    // stays, and this run works beside it, in a folder of its own.
+    await rm(parent, { recursive: true, force: true }).catch(async (error: unknown) => {
+      if ((await lstatOrUndefined(parent))?.isDirectory() !== true) throw error;
+    });
+    await mkdir(parent).catch(async (error: unknown) => {
+      if ((await lstatOrUndefined(parent))?.isDirectory() !== true) throw error;
+    });
     return new Staging(folder, await mkdtemp(path.join(parent, "run-")));
   }
 
@@ -157,18 +162,26 @@ export class Staging {
       if (existing !== undefined) await rename(aside, target);
       throw error;
     }
-    if (existing !== undefined) await rm(aside, { recursive: true, force: true });
+    // The new copy is in: the swap is done, whatever becomes of the old one. One that cannot be deleted (a
+    // folder in it made read-only, a file another program holds open on Windows) stays aside, for close.
+    if (existing !== undefined) await rm(aside, { recursive: true, force: true }).catch(() => undefined);
   }
 
   /** Removes `<folder>/<name>` at once (a rename), then its files. */
   async remove(name: string): Promise<void> {
     const aside = path.join(this.dir, `removed-${name}-${randomUUID()}`);
     await rename(path.join(this.folder, name), aside);
-    await rm(aside, { recursive: true, force: true });
+    // Gone from the folder: what cannot be deleted stays aside, as in swapIn.
+    await rm(aside, { recursive: true, force: true }).catch(() => undefined);
   }
 
-  async close(): Promise<void> {
-    await rm(path.join(this.folder, STAGING_DIR), { recursive: true, force: true });
+  /** Removes the staging folder; undefined when done, else why not (what a sync could not delete). */
+  async close(): Promise<string | undefined> {
+    const parent = path.join(this.folder, STAGING_DIR);
+    return rm(parent, { recursive: true, force: true }).then(
+      () => undefined,
+      (error: unknown) => `cannot remove ${parent}: ${(error as Error).message}; remove it yourself`,
+    );
   }
 }
 

@@ -265,7 +265,11 @@ function held(file: string, run: string): RunLock {
   refresh.unref();
   const onSignal = (signal: NodeJS.Signals) => {
     // The skills fetched so far, staged beside the folder: no run needs them, and they can be many.
-    rmSync(path.join(path.dirname(file), STAGING_DIR), { recursive: true, force: true });
+    try {
+      rmSync(path.join(path.dirname(file), STAGING_DIR), { recursive: true, force: true });
+    } catch {
+      // What cannot be deleted (a read-only folder in an old copy) stays: the next run says so.
+    }
     rmSync(file, { force: true });
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
     // aside for this one.

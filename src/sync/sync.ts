@@ -445,7 +445,9 @@ async function apply(
     return countDone(steps, failed);
   } finally {
     progress.finish();
-    await staging.close();
+    // What was installed is in place either way: a leftover only takes room, and no client reads it.
+    const leftOver = await staging.close();
+    if (leftOver !== undefined) progress.note(leftOver);
   }
 }
 

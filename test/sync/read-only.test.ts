@@ -1,0 +1,88 @@
+/**
+ * A skill folder sync installed that holds a folder it may not write to (made read-only here, or, on
+ * Windows, a file another program holds open): the old copy cannot be deleted once the new one is in.
+ * The sync runs as its own process, as `nobody` when the tests run as root (root may write anywhere).
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmod, chown, mkdir, readdir } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { STAGING_DIR } from "../../src/sync/index.js";
+import { type Exited, MAIN, type User } from "../helpers/process.js";
+import { skillMd, writeTree } from "../helpers/skill-tree.js";
+import { readLockIn, readTree, type Served, serveCatalog, tempFolder } from "./helpers.js";
+
+const USER: User | undefined = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+const SCRIPT = "console.log('reshape');\n";
+
+function runSync(url: string, folder: string): Promise<Exited> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [...MAIN, "sync", url, "--to", folder],
+      { env: { ...process.env, NODE_OPTIONS: "" }, timeout: 60_000, ...USER },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }),
+    );
+  });
+}
+
+let root: Awaited<ReturnType<typeof tempFolder>>;
+let skills: string;
+let target: string;
+let server: Served;
+beforeEach(async () => {
+  root = await tempFolder();
+  skills = path.join(root.dir, "skills");
+  target = path.join(root.dir, "target");
+  await writeTree(skills, {
+    "data/reshape-json/SKILL.md": skillMd("reshape-json", "Reshape JSON.", "Run scripts/reshape.js.\n"),
+    "data/reshape-json/scripts/reshape.js": SCRIPT,
+  });
+  server = await serveCatalog(skills);
+  await mkdir(target);
+  if (USER !== undefined) {
+    // mkdtemp made the folder 0700: the user must be able to enter it, and own the target.
+    await chmod(root.dir, 0o755);
+    await chown(target, USER.uid, USER.gid);
+  }
+});
+afterEach(async () => {
+  await server.close();
+  // Writable again, so that the folder can be removed when the tests do not run as root.
+  for (const entry of await readdir(target, { recursive: true, withFileTypes: true })) {
+    if (entry.isDirectory()) await chmod(path.join(entry.parentPath, entry.name), 0o755);
+  }
+  await root.remove();
+});
+
+describe("a skill whose old copy cannot be deleted", () => {
+  // Regression: the new copy was put in place, then the failure to delete the old one was reported as
+  // "cannot be put in place": the lock kept the old copy, so every later run called the skill "changed
+  // here" and never updated it again; and the staging folder left behind failed every later run (exit 2).
+  it("is updated all the same, and the next runs go on", { timeout: 120_000 }, async () => {
+    expect((await runSync(server.url, target)).code).toBe(0);
+    await chmod(path.join(target, "reshape-json/scripts"), 0o555);
+    const manifest = skillMd("reshape-json", "Reshape JSON.", "Run scripts/reshape.js, with --pretty.\n");
+    await writeTree(skills, { "data/reshape-json/SKILL.md": manifest });
+    await server.close();
+    server = await serveCatalog(skills, server.port);
+
+    const updated = await runSync(server.url, target);
+
+    expect(updated.stderr).toContain("1 updated, 0 removed, 0 skipped");
+    expect(updated.stderr).toMatch(new RegExp(`cannot remove .*${STAGING_DIR}`));
+    expect(updated.code).toBe(0);
+    expect(await readTree(target)).toEqual({
+      "reshape-json/SKILL.md": manifest,
+      "reshape-json/scripts/reshape.js": SCRIPT,
+    });
+    const sha = `sha256:${createHash("sha256").update(manifest).digest("hex")}`;
+    expect((await readLockIn(target)).sources[0]?.skills["reshape-json"]?.files["SKILL.md"]).toBe(sha);
+
+    const again = await runSync(server.url, target);
+    expect(again.stderr).toContain("0 skipped, 1 unchanged");
+    expect(again.code).toBe(0);
+  });
+});
