@@ -1,5 +1,6 @@
-import type { Client } from "@modelcontextprotocol/client";
+import { type Client, ProtocolError } from "@modelcontextprotocol/client";
 import type { SkillListing } from "@modelcontextprotocol/client/ext/skills";
+import { describeError } from "./describe-error.js";
 
 /** The most packs whose skills are asked for by name: past them, the skills left out are counted. */
 const NAMED_PACKS = 20;
@@ -76,10 +77,26 @@ export function packOfUri(uri: string): string | undefined {
 
 /**
  * Whether the server's tools serve the skill `pack/name` (read_skill answers for it): one the extension
- * leaves out that the warning only counts. Its list of files is asked for, not its whole SKILL.md.
+ * leaves out that the warning only counts. Its list of files is asked for, not its whole SKILL.md. A
+ * request that failed tells neither: why, then.
  */
-export async function servedByTools(client: Client, ref: string): Promise<boolean> {
-  return (await toolText(client, "read_skill", { skill: ref, file: "_manifest" })) !== undefined;
+export async function servedByTools(
+  client: Client,
+  ref: string,
+): Promise<boolean | { readonly failed: string }> {
+  // A server that declares no tools serves nothing by them (and may answer the call with an HTTP error).
+  if (client.getServerCapabilities()?.tools === undefined) return false;
+  try {
+    const result = await client.callTool({
+      name: "read_skill",
+      arguments: { skill: ref, file: "_manifest" },
+    });
+    const [first] = result.content;
+    return result.isError !== true && first?.type === "text";
+  } catch (error) {
+    // An error the server sends (no such tool) is an answer.
+    return error instanceof ProtocolError ? false : { failed: describeError(error) };
+  }
 }
 
 /** The text a tool answers, or undefined when it has no such tool or fails. */

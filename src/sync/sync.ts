@@ -228,7 +228,9 @@ async function plan(
   for (const [name, state] of unlisted) {
     if (answered.has(name) || unsure.has(name)) continue;
     const ref = `${packOfUri(state.kind === "installed" ? state.installed.uri : state.locked.uri)}/${name}`;
-    if (leftOut.has(ref) || (await servedByTools(context.client, ref))) stillServed.add(name);
+    const byTools = leftOut.has(ref) || (await servedByTools(context.client, ref));
+    if (byTools === true) stillServed.add(name);
+    else if (byTools !== false) unsure.set(name, byTools.failed);
   }
   // Not with --allow-unsafe. Another version's audit may judge otherwise: a sync audits the skill again,
   // while a check takes its word, lest one pinned in CI call a lock another version wrote out of date.

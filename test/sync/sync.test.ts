@@ -5,6 +5,8 @@
 import { createHash } from "node:crypto";
 import { access, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { McpServer } from "@modelcontextprotocol/server";
+import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isOutOfDate, LOCK_FILE, STAGING_DIR, type Step } from "../../src/sync/index.js";
 import { cuttingProxy } from "../helpers/cutting-proxy.js";
@@ -16,6 +18,7 @@ import {
   recordedProgress,
   type Served,
   serveCatalog,
+  serveMcp,
   sync,
   tempFolder,
 } from "./helpers.js";
@@ -729,6 +732,39 @@ describe("skills the server leaves out of the Skills extension", () => {
     }
   });
 
+  // Regression: a tools call that failed (the connection cut, a proxy's 502) read as "the tools do not
+  // serve it", so a server failing for a moment had sync delete a skill its tools still serve.
+  it("keep such a skill when the server cannot be asked whether its tools serve it", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    await writeTree(skills, CATALOG);
+    let server = await serveCatalog(skills);
+    // Once cut, every tools call fails: list_packs (so no warning names the skill), then read_skill.
+    let cut = false;
+    const proxy = await cuttingProxy(new URL(server.url), (body) => cut && body.includes('"tools/call"'));
+    try {
+      await sync(proxy.url, target);
+      await writeFile(path.join(skills, "team", "write-docs", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
+      await server.close();
+      server = await serveCatalog(skills, server.port);
+      cut = true;
+
+      const report = await sync(proxy.url, target);
+
+      expect(report.steps.find((step) => step.name === "write-docs")).toMatchObject({
+        kind: "skip",
+        reason: expect.stringContaining("the server could not say whether it still serves it"),
+      });
+      expect(report.counts).toMatchObject({ removed: 0, skipped: 1 });
+      expect(await readTree(target)).toEqual(INSTALLED);
+    } finally {
+      await proxy.close();
+      await server.close();
+      await root.remove();
+    }
+  });
+
   // Regression: past the 20 packs whose left-out skills sync asks the names of, a skill that grew past
   // the extension's limits was only counted, and sync deleted it as "no longer served".
   it("keep such a skill past the 20 packs asked about by name: the tools still serve it", async () => {
@@ -848,6 +884,46 @@ describe("skills the server leaves out of the Skills extension", () => {
       });
       expect(report.counts).toMatchObject({ removed: 0, skipped: 1, unchanged: 1 });
       expect(Object.keys(await readTree(target))).toEqual(["keeper/SKILL.md", "quiet/SKILL.md"]);
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+});
+
+describe.each(ERAS)("a server serving the Skills extension and no tools (%s era)", (era) => {
+  it("has a skill it no longer serves removed: no tools to serve it either", async () => {
+    const catalog: Record<string, Record<string, string>> = {
+      "write-docs": { "SKILL.md": DOCS },
+      "deploy-app": { "SKILL.md": DEPLOY },
+    };
+    const entries = () =>
+      Promise.all(Object.entries(catalog).map(([name, files]) => skillEntry(`team/${name}`, files)));
+    const source: SkillSource = {
+      list: async () => ({ skills: await entries() }),
+      get: async (uri) => (await entries()).find((entry) => entry.uri === uri),
+      read: async (uri) => {
+        const [name = "", file = ""] = uri.slice("skill://team/".length).split("/");
+        const text = catalog[name]?.[file];
+        return text === undefined ? undefined : { text, mimeType: "text/markdown" };
+      },
+    };
+    const extension = new SkillsExtension({ source });
+    const server = await serveMcp(() => {
+      const mcp = new McpServer({ name: "extension-only", version: "1" });
+      extension.attach(mcp);
+      return mcp;
+    });
+    const root = await tempFolder();
+    const target = path.join(root.dir, "target");
+    try {
+      await sync(server.url, target, { era });
+      delete catalog["deploy-app"];
+
+      const report = await sync(server.url, target, { era });
+
+      expect(report.lines).toContain("deploy-app: removed (no longer served)");
+      expect(await readTree(target)).toEqual({ "write-docs/SKILL.md": DOCS });
     } finally {
       await server.close();
       await root.remove();
