@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   Client,
   type FetchLike,
@@ -54,11 +55,23 @@ export class AnswerTooLargeError extends Error {
   override name = "AnswerTooLargeError";
 }
 
-export async function connect(address: ServerAddress, era: Era, version: string): Promise<Connection> {
+/**
+ * A wait the server asks for (`Retry-After`) is honoured up to this long (a skills-mcp server's rate limit
+ * counts by the minute), and this many times a request.
+ */
+const MAX_WAIT_SECONDS = 60;
+const MAX_WAITS = 5;
+
+export async function connect(
+  address: ServerAddress,
+  era: Era,
+  version: string,
+  onWait: (seconds: number, status: number) => void = () => undefined,
+): Promise<Connection> {
   const { apiKey } = address;
   const transport = new StreamableHTTPClientTransport(address.url, {
     requestInit: { headers: headersAsBytes(address.headers) },
-    fetch: cappedFetch(MAX_ANSWER_BYTES),
+    fetch: patientFetch(cappedFetch(MAX_ANSWER_BYTES), onWait),
     ...(apiKey === undefined ? {} : { authProvider: { token: async () => apiKey } }),
   });
   const mode = era === "modern" ? { pin: "2026-07-28" } : era;
@@ -83,6 +96,34 @@ function headersAsBytes(headers: Readonly<Record<string, string>>): Record<strin
       latin1(value) ? value : Buffer.from(value, "utf8").toString("latin1"),
     ]),
   );
+}
+
+/**
+ * `inner`, sending a request again after the wait the server asks for: a 429 (over its rate limit) or a
+ * 503 (shedding load) with `Retry-After` says it did not handle the request. A longer wait, or one past
+ * {@link MAX_WAITS}, is the answer: the request fails, as without the header.
+ */
+function patientFetch(inner: FetchLike, onWait: (seconds: number, status: number) => void): FetchLike {
+  return async (url, init) => {
+    for (let waits = 0; ; waits++) {
+      const response = await inner(url, init);
+      if ((response.status !== 429 && response.status !== 503) || waits >= MAX_WAITS) return response;
+      const seconds = retryAfterSeconds(response.headers.get("retry-after"));
+      if (seconds === undefined || seconds > MAX_WAIT_SECONDS) return response;
+      await response.body?.cancel();
+      onWait(seconds, response.status);
+      // Past the request's own timeout, the SDK aborts it: no wait outlives it.
+      await sleep(seconds * 1000, undefined, { signal: init?.signal ?? undefined });
+    }
+  };
+}
+
+/** A `Retry-After` value (seconds, or an HTTP date) in whole seconds from now, or undefined when it is neither. */
+function retryAfterSeconds(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
 /** fetch, whose answers fail once their body passes `limit` bytes (or says it will). */

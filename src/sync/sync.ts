@@ -110,7 +110,9 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
   const server = options.server.url.href;
   let connection: Connection;
   try {
-    connection = await connect(options.server, options.era, PACKAGE_VERSION);
+    connection = await connect(options.server, options.era, PACKAGE_VERSION, (seconds, status) =>
+      options.progress.note(`the server asks to wait ${seconds} s (HTTP ${status}): waiting`),
+    );
   } catch (error) {
     const why = describeError(error);
     const refused = error instanceof UnauthorizedError || /\b401\b/.test(why);

@@ -6,18 +6,33 @@ export interface CuttingProxy {
   close(): Promise<void>;
 }
 
+/** An answer the proxy gives itself, in place of the server's: a status and its headers, no body. */
+export interface ProxyAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 /**
  * An HTTP proxy on 127.0.0.1 in front of `upstream` that passes each request on, but closes its connection
- * without an answer when `cut` says so of its body: a server gone part way, or one failing a read.
+ * without an answer when `cut` says so of its body: a server gone part way, or one failing a read; or
+ * answers itself when `cut` gives the answer (a 429 with `Retry-After`).
  */
-export async function cuttingProxy(upstream: URL, cut: (body: Buffer) => boolean): Promise<CuttingProxy> {
+export async function cuttingProxy(
+  upstream: URL,
+  cut: (body: Buffer) => boolean | ProxyAnswer,
+): Promise<CuttingProxy> {
   const front = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const body = Buffer.concat(chunks);
-      if (cut(body)) {
+      const verdict = cut(body);
+      if (verdict === true) {
         request.socket.destroy();
+        return;
+      }
+      if (verdict !== false) {
+        response.writeHead(verdict.status, verdict.headers).end();
         return;
       }
       const forward = http.request(

@@ -467,6 +467,38 @@ describe("a server that stops answering part way", () => {
   });
 });
 
+describe("a server that asks sync to wait", () => {
+  // Regression: a 429 (the server's RATE_LIMIT_PER_MINUTE) or a 503 while it sheds load failed the request
+  // at once, Retry-After unread: the skill was skipped, then "the server stopped answering", and the
+  // skills left were not fetched; a check took a pack file it could not read for an update.
+  it("waits as its Retry-After says, then goes on", async () => {
+    const root = await tempFolder();
+    const target = path.join(root.dir, "target");
+    await writeTree(path.join(root.dir, "skills"), CATALOG);
+    const server = await serveCatalog(path.join(root.dir, "skills"));
+    let requests = 0;
+    const proxy = await cuttingProxy(new URL(server.url), () => {
+      requests += 1;
+      // Every third request, once each: the one that follows is let through.
+      if (requests % 3 !== 0) return false;
+      const status = requests % 2 === 0 ? 503 : 429;
+      return { status, headers: { "retry-after": "0", "content-type": "application/json" } };
+    });
+    try {
+      const report = await sync(proxy.url, target);
+      expect(report.counts).toEqual({ added: 3, updated: 0, removed: 0, skipped: 0, unchanged: 0 });
+      expect(await readTree(target)).toEqual(INSTALLED);
+
+      const check = await sync(proxy.url, target, { mode: "check" });
+      expect(check.steps.map((step) => step.kind)).toEqual(["keep", "keep", "keep"]);
+    } finally {
+      await proxy.close();
+      await server.close();
+      await root.remove();
+    }
+  });
+});
+
 describe("a skill copied into several packs", () => {
   it("is installed once when the copies are the same file for file, and skipped when they differ", async () => {
     const root = await tempFolder();
