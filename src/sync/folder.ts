@@ -40,21 +40,28 @@ export async function readFolderState(
   let count = 0;
   let bytes = 0;
   const pending = [""];
-  for (let relative = pending.pop(); relative !== undefined; relative = pending.pop()) {
-    for (const entry of await readdir(path.join(root, relative), { withFileTypes: true })) {
-      const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      if (entry.isDirectory()) {
-        pending.push(child);
-        continue;
+  try {
+    for (let relative = pending.pop(); relative !== undefined; relative = pending.pop()) {
+      for (const entry of await readdir(path.join(root, relative), { withFileTypes: true })) {
+        const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
+        if (entry.isDirectory()) {
+          pending.push(child);
+          continue;
+        }
+        if (!entry.isFile()) return { kind: "other", reason: `${child} is not a plain file` };
+        count += 1;
+        if (count > limits.maxFiles) return { kind: "other", reason: "more files than sync wrote" };
+        const file = path.join(root, child);
+        bytes += (await lstat(file)).size;
+        if (bytes > limits.maxBytes) return { kind: "other", reason: "more bytes than sync wrote" };
+        files[child] = digestOf(await readFile(file));
       }
-      if (!entry.isFile()) return { kind: "other", reason: `${child} is not a plain file` };
-      count += 1;
-      if (count > limits.maxFiles) return { kind: "other", reason: "more files than sync wrote" };
-      const file = path.join(root, child);
-      bytes += (await lstat(file)).size;
-      if (bytes > limits.maxBytes) return { kind: "other", reason: "more bytes than sync wrote" };
-      files[child] = digestOf(await readFile(file));
     }
+  } catch (error) {
+    // Made unreadable here: changed since sync wrote it, as an edit is; the other skills still sync.
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code !== "EACCES" && code !== "EPERM") throw error;
+    return { kind: "other", reason: message };
   }
   return { kind: "files", files };
 }

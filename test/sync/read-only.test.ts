@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmod, chown, mkdir, readdir } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { STAGING_DIR } from "../../src/sync/index.js";
@@ -15,6 +15,7 @@ import { readLockIn, readTree, type Served, serveCatalog, tempFolder } from "./h
 
 const USER: User | undefined = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
 const SCRIPT = "console.log('reshape');\n";
+const CLEAN_CSV = skillMd("clean-csv", "Clean CSV files.");
 
 function runSync(url: string, folder: string): Promise<Exited> {
   return new Promise((resolve) => {
@@ -39,6 +40,7 @@ beforeEach(async () => {
   await writeTree(skills, {
     "data/reshape-json/SKILL.md": skillMd("reshape-json", "Reshape JSON.", "Run scripts/reshape.js.\n"),
     "data/reshape-json/scripts/reshape.js": SCRIPT,
+    "data/clean-csv/SKILL.md": CLEAN_CSV,
   });
   server = await serveCatalog(skills);
   await mkdir(target);
@@ -71,10 +73,11 @@ describe("a skill whose old copy cannot be deleted", () => {
 
     const updated = await runSync(server.url, target);
 
-    expect(updated.stderr).toContain("1 updated, 0 removed, 0 skipped");
+    expect(updated.stderr).toContain("1 updated, 0 removed, 0 skipped, 1 unchanged");
     expect(updated.stderr).toMatch(new RegExp(`cannot remove .*${STAGING_DIR}`));
     expect(updated.code).toBe(0);
     expect(await readTree(target)).toEqual({
+      "clean-csv/SKILL.md": CLEAN_CSV,
       "reshape-json/SKILL.md": manifest,
       "reshape-json/scripts/reshape.js": SCRIPT,
     });
@@ -82,7 +85,25 @@ describe("a skill whose old copy cannot be deleted", () => {
     expect((await readLockIn(target)).sources[0]?.skills["reshape-json"]?.files["SKILL.md"]).toBe(sha);
 
     const again = await runSync(server.url, target);
-    expect(again.stderr).toContain("0 skipped, 1 unchanged");
+    expect(again.stderr).toContain("0 skipped, 2 unchanged");
     expect(again.code).toBe(0);
+  });
+});
+
+describe("a file of an installed skill that sync may not read", () => {
+  // Regression: reading it failed the whole run ("cannot sync into <folder>: EACCES", exit 2): no skill
+  // was added or updated, whatever the others needed.
+  it("has its skill left alone as changed here, and the others synced", { timeout: 120_000 }, async () => {
+    expect((await runSync(server.url, target)).code).toBe(0);
+    await chmod(path.join(target, "reshape-json/SKILL.md"), 0o000);
+    await rm(path.join(target, "clean-csv"), { recursive: true });
+
+    const report = await runSync(server.url, target);
+
+    expect(report.stderr).toMatch(/reshape-json: skipped: changed here since sync installed it \(.*EACCES/);
+    expect(report.stderr).toContain("1 added, 0 updated, 0 removed, 1 skipped");
+    expect(report.code).toBe(1);
+    await chmod(path.join(target, "reshape-json/SKILL.md"), 0o644);
+    expect((await readTree(target))["clean-csv/SKILL.md"]).toBe(CLEAN_CSV);
   });
 });
