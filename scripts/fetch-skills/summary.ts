@@ -75,9 +75,25 @@ export function repinSummary(
   ].join("\n");
 }
 
-/** `text` fit for one cell of a Markdown table: no pipe ends the cell, no newline ends the row. */
+/**
+ * Words from git, which may be the remote's own (`remote:` lines), as one cell of a Markdown table that
+ * GitHub leaves inert: a code span, in which no @mention, issue reference (`Fixes #1` would close the
+ * issue on merge) or link comes alive, with a fence longer than any run of backticks in it; control and
+ * format characters (a bidi override) written as their code points; no pipe ends the cell, no newline
+ * the row.
+ */
 function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\s+/g, " ");
+  const shown = text
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(
+      /[\p{Cc}\p{Cf}]/gu,
+      (character) => `{U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}}`,
+    );
+  const longest = Math.max(0, ...[...shown.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = "`".repeat(longest + 1);
+  const pad = shown.startsWith("`") || shown.endsWith("`") ? " " : "";
+  return `${fence}${pad}${shown}${pad}${fence}`.replaceAll("|", "\\|");
 }
 
 /** What a fetch put in the skills folder: one row per pack. */

@@ -321,7 +321,7 @@ ref = "{STEADY_REF}"
     const summary = await readFile(path.join(site, "pr.md"), "utf8");
     expect(summary).toContain("> [!WARNING]\n> 1 source could not be repinned and keeps its pin: lost.");
     expect(summary).toContain(
-      `| lost | nope | \`${first.slice(0, 7)}\` | – | **not repinned**: ${tracked.url} has no refs/heads/nope |`,
+      `| lost | nope | \`${first.slice(0, 7)}\` | – | **not repinned**: \`${tracked.url} has no refs/heads/nope\` |`,
     );
     expect(summary).toContain("1 of 2 sources moved: head.");
     // The source that stays is fetched at its pin, beside the one that moved.
@@ -353,7 +353,7 @@ ref = "{STEADY_REF}"
       "> [!WARNING]\n> 1 source was held back at its pin, its new head failing the fetch: moving.",
     );
     expect(summary).toContain(
-      `| moving | HEAD | \`${pinned.slice(0, 7)}\` | – | **held back**: \`${broken.slice(0, 7)}\` fails: ${why} |`,
+      `| moving | HEAD | \`${pinned.slice(0, 7)}\` | – | **held back**: \`${broken.slice(0, 7)}\` fails: \`${why}\` |`,
     );
     expect(summary).toContain("1 of 2 sources moved: head.");
     // The held-back pack is served at its pin, beside the one that moved.

@@ -62,9 +62,23 @@ describe("repinSummary", () => {
       ],
     );
     expect(summary).toContain(
-      "| gone | HEAD | `a333fbb` | – | **not repinned**: cannot list file:///srv/gone: fatal: a \\| b c |",
+      "| gone | HEAD | `a333fbb` | – | **not repinned**: `cannot list file:///srv/gone: fatal: a \\| b c` |",
     );
     expect(summary).toContain("1 of 2 sources moved: n8n.");
+  });
+
+  it("shows the remote's words inert: no mention, issue reference or link comes alive in the pull request", () => {
+    const reason = "fatal: remote: Fixes #1, cc @octocat: see https://evil.example ``x`` \u202Eevil";
+    const summary = repinSummary(
+      [{ source: source("n8n", "https://github.com/n8n-io/skills.git"), tracks: "HEAD", from: OLD, to: NEW }],
+      [{ source: source("hostile", "https://git.example/skills.git"), reason }],
+    );
+    const row = summary.split("\n").find((line) => line.startsWith("| hostile |")) ?? "";
+    expect(row).toContain(
+      "**not repinned**: ```fatal: remote: Fixes #1, cc @octocat: see https://evil.example ``x`` {U+202E}evil``` |",
+    );
+    // Outside the one code span, nothing of the remote's words is left.
+    expect(row.replace(/```.*```/, "")).not.toMatch(/@|#1|https/);
   });
 });
 
