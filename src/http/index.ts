@@ -102,9 +102,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   let shed = 0;
+  let lastShedAt = Number.NEGATIVE_INFINITY;
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
     if (error.code === SHED) {
+      const now = Date.now();
+      // A new overload, after a quiet spell, is counted afresh: counted on from the last one, it went
+      // unsaid until the count reached the next power of ten.
+      if (now - lastShedAt > SHED_QUIET_MS) shed = 0;
+      lastShedAt = now;
       shed++;
       // Each shed request has its request line (503): said each time, the warning doubled what an
       // overloaded server wrote.
@@ -175,6 +181,8 @@ function shown(text: string | undefined): string | undefined {
 
 /** The code of @fastify/under-pressure's error: load shedding, a refusal rather than a fault. */
 const SHED = "FST_UNDER_PRESSURE";
+/** A shed this long after the last one begins a new overload, warned of as the first was. */
+export const SHED_QUIET_MS = 60_000;
 
 /** What the client is told: Fastify's own message for its mistakes, nothing internal for ours. */
 function clientMessage(error: FastifyError, status: number, settings: HttpSettings): string {

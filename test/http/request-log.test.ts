@@ -9,7 +9,7 @@ import path from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
-import { buildApp } from "../../src/http/index.js";
+import { buildApp, SHED_QUIET_MS } from "../../src/http/index.js";
 import { mcpDepsFor, prepare } from "../../src/startup/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { httpSettings } from "../helpers/server.js";
@@ -248,6 +248,30 @@ describe("an overloaded server", () => {
         [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100].map((count) => ["overloaded: request shed", count]),
       );
     } finally {
+      await app.close();
+    }
+  });
+
+  it("warns of a new overload after a quiet spell as of the first, counted afresh", async () => {
+    // Only the clock of the log's count is moved; the sampling of load runs on real timers.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const { app, warnings } = await appLogging({ SHED_RSS_MB: "1", SHED_EVENT_LOOP_DELAY_MS: "0" });
+    try {
+      const shed = () => app.inject({ method: "POST", url: "/mcp", headers, payload: ping });
+      await vi.waitFor(async () => expect((await shed()).statusCode).toBe(503), {
+        timeout: 5000,
+        interval: 50,
+      });
+      for (let sent = 1; sent < 20; sent++) expect((await shed()).statusCode).toBe(503);
+      // Still one overload a moment later: said on sparingly.
+      vi.setSystemTime(Date.now() + SHED_QUIET_MS / 2);
+      for (let sent = 0; sent < 3; sent++) expect((await shed()).statusCode).toBe(503);
+      expect(warnings().map((line) => line.shed)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      vi.setSystemTime(Date.now() + SHED_QUIET_MS + 1000);
+      for (let sent = 0; sent < 3; sent++) expect((await shed()).statusCode).toBe(503);
+      expect(warnings().map((line) => line.shed)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3]);
+    } finally {
+      vi.useRealTimers();
       await app.close();
     }
   });
