@@ -2,6 +2,7 @@ import { pino } from "pino";
 import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog/index.js";
 import { ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, InFlight, Readiness } from "./http/index.js";
+import { LogOutput } from "./log-output.js";
 import { steeringFor, warmPreviews } from "./mcp/index.js";
 import {
   mcpDepsFor,
@@ -35,10 +36,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   // The one-shot commands write their few lines at once: queued, they were written at exit by a synchronous
   // flush that retries a closed pipe forever (`--build-index | head -1` never ended, nor on Ctrl-C).
   const oneShot = config.buildIndex || config.steering;
-  const logger = pino(
-    { level: config.logLevel },
-    pino.destination({ dest: ownsStdout ? 2 : 1, sync: oneShot }),
-  );
+  logOutput = new LogOutput(ownsStdout ? 2 : 1, oneShot);
+  const logger = pino({ level: config.logLevel }, logOutput.destination);
   for (const warning of config.misspelledSettings) logger.warn(warning);
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
@@ -205,15 +204,22 @@ async function listen(app: Awaited<ReturnType<typeof buildApp>>, host: string, p
   }
 }
 
-main(process.argv.slice(2), process.env).then(
-  (status) => process.exit(status),
-  (error: unknown) => {
-    const known =
-      error instanceof ConfigError ||
-      error instanceof CatalogError ||
-      error instanceof SavedIndexError ||
-      error instanceof ListenError;
-    process.stderr.write(`skills-mcp: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
-    process.exit(1);
-  },
-);
+/** The log, once main has made it: what it still holds is written out before the process exits. */
+let logOutput: LogOutput | undefined;
+/** How long an exit waits for its log's reader to take the last lines. */
+const LOG_EXIT_MS = 500;
+
+async function exit(status: number): Promise<never> {
+  await logOutput?.end(LOG_EXIT_MS);
+  process.exit(status);
+}
+
+main(process.argv.slice(2), process.env).then(exit, (error: unknown) => {
+  const known =
+    error instanceof ConfigError ||
+    error instanceof CatalogError ||
+    error instanceof SavedIndexError ||
+    error instanceof ListenError;
+  process.stderr.write(`skills-mcp: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
+  return exit(1);
+});

@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { freePort } from "../scripts/free-port.js";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
 import {
   canRunAsPid1,
@@ -299,6 +300,65 @@ describe("shutting down with a request its client never finishes", () => {
     expect(messages).toContain("closing the connections of clients that never finished their requests");
     expect(messages).not.toContain("in-flight requests did not finish in time; exiting anyway");
     silent.destroy();
+  });
+});
+
+// Exiting with log lines queued, pino wrote them in a loop that retried a closed or full pipe forever.
+describe("exiting while the log's reader is gone or takes nothing", () => {
+  /** The server with `env`, its stdout closed at once (`| head -0`) or never read; its exit code and stderr. */
+  function serverWithoutLogReader(env: Record<string, string>, stdout: "closed" | "unread") {
+    const child = spawn(process.execPath, MAIN, {
+      cwd: ROOT,
+      env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env, NODE_OPTIONS: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    if (stdout === "closed") child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    // Bounded: a server that hangs is killed, and its exit code is null.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      }),
+    );
+    return { child, exited, stderr: () => stderr };
+  }
+
+  it("refuses to start with its reason and exit status 1 when stdout is a closed pipe", async () => {
+    // Warnings at once, so that lines wait behind the first write when it exits.
+    const server = serverWithoutLogReader(
+      { SKILLS_DIR: path.join(tree.dir, "missing"), SKILL_PACK: "alpha", API_KEY: "x", ALLOWED_HOST: "y" },
+      "closed",
+    );
+    expect(await server.exited).toBe(1);
+    expect(server.stderr()).toContain("does not exist");
+  });
+
+  it("exits 0 on SIGTERM when its log's reader takes nothing", async () => {
+    // Some 900 KB of warnings at the start: more than the pipe and its reader's buffer hold.
+    const names = Array.from({ length: 3000 }, (_, i) => `not-a-pack-of-this-server-at-all-${i}`);
+    const descriptions = path.join(tree.dir, "descriptions.json");
+    await writeFile(descriptions, JSON.stringify(Object.fromEntries(names.map((name) => [name, "x"]))));
+    const port = await freePort();
+    const server = serverWithoutLogReader(
+      {
+        SKILLS_DIR: tree.skillsDir,
+        PACK_DESCRIPTIONS: descriptions,
+        PORT: String(port),
+        SHUTDOWN_DRAIN_MS: "0",
+      },
+      "unread",
+    );
+    await vi.waitFor(async () => expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
   });
 });
 
