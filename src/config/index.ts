@@ -122,6 +122,7 @@ export function loadConfig(
   const answersAlone = args.help === true || args.version === true;
   if (problems.length > 0 && !answersAlone) throw new ConfigError(problems.join("; "));
 
+  const transport = args.stdio ? "stdio" : values.TRANSPORT;
   return Object.freeze({
     skillsDir,
     skillsDirOrigin,
@@ -134,7 +135,7 @@ export function loadConfig(
     port: values.PORT,
     host: values.HOST,
     logLevel: values.LOG_LEVEL,
-    transport: args.stdio ? "stdio" : values.TRANSPORT,
+    transport,
     help: args.help === true,
     version: args.version === true,
     steering,
@@ -153,6 +154,6 @@ export function loadConfig(
       maxBodyBytes: values.MAX_BODY_BYTES,
     }),
     shutdownDrainMs: values.SHUTDOWN_DRAIN_MS,
-    misspelledSettings: Object.freeze(misspelledSettings(env)),
+    misspelledSettings: Object.freeze(misspelledSettings(env, transport)),
   });
 }

@@ -279,16 +279,29 @@ export function readSettings(
  * nothing would say why. Only names with an underscore, as ours: `PROMPT` (Windows) or `HOSTS` are
  * someone else's.
  */
-export function misspelledSettings(env: Readonly<Record<string, string | undefined>>): string[] {
+export function misspelledSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  transport: "http" | "stdio" = "http",
+): string[] {
   const names = Object.keys(SETTINGS);
   const warnings: string[] = [];
   for (const given of Object.keys(env)) {
     if (!given.includes("_") || names.includes(given)) continue;
     const meant = names.find((name) => editDistance(given.toUpperCase(), name, 1) <= 1);
-    if (meant !== undefined)
-      warnings.push(`${given} is not a setting, and is ignored: did you mean ${meant}?`);
+    if (meant === undefined) continue;
+    // Over stdio the HTTP settings do nothing (API_KEY asked for API keys the stdio client is never asked).
+    warnings.push(
+      transport === "stdio" && isHttpOnly(meant as SettingName)
+        ? `${given} is not a setting, and is ignored; ${meant}, the setting it is one slip from, applies only over HTTP, not over stdio`
+        : `${given} is not a setting, and is ignored: did you mean ${meant}?`,
+    );
   }
   return warnings;
+}
+
+/** Whether `name` is read only by the HTTP server: its address, protections, limits and shutdown. */
+function isHttpOnly(name: SettingName): boolean {
+  return name === "PORT" || name === "HOST" || SETTINGS[name].section === "http";
 }
 
 /** Where the skills are: SKILLS_DIR, else ./skills when it exists, else the bundled examples. */

@@ -140,6 +140,18 @@ describe("loadConfig", () => {
     ]);
   });
 
+  // Over stdio, API_KEY was warned about as a misspelt API_KEYS, as if the server had started without keys.
+  it("says over stdio that the setting a slip is close to applies only over HTTP, if it does", () => {
+    const env = { API_KEY: "not-read-as-a-key", RATE_LIMIT_PER_MINUTES: "60", SKILL_PACK: "n8n" };
+    for (const config of [loadConfig(env, ["--stdio"]), loadConfig({ ...env, TRANSPORT: "stdio" })]) {
+      expect(config.misspelledSettings).toEqual([
+        "API_KEY is not a setting, and is ignored; API_KEYS, the setting it is one slip from, applies only over HTTP, not over stdio",
+        "RATE_LIMIT_PER_MINUTES is not a setting, and is ignored; RATE_LIMIT_PER_MINUTE, the setting it is one slip from, applies only over HTTP, not over stdio",
+        "SKILL_PACK is not a setting, and is ignored: did you mean SKILL_PACKS?",
+      ]);
+    }
+  });
+
   it("answers --help and --version whatever the environment holds, as they read no setting", () => {
     const badEnv = { PORT: "abc", LOG_LEVEL: "loud" };
     expect(() => loadConfig(badEnv)).toThrow(/PORT "abc"/);
