@@ -80,7 +80,12 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     unsafeSkills: prepared.unsafeSkills,
   });
   const inFlight = InFlight.watch(app.server);
-  await listen(app, config.host, config.port);
+  // A signal since the catalog was prepared (building the app, taking the port) still stops the start.
+  const listened = await Promise.race([listen(app, config.host, config.port), stopped]);
+  if (typeof listened === "string") {
+    logger.info({ signal: listened }, "stopped before serving");
+    return 0;
+  }
   const listening = performance.now();
   logger.info(
     {

@@ -459,6 +459,55 @@ describe("stopping on a signal before it serves, and over stdio", () => {
     },
   );
 
+  // Only the preparing of the catalog was raced with the signal: one between it and listening (building the
+  // app, taking the port) was served, the server listening and draining for SHUTDOWN_DRAIN_MS after all.
+  it("handles SIGTERM while it takes its port: exits 0 without listening, saying so", async () => {
+    const hooks = await makeTree({
+      "hold-listen.mjs": [
+        'import { writeSync } from "node:fs";',
+        'import net from "node:net";',
+        "const { listen } = net.Server.prototype;",
+        "net.Server.prototype.listen = function (...args) {",
+        '  writeSync(2, "listening held\\n");',
+        "  setTimeout(() => listen.apply(this, args), 60_000);",
+        "  return this;",
+        "};",
+      ].join("\n"),
+    });
+    const child = spawn(
+      process.execPath,
+      ["--import", pathToFileURL(path.join(hooks.dir, "hold-listen.mjs")).href, ...MAIN],
+      {
+        cwd: ROOT,
+        env: { ...process.env, SKILLS_DIR: tree.skillsDir, HOST: "127.0.0.1", PORT: "0", NODE_OPTIONS: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    let exit: number | null | undefined;
+    child.on("close", (code) => {
+      exit = code;
+    });
+    try {
+      await vi.waitFor(() => expect(stderr).toContain("listening held"), { timeout: 20_000 });
+      child.kill("SIGTERM");
+      await vi.waitFor(() => expect(exit).toBe(0), { timeout: 10_000 });
+      const messages = logLines(stdout).map((line) => line.msg);
+      expect(messages).toContain("stopped before serving");
+      expect(messages).not.toContain("ready");
+    } finally {
+      child.kill("SIGKILL");
+      await hooks.remove();
+    }
+  });
+
   it.each(["SIGTERM", "SIGINT"] as const)(
     "handles %s over stdio: exits 0 as when stdin closes",
     async (signal) => {
