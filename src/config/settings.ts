@@ -281,7 +281,7 @@ export function readSettings(
  */
 export function misspelledSettings(
   env: Readonly<Record<string, string | undefined>>,
-  transport: "http" | "stdio" = "http",
+  transport: "http" | "stdio",
 ): string[] {
   const names = Object.keys(SETTINGS);
   const warnings: string[] = [];
