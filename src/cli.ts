@@ -36,7 +36,9 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   // The one-shot commands write their few lines at once: queued, they were written at exit by a synchronous
   // flush that retries a closed pipe forever (`--build-index | head -1` never ended, nor on Ctrl-C).
   const oneShot = config.buildIndex || config.steering;
-  logOutput = new LogOutput(ownsStdout ? 2 : 1, oneShot);
+  logOutput = new LogOutput(ownsStdout ? 2 : 1, oneShot, (lines) =>
+    logger.warn({ lines }, "log lines dropped: the log's reader took none while they came"),
+  );
   const logger = pino({ level: config.logLevel }, logOutput.destination);
   for (const warning of config.misspelledSettings) logger.warn(warning);
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.

@@ -13,6 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../scripts/free-port.js";
+import { MAX_HELD_BYTES } from "../src/log-output.js";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
 import {
   canRunAsPid1,
@@ -359,6 +360,41 @@ describe("exiting while the log's reader is gone or takes nothing", () => {
     });
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
+  });
+
+  it("holds at most 16 MiB of lines for a reader that takes none, and says how many it dropped", {
+    timeout: 120_000,
+  }, async () => {
+    const port = await freePort();
+    const server = serverWithoutLogReader({ SKILLS_DIR: tree.skillsDir, PORT: String(port) }, "unread");
+    try {
+      await vi.waitFor(
+        async () => expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200),
+        { timeout: 20_000, interval: 100 },
+      );
+      // Each a 404 with a line of some 7 KB: some 40 MB of lines in all.
+      const url = `http://127.0.0.1:${port}/nowhere?${"x".repeat(7000)}`;
+      const client = async () => {
+        for (let sent = 0; sent < 350; sent++) {
+          await (await fetch(url, { signal: AbortSignal.timeout(10_000) })).arrayBuffer();
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, client));
+      let stdout = "";
+      server.child.stdout?.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      await vi.waitFor(() => expect(stdout).toContain("log lines dropped"), { timeout: 30_000 });
+      const [dropped] = logLines(stdout).filter((line) =>
+        line.msg?.toString().startsWith("log lines dropped"),
+      );
+      expect(dropped?.lines).toBeGreaterThan(1000);
+      expect(Buffer.byteLength(stdout)).toBeLessThan(MAX_HELD_BYTES + 4 * 1024 * 1024);
+      server.child.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+    } finally {
+      server.child.kill("SIGKILL");
+    }
   });
 });
 
