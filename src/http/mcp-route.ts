@@ -7,7 +7,6 @@ import { ByteBudget } from "../budget/index.js";
 import { formatSize, type Scope, SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import { fileBytesOf, type McpDeps, serverFactoryFor } from "../mcp/index.js";
-import { asRequest } from "../request-id.js";
 import type { Answer } from "./answer-cache.js";
 import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
@@ -232,8 +231,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         reply.raw.once("close", free);
         if (reply.raw.closed) free();
       }
-      // Its id reaches what the answer's work logs (a tool that failed inside the server).
-      const { answer, failed } = await asRequest(request.id, () => asked.answer());
+      const { answer, failed } = await asked.answer();
       // A client that stops taking an answer that holds a file loses its connection, and its share.
       if (weight > 0) reply.raw.setTimeout(settings.requestTimeoutMs);
       call.failed = failed;

@@ -2,7 +2,6 @@ import type { Logger } from "pino";
 import type { Config } from "../config/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo } from "../mcp/index.js";
 import { PACKAGE_VERSION } from "../package.js";
-import { currentRequestId } from "../request-id.js";
 import type { Prepared } from "./prepare.js";
 
 /** What the server calls itself: the package's name and version. */
@@ -35,8 +34,7 @@ export function mcpDepsFor(
     prompts: config.prompts,
     catalogPreview: config.catalogPreview,
     packDescriptions: config.packDescriptions,
-    onInternalError: (error, tool) =>
-      logger.error({ err: error, tool, reqId: currentRequestId() }, "tool failed"),
+    onInternalError: (error, tool) => logger.error({ err: error, tool }, "tool failed"),
     onWarning: (warning) => logger.warn(warning, `Skills extension: ${warning.path}: ${warning.message}`),
     onResourceWarning: ({ skill, reason }) =>
       logger.warn({ skill: skill?.id }, skill ? `${skill.id}: ${reason}` : reason),
