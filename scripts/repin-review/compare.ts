@@ -11,7 +11,13 @@ import {
   type Skill,
   stripBom,
 } from "../../src/catalog/index.js";
-import { compareIgnoringEndings, type EndingsChange, type LineChanges, unifiedDiff } from "./diff.js";
+import {
+  compareIgnoringEndings,
+  type EndingsChange,
+  type LineChanges,
+  unifiedDiff,
+  withLineFeeds,
+} from "./diff.js";
 import { type Excerpt, excerptOf } from "./excerpt.js";
 
 /** A pack as one commit has it: its skills, and every file it serves by path in the pack. */
@@ -230,8 +236,8 @@ export async function comparePacks(
   const addedKeys: AddedKeys[] = [];
   for (const skill of added) {
     await between();
-    // CRLF endings left out: each line would show a `{U+000D}`.
-    const text = bytesOf(documentOf(after, skill)).toString("utf8").replaceAll("\r\n", "\n");
+    // CRLF and CR endings left out: each line would show a `{U+000D}`.
+    const text = withLineFeeds(bytesOf(documentOf(after, skill)).toString("utf8"));
     if (addedDocuments.length < KEPT_BODIES)
       addedDocuments.push({ skill, lines: excerptOf(text.replace(/\n$/, "").split("\n")) });
     const keys = [...topLevelKeys(partsOf(text).frontmatter).keys()].filter((key) => !NAMED_KEYS.has(key));
@@ -454,9 +460,7 @@ function linesOf(text: string): Lines {
   for (let start = 0; start <= text.length; ) {
     const found = text.indexOf("\n", start);
     const end = found < 0 ? text.length : found;
-    // Its CRLF ending left out: a skill moved and converted to CRLF in one bump still shares its lines.
-    const ending = found >= 0 && end > start && text.charCodeAt(end - 1) === 13 ? 1 : 0;
-    const line = text.slice(start, end - ending);
+    const line = text.slice(start, end);
     start = end + 1;
     if (line.trim() === "") continue;
     counts.set(line, (counts.get(line) ?? 0) + 1);
@@ -473,10 +477,13 @@ function similarity(a: Lines, b: Lines): number {
   return common / Math.max(a.total, b.total, 1);
 }
 
-/** The body and the text supporting files of a skill, in path order, for telling how alike two skills are. */
+/**
+ * The body and the text supporting files of a skill, in path order, for telling how alike two skills are.
+ * Line endings left out: a skill moved and converted to CRLF in one bump still shares its lines.
+ */
 function skillText(skill: Skill, { side, files }: Commit): string {
   const sorted = [...files(skill)].sort(([a], [b]) => compareText(a, b));
-  const texts = sorted.map(([file, content]) => `${file}\n${textOf(content) ?? ""}`);
+  const texts = sorted.map(([file, content]) => `${file}\n${withLineFeeds(textOf(content) ?? "")}`);
   return [bodyOf(documentOf(side, skill)), ...texts].join("\n");
 }
 
@@ -565,11 +572,11 @@ function sameContent(a: ServedFile, b: ServedFile): boolean {
 }
 
 /**
- * The frontmatter taken off: what a model reads after choosing the skill. CRLF endings are left out, as
+ * The frontmatter taken off: what a model reads after choosing the skill. Line endings are left out, as
  * everywhere the review compares text: a skill moved to CRLF is still the same skill.
  */
 function bodyOf(file: ServedFile): string {
-  return partsOf(bytesOf(file).toString("utf8").replaceAll("\r\n", "\n")).body;
+  return partsOf(withLineFeeds(bytesOf(file).toString("utf8"))).body;
 }
 
 /**

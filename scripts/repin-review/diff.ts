@@ -113,9 +113,10 @@ export function unifiedDiff(before: string, after: string, context = 3): string[
 }
 
 /**
- * How a text's line endings changed: each side named (`LF`, `CRLF`, or how many of its lines end in CRLF),
- * and whether nothing else did. A carriage return is an ending only right before a line feed: one inside a
- * line, or one more before the ending, is content.
+ * How a text's line endings changed: each side named (`LF`, `CRLF`, `CR`, or how many of its lines end in
+ * CRLF or CR), and whether nothing else did. A carriage return is an ending right before a line feed, or in
+ * a text with no line feed at all (old Mac OS), as the audit reads it: one inside a line of a text with line
+ * feeds, or one more before the ending, is content.
  */
 export interface EndingsChange {
   readonly before: string;
@@ -124,8 +125,8 @@ export interface EndingsChange {
 }
 
 /**
- * Two texts compared with their line endings left out, so that a file moved to CRLF or back reads as the
- * one-line change it is, not as every line removed and added again: the texts without CRLF endings, what
+ * Two texts compared with their line endings left out, so that a file moved to CRLF or CR or back reads as
+ * the one-line change it is, not as every line removed and added again: the texts with LF endings, what
  * their lines add and remove, and how the endings changed (undefined when both sides' endings are named
  * alike and something else changed).
  */
@@ -133,9 +134,9 @@ export function compareIgnoringEndings(
   before: string,
   after: string,
 ): { before: string; after: string; lines: LineChanges; endings: EndingsChange | undefined } {
-  if (!before.includes("\r\n") && !after.includes("\r\n"))
-    return { before, after, lines: countLineChanges(before, after), endings: undefined };
-  const [a, b] = [before.replaceAll("\r\n", "\n"), after.replaceAll("\r\n", "\n")];
+  const [a, b] = [withLineFeeds(before), withLineFeeds(after)];
+  if (a === before && b === after)
+    return { before, after, lines: countLineChanges(a, b), endings: undefined };
   const [was, now] = [endingsOf(before), endingsOf(after)];
   return {
     before: a,
@@ -148,10 +149,24 @@ export function compareIgnoringEndings(
 }
 
 /**
- * `LF`, `CRLF`, or how many of its lines end in CRLF when not all do: a last line without an ending counts
- * as one that does not, so that a bump ending it reads as a change.
+ * `text` with each of its line endings (see {@link EndingsChange}) a line feed: CRLF, or CR in a text with
+ * no line feed.
+ */
+export function withLineFeeds(text: string): string {
+  return text.includes("\n") ? text.replaceAll("\r\n", "\n") : text.replaceAll("\r", "\n");
+}
+
+/**
+ * `LF`, `CRLF`, `CR`, or how many of its lines end in CRLF or CR when not all do: a last line without an
+ * ending counts as one that does not, so that a bump ending it reads as a change.
  */
 function endingsOf(text: string): string {
+  if (!text.includes("\n") && text.includes("\r")) {
+    let cr = 0;
+    for (let end = text.indexOf("\r"); end >= 0; end = text.indexOf("\r", end + 1)) cr++;
+    const lines = text.endsWith("\r") ? cr : cr + 1;
+    return cr === lines ? "CR" : `CR on ${cr} of ${lines} lines`;
+  }
   let crlf = 0;
   let lines = text === "" || text.endsWith("\n") ? 0 : 1;
   for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", end + 1)) {

@@ -12,6 +12,7 @@ import {
   spanScript,
   UNIFIED_LIMITS,
   unifiedDiff,
+  withLineFeeds,
 } from "../../scripts/repin-review/diff.js";
 
 const side = (edits: readonly Edit<string>[], other: Edit<string>["kind"]) =>
@@ -168,17 +169,53 @@ describe("compareIgnoringEndings", () => {
     });
   });
 
+  // A file of old Mac OS line endings (CR, no LF at all) read as one line of content: converted to LF or
+  // CRLF it was every line removed and added, and an edit in it was a whole-file change.
+  it("reads CR endings in a text without line feeds as line endings", () => {
+    expect(compareIgnoringEndings("a\rb\r", "a\nb\n")).toMatchObject({
+      lines: { added: 0, removed: 0 },
+      endings: { before: "CR", after: "LF", only: true },
+    });
+    expect(compareIgnoringEndings("a\r\nb\r\n", "a\rb\r").endings).toEqual({
+      before: "CRLF",
+      after: "CR",
+      only: true,
+    });
+    expect(compareIgnoringEndings("a\rb\rc", "a\nb\nc\n").endings).toEqual({
+      before: "CR on 2 of 3 lines",
+      after: "LF",
+      only: false,
+    });
+    expect(compareIgnoringEndings("a\rb\rc\r", "a\rB\rc\rd\r")).toMatchObject({
+      before: "a\nb\nc\n",
+      after: "a\nB\nc\nd\n",
+      lines: { added: 2, removed: 1, unchanged: 2 },
+      endings: undefined,
+    });
+    expect(unifiedDiff(withLineFeeds("a\rb\rc\r"), withLineFeeds("a\rB\rc\r"))).toEqual([
+      "@@ -1,3 +1,3 @@",
+      " a",
+      "-b",
+      "+B",
+      " c",
+    ]);
+  });
+
   it("counts a carriage return that ends no line as content", () => {
     for (const [before, after] of [
       ["a\rb\n", "ab\n"],
       ["a\r\r\n", "a\r\n"],
-      ["a\r", "a"],
     ]) {
       expect(compareIgnoringEndings(before ?? "", after ?? "")).toMatchObject({
         lines: { added: 1, removed: 1 },
         endings: undefined,
       });
     }
+    // In a text with line feeds, a carriage return is no ending even where a line feed was made of it.
+    expect(compareIgnoringEndings("a\rb\n", "a\nb\n")).toMatchObject({
+      lines: { added: 2, removed: 1 },
+      endings: undefined,
+    });
     // Endings unchanged, CRLF throughout: no note, and the lines compared without them.
     expect(compareIgnoringEndings("a\r\nb\r\n", "a\r\nc\r\n")).toMatchObject({
       lines: { added: 1, removed: 1 },
