@@ -52,6 +52,9 @@ const HYPHEN = 45;
 const UNDERSCORE = 95;
 const APOSTROPHE = 39;
 const CURLY_APOSTROPHE = 0x2019;
+const SOFT_HYPHEN = 0xad;
+const ZWNJ = 0x200c;
+const ZWJ = 0x200d;
 
 /** Multipliers of the two polynomial word hashes; odd, so no information is lost. */
 const HASH_MULTIPLIER = 0x01000193;
@@ -119,7 +122,8 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
  * Catalogs are large (10,000 skills hold about 12 million words), so words are scanned character by
  * character, hashed on the way, and handed over as spans. Only compounds holding a Chinese or Japanese
  * character or a character whose folded spelling is not one character of its kind (`ß`, `Σ`, combining
- * marks, letters outside the Basic Multilingual Plane) take the regular-expression path, several times
+ * marks, letters outside the Basic Multilingual Plane) or an ignorable character (a soft hyphen, a
+ * zero-width joiner or non-joiner) take the regular-expression path, several times
  * slower a word. A scanner keeps the character classes it has looked up, and is not shared between
  * concurrent scans.
  */
@@ -165,7 +169,8 @@ export class WordScanner {
         let folded = code | 0x20;
         if (code >= 128) {
           folded = this.foldedAt(text, i);
-          if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
+          if (folded === UNICODE_PATH || (folded === NOT_IN_WORD && isIgnorable(code)))
+            return this.unicodeCompound(text, start, end, sink);
           if (folded === NOT_IN_WORD) break;
         } else if (ASCII_CLASS[code] === OTHER) {
           break;
@@ -183,7 +188,8 @@ export class WordScanner {
         for (i++; i < end; i++) {
           code = text.charCodeAt(i);
           folded = this.letterFoldedAt(text, i);
-          if (folded === UNICODE_PATH) return this.unicodeCompound(text, start, end, sink);
+          if (folded === UNICODE_PATH || (folded === NOT_IN_WORD && isIgnorable(code)))
+            return this.unicodeCompound(text, start, end, sink);
           if (folded === NOT_IN_WORD) break;
           hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
           check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
@@ -309,6 +315,14 @@ export class WordScanner {
     }
     return type;
   }
+}
+
+/**
+ * A soft hyphen, zero-width non-joiner or joiner, which a word may hold and is read without (see terms.ts):
+ * a word meeting one takes the Unicode path, which reads it so.
+ */
+function isIgnorable(code: number): boolean {
+  return code === SOFT_HYPHEN || code === ZWNJ || code === ZWJ;
 }
 
 function unicodeClass(character: string): number {

@@ -27,12 +27,20 @@ function numberWords(): string[] {
 }
 
 /**
- * A part of a word: a letter or digit, then letters, digits and the combining marks that belong to them
- * (Hindi vowel signs; an accent typed as a mark of its own).
+ * Characters that change how a word is drawn, not what it says: the soft hyphen (`Auf\u00ADlage`, a place
+ * to break the line) and the zero-width non-joiner and joiner (Persian and Indic spelling, emoji). Inside
+ * a word they are read as absent, so that a word holding one is the word typed without it.
  */
-const PART = "[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*";
+const IGNORABLE = "\\u00AD\\u200C\\u200D";
+const IGNORABLES = new RegExp(`[${IGNORABLE}]`, "g");
+/**
+ * A part of a word: a letter or digit, then letters, digits and the combining marks that belong to them
+ * (Hindi vowel signs; an accent typed as a mark of its own), with ignorables between them.
+ */
+const PART = `[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*(?:[${IGNORABLE}]+[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*)*`;
 /** An apostrophe and the letters after it (`don't`, `customer's`), `apostrophe` being a character class. */
-const ELISION = (apostrophe: string) => `(?:${apostrophe}\\p{L}[\\p{L}\\p{M}]*)*`;
+const ELISION = (apostrophe: string) =>
+  `(?:${apostrophe}\\p{L}[\\p{L}\\p{M}]*(?:[${IGNORABLE}]+\\p{L}[\\p{L}\\p{M}]*)*)*`;
 /** Parts with inner apostrophes, joined by single hyphens or underscores. */
 const compoundOf = (apostrophe: string) =>
   `${PART}${ELISION(apostrophe)}(?:[-_]${PART}${ELISION(apostrophe)})*`;
@@ -112,7 +120,7 @@ export function stem(word: string): string {
 
 /** The words of a compound as written (see {@link COMPOUND_SOURCE}): folded, split and kept. */
 export function wordsOfCompound(compound: string): string[] {
-  return foldedWords(foldedSpelling(compound).replace(/’/g, "'"));
+  return foldedWords(foldedSpelling(compound.replace(IGNORABLES, "")).replace(/’/g, "'"));
 }
 
 /** The words of folded text, by regular expression (see {@link referenceWords}). */

@@ -42,6 +42,8 @@ const TREE = {
   // a mistyped word, read by the skills the rest of the request finds: failing or filing
   "dev/flaky-tests/SKILL.md": skillMd("flaky-tests", "Find why widget tests keep failing."),
   "finance/tax-filing/SKILL.md": skillMd("tax-filing", "Prepare widget tax filing forms."),
+  // a soft hyphen inside a word, as text laid out for print has
+  "docs/print-runs/SKILL.md": skillMd("print-runs", "Widget Auf\u00ADlage je Druck."),
   // a word that needs Unicode handling, spelled plainly once folded
   "docs/street-maps/SKILL.md": skillMd("street-maps", "Draw a widget map of each Straße."),
   // a short name inside a longer, mistyped one
@@ -119,6 +121,12 @@ describe("search ranks", () => {
     expect(names("resume redaction")).toEqual(["cv-writer"]);
     expect(names("Résumé")).toEqual(["cv-writer"]);
     expect(names("ｒｅｓｕｍｅ")).toEqual(["cv-writer"]);
+  });
+
+  it("a word a skill writes with a soft hyphen inside, as the word typed plainly, and back", () => {
+    expect(names("Auflage")).toEqual(["print-runs"]);
+    expect(names("auf\u00ADlage")).toEqual(["print-runs"]);
+    expect(names("auf")).toEqual([]);
   });
 
   it("a long request by its meaningful words, ignoring stop words", () => {

@@ -59,6 +59,11 @@ const PIECES = [
   "𝒜",
   "—",
   "\u00a0",
+  "\u00ad",
+  "\u200c",
+  "\u200d",
+  "docu\u00adment",
+  "می\u200cخواهم",
   "the",
   "and",
   "nodes",
@@ -101,6 +106,19 @@ describe("words", () => {
     ]);
     expect(words("re\u0301sume\u0301")).toEqual(["resume"]);
     expect(words("ＡＰＩ ﬁle")).toEqual(["api", "file"]);
+  });
+
+  // A soft hyphen or a zero-width (non-)joiner inside a word split it in two: a skill saying
+  // `Auf\u00ADlage` was not found by a request for `Auflage`, and one for `Auflage` missed it.
+  it("read a soft hyphen or a zero-width joiner or non-joiner inside a word as absent", () => {
+    expect(words("Auf\u00ADlage")).toEqual(words("Auflage"));
+    expect(words("docu\u00ADment the work\u00AD\u00ADflow")).toEqual(["document", "workflow"]);
+    expect(words("Deploy\u200Cment n8n-sub\u200Dworkflows")).toEqual(words("Deployment n8n-subworkflows"));
+    expect(words("don't\u00ADs customer\u00AD's")).toEqual(words("don'ts customer 's"));
+    expect(words("می\u200Cخواهم")).toEqual(["میخواهم"]);
+    // Not inside a word: between words, or at either end, it is no letter and splits as before.
+    expect(words("\u00ADword\u00AD next\u200C \u200Done")).toEqual(["word", "next"]);
+    expect(words("pre\u00AD-flight")).toEqual(["pre", "flight"]);
   });
 
   it("keep a word of another script whole, with the marks that are part of its letters", () => {
