@@ -230,6 +230,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
   let blankBefore = true;
   /** The last line that is not blank was indented code. */
   let inCode = false;
+  /** The last line is text of a paragraph, which a line not indented into its container may continue. */
+  let paragraph = false;
   /** The content columns of the list items, footnotes and the like open, innermost last. */
   const containers: number[] = [];
   /** What ends the HTML block open. */
@@ -253,10 +255,12 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       if (closes) fence = undefined;
       yield { start, end, code: !closes };
       blankBefore = false;
+      paragraph = false;
       continue;
     }
     if (blank) {
       blankBefore = true;
+      paragraph = false;
       if (htmlEnd === BLANK_LINE) htmlEnd = undefined;
       yield { start, end, code: false };
       continue;
@@ -266,12 +270,22 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     if (htmlEnd === undefined && indent >= codeColumn && (blankBefore || inCode)) {
       blankBefore = false;
       inCode = true;
+      paragraph = false;
       yield { start, end, code: true };
       continue;
     }
     blankBefore = false;
     inCode = false;
     const content = line.slice(width);
+    // A line not indented into the innermost container ends it, unless it goes on with a paragraph there
+    // (lazily): not after a heading, nor when it starts a heading, a thematic break or a quote, which no
+    // paragraph holds. Unless indented code of the container left: that is text too, and ends nothing.
+    const lazy = indent < (containers.at(-1) ?? 0);
+    if (htmlEnd === undefined && lazy && (!paragraph || PARAGRAPH_INTERRUPTION.test(content))) {
+      let kept = containers.length;
+      while (kept > 0 && (containers[kept - 1] ?? 0) > indent) kept--;
+      if (indent < (containers[kept - 1] ?? 0) + 4) containers.length = kept;
+    }
     // Read in HTML too: a line read as HTML may be text (see isTagAlone), and more containers only ask
     // more of indented code.
     const container = containerOpened(content, indent);
@@ -301,6 +315,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         // A fence continues no paragraph: the items it is not indented into end here.
         while ((containers.at(-1) ?? 0) > indent) containers.pop();
         fenceColumn = containers.at(-1) ?? 0;
+        paragraph = false;
         yield { start, end, code: false };
         continue;
       }
@@ -312,6 +327,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         while ((containers.at(-1) ?? 0) > indent) containers.pop();
       }
     }
+    paragraph = !html && !content.startsWith("<!--") && holdsParagraph(content, paragraph && !lazy);
     // An HTML block is raw HTML: backticks there make no code span, and a comment is hidden.
     const opened = html ? line.indexOf("<!--") : commentOutsideCode(line);
     if (opened === -1) {
@@ -346,6 +362,28 @@ function indentation(line: string): { indent: number; width: number } {
 
 /** A list item's marker, a footnote's label, an admonition or a definition, at the start of a line's content. */
 const BULLET = /^(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/;
+/**
+ * The start of a line's content that ends a paragraph and cannot continue one lazily: an ATX heading, a
+ * thematic break (also `---`, a setext underline only under a paragraph of its own container) or a quote.
+ */
+const PARAGRAPH_INTERRUPTION =
+  /^(?:#{1,6}(?:[ \t]|\r?$)|>|(?:\*[ \t]*){3,}\r?$|(?:-[ \t]*){3,}\r?$|(?:_[ \t]*){3,}\r?$)/;
+/** The list item markers and quote markers that start a line's content, each with the space after it. */
+const CONTAINER_MARKERS = /^(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=\r?$))|>[ \t]?)*/;
+const ATX_HEADING = /^#{1,6}(?:[ \t]|\r?$)/;
+const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*\r?$/;
+
+/**
+ * Whether a line whose content (without its indentation) is `content` leaves a paragraph open: text, not
+ * a heading (ATX, or setext when `underParagraph`, the line before being text of the same container), a
+ * thematic break or a container holding nothing yet.
+ */
+function holdsParagraph(content: string, underParagraph: boolean): boolean {
+  const inner = content.slice(CONTAINER_MARKERS.exec(content)?.[0].length ?? 0);
+  if (inner === "" || inner === "\r" || ATX_HEADING.test(inner) || THEMATIC_BREAK.test(inner)) return false;
+  return !(underParagraph && inner === content && SETEXT_UNDERLINE.test(inner));
+}
+
 /** `* * *`, `---`, `_ _ _`: a thematic break, not a list item. */
 const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})\r?$/;
 const FOUR_COLUMN_CONTAINER = /^(?:\[\^[^\]\s]{1,100}\]:|(?:!!!|\?\?\?\+?|===|:)[ \t])/;

@@ -396,6 +396,25 @@ describe("html-comment", () => {
     ["after a fence that its list item's end closes", "- step\n  ```\n<!-- hidden -->\n"],
     ["after code spans that open like a fence", "``` aa ```\n<!-- hidden -->\n"],
     ["after a fence with a backtick in its info string", "``` `x`\n<!-- hidden -->\n```\n"],
+    // A line that ends a list item without a blank line was not read as ending it: a fence indented two
+    // spaces after it was read as the item's, closed early at its first unindented line, and its closing
+    // backticks were read as opening a fence that showed the comment after them as code.
+    [
+      "after a fence that follows a heading ending a list item",
+      "- step\n# Next\n  ```\nx\n```\n<!-- hidden -->\n",
+    ],
+    [
+      "after a fence that follows a thematic break ending a list item",
+      "- step\n***\n  ```\nx\n```\n<!-- hidden -->\n",
+    ],
+    [
+      "after a fence that follows a quote ending a list item",
+      "- step\n> q\n  ```\nx\n```\n<!-- hidden -->\n",
+    ],
+    [
+      "after a fence that follows text after a list item's heading",
+      "- # Step\nx\n  ```\nx\n```\n<!-- hidden -->\n",
+    ],
   ])("flags a comment %s", (_, markdown) => {
     expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
   });
@@ -404,6 +423,8 @@ describe("html-comment", () => {
     const details = "<details>\n<summary>Example</summary>\n\n```html\n<!-- example -->\n```\n\n</details>\n";
     expect(rules("p/s/SKILL.md", details)).toEqual([]);
     expect(rules("p/s/SKILL.md", "- step:\n\n  ```html\n  <!-- example -->\n  ```\n")).toEqual([]);
+    // Text that goes on with the item's paragraph (lazily) ends nothing: the fence is still the item's.
+    expect(rules("p/s/SKILL.md", "- step\nmore\n  ```\n  <!-- example -->\n  ```\n")).toEqual([]);
   });
 });
 
