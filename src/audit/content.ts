@@ -184,11 +184,12 @@ function unquoted(word: string): string {
  */
 export function* htmlCommentHits(text: string): Generator<Hit> {
   if (!text.includes("<!--")) return;
+  const lineBreak = lineBreakOf(text);
   for (const { comment } of markdownLines(text)) {
     if (comment === undefined) continue;
     const { open, close } = comment;
     const inside = text.slice(open + 4, close === -1 ? text.length : close);
-    const resume = close === -1 ? text.length : text.indexOf("\n", close);
+    const resume = close === -1 ? text.length : text.indexOf(lineBreak, close);
     // The scan goes on at the next line: a directive passes only with no other comment after it.
     const rest = close === -1 ? "" : text.slice(close + 3, resume === -1 ? text.length : resume);
     if (close === -1 || !isToolDirective(inside) || rest.includes("<!--")) {
@@ -238,9 +239,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
   let htmlEnd: HtmlEnd | undefined;
   /** The HTML block open was read inside one that a blank line ends, which goes on after it. */
   let nested = false;
+  const lineBreak = lineBreakOf(text);
   let offset = 0;
   while (offset < text.length) {
-    const newline = text.indexOf("\n", offset);
+    const newline = text.indexOf(lineBreak, offset);
     const end = newline === -1 ? text.length : newline;
     const line = text.slice(offset, end);
     const start = offset;
@@ -335,7 +337,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       continue;
     }
     const close = text.indexOf("-->", start + opened + 4);
-    const resume = close === -1 ? -1 : text.indexOf("\n", close);
+    const resume = close === -1 ? -1 : text.indexOf(lineBreak, close);
     const last = resume === -1 ? text.length : resume;
     yield { start, end: last, code: false, comment: { open: start + opened, close } };
     // The lines the comment spans are lines of the HTML block open too: one of them may end it.
@@ -345,6 +347,14 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     }
     offset = last + 1;
   }
+}
+
+/**
+ * What ends the lines of `text`: a line feed (after a carriage return or not), or in a text without line
+ * feeds a carriage return, as old Mac OS files have and as CommonMark and the character rules read them.
+ */
+function lineBreakOf(text: string): string {
+  return text.includes("\n") ? "\n" : "\r";
 }
 
 /** The columns of white space that start `line` (a tab to the next multiple of four), and its characters. */

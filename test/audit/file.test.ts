@@ -419,6 +419,18 @@ describe("html-comment", () => {
     expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
   });
 
+  // A Markdown file ending its lines with CR alone (old Mac OS) was read as one line: indented text or a
+  // fence on its first line made the whole file code, and a comment the rendered view hides passed.
+  it.each([
+    ["after indented code", "    x\r\r<!-- hidden -->\r"],
+    ["after a fence", "~~~\rx\r~~~\r<!-- hidden -->\r"],
+  ])("reads CR alone as a line ending in a file without LF, and flags a comment %s", (_, markdown) => {
+    expect(rules("p/s/references/notes.md", markdown)).toEqual(["1 html-comment"]);
+    expect(
+      rules("p/s/references/notes.md", markdown.replace("<!-- hidden -->", "\r    <!-- code -->")),
+    ).toEqual([]);
+  });
+
   it("leaves comments in code blocks inside <details> and list items alone", () => {
     const details = "<details>\n<summary>Example</summary>\n\n```html\n<!-- example -->\n```\n\n</details>\n";
     expect(rules("p/s/SKILL.md", details)).toEqual([]);
