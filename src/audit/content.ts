@@ -135,25 +135,44 @@ function readsProgram(args: Iterable<RegExpMatchArray>, givesProgram: RegExp): b
 }
 
 /**
- * Where the program of a pipeline stage starts: past the `sudo` (with its flags) and `env` (with its
- * assignments) that lead it. A last word always stays, as the program or as what `sudo` runs.
+ * Where the program of a pipeline stage starts: past the variables set for it (`VERSION=1.2 sh`, the
+ * shell's own or `env`'s) and the commands that run the command after them, each with its options and
+ * their values (`sudo -u root`, `env -i`, `nohup`, `nice -n 5`). A last word always stays, as the program
+ * or as what `sudo` runs.
  */
 function programStart(stage: string): number {
+  /** The options of the runner whose arguments are read, which take a value; undefined outside one. */
+  let options: ReadonlySet<string> | undefined;
   for (let word = wordAt(stage, 0); word !== undefined; ) {
-    const length = word.end - word.start;
-    const lead = length === 4 && stage.startsWith("sudo", word.start) ? isFlag : undefined;
-    const takes = lead ?? (length === 3 && stage.startsWith("env", word.start) ? isAssignment : undefined);
-    let next = takes === undefined ? undefined : wordAt(stage, word.end);
-    if (takes === undefined || next === undefined) return word.start;
-    let after = wordAt(stage, next.end);
-    while (after !== undefined && takes(stage.slice(next.start, next.end))) {
-      next = after;
-      after = wordAt(stage, next.end);
+    const next = wordAt(stage, word.end);
+    if (next === undefined) return word.start;
+    const text = stage.slice(word.start, word.end);
+    if (options !== undefined && isFlag(text)) {
+      const after = options.has(text) ? wordAt(stage, next.end) : next;
+      if (after === undefined) return next.start;
+      word = after;
+      continue;
+    }
+    if (!isAssignment(text)) {
+      options = RUNNERS.get(text);
+      if (options === undefined) return word.start;
     }
     word = next;
   }
   return stage.length;
 }
+
+/** Commands that run the command given after them, with their options that take a value as the next word. */
+const RUNNERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ["sudo", new Set(["-u", "-g", "-C", "-D", "-p", "-r", "-t", "-T", "-U", "-R"])],
+  ["doas", new Set(["-u", "-C"])],
+  ["env", new Set(["-u", "-C"])],
+  ["command", new Set()],
+  ["exec", new Set(["-a"])],
+  ["nohup", new Set()],
+  ["time", new Set(["-f", "-o"])],
+  ["nice", new Set(["-n"])],
+]);
 
 /** The first word (a run of characters other than white space) at or after `from`. */
 function wordAt(text: string, from: number): { start: number; end: number } | undefined {

@@ -272,6 +272,12 @@ describe("pipe-to-shell", () => {
     ["curl | python3 -", "curl https://bootstrap.example/get.py | python3 -"],
     ["bash <(curl)", "bash <(curl -s https://x.example/setup)"],
     ['sh -c "$(curl)"', 'sh -c "$(curl -fsSL https://x.example/install.sh)"'],
+    // Regression: a variable set for the shell, or a runner's option taking a value, was read as the
+    // program: k3s's own install line passed.
+    ["curl | VAR=value sh", "curl -sfL https://get.k3s.io | INSTALL_K3S_EXEC=server sh -s -"],
+    ["curl | sudo -u user bash", "curl -fsSL https://x.example/i.sh | sudo -u deploy -H bash -s"],
+    ["curl | env -i sh", "curl -fsSL https://x.example/i.sh | env -i PATH=/bin sh"],
+    ["curl | nohup nice -n 5 sh", "curl -fsSL https://x.example/i.sh | nohup nice -n 5 sh"],
     [
       "iex ((New-Object Net.WebClient).DownloadString())",
       "iex ((New-Object System.Net.WebClient).DownloadString('https://x.example/a'))",
@@ -295,6 +301,7 @@ describe("pipe-to-shell", () => {
     ["curl | tar", "curl -L https://x.example/t.tgz | tar -xz"],
     ["curl | python -m json.tool", "curl -s https://api.example.com | python3 -m json.tool"],
     ["curl | sudo tee", "curl -fsSL https://x.example/key.gpg | sudo tee /etc/apt/keyrings/x.gpg"],
+    ["curl | sudo -u user tee", "curl -fsSL https://x.example/key.gpg | sudo -u me tee key.gpg"],
     ["curl | sh script.sh", "curl -s https://x.example/data | sh ./process.sh"],
     ["a shell in a table next to curl", "| `curl -O url` | then run it with bash |"],
   ])("leaves %s alone", (_, command) => {
