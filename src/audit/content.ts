@@ -584,9 +584,8 @@ export function fenceMarker(line: string): string | undefined {
 }
 
 /**
- * Where the first `<!--` of `line` outside its code spans starts, or -1. Code spans are what
- * `/(`+)[^`][\s\S]*?\1/g` matches (see {@link codeSpans}); a `<!--` that a span covers even in part does
- * not count.
+ * Where the first `<!--` of `line` outside its code spans starts, or -1. Code spans are read as CommonMark
+ * reads them (see {@link codeSpans}); a `<!--` that a span covers even in part does not count.
  */
 export function commentOutsideCode(line: string, steps?: Steps): number {
   const commentAfter = searchForward((from) => indexOf(line, "<!--", from, steps));
@@ -602,54 +601,47 @@ export function commentOutsideCode(line: string, steps?: Steps): number {
 }
 
 /**
- * The code spans of `line`, in order: what `/(`+)[^`][\s\S]*?\1/g` matches, found in one pass (that
- * regular expression took quadratic time on a long run of backticks that nothing closes). A run of
- * backticks followed by something opens a span that the first later run at least as long closes; when no
- * later run is as long as the whole opening run, the span starts further into it, at as many backticks
- * as the longest later run.
+ * The code spans of `line`, in order, as CommonMark reads them within a line: a run of backticks opens a
+ * span that the next run of exactly as many closes; with none, the run is text (``` `` a ` ``` is no span,
+ * and a comment after it is hidden). A backslash before a run, itself not escaped, makes its first
+ * backtick text, outside a span only. Each length of run has its runs in a list that a cursor walks once,
+ * so the work is linear.
  */
 export function* codeSpans(line: string, steps?: Steps): Generator<{ start: number; end: number }> {
-  const longestAfter = longestRunAfter(line, steps);
-  const runs = backtickRuns(line, steps);
-  let from = 0;
-  for (let run = runs.next(); !run.done; ) {
-    const { start, end } = run.value;
-    if (end === line.length) return;
-    const length = Math.min(end - Math.max(start, from), longestAfter(end));
-    if (length === 0) {
-      run = runs.next();
-      continue;
-    }
-    let closing = runs.next();
-    while (!closing.done && closing.value.end - closing.value.start < length) closing = runs.next();
-    if (closing.done) return;
-    yield { start: end - length, end: closing.value.start + length };
-    from = closing.value.start + length;
-    // The closing run goes on where the span ends when it is longer: the rest may open another span.
-    run = closing;
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const byLength = new Map<number, { readonly runs: number[]; next: number }>();
+  for (const { start, end } of backtickRuns(line, steps)) {
+    const runs = byLength.get(end - start)?.runs ?? [];
+    if (runs.length === 0) byLength.set(end - start, { runs, next: 0 });
+    runs.push(starts.length);
+    starts.push(start);
+    ends.push(end);
   }
-}
-
-/**
- * The length of the longest run of backticks of `line` that starts after a position, for positions that
- * only grow. It keeps one entry per length of run, of which a line has few: lengths 1, 2, 3… add up.
- */
-function longestRunAfter(line: string, steps?: Steps): (position: number) => number {
-  const lastOfLength = new Map<number, number>();
-  for (const { start, end } of backtickRuns(line, steps)) lastOfLength.set(end - start, start);
-  const longestFirst = [...lastOfLength].sort(([a], [b]) => b - a);
-  // reaches[k]: where the last run at least as long as the k-th longest starts.
-  let latest = -1;
-  const reaches = longestFirst.map(([, start]) => {
-    latest = Math.max(latest, start);
-    return latest;
-  });
-  let k = 0;
-  return (position) => {
-    while (k < longestFirst.length && (reaches[k] ?? 0) <= position) k++;
+  /** The first run after run `after` of `length` backticks, or -1. */
+  const closerOf = (length: number, after: number): number => {
+    const same = byLength.get(length);
+    if (same === undefined) return -1;
+    while ((same.runs[same.next] ?? Number.POSITIVE_INFINITY) <= after) same.next++;
     if (steps) steps.count += 1;
-    return longestFirst[k]?.[0] ?? 0;
+    return same.runs[same.next] ?? -1;
   };
+  let from = 0;
+  for (let run = 0; run < starts.length; run++) {
+    const end = ends[run] ?? 0;
+    let start = starts[run] ?? 0;
+    let backslashes = 0;
+    while (start - backslashes > from && line.charCodeAt(start - backslashes - 1) === 0x5c) backslashes++;
+    if (steps) steps.count += backslashes;
+    if (backslashes % 2 === 1) start++;
+    if (start === end) continue;
+    const closer = closerOf(end - start, run);
+    if (closer === -1) continue;
+    const spanEnd = ends[closer] ?? 0;
+    yield { start, end: spanEnd };
+    from = spanEnd;
+    run = closer;
+  }
 }
 
 /** The runs of backticks of `line`, in order. */

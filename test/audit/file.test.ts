@@ -403,6 +403,9 @@ describe("html-comment", () => {
     ["after a fence that its list item's end closes", "- step\n  ```\n<!-- hidden -->\n"],
     ["after code spans that open like a fence", "``` aa ```\n<!-- hidden -->\n"],
     ["after a fence with a backtick in its info string", "``` `x`\n<!-- hidden -->\n```\n"],
+    // Backticks that CommonMark pairs into no code span were read as one around the comment.
+    ["between runs of two and one backticks", "Run `` <!-- hidden --> ` now.\n"],
+    ["after an escaped backtick", "Type \\`<!-- hidden -->` here.\n"],
     // A line that ends a list item without a blank line was not read as ending it: a fence indented two
     // spaces after it was read as the item's, closed early at its first unindented line, and its closing
     // backticks were read as opening a fence that showed the comment after them as code.
