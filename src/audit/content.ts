@@ -1,6 +1,7 @@
 import { excerpt, visible } from "../catalog/index.js";
 import type { Hit } from "./rules.js";
 import { indexOf, isSpace, NOWHERE, type Steps, searchForward } from "./scan.js";
+import { lineBreakOf } from "./text.js";
 
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;
@@ -366,14 +367,6 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     }
     offset = last + 1;
   }
-}
-
-/**
- * What ends the lines of `text`: a line feed (after a carriage return or not), or in a text without line
- * feeds a carriage return, as old Mac OS files have and as CommonMark and the character rules read them.
- */
-function lineBreakOf(text: string): string {
-  return text.includes("\n") ? "\n" : "\r";
 }
 
 /** The columns of white space that start `line` (a tab to the next multiple of four), and its characters. */

@@ -1,5 +1,13 @@
 /**
- * Turns string offsets into 1-based line numbers. Findings come in order of offset, so it counts on from
+ * What ends the lines of `text`: a line feed (after a carriage return or not), or in a text without line
+ * feeds a carriage return, as old Mac OS files have and as CommonMark and the character rules read them.
+ */
+export function lineBreakOf(text: string): string {
+  return text.includes("\n") ? "\n" : "\r";
+}
+
+/**
+ * Turns string offsets into 1-based line numbers (see {@link lineBreakOf}). Findings come in order of offset, so it counts on from
  * the last offset asked, and remembers where the next line starts: a whole file costs one pass however
  * many findings it has, also when they are all on its last line.
  */
@@ -9,21 +17,23 @@ export class LineCounter {
   #start = 0;
   /** The line break that ends it, or -1 when it is the last line. */
   #end: number;
+  readonly #break: string;
 
   constructor(private readonly text: string) {
-    this.#end = text.indexOf("\n");
+    this.#break = lineBreakOf(text);
+    this.#end = text.indexOf(this.#break);
   }
 
   lineAt(offset: number): number {
     if (offset < this.#start) {
       this.#line = 1;
       this.#start = 0;
-      this.#end = this.text.indexOf("\n");
+      this.#end = this.text.indexOf(this.#break);
     }
     while (this.#end !== -1 && this.#end < offset) {
       this.#line++;
       this.#start = this.#end + 1;
-      this.#end = this.text.indexOf("\n", this.#start);
+      this.#end = this.text.indexOf(this.#break, this.#start);
     }
     return this.#line;
   }
