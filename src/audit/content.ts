@@ -11,6 +11,10 @@ const SHELL = /^(?:ba|z|da|k|fi|a|c|tc)?sh$|^pwsh$|^powershell(?:\.exe)?$|^\$(?:
 /** These read a program from standard input only without a program of their own (`-c`, `-m`, `-e`, a file). */
 const INTERPRETER = /^(?:python[\d.]*|perl|ruby|node|php)$/i;
 const INTERPRETER_PROGRAM = /^-[a-zA-Z]*[cmeEnpr]|^--(?:eval|print)\b/;
+/** Runtimes whose `run` subcommand, or themselves, run a program named `-` (standard input). */
+const RUNTIME = /^(?:deno|bun)$/i;
+/** A file that is standard input: a shell or interpreter given it as its script reads the download. */
+const STDIN_FILE = /^\/dev\/(?:stdin|fd\/0)$|^\/proc\/self\/fd\/0$/;
 const SHELL_PROGRAM = /^-[a-zA-Z]*c$|^-(?:Command|File)$/i;
 /**
  * `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`, `iex (iwr …)`, `iex ((New-Object Net.WebClient)…)`.
@@ -104,6 +108,11 @@ function pipedInto(command: string): string | undefined {
     const program = words.next();
     const name = program.done ? "" : unquoted(program.value[0]).replace(/^.*\//, "");
     if (/^(?:iex|Invoke-Expression)$/i.test(name)) return `piped into ${name}`;
+    // `source /dev/stdin`, `. /dev/stdin`: the shell running the pipeline runs the download itself.
+    if (/^(?:source|\.)$/.test(name) && STDIN_FILE.test(unquoted(words.next().value?.[0] ?? ""))) {
+      return `piped into ${name}`;
+    }
+    if (RUNTIME.test(name) && runsStandardInput(words)) return `piped into ${name}`;
     const gives = SHELL.test(name) ? SHELL_PROGRAM : INTERPRETER.test(name) ? INTERPRETER_PROGRAM : undefined;
     if (gives !== undefined && readsProgram(words, gives)) return `piped into ${name}`;
   }
@@ -121,6 +130,16 @@ function* pipedStages(command: string, from: number): Generator<string> {
   }
 }
 
+/** Whether `deno` or `bun` given `args` runs standard input: `deno run -`, `bun -`, options between. */
+function runsStandardInput(args: Iterable<RegExpMatchArray>): boolean {
+  for (const [word] of args) {
+    const arg = unquoted(word);
+    if (arg === "-" || STDIN_FILE.test(arg)) return true;
+    if (arg !== "run" && !arg.startsWith("-")) return false;
+  }
+  return false;
+}
+
 /**
  * Whether a shell or interpreter given `args` runs standard input: it does unless a flag gives it a
  * program (`-c`, `-m json.tool`) or an argument names a script file; `-`, `-s` and `--` say "stdin, and
@@ -129,7 +148,7 @@ function* pipedStages(command: string, from: number): Generator<string> {
 function readsProgram(args: Iterable<RegExpMatchArray>, givesProgram: RegExp): boolean {
   for (const [word] of args) {
     const arg = unquoted(word);
-    if (arg === "-" || arg === "-s" || arg === "--") return true;
+    if (arg === "-" || arg === "-s" || arg === "--" || STDIN_FILE.test(arg)) return true;
     if (givesProgram.test(arg) || !arg.startsWith("-")) return false;
   }
   return true;
