@@ -96,19 +96,6 @@ export async function readLock(folder: string): Promise<Lock | undefined> {
   return parseLock(text, file);
 }
 
-/** Writes the lock whole or not at all: beside it first, then renamed over it. */
-export async function writeLock(folder: string, lock: LockToWrite): Promise<void> {
-  const file = path.join(folder, LOCK_FILE);
-  const written = `${file}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(written, lockText(lock), { flag: "wx", mode: 0o644 });
-    await rename(written, file);
-  } catch (error) {
-    await rm(written, { force: true });
-    throw error;
-  }
-}
-
 /**
  * Where one run writes skills before swapping them into the target folder: on the same file system, so
  * that each swap is a rename. Opening it removes what a killed run left there.
@@ -131,6 +118,21 @@ export class Staging {
       if ((await lstatOrUndefined(parent))?.isDirectory() !== true) throw error;
     });
     return new Staging(folder, await mkdtemp(path.join(parent, "run-")));
+  }
+
+  /**
+   * Writes the lock whole or not at all: in this run's folder first, then renamed over it. A run killed
+   * between the two leaves the new text there, where the next run's open removes it, not beside the lock.
+   */
+  async writeLock(lock: LockToWrite): Promise<void> {
+    const written = path.join(this.dir, `lock-${randomUUID()}.tmp`);
+    try {
+      await writeFile(written, lockText(lock), { flag: "wx", mode: 0o644 });
+      await rename(written, path.join(this.folder, LOCK_FILE));
+    } catch (error) {
+      await rm(written, { force: true });
+      throw error;
+    }
   }
 
   /**

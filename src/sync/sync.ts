@@ -16,7 +16,7 @@ import {
   readPackFile,
   skillRoot,
 } from "./download.js";
-import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging, writeLock } from "./folder.js";
+import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging } from "./folder.js";
 import { leftOutOfExtension, packOfUri, servedByTools } from "./left-out.js";
 import {
   type InstalledSkill,
@@ -412,7 +412,7 @@ async function apply(
     let written = before;
     const record = async (skills: Record<string, LockedSkill>) => {
       const source = owner(skills);
-      if (source !== written) await writeLock(folder, withSource(lock, source));
+      if (source !== written) await staging.writeLock(withSource(lock, source));
       written = source;
     };
     await record(lockedSkills(steps, staged, failed, true));

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { access, cp, readFile, writeFile } from "node:fs/promises";
+import { access, cp, readdir, readFile, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { constants } from "node:os";
@@ -78,8 +78,12 @@ function serverOf(stage: Stage): () => McpServer {
 }
 
 /** `skills-mcp sync <url> --to <folder>` as a process of its own, from source. */
-function runCli(url: string, folder: string): { child: ChildProcess; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [...MAIN, "sync", url, "--to", folder], {
+function runCli(
+  url: string,
+  folder: string,
+  nodeArgs: readonly string[] = [],
+): { child: ChildProcess; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [...nodeArgs, ...MAIN, "sync", url, "--to", folder], {
     env: { ...process.env, NODE_OPTIONS: "" },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -140,6 +144,28 @@ describe("a sync killed part way", () => {
     expect(await readTree(target)).toEqual(installed(V2));
     await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
     await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
+  });
+
+  it("leaves no copy of the lock beside it when killed as it puts the lock in place", {
+    timeout: 60_000,
+  }, async () => {
+    expect(await runCli(server.url, target).exited).toBe(0);
+    stage.catalog = V2;
+    // The run kills itself the moment it renames a new lock over the old one: its text is written.
+    const killAtLock = [
+      'import fs from "node:fs";',
+      'import { syncBuiltinESMExports } from "node:module";',
+      "const rename = fs.promises.rename;",
+      `fs.promises.rename = (from, to) => String(to).endsWith("/${LOCK_FILE}") ? process.kill(process.pid, "SIGKILL") : rename(from, to);`,
+      "syncBuiltinESMExports();",
+    ].join("\n");
+    const killed = runCli(server.url, target, [
+      "--import",
+      `data:text/javascript,${encodeURIComponent(killAtLock)}`,
+    ]);
+    expect(await killed.exited).toBeNull();
+    expect(await runCli(server.url, target).exited).toBe(0);
+    expect((await readdir(target)).sort()).toEqual([LOCK_FILE, ...Object.keys(V2)].sort());
   });
 
   /**
