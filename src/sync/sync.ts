@@ -242,11 +242,14 @@ async function plan(
     ),
   );
   const listed = [...listing.skills, ...served];
+  // By URI, the first of each: an installed skill is current only with the entry of its own URI.
+  const byUri = new Map<string, Skill>();
+  for (const item of listed) if (!byUri.has(item.uri)) byUri.set(item.uri, item);
   const citedChanged = new Set<string>();
   for (const [name, state] of owned) {
     if (state.kind !== "installed") continue;
-    const entry = listed.find((item) => isCurrent(state.installed, item));
-    if (entry === undefined) continue;
+    const entry = byUri.get(state.installed.uri);
+    if (entry === undefined || !isCurrent(state.installed, entry)) continue;
     const skillFolder = path.join(options.folder, name);
     const readInstalled = (file: string) =>
       readFile(path.join(skillFolder, ...file.split("/"))).catch(() => undefined);
