@@ -19,6 +19,7 @@ import {
   canRunAsPid1,
   logLines,
   MAIN,
+  outputOf,
   ROOT,
   runServer,
   startServerProcess,
@@ -416,17 +417,13 @@ describe("stopping on a signal before it serves, and over stdio", () => {
         env: { ...process.env, SKILLS_DIR: large.dir, HOST: "127.0.0.1", PORT: "0", NODE_OPTIONS: "" },
         stdio: ["ignore", "pipe", "pipe"],
       });
-      let stdout = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-      await vi.waitFor(() => expect(stdout).toContain("no saved index"), { timeout: 30_000 });
+      const { stdout, exited } = outputOf(child);
+      await vi.waitFor(() => expect(stdout()).toContain("no saved index"), { timeout: 30_000 });
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
-      const messages = logLines(stdout).map((line) => line.msg);
+      const messages = logLines(stdout()).map((line) => line.msg);
       expect(messages).toContain("stopped before serving");
-      expect(stdout).not.toContain("Server listening");
+      expect(stdout()).not.toContain("Server listening");
     } finally {
       await large.remove();
     }
@@ -519,23 +516,16 @@ describe("stopping on a signal before it serves, and over stdio", () => {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
+    const { stdout, stderr, exited } = outputOf(child);
     let exit: number | null | undefined;
-    child.on("close", (code) => {
+    void exited.then((code) => {
       exit = code;
     });
     try {
-      await vi.waitFor(() => expect(stderr).toContain("listening held"), { timeout: 20_000 });
+      await vi.waitFor(() => expect(stderr()).toContain("listening held"), { timeout: 20_000 });
       child.kill("SIGTERM");
       await vi.waitFor(() => expect(exit).toBe(0), { timeout: 10_000 });
-      const messages = logLines(stdout).map((line) => line.msg);
+      const messages = logLines(stdout()).map((line) => line.msg);
       expect(messages).toContain("stopped before serving");
       expect(messages).not.toContain("ready");
     } finally {

@@ -163,34 +163,44 @@ export interface StdioAnswer {
   readonly error?: { readonly code: number; readonly message: string };
 }
 
+/** What a child process with piped stdout and stderr has written so far, and its exit code once it ends. */
+export function outputOf(child: ChildProcess): {
+  stdout(): string;
+  stderr(): string;
+  readonly exited: Promise<number | null>;
+} {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { stdout: () => stdout, stderr: () => stderr, exited };
+}
+
 /**
  * The built server with `--stdio` and exactly `env`, written to line by line, its output kept; `end` closes
  * stdin and gives the exit code.
  */
 export function stdioServerProcess(env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [...MAIN, "--stdio"], { cwd: ROOT, env });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
+  const { stdout, stderr, exited } = outputOf(child);
   // Writes to a server that exited fail: the test sees that in what it answered, not as an uncaught EPIPE.
   child.stdin.on("error", () => {});
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
   return {
     pid: child.pid,
     write: (text: string | Buffer) => child.stdin.write(text),
-    stdout: () => stdout,
+    stdout,
     /** Each line of stdout, parsed. */
     answers: (): StdioAnswer[] =>
-      stdout
+      stdout()
         .split("\n")
         .filter(Boolean)
         .map((line) => JSON.parse(line) as StdioAnswer),
-    stderr: () => stderr,
+    stderr,
     end: () => {
       child.stdin.end();
       return exited;
