@@ -1,6 +1,6 @@
 import type { Group, Pack, Scope, Skill } from "../catalog/index.js";
 import type { TermFrequencies } from "./summary.js";
-import { wordKeysOf } from "./words.js";
+import { stemsOf } from "./words.js";
 
 /** Clients cut tool descriptions near 2 KB: each up-front text stays under this many bytes. */
 export const MAX_PREVIEW_BYTES = 2048;
@@ -112,7 +112,7 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
   ]);
-  const said = wordKeysOf(listSkillsDescription);
+  const said = stemsOf(listSkillsDescription);
   return {
     listSkillsDescription,
     instructions: instructionsWith(scope, (pack, room) => {
@@ -308,7 +308,7 @@ class PackSummary {
     let whole = this.#wholes.get(each);
     if (whole === undefined) {
       const { text } = this.#textOf(each);
-      const rest = this.#telling(new Set([...this.#known, ...wordKeysOf(text)]));
+      const rest = this.#telling(new Set([...this.#known, ...stemsOf(text)]));
       whole = rest.length > 0 ? `${text}; ${rest.join(", ")}` : text;
       this.#wholes.set(each, whole);
     }
@@ -319,7 +319,7 @@ class PackSummary {
 /** The words of a pack's name and of its groups' names, which a summary need not say again. */
 function namesOf(pack: Pack): Set<string> {
   const names = [pack.name, ...pack.groups.map((group) => group.name)];
-  return wordKeysOf(names.join(" ").replace(/-/g, " "));
+  return stemsOf(names.join(" ").replace(/-/g, " "));
 }
 
 /** As many skill names as fit `room` bytes, taken evenly from all of them rather than the first. */

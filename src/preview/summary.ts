@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { Group, Pack, Skill } from "../catalog/index.js";
 import { MalformedPart } from "../saved/index.js";
 import { NO_TERM, type Tally, Tallying, type TermId, unitKey } from "./tally.js";
-import type { TermKey } from "./words.js";
+import { type Stem, stemOf, type TermKey } from "./words.js";
 
 /** A pair of words must be held by at least this many skills to say more than its two words. */
 const PAIR_SKILLS = 2;
@@ -52,6 +52,8 @@ export class TermFrequencies {
   #saved: SavedTally | undefined;
   readonly #rankings = new LRUCache<string, Ranking>({ max: KEPT_RANKINGS });
   #scratch: RankingScratch | undefined;
+  /** By word of the whole tally (which, once made, stays): its stem, for the words rankings gave. */
+  readonly #stems = new Map<TermId, Stem>();
 
   /** Tallies nothing yet: the first question tallies every skill left, unless tallySome has. */
   constructor(skills: readonly Skill[]) {
@@ -100,21 +102,23 @@ export class TermFrequencies {
 
   /**
    * The terms that best say what a pack in a scope, or one of its groups, is for, best first: those most
-   * of its skills hold, weighted by how rare they are among the catalog's units. A pair of words held by
-   * several skills stands for its words; terms whose words are all in `known` (names already said) are
-   * left out. Only the first `enough.terms` are given, and no more once those given, joined by ", ", hold
-   * over `enough.bytes`: a text cut to that room reads the same, and a large pack ranks thousands of terms,
+   * of its skills hold, weighted by how rare they are among the catalog's units. One form of each stem is
+   * given (`implementing` or `implement`, not both), and none whose stem is in `known` (the names of the
+   * pack and its groups, words already said). A pair of words held by several skills stands for its words;
+   * when only one of them is new, that word is given alone (`audit` for `penpot audit` in pack penpot).
+   * Only the first `enough.terms` are given, and no more once those given, joined by ", ", hold over
+   * `enough.bytes`: a text cut to that room reads the same, and a large pack ranks thousands of terms,
    * which every preview of a new scope would otherwise walk again.
    */
   tellingTerms(
     pack: Pack,
     group: Group | undefined,
-    known: ReadonlySet<TermKey>,
+    known: ReadonlySet<Stem>,
     enough: Enough = {},
   ): string[] {
     const tally = this.whole();
-    const said = new Set<TermId>();
-    const isSaid = (word: TermId) => said.has(word) || known.has(tally.keys[word] ?? "");
+    const said = new Set<Stem>();
+    const isNew = (stem: Stem) => !said.has(stem) && !known.has(stem);
     const { terms, spelled } = this.#ranked(tally, unitsOf(pack, group));
     const most = enough.terms ?? Number.POSITIVE_INFINITY;
     const room = enough.bytes ?? Number.POSITIVE_INFINITY;
@@ -124,20 +128,39 @@ export class TermFrequencies {
     for (let rank = 0; rank < terms.length && telling.length < most; rank += 1) {
       const term = terms[rank] ?? NO_TERM;
       const first = tally.firstWords[term] ?? NO_TERM;
-      const second = tally.secondWords[term] ?? NO_TERM;
-      if (first === NO_TERM) {
-        if (isSaid(term)) continue;
-        said.add(term);
-      } else {
-        if (isSaid(first) && isSaid(second)) continue;
-        said.add(first).add(second);
-      }
       const spelling = spelled[rank] ?? "";
-      telling.push(spelling);
-      joined += Buffer.byteLength(spelling, "utf8") + 2;
+      let given = spelling;
+      if (first === NO_TERM) {
+        const stem = this.#stemOf(tally, term);
+        if (!isNew(stem)) continue;
+        said.add(stem);
+      } else {
+        const firstStem = this.#stemOf(tally, first);
+        const secondStem = this.#stemOf(tally, tally.secondWords[term] ?? NO_TERM);
+        const firstNew = isNew(firstStem);
+        const secondNew = isNew(secondStem) && secondStem !== firstStem;
+        if (!firstNew && !secondNew) continue;
+        said.add(firstStem).add(secondStem);
+        // A pair is spelled as its two words were, a space apart.
+        const [firstSpelled = "", secondSpelled = ""] = spelling.split(" ");
+        if (!firstNew) given = secondSpelled;
+        else if (!secondNew) given = firstSpelled;
+      }
+      telling.push(given);
+      joined += Buffer.byteLength(given, "utf8") + 2;
       if (joined > room) break;
     }
     return telling;
+  }
+
+  /** The stem of a word of the whole tally, stemmed once: previews of new scopes walk the same terms. */
+  #stemOf(tally: Tally, word: TermId): Stem {
+    let stem = this.#stems.get(word);
+    if (stem === undefined) {
+      stem = stemOf(tally.keys[word] ?? "");
+      this.#stems.set(word, stem);
+    }
+    return stem;
   }
 
   #readSaved({ read, onUnfit }: SavedTally): void {

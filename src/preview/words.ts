@@ -1,4 +1,5 @@
 import { stopwords } from "@orama/stopwords/english";
+import { stem } from "../search/index.js";
 
 /**
  * Words that say a text is a skill description, or that say nothing of a task on their own: every
@@ -54,14 +55,24 @@ function singular(word: string): string {
 }
 
 /**
- * The word keys of `text` (hyphenated compounds whole, such as `single-cell`), for telling which terms a
- * summary has already said.
+ * A word's key as the search stems it (Porter2): a summary says one form of each, since `implementing`,
+ * `implement` and `implementation` tell a model, and find in a search, the same skills.
  */
-export function wordKeysOf(text: string): Set<TermKey> {
-  const keys = new Set<TermKey>();
+export type Stem = string;
+
+export function stemOf(key: TermKey): Stem {
+  return stem(key);
+}
+
+/**
+ * The stems of the words of `text` (hyphenated compounds whole, such as `single-cell`), for telling which
+ * terms a summary has already said.
+ */
+export function stemsOf(text: string): Set<Stem> {
+  const stems = new Set<Stem>();
   forEachWord(text, (spelled) => {
     const key = keyOf(spelled);
-    if (key !== undefined) keys.add(key);
+    if (key !== undefined) stems.add(stemOf(key));
   });
-  return keys;
+  return stems;
 }

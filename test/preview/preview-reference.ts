@@ -12,7 +12,7 @@ import {
   type PreviewSettings,
   type TermFrequencies,
 } from "../../src/preview/index.js";
-import { wordKeysOf } from "../../src/preview/words.js";
+import { stemsOf } from "../../src/preview/words.js";
 
 /** What list_packs says a pack is for, at most: one line among many, its groups listed below it. */
 const PACK_SUMMARY_BYTES = 120;
@@ -71,7 +71,7 @@ export function referencePreviewOf(
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
   ]);
-  const said = wordKeysOf(listSkillsDescription);
+  const said = stemsOf(listSkillsDescription);
   return {
     listSkillsDescription,
     instructions: instructionsWith(scope, (pack, room) => {
@@ -187,7 +187,7 @@ function summarizePack(
       })
       .join(", ");
     if (bytes(text) > room) continue;
-    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...wordKeysOf(text)]));
+    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...stemsOf(text)]));
     return cut(rest.length > 0 ? `${text}; ${rest.join(", ")}` : text, room);
   }
   return cut(groups.map((group) => group.name).join(", "), room);
@@ -196,7 +196,7 @@ function summarizePack(
 /** The words of a pack's name and of its groups' names, which a summary need not say again. */
 function namesOf(pack: Pack): Set<string> {
   const names = [pack.name, ...pack.groups.map((group) => group.name)];
-  return wordKeysOf(names.join(" ").replace(/-/g, " "));
+  return stemsOf(names.join(" ").replace(/-/g, " "));
 }
 
 /** As many skill names as fit `room` bytes, taken evenly from all of them rather than the first. */

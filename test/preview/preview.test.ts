@@ -85,6 +85,38 @@ describe("previewOf", () => {
     expect(preview.instructions).toMatch(/^- vineyard \(60 skills\): /m);
   });
 
+  // list_packs said "implementing, implement" of one pack and "penpot audit" of pack penpot: tokens every
+  // agent pays for words a model already has.
+  it("says one form of each word, and not the words of the pack's own name", async () => {
+    const scope = await scopeOf({
+      "penpot/penpot-audit-tokens/SKILL.md": skillMd(
+        "penpot-audit-tokens",
+        "Implementing token checks, implement a token audit of a design.",
+      ),
+      "penpot/penpot-audit-colors/SKILL.md": skillMd(
+        "penpot-audit-colors",
+        "Implement contrast checks when implementing a palette.",
+      ),
+      "penpot/penpot-rename-layers/SKILL.md": skillMd(
+        "penpot-rename-layers",
+        "Rename layers; implementation notes for handoff.",
+      ),
+      // Audits elsewhere make `audit` alone less telling of penpot than the pair `penpot audit`.
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    });
+    const [, penpot] = scope.packs;
+    if (penpot?.name !== "penpot") throw new Error("pack penpot expected");
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    const steering = steeringLine(scope, new TermFrequencies(scope.skills), ON);
+    const instructionsLine = preview.instructions.split("\n").find((line) => line.startsWith("- penpot"));
+    const steeringPart = steering.match(/penpot \((.*?)\)/)?.[1];
+    for (const summary of [preview.describePack(penpot), instructionsLine?.split(": ")[1], steeringPart]) {
+      expect(summary).toMatch(/\baudit\b/);
+      expect(summary).not.toMatch(/penpot/);
+      expect(summary?.match(/\bimplement\w*/g)).toHaveLength(1);
+    }
+  });
+
   it("keeps each text under 2 KB with thousands of skills, hundreds of packs and huge descriptions", async () => {
     const entries: Record<string, string> = {};
     for (let pack = 0; pack < 300; pack += 1) {
