@@ -9,6 +9,8 @@ export class SelectorError extends Error {
     message: string,
     /** The message for a model: the close selectors, or the packs, where people are told every selector. */
     readonly brief: string = message,
+    /** The selectors a slip away from `selector`, if any. */
+    readonly close: readonly string[] = [],
   ) {
     super(message);
   }
@@ -205,6 +207,7 @@ export class Scope {
       selector,
       `${unknown}${hint} Valid selectors: ${this.describeSelectors()}.`,
       `${unknown}${hint === "" ? packs : hint}`,
+      close,
     );
   }
 

@@ -50,9 +50,9 @@ export function findSkillAnyCase(scope: Scope, ref: string): SkillLookup {
 
 /**
  * Narrows the caller's scope by a `pack` argument, turning a bad selector into a ToolError; a skill's name
- * there gets the call that reads the skill.
+ * there gets the call that reads the skill, and a folder path or `skill://` URI the call it stands for.
  */
-export function narrowByPack(callerScope: Scope, pack: string | undefined): Scope {
+export function narrowByPack(callerScope: Scope, pack: string | undefined, query?: string): Scope {
   if (pack === undefined) return callerScope;
   try {
     return callerScope.narrow([pack]);
@@ -63,8 +63,68 @@ export function narrowByPack(callerScope: Scope, pack: string | undefined): Scop
       const ref = callerScope.refOf(skill.skill);
       throw new ToolError(`"${pack}" is a skill, not a pack or group: read_skill(skill="${ref}").`);
     }
+    const { selector } = error;
+    const meant = meaningOfPath(callerScope, selector);
+    if (meant?.kind === "file")
+      throw new ToolError(`"${selector}" is a path of ${meant.owner}: ${meant.call}.`);
+    // A slip in a group's name (`beta/tool`) is told as such rather than searched for.
+    if (meant !== undefined && (meant.words === "" || error.close.length === 0)) {
+      const packs = pack
+        .split(",")
+        .map((item) => item.trim())
+        .filter((item) => item !== "")
+        .map((item) => (item === selector ? meant.selector : item));
+      const words = [meant.words, query?.trim() ?? ""].filter((text) => text !== "").join(" ");
+      const search = words === "" ? "" : `, query=${JSON.stringify(words)}`;
+      throw new ToolError(
+        `Unknown pack or group "${selector}". Did you mean list_skills(pack="${packs.join(",")}"${search})?`,
+      );
+    }
     throw new ToolError(`${error.brief} Call list_packs to see them.`);
   }
+}
+
+/** What a folder path given as a pack stands for: a file (and the call that reads it), or a selector. */
+type PathMeaning =
+  | { readonly kind: "file"; readonly owner: string; readonly call: string }
+  | { readonly kind: "selector"; readonly selector: string; readonly words: string };
+
+/**
+ * What a folder path or `skill://` URI given where a pack or group belongs stands for: a file of a skill
+ * or of a pack (see callByPath, callBySkillName), else the pack or group it names, from up to
+ * {@link FOLDERS_BEFORE_NAME} folders above (`skills/n8n`, `agents\kubernetes-operations`, `skill://n8n`);
+ * past a pack, a folder no group has gives its words to search the pack with (`n8n/error-handling`).
+ */
+function meaningOfPath(scope: Scope, written: string): PathMeaning | undefined {
+  if (!/[\\/]/.test(written)) return undefined;
+  const segments = written
+    .replace(/^skill:\/\//i, "")
+    .replaceAll("\\", "/")
+    .split("/")
+    .filter((segment) => segment !== "" && segment !== ".");
+  const packs = new Map(scope.packs.map((pack) => [pack.name.toLowerCase(), pack]));
+  const above = segments.slice(0, FOLDERS_BEFORE_NAME + 1);
+  const at = above.findIndex((segment) => packs.has(segment.toLowerCase()));
+  const pack = at < 0 ? undefined : packs.get(segments[at]?.toLowerCase() ?? "");
+  const rest = segments.slice(at + 1);
+  const file =
+    (pack && callByPath(scope, [pack.name, ...rest].join("/"), SKILL_DOCUMENT)) ??
+    callBySkillName(scope, segments.join("/"), SKILL_DOCUMENT);
+  if (file !== undefined) return { kind: "file", owner: file.owner, call: file.call };
+  if (pack === undefined) {
+    const group = above.find((segment) => isSelector(scope, segment));
+    return group === undefined ? undefined : { kind: "selector", selector: group, words: "" };
+  }
+  const groups = new Map(pack.groups.map((group) => [group.name.toLowerCase(), group.name]));
+  const group = rest.map((segment) => groups.get(segment.toLowerCase())).find((name) => name !== undefined);
+  if (group !== undefined) return { kind: "selector", selector: `${pack.name}/${group}`, words: "" };
+  const words = rest
+    .filter((segment) => segment.toUpperCase() !== SKILL_DOCUMENT.toUpperCase())
+    .join(" ")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== "")
+    .join(" ");
+  return { kind: "selector", selector: pack.name, words };
 }
 
 /** Whether `ref` selects a pack or group of `scope` (see Scope.narrow), as a model may ask for a skill. */

@@ -31,7 +31,7 @@ export const listSkillsTool = defineTool({
   // Most searches are asked once; a workflow that runs again asks its search word for word.
   keeping: ({ query }) => (typeof query === "string" && query.trim() !== "" ? "when-repeated" : "always"),
   run: ({ pack, query }, context) => {
-    const scope = narrowByPack(context.listed, pack);
+    const scope = narrowByPack(context.listed, pack, query);
     if (query === undefined || query.trim() === "") return formatListing(scope, context.scope);
     const best = bestMatches(context.index, query, scope);
     if (best.shown.length === 0) return noMatch(query, pack);

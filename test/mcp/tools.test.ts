@@ -135,6 +135,42 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect((await call(scoped, "list_skills", { pack: "hammer" })).text).toMatch(/^Unknown pack or group/);
     });
 
+    // A folder path got the list of packs, and the model had to work out which one the path meant.
+    it("answers a folder path or skill:// URI given as pack with the call it stands for", async () => {
+      const unknown = (pack: string, call: string) => ({
+        isError: true,
+        text: `Unknown pack or group "${pack}". Did you mean ${call}?`,
+      });
+      expect(await call(client, "list_skills", { pack: "skills/beta" })).toEqual(
+        unknown("skills/beta", 'list_skills(pack="beta")'),
+      );
+      expect(await call(client, "list_skills", { pack: "beta\\tools" })).toEqual(
+        unknown("beta\\tools", 'list_skills(pack="beta/tools")'),
+      );
+      expect(await call(client, "list_skills", { pack: "skill://beta/tools" })).toEqual(
+        unknown("skill://beta/tools", 'list_skills(pack="beta/tools")'),
+      );
+      // A folder no group has: a search of the pack for its words.
+      expect(await call(client, "list_skills", { pack: "alpha/parsing-invoices" })).toEqual(
+        unknown("alpha/parsing-invoices", 'list_skills(pack="alpha", query="parsing invoices")'),
+      );
+      // A slip in a group's name is told as such, not searched for.
+      expect((await call(client, "list_skills", { pack: "beta/tool" })).text).toBe(
+        'Unknown pack or group "beta/tool". Did you mean "beta/tools"? Call list_packs to see them.',
+      );
+      expect(await call(client, "list_skills", { pack: "alpha, skills/gamma", query: "holes" })).toEqual(
+        unknown("skills/gamma", 'list_skills(pack="alpha,gamma", query="holes")'),
+      );
+      expect(await call(client, "list_skills", { pack: "skill://beta/tools/hammer" })).toEqual({
+        isError: true,
+        text: '"skill://beta/tools/hammer" is a path of skill hammer: read_skill(skill="hammer").',
+      });
+      expect(await call(client, "list_skills", { pack: "beta/shared/guide.md" })).toEqual({
+        isError: true,
+        text: '"beta/shared/guide.md" is a path of pack beta: read_pack_file(pack="beta", file="shared/guide.md").',
+      });
+    });
+
     it("names the valid selectors when the pack is unknown or ambiguous", async () => {
       // The packs, not every group: on the bench corpus, 30 selectors and "26 more" took 175 tokens and
       // left out the group a model asking for "python" wanted (agents/python-development).
