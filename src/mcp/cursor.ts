@@ -2,11 +2,16 @@ import { createHash } from "node:crypto";
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Scope } from "../catalog/index.js";
 
-/** Entries per page of every list this server pages: skills/list, prompts/list and folder reads. */
+/** Entries per page of every list this server pages: skills/list, prompts/list, resources/list, folder reads. */
 export const PAGE_SIZE = 100;
 
 /** The lists this server pages, each with the character its cursors start with. */
-const LISTS = { "skills/list": "s", "prompts/list": "p", "resources/directory/read": "d" } as const;
+const LISTS = {
+  "skills/list": "s",
+  "prompts/list": "p",
+  "resources/list": "r",
+  "resources/directory/read": "d",
+} as const;
 export type PagedList = keyof typeof LISTS;
 
 /** Characters of a cursor's tag: 24 bits of a hash, to tell a listing's cursors from another's. */

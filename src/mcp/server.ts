@@ -3,6 +3,7 @@ import {
   type CallToolRequest,
   type CallToolResult,
   type ListPromptsRequest,
+  type ListResourcesRequest,
   type ListToolsResult,
   McpServer,
   type McpServerOptions,
@@ -236,6 +237,8 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): ServerFactory {
   const answerToolCall = ({ params }: CallToolRequest) =>
     callTool(params.name, params.arguments ?? {}, context);
   const answerPromptList = ({ params }: ListPromptsRequest) => listPrompts(context, params?.cursor);
+  const answerResourceList = ({ params }: ListResourcesRequest) =>
+    deps.resources.listResources(scope, params?.cursor);
   const answerPrompt = ({ name }: { name: string }) => getPrompt(context, name);
   return (made) => {
     const mcp = new McpServer(deps.info, options[made?.era ?? "legacy"]);
@@ -251,9 +254,12 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): ServerFactory {
       server.setRequestHandler("prompts/get", { params: PROMPT_PARAMS }, answerPrompt);
     }
     extension.attach(mcp);
-    // The extension's resources/read resolves `..` and `.` in a URI before reading it: answered here instead.
+    // The extension's resources/read resolves `..` and `.` in a URI before reading it, and its resources/list
+    // takes no cursor, listing every file of a large catalog at once: both are answered here instead.
     server.removeRequestHandler("resources/read");
     server.setRequestHandler("resources/read", { params: READ_PARAMS }, answerRead);
+    server.removeRequestHandler("resources/list");
+    server.setRequestHandler("resources/list", answerResourceList);
     return mcp;
   };
 }

@@ -23,7 +23,15 @@ import {
   weighsMoreAsText,
 } from "../catalog/index.js";
 import { type SkillEntry, skillPath } from "../inspection/index.js";
-import { decodeCursor, encodeCursor, firstAfter, type Listing, listingOf, PAGE_SIZE } from "./cursor.js";
+import {
+  decodeCursor,
+  encodeCursor,
+  firstAfter,
+  invalidCursor,
+  type Listing,
+  listingOf,
+  PAGE_SIZE,
+} from "./cursor.js";
 import {
   keyOf,
   keyOfFolderUri,
@@ -34,14 +42,6 @@ import {
   type UriKey,
   uriOfKey,
 } from "./skill-uris.js";
-
-/**
- * `resources/list` names this many skills (their SKILL.md) and this many pack files at most: it has no
- * pages here, and every agent that lists resources pays for the list. `skills/list` pages through every
- * skill, and a folder's read lists all its files.
- */
-const LISTED_SKILLS = 50;
-const LISTED_PACK_FILES = 50;
 
 /**
  * The most of a file one `resources/read` carries. A larger file is answered as read_skill answers a file
@@ -80,6 +80,21 @@ interface CarriedSkill {
   readonly entry: SkillEntry;
 }
 
+/** A pack file as `resources/list` names it. */
+interface ListedPackFile {
+  readonly uri: string;
+  readonly target: Target & { readonly kind: "pack-file" };
+}
+
+/**
+ * Where a `resources/list` page starts: after this URI of the skills (their SKILL.md), or of the pack files,
+ * which follow every skill. Skills come first: a client that reads one page gets skills before files.
+ */
+interface ResourceListPosition {
+  readonly section: "skills" | "pack-files";
+  readonly uri: string;
+}
+
 /** Something about the catalog the extension cannot serve as it is, said once at startup. */
 export interface ResourceWarning {
   readonly skill: Skill | undefined;
@@ -100,14 +115,15 @@ export class SkillResources {
   readonly #targets: ReadonlyMap<UriKey, Target>;
   /** Worked out on the first folder read: most clients never read one, and it costs a walk of every key. */
   #folders: ReadonlyMap<UriKey, Folder> | undefined;
-  readonly #packFiles: ReadonlyMap<string, readonly { key: UriKey; target: Target }[]>;
+  /** Of every pack, sorted by URI, as `resources/list` pages them after the skills. */
+  readonly #packFiles: readonly ListedPackFile[];
   readonly #entrySizes = new WeakMap<CarriedSkill, number>();
 
   private constructor(
     everything: Scope,
     carried: readonly CarriedSkill[],
     targets: ReadonlyMap<UriKey, Target>,
-    packFiles: ReadonlyMap<string, readonly { key: UriKey; target: Target }[]>,
+    packFiles: readonly ListedPackFile[],
   ) {
     this.#everything = everything;
     this.#carried = [...carried].sort((a, b) => compareUris(a.entry.uri, b.entry.uri));
@@ -115,7 +131,7 @@ export class SkillResources {
       carried.map((item) => [`${skillPath(item.skill)}/${item.skill.document.path}`, item]),
     );
     this.#targets = targets;
-    this.#packFiles = packFiles;
+    this.#packFiles = [...packFiles].sort((a, b) => compareUris(a.uri, b.uri));
   }
 
   #foldersNow(): ReadonlyMap<UriKey, Folder> {
@@ -174,9 +190,8 @@ export class SkillResources {
         else if (kept.length < target.skills.length) targets.set(key, { ...target, skills: kept });
       }
     }
-    const packFiles = new Map<string, { key: UriKey; target: Target }[]>();
+    const packFiles: ListedPackFile[] = [];
     for (const [pack, keyed] of packKeys) {
-      const listed: { key: UriKey; target: Target }[] = [];
       for (const { path, file, key } of keyed) {
         if (targets.has(key)) {
           warn({
@@ -185,11 +200,10 @@ export class SkillResources {
           });
           continue;
         }
-        const target: Target = { kind: "pack-file", pack: pack.name, file };
+        const target = { kind: "pack-file", pack: pack.name, file } as const;
         targets.set(key, target);
-        listed.push({ key, target });
+        packFiles.push({ uri: uriOfKey(key), target });
       }
-      packFiles.set(pack.name, listed);
     }
     const kept = carried.filter(({ skill }) => !crowded.has(skill));
     return new SkillResources(everything, kept, targets, packFiles);
@@ -207,7 +221,6 @@ export class SkillResources {
       get: async (uri) => this.#get(scope, uri),
       read: (uri) => this.#read(scope, uri, reader),
       readDirectory: async (uri, { cursor }) => this.#readDirectory(scope, uri, cursor),
-      listResources: async () => this.#listResources(scope),
     };
   }
 
@@ -347,28 +360,44 @@ export class SkillResources {
       : { uri, name, mimeType: mimeTypeOf(name), size: target.file.size };
   }
 
-  /** The first skills in scope, as their SKILL.md, then the first pack files in scope. */
-  #listResources(scope: Scope): Resource[] {
+  /**
+   * One page of `resources/list` in `scope`: PAGE_SIZE resources, the skills (their SKILL.md) by URI, then
+   * the pack files by URI. The SDK lists a resource template's resources whole, without a cursor: the
+   * server answers `resources/list` with this instead (see serverFactoryFor).
+   */
+  listResources(scope: Scope, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
+    const listing = listingOf("resources/list", this.#everything, scope);
+    const after = cursor === undefined ? undefined : resourceListPositionAt(listing, cursor);
     const resources: Resource[] = [];
-    for (const carried of this.#carried) {
-      if (resources.length === LISTED_SKILLS) break;
-      if (scope.has(carried.skill)) resources.push(skillDocumentResource(carried));
+    let last: ResourceListPosition | undefined;
+    const full = () => resources.length === PAGE_SIZE;
+    const pastSkills = after?.section === "pack-files";
+    const skillStart = pastSkills
+      ? this.#carried.length
+      : startAfter(this.#carried, (item) => item.entry.uri, after?.uri);
+    for (let at = skillStart; at < this.#carried.length; at++) {
+      const item = this.#carried[at];
+      if (item === undefined || !scope.has(item.skill)) continue;
+      if (full()) return { resources, nextCursor: resourceListCursor(listing, last) };
+      resources.push(skillDocumentResource(item));
+      last = { section: "skills", uri: item.entry.uri };
     }
-    const skills = resources.length;
-    for (const pack of scope.packs) {
-      for (const { key, target } of this.#packFiles.get(pack.name) ?? []) {
-        if (resources.length === skills + LISTED_PACK_FILES) return resources;
-        if (!isVisible(target, scope)) continue;
-        resources.push({
-          uri: uriOfKey(key),
-          name: `${pack.name}/${target.file.path}`,
-          description: `A file of pack ${pack.name} that its skills cite`,
-          mimeType: mimeTypeOf(target.file.path),
-          size: target.file.size,
-        });
-      }
+    const fileStart = pastSkills ? startAfter(this.#packFiles, (listed) => listed.uri, after?.uri) : 0;
+    for (let at = fileStart; at < this.#packFiles.length; at++) {
+      const listed = this.#packFiles[at];
+      if (listed === undefined || !isVisible(listed.target, scope)) continue;
+      if (full()) return { resources, nextCursor: resourceListCursor(listing, last) };
+      const { pack, file } = listed.target;
+      resources.push({
+        uri: listed.uri,
+        name: `${pack}/${file.path}`,
+        description: `A file of pack ${pack} that its skills cite`,
+        mimeType: mimeTypeOf(file.path),
+        size: file.size,
+      });
+      last = { section: "pack-files", uri: listed.uri };
     }
-    return resources;
+    return { resources };
   }
 }
 
@@ -529,6 +558,29 @@ function cursorAfter(listing: Listing, uri: string): string {
 /** The URI a cursor of `listing` names. */
 function uriAt(listing: Listing, cursor: string): string {
   return `${SCHEME}${decodeCursor(listing, cursor)}`;
+}
+
+/** A cursor of `resources/list` naming the last resource of its page, and its section. */
+function resourceListCursor(listing: Listing, last: ResourceListPosition | undefined): string {
+  const uri = last?.uri ?? SCHEME;
+  return encodeCursor(listing, `${last?.section === "pack-files" ? "f" : "s"}${uri.slice(SCHEME.length)}`);
+}
+
+/** The position a cursor of `resources/list` names; one this server did not give is refused. */
+function resourceListPositionAt(listing: Listing, cursor: string): ResourceListPosition {
+  const position = decodeCursor(listing, cursor);
+  const mark = position.slice(0, 1);
+  if (mark !== "s" && mark !== "f") throw invalidCursor(listing);
+  return { section: mark === "f" ? "pack-files" : "skills", uri: `${SCHEME}${position.slice(1)}` };
+}
+
+/** The index in `items`, sorted by their URIs, of the first after `after` (0 without it). */
+function startAfter<Item>(
+  items: readonly Item[],
+  uriOf: (item: Item) => string,
+  after: string | undefined,
+): number {
+  return after === undefined ? 0 : firstAfter(items, (item) => compareUris(uriOf(item), after) <= 0);
 }
 
 /** Code-unit order of URIs: the one order of entries, children and cursors, as the SDK orders them. */

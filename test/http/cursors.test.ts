@@ -11,14 +11,18 @@ import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/ski
 
 const numbered = (prefix: string, count: number) =>
   Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(3, "0")}`);
-// Pack "big" holds 30 skills of its own and a group of 120; pack "aaa", sorted first, 5.
+// Pack "big" holds 30 skills of its own, a group of 120 and 50 pack files; pack "aaa", sorted first, 5
+// skills and a pack file.
 const OWN = numbered("own", 30);
 const GROUPED = numbered("grouped", 120);
 const AAA = numbered("first", 5);
+const DOCS = numbered("doc", 50).map((name) => `big/docs/${name}.md`);
 const TREE: Record<string, TreeEntry> = Object.fromEntries([
   ...OWN.map((name) => [`big/${name}/SKILL.md`, skillMd(name)]),
   ...GROUPED.map((name) => [`big/grp/${name}/SKILL.md`, skillMd(name)]),
   ...AAA.map((name) => [`aaa/${name}/SKILL.md`, skillMd(name)]),
+  ...DOCS.map((path) => [path, `# ${path}\n`]),
+  ["aaa/notes.md", "# Notes\n"],
 ]);
 
 let tree: TempTree;
@@ -92,6 +96,7 @@ async function walk(era: Era, listing: Ask, next: Ask = listing): Promise<string
 const SKILLS_LIST = { method: "skills/list" };
 const PROMPTS_LIST = { method: "prompts/list" };
 const GROUP_FOLDER = { method: "resources/directory/read", params: { uri: "skill://big/grp" } };
+const RESOURCES_LIST = { method: "resources/list" };
 
 describe.each(ERAS)("cursors in the %s era", (era) => {
   it("page each listing to its end, each item once, on either replica and in any spelling of the scope", async () => {
@@ -198,5 +203,41 @@ describe.each(ERAS)("cursors in the %s era", (era) => {
           "call skills/list without a cursor to list from the start.",
       });
     }
+  });
+
+  // resources/list named the first 50 skills and the first 50 pack files, and took no cursor: the rest of
+  // a large catalog was in no listing.
+  it("page resources/list too: every skill's SKILL.md by URI, then every pack file, each once", async () => {
+    const skills = await walk(era, SKILLS_LIST);
+    const packFiles = ["skill://aaa/notes.md", ...DOCS.map((path) => `skill://${path}`)];
+    expect(await walk(era, RESOURCES_LIST, { ...RESOURCES_LIST, replica: 1 })).toEqual([
+      ...skills,
+      ...packFiles,
+    ]);
+    expect(
+      await walk(era, { ...RESOURCES_LIST, pack: "big" }, { ...RESOURCES_LIST, query: "?pack=big" }),
+    ).toEqual([...skills.filter((uri) => uri.startsWith("skill://big/")), ...packFiles.slice(1)]);
+    const inBig = await firstCursor(era, { ...RESOURCES_LIST, pack: "big" });
+    expect((await ask(era, { ...RESOURCES_LIST, params: { cursor: inBig } })).error).toEqual({
+      code: -32602,
+      message:
+        "Invalid cursor: it pages resources/list in another scope (X-Skill-Pack or ?pack=) than this request's; " +
+        "call resources/list without a cursor to list from the start.",
+    });
+    const skillsCursor = await firstCursor(era, SKILLS_LIST);
+    expect((await ask(era, { ...RESOURCES_LIST, params: { cursor: skillsCursor } })).error).toEqual({
+      code: -32602,
+      message:
+        "Invalid cursor: it is one of skills/list, not of resources/list; " +
+        "call resources/list without a cursor to list from the start.",
+    });
+    expect((await ask(era, { ...RESOURCES_LIST, params: { cursor: "skill://aaa/notes.md" } })).error).toEqual(
+      {
+        code: -32602,
+        message:
+          "Invalid cursor: not one this server gave for resources/list; " +
+          "call resources/list without a cursor to list from the start.",
+      },
+    );
   });
 });
