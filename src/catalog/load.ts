@@ -232,66 +232,111 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
     if (skill) read.push(skill);
   }
 
-  // Of two skills with one name, the shallower is served, then the first by path. A problem inside a
-  // nested skill is seen by the walk of each skill around it, and reported once.
+  // Of two skills with one name, the shallower is served, then the first by path: the tools name a skill
+  // `pack/name`, which names one skill. A problem inside a nested skill is seen by the walk of each skill
+  // around it, and reported once. Outer skills come first, so each is placed before those nested in it.
   const skills = new Map<string, Skill>();
+  const placement = new NestedPlacement();
   const reported = new Set<string>();
-  for (const { skill, warnings, found } of read.sort(byDepthThenPath)) {
+  for (const { skill, warnings, namedOtherwise, frontmatter } of read.sort(byDepthThenPath)) {
     const earlier = skills.get(skill.name);
     if (earlier) {
-      issues.push({
-        severity: "skipped",
-        path: path.posix.join(name, found.folder),
-        reason: `duplicate skill name "${skill.name}": ${path.posix.join(name, earlier.folder)} is served instead`,
-      });
+      issues.push(duplicateIssue(name, skill, earlier, placement.enclosing(skill.folder)));
       continue;
     }
+    const { placed, beside } = placement.place(skill);
     for (const warning of warnings) {
-      const key = `${warning.path}\n${warning.reason}`;
-      if (!reported.has(key)) issues.push(warning);
+      const told = warning === namedOtherwise && beside ? besideIssue(warning, skill, beside) : warning;
+      const key = `${told.path}\n${told.reason}`;
+      if (!reported.has(key)) issues.push(told);
       reported.add(key);
     }
-    skills.set(skill.name, skill);
+    skills.set(skill.name, placed);
+    if (frontmatter !== undefined) context.frontmatters.set(placed, frontmatter);
   }
-  const placed = placeNested([...skills.values()]);
-  for (const { skill, frontmatter } of read) {
-    const served = placed.get(skill);
-    if (served !== undefined && frontmatter !== undefined) context.frontmatters.set(served, frontmatter);
-  }
-  return { skills: [...placed.values()], files: toFileMap(files) };
+  return { skills: [...skills.values()], files: toFileMap(files) };
 }
 
 /**
- * The served skills of a pack, outer ones first, each nested one given its path in the `skill://`
- * namespace below the nearest skill it is nested in, as the Skills extension asks: `games/web` nested in
- * `games` (skill://p/games/games/SKILL.md) is skill://p/games/games/web/SKILL.md, a URI the manifest of
- * `games` lists, holding the same file. Not one named otherwise than its folder (its URI ends with its
- * name, which would be no file of the skill around it), nor one whose files are not exactly those the
- * skill around it holds in its folder (symlinks each walk follows otherwise): either skill's folder in the
- * namespace would hold files its manifest lacks.
+ * A skill of a name a shallower skill of its pack has (or one before it by path): not served, since
+ * `pack/name` names that one. A nested one's files stay files of the skill around it, which the warning
+ * names with the call that reads its SKILL.md.
  */
-function placeNested(served: readonly Skill[]): Map<Skill, Skill> {
-  const placed = new Map<Skill, Skill>();
-  const byFolder = new Map<string, Skill>();
-  const sortedPaths = new Map<Skill, readonly string[]>();
-  for (const skill of served) {
-    const enclosing = enclosingSkill(skill.folder, byFolder);
-    let nested = skill;
-    if (enclosing !== undefined && path.posix.basename(skill.folder) === skill.name) {
+function duplicateIssue(
+  pack: string,
+  skill: Skill,
+  earlier: Skill,
+  enclosing: Skill | undefined,
+): CatalogIssue {
+  const served = `duplicate skill name "${skill.name}": ${path.posix.join(pack, earlier.folder)} is served instead`;
+  if (enclosing === undefined) {
+    return { severity: "skipped", path: path.posix.join(pack, skill.folder), reason: served };
+  }
+  const below = enclosing.folder === "" ? skill.folder : skill.folder.slice(enclosing.folder.length + 1);
+  return {
+    severity: "skipped",
+    path: path.posix.join(pack, skill.folder),
+    reason:
+      `${served}; its files stay files of skill ${enclosing.id} around it ` +
+      `(read_skill(skill="${enclosing.id}", file="${below}/${SKILL_DOCUMENT}"))`,
+  };
+}
+
+/**
+ * The warning that a nested skill is named otherwise than its folder, saying where that leaves it in the
+ * `skill://` namespace: beside the skill around it, at the URI it would have nested in no skill.
+ */
+function besideIssue(warning: CatalogIssue, skill: Skill, enclosing: Skill): CatalogIssue {
+  const folder = path.posix.basename(skill.folder);
+  return {
+    ...warning,
+    reason:
+      `${warning.reason} "${folder}" in skill ${enclosing.id}: its skill:// URI ends with its name, so it ` +
+      `lies beside skill://${skillPath(enclosing)}, at skill://${skillPath(skill)}/${SKILL_DOCUMENT}, and ` +
+      `not below it, where renaming "${folder}" would break what ${enclosing.id} cites there; name it ` +
+      `"${folder}" to nest it`,
+  };
+}
+
+/**
+ * Where the served skills of a pack lie in the `skill://` namespace, placed outer ones first: each nested
+ * one below the nearest skill it is nested in, as the Skills extension asks: `games/web` nested in `games`
+ * (skill://p/games/games/SKILL.md) is skill://p/games/games/web/SKILL.md, a URI the manifest of `games`
+ * lists, holding the same file. Not one named otherwise than its folder (its URI ends with its name, which
+ * would be no file of the skill around it), nor one whose files are not exactly those the skill around it
+ * holds in its folder (symlinks each walk follows otherwise): either skill's folder in the namespace would
+ * hold files its manifest lacks. Those stay beside it.
+ */
+class NestedPlacement {
+  /** The skills placed so far, by folder. */
+  readonly #byFolder = new Map<string, Skill>();
+  readonly #sortedPaths = new Map<Skill, readonly string[]>();
+
+  /** The nearest placed skill whose folder holds `folder`. */
+  enclosing(folder: string): Skill | undefined {
+    return enclosingSkill(folder, this.#byFolder);
+  }
+
+  /** `skill` as served, and the skill it lies in when it is nested but named otherwise than its folder. */
+  place(skill: Skill): { placed: Skill; beside?: Skill } {
+    const enclosing = this.enclosing(skill.folder);
+    let placed = skill;
+    let beside: Skill | undefined;
+    if (enclosing !== undefined && path.posix.basename(skill.folder) !== skill.name) beside = enclosing;
+    else if (enclosing !== undefined) {
       const below = enclosing.folder === "" ? skill.folder : skill.folder.slice(enclosing.folder.length + 1);
-      let paths = sortedPaths.get(enclosing);
+      let paths = this.#sortedPaths.get(enclosing);
       if (paths === undefined) {
         paths = [...enclosing.files.keys()];
-        sortedPaths.set(enclosing, paths);
+        this.#sortedPaths.set(enclosing, paths);
       }
       if (holdsExactly(enclosing, paths, below, skill)) {
-        nested = { ...skill, nestedPath: flat(`${skillPath(enclosing)}/${below}`) };
+        placed = { ...skill, nestedPath: flat(`${skillPath(enclosing)}/${below}`) };
       }
     }
-    byFolder.set(skill.folder, nested);
-    placed.set(skill, nested);
+    this.#byFolder.set(skill.folder, placed);
+    return beside === undefined ? { placed } : { placed, beside };
   }
-  return placed;
 }
 
 /** The nearest of `byFolder` (served skills, by folder) whose folder holds `folder`. */
@@ -354,6 +399,8 @@ interface ReadSkill {
   readonly found: SkillFolder;
   /** The digest of its frontmatter as YAML read it, when its SKILL.md was parsed now. */
   readonly frontmatter: string | undefined;
+  /** Of its warnings, the one saying it is named otherwise than its folder. */
+  readonly namedOtherwise: CatalogIssue | undefined;
 }
 
 /**
@@ -451,13 +498,11 @@ function readSkill(
   const violation = nameRuleViolation(parsed.name);
   if (violation)
     warnings.push({ severity: "warning", path: where, reason: `name "${parsed.name}" ${violation}` });
-  if (parsed.name !== (folder === "" ? pack : path.posix.basename(folder))) {
-    warnings.push({
-      severity: "warning",
-      path: where,
-      reason: `name "${parsed.name}" differs from its folder`,
-    });
-  }
+  const namedOtherwise: CatalogIssue | undefined =
+    parsed.name === (folder === "" ? pack : path.posix.basename(folder))
+      ? undefined
+      : { severity: "warning", path: where, reason: `name "${parsed.name}" differs from its folder` };
+  if (namedOtherwise) warnings.push(namedOtherwise);
   if (parsed.descriptionComment) {
     warnings.push({
       severity: "warning",
@@ -494,7 +539,7 @@ function readSkill(
     modelInvocable: parsed.modelInvocable,
     userInvocable: parsed.userInvocable,
   };
-  return { skill: { skill, warnings, found, frontmatter: start.digest }, nested };
+  return { skill: { skill, warnings, found, frontmatter: start.digest, namedOtherwise }, nested };
 }
 
 /**

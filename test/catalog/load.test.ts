@@ -340,6 +340,42 @@ describe("loadCatalog skip and warn rules", () => {
     }
   });
 
+  // Both were told only that they were dropped, or named otherwise than their folders: not where the
+  // nested duplicate's files went, nor that the renamed one's URI lies beside the skill it is nested in.
+  it("tells where a nested skill that cannot be served as nested goes: dropped as a duplicate, or beside", async () => {
+    const tree = await makeTree({
+      "p/b/SKILL.md": skillMd("b", "At the top."),
+      "p/a/SKILL.md": skillMd("a", "Holds a b of its own."),
+      "p/a/b/SKILL.md": skillMd("b", "Nested, named as b at the top."),
+      "p/games/SKILL.md": skillMd("games", "Holds web."),
+      "p/games/web/SKILL.md": skillMd("webby", "Nested, named otherwise than its folder."),
+      "p/solo/SKILL.md": skillMd("lonely", "Named otherwise, nested in nothing."),
+    });
+    try {
+      const { catalog, issues } = loadCatalog(tree.dir);
+      expect(issueAt(issues, "p/a/b")).toEqual({
+        severity: "skipped",
+        path: "p/a/b",
+        reason:
+          'duplicate skill name "b": p/b is served instead; its files stay files of skill p/a around it ' +
+          '(read_skill(skill="p/a", file="b/SKILL.md"))',
+      });
+      const a = catalog.everything.findSkill("p/a");
+      expect(a.kind === "found" && a.skill.files.has("b/SKILL.md")).toBe(true);
+      expect(issueAt(issues, "p/games/web")).toEqual({
+        severity: "warning",
+        path: "p/games/web",
+        reason:
+          'name "webby" differs from its folder "web" in skill p/games: its skill:// URI ends with its name, ' +
+          "so it lies beside skill://p/games/games, at skill://p/games/webby/SKILL.md, and not below it, where " +
+          'renaming "web" would break what p/games cites there; name it "web" to nest it',
+      });
+      expect(issueAt(issues, "p/solo")?.reason).toBe('name "lonely" differs from its folder');
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("keeps the first of two same-named skills in a pack by sorted path and names both", async () => {
     const tree = await makeTree({
       "p/b-later/SKILL.md": skillMd("dup", "Later copy."),
