@@ -10,6 +10,7 @@ import {
 import type { Scope } from "../catalog/index.js";
 import type { ServerFactory } from "../mcp/index.js";
 import { type Answer, AnswerCache, answerKeyOf } from "./answer-cache.js";
+import { RequestOrigins } from "./request-origins.js";
 import type { CallerScope } from "./scope.js";
 import {
   classify,
@@ -53,33 +54,39 @@ export interface Answered {
 export class McpEndpoints {
   readonly #endpoints = new WeakMap<Scope, McpEndpoint>();
   readonly #answers: AnswerCache;
+  readonly #origins: RequestOrigins;
 
   constructor(
     /** Makes what the servers of a scope share, once per scope; the factory it returns makes each. */
     private readonly factoryFor: (scope: Scope) => ServerFactory,
     /** Told what the SDK's entries refuse and what fails in them. */
     private readonly onerror: (error: Error) => void,
-    /** Bytes of kept answers over all scopes; the default suits production. */
-    answerCacheBytes?: number,
+    options: {
+      /** Bytes of kept answers over all scopes; the default suits production. */
+      readonly answerCacheBytes?: number;
+      /** Told which HTTP request each request its servers answer came in. */
+      readonly origins?: RequestOrigins;
+    } = {},
   ) {
-    this.#answers = new AnswerCache(answerCacheBytes);
+    this.#answers = new AnswerCache(options.answerCacheBytes);
+    this.#origins = options.origins ?? new RequestOrigins();
   }
 
   /**
    * One POST whose body Fastify has parsed, read whole: the answer kept for it when it was asked before
    * in the caller's scope (under its own id), else the way to answer it, which keeps the answer when it
-   * may be.
+   * may be. `reqId` is the POST's own, for what the answer's work logs.
    */
-  request(caller: CallerScope, raw: IncomingMessage, body: unknown): McpRequest {
+  request(caller: CallerScope, raw: IncomingMessage, body: unknown, reqId?: string): McpRequest {
     const requests = plainLegacyBatchOf(raw, body);
     if (requests !== undefined)
-      return { kept: undefined, answer: () => this.#answerBatch(caller, raw, body, requests) };
+      return { kept: undefined, answer: () => this.#answerBatch(caller, raw, body, requests, reqId) };
     const key = answerKeyOf(caller.key, raw.headers, body);
     const kept = key === undefined ? undefined : this.#answers.answer(key);
     return {
       kept,
       answer: async () => {
-        const answered = await this.#endpointOf(caller.scope).answer(raw, body);
+        const answered = await this.#endpointOf(caller.scope).answer(raw, body, reqId);
         if (key !== undefined) this.#answers.keep(key, answered.answer, !answered.failed);
         return answered;
       },
@@ -98,6 +105,7 @@ export class McpEndpoints {
     raw: IncomingMessage,
     body: unknown,
     requests: readonly JSONRPCRequest[],
+    reqId: string | undefined,
   ): Promise<Answered> {
     const endpoint = this.#endpointOf(caller.scope);
     const parts: Buffer[] = [];
@@ -109,8 +117,8 @@ export class McpEndpoints {
       // Its bytes as they are now: the next member with the same key but another id reframes the kept answer.
       let answer = kept?.body;
       if (answer === undefined) {
-        const answered = await endpoint.exchangeLegacy(request);
-        if (answered === undefined) return endpoint.answer(raw, body);
+        const answered = await endpoint.exchangeLegacy(request, reqId);
+        if (answered === undefined) return endpoint.answer(raw, body, reqId);
         if (key !== undefined) this.#answers.keep(key, answered.answer, !answered.failed);
         answer = answered.answer.body;
         failed ||= answered.failed;
@@ -124,7 +132,7 @@ export class McpEndpoints {
   #endpointOf(scope: Scope): McpEndpoint {
     let endpoint = this.#endpoints.get(scope);
     if (endpoint === undefined) {
-      endpoint = new McpEndpoint(this.factoryFor(scope), this.onerror);
+      endpoint = new McpEndpoint(this.factoryFor(scope), this.onerror, this.#origins);
       this.#endpoints.set(scope, endpoint);
     }
     return endpoint;
@@ -145,18 +153,22 @@ export class McpEndpoint {
   constructor(
     private readonly newServer: ServerFactory,
     private readonly onerror: (error: Error) => void,
+    /** Told which HTTP request each request its servers answer came in. */
+    private readonly origins = new RequestOrigins(),
   ) {
     this.#modernEntry = createMcpHandler(newServer, { legacy: "reject", onerror });
   }
 
-  async answer(raw: IncomingMessage, body: unknown): Promise<Answered> {
+  /** The answer to one POST; `reqId` is its own, for what the answer's work logs. */
+  async answer(raw: IncomingMessage, body: unknown, reqId?: string): Promise<Answered> {
     const plainLegacy = plainLegacyRequestOf(raw.headers, body);
-    if (plainLegacy !== undefined) return this.#answerLegacy(raw, body, plainLegacy);
+    if (plainLegacy !== undefined) return this.#answerLegacy(raw, body, plainLegacy, reqId);
     const plainModern = plainModernRequestOf(raw.headers, body);
-    if (plainModern !== undefined) return this.#answerModern(raw, body, plainModern);
+    if (plainModern !== undefined) return this.#answerModern(raw, body, plainModern, reqId);
     const outcome = classify(raw.headers, body);
-    if (outcome.kind === "legacy") return this.#answerLegacy(raw, body, legacyRequestOf(raw.headers, body));
-    return this.#answerModern(raw, body, modernRequestOf(raw.headers, outcome));
+    if (outcome.kind === "legacy")
+      return this.#answerLegacy(raw, body, legacyRequestOf(raw.headers, body), reqId);
+    return this.#answerModern(raw, body, modernRequestOf(raw.headers, outcome), reqId);
   }
 
   /** A 2026-07-28 POST, and its request when createMcpHandler would hand it to a server unchanged. */
@@ -164,12 +176,15 @@ export class McpEndpoint {
     raw: IncomingMessage,
     body: unknown,
     request: JSONRPCRequest | undefined,
+    reqId: string | undefined,
   ): Promise<Answered> {
     if (request !== undefined) {
-      const exchanged = await this.#exchange("modern", request);
+      const exchanged = await this.#exchange("modern", request, reqId);
       if (!exchanged.refused) return answeredWith(exchanged.message);
     }
-    return answeredFrom(await this.#modernEntry.fetch(webRequestOf(raw), { parsedBody: body }));
+    const forwarded = webRequestOf(raw);
+    this.origins.forward(forwarded, reqId);
+    return answeredFrom(await this.#modernEntry.fetch(forwarded, { parsedBody: body }));
   }
 
   /** A 2025-era POST, and its request when the SDK's transport would hand it to a server unchanged. */
@@ -177,36 +192,40 @@ export class McpEndpoint {
     raw: IncomingMessage,
     body: unknown,
     request: JSONRPCRequest | undefined,
+    reqId: string | undefined,
   ): Promise<Answered> {
     if (request !== undefined) {
       const exchanged =
         request.method === "initialize"
-          ? await (await ServerConnection.open(this.newServer(), "legacy")).exchange(request)
-          : await this.#exchange("legacy", request);
+          ? await (await ServerConnection.open(this.newServer(), "legacy", this.origins)).exchange(
+              request,
+              reqId,
+            )
+          : await this.#exchange("legacy", request, reqId);
       if (!exchanged.refused) return answeredWith(exchanged.message);
     }
-    return this.#legacyEntry(raw, body);
+    return this.#legacyEntry(raw, body, reqId);
   }
 
   /** A 2025 request but the handshake, answered by the scope's server; undefined when it refuses it. */
-  async exchangeLegacy(request: JSONRPCRequest): Promise<Answered | undefined> {
-    const exchanged = await this.#exchange("legacy", request);
+  async exchangeLegacy(request: JSONRPCRequest, reqId?: string): Promise<Answered | undefined> {
+    const exchanged = await this.#exchange("legacy", request, reqId);
     return exchanged.refused ? undefined : answeredWith(exchanged.message);
   }
 
   /** `request` answered by the scope's server of `era`, made on the first request of that era. */
-  async #exchange(era: ProtocolEra, request: JSONRPCRequest) {
+  async #exchange(era: ProtocolEra, request: JSONRPCRequest, reqId: string | undefined) {
     if (this.#servers[era] === undefined) {
       const server = this.newServer({ era });
       // What fails in it (an answer it could not encode or send) is told, as the SDK's entries tell theirs.
       server.server.onerror = this.onerror;
-      this.#servers[era] = ServerConnection.open(server, era);
+      this.#servers[era] = ServerConnection.open(server, era, this.origins);
     }
-    return (await this.#servers[era]).exchange(request);
+    return (await this.#servers[era]).exchange(request, reqId);
   }
 
   /** The SDK's stateless transport, answering JSON (its own 2025 leg would answer an event stream). */
-  async #legacyEntry(raw: IncomingMessage, parsed: unknown): Promise<Answered> {
+  async #legacyEntry(raw: IncomingMessage, parsed: unknown, reqId: string | undefined): Promise<Answered> {
     const body = withoutCancellations(parsed);
     if (Array.isArray(body) && body.length === 0)
       return { answer: { status: 202, contentType: "", body: Buffer.alloc(0) }, failed: false };
@@ -216,10 +235,10 @@ export class McpEndpoint {
       enableJsonResponse: true,
     });
     await server.connect(transport);
+    const forwarded = webRequestOf(raw);
+    this.origins.forward(forwarded, reqId);
     try {
-      const answered = await answeredFrom(
-        await transport.handleRequest(webRequestOf(raw), { parsedBody: body }),
-      );
+      const answered = await answeredFrom(await transport.handleRequest(forwarded, { parsedBody: body }));
       return Array.isArray(body) ? asBatchAnswer(answered) : answered;
     } finally {
       // Stateless: the pair serves this one request.

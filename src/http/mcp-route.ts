@@ -12,6 +12,7 @@ import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
 import { McpEndpoints } from "./mcp-endpoint.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
+import { RequestOrigins } from "./request-origins.js";
 import { type CallerScope, headerText, ScopeResolver } from "./scope.js";
 
 export interface McpRouteOptions {
@@ -73,15 +74,17 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   const { settings, metrics, mcp } = options;
   const scopes = new ScopeResolver(mcp.catalog.everything);
   const fileBytes = new ByteBudget(ANSWER_FILE_BYTES);
+  // A tool that fails inside a server is logged under the reqId of the POST it came in, as its request line.
+  const origins = new RequestOrigins();
   const endpoints = new McpEndpoints(
-    (scope) => serverFactoryFor(mcp, scope),
+    (scope) => serverFactoryFor(mcp, scope, (call) => ({ reqId: origins.reqIdOf(call) })),
     (error) => {
       // The SDK reports each request it refuses (a protocol error for the client); the request's own log
       // line says so already. Anything else went wrong in the server.
       const refusal = error instanceof ProtocolError || error.message.startsWith("Rejected");
       app.log[refusal ? "debug" : "error"]({ err: error }, "MCP handler");
     },
-    options.answerCacheBytes,
+    { answerCacheBytes: options.answerCacheBytes, origins },
   );
   app.decorateRequest("mcpCall", null);
 
@@ -211,7 +214,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         return reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, error.message, requestId(body)));
       }
       // The era is told by the headers and the body, which the key holds: a kept answer needs no telling.
-      const asked = endpoints.request(caller, request.raw, body);
+      const asked = endpoints.request(caller, request.raw, body, request.id);
       if (asked.kept !== undefined) return send(reply, asked.kept, queuedAnswerBytes);
       const weight = fileBytesOfBody(mcp, caller.scope, body);
       if (weight > fileBytes.limit) {

@@ -19,6 +19,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { MODERN_REVISION } from "../mcp/index.js";
+import { RequestOrigins } from "./request-origins.js";
 
 /*
  * What the /mcp endpoint assumes of the SDK, each assumption in one place, named here and held by a test
@@ -223,7 +224,9 @@ export interface Exchanged {
 /**
  * A connection to one server of the SDK that carries any number of requests at once, each under an id of
  * its own: clients number their requests each from 1, and the server tells the requests in flight apart by
- * their ids. Notifications on the way, which a JSON answer has no room for, are dropped.
+ * their ids. The ids come from the endpoint's RequestOrigins, which tells the handler's call by the id
+ * (`ctx.mcpReq.id`, the id the request was delivered under). Notifications on the way, which a JSON
+ * answer has no room for, are dropped.
  *
  * Assumption: the SDK binds a server to the protocol revision of the `PerRequestHTTPServerTransport` it
  * connects it to, when the server lists that revision among those it supports (its documented way; the
@@ -242,18 +245,23 @@ export interface Exchanged {
 export class ServerConnection extends PerRequestHTTPServerTransport {
   readonly #classification: MessageClassification;
   readonly #waiting = new Map<number, (answered: Exchanged) => void>();
-  #lastId = 0;
+  readonly #origins: RequestOrigins;
   #delivering: number | undefined;
 
-  private constructor(era: ProtocolEra) {
+  private constructor(era: ProtocolEra, origins: RequestOrigins) {
     const classification = CLASSIFICATION[era];
     super({ classification });
     this.#classification = classification;
+    this.#origins = origins;
   }
 
-  /** `server`, connected to a new connection of `era`. */
-  static async open(server: McpServer, era: ProtocolEra): Promise<ServerConnection> {
-    const connection = new ServerConnection(era);
+  /** `server`, connected to a new connection of `era`, delivering under ids from `origins`. */
+  static async open(
+    server: McpServer,
+    era: ProtocolEra,
+    origins = new RequestOrigins(),
+  ): Promise<ServerConnection> {
+    const connection = new ServerConnection(era, origins);
     await server.connect(connection);
     return connection;
   }
@@ -262,12 +270,13 @@ export class ServerConnection extends PerRequestHTTPServerTransport {
     if (!("id" in message) || "method" in message || typeof message.id !== "number") return;
     const answered = this.#waiting.get(message.id);
     this.#waiting.delete(message.id);
+    this.#origins.answered(message.id);
     answered?.({ message, refused: message.id === this.#delivering });
   }
 
-  /** The server's answer to `request`, under the request's own id. */
-  exchange(request: JSONRPCRequest): Promise<Exchanged> {
-    const id = ++this.#lastId;
+  /** The server's answer to `request`, under the request's own id; `reqId` is its HTTP request's. */
+  exchange(request: JSONRPCRequest, reqId?: string): Promise<Exchanged> {
+    const id = this.#origins.deliver(reqId);
     return new Promise((resolve) => {
       this.#waiting.set(id, ({ message, refused }) =>
         resolve({ message: { ...message, id: request.id }, refused }),
@@ -278,6 +287,7 @@ export class ServerConnection extends PerRequestHTTPServerTransport {
       } catch (error) {
         // Rejects the exchange; nothing will answer it.
         this.#waiting.delete(id);
+        this.#origins.answered(id);
         throw error;
       } finally {
         this.#delivering = undefined;

@@ -1,3 +1,4 @@
+import type { ServerContext } from "@modelcontextprotocol/server";
 import type { Catalog, Scope, Skill } from "../catalog/index.js";
 import type { Preview } from "../preview/index.js";
 import type { SearchIndex } from "../search/index.js";
@@ -17,6 +18,15 @@ export interface ToolContext {
   readonly preview: Preview;
   /** The skills of `scope` that are prompts: all but those whose frontmatter says `user-invocable: false`. */
   readonly prompted: readonly Skill[];
-  /** Told about failures that are not the caller's fault, so they can be logged without reaching it. */
-  readonly onInternalError: (error: unknown, tool: string) => void;
+  /**
+   * Told about failures that are not the caller's fault, so they can be logged without reaching it, with
+   * the call they failed in (the handler's context), which tells the request they belong to.
+   */
+  readonly onInternalError: (error: unknown, tool: string, call: ServerContext) => void;
 }
+
+/**
+ * What a line logged for a failed call says of the request it failed in, to tie the two: over HTTP the
+ * `reqId` of the request's own log line, over stdio (no request line) the JSON-RPC id the client gave it.
+ */
+export type RequestTag = { readonly reqId?: string } | { readonly rpcId: string | number };

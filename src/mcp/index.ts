@@ -1,5 +1,5 @@
 export { type AnswerKeeping, answerKeeping, fileBytesOf } from "./answer-traits.js";
-export type { ToolContext } from "./context.js";
+export type { RequestTag, ToolContext } from "./context.js";
 export { formatPacks } from "./list-packs.js";
 export {
   buildMcpDeps,

@@ -3,6 +3,7 @@ import {
   type ListPromptsResult,
   ProtocolError,
   ProtocolErrorCode,
+  type ServerContext,
 } from "@modelcontextprotocol/server";
 import { compareText, type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
@@ -39,14 +40,18 @@ export function listPrompts(context: ToolContext, cursor: string | undefined): L
     : { prompts };
 }
 
-export async function getPrompt(context: ToolContext, name: string): Promise<GetPromptResult> {
+export async function getPrompt(
+  context: ToolContext,
+  name: string,
+  call: ServerContext,
+): Promise<GetPromptResult> {
   const skill = findPromptSkill(context, name);
   let content: FileContent;
   try {
     content = await context.catalog.files.read(skill.document);
   } catch (error) {
     // A file that vanished or changed: the operator hears of it, the client gets no internals.
-    context.onInternalError(error, "prompts/get");
+    context.onInternalError(error, "prompts/get", call);
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
       `Prompt "${name}" could not be read inside the server; the error was logged. Try again or pick another prompt.`,

@@ -14,7 +14,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import { z } from "zod";
-import type { Catalog, Pack, Scope, Skill } from "../catalog/index.js";
+import { type Catalog, type Pack, type Scope, type Skill, visible } from "../catalog/index.js";
 import type { Inspection } from "../inspection/index.js";
 import {
   type Preview,
@@ -25,7 +25,7 @@ import {
   workOutAhead,
 } from "../preview/index.js";
 import type { SearchIndex } from "../search/index.js";
-import type { ToolContext } from "./context.js";
+import type { RequestTag, ToolContext } from "./context.js";
 import { listPacksTool } from "./list-packs.js";
 import { listSkillsTool } from "./list-skills.js";
 import { getPrompt, listPrompts } from "./prompts.js";
@@ -70,8 +70,11 @@ export interface McpDeps {
   readonly terms: TermFrequencies;
   /** The skills no listing, search or preview names to a model (`disable-model-invocation: true`). */
   readonly unlisted: ReadonlySet<Skill>;
-  /** Told about failures that are not the caller's fault, so they can be logged without reaching it. */
-  readonly onInternalError: (error: unknown, tool: string) => void;
+  /**
+   * Told about failures that are not the caller's fault, so they can be logged without reaching it, with
+   * what ties the line to the request they failed in.
+   */
+  readonly onInternalError: (error: unknown, tool: string, request: RequestTag) => void;
   /** Told what the SDK's Skills extension warns of while serving. */
   readonly onWarning: (warning: SkillWarning) => void;
 }
@@ -203,6 +206,15 @@ const TOOLS_CAPABILITY: ServerCapabilities = { tools: { listChanged: false } };
 const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false } };
 
 /**
+ * What ties a failed call to its request where the transport has no request of its own (stdio): the
+ * JSON-RPC id the client gave it, as the SDK hands it to the handler, written visibly (see `visible`).
+ */
+export function rpcIdOf(call: ServerContext): RequestTag {
+  const { id } = call.mcpReq;
+  return { rpcId: typeof id === "string" ? visible(id) : id };
+}
+
+/**
  * The MCP servers of one caller's scope: the four tools, each skill as a prompt, and the Skills
  * extension with every skill file and pack file as a `skill://` resource. What depends on the scope alone
  * (the handlers bound to it, the extension and its view of the scope) is made here, once; each call then
@@ -210,7 +222,12 @@ const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false }
  * over stdio, one per connection), registering a fixed number of handlers whatever the size of the
  * catalog.
  */
-export function serverFactoryFor(deps: McpDeps, scope: Scope): ServerFactory {
+export function serverFactoryFor(
+  deps: McpDeps,
+  scope: Scope,
+  /** What ties a failed call to its request, asked only of a call that failed inside the server. */
+  tagOf: (call: ServerContext) => RequestTag = rpcIdOf,
+): ServerFactory {
   const listed = scope.without(deps.unlisted);
   const preview = previewOf(listed, deps.terms, deps.preview);
   // On first use: a scope's first request is seldom a prompt's, and the filter goes over every skill.
@@ -225,7 +242,7 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): ServerFactory {
       prompted ??= scope.skills.filter((skill) => skill.userInvocable);
       return prompted;
     },
-    onInternalError: deps.onInternalError,
+    onInternalError: (error, tool, call) => deps.onInternalError(error, tool, tagOf(call)),
   };
   const options = { legacy: serverOptions(preview, "legacy"), modern: serverOptions(preview, "modern") };
   const toolList = toolListFor(preview);
@@ -233,13 +250,13 @@ export function serverFactoryFor(deps: McpDeps, scope: Scope): ServerFactory {
   const source = deps.resources.sourceFor(scope, deps.catalog.files);
   const extension = new SkillsExtension({ source, cacheHint: CACHE_HINT, onWarning: deps.onWarning });
   const answerRead = ({ uri }: { uri: string }, ctx: ServerContext) =>
-    readResource(source, uri, ctx, deps.onInternalError);
-  const answerToolCall = ({ params }: CallToolRequest) =>
-    callTool(params.name, params.arguments ?? {}, context);
+    readResource(source, uri, ctx, context.onInternalError);
+  const answerToolCall = ({ params }: CallToolRequest, ctx: ServerContext) =>
+    callTool(params.name, params.arguments ?? {}, context, ctx);
   const answerPromptList = ({ params }: ListPromptsRequest) => listPrompts(context, params?.cursor);
   const answerResourceList = ({ params }: ListResourcesRequest) =>
     deps.resources.listResources(scope, params?.cursor);
-  const answerPrompt = ({ name }: { name: string }) => getPrompt(context, name);
+  const answerPrompt = ({ name }: { name: string }, ctx: ServerContext) => getPrompt(context, name, ctx);
   return (made) => {
     const mcp = new McpServer(deps.info, options[made?.era ?? "legacy"]);
     // The tools and prompts are answered here rather than registered one by one: their lists are fixed,
@@ -268,10 +285,11 @@ function callTool(
   name: string,
   args: Readonly<Record<string, unknown>>,
   context: ToolContext,
+  call: ServerContext,
 ): Promise<CallToolResult> | CallToolResult {
   const tool = TOOLS_BY_NAME.get(name);
   if (tool === undefined) return failure(`Unknown tool "${name}". The tools are: ${TOOL_NAMES.join(", ")}.`);
-  return tool.call(args, context);
+  return tool.call(args, context, call);
 }
 
 /**

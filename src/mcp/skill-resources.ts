@@ -411,13 +411,13 @@ export async function readResource(
   source: SkillSource,
   uri: string,
   context: ServerContext,
-  onInternalError: (error: unknown, tool: string) => void,
+  onInternalError: (error: unknown, tool: string, call: ServerContext) => void,
 ): Promise<ReadResourceResult> {
   let read: SkillReadResult | undefined;
   try {
     read = await source.read(uri, context);
   } catch (error) {
-    onInternalError(error, "resources/read");
+    onInternalError(error, "resources/read", context);
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
       `${uri} could not be read inside the server; the error was logged. Try again or read another resource.`,

@@ -1,4 +1,9 @@
-import type { CallToolResult, Tool as ListedTool, ToolAnnotations } from "@modelcontextprotocol/server";
+import type {
+  CallToolResult,
+  Tool as ListedTool,
+  ServerContext,
+  ToolAnnotations,
+} from "@modelcontextprotocol/server";
 import { type ZodRawShape, z } from "zod";
 import type { ToolContext } from "./context.js";
 import { ToolError } from "./format.js";
@@ -34,7 +39,12 @@ export interface Tool {
   readonly listed: ListedTool;
   readonly readsFiles: boolean;
   keeping(args: Readonly<Record<string, unknown>>): AnswerKeeping;
-  call(args: Readonly<Record<string, unknown>>, context: ToolContext): Promise<CallToolResult>;
+  /** The answer to a call; `call` is the handler's context, which a failure inside the server is logged with. */
+  call(
+    args: Readonly<Record<string, unknown>>,
+    context: ToolContext,
+    call: ServerContext,
+  ): Promise<CallToolResult>;
 }
 
 /** Every tool only reads the catalog baked into the server. */
@@ -58,7 +68,7 @@ export function defineTool<Shape extends ZodRawShape>(spec: ToolSpec<Shape>): To
     listed: listedTool(spec, schema),
     readsFiles: spec.readsFiles ?? false,
     keeping: (args) => keeping(joined(renamed(spec.name, names, args).args, spec.joins)),
-    async call(args, context) {
+    async call(args, context, call) {
       const { args: named, note } = renamed(spec.name, names, args);
       const checked = checkArguments(spec, schema, withoutBlanks(joined(named, spec.joins), optional));
       if (!checked.ok) return failure(checked.problem, note);
@@ -67,7 +77,7 @@ export function defineTool<Shape extends ZodRawShape>(spec: ToolSpec<Shape>): To
       } catch (error) {
         if (error instanceof ToolError) return failure(error.message, note);
         // A file that vanished, a permission error: the operator hears of it, the caller gets no internals.
-        context.onInternalError(error, spec.name);
+        context.onInternalError(error, spec.name, call);
         return failure(
           `${spec.name} failed inside the server; the error was logged. Try again or make another call.`,
           note,

@@ -34,7 +34,7 @@ export function mcpDepsFor(
     prompts: config.prompts,
     catalogPreview: config.catalogPreview,
     packDescriptions: config.packDescriptions,
-    onInternalError: (error, tool) => logger.error({ err: error, tool }, "tool failed"),
+    onInternalError: (error, tool, request) => logger.error({ err: error, tool, ...request }, "tool failed"),
     onWarning: (warning) => logger.warn(warning, `Skills extension: ${warning.path}: ${warning.message}`),
     onResourceWarning: ({ skill, reason }) =>
       logger.warn({ skill: skill?.id }, skill ? `${skill.id}: ${reason}` : reason),

@@ -3,13 +3,16 @@
  * client is the address its proxies name, as the rate limit counts it. A request refused before it was
  * read (too slow, not HTTP, a path that cannot be decoded) has its line too; shedding warns sparingly.
  */
+import { unlink } from "node:fs/promises";
 import net from "node:net";
+import path from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
 import { buildApp, SHED_QUIET_MS } from "../../src/http/index.js";
 import { mcpDepsFor, prepare } from "../../src/startup/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { wireRequest, wireToolCall } from "../helpers/requests.js";
 import { httpSettings } from "../helpers/server.js";
 
 const KEY = "request-log-key-0123456789";
@@ -23,18 +26,18 @@ afterAll(async () => {
 });
 
 /** An app whose log lines are kept, fed requests in memory unless a test needs a socket. */
-async function appLogging(env: Record<string, string>, level = "info") {
+async function appLogging(env: Record<string, string>, level = "info", skillsDir = tree.skillsDir) {
   const lines: Record<string, unknown>[] = [];
   const warnings = () => lines.filter((line) => line.level === 40);
   const logger = pino({ level }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  const config = loadConfig({ SKILLS_DIR: tree.skillsDir });
+  const config = loadConfig({ SKILLS_DIR: skillsDir });
   const prepared = await prepare(config, pino({ level: "silent" }));
   const app = await buildApp({
     mcp: mcpDepsFor(prepared, config, logger, { name: "skills-mcp", version: "test" }),
     logger,
     settings: httpSettings(env),
   });
-  return { app, warnings, requests: () => lines.filter((line) => line.msg === "request") };
+  return { app, lines, warnings, requests: () => lines.filter((line) => line.msg === "request") };
 }
 
 const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
@@ -153,6 +156,79 @@ describe("an answered request", () => {
         await app.close();
       }
     }
+  });
+});
+
+describe("a call that failed inside the server", () => {
+  let failing: StandardCatalog;
+  let logging: Awaited<ReturnType<typeof appLogging>>;
+  let url: string;
+  beforeAll(async () => {
+    failing = await makeStandardCatalog();
+    logging = await appLogging({}, "info", failing.skillsDir);
+    // Gone since startup: every read of the skill fails inside the server.
+    await unlink(path.join(failing.skillsDir, "alpha/one/SKILL.md"));
+    // Over a socket: a read holding a file sets a timeout on its answer, which inject does not take.
+    await logging.app.listen({ host: "127.0.0.1", port: 0 });
+    const address = logging.app.server.address();
+    if (address === null || typeof address === "string") throw new Error("no TCP address");
+    url = `http://127.0.0.1:${address.port}/mcp`;
+  });
+  afterAll(async () => {
+    await logging.app.close();
+    await failing.remove();
+  });
+
+  const post = (body: unknown, sent: Record<string, string> = {}) =>
+    fetch(url, {
+      method: "POST",
+      headers: { ...headers, ...sent },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(5000),
+    }).then((answer) => answer.text());
+  const failures = () => logging.lines.filter((line) => line.msg === "tool failed");
+  const readOne = (id: number) => wireToolCall("legacy", id, "read_skill", { skill: "one" }).body;
+
+  it("has its error line under the reqId of its request's line, each request its own", async () => {
+    // Two at once, so that each error line must find its own request.
+    const before = logging.requests().length;
+    await Promise.all([post(readOne(1)), post(readOne(2))]);
+    await vi.waitFor(() => expect(logging.requests().length).toBe(before + 2));
+    const requestIds = logging.requests().map((line) => line.reqId);
+    expect(new Set(requestIds).size).toBe(requestIds.length);
+    expect(failures().map((line) => line.reqId)).toEqual(expect.arrayContaining(requestIds.slice(before)));
+    expect(failures()).toHaveLength(2);
+  });
+
+  const modernRead = wireRequest("modern", 5, "resources/read", { uri: "skill://alpha/one/SKILL.md" });
+  const modernCall = wireToolCall("modern", 6, "read_skill", { skill: "one" });
+  const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+  it.each([
+    [
+      "2025, a batch of plain requests, by the scope's server",
+      [readOne(3), wireRequest("legacy", 4, "prompts/get", { name: "one" }).body],
+      {},
+      2,
+    ],
+    ["2026-07-28, a plain request, by the scope's server", modernRead.body, modernRead.headers, 1],
+    ["2025, a batch with a notification, by the SDK's transport", [initialized, readOne(7)], {}, 1],
+    [
+      "2026-07-28, its name encoded, by createMcpHandler",
+      modernCall.body,
+      { ...modernCall.headers, "mcp-name": `=?base64?${Buffer.from("read_skill").toString("base64")}?=` },
+      1,
+    ],
+  ] as const)("has it under its request's reqId: %s", async (_, body, sent, failed) => {
+    const [requestsBefore, failuresBefore] = [logging.requests().length, failures().length];
+    expect(await post(body, sent)).toMatch(/inside the server/);
+    await vi.waitFor(() => expect(logging.requests().length).toBe(requestsBefore + 1));
+    const { reqId } = logging.requests()[requestsBefore] ?? {};
+    expect(reqId).toEqual(expect.any(String));
+    expect(
+      failures()
+        .slice(failuresBefore)
+        .map((line) => line.reqId),
+    ).toEqual(Array(failed).fill(reqId));
   });
 });
 

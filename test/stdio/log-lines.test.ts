@@ -1,6 +1,9 @@
+import { unlink } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { makeStandardCatalog } from "../helpers/fixtures.js";
 import { logLines, ROOT, stdioServerProcess } from "../helpers/process.js";
+import { wireRequest, wireToolCall } from "../helpers/requests.js";
 
 /** `--stdio` on the bundled examples, with `env` besides and no other variable but PATH. */
 function stdioServer(env: Record<string, string> = {}) {
@@ -68,6 +71,28 @@ describe("a stdio server's log, as a desktop host's log panel shows it", () => {
       ]);
     } finally {
       server.kill();
+    }
+  });
+
+  it("ties a call that failed inside the server to the client's request by its JSON-RPC id", async () => {
+    const failing = await makeStandardCatalog();
+    const server = stdioServer({ SKILLS_DIR: failing.skillsDir });
+    try {
+      const call = (id: string) =>
+        JSON.stringify(wireToolCall("modern", id, "read_skill", { skill: "one" }).body);
+      server.write(JSON.stringify(wireRequest("modern", "before", "ping").body));
+      await vi.waitFor(() => expect(server.stdout()).toContain('"id":"before"'), { timeout: 30_000 });
+      // Gone since startup: the read fails inside the server.
+      await unlink(path.join(failing.skillsDir, "alpha/one/SKILL.md"));
+      server.write(call("call\u20287"));
+      await vi.waitFor(() => expect(server.stdout()).toContain('"id":"call\u20287"'), { timeout: 30_000 });
+      expect(await server.end()).toBe(0);
+      expect(server.log().filter((line) => line.msg === "tool failed")).toEqual([
+        expect.objectContaining({ level: 50, tool: "read_skill", rpcId: "call{U+2028}7" }),
+      ]);
+    } finally {
+      server.kill();
+      await failing.remove();
     }
   });
 
