@@ -68,6 +68,8 @@ export interface HttpSettings {
   readonly shedRssBytes: number;
   /** A client must send a whole request within this time, or the connection is closed. */
   readonly requestTimeoutMs: number;
+  /** An idle connection is closed after this long without a request. */
+  readonly keepAliveTimeoutMs: number;
   /** Larger request bodies are refused with 413. */
   readonly maxBodyBytes: number;
 }
@@ -151,6 +153,7 @@ export function loadConfig(
       shedEventLoopUtilization: values.SHED_EVENT_LOOP_UTILIZATION,
       shedRssBytes: mebibytes(values.SHED_RSS_MB),
       requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_MS,
       maxBodyBytes: values.MAX_BODY_BYTES,
     }),
     shutdownDrainMs: values.SHUTDOWN_DRAIN_MS,

@@ -244,6 +244,12 @@ export const SETTINGS = {
     { min: 100, max: 600_000, integer: true },
     "time a client has to send a whole request, and may stall while taking an answer that holds a file",
   ),
+  KEEP_ALIVE_TIMEOUT_MS: numeric(
+    72_000,
+    { min: 1000, max: 3_600_000, integer: true },
+    "how long an idle connection is kept open for the client's next request; keep it above the idle " +
+      "timeout of a load balancer or proxy in front (GCP: 620000), or it may answer its clients 502",
+  ),
   MAX_BODY_BYTES: numeric(
     64 * 1024,
     { min: 1024, max: 16 * MIB, integer: true },

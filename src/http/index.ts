@@ -42,6 +42,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: settings.maxBodyBytes,
     // Slow senders (slowloris) lose their connection; Node checks at this interval.
     requestTimeout: settings.requestTimeoutMs,
+    // Longer than the idle timeout of what is in front, which may otherwise send a request on a connection
+    // the server is closing (a 502 for its client): Fastify's 72 s outlasts AWS's ALB and ingress-nginx (60 s),
+    // not Google's load balancers (600 s) or Envoy (1 h).
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
     http: {
       headersTimeout: settings.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, settings.requestTimeoutMs),

@@ -46,6 +46,7 @@ describe("loadConfig", () => {
           shedEventLoopUtilization: 0,
           shedRssBytes: 0,
           requestTimeoutMs: 10_000,
+          keepAliveTimeoutMs: 72_000,
           maxBodyBytes: 65_536,
         },
         shutdownDrainMs: 2000,
@@ -173,6 +174,7 @@ describe("HTTP protection settings", () => {
       SHED_EVENT_LOOP_UTILIZATION: "0.95",
       SHED_RSS_MB: "512",
       REQUEST_TIMEOUT_MS: "5000",
+      KEEP_ALIVE_TIMEOUT_MS: "620000",
       MAX_BODY_BYTES: "131072",
       SHUTDOWN_DRAIN_MS: "0",
     });
@@ -186,6 +188,7 @@ describe("HTTP protection settings", () => {
       shedEventLoopUtilization: 0.95,
       shedRssBytes: 512 * 1024 * 1024,
       requestTimeoutMs: 5000,
+      keepAliveTimeoutMs: 620_000,
       maxBodyBytes: 131_072,
     });
     expect(config.shutdownDrainMs).toBe(0);

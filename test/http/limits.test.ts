@@ -203,3 +203,23 @@ describe("request size and time", () => {
     expect(closed).toBeLessThan(5000);
   });
 });
+
+// A load balancer or proxy that keeps idle connections to the server longer than the server does may send
+// a request on one the server is closing, and answer its client 502: the server must be able to outlast it.
+describe("idle connections", () => {
+  it("are kept KEEP_ALIVE_TIMEOUT_MS, as each answer tells the client, Fastify's 72 s by default", async () => {
+    for (const [env, told] of [
+      [{}, "timeout=72"],
+      [{ KEEP_ALIVE_TIMEOUT_MS: "620000" }, "timeout=620"],
+    ] as const) {
+      const server = await startServer(tree.skillsDir, [], httpSettings(env));
+      try {
+        const answer = await fetch(`${server.url}/health`);
+        await answer.text();
+        expect(answer.headers.get("keep-alive")).toBe(told);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+});
