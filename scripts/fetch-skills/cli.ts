@@ -15,6 +15,7 @@ import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import {
   FetcherError,
   ManifestError,
+  oneLine,
   ReviewError,
   SourceError,
   StoppedError,
@@ -34,6 +35,8 @@ export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly now?: () => Date;
+  /** The environment: `--update`'s load check takes UNSAFE_SKILLS from it, as check-skills does. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Aborted, with a {@link StoppedError} as its reason, when the run is to stop: its git is stopped. */
   readonly signal?: AbortSignal;
 }
@@ -108,7 +111,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       signal: io.signal,
     };
     const { summary, findings } = options.update
-      ? await repin(manifest, options, plan)
+      ? await repin(manifest, options, { ...plan, loadCheck: packLoadCheck(io.env ?? {}, io.stderr) })
       : { summary: fetchSummary(await fetchSkills({ ...plan, sources: manifest.sources })), findings: [] };
     io.stdout(summary);
     const outputs: [string | undefined, string, string][] = [
@@ -331,7 +334,8 @@ function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySe
  * `--update`: resolves the new heads, fetches them (all or nothing) unless `--no-fetch`, and only then
  * rewrites the refs in skills.toml, so a failed fetch leaves both the manifest and the skills folder as
  * they were. A moved source whose new commit fails the fetch is held back at its pin, and the others are
- * repinned without it. After a fetch, the review says what the bump changes for agents.
+ * repinned without it, as is one whose new commit the server would not serve where its pin would (the load
+ * check check-skills runs, on its pack alone). After a fetch, the review says what the bump changes for agents.
  */
 async function repin(
   manifest: Manifest,
@@ -399,6 +403,28 @@ async function repin(
     throw new ReviewError(`${options.manifestLabel} and ${plan.out}`, error);
   }
   return { summary: `${summary}\n${review.markdown}\n${fetchSummary(packs)}`, findings: review.findings };
+}
+
+/**
+ * `--update`'s load check (scripts/repin-review/pack-check.ts), loaded only when it runs, not imported at
+ * the top: it needs the server's startup (src/), which the image's skills stage, which only fetches, has
+ * not. A load that throws holds its source back too, since it would stop check-skills and the server
+ * alike; its stack goes to stderr as it is, for a bug report.
+ */
+function packLoadCheck(
+  env: Readonly<Record<string, string | undefined>>,
+  stderr: (text: string) => void,
+): (dir: string, pack: string) => Promise<string | undefined> {
+  return async (dir, pack) => {
+    const { packRefusal } = await import("../repin-review/pack-check.js");
+    try {
+      return await packRefusal(dir, pack, env);
+    } catch (error) {
+      if (error instanceof FetcherError || !(error instanceof Error)) throw error;
+      stderr(`${error.stack}\n`);
+      return `the server's load fails: ${oneLine(error)}`;
+    }
+  };
 }
 
 /** The error of a run with nothing to repin but the sources that cannot be: each named, with why. */

@@ -14,6 +14,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 process.exitCode = await run(process.argv.slice(2), {
   cwd: process.cwd(),
+  env: process.env,
   signal: stop.signal,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),

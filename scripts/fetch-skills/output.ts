@@ -73,6 +73,12 @@ export interface FetchPlan {
    * path gone, a limit passed): one broken upstream must not hold back every other source's bump.
    */
   readonly fallback?: ReadonlyMap<string, string>;
+  /**
+   * With {@link fallback}: why the server would not serve the pack `pack` just built in the skills folder
+   * `dir` at its source's new commit, or undefined when it would. A reason holds the source back at its
+   * fallback as a failed fetch does, so that one upstream's unservable skills do not fail the whole repin.
+   */
+  readonly loadCheck?: (dir: string, pack: string) => Promise<string | undefined>;
   /** Given every pack once all are built, before the new folder is swapped in: throwing swaps nothing in. */
   readonly beforeSwap?: (packs: readonly FetchedPack[]) => Promise<void>;
 }
@@ -125,7 +131,11 @@ export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
   }
 }
 
-/** The pack of `source`, at its {@link FetchPlan.fallback} commit when it has one and its own ref fails. */
+/**
+ * The pack of `source`, at its {@link FetchPlan.fallback} commit when it has one and its own ref fails the
+ * fetch, or fails the {@link FetchPlan.loadCheck} where the fallback passes it (a pack the server serves at
+ * neither commit, or whose fallback fails the fetch, is no better served old).
+ */
 async function fetchOrFallBack(
   source: SkillSource,
   build: string,
@@ -134,24 +144,44 @@ async function fetchOrFallBack(
   plan: FetchPlan,
 ): Promise<FetchedPack> {
   const fallback = plan.fallback?.get(source.name);
+  const fetchInto = (ref: string, folder: string) =>
+    fetchPack({ ...source, ref }, folder, stores, path.join(work, `${source.name}.${ref}`), plan);
+  if (fallback === undefined) return fetchInto(source.ref, build);
+  const heldBack = (reason: string) =>
+    plan.log(
+      `${source.name}: held back at ${fallback.slice(0, 7)}: its new commit ${source.ref.slice(0, 7)} fails: ${reason}`,
+    );
+  let pack: FetchedPack;
   try {
-    return await fetchPack(source, build, stores, path.join(work, source.name), plan);
+    pack = await fetchInto(source.ref, build);
   } catch (error) {
     // A run told to stop fails its git: that is no fault of the commit.
-    if (fallback === undefined || !(error instanceof SourceError) || plan.signal?.aborted) throw error;
-    plan.log(
-      `${source.name}: held back at ${fallback.slice(0, 7)}: its new commit ${source.ref.slice(0, 7)} fails: ${error.reason}`,
-    );
+    if (!(error instanceof SourceError) || plan.signal?.aborted) throw error;
+    heldBack(error.reason);
     await removeTree(path.join(build, source.name));
-    const pack = await fetchPack(
-      { ...source, ref: fallback },
-      build,
-      stores,
-      path.join(work, `${source.name}.held`),
-      plan,
-    );
-    return { ...pack, heldBack: error.reason };
+    return { ...(await fetchInto(fallback, build)), heldBack: error.reason };
   }
+  const refused = await plan.loadCheck?.(build, source.name);
+  if (refused === undefined) return pack;
+  // The pin's pack is built aside (a name with a dot is no source's) and checked there first.
+  const aside = path.join(work, `${source.name}.pin`);
+  let pinned: FetchedPack | undefined;
+  try {
+    pinned = await fetchInto(fallback, aside);
+  } catch (error) {
+    if (!(error instanceof SourceError) || plan.signal?.aborted) throw error;
+  }
+  if (pinned === undefined || (await plan.loadCheck?.(aside, source.name)) !== undefined) {
+    plan.log(
+      `${source.name}: warning: its new commit ${source.ref.slice(0, 7)} fails the load check, and its pin ${fallback.slice(0, 7)} serves no better, so it is repinned all the same: ${refused}`,
+    );
+    await removeTree(aside);
+    return pack;
+  }
+  heldBack(refused);
+  await removeTree(path.join(build, source.name));
+  await rename(path.join(aside, source.name), path.join(build, source.name));
+  return { ...pinned, heldBack: refused };
 }
 
 async function fetchPack(

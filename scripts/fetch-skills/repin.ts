@@ -21,8 +21,8 @@ export interface Unresolved {
 }
 
 /**
- * A source whose branch moved to a commit that failed the fetch (its path gone, a limit passed): it keeps
- * its pin, and the others are repinned without it.
+ * A source whose branch moved to a commit that failed the fetch (its path gone, a limit passed), or the
+ * load check where its pin passes it: it keeps its pin, and the others are repinned without it.
  */
 export interface HeldBack {
   readonly repin: Repin;

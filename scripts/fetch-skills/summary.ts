@@ -54,9 +54,10 @@ export function repinSummary(
     heldBack.length === 0
       ? []
       : [
-          `> [!WARNING]\n> ${heldBack.length === 1 ? "1 source was held back at its pin, its new head failing the fetch" : `${heldBack.length} sources were held back at their pins, their new heads failing the fetch`}: ` +
+          `> [!WARNING]\n> ${heldBack.length === 1 ? "1 source was held back at its pin, its new head failing the fetch or the load check" : `${heldBack.length} sources were held back at their pins, their new heads failing the fetch or the load check`}: ` +
             `${heldBack.map(({ repin }) => repin.source.name).join(", ")}. ` +
-            "The table says why; the next run tries the new head again. If upstream moved its skills, fix `path` or `extras` in skills.toml; if it outgrew a limit, raise `--max-files` or `--max-mib`.",
+            "The table says why; the next run tries the new head again. If upstream moved its skills, fix `path` or `extras` in skills.toml; if it outgrew a limit, raise `--max-files` or `--max-mib`; " +
+            "if the server would not serve it (no valid skill, or a high finding of the audit in every one), that is for upstream to fix, or remove the source.",
           "",
         ];
   return [

@@ -63,12 +63,20 @@ export interface FetcherRun {
 
 export const FIXED_TIME = new Date("2026-01-02T03:04:05.000Z");
 
-/** Runs the CLI in this process, exactly as the entry point does but with its output captured. */
-export async function runFetcher(argv: string[], cwd: string): Promise<FetcherRun> {
+/**
+ * Runs the CLI in this process, exactly as the entry point does but with its output captured and `env` as
+ * its environment.
+ */
+export async function runFetcher(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<FetcherRun> {
   let stdout = "";
   let stderr = "";
   const code = await run(argv, {
     cwd,
+    env,
     stdout: (text) => {
       stdout += text;
     },

@@ -350,7 +350,7 @@ ref = "{STEADY_REF}"
     );
     const summary = await readFile(path.join(site, "pr.md"), "utf8");
     expect(summary).toContain(
-      "> [!WARNING]\n> 1 source was held back at its pin, its new head failing the fetch: moving.",
+      "> [!WARNING]\n> 1 source was held back at its pin, its new head failing the fetch or the load check: moving.",
     );
     expect(summary).toContain(
       `| moving | HEAD | \`${pinned.slice(0, 7)}\` | – | **held back**: \`${broken.slice(0, 7)}\` fails: \`${why}\` |`,
