@@ -185,8 +185,16 @@ export class Staging {
   }
 
   /** Removes the staging folder; undefined when done, else why not (what a sync could not delete). */
-  async close(): Promise<string | undefined> {
-    const parent = path.join(this.folder, STAGING_DIR);
+  close(): Promise<string | undefined> {
+    return Staging.clear(this.folder);
+  }
+
+  /**
+   * Removes what runs left in `folder`'s staging folder (a run killed, an old copy that could not be
+   * deleted), if anything: for a run that holds the run lock but has nothing to stage. Undefined when done.
+   */
+  static async clear(folder: string): Promise<string | undefined> {
+    const parent = path.join(folder, STAGING_DIR);
     return rm(parent, { recursive: true, force: true }).then(
       () => undefined,
       (error: unknown) => `cannot remove ${parent}: ${(error as Error).message}; remove it yourself`,

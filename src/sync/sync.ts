@@ -80,8 +80,11 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   if (options.mode !== "sync") return syncUnlocked(options);
   const { folder } = options;
   const runLock = await takeRunLock(folder).catch((error: unknown) => {
+    if (isSystemError(error) && NOT_WRITABLE.has(error.code ?? "")) return { unwritable: error };
     throw isSystemError(error) ? new SyncError(`cannot sync into ${folder}: ${error.message}`) : error;
   });
+  // No run lock where nothing can be written: a run with nothing to write needs none, as a check does.
+  if ("unwritable" in runLock) return syncUnlocked(options, runLock.unwritable);
   if ("heldBy" in runLock) {
     const where = runLock.host === undefined ? "" : ` on ${runLock.host}`;
     const who =
@@ -101,8 +104,14 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   }
 }
 
-/** The sync itself; a run that writes holds the folder's run lock around it. */
-async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
+/** Why a folder cannot be written to: its permissions, or a read-only file system. */
+const NOT_WRITABLE = new Set(["EACCES", "EPERM", "EROFS"]);
+
+/**
+ * The sync itself; a run that writes holds the folder's run lock around it. `unwritable`: why the folder
+ * cannot be written to, which fails the run only when it has something to write.
+ */
+async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoException): Promise<SyncReport> {
   const { folder } = options;
   const lock = await readLock(folder).catch((error: unknown) => {
     throw isSystemError(error) ? new SyncError(`cannot read ${folder}: ${error.message}`) : error;
@@ -161,6 +170,18 @@ async function syncUnlocked(options: SyncOptions): Promise<SyncReport> {
       );
     }
     if (options.mode !== "sync") return { steps, counts: countDone(steps, new Set()) };
+    const { progress } = options;
+    for (const step of steps) {
+      if (step.kind === "skip") progress.note(`${step.name}: skipped: ${step.reason}`);
+    }
+    if (!writesAnything(options, steps, source)) {
+      progress.finish();
+      // Only a run holding the run lock may touch the staging folder: another run may be staging there.
+      const leftOver = unwritable === undefined ? await Staging.clear(folder) : undefined;
+      if (leftOver !== undefined) progress.note(leftOver);
+      return { steps, counts: countDone(steps, new Set()) };
+    }
+    if (unwritable !== undefined) throw new SyncError(`cannot sync into ${folder}: ${unwritable.message}`);
     return { steps, counts: await apply(options, steps, context, lock, source, movedFrom) };
   } catch (error) {
     // The folder cannot be read or written (EACCES, ENOTDIR, ENOSPC): say which, without a stack.
@@ -354,7 +375,6 @@ async function apply(
   packsChanged: boolean,
 ): Promise<SyncCounts> {
   const { folder, progress } = options;
-  for (const step of steps) if (step.kind === "skip") progress.note(`${step.name}: skipped: ${step.reason}`);
   const staging = await Staging.open(folder);
   try {
     const fetches = steps.filter((step) => step.kind === "add" || step.kind === "update");
@@ -395,26 +415,9 @@ async function apply(
         ready.warning !== "",
       );
     }
-    const owner = (skills: Record<string, LockedSkill>): LockSource => {
-      const refusals = refusedSkills(steps, refused);
-      const source = {
-        server: options.server.url.href,
-        scope: options.scope,
-        syncedAt: new Date().toISOString(),
-        by: BY,
-        skills,
-        ...(Object.keys(refusals).length === 0 ? {} : { refused: refusals }),
-      };
-      // A run that changes nothing keeps the source as it was: a lock committed with the skills (--project)
-      // stays as it is.
-      const same =
-        before !== undefined &&
-        isDeepStrictEqual({ ...before, syncedAt: "", by: "" }, { ...source, syncedAt: "", by: "" });
-      return same ? before : source;
-    };
     let written = before;
     const record = async (skills: Record<string, LockedSkill>) => {
-      const source = owner(skills);
+      const source = sourceAfter(options, before, skills, refusedSkills(steps, refused));
       if (source !== written) await staging.writeLock(withSource(lock, source));
       written = source;
     };
@@ -456,6 +459,44 @@ async function apply(
     const leftOver = await staging.close();
     if (leftOver !== undefined) progress.note(leftOver);
   }
+}
+
+/**
+ * Whether carrying out `steps` writes anything: a skill to fetch or remove, or a lock that would not say
+ * what `before` says. A run that writes nothing needs neither the staging folder nor write access.
+ */
+function writesAnything(
+  options: SyncOptions,
+  steps: readonly Step[],
+  before: LockSource | undefined,
+): boolean {
+  if (isOutOfDate(steps)) return true;
+  const skills = lockedSkills(steps, new Map(), new Set(), false);
+  return sourceAfter(options, before, skills, refusedSkills(steps, new Map())) !== before;
+}
+
+/**
+ * The lock's record of this server after a run: `before` itself when the run changed nothing in it, so
+ * that a lock committed with the skills (--project) stays as it is.
+ */
+function sourceAfter(
+  options: SyncOptions,
+  before: LockSource | undefined,
+  skills: Record<string, LockedSkill>,
+  refused: Record<string, RefusedSkill>,
+): LockSource {
+  const source = {
+    server: options.server.url.href,
+    scope: options.scope,
+    syncedAt: new Date().toISOString(),
+    by: BY,
+    skills,
+    ...(Object.keys(refused).length === 0 ? {} : { refused }),
+  };
+  const same =
+    before !== undefined &&
+    isDeepStrictEqual({ ...before, syncedAt: "", by: "" }, { ...source, syncedAt: "", by: "" });
+  return same ? before : source;
 }
 
 /** Fetches, audits and stages one skill, or says why it is not installed. */

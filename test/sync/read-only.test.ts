@@ -53,6 +53,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
   // Writable again, so that the folder can be removed when the tests do not run as root.
+  await chmod(target, 0o755);
   for (const entry of await readdir(target, { recursive: true, withFileTypes: true })) {
     if (entry.isDirectory()) await chmod(path.join(entry.parentPath, entry.name), 0o755);
   }
@@ -105,5 +106,31 @@ describe("a file of an installed skill that sync may not read", () => {
     expect(report.code).toBe(1);
     await chmod(path.join(target, "reshape-json/SKILL.md"), 0o644);
     expect((await readTree(target))["clean-csv/SKILL.md"]).toBe(CLEAN_CSV);
+  });
+});
+
+describe("a target folder sync may not write to", () => {
+  // Regression: a run with nothing to change exited 2 ("cannot sync into <folder>: EACCES"), as it took
+  // the run lock and opened its staging folder first, while --check on the same folder worked.
+  it("is synced when nothing changed, writing nothing; with work to do, the run says why it cannot", {
+    timeout: 120_000,
+  }, async () => {
+    expect((await runSync(server.url, target)).code).toBe(0);
+    const before = (await readdir(target)).sort();
+    await chmod(target, 0o555);
+
+    const unchanged = await runSync(server.url, target);
+
+    expect(unchanged.stderr).toContain("0 added, 0 updated, 0 removed, 0 skipped, 2 unchanged");
+    expect(unchanged.code).toBe(0);
+    expect((await readdir(target)).sort()).toEqual(before);
+
+    await writeTree(skills, { "data/plan-release/SKILL.md": skillMd("plan-release", "Plan a release.") });
+    await server.close();
+    server = await serveCatalog(skills, server.port);
+    const added = await runSync(server.url, target);
+    expect(added.stderr).toMatch(/^skills-mcp sync: cannot sync into .*target: EACCES/m);
+    expect(added.code).toBe(2);
+    expect((await readdir(target)).sort()).toEqual(before);
   });
 });
