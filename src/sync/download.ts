@@ -35,6 +35,15 @@ export interface DownloadContext {
 /** A pack file as read: its bytes, or that the server serves nothing there. */
 export type PackRead = { readonly bytes: Uint8Array } | { readonly missing: true };
 
+/**
+ * A file a skill cites could not be read: no answer came (a cut connection, a proxy's 502, a timeout), so
+ * whether the server serves it, and what, is unknown. An error the server answers with means it serves
+ * nothing there.
+ */
+export class CitedFileUnreadable extends Error {
+  override name = "CitedFileUnreadable";
+}
+
 /** Bytes of pack file reads kept for the skills that cite the same file. */
 export const PACK_READS_BYTES = 32 * 1024 * 1024;
 
@@ -167,7 +176,8 @@ export async function downloadSkill(entry: Skill, context: DownloadContext): Pro
  * same files cited and served with the same bytes, and the same files left out. Its own files are not
  * read again: the text ones come from the copy installed (`readInstalled`, by path), which must hold the
  * entry's bytes (SKILL.md followed by the note on the files left out, if any). A cited file the server
- * did not serve at install time is looked up again, so one it serves since is copied.
+ * did not serve at install time is looked up again, so one it serves since is copied. Rejects with
+ * {@link CitedFileUnreadable} when a file it cites cannot be read.
  */
 export async function citedFilesCurrent(
   entry: Skill,
@@ -326,7 +336,7 @@ export async function readPackFile(uri: string, context: DownloadContext): Promi
     }
   } catch (error) {
     if (!(error instanceof ProtocolError))
-      throw new Error(`reading ${uri}, a file it cites, failed`, { cause: error });
+      throw new CitedFileUnreadable(`reading ${uri}, a file it cites, failed`, { cause: error });
     read = { missing: true };
   }
   context.packReads.keep(uri, read);

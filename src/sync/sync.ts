@@ -9,6 +9,7 @@ import { auditDownload, describeFinding } from "./audit.js";
 import { type Connection, connect, type Era, type ServerAddress } from "./connection.js";
 import { describeError } from "./describe-error.js";
 import {
+  CitedFileUnreadable,
   citedFilesCurrent,
   type DownloadContext,
   downloadSkill,
@@ -275,11 +276,14 @@ async function plan(
     const readInstalled = (file: string) =>
       readFile(path.join(skillFolder, ...file.split("/"))).catch(() => undefined);
     const current = await citedFilesCurrent(entry, state.installed, readInstalled, context).catch(
-      () => false,
+      (error: unknown) => {
+        if (options.mode === "check" && error instanceof CitedFileUnreadable) throw cannotTell(name, error);
+        return false;
+      },
     );
     if (!current) citedChanged.add(name);
   }
-  const packDigests = await readPackDigests([...refusals.values()], context);
+  const packDigests = await readPackDigests([...refusals], context, options.mode);
   return planSync({
     listed,
     refused,
@@ -343,21 +347,35 @@ async function askUnlisted(
 
 /**
  * Each pack file a refused skill cited, read again: a changed one (or one that cannot be read) has it
- * fetched and audited again.
+ * fetched and audited again; a check that cannot read one cannot tell.
  */
 async function readPackDigests(
-  skills: readonly Pick<InstalledSkill, "packFiles">[],
+  refusals: readonly (readonly [string, Pick<InstalledSkill, "packFiles">])[],
   context: DownloadContext,
+  mode: SyncOptions["mode"],
 ): Promise<Map<string, string | undefined>> {
   const digests = new Map<string, string | undefined>();
-  for (const skill of skills) {
-    for (const { uri } of Object.values(skill.packFiles)) {
+  for (const [name, refused] of refusals) {
+    for (const { uri } of Object.values(refused.packFiles)) {
       if (digests.has(uri)) continue;
-      const read = await readPackFile(uri, context).catch(() => undefined);
+      const read = await readPackFile(uri, context).catch((error: unknown) => {
+        if (mode === "check" && error instanceof CitedFileUnreadable) throw cannotTell(name, error);
+        return undefined;
+      });
       digests.set(uri, read !== undefined && "bytes" in read ? digestOf(read.bytes) : undefined);
     }
   }
   return digests;
+}
+
+/**
+ * A check cannot say whether `name` is up to date: a file it cites went unanswered (a cut connection, a
+ * proxy's 502, a timeout), which says nothing of what the server serves. A sync tries the update instead.
+ */
+function cannotTell(name: string, error: CitedFileUnreadable): SyncError {
+  return new SyncError(
+    `cannot tell whether ${name} is up to date: ${describeError(error)}; check again when the server answers`,
+  );
 }
 
 /**

@@ -8,8 +8,8 @@ import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isOutOfDate, LOCK_FILE, STAGING_DIR, type Step } from "../../src/sync/index.js";
-import { cuttingProxy } from "../helpers/cutting-proxy.js";
+import { isOutOfDate, LOCK_FILE, STAGING_DIR, type Step, SyncError } from "../../src/sync/index.js";
+import { cuttingProxy, type ProxyAnswer } from "../helpers/cutting-proxy.js";
 import { ERAS } from "../helpers/server.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import {
@@ -369,6 +369,55 @@ describe("pack files a skill cites from outside its folder", () => {
       await server.close();
       await root.remove();
     }
+  });
+});
+
+describe("a check that cannot read a file a skill cites", () => {
+  const failures: [string, true | ProxyAnswer][] = [
+    ["a cut connection", true],
+    ["a proxy's 502", { status: 502, headers: {} }],
+  ];
+  const CANNOT_TELL =
+    /^cannot tell whether review-code is up to date: reading skill:\/\/team\/shared\/checklist\.md, a file it cites, failed: .+; check again when the server answers$/;
+
+  /** Syncs CATALOG (as `env` serves it) through a proxy, then checks while reads of the checklist fail. */
+  async function checkWhileFailing(failure: true | ProxyAnswer, catalog: Record<string, string>, env = {}) {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    await writeTree(skills, catalog);
+    const server = await serveCatalog(skills, 0, env);
+    let failing = false;
+    const front = await cuttingProxy(new URL(server.url), (body) =>
+      failing && body.includes("skill://team/shared/checklist.md") ? failure : false,
+    );
+    try {
+      await sync(front.url, target);
+      failing = true;
+      return await sync(front.url, target, { mode: "check" }).catch((error: unknown) => error);
+    } finally {
+      await front.close();
+      await server.close();
+      await root.remove();
+    }
+  }
+
+  // Regression: a cited file that went unanswered made --check call the skill out of date (exit 1), so
+  // CI asked for a sync that had nothing to change.
+  it.each(failures)(
+    "says it cannot tell after %s, not that the folder is out of date",
+    async (_, failure) => {
+      const checked = await checkWhileFailing(failure, CATALOG);
+      expect(checked).toBeInstanceOf(SyncError);
+      expect((checked as Error).message).toMatch(CANNOT_TELL);
+    },
+  );
+
+  it.each(failures)("says it cannot tell after %s, for a skill the audit refused", async (_, failure) => {
+    const catalog = { ...CATALOG, "team/shared/checklist.md": "# Checklist\n- \u202Etests pass\n" };
+    const checked = await checkWhileFailing(failure, catalog, { UNSAFE_SKILLS: "serve" });
+    expect(checked).toBeInstanceOf(SyncError);
+    expect((checked as Error).message).toMatch(CANNOT_TELL);
   });
 });
 
