@@ -35,6 +35,9 @@ export interface DownloadContext {
 /** A pack file as read: its bytes, or that the server serves nothing there. */
 export type PackRead = { readonly bytes: Uint8Array } | { readonly missing: true };
 
+/** How a pack file is read by its URI: from the server, or as a run foresees it. */
+type PackFileReader = (uri: string) => Promise<PackRead>;
+
 /**
  * A file a skill cites could not be read: no answer came (a cut connection, a proxy's 502, a timeout), so
  * whether the server serves it, and what, is unknown. An error the server answers with means it serves
@@ -165,7 +168,8 @@ export async function downloadSkill(entry: Skill, context: DownloadContext): Pro
   }
   const ordered = new Map(listed.map((file) => [file.path, files.get(file.path) ?? new Uint8Array()]));
   try {
-    return { skill: await withPackFiles(entry, root, ordered, total, context) };
+    const read = (uri: string) => readPackFile(uri, context);
+    return { skill: await withPackFiles(entry, root, ordered, total, context.skillRoots, read) };
   } catch (error) {
     return { refused: describeError(error) };
   }
@@ -200,12 +204,38 @@ export async function citedFilesCurrent(
     files.set(file.path, bytes);
   }
   const total = listed.reduce((sum, file) => sum + file.size, 0);
-  const now = await withPackFiles(entry, root, files, total, context);
+  // The lookups a download makes one after another, each waiting for the last: those of the copy
+  // installed are the same while the server serves the same, so they are read at once first, and the
+  // download below finds them read. A server that changed only costs the reads it then makes itself.
+  const foreseen: string[] = [];
+  const asInstalled = installedPackFiles(installed, readInstalled);
+  await withPackFiles(entry, root, new Map(files), total, context.skillRoots, (uri) => {
+    foreseen.push(uri);
+    return asInstalled(uri);
+  });
+  await forEachLimited(foreseen, PARALLEL_READS, async (uri) => {
+    await readPackFile(uri, context);
+  });
+  const read = (uri: string) => readPackFile(uri, context);
+  const now = await withPackFiles(entry, root, files, total, context.skillRoots, read);
   const manifest = now.files.get("SKILL.md");
   return (
     isDeepStrictEqual(now.packFiles, installed.packFiles) &&
     (manifest === undefined ? undefined : digestOf(manifest)) === installed.files["SKILL.md"]
   );
+}
+
+/** Each pack file as the installed copy holds it, by the URI it came from; any other URI as not served. */
+function installedPackFiles(
+  installed: Pick<InstalledSkill, "packFiles">,
+  readInstalled: (path: string) => Promise<Uint8Array | undefined>,
+): PackFileReader {
+  const byUri = new Map(Object.entries(installed.packFiles).map(([file, record]) => [record.uri, file]));
+  return async (uri) => {
+    const file = byUri.get(uri);
+    const bytes = file === undefined ? undefined : await readInstalled(file);
+    return bytes === undefined ? { missing: true } : { bytes };
+  };
 }
 
 /**
@@ -218,7 +248,8 @@ async function withPackFiles(
   root: string,
   files: Map<string, Uint8Array>,
   skillBytes: number,
-  context: DownloadContext,
+  skillRoots: ReadonlySet<string>,
+  readPack: PackFileReader,
 ): Promise<DownloadedSkill> {
   const packFiles: Record<string, PackFileRecord> = {};
   const leftOut: string[] = [];
@@ -235,7 +266,7 @@ async function withPackFiles(
       if (seen.size >= MAX_CITATIONS) break;
       if (seen.has(cited) || files.has(cited)) continue;
       seen.add(cited);
-      const candidates = candidateUris(root, cited).filter((uri) => !isInAnotherSkill(uri, root, context));
+      const candidates = candidateUris(root, cited).filter((uri) => !isInAnotherSkill(uri, root, skillRoots));
       if (read >= SKILL_LIMITS.bytes) {
         leftOut.push(
           `\`${cited}\`: not read: what this skill and the files it cites hold reached ${SKILL_LIMITS.bytes} bytes`,
@@ -246,7 +277,7 @@ async function withPackFiles(
       for (const uri of candidates) {
         if (lookups >= MAX_PACK_LOOKUPS) break;
         lookups += 1;
-        const pack = await readPackFile(uri, context);
+        const pack = await readPack(uri);
         if ("bytes" in pack) {
           found = { uri, bytes: pack.bytes };
           break;
@@ -291,10 +322,10 @@ function candidateUris(root: string, cited: string): string[] {
 }
 
 /** Whether a folder above `uri` is the root of a skill other than `root`: one lookup per folder. */
-function isInAnotherSkill(uri: string, root: string, context: DownloadContext): boolean {
+function isInAnotherSkill(uri: string, root: string, skillRoots: ReadonlySet<string>): boolean {
   for (let end = uri.lastIndexOf("/"); end > 0; end = uri.lastIndexOf("/", end - 1)) {
     const folder = uri.slice(0, end);
-    if (folder !== root && context.skillRoots.has(folder)) return true;
+    if (folder !== root && skillRoots.has(folder)) return true;
   }
   return false;
 }

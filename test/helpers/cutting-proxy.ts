@@ -12,21 +12,25 @@ export interface ProxyAnswer {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** What the proxy does with a request: pass it on (false), cut it (true), or answer it itself. */
+export type ProxyVerdict = boolean | ProxyAnswer;
+
 /**
  * An HTTP proxy on 127.0.0.1 in front of `upstream` that passes each request on, but closes its connection
  * without an answer when `cut` says so of its body: a server gone part way, or one failing a read; or
- * answers itself when `cut` gives the answer (a 429 with `Retry-After`).
+ * answers itself when `cut` gives the answer (a 429 with `Retry-After`). A request waits for a verdict
+ * given later (a promise): a server slow to answer.
  */
 export async function cuttingProxy(
   upstream: URL,
-  cut: (body: Buffer) => boolean | ProxyAnswer,
+  cut: (body: Buffer) => ProxyVerdict | Promise<ProxyVerdict>,
 ): Promise<CuttingProxy> {
   const front = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
+    request.on("end", async () => {
       const body = Buffer.concat(chunks);
-      const verdict = cut(body);
+      const verdict = await cut(body);
       if (verdict === true) {
         request.socket.destroy();
         return;

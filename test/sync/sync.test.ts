@@ -343,6 +343,52 @@ describe("pack files a skill cites from outside its folder", () => {
     }
   });
 
+  // Regression: a run with nothing to change read the files each skill cites one after another, each
+  // waiting for the last: as many round trips to the server as lookups, up to 64 a skill.
+  it("reads the files a skill cites at once on a run with nothing to change", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const cites = ["shared/a.md", "shared/b.md", "shared/c.md", "shared/d.md"];
+    const manifest = skillMd("review-code", "Review code changes.", `See ${cites.join(", ")}.\n`);
+    await writeTree(skills, {
+      "team/review-code/SKILL.md": manifest,
+      ...Object.fromEntries(cites.map((cited) => [`team/${cited}`, `# ${cited}\n`])),
+    });
+    const server = await serveCatalog(skills);
+    let holding = false;
+    let waiting = 0;
+    let most = 0;
+    const releases: (() => void)[] = [];
+    // Holds each read of a cited file until all are asked for: only reads made at once wait together.
+    // One made alone goes on after a while, lest reads made one after another wait for ever.
+    const front = await cuttingProxy(new URL(server.url), async (body) => {
+      if (!holding || !body.includes("skill://team/shared/")) return false;
+      waiting += 1;
+      most = Math.max(most, waiting);
+      await new Promise<void>((resolve) => {
+        releases.push(resolve);
+        if (waiting === cites.length) for (const release of releases) release();
+        setTimeout(resolve, 2_000);
+      });
+      waiting -= 1;
+      return false;
+    });
+    try {
+      expect((await sync(front.url, target)).counts).toMatchObject({ added: 1 });
+      holding = true;
+
+      const report = await sync(front.url, target);
+
+      expect(report.counts).toMatchObject({ unchanged: 1, updated: 0, skipped: 0 });
+      expect(most).toBe(cites.length);
+    } finally {
+      await front.close();
+      await server.close();
+      await root.remove();
+    }
+  });
+
   it("copies no file of another skill that a skill's text names", async () => {
     const root = await tempFolder();
     const skills = path.join(root.dir, "skills");
