@@ -292,7 +292,12 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     if (fence !== undefined && !blank && indent < fenceColumn) fence = undefined;
     if (fence !== undefined) {
       const marker = fenceMarker(line);
-      const closes = marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length;
+      // A closing fence has nothing after its run but white space: "`````word" is code.
+      const closes =
+        marker !== undefined &&
+        marker[0] === fence[0] &&
+        marker.length >= fence.length &&
+        line.slice(line.indexOf(marker) + marker.length).trim() === "";
       if (closes) fence = undefined;
       yield { start, end, code: !closes };
       blankBefore = false;

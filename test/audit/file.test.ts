@@ -434,6 +434,9 @@ describe("html-comment", () => {
       "after a fence that follows text after a list item's heading",
       "- # Step\nx\n  ```\nx\n```\n<!-- hidden -->\n",
     ],
+    // Five backticks and a word close no fence of three: they were read as closing it, and the fence's
+    // own closing line as opening another that showed the comment after it as code.
+    ["after a fence holding more backticks and a word", "```\n`````x\n```\n<!-- hidden -->\n"],
   ])("flags a comment %s", (_, markdown) => {
     expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
   });
