@@ -313,7 +313,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     }
     if (blankBefore) while ((containers.at(-1) ?? 0) > indent) containers.pop();
     const codeColumn = (containers.at(-1) ?? 0) + 4;
-    if (htmlEnd === undefined && indent >= codeColumn && (blankBefore || inCode)) {
+    // Indented code may follow any block but a paragraph, which such a line continues.
+    if (htmlEnd === undefined && indent >= codeColumn && (blankBefore || inCode || !paragraph)) {
       blankBefore = false;
       inCode = true;
       paragraph = false;
@@ -341,6 +342,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       if (container.listItem) while ((containers.at(-1) ?? 0) > indent) containers.pop();
       if (container.column > (containers.at(-1) ?? 0)) containers.push(container.column);
     }
+    // Indented as code but not code: it goes on with the paragraph before it, and opens no block.
+    const continuation = htmlEnd === undefined && indent >= codeColumn;
     let html = htmlEnd !== undefined;
     if (htmlEnd === BLANK_LINE) {
       // A line read as a tag alone may be text that a <pre> block interrupts: read both blocks.
@@ -354,7 +357,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         htmlEnd = nested ? BLANK_LINE : undefined;
         nested = false;
       }
-    } else {
+    } else if (!continuation) {
       const marker = fenceMarker(line);
       if (marker !== undefined) {
         fence = marker;
@@ -373,7 +376,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         while ((containers.at(-1) ?? 0) > indent) containers.pop();
       }
     }
-    paragraph = !html && !content.startsWith("<!--") && holdsParagraph(content, paragraph && !lazy);
+    paragraph =
+      !html && (continuation || !content.startsWith("<!--")) && holdsParagraph(content, paragraph && !lazy);
     // An HTML block is raw HTML: backticks there make no code span, and a comment is hidden.
     const opened = html ? line.indexOf("<!--") : commentOutsideCode(line);
     if (opened === -1) {

@@ -457,6 +457,17 @@ describe("html-comment", () => {
     ).toEqual([]);
   });
 
+  // Regression: indented code was read only after a blank line; after a heading or a comment it needs none.
+  it("leaves a comment alone in indented code right after a heading or a comment", () => {
+    expect(rules("p/s/SKILL.md", "# Example\n    <!-- shown -->\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "<!-- toc -->\n    <!-- shown -->\n")).toEqual([]);
+    // Indented lines after a paragraph go on with it, a comment at their start too: no code follows.
+    expect(rules("p/s/SKILL.md", "Text\n    <!-- one -->\n    <!-- two -->\n")).toEqual([
+      "2 html-comment",
+      "3 html-comment",
+    ]);
+  });
+
   it("leaves comments in code blocks inside <details> and list items alone", () => {
     const details = "<details>\n<summary>Example</summary>\n\n```html\n<!-- example -->\n```\n\n</details>\n";
     expect(rules("p/s/SKILL.md", details)).toEqual([]);
