@@ -49,6 +49,17 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
   },
   { name: "code spans", path: "p/s/SKILL.md", make: (size) => `<!--\n${repeated("`a` ", size)}\n` },
   { name: "a fence of backticks", path: "p/s/SKILL.md", make: (size) => `<!--\n${"`".repeat(size)}\n` },
+  // One paragraph: each line's backtick closes a span opened on the line before, around its comment.
+  {
+    name: "code spans across lines",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("a ` <!-- x -->\n", size),
+  },
+  {
+    name: "quotes and spans",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("> a `\n>> <!-- x -->\n", size),
+  },
   {
     name: "tag characters after a flag",
     path: "p/s/SKILL.md",

@@ -278,6 +278,12 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
   let htmlEnd: HtmlEnd | undefined;
   /** The HTML block open was read inside one that a blank line ends, which goes on after it. */
   let nested = false;
+  /** Where the paragraph that the last line holds text of starts. */
+  let paragraphStart = 0;
+  /** The paragraph read last as a whole, for the comments outside its code spans. */
+  let reading: ParagraphReading | undefined;
+  /** The start of the line after the last comment's end. */
+  let afterComment = 0;
   const lineBreak = lineBreakOf(text);
   let offset = 0;
   while (offset < text.length) {
@@ -376,24 +382,42 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         while ((containers.at(-1) ?? 0) > indent) containers.pop();
       }
     }
+    const continues = paragraph;
     paragraph =
       !html && (continuation || !content.startsWith("<!--")) && holdsParagraph(content, paragraph && !lazy);
-    // An HTML block is raw HTML: backticks there make no code span, and a comment is hidden.
-    const opened = html ? line.indexOf("<!--") : commentOutsideCode(line);
-    if (opened === -1) {
+    if (paragraph && !continues) paragraphStart = start;
+    let open = -1;
+    if (html) {
+      // An HTML block is raw HTML: backticks there make no code span, and a comment is hidden.
+      const at = line.indexOf("<!--");
+      open = at === -1 ? -1 : start + at;
+    } else if (!line.includes("<!--")) {
+      open = -1;
+    } else if (paragraph) {
+      // A code span may open on an earlier line of the paragraph, or close on a later one: read it whole.
+      // Each reading starts where the last one or the last comment ended, or later: no line is read twice.
+      while (reading === undefined || reading.end <= start) {
+        reading = readParagraph(text, Math.max(paragraphStart, reading?.end ?? 0, afterComment), lineBreak);
+      }
+      open = reading.commentFrom(start, end);
+    } else {
+      open = commentsOutsideSpans(text, start, end).next().value ?? -1;
+    }
+    if (open === -1) {
       yield { start, end, code: false };
       continue;
     }
-    const close = text.indexOf("-->", start + opened + 4);
+    const close = text.indexOf("-->", open + 4);
     const resume = close === -1 ? -1 : text.indexOf(lineBreak, close);
     const last = resume === -1 ? text.length : resume;
-    yield { start, end: last, code: false, comment: { open: start + opened, close } };
+    yield { start, end: last, code: false, comment: { open, close } };
     // The lines the comment spans are lines of the HTML block open too: one of them may end it.
     if (htmlEnd instanceof RegExp && htmlEnd.test(text.slice(start, last))) {
       htmlEnd = nested ? BLANK_LINE : undefined;
       nested = false;
     }
     offset = last + 1;
+    afterComment = offset;
   }
 }
 
@@ -604,35 +628,136 @@ export function fenceMarker(line: string): string | undefined {
   return end - start >= 3 ? line.slice(start, end) : undefined;
 }
 
+/** A paragraph read as a whole: where it ends, and the comments outside its code spans, asked line by line. */
+interface ParagraphReading {
+  /** Where the line after the paragraph starts, or the text's length. */
+  readonly end: number;
+  /** The first comment outside code that opens at or after `from` and before `to`, or -1; `from` only grows. */
+  readonly commentFrom: (from: number, to: number) => number;
+}
+
+/** The paragraph whose first line starts at `from`, read for the comments outside its code spans. */
+function readParagraph(text: string, from: number, lineBreak: string): ParagraphReading {
+  const end = paragraphEnd(text, from, lineBreak);
+  const opens = [...commentsOutsideSpans(text, from, end)];
+  let next = 0;
+  return {
+    end,
+    commentFrom: (start, to) => {
+      while ((opens[next] ?? Number.POSITIVE_INFINITY) < start) next++;
+      const open = opens[next] ?? -1;
+      return open < to ? open : -1;
+    },
+  };
+}
+
+/**
+ * Where the paragraph whose first line starts at `from` ends, as CommonMark's blocks end it: at a blank
+ * line, or a line that starts a heading, a thematic break, a fence, an HTML block that may interrupt a
+ * paragraph, a deeper quote or a list item (one numbered other than 1 only in a list or a quote, where it
+ * is the next item). A setext underline ends it too: the heading's text is the lines before.
+ */
+function paragraphEnd(text: string, from: number, lineBreak: string): number {
+  const firstEnd = lineEndOf(text, from, lineBreak);
+  const first = quoted(text.slice(from, firstEnd));
+  const inList = first.indented || first.depth > 0 || BULLET.test(first.content);
+  // A line the walker reads as text may open a block in a quote or list item (`> <!--`): no paragraph.
+  if (opensBlock(first.content.slice(CONTAINER_MARKERS.exec(first.content)?.[0].length ?? 0)))
+    return firstEnd;
+  // A line indented four columns past the first line's text goes on with the paragraph, whatever it holds.
+  const firstLine = text.slice(from, firstEnd);
+  const textColumn =
+    indentation(firstLine).indent + (CONTAINER_MARKERS.exec(firstLine.trimStart())?.[0].length ?? 0);
+  for (let start = firstEnd + 1; start < text.length; ) {
+    const end = lineEndOf(text, start, lineBreak);
+    const line = text.slice(start, end);
+    const { depth, content } = quoted(line);
+    const continued = indentation(line).indent >= textColumn + 4 && content !== "" && content !== "\r";
+    if (!continued && (depth > first.depth || endsParagraph(content, inList))) return start;
+    start = end + 1;
+  }
+  return text.length;
+}
+
+function lineEndOf(text: string, from: number, lineBreak: string): number {
+  const end = text.indexOf(lineBreak, from);
+  return end === -1 ? text.length : end;
+}
+
+/** The `>` markers that start `line`, counted, and the content after them and the white space around them. */
+function quoted(line: string): { depth: number; content: string; indented: boolean } {
+  let at = 0;
+  let depth = 0;
+  for (;;) {
+    while (line[at] === " " || line[at] === "\t") at++;
+    if (line[at] !== ">") break;
+    depth++;
+    at++;
+  }
+  return { depth, content: line.slice(at), indented: depth === 0 && at > 0 };
+}
+
+/** Whether a line whose content (past its quote markers) is `content` ends the paragraph before it. */
+function endsParagraph(content: string, inList: boolean): boolean {
+  if (content === "" || content === "\r" || SETEXT_UNDERLINE.test(content) || opensBlock(content))
+    return true;
+  const bullet = BULLET.exec(content);
+  // An empty list item interrupts no paragraph.
+  if (bullet === null || /^[ \t]*\r?$/.test(content.slice(bullet[0].length))) return false;
+  return inList || !/^\d/.test(bullet[0]) || /^0*1[.)]$/.test(bullet[0]);
+}
+
+/** Whether `content` (a line's, past its containers' markers) opens a block that may interrupt a paragraph, other than a list item. */
+function opensBlock(content: string): boolean {
+  if (PARAGRAPH_INTERRUPTION.test(content) || fenceMarker(content) !== undefined) return true;
+  return content.startsWith("<!--") || htmlBlock(content)?.interrupts === true;
+}
+
 /**
  * Where the first `<!--` of `line` outside its code spans starts, or -1. Code spans are read as CommonMark
  * reads them (see {@link codeSpans}); a `<!--` that a span covers even in part does not count.
  */
 export function commentOutsideCode(line: string, steps?: Steps): number {
-  const commentAfter = searchForward((from) => indexOf(line, "<!--", from, steps));
-  let from = 0;
-  for (const span of codeSpans(line, steps)) {
-    const comment = commentAfter(from);
-    if (comment === NOWHERE) return -1;
-    if (comment + 4 <= span.start) return comment;
-    from = span.end;
-  }
-  const comment = commentAfter(from);
-  return comment === NOWHERE ? -1 : comment;
+  return commentsOutsideSpans(line, 0, line.length, steps).next().value ?? -1;
+}
+
+/** Where each comment outside a code span opens from `from` to `to` (see {@link inlineCode}). */
+function* commentsOutsideSpans(text: string, from: number, to: number, steps?: Steps): Generator<number> {
+  for (const found of inlineCode(text, from, to, true, steps)) if (found.comment) yield found.start;
 }
 
 /**
  * The code spans of `line`, in order, as CommonMark reads them within a line: a run of backticks opens a
  * span that the next run of exactly as many closes; with none, the run is text (``` `` a ` ``` is no span,
  * and a comment after it is hidden). A backslash before a run, itself not escaped, makes its first
- * backtick text, outside a span only. Each length of run has its runs in a list that a cursor walks once,
- * so the work is linear.
+ * backtick text, outside a span only.
  */
 export function* codeSpans(line: string, steps?: Steps): Generator<{ start: number; end: number }> {
+  for (const { start, end } of inlineCode(line, 0, line.length, false, steps)) yield { start, end };
+}
+
+/**
+ * The code spans from `from` to `to` (a line, or the lines of one paragraph), and with `comments` the
+ * HTML comments outside them, in order, as CommonMark reads them left to right: a run of backticks that
+ * the next run of exactly as many closes opens a span, whatever lies between (a comment too); a comment
+ * that opens first is raw HTML to its `-->`, wherever that is (the end of the text when there is none),
+ * and the backticks in it open nothing. Each length of run has its runs in a list that a cursor walks
+ * once, and each search goes on from where the last one ended, so the work is linear.
+ */
+function* inlineCode(
+  text: string,
+  from: number,
+  to: number,
+  comments: boolean,
+  steps?: Steps,
+): Generator<{ start: number; end: number; comment: boolean }> {
+  const part = text.slice(from, to);
   const starts: number[] = [];
   const ends: number[] = [];
   const byLength = new Map<number, { readonly runs: number[]; next: number }>();
-  for (const { start, end } of backtickRuns(line, steps)) {
+  for (const run of backtickRuns(part, steps)) {
+    const start = run.start + from;
+    const end = run.end + from;
     const runs = byLength.get(end - start)?.runs ?? [];
     if (runs.length === 0) byLength.set(end - start, { runs, next: 0 });
     runs.push(starts.length);
@@ -647,20 +772,36 @@ export function* codeSpans(line: string, steps?: Steps): Generator<{ start: numb
     if (steps) steps.count += 1;
     return same.runs[same.next] ?? -1;
   };
-  let from = 0;
-  for (let run = 0; run < starts.length; run++) {
+  const commentAfter = searchForward((at) => {
+    if (!comments) return NOWHERE;
+    const found = indexOf(part, "<!--", at - from, steps);
+    return found === NOWHERE ? NOWHERE : found + from;
+  });
+  let at = from;
+  for (let run = 0; ; run++) {
+    const comment = commentAfter(at);
+    if (comment < to && comment < (starts[run] ?? NOWHERE)) {
+      const close = indexOf(text, "-->", comment + 4, steps);
+      const end = close === NOWHERE ? text.length : close + 3;
+      yield { start: comment, end, comment: true };
+      at = end;
+      while ((starts[run] ?? NOWHERE) < at) run++;
+      run--;
+      continue;
+    }
+    if (run >= starts.length) return;
     const end = ends[run] ?? 0;
     let start = starts[run] ?? 0;
     let backslashes = 0;
-    while (start - backslashes > from && line.charCodeAt(start - backslashes - 1) === 0x5c) backslashes++;
+    while (start - backslashes > at && text.charCodeAt(start - backslashes - 1) === 0x5c) backslashes++;
     if (steps) steps.count += backslashes;
     if (backslashes % 2 === 1) start++;
     if (start === end) continue;
     const closer = closerOf(end - start, run);
     if (closer === -1) continue;
     const spanEnd = ends[closer] ?? 0;
-    yield { start, end: spanEnd };
-    from = spanEnd;
+    yield { start, end: spanEnd, comment: false };
+    at = spanEnd;
     run = closer;
   }
 }

@@ -434,6 +434,9 @@ describe("html-comment", () => {
       "after a fence that follows text after a list item's heading",
       "- # Step\nx\n  ```\nx\n```\n<!-- hidden -->\n",
     ],
+    // A code span was read within one line: one closed on the next line of its paragraph was not seen,
+    // and the backticks after it were read as a span around the comment.
+    ["after a code span across two lines of a paragraph", "Run ` the\ntool ` <!-- hidden --> ` now.\n"],
     // Five backticks and a word close no fence of three: they were read as closing it, and the fence's
     // own closing line as opening another that showed the comment after it as code.
     ["after a fence holding more backticks and a word", "```\n`````x\n```\n<!-- hidden -->\n"],
@@ -466,6 +469,13 @@ describe("html-comment", () => {
       "2 html-comment",
       "3 html-comment",
     ]);
+  });
+
+  it("leaves a comment alone inside a code span across the lines of a paragraph", () => {
+    expect(rules("p/s/SKILL.md", "Run ` the\ntool <!-- shown --> ` now.\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "> Run `` the\n> tool <!-- shown --> `` now.\n")).toEqual([]);
+    // A blank line ends the paragraph, and the span with it: the backticks after it open nothing.
+    expect(rules("p/s/SKILL.md", "Run ` the\n\ntool <!-- hidden --> ` now.\n")).toEqual(["3 html-comment"]);
   });
 
   it("leaves comments in code blocks inside <details> and list items alone", () => {
