@@ -56,6 +56,17 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) => repeated("a ` <!-- x -->\n", size),
   },
   {
+    name: "tags never closed",
+    path: "p/s/SKILL.md",
+    make: (size) => `${repeated('<a title="x ', size)} hidden>`,
+  },
+  {
+    name: "display and spaces",
+    path: "p/s/SKILL.md",
+    make: (size) => `<p style="${repeated("display ", size)}:none">`,
+  },
+  { name: "definition starts", path: "p/s/SKILL.md", make: (size) => repeated("[//]: # (a [b]: <> ", size) },
+  {
     name: "quotes and spans",
     path: "p/s/SKILL.md",
     make: (size) => repeated("> a `\n>> <!-- x -->\n", size),

@@ -248,6 +248,10 @@ export interface MarkdownLine {
   readonly end: number;
   /** Shown as code: inside a fenced code block, or an indented one. */
   readonly code: boolean;
+  /** Raw HTML: a line of an HTML block, where backticks make no code span. */
+  readonly html?: boolean;
+  /** Its text starts a paragraph: the line before holds no paragraph text (a link definition may start here). */
+  readonly opensParagraph?: boolean;
   /** An HTML comment outside code that opens on it: where, and where its `-->` is (-1 when none is). */
   readonly comment?: { readonly open: number; readonly close: number };
 }
@@ -403,14 +407,15 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     } else {
       open = commentsOutsideSpans(text, start, end).next().value ?? -1;
     }
+    const opensParagraph = paragraph && !continues;
     if (open === -1) {
-      yield { start, end, code: false };
+      yield { start, end, code: false, html, opensParagraph };
       continue;
     }
     const close = text.indexOf("-->", open + 4);
     const resume = close === -1 ? -1 : text.indexOf(lineBreak, close);
     const last = resume === -1 ? text.length : resume;
-    yield { start, end: last, code: false, comment: { open, close } };
+    yield { start, end: last, code: false, html, opensParagraph, comment: { open, close } };
     // The lines the comment spans are lines of the HTML block open too: one of them may end it.
     if (htmlEnd instanceof RegExp && htmlEnd.test(text.slice(start, last))) {
       htmlEnd = nested ? BLANK_LINE : undefined;
@@ -443,7 +448,7 @@ const BULLET = /^(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/;
 const PARAGRAPH_INTERRUPTION =
   /^(?:#{1,6}(?:[ \t]|\r?$)|>|(?:\*[ \t]*){3,}\r?$|(?:-[ \t]*){3,}\r?$|(?:_[ \t]*){3,}\r?$)/;
 /** The list item markers and quote markers that start a line's content, each with the space after it. */
-const CONTAINER_MARKERS = /^(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=\r?$))|>[ \t]?)*/;
+export const CONTAINER_MARKERS = /^(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=\r?$))|>[ \t]?)*/;
 const ATX_HEADING = /^#{1,6}(?:[ \t]|\r?$)/;
 const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*\r?$/;
 
@@ -592,7 +597,7 @@ export function isToolDirective(inside: string): boolean {
  * and an ellipsis when there are more: `excerpt(text.replace(/\s+/g, " ").trim(), length)`, reading only
  * as far as it keeps (an unclosed comment runs to the end of the file).
  */
-function collapsedStart(text: string, length: number): string {
+export function collapsedStart(text: string, length: number): string {
   let kept = "";
   let count = 0;
   let space = false;
@@ -722,7 +727,12 @@ export function commentOutsideCode(line: string, steps?: Steps): number {
 }
 
 /** Where each comment outside a code span opens from `from` to `to` (see {@link inlineCode}). */
-function* commentsOutsideSpans(text: string, from: number, to: number, steps?: Steps): Generator<number> {
+export function* commentsOutsideSpans(
+  text: string,
+  from: number,
+  to: number,
+  steps?: Steps,
+): Generator<number> {
   for (const found of inlineCode(text, from, to, true, steps)) if (found.comment) yield found.start;
 }
 

@@ -2,6 +2,7 @@ import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES } from "../cat
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
 import { htmlCommentHits, pipeToShellHits } from "./content.js";
+import { hiddenMarkupHits } from "./hidden.js";
 import { deceptiveLinkHits } from "./links.js";
 import { type Finding, finding, type Hit, type RuleId } from "./rules.js";
 import { LineCounter } from "./text.js";
@@ -69,6 +70,7 @@ function textFindings(path: string, text: string): Finding[] {
     encodedBlobHits(text),
     deceptiveLinkHits(text),
     MARKDOWN.test(path) ? htmlCommentHits(text) : [],
+    MARKDOWN.test(path) ? hiddenMarkupHits(text) : [],
   ];
   const lines = new LineCounter(text);
   const byRule = new Map<RuleId, RuleLines>();

@@ -22,6 +22,14 @@ export const RULES = {
   },
   "pipe-to-shell": { severity: "medium", summary: "a download piped into an interpreter" },
   "html-comment": { severity: "medium", summary: "an HTML comment, hidden from the rendered Markdown" },
+  "markdown-comment": {
+    severity: "medium",
+    summary: "a link definition used as a comment (`[//]: # (text)`), hidden from the rendered Markdown",
+  },
+  "hidden-html": {
+    severity: "medium",
+    summary: "an HTML element hidden by `hidden` or `display: none` in the rendered Markdown",
+  },
   "encoded-blob": { severity: "medium", summary: "a long base64 or hex blob" },
   "deceptive-link": { severity: "medium", summary: "a link whose text shows another host than its target" },
   "soft-hyphen": { severity: "medium", summary: "a soft hyphen inside a word" },
