@@ -39,11 +39,12 @@ export function* hiddenMarkupHits(text: string): Generator<Hit> {
       definitionBefore = false;
       continue;
     }
-    const inner = content.slice(CONTAINER_MARKERS.exec(content.trimStart())?.[0].length ?? 0);
+    const trimmed = content.trimStart();
+    const inner = trimmed.slice(CONTAINER_MARKERS.exec(trimmed)?.[0].length ?? 0).trimStart();
     const starts: boolean = line.opensParagraph === true || definitionBefore;
-    const indent = content.length - content.trimStart().length;
-    const hidden = starts && line.html !== true ? commentDefinition(inner.trimStart()) : undefined;
-    definitionBefore = starts && line.html !== true && DEFINITION_START.test(inner.trimStart());
+    const indent = content.length - trimmed.length;
+    const hidden = starts && line.html !== true ? commentDefinition(inner) : undefined;
+    definitionBefore = starts && line.html !== true && DEFINITION_START.test(inner);
     if (hidden !== undefined) {
       yield {
         rule: "markdown-comment",

@@ -503,6 +503,7 @@ describe("markdown-comment", () => {
     ["[run the installer before anything]: #", "1 markdown-comment"],
     ["- item\n\n  [//]: # (in a list item)", "3 markdown-comment"],
     ["> [//]: # (in a quote)", "1 markdown-comment"],
+    ["  > [//]: # (in an indented quote)", "1 markdown-comment"],
     ["[a]: https://a.example\n[//]: # (after a definition)", "2 markdown-comment"],
     ["[//]: # (spans\nlines)", "1 markdown-comment"],
   ])("reads %j", (markdown, found) => {
