@@ -18,6 +18,10 @@ export interface Outcome {
   readonly rank: number | undefined;
   /** The first result, to show what won instead on a miss. */
   readonly first: string | undefined;
+  /** Distinct results shown: each one costs the model tokens, a wrong one misleads it. */
+  readonly shown: number;
+  /** nDCG@10 with a gain of 1 for each right result (expected or also_ok), at its distinct position. */
+  readonly ndcg: number;
 }
 
 export interface Metrics {
@@ -26,6 +30,9 @@ export interface Metrics {
   readonly recallAt3: number;
   readonly recallAt10: number;
   readonly mrr: number;
+  readonly ndcgAt10: number;
+  /** Mean distinct results shown a query. */
+  readonly shown: number;
 }
 
 export function readQueries(file: string): LabeledQuery[] {
@@ -65,8 +72,24 @@ export function judge(query: LabeledQuery, results: readonly (readonly string[])
     for (const id of ids) seen.add(id);
     return isNew;
   });
-  const index = distinct.findIndex((ids) => ids.some((id) => right.has(id)));
-  return { query, rank: index < 0 ? undefined : index + 1, first: distinct[0]?.[0] };
+  const isRight = distinct.map((ids) => ids.some((id) => right.has(id)));
+  const index = isRight.indexOf(true);
+  return {
+    query,
+    rank: index < 0 ? undefined : index + 1,
+    first: distinct[0]?.[0],
+    shown: distinct.length,
+    ndcg: normalizedGain(isRight.slice(0, SHOWN_RESULTS), right.size),
+  };
+}
+
+/** DCG of the right results at their positions over that of `rightCount` right results ranked first. */
+function normalizedGain(isRight: readonly boolean[], rightCount: number): number {
+  const gain = (position: number) => 1 / Math.log2(position + 2);
+  const dcg = isRight.reduce((sum, right, position) => sum + (right ? gain(position) : 0), 0);
+  let ideal = 0;
+  for (let position = 0; position < Math.min(rightCount, SHOWN_RESULTS); position++) ideal += gain(position);
+  return ideal === 0 ? 0 : dcg / ideal;
 }
 
 export function summarize(outcomes: readonly Outcome[]): Metrics {
@@ -74,13 +97,16 @@ export function summarize(outcomes: readonly Outcome[]): Metrics {
   const share = (hit: (outcome: Outcome) => boolean) =>
     count === 0 ? 0 : outcomes.filter(hit).length / count;
   const within = (k: number) => share(({ rank }) => rank !== undefined && rank <= k);
-  const reciprocal = outcomes.reduce((sum, { rank }) => sum + (rank === undefined ? 0 : 1 / rank), 0);
+  const mean = (value: (outcome: Outcome) => number) =>
+    count === 0 ? 0 : outcomes.reduce((sum, outcome) => sum + value(outcome), 0) / count;
   return {
     queries: count,
     recallAt1: within(1),
     recallAt3: within(3),
     recallAt10: within(10),
-    mrr: count === 0 ? 0 : reciprocal / count,
+    mrr: mean(({ rank }) => (rank === undefined ? 0 : 1 / rank)),
+    ndcgAt10: mean(({ ndcg }) => ndcg),
+    shown: mean(({ shown }) => shown),
   };
 }
 

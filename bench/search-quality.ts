@@ -1,18 +1,21 @@
 /**
  * Measures how well `list_skills(query)` finds the right skill: serves a corpus, asks each labeled request
- * through the real MCP tool, and prints recall@1, @3, @10 and MRR overall and per difficulty, beside the
- * peer baseline (SQLite FTS5 BM25 over name and description), then the misses.
+ * through the real MCP tool, and prints recall@1, @3, @10, MRR, nDCG@10 and the mean number of results
+ * shown, overall and per difficulty, beside the peer baseline (SQLite FTS5 BM25 over name and
+ * description), then the misses; then how many results weak requests get (bench/queries/weak.json:
+ * requests about things the corpus does not cover, and single common words), where fewer is better.
  *
  *   npm run bench:search -- <corpus folder> <queries.json> [--typos] [--asked-by <agent queries.json>]
- *     [--ranking <key=number,...>] [--ranks <out.json>]
+ *     [--ranking <key=number,...>] [--ranks <out.json>] [--weak <weak queries.json>]
  *
  * With --typos, each request is asked with one typing mistake in one of its words (see typos.ts). With
  * --asked-by, each request is asked as an agent phrased its query (see asked-by-agent.ts). --ranking
  * changes numbers of the shipped ranking, to try them (see ranking-overrides.ts); --ranks writes where
  * each request's right skill ranked, for `npm run bench:compare-ranks` (see ranks.ts).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/server";
@@ -41,7 +44,11 @@ interface Options {
   readonly askedBy: string | undefined;
   readonly ranking: RankingOptions;
   readonly ranksFile: string | undefined;
+  readonly weakFile: string;
 }
+
+/** Requests no skill of the bench corpus answers well; see {@link readWeakQueries}. */
+const WEAK_QUERIES = fileURLToPath(new URL("queries/weak.json", import.meta.url));
 
 async function main(corpus: string, queriesFile: string, options: Options): Promise<void> {
   const labeled = readQueries(queriesFile);
@@ -70,6 +77,10 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
     ours.push(judge(query, resultIds(answer, catalog.everything)));
     tallyReadings(readings, mistake, answer);
   }
+  const weak = readWeakQueries(options.weakFile);
+  const weakShown: number[] = [];
+  for (const { query } of weak)
+    weakShown.push(resultIds(await listSkills(client, query), catalog.everything).length);
   await client.close();
 
   const baseline = buildFts5Baseline(skills);
@@ -96,7 +107,39 @@ async function main(corpus: string, queriesFile: string, options: Options): Prom
           `${readings.unread} unread; ${readings.others} other words read`
       : `\nwords read as others (requests as written): ${readings.others}`,
   );
+  printWeakShown(weak, weakShown);
   if (options.ranksFile !== undefined) writeRanks(options.ranksFile, ours);
+}
+
+/** A request no skill answers well, and what kind of weak it is (`off-topic`, `one word`). */
+interface WeakQuery {
+  readonly query: string;
+  readonly kind: string;
+}
+
+function readWeakQueries(file: string): WeakQuery[] {
+  const raw: unknown = JSON.parse(readFileSync(file, "utf8"));
+  if (!Array.isArray(raw)) throw new Error(`${file}: expected a JSON array of weak queries`);
+  return raw.map((item: unknown, position) => {
+    const { query, kind } = (item ?? {}) as Record<string, unknown>;
+    if (typeof query !== "string" || typeof kind !== "string") {
+      throw new Error(`${file}: weak query #${position + 1} needs query and kind`);
+    }
+    return { query, kind };
+  });
+}
+
+/** The mean number of results the weak requests of each kind were shown, and of them all. */
+function printWeakShown(weak: readonly WeakQuery[], shown: readonly number[]): void {
+  const mean = (counts: readonly number[]) => counts.reduce((sum, count) => sum + count, 0) / counts.length;
+  const kinds = [...new Set(weak.map(({ kind }) => kind))];
+  const parts = kinds.map((kind) => {
+    const counts = shown.filter((_, at) => weak[at]?.kind === kind);
+    return `${kind} (${counts.length}) ${mean(counts).toFixed(2)}`;
+  });
+  console.log(
+    `weak requests, mean results shown: all (${shown.length}) ${mean(shown).toFixed(2)}; ${parts.join("; ")}`,
+  );
 }
 
 /** The requests as the agent of `file` phrased them; a problem with the file is said with its name. */
@@ -154,13 +197,17 @@ function resultIds(answer: string, everything: Scope): string[][] {
 }
 
 function printTable(systems: [string, [string, Metrics][]][]): void {
-  console.log(`${"system".padEnd(14)} ${"queries".padEnd(16)} recall@1  recall@3  recall@10    MRR`);
+  const columns = ["recall@1", "recall@3", "recall@10", "MRR", "nDCG@10", "shown"];
+  console.log(
+    `${"system".padEnd(14)} ${"queries".padEnd(16)} ${columns.map((name) => name.padStart(9)).join(" ")}`,
+  );
   for (const [system, rows] of systems) {
     for (const [difficulty, metrics] of rows) {
       const label = `${difficulty} (${metrics.queries})`;
-      const numbers = [metrics.recallAt1, metrics.recallAt3, metrics.recallAt10, metrics.mrr]
-        .map((value, column) => value.toFixed(2).padStart(column === 3 ? 6 : column === 2 ? 9 : 8))
-        .join("  ");
+      const { recallAt1, recallAt3, recallAt10, mrr, ndcgAt10, shown } = metrics;
+      const numbers = [recallAt1, recallAt3, recallAt10, mrr, ndcgAt10, shown]
+        .map((value) => value.toFixed(2).padStart(9))
+        .join(" ");
       console.log(`${system.padEnd(14)} ${label.padEnd(16)} ${numbers}`);
     }
   }
@@ -178,7 +225,7 @@ function printMisses(system: string, outcomes: readonly Outcome[]): void {
 }
 
 const USAGE =
-  "usage: npm run bench:search -- <corpus folder> <queries.json> [--typos] [--asked-by <file>] [--ranking <key=number,...>] [--ranks <out.json>]";
+  "usage: npm run bench:search -- <corpus folder> <queries.json> [--typos] [--asked-by <file>] [--ranking <key=number,...>] [--ranks <out.json>] [--weak <file>]";
 
 function exitWithUsage(problem?: string): never {
   console.error(problem === undefined ? USAGE : `${problem}\n${USAGE}`);
@@ -190,7 +237,7 @@ function parseCommandLine(): { corpus: string; queriesFile: string; options: Opt
   const [corpus, queriesFile, ...extra] = positionals;
   if (corpus === undefined || queriesFile === undefined) return exitWithUsage();
   if (extra.length > 0) return exitWithUsage(`unexpected argument: ${extra.join(" ")}`);
-  for (const option of ["asked-by", "ranks"] as const) {
+  for (const option of ["asked-by", "ranks", "weak"] as const) {
     if (values[option] === "") return exitWithUsage(`--${option} needs a file`);
   }
   if (values.ranking?.trim() === "") return exitWithUsage("--ranking needs key=number settings");
@@ -205,6 +252,7 @@ function parseCommandLine(): { corpus: string; queriesFile: string; options: Opt
       askedBy: values["asked-by"],
       ranking: rankingOrExit(values.ranking ?? ""),
       ranksFile: values.ranks,
+      weakFile: values.weak ?? WEAK_QUERIES,
     },
   };
 }
@@ -217,6 +265,7 @@ function parseOrExit() {
         "asked-by": { type: "string" },
         ranking: { type: "string" },
         ranks: { type: "string" },
+        weak: { type: "string" },
       },
       allowPositionals: true,
     });

@@ -66,6 +66,10 @@ beforeAll(async () => {
     "lantern.json": JSON.stringify([
       { id: "q-4", query: "lanterns", expected: ["camp/lantern"], difficulty: "easy" },
     ]),
+    "weak.json": JSON.stringify([
+      { query: "bake sourdough bread", kind: "off-topic" },
+      { query: "nails", kind: "one word" },
+    ]),
     "queries.json": JSON.stringify([
       { id: "q-1", query: "pull a bent nail", expected: ["tools/hammer"], difficulty: "easy" },
       { id: "q-2", query: "leaves all over the lawn", expected: ["garden/rake"], difficulty: "easy" },
@@ -78,7 +82,7 @@ afterAll(async () => {
 });
 
 describe("npm run bench:search", () => {
-  it("writes where each request's right skill ranked, with the ranking asked for", async () => {
+  it("writes where each request's right skill ranked, with the ranking asked for, and counts weak results", async () => {
     const run = await bench("search-quality.ts", [
       file("corpus"),
       file("queries.json"),
@@ -86,8 +90,13 @@ describe("npm run bench:search", () => {
       "description=2.5,headings=0.75",
       "--ranks",
       file("ranks.json"),
+      "--weak",
+      file("weak.json"),
     ]);
     expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      "weak requests, mean results shown: all (2) 0.50; off-topic (1) 0.00; one word (1) 1.00",
+    );
     expect(JSON.parse(await readFile(file("ranks.json"), "utf8"))).toEqual({
       "q-1": 1,
       "q-2": 1,
@@ -100,7 +109,7 @@ describe("npm run bench:search", () => {
   it("ranks the SQLite FTS5 baseline beside its own figures, stemming as FTS5's porter does", async () => {
     const run = await bench("search-quality.ts", [file("corpus"), file("stems.json")]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^FTS5 baseline +all \(1\) +1\.00 +1\.00 +1\.00 +1\.00$/m);
+    expect(run.stdout).toMatch(/^FTS5 baseline +all \(1\) +1\.00 +1\.00 +1\.00 +1\.00 +1\.00 +1\.00$/m);
   });
 
   it("ranks with the settings given: a lighter name lets a description full of the word win", async () => {

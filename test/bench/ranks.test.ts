@@ -27,8 +27,8 @@ describe("ranks", () => {
   it("are written as run and read back, a miss as null", () => {
     const file = path.join(dir, "run.json");
     writeRanks(file, [
-      { query: query("q-1"), rank: 2, first: "a/y" },
-      { query: query("q-2"), rank: undefined, first: "a/z" },
+      { query: query("q-1"), rank: 2, first: "a/y", shown: 10, ndcg: 0.63 },
+      { query: query("q-2"), rank: undefined, first: "a/z", shown: 10, ndcg: 0 },
     ]);
     expect(readRanks(file)).toEqual(
       new Map<string, number | null>([

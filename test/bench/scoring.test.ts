@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judge, type LabeledQuery } from "../../bench/scoring.js";
+import { judge, type LabeledQuery, summarize } from "../../bench/scoring.js";
 
 const query: LabeledQuery = {
   id: "q-1",
@@ -26,5 +26,19 @@ describe("judge", () => {
 
   it("misses when no result holds a right id", () => {
     expect(judge(query, [["alpha/x"]]).rank).toBeUndefined();
+  });
+
+  it("gains from each right result by its place, over the gain of the right ones ranked first", () => {
+    // Two right ids: the ideal ranks both first, 1 + 1/log2(3); this ranks them second and fourth.
+    const outcome = judge(query, [["alpha/x"], ["beta/docker-expert"], ["alpha/y"], ["gamma/containers"]]);
+    expect(outcome.ndcg).toBeCloseTo((1 / Math.log2(3) + 1 / Math.log2(5)) / (1 + 1 / Math.log2(3)));
+  });
+
+  it("counts the distinct results shown, and averages them over the queries", () => {
+    const fewer = judge(query, [["alpha/x", "beta/x"], ["beta/x"], ["gamma/containers"]]);
+    expect(fewer.shown).toBe(2);
+    expect(summarize([fewer, judge(query, [["alpha/x"], ["alpha/y"], ["alpha/z"], ["alpha/w"]])]).shown).toBe(
+      3,
+    );
   });
 });
