@@ -25,7 +25,9 @@ export const listSkillsTool = defineTool({
       .string()
       .max(1000)
       .optional()
-      .describe(`Words describing the task; returns the ${LISTED_MATCHES} best-matching skills, best first`),
+      .describe(
+        `Words describing the task; returns up to the ${LISTED_MATCHES} best-matching skills, best first`,
+      ),
   },
   joins: { pack: ",", query: " " },
   // Most searches are asked once; a workflow that runs again asks its search word for word.
@@ -55,17 +57,18 @@ interface Matches {
 }
 
 /**
- * The best matches, a copy of a skill already shown left out: its line names the copy's pack instead.
- * Copies rank side by side and would otherwise take two of the few places; the search is asked again for
- * more when they do.
+ * The best matches, less faint ones (see `SearchResult.fairMatches`), a copy of a skill already shown
+ * left out: its line names the copy's pack instead. Copies rank side by side and would otherwise take two
+ * of the few places; the search is asked again for more when they do.
  */
 function bestMatches(index: SearchIndex, query: string, scope: Scope): Matches {
   const named = namedBy(query, scope);
   for (let limit = LISTED_MATCHES; ; limit *= 2) {
     const found = index.search(query, scope, limit);
-    const ranked = [...named, ...found.skills.filter((skill) => !named.includes(skill))];
+    const fair = found.skills.slice(0, found.fairMatches);
+    const ranked = [...named, ...fair.filter((skill) => !named.includes(skill))];
     const shown = withoutCopies(ranked, scope).slice(0, LISTED_MATCHES);
-    if (shown.length === LISTED_MATCHES || found.skills.length < limit) {
+    if (shown.length === LISTED_MATCHES || fair.length < limit) {
       return { found, shown, strongLeftOut: strongLeftOut(index, query, scope, found, shown) };
     }
   }

@@ -15,6 +15,11 @@ export interface SearchResult {
    * contenders there are.
    */
   readonly strongMatches: number;
+  /**
+   * Skills in scope that score at least {@link FAIR_MATCH} of the best one's score, shown or not: a caller
+   * shows no more than these, since past them a match is faint, more likely noise than help.
+   */
+  readonly fairMatches: number;
   /** Request words no skill holds, read as a word one typing mistake away (see {@link SkillIndex}). */
   readonly corrections: readonly Correction[];
 }
@@ -34,6 +39,13 @@ interface TermCorrection extends Correction {
 
 /** The share of the best score from which a match counts as strong (see {@link SearchResult}). */
 const STRONG_MATCH = 0.5;
+/**
+ * The share of the best score under which a match is faint (see {@link SearchResult}): a tail of faint
+ * matches costs the model tokens and misleads it. Over the bench's labeled requests (three sets, spelt
+ * right, mistyped and as agents phrased them) no right skill in the ten best scored under 0.47 of the
+ * best, while half the tenth results scored under 0.23 (docs/search.md).
+ */
+const FAIR_MATCH = 0.4;
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
 const CONTEXT_MATCHES = 30;
 /**
@@ -117,6 +129,7 @@ export class SkillIndex implements SearchIndex {
       skills: found.best.flatMap((document) => skills[document] ?? []),
       matched: found.matched,
       strongMatches: found.strong,
+      fairMatches: found.fair,
       corrections: corrections.map(({ from, to }) => ({ from, to })),
     };
   }
@@ -247,15 +260,20 @@ class Accumulator {
   finish(limit: number): Ranked {
     const { scores, touched, matched } = this;
     const best = this.best(limit);
-    const strongScore = STRONG_MATCH * (scores[best[0] ?? 0] as number);
+    const bestScore = scores[best[0] ?? 0] as number;
+    const strongScore = STRONG_MATCH * bestScore;
+    const fairScore = FAIR_MATCH * bestScore;
     let strong = 0;
+    let fair = 0;
     for (let i = 0; i < matched; i++) {
       const document = touched[i] as number;
-      if ((scores[document] as number) >= strongScore) strong++;
+      const score = scores[document] as number;
+      if (score >= strongScore) strong++;
+      if (score >= fairScore) fair++;
       scores[document] = 0;
     }
     this.matched = 0;
-    return { best, matched, strong };
+    return { best, matched, strong, fair };
   }
 }
 
@@ -271,6 +289,8 @@ interface Ranked {
   readonly matched: number;
   /** Documents scoring at least STRONG_MATCH of the best score. */
   readonly strong: number;
+  /** Documents scoring at least FAIR_MATCH of the best score. */
+  readonly fair: number;
 }
 
 /**

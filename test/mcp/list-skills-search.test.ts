@@ -17,13 +17,11 @@ const TREE = {
 const served = serveTree(TREE);
 
 describe("list_skills with query", () => {
-  it("shows the ten best matches, best first, and says the rest match only in part", async () => {
-    const { text, isError } = await call(served.client, "list_skills", { query: "weekly reports" });
-    expect(isError).toBe(false);
-    const lines = text.split("\n");
-    expect(lines[0]).toBe("report-builder: Build the weekly report from tickets.");
-    expect(lines.slice(0, 10).every((line) => /^(report-builder|task-\d\d): /.test(line))).toBe(true);
-    expect(lines.slice(10)).toEqual([
+  // A tail of faint matches costs the model tokens and misleads it: the tasks say "report" only in passing.
+  it("leaves out matches scoring under 0.4 of the first one's, saying the rest match only in part", async () => {
+    const { text } = await call(served.client, "list_skills", { query: "weekly reports" });
+    expect(text.split("\n")).toEqual([
+      "report-builder: Build the weekly report from tickets.",
       "… other skills matched only in part: add words to the query, or narrow with pack.",
       'Next: read_skill(skill="<name>").',
     ]);

@@ -137,6 +137,7 @@ describe("search ranks", () => {
       skills: [],
       matched: 0,
       strongMatches: 0,
+      fairMatches: 0,
       corrections: [],
     });
   });
@@ -430,5 +431,14 @@ describe("strong matches", () => {
     expect(found.strongMatches).toBe(1);
     const even = index.search("widget", catalog.everything, 3);
     expect(even.strongMatches).toBeGreaterThan(3);
+  });
+});
+
+describe("fair matches", () => {
+  it("are those scoring at least 0.4 of the best score: a word only in passing is faint", () => {
+    // kubernetes-deploy holds the word in its name, cluster-notes only in its body.
+    const found = index.search("kubernetes", catalog.everything, 10);
+    expect(found.skills.map((skill) => skill.name)).toEqual(["kubernetes-deploy", "cluster-notes"]);
+    expect(found.fairMatches).toBe(1);
   });
 });

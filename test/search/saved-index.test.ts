@@ -29,7 +29,14 @@ import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
  * What a user sees of a search: the skills shown, in order, the counts behind "N more matched", and the
  * words read otherwise.
  */
-type Answer = [query: string, found: string[], matched: number, strong: number, read: readonly Correction[]];
+type Answer = [
+  query: string,
+  found: string[],
+  matched: number,
+  strong: number,
+  fair: number,
+  read: readonly Correction[],
+];
 
 function answers(index: SearchIndex, queries: readonly string[], scopes: readonly Scope[]): Answer[] {
   return scopes.flatMap((scope) =>
@@ -40,6 +47,7 @@ function answers(index: SearchIndex, queries: readonly string[], scopes: readonl
         found.skills.map((skill) => skill.id),
         found.matched,
         found.strongMatches,
+        found.fairMatches,
         found.corrections,
       ];
     }),
@@ -156,7 +164,7 @@ describe.skipIf(!corpus)("a saved index of the real corpus (shared/bench)", () =
     const scopes = scopesOf(catalog);
     const expected = answers(built, labeled, scopes);
     // Mistyped words are read in many of them, so that equal readings mean something.
-    expect(expected.filter(([, , , , read]) => read.length > 0).length).toBeGreaterThan(100);
+    expect(expected.filter(([, , , , , read]) => read.length > 0).length).toBeGreaterThan(100);
     expect(answers(index, labeled, scopes)).toEqual(expected);
     const names = mistypedNames(catalog);
     expect(suggestions(index, names, scopes)).toEqual(suggestions(built, names, scopes));
@@ -320,7 +328,7 @@ describe("the saved format", () => {
 
   it("saves only an index that buildIndex made", () => {
     const foreign: SearchIndex = {
-      search: () => ({ skills: [], matched: 0, strongMatches: 0, corrections: [] }),
+      search: () => ({ skills: [], matched: 0, strongMatches: 0, fairMatches: 0, corrections: [] }),
       suggest: () => [],
     };
     expect(() => indexToPart(foreign)).toThrow("only an index made by buildIndex can be saved");

@@ -17,7 +17,13 @@ interface Ask {
 
 /** What a user sees of a search: the skills in order, the counts behind "N more", the words read otherwise. */
 function seen(result: SearchResult): unknown {
-  return [result.skills.map((skill) => skill.id), result.matched, result.strongMatches, result.corrections];
+  return [
+    result.skills.map((skill) => skill.id),
+    result.matched,
+    result.strongMatches,
+    result.fairMatches,
+    result.corrections,
+  ];
 }
 
 let tree: TempTree;
