@@ -4,7 +4,7 @@ import { FIELD_NAMES, type FieldName } from "./fields.js";
 import { KeyTable, stemKey } from "./keys.js";
 import { Lexicon } from "./lexicon.js";
 import { WordScanner, type WordSink, words } from "./scanner.js";
-import { SpellingTable } from "./spelling.js";
+import { NO_TERM, SpellingTable } from "./spelling.js";
 import { keptWord, spelled, stem } from "./terms.js";
 
 /** How matches in each field add up; see docs/search.md. */
@@ -25,7 +25,8 @@ export interface RequestTerms {
   readonly terms: readonly number[];
   /**
    * The request's distinct words that no document holds, folded, as typed: not the words the search joins
-   * from a compound's parts (`to-read` as `toread`), which no one typed, so no one mistyped.
+   * from a compound's parts (`to-read` as `toread`), which no one typed, so no one mistyped, nor words
+   * written in capitals (see {@link isCapitals}).
    */
   readonly unknown: readonly string[];
 }
@@ -55,10 +56,11 @@ class RequestWords implements WordSink {
       this.terms.add(spelledTerm);
       return;
     }
+    if (spelledTerm === NO_TERM) return;
     const word = keptWord(spelled(text, start, end));
     if (word !== undefined && !this.known(word)) {
       this.unknown.add(word);
-      if (!isJoined(text, start, end)) this.typed.add(word);
+      if (!isJoined(text, start, end) && !isCapitals(text, start, end)) this.typed.add(word);
     }
   }
 
@@ -85,8 +87,22 @@ function isJoined(text: string, start: number, end: number): boolean {
   return false;
 }
 
+/**
+ * Whether a word is written in capitals (`MAPQ`, `HIPAA`): an acronym or a name typed with care, not a
+ * mistake, so it is taken as written rather than read as a word one mistake away (`MAPQ` was `maps`).
+ */
+function isCapitals(text: string, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) {
+    const code = text.charCodeAt(at);
+    if (code >= SMALL_A && code <= SMALL_Z) return false;
+  }
+  return true;
+}
+
 const HYPHEN = 45;
 const UNDERSCORE = 95;
+const SMALL_A = 97;
+const SMALL_Z = 122;
 
 /**
  * Impacts are stored as one byte: the level of the saturated frequency tf / (k1 + tf), which lies in
@@ -264,8 +280,17 @@ export class Bm25fBuilder implements WordSink {
     this.scanner.scan(text, start, end, this);
   }
 
-  span(text: string, start: number, end: number, hash: number, check: number, length: number): void {
+  span(
+    text: string,
+    start: number,
+    end: number,
+    hash: number,
+    check: number,
+    length: number,
+    humped: boolean,
+  ): void {
     this.countTerm(this.lexicon.termOfSpan(text, start, end, hash, check, length));
+    if (humped) this.lexicon.notePartsOf(text, start, end);
   }
 
   word(word: string): void {

@@ -1,7 +1,18 @@
 import { KeyTable, mix, stemKey } from "./keys.js";
 import { wordHashes } from "./scanner.js";
-import { PLAIN_LETTERS, SHORTEST_MISTYPED, SpellingTable } from "./spelling.js";
+import { NO_TERM, PLAIN_LETTERS, SHORTEST_MISTYPED, SpellingTable } from "./spelling.js";
 import { keptWord, spelled, stem } from "./terms.js";
+
+const HYPHEN = 45;
+const UNDERSCORE = 95;
+
+function isCapital(code: number): boolean {
+  return code >= 65 && code <= 90;
+}
+
+function isSmall(code: number): boolean {
+  return code >= 97 && code <= 122;
+}
 
 /**
  * Maps words to term ids while a catalog is indexed, without making a string of every word: a word is
@@ -23,6 +34,10 @@ export class Lexicon {
    */
   private slots: Int32Array = new Int32Array(4 << 16);
   private entries = 0;
+  /** Camel-case compounds met, lowercased, whose parts are noted. */
+  private readonly humped = new Set<string>();
+  /** The parts of camel-case words that may be request words (see {@link notePartsOf}). */
+  private readonly partsOfHumped = new Set<string>();
 
   /** The term of the word a span spells (see `WordSink.span`), or -1 if it is not indexed. */
   termOfSpan(text: string, start: number, end: number, hash: number, check: number, length: number): number {
@@ -45,6 +60,30 @@ export class Lexicon {
     slots[at + 3] = length;
     if (++this.entries * 2 > slots.length >> 2) this.rehash();
     return term;
+  }
+
+  /**
+   * Notes the parts of a camel-case compound spelled from `start` to `end` (`PagerDuty`: pager, duty), so
+   * that a request word spelled as one is not taken for a mistake (see `NO_TERM`). Each compound is split
+   * once; its parts are not indexed as words, which would change the whole catalog's ranking. What is kept
+   * is cut from the compound lowercased, a string of its own: a cut of `text` could keep the whole
+   * SKILL.md in memory.
+   */
+  notePartsOf(text: string, start: number, end: number): void {
+    const written = text.slice(start, end);
+    const folded = written.toLowerCase();
+    if (this.humped.has(folded)) return;
+    this.humped.add(folded);
+    let partStart = 0;
+    for (let at = 1; at <= written.length; at++) {
+      const code = written.charCodeAt(at);
+      const joined = code === HYPHEN || code === UNDERSCORE;
+      const hump = isCapital(code) && isSmall(written.charCodeAt(at - 1));
+      if (at < written.length && !joined && !hump) continue;
+      const word = folded.slice(partStart, at);
+      if (word.length >= SHORTEST_MISTYPED && PLAIN_LETTERS.test(word)) this.partsOfHumped.add(word);
+      partStart = joined ? at + 1 : at;
+    }
   }
 
   /** The term of a kept word (see {@link keptWord}), or -1 for none. */
@@ -79,7 +118,28 @@ export class Lexicon {
       checks.push(check);
       terms.push(term);
     }
+    for (const part of this.partsOfHumped) {
+      const [hash, check] = wordHashes(part, 0, part.length);
+      if (this.slotValue(hash, check, part.length) !== 0 || this.terms.get(...stemKey(stem(part))) >= 0)
+        continue;
+      hashes.push(hash);
+      checks.push(check);
+      terms.push(NO_TERM);
+    }
     return SpellingTable.of(hashes, checks, terms);
+  }
+
+  /** A word's slot value (term + 2, or 1 for a word not indexed), or 0 for a word not met. */
+  private slotValue(hash: number, check: number, length: number): number {
+    const { slots } = this;
+    const mask = (slots.length >> 2) - 1;
+    for (let slot = mix(hash) & mask; ; slot = (slot + 1) & mask) {
+      const at = slot << 2;
+      const value = slots[at + 2] as number;
+      if (value === 0 || (slots[at] === hash && slots[at + 1] === check && slots[at + 3] === length)) {
+        return value;
+      }
+    }
   }
 
   private termOfStem(root: string): number {

@@ -24,9 +24,18 @@ export interface WordSink {
    * and underscores in between (the joined parts of a compound); not yet folded (each character's folded
    * spelling is one character), stop words not yet dropped. `hash` and `check` are two independent
    * hashes of the word as spelled ({@link wordHashes}), `length` its length. Handing over the span instead
-   * of a string spares an allocation for every word of a catalog.
+   * of a string spares an allocation for every word of a catalog. `humped` says whether the compound
+   * holding it is written in camel case (a small letter a to z, then a capital: `PagerDuty`).
    */
-  span(text: string, start: number, end: number, hash: number, check: number, length: number): void;
+  span(
+    text: string,
+    start: number,
+    end: number,
+    hash: number,
+    check: number,
+    length: number,
+    humped: boolean,
+  ): void;
   /** A word that needed Unicode handling, already folded and kept (see {@link keptWord}). */
   word(word: string): void;
 }
@@ -48,6 +57,10 @@ const MARK_CHARACTER = 4;
 const NOT_IN_WORD = -1;
 const UNICODE_PATH = -2;
 const CAPITAL_SIGMA = 0x3a3;
+const CAPITAL_A = 65;
+const CAPITAL_Z = 90;
+const SMALL_A = 97;
+const SMALL_Z = 122;
 const HYPHEN = 45;
 const UNDERSCORE = 95;
 const APOSTROPHE = 39;
@@ -159,11 +172,13 @@ export class WordScanner {
   private compound(text: string, start: number, end: number, sink: WordSink): number {
     let parts = 0;
     let i = start;
+    let humped = false;
     for (;;) {
       const partStart = i;
       let hash = 0;
       let check = 0;
       let code = -1;
+      let small = false;
       for (; i < end; i++) {
         code = text.charCodeAt(i);
         let folded = code | 0x20;
@@ -175,6 +190,8 @@ export class WordScanner {
         } else if (ASCII_CLASS[code] === OTHER) {
           break;
         }
+        if (small && code <= CAPITAL_Z && code >= CAPITAL_A) humped = true;
+        small = code >= SMALL_A && code <= SMALL_Z;
         hash = (Math.imul(hash, HASH_MULTIPLIER) + folded) | 0;
         check = (Math.imul(check, CHECK_MULTIPLIER) + folded) | 0;
       }
@@ -201,25 +218,33 @@ export class WordScanner {
       const continues = next !== NOT_IN_WORD;
       if (parts === 0 && !continues) {
         // A plain word, by far the most common case.
-        if (i - start > 1) sink.span(text, start, i, hash, check, i - start);
+        if (i - start > 1) sink.span(text, start, i, hash, check, i - start, humped);
         return i;
       }
       this.addPart(parts++, partStart, i, hash, check);
       if (!continues) break;
       i++;
     }
-    this.emitParts(text, parts, sink);
+    this.emitParts(text, parts, humped, sink);
     return i;
   }
 
   /** Each part, each pair of neighbouring parts joined, and the whole joined when there are three or more. */
-  private emitParts(text: string, parts: number, sink: WordSink): void {
+  private emitParts(text: string, parts: number, humped: boolean, sink: WordSink): void {
     const { partStarts, partEnds, partHashes, partChecks } = this;
     for (let p = 0; p < parts; p++) {
       const start = partStarts[p] as number;
       const length = (partEnds[p] as number) - start;
       if (length > 1)
-        sink.span(text, start, start + length, partHashes[p] as number, partChecks[p] as number, length);
+        sink.span(
+          text,
+          start,
+          start + length,
+          partHashes[p] as number,
+          partChecks[p] as number,
+          length,
+          humped,
+        );
     }
     for (let p = 1; p < parts; p++) {
       const start = partStarts[p - 1] as number;
@@ -232,7 +257,7 @@ export class WordScanner {
         second,
         CHECK_MULTIPLIER,
       );
-      sink.span(text, start, end, hash, check, (partEnds[p - 1] as number) - start + second);
+      sink.span(text, start, end, hash, check, (partEnds[p - 1] as number) - start + second, humped);
     }
     if (parts > 2) {
       let hash = partHashes[0] as number;
@@ -244,7 +269,7 @@ export class WordScanner {
         check = joinedHash(check, partChecks[p] as number, size, CHECK_MULTIPLIER);
         length += size;
       }
-      sink.span(text, partStarts[0] as number, partEnds[parts - 1] as number, hash, check, length);
+      sink.span(text, partStarts[0] as number, partEnds[parts - 1] as number, hash, check, length, humped);
     }
   }
 

@@ -14,6 +14,11 @@ const Z = 122;
 export const SHORTEST_MISTYPED = 4;
 /** Longer words are not read as mistyped: no real word is, and the spellings to try grow with the square. */
 const LONGEST_MISTYPED = 32;
+/**
+ * The term of a word the catalog holds only inside a word written in camel case (`pager` of PagerDuty,
+ * `fetcher` of DataFetcher): no skill is found by it, but a request word so spelled is no mistake.
+ */
+export const NO_TERM = -2;
 /** A word of plain letters: the only words read as mistyped, and the only readings. */
 export const PLAIN_LETTERS = /^[a-z]+$/;
 /** Stop words a mistyped word may be one mistake from (`wich`, `wile`): those spelled with letters only. */
@@ -69,7 +74,14 @@ export class SpellingTable {
       throw new MalformedPart("the spellings' lists differ in length");
     }
     if (!isAscending(hashes)) throw new MalformedPart("the spellings are out of order");
-    if (!allBelow(terms, termCount)) throw new MalformedPart("a spelling names a term the index lacks");
+    if (
+      !allBelow(
+        terms.filter((term) => term !== NO_TERM),
+        termCount,
+      )
+    ) {
+      throw new MalformedPart("a spelling names a term the index lacks");
+    }
     return new SpellingTable(hashes, checks, terms);
   }
 
@@ -146,7 +158,10 @@ export class SpellingTable {
     return close;
   }
 
-  /** The term of the catalog's word whose keys (see `wordHashes`) these are, or -1 if it has none. */
+  /**
+   * The term of the catalog's word whose keys (see `wordHashes`) these are, {@link NO_TERM} for a word held
+   * only inside a camel-case word, or -1 if the catalog does not hold it.
+   */
   termOf(hash: number, check: number): number {
     const bit = mix(hash) & this.seenMask;
     if (((this.seen[bit >>> 5] as number) & (1 << (bit & 31))) === 0) return -1;

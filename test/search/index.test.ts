@@ -264,6 +264,38 @@ describe("a close word several skills hold", () => {
   });
 });
 
+describe("a request word the catalog holds only inside a camel-case word, or written in capitals", () => {
+  let own: TempTree;
+  let ownCatalog: Catalog;
+  let ownIndex: SearchIndex;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "ops/on-call/SKILL.md": skillMd(
+        "on-call",
+        "Hand the rotation over in PagerDuty.",
+        "Restart the DataFetcher.",
+      ),
+      "docs/page-layout/SKILL.md": skillMd(
+        "page-layout",
+        "Lay out each page of a rotation report, with maps fetched.",
+      ),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  it("is taken as written, not read as a word one mistake away", () => {
+    const read = (query: string) => ownIndex.search(query, ownCatalog.everything, 10).corrections;
+    expect(read("pager rotation")).toEqual([]);
+    expect(read("fetcher rotation")).toEqual([]);
+    expect(read("MAPQ rotation")).toEqual([]);
+    // In small letters and held nowhere, the same word may be a mistake.
+    expect(read("mapq rotation")).toEqual([{ from: "mapq", to: "maps" }]);
+  });
+});
+
 describe("search results", () => {
   it("stop at the limit and count every match", () => {
     const found = index.search("widget", catalog.everything, 3);

@@ -269,13 +269,13 @@ describe("the saved format", () => {
     // INDEX_FORMAT_VERSION in src/search/saved-index.ts (saved indexes must not be trusted across the
     // change), then record the new digest here.
     // A fixed catalog of its own (not the bench's generator, which may change for its own reasons), with
-    // what the analysis handles: groups, compounds, stop words, numbers, accents, Japanese, headings, code
-    // and a soft hyphen inside a word.
+    // what the analysis handles: groups, compounds, stop words, numbers, accents, Japanese, headings, code,
+    // a soft hyphen inside a word and a camel-case word.
     const tree = await makeTree({
       "tools/hammer/SKILL.md": skillMd(
         "hammer",
         "Drive nails into wood; pull bent ones out.",
-        "# Hammer\n\n## When to use\nSix nails or 600: the claw side pulls them.\n\n```sh\nnail --count 3\n```\n",
+        "# Hammer\n\n## When to use\nSix nails or 600: the claw side pulls them, as a NailPuller does.\n\n```sh\nnail --count 3\n```\n",
       ),
       "tools/power/drill-press/SKILL.md": skillMd(
         "drill-press",
@@ -318,8 +318,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 8,
-        digest: "f69678c3bc100d3f2dcb4d3a83e0f34ff6bea3cd8324d019dc3775a9ca9b0b4f",
+        version: 9,
+        digest: "e80a991359efa445c2b1894b23b9771ef0ebdce06205e352c5035642ea499aab",
       });
     } finally {
       await tree.remove();
