@@ -144,8 +144,15 @@ async function fetchOrFallBack(
   plan: FetchPlan,
 ): Promise<FetchedPack> {
   const fallback = plan.fallback?.get(source.name);
+  // The checkout's own path is kept short: a source's deepest files must stay within PATH_MAX there.
   const fetchInto = (ref: string, folder: string) =>
-    fetchPack({ ...source, ref }, folder, stores, path.join(work, `${source.name}.${ref}`), plan);
+    fetchPack(
+      { ...source, ref },
+      folder,
+      stores,
+      path.join(work, ref === fallback ? `${source.name}.held` : source.name),
+      plan,
+    );
   if (fallback === undefined) return fetchInto(source.ref, build);
   const heldBack = (reason: string) =>
     plan.log(
