@@ -913,7 +913,10 @@ describe("the repin review", () => {
 
   // Past every shorter list the review is cut at a line; a cut inside a SKILL.md's code block left it open,
   // and the rest of the pull request body (the fetched packs, check-skills' audit) showed as its code.
-  it("closes the code block it cuts in when even the shortest lists pass GitHub's limit", async () => {
+  // Twelve sources fetched, load-checked and reviewed: well over a minute on a loaded machine.
+  it("closes the code block it cuts in when even the shortest lists pass GitHub's limit", {
+    timeout: 180_000,
+  }, async () => {
     const body = (word: string) => `# Steps\n\n${`${word} one more step of this skill.\n`.repeat(150)}`;
     const sources = [];
     for (let i = 0; i < 12; i++) {
