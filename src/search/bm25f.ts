@@ -56,8 +56,12 @@ class RequestWords implements WordSink {
       this.terms.add(spelledTerm);
       return;
     }
-    if (spelledTerm === NO_TERM) return;
     const word = keptWord(spelled(text, start, end));
+    // A word held inside a camel-case word is no mistake, but its stem may still be a term (`pagers`).
+    if (spelledTerm === NO_TERM) {
+      if (word !== undefined) this.known(word);
+      return;
+    }
     if (word !== undefined && !this.known(word)) {
       this.unknown.add(word);
       if (!isJoined(text, start, end) && !isCapitals(text, start, end)) this.typed.add(word);
@@ -289,8 +293,7 @@ export class Bm25fBuilder implements WordSink {
     length: number,
     humped: boolean,
   ): void {
-    this.countTerm(this.lexicon.termOfSpan(text, start, end, hash, check, length));
-    if (humped) this.lexicon.notePartsOf(text, start, end);
+    this.countTerm(this.lexicon.termOfSpan(text, start, end, hash, check, length, humped));
   }
 
   word(word: string): void {
@@ -328,6 +331,7 @@ export class Bm25fBuilder implements WordSink {
 
   /** Closes the current document: its terms and their counts per field go to the record stream. */
   endDocument(): void {
+    this.lexicon.nextDocument();
     const { localCounts, local, frequencies, gapBytes, lastDocuments, fieldLengths, documents } = this;
     // A record takes at most 4 bytes for the term, 1 for the field mask and 4 for each count.
     const bytes = this.records.reserve(this.localTerms * (5 + 4 * FIELDS));

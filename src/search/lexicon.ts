@@ -1,6 +1,6 @@
 import { KeyTable, mix, stemKey } from "./keys.js";
 import { wordHashes } from "./scanner.js";
-import { NO_TERM, PLAIN_LETTERS, SHORTEST_MISTYPED, SpellingTable } from "./spelling.js";
+import { NO_TERM, PLAIN_LETTERS, SHORTEST_MISTYPED, SpellingList, type SpellingTable } from "./spelling.js";
 import { keptWord, spelled, stem } from "./terms.js";
 
 const HYPHEN = 45;
@@ -13,6 +13,26 @@ function isCapital(code: number): boolean {
 function isSmall(code: number): boolean {
   return code >= 97 && code <= 122;
 }
+
+/** Whether `text` from `start` to `end` is letters a to z, in either case. */
+function plainLetters(text: string, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) {
+    const code = text.charCodeAt(at);
+    if (!isSmall(code) && !isCapital(code)) return false;
+  }
+  return true;
+}
+
+/** A slot's value for a word met only as a part of a camel-case word (see {@link Lexicon.notePartsOf}). */
+const ONLY_A_PART = -1;
+/** Set in a slot's length once the camel-case word it holds has had its parts noted. */
+const PARTS_NOTED = 1 << 30;
+const LENGTH = PARTS_NOTED - 1;
+/**
+ * The most words a document may add as parts of camel-case words. The real corpus's most is 181 (a mean
+ * of 13); a file of a million distinct camel-case words would otherwise add two million words.
+ */
+const PARTS_A_DOCUMENT = 1024;
 
 /**
  * Maps words to term ids while a catalog is indexed, without making a string of every word: a word is
@@ -30,25 +50,43 @@ export class Lexicon {
   private readonly unicodeWords = new Map<string, number>();
   /**
    * Open addressing, four numbers a slot, so that a look-up reads one cache line: the word's two hashes,
-   * its length, and its term + 2 (0: empty slot, 1: a word not indexed).
+   * its length (and {@link PARTS_NOTED}), and its term + 2 (0: empty slot, 1: a word not indexed,
+   * {@link ONLY_A_PART}: a word met only inside a camel-case word).
    */
   private slots: Int32Array = new Int32Array(4 << 16);
   private entries = 0;
-  /** Camel-case compounds met, lowercased, whose parts are noted. */
-  private readonly humped = new Set<string>();
-  /** The parts of camel-case words that may be request words (see {@link notePartsOf}). */
-  private readonly partsOfHumped = new Set<string>();
+  /** How many more words the current document may add as parts (see {@link PARTS_A_DOCUMENT}). */
+  private partsLeft = PARTS_A_DOCUMENT;
 
-  /** The term of the word a span spells (see `WordSink.span`), or -1 if it is not indexed. */
-  termOfSpan(text: string, start: number, end: number, hash: number, check: number, length: number): number {
+  /**
+   * The term of the word a span spells (see `WordSink.span`), or -1 if it is not indexed. When `humped`,
+   * the span's parts are noted too (see {@link notePartsOf}), once for all the times it is met.
+   */
+  termOfSpan(
+    text: string,
+    start: number,
+    end: number,
+    hash: number,
+    check: number,
+    length: number,
+    humped: boolean,
+  ): number {
     const slots = this.slots;
     const mask = (slots.length >> 2) - 1;
     let slot = mix(hash) & mask;
+    let value = 0;
     for (;;) {
       const at = slot << 2;
-      const value = slots[at + 2] as number;
+      value = slots[at + 2] as number;
       if (value === 0) break;
-      if (slots[at] === hash && slots[at + 1] === check && slots[at + 3] === length) return value - 2;
+      if (slots[at] === hash && slots[at + 1] === check && ((slots[at + 3] as number) & LENGTH) === length) {
+        if (value === ONLY_A_PART) break;
+        if (humped && ((slots[at + 3] as number) & PARTS_NOTED) === 0) {
+          slots[at + 3] = length | PARTS_NOTED;
+          this.notePartsOf(text, start, end);
+        }
+        return value - 2;
+      }
       slot = (slot + 1) & mask;
     }
     const kept = keptWord(spelled(text, start, end));
@@ -57,33 +95,57 @@ export class Lexicon {
     slots[at] = hash;
     slots[at + 1] = check;
     slots[at + 2] = term + 2;
-    slots[at + 3] = length;
-    if (++this.entries * 2 > slots.length >> 2) this.rehash();
+    slots[at + 3] = humped ? length | PARTS_NOTED : length;
+    if (value === 0 && ++this.entries * 2 > slots.length >> 2) this.rehash();
+    if (humped) this.notePartsOf(text, start, end);
     return term;
   }
 
   /**
-   * Notes the parts of a camel-case compound spelled from `start` to `end` (`PagerDuty`: pager, duty), so
-   * that a request word spelled as one is not taken for a mistake (see `NO_TERM`). Each compound is split
-   * once; its parts are not indexed as words, which would change the whole catalog's ranking. What is kept
-   * is cut from the compound lowercased, a string of its own: a cut of `text` could keep the whole
-   * SKILL.md in memory.
+   * Notes the parts of a camel-case compound spelled from `start` to `end` (`PagerDuty`: pager, duty) as
+   * words met, so that a request word spelled as one is not taken for a mistake (see `NO_TERM`). They are
+   * not indexed as words, which would change the whole catalog's ranking. A part costs a slot of the
+   * table, as a word does, and no string: a file of distinct camel-case words costs what plain ones do.
    */
-  notePartsOf(text: string, start: number, end: number): void {
-    const written = text.slice(start, end);
-    const folded = written.toLowerCase();
-    if (this.humped.has(folded)) return;
-    this.humped.add(folded);
-    let partStart = 0;
-    for (let at = 1; at <= written.length; at++) {
-      const code = written.charCodeAt(at);
+  private notePartsOf(text: string, start: number, end: number): void {
+    if (this.partsLeft === 0) return;
+    let partStart = start;
+    for (let at = start + 1; at <= end; at++) {
+      const code = at < end ? text.charCodeAt(at) : -1;
       const joined = code === HYPHEN || code === UNDERSCORE;
-      const hump = isCapital(code) && isSmall(written.charCodeAt(at - 1));
-      if (at < written.length && !joined && !hump) continue;
-      const word = folded.slice(partStart, at);
-      if (word.length >= SHORTEST_MISTYPED && PLAIN_LETTERS.test(word)) this.partsOfHumped.add(word);
+      const hump = isCapital(code) && isSmall(text.charCodeAt(at - 1));
+      if (at < end && !joined && !hump) continue;
+      if (at - partStart >= SHORTEST_MISTYPED && plainLetters(text, partStart, at)) {
+        this.notePart(...wordHashes(text, partStart, at), at - partStart);
+      }
       partStart = joined ? at + 1 : at;
     }
+  }
+
+  private notePart(hash: number, check: number, length: number): void {
+    if (this.partsLeft === 0) return;
+    const slots = this.slots;
+    const mask = (slots.length >> 2) - 1;
+    let slot = mix(hash) & mask;
+    for (;;) {
+      const at = slot << 2;
+      if (slots[at + 2] === 0) break;
+      if (slots[at] === hash && slots[at + 1] === check && ((slots[at + 3] as number) & LENGTH) === length)
+        return;
+      slot = (slot + 1) & mask;
+    }
+    const at = slot << 2;
+    slots[at] = hash;
+    slots[at + 1] = check;
+    slots[at + 2] = ONLY_A_PART;
+    slots[at + 3] = length;
+    this.partsLeft--;
+    if (++this.entries * 2 > slots.length >> 2) this.rehash();
+  }
+
+  /** Starts the next document: it may add {@link PARTS_A_DOCUMENT} words as parts of camel-case words. */
+  nextDocument(): void {
+    this.partsLeft = PARTS_A_DOCUMENT;
   }
 
   /** The term of a kept word (see {@link keptWord}), or -1 for none. */
@@ -97,49 +159,25 @@ export class Lexicon {
     return term;
   }
 
-  /** The indexed words met, as spelled, that a mistyped request word may be read as (see `SpellingTable`). */
+  /**
+   * The indexed words met, as spelled, that a mistyped request word may be read as, and the words met only
+   * inside camel-case words (see `SpellingTable`).
+   */
   spellings(): SpellingTable {
     const { slots } = this;
-    const hashes: number[] = [];
-    const checks: number[] = [];
-    const terms: number[] = [];
+    const words = new SpellingList(this.entries + this.unicodeWords.size);
     for (let at = 0; at < slots.length; at += 4) {
-      const term = (slots[at + 2] as number) - 2;
-      if (term < 0 || (slots[at + 3] as number) < SHORTEST_MISTYPED) continue;
-      hashes.push(slots[at] as number);
-      checks.push(slots[at + 1] as number);
-      terms.push(term);
+      const value = slots[at + 2] as number;
+      if (value === 0 || value === 1 || ((slots[at + 3] as number) & LENGTH) < SHORTEST_MISTYPED) continue;
+      words.add(slots[at] as number, slots[at + 1] as number, value === ONLY_A_PART ? NO_TERM : value - 2);
     }
     // Words that took the Unicode path but are spelled in plain letters once folded (`Straße`).
     for (const [word, term] of this.unicodeWords) {
       if (term < 0 || word.length < SHORTEST_MISTYPED || !PLAIN_LETTERS.test(word)) continue;
       const [hash, check] = wordHashes(word, 0, word.length);
-      hashes.push(hash);
-      checks.push(check);
-      terms.push(term);
+      words.add(hash, check, term);
     }
-    for (const part of this.partsOfHumped) {
-      const [hash, check] = wordHashes(part, 0, part.length);
-      if (this.slotValue(hash, check, part.length) !== 0 || this.terms.get(...stemKey(stem(part))) >= 0)
-        continue;
-      hashes.push(hash);
-      checks.push(check);
-      terms.push(NO_TERM);
-    }
-    return SpellingTable.of(hashes, checks, terms);
-  }
-
-  /** A word's slot value (term + 2, or 1 for a word not indexed), or 0 for a word not met. */
-  private slotValue(hash: number, check: number, length: number): number {
-    const { slots } = this;
-    const mask = (slots.length >> 2) - 1;
-    for (let slot = mix(hash) & mask; ; slot = (slot + 1) & mask) {
-      const at = slot << 2;
-      const value = slots[at + 2] as number;
-      if (value === 0 || (slots[at] === hash && slots[at + 1] === check && slots[at + 3] === length)) {
-        return value;
-      }
-    }
+    return words.table();
   }
 
   private termOfStem(root: string): number {

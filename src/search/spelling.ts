@@ -1,5 +1,5 @@
 import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
-import { allBelow, isAscending } from "./arrays.js";
+import { allBelow, grown, isAscending } from "./arrays.js";
 import { mix } from "./keys.js";
 import { shiftFactors } from "./scanner.js";
 import { STOP_WORDS } from "./terms.js";
@@ -85,20 +85,6 @@ export class SpellingTable {
     return new SpellingTable(hashes, checks, terms);
   }
 
-  /** A table of the words given by their keys and terms, in any order, each key once. */
-  static of(hashes: readonly number[], checks: readonly number[], terms: readonly number[]): SpellingTable {
-    const order = Array.from(hashes.keys()).sort(
-      (a, b) =>
-        (hashes[a] as number) - (hashes[b] as number) || (checks[a] as number) - (checks[b] as number),
-    );
-    const once = order.filter(
-      (at, i) =>
-        i === 0 || hashes[at] !== hashes[order[i - 1] ?? 0] || checks[at] !== checks[order[i - 1] ?? 0],
-    );
-    const pick = (values: readonly number[]) => Int32Array.from(once, (at) => values[at] as number);
-    return new SpellingTable(pick(hashes), pick(checks), pick(terms));
-  }
-
   /**
    * The terms of the catalog's words one typing mistake from `word` (a letter left out, added, changed,
    * or two neighbours swapped: most misspellings are one of these), each with the word as the catalog
@@ -177,6 +163,56 @@ export class SpellingTable {
       if (this.checks[at] === check) return this.terms[at] as number;
     }
     return -1;
+  }
+}
+
+/**
+ * Words given by their keys and terms, in any order, for a {@link SpellingTable}; of a key given more than
+ * once, the first is kept. Typed arrays throughout: a catalog may hold millions of distinct words.
+ */
+export class SpellingList {
+  private hashes: Int32Array;
+  private checks: Int32Array;
+  private terms: Int32Array;
+  private size = 0;
+
+  constructor(capacity: number) {
+    this.hashes = new Int32Array(Math.max(capacity, 16));
+    this.checks = new Int32Array(this.hashes.length);
+    this.terms = new Int32Array(this.hashes.length);
+  }
+
+  add(hash: number, check: number, term: number): void {
+    if (this.size === this.hashes.length) {
+      this.hashes = grown(this.hashes, this.size * 2);
+      this.checks = grown(this.checks, this.size * 2);
+      this.terms = grown(this.terms, this.size * 2);
+    }
+    this.hashes[this.size] = hash;
+    this.checks[this.size] = check;
+    this.terms[this.size++] = term;
+  }
+
+  table(): SpellingTable {
+    const { hashes, checks, terms, size } = this;
+    const order = new Uint32Array(size);
+    for (let at = 0; at < size; at++) order[at] = at;
+    order.sort(
+      (a, b) =>
+        (hashes[a] as number) - (hashes[b] as number) ||
+        (checks[a] as number) - (checks[b] as number) ||
+        a - b,
+    );
+    let kept = 0;
+    for (let i = 0; i < size; i++) {
+      const at = order[i] as number;
+      const before = order[kept - 1] ?? 0;
+      if (kept > 0 && hashes[at] === hashes[before] && checks[at] === checks[before]) continue;
+      order[kept++] = at;
+    }
+    const pick = (values: Int32Array) =>
+      Int32Array.from(order.subarray(0, kept), (at) => values[at] as number);
+    return new SpellingTable(pick(hashes), pick(checks), pick(terms));
   }
 }
 

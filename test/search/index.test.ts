@@ -280,6 +280,7 @@ describe("a request word the catalog holds only inside a camel-case word, or wri
         "page-layout",
         "Lay out each page of a rotation report, with maps fetched.",
       ),
+      "ops/hand-over/SKILL.md": skillMd("hand-over", "List the duties of whoever takes the rotation."),
     });
     ownCatalog = loadCatalog(own.dir).catalog;
     ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
@@ -293,6 +294,13 @@ describe("a request word the catalog holds only inside a camel-case word, or wri
     expect(read("MAPQ rotation")).toEqual([]);
     // In small letters and held nowhere, the same word may be a mistake.
     expect(read("mapq rotation")).toEqual([{ from: "mapq", to: "maps" }]);
+  });
+
+  it("still finds the skills holding another form of it", () => {
+    // `duty` is held as spelled only inside PagerDuty; `duties` shares its stem.
+    const found = ownIndex.search("duty", ownCatalog.everything, 10);
+    expect(found.skills.map((skill) => skill.name)).toEqual(["hand-over"]);
+    expect(found.corrections).toEqual([]);
   });
 });
 

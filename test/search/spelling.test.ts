@@ -1,16 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { wordHashes } from "../../src/search/scanner.js";
-import { oneMistakeApart, SpellingTable } from "../../src/search/spelling.js";
+import { oneMistakeApart, SpellingList, type SpellingTable } from "../../src/search/spelling.js";
 
 /** A table of `words`, the term of each being its position. */
 function tableOf(...words: string[]): SpellingTable {
-  const hashes = words.map((word) => wordHashes(word, 0, word.length));
-  return SpellingTable.of(
-    hashes.map(([hash]) => hash),
-    hashes.map(([, check]) => check),
-    words.map((_, term) => term),
-  );
+  const list = new SpellingList(words.length);
+  for (const [term, word] of words.entries()) list.add(...wordHashes(word, 0, word.length), term);
+  return list.table();
 }
 
 describe("closeTerms", () => {
