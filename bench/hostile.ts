@@ -83,6 +83,25 @@ function repeatedText(kind: string, unit: string): HostileCase {
   };
 }
 
+/**
+ * Words of two parts in camel case (`qwertAsdfg`), all different: seeded, so runs compare. The search
+ * notes each part of a camel-case word; it kept every one as a string (270 MiB more at 8 skills).
+ */
+function camelCaseWords(size: number, seed: number): string {
+  let state = seed;
+  const letter = () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return String.fromCharCode(97 + (state % 26));
+  };
+  const part = (length: number) => Array.from({ length }, letter).join("");
+  const words: string[] = [];
+  for (let length = 0; length < size; length += 13) {
+    const second = part(6);
+    words.push(`${part(6)}${second[0]?.toUpperCase()}${second.slice(1)}`);
+  }
+  return words.join(" ");
+}
+
 const CASES: readonly HostileCase[] = [
   // One line of base64: the encoded-blob rule's regex overflowed the stack at 8 MiB.
   repeatedText("base64, one line", "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODkrLw=="),
@@ -102,6 +121,23 @@ const CASES: readonly HostileCase[] = [
             await truncate(path.join(dir, "hostile", name, file), 15 * MiB);
         }
         return 2 * count * 15 * MiB;
+      },
+    })),
+  },
+  {
+    // Skills whose SKILL.md (which is searched, and may be 1 MiB) is distinct camel-case words.
+    kind: "distinct camel-case words, 0.9 MiB a skill",
+    steps: [1, 4, 8].map((count) => ({
+      size: `${count} skills`,
+      write: async (dir) => {
+        let bytes = 0;
+        for (let i = 0; i < count; i++) {
+          const text = `---\nname: camel-${i}\ndescription: Camel ${i}.\n---\n\n${camelCaseWords(0.9 * MiB, i + 1)}\n`;
+          await mkdir(path.join(dir, `hostile/camel-${i}`), { recursive: true });
+          await writeFile(path.join(dir, `hostile/camel-${i}/SKILL.md`), text);
+          bytes += text.length;
+        }
+        return bytes;
       },
     })),
   },
