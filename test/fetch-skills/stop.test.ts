@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoppedError } from "../../scripts/fetch-skills/errors.js";
 import { reviewRepin } from "../../scripts/repin-review/index.js";
+import { ROOT } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeSite, makeUpstream, snapshot, spawnFetcher, startFetcher } from "./helpers.js";
 
@@ -109,6 +110,35 @@ describe.skipIf(process.platform !== "linux")("a fetch told to stop", () => {
       expect(rerun.stderr).not.toContain("shallow.lock");
       expect(rerun.code).toBe(0);
       expect(await readdir(path.join(site, "skills"))).toContain("one");
+    },
+  );
+
+  // Regression: npm hands the signal to the shell that runs the script, which died of it without passing it
+  // on (dash, /bin/sh of Debian and of GitHub's Ubuntu runners): npm exited at once while the fetch went on
+  // unseen and wrote --out after all.
+  it.each([
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+  ] as const)(
+    "run by npm run fetch-skills, stops on %s to npm alone and exits %i",
+    async (signal, status) => {
+      const site = await makeSite(tree.dir, [
+        { name: "one", repo: upstream.url, ref: upstream.commits[0] ?? "" },
+      ]);
+      await rm(marker, { force: true });
+      // npm runs the script in the project folder: every path is given whole.
+      const paths = ["--manifest", "skills.toml", "--out", "skills", "--cache", "cache"].map((arg) =>
+        arg.startsWith("--") ? arg : path.join(site, arg),
+      );
+      const { child, done } = startFetcher(paths, ROOT, { GIT_CONFIG_GLOBAL: slowConfig }, "npm");
+      await waitFor(marker);
+      process.kill(child.pid ?? 0, signal);
+      // Resolved once every process that holds npm's stdout and stderr has ended, the fetch's own included.
+      const stopped = await done;
+
+      expect(stopped.code, stopped.stderr).toBe(status);
+      expect(stopped.stderr).toContain(`fetch-skills: stopped by ${signal}: nothing written`);
+      expect((await readdir(site)).sort()).toEqual(["cache", "skills.toml"]);
     },
   );
 
