@@ -2,19 +2,22 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:ht
 import type { Socket } from "node:net";
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
+import type { Metrics } from "./metrics.js";
 
 /**
  * Errors Node meets before a request reaches Fastify (a body slower than REQUEST_TIMEOUT_MS, headers too
  * large, bytes that are not HTTP), answered as Fastify's default handler answers them but with a JSON-RPC
- * error body, as every other error of this server is, and logged as every other refused request is.
+ * error body, as every other error of this server is, and logged and counted as every other refused request
+ * is (route "other", untimed: no request was read).
  */
-export function clientErrorHandler(requestTimeoutMs: number, logger: FastifyBaseLogger) {
+export function clientErrorHandler(requestTimeoutMs: number, logger: FastifyBaseLogger, metrics: Metrics) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     // A reset connection has no one left to answer.
     if (error.code === "ECONNRESET" || socket.destroyed) return;
     const [status, message] = describe(error.code, requestTimeoutMs);
     // No request was read, so no method, path or forwarded address: the connection's peer is the client.
     logger.info({ status, code: error.code, remoteAddress: socket.remoteAddress }, "request");
+    metrics.recordHttp(undefined, undefined, status);
     const body = JSON.stringify(jsonRpcError(JSON_RPC.invalidRequest, message));
     if (socket.writable) {
       socket.write(
@@ -37,20 +40,23 @@ function describe(code: string | undefined, requestTimeoutMs: number): [number, 
 /**
  * A request whose `Expect` header asks anything but `100-continue`, which Node refuses with 417 before
  * Fastify sees it: answered with a JSON-RPC error body, as every other error of this server is, rather
- * than Node's empty one.
+ * than Node's empty one. Counted by its route, untimed: Fastify never had it.
  */
-export function expectationFailed(_request: IncomingMessage, response: ServerResponse): void {
-  const body = JSON.stringify(
-    jsonRpcError(
-      JSON_RPC.invalidRequest,
-      "Expectation failed: the only Expect this server takes is 100-continue.",
-    ),
-  );
-  response.writeHead(417, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(body),
-  });
-  response.end(body);
+export function expectationFailed(metrics: Metrics) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    metrics.recordHttp(request.method, request.url, 417);
+    const body = JSON.stringify(
+      jsonRpcError(
+        JSON_RPC.invalidRequest,
+        "Expectation failed: the only Expect this server takes is 100-continue.",
+      ),
+    );
+    response.writeHead(417, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(body),
+    });
+    response.end(body);
+  };
 }
 
 /** Any route but `/mcp`, `/health` and `/metrics`: a JSON-RPC error that says where MCP is served. */

@@ -35,6 +35,8 @@ export interface AppDeps {
 /** The HTTP app: `/mcp`, `/health` and `/metrics`. Never listens and never reads the environment. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings } = deps;
+  const { catalog, info, resources } = deps.mcp;
+  const metrics = new Metrics(catalog, info.version);
   const app = Fastify({
     loggerInstance: deps.logger,
     // One log line per request, written by the onResponse hook below with the tool and the scope.
@@ -56,17 +58,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A request that reached the server during shutdown is served, not refused: readiness failed
     // earlier, so load balancers have stopped sending new ones.
     return503OnClosing: false,
-    clientErrorHandler: clientErrorHandler(settings.requestTimeoutMs, deps.logger),
+    clientErrorHandler: clientErrorHandler(settings.requestTimeoutMs, deps.logger, metrics),
     // `/mcp/` is a common way to write the endpoint's address.
     routerOptions: { ignoreTrailingSlash: true },
     // A path the router cannot decode (`/mcp%`), answered as every other error of this server is.
-    frameworkErrors: badPath,
+    frameworkErrors: badPath(metrics),
     // The routes' schemas are ours and fixed (the tests hold what they let through): checking them against
     // JSON Schema's own meta-schema compiled that meta-schema at every start, some 40 ms of it.
     ajv: { customOptions: { validateSchema: false } },
   });
   app.setNotFoundHandler(notFound);
-  app.server.on("checkExpectation", expectationFailed);
+  app.server.on("checkExpectation", expectationFailed(metrics));
 
   // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.
   app.removeContentTypeParser("text/plain");
@@ -82,11 +84,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
-  // Every answer to POST /mcp is counted and timed by tool in /metrics (src/http/mcp-route.ts). The log
-  // has a line for each refusal and failure, and for every request only at debug: at info, a line per
-  // answer cost some 15% of the CPU of a cached answer (docs/performance.md).
+  // Every answer is counted and timed by route, method and status in /metrics, and POST /mcp's also by
+  // tool (src/http/mcp-route.ts). The log has a line for each refusal and failure, and for every request
+  // only at debug: at info, a line per answer cost some 15% of the CPU of a cached answer
+  // (docs/performance.md).
   const logsEveryRequest = deps.logger.level === "debug" || deps.logger.level === "trace";
   app.addHook("onResponse", (request, reply, done) => {
+    metrics.recordHttp(request.method, request.url, reply.statusCode, reply.elapsedTime / 1000);
     const failed = reply.statusCode >= 400 || request.mcpCall?.failed === true;
     // Built only when written: at info, every answered request paid for a line no one saw.
     if (!failed && !logsEveryRequest) return done();
@@ -133,8 +137,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       );
   });
 
-  const { catalog, info, resources } = deps.mcp;
-  const metrics = new Metrics(catalog, info.version);
   await app.register(mcpRoutes, { mcp: deps.mcp, settings, metrics });
   await app.register(healthRoutes, {
     catalog,
@@ -147,26 +149,30 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   return app;
 }
 
-function badPath(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  // Answered outside every hook, so the request line is written here; Fastify's request for it knows no
-  // proxies, so the address is the connection's, as for requests Node refuses (client-errors.ts).
-  request.log.info(
-    {
-      method: request.method,
-      url: request.url,
-      status: 400,
-      remoteAddress: request.raw.socket.remoteAddress,
-    },
-    "request",
-  );
-  reply
-    .code(400)
-    .send(
-      jsonRpcError(
-        JSON_RPC.invalidRequest,
-        "Bad request: the request target is not a valid path, as in POST /mcp (a % must start an escape such as %2F).",
-      ),
+function badPath(metrics: Metrics) {
+  return (_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    // Answered outside every hook, so the request line is written and the answer counted here; Fastify's
+    // request for it knows no proxies, so the address is the connection's, as for requests Node refuses
+    // (client-errors.ts).
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: 400,
+        remoteAddress: request.raw.socket.remoteAddress,
+      },
+      "request",
     );
+    reply
+      .code(400)
+      .send(
+        jsonRpcError(
+          JSON_RPC.invalidRequest,
+          "Bad request: the request target is not a valid path, as in POST /mcp (a % must start an escape such as %2F).",
+        ),
+      );
+    metrics.recordHttp(request.method, request.url, 400, reply.elapsedTime / 1000);
+  };
 }
 
 /**

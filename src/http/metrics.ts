@@ -22,6 +22,32 @@ export function toolLabel(tool: string | undefined): ToolLabel {
 type Increment = { inc(): void };
 type Observe = { observe(value: number): void };
 
+/** Route label values: the server's routes, and "other" for any other path, however a client spells it. */
+const ROUTES = ["/mcp", "/health", "/metrics"] as const;
+export type RouteLabel = (typeof ROUTES)[number] | "other";
+const KNOWN_ROUTES: ReadonlySet<string> = new Set(ROUTES);
+/** Method label values: what browsers, agents and probes send, and "other" for the rest HTTP allows. */
+const METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * The route of a request target: its path without the query and one trailing slash (the router takes
+ * `/mcp/` for `/mcp`), when it is one of the server's routes, else "other", so that a scan of made-up
+ * paths adds no series.
+ */
+export function routeLabel(target: string | undefined): RouteLabel {
+  if (target === undefined) return "other";
+  const query = target.indexOf("?");
+  let route = query === -1 ? target : target.slice(0, query);
+  if (route.length > 1 && route.endsWith("/")) route = route.slice(0, -1);
+  return KNOWN_ROUTES.has(route) ? (route as RouteLabel) : "other";
+}
+
+function methodLabel(method: string | undefined): string {
+  return method !== undefined && METHODS.has(method) ? method : "other";
+}
+
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
 /**
  * Prometheus metrics of one app, in their own registry. Label values come from fixed lists only, and
  * each series' child is looked up once here, so recording a request allocates nothing.
@@ -30,6 +56,10 @@ export class Metrics {
   readonly registry = new Registry();
   readonly #requests = new Map<ToolLabel, Map<Outcome, Increment>>();
   readonly #durations = new Map<ToolLabel, Observe>();
+  readonly #httpRequests: Counter<"route" | "method" | "status">;
+  readonly #httpDurations: Histogram<"route" | "method" | "status">;
+  /** Each answered series' children, by route, method and status, found without building a key. */
+  readonly #httpSeries = new Map<string, Map<string, Map<number, { count: Increment; time: Observe }>>>();
 
   constructor(catalog: Catalog, version: string) {
     collectDefaultMetrics({ register: this.registry });
@@ -43,7 +73,22 @@ export class Metrics {
       name: "skills_mcp_request_duration_seconds",
       help: "Time to answer an MCP request on /mcp, by tool (or other).",
       labelNames: ["tool"],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      buckets: DURATION_BUCKETS,
+      registers: [this.registry],
+    });
+    // Every answer of the server, not only POST /mcp's: a 405 to GET /mcp, /health, a refusal before the
+    // MCP layer (400, 413, 429), a 404. The metrics above keep their labels, which dashboards query.
+    this.#httpRequests = new Counter({
+      name: "skills_mcp_http_requests_total",
+      help: "HTTP answers by route (/mcp, /health, /metrics, or other), method and status.",
+      labelNames: ["route", "method", "status"],
+      registers: [this.registry],
+    });
+    this.#httpDurations = new Histogram({
+      name: "skills_mcp_http_request_duration_seconds",
+      help: "Time to answer an HTTP request, by route, method and status.",
+      labelNames: ["route", "method", "status"],
+      buckets: DURATION_BUCKETS,
       registers: [this.registry],
     });
     for (const tool of TOOL_LABELS) {
@@ -73,6 +118,33 @@ export class Metrics {
   record(tool: ToolLabel, outcome: Outcome, seconds: number): void {
     this.#requests.get(tool)?.get(outcome)?.inc();
     this.#durations.get(tool)?.observe(seconds);
+  }
+
+  /**
+   * One HTTP answer, by the request's method and target (either unknown for bytes Node could not read as a
+   * request); `seconds` undefined for an answer Node gave before the server had the request, counted only.
+   */
+  recordHttp(method: string | undefined, target: string | undefined, status: number, seconds?: number): void {
+    const route = routeLabel(target);
+    const verb = methodLabel(method);
+    let byMethod = this.#httpSeries.get(route);
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      this.#httpSeries.set(route, byMethod);
+    }
+    let byStatus = byMethod.get(verb);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      byMethod.set(verb, byStatus);
+    }
+    let series = byStatus.get(status);
+    if (series === undefined) {
+      const labels = [route, verb, String(status)] as const;
+      series = { count: this.#httpRequests.labels(...labels), time: this.#httpDurations.labels(...labels) };
+      byStatus.set(status, series);
+    }
+    series.count.inc();
+    if (seconds !== undefined) series.time.observe(seconds);
   }
 }
 

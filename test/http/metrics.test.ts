@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
-import { call, httpSettings, post, type RunningServer, startServer } from "../helpers/server.js";
+import { call, httpSettings, post, type RunningServer, send, startServer } from "../helpers/server.js";
 
 let tree: StandardCatalog;
 let server: RunningServer;
@@ -63,5 +63,80 @@ describe("GET /metrics", () => {
     const fixed = ["list_packs", "list_skills", "read_skill", "read_pack_file", "other"];
     expect([...tools].filter((tool) => !fixed.includes(tool ?? ""))).toEqual([]);
     expect(tools).toContain("other");
+  });
+});
+
+// Regression: only POST /mcp was counted, so a client stuck on GET /mcp's 405, a probe's /health, a scan's
+// 404s and the refusals before the MCP layer (400, 413, 429) showed nowhere in /metrics.
+describe("GET /metrics, for every answer of the server", () => {
+  let edge: RunningServer;
+  beforeAll(async () => {
+    edge = await startServer(
+      tree.skillsDir,
+      [],
+      httpSettings({ RATE_LIMIT_PER_MINUTE: "8", MAX_BODY_BYTES: "4096" }),
+    );
+  });
+  afterAll(async () => {
+    await edge.close();
+  });
+
+  async function scrapeEdge(): Promise<string> {
+    const response = await fetch(`${edge.url}/metrics`);
+    expect(response.status).toBe(200);
+    return response.text();
+  }
+
+  it("counts and times them by route, method and status, an unknown path folded into other", async () => {
+    const before = await scrapeEdge();
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    const answers = [
+      await send(`${edge.url}/mcp`),
+      await send(`${edge.url}/mcp`, { method: "DELETE" }),
+      await send(`${edge.url}/health`),
+      await send(`${edge.url}/health/?probe=1`),
+      await send(`${edge.url}/no-such-path-1`),
+      await send(`${edge.url}/no-such-path-2/mcp`, { method: "POST" }),
+      await post(`${edge.url}/mcp`, "{not json"),
+      await post(`${edge.url}/mcp`, { ...ping, params: { pad: "x".repeat(5000) } }),
+      await send(`${edge.url}/mcp%zz`, { method: "POST" }),
+      // Refused by Node before Fastify has a request: counted, not timed.
+      await send(`${edge.url}/mcp`, { method: "POST", headers: { expect: "teapot" }, body: "{}" }),
+      await send(`${edge.url}/health`, { headers: { "x-large": "x".repeat(20_000) } }),
+    ];
+    // Four /mcp requests above were counted by the rate limit (8 a minute): four more pass, the next is refused.
+    for (let sent = 5; sent <= 9; sent++) answers.push(await post(`${edge.url}/mcp`, ping));
+    expect(answers.map((answer) => answer.status)).toEqual([
+      405, 405, 200, 200, 404, 404, 400, 413, 400, 417, 431, 200, 200, 200, 200, 429,
+    ]);
+    const after = await scrapeEdge();
+    const delta = (series: string) => sample(after, series) - sample(before, series);
+    const count = (labels: string) => delta(`skills_mcp_http_requests_total{${labels}}`);
+    const timed = (labels: string) => delta(`skills_mcp_http_request_duration_seconds_count{${labels}}`);
+
+    expect(count('route="/mcp",method="GET",status="405"')).toBe(1);
+    expect(count('route="/mcp",method="DELETE",status="405"')).toBe(1);
+    expect(count('route="/health",method="GET",status="200"')).toBe(2);
+    expect(count('route="other",method="GET",status="404"')).toBe(1);
+    expect(count('route="other",method="POST",status="404"')).toBe(1);
+    expect(count('route="/mcp",method="POST",status="200"')).toBe(4);
+    expect(count('route="/mcp",method="POST",status="400"')).toBe(1);
+    expect(count('route="/mcp",method="POST",status="413"')).toBe(1);
+    expect(count('route="/mcp",method="POST",status="429"')).toBe(1);
+    expect(count('route="other",method="POST",status="400"')).toBe(1);
+    expect(count('route="/mcp",method="POST",status="417"')).toBe(1);
+    expect(count('route="other",method="other",status="431"')).toBe(1);
+    expect(timed('route="/mcp",method="GET",status="405"')).toBe(1);
+    expect(timed('route="/health",method="GET",status="200"')).toBe(2);
+    expect(timed('route="/mcp",method="POST",status="413"')).toBe(1);
+    expect(timed('route="/mcp",method="POST",status="429"')).toBe(1);
+    expect(timed('route="other",method="POST",status="400"')).toBe(1);
+    expect(timed('route="/mcp",method="POST",status="417"')).toBe(0);
+
+    // The metrics of POST /mcp keep their names and labels.
+    expect(delta('skills_mcp_requests_total{tool="other",outcome="rejected"}')).toBe(3);
+    const routes = new Set([...after.matchAll(/route="([^"]*)"/g)].map((match) => match[1]));
+    expect([...routes].sort()).toEqual(["/health", "/mcp", "/metrics", "other"]);
+    expect(after).toMatch(/^# TYPE skills_mcp_http_request_duration_seconds histogram$/m);
   });
 });
