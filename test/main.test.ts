@@ -8,7 +8,7 @@ import { constants } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
-import { Client } from "@modelcontextprotocol/client";
+import { Client, deserializeMessage } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -833,6 +833,16 @@ describe("a stdio client that closes stdin while an answer is being written", ()
   });
 });
 
+/**
+ * Every line of `stdout` is a message the MCP SDK's client reads. Over stdio a line is the whole answer: one
+ * the client's schema refuses (a JSON-RPC error with `"id": null`, which HTTP's refusals carry, is one) is
+ * dropped, and its user sees a schema error instead of ours. HTTP's refusals are read by their status.
+ */
+function expectReadBySdkClient(stdout: string): void {
+  for (const line of stdout.split("\n").filter(Boolean))
+    expect(() => deserializeMessage(line), line).not.toThrow();
+}
+
 describe("a stdio client that sends lines that are no JSON", () => {
   // Regression: the SDK skips such a line without a word, so a client that began with a byte-order mark,
   // framed its messages with Content-Length headers as LSP does, or wrote a message over several lines (as
@@ -849,6 +859,7 @@ describe("a stdio client that sends lines that are no JSON", () => {
     await vi.waitFor(() => expect(child.stdout()).toContain('"id":4'), { timeout: 10_000 });
     expect(await child.end()).toBe(0);
     const answers = child.answers();
+    expectReadBySdkClient(child.stdout());
     // Without an id, as the answer to a line over the limit. (Answers come in any order.)
     const parseErrors = answers.filter((answer) => !("id" in answer));
     expect(parseErrors).toEqual(
@@ -894,6 +905,7 @@ describe("a stdio client that sends a line over 10 MiB", () => {
     const peak = residentPeak(child.pid);
     expect(await child.end()).toBe(0);
     const answers = child.answers();
+    expectReadBySdkClient(child.stdout());
     // No id, as MCP has it for a message whose id is unknown (the SDK's client rejects an id of null).
     expect(answers.map((answer) => answer.id)).toEqual([1, undefined, 2]);
     expect(answers[1]?.error).toEqual({
