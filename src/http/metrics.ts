@@ -24,7 +24,7 @@ type Observe = { observe(value: number): void };
 
 /** Route label values: the server's routes, and "other" for any other path, however a client spells it. */
 const ROUTES = ["/mcp", "/health", "/metrics"] as const;
-export type RouteLabel = (typeof ROUTES)[number] | "other";
+type RouteLabel = (typeof ROUTES)[number] | "other";
 const KNOWN_ROUTES: ReadonlySet<string> = new Set(ROUTES);
 /** Method label values: what browsers, agents and probes send, and "other" for the rest HTTP allows. */
 const METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -34,7 +34,7 @@ const METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PAT
  * `/mcp/` for `/mcp`), when it is one of the server's routes, else "other", so that a scan of made-up
  * paths adds no series.
  */
-export function routeLabel(target: string | undefined): RouteLabel {
+function routeLabel(target: string | undefined): RouteLabel {
   if (target === undefined) return "other";
   const query = target.indexOf("?");
   let route = query === -1 ? target : target.slice(0, query);
