@@ -277,7 +277,7 @@ async function plan(
       readFile(path.join(skillFolder, ...file.split("/"))).catch(() => undefined);
     const current = await citedFilesCurrent(entry, state.installed, readInstalled, context).catch(
       (error: unknown) => {
-        if (options.mode === "check" && error instanceof CitedFileUnreadable) throw cannotTell(name, error);
+        if (options.mode !== "sync" && error instanceof CitedFileUnreadable) throw cannotTell(name, error);
         return false;
       },
     );
@@ -347,7 +347,7 @@ async function askUnlisted(
 
 /**
  * Each pack file a refused skill cited, read again: a changed one (or one that cannot be read) has it
- * fetched and audited again; a check that cannot read one cannot tell.
+ * fetched and audited again; a check or a dry run that cannot read one cannot tell.
  */
 async function readPackDigests(
   refusals: readonly (readonly [string, Pick<InstalledSkill, "packFiles">])[],
@@ -359,7 +359,7 @@ async function readPackDigests(
     for (const { uri } of Object.values(refused.packFiles)) {
       if (digests.has(uri)) continue;
       const read = await readPackFile(uri, context).catch((error: unknown) => {
-        if (mode === "check" && error instanceof CitedFileUnreadable) throw cannotTell(name, error);
+        if (mode !== "sync" && error instanceof CitedFileUnreadable) throw cannotTell(name, error);
         return undefined;
       });
       digests.set(uri, read !== undefined && "bytes" in read ? digestOf(read.bytes) : undefined);
@@ -369,12 +369,13 @@ async function readPackDigests(
 }
 
 /**
- * A check cannot say whether `name` is up to date: a file it cites went unanswered (a cut connection, a
- * proxy's 502, a timeout), which says nothing of what the server serves. A sync tries the update instead.
+ * A check or a dry run cannot say whether `name` is up to date: a file it cites went unanswered (a cut
+ * connection, a proxy's 502, a timeout), which says nothing of what the server serves; a plan saying
+ * `update` would claim a change no one saw. A sync tries the update instead.
  */
 function cannotTell(name: string, error: CitedFileUnreadable): SyncError {
   return new SyncError(
-    `cannot tell whether ${name} is up to date: ${describeError(error)}; check again when the server answers`,
+    `cannot tell whether ${name} is up to date: ${describeError(error)}; try again when the server answers`,
   );
 }
 

@@ -418,16 +418,24 @@ describe("pack files a skill cites from outside its folder", () => {
   });
 });
 
-describe("a check that cannot read a file a skill cites", () => {
+describe("a check or a dry run that cannot read a file a skill cites", () => {
   const failures: [string, true | ProxyAnswer][] = [
     ["a cut connection", true],
     ["a proxy's 502", { status: 502, headers: {} }],
   ];
+  const cases = (["check", "dry-run"] as const).flatMap((mode) =>
+    failures.map(([what, failure]) => [mode, what, failure] as const),
+  );
   const CANNOT_TELL =
-    /^cannot tell whether review-code is up to date: reading skill:\/\/team\/shared\/checklist\.md, a file it cites, failed: .+; check again when the server answers$/;
+    /^cannot tell whether review-code is up to date: reading skill:\/\/team\/shared\/checklist\.md, a file it cites, failed: .+; try again when the server answers$/;
 
-  /** Syncs CATALOG (as `env` serves it) through a proxy, then checks while reads of the checklist fail. */
-  async function checkWhileFailing(failure: true | ProxyAnswer, catalog: Record<string, string>, env = {}) {
+  /** Syncs CATALOG (as `env` serves it) through a proxy, then plans in `mode` while reads of the checklist fail. */
+  async function planWhileFailing(
+    mode: "check" | "dry-run",
+    failure: true | ProxyAnswer,
+    catalog: Record<string, string>,
+    env = {},
+  ) {
     const root = await tempFolder();
     const skills = path.join(root.dir, "skills");
     const target = path.join(root.dir, "target");
@@ -440,7 +448,7 @@ describe("a check that cannot read a file a skill cites", () => {
     try {
       await sync(front.url, target);
       failing = true;
-      return await sync(front.url, target, { mode: "check" }).catch((error: unknown) => error);
+      return await sync(front.url, target, { mode }).catch((error: unknown) => error);
     } finally {
       await front.close();
       await server.close();
@@ -449,22 +457,25 @@ describe("a check that cannot read a file a skill cites", () => {
   }
 
   // Regression: a cited file that went unanswered made --check call the skill out of date (exit 1), so
-  // CI asked for a sync that had nothing to change.
-  it.each(failures)(
-    "says it cannot tell after %s, not that the folder is out of date",
-    async (_, failure) => {
-      const checked = await checkWhileFailing(failure, CATALOG);
-      expect(checked).toBeInstanceOf(SyncError);
-      expect((checked as Error).message).toMatch(CANNOT_TELL);
+  // CI asked for a sync that had nothing to change; --dry-run printed `update review-code` for it.
+  it.each(cases)(
+    "%s says it cannot tell after %s, not that the skill needs an update",
+    async (mode, _, failure) => {
+      const planned = await planWhileFailing(mode, failure, CATALOG);
+      expect(planned).toBeInstanceOf(SyncError);
+      expect((planned as Error).message).toMatch(CANNOT_TELL);
     },
   );
 
-  it.each(failures)("says it cannot tell after %s, for a skill the audit refused", async (_, failure) => {
-    const catalog = { ...CATALOG, "team/shared/checklist.md": "# Checklist\n- \u202Etests pass\n" };
-    const checked = await checkWhileFailing(failure, catalog, { UNSAFE_SKILLS: "serve" });
-    expect(checked).toBeInstanceOf(SyncError);
-    expect((checked as Error).message).toMatch(CANNOT_TELL);
-  });
+  it.each(cases)(
+    "%s says it cannot tell after %s, for a skill the audit refused",
+    async (mode, _, failure) => {
+      const catalog = { ...CATALOG, "team/shared/checklist.md": "# Checklist\n- \u202Etests pass\n" };
+      const planned = await planWhileFailing(mode, failure, catalog, { UNSAFE_SKILLS: "serve" });
+      expect(planned).toBeInstanceOf(SyncError);
+      expect((planned as Error).message).toMatch(CANNOT_TELL);
+    },
+  );
 });
 
 describe("two servers syncing into one folder", () => {
