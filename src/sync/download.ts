@@ -52,13 +52,34 @@ export const PACK_READS_BYTES = 32 * 1024 * 1024;
 
 /**
  * The pack files read lately, by URI, up to `maxBytes` (the oldest go first): a server that answers every
- * citation with a large file cannot make sync hold all of them for the whole run.
+ * citation with a large file cannot make sync hold all of them for the whole run. Also the run's reads
+ * under way: skills checked at once that cite the same file share one request, and no more than
+ * PARALLEL_READS are sent at once, however many skills are checked together.
  */
 export class PackReads {
   readonly #reads = new Map<string, PackRead>();
+  readonly #underWay = new Map<string, Promise<PackRead>>();
+  readonly #slots = new Slots(PARALLEL_READS);
   #bytes = 0;
 
   constructor(readonly maxBytes = PACK_READS_BYTES) {}
+
+  /** The read of `uri` kept, or the one under way, or else `load` run when a slot is free, and kept. */
+  read(uri: string, load: () => Promise<PackRead>): Promise<PackRead> {
+    const kept = this.get(uri);
+    if (kept !== undefined) return Promise.resolve(kept);
+    const pending = this.#underWay.get(uri);
+    if (pending !== undefined) return pending;
+    const started = this.#slots
+      .run(load)
+      .then((read) => {
+        this.keep(uri, read);
+        return read;
+      })
+      .finally(() => this.#underWay.delete(uri));
+    this.#underWay.set(uri, started);
+    return started;
+  }
 
   /** The bytes held now. */
   get bytes(): number {
@@ -351,27 +372,21 @@ function leftOutNote(entry: Skill, leftOut: readonly string[]): string {
 }
 
 /** A pack file at `uri`, read once while it stays in `packReads`; a server error means it serves nothing there. */
-export async function readPackFile(uri: string, context: DownloadContext): Promise<PackRead> {
-  const kept = context.packReads.get(uri);
-  if (kept !== undefined) return kept;
-  let read: PackRead;
-  try {
-    const result = await context.client.readResource({ uri });
-    const content = result.contents.find((item) => new URL(item.uri).href === uri);
-    if (content === undefined) read = { missing: true };
-    else {
-      read =
-        "text" in content
-          ? { bytes: Buffer.from(content.text, "utf8") }
-          : { bytes: Buffer.from(content.blob, "base64") };
+export function readPackFile(uri: string, context: DownloadContext): Promise<PackRead> {
+  return context.packReads.read(uri, async () => {
+    try {
+      const result = await context.client.readResource({ uri });
+      const content = result.contents.find((item) => new URL(item.uri).href === uri);
+      if (content === undefined) return { missing: true };
+      return "text" in content
+        ? { bytes: Buffer.from(content.text, "utf8") }
+        : { bytes: Buffer.from(content.blob, "base64") };
+    } catch (error) {
+      if (!(error instanceof ProtocolError))
+        throw new CitedFileUnreadable(`reading ${uri}, a file it cites, failed`, { cause: error });
+      return { missing: true };
     }
-  } catch (error) {
-    if (!(error instanceof ProtocolError))
-      throw new CitedFileUnreadable(`reading ${uri}, a file it cites, failed`, { cause: error });
-    read = { missing: true };
-  }
-  context.packReads.keep(uri, read);
-  return read;
+  });
 }
 
 /** Why reading a skill's files failed, in words: a failed check names the file and what did not match. */
@@ -396,8 +411,31 @@ function decodeText(bytes: Uint8Array): string | undefined {
   }
 }
 
+/** At most `size` pieces of work at once; the others wait their turn, first come first served. */
+class Slots {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free -= 1;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      // The slot passes straight to the next in line, or is freed.
+      const next = this.#waiting.shift();
+      if (next === undefined) this.#free += 1;
+      else next();
+    }
+  }
+}
+
 /** Runs `work` on every item, at most `limit` at a time; the first failure fails it all and starts no more. */
-async function forEachLimited<Item>(
+export async function forEachLimited<Item>(
   items: readonly Item[],
   limit: number,
   work: (item: Item) => Promise<void>,

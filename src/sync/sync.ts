@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { ProtocolError, UnauthorizedError } from "@modelcontextprotocol/client";
@@ -13,6 +13,7 @@ import {
   citedFilesCurrent,
   type DownloadContext,
   downloadSkill,
+  forEachLimited,
   PackReads,
   readPackFile,
   skillRoot,
@@ -267,22 +268,14 @@ async function plan(
   // By URI, the first of each: an installed skill is current only with the entry of its own URI.
   const byUri = new Map<string, Skill>();
   for (const item of listed) if (!byUri.has(item.uri)) byUri.set(item.uri, item);
-  const citedChanged = new Set<string>();
+  const checks: CitedCheck[] = [];
   for (const [name, state] of owned) {
     if (state.kind !== "installed") continue;
     const entry = byUri.get(state.installed.uri);
-    if (entry === undefined || !isCurrent(state.installed, entry)) continue;
-    const skillFolder = path.join(options.folder, name);
-    const readInstalled = (file: string) =>
-      readFile(path.join(skillFolder, ...file.split("/"))).catch(() => undefined);
-    const current = await citedFilesCurrent(entry, state.installed, readInstalled, context).catch(
-      (error: unknown) => {
-        if (options.mode !== "sync" && error instanceof CitedFileUnreadable) throw cannotTell(name, error);
-        return false;
-      },
-    );
-    if (!current) citedChanged.add(name);
+    if (entry !== undefined && isCurrent(state.installed, entry))
+      checks.push({ name, entry, installed: state.installed });
   }
+  const citedChanged = await citedFilesChanged(checks, options, context);
   const packDigests = await readPackDigests([...refusals], context, options.mode);
   return planSync({
     listed,
@@ -296,6 +289,69 @@ async function plan(
     citedChanged,
     packDigests,
   });
+}
+
+/** An installed skill served as it was installed: whether the files it cites changed is still to see. */
+interface CitedCheck {
+  readonly name: string;
+  readonly entry: Skill;
+  readonly installed: InstalledSkill;
+}
+
+/** Skills whose cited files are checked at once; their reads share PackReads' bound on requests. */
+const PARALLEL_CHECKS = 8;
+
+/**
+ * The skills of `checks` whose copy a download now would change (see citedFilesCurrent), checked
+ * PARALLEL_CHECKS at a time: a run with nothing to change costs a few round trips, not one or more a
+ * skill. A skill whose copy here is over its share of the extension's limit is checked alone, after the
+ * others, so that what the checks read at once stays about that of one large skill. A check or a dry run
+ * that cannot read a file starts no more checks, and names the first such skill in the lock's order of
+ * those checked, whichever failed first: the same skill every run against the same failures.
+ */
+async function citedFilesChanged(
+  checks: readonly CitedCheck[],
+  options: SyncOptions,
+  context: DownloadContext,
+): Promise<Set<string>> {
+  const outcomes = new Map<string, boolean | CitedFileUnreadable>();
+  let cannot = false;
+  const check = async ({ name, entry, installed }: CitedCheck) => {
+    if (cannot) return;
+    const skillFolder = path.join(options.folder, name);
+    const readInstalled = (file: string) =>
+      readFile(path.join(skillFolder, ...file.split("/"))).catch(() => undefined);
+    const outcome = await citedFilesCurrent(entry, installed, readInstalled, context).catch(
+      (error: unknown) => (error instanceof CitedFileUnreadable ? error : false),
+    );
+    if (outcome instanceof CitedFileUnreadable && options.mode !== "sync") cannot = true;
+    outcomes.set(name, outcome);
+  };
+  const small: CitedCheck[] = [];
+  const large: CitedCheck[] = [];
+  for (const item of checks) {
+    const bytes = await installedBytes(path.join(options.folder, item.name), item.installed);
+    (bytes > SKILL_LIMITS.bytes / PARALLEL_CHECKS ? large : small).push(item);
+  }
+  await forEachLimited(small, PARALLEL_CHECKS, check);
+  await forEachLimited(large, 1, check);
+  const changed = new Set<string>();
+  for (const { name } of checks) {
+    const outcome = outcomes.get(name);
+    if (outcome instanceof CitedFileUnreadable && options.mode !== "sync") throw cannotTell(name, outcome);
+    if (outcome !== true) changed.add(name);
+  }
+  return changed;
+}
+
+/** The bytes of the copy installed in `skillFolder`: its files and the pack files it cites, which a check reads. */
+async function installedBytes(skillFolder: string, installed: InstalledSkill): Promise<number> {
+  let bytes = 0;
+  for (const file of Object.keys(installed.files)) {
+    const stats = await lstat(path.join(skillFolder, ...file.split("/"))).catch(() => undefined);
+    bytes += stats?.size ?? 0;
+  }
+  return bytes;
 }
 
 /** What the folder holds under each name the lock gives this server. */

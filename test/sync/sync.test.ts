@@ -389,6 +389,104 @@ describe("pack files a skill cites from outside its folder", () => {
     }
   });
 
+  // Regression: the skills themselves were checked one after another, so a run with nothing to change
+  // still took a round trip or more a skill.
+  it("checks the skills at once on a run with nothing to change, 8 reads at most in flight, each file read once", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const names = Array.from({ length: 12 }, (_, index) => `skill-${String.fromCharCode(97 + index)}`);
+    await writeTree(skills, {
+      "team/shared/common.md": "# Common\n",
+      ...Object.fromEntries(
+        names.flatMap((name) => [
+          [
+            `team/${name}/SKILL.md`,
+            skillMd(name, `Does ${name} things.`, `See shared/common.md, shared/${name}.md.\n`),
+          ],
+          [`team/shared/${name}.md`, `# ${name}\n`],
+        ]),
+      ),
+    });
+    const server = await serveCatalog(skills);
+    let holding = false;
+    let most = 0;
+    const read = new Map<string, number>();
+    const held: (() => void)[] = [];
+    let quiet: NodeJS.Timeout | undefined;
+    // Holds each read of a cited file until none has come for a while, then lets all held go: reads made
+    // at once are held together, and one after another each alone.
+    const front = await cuttingProxy(new URL(server.url), async (body) => {
+      const uri = /skill:\/\/team\/shared\/[a-z-]+\.md/.exec(body.toString())?.[0];
+      if (!holding || uri === undefined) return false;
+      read.set(uri, (read.get(uri) ?? 0) + 1);
+      await new Promise<void>((resolve) => {
+        held.push(resolve);
+        most = Math.max(most, held.length);
+        clearTimeout(quiet);
+        quiet = setTimeout(() => {
+          for (const release of held.splice(0)) release();
+        }, 300);
+      });
+      return false;
+    });
+    try {
+      expect((await sync(front.url, target)).counts).toMatchObject({ added: names.length });
+      holding = true;
+
+      const report = await sync(front.url, target);
+
+      expect(report.counts).toMatchObject({ unchanged: names.length, updated: 0, skipped: 0 });
+      expect(most).toBe(8);
+      expect([...read.values()].every((count) => count === 1)).toBe(true);
+      expect(read.size).toBe(names.length + 1);
+    } finally {
+      await front.close();
+      await server.close();
+      await root.remove();
+    }
+  });
+
+  it("names the first skill in order that it cannot tell, however the checks run at once finish", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const names = ["skill-a", "skill-b", "skill-c", "skill-d"];
+    await writeTree(skills, {
+      ...Object.fromEntries(
+        names.flatMap((name) => [
+          [`team/${name}/SKILL.md`, skillMd(name, `Does ${name} things.`, `See shared/${name}.md.\n`)],
+          [`team/shared/${name}.md`, `# ${name}\n`],
+        ]),
+      ),
+    });
+    const server = await serveCatalog(skills);
+    let failing = false;
+    // skill-d's read fails at once, skill-b's only later: the first to fail is not the first in order.
+    const front = await cuttingProxy(new URL(server.url), async (body) => {
+      if (!failing) return false;
+      if (body.includes("skill://team/shared/skill-d.md")) return true;
+      if (!body.includes("skill://team/shared/skill-b.md")) return false;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return true;
+    });
+    try {
+      await sync(front.url, target);
+      failing = true;
+
+      const checked = await sync(front.url, target, { mode: "check" }).catch((error: unknown) => error);
+
+      expect(checked).toBeInstanceOf(SyncError);
+      expect((checked as Error).message).toMatch(
+        /^cannot tell whether skill-b is up to date: reading skill:\/\/team\/shared\/skill-b\.md/,
+      );
+    } finally {
+      await front.close();
+      await server.close();
+      await root.remove();
+    }
+  });
+
   it("copies no file of another skill that a skill's text names", async () => {
     const root = await tempFolder();
     const skills = path.join(root.dir, "skills");
