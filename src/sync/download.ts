@@ -20,7 +20,20 @@ export interface DownloadedSkill {
   readonly leftOut: readonly string[];
 }
 
-export type Download = { readonly skill: DownloadedSkill } | { readonly refused: string };
+/** `kept`: how many of the skill's files came from the copy installed, not the server. */
+export type Download =
+  | { readonly skill: DownloadedSkill; readonly kept: number }
+  | { readonly refused: string };
+
+/**
+ * The bytes of a file of the copy installed, by its path in the skill, when they have `size` and `digest`;
+ * else undefined.
+ */
+export type InstalledFileReader = (
+  path: string,
+  size: number,
+  digest: string,
+) => Promise<Uint8Array | undefined>;
 
 /** What one run reads once for all skills: which URIs are skills, and the pack files already read. */
 export interface DownloadContext {
@@ -165,18 +178,33 @@ function listedFiles(entry: Skill, root: string): ListedFile[] | { readonly refu
 
 /**
  * Reads every file of `entry` through the SDK's SkillsClient, which checks each one's size and digest
- * against the entry (and SKILL.md's frontmatter), then the pack files its text cites. Refused, with the
- * reason, when anything cannot be written as the entry describes: a dynamic skill, a path that is not a
- * plain name below the skill, more than the extension's limits, a file that fails its check.
+ * against the entry (and SKILL.md's frontmatter), then the pack files its text cites. A file the copy
+ * installed holds with the size and digest the entry lists (`installed`, on an update) is taken from
+ * there instead; not SKILL.md, whose frontmatter only the SDK's read checks against the entry. Pack files
+ * have no digest in the extension: each is read. Refused, with the reason, when anything cannot be
+ * written as the entry describes: a dynamic skill, a path that is not a plain name below the skill, more
+ * than the extension's limits, a file that fails its check.
  */
-export async function downloadSkill(entry: Skill, context: DownloadContext): Promise<Download> {
+export async function downloadSkill(
+  entry: Skill,
+  context: DownloadContext,
+  installed?: InstalledFileReader,
+): Promise<Download> {
   const root = skillRoot(entry);
   const listed = listedFiles(entry, root);
   if ("refused" in listed) return listed;
   const total = listed.reduce((sum, file) => sum + file.size, 0);
   const files = new Map<string, Uint8Array>();
+  let kept = 0;
   try {
     await forEachLimited(listed, PARALLEL_READS, async (file) => {
+      const here =
+        file.path === "SKILL.md" ? undefined : await installed?.(file.path, file.size, file.digest);
+      if (here !== undefined) {
+        files.set(file.path, here);
+        kept += 1;
+        return;
+      }
       const read = await context.skills.read(entry, file.uri).catch((error: unknown) => {
         throw error instanceof SkillVerificationError
           ? error
@@ -190,7 +218,7 @@ export async function downloadSkill(entry: Skill, context: DownloadContext): Pro
   const ordered = new Map(listed.map((file) => [file.path, files.get(file.path) ?? new Uint8Array()]));
   try {
     const read = (uri: string) => readPackFile(uri, context);
-    return { skill: await withPackFiles(entry, root, ordered, total, context.skillRoots, read) };
+    return { skill: await withPackFiles(entry, root, ordered, total, context.skillRoots, read), kept };
   } catch (error) {
     return { refused: describeError(error) };
   }

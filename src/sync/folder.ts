@@ -66,6 +66,21 @@ export async function readFolderState(
   return { kind: "files", files };
 }
 
+/**
+ * The bytes of `file` when it is a plain file (no symlink followed) of `size` bytes whose digest is
+ * `digest`; else undefined. Nothing larger than `size` is read.
+ */
+export async function readIfSame(
+  file: string,
+  size: number,
+  digest: string,
+): Promise<Uint8Array | undefined> {
+  const stats = await lstatOrUndefined(file).catch(() => undefined);
+  if (stats === undefined || !stats.isFile() || stats.size !== size) return undefined;
+  const bytes = await readFile(file).catch(() => undefined);
+  return bytes !== undefined && digestOf(bytes) === digest ? bytes : undefined;
+}
+
 /** Whether `state` is a folder holding exactly `files`, byte for byte. */
 export function holdsExactly(state: FolderState, files: Readonly<Record<string, string>>): boolean {
   if (state.kind !== "files") return false;

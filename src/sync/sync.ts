@@ -18,7 +18,7 @@ import {
   readPackFile,
   skillRoot,
 } from "./download.js";
-import { digestOf, holdsExactly, namesIn, readFolderState, readLock, Staging } from "./folder.js";
+import { digestOf, holdsExactly, namesIn, readFolderState, readIfSame, readLock, Staging } from "./folder.js";
 import { leftOutOfExtension, packOfUri, servedByTools } from "./left-out.js";
 import {
   type InstalledSkill,
@@ -459,7 +459,8 @@ async function apply(
     for (const [index, step] of fetches.entries()) {
       const done = (outcome: string, lasting: boolean) =>
         progress.skill(index + 1, fetches.length, step.name, outcome, lasting);
-      const ready = await prepare(step.entry, step.name, options.allowUnsafe, context, staging);
+      const installed = step.kind === "update" ? step.installed : undefined;
+      const ready = await prepare(step, installed, options, context, staging);
       if ("refused" in ready) {
         failed.add(step.name);
         if (ready.audit !== undefined) {
@@ -483,10 +484,12 @@ async function apply(
       }
       // An update replaces what sync installed; a skill installed again after its folder went replaces nothing.
       staged.set(step.name, { ...ready, replacing: step.kind === "update" });
-      const files = Object.keys(ready.installed.files).length;
+      const fetched = Object.keys(ready.installed.files).length - ready.kept;
       const what = step.kind === "add" ? "to add" : "to update";
+      const kept =
+        ready.kept === 0 ? "" : `, ${ready.kept} unchanged ${ready.kept === 1 ? "file" : "files"} kept`;
       done(
-        `${what}: ${files === 1 ? "1 file" : `${files} files`} fetched and verified${ready.warning}`,
+        `${what}: ${filesCount(fetched)} fetched and verified${kept}${ready.warning}`,
         ready.warning !== "",
       );
     }
@@ -574,17 +577,30 @@ function sourceAfter(
   return same ? before : source;
 }
 
-/** Fetches, audits and stages one skill, or says why it is not installed. */
+function filesCount(count: number): string {
+  return count === 1 ? "1 file" : `${count} files`;
+}
+
+/**
+ * Fetches, audits and stages one skill, or says why it is not installed. `before`: the copy an update
+ * replaces, whose files the entry lists unchanged are taken from the folder, not fetched again.
+ */
 async function prepare(
-  entry: Skill,
-  name: string,
-  allowUnsafe: boolean,
+  { entry, name }: { readonly entry: Skill; readonly name: string },
+  before: InstalledSkill | undefined,
+  { folder, allowUnsafe }: SyncOptions,
   context: DownloadContext,
   staging: Staging,
 ): Promise<
-  { dir: string; installed: InstalledSkill; warning: string } | { refused: string; audit?: RefusedSkill }
+  | { dir: string; installed: InstalledSkill; warning: string; kept: number }
+  | { refused: string; audit?: RefusedSkill }
 > {
-  const download = await downloadSkill(entry, context);
+  // Only a file the lock says sync wrote with these bytes; read again, as it may have changed since.
+  const installedFile = (file: string, size: number, digest: string) =>
+    before?.files[file] === digest
+      ? readIfSame(path.join(folder, name, ...file.split("/")), size, digest)
+      : Promise.resolve(undefined);
+  const download = await downloadSkill(entry, context, installedFile);
   if ("refused" in download) return download;
   const { files, packFiles, leftOut } = download.skill;
   const high = auditDownload(name, files, entry.frontmatter).filter(isUnsafe);
@@ -621,6 +637,7 @@ async function prepare(
     dir,
     installed: { uri: entry.uri, served: servedDigest(entry), files: written, packFiles },
     warning: warnings.map((warning) => `; ${warning}`).join(""),
+    kept: download.kept,
   };
 }
 

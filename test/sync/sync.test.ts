@@ -516,6 +516,59 @@ describe("pack files a skill cites from outside its folder", () => {
   });
 });
 
+describe("an update", () => {
+  // Regression: an update fetched every file of the skill again, those whose digest had not changed too.
+  it("fetches only the files whose digest changed, and keeps the others from the copy here", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const notes = "# Notes\nFirst.\n";
+    await writeTree(skills, { ...CATALOG, "team/review-code/references/notes.md": notes });
+    let server = await serveCatalog(skills);
+    const reads = new Map<string, number>();
+    const front = await cuttingProxy(new URL(server.url), (body) => {
+      const text = body.toString();
+      if (text.includes('"resources/read"')) {
+        const uri = /"uri"\s*:\s*"([^"]+)"/.exec(text)?.[1] ?? "?";
+        reads.set(uri, (reads.get(uri) ?? 0) + 1);
+      }
+      return false;
+    });
+    try {
+      await sync(front.url, target);
+      const changed = "# Notes\nSecond.\n";
+      await writeTree(skills, { "team/review-code/references/notes.md": changed });
+      await server.close();
+      server = await serveCatalog(
+        skills,
+        new URL(server.url).port === "" ? 0 : Number(new URL(server.url).port),
+      );
+      reads.clear();
+
+      const report = await sync(front.url, target);
+
+      expect(report.counts).toMatchObject({ updated: 1, unchanged: 2, skipped: 0 });
+      expect([...reads.keys()].sort()).toEqual([
+        "skill://team/review-code/SKILL.md",
+        "skill://team/review-code/references/notes.md",
+        "skill://team/shared/checklist.md",
+      ]);
+      expect(report.lines).toContain(
+        "[1/1] review-code: to update: 3 files fetched and verified, 1 unchanged file kept",
+      );
+      const installed = await readTree(target);
+      expect(installed["review-code/references/style.md"]).toBe(STYLE);
+      expect(installed["review-code/references/notes.md"]).toBe(changed);
+      // What it kept is recorded as what it fetched would be: the next run has nothing to do.
+      expect((await sync(front.url, target)).counts).toMatchObject({ unchanged: 3, updated: 0 });
+    } finally {
+      await front.close();
+      await server.close();
+      await root.remove();
+    }
+  });
+});
+
 describe("a check or a dry run that cannot read a file a skill cites", () => {
   const failures: [string, true | ProxyAnswer][] = [
     ["a cut connection", true],
