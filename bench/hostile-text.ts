@@ -66,6 +66,21 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) => `<p style="${repeated("display ", size)}:none">`,
   },
   { name: "definition starts", path: "p/s/SKILL.md", make: (size) => repeated("[//]: # (a [b]: <> ", size) },
+  // Definitions with titles: each label is looked up among the brackets of the whole text.
+  { name: "titled definitions", path: "p/s/SKILL.md", make: (size) => repeated('[a]: b "c"\n', size) },
+  {
+    name: "brackets and one titled definition",
+    path: "p/s/SKILL.md",
+    make: (size) => `[a]: b "c"\n\n${repeated("[a] [", size)}`,
+  },
+  { name: "titles on the next line", path: "p/s/SKILL.md", make: (size) => repeated('[a]: b\n"c', size) },
+  { name: "destination parentheses", path: "p/s/SKILL.md", make: (size) => `[a]: ${"(".repeat(size)} "c"\n` },
+  // One paragraph of code spans that pair across lines, each line with a hidden element.
+  {
+    name: "hidden tags and spans across lines",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("a ` <b hidden>\n", size),
+  },
   {
     name: "quotes and spans",
     path: "p/s/SKILL.md",

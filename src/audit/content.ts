@@ -657,6 +657,24 @@ function readParagraph(text: string, from: number, lineBreak: string): Paragraph
 }
 
 /**
+ * The code spans of the paragraph whose first line starts at `from` (see {@link paragraphEnd}), read whole
+ * as the html-comment rule reads it, and where the paragraph ends: a span may open on one of its lines and
+ * close on another, and the backticks in a comment open none.
+ */
+export function paragraphCodeSpans(
+  text: string,
+  from: number,
+  lineBreak: string,
+): { readonly end: number; readonly spans: readonly { readonly start: number; readonly end: number }[] } {
+  const end = paragraphEnd(text, from, lineBreak);
+  const spans: { start: number; end: number }[] = [];
+  for (const found of inlineCode(text, from, end, true)) {
+    if (!found.comment) spans.push({ start: found.start, end: found.end });
+  }
+  return { end, spans };
+}
+
+/**
  * Where the paragraph whose first line starts at `from` ends, as CommonMark's blocks end it: at a blank
  * line, or a line that starts a heading, a thematic break, a fence, an HTML block that may interrupt a
  * paragraph, a deeper quote or a list item (one numbered other than 1 only in a list or a quote, where it

@@ -1,17 +1,24 @@
 import { visible } from "../catalog/index.js";
-import { CONTAINER_MARKERS, codeSpans, collapsedStart, isToolDirective, markdownLines } from "./content.js";
+import {
+  CONTAINER_MARKERS,
+  collapsedStart,
+  isToolDirective,
+  markdownLines,
+  paragraphCodeSpans,
+} from "./content.js";
+import { MAX_LABEL, normalizedLabel } from "./references.js";
 import type { Hit } from "./rules.js";
 import { isSpace } from "./scan.js";
+import { lineBreakOf } from "./text.js";
 
 /** What a file must hold for either rule below to find anything: read only then. */
 const MAY_HIDE = /hidden|display|\]:/i;
+const MAY_HIDE_HTML = /hidden|display/i;
 /**
- * A link reference definition whose destination leads nowhere (`#`, `<>`): CommonMark renders no
- * definition, so `[//]: # (text)` and `[comment]: <> "text"` are comments a reader never sees. The label
- * holds no bracket and at most 999 characters; the rest of the line is read apart.
+ * A link reference definition on one line: its label (no bracket, at most 999 characters) and the rest of
+ * the line after `]:`, read apart (see {@link definitionOn}).
  */
-const NOWHERE_DEFINITION =
-  /^ {0,3}\[((?:[^[\]\\]|\\[\s\S]){1,999})\]:[ \t]*(?:#|<#?>)(?=[ \t]|\r?$)([\s\S]*)$/;
+const DEFINITION = /^\[((?:[^[\]\\]|\\[\s\S]){1,999})\]:[ \t]*([\s\S]*)$/;
 /** Any link reference definition's start: one may follow another without a blank line between. */
 const DEFINITION_START = /^ {0,3}\[(?:[^[\]\\]|\\[\s\S]){1,999}\]:/;
 /** The closing mark of a definition's title, by its opening one. */
@@ -22,45 +29,240 @@ const DISPLAY_NONE = /display\s*:\s*none/iy;
 
 /**
  * Text that Markdown renders as nothing but a model reads, other than an HTML comment (see
- * htmlCommentHits): a link reference definition that leads nowhere used as a comment (`[//]: # (note)`),
- * and an HTML element hidden by its `hidden` attribute or a `display: none` style. Outside code, as the
- * html-comment rule reads it; a title that is a Markdown tool's directive is left alone as a comment's is.
+ * htmlCommentHits): a link reference definition used as a comment (`[//]: # (note)`) or whose title no
+ * link shows, and an HTML element hidden by its `hidden` attribute or a `display: none` style. Outside
+ * code, as the html-comment rule reads it; a title that is a Markdown tool's directive is left alone as a
+ * comment's is. Each rule's hits come in order of offset, one rule after the other.
  */
 export function* hiddenMarkupHits(text: string): Generator<Hit> {
   if (!MAY_HIDE.test(text)) return;
+  if (text.includes("]:")) yield* markdownCommentHits(text);
+  if (MAY_HIDE_HTML.test(text)) yield* hiddenHtmlHits(text);
+}
+
+/**
+ * The link reference definitions that hide text: one that leads nowhere (`#`, `<>`), used as a comment,
+ * hides its title, or without one a label of more than one word; one that leads somewhere hides its title
+ * when no link uses it (the title shows only when a link is pointed at), or when an earlier definition of
+ * the same label takes its links (CommonMark keeps the first).
+ */
+function* markdownCommentHits(text: string): Generator<Hit> {
+  const uses = titledLabelUses(text);
+  /** The labels of `uses` defined so far: a later definition of one is never a link's. */
+  const seen = new Set<string>();
+  for (const found of definitionsOf(text)) {
+    let hidden: string | undefined;
+    if (found.nowhere) hidden = found.title ?? (/\S\s+\S/.test(found.label) ? found.label : undefined);
+    const label = uses.size === 0 ? "" : normalizedLabel(found.label);
+    const used = uses.get(label);
+    if (used !== undefined) {
+      if (!found.nowhere && (used === 0 || seen.has(label))) hidden = found.title;
+      seen.add(label);
+    }
+    if (hidden === undefined || isToolDirective(hidden)) continue;
+    yield {
+      rule: "markdown-comment",
+      offset: found.offset,
+      detail: `hidden from the rendered view: ${JSON.stringify(visible(collapsedStart(hidden, 120)))}`,
+    };
+  }
+}
+
+/** A link reference definition as the Markdown walker places it. */
+interface ReadDefinition {
+  /** Where the line holding what it hides starts its content: its title's, or its own. */
+  readonly offset: number;
+  /** Where its `[` is. */
+  readonly at: number;
+  /** As written. */
+  readonly label: string;
+  /** Its destination leads nowhere: `#`, `<>` or `<#>`. */
+  readonly nowhere: boolean;
+  /** Its title: on its line or the next, closed there or going on to the lines after it. */
+  readonly title: string | undefined;
+}
+
+/**
+ * The link reference definitions of a Markdown text, in order, read where CommonMark reads one: at the start
+ * of a paragraph (after a blank line, a heading, another definition…), in a list item or a quote too,
+ * outside code and HTML blocks, on one line with its destination. A title may follow on the next line.
+ */
+function* definitionsOf(text: string): Generator<ReadDefinition> {
+  let definitionBefore = false;
+  /** A definition read on the line before that ends with its destination: its title may follow. */
+  let untitled: ReadDefinition | undefined;
+  for (const line of markdownLines(text)) {
+    const content = text.slice(line.start, line.end);
+    const before = untitled;
+    untitled = undefined;
+    const starts: boolean = line.opensParagraph === true || definitionBefore;
+    definitionBefore = false;
+    const trimmed = content.trimStart();
+    const inner = trimmed.slice(CONTAINER_MARKERS.exec(trimmed)?.[0].length ?? 0).trimStart();
+    const offset = line.start + content.length - trimmed.length;
+    if (before !== undefined) {
+      const title = line.code || line.html === true || !starts ? undefined : titleOn(inner);
+      if (title !== undefined) {
+        yield { at: before.at, offset, label: before.label, nowhere: before.nowhere, title: title.text };
+        definitionBefore = true;
+        continue;
+      }
+      yield before;
+    }
+    if (line.code || line.html === true || !starts || trimmed === "") continue;
+    definitionBefore = DEFINITION_START.test(inner);
+    const found = definitionBefore ? definitionOn(inner) : undefined;
+    if (found === undefined) continue;
+    const at = line.start + content.length - inner.length;
+    const read = { at, offset, label: found.label, nowhere: found.nowhere, title: found.title };
+    if (found.title === undefined) untitled = read;
+    else yield read;
+  }
+  if (untitled !== undefined) yield untitled;
+}
+
+/**
+ * The definition that `content` (a line's, past its containers' markers) is, when it is one: a label, a
+ * destination (`<…>`, or a run without white space whose parentheses pair), then nothing or a title
+ * (`"…"`, `'…'`, `(…)`) with nothing after it. A title not closed on the line goes on to the next lines
+ * (read as the definition's, though CommonMark shows it as text if it never closes: rather flagged than
+ * missed). Undefined for what renders as text.
+ */
+function definitionOn(content: string): Omit<ReadDefinition, "at" | "offset"> | undefined {
+  const definition = DEFINITION.exec(content);
+  if (definition === null) return undefined;
+  const label = definition[1] ?? "";
+  // A label of white space alone is none: the line is text.
+  if (label.trim() === "") return undefined;
+  const rest = (definition[2] ?? "").trimEnd();
+  // A destination on the next line is not read: such a definition is not looked at.
+  if (rest === "") return undefined;
+  const destinationEnd = rest[0] === "<" ? angledEnd(rest) : bareEnd(rest);
+  if (destinationEnd === undefined) return undefined;
+  const destination = rest.slice(0, destinationEnd);
+  const nowhere = destination === "#" || destination === "<>" || destination === "<#>";
+  const after = rest.slice(destinationEnd);
+  if (after === "") return { label, nowhere, title: undefined };
+  if (!isSpace(after.charCodeAt(0))) return undefined;
+  const title = titleOn(after.trimStart());
+  return title === undefined ? undefined : { label, nowhere, title: title.text };
+}
+
+/** Just past the `>` of a destination `<…>` at the start of `rest`, with no `<` or unescaped `>` inside. */
+function angledEnd(rest: string): number | undefined {
+  for (let at = 1; at < rest.length; at++) {
+    const code = rest.charCodeAt(at);
+    if (code === 0x5c) at++;
+    else if (code === 0x3e) return at + 1;
+    else if (code === 0x3c) return undefined;
+  }
+  return undefined;
+}
+
+/** The end of a destination without `<…>` at the start of `rest`: its parentheses must pair. */
+function bareEnd(rest: string): number | undefined {
+  let depth = 0;
+  let at = 0;
+  for (; at < rest.length && !isSpace(rest.charCodeAt(at)); at++) {
+    const code = rest.charCodeAt(at);
+    if (code === 0x5c) at++;
+    else if (code === 0x28) depth++;
+    else if (code === 0x29 && --depth < 0) return undefined;
+  }
+  return depth === 0 ? Math.min(at, rest.length) : undefined;
+}
+
+/**
+ * The title that `content` (the rest of a line) is: `"…"`, `'…'` or `(…)` with nothing after it, or one
+ * whose closing mark is not on the line (it goes on). Undefined when the line is no title.
+ */
+function titleOn(content: string): { text: string } | undefined {
+  const close = TITLE_CLOSE[content[0] ?? ""];
+  if (close === undefined) return undefined;
+  const text = content.trimEnd();
+  for (let at = 1; at < text.length; at++) {
+    if (text[at] === "\\") at++;
+    else if (text[at] === close) return at === text.length - 1 ? { text: text.slice(1, at) } : undefined;
+  }
+  return { text: text.slice(1) };
+}
+
+/**
+ * How many links use each label that a definition leading somewhere with a title has (normalized as
+ * CommonMark matches labels), or an empty map when none has: the pairs of brackets holding the label but
+ * the definitions' own, where a pair has no bracket inside and no `(` after it (an inline link's text
+ * names no definition). A label written in code, or as text where no link is read, counts as a use too:
+ * such a title is rather missed than flagged in error. The definitions are read twice, and the text once.
+ */
+function titledLabelUses(text: string): Map<string, number> {
+  const uses = new Map<string, number>();
+  for (const found of definitionsOf(text)) {
+    // `[^1]: …` is a footnote to GitHub, which shows it at the end of the page.
+    if (!found.nowhere && found.title !== undefined && !found.label.startsWith("^")) {
+      uses.set(normalizedLabel(found.label), 0);
+    }
+  }
+  if (uses.size === 0) return uses;
+  const definitions = definitionsOf(text);
+  let definition = definitions.next();
+  let open = -1;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x5c) at++;
+    else if (code === 0x5b) open = at;
+    else if (code === 0x5d && open !== -1) {
+      while (!definition.done && definition.value.at < open) definition = definitions.next();
+      const own = !definition.done && definition.value.at === open;
+      if (!own && at - open - 1 <= MAX_LABEL && text.charCodeAt(at + 1) !== 0x28) {
+        const label = normalizedLabel(text.slice(open + 1, at));
+        const count = uses.get(label);
+        if (count !== undefined) uses.set(label, count + 1);
+      }
+      open = -1;
+    }
+  }
+  return uses;
+}
+
+/**
+ * HTML elements hidden by a `hidden` attribute or `display: none`, outside code: code spans are read as
+ * the html-comment rule reads them, across the lines of a paragraph (a span opened on one line and closed
+ * on the next is code on both); in an HTML block backticks make none.
+ */
+function* hiddenHtmlHits(text: string): Generator<Hit> {
   const quoted = tagReader(true);
   const unquoted = tagReader(false);
-  let definitionBefore = false;
+  const lineBreak = lineBreakOf(text);
+  const backticks = text.includes("`");
+  /** The paragraph read last for its code spans, and the first of its spans not yet behind the lines read. */
+  let reading: { end: number; spans: readonly { start: number; end: number }[]; next: number } | undefined;
   for (const line of markdownLines(text)) {
     const content = text.slice(line.start, line.end);
     if (line.code || content.trim() === "") {
       quoted.reset();
       unquoted.reset();
-      definitionBefore = false;
       continue;
     }
-    const trimmed = content.trimStart();
-    const inner = trimmed.slice(CONTAINER_MARKERS.exec(trimmed)?.[0].length ?? 0).trimStart();
-    const starts: boolean = line.opensParagraph === true || definitionBefore;
-    const indent = content.length - trimmed.length;
-    const hidden = starts && line.html !== true ? commentDefinition(inner) : undefined;
-    definitionBefore = starts && line.html !== true && DEFINITION_START.test(inner);
-    if (hidden !== undefined) {
-      yield {
-        rule: "markdown-comment",
-        offset: line.start + indent,
-        detail: `hidden from the rendered view: ${JSON.stringify(visible(collapsedStart(hidden, 120)))}`,
-      };
-    }
-    const spans = line.html === true || !content.includes("`") ? [] : [...codeSpans(content)];
-    const found = new Map<number, number>();
-    let from = 0;
     // The line break is read too: it parts a tag's name from an attribute on the next line.
-    const lineEnd = Math.min(content.length + 1, text.length - line.start);
+    const lineEnd = line.start + Math.min(content.length + 1, text.length - line.start);
+    const spans: { start: number; end: number }[] = [];
+    if (line.html !== true && backticks) {
+      // Each reading starts past the last one's end: no line is read twice.
+      if (reading === undefined || reading.end <= line.start) {
+        reading = { ...paragraphCodeSpans(text, line.start, lineBreak), next: 0 };
+      }
+      for (let span = reading.spans[reading.next]; span !== undefined && span.start < lineEnd; ) {
+        spans.push({ start: Math.max(span.start, line.start), end: Math.min(span.end, lineEnd) });
+        if (span.end > lineEnd) break;
+        reading.next++;
+        span = reading.spans[reading.next];
+      }
+    }
+    const found = new Map<number, number>();
+    let from = line.start;
     for (const span of [...spans, { start: lineEnd, end: lineEnd }]) {
-      for (const hit of quoted.read(text, line.start + from, line.start + span.start))
-        found.set(hit.tag, hit.at);
-      for (const hit of unquoted.read(text, line.start + from, line.start + span.start)) {
+      for (const hit of quoted.read(text, from, span.start)) found.set(hit.tag, hit.at);
+      for (const hit of unquoted.read(text, from, span.start)) {
         if (!found.has(hit.tag)) found.set(hit.tag, hit.at);
       }
       if (span.end > span.start) {
@@ -77,26 +279,6 @@ export function* hiddenMarkupHits(text: string): Generator<Hit> {
       };
     }
   }
-}
-
-/**
- * What a link reference definition that leads nowhere hides, when `content` (a line's, past its
- * containers' markers) is one: its title (`[//]: # (text)`), or a label of more than one word when it has
- * none. Undefined for what renders as text (a title with text after it) and for a tool's directive.
- */
-function commentDefinition(content: string): string | undefined {
-  const definition = NOWHERE_DEFINITION.exec(content);
-  if (definition === null) return undefined;
-  const label = definition[1] ?? "";
-  const rest = (definition[2] ?? "").trim();
-  if (rest === "") return /\S\s+\S/.test(label) ? label : undefined;
-  const close = TITLE_CLOSE[rest[0] ?? ""];
-  if (close === undefined) return undefined;
-  const end = rest.indexOf(close, 1);
-  // A title that goes on to the next lines is still the definition's; text after a closed one is not.
-  if (end !== -1 && rest.slice(end + 1).trim() !== "") return undefined;
-  const title = rest.slice(1, end === -1 ? rest.length : end);
-  return isToolDirective(title) ? undefined : title;
 }
 
 /**

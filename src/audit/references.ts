@@ -21,7 +21,7 @@ export interface Definitions {
 }
 
 /** No label is longer (CommonMark): a longer `[…]:` is text. */
-const MAX_LABEL = 999;
+export const MAX_LABEL = 999;
 
 /**
  * The definitions of `text`, one pass over its lines. A definition starts a line outside fenced code, after
@@ -128,7 +128,7 @@ export function* referenceLinks(
 }
 
 /** A label as CommonMark matches it: case folded, white space collapsed to single spaces, trimmed. */
-function normalizedLabel(label: string): string {
+export function normalizedLabel(label: string): string {
   let collapsed = "";
   let space = false;
   for (let index = 0; index < label.length; index++) {

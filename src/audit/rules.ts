@@ -24,7 +24,8 @@ export const RULES = {
   "html-comment": { severity: "medium", summary: "an HTML comment, hidden from the rendered Markdown" },
   "markdown-comment": {
     severity: "medium",
-    summary: "a link definition used as a comment (`[//]: # (text)`), hidden from the rendered Markdown",
+    summary:
+      "a link definition used as a comment (`[//]: # (text)`), or a title no link shows, hidden from the rendered Markdown",
   },
   "hidden-html": {
     severity: "medium",

@@ -514,9 +514,63 @@ describe("markdown-comment", () => {
     expect(rules("p/s/SKILL.md", "Text\n[//]: # (shown: the paragraph goes on)\n")).toEqual([]);
     expect(rules("p/s/SKILL.md", "[//]: # (a) b\n")).toEqual([]);
     expect(rules("p/s/SKILL.md", "```\n[//]: # (code)\n```\n\n    [//]: # (code)\n")).toEqual([]);
-    expect(rules("p/s/SKILL.md", "[docs]: https://a.example (Docs)\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "See [docs].\n\n[docs]: https://a.example (Docs)\n")).toEqual([]);
     expect(rules("p/s/SKILL.md", "[//]: # (prettier-ignore)\n")).toEqual([]);
     expect(rules("p/s/skill.txt", "[//]: # (not Markdown)\n")).toEqual([]);
+  });
+});
+
+describe("markdown-comment: a definition no link uses", () => {
+  it("flags the title of a definition of a real address that no link uses", () => {
+    const [found, ...rest] = audit(
+      "p/s/SKILL.md",
+      '# Setup\n\n[x]: https://example.com "text hidden here"\n',
+    );
+    expect(rest).toEqual([]);
+    expect(found).toMatchObject({ line: 3, rule: "markdown-comment", severity: "medium" });
+    expect(found?.detail).toBe('hidden from the rendered view: "text hidden here"');
+  });
+
+  it.each([
+    ["in single quotes", "[x]: https://example.com 'hidden'", "1 markdown-comment"],
+    ["in parentheses, to a path", "[x]: ./docs/a.md (hidden)", "1 markdown-comment"],
+    ["to an address in <>", '[x]: <https://example.com> "hidden"', "1 markdown-comment"],
+    ["on the next line", '[x]: https://example.com\n"hidden"', "2 markdown-comment"],
+    ["in a list item", '- item\n\n  [x]: https://example.com "hidden"', "3 markdown-comment"],
+    [
+      "used only by an inline link's text",
+      'See [x](https://b.example).\n\n[x]: https://a.example "hidden"',
+      "3 markdown-comment",
+    ],
+    [
+      "after a definition of the same label, which takes its links",
+      'See [x].\n\n[x]: https://a.example\n[X]: https://b.example "hidden"',
+      "4 markdown-comment",
+    ],
+  ])("flags one %s", (_, markdown, found) => {
+    expect(rules("p/s/references/notes.md", `${markdown}\n`)).toEqual([found]);
+  });
+
+  it("leaves alone a title a link shows, a definition without one, and what is no definition", () => {
+    const shown = [
+      'See [x].\n\n[x]: https://example.com "shown when pointed at"',
+      'See [the docs][X].\n\n[x]: https://example.com "shown"',
+      'See [x][].\n\n[x]: https://example.com "shown"',
+      '![logo][x]\n\n[x]: https://example.com/a.png "shown"',
+      "[run the installer first]: https://example.com",
+      '[x]: https://example.com\n"a quote" and text after it',
+      '[x]: https://example.com "a" b',
+      'Text\n[x]: https://example.com "the paragraph goes on: shown"',
+      '```\n[x]: https://example.com "code"\n```',
+      '[x]: https://example.com "prettier-ignore"',
+      // A footnote to GitHub, shown at the end of the page.
+      '[^1]: https://example.com "A paper"',
+    ];
+    for (const markdown of shown) expect(rules("p/s/SKILL.md", `${markdown}\n`)).toEqual([]);
+  });
+
+  it("flags the title of a definition leading nowhere that stands on the line after it", () => {
+    expect(rules("p/s/SKILL.md", "[//]: #\n(a comment on the next line)\n")).toEqual(["2 markdown-comment"]);
   });
 });
 
@@ -535,6 +589,9 @@ describe("hidden-html", () => {
     ["with > in an attribute before it", '<div title="a>b" hidden>x</div>'],
     ["after a tag whose quote never closes", 'A <b title="x <span hidden>y</span>'],
     ["written in capitals", "<DIV HIDDEN>x</DIV>"],
+    // Backticks that pair across lines of a paragraph: read line by line, the last two made a span.
+    ["after a code span across two lines", "Run ` a\nb ` <span hidden>x</span> ` now"],
+    ["after backticks a blank line leaves unpaired", "Run ` a\n\n<span hidden>x</span> ` now"],
   ])("flags one hidden %s", (_, markdown) => {
     expect(audit("p/s/SKILL.md", `${markdown}\n`).map((found) => found.rule)).toEqual(["hidden-html"]);
   });
@@ -546,6 +603,9 @@ describe("hidden-html", () => {
       '<div style="overflow: hidden">x</div>',
       "Hidden files start with a dot; display: none of them.",
       "`<div hidden>` is an example",
+      // A code span across the lines of a paragraph: hidden-html read spans line by line, and saw none.
+      "Run `a\n<span hidden>in code</span>` now",
+      "> Run `` a\n> <span hidden>in code</span> `` now",
       "```html\n<div hidden>x</div>\n```",
     ];
     for (const markdown of shown) expect(rules("p/s/SKILL.md", `${markdown}\n`)).toEqual([]);
