@@ -125,6 +125,20 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
         size,
       ),
   },
+  // List items opened on one line, each holding a fence or an HTML block the walker reads in it.
+  { name: "items on one line", path: "p/s/SKILL.md", make: (size) => `${repeated("- ", size)}x\n` },
+  {
+    name: "fences in items on one line",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("- 1. - ```\n- <div>\n", size),
+  },
+  // Many items left open, then lines that may open a fence in one of them.
+  {
+    name: "fences under a deep list",
+    path: "p/s/SKILL.md",
+    make: (size) =>
+      `${Array.from({ length: 2000 }, (_, i) => `${" ".repeat(i)}- x\n`).join("")}${repeated("        ```\n", size)}`,
+  },
   {
     name: "attributes of a tag",
     path: "p/s/SKILL.md",

@@ -301,7 +301,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // A fence in a list item ends with the item: at a line indented less than the item's text.
     if (fence !== undefined && !blank && indent < fenceColumn) fence = undefined;
     if (fence !== undefined) {
-      const marker = fenceMarker(line);
+      const marker = fenceMarkerIn(line, fenceColumn);
       // A closing fence has nothing after its run but white space: "`````word" is code.
       const closes =
         marker !== undefined &&
@@ -346,11 +346,19 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // Read in HTML too: a line read as HTML may be text (see isTagAlone), and more containers only ask
     // more of indented code.
     const container = containerOpened(content, indent);
+    // Whether the line opens a list item for sure: not in text that goes on (a paragraph goes on with a
+    // line indented four columns past its container, or one an empty item or a number but 1 cannot end).
+    const opensItem =
+      container?.listItem === true &&
+      indent - innermostAt(containers, indent) < 4 &&
+      (!paragraph || container.interrupts);
     if (container !== undefined) {
       // A list item ends the items it is not indented into. The extensions' containers are text to
       // CommonMark, which ends nothing: they only ask more of indented code.
       if (container.listItem) while ((containers.at(-1) ?? 0) > indent) containers.pop();
-      if (container.column > (containers.at(-1) ?? 0)) containers.push(container.column);
+      for (const column of container.columns) {
+        if (column > (containers.at(-1) ?? 0)) containers.push(column);
+      }
     }
     // Indented as code but not code: it goes on with the paragraph before it, and opens no block.
     const continuation = htmlEnd === undefined && indent >= codeColumn;
@@ -368,21 +376,27 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         nested = false;
       }
     } else if (!continuation) {
-      const marker = fenceMarker(line);
+      // A fence opens on a list item's own line too (`- ```), in that item; else in the innermost
+      // container the line is indented into, up to three columns past its text.
+      const inItem = opensItem ? fenceMarker(content.slice(container?.text ?? 0)) : undefined;
+      const base = inItem !== undefined ? 0 : innermostAt(containers, indent);
+      const marker = inItem ?? fenceMarkerIn(line, base);
       if (marker !== undefined) {
         fence = marker;
         // A fence continues no paragraph: the items it is not indented into end here.
-        while ((containers.at(-1) ?? 0) > indent) containers.pop();
+        if (inItem === undefined) while ((containers.at(-1) ?? 0) > base) containers.pop();
         fenceColumn = containers.at(-1) ?? 0;
         paragraph = false;
         yield { start, end, code: false };
         continue;
       }
-      const block = htmlBlock(content);
+      // An HTML block opens on a list item's own line too (`- <div>`), in that item.
+      const inner = opensItem ? content.slice(container?.text ?? 0) : content;
+      const block = htmlBlock(inner);
       html = block !== undefined;
       htmlEnd = block === undefined || block.closed ? undefined : block.end;
       // HTML that may interrupt a paragraph continues none: the items it is not indented into end here.
-      if (block?.interrupts === true || content.startsWith("<!--")) {
+      if (!opensItem && (block?.interrupts === true || content.startsWith("<!--"))) {
         while ((containers.at(-1) ?? 0) > indent) containers.pop();
       }
     }
@@ -472,14 +486,69 @@ const FOUR_COLUMN_CONTAINER = /^(?:\[\^[^\]\s]{1,100}\]:|(?:!!!|\?\?\?\+?|===|:)
  * the column where its text starts: a list item's after its marker and the one to four spaces after
  * that; a footnote's, an admonition's or a definition's (Markdown extensions) four columns in.
  */
-function containerOpened(content: string, indent: number): { column: number; listItem: boolean } | undefined {
-  const bullet = BULLET.exec(content);
-  if (bullet === null || THEMATIC_BREAK.test(content)) {
-    return FOUR_COLUMN_CONTAINER.test(content) ? { column: indent + 4, listItem: false } : undefined;
+function containerOpened(
+  content: string,
+  indent: number,
+): { columns: readonly number[]; listItem: boolean; interrupts: boolean; text: number } | undefined {
+  const columns: number[] = [];
+  // What a list item needs to end a paragraph: a bullet or the number 1, and text after it.
+  const interrupts = /^(?:[-+*]|0*1[.)])[ \t]+\S/.test(content);
+  let column = indent;
+  let at = 0;
+  // A list item may open another on its own line (`- 1. x`), which opens another…: a few are read.
+  while (columns.length < MAX_ITEMS_ON_A_LINE) {
+    BULLET_AT.lastIndex = at;
+    const bullet = BULLET_AT.exec(content);
+    if (bullet === null || THEMATIC_BREAK.test(at === 0 ? content : content.slice(at))) break;
+    const marker = bullet[0].length;
+    const { indent: gap, width } = indentation(content.slice(at + marker, at + marker + 5));
+    // Nothing after the marker, or indented code after it: the item's text is one column past it.
+    if (gap === 0 || gap > 4) {
+      columns.push(column + marker + 1);
+      return { columns, listItem: true, interrupts, text: content.length };
+    }
+    column += marker + gap;
+    at += marker + width;
+    columns.push(column);
   }
-  const marker = bullet[0].length;
-  const { indent: gap } = indentation(content.slice(marker, marker + 5));
-  return { column: indent + marker + (gap === 0 || gap > 4 ? 1 : gap), listItem: true };
+  if (columns.length > 0) return { columns, listItem: true, interrupts, text: at };
+  if (!FOUR_COLUMN_CONTAINER.test(content)) return undefined;
+  return { columns: [indent + 4], listItem: false, interrupts: false, text: 0 };
+}
+
+/** List items read on one line: more are text, so a line's cost stays fixed (see containerOpened). */
+const MAX_ITEMS_ON_A_LINE = 8;
+const BULLET_AT = /(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/y;
+
+/**
+ * The text column of the innermost of `containers` (content columns, rising, innermost last) that a line
+ * indented `indent` columns is in, or 0: found by halving, as a deep list may leave many open.
+ */
+function innermostAt(containers: readonly number[], indent: number): number {
+  let low = 0;
+  let high = containers.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((containers[middle] ?? 0) <= indent) low = middle + 1;
+    else high = middle;
+  }
+  return containers[low - 1] ?? 0;
+}
+
+/**
+ * {@link fenceMarker} of a line in a container whose text starts at `column`: its first `column`
+ * columns of white space are the container's, and up to three more may come before the fence.
+ */
+function fenceMarkerIn(line: string, column: number): string | undefined {
+  if (column === 0) return fenceMarker(line);
+  let at = 0;
+  for (let width = 0; width < column && at < line.length; at++) {
+    const code = line.charCodeAt(at);
+    if (code === 0x20) width++;
+    else if (code === 0x09) width += 4 - (width % 4);
+    else break;
+  }
+  return fenceMarker(line.slice(at));
 }
 
 /** What ends an HTML block: a line holding a text, or a blank line. */

@@ -440,6 +440,20 @@ describe("html-comment", () => {
     // Five backticks and a word close no fence of three: they were read as closing it, and the fence's
     // own closing line as opening another that showed the comment after it as code.
     ["after a fence holding more backticks and a word", "```\n`````x\n```\n<!-- hidden -->\n"],
+    // The walker read one list item a line: an item opened on another's line was not seen, so its text,
+    // indented past the outer item's, was read as indented code.
+    ["in the text of an item opened on another item's line", "- 1. step\n\n      <!-- hidden -->\n"],
+    ["under a break in an item opened on another item's line", "1. - ***\n       <!-- hidden -->\n"],
+    // A fence opened on a list item's line was not seen: its closing line was read as opening a fence.
+    ["after a fence opened on a list item's line", "- ```\n  x\n  ```\n  <!-- hidden -->\n"],
+    // An HTML block opened on a list item's line was not seen: backticks in it were read as a fence.
+    ["in an HTML block opened on a list item's line", "1. </pre>\n   ``` <!-- hidden -->\n"],
+    // A fence in a list item closed by a line indented four columns (the item's two and two more) was
+    // not read as closed: what followed in the item was read as code.
+    [
+      "after a fence in a list item closed four columns in",
+      "- a\n\n   ```\n   x\n    ```\n  <!-- hidden -->\n",
+    ],
   ])("flags a comment %s", (_, markdown) => {
     expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
   });
@@ -476,6 +490,13 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", "> Run `` the\n> tool <!-- shown --> `` now.\n")).toEqual([]);
     // A blank line ends the paragraph, and the span with it: the backticks after it open nothing.
     expect(rules("p/s/SKILL.md", "Run ` the\n\ntool <!-- hidden --> ` now.\n")).toEqual(["3 html-comment"]);
+  });
+
+  it("leaves alone a comment in a fence opened on a list item's line, and one that is its info string", () => {
+    expect(rules("p/s/SKILL.md", "- ```\n  <!-- shown -->\n  ```\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "* ````<!-- shown -->\n  ````\n")).toEqual([]);
+    // Text goes on: a list item numbered other than 1 ends no paragraph, and opens no fence.
+    expect(rules("p/s/SKILL.md", "a\n10. ``` <!-- hidden -->\n")).toEqual(["2 html-comment"]);
   });
 
   it("leaves comments in code blocks inside <details> and list items alone", () => {

@@ -90,6 +90,8 @@ const UNITS = [
   '[a]: b "c"\n',
   "[a] ",
   "a ` <b hidden>\n",
+  "- 1. ```\n",
+  "  - <div>\n",
   "f\u200Cl",
   "a\u00ADb",
   "0123456789",
