@@ -24,8 +24,8 @@ import {
 } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource, stageManifest } from "./manifest.js";
 import { type FetchedPack, fetchSkills } from "./output.js";
-import { type HeldBack, resolveHeads, rewriteRefs, type Unresolved } from "./repin.js";
-import { reviewRepins } from "./review.js";
+import { type HeldBack, type Repin, resolveHeads, rewriteRefs, type Unresolved } from "./repin.js";
+import { type RepinReview, reviewRepins } from "./review.js";
 import { type ReviewedFinding, shortRef } from "./review-contract.js";
 import { fetchSummary, repinSummary } from "./summary.js";
 
@@ -73,10 +73,14 @@ interface Options {
   readonly help: boolean;
 }
 
-/** What `--update` produced: the summary, and the review's findings when it fetched. */
+/**
+ * What `--update` produced: the summary, the review's findings when it fetched, and the sources held back
+ * at their pins for a new high finding, each bump for a review of its own.
+ */
 interface Repinned {
   readonly summary: string;
   readonly findings: readonly ReviewedFinding[];
+  readonly heldForReview: readonly HeldBack[];
 }
 
 /**
@@ -110,13 +114,17 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       now,
       signal: io.signal,
     };
-    const { summary, findings } = options.update
+    const { summary, findings, heldForReview } = options.update
       ? await repin(manifest, options, { ...plan, loadCheck: packLoadCheck(io.env ?? {}, io.stderr) })
-      : { summary: fetchSummary(await fetchSkills({ ...plan, sources: manifest.sources })), findings: [] };
+      : {
+          summary: fetchSummary(await fetchSkills({ ...plan, sources: manifest.sources })),
+          findings: [],
+          heldForReview: [],
+        };
     io.stdout(summary);
     const outputs: [string | undefined, string, string][] = [
       [options.summary, "summary", summary],
-      [options.findings, "findings", `${JSON.stringify({ findings }, null, 2)}\n`],
+      [options.findings, "findings", findingsJson(findings, heldForReview)],
     ];
     for (const [file, what, text] of outputs) {
       if (file === undefined) continue;
@@ -167,6 +175,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     }
     return 1;
   }
+}
+
+/**
+ * `--findings`' JSON: the findings the review shows, and the sources held back for a new high finding, by
+ * name with that finding, for the workflow to offer each bump on its own.
+ */
+function findingsJson(findings: readonly ReviewedFinding[], held: readonly HeldBack[]): string {
+  const heldForReview = held.map(({ repin, finding }) => ({ source: repin.source.name, finding }));
+  return `${JSON.stringify({ findings, heldForReview }, null, 2)}\n`;
 }
 
 function parseOptions(argv: readonly string[], cwd: string): Options {
@@ -352,12 +369,12 @@ async function repin(
   if (updates.size === 0 && unresolved.length > 0) throw cannotRepin(unresolved);
   if (updates.size === 0) {
     plan.log("nothing moved");
-    return { summary: repinSummary(repins, unresolved), findings: [] };
+    return { summary: repinSummary(repins, unresolved), findings: [], heldForReview: [] };
   }
   let staged = await stageManifest(options.manifest, rewriteRefs(manifest, updates), options.manifestLabel);
   if (!options.fetch) {
     await staged.commit();
-    return { summary: repinSummary(repins, unresolved), findings: [] };
+    return { summary: repinSummary(repins, unresolved), findings: [], heldForReview: [] };
   }
   const sources: SkillSource[] = manifest.sources.map((source) => ({
     ...source,
@@ -394,15 +411,89 @@ async function repin(
   }
   await staged.commit();
   const held = new Set(heldBack.map(({ repin }) => repin));
-  const repinned = repins.filter((r) => !held.has(r));
-  const summary = repinSummary(repinned, unresolved, heldBack);
-  let review: Awaited<ReturnType<typeof reviewRepins>>;
+  let repinned = repins.filter((r) => !held.has(r));
+  let review: RepinReview | undefined;
+  let forReview: HeldBack[] = [];
   try {
     review = await reviewRepins(repinned, plan);
+    forReview = heldForReview(repinned, review, plan.log);
+    if (forReview.length > 0) {
+      const names = new Set(forReview.map(({ repin }) => repin.source.name));
+      for (const name of names) updates.delete(name);
+      // Their pins go back into the skills folder, every other pack kept as just fetched, all or nothing.
+      staged = await stageManifest(options.manifest, rewriteRefs(manifest, updates), options.manifestLabel);
+      let pinned: FetchedPack[];
+      try {
+        pinned = await fetchSkills({
+          ...plan,
+          only: names,
+          sources: manifest.sources.map((source) => ({
+            ...source,
+            ref: updates.get(source.name) ?? source.ref,
+          })),
+        });
+      } catch (error) {
+        await staged.discard();
+        throw error;
+      }
+      await staged.commit();
+      const reasons = new Map(forReview.map(({ repin, reason }) => [repin.source.name, reason]));
+      packs = pinned.map((pack) => {
+        const reason = reasons.get(pack.record.name);
+        return reason === undefined
+          ? (packs.find((fetched) => fetched.record.name === pack.record.name) ?? pack)
+          : { ...pack, heldBack: reason };
+      });
+      heldBack.push(...forReview);
+      repinned = repinned.filter((r) => !names.has(r.source.name));
+      // The review of what the pull request now merges: the held back sources' findings are no longer in it.
+      review = repinned.some((r) => r.from !== r.to) ? await reviewRepins(repinned, plan) : undefined;
+    }
   } catch (error) {
     throw new ReviewError(`${options.manifestLabel} and ${plan.out}`, error);
   }
-  return { summary: `${summary}\n${review.markdown}\n${fetchSummary(packs)}`, findings: review.findings };
+  const summary = repinSummary(repinned, unresolved, heldBack);
+  return {
+    summary: `${summary}\n${review === undefined ? "" : `${review.markdown}\n`}${fetchSummary(packs)}`,
+    findings: review?.findings ?? [],
+    heldForReview: forReview,
+  };
+}
+
+/**
+ * The moved sources whose new commit brings a new high finding, each held back at its pin with its first
+ * one, so that the other sources' bumps need not wait on its review: the workflow offers each such bump
+ * on its own (`--update --source NAME`). Only while another source moved too: a bump alone holds up no
+ * other, and goes through, its finding failing the pull request's status. Nor is one whose pin the review
+ * could not fetch, which the server could not be given either: it goes through, with a warning.
+ */
+function heldForReview(
+  repinned: readonly Repin[],
+  review: RepinReview,
+  log: (line: string) => void,
+): HeldBack[] {
+  const moved = repinned.filter((r) => r.from !== r.to);
+  if (moved.length < 2) return [];
+  const held: HeldBack[] = [];
+  for (const repin of moved) {
+    const { name } = repin.source;
+    const finding = review.findings.find(
+      (found) => found.new && found.severity === "high" && found.path.startsWith(`${name}/`),
+    );
+    if (finding === undefined) continue;
+    const reason = `a new high finding of the audit (${finding.path}:${finding.line}: ${finding.rule})`;
+    if (review.pinGone.has(name)) {
+      log(
+        `${name}: warning: its new commit ${shortRef(repin.to)} brings ${reason}, and its pin ${shortRef(repin.from)} cannot be fetched, so it is repinned all the same`,
+      );
+      continue;
+    }
+    log(
+      `${name}: held back at ${shortRef(repin.from)}: its new commit ${shortRef(repin.to)} fails: ${reason}`,
+    );
+    held.push({ repin, reason, finding });
+  }
+  return held;
 }
 
 /**

@@ -3,6 +3,7 @@ import { parse } from "smol-toml";
 import { FetcherError, oneLine, withoutCredentials } from "./errors.js";
 import { gitAt } from "./git.js";
 import type { Manifest, SkillSource } from "./manifest.js";
+import type { ReviewedFinding } from "./review-contract.js";
 
 /** Where a source's tracked branch is now, next to where skills.toml pins it. */
 export interface Repin {
@@ -22,12 +23,15 @@ export interface Unresolved {
 
 /**
  * A source whose branch moved to a commit that failed the fetch (its path gone, a limit passed), or the
- * load check where its pin passes it: it keeps its pin, and the others are repinned without it.
+ * load check where its pin passes it, or that brings a new high finding of the audit while other sources
+ * moved too: it keeps its pin, and the others are repinned without it.
  */
 export interface HeldBack {
   readonly repin: Repin;
   /** What failed, as the fetch said it. */
   readonly reason: string;
+  /** Held back for its review: the first new high finding its new commit brings. */
+  readonly finding?: ReviewedFinding;
 }
 
 /** Where each source's branch points now, and the sources that could not tell. */

@@ -19,6 +19,11 @@ import { makeWorkFolder, removeTree } from "./work-folder.js";
  */
 const REVIEW_BUDGET = 52_000;
 
+/** The review of a repin, and the moved sources whose old commit could not be fetched to compare with. */
+export interface RepinReview extends Review {
+  readonly pinGone: ReadonlySet<string>;
+}
+
 /**
  * What changes for agents in a repin: fetches each moved source's old commit (the new one is in `out`
  * already) into a folder beside `out`, and hands both to the review. A source whose old commit cannot
@@ -27,7 +32,7 @@ const REVIEW_BUDGET = 52_000;
 export async function reviewRepins(
   repins: readonly Repin[],
   plan: Pick<FetchPlan, "out" | "cache" | "limits" | "log" | "signal">,
-): Promise<Review> {
+): Promise<RepinReview> {
   const moved = repins.filter((repin) => repin.from !== repin.to);
   const temp = await makeWorkFolder(plan.out);
   try {
@@ -59,13 +64,15 @@ export async function reviewRepins(
     // the image's skills stage, which only fetches, has neither.
     const { reviewRepin } = await import("../repin-review/index.js");
     // Awaited here, so that the old commits are removed only once the review has read them.
-    return await reviewRepin({
+    const review = await reviewRepin({
       before,
       after: plan.out,
       sources,
       budget: REVIEW_BUDGET,
       signal: plan.signal,
     });
+    const pinGone = new Set(sources.flatMap((source) => (source.missing === undefined ? [] : [source.name])));
+    return { ...review, pinGone };
   } finally {
     await removeTree(temp);
   }

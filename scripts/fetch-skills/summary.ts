@@ -36,10 +36,16 @@ export function repinSummary(
     ({ repin, reason }) =>
       `| ${repin.source.name} | ${repin.tracks} | \`${shortRef(repin.from)}\` | – | **held back**: \`${shortRef(repin.to)}\` fails: ${cell(reason)} |`,
   );
+  const failed = heldBack.filter(({ finding }) => finding === undefined);
+  const forReview = heldBack.flatMap(({ repin, finding }) =>
+    finding === undefined ? [] : [{ repin, finding }],
+  );
   const total = repins.length + unresolved.length + heldBack.length;
   const outcome =
     moved.length === 0
-      ? `Nothing moved: all ${total} sources already pin the head of what they track.`
+      ? forReview.length === 0
+        ? `Nothing moved: all ${total} sources already pin the head of what they track.`
+        : `No source repinned: every source that moved is held back for its review (${forReview.map(({ repin }) => repin.source.name).join(", ")}).`
       : `${moved.length} of ${total} sources moved: ${moved.map((repin) => repin.source.name).join(", ")}.`;
   const warning =
     unresolved.length === 0
@@ -51,20 +57,36 @@ export function repinSummary(
           "",
         ];
   const heldWarning =
-    heldBack.length === 0
+    failed.length === 0
       ? []
       : [
-          `> [!WARNING]\n> ${heldBack.length === 1 ? "1 source was held back at its pin, its new head failing the fetch or the load check" : `${heldBack.length} sources were held back at their pins, their new heads failing the fetch or the load check`}: ` +
-            `${heldBack.map(({ repin }) => repin.source.name).join(", ")}. ` +
+          `> [!WARNING]\n> ${failed.length === 1 ? "1 source was held back at its pin, its new head failing the fetch or the load check" : `${failed.length} sources were held back at their pins, their new heads failing the fetch or the load check`}: ` +
+            `${failed.map(({ repin }) => repin.source.name).join(", ")}. ` +
             "The table says why; the next run tries the new head again. If upstream moved its skills, fix `path` or `extras` in skills.toml; if it outgrew a limit, raise `--max-files` or `--max-mib`; " +
             "if the server would not serve it (no valid skill, or a high finding of the audit in every one), that is for upstream to fix, or remove the source.",
           "",
         ];
+  const reviewWarning =
+    forReview.length === 0
+      ? []
+      : [
+          `> [!WARNING]\n> ${forReview.length === 1 ? "1 source was held back at its pin, its new head bringing a new high finding of the audit" : `${forReview.length} sources were held back at their pins, their new heads bringing a new high finding of the audit`}, ` +
+            "so that no other bump waits on its review: " +
+            `${forReview.map(({ repin, finding }) => `${repin.source.name} (${cell(`${finding.path}:${finding.line}: ${finding.rule}`)})`).join(", ")}. ` +
+            "Each such bump is offered alone, for a person to review: the weekly workflow opens a pull request of its own for it, on branch `skills/held/<source>`, " +
+            "its `skills audit` status failing; by hand, `npm run fetch-skills -- --update --source <source>` repins it alone. The next run tries the new head again.",
+          "",
+        ];
   return [
-    moved.length === 0 ? "## Skills: nothing moved" : "## Skills repinned",
+    moved.length === 0
+      ? forReview.length === 0
+        ? "## Skills: nothing moved"
+        : "## Skills: every bump held back"
+      : "## Skills repinned",
     "",
     ...warning,
     ...heldWarning,
+    ...reviewWarning,
     "| Source | Tracks | From | To | Changes |",
     "|---|---|---|---|---|",
     ...rows,

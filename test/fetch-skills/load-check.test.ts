@@ -104,11 +104,19 @@ describe("fetch-skills --update's load check", () => {
     );
     expect(await refsIn(held)).toEqual([fineNew, pinned]);
 
-    // As check-skills judges it: a deployment that serves unsafe skills would serve this one.
+    // As check-skills judges it: a deployment that serves unsafe skills would serve this one. Its new high
+    // finding still holds it back, for its review alone (test/fetch-skills/audit-hold.test.ts), but not
+    // the load check; alone, it goes through.
     const served = await fetchedSite(other, pinned);
     const bumped = await runFetcher(["--update"], served, { UNSAFE_SKILLS: "serve" });
     expect(bumped.code, bumped.stderr).toBe(0);
-    expect(bumped.stderr).not.toContain("held back");
+    expect(bumped.stderr).not.toContain("the server would not serve it");
+    expect(bumped.stderr).toContain(
+      `other: held back at ${pinned.slice(0, 7)}: its new commit ${unsafe.slice(0, 7)} fails: a new high finding of the audit`,
+    );
+    const alone = await runFetcher(["--update", "--source", "other"], served, { UNSAFE_SKILLS: "serve" });
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stderr).not.toContain("held back");
     expect(await refsIn(served)).toEqual([fineNew, unsafe]);
   }, 180_000);
 
