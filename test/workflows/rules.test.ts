@@ -249,6 +249,96 @@ describe("update-skills.yml", () => {
       await tree.remove();
     }
   });
+  // One source's new high finding failed the status of the one pull request, and every other bump waited
+  // on it: the fetch now holds such a source back, and the workflow offers its bump alone.
+  describe("a source held back for a new high finding", () => {
+    const heldRepin = job(update, "held-repin");
+    const heldPullRequest = job(update, "held-pull-request");
+
+    it("is named, after the fetch, whether or not anything else moved, the way its step is written", async () => {
+      const step = repin.steps.find((each) => each.id === "held");
+      expect(step?.if).toBeUndefined();
+      expect(repin.steps.findIndex((each) => each.id === "held")).toBeGreaterThan(
+        repin.steps.findIndex((each) => each.run === fetchLine),
+      );
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+      expect(update.jobs.repin?.outputs).toMatchObject({ held: "${{ steps.held.outputs.held }}" });
+      const finding = {
+        path: "risky/y/SKILL.md",
+        line: 6,
+        rule: "r",
+        severity: "high",
+        detail: "d",
+        new: true,
+      };
+      const tree = await makeTree({
+        [findings ?? ""]: JSON.stringify({
+          findings: [],
+          heldForReview: [
+            { source: "risky", finding },
+            { source: "other-one", finding },
+          ],
+        }),
+        output: "",
+      });
+      try {
+        const env = { GITHUB_OUTPUT: path.join(tree.dir, "output") };
+        await runStep(step?.run ?? "", tree.dir, env);
+        await writeFile(
+          path.join(tree.dir, findings ?? ""),
+          JSON.stringify({ findings: [], heldForReview: [] }),
+        );
+        await runStep(step?.run ?? "", tree.dir, env);
+        expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe('held=["risky","other-one"]\nheld=[]\n');
+      } finally {
+        await tree.remove();
+      }
+    });
+
+    it("has its bump repinned alone, once per held source, with a read-only token", () => {
+      expect(heldRepin.needs).toBe("repin");
+      expect(heldRepin.if).toBe("needs.repin.outputs.held != '[]'");
+      expect(heldRepin.permissions).toBeUndefined();
+      expect(heldRepin.strategy).toMatchObject({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+        matrix: { source: "${{ fromJSON(needs.repin.outputs.held) }}" },
+      });
+      const lines = runLines(heldRepin);
+      const alone = lines.indexOf(
+        `npm run fetch-skills -- --update --source "$SOURCE" --summary ${summary} --findings ${findings}`,
+      );
+      expect(alone).toBeGreaterThan(lines.indexOf("npm run fetch-skills"));
+      expect(lines.indexOf("npm run fetch-skills")).toBeGreaterThan(-1);
+      expect(lines[alone + 1]).toBe(`npm run --silent check-skills >> ${summary}`);
+      expect(heldRepin.steps.find((step) => step.run?.includes("$SOURCE"))?.env).toEqual({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+        SOURCE: "${{ matrix.source }}",
+      });
+      expect(stepUsing(heldRepin, "actions/upload-artifact").with.path?.toString().split("\n")).toEqual(
+        expect.arrayContaining(["skills.toml", summary, findings]),
+      );
+    });
+
+    it("gets a pull request of its own on skills/held/<source>, its skills audit status failing", () => {
+      expect(heldPullRequest.needs).toEqual(["repin", "held-repin"]);
+      expect(heldPullRequest.permissions).toEqual(pullRequest.permissions);
+      expect(stepUsing(heldPullRequest, "peter-evans/create-pull-request").with).toMatchObject({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+        branch: "skills/held/${{ matrix.source }}",
+        "add-paths": "skills.toml",
+        "body-path": summary,
+        token: expect.stringMatching(/^\$\{\{ secrets\.\w+ \|\| github\.token \}\}$/),
+      });
+      const count = heldPullRequest.steps.find((step) => step.id === "audit");
+      expect(count?.run).toBe(repin.steps.find((step) => step.id === "audit")?.run);
+      const status = heldPullRequest.steps.at(-1);
+      expect(status?.run).toBe(pullRequest.steps.at(-1)?.run);
+      expect(status?.env).toMatchObject({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+        STATE: "${{ steps.audit.outputs.new-high == '0' && 'success' || 'failure' }}",
+      });
+    });
+  });
 });
 
 describe("release.yml", () => {
