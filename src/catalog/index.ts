@@ -2,6 +2,7 @@
  * The catalog: a skills folder on disk as an immutable Catalog (packs, groups, skills, their files), and
  * what other folders need to read it. Only what they use is exported here.
  */
+export { type CaseCollision, caseCollisions } from "./case-collisions.js";
 export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export { editDistance } from "./edit-distance.js";
 export {

@@ -1,5 +1,6 @@
 import { type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { caseCollisionIssue, caseCollisions } from "./case-collisions.js";
 import { DocumentReader, type DocumentRecord, KnownDocuments } from "./documents.js";
 import { FileReader, unnameableReason } from "./files.js";
 import { describeFsError, readFolder } from "./folders.js";
@@ -94,6 +95,7 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
     throw new CatalogError(`No valid skill in ${dir}${reasons.join("")}`);
   }
   const everything = narrowedBySkillPacks(scanned, selectors);
+  for (const pack of everything.packs) issues.push(...caseCollisions(pack).map(caseCollisionIssue));
   // The sources of packs SKILL_PACKS left out are not served, so not reported either; a description,
   // written for the whole pack, would name groups a pack loaded in part does not serve.
   const sources = readSources(root, issues).flatMap(({ description, ...source }) => {
