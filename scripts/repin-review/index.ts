@@ -10,9 +10,11 @@ import { setImmediate } from "node:timers/promises";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Finding } from "../../src/audit/index.js";
 import {
+  type CaseCollision,
   CatalogError,
   type CatalogFile,
   type CatalogIssue,
+  caseCollisions,
   compareText,
   type LoadedCatalog,
   loadCatalog,
@@ -45,6 +47,8 @@ interface Folder {
   readonly refused: string | undefined;
   /** What the server's load leaves out (a skill, file or folder), each with why. */
   readonly skipped: readonly CatalogIssue[];
+  /** The served paths that differ from another of their pack only in case. */
+  readonly collisions: readonly CaseCollision[];
 }
 
 export async function reviewRepin(request: ReviewRequest): Promise<Review> {
@@ -79,6 +83,7 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
       elsewhere,
       shared: newlyShared(packsBefore, [...after.packs.values()]),
       skipped: newlySkipped(before.skipped, after.skipped, moved),
+      collisions: newlyColliding(before.collisions, after.collisions, moved),
     },
     request.budget,
   );
@@ -98,6 +103,20 @@ function newlySkipped(
   const key = (issue: CatalogIssue) => `${issue.path}\n${issue.reason}`;
   const old = new Set(before.map(key));
   return after.filter((issue) => moved.has(packOf(issue.path)) && !old.has(key(issue)));
+}
+
+/**
+ * The paths of the moved packs that the new commits make differ from another only in case, and the old
+ * did not: a case-insensitive file system, where `skills-mcp sync` writes and reviewers check out, holds
+ * one of the two. Linear: keyed by path.
+ */
+function newlyColliding(
+  before: readonly CaseCollision[],
+  after: readonly CaseCollision[],
+  moved: ReadonlySet<string>,
+): CaseCollision[] {
+  const old = new Set(before.map(({ path }) => path));
+  return after.filter(({ path }) => moved.has(packOf(path)) && !old.has(path));
 }
 
 /**
@@ -249,6 +268,7 @@ async function readFolder(dir: string): Promise<Folder> {
       findings: [],
       unsafe: new Set<Skill>(),
       skipped: [],
+      collisions: [],
     };
     return { ...empty, refused: error.message };
   }
@@ -287,6 +307,7 @@ async function readFolder(dir: string): Promise<Folder> {
     unsafe: new Set(inspection.unsafe().map(({ skill }) => skill)),
     refused: undefined,
     skipped: issues.filter((issue) => issue.severity === "skipped"),
+    collisions: catalog.everything.packs.flatMap(caseCollisions),
   };
 }
 

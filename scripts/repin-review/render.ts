@@ -68,6 +68,8 @@ export interface ReviewContent {
   readonly shared: readonly (readonly string[])[];
   /** What the server's load of the new commits newly leaves out, with why. */
   readonly skipped: readonly { readonly path: string; readonly reason: string }[];
+  /** Served paths the new commits make differ only in case from another of their pack's (`other`). */
+  readonly collisions: readonly { readonly path: string; readonly other: string }[];
 }
 
 /** Lists longer than this are collapsed, so that a 60-skill bump still reads from the top. */
@@ -122,7 +124,7 @@ function openFence(text: string): string | undefined {
 }
 
 function render(content: ReviewContent, limit: number, room: BodyRoom): string {
-  const { reviews, listPacks, refused, elsewhere, shared, skipped } = content;
+  const { reviews, listPacks, refused, elsewhere, shared, skipped, collisions } = content;
   const findings = reviews.flatMap((review) => review.findings);
   const newHigh = findings.filter((found) => found.new && found.severity === "high");
   const unsafe = reviews.flatMap((review) => review.unsafe);
@@ -173,6 +175,12 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
   if (skipped.length > 0) {
     const items = skipped.map(({ path, reason }) => `${markdownCode(path)}: ${markdownText(reason)}`);
     lines.push(`- Left out by the server's load, newly (upstream still holds them): ${listed(items, limit)}`);
+  }
+  if (collisions.length > 0) {
+    const pairs = collisions.map(({ path, other }) => `${markdownCode(path)} and ${markdownCode(other)}`);
+    lines.push(
+      `- Paths that newly differ only in letter case, which a case-insensitive file system (macOS, Windows: where \`skills-mcp sync\` writes skills and reviewers check them out) holds as one, losing the other: ${listed(pairs, limit)}`,
+    );
   }
   if (limit !== Number.POSITIVE_INFINITY) {
     lines.push(`- Lists below show at most ${count(limit, "item")} each, to stay under ${GITHUB_LIMIT}.`);

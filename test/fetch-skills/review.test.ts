@@ -249,6 +249,37 @@ describe("the repin review", () => {
     expect(hostile.summary).not.toContain("Left out by the server's load");
   });
 
+  // Two files whose paths differ only in case are one file where `skills-mcp sync` writes on macOS and
+  // Windows, and where reviewers check out: the review said nothing of the one a bump made lost there.
+  it("names the paths a bump makes differ only in case, and none that already did", async () => {
+    const cased = await makeUpstream(path.join(tree.dir, "cased"), [
+      {
+        "skills/doc/SKILL.md": skillMd("doc", "Docs."),
+        "skills/doc/references/guide.md": "lower\n",
+        "skills/old/Notes.md": "old\n",
+        "skills/old/notes.md": "old\n",
+        "skills/old/SKILL.md": skillMd("old", "Old."),
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/doc/references/Guide.md": "upper\n",
+        "skills/doc/Scripts/run.sh": "echo\n",
+        "skills/doc/scripts/check.sh": "echo\n",
+      },
+    ]);
+    const result = await bump([{ name: "cased", url: cased.url, ref: cased.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const line = result.summary
+      .split("\n")
+      .find((text) => text.startsWith("- Paths that newly differ only in letter case"));
+    expect(line).toBe(
+      "- Paths that newly differ only in letter case, which a case-insensitive file system (macOS, Windows: " +
+        "where `skills-mcp sync` writes skills and reviewers check them out) holds as one, losing the other: " +
+        "`cased/doc/references/guide.md` and `cased/doc/references/Guide.md`, `cased/doc/scripts` and `cased/doc/Scripts`",
+    );
+    expect(hostile.summary).not.toContain("differ only in letter case");
+  });
+
   // A new `allowed-tools` showed only inside a collapsed diff, counted as "frontmatter included", as a
   // reworded description or line endings are; hosts that honour it let the skill use those tools unasked.
   it("names each frontmatter key a bump adds, removes or changes, a new skill's included, at the top, line endings aside", async () => {
