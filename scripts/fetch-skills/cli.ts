@@ -352,7 +352,9 @@ function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySe
  * rewrites the refs in skills.toml, so a failed fetch leaves both the manifest and the skills folder as
  * they were. A moved source whose new commit fails the fetch is held back at its pin, and the others are
  * repinned without it, as is one whose new commit the server would not serve where its pin would (the load
- * check check-skills runs, on its pack alone). After a fetch, the review says what the bump changes for agents.
+ * check check-skills runs, on its pack alone). After a fetch, the review says what the bump changes for agents;
+ * while other sources moved too, one whose bump brings a new high finding is then put back at its pin as
+ * well (see heldForReview), and the review made again without it.
  */
 async function repin(
   manifest: Manifest,
