@@ -42,8 +42,8 @@ const STRONG_MATCH = 0.5;
 /**
  * The share of the best score under which a match is faint (see {@link SearchResult}): a tail of faint
  * matches costs the model tokens and misleads it. Over the bench's labeled requests (three sets, spelt
- * right, mistyped and as agents phrased them) no right skill in the ten best scored under 0.47 of the
- * best, while half the tenth results scored under 0.23 (docs/search.md).
+ * right, mistyped and as agents phrased them) no first right skill in the ten best scored under 0.47 of
+ * the best, while half the tenth results scored under 0.26 (docs/search.md).
  */
 const FAIR_MATCH = 0.4;
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
