@@ -29,6 +29,11 @@ export interface RequestTerms {
    * written in capitals (see {@link isCapitals}).
    */
   readonly unknown: readonly string[];
+  /**
+   * How many distinct words typed no document holds, capitals included (joins are not typed): part of
+   * what the request asks for that no skill offers (see `SkillIndex.search`).
+   */
+  readonly unheld: number;
 }
 
 /**
@@ -41,6 +46,8 @@ class RequestWords implements WordSink {
   readonly terms = new Set<number>();
   readonly unknown = new Set<string>();
   /** The unknown words typed, not joined. */
+  readonly written = new Set<string>();
+  /** The unknown words typed, not joined, less those in capitals: the ones that may be mistyped. */
   readonly typed = new Set<string>();
   /** Whether an unknown word came by the Unicode path, which does not say whether it was joined. */
   unknownUnicode = false;
@@ -64,7 +71,9 @@ class RequestWords implements WordSink {
     }
     if (word !== undefined && !this.known(word)) {
       this.unknown.add(word);
-      if (!isJoined(text, start, end) && !isCapitals(text, start, end)) this.typed.add(word);
+      if (isJoined(text, start, end)) return;
+      this.written.add(word);
+      if (!isCapitals(text, start, end)) this.typed.add(word);
     }
   }
 
@@ -195,12 +204,24 @@ export class Bm25fIndex {
     const request = new RequestWords(this.terms, this.spellings);
     this.scanner.scan(query, 0, query.length, request);
     const terms = [...request.terms];
-    if (request.unknown.size === 0) return { terms, unknown: [] };
+    if (request.unknown.size === 0) return { terms, unknown: [], unheld: 0 };
     // The Unicode path hands a compound's joins over as words: its compounds are split to tell them apart.
-    const typed = request.unknownUnicode
+    const split = request.unknownUnicode
       ? new Set(words(query.replace(/[-_]/g, " "), this.scanner))
-      : request.typed;
-    return { terms, unknown: [...request.unknown].filter((word) => typed.has(word)) };
+      : undefined;
+    const unknown = [...request.unknown];
+    const written = split ?? request.written;
+    const typed = split ?? request.typed;
+    return {
+      terms,
+      unknown: unknown.filter((word) => typed.has(word)),
+      unheld: unknown.filter((word) => written.has(word)).length,
+    };
+  }
+
+  /** What `term` adds to a score at full strength (idf · (k1 + 1)): rare terms weigh more. */
+  weight(term: number): number {
+    return this.termWeights[term] as number;
   }
 
   /** How many documents hold `term`. */
@@ -240,6 +261,14 @@ export class Bm25fIndex {
     }
     return count;
   }
+}
+
+/**
+ * What a term held by `documentFrequency` of `documents` adds to a score at full strength: its idf times
+ * k1 + 1, the most its saturated frequency can be multiplied by.
+ */
+export function termWeight(documentFrequency: number, documents: number, k1: number): number {
+  return Math.log(1 + (documents - documentFrequency + 0.5) / (documentFrequency + 0.5)) * (k1 + 1);
 }
 
 /**
@@ -380,7 +409,7 @@ export class Bm25fBuilder implements WordSink {
       const df = this.frequencies[term] as number;
       postingStarts[term + 1] = (postingStarts[term] as number) + df;
       gapStarts[term + 1] = (gapStarts[term] as number) + (this.gapBytes[term] as number);
-      termWeights[term] = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.k1 + 1);
+      termWeights[term] = termWeight(df, total, options.k1);
     }
     const gaps = new Uint8Array(gapStarts[termCount] as number);
     const levels = new Uint8Array(postingStarts[termCount] as number);

@@ -1,6 +1,6 @@
 import type { Scope, Skill } from "../catalog/index.js";
 import type { PartReader, PartWriter } from "../saved/index.js";
-import { Bm25fIndex, type RankingOptions, type RequestTerms } from "./bm25f.js";
+import { Bm25fIndex, type RankingOptions, type RequestTerms, termWeight } from "./bm25f.js";
 import { NameIndex } from "./names.js";
 
 /** What a search found: the best matches, and how many skills matched at all, and how well. */
@@ -10,14 +10,15 @@ export interface SearchResult {
   /** Skills in scope that share at least one term with the query, shown or not. */
   readonly matched: number;
   /**
-   * Skills in scope that score at least {@link STRONG_MATCH} of the best one's score, shown or not. A long
-   * request shares some word with nearly every skill, so `matched` says little; this says how many
-   * contenders there are.
+   * Skills in scope that score at least {@link STRONG_MATCH} of the best one's score, and at least the
+   * request's floor, shown or not. A long request shares some word with nearly every skill, so `matched`
+   * says little; this says how many contenders there are.
    */
   readonly strongMatches: number;
   /**
-   * Skills in scope that score at least {@link FAIR_MATCH} of the best one's score, shown or not: a caller
-   * shows no more than these, since past them a match is faint, more likely noise than help.
+   * Skills in scope that score at least {@link FAIR_MATCH} of the best one's score, and at least the
+   * request's floor (see {@link FLOOR_WORDS}), shown or not: a caller shows no more than these, since past
+   * them a match is faint, more likely noise than help. None when even the best match is faint.
    */
   readonly fairMatches: number;
   /** Request words no skill holds, read as a word one typing mistake away (see {@link SkillIndex}). */
@@ -46,6 +47,18 @@ const STRONG_MATCH = 0.5;
  * the best, while half the tenth results scored under 0.26 (docs/search.md).
  */
 const FAIR_MATCH = 0.4;
+/**
+ * The floor under which a match is faint whatever the others score, in words of the request: a skill must
+ * score at least this share of what one of the request's words gives at full strength, on average (its
+ * weight, idf · (k1 + 1), a word no skill holds weighing as a word held by none). A share of the best score
+ * cannot tell a request about something no skill covers, whose matches all touch one of its words in
+ * passing, from one that many skills answer well: both score evenly. Weights are logarithms of the
+ * catalog's own counts, so the floor is no fixed number and scales with the catalog. A request's word in a
+ * skill's name alone scores 0.55 of a word or more on the bench corpus, so a one-word request still finds
+ * the skills it names, and no right skill the labeled requests find scores under 0.63 (docs/search.md,
+ * *Faint matches*).
+ */
+const FLOOR_WORDS = 0.5;
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
 const CONTEXT_MATCHES = 30;
 /**
@@ -124,7 +137,7 @@ export class SkillIndex implements SearchIndex {
       corrections.map(({ term }) => term),
       allowed,
     );
-    const found = accumulator.finish(limit);
+    const found = accumulator.finish(limit, this.floor(request, corrections));
     return {
       skills: found.best.flatMap((document) => skills[document] ?? []),
       matched: found.matched,
@@ -132,6 +145,17 @@ export class SkillIndex implements SearchIndex {
       fairMatches: found.fair,
       corrections: corrections.map(({ from, to }) => ({ from, to })),
     };
+  }
+
+  /** The score under which a match is faint for this request: see {@link FLOOR_WORDS}. */
+  private floor(request: RequestTerms, corrections: readonly TermCorrection[]): number {
+    const { terms } = this;
+    const unheld = request.unheld - corrections.length;
+    let weight = unheld * termWeight(0, this.skills.length, this.ranking.k1);
+    for (const term of request.terms) weight += terms.weight(term);
+    for (const { term } of corrections) weight += terms.weight(term);
+    const words = request.terms.length + corrections.length + unheld;
+    return words === 0 ? 0 : (FLOOR_WORDS * weight) / words;
   }
 
   /**
@@ -256,13 +280,16 @@ class Accumulator {
     return { documents: matched, score };
   }
 
-  /** The `limit` best documents and the counts of matches, after which the buffers are zeroed. */
-  finish(limit: number): Ranked {
+  /**
+   * The `limit` best documents and the counts of matches, none of those scoring under `floor` counted
+   * strong or fair, after which the buffers are zeroed.
+   */
+  finish(limit: number, floor: number): Ranked {
     const { scores, touched, matched } = this;
     const best = this.best(limit);
     const bestScore = scores[best[0] ?? 0] as number;
-    const strongScore = STRONG_MATCH * bestScore;
-    const fairScore = FAIR_MATCH * bestScore;
+    const strongScore = Math.max(STRONG_MATCH * bestScore, floor);
+    const fairScore = Math.max(FAIR_MATCH * bestScore, floor);
     let strong = 0;
     let fair = 0;
     for (let i = 0; i < matched; i++) {
@@ -287,9 +314,9 @@ interface Ranked {
   readonly best: number[];
   /** Documents with any score. */
   readonly matched: number;
-  /** Documents scoring at least STRONG_MATCH of the best score. */
+  /** Documents scoring at least STRONG_MATCH of the best score, and the floor. */
   readonly strong: number;
-  /** Documents scoring at least FAIR_MATCH of the best score. */
+  /** Documents scoring at least FAIR_MATCH of the best score, and the floor. */
   readonly fair: number;
 }
 

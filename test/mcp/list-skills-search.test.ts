@@ -208,3 +208,35 @@ describe("a skill whose description runs past the Agent Skills limit", () => {
     }
   });
 });
+
+describe("list_skills with a request no skill covers", () => {
+  // Skills about software that mention everyday words in passing, as real skills do.
+  const software = serveTree({
+    "dev/latency-tuning/SKILL.md": skillMd(
+      "latency-tuning",
+      "Cut the start-up latency of serverless functions.",
+      "# Warm-up\nA function left idle goes cold; keep it warm before traffic arrives. It takes long.\n",
+    ),
+    "dev/build-cache/SKILL.md": skillMd(
+      "build-cache",
+      "Speed up CI builds with a shared cache.",
+      "# Baking images\nBaking a base image once saves each build from doing it again.\n",
+    ),
+    "dev/flaky-tests/SKILL.md": skillMd("flaky-tests", "Find why tests keep failing."),
+    "dev/sql-tuning/SKILL.md": skillMd("sql-tuning", "Make slow SQL queries fast with indexes."),
+  });
+
+  // Its matches all touch one word of it in passing: shown, they would only mislead the model.
+  it("says that no skill matches, and what to do next, though skills share words with it", async () => {
+    const query = "How long should I proof a sourdough loaf in a cold kitchen before baking it?";
+    expect(await call(software.client, "list_skills", { query })).toEqual({
+      isError: false,
+      text: `No skill matches "${query}". Describe the task in other words, or call list_packs to browse.`,
+    });
+  });
+
+  it("still shows the skill a request is about", async () => {
+    const { text } = await call(software.client, "list_skills", { query: "our functions start up slowly" });
+    expect(text.split("\n")[0]).toBe("latency-tuning: Cut the start-up latency of serverless functions.");
+  });
+});

@@ -482,3 +482,59 @@ describe("fair matches", () => {
     expect(found.fairMatches).toBe(1);
   });
 });
+
+describe("a request no skill covers", () => {
+  // Ten skills about software, each mentioning everyday words in passing, as real skills do.
+  const SOFTWARE = {
+    "dev/latency-tuning/SKILL.md": skillMd(
+      "latency-tuning",
+      "Cut the start-up latency of serverless functions.",
+      "# Warm-up\nA function left idle goes cold; keep it warm before traffic arrives. It takes long.\n",
+    ),
+    "dev/build-cache/SKILL.md": skillMd(
+      "build-cache",
+      "Speed up CI builds with a shared cache.",
+      "# Baking images\nBaking a base image once saves each build from doing it again.\n",
+    ),
+    "dev/formal-methods/SKILL.md": skillMd(
+      "formal-methods",
+      "Check a specification with a model checker.",
+      "# Method\nWrite the invariant first; a proof of it follows from the model.\n",
+    ),
+    "dev/flaky-tests/SKILL.md": skillMd("flaky-tests", "Find why tests keep failing."),
+    "dev/release-notes/SKILL.md": skillMd("release-notes", "Write a changelog for each release."),
+    "dev/sql-tuning/SKILL.md": skillMd("sql-tuning", "Make slow SQL queries fast with indexes."),
+    "dev/api-design/SKILL.md": skillMd("api-design", "Design REST endpoints and their errors."),
+    "dev/log-search/SKILL.md": skillMd("log-search", "Search service logs for an incident."),
+    "dev/docker-images/SKILL.md": skillMd("docker-images", "Build small Docker images."),
+    "dev/git-rebase/SKILL.md": skillMd("git-rebase", "Rewrite history with interactive rebases."),
+  };
+  let software: TempTree;
+  let softwareCatalog: Catalog;
+  let softwareIndex: SearchIndex;
+
+  beforeAll(async () => {
+    software = await makeTree(SOFTWARE);
+    softwareCatalog = loadCatalog(software.dir).catalog;
+    softwareIndex = buildIndex(softwareCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => software.remove());
+
+  // Its matches touch a word of it in passing, all evenly: a share of the best score keeps them all.
+  it("has no fair match, though skills share words with it", () => {
+    const found = softwareIndex.search(
+      "How long should I proof a sourdough loaf in a cold kitchen before baking it?",
+      softwareCatalog.everything,
+      10,
+    );
+    expect(found.skills.length).toBeGreaterThan(0);
+    expect(found.fairMatches).toBe(0);
+    expect(found.strongMatches).toBe(0);
+  });
+
+  it("while a request a skill covers still has its fair matches", () => {
+    const found = softwareIndex.search("our functions start up slowly", softwareCatalog.everything, 10);
+    expect(found.skills[0]?.name).toBe("latency-tuning");
+    expect(found.fairMatches).toBeGreaterThan(0);
+  });
+});
