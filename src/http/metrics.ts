@@ -50,7 +50,8 @@ const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 
 /**
  * Prometheus metrics of one app, in their own registry. Label values come from fixed lists only, and
- * each series' child is looked up once here, so recording a request allocates nothing.
+ * each series' child is looked up once here, so recording a request builds no labels; prom-client still
+ * hashes them at each record (docs/performance.md, *What is left*).
  */
 export class Metrics {
   readonly registry = new Registry();
