@@ -71,27 +71,18 @@ export class Lexicon {
     length: number,
     humped: boolean,
   ): number {
-    const slots = this.slots;
-    const mask = (slots.length >> 2) - 1;
-    let slot = mix(hash) & mask;
-    let value = 0;
-    for (;;) {
-      const at = slot << 2;
-      value = slots[at + 2] as number;
-      if (value === 0) break;
-      if (slots[at] === hash && slots[at + 1] === check && ((slots[at + 3] as number) & LENGTH) === length) {
-        if (value === ONLY_A_PART) break;
-        if (humped && ((slots[at + 3] as number) & PARTS_NOTED) === 0) {
-          slots[at + 3] = length | PARTS_NOTED;
-          this.notePartsOf(text, start, end);
-        }
-        return value - 2;
+    const { slots } = this;
+    const at = this.slotOf(hash, check, length);
+    const value = slots[at + 2] as number;
+    if (value !== 0 && value !== ONLY_A_PART) {
+      if (humped && ((slots[at + 3] as number) & PARTS_NOTED) === 0) {
+        slots[at + 3] = length | PARTS_NOTED;
+        this.notePartsOf(text, start, end);
       }
-      slot = (slot + 1) & mask;
+      return value - 2;
     }
     const kept = keptWord(spelled(text, start, end));
     const term = kept === undefined ? -1 : this.termOfStem(stem(kept));
-    const at = slot << 2;
     slots[at] = hash;
     slots[at + 1] = check;
     slots[at + 2] = term + 2;
@@ -124,23 +115,28 @@ export class Lexicon {
 
   private notePart(hash: number, check: number, length: number): void {
     if (this.partsLeft === 0) return;
-    const slots = this.slots;
-    const mask = (slots.length >> 2) - 1;
-    let slot = mix(hash) & mask;
-    for (;;) {
-      const at = slot << 2;
-      if (slots[at + 2] === 0) break;
-      if (slots[at] === hash && slots[at + 1] === check && ((slots[at + 3] as number) & LENGTH) === length)
-        return;
-      slot = (slot + 1) & mask;
-    }
-    const at = slot << 2;
+    const { slots } = this;
+    const at = this.slotOf(hash, check, length);
+    if (slots[at + 2] !== 0) return;
     slots[at] = hash;
     slots[at + 1] = check;
     slots[at + 2] = ONLY_A_PART;
     slots[at + 3] = length;
     this.partsLeft--;
     if (++this.entries * 2 > slots.length >> 2) this.rehash();
+  }
+
+  /** Where in `slots` the word with these keys is, or else the empty slot it would take. */
+  private slotOf(hash: number, check: number, length: number): number {
+    const { slots } = this;
+    const mask = (slots.length >> 2) - 1;
+    for (let slot = mix(hash) & mask; ; slot = (slot + 1) & mask) {
+      const at = slot << 2;
+      if (slots[at + 2] === 0) return at;
+      if (slots[at] === hash && slots[at + 1] === check && ((slots[at + 3] as number) & LENGTH) === length) {
+        return at;
+      }
+    }
   }
 
   /** Starts the next document: it may add {@link PARTS_A_DOCUMENT} words as parts of camel-case words. */
