@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { Catalog } from "../catalog/index.js";
 import { TOOL_NAMES } from "../mcp/index.js";
+import { CountSeries, counterText, DurationSeries, histogramText } from "./series.js";
 
 /** Tool label values: the fixed tools, and "other" for every other method or an unknown tool. */
 const TOOL_LABELS = [...TOOL_NAMES, "other"] as const;
@@ -18,9 +19,6 @@ const KNOWN_TOOLS: ReadonlySet<string> = new Set(TOOL_NAMES);
 export function toolLabel(tool: string | undefined): ToolLabel {
   return tool !== undefined && KNOWN_TOOLS.has(tool) ? (tool as ToolLabel) : "other";
 }
-
-type Increment = { inc(): void };
-type Observe = { observe(value: number): void };
 
 /** Route label values: the server's routes, and "other" for any other path, however a client spells it. */
 const ROUTES = ["/mcp", "/health", "/metrics"] as const;
@@ -48,69 +46,66 @@ function methodLabel(method: string | undefined): string {
 
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
+const REQUESTS = {
+  name: "skills_mcp_requests_total",
+  help: "MCP requests on /mcp by tool (or other) and outcome (ok, error, rejected).",
+};
+const DURATIONS = {
+  name: "skills_mcp_request_duration_seconds",
+  help: "Time to answer an MCP request on /mcp, by tool (or other).",
+};
+// Every answer of the server, not only POST /mcp's: a 405 to GET /mcp, /health, a refusal before the MCP
+// layer (400, 413, 429), a 404. The metrics above keep their labels, which dashboards query.
+const HTTP_REQUESTS = {
+  name: "skills_mcp_http_requests_total",
+  help: "HTTP answers by route (/mcp, /health, /metrics, or other), method and status.",
+};
+const HTTP_DURATIONS = {
+  name: "skills_mcp_http_request_duration_seconds",
+  help: "Time to answer an HTTP request, by route, method and status.",
+};
+
+interface HttpSeries {
+  count: CountSeries;
+  time: DurationSeries;
+}
+
 /**
- * Prometheus metrics of one app, in their own registry. Label values come from fixed lists only, and
- * each series' child is looked up once here, so recording a request builds no labels; prom-client still
- * hashes them at each record (docs/performance.md, *What is left*).
+ * Prometheus metrics of one app. The per-answer series are plain numbers (./series.ts), found by their
+ * labels without building a key; the catalog, the build and the process are prom-client's, in their own
+ * registry. Label values come from fixed lists only, so no client adds a series.
  */
 export class Metrics {
-  readonly registry = new Registry();
-  readonly #requests = new Map<ToolLabel, Map<Outcome, Increment>>();
-  readonly #durations = new Map<ToolLabel, Observe>();
-  readonly #httpRequests: Counter<"route" | "method" | "status">;
-  readonly #httpDurations: Histogram<"route" | "method" | "status">;
-  /** Each answered series' children, by route, method and status, found without building a key. */
-  readonly #httpSeries = new Map<string, Map<string, Map<number, { count: Increment; time: Observe }>>>();
+  readonly contentType = Registry.PROMETHEUS_CONTENT_TYPE;
+  readonly #registry = new Registry();
+  readonly #requests = new Map<ToolLabel, Map<Outcome, CountSeries>>();
+  readonly #durations = new Map<ToolLabel, DurationSeries>();
+  readonly #httpSeries = new Map<RouteLabel, Map<string, Map<number, HttpSeries>>>();
 
   constructor(catalog: Catalog, version: string) {
-    collectDefaultMetrics({ register: this.registry });
-    const requests = new Counter({
-      name: "skills_mcp_requests_total",
-      help: "MCP requests on /mcp by tool (or other) and outcome (ok, error, rejected).",
-      labelNames: ["tool", "outcome"],
-      registers: [this.registry],
-    });
-    const durations = new Histogram({
-      name: "skills_mcp_request_duration_seconds",
-      help: "Time to answer an MCP request on /mcp, by tool (or other).",
-      labelNames: ["tool"],
-      buckets: DURATION_BUCKETS,
-      registers: [this.registry],
-    });
-    // Every answer of the server, not only POST /mcp's: a 405 to GET /mcp, /health, a refusal before the
-    // MCP layer (400, 413, 429), a 404. The metrics above keep their labels, which dashboards query.
-    this.#httpRequests = new Counter({
-      name: "skills_mcp_http_requests_total",
-      help: "HTTP answers by route (/mcp, /health, /metrics, or other), method and status.",
-      labelNames: ["route", "method", "status"],
-      registers: [this.registry],
-    });
-    this.#httpDurations = new Histogram({
-      name: "skills_mcp_http_request_duration_seconds",
-      help: "Time to answer an HTTP request, by route, method and status.",
-      labelNames: ["route", "method", "status"],
-      buckets: DURATION_BUCKETS,
-      registers: [this.registry],
-    });
+    collectDefaultMetrics({ register: this.#registry });
     for (const tool of TOOL_LABELS) {
-      this.#durations.set(tool, durations.labels(tool));
-      this.#requests.set(tool, new Map(OUTCOMES.map((outcome) => [outcome, requests.labels(tool, outcome)])));
+      this.#durations.set(tool, new DurationSeries(`tool="${tool}"`, DURATION_BUCKETS));
+      const byOutcome = OUTCOMES.map(
+        (outcome) => [outcome, new CountSeries(`tool="${tool}",outcome="${outcome}"`)] as const,
+      );
+      this.#requests.set(tool, new Map(byOutcome));
     }
     new Gauge({
       name: "skills_mcp_catalog_skills",
       help: "Skills loaded.",
-      registers: [this.registry],
+      registers: [this.#registry],
     }).set(catalog.everything.skills.length);
     new Gauge({
       name: "skills_mcp_catalog_packs",
       help: "Skill packs loaded.",
-      registers: [this.registry],
+      registers: [this.#registry],
     }).set(catalog.everything.packs.length);
     new Gauge({
       name: "skills_mcp_build_info",
       help: "Always 1; the version label says which build runs.",
       labelNames: ["version"],
-      registers: [this.registry],
+      registers: [this.#registry],
     })
       .labels(version)
       .set(1);
@@ -140,20 +135,35 @@ export class Metrics {
     }
     let series = byStatus.get(status);
     if (series === undefined) {
-      const labels = [route, verb, String(status)] as const;
-      series = { count: this.#httpRequests.labels(...labels), time: this.#httpDurations.labels(...labels) };
+      const labels = `route="${route}",method="${verb}",status="${status}"`;
+      series = { count: new CountSeries(labels), time: new DurationSeries(labels, DURATION_BUCKETS) };
       byStatus.set(status, series);
     }
     series.count.inc();
     if (seconds !== undefined) series.time.observe(seconds);
   }
+
+  /** Every metric in the Prometheus text format. */
+  async text(): Promise<string> {
+    const http = [...this.#httpSeries.values()].flatMap((byMethod) =>
+      [...byMethod.values()].flatMap((byStatus) => [...byStatus.values()]),
+    );
+    const requests = [...this.#requests.values()].flatMap((byOutcome) => [...byOutcome.values()]);
+    const families = [
+      counterText({ ...REQUESTS, series: requests }),
+      histogramText({ ...DURATIONS, series: this.#durations.values() }),
+      counterText({ ...HTTP_REQUESTS, series: http.map(({ count }) => count) }),
+      histogramText({ ...HTTP_DURATIONS, series: http.map(({ time }) => time) }),
+    ];
+    return `${await this.#registry.metrics()}\n${families.join("\n\n")}\n`;
+  }
 }
 
 /** `GET /metrics` in the Prometheus text format, on the service port. */
 export async function metricsRoutes(app: FastifyInstance, options: { metrics: Metrics }): Promise<void> {
-  const { registry } = options.metrics;
+  const { metrics } = options;
   app.get("/metrics", async (_request, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
+    reply.type(metrics.contentType);
+    return metrics.text();
   });
 }

@@ -50,6 +50,11 @@ describe("GET /metrics", () => {
     expect(delta('skills_mcp_requests_total{tool="other",outcome="error"}')).toBe(2);
     expect(delta('skills_mcp_requests_total{tool="other",outcome="rejected"}')).toBe(2);
     expect(delta('skills_mcp_request_duration_seconds_count{tool="read_skill"}')).toBe(4);
+    const inf = 'skills_mcp_request_duration_seconds_bucket{le="+Inf",tool="read_skill"}';
+    expect(delta(inf)).toBe(4);
+    expect(sample(after, 'skills_mcp_request_duration_seconds_bucket{le="2.5",tool="read_skill"}')).toBe(
+      sample(after, inf),
+    );
   });
 
   it("reports the catalog size, the version and process metrics, and no unbounded label", async () => {
@@ -63,6 +68,10 @@ describe("GET /metrics", () => {
     const fixed = ["list_packs", "list_skills", "read_skill", "read_pack_file", "other"];
     expect([...tools].filter((tool) => !fixed.includes(tool ?? ""))).toEqual([]);
     expect(tools).toContain("other");
+    const families = [...text.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]);
+    expect(families.length).toBeGreaterThan(10);
+    expect(new Set(families).size).toBe(families.length);
+    expect(text).toMatch(/\n\n# HELP skills_mcp_requests_total /);
   });
 });
 
