@@ -13,6 +13,7 @@ const Step = z.looseObject({
   if: z.string().optional(),
   uses: z.string().optional(),
   run: z.string().optional(),
+  "continue-on-error": z.union([z.boolean(), z.string()]).optional(),
   with: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
 });
 const Permissions = z.union([z.string(), z.record(z.string(), z.string())]);
@@ -21,6 +22,9 @@ const Job = z.looseObject({
   outputs: z.record(z.string(), z.string()).optional(),
   if: z.string().optional(),
   permissions: Permissions.optional(),
+  strategy: z
+    .looseObject({ "fail-fast": z.boolean().optional(), matrix: z.record(z.string(), z.unknown()) })
+    .optional(),
   env: z.record(z.string(), z.string()).default({}),
   steps: z.array(Step).default([]),
 });
@@ -337,6 +341,30 @@ describe("update-skills.yml", () => {
         // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
         STATE: "${{ steps.audit.outputs.new-high == '0' && 'success' || 'failure' }}",
       });
+    });
+
+    // One held source whose repin failed skipped the pull requests of every other held source: the job
+    // waited on every held-repin job's success, not on its own source's.
+    it("gets its pull request whatever becomes of the other held sources' repins, and only after its own", () => {
+      expect(heldPullRequest.if).toBe(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+        "${{ !cancelled() && needs.repin.result == 'success' && needs.repin.outputs.held != '[]' }}",
+      );
+      expect(heldPullRequest.strategy).toEqual({ "fail-fast": false, matrix: heldRepin.strategy?.matrix });
+      expect(heldRepin.strategy).toMatchObject({ "fail-fast": false });
+      // Its own repin's success is its artifact: uploaded last, unconditionally, after steps that stop the
+      // job on failure (but the fetch of every pin, which the bump does not need).
+      const upload = stepUsing(heldRepin, "actions/upload-artifact");
+      expect(heldRepin.steps.at(-1)).toBe(upload);
+      expect(upload.if).toBeUndefined();
+      expect(heldRepin.steps.filter((step) => step["continue-on-error"] !== undefined)).toEqual([
+        expect.objectContaining({ run: "npm run fetch-skills" }),
+      ]);
+      const download = stepUsing(heldPullRequest, "actions/download-artifact");
+      expect(download.with.name).toBe(upload.with.name);
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+      expect(upload.with.name).toBe("skills-held-${{ matrix.source }}");
+      expect(download["continue-on-error"]).toBeUndefined();
     });
   });
 });
