@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -13,6 +13,8 @@ const Step = z.looseObject({
   if: z.string().optional(),
   uses: z.string().optional(),
   run: z.string().optional(),
+  shell: z.string().optional(),
+  env: z.record(z.string(), z.string()).default({}),
   "continue-on-error": z.union([z.boolean(), z.string()]).optional(),
   with: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
 });
@@ -59,10 +61,14 @@ function stepUsing(job: Job, action: string): Step {
 
 const runLines = (job: Job): string[] => job.steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
 
-/** Runs one `run:` line in the runner's default shell on Linux, `bash -e`. */
-function runStep(script: string, cwd: string, env: Record<string, string>): Promise<void> {
+/**
+ * Runs one `run:` line as the runner does on Linux: in `bash -e` by default, in `bash -eo pipefail` for a
+ * step that says `shell: bash`.
+ */
+function runStep(script: string, cwd: string, env: Record<string, string>, shell?: string): Promise<void> {
+  const options = shell === "bash" ? ["-e", "-o", "pipefail"] : ["-e"];
   return new Promise((resolve, reject) => {
-    execFile("bash", ["--noprofile", "--norc", "-e", "-c", script], {
+    execFile("bash", ["--noprofile", "--norc", ...options, "-c", script], {
       cwd,
       env: { ...process.env, ...env },
     }).on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`"${script}" exited ${code}`))));
@@ -365,6 +371,100 @@ describe("update-skills.yml", () => {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
       expect(upload.with.name).toBe("skills-held-${{ matrix.source }}");
       expect(download["continue-on-error"]).toBeUndefined();
+    });
+
+    // A held source's pull request stayed open once its bump was no longer held (repinned with the others,
+    // its finding gone, or not moving any more), to be closed by hand.
+    describe("once that source is no longer held back", () => {
+      const close = job(update, "close-held-pull-requests");
+      const step = close.steps.find((each) => each.run?.startsWith("gh pr list"));
+      const branch = stepUsing(heldPullRequest, "peter-evans/create-pull-request").with.branch?.toString();
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+      const prefix = branch?.replace("${{ matrix.source }}", "");
+      const open = [
+        { number: 11, headRefName: `${prefix}risky`, isCrossRepository: false },
+        { number: 12, headRefName: `${prefix}calm`, isCrossRepository: false },
+        { number: 13, headRefName: "skills/update", isCrossRepository: false },
+        { number: 14, headRefName: `${prefix}calm`, isCrossRepository: true },
+        { number: 15, headRefName: `${prefix}risky-two`, isCrossRepository: false },
+        { number: 16, headRefName: `feature/${prefix}calm`, isCrossRepository: false },
+      ];
+
+      /** Runs the step against a fake `gh` that lists `open`, and returns the arguments of each call. */
+      async function closeWith(held: string, list: "lists" | "fails" = "lists"): Promise<string[][]> {
+        const listing = list === "lists" ? `cat "$PULL_REQUESTS"` : "exit 1";
+        const tree = await makeTree({
+          "bin/gh": `#!/bin/bash\nif [ "$1 $2" = "pr list" ]; then ${listing}; fi\nprintf '%s\\037' "$@" >> "$CALLS"\necho >> "$CALLS"\n`,
+          "pull-requests.json": JSON.stringify(open),
+          calls: "",
+        });
+        try {
+          await chmod(path.join(tree.dir, "bin", "gh"), 0o755);
+          await runStep(
+            step?.run ?? "",
+            tree.dir,
+            {
+              PATH: `${path.join(tree.dir, "bin")}:${process.env.PATH ?? ""}`,
+              PULL_REQUESTS: path.join(tree.dir, "pull-requests.json"),
+              CALLS: path.join(tree.dir, "calls"),
+              GITHUB_REPOSITORY: "acme/skills-mcp",
+              HELD: held,
+              WHY: "why it is closed",
+            },
+            step?.shell,
+          );
+          const calls = await readFile(path.join(tree.dir, "calls"), "utf8");
+          return calls
+            .split("\n")
+            .filter((line) => line !== "")
+            .map((line) => line.split("\u001f").slice(0, -1));
+        } finally {
+          await tree.remove();
+        }
+      }
+
+      const closing = (number: number) => [
+        "pr",
+        "close",
+        String(number),
+        "--repo",
+        "acme/skills-mcp",
+        "--delete-branch",
+        "--comment",
+        "why it is closed",
+      ];
+
+      it("closes the pull request of each source not held this week, saying why, and deletes its branch", async () => {
+        const listing = [
+          ...["pr", "list", "--repo", "acme/skills-mcp", "--state", "open", "--limit", "1000"],
+          ...["--json", "number,headRefName,isCrossRepository"],
+        ];
+        expect(await closeWith('["risky"]')).toEqual([listing, closing(12), closing(15)]);
+        expect(await closeWith("[]")).toEqual([listing, closing(11), closing(12), closing(15)]);
+        expect(await closeWith('["risky","calm","risky-two"]')).toEqual([listing]);
+      });
+
+      it("fails rather than close nothing when the pull requests cannot be listed", async () => {
+        await expect(closeWith("[]", "fails")).rejects.toThrow();
+      });
+
+      it("runs once repin succeeded, with a token that can close pull requests and no other code", () => {
+        expect(close.needs).toBe("repin");
+        expect(close.if).toBeUndefined();
+        expect(close.permissions).toEqual({ contents: "write", "pull-requests": "write" });
+        expect(close.steps).toEqual([step]);
+        expect(step?.uses).toBeUndefined();
+        expect(step?.env).toMatchObject({
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+          GH_TOKEN: "${{ github.token }}",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+          HELD: "${{ needs.repin.outputs.held }}",
+          WHY: expect.stringContaining("skills/update"),
+        });
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+        expect(step?.env.WHY).toContain("/actions/runs/${{ github.run_id }}");
+        expect(step?.run).not.toContain("${{");
+      });
     });
   });
 });
