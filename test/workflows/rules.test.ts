@@ -229,7 +229,7 @@ describe("update-skills.yml", () => {
     expect(pullRequest.permissions).toMatchObject({ statuses: "write" });
     expect(stepUsing(pullRequest, "peter-evans/create-pull-request").id).toBe("pr");
     const status = pullRequest.steps.at(-1);
-    expect(status?.if).toBe("steps.pr.outputs.pull-request-head-sha != ''");
+    expect(status?.if).toBe("steps.pr.outputs.pull-request-number != ''");
     expect(status?.run).toBe(
       'gh api "repos/$GITHUB_REPOSITORY/statuses/$HEAD_SHA" -f state="$STATE" -f context="skills audit" -f description="$DESCRIPTION" -f target_url="$RUN_URL"',
     );
@@ -240,6 +240,29 @@ describe("update-skills.yml", () => {
       STATE: "${{ needs.repin.outputs.new-high == '0' && 'success' || 'failure' }}",
     });
   });
+
+  // The status step ran whenever create-pull-request set pull-request-head-sha, which it does even when the
+  // branch has no diff with main and it opens no pull request: "skills audit" then landed on main's commit.
+  it.each(["pull-request", "held-pull-request"])(
+    "%s sets the skills audit status only when there is a pull request to show it",
+    (id) => {
+      const status = job(update, id).steps.at(-1);
+      const output = status?.if?.match(/^steps\.pr\.outputs\.([\w-]+) != ''$/)?.[1];
+      expect(output, `the status step's condition is "${status?.if}"`).toBeDefined();
+      // What peter-evans/create-pull-request v8 sets (src/create-pull-request.ts) in each case.
+      const noDiff = {
+        "pull-request-branch": "skills/update",
+        "pull-request-operation": "none",
+        "pull-request-head-sha": "0123456789abcdef0123456789abcdef01234567",
+        "pull-request-commits-verified": "false",
+      };
+      const opened = { ...noDiff, "pull-request-number": "7", "pull-request-url": "https://x/7" };
+      const set = (outputs: Record<string, string>) => (outputs[output ?? ""] ?? "") !== "";
+      expect(set(noDiff)).toBe(false);
+      expect(set({ ...opened, "pull-request-operation": "created" })).toBe(true);
+      expect(set(opened)).toBe(true);
+    },
+  );
 
   it("tells a moved pin from an unchanged one the way its step is written", async () => {
     const script = repin.steps.find((step) => step.id === "moved")?.run ?? "";
