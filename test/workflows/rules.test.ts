@@ -264,6 +264,27 @@ describe("update-skills.yml", () => {
     },
   );
 
+  // `echo "held=$(jq ...)"` wrote an empty output when jq failed, and the step passed: held-repin then ran
+  // on fromJSON(''), and a pull request's status said " new high findings".
+  it.each([
+    ["repin", "held"],
+    ["repin", "audit"],
+    ["held-pull-request", "audit"],
+  ])("%s fails its %s step, writing no output, when the findings cannot be read", async (id, stepId) => {
+    const step = job(update, id).steps.find((each) => each.id === stepId);
+    expect(step?.run).toContain(findings);
+    const tree = await makeTree({ output: "" });
+    try {
+      const env = { GITHUB_OUTPUT: path.join(tree.dir, "output") };
+      await expect(runStep(step?.run ?? "", tree.dir, env, step?.shell)).rejects.toThrow();
+      await writeFile(path.join(tree.dir, findings ?? ""), "{ not json");
+      await expect(runStep(step?.run ?? "", tree.dir, env, step?.shell)).rejects.toThrow();
+      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("");
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("tells a moved pin from an unchanged one the way its step is written", async () => {
     const script = repin.steps.find((step) => step.id === "moved")?.run ?? "";
     const tree = await makeTree({ "skills.toml": '[sources.demo]\nref = "aaaa"\n', output: "" });
