@@ -452,6 +452,7 @@ describe("update-skills.yml", () => {
               PULL_REQUESTS: path.join(tree.dir, "pull-requests.json"),
               CALLS: path.join(tree.dir, "calls"),
               GITHUB_REPOSITORY: "acme/skills-mcp",
+              GITHUB_REF_NAME: "main",
               HELD: held,
               WHY: "why it is closed",
             },
@@ -480,7 +481,18 @@ describe("update-skills.yml", () => {
 
       it("closes the pull request of each source not held this week, saying why, and deletes its branch", async () => {
         const listing = [
-          ...["pr", "list", "--repo", "acme/skills-mcp", "--state", "open", "--limit", "1000"],
+          ...[
+            "pr",
+            "list",
+            "--repo",
+            "acme/skills-mcp",
+            "--base",
+            "main",
+            "--state",
+            "open",
+            "--limit",
+            "1000",
+          ],
           ...["--json", "number,headRefName,isCrossRepository"],
         ];
         expect(await closeWith('["risky"]')).toEqual([listing, closing(12), closing(15)]);
