@@ -504,9 +504,14 @@ describe("update-skills.yml", () => {
         await expect(closeWith("[]", "fails")).rejects.toThrow();
       });
 
-      it("runs once repin succeeded, with a token that can close pull requests and no other code", () => {
-        expect(close.needs).toBe("repin");
-        expect(close.if).toBeUndefined();
+      // A held pull request was closed, its comment saying the bump is on skills/update, even when making that
+      // pull request failed: the bump was then offered nowhere.
+      it("runs after repin, once skills/update's pull request is made or not needed, running no other code", () => {
+        expect(close.needs).toEqual(["repin", "pull-request"]);
+        expect(close.if).toBe(
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+          "${{ !cancelled() && needs.repin.result == 'success' && (needs.pull-request.result == 'success' || needs.pull-request.result == 'skipped') }}",
+        );
         expect(close.permissions).toEqual({ contents: "write", "pull-requests": "write" });
         expect(close.steps).toEqual([step]);
         expect(step?.uses).toBeUndefined();
