@@ -66,8 +66,8 @@ export const PACK_READS_BYTES = 32 * 1024 * 1024;
 /**
  * The pack files read lately, by URI, up to `maxBytes` (the oldest go first): a server that answers every
  * citation with a large file cannot make sync hold all of them for the whole run. Also the run's reads
- * under way: skills checked at once that cite the same file share one request, and no more than
- * PARALLEL_READS are sent at once, however many skills are checked together.
+ * under way: skills checked or downloaded at once that cite the same file share one request, and no
+ * more than PARALLEL_READS are sent at once, however many skills are checked or downloaded together.
  */
 export class PackReads {
   readonly #reads = new Map<string, PackRead>();
@@ -77,14 +77,18 @@ export class PackReads {
 
   constructor(readonly maxBytes = PACK_READS_BYTES) {}
 
-  /** The read of `uri` kept, or the one under way, or else `load` run when a slot is free, and kept. */
+  /** `send` (a request to the server) once one of the run's PARALLEL_READS slots is free. */
+  send<T>(send: () => Promise<T>): Promise<T> {
+    return this.#slots.run(send);
+  }
+
+  /** The read of `uri` kept, or the one under way, or else `load` sent as {@link send} does, and kept. */
   read(uri: string, load: () => Promise<PackRead>): Promise<PackRead> {
     const kept = this.get(uri);
     if (kept !== undefined) return Promise.resolve(kept);
     const pending = this.#underWay.get(uri);
     if (pending !== undefined) return pending;
-    const started = this.#slots
-      .run(load)
+    const started = this.send(load)
       .then((read) => {
         this.keep(uri, read);
         return read;
@@ -125,7 +129,7 @@ function sizeOf(uri: string, read: PackRead): number {
   return uri.length + ("bytes" in read ? read.bytes.length : 0);
 }
 
-/** Files read from the server at once, per skill. */
+/** Files read from the server at once, for the whole run. */
 const PARALLEL_READS = 8;
 /** Distinct paths of a skill's text looked up as pack files, and reads spent on them, at most. */
 const MAX_CITATIONS = 32;
@@ -205,11 +209,13 @@ export async function downloadSkill(
         kept += 1;
         return;
       }
-      const read = await context.skills.read(entry, file.uri).catch((error: unknown) => {
-        throw error instanceof SkillVerificationError
-          ? error
-          : new Error(`reading ${file.uri} failed`, { cause: error });
-      });
+      const read = await context.packReads
+        .send(() => context.skills.read(entry, file.uri))
+        .catch((error: unknown) => {
+          throw error instanceof SkillVerificationError
+            ? error
+            : new Error(`reading ${file.uri} failed`, { cause: error });
+        });
       files.set(file.path, read.bytes);
     });
   } catch (error) {
@@ -483,4 +489,51 @@ export async function forEachLimited<Item>(
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * Runs `work` on every item, at most `limit` at a time, started in the items' order, and hands each
+ * outcome to `take` in that order too, whichever finished first: what `take` says comes out the same
+ * however the work runs at once. Once `take` answers false, no more work starts; the work started is
+ * still waited for, so that none outlives the call.
+ */
+export async function forEachInOrder<Item, Outcome>(
+  items: readonly Item[],
+  limit: number,
+  work: (item: Item) => Promise<Outcome>,
+  take: (outcome: Outcome, index: number) => Promise<boolean>,
+): Promise<void> {
+  const outcomes = items.map(() => settleable<Outcome>());
+  let stopped = false;
+  const indices = items.map((_, index) => index);
+  const running = forEachLimited(indices, limit, async (index) => {
+    const item = items[index];
+    const outcome = outcomes[index];
+    if (stopped || item === undefined || outcome === undefined) return;
+    await work(item).then(outcome.resolve, outcome.reject);
+  });
+  try {
+    for (const [index, outcome] of outcomes.entries()) {
+      if (!(await take(await outcome.promise, index))) break;
+    }
+  } finally {
+    stopped = true;
+    await running;
+  }
+}
+
+function settleable<T>(): {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (reason: unknown) => void;
+} {
+  let resolve: (value: T) => void = () => undefined;
+  let reject: (reason: unknown) => void = () => undefined;
+  const promise = new Promise<T>((settle, fail) => {
+    resolve = settle;
+    reject = fail;
+  });
+  // A failure after `take` stopped is waited for but read by no one: not an unhandled rejection.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }

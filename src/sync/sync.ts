@@ -13,6 +13,7 @@ import {
   citedFilesCurrent,
   type DownloadContext,
   downloadSkill,
+  forEachInOrder,
   forEachLimited,
   PackReads,
   readPackFile,
@@ -300,6 +301,8 @@ interface CitedCheck {
 
 /** Skills whose cited files are checked at once; their reads share PackReads' bound on requests. */
 const PARALLEL_CHECKS = 8;
+/** Skills fetched at once; their reads share PackReads' bound on requests. */
+const PARALLEL_DOWNLOADS = 8;
 
 /**
  * The skills of `checks` whose copy a download now would change (see citedFilesCurrent), checked
@@ -456,11 +459,15 @@ async function apply(
     const staged = new Map<string, { dir: string; installed: InstalledSkill; replacing: boolean }>();
     const failed = new Set<string>();
     const refused = new Map<string, RefusedSkill>();
-    for (const [index, step] of fetches.entries()) {
+    // Fetched PARALLEL_DOWNLOADS at a time, and told in the plan's order, so that the lines, the lock and
+    // what is put in place come out as one after another would.
+    const fetch = (step: (typeof fetches)[number]) =>
+      prepare(step, step.kind === "update" ? step.installed : undefined, options, context, staging);
+    await forEachInOrder(fetches, PARALLEL_DOWNLOADS, fetch, async (ready, index) => {
+      const step = fetches[index];
+      if (step === undefined) return false;
       const done = (outcome: string, lasting: boolean) =>
         progress.skill(index + 1, fetches.length, step.name, outcome, lasting);
-      const installed = step.kind === "update" ? step.installed : undefined;
-      const ready = await prepare(step, installed, options, context, staging);
       if ("refused" in ready) {
         failed.add(step.name);
         if (ready.audit !== undefined) {
@@ -474,13 +481,13 @@ async function apply(
         const rest = fetches.slice(index + 1);
         // A server gone mid-run fails every skill left, each only after the request timeout: ask it once.
         const gone = rest.length === 0 ? undefined : await notAnswering(context, step.entry.uri);
-        if (gone === undefined) continue;
+        if (gone === undefined) return true;
         for (const later of rest) failed.add(later.name);
         const more = rest.length === 1 ? "1 more skill" : `${rest.length} more skills`;
         progress.note(
           `the server stopped answering (${gone}): ${more} not fetched; run sync again when it is back`,
         );
-        break;
+        return false;
       }
       // An update replaces what sync installed; a skill installed again after its folder went replaces nothing.
       staged.set(step.name, { ...ready, replacing: step.kind === "update" });
@@ -492,7 +499,8 @@ async function apply(
         `${what}: ${filesCount(fetched)} fetched and verified${kept}${ready.warning}`,
         ready.warning !== "",
       );
-    }
+      return true;
+    });
     let written = before;
     const record = async (skills: Record<string, LockedSkill>) => {
       const source = sourceAfter(options, before, skills, refusedSkills(steps, refused));

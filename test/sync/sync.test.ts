@@ -516,6 +516,62 @@ describe("pack files a skill cites from outside its folder", () => {
   });
 });
 
+describe("skills to fetch", () => {
+  // Regression: the skills to add or update were fetched one after another, each waiting for the last, so
+  // a first sync or an update of many skills took a round trip or more a skill.
+  it("are fetched at once, 8 reads at most in flight for them all, and told in the plan's order", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const names = Array.from({ length: 12 }, (_, index) => `skill-${String.fromCharCode(97 + index)}`);
+    await writeTree(
+      skills,
+      Object.fromEntries(
+        names.flatMap((name) => [
+          [`team/${name}/SKILL.md`, skillMd(name, `Does ${name} things.`)],
+          [`team/${name}/references/one.txt`, `${name} one\n`],
+          [`team/${name}/references/two.txt`, `${name} two\n`],
+        ]),
+      ),
+    );
+    const server = await serveCatalog(skills);
+    let most = 0;
+    const held: (() => void)[] = [];
+    let quiet: NodeJS.Timeout | undefined;
+    // Holds each read of a skill's file until none has come for a while, then lets all held go: reads made
+    // at once are held together, and one after another each alone.
+    const front = await cuttingProxy(new URL(server.url), async (body) => {
+      if (!body.toString().includes('"resources/read"')) return false;
+      await new Promise<void>((resolve) => {
+        held.push(resolve);
+        most = Math.max(most, held.length);
+        clearTimeout(quiet);
+        quiet = setTimeout(() => {
+          for (const release of held.splice(0)) release();
+        }, 300);
+      });
+      return false;
+    });
+    try {
+      const report = await sync(front.url, target);
+
+      expect(report.counts).toMatchObject({ added: names.length, skipped: 0 });
+      expect(most).toBe(8);
+      expect(report.lines).toEqual(
+        names.map(
+          (name, index) => `[${index + 1}/${names.length}] ${name}: to add: 3 files fetched and verified`,
+        ),
+      );
+      expect(Object.keys(await readTree(target))).toHaveLength(3 * names.length);
+      expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(names);
+    } finally {
+      await front.close();
+      await server.close();
+      await root.remove();
+    }
+  });
+});
+
 describe("an update", () => {
   // Regression: an update fetched every file of the skill again, those whose digest had not changed too.
   it("fetches only the files whose digest changed, and keeps the others from the copy here", async () => {
@@ -685,24 +741,20 @@ describe("a server that stops answering part way", () => {
       "team/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs."),
     });
     const server = await serveCatalog(path.join(root.dir, "skills"));
-    // In front of the server: once the first skill is through, every connection is cut, as a server gone.
-    let gone = false;
+    // In front of the server: once the skills are asked for, every connection but deploy-app's (and its
+    // cited script's) is cut, as a server gone after the first skill. The skills are fetched at once.
+    let fetching = false;
     const requests: string[] = [];
     const front = await cuttingProxy(new URL(server.url), (body) => {
-      if (gone) requests.push(body.toString());
+      const text = body.toString();
+      fetching ||= text.includes("resources/read");
+      const gone = fetching && !text.includes("deploy");
+      if (gone) requests.push(text);
       return gone;
     });
     try {
       const progress = recordedProgress();
-      const report = await sync(front.url, target, {
-        progress: {
-          ...progress,
-          skill: (done, total, name, outcome, lasting) => {
-            progress.skill(done, total, name, outcome, lasting);
-            gone = true;
-          },
-        },
-      });
+      const report = await sync(front.url, target, { progress });
 
       expect(report.counts).toMatchObject({ added: 1, skipped: 3 });
       expect(progress.lines).toEqual([
@@ -712,8 +764,14 @@ describe("a server that stops answering part way", () => {
           /^the server stopped answering \(fetch failed.*\): 2 more skills not fetched; run sync again when it is back$/,
         ),
       ]);
-      // The skill that failed, then the one question whether the server still answers: nothing more.
-      expect(requests).toHaveLength(2);
+      // The reads of the other skills, sent at once, then the one question whether the server still
+      // answers: nothing more.
+      expect(requests.map((request) => /"method":"([^"]+)"/.exec(request)?.[1]).sort()).toEqual([
+        "resources/read",
+        "resources/read",
+        "resources/read",
+        "skills/get",
+      ]);
       expect(Object.keys(await readTree(target))).toEqual(["deploy-app/SKILL.md"]);
       expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["deploy-app"]);
     } finally {
