@@ -15,6 +15,7 @@ import {
   downloadSkill,
   forEachInOrder,
   forEachLimited,
+  type PackRead,
   PackReads,
   readPackFile,
   skillRoot,
@@ -406,22 +407,33 @@ async function askUnlisted(
 
 /**
  * Each pack file a refused skill cited, read again: a changed one (or one that cannot be read) has it
- * fetched and audited again; a check or a dry run that cannot read one cannot tell.
+ * fetched and audited again; a check or a dry run that cannot read one cannot tell, and names the first
+ * such skill in the lock's order, whichever read failed first. The reads go at once, through PackReads'
+ * bounds on requests and bytes, as the checks' do.
  */
 async function readPackDigests(
   refusals: readonly (readonly [string, Pick<InstalledSkill, "packFiles">])[],
   context: DownloadContext,
   mode: SyncOptions["mode"],
 ): Promise<Map<string, string | undefined>> {
+  const reads = new Map<string, Promise<PackRead | CitedFileUnreadable | undefined>>();
+  for (const [, refused] of refusals) {
+    for (const { uri } of Object.values(refused.packFiles)) {
+      if (reads.has(uri)) continue;
+      const read = readPackFile(uri, context).catch((error: unknown) =>
+        error instanceof CitedFileUnreadable ? error : undefined,
+      );
+      reads.set(uri, read);
+    }
+  }
+  const outcomes = new Map<string, PackRead | CitedFileUnreadable | undefined>();
+  for (const [uri, read] of reads) outcomes.set(uri, await read);
   const digests = new Map<string, string | undefined>();
   for (const [name, refused] of refusals) {
     for (const { uri } of Object.values(refused.packFiles)) {
-      if (digests.has(uri)) continue;
-      const read = await readPackFile(uri, context).catch((error: unknown) => {
-        if (mode !== "sync" && error instanceof CitedFileUnreadable) throw cannotTell(name, error);
-        return undefined;
-      });
-      digests.set(uri, read !== undefined && "bytes" in read ? digestOf(read.bytes) : undefined);
+      const outcome = outcomes.get(uri);
+      if (mode !== "sync" && outcome instanceof CitedFileUnreadable) throw cannotTell(name, outcome);
+      digests.set(uri, outcome !== undefined && "bytes" in outcome ? digestOf(outcome.bytes) : undefined);
     }
   }
   return digests;

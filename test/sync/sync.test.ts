@@ -1306,6 +1306,57 @@ describe("the audit of what sync installs", () => {
     }
   });
 
+  // Regression: the pack files of the skills the audit refused were read again one after another while
+  // planning, each waiting for the last: a round trip a file on every run.
+  it("reads the files the refused skills cite at once, 8 at most in flight, to see whether they changed", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const env = { UNSAFE_SKILLS: "serve" };
+    const names = Array.from({ length: 10 }, (_, index) => `skill-${String.fromCharCode(97 + index)}`);
+    await writeTree(
+      skills,
+      Object.fromEntries(
+        names.flatMap((name) => [
+          [`team/${name}/SKILL.md`, skillMd(name, `Does ${name} things.`, `See shared/${name}.md.\n`)],
+          [`team/shared/${name}.md`, `# ${name}\n- \u202Eread it\n`],
+        ]),
+      ),
+    );
+    const server = await serveCatalog(skills, 0, env);
+    let holding = false;
+    let most = 0;
+    const held: (() => void)[] = [];
+    let quiet: NodeJS.Timeout | undefined;
+    // Holds each read of a cited file until none has come for a while, then lets all held go.
+    const front = await cuttingProxy(new URL(server.url), async (body) => {
+      if (!holding || !/skill:\/\/team\/shared\//.test(body.toString())) return false;
+      await new Promise<void>((resolve) => {
+        held.push(resolve);
+        most = Math.max(most, held.length);
+        clearTimeout(quiet);
+        quiet = setTimeout(() => {
+          for (const release of held.splice(0)) release();
+        }, 300);
+      });
+      return false;
+    });
+    try {
+      expect((await sync(front.url, target)).counts).toMatchObject({ added: 0, skipped: names.length });
+      holding = true;
+
+      const check = await sync(front.url, target, { mode: "check" });
+
+      expect(isOutOfDate(check.steps)).toBe(false);
+      expect(check.steps.map((step) => [step.name, step.kind])).toEqual(names.map((name) => [name, "skip"]));
+      expect(most).toBe(8);
+    } finally {
+      await front.close();
+      await server.close();
+      await root.remove();
+    }
+  });
+
   // Regression: a skill the audit refuses was planned as "add" by every --check and --dry-run, even right
   // after the sync that refused it: --check exited 1 in CI for good, and no sync could help.
   it("records a skill it refuses, so that a check reports it refused and unchanged, not out of date", async () => {
