@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   Client,
@@ -126,14 +127,49 @@ function retryAfterSeconds(value: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-/** fetch, whose answers fail once their body passes `limit` bytes (or says it will). */
+/** The answers of requests sent within {@link withAnswerLimit}: read up to `bytes`, and whether one went past. */
+interface AnswerLimit {
+  readonly bytes: number;
+  passed: boolean;
+}
+
+const answerLimits = new AsyncLocalStorage<AnswerLimit>();
+
+/**
+ * `send`, its requests' answers read up to `bytes` (below {@link MAX_ANSWER_BYTES}): what a read has
+ * room for in a budget shared by reads at once. Says `passed` when an answer went past, so that the read
+ * may be sent again with room for the largest answer; the bytes past were not read.
+ */
+export async function withAnswerLimit<T>(
+  bytes: number,
+  send: () => Promise<T>,
+): Promise<{ readonly answer: T } | { readonly passed: true }> {
+  const limit: AnswerLimit = { bytes, passed: false };
+  try {
+    const answer = await answerLimits.run(limit, send);
+    // Whatever `send` made of an answer cut short (a file not served, say), it is not the server's.
+    return limit.passed ? { passed: true } : { answer };
+  } catch (error) {
+    if (limit.passed) return { passed: true };
+    throw error;
+  }
+}
+
+/**
+ * fetch, whose answers fail once their body passes `limit` bytes (or says it will), or the lower limit
+ * of {@link withAnswerLimit} the request was sent within.
+ */
 export function cappedFetch(limit: number): FetchLike {
   return async (url, init) => {
+    const within = answerLimits.getStore();
+    const cap = Math.min(limit, within?.bytes ?? limit);
     const response = await fetch(url, init);
     const declared = Number(response.headers.get("content-length") ?? 0);
-    const tooLarge = () =>
-      new AnswerTooLargeError(`the server's answer is over ${limit} bytes; it was not read`);
-    if (declared > limit) {
+    const tooLarge = () => {
+      if (cap < limit && within !== undefined) within.passed = true;
+      return new AnswerTooLargeError(`the server's answer is over ${cap} bytes; it was not read`);
+    };
+    if (declared > cap) {
       await response.body?.cancel();
       throw tooLarge();
     }
@@ -143,7 +179,7 @@ export function cappedFetch(limit: number): FetchLike {
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           read += chunk.byteLength;
-          if (read > limit) controller.error(tooLarge());
+          if (read > cap) controller.error(tooLarge());
           else controller.enqueue(chunk);
         },
       }),

@@ -6,7 +6,9 @@ import {
   type SkillsClient,
   SkillVerificationError,
 } from "@modelcontextprotocol/client/ext/skills";
+import { ByteBudget } from "../budget/index.js";
 import { citedPaths } from "./citations.js";
+import { MAX_ANSWER_BYTES, withAnswerLimit } from "./connection.js";
 import { describeError } from "./describe-error.js";
 import { digestOf } from "./folder.js";
 import type { InstalledSkill, PackFileRecord } from "./lock.js";
@@ -64,22 +66,52 @@ export class CitedFileUnreadable extends Error {
 export const PACK_READS_BYTES = 32 * 1024 * 1024;
 
 /**
+ * Bytes of answers read at once, for every read of the run together: room for the largest answer sync
+ * reads, so that 8 reads at once hold about what one large read holds, not 8 times that.
+ */
+const ANSWER_BUDGET_BYTES = MAX_ANSWER_BYTES;
+/** What a pack file's answer is given room for first: pack files carry no size in the extension. */
+const PACK_ANSWER_BYTES = 1024 * 1024;
+/** Room in an answer for its JSON-RPC envelope, beyond a file's bytes. */
+const ANSWER_ENVELOPE_BYTES = 64 * 1024;
+
+/**
  * The pack files read lately, by URI, up to `maxBytes` (the oldest go first): a server that answers every
  * citation with a large file cannot make sync hold all of them for the whole run. Also the run's reads
- * under way: skills checked or downloaded at once that cite the same file share one request, and no
- * more than PARALLEL_READS are sent at once, however many skills are checked or downloaded together.
+ * under way: skills checked or downloaded at once that cite the same file share one request, no more than
+ * PARALLEL_READS are sent at once, and their answers share ANSWER_BUDGET_BYTES, however many skills are
+ * checked or downloaded together.
  */
 export class PackReads {
   readonly #reads = new Map<string, PackRead>();
   readonly #underWay = new Map<string, Promise<PackRead>>();
   readonly #slots = new Slots(PARALLEL_READS);
+  readonly #answers = new ByteBudget(ANSWER_BUDGET_BYTES);
   #bytes = 0;
 
   constructor(readonly maxBytes = PACK_READS_BYTES) {}
 
-  /** `send` (a request to the server) once one of the run's PARALLEL_READS slots is free. */
-  send<T>(send: () => Promise<T>): Promise<T> {
-    return this.#slots.run(send);
+  /**
+   * `send` (a request to the server) once a slot is free and its answer, of up to `expected` bytes, fits
+   * in the budget of answers read at once: an answer past that is not read, and the request is sent again
+   * with room for the largest answer (alone, if need be). A server cannot make the reads at once hold more
+   * than the budget by answering more than it said, only cost a request more.
+   */
+  send<T>(expected: number, send: () => Promise<T>): Promise<T> {
+    return this.#slots.run(async () => {
+      const room = Math.min(expected, MAX_ANSWER_BYTES);
+      const first = await this.#holding(room, () => withAnswerLimit(room, send));
+      return "answer" in first ? first.answer : this.#holding(MAX_ANSWER_BYTES, send);
+    });
+  }
+
+  async #holding<T>(bytes: number, work: () => Promise<T>): Promise<T> {
+    const giveBack = await this.#answers.take(bytes);
+    try {
+      return await work();
+    } finally {
+      giveBack();
+    }
   }
 
   /** The read of `uri` kept, or the one under way, or else `load` sent as {@link send} does, and kept. */
@@ -88,7 +120,7 @@ export class PackReads {
     if (kept !== undefined) return Promise.resolve(kept);
     const pending = this.#underWay.get(uri);
     if (pending !== undefined) return pending;
-    const started = this.send(load)
+    const started = this.send(PACK_ANSWER_BYTES, load)
       .then((read) => {
         this.keep(uri, read);
         return read;
@@ -209,8 +241,10 @@ export async function downloadSkill(
         kept += 1;
         return;
       }
+      // Base64 is 4/3 of the bytes; JSON writes a text's quotes and line breaks as two characters.
+      const expected = 2 * file.size + ANSWER_ENVELOPE_BYTES;
       const read = await context.packReads
-        .send(() => context.skills.read(entry, file.uri))
+        .send(expected, () => context.skills.read(entry, file.uri))
         .catch((error: unknown) => {
           throw error instanceof SkillVerificationError
             ? error

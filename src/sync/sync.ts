@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from "node:util";
 import { ProtocolError, UnauthorizedError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { isUnsafe } from "../audit/index.js";
+import { ByteBudget } from "../budget/index.js";
 import { PACKAGE_VERSION } from "../package.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { type Connection, connect, type Era, type ServerAddress } from "./connection.js";
@@ -302,7 +303,7 @@ interface CitedCheck {
 
 /** Skills whose cited files are checked at once; their reads share PackReads' bound on requests. */
 const PARALLEL_CHECKS = 8;
-/** Skills fetched at once; their reads share PackReads' bound on requests. */
+/** Skills fetched at once; their reads share PackReads' bounds on requests and on the bytes of answers. */
 const PARALLEL_DOWNLOADS = 8;
 
 /**
@@ -471,10 +472,18 @@ async function apply(
     const staged = new Map<string, { dir: string; installed: InstalledSkill; replacing: boolean }>();
     const failed = new Set<string>();
     const refused = new Map<string, RefusedSkill>();
-    // Fetched PARALLEL_DOWNLOADS at a time, and told in the plan's order, so that the lines, the lock and
-    // what is put in place come out as one after another would.
-    const fetch = (step: (typeof fetches)[number]) =>
-      prepare(step, step.kind === "update" ? step.installed : undefined, options, context, staging);
+    const held = new ByteBudget(SKILL_LIMITS.bytes);
+    // Fetched PARALLEL_DOWNLOADS at a time, each while its listed bytes fit in `held`; told in the plan's
+    // order, so that the lines, the lock and what is put in place come out as one after another would.
+    const fetch = async (step: (typeof fetches)[number]) => {
+      const installed = step.kind === "update" ? step.installed : undefined;
+      const giveBack = await held.take(listedBytes(step.entry));
+      try {
+        return await prepare(step, installed, options, context, staging);
+      } finally {
+        giveBack();
+      }
+    };
     await forEachInOrder(fetches, PARALLEL_DOWNLOADS, fetch, async (ready, index) => {
       const step = fetches[index];
       if (step === undefined) return false;
@@ -595,6 +604,11 @@ function sourceAfter(
     before !== undefined &&
     isDeepStrictEqual({ ...before, syncedAt: "", by: "" }, { ...source, syncedAt: "", by: "" });
   return same ? before : source;
+}
+
+/** The bytes of the files `entry` lists: what its download holds until it is staged, pack files aside. */
+function listedBytes(entry: Skill): number {
+  return entry.resources === "dynamic" ? 0 : entry.resources.reduce((sum, file) => sum + file.size, 0);
 }
 
 function filesCount(count: number): string {

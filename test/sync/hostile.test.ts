@@ -5,7 +5,7 @@
  * it, and writes nothing outside the target folder.
  */
 import { createHash } from "node:crypto";
-import { lstat, mkdir, readdir, rm, symlink } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import {
   GetSkillRequestParamsSchema,
@@ -42,6 +42,8 @@ interface Script {
   readonly reads: string[];
   /** The `ttlMs` sent with each read: how long the server asks the client to keep the answer. */
   readonly readTtlMs?: number;
+  /** Resolves when the read of a URI may be answered: a server slow to answer some reads. */
+  readonly hold?: (uri: string) => Promise<void>;
 }
 
 function bytesOf(content: Content): Buffer {
@@ -86,8 +88,9 @@ function hostileServer(script: Script): () => McpServer {
       "skills",
       new ResourceTemplate("skill://{+path}", { list: undefined }),
       {},
-      (uri) => {
+      async (uri) => {
         script.reads.push(uri.href);
+        await script.hold?.(uri.href);
         const content = script.files.get(uri.href);
         if (content === undefined) throw new Error(`nothing at ${uri.href}`);
         if (Buffer.isBuffer(content)) {
@@ -354,7 +357,8 @@ describe("memory", () => {
     server = await serveMcp(hostileServer(script));
     const report = await sync(server.url, target);
     expect(report.counts).toMatchObject({ added: 1, skipped: 0 });
-    expect(script.reads).toEqual([
+    // A pack file's answer past the room a read first gives it (1 MiB) is asked for again: each is read twice.
+    expect([...new Set(script.reads)]).toEqual([
       "skill://honest/big/SKILL.md",
       "skill://honest/shared/f0.md",
       "skill://honest/shared/f1.md",
@@ -367,6 +371,127 @@ describe("memory", () => {
     expect(installed["big/SKILL.md"]).toContain(
       "`shared/f2.md`: not read: what this skill and the files it cites hold reached 16777216 bytes",
     );
+  });
+
+  /**
+   * Holds each read `isLarge` says is of a large file until none has come for a while, then lets all held
+   * go: reads the client sends at once are held together, one after another each alone. `most`: the
+   * most held at once, which is how many large answers sync asked to hold at once.
+   */
+  function holdingLargeReads(isLarge: (uri: string) => boolean) {
+    const held: (() => void)[] = [];
+    let quiet: NodeJS.Timeout | undefined;
+    const seen = { most: 0 };
+    const hold = async (uri: string) => {
+      if (!isLarge(uri)) return;
+      await new Promise<void>((resolve) => {
+        held.push(resolve);
+        seen.most = Math.max(seen.most, held.length);
+        clearTimeout(quiet);
+        quiet = setTimeout(() => {
+          for (const release of held.splice(0)) release();
+        }, 300);
+      });
+    };
+    return { hold, seen };
+  }
+
+  // Regression: the skills were fetched 8 at a time, and each of their reads could hold an answer of up to
+  // 24 MiB: 8 large skills at once held 8 large answers, some 550 MiB of resident memory where one after
+  // another held 290 MiB (bench/sync-memory.ts).
+  it("asks for one large answer at a time, however many large skills it fetches at once, and installs them", async () => {
+    const large = (index: number) => Buffer.alloc(7 * 1024 * 1024, index + 1);
+    const skills = [0, 1, 2, 3].map((index) =>
+      skill(`skill://honest/large-${index}`, `large-${index}`, {
+        "SKILL.md": skillMd(`large-${index}`, `The large-${index} skill.`),
+        "data.bin": large(index),
+      }),
+    );
+    const { hold, seen } = holdingLargeReads((uri) => uri.endsWith("/data.bin"));
+    const script: Script = {
+      entries: [GOOD.entry, ...skills.map((item) => item.entry)],
+      files: new Map([...GOOD.files, ...skills.flatMap((item) => [...item.files])]),
+      reads: [],
+      hold,
+    };
+    server = await serveMcp(hostileServer(script));
+
+    const report = await sync(server.url, target);
+
+    expect(report.counts).toMatchObject({ added: 5, skipped: 0 });
+    expect(seen.most).toBe(1);
+    for (const index of [0, 1, 2, 3]) {
+      const installed = await readFile(path.join(target, `large-${index}`, "data.bin"));
+      expect(installed.equals(large(index))).toBe(true);
+    }
+  });
+
+  // The files of a skill read at once cannot be held once read, as the next skills' reads go on: a skill
+  // being fetched holds its files until it is written, so only as many skills are fetched at once as
+  // their files fit in one skill's limit.
+  it("fetches large skills of many files one skill after another, not all at once, and installs them", async () => {
+    const names = ["many-a", "many-b", "many-c"];
+    const skills = names.map((name) =>
+      skill(`skill://honest/${name}`, name, {
+        "SKILL.md": skillMd(name, `The ${name} skill.`),
+        ...Object.fromEntries(
+          Array.from({ length: 10 }, (_, index) => [`part-${index}.bin`, Buffer.alloc(1024 * 1024, index)]),
+        ),
+      }),
+    );
+    const script: Script = {
+      entries: skills.map((item) => item.entry),
+      files: new Map(skills.flatMap((item) => [...item.files])),
+      reads: [],
+    };
+    server = await serveMcp(hostileServer(script));
+
+    const report = await sync(server.url, target);
+
+    expect(report.counts).toMatchObject({ added: 3, skipped: 0 });
+    const order = script.reads.map((uri) => /skill:\/\/honest\/([a-z-]+)\//.exec(uri)?.[1]);
+    expect(order.filter((name, index) => name !== order[index - 1])).toEqual(names);
+    expect(Object.keys(await readTree(target))).toHaveLength(33);
+  });
+
+  it("asks again, one at a time, for answers larger than their entries say, and refuses them as before", async () => {
+    const liars = [0, 1, 2].map((index) => {
+      const liar = skill(`skill://evil/liar-${index}`, `liar-${index}`, {
+        "SKILL.md": skillMd(`liar-${index}`, `The liar-${index} skill.`),
+        "data.bin": Buffer.alloc(5, index + 1),
+      });
+      liar.files.set(`skill://evil/liar-${index}/data.bin`, Buffer.alloc(7 * 1024 * 1024, index + 1));
+      return liar;
+    });
+    const asked = new Map<string, number>();
+    // Only the reads asked for again are held: the first, with room for what the entry says, are cut.
+    const { hold, seen } = holdingLargeReads((uri) => {
+      asked.set(uri, (asked.get(uri) ?? 0) + 1);
+      return (asked.get(uri) ?? 0) > 1;
+    });
+    const script: Script = {
+      entries: [GOOD.entry, ...liars.map((item) => item.entry)],
+      files: new Map([...GOOD.files, ...liars.flatMap((item) => [...item.files])]),
+      reads: [],
+      hold,
+    };
+    server = await serveMcp(hostileServer(script));
+
+    const report = await sync(server.url, target);
+
+    expect(report.counts).toMatchObject({ added: 1, skipped: 3 });
+    for (const index of [0, 1, 2]) {
+      expect(report.lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^\\[${index + 2}/4\\] liar-${index}: skipped: .*data\\.bin failed verification \\(wrong size\\)`,
+          ),
+        ),
+      );
+      expect(asked.get(`skill://evil/liar-${index}/data.bin`)).toBe(2);
+    }
+    expect(seen.most).toBe(1);
+    expect(Object.keys(await readTree(target))).toEqual(["good/SKILL.md"]);
   });
 
   it("holds pack files read for later skills up to its budget, the oldest dropped first", () => {
