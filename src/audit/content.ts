@@ -401,8 +401,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       }
     }
     const continues = paragraph;
+    // A continuation line is text of the paragraph whatever it starts with (`#`, `>`): it opens no block.
     paragraph =
-      !html && (continuation || !content.startsWith("<!--")) && holdsParagraph(content, paragraph && !lazy);
+      continuation || (!html && !content.startsWith("<!--") && holdsParagraph(content, paragraph && !lazy));
     if (paragraph && !continues) paragraphStart = start;
     let open = -1;
     if (html) {

@@ -485,6 +485,16 @@ describe("html-comment", () => {
     ]);
   });
 
+  // Regression: a line indented four columns under a paragraph that starts like a heading or a quote was
+  // read as one, which ends the paragraph: the next indented line was read as code, and its comment,
+  // which the rendered view hides in the paragraph's text, went unreported.
+  it.each([
+    ["a heading", "Some text\n    # not a heading\n    <!-- hidden -->\n"],
+    ["a quote", "Some text\n    > # not a quote\n    <!-- hidden -->\n"],
+  ])("reads a paragraph line indented four columns that starts like %s as text", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
+  });
+
   it("leaves a comment alone inside a code span across the lines of a paragraph", () => {
     expect(rules("p/s/SKILL.md", "Run ` the\ntool <!-- shown --> ` now.\n")).toEqual([]);
     expect(rules("p/s/SKILL.md", "> Run `` the\n> tool <!-- shown --> `` now.\n")).toEqual([]);
