@@ -139,6 +139,18 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) =>
       `${Array.from({ length: 2000 }, (_, i) => `${" ".repeat(i)}- x\n`).join("")}${repeated("        ```\n", size)}`,
   },
+  // Quotes opened on one line and in list items, many left open, then lines that end them or go on lazily.
+  {
+    name: "quotes in items on one line",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("- > 1. > ```\n<!-- c -->\n", size),
+  },
+  {
+    name: "lines under deep quotes",
+    path: "p/s/SKILL.md",
+    make: (size) =>
+      `${repeated("> > > > > > > > a\n", 64_000)}${repeated("    y\n> ```\n<!-- c -->\n", size)}`,
+  },
   {
     name: "attributes of a tag",
     path: "p/s/SKILL.md",

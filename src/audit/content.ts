@@ -276,10 +276,37 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
   let inCode = false;
   /** The last line is text of a paragraph, which a line not indented into its container may continue. */
   let paragraph = false;
-  /** The content columns of the list items, footnotes and the like open, innermost last. */
+  /** The content columns of the list items, quotes, footnotes and the like open, innermost last. */
   const containers: number[] = [];
+  /** Which of `containers` are quotes, by index: a quote goes on only on a line with its `>` (or lazily). */
+  const quotes: number[] = [];
+  /** Which of `containers` a line opened that goes on with a paragraph: no block, so text ends none. */
+  const guesses: number[] = [];
+  /** The quotes open around the fence: a line with fewer `>` ends them, and the fence in them. */
+  let fenceQuotes = 0;
+  /** Closes the containers from the `kept`-th on. */
+  const closeFrom = (kept: number) => {
+    if (kept >= containers.length) return;
+    containers.length = kept;
+    while ((quotes.at(-1) ?? -1) >= kept) quotes.pop();
+    while ((guesses.at(-1) ?? -1) >= kept) guesses.pop();
+  };
+  /** Closes the containers whose text starts past `column`. */
+  const closePast = (column: number) => {
+    let kept = containers.length;
+    while (kept > 0 && (containers[kept - 1] ?? 0) > column) kept--;
+    closeFrom(kept);
+  };
+  const openContainer = (column: number, quote: boolean, guess = false) => {
+    if (column <= (containers.at(-1) ?? 0)) return;
+    if (quote) quotes.push(containers.length);
+    if (guess) guesses.push(containers.length);
+    containers.push(column);
+  };
   /** What ends the HTML block open. */
   let htmlEnd: HtmlEnd | undefined;
+  /** The quotes open around the HTML block open. */
+  let htmlQuotes = 0;
   /** The HTML block open was read inside one that a blank line ends, which goes on after it. */
   let nested = false;
   /** Where the paragraph that the last line holds text of starts. */
@@ -293,13 +320,26 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
   while (offset < text.length) {
     const newline = text.indexOf(lineBreak, offset);
     const end = newline === -1 ? text.length : newline;
-    const line = text.slice(offset, end);
+    const written = text.slice(offset, end);
     const start = offset;
     offset = end + 1;
-    const { indent, width } = indentation(line);
+    // The line with its quotes' markers read as white space, and its indentation past them as it is
+    // in the innermost quote: a quote's text starts two columns past its `>`, whatever follows that.
+    // In code or raw HTML, a `>` past the quotes open is text; elsewhere a few more are read, as items.
+    const most = quotes.length + (fence !== undefined || htmlEnd !== undefined ? 0 : MAX_ITEMS_ON_A_LINE);
+    // Under a paragraph, a `>` indented four columns past the text of the containers its line is surely
+    // in goes on with the paragraph.
+    const markers = quoteMarkers(written, containers, quotes, most, paragraph ? guesses : []);
+    const line = markers.line;
+    const { indent: columns, width } = indentation(line);
+    const textColumn = markers.columns.at(-1);
+    const indent = textColumn === undefined ? columns : textColumn + Math.max(0, columns - markers.textAt);
     const blank = width === line.length || (width === line.length - 1 && line.endsWith("\r"));
-    // A fence in a list item ends with the item: at a line indented less than the item's text.
-    if (fence !== undefined && !blank && indent < fenceColumn) fence = undefined;
+    // A fence in a list item ends with the item: at a line indented less than the item's text; in a
+    // quote, at a line without as many `>`.
+    if (fence !== undefined && ((!blank && indent < fenceColumn) || markers.matched < fenceQuotes)) {
+      fence = undefined;
+    }
     if (fence !== undefined) {
       const marker = fenceMarkerIn(line, fenceColumn);
       // A closing fence has nothing after its run but white space: "`````word" is code.
@@ -314,6 +354,30 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       paragraph = false;
       continue;
     }
+    // A line with fewer `>` than the quotes open ends the others, unless it goes on with a paragraph in
+    // them (lazily): it opens no block, as a line indented four columns past them opens none.
+    let lazily = false;
+    if (markers.matched < quotes.length) {
+      const inner = quotes[markers.matched] ?? containers.length;
+      lazily =
+        paragraph &&
+        !blank &&
+        markers.count === markers.matched &&
+        (indent >= (containers[inner - 1] ?? 0) + 4 || !endsParagraph(line.slice(width), true));
+      if (!lazily) {
+        closeFrom(inner);
+        paragraph = false;
+        // An HTML block in a quote ends with it.
+        if (markers.matched < htmlQuotes) htmlEnd = undefined;
+      }
+    }
+    // A `>` past the quotes open opens one: it ends the containers it is not indented into.
+    if (markers.count > markers.matched) {
+      const added = markers.columns.slice(markers.matched);
+      closePast((added[0] ?? 2) - 2);
+      for (const column of added) openContainer(column, true);
+      paragraph = false;
+    }
     if (blank) {
       blankBefore = true;
       paragraph = false;
@@ -321,7 +385,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       yield { start, end, code: false };
       continue;
     }
-    if (blankBefore) while ((containers.at(-1) ?? 0) > indent) containers.pop();
+    if (blankBefore) closePast(indent);
     const codeColumn = (containers.at(-1) ?? 0) + 4;
     // Indented code may follow any block but a paragraph, which such a line continues.
     if (htmlEnd === undefined && indent >= codeColumn && (blankBefore || inCode || !paragraph)) {
@@ -341,7 +405,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     if (htmlEnd === undefined && lazy && (!paragraph || PARAGRAPH_INTERRUPTION.test(content))) {
       let kept = containers.length;
       while (kept > 0 && (containers[kept - 1] ?? 0) > indent) kept--;
-      if (indent < (containers[kept - 1] ?? 0) + 4) containers.length = kept;
+      if (indent < (containers[kept - 1] ?? 0) + 4) closeFrom(kept);
     }
     // Read in HTML too: a line read as HTML may be text (see isTagAlone), and more containers only ask
     // more of indented code.
@@ -355,13 +419,15 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     if (container !== undefined) {
       // A list item ends the items it is not indented into. The extensions' containers are text to
       // CommonMark, which ends nothing: they only ask more of indented code.
-      if (container.listItem) while ((containers.at(-1) ?? 0) > indent) containers.pop();
-      for (const column of container.columns) {
-        if (column > (containers.at(-1) ?? 0)) containers.push(column);
+      if (container.listItem) closePast(indent);
+      // A quote opens only with an item the line opens for sure: one that a line without its `>` ends is
+      // no safe guess (in raw HTML, or in text that goes on, a `>` is text).
+      for (const { column, quote } of container.columns) {
+        if (!quote || (opensItem && htmlEnd === undefined)) openContainer(column, quote, !opensItem);
       }
     }
     // Indented as code but not code: it goes on with the paragraph before it, and opens no block.
-    const continuation = htmlEnd === undefined && indent >= codeColumn;
+    const continuation: boolean = htmlEnd === undefined && (indent >= codeColumn || lazily);
     let html = htmlEnd !== undefined;
     if (htmlEnd === BLANK_LINE) {
       // A line read as a tag alone may be text that a <pre> block interrupts: read both blocks.
@@ -384,8 +450,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       if (marker !== undefined) {
         fence = marker;
         // A fence continues no paragraph: the items it is not indented into end here.
-        if (inItem === undefined) while ((containers.at(-1) ?? 0) > base) containers.pop();
+        if (inItem === undefined) closePast(base);
         fenceColumn = containers.at(-1) ?? 0;
+        fenceQuotes = quotes.length;
         paragraph = false;
         yield { start, end, code: false };
         continue;
@@ -395,9 +462,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       const block = htmlBlock(inner);
       html = block !== undefined;
       htmlEnd = block === undefined || block.closed ? undefined : block.end;
+      htmlQuotes = quotes.length;
       // HTML that may interrupt a paragraph continues none: the items it is not indented into end here.
       if (!opensItem && (block?.interrupts === true || content.startsWith("<!--"))) {
-        while ((containers.at(-1) ?? 0) > indent) containers.pop();
+        closePast(indent);
       }
     }
     const continues = paragraph;
@@ -439,6 +507,60 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     offset = last + 1;
     afterComment = offset;
   }
+}
+
+/**
+ * The `>` markers that start `line`, each a quote's (at most three columns past the text of the container
+ * it is in), at most `most` of them: how many are those of the open `quotes` (indexes of `containers`),
+ * each indented into the containers around its quote; the line with them read as white space; the text
+ * column of each quote (two columns past its `>`, or that of the open quote it is); and where the text of
+ * the last starts as written.
+ */
+function quoteMarkers(
+  line: string,
+  containers: readonly number[],
+  quotes: readonly number[],
+  most: number,
+  guesses: readonly number[],
+): { count: number; matched: number; line: string; columns: number[]; textAt: number } {
+  const columns: number[] = [];
+  let matched = 0;
+  let column = 0;
+  /** The column of the last marker as written. */
+  let previous = -1;
+  let runEnd = 0;
+  for (let at = 0; at < line.length && columns.length < most; at++) {
+    const code = line.charCodeAt(at);
+    if (code === 0x20) column++;
+    else if (code === 0x09) column += 4 - (column % 4);
+    else if (code !== 0x3e) break;
+    else {
+      const last = columns.at(-1);
+      // The marker's column as the containers' columns count it (`>>`: at the outer quote's text).
+      const read = last === undefined ? column : last + Math.max(0, column - previous - 2);
+      const open = matched === columns.length ? quotes[matched] : undefined;
+      if (
+        open !== undefined &&
+        read >= (containers[open - 1] ?? 0) &&
+        read < (containers[open - 1] ?? 0) + 4
+      ) {
+        matched++;
+        columns.push(containers[open] ?? read + 2);
+      } else {
+        // A first new one is in the containers its line is indented into, short of the quotes it is not in.
+        const sure = Math.min(quotes[matched] ?? containers.length, guesses[0] ?? containers.length);
+        const around = last ?? innermostAt(containers, read, sure);
+        if (read - around > 3) break;
+        columns.push(read + 2);
+      }
+      previous = column;
+      column++;
+      runEnd = at + 1;
+    }
+  }
+  if (columns.length === 0) return { count: 0, matched, line, columns, textAt: 0 };
+  const read = `${line.slice(0, runEnd).replaceAll(">", " ")}${line.slice(runEnd)}`;
+  return { count: columns.length, matched, line: read, columns, textAt: previous + 2 };
 }
 
 /** The columns of white space that start `line` (a tab to the next multiple of four), and its characters. */
@@ -490,14 +612,27 @@ const FOUR_COLUMN_CONTAINER = /^(?:\[\^[^\]\s]{1,100}\]:|(?:!!!|\?\?\?\+?|===|:)
 function containerOpened(
   content: string,
   indent: number,
-): { columns: readonly number[]; listItem: boolean; interrupts: boolean; text: number } | undefined {
-  const columns: number[] = [];
+): { columns: readonly OpenedContainer[]; listItem: boolean; interrupts: boolean; text: number } | undefined {
+  const columns: OpenedContainer[] = [];
   // What a list item needs to end a paragraph: a bullet or the number 1, and text after it.
   const interrupts = /^(?:[-+*]|0*1[.)])[ \t]+\S/.test(content);
   let column = indent;
   let at = 0;
   // A list item may open another on its own line (`- 1. x`), which opens another…: a few are read.
   while (columns.length < MAX_ITEMS_ON_A_LINE) {
+    // A quote in the item (`- > x`): its text two columns past its `>`, and a marker may follow it.
+    if (columns.length > 0 && content.charCodeAt(at) === 0x3e) {
+      column += 2;
+      columns.push({ column, quote: true });
+      const { indent: gap, width } = indentation(content.slice(at + 1, at + 5));
+      at += 1;
+      const next = content.charCodeAt(at + width);
+      BULLET_AT.lastIndex = at + width;
+      if (gap > 4 || (next !== 0x3e && !BULLET_AT.test(content))) break;
+      column += Math.max(0, gap - 1);
+      at += width;
+      continue;
+    }
     BULLET_AT.lastIndex = at;
     const bullet = BULLET_AT.exec(content);
     if (bullet === null || THEMATIC_BREAK.test(at === 0 ? content : content.slice(at))) break;
@@ -505,19 +640,28 @@ function containerOpened(
     const { indent: gap, width } = indentation(content.slice(at + marker, at + marker + 5));
     // Nothing after the marker, or indented code after it: the item's text is one column past it.
     if (gap === 0 || gap > 4) {
-      columns.push(column + marker + 1);
+      columns.push({ column: column + marker + 1, quote: false });
       return { columns, listItem: true, interrupts, text: content.length };
     }
     column += marker + gap;
     at += marker + width;
-    columns.push(column);
+    columns.push({ column, quote: false });
   }
   if (columns.length > 0) return { columns, listItem: true, interrupts, text: at };
   if (!FOUR_COLUMN_CONTAINER.test(content)) return undefined;
-  return { columns: [indent + 4], listItem: false, interrupts: false, text: 0 };
+  return { columns: [{ column: indent + 4, quote: false }], listItem: false, interrupts: false, text: 0 };
 }
 
-/** List items read on one line: more are text, so a line's cost stays fixed (see containerOpened). */
+/** A container a line opens: the column where its text starts, and whether it is a quote. */
+interface OpenedContainer {
+  readonly column: number;
+  readonly quote: boolean;
+}
+
+/**
+ * List items, and quotes past those open, read on one line: more are text, so a line's cost stays fixed
+ * (see containerOpened) and a line of `>` opens no more than a few.
+ */
 const MAX_ITEMS_ON_A_LINE = 8;
 const BULLET_AT = /(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/y;
 
@@ -525,9 +669,9 @@ const BULLET_AT = /(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/y;
  * The text column of the innermost of `containers` (content columns, rising, innermost last) that a line
  * indented `indent` columns is in, or 0: found by halving, as a deep list may leave many open.
  */
-function innermostAt(containers: readonly number[], indent: number): number {
+function innermostAt(containers: readonly number[], indent: number, count = containers.length): number {
   let low = 0;
-  let high = containers.length;
+  let high = count;
   while (low < high) {
     const middle = (low + high) >>> 1;
     if ((containers[middle] ?? 0) <= indent) low = middle + 1;

@@ -495,6 +495,33 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
   });
 
+  // Regression: the walker kept quotes out of its containers. Indented code in a quote, or in a list item
+  // in a quote, or a quote in a list item, was read as text, and its backticks paired with those of the
+  // paragraph after it into a code span around a comment that the rendered view hides.
+  it.each([
+    ["after indented code in a quote", ">     npm run `build\nRun it <!-- hidden --> ` now\n"],
+    [
+      "after indented code in a list item in a quote",
+      "> - step\n>\n>       code `x\n> text <!-- hidden --> `\n",
+    ],
+    [
+      "after indented code in a quote in a list item",
+      "- > quoted\n  >\n  >     code `x\n  > text <!-- hidden --> `\n",
+    ],
+  ])("flags a comment %s", (_, markdown) => {
+    expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
+  });
+
+  // Regression: a fence in a quote was not seen, and a comment it shows as code was flagged.
+  it("leaves alone a comment in a fence in a quote, also in a list item, until a line without `>` ends it", () => {
+    expect(rules("p/s/SKILL.md", "> ```html\n> <!-- shown -->\n> ```\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "- > ```html\n  > <!-- shown -->\n  > ```\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "> - ```html\n>   <!-- shown -->\n")).toEqual([]);
+    // A line without the quote's `>` ends the quote and the fence: CommonMark reads no fence lazily.
+    expect(rules("p/s/SKILL.md", "> ```html\n> x\n<!-- hidden -->\n")).toEqual(["3 html-comment"]);
+    expect(rules("p/s/SKILL.md", "> ```html\n\n<!-- hidden -->\n")).toEqual(["3 html-comment"]);
+  });
+
   it("leaves a comment alone inside a code span across the lines of a paragraph", () => {
     expect(rules("p/s/SKILL.md", "Run ` the\ntool <!-- shown --> ` now.\n")).toEqual([]);
     expect(rules("p/s/SKILL.md", "> Run `` the\n> tool <!-- shown --> `` now.\n")).toEqual([]);
