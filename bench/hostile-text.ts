@@ -68,6 +68,8 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
   { name: "definition starts", path: "p/s/SKILL.md", make: (size) => repeated("[//]: # (a [b]: <> ", size) },
   // Definitions with titles: each label is looked up among the brackets of the whole text.
   { name: "titled definitions", path: "p/s/SKILL.md", make: (size) => repeated('[a]: b "c"\n', size) },
+  // The same without titles: what reading the links and the definitions once more costs titled ones.
+  { name: "untitled definitions", path: "p/s/SKILL.md", make: (size) => repeated("[a]: b\n", size) },
   {
     name: "brackets and one titled definition",
     path: "p/s/SKILL.md",

@@ -45,27 +45,64 @@ export function* hiddenMarkupHits(text: string): Generator<Hit> {
  * hides its title, or without one a label of more than one word; one that leads somewhere hides its title
  * when no link uses it (the title shows only when a link is pointed at), or when an earlier definition of
  * the same label takes its links (CommonMark keeps the first).
+ *
+ * The definitions are read once, and what they hide found as they come, until one leads somewhere with a
+ * title: whether that one hides it depends on the links of the whole text, so from there on what they hide
+ * waits for the links to be counted (the text read once more, for brackets) and the definitions to be
+ * read a second time. A text without such a definition is read once.
  */
 function* markdownCommentHits(text: string): Generator<Hit> {
-  const uses = titledLabelUses(text);
+  /** Where each definition's `[` is: its own brackets are no link. */
+  const owns: number[] = [];
+  /** The labels of the definitions that lead somewhere with a title, each with how many links use it. */
+  const uses = new Map<string, number>();
+  /** How many definitions came before the first that leads somewhere with a title, or -1 when none did. */
+  let judged = -1;
+  for (const found of definitionsOf(text)) {
+    // `[^1]: …` is a footnote to GitHub, which shows it at the end of the page.
+    if (!found.nowhere && found.title !== undefined && !found.label.startsWith("^")) {
+      uses.set(normalizedLabel(found.label), 0);
+      if (judged === -1) judged = owns.length;
+    }
+    owns.push(found.at);
+    if (judged !== -1) continue;
+    // No link decides what a definition before the first titled one hides: a title of its label that
+    // comes later is hidden or not, but it has none to hide itself, or leads nowhere.
+    const hit = definitionHit(found, nowhereHidden(found));
+    if (hit !== undefined) yield hit;
+  }
+  if (judged === -1) return;
+  countUses(text, uses, owns);
   /** The labels of `uses` defined so far: a later definition of one is never a link's. */
   const seen = new Set<string>();
+  let index = 0;
   for (const found of definitionsOf(text)) {
-    let hidden: string | undefined;
-    if (found.nowhere) hidden = found.title ?? (/\S\s+\S/.test(found.label) ? found.label : undefined);
-    const label = uses.size === 0 ? "" : normalizedLabel(found.label);
+    let hidden = nowhereHidden(found);
+    const label = normalizedLabel(found.label);
     const used = uses.get(label);
     if (used !== undefined) {
       if (!found.nowhere && (used === 0 || seen.has(label))) hidden = found.title;
       seen.add(label);
     }
-    if (hidden === undefined || isToolDirective(hidden)) continue;
-    yield {
-      rule: "markdown-comment",
-      offset: found.offset,
-      detail: `hidden from the rendered view: ${JSON.stringify(visible(collapsedStart(hidden, 120)))}`,
-    };
+    const hit = index++ < judged ? undefined : definitionHit(found, hidden);
+    if (hit !== undefined) yield hit;
   }
+}
+
+/** What a definition leading nowhere hides: its title, or without one a label of more than one word. */
+function nowhereHidden(found: ReadDefinition): string | undefined {
+  if (!found.nowhere) return undefined;
+  return found.title ?? (/\S\s+\S/.test(found.label) ? found.label : undefined);
+}
+
+/** The finding of a definition that hides `hidden`, unless that is nothing or a Markdown tool's directive. */
+function definitionHit(found: ReadDefinition, hidden: string | undefined): Hit | undefined {
+  if (hidden === undefined || isToolDirective(hidden)) return undefined;
+  return {
+    rule: "markdown-comment",
+    offset: found.offset,
+    detail: `hidden from the rendered view: ${JSON.stringify(visible(collapsedStart(hidden, 120)))}`,
+  };
 }
 
 /** A link reference definition as the Markdown walker places it. */
@@ -188,32 +225,22 @@ function titleOn(content: string): { text: string } | undefined {
 }
 
 /**
- * How many links use each label that a definition leading somewhere with a title has (normalized as
- * CommonMark matches labels), or an empty map when none has: the pairs of brackets holding the label but
- * the definitions' own, where a pair has no bracket inside and no `(` after it (an inline link's text
- * names no definition). A label written in code, or as text where no link is read, counts as a use too:
- * such a title is rather missed than flagged in error. The definitions are read twice, and the text once.
+ * Counts in `uses` how many links use each of its labels (normalized as CommonMark matches labels): the
+ * pairs of brackets holding the label but the definitions' own (each `[` of `owns`, in order), where a pair
+ * has no bracket inside and no `(` after it (an inline link's text names no definition). A label written
+ * in code, or as text where no link is read, counts as a use too: such a title is rather missed than
+ * flagged in error. The text is read once.
  */
-function titledLabelUses(text: string): Map<string, number> {
-  const uses = new Map<string, number>();
-  for (const found of definitionsOf(text)) {
-    // `[^1]: …` is a footnote to GitHub, which shows it at the end of the page.
-    if (!found.nowhere && found.title !== undefined && !found.label.startsWith("^")) {
-      uses.set(normalizedLabel(found.label), 0);
-    }
-  }
-  if (uses.size === 0) return uses;
-  const definitions = definitionsOf(text);
-  let definition = definitions.next();
+function countUses(text: string, uses: Map<string, number>, owns: readonly number[]): void {
+  let own = 0;
   let open = -1;
   for (let at = 0; at < text.length; at++) {
     const code = text.charCodeAt(at);
     if (code === 0x5c) at++;
     else if (code === 0x5b) open = at;
     else if (code === 0x5d && open !== -1) {
-      while (!definition.done && definition.value.at < open) definition = definitions.next();
-      const own = !definition.done && definition.value.at === open;
-      if (!own && at - open - 1 <= MAX_LABEL && text.charCodeAt(at + 1) !== 0x28) {
+      while ((owns[own] ?? Number.POSITIVE_INFINITY) < open) own++;
+      if (owns[own] !== open && at - open - 1 <= MAX_LABEL && text.charCodeAt(at + 1) !== 0x28) {
         const label = normalizedLabel(text.slice(open + 1, at));
         const count = uses.get(label);
         if (count !== undefined) uses.set(label, count + 1);
@@ -221,7 +248,6 @@ function titledLabelUses(text: string): Map<string, number> {
       open = -1;
     }
   }
-  return uses;
 }
 
 /**

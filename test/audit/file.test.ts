@@ -609,6 +609,28 @@ describe("markdown-comment: a definition no link uses", () => {
     expect(rules("p/s/references/notes.md", `${markdown}\n`)).toEqual([found]);
   });
 
+  // The definitions are judged as they are read until the first with a title: what those after it hide
+  // waits for the links to be counted. Both kinds come, in order.
+  it("flags what definitions hide before and after the first with a title, in order", () => {
+    const markdown = [
+      "[//]: # (before)",
+      "[a]: https://a.example",
+      '[x]: https://x.example "unused"',
+      "[//]: # (after)",
+      '[a]: https://b.example "a later definition of a"',
+      "",
+      "See [y].",
+      "",
+      '[y]: https://y.example "used"',
+    ].join("\n");
+    expect(rules("p/s/SKILL.md", `${markdown}\n`)).toEqual([
+      "1 markdown-comment",
+      "3 markdown-comment",
+      "4 markdown-comment",
+      "5 markdown-comment",
+    ]);
+  });
+
   it("leaves alone a title a link shows, a definition without one, and what is no definition", () => {
     const shown = [
       'See [x].\n\n[x]: https://example.com "shown when pointed at"',
