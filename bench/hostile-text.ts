@@ -142,6 +142,12 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
       `${Array.from({ length: 2000 }, (_, i) => `${" ".repeat(i)}- x\n`).join("")}${repeated("        ```\n", size)}`,
   },
   // Quotes opened on one line and in list items, many left open, then lines that end them or go on lazily.
+  { name: "quotes on one line", path: "p/s/SKILL.md", make: (size) => `${repeated("> ", size)}<!-- c -->\n` },
+  {
+    name: "items before a comment",
+    path: "p/s/SKILL.md",
+    make: (size) => `${repeated("- ", size)}<!-- c -->\n`,
+  },
   {
     name: "quotes in items on one line",
     path: "p/s/SKILL.md",

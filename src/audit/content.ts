@@ -402,7 +402,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // (lazily): not after a heading, nor when it starts a heading, a thematic break or a quote, which no
     // paragraph holds. Unless indented code of the container left: that is text too, and ends nothing.
     const lazy = indent < (containers.at(-1) ?? 0);
-    if (htmlEnd === undefined && lazy && (!paragraph || PARAGRAPH_INTERRUPTION.test(content))) {
+    if (htmlEnd === undefined && lazy && (!paragraph || interruptsParagraph(content))) {
       let kept = containers.length;
       while (kept > 0 && (containers[kept - 1] ?? 0) > indent) kept--;
       if (indent < (containers[kept - 1] ?? 0) + 4) closeFrom(kept);
@@ -579,13 +579,45 @@ function indentation(line: string): { indent: number; width: number } {
 /** A list item's marker, a footnote's label, an admonition or a definition, at the start of a line's content. */
 const BULLET = /^(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/;
 /**
- * The start of a line's content that ends a paragraph and cannot continue one lazily: an ATX heading, a
+ * Whether a line's content starts what ends a paragraph and cannot continue one lazily: an ATX heading, a
  * thematic break (also `---`, a setext underline only under a paragraph of its own container) or a quote.
  */
-const PARAGRAPH_INTERRUPTION =
-  /^(?:#{1,6}(?:[ \t]|\r?$)|>|(?:\*[ \t]*){3,}\r?$|(?:-[ \t]*){3,}\r?$|(?:_[ \t]*){3,}\r?$)/;
-/** The list item markers and quote markers that start a line's content, each with the space after it. */
-export const CONTAINER_MARKERS = /^(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=\r?$))|>[ \t]?)*/;
+function interruptsParagraph(content: string): boolean {
+  return ATX_HEADING.test(content) || content.startsWith(">") || isThematicBreak(content);
+}
+/**
+ * Where the list item markers and quote markers that start a line's content end, each with the white space
+ * after it: what `^(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=\r?$))|>[ \t]?)*` matches, read forward (that
+ * expression overflowed the stack on a line of millions of markers).
+ */
+export function containerMarkersEnd(content: string): number {
+  let at = 0;
+  for (;;) {
+    const code = content.charCodeAt(at);
+    if (code === 0x3e) {
+      at += content[at + 1] === " " || content[at + 1] === "\t" ? 2 : 1;
+      continue;
+    }
+    let marker = code === 0x2d || code === 0x2b || code === 0x2a ? at + 1 : at;
+    if (marker === at) {
+      while (marker - at < 9 && isDigit(content.charCodeAt(marker))) marker++;
+      const delimiter = content.charCodeAt(marker);
+      marker = marker > at && (delimiter === 0x2e || delimiter === 0x29) ? marker + 1 : at;
+    }
+    if (marker === at) return at;
+    let after = marker;
+    while (content[after] === " " || content[after] === "\t") after++;
+    if (after > marker) at = after;
+    else
+      return marker === content.length || (content[marker] === "\r" && marker + 1 === content.length)
+        ? marker
+        : at;
+  }
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
 const ATX_HEADING = /^#{1,6}(?:[ \t]|\r?$)/;
 const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*\r?$/;
 
@@ -595,13 +627,28 @@ const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*\r?$/;
  * thematic break or a container holding nothing yet.
  */
 function holdsParagraph(content: string, underParagraph: boolean): boolean {
-  const inner = content.slice(CONTAINER_MARKERS.exec(content)?.[0].length ?? 0);
-  if (inner === "" || inner === "\r" || ATX_HEADING.test(inner) || THEMATIC_BREAK.test(inner)) return false;
+  const inner = content.slice(containerMarkersEnd(content));
+  if (inner === "" || inner === "\r" || ATX_HEADING.test(inner) || isThematicBreak(inner)) return false;
   return !(underParagraph && inner === content && SETEXT_UNDERLINE.test(inner));
 }
 
-/** `* * *`, `---`, `_ _ _`: a thematic break, not a list item. */
-const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})\r?$/;
+/**
+ * `* * *`, `---`, `_ _ _`: a thematic break, not a list item. What `^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|
+ * (?:_[ \t]*){3,})\r?$` matches, read forward (that expression overflowed the stack on a line of millions
+ * of `- `).
+ */
+function isThematicBreak(content: string): boolean {
+  const mark = content.charCodeAt(0);
+  if (mark !== 0x2a && mark !== 0x2d && mark !== 0x5f) return false;
+  const end = content.endsWith("\r") ? content.length - 1 : content.length;
+  let marks = 0;
+  for (let at = 0; at < end; at++) {
+    const code = content.charCodeAt(at);
+    if (code === mark) marks++;
+    else if (code !== 0x20 && code !== 0x09) return false;
+  }
+  return marks >= 3;
+}
 const FOUR_COLUMN_CONTAINER = /^(?:\[\^[^\]\s]{1,100}\]:|(?:!!!|\?\?\?\+?|===|:)[ \t])/;
 
 /**
@@ -635,7 +682,7 @@ function containerOpened(
     }
     BULLET_AT.lastIndex = at;
     const bullet = BULLET_AT.exec(content);
-    if (bullet === null || THEMATIC_BREAK.test(at === 0 ? content : content.slice(at))) break;
+    if (bullet === null || isThematicBreak(at === 0 ? content : content.slice(at))) break;
     const marker = bullet[0].length;
     const { indent: gap, width } = indentation(content.slice(at + marker, at + marker + 5));
     // Nothing after the marker, or indented code after it: the item's text is one column past it.
@@ -899,12 +946,10 @@ function paragraphEnd(text: string, from: number, lineBreak: string): number {
   const first = quoted(text.slice(from, firstEnd));
   const inList = first.indented || first.depth > 0 || BULLET.test(first.content);
   // A line the walker reads as text may open a block in a quote or list item (`> <!--`): no paragraph.
-  if (opensBlock(first.content.slice(CONTAINER_MARKERS.exec(first.content)?.[0].length ?? 0)))
-    return firstEnd;
+  if (opensBlock(first.content.slice(containerMarkersEnd(first.content)))) return firstEnd;
   // A line indented four columns past the first line's text goes on with the paragraph, whatever it holds.
   const firstLine = text.slice(from, firstEnd);
-  const textColumn =
-    indentation(firstLine).indent + (CONTAINER_MARKERS.exec(firstLine.trimStart())?.[0].length ?? 0);
+  const textColumn = indentation(firstLine).indent + containerMarkersEnd(firstLine.trimStart());
   for (let start = firstEnd + 1; start < text.length; ) {
     const end = lineEndOf(text, start, lineBreak);
     const line = text.slice(start, end);
@@ -946,7 +991,7 @@ function endsParagraph(content: string, inList: boolean): boolean {
 
 /** Whether `content` (a line's, past its containers' markers) opens a block that may interrupt a paragraph, other than a list item. */
 function opensBlock(content: string): boolean {
-  if (PARAGRAPH_INTERRUPTION.test(content) || fenceMarker(content) !== undefined) return true;
+  if (interruptsParagraph(content) || fenceMarker(content) !== undefined) return true;
   return content.startsWith("<!--") || htmlBlock(content)?.interrupts === true;
 }
 

@@ -1,7 +1,7 @@
 import { visible } from "../catalog/index.js";
 import {
-  CONTAINER_MARKERS,
   collapsedStart,
+  containerMarkersEnd,
   isToolDirective,
   markdownLines,
   paragraphCodeSpans,
@@ -135,7 +135,7 @@ function* definitionsOf(text: string): Generator<ReadDefinition> {
     const starts: boolean = line.opensParagraph === true || definitionBefore;
     definitionBefore = false;
     const trimmed = content.trimStart();
-    const inner = trimmed.slice(CONTAINER_MARKERS.exec(trimmed)?.[0].length ?? 0).trimStart();
+    const inner = trimmed.slice(containerMarkersEnd(trimmed)).trimStart();
     const offset = line.start + content.length - trimmed.length;
     if (before !== undefined) {
       const title = line.code || line.html === true || !starts ? undefined : titleOn(inner);
