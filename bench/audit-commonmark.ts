@@ -1,0 +1,143 @@
+/**
+ * Compares the html-comment rule's reading of Markdown with the commonmark reference renderer on generated
+ * documents, and prints how many lines with a comment the renderer hides the rule missed, and how many it
+ * flagged where the renderer shows every comment. Asserts nothing.
+ *
+ *   npm install --no-save commonmark@0.31.2   (not a dependency: the measure alone needs it)
+ *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--misses FILE]
+ *
+ * Each document is 3 to 10 lines: blank, or 0 to 8 spaces, 0 to 3 list item or quote markers, then a
+ * paragraph of words, backtick runs and comments, a heading, a fence, HTML, a break or one more marker and
+ * a paragraph. Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
+ * `--misses` writes the documents with a miss, each with the renderer's HTML.
+ */
+import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { parseArgs } from "node:util";
+import { tolerateClosedOutput } from "../scripts/closed-output.js";
+import { htmlCommentHits } from "../src/audit/content.js";
+import { seededRandom } from "./synthetic-catalog.js";
+
+const USAGE = "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--misses FILE]";
+
+/** What the measure uses of the commonmark package. */
+interface CommonMark {
+  readonly Parser: new () => { parse(text: string): unknown };
+  readonly HtmlRenderer: new () => { render(document: unknown): string };
+}
+
+/** The command line is wrong, or commonmark is not installed: one line and the usage, exit 2. */
+class UsageError extends Error {}
+
+const WORDS = ["a", "word", "text", "x", "#", "##", "*", "-", "1.", ">", "aa"];
+const MARKERS = ["- ", "* ", "+ ", "1. ", "2) ", "10. ", "> ", ">", "-  ", "1.  ", ">  ", "-    ", ">     "];
+const INDENTS = [0, 0, 0, 1, 2, 3, 4, 5, 6, 8];
+
+/** Writes documents from `random`, numbering their comments from 0. */
+function documentWriter(random: () => number): () => string {
+  let comments = 0;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+  const paragraph = () => {
+    const parts: string[] = [];
+    for (let count = between(1, 5); count > 0; count--) {
+      const draw = random();
+      if (draw < 0.35) parts.push(pick(WORDS));
+      else if (draw < 0.6) parts.push("`".repeat(between(1, 3)));
+      else if (draw < 0.65) parts.push("\\`");
+      else parts.push(`<!-- c${comments++} -->`);
+    }
+    return parts.join(pick([" ", "", " "]));
+  };
+  const block = () => {
+    const draw = random();
+    if (draw < 0.45) return paragraph();
+    if (draw < 0.55) return `${"#".repeat(between(1, 2))} ${paragraph()}`;
+    if (draw < 0.65) return pick(["```", "~~~", "````", "```js"]);
+    if (draw < 0.72)
+      return pick(["<div>", "<pre>", "</pre>", "<span>", "</div>"]) + pick(["", ` ${paragraph()}`]);
+    if (draw < 0.76) return pick(["---", "***", "==="]);
+    if (draw < 0.82) return "";
+    return `${pick(MARKERS)}${paragraph()}`;
+  };
+  return () => {
+    const lines: string[] = [];
+    for (let count = between(3, 10); count > 0; count--) {
+      if (random() < 0.15) {
+        lines.push("");
+        continue;
+      }
+      let line = " ".repeat(pick(INDENTS));
+      for (let markers = pick([0, 0, 1, 1, 2, 3]); markers > 0; markers--) line += pick(MARKERS);
+      lines.push(line + block());
+    }
+    return `${lines.join("\n")}\n`;
+  };
+}
+
+function loadCommonMark(): CommonMark {
+  try {
+    return createRequire(import.meta.url)("commonmark") as CommonMark;
+  } catch {
+    throw new UsageError("commonmark is not installed: npm install --no-save commonmark@0.31.2");
+  }
+}
+
+function main(argv: readonly string[]): void {
+  let values: { count: string; seed: string; misses?: string };
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: {
+        count: { type: "string", default: "40000" },
+        seed: { type: "string", default: "1" },
+        misses: { type: "string" },
+      },
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const count = Number(values.count);
+  const seed = Number(values.seed);
+  if (!Number.isInteger(count) || count < 1) throw new UsageError(`--count: "${values.count}" is no count`);
+  if (!Number.isInteger(seed)) throw new UsageError(`--seed: "${values.seed}" is no integer`);
+  const commonmark = loadCommonMark();
+  const parser = new commonmark.Parser();
+  const renderer = new commonmark.HtmlRenderer();
+  const nextDocument = documentWriter(seededRandom(seed));
+  let hiddenLines = 0;
+  let missed = 0;
+  let flagged = 0;
+  const written: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const text = nextDocument();
+    const html = renderer.render(parser.parse(text));
+    const lineOf = (offset: number) => text.slice(0, offset).split("\n").length;
+    const hidden = new Set<number>();
+    for (const comment of text.matchAll(/<!-- c\d+ -->/g)) {
+      if (html.includes(comment[0])) hidden.add(lineOf(comment.index));
+    }
+    const found = new Set([...htmlCommentHits(text)].map((hit) => lineOf(hit.offset)));
+    const misses = [...hidden].filter((line) => !found.has(line));
+    hiddenLines += hidden.size;
+    missed += misses.length;
+    flagged += [...found].filter((line) => !hidden.has(line)).length;
+    if (values.misses !== undefined && misses.length > 0) {
+      written.push(`=== document ${index}, missed line ${misses.join(", ")}\n${text}--- commonmark\n${html}`);
+    }
+  }
+  console.log(
+    `${count} documents, seed ${seed}: ${hiddenLines} lines with a comment the renderer hides; ` +
+      `missed ${missed}, flagged ${flagged} where the renderer shows every comment`,
+  );
+  if (values.misses !== undefined) writeFileSync(values.misses, written.join("\n"));
+}
+
+tolerateClosedOutput();
+try {
+  main(process.argv.slice(2));
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`bench:audit-commonmark: ${error.message}\n${USAGE}\n`);
+  process.exitCode = 2;
+}
