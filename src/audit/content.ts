@@ -309,8 +309,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
   let htmlQuotes = 0;
   /** The HTML block open was read inside one that a blank line ends, which goes on after it. */
   let nested = false;
-  /** Where the paragraph that the last line holds text of starts. */
+  /** Where the paragraph that the last line holds text of starts, and the text column of its container. */
   let paragraphStart = 0;
+  let paragraphColumn = 0;
   /** The paragraph read last as a whole, for the comments outside its code spans. */
   let reading: ParagraphReading | undefined;
   /** The start of the line after the last comment's end. */
@@ -472,7 +473,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // A continuation line is text of the paragraph whatever it starts with (`#`, `>`): it opens no block.
     paragraph =
       continuation || (!html && !content.startsWith("<!--") && holdsParagraph(content, paragraph && !lazy));
-    if (paragraph && !continues) paragraphStart = start;
+    if (paragraph && !continues) {
+      paragraphStart = start;
+      paragraphColumn = containers.at(-1) ?? 0;
+    }
     let open = -1;
     if (html) {
       // An HTML block is raw HTML: backticks there make no code span, and a comment is hidden.
@@ -484,7 +488,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       // A code span may open on an earlier line of the paragraph, or close on a later one: read it whole.
       // Each reading starts where the last one or the last comment ended, or later: no line is read twice.
       while (reading === undefined || reading.end <= start) {
-        reading = readParagraph(text, Math.max(paragraphStart, reading?.end ?? 0, afterComment), lineBreak);
+        const from = Math.max(paragraphStart, reading?.end ?? 0, afterComment);
+        reading = readParagraph(text, from, lineBreak, paragraphColumn);
       }
       open = reading.commentFrom(start, end);
     } else {
@@ -903,8 +908,8 @@ interface ParagraphReading {
 }
 
 /** The paragraph whose first line starts at `from`, read for the comments outside its code spans. */
-function readParagraph(text: string, from: number, lineBreak: string): ParagraphReading {
-  const end = paragraphEnd(text, from, lineBreak);
+function readParagraph(text: string, from: number, lineBreak: string, column: number): ParagraphReading {
+  const end = paragraphEnd(text, from, lineBreak, column);
   const opens = [...commentsOutsideSpans(text, from, end)];
   let next = 0;
   return {
@@ -939,17 +944,20 @@ export function paragraphCodeSpans(
  * Where the paragraph whose first line starts at `from` ends, as CommonMark's blocks end it: at a blank
  * line, or a line that starts a heading, a thematic break, a fence, an HTML block that may interrupt a
  * paragraph, a deeper quote or a list item (one numbered other than 1 only in a list or a quote, where it
- * is the next item). A setext underline ends it too: the heading's text is the lines before.
+ * is the next item). A setext underline ends it too: the heading's text is the lines before. A line
+ * indented four columns past the text of the paragraph's container goes on with it, whatever it holds:
+ * `column` when the walker knows it and the first line has no markers of its own.
  */
-function paragraphEnd(text: string, from: number, lineBreak: string): number {
+function paragraphEnd(text: string, from: number, lineBreak: string, column?: number): number {
   const firstEnd = lineEndOf(text, from, lineBreak);
   const first = quoted(text.slice(from, firstEnd));
   const inList = first.indented || first.depth > 0 || BULLET.test(first.content);
   // A line the walker reads as text may open a block in a quote or list item (`> <!--`): no paragraph.
   if (opensBlock(first.content.slice(containerMarkersEnd(first.content)))) return firstEnd;
-  // A line indented four columns past the first line's text goes on with the paragraph, whatever it holds.
   const firstLine = text.slice(from, firstEnd);
-  const textColumn = indentation(firstLine).indent + containerMarkersEnd(firstLine.trimStart());
+  const markers = containerMarkersEnd(firstLine.trimStart());
+  // Text indented under no marker of its own (`  text`) is no deeper in its container.
+  const textColumn = column !== undefined && markers === 0 ? column : indentation(firstLine).indent + markers;
   for (let start = firstEnd + 1; start < text.length; ) {
     const end = lineEndOf(text, start, lineBreak);
     const line = text.slice(start, end);

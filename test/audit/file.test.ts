@@ -512,6 +512,13 @@ describe("html-comment", () => {
     expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
   });
 
+  // Regression: the paragraph reader took an indented first line's text for its container's, so a line
+  // indented four columns past the container but not past that text ended the paragraph at its list
+  // marker; the walker read it as going on, and the code span across the two lines was not seen.
+  it("reads a code span across a paragraph line indented four columns that starts like a list item", () => {
+    expect(rules("p/s/SKILL.md", "  Run `a\n     - b ` <!-- hidden --> ` c\n")).toEqual(["2 html-comment"]);
+  });
+
   // Regression: a fence in a quote was not seen, and a comment it shows as code was flagged.
   it("leaves alone a comment in a fence in a quote, also in a list item, until a line without `>` ends it", () => {
     expect(rules("p/s/SKILL.md", "> ```html\n> <!-- shown -->\n> ```\n")).toEqual([]);
