@@ -153,6 +153,12 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated("- > 1. > ```\n<!-- c -->\n", size),
   },
+  // Each quote line ends a list item's fence, and is read for its `>` a second time, out of code.
+  {
+    name: "quotes ending fences",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated(`- \`\`\`\n${"> ".repeat(8)}<!-- c -->\n`, size),
+  },
   {
     name: "lines under deep quotes",
     path: "p/s/SKILL.md",

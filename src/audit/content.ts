@@ -327,20 +327,29 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // The line with its quotes' markers read as white space, and its indentation past them as it is
     // in the innermost quote: a quote's text starts two columns past its `>`, whatever follows that.
     // In code or raw HTML, a `>` past the quotes open is text; elsewhere a few more are read, as items.
-    const most = quotes.length + (fence !== undefined || htmlEnd !== undefined ? 0 : MAX_ITEMS_ON_A_LINE);
     // Under a paragraph, a `>` indented four columns past the text of the containers its line is surely
     // in goes on with the paragraph.
-    const markers = quoteMarkers(written, containers, quotes, most, paragraph ? guesses : []);
-    const line = markers.line;
-    const { indent: columns, width } = indentation(line);
-    const textColumn = markers.columns.at(-1);
-    const indent = textColumn === undefined ? columns : textColumn + Math.max(0, columns - markers.textAt);
-    const blank = width === line.length || (width === line.length - 1 && line.endsWith("\r"));
+    const inRaw = fence !== undefined || htmlEnd !== undefined;
+    const surely = paragraph ? guesses : [];
+    let read = quotedLine(
+      written,
+      containers,
+      quotes,
+      quotes.length + (inRaw ? 0 : MAX_ITEMS_ON_A_LINE),
+      surely,
+    );
     // A fence in a list item ends with the item: at a line indented less than the item's text; in a
-    // quote, at a line without as many `>`.
-    if (fence !== undefined && ((!blank && indent < fenceColumn) || markers.matched < fenceQuotes)) {
+    // quote, at a line without as many `>`. The line is then read again, out of code.
+    if (
+      fence !== undefined &&
+      ((!read.blank && read.indent < fenceColumn) || read.markers.matched < fenceQuotes)
+    ) {
       fence = undefined;
+      if (htmlEnd === undefined) {
+        read = quotedLine(written, containers, quotes, quotes.length + MAX_ITEMS_ON_A_LINE, surely);
+      }
     }
+    const { markers, line, width, indent, blank } = read;
     if (fence !== undefined) {
       const marker = fenceMarkerIn(line, fenceColumn);
       // A closing fence has nothing after its run but white space: "`````word" is code.
@@ -512,6 +521,32 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     offset = last + 1;
     afterComment = offset;
   }
+}
+
+/**
+ * `line` read past its quotes' markers (see {@link quoteMarkers}): its indentation as the containers'
+ * columns count it, its white space's characters, and whether it is blank.
+ */
+function quotedLine(
+  written: string,
+  containers: readonly number[],
+  quotes: readonly number[],
+  most: number,
+  guesses: readonly number[],
+): {
+  markers: ReturnType<typeof quoteMarkers>;
+  line: string;
+  width: number;
+  indent: number;
+  blank: boolean;
+} {
+  const markers = quoteMarkers(written, containers, quotes, most, guesses);
+  const { line } = markers;
+  const { indent: columns, width } = indentation(line);
+  const textColumn = markers.columns.at(-1);
+  const indent = textColumn === undefined ? columns : textColumn + Math.max(0, columns - markers.textAt);
+  const blank = width === line.length || (width === line.length - 1 && line.endsWith("\r"));
+  return { markers, line, width, indent, blank };
 }
 
 /**

@@ -519,6 +519,15 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", "  Run `a\n     - b ` <!-- hidden --> ` c\n")).toEqual(["2 html-comment"]);
   });
 
+  // Regression: a line that ended a fence was read for quotes as code is, its `>` as text: a quote it
+  // opened was seen only on the next line, as a new quote ending the paragraph, and that line, indented
+  // four columns in it, as code.
+  it("reads the quote that a line ending a list item's fence opens", () => {
+    expect(rules("p/s/SKILL.md", "- ```\n> Quoted\n>     text <!-- hidden -->\n")).toEqual([
+      "3 html-comment",
+    ]);
+  });
+
   // Regression: a fence in a quote was not seen, and a comment it shows as code was flagged.
   it("leaves alone a comment in a fence in a quote, also in a list item, until a line without `>` ends it", () => {
     expect(rules("p/s/SKILL.md", "> ```html\n> <!-- shown -->\n> ```\n")).toEqual([]);
