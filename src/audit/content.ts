@@ -422,7 +422,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     const container = containerOpened(content, indent);
     // Whether the line opens a list item for sure: not in text that goes on (a paragraph goes on with a
     // line indented four columns past its container, or one an empty item or a number but 1 cannot end).
-    const opensItem =
+    const opensItem: boolean =
       container?.listItem === true &&
       indent - innermostAt(containers, indent) < 4 &&
       (!paragraph || container.interrupts);
@@ -480,8 +480,12 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     }
     const continues = paragraph;
     // A continuation line is text of the paragraph whatever it starts with (`#`, `>`): it opens no block.
+    // So is a list item's marker that cannot end the paragraph (`1.` alone, `2) x`): it opens no item.
+    const goesOn: boolean =
+      continuation ||
+      (paragraph && container?.listItem === true && !opensItem && !SETEXT_UNDERLINE.test(content));
     paragraph =
-      continuation || (!html && !content.startsWith("<!--") && holdsParagraph(content, paragraph && !lazy));
+      goesOn || (!html && !content.startsWith("<!--") && holdsParagraph(content, paragraph && !lazy));
     if (paragraph && !continues) {
       paragraphStart = start;
       paragraphColumn = containers.at(-1) ?? 0;

@@ -528,6 +528,20 @@ describe("html-comment", () => {
     ]);
   });
 
+  // Regression: an empty list item under text, which cannot end the paragraph, was read as ending it:
+  // the next line, indented past the item's marker, was read as a quote opened in that item, and
+  // indented four columns in the quote, as code.
+  it.each([
+    ["numbered", "Text\n1.\n      >     <!-- hidden -->\n"],
+    ["bulleted", "Text\n+\n      >     <!-- hidden -->\n"],
+  ])("reads an empty %s list item under text as the paragraph's text", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
+  });
+
+  it("leaves alone a comment in indented code under a setext heading, whose underline is no list item", () => {
+    expect(rules("p/s/SKILL.md", "Text\n-\n      >     <!-- shown -->\n")).toEqual([]);
+  });
+
   // Regression: a fence in a quote was not seen, and a comment it shows as code was flagged.
   it("leaves alone a comment in a fence in a quote, also in a list item, until a line without `>` ends it", () => {
     expect(rules("p/s/SKILL.md", "> ```html\n> <!-- shown -->\n> ```\n")).toEqual([]);
