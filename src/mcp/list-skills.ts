@@ -36,7 +36,9 @@ export const listSkillsTool = defineTool({
     const scope = narrowByPack(context.listed, pack, query);
     if (query === undefined || query.trim() === "") return formatListing(scope, context.scope);
     const best = bestMatches(context.index, query, scope);
-    if (best.shown.length === 0) return noMatch(query, pack);
+    if (best.shown.length === 0) {
+      return best.found.vague ? tooVague(query, pack, best.found.strongMatches) : noMatch(query, pack);
+    }
     return formatMatches(best, scope, context.scope);
   },
 });
@@ -150,6 +152,17 @@ function noMatch(query: string, pack: string | undefined): string {
   return (
     `No skill in "${pack}" matches "${query}". Describe the task in other words, search every pack ` +
     `by leaving out pack, or browse with list_skills(pack="${pack}").`
+  );
+}
+
+/** The answer to a vague request (`SearchResult.vague`): many skills match it, none better than the rest. */
+function tooVague(query: string, pack: string | undefined, strongMatches: number): string {
+  const where = pack === undefined ? "" : ` in "${pack}"`;
+  const browse = pack === undefined ? "call list_packs to browse" : `browse with list_skills(pack="${pack}")`;
+  return (
+    `"${query}" is too vague to choose by: each of its words is in half the skills or more, and ` +
+    `${plural(strongMatches, "skill")}${where} match it about as well. Describe the task in more words, ` +
+    `or ${browse}.`
   );
 }
 

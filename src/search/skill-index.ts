@@ -18,9 +18,16 @@ export interface SearchResult {
   /**
    * Skills in scope that score at least {@link FAIR_MATCH} of the best one's score, and at least the
    * request's floor (see {@link FLOOR_WORDS}), shown or not: a caller shows no more than these, since past
-   * them a match is faint, more likely noise than help. None when even the best match is faint.
+   * them a match is faint, more likely noise than help. None when even the best match is faint, or when
+   * the request is {@link vague}.
    */
   readonly fairMatches: number;
+  /**
+   * Whether the request is too vague to rank: each of its words is held by at least half the catalog's
+   * skills (see {@link COMMON_SHARE}), and more skills in scope match it strongly than were asked for.
+   * None of its matches is then fair: which of the strong ones were shown would be happenstance.
+   */
+  readonly vague: boolean;
   /** Request words no skill holds, read as a word one typing mistake away (see {@link SkillIndex}). */
   readonly corrections: readonly Correction[];
 }
@@ -59,6 +66,16 @@ const FAIR_MATCH = 0.4;
  * *Faint matches*).
  */
 const FLOOR_WORDS = 0.5;
+/**
+ * The share of the catalog's skills from which a word is no evidence for any of them: its Robertson and
+ * Spärck Jones weight, ln((N − n + 0.5) / (n + 0.5)), the log-odds that a skill lacks it, is zero or less
+ * from there (BM25's idf adds 1 inside the logarithm only to keep such words from weighing below zero). A
+ * request made only of such words (`data`, `test`, `check this`) is vague when more skills match it
+ * strongly than can be shown: ten of them would be a sample, not an answer. A share of the catalog means
+ * the same over a few skills as over many; the rarest word of every right skill the bench's labeled
+ * requests show is held by at most 0.19 of the catalog (docs/search.md, *Faint matches*).
+ */
+const COMMON_SHARE = 0.5;
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
 const CONTEXT_MATCHES = 30;
 /**
@@ -138,11 +155,13 @@ export class SkillIndex implements SearchIndex {
       allowed,
     );
     const found = accumulator.finish(limit, this.floor(request, corrections));
+    const vague = found.strong > limit && this.isCommon(request, corrections);
     return {
       skills: found.best.flatMap((document) => skills[document] ?? []),
       matched: found.matched,
       strongMatches: found.strong,
-      fairMatches: found.fair,
+      fairMatches: vague ? 0 : found.fair,
+      vague,
       corrections: corrections.map(({ from, to }) => ({ from, to })),
     };
   }
@@ -156,6 +175,18 @@ export class SkillIndex implements SearchIndex {
     for (const { term } of corrections) weight += terms.weight(term);
     const words = request.terms.length + corrections.length + unheld;
     return words === 0 ? 0 : (FLOOR_WORDS * weight) / words;
+  }
+
+  /** Whether every word of the request is held by skills, each by {@link COMMON_SHARE} of them or more. */
+  private isCommon(request: RequestTerms, corrections: readonly TermCorrection[]): boolean {
+    const { terms } = this;
+    const common = COMMON_SHARE * this.skills.length;
+    const held = [...request.terms, ...corrections.map(({ term }) => term)];
+    return (
+      request.unheld === corrections.length &&
+      held.length > 0 &&
+      held.every((term) => terms.documentFrequency(term) >= common)
+    );
   }
 
   /**

@@ -30,6 +30,16 @@ const TREE = {
 const COPY_LINE = `alpha/docker-expert: ${COPIED} (also in beta)`;
 
 const served = serveTree(TREE);
+/** The same, beside twelve skills about plants: the reports are then not half the skills. */
+const withPlants = serveTree({
+  ...TREE,
+  ...Object.fromEntries(
+    Array.from({ length: 12 }, (_, i) => [
+      `zeta/water-${String(i).padStart(2, "0")}/SKILL.md`,
+      skillMd(`water-${String(i).padStart(2, "0")}`, `Water the plants on day ${i}.`),
+    ]),
+  ),
+});
 
 function skillLines(answer: string): string[] {
   return answer.split("\n").filter((line) => /^[\w/-]+: /.test(line) && !line.startsWith("Next: "));
@@ -57,7 +67,7 @@ describe("a skill copied into several packs", () => {
   });
 
   it("is not counted again among the matches left out, shown or not", async () => {
-    const { text } = await call(served.client, "list_skills", { query: "weekly report" });
+    const { text } = await call(withPlants.client, "list_skills", { query: "weekly report" });
     const lines = text.split("\n");
     expect(lines.slice(0, 10).every((line) => / \(also in epsilon\)$/.test(line))).toBe(true);
     // Twelve reports, each in two packs: ten shown, two left out (four folders).

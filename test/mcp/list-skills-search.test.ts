@@ -15,6 +15,16 @@ const TREE = {
 };
 
 const served = serveTree(TREE);
+/** The same, beside fourteen skills that say nothing of tasks or reports: they are not half the skills. */
+const withKitchen = serveTree({
+  ...TREE,
+  ...Object.fromEntries(
+    Array.from({ length: 14 }, (_, i) => [
+      `kitchen/recipe-${String(i).padStart(2, "0")}/SKILL.md`,
+      skillMd(`recipe-${String(i).padStart(2, "0")}`, `Cook dinner number ${i} in one pot.`),
+    ]),
+  ),
+});
 
 describe("list_skills with query", () => {
   // A tail of faint matches costs the model tokens and misleads it: the tasks say "report" only in passing.
@@ -28,13 +38,32 @@ describe("list_skills with query", () => {
   });
 
   it("counts the strong matches left out, those scoring at least half the first one's", async () => {
-    const { text } = await call(served.client, "list_skills", { query: "a task that ends with a report" });
+    const { text } = await call(withKitchen.client, "list_skills", {
+      query: "a task that ends with a report",
+    });
     const lines = text.split("\n");
     expect(lines.slice(0, 10).every((line) => /^task-\d\d: /.test(line))).toBe(true);
     expect(lines.slice(10)).toEqual([
       "… 1 more skill matched nearly as well: add words to the query, or narrow with pack.",
       'Next: read_skill(skill="<name>").',
     ]);
+  });
+
+  // Its words are in twelve of the thirteen skills: the ten shown were a sample, not an answer.
+  it("says a request is too vague when its every word is in half the skills and many match alike", async () => {
+    const vague = await call(served.client, "list_skills", { query: "a task that ends with a report" });
+    expect(vague).toEqual({
+      isError: false,
+      text:
+        '"a task that ends with a report" is too vague to choose by: each of its words is in half the skills ' +
+        "or more, and 11 skills match it about as well. Describe the task in more words, or call list_packs to browse.",
+    });
+    const inPack = await call(served.client, "list_skills", { query: "task report", pack: "office" });
+    expect(inPack.text).toBe(
+      '"task report" is too vague to choose by: each of its words is in half the skills or more, and 11 ' +
+        'skills in "office" match it about as well. Describe the task in more words, or browse with ' +
+        'list_skills(pack="office").',
+    );
   });
 
   it("shows every match with no hint when ten or fewer match", async () => {
@@ -170,7 +199,9 @@ describe("a pack no selector can narrow, past the listed 200", () => {
     ...Object.fromEntries(
       Array.from({ length: 205 }, (_, i) => {
         const name = `widget-${String(i).padStart(3, "0")}`;
-        return [`big/${name}/SKILL.md`, skillMd(name, "A dashboard widget.")];
+        // A third are dashboards: a word in every skill would make a request of it vague.
+        const description = i % 3 === 0 ? "A dashboard widget." : "A kitchen timer widget.";
+        return [`big/${name}/SKILL.md`, skillMd(name, description)];
       }),
     ),
     // One group: selecting it leaves the widgets, outside every group, out of any selector's reach.
@@ -187,7 +218,7 @@ describe("a pack no selector can narrow, past the listed 200", () => {
 
   it("does not suggest narrowing with pack when a search cannot be narrowed", async () => {
     const lines = (await call(flat.client, "list_skills", { query: "dashboard widget" })).text.split("\n");
-    expect(lines.at(-2)).toBe("… 195 more skills matched nearly as well: add words to the query.");
+    expect(lines.at(-2)).toBe("… 59 more skills matched nearly as well: add words to the query.");
   });
 });
 

@@ -138,6 +138,7 @@ describe("search ranks", () => {
       matched: 0,
       strongMatches: 0,
       fairMatches: 0,
+      vague: false,
       corrections: [],
     });
   });
@@ -536,5 +537,54 @@ describe("a request no skill covers", () => {
     const found = softwareIndex.search("our functions start up slowly", softwareCatalog.everything, 10);
     expect(found.skills[0]?.name).toBe("latency-tuning");
     expect(found.fairMatches).toBeGreaterThan(0);
+  });
+});
+
+describe("a request made only of words half the catalog holds", () => {
+  // Twelve skills load data for a sample, six in each of two packs, and a data cleaner: "data" is in 13
+  // of 16 skills, as it was in 254 of the bench corpus's 364.
+  const SAMPLES = {
+    ...Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => {
+        const name = `sample-${String(i).padStart(2, "0")}`;
+        return [`${i < 6 ? "lab" : "field"}/${name}/SKILL.md`, skillMd(name, `Load data for sample ${i}.`)];
+      }),
+    ),
+    "tools/data-cleaner/SKILL.md": skillMd("data-cleaner", "Clean messy data before plotting it."),
+    "tools/gel-imaging/SKILL.md": skillMd(
+      "gel-imaging",
+      "Photograph an agarose gel under ultraviolet light.",
+    ),
+    "tools/pipette-care/SKILL.md": skillMd("pipette-care", "Calibrate pipettes once a month."),
+    "tools/fume-hood/SKILL.md": skillMd("fume-hood", "Keep the fume hood sash low while working."),
+  };
+  let samples: TempTree;
+  let samplesCatalog: Catalog;
+  let samplesIndex: SearchIndex;
+
+  beforeAll(async () => {
+    samples = await makeTree(SAMPLES);
+    samplesCatalog = loadCatalog(samples.dir).catalog;
+    samplesIndex = buildIndex(samplesCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => samples.remove());
+
+  // "data" alone matched thirteen skills about alike, and ten of them were shown as if they answered it.
+  it("is vague when more skills match it strongly than were asked for: none of them is fair", () => {
+    const found = samplesIndex.search("data", samplesCatalog.everything, 10);
+    expect(found.vague).toBe(true);
+    expect(found.fairMatches).toBe(0);
+    expect(found.strongMatches).toBeGreaterThan(10);
+    expect(found.skills).toHaveLength(10);
+  });
+
+  it("is not vague beside a rarer word, nor where its strong matches fit in the answer", () => {
+    const cleaning = samplesIndex.search("clean the data", samplesCatalog.everything, 10);
+    expect(cleaning.vague).toBe(false);
+    expect(cleaning.skills[0]?.name).toBe("data-cleaner");
+    expect(cleaning.fairMatches).toBeGreaterThan(0);
+    const inLab = samplesIndex.search("data", samplesCatalog.everything.narrow(["lab"]), 10);
+    expect(inLab.vague).toBe(false);
+    expect(inLab.fairMatches).toBe(6);
   });
 });

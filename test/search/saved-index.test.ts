@@ -328,7 +328,14 @@ describe("the saved format", () => {
 
   it("saves only an index that buildIndex made", () => {
     const foreign: SearchIndex = {
-      search: () => ({ skills: [], matched: 0, strongMatches: 0, fairMatches: 0, corrections: [] }),
+      search: () => ({
+        skills: [],
+        matched: 0,
+        strongMatches: 0,
+        fairMatches: 0,
+        vague: false,
+        corrections: [],
+      }),
       suggest: () => [],
     };
     expect(() => indexToPart(foreign)).toThrow("only an index made by buildIndex can be saved");
