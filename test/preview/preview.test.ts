@@ -117,6 +117,36 @@ describe("previewOf", () => {
     }
   });
 
+  // The scientific pack of the bench corpus said "analysis" and "analyses", "hypothesis" and "hypotheses":
+  // the stemmer keeps a -sis noun and its -ses plural apart.
+  it("says one of a -sis noun and its -ses plural", async () => {
+    const scope = await scopeOf({
+      "lab/reads/SKILL.md": skillMd("reads", "Analyses of reads under hypotheses."),
+      "lab/peaks/SKILL.md": skillMd("peaks", "An analysis of peaks under a hypothesis."),
+      "lab/tests/SKILL.md": skillMd("tests", "Analyses and hypotheses."),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    });
+    const lab = scope.packs.find((pack) => pack.name === "lab");
+    if (lab === undefined) throw new Error("pack lab expected");
+    const summary = previewOf(scope, new TermFrequencies(scope.skills), ON).describePack(lab);
+    expect(summary.match(/\banalys[ie]s\b/g)).toHaveLength(1);
+    expect(summary.match(/\bhypothes[ie]s\b/g)).toHaveLength(1);
+  });
+
+  // A pack of the bench corpus whose descriptions open "Master X" had master as its second term.
+  it("does not say the master of a description's opening", async () => {
+    const scope = await scopeOf({
+      "lab/variant-calling/SKILL.md": skillMd("variant-calling", "Master variant calling from reads."),
+      "lab/peak-finding/SKILL.md": skillMd("peak-finding", "Master peak finding in a signal."),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    });
+    const lab = scope.packs.find((pack) => pack.name === "lab");
+    if (lab === undefined) throw new Error("pack lab expected");
+    const summary = previewOf(scope, new TermFrequencies(scope.skills), ON).describePack(lab);
+    expect(summary).toMatch(/\bcalling\b/);
+    expect(summary).not.toMatch(/master/i);
+  });
+
   it("keeps each text under 2 KB with thousands of skills, hundreds of packs and huge descriptions", async () => {
     const entries: Record<string, string> = {};
     for (let pack = 0; pack < 300; pack += 1) {
