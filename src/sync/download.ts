@@ -535,20 +535,17 @@ export async function forEachInOrder<Item, Outcome>(
   items: readonly Item[],
   limit: number,
   work: (item: Item) => Promise<Outcome>,
-  take: (outcome: Outcome, index: number) => Promise<boolean>,
+  take: (outcome: Outcome, item: Item, index: number) => Promise<boolean>,
 ): Promise<void> {
-  const outcomes = items.map(() => settleable<Outcome>());
+  const runs = items.map((item) => ({ item, outcome: settleable<Outcome>() }));
   let stopped = false;
-  const indices = items.map((_, index) => index);
-  const running = forEachLimited(indices, limit, async (index) => {
-    const item = items[index];
-    const outcome = outcomes[index];
-    if (stopped || item === undefined || outcome === undefined) return;
+  const running = forEachLimited(runs, limit, async ({ item, outcome }) => {
+    if (stopped) return;
     await work(item).then(outcome.resolve, outcome.reject);
   });
   try {
-    for (const [index, outcome] of outcomes.entries()) {
-      if (!(await take(await outcome.promise, index))) break;
+    for (const [index, { item, outcome }] of runs.entries()) {
+      if (!(await take(await outcome.promise, item, index))) break;
     }
   } finally {
     stopped = true;

@@ -484,9 +484,7 @@ async function apply(
         giveBack();
       }
     };
-    await forEachInOrder(fetches, PARALLEL_DOWNLOADS, fetch, async (ready, index) => {
-      const step = fetches[index];
-      if (step === undefined) return false;
+    await forEachInOrder(fetches, PARALLEL_DOWNLOADS, fetch, async (ready, step, index) => {
       const done = (outcome: string, lasting: boolean) =>
         progress.skill(index + 1, fetches.length, step.name, outcome, lasting);
       if ("refused" in ready) {
