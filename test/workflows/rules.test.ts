@@ -100,6 +100,22 @@ describe("every workflow", () => {
       }
     }
   });
+
+  // Re-running a run failed at "Hand the new pins on": upload-artifact v4+ refuses a name that the run's
+  // earlier attempt uploaded (409, "an artifact with this name already exists on the workflow run").
+  it.each(NAMES)("%s lets a re-run replace the artifacts its earlier attempt uploaded", (name) => {
+    const text = readFileSync(path.join(WORKFLOWS, name), "utf8");
+    for (const each of Object.values(workflow(name).jobs)) {
+      for (const step of each.steps.filter((s) => s.uses?.startsWith("actions/upload-artifact@"))) {
+        expect(step.with.overwrite, `${name}: ${step.uses}`).toBe(true);
+        // actionlint cannot check the inputs of an action pinned to a commit; `overwrite` is in v4.2.0 on.
+        const release = text.match(new RegExp(`uses: ${step.uses} # v(\\d+)\\.(\\d+)\\.`));
+        expect(release, `${name}: ${step.uses} has its release in a comment`).not.toBeNull();
+        const [major, minor] = [Number(release?.[1]), Number(release?.[2])];
+        expect(major > 4 || (major === 4 && minor >= 2), `${name}: v${major}.${minor}`).toBe(true);
+      }
+    }
+  });
 });
 
 describe("ci.yml", () => {
