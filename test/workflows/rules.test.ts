@@ -75,6 +75,57 @@ function runStep(script: string, cwd: string, env: Record<string, string>, shell
   });
 }
 
+/** What a step run against the fake `gh` did: the arguments of each call, and what it wrote to GITHUB_OUTPUT. */
+interface FakeGhRun {
+  readonly calls: string[][];
+  readonly output: string;
+}
+
+/**
+ * Runs a step against a fake `gh` whose `pr list` prints `pullRequests` as JSON, whatever it is asked
+ * (the step must filter them itself), or fails; in a run of repository acme/skills-mcp on main.
+ */
+async function runWithFakeGh(
+  step: Step | undefined,
+  pullRequests: readonly object[] | "fails",
+  env: Record<string, string>,
+): Promise<FakeGhRun> {
+  const listing = pullRequests === "fails" ? "exit 1" : `cat "$PULL_REQUESTS"`;
+  const tree = await makeTree({
+    "bin/gh": `#!/bin/bash\nif [ "$1 $2" = "pr list" ]; then ${listing}; fi\nprintf '%s\\037' "$@" >> "$CALLS"\necho >> "$CALLS"\n`,
+    "pull-requests.json": JSON.stringify(pullRequests === "fails" ? [] : pullRequests),
+    calls: "",
+    output: "",
+  });
+  try {
+    await chmod(path.join(tree.dir, "bin", "gh"), 0o755);
+    await runStep(
+      step?.run ?? "",
+      tree.dir,
+      {
+        PATH: `${path.join(tree.dir, "bin")}:${process.env.PATH ?? ""}`,
+        PULL_REQUESTS: path.join(tree.dir, "pull-requests.json"),
+        CALLS: path.join(tree.dir, "calls"),
+        GITHUB_OUTPUT: path.join(tree.dir, "output"),
+        GITHUB_REPOSITORY: "acme/skills-mcp",
+        GITHUB_REF_NAME: "main",
+        ...env,
+      },
+      step?.shell,
+    );
+    const calls = await readFile(path.join(tree.dir, "calls"), "utf8");
+    return {
+      calls: calls
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => line.split("\u001f").slice(0, -1)),
+      output: await readFile(path.join(tree.dir, "output"), "utf8"),
+    };
+  } finally {
+    await tree.remove();
+  }
+}
+
 function git(cwd: string, ...args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -450,39 +501,13 @@ describe("update-skills.yml", () => {
         { number: 16, headRefName: `feature/${prefix}calm`, isCrossRepository: false },
       ];
 
-      /** Runs the step against a fake `gh` that lists `open`, and returns the arguments of each call. */
-      async function closeWith(held: string, list: "lists" | "fails" = "lists"): Promise<string[][]> {
-        const listing = list === "lists" ? `cat "$PULL_REQUESTS"` : "exit 1";
-        const tree = await makeTree({
-          "bin/gh": `#!/bin/bash\nif [ "$1 $2" = "pr list" ]; then ${listing}; fi\nprintf '%s\\037' "$@" >> "$CALLS"\necho >> "$CALLS"\n`,
-          "pull-requests.json": JSON.stringify(open),
-          calls: "",
-        });
-        try {
-          await chmod(path.join(tree.dir, "bin", "gh"), 0o755);
-          await runStep(
-            step?.run ?? "",
-            tree.dir,
-            {
-              PATH: `${path.join(tree.dir, "bin")}:${process.env.PATH ?? ""}`,
-              PULL_REQUESTS: path.join(tree.dir, "pull-requests.json"),
-              CALLS: path.join(tree.dir, "calls"),
-              GITHUB_REPOSITORY: "acme/skills-mcp",
-              GITHUB_REF_NAME: "main",
-              HELD: held,
-              WHY: "why it is closed",
-            },
-            step?.shell,
-          );
-          const calls = await readFile(path.join(tree.dir, "calls"), "utf8");
-          return calls
-            .split("\n")
-            .filter((line) => line !== "")
-            .map((line) => line.split("\u001f").slice(0, -1));
-        } finally {
-          await tree.remove();
-        }
-      }
+      const closeWith = async (held: string, list: "lists" | "fails" = "lists"): Promise<string[][]> =>
+        (
+          await runWithFakeGh(step, list === "lists" ? open : "fails", {
+            HELD: held,
+            WHY: "why it is closed",
+          })
+        ).calls;
 
       const closing = (number: number) => [
         "pr",
