@@ -569,6 +569,65 @@ describe("update-skills.yml", () => {
       });
     });
   });
+
+  // Every source that moved was held back for review (or none moved): pull-request did not run, and the
+  // pull request an earlier run made on skills/update stayed open, offering that run's pins as today's.
+  describe("with no bump for skills/update", () => {
+    const close = job(update, "close-update-pull-request");
+    const step = close.steps.find((each) => each.run?.startsWith("gh pr list"));
+    const branch = stepUsing(pullRequest, "peter-evans/create-pull-request").with.branch;
+    const open = [
+      { number: 21, headRefName: branch, isCrossRepository: false },
+      { number: 22, headRefName: branch, isCrossRepository: true },
+      { number: 23, headRefName: "skills/held/risky", isCrossRepository: false },
+      { number: 24, headRefName: `feature/${branch}`, isCrossRepository: false },
+    ];
+
+    it("closes the open pull request on skills/update, saying why, and deletes its branch", async () => {
+      const { calls } = await runWithFakeGh(step, open, { WHY: "why it is closed" });
+      expect(calls).toEqual([
+        [
+          ...["pr", "list", "--repo", "acme/skills-mcp", "--base", "main", "--head", "skills/update"],
+          ...["--state", "open", "--limit", "1000", "--json", "number,headRefName,isCrossRepository"],
+        ],
+        [
+          "pr",
+          "close",
+          "21",
+          "--repo",
+          "acme/skills-mcp",
+          "--delete-branch",
+          "--comment",
+          "why it is closed",
+        ],
+      ]);
+      expect((await runWithFakeGh(step, open.slice(1), { WHY: "why" })).calls).toHaveLength(1);
+    });
+
+    it("fails rather than close nothing when the pull requests cannot be listed", async () => {
+      await expect(runWithFakeGh(step, "fails", { WHY: "why" })).rejects.toThrow();
+    });
+
+    it("runs exactly when repin succeeded and pull-request does not, running no other code", () => {
+      expect(close.needs).toBe("repin");
+      expect(pullRequest.if).toBe("needs.repin.outputs.moved == 'true'");
+      expect(close.if).toBe("needs.repin.outputs.moved != 'true'");
+      expect(close.permissions).toEqual({ contents: "write", "pull-requests": "write" });
+      expect(close.steps).toEqual([step]);
+      expect(step?.shell).toBe("bash");
+      expect(step?.run).not.toContain("${{");
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+      expect(step?.env).toMatchObject({ GH_TOKEN: "${{ github.token }}" });
+      // Why, naming the held sources and where their bumps are, or that nothing moved.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+      expect(step?.env.WHY).toContain("/actions/runs/${{ github.run_id }}");
+      expect(step?.env.WHY).toContain("needs.repin.outputs.held != '[]' && format(");
+      expect(step?.env.WHY).toContain(
+        "skills/held/<source> ({0})', join(fromJSON(needs.repin.outputs.held), ', '))",
+      );
+      expect(step?.env.WHY).toContain("|| 'no source moved from its pin'");
+    });
+  });
 });
 
 describe("release.yml", () => {
