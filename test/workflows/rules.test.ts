@@ -126,6 +126,20 @@ async function runWithFakeGh(
   }
 }
 
+/**
+ * Whether a step's `if:` holds, given the outputs of the steps before it: only clauses of the form
+ * `steps.<id>.outputs.<name> == '<value>'` (or `!=`) joined by `&&`; any other form throws, so that a test
+ * cannot pass on a condition it did not read. An output not set reads as ''.
+ */
+function holds(condition: string | undefined, outputs: Record<string, Record<string, string>>): boolean {
+  return (condition ?? "").split(" && ").every((clause) => {
+    const parts = clause.match(/^steps\.([\w-]+)\.outputs\.([\w-]+) (==|!=) '([^']*)'$/);
+    if (!parts) throw new Error(`cannot read the condition clause "${clause}"`);
+    const [, id = "", name = "", operator, value] = parts;
+    return ((outputs[id]?.[name] ?? "") === value) === (operator === "==");
+  });
+}
+
 function git(cwd: string, ...args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -482,6 +496,67 @@ describe("update-skills.yml", () => {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
       expect(upload.with.name).toBe("skills-held-${{ matrix.source }}");
       expect(download["continue-on-error"]).toBeUndefined();
+    });
+
+    // When the held source's repin alone left skills.toml as main has it, create-pull-request's delete-branch
+    // closed its pull request without a word: a reviewer saw it closed, and not why.
+    describe("whose repin alone no longer changes skills.toml", () => {
+      const open = heldPullRequest.steps.find((each) => each.id === "open");
+      const create = stepUsing(heldPullRequest, "peter-evans/create-pull-request");
+      const comment = heldPullRequest.steps.find((each) => each.run?.startsWith("gh pr comment"));
+      const branch = create.with.branch?.toString() ?? "";
+      const listed = [
+        { number: 31, headRefName: "skills/held/risky", isCrossRepository: false },
+        { number: 32, headRefName: "skills/held/risky", isCrossRepository: true },
+        { number: 33, headRefName: "skills/held/risky-two", isCrossRepository: false },
+        { number: 34, headRefName: "skills/update", isCrossRepository: false },
+      ];
+
+      it("takes the number of the source's open pull request before create-pull-request runs", async () => {
+        expect(open?.env.BRANCH).toBe(branch);
+        const at = (step: Step | undefined) => heldPullRequest.steps.indexOf(step ?? create);
+        expect(at(open)).toBeGreaterThan(-1);
+        expect(at(open)).toBeLessThan(at(create));
+        const env = { BRANCH: "skills/held/risky" };
+        const found = await runWithFakeGh(open, listed, env);
+        expect(found.calls).toEqual([
+          [
+            ...["pr", "list", "--repo", "acme/skills-mcp", "--base", "main", "--head", "skills/held/risky"],
+            ...["--state", "open", "--json", "number,headRefName,isCrossRepository"],
+          ],
+        ]);
+        expect(found.output).toBe("number=31\n");
+        expect((await runWithFakeGh(open, listed.slice(1), env)).output).toBe("number=\n");
+        await expect(runWithFakeGh(open, "fails", env)).rejects.toThrow();
+      });
+
+      it("comments on that pull request why it closed, when create-pull-request closed it", async () => {
+        const at = heldPullRequest.steps.indexOf(comment ?? create);
+        expect(at).toBeGreaterThan(heldPullRequest.steps.indexOf(create));
+        // What peter-evans/create-pull-request v8 sets (src/create-pull-request.ts) in each case.
+        const base = {
+          "pull-request-branch": branch,
+          "pull-request-head-sha": "0123456789abcdef0123456789abcdef01234567",
+          "pull-request-commits-verified": "false",
+        };
+        const closed = { ...base, "pull-request-operation": "closed" };
+        const updated = { ...base, "pull-request-operation": "updated", "pull-request-number": "31" };
+        const noneOpen = { ...base, "pull-request-operation": "none" };
+        expect(holds(comment?.if, { open: { number: "31" }, pr: closed })).toBe(true);
+        expect(holds(comment?.if, { open: { number: "31" }, pr: updated })).toBe(false);
+        expect(holds(comment?.if, { open: { number: "" }, pr: closed })).toBe(false);
+        expect(holds(comment?.if, { open: { number: "" }, pr: noneOpen })).toBe(false);
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+        expect(comment?.env.NUMBER).toBe("${{ steps.open.outputs.number }}");
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+        expect(comment?.env.WHY).toContain("/actions/runs/${{ github.run_id }}");
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+        expect(comment?.env.WHY).toContain("${{ matrix.source }}");
+        const { calls } = await runWithFakeGh(comment, [], { NUMBER: "31", WHY: "why it closed" });
+        expect(calls).toEqual([
+          ["pr", "comment", "31", "--repo", "acme/skills-mcp", "--body", "why it closed"],
+        ]);
+      });
     });
 
     // A held source's pull request stayed open once its bump was no longer held (repinned with the others,
