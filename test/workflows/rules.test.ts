@@ -498,6 +498,49 @@ describe("update-skills.yml", () => {
       expect(download["continue-on-error"]).toBeUndefined();
     });
 
+    // Its title said "a new high audit finding" whatever this run's count was, 0 included, while the status
+    // beside it said "No new high finding".
+    it("is titled by the count of new high findings this run's repin of it brings", async () => {
+      const title = heldPullRequest.steps.find((each) => each.id === "title");
+      const at = (id: string) => heldPullRequest.steps.findIndex((each) => each.id === id);
+      expect(at("title")).toBeGreaterThan(at("audit"));
+      expect(at("title")).toBeLessThan(at("pr"));
+      expect(title?.env).toEqual({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+        SOURCE: "${{ matrix.source }}",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+        NEW_HIGH: "${{ steps.audit.outputs.new-high }}",
+      });
+      expect(stepUsing(heldPullRequest, "peter-evans/create-pull-request").with.title).toBe(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
+        "${{ steps.title.outputs.title }}",
+      );
+      const tree = await makeTree({ output: "" });
+      try {
+        const output = path.join(tree.dir, "output");
+        for (const count of ["0", "1", "3"]) {
+          await runStep(title?.run ?? "", tree.dir, {
+            GITHUB_OUTPUT: output,
+            SOURCE: "risky",
+            NEW_HIGH: count,
+          });
+        }
+        expect((await readFile(output, "utf8")).split("\n")).toEqual([
+          "title=Repin skill source risky (held back for review; its bump now brings no new high audit finding)",
+          "title=Repin skill source risky (a new high audit finding: review it)",
+          "title=Repin skill source risky (3 new high audit findings: review them)",
+          "",
+        ]);
+        await writeFile(output, "");
+        await expect(
+          runStep(title?.run ?? "", tree.dir, { GITHUB_OUTPUT: output, SOURCE: "risky", NEW_HIGH: "" }),
+        ).rejects.toThrow();
+        expect(await readFile(output, "utf8")).toBe("");
+      } finally {
+        await tree.remove();
+      }
+    });
+
     // When the held source's repin alone left skills.toml as main has it, create-pull-request's delete-branch
     // closed its pull request without a word: a reviewer saw it closed, and not why.
     describe("whose repin alone no longer changes skills.toml", () => {
