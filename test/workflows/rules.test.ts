@@ -741,8 +741,9 @@ describe("update-skills.yml", () => {
       expect(step?.env.WHY).toContain("/actions/runs/${{ github.run_id }}");
       expect(step?.env.WHY).toContain("needs.repin.outputs.held != '[]' && format(");
       expect(step?.env.WHY).toContain(
-        "skills/held/<source> ({0})', join(fromJSON(needs.repin.outputs.held), ', '))",
+        "held back, {0} for a new high audit finding, each bump offered alone in a pull request on skills/held/<source>",
       );
+      expect(step?.env.WHY).toContain("join(fromJSON(needs.repin.outputs.held), ', '))");
       expect(step?.env.WHY).toContain("|| 'no source moved from its pin'");
     });
   });
