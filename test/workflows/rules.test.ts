@@ -322,6 +322,19 @@ describe("update-skills.yml", () => {
     });
   });
 
+  // The status said "1 new high findings".
+  it.each([
+    ["pull-request", "needs.repin.outputs.new-high"],
+    ["held-pull-request", "steps.audit.outputs.new-high"],
+  ])(
+    "%s's skills audit status counts its new high findings in words that agree with the count",
+    (id, count) => {
+      expect(job(update, id).steps.at(-1)?.env.DESCRIPTION).toBe(
+        `\${{ ${count} == '0' && 'No new high finding' || ${count} == '1' && '1 new high finding, see the Audit in the description' || format('{0} new high findings, see the Audit in the description', ${count}) }}`,
+      );
+    },
+  );
+
   // The status step ran whenever create-pull-request set pull-request-head-sha, which it does even when the
   // branch has no diff with main and it opens no pull request: "skills audit" then landed on main's commit.
   it.each(["pull-request", "held-pull-request"])(
