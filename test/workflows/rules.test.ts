@@ -252,6 +252,24 @@ describe("update-skills.yml", () => {
     expect(check).toBeLessThan(repin.steps.findIndex((step) => step.run === "npm test"));
   });
 
+  // With every moved source held back, no pull request showed the summary, and a source that kept its pin
+  // because its new head failed the fetch was told only in the job's log.
+  it("shows the summary on the run's page last, whatever failed before it, and with or without a pull request", async () => {
+    const show = repin.steps.at(-1);
+    expect(show?.if).toBe(`\${{ !cancelled() && hashFiles('${summary}') != '' }}`);
+    const tree = await makeTree({ [summary ?? ""]: "## Kept at its pin\n\n- beta: its path is gone\n" });
+    try {
+      const page = path.join(tree.dir, "step-summary");
+      await writeFile(page, "earlier step\n");
+      await runStep(show?.run ?? "", tree.dir, { GITHUB_STEP_SUMMARY: page });
+      expect(await readFile(page, "utf8")).toBe(
+        "earlier step\n## Kept at its pin\n\n- beta: its path is gone\n",
+      );
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("opens or updates the one pull request on skills/update, with the summary as its body", () => {
     expect(pullRequest.needs).toBe("repin");
     expect(pullRequest.if).toBe("needs.repin.outputs.moved == 'true'");
