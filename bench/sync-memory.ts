@@ -2,10 +2,13 @@
  * The peak resident memory of `skills-mcp sync` against a server that answers with skills as large as the
  * extension allows: serves `--skills` skills on 127.0.0.1 (made with the SDK's McpServer alone), each with
  * one file of `--mib` MiB sent as base64, and `--liars` more whose entry lists a file of 16 bytes that is
- * served as 16 MiB (under the answer cap, so that only the size check refuses it); runs `node <--main> sync` into a new folder under `/usr/bin/time -v`, and prints its
- * maximum resident set size and what the sync said.
+ * served as 16 MiB (under the answer cap, so that only the size check refuses it), and `--citing` more of
+ * SKILL.md alone that each cite 4 pack files of their own (`shared/<name>-a.bin` to `-d.bin`) of a
+ * quarter of `--mib` MiB each, so that each holds the first ones while it waits for the others; runs
+ * `node <--main> sync` into a new folder under `/usr/bin/time -v`, and prints its maximum resident set
+ * size and what the sync said.
  *
- *   npm run build && npx tsx bench/sync-memory.ts [--skills 8] [--mib 14] [--liars 0] [--main dist/main.js]
+ *   npm run build && npx tsx bench/sync-memory.ts [--skills 8] [--mib 14] [--liars 0] [--citing 0] [--main dist/main.js]
  *
  * Give another checkout's built dist/main.js as --main for a before and after.
  */
@@ -30,16 +33,21 @@ const { values } = parseArgs({
     skills: { type: "string", default: "8" },
     mib: { type: "string", default: "14" },
     liars: { type: "string", default: "0" },
+    citing: { type: "string", default: "0" },
     main: { type: "string", default: "dist/main.js" },
   },
 });
 const skills = Number(values.skills);
 const liars = Number(values.liars);
+const citing = Number(values.citing);
 const main = path.resolve(values.main);
 
 const digest = (bytes: Buffer) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 const large = Buffer.alloc(Number(values.mib) * 1024 * 1024);
 for (let index = 0; index < large.length; index++) large[index] = (index * 7919) % 251;
+const PARTS = ["a", "b", "c", "d"];
+const quarterBytes = large.subarray(0, large.length / PARTS.length);
+const quarter = { bytes: quarterBytes, base64: quarterBytes.toString("base64") };
 const lie = Buffer.alloc(16 * 1024 * 1024, 1);
 const lieClaim = Buffer.alloc(16, 1);
 
@@ -70,6 +78,21 @@ for (let index = 0; index < skills + liars; index++) {
       { uri: `${root}/SKILL.md`, digest: digest(manifest), size: manifest.length },
       { uri: `${root}/data.bin`, digest: digest(listed), size: listed.length },
     ],
+  });
+}
+for (let index = 0; index < citing; index++) {
+  const name = `citing-${String(index).padStart(2, "0")}`;
+  const root = `skill://bench/${name}`;
+  const manifest = Buffer.from(
+    `---\nname: ${name}\ndescription: The ${name} skill.\n---\n# ${name}\nSee ${PARTS.map((part) => `shared/${name}-${part}.bin`).join(", ")}.\n`,
+  );
+  serve(`${root}/SKILL.md`, manifest);
+  // Pack files of its own, not ones the others share: each is read, and held until its skill is written.
+  for (const part of PARTS) files.set(`skill://bench/shared/${name}-${part}.bin`, quarter);
+  entries.push({
+    uri: `${root}/SKILL.md`,
+    frontmatter: { name, description: `The ${name} skill.` },
+    resources: [{ uri: `${root}/SKILL.md`, digest: digest(manifest), size: manifest.length }],
   });
 }
 
@@ -141,9 +164,10 @@ try {
     .filter((line) => /^\[\d+\/\d+\]|added|skipped/.test(line))
     .map((line) => `  ${line.slice(0, 160)}`);
   console.log(
-    `${skills} skills of ${values.mib} MiB, ${liars} liars: peak RSS ${(peakKiB / 1024).toFixed(0)} MiB, ${seconds.toFixed(1)} s, exit ${status}`,
+    `${skills} skills of ${values.mib} MiB, ${liars} liars, ${citing} citing: peak RSS ${(peakKiB / 1024).toFixed(0)} MiB, ${seconds.toFixed(1)} s, exit ${status}`,
   );
   console.log(said.join("\n"));
+  if (status !== 0) console.log(stderr.slice(0, 2000));
 } finally {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));

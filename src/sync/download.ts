@@ -62,6 +62,14 @@ export class CitedFileUnreadable extends Error {
   override name = "CitedFileUnreadable";
 }
 
+/**
+ * The pack files a skill keeps came to more than the room its download was given for them: it stopped,
+ * and may be fetched again with more room.
+ */
+export class PackFilesOverRoom extends Error {
+  override name = "PackFilesOverRoom";
+}
+
 /** Bytes of pack file reads kept for the skills that cite the same file. */
 export const PACK_READS_BYTES = 32 * 1024 * 1024;
 
@@ -219,12 +227,15 @@ function listedFiles(entry: Skill, root: string): ListedFile[] | { readonly refu
  * there instead; not SKILL.md, whose frontmatter only the SDK's read checks against the entry. Pack files
  * have no digest in the extension: each is read. Refused, with the reason, when anything cannot be
  * written as the entry describes: a dynamic skill, a path that is not a plain name below the skill, more
- * than the extension's limits, a file that fails its check.
+ * than the extension's limits, a file that fails its check. Rejects with {@link PackFilesOverRoom} as
+ * soon as the pack files it keeps come to more than `packRoom` bytes: they are held with its files until
+ * it is written.
  */
 export async function downloadSkill(
   entry: Skill,
   context: DownloadContext,
   installed?: InstalledFileReader,
+  packRoom = Number.POSITIVE_INFINITY,
 ): Promise<Download> {
   const root = skillRoot(entry);
   const listed = listedFiles(entry, root);
@@ -258,8 +269,10 @@ export async function downloadSkill(
   const ordered = new Map(listed.map((file) => [file.path, files.get(file.path) ?? new Uint8Array()]));
   try {
     const read = (uri: string) => readPackFile(uri, context);
-    return { skill: await withPackFiles(entry, root, ordered, total, context.skillRoots, read), kept };
+    const skill = await withPackFiles(entry, root, ordered, total, context.skillRoots, read, packRoom);
+    return { skill, kept };
   } catch (error) {
+    if (error instanceof PackFilesOverRoom) throw error;
     return { refused: describeError(error) };
   }
 }
@@ -331,6 +344,7 @@ function installedPackFiles(
  * `files` plus the pack files their text cites, each placed where the citation finds it from the
  * skill's folder (`shared/tokens.md`). A cited file that cannot be placed there (a path that climbs out
  * of the folder, a path a skill file holds, over the size limit) is left out, and SKILL.md says so.
+ * Throws {@link PackFilesOverRoom} as soon as the pack files placed come to more than `packRoom` bytes.
  */
 async function withPackFiles(
   entry: Skill,
@@ -339,6 +353,7 @@ async function withPackFiles(
   skillBytes: number,
   skillRoots: ReadonlySet<string>,
   readPack: PackFileReader,
+  packRoom = Number.POSITIVE_INFINITY,
 ): Promise<DownloadedSkill> {
   const packFiles: Record<string, PackFileRecord> = {};
   const leftOut: string[] = [];
@@ -379,8 +394,9 @@ async function withPackFiles(
         leftOut.push(`\`${cited}\` (${found.uri}): ${problem}`);
         continue;
       }
-      files.set(cited, found.bytes);
       bytes += found.bytes.length;
+      if (bytes - skillBytes > packRoom) throw new PackFilesOverRoom();
+      files.set(cited, found.bytes);
       packFiles[cited] = { uri: found.uri, digest: digestOf(found.bytes) };
       if (TEXT_FILE.test(cited)) queue.push(found.bytes);
     }

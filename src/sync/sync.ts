@@ -16,6 +16,7 @@ import {
   downloadSkill,
   forEachInOrder,
   forEachLimited,
+  PackFilesOverRoom,
   type PackRead,
   PackReads,
   readPackFile,
@@ -305,6 +306,11 @@ interface CitedCheck {
 const PARALLEL_CHECKS = 8;
 /** Skills fetched at once; their reads share PackReads' bounds on requests and on the bytes of answers. */
 const PARALLEL_DOWNLOADS = 8;
+/**
+ * What the pack files a skill cites may hold while it is fetched with others: half of a skill's share of
+ * the budget, the other half its own files, so that 8 skills of up to 1 MiB are still fetched at once.
+ */
+const PACK_FILES_SHARE = SKILL_LIMITS.bytes / (2 * PARALLEL_DOWNLOADS);
 
 /**
  * The skills of `checks` whose copy a download now would change (see citedFilesCurrent), checked
@@ -473,16 +479,26 @@ async function apply(
     const failed = new Set<string>();
     const refused = new Map<string, RefusedSkill>();
     const held = new ByteBudget(SKILL_LIMITS.bytes);
-    // Fetched PARALLEL_DOWNLOADS at a time, each while its listed bytes fit in `held`; told in the plan's
-    // order, so that the lines, the lock and what is put in place come out as one after another would.
+    // Fetched PARALLEL_DOWNLOADS at a time, each while its listed bytes and its share of the budget for
+    // the pack files it cites fit in `held`; one whose pack files need more is fetched again, holding
+    // the skill's whole limit, so alone. Told in the plan's order, so that the lines, the lock and what
+    // is put in place come out as one after another would.
     const fetch = async (step: (typeof fetches)[number]) => {
       const installed = step.kind === "update" ? step.installed : undefined;
-      const giveBack = await held.take(listedBytes(step.entry));
+      const holding = async (bytes: number, packRoom: number) => {
+        const giveBack = await held.take(bytes);
+        try {
+          return await prepare(step, installed, options, context, staging, packRoom);
+        } finally {
+          giveBack();
+        }
+      };
       try {
-        return await prepare(step, installed, options, context, staging);
-      } finally {
-        giveBack();
+        return await holding(listedBytes(step.entry) + PACK_FILES_SHARE, PACK_FILES_SHARE);
+      } catch (error) {
+        if (!(error instanceof PackFilesOverRoom)) throw error;
       }
+      return holding(SKILL_LIMITS.bytes, Number.POSITIVE_INFINITY);
     };
     await forEachInOrder(fetches, PARALLEL_DOWNLOADS, fetch, async (ready, step, index) => {
       const done = (outcome: string, lasting: boolean) =>
@@ -604,7 +620,7 @@ function sourceAfter(
   return same ? before : source;
 }
 
-/** The bytes of the files `entry` lists: what its download holds until it is staged, pack files aside. */
+/** The bytes of the files `entry` lists: what its download holds until it is staged, besides pack files. */
 function listedBytes(entry: Skill): number {
   return entry.resources === "dynamic" ? 0 : entry.resources.reduce((sum, file) => sum + file.size, 0);
 }
@@ -623,6 +639,7 @@ async function prepare(
   { folder, allowUnsafe }: SyncOptions,
   context: DownloadContext,
   staging: Staging,
+  packRoom: number,
 ): Promise<
   | { dir: string; installed: InstalledSkill; warning: string; kept: number }
   | { refused: string; audit?: RefusedSkill }
@@ -632,7 +649,7 @@ async function prepare(
     before?.files[file] === digest
       ? readIfSame(path.join(folder, name, ...file.split("/")), size, digest)
       : Promise.resolve(undefined);
-  const download = await downloadSkill(entry, context, installedFile);
+  const download = await downloadSkill(entry, context, installedFile, packRoom);
   if ("refused" in download) return download;
   const { files, packFiles, leftOut } = download.skill;
   const high = auditDownload(name, files, entry.frontmatter).filter(isUnsafe);

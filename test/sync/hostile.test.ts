@@ -454,6 +454,42 @@ describe("memory", () => {
     expect(Object.keys(await readTree(target))).toHaveLength(33);
   });
 
+  // Regression: the pack files a skill cites were held until it was written, outside the budget of the
+  // bytes of skills being fetched: 8 small skills citing large pack files held up to 8 times 16 MiB.
+  it("reads the large files skills cite for one skill at a time, not while other skills hold theirs", async () => {
+    const names = ["cites-a", "cites-b", "cites-c"];
+    const cited = (name: string, part: string) => Buffer.alloc(3 * 1024 * 1024, `${name}-${part}`);
+    const skills = names.map((name) =>
+      skill(`skill://honest/${name}`, name, {
+        "SKILL.md": skillMd(
+          name,
+          `The ${name} skill.`,
+          `See shared/${name}-1.bin, then shared/${name}-2.bin.`,
+        ),
+      }),
+    );
+    const files = new Map<string, Content>(skills.flatMap((item) => [...item.files]));
+    for (const name of names) {
+      for (const part of ["1", "2"])
+        files.set(`skill://honest/shared/${name}-${part}.bin`, cited(name, part));
+    }
+    // A skill asks for its second file only once it holds the first.
+    const { hold, seen } = holdingLargeReads((uri) => uri.endsWith("-2.bin"));
+    const script: Script = { entries: skills.map((item) => item.entry), files, reads: [], hold };
+    server = await serveMcp(hostileServer(script));
+
+    const report = await sync(server.url, target);
+
+    expect(report.counts).toMatchObject({ added: 3, skipped: 0 });
+    expect(seen.most).toBe(1);
+    for (const name of names) {
+      for (const part of ["1", "2"]) {
+        const installed = await readFile(path.join(target, name, "shared", `${name}-${part}.bin`));
+        expect(installed.equals(cited(name, part))).toBe(true);
+      }
+    }
+  });
+
   it("asks again, one at a time, for answers larger than their entries say, and refuses them as before", async () => {
     const liars = [0, 1, 2].map((index) => {
       const liar = skill(`skill://evil/liar-${index}`, `liar-${index}`, {
