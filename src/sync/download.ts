@@ -283,13 +283,15 @@ export async function downloadSkill(
  * read again: the text ones come from the copy installed (`readInstalled`, by path), which must hold the
  * entry's bytes (SKILL.md followed by the note on the files left out, if any). A cited file the server
  * did not serve at install time is looked up again, so one it serves since is copied. Rejects with
- * {@link CitedFileUnreadable} when a file it cites cannot be read.
+ * {@link CitedFileUnreadable} when a file it cites cannot be read, and with {@link PackFilesOverRoom} as
+ * soon as the pack files it holds, as the server serves them now, come to more than `packRoom` bytes.
  */
 export async function citedFilesCurrent(
   entry: Skill,
   installed: Pick<InstalledSkill, "files" | "packFiles">,
   readInstalled: (path: string) => Promise<Uint8Array | undefined>,
   context: DownloadContext,
+  packRoom = Number.POSITIVE_INFINITY,
 ): Promise<boolean> {
   const root = skillRoot(entry);
   const listed = listedFiles(entry, root);
@@ -319,7 +321,7 @@ export async function citedFilesCurrent(
     await readPackFile(uri, context);
   });
   const read = (uri: string) => readPackFile(uri, context);
-  const now = await withPackFiles(entry, root, files, total, context.skillRoots, read);
+  const now = await withPackFiles(entry, root, files, total, context.skillRoots, read, packRoom);
   const manifest = now.files.get("SKILL.md");
   return (
     isDeepStrictEqual(now.packFiles, installed.packFiles) &&

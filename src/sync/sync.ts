@@ -307,18 +307,20 @@ const PARALLEL_CHECKS = 8;
 /** Skills fetched at once; their reads share PackReads' bounds on requests and on the bytes of answers. */
 const PARALLEL_DOWNLOADS = 8;
 /**
- * What the pack files a skill cites may hold while it is fetched with others: half of a skill's share of
- * the budget, the other half its own files, so that 8 skills of up to 1 MiB are still fetched at once.
+ * What the pack files a skill cites may hold while it is fetched or checked with others: half of a
+ * skill's share of the budget, the other half its own files, so that 8 skills of up to 1 MiB are still
+ * fetched (or checked) at once.
  */
 const PACK_FILES_SHARE = SKILL_LIMITS.bytes / (2 * PARALLEL_DOWNLOADS);
 
 /**
  * The skills of `checks` whose copy a download now would change (see citedFilesCurrent), checked
  * PARALLEL_CHECKS at a time: a run with nothing to change costs a few round trips, not one or more a
- * skill. A skill whose copy here is over its share of the extension's limit is checked alone, after the
- * others, so that what the checks read at once stays about that of one large skill. A check or a dry run
- * that cannot read a file starts no more checks, and names the first such skill in the lock's order of
- * those checked, whichever failed first: the same skill every run against the same failures.
+ * skill. Each check holds the bytes of the copy here, and PACK_FILES_SHARE more for pack files the server
+ * now serves larger, in a budget of one skill's limit; one whose pack files need more is checked again,
+ * holding the whole limit, so alone. A check or a dry run that cannot read a file starts no more checks,
+ * and names the first such skill in the lock's order of those checked, whichever failed first: the same
+ * skill every run against the same failures.
  */
 async function citedFilesChanged(
   checks: readonly CitedCheck[],
@@ -326,26 +328,37 @@ async function citedFilesChanged(
   context: DownloadContext,
 ): Promise<Set<string>> {
   const outcomes = new Map<string, boolean | CitedFileUnreadable>();
+  const held = new ByteBudget(SKILL_LIMITS.bytes);
   let cannot = false;
   const check = async ({ name, entry, installed }: CitedCheck) => {
     if (cannot) return;
     const skillFolder = path.join(options.folder, name);
     const readInstalled = (file: string) =>
       readFile(path.join(skillFolder, ...file.split("/"))).catch(() => undefined);
-    const outcome = await citedFilesCurrent(entry, installed, readInstalled, context).catch(
-      (error: unknown) => (error instanceof CitedFileUnreadable ? error : false),
+    const copy = await installedBytes(skillFolder, installed);
+    const holding = async (bytes: number, packRoom: number) => {
+      const giveBack = await held.take(bytes);
+      try {
+        return await citedFilesCurrent(entry, installed, readInstalled, context, packRoom);
+      } finally {
+        giveBack();
+      }
+    };
+    const current = async () => {
+      try {
+        return await holding(copy.bytes + PACK_FILES_SHARE, copy.packBytes + PACK_FILES_SHARE);
+      } catch (error) {
+        if (!(error instanceof PackFilesOverRoom)) throw error;
+      }
+      return holding(SKILL_LIMITS.bytes, Number.POSITIVE_INFINITY);
+    };
+    const outcome = await current().catch((error: unknown) =>
+      error instanceof CitedFileUnreadable ? error : false,
     );
     if (outcome instanceof CitedFileUnreadable && options.mode !== "sync") cannot = true;
     outcomes.set(name, outcome);
   };
-  const small: CitedCheck[] = [];
-  const large: CitedCheck[] = [];
-  for (const item of checks) {
-    const bytes = await installedBytes(path.join(options.folder, item.name), item.installed);
-    (bytes > SKILL_LIMITS.bytes / PARALLEL_CHECKS ? large : small).push(item);
-  }
-  await forEachLimited(small, PARALLEL_CHECKS, check);
-  await forEachLimited(large, 1, check);
+  await forEachLimited(checks, PARALLEL_CHECKS, check);
   const changed = new Set<string>();
   for (const { name } of checks) {
     const outcome = outcomes.get(name);
@@ -355,14 +368,22 @@ async function citedFilesChanged(
   return changed;
 }
 
-/** The bytes of the copy installed in `skillFolder`: its files and the pack files it cites, which a check reads. */
-async function installedBytes(skillFolder: string, installed: InstalledSkill): Promise<number> {
+/**
+ * The bytes of the copy installed in `skillFolder`, which a check reads, and of the pack files among
+ * them, in whose place it holds the pack files the server serves now.
+ */
+async function installedBytes(
+  skillFolder: string,
+  installed: InstalledSkill,
+): Promise<{ readonly bytes: number; readonly packBytes: number }> {
   let bytes = 0;
+  let packBytes = 0;
   for (const file of Object.keys(installed.files)) {
-    const stats = await lstat(path.join(skillFolder, ...file.split("/"))).catch(() => undefined);
-    bytes += stats?.size ?? 0;
+    const size = (await lstat(path.join(skillFolder, ...file.split("/"))).catch(() => undefined))?.size ?? 0;
+    bytes += size;
+    if (Object.hasOwn(installed.packFiles, file)) packBytes += size;
   }
-  return bytes;
+  return { bytes, packBytes };
 }
 
 /** What the folder holds under each name the lock gives this server. */

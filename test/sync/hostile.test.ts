@@ -490,6 +490,58 @@ describe("memory", () => {
     }
   });
 
+  // Regression: a check of an installed skill held the pack files the server now serves outside any
+  // budget; only the size of the copy here decided which were checked alone. 8 small copies whose cited
+  // files grew on the server were checked at once, each holding what it read.
+  it("checks one skill at a time whose cited files grew on the server, not while other checks hold theirs", async () => {
+    const names = ["grown-a", "grown-b", "grown-c"];
+    const skills = names.map((name) =>
+      skill(`skill://honest/${name}`, name, {
+        "SKILL.md": skillMd(name, `The ${name} skill.`, `See shared/${name}-1.md.`),
+      }),
+    );
+    const files = new Map<string, Content>(skills.flatMap((item) => [...item.files]));
+    for (const name of names) files.set(`skill://honest/shared/${name}-1.md`, `# ${name}\n`);
+    const { hold, seen } = holdingLargeReads((uri) => uri.endsWith("-2.md"));
+    const script: Script = { entries: skills.map((item) => item.entry), files, reads: [], hold };
+    server = await serveMcp(hostileServer(script));
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 3 });
+    // Grown: a file of 3 MiB that now cites a second, which a check asks for only once it holds the first.
+    const padding = "Padding line.\n".repeat(3 * 73_000);
+    for (const name of names) {
+      files.set(`skill://honest/shared/${name}-1.md`, `# ${name}\nSee shared/${name}-2.md.\n${padding}`);
+      files.set(`skill://honest/shared/${name}-2.md`, `# ${name}, part 2\n`);
+    }
+
+    const report = await sync(server.url, target, { mode: "check" });
+
+    expect(report.steps.map((step) => [step.name, step.kind])).toEqual(names.map((name) => [name, "update"]));
+    expect(seen.most).toBe(1);
+  });
+
+  it("checks installed skills of large copies one after another, each holding its copy's bytes", async () => {
+    const names = ["copy-a", "copy-b", "copy-c"];
+    const skills = names.map((name) =>
+      skill(`skill://honest/${name}`, name, {
+        "SKILL.md": skillMd(name, `The ${name} skill.`, `See shared/${name}.md.`),
+        "data.bin": Buffer.alloc(10 * 1024 * 1024, name),
+      }),
+    );
+    const files = new Map<string, Content>(skills.flatMap((item) => [...item.files]));
+    for (const name of names) files.set(`skill://honest/shared/${name}.md`, `# ${name}\n`);
+    let checking = false;
+    const { hold, seen } = holdingLargeReads((uri) => checking && uri.includes("/shared/"));
+    const script: Script = { entries: skills.map((item) => item.entry), files, reads: [], hold };
+    server = await serveMcp(hostileServer(script));
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 3 });
+    checking = true;
+
+    const report = await sync(server.url, target, { mode: "check" });
+
+    expect(report.counts).toMatchObject({ unchanged: 3 });
+    expect(seen.most).toBe(1);
+  });
+
   it("asks again, one at a time, for answers larger than their entries say, and refuses them as before", async () => {
     const liars = [0, 1, 2].map((index) => {
       const liar = skill(`skill://evil/liar-${index}`, `liar-${index}`, {
