@@ -553,6 +553,8 @@ describe("memory", () => {
     });
     const asked = new Map<string, number>();
     // Only the reads asked for again are held: the first, with room for what the entry says, are cut.
+    // This also pins that the SDK calls fetch within the read's async context, where withAnswerLimit's
+    // AsyncLocalStorage finds the room: lost, each first answer is read whole, and asked for once.
     const { hold, seen } = holdingLargeReads((uri) => {
       asked.set(uri, (asked.get(uri) ?? 0) + 1);
       return (asked.get(uri) ?? 0) > 1;
