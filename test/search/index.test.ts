@@ -265,6 +265,52 @@ describe("a close word several skills hold", () => {
   });
 });
 
+// The bench's off-topic requests were read onto skills they have nothing to do with: the "sourdough loaf"
+// as load, "tomato plants" as plans, a "meal plan" as a mean plan.
+describe("a common English word no skill holds", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "perf/load-testing/SKILL.md": skillMd(
+        "load-testing",
+        "Measure how a widget service holds up under load.",
+      ),
+      "stats/summary-statistics/SKILL.md": skillMd(
+        "summary-statistics",
+        "The mean and spread of widget data.",
+      ),
+      "graphs/graph-search/SKILL.md": skillMd("graph-search", "Find the nearest neighbor of each widget."),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  const search = (query: string) => {
+    const found = ownIndex.search(query, ownCatalog.everything, 10);
+    return { first: found.skills[0]?.name, corrections: found.corrections };
+  };
+
+  it("is taken as written: the request is about something the catalog lacks", () => {
+    expect(search("bake a sourdough loaf")).toEqual({ first: undefined, corrections: [] });
+    expect(search("widget data for a meal").corrections).toEqual([]);
+  });
+
+  it("leaves mistyped words, and British spellings of the catalog's American ones, to be read", () => {
+    expect(search("widget service laod")).toEqual({
+      first: "load-testing",
+      corrections: [{ from: "laod", to: "load" }],
+    });
+    expect(search("nearest neighbour")).toEqual({
+      first: "graph-search",
+      corrections: [{ from: "neighbour", to: "neighbor" }],
+    });
+  });
+});
+
 describe("a request word the catalog holds only inside a camel-case word, or written in capitals", () => {
   let own: TempTree;
   let ownCatalog: Catalog;
