@@ -113,9 +113,14 @@ export function foldedSpelling(text: string): string {
     .replace(UNDECOMPOSED_LATIN, (letter) => PLAIN_LATIN[letter] ?? letter);
 }
 
-/** Porter2 (Snowball English) stemming: `nodes`/`node`, `debugging`/`debug`, `deploy`/`deployment`. */
+/**
+ * Porter2 (Snowball English) stemming: `nodes`/`node`, `debugging`/`debug`, `deploy`/`deployment`. A Greek
+ * noun in -sis takes -ses in the plural (`analysis`, `analyses`; `hypothesis`, `hypotheses`), which Porter2
+ * keeps apart: it is stemmed as its plural, which meets the verb too (`analyse`, `hypothesize`). Not under
+ * six letters: `basis` would meet `base`, whose plural `bases` is also basis's.
+ */
 export function stem(word: string): string {
-  return porter2(word);
+  return porter2(word.length > 5 && word.endsWith("sis") ? `${word.slice(0, -2)}es` : word);
 }
 
 /** The words of a compound as written (see {@link COMPOUND_SOURCE}): folded, split and kept. */

@@ -265,6 +265,37 @@ describe("a close word several skills hold", () => {
   });
 });
 
+// Porter2 stems `analysis` as analysi and `analyses` as analys: a request in the plural missed the
+// skills written in the singular, and the other way round.
+describe("a Greek noun in -sis", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "stats/anova/SKILL.md": skillMd("anova", "Run an analysis of variance on widget data."),
+      "science/lab-notebook/SKILL.md": skillMd("lab-notebook", "Record widget hypotheses and their tests."),
+      "ops/container-images/SKILL.md": skillMd("container-images", "Pick the base image of a widget."),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  const first = (query: string) => ownIndex.search(query, ownCatalog.everything, 10).skills[0]?.name;
+
+  it("is found by its plural, and the plural by the singular", () => {
+    expect(first("analyses")).toBe("anova");
+    expect(first("analyse the variance")).toBe("anova");
+    expect(first("a hypothesis")).toBe("lab-notebook");
+  });
+
+  it("of five letters keeps apart from a word whose plural it shares: basis is not base", () => {
+    expect(first("basis")).toBeUndefined();
+  });
+});
+
 // The bench's off-topic requests were read onto skills they have nothing to do with: the "sourdough loaf"
 // as load, "tomato plants" as plans, a "meal plan" as a mean plan.
 describe("a common English word no skill holds", () => {

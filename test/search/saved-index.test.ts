@@ -290,7 +290,7 @@ describe("the saved format", () => {
       "garden/beds/raised-bed-builder/SKILL.md": skillMd(
         "raised-bed-builder",
         "Plan a raised bed — timber, soil volume (m³) and a café-style herb corner.",
-        "# Raised beds\n## Soil\nMix compost and topsoil 1:2.\n",
+        "# Raised beds\n## Soil\nMix compost and topsoil 1:2, after a soil analysis.\n",
       ),
       "garden/bonsai/SKILL.md": skillMd(
         "bonsai",
@@ -318,8 +318,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 9,
-        digest: "e80a991359efa445c2b1894b23b9771ef0ebdce06205e352c5035642ea499aab",
+        version: 10,
+        digest: "9088cf429adb32f854a98e57a137a0a18d263a84ff41805579d1fa62594c346b",
       });
     } finally {
       await tree.remove();
