@@ -91,15 +91,15 @@ describe("previewOf", () => {
     const scope = await scopeOf({
       "penpot/penpot-audit-tokens/SKILL.md": skillMd(
         "penpot-audit-tokens",
-        "Implementing token checks, implement a token audit of a design.",
+        "Validating token checks, validate a token audit of a design.",
       ),
       "penpot/penpot-audit-colors/SKILL.md": skillMd(
         "penpot-audit-colors",
-        "Implement contrast checks when implementing a palette.",
+        "Validate contrast checks when validating a palette.",
       ),
       "penpot/penpot-rename-layers/SKILL.md": skillMd(
         "penpot-rename-layers",
-        "Rename layers; implementation notes for handoff.",
+        "Rename layers; validation notes for handoff.",
       ),
       // Audits elsewhere make `audit` alone less telling of penpot than the pair `penpot audit`.
       "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
@@ -113,7 +113,7 @@ describe("previewOf", () => {
     for (const summary of [preview.describePack(penpot), instructionsLine?.split(": ")[1], steeringPart]) {
       expect(summary).toMatch(/\baudit\b/);
       expect(summary).not.toMatch(/penpot/);
-      expect(summary?.match(/\bimplement\w*/g)).toHaveLength(1);
+      expect(summary?.match(/\bvalidat\w*/g)).toHaveLength(1);
     }
   });
 
@@ -145,6 +145,27 @@ describe("previewOf", () => {
     const summary = previewOf(scope, new TermFrequencies(scope.skills), ON).describePack(lab);
     expect(summary).toMatch(/\bcalling\b/);
     expect(summary).not.toMatch(/master/i);
+  });
+
+  // The agents pack of the bench corpus led with "implementing": 84 of its 181 descriptions say "Use when
+  // implementing X", as others say building or creating X.
+  it("does not say the implementing of a description's trigger", async () => {
+    const scope = await scopeOf({
+      "ops/retry-budgets/SKILL.md": skillMd(
+        "retry-budgets",
+        "Use when implementing retry budgets for calls.",
+      ),
+      "ops/rate-limits/SKILL.md": skillMd(
+        "rate-limits",
+        "Implement rate limits; use when implementing quotas.",
+      ),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    });
+    const ops = scope.packs.find((pack) => pack.name === "ops");
+    if (ops === undefined) throw new Error("pack ops expected");
+    const summary = previewOf(scope, new TermFrequencies(scope.skills), ON).describePack(ops);
+    expect(summary).toMatch(/\bretry\b/);
+    expect(summary).not.toMatch(/implement/i);
   });
 
   it("keeps each text under 2 KB with thousands of skills, hundreds of packs and huge descriptions", async () => {
