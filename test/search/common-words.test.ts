@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { COMMON_WORDS_FILE, commonWordsModule, wordListFolder } from "../../scripts/common-words.js";
@@ -15,7 +16,8 @@ describe("isCommonWord", () => {
   });
 
   it("reads a list that is what `npm run common-words` makes of the installed word lists", () => {
-    expect(readFileSync(COMMON_WORDS_FILE, "utf8")).toBe(commonWordsModule(wordListFolder()));
+    const file = path.join(import.meta.dirname, "../..", COMMON_WORDS_FILE);
+    expect(readFileSync(file, "utf8")).toBe(commonWordsModule(wordListFolder()));
   });
 });
 
