@@ -436,8 +436,14 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         if (!quote || (opensItem && htmlEnd === undefined)) openContainer(column, quote, !opensItem);
       }
     }
-    // Indented as code but not code: it goes on with the paragraph before it, and opens no block.
-    const continuation: boolean = htmlEnd === undefined && (indent >= codeColumn || lazily);
+    // Indented as code but not code: it goes on with the paragraph before it, and opens no block. So
+    // does a line of a paragraph not indented into the innermost container, but four columns past the
+    // text of the one it is surely in: no block opens there.
+    const continuation: boolean =
+      htmlEnd === undefined &&
+      (indent >= codeColumn ||
+        lazily ||
+        (paragraph && indent >= innermostAt(containers, indent, guesses[0] ?? containers.length) + 4));
     let html = htmlEnd !== undefined;
     if (htmlEnd === BLANK_LINE) {
       // A line read as a tag alone may be text that a <pre> block interrupts: read both blocks.

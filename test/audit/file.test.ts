@@ -512,6 +512,14 @@ describe("html-comment", () => {
     expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
   });
 
+  // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
+  // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
+  // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
+  it("keeps a list item open across a paragraph line starting with a comment short of the item's text", () => {
+    const markdown = "  1.  Install the tool:\n    <!-- step one -->\n\n      <!-- hidden -->\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["2 html-comment", "4 html-comment"]);
+  });
+
   // Regression: the paragraph reader took an indented first line's text for its container's, so a line
   // indented four columns past the container but not past that text ended the paragraph at its list
   // marker; the walker read it as going on, and the code span across the two lines was not seen.
