@@ -165,6 +165,12 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) =>
       `${repeated("> > > > > > > > a\n", 64_000)}${repeated("    y\n> ```\n<!-- c -->\n", size)}`,
   },
+  // Each item's line opens a quote whose text is indented code, and a paragraph after it reads spans.
+  {
+    name: "indented code on items' lines",
+    path: "p/s/SKILL.md",
+    make: (size) => `${repeated("- >     `x\n` <!-- c --> `\n", size)}-${" ".repeat(size)}x\n`,
+  },
   {
     name: "attributes of a tag",
     path: "p/s/SKILL.md",

@@ -444,6 +444,14 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       (indent >= codeColumn ||
         lazily ||
         (paragraph && indent >= innermostAt(containers, indent, guesses[0] ?? containers.length) + 4));
+    // An item or a quote opened on the line whose text is indented code (`- >     x`): no paragraph, and
+    // its backticks open no span that a later line closes.
+    if (htmlEnd === undefined && !continuation && opensItem && container?.code === true) {
+      inCode = true;
+      paragraph = false;
+      yield { start, end, code: true };
+      continue;
+    }
     let html = htmlEnd !== undefined;
     if (htmlEnd === BLANK_LINE) {
       // A line read as a tag alone may be text that a <pre> block interrupts: read both blocks.
@@ -704,12 +712,10 @@ const FOUR_COLUMN_CONTAINER = /^(?:\[\^[^\]\s]{1,100}\]:|(?:!!!|\?\?\?\+?|===|:)
 /**
  * The container that `content` (a line without its `indent` columns of white space) opens, if any, and
  * the column where its text starts: a list item's after its marker and the one to four spaces after
- * that; a footnote's, an admonition's or a definition's (Markdown extensions) four columns in.
+ * that; a footnote's, an admonition's or a definition's (Markdown extensions) four columns in. `code`
+ * when the text after the last item's or quote's marker is indented code (`-     x`, `- >     x`).
  */
-function containerOpened(
-  content: string,
-  indent: number,
-): { columns: readonly OpenedContainer[]; listItem: boolean; interrupts: boolean; text: number } | undefined {
+function containerOpened(content: string, indent: number): OpenedContainers | undefined {
   const columns: OpenedContainer[] = [];
   // What a list item needs to end a paragraph: a bullet or the number 1, and text after it.
   const interrupts = /^(?:[-+*]|0*1[.)])[ \t]+\S/.test(content);
@@ -721,8 +727,12 @@ function containerOpened(
     if (columns.length > 0 && content.charCodeAt(at) === 0x3e) {
       column += 2;
       columns.push({ column, quote: true });
-      const { indent: gap, width } = indentation(content.slice(at + 1, at + 5));
+      // Five columns of white space read: the marker's own, then four that make indented code.
+      const { indent: gap, width } = indentation(content.slice(at + 1, at + 6));
       at += 1;
+      if (gap > 4 && !isBlankFrom(content, at + width)) {
+        return { columns, listItem: true, interrupts, text: content.length, code: true };
+      }
       const next = content.charCodeAt(at + width);
       BULLET_AT.lastIndex = at + width;
       if (gap > 4 || (next !== 0x3e && !BULLET_AT.test(content))) break;
@@ -738,15 +748,39 @@ function containerOpened(
     // Nothing after the marker, or indented code after it: the item's text is one column past it.
     if (gap === 0 || gap > 4) {
       columns.push({ column: column + marker + 1, quote: false });
-      return { columns, listItem: true, interrupts, text: content.length };
+      const code = gap > 4 && !isBlankFrom(content, at + marker + width);
+      return { columns, listItem: true, interrupts, text: content.length, code };
     }
     column += marker + gap;
     at += marker + width;
     columns.push({ column, quote: false });
   }
-  if (columns.length > 0) return { columns, listItem: true, interrupts, text: at };
+  if (columns.length > 0) return { columns, listItem: true, interrupts, text: at, code: false };
   if (!FOUR_COLUMN_CONTAINER.test(content)) return undefined;
-  return { columns: [{ column: indent + 4, quote: false }], listItem: false, interrupts: false, text: 0 };
+  const opened = [{ column: indent + 4, quote: false }];
+  return { columns: opened, listItem: false, interrupts: false, text: 0, code: false };
+}
+
+/** Whether `content` holds nothing but spaces and tabs from `from` on (and the `\r` of its line break). */
+function isBlankFrom(content: string, from: number): boolean {
+  for (let at = from; at < content.length; at++) {
+    const code = content.charCodeAt(at);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0d) return false;
+  }
+  return true;
+}
+
+/** The containers a line opens (see {@link containerOpened}). */
+interface OpenedContainers {
+  readonly columns: readonly OpenedContainer[];
+  /** They are list items, and quotes in them; not an extension's container. */
+  readonly listItem: boolean;
+  /** The first is a list item that may end a paragraph. */
+  readonly interrupts: boolean;
+  /** Where the text of the last starts in the line's content: its end when there is none, or it is code. */
+  readonly text: number;
+  /** The text of the last is indented code. */
+  readonly code: boolean;
 }
 
 /** A container a line opens: the column where its text starts, and whether it is a quote. */

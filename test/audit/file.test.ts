@@ -512,6 +512,19 @@ describe("html-comment", () => {
     expect(audit("p/s/SKILL.md", markdown).map((found) => found.rule)).toEqual(["html-comment"]);
   });
 
+  // Regression: an item or a quote opened on a list item's line was read as holding text even when what
+  // follows its marker is indented code: the code's backticks paired with those of the paragraph after
+  // it into a code span around a comment that the rendered view hides.
+  it.each([
+    [
+      "after indented code in a quote opened on a list item's line",
+      "- >     npm run `build\nRun it <!-- hidden --> ` now\n",
+    ],
+    ["after indented code opening a list item", "-     npm run `build\nRun it <!-- hidden --> ` now\n"],
+  ])("flags a comment %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["2 html-comment"]);
+  });
+
   // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
   // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
   // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
