@@ -498,8 +498,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     const goesOn: boolean =
       continuation ||
       (paragraph && container?.listItem === true && !opensItem && !SETEXT_UNDERLINE.test(content));
-    paragraph =
-      goesOn || (!html && !content.startsWith("<!--") && holdsParagraph(content, paragraph && !lazy));
+    // A comment opens an HTML block on a list item's own line too (`- > <!-- x -->`): no paragraph.
+    const opensComment = (opensItem ? content.slice(container?.text ?? 0) : content).startsWith("<!--");
+    paragraph = goesOn || (!html && !opensComment && holdsParagraph(content, paragraph && !lazy));
     if (paragraph && !continues) {
       paragraphStart = start;
       paragraphColumn = containers.at(-1) ?? 0;
@@ -729,15 +730,14 @@ function containerOpened(content: string, indent: number): OpenedContainers | un
       columns.push({ column, quote: true });
       // Five columns of white space read: the marker's own, then four that make indented code.
       const { indent: gap, width } = indentation(content.slice(at + 1, at + 6));
-      at += 1;
-      if (gap > 4 && !isBlankFrom(content, at + width)) {
+      at += 1 + width;
+      if (gap > 4 && !isBlankFrom(content, at)) {
         return { columns, listItem: true, interrupts, text: content.length, code: true };
       }
-      const next = content.charCodeAt(at + width);
-      BULLET_AT.lastIndex = at + width;
+      const next = content.charCodeAt(at);
+      BULLET_AT.lastIndex = at;
       if (gap > 4 || (next !== 0x3e && !BULLET_AT.test(content))) break;
       column += Math.max(0, gap - 1);
-      at += width;
       continue;
     }
     BULLET_AT.lastIndex = at;

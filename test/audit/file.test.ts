@@ -525,6 +525,23 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual(["2 html-comment"]);
   });
 
+  // Regression: a comment that starts a list item's text, or a quote's on the item's line, was read as a
+  // paragraph, not as the HTML block it opens: a line four columns into the item after it was read as
+  // going on with that paragraph, not as the indented code it is, and a line without the quote's `>` as
+  // going on with the quote's paragraph lazily, so a list item marker on the line after that, which
+  // cannot end the item's paragraph there, was read as opening one.
+  it.each([
+    ["in a list item", "- <!-- note -->\n      <!-- shown -->\n"],
+    ["in a quote on a list item's line", "- > <!-- note -->\n      <!-- shown -->\n"],
+  ])("leaves alone indented code after a comment opening the text %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["1 html-comment"]);
+  });
+
+  it("flags a comment in a list item's paragraph after a quote on the item's line that holds a comment", () => {
+    const markdown = "1. > <!-- note -->\n   Use `a\n   2) >     b <!-- hidden -->\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["1 html-comment", "3 html-comment"]);
+  });
+
   // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
   // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
   // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
