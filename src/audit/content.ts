@@ -746,7 +746,7 @@ function containerOpened(content: string, indent: number): OpenedContainers | un
     const marker = bullet[0].length;
     const { indent: gap, width } = indentation(content.slice(at + marker, at + marker + 5));
     // Nothing after the marker, or indented code after it: the item's text is one column past it.
-    if (gap === 0 || gap > 4) {
+    if (gap === 0 || gap > 4 || isBlankFrom(content, at + marker + width)) {
       columns.push({ column: column + marker + 1, quote: false });
       const code = gap > 4 && !isBlankFrom(content, at + marker + width);
       return { columns, listItem: true, interrupts, text: content.length, code };

@@ -542,6 +542,19 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual(["1 html-comment", "3 html-comment"]);
   });
 
+  // Regression: a list item marker followed by white space alone (trailing spaces) was read as an item
+  // whose text starts past those spaces, not one column past the marker: the item's lines were read as
+  // less indented in it than they are, indented code as text, and text as closing it.
+  it("leaves alone indented code in a list item whose marker has trailing spaces", () => {
+    expect(rules("p/s/SKILL.md", "-   \n    Step one\n\n      <!-- shown -->\n")).toEqual([]);
+  });
+
+  it("flags a comment in a list item, opened after one whose marker has trailing spaces", () => {
+    expect(rules("p/s/SKILL.md", "- -   \n    > Note\n\n      Run it <!-- hidden -->\n")).toEqual([
+      "4 html-comment",
+    ]);
+  });
+
   // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
   // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
   // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
