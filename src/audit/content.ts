@@ -373,7 +373,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         paragraph &&
         !blank &&
         markers.count === markers.matched &&
-        (indent >= (containers[inner - 1] ?? 0) + 4 || !endsParagraph(line.slice(width), true));
+        (indent >= (containers[inner - 1] ?? 0) + 4 || !endsParagraph(line.slice(width), true, true));
       if (!lazily) {
         closeFrom(inner);
         paragraph = false;
@@ -421,11 +421,14 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // more of indented code.
     const container = containerOpened(content, indent);
     // Whether the line opens a list item for sure: not in text that goes on (a paragraph goes on with a
-    // line indented four columns past its container, or one an empty item or a number but 1 cannot end).
+    // line indented four columns past its container, or one an empty item or a number but 1 cannot end,
+    // unless the line is not indented into the innermost container surely open: then the paragraph is
+    // not the line's container, and an item opens after that one, whatever its marker).
+    const surelyIn = containers[(guesses[0] ?? containers.length) - 1] ?? 0;
     const opensItem: boolean =
       container?.listItem === true &&
       indent - innermostAt(containers, indent) < 4 &&
-      (!paragraph || container.interrupts);
+      (!paragraph || container.interrupts || indent < surelyIn);
     if (container !== undefined) {
       // A list item ends the items it is not indented into. The extensions' containers are text to
       // CommonMark, which ends nothing: they only ask more of indented code.
@@ -1041,8 +1044,12 @@ function paragraphEnd(text: string, from: number, lineBreak: string, column?: nu
     const end = lineEndOf(text, start, lineBreak);
     const line = text.slice(start, end);
     const { depth, content } = quoted(line);
-    const continued = indentation(line).indent >= textColumn + 4 && content !== "" && content !== "\r";
-    if (!continued && (depth > first.depth || endsParagraph(content, inList))) return start;
+    const lineIndent = indentation(line).indent;
+    const continued = lineIndent >= textColumn + 4 && content !== "" && content !== "\r";
+    // Without the `>` of a quote the paragraph is in, or short of the text of the list item it is in, any
+    // list item marker opens an item.
+    const outside = depth < first.depth || (first.depth === 0 && lineIndent < textColumn);
+    if (!continued && (depth > first.depth || endsParagraph(content, inList, outside))) return start;
     start = end + 1;
   }
   return text.length;
@@ -1066,13 +1073,19 @@ function quoted(line: string): { depth: number; content: string; indented: boole
   return { depth, content: line.slice(at), indented: depth === 0 && at > 0 };
 }
 
-/** Whether a line whose content (past its quote markers) is `content` ends the paragraph before it. */
-function endsParagraph(content: string, inList: boolean): boolean {
+/**
+ * Whether a line whose content (past its quote markers) is `content` ends the paragraph before it; any
+ * list item marker does on a line `outside` the paragraph's container (a quote without its `>`, or short
+ * of the text of the list item), where it opens no text of the paragraph but an item after its container.
+ */
+function endsParagraph(content: string, inList: boolean, outside = false): boolean {
   if (content === "" || content === "\r" || SETEXT_UNDERLINE.test(content) || opensBlock(content))
     return true;
   const bullet = BULLET.exec(content);
+  if (bullet === null) return false;
+  if (outside) return true;
   // An empty list item interrupts no paragraph.
-  if (bullet === null || /^[ \t]*\r?$/.test(content.slice(bullet[0].length))) return false;
+  if (/^[ \t]*\r?$/.test(content.slice(bullet[0].length))) return false;
   return inList || !/^\d/.test(bullet[0]) || /^0*1[.)]$/.test(bullet[0]);
 }
 

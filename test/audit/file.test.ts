@@ -555,6 +555,21 @@ describe("html-comment", () => {
     ]);
   });
 
+  // Regression: an empty list item, or one numbered other than 1, was read as going on with the paragraph
+  // before it also where that paragraph is in a quote the line has no `>` of, or in a list item the line
+  // is not indented into: CommonMark opens an item there, after the quote or the item, and a code span
+  // across the two lines, around a comment the rendered view hides, was read where there is none.
+  it.each([
+    ["a quote", "> Use `a\n1.\n   b <!-- hidden --> `\n"],
+    ["a list item", "- Use `a\n1.\n   b <!-- hidden --> `\n"],
+  ])("reads an empty list item after a paragraph in %s as opening an item", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
+  });
+
+  it("reads a list item numbered other than 1 under a paragraph as its text", () => {
+    expect(rules("p/s/SKILL.md", "Use `a\n2. b <!-- shown --> `\n")).toEqual([]);
+  });
+
   // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
   // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
   // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
