@@ -165,6 +165,12 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) =>
       `${repeated("> > > > > > > > a\n", 64_000)}${repeated("    y\n> ```\n<!-- c -->\n", size)}`,
   },
+  // Each quote line ends a list item's HTML block, and is read for its `>` a second time, out of raw HTML.
+  {
+    name: "quotes ending HTML blocks",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated(`- <pre>\n${"> ".repeat(8)}<!-- c -->\n`, size),
+  },
   // Each item's line opens a quote whose text is indented code, and a paragraph after it reads spans.
   {
     name: "indented code on items' lines",

@@ -305,8 +305,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
   };
   /** What ends the HTML block open. */
   let htmlEnd: HtmlEnd | undefined;
-  /** The quotes open around the HTML block open. */
+  /** The quotes open around the HTML block open, and the text column of the container it is in. */
   let htmlQuotes = 0;
+  let htmlColumn = 0;
   /** The HTML block open was read inside one that a blank line ends, which goes on after it. */
   let nested = false;
   /** Where the paragraph that the last line holds text of starts, and the text column of its container. */
@@ -348,6 +349,13 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       if (htmlEnd === undefined) {
         read = quotedLine(written, containers, quotes, quotes.length + MAX_ITEMS_ON_A_LINE, surely);
       }
+    }
+    // An HTML block in a list item ends with the item, at a line indented less than the item's text: no
+    // line goes on with an HTML block lazily. The line is then read again, out of raw HTML.
+    if (htmlEnd !== undefined && fence === undefined && !read.blank && read.indent < htmlColumn) {
+      htmlEnd = undefined;
+      nested = false;
+      read = quotedLine(written, containers, quotes, quotes.length + MAX_ITEMS_ON_A_LINE, surely);
     }
     const { markers, line, width, indent, blank } = read;
     if (fence !== undefined) {
@@ -494,6 +502,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       if (!opensItem && (block?.interrupts === true || content.startsWith("<!--"))) {
         closePast(indent);
       }
+      // A tag alone under a paragraph may be its text, which goes on lazily: no line ends it so.
+      const maybeText = paragraph && !opensItem && block?.interrupts !== true;
+      htmlColumn = maybeText ? 0 : (containers.at(-1) ?? 0);
     }
     const continues = paragraph;
     // A continuation line is text of the paragraph whatever it starts with (`#`, `>`): it opens no block.

@@ -570,6 +570,22 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", "Use `a\n2. b <!-- shown --> `\n")).toEqual([]);
   });
 
+  // Regression: an HTML block opened in a list item went on past the item's end, at a line not indented
+  // into it (no line goes on with an HTML block lazily): what followed was read as raw HTML, its comments
+  // flagged where the rendered view shows them as code, and the lines of the next item read as the
+  // block's, so that a lazy line of its paragraph, as the block read it, was taken for indented code.
+  it.each([
+    ["before indented code", "- <pre>\nText after the list\n\n    <!-- shown -->\n"],
+    ["before a code span in the next item", "> 1. <div>\n> 2. `a\n> b <!-- shown --> `\n"],
+  ])("ends an HTML block in a list item with the item, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  it("flags a comment in a list item after one holding an HTML block, in a quote", () => {
+    const markdown = "> 1. <span>\n> 2. Step\n    *\n      <!-- hidden -->\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["4 html-comment"]);
+  });
+
   // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
   // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
   // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
