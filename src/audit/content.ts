@@ -512,9 +512,14 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     const goesOn: boolean =
       continuation ||
       (paragraph && container?.listItem === true && !opensItem && !SETEXT_UNDERLINE.test(content));
-    // A comment opens an HTML block on a list item's own line too (`- > <!-- x -->`): no paragraph.
-    const opensComment = (opensItem ? content.slice(container?.text ?? 0) : content).startsWith("<!--");
-    paragraph = goesOn || (!html && !opensComment && holdsParagraph(content, paragraph && !lazy));
+    // The text of the items and quotes the line opens, read as they read it (`+ >  -   ` holds nothing),
+    // holds a paragraph or not; a comment opens an HTML block there too (`- > <!-- x -->`).
+    const itemText: string | undefined = opensItem ? content.slice(container?.text ?? 0) : undefined;
+    const holds: boolean =
+      itemText === undefined
+        ? !content.startsWith("<!--") && holdsParagraph(content, paragraph && !lazy)
+        : !itemText.startsWith("<!--") && holdsParagraph(itemText, false);
+    paragraph = goesOn || (!html && holds);
     if (paragraph && !continues) {
       paragraphStart = start;
       paragraphColumn = containers.at(-1) ?? 0;

@@ -586,6 +586,16 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual(["4 html-comment"]);
   });
 
+  // Regression: what a quote on a list item's line holds was read past one space after its `>` only:
+  // `- >  -` (an empty item) and `- >  # Title` (a heading) were read as text, a paragraph that the next
+  // line went on with lazily, and indented code after them as that paragraph's text.
+  it.each([
+    ["an empty list item", "- >  -\n      <!-- shown -->\n"],
+    ["a heading", "- >  # Title\n      <!-- shown -->\n"],
+  ])("leaves alone indented code after %s in a quote on a list item's line", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
   // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
   // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
   // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
