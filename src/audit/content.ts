@@ -1041,15 +1041,15 @@ export function paragraphCodeSpans(
 /**
  * Where the paragraph whose first line starts at `from` ends, as CommonMark's blocks end it: at a blank
  * line, or a line that starts a heading, a thematic break, a fence, an HTML block that may interrupt a
- * paragraph, a deeper quote or a list item (one numbered other than 1 only in a list or a quote, where it
- * is the next item). A setext underline ends it too: the heading's text is the lines before. A line
+ * paragraph, a deeper quote or a list item (one numbered other than 1, or empty, only on a line outside
+ * the paragraph's list item or quote, where it is the next item; in a quote, any that is not empty). A
+ * setext underline ends it too: the heading's text is the lines before. A line
  * indented four columns past the text of the paragraph's container goes on with it, whatever it holds:
  * `column` when the walker knows it and the first line has no markers of its own.
  */
 function paragraphEnd(text: string, from: number, lineBreak: string, column?: number): number {
   const firstEnd = lineEndOf(text, from, lineBreak);
   const first = quoted(text.slice(from, firstEnd));
-  const inList = first.indented || first.depth > 0 || BULLET.test(first.content);
   // A line the walker reads as text may open a block in a quote or list item (`> <!--`): no paragraph.
   if (opensBlock(first.content.slice(containerMarkersEnd(first.content)))) return firstEnd;
   const firstLine = text.slice(from, firstEnd);
@@ -1065,7 +1065,9 @@ function paragraphEnd(text: string, from: number, lineBreak: string, column?: nu
     // Without the `>` of a quote the paragraph is in, or short of the text of the list item it is in, any
     // list item marker opens an item.
     const outside = depth < first.depth || (first.depth === 0 && lineIndent < textColumn);
-    if (!continued && (depth > first.depth || endsParagraph(content, inList, outside))) return start;
+    if (!continued && (depth > first.depth || endsParagraph(content, first.depth > 0, outside))) {
+      return start;
+    }
     start = end + 1;
   }
   return text.length;
@@ -1077,7 +1079,7 @@ function lineEndOf(text: string, from: number, lineBreak: string): number {
 }
 
 /** The `>` markers that start `line`, counted, and the content after them and the white space around them. */
-function quoted(line: string): { depth: number; content: string; indented: boolean } {
+function quoted(line: string): { depth: number; content: string } {
   let at = 0;
   let depth = 0;
   for (;;) {
@@ -1086,15 +1088,16 @@ function quoted(line: string): { depth: number; content: string; indented: boole
     depth++;
     at++;
   }
-  return { depth, content: line.slice(at), indented: depth === 0 && at > 0 };
+  return { depth, content: line.slice(at) };
 }
 
 /**
  * Whether a line whose content (past its quote markers) is `content` ends the paragraph before it; any
  * list item marker does on a line `outside` the paragraph's container (a quote without its `>`, or short
  * of the text of the list item), where it opens no text of the paragraph but an item after its container.
+ * `inQuote`, a list item numbered other than 1 ends it too: the quote's items are not told from its text.
  */
-function endsParagraph(content: string, inList: boolean, outside = false): boolean {
+function endsParagraph(content: string, inQuote: boolean, outside = false): boolean {
   if (content === "" || content === "\r" || SETEXT_UNDERLINE.test(content) || opensBlock(content))
     return true;
   const bullet = BULLET.exec(content);
@@ -1102,7 +1105,7 @@ function endsParagraph(content: string, inList: boolean, outside = false): boole
   if (outside) return true;
   // An empty list item interrupts no paragraph.
   if (/^[ \t]*\r?$/.test(content.slice(bullet[0].length))) return false;
-  return inList || !/^\d/.test(bullet[0]) || /^0*1[.)]$/.test(bullet[0]);
+  return inQuote || !/^\d/.test(bullet[0]) || /^0*1[.)]$/.test(bullet[0]);
 }
 
 /** Whether `content` (a line's, past its containers' markers) opens a block that may interrupt a paragraph, other than a list item. */

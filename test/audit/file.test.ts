@@ -596,6 +596,20 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
   });
 
+  // Regression: the paragraph reader ended a list item's paragraph at a list item numbered other than 1
+  // indented into the item, which CommonMark reads as the paragraph's text (only a line short of the
+  // item's text opens the next item): a code span across the two lines was not seen, and the comment it
+  // shows was flagged.
+  it.each([
+    ["a bulleted", "- Run `a\n  2) b <!-- shown --> `\n"],
+    ["a numbered", "1. Run `a\n   2) b <!-- shown --> `\n"],
+  ])("reads a code span across a line numbered 2 in %s list item's paragraph", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+    expect(rules("p/s/SKILL.md", markdown.replace(/\n +2\)/, "\n2)").replace("shown", "hidden"))).toEqual([
+      "2 html-comment",
+    ]);
+  });
+
   // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
   // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
   // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
