@@ -1043,9 +1043,10 @@ export function paragraphCodeSpans(
  * line, or a line that starts a heading, a thematic break, a fence, an HTML block that may interrupt a
  * paragraph, a deeper quote or a list item (one numbered other than 1, or empty, only on a line outside
  * the paragraph's list item or quote, where it is the next item; in a quote, any that is not empty). A
- * setext underline ends it too: the heading's text is the lines before. A line
- * indented four columns past the text of the paragraph's container goes on with it, whatever it holds:
- * `column` when the walker knows it and the first line has no markers of its own.
+ * setext underline ends it too: the heading's text is the lines before. A line indented four columns past
+ * the text of the paragraph's container goes on with it, whatever it holds (`column` when the walker
+ * knows it and the first line has no markers of its own), as does one without the `>` of a quote opened
+ * on the first line's list item, four columns past that `>`.
  */
 function paragraphEnd(text: string, from: number, lineBreak: string, column?: number): number {
   const firstEnd = lineEndOf(text, from, lineBreak);
@@ -1054,18 +1055,31 @@ function paragraphEnd(text: string, from: number, lineBreak: string, column?: nu
   if (opensBlock(first.content.slice(containerMarkersEnd(first.content)))) return firstEnd;
   const firstLine = text.slice(from, firstEnd);
   const markers = containerMarkersEnd(firstLine.trimStart());
+  const indent = indentation(firstLine);
   // Text indented under no marker of its own (`  text`) is no deeper in its container.
-  const textColumn = column !== undefined && markers === 0 ? column : indentation(firstLine).indent + markers;
+  const textColumn = column !== undefined && markers === 0 ? column : indent.indent + markers;
+  /** The quotes the paragraph is in: those that start its first line, and those its items open (`- > a`). */
+  let depth = first.depth;
+  /** The column of the first quote its items open: a line four columns past it opens no block. */
+  let quoteColumn = Number.POSITIVE_INFINITY;
+  for (let at = indent.width; at < indent.width + markers; at++) {
+    if (firstLine.charCodeAt(at) !== 0x3e) continue;
+    if (depth === first.depth) quoteColumn = indent.indent + at - indent.width;
+    depth++;
+  }
   for (let start = firstEnd + 1; start < text.length; ) {
     const end = lineEndOf(text, start, lineBreak);
     const line = text.slice(start, end);
-    const { depth, content } = quoted(line);
+    const { depth: lineDepth, content } = quoted(line);
     const lineIndent = indentation(line).indent;
-    const continued = lineIndent >= textColumn + 4 && content !== "" && content !== "\r";
+    const continued =
+      (lineIndent >= textColumn + 4 || (lineDepth <= first.depth && lineIndent >= quoteColumn + 4)) &&
+      content !== "" &&
+      content !== "\r";
     // Without the `>` of a quote the paragraph is in, or short of the text of the list item it is in, any
     // list item marker opens an item.
-    const outside = depth < first.depth || (first.depth === 0 && lineIndent < textColumn);
-    if (!continued && (depth > first.depth || endsParagraph(content, first.depth > 0, outside))) {
+    const outside = lineDepth < depth || (depth === 0 && lineIndent < textColumn);
+    if (!continued && (lineDepth > first.depth || endsParagraph(content, depth > 0, outside))) {
       return start;
     }
     start = end + 1;

@@ -610,6 +610,17 @@ describe("html-comment", () => {
     ]);
   });
 
+  // Regression: the paragraph reader took a quote opened on a list item's line for none: a line without
+  // its `>`, indented into the item, was read as going on with the paragraph, also when it opens a list
+  // item there (which ends the quote), so that a code span was read across the two lines around a
+  // comment the rendered view hides. Four columns past the item's text, the line does go on with it.
+  it.each([
+    ["opens an item after the quote", "- > Run `a <!-- hidden -->\n    10. b `\n", ["1 html-comment"]],
+    ["goes on with the quote's paragraph", "- > * Run `a <!-- shown -->\n      10. b `\n", []],
+  ])("reads a line without the `>` of a quote on a list item's line that %s", (_, markdown, found) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(found);
+  });
+
   // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
   // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
   // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
