@@ -171,6 +171,12 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated(`- <pre>\n${"> ".repeat(8)}<!-- c -->\n`, size),
   },
+  // A paragraph under a line of many items: each line is read against the first line's containers.
+  {
+    name: "paragraph lines under a line of items",
+    path: "p/s/SKILL.md",
+    make: (size) => `${repeated("- > ", size / 2)}\`a\n${repeated("      b <!-- c --> `\n", size / 2)}`,
+  },
   // Each item's line opens a quote whose text is indented code, and a paragraph after it reads spans.
   {
     name: "indented code on items' lines",

@@ -381,7 +381,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         paragraph &&
         !blank &&
         markers.count === markers.matched &&
-        (indent >= (containers[inner - 1] ?? 0) + 4 || !endsParagraph(line.slice(width), true, true));
+        (indent >= innermostAt(containers, indent, inner) + 4 ||
+          !endsParagraph(line.slice(width), true, true));
       if (!lazily) {
         closeFrom(inner);
         paragraph = false;
@@ -666,14 +667,17 @@ function interruptsParagraph(content: string): boolean {
 /**
  * Where the list item markers and quote markers that start a line's content end, each with the white space
  * after it: what `^(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=\r?$))|>[ \t]?)*` matches, read forward (that
- * expression overflowed the stack on a line of millions of markers).
+ * expression overflowed the stack on a line of millions of markers). With `texts`, where the text of each
+ * container they open starts is added to it, in order (one character past an item's marker when indented
+ * code follows it), for the first few: more than MAX_ITEMS_ON_A_LINE there means more are left out.
  */
-export function containerMarkersEnd(content: string): number {
+export function containerMarkersEnd(content: string, texts?: number[]): number {
   let at = 0;
   for (;;) {
     const code = content.charCodeAt(at);
     if (code === 0x3e) {
       at += content[at + 1] === " " || content[at + 1] === "\t" ? 2 : 1;
+      if (texts !== undefined && texts.length <= MAX_ITEMS_ON_A_LINE) texts.push(at);
       continue;
     }
     let marker = code === 0x2d || code === 0x2b || code === 0x2a ? at + 1 : at;
@@ -685,8 +689,12 @@ export function containerMarkersEnd(content: string): number {
     if (marker === at) return at;
     let after = marker;
     while (content[after] === " " || content[after] === "\t") after++;
-    if (after > marker) at = after;
-    else
+    if (after > marker) {
+      at = after;
+      if (texts !== undefined && texts.length <= MAX_ITEMS_ON_A_LINE) {
+        texts.push(after - marker > 4 ? marker + 1 : after);
+      }
+    } else
       return marker === content.length || (content[marker] === "\r" && marker + 1 === content.length)
         ? marker
         : at;
@@ -1054,10 +1062,14 @@ function paragraphEnd(text: string, from: number, lineBreak: string, column?: nu
   // A line the walker reads as text may open a block in a quote or list item (`> <!--`): no paragraph.
   if (opensBlock(first.content.slice(containerMarkersEnd(first.content)))) return firstEnd;
   const firstLine = text.slice(from, firstEnd);
-  const markers = containerMarkersEnd(firstLine.trimStart());
+  /** Where the text of each container the first line's markers open starts, in the trimmed line. */
+  const texts: number[] = [];
+  const markers = containerMarkersEnd(firstLine.trimStart(), texts);
   const indent = indentation(firstLine);
   // Text indented under no marker of its own (`  text`) is no deeper in its container.
   const textColumn = column !== undefined && markers === 0 ? column : indent.indent + markers;
+  // Past a few, the containers are not read apart (see MAX_ITEMS_ON_A_LINE): the innermost's text is.
+  const columns = texts.length > MAX_ITEMS_ON_A_LINE ? [] : texts.map((text) => indent.indent + text);
   /** The quotes the paragraph is in: those that start its first line, and those its items open (`- > a`). */
   let depth = first.depth;
   /** The column of the first quote its items open: a line four columns past it opens no block. */
@@ -1072,8 +1084,15 @@ function paragraphEnd(text: string, from: number, lineBreak: string, column?: nu
     const line = text.slice(start, end);
     const { depth: lineDepth, content } = quoted(line);
     const lineIndent = indentation(line).indent;
+    // Four columns past the text of the innermost container the line is indented into, it opens no block:
+    // read so from the first line's containers, or the line's own indentation (the first line is in a
+    // container whose text starts there or before).
+    const base =
+      lineIndent >= textColumn || lineIndent < indent.indent || columns.length === 0
+        ? textColumn
+        : Math.max(indent.indent, innermostAt(columns, lineIndent));
     const continued =
-      (lineIndent >= textColumn + 4 || (lineDepth <= first.depth && lineIndent >= quoteColumn + 4)) &&
+      (lineIndent >= base + 4 || (lineDepth <= first.depth && lineIndent >= quoteColumn + 4)) &&
       content !== "" &&
       content !== "\r";
     // Without the `>` of a quote the paragraph is in, or short of the text of the list item it is in, any

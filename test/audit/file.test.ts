@@ -621,6 +621,18 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual(found);
   });
 
+  // Regression: a line of a paragraph in a list item (or in a quote in one), short of the item's text but
+  // four columns past the text of the container it is in, was read as opening a block (a heading, an
+  // item); it opens none there and goes on with the paragraph, and a code span across the two lines,
+  // which the rendered view shows a comment in, was not seen.
+  it.each([
+    ["a heading", "  1.   - Run `a\n      # b <!-- shown --> `\n", []],
+    ["a list item, after a quote", "-    > Run `a\n    + b <!-- shown --> `\n", []],
+    ["a list item in the item", "-    > Run `a\n     + b <!-- hidden --> `\n", ["2 html-comment"]],
+  ])("reads a line four columns past its container that starts like %s", (_, markdown, found) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(found);
+  });
+
   // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
   // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
   // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
