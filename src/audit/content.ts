@@ -419,12 +419,20 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     const content = line.slice(width);
     // A line not indented into the innermost container ends it, unless it goes on with a paragraph there
     // (lazily): not after a heading, nor when it starts a heading, a thematic break or a quote, which no
-    // paragraph holds. Unless indented code of the container left: that is text too, and ends nothing.
+    // paragraph holds. Four columns past the text of the container left, the line is that container's
+    // indented code, after a block that is no paragraph (under one it is the paragraph's text, and ends
+    // nothing), unless the containers open are a guess (see `guesses`).
     const lazy = indent < (containers.at(-1) ?? 0);
     if (htmlEnd === undefined && lazy && (!paragraph || interruptsParagraph(content))) {
       let kept = containers.length;
       while (kept > 0 && (containers[kept - 1] ?? 0) > indent) kept--;
       if (indent < (containers[kept - 1] ?? 0) + 4) closeFrom(kept);
+      else if (!paragraph && guesses.length === 0) {
+        closeFrom(kept);
+        inCode = true;
+        yield { start, end, code: true };
+        continue;
+      }
     }
     // Read in HTML too: a line read as HTML may be text (see isTagAlone), and more containers only ask
     // more of indented code.

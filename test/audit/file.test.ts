@@ -633,6 +633,16 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual(found);
   });
 
+  // Regression: a line not indented into a list item, after a block in it that is no paragraph (a heading,
+  // a fence), but four columns past the text of the container left, was read as text: it is indented code
+  // there, and the rendered view shows its comment.
+  it.each([
+    ["a heading", "1.   # Heading\n    <!-- shown -->\n"],
+    ["a fence", "  -  Step\n\n     ```\n     x\n     ```\n    <!-- shown -->\n"],
+  ])("leaves alone indented code after %s in a list item, short of the item's text", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
   // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
   // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
   // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
