@@ -7,6 +7,10 @@
  *
  *   npx tsx bench/repin-review-memory.ts [--files 40] [--mib 4] [--root <checkout>]
  *
+ * `--packs <n> --added <m>` measures a bump over many packs instead: n sources of one upstream, each of
+ * whose second commit adds m skills whose SKILL.md holds some 20 KB of distinct lines (what the review
+ * keeps the bodies of).
+ *
  * `--root` runs another checkout's fetcher (through this checkout's tsx): a before and after in one command.
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -27,8 +31,12 @@ const { values } = parseArgs({
     files: { type: "string", default: "40" },
     mib: { type: "string", default: "4" },
     root: { type: "string", default: ROOT },
+    packs: { type: "string", default: "1" },
+    added: { type: "string", default: "0" },
   },
 });
+const packs = Number(values.packs);
+const added = Number(values.added);
 const files = Number(values.files);
 const bytes = Number(values.mib) * 1024 * 1024;
 const root = path.resolve(values.root);
@@ -54,6 +62,7 @@ function text(file: number, every: number, mark: string): string {
 }
 
 async function commit(repo: string, version: number): Promise<void> {
+  if (added > 0) return commitPacks(repo, version);
   for (let skill = 0; skill < SKILLS; skill++) {
     const folder = path.join(repo, "skills", `big-${skill}`);
     await mkdir(path.join(folder, "references"), { recursive: true });
@@ -70,6 +79,35 @@ async function commit(repo: string, version: number): Promise<void> {
   git(repo, "commit", "--quiet", "-m", `version ${version}`);
 }
 
+/** Each pack with one skill, and in version 2 `added` more whose SKILL.md is some 20 KB of distinct lines. */
+async function commitPacks(repo: string, version: number): Promise<void> {
+  for (let pack = 0; pack < packs; pack++) {
+    const skills = version === 1 ? 1 : 1 + added;
+    for (let skill = 0; skill < skills; skill++) {
+      const name = `skill-${pack}-${skill}`;
+      const folder = path.join(repo, `pack-${pack}`, name);
+      await mkdir(folder, { recursive: true });
+      const body = Array.from({ length: 440 }, (_, line) => `Step ${line} of ${name}: a line of its body.\n`);
+      await writeFile(
+        path.join(folder, "SKILL.md"),
+        `---\nname: ${name}\ndescription: Skill ${skill} of pack ${pack}.\n---\n# ${name}\n\n${body.join("")}`,
+      );
+    }
+  }
+  git(repo, "add", "--all");
+  git(repo, "commit", "--quiet", "-m", `version ${version}`);
+}
+
+/** The sources of the site: one of all the big files, or one per pack. */
+function manifest(repo: string, first: string): string {
+  const url = pathToFileURL(repo).href;
+  if (added === 0) return `[[source]]\nname = "big"\nrepo = "${url}"\nref = "${first}"\npath = "skills"\n`;
+  return Array.from(
+    { length: packs },
+    (_, pack) => `[[source]]\nname = "p${pack}"\nrepo = "${url}"\nref = "${first}"\npath = "pack-${pack}"\n`,
+  ).join("\n");
+}
+
 const dir = await mkdtemp(path.join(tmpdir(), "repin-review-memory-"));
 try {
   const repo = path.join(dir, "upstream");
@@ -80,10 +118,7 @@ try {
   await commit(repo, 2);
   const site = path.join(dir, "site");
   await mkdir(site);
-  await writeFile(
-    path.join(site, "skills.toml"),
-    `[[source]]\nname = "big"\nrepo = "${pathToFileURL(repo).href}"\nref = "${first}"\npath = "skills"\n`,
-  );
+  await writeFile(path.join(site, "skills.toml"), manifest(repo, first));
   const run = spawnSync(
     "/usr/bin/time",
     [
@@ -107,7 +142,11 @@ try {
     process.exitCode = 1;
   } else {
     const summary = await readFile(path.join(site, "pr.md"), "utf8");
-    console.log(`${root}: ${files} changed files of ${values.mib} MiB`);
+    console.log(
+      added > 0
+        ? `${root}: ${packs} packs adding ${added} SKILL.md files each`
+        : `${root}: ${files} changed files of ${values.mib} MiB`,
+    );
     const mib = (kib: string) => `${Math.round(Number(kib) / 1024)} MiB`;
     console.log(`peak resident memory: the fetcher ${mib(own)}, any process of the run ${mib(peak)}`);
     for (const line of summary.split("\n")) {
