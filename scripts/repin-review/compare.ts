@@ -101,18 +101,45 @@ export interface DocumentChange {
   readonly keysLeftOut: number;
   /**
    * The lines of its unified diff that the review can show; `too different` to diff, or `not kept`, past
-   * the first KEPT_BODIES changes of the pack.
+   * the changes of its pack the review keeps (see {@link keptPerPack}).
    */
   readonly hunks: Excerpt | "too different" | "not kept";
 }
 
 /**
- * The most SKILL.md files of a pack, added or changed, whose lines the review keeps to show. Each takes 73
- * characters of the review at least, so more than this never fit GitHub's 65,536, and the review then
- * lists at most 200 (its list limits), whose bodies it has: a bump adding thousands of long SKILL.md files
- * costs no more than this many.
+ * The most SKILL.md files, added or changed (of each kind), whose lines the review keeps to show, of all its
+ * packs together. Each takes 73 characters of the review at least, so more than this never fit GitHub's
+ * 65,536, and the review then lists at most 200 of a pack (its list limits), whose bodies it has: a bump
+ * adding thousands of long SKILL.md files, in one pack or over many, costs no more than this many.
  */
 export const KEPT_BODIES = 1000;
+
+/**
+ * How many bodies of each pack the review keeps, given how many SKILL.md files of one kind (added, or
+ * changed) each pack has, in the review's order: at most `bound` in all. The review shows the same number
+ * of each pack (its list limit), so each pack keeps its first `cap`, the largest cap within the bound;
+ * every list limit that can fit a pull request body is within it. When even one of each pack is too many,
+ * the first packs keep one each: the review, cut at GitHub's limit, shows the first packs' first.
+ */
+export function keptPerPack(counts: readonly number[], bound: number): number[] {
+  const kept = (cap: number) => counts.reduce((sum, count) => sum + Math.min(count, cap), 0);
+  if (kept(1) > bound) {
+    let left = bound;
+    return counts.map((count) => {
+      const one = Math.min(count, 1, left);
+      left -= one;
+      return one;
+    });
+  }
+  // The largest cap within the bound, by bisection: kept(cap) grows with cap.
+  let [low, high] = [1, bound];
+  while (low < high) {
+    const cap = Math.ceil((low + high) / 2);
+    if (kept(cap) <= bound) low = cap;
+    else high = cap - 1;
+  }
+  return counts.map((count) => Math.min(count, low));
+}
 
 /** The SKILL.md of a skill the bump adds, as its new commit has it: the lines the review can show. */
 export interface AddedDocument {
@@ -158,7 +185,10 @@ function keptKeys<T>(keys: readonly T[], keyOf: (item: T) => string, cut: (item:
 
 export interface PackChanges {
   readonly added: readonly Skill[];
-  /** The SKILL.md of the first KEPT_BODIES added skills, in the order of `added`: a model reads all of it. */
+  /**
+   * The SKILL.md of the first added skills (KEPT_BODIES at most, fewer as the review keeps them: see
+   * {@link keptPerPack}), in the order of `added`: a model reads all of it.
+   */
   readonly addedDocuments: readonly AddedDocument[];
   /** Each added skill whose frontmatter has keys but `name` and `description` (`allowed-tools`), with them. */
   readonly addedKeys: readonly AddedKeys[];

@@ -25,11 +25,16 @@ import { inspectCatalog } from "../../src/inspection/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
 import {
+  type AddedDocument,
   comparePacks,
   type Digest,
+  type DocumentChange,
   digestOf,
   EMPTY_SIDE,
   type FileChange,
+  KEPT_BODIES,
+  keptPerPack,
+  type PackChanges,
   type PackSide,
   type ServedFile,
   type SkillPair,
@@ -62,8 +67,15 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
   await between();
   const after = await readFolder(request.after);
   await between();
-  const reviews: SourceReview[] = [];
-  for (const source of request.sources) reviews.push(await reviewSource(source, before, after, between));
+  const kept: KeptBodies[] = [];
+  for (const source of request.sources) {
+    kept.push(keptBodiesOf(await reviewSource(source, before, after, between)));
+    keepBodies(kept);
+  }
+  const reviews = kept.map(({ review, added, documents }) => ({
+    ...review,
+    changes: { ...review.changes, addedDocuments: added, documents },
+  }));
   const moved = new Set(request.sources.map((source) => source.name));
   const packsBefore = [...after.packs.values()]
     .filter((pack) => !moved.has(pack.name))
@@ -88,6 +100,52 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
     request.budget,
   );
   return { markdown, findings: reviews.flatMap((review) => review.findings) };
+}
+
+/** A pack's review with the SKILL.md bodies it still keeps, dropped as the packs after it need room. */
+interface KeptBodies {
+  /** Without its bodies, which `added` and `documents` hold: the arrays the comparison made are dropped. */
+  readonly review: Omit<SourceReview, "changes"> & {
+    readonly changes: Omit<PackChanges, "addedDocuments" | "documents">;
+  };
+  readonly added: AddedDocument[];
+  readonly documents: DocumentChange[];
+  /** How many of `documents`, the first, still keep their diff. */
+  changed: number;
+}
+
+function keptBodiesOf(review: SourceReview): KeptBodies {
+  const { addedDocuments, documents, ...changes } = review.changes;
+  return {
+    review: { ...review, changes },
+    added: [...addedDocuments],
+    documents: [...documents],
+    changed: Math.min(documents.length, KEPT_BODIES),
+  };
+}
+
+/**
+ * Drops the bodies past KEPT_BODIES of each kind over all the packs so far, as {@link keptPerPack} shares
+ * them: a bump over many packs holds no more than one over a single pack. Each body is dropped once.
+ */
+function keepBodies(packs: readonly KeptBodies[]): void {
+  const added = keptPerPack(
+    packs.map(({ review }) => review.changes.added.length),
+    KEPT_BODIES,
+  );
+  const changed = keptPerPack(
+    packs.map(({ documents }) => documents.length),
+    KEPT_BODIES,
+  );
+  packs.forEach((pack, index) => {
+    pack.added.splice(added[index] ?? 0);
+    const keep = changed[index] ?? 0;
+    for (let document = keep; document < pack.changed; document++) {
+      const change = pack.documents[document];
+      if (change !== undefined) pack.documents[document] = { ...change, hunks: "not kept" };
+    }
+    pack.changed = Math.min(pack.changed, keep);
+  });
 }
 
 /**

@@ -337,8 +337,8 @@ function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): st
 function documentDiff(document: DocumentChange, room: BodyRoom): string[] {
   const summary = `${document.skill.id}: SKILL.md diff`;
   const { hunks, endings } = document;
-  // Only past KEPT_BODIES changed files, when the review cannot show them all anyway; and a change of line
-  // endings alone, which its line in the list says in full.
+  // Only past the changed files whose bodies the review keeps (KEPT_BODIES over all packs), when it cannot
+  // show them all anyway; and a change of line endings alone, which its line in the list says in full.
   if (hunks === "not kept" || endings?.only === true) return [];
   if (hunks === "too different") {
     return collapsed(summary, [

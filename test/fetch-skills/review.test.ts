@@ -942,6 +942,45 @@ describe("the repin review", () => {
     expect(result.summary).toMatch(/^- Lists below show at most \d+ items? each/m);
   });
 
+  // The 1,000 bodies kept are shared over the packs of a bump (it kept 1,000 of each pack: a bump over many
+  // packs held many times what one review can show). The review is the same: each pack's list shows its
+  // first added skills with their bodies, those of the packs after a large one too, and says how many more
+  // there are.
+  it("shows each pack's first added skills with their bodies when a bump over several packs adds more than it keeps", async () => {
+    const sizes = [700, 350, 50];
+    const sources = [];
+    for (const [pack, size] of sizes.entries()) {
+      const added = Object.fromEntries(
+        Array.from({ length: size }, (_, i) => {
+          const name = `s${pack}-${String(i).padStart(3, "0")}`;
+          return [`skills/${name}/SKILL.md`, skillMd(name, `Skill ${i}.`, `Step ${i} of pack ${pack}.\n`)];
+        }),
+      );
+      const upstream = await makeUpstream(path.join(tree.dir, `many-packs-${pack}`), [
+        { "shared/a.md": "a\n" },
+        added,
+      ]);
+      sources.push({ name: `p${pack}`, url: upstream.url, ref: upstream.commits[0] ?? "" });
+    }
+    const result = await bump(sources);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary.length).toBeLessThan(65_536);
+    const limit = Number(/^- Lists below show at most (\d+) items each/m.exec(result.summary)?.[1]);
+    for (const [pack, size] of sizes.entries()) {
+      expect(result.summary).toContain(`- Skills: 0 → ${size}: ${size} added, 0 removed, 0 renamed.`);
+      expect(result.summary).toMatch(
+        new RegExp(
+          `<summary>p${pack}/s${pack}-000: SKILL\\.md \\(new\\)</summary>\n\n\`\`\`markdown\n---\nname: s${pack}-000\n`,
+        ),
+      );
+      const last = `s${pack}-${String(Math.min(limit, size) - 1).padStart(3, "0")}`;
+      expect(result.summary).toContain(`<summary>p${pack}/${last}: SKILL.md (new)</summary>`);
+      if (size > limit) {
+        expect(result.summary).toContain(`- … and ${size - limit} more, cut to stay under GitHub's`);
+      }
+    }
+  });
+
   // Past every shorter list the review is cut at a line; a cut inside a SKILL.md's code block left it open,
   // and the rest of the pull request body (the fetched packs, check-skills' audit) showed as its code.
   // Twelve sources fetched, load-checked and reviewed: well over a minute on a loaded machine.
