@@ -1,3 +1,5 @@
+import { randomInt } from "node:crypto";
+
 /** Lines added and removed between two texts, as a diff counts them. */
 export interface LineChanges {
   readonly added: number;
@@ -33,9 +35,9 @@ export const UNIFIED_LIMITS: DiffLimits = { items: 5000, edits: 1000 };
  * what `git diff --numstat` would say, up to ties.
  */
 export function countLineChanges(before: string, after: string): LineChanges {
-  const ids = new Map<string, number>();
-  const a = lineIds(before, ids);
-  const b = lineIds(after, ids);
+  const ids = lineTable();
+  const a = lineIds(ids.add(before), before, ids);
+  const b = lineIds(ids.add(after), after, ids);
   const { start, endA, endB } = commonEnds(a, b);
   const x = a.subarray(start, endA);
   const y = b.subarray(start, endB);
@@ -182,7 +184,7 @@ function endingsOf(text: string): string {
  * line, where an array of them takes eight for each line and eight for its number (a file of 16 MiB of
  * line feeds is 16 million lines).
  */
-function lineIds(text: string, ids: Map<string, number>): Int32Array {
+function lineIds(number: number, text: string, ids: LineTable): Int32Array {
   let count = text === "" || text.endsWith("\n") ? 0 : 1;
   for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", end + 1)) count++;
   const numbered = new Int32Array(count);
@@ -190,16 +192,92 @@ function lineIds(text: string, ids: Map<string, number>): Int32Array {
   for (let index = 0; index < count; index++) {
     const found = text.indexOf("\n", start);
     const end = found < 0 ? text.length : found;
-    const line = text.slice(start, end);
-    let id = ids.get(line);
-    if (id === undefined) {
-      id = ids.size;
-      ids.set(line, id);
-    }
-    numbered[index] = id;
+    numbered[index] = ids.idOf(number, start, end);
     start = end + 1;
   }
   return numbered;
+}
+
+/** Numbers lines by content: the same number for the same line, of any of the texts added to it. */
+interface LineTable {
+  /** The number by which {@link idOf} names `text`. */
+  add(text: string): number;
+  /** The id of the line from `start` to `end` of the `text`th text added. */
+  idOf(text: number, start: number, end: number): number;
+}
+
+/**
+ * A {@link LineTable} that holds no string for a line: where each distinct line first occurs (its text,
+ * start and end) and its hash, in typed arrays, found through an open-addressing table of the hashes and
+ * told apart by their characters, so counts stay exact. A Map keyed by each line took some 12 times the
+ * size of a pair of files of short distinct lines (16 MiB each, lines of 10 characters: 394 MiB); this
+ * takes some 30 bytes a distinct line. The hash is seeded at random, as V8's own string hash is, so that
+ * no file can be made of lines that all share one.
+ */
+function lineTable(): LineTable {
+  const seed = randomInt(2 ** 31);
+  const texts: string[] = [];
+  // Per distinct line, by id: [text, start, end, hash].
+  let lines = new Int32Array(4 * 64);
+  let slots = new Int32Array(128);
+  let distinct = 0;
+  const at = (id: number, field: number) => lines[4 * id + field] ?? 0;
+  const place = (id: number) => {
+    let slot = at(id, 3) & (slots.length - 1);
+    while ((slots[slot] ?? 0) !== 0) slot = (slot + 1) & (slots.length - 1);
+    slots[slot] = id + 1;
+  };
+  const same = (text: string, start: number, end: number, id: number) => {
+    const [held, from, to] = [texts[at(id, 0)] ?? "", at(id, 1), at(id, 2)];
+    if (to - from !== end - start) return false;
+    for (let offset = 0; offset < end - start; offset++)
+      if (held.charCodeAt(from + offset) !== text.charCodeAt(start + offset)) return false;
+    return true;
+  };
+  return {
+    add(text) {
+      texts.push(text);
+      return texts.length - 1;
+    },
+    idOf(number, start, end) {
+      const text = texts[number] ?? "";
+      const hash = hashOf(text, start, end, seed);
+      let slot = hash & (slots.length - 1);
+      for (let held = slots[slot] ?? 0; held !== 0; held = slots[slot] ?? 0) {
+        if (at(held - 1, 3) === hash && same(text, start, end, held - 1)) return held - 1;
+        slot = (slot + 1) & (slots.length - 1);
+      }
+      if (4 * (distinct + 1) > lines.length) {
+        const grown = new Int32Array(2 * lines.length);
+        grown.set(lines);
+        lines = grown;
+      }
+      lines[4 * distinct] = number;
+      lines[4 * distinct + 1] = start;
+      lines[4 * distinct + 2] = end;
+      lines[4 * distinct + 3] = hash;
+      const id = distinct++;
+      // Half full at most, so that a search ends soon.
+      if (2 * distinct > slots.length) {
+        slots = new Int32Array(2 * slots.length);
+        for (let placed = 0; placed < distinct; placed++) place(placed);
+      } else slots[slot] = id + 1;
+      return id;
+    },
+  };
+}
+
+/** A 32-bit hash of `text` from `start` to `end` (Jenkins' one-at-a-time, as V8 hashes strings), seeded. */
+function hashOf(text: string, start: number, end: number, seed: number): number {
+  let hash = seed;
+  for (let index = start; index < end; index++) {
+    hash = (hash + text.charCodeAt(index)) | 0;
+    hash = (hash + (hash << 10)) | 0;
+    hash ^= hash >>> 6;
+  }
+  hash = (hash + (hash << 3)) | 0;
+  hash ^= hash >>> 11;
+  return (hash + (hash << 15)) | 0;
 }
 
 function splitLines(text: string): string[] {
@@ -299,12 +377,15 @@ function fromEdits(before: number, after: number, edits: number): { added: numbe
 }
 
 function countByContent(a: Int32Array, b: Int32Array): { added: number; removed: number } {
-  const counts = new Map<number, number>();
-  for (const id of a) counts.set(id, (counts.get(id) ?? 0) + 1);
+  // Line ids are numbered from 0 up (see lineTable): counted in an array, not a Map entry for each line.
+  let size = 0;
+  for (const id of a) size = Math.max(size, id + 1);
+  const counts = new Int32Array(size);
+  for (const id of a) counts[id] = (counts[id] ?? 0) + 1;
   let added = 0;
   for (const id of b) {
-    const left = counts.get(id) ?? 0;
-    if (left > 0) counts.set(id, left - 1);
+    const left = counts[id] ?? 0;
+    if (left > 0) counts[id] = left - 1;
     else added++;
   }
   return { added, removed: a.length - (b.length - added) };
