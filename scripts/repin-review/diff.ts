@@ -199,7 +199,7 @@ function lineIds(number: number, text: string, ids: LineTable): Int32Array {
 }
 
 /** Numbers lines by content: the same number for the same line, of any of the texts added to it. */
-interface LineTable {
+export interface LineTable {
   /** The number by which {@link idOf} names `text`. */
   add(text: string): number;
   /** The id of the line from `start` to `end` of the `text`th text added. */
@@ -214,8 +214,7 @@ interface LineTable {
  * takes some 30 bytes a distinct line. The hash is seeded at random, as V8's own string hash is, so that
  * no file can be made of lines that all share one.
  */
-function lineTable(): LineTable {
-  const seed = randomInt(2 ** 31);
+export function lineTable(seed = randomInt(2 ** 31)): LineTable {
   const texts: string[] = [];
   // Per distinct line, by id: [text, start, end, hash].
   let lines = new Int32Array(4 * 64);
@@ -268,7 +267,7 @@ function lineTable(): LineTable {
 }
 
 /** A 32-bit hash of `text` from `start` to `end` (Jenkins' one-at-a-time, as V8 hashes strings), seeded. */
-function hashOf(text: string, start: number, end: number, seed: number): number {
+export function hashOf(text: string, start: number, end: number, seed: number): number {
   let hash = seed;
   for (let index = start; index < end; index++) {
     hash = (hash + text.charCodeAt(index)) | 0;

@@ -9,6 +9,8 @@ import {
   countLineChanges,
   type Edit,
   editScript,
+  hashOf,
+  lineTable,
   spanScript,
   UNIFIED_LIMITS,
   unifiedDiff,
@@ -92,6 +94,62 @@ describe("countLineChanges", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  // Lines are numbered through a table of their hashes, not a Map of one string each (which took some 12
+  // times a pair of files of short distinct lines): many distinct lines, long ones alike but for their end,
+  // are still told apart exactly.
+  it("counts texts of thousands of distinct lines exactly, by order or, past 2,000 edits, by content", () => {
+    const line = fc.integer({ min: 0, max: 5000 }).map((n) => `${"x".repeat(n % 7 === 0 ? 300 : 3)}${n}`);
+    const texts = fc.array(line, { maxLength: 600 });
+    fc.assert(
+      fc.property(texts, texts, (a, b) => {
+        const counted = countLineChanges(lines(a), lines(b));
+        const edits = editScript(a, b, { items: 1000, edits: 1200 }) ?? [];
+        expect(counted.added + counted.removed).toBe(changes(edits));
+        expect(counted.unchanged + counted.added).toBe(b.length);
+      }),
+      { numRuns: 200 },
+    );
+    const many = Array.from({ length: 3000 }, (_, n) => `line ${n}`);
+    expect(countLineChanges(lines(many), lines([...many].reverse()))).toEqual({
+      added: 0,
+      removed: 0,
+      unchanged: 3000,
+    });
+    expect(countLineChanges(lines(many), lines(many.map((text) => `${text}!`)))).toEqual({
+      added: 3000,
+      removed: 3000,
+      unchanged: 0,
+    });
+  });
+});
+
+describe("lineTable", () => {
+  // Lines of one hash are told apart by their characters: two such lines, found for a fixed seed.
+  it("gives two different lines of one hash two numbers, and each line the same number every time", () => {
+    const seed = 1;
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let n = 0; pair === undefined; n++) {
+      const line = `line ${n}`;
+      const hash = hashOf(line, 0, line.length, seed);
+      const other = seen.get(hash);
+      if (other === undefined) seen.set(hash, line);
+      else pair = [other, line];
+    }
+    const [first, second] = pair;
+    expect(first).not.toBe(second);
+    const table = lineTable(seed);
+    const text = `${first}\n${second}\n${first}\n${second}`;
+    const number = table.add(text);
+    const ids = [
+      0,
+      first.length + 1,
+      first.length + second.length + 2,
+      2 * first.length + second.length + 3,
+    ].map((start, index) => table.idOf(number, start, start + (index % 2 === 0 ? first : second).length));
+    expect(ids).toEqual([0, 1, 0, 1]);
   });
 });
 
