@@ -142,6 +142,41 @@ describe.skipIf(process.platform !== "linux")("a fetch told to stop", () => {
     },
   );
 
+  // Regression: npm ran the fetcher through tsx's own process, which passes a signal on and, when the
+  // fetcher's node has not said within 30 ms that it got it (its event loop busy, a loaded CI runner),
+  // kills it with SIGKILL: no message, its git and work folder left behind. Node now runs it itself.
+  it("run by npm run fetch-skills, stops cleanly on SIGTERM that comes while its event loop is busy", async () => {
+    const site = await makeSite(tree.dir, [
+      { name: "one", repo: upstream.url, ref: upstream.commits[0] ?? "" },
+    ]);
+    await rm(marker, { force: true });
+    // In the fetcher's process only: 290 ms of every 300 busy, so that the signal comes mid-way through one.
+    const busy = path.join(site, "busy.mjs");
+    await writeFile(
+      busy,
+      `if (process.argv[1]?.endsWith(${JSON.stringify(path.join("scripts", "fetch-skills", "index.ts"))})) {
+  setInterval(() => { const end = Date.now() + 290; while (Date.now() < end); }, 300).unref();
+}
+`,
+    );
+    const paths = ["--manifest", "skills.toml", "--out", "skills", "--cache", "cache"].map((arg) =>
+      arg.startsWith("--") ? arg : path.join(site, arg),
+    );
+    const { child, done } = startFetcher(
+      paths,
+      ROOT,
+      { GIT_CONFIG_GLOBAL: slowConfig, NODE_OPTIONS: `--import=${pathToFileURL(busy).href}` },
+      "npm",
+    );
+    await waitFor(marker);
+    process.kill(child.pid ?? 0, "SIGTERM");
+    const stopped = await done;
+
+    expect(stopped.code, stopped.stderr).toBe(143);
+    expect(stopped.stderr).toContain("fetch-skills: stopped by SIGTERM: nothing written");
+    expect((await readdir(site)).sort()).toEqual(["busy.mjs", "cache", "skills.toml"]);
+  });
+
   it("stopped while --update fetches, leaves skills.toml as it was and no file beside it", async () => {
     const site = await makeSite(tree.dir, [
       { name: "one", repo: upstream.url, ref: upstream.commits[0] ?? "" },
