@@ -314,6 +314,34 @@ const PARALLEL_DOWNLOADS = 8;
 const PACK_FILES_SHARE = SKILL_LIMITS.bytes / (2 * PARALLEL_DOWNLOADS);
 
 /**
+ * `work` on a skill, holding in `budget` its `bytes` (pack files among them: `packBytes`) and
+ * PACK_FILES_SHARE more, its pack files given that room; when they need more ({@link PackFilesOverRoom}),
+ * `work` again, holding a skill's whole limit, so alone, its pack files bounded only by the download's own limits.
+ * It never waits for more room while holding some, so two skills cannot wait on each other.
+ */
+async function withPackRoom<T>(
+  budget: ByteBudget,
+  bytes: number,
+  packBytes: number,
+  work: (packRoom: number) => Promise<T>,
+): Promise<T> {
+  const holding = async (held: number, packRoom: number) => {
+    const giveBack = await budget.take(held);
+    try {
+      return await work(packRoom);
+    } finally {
+      giveBack();
+    }
+  };
+  try {
+    return await holding(bytes + PACK_FILES_SHARE, packBytes + PACK_FILES_SHARE);
+  } catch (error) {
+    if (!(error instanceof PackFilesOverRoom)) throw error;
+  }
+  return holding(SKILL_LIMITS.bytes, Number.POSITIVE_INFINITY);
+}
+
+/**
  * The skills of `checks` whose copy a download now would change (see citedFilesCurrent), checked
  * PARALLEL_CHECKS at a time: a run with nothing to change costs a few round trips, not one or more a
  * skill. Each check holds the bytes of the copy here, and PACK_FILES_SHARE more for pack files the server
@@ -336,25 +364,9 @@ async function citedFilesChanged(
     const readInstalled = (file: string) =>
       readFile(path.join(skillFolder, ...file.split("/"))).catch(() => undefined);
     const copy = await installedBytes(skillFolder, installed);
-    const holding = async (bytes: number, packRoom: number) => {
-      const giveBack = await held.take(bytes);
-      try {
-        return await citedFilesCurrent(entry, installed, readInstalled, context, packRoom);
-      } finally {
-        giveBack();
-      }
-    };
-    const current = async () => {
-      try {
-        return await holding(copy.bytes + PACK_FILES_SHARE, copy.packBytes + PACK_FILES_SHARE);
-      } catch (error) {
-        if (!(error instanceof PackFilesOverRoom)) throw error;
-      }
-      return holding(SKILL_LIMITS.bytes, Number.POSITIVE_INFINITY);
-    };
-    const outcome = await current().catch((error: unknown) =>
-      error instanceof CitedFileUnreadable ? error : false,
-    );
+    const outcome = await withPackRoom(held, copy.bytes, copy.packBytes, (packRoom) =>
+      citedFilesCurrent(entry, installed, readInstalled, context, packRoom),
+    ).catch((error: unknown) => (error instanceof CitedFileUnreadable ? error : false));
     if (outcome instanceof CitedFileUnreadable && options.mode !== "sync") cannot = true;
     outcomes.set(name, outcome);
   };
@@ -506,20 +518,9 @@ async function apply(
     // is put in place come out as one after another would.
     const fetch = async (step: (typeof fetches)[number]) => {
       const installed = step.kind === "update" ? step.installed : undefined;
-      const holding = async (bytes: number, packRoom: number) => {
-        const giveBack = await held.take(bytes);
-        try {
-          return await prepare(step, installed, options, context, staging, packRoom);
-        } finally {
-          giveBack();
-        }
-      };
-      try {
-        return await holding(listedBytes(step.entry) + PACK_FILES_SHARE, PACK_FILES_SHARE);
-      } catch (error) {
-        if (!(error instanceof PackFilesOverRoom)) throw error;
-      }
-      return holding(SKILL_LIMITS.bytes, Number.POSITIVE_INFINITY);
+      return withPackRoom(held, listedBytes(step.entry), 0, (packRoom) =>
+        prepare(step, installed, options, context, staging, packRoom),
+      );
     };
     await forEachInOrder(fetches, PARALLEL_DOWNLOADS, fetch, async (ready, step, index) => {
       const done = (outcome: string, lasting: boolean) =>
