@@ -7,11 +7,13 @@ export const JSON_RPC = {
   unavailable: -32000,
   /** Server-defined: the request lacks a valid API key. */
   unauthorized: -32001,
+  /** MCP 2026-07-28: the request names a protocol version the server does not implement. */
+  unsupportedProtocolVersion: -32022,
 } as const;
 
 export interface JsonRpcErrorBody {
   jsonrpc: "2.0";
-  error: { code: number; message: string };
+  error: { code: number; message: string; data?: unknown };
   id: string | number | null;
 }
 
@@ -19,8 +21,9 @@ export function jsonRpcError(
   code: number,
   message: string,
   id: string | number | null = null,
+  data?: unknown,
 ): JsonRpcErrorBody {
-  return { jsonrpc: "2.0", error: { code, message }, id };
+  return { jsonrpc: "2.0", error: data === undefined ? { code, message } : { code, message, data }, id };
 }
 
 /** The id of a single JSON-RPC request body, so an HTTP-level error can still be matched to it. */

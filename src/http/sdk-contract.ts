@@ -159,6 +159,27 @@ export function plainModernRequestOf(
   return nameHeaderAsWritten(single(headers["mcp-name"]), request.params) ? request : undefined;
 }
 
+/**
+ * The protocol version a request names in its `MCP-Protocol-Version` header when the SDK reads that version
+ * as a revision of 2026-07-28 or later that this server does not speak, and the body, one request, carries
+ * no per-request envelope; undefined for anything else.
+ *
+ * Assumption: the SDK refuses such a request as one missing its envelope (`-32602`, cell
+ * `modern-header-without-claim`), while the same version named in an envelope, or on a notification, is
+ * refused as an unsupported version (`-32022`, listing the supported revisions), as MCP asks of a server
+ * that does not implement the requested version. The endpoint answers the request as the latter.
+ */
+export function unsupportedRevisionOf(headers: IncomingHttpHeaders, body: unknown): string | undefined {
+  const version = headers["mcp-protocol-version"];
+  if (typeof version !== "string" || version === MODERN_REVISION || LEGACY_VERSIONS.has(version))
+    return undefined;
+  const outcome = classify(headers, body);
+  if (outcome.kind !== "reject" || outcome.cell !== "modern-header-without-claim") return undefined;
+  return version;
+}
+
+const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+
 /** Whether the request names a protocol version the SDK's 2025 transport supports, or none. */
 function versionSupported(headers: IncomingHttpHeaders): boolean {
   const version = headers["mcp-protocol-version"];

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { wireRequest } from "../helpers/requests.js";
 import { call, post, type RunningServer, send, startServer } from "../helpers/server.js";
 import { skillMd } from "../helpers/skill-tree.js";
 
@@ -88,6 +89,30 @@ describe("/mcp over HTTP", () => {
           "No route POST /api/mcp: MCP is served at POST /mcp; GET /health and GET /metrics report on the server.",
       },
     });
+  });
+
+  // Regression: a request without an envelope naming a version after 2026-07-28 that the server does not
+  // speak was told it lacked `_meta` (-32602), as if adding one would do; with an envelope, or on a
+  // notification, the same version was refused as unsupported, with the revision to use instead.
+  it("refuses a protocol version it does not speak as unsupported, naming the revision it speaks", async () => {
+    for (const version of ["2099-01-01", "2026-07-29", "banana"]) {
+      const { body } = wireRequest("modern", 7, "tools/list");
+      const headers = { "mcp-protocol-version": version, "mcp-method": "tools/list" };
+      const refusal = {
+        jsonrpc: "2.0",
+        id: 7,
+        error: {
+          code: -32022,
+          message: `Unsupported protocol version: ${version}`,
+          data: { supported: ["2026-07-28"], requested: version },
+        },
+      };
+      const bare = await post(`${server.url}/mcp`, { jsonrpc: "2.0", id: 7, method: "tools/list" }, headers);
+      expect([bare.status, bare.json], version).toEqual([400, refusal]);
+      const meta = { ...(body.params?._meta as object), "io.modelcontextprotocol/protocolVersion": version };
+      const enveloped = await post(`${server.url}/mcp`, { ...body, params: { _meta: meta } }, headers);
+      expect([enveloped.status, enveloped.json], version).toEqual([400, refusal]);
+    }
   });
 
   it("answers a wrong content type with 415", async () => {
