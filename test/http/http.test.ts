@@ -49,7 +49,8 @@ describe("/mcp over HTTP", () => {
     expect(response.json).toMatchObject({ id: 7, result: { content: [{ type: "text" }] } });
   });
 
-  it.each(["GET", "DELETE", "PUT", "PATCH"])("answers %s with 405", async (method) => {
+  // Regression: OPTIONS /mcp was answered 404 "No route OPTIONS /mcp", as if /mcp were not there.
+  it.each(["GET", "DELETE", "PUT", "PATCH", "OPTIONS"])("answers %s with 405", async (method) => {
     const response = await fetch(`${server.url}/mcp`, { method });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("POST");
