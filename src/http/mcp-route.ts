@@ -14,7 +14,7 @@ import { McpEndpoints } from "./mcp-endpoint.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
 import { RequestOrigins } from "./request-origins.js";
 import { type CallerScope, headerText, ScopeResolver } from "./scope.js";
-import { unsupportedRevisionOf } from "./sdk-contract.js";
+import { invalidMessageProblem, unsupportedRevisionOf } from "./sdk-contract.js";
 
 export interface McpRouteOptions {
   readonly mcp: McpDeps;
@@ -185,6 +185,12 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
               requestId(body),
             ),
           );
+      }
+      const problem = invalidMessageProblem(request.headers, body);
+      if (problem !== undefined) {
+        return reply
+          .code(400)
+          .send(jsonRpcError(JSON_RPC.invalidRequest, `Invalid Request: ${problem}`, requestId(body)));
       }
       const unsupported = unsupportedRevisionOf(request.headers, body);
       if (unsupported !== undefined) {

@@ -19,6 +19,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { MODERN_REVISION } from "../mcp/index.js";
+import { messageShapeProblem } from "./json-rpc.js";
 import { RequestOrigins } from "./request-origins.js";
 
 /*
@@ -179,6 +180,23 @@ export function unsupportedRevisionOf(headers: IncomingHttpHeaders, body: unknow
 }
 
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+
+/**
+ * What makes a single message no JSON-RPC request or notification (see messageShapeProblem), when the SDK
+ * refuses it as such; undefined for anything the SDK reads otherwise.
+ *
+ * Assumption: the SDK refuses a body that is no JSON-RPC message with 400, -32600 and one message for
+ * every fault, "the request body is not a valid JSON-RPC message" (cell `invalid-json-rpc-body`), which
+ * does not say what to change; the endpoint answers the same status and code, saying it. The problem is
+ * looked for first, so that a valid request costs no classification.
+ */
+export function invalidMessageProblem(headers: IncomingHttpHeaders, body: unknown): string | undefined {
+  if (Array.isArray(body)) return undefined;
+  const problem = messageShapeProblem(body);
+  if (problem === undefined) return undefined;
+  const outcome = classify(headers, body);
+  return outcome.kind === "reject" && outcome.cell === "invalid-json-rpc-body" ? problem : undefined;
+}
 
 /** Whether the request names a protocol version the SDK's 2025 transport supports, or none. */
 function versionSupported(headers: IncomingHttpHeaders): boolean {

@@ -77,6 +77,57 @@ describe("/mcp over HTTP", () => {
     expect(JSON.stringify(response.json)).not.toMatch(/at .*\.js|node_modules/);
   });
 
+  // Regression: each of these was answered "Bad Request: the request body is not a valid JSON-RPC
+  // message", the SDK's words for every fault, which left the client to guess which member was wrong.
+  it.each([
+    ["a string", "hello", "the body is a string, where a JSON-RPC message is an object"],
+    ["no jsonrpc", { id: 1, method: "ping" }, '"jsonrpc" must be "2.0", and is missing.'],
+    ["jsonrpc 1.0", { jsonrpc: "1.0", id: 1, method: "ping" }, '"jsonrpc" must be "2.0", not "1.0".'],
+    [
+      "a method that is a number",
+      { jsonrpc: "2.0", id: 1, method: 5 },
+      '"method" must be a string, not a number.',
+    ],
+    [
+      "a null id",
+      { jsonrpc: "2.0", id: null, method: "ping" },
+      "not null (a notification has no id at all).",
+    ],
+    ["a fractional id", { jsonrpc: "2.0", id: 1.5, method: "ping" }, '"id" must be a string or an integer'],
+    [
+      "params null",
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: null },
+      '"params" must be an object, not null',
+    ],
+    ["params an array", { jsonrpc: "2.0", id: 1, method: "tools/list", params: [] }, "not an array"],
+    [
+      "_meta null",
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: null } },
+      '"params._meta" must be an object',
+    ],
+    [
+      "a member JSON-RPC has not",
+      { jsonrpc: "2.0", id: 1, method: "ping", extra: 1 },
+      '"extra" is no member',
+    ],
+  ])("says what is wrong with a message of the wrong shape: %s", async (_, body, said) => {
+    const eras: Record<string, string>[] = [
+      {},
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+    ];
+    for (const headers of eras) {
+      const response = await post(
+        `${server.url}/mcp`,
+        typeof body === "string" ? JSON.stringify(body) : body,
+        headers,
+      );
+      expect(response.status).toBe(400);
+      const { error } = response.json as { error: { code: number; message: string } };
+      expect(error.code).toBe(-32600);
+      expect(error.message).toContain(said);
+    }
+  });
+
   it("serves /mcp/ as /mcp, and answers any other route with a JSON-RPC error naming /mcp", async () => {
     expect((await post(`${server.url}/mcp/`, listSkills)).json).toMatchObject({ id: 7, result: {} });
     const response = await post(`${server.url}/api/mcp?pack=x`, listSkills);
