@@ -128,8 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return reply.code(503).send(jsonRpcError(JSON_RPC.unavailable, error.message));
     }
     if (status >= 500) request.log.error({ err: error, ...describeMcpCall(request) }, "request failed");
-    const code =
-      error.code === "FST_ERR_CTP_INVALID_JSON_BODY" ? JSON_RPC.parseError : JSON_RPC.invalidRequest;
+    const code = NOT_JSON.has(error.code) ? JSON_RPC.parseError : JSON_RPC.invalidRequest;
     return reply
       .code(status)
       .send(
@@ -188,6 +187,12 @@ function describeMcpCall(request: FastifyRequest): Omit<McpCall, "failed"> | und
 function shown(text: string | undefined): string | undefined {
   return text === undefined ? undefined : visible(text);
 }
+
+/** Fastify's errors for a JSON body that is not JSON: an empty one is no more JSON than a broken one. */
+const NOT_JSON: ReadonlySet<string> = new Set([
+  "FST_ERR_CTP_INVALID_JSON_BODY",
+  "FST_ERR_CTP_EMPTY_JSON_BODY",
+]);
 
 /** The code of @fastify/under-pressure's error: load shedding, a refusal rather than a fault. */
 const SHED = "FST_UNDER_PRESSURE";

@@ -70,12 +70,16 @@ describe("/mcp over HTTP", () => {
     expect(await response.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
   });
 
-  it("answers malformed JSON with a JSON-RPC parse error and no stack trace", async () => {
-    const response = await post(`${server.url}/mcp`, "{not json");
-    expect(response.status).toBe(400);
-    expect(response.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 }, id: null });
-    expect(JSON.stringify(response.json)).not.toMatch(/at .*\.js|node_modules/);
-  });
+  // Regression: an empty body was -32600 Invalid Request, where a body of one space was -32700.
+  it.each(["{not json", "", " "])(
+    "answers malformed JSON (%j) with a JSON-RPC parse error and no stack trace",
+    async (sent) => {
+      const response = await post(`${server.url}/mcp`, sent);
+      expect(response.status).toBe(400);
+      expect(response.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 }, id: null });
+      expect(JSON.stringify(response.json)).not.toMatch(/at .*\.js|node_modules/);
+    },
+  );
 
   // Regression: each of these was answered "Bad Request: the request body is not a valid JSON-RPC
   // message", the SDK's words for every fault, which left the client to guess which member was wrong.
