@@ -90,7 +90,19 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   app.decorateRequest("mcpCall", null);
 
   if (settings.allowedHosts.length > 0) app.addHook("onRequest", hostGuard(settings.allowedHosts));
-  if (settings.allowedOrigins.length > 0) await registerCors(app, settings.allowedOrigins);
+  if (settings.allowedOrigins.length > 0) {
+    // @fastify/cors answers an OPTIONS that is no preflight (no Origin or no Access-Control-Request-Method)
+    // with its own 400 in plain text; it is a method /mcp does not take, answered as without CORS.
+    app.addHook("onRequest", (request, reply, done) => {
+      const { origin, "access-control-request-method": asked } = request.headers;
+      if (request.method !== "OPTIONS" || request.routeOptions.url !== "/mcp" || (origin && asked)) {
+        done();
+        return;
+      }
+      notAllowed(reply);
+    });
+    await registerCors(app, settings.allowedOrigins);
+  }
   if (
     settings.shedEventLoopDelayMs > 0 ||
     settings.shedEventLoopUtilization > 0 ||
@@ -262,13 +274,6 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
   );
 
-  const notAllowed = (reply: FastifyReply) =>
-    reply
-      .code(405)
-      .header("allow", "POST")
-      .send(
-        jsonRpcError(JSON_RPC.invalidRequest, "Method not allowed: this stateless server answers POST only."),
-      );
   app.route({
     // OPTIONS too: the resource exists, so a method it does not take is a 405 naming POST, not a 404. A
     // browser's CORS preflight is answered before this, when ALLOWED_ORIGINS lists its origin.
@@ -282,6 +287,16 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
     handler: (_request, reply) => notAllowed(reply),
   });
+}
+
+/** 405 naming POST, the one method `/mcp` takes. */
+function notAllowed(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(405)
+    .header("allow", "POST")
+    .send(
+      jsonRpcError(JSON_RPC.invalidRequest, "Method not allowed: this stateless server answers POST only."),
+    );
 }
 
 /**

@@ -75,6 +75,22 @@ describe("ALLOWED_ORIGINS and ALLOWED_HOSTS", () => {
     expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
   });
 
+  // Regression: @fastify/cors answered these 400 "Invalid Preflight Request" in plain text, where every
+  // other refusal is a JSON-RPC error and OPTIONS without ALLOWED_ORIGINS is a 405.
+  it("answers an OPTIONS that is no preflight with 405 naming POST, as without CORS", async () => {
+    const nonPreflights: Record<string, string>[] = [
+      {},
+      { origin: "https://app.example.com" },
+      { "access-control-request-method": "POST" },
+    ];
+    for (const headers of nonPreflights) {
+      const response = await fetch(`${server.url}/mcp`, { method: "OPTIONS", headers });
+      expect(response.status, JSON.stringify(headers)).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST");
+      expect(await response.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+    }
+  });
+
   it("refuses a Host that is not listed on /mcp, and leaves /health to probes that use the pod address", async () => {
     expect((await post(`${server.url}/mcp`, ping)).status).toBe(200);
     expect((await post(`${server.url}/mcp`, ping, { host: "skills.example.com:8443" })).status).toBe(200);
