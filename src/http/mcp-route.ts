@@ -14,7 +14,7 @@ import { McpEndpoints } from "./mcp-endpoint.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
 import { RequestOrigins } from "./request-origins.js";
 import { type CallerScope, headerText, ScopeResolver } from "./scope.js";
-import { invalidMessageProblem, unsupportedRevisionOf } from "./sdk-contract.js";
+import { invalidMessageProblem, modernMisfitOf, unsupportedRevisionOf } from "./sdk-contract.js";
 
 export interface McpRouteOptions {
   readonly mcp: McpDeps;
@@ -203,6 +203,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         return reply
           .code(400)
           .send(jsonRpcError(JSON_RPC.invalidRequest, `Invalid Request: ${problem}`, requestId(body)));
+      }
+      const misfit = modernMisfitOf(request.headers, body);
+      if (misfit !== undefined) {
+        return reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, misfit));
       }
       const unsupported = unsupportedRevisionOf(request.headers, body);
       if (unsupported !== undefined) {

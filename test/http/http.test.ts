@@ -171,6 +171,25 @@ describe("/mcp over HTTP", () => {
     }
   });
 
+  // Regression: with the 2026-07-28 header, a batch or a posted response was refused as "Unsupported
+  // protocol version: 2026-07-28", a revision this server speaks, instead of for what it is.
+  it.each([
+    [
+      "a batch",
+      [{ jsonrpc: "2.0", id: 1, method: "tools/list" }],
+      "not a batch; send each in a POST of its own",
+    ],
+    ["a batch of notifications", [{ jsonrpc: "2.0", method: "notifications/initialized" }], "not a batch"],
+    ["a response", { jsonrpc: "2.0", id: 1, result: {} }, "takes no JSON-RPC responses from clients"],
+  ])("refuses %s sent as 2026-07-28 for what it is", async (_, body, said) => {
+    const response = await post(`${server.url}/mcp`, body, { "mcp-protocol-version": "2026-07-28" });
+    expect(response.status).toBe(400);
+    const { error } = response.json as { error: { code: number; message: string } };
+    expect(error.code).toBe(-32600);
+    expect(error.message).toContain(said);
+    expect(error.message).not.toContain("Unsupported protocol version");
+  });
+
   it("answers a wrong content type with 415", async () => {
     const response = await fetch(`${server.url}/mcp`, {
       method: "POST",
