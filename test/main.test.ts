@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
@@ -159,6 +159,36 @@ describe("serving over HTTP", () => {
       server.child.kill("SIGTERM");
       await server.exited;
       folder.remove();
+    }
+  });
+
+  // Regression: the start read sources.json and the saved index with a blocking open, so a FIFO in the
+  // place of either kept it waiting for a writer for good, before it listened or heeded SIGTERM.
+  it("starts on a folder whose sources.json and saved index are FIFOs, warning about each", async () => {
+    const folder = await makeTree({ "p/ok/SKILL.md": skillMd("ok", "Served beside two FIFOs.") });
+    try {
+      for (const name of ["sources.json", ".search-index"]) {
+        execFileSync("mkfifo", [path.join(folder.dir, name)]);
+      }
+      const server = await startServerProcess({ SKILLS_DIR: folder.dir });
+      try {
+        await vi.waitFor(() => expect(server.output()).toContain('"msg":"ready"'));
+        const warnings = logLines(server.output()).filter((line) => line.level === 40);
+        expect(warnings).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ path: "sources.json", reason: "ignored: it is not a regular file" }),
+            expect.objectContaining({
+              msg: "saved index cannot be read: building the index",
+              problem: "cannot be read: it is not a regular file",
+            }),
+          ]),
+        );
+      } finally {
+        server.child.kill("SIGTERM");
+        await server.exited;
+      }
+    } finally {
+      await folder.remove();
     }
   });
 

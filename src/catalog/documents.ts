@@ -1,6 +1,7 @@
-import { accessSync, closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, readSync, statSync } from "node:fs";
 import { describeFsError } from "./folders.js";
 import { closesFrontmatter, type ParsedFrontmatter, readSkillFrontmatter, stripBom } from "./frontmatter.js";
+import { openListedFileSync } from "./open.js";
 import { fileStamp } from "./stamps.js";
 
 /**
@@ -172,7 +173,7 @@ const DOCUMENT_START_BYTES = 2048;
  * while the frontmatter is still open; a file over the size limit is not read at all.
  */
 function readDocumentStart(file: string): { text: string; size: number; mtimeMs: number } {
-  const handle = openSync(file, "r");
+  const handle = openListedFileSync(file);
   try {
     const { size, mtimeMs } = fstatSync(handle);
     if (size > MAX_SKILL_DOCUMENT_BYTES) return { text: "", size, mtimeMs };

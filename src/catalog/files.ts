@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { closeSync, readSync } from "node:fs";
 import path from "node:path";
 import { LRUCache } from "lru-cache";
 import { stripBom } from "./frontmatter.js";
+import { ChangedFileError, openListedFile, openListedFileSync } from "./open.js";
 import type { CatalogFile, Pack, Skill } from "./types.js";
 import { visible } from "./visible.js";
 
@@ -184,11 +184,6 @@ function decodePercents(text: string): string {
   }
 }
 
-/** A catalog file changed on disk since the catalog was loaded: what it held then cannot be served. */
-export class ChangedFileError extends Error {
-  override name = "ChangedFileError";
-}
-
 /**
  * A catalog file whole, as bytes, and whether its mode lets it run when `mode` asks (the audit notes
  * executables; false otherwise). Its size was taken at load time, and digests published then describe
@@ -198,14 +193,14 @@ export async function readCatalogBytes(
   file: CatalogFile,
   mode = false,
 ): Promise<{ bytes: Uint8Array; executable: boolean }> {
-  const handle = await open(file.source, "r");
+  const handle = await openListedFile(file.source);
   try {
     const executable = mode && ((await handle.stat()).mode & 0o111) !== 0;
     // One byte more than expected, so that a file that grew is told apart from one that kept its size.
     const buffer = Buffer.alloc(file.size + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead !== file.size) {
-      throw new ChangedFileError(`${file.source} changed since the catalog was loaded`);
+      throw new ChangedFileError(file.source, "changed since the catalog was loaded");
     }
     return { bytes: buffer.subarray(0, bytesRead), executable };
   } finally {
@@ -213,9 +208,19 @@ export async function readCatalogBytes(
   }
 }
 
-/** SKILL.md of a skill, whole, for indexing at startup (serving goes through readCatalogFile). */
+/**
+ * SKILL.md of a skill, for indexing at startup (serving goes through readCatalogFile): the bytes its size
+ * at load says, so that a file grown since cannot make the index hold more.
+ */
 export function readSkillDocument(skill: Skill): string {
-  return stripBom(readFileSync(skill.document.source, "utf8"));
+  const descriptor = openListedFileSync(skill.document.source);
+  try {
+    const buffer = Buffer.alloc(skill.document.size);
+    const bytesRead = readSync(descriptor, buffer, 0, buffer.length, 0);
+    return stripBom(buffer.toString("utf8", 0, bytesRead));
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 /** Reads a catalog file as text, or describes it when it is binary; text over the cap is cut. */
@@ -223,7 +228,7 @@ export async function readCatalogFile(
   file: CatalogFile,
   maxBytes: number = MAX_FILE_BYTES,
 ): Promise<FileContent> {
-  const handle = await open(file.source, "r");
+  const handle = await openListedFile(file.source);
   try {
     const want = Math.min(file.size, maxBytes);
     const buffer = Buffer.alloc(want);

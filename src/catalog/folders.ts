@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { type Dirent, readdirSync } from "node:fs";
 import path from "node:path";
+import { ChangedFileError } from "./open.js";
 import { compareText } from "./scope.js";
 import type { CatalogIssue } from "./types.js";
 import { visible } from "./visible.js";
@@ -19,6 +20,7 @@ const FS_ERRORS: Readonly<Record<string, string>> = {
 
 /** Why a file or folder could not be read, in a few words and the error's code, without the absolute path. */
 export function describeFsError(error: unknown): string {
+  if (error instanceof ChangedFileError) return `cannot be read: it ${error.change}`;
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined) return `cannot be read: ${error instanceof Error ? error.message : String(error)}`;
   return `cannot be read: ${FS_ERRORS[code] ?? "error"} (${code})`;

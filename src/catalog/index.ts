@@ -6,7 +6,6 @@ export { type CaseCollision, caseCollisions } from "./case-collisions.js";
 export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export { editDistance } from "./edit-distance.js";
 export {
-  ChangedFileError,
   describeBytes,
   type FileContent,
   FileReader,
@@ -39,6 +38,7 @@ export {
   type LoadedCatalog,
   loadCatalog,
 } from "./load.js";
+export { ChangedFileError, openListedFileSync } from "./open.js";
 export { compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
 export { catalogFingerprint, fileStamp } from "./stamps.js";
 export {

@@ -1,5 +1,6 @@
-import { readFileSync } from "node:fs";
+import { closeSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { ChangedFileError, openListedFileSync } from "./open.js";
 import { type CatalogIssue, MAX_PACK_DESCRIPTION, type SkippedFile, type Source } from "./types.js";
 
 /**
@@ -9,8 +10,12 @@ import { type CatalogIssue, MAX_PACK_DESCRIPTION, type SkippedFile, type Source 
 export function readSources(root: string, issues: CatalogIssue[]): Source[] {
   let text: string;
   try {
-    text = readFileSync(path.join(root, "sources.json"), "utf8");
-  } catch {
+    text = readSourcesFile(path.join(root, "sources.json"));
+  } catch (error) {
+    // A FIFO there would have stalled the start until something wrote to it.
+    if (error instanceof ChangedFileError) {
+      issues.push({ severity: "warning", path: "sources.json", reason: `ignored: it ${error.change}` });
+    }
     return [];
   }
   try {
@@ -42,6 +47,15 @@ export function readSources(root: string, issues: CatalogIssue[]): Source[] {
       reason: `ignored: ${(error as Error).message}`,
     });
     return [];
+  }
+}
+
+function readSourcesFile(file: string): string {
+  const descriptor = openListedFileSync(file, { beside: true });
+  try {
+    return readFileSync(descriptor, "utf8");
+  } finally {
+    closeSync(descriptor);
   }
 }
 

@@ -1,12 +1,14 @@
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
 import {
   type Catalog,
   catalogFingerprint,
   type DocumentRecord,
+  describeFsError,
   documentsToBytes,
   KnownDocuments,
+  openListedFileSync,
   type Skill,
 } from "../catalog/index.js";
 import type { Inspection } from "../inspection/index.js";
@@ -50,7 +52,7 @@ export class SavedStart {
   static read(file: string, logger: Logger): SavedStart {
     let bytes: Uint8Array;
     try {
-      bytes = readFileSync(file);
+      bytes = readSavedFile(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") {
@@ -61,7 +63,10 @@ export class SavedStart {
           "no saved index: building the index and inspecting every skill (--build-index saves them)",
         );
       } else {
-        logger.warn({ file, code }, "saved index cannot be read: building the index");
+        logger.warn(
+          { file, code, problem: describeFsError(error) },
+          "saved index cannot be read: building the index",
+        );
       }
       return SavedStart.NOTHING;
     }
@@ -184,4 +189,14 @@ export function saveIndex(what: ToSave, file: string, logger: Logger): void {
 /** `--build-index` could not write its file: the message says where and why. */
 export class SavedIndexError extends Error {
   override name = "SavedIndexError";
+}
+
+/** The saved index's bytes; a FIFO in its place would have stalled the start until something wrote to it. */
+function readSavedFile(file: string): Uint8Array {
+  const descriptor = openListedFileSync(file, { beside: true });
+  try {
+    return readFileSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
 }

@@ -3,7 +3,9 @@
  * since the catalog was loaded: a clear answer in both protocol eras, never the whole file and never a
  * path of the server.
  */
-import { mkdir, truncate, unlink, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
+import { mkdir, symlink, truncate, unlink, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
@@ -39,6 +41,8 @@ const CONTROLS_BEHIND = Buffer.concat([
   Buffer.from("plain line of text\n".repeat(432)),
   Buffer.alloc(64 * 1024, 1),
 ]);
+/** Files that become FIFOs after the load: more than libuv's four threads, which a blocked open holds. */
+const PIPED = ["big/piped-1.md", "big/piped-2.md", "big/piped-3.md", "big/piped-4.md", "big/piped-5.md"];
 const COLORS = "\x1b[31mred\x1b[0m and plain words after it, line after line\n".repeat(200);
 
 let tree: TempTree;
@@ -51,6 +55,9 @@ beforeAll(async () => {
     "big/huge.txt": HUGE_TEXT,
     "big/gone.md": "# Here at load time\n",
     "big/grown.md": "# Grows after load\n",
+    ...Object.fromEntries(PIPED.map((file) => [file, "# A plain file at load time\n"])),
+    "big/relinked.md": "# A plain file at load time\n",
+    "big/steady.md": "# Stays as it was\n",
     // Valid UTF-8, binary by the NUL up front.
     "big/padded.bin": Buffer.from("\0\0\0\0 a header, then text\n"),
     // Valid UTF-8 without a NUL, but mostly control characters.
@@ -325,6 +332,50 @@ describe("files that changed or vanished since the catalog was loaded", () => {
       );
     } finally {
       logged.mockRestore();
+    }
+  });
+});
+
+describe("files that became a FIFO or a symlink since the catalog was loaded", () => {
+  // Regression: a read opened such a FIFO and waited for a writer for good, holding one of libuv's four
+  // threads; after four, no file of any skill could be read any more, and the answers never came.
+  it("answers each read with an error, and keeps serving the other files", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const fifos = PIPED.map((file) => path.join(tree.dir, file));
+    try {
+      const client = await server.connect({ era: "legacy" });
+      for (const fifo of fifos) {
+        await unlink(fifo);
+        execFileSync("mkfifo", [fifo]);
+      }
+      const secret = path.join(tree.dir, "secret.txt");
+      await writeFile(secret, "a secret beside the skills folder\n");
+      await unlink(path.join(tree.dir, "big/relinked.md"));
+      await symlink(secret, path.join(tree.dir, "big/relinked.md"));
+      const failed = {
+        text: "read_pack_file failed inside the server; the error was logged. Try again or make another call.",
+        isError: true,
+      };
+      for (const file of [...PIPED, "big/relinked.md"]) {
+        expect(
+          await call(client, "read_pack_file", { pack: "big", file: file.slice("big/".length) }),
+        ).toEqual(failed);
+      }
+      expect(await read(client, "skill://big/piped-1.md")).toEqual({
+        code: -32603,
+        message:
+          "skill://big/piped-1.md could not be read inside the server; the error was logged. Try again or read another resource.",
+      });
+      expect(await call(client, "read_pack_file", { pack: "big", file: "steady.md" })).toEqual({
+        text: expect.stringContaining("# Stays as it was"),
+        isError: false,
+      });
+      const details = logged.mock.calls.map((args) => String(args[0]));
+      expect(details.some((detail) => detail.includes("piped-1.md is no longer a regular file"))).toBe(true);
+    } finally {
+      logged.mockRestore();
+      // Without the fix, a writer lets the opens left waiting go.
+      for (const fifo of fifos) closeSync(openSync(fifo, constants.O_RDWR));
     }
   });
 });
