@@ -9,6 +9,7 @@ import {
   visit,
   type YAMLError,
 } from "yaml";
+import { excerpt } from "./visible.js";
 
 /** What the catalog reads in a SKILL.md's frontmatter: the skill's name, description and flags, or why not. */
 export type ParsedFrontmatter =
@@ -245,8 +246,16 @@ function requiredText(fields: Record<string, unknown>, key: string): string | { 
   return trimmed;
 }
 
+/**
+ * How much of a YAML error's first line a reason quotes, and of the key it names: the parser quotes an
+ * alias or a key whole, and a 60,000-character one made a reason that long, in every log and in
+ * `check-skills`' report, which a pull request body (65,536 characters at most) carries.
+ */
+const QUOTED_ERROR_LENGTH = 200;
+const QUOTED_KEY_LENGTH = 64;
+
 function firstLine(message: string): string {
-  return message.split("\n", 1)[0] ?? message;
+  return excerpt(message.split("\n", 1)[0] ?? message, QUOTED_ERROR_LENGTH);
 }
 
 /** Whether `text` holds more than `limit` YAML tokens; the lexer stops at the one past the limit. */
@@ -271,7 +280,7 @@ function describeYamlError(error: YAMLError, lines: LineCounter, text: string): 
   const hint =
     key === undefined
       ? ""
-      : ` (put the value of ${key} in quotes: in an unquoted value YAML reads ": " and a leading [ { - * & ! @ or \` as syntax)`;
+      : ` (put the value of ${excerpt(key, QUOTED_KEY_LENGTH)} in quotes: in an unquoted value YAML reads ": " and a leading [ { - * & ! @ or \` as syntax)`;
   return `${what} at line ${line + 1}, column ${col}${hint}`;
 }
 

@@ -95,6 +95,19 @@ describe("parseSkillDocument", () => {
     expect(backtick.ok ? "" : backtick.reason).toContain("put the value of description in quotes");
   });
 
+  // Regression: the parser quotes an alias or a key whole, and a reason quoting 60,000 characters of one
+  // made `check-skills`' report too long for the pull request body it goes in.
+  it("quotes only the start of an alias or a key a hostile frontmatter makes as long as it can", () => {
+    const long = "k".repeat(60_000);
+    const alias = parseSkillDocument(`---\nname: x\ndescription: *${long}\n---\n`);
+    expect(alias.ok ? "" : alias.reason).toMatch(
+      /^frontmatter is not valid YAML: Unresolved alias \(the anchor must be set before the alias\): k+…$/,
+    );
+    const key = parseSkillDocument(`---\nname: x\n${long}: a: b\ndescription: d\n---\n`);
+    expect(key.ok ? "" : key.reason).toContain(`(put the value of ${"k".repeat(64)}… in quotes`);
+    for (const parsed of [alias, key]) expect(parsed.ok ? "" : parsed.reason.length).toBeLessThan(500);
+  });
+
   it("gives no quoting advice for an error in a quoted, block or nested value", () => {
     for (const text of [
       '---\nname: x\ndescription: "a" b\n---\n',
