@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { SOURCE_LIMITS, SourceBudget } from "../../scripts/fetch-skills/copy.js";
 import { ROOT, TSX_LOADER } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree, writeTree } from "../helpers/skill-tree.js";
@@ -299,6 +299,29 @@ describe("fetch-skills: names and files it cannot copy", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(`deep: skipped ${deep}: cannot be read (ENAMETOOLONG)`);
     expect(await readFile(path.join(site, "skills/deep/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
+  });
+});
+
+describe("fetch-skills: what a remote says", () => {
+  // Regression: taking credentials out of git's error read a run of scheme characters (`a-a-a-…`) again
+  // from each of its positions: a megabyte of a remote's words kept the fetcher busy for some 20 minutes.
+  it("takes the credentials out of a megabyte of a remote's words, as out of a line", async () => {
+    const errors = pathToFileURL(path.join(ROOT, "scripts/fetch-skills/errors.ts")).href;
+    const script = `import { SourceError } from ${JSON.stringify(errors)};
+      const said = "remote: " + "a-".repeat(512 * 1024) + " ssh://git:hunter2@host/x https://deploy:ghp_SECRET@host/y";
+      const { reason } = new SourceError("solo", "cannot fetch: " + said);
+      console.log(JSON.stringify({ length: reason.length, tail: reason.slice(-40) }));`;
+    const stopped = new AbortController();
+    onTestFinished(() => stopped.abort());
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ["--import", TSX_LOADER, "--input-type=module", "--eval", script],
+      { cwd: tree.dir, signal: stopped.signal },
+    );
+    expect(JSON.parse(stdout)).toEqual({
+      length: "cannot fetch: remote: ".length + 1024 * 1024 + " ssh://git@host/x https://host/y".length,
+      tail: "a-a-a-a- ssh://git@host/x https://host/y",
+    });
   });
 });
 
