@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readlinkSync } from "node:fs";
+import { type FileHandle, open, readlink } from "node:fs/promises";
 
 /** A catalog file changed on disk since the catalog was loaded: what it held then cannot be served. */
 export class ChangedFileError extends Error {
@@ -24,28 +24,69 @@ const LISTED_FILE_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.
 /** Files beside the skills (`sources.json`, the saved index) may be symlinks, as a mounted volume makes them. */
 const SIDE_FILE_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
-/** `source`, a path the catalog listed as a regular file, open for reading; ChangedFileError if it is not one. */
+/**
+ * `source`, a path the catalog listed as a regular file, open for reading; ChangedFileError if it is no
+ * longer that file.
+ */
 export async function openListedFile(source: string): Promise<FileHandle> {
   const handle = await open(source, LISTED_FILE_FLAGS);
-  let regular = false;
+  let change: string | undefined;
   try {
-    regular = (await handle.stat()).isFile();
-  } finally {
-    if (!regular) await handle.close();
+    const regular = (await handle.stat()).isFile();
+    change = regular ? movedChange(source, await openedPath(handle.fd)) : "is no longer a regular file";
+  } catch (error) {
+    await handle.close();
+    throw error;
   }
-  if (!regular) throw new ChangedFileError(source, "is no longer a regular file");
-  return handle;
+  if (change === undefined) return handle;
+  await handle.close();
+  throw new ChangedFileError(source, change);
 }
 
-/** The descriptor of `source` open for reading, when it is a regular file; ChangedFileError if not. */
+/**
+ * The descriptor of `source` open for reading, when it is a regular file (and, unless `beside`, the file
+ * listed there); ChangedFileError if not.
+ */
 export function openListedFileSync(source: string, options: { readonly beside?: boolean } = {}): number {
-  const descriptor = openSync(source, options.beside === true ? SIDE_FILE_FLAGS : LISTED_FILE_FLAGS);
-  let regular = false;
+  const beside = options.beside === true;
+  const descriptor = openSync(source, beside ? SIDE_FILE_FLAGS : LISTED_FILE_FLAGS);
+  let change: string | undefined;
   try {
-    regular = fstatSync(descriptor).isFile();
-  } finally {
-    if (!regular) closeSync(descriptor);
+    const regular = fstatSync(descriptor).isFile();
+    if (!regular) change = "is not a regular file";
+    else if (!beside) change = movedChange(source, openedPathSync(descriptor));
+  } catch (error) {
+    closeSync(descriptor);
+    throw error;
   }
-  if (!regular) throw new ChangedFileError(source, "is not a regular file");
-  return descriptor;
+  if (change === undefined) return descriptor;
+  closeSync(descriptor);
+  throw new ChangedFileError(source, change);
+}
+
+/**
+ * Why the file opened for `source` is not the one listed there: a folder on its path replaced by a
+ * symlink since (which O_NOFOLLOW does not see) leads the open elsewhere, maybe outside the skills folder.
+ * Where the system does not say what a descriptor opened (no /proc), nothing is known to have changed.
+ */
+function movedChange(source: string, opened: string | undefined): string | undefined {
+  return opened === undefined || opened === source
+    ? undefined
+    : "now leads elsewhere: a folder on its path changed";
+}
+
+async function openedPath(descriptor: number): Promise<string | undefined> {
+  try {
+    return await readlink(`/proc/self/fd/${descriptor}`);
+  } catch {
+    return undefined;
+  }
+}
+
+function openedPathSync(descriptor: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${descriptor}`);
+  } catch {
+    return undefined;
+  }
 }

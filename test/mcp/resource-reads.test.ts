@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { closeSync, constants, openSync } from "node:fs";
-import { mkdir, symlink, truncate, unlink, writeFile } from "node:fs/promises";
+import { mkdir, rm, symlink, truncate, unlink, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
@@ -57,6 +57,7 @@ beforeAll(async () => {
     "big/grown.md": "# Grows after load\n",
     ...Object.fromEntries(PIPED.map((file) => [file, "# A plain file at load time\n"])),
     "big/relinked.md": "# A plain file at load time\n",
+    "big/moved/notes.md": "# In a folder at load time\n",
     "big/steady.md": "# Stays as it was\n",
     // Valid UTF-8, binary by the NUL up front.
     "big/padded.bin": Buffer.from("\0\0\0\0 a header, then text\n"),
@@ -336,9 +337,10 @@ describe("files that changed or vanished since the catalog was loaded", () => {
   });
 });
 
-describe("files that became a FIFO or a symlink since the catalog was loaded", () => {
+describe("files that became a FIFO or a symlink, or moved, since the catalog was loaded", () => {
   // Regression: a read opened such a FIFO and waited for a writer for good, holding one of libuv's four
-  // threads; after four, no file of any skill could be read any more, and the answers never came.
+  // threads; after four, no file of any skill could be read any more, and the answers never came. And a
+  // file, or a folder on its path, replaced by a symlink was followed wherever it led.
   it("answers each read with an error, and keeps serving the other files", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const fifos = PIPED.map((file) => path.join(tree.dir, file));
@@ -352,11 +354,16 @@ describe("files that became a FIFO or a symlink since the catalog was loaded", (
       await writeFile(secret, "a secret beside the skills folder\n");
       await unlink(path.join(tree.dir, "big/relinked.md"));
       await symlink(secret, path.join(tree.dir, "big/relinked.md"));
+      // A folder on the path replaced by a symlink to one outside, holding a file of the same name.
+      await mkdir(path.join(tree.dir, "elsewhere"));
+      await writeFile(path.join(tree.dir, "elsewhere/notes.md"), "a secret beside the skills folder\n");
+      await rm(path.join(tree.dir, "big/moved"), { recursive: true });
+      await symlink(path.join(tree.dir, "elsewhere"), path.join(tree.dir, "big/moved"));
       const failed = {
         text: "read_pack_file failed inside the server; the error was logged. Try again or make another call.",
         isError: true,
       };
-      for (const file of [...PIPED, "big/relinked.md"]) {
+      for (const file of [...PIPED, "big/relinked.md", "big/moved/notes.md"]) {
         expect(
           await call(client, "read_pack_file", { pack: "big", file: file.slice("big/".length) }),
         ).toEqual(failed);
@@ -372,6 +379,7 @@ describe("files that became a FIFO or a symlink since the catalog was loaded", (
       });
       const details = logged.mock.calls.map((args) => String(args[0]));
       expect(details.some((detail) => detail.includes("piped-1.md is no longer a regular file"))).toBe(true);
+      expect(details.some((detail) => detail.includes("notes.md now leads elsewhere"))).toBe(true);
     } finally {
       logged.mockRestore();
       // Without the fix, a writer lets the opens left waiting go.
