@@ -128,7 +128,16 @@ async function parseCommandLine(argv: readonly string[], io: SyncIo): Promise<Sy
   if (extra.length > 0) throw new UsageError(`one server URL only; also given: ${extra.join(" ")}`);
   if (values["dry-run"] && values.check) throw new UsageError("--dry-run and --check: choose one");
   const headers = parseHeaders(values.header ?? []);
-  const packs = (values.pack ?? []).map((pack) => pack.trim()).filter((pack) => pack !== "");
+  const packs = (values.pack ?? [])
+    .flatMap((pack) => pack.split(","))
+    .map((pack) => pack.trim())
+    .filter((pack) => pack !== "");
+  // A blank --pack (an unset variable in a script) would otherwise sync every pack the server serves.
+  if (values.pack !== undefined && packs.length === 0) {
+    throw new UsageError(
+      "--pack needs a selector (a pack, group or pack/group); leave it out to sync every pack",
+    );
+  }
   if (packs.length > 0) {
     if (hasHeader(headers, "x-skill-pack")) throw new UsageError("--pack and --header X-Skill-Pack: use one");
     headers["X-Skill-Pack"] = packs.join(",");

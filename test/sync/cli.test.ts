@@ -82,6 +82,9 @@ describe("the command line", () => {
       /--pack and --header X-Skill-Pack/,
     ],
     [["http://a/mcp", "--to", "x", "--dry-run", "--check"], /--dry-run and --check: choose one/],
+    // A blank --pack (an unset variable in a script) synced every pack the server serves.
+    [["http://a/mcp", "--to", "x", "--pack", ""], /--pack needs a selector/],
+    [["http://a/mcp", "--to", "x", "--pack", " , "], /--pack needs a selector/],
     [
       ["http://a/mcp", "--to", "x", "--api-key-file", "missing.txt"],
       /missing\.txt cannot be read \(ENOENT\)/,
