@@ -31,15 +31,30 @@ interface QuerySet {
   readonly cases: readonly (CueCase & { readonly pack: string })[];
 }
 
+const USAGE = `Usage: npm run tokens -- [catalog folder] [--queries FILE]... [--catalog-preview on|off]
+
+Prints what the tool surface costs a model in o200k tokens, and, for the whole catalog and each pack as an
+X-Skill-Pack scope, what a model sees before its first call and the cue coverage of each query set.
+
+Options:
+  --queries FILE             a query set ([{"query": "...", "expected": ["pack/name"]}]); repeat for more
+  --catalog-preview on|off   measure a server with CATALOG_PREVIEW so set (default on)
+  -h, --help                 show this help`;
+
 async function main(argv: readonly string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     options: {
       queries: { type: "string", multiple: true },
       "catalog-preview": { type: "string", default: "on" },
+      help: { type: "boolean", short: "h" },
     },
     allowPositionals: true,
   });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   const [folder, ...extra] = positionals;
   // A query set listed after one --queries would otherwise be dropped from the report without a word.
   if (extra.length > 0) {
@@ -55,6 +70,8 @@ async function main(argv: readonly string[]): Promise<void> {
   const { catalog } = deps;
   const client = await connectInMemory(deps);
   const { packs } = catalog.everything;
+  // Read before anything is printed: a query set that cannot be read fails the run without half a report.
+  const sets = (values.queries ?? []).map((file) => readQuerySet(file, catalog.everything));
   const costs = await measureTokenCosts(
     client,
     packs.map((pack) => pack.name),
@@ -74,7 +91,6 @@ async function main(argv: readonly string[]): Promise<void> {
   console.log(`Tokens (o200k) for ${dir}: ${catalog.everything.skills.length} skills`);
   for (const [label, tokens] of rows) console.log(`${label.padEnd(width)}  ${String(tokens).padStart(7)}`);
 
-  const sets = (values.queries ?? []).map((file) => readQuerySet(file, catalog.everything));
   const scopes: [string, Scope][] = [
     ["(whole catalog)", catalog.everything],
     ...packs.map((pack): [string, Scope] => [pack.name, catalog.everything.narrow([pack.name])]),
@@ -117,7 +133,12 @@ async function upfrontOf(client: Client): Promise<string> {
 
 /** Requests as `../shared/bench/queries.json` holds them: `query` and `expected: ["pack/name"]`. */
 function readQuerySet(file: string, everything: Scope): QuerySet {
-  const rows = JSON.parse(readFileSync(file, "utf8")) as { query: string; expected: string[] }[];
+  let rows: { query: string; expected: string[] }[];
+  try {
+    rows = JSON.parse(readFileSync(file, "utf8")) as typeof rows;
+  } catch (error) {
+    throw new Error(`--queries ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const cases = rows.flatMap(({ query, expected }) => {
     const lookup = everything.findSkill(expected[0] ?? "");
     if (lookup.kind !== "found") {
@@ -132,6 +153,6 @@ function readQuerySet(file: string, everything: Scope): QuerySet {
 
 tolerateClosedOutput();
 main(process.argv.slice(2)).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(`tokens: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -43,4 +43,21 @@ describe("npm run tokens", () => {
     expect(stderr).toContain("--queries");
     expect(stdout).toBe("");
   });
+
+  // `--help` was refused as an unknown option, unlike every other script's.
+  it("prints its usage on --help", async () => {
+    const { code, stdout } = await tokens(["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: npm run tokens -- \[catalog folder\]/);
+    expect(stdout).toContain("--catalog-preview on|off");
+  });
+
+  // A missing query set failed only after the first table was printed, with no word of which option.
+  it("refuses a query set it cannot read before printing anything", async () => {
+    const missing = join(dir, "missing.json");
+    const { code, stdout, stderr } = await tokens(["examples/skills", "--queries", missing]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(`tokens: --queries ${missing}: ENOENT`);
+  });
 });
