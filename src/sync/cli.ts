@@ -209,6 +209,13 @@ function targetFolder(values: { to?: string; client?: string; project?: boolean 
       `--client "${values.client}" is not one of ${Object.keys(CLIENT_FOLDERS).join(", ")}`,
     );
   }
+  // An empty or relative HOME (a cron job, a service with no user) would put the personal folder below the
+  // current directory, as --project does, without a word.
+  if (values.project !== true && !path.isAbsolute(io.home)) {
+    throw new UsageError(
+      `--client ${values.client} installs into the home folder, and HOME ("${io.home}") is not an absolute path: set HOME, add --project, or give --to <folder>`,
+    );
+  }
   return clientFolder(values.client, values.project === true, io);
 }
 

@@ -43,14 +43,21 @@ beforeEach(async () => {
 });
 
 /** Runs the command line in `work` (also the home folder), capturing what it prints. */
-async function run(...argv: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+function run(...argv: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return runWithHome(path.join(work, "home"), ...argv);
+}
+
+async function runWithHome(
+  home: string,
+  ...argv: string[]
+): Promise<{ status: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   const io: SyncIo = {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
     cwd: work,
-    home: path.join(work, "home"),
+    home,
   };
   const status = await runSyncCli(argv, io);
   return { status, stdout, stderr };
@@ -99,6 +106,22 @@ describe("the command line", () => {
     expect(first).toMatch(message);
     expect(stderr).toContain("Usage: skills-mcp sync");
     expect(await readdir(work)).toEqual([]);
+  });
+});
+
+// With HOME empty (`HOME= skills-mcp sync …`, a cron job), --client claude installed into ./.claude/skills
+// of the current directory, as --project does, and said only "in .claude/skills".
+describe("a client's personal folder without a home folder", () => {
+  it.each([[""], ["relative/home"]])("refuses HOME %j, before writing anything", async (home) => {
+    const { status, stderr } = await runWithHome(home, open.url, "--client", "claude");
+    expect(status).toBe(2);
+    expect(stderr.split("\n")[0]).toMatch(/^skills-mcp sync: --client claude installs into the home folder/);
+    expect(await readdir(work)).toEqual([]);
+  });
+
+  it("still installs below the current directory with --project", async () => {
+    expect((await runWithHome("", open.url, "--client", "claude", "--project")).status).toBe(0);
+    expect(await readdir(work)).toEqual([".claude"]);
   });
 });
 
