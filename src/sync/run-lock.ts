@@ -15,6 +15,8 @@ export const RUN_LOCK_FILE = ".skills-mcp-sync.lock";
 
 /** The run lock of a folder, held by this process until released. */
 export interface RunLock {
+  /** The first folder taking the lock made on the way to the target folder, if it made any. */
+  readonly made: string | undefined;
   release(): Promise<void>;
 }
 
@@ -70,7 +72,7 @@ const TAKEOVER_WAIT_MS = 25;
  * release, and on SIGINT or SIGTERM.
  */
 export async function takeRunLock(folder: string): Promise<RunLock | HeldElsewhere> {
-  await mkdir(folder, { recursive: true });
+  const made = await mkdir(folder, { recursive: true });
   const file = path.join(folder, RUN_LOCK_FILE);
   const me = thisProcess();
   const run = randomUUID();
@@ -83,7 +85,7 @@ export async function takeRunLock(folder: string): Promise<RunLock | HeldElsewhe
       heldRuns.delete(run);
       throw error;
     });
-    if (created) return held(file, run);
+    if (created) return held(file, run, made);
     heldRuns.delete(run);
     const current = await lockText(file);
     if (current === undefined) continue;
@@ -257,7 +259,7 @@ function isRunning(pid: number): boolean {
  * A lock taken, and refreshed while held: removed on release, or by a signal that ends the process (with
  * the staging folder), which then ends as it would have.
  */
-function held(file: string, run: string): RunLock {
+function held(file: string, run: string, made: string | undefined): RunLock {
   const refresh = setInterval(() => {
     const now = new Date();
     utimes(file, now, now).catch(() => undefined);
@@ -282,6 +284,7 @@ function held(file: string, run: string): RunLock {
   };
   for (const signal of STOP_SIGNALS) process.once(signal, onSignal);
   return {
+    made,
     release: async () => {
       forget();
       await rm(file, { force: true });

@@ -1,4 +1,4 @@
-import { lstat, readFile } from "node:fs/promises";
+import { lstat, readFile, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { ProtocolError, UnauthorizedError } from "@modelcontextprotocol/client";
@@ -103,10 +103,29 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
       `${who} is installing into ${folder}; wait for it${lease}, or remove ${runLock.file} if it is gone`,
     );
   }
+  let synced = false;
   try {
-    return await syncUnlocked(options);
+    const report = await syncUnlocked(options);
+    synced = true;
+    return report;
   } finally {
     await runLock.release();
+    if (!synced && runLock.made !== undefined) await removeEmptyFolders(folder, runLock.made);
+  }
+}
+
+/**
+ * Removes `folder` and its parents up to `top`, while they are empty: the folders a run made for its lock
+ * and then failed to write into (a server that cannot be reached), so a mistyped URL leaves nothing.
+ */
+async function removeEmptyFolders(folder: string, top: string): Promise<void> {
+  for (let at = folder; ; at = path.dirname(at)) {
+    // rmdir removes only an empty folder: one holding anything, however it came there, stays.
+    const removed = await rmdir(at).then(
+      () => true,
+      () => false,
+    );
+    if (!removed || at === top || path.dirname(at) === at) return;
   }
 }
 

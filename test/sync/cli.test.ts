@@ -258,6 +258,13 @@ describe("a sync from the command line", () => {
     expect(stderr).not.toContain("{U+000A}");
   });
 
+  // The folders made for the run lock stayed behind, empty, after a server that could not be reached.
+  it("leaves no folder behind when it cannot reach the server", async () => {
+    const { status } = await run("http://127.0.0.1:1/mcp", "--to", "new/skills");
+    expect(status).toBe(2);
+    expect(await readdir(work)).toEqual([]);
+  });
+
   it("says which packs there are when --pack names none, without the JSON-RPC envelope", async () => {
     const { status, stderr } = await run(open.url, "--to", "skills", "--pack", "nosuch");
     expect(status).toBe(2);
