@@ -27,6 +27,14 @@ export interface Catalog {
   readonly sources: readonly Source[];
 }
 
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** The skills folder cannot be served: the server must not start. */
 export class CatalogError extends Error {
   override name = "CatalogError";
@@ -92,6 +100,12 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   const scanned = new Scope(skills, (name) => packFiles.get(name) ?? new Map());
   if (scanned.skills.length === 0) {
     const reasons = issues.slice(0, 3).map((issue) => `; ${issue.path}: ${issue.reason}`);
+    // A skill's own folder given as the skills folder: its SKILL.md is read as no pack's, so nothing is served.
+    if (isFile(path.join(root, SKILL_DOCUMENT))) {
+      reasons.unshift(
+        `; it is a skill's folder (it holds ${SKILL_DOCUMENT}): give the folder of packs, as in <folder>/<pack>/<skill>/${SKILL_DOCUMENT}`,
+      );
+    }
     throw new CatalogError(`No valid skill in ${dir}${reasons.join("")}`);
   }
   const everything = narrowedBySkillPacks(scanned, selectors);

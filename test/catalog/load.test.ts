@@ -462,6 +462,21 @@ describe("loadCatalog refusals", () => {
     expect(() => loadCatalog("/nonexistent/skills")).toThrow(/does not exist/);
   });
 
+  // SKILLS_DIR set to one skill's folder said only "No valid skill", though a SKILL.md was right there.
+  it("says so when the folder given is a skill's own", async () => {
+    const tree = await makeTree({
+      "SKILL.md": "---\nname: lone\ndescription: A skill.\n---\n",
+      "references/guide.md": "x",
+    });
+    try {
+      expect(() => loadCatalog(tree.dir)).toThrow(
+        /^No valid skill in .*; it is a skill's folder \(it holds SKILL\.md\): give the folder of packs/,
+      );
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("refuses a folder with no valid skill", async () => {
     const tree = await makeTree({ "p/broken/SKILL.md": "no frontmatter", "p/readme.md": "x" });
     try {
