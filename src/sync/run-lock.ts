@@ -71,7 +71,10 @@ const TAKEOVER_WAIT_MS = 25;
  * or on a machine since restarted) is taken over, by one run when several find it. The lock goes on
  * release, and on SIGINT or SIGTERM.
  */
-export async function takeRunLock(folder: string): Promise<RunLock | HeldElsewhere> {
+export async function takeRunLock(
+  folder: string,
+  onStop: (signal: NodeJS.Signals) => void = () => undefined,
+): Promise<RunLock | HeldElsewhere> {
   const made = await mkdir(folder, { recursive: true });
   const file = path.join(folder, RUN_LOCK_FILE);
   const me = thisProcess();
@@ -85,7 +88,7 @@ export async function takeRunLock(folder: string): Promise<RunLock | HeldElsewhe
       heldRuns.delete(run);
       throw error;
     });
-    if (created) return held(file, run, made);
+    if (created) return held(file, run, made, onStop);
     heldRuns.delete(run);
     const current = await lockText(file);
     if (current === undefined) continue;
@@ -259,7 +262,12 @@ function isRunning(pid: number): boolean {
  * A lock taken, and refreshed while held: removed on release, or by a signal that ends the process (with
  * the staging folder), which then ends as it would have.
  */
-function held(file: string, run: string, made: string | undefined): RunLock {
+function held(
+  file: string,
+  run: string,
+  made: string | undefined,
+  onStop: (signal: NodeJS.Signals) => void,
+): RunLock {
   const refresh = setInterval(() => {
     const now = new Date();
     utimes(file, now, now).catch(() => undefined);
@@ -273,6 +281,7 @@ function held(file: string, run: string, made: string | undefined): RunLock {
       // What cannot be deleted (a read-only folder in an old copy) stays: the next run says so.
     }
     rmSync(file, { force: true });
+    onStop(signal);
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
     // aside for this one.
     endBySignal(signal);

@@ -85,7 +85,14 @@ export function isOutOfDate(steps: readonly Step[]): boolean {
 export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   if (options.mode !== "sync") return syncUnlocked(options);
   const { folder } = options;
-  const runLock = await takeRunLock(folder).catch((error: unknown) => {
+  // The progress said "fetched and verified" of skills that a stop leaves out: say what the folder holds.
+  const onStop = (signal: NodeJS.Signals) => {
+    options.progress.finish();
+    options.progress.note(
+      `skills-mcp sync: stopped by ${signal}: each skill in ${folder} is as it was or as the server serves it; the skills fetched but not yet put in place are dropped: run sync again`,
+    );
+  };
+  const runLock = await takeRunLock(folder, onStop).catch((error: unknown) => {
     if (isSystemError(error) && NOT_WRITABLE.has(error.code ?? "")) return { unwritable: error };
     throw isSystemError(error) ? new SyncError(`cannot sync into ${folder}: ${error.message}`) : error;
   });

@@ -82,7 +82,7 @@ function runCli(
   url: string,
   folder: string,
   nodeArgs: readonly string[] = [],
-): { child: ChildProcess; exited: Promise<number | null> } {
+): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
   const child = spawn(process.execPath, [...nodeArgs, ...MAIN, "sync", url, "--to", folder], {
     env: { ...process.env, NODE_OPTIONS: "" },
     stdio: ["ignore", "ignore", "pipe"],
@@ -97,7 +97,7 @@ function runCli(
       resolve(code);
     }),
   );
-  return { child, exited };
+  return { child, exited, stderr: () => stderr };
 }
 
 let root: Awaited<ReturnType<typeof tempFolder>>;
@@ -304,6 +304,10 @@ describe("two syncs into one folder", () => {
     const first = await heldRun();
     first.child.kill("SIGTERM");
     expect(await first.exited).toBeNull();
+    // It said nothing: the lines before said "fetched and verified" of skills the stop left out.
+    expect(first.stderr()).toContain(
+      `skills-mcp sync: stopped by SIGTERM: each skill in ${target} is as it was or as the server serves it; the skills fetched but not yet put in place are dropped: run sync again\n`,
+    );
     await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
     // Nor does it leave the skills it had fetched, staged beside the folder.
     await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
