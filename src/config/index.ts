@@ -111,6 +111,9 @@ export function loadConfig(
     problems.push("--steering prints a line and exits: it takes neither --build-index nor --stdio");
   if (args.pack !== undefined && !steering)
     problems.push("--pack narrows --steering; to narrow what the server loads, set SKILL_PACKS");
+  // A blank --pack (an unset variable in a script) would otherwise give the line of every pack.
+  if (args.pack !== undefined && steering && args.pack.flatMap(splitList).length === 0)
+    problems.push("--pack needs a selector (a pack, group or pack/group); leave it out for every pack");
 
   const values = readSettings(env, { cwd, problems });
   const { skillsDir, skillsDirOrigin } = values.SKILLS_DIR;

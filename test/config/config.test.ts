@@ -86,6 +86,12 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ PROMPTS: "no" })).toThrow('PROMPTS "no" is not one of on, off');
   });
 
+  // A blank --pack (an unset variable in a script) gave the steering line of every pack.
+  it("refuses a blank --pack with --steering", () => {
+    expect(() => loadConfig({}, ["--steering", "--pack", " , "])).toThrow("--pack needs a selector");
+    expect(loadConfig({}, ["--steering", "--pack", "a,"]).steeringPacks).toEqual(["a"]);
+  });
+
   it("reads UNSAFE_SKILLS as leave-out or serve, and refuses anything else", () => {
     expect(loadConfig({ UNSAFE_SKILLS: "serve" }).serveUnsafeSkills).toBe(true);
     expect(loadConfig({ UNSAFE_SKILLS: "leave-out" }).serveUnsafeSkills).toBe(false);
