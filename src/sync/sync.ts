@@ -94,7 +94,8 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   };
   const runLock = await takeRunLock(folder, onStop).catch((error: unknown) => {
     if (isSystemError(error) && NOT_WRITABLE.has(error.code ?? "")) return { unwritable: error };
-    throw isSystemError(error) ? new SyncError(`cannot sync into ${folder}: ${error.message}`) : error;
+    if (!isSystemError(error)) throw error;
+    throw new SyncError(`cannot sync into ${folder}: ${notAFolder(error) ?? error.message}`);
   });
   // No run lock where nothing can be written: a run with nothing to write needs none, as a check does.
   if ("unwritable" in runLock) return syncUnlocked(options, runLock.unwritable);
@@ -136,6 +137,13 @@ async function removeEmptyFolders(folder: string, top: string): Promise<void> {
   }
 }
 
+/** What a file where the folder (or one above it) should be means, said without the system call's words. */
+function notAFolder(error: NodeJS.ErrnoException): string | undefined {
+  return error.code === "EEXIST" || error.code === "ENOTDIR"
+    ? "it is a file, or a file is on its path, where a folder is needed: give a folder with --to"
+    : undefined;
+}
+
 /** Why a folder cannot be written to: its permissions, or a read-only file system. */
 const NOT_WRITABLE = new Set(["EACCES", "EPERM", "EROFS"]);
 
@@ -146,7 +154,8 @@ const NOT_WRITABLE = new Set(["EACCES", "EPERM", "EROFS"]);
 async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoException): Promise<SyncReport> {
   const { folder } = options;
   const lock = await readLock(folder).catch((error: unknown) => {
-    throw isSystemError(error) ? new SyncError(`cannot read ${folder}: ${error.message}`) : error;
+    if (!isSystemError(error)) throw error;
+    throw new SyncError(`cannot read ${folder}: ${notAFolder(error) ?? error.message}`);
   });
   const server = options.server.url.href;
   let connection: Connection;

@@ -258,6 +258,15 @@ describe("a sync from the command line", () => {
     expect(stderr).not.toContain("{U+000A}");
   });
 
+  // A file given as --to was answered "EEXIST: file already exists, mkdir …" (or ENOTDIR on a dry run).
+  it.each([[[]], [["--dry-run"]]])("says a file given as --to is no folder (%j)", async (mode) => {
+    await writeFile(path.join(work, "notes.txt"), "mine");
+    const { status, stderr } = await run(open.url, "--to", "notes.txt", ...mode);
+    expect(status).toBe(2);
+    expect(stderr).toContain("notes.txt: it is a file, or a file is on its path, where a folder is needed");
+    expect(await readFile(path.join(work, "notes.txt"), "utf8")).toBe("mine");
+  });
+
   // The folders made for the run lock stayed behind, empty, after a server that could not be reached.
   it("leaves no folder behind when it cannot reach the server", async () => {
     const { status } = await run("http://127.0.0.1:1/mcp", "--to", "new/skills");
