@@ -4,12 +4,13 @@
  * flagged where the renderer shows every comment. Asserts nothing.
  *
  *   npm install --no-save commonmark@0.31.2   (not a dependency: the measure alone needs it)
- *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--misses FILE]
+ *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--misses FILE] [--flags FILE]
  *
  * Each document is 3 to 10 lines: blank, or 0 to 8 spaces, 0 to 3 list item or quote markers, then a
  * paragraph of words, backtick runs and comments, a heading, a fence, HTML, a break or one more marker and
  * a paragraph. Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
- * `--misses` writes the documents with a miss, each with the renderer's HTML.
+ * `--misses` writes the documents with a miss, each with the renderer's HTML; `--flags`, those with a line
+ * flagged where the renderer shows every comment.
  */
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -18,7 +19,8 @@ import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { htmlCommentHits } from "../src/audit/content.js";
 import { seededRandom } from "./synthetic-catalog.js";
 
-const USAGE = "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--misses FILE]";
+const USAGE =
+  "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--misses FILE] [--flags FILE]";
 
 /** What the measure uses of the commonmark package. */
 interface CommonMark {
@@ -84,7 +86,7 @@ function loadCommonMark(): CommonMark {
 }
 
 function main(argv: readonly string[]): void {
-  let values: { count: string; seed: string; misses?: string };
+  let values: { count: string; seed: string; misses?: string; flags?: string };
   try {
     values = parseArgs({
       args: [...argv],
@@ -92,6 +94,7 @@ function main(argv: readonly string[]): void {
         count: { type: "string", default: "40000" },
         seed: { type: "string", default: "1" },
         misses: { type: "string" },
+        flags: { type: "string" },
       },
     }).values;
   } catch (error) {
@@ -109,6 +112,7 @@ function main(argv: readonly string[]): void {
   let missed = 0;
   let flagged = 0;
   const written: string[] = [];
+  const wrongly: string[] = [];
   for (let index = 0; index < count; index++) {
     const text = nextDocument();
     const html = renderer.render(parser.parse(text));
@@ -121,7 +125,11 @@ function main(argv: readonly string[]): void {
     const misses = [...hidden].filter((line) => !found.has(line));
     hiddenLines += hidden.size;
     missed += misses.length;
-    flagged += [...found].filter((line) => !hidden.has(line)).length;
+    const flags = [...found].filter((line) => !hidden.has(line));
+    flagged += flags.length;
+    if (values.flags !== undefined && flags.length > 0) {
+      wrongly.push(`=== document ${index}, flagged line ${flags.join(", ")}\n${text}--- commonmark\n${html}`);
+    }
     if (values.misses !== undefined && misses.length > 0) {
       written.push(`=== document ${index}, missed line ${misses.join(", ")}\n${text}--- commonmark\n${html}`);
     }
@@ -131,6 +139,7 @@ function main(argv: readonly string[]): void {
       `missed ${missed}, flagged ${flagged} where the renderer shows every comment`,
   );
   if (values.misses !== undefined) writeFileSync(values.misses, written.join("\n"));
+  if (values.flags !== undefined) writeFileSync(values.flags, wrongly.join("\n"));
 }
 
 tolerateClosedOutput();
