@@ -303,6 +303,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     if (guess) guesses.push(containers.length);
     containers.push(column);
   };
+  /** The index in `containers` of an empty list item the line before opened (`- `), or -1. */
+  let emptyItem = -1;
   /** What ends the HTML block open. */
   let htmlEnd: HtmlEnd | undefined;
   /** The quotes open around the HTML block open, and the text column of the container it is in. */
@@ -325,6 +327,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     const written = text.slice(offset, end);
     const start = offset;
     offset = end + 1;
+    const emptyBefore = emptyItem;
+    emptyItem = -1;
     // The line with its quotes' markers read as white space, and its indentation past them as it is
     // in the innermost quote: a quote's text starts two columns past its `>`, whatever follows that.
     // In code or raw HTML, a `>` past the quotes open is text; elsewhere a few more are read, as items.
@@ -398,6 +402,11 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       paragraph = false;
     }
     if (blank) {
+      // A list item begins with at most one blank line: an empty item (`- `) ends at the blank after it.
+      // The line is blank in the item only when it holds no `>` of a quote in it.
+      if (emptyBefore !== -1 && markers.count <= countBelow(quotes, emptyBefore)) {
+        closeFrom(emptyBefore);
+      }
       blankBefore = true;
       paragraph = false;
       if (htmlEnd === BLANK_LINE) htmlEnd = undefined;
@@ -454,6 +463,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       // no safe guess (in raw HTML, or in text that goes on, a `>` is text).
       for (const { column, quote } of container.columns) {
         if (!quote || (opensItem && htmlEnd === undefined)) openContainer(column, quote, !opensItem);
+      }
+      if (opensItem && container.empty && containers.at(-1) === container.columns.at(-1)?.column) {
+        emptyItem = containers.length - 1;
       }
     }
     // Indented as code but not code: it goes on with the paragraph before it, and opens no block. So
@@ -767,7 +779,7 @@ function containerOpened(content: string, indent: number): OpenedContainers | un
       const { indent: gap, width } = indentation(content.slice(at + 1, at + 6));
       at += 1 + width;
       if (gap > 4 && !isBlankFrom(content, at)) {
-        return { columns, listItem: true, interrupts, text: content.length, code: true };
+        return { columns, listItem: true, interrupts, text: content.length, code: true, empty: false };
       }
       const next = content.charCodeAt(at);
       BULLET_AT.lastIndex = at;
@@ -783,17 +795,17 @@ function containerOpened(content: string, indent: number): OpenedContainers | un
     // Nothing after the marker, or indented code after it: the item's text is one column past it.
     if (gap === 0 || gap > 4 || isBlankFrom(content, at + marker + width)) {
       columns.push({ column: column + marker + 1, quote: false });
-      const code = gap > 4 && !isBlankFrom(content, at + marker + width);
-      return { columns, listItem: true, interrupts, text: content.length, code };
+      const empty = isBlankFrom(content, at + marker + width);
+      return { columns, listItem: true, interrupts, text: content.length, code: gap > 4 && !empty, empty };
     }
     column += marker + gap;
     at += marker + width;
     columns.push({ column, quote: false });
   }
-  if (columns.length > 0) return { columns, listItem: true, interrupts, text: at, code: false };
+  if (columns.length > 0) return { columns, listItem: true, interrupts, text: at, code: false, empty: false };
   if (!FOUR_COLUMN_CONTAINER.test(content)) return undefined;
   const opened = [{ column: indent + 4, quote: false }];
-  return { columns: opened, listItem: false, interrupts: false, text: 0, code: false };
+  return { columns: opened, listItem: false, interrupts: false, text: 0, code: false, empty: false };
 }
 
 /** Whether `content` holds nothing but spaces and tabs from `from` on (and the `\r` of its line break). */
@@ -816,6 +828,8 @@ interface OpenedContainers {
   readonly text: number;
   /** The text of the last is indented code. */
   readonly code: boolean;
+  /** The last is a list item with nothing after its marker (`- `). */
+  readonly empty: boolean;
 }
 
 /** A container a line opens: the column where its text starts, and whether it is a quote. */
@@ -844,6 +858,18 @@ function innermostAt(containers: readonly number[], indent: number, count = cont
     else high = middle;
   }
   return containers[low - 1] ?? 0;
+}
+
+/** How many of `sorted` (rising) are below `value`: found by halving, as many quotes may be open. */
+function countBelow(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((sorted[middle] ?? 0) < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**

@@ -555,6 +555,16 @@ describe("html-comment", () => {
     ]);
   });
 
+  // Regression: an empty list item (`-` alone) stayed open across the blank line after it, where CommonMark
+  // ends it (an item begins with at most one blank line): a line indented four columns after it, indented
+  // code that shows its comment, was read as the item's text and its comment flagged.
+  it.each([
+    ["in a list", "Steps:\n\n- a\n\n  -\n\n      <!-- shown -->\n"],
+    ["in a quote", "> 1.\n>\n>     <!-- shown -->\n"],
+  ])("ends an empty list item at the blank line after it, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
   // Regression: an empty list item, or one numbered other than 1, was read as going on with the paragraph
   // before it also where that paragraph is in a quote the line has no `>` of, or in a list item the line
   // is not indented into: CommonMark opens an item there, after the quote or the item, and a code span
