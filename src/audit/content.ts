@@ -310,6 +310,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
   /** The quotes open around the HTML block open, and the text column of the container it is in. */
   let htmlQuotes = 0;
   let htmlColumn = 0;
+  /** The HTML block open is a tag alone under a paragraph, which may be the paragraph's text. */
+  let htmlMaybeText = false;
   /** The HTML block open was read inside one that a blank line ends, which goes on after it. */
   let nested = false;
   /** Where the paragraph that the last line holds text of starts, and the text column of its container. */
@@ -443,9 +445,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         continue;
       }
     }
-    // Read in HTML too: a line read as HTML may be text (see isTagAlone), and more containers only ask
-    // more of indented code.
-    const container = containerOpened(content, indent);
+    // A line of an HTML block is raw HTML: it opens no container. Read in one that may be text, though (a
+    // tag alone under a paragraph, see isTagAlone): there more containers only ask more of indented code.
+    const container: OpenedContainers | undefined =
+      htmlEnd !== undefined && !htmlMaybeText ? undefined : containerOpened(content, indent);
     // Whether the line opens a list item for sure: not in text that goes on (a paragraph goes on with a
     // line indented four columns past its container, or one an empty item or a number but 1 cannot end,
     // unless the line is not indented into the innermost container surely open: then the paragraph is
@@ -524,8 +527,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         closePast(indent);
       }
       // A tag alone under a paragraph may be its text, which goes on lazily: no line ends it so.
-      const maybeText = paragraph && !opensItem && block?.interrupts !== true;
-      htmlColumn = maybeText ? 0 : (containers.at(-1) ?? 0);
+      htmlMaybeText = paragraph && !opensItem && block?.interrupts !== true;
+      htmlColumn = htmlMaybeText ? 0 : (containers.at(-1) ?? 0);
     }
     const continues = paragraph;
     // A continuation line is text of the paragraph whatever it starts with (`#`, `>`): it opens no block.

@@ -565,6 +565,20 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
   });
 
+  // Regression: a line of an HTML block opened the list items its text looked like (`<details>`, then
+  // `- Step`): raw HTML opens no container, and a line four columns in after the block's blank line,
+  // indented code that shows its comment, was read as such an item's text and its comment flagged.
+  it.each([
+    ["a block-level tag", "<details>\n- Step one\n\n    <!-- shown -->\n"],
+    ["a tag alone", "<span>\n1. Step one\n\n    <!-- shown -->\n"],
+  ])("opens no list item on a line of an HTML block opened by %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  it("still reads a list item under a tag alone that a paragraph goes on with", () => {
+    expect(rules("p/s/SKILL.md", "Text\n<span>\n- x\n\n    <!-- hidden -->\n")).toEqual(["5 html-comment"]);
+  });
+
   // Regression: an empty list item, or one numbered other than 1, was read as going on with the paragraph
   // before it also where that paragraph is in a quote the line has no `>` of, or in a list item the line
   // is not indented into: CommonMark opens an item there, after the quote or the item, and a code span
