@@ -560,7 +560,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       // Each reading starts where the last one or the last comment ended, or later: no line is read twice.
       while (reading === undefined || reading.end <= start) {
         const from = Math.max(paragraphStart, reading?.end ?? 0, afterComment);
-        reading = readParagraph(text, from, lineBreak, paragraphColumn);
+        reading = readParagraph(text, from, lineBreak, paragraphColumn, { containers, quotes, guesses });
       }
       open = reading.commentFrom(start, end);
     } else {
@@ -1051,8 +1051,14 @@ interface ParagraphReading {
 }
 
 /** The paragraph whose first line starts at `from`, read for the comments outside its code spans. */
-function readParagraph(text: string, from: number, lineBreak: string, column: number): ParagraphReading {
-  const end = paragraphEnd(text, from, lineBreak, column);
+function readParagraph(
+  text: string,
+  from: number,
+  lineBreak: string,
+  column: number,
+  open: OpenContainers,
+): ParagraphReading {
+  const end = paragraphEnd(text, from, lineBreak, column, open);
   const opens = [...commentsOutsideSpans(text, from, end)];
   let next = 0;
   return {
@@ -1093,7 +1099,13 @@ export function paragraphCodeSpans(
  * knows it and the first line has no markers of its own), as does one without the `>` of a quote opened
  * on the first line's list item, four columns past that `>`.
  */
-function paragraphEnd(text: string, from: number, lineBreak: string, column?: number): number {
+function paragraphEnd(
+  text: string,
+  from: number,
+  lineBreak: string,
+  column?: number,
+  open?: OpenContainers,
+): number {
   const firstEnd = lineEndOf(text, from, lineBreak);
   const first = quoted(text.slice(from, firstEnd));
   // A line the walker reads as text may open a block in a quote or list item (`> <!--`): no paragraph.
@@ -1129,7 +1141,9 @@ function paragraphEnd(text: string, from: number, lineBreak: string, column?: nu
         ? textColumn
         : Math.max(indent.indent, innermostAt(columns, lineIndent));
     const continued =
-      (lineIndent >= base + 4 || (lineDepth <= first.depth && lineIndent >= quoteColumn + 4)) &&
+      (lineIndent >= base + 4 ||
+        (lineDepth <= first.depth && lineIndent >= quoteColumn + 4) ||
+        (open !== undefined && pastOpenContainers(line, open) >= 4)) &&
       content !== "" &&
       content !== "\r";
     // Without the `>` of a quote the paragraph is in, or short of the text of the list item it is in, any
@@ -1141,6 +1155,29 @@ function paragraphEnd(text: string, from: number, lineBreak: string, column?: nu
     start = end + 1;
   }
   return text.length;
+}
+
+/**
+ * The containers the walker has open around a paragraph, as it keeps them (see markdownLines): their text
+ * columns, innermost last, and which of them are quotes and which a guess.
+ */
+interface OpenContainers {
+  readonly containers: readonly number[];
+  readonly quotes: readonly number[];
+  readonly guesses: readonly number[];
+}
+
+/**
+ * How many columns past the text of the innermost of the `open` containers it is surely in `line` is
+ * indented: those whose `>` it has, and the list items it is indented into. Four or more, it opens no
+ * block, whatever its text starts with (a lazy line of a paragraph: `> a`, then five spaces and `- b`).
+ */
+function pastOpenContainers(line: string, { containers, quotes, guesses }: OpenContainers): number {
+  const read = quotedLine(line, containers, quotes, quotes.length + 1, guesses);
+  // A `>` past the quotes open opens one, which ends the paragraph: the line goes on with nothing.
+  if (read.markers.count > read.markers.matched) return 0;
+  const bound = Math.min(quotes[read.markers.matched] ?? containers.length, guesses[0] ?? containers.length);
+  return read.indent - innermostAt(containers, read.indent, bound);
 }
 
 function lineEndOf(text: string, from: number, lineBreak: string): number {

@@ -555,6 +555,20 @@ describe("html-comment", () => {
     ]);
   });
 
+  // Regression: the paragraph reader ended a paragraph at a lazy line (one short of its list item's text,
+  // or without its quote's `>`) that starts a comment, though the line is indented four columns past the
+  // container it is in and so opens no block: a code span across the two lines was missed, and the
+  // comment inside it, which the rendered view shows as code, flagged.
+  it.each([
+    ["a list item", "  1.  Run `a\n     <!-- shown --> `\n"],
+    ["a quote", "  > Run ` ``\n     <!-- shown --> `\n"],
+  ])(
+    "reads a code span across a lazy line four columns past the container it is in, after %s",
+    (_, markdown) => {
+      expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+    },
+  );
+
   // Regression: an empty list item (`-` alone) stayed open across the blank line after it, where CommonMark
   // ends it (an item begins with at most one blank line): a line indented four columns after it, indented
   // code that shows its comment, was read as the item's text and its comment flagged.
