@@ -459,9 +459,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       indent - innermostAt(containers, indent) < 4 &&
       (!paragraph || container.interrupts || indent < surelyIn);
     if (container !== undefined) {
-      // A list item ends the items it is not indented into. The extensions' containers are text to
-      // CommonMark, which ends nothing: they only ask more of indented code.
-      if (container.listItem) closePast(indent);
+      // A list item the line opens ends the items it is not indented into (a line going on with a paragraph
+      // ends none, whatever it looks like). The extensions' containers are text to CommonMark, which ends
+      // nothing: they only ask more of indented code.
+      if (container.listItem && opensItem) closePast(indent);
       // A quote opens only with an item the line opens for sure: one that a line without its `>` ends is
       // no safe guess (in raw HTML, or in text that goes on, a `>` is text).
       for (const { column, quote } of container.columns) {

@@ -555,6 +555,17 @@ describe("html-comment", () => {
     ]);
   });
 
+  // Regression: a line going on with a list item's paragraph lazily, though it looks like a list item
+  // (indented four columns past the container it is in, or numbered other than 1), ended the item it is
+  // short of the text of: after a blank line, the item's next paragraph was read as indented code, and
+  // the comment the rendered view hides there was missed.
+  it.each([
+    ["a bullet", "-    Step one\n    * and two\n\n     <!-- hidden -->\n"],
+    ["a number", "-    Step one\n    2. and two\n\n     <!-- hidden -->\n"],
+  ])("keeps a list item open across a lazy line that looks like %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["4 html-comment"]);
+  });
+
   // Regression: the paragraph reader ended a paragraph at a lazy line (one short of its list item's text,
   // or without its quote's `>`) that starts a comment, though the line is indented four columns past the
   // container it is in and so opens no block: a code span across the two lines was missed, and the
