@@ -409,6 +409,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       if (emptyBefore !== -1 && markers.count <= countBelow(quotes, emptyBefore)) {
         closeFrom(emptyBefore);
       }
+      // The items a line going on with a paragraph seemed to open are none: nothing goes on lazily past a
+      // blank line, so they hold no line after it.
+      closeFrom(guesses[0] ?? containers.length);
       blankBefore = true;
       paragraph = false;
       if (htmlEnd === BLANK_LINE) htmlEnd = undefined;
@@ -466,7 +469,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       // A quote opens only with an item the line opens for sure: one that a line without its `>` ends is
       // no safe guess (in raw HTML, or in text that goes on, a `>` is text).
       for (const { column, quote } of container.columns) {
-        if (!quote || (opensItem && htmlEnd === undefined)) openContainer(column, quote, !opensItem);
+        if (!quote || (opensItem && htmlEnd === undefined))
+          openContainer(column, quote, container.listItem && !opensItem);
       }
       if (opensItem && container.empty && containers.at(-1) === container.columns.at(-1)?.column) {
         emptyItem = containers.length - 1;

@@ -555,6 +555,16 @@ describe("html-comment", () => {
     ]);
   });
 
+  // Regression: the list item that a line going on with a paragraph looked like (`2) Run it` under text,
+  // which CommonMark reads as the paragraph's text) was kept as a guess past the blank line after it: a
+  // line four columns in after that, indented code that shows its comment, was read as its text.
+  it.each([
+    ["in the text", "Steps:\n2) Run it\n\n    <!-- shown -->\n"],
+    ["in a quote", "> Steps:\n> 2. Run it\n>\n>     <!-- shown -->\n"],
+  ])("reads no list item under a paragraph past the blank line after it, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
   // Regression: a line going on with a list item's paragraph lazily, though it looks like a list item
   // (indented four columns past the container it is in, or numbered other than 1), ended the item it is
   // short of the text of: after a blank line, the item's next paragraph was read as indented code, and
