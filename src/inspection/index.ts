@@ -16,7 +16,7 @@ export { MAX_ENTRY_BYTES, type SkillEntry, type SkillInspection } from "./inspec
  * The version of what a saved inspection holds and of how it was made: bump it when the entries, the
  * checks or the audit's rules change, so that inspections saved before are made anew instead of trusted.
  */
-export const INSPECTION_FORMAT_VERSION = 16;
+export const INSPECTION_FORMAT_VERSION = 17;
 
 /** How many of a skill's high findings an inspection keeps: the first says why it is unsafe. */
 const KEPT_FINDINGS = 10;
