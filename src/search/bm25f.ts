@@ -1,5 +1,6 @@
 import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
 import { grown, isStarts } from "./arrays.js";
+import { otherSpellings } from "./english-spellings.js";
 import { FIELD_NAMES, type FieldName } from "./fields.js";
 import { KeyTable, stemKey } from "./keys.js";
 import { Lexicon } from "./lexicon.js";
@@ -83,12 +84,23 @@ class RequestWords implements WordSink {
     this.unknownUnicode = true;
   }
 
-  /** Adds the term of `word`'s stem, if the index holds it. */
+  /**
+   * Adds the term of `word`'s stem, if the index holds it, or else of the stem of its spelling in another
+   * variety of English that the index holds (`colour` where skills say color): the same word, not a mistake.
+   */
   private known(word: string): boolean {
-    const [hash, check] = stemKey(stem(word));
-    const term = this.stems.get(hash, check);
+    let term = this.termOf(word);
+    for (const other of term < 0 ? otherSpellings(word) : []) {
+      term = this.termOf(other);
+      if (term >= 0) break;
+    }
     if (term >= 0) this.terms.add(term);
     return term >= 0;
+  }
+
+  private termOf(word: string): number {
+    const [hash, check] = stemKey(stem(word));
+    return this.stems.get(hash, check);
   }
 }
 

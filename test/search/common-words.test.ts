@@ -6,11 +6,14 @@ import { COMMON_WORDS_FILE, commonWordsModule, wordListFolder } from "../../scri
 import { isCommonWord, sortedWordsInclude } from "../../src/search/common-words.js";
 
 describe("isCommonWord", () => {
-  it("knows common words and their forms, not mistakes nor British spellings", () => {
+  it("knows common words and their forms, American and British, not mistakes", () => {
     for (const word of ["meal", "plants", "loaf", "door", "analyze", "aardvark", "zucchinis"]) {
       expect(isCommonWord(word)).toBe(true);
     }
-    for (const word of ["kubrnetes", "laod", "neighbour", "analyse", "", "meal plants"]) {
+    for (const word of ["neighbour", "analyse", "colours", "tyre", "licence"]) {
+      expect(isCommonWord(word)).toBe(true);
+    }
+    for (const word of ["kubrnetes", "laod", "neighbuor", "", "meal plants"]) {
       expect(isCommonWord(word)).toBe(false);
     }
   });

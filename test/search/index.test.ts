@@ -330,15 +330,56 @@ describe("a common English word no skill holds", () => {
     expect(search("widget data for a meal").corrections).toEqual([]);
   });
 
-  it("leaves mistyped words, and British spellings of the catalog's American ones, to be read", () => {
+  it("leaves mistyped words to be read", () => {
     expect(search("widget service laod")).toEqual({
       first: "load-testing",
       corrections: [{ from: "laod", to: "load" }],
     });
-    expect(search("nearest neighbour")).toEqual({
-      first: "graph-search",
-      corrections: [{ from: "neighbour", to: "neighbor" }],
+  });
+});
+
+// `neighbour` was found only as a typing mistake for the catalog's `neighbor` (and said so), `colour` or
+// `optimise` beside other unknown words not at all, and a British word the catalog lacks could be read as
+// an unrelated word one mistake away: `tyre` as type.
+describe("a word spelled the British or the American way", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "graphs/graph-search/SKILL.md": skillMd("graph-search", "Find the nearest neighbor of each widget."),
+      "ui/palette-maker/SKILL.md": skillMd("palette-maker", "Pick color palettes for widget themes."),
+      "perf/query-tuning/SKILL.md": skillMd("query-tuning", "Optimize slow widget queries."),
+      "legal/license-check/SKILL.md": skillMd("license-check", "Check each widget dependency's license."),
+      "logs/log-analysis/SKILL.md": skillMd("log-analysis", "Analyze widget behavior from its logs."),
+      "ui/type-scale/SKILL.md": skillMd("type-scale", "Set the widget type scale."),
+      "maps/centre-finder/SKILL.md": skillMd("centre-finder", "Find the centre of each widget catalogue."),
     });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  const search = (query: string) => {
+    const found = ownIndex.search(query, ownCatalog.everything, 10);
+    return { first: found.skills[0]?.name, corrections: found.corrections };
+  };
+
+  it("finds the skills that spell it the other way, without calling it a mistake", () => {
+    expect(search("nearest neighbour")).toEqual({ first: "graph-search", corrections: [] });
+    expect(search("colour palettes")).toEqual({ first: "palette-maker", corrections: [] });
+    expect(search("optimise the slowest queries")).toEqual({ first: "query-tuning", corrections: [] });
+    expect(search("software licences")).toEqual({ first: "license-check", corrections: [] });
+    expect(search("analyse the behaviour of my service")).toEqual({
+      first: "log-analysis",
+      corrections: [],
+    });
+    expect(search("center of a catalog")).toEqual({ first: "centre-finder", corrections: [] });
+  });
+
+  it("takes a British word the catalog lacks as written, not as a mistake for another word", () => {
+    expect(search("tyre")).toEqual({ first: undefined, corrections: [] });
   });
 });
 
