@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Scope, Skill } from "../catalog/index.js";
 import { MINIMAL_LIST_SKILLS } from "../preview/index.js";
-import type { SearchIndex, SearchResult } from "../search/index.js";
+import type { SearchIndex, SearchResult, Vagueness } from "../search/index.js";
 import { findSkillAnyCase, narrowByPack, plural } from "./format.js";
 import { defineTool } from "./tool.js";
 
@@ -37,7 +37,8 @@ export const listSkillsTool = defineTool({
     if (query === undefined || query.trim() === "") return formatListing(scope, context.scope);
     const best = bestMatches(context.index, query, scope);
     if (best.shown.length === 0) {
-      return best.found.vague ? tooVague(query, pack, best.found.strongMatches) : noMatch(query, pack);
+      const { vague, strongMatches } = best.found;
+      return vague === undefined ? noMatch(query, pack) : tooVague(query, pack, vague, strongMatches);
     }
     return formatMatches(best, scope, context.scope);
   },
@@ -156,14 +157,15 @@ function noMatch(query: string, pack: string | undefined): string {
 }
 
 /** The answer to a vague request (`SearchResult.vague`): many skills match it, none better than the rest. */
-function tooVague(query: string, pack: string | undefined, strongMatches: number): string {
+function tooVague(query: string, pack: string | undefined, why: Vagueness, strongMatches: number): string {
   const where = pack === undefined ? "" : ` in "${pack}"`;
   const browse = pack === undefined ? "call list_packs to browse" : `browse with list_skills(pack="${pack}")`;
-  return (
-    `"${query}" is too vague to choose by: each of its words is in half the skills or more, and ` +
-    `${plural(strongMatches, "skill")}${where} match it about as well. Describe the task in more words, ` +
-    `or ${browse}.`
-  );
+  const matching = `${plural(strongMatches, "skill")}${where} match it about as well`;
+  const reason =
+    why === "common words"
+      ? `each of its words is in half the skills or more, and ${matching}`
+      : `${matching}, more of them alike than can be shown`;
+  return `"${query}" is too vague to choose by: ${reason}. Describe the task in more words, or ${browse}.`;
 }
 
 function formatListing(scope: Scope, callerScope: Scope): string {

@@ -23,14 +23,21 @@ export interface SearchResult {
    */
   readonly fairMatches: number;
   /**
-   * Whether the request is too vague to rank: each of its words is held by at least half the catalog's
-   * skills (see {@link COMMON_SHARE}), and more skills in scope match it strongly than were asked for.
-   * None of its matches is then fair: which of the strong ones were shown would be happenstance.
+   * Why the request is too vague to rank, if it is (see {@link Vagueness}). None of its matches is then
+   * fair: which of them were shown would be happenstance.
    */
-  readonly vague: boolean;
+  readonly vague: Vagueness | undefined;
   /** Request words no skill holds, read as a word one typing mistake away (see {@link SkillIndex}). */
   readonly corrections: readonly Correction[];
 }
+
+/**
+ * Why a request is too vague to rank: `common words`, each of its words is held by at least half the
+ * catalog's skills (see {@link COMMON_SHARE}) and more skills in scope match it strongly than were asked
+ * for; or `tied`, more skills in scope than were asked for score within a tenth of the best (see
+ * {@link TIED_MATCH}), so that which of them were shown would be happenstance whatever its words.
+ */
+export type Vagueness = "common words" | "tied";
 
 /** A request word read as another. */
 export interface Correction {
@@ -76,6 +83,14 @@ const FLOOR_WORDS = 0.5;
  * requests show is held by at most 0.19 of the catalog (docs/search.md, *Faint matches*).
  */
 const COMMON_SHARE = 0.5;
+/**
+ * The share of the best score from which a match is tied with the best: a request that more skills match
+ * so closely than can be shown is too vague to rank (`design` alone: 19 skills within a tenth of the best,
+ * as a word held by 43 % of the skills, in their names or in passing alike). Of the 972 answers to the
+ * bench's labeled requests (three sets, spelt right, mistyped and as four agents phrased them), none had
+ * more than 5 skills within a tenth of the best, and 859 had the best alone (docs/search.md).
+ */
+const TIED_MATCH = 0.9;
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
 const CONTEXT_MATCHES = 30;
 /**
@@ -155,12 +170,12 @@ export class SkillIndex implements SearchIndex {
       allowed,
     );
     const found = accumulator.finish(limit, this.floor(request, corrections));
-    const vague = found.strong > limit && this.isCommon(request, corrections);
+    const vague = this.vagueness(found, limit, scope, request, corrections);
     return {
       skills: found.best.flatMap((document) => skills[document] ?? []),
       matched: found.matched,
       strongMatches: found.strong,
-      fairMatches: vague ? 0 : found.fair,
+      fairMatches: vague === undefined ? found.fair : 0,
       vague,
       corrections: corrections.map(({ from, to }) => ({ from, to })),
     };
@@ -175,6 +190,35 @@ export class SkillIndex implements SearchIndex {
     for (const { term } of corrections) weight += terms.weight(term);
     const words = request.terms.length + corrections.length + unheld;
     return words === 0 ? 0 : (FLOOR_WORDS * weight) / words;
+  }
+
+  /** Why the request is too vague to rank, if it is (see {@link Vagueness}). */
+  private vagueness(
+    found: Ranked,
+    limit: number,
+    scope: Scope,
+    request: RequestTerms,
+    corrections: readonly TermCorrection[],
+  ): Vagueness | undefined {
+    if (found.strong > limit && this.isCommon(request, corrections)) return "common words";
+    return found.tied.length > limit && this.moreSkillsThan(limit, found.tied, scope) ? "tied" : undefined;
+  }
+
+  /**
+   * Whether `documents` are more than `limit` skills, a skill copied into several packs of `scope` counted
+   * once (see `Scope.copiesOf`): copies tie, and one skill copied widely is no vague request. Counting
+   * stops past `limit`, so that it costs the documents and the copies of at most `limit` + 1 skills.
+   */
+  private moreSkillsThan(limit: number, documents: readonly number[], scope: Scope): boolean {
+    const counted = new Set<Skill>();
+    let skills = 0;
+    for (const document of documents) {
+      const skill = this.skills[document];
+      if (skill === undefined || counted.has(skill)) continue;
+      if (++skills > limit) return true;
+      for (const copy of scope.copiesOf(skill)) counted.add(copy);
+    }
+    return false;
   }
 
   /** Whether every word of the request is held by skills, each by {@link COMMON_SHARE} of them or more. */
@@ -313,25 +357,28 @@ class Accumulator {
 
   /**
    * The `limit` best documents and the counts of matches, none of those scoring under `floor` counted
-   * strong or fair, after which the buffers are zeroed.
+   * tied, strong or fair, after which the buffers are zeroed.
    */
   finish(limit: number, floor: number): Ranked {
     const { scores, touched, matched } = this;
     const best = this.best(limit);
     const bestScore = scores[best[0] ?? 0] as number;
+    const tiedScore = Math.max(TIED_MATCH * bestScore, floor);
     const strongScore = Math.max(STRONG_MATCH * bestScore, floor);
     const fairScore = Math.max(FAIR_MATCH * bestScore, floor);
+    const tied: number[] = [];
     let strong = 0;
     let fair = 0;
     for (let i = 0; i < matched; i++) {
       const document = touched[i] as number;
       const score = scores[document] as number;
+      if (score >= tiedScore) tied.push(document);
       if (score >= strongScore) strong++;
       if (score >= fairScore) fair++;
       scores[document] = 0;
     }
     this.matched = 0;
-    return { best, matched, strong, fair };
+    return { best, matched, tied, strong, fair };
   }
 }
 
@@ -345,6 +392,8 @@ interface Ranked {
   readonly best: number[];
   /** Documents with any score. */
   readonly matched: number;
+  /** Documents scoring at least TIED_MATCH of the best score, and the floor, in no order. */
+  readonly tied: readonly number[];
   /** Documents scoring at least STRONG_MATCH of the best score, and the floor. */
   readonly strong: number;
   /** Documents scoring at least FAIR_MATCH of the best score, and the floor. */

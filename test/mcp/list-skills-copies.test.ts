@@ -22,7 +22,11 @@ const TREE = {
     ["delta", "epsilon"].flatMap((pack) =>
       Array.from({ length: 12 }, (_, i) => [
         `${pack}/report-${String(i).padStart(2, "0")}/SKILL.md`,
-        skillMd(`report-${String(i).padStart(2, "0")}`, "A weekly report."),
+        // Every other one longer, so that no more than ten tie (see SearchResult.vague).
+        skillMd(
+          `report-${String(i).padStart(2, "0")}`,
+          `A weekly report${i % 2 ? " for the team, with charts, tables and notes" : ""}.`,
+        ),
       ]),
     ),
   ),

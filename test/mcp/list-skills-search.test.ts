@@ -7,7 +7,11 @@ const TREE = {
   ...Object.fromEntries(
     Array.from({ length: 11 }, (_, i) => [
       `office/task-${String(i).padStart(2, "0")}/SKILL.md`,
-      skillMd(`task-${String(i).padStart(2, "0")}`, `Task ${i} that ends with a report.`),
+      // Every other one longer: its words weigh less, so that no more than ten tie (see SearchResult.vague).
+      skillMd(
+        `task-${String(i).padStart(2, "0")}`,
+        `Task ${i} that ends with a report${i % 2 ? ", signed and dated" : ""}.`,
+      ),
     ]),
   ),
   "office/report-builder/SKILL.md": skillMd("report-builder", "Build the weekly report from tickets."),
@@ -64,6 +68,18 @@ describe("list_skills with query", () => {
         'skills in "office" match it about as well. Describe the task in more words, or browse with ' +
         'list_skills(pack="office").',
     );
+  });
+
+  // Eleven tasks alike beside the kitchen: "task" and "report" are not in half the skills, yet ten of the
+  // eleven were listed as if they answered the request.
+  it("says a request is too vague when more skills match it alike than can be shown", async () => {
+    const alike = await call(withKitchen.client, "list_skills", { query: "task" });
+    expect(alike).toEqual({
+      isError: false,
+      text:
+        '"task" is too vague to choose by: 11 skills match it about as well, more of them alike than can be ' +
+        "shown. Describe the task in more words, or call list_packs to browse.",
+    });
   });
 
   it("shows every match with no hint when ten or fewer match", async () => {
@@ -199,8 +215,10 @@ describe("a pack no selector can narrow, past the listed 200", () => {
     ...Object.fromEntries(
       Array.from({ length: 205 }, (_, i) => {
         const name = `widget-${String(i).padStart(3, "0")}`;
-        // A third are dashboards: a word in every skill would make a request of it vague.
-        const description = i % 3 === 0 ? "A dashboard widget." : "A kitchen timer widget.";
+        // A third are dashboards: a word in every skill would make a request of it vague, and so would more
+        // than ten dashboards alike, which their lengths keep apart.
+        const dashboard = `A dashboard widget${" that counts".repeat((i / 3) % 9)}.`;
+        const description = i % 3 === 0 ? dashboard : "A kitchen timer widget.";
         return [`big/${name}/SKILL.md`, skillMd(name, description)];
       }),
     ),
@@ -218,7 +236,7 @@ describe("a pack no selector can narrow, past the listed 200", () => {
 
   it("does not suggest narrowing with pack when a search cannot be narrowed", async () => {
     const lines = (await call(flat.client, "list_skills", { query: "dashboard widget" })).text.split("\n");
-    expect(lines.at(-2)).toBe("… 59 more skills matched nearly as well: add words to the query.");
+    expect(lines.at(-2)).toBe("… 52 more skills matched nearly as well: add words to the query.");
   });
 });
 

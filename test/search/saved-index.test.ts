@@ -333,7 +333,7 @@ describe("the saved format", () => {
         matched: 0,
         strongMatches: 0,
         fairMatches: 0,
-        vague: false,
+        vague: undefined,
         corrections: [],
       }),
       suggest: () => [],
