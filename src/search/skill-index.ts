@@ -1,6 +1,7 @@
 import type { Scope, Skill } from "../catalog/index.js";
 import type { PartReader, PartWriter } from "../saved/index.js";
 import { Bm25fIndex, type RankingOptions, type RequestTerms, termWeight } from "./bm25f.js";
+import { isCommonWord } from "./common-words.js";
 import { NameIndex } from "./names.js";
 
 /** What a search found: the best matches, and how many skills matched at all, and how well. */
@@ -91,6 +92,15 @@ const COMMON_SHARE = 0.5;
  * more than 5 skills within a tenth of the best, and 859 had the best alone (docs/search.md).
  */
 const TIED_MATCH = 0.9;
+/**
+ * The share of a request's best matches (see {@link CONTEXT_MATCHES}) that must hold a word one mistake
+ * from a common English word no skill holds for that word to be read as it (`lager` beside reorder and
+ * drawing as layer), and at least two. Such a word is more often a word the catalog lacks than a mistake:
+ * `loaf`, `plants` and `meal` of the bench's off-topic requests have close words (load, plans, mean) that
+ * some of their best matches hold, fewer than half (a share of a third read `plants` as plans, a fifth
+ * `loaf` and `meal` too). A mistake the rest of the request points to is held by most of them.
+ */
+const COMMON_WORD_SUPPORT = 0.5;
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
 const CONTEXT_MATCHES = 30;
 /**
@@ -242,7 +252,7 @@ export class SkillIndex implements SearchIndex {
     const { unknown } = request;
     if (unknown.length > MOST_WORDS_READ) return [];
     const mistyped = unknown
-      .map((from) => ({ from, close: this.terms.spellings.closeTerms(from) }))
+      .map((from) => ({ from, close: this.terms.spellings.closeTerms(from), common: isCommonWord(from) }))
       .filter(({ close }) => close.size > 0);
     if (mistyped.length === 0) return [];
     const { context } = this;
@@ -250,8 +260,12 @@ export class SkillIndex implements SearchIndex {
     for (const document of best) context[document] = 1;
     const known = new Set(request.terms);
     const corrections: TermCorrection[] = [];
-    for (const { from, close } of mistyped) {
-      const correction = this.likeliest(from, close, known, best.length > 0 ? context : undefined, allowed);
+    const judges = best.length > 0 ? context : undefined;
+    const commonSupport = Math.max(2, Math.ceil(COMMON_WORD_SUPPORT * best.length));
+    for (const { from, close, common } of mistyped) {
+      // A common word is read only as a word the rest of the request points to: never alone.
+      if (common && judges === undefined) continue;
+      const correction = this.likeliest(from, close, known, judges, allowed, common ? commonSupport : 0);
       if (correction === undefined) continue;
       corrections.push(correction);
       known.add(correction.term);
@@ -273,6 +287,8 @@ export class SkillIndex implements SearchIndex {
     known: ReadonlySet<number>,
     context: Uint8Array | undefined,
     allowed: Uint8Array | undefined,
+    /** How many of the best matches must hold a close word, at least. */
+    least: number,
   ): TermCorrection | undefined {
     let likeliest: TermCorrection | undefined;
     let likeliestWeight = 0;
@@ -283,6 +299,7 @@ export class SkillIndex implements SearchIndex {
       if (judged.documents === 0) continue;
       heldInScope++;
       if (context !== undefined && judged.documents < 2 && this.held(term, allowed) > 1) continue;
+      if (judged.documents < least) continue;
       if (judged.score > likeliestWeight) {
         likeliest = { from, to, term };
         likeliestWeight = judged.score;

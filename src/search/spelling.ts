@@ -1,6 +1,5 @@
 import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
 import { allBelow, grown, isAscending } from "./arrays.js";
-import { isCommonWord } from "./common-words.js";
 import { mix } from "./keys.js";
 import { shiftFactors } from "./scanner.js";
 import { STOP_WORDS } from "./terms.js";
@@ -91,8 +90,8 @@ export class SpellingTable {
    * or two neighbours swapped: most misspellings are one of these), each with the word as the catalog
    * spells it. The first letter is taken as typed: people rarely mistype it (Pollock and Zamora, 1983). A
    * word one mistake from a stop word is more likely that stop word mistyped (`wich`), and has none; so has
-   * a common English word (`meal` is no mistake for mean, but a word the catalog lacks), and a word that is
-   * not {@link SHORTEST_MISTYPED} to 32 letters a to z. Each of the 50-odd spellings a
+   * a word that is not {@link SHORTEST_MISTYPED} to 32 letters a to z. (A common English word has its
+   * close words too: whether it is read as one is the request's to say, see `SkillIndex`.) Each of the 50-odd spellings a
    * letter of the word gives is never made: its hashes are summed from those of its pieces (see
    * `shiftFactors`), and only a spelling that is a word is spelled out.
    */
@@ -101,7 +100,6 @@ export class SpellingTable {
     const { length } = word;
     if (length < SHORTEST_MISTYPED || length > LONGEST_MISTYPED || !PLAIN_LETTERS.test(word)) return close;
     if (NEAR_STOP_WORDS.some((stopWord) => oneMistakeApart(word, stopWord))) return close;
-    if (isCommonWord(word)) return close;
     const pieces = new WordPieces(word);
     const found = (hash: number, check: number) => {
       const term = this.termOf(hash | 0, check | 0);

@@ -338,6 +338,46 @@ describe("a common English word no skill holds", () => {
   });
 });
 
+// `lager` is a common English word, so it was taken as written even where the rest of the request pointed
+// to the catalog's `layer`, one mistake away, and the skills about layers were not found by it.
+describe("a common English word no skill holds, one mistake from a word the request points to", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "draw/layer-styles/SKILL.md": skillMd("layer-styles", "Style each layer of a widget drawing."),
+      "draw/layer-order/SKILL.md": skillMd("layer-order", "Reorder the layers of a widget drawing."),
+      "draw/export-drawing/SKILL.md": skillMd("export-drawing", "Export a widget drawing as an image."),
+      "stats/summary-statistics/SKILL.md": skillMd("summary-statistics", "The mean of widget data."),
+      "stats/data-cleaning/SKILL.md": skillMd("data-cleaning", "Clean widget data."),
+      "stats/mean-tests/SKILL.md": skillMd("mean-tests", "Compare the mean of two widget data sets."),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  const search = (query: string) => {
+    const found = ownIndex.search(query, ownCatalog.everything, 10);
+    return { first: found.skills[0]?.name, corrections: found.corrections };
+  };
+
+  it("is read as that word when most of the request's best matches hold it", () => {
+    expect(search("reorder each lager of the drawing")).toEqual({
+      first: "layer-order",
+      corrections: [{ from: "lager", to: "layer" }],
+    });
+  });
+
+  it("is taken as written when few of them hold it, or alone", () => {
+    // Two of the six best matches for "widget data" hold "mean": a meal is not a mistake.
+    expect(search("widget data for a meal").corrections).toEqual([]);
+    expect(search("lager")).toEqual({ first: undefined, corrections: [] });
+  });
+});
+
 // `neighbour` was found only as a typing mistake for the catalog's `neighbor` (and said so), `colour` or
 // `optimise` beside other unknown words not at all, and a British word the catalog lacks could be read as
 // an unrelated word one mistake away: `tyre` as type.
