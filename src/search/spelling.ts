@@ -2,7 +2,7 @@ import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.
 import { allBelow, grown, isAscending } from "./arrays.js";
 import { mix } from "./keys.js";
 import { shiftFactors } from "./scanner.js";
-import { STOP_WORDS } from "./terms.js";
+import { FUNCTION_WORDS } from "./terms.js";
 
 const A = 97;
 const Z = 122;
@@ -21,8 +21,12 @@ const LONGEST_MISTYPED = 32;
 export const NO_TERM = -2;
 /** A word of plain letters: the only words read as mistyped, and the only readings. */
 export const PLAIN_LETTERS = /^[a-z]+$/;
-/** Stop words a mistyped word may be one mistake from (`wich`, `wile`): those spelled with letters only. */
-const NEAR_STOP_WORDS = [...STOP_WORDS].filter((word) => PLAIN_LETTERS.test(word));
+/**
+ * Stop words a mistyped word may be one mistake from (`wich`, `wile`): those spelled with letters only, and
+ * not numbers. A request counts in digits or in words but rarely mistypes a number, while common words lie
+ * one mistake from one (`sever`, `fire`, `tree`) and may be mistakes for the catalog's words themselves.
+ */
+const NEAR_STOP_WORDS = [...FUNCTION_WORDS].filter((word) => PLAIN_LETTERS.test(word));
 /** Enough factors for any spelling one letter longer than the longest word read as mistyped. */
 const SHIFTS = shiftFactors(LONGEST_MISTYPED + 2);
 

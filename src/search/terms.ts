@@ -12,6 +12,8 @@ import { stem as porter2 } from "porter2";
  * request words are often rare in skill text and would score as if meaningful.
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set([...stopwords, ...numberWords()]);
+/** The stop words that are not numbers: the words of a sentence's grammar (see {@link STOP_WORDS}). */
+export const FUNCTION_WORDS: ReadonlySet<string> = new Set(stopwords);
 
 /**
  * Cardinal numbers spelled out ("six test files fail", "two baristas", "one run in five"). A request counts

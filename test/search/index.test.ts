@@ -353,6 +353,8 @@ describe("a common English word no skill holds, one mistake from a word the requ
       "stats/summary-statistics/SKILL.md": skillMd("summary-statistics", "The mean of widget data."),
       "stats/data-cleaning/SKILL.md": skillMd("data-cleaning", "Clean widget data."),
       "stats/mean-tests/SKILL.md": skillMd("mean-tests", "Compare the mean of two widget data sets."),
+      "ops/server-restart/SKILL.md": skillMd("server-restart", "Restart the widget server after a deploy."),
+      "ops/server-logs/SKILL.md": skillMd("server-logs", "Read the widget server logs after a restart."),
     });
     ownCatalog = loadCatalog(own.dir).catalog;
     ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
@@ -369,10 +371,15 @@ describe("a common English word no skill holds, one mistake from a word the requ
       first: "layer-order",
       corrections: [{ from: "lager", to: "layer" }],
     });
+    // One mistake from `seven` too, a number: a request counts in digits or in words, rarely mistyped.
+    expect(search("restart the sever after a deploy")).toEqual({
+      first: "server-restart",
+      corrections: [{ from: "sever", to: "server" }],
+    });
   });
 
   it("is taken as written when few of them hold it, or alone", () => {
-    // Two of the six best matches for "widget data" hold "mean": a meal is not a mistake.
+    // Two of the eight best matches for "widget data" hold "mean": a meal is not a mistake.
     expect(search("widget data for a meal").corrections).toEqual([]);
     expect(search("lager")).toEqual({ first: undefined, corrections: [] });
   });
