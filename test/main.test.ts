@@ -777,6 +777,36 @@ describe("a stdio client that sends a request of the wrong shape", () => {
   });
 });
 
+describe("a stdio client that sends requests of the wrong shape", () => {
+  // Regression: each was answered "the line is not a valid JSON-RPC message (…)", a list of every rule,
+  // where /mcp names the member that is wrong and what it must be.
+  it("is told which member is wrong and what it must be, as /mcp tells it", async () => {
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
+    child.write(`${JSON.stringify(initialize(1))}\n`);
+    const sent: [string | number, unknown, string][] = [
+      [
+        "params",
+        { params: 5 },
+        '"params" must be an object, not a number; leave it out when there are none.',
+      ],
+      ["version", { jsonrpc: "1.0" }, '"jsonrpc" must be "2.0", not "1.0".'],
+      ["method", { method: 5 }, '"method" must be a string, not a number.'],
+      ["meta", { params: { _meta: [] } }, '"params._meta" must be an object, not an array.'],
+      ["extra", { extra: true }, '"extra" is no member of a JSON-RPC message'],
+    ];
+    for (const [id, wrong] of sent)
+      child.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: "ping", ...(wrong as object) })}\n`);
+    child.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":3'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    const said = new Map(child.answers().map((answer) => [answer.id, answer.error]));
+    for (const [id, , words] of sent) {
+      expect(said.get(id)?.code).toBe(-32600);
+      expect(said.get(id)?.message).toContain(`Invalid Request: ${words}`);
+    }
+  });
+});
+
 describe("a stdio client whose last line has no newline", () => {
   // Regression: the SDK drops what follows the last newline when stdin ends, without a word: a script that
   // wrote its last request without one (`printf '…'`) got no answer to it, and no clue why.

@@ -18,8 +18,8 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
+import { messageShapeProblem } from "../json-rpc/index.js";
 import { MODERN_REVISION } from "../mcp/index.js";
-import { messageShapeProblem } from "./json-rpc.js";
 import { RequestOrigins } from "./request-origins.js";
 
 /*
@@ -214,7 +214,7 @@ export function modernMisfitOf(headers: IncomingHttpHeaders, body: unknown): str
  */
 export function invalidMessageProblem(headers: IncomingHttpHeaders, body: unknown): string | undefined {
   if (Array.isArray(body)) return undefined;
-  const problem = messageShapeProblem(body);
+  const problem = messageShapeProblem(body, "the body");
   if (problem === undefined) return undefined;
   const outcome = classify(headers, body);
   return outcome.kind === "reject" && outcome.cell === "invalid-json-rpc-body" ? problem : undefined;

@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import { ZodError } from "zod";
 import { ByteBudget } from "../budget/index.js";
 import { SHUTDOWN_GRACE_MS } from "../config/index.js";
+import { messageShapeProblem } from "../json-rpc/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, serverFactoryFor } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
@@ -198,13 +199,20 @@ function jsonOf(line: Buffer | undefined): unknown {
  * Nothing to anything else.
  */
 function refusalsOf(json: unknown): JSONRPCErrorResponse[] {
-  const [members, message] = Array.isArray(json)
-    ? [json.slice(0, MAX_BATCH), NO_BATCH]
-    : [[json], NOT_MESSAGE];
-  return members.flatMap((member) => {
+  if (!Array.isArray(json)) {
+    const id = requestIdOf(json);
+    return id === undefined ? [] : [invalidRequest(id, notMessage(json))];
+  }
+  return json.slice(0, MAX_BATCH).flatMap((member) => {
     const id = requestIdOf(member);
-    return id === undefined ? [] : [invalidRequest(id, message)];
+    return id === undefined ? [] : [invalidRequest(id, NO_BATCH)];
   });
+}
+
+/** What is wrong with a request of the wrong shape, in the words `/mcp` uses, or what a message is. */
+function notMessage(request: unknown): string {
+  const problem = messageShapeProblem(request, "the line");
+  return problem === undefined ? NOT_MESSAGE : `Invalid Request: ${problem}`;
 }
 
 /**

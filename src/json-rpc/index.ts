@@ -1,0 +1,1 @@
+export { messageShapeProblem } from "./message-shape.js";

@@ -1,0 +1,52 @@
+/** The members a JSON-RPC request or notification may hold, as MCP's schema allows them. */
+const MESSAGE_MEMBERS = ["jsonrpc", "id", "method", "params"];
+
+/**
+ * What makes `message` no JSON-RPC request or notification, said so that the client knows what to change;
+ * undefined when it finds nothing (a response, or a fault it does not name), and for a valid message.
+ * `subject` names the message where it is not even an object ("the body", "the line").
+ */
+export function messageShapeProblem(message: unknown, subject = "the message"): string | undefined {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) {
+    return `${subject} is ${kindOf(message)}, where a JSON-RPC message is an object such as {"jsonrpc":"2.0","id":1,"method":"tools/list"}.`;
+  }
+  const members = message as Record<string, unknown>;
+  if ("result" in members || "error" in members) return undefined;
+  if (members.jsonrpc !== "2.0") {
+    return `"jsonrpc" must be "2.0", ${"jsonrpc" in members ? `not ${shown(members.jsonrpc)}` : "and is missing"}.`;
+  }
+  if (!("method" in members))
+    return `"method" is missing: a request or notification names its method, as "tools/list".`;
+  if (typeof members.method !== "string") return `"method" must be a string, not ${kindOf(members.method)}.`;
+  if ("id" in members && typeof members.id !== "string" && !Number.isSafeInteger(members.id)) {
+    const notification = members.id === null ? " (a notification has no id at all)" : "";
+    return `"id" must be a string or an integer of at most 2^53 - 1 in size, not ${shown(members.id)}${notification}.`;
+  }
+  const { params } = members;
+  if (params !== undefined && (params === null || typeof params !== "object" || Array.isArray(params))) {
+    return `"params" must be an object, not ${kindOf(params)}; leave it out when there are none.`;
+  }
+  const meta = (params as { _meta?: unknown } | undefined)?._meta;
+  if (meta !== undefined && (meta === null || typeof meta !== "object" || Array.isArray(meta))) {
+    return `"params._meta" must be an object, not ${kindOf(meta)}.`;
+  }
+  const other = Object.keys(members).find((member) => !MESSAGE_MEMBERS.includes(member));
+  if (other !== undefined) {
+    return `${JSON.stringify(other.slice(0, 100))} is no member of a JSON-RPC message: a request holds ${MESSAGE_MEMBERS.join(", ")} only.`;
+  }
+  return undefined;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
+}
+
+/** A short JSON value as written, and any other by its kind. */
+function shown(value: unknown): string {
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return JSON.stringify(value);
+  if (typeof value === "string" && value.length <= 20) return JSON.stringify(value);
+  return kindOf(value);
+}
