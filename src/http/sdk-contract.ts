@@ -5,6 +5,10 @@ import {
   classifyInboundRequest,
   type InboundClassificationOutcome,
   isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
   isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -213,11 +217,42 @@ export function modernMisfitOf(headers: IncomingHttpHeaders, body: unknown): str
  * looked for first, so that a valid request costs no classification.
  */
 export function invalidMessageProblem(headers: IncomingHttpHeaders, body: unknown): string | undefined {
-  if (Array.isArray(body)) return undefined;
+  if (Array.isArray(body)) return invalidMemberProblem(headers, body);
   const problem = messageShapeProblem(body, "the body");
   if (problem === undefined) return undefined;
   const outcome = classify(headers, body);
   return outcome.kind === "reject" && outcome.cell === "invalid-json-rpc-body" ? problem : undefined;
+}
+
+/**
+ * Which member of a batch is no JSON-RPC message, and what is wrong with it, when the SDK refuses the
+ * batch for it; undefined for anything the SDK reads otherwise.
+ *
+ * Assumption: the SDK refuses a batch that holds a member which is no JSON-RPC request, notification or
+ * response (as its exported guards tell them) with 400, -32600 and "JSON-RPC batch contains an invalid
+ * message" (cell `batch-with-invalid-element`), naming neither the member nor its fault; the endpoint
+ * answers the same status and code, naming the first such member, which the SDK stops at. A batch whose
+ * members show no problem (see messageShapeProblem) is not classified, so a valid batch costs a few type
+ * checks per member.
+ */
+function invalidMemberProblem(headers: IncomingHttpHeaders, batch: readonly unknown[]): string | undefined {
+  if (batch.every((member) => messageShapeProblem(member) === undefined)) return undefined;
+  const outcome = classify(headers, batch);
+  if (outcome.kind !== "reject" || outcome.cell !== "batch-with-invalid-element") return undefined;
+  const index = batch.findIndex((member) => !isJsonRpcMessage(member));
+  if (index < 0) return undefined;
+  const problem =
+    messageShapeProblem(batch[index], "it") ?? "it is no JSON-RPC request, notification or response.";
+  return `the batch's message at index ${index} (counting from 0) is invalid: ${problem}`;
+}
+
+function isJsonRpcMessage(value: unknown): boolean {
+  return (
+    isJSONRPCRequest(value) ||
+    isJSONRPCNotification(value) ||
+    isJSONRPCResultResponse(value) ||
+    isJSONRPCErrorResponse(value)
+  );
 }
 
 /** Whether the request names a protocol version the SDK's 2025 transport supports, or none. */

@@ -23,6 +23,10 @@ const listSkills = {
   params: { name: "list_skills", arguments: {} },
 };
 
+function ping(id: number) {
+  return { jsonrpc: "2.0", id, method: "ping" };
+}
+
 describe("GET /health", () => {
   it("reports the whole loaded catalog, the version and the fetched sources", async () => {
     const response = await fetch(`${server.url}/health`, { headers: { "x-skill-pack": "gamma" } });
@@ -169,6 +173,29 @@ describe("/mcp over HTTP", () => {
       const enveloped = await post(`${server.url}/mcp`, { ...body, params: { _meta: meta } }, headers);
       expect([enveloped.status, enveloped.json], version).toEqual([400, refusal]);
     }
+  });
+
+  // Regression: a batch with a member of the wrong shape was answered "Bad Request: JSON-RPC batch contains
+  // an invalid message", naming neither the member nor what is wrong with it.
+  it.each([
+    [
+      "params that are a number",
+      [ping(1), { ...ping(2), params: 5 }, "x"],
+      'the batch\'s message at index 1 (counting from 0) is invalid: "params" must be an object, not a number',
+    ],
+    [
+      "a string",
+      [ping(1), ping(2), "x"],
+      "at index 2 (counting from 0) is invalid: it is a string, where a JSON-RPC message is an object",
+    ],
+    ["no jsonrpc", [{ id: 1, method: "ping" }], 'at index 0 (counting from 0) is invalid: "jsonrpc" must be'],
+  ])("says which member of a batch is wrong, and how: %s", async (_, body, said) => {
+    const response = await post(`${server.url}/mcp`, body);
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 }, id: null });
+    const { message } = (response.json as { error: { message: string } }).error;
+    expect(message).toMatch(/^Invalid Request: the batch's message at index \d/);
+    expect(message).toContain(said);
   });
 
   // Regression: with the 2026-07-28 header, a batch or a posted response was refused as "Unsupported
