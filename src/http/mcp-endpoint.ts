@@ -17,9 +17,11 @@ import {
   legacyRequestOf,
   MAX_BATCH_MESSAGES,
   modernRequestOf,
+  namingMethods,
   plainLegacyRequestOf,
   plainModernRequestOf,
   ServerConnection,
+  servedMethods,
 } from "./sdk-contract.js";
 
 /**
@@ -118,7 +120,7 @@ export class McpEndpoints {
       let answer = kept?.body;
       if (answer === undefined) {
         const answered = await endpoint.exchangeLegacy(request, reqId);
-        if (answered === undefined) return endpoint.answer(raw, body, reqId);
+        if (answered === undefined) return endpoint.answerRefused(raw, body, reqId);
         if (key !== undefined) this.#answers.keep(key, answered.answer, !answered.failed);
         answer = answered.answer.body;
         failed ||= answered.failed;
@@ -149,6 +151,8 @@ export interface McpRequest {
 export class McpEndpoint {
   readonly #servers: Partial<Record<ProtocolEra, Promise<ServerConnection>>> = {};
   readonly #modernEntry: McpHttpHandler;
+  /** The methods a server of each era serves, told on the first method it does not. */
+  readonly #served: Partial<Record<ProtocolEra, string[]>> = {};
 
   constructor(
     private readonly newServer: ServerFactory,
@@ -181,7 +185,12 @@ export class McpEndpoint {
     if (request !== undefined) {
       const exchanged = await this.#exchange("modern", request, reqId);
       if (!exchanged.refused) return answeredWith(exchanged.message);
+      return this.#namingMethods("modern", body, await this.#answerModernEntry(raw, body, reqId));
     }
+    return this.#answerModernEntry(raw, body, reqId);
+  }
+
+  async #answerModernEntry(raw: IncomingMessage, body: unknown, reqId: string | undefined) {
     const forwarded = webRequestOf(raw);
     this.origins.forward(forwarded, reqId);
     return answeredFrom(await this.#modernEntry.fetch(forwarded, { parsedBody: body }));
@@ -203,8 +212,26 @@ export class McpEndpoint {
             )
           : await this.#exchange("legacy", request, reqId);
       if (!exchanged.refused) return answeredWith(exchanged.message);
+      return this.answerRefused(raw, body, reqId);
     }
     return this.#legacyEntry(raw, body, reqId);
+  }
+
+  /**
+   * A 2025 POST that the scope's server refused, or a member of which it refused, answered by the SDK's
+   * transport, with each method it does not serve named: only refusals pay for reading the answer.
+   */
+  async answerRefused(raw: IncomingMessage, body: unknown, reqId?: string): Promise<Answered> {
+    return this.#namingMethods("legacy", body, await this.#legacyEntry(raw, body, reqId));
+  }
+
+  /** `answered` with each "Method not found" naming the method and what a server of `era` serves. */
+  #namingMethods(era: ProtocolEra, body: unknown, answered: Answered): Answered {
+    const { answer } = answered;
+    if (!answer.contentType.startsWith("application/json")) return answered;
+    this.#served[era] ??= servedMethods(this.newServer({ era }).server.getCapabilities(), era);
+    const named = namingMethods(answer.body.toString("utf8"), body, this.#served[era]);
+    return { ...answered, answer: { ...answer, body: Buffer.from(named) } };
   }
 
   /** A 2025 request but the handshake, answered by the scope's server; undefined when it refuses it. */

@@ -14,12 +14,14 @@ import {
   type JSONRPCRequest,
   LOG_LEVEL_META_KEY,
   type McpServer,
+  METHOD_NOT_FOUND,
   type MessageClassification,
   PerRequestHTTPServerTransport,
   PROTOCOL_VERSION_META_KEY,
   type ProtocolEra,
   parseJSONRPCMessage,
   type RequestId,
+  type ServerCapabilities,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { messageShapeProblem } from "../json-rpc/index.js";
@@ -390,4 +392,53 @@ export class ServerConnection extends PerRequestHTTPServerTransport {
       }
     });
   }
+}
+
+/**
+ * The request methods a server of `era` with `capabilities` serves, as MCP ties them to its capabilities.
+ *
+ * Assumption: the SDK's server answers each of them, with a handler of its own or one registered for the
+ * capability, and those of its era: `initialize` and `ping` in 2025, `server/discover` and
+ * `subscriptions/listen` in 2026-07-28 (which has no `ping`).
+ */
+export function servedMethods(capabilities: ServerCapabilities, era: ProtocolEra): string[] {
+  const methods =
+    era === "legacy" ? ["initialize", "ping"] : ["server/discover", "subscriptions/listen"];
+  if (capabilities.tools) methods.push("tools/list", "tools/call");
+  if (capabilities.prompts) methods.push("prompts/list", "prompts/get");
+  if (capabilities.resources) {
+    methods.push("resources/list", "resources/templates/list", "resources/read");
+    if (capabilities.resources.subscribe) methods.push("resources/subscribe", "resources/unsubscribe");
+  }
+  if (capabilities.completions) methods.push("completion/complete");
+  if (capabilities.logging) methods.push("logging/setLevel");
+  return methods;
+}
+
+/**
+ * `answer` (a JSON-RPC error or a batch of answers, from the SDK's entry) with each "Method not found"
+ * naming the method asked, from `body`, and those `served`; the status and codes are kept.
+ *
+ * Assumption: the SDK answers a method its server has no handler for with -32601 and "Method not found",
+ * under the request's id, naming neither.
+ */
+export function namingMethods(answer: string, body: unknown, served: readonly string[]): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer);
+  } catch {
+    return answer;
+  }
+  const asked = new Map<unknown, unknown>();
+  for (const message of Array.isArray(body) ? body : [body])
+    if (isPlainObject(message) && "id" in message) asked.set(message.id, message.method);
+  let changed = false;
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    const error = isPlainObject(message) ? message.error : undefined;
+    const method = isPlainObject(message) ? asked.get(message.id) : undefined;
+    if (!isPlainObject(error) || error.code !== METHOD_NOT_FOUND || typeof method !== "string") continue;
+    error.message = `Method not found: ${JSON.stringify(method.slice(0, 100))}; this server serves ${served.join(", ")}.`;
+    changed = true;
+  }
+  return changed ? JSON.stringify(parsed) : answer;
 }

@@ -198,6 +198,61 @@ describe("/mcp over HTTP", () => {
     expect(message).toContain(said);
   });
 
+  // Regression: a method the server does not serve was answered "Method not found", naming neither it nor
+  // what is served, so a client that mistyped one had to guess.
+  it.each(["legacy", "modern"] as const)(
+    "names a method it does not serve, and those it serves (%s)",
+    async (era) => {
+      const { body, headers } = wireRequest(era, 9, "tools/lists");
+      const response = await post(`${server.url}/mcp`, body, headers);
+      const before = {
+        status: response.status,
+        code: (response.json as { error: { code: number } }).error.code,
+      };
+      expect(before).toEqual({ status: era === "legacy" ? 200 : 404, code: -32601 });
+      expect(response.json).toMatchObject({ id: 9 });
+      const { message } = (response.json as { error: { message: string } }).error;
+      expect(message).toMatch(/^Method not found: "tools\/lists"; this server serves /);
+      expect(message).toContain("tools/list, tools/call");
+    },
+  );
+
+  it("names a method it does not serve in a batch, answering the other members", async () => {
+    const response = await post(`${server.url}/mcp`, [ping(1), { ...ping(2), method: "tools/lists" }]);
+    expect(response.status).toBe(200);
+    const answers = response.json as {
+      id: number;
+      result?: unknown;
+      error?: { code: number; message: string };
+    }[];
+    expect(answers.map((answer) => [answer.id, answer.error?.code])).toEqual([
+      [1, undefined],
+      [2, -32601],
+    ]);
+    expect(answers[1]?.error?.message).toMatch(
+      /^Method not found: "tools\/lists"; this server serves .*tools\/list/,
+    );
+  });
+
+  it.each(["legacy", "modern"] as const)("serves each method it names as served (%s)", async (era) => {
+    const asked = wireRequest(era, 1, "no/such");
+    const refusal = await post(`${server.url}/mcp`, asked.body, asked.headers);
+    const { message } = (refusal.json as { error: { message: string } }).error;
+    const served = message
+      .replace(/^.*; this server serves /, "")
+      .replace(/\.$/, "")
+      .split(", ");
+    expect(served).toContain("tools/list");
+    for (const method of served) {
+      const { body, headers } = wireRequest(era, 2, method, {});
+      const response = await post(`${server.url}/mcp`, body, headers);
+      expect([method, (response.json as { error?: { code: number } }).error?.code]).not.toEqual([
+        method,
+        -32601,
+      ]);
+    }
+  });
+
   // Regression: with the 2026-07-28 header, a batch or a posted response was refused as "Unsupported
   // protocol version: 2026-07-28", a revision this server speaks, instead of for what it is.
   it.each([
