@@ -394,16 +394,19 @@ export class ServerConnection extends PerRequestHTTPServerTransport {
   }
 }
 
+/** The Skills extension's key in `capabilities.extensions` (SEP-2640). */
+const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+
 /**
  * The request methods a server of `era` with `capabilities` serves, as MCP ties them to its capabilities.
  *
  * Assumption: the SDK's server answers each of them, with a handler of its own or one registered for the
  * capability, and those of its era: `initialize` and `ping` in 2025, `server/discover` and
- * `subscriptions/listen` in 2026-07-28 (which has no `ping`).
+ * `subscriptions/listen` in 2026-07-28 (which has no `ping`); the Skills extension's, as its capability
+ * declares them.
  */
 export function servedMethods(capabilities: ServerCapabilities, era: ProtocolEra): string[] {
-  const methods =
-    era === "legacy" ? ["initialize", "ping"] : ["server/discover", "subscriptions/listen"];
+  const methods = era === "legacy" ? ["initialize", "ping"] : ["server/discover", "subscriptions/listen"];
   if (capabilities.tools) methods.push("tools/list", "tools/call");
   if (capabilities.prompts) methods.push("prompts/list", "prompts/get");
   if (capabilities.resources) {
@@ -412,6 +415,11 @@ export function servedMethods(capabilities: ServerCapabilities, era: ProtocolEra
   }
   if (capabilities.completions) methods.push("completion/complete");
   if (capabilities.logging) methods.push("logging/setLevel");
+  const skills = capabilities.extensions?.[SKILLS_EXTENSION];
+  if (skills) {
+    methods.push("skills/list", "skills/get");
+    if (isPlainObject(skills) && skills.directoryRead === true) methods.push("resources/directory/read");
+  }
   return methods;
 }
 

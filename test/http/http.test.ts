@@ -242,7 +242,11 @@ describe("/mcp over HTTP", () => {
       .replace(/^.*; this server serves /, "")
       .replace(/\.$/, "")
       .split(", ");
-    expect(served).toContain("tools/list");
+    // Regression: the Skills extension's methods were left off, so a host that mistyped skills/get was
+    // told this server does not serve it.
+    expect(served).toEqual(
+      expect.arrayContaining(["tools/list", "skills/list", "skills/get", "resources/directory/read"]),
+    );
     for (const method of served) {
       const { body, headers } = wireRequest(era, 2, method, {});
       const response = await post(`${server.url}/mcp`, body, headers);
