@@ -6,8 +6,12 @@ import { stemsOf } from "./words.js";
 export const MAX_PREVIEW_BYTES = 2048;
 /** What list_packs says a pack is for, at most: one line among many, its groups listed below it. */
 const PACK_SUMMARY_BYTES = 120;
-/** Beside a list of every skill, the instructions say in a phrase what each pack is for. */
+/** Beside a list of every skill, the instructions give at most this much of an operator's pack description. */
 const BRIEF_PACK_BYTES = 400;
+/** Beside a list of every skill: the skills by name, and the terms cut entries left out, in this many. */
+const NAMED_PACK_BYTES = 300;
+/** Of those, the terms cut entries left out: the rarest words of the descriptions' tails. */
+const UNSAID_BYTES = 120;
 /** A steering line is read on every turn of every conversation: a short phrase of each pack at most. */
 const STEERING_PACK_BYTES = 160;
 /** A pack's summary gives each group with at most this many of its telling terms. */
@@ -79,8 +83,9 @@ export async function workOutAhead(
  *
  * Hosts that show the instructions show the tools too, so where neither text can say everything the two
  * say different things: list_skills, which every client shows, gives the skills one by one when they fit
- * (`name: description`), else what each pack and group is for; the instructions then give what each pack
- * is for, or else skills by name and the terms the other text had no room for.
+ * (`name: description`), else what each pack and group is for; the instructions then give skills by name
+ * (all a host that shows only the instructions has) and the terms the other text had no room for, rather
+ * than terms list_skills already holds, or else an operator's description of the pack.
  */
 export function previewOf(scope: Scope, catalog: TermFrequencies, settings: PreviewSettings): Preview {
   const described = settings.describedPack;
@@ -96,11 +101,26 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
   const head = listSkillsHead(scope);
   const entries = entriesFitting(scope, roomAfter(head));
   if (entries !== undefined) {
+    const listSkillsDescription = within([head, ...entries]);
+    const said = saidIn(listSkillsDescription);
     return {
-      listSkillsDescription: within([head, ...entries]),
+      listSkillsDescription,
       instructions: instructionsWith(scope, (pack, room) => {
         const brief = Math.min(room, BRIEF_PACK_BYTES);
-        return cut(described(pack) ?? summarizePack(pack, catalog, brief, new Set()), brief);
+        const given = described(pack);
+        if (given !== undefined) return cut(given, brief);
+        // Every entry, at least its name, is in list_skills: here, for hosts that show only these
+        // instructions, the skills by name, and the terms that entries cut to fit left out.
+        const unsaid = cut(
+          catalog
+            .tellingTerms(pack, undefined, new Set([...said, ...namesOf(pack)]), { bytes: UNSAID_BYTES })
+            .join(", "),
+          UNSAID_BYTES,
+        );
+        const named = Math.min(brief, NAMED_PACK_BYTES) - (unsaid === "" ? 0 : bytes(ALSO) + bytes(unsaid));
+        const names = cut(skillsByName(pack, named), named);
+        if (names === "" || unsaid === "") return cut(`${names}${unsaid}`, brief);
+        return `${names}${ALSO}${unsaid}`;
       }),
       describePack,
     };
@@ -320,6 +340,31 @@ class PackSummary {
 function namesOf(pack: Pack): Set<string> {
   const names = [pack.name, ...pack.groups.map((group) => group.name)];
   return stemsOf(names.join(" ").replace(/-/g, " "));
+}
+
+/** The stems a text says, of its hyphenated compounds (`accessible-forms`) whole and word by word. */
+function saidIn(text: string): Set<string> {
+  return new Set([...stemsOf(text), ...stemsOf(text.replace(/-/g, " "))]);
+}
+
+/** Between a pack's skills by name and the terms its cut entries left out. */
+const ALSO = "; also ";
+
+/**
+ * A pack's skills by name within `room` bytes, each group's in brackets after the group's name; when
+ * those do not fit, the groups' names, then as many skill names as fit.
+ */
+function skillsByName(pack: Pack, room: number): string {
+  if (pack.groups.length === 0) return spread(pack.skills, room).join(", ");
+  const namesIn = (group: string | undefined) =>
+    pack.skills.filter((skill) => skill.group === group).map((skill) => skill.name);
+  const grouped = [
+    ...pack.groups.map((group) => `${group.name} (${namesIn(group.name).join(", ")})`),
+    ...namesIn(undefined),
+  ].join(", ");
+  if (bytes(grouped) <= room) return grouped;
+  const groups = `${pack.groups.map((group) => group.name).join(", ")}; `;
+  return `${groups}${spread(pack.skills, room - bytes(groups)).join(", ")}`;
 }
 
 /** As many skill names as fit `room` bytes, taken evenly from all of them rather than the first. */

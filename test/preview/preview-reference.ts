@@ -16,8 +16,12 @@ import { stemsOf } from "../../src/preview/words.js";
 
 /** What list_packs says a pack is for, at most: one line among many, its groups listed below it. */
 const PACK_SUMMARY_BYTES = 120;
-/** Beside a list of every skill, the instructions say in a phrase what each pack is for. */
+/** Beside a list of every skill, the instructions give at most this much of an operator's pack description. */
 const BRIEF_PACK_BYTES = 400;
+/** Beside a list of every skill: the skills by name, and the terms cut entries left out, in this many. */
+const NAMED_PACK_BYTES = 300;
+/** Of those, the terms cut entries left out. */
+const UNSAID_BYTES = 120;
 /** A steering line is read on every turn of every conversation: a short phrase of each pack at most. */
 const STEERING_PACK_BYTES = 160;
 /** An entry shorter than this says too little of its skill; past it, packs are summarized instead. */
@@ -55,11 +59,26 @@ export function referencePreviewOf(
   const head = listSkillsHead(scope);
   const entries = entriesFitting(scope, roomAfter(head));
   if (entries !== undefined) {
+    const listSkillsDescription = within([head, ...entries]);
+    const said = new Set([
+      ...stemsOf(listSkillsDescription),
+      ...stemsOf(listSkillsDescription.replace(/-/g, " ")),
+    ]);
     return {
-      listSkillsDescription: within([head, ...entries]),
+      listSkillsDescription,
       instructions: instructionsWith(scope, (pack, room) => {
         const brief = Math.min(room, BRIEF_PACK_BYTES);
-        return cut(described(pack) ?? summarizePack(pack, catalog, brief, new Set()), brief);
+        const given = described(pack);
+        if (given !== undefined) return cut(given, brief);
+        const unsaid = cut(
+          catalog.tellingTerms(pack, undefined, new Set([...said, ...namesOf(pack)])).join(", "),
+          UNSAID_BYTES,
+        );
+        const named =
+          Math.min(brief, NAMED_PACK_BYTES) - (unsaid === "" ? 0 : bytes("; also ") + bytes(unsaid));
+        const names = cut(skillsByName(pack, named), named);
+        if (names === "" || unsaid === "") return cut(`${names}${unsaid}`, brief);
+        return `${names}; also ${unsaid}`;
       }),
       describePack,
     };
@@ -197,6 +216,20 @@ function summarizePack(
 function namesOf(pack: Pack): Set<string> {
   const names = [pack.name, ...pack.groups.map((group) => group.name)];
   return stemsOf(names.join(" ").replace(/-/g, " "));
+}
+
+/** A pack's skills by name, in their groups when they fit `room`, else the groups' names and some skills'. */
+function skillsByName(pack: Pack, room: number): string {
+  if (pack.groups.length === 0) return spread(pack.skills, room).join(", ");
+  const namesIn = (group: string | undefined) =>
+    pack.skills.filter((skill) => skill.group === group).map((skill) => skill.name);
+  const grouped = [
+    ...pack.groups.map((group) => `${group.name} (${namesIn(group.name).join(", ")})`),
+    ...namesIn(undefined),
+  ].join(", ");
+  if (bytes(grouped) <= room) return grouped;
+  const groups = `${pack.groups.map((group) => group.name).join(", ")}; `;
+  return `${groups}${spread(pack.skills, room - bytes(groups)).join(", ")}`;
 }
 
 /** As many skill names as fit `room` bytes, taken evenly from all of them rather than the first. */

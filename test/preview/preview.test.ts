@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCatalog, type Pack, type Scope } from "../../src/catalog/index.js";
+import { EXAMPLES_DIR } from "../../src/config/index.js";
 import {
   MAX_PREVIEW_BYTES,
   MINIMAL_INSTRUCTIONS,
@@ -39,7 +40,7 @@ function skills(pack: string, count: number, words = 30, group = ""): Record<str
 }
 
 describe("previewOf", () => {
-  it("lists every skill of a small scope as a full `name: description` entry, and says what each pack is for", async () => {
+  it("lists every skill of a small scope as a full `name: description` entry, and names each in the instructions", async () => {
     const scope = await scopeOf({
       "kitchen/knife-care/SKILL.md": skillMd(
         "knife-care",
@@ -52,7 +53,64 @@ describe("previewOf", () => {
       "knife-care: Sharpen and hone kitchen knives with whetstones.",
       "stock-making: Make clear stocks from roasted bones.",
     ]);
-    expect(preview.instructions).toMatch(/^- kitchen \(2 skills\): .*whetstones/m);
+    expect(preview.instructions).toMatch(/^- kitchen \(2 skills\): knife-care, stock-making$/m);
+  });
+
+  // The instructions of the bundled examples repeated some 40 loose words of each pack ("everyone, fill,
+  // fixed, mix, passes…") that list_skills's full entries already held: some 140 tokens on every turn.
+  it("names a small scope's skills and groups in the instructions instead of repeating list_skills's entries", async () => {
+    const { catalog } = loadCatalog(EXAMPLES_DIR);
+    const { everything } = catalog;
+    const terms = new TermFrequencies(everything.skills);
+    for (const scope of [everything, ...everything.packs.map((pack) => everything.narrow([pack.name]))]) {
+      const preview = previewOf(scope, terms, ON);
+      const packLines = preview.instructions.split("\n").filter((line) => line.startsWith("- "));
+      expect(packLines).toHaveLength(scope.packs.length);
+      // A host that shows only the instructions still sees every skill of the scope, and every group.
+      for (const skill of scope.skills) {
+        expect(preview.listSkillsDescription).toContain(`${skill.name}: ${skill.description}`);
+        expect(packLines.join("\n")).toContain(skill.name);
+        if (skill.group !== undefined) expect(packLines.join("\n")).toContain(`${skill.group} (`);
+      }
+      // Nothing else: each word there is a skill's, group's or pack's name, not a description's.
+      const named = new Set(
+        [
+          ...scope.skills.flatMap((skill) => [skill.name, skill.group ?? ""]),
+          ...scope.packs.map((p) => p.name),
+        ]
+          .join(" ")
+          .split(/[^a-z0-9]+/),
+      );
+      for (const line of packLines) {
+        const words = line.replace(/^- \S+ \(\d+ skills?\): /, "").split(/[^a-z0-9]+/);
+        expect(words.filter((word) => word !== "" && !named.has(word))).toEqual([]);
+      }
+    }
+    const whole = previewOf(everything, terms, ON).instructions;
+    expect(whole).toContain("- design (3 skills): accessible-forms, color-palettes, icon-sets\n");
+    expect(whole).toContain(
+      "- workflows (5 skills): data (clean-csv, reshape-json), http (call-rest-api, receive-webhooks), write-commit-messages\n",
+    );
+  });
+
+  it("gives in the instructions the skills by name and the terms that cut entries left out, not those they hold", async () => {
+    const entries: Record<string, string> = {};
+    for (let index = 0; index < 16; index += 1) {
+      const name = `kiln-firing-${index}`;
+      const description =
+        `Fire pottery batch ${index} in the kiln. ${"Log the temperature curve and cooling. ".repeat(4)}` +
+        `${index % 2 === 0 ? "Watch for crazing and pinholes." : "Watch for crazing and shivering."}`;
+      entries[`pottery/${name}/SKILL.md`] = skillMd(name, description);
+    }
+    const scope = await scopeOf(entries);
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    const entryLines = preview.listSkillsDescription.split("\n").slice(1);
+    expect(entryLines).toHaveLength(16);
+    expect(entryLines.every((line) => line.endsWith("…"))).toBe(true);
+    expect(preview.listSkillsDescription).not.toMatch(/crazing/);
+    const line = preview.instructions.split("\n").find((each) => each.startsWith("- pottery"));
+    expect(line).toMatch(/^- pottery \(16 skills\): kiln-firing-0, kiln-firing-\d+, .*; also .*\bcrazing\b/);
+    expect(line).not.toMatch(/\b(?:temperature|curve|batch)\b/);
   });
 
   // The entries said "review: …" twice, and read_skill(skill="review") asks which one: a wasted call.
@@ -108,9 +166,8 @@ describe("previewOf", () => {
     if (penpot?.name !== "penpot") throw new Error("pack penpot expected");
     const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
     const steering = steeringLine(scope, new TermFrequencies(scope.skills), ON);
-    const instructionsLine = preview.instructions.split("\n").find((line) => line.startsWith("- penpot"));
     const steeringPart = steering.match(/penpot \((.*?)\)/)?.[1];
-    for (const summary of [preview.describePack(penpot), instructionsLine?.split(": ")[1], steeringPart]) {
+    for (const summary of [preview.describePack(penpot), steeringPart]) {
       expect(summary).toMatch(/\baudit\b/);
       expect(summary).not.toMatch(/penpot/);
       expect(summary?.match(/\bvalidat\w*/g)).toHaveLength(1);
