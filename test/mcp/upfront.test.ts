@@ -113,6 +113,26 @@ describe.each(ERAS)("in the %s era", (era) => {
     expect(Buffer.byteLength(listSkills)).toBeLessThan(2048);
   });
 
+  // With every entry in list_skills, the instructions repeated their loose words ("levain, fermentation…"):
+  // tokens on every turn that a host showing both texts already had.
+  it("names each skill and group of a small scope in the instructions, without the words of its entries", async () => {
+    const { instructions, listSkills } = await upfront(client);
+    for (const name of [...NAMES.cooking, ...NAMES.finance])
+      expect(instructions).toMatch(new RegExp(`\\b${name}\\b`));
+    for (const word of [
+      "levain",
+      "fermentation",
+      "dough",
+      "bark",
+      "depreciation",
+      "withholding",
+      "workpapers",
+    ]) {
+      expect(listSkills).toContain(word);
+      expect(instructions).not.toMatch(new RegExp(`\\b${word}\\b`, "i"));
+    }
+  });
+
   it.each([
     ["X-Skill-Pack", { headers: { "X-Skill-Pack": "cooking" } }, "cooking", "finance"],
     ["?pack=", { query: "?pack=finance" }, "finance", "cooking"],
