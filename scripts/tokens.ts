@@ -2,7 +2,8 @@
  * Prints what the tool surface costs a model, in o200k tokens: `tools/list`, the initialize
  * instructions, `list_packs`, and `list_skills` for each pack of a catalog folder; then, for the whole
  * catalog and for each pack as an `X-Skill-Pack` scope, what a model sees before its first call (the
- * instructions and the whole `tools/list`) and, given labelled requests, its cue coverage.
+ * instructions and the whole `tools/list`) and, given labelled requests, its cue coverage, also as hosts
+ * that show only the instructions or only the tools see it.
  *
  *   npm run tokens -- [catalog folder] [--queries queries.json]... [--catalog-preview off]
  *
@@ -101,10 +102,25 @@ async function main(argv: readonly string[]): Promise<void> {
   const header = ["scope", "bytes", "tokens", ...sets.flatMap((set) => [`coverage ${set.file}`])];
   console.log(header.join("\t"));
   const packCoverage = sets.map(() => [] as number[]);
+  const byHost: string[] = [];
   for (const [name, scope] of scopes) {
-    const upfront = await upfrontOf(await connectInMemory(deps, scope));
+    const shown = await shownOf(await connectInMemory(deps, scope));
+    const upfront = `${shown.instructions}\n${shown.tools}`;
+    const casesOf = (set: QuerySet) =>
+      name === "(whole catalog)" ? set.cases : set.cases.filter((item) => item.pack === name);
+    byHost.push(
+      [
+        name,
+        ...sets.map((set) => {
+          const cases = casesOf(set);
+          if (cases.length === 0) return "-";
+          const views = [shown.instructions, shown.tools, upfront].map((text) => cueCoverage(text, cases));
+          return views.map((coverage) => coverage.toFixed(2)).join(" / ");
+        }),
+      ].join("\t"),
+    );
     const coverages = sets.map((set, index) => {
-      const cases = name === "(whole catalog)" ? set.cases : set.cases.filter((item) => item.pack === name);
+      const cases = casesOf(set);
       const coverage = cueCoverage(upfront, cases);
       if (name !== "(whole catalog)" && cases.length > 0) packCoverage[index]?.push(coverage);
       return cases.length === 0 ? "-" : `${coverage.toFixed(2)} (${cases.length})`;
@@ -112,6 +128,12 @@ async function main(argv: readonly string[]): Promise<void> {
     const tokens = countTokens(upfront);
     const flag = tokens > MAX_UPFRONT_TOKENS ? " over" : "";
     console.log([name, Buffer.byteLength(upfront), `${tokens}${flag}`, ...coverages].join("\t"));
+  }
+  if (sets.length > 0) {
+    // Hosts differ in what they show (README, "Getting agents to use the skills"): each view must do alone.
+    console.log("\nCue coverage by what a host shows: instructions only / tools/list only / both");
+    console.log(["scope", ...sets.map((set) => `coverage ${set.file}`)].join("\t"));
+    for (const row of byHost) console.log(row);
   }
   sets.forEach((set, index) => {
     const values = packCoverage[index] ?? [];
@@ -124,11 +146,11 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 /** What a model may see before its first call: the server's instructions and every tool's listing. */
-async function upfrontOf(client: Client): Promise<string> {
+async function shownOf(client: Client): Promise<{ readonly instructions: string; readonly tools: string }> {
   const { tools } = await client.listTools();
-  const text = `${client.getInstructions() ?? ""}\n${JSON.stringify(tools)}`;
+  const shown = { instructions: client.getInstructions() ?? "", tools: JSON.stringify(tools) };
   await client.close();
-  return text;
+  return shown;
 }
 
 /** Requests as `../shared/bench/queries.json` holds them: `query` and `expected: ["pack/name"]`. */

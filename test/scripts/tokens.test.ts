@@ -36,6 +36,16 @@ describe("npm run tokens", () => {
     expect(stdout).toContain(`coverage ${second}`);
   });
 
+  // The coverage was of the instructions and tools/list together, which no host that shows one of them
+  // alone sees: a text could lose what such a host needs and the figure would not move.
+  it("reports the coverage of what hosts that show only the instructions or only the tools see", async () => {
+    const { code, stdout } = await tokens(["examples/skills", "--queries", first]);
+    expect(code).toBe(0);
+    const [, table = ""] = stdout.split("instructions only / tools/list only / both\n");
+    expect(table).toMatch(/^scope\tcoverage /);
+    expect(table).toMatch(/^workflows\t\d\.\d\d \/ \d\.\d\d \/ 1\.00$/m);
+  });
+
   it("refuses a second query set listed after one --queries, instead of leaving it out of the report", async () => {
     const { code, stdout, stderr } = await tokens(["examples/skills", "--queries", first, second]);
     expect(code).toBe(1);
