@@ -47,6 +47,8 @@ export class Scope {
   #hasCopies: boolean | undefined;
   #members: ReadonlySet<Skill> | undefined;
   #byFoldedName: ReadonlyMap<string, readonly Skill[]> | undefined;
+  #byLooseName: ReadonlyMap<string, readonly Skill[]> | undefined;
+  #packsByFoldedName: ReadonlyMap<string, readonly Pack[]> | undefined;
 
   /**
    * `skills` must be sorted by name, then pack; `packs` are their packs, or what gives each pack's
@@ -65,6 +67,18 @@ export class Scope {
 
   findPack(name: string): Pack | undefined {
     return this.packsByName.get(name);
+  }
+
+  /**
+   * {@link findPack}, else the one pack named so in another case (`Design` for `design`), as models and
+   * people write names. Two packs whose names differ only in case are found by their exact names alone.
+   */
+  findPackAnyCase(name: string): Pack | undefined {
+    const exact = this.packsByName.get(name);
+    if (exact) return exact;
+    this.#packsByFoldedName ??= groupByName(this.packs, (pack) => pack.name.toLowerCase());
+    const [only, ...others] = this.#packsByFoldedName.get(name.toLowerCase()) ?? [];
+    return others.length === 0 ? only : undefined;
   }
 
   /** Whether `skill` is in this scope. */
@@ -106,7 +120,29 @@ export class Scope {
       const skill = named.find((candidate) => candidate.pack.toLowerCase() === pack);
       if (skill) return { kind: "found", skill };
     }
-    return lookupIn(this.#byFoldedName.get(folded) ?? []);
+    const anyCase = lookupIn(this.#byFoldedName.get(folded) ?? []);
+    return anyCase.kind === "missing" ? this.findSkillLoosely(ref) : anyCase;
+  }
+
+  /**
+   * A skill named with `_` or spaces where its name has `-` (`color_palettes`, `color palettes`), in any
+   * case: only when that names one skill, or copies of one name in several packs; names that differ only
+   * in those separators are found by their own.
+   */
+  private findSkillLoosely(ref: string): SkillLookup {
+    const loose = looseName(ref);
+    this.#byLooseName ??= groupByName(this.skills, (skill) => looseName(skill.name));
+    const slash = loose.indexOf("/");
+    if (slash > 0) {
+      const pack = this.findPackAnyCase(ref.slice(0, ref.indexOf("/")));
+      const named = (this.#byLooseName.get(loose.slice(slash + 1)) ?? []).filter(
+        (candidate) => candidate.pack === pack?.name,
+      );
+      if (named.length === 1 && named[0] !== undefined) return { kind: "found", skill: named[0] };
+    }
+    const same = this.#byLooseName.get(loose) ?? [];
+    const names = new Set(same.map((skill) => skill.name));
+    return names.size === 1 ? lookupIn(same) : { kind: "missing" };
   }
 
   /** How a caller of this scope names `skill`: bare, unless packs in scope share the bare name. */
@@ -145,7 +181,8 @@ export class Scope {
     const chosen = new Set<Skill>();
     for (const selector of named) {
       const selected = this.select(selector);
-      if (selected === this.packsByName.get(selector)?.skills) packs.add(selector);
+      const pack = this.findPackAnyCase(selector);
+      if (pack !== undefined && selected === pack.skills) packs.add(pack.name);
       else for (const skill of selected) chosen.add(skill);
     }
     return this.subset((skill) => packs.has(skill.pack) || chosen.has(skill));
@@ -167,33 +204,54 @@ export class Scope {
     return shortList(this.selectors());
   }
 
+  /**
+   * The skills `selector` names: a pack, `pack/group` or a group its pack alone has, by exact name first,
+   * then in any case when that names one pack or group (see {@link findPackAnyCase}).
+   */
   private select(selector: string): readonly Skill[] {
     const parts = selector.split("/");
     const [packName, groupName] = parts;
     if (packName === undefined || packName === "" || parts.length > 2) return this.unknown(selector);
 
-    const pack = this.packsByName.get(packName);
     if (groupName !== undefined) {
-      const group = pack?.groups.find((candidate) => candidate.name === groupName);
+      const group = this.findGroup(packName, groupName);
       return group ? group.skills : this.unknown(selector);
     }
+    const pack = this.packsByName.get(packName);
     if (pack) return pack.skills;
 
-    const groups = this.packs.flatMap((candidate) =>
-      candidate.groups
-        .filter((group) => group.name === selector)
-        .map((group) => ({ pack: candidate, group })),
-    );
+    const exactGroups = this.groupsNamed((name) => name === selector);
+    const anyCasePack = exactGroups.length === 0 ? this.findPackAnyCase(selector) : undefined;
+    if (anyCasePack) return anyCasePack.skills;
+    const folded = selector.toLowerCase();
+    const groups =
+      exactGroups.length > 0 ? exactGroups : this.groupsNamed((name) => name.toLowerCase() === folded);
     const [only] = groups;
     if (only === undefined) return this.unknown(selector);
     if (groups.length > 1) {
-      const qualified = groups.map(({ pack: owner }) => `${owner.name}/${selector}`).join(", ");
+      const qualified = groups.map(({ pack: owner, group }) => `${owner.name}/${group.name}`).join(", ");
       throw new SelectorError(
         selector,
         `Group "${selector}" exists in several packs; use one of: ${qualified}.`,
       );
     }
     return only.group.skills;
+  }
+
+  /** The group `pack/group` names: exactly, else in any case when one group of the pack is so named. */
+  private findGroup(packName: string, groupName: string): Group | undefined {
+    const exact = this.packsByName.get(packName)?.groups.find((group) => group.name === groupName);
+    if (exact) return exact;
+    const folded = groupName.toLowerCase();
+    const groups = this.findPackAnyCase(packName)?.groups ?? [];
+    const [only, ...others] = groups.filter((group) => group.name.toLowerCase() === folded);
+    return others.length === 0 ? only : undefined;
+  }
+
+  private groupsNamed(matches: (name: string) => boolean): { pack: Pack; group: Group }[] {
+    return this.packs.flatMap((pack) =>
+      pack.groups.filter((group) => matches(group.name)).map((group) => ({ pack, group })),
+    );
   }
 
   private unknown(selector: string): never {
@@ -276,14 +334,19 @@ export class Scope {
   }
 }
 
-function groupByName(skills: readonly Skill[], nameOf: (skill: Skill) => string): Map<string, Skill[]> {
-  const byName = new Map<string, Skill[]>();
-  for (const skill of skills) {
-    const same = byName.get(nameOf(skill));
-    if (same) same.push(skill);
-    else byName.set(nameOf(skill), [skill]);
+function groupByName<T>(items: readonly T[], nameOf: (item: T) => string): Map<string, T[]> {
+  const byName = new Map<string, T[]>();
+  for (const item of items) {
+    const same = byName.get(nameOf(item));
+    if (same) same.push(item);
+    else byName.set(nameOf(item), [item]);
   }
   return byName;
+}
+
+/** A name as `findSkillLoosely` compares it: lowercase, each run of `_` and white space read as `-`. */
+function looseName(name: string): string {
+  return name.toLowerCase().replace(/[\s_]+/g, "-");
 }
 
 /** Where the first skill named `name` is, or would be, in `skills` sorted by name. */

@@ -73,7 +73,7 @@ export const readPackFileTool = defineTool({
  * `skill://` URI the call that reads what it names.
  */
 function findPack(context: ToolContext, name: string, file: string): Pack {
-  const pack = context.scope.findPack(name.trim());
+  const pack = context.scope.findPackAnyCase(name.trim());
   if (pack) return pack;
   const skill = findSkillAnyCase(context.listed, name);
   if (skill.kind === "found") {

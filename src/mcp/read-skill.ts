@@ -96,7 +96,7 @@ function findSkill(context: ToolContext, ref: string, file: string): Skill {
  * file of one of its skills, as read_pack_file answers a skill given as a pack.
  */
 function callInPack(context: ToolContext, name: string, file: string): string | undefined {
-  const pack = context.scope.findPack(name);
+  const pack = context.scope.findPackAnyCase(name);
   if (pack === undefined || file === SKILL_DOCUMENT || file === MANIFEST) return undefined;
   const packPath = resolvePackFile(pack, file)?.path ?? meantFilePath(file, pack.files.keys());
   if (packPath !== undefined) return `read_pack_file(pack="${pack.name}", file="${packPath}")`;

@@ -325,8 +325,10 @@ export class SkillIndex implements SearchIndex {
       .closeTo(name.slice(name.indexOf("/") + 1))
       .filter((document) => allowed === undefined || allowed[document] === 1)
       .flatMap((document) => this.skills[document] ?? []);
-    const byMeaning = this.search(name, scope, limit).skills;
-    return [...new Set([...close, ...byMeaning])].slice(0, limit);
+    // Skills found by the name's words only when no name is close: beside a close name they are other
+    // skills sharing a word (`icon-sets` beside `color-palettes` for `color_palets`), not what was meant.
+    if (close.length > 0) return [...new Set(close)].slice(0, limit);
+    return [...this.search(name, scope, limit).skills];
   }
 }
 

@@ -532,6 +532,14 @@ describe("suggest", () => {
     }
   });
 
+  // read_skill("color_palets") offered icon-sets beside color-palettes: a skill sharing the word "sets"
+  // with nothing, found by the name's words, named as if close.
+  it("names close to the given one alone when there are some", () => {
+    const suggested = index.suggest("release-notess", catalog.everything, 5).map((skill) => skill.name);
+    expect(suggested).toContain("release-notes");
+    expect(suggested).not.toContain("release-checklist");
+  });
+
   it("skills the name's words find when no name is close", () => {
     expect(index.suggest("parse-invoices", catalog.everything).map((skill) => skill.name)).toContain(
       "invoice-reader",
@@ -541,7 +549,8 @@ describe("suggest", () => {
   it("only skills in scope, at most the limit", () => {
     const finance = catalog.everything.narrow(["finance"]);
     expect(index.suggest("debug-helpr", finance).map((skill) => skill.name)).not.toContain("debug-helper");
-    expect(index.suggest("widget", catalog.everything, 2)).toHaveLength(2);
+    expect(index.suggest("widget", catalog.everything, 2).length).toBeLessThanOrEqual(2);
+    expect(index.suggest("parse widget invoices", catalog.everything, 2)).toHaveLength(2);
     expect(index.suggest("zzzz", catalog.everything)).toEqual([]);
   });
 });

@@ -1,0 +1,85 @@
+/**
+ * Pack, group and skill names in tool arguments as models write them. read_skill read "Color-Palettes",
+ * but list_skills(pack="Design") and read_pack_file(pack="Design") answered "Unknown pack"; read_skill
+ * refused "color_palettes" and "color palettes", and its did-you-mean named icon-sets beside color-palettes.
+ */
+import { describe, expect, it } from "vitest";
+import { call, serveTree } from "../helpers/server.js";
+import { skillMd } from "../helpers/skill-tree.js";
+
+describe("names in tool arguments in another case or with other separators", () => {
+  const served = serveTree({
+    "design/palettes/color-palettes/SKILL.md": skillMd("color-palettes", "Choose color palettes and sets"),
+    "design/icon-sets/SKILL.md": skillMd("icon-sets", "Pick color icon sets"),
+    "design/shared/tokens.md": "# Tokens\n",
+    "ops/deploy/SKILL.md": skillMd("deploy", "Deploy a service"),
+  });
+
+  it("lists the skills of a pack or group named in another case", async () => {
+    for (const pack of ["Design", "DESIGN", "Design/Palettes", "PALETTES"]) {
+      const { text, isError } = await call(served.client, "list_skills", { pack });
+      expect(isError, pack).toBe(false);
+      expect(text).toContain("color-palettes");
+      expect(text).not.toContain("deploy");
+    }
+  });
+
+  it("reads a pack file of a pack named in another case", async () => {
+    const { text, isError } = await call(served.client, "read_pack_file", {
+      pack: "Design",
+      file: "shared/tokens.md",
+    });
+    expect(isError).toBe(false);
+    expect(text).toContain("# Tokens");
+  });
+
+  it("gives X-Skill-Pack in another case exactly that pack", async () => {
+    const client = await served.server.connect({ headers: { "X-Skill-Pack": "Design" } });
+    const { text } = await call(client, "list_skills");
+    await client.close();
+    expect(text).toContain("color-palettes");
+    expect(text).not.toContain("deploy");
+  });
+
+  it("reads a skill named with _ or spaces for -", async () => {
+    for (const skill of ["color_palettes", "color palettes", "Color_Palettes", "design/color_palettes"]) {
+      const { text, isError } = await call(served.client, "read_skill", { skill });
+      expect(isError, skill).toBe(false);
+      expect(text).toContain("Choose color palettes");
+    }
+  });
+
+  it("suggests only the close name for a mistyped one, not skills sharing a word", async () => {
+    const { text, isError } = await call(served.client, "read_skill", { skill: "color-palets" });
+    expect(isError).toBe(true);
+    expect(text).toContain("Did you mean: color-palettes?");
+    expect(text).not.toContain("icon-sets");
+  });
+});
+
+describe("two packs whose names differ only in case", () => {
+  const served = serveTree({
+    "design/a/SKILL.md": skillMd("a", "Skill a"),
+    "Design/b/SKILL.md": skillMd("b", "Skill b"),
+  });
+
+  // The header is a ceiling: another case may select exactly one pack, never both.
+  it("give X-Skill-Pack exactly the pack its exact name selects, and refuse another case", async () => {
+    const upper = await served.server.connect({ headers: { "X-Skill-Pack": "Design" } });
+    expect((await call(upper, "list_skills")).text).toMatch(/^b\b/);
+    expect((await call(upper, "list_skills")).text).not.toMatch(/^a\b/m);
+    await upper.close();
+    await expect(served.server.connect({ headers: { "X-Skill-Pack": "DESIGN" } })).rejects.toThrow();
+  });
+
+  it("select each by its exact name and refuse another case", async () => {
+    const lower = await call(served.client, "list_skills", { pack: "design" });
+    expect(lower.text).toMatch(/^a\b/);
+    expect(lower.text).not.toMatch(/^b\b/m);
+    const upper = await call(served.client, "list_skills", { pack: "Design" });
+    expect(upper.text).toMatch(/^b\b/);
+    const other = await call(served.client, "list_skills", { pack: "DESIGN" });
+    expect(other.isError).toBe(true);
+    expect(other.text).toContain('Unknown pack or group "DESIGN"');
+  });
+});
