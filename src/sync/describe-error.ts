@@ -37,3 +37,17 @@ function withoutEnvelope(message: string): string {
     return message;
   }
 }
+
+/**
+ * The HTTP status a server answered with, where the error (or one of its causes) carries it, as the SDK's
+ * `SdkHttpError` does in `data.status`.
+ */
+export function answeredStatus(error: unknown): number | undefined {
+  let at: unknown = error;
+  for (let depth = 0; at instanceof Error && depth < 4; depth++) {
+    const data = (at as { data?: { status?: unknown; cause?: unknown } }).data;
+    if (typeof data?.status === "number") return data.status;
+    at = at.cause ?? data?.cause;
+  }
+  return undefined;
+}

@@ -8,7 +8,7 @@ import { ByteBudget } from "../budget/index.js";
 import { PACKAGE_VERSION } from "../package.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { type Connection, connect, type Era, type ServerAddress } from "./connection.js";
-import { describeError } from "./describe-error.js";
+import { answeredStatus, describeError } from "./describe-error.js";
 import {
   CitedFileUnreadable,
   citedFilesCurrent,
@@ -144,6 +144,18 @@ function notAFolder(error: NodeJS.ErrnoException): string | undefined {
     : undefined;
 }
 
+/**
+ * What a server that answered a scope (`--pack`, sent as X-Skill-Pack) with HTTP 400 said of it: the
+ * packs given and the server's own words, which name the valid selectors. It answered: the connection
+ * worked, and "cannot connect" would send the user looking at the network.
+ */
+function scopeRefusal(server: ServerAddress, error: unknown, why: string): string | undefined {
+  const packs = Object.entries(server.headers).find(([name]) => name.toLowerCase() === "x-skill-pack")?.[1];
+  if (packs === undefined || answeredStatus(error) !== 400) return undefined;
+  const said = why.replace(/^Error POSTing to endpoint(?: \(HTTP 400\))?: /, "");
+  return `the pack asked for (${packs}): ${said}`;
+}
+
 /** Why a folder cannot be written to: its permissions, or a read-only file system. */
 const NOT_WRITABLE = new Set(["EACCES", "EPERM", "EROFS"]);
 
@@ -165,6 +177,8 @@ async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoExcep
     );
   } catch (error) {
     const why = describeError(error);
+    const refusedScope = scopeRefusal(options.server, error, why);
+    if (refusedScope !== undefined) throw new SyncError(`${server} refused ${refusedScope}`);
     const refused = error instanceof UnauthorizedError || /\b401\b/.test(why);
     // A key given (--api-key-file, or --header Authorization) and refused is a wrong key, not a missing one.
     const keyGiven =

@@ -274,12 +274,16 @@ describe("a sync from the command line", () => {
     expect(await readdir(work)).toEqual([]);
   });
 
-  it("says which packs there are when --pack names none, without the JSON-RPC envelope", async () => {
+  // --pack nope was told "cannot connect to …: Error POSTing to endpoint: Unknown pack…", though the
+  // server had answered: it refused the pack.
+  it("says the server refused the pack and which packs there are, without the JSON-RPC envelope", async () => {
     const { status, stderr } = await run(open.url, "--to", "skills", "--pack", "nosuch");
     expect(status).toBe(2);
     expect(stderr).toMatch(
-      /^skills-mcp sync: cannot connect to .*: Unknown pack or group "nosuch"\. Valid selectors: /,
+      /^skills-mcp sync: \S+ refused the pack asked for \(nosuch\): Unknown pack or group "nosuch"\. Valid selectors: \w/,
     );
+    expect(stderr).not.toContain("cannot connect");
+    expect(stderr).not.toContain("POSTing");
     expect(stderr).not.toContain("jsonrpc");
   });
 
