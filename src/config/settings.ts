@@ -36,20 +36,17 @@ export interface Setting<T> {
 
 const setting = <T>(declared: Setting<T>): Setting<T> => declared;
 
-/** One of `choices` (in any case when `anyCase`); `fallback` when unset or refused. */
-function choice<const C extends string>(
-  choices: readonly C[],
-  fallback: C,
-  help: string,
-  options: { readonly anyCase?: boolean } = {},
-): Setting<C> {
+/**
+ * One of `choices`, in any case (`INFO`, `HTTP`, `Off`: the choices are lowercase words, and a deployment
+ * writes them as its other settings); `fallback` when unset or refused.
+ */
+function choice<const C extends string>(choices: readonly C[], fallback: C, help: string): Setting<C> {
   return {
     section: "server",
     default: fallback,
     help,
     read: (value, { problems, name }) => {
-      const given = value?.trim() ?? "";
-      const folded = (options.anyCase ? given.toLowerCase() : given) || fallback;
+      const folded = (value?.trim() ?? "").toLowerCase() || fallback;
       if ((choices as readonly string[]).includes(folded)) return folded as C;
       problems.push(`${name} "${value}" is not one of ${choices.join(", ")}`);
       return fallback;
@@ -155,7 +152,6 @@ export const SETTINGS = {
     ["on", "off"],
     "on",
     "on or off: each skill is also an MCP prompt, for clients' slash commands",
-    { anyCase: true },
   ),
   CATALOG_PREVIEW: choice(
     ["on", "off"],
@@ -163,7 +159,6 @@ export const SETTINGS = {
     "on or off: the server's instructions and list_skills's description name the packs in the caller's " +
       "scope and what their skills are for, so that a model looks for them; off sends one generic sentence " +
       "instead, which costs fewer tokens on every turn",
-    { anyCase: true },
   ),
   PACK_DESCRIPTIONS: setting({
     section: "server",
@@ -178,7 +173,6 @@ export const SETTINGS = {
     "leave-out",
     "leave-out or serve: a skill with a high finding of the audit (hidden Unicode, bidi controls...; see " +
       "npm run audit-skills) is left out, or served with a warning",
-    { anyCase: true },
   ),
   ALLOWED_ORIGINS: setting({
     section: "http",

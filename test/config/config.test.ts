@@ -74,6 +74,29 @@ describe("loadConfig", () => {
     }
   });
 
+  // LOG_LEVEL=INFO and TRANSPORT=HTTP were refused while PROMPTS=OFF was read: every enumerated setting
+  // is now read in any case.
+  it("reads every enumerated setting in any case", () => {
+    const config = loadConfig({
+      LOG_LEVEL: "INFO",
+      TRANSPORT: "Stdio",
+      PROMPTS: "OFF",
+      CATALOG_PREVIEW: "Off",
+      UNSAFE_SKILLS: "SERVE",
+    });
+    expect(config).toMatchObject({
+      logLevel: "info",
+      transport: "stdio",
+      prompts: false,
+      catalogPreview: false,
+      serveUnsafeSkills: true,
+    });
+    expect(loadConfig({ TRANSPORT: "HTTP", LOG_LEVEL: "Debug" })).toMatchObject({
+      transport: "http",
+      logLevel: "debug",
+    });
+  });
+
   it("reads SKILL_PACKS as a comma list and --stdio or TRANSPORT=stdio", () => {
     expect(loadConfig({ SKILL_PACKS: " n8n, ,penpot/design " }).skillPacks).toEqual(["n8n", "penpot/design"]);
     expect(loadConfig({}, ["--stdio"]).transport).toBe("stdio");
