@@ -403,9 +403,12 @@ function readPackDescriptions(
     return descriptions;
   }
   const document = parseDocument(text, { logLevel: "error" });
-  if (document.errors.length > 0 || !isMap(document.contents)) {
+  const [error] = document.errors;
+  if (error !== undefined || !isMap(document.contents)) {
+    // The parser's first line says what is wrong and where ("… at line 3, column 1:"), the rest quotes it.
+    const where = error === undefined ? "" : `: ${error.message.split("\n", 1)[0]?.replace(/:$/, "")}`;
     problems.push(
-      `PACK_DESCRIPTIONS ${fullPath} is not a YAML or JSON mapping of pack names to descriptions (pack: text)`,
+      `PACK_DESCRIPTIONS ${fullPath} is not a YAML or JSON mapping of pack names to descriptions (pack: text)${where}`,
     );
     return descriptions;
   }
@@ -413,8 +416,9 @@ function readPackDescriptions(
     const text = typeof description === "string" ? description.replace(/\s+/g, " ").trim() : "";
     if (!PACK_NAME.test(name)) problems.push(`PACK_DESCRIPTIONS ${fullPath}: "${name}" is not a pack name`);
     else if (text === "" || text.length > MAX_PACK_DESCRIPTION) {
+      const given = text === "" ? "" : ` (it has ${text.length})`;
       problems.push(
-        `PACK_DESCRIPTIONS ${fullPath}: the description of ${name} must be a text of 1 to ${MAX_PACK_DESCRIPTION} characters`,
+        `PACK_DESCRIPTIONS ${fullPath}: the description of ${name} must be a text of 1 to ${MAX_PACK_DESCRIPTION} characters${given}`,
       );
     } else descriptions.set(name, text);
   }

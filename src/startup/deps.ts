@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { type Scope, SelectorError } from "../catalog/index.js";
 import type { Config } from "../config/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo } from "../mcp/index.js";
 import { PACKAGE_VERSION } from "../package.js";
@@ -22,7 +23,10 @@ export function mcpDepsFor(
   const loaded = new Set(catalog.everything.packs.map((pack) => pack.name));
   for (const name of config.packDescriptions.keys()) {
     if (!loaded.has(name)) {
-      logger.warn({ pack: name }, `PACK_DESCRIPTIONS describes ${name}, which is not a pack loaded here`);
+      logger.warn(
+        { pack: name },
+        `PACK_DESCRIPTIONS describes ${name}, which is not a pack loaded here${meantPack(catalog.everything, name)}`,
+      );
     }
   }
   return buildMcpDeps({
@@ -39,4 +43,21 @@ export function mcpDepsFor(
     onResourceWarning: ({ skill, reason }) =>
       logger.warn({ skill: skill?.id }, skill ? `${skill.id}: ${reason}` : reason),
   });
+}
+
+/**
+ * The did-you-mean for a pack name that names no loaded pack, as a selector gets one: the pack in another
+ * case, or the packs a slip away.
+ */
+function meantPack(everything: Scope, name: string): string {
+  const anyCase = everything.findPackAnyCase(name);
+  if (anyCase !== undefined) return `; did you mean ${anyCase.name}?`;
+  try {
+    everything.narrow([name]);
+    return "";
+  } catch (error) {
+    if (!(error instanceof SelectorError)) throw error;
+    const packs = error.close.filter((close) => everything.findPack(close) !== undefined);
+    return packs.length > 0 ? `; did you mean ${packs.join(" or ")}?` : "";
+  }
 }
