@@ -108,6 +108,13 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
     }
     throw new CatalogError(`No valid skill in ${dir}${reasons.join("")}`);
   }
+  if (isOnePacksFolder(scanned)) {
+    issues.push({
+      severity: "warning",
+      path: ".",
+      reason: `each pack is a single skill with its ${SKILL_DOCUMENT} at the pack's top, as when the folder given is one pack's: give the folder that holds the packs, as in <folder>/<pack>/<skill>/${SKILL_DOCUMENT}, or each skill is served as a pack of its own`,
+    });
+  }
   const everything = narrowedBySkillPacks(scanned, selectors);
   for (const pack of everything.packs) issues.push(...caseCollisions(pack).map(caseCollisionIssue));
   // The sources of packs SKILL_PACKS left out are not served, so not reported either; a description,
@@ -124,6 +131,18 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
     documents: context.documents.records,
     frontmatters: context.frontmatters,
   };
+}
+
+/**
+ * Whether the packs look like the skills of one pack, read a level too low: two or more packs, each one
+ * skill whose folder is the pack's own (`<pack>/SKILL.md`). One such pack alone is a single-skill
+ * repository fetched as a pack; a catalog of nothing but them, most often `SKILLS_DIR=skills/design`.
+ */
+function isOnePacksFolder(scanned: Scope): boolean {
+  return (
+    scanned.packs.length >= 2 &&
+    scanned.packs.every(({ skills }) => skills.length === 1 && skills[0]?.folder === "")
+  );
 }
 
 function narrowedBySkillPacks(scanned: Scope, selectors: readonly string[]): Scope {

@@ -477,6 +477,40 @@ describe("loadCatalog refusals", () => {
     }
   });
 
+  // SKILLS_DIR set to one pack's folder (examples/skills/design) served each skill as a pack of its own,
+  // without a word.
+  it("warns when the folder given looks like one pack's, each skill read as a pack", async () => {
+    const tree = await makeTree({
+      "color-palettes/SKILL.md": skillMd("color-palettes"),
+      "icon-sets/SKILL.md": skillMd("icon-sets"),
+      "shared/tokens.md": "x",
+    });
+    try {
+      const { issues, catalog } = loadCatalog(tree.dir);
+      expect(catalog.everything.packs.map((pack) => pack.name)).toEqual(["color-palettes", "icon-sets"]);
+      expect(issueAt(issues, ".")).toMatchObject({
+        severity: "warning",
+        reason: expect.stringMatching(
+          /as when the folder given is one pack's: give the folder that holds the packs/,
+        ),
+      });
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  it("does not warn for a single-skill pack beside packs of skills", async () => {
+    const tree = await makeTree({
+      "lone/SKILL.md": skillMd("lone"),
+      "design/icon-sets/SKILL.md": skillMd("icon-sets"),
+    });
+    try {
+      expect(issueAt(loadCatalog(tree.dir).issues, ".")).toBeUndefined();
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("refuses a folder with no valid skill", async () => {
     const tree = await makeTree({ "p/broken/SKILL.md": "no frontmatter", "p/readme.md": "x" });
     try {
