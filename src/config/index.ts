@@ -1,7 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { OPTION_NAMES, OPTIONS, SAVED_INDEX_NAME } from "./options.js";
-import { mebibytes, misspelledSettings, readSettings, splitList } from "./settings.js";
+import { mebibytes, misspelledSettings, readSettings, SETTINGS, splitList } from "./settings.js";
 
 export { SAVED_INDEX_NAME } from "./options.js";
 export { EXAMPLES_DIR, SETTINGS, type Setting, SHUTDOWN_GRACE_MS } from "./settings.js";
@@ -115,7 +115,9 @@ export function loadConfig(
   if (args.pack !== undefined && steering && args.pack.flatMap(splitList).length === 0)
     problems.push("--pack needs a selector (a pack, group or pack/group); leave it out for every pack");
 
-  const values = readSettings(env, { cwd, problems });
+  // TRANSPORT first, without its problems (read again below): over stdio the HTTP settings are not checked.
+  const askedTransport = SETTINGS.TRANSPORT.read(env.TRANSPORT, { cwd, problems: [], name: "TRANSPORT" });
+  const values = readSettings(env, { cwd, problems }, args.stdio ? "stdio" : askedTransport);
   const { skillsDir, skillsDirOrigin } = values.SKILLS_DIR;
   if (buildIndex && skillsDirOrigin === "examples") {
     problems.push(

@@ -261,14 +261,20 @@ export type SettingName = keyof typeof SETTINGS;
 /** Each setting as its reader gives it. */
 export type SettingValues = { readonly [Name in SettingName]: ReturnType<(typeof SETTINGS)[Name]["read"]> };
 
-/** Every setting read from `env`, each problem said in `context`. */
+/**
+ * Every setting read from `env`, each problem said in `context`. Over stdio the HTTP settings do nothing:
+ * they are read (the config holds a value for each) but a problem with one does not stop the start, as a
+ * `PORT` left in a shell for another server would otherwise stop an agent's stdio server.
+ */
 export function readSettings(
   env: Readonly<Record<string, string | undefined>>,
   context: Omit<ReadContext, "name">,
+  transport: "http" | "stdio" = "http",
 ): SettingValues {
   const values: Record<string, unknown> = {};
   for (const [name, declared] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
-    values[name] = declared.read(env[name], { ...context, name });
+    const problems = transport === "stdio" && isHttpOnly(name) ? [] : context.problems;
+    values[name] = declared.read(env[name], { ...context, problems, name });
   }
   return values as SettingValues;
 }

@@ -182,6 +182,15 @@ describe("loadConfig", () => {
     }
   });
 
+  // TRANSPORT=stdio with PORT=abc refused to start, though README says the HTTP settings do nothing there.
+  it("does not check the HTTP settings over stdio, and still checks the others", () => {
+    const env = { PORT: "abc", RATE_LIMIT_PER_MINUTE: "-1", MAX_BODY_BYTES: "1" };
+    expect(loadConfig({ ...env, TRANSPORT: "stdio" }).transport).toBe("stdio");
+    expect(loadConfig(env, ["--stdio"]).transport).toBe("stdio");
+    expect(() => loadConfig(env)).toThrow(/PORT "abc".*RATE_LIMIT_PER_MINUTE.*MAX_BODY_BYTES/);
+    expect(() => loadConfig({ ...env, LOG_LEVEL: "loud" }, ["--stdio"])).toThrow(/^LOG_LEVEL "loud"[^;]*$/);
+  });
+
   it("answers --help and --version whatever the environment holds, as they read no setting", () => {
     const badEnv = { PORT: "abc", LOG_LEVEL: "loud" };
     expect(() => loadConfig(badEnv)).toThrow(/PORT "abc"/);
