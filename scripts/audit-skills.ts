@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { atLeast, type FolderAudit, SEVERITIES, type Severity } from "../src/audit/index.js";
 import { CatalogError, visible } from "../src/catalog/index.js";
+import { describeArgsError } from "../src/command-line.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import { plural } from "../src/mcp/format.js";
 import { prepareAudit } from "../src/startup/index.js";
@@ -78,21 +79,23 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
+const AUDIT_OPTIONS = {
+  json: { type: "boolean" },
+  "fail-on": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parseOptions(argv: readonly string[]): Options {
   let parsed: { values: { json?: boolean; "fail-on"?: string; help?: boolean }; positionals: string[] };
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: {
-        json: { type: "boolean" },
-        "fail-on": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
+      options: AUDIT_OPTIONS,
       strict: true,
       allowPositionals: true,
     });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeArgsError(error, AUDIT_OPTIONS));
   }
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`one folder at most (got ${positionals.length})`);

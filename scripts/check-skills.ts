@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { pino } from "pino";
 import type { FolderAudit } from "../src/audit/index.js";
 import { type Catalog, CatalogError, type CatalogIssue, type Skill, visible } from "../src/catalog/index.js";
+import { describeArgsError } from "../src/command-line.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
 import { plural } from "../src/mcp/format.js";
@@ -141,19 +142,21 @@ function formatIssue(issue: CatalogIssue): string {
   return `- ${kind}: ${markdownCode(issue.path)}: ${markdownText(issue.reason)}`;
 }
 
+const CHECK_OPTIONS = { help: { type: "boolean", short: "h" } } as const;
+
 /** The folder given, or `help`; a wrong command line (an option read as a folder before) is an error. */
 function parseCommandLine(argv: readonly string[]): { folder?: string; help: boolean } | { error: string } {
   try {
     const { values, positionals } = parseArgs({
       args: [...argv],
-      options: { help: { type: "boolean", short: "h" } },
+      options: CHECK_OPTIONS,
       strict: true,
       allowPositionals: true,
     });
     if (positionals.length > 1) return { error: `one folder at most (got ${positionals.length})` };
     return { folder: positionals[0], help: values.help === true };
   } catch (error) {
-    return { error: (error as Error).message };
+    return { error: describeArgsError(error, CHECK_OPTIONS) };
   }
 }
 

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { loadCatalog } from "../src/catalog/index.js";
+import { describeArgsError } from "../src/command-line.js";
 import { EXAMPLES_DIR } from "../src/config/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { freePort } from "./free-port.js";
@@ -27,15 +28,35 @@ interface Options {
   readonly skillsDir: string;
 }
 
-function readOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      duration: { type: "string", default: "60" },
-      connections: { type: "string", default: "64" },
-      warmup: { type: "string", default: "5" },
-      "skills-dir": { type: "string", default: EXAMPLES_DIR },
-    },
-  });
+const USAGE = `Usage: npm run soak -- [options]
+
+Runs the server on 127.0.0.1 under a steady mixed load and prints the requests, latency, errors (must be 0)
+and resident memory at the start, after the warm-up and at the end. Exits 1 when any request failed.
+
+Options:
+  --duration SECONDS     how long the load runs (default 60)
+  --connections COUNT    concurrent connections (default 64)
+  --warmup SECONDS       load before memory is read again, shorter than --duration (default 5)
+  --skills-dir FOLDER    the skills folder served (default the bundled examples)
+  -h, --help             show this help`;
+
+const SOAK_OPTIONS = {
+  duration: { type: "string", default: "60" },
+  connections: { type: "string", default: "64" },
+  warmup: { type: "string", default: "5" },
+  "skills-dir": { type: "string", default: EXAMPLES_DIR },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+function readOptions(argv: readonly string[]): Options | "help" {
+  let parsed: ReturnType<typeof parseSoakArgs>;
+  try {
+    parsed = parseSoakArgs(argv);
+  } catch (error) {
+    throw new Error(`${describeArgsError(error, SOAK_OPTIONS)}\n\n${USAGE}`);
+  }
+  const { values } = parsed;
+  if (values.help) return "help";
   const positive = (name: string, value: string) => {
     const number = Number(value);
     if (!Number.isInteger(number) || number < 1)
@@ -54,6 +75,10 @@ function readOptions(): Options {
     warmupSeconds,
     skillsDir: path.resolve(values["skills-dir"]),
   };
+}
+
+function parseSoakArgs(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], options: SOAK_OPTIONS, strict: true });
 }
 
 type Request = { method: "POST"; path: string; headers: Record<string, string>; body: string };
@@ -140,7 +165,11 @@ async function residentMemory(port: number): Promise<number> {
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 async function main(): Promise<number> {
-  const options = readOptions();
+  const options = readOptions(process.argv.slice(2));
+  if (options === "help") {
+    console.log(USAGE);
+    return 0;
+  }
   const requests = mixFor(options.skillsDir);
   const port = await freePort();
   const server = await startServer(options.skillsDir, port);

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { visible } from "../catalog/index.js";
+import { describeArgsError } from "../command-line.js";
 import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
 import type { ServerAddress } from "./connection.js";
 import { LOCK_FILE, LockError } from "./lock.js";
@@ -119,7 +120,7 @@ async function parseCommandLine(argv: readonly string[], io: SyncIo): Promise<Sy
   try {
     parsed = parse(argv);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeArgsError(error, SYNC_OPTIONS));
   }
   const { values, positionals } = parsed;
   if (values.help) return "help";
@@ -174,24 +175,21 @@ async function parseCommandLine(argv: readonly string[], io: SyncIo): Promise<Sy
   };
 }
 
+const SYNC_OPTIONS = {
+  to: { type: "string" },
+  client: { type: "string" },
+  project: { type: "boolean" },
+  pack: { type: "string", multiple: true },
+  header: { type: "string", multiple: true },
+  "api-key-file": { type: "string" },
+  "dry-run": { type: "boolean" },
+  check: { type: "boolean" },
+  "allow-unsafe": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      to: { type: "string" },
-      client: { type: "string" },
-      project: { type: "boolean" },
-      pack: { type: "string", multiple: true },
-      header: { type: "string", multiple: true },
-      "api-key-file": { type: "string" },
-      "dry-run": { type: "boolean" },
-      check: { type: "boolean" },
-      "allow-unsafe": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: SYNC_OPTIONS });
 }
 
 function targetFolder(values: { to?: string; client?: string; project?: boolean }, io: SyncIo): string {

@@ -96,7 +96,8 @@ describe("npm run audit-skills", () => {
 
   it.each([
     [["--fail-on", "severe"], '--fail-on must be high, medium, low or never (got "severe")'],
-    [["--jsn"], "Unknown option '--jsn'"],
+    // Node's own text said to place a positional after `--`, not which options there are.
+    [["--jsn"], "unknown option --jsn; valid: --json, --fail-on, --help (-h)\n"],
     [["a", "b"], "one folder at most (got 2)"],
   ])("refuses %j with one line and the usage", async (args, message) => {
     const result = await audit(args);

@@ -1,0 +1,40 @@
+/**
+ * `npm run soak -- --help` was refused as an unknown option, and an unknown option got Node's own text on
+ * placing positionals after `--`. Neither starts a server: no load is run here.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/process.js";
+
+const run = promisify(execFile);
+
+function soak(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return run(process.execPath, ["--import", "tsx", "scripts/soak.ts", ...args], {
+    cwd: ROOT,
+    timeout: 60_000,
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+}
+
+describe("npm run soak's command line", () => {
+  it("prints its usage on --help, naming every option", async () => {
+    const { code, stdout } = await soak(["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: npm run soak -- \[options\]/);
+    for (const option of ["--duration", "--connections", "--warmup", "--skills-dir"]) {
+      expect(stdout).toContain(option);
+    }
+  });
+
+  it("refuses an unknown option with the valid ones, then the usage", async () => {
+    const { code, stdout, stderr } = await soak(["--durations", "5"]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(
+      /^soak: unknown option --durations; valid: --duration, --connections, --warmup, --skills-dir, --help \(-h\)\n\nUsage: npm run soak/,
+    );
+  });
+});
