@@ -8,9 +8,9 @@ export const MAX_PREVIEW_BYTES = 2048;
 const PACK_SUMMARY_BYTES = 120;
 /** Beside a list of every skill, the instructions give at most this much of an operator's pack description. */
 const BRIEF_PACK_BYTES = 400;
-/** Beside a list of every skill: the skills by name, and the terms cut entries left out, in this many. */
+/** Beside a list of every skill: the skills by name, and terms the entries leave out, in this many. */
 const NAMED_PACK_BYTES = 300;
-/** Of those, the terms cut entries left out: the rarest words of the descriptions' tails. */
+/** Of those, the terms the entries leave out: when cut, the pack's main terms but for its skills' names. */
 const UNSAID_BYTES = 120;
 /** A steering line is read on every turn of every conversation: a short phrase of each pack at most. */
 const STEERING_PACK_BYTES = 160;
@@ -84,8 +84,9 @@ export async function workOutAhead(
  * Hosts that show the instructions show the tools too, so where neither text can say everything the two
  * say different things: list_skills, which every client shows, gives the skills one by one when they fit
  * (`name: description`), else what each pack and group is for; the instructions then give skills by name
- * (all a host that shows only the instructions has) and the terms the other text had no room for, rather
- * than terms list_skills already holds, or else an operator's description of the pack.
+ * (all a host that shows only the instructions has) and, beside whole entries, the few terms they leave
+ * out; beside entries cut to fit, the pack's main terms its skills' names lack, which the cuts leave out
+ * most; or else an operator's description of the pack.
  */
 export function previewOf(scope: Scope, catalog: TermFrequencies, settings: PreviewSettings): Preview {
   const described = settings.describedPack;
@@ -99,10 +100,14 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
     return { instructions: MINIMAL_INSTRUCTIONS, listSkillsDescription: MINIMAL_LIST_SKILLS, describePack };
   }
   const head = listSkillsHead(scope);
-  const entries = entriesFitting(scope, roomAfter(head));
-  if (entries !== undefined) {
-    const listSkillsDescription = within([head, ...entries]);
-    const said = saidIn(listSkillsDescription);
+  const fitting = entriesFitting(scope, roomAfter(head));
+  if (fitting !== undefined) {
+    const listSkillsDescription = within([head, ...fitting.entries]);
+    // Whole entries hold all but a few terms; cut ones leave out most of what a pack is for, so beside
+    // them the pack's main terms are given again, but for those its skills' names already say.
+    const said = fitting.cut ? undefined : saidIn(listSkillsDescription);
+    const known = (pack: Pack) =>
+      new Set([...(said ?? saidIn(pack.skills.map((skill) => skill.name).join(" "))), ...namesOf(pack)]);
     return {
       listSkillsDescription,
       instructions: instructionsWith(scope, (pack, room) => {
@@ -110,11 +115,9 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
         const given = described(pack);
         if (given !== undefined) return cut(given, brief);
         // Every entry, at least its name, is in list_skills: here, for hosts that show only these
-        // instructions, the skills by name, and the terms that entries cut to fit left out.
+        // instructions, the skills by name, and the terms `known` leaves.
         const unsaid = cut(
-          catalog
-            .tellingTerms(pack, undefined, new Set([...said, ...namesOf(pack)]), { bytes: UNSAID_BYTES })
-            .join(", "),
+          catalog.tellingTerms(pack, undefined, known(pack), { bytes: UNSAID_BYTES }).join(", "),
           UNSAID_BYTES,
         );
         const named = Math.min(brief, NAMED_PACK_BYTES) - (unsaid === "" ? 0 : bytes(ALSO) + bytes(unsaid));
@@ -167,10 +170,16 @@ function instructionsWith(scope: Scope, say: (pack: Pack, room: number) => strin
   return within([INSTRUCTIONS_HEAD, ...lines, INSTRUCTIONS_TAIL]);
 }
 
+/** list_skills's `name: description` lines, and whether they were cut to fit. */
+interface EntriesFitting {
+  readonly entries: string[];
+  readonly cut: boolean;
+}
+
 /**
  * `name: description` lines for every skill of `scope`, each cut alike to fit `room`; none if too tight.
  */
-function entriesFitting(scope: Scope, room: number): string[] | undefined {
+function entriesFitting(scope: Scope, room: number): EntriesFitting | undefined {
   const { skills } = scope;
   // A name packs share is given as pack/name, as list_skills gives it: read_skill refuses it bare.
   const entryOf = (skill: Skill) => `${scope.refOf(skill)}: ${skill.description}`;
@@ -186,11 +195,11 @@ function entriesFitting(scope: Scope, room: number): string[] | undefined {
       if (used > room) return undefined;
       full.push(entry);
     }
-    return full;
+    return { entries: full, cut: false };
   }
   const full = skills.map(entryOf);
-  if (bytes(full.join("\n")) <= room) return full;
-  return full.map((entry) => cut(entry, perEntry));
+  if (bytes(full.join("\n")) <= room) return { entries: full, cut: false };
+  return { entries: full.map((entry) => cut(entry, perEntry)), cut: true };
 }
 
 /**

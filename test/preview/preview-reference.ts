@@ -18,9 +18,9 @@ import { stemsOf } from "../../src/preview/words.js";
 const PACK_SUMMARY_BYTES = 120;
 /** Beside a list of every skill, the instructions give at most this much of an operator's pack description. */
 const BRIEF_PACK_BYTES = 400;
-/** Beside a list of every skill: the skills by name, and the terms cut entries left out, in this many. */
+/** Beside a list of every skill: the skills by name, and terms the entries leave out, in this many. */
 const NAMED_PACK_BYTES = 300;
-/** Of those, the terms cut entries left out. */
+/** Of those, the terms the entries leave out: when cut, the pack's main terms but for its skills' names. */
 const UNSAID_BYTES = 120;
 /** A steering line is read on every turn of every conversation: a short phrase of each pack at most. */
 const STEERING_PACK_BYTES = 160;
@@ -41,8 +41,9 @@ const INSTRUCTIONS_TAIL =
  *
  * Hosts that show the instructions show the tools too, so where neither text can say everything the two
  * say different things: list_skills, which every client shows, gives the skills one by one when they fit
- * (`name: description`), else what each pack and group is for; the instructions then give what each pack
- * is for, or else skills by name and the terms the other text had no room for.
+ * (`name: description`), else what each pack and group is for; the instructions then give skills by name
+ * and the terms the other text leaves out (beside cut entries, the pack's main terms but for its skills'
+ * names), or else an operator's description of the pack.
  */
 export function referencePreviewOf(
   scope: Scope,
@@ -57,13 +58,13 @@ export function referencePreviewOf(
     return { instructions: MINIMAL_INSTRUCTIONS, listSkillsDescription: MINIMAL_LIST_SKILLS, describePack };
   }
   const head = listSkillsHead(scope);
-  const entries = entriesFitting(scope, roomAfter(head));
-  if (entries !== undefined) {
-    const listSkillsDescription = within([head, ...entries]);
-    const said = new Set([
-      ...stemsOf(listSkillsDescription),
-      ...stemsOf(listSkillsDescription.replace(/-/g, " ")),
-    ]);
+  const fitting = entriesFitting(scope, roomAfter(head));
+  if (fitting !== undefined) {
+    const listSkillsDescription = within([head, ...fitting.entries]);
+    const saidIn = (text: string) => new Set([...stemsOf(text), ...stemsOf(text.replace(/-/g, " "))]);
+    // Cut entries leave out a pack's main terms: those but for its skills' names, else the terms left out.
+    const said = (pack: Pack) =>
+      fitting.cut ? saidIn(pack.skills.map((skill) => skill.name).join(" ")) : saidIn(listSkillsDescription);
     return {
       listSkillsDescription,
       instructions: instructionsWith(scope, (pack, room) => {
@@ -71,7 +72,7 @@ export function referencePreviewOf(
         const given = described(pack);
         if (given !== undefined) return cut(given, brief);
         const unsaid = cut(
-          catalog.tellingTerms(pack, undefined, new Set([...said, ...namesOf(pack)])).join(", "),
+          catalog.tellingTerms(pack, undefined, new Set([...said(pack), ...namesOf(pack)])).join(", "),
           UNSAID_BYTES,
         );
         const named =
@@ -128,14 +129,17 @@ function instructionsWith(scope: Scope, say: (pack: Pack, room: number) => strin
 /**
  * `name: description` lines for every skill of `scope`, each cut alike to fit `room`; none if too tight.
  */
-function entriesFitting(scope: Scope, room: number): string[] | undefined {
+function entriesFitting(
+  scope: Scope,
+  room: number,
+): { readonly entries: string[]; readonly cut: boolean } | undefined {
   const { skills } = scope;
   // A name packs share is given as pack/name, as list_skills gives it: read_skill refuses it bare.
   const full = skills.map((skill) => `${scope.refOf(skill)}: ${skill.description}`);
-  if (bytes(full.join("\n")) <= room) return full;
+  if (bytes(full.join("\n")) <= room) return { entries: full, cut: false };
   const perEntry = Math.floor(room / skills.length) - 1;
   if (perEntry < MIN_ENTRY_BYTES) return undefined;
-  return full.map((entry) => cut(entry, perEntry));
+  return { entries: full.map((entry) => cut(entry, perEntry)), cut: true };
 }
 
 /**
