@@ -262,10 +262,13 @@ export class SkillIndex implements SearchIndex {
     const corrections: TermCorrection[] = [];
     const judges = best.length > 0 ? context : undefined;
     const commonSupport = Math.max(2, Math.ceil(COMMON_WORD_SUPPORT * best.length));
+    // Two of the best matches, or the only one: a rest that one skill matches can give no second.
+    const sharedSupport = Math.min(2, best.length);
     for (const { from, close, common } of mistyped) {
       // A common word is read only as a word the rest of the request points to: never alone.
       if (common && judges === undefined) continue;
-      const correction = this.likeliest(from, close, known, judges, allowed, common ? commonSupport : 0);
+      const least = common ? commonSupport : 0;
+      const correction = this.likeliest(from, close, known, judges, allowed, sharedSupport, least);
       if (correction === undefined) continue;
       corrections.push(correction);
       known.add(correction.term);
@@ -277,9 +280,12 @@ export class SkillIndex implements SearchIndex {
   /**
    * Of the terms `from` may stand for (`close`, each with its spelling), the one the best matches marked
    * in `context` hold most strongly (the sum of its scores there). A term held by more than one skill in
-   * scope must be held by two of the best matches: a word the catalog lacks (`gear`) is often one mistake
-   * from a common word (`year`) that one match holds by chance. Without best matches to judge by, a word
-   * is read only when a single close word is held in scope (`grey` could be gray or grep).
+   * scope must be held by two of the best matches (`shared`): a word the catalog lacks (`gear`) is often one
+   * mistake from a common word (`year`) that one of many matches holds by chance. When the rest of the
+   * request matches a single skill, that one must hold it: no second match can, and `webhok` beside
+   * `signature`, which one skill holds, was left unread though `webhok` alone is read. Without best
+   * matches to judge by, a word is read only when a single close word is held in scope (`grey` could be
+   * gray or grep).
    */
   private likeliest(
     from: string,
@@ -287,6 +293,8 @@ export class SkillIndex implements SearchIndex {
     known: ReadonlySet<number>,
     context: Uint8Array | undefined,
     allowed: Uint8Array | undefined,
+    /** How many of the best matches must hold a close word that more than one skill in scope holds. */
+    shared: number,
     /** How many of the best matches must hold a close word, at least. */
     least: number,
   ): TermCorrection | undefined {
@@ -298,7 +306,7 @@ export class SkillIndex implements SearchIndex {
       const judged = this.tally(term, context ?? allowed);
       if (judged.documents === 0) continue;
       heldInScope++;
-      if (context !== undefined && judged.documents < 2 && this.held(term, allowed) > 1) continue;
+      if (context !== undefined && judged.documents < shared && this.held(term, allowed) > 1) continue;
       if (judged.documents < least) continue;
       if (judged.score > likeliestWeight) {
         likeliest = { from, to, term };

@@ -250,6 +250,10 @@ describe("a close word several skills hold", () => {
   beforeAll(async () => {
     own = await makeTree({
       "alpha/release-guide/SKILL.md": skillMd("release-guide", "Write the release notes of a widget."),
+      "alpha/release-train/SKILL.md": skillMd(
+        "release-train",
+        "Ship each release of a widget on a fixed date.",
+      ),
       "beta/beta-log/SKILL.md": skillMd("beta-log", "Widget notes."),
       "beta/gamma-log/SKILL.md": skillMd("gamma-log", "More widget notes."),
     });
@@ -259,9 +263,19 @@ describe("a close word several skills hold", () => {
   afterAll(() => own.remove());
 
   it("is read when two of the best matches hold it, or when it is the only one in scope to", () => {
-    const read = (scope: Scope) => ownIndex.search("release notez", scope, 10).corrections;
-    expect(read(ownCatalog.everything)).toEqual([]);
-    expect(read(ownCatalog.everything.narrow(["alpha"]))).toEqual([{ from: "notez", to: "notes" }]);
+    const read = (query: string, scope: Scope) => ownIndex.search(query, scope, 10).corrections;
+    expect(read("release notez", ownCatalog.everything)).toEqual([]);
+    expect(read("release notez", ownCatalog.everything.narrow(["alpha"]))).toEqual([
+      { from: "notez", to: "notes" },
+    ]);
+  });
+
+  // `guide` is in one skill, which holds notes: two of the best matches could never hold it, and `notez`
+  // was left unread, though alone it is read (the same as `webhok signature` over the bundled examples).
+  it("is read when the rest of the request matches one skill, and that skill holds it", () => {
+    const found = ownIndex.search("guide notez", ownCatalog.everything, 10);
+    expect(found.corrections).toEqual([{ from: "notez", to: "notes" }]);
+    expect(found.skills[0]?.name).toBe("release-guide");
   });
 });
 
