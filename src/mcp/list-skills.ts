@@ -116,7 +116,7 @@ function namedBy(query: string, scope: Scope): readonly Skill[] {
 /**
  * The matches, then what lies past them. A long request shares a word with nearly every skill, so the
  * count given is of strong matches (at least half the first one's score): many of them means the request
- * is ambiguous; none means the rest match only in part.
+ * is ambiguous; none means the rest match less well, only in part when some lack a word of the request.
  */
 function formatMatches({ found, shown, strongLeftOut }: Matches, scope: Scope, callerScope: Scope): string {
   const lines = shown.map((listed) => skillLine(listed, callerScope));
@@ -129,7 +129,9 @@ function formatMatches({ found, shown, strongLeftOut }: Matches, scope: Scope, c
   if (strongLeftOut > 0) {
     lines.push(`… ${plural(strongLeftOut, "more skill")} matched nearly as well: ${refine}.`);
   } else if (found.matched > named) {
-    lines.push(`… other skills matched only in part: ${refine}.`);
+    // Unless some match lacks a word of the request, the others hold them all, only faintly (`webhooks`).
+    const how = found.partialMatches ? "only in part" : "less well";
+    lines.push(`… other skills matched ${how}: ${refine}.`);
   }
   lines.push('Next: read_skill(skill="<name>").');
   return lines.join("\n");

@@ -242,8 +242,9 @@ export class Bm25fIndex {
   }
 
   /**
-   * Adds a term's impacts into `scores`, for the documents `allowed` lets through (all when undefined).
-   * A document scored for the first time is appended to `touched` at `matched`; returns the new count.
+   * Adds a term's impacts into `scores`, for the documents `allowed` lets through (all when undefined). A
+   * document scored for the first time is appended to `touched` at `matched`; returns the new count, and
+   * sets `held[0]` to how many documents let through hold the term.
    */
   accumulate(
     term: number,
@@ -251,6 +252,7 @@ export class Bm25fIndex {
     scores: Float64Array,
     touched: Int32Array,
     matched: number,
+    held: Int32Array,
   ): number {
     const { gaps, levels } = this;
     const weight = this.termWeights[term] as number;
@@ -258,6 +260,7 @@ export class Bm25fIndex {
     let at = this.gapStarts[term] as number;
     let document = -1;
     let count = matched;
+    let holding = 0;
     for (let posting = this.postingStarts[term] as number; posting < last; posting++) {
       let byte = gaps[at++] as number;
       let gap = byte & 0x7f;
@@ -270,7 +273,9 @@ export class Bm25fIndex {
       const before = scores[document] as number;
       if (before === 0) touched[count++] = document;
       scores[document] = before + weight * (SATURATION_OF_LEVEL[levels[posting] as number] as number);
+      holding++;
     }
+    held[0] = holding;
     return count;
   }
 }

@@ -24,6 +24,11 @@ export interface SearchResult {
    */
   readonly fairMatches: number;
   /**
+   * Whether some skill in scope holds some of the request's words but not all (a word no skill holds is
+   * one they all lack). A one-word request has none, however many skills hold its word faintly.
+   */
+  readonly partialMatches: boolean;
+  /**
    * Why the request is too vague to rank, if it is (see {@link Vagueness}). None of its matches is then
    * fair: which of them were shown would be happenstance.
    */
@@ -179,6 +184,8 @@ export class SkillIndex implements SearchIndex {
       corrections.map(({ term }) => term),
       allowed,
     );
+    // A word left unread is one no match holds: every match then holds only part of the request.
+    const unread = request.unheld > corrections.length;
     const found = accumulator.finish(limit, this.floor(request, corrections));
     const vague = this.vagueness(found, limit, scope, request, corrections);
     return {
@@ -186,6 +193,7 @@ export class SkillIndex implements SearchIndex {
       matched: found.matched,
       strongMatches: found.strong,
       fairMatches: vague === undefined ? found.fair : 0,
+      partialMatches: unread || found.partial,
       vague,
       corrections: corrections.map(({ from, to }) => ({ from, to })),
     };
@@ -348,6 +356,14 @@ export class SkillIndex implements SearchIndex {
 class Accumulator {
   private readonly scores: Float64Array;
   private readonly touched: Int32Array;
+  /** How many documents hold the term added last. */
+  private readonly held = new Int32Array(1);
+  /**
+   * How many documents hold the term held by fewest of those added. Every term is held by every match
+   * exactly when it equals the matches: a match holds each term, the fewest held included, and each
+   * term's documents are all matches.
+   */
+  private heldByFewest = Number.POSITIVE_INFINITY;
   /** Documents scored so far, in `touched`. */
   private matched = 0;
 
@@ -358,9 +374,12 @@ class Accumulator {
 
   /** Adds the impacts of `terms` for the documents `allowed` lets through. */
   add(index: Bm25fIndex, terms: readonly number[], allowed: Uint8Array | undefined): void {
-    const { scores, touched } = this;
+    const { scores, touched, held } = this;
     let matched = this.matched;
-    for (const term of terms) matched = index.accumulate(term, allowed, scores, touched, matched);
+    for (const term of terms) {
+      matched = index.accumulate(term, allowed, scores, touched, matched, held);
+      this.heldByFewest = Math.min(this.heldByFewest, held[0] as number);
+    }
     this.matched = matched;
   }
 
@@ -379,12 +398,14 @@ class Accumulator {
       scores[document] = 0;
     }
     this.matched = 0;
+    this.heldByFewest = Number.POSITIVE_INFINITY;
     return { documents: matched, score };
   }
 
   /**
    * The `limit` best documents and the counts of matches, none of those scoring under `floor` counted
-   * tied, strong or fair, after which the buffers are zeroed.
+   * tied, strong or fair, and whether some match holds some of the terms added but not all, after which
+   * the buffers are zeroed.
    */
   finish(limit: number, floor: number): Ranked {
     const { scores, touched, matched } = this;
@@ -404,8 +425,10 @@ class Accumulator {
       if (score >= fairScore) fair++;
       scores[document] = 0;
     }
+    const partial = this.heldByFewest < matched;
     this.matched = 0;
-    return { best, matched, tied, strong, fair };
+    this.heldByFewest = Number.POSITIVE_INFINITY;
+    return { best, matched, tied, strong, fair, partial };
   }
 }
 
@@ -425,6 +448,8 @@ interface Ranked {
   readonly strong: number;
   /** Documents scoring at least FAIR_MATCH of the best score, and the floor. */
   readonly fair: number;
+  /** Whether some document holds some of the terms added but not all. */
+  readonly partial: boolean;
 }
 
 /**

@@ -31,4 +31,24 @@ describe("list_skills over the bundled examples", () => {
       expect(text.split("\n").slice(0, 2)).toEqual(['Read "webhok" as "webhook".', RECEIVE_WEBHOOKS]);
     },
   );
+
+  // `write-commit-messages` names webhooks in passing: it held the one word asked, faintly, yet the hint
+  // said the others matched "only in part", as though they lacked a word of the request.
+  it("says other skills matched less well, not only in part, when they hold every word of the request", async () => {
+    const { text } = await call(client, "list_skills", { query: "webhooks" });
+    expect(text.split("\n")).toEqual([
+      RECEIVE_WEBHOOKS,
+      "… other skills matched less well: add words to the query, or narrow with pack.",
+      'Next: read_skill(skill="<name>").',
+    ]);
+  });
+
+  it("still says they matched only in part when they lack a word of the request", async () => {
+    const { text } = await call(client, "list_skills", { query: "webhook signature" });
+    expect(text.split("\n")).toEqual([
+      RECEIVE_WEBHOOKS,
+      "… other skills matched only in part: add words to the query, or narrow with pack.",
+      'Next: read_skill(skill="<name>").',
+    ]);
+  });
 });

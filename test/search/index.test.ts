@@ -138,6 +138,7 @@ describe("search ranks", () => {
       matched: 0,
       strongMatches: 0,
       fairMatches: 0,
+      partialMatches: false,
       vague: undefined,
       corrections: [],
     });

@@ -333,6 +333,7 @@ describe("the saved format", () => {
         matched: 0,
         strongMatches: 0,
         fairMatches: 0,
+        partialMatches: false,
         vague: undefined,
         corrections: [],
       }),
