@@ -38,7 +38,7 @@ export {
   type LoadedCatalog,
   loadCatalog,
 } from "./load.js";
-export { ChangedFileError, openListedFileSync } from "./open.js";
+export { ChangedFileError, readFileBeside } from "./open.js";
 export { compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
 export { catalogFingerprint, fileStamp } from "./stamps.js";
 export {

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readlinkSync } from "node:fs";
 import { type FileHandle, open, readlink } from "node:fs/promises";
 
 /** A catalog file changed on disk since the catalog was loaded: what it held then cannot be served. */
@@ -62,6 +62,19 @@ export function openListedFileSync(source: string, options: { readonly beside?: 
   if (change === undefined) return descriptor;
   closeSync(descriptor);
   throw new ChangedFileError(source, change);
+}
+
+/**
+ * The whole of a file beside the skills (`sources.json`, the saved index), when it is a regular file;
+ * ChangedFileError if not: a FIFO in its place would stall the start until something wrote to it.
+ */
+export function readFileBeside(file: string): Buffer {
+  const descriptor = openListedFileSync(file, { beside: true });
+  try {
+    return readFileSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 /**

@@ -1,6 +1,5 @@
-import { closeSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { ChangedFileError, openListedFileSync } from "./open.js";
+import { ChangedFileError, readFileBeside } from "./open.js";
 import { type CatalogIssue, MAX_PACK_DESCRIPTION, type SkippedFile, type Source } from "./types.js";
 
 /**
@@ -10,7 +9,7 @@ import { type CatalogIssue, MAX_PACK_DESCRIPTION, type SkippedFile, type Source 
 export function readSources(root: string, issues: CatalogIssue[]): Source[] {
   let text: string;
   try {
-    text = readSourcesFile(path.join(root, "sources.json"));
+    text = readFileBeside(path.join(root, "sources.json")).toString("utf8");
   } catch (error) {
     // A FIFO there would have stalled the start until something wrote to it.
     if (error instanceof ChangedFileError) {
@@ -47,15 +46,6 @@ export function readSources(root: string, issues: CatalogIssue[]): Source[] {
       reason: `ignored: ${(error as Error).message}`,
     });
     return [];
-  }
-}
-
-function readSourcesFile(file: string): string {
-  const descriptor = openListedFileSync(file, { beside: true });
-  try {
-    return readFileSync(descriptor, "utf8");
-  } finally {
-    closeSync(descriptor);
   }
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
 import {
@@ -8,7 +8,7 @@ import {
   describeFsError,
   documentsToBytes,
   KnownDocuments,
-  openListedFileSync,
+  readFileBeside,
   type Skill,
 } from "../catalog/index.js";
 import type { Inspection } from "../inspection/index.js";
@@ -52,7 +52,7 @@ export class SavedStart {
   static read(file: string, logger: Logger): SavedStart {
     let bytes: Uint8Array;
     try {
-      bytes = readSavedFile(file);
+      bytes = readFileBeside(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") {
@@ -189,14 +189,4 @@ export function saveIndex(what: ToSave, file: string, logger: Logger): void {
 /** `--build-index` could not write its file: the message says where and why. */
 export class SavedIndexError extends Error {
   override name = "SavedIndexError";
-}
-
-/** The saved index's bytes; a FIFO in its place would have stalled the start until something wrote to it. */
-function readSavedFile(file: string): Uint8Array {
-  const descriptor = openListedFileSync(file, { beside: true });
-  try {
-    return readFileSync(descriptor);
-  } finally {
-    closeSync(descriptor);
-  }
 }
