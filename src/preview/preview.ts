@@ -105,9 +105,13 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
     const listSkillsDescription = within([head, ...fitting.entries]);
     // Whole entries hold all but a few terms; cut ones leave out most of what a pack is for, so beside
     // them the pack's main terms are given again, but for those its skills' names already say.
-    const said = fitting.cut ? undefined : saidIn(listSkillsDescription);
-    const known = (pack: Pack) =>
-      new Set([...(said ?? saidIn(pack.skills.map((skill) => skill.name).join(" "))), ...namesOf(pack)]);
+    let said: ReadonlySet<string> | undefined;
+    const known = (pack: Pack) => {
+      if (fitting.cutPacks.has(pack.name))
+        return new Set([...saidIn(pack.skills.map((skill) => skill.name).join(" ")), ...namesOf(pack)]);
+      said ??= saidIn(listSkillsDescription);
+      return new Set([...said, ...namesOf(pack)]);
+    };
     return {
       listSkillsDescription,
       instructions: instructionsWith(scope, (pack, room) => {
@@ -170,10 +174,10 @@ function instructionsWith(scope: Scope, say: (pack: Pack, room: number) => strin
   return within([INSTRUCTIONS_HEAD, ...lines, INSTRUCTIONS_TAIL]);
 }
 
-/** list_skills's `name: description` lines, and whether they were cut to fit. */
+/** list_skills's `name: description` lines, and the packs (by name) some of whose entries were cut to fit. */
 interface EntriesFitting {
   readonly entries: string[];
-  readonly cut: boolean;
+  readonly cutPacks: ReadonlySet<string>;
 }
 
 /**
@@ -195,11 +199,16 @@ function entriesFitting(scope: Scope, room: number): EntriesFitting | undefined 
       if (used > room) return undefined;
       full.push(entry);
     }
-    return { entries: full, cut: false };
+    return { entries: full, cutPacks: NONE_CUT };
   }
   const full = skills.map(entryOf);
-  if (bytes(full.join("\n")) <= room) return { entries: full, cut: false };
-  return { entries: full.map((entry) => cut(entry, perEntry)), cut: true };
+  if (bytes(full.join("\n")) <= room) return { entries: full, cutPacks: NONE_CUT };
+  // Entries are cut alike, so a pack of short descriptions may keep them whole beside one whose are cut.
+  const cutPacks = new Set<string>();
+  skills.forEach((skill, index) => {
+    if (bytes(full[index] ?? "") > perEntry) cutPacks.add(skill.pack);
+  });
+  return { entries: full.map((entry) => cut(entry, perEntry)), cutPacks };
 }
 
 /**
@@ -358,6 +367,7 @@ function saidIn(text: string): Set<string> {
 
 /** Between a pack's skills by name and the terms its cut entries left out. */
 const ALSO = "; also ";
+const NONE_CUT: ReadonlySet<string> = new Set();
 
 /**
  * A pack's skills by name within `room` bytes, each group's in brackets after the group's name; when

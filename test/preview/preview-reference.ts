@@ -64,7 +64,9 @@ export function referencePreviewOf(
     const saidIn = (text: string) => new Set([...stemsOf(text), ...stemsOf(text.replace(/-/g, " "))]);
     // Cut entries leave out a pack's main terms: those but for its skills' names, else the terms left out.
     const said = (pack: Pack) =>
-      fitting.cut ? saidIn(pack.skills.map((skill) => skill.name).join(" ")) : saidIn(listSkillsDescription);
+      fitting.cutPacks.has(pack.name)
+        ? saidIn(pack.skills.map((skill) => skill.name).join(" "))
+        : saidIn(listSkillsDescription);
     return {
       listSkillsDescription,
       instructions: instructionsWith(scope, (pack, room) => {
@@ -132,14 +134,16 @@ function instructionsWith(scope: Scope, say: (pack: Pack, room: number) => strin
 function entriesFitting(
   scope: Scope,
   room: number,
-): { readonly entries: string[]; readonly cut: boolean } | undefined {
+): { readonly entries: string[]; readonly cutPacks: ReadonlySet<string> } | undefined {
   const { skills } = scope;
   // A name packs share is given as pack/name, as list_skills gives it: read_skill refuses it bare.
   const full = skills.map((skill) => `${scope.refOf(skill)}: ${skill.description}`);
-  if (bytes(full.join("\n")) <= room) return { entries: full, cut: false };
+  if (bytes(full.join("\n")) <= room) return { entries: full, cutPacks: new Set() };
   const perEntry = Math.floor(room / skills.length) - 1;
   if (perEntry < MIN_ENTRY_BYTES) return undefined;
-  return { entries: full.map((entry) => cut(entry, perEntry)), cut: true };
+  const entries = full.map((entry) => cut(entry, perEntry));
+  const cutPacks = new Set(skills.filter((_, index) => entries[index] !== full[index]).map((s) => s.pack));
+  return { entries, cutPacks };
 }
 
 /**

@@ -118,6 +118,27 @@ describe("previewOf", () => {
     expect(terms).not.toMatch(/\b(?:kiln|firing|pottery)\b/);
   });
 
+  // Whether entries were cut was decided for the whole scope: beside one pack's cut entries, a pack whose
+  // entries list_skills held whole had their words repeated in the instructions, tokens paid for nothing.
+  it("decides per pack whether its entries were cut: a pack listed whole is only named beside a cut one", async () => {
+    const entries: Record<string, string> = {
+      "kitchen/knife-care/SKILL.md": skillMd("knife-care", "Sharpen kitchen knives on whetstones."),
+      "kitchen/stock-making/SKILL.md": skillMd("stock-making", "Simmer clear stocks from bones."),
+    };
+    for (let index = 0; index < 16; index += 1) {
+      const name = `kiln-firing-${index}`;
+      const description = `Fire pottery batch ${index} in the kiln. ${"Log the temperature curve and cooling. ".repeat(4)}`;
+      entries[`pottery/${name}/SKILL.md`] = skillMd(name, description);
+    }
+    const scope = await scopeOf(entries);
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    expect(preview.listSkillsDescription).toContain("knife-care: Sharpen kitchen knives on whetstones.\n");
+    expect(preview.listSkillsDescription).toMatch(/^kiln-firing-0: .*…$/m);
+    const lines = preview.instructions.split("\n");
+    expect(lines).toContain("- kitchen (2 skills): knife-care, stock-making");
+    expect(lines.find((line) => line.startsWith("- pottery"))).toMatch(/; also .*\btemperature\b/);
+  });
+
   // The entries said "review: …" twice, and read_skill(skill="review") asks which one: a wasted call.
   it("gives a name two packs share as pack/name in the entries, as list_skills does", async () => {
     const scope = await scopeOf({
