@@ -120,11 +120,13 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
         if (given !== undefined) return cut(given, brief);
         // Every entry, at least its name, is in list_skills: here, for hosts that show only these
         // instructions, the skills by name, and the terms `known` leaves.
+        const line = Math.min(brief, NAMED_PACK_BYTES);
+        const termsRoom = termsBesideNames(pack, line);
         const unsaid = cut(
-          catalog.tellingTerms(pack, undefined, known(pack), { bytes: UNSAID_BYTES }).join(", "),
-          UNSAID_BYTES,
+          catalog.tellingTerms(pack, undefined, known(pack), { bytes: termsRoom }).join(", "),
+          termsRoom,
         );
-        const named = Math.min(brief, NAMED_PACK_BYTES) - (unsaid === "" ? 0 : bytes(ALSO) + bytes(unsaid));
+        const named = line - (unsaid === "" ? 0 : bytes(ALSO) + bytes(unsaid));
         const names = cut(skillsByName(pack, named), named);
         if (names === "" || unsaid === "") return cut(`${names}${unsaid}`, brief);
         return `${names}${ALSO}${unsaid}`;
@@ -368,6 +370,17 @@ function saidIn(text: string): Set<string> {
 /** Between a pack's skills by name and the terms its cut entries left out. */
 const ALSO = "; also ";
 const NONE_CUT: ReadonlySet<string> = new Set();
+
+/**
+ * The room the terms get beside a pack's skills by name in a line of `line` bytes. A name is its skill's
+ * own words, and a skill left unnamed is one a host that shows only the instructions may never think of:
+ * a pack whose every skill can be named beside half the terms' room is named whole, the terms getting
+ * what is left; a larger one gets its terms' room and as many names as fit beside them.
+ */
+function termsBesideNames(pack: Pack, line: number): number {
+  const left = line - bytes(skillsByName(pack, Number.POSITIVE_INFINITY)) - bytes(ALSO);
+  return left >= UNSAID_BYTES / 2 ? Math.min(UNSAID_BYTES, left) : UNSAID_BYTES;
+}
 
 /**
  * A pack's skills by name within `room` bytes, each group's in brackets after the group's name; when

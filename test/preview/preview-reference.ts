@@ -73,12 +73,15 @@ export function referencePreviewOf(
         const brief = Math.min(room, BRIEF_PACK_BYTES);
         const given = described(pack);
         if (given !== undefined) return cut(given, brief);
+        // A pack whose every skill can be named beside half the terms' room is named whole.
+        const line = Math.min(brief, NAMED_PACK_BYTES);
+        const left = line - bytes(skillsByName(pack, Number.POSITIVE_INFINITY)) - bytes("; also ");
+        const termsRoom = left >= UNSAID_BYTES / 2 ? Math.min(UNSAID_BYTES, left) : UNSAID_BYTES;
         const unsaid = cut(
           catalog.tellingTerms(pack, undefined, new Set([...said(pack), ...namesOf(pack)])).join(", "),
-          UNSAID_BYTES,
+          termsRoom,
         );
-        const named =
-          Math.min(brief, NAMED_PACK_BYTES) - (unsaid === "" ? 0 : bytes("; also ") + bytes(unsaid));
+        const named = line - (unsaid === "" ? 0 : bytes("; also ") + bytes(unsaid));
         const names = cut(skillsByName(pack, named), named);
         if (names === "" || unsaid === "") return cut(`${names}${unsaid}`, brief);
         return `${names}; also ${unsaid}`;

@@ -118,6 +118,30 @@ describe("previewOf", () => {
     expect(terms).not.toMatch(/\b(?:kiln|firing|pottery)\b/);
   });
 
+  // The instructions of the bench corpus's 13-skill anthropics pack named 9 of its skills: its line gave
+  // the terms their room first, though every name fitted beside most of them, and a host that shows only
+  // the instructions never read slack-gif-creator.
+  it("names every skill of a pack whose names fit beside a few terms, whose entries are cut", async () => {
+    const wares =
+      "glaze stoneware porcelain earthenware bisque reduction oxidation cone shelf wadding crawling blistering dunting".split(
+        " ",
+      );
+    const entries: Record<string, string> = {};
+    for (let index = 0; index < 13; index += 1) {
+      const name = `kiln-firing-${index}`;
+      const [first, second] = [wares[index], wares[(index + 1) % 13]];
+      const description = `Fire ${first} and ${second} pottery in the kiln. ${"Log the temperature curve and cooling. ".repeat(4)}`;
+      entries[`pottery/${name}/SKILL.md`] = skillMd(name, description);
+    }
+    const scope = await scopeOf(entries);
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    expect(preview.listSkillsDescription).toMatch(/^kiln-firing-0: .*…$/m);
+    const line = preview.instructions.split("\n").find((each) => each.startsWith("- pottery")) ?? "";
+    const names = Array.from({ length: 13 }, (_, index) => `kiln-firing-${index}`).sort();
+    expect(line).toContain(`- pottery (13 skills): ${names.join(", ")}; also `);
+    expect(line.split("; also ")[1]).toMatch(/\btemperature\b/);
+  });
+
   // Whether entries were cut was decided for the whole scope: beside one pack's cut entries, a pack whose
   // entries list_skills held whole had their words repeated in the instructions, tokens paid for nothing.
   it("decides per pack whether its entries were cut: a pack listed whole is only named beside a cut one", async () => {
