@@ -12,6 +12,11 @@ const BRIEF_PACK_BYTES = 400;
 const NAMED_PACK_BYTES = 300;
 /** Of those, the terms the entries leave out: when cut, the pack's main terms but for its skills' names. */
 const UNSAID_BYTES = 120;
+/**
+ * Where list_skills summarizes a pack, its line in the instructions opens with the pack's main terms when
+ * it has this many times their room: the terms list_skills had no room for keep nine tenths of it.
+ */
+const MAIN_TERMS_TIMES = 10;
 /** A steering line is read on every turn of every conversation: a short phrase of each pack at most. */
 const STEERING_PACK_BYTES = 160;
 /** A pack's summary gives each group with at most this many of its telling terms. */
@@ -146,9 +151,20 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
     listSkillsDescription,
     instructions: instructionsWith(scope, (pack, room) => {
       const given = described(pack);
-      const unsaid =
-        pack.groups.length === 0 && given === undefined ? summarizePack(pack, catalog, room, said) : "";
-      if (unsaid !== "") return unsaid;
+      if (pack.groups.length === 0 && given === undefined) {
+        // A host that shows only the instructions never reads list_skills's summary of the pack: a line
+        // with room for it many times over opens with what list_packs says the pack is for.
+        const main = room >= MAIN_TERMS_TIMES * PACK_SUMMARY_BYTES ? describePack(pack) : "";
+        const rest = main === "" ? room : room - bytes(main) - bytes(ALSO);
+        const unsaid = summarizePack(
+          pack,
+          catalog,
+          rest,
+          main === "" ? said : new Set([...said, ...stemsOf(main)]),
+        );
+        const text = main === "" || unsaid === "" ? `${main}${unsaid}` : `${main}${ALSO}${unsaid}`;
+        if (text !== "") return text;
+      }
       // The groups, the operator's description or every telling term is in list_skills: here, skills by name.
       const opening = given === undefined ? "such as " : `${cut(given, room / 2)}; such as `;
       return cut(`${opening}${spread(pack.skills, room - bytes(opening)).join(", ")}`, room);

@@ -101,9 +101,14 @@ export function referencePreviewOf(
     listSkillsDescription,
     instructions: instructionsWith(scope, (pack, room) => {
       const given = described(pack);
-      const unsaid =
-        pack.groups.length === 0 && given === undefined ? summarizePack(pack, catalog, room, said) : "";
-      if (unsaid !== "") return unsaid;
+      if (pack.groups.length === 0 && given === undefined) {
+        // A line with room for the pack's main terms ten times over opens with them.
+        const main = room >= 10 * PACK_SUMMARY_BYTES ? describePack(pack) : "";
+        const rest = main === "" ? room : room - bytes(main) - bytes("; also ");
+        const unsaid = summarizePack(pack, catalog, rest, new Set([...said, ...stemsOf(main)]));
+        const text = [main, unsaid].filter((part) => part !== "").join("; also ");
+        if (text !== "") return text;
+      }
       // The groups, the operator's description or every telling term is in list_skills: here, skills by name.
       const opening = given === undefined ? "such as " : `${cut(given, room / 2)}; such as `;
       return cut(`${opening}${spread(pack.skills, room - bytes(opening)).join(", ")}`, room);

@@ -193,6 +193,20 @@ describe("previewOf", () => {
     expect(preview.instructions).toMatch(/^- vineyard \(60 skills\): /m);
   });
 
+  // Beside list_skills's summary of a pack, the instructions gave only the terms it had no room for: a host
+  // that shows only the instructions never read what the bench corpus's 130-skill scientific pack is
+  // mostly for (research, data, protein), only rarer words, the first of them alphabetically.
+  it("opens a long line of a summarized pack in the instructions with what list_packs says of it", async () => {
+    const scope = await scopeOf(skills("vineyard", 200));
+    const [vineyard] = scope.packs;
+    if (vineyard === undefined) throw new Error("pack vineyard expected");
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    expect(preview.listSkillsDescription).toMatch(/^vineyard: /m);
+    const main = preview.describePack(vineyard);
+    expect(main).not.toBe("");
+    expect(preview.instructions).toContain(`- vineyard (200 skills): ${main}; also `);
+  });
+
   // list_packs said "implementing, implement" of one pack and "penpot audit" of pack penpot: tokens every
   // agent pays for words a model already has.
   it("says one form of each word, and not the words of the pack's own name", async () => {
