@@ -91,11 +91,21 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
 
   if (settings.allowedHosts.length > 0) app.addHook("onRequest", hostGuard(settings.allowedHosts));
   if (settings.allowedOrigins.length > 0) {
-    // @fastify/cors answers an OPTIONS that is no preflight (no Origin or no Access-Control-Request-Method)
-    // with its own 400 in plain text; it is a method /mcp does not take, answered as without CORS.
+    // @fastify/cors answers an OPTIONS to any path, and one that is no preflight (no Origin or no
+    // Access-Control-Request-Method) with its own 400 in plain text. Only /mcp takes a browser's requests:
+    // an OPTIONS to any other path is answered as without CORS (a 404 naming the routes), and one to /mcp
+    // that is no preflight is a method /mcp does not take.
     app.addHook("onRequest", (request, reply, done) => {
+      if (request.method !== "OPTIONS") {
+        done();
+        return;
+      }
+      if (request.routeOptions.url !== "/mcp") {
+        reply.callNotFound();
+        return;
+      }
       const { origin, "access-control-request-method": asked } = request.headers;
-      if (request.method !== "OPTIONS" || request.routeOptions.url !== "/mcp" || (origin && asked)) {
+      if (origin && asked) {
         done();
         return;
       }

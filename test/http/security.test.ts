@@ -91,6 +91,30 @@ describe("ALLOWED_ORIGINS and ALLOWED_HOSTS", () => {
     }
   });
 
+  // Regression: a preflight to any path was answered 204 with the CORS headers of /mcp, so a browser was
+  // told it could POST to /mcp/x, /health or a path that does not exist; and an OPTIONS there that is no
+  // preflight was a 400 in plain text. Only /mcp takes a browser's requests.
+  it("answers a preflight to a path other than /mcp as without CORS: 404 naming the routes", async () => {
+    const preflight = { origin: "https://app.example.com", "access-control-request-method": "POST" };
+    for (const [path, headers] of [
+      ["/nope", preflight],
+      ["/mcp/x", preflight],
+      ["/health", preflight],
+      ["/metrics", preflight],
+      ["/nope", {}],
+    ] as const) {
+      const response = await fetch(`${server.url}${path}`, { method: "OPTIONS", headers });
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("access-control-allow-methods"), path).toBeNull();
+      expect(await response.json()).toMatchObject({
+        jsonrpc: "2.0",
+        error: { code: -32600, message: expect.stringContaining(`No route OPTIONS ${path}`) },
+      });
+    }
+    const trailing = await fetch(`${server.url}/mcp/`, { method: "OPTIONS", headers: preflight });
+    expect(trailing.status).toBe(204);
+  });
+
   it("refuses a Host that is not listed on /mcp, and leaves /health to probes that use the pod address", async () => {
     expect((await post(`${server.url}/mcp`, ping)).status).toBe(200);
     expect((await post(`${server.url}/mcp`, ping, { host: "skills.example.com:8443" })).status).toBe(200);
