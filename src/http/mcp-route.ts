@@ -208,15 +208,16 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
             ),
           );
       }
+      // Before the shape of a batch's members: a 2026-07-28 batch is refused whatever they hold.
+      const misfit = modernMisfitOf(request.headers, body);
+      if (misfit !== undefined) {
+        return reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, misfit));
+      }
       const problem = invalidMessageProblem(request.headers, body);
       if (problem !== undefined) {
         return reply
           .code(400)
           .send(jsonRpcError(JSON_RPC.invalidRequest, `Invalid Request: ${problem}`, requestId(body)));
-      }
-      const misfit = modernMisfitOf(request.headers, body);
-      if (misfit !== undefined) {
-        return reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, misfit));
       }
       const unsupported = unsupportedRevisionOf(request.headers, body);
       if (unsupported !== undefined) {

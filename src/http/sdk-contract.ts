@@ -189,21 +189,21 @@ const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS
 
 /**
  * Why a POST that names 2026-07-28 in its `MCP-Protocol-Version` header cannot be served, when its body is
- * a batch or a response, which that revision does not take from clients; undefined for anything else.
+ * a batch or a response, which that revision does not take from clients; undefined for anything else. A
+ * batch is refused as one whatever its members hold: fixing a member would not get it served.
  *
  * Assumption: the SDK routes such a body to the 2025 era (it names no envelope), whose transport refuses
- * the header as "Unsupported protocol version: 2026-07-28", a revision this server does speak.
+ * the header as "Unsupported protocol version: 2026-07-28", a revision this server does speak; a batch
+ * with a member that is no message it refuses for that member.
  */
 export function modernMisfitOf(headers: IncomingHttpHeaders, body: unknown): string | undefined {
   if (headers["mcp-protocol-version"] !== MODERN_REVISION) return undefined;
-  if (!Array.isArray(body) && !(isPlainObject(body) && ("result" in body || "error" in body)))
-    return undefined;
-  const outcome = classify(headers, body);
-  if (outcome.kind !== "legacy") return undefined;
-  if (outcome.reason === "batch") {
+  if (Array.isArray(body)) {
     return `Bad Request: MCP ${MODERN_REVISION} takes one JSON-RPC request or notification per POST, not a batch; send each in a POST of its own (batches are served to 2025 clients only).`;
   }
-  if (outcome.reason === "response") {
+  if (!(isPlainObject(body) && ("result" in body || "error" in body))) return undefined;
+  const outcome = classify(headers, body);
+  if (outcome.kind === "legacy" && outcome.reason === "response") {
     return `Bad Request: MCP ${MODERN_REVISION} takes no JSON-RPC responses from clients; POST a request or a notification.`;
   }
   return undefined;

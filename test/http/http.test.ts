@@ -267,6 +267,13 @@ describe("/mcp over HTTP", () => {
     ],
     ["a batch of notifications", [{ jsonrpc: "2.0", method: "notifications/initialized" }], "not a batch"],
     ["a response", { jsonrpc: "2.0", id: 1, result: {} }, "takes no JSON-RPC responses from clients"],
+    // Regression: told what was wrong with the member, a client fixed it, only to be told 2026-07-28
+    // takes no batches.
+    [
+      "a batch with a malformed member",
+      [{ jsonrpc: "2.0", id: 1, method: "tools/list" }, { id: 2, method: "ping" }, "x"],
+      "not a batch; send each in a POST of its own",
+    ],
   ])("refuses %s sent as 2026-07-28 for what it is", async (_, body, said) => {
     const response = await post(`${server.url}/mcp`, body, { "mcp-protocol-version": "2026-07-28" });
     expect(response.status).toBe(400);
