@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ByteBudget } from "../budget/index.js";
 import { formatSize, type Scope, SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
-import { fileBytesOf, type McpDeps, MODERN_REVISION, serverFactoryFor } from "../mcp/index.js";
+import { fileBytesOf, type McpDeps, serverFactoryFor } from "../mcp/index.js";
 import type { Answer } from "./answer-cache.js";
 import { hostGuard, registerApiKeys, registerCors } from "./guard.js";
 import { describeCall, JSON_RPC, jsonRpcError, requestId } from "./json-rpc.js";
@@ -14,7 +14,7 @@ import { McpEndpoints } from "./mcp-endpoint.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
 import { RequestOrigins } from "./request-origins.js";
 import { type CallerScope, headerText, ScopeResolver } from "./scope.js";
-import { invalidMessageProblem, modernMisfitOf, unsupportedRevisionOf } from "./sdk-contract.js";
+import { invalidMessageProblem, modernMisfitOf, unsupportedVersionOf } from "./sdk-contract.js";
 
 export interface McpRouteOptions {
   readonly mcp: McpDeps;
@@ -219,16 +219,19 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           .code(400)
           .send(jsonRpcError(JSON_RPC.invalidRequest, `Invalid Request: ${problem}`, requestId(body)));
       }
-      const unsupported = unsupportedRevisionOf(request.headers, body);
+      const unsupported = unsupportedVersionOf(request.headers, body);
       if (unsupported !== undefined) {
+        const { requested, supported } = unsupported;
+        // Only the 2026-07-28 refusal lists one version, its revision, which its data already names.
+        const listed = supported.length > 1 ? ` (supported versions: ${supported.join(", ")})` : "";
         return reply
           .code(400)
           .send(
             jsonRpcError(
               JSON_RPC.unsupportedProtocolVersion,
-              `Unsupported protocol version: ${unsupported}`,
+              `Unsupported protocol version: ${requested}${listed}`,
               requestId(body),
-              { supported: [MODERN_REVISION], requested: unsupported },
+              { supported, requested },
             ),
           );
       }

@@ -166,23 +166,56 @@ export function plainModernRequestOf(
   return nameHeaderAsWritten(single(headers["mcp-name"]), request.params) ? request : undefined;
 }
 
+/** A protocol version a request names that this server does not speak, and those it does, newest first. */
+export interface UnsupportedVersion {
+  readonly requested: string;
+  readonly supported: readonly string[];
+}
+
+/** Every protocol version this server speaks, newest first. */
+const SERVED_VERSIONS: readonly string[] = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
+
 /**
- * The protocol version a request names in its `MCP-Protocol-Version` header when the SDK reads that version
- * as a revision of 2026-07-28 or later that this server does not speak, and the body, one request, carries
- * no per-request envelope; undefined for anything else.
+ * The protocol version a request names in its `MCP-Protocol-Version` header when the SDK would refuse the
+ * request for it, and the versions to name instead; undefined for anything else.
  *
- * Assumption: the SDK refuses such a request as one missing its envelope (`-32602`, cell
- * `modern-header-without-claim`), while the same version named in an envelope, or on a notification, is
- * refused as an unsupported version (`-32022`, listing the supported revisions), as MCP asks of a server
- * that does not implement the requested version. The endpoint answers the request as the latter.
+ * Assumption: the SDK reads a version it does not know by where it sorts. One after 2026-07-28 (or not a
+ * date) on a request without a per-request envelope it refuses as a request missing its envelope
+ * (`-32602`, cell `modern-header-without-claim`), while the same version named in an envelope, or on a
+ * notification, is refused as an unsupported version (`-32022`, listing the supported revisions), as MCP
+ * asks of a server that does not implement the requested version: the endpoint answers the request as the
+ * latter. One before it routes the request to the 2025 era, whose transport refuses it (but for
+ * `initialize`, which negotiates) with `-32000` and `"id": null`, though the request has an id; MCP
+ * 2025-11-25 asks only for a 400 there, so the endpoint answers as for the later versions, under the
+ * request's id, listing every version it speaks.
  */
-export function unsupportedRevisionOf(headers: IncomingHttpHeaders, body: unknown): string | undefined {
+export function unsupportedVersionOf(
+  headers: IncomingHttpHeaders,
+  body: unknown,
+): UnsupportedVersion | undefined {
   const version = headers["mcp-protocol-version"];
   if (typeof version !== "string" || version === MODERN_REVISION || LEGACY_VERSIONS.has(version))
     return undefined;
   const outcome = classify(headers, body);
-  if (outcome.kind !== "reject" || outcome.cell !== "modern-header-without-claim") return undefined;
-  return version;
+  if (outcome.kind === "reject" && outcome.cell === "modern-header-without-claim")
+    return { requested: version, supported: [MODERN_REVISION] };
+  if (outcome.kind === "legacy" && legacyChecksVersion(headers, body))
+    return { requested: version, supported: SERVED_VERSIONS };
+  return undefined;
+}
+
+/**
+ * Whether the SDK's 2025 transport gets as far as checking the protocol version of `body`: the client
+ * accepts and sends what it asks (else 406 or 415 first), every message is one (else a parse error
+ * first), and none is the handshake, which negotiates instead.
+ */
+function legacyChecksVersion(headers: IncomingHttpHeaders, body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return (
+    acceptsBothAndSendsJson(headers) &&
+    messages.every(isJsonRpcMessage) &&
+    !messages.some((message) => isInitializeRequest(message))
+  );
 }
 
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);

@@ -175,6 +175,51 @@ describe("/mcp over HTTP", () => {
     }
   });
 
+  // Regression: a version that sorts before 2026-07-28 (a 2025 client's typo, or a version dropped) got
+  // the SDK's -32000 under "id": null, which a client cannot match to its request, while one after it was
+  // refused under the request's id with the versions to use.
+  it("refuses an unsupported version before 2026-07-28 under the request's id, listing every version it speaks", async () => {
+    const supported = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
+    for (const [version, id] of [
+      ["2024-01-01", 7],
+      ["2025-13-01", "seven"],
+    ] as const) {
+      const response = await post(
+        `${server.url}/mcp`,
+        { jsonrpc: "2.0", id, method: "tools/list" },
+        { "mcp-protocol-version": version },
+      );
+      expect([response.status, response.json], version).toEqual([
+        400,
+        {
+          jsonrpc: "2.0",
+          id,
+          error: {
+            code: -32022,
+            message: `Unsupported protocol version: ${version} (supported versions: ${supported.join(", ")})`,
+            data: { supported, requested: version },
+          },
+        },
+      ]);
+    }
+    const batch = await post(`${server.url}/mcp`, [ping(1), ping(2)], {
+      "mcp-protocol-version": "2024-01-01",
+    });
+    expect([batch.status, batch.json]).toMatchObject([400, { id: null, error: { code: -32022 } }]);
+    // The handshake negotiates: it is answered with the version the server would rather speak.
+    const handshake = await post(
+      `${server.url}/mcp`,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2024-01-01", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+      { "mcp-protocol-version": "2024-01-01" },
+    );
+    expect(handshake.json).toMatchObject({ id: 1, result: { protocolVersion: "2025-11-25" } });
+  });
+
   // Regression: a batch with a member of the wrong shape was answered "Bad Request: JSON-RPC batch contains
   // an invalid message", naming neither the member nor what is wrong with it.
   it.each([
