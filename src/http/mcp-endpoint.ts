@@ -8,7 +8,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Scope } from "../catalog/index.js";
-import type { ServerFactory } from "../mcp/index.js";
+import { type ServerFactory, servedMethods } from "../mcp/index.js";
 import { type Answer, AnswerCache, answerKeyOf } from "./answer-cache.js";
 import { RequestOrigins } from "./request-origins.js";
 import type { CallerScope } from "./scope.js";
@@ -21,7 +21,6 @@ import {
   plainLegacyRequestOf,
   plainModernRequestOf,
   ServerConnection,
-  servedMethods,
 } from "./sdk-contract.js";
 
 /**

@@ -21,11 +21,10 @@ import {
   type ProtocolEra,
   parseJSONRPCMessage,
   type RequestId,
-  type ServerCapabilities,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { messageShapeProblem } from "../json-rpc/index.js";
-import { MODERN_REVISION } from "../mcp/index.js";
+import { MODERN_REVISION, methodNotFoundMessage } from "../mcp/index.js";
 import { RequestOrigins } from "./request-origins.js";
 
 /*
@@ -427,35 +426,6 @@ export class ServerConnection extends PerRequestHTTPServerTransport {
   }
 }
 
-/** The Skills extension's key in `capabilities.extensions` (SEP-2640). */
-const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
-
-/**
- * The request methods a server of `era` with `capabilities` serves, as MCP ties them to its capabilities.
- *
- * Assumption: the SDK's server answers each of them, with a handler of its own or one registered for the
- * capability, and those of its era: `initialize` and `ping` in 2025, `server/discover` and
- * `subscriptions/listen` in 2026-07-28 (which has no `ping`); the Skills extension's, as its capability
- * declares them.
- */
-export function servedMethods(capabilities: ServerCapabilities, era: ProtocolEra): string[] {
-  const methods = era === "legacy" ? ["initialize", "ping"] : ["server/discover", "subscriptions/listen"];
-  if (capabilities.tools) methods.push("tools/list", "tools/call");
-  if (capabilities.prompts) methods.push("prompts/list", "prompts/get");
-  if (capabilities.resources) {
-    methods.push("resources/list", "resources/templates/list", "resources/read");
-    if (capabilities.resources.subscribe) methods.push("resources/subscribe", "resources/unsubscribe");
-  }
-  if (capabilities.completions) methods.push("completion/complete");
-  if (capabilities.logging) methods.push("logging/setLevel");
-  const skills = capabilities.extensions?.[SKILLS_EXTENSION];
-  if (skills) {
-    methods.push("skills/list", "skills/get");
-    if (isPlainObject(skills) && skills.directoryRead === true) methods.push("resources/directory/read");
-  }
-  return methods;
-}
-
 /**
  * `answer` (a JSON-RPC error or a batch of answers, from the SDK's entry) with each "Method not found"
  * naming the method asked, from `body`, and those `served`; the status and codes are kept.
@@ -478,7 +448,7 @@ export function namingMethods(answer: string, body: unknown, served: readonly st
     const error = isPlainObject(message) ? message.error : undefined;
     const method = isPlainObject(message) ? asked.get(message.id) : undefined;
     if (!isPlainObject(error) || error.code !== METHOD_NOT_FOUND || typeof method !== "string") continue;
-    error.message = `Method not found: ${JSON.stringify(method.slice(0, 100))}; this server serves ${served.join(", ")}.`;
+    error.message = methodNotFoundMessage(method, served);
     changed = true;
   }
   return changed ? JSON.stringify(parsed) : answer;

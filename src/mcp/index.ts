@@ -1,6 +1,7 @@
 export { type AnswerKeeping, answerKeeping, fileBytesOf } from "./answer-traits.js";
 export type { RequestTag, ToolContext } from "./context.js";
 export { formatPacks } from "./list-packs.js";
+export { methodNotFoundMessage, servedMethods } from "./served-methods.js";
 export {
   buildMcpDeps,
   listedSkills,

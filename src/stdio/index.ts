@@ -12,10 +12,11 @@ import { ZodError } from "zod";
 import { ByteBudget } from "../budget/index.js";
 import { SHUTDOWN_GRACE_MS } from "../config/index.js";
 import { messageShapeProblem } from "../json-rpc/index.js";
-import { fileBytesOf, MAX_READ_BYTES, type McpDeps, serverFactoryFor } from "../mcp/index.js";
+import { fileBytesOf, MAX_READ_BYTES, type McpDeps, servedMethods, serverFactoryFor } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
 import { InputLines } from "./input-lines.js";
+import { MethodNaming } from "./method-naming.js";
 
 /** The longest line (one JSON-RPC message) read from stdin: the SDK's own limit. */
 const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -84,7 +85,10 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   const transport = new BudgetedTransport(
     // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which ends
     // the connection, is never reached.
-    new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
+    new MethodNaming(
+      new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
+      () => served,
+    ),
     new ByteBudget(MAX_READ_BYTES),
     (method, params) =>
       method === "subscriptions/listen"
@@ -101,39 +105,50 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     "stdio: a message from the client was discarded by the SDK, and nothing answers it",
   );
   let outputClosed = false;
-  const handle = serveSdkStdio(serverFactoryFor(deps.mcp, scope), {
-    transport,
-    onerror: (error) => {
-      // What the SDK tells of while reading a line comes after the line parsed as JSON (it skips one that
-      // does not without a word).
-      input.parsed();
-      // The client went away (it exited, or closed its end of the pipe): the normal end of a session, which
-      // was logged as an error of ours with the write's whole stack.
-      if (isClosedPipe(error)) {
-        if (!outputClosed) deps.logger.info("stdio: the client closed stdout; stopping");
-        outputClosed = true;
-        return;
-      }
-      // JSON that is no JSON-RPC message at all (a batch, which 2025-06-18 dropped, or a message missing
-      // its members) is the client's mistake, which the SDK skips as it skips a line that is not JSON:
-      // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
-      if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
-        notMessage();
-        for (const answer of refusalsOf(jsonOf(input.current))) transport.answer(answer, ANSWER_BYTES);
-        return;
-      }
-      // A response or notification the SDK discards is the client's mistake, which nothing answers: said
-      // sparingly, with the SDK's words, not logged as a fault of ours with a stack.
-      if (DISCARDED_CLIENT_MESSAGE.test(error.message)) {
-        discarded(error.message);
-        return;
-      }
-      // A request the SDK refuses (a protocol revision it does not speak) is answered to the client: its
-      // mistake, logged at debug as /mcp logs it.
-      const refusal = error instanceof ProtocolError || error.message.startsWith("Rejected");
-      deps.logger[refusal ? "debug" : "error"]({ err: error }, "stdio");
+  // The methods the server now answering serves: the SDK makes one for the era the client opens with
+  // (and another, should a client that probed with server/discover go on in 2025).
+  let served: readonly string[] | undefined;
+  const newServer = serverFactoryFor(deps.mcp, scope);
+  const handle = serveSdkStdio(
+    (made) => {
+      const server = newServer(made);
+      served = servedMethods(server.server.getCapabilities(), made?.era ?? "legacy");
+      return server;
     },
-  });
+    {
+      transport,
+      onerror: (error) => {
+        // What the SDK tells of while reading a line comes after the line parsed as JSON (it skips one that
+        // does not without a word).
+        input.parsed();
+        // The client went away (it exited, or closed its end of the pipe): the normal end of a session, which
+        // was logged as an error of ours with the write's whole stack.
+        if (isClosedPipe(error)) {
+          if (!outputClosed) deps.logger.info("stdio: the client closed stdout; stopping");
+          outputClosed = true;
+          return;
+        }
+        // JSON that is no JSON-RPC message at all (a batch, which 2025-06-18 dropped, or a message missing
+        // its members) is the client's mistake, which the SDK skips as it skips a line that is not JSON:
+        // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
+        if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
+          notMessage();
+          for (const answer of refusalsOf(jsonOf(input.current))) transport.answer(answer, ANSWER_BYTES);
+          return;
+        }
+        // A response or notification the SDK discards is the client's mistake, which nothing answers: said
+        // sparingly, with the SDK's words, not logged as a fault of ours with a stack.
+        if (DISCARDED_CLIENT_MESSAGE.test(error.message)) {
+          discarded(error.message);
+          return;
+        }
+        // A request the SDK refuses (a protocol revision it does not speak) is answered to the client: its
+        // mistake, logged at debug as /mcp logs it.
+        const refusal = error instanceof ProtocolError || error.message.startsWith("Rejected");
+        deps.logger[refusal ? "debug" : "error"]({ err: error }, "stdio");
+      },
+    },
+  );
   await closed;
   await handle.close();
   await writtenOut(process.stdout, SHUTDOWN_GRACE_MS);

@@ -1,0 +1,39 @@
+import type { ProtocolEra, ServerCapabilities } from "@modelcontextprotocol/server";
+
+/** The Skills extension's key in `capabilities.extensions` (SEP-2640). */
+const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+
+/**
+ * The request methods a server of `era` with `capabilities` serves, as MCP ties them to its capabilities.
+ *
+ * Assumption (held by test/http/http.test.ts, which asks each one): the SDK's server answers each of them,
+ * with a handler of its own or one registered for the capability, and those of its era: `initialize` and
+ * `ping` in 2025, `server/discover` and `subscriptions/listen` in 2026-07-28 (which has no `ping`); the
+ * Skills extension's, as its capability declares them.
+ */
+export function servedMethods(capabilities: ServerCapabilities, era: ProtocolEra): string[] {
+  const methods = era === "legacy" ? ["initialize", "ping"] : ["server/discover", "subscriptions/listen"];
+  if (capabilities.tools) methods.push("tools/list", "tools/call");
+  if (capabilities.prompts) methods.push("prompts/list", "prompts/get");
+  if (capabilities.resources) {
+    methods.push("resources/list", "resources/templates/list", "resources/read");
+    if (capabilities.resources.subscribe) methods.push("resources/subscribe", "resources/unsubscribe");
+  }
+  if (capabilities.completions) methods.push("completion/complete");
+  if (capabilities.logging) methods.push("logging/setLevel");
+  const skills = capabilities.extensions?.[SKILLS_EXTENSION];
+  if (skills) {
+    methods.push("skills/list", "skills/get");
+    const { directoryRead } = skills as { directoryRead?: unknown };
+    if (directoryRead === true) methods.push("resources/directory/read");
+  }
+  return methods;
+}
+
+/**
+ * What "Method not found" says, over HTTP and stdio alike: the method asked, so that a client that mistyped
+ * one sees which, and those `served`, so that it need not guess. The SDK says only "Method not found".
+ */
+export function methodNotFoundMessage(method: string, served: readonly string[]): string {
+  return `Method not found: ${JSON.stringify(method.slice(0, 100))}; this server serves ${served.join(", ")}.`;
+}

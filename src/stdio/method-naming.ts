@@ -1,0 +1,66 @@
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  METHOD_NOT_FOUND,
+  type MessageExtraInfo,
+  type RequestId,
+  type Transport,
+  type TransportSendOptions,
+} from "@modelcontextprotocol/server";
+import { methodNotFoundMessage } from "../mcp/index.js";
+
+/**
+ * A transport whose "Method not found" answers name the method asked and those served, as `/mcp`'s do (the
+ * SDK's say only "Method not found"). `served` gives the methods of the server now answering, once there
+ * is one. Only requests for methods not among them are remembered, by id, until answered or cancelled.
+ */
+export class MethodNaming implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  readonly #unserved = new Map<RequestId, string>();
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly served: () => readonly string[] | undefined,
+  ) {}
+
+  start(): Promise<void> {
+    this.inner.onmessage = (message, extra) => {
+      if (isJSONRPCRequest(message) && !this.served()?.includes(message.method))
+        this.#unserved.set(message.id, message.method);
+      if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
+        const cancelled = (message.params as { requestId?: unknown } | undefined)?.requestId;
+        if (typeof cancelled === "string" || typeof cancelled === "number") this.#unserved.delete(cancelled);
+      }
+      this.onmessage?.(message, extra);
+    };
+    this.inner.onerror = (error) => this.onerror?.(error);
+    this.inner.onclose = () => this.onclose?.();
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message))
+      return this.inner.send(message, options);
+    const method = message.id === undefined ? undefined : this.#unserved.get(message.id);
+    if (method === undefined) return this.inner.send(message, options);
+    if (message.id !== undefined) this.#unserved.delete(message.id);
+    const served = this.served();
+    if (!isJSONRPCErrorResponse(message) || message.error.code !== METHOD_NOT_FOUND || served === undefined)
+      return this.inner.send(message, options);
+    const error = { ...message.error, message: methodNotFoundMessage(method, served) };
+    return this.inner.send({ ...message, error }, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  setProtocolVersion = (version: string): void => {
+    this.inner.setProtocolVersion?.(version);
+  };
+}

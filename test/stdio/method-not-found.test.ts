@@ -1,0 +1,39 @@
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ROOT, stdioServerProcess } from "../helpers/process.js";
+import { wireRequest } from "../helpers/requests.js";
+import { post, type RunningServer, startServer } from "../helpers/server.js";
+
+const SKILLS_DIR = path.join(ROOT, "examples/skills");
+
+// Regression: over stdio a method the server does not serve was answered with the SDK's bare "Method not
+// found", where /mcp names the method and those it serves; a client that mistyped one over stdio had to
+// guess which of its requests was wrong and what to send instead.
+describe("a method the server does not serve, over stdio and over HTTP", () => {
+  let http: RunningServer;
+  beforeAll(async () => {
+    http = await startServer(SKILLS_DIR);
+  });
+  afterAll(() => http.close());
+
+  it.each(["legacy", "modern"] as const)("is refused in the same words on both (%s)", async (era) => {
+    const asked = wireRequest(era, 9, "tools/lists");
+    const overHttp = await post(`${http.url}/mcp`, asked.body, asked.headers);
+    const said = (overHttp.json as { error: { message: string } }).error.message;
+    expect(said).toMatch(/^Method not found: "tools\/lists"; this server serves .*tools\/list, tools\/call/);
+
+    const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    try {
+      stdio.write(`${JSON.stringify(asked.body)}\n`);
+      // Asked again once the session has its server: named whether it opens the session or not.
+      stdio.write(`${JSON.stringify(wireRequest(era, 10, "tools/lists").body)}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(2), { timeout: 30_000 });
+      expect(stdio.answers()).toEqual([
+        { jsonrpc: "2.0", id: 9, error: { code: -32601, message: said } },
+        { jsonrpc: "2.0", id: 10, error: { code: -32601, message: said } },
+      ]);
+    } finally {
+      await stdio.end();
+    }
+  });
+});
