@@ -26,11 +26,15 @@ export function jsonRpcError(
   return { jsonrpc: "2.0", error: data === undefined ? { code, message } : { code, message, data }, id };
 }
 
-/** The id of a single JSON-RPC request body, so an HTTP-level error can still be matched to it. */
+/**
+ * The id of a single JSON-RPC request body, so an HTTP-level error can still be matched to it; null for an
+ * id MCP does not allow. A number past 2^53 was read as another (9007199254740993 as …992), and an answer
+ * under it could be matched to another request of the client's.
+ */
 export function requestId(body: unknown): string | number | null {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
   const id = (body as { id?: unknown }).id;
-  return typeof id === "string" || typeof id === "number" ? id : null;
+  return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)) ? id : null;
 }
 
 /** The JSON-RPC method and, for tools/call, the tool: what the request log line says was asked. */

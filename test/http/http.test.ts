@@ -220,6 +220,19 @@ describe("/mcp over HTTP", () => {
     expect(handshake.json).toMatchObject({ id: 1, result: { protocolVersion: "2025-11-25" } });
   });
 
+  // Regression: a refused request whose id is past 2^53 was answered under the id JSON read it as
+  // (9007199254740993 as 9007199254740992), which a client can match to another of its requests; and a
+  // fractional id, which MCP does not allow, was echoed where JSON-RPC asks null.
+  it("answers a refused request whose id MCP does not allow under a null id, never another id", async () => {
+    for (const id of ["9007199254740993", "1.5"]) {
+      const response = await post(`${server.url}/mcp`, `{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+      expect([response.status, response.json], id).toMatchObject([
+        400,
+        { id: null, error: { code: -32600 } },
+      ]);
+    }
+  });
+
   // Regression: a batch with a member of the wrong shape was answered "Bad Request: JSON-RPC batch contains
   // an invalid message", naming neither the member nor what is wrong with it.
   it.each([
