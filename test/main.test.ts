@@ -810,6 +810,28 @@ describe("a stdio client that sends requests of the wrong shape", () => {
   });
 });
 
+describe("a stdio client that sends a request with an id MCP does not allow", () => {
+  // Regression: a request with id 1.5, 2^53 + 1, null or true went unanswered (only a warning in the log),
+  // so its client waited out its own timeout, where /mcp says what is wrong with the id.
+  it("is told what is wrong with the id, in an answer without one", async () => {
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
+    for (const id of ["1.5", "9007199254740993", "null", "true"])
+      child.write(`{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`);
+    child.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":3'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    const refusals = child.answers().filter((answer) => answer.error !== undefined);
+    expect(refusals).toHaveLength(4);
+    for (const refusal of refusals) {
+      expect(refusal).not.toHaveProperty("id");
+      expect(refusal.error).toMatchObject({
+        code: -32600,
+        message: expect.stringContaining('Invalid Request: "id" must be a string or an integer'),
+      });
+    }
+  });
+});
+
 describe("a stdio client whose last line has no newline", () => {
   // Regression: the SDK drops what follows the last newline when stdin ends, without a word: a script that
   // wrote its last request without one (`printf '…'`) got no answer to it, and no clue why.

@@ -211,12 +211,15 @@ function jsonOf(line: Buffer | undefined): unknown {
  * The answers to JSON the SDK refused as no message: -32600 with its id to a request of the wrong shape,
  * which would otherwise go unanswered while its client waits out its own timeout, and so to each request
  * of a batch, up to the first MAX_BATCH (answering the 220,000 of a line of 9.5 MiB took 100 MiB more).
- * Nothing to anything else.
+ * A request whose id MCP does not allow (1.5, 2^53 + 1, null, true) is answered without an id, as a line
+ * that is not JSON is: it went unanswered, where /mcp says what is wrong with its id. Nothing to anything
+ * else.
  */
 function refusalsOf(json: unknown): JSONRPCErrorResponse[] {
   if (!Array.isArray(json)) {
+    if (!isRequestShaped(json)) return [];
     const id = requestIdOf(json);
-    return id === undefined ? [] : [invalidRequest(id, notMessage(json))];
+    return [invalidRequest(id, notMessage(json))];
   }
   return json.slice(0, MAX_BATCH).flatMap((member) => {
     const id = requestIdOf(member);
@@ -230,14 +233,17 @@ function notMessage(request: unknown): string {
   return problem === undefined ? NOT_MESSAGE : `Invalid Request: ${problem}`;
 }
 
+/** Whether `message` is a request, right or wrong: an object with a method and an id. */
+function isRequestShaped(message: unknown): message is { method: unknown; id: unknown } {
+  return typeof message === "object" && message !== null && "method" in message && "id" in message;
+}
+
 /**
  * The id of `message`, if it is a request (an object with a method and an id JSON-RPC allows): a response
  * or a notification gets no answer.
  */
 function requestIdOf(message: unknown): string | number | undefined {
-  if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message)) {
-    return undefined;
-  }
+  if (!isRequestShaped(message)) return undefined;
   const { id } = message;
   return typeof id === "string" || Number.isSafeInteger(id) ? (id as string | number) : undefined;
 }
@@ -250,9 +256,13 @@ const MAX_BATCH = 100;
 const NO_BATCH =
   "Invalid Request: a batch (a JSON array of messages) is not served over stdio; send each JSON-RPC message on a line of its own";
 
-/** The answer to a request on a line that is no valid JSON-RPC message, as `/mcp` answers one. */
-function invalidRequest(id: string | number, message: string): JSONRPCErrorResponse {
-  return { jsonrpc: "2.0", id, error: { code: INVALID_REQUEST, message } };
+/**
+ * The answer to a request on a line that is no valid JSON-RPC message, as `/mcp` answers one; without an
+ * id when its own is none MCP allows (see `tooLong` for why not `"id": null`).
+ */
+function invalidRequest(id: string | number | undefined, message: string): JSONRPCErrorResponse {
+  const error = { code: INVALID_REQUEST, message };
+  return id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error };
 }
 
 /** The answer to a line that is not JSON. It has no id, as `tooLong` has none. */
