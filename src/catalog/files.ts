@@ -224,13 +224,10 @@ export function readSkillDocument(skill: Skill): string {
 }
 
 /** Reads a catalog file as text, or describes it when it is binary; text over the cap is cut. */
-export async function readCatalogFile(
-  file: CatalogFile,
-  maxBytes: number = MAX_FILE_BYTES,
-): Promise<FileContent> {
+async function readCatalogFile(file: CatalogFile): Promise<FileContent> {
   const handle = await openListedFile(file.source);
   try {
-    const want = Math.min(file.size, maxBytes);
+    const want = Math.min(file.size, MAX_FILE_BYTES);
     const buffer = Buffer.alloc(want);
     const { bytesRead } = await handle.read(buffer, 0, want, 0);
     return describeBytes(buffer.subarray(0, bytesRead), file.size, file.path);
@@ -245,7 +242,7 @@ export async function readCatalogFile(
  * transport serve most repeated reads; this serves the first read of a skill in each scope, and the files
  * skills cite.
  */
-export const FILE_CACHE_BYTES = 8 * 1024 * 1024;
+const FILE_CACHE_BYTES = 8 * 1024 * 1024;
 /** What an entry costs besides its text, so that a budget of bytes also bounds a crowd of empty files. */
 const ENTRY_COST_BYTES = 1024;
 

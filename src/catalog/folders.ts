@@ -72,7 +72,7 @@ function withoutBadNames(dir: string, where: string, entries: Dirent[], issues: 
  * A file name as bytes, its UTF-8 parts as text (what no reader sees as `{U+…}`) and every other byte as
  * `\xNN`, for a log line.
  */
-export function escapeName(name: Uint8Array): string {
+function escapeName(name: Uint8Array): string {
   let text = "";
   for (let at = 0; at < name.length; ) {
     const length = sequenceLength(name[at] ?? 0);

@@ -6,9 +6,9 @@ import { findSkillAnyCase, narrowByPack, plural } from "./format.js";
 import { defineTool } from "./tool.js";
 
 /** A listing longer than this would flood the model's context; it is cut with a hint to narrow. */
-export const LISTED_SKILLS = 200;
+const LISTED_SKILLS = 200;
 /** A search shows only its best matches: past these, a model does better refining than reading on. */
-export const LISTED_MATCHES = 10;
+const LISTED_MATCHES = 10;
 /**
  * Past the listed skills of a scope no selector can narrow, this many more are named, without
  * descriptions: some 3,000 tokens at most, less than the 200 lines before them.

@@ -40,7 +40,7 @@ export interface ServerInfo {
 }
 
 /** The fixed tool surface, the same for every caller and every catalog. */
-export const TOOLS: readonly Tool[] = [listPacksTool, listSkillsTool, readSkillTool, readPackFileTool];
+const TOOLS: readonly Tool[] = [listPacksTool, listSkillsTool, readSkillTool, readPackFileTool];
 const TOOLS_BY_NAME: ReadonlyMap<string, Tool> = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
 /** The names of the tools, in the order tools/list gives them. */
@@ -209,7 +209,7 @@ const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false }
  * What ties a failed call to its request where the transport has no request of its own (stdio): the
  * JSON-RPC id the client gave it, as the SDK hands it to the handler, written visibly (see `visible`).
  */
-export function rpcIdOf(call: ServerContext): RequestTag {
+function rpcIdOf(call: ServerContext): RequestTag {
   const { id } = call.mcpReq;
   return { rpcId: typeof id === "string" ? visible(id) : id };
 }

@@ -20,9 +20,10 @@ import {
   MAX_FILE_BYTES,
   type Scope,
   type Skill,
+  skillPath,
   weighsMoreAsText,
 } from "../catalog/index.js";
-import { type SkillEntry, skillPath } from "../inspection/index.js";
+import type { SkillEntry } from "../inspection/index.js";
 import {
   decodeCursor,
   encodeCursor,
@@ -56,7 +57,7 @@ export const MAX_READ_BYTES = 8 * 1024 * 1024;
  * list 512 files, and a page of 100 such skills took some 9 MB, made afresh for every request (an answer
  * over 1 MiB is never kept) and 100 times over in a batch. A page this size is kept.
  */
-export const PAGE_BYTES = 512 * 1024;
+const PAGE_BYTES = 512 * 1024;
 
 /** What every `skill://` URI starts with, left out of cursors: they name a URI of the list's. */
 const SCHEME = "skill://";

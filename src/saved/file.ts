@@ -6,7 +6,7 @@ import path from "node:path";
  * How old a temporary file of an earlier `--build-index` must be to count as left by a run that was
  * killed: a run writes its file in one call and renames it at once, so one this old is not being written.
  */
-export const STALE_TEMPORARY_MS = 10 * 60 * 1000;
+const STALE_TEMPORARY_MS = 10 * 60 * 1000;
 
 /**
  * Writes `bytes` to `file` whole or not at all: to a temporary file beside it, then renamed over it.
