@@ -3,7 +3,7 @@ import path from "node:path";
 import { LRUCache } from "lru-cache";
 import { stripBom } from "./frontmatter.js";
 import { ChangedFileError, openListedFile, openListedFileSync } from "./open.js";
-import type { CatalogFile, Pack, Skill } from "./types.js";
+import { type CatalogFile, type Pack, SKILL_DOCUMENT, type Skill } from "./types.js";
 import { visible } from "./visible.js";
 
 /** Text files larger than this are cut: a quarter MiB is already some 60k tokens. */
@@ -140,7 +140,7 @@ export function skillOwningPath(pack: Pack, requested: string): { skill: Skill; 
     const folder = skill.folder === "" ? "" : `${skill.folder}/`;
     if (!key.startsWith(folder)) continue;
     const file = key.slice(folder.length);
-    const held = file === "SKILL.md" || skill.files.has(file);
+    const held = file === SKILL_DOCUMENT || skill.files.has(file);
     if (held && (owner === undefined || file.length < owner.file.length)) owner = { skill, file };
   }
   return owner;

@@ -1,8 +1,6 @@
-import { type CatalogFile, type FileContent, formatSize, MANIFEST_NAME } from "../catalog/index.js";
+import { type CatalogFile, type FileContent, formatSize } from "../catalog/index.js";
 import { plural } from "./format.js";
 
-/** The `file` value that asks for a file list instead of a file; the catalog lists no file of that name. */
-export const MANIFEST = MANIFEST_NAME;
 /** Past this many entries a manifest is cut: a skill with a vendored tree would flood the context. */
 const LISTED_FILES = 500;
 /**

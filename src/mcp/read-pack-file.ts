@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   filesInFolder,
+  MANIFEST_NAME,
   meantFilePath,
   type Pack,
   resolvePackFile,
@@ -8,7 +9,7 @@ import {
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { callByPath, findSkillAnyCase, holdersOf, isSelector, skillAtPath, ToolError } from "./format.js";
-import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
+import { formatFileContent, formatManifest } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
 export const readPackFileTool = defineTool({
@@ -20,12 +21,12 @@ export const readPackFileTool = defineTool({
     file: z
       .string()
       .max(1024)
-      .default(MANIFEST)
-      .describe(`Path in the pack; "${MANIFEST}" (default) lists files`),
+      .default(MANIFEST_NAME)
+      .describe(`Path in the pack; "${MANIFEST_NAME}" (default) lists files`),
   },
   run: async ({ pack: name, file }, context) => {
     const pack = findPack(context, name, file);
-    if (file === MANIFEST) {
+    if (file === MANIFEST_NAME) {
       return formatManifest(pack.files, {
         title: `Pack files of ${pack.name}`,
         empty: `Pack ${pack.name} has no pack-level files; its skills' files are read with read_skill.`,
@@ -80,7 +81,7 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
     const ref = context.scope.refOf(skill.skill);
     throw new ToolError(`"${name}" is a skill, not a pack: read_skill(skill="${ref}", file="${file}").`);
   }
-  const byPath = callByPath(context.listed, name, file === MANIFEST ? SKILL_DOCUMENT : file);
+  const byPath = callByPath(context.listed, name, file === MANIFEST_NAME ? SKILL_DOCUMENT : file);
   if (byPath !== undefined) throw new ToolError(`"${name}" is a path of ${byPath.owner}: ${byPath.call}.`);
   // list_packs shows each group under its pack: a model may take one for a pack.
   const [owner, ...others] = isSelector(context.scope, name) ? context.scope.narrow([name]).packs : [];

@@ -2,6 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import {
   filesInFolder,
+  MANIFEST_NAME,
   meantFilePath,
   normalizeFilePath,
   type Pack,
@@ -24,25 +25,25 @@ import {
   skillAtPath,
   ToolError,
 } from "./format.js";
-import { formatFileContent, formatManifest, MANIFEST } from "./manifest.js";
+import { formatFileContent, formatManifest } from "./manifest.js";
 import { defineTool } from "./tool.js";
 
 export const readSkillTool = defineTool({
   name: "read_skill",
   readsFiles: true,
-  description: `Read a skill's instructions (SKILL.md), or one of its files; file="${MANIFEST}" lists them.`,
+  description: `Read a skill's instructions (SKILL.md), or one of its files; file="${MANIFEST_NAME}" lists them.`,
   inputSchema: {
     skill: z.string().max(300).describe("Skill name, or pack/name when several packs share it"),
     file: z
       .string()
       .max(1024)
       .default(SKILL_DOCUMENT)
-      .describe(`Path inside the skill (default ${SKILL_DOCUMENT}); "${MANIFEST}" lists its files`),
+      .describe(`Path inside the skill (default ${SKILL_DOCUMENT}); "${MANIFEST_NAME}" lists its files`),
   },
   run: async ({ skill: ref, file }, context) => {
     const skill = findSkill(context, ref, file);
     const name = context.scope.refOf(skill);
-    if (file === MANIFEST) {
+    if (file === MANIFEST_NAME) {
       return formatManifest(skill.files, {
         title: `Files of skill ${name}`,
         empty: `Skill ${name} has no files besides ${SKILL_DOCUMENT}.`,
@@ -97,7 +98,7 @@ function findSkill(context: ToolContext, ref: string, file: string): Skill {
  */
 function callInPack(context: ToolContext, name: string, file: string): string | undefined {
   const pack = context.scope.findPackAnyCase(name);
-  if (pack === undefined || file === SKILL_DOCUMENT || file === MANIFEST) return undefined;
+  if (pack === undefined || file === SKILL_DOCUMENT || file === MANIFEST_NAME) return undefined;
   const packPath = resolvePackFile(pack, file)?.path ?? meantFilePath(file, pack.files.keys());
   if (packPath !== undefined) return `read_pack_file(pack="${pack.name}", file="${packPath}")`;
   const owner = skillOwningPath(pack, file);
@@ -109,7 +110,7 @@ async function formatDocument(skill: Skill, name: string, context: ToolContext):
   const body = formatFileContent(SKILL_DOCUMENT, await context.catalog.files.read(skill.document));
   const hints: string[] = [];
   if (skill.files.size > 0) {
-    hints.push(`${plural(skill.files.size, "file")}: read_skill(skill="${name}", file="${MANIFEST}")`);
+    hints.push(`${plural(skill.files.size, "file")}: read_skill(skill="${name}", file="${MANIFEST_NAME}")`);
   }
   const pack = context.scope.findPack(skill.pack);
   const packFiles = pack && packFilesCall(skill, pack);
@@ -199,5 +200,5 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   const holders = holdersOf(others, file, context.scope, "Other skills");
   if (size === 0)
     return `No file "${file}" in skill ${name}, which has no files besides ${SKILL_DOCUMENT}.${holders}`;
-  return `No file "${file}" in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill="${name}", file="${MANIFEST}") lists them.${holders}`;
+  return `No file "${file}" in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill="${name}", file="${MANIFEST_NAME}") lists them.${holders}`;
 }

@@ -40,6 +40,7 @@ import {
   mimeTypeOf,
   nameOfKey,
   parentOfKey,
+  SCHEME,
   type UriKey,
   uriOfKey,
 } from "./skill-uris.js";
@@ -58,9 +59,6 @@ export const MAX_READ_BYTES = 8 * 1024 * 1024;
  * over 1 MiB is never kept) and 100 times over in a batch. A page this size is kept.
  */
 const PAGE_BYTES = 512 * 1024;
-
-/** What every `skill://` URI starts with, left out of cursors: they name a URI of the list's. */
-const SCHEME = "skill://";
 
 /**
  * What a `skill://` URI names: a file of the skills the extension carries (of a nested skill, and of each
@@ -551,7 +549,7 @@ function foldersOf(targets: ReadonlyMap<UriKey, Target>): ReadonlyMap<UriKey, Fo
   return folders;
 }
 
-/** A cursor naming `uri`, of the list's `skill://` URIs. */
+/** A cursor naming `uri`, of the list's `skill://` URIs, less the scheme they all start with. */
 function cursorAfter(listing: Listing, uri: string): string {
   return encodeCursor(listing, uri.slice(SCHEME.length));
 }

@@ -6,7 +6,8 @@
  * exactly like a file that is not there; so do a query and a fragment.
  */
 
-const SCHEME = "skill://";
+/** What every `skill://` URI starts with. */
+export const SCHEME = "skill://";
 
 /** The key of a served file or folder: its pack and its path below, decoded, joined by `/`. */
 export type UriKey = string;
@@ -60,7 +61,7 @@ const PLAIN_KEY = /^[\w.~/-]*$/;
 export function uriOfKey(key: UriKey): string {
   if (PLAIN_KEY.test(key)) return `${SCHEME}${key}`;
   const [pack = "", ...path] = key.split("/");
-  return [`skill://${encodeURIComponent(pack)}`, ...path.map(encodeSegment)].join("/");
+  return [`${SCHEME}${encodeURIComponent(pack)}`, ...path.map(encodeSegment)].join("/");
 }
 
 /** Percent-encodes what a URI path segment cannot hold as is, as WHATWG URL serializes it. */
