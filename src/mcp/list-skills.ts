@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Scope, Skill } from "../catalog/index.js";
 import { MINIMAL_LIST_SKILLS } from "../preview/index.js";
 import type { SearchIndex, SearchResult, Vagueness } from "../search/index.js";
-import { findSkillAnyCase, narrowByPack, plural } from "./format.js";
+import { plural } from "./format.js";
+import { findSkillAnyCase, narrowByPack } from "./references.js";
 import { defineTool } from "./tool.js";
 
 /** A listing longer than this would flood the model's context; it is cut with a hint to narrow. */

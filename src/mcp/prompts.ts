@@ -16,8 +16,8 @@ import {
   listingOf,
   PAGE_SIZE,
 } from "./cursor.js";
-import { findSkillAnyCase } from "./format.js";
-import { formatFileContent } from "./manifest.js";
+import { formatFileContent } from "./format.js";
+import { findSkillAnyCase } from "./references.js";
 
 /**
  * Every skill in scope as a prompt (but those whose frontmatter says `user-invocable: false`), for clients

@@ -8,9 +8,9 @@ import {
   SKILL_DOCUMENT,
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { callByPath, findSkillAnyCase, holdersOf, isSelector, skillAtPath, ToolError } from "./format.js";
-import { formatFileContent, formatManifest } from "./manifest.js";
-import { defineTool } from "./tool.js";
+import { formatFileContent, formatManifest } from "./format.js";
+import { callByPath, findSkillAnyCase, holdersOf, isSelector, skillAtPath } from "./references.js";
+import { defineTool, ToolError } from "./tool.js";
 
 export const readPackFileTool = defineTool({
   name: "read_pack_file",

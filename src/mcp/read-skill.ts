@@ -14,19 +14,17 @@ import {
   skillOwningPath,
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
+import { formatFileContent, formatManifest, plural } from "./format.js";
 import {
   callByPath,
   callBySkillName,
   findSkillAnyCase,
   holdersOf,
   isSelector,
-  plural,
   readCall,
   skillAtPath,
-  ToolError,
-} from "./format.js";
-import { formatFileContent, formatManifest } from "./manifest.js";
-import { defineTool } from "./tool.js";
+} from "./references.js";
+import { defineTool, ToolError } from "./tool.js";
 
 export const readSkillTool = defineTool({
   name: "read_skill",

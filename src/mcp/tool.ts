@@ -6,7 +6,6 @@ import type {
 } from "@modelcontextprotocol/server";
 import { type ZodRawShape, z } from "zod";
 import type { ToolContext } from "./context.js";
-import { ToolError } from "./format.js";
 
 /**
  * Whether the answer to a call can be kept and given again to the same call in the same scope: every tool
@@ -14,6 +13,11 @@ import { ToolError } from "./format.js";
  * second time, since most searches are asked once.
  */
 export type AnswerKeeping = "always" | "when-repeated";
+
+/** A mistake of the caller: its message goes back to the model as an `isError` result. */
+export class ToolError extends Error {
+  override name = "ToolError";
+}
 
 /** A tool as written: its contract with the model (name, description, arguments) and what it does. */
 export interface ToolSpec<Shape extends ZodRawShape> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CatalogFile } from "../../src/catalog/index.js";
-import { formatManifest } from "../../src/mcp/manifest.js";
+import { formatManifest } from "../../src/mcp/format.js";
 
 const WORDING = {
   title: "Files of skill s",
