@@ -1,0 +1,163 @@
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { OPTION_NAMES, OPTIONS, SAVED_INDEX_NAME } from "./options.js";
+import { mebibytes, misspelledSettings, readSettings, SETTINGS, splitList } from "./settings.js";
+
+export type Transport = "http" | "stdio";
+
+export interface Config {
+  readonly skillsDir: string;
+  /** Where `skillsDir` came from, so the log can say when the bundled examples are served. */
+  readonly skillsDirOrigin: "SKILLS_DIR" | "./skills" | "examples";
+  /** `SKILL_PACKS` selectors: everything else is not loaded at all. Empty means every pack. */
+  readonly skillPacks: readonly string[];
+  readonly port: number;
+  readonly host: string;
+  readonly logLevel: string;
+  readonly transport: Transport;
+  readonly help: boolean;
+  /** `--version`: print the version and exit. */
+  readonly version: boolean;
+  /**
+   * `--steering`: print a line for CLAUDE.md, AGENTS.md or a system prompt that tells a model when to use
+   * the skills of `steeringPacks` (all loaded when empty), and exit.
+   */
+  readonly steering: boolean;
+  readonly steeringPacks: readonly string[];
+  /** `--build-index`: build the search index, save it to `savedIndexFile` and exit instead of serving. */
+  readonly buildIndex: boolean;
+  /** The saved index: written by `--build-index`, loaded at startup when it fits the catalog. */
+  readonly savedIndexFile: string;
+  /** `PROMPTS`: whether each skill is also an MCP prompt. */
+  readonly prompts: boolean;
+  /** `CATALOG_PREVIEW`: whether what a model sees up front names the packs in scope and their tasks. */
+  readonly catalogPreview: boolean;
+  /** `PACK_DESCRIPTIONS`: descriptions of packs by name, over those of `sources.json`. */
+  readonly packDescriptions: ReadonlyMap<string, string>;
+  /** `UNSAFE_SKILLS=serve`: serve skills a high finding of the audit makes unsafe (with a warning). */
+  readonly serveUnsafeSkills: boolean;
+  /** How the HTTP transport defends itself; ignored over stdio. */
+  readonly http: HttpSettings;
+  /** How long SIGTERM keeps serving with readiness failed, so load balancers stop sending first. */
+  readonly shutdownDrainMs: number;
+  /** Environment variables one slip from a setting's name, which the server warns about at startup. */
+  readonly misspelledSettings: readonly string[];
+}
+
+/** The HTTP edge's protections and limits. Every field has a safe default; see USAGE. */
+export interface HttpSettings {
+  /** Browser origins allowed to call the server; any other `Origin` header is refused with 403. */
+  readonly allowedOrigins: readonly string[];
+  /** When not empty, `/mcp` refuses a `Host` header that is not listed (`host` or `host:port`). */
+  readonly allowedHosts: readonly string[];
+  /** When not empty, `/mcp` requires `Authorization: Bearer <one of these>`. */
+  readonly apiKeys: readonly string[];
+  /** Requests per minute per client on `/mcp`; 0 means no limit. */
+  readonly rateLimitPerMinute: number;
+  /** Proxies in front whose `X-Forwarded-For` names the client (for rate limiting and logs). */
+  readonly trustProxyHops: number;
+  /** `/mcp` answers 503 while the mean event-loop delay is over this; 0 turns the check off. */
+  readonly shedEventLoopDelayMs: number;
+  /** `/mcp` answers 503 while event-loop utilisation (0-1) is over this; 0 turns the check off. */
+  readonly shedEventLoopUtilization: number;
+  /** `/mcp` answers 503 while resident memory is over this many bytes; 0 turns the check off. */
+  readonly shedRssBytes: number;
+  /** A client must send a whole request within this time, or the connection is closed. */
+  readonly requestTimeoutMs: number;
+  /** An idle connection is closed after this long without a request. */
+  readonly keepAliveTimeoutMs: number;
+  /** Larger request bodies are refused with 413. */
+  readonly maxBodyBytes: number;
+}
+
+/** A configuration problem: the server cannot start, and the message says what is valid. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Turns the environment and command line into a frozen Config, or throws one ConfigError listing every
+ * problem. The only reader of `process.env` is the caller that passes it in. Each setting is read as
+ * settings.ts declares it.
+ */
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  argv: readonly string[] = [],
+  cwd: string = process.cwd(),
+): Config {
+  const problems: string[] = [];
+  let args: {
+    stdio?: boolean;
+    "build-index"?: boolean;
+    steering?: boolean;
+    pack?: string[];
+    version?: boolean;
+    help?: boolean;
+  } = {};
+  try {
+    args = parseArgs({ args: [...argv], options: OPTIONS, strict: true }).values;
+  } catch (error) {
+    problems.push(`${(error as Error).message} (valid options: ${OPTION_NAMES})`);
+  }
+  const buildIndex = args["build-index"] === true;
+  const steering = args.steering === true;
+  if (buildIndex && args.stdio)
+    problems.push("--build-index saves the search index and exits: it serves nothing, over stdio or HTTP");
+  if (steering && (buildIndex || args.stdio))
+    problems.push("--steering prints a line and exits: it takes neither --build-index nor --stdio");
+  if (args.pack !== undefined && !steering)
+    problems.push("--pack narrows --steering; to narrow what the server loads, set SKILL_PACKS");
+  // A blank --pack (an unset variable in a script) would otherwise give the line of every pack.
+  if (args.pack !== undefined && steering && args.pack.flatMap(splitList).length === 0)
+    problems.push("--pack needs a selector (a pack, group or pack/group); leave it out for every pack");
+
+  // TRANSPORT first, without its problems (read again below): over stdio the HTTP settings are not checked.
+  const askedTransport = SETTINGS.TRANSPORT.read(env.TRANSPORT, { cwd, problems: [], name: "TRANSPORT" });
+  const values = readSettings(env, { cwd, problems }, args.stdio ? "stdio" : askedTransport);
+  const { skillsDir, skillsDirOrigin } = values.SKILLS_DIR;
+  if (buildIndex && skillsDirOrigin === "examples") {
+    problems.push(
+      `--build-index saves into the skills folder: set SKILLS_DIR (or run where ./skills is); the bundled examples need no saved index`,
+    );
+  }
+
+  // --help and --version read no setting: a bad one in the environment must not hide the help that fixes it.
+  const answersAlone = args.help === true || args.version === true;
+  if (problems.length > 0 && !answersAlone) throw new ConfigError(problems.join("; "));
+
+  const transport = args.stdio ? "stdio" : values.TRANSPORT;
+  return Object.freeze({
+    skillsDir,
+    skillsDirOrigin,
+    savedIndexFile: path.join(skillsDir, SAVED_INDEX_NAME),
+    prompts: values.PROMPTS === "on",
+    catalogPreview: values.CATALOG_PREVIEW === "on",
+    packDescriptions: values.PACK_DESCRIPTIONS,
+    serveUnsafeSkills: values.UNSAFE_SKILLS === "serve",
+    skillPacks: values.SKILL_PACKS,
+    port: values.PORT,
+    host: values.HOST,
+    logLevel: values.LOG_LEVEL,
+    transport,
+    help: args.help === true,
+    version: args.version === true,
+    steering,
+    steeringPacks: Object.freeze((args.pack ?? []).flatMap(splitList)),
+    buildIndex,
+    http: Object.freeze({
+      allowedOrigins: values.ALLOWED_ORIGINS,
+      allowedHosts: values.ALLOWED_HOSTS,
+      apiKeys: Object.freeze([...values.API_KEYS, ...values.API_KEYS_FILE]),
+      rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
+      trustProxyHops: values.TRUST_PROXY,
+      shedEventLoopDelayMs: values.SHED_EVENT_LOOP_DELAY_MS,
+      shedEventLoopUtilization: values.SHED_EVENT_LOOP_UTILIZATION,
+      shedRssBytes: mebibytes(values.SHED_RSS_MB),
+      requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_MS,
+      maxBodyBytes: values.MAX_BODY_BYTES,
+    }),
+    shutdownDrainMs: values.SHUTDOWN_DRAIN_MS,
+    misspelledSettings: Object.freeze(misspelledSettings(env, transport)),
+  });
+}
