@@ -9,19 +9,11 @@ export {
   describeBytes,
   type FileContent,
   FileReader,
-  filesInFolder,
   formatSize,
   isBinaryStart,
-  MANIFEST_NAME,
   MAX_FILE_BYTES,
-  meantFilePath,
-  normalizeFilePath,
-  packPathCitedBySkill,
   readCatalogBytes,
   readSkillDocument,
-  resolvePackFile,
-  resolveSkillFile,
-  skillOwningPath,
   weighsMoreAsText,
 } from "./files.js";
 export { describeFsError } from "./folders.js";
@@ -39,6 +31,16 @@ export {
   loadCatalog,
 } from "./load.js";
 export { ChangedFileError, readFileBeside } from "./open.js";
+export {
+  filesInFolder,
+  MANIFEST_NAME,
+  meantFilePath,
+  normalizeFilePath,
+  packPathCitedBySkill,
+  resolvePackFile,
+  resolveSkillFile,
+  skillOwningPath,
+} from "./paths.js";
 export { compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
 export { catalogFingerprint, fileStamp } from "./stamps.js";
 export {

@@ -1,7 +1,7 @@
 import { accessSync, constants, type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { unnameableReason } from "./files.js";
 import { describeFsError, readFolder } from "./folders.js";
+import { unnameableReason } from "./paths.js";
 import { compareText } from "./scope.js";
 import type { CatalogFile, CatalogIssue } from "./types.js";
 import { visible } from "./visible.js";

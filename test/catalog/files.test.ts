@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { meantFilePath, normalizeFilePath, weighsMoreAsText } from "../../src/catalog/files.js";
+import { weighsMoreAsText } from "../../src/catalog/files.js";
 import {
   type CatalogFile,
   describeBytes,
@@ -10,6 +10,7 @@ import {
   MAX_FILE_BYTES,
   skillOwningPath,
 } from "../../src/catalog/index.js";
+import { meantFilePath, normalizeFilePath } from "../../src/catalog/paths.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
 describe("normalizeFilePath", () => {
