@@ -1,5 +1,6 @@
 import { type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { firstPast } from "../sorted.js";
 import { caseCollisionIssue, caseCollisions } from "./case-collisions.js";
 import { DocumentReader, type DocumentRecord, KnownDocuments } from "./documents.js";
 import { FileReader } from "./files.js";
@@ -395,21 +396,9 @@ function holdsExactly(outer: Skill, paths: readonly string[], folder: string, in
   const same = (file: CatalogFile, at: string) => outer.files.get(prefix + at)?.source === file.source;
   if (!same(inner.document, SKILL_DOCUMENT)) return false;
   for (const [at, file] of inner.files) if (!same(file, at)) return false;
-  const first = firstIndex(paths, (at) => at >= prefix);
-  const after = firstIndex(paths, (at) => at >= prefix && !at.startsWith(prefix));
+  const first = firstPast(paths, (at) => at >= prefix);
+  const after = firstPast(paths, (at) => at >= prefix && !at.startsWith(prefix));
   return after - first === inner.files.size + 1;
-}
-
-/** The index of the first of `sorted` that `isPast` holds for, and for every one after it. */
-function firstIndex(sorted: readonly string[], isPast: (item: string) => boolean): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (isPast(sorted[middle] ?? "")) high = middle;
-    else low = middle + 1;
-  }
-  return low;
 }
 
 /** A skill folder in more than MAX_SKILL_NESTING others: neither it nor the skills in it are read. */

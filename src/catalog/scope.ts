@@ -1,3 +1,4 @@
+import { firstPast } from "../sorted.js";
 import { editDistance } from "./edit-distance.js";
 import type { CatalogFile, Group, Pack, Skill } from "./types.js";
 
@@ -351,14 +352,7 @@ function looseName(name: string): string {
 
 /** Where the first skill named `name` is, or would be, in `skills` sorted by name. */
 function firstNamed(skills: readonly Skill[], name: string): number {
-  let low = 0;
-  let high = skills.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareText(skills[middle]?.name ?? "", name) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return firstPast(skills, (skill) => compareText(skill.name, name) >= 0);
 }
 
 /** The one skill of `same` (skills of one name), or which are named so. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Scope } from "../catalog/index.js";
+import { firstPast } from "../sorted.js";
 
 /** Entries per page of every list this server pages: skills/list, prompts/list, resources/list, folder reads. */
 export const PAGE_SIZE = 100;
@@ -97,15 +98,7 @@ export function decodeCursor(listing: Listing, cursor: string): string {
  * name the last item of a page, a boundary that items added or removed elsewhere never move.
  */
 export function firstAfter<Item>(items: readonly Item[], atOrBefore: (item: Item) => boolean): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const item = items[middle];
-    if (item !== undefined && atOrBefore(item)) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return firstPast(items, (item) => !atOrBefore(item));
 }
 
 /** The protocol error for a cursor that names no page of its listing (an earlier version's cursors too). */

@@ -1,0 +1,15 @@
+/**
+ * The index of the first of `sorted` that `isPast` holds for, when it holds for every one after it too
+ * (a partition point), found by halving; `sorted.length` when it holds for none.
+ */
+export function firstPast<Item>(sorted: readonly Item[], isPast: (item: Item) => boolean): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const item = sorted[middle];
+    if (item === undefined || isPast(item)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
