@@ -1,8 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import { type Dirent, readdirSync } from "node:fs";
 import path from "node:path";
+import { compareText } from "../sorted.js";
 import { ChangedFileError } from "./open.js";
-import { compareText } from "./scope.js";
 import type { CatalogIssue } from "./types.js";
 import { visible } from "./visible.js";
 

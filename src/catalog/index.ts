@@ -2,6 +2,8 @@
  * The catalog: a skills folder on disk as an immutable Catalog (packs, groups, skills, their files), and
  * what other folders need to read it. Only what they use is exported here.
  */
+
+export { compareText } from "../sorted.js";
 export { type CaseCollision, caseCollisions } from "./case-collisions.js";
 export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export { editDistance } from "./edit-distance.js";
@@ -41,7 +43,7 @@ export {
   resolveSkillFile,
   skillOwningPath,
 } from "./paths.js";
-export { compareText, Scope, SelectorError, type SkillLookup } from "./scope.js";
+export { Scope, SelectorError, type SkillLookup } from "./scope.js";
 export { catalogFingerprint, fileStamp } from "./stamps.js";
 export {
   type CatalogFile,

@@ -1,13 +1,13 @@
 import { type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { firstPast } from "../sorted.js";
+import { compareText, firstPast } from "../sorted.js";
 import { caseCollisionIssue, caseCollisions } from "./case-collisions.js";
 import { DocumentReader, type DocumentRecord, KnownDocuments } from "./documents.js";
 import { FileReader } from "./files.js";
 import { describeFsError, readFolder } from "./folders.js";
 import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
 import { unnameableReason } from "./paths.js";
-import { compareSkills, compareText, Scope, SelectorError } from "./scope.js";
+import { compareSkills, Scope, SelectorError } from "./scope.js";
 import { readSources } from "./sources.js";
 import {
   type CatalogFile,

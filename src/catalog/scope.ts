@@ -1,4 +1,4 @@
-import { firstPast } from "../sorted.js";
+import { compareText, firstPast } from "../sorted.js";
 import { editDistance } from "./edit-distance.js";
 import type { CatalogFile, Group, Pack, Skill } from "./types.js";
 
@@ -386,15 +386,6 @@ function filesLeftIn(pack: Pack, groups: readonly Group[]): ReadonlyMap<string, 
 /** Orders skills the way every listing shows them: by name, then by pack. */
 export function compareSkills(a: Skill, b: Skill): number {
   return compareText(a.name, b.name) || compareText(a.pack, b.pack);
-}
-
-/**
- * Orders strings by UTF-16 code units, the same on every machine (no locale): how the catalog sorts
- * paths and names, and how the audit and the scripts that print it sort theirs.
- */
-export function compareText(a: string, b: string): number {
-  if (a === b) return 0;
-  return a < b ? -1 : 1;
 }
 
 function groupIntoPacks(skills: readonly Skill[], packFiles: PackFiles): Pack[] {

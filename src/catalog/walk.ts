@@ -1,8 +1,8 @@
 import { accessSync, constants, type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { compareText } from "../sorted.js";
 import { describeFsError, readFolder } from "./folders.js";
 import { unnameableReason } from "./paths.js";
-import { compareText } from "./scope.js";
 import type { CatalogFile, CatalogIssue } from "./types.js";
 import { visible } from "./visible.js";
 
