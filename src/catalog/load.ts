@@ -29,14 +29,6 @@ export interface Catalog {
   readonly sources: readonly Source[];
 }
 
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** The skills folder cannot be served: the server must not start. */
 export class CatalogError extends Error {
   override name = "CatalogError";
@@ -145,6 +137,15 @@ function isOnePacksFolder(scanned: Scope): boolean {
     scanned.packs.length >= 2 &&
     scanned.packs.every(({ skills }) => skills.length === 1 && skills[0]?.folder === "")
   );
+}
+
+/** Whether `file` is a regular file, following symlinks; false when it cannot be told. */
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function narrowedBySkillPacks(scanned: Scope, selectors: readonly string[]): Scope {
@@ -479,74 +480,34 @@ function readSkill(
   const document = plainFile
     ? { kind: "file" as const, real: documentPath }
     : resolveLink(documentPath, skillRoot);
-  if (document.kind !== "file") {
-    issues.push({
-      severity: "skipped",
-      path: where,
-      reason:
-        document.kind === "unreadable"
-          ? `SKILL.md ${document.reason}`
-          : "SKILL.md is not a regular file inside the skill folder",
-    });
+  // Left out, with the reason in `issues`; the skills nested in it are read all the same.
+  const skipped = (reason: string) => {
+    issues.push({ severity: "skipped", path: where, reason });
     return { nested };
+  };
+  if (document.kind !== "file") {
+    return skipped(
+      document.kind === "unreadable"
+        ? `SKILL.md ${document.reason}`
+        : "SKILL.md is not a regular file inside the skill folder",
+    );
   }
   const start = context.documents.read(path.posix.join(where, SKILL_DOCUMENT), document.real);
-  if ("problem" in start) {
-    issues.push({ severity: "skipped", path: where, reason: `SKILL.md ${start.problem}` });
-    return { nested };
-  }
+  if ("problem" in start) return skipped(`SKILL.md ${start.problem}`);
   const { parsed } = start;
-  if (!parsed.ok) {
-    issues.push({ severity: "skipped", path: where, reason: parsed.reason });
-    return { nested };
-  }
-  // `pack/name` names a skill to read_skill and to prompts: a slash in the name would make it another's.
-  if (parsed.name.includes("/")) {
-    issues.push({
-      severity: "skipped",
-      path: where,
-      reason: `name "${parsed.name}" holds a slash: skills are named pack/name, so a name cannot hold one`,
-    });
-    return { nested };
-  }
-
-  if (parsed.name.length > LONGEST_SERVED_NAME) {
-    issues.push({
-      severity: "skipped",
-      path: where,
-      reason:
-        `name "${excerpt(parsed.name, 64)}" is ${parsed.name.length} characters long: a skill is named as ` +
-        `its folder, and no folder's name is longer than ${LONGEST_SERVED_NAME}`,
-    });
-    return { nested };
-  }
+  if (!parsed.ok) return skipped(parsed.reason);
+  const refused = nameRefusal(parsed.name);
+  if (refused !== undefined) return skipped(refused);
+  const warn = (reason: string): CatalogIssue => ({ severity: "warning", path: where, reason });
   const violation = nameRuleViolation(parsed.name);
-  if (violation)
-    warnings.push({ severity: "warning", path: where, reason: `name "${parsed.name}" ${violation}` });
-  const namedOtherwise: CatalogIssue | undefined =
+  if (violation) warnings.push(warn(`name "${parsed.name}" ${violation}`));
+  const namedOtherwise =
     parsed.name === (folder === "" ? pack : path.posix.basename(folder))
       ? undefined
-      : { severity: "warning", path: where, reason: `name "${parsed.name}" differs from its folder` };
+      : warn(`name "${parsed.name}" differs from its folder`);
   if (namedOtherwise) warnings.push(namedOtherwise);
-  if (parsed.descriptionComment) {
-    warnings.push({
-      severity: "warning",
-      path: where,
-      reason:
-        'description ends where YAML reads " #" as the start of a comment, so what follows is not part of ' +
-        'it: put the description in quotes to keep it (description: "… #42 …")',
-    });
-  }
   const description = excerpt(parsed.description, MAX_DESCRIPTION_LENGTH);
-  if (description !== parsed.description) {
-    warnings.push({
-      severity: "warning",
-      path: where,
-      reason:
-        `description is longer than ${MAX_DESCRIPTION_LENGTH} characters (the Agent Skills limit): ` +
-        `listings, searches and prompts carry its first ${MAX_DESCRIPTION_LENGTH}`,
-    });
-  }
+  warnings.push(...descriptionWarnings(parsed, description).map(warn));
   const skill: Skill = {
     id: flat(`${pack}/${parsed.name}`),
     name: flat(parsed.name),
@@ -565,6 +526,41 @@ function readSkill(
     userInvocable: parsed.userInvocable,
   };
   return { skill: { skill, warnings, found, frontmatter: start.digest, namedOtherwise }, nested };
+}
+
+/**
+ * Why a skill of this name cannot be served, if it cannot: the tools name a skill `pack/name`, so a slash
+ * would make it another's, and a skill is named as its folder, which no system lets be that long.
+ */
+function nameRefusal(name: string): string | undefined {
+  if (name.includes("/"))
+    return `name "${name}" holds a slash: skills are named pack/name, so a name cannot hold one`;
+  if (name.length <= LONGEST_SERVED_NAME) return undefined;
+  return (
+    `name "${excerpt(name, 64)}" is ${name.length} characters long: a skill is named as ` +
+    `its folder, and no folder's name is longer than ${LONGEST_SERVED_NAME}`
+  );
+}
+
+/** What is off in a served skill's description, `served` being what listings carry of it. */
+function descriptionWarnings(
+  parsed: { readonly description: string; readonly descriptionComment?: true },
+  served: string,
+): string[] {
+  const warnings: string[] = [];
+  if (parsed.descriptionComment) {
+    warnings.push(
+      'description ends where YAML reads " #" as the start of a comment, so what follows is not part of ' +
+        'it: put the description in quotes to keep it (description: "… #42 …")',
+    );
+  }
+  if (served !== parsed.description) {
+    warnings.push(
+      `description is longer than ${MAX_DESCRIPTION_LENGTH} characters (the Agent Skills limit): ` +
+        `listings, searches and prompts carry its first ${MAX_DESCRIPTION_LENGTH}`,
+    );
+  }
+  return warnings;
 }
 
 /**
