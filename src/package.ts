@@ -8,18 +8,20 @@ import { fileURLToPath } from "node:url";
  * (its entry or one of its chunks), each at its own depth.
  */
 
-const NAME = "skills-mcp";
+/** The name in package.json, which the server also calls itself by. */
+export const PACKAGE_NAME = "skills-mcp";
 
 function findPackage(from: string): { root: string; version: string } {
   for (let dir = path.dirname(fileURLToPath(from)); ; dir = path.dirname(dir)) {
     const file = path.join(dir, "package.json");
     if (existsSync(file)) {
       const manifest = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown; version?: unknown };
-      if (manifest.name === NAME && typeof manifest.version === "string") {
+      if (manifest.name === PACKAGE_NAME && typeof manifest.version === "string") {
         return { root: dir, version: manifest.version };
       }
     }
-    if (path.dirname(dir) === dir) throw new Error(`${NAME}: no package.json of ${NAME} above ${from}`);
+    if (path.dirname(dir) === dir)
+      throw new Error(`${PACKAGE_NAME}: no package.json of ${PACKAGE_NAME} above ${from}`);
   }
 }
 

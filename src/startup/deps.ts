@@ -2,11 +2,11 @@ import type { Logger } from "pino";
 import { type Scope, SelectorError } from "../catalog/index.js";
 import type { Config } from "../config/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo } from "../mcp/index.js";
-import { PACKAGE_VERSION } from "../package.js";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "../package.js";
 import type { Prepared } from "./prepare.js";
 
 /** What the server calls itself: the package's name and version. */
-export const SERVER_INFO: ServerInfo = { name: "skills-mcp", version: PACKAGE_VERSION };
+export const SERVER_INFO: ServerInfo = { name: PACKAGE_NAME, version: PACKAGE_VERSION };
 
 /**
  * What the servers of a prepared catalog are built from, as the settings ask (PROMPTS, CATALOG_PREVIEW,
