@@ -3,7 +3,7 @@ import type { Scope, Skill } from "../catalog/index.js";
 import { MINIMAL_LIST_SKILLS } from "../preview/index.js";
 import type { SearchIndex, SearchResult, Vagueness } from "../search/index.js";
 import { plural } from "./format.js";
-import { findSkillAnyCase, narrowByPack } from "./references.js";
+import { findSkillAsWritten, narrowByPack } from "./references.js";
 import { defineTool } from "./tool.js";
 
 /** A listing longer than this would flood the model's context; it is cut with a hint to narrow. */
@@ -105,7 +105,7 @@ function strongLeftOut(
  * name wants that skill first, though a longer name holding the word may score higher.
  */
 function namedBy(query: string, scope: Scope): readonly Skill[] {
-  const lookup = findSkillAnyCase(scope, query);
+  const lookup = findSkillAsWritten(scope, query);
   if (lookup.kind === "found") return [lookup.skill];
   if (lookup.kind === "missing") return [];
   return lookup.candidates.flatMap((id) => {

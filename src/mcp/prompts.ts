@@ -17,7 +17,7 @@ import {
   PAGE_SIZE,
 } from "./cursor.js";
 import { formatFileContent } from "./format.js";
-import { findSkillAnyCase } from "./references.js";
+import { findSkillAsWritten } from "./references.js";
 
 /**
  * Every skill in scope as a prompt (but those whose frontmatter says `user-invocable: false`), for clients
@@ -65,7 +65,7 @@ export async function getPrompt(
 }
 
 function findPromptSkill(context: ToolContext, name: string): Skill {
-  const lookup = findSkillAnyCase(context.scope, name);
+  const lookup = findSkillAsWritten(context.scope, name);
   if (lookup.kind === "found" && lookup.skill.userInvocable) return lookup.skill;
   const message =
     lookup.kind === "ambiguous"

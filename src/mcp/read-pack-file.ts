@@ -9,7 +9,7 @@ import {
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { formatFileContent, formatManifest } from "./format.js";
-import { callByPath, findSkillAnyCase, holdersOf, isSelector, skillAtPath } from "./references.js";
+import { callByPath, findSkillAsWritten, holdersOf, isSelector, skillAtPath } from "./references.js";
 import { defineTool, ToolError } from "./tool.js";
 
 export const readPackFileTool = defineTool({
@@ -76,7 +76,7 @@ export const readPackFileTool = defineTool({
 function findPack(context: ToolContext, name: string, file: string): Pack {
   const pack = context.scope.findPackAnyCase(name.trim());
   if (pack) return pack;
-  const skill = findSkillAnyCase(context.listed, name);
+  const skill = findSkillAsWritten(context.listed, name);
   if (skill.kind === "found") {
     const ref = context.scope.refOf(skill.skill);
     throw new ToolError(`"${name}" is a skill, not a pack: read_skill(skill="${ref}", file="${file}").`);

@@ -18,7 +18,7 @@ import { formatFileContent, formatManifest, plural } from "./format.js";
 import {
   callByPath,
   callBySkillName,
-  findSkillAnyCase,
+  findSkillAsWritten,
   holdersOf,
   isSelector,
   readCall,
@@ -66,7 +66,7 @@ export const readSkillTool = defineTool({
 });
 
 function findSkill(context: ToolContext, ref: string, file: string): Skill {
-  const lookup = findSkillAnyCase(context.scope, ref);
+  const lookup = findSkillAsWritten(context.scope, ref);
   if (lookup.kind === "found") return lookup.skill;
   if (lookup.kind === "ambiguous") {
     throw new ToolError(`Several packs have a skill "${ref}"; use one of: ${lookup.candidates.join(", ")}.`);

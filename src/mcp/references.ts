@@ -28,7 +28,7 @@ import { ToolError } from "./tool.js";
  * selector and its name (`kubernetes-operations/helm-chart-scaffolding`, `agents/kubernetes-operations/…`),
  * as list_skills(pack) shows them together, is that skill too.
  */
-export function findSkillAnyCase(scope: Scope, ref: string): SkillLookup {
+export function findSkillAsWritten(scope: Scope, ref: string): SkillLookup {
   const written = ref.trim();
   const lookup = scope.findSkillAnyCase(written);
   if (lookup.kind !== "missing") return lookup;
@@ -59,7 +59,7 @@ export function narrowByPack(callerScope: Scope, pack: string | undefined, query
     return callerScope.narrow([pack]);
   } catch (error) {
     if (!(error instanceof SelectorError)) throw error;
-    const skill = findSkillAnyCase(callerScope, pack);
+    const skill = findSkillAsWritten(callerScope, pack);
     if (skill.kind === "found") {
       const ref = callerScope.refOf(skill.skill);
       throw new ToolError(`"${pack}" is a skill, not a pack or group: read_skill(skill="${ref}").`);
