@@ -1,0 +1,209 @@
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from "fastify";
+import { visible } from "../catalog/index.js";
+import type { HttpSettings } from "../config/index.js";
+import type { McpDeps } from "../mcp/index.js";
+import { isSaidSparingly } from "../sparingly.js";
+import { clientErrorHandler, expectationFailed, notFound } from "./client-errors.js";
+import { originGuard, wellFormedRequest } from "./guard.js";
+import { healthRoutes } from "./health-route.js";
+import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
+import { type McpCall, mcpRoutes } from "./mcp-route.js";
+import { Metrics, metricsRoutes } from "./metrics.js";
+import { Readiness } from "./readiness.js";
+
+export interface AppDeps {
+  /** What every MCP server is built from; its catalog is also what /health and /metrics report on. */
+  readonly mcp: McpDeps;
+  readonly logger: FastifyBaseLogger;
+  readonly settings: HttpSettings;
+  /** Flipped by shutdown so that /health fails first; a new one never drains. */
+  readonly readiness?: Readiness;
+  /** Skills a high finding of the audit makes unsafe: left out, or served as UNSAFE_SKILLS=serve asked. */
+  readonly unsafeSkills?: { readonly leftOut: number; readonly served: number };
+}
+
+/** The HTTP app: `/mcp`, `/health` and `/metrics`. Never listens and never reads the environment. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { settings } = deps;
+  const { catalog, info, resources } = deps.mcp;
+  const metrics = new Metrics(catalog, info.version);
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // One log line per request, written by the onResponse hook below with the tool and the scope.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: settings.maxBodyBytes,
+    // Slow senders (slowloris) lose their connection; Node checks at this interval.
+    requestTimeout: settings.requestTimeoutMs,
+    // Longer than the idle timeout of what is in front, which may otherwise send a request on a connection
+    // the server is closing (a 502 for its client): Fastify's 72 s outlasts AWS's ALB and ingress-nginx (60 s),
+    // not Google's load balancers (600 s) or Envoy (1 h).
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: settings.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, settings.requestTimeoutMs),
+    },
+    // The client is the address this many proxies back in X-Forwarded-For.
+    trustProxy:
+      settings.trustProxyHops > 0 ? (_address: string, hop: number) => hop < settings.trustProxyHops : false,
+    // A request that reached the server during shutdown is served, not refused: readiness failed
+    // earlier, so load balancers have stopped sending new ones.
+    return503OnClosing: false,
+    clientErrorHandler: clientErrorHandler(settings.requestTimeoutMs, deps.logger, metrics),
+    // `/mcp/` is a common way to write the endpoint's address.
+    routerOptions: { ignoreTrailingSlash: true },
+    // A path the router cannot decode (`/mcp%`), answered as every other error of this server is.
+    frameworkErrors: badPath(metrics),
+    // The routes' schemas are ours and fixed (the tests hold what they let through): checking them against
+    // JSON Schema's own meta-schema compiled that meta-schema at every start, some 40 ms of it.
+    ajv: { customOptions: { validateSchema: false } },
+  });
+  app.setNotFoundHandler(notFound);
+  app.server.on("checkExpectation", expectationFailed(metrics));
+
+  // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.
+  app.removeContentTypeParser("text/plain");
+
+  app.addHook("onRequest", wellFormedRequest());
+  app.addHook("onRequest", originGuard(settings.allowedOrigins));
+
+  // Once shutdown begins every answer closes its connection: a keep-alive connection that a request still
+  // in flight at close leaves idle would otherwise hold the process until the grace period runs out.
+  const readiness = deps.readiness ?? new Readiness();
+  app.addHook("onSend", (_request, reply, _payload, done) => {
+    if (readiness.draining) reply.header("connection", "close");
+    done();
+  });
+
+  // Every answer is counted and timed by route, method and status in /metrics, and POST /mcp's also by
+  // tool (src/http/mcp-route.ts). The log has a line for each refusal and failure, and for every request
+  // only at debug: at info, a line per answer cost some 15% of the CPU of a cached answer
+  // (docs/performance.md).
+  const logsEveryRequest = deps.logger.level === "debug" || deps.logger.level === "trace";
+  app.addHook("onResponse", (request, reply, done) => {
+    metrics.recordHttp(request.method, request.url, reply.statusCode, reply.elapsedTime / 1000);
+    const failed = reply.statusCode >= 400 || request.mcpCall?.failed === true;
+    // Built only when written: at info, every answered request paid for a line no one saw.
+    if (!failed && !logsEveryRequest) return done();
+    request.log[failed ? "info" : "debug"](
+      {
+        method: request.method,
+        url: request.url,
+        // The client, as the rate limit counts it (TRUST_PROXY): who is refused, or failing, and how often.
+        ip: request.ip,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        ...describeMcpCall(request),
+      },
+      "request",
+    );
+    done();
+  });
+
+  let shed = 0;
+  let lastShedAt = Number.NEGATIVE_INFINITY;
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
+    if (error.code === SHED) {
+      const now = Date.now();
+      // A new overload, after a quiet spell, is counted afresh: counted on from the last one, it went
+      // unsaid until the count reached the next power of ten.
+      if (now - lastShedAt > SHED_QUIET_MS) shed = 0;
+      lastShedAt = now;
+      shed++;
+      // Each shed request has its request line (503): said each time, the warning doubled what an
+      // overloaded server wrote.
+      if (isSaidSparingly(shed)) {
+        request.log.warn({ ...describeMcpCall(request), shed }, "overloaded: request shed");
+      }
+      return reply.code(503).send(jsonRpcError(JSON_RPC.unavailable, error.message));
+    }
+    if (status >= 500) request.log.error({ err: error, ...describeMcpCall(request) }, "request failed");
+    const code = NOT_JSON.has(error.code) ? JSON_RPC.parseError : JSON_RPC.invalidRequest;
+    return reply
+      .code(status)
+      .send(
+        jsonRpcError(status >= 500 ? JSON_RPC.internalError : code, clientMessage(error, status, settings)),
+      );
+  });
+
+  await app.register(mcpRoutes, { mcp: deps.mcp, settings, metrics });
+  await app.register(healthRoutes, {
+    catalog,
+    version: info.version,
+    readiness,
+    extensionSkills: resources.carried,
+    unsafeSkills: deps.unsafeSkills ?? { leftOut: 0, served: 0 },
+  });
+  await app.register(metricsRoutes, { metrics });
+  return app;
+}
+
+function badPath(metrics: Metrics) {
+  return (_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    // Answered outside every hook, so the request line is written and the answer counted here; Fastify's
+    // request for it knows no proxies, so the address is the connection's, as for requests Node refuses
+    // (client-errors.ts).
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: 400,
+        remoteAddress: request.raw.socket.remoteAddress,
+      },
+      "request",
+    );
+    reply
+      .code(400)
+      .send(
+        jsonRpcError(
+          JSON_RPC.invalidRequest,
+          "Bad request: the request target is not a valid path, as in POST /mcp (a % must start an escape such as %2F).",
+        ),
+      );
+    metrics.recordHttp(request.method, request.url, 400, reply.elapsedTime / 1000);
+  };
+}
+
+/**
+ * The call a POST /mcp made, for its log lines: method, tool and scope (none for other routes). Each is
+ * the client's own text, which JSON leaves raw outside C0 controls: a line separator, a C1 control such
+ * as CSI or a bidi override is written `{U+2028}`, so that no client can forge or redraw a log line.
+ */
+function describeMcpCall(request: FastifyRequest): Omit<McpCall, "failed"> | undefined {
+  const call = request.mcpCall;
+  return call ? { rpc: shown(call.rpc), tool: shown(call.tool), scope: shown(call.scope) } : undefined;
+}
+
+function shown(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : visible(text);
+}
+
+/** Fastify's errors for a JSON body that is not JSON: an empty one is no more JSON than a broken one. */
+const NOT_JSON: ReadonlySet<string> = new Set([
+  "FST_ERR_CTP_INVALID_JSON_BODY",
+  "FST_ERR_CTP_EMPTY_JSON_BODY",
+]);
+
+/** The code of @fastify/under-pressure's error: load shedding, a refusal rather than a fault. */
+const SHED = "FST_UNDER_PRESSURE";
+/** A shed this long after the last one begins a new overload, warned of as the first was. */
+export const SHED_QUIET_MS = 60_000;
+
+/** What the client is told: Fastify's own message for its mistakes, nothing internal for ours. */
+function clientMessage(error: FastifyError, status: number, settings: HttpSettings): string {
+  if (status >= 500) return "Internal server error";
+  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+    return `Request body is too large: the limit is ${settings.maxBodyBytes} bytes.`;
+  }
+  if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+    return "Unsupported content type: send the JSON-RPC message as application/json.";
+  }
+  return error.message;
+}
