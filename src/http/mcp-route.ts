@@ -229,7 +229,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           .send(
             jsonRpcError(
               JSON_RPC.unsupportedProtocolVersion,
-              `Unsupported protocol version: ${requested}${listed}`,
+              `Unsupported protocol version: ${requested.trim() === "" ? "the MCP-Protocol-Version header is empty" : requested}${listed}`,
               requestId(body),
               { supported, requested },
             ),

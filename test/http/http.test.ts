@@ -202,6 +202,21 @@ describe("/mcp over HTTP", () => {
         },
       ]);
     }
+    const empty = await post(
+      `${server.url}/mcp`,
+      { jsonrpc: "2.0", id: 8, method: "tools/list" },
+      { "mcp-protocol-version": "" },
+    );
+    expect([empty.status, empty.json]).toMatchObject([
+      400,
+      {
+        id: 8,
+        error: {
+          code: -32022,
+          message: `Unsupported protocol version: the MCP-Protocol-Version header is empty (supported versions: ${supported.join(", ")})`,
+        },
+      },
+    ]);
     const batch = await post(`${server.url}/mcp`, [ping(1), ping(2)], {
       "mcp-protocol-version": "2024-01-01",
     });
