@@ -3,13 +3,19 @@ import { ChangedFileError, readFileBeside } from "./open.js";
 import { type CatalogIssue, MAX_PACK_DESCRIPTION, type SkippedFile, type Source } from "./types.js";
 
 /**
+ * The largest `sources.json` read. The fetcher writes a few KiB (a commit and the files it skipped for each
+ * source, at most 20,000 files a source); one larger is not its.
+ */
+export const MAX_SOURCES_BYTES = 16 * 1024 * 1024;
+
+/**
  * `sources.json`, written by the fetcher, says which commit each pack came from and what it did not copy;
  * the one reader of it. A file that is not such a record is ignored, with a warning.
  */
 export function readSources(root: string, issues: CatalogIssue[]): Source[] {
   let text: string;
   try {
-    text = readFileBeside(path.join(root, "sources.json")).toString("utf8");
+    text = readFileBeside(path.join(root, "sources.json"), MAX_SOURCES_BYTES).toString("utf8");
   } catch (error) {
     // A FIFO there would have stalled the start until something wrote to it.
     if (error instanceof ChangedFileError) {

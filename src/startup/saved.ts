@@ -33,6 +33,12 @@ const SEARCH = "search";
 const INSPECTION = "inspection";
 const TERMS = "terms";
 
+/**
+ * The largest saved index read: 50,000 skills save 83 MiB. One larger is not read at all (a sparse file of
+ * 1.9 GB was read whole, taking 2 GB of memory), and the start works out what it would hold.
+ */
+export const MAX_SAVED_INDEX_BYTES = 256 * 1024 * 1024;
+
 /** What a start takes from the saved index, part by part; nothing when there is none it can use. */
 export class SavedStart {
   static readonly NOTHING = new SavedStart(undefined, 0);
@@ -52,7 +58,7 @@ export class SavedStart {
   static read(file: string, logger: Logger): SavedStart {
     let bytes: Uint8Array;
     try {
-      bytes = readFileBeside(file);
+      bytes = readFileBeside(file, MAX_SAVED_INDEX_BYTES);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") {

@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -122,6 +122,23 @@ describe("loadCatalog on the standard tree", () => {
           path: "sources.json",
           reason: "ignored: the skipped files of alpha are not a list of paths and reasons",
         },
+      ]);
+    } finally {
+      await folder.remove();
+    }
+  });
+
+  // Regression: a sparse sources.json of 1.9 GB was read whole (2 GB of memory, some 17 s of CPU) and then
+  // ignored without a word.
+  it("ignores a sources.json larger than 16 MiB with a warning, reading none of it", async () => {
+    const folder = await makeTree({
+      "alpha/one/SKILL.md": skillMd("one"),
+      "sources.json": "",
+    });
+    try {
+      await truncate(path.join(folder.dir, "sources.json"), 16 * 1024 * 1024 + 1);
+      expect(loadCatalog(folder.dir).issues).toEqual([
+        { severity: "warning", path: "sources.json", reason: "ignored: it is larger than 16 MiB" },
       ]);
     } finally {
       await folder.remove();

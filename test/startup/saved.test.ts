@@ -1,4 +1,4 @@
-import { mkdir, rm, utimes, writeFile } from "node:fs/promises";
+import { mkdir, rm, truncate, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,5 +96,25 @@ describe("a saved search index of another catalog is refused, saying why", () =>
   it("refuses it for another SKILL_PACKS selection", () => {
     expect(problemWith(["tools"])).toBe("outdated: built from another catalog: 3 skills, where 2 are loaded");
     expect(problemWith(["tools", "garden/kit"])).toBe("accepted");
+  });
+});
+
+// Regression: a sparse saved index of 1.9 GB was read whole, taking 2 GB of memory, before being found
+// to be no saved index.
+describe("a saved index larger than any catalog saves", () => {
+  it("is not read, and the log says why", async () => {
+    const tree = await makeTree({ "p/ok/SKILL.md": skillMd("ok"), ".search-index": "" });
+    try {
+      const file = path.join(tree.dir, ".search-index");
+      await truncate(file, 256 * 1024 * 1024 + 1);
+      const lines: string[] = [];
+      const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(line) });
+      expect(SavedStart.read(file, logger).bytes).toBe(0);
+      expect(lines.map((line) => JSON.parse(line).problem)).toEqual([
+        "cannot be read: it is larger than 256 MiB",
+      ]);
+    } finally {
+      await tree.remove();
+    }
   });
 });
