@@ -26,6 +26,15 @@ const BYTE_ORDER_MARK = 0x01020304;
 const SWAPPED_BYTE_ORDER_MARK = 0x04030201;
 const FINGERPRINT_BYTES = 32;
 const HEADER_BYTES = 24 + FINGERPRINT_BYTES;
+/**
+ * The most parts, and pieces in a part, a file may hold: a server saves four parts of at most some tens of
+ * pieces. Each is an object in memory, and a crafted file of 160 MB declaring 20 million empty pieces took
+ * 2.5 GB to read before its checksum was found not to match.
+ */
+const MAX_PARTS = 64;
+const MAX_PIECES = 1024;
+/** The longest part name read, in bytes; each is quoted in the log when its part is damaged. */
+const MAX_PART_NAME_BYTES = 64;
 
 /** What the catalog was when the file was saved: its skill count, and a digest of the rest. */
 export interface CatalogFingerprint {
@@ -112,14 +121,28 @@ export function readSavedIndex(file: Uint8Array): { ok: true; index: SavedIndex 
   if (mark !== BYTE_ORDER_MARK) return damaged("malformed header");
   const fingerprint = { skills: bytes.readUInt32LE(16), digest: bytes.subarray(24, HEADER_BYTES) };
   const parts = new Map<string, Uint8Array[]>();
+  const partCount = bytes.readUInt32LE(20);
+  if (partCount > MAX_PARTS)
+    return damaged(`malformed header: ${partCount} parts, where at most ${MAX_PARTS} are read`);
   let at = HEADER_BYTES;
-  for (let count = bytes.readUInt32LE(20); count > 0; count--) {
+  for (let count = partCount; count > 0; count--) {
     if (at + 4 > bytes.length) return truncated();
-    const nameBytes = bytes.subarray(at + 4, at + 4 + bytes.readUInt32LE(at));
+    const nameLength = bytes.readUInt32LE(at);
+    if (nameLength > MAX_PART_NAME_BYTES) {
+      return damaged(
+        `damaged: a part's name takes ${nameLength} bytes, where at most ${MAX_PART_NAME_BYTES} are read`,
+      );
+    }
+    const nameBytes = bytes.subarray(at + 4, at + 4 + nameLength);
     const countAt = aligned(at + 4 + nameBytes.length);
     if (countAt + 8 > bytes.length) return truncated();
     const name = nameBytes.toString("utf8");
     const pieceCount = bytes.readUInt32LE(countAt);
+    if (pieceCount > MAX_PIECES) {
+      return damaged(
+        `damaged: its part "${name}" holds ${pieceCount} pieces, where at most ${MAX_PIECES} are read`,
+      );
+    }
     const lengthsAt = countAt + 8;
     at = lengthsAt + 8 * pieceCount;
     if (at > bytes.length) return truncated();

@@ -60,6 +60,27 @@ describe("the saved index's container", () => {
     expect(Buffer.from(pieces[0] ?? [])).toEqual(Buffer.from("search index bytes"));
   });
 
+  // Regression: each piece and part is an object in memory, made before the checksum is compared, and a
+  // crafted file of 160 MB declaring 20 million empty pieces took 2.5 GB to read. A server saves four
+  // parts of some tens of pieces, named in a few bytes.
+  it("refuses a file of more parts or pieces, or longer part names, than a server saves, before reading them", () => {
+    const problem = (parts: Map<string, Uint8Array[]>) => {
+      const result = readSavedIndex(savedIndexBytes({ fingerprint: FINGERPRINT, parts }));
+      return result.ok ? "read" : result.problem;
+    };
+    const empty = () => [Buffer.alloc(0)];
+    expect(problem(new Map([["search", Array.from({ length: 1024 }, () => Buffer.alloc(0))]]))).toBe("read");
+    expect(problem(new Map([["search", Array.from({ length: 1025 }, () => Buffer.alloc(0))]]))).toBe(
+      'damaged: its part "search" holds 1025 pieces, where at most 1024 are read',
+    );
+    expect(problem(new Map(Array.from({ length: 65 }, (_, i) => [`part${i}`, empty()])))).toBe(
+      "malformed header: 65 parts, where at most 64 are read",
+    );
+    expect(problem(new Map([["x".repeat(65), empty()]]))).toBe(
+      "damaged: a part's name takes 65 bytes, where at most 64 are read",
+    );
+  });
+
   // Regression (issue 24): a same-length edit of a description or a digest inside .search-index was served
   // as is; only a torn file was noticed.
   it.each([
