@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { access, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { GitError, type SimpleGit } from "simple-git";
+import type { SourceLimits } from "./copy.js";
 import { oneLine, SourceError, withoutCredentials } from "./errors.js";
 import { gitAt } from "./git.js";
 import type { SkillSource } from "./manifest.js";
@@ -40,6 +41,13 @@ function storeFolder(storesDir: string, repo: string): string {
 }
 
 /**
+ * How many times a source's limits the checkout of its whole repository may write. Git writes every file of
+ * the pinned commit before a byte is copied and counted, and a file of a gigabyte of zeros takes a megabyte
+ * of the repository: a small repository filled the build machine's disk whatever `--max-mib` said.
+ */
+export const CHECKOUT_FACTOR = 4;
+
+/**
  * Brings `source.ref` into the store (from the store itself when already there, else by a shallow fetch
  * of that exact commit, else by a full fetch when the server refuses that) and checks it out in `workDir`.
  */
@@ -48,11 +56,22 @@ export async function checkoutSource(
   storesDir: string,
   workDir: string,
   signal: AbortSignal | undefined,
+  limits: SourceLimits,
 ): Promise<Checkout> {
   const store = storeFolder(storesDir, source.repo);
   const guard = <T>(what: string, step: () => Promise<T>) => withGitMessage(source.name, what, step);
   const storeGit = await guard("cannot prepare its git store", () => openStore(store, source.repo, signal));
   const method = await fetchCommit(storeGit, source, guard);
+  const size = await guard("cannot list its files", () => checkoutSize(storeGit, source.ref));
+  const most = { files: CHECKOUT_FACTOR * limits.files, bytes: CHECKOUT_FACTOR * limits.bytes };
+  if (size.files > most.files || size.bytes > most.bytes) {
+    throw new SourceError(
+      source.name,
+      `its checkout would write ${count(size.files)} files of ${count(mib(size.bytes))} MiB, where a ` +
+        `checkout of the whole repository may write ${count(most.files)} files and ${count(mib(most.bytes))} ` +
+        `MiB, ${CHECKOUT_FACTOR} times what one source may bring (--max-files and --max-mib set them) (${source.ref})`,
+    );
+  }
   // A ref keeps the commit in the store, and lets the next shallow fetch send only what is new.
   await guard("cannot record the fetched commit", () =>
     storeGit.raw(["update-ref", `refs/sources/${source.name}`, source.ref]),
@@ -81,6 +100,29 @@ export async function checkoutSource(
     await remove();
     throw error;
   }
+}
+
+/** The files (blobs) a checkout of `ref` writes, and their bytes, as the store's tree says before any is written. */
+async function checkoutSize(storeGit: SimpleGit, ref: string): Promise<{ files: number; bytes: number }> {
+  // Each entry: mode, type, object, size (padded), a tab, the path; NUL-ended.
+  const listing = await storeGit.raw(["ls-tree", "-r", "-l", "-z", "--full-tree", ref]);
+  let files = 0;
+  let bytes = 0;
+  for (const entry of listing.split("\0")) {
+    const [, type, , size] = entry.slice(0, Math.max(entry.indexOf("\t"), 0)).split(/ +/);
+    if (type !== "blob") continue;
+    files++;
+    bytes += Number(size);
+  }
+  return { files, bytes };
+}
+
+function mib(bytes: number): number {
+  return Math.ceil(bytes / (1024 * 1024));
+}
+
+function count(value: number): string {
+  return value.toLocaleString("en-US");
 }
 
 /** The submodules (gitlinks) at `source.ref` in its path and extras. */

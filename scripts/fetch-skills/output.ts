@@ -248,7 +248,7 @@ export async function fetchSourceInto(
   packDir: string,
   { limits, signal }: Pick<FetchPlan, "limits" | "signal">,
 ): Promise<{ method: FetchMethod; skipped: SkippedFile[] }> {
-  const checkout = await checkoutSource(source, stores, workDir, signal);
+  const checkout = await checkoutSource(source, stores, workDir, signal, limits);
   try {
     const skipped = await copySource(source, checkout.dir, packDir, new SourceBudget(limits));
     return {

@@ -104,6 +104,24 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     expect((await runFetcher(["--max-files", "1000", "--max-mib", "2"], site)).code).toBe(0);
   });
 
+  // Regression: git wrote the whole repository at the pin before anything was counted, and a file of a
+  // gigabyte of zeros takes a megabyte of the repository: one outside the source's path filled the disk.
+  it("refuses a source whose checkout would write more than 4 times its limits, before writing it", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "bomb"), [
+      { "skills/small/SKILL.md": skillMd("small"), "videos/zeros.bin": Buffer.alloc(5 * 1024 * 1024) },
+    ]);
+    const ref = repo.commits[0] ?? "";
+    const site = await makeSite(tree.dir, [{ name: "bomb", repo: repo.url, ref, path: "skills" }]);
+
+    const refused = await runFetcher(["--max-mib", "1"], site);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `fetch-skills: source "bomb": its checkout would write 2 files of 6 MiB, where a checkout of the whole repository may write 80,000 files and 4 MiB, 4 times what one source may bring (--max-files and --max-mib set them) (${ref})`,
+    );
+    expect(await readdir(site)).toEqual(["skills.toml"]);
+    expect((await runFetcher(["--max-mib", "2"], site)).code).toBe(0);
+  });
+
   it("allows a source 20,000 files and 512 MiB unless told otherwise", () => {
     const budget = new SourceBudget(SOURCE_LIMITS);
     for (let file = 0; file < 20_000; file++) budget.take(26_000);
