@@ -219,6 +219,13 @@ interface ScannedPack {
  */
 export const MAX_SKILL_NESTING = 3;
 
+/**
+ * The most files a skill may hold, those of the skills nested in it counted: as many as the fetcher lets a
+ * whole source bring. Each file is looked at, kept and audited at every start, and a skill of 100,000 empty
+ * files took 25 s of CPU and 100 MB to start.
+ */
+export const MAX_SKILL_FILES = 20_000;
+
 /** A folder holding a SKILL.md, as the walk found it. */
 interface SkillFolder {
   /** Relative to its pack, POSIX. */
@@ -470,9 +477,20 @@ function readSkill(
       issues: warnings,
       report: (relative) => path.posix.join(where, relative),
       stopAt: noteNested,
+      maxFiles: MAX_SKILL_FILES - 1,
     },
     entries.filter((entry) => entry.name !== SKILL_DOCUMENT),
   );
+  if (files.length >= MAX_SKILL_FILES) {
+    issues.push({
+      severity: "skipped",
+      path: where,
+      reason:
+        `holds more than ${MAX_SKILL_FILES.toLocaleString("en-US")} files (its SKILL.md and those of the ` +
+        "skills nested in it counted): neither it nor the skills inside it are served",
+    });
+    return { nested: [] };
+  }
 
   const documentPath = path.join(skillRoot, SKILL_DOCUMENT);
   // A plain file needs no resolving; a symlink is followed only to a file inside the skill folder.

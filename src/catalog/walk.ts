@@ -22,6 +22,8 @@ export interface WalkContext {
    * folder, which is not searched for pack files.
    */
   readonly stopAt?: (relative: string, real: string, entries: readonly Dirent[]) => boolean;
+  /** The walk stops once `files` holds more than this many. */
+  readonly maxFiles?: number;
 }
 
 /**
@@ -39,6 +41,7 @@ export function walk(
 ): void {
   if (entries === undefined || context.stopAt?.(relative, real, entries)) return;
   for (const entry of entries) {
+    if (files.length > (context.maxFiles ?? Number.POSITIVE_INFINITY)) return;
     if (isHidden(entry.name)) continue;
     const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
     // Issues name it escaped: a log line shows every character of a name the catalog leaves out.

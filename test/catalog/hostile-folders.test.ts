@@ -13,6 +13,7 @@ import {
   MAX_FRONTMATTER_BYTES,
 } from "../../src/catalog/frontmatter.js";
 import { type CatalogIssue, loadCatalog } from "../../src/catalog/index.js";
+import { MAX_SKILL_FILES } from "../../src/catalog/load.js";
 import { makeDeepFolders, removeDeepTree } from "../helpers/deep-tree.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
@@ -290,6 +291,37 @@ describe("loadCatalog on names no client could ask for", () => {
       path: "p/impostor",
       reason: 'name "q/ok-skill" holds a slash: skills are named pack/name, so a name cannot hold one',
     });
+  });
+});
+
+// Regression: each file of a skill is looked at, kept and audited at every start, and a skill of 100,000
+// empty files took 25 s of CPU and 100 MB to start.
+describe("loadCatalog on a skill of more files than any source brings", () => {
+  it("leaves out a skill of more than 20,000 files, and the skills inside it, and serves one of 20,000", async () => {
+    const dir = await withTree({
+      "p/many/SKILL.md": skillMd("many"),
+      "p/many/inner/SKILL.md": skillMd("inner"),
+      "p/enough/SKILL.md": skillMd("enough"),
+    });
+    for (const [skill, count] of [
+      ["many", MAX_SKILL_FILES - 1],
+      ["enough", MAX_SKILL_FILES - 1],
+    ] as const) {
+      mkdirSync(path.join(dir, "p", skill, "files"));
+      for (let file = 0; file < count; file++)
+        writeFileSync(path.join(dir, "p", skill, "files", `${file}.md`), "");
+    }
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/enough"]);
+    expect(catalog.everything.findSkill("p/enough")).toMatchObject({ kind: "found" });
+    expect(issues).toEqual([
+      {
+        severity: "skipped",
+        path: "p/many",
+        reason:
+          "holds more than 20,000 files (its SKILL.md and those of the skills nested in it counted): neither it nor the skills inside it are served",
+      },
+    ]);
   });
 });
 
