@@ -280,11 +280,13 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
   // Of two skills with one name, the shallower is served, then the first by path: the tools name a skill
   // `pack/name`, which names one skill. A problem inside a nested skill is seen by the walk of each skill
   // around it, and reported once. Outer skills come first, so each is placed before those nested in it.
+  // Names are one when they differ only in Unicode normalization (`é` as one character or as `e` and a
+  // combining accent): each reads as the other, and a client's input method picks which one it asks for.
   const skills = new Map<string, Skill>();
   const placement = new NestedPlacement();
   const reported = new Set<string>();
   for (const { skill, warnings, namedOtherwise, frontmatter } of read.sort(byDepthThenPath)) {
-    const earlier = skills.get(skill.name);
+    const earlier = skills.get(skill.name.normalize("NFC"));
     if (earlier) {
       issues.push(duplicateIssue(name, skill, earlier, placement.enclosing(skill.folder)));
       continue;
@@ -296,7 +298,7 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
       if (!reported.has(key)) issues.push(told);
       reported.add(key);
     }
-    skills.set(skill.name, placed);
+    skills.set(skill.name.normalize("NFC"), placed);
     if (frontmatter !== undefined) context.frontmatters.set(placed, frontmatter);
   }
   return { skills: [...skills.values()], files: toFileMap(files) };

@@ -294,6 +294,27 @@ describe("loadCatalog on names no client could ask for", () => {
   });
 });
 
+// Regression: a skill named "café" with one é and one named "café" with an e and a combining accent were
+// both served, as two skills of one pack whose ids read the same; which one a client got depended on how
+// its input was normalized.
+describe("loadCatalog on skill names that differ only in Unicode normalization", () => {
+  it("serves the first by path and leaves out the other as a duplicate", async () => {
+    const composed = "caf\u00e9";
+    const decomposed = "cafe\u0301";
+    const dir = await withTree({
+      "p/a/SKILL.md": skillMd(composed),
+      "p/b/SKILL.md": skillMd(decomposed),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.folder)).toEqual(["a"]);
+    expect(issueAt(issues, "p/b")).toEqual({
+      severity: "skipped",
+      path: "p/b",
+      reason: `duplicate skill name "${decomposed}": p/a is served instead`,
+    });
+  });
+});
+
 // Regression: each file of a skill is looked at, kept and audited at every start, and a skill of 100,000
 // empty files took 25 s of CPU and 100 MB to start.
 describe("loadCatalog on a skill of more files than any source brings", () => {
