@@ -318,23 +318,20 @@ describe("loadCatalog on skill names that differ only in Unicode normalization",
 // Regression: each file of a skill is looked at, kept and audited at every start, and a skill of 100,000
 // empty files took 25 s of CPU and 100 MB to start.
 describe("loadCatalog on a skill of more files than any source brings", () => {
-  it("leaves out a skill of more than 20,000 files, and the skills inside it, and serves one of 20,000", async () => {
-    const dir = await withTree({
-      "p/many/SKILL.md": skillMd("many"),
-      "p/many/inner/SKILL.md": skillMd("inner"),
-      "p/enough/SKILL.md": skillMd("enough"),
-    });
-    for (const [skill, count] of [
-      ["many", MAX_SKILL_FILES - 1],
-      ["enough", MAX_SKILL_FILES - 1],
-    ] as const) {
-      mkdirSync(path.join(dir, "p", skill, "files"));
-      for (let file = 0; file < count; file++)
-        writeFileSync(path.join(dir, "p", skill, "files", `${file}.md`), "");
+  // Writing 20,000 files takes tens of seconds on a busy machine: the test's own time limit allows it.
+  it("serves a skill of 20,000 files, and leaves out one of more, and the skills inside it", async () => {
+    const dir = await withTree({ "p/many/SKILL.md": skillMd("many"), "p/other/SKILL.md": skillMd("other") });
+    mkdirSync(path.join(dir, "p/many/files"));
+    for (let file = 1; file < MAX_SKILL_FILES; file++) {
+      writeFileSync(path.join(dir, "p/many/files", `${file}.md`), "");
     }
+    const served = loadCatalog(dir);
+    expect(served.catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/many", "p/other"]);
+    expect(served.issues).toEqual([]);
+
+    writeFileSync(path.join(dir, "p/many/files/SKILL.md"), skillMd("files"));
     const { catalog, issues } = loadCatalog(dir);
-    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/enough"]);
-    expect(catalog.everything.findSkill("p/enough")).toMatchObject({ kind: "found" });
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/other"]);
     expect(issues).toEqual([
       {
         severity: "skipped",
@@ -343,7 +340,7 @@ describe("loadCatalog on a skill of more files than any source brings", () => {
           "holds more than 20,000 files (its SKILL.md and those of the skills nested in it counted): neither it nor the skills inside it are served",
       },
     ]);
-  });
+  }, 240_000);
 });
 
 describe("loadCatalog on frontmatters written to flood every listing", () => {
