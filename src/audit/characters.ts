@@ -1,5 +1,5 @@
 import { codePoint, excerpt } from "../catalog/index.js";
-import { markdownLines } from "./content.js";
+import { markdownLines } from "./markdown-lines.js";
 import type { Hit } from "./rules.js";
 import { codePointBefore, width } from "./text.js";
 

@@ -1,9 +1,10 @@
 import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
-import { htmlCommentHits, pipeToShellHits } from "./content.js";
 import { hiddenMarkupHits } from "./hidden.js";
+import { htmlCommentHits } from "./html-comments.js";
 import { deceptiveLinkHits } from "./links.js";
+import { pipeToShellHits } from "./pipe-to-shell.js";
 import { type Finding, finding, type Hit, type RuleId } from "./rules.js";
 import { LineCounter } from "./text.js";
 

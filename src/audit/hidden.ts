@@ -1,11 +1,8 @@
 import { visible } from "../catalog/index.js";
-import {
-  collapsedStart,
-  containerMarkersEnd,
-  isToolDirective,
-  markdownLines,
-  paragraphCodeSpans,
-} from "./content.js";
+import { collapsedStart, isToolDirective } from "./html-comments.js";
+import { containerMarkersEnd } from "./markdown-containers.js";
+import { markdownLines } from "./markdown-lines.js";
+import { paragraphCodeSpans } from "./markdown-paragraphs.js";
 import { MAX_LABEL, normalizedLabel } from "./references.js";
 import type { Hit } from "./rules.js";
 import { isSpace } from "./scan.js";

@@ -1,4 +1,4 @@
-import { fenceMarker } from "./content.js";
+import { fenceMarker } from "./markdown-blocks.js";
 import { indexOf, isSpace, NOWHERE, type Steps, searchForward } from "./scan.js";
 
 /** A link of a text: what it shows, where it goes, and where it starts. */

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { repeated } from "../../bench/hostile-text.js";
 import { encodedRuns } from "../../src/audit/blobs.js";
-import { codeSpans, commentOutsideCode } from "../../src/audit/content.js";
+import { codeSpans, commentOutsideCode } from "../../src/audit/code-spans.js";
 import { htmlLinks, markdownLinks } from "../../src/audit/links.js";
 import type { Link } from "../../src/audit/references.js";
 import { linkDefinitions, referenceLinks } from "../../src/audit/references.js";

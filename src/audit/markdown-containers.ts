@@ -1,0 +1,266 @@
+/** List items, quotes and the extensions' containers: their markers at a line's start, and their text columns. */
+import { isThematicBreak } from "./markdown-blocks.js";
+
+/**
+ * `line` read past its quotes' markers (see {@link quoteMarkers}): its indentation as the containers'
+ * columns count it, its white space's characters, and whether it is blank.
+ */
+export function quotedLine(
+  written: string,
+  containers: readonly number[],
+  quotes: readonly number[],
+  most: number,
+  guesses: readonly number[],
+): {
+  markers: ReturnType<typeof quoteMarkers>;
+  line: string;
+  width: number;
+  indent: number;
+  blank: boolean;
+} {
+  const markers = quoteMarkers(written, containers, quotes, most, guesses);
+  const { line } = markers;
+  const { indent: columns, width } = indentation(line);
+  const textColumn = markers.columns.at(-1);
+  const indent = textColumn === undefined ? columns : textColumn + Math.max(0, columns - markers.textAt);
+  const blank = width === line.length || (width === line.length - 1 && line.endsWith("\r"));
+  return { markers, line, width, indent, blank };
+}
+
+/**
+ * The `>` markers that start `line`, each a quote's (at most three columns past the text of the container
+ * it is in), at most `most` of them: how many are those of the open `quotes` (indexes of `containers`),
+ * each indented into the containers around its quote; the line with them read as white space; the text
+ * column of each quote (two columns past its `>`, or that of the open quote it is); and where the text of
+ * the last starts as written.
+ */
+function quoteMarkers(
+  line: string,
+  containers: readonly number[],
+  quotes: readonly number[],
+  most: number,
+  guesses: readonly number[],
+): { count: number; matched: number; line: string; columns: number[]; textAt: number } {
+  const columns: number[] = [];
+  let matched = 0;
+  let column = 0;
+  /** The column of the last marker as written. */
+  let previous = -1;
+  let runEnd = 0;
+  for (let at = 0; at < line.length && columns.length < most; at++) {
+    const code = line.charCodeAt(at);
+    if (code === 0x20) column++;
+    else if (code === 0x09) column += 4 - (column % 4);
+    else if (code !== 0x3e) break;
+    else {
+      const last = columns.at(-1);
+      // The marker's column as the containers' columns count it (`>>`: at the outer quote's text).
+      const read = last === undefined ? column : last + Math.max(0, column - previous - 2);
+      const open = matched === columns.length ? quotes[matched] : undefined;
+      if (
+        open !== undefined &&
+        read >= (containers[open - 1] ?? 0) &&
+        read < (containers[open - 1] ?? 0) + 4
+      ) {
+        matched++;
+        columns.push(containers[open] ?? read + 2);
+      } else {
+        // A first new one is in the containers its line is indented into, short of the quotes it is not in.
+        const sure = Math.min(quotes[matched] ?? containers.length, guesses[0] ?? containers.length);
+        const around = last ?? innermostAt(containers, read, sure);
+        if (read - around > 3) break;
+        columns.push(read + 2);
+      }
+      previous = column;
+      column++;
+      runEnd = at + 1;
+    }
+  }
+  if (columns.length === 0) return { count: 0, matched, line, columns, textAt: 0 };
+  const read = `${line.slice(0, runEnd).replaceAll(">", " ")}${line.slice(runEnd)}`;
+  return { count: columns.length, matched, line: read, columns, textAt: previous + 2 };
+}
+
+/** The columns of white space that start `line` (a tab to the next multiple of four), and its characters. */
+export function indentation(line: string): { indent: number; width: number } {
+  let indent = 0;
+  let width = 0;
+  for (; width < line.length; width++) {
+    const code = line.charCodeAt(width);
+    if (code === 0x20) indent++;
+    else if (code === 0x09) indent += 4 - (indent % 4);
+    else break;
+  }
+  return { indent, width };
+}
+
+/** A list item's marker, a footnote's label, an admonition or a definition, at the start of a line's content. */
+const BULLET = /^(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/;
+
+/** The list item marker that starts a line's content (`-`, `1.`, `2)`), if any. */
+export function listItemMarker(content: string): string | undefined {
+  return BULLET.exec(content)?.[0];
+}
+
+/**
+ * Where the list item markers and quote markers that start a line's content end, each with the white space
+ * after it: what `^(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|(?=\r?$))|>[ \t]?)*` matches, read forward (that
+ * expression overflowed the stack on a line of millions of markers). With `texts`, where the text of each
+ * container they open starts is added to it, in order (one character past an item's marker when indented
+ * code follows it), for the first few: more than MAX_ITEMS_ON_A_LINE there means more are left out.
+ */
+export function containerMarkersEnd(content: string, texts?: number[]): number {
+  let at = 0;
+  for (;;) {
+    const code = content.charCodeAt(at);
+    if (code === 0x3e) {
+      at += content[at + 1] === " " || content[at + 1] === "\t" ? 2 : 1;
+      if (texts !== undefined && texts.length <= MAX_ITEMS_ON_A_LINE) texts.push(at);
+      continue;
+    }
+    let marker = code === 0x2d || code === 0x2b || code === 0x2a ? at + 1 : at;
+    if (marker === at) {
+      while (marker - at < 9 && isDigit(content.charCodeAt(marker))) marker++;
+      const delimiter = content.charCodeAt(marker);
+      marker = marker > at && (delimiter === 0x2e || delimiter === 0x29) ? marker + 1 : at;
+    }
+    if (marker === at) return at;
+    let after = marker;
+    while (content[after] === " " || content[after] === "\t") after++;
+    if (after > marker) {
+      at = after;
+      if (texts !== undefined && texts.length <= MAX_ITEMS_ON_A_LINE) {
+        texts.push(after - marker > 4 ? marker + 1 : after);
+      }
+    } else
+      return marker === content.length || (content[marker] === "\r" && marker + 1 === content.length)
+        ? marker
+        : at;
+  }
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
+const FOUR_COLUMN_CONTAINER = /^(?:\[\^[^\]\s]{1,100}\]:|(?:!!!|\?\?\?\+?|===|:)[ \t])/;
+
+/**
+ * The container that `content` (a line without its `indent` columns of white space) opens, if any, and
+ * the column where its text starts: a list item's after its marker and the one to four spaces after
+ * that; a footnote's, an admonition's or a definition's (Markdown extensions) four columns in. `code`
+ * when the text after the last item's or quote's marker is indented code (`-     x`, `- >     x`).
+ */
+export function containerOpened(content: string, indent: number): OpenedContainers | undefined {
+  const columns: OpenedContainer[] = [];
+  // What a list item needs to end a paragraph: a bullet or the number 1, and text after it.
+  const interrupts = /^(?:[-+*]|0*1[.)])[ \t]+\S/.test(content);
+  let column = indent;
+  let at = 0;
+  // A list item may open another on its own line (`- 1. x`), which opens another…: a few are read.
+  while (columns.length < MAX_ITEMS_ON_A_LINE) {
+    // A quote in the item (`- > x`): its text two columns past its `>`, and a marker may follow it.
+    if (columns.length > 0 && content.charCodeAt(at) === 0x3e) {
+      column += 2;
+      columns.push({ column, quote: true });
+      // Five columns of white space read: the marker's own, then four that make indented code.
+      const { indent: gap, width } = indentation(content.slice(at + 1, at + 6));
+      at += 1 + width;
+      if (gap > 4 && !isBlankFrom(content, at)) {
+        return { columns, listItem: true, interrupts, text: content.length, code: true, empty: false };
+      }
+      const next = content.charCodeAt(at);
+      BULLET_AT.lastIndex = at;
+      if (gap > 4 || (next !== 0x3e && !BULLET_AT.test(content))) break;
+      column += Math.max(0, gap - 1);
+      continue;
+    }
+    BULLET_AT.lastIndex = at;
+    const bullet = BULLET_AT.exec(content);
+    if (bullet === null || isThematicBreak(at === 0 ? content : content.slice(at))) break;
+    const marker = bullet[0].length;
+    const { indent: gap, width } = indentation(content.slice(at + marker, at + marker + 5));
+    // Nothing after the marker, or indented code after it: the item's text is one column past it.
+    if (gap === 0 || gap > 4 || isBlankFrom(content, at + marker + width)) {
+      columns.push({ column: column + marker + 1, quote: false });
+      const empty = isBlankFrom(content, at + marker + width);
+      return { columns, listItem: true, interrupts, text: content.length, code: gap > 4 && !empty, empty };
+    }
+    column += marker + gap;
+    at += marker + width;
+    columns.push({ column, quote: false });
+  }
+  if (columns.length > 0) return { columns, listItem: true, interrupts, text: at, code: false, empty: false };
+  if (!FOUR_COLUMN_CONTAINER.test(content)) return undefined;
+  const opened = [{ column: indent + 4, quote: false }];
+  return { columns: opened, listItem: false, interrupts: false, text: 0, code: false, empty: false };
+}
+
+/** Whether `content` holds nothing but spaces and tabs from `from` on (and the `\r` of its line break). */
+function isBlankFrom(content: string, from: number): boolean {
+  for (let at = from; at < content.length; at++) {
+    const code = content.charCodeAt(at);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0d) return false;
+  }
+  return true;
+}
+
+/** The containers a line opens (see {@link containerOpened}). */
+export interface OpenedContainers {
+  readonly columns: readonly OpenedContainer[];
+  /** They are list items, and quotes in them; not an extension's container. */
+  readonly listItem: boolean;
+  /** The first is a list item that may end a paragraph. */
+  readonly interrupts: boolean;
+  /** Where the text of the last starts in the line's content: its end when there is none, or it is code. */
+  readonly text: number;
+  /** The text of the last is indented code. */
+  readonly code: boolean;
+  /** The last is a list item with nothing after its marker (`- `). */
+  readonly empty: boolean;
+}
+
+/** A container a line opens: the column where its text starts, and whether it is a quote. */
+interface OpenedContainer {
+  readonly column: number;
+  readonly quote: boolean;
+}
+
+/**
+ * List items, and quotes past those open, read on one line: more are text, so a line's cost stays fixed
+ * (see containerOpened) and a line of `>` opens no more than a few.
+ */
+export const MAX_ITEMS_ON_A_LINE = 8;
+
+const BULLET_AT = /(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/y;
+
+/**
+ * The text column of the innermost of `containers` (content columns, rising, innermost last) that a line
+ * indented `indent` columns is in, or 0: found by halving, as a deep list may leave many open.
+ */
+export function innermostAt(
+  containers: readonly number[],
+  indent: number,
+  count = containers.length,
+): number {
+  let low = 0;
+  let high = count;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((containers[middle] ?? 0) <= indent) low = middle + 1;
+    else high = middle;
+  }
+  return containers[low - 1] ?? 0;
+}
+
+/** How many of `sorted` (rising) are below `value`: found by halving, as many quotes may be open. */
+export function countBelow(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((sorted[middle] ?? 0) < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

@@ -1,0 +1,207 @@
+/** A paragraph read whole, from its first line to the line that ends it, for its code spans and comments. */
+import { commentsOutsideSpans, inlineCode } from "./code-spans.js";
+import {
+  fenceMarker,
+  htmlBlock,
+  interruptsParagraph,
+  isAtxHeading,
+  isSetextUnderline,
+  isThematicBreak,
+} from "./markdown-blocks.js";
+import {
+  containerMarkersEnd,
+  indentation,
+  innermostAt,
+  listItemMarker,
+  MAX_ITEMS_ON_A_LINE,
+  quotedLine,
+} from "./markdown-containers.js";
+
+/**
+ * Whether a line whose content (without its indentation) is `content` leaves a paragraph open: text, not
+ * a heading (ATX, or setext when `underParagraph`, the line before being text of the same container), a
+ * thematic break or a container holding nothing yet.
+ */
+export function holdsParagraph(content: string, underParagraph: boolean): boolean {
+  const inner = content.slice(containerMarkersEnd(content));
+  if (inner === "" || inner === "\r" || isAtxHeading(inner) || isThematicBreak(inner)) return false;
+  return !(underParagraph && inner === content && isSetextUnderline(inner));
+}
+
+/** A paragraph read as a whole: where it ends, and the comments outside its code spans, asked line by line. */
+export interface ParagraphReading {
+  /** Where the line after the paragraph starts, or the text's length. */
+  readonly end: number;
+  /** The first comment outside code that opens at or after `from` and before `to`, or -1; `from` only grows. */
+  readonly commentFrom: (from: number, to: number) => number;
+}
+
+/** The paragraph whose first line starts at `from`, read for the comments outside its code spans. */
+export function readParagraph(
+  text: string,
+  from: number,
+  lineBreak: string,
+  column: number,
+  open: OpenContainers,
+): ParagraphReading {
+  const end = paragraphEnd(text, from, lineBreak, column, open);
+  const opens = [...commentsOutsideSpans(text, from, end)];
+  let next = 0;
+  return {
+    end,
+    commentFrom: (start, to) => {
+      while ((opens[next] ?? Number.POSITIVE_INFINITY) < start) next++;
+      const open = opens[next] ?? -1;
+      return open < to ? open : -1;
+    },
+  };
+}
+
+/**
+ * The code spans of the paragraph whose first line starts at `from` (see {@link paragraphEnd}), read whole
+ * as the html-comment rule reads it, and where the paragraph ends: a span may open on one of its lines and
+ * close on another, and the backticks in a comment open none.
+ */
+export function paragraphCodeSpans(
+  text: string,
+  from: number,
+  lineBreak: string,
+): { readonly end: number; readonly spans: readonly { readonly start: number; readonly end: number }[] } {
+  const end = paragraphEnd(text, from, lineBreak);
+  const spans: { start: number; end: number }[] = [];
+  for (const found of inlineCode(text, from, end, true)) {
+    if (!found.comment) spans.push({ start: found.start, end: found.end });
+  }
+  return { end, spans };
+}
+
+/**
+ * Where the paragraph whose first line starts at `from` ends, as CommonMark's blocks end it: at a blank
+ * line, or a line that starts a heading, a thematic break, a fence, an HTML block that may interrupt a
+ * paragraph, a deeper quote or a list item (one numbered other than 1, or empty, only on a line outside
+ * the paragraph's list item or quote, where it is the next item; in a quote, any that is not empty). A
+ * setext underline ends it too: the heading's text is the lines before. A line indented four columns past
+ * the text of the paragraph's container goes on with it, whatever it holds (`column` when the walker
+ * knows it and the first line has no markers of its own), as does one without the `>` of a quote opened
+ * on the first line's list item, four columns past that `>`.
+ */
+function paragraphEnd(
+  text: string,
+  from: number,
+  lineBreak: string,
+  column?: number,
+  open?: OpenContainers,
+): number {
+  const firstEnd = lineEndOf(text, from, lineBreak);
+  const first = quoted(text.slice(from, firstEnd));
+  // A line the walker reads as text may open a block in a quote or list item (`> <!--`): no paragraph.
+  if (opensBlock(first.content.slice(containerMarkersEnd(first.content)))) return firstEnd;
+  const firstLine = text.slice(from, firstEnd);
+  /** Where the text of each container the first line's markers open starts, in the trimmed line. */
+  const texts: number[] = [];
+  const markers = containerMarkersEnd(firstLine.trimStart(), texts);
+  const indent = indentation(firstLine);
+  // Text indented under no marker of its own (`  text`) is no deeper in its container.
+  const textColumn = column !== undefined && markers === 0 ? column : indent.indent + markers;
+  // Past a few, the containers are not read apart (see MAX_ITEMS_ON_A_LINE): the innermost's text is.
+  const columns = texts.length > MAX_ITEMS_ON_A_LINE ? [] : texts.map((text) => indent.indent + text);
+  /** The quotes the paragraph is in: those that start its first line, and those its items open (`- > a`). */
+  let depth = first.depth;
+  /** The column of the first quote its items open: a line four columns past it opens no block. */
+  let quoteColumn = Number.POSITIVE_INFINITY;
+  for (let at = indent.width; at < indent.width + markers; at++) {
+    if (firstLine.charCodeAt(at) !== 0x3e) continue;
+    if (depth === first.depth) quoteColumn = indent.indent + at - indent.width;
+    depth++;
+  }
+  for (let start = firstEnd + 1; start < text.length; ) {
+    const end = lineEndOf(text, start, lineBreak);
+    const line = text.slice(start, end);
+    const { depth: lineDepth, content } = quoted(line);
+    const lineIndent = indentation(line).indent;
+    // Four columns past the text of the innermost container the line is indented into, it opens no block:
+    // read so from the first line's containers, or the line's own indentation (the first line is in a
+    // container whose text starts there or before).
+    const base =
+      lineIndent >= textColumn || lineIndent < indent.indent || columns.length === 0
+        ? textColumn
+        : Math.max(indent.indent, innermostAt(columns, lineIndent));
+    const continued =
+      (lineIndent >= base + 4 ||
+        (lineDepth <= first.depth && lineIndent >= quoteColumn + 4) ||
+        (open !== undefined && pastOpenContainers(line, open) >= 4)) &&
+      content !== "" &&
+      content !== "\r";
+    // Without the `>` of a quote the paragraph is in, or short of the text of the list item it is in, any
+    // list item marker opens an item.
+    const outside = lineDepth < depth || (depth === 0 && lineIndent < textColumn);
+    if (!continued && (lineDepth > first.depth || endsParagraph(content, depth > 0, outside))) {
+      return start;
+    }
+    start = end + 1;
+  }
+  return text.length;
+}
+
+/**
+ * The containers the walker has open around a paragraph, as it keeps them (see markdownLines): their text
+ * columns, innermost last, and which of them are quotes and which a guess.
+ */
+interface OpenContainers {
+  readonly containers: readonly number[];
+  readonly quotes: readonly number[];
+  readonly guesses: readonly number[];
+}
+
+/**
+ * How many columns past the text of the innermost of the `open` containers it is surely in `line` is
+ * indented: those whose `>` it has, and the list items it is indented into. Four or more, it opens no
+ * block, whatever its text starts with (a lazy line of a paragraph: `> a`, then five spaces and `- b`).
+ */
+function pastOpenContainers(line: string, { containers, quotes, guesses }: OpenContainers): number {
+  const read = quotedLine(line, containers, quotes, quotes.length + 1, guesses);
+  // A `>` past the quotes open opens one, which ends the paragraph: the line goes on with nothing.
+  if (read.markers.count > read.markers.matched) return 0;
+  const bound = Math.min(quotes[read.markers.matched] ?? containers.length, guesses[0] ?? containers.length);
+  return read.indent - innermostAt(containers, read.indent, bound);
+}
+
+function lineEndOf(text: string, from: number, lineBreak: string): number {
+  const end = text.indexOf(lineBreak, from);
+  return end === -1 ? text.length : end;
+}
+
+/** The `>` markers that start `line`, counted, and the content after them and the white space around them. */
+function quoted(line: string): { depth: number; content: string } {
+  let at = 0;
+  let depth = 0;
+  for (;;) {
+    while (line[at] === " " || line[at] === "\t") at++;
+    if (line[at] !== ">") break;
+    depth++;
+    at++;
+  }
+  return { depth, content: line.slice(at) };
+}
+
+/**
+ * Whether a line whose content (past its quote markers) is `content` ends the paragraph before it; any
+ * list item marker does on a line `outside` the paragraph's container (a quote without its `>`, or short
+ * of the text of the list item), where it opens no text of the paragraph but an item after its container.
+ * `inQuote`, a list item numbered other than 1 ends it too: the quote's items are not told from its text.
+ */
+export function endsParagraph(content: string, inQuote: boolean, outside = false): boolean {
+  if (content === "" || content === "\r" || isSetextUnderline(content) || opensBlock(content)) return true;
+  const bullet = listItemMarker(content);
+  if (bullet === undefined) return false;
+  if (outside) return true;
+  // An empty list item interrupts no paragraph.
+  if (/^[ \t]*\r?$/.test(content.slice(bullet.length))) return false;
+  return inQuote || !/^\d/.test(bullet) || /^0*1[.)]$/.test(bullet);
+}
+
+/** Whether `content` (a line's, past its containers' markers) opens a block that may interrupt a paragraph, other than a list item. */
+function opensBlock(content: string): boolean {
+  if (interruptsParagraph(content) || fenceMarker(content) !== undefined) return true;
+  return content.startsWith("<!--") || htmlBlock(content)?.interrupts === true;
+}
