@@ -191,8 +191,11 @@ function quoted(line: string): { depth: number; content: string } {
  * `inQuote`, a list item numbered other than 1 ends it too: the quote's items are not told from its text.
  */
 export function endsParagraph(content: string, inQuote: boolean, outside = false): boolean {
-  if (content === "" || content === "\r" || isSetextUnderline(content) || opensBlock(content)) return true;
+  if (content === "" || content === "\r" || opensBlock(content)) return true;
   const bullet = listItemMarker(content);
+  // A setext underline goes on with a paragraph lazily, as its text (`> a`, then `===`): it underlines
+  // only a paragraph of its own container. A `-` alone there is an empty list item, which ends it.
+  if (isSetextUnderline(content) && (!outside || bullet !== undefined)) return true;
   if (bullet === undefined) return false;
   if (outside) return true;
   // An empty list item interrupts no paragraph.

@@ -771,6 +771,16 @@ describe("html-comment", () => {
     // Text that goes on with the item's paragraph (lazily) ends nothing: the fence is still the item's.
     expect(rules("p/s/SKILL.md", "- step\nmore\n  ```\n  <!-- example -->\n  ```\n")).toEqual([]);
   });
+
+  // Regression: a line of `===` without the `>` of the quote its paragraph is in was read as a setext
+  // underline that ends the quote; CommonMark reads it as the paragraph's text (an underline belongs to a
+  // paragraph of its own container), so a line four columns past the quote's text after it goes on with
+  // the paragraph, and its comment is hidden, not indented code.
+  it("reads a lazy line of === in a quote as the paragraph's text", () => {
+    expect(rules("p/s/SKILL.md", "> Setup\n===\n>     <!-- hidden -->\n")).toEqual(["3 html-comment"]);
+    // As in a list item, which was read so already.
+    expect(rules("p/s/SKILL.md", "- Setup\n===\n      <!-- hidden -->\n")).toEqual(["3 html-comment"]);
+  });
 });
 
 describe("markdown-comment", () => {
