@@ -94,8 +94,6 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
   /** The quotes open around the HTML block open, and the text column of the container it is in. */
   let htmlQuotes = 0;
   let htmlColumn = 0;
-  /** The HTML block open is a tag alone under a paragraph, which may be the paragraph's text. */
-  let htmlMaybeText = false;
   /** The HTML block open was read inside one that a blank line ends, which goes on after it. */
   let nested = false;
   /** Where the paragraph that the last line holds text of starts, and the text column of its container. */
@@ -235,7 +233,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // A line of an HTML block is raw HTML: it opens no container. Read in one that may be text, though (a
     // tag alone under a paragraph, see isTagAlone): there more containers only ask more of indented code.
     const container: OpenedContainers | undefined =
-      htmlEnd !== undefined && !htmlMaybeText ? undefined : containerOpened(content, indent);
+      htmlEnd !== undefined ? undefined : containerOpened(content, indent);
     // Whether the line opens a list item for sure: not in text that goes on (a paragraph goes on with a
     // line indented four columns past its container, or one an empty item or a number but 1 cannot end,
     // unless the line is not indented into the innermost container surely open: then the paragraph is
@@ -307,7 +305,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       }
       // An HTML block opens on a list item's own line too (`- <div>`), in that item.
       const inner = opensItem ? content.slice(container?.text ?? 0) : content;
-      const block = htmlBlock(inner);
+      const tag = htmlBlock(inner);
+      // A tag alone cannot interrupt a paragraph: under one, it is the paragraph's text (CommonMark's
+      // start condition 7), and the lines after it go on with the paragraph.
+      const block: typeof tag = tag?.interrupts === false && paragraph && !opensItem ? undefined : tag;
       html = block !== undefined;
       htmlEnd = block === undefined || block.closed ? undefined : block.end;
       htmlQuotes = quotes.length;
@@ -315,9 +316,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       if (!opensItem && (block?.interrupts === true || content.startsWith("<!--"))) {
         closePast(indent);
       }
-      // A tag alone under a paragraph may be its text, which goes on lazily: no line ends it so.
-      htmlMaybeText = paragraph && !opensItem && block?.interrupts !== true;
-      htmlColumn = htmlMaybeText ? 0 : (containers.at(-1) ?? 0);
+      htmlColumn = containers.at(-1) ?? 0;
     }
     const continues = paragraph;
     // A continuation line is text of the paragraph whatever it starts with (`#`, `>`): it opens no block.

@@ -776,6 +776,15 @@ describe("html-comment", () => {
   // underline that ends the quote; CommonMark reads it as the paragraph's text (an underline belongs to a
   // paragraph of its own container), so a line four columns past the quote's text after it goes on with
   // the paragraph, and its comment is hidden, not indented code.
+  // Regression: a tag alone on its line (`<span>`, `</pre>`) under a paragraph was read as an HTML block,
+  // where CommonMark reads it as the paragraph's text (such a tag interrupts no paragraph): a code span
+  // going on past it, which shows its comment, was flagged, and a line going on with the paragraph after
+  // it in a quote was read as indented code, and its hidden comment missed.
+  it("reads a tag alone under a paragraph as the paragraph's text", () => {
+    expect(rules("p/s/SKILL.md", "Run `x\n<span>\ny <!-- shown --> z`\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "> Note\n> </pre>\n        <!-- hidden -->\n")).toEqual(["3 html-comment"]);
+  });
+
   it("reads a lazy line of === in a quote as the paragraph's text", () => {
     expect(rules("p/s/SKILL.md", "> Setup\n===\n>     <!-- hidden -->\n")).toEqual(["3 html-comment"]);
     // As in a list item, which was read so already.
