@@ -272,7 +272,10 @@ function* hiddenHtmlHits(text: string): Generator<Hit> {
     if (line.html !== true && backticks) {
       // Each reading starts past the last one's end: no line is read twice.
       if (reading === undefined || reading.end <= line.start) {
-        reading = { ...paragraphCodeSpans(text, line.start, lineBreak), next: 0 };
+        // The walker's reading of a paragraph knows the containers open around it; other lines are read
+        // without them.
+        const spans = line.paragraphSpans?.(line.start) ?? paragraphCodeSpans(text, line.start, lineBreak);
+        reading = { ...spans, next: 0 };
       }
       for (let span = reading.spans[reading.next]; span !== undefined && span.start < lineEnd; ) {
         spans.push({ start: Math.max(span.start, line.start), end: Math.min(span.end, lineEnd) });

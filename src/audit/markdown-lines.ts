@@ -21,6 +21,8 @@ import {
   endsParagraph,
   holdsParagraph,
   type ParagraphReading,
+  type ParagraphSpans,
+  paragraphCodeSpans,
   readParagraph,
 } from "./markdown-paragraphs.js";
 import { lineBreakOf } from "./text.js";
@@ -38,6 +40,11 @@ export interface MarkdownLine {
   readonly opensParagraph?: boolean;
   /** An HTML comment outside code that opens on it: where, and where its `-->` is (-1 when none is). */
   readonly comment?: { readonly open: number; readonly close: number };
+  /**
+   * On a line of paragraph text: the code spans of its paragraph from `from` (this line's start or later)
+   * to its end, read with the containers open around it as the walker reads them. Ask before the next line.
+   */
+  readonly paragraphSpans?: (from: number) => ParagraphSpans;
 }
 
 /**
@@ -104,6 +111,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
   /** The start of the line after the last comment's end. */
   let afterComment = 0;
   const lineBreak = lineBreakOf(text);
+  const spansOfParagraph = (from: number) =>
+    paragraphCodeSpans(text, from, lineBreak, paragraphColumn, { containers, quotes, guesses });
   let offset = 0;
   while (offset < text.length) {
     const newline = text.indexOf(lineBreak, offset);
@@ -355,14 +364,15 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       open = commentsOutsideSpans(text, start, end).next().value ?? -1;
     }
     const opensParagraph = paragraph && !continues;
+    const paragraphSpans = paragraph ? spansOfParagraph : undefined;
     if (open === -1) {
-      yield { start, end, code: false, html, opensParagraph };
+      yield { start, end, code: false, html, opensParagraph, paragraphSpans };
       continue;
     }
     const close = text.indexOf("-->", open + 4);
     const resume = close === -1 ? -1 : text.indexOf(lineBreak, close);
     const last = resume === -1 ? text.length : resume;
-    yield { start, end: last, code: false, html, opensParagraph, comment: { open, close } };
+    yield { start, end: last, code: false, html, opensParagraph, comment: { open, close }, paragraphSpans };
     // The lines the comment spans are lines of the HTML block open too: one of them may end it.
     if (htmlEnd instanceof RegExp && htmlEnd.test(text.slice(start, last))) {
       htmlEnd = nested ? BLANK_LINE : undefined;

@@ -57,17 +57,26 @@ export function readParagraph(
   };
 }
 
+/** Where a paragraph ends, and its code spans. */
+export interface ParagraphSpans {
+  readonly end: number;
+  readonly spans: readonly { readonly start: number; readonly end: number }[];
+}
+
 /**
- * The code spans of the paragraph whose first line starts at `from` (see {@link paragraphEnd}), read whole
- * as the html-comment rule reads it, and where the paragraph ends: a span may open on one of its lines and
- * close on another, and the backticks in a comment open none.
+ * The code spans of the paragraph whose first line starts at `from` (see {@link paragraphEnd}, and its
+ * `column` and `open` containers when the walker knows them), read whole as the html-comment rule reads
+ * it, and where the paragraph ends: a span may open on one of its lines and close on another, and the
+ * backticks in a comment open none.
  */
 export function paragraphCodeSpans(
   text: string,
   from: number,
   lineBreak: string,
-): { readonly end: number; readonly spans: readonly { readonly start: number; readonly end: number }[] } {
-  const end = paragraphEnd(text, from, lineBreak);
+  column?: number,
+  open?: OpenContainers,
+): ParagraphSpans {
+  const end = paragraphEnd(text, from, lineBreak, column, open);
   const spans: { start: number; end: number }[] = [];
   for (const found of inlineCode(text, from, end, true)) {
     if (!found.comment) spans.push({ start: found.start, end: found.end });

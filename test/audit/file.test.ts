@@ -937,6 +937,17 @@ describe("hidden-html", () => {
     ];
     for (const markdown of shown) expect(rules("p/s/SKILL.md", `${markdown}\n`)).toEqual([]);
   });
+
+  // Regression: hidden-html read a paragraph's code spans without the containers open around it, so a
+  // lazy line four columns past the container it is in, which goes on with the paragraph, ended it when it
+  // started like a block (`<!--`): the code span across the two lines was missed and the tag in it, which
+  // the rendered view shows as code (and html-comment reads so), flagged.
+  it.each([
+    ["a list item", "  1.  Run `a\n     <!-- x --> <span hidden>in code</span> `\n"],
+    ["a quote", "  > Run ` ``\n     <!-- x --> <span hidden>in code</span> `\n"],
+  ])("reads a code span across a lazy line as html-comment does, after %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
 });
 
 describe("encoded-blob", () => {
