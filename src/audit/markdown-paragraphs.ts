@@ -135,10 +135,12 @@ function paragraphEnd(
       lineIndent >= textColumn || lineIndent < indent.indent || columns.length === 0
         ? textColumn
         : Math.max(indent.indent, innermostAt(columns, lineIndent));
+    const past = open === undefined ? 0 : pastOpenContainers(line, open);
+    // A `>` past the quotes open opens a quote, which ends the paragraph, also one whose `>` is no deeper
+    // than the paragraph's but short of the list item its quote is in (`- > a`, then `> b`).
+    if (past === OPENS_QUOTE) return start;
     const continued =
-      (lineIndent >= base + 4 ||
-        (lineDepth <= first.depth && lineIndent >= quoteColumn + 4) ||
-        (open !== undefined && pastOpenContainers(line, open) >= 4)) &&
+      (lineIndent >= base + 4 || (lineDepth <= first.depth && lineIndent >= quoteColumn + 4) || past >= 4) &&
       content !== "" &&
       content !== "\r";
     // Without the `>` of a quote the paragraph is in, or short of the text of the list item it is in, any
@@ -162,15 +164,19 @@ interface OpenContainers {
   readonly guesses: readonly number[];
 }
 
+/** What {@link pastOpenContainers} says of a line whose `>` opens a quote past those open. */
+const OPENS_QUOTE = -1;
+
 /**
  * How many columns past the text of the innermost of the `open` containers it is surely in `line` is
  * indented: those whose `>` it has, and the list items it is indented into. Four or more, it opens no
  * block, whatever its text starts with (a lazy line of a paragraph: `> a`, then five spaces and `- b`).
+ * OPENS_QUOTE when a `>` on it opens a quote past those open.
  */
+
 function pastOpenContainers(line: string, { containers, quotes, guesses }: OpenContainers): number {
   const read = quotedLine(line, containers, quotes, quotes.length + 1, guesses);
-  // A `>` past the quotes open opens one, which ends the paragraph: the line goes on with nothing.
-  if (read.markers.count > read.markers.matched) return 0;
+  if (read.markers.count > read.markers.matched) return OPENS_QUOTE;
   const bound = Math.min(quotes[read.markers.matched] ?? containers.length, guesses[0] ?? containers.length);
   return read.indent - innermostAt(containers, read.indent, bound);
 }

@@ -776,6 +776,14 @@ describe("html-comment", () => {
   // underline that ends the quote; CommonMark reads it as the paragraph's text (an underline belongs to a
   // paragraph of its own container), so a line four columns past the quote's text after it goes on with
   // the paragraph, and its comment is hidden, not indented code.
+  // Regression: the paragraph reader read a line whose `>` is short of the list item the paragraph's quote
+  // is in (`- > Run`, then `> b`) as going on with the paragraph, its quote as deep; CommonMark opens a new
+  // quote there, which ends the paragraph. A code span closed on that line was read across the two, and
+  // the comment before it, which the renderer hides, missed.
+  it("ends a paragraph in a list item's quote at a quote outside the item", () => {
+    expect(rules("p/s/SKILL.md", "- > Run\n  > `a <!-- hidden -->\n> b `\n")).toEqual(["2 html-comment"]);
+  });
+
   // Regression: a tag alone on its line (`<span>`, `</pre>`) under a paragraph was read as an HTML block,
   // where CommonMark reads it as the paragraph's text (such a tag interrupts no paragraph): a code span
   // going on past it, which shows its comment, was flagged, and a line going on with the paragraph after
