@@ -252,7 +252,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       container?.listItem === true &&
       indent - innermostAt(containers, indent) < 4 &&
       (!paragraph || container.interrupts || indent < surelyIn);
-    if (container !== undefined) {
+    // A `-` alone under a paragraph is its setext underline (a heading), not an item that may hold text.
+    const underline = paragraph && !opensItem && !lazy && isSetextUnderline(content);
+    if (container !== undefined && !underline) {
       // A list item the line opens ends the items it is not indented into (a line going on with a paragraph
       // ends none, whatever it looks like). The extensions' containers are text to CommonMark, which ends
       // nothing: they only ask more of indented code.

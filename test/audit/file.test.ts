@@ -776,6 +776,16 @@ describe("html-comment", () => {
   // underline that ends the quote; CommonMark reads it as the paragraph's text (an underline belongs to a
   // paragraph of its own container), so a line four columns past the quote's text after it goes on with
   // the paragraph, and its comment is hidden, not indented code.
+  // Regression: a `-` alone under a paragraph, its setext underline (a heading), was also kept as a list
+  // item that may hold text: a line five columns in after it, indented code that shows its comment, was
+  // read as that item's text and the comment flagged.
+  it.each([
+    ["in the text", "Steps\n-\n     <!-- shown -->\n"],
+    ["in a quote", "> Steps\n> -\n>      <!-- shown -->\n"],
+  ])("reads a - alone under a paragraph as its underline, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
   // Regression: the paragraph reader read a line whose `>` is short of the list item the paragraph's quote
   // is in (`- > Run`, then `> b`) as going on with the paragraph, its quote as deep; CommonMark opens a new
   // quote there, which ends the paragraph. A code span closed on that line was read across the two, and
