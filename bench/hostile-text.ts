@@ -189,4 +189,22 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) => `<a${repeated(" b='c'", size)}\n<!--`,
   },
   { name: "decimal digits", path: "p/s/data.txt", make: (size) => repeated("7368", size) },
+  // Tags alone go on with the paragraph above them: one paragraph, and one code span, across all of them.
+  {
+    name: "tags alone under a paragraph",
+    path: "p/s/SKILL.md",
+    make: (size) => `a \`x\n${repeated("<span>\n</pre>\n", size)}<!-- c --> \`\n`,
+  },
+  // Each lazy underline goes on with the quote's paragraph, and so does the line four columns in after it.
+  {
+    name: "lazy underlines in a quote",
+    path: "p/s/SKILL.md",
+    make: (size) => `> a\n${repeated("===\n>     <!-- c --> `\n", size)}`,
+  },
+  // Each paragraph is a heading underlined by a \`-\` alone, with indented code after it.
+  {
+    name: "headings underlined by a dash",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("a `b\n-\n     <!-- c --> `\n", size),
+  },
 ];
