@@ -248,9 +248,14 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // unless the line is not indented into the innermost container surely open: then the paragraph is
     // not the line's container, and an item opens after that one, whatever its marker).
     const surelyIn = containers[(guesses[0] ?? containers.length) - 1] ?? 0;
+    // Under a paragraph, four columns past the text of the container the line is surely in, it opens no
+    // block, whatever the items that text seemed to open: it goes on with the paragraph.
+    const pastSure: boolean =
+      paragraph && indent >= innermostAt(containers, indent, guesses[0] ?? containers.length) + 4;
     const opensItem: boolean =
       container?.listItem === true &&
       indent - innermostAt(containers, indent) < 4 &&
+      !pastSure &&
       (!paragraph || container.interrupts || indent < surelyIn);
     // A `-` alone under a paragraph is its setext underline (a heading), not an item that may hold text.
     const underline = paragraph && !opensItem && !lazy && isSetextUnderline(content);
@@ -272,11 +277,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // Indented as code but not code: it goes on with the paragraph before it, and opens no block. So
     // does a line of a paragraph not indented into the innermost container, but four columns past the
     // text of the one it is surely in: no block opens there.
-    const continuation: boolean =
-      htmlEnd === undefined &&
-      (indent >= codeColumn ||
-        lazily ||
-        (paragraph && indent >= innermostAt(containers, indent, guesses[0] ?? containers.length) + 4));
+    const continuation: boolean = htmlEnd === undefined && (indent >= codeColumn || lazily || pastSure);
     // An item or a quote opened on the line whose text is indented code (`- >     x`): no paragraph, and
     // its backticks open no span that a later line closes.
     if (htmlEnd === undefined && !continuation && opensItem && container?.code === true) {

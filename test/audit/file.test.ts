@@ -776,6 +776,15 @@ describe("html-comment", () => {
   // underline that ends the quote; CommonMark reads it as the paragraph's text (an underline belongs to a
   // paragraph of its own container), so a line four columns past the quote's text after it goes on with
   // the paragraph, and its comment is hidden, not indented code.
+  // Regression: under a paragraph, a line four columns past the container it is surely in goes on with
+  // the paragraph, but a list item marker on it that may interrupt one (`-    > x`) was read as opening an
+  // item, as deep as the items the paragraph's text only seemed to open: a later line read as that item's
+  // indented code (`  2) >     <!-- x -->`), though it is text, and its hidden comment missed.
+  it("opens no list item four columns past the container a paragraph is surely in", () => {
+    const markdown = "word\n2) + a\n     -    >  -  b\n  2) >     <!-- hidden -->x\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["4 html-comment"]);
+  });
+
   // Regression: a `-` alone under a paragraph, its setext underline (a heading), was also kept as a list
   // item that may hold text: a line five columns in after it, indented code that shows its comment, was
   // read as that item's text and the comment flagged.
