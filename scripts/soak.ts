@@ -5,7 +5,8 @@
  *
  *   npm run soak -- [--duration 60] [--connections 64] [--warmup 5] [--skills-dir examples/skills]
  *
- * Exits 1 when any request failed at the HTTP level (a connection error, a timeout or a non-2xx).
+ * Exits 1 when any request failed at the HTTP level (a connection error, a timeout or a non-2xx), 2 when the
+ * command line is wrong.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
@@ -31,7 +32,8 @@ interface Options {
 const USAGE = `Usage: npm run soak -- [options]
 
 Runs the server on 127.0.0.1 under a steady mixed load and prints the requests, latency, errors (must be 0)
-and resident memory at the start, after the warm-up and at the end. Exits 1 when any request failed.
+and resident memory at the start, after the warm-up and at the end. Exits 1 when any request failed, 2 when
+the command line is wrong.
 
 Options:
   --duration SECONDS     how long the load runs (default 60)
@@ -48,26 +50,33 @@ const SOAK_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+/** The command line is wrong: one line, then the usage, and exit 2 as the other scripts do. */
+class UsageError extends Error {
+  override name = "UsageError";
+}
+
 function readOptions(argv: readonly string[]): Options | "help" {
   let parsed: ReturnType<typeof parseSoakArgs>;
   try {
     parsed = parseSoakArgs(argv);
   } catch (error) {
-    throw new Error(`${describeArgsError(error, SOAK_OPTIONS)}\n\n${USAGE}`);
+    throw new UsageError(describeArgsError(error, SOAK_OPTIONS));
   }
   const { values } = parsed;
   if (values.help) return "help";
   const positive = (name: string, value: string) => {
     const number = Number(value);
     if (!Number.isInteger(number) || number < 1)
-      throw new Error(`--${name} must be a whole number of at least 1`);
+      throw new UsageError(`--${name} must be a whole number of at least 1 (got "${value}")`);
     return number;
   };
   const durationSeconds = positive("duration", values.duration);
   const warmupSeconds = positive("warmup", values.warmup);
   // Memory is read once the warm-up is over: a soak that ends before then has no such reading.
   if (warmupSeconds >= durationSeconds) {
-    throw new Error(`--warmup (${warmupSeconds} s) must be shorter than --duration (${durationSeconds} s)`);
+    throw new UsageError(
+      `--warmup (${warmupSeconds} s) must be shorter than --duration (${durationSeconds} s)`,
+    );
   }
   return {
     durationSeconds,
@@ -213,6 +222,10 @@ tolerateClosedOutput();
 main().then(
   (status) => process.exit(status),
   (error: unknown) => {
+    if (error instanceof UsageError) {
+      console.error(`soak: ${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
     console.error(`soak: ${(error as Error).message}`);
     process.exit(1);
   },

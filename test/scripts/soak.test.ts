@@ -1,6 +1,7 @@
 /**
- * `npm run soak -- --help` was refused as an unknown option, and an unknown option got Node's own text on
- * placing positionals after `--`. Neither starts a server: no load is run here.
+ * `npm run soak -- --help` was refused as an unknown option, an unknown option got Node's own text on
+ * placing positionals after `--`, and a wrong command line exited 1, as a failed request does, where every
+ * other script exits 2. None starts a server: no load is run here.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -31,10 +32,19 @@ describe("npm run soak's command line", () => {
 
   it("refuses an unknown option with the valid ones, then the usage", async () => {
     const { code, stdout, stderr } = await soak(["--durations", "5"]);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toMatch(
       /^soak: unknown option --durations; valid: --duration, --connections, --warmup, --skills-dir, --help \(-h\)\n\nUsage: npm run soak/,
+    );
+  });
+
+  it("refuses a bad value as a wrong command line (2), naming the option and the value", async () => {
+    const { code, stdout, stderr } = await soak(["--duration", "abc"]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(
+      /^soak: --duration must be a whole number of at least 1 \(got "abc"\)\n\nUsage: npm run soak/,
     );
   });
 });
