@@ -95,6 +95,30 @@ describe("refusing to start", () => {
     );
   });
 
+  // The server alone passed on Node's parseArgs texts ("Unknown option '--bogus'", three lines on a --pack
+  // followed by an option), where the scripts and `sync` say what was wrong and what is valid.
+  it("exits 1 on a wrong command line with one line saying what was wrong and the valid options", async () => {
+    const valid = "valid: --stdio, --build-index, --steering, --pack, --version, --help (-h)";
+    const cases: [string[], string][] = [
+      [["--bogus"], `unknown option --bogus; ${valid}`],
+      [["serve"], `unexpected argument "serve": only options are taken; ${valid}`],
+      [["--steering", "--pack"], "--pack needs a value"],
+      [
+        ["--steering", "--pack", "--stdio"],
+        '--pack needs a value, and the next word is an option (write --pack=VALUE for a value that starts with "-")',
+      ],
+      [["--stdio=yes"], "--stdio takes no value"],
+    ];
+    for (const [args, said] of cases) {
+      const result = await runServer({ SKILLS_DIR: tree.skillsDir }, args);
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({
+        args,
+        code: 1,
+        stderr: `skills-mcp: ${said}\n`,
+      });
+    }
+  });
+
   it("prints usage for --help", async () => {
     const result = await runServer({}, ["--help"]);
     expect(result.code).toBe(0);

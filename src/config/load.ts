@@ -1,6 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { OPTION_NAMES, OPTIONS, SAVED_INDEX_NAME } from "./options.js";
+import { describeArgsError } from "../command-line.js";
+import { OPTIONS, SAVED_INDEX_NAME } from "./options.js";
 import { mebibytes, misspelledSettings, readSettings, SETTINGS, splitList } from "./settings.js";
 
 export type Transport = "http" | "stdio";
@@ -97,7 +98,7 @@ export function loadConfig(
   try {
     args = parseArgs({ args: [...argv], options: OPTIONS, strict: true }).values;
   } catch (error) {
-    problems.push(`${(error as Error).message} (valid options: ${OPTION_NAMES})`);
+    problems.push(describeArgsError(error, OPTIONS));
   }
   const buildIndex = args["build-index"] === true;
   const steering = args.steering === true;

@@ -44,8 +44,3 @@ export const OPTIONS = {
   version: { type: "boolean", shown: "--version", help: "print the version and exit" },
   help: { type: "boolean", short: "h", shown: "-h, --help", help: "show this help" },
 } as const satisfies Record<string, CommandOption>;
-
-/** `--stdio, --build-index, …`: what a wrong option is told. */
-export const OPTION_NAMES = Object.keys(OPTIONS)
-  .map((name) => `--${name}`)
-  .join(", ");
