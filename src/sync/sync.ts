@@ -7,7 +7,7 @@ import { isUnsafe } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import { PACKAGE_VERSION } from "../package.js";
 import { auditDownload, describeFinding } from "./audit.js";
-import { type Connection, connect, type Era, type ServerAddress } from "./connection.js";
+import { type Connection, connect, type Era, RefusedAnswerError, type ServerAddress } from "./connection.js";
 import { answeredStatus, describeError } from "./describe-error.js";
 import {
   CitedFileUnreadable,
@@ -152,7 +152,10 @@ function notAFolder(error: NodeJS.ErrnoException): string | undefined {
 function scopeRefusal(server: ServerAddress, error: unknown, why: string): string | undefined {
   const packs = Object.entries(server.headers).find(([name]) => name.toLowerCase() === "x-skill-pack")?.[1];
   if (packs === undefined || answeredStatus(error) !== 400) return undefined;
-  const said = why.replace(/^Error POSTing to endpoint(?: \(HTTP 400\))?: /, "");
+  const said =
+    error instanceof RefusedAnswerError
+      ? error.said
+      : why.replace(/^Error POSTing to endpoint(?: \(HTTP 400\))?: /, "");
   return `the pack asked for (${packs}): ${said}`;
 }
 

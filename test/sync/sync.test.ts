@@ -204,6 +204,26 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
     ]);
   });
 
+  // In the modern era a refused pack read "cannot connect to …: Version negotiation failed: the server
+  // did not offer pinned protocol version 2026-07-28": the SDK's probe dropped the server's HTTP 400.
+  it("says the server refused the pack, and which packs are valid, naming no connection failure", async () => {
+    const unknown = sync(server.url, target, { era, headers: { "X-Skill-Pack": "nosuch" } });
+    await expect(unknown).rejects.toThrow(
+      `${server.url} refused the pack asked for (nosuch): Unknown pack or group "nosuch". Valid selectors: other, team.`,
+    );
+    // A ceiling in the URL (?pack=) that shares nothing with the header's.
+    const outside = sync(`${server.url}?pack=team`, target, { era, headers: { "X-Skill-Pack": "other" } });
+    await expect(outside).rejects.toThrow(/refused the pack asked for \(other\): .*\bteam\b/);
+    await expect(outside).rejects.not.toThrow(/cannot connect|negotiation/);
+    await expect(access(target)).rejects.toThrow();
+  });
+
+  it("says what the server answered a URL with no MCP endpoint", async () => {
+    await expect(sync(server.url.replace(/\/mcp$/, "/skills"), target, { era })).rejects.toThrow(
+      /^cannot connect to \S+\/skills: .*No route POST \/skills: MCP is served at POST \/mcp/,
+    );
+  });
+
   it("selects a group named outside Latin-1, which fetch cannot send as it is", async () => {
     await writeTree(skills, { "other/日本語/brew-tea/SKILL.md": skillMd("brew-tea", "Brew tea.") });
     await restart();
