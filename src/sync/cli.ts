@@ -4,12 +4,15 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { visible } from "../catalog/index.js";
 import { describeArgsError } from "../command-line.js";
+import type { SyncCounts } from "./apply.js";
 import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
 import type { ServerAddress } from "./connection.js";
 import { LOCK_FILE, LockError } from "./lock.js";
+import { SyncError, type SyncOptions } from "./options.js";
 import type { Step } from "./plan.js";
+import { isOutOfDate } from "./plan.js";
 import { type ProgressStream, progressOn } from "./progress.js";
-import { isOutOfDate, type SyncCounts, SyncError, type SyncOptions, syncSkills } from "./sync.js";
+import { syncSkills } from "./sync.js";
 
 const CLIENT_LIST = Object.entries(CLIENT_FOLDERS)
   .map(([name, folders]) => `${name} (~/${folders.personal}, or ${folders.project})`)

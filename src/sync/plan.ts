@@ -250,3 +250,8 @@ function skip(name: string, reason: string, owned?: OwnedState, refused?: Refuse
     ...(refused === undefined ? {} : { refused }),
   };
 }
+
+/** Whether the folder lacks what a sync would bring: anything to add, update or remove. */
+export function isOutOfDate(steps: readonly Step[]): boolean {
+  return steps.some((step) => step.kind === "add" || step.kind === "update" || step.kind === "remove");
+}

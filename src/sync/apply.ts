@@ -1,0 +1,330 @@
+import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { ProtocolError } from "@modelcontextprotocol/client";
+import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skills";
+import { isUnsafe } from "../audit/index.js";
+import { ByteBudget } from "../budget/index.js";
+import { auditDownload, describeFinding } from "./audit.js";
+import { describeError } from "./describe-error.js";
+import { type DownloadContext, downloadSkill, forEachInOrder } from "./download.js";
+import { digestOf, readIfSame, Staging } from "./folder.js";
+import {
+  type InstalledSkill,
+  type Lock,
+  type LockedSkill,
+  type LockSource,
+  type RefusedSkill,
+  withSource,
+} from "./lock.js";
+import { BY, type SyncOptions } from "./options.js";
+import { PARALLEL_DOWNLOADS, withPackRoom } from "./pack-room.js";
+import { isOutOfDate, type Step, servedDigest } from "./plan.js";
+
+export interface SyncCounts {
+  readonly added: number;
+  readonly updated: number;
+  readonly removed: number;
+  readonly skipped: number;
+  readonly unchanged: number;
+}
+
+/**
+ * Carries out the plan. Every skill to add or update is fetched, checked and audited, and written to
+ * the staging folder first; then the lock claims them (with what each replaces), each is swapped in whole,
+ * the skills to remove go, and the lock is written as the folder now is. A run killed at any point
+ * leaves every skill old or new, and the next run finishes the work.
+ */
+export async function apply(
+  options: SyncOptions,
+  steps: readonly Step[],
+  context: DownloadContext,
+  lock: Lock | undefined,
+  before: LockSource | undefined,
+  packsChanged: boolean,
+): Promise<SyncCounts> {
+  const { folder, progress } = options;
+  const staging = await Staging.open(folder);
+  try {
+    const fetches = steps.filter((step) => step.kind === "add" || step.kind === "update");
+    const staged = new Map<string, { dir: string; installed: InstalledSkill; replacing: boolean }>();
+    const failed = new Set<string>();
+    const refused = new Map<string, RefusedSkill>();
+    const held = new ByteBudget(SKILL_LIMITS.bytes);
+    // Fetched PARALLEL_DOWNLOADS at a time, each while its listed bytes and its share of the budget for
+    // the pack files it cites fit in `held`; one whose pack files need more is fetched again, holding
+    // the skill's whole limit, so alone. Told in the plan's order, so that the lines, the lock and what
+    // is put in place come out as one after another would.
+    const fetch = async (step: (typeof fetches)[number]) => {
+      const installed = step.kind === "update" ? step.installed : undefined;
+      return withPackRoom(held, listedBytes(step.entry), 0, (packRoom) =>
+        prepare(step, installed, options, context, staging, packRoom),
+      );
+    };
+    await forEachInOrder(fetches, PARALLEL_DOWNLOADS, fetch, async (ready, step, index) => {
+      const done = (outcome: string, lasting: boolean) =>
+        progress.skill(index + 1, fetches.length, step.name, outcome, lasting);
+      if ("refused" in ready) {
+        failed.add(step.name);
+        if (ready.audit !== undefined) {
+          // Refused again for the same reason: the record stays as it was, so a committed lock does too.
+          const earlier = before?.refused?.[step.name];
+          const same =
+            earlier !== undefined && isDeepStrictEqual({ ...earlier, by: "" }, { ...ready.audit, by: "" });
+          refused.set(step.name, same ? earlier : ready.audit);
+        }
+        done(`skipped: ${ready.refused}`, true);
+        const rest = fetches.slice(index + 1);
+        // A server gone mid-run fails every skill left, each only after the request timeout: ask it once.
+        const gone = rest.length === 0 ? undefined : await notAnswering(context, step.entry.uri);
+        if (gone === undefined) return true;
+        for (const later of rest) failed.add(later.name);
+        const more = rest.length === 1 ? "1 more skill" : `${rest.length} more skills`;
+        progress.note(
+          `the server stopped answering (${gone}): ${more} not fetched; run sync again when it is back`,
+        );
+        return false;
+      }
+      // An update replaces what sync installed; a skill installed again after its folder went replaces nothing.
+      staged.set(step.name, { ...ready, replacing: step.kind === "update" });
+      const fetched = Object.keys(ready.installed.files).length - ready.kept;
+      const what = step.kind === "add" ? "to add" : "to update";
+      const kept =
+        ready.kept === 0 ? "" : `, ${ready.kept} unchanged ${ready.kept === 1 ? "file" : "files"} kept`;
+      done(
+        `${what}: ${filesCount(fetched)} fetched and verified${kept}${ready.warning}`,
+        ready.warning !== "",
+      );
+      return true;
+    });
+    let written = before;
+    const record = async (skills: Record<string, LockedSkill>) => {
+      const source = sourceAfter(options, before, skills, refusedSkills(steps, refused));
+      if (source !== written) await staging.writeLock(withSource(lock, source));
+      written = source;
+    };
+    await record(lockedSkills(steps, staged, failed, true));
+    for (const [name, { dir, replacing }] of staged) {
+      try {
+        await staging.swapIn(name, dir, replacing);
+      } catch (error) {
+        failed.add(name);
+        staged.delete(name);
+        progress.note(`${name}: skipped: cannot be put in place: ${(error as Error).message}`);
+      }
+    }
+    // With --pack, a skill moved to a pack outside the scope is still served, only not there.
+    const why =
+      packsChanged || options.scope.packs.length > 0
+        ? "not served in the packs asked for"
+        : "no longer served";
+    for (const step of steps) {
+      if (step.kind !== "remove") continue;
+      if (step.installed === undefined) {
+        // Counted as removed like the others, so named like them.
+        progress.note(`${step.name}: removed (${why}; its folder was already gone)`);
+        continue;
+      }
+      try {
+        await staging.remove(step.name);
+        progress.note(`${step.name}: removed (${why})`);
+      } catch (error) {
+        failed.add(step.name);
+        progress.note(`${step.name}: skipped: cannot be removed: ${(error as Error).message}`);
+      }
+    }
+    await record(lockedSkills(steps, staged, failed, false));
+    return countDone(steps, failed);
+  } finally {
+    progress.finish();
+    // What was installed is in place either way: a leftover only takes room, and no client reads it.
+    const leftOver = await staging.close();
+    if (leftOver !== undefined) progress.note(leftOver);
+  }
+}
+
+/**
+ * Why the server does not answer a request for the skill at `uri` (a small one, in every protocol era),
+ * or undefined when it answers: an error it sends is an answer.
+ */
+async function notAnswering(context: DownloadContext, uri: string): Promise<string | undefined> {
+  try {
+    await context.skills.get(uri);
+    return undefined;
+  } catch (error) {
+    return error instanceof ProtocolError ? undefined : describeError(error);
+  }
+}
+
+/**
+ * Whether carrying out `steps` writes anything: a skill to fetch or remove, or a lock that would not say
+ * what `before` says. A run that writes nothing needs neither the staging folder nor write access.
+ */
+export function writesAnything(
+  options: SyncOptions,
+  steps: readonly Step[],
+  before: LockSource | undefined,
+): boolean {
+  if (isOutOfDate(steps)) return true;
+  const skills = lockedSkills(steps, new Map(), new Set(), false);
+  return sourceAfter(options, before, skills, refusedSkills(steps, new Map())) !== before;
+}
+
+/**
+ * The lock's record of this server after a run: `before` itself when the run changed nothing in it, so
+ * that a lock committed with the skills (--project) stays as it is.
+ */
+function sourceAfter(
+  options: SyncOptions,
+  before: LockSource | undefined,
+  skills: Record<string, LockedSkill>,
+  refused: Record<string, RefusedSkill>,
+): LockSource {
+  const source = {
+    server: options.server.url.href,
+    scope: options.scope,
+    syncedAt: new Date().toISOString(),
+    by: BY,
+    skills,
+    ...(Object.keys(refused).length === 0 ? {} : { refused }),
+  };
+  const same =
+    before !== undefined &&
+    isDeepStrictEqual({ ...before, syncedAt: "", by: "" }, { ...source, syncedAt: "", by: "" });
+  return same ? before : source;
+}
+
+/** The bytes of the files `entry` lists: what its download holds until it is staged, besides pack files. */
+function listedBytes(entry: Skill): number {
+  return entry.resources === "dynamic" ? 0 : entry.resources.reduce((sum, file) => sum + file.size, 0);
+}
+
+function filesCount(count: number): string {
+  return count === 1 ? "1 file" : `${count} files`;
+}
+
+/**
+ * Fetches, audits and stages one skill, or says why it is not installed. `before`: the copy an update
+ * replaces, whose files the entry lists unchanged are taken from the folder, not fetched again.
+ */
+async function prepare(
+  { entry, name }: { readonly entry: Skill; readonly name: string },
+  before: InstalledSkill | undefined,
+  { folder, allowUnsafe }: SyncOptions,
+  context: DownloadContext,
+  staging: Staging,
+  packRoom: number,
+): Promise<
+  | { dir: string; installed: InstalledSkill; warning: string; kept: number }
+  | { refused: string; audit?: RefusedSkill }
+> {
+  // Only a file the lock says sync wrote with these bytes; read again, as it may have changed since.
+  const installedFile = (file: string, size: number, digest: string) =>
+    before?.files[file] === digest
+      ? readIfSame(path.join(folder, name, ...file.split("/")), size, digest)
+      : Promise.resolve(undefined);
+  const download = await downloadSkill(entry, context, installedFile, packRoom);
+  if ("refused" in download) return download;
+  const { files, packFiles, leftOut } = download.skill;
+  const high = auditDownload(name, files, entry.frontmatter).filter(isUnsafe);
+  const [first] = high;
+  const findings =
+    first === undefined
+      ? ""
+      : `${describeFinding(first)}${high.length > 1 ? ` and ${high.length - 1} more` : ""}`;
+  if (first !== undefined && !allowUnsafe) {
+    const reason = `a high finding of the audit: ${findings} (--allow-unsafe installs it anyway)`;
+    // The same files audit the same: recorded, so that the next runs skip it until the server changes it.
+    return {
+      refused: reason,
+      audit: { uri: entry.uri, served: servedDigest(entry), packFiles, reason, by: BY },
+    };
+  }
+  let dir: string;
+  try {
+    dir = await staging.stage(name, files);
+  } catch (error) {
+    return { refused: `cannot be written: ${(error as Error).message}` };
+  }
+  const written: Record<string, string> = {};
+  for (const [file, bytes] of files) written[file] = digestOf(bytes);
+  const warnings = [
+    ...(first === undefined
+      ? []
+      : [`installed despite a high finding of the audit (--allow-unsafe): ${findings}`]),
+    ...(leftOut.length === 0
+      ? []
+      : [`left out ${leftOut.length} file(s) it cites, as its SKILL.md now says`]),
+  ];
+  return {
+    dir,
+    installed: { uri: entry.uri, served: servedDigest(entry), files: written, packFiles },
+    warning: warnings.map((warning) => `; ${warning}`).join(""),
+    kept: download.kept,
+  };
+}
+
+/**
+ * The lock's skills after the plan: what each step leaves. `claiming`: before the swaps, each staged
+ * skill is claimed with the copy it replaces as `previous`, so that a run killed between two swaps
+ * still owns every folder it may have written.
+ */
+function lockedSkills(
+  steps: readonly Step[],
+  staged: ReadonlyMap<string, { installed: InstalledSkill }>,
+  failed: ReadonlySet<string>,
+  claiming: boolean,
+): Record<string, LockedSkill> {
+  const skills: Record<string, LockedSkill> = {};
+  for (const step of steps) {
+    const fresh = staged.get(step.name)?.installed;
+    switch (step.kind) {
+      case "add":
+      case "update": {
+        const old = step.kind === "add" ? step.owned : step.installed;
+        if (fresh === undefined) {
+          if (old !== undefined) skills[step.name] = old;
+        } else {
+          skills[step.name] = claiming && old !== undefined ? { ...fresh, previous: old } : fresh;
+        }
+        break;
+      }
+      case "keep":
+        skills[step.name] = step.installed;
+        break;
+      case "remove":
+        if (claiming || failed.has(step.name)) {
+          if (step.installed !== undefined) skills[step.name] = step.installed;
+        }
+        break;
+      case "skip":
+        if (step.keep !== undefined) skills[step.name] = step.keep;
+        break;
+    }
+  }
+  return skills;
+}
+
+/** The refusals the lock records after the plan: those still true, and those of this run. */
+function refusedSkills(
+  steps: readonly Step[],
+  refusedNow: ReadonlyMap<string, RefusedSkill>,
+): Record<string, RefusedSkill> {
+  const refused: Record<string, RefusedSkill> = {};
+  for (const step of steps) {
+    const record = step.kind === "skip" ? step.refused : refusedNow.get(step.name);
+    if (record !== undefined) refused[step.name] = record;
+  }
+  return refused;
+}
+
+export function countDone(steps: readonly Step[], failed: ReadonlySet<string>): SyncCounts {
+  const counts = { added: 0, updated: 0, removed: 0, skipped: 0, unchanged: 0 };
+  for (const step of steps) {
+    if (step.kind === "skip" || failed.has(step.name)) counts.skipped += 1;
+    else if (step.kind === "add") counts.added += 1;
+    else if (step.kind === "update") counts.updated += 1;
+    else if (step.kind === "remove") counts.removed += 1;
+    else counts.unchanged += 1;
+  }
+  return counts;
+}

@@ -1,0 +1,45 @@
+import { UnauthorizedError } from "@modelcontextprotocol/client";
+import { RefusedAnswerError, type ServerAddress } from "./connection.js";
+import { answeredStatus, describeError } from "./describe-error.js";
+import { SyncError } from "./options.js";
+
+/**
+ * Why the server at `address` could not be connected to, as a user can act on it: a scope it refused,
+ * a key it wants or refused, a URL that should be plain HTTP.
+ */
+export function connectionFailure(address: ServerAddress, error: unknown): SyncError {
+  const server = address.url.href;
+  const why = describeError(error);
+  const refusedScope = scopeRefusal(address, error, why);
+  if (refusedScope !== undefined) return new SyncError(`${server} refused ${refusedScope}`);
+  const refused = error instanceof UnauthorizedError || /\b401\b/.test(why);
+  // A key given (--api-key-file, or --header Authorization) and refused is a wrong key, not a missing one.
+  const keyGiven =
+    address.apiKey !== undefined ||
+    Object.keys(address.headers).some((name) => name.toLowerCase() === "authorization");
+  // An https URL to a server that speaks plain HTTP fails in TLS, with OpenSSL's words only.
+  const plain = address.url.protocol === "https:" && /wrong version number|ERR_SSL_WRONG_VERSION/i.test(why);
+  const hint = plain
+    ? `; the server may speak plain HTTP: try http://${address.url.host}${address.url.pathname}`
+    : !refused
+      ? ""
+      : keyGiven
+        ? "; the server refused the API key given: check it"
+        : "; give its API key with --api-key-file";
+  return new SyncError(`cannot connect to ${server}: ${why}${hint}`);
+}
+
+/**
+ * What a server that answered a scope (`--pack`, sent as X-Skill-Pack) with HTTP 400 said of it: the
+ * packs given and the server's own words, which name the valid selectors. It answered: the connection
+ * worked, and "cannot connect" would send the user looking at the network.
+ */
+function scopeRefusal(server: ServerAddress, error: unknown, why: string): string | undefined {
+  const packs = Object.entries(server.headers).find(([name]) => name.toLowerCase() === "x-skill-pack")?.[1];
+  if (packs === undefined || answeredStatus(error) !== 400) return undefined;
+  const said =
+    error instanceof RefusedAnswerError
+      ? error.said
+      : why.replace(/^Error POSTing to endpoint(?: \(HTTP 400\))?: /, "");
+  return `the pack asked for (${packs}): ${said}`;
+}
