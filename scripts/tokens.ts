@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Scope } from "../src/catalog/index.js";
+import { describeArgsError } from "../src/command-line.js";
 import { EXAMPLES_DIR } from "../src/config/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { type CueCase, cueCoverage } from "./cue-coverage.js";
@@ -36,22 +37,34 @@ const USAGE = `Usage: npm run tokens -- [catalog folder] [--queries FILE]... [--
 
 Prints what the tool surface costs a model in o200k tokens, and, for the whole catalog and each pack as an
 X-Skill-Pack scope, what a model sees before its first call and the cue coverage of each query set.
+Exits 1 when the catalog or a query set cannot be read, 2 when the command line is wrong.
 
 Options:
   --queries FILE             a query set ([{"query": "...", "expected": ["pack/name"]}]); repeat for more
   --catalog-preview on|off   measure a server with CATALOG_PREVIEW so set (default on)
   -h, --help                 show this help`;
 
+const TOKENS_OPTIONS = {
+  queries: { type: "string", multiple: true },
+  "catalog-preview": { type: "string", default: "on" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** The command line is wrong: one line, then the usage, and exit 2 as the other scripts do. */
+class UsageError extends Error {
+  override name = "UsageError";
+}
+
+function parseTokensArgs(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: TOKENS_OPTIONS, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(describeArgsError(error, TOKENS_OPTIONS));
+  }
+}
+
 async function main(argv: readonly string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    options: {
-      queries: { type: "string", multiple: true },
-      "catalog-preview": { type: "string", default: "on" },
-      help: { type: "boolean", short: "h" },
-    },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseTokensArgs(argv);
   if (values.help) {
     console.log(USAGE);
     return;
@@ -59,14 +72,14 @@ async function main(argv: readonly string[]): Promise<void> {
   const [folder, ...extra] = positionals;
   // A query set listed after one --queries would otherwise be dropped from the report without a word.
   if (extra.length > 0) {
-    throw new Error(
+    throw new UsageError(
       `"${extra.join('", "')}": one catalog folder only; give each query set its own --queries`,
     );
   }
   const dir = folder ?? EXAMPLES_DIR;
   const preview = values["catalog-preview"];
   if (preview !== "on" && preview !== "off")
-    throw new Error(`--catalog-preview "${preview}" is not on or off`);
+    throw new UsageError(`--catalog-preview "${preview}" is not on or off`);
   const deps = await mcpDepsOf(dir, { env: { CATALOG_PREVIEW: preview } });
   const { catalog } = deps;
   const client = await connectInMemory(deps);
@@ -175,6 +188,10 @@ function readQuerySet(file: string, everything: Scope): QuerySet {
 
 tolerateClosedOutput();
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`tokens: ${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
   console.error(`tokens: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

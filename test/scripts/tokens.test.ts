@@ -48,10 +48,21 @@ describe("npm run tokens", () => {
 
   it("refuses a second query set listed after one --queries, instead of leaving it out of the report", async () => {
     const { code, stdout, stderr } = await tokens(["examples/skills", "--queries", first, second]);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toContain(`"${second}"`);
     expect(stderr).toContain("--queries");
     expect(stdout).toBe("");
+  });
+
+  // An unknown option got Node's text on placing a positional after `--` and exit 1, where every other
+  // script names the valid options, prints its usage and exits 2.
+  it("refuses an unknown option with the valid ones, then the usage, and exit 2", async () => {
+    const { code, stdout, stderr } = await tokens(["--querys", "q.json"]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(
+      /^tokens: unknown option --querys; valid: --queries, --catalog-preview, --help \(-h\)\n\nUsage: npm run tokens/,
+    );
   });
 
   // `--help` was refused as an unknown option, unlike every other script's.
