@@ -1,4 +1,5 @@
 import { auditFile, auditSkillMetadata, type Finding, isUnsafe } from "../audit/index.js";
+import { SKILL_DOCUMENT } from "../catalog/index.js";
 
 /**
  * The findings of the project's audit in the files about to be installed as skill `name` (paths as
@@ -13,7 +14,7 @@ export function auditDownload(
   for (const [file, bytes] of files) {
     const where = `${name}/${file}`;
     findings.push(...auditFile(where, bytes));
-    if (file === "SKILL.md") {
+    if (file === SKILL_DOCUMENT) {
       // A YAML block scalar (`description: >` or `|`) ends in a line break and may hold more: line breaks
       // and tabs are seen as the spaces the catalog reads them as, not hidden characters.
       const description = frontmatter.description.replace(/[\t\n\r]/g, " ");

@@ -44,7 +44,7 @@ const LIST_MAX_PAGES = 20_000;
  * `ttlMs` says (up to 512 reads of up to 24 MiB each); sync reads each file once, and holds what it
  * reuses itself, within a budget.
  */
-export const NO_RESPONSE_CACHE: ResponseCacheStore = {
+const NO_RESPONSE_CACHE: ResponseCacheStore = {
   get: () => undefined,
   set: () => 0,
   delete: () => undefined,
@@ -53,7 +53,7 @@ export const NO_RESPONSE_CACHE: ResponseCacheStore = {
 };
 
 /** A server's answer went past {@link MAX_ANSWER_BYTES}. */
-export class AnswerTooLargeError extends Error {
+class AnswerTooLargeError extends Error {
   override name = "AnswerTooLargeError";
 }
 
@@ -249,7 +249,7 @@ export async function withAnswerLimit<T>(
  * fetch, whose answers fail once their body passes `limit` bytes (or says it will), or the lower limit
  * of {@link withAnswerLimit} the request was sent within.
  */
-export function cappedFetch(limit: number): FetchLike {
+function cappedFetch(limit: number): FetchLike {
   return async (url, init) => {
     const within = answerLimits.getStore();
     const cap = Math.min(limit, within?.bytes ?? limit);

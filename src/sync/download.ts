@@ -7,6 +7,7 @@ import {
   SkillVerificationError,
 } from "@modelcontextprotocol/client/ext/skills";
 import { ByteBudget } from "../budget/index.js";
+import { SKILL_DOCUMENT } from "../catalog/index.js";
 import { citedPaths } from "./citations.js";
 import { MAX_ANSWER_BYTES, withAnswerLimit } from "./connection.js";
 import { describeError } from "./describe-error.js";
@@ -71,7 +72,7 @@ export class PackFilesOverRoom extends Error {
 }
 
 /** Bytes of pack file reads kept for the skills that cite the same file. */
-export const PACK_READS_BYTES = 32 * 1024 * 1024;
+const PACK_READS_BYTES = 32 * 1024 * 1024;
 
 /**
  * Bytes of answers read at once, for every read of the run together: room for the largest answer sync
@@ -246,7 +247,7 @@ export async function downloadSkill(
   try {
     await forEachLimited(listed, PARALLEL_READS, async (file) => {
       const here =
-        file.path === "SKILL.md" ? undefined : await installed?.(file.path, file.size, file.digest);
+        file.path === SKILL_DOCUMENT ? undefined : await installed?.(file.path, file.size, file.digest);
       if (here !== undefined) {
         files.set(file.path, here);
         kept += 1;
@@ -322,10 +323,10 @@ export async function citedFilesCurrent(
   });
   const read = (uri: string) => readPackFile(uri, context);
   const now = await withPackFiles(entry, root, files, total, context.skillRoots, read, packRoom);
-  const manifest = now.files.get("SKILL.md");
+  const document = now.files.get(SKILL_DOCUMENT);
   return (
     isDeepStrictEqual(now.packFiles, installed.packFiles) &&
-    (manifest === undefined ? undefined : digestOf(manifest)) === installed.files["SKILL.md"]
+    (document === undefined ? undefined : digestOf(document)) === installed.files[SKILL_DOCUMENT]
   );
 }
 
@@ -403,9 +404,9 @@ async function withPackFiles(
       if (TEXT_FILE.test(cited)) queue.push(found.bytes);
     }
   }
-  const manifest = files.get("SKILL.md");
-  if (leftOut.length > 0 && manifest !== undefined) {
-    files.set("SKILL.md", Buffer.concat([manifest, Buffer.from(leftOutNote(entry, leftOut))]));
+  const document = files.get(SKILL_DOCUMENT);
+  if (leftOut.length > 0 && document !== undefined) {
+    files.set(SKILL_DOCUMENT, Buffer.concat([document, Buffer.from(leftOutNote(entry, leftOut))]));
   }
   return { files, packFiles, leftOut };
 }

@@ -1,9 +1,9 @@
 export type { SyncCounts } from "./apply.js";
-export { processIo, runSyncCli, SYNC_USAGE, type SyncIo } from "./cli.js";
-export { CLIENT_FOLDERS, type ClientName } from "./clients.js";
+export { runSyncCli, type SyncIo } from "./cli.js";
+export type { ClientName } from "./clients.js";
 export type { Era, ServerAddress } from "./connection.js";
 export { STAGING_DIR } from "./folder.js";
-export { LOCK_FILE, type Lock, LockError } from "./lock.js";
+export { LOCK_FILE, type Lock } from "./lock.js";
 export { SyncError, type SyncOptions } from "./options.js";
 export { isOutOfDate, type Step } from "./plan.js";
 export { type Progress, progressOn } from "./progress.js";

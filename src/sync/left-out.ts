@@ -1,5 +1,6 @@
 import { type Client, ProtocolError } from "@modelcontextprotocol/client";
 import type { SkillListing } from "@modelcontextprotocol/client/ext/skills";
+import { MANIFEST_NAME } from "../catalog/index.js";
 import { describeError } from "./describe-error.js";
 
 /** The most packs whose skills are asked for by name: past them, the skills left out are counted. */
@@ -89,7 +90,7 @@ export async function servedByTools(
   try {
     const result = await client.callTool({
       name: "read_skill",
-      arguments: { skill: ref, file: "_manifest" },
+      arguments: { skill: ref, file: MANIFEST_NAME },
     });
     const [first] = result.content;
     return result.isError !== true && first?.type === "text";
