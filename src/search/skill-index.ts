@@ -260,7 +260,7 @@ export class SkillIndex implements SearchIndex {
     const { unknown } = request;
     if (unknown.length > MOST_WORDS_READ) return [];
     const mistyped = unknown
-      .map((from) => ({ from, close: this.terms.spellings.closeTerms(from), common: isCommonWord(from) }))
+      .map((from) => ({ from, close: this.terms.spellings.closeTerms(from) }))
       .filter(({ close }) => close.size > 0);
     if (mistyped.length === 0) return [];
     const { context } = this;
@@ -272,7 +272,8 @@ export class SkillIndex implements SearchIndex {
     const commonSupport = Math.max(2, Math.ceil(COMMON_WORD_SUPPORT * best.length));
     // Two of the best matches, or the only one: a rest that one skill matches can give no second.
     const sharedSupport = Math.min(2, best.length);
-    for (const { from, close, common } of mistyped) {
+    for (const { from, close } of mistyped) {
+      const common = isCommonWord(from);
       // A common word is read only as a word the rest of the request points to: never alone.
       if (common && judges === undefined) continue;
       const least = common ? commonSupport : 0;
@@ -385,7 +386,7 @@ class Accumulator {
 
   /** The `limit` best documents so far. */
   best(limit: number): number[] {
-    return topDocuments(this.touched.subarray(0, this.matched), this.scores, limit);
+    return topDocuments(this.touched, this.matched, this.scores, limit);
   }
 
   /** How many documents were scored and their scores' sum; the buffers are zeroed. */
@@ -453,26 +454,33 @@ interface Ranked {
 }
 
 /**
- * The `limit` best documents, best first; equal scores keep catalog order (by name, then pack).
- * One pass keeping a small sorted buffer: most candidates fall below its last score and cost a comparison.
+ * The `limit` best of the first `count` documents of `candidates`, best first; equal scores keep catalog
+ * order (by name, then pack). One pass keeping a small sorted buffer: once it is full, most candidates
+ * fall below its last and cost a comparison.
  */
-function topDocuments(candidates: Int32Array, scores: Float64Array, limit: number): number[] {
+function topDocuments(candidates: Int32Array, count: number, scores: Float64Array, limit: number): number[] {
   const best: number[] = [];
-  let floor = Number.NEGATIVE_INFINITY;
-  for (const document of candidates) {
+  if (limit <= 0) return best;
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const document = candidates[i] as number;
     const score = scores[document] as number;
-    if (score < floor) continue;
-    let position = best.length;
+    if (size === limit) {
+      const last = best[size - 1] as number;
+      const lastScore = scores[last] as number;
+      if (score < lastScore || (score === lastScore && document > last)) continue;
+    } else {
+      size++;
+    }
+    let position = size - 1;
     while (position > 0) {
       const above = best[position - 1] as number;
       const aboveScore = scores[above] as number;
       if (aboveScore > score || (aboveScore === score && above < document)) break;
+      best[position] = above;
       position--;
     }
-    if (position >= limit) continue;
-    best.splice(position, 0, document);
-    if (best.length > limit) best.pop();
-    if (best.length === limit) floor = scores[best[limit - 1] as number] as number;
+    best[position] = document;
   }
   return best;
 }
