@@ -8,7 +8,8 @@
  * Rules on a word's letters, not a list of words, so that the words of skills (`tokenise`, `serialise`)
  * are covered as well as the common ones; a rule may make a word that is no word (`monitour`), which no
  * skill holds and so is never read. Each rule is a pattern anchored at the word's end or applied once, of
- * bounded length: it runs in time linear in the word's length.
+ * bounded length: it runs in time linear in the word's length. The few words that differ in their stem
+ * rather than their ending (`grey` and `gray`, `plough` and `plow`) are listed ({@link WORD_PAIRS}).
  */
 
 /** Endings after `our` (British) or `or` (American): `colourful`, `behavioural`, `neighbours`, `favourite`. */
@@ -27,6 +28,8 @@ const BRITISH_TO_AMERICAN: readonly Rule[] = [
   [new RegExp(`(?<=[a-z]{2}[^aeiou])is(${ISE_ENDINGS})$`), "iz$1"],
   [new RegExp(`(?<=[a-z]{2})ys(${YSE_ENDINGS})$`), "yz$1"],
   [/(?<=[a-z]{2}[^aeiou])re(s?)$/, "er$1"],
+  // `centre` and `metre` in their forms: centred, centring, metred.
+  [/(?<=[a-z]{2}[^aeiou])r(ed|ing)$/, "er$1"],
   [/(?<=[a-z]{2})ence(s?)$/, "ense$1"],
   [/(?<=[a-z]{2})ogue(s?)$/, "og$1"],
   [/(?<=[a-z]{2})ogued$/, "oged"],
@@ -42,6 +45,7 @@ const AMERICAN_TO_BRITISH: readonly Rule[] = [
   [new RegExp(`(?<=[a-z]{2}[^aeiou])iz(${ISE_ENDINGS})$`), "is$1"],
   [new RegExp(`(?<=[a-z]{2})yz(${YSE_ENDINGS})$`), "ys$1"],
   [/(?<=[a-z]{2}[^aeiou])er(s?)$/, "re$1"],
+  [/(?<=[a-z]{2}[^aeiou])er(ed|ing)$/, "r$1"],
   [/(?<=[a-z]{2})ense(s?)$/, "ence$1"],
   [/(?<=[a-z]{2})og(s?)$/, "ogue$1"],
   [/(?<=[a-z]{2})oged$/, "ogued"],
@@ -49,6 +53,30 @@ const AMERICAN_TO_BRITISH: readonly Rule[] = [
 ];
 
 const RULES = [...BRITISH_TO_AMERICAN, ...AMERICAN_TO_BRITISH];
+
+/**
+ * Words whose British and American spellings differ in their stem, where no rule of endings reaches:
+ * British first. Each is matched at the start of a word, so that its forms and compounds follow
+ * (`greyscale` as grayscale, `ploughed` as plowed), and each either way.
+ */
+const WORD_PAIRS: readonly (readonly [british: string, american: string])[] = [
+  ["grey", "gray"],
+  ["plough", "plow"],
+  ["mould", "mold"],
+  ["smoulder", "smolder"],
+  ["moustache", "mustache"],
+  ["pyjama", "pajama"],
+  ["aluminium", "aluminum"],
+  ["sceptic", "skeptic"],
+  ["jewellery", "jewelry"],
+  ["artefact", "artifact"],
+  ["ageing", "aging"],
+  ["tyre", "tire"],
+  ["kerb", "curb"],
+  ["cheque", "check"],
+  ["draught", "draft"],
+  ["cosy", "cozy"],
+];
 /**
  * Whether any rule applies, in one pass: most words a search looks up here fit none, and trying each of
  * the rules in turn cost a new search some 2 of its 19 µs in process.
@@ -66,8 +94,12 @@ const PLAIN_LETTERS = /^[a-z]+$/;
  */
 export function otherSpellings(word: string): string[] {
   if (word.length < SHORTEST || word.length > LONGEST || !PLAIN_LETTERS.test(word)) return [];
-  if (!ANY_RULE.test(word)) return [];
   const spellings: string[] = [];
+  for (const [british, american] of WORD_PAIRS) {
+    if (word.startsWith(british)) spellings.push(american + word.slice(british.length));
+    else if (word.startsWith(american)) spellings.push(british + word.slice(american.length));
+  }
+  if (!ANY_RULE.test(word)) return spellings;
   for (const [pattern, replacement] of RULES) {
     if (!pattern.test(word)) continue;
     const other = word.replace(pattern, replacement);

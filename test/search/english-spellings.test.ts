@@ -15,6 +15,8 @@ describe("otherSpellings", () => {
       ["paediatric", "pediatric"],
       ["programmes", "programs"],
       ["judgement", "judgment"],
+      ["centred", "centered"],
+      ["centring", "centering"],
     ];
     for (const [british, american] of pairs) expect(otherSpellings(british)).toContain(american);
   });
@@ -27,8 +29,26 @@ describe("otherSpellings", () => {
       ["meter", "metre"],
       ["defense", "defence"],
       ["dialog", "dialogue"],
+      ["centered", "centred"],
     ];
     for (const [american, british] of pairs) expect(otherSpellings(american)).toContain(british);
+  });
+
+  // No rule of endings reaches these: their stems differ, and a short list names them.
+  it("spells the words whose stems differ either way, forms and compounds included", () => {
+    const pairs: [string, string][] = [
+      ["grey", "gray"],
+      ["greyscale", "grayscale"],
+      ["plough", "plow"],
+      ["ploughed", "plowed"],
+      ["mouldy", "moldy"],
+      ["sceptical", "skeptical"],
+      ["tyres", "tires"],
+    ];
+    for (const [british, american] of pairs) {
+      expect(otherSpellings(british)).toContain(american);
+      expect(otherSpellings(american)).toContain(british);
+    }
   });
 
   it("leaves words no rule fits, too short or too long, or not plain letters", () => {

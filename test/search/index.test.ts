@@ -445,6 +445,41 @@ describe("a word spelled the British or the American way", () => {
   });
 });
 
+// `grey`, `plough` and `centred` found nothing where skills say gray, plow and centered: no rule of endings
+// reached them, and `grey` was no typing mistake either, being one from both gray and grep.
+describe("a British word whose stem, or whose form, no rule of endings reached", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "img/gray-filter/SKILL.md": skillMd(
+        "gray-filter",
+        "Turn widget photos to grayscale, or tint them gray.",
+      ),
+      "cli/grep-logs/SKILL.md": skillMd("grep-logs", "Grep the widget logs."),
+      "farm/plow-route/SKILL.md": skillMd("plow-route", "Plan the plow route after snow."),
+      "ui/text-layout/SKILL.md": skillMd("text-layout", "Keep widget captions centered."),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  const search = (query: string) => {
+    const found = ownIndex.search(query, ownCatalog.everything, 10);
+    return { first: found.skills[0]?.name, corrections: found.corrections };
+  };
+
+  it("finds the skills that spell it the American way, without calling it a mistake", () => {
+    expect(search("grey")).toEqual({ first: "gray-filter", corrections: [] });
+    expect(search("greyscale")).toEqual({ first: "gray-filter", corrections: [] });
+    expect(search("plough")).toEqual({ first: "plow-route", corrections: [] });
+    expect(search("centred captions")).toEqual({ first: "text-layout", corrections: [] });
+  });
+});
+
 describe("a request word the catalog holds only inside a camel-case word, or written in capitals", () => {
   let own: TempTree;
   let ownCatalog: Catalog;
