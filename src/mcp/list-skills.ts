@@ -38,8 +38,9 @@ export const listSkillsTool = defineTool({
     if (query === undefined || query.trim() === "") return formatListing(scope, context.scope);
     const best = bestMatches(context.index, query, scope);
     if (best.shown.length === 0) {
-      const { vague, strongMatches } = best.found;
-      return vague === undefined ? noMatch(query, pack) : tooVague(query, pack, vague, strongMatches);
+      const { found } = best;
+      if (found.vague === undefined) return noMatch(query, pack);
+      return tooVague(query, pack, found.vague, strongSkills(context.index, query, scope, found).length);
     }
     return formatMatches(best, scope, context.scope);
   },
@@ -80,8 +81,7 @@ function bestMatches(index: SearchIndex, query: string, scope: Scope): Matches {
 
 /**
  * How many strong matches are left out. The search counts copies apart, so where the scope holds copies
- * the strong matches are counted again, each skill once, as the lines do: from the matches at hand when
- * they hold them all (most requests have a few), else from a search for them all.
+ * the strong matches are counted again, each skill once, as the lines do.
  */
 function strongLeftOut(
   index: SearchIndex,
@@ -92,12 +92,20 @@ function strongLeftOut(
 ): number {
   const leftOut = found.strongMatches - skillsNamed(shown);
   if (leftOut <= 0 || !scope.hasCopies()) return leftOut;
+  const listed = new Set(shown.map(({ skill }) => skill));
+  return strongSkills(index, query, scope, found).filter(({ skill }) => !listed.has(skill)).length;
+}
+
+/**
+ * The strong matches (see `SearchResult.strongMatches`), each skill once with its copies in `scope`: from
+ * the matches at hand when they hold them all (most requests have a few), else from a search for them all.
+ */
+function strongSkills(index: SearchIndex, query: string, scope: Scope, found: SearchResult): Listed[] {
   const strong =
     found.strongMatches <= found.skills.length
       ? found.skills.slice(0, found.strongMatches)
       : index.search(query, scope, found.strongMatches).skills;
-  const listed = new Set(shown.map(({ skill }) => skill));
-  return withoutCopies(strong, scope).filter(({ skill }) => !listed.has(skill)).length;
+  return withoutCopies(strong, scope);
 }
 
 /**

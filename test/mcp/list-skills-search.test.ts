@@ -30,6 +30,16 @@ const withKitchen = serveTree({
   ),
 });
 
+/** The same, with a copy of each task in a second pack (the same name and description). */
+const withCopies = serveTree({
+  ...TREE,
+  ...Object.fromEntries(
+    Object.entries(TREE)
+      .filter(([file]) => file.startsWith("office/task-"))
+      .map(([file, text]) => [file.replace("office/", "annex/"), text]),
+  ),
+});
+
 describe("list_skills with query", () => {
   // A tail of faint matches costs the model tokens and misleads it: the tasks say "report" only in passing.
   it("leaves out matches scoring under 0.4 of the first one's, saying the rest match only in part", async () => {
@@ -67,6 +77,17 @@ describe("list_skills with query", () => {
       '"task report" is too vague to choose by: each of its words is in half the skills or more, and 11 ' +
         'skills in "office" match it about as well. Describe the task in more words, or browse with ' +
         'list_skills(pack="office").',
+    );
+  });
+
+  // Copied into a second pack, the eleven tasks were counted as 22 skills matching alike.
+  it("counts each skill once, however many packs hold a copy, when a request is too vague", async () => {
+    const { text } = await call(withCopies.client, "list_skills", {
+      query: "a task that ends with a report",
+    });
+    expect(text).toBe(
+      '"a task that ends with a report" is too vague to choose by: each of its words is in half the skills ' +
+        "or more, and 11 skills match it about as well. Describe the task in more words, or call list_packs to browse.",
     );
   });
 
