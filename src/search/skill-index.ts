@@ -80,6 +80,15 @@ const FAIR_MATCH = 0.4;
  */
 const FLOOR_WORDS = 0.5;
 /**
+ * The floor of a request of several words, in words (see {@link FLOOR_WORDS}). A match of one word of
+ * several, held in passing, is a small part of what was asked, and requests about things no skill covers
+ * (stretches for back pain, a weekly meal plan) kept 7 to 10 such lines under half a word. No right skill
+ * the bench's labeled requests find scores under 0.63 of a word (three sets, spelt right, mistyped and as
+ * four agents phrased them); a one-word request keeps half a word, since a skill whose long name holds its
+ * word scores 0.57 (`nextjs`), and holding it is holding all that was asked (docs/search.md).
+ */
+const FLOOR_WORDS_OF_SEVERAL = 0.6;
+/**
  * The share of the catalog's skills from which a word is no evidence for any of them: its Robertson and
  * Spärck Jones weight, ln((N − n + 0.5) / (n + 0.5)), the log-odds that a skill lacks it, is zero or less
  * from there (BM25's idf adds 1 inside the logarithm only to keep such words from weighing below zero). A
@@ -207,7 +216,8 @@ export class SkillIndex implements SearchIndex {
     for (const term of request.terms) weight += terms.weight(term);
     for (const { term } of corrections) weight += terms.weight(term);
     const words = request.terms.length + corrections.length + unheld;
-    return words === 0 ? 0 : (FLOOR_WORDS * weight) / words;
+    if (words === 0) return 0;
+    return ((words === 1 ? FLOOR_WORDS : FLOOR_WORDS_OF_SEVERAL) * weight) / words;
   }
 
   /** Why the request is too vague to rank, if it is (see {@link Vagueness}). */

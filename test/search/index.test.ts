@@ -757,6 +757,17 @@ describe("a request no skill covers", () => {
     expect(found.strongMatches).toBe(0);
   });
 
+  // `git-rebase` says "Rewrite history" in its description: beside "baking", one word of two held in
+  // passing was listed as an answer, while the word alone still finds it.
+  it("has no fair match that holds one of several words only in passing", () => {
+    const fair = (query: string) => {
+      const found = softwareIndex.search(query, softwareCatalog.everything, 10);
+      return found.skills.slice(0, found.fairMatches).map((skill) => skill.name);
+    };
+    expect(fair("history of baking")).toEqual([]);
+    expect(fair("history")).toEqual(["git-rebase"]);
+  });
+
   it("while a request a skill covers still has its fair matches", () => {
     const found = softwareIndex.search("our functions start up slowly", softwareCatalog.everything, 10);
     expect(found.skills[0]?.name).toBe("latency-tuning");
