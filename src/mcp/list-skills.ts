@@ -40,6 +40,7 @@ export const listSkillsTool = defineTool({
     if (best.shown.length === 0) {
       const { found } = best;
       if (found.vague === undefined) return noMatch(query, pack);
+      if (found.vague === "no task") return namesNoTask(query, pack);
       return tooVague(query, pack, found.vague, strongSkills(context.index, query, scope, found).length);
     }
     return formatMatches(best, scope, context.scope);
@@ -167,8 +168,22 @@ function noMatch(query: string, pack: string | undefined): string {
   );
 }
 
+/** The answer to a request that only asks for something to be done (`SearchResult.vague` is `no task`). */
+function namesNoTask(query: string, pack: string | undefined): string {
+  const browse = pack === undefined ? "call list_packs to browse" : `browse with list_skills(pack="${pack}")`;
+  return (
+    `"${query}" is too vague to choose by: its words ask for something to be done, not what. ` +
+    `Describe the task in more words, or ${browse}.`
+  );
+}
+
 /** The answer to a vague request (`SearchResult.vague`): many skills match it, none better than the rest. */
-function tooVague(query: string, pack: string | undefined, why: Vagueness, strongMatches: number): string {
+function tooVague(
+  query: string,
+  pack: string | undefined,
+  why: Exclude<Vagueness, "no task">,
+  strongMatches: number,
+): string {
   const where = pack === undefined ? "" : ` in "${pack}"`;
   const browse = pack === undefined ? "call list_packs to browse" : `browse with list_skills(pack="${pack}")`;
   const matching = `${plural(strongMatches, "skill")}${where} match it about as well`;

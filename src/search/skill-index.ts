@@ -41,9 +41,10 @@ export interface SearchResult {
  * Why a request is too vague to rank: `common words`, each of its words is held by at least half the
  * catalog's skills (see {@link COMMON_SHARE}) and more skills in scope match it strongly than were asked
  * for; or `tied`, more skills in scope than were asked for score within a tenth of the best (see
- * {@link TIED_MATCH}), so that which of them were shown would be happenstance whatever its words.
+ * {@link TIED_MATCH}), so that which of them were shown would be happenstance whatever its words; or
+ * `no task`, its words only ask for something to be done (see {@link ASKING_WORDS}).
  */
-export type Vagueness = "common words" | "tied";
+export type Vagueness = "common words" | "tied" | "no task";
 
 /** A request word read as another. */
 export interface Correction {
@@ -115,6 +116,14 @@ const TIED_MATCH = 0.9;
  * `loaf` and `meal` too). A mistake the rest of the request points to is held by most of them.
  */
 const COMMON_WORD_SUPPORT = 0.5;
+/**
+ * Words that ask for something to be done without saying what: a request of these alone (`help`,
+ * `improve it`, `fix this`, `make it better`) names no task, and the skills holding them in passing
+ * ("Helps with…", "improve performance") are no answer to it. `help` and `improve` are in 15 % and 18 % of
+ * the bench corpus's skills, rare enough to rank by, and kept 8 and 10 lines; no labeled request is made
+ * of them alone. A skill whose name holds one (`help-desk-replies`) is still an answer.
+ */
+const ASKING_WORDS = "help assist improve fix need want please better thing stuff something anything";
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
 const CONTEXT_MATCHES = 30;
 /**
@@ -157,6 +166,8 @@ export class SkillIndex implements SearchIndex {
   private readonly context: Uint8Array;
   /** Counts the documents holding a term among some marked ones, while a mistyped word is read. */
   private readonly counter: Accumulator;
+  /** The terms of {@link ASKING_WORDS} the catalog holds. */
+  private readonly askingTerms: ReadonlySet<number>;
 
   constructor(
     private readonly skills: readonly Skill[],
@@ -169,6 +180,7 @@ export class SkillIndex implements SearchIndex {
     this.accumulator = new Accumulator(skills.length);
     this.context = new Uint8Array(skills.length);
     this.counter = new Accumulator(skills.length);
+    this.askingTerms = new Set(terms.termsOf(ASKING_WORDS).terms);
   }
 
   /** Writes the index to a part of the saved index, for {@link SkillIndex.load}: its ranking is the caller's. */
@@ -228,6 +240,7 @@ export class SkillIndex implements SearchIndex {
     request: RequestTerms,
     corrections: readonly TermCorrection[],
   ): Vagueness | undefined {
+    if (this.namesNoTask(found, request, corrections)) return "no task";
     if (found.strong > limit && this.isCommon(request, corrections)) return "common words";
     return found.tied.length > limit && this.moreSkillsThan(limit, found.tied, scope) ? "tied" : undefined;
   }
@@ -247,6 +260,21 @@ export class SkillIndex implements SearchIndex {
       for (const copy of scope.copiesOf(skill)) counted.add(copy);
     }
     return false;
+  }
+
+  /**
+   * Whether the request's words, all held, are all {@link ASKING_WORDS}, and none of its best matches holds
+   * one in its name.
+   */
+  private namesNoTask(found: Ranked, request: RequestTerms, corrections: readonly TermCorrection[]): boolean {
+    const { askingTerms, terms } = this;
+    const held = [...request.terms, ...corrections.map(({ term }) => term)];
+    if (found.best.length === 0 || request.unheld > corrections.length) return false;
+    if (!held.every((term) => askingTerms.has(term))) return false;
+    return !found.best.some((document) => {
+      const name = this.skills[document]?.name ?? "";
+      return terms.termsOf(name).terms.some((term) => held.includes(term));
+    });
   }
 
   /** Whether every word of the request is held by skills, each by {@link COMMON_SHARE} of them or more. */

@@ -279,6 +279,40 @@ describe("a skill whose description runs past the Agent Skills limit", () => {
   });
 });
 
+// `help` and `improve it` listed 8 and 10 skills of the bench corpus that say "helps" or "improve" in
+// passing: the request names no task, and the lines only cost the model tokens.
+describe("list_skills with a request that only asks for something to be done", () => {
+  const office = serveTree({
+    "office/invoice-reader/SKILL.md": skillMd("invoice-reader", "Read invoices and improve their layout."),
+    "office/meeting-notes/SKILL.md": skillMd("meeting-notes", "Helps you write meeting notes."),
+    "office/slide-review/SKILL.md": skillMd("slide-review", "Improve a slide deck before a talk."),
+    "garden/prune-roses/SKILL.md": skillMd("prune-roses", "Cut back roses in late winter."),
+  });
+  const withHelpDesk = serveTree({
+    "office/meeting-notes/SKILL.md": skillMd("meeting-notes", "Helps you write meeting notes."),
+    "office/help-desk/SKILL.md": skillMd("help-desk", "Draft replies to support tickets."),
+    "garden/prune-roses/SKILL.md": skillMd("prune-roses", "Cut back roses in late winter."),
+  });
+
+  it("says it is too vague, and what to do next", async () => {
+    for (const query of ["help", "improve it", "help me improve it"]) {
+      expect(await call(office.client, "list_skills", { query })).toEqual({
+        isError: false,
+        text:
+          `"${query}" is too vague to choose by: its words ask for something to be done, not what. ` +
+          "Describe the task in more words, or call list_packs to browse.",
+      });
+    }
+  });
+
+  it("still lists the skills a request with a task finds, and a skill named by its word", async () => {
+    const { text } = await call(office.client, "list_skills", { query: "improve the invoice layout" });
+    expect(text.split("\n")[0]).toBe("invoice-reader: Read invoices and improve their layout.");
+    const helpDesk = await call(withHelpDesk.client, "list_skills", { query: "help" });
+    expect(helpDesk.text.split("\n")[0]).toBe("help-desk: Draft replies to support tickets.");
+  });
+});
+
 describe("list_skills with a request no skill covers", () => {
   // Skills about software that mention everyday words in passing, as real skills do.
   const software = serveTree({
