@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Scope, Skill } from "../catalog/index.js";
 import { MINIMAL_LIST_SKILLS } from "../preview/index.js";
-import type { SearchIndex, SearchResult, Vagueness } from "../search/index.js";
+import type { SearchIndex, SearchResult, Undecided, Vagueness } from "../search/index.js";
 import { plural } from "./format.js";
 import { findSkillAsWritten, narrowByPack } from "./references.js";
 import { defineTool } from "./tool.js";
@@ -39,7 +39,7 @@ export const listSkillsTool = defineTool({
     const best = bestMatches(context.index, query, scope);
     if (best.shown.length === 0) {
       const { found } = best;
-      if (found.vague === undefined) return noMatch(query, pack);
+      if (found.vague === undefined) return noMatch(query, pack, found.undecided);
       if (found.vague === "no task") return namesNoTask(query, pack);
       return tooVague(query, pack, found.vague, strongSkills(context.index, query, scope, found).length);
     }
@@ -158,14 +158,27 @@ function canNarrow(scope: Scope): boolean {
   return allGrouped && only.groups.some((group) => group.skills.length < only.skills.length);
 }
 
-function noMatch(query: string, pack: string | undefined): string {
+/**
+ * The answer when no skill matches: with the words a mistyped word may stand for, when nothing in the
+ * request told which (`contant`: content, constant or contact), so that the model can ask again.
+ */
+function noMatch(query: string, pack: string | undefined, undecided: readonly Undecided[]): string {
+  const meant = undecided.map(
+    ({ from, to }) => ` "${from}" may be ${orList(to.map((word) => `"${word}"`))}.`,
+  );
   if (pack === undefined) {
-    return `No skill matches "${query}". Describe the task in other words, or call list_packs to browse.`;
+    return `No skill matches "${query}".${meant.join("")} Describe the task in other words, or call list_packs to browse.`;
   }
   return (
-    `No skill in "${pack}" matches "${query}". Describe the task in other words, search every pack ` +
+    `No skill in "${pack}" matches "${query}".${meant.join("")} Describe the task in other words, search every pack ` +
     `by leaving out pack, or browse with list_skills(pack="${pack}").`
   );
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function orList(words: readonly string[]): string {
+  const last = words.at(-1) ?? "";
+  return words.length < 2 ? last : `${words.slice(0, -1).join(", ")} or ${last}`;
 }
 
 /** The answer to a request that only asks for something to be done (`SearchResult.vague` is `no task`). */

@@ -12,7 +12,7 @@ import { type SearchIndex, SkillIndex } from "./skill-index.js";
 
 export type { RankingOptions } from "./bm25f.js";
 export { FIELD_NAMES, type FieldName } from "./fields.js";
-export type { Correction, SearchIndex, SearchResult, Vagueness } from "./skill-index.js";
+export type { Correction, SearchIndex, SearchResult, Undecided, Vagueness } from "./skill-index.js";
 export { stem } from "./terms.js";
 export { INDEX_FORMAT_VERSION, indexToPart, type LoadedIndex };
 

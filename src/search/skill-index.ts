@@ -35,6 +35,20 @@ export interface SearchResult {
   readonly vague: Vagueness | undefined;
   /** Request words no skill holds, read as a word one typing mistake away (see {@link SkillIndex}). */
   readonly corrections: readonly Correction[];
+  /**
+   * Request words no skill holds, left unread because they are one typing mistake from several words
+   * skills in scope hold and nothing else in the request tells which (`contant`: content, constant or
+   * contact). Each with at most {@link UNDECIDED_SHOWN} of those words, the most held first.
+   */
+  readonly undecided: readonly Undecided[];
+}
+
+/** A request word that may be any of a few words skills hold. */
+export interface Undecided {
+  /** The word as typed (folded). */
+  readonly from: string;
+  /** The words it may stand for, as skills spell them, the most held first. */
+  readonly to: readonly string[];
 }
 
 /**
@@ -52,6 +66,12 @@ export interface Correction {
   readonly from: string;
   /** The word as a skill spells it. */
   readonly to: string;
+}
+
+/** How a request's words no skill holds were read, and which were left undecided. */
+interface Readings {
+  readonly corrections: readonly TermCorrection[];
+  readonly undecided: readonly Undecided[];
 }
 
 /** A correction, with the term it reads the word as. */
@@ -124,6 +144,8 @@ const COMMON_WORD_SUPPORT = 0.5;
  * of them alone. A skill whose name holds one (`help-desk-replies`) is still an answer.
  */
 const ASKING_WORDS = "help assist improve fix need want please better thing stuff something anything";
+/** How many of the words an undecided request word may stand for are named (see `SearchResult.undecided`). */
+const UNDECIDED_SHOWN = 3;
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
 const CONTEXT_MATCHES = 30;
 /**
@@ -199,7 +221,7 @@ export class SkillIndex implements SearchIndex {
     const allowed = this.scopes.mask(scope);
     const request = terms.termsOf(query);
     accumulator.add(terms, request.terms, allowed);
-    const corrections = this.correct(request, allowed);
+    const { corrections, undecided } = this.correct(request, allowed);
     accumulator.add(
       terms,
       corrections.map(({ term }) => term),
@@ -217,6 +239,7 @@ export class SkillIndex implements SearchIndex {
       partialMatches: unread || found.partial,
       vague,
       corrections: corrections.map(({ from, to }) => ({ from, to })),
+      undecided,
     };
   }
 
@@ -294,13 +317,14 @@ export class SkillIndex implements SearchIndex {
    * the rest of the request, which the accumulator holds, or by the skills in scope when the rest matches
    * nothing.
    */
-  private correct(request: RequestTerms, allowed: Uint8Array | undefined): TermCorrection[] {
+  private correct(request: RequestTerms, allowed: Uint8Array | undefined): Readings {
     const { unknown } = request;
-    if (unknown.length > MOST_WORDS_READ) return [];
+    const undecided: Undecided[] = [];
+    if (unknown.length > MOST_WORDS_READ) return { corrections: [], undecided };
     const mistyped = unknown
       .map((from) => ({ from, close: this.terms.spellings.closeTerms(from) }))
       .filter(({ close }) => close.size > 0);
-    if (mistyped.length === 0) return [];
+    if (mistyped.length === 0) return { corrections: [], undecided };
     const { context } = this;
     const best = this.accumulator.best(CONTEXT_MATCHES);
     for (const document of best) context[document] = 1;
@@ -316,12 +340,31 @@ export class SkillIndex implements SearchIndex {
       if (common && judges === undefined) continue;
       const least = common ? commonSupport : 0;
       const correction = this.likeliest(from, close, known, judges, allowed, sharedSupport, least);
-      if (correction === undefined) continue;
-      corrections.push(correction);
-      known.add(correction.term);
+      if (correction !== undefined) {
+        corrections.push(correction);
+        known.add(correction.term);
+      } else if (judges === undefined) {
+        const to = this.closeWordsHeld(close, known, allowed);
+        if (to.length > 1) undecided.push({ from, to: to.slice(0, UNDECIDED_SHOWN) });
+      }
     }
     for (const document of best) context[document] = 0;
-    return corrections;
+    return { corrections, undecided };
+  }
+
+  /** The words of `close` (not already `known`) that skills in scope hold, the most held first. */
+  private closeWordsHeld(
+    close: ReadonlyMap<number, string>,
+    known: ReadonlySet<number>,
+    allowed: Uint8Array | undefined,
+  ): string[] {
+    const held: { word: string; skills: number }[] = [];
+    for (const [term, word] of close) {
+      const skills = known.has(term) ? 0 : this.held(term, allowed);
+      if (skills > 0) held.push({ word, skills });
+    }
+    held.sort((a, b) => b.skills - a.skills || (a.word < b.word ? -1 : 1));
+    return held.map(({ word }) => word);
   }
 
   /**

@@ -40,6 +40,13 @@ const withCopies = serveTree({
   ),
 });
 
+/** Skills holding three words one typing mistake from `contant`. */
+const words = serveTree({
+  "web/content-writer/SKILL.md": skillMd("content-writer", "Write content for landing pages."),
+  "science/physics-constants/SKILL.md": skillMd("physics-constants", "Look up a physical constant."),
+  "web/contact-form/SKILL.md": skillMd("contact-form", "Build a contact form."),
+});
+
 describe("list_skills with query", () => {
   // A tail of faint matches costs the model tokens and misleads it: the tasks say "report" only in passing.
   it("leaves out matches scoring under 0.4 of the first one's, saying the rest match only in part", async () => {
@@ -118,6 +125,19 @@ describe("list_skills with query", () => {
       "prune-roses: Cut back roses in late winter.",
       'Next: read_skill(skill="<name>").',
     ]);
+  });
+
+  // `contant` is one mistake from content, constant and contact, and alone nothing tells which: the
+  // answer said only that no skill matches, and the model could not tell a typing mistake from a gap.
+  it("names the words a mistyped word may be when nothing in the request tells which", async () => {
+    expect((await call(words.client, "list_skills", { query: "contant" })).text).toBe(
+      'No skill matches "contant". "contant" may be "constant", "contact" or "content". Describe the task ' +
+        "in other words, or call list_packs to browse.",
+    );
+    expect((await call(words.client, "list_skills", { query: "contant", pack: "web" })).text).toBe(
+      'No skill in "web" matches "contant". "contant" may be "contact" or "content". Describe the task in ' +
+        'other words, search every pack by leaving out pack, or browse with list_skills(pack="web").',
+    );
   });
 
   it("searches within the pack argument", async () => {

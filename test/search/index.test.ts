@@ -141,6 +141,7 @@ describe("search ranks", () => {
       partialMatches: false,
       vague: undefined,
       corrections: [],
+      undecided: [],
     });
   });
 });

@@ -336,6 +336,7 @@ describe("the saved format", () => {
         partialMatches: false,
         vague: undefined,
         corrections: [],
+        undecided: [],
       }),
       suggest: () => [],
     };
