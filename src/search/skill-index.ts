@@ -374,8 +374,8 @@ export class SkillIndex implements SearchIndex {
    * mistake from a common word (`year`) that one of many matches holds by chance. When the rest of the
    * request matches a single skill, that one must hold it: no second match can, and `webhok` beside
    * `signature`, which one skill holds, was left unread though `webhok` alone is read. Without best
-   * matches to judge by, a word is read only when a single close word is held in scope (`grey` could be
-   * gray or grep).
+   * matches to judge by, a word is read only when a single close word is held in scope (`contant` could be
+   * content, constant or contact).
    */
   private likeliest(
     from: string,
