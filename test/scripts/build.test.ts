@@ -31,7 +31,7 @@ describe("the bundle's source maps", () => {
 
   it("make a stack trace name the line of src/ that threw, when node runs with --enable-source-maps", async () => {
     const declaration = "function resolveSkillFile(";
-    const source = path.join(ROOT, "src/catalog/files.ts");
+    const source = path.join(ROOT, "src/catalog/paths.ts");
     const lines = (await readFile(source, "utf8")).split("\n");
     // Handed no skill, it throws where it first reads the skill's files.
     const throwing = lines.findIndex(
