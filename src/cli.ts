@@ -1,9 +1,9 @@
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog/index.js";
-import { ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
+import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, InFlight, Readiness } from "./http/index.js";
 import { LogOutput } from "./log-output.js";
-import { steeringFor, warmPreviews } from "./mcp/index.js";
+import { type McpDeps, steeringFor, warmPreviews } from "./mcp/index.js";
 import {
   mcpDepsFor,
   type Prepared,
@@ -36,10 +36,20 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   // The one-shot commands write their few lines at once: queued, they were written at exit by a synchronous
   // flush that retries a closed pipe forever (`--build-index | head -1` never ended, nor on Ctrl-C).
   const oneShot = config.buildIndex || config.steering;
-  logOutput = new LogOutput(ownsStdout ? 2 : 1, oneShot, (lines) =>
+  const logOutput = new LogOutput(ownsStdout ? 2 : 1, oneShot, (lines) =>
     logger.warn({ lines }, "log lines dropped: the log's reader took none while they came"),
   );
   const logger = pino({ level: config.logLevel }, logOutput.destination);
+  try {
+    return await run(config, logger, oneShot);
+  } finally {
+    // What the log still holds is written out before the process exits, whatever ended the command.
+    await logOutput.end(LOG_EXIT_MS);
+  }
+}
+
+/** A command of the server, once its log is made: prepares the catalog, then builds, prints or serves. */
+async function run(config: Config, logger: Logger, oneShot: boolean): Promise<number> {
   for (const warning of config.misspelledSettings) logger.warn(warning);
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
@@ -72,7 +82,22 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     await serveStdio({ mcp, logger, stopped });
     return 0;
   }
+  return serveHttp({ config, logger, prepared, mcp, stopped, startedAt: { imported, preparedAt } });
+}
 
+interface HttpRun {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly prepared: Prepared;
+  readonly mcp: McpDeps;
+  readonly stopped: Promise<NodeJS.Signals>;
+  /** When the imports were done and the catalog prepared (performance.now()), for the `ready` line. */
+  readonly startedAt: { readonly imported: number; readonly preparedAt: number };
+}
+
+/** Serves HTTP until a stop signal, then drains and closes; resolves with the exit status. */
+async function serveHttp({ config, logger, prepared, mcp, stopped, startedAt }: HttpRun): Promise<number> {
+  const { imported, preparedAt } = startedAt;
   const readiness = new Readiness();
   const app = await buildApp({
     mcp,
@@ -211,22 +236,15 @@ async function listen(app: Awaited<ReturnType<typeof buildApp>>, host: string, p
   }
 }
 
-/** The log, once main has made it: what it still holds is written out before the process exits. */
-let logOutput: LogOutput | undefined;
 /** How long an exit waits for its log's reader to take the last lines. */
 const LOG_EXIT_MS = 500;
 
-async function exit(status: number): Promise<never> {
-  await logOutput?.end(LOG_EXIT_MS);
-  process.exit(status);
-}
-
-main(process.argv.slice(2), process.env).then(exit, (error: unknown) => {
+main(process.argv.slice(2), process.env).then(process.exit, (error: unknown) => {
   const known =
     error instanceof ConfigError ||
     error instanceof CatalogError ||
     error instanceof SavedIndexError ||
     error instanceof ListenError;
   process.stderr.write(`skills-mcp: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
-  return exit(1);
+  process.exit(1);
 });
