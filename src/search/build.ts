@@ -1,0 +1,62 @@
+import type { Skill } from "../catalog/index.js";
+import { Bm25fBuilder, type Bm25fIndex, type RankingOptions } from "./bm25f.js";
+import { DESCRIPTION, forEachSection, NAME, PLACE } from "./fields.js";
+import { NameIndex } from "./names.js";
+import { indexFromPart as fromPart, type LoadedIndex } from "./saved-index.js";
+import { type SearchIndex, SkillIndex } from "./skill-index.js";
+
+/**
+ * Tuned on the dev set of shared/bench, then checked on blind sets, a larger catalog and agents' queries
+ * (docs/search.md): the name counts most, the body least; descriptions and bodies are normalized fully by
+ * their length, since a long text mentions many things in passing.
+ */
+export const DEFAULT_RANKING: RankingOptions = {
+  weights: { name: 4, description: 2.5, place: 0.25, headings: 0.75, body: 0.15 },
+  lengthNormalization: { name: 0.5, description: 1, place: 0.5, headings: 1, body: 1 },
+  k1: 2,
+};
+
+/**
+ * Indexes `skills` once, reading each SKILL.md through `documentOf` (the catalog's reader: search itself
+ * does no I/O); every later search and suggestion reads the index only. `ranking` is for tuning.
+ */
+export function buildIndex(
+  skills: readonly Skill[],
+  documentOf: (skill: Skill) => string,
+  ranking: RankingOptions = DEFAULT_RANKING,
+): SearchIndex {
+  return new SkillIndex(skills, indexTerms(skills, documentOf, ranking), NameIndex.build(skills), ranking);
+}
+
+/** Reads each skill's SKILL.md once, in turn, so that the catalog's documents are never all in memory. */
+function indexTerms(
+  skills: readonly Skill[],
+  documentOf: (skill: Skill) => string,
+  ranking: RankingOptions,
+): Bm25fIndex {
+  const builder = new Bm25fBuilder(skills.length);
+  const addSection = (field: number, text: string, start: number, end: number) =>
+    builder.add(field, text, start, end);
+  for (const skill of skills) {
+    builder.add(NAME, skill.name);
+    builder.add(DESCRIPTION, skill.description);
+    builder.add(PLACE, skill.pack);
+    if (skill.group !== undefined) builder.add(PLACE, skill.group);
+    forEachSection(documentOf(skill), addSection);
+    builder.endDocument();
+  }
+  return builder.finish(ranking);
+}
+
+/**
+ * A saved index's search part (see `indexToPart`), if it was built with `ranking` and is whole; otherwise
+ * why it cannot be used. That it was built from exactly these `skills` is the saved index's catalog
+ * fingerprint to say. Loading is a few checks and views of the part, not a build.
+ */
+export function indexFromPart(
+  pieces: readonly Uint8Array[],
+  skills: readonly Skill[],
+  ranking: RankingOptions = DEFAULT_RANKING,
+): LoadedIndex {
+  return fromPart(pieces, skills, ranking);
+}
