@@ -15,8 +15,7 @@ import { type Catalog, CatalogError, type CatalogIssue, type Skill, visible } fr
 import { describeArgsError } from "../src/command-line.js";
 import { ConfigError, loadConfig } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
-import { plural } from "../src/mcp/format.js";
-import { SkillResources } from "../src/mcp/index.js";
+import { plural, SkillResources } from "../src/mcp/index.js";
 import { prepareAudit, refusal } from "../src/startup/index.js";
 import {
   countBySeverity,

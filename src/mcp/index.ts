@@ -1,5 +1,6 @@
 export { type AnswerKeeping, answerKeeping, fileBytesOf } from "./answer-traits.js";
 export type { RequestTag, ToolContext } from "./context.js";
+export { plural } from "./format.js";
 export { formatPacks } from "./list-packs.js";
 export { methodNotFoundMessage, servedMethods } from "./served-methods.js";
 export {
