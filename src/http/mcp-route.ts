@@ -14,7 +14,12 @@ import { McpEndpoints } from "./mcp-endpoint.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
 import { RequestOrigins } from "./request-origins.js";
 import { type CallerScope, headerText, ScopeResolver } from "./scope.js";
-import { invalidMessageProblem, modernMisfitOf, unsupportedVersionOf } from "./sdk-contract.js";
+import {
+  acceptInLowerCase,
+  invalidMessageProblem,
+  modernMisfitOf,
+  unsupportedVersionOf,
+} from "./sdk-contract.js";
 
 export interface McpRouteOptions {
   readonly mcp: McpDeps;
@@ -165,6 +170,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const { body } = request;
       // Pipelined after a request whose connection was lost for answers it did not take: nothing to do.
       if (request.raw.socket.destroyed) return reply.code(503).send();
+      acceptInLowerCase(request.raw.headers);
       if (chargeBatch !== undefined && Array.isArray(body) && body.length > 1) {
         const retryAfter = await chargeBatch(request, body.length - 1);
         if (retryAfter !== undefined) {

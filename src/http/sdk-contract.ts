@@ -55,6 +55,17 @@ export function answerEnding(id: RequestId): string {
   return `"id":${JSON.stringify(id)}}`;
 }
 
+/**
+ * Assumption: the SDK's 2025 transport looks for `application/json` and `text/event-stream` in `Accept` as
+ * written, and refuses (406) a client that writes them otherwise, though media types are case-insensitive
+ * (RFC 9110, 8.3.1). The route hands the SDK such a header in lower case; the answer is the same as for
+ * the header written so.
+ */
+export function acceptInLowerCase(headers: IncomingHttpHeaders): void {
+  const { accept } = headers;
+  if (accept !== undefined && accept !== accept.toLowerCase()) headers.accept = accept.toLowerCase();
+}
+
 /** Which era a request speaks, or that it is refused, as the SDK's entry tells it from headers and body. */
 export function classify(headers: IncomingHttpHeaders, body: unknown): InboundClassificationOutcome {
   return classifyInboundRequest({

@@ -175,6 +175,18 @@ describe("/mcp over HTTP", () => {
     }
   });
 
+  // Regression: media types are case-insensitive (RFC 9110), but the SDK's 2025 transport refused with 406
+  // a client that wrote Accept in capitals.
+  it("serves a 2025 client that writes Accept's media types in capitals", async () => {
+    const response = await post(
+      `${server.url}/mcp`,
+      { jsonrpc: "2.0", id: 3, method: "tools/list" },
+      { accept: "Application/JSON, Text/Event-Stream", "mcp-protocol-version": "2025-11-25" },
+    );
+    expect(response.status).toBe(200);
+    expect(response.json).toMatchObject({ id: 3, result: { tools: expect.any(Array) } });
+  });
+
   // Regression: a version that sorts before 2026-07-28 (a 2025 client's typo, or a version dropped) got
   // the SDK's -32000 under "id": null, which a client cannot match to its request, while one after it was
   // refused under the request's id with the versions to use.

@@ -11,6 +11,7 @@ import { mcpDepsOf } from "../../scripts/in-memory-client.js";
 import type { Scope } from "../../src/catalog/index.js";
 import { McpEndpoint, McpEndpoints } from "../../src/http/mcp-endpoint.js";
 import {
+  acceptInLowerCase,
   answerEnding,
   CHECKED_HEADERS,
   classify,
@@ -377,6 +378,25 @@ it("answers 2026-07-28 requests with any standard headers as createMcpHandler do
     ),
     { numRuns: 200 },
   );
+});
+
+// Assumption (acceptInLowerCase): the SDK's 2025 transport reads Accept's media types as written. When a
+// release reads them in any case, as RFC 9110 asks, the route's lowering of the header can go.
+describe("Accept, written in capitals", () => {
+  const capitals = { ...LEGACY_HEADERS, accept: "Application/JSON, Text/Event-Stream" };
+  const { body } = asSent("legacy", "tools/list");
+
+  it("is refused by the SDK's 2025 transport", async () => {
+    const answer = await sdkAnswer(newServer, capitals, body);
+    expect(answer.status).toBe(406);
+  });
+
+  it("is lowered to the header the SDK answers, and nothing else is touched", async () => {
+    const headers: IncomingHttpHeaders = { ...capitals };
+    acceptInLowerCase(headers);
+    expect(headers).toEqual(LEGACY_HEADERS);
+    expect(await sdkAnswer(newServer, LEGACY_HEADERS, body)).toMatchObject({ status: 200 });
+  });
 });
 
 describe("which requests the endpoint hands its servers itself", () => {
