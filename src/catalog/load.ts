@@ -286,7 +286,8 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
   const placement = new NestedPlacement();
   const reported = new Set<string>();
   for (const { skill, warnings, namedOtherwise, frontmatter } of read.sort(byDepthThenPath)) {
-    const earlier = skills.get(skill.name.normalize("NFC"));
+    const key = skill.name.normalize("NFC");
+    const earlier = skills.get(key);
     if (earlier) {
       issues.push(duplicateIssue(name, skill, earlier, placement.enclosing(skill.folder)));
       continue;
@@ -294,11 +295,11 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
     const { placed, beside } = placement.place(skill);
     for (const warning of warnings) {
       const told = warning === namedOtherwise && beside ? besideIssue(warning, skill, beside) : warning;
-      const key = `${told.path}\n${told.reason}`;
-      if (!reported.has(key)) issues.push(told);
-      reported.add(key);
+      const said = `${told.path}\n${told.reason}`;
+      if (!reported.has(said)) issues.push(told);
+      reported.add(said);
     }
-    skills.set(skill.name.normalize("NFC"), placed);
+    skills.set(key, placed);
     if (frontmatter !== undefined) context.frontmatters.set(placed, frontmatter);
   }
   return { skills: [...skills.values()], files: toFileMap(files) };

@@ -18,6 +18,7 @@ import {
   acceptInLowerCase,
   invalidMessageProblem,
   modernMisfitOf,
+  type UnsupportedVersion,
   unsupportedVersionOf,
 } from "./sdk-contract.js";
 
@@ -228,14 +229,12 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const unsupported = unsupportedVersionOf(request.headers, body);
       if (unsupported !== undefined) {
         const { requested, supported } = unsupported;
-        // Only the 2026-07-28 refusal lists one version, its revision, which its data already names.
-        const listed = supported.length > 1 ? ` (supported versions: ${supported.join(", ")})` : "";
         return reply
           .code(400)
           .send(
             jsonRpcError(
               JSON_RPC.unsupportedProtocolVersion,
-              `Unsupported protocol version: ${requested.trim() === "" ? "the MCP-Protocol-Version header is empty" : requested}${listed}`,
+              unsupportedVersionMessage(unsupported),
               requestId(body),
               { supported, requested },
             ),
@@ -421,4 +420,11 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
     }
   }
   return false;
+}
+
+function unsupportedVersionMessage({ requested, supported }: UnsupportedVersion): string {
+  const named = requested.trim() === "" ? "the MCP-Protocol-Version header is empty" : requested;
+  // Only the 2026-07-28 refusal lists one version, its revision, which its data already names.
+  const listed = supported.length > 1 ? ` (supported versions: ${supported.join(", ")})` : "";
+  return `Unsupported protocol version: ${named}${listed}`;
 }

@@ -1,7 +1,10 @@
 import type { ProtocolEra, ServerCapabilities } from "@modelcontextprotocol/server";
-
-/** The Skills extension's key in `capabilities.extensions` (SEP-2640). */
-const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+import {
+  RESOURCES_DIRECTORY_READ_METHOD,
+  SKILLS_EXTENSION_ID,
+  SKILLS_GET_METHOD,
+  SKILLS_LIST_METHOD,
+} from "@modelcontextprotocol/server/ext/skills";
 
 /**
  * The request methods a server of `era` with `capabilities` serves, as MCP ties them to its capabilities.
@@ -21,11 +24,11 @@ export function servedMethods(capabilities: ServerCapabilities, era: ProtocolEra
   }
   if (capabilities.completions) methods.push("completion/complete");
   if (capabilities.logging) methods.push("logging/setLevel");
-  const skills = capabilities.extensions?.[SKILLS_EXTENSION];
+  const skills = capabilities.extensions?.[SKILLS_EXTENSION_ID];
   if (skills) {
-    methods.push("skills/list", "skills/get");
+    methods.push(SKILLS_LIST_METHOD, SKILLS_GET_METHOD);
     const { directoryRead } = skills as { directoryRead?: unknown };
-    if (directoryRead === true) methods.push("resources/directory/read");
+    if (directoryRead === true) methods.push(RESOURCES_DIRECTORY_READ_METHOD);
   }
   return methods;
 }
