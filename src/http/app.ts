@@ -63,6 +63,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // The routes' schemas are ours and fixed (the tests hold what they let through): checking them against
     // JSON Schema's own meta-schema compiled that meta-schema at every start, some 40 ms of it.
     ajv: { customOptions: { validateSchema: false } },
+    // A `__proto__` or `constructor.prototype` key is valid JSON (a tool's argument may be named so), which
+    // Fastify refused as a parse error. JSON.parse makes it an own member, never a prototype; nothing of
+    // ours copies a body's members by assignment, and the SDK's schemas drop a `__proto__` they are given.
+    onProtoPoisoning: "ignore",
+    onConstructorPoisoning: "ignore",
   });
   app.setNotFoundHandler(notFound);
   app.server.on("checkExpectation", expectationFailed(metrics));
