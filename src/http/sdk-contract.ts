@@ -103,7 +103,8 @@ export function legacyRequestOf(headers: IncomingHttpHeaders, body: unknown): JS
 
 /**
  * Assumption: the SDK's stateless 2025 transport refuses a batch of more messages than this (with 400 and
- * its own error), before it looks at any of them; the endpoint leaves a larger batch to it.
+ * its own error), before it looks at any of them or at the protocol version; the endpoint leaves a larger
+ * batch to it.
  */
 export const MAX_BATCH_MESSAGES = 100;
 
@@ -216,13 +217,16 @@ export function unsupportedVersionOf(
 
 /**
  * Whether the SDK's 2025 transport gets as far as checking the protocol version of `body`: the client
- * accepts and sends what it asks (else 406 or 415 first), every message is one (else a parse error
- * first), and none is the handshake, which negotiates instead.
+ * accepts and sends what it asks (else 406 or 415 first), a batch holds at most MAX_BATCH_MESSAGES (else
+ * its size is refused first), every message is one (else a parse error first), and none is the
+ * handshake, which negotiates instead. The endpoint words the version's refusal otherwise, in the same
+ * place: a client is refused first for what any server on the SDK would refuse it for first.
  */
 function legacyChecksVersion(headers: IncomingHttpHeaders, body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return (
     acceptsBothAndSendsJson(headers) &&
+    messages.length <= MAX_BATCH_MESSAGES &&
     messages.every(isJsonRpcMessage) &&
     !messages.some((message) => isInitializeRequest(message))
   );

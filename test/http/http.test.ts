@@ -247,6 +247,32 @@ describe("/mcp over HTTP", () => {
     expect(handshake.json).toMatchObject({ id: 1, result: { protocolVersion: "2025-11-25" } });
   });
 
+  // Regression: a 2025 batch of more than 100 messages under a version this server does not speak was
+  // refused for its version, where the SDK's entry refuses it for its size first: a request wrong in
+  // several ways is refused first for what the SDK refuses first (docs/security.md).
+  it("refuses a request wrong in several ways for what the SDK refuses first", async () => {
+    const pings = (count: number) => Array.from({ length: count }, (_, id) => ping(id));
+    const refusal = async (body: unknown, version: string) => {
+      const response = await post(`${server.url}/mcp`, body, { "mcp-protocol-version": version });
+      return [response.status, (response.json as { error?: unknown }).error];
+    };
+    expect(await refusal(pings(101), "2024-01-01")).toEqual([
+      400,
+      { code: -32600, message: "Invalid Request: Batch must not exceed 100 messages" },
+    ]);
+    expect(await refusal(pings(100), "2024-01-01")).toMatchObject([400, { code: -32022 }]);
+    // A member that is no message, before the size and the version: the SDK classifies a body first.
+    expect(await refusal([...pings(100), "x"], "2024-01-01")).toMatchObject([
+      400,
+      { code: -32600, message: expect.stringContaining("at index 100") },
+    ]);
+    // Under 2026-07-28, which takes no batch, a batch is refused as one, whatever it holds.
+    expect(await refusal([...pings(100), "x"], "2026-07-28")).toMatchObject([
+      400,
+      { code: -32600, message: expect.stringContaining("not a batch") },
+    ]);
+  });
+
   // Regression: a refused request whose id is past 2^53 was answered under the id JSON read it as
   // (9007199254740993 as 9007199254740992), which a client can match to another of its requests; and a
   // fractional id, which MCP does not allow, was echoed where JSON-RPC asks null.

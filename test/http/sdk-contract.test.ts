@@ -21,6 +21,7 @@ import {
   plainLegacyRequestOf,
   plainModernRequestOf,
   ServerConnection,
+  unsupportedVersionOf,
 } from "../../src/http/sdk-contract.js";
 import { type ServerFactory, serverFactoryFor } from "../../src/mcp/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
@@ -327,6 +328,25 @@ describe("the endpoints answer a 2025 batch as the SDK's transport does", () => 
       }).toEqual(expected);
     }
   });
+});
+
+// Assumption (MAX_BATCH_MESSAGES, unsupportedVersionOf): the SDK's 2025 transport refuses a batch for its
+// size before it looks at the protocol version; the endpoint, which words the version's refusal itself,
+// refuses it there and not before.
+it("refuses a 2025 batch for its size before its protocol version, as the SDK's transport does", async () => {
+  const headers = { ...COMMON_HEADERS, "mcp-protocol-version": "2024-01-01" };
+  const pings = (count: number) =>
+    Array.from({ length: count }, (_, id) => ({ jsonrpc: "2.0", id, method: "ping" }));
+  const refused = async (body: unknown) =>
+    (JSON.parse((await sdkAnswer(newServer, headers, body)).text) as { error: { message: string } }).error;
+  expect(await refused(pings(MAX_BATCH_MESSAGES + 1))).toMatchObject({
+    message: `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`,
+  });
+  expect(unsupportedVersionOf(headers, pings(MAX_BATCH_MESSAGES + 1))).toBeUndefined();
+  expect(await refused(pings(MAX_BATCH_MESSAGES))).toMatchObject({
+    message: expect.stringContaining("Unsupported protocol version"),
+  });
+  expect(unsupportedVersionOf(headers, pings(MAX_BATCH_MESSAGES))).toMatchObject({ requested: "2024-01-01" });
 });
 
 // The rules the endpoint copies to tell which 2026-07-28 requests it may hand its servers (the headers
