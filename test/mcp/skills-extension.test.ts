@@ -293,6 +293,19 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     }
   });
 
+  // The one answer of both eras (README, "Protocol eras"): SEP-2164's -32602 for 2026-07-28, and the SDK's
+  // for 2025 clients too, where those revisions asked -32002; `data.uri` tells it from other invalid params.
+  it("answers a read of a URI that names nothing -32602 with the URI in its data", async () => {
+    const uri = "skill://alpha/guide/no-such-file.md";
+    const { body, headers } = wireRequest(era, 5, "resources/read", { uri });
+    const { json } = await post(`${server.url}/mcp`, body, headers);
+    expect(json).toEqual({
+      jsonrpc: "2.0",
+      id: 5,
+      error: { code: -32602, message: `Resource not found: ${uri}`, data: { uri } },
+    });
+  });
+
   it("refuses hostile URIs exactly as it refuses a file that is not there", async () => {
     const missing = (await read(client, "skill://alpha/guide/no-such-file.md")) as { message?: string };
     expect(missing).toEqual({
