@@ -234,7 +234,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           .send(
             jsonRpcError(
               JSON_RPC.unsupportedProtocolVersion,
-              unsupportedVersionMessage(unsupported),
+              unsupportedVersionMessage(
+                unsupported,
+                request.raw.headersDistinct["mcp-protocol-version"]?.length ?? 1,
+              ),
               requestId(body),
               { supported, requested },
             ),
@@ -422,8 +425,17 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-function unsupportedVersionMessage({ requested, supported }: UnsupportedVersion): string {
-  const named = requested.trim() === "" ? "the MCP-Protocol-Version header is empty" : requested;
+/**
+ * Node joins a header sent `copies` times with ", " (as the SDK's web Headers do), which names no version:
+ * said as such, or a client sent "2025-11-25" twice read that 2025-11-25 is unsupported, and listed.
+ */
+function unsupportedVersionMessage({ requested, supported }: UnsupportedVersion, copies: number): string {
+  const named =
+    copies > 1
+      ? `MCP-Protocol-Version was sent ${copies} times (${requested}); send it once, naming one version`
+      : requested.trim() === ""
+        ? "the MCP-Protocol-Version header is empty"
+        : requested;
   // Only the 2026-07-28 refusal lists one version, its revision, which its data already names.
   const listed = supported.length > 1 ? ` (supported versions: ${supported.join(", ")})` : "";
   return `Unsupported protocol version: ${named}${listed}`;

@@ -247,6 +247,35 @@ describe("/mcp over HTTP", () => {
     expect(handshake.json).toMatchObject({ id: 1, result: { protocolVersion: "2025-11-25" } });
   });
 
+  // Regression: MCP-Protocol-Version sent twice (a proxy adding it beside the client's) reached the SDK joined
+  // as "2025-11-25, 2025-11-25", and the client was told that version is unsupported while the list of
+  // supported ones named it.
+  it("says a protocol version header sent twice was sent twice", async () => {
+    for (const [versions, supported] of [
+      [["2025-11-25", "2025-11-25"], 6],
+      [["2025-11-25", "2025-06-18"], 6],
+      [["2026-07-28", "2026-07-28"], 1],
+    ] as const) {
+      const response = await send(`${server.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": [...versions],
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" }),
+      });
+      const { error } = response.json as {
+        error: { code: number; message: string; data: { supported: [] } };
+      };
+      expect([response.status, error.code], versions.join()).toEqual([400, -32022]);
+      expect(error.message).toMatch(
+        `Unsupported protocol version: MCP-Protocol-Version was sent 2 times (${versions.join(", ")}); send it once, naming one version`,
+      );
+      expect(error.data.supported).toHaveLength(supported);
+    }
+  });
+
   // Regression: a 2025 batch of more than 100 messages under a version this server does not speak was
   // refused for its version, where the SDK's entry refuses it for its size first: a request wrong in
   // several ways is refused first for what the SDK refuses first (docs/security.md).
