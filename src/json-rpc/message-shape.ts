@@ -44,8 +44,13 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** A short JSON value as written, and any other by its kind. */
+/**
+ * A short JSON value as written, and any other by its kind. A number past 2^53 - 1 is not shown: JSON.parse
+ * read it as another (9007199254740993 as …992, 1e400 as Infinity, which JSON writes null).
+ */
 function shown(value: unknown): string {
+  if (typeof value === "number" && Math.abs(value) > Number.MAX_SAFE_INTEGER)
+    return "a number past 2^53 - 1 in size";
   if (typeof value === "number" || typeof value === "boolean" || value === null) return JSON.stringify(value);
   if (typeof value === "string" && value.length <= 20) return JSON.stringify(value);
   return kindOf(value);

@@ -136,6 +136,21 @@ describe("/mcp over HTTP", () => {
     }
   });
 
+  // Regression: a number past 2^53 - 1 was said to be the one JSON.parse read it as, which the client never
+  // sent: 9007199254740993 as 9007199254740992, and 1e400 as null.
+  it.each([
+    ['{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}', '"id" must be a string or an integer'],
+    ['{"jsonrpc":"2.0","id":1e400,"method":"ping"}', '"id" must be a string or an integer'],
+    ['{"jsonrpc":"2.0","id":-1e400,"method":"ping"}', '"id" must be a string or an integer'],
+    ['{"jsonrpc":1e400,"id":1,"method":"ping"}', '"jsonrpc" must be "2.0"'],
+  ])("says a number too large is too large, not another number: %s", async (body, said) => {
+    const response = await post(`${server.url}/mcp`, body);
+    const { error } = response.json as { error: { code: number; message: string } };
+    expect([response.status, error.code]).toEqual([400, -32600]);
+    expect(error.message).toContain(said);
+    expect(error.message).toMatch(/, not a number past 2\^53 - 1 in size\.$/);
+  });
+
   it("serves /mcp/ as /mcp, and answers any other route with a JSON-RPC error naming /mcp", async () => {
     expect((await post(`${server.url}/mcp/`, listSkills)).json).toMatchObject({ id: 7, result: {} });
     const response = await post(`${server.url}/api/mcp?pack=x`, listSkills);
