@@ -407,7 +407,7 @@ describe('a "__proto__" or "constructor" key: valid JSON, read as a key of any o
     for (const [key, other] of [
       ["__proto__", "__other__"],
       ["constructor", "constrictor"],
-    ]) {
+    ] as const) {
       const answer = await answerWithKey(key, body, headers);
       expect(answer).toEqual(await answerWithKey(other, body, headers));
       expect(answer.status).toBe(status);
