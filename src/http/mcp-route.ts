@@ -158,6 +158,24 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         headers: { type: "object", properties: { "x-skill-pack": selectorSchema } },
         querystring: { type: "object", properties: { pack: selectorsSchema } },
       },
+      // Before the body is read: one in a content coding was read as if it were not (a gzip body was
+      // told it is not JSON, a brotli one declared but not compressed was served as plain).
+      preParsing: (request, reply, _payload, done) => {
+        const codings = codingsOf(request.headers["content-encoding"]);
+        if (codings.length === 0) {
+          done();
+          return;
+        }
+        reply
+          .code(415)
+          .header("accept-encoding", "identity")
+          .send(
+            jsonRpcError(
+              JSON_RPC.invalidRequest,
+              `Unsupported content encoding: ${codings.join(", ").slice(0, 100)}; send the JSON-RPC message uncompressed, without Content-Encoding.`,
+            ),
+          );
+      },
       onResponse: (request, reply, done) => {
         metrics.record(
           toolLabel(request.mcpCall?.tool),
@@ -313,6 +331,15 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
     handler: (_request, reply) => notAllowed(reply),
   });
+}
+
+/** The content codings a `Content-Encoding` header names but `identity` (no coding). */
+function codingsOf(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  return header
+    .split(",")
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== "" && coding !== "identity");
 }
 
 /** 405 naming POST, the one method `/mcp` takes. */

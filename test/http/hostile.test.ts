@@ -1,4 +1,5 @@
 import net from "node:net";
+import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeStandardCatalog, SECRET, type StandardCatalog } from "../helpers/fixtures.js";
@@ -329,6 +330,35 @@ describe("malformed requests get the error that says what was wrong", () => {
     expect(answer.json).toMatchObject({
       error: { code: -32600, message: expect.stringContaining("application/json") },
     });
+  });
+
+  // Regression: a gzip body was told it is not JSON (-32700), and a body declared brotli but sent plain was
+  // served as if nothing had been declared.
+  it("a content coding: 415 saying to send the body uncompressed, before the body is read", async () => {
+    const message = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    for (const [coding, body] of [
+      ["gzip", gzipSync(message)],
+      ["br", message],
+      ["identity, GZIP", gzipSync(message)],
+      // Over MAX_BODY_BYTES: refused for its coding, not its size, since it is never read.
+      ["gzip", "x".repeat(100_000)],
+    ] as const) {
+      const answer = await send(`${server.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-encoding": coding,
+        },
+        body,
+      });
+      expect([answer.status, answer.headers.get("accept-encoding")], coding).toEqual([415, "identity"]);
+      expect(answer.json).toMatchObject({
+        error: { code: -32600, message: expect.stringContaining("Unsupported content encoding: ") },
+      });
+    }
+    const identity = await post(`${server.url}/mcp`, message, { "content-encoding": "identity" });
+    expect(identity.json).toMatchObject({ id: 1, result: {} });
   });
 
   it("an Accept header without text/event-stream: 406 saying what to accept", async () => {
