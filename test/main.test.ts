@@ -853,6 +853,11 @@ describe("a stdio client that sends a request with an id MCP does not allow", ()
         message: expect.stringContaining('Invalid Request: "id" must be a string or an integer'),
       });
     }
+    // Regression: 2^53 + 1 was said to be 2^53, the number JSON.parse read, which the client never sent.
+    expect(child.stdout()).not.toContain("9007199254740992");
+    expect(refusals.map((refusal) => refusal.error?.message)).toContainEqual(
+      expect.stringMatching(/, not a number past 2\^53 - 1 in size\.$/),
+    );
   });
 });
 
