@@ -273,7 +273,8 @@ function joined(
 ): Readonly<Record<string, unknown>> {
   if (joins === undefined) return args;
   const lists = Object.entries(args).flatMap(([name, value]) => {
-    const joiner = joins[name];
+    // Own members only: an argument named `constructor` would otherwise find Object.prototype's.
+    const joiner = Object.hasOwn(joins, name) ? joins[name] : undefined;
     const strings = Array.isArray(value) && value.every((item) => typeof item === "string");
     return joiner !== undefined && strings ? [[name, value.join(joiner)] as const] : [];
   });
