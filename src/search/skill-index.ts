@@ -38,7 +38,9 @@ export interface SearchResult {
   /**
    * Request words no skill holds, left unread because they are one typing mistake from several words
    * skills in scope hold and nothing else in the request tells which (`contant`: content, constant or
-   * contact). Each with at most {@link UNDECIDED_SHOWN} of those words, the most held first.
+   * contact); and, when no match is fair, words one mistake from words skills in scope hold that the rest
+   * of the request's best matches do not hold (`contant spreadsheet`), but for common English words. Each
+   * with at most {@link UNDECIDED_SHOWN} of those words, the most held first.
    */
   readonly undecided: readonly Undecided[];
 }
@@ -68,10 +70,22 @@ export interface Correction {
   readonly to: string;
 }
 
-/** How a request's words no skill holds were read, and which were left undecided. */
+/** How a request's words no skill holds were read, and which were left undecided or unread. */
 interface Readings {
   readonly corrections: readonly TermCorrection[];
   readonly undecided: readonly Undecided[];
+  /**
+   * Words close to words skills in scope hold that the rest of the request's best matches did not read as
+   * any of them, and the terms known by then: named as {@link Undecided} only when nothing is shown.
+   */
+  readonly unread: readonly Unread[];
+  readonly known: ReadonlySet<number>;
+}
+
+/** A request word close to some words skills hold, which the rest of the request did not read as one. */
+interface Unread {
+  readonly from: string;
+  readonly close: ReadonlyMap<number, string>;
 }
 
 /** A correction, with the term it reads the word as. */
@@ -221,7 +235,8 @@ export class SkillIndex implements SearchIndex {
     const allowed = this.scopes.mask(scope);
     const request = terms.termsOf(query);
     accumulator.add(terms, request.terms, allowed);
-    const { corrections, undecided } = this.correct(request, allowed);
+    const readings = this.correct(request, allowed);
+    const { corrections } = readings;
     accumulator.add(
       terms,
       corrections.map(({ term }) => term),
@@ -231,6 +246,8 @@ export class SkillIndex implements SearchIndex {
     const unread = request.unheld > corrections.length;
     const found = accumulator.finish(limit, this.floor(request, corrections));
     const vague = this.vagueness(found, limit, scope, request, corrections);
+    const undecided =
+      found.fair === 0 && vague === undefined ? this.undecidedOf(readings, allowed) : readings.undecided;
     return {
       skills: found.best.flatMap((document) => skills[document] ?? []),
       matched: found.matched,
@@ -253,6 +270,22 @@ export class SkillIndex implements SearchIndex {
     const words = request.terms.length + corrections.length + unheld;
     if (words === 0) return 0;
     return ((words === 1 ? FLOOR_WORDS : FLOOR_WORDS_OF_SEVERAL) * weight) / words;
+  }
+
+  /**
+   * The undecided words, and, when no match is fair, the words the rest of the request's best matches
+   * left unread with the words they may be (`contant` beside `spreadsheet`, which a few skills hold in
+   * passing): the answer is then no match, and the model had better know the word was maybe mistyped.
+   */
+  private undecidedOf(readings: Readings, allowed: Uint8Array | undefined): readonly Undecided[] {
+    const { undecided, unread, known } = readings;
+    if (unread.length === 0) return undecided;
+    const named = [...undecided];
+    for (const { from, close } of unread) {
+      const to = this.closeWordsHeld(close, known, allowed);
+      if (to.length > 0) named.push({ from, to: to.slice(0, UNDECIDED_SHOWN) });
+    }
+    return named;
   }
 
   /** Why the request is too vague to rank, if it is (see {@link Vagueness}). */
@@ -320,11 +353,13 @@ export class SkillIndex implements SearchIndex {
   private correct(request: RequestTerms, allowed: Uint8Array | undefined): Readings {
     const { unknown } = request;
     const undecided: Undecided[] = [];
-    if (unknown.length > MOST_WORDS_READ) return { corrections: [], undecided };
+    const unread: Unread[] = [];
+    const none = { corrections: [], undecided, unread, known: NO_TERMS };
+    if (unknown.length > MOST_WORDS_READ) return none;
     const mistyped = unknown
       .map((from) => ({ from, close: this.terms.spellings.closeTerms(from) }))
       .filter(({ close }) => close.size > 0);
-    if (mistyped.length === 0) return { corrections: [], undecided };
+    if (mistyped.length === 0) return none;
     const { context } = this;
     const best = this.accumulator.best(CONTEXT_MATCHES);
     for (const document of best) context[document] = 1;
@@ -346,10 +381,13 @@ export class SkillIndex implements SearchIndex {
       } else if (judges === undefined) {
         const to = this.closeWordsHeld(close, known, allowed);
         if (to.length > 1) undecided.push({ from, to: to.slice(0, UNDECIDED_SHOWN) });
+      } else if (!common) {
+        // A common word the rest does not point to is a word the catalog lacks (`loaf`), not a mistake.
+        unread.push({ from, close });
       }
     }
     for (const document of best) context[document] = 0;
-    return { corrections, undecided };
+    return { corrections, undecided, unread, known };
   }
 
   /** The words of `close` (not already `known`) that skills in scope hold, the most held first. */
@@ -429,6 +467,8 @@ export class SkillIndex implements SearchIndex {
     return [...this.search(name, scope, limit).skills];
   }
 }
+
+const NO_TERMS: ReadonlySet<number> = new Set();
 
 /**
  * Adds up the impacts of a query's postings per document and picks the best. Its buffers are reused by

@@ -45,6 +45,12 @@ const words = serveTree({
   "web/content-writer/SKILL.md": skillMd("content-writer", "Write content for landing pages."),
   "science/physics-constants/SKILL.md": skillMd("physics-constants", "Look up a physical constant."),
   "web/contact-form/SKILL.md": skillMd("contact-form", "Build a contact form."),
+  "office/budget-review/SKILL.md": skillMd(
+    "budget-review",
+    "Review a team's yearly budget line by line.",
+    `# Budget review\n\n${"Go through each line of the budget and note what changed since last year. ".repeat(8)}` +
+      "The figures may come from a spreadsheet.\n",
+  ),
 });
 
 describe("list_skills with query", () => {
@@ -137,6 +143,19 @@ describe("list_skills with query", () => {
     expect((await call(words.client, "list_skills", { query: "contant", pack: "web" })).text).toBe(
       'No skill in "web" matches "contant". "contant" may be "contact" or "content". Describe the task in ' +
         'other words, search every pack by leaving out pack, or browse with list_skills(pack="web").',
+    );
+  });
+
+  // `spreadsheet` alone matches a skill in passing, too faintly to show: the answer said only that no
+  // skill matches, though `contant` alone named what it may be.
+  it("names what a mistyped word may be when the rest of the request matches nothing shown", async () => {
+    expect((await call(words.client, "list_skills", { query: "contant spreadsheet" })).text).toBe(
+      'No skill matches "contant spreadsheet". "contant" may be "constant", "contact" or "content". ' +
+        "Describe the task in other words, or call list_packs to browse.",
+    );
+    expect((await call(words.client, "list_skills", { query: "contcat spreadsheet" })).text).toBe(
+      'No skill matches "contcat spreadsheet". "contcat" may be "contact". Describe the task in other ' +
+        "words, or call list_packs to browse.",
     );
   });
 
