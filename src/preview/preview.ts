@@ -8,7 +8,10 @@ export const MAX_PREVIEW_BYTES = 2048;
 const PACK_SUMMARY_BYTES = 120;
 /** Beside a list of every skill, the instructions give at most this much of an operator's pack description. */
 const BRIEF_PACK_BYTES = 400;
-/** Beside a list of every skill: the skills by name, and terms the entries leave out, in this many. */
+/**
+ * Beside a list of every skill: the skills by name, and terms the entries leave out, in this many, or up to
+ * BRIEF_PACK_BYTES when that names every skill (see namedLine).
+ */
 const NAMED_PACK_BYTES = 300;
 /** Of those, the terms the entries leave out: when cut, the pack's main terms but for its skills' names. */
 const UNSAID_BYTES = 120;
@@ -125,7 +128,7 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
         if (given !== undefined) return cut(given, brief);
         // Every entry, at least its name, is in list_skills: here, for hosts that show only these
         // instructions, the skills by name, and the terms `known` leaves.
-        const line = Math.min(brief, NAMED_PACK_BYTES);
+        const line = namedLine(pack, brief);
         const termsRoom = termsBesideNames(pack, line);
         const unsaid = cut(
           catalog.tellingTerms(pack, undefined, known(pack), { bytes: termsRoom }).join(", "),
@@ -386,6 +389,17 @@ function saidIn(text: string): Set<string> {
 /** Between a pack's skills by name and the terms its cut entries left out. */
 const ALSO = "; also ";
 const NONE_CUT: ReadonlySet<string> = new Set();
+
+/**
+ * The bytes of a pack's line of skills by name and terms within `brief`: {@link NAMED_PACK_BYTES}, or more,
+ * up to `brief`, for a pack whose every skill can be named there beside half the terms' room. A skill left
+ * unnamed is one a host that shows only the instructions may never think of (`superpowers` named 7 of its
+ * 14, and `dispatching-parallel-agents`, the skill of a request for parallel agents, was not one of them).
+ */
+function namedLine(pack: Pack, brief: number): number {
+  const whole = bytes(skillsByName(pack, Number.POSITIVE_INFINITY)) + bytes(ALSO) + UNSAID_BYTES / 2;
+  return Math.min(brief, Math.max(NAMED_PACK_BYTES, whole <= brief ? whole : 0));
+}
 
 /**
  * The room the terms get beside a pack's skills by name in a line of `line` bytes. A name is its skill's

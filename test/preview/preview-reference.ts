@@ -73,9 +73,15 @@ export function referencePreviewOf(
         const brief = Math.min(room, BRIEF_PACK_BYTES);
         const given = described(pack);
         if (given !== undefined) return cut(given, brief);
-        // A pack whose every skill can be named beside half the terms' room is named whole.
-        const line = Math.min(brief, NAMED_PACK_BYTES);
-        const left = line - bytes(skillsByName(pack, Number.POSITIVE_INFINITY)) - bytes("; also ");
+        // A pack whose every skill can be named beside half the terms' room is named whole, its line
+        // growing up to the brief room for that.
+        const allNames = bytes(skillsByName(pack, Number.POSITIVE_INFINITY)) + bytes("; also ");
+        const whole = allNames + UNSAID_BYTES / 2;
+        const line =
+          whole <= brief
+            ? Math.max(whole, Math.min(brief, NAMED_PACK_BYTES))
+            : Math.min(brief, NAMED_PACK_BYTES);
+        const left = line - allNames;
         const termsRoom = left >= UNSAID_BYTES / 2 ? Math.min(UNSAID_BYTES, left) : UNSAID_BYTES;
         const unsaid = cut(
           catalog.tellingTerms(pack, undefined, new Set([...said(pack), ...namesOf(pack)])).join(", "),

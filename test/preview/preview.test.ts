@@ -142,6 +142,25 @@ describe("previewOf", () => {
     expect(line.split("; also ")[1]).toMatch(/\btemperature\b/);
   });
 
+  // The instructions of the bench corpus's 14-skill superpowers pack named 7 of its skills: its names
+  // fitted beside a few terms only in more than the line's 300 bytes, and a host that shows only the
+  // instructions never read dispatching-parallel-agents.
+  it("names every skill of a pack whose names fit beside a few terms within its brief room", async () => {
+    const entries: Record<string, string> = {};
+    for (let index = 0; index < 14; index += 1) {
+      const name = `kiln-firing-batch-${index}`;
+      const description = `Fire pottery batch ${index} in the kiln. ${"Log the temperature curve and cooling. ".repeat(4)}`;
+      entries[`pottery/${name}/SKILL.md`] = skillMd(name, description);
+    }
+    const scope = await scopeOf(entries);
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    expect(preview.listSkillsDescription).toMatch(/^kiln-firing-batch-0: .*…$/m);
+    const line = preview.instructions.split("\n").find((each) => each.startsWith("- pottery")) ?? "";
+    const names = Array.from({ length: 14 }, (_, index) => `kiln-firing-batch-${index}`).sort();
+    expect(line).toContain(`- pottery (14 skills): ${names.join(", ")}; also `);
+    expect(line.split("; also ")[1]).toMatch(/\btemperature\b/);
+  });
+
   // Whether entries were cut was decided for the whole scope: beside one pack's cut entries, a pack whose
   // entries list_skills held whole had their words repeated in the instructions, tokens paid for nothing.
   it("decides per pack whether its entries were cut: a pack listed whole is only named beside a cut one", async () => {
