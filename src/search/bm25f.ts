@@ -253,6 +253,8 @@ export class Bm25fIndex {
     touched: Int32Array,
     matched: number,
     held: Int32Array,
+    /** Each document's largest impact of one term so far, raised where this term's is larger. */
+    strongest: Float64Array,
   ): number {
     const { gaps, levels } = this;
     const weight = this.termWeights[term] as number;
@@ -272,7 +274,9 @@ export class Bm25fIndex {
       if (allowed !== undefined && allowed[document] === 0) continue;
       const before = scores[document] as number;
       if (before === 0) touched[count++] = document;
-      scores[document] = before + weight * (SATURATION_OF_LEVEL[levels[posting] as number] as number);
+      const impact = weight * (SATURATION_OF_LEVEL[levels[posting] as number] as number);
+      scores[document] = before + impact;
+      if (impact > (strongest[document] as number)) strongest[document] = impact;
       holding++;
     }
     held[0] = holding;
