@@ -129,17 +129,26 @@ function readWeakQueries(file: string): WeakQuery[] {
   });
 }
 
-/** The mean number of results the weak requests of each kind were shown, and of them all. */
+/**
+ * The mean number of results the weak requests of each kind were shown, and of them all, with how many
+ * were shown none; then each weak request shown some, since every line shown one is a false answer.
+ */
 function printWeakShown(weak: readonly WeakQuery[], shown: readonly number[]): void {
   const mean = (counts: readonly number[]) => counts.reduce((sum, count) => sum + count, 0) / counts.length;
+  const summary = (counts: readonly number[]) =>
+    `${mean(counts).toFixed(2)}, ${counts.filter((count) => count === 0).length} none`;
   const kinds = [...new Set(weak.map(({ kind }) => kind))];
   const parts = kinds.map((kind) => {
     const counts = shown.filter((_, at) => weak[at]?.kind === kind);
-    return `${kind} (${counts.length}) ${mean(counts).toFixed(2)}`;
+    return `${kind} (${counts.length}) ${summary(counts)}`;
   });
   console.log(
-    `weak requests, mean results shown: all (${shown.length}) ${mean(shown).toFixed(2)}; ${parts.join("; ")}`,
+    `weak requests, mean results shown: all (${shown.length}) ${summary(shown)}; ${parts.join("; ")}`,
   );
+  weak.forEach(({ query }, at) => {
+    const count = shown[at] ?? 0;
+    if (count > 0) console.log(`  ${String(count).padStart(2)} shown: ${query}`);
+  });
 }
 
 /** The requests as the agent of `file` phrased them; a problem with the file is said with its name. */

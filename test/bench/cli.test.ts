@@ -95,7 +95,8 @@ describe("npm run bench:search", () => {
     ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
-      "weak requests, mean results shown: all (2) 0.50; off-topic (1) 0.00; one word (1) 1.00",
+      "weak requests, mean results shown: all (2) 0.50, 1 none; off-topic (1) 0.00, 1 none; one word (1) 1.00, 0 none\n" +
+        "   1 shown: nails\n",
     );
     expect(JSON.parse(await readFile(file("ranks.json"), "utf8"))).toEqual({
       "q-1": 1,
