@@ -6,7 +6,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
-import { visible } from "../catalog/index.js";
+import { excerpt, visible } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
@@ -17,6 +17,13 @@ import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
 import { type McpCall, mcpRoutes } from "./mcp-route.js";
 import { Metrics, metricsRoutes } from "./metrics.js";
 import { Readiness } from "./readiness.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** What a refused or failed request was told (its JSON-RPC error, or a tool's refusal), for its log line. */
+    failure: string | undefined;
+  }
+}
 
 export interface AppDeps {
   /** What every MCP server is built from; its catalog is also what /health and /metrics report on. */
@@ -81,10 +88,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Once shutdown begins every answer closes its connection: a keep-alive connection that a request still
   // in flight at close leaves idle would otherwise hold the process until the grace period runs out.
   const readiness = deps.readiness ?? new Readiness();
-  app.addHook("onSend", (_request, reply, _payload, done) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
     if (readiness.draining) reply.header("connection", "close");
+    // What a refused or failed request was told, for its log line: the line alone said only that it failed.
+    if (reply.statusCode >= 400 || request.mcpCall?.failed === true) request.failure = failureOf(payload);
     done();
   });
+  app.decorateRequest("failure", undefined);
 
   // Every answer is counted and timed by route, method and status in /metrics, and POST /mcp's also by
   // tool (src/http/mcp-route.ts). The log has a line for each refusal and failure, and for every request
@@ -105,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
         ...describeMcpCall(request),
+        error: request.failure,
       },
       "request",
     );
@@ -184,6 +195,43 @@ function badPath(metrics: Metrics) {
 function describeMcpCall(request: FastifyRequest): Omit<McpCall, "failed"> | undefined {
   const call = request.mcpCall;
   return call ? { rpc: shown(call.rpc), tool: shown(call.tool), scope: shown(call.scope) } : undefined;
+}
+
+/** The most bytes of an answer read for what it said: an error or a tool's refusal is a few hundred. */
+const FAILURE_ANSWER_BYTES = 64 * 1024;
+/** The most characters of it a log line carries: a refusal quotes what the client sent. */
+const FAILURE_CHARACTERS = 300;
+
+/**
+ * What an answer that failed told the client: its JSON-RPC error's message, or the text of a tool result
+ * with isError (the first failing member's, for a batch), shown as the client's own text is.
+ */
+function failureOf(payload: unknown): string | undefined {
+  const bytes = typeof payload === "string" || Buffer.isBuffer(payload) ? payload : undefined;
+  if (bytes === undefined || bytes.length === 0 || bytes.length > FAILURE_ANSWER_BYTES) return undefined;
+  let answer: unknown;
+  try {
+    answer = JSON.parse(bytes.toString());
+  } catch {
+    return undefined;
+  }
+  for (const message of Array.isArray(answer) ? answer : [answer]) {
+    const said = failureMessage(message);
+    if (said !== undefined) return excerpt(visible(said), FAILURE_CHARACTERS);
+  }
+  return undefined;
+}
+
+function failureMessage(message: unknown): string | undefined {
+  if (message === null || typeof message !== "object") return undefined;
+  const { error, result } = message as { error?: { message?: unknown }; result?: unknown };
+  if (typeof error?.message === "string") return error.message;
+  const { isError, content } = (result ?? {}) as { isError?: unknown; content?: unknown };
+  if (isError !== true || !Array.isArray(content)) return undefined;
+  const texts = content.flatMap((part: { text?: unknown }) =>
+    typeof part?.text === "string" ? [part.text] : [],
+  );
+  return texts.length > 0 ? texts.join(" ") : undefined;
 }
 
 function shown(text: string | undefined): string | undefined {

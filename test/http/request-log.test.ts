@@ -127,6 +127,63 @@ describe("what a client sent, in the request log line", () => {
   });
 });
 
+describe("what a refused or failed request was told, in its log line", () => {
+  let logging: Awaited<ReturnType<typeof appLogging>>;
+  let url: string;
+  beforeAll(async () => {
+    logging = await appLogging({});
+    // Over a socket: a read holding a file sets a timeout on its answer, which inject does not take.
+    await logging.app.listen({ host: "127.0.0.1", port: 0 });
+    const address = logging.app.server.address();
+    if (address === null || typeof address === "string") throw new Error("no TCP address");
+    url = `http://127.0.0.1:${address.port}/mcp`;
+  });
+  afterAll(async () => {
+    await logging.app.close();
+  });
+
+  /** The request line of one POST of `body`. */
+  async function lineOf(body: unknown, sent: Record<string, string> = headers) {
+    const before = logging.requests().length;
+    await fetch(url, { method: "POST", headers: sent, body: JSON.stringify(body) }).then((a) => a.text());
+    await vi.waitFor(() => expect(logging.requests().length).toBe(before + 1));
+    return logging.requests()[before];
+  }
+
+  it.each(["legacy", "modern"] as const)("is a tool's refusal, in %s", async (era) => {
+    const call = wireToolCall(era, 1, "read_skill", { skill: "nope" });
+    expect(await lineOf(call.body, { ...headers, ...call.headers })).toMatchObject({
+      status: 200,
+      tool: "read_skill",
+      error: expect.stringMatching(/^No skill "nope"\. /),
+    });
+  });
+
+  it("is the JSON-RPC error of a refusal at the edge", async () => {
+    expect(await lineOf(ping, { "content-type": "application/json" })).toMatchObject({
+      status: 406,
+      error: expect.stringMatching(/^Not Acceptable/),
+    });
+  });
+
+  it("is the failing member's, for a batch", async () => {
+    const batch = [ping, wireToolCall("legacy", 2, "read_skill", { skill: "alpha/nope" }).body];
+    expect(await lineOf(batch)).toMatchObject({
+      status: 200,
+      error: expect.stringMatching(/^No skill "alpha\/nope"/),
+    });
+  });
+
+  it("is cut, and shows what no reader sees, as the client wrote it", async () => {
+    // As long as a skill may be named: the refusal quoting it is longer than a line carries.
+    const skill = `x\u202e${"y".repeat(298)}`;
+    const line = await lineOf(wireToolCall("legacy", 1, "read_skill", { skill }).body);
+    expect(line?.error).toEqual(expect.stringContaining('No skill "x{U+202E}yyy'));
+    expect(String(line?.error).length).toBeLessThanOrEqual(301);
+    expect(JSON.stringify(line)).not.toMatch(UNSEEN_RAW);
+  });
+});
+
 describe("an answered request", () => {
   it("has a line only at debug, with its method, tool and address", async () => {
     const call = {
