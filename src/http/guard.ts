@@ -109,7 +109,14 @@ export function hostGuard(allowedHosts: readonly string[]) {
       done();
       return;
     }
-    refuse(reply, "Host not allowed: this server answers only the host names listed in ALLOWED_HOSTS.");
+    // The host as sent: what an operator compares with ALLOWED_HOSTS (a proxy may send the pod's address).
+    const sent = request.headers.host;
+    const refused =
+      sent === undefined ? "A request without Host" : `Host ${JSON.stringify(sent.slice(0, 200))}`;
+    refuse(
+      reply,
+      `${refused} is not allowed: this server answers only the host names listed in ALLOWED_HOSTS.`,
+    );
   };
 }
 
