@@ -21,12 +21,18 @@ export function connectionFailure(address: ServerAddress, error: unknown): SyncE
   const plain = address.url.protocol === "https:" && /wrong version number|ERR_SSL_WRONG_VERSION/i.test(why);
   const hint = plain
     ? `; the server may speak plain HTTP: try http://${address.url.host}${address.url.pathname}`
-    : !refused
-      ? ""
-      : keyGiven
+    : refused
+      ? keyGiven
         ? "; the server refused the API key given: check it"
-        : "; give its API key with --api-key-file";
-  return new SyncError(`cannot connect to ${server}: ${why}${hint}`);
+        : "; give its API key with --api-key-file"
+      : answeredStatus(error) === 404 && !address.url.pathname.endsWith("/mcp")
+        ? // The server's address without its endpoint's path, the slip a first sync makes.
+          `; give the URL of its MCP endpoint, as ${new URL("/mcp", address.url).href} for a skills-mcp server`
+        : /\bECONNREFUSED\b/.test(why)
+          ? `; nothing listens at ${address.url.host}: check that the server runs and the URL's port`
+          : "";
+  // A hint follows the server's own sentence, whose full stop would stand before its semicolon.
+  return new SyncError(`cannot connect to ${server}: ${hint === "" ? why : why.replace(/\.$/, "")}${hint}`);
 }
 
 /**

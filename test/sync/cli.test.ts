@@ -3,6 +3,7 @@
  * presets, and the scope options sent as a client would send them.
  */
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import net from "node:net";
 import path from "node:path";
 import {
   ListSkillsRequestParamsSchema,
@@ -276,6 +277,21 @@ describe("a sync from the command line", () => {
     const { status } = await run("http://127.0.0.1:1/mcp", "--to", "new/skills");
     expect(status).toBe(2);
     expect(await readdir(work)).toEqual([]);
+  });
+
+  // It said only "Version negotiation probe failed: fetch failed: connect ECONNREFUSED …".
+  it("says nothing listens at the URL's address when the connection is refused", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
+      });
+    });
+    const { status, stderr } = await run(`http://127.0.0.1:${port}/mcp`, "--to", "skills");
+    expect(status).toBe(2);
+    expect(stderr).toContain(
+      `ECONNREFUSED 127.0.0.1:${port}; nothing listens at 127.0.0.1:${port}: check that the server runs and the URL's port\n`,
+    );
   });
 
   // --pack nope was told "cannot connect to …: Error POSTing to endpoint: Unknown pack…", though the

@@ -218,9 +218,13 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
     await expect(access(target)).rejects.toThrow();
   });
 
-  it("says what the server answered a URL with no MCP endpoint", async () => {
+  it("says what the server answered a URL with no MCP endpoint, and the URL meant", async () => {
     await expect(sync(server.url.replace(/\/mcp$/, "/skills"), target, { era })).rejects.toThrow(
       /^cannot connect to \S+\/skills: .*No route POST \/skills: MCP is served at POST \/mcp/,
+    );
+    // The server's address alone, as a first sync gives it.
+    await expect(sync(server.url.replace(/\/mcp$/, ""), target, { era })).rejects.toThrow(
+      `report on the server; give the URL of its MCP endpoint, as ${server.url} for a skills-mcp server`,
     );
   });
 
