@@ -137,6 +137,7 @@ async function serveHttp({ config, logger, prepared, mcp, stopped, startedAt }: 
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) return;
       stopping = true;
+      const signalled = performance.now();
       const drainMs = signal === "SIGTERM" ? config.shutdownDrainMs : 0;
       readiness.drain();
       logger.info(
@@ -158,7 +159,11 @@ async function serveHttp({ config, logger, prepared, mcp, stopped, startedAt }: 
       setTimeout(() => {
         logger.info("closing: no new connections; finishing in-flight requests");
         app.close().then(
-          () => resolve(0),
+          () => {
+            // The last line of a clean stop: without it, a log ending at "closing" could be a hang.
+            logger.info({ signal, ms: Math.round(performance.now() - signalled) }, "stopped");
+            resolve(0);
+          },
           (error: unknown) => {
             logger.error({ err: error }, "shutdown failed");
             resolve(1);

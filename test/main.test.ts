@@ -282,6 +282,12 @@ describe("serving over HTTP", () => {
     expect(await server.exited).toBe(0);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(server.output()).toContain("shutting down");
+    // Its last line says it stopped, and what the stop took: a log ending at "closing" could be a hang.
+    expect(logLines(server.output()).at(-1)).toMatchObject({
+      msg: "stopped",
+      signal: "SIGTERM",
+      ms: expect.any(Number),
+    });
   });
 
   // SIGINT still had its listener after a SIGTERM, so Ctrl-C during the drain did nothing until it ran out.
