@@ -150,7 +150,8 @@ export class Metrics {
     );
     const requests = [...this.#requests.values()].flatMap((byOutcome) => [...byOutcome.values()]);
     const families = [
-      counterText({ ...REQUESTS, series: requests }),
+      // Five tools by three outcomes, from the start: an alert on the rate of errors sees the first one.
+      counterText({ ...REQUESTS, series: requests }, true),
       histogramText({ ...DURATIONS, series: this.#durations.values() }),
       counterText({ ...HTTP_REQUESTS, series: http.map(({ count }) => count) }),
       histogramText({ ...HTTP_DURATIONS, series: http.map(({ time }) => time) }),

@@ -52,10 +52,16 @@ export interface Family<Series> {
   series: Iterable<Series>;
 }
 
-/** A counter family as prom-client writes one, with only the series counted at least once. */
-export function counterText({ name, help, series }: Family<CountSeries>): string {
+/**
+ * A counter family as prom-client writes one, with only the series counted at least once; or, `withZeros`,
+ * every series, for labels known in advance: a series that appears at its first count is not seen to grow
+ * by rate() or increase(), so a replica's first error went unalerted.
+ */
+export function counterText({ name, help, series }: Family<CountSeries>, withZeros = false): string {
   const lines = header(name, help, "counter");
-  for (const { labels, value } of series) if (value > 0) lines.push(`${name}{${labels}} ${value}`);
+  for (const { labels, value } of series) {
+    if (value > 0 || withZeros) lines.push(`${name}{${labels}} ${value}`);
+  }
   return lines.join("\n");
 }
 

@@ -57,6 +57,23 @@ describe("GET /metrics", () => {
     );
   });
 
+  // Written at their first count, the series were not seen to grow by rate() or increase(): a replica's
+  // first tool error raised no alert on the rate of errors.
+  it("writes every tool and outcome from the start, at 0 until counted", async () => {
+    const fresh = await startServer(tree.skillsDir, [], httpSettings({}));
+    try {
+      const text = await (await fetch(`${fresh.url}/metrics`)).text();
+      const counted = [...text.matchAll(/^skills_mcp_requests_total\{(.*)\} (\d+)$/gm)];
+      expect(counted.map(([, labels, value]) => `${labels} ${value}`)).toEqual(
+        ["list_packs", "list_skills", "read_skill", "read_pack_file", "other"].flatMap((tool) =>
+          ["ok", "error", "rejected"].map((outcome) => `tool="${tool}",outcome="${outcome}" 0`),
+        ),
+      );
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("reports the catalog size, the version and process metrics, and no unbounded label", async () => {
     const text = await scrape();
     expect(sample(text, "skills_mcp_catalog_skills")).toBe(9);
