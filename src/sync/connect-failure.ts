@@ -30,7 +30,10 @@ export function connectionFailure(address: ServerAddress, error: unknown): SyncE
           `; give the URL of its MCP endpoint, as ${new URL("/mcp", address.url).href} for a skills-mcp server`
         : /\bECONNREFUSED\b/.test(why)
           ? `; nothing listens at ${address.url.host}: check that the server runs and the URL's port`
-          : "";
+          : /\bbad port\b/.test(why)
+            ? // fetch refuses the ports browsers block (6000, 6665-6669, 10080…) before any connection.
+              `; fetch refuses to connect to port ${address.url.port}, as browsers do: serve the MCP endpoint on another port`
+            : "";
   // A hint follows the server's own sentence, whose full stop would stand before its semicolon.
   return new SyncError(`cannot connect to ${server}: ${hint === "" ? why : why.replace(/\.$/, "")}${hint}`);
 }

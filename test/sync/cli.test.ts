@@ -274,8 +274,10 @@ describe("a sync from the command line", () => {
 
   // The folders made for the run lock stayed behind, empty, after a server that could not be reached.
   it("leaves no folder behind when it cannot reach the server", async () => {
-    const { status } = await run("http://127.0.0.1:1/mcp", "--to", "new/skills");
+    const { status, stderr } = await run("http://127.0.0.1:1/mcp", "--to", "new/skills");
     expect(status).toBe(2);
+    // Port 1 is one fetch refuses, as browsers do: "fetch failed: bad port" alone said nothing of it.
+    expect(stderr).toContain("bad port; fetch refuses to connect to port 1, as browsers do: serve the MCP");
     expect(await readdir(work)).toEqual([]);
   });
 
