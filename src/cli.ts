@@ -1,6 +1,13 @@
 import { type Logger, pino } from "pino";
 import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog/index.js";
-import { type Config, ConfigError, loadConfig, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
+import {
+  blockedPortWarning,
+  type Config,
+  ConfigError,
+  loadConfig,
+  SHUTDOWN_GRACE_MS,
+  USAGE,
+} from "./config/index.js";
 import { buildApp, InFlight, Readiness } from "./http/index.js";
 import { LogOutput } from "./log-output.js";
 import { type McpDeps, steeringFor, warmPreviews } from "./mcp/index.js";
@@ -51,6 +58,9 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 /** A command of the server, once its log is made: prepares the catalog, then builds, prints or serves. */
 async function run(config: Config, logger: Logger, oneShot: boolean): Promise<number> {
   for (const warning of config.misspelledSettings) logger.warn(warning);
+  // Served, but no client built on fetch would ever reach it, and the server would log no request.
+  const blocked = config.transport === "http" && !oneShot ? blockedPortWarning(config.port) : undefined;
+  if (blocked !== undefined) logger.warn(blocked);
   // performance.now() counts from the start of the process, so the first mark is Node plus the imports.
   const imported = performance.now();
   // Listened for from here, not only once serving: a stop during startup ends it with 0 at once, over stdio

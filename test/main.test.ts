@@ -186,6 +186,27 @@ describe("serving over HTTP", () => {
     }
   });
 
+  // A server on port 6665 started and served, but no fetch-based client (Claude Code, n8n, sync) reached
+  // it: each refused the port before connecting, and the server logged no request to say why.
+  it("warns that fetch-based clients cannot reach a port the Fetch standard blocks", async () => {
+    const port = await firstFreePort([6665, 6666, 6667, 6668, 6669, 6679, 6697]);
+    // Every one taken on this machine: nothing to start the server on.
+    if (port === undefined) return;
+    const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, PORT: String(port) });
+    try {
+      await vi.waitFor(() => expect(server.output()).toContain('"msg":"ready"'));
+      expect(logLines(server.output())).toContainEqual(
+        expect.objectContaining({
+          level: 40,
+          msg: expect.stringMatching(new RegExp(`^PORT ${port} is one that browsers and fetch refuse`)),
+        }),
+      );
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  });
+
   // Regression: the start read sources.json and the saved index with a blocking open, so a FIFO in the
   // place of either kept it waiting for a writer for good, before it listened or heeded SIGTERM.
   it("starts on a folder whose sources.json and saved index are FIFOs, warning about each", async () => {
@@ -1263,3 +1284,16 @@ describe("one-shot commands", () => {
     }
   });
 });
+
+/** The first of `ports` that nothing on 127.0.0.1 listens on, if any. */
+async function firstFreePort(ports: readonly number[]): Promise<number | undefined> {
+  for (const port of ports) {
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once("error", () => resolve(false));
+      probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  return undefined;
+}

@@ -1,4 +1,5 @@
 /** The settings: the environment and command line read once, at startup, into a frozen Config. */
+export { blockedPortWarning } from "./blocked-ports.js";
 export { type Config, ConfigError, type HttpSettings, loadConfig, type Transport } from "./load.js";
 export { SAVED_INDEX_NAME } from "./options.js";
 export { EXAMPLES_DIR, SETTINGS, type Setting, SHUTDOWN_GRACE_MS } from "./settings.js";
