@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
-import { copyFile, mkdir, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { copyFile, readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { makeFolder } from "../../src/make-folder.js";
 
 /** Something of the repository that was not copied, and why: reported as a warning. */
 export interface SkippedEntry {
@@ -92,7 +93,7 @@ export async function copyFromRepository(
     skipped.push({ path: relative, reason: LFS_POINTER, symlink: false });
   } else if (info.isFile() && options.allowFile) {
     options.budget.take(info.size);
-    await mkdir(path.dirname(destination), { recursive: true });
+    await makeFolder(path.dirname(destination));
     await copyFile(base, destination);
   } else if (info.isDirectory()) {
     const walk: Walk = { root, base, budget: options.budget, skipped };
@@ -140,7 +141,7 @@ async function copyFolder(
   destination: string,
   reached: Reached,
 ): Promise<void> {
-  await mkdir(destination, { recursive: true });
+  await makeFolder(destination);
   const child = (name: string) => (relative === "." ? name : `${relative}/${name}`);
   let entries: Dirent<Buffer>[];
   try {

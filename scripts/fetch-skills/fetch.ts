@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { access, mkdir } from "node:fs/promises";
+import { access } from "node:fs/promises";
 import path from "node:path";
 import { GitError, type SimpleGit } from "simple-git";
+import { makeFolder } from "../../src/make-folder.js";
 import type { SourceLimits } from "./copy.js";
 import { oneLine, SourceError, withoutCredentials } from "./errors.js";
 import { gitAt } from "./git.js";
@@ -158,7 +159,7 @@ async function openStore(store: string, repo: string, signal: AbortSignal | unde
     () => true,
     () => false,
   );
-  await mkdir(store, { recursive: true });
+  await makeFolder(store);
   const storeGit = gitAt(store, signal);
   if (!exists) await storeGit.init(true);
   // Writes or overwrites, so a store that a run stopped right after its init still gets its remote.

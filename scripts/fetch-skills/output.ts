@@ -1,5 +1,6 @@
 import { cp, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { MakeFolderError, makeFolder } from "../../src/make-folder.js";
 import {
   CopyError,
   copyFromRepository,
@@ -90,10 +91,17 @@ export interface FetchPlan {
 export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
   const unwritable = (error: unknown) =>
     new FetcherError(
-      `--out ${plan.out}: cannot write in ${path.dirname(plan.out)}, where the new folder is built before it is swapped in (${errorCode(error)})`,
+      `--out ${plan.out}: cannot write in ${path.dirname(plan.out)}, where the new folder is built before it is swapped in (${reasonOf(error)})`,
     );
+  // Before any fetch: a --cache that cannot be made failed each source in turn, as if git had.
+  if (plan.cache !== undefined) {
+    const cache = plan.cache;
+    await makeFolder(cache).catch((error: unknown) => {
+      throw new FetcherError(`--cache ${cache}: cannot make the folder (${reasonOf(error)})`);
+    });
+  }
   try {
-    await mkdir(path.dirname(plan.out), { recursive: true });
+    await makeFolder(path.dirname(plan.out));
     // Before `out` is read: a run killed mid-swap left it in its work folder.
     await removeStaleWorkFolders(plan.out, plan.log);
   } catch (error) {
@@ -434,6 +442,11 @@ async function swapIn(build: string, out: string, previous: string): Promise<voi
     if (hadPrevious) await rename(previous, out);
     throw error;
   }
+}
+
+/** A system error's code, or the words of a folder's that its code would mislead about. */
+function reasonOf(error: unknown): string {
+  return error instanceof MakeFolderError ? error.message : errorCode(error);
 }
 
 function errorCode(error: unknown): string {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { makeFolder } from "../make-folder.js";
 import { LOCK_FILE, type Lock, type LockToWrite, lockText, parseLock } from "./lock.js";
 
 /**
@@ -122,7 +123,7 @@ export class Staging {
   ) {}
 
   static async open(folder: string): Promise<Staging> {
-    await mkdir(folder, { recursive: true });
+    await makeFolder(folder);
     const parent = path.join(folder, STAGING_DIR);
     // rm removes a symlink itself, never what it points to. What a past run could not remove (see close)
     // stays, and this run works beside it, in a folder of its own.
@@ -161,7 +162,7 @@ export class Staging {
     await mkdir(root);
     for (const [relative, bytes] of files) {
       const target = path.join(root, ...relative.split("/"));
-      await mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
+      await makeFolder(path.dirname(target), 0o755);
       await writeFile(target, bytes, { flag: "wx", mode: 0o644 });
     }
     return root;

@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readFileSync, readlinkSync, rmSync } from "node:fs";
-import { link, mkdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { link, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
+import { makeFolder } from "../make-folder.js";
 import { endBySignal, STOP_SIGNALS } from "../stop-signals.js";
 import { STAGING_DIR } from "./folder.js";
 
@@ -75,7 +76,7 @@ export async function takeRunLock(
   folder: string,
   onStop: (signal: NodeJS.Signals) => void = () => undefined,
 ): Promise<RunLock | HeldElsewhere> {
-  const made = await mkdir(folder, { recursive: true });
+  const made = await makeFolder(folder);
   const file = path.join(folder, RUN_LOCK_FILE);
   const me = thisProcess();
   const run = randomUUID();

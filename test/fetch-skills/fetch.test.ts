@@ -659,6 +659,29 @@ describe("fetch-skills: all or nothing", () => {
     );
   });
 
+  // Node's recursive mkdir never returned there, spinning at full CPU: mkdir answers ENOENT under /proc.
+  it.skipIf(process.platform !== "linux").each([
+    [
+      ["--out", "/proc/skills-mcp-test/skills"],
+      "--out /proc/skills-mcp-test/skills: cannot write in /proc/skills-mcp-test, where the new folder is built before it is swapped in",
+    ],
+    [
+      ["--cache", "/proc/skills-mcp-test/cache"],
+      "--cache /proc/skills-mcp-test/cache: cannot make the folder",
+    ],
+  ])(
+    "fails at once where no folder can be made (%j)",
+    async (argv, said) => {
+      const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
+      const result = await runFetcher(argv, site);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `fetch-skills: ${said} (no folder can be made in /proc: mkdir /proc/skills-mcp-test answered ENOENT (no such file or directory) though /proc is a folder: its file system takes none (as /proc), or it was deleted while in use)\nfetch-skills: nothing written\n`,
+      );
+    },
+    10_000,
+  );
+
   it("refuses to replace a folder it did not write", async () => {
     const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
     await mkdir(path.join(site, "skills"));

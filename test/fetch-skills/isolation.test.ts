@@ -20,18 +20,43 @@ async function importsUnder(dir: string): Promise<{ file: string; specifier: str
   return found;
 }
 
+/** The files of src/ the image's skills stage copies (`COPY src/a.ts src/b.ts ./src/`), as `src/a.ts`. */
+async function copiedForTheFetcher(): Promise<string[]> {
+  const dockerfile = await readFile(path.join(ROOT, "Dockerfile"), "utf8");
+  const stage = dockerfile.split(/^FROM /m).find((text) => /^\S+ AS skills$/m.test(text)) ?? "";
+  return [...stage.matchAll(/^COPY (.+) \.\/src\/$/gm)].flatMap((match) => (match[1] ?? "").split(" "));
+}
+
 describe("the fetcher stands alone", () => {
-  // The image's skills stage copies only package.json, the lockfile, tsconfig.json and this folder.
-  it("imports only node built-ins, smol-toml, simple-git and its own files", async () => {
+  // The image's skills stage copies only package.json, the lockfile, tsconfig.json, this folder, and the
+  // files of src/ that it names.
+  it("imports only node built-ins, smol-toml, simple-git, its own files and files of src/ the image copies", async () => {
     const imports = await importsUnder("scripts/fetch-skills");
     expect(imports.length).toBeGreaterThan(10);
+    const copied = await copiedForTheFetcher();
+    const fromSrc = (specifier: string) => /^\.\.\/\.\.\/src\/[\w-]+\.js$/.test(specifier);
     const foreign = imports.filter(
       ({ specifier }) =>
         !specifier.startsWith("node:") &&
         !["smol-toml", "simple-git"].includes(specifier) &&
-        !/^\.\/[\w-]+\.js$/.test(specifier),
+        !/^\.\/[\w-]+\.js$/.test(specifier) &&
+        !(fromSrc(specifier) && copied.includes(specifier.replace(/^\.\.\/\.\.\/(.*)\.js$/, "$1.ts"))),
     );
     expect(foreign).toEqual([]);
+    expect(imports.filter(({ specifier }) => fromSrc(specifier)).length).toBeGreaterThan(0);
+  });
+
+  // What the stage copies of src/ must run there alone.
+  it("copies files of src/ that import only node built-ins", async () => {
+    const copied = await copiedForTheFetcher();
+    expect(copied.length).toBeGreaterThan(0);
+    for (const file of copied) {
+      const text = await readFile(path.join(ROOT, file), "utf8");
+      const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^;]*?from\s+"([^"]+)"/g)].map(
+        (match) => match[1] ?? "",
+      );
+      expect(specifiers.filter((specifier) => !specifier.startsWith("node:"))).toEqual([]);
+    }
   });
 
   it("loads the repin review and load check, which need src/, only by dynamic imports a fetch never reaches", async () => {

@@ -272,6 +272,21 @@ describe("a sync from the command line", () => {
     expect(await readFile(path.join(work, "notes.txt"), "utf8")).toBe("mine");
   });
 
+  // Node's recursive mkdir never returned there, spinning at full CPU: mkdir answers ENOENT under /proc.
+  it.skipIf(process.platform !== "linux")(
+    "fails at once where no folder can be made, naming it and why (under /proc)",
+    async () => {
+      const { status, stderr } = await run(open.url, "--to", "/proc/skills-mcp-test/skills");
+      expect(status).toBe(2);
+      expect(stderr).toBe(
+        "skills-mcp sync: cannot sync into /proc/skills-mcp-test/skills: no folder can be made in /proc: " +
+          "mkdir /proc/skills-mcp-test answered ENOENT (no such file or directory) though /proc is a folder: " +
+          "its file system takes none (as /proc), or it was deleted while in use\n",
+      );
+    },
+    10_000,
+  );
+
   // The folders made for the run lock stayed behind, empty, after a server that could not be reached.
   it("leaves no folder behind when it cannot reach the server", async () => {
     const { status, stderr } = await run("http://127.0.0.1:1/mcp", "--to", "new/skills");
