@@ -1,3 +1,5 @@
+// Imports nothing: the image's skills stage copies this file for the fetcher, without the rest of src/.
+
 /** What a command line's options are declared as, for node:util parseArgs. */
 type DeclaredOptions = Readonly<
   Record<string, { readonly type: "boolean" | "string"; readonly short?: string }>

@@ -11,6 +11,7 @@ import { writeFile } from "node:fs/promises";
 import { constants } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { describeArgsError } from "../../src/command-line.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import {
   FetcherError,
@@ -186,6 +187,20 @@ function findingsJson(findings: readonly ReviewedFinding[], held: readonly HeldB
   return `${JSON.stringify({ findings, heldForReview }, null, 2)}\n`;
 }
 
+const OPTIONS = {
+  manifest: { type: "string" },
+  out: { type: "string" },
+  cache: { type: "string" },
+  source: { type: "string", multiple: true },
+  "max-files": { type: "string" },
+  "max-mib": { type: "string" },
+  update: { type: "boolean" },
+  "no-fetch": { type: "boolean" },
+  summary: { type: "string" },
+  findings: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parseOptions(argv: readonly string[], cwd: string): Options {
   let values: {
     manifest?: string;
@@ -201,26 +216,9 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
     help?: boolean;
   };
   try {
-    values = parseArgs({
-      args: [...argv],
-      options: {
-        manifest: { type: "string" },
-        out: { type: "string" },
-        cache: { type: "string" },
-        source: { type: "string", multiple: true },
-        "max-files": { type: "string" },
-        "max-mib": { type: "string" },
-        update: { type: "boolean" },
-        "no-fetch": { type: "boolean" },
-        summary: { type: "string" },
-        findings: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
+    values = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeArgsError(error, OPTIONS));
   }
   for (const key of ["manifest", "out", "cache", "summary", "findings"] as const) {
     if (values[key]?.trim() === "") throw new UsageError(`--${key} needs a path`);

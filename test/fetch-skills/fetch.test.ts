@@ -712,10 +712,16 @@ describe("fetch-skills: all or nothing", () => {
 
 describe("fetch-skills command line", () => {
   it.each([
-    [["--bogus"], "Unknown option '--bogus'"],
+    // Node's parseArgs texts, once: they named the option as declared and no valid one.
+    [
+      ["--bogus"],
+      "unknown option --bogus; valid: --manifest, --out, --cache, --source, --max-files, --max-mib, --update, --no-fetch, --summary, --findings, --help (-h)",
+    ],
+    [["--out"], "--out needs a value"],
+    [["--update=yes"], "--update takes no value"],
     [["--no-fetch"], "--no-fetch only goes with --update"],
     [["--out", ""], "--out needs a path"],
-    [["stray"], "Unexpected argument 'stray'"],
+    [["stray"], 'unexpected argument "stray": only options are taken; valid: --manifest,'],
     // The store was thrown away with the old skills on every run, so each run fetched everything again.
     [["--cache", "skills/.cache"], "--cache skills/.cache is inside --out skills, which each run replaces"],
   ])("refuses %j with one line and the usage", async (argv, message) => {

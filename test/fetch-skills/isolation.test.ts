@@ -1,9 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { visible as fetcherVisible } from "../../scripts/fetch-skills/errors.js";
 import { visible } from "../../src/catalog/index.js";
-import { ROOT } from "../helpers/process.js";
+import { ROOT, runScript } from "../helpers/process.js";
 
 /** Every module specifier imported by the TypeScript files under `dir`. */
 async function importsUnder(dir: string): Promise<{ file: string; specifier: string }[]> {
@@ -20,11 +21,23 @@ async function importsUnder(dir: string): Promise<{ file: string; specifier: str
   return found;
 }
 
-/** The files of src/ the image's skills stage copies (`COPY src/a.ts src/b.ts ./src/`), as `src/a.ts`. */
-async function copiedForTheFetcher(): Promise<string[]> {
+/** The COPY lines of the image's skills stage, each as its sources and destination. */
+async function skillsStageCopies(): Promise<{ sources: string[]; destination: string; from: boolean }[]> {
   const dockerfile = await readFile(path.join(ROOT, "Dockerfile"), "utf8");
   const stage = dockerfile.split(/^FROM /m).find((text) => /^\S+ AS skills$/m.test(text)) ?? "";
-  return [...stage.matchAll(/^COPY (.+) \.\/src\/$/gm)].flatMap((match) => (match[1] ?? "").split(" "));
+  return [...stage.matchAll(/^COPY (.+)$/gm)].map((match) => {
+    const words = (match[1] ?? "").split(" ");
+    const from = words[0]?.startsWith("--from=") === true;
+    const paths = from ? words.slice(1) : words;
+    return { sources: paths.slice(0, -1), destination: paths.at(-1) ?? "", from };
+  });
+}
+
+/** The files of src/ the image's skills stage copies (`COPY src/a.ts src/b.ts ./src/`), as `src/a.ts`. */
+async function copiedForTheFetcher(): Promise<string[]> {
+  return (await skillsStageCopies())
+    .filter(({ destination }) => destination === "./src/")
+    .flatMap(({ sources }) => sources);
 }
 
 describe("the fetcher stands alone", () => {
@@ -66,6 +79,35 @@ describe("the fetcher stands alone", () => {
       for (const match of text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)) dynamic.push(`${file}: ${match[1]}`);
     }
     expect(dynamic).toEqual(["cli.ts: ../repin-review/pack-check.js", "review.ts: ../repin-review/index.js"]);
+  });
+
+  // Its usage errors came as Node's parseArgs text, once: the stage then could not import src/command-line.ts.
+  it("runs from what the skills stage copies, and words a wrong command line as the other commands do", async () => {
+    const stage = await mkdtemp(path.join(tmpdir(), "skills-stage-"));
+    try {
+      await symlink(path.join(ROOT, "node_modules"), path.join(stage, "node_modules"));
+      for (const { sources, destination, from } of await skillsStageCopies()) {
+        // The dependencies (linked above) and the manifest, a build argument.
+        if (from || sources.some((source) => source.includes("$"))) continue;
+        for (const source of sources) {
+          const target = destination.endsWith("/")
+            ? path.join(stage, destination, path.basename(source))
+            : path.join(stage, destination);
+          await cp(path.join(ROOT, source), target, { recursive: true });
+        }
+      }
+      // runScript takes the script from the project's root.
+      const fetcher = path.relative(ROOT, path.join(stage, "scripts/fetch-skills/index.ts"));
+      const bogus = await runScript(fetcher, ["--bogus"], stage);
+      expect(bogus.code).toBe(2);
+      expect(bogus.stderr).toMatch(
+        /^fetch-skills: unknown option --bogus; valid: --manifest, --out, .*, --help \(-h\)\n\nUsage: npm run fetch-skills/,
+      );
+      const help = await runScript(fetcher, ["--help"], stage);
+      expect(help.code).toBe(0);
+    } finally {
+      await rm(stage, { recursive: true, force: true });
+    }
   });
 
   // Its own copy of the audit's visible(): a name in the fetch log reads as the audit and the review show it.
