@@ -258,18 +258,44 @@ function hasHeader(headers: Readonly<Record<string, string>>, name: string): boo
   return Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase());
 }
 
+/** What --api-key-file takes, said after what is wrong with the file given. */
+const KEY_FILE = "give a file holding the server's API key (its first line that is not blank or a # comment)";
+
 /** The key in `file`: its first line that is neither blank nor a `#` comment. */
 async function readApiKey(file: string): Promise<string> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new UsageError(`--api-key-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    throw new UsageError(
+      `--api-key-file ${file}: ${unreadable(error as NodeJS.ErrnoException)}; ${KEY_FILE}`,
+    );
   }
   const key = text
     .split(/\r?\n/)
     .map((line) => line.trim())
     .find((line) => line !== "" && !line.startsWith("#"));
-  if (key === undefined) throw new UsageError(`--api-key-file ${file} holds no key`);
+  if (key === undefined) {
+    throw new UsageError(
+      `--api-key-file ${file} holds no key: every line is blank or a # comment; put the key on a line of its own`,
+    );
+  }
   return key;
+}
+
+/** Why a file cannot be read, in words, with the system's code. */
+function unreadable(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case "ENOENT":
+      return "no such file (ENOENT)";
+    case "EISDIR":
+      return "it is a folder, not a file (EISDIR)";
+    case "ENOTDIR":
+      return "a file is on its path where a folder is needed (ENOTDIR)";
+    case "EACCES":
+    case "EPERM":
+      return `this user may not read it (${error.code})`;
+    default:
+      return `it cannot be read: ${error.message}`;
+  }
 }

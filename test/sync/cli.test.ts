@@ -2,9 +2,11 @@
  * `skills-mcp sync` as a user runs it: options, exit status, what goes to stdout and stderr, the client
  * presets, and the scope options sent as a client would send them.
  */
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
+import { promisify } from "node:util";
 import {
   ListSkillsRequestParamsSchema,
   SKILLS_EXTENSION_ID,
@@ -13,10 +15,12 @@ import {
 import { McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LOCK_FILE, progressOn, runSyncCli, type SyncIo } from "../../src/sync/index.js";
+import { MAIN } from "../helpers/process.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import { readTree, type Served, serveCatalog, serveMcp, tempFolder } from "./helpers.js";
 
 const KEY = "sync-test-key-0123456789";
+const execFileAsync = promisify(execFile);
 
 let root: Awaited<ReturnType<typeof tempFolder>>;
 let open: Served;
@@ -93,9 +97,14 @@ describe("the command line", () => {
     // A blank --pack (an unset variable in a script) synced every pack the server serves.
     [["http://a/mcp", "--to", "x", "--pack", ""], /--pack needs a selector/],
     [["http://a/mcp", "--to", "x", "--pack", " , "], /--pack needs a selector/],
+    // Each said only "cannot be read (ENOENT)", or EISDIR: not what is wrong, nor what the option takes.
     [
       ["http://a/mcp", "--to", "x", "--api-key-file", "missing.txt"],
-      /missing\.txt cannot be read \(ENOENT\)/,
+      /missing\.txt: no such file \(ENOENT\); give a file holding the server's API key \(its first line that is not blank or a # comment\)$/,
+    ],
+    [
+      ["http://a/mcp", "--to", "x", "--api-key-file", "."],
+      /--api-key-file \S+: it is a folder, not a file \(EISDIR\); give a file holding the server's API key/,
     ],
     // Node's own text said to place a positional after `--`, not which options there are.
     [
@@ -112,6 +121,24 @@ describe("the command line", () => {
     expect(stderr).toContain("Usage: skills-mcp sync");
     expect(await readdir(work)).toEqual([]);
   });
+});
+
+// It said "cannot be read (EACCES)". Run as a process, as `nobody` when the tests run as root (root reads any file).
+it("says --api-key-file names a file this user may not read, and what it takes", async () => {
+  const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  const folder = path.join(root.dir, "unreadable-key");
+  await mkdir(folder);
+  await writeFile(path.join(folder, "key.txt"), `${KEY}\n`, { mode: 0o000 });
+  await chmod(root.dir, 0o755);
+  const args = [...MAIN, "sync", open.url, "--to", "skills", "--api-key-file", "key.txt"];
+  const failed = await execFileAsync(process.execPath, args, { ...user, cwd: folder }).then(
+    () => undefined,
+    (error: { code: number; stderr: string }) => error,
+  );
+  expect(failed?.code).toBe(2);
+  expect(failed?.stderr.split("\n")[0]).toBe(
+    `skills-mcp sync: --api-key-file ${folder}/key.txt: this user may not read it (EACCES); give a file holding the server's API key (its first line that is not blank or a # comment)`,
+  );
 });
 
 // With HOME empty (`HOME= skills-mcp sync …`, a cron job), --client claude installed into ./.claude/skills
