@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
 import { constants } from "node:os";
@@ -228,6 +228,34 @@ describe("serving over HTTP", () => {
             }),
           ]),
         );
+      } finally {
+        server.child.kill("SIGTERM");
+        await server.exited;
+      }
+    } finally {
+      await folder.remove();
+    }
+  });
+
+  // It was ignored without a word: /health named no commit, and nothing said why.
+  it("warns once of a sources.json it may not read, and serves the skills", async () => {
+    const folder = await makeTree({
+      "p/ok/SKILL.md": skillMd("ok", "Served beside a sources.json of mode 000."),
+      "sources.json": JSON.stringify({ sources: [{ name: "p", ref: "a".repeat(40) }] }),
+    });
+    // Root reads any file: the server runs as nobody then, and must be able to enter the folder.
+    const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    try {
+      await chmod(path.join(folder.dir, "sources.json"), 0o000);
+      await chmod(folder.dir, 0o755);
+      const server = await startServerProcess({ SKILLS_DIR: folder.dir }, ROOT, user);
+      try {
+        await vi.waitFor(() => expect(server.output()).toContain('"msg":"ready"'));
+        const about = logLines(server.output()).filter((line) => line.path === "sources.json");
+        expect(about.map((line) => [line.level, line.msg])).toEqual([
+          [40, "sources.json: ignored: it cannot be read: permission denied (EACCES)"],
+        ]);
+        expect(await (await fetch(`${server.url}/health`)).json()).toMatchObject({ skills: 1 });
       } finally {
         server.child.kill("SIGTERM");
         await server.exited;

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { describeFsError } from "./folders.js";
 import { ChangedFileError, readFileBeside } from "./open.js";
 import { type CatalogIssue, MAX_PACK_DESCRIPTION, type SkippedFile, type Source } from "./types.js";
 
@@ -20,6 +21,14 @@ export function readSources(root: string, issues: CatalogIssue[]): Source[] {
     // A FIFO there would have stalled the start until something wrote to it.
     if (error instanceof ChangedFileError) {
       issues.push({ severity: "warning", path: "sources.json", reason: `ignored: it ${error.change}` });
+    } else if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      // Missing is the usual case (skills the fetcher did not write); one that could not be read (EACCES)
+      // was ignored without a word, and /health then named no commit.
+      issues.push({
+        severity: "warning",
+        path: "sources.json",
+        reason: `ignored: it ${describeFsError(error)}`,
+      });
     }
     return [];
   }

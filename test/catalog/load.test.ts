@@ -1,4 +1,4 @@
-import { truncate, writeFile } from "node:fs/promises";
+import { mkdir, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -123,6 +123,34 @@ describe("loadCatalog on the standard tree", () => {
           reason: "ignored: the skipped files of alpha are not a list of paths and reasons",
         },
       ]);
+    } finally {
+      await folder.remove();
+    }
+  });
+
+  // A sources.json that could not be opened (no permission, a symlink loop) was ignored without a word.
+  it("ignores a sources.json it cannot open, or a folder of that name, with a warning saying why", async () => {
+    const folder = await makeTree({ "alpha/one/SKILL.md": skillMd("one") });
+    const sources = path.join(folder.dir, "sources.json");
+    try {
+      await symlink("sources.json", sources);
+      // The list of pack folders reports the link too (as "skipped"), as any link it cannot follow.
+      expect(loadCatalog(folder.dir).issues).toEqual(
+        expect.arrayContaining([
+          {
+            severity: "warning",
+            path: "sources.json",
+            reason: "ignored: it cannot be read: too many levels of symlinks (ELOOP)",
+          },
+        ]),
+      );
+      await rm(sources);
+      await mkdir(sources);
+      expect(loadCatalog(folder.dir).issues).toEqual(
+        expect.arrayContaining([
+          { severity: "warning", path: "sources.json", reason: "ignored: it is not a regular file" },
+        ]),
+      );
     } finally {
       await folder.remove();
     }
