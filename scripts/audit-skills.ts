@@ -20,6 +20,8 @@ const USAGE = `Usage: npm run audit-skills -- [folder] [--json] [--fail-on high|
 
 Audits a skills folder (default ./skills) as the server loads it: every file it serves, each skill's
 name and description, and the symlinks the fetcher skipped. Rules and their reasons: docs/audit.md.
+Exits 1 when a finding is at or above --fail-on, 2 when the command line is wrong or the server would
+refuse the folder.
 
 Options:
   --json            print {"skills": N, "findings": [...]} instead of Markdown

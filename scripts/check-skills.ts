@@ -31,7 +31,8 @@ const USAGE = `Usage: npm run check-skills -- [folder]
 
 Prepares a skills folder (default ./skills) exactly as the server will (SKILL_PACKS, UNSAFE_SKILLS and the
 saved index as the environment gives them) and prints, as Markdown, what it would serve and leave out, and
-the audit. Exits 1 when the server would refuse to start.
+the audit. Exits 1 when the server would refuse to start (or, with no folder given, when there is no
+./skills), 2 when the command line is wrong.
 
 Options:
   -h, --help        show this help`;

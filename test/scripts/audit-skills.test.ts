@@ -106,6 +106,16 @@ describe("npm run audit-skills", () => {
     expect(result.stderr).toContain("Usage: npm run audit-skills --");
   });
 
+  // The usage named no exit status but the one of --fail-on.
+  it("prints its usage and its exit statuses on --help", async () => {
+    const result = await audit(["--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: npm run audit-skills -- /);
+    expect(result.stdout).toContain(
+      "2 when the command line is wrong or the server would\nrefuse the folder",
+    );
+  });
+
   it("says there is no ./skills to audit, and what writes it, when run without a folder", async () => {
     const result = await audit([], tree.dir);
     expect(result.code).toBe(2);

@@ -203,6 +203,8 @@ describe("npm run check-skills", () => {
       stderr: "",
       stdout: expect.stringMatching(/^Usage: npm run check-skills -- \[folder\]\n/),
     });
+    // The usage named exit 1 alone, as the README did not.
+    expect(help.stdout).toContain("2 when the command line is wrong");
     const option = await runScript("scripts/check-skills.ts", ["--json"]);
     expect(option).toMatchObject({
       code: 2,
