@@ -1,0 +1,35 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT, runScript } from "../helpers/process.js";
+
+const { version } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
+
+function check(args: string[]) {
+  return runScript("scripts/check-release-tag.ts", args);
+}
+
+describe("npm run release:check-tag", () => {
+  it("passes the tag of package.json's version, and fails any other, naming both", async () => {
+    expect(await check([`v${version}`])).toMatchObject({ code: 0, stderr: "" });
+    const other = await check(["v0.0.0-other"]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(`The tag "v0.0.0-other" is not v${version}`);
+  });
+
+  // "--help" was read as the tag: `The tag "--help" is not v…`, exit 1.
+  it("prints its usage on --help, and refuses an unknown option or a second tag with exit 2", async () => {
+    const help = await check(["--help"]);
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^Usage: npm run release:check-tag -- <tag>\n/);
+    const cases: [string[], string][] = [
+      [["--bogus"], "unknown option --bogus; valid: --help (-h)"],
+      [[`v${version}`, "v2"], "one tag only (got 2)"],
+    ];
+    for (const [args, said] of cases) {
+      const refused = await check(args);
+      expect(refused).toMatchObject({ code: 2, stdout: "" });
+      expect(refused.stderr.startsWith(`check-release-tag: ${said}\n\nUsage: `)).toBe(true);
+    }
+  });
+});
