@@ -45,7 +45,8 @@ export interface CliIo {
 export const USAGE = `Usage: npm run fetch-skills -- [options]
 
 Fetches the skill packs pinned in skills.toml into a skills folder, all or nothing. Progress goes to
-stderr, a Markdown summary to stdout.
+stderr, a Markdown summary to stdout. Exits 1 when the fetch (or the repin) fails, 2 when the command line
+is wrong, 128 + the signal's number when stopped by SIGINT or SIGTERM.
 
 Options:
   --manifest FILE   the manifest (default ./skills.toml)

@@ -746,5 +746,7 @@ describe("fetch-skills command line", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Usage: npm run fetch-skills -- [options]");
     expect(result.stdout).toContain("--update");
+    // The usage named no exit status, where the README and every other command's usage do.
+    expect(result.stdout).toContain("Exits 1 when the fetch (or the repin) fails, 2 when the command line");
   });
 });
