@@ -10,6 +10,7 @@
 import { parseArgs } from "node:util";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { auditFile } from "../src/audit/index.js";
+import { describeArgsError } from "../src/command-line.js";
 import { HOSTILE_TEXTS } from "./hostile-text.js";
 
 const MIB = 1024 * 1024;
@@ -19,15 +20,22 @@ const USAGE = "usage: npm run bench:audit -- [--sizes 1,4,16] [--only NAME]";
 /** The command line is wrong: one line and the usage, exit 2. */
 class UsageError extends Error {}
 
+const OPTIONS = {
+  sizes: { type: "string", default: "1,4,16" },
+  only: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function main(argv: readonly string[]): void {
-  let values: { sizes: string; only?: string };
+  let values: { sizes: string; only?: string; help?: boolean };
   try {
-    values = parseArgs({
-      args: [...argv],
-      options: { sizes: { type: "string", default: "1,4,16" }, only: { type: "string" } },
-    }).values;
+    values = parseArgs({ args: [...argv], options: OPTIONS }).values;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeArgsError(error, OPTIONS));
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return;
   }
   const sizes = values.sizes.split(",").map((size) => {
     const mib = Number(size);

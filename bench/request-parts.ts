@@ -26,6 +26,7 @@ import { McpEndpoint } from "../src/http/mcp-endpoint.js";
 import { ServerConnection } from "../src/http/sdk-contract.js";
 import { serverFactoryFor } from "../src/mcp/index.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR } from "./catalogs.js";
+import { wholeNumbersOrExit } from "./command-line.js";
 import { type Era, MODERN_META, toolCall } from "./load.js";
 import { TYPICAL_QUERY } from "./throughput.js";
 
@@ -176,9 +177,16 @@ function bytesPastYoung({
 }
 
 tolerateClosedOutput();
-const [dir = corpusAvailable() ? CORPUS_DIR : EXAMPLES_DIR, requests = "2000", rounds = "5"] =
-  process.argv.slice(2);
-main(dir, Number(requests), Number(rounds)).catch((error: unknown) => {
+const USAGE = "usage: npm run bench:parts -- [catalog folder] [requests a round=2000] [rounds=5]";
+const argv = process.argv.slice(2);
+// "--help" was read as the catalog folder ("Skills folder …/--help does not exist").
+if (argv.includes("--help") || argv.includes("-h")) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const [dir = corpusAvailable() ? CORPUS_DIR : EXAMPLES_DIR, ...numbers] = argv;
+const [requests = 2000, rounds = 5] = wholeNumbersOrExit("bench:parts", USAGE, numbers, 2);
+main(dir, requests, rounds).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });

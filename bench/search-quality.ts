@@ -22,6 +22,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { connectInMemory, preparedDepsOf } from "../scripts/in-memory-client.js";
 import { readSkillDocument, type Scope } from "../src/catalog/index.js";
+import { describeArgsError } from "../src/command-line.js";
 import { buildIndex, type RankingOptions } from "../src/search/index.js";
 import { askedByAgent, readAgentQueries } from "./asked-by-agent.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
@@ -243,6 +244,10 @@ function exitWithUsage(problem?: string): never {
 
 function parseCommandLine(): { corpus: string; queriesFile: string; options: Options } {
   const { values, positionals } = parseOrExit();
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   const [corpus, queriesFile, ...extra] = positionals;
   if (corpus === undefined || queriesFile === undefined) return exitWithUsage();
   if (extra.length > 0) return exitWithUsage(`unexpected argument: ${extra.join(" ")}`);
@@ -266,20 +271,21 @@ function parseCommandLine(): { corpus: string; queriesFile: string; options: Opt
   };
 }
 
+const OPTIONS = {
+  typos: { type: "boolean", default: false },
+  "asked-by": { type: "string" },
+  ranking: { type: "string" },
+  ranks: { type: "string" },
+  weak: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parseOrExit() {
   try {
-    return parseArgs({
-      options: {
-        typos: { type: "boolean", default: false },
-        "asked-by": { type: "string" },
-        ranking: { type: "string" },
-        ranks: { type: "string" },
-        weak: { type: "string" },
-      },
-      allowPositionals: true,
-    });
+    return parseArgs({ options: OPTIONS, allowPositionals: true });
   } catch (error) {
-    return exitWithUsage(error instanceof Error ? error.message : String(error));
+    // Node's own text told how to place a positional after `--`, not which options there are.
+    return exitWithUsage(describeArgsError(error, OPTIONS));
   }
 }
 

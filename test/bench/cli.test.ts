@@ -230,3 +230,39 @@ describe("npm run bench:parts", () => {
     for (const row of rows) expect(row).toMatch(/ \d+\.\d {5,}\d+\.\d\d {5,}\d+\.\d$/);
   });
 });
+
+// "--help" was an unknown option (Node's text), or read as a count or a folder (a run on NaN skills, "Skills
+// folder …/--help does not exist"); a word given as a count was NaN.
+describe("each bench's command line", () => {
+  it.each<[string, string]>([
+    ["search-quality.ts", "usage: npm run bench:search -- <corpus folder>"],
+    ["audit-hostile.ts", "usage: npm run bench:audit --"],
+    ["search-speed.ts", "usage: npm run bench:search-speed -- [skills=10000] [queries=3000]"],
+    ["request-parts.ts", "usage: npm run bench:parts -- [catalog folder]"],
+  ])("%s prints its usage on --help and runs nothing", async (script, usage) => {
+    const run = await bench(script, ["--help"]);
+    expect({ code: run.code, stdout: run.stdout.startsWith(usage), stderr: run.stderr }).toEqual({
+      code: 0,
+      stdout: true,
+      stderr: "",
+    });
+  });
+
+  it.each<[string, string[], string]>([
+    ["search-quality.ts", ["--bogus"], "unknown option --bogus; valid: --typos, --asked-by,"],
+    [
+      "audit-hostile.ts",
+      ["--bogus"],
+      "bench:audit: unknown option --bogus; valid: --sizes, --only, --help (-h)",
+    ],
+    ["search-speed.ts", ["many"], 'bench:search-speed: "many" is not a whole number ≥ 1'],
+    ["request-parts.ts", ["examples/skills", "0"], 'bench:parts: "0" is not a whole number ≥ 1'],
+  ])("%s refuses %j with one line and the usage, exit 2", async (script, args, message) => {
+    const run = await bench(script, args);
+    expect({
+      code: run.code,
+      said: run.stderr.startsWith(message),
+      usage: run.stderr.includes("usage: "),
+    }).toEqual({ code: 2, said: true, usage: true });
+  });
+});
