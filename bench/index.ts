@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
+import { describeArgsError } from "../src/command-line.js";
 import { buildBaseline, describeRef } from "./baseline.js";
 import { CORPUS_DIR, EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
 import { measureHostile } from "./hostile.js";
@@ -53,23 +54,36 @@ interface Options {
   readonly requests?: readonly string[];
 }
 
-function readOptions(argv: readonly string[]): Options {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      only: { type: "string", default: DEFAULT_PARTS.join(",") },
-      seconds: { type: "string", default: "3" },
-      sizes: { type: "string", default: "1000,10000,50000" },
-      connections: { type: "string", default: "16,64" },
-      out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
-      "update-docs": { type: "boolean", default: false },
-      compare: { type: "string" },
-      "cap-seconds": { type: "string", default: "30" },
-      "warm-up-seconds": { type: "string", default: "2" },
-      corpus: { type: "string", default: CORPUS_DIR },
-      requests: { type: "string" },
-    },
-  });
+const USAGE = `usage: npm run bench -- [--only throughput,scale,tokens,hostile] [--seconds 3] [--sizes 1000,10000,50000]
+                    [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
+                    [--compare <git ref>] [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
+                    [--requests <ids, comma list>]
+(docs/performance.md says what each measures)`;
+
+const OPTIONS = {
+  only: { type: "string", default: DEFAULT_PARTS.join(",") },
+  seconds: { type: "string", default: "3" },
+  sizes: { type: "string", default: "1000,10000,50000" },
+  connections: { type: "string", default: "16,64" },
+  out: { type: "string", default: path.join(ROOT, "bench/results/latest.json") },
+  "update-docs": { type: "boolean", default: false },
+  compare: { type: "string" },
+  "cap-seconds": { type: "string", default: "30" },
+  "warm-up-seconds": { type: "string", default: "2" },
+  corpus: { type: "string", default: CORPUS_DIR },
+  requests: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+function readOptions(argv: readonly string[]): Options | "help" {
+  let values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS }>>["values"];
+  try {
+    values = parseArgs({ args: [...argv], options: OPTIONS }).values;
+  } catch (error) {
+    // Node's own text told how to place a positional after `--`, not which options there are.
+    throw new Error(describeArgsError(error, OPTIONS));
+  }
+  if (values.help) return "help";
   const parts = values.only.split(",").map((part) => part.trim());
   const unknown = parts.filter((part) => !(PARTS as readonly string[]).includes(part));
   if (unknown.length > 0)
@@ -181,7 +195,12 @@ async function main(options: Options): Promise<void> {
 tolerateClosedOutput();
 let options: Options;
 try {
-  options = readOptions(process.argv.slice(2));
+  const read = readOptions(process.argv.slice(2));
+  if (read === "help") {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  options = read;
 } catch (error) {
   // A mistaken option is the caller's to mend: its message, not a stack.
   console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);

@@ -167,6 +167,11 @@ describe("npm run bench", () => {
   it.each<[string[], string]>([
     [["--warm-up-seconds", "0"], 'bench: --warm-up-seconds: "0" is not a whole number ≥ 1'],
     [["--only", "speed"], "bench: --only: unknown part speed (valid: throughput, scale, tokens, hostile)"],
+    // Node's own text, once: "Unknown option '--bogus'", no valid option named.
+    [
+      ["--bogus"],
+      "bench: unknown option --bogus; valid: --only, --seconds, --sizes, --connections, --out, --update-docs, --compare, --cap-seconds, --warm-up-seconds, --corpus, --requests, --help (-h)",
+    ],
   ])(
     "refuses a mistaken option before it runs anything, with its message alone: %j",
     async (args, message) => {
@@ -235,6 +240,7 @@ describe("npm run bench:parts", () => {
 // folder …/--help does not exist"); a word given as a count was NaN.
 describe("each bench's command line", () => {
   it.each<[string, string]>([
+    ["index.ts", "usage: npm run bench -- [--only throughput,scale,tokens,hostile]"],
     ["search-quality.ts", "usage: npm run bench:search -- <corpus folder>"],
     ["audit-hostile.ts", "usage: npm run bench:audit --"],
     ["search-speed.ts", "usage: npm run bench:search-speed -- [skills=10000] [queries=3000]"],
