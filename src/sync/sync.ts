@@ -38,7 +38,9 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   const runLock = await takeRunLock(folder, onStop).catch((error: unknown) => {
     if (isSystemError(error) && NOT_WRITABLE.has(error.code ?? "")) return { unwritable: error };
     if (!isSystemError(error)) throw error;
-    throw new SyncError(`cannot sync into ${folder}: ${notAFolder(error) ?? error.message}`);
+    throw new SyncError(
+      `cannot sync into ${folder}: ${notAFolder(error) ?? noFileThere(error) ?? error.message}`,
+    );
   });
   // No run lock where nothing can be written: a run with nothing to write needs none, as a check does.
   if ("unwritable" in runLock) return syncUnlocked(options, runLock.unwritable);
@@ -84,6 +86,17 @@ async function removeEmptyFolders(folder: string, top: string): Promise<void> {
 function notAFolder(error: NodeJS.ErrnoException): string | undefined {
   return error.code === "EEXIST" || error.code === "ENOTDIR"
     ? "it is a file, or a file is on its path, where a folder is needed: give a folder with --to"
+    : undefined;
+}
+
+/**
+ * A file that cannot be made in a folder that is there: a file system that takes none (/proc) or a folder
+ * deleted while in use answers ENOENT, which Node words as "no such file or directory, open '<the lock's
+ * temporary file>'", a file the user never named.
+ */
+function noFileThere(error: NodeJS.ErrnoException): string | undefined {
+  return error.code === "ENOENT" && error.syscall === "open"
+    ? "no file can be made in it (ENOENT, no such file or directory, though it is a folder): its file system takes none (as /proc), or it was deleted while in use"
     : undefined;
 }
 

@@ -3,6 +3,7 @@
  * presets, and the scope options sent as a client would send them.
  */
 import { execFile } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
@@ -312,6 +313,27 @@ describe("a sync from the command line", () => {
       );
     },
     10_000,
+  );
+
+  // It said "ENOENT: no such file or directory, open '<folder>/.skills-mcp-sync.lock.<uuid>.tmp'".
+  it.skipIf(process.platform !== "linux")(
+    "says that no file can be made in a folder deleted while in use",
+    async () => {
+      const deleted = path.join(work, "deleted");
+      await mkdir(deleted);
+      const fd = openSync(deleted, "r");
+      try {
+        await rm(deleted, { recursive: true });
+        const folder = `/proc/self/fd/${fd}`;
+        const { status, stderr } = await run(open.url, "--to", folder);
+        expect(status).toBe(2);
+        expect(stderr).toBe(
+          `skills-mcp sync: cannot sync into ${folder}: no file can be made in it (ENOENT, no such file or directory, though it is a folder): its file system takes none (as /proc), or it was deleted while in use\n`,
+        );
+      } finally {
+        closeSync(fd);
+      }
+    },
   );
 
   // The folders made for the run lock stayed behind, empty, after a server that could not be reached.
