@@ -1,0 +1,223 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { formatSize, type SelectorError } from "../catalog/index.js";
+import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId } from "./json-rpc.js";
+import {
+  invalidMessageProblem,
+  modernMisfitOf,
+  type UnsupportedVersion,
+  unsupportedVersionOf,
+} from "./sdk-contract.js";
+
+/** What a POST to `/mcp` carries besides its body, as its route declares it. */
+export interface McpRequest {
+  Headers: { "x-skill-pack"?: string };
+  /** `?pack=` may be repeated: each is a selector or a comma list, as in the header. */
+  Querystring: { pack?: string[] };
+}
+
+export type McpPost = FastifyRequest<McpRequest>;
+
+/** An answer that refuses a request: its status, its JSON-RPC error, and the headers that go with them. */
+export class Refusal {
+  constructor(
+    readonly status: number,
+    readonly body: JsonRpcErrorBody,
+    readonly headers: Readonly<Record<string, string | number>> = {},
+  ) {}
+}
+
+export function refuse(reply: FastifyReply, refusal: Refusal): FastifyReply {
+  return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
+}
+
+/** 405 naming POST, the one method `/mcp` takes. */
+export const NOT_ALLOWED = new Refusal(
+  405,
+  jsonRpcError(JSON_RPC.invalidRequest, "Method not allowed: this stateless server answers POST only."),
+  { allow: "POST" },
+);
+
+/**
+ * The message checks of a POST to `/mcp`, in the order it is refused by them (docs/security.md, section 2,
+ * lists each answer): each looks at the request whose body is read and whose batch is charged, before its
+ * scope is resolved. A 2026-07-28 misfit comes before the shape of a batch's members, which it refuses
+ * whatever they hold.
+ */
+const MESSAGE_CHECKS: readonly ((request: McpPost) => Refusal | undefined)[] = [
+  unknownQueryParameter,
+  emptyBatch,
+  nestedTooDeep,
+  modernMisfit,
+  invalidMessage,
+  unsupportedVersion,
+  repeatedSkillPack,
+];
+
+/** Why `request` is refused by its message alone, by the first of the checks that refuses it. */
+export function messageRefusal(request: McpPost): Refusal | undefined {
+  for (const check of MESSAGE_CHECKS) {
+    const refusal = check(request);
+    if (refusal !== undefined) return refusal;
+  }
+  return undefined;
+}
+
+/** 400, -32600 saying `message`, under the id of the request's body when it has one. */
+function invalidRequest(message: string, body?: unknown): Refusal {
+  return new Refusal(400, jsonRpcError(JSON_RPC.invalidRequest, message, requestId(body)));
+}
+
+/** A shape of ?pack= the client meant as a ceiling (?pack[]=a) must not go unread and show everything. */
+function unknownQueryParameter({ query, body }: McpPost): Refusal | undefined {
+  const unknown = Object.keys(query).find((name) => name !== "pack");
+  if (unknown === undefined) return undefined;
+  return invalidRequest(
+    `Unknown query parameter ${JSON.stringify(unknown.slice(0, 100))}: /mcp takes only pack, repeated (?pack=a&pack=b) or as a comma list (?pack=a,b).`,
+    body,
+  );
+}
+
+function emptyBatch({ body }: McpPost): Refusal | undefined {
+  if (!Array.isArray(body) || body.length > 0) return undefined;
+  return invalidRequest("Invalid request: an empty batch.");
+}
+
+/**
+ * How deep a body's arrays and objects may nest: an MCP message nests five or six levels, and what reads
+ * a message after this check (the SDK's schemas, the key of a kept answer) walks it recursively, so some
+ * thousands of levels in a few kilobytes would overflow the stack.
+ */
+const MAX_NESTING = 64;
+
+function nestedTooDeep({ body }: McpPost): Refusal | undefined {
+  if (!nestedDeeperThan(body, MAX_NESTING)) return undefined;
+  return invalidRequest(
+    `Invalid Request: JSON nested deeper than ${MAX_NESTING} levels; an MCP message needs a few.`,
+    body,
+  );
+}
+
+function modernMisfit({ headers, body }: McpPost): Refusal | undefined {
+  const misfit = modernMisfitOf(headers, body);
+  return misfit === undefined ? undefined : invalidRequest(misfit);
+}
+
+function invalidMessage({ headers, body }: McpPost): Refusal | undefined {
+  const problem = invalidMessageProblem(headers, body);
+  return problem === undefined ? undefined : invalidRequest(`Invalid Request: ${problem}`, body);
+}
+
+function unsupportedVersion({ headers, raw, body }: McpPost): Refusal | undefined {
+  const unsupported = unsupportedVersionOf(headers, body);
+  if (unsupported === undefined) return undefined;
+  const { requested, supported } = unsupported;
+  return new Refusal(
+    400,
+    jsonRpcError(
+      JSON_RPC.unsupportedProtocolVersion,
+      unsupportedVersionMessage(unsupported, raw.headersDistinct["mcp-protocol-version"]?.length ?? 1),
+      requestId(body),
+      { supported, requested },
+    ),
+  );
+}
+
+/**
+ * Node joins repeated headers with commas, which would read as a list: a ceiling that a proxy adds beside
+ * the client's own header would widen to both.
+ */
+function repeatedSkillPack({ headers, raw, body }: McpPost): Refusal | undefined {
+  const copies = headers["x-skill-pack"]?.includes(",")
+    ? (raw.headersDistinct["x-skill-pack"]?.length ?? 1)
+    : 1;
+  if (copies <= 1) return undefined;
+  return invalidRequest(
+    `X-Skill-Pack was sent ${copies} times: send it once, with a comma list for several selectors (X-Skill-Pack: a,b); a proxy that sets it must replace the client's header, not add one.`,
+    body,
+  );
+}
+
+/** 429: a batch of `messages` took the client past `perMinute` requests a minute. */
+export function batchOverRateLimit(retryAfter: number, messages: number, perMinute: number): Refusal {
+  return new Refusal(
+    429,
+    jsonRpcError(
+      JSON_RPC.invalidRequest,
+      `Rate limit exceeded, retry in ${retryAfter} seconds: each of the ${messages} messages of this batch counts against the limit of ${perMinute} a minute.`,
+    ),
+    { "retry-after": retryAfter },
+  );
+}
+
+/** A selector of X-Skill-Pack or ?pack= that matches nothing: its message names the valid ones. */
+export function unknownSelector(error: SelectorError, body: unknown): Refusal {
+  return invalidRequest(error.message, body);
+}
+
+/** A batch that may read more bytes of files than one request may. */
+/** 415 for a body in a content coding (`identity` is none), which the route would read as if it were not. */
+export function contentCodingRefusal(header: string | undefined): Refusal | undefined {
+  const codings = codingsOf(header);
+  if (codings.length === 0) return undefined;
+  return new Refusal(
+    415,
+    jsonRpcError(
+      JSON_RPC.invalidRequest,
+      `Unsupported content encoding: ${codings.join(", ").slice(0, 100)}; send the JSON-RPC message uncompressed, without Content-Encoding.`,
+    ),
+    { "accept-encoding": "identity" },
+  );
+}
+
+/** The content codings a `Content-Encoding` header names but `identity` (no coding). */
+function codingsOf(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  return header
+    .split(",")
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== "" && coding !== "identity");
+}
+
+export function tooMuchToRead(weight: number, limit: number): Refusal {
+  return invalidRequest(
+    `Invalid request: this batch may read ${formatSize(weight)} of files and skill entries, and one request may read at most ${formatSize(limit)}; send its reads in smaller batches.`,
+  );
+}
+
+/** Whether `value` holds arrays or objects nested more than `limit` deep; walked without recursion. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  // Only arrays and objects are stacked, with their depths beside them: a body is mostly strings.
+  const containers: object[] = [];
+  const depths: number[] = [];
+  if (value !== null && typeof value === "object") {
+    containers.push(value);
+    depths.push(0);
+  }
+  for (let container = containers.pop(); container !== undefined; container = containers.pop()) {
+    const depth = depths.pop() ?? 0;
+    if (depth === limit) return true;
+    for (const child of Object.values(container)) {
+      if (child !== null && typeof child === "object") {
+        containers.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * Node joins a header sent `copies` times with ", " (as the SDK's web Headers do), which names no version:
+ * said as such, or a client sent "2025-11-25" twice read that 2025-11-25 is unsupported, and listed.
+ */
+function unsupportedVersionMessage({ requested, supported }: UnsupportedVersion, copies: number): string {
+  const named =
+    copies > 1
+      ? `MCP-Protocol-Version was sent ${copies} times (${requested}); send it once, naming one version`
+      : requested.trim() === ""
+        ? "the MCP-Protocol-Version header is empty"
+        : requested;
+  // Only the 2026-07-28 refusal lists one version, its revision, which its data already names.
+  const listed = supported.length > 1 ? ` (supported versions: ${supported.join(", ")})` : "";
+  return `Unsupported protocol version: ${named}${listed}`;
+}
