@@ -10,12 +10,16 @@ export function compareText(a: string, b: string): number {
 }
 
 /**
- * The index of the first of `sorted` that `isPast` holds for, when it holds for every one after it too
- * (a partition point), found by halving; `sorted.length` when it holds for none.
+ * The index of the first of `sorted` (up to `end`) that `isPast` holds for, when it holds for every one
+ * after it too (a partition point), found by halving; `end` when it holds for none.
  */
-export function firstPast<Item>(sorted: readonly Item[], isPast: (item: Item) => boolean): number {
+export function firstPast<Item>(
+  sorted: ArrayLike<Item>,
+  isPast: (item: Item) => boolean,
+  end = sorted.length,
+): number {
   let low = 0;
-  let high = sorted.length;
+  let high = end;
   while (low < high) {
     const middle = (low + high) >>> 1;
     const item = sorted[middle];

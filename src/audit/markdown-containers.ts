@@ -1,4 +1,5 @@
 /** List items, quotes and the extensions' containers: their markers at a line's start, and their text columns. */
+import { firstPast } from "../sorted.js";
 import { isThematicBreak } from "./markdown-blocks.js";
 
 /** A line read past its quotes' markers: see {@link quotedLine}. */
@@ -246,24 +247,10 @@ export function innermostAt(
   indent: number,
   count = containers.length,
 ): number {
-  let low = 0;
-  let high = count;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((containers[middle] ?? 0) <= indent) low = middle + 1;
-    else high = middle;
-  }
-  return containers[low - 1] ?? 0;
+  return containers[firstPast(containers, (column) => column > indent, count) - 1] ?? 0;
 }
 
 /** How many of `sorted` (rising) are below `value`: found by halving, as many quotes may be open. */
 export function countBelow(sorted: readonly number[], value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((sorted[middle] ?? 0) < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return firstPast(sorted, (item) => item >= value);
 }

@@ -157,6 +157,8 @@ export class SpellingTable {
     const bit = mix(hash) & this.seenMask;
     if (((this.seen[bit >>> 5] as number) & (1 << (bit & 31))) === 0) return -1;
     const { hashes } = this;
+    // Halved here rather than by firstPast (sorted.ts): a call of its predicate at each probe of this typed
+    // array made a search some 5% slower (bench/request-parts.ts).
     let low = 0;
     let high = hashes.length;
     while (low < high) {
