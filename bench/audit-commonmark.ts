@@ -16,7 +16,7 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
-import { htmlCommentHits } from "../src/audit/html-comments.js";
+import { htmlCommentHits } from "../src/audit/index.js";
 import { seededRandom } from "./synthetic-catalog.js";
 
 const USAGE =

@@ -22,8 +22,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { mcpDepsOf } from "../scripts/in-memory-client.js";
-import { McpEndpoint } from "../src/http/mcp-endpoint.js";
-import { ServerConnection } from "../src/http/sdk-contract.js";
+import { McpEndpoint, ServerConnection } from "../src/http/index.js";
 import { serverFactoryFor } from "../src/mcp/index.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR } from "./catalogs.js";
 import { wholeNumbersOrExit } from "./command-line.js";
