@@ -3,10 +3,10 @@
  * what other folders need to read it. Only what they use is exported here.
  */
 
+export { MAX_PACK_DESCRIPTION } from "../pack-description.js";
 export { compareText } from "../sorted.js";
 export { type CaseCollision, caseCollisions } from "./case-collisions.js";
 export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
-export { editDistance } from "./edit-distance.js";
 export {
   describeBytes,
   type FileContent,
@@ -49,7 +49,6 @@ export {
   type CatalogFile,
   type CatalogIssue,
   type Group,
-  MAX_PACK_DESCRIPTION,
   type Pack,
   SKILL_DOCUMENT,
   type Skill,

@@ -1,5 +1,5 @@
+import { editDistance } from "../edit-distance.js";
 import { compareText, firstPast } from "../sorted.js";
-import { editDistance } from "./edit-distance.js";
 import type { CatalogFile, Group, Pack, Skill } from "./types.js";
 
 /** A selector that names nothing in scope, or a bare group name that two packs share. */

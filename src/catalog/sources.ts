@@ -1,7 +1,8 @@
 import path from "node:path";
 import { describeFsError } from "./folders.js";
+import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
 import { ChangedFileError, readFileBeside } from "./open.js";
-import { type CatalogIssue, MAX_PACK_DESCRIPTION, type SkippedFile, type Source } from "./types.js";
+import type { CatalogIssue, SkippedFile, Source } from "./types.js";
 
 /**
  * The largest `sources.json` read. The fetcher writes a few KiB (a commit and the files it skipped for each

@@ -97,9 +97,6 @@ export interface SkippedFile {
   readonly reason: string;
 }
 
-/** A pack's description is shown to models on every turn: a sentence or two, at most this many characters. */
-export const MAX_PACK_DESCRIPTION = 500;
-
 /** Something about the skills folder that an operator should hear about at startup. */
 export interface CatalogIssue {
   /** `skipped`: the skill or file is not served. `warning`: it is served, but something is off. */

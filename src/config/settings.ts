@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { isMap, parseDocument } from "yaml";
-import { editDistance, MAX_PACK_DESCRIPTION } from "../catalog/index.js";
+import { editDistance } from "../edit-distance.js";
+import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
 import { PACKAGE_ROOT } from "../package.js";
 
 /**
