@@ -4,11 +4,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { EXAMPLES_DIR } from "../src/config/index.js";
+import { examplesDir } from "../src/config/index.js";
 import { ROOT } from "./processes.js";
 import { writeSyntheticCatalog } from "./synthetic-catalog.js";
 
-export { EXAMPLES_DIR };
+/** The bundled examples, found once for the benchmarks that name them. */
+export const EXAMPLES_DIR = examplesDir();
 
 /** The real corpus of shared/bench, used in place (never copied into the project). */
 export const CORPUS_DIR = path.resolve(ROOT, "../shared/bench/corpus");

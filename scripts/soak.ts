@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { loadCatalog } from "../src/catalog/index.js";
 import { describeArgsError } from "../src/command-line.js";
-import { EXAMPLES_DIR } from "../src/config/index.js";
+import { examplesDir } from "../src/config/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { freePort } from "./free-port.js";
 
@@ -46,7 +46,7 @@ const SOAK_OPTIONS = {
   duration: { type: "string", default: "60" },
   connections: { type: "string", default: "64" },
   warmup: { type: "string", default: "5" },
-  "skills-dir": { type: "string", default: EXAMPLES_DIR },
+  "skills-dir": { type: "string", default: examplesDir() },
   help: { type: "boolean", short: "h" },
 } as const;
 

@@ -16,7 +16,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Scope } from "../src/catalog/index.js";
 import { describeArgsError } from "../src/command-line.js";
-import { EXAMPLES_DIR } from "../src/config/index.js";
+import { examplesDir } from "../src/config/index.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { type CueCase, cueCoverage } from "./cue-coverage.js";
 import { connectInMemory, mcpDepsOf } from "./in-memory-client.js";
@@ -76,7 +76,7 @@ async function main(argv: readonly string[]): Promise<void> {
       `"${extra.join('", "')}": one catalog folder only; give each query set its own --queries`,
     );
   }
-  const dir = folder ?? EXAMPLES_DIR;
+  const dir = folder ?? examplesDir();
   const preview = values["catalog-preview"];
   if (preview !== "on" && preview !== "off")
     throw new UsageError(`--catalog-preview "${preview}" is not on or off`);

@@ -16,8 +16,8 @@ import {
   type Prepared,
   prepare,
   SavedIndexError,
-  SERVER_INFO,
   saveIndex,
+  serverInfo,
 } from "./startup/index.js";
 import { serveStdio } from "./stdio/index.js";
 import { STOP_SIGNALS } from "./stop-signals.js";
@@ -32,7 +32,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
     return 0;
   }
   if (config.version) {
-    process.stdout.write(`${SERVER_INFO.version}\n`);
+    process.stdout.write(`${serverInfo().version}\n`);
     return 0;
   }
   // In stdio mode stdout carries the protocol, and --steering prints its line there: logs go to stderr,

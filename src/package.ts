@@ -25,8 +25,19 @@ function findPackage(from: string): { root: string; version: string } {
   }
 }
 
-const found = findPackage(import.meta.url);
+let installed: { root: string; version: string } | undefined;
+
+/** The package found on first ask, not on import: importing this module reads nothing. */
+function installedPackage(): { root: string; version: string } {
+  installed ??= findPackage(import.meta.url);
+  return installed;
+}
 
 /** The folder holding package.json, README.md and the bundled examples. */
-export const PACKAGE_ROOT = found.root;
-export const PACKAGE_VERSION = found.version;
+export function packageRoot(): string {
+  return installedPackage().root;
+}
+
+export function packageVersion(): string {
+  return installedPackage().version;
+}

@@ -2,5 +2,5 @@
 export { blockedPortWarning } from "./blocked-ports.js";
 export { type Config, ConfigError, type HttpSettings, loadConfig, type Transport } from "./load.js";
 export { SAVED_INDEX_NAME } from "./options.js";
-export { EXAMPLES_DIR, SETTINGS, type Setting, SHUTDOWN_GRACE_MS } from "./settings.js";
+export { examplesDir, SETTINGS, type Setting, SHUTDOWN_GRACE_MS } from "./settings.js";
 export { USAGE } from "./usage.js";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { isMap, parseDocument } from "yaml";
 import { editDistance } from "../edit-distance.js";
 import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
-import { PACKAGE_ROOT } from "../package.js";
+import { packageRoot } from "../package.js";
 
 /**
  * Every setting the server reads from its environment, declared once: its name, its default, how its
@@ -11,7 +11,10 @@ import { PACKAGE_ROOT } from "../package.js";
  * test holds the README's tables to it.
  */
 
-export const EXAMPLES_DIR = path.join(PACKAGE_ROOT, "examples", "skills");
+/** The skills bundled with the package, served when no skills folder is given. */
+export function examplesDir(): string {
+  return path.join(packageRoot(), "examples", "skills");
+}
 
 /** What a setting's reader is given besides its value. */
 export interface ReadContext {
@@ -319,7 +322,7 @@ function resolveSkillsDir(
   if (value?.trim()) return { skillsDir: path.resolve(cwd, value.trim()), skillsDirOrigin: "SKILLS_DIR" };
   const local = path.resolve(cwd, "skills");
   if (existsSync(local)) return { skillsDir: local, skillsDirOrigin: "./skills" };
-  return { skillsDir: EXAMPLES_DIR, skillsDirOrigin: "examples" };
+  return { skillsDir: examplesDir(), skillsDirOrigin: "examples" };
 }
 
 /** Origins as browsers send them: scheme://host[:port], lowercase, no path. */

@@ -2,11 +2,13 @@ import type { Logger } from "pino";
 import { type Scope, SelectorError } from "../catalog/index.js";
 import type { Config } from "../config/index.js";
 import { buildMcpDeps, type McpDeps, type ServerInfo } from "../mcp/index.js";
-import { PACKAGE_NAME, PACKAGE_VERSION } from "../package.js";
+import { PACKAGE_NAME, packageVersion } from "../package.js";
 import type { Prepared } from "./prepare.js";
 
 /** What the server calls itself: the package's name and version. */
-export const SERVER_INFO: ServerInfo = { name: PACKAGE_NAME, version: PACKAGE_VERSION };
+export function serverInfo(): ServerInfo {
+  return { name: PACKAGE_NAME, version: packageVersion() };
+}
 
 /**
  * What the servers of a prepared catalog are built from, as the settings ask (PROMPTS, CATALOG_PREVIEW,
@@ -17,7 +19,7 @@ export function mcpDepsFor(
   prepared: Pick<Prepared, "catalog" | "index" | "inspection" | "terms">,
   config: Config,
   logger: Logger,
-  info: ServerInfo = SERVER_INFO,
+  info: ServerInfo = serverInfo(),
 ): McpDeps {
   const { catalog, index, inspection, terms } = prepared;
   const loaded = new Set(catalog.everything.packs.map((pack) => pack.name));

@@ -1,3 +1,3 @@
-export { mcpDepsFor, SERVER_INFO } from "./deps.js";
+export { mcpDepsFor, serverInfo } from "./deps.js";
 export { type Prepared, prepare, prepareAudit, refusal } from "./prepare.js";
 export { SavedIndexError, saveIndex } from "./saved.js";

@@ -16,7 +16,7 @@ import {
   type RefusedSkill,
   withSource,
 } from "./lock.js";
-import { BY, type SyncOptions } from "./options.js";
+import { type SyncOptions, syncedBy } from "./options.js";
 import { PARALLEL_DOWNLOADS, withPackRoom } from "./pack-room.js";
 import { isOutOfDate, type Step, servedDigest } from "./plan.js";
 
@@ -183,7 +183,7 @@ function sourceAfter(
     server: options.server.url.href,
     scope: options.scope,
     syncedAt: new Date().toISOString(),
-    by: BY,
+    by: syncedBy(),
     skills,
     ...(Object.keys(refused).length === 0 ? {} : { refused }),
   };
@@ -236,7 +236,7 @@ async function prepare(
     // The same files audit the same: recorded, so that the next runs skip it until the server changes it.
     return {
       refused: reason,
-      audit: { uri: entry.uri, served: servedDigest(entry), packFiles, reason, by: BY },
+      audit: { uri: entry.uri, served: servedDigest(entry), packFiles, reason, by: syncedBy() },
     };
   }
   let dir: string;

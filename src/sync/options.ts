@@ -1,10 +1,12 @@
-import { PACKAGE_VERSION } from "../package.js";
+import { packageVersion } from "../package.js";
 import type { Era, ServerAddress } from "./connection.js";
 import type { LockSource } from "./lock.js";
 import type { Progress } from "./progress.js";
 
 /** Who writes the lock, and made each refusal it records. */
-export const BY = `skills-mcp ${PACKAGE_VERSION}`;
+export function syncedBy(): string {
+  return `skills-mcp ${packageVersion()}`;
+}
 
 export interface SyncOptions {
   readonly server: ServerAddress;

@@ -15,7 +15,7 @@ import {
 import { digestOf, holdsExactly, namesIn, readFolderState } from "./folder.js";
 import { packOfUri, servedByTools } from "./left-out.js";
 import type { InstalledSkill, Lock, LockedSkill, LockSource } from "./lock.js";
-import { BY, SyncError, type SyncOptions } from "./options.js";
+import { SyncError, type SyncOptions, syncedBy } from "./options.js";
 import { withPackRoom } from "./pack-room.js";
 import { isCurrent, type OwnedState, planSync, type RefusedEntry, type Step } from "./plan.js";
 
@@ -66,7 +66,7 @@ export async function planRun(
   // while a check takes its word, lest one pinned in CI call a lock another version wrote out of date.
   const refusals = new Map(
     Object.entries(source?.refused ?? {}).filter(
-      ([, refused]) => !options.allowUnsafe && (options.mode !== "sync" || refused.by === BY),
+      ([, refused]) => !options.allowUnsafe && (options.mode !== "sync" || refused.by === syncedBy()),
     ),
   );
   const listed = [...listing.skills, ...served];

@@ -1,7 +1,7 @@
 import { rmdir } from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { PACKAGE_VERSION } from "../package.js";
+import { packageVersion } from "../package.js";
 import { apply, countDone, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
@@ -116,7 +116,7 @@ async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoExcep
   const server = options.server.url.href;
   let connection: Connection;
   try {
-    connection = await connect(options.server, options.era, PACKAGE_VERSION, (seconds, status) =>
+    connection = await connect(options.server, options.era, packageVersion(), (seconds, status) =>
       options.progress.note(`the server asks to wait ${seconds} s (HTTP ${status}): waiting`),
     );
   } catch (error) {

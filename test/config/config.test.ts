@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   ConfigError,
-  EXAMPLES_DIR,
+  examplesDir,
   loadConfig,
   SETTINGS,
   type Setting,
@@ -19,7 +19,7 @@ describe("loadConfig", () => {
     const empty = await makeTree({});
     try {
       expect(loadConfig({}, [], empty.dir)).toEqual({
-        skillsDir: EXAMPLES_DIR,
+        skillsDir: examplesDir(),
         skillsDirOrigin: "examples",
         skillPacks: [],
         port: 8000,
@@ -35,7 +35,7 @@ describe("loadConfig", () => {
         steering: false,
         steeringPacks: [],
         buildIndex: false,
-        savedIndexFile: path.join(EXAMPLES_DIR, ".search-index"),
+        savedIndexFile: path.join(examplesDir(), ".search-index"),
         http: {
           allowedOrigins: [],
           allowedHosts: [],

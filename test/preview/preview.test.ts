@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCatalog, type Pack, type Scope } from "../../src/catalog/index.js";
-import { EXAMPLES_DIR } from "../../src/config/index.js";
+import { examplesDir } from "../../src/config/index.js";
 import {
   MAX_PREVIEW_BYTES,
   MINIMAL_INSTRUCTIONS,
@@ -59,7 +59,7 @@ describe("previewOf", () => {
   // The instructions of the bundled examples repeated some 40 loose words of each pack ("everyone, fill,
   // fixed, mix, passes…") that list_skills's full entries already held: some 140 tokens on every turn.
   it("names a small scope's skills and groups in the instructions instead of repeating list_skills's entries", async () => {
-    const { catalog } = loadCatalog(EXAMPLES_DIR);
+    const { catalog } = loadCatalog(examplesDir());
     const { everything } = catalog;
     const terms = new TermFrequencies(everything.skills);
     for (const scope of [everything, ...everything.packs.map((pack) => everything.narrow([pack.name]))]) {
