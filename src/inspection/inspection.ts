@@ -1,10 +1,18 @@
-import { CatalogAudit, type Finding, type FolderAudit, type ServedFile } from "../audit/index.js";
+import {
+  CatalogAudit,
+  type Finding,
+  type FolderAudit,
+  RULES,
+  SEVERITIES,
+  type ServedFile,
+} from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import type { Catalog, Skill } from "../catalog/index.js";
 import {
   auditPackFile,
   inspectSkill,
   MAX_INSPECTED_FILE_BYTES,
+  type SkillEntry,
   type SkillInspection,
   skillStamp,
 } from "./inspect.js";
@@ -79,6 +87,8 @@ export interface InspectionRun {
   readonly reused: number;
   /** Why the saved inspection was not used at all, when it was given and could not be. */
   readonly savedProblem: string | undefined;
+  /** Why entries of the saved inspection were refused, when some were: their skills were inspected anew. */
+  readonly savedRefused: string | undefined;
   /** The whole audit of the catalog, when asked for. */
   readonly audit?: FolderAudit;
 }
@@ -110,7 +120,7 @@ export async function inspectCatalog(catalog: Catalog, options: InspectOptions =
   const { skills, packs } = catalog.everything;
   const auditing = options.audit !== undefined;
   const audit = new CatalogAudit(options.audit?.onRead);
-  const { known, problem } = readSaved(auditing ? undefined : options.saved);
+  const { known, problem, refused } = readSaved(auditing ? undefined : options.saved);
   const bySkill = new Map<Skill, SkillInspection>();
   const stamps = new Map<Skill, string>();
   const pending: Skill[] = [];
@@ -145,6 +155,7 @@ export async function inspectCatalog(catalog: Catalog, options: InspectOptions =
     peakBytes: budget.peak,
     reused: skills.length - pending.length,
     savedProblem: problem,
+    savedRefused: refused,
     ...(auditing ? { audit: audit.result(skills.length, catalog.sources) } : {}),
   };
 }
@@ -164,8 +175,20 @@ interface SavedSkill {
   readonly found: SkillInspection;
 }
 
-/** The skills of a saved inspection by id; an unreadable one holds none, and says why. */
-function readSaved(saved: Uint8Array | undefined): { known: Map<string, SavedSkill>; problem?: string } {
+interface SavedSkills {
+  readonly known: Map<string, SavedSkill>;
+  /** Why none is known: the saved inspection is unreadable, or of another format. */
+  readonly problem?: string;
+  /** Why some entries were refused: how many, and what is wrong with the first. */
+  readonly refused?: string;
+}
+
+/**
+ * The skills of a saved inspection by id; an unreadable one holds none, and says why. An entry of the
+ * wrong shape is refused, and said, rather than trusted: its skill is inspected anew, where an entry or
+ * findings taken as they were would be served as they are.
+ */
+function readSaved(saved: Uint8Array | undefined): SavedSkills {
   const known = new Map<string, SavedSkill>();
   if (saved === undefined) return { known };
   let data: unknown;
@@ -182,19 +205,79 @@ function readSaved(saved: Uint8Array | undefined): { known: Map<string, SavedSki
     };
   }
   if (!Array.isArray(skills)) return { known, problem: "the saved inspection lists no skills" };
-  for (const item of skills) {
-    if (!Array.isArray(item)) continue;
-    const [id, stamp, entry, leftOut, unsafe] = item as unknown[];
-    if (typeof id !== "string" || typeof stamp !== "string" || !Array.isArray(unsafe)) continue;
-    const found: SkillInspection =
-      entry !== null && typeof entry === "object"
-        ? { entry: entry as SkillInspection["entry"], leftOut: undefined, unsafe: unsafe as Finding[] }
-        : {
-            entry: undefined,
-            leftOut: typeof leftOut === "string" ? leftOut : "not inspected",
-            unsafe: unsafe as Finding[],
-          };
-    known.set(id, { stamp, found });
+  let refused = 0;
+  let first: string | undefined;
+  for (const [index, item] of skills.entries()) {
+    const read = savedSkillOf(item);
+    if (typeof read === "string") {
+      refused++;
+      first ??= `the entry at index ${index} ${read}`;
+    } else {
+      known.set(read.id, read);
+    }
   }
-  return { known };
+  if (first === undefined) return { known };
+  const entries = refused === 1 ? "1 entry" : `${refused} entries`;
+  return { known, refused: `${entries} of the saved inspection refused, as of the wrong shape: ${first}` };
+}
+
+/**
+ * A skill as {@link Inspection.toBytes} saves it (id, stamp, entry, why it is left out, high findings), or
+ * what is wrong with it. Checked by hand rather than by the SDK's SkillSchema (zod), which took some 40 µs
+ * an entry: 0.4 s more for a start of 10,000 skills from a saved index.
+ */
+function savedSkillOf(item: unknown): (SavedSkill & { readonly id: string }) | string {
+  if (!Array.isArray(item) || item.length !== 5) return "is not a list of five";
+  const [id, stamp, entry, leftOut, unsafe]: unknown[] = item;
+  if (typeof id !== "string" || typeof stamp !== "string") return "has no id and stamp as text";
+  if (entry !== null && !isSkillEntry(entry)) return `(${id}) holds no entry of the Skills extension`;
+  if (leftOut !== null && typeof leftOut !== "string") return `(${id}) says why it is left out in no text`;
+  if (!Array.isArray(unsafe) || !unsafe.every(isFinding)) return `(${id}) holds findings of the wrong shape`;
+  const found: SkillInspection =
+    entry !== null
+      ? { entry, leftOut: undefined, unsafe }
+      : { entry: undefined, leftOut: leftOut ?? "not inspected", unsafe };
+  return { id, stamp, found };
+}
+
+/** What the Skills extension's SkillSchema asks of an entry (its objects may hold more). */
+function isSkillEntry(value: unknown): value is SkillEntry {
+  if (!isObject(value)) return false;
+  const { uri, frontmatter, resources, _meta } = value;
+  return (
+    typeof uri === "string" &&
+    isObject(frontmatter) &&
+    typeof frontmatter.name === "string" &&
+    typeof frontmatter.description === "string" &&
+    (resources === "dynamic" || (Array.isArray(resources) && resources.every(isResourceEntry))) &&
+    (_meta === undefined || isObject(_meta))
+  );
+}
+
+function isResourceEntry(value: unknown): boolean {
+  return (
+    isObject(value) &&
+    typeof value.uri === "string" &&
+    typeof value.digest === "string" &&
+    typeof value.size === "number"
+  );
+}
+
+function isFinding(value: unknown): value is Finding {
+  if (!isObject(value)) return false;
+  const { path, line, rule, severity, detail } = value;
+  return (
+    typeof path === "string" &&
+    typeof line === "number" &&
+    Number.isSafeInteger(line) &&
+    line >= 0 &&
+    typeof rule === "string" &&
+    Object.hasOwn(RULES, rule) &&
+    SEVERITIES.some((known) => known === severity) &&
+    typeof detail === "string"
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

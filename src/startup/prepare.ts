@@ -176,6 +176,12 @@ async function inspect(
   if (run.savedProblem !== undefined) {
     logger.warn({ problem: run.savedProblem }, `saved inspection not used: ${run.savedProblem}`);
   }
+  if (run.savedRefused !== undefined) {
+    logger.warn(
+      { problem: run.savedRefused },
+      `saved inspection partly used, the skills of refused entries inspected anew: ${run.savedRefused}`,
+    );
+  }
   logger.info(
     {
       inspected: run.inspected,

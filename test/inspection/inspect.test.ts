@@ -168,4 +168,36 @@ describe("inspectCatalog", () => {
       ["p/flags", "tag-characters"],
     ]);
   });
+
+  // Regression: a saved inspection's entries were taken as they were read, only its CRC checked: an entry
+  // or a finding of the wrong shape (a file edited by hand, or saved by a faulty build) was served as is.
+  it("refuses, and says so, a saved entry of the wrong shape, and inspects its skill anew", async () => {
+    tree = await makeTree({
+      "p/one/SKILL.md": skillMd("one"),
+      "p/two/SKILL.md": skillMd("two"),
+      "p/three/SKILL.md": skillMd("three"),
+    });
+    const { catalog } = loadCatalog(tree.dir);
+    const fresh = await inspectCatalog(catalog);
+    const saved = JSON.parse(Buffer.from(fresh.inspection.toBytes()).toString()) as { skills: unknown[][] };
+    const savedSkill = (id: string): unknown[] => {
+      const found = saved.skills.find((skill) => skill[0] === id);
+      if (found === undefined) throw new Error(`${id} expected in the saved inspection`);
+      return found;
+    };
+    savedSkill("p/one")[2] = { ...(savedSkill("p/one")[2] as object), resources: "every file" };
+    savedSkill("p/two")[4] = [{ path: "p/two/SKILL.md", line: 1, severity: "high", detail: "no rule" }];
+
+    const run = await inspectCatalog(catalog, { saved: Buffer.from(JSON.stringify(saved)) });
+    expect(run.savedProblem).toBeUndefined();
+    expect(run.savedRefused).toBe(
+      "2 entries of the saved inspection refused, as of the wrong shape: the entry at index 0 (p/one) holds no entry of the Skills extension",
+    );
+    expect(run.reused).toBe(1);
+    expect(run.inspected).toBe(2);
+    expect(run.inspection.unsafe()).toEqual([]);
+    for (const skill of catalog.everything.skills) {
+      expect(run.inspection.of(skill)).toEqual(fresh.inspection.of(skill));
+    }
+  });
 });
