@@ -1,14 +1,11 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   classifyInboundRequest,
   type InboundClassificationOutcome,
   isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -295,13 +292,14 @@ function invalidMemberProblem(headers: IncomingHttpHeaders, batch: readonly unkn
   return `the batch's message at index ${index} (counting from 0) is invalid: ${problem}`;
 }
 
-function isJsonRpcMessage(value: unknown): boolean {
-  return (
-    isJSONRPCRequest(value) ||
-    isJSONRPCNotification(value) ||
-    isJSONRPCResultResponse(value) ||
-    isJSONRPCErrorResponse(value)
-  );
+/**
+ * Whether `value` is a JSON-RPC request, notification or response. Assumption: the SDK's schema of a
+ * message is the union of those its four exported guards check (isJSONRPCRequest, isJSONRPCNotification,
+ * isJSONRPCResultResponse, isJSONRPCErrorResponse), which its classification asks one by one: one parse
+ * says what the four say.
+ */
+export function isJsonRpcMessage(value: unknown): boolean {
+  return JSONRPCMessageSchema.safeParse(value).success;
 }
 
 /** Whether the request names a protocol version the SDK's 2025 transport supports, or none. */

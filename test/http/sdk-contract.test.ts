@@ -1,6 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import {
   createMcpHandler,
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
   type JSONRPCRequest,
   type McpServer,
   WebStandardStreamableHTTPServerTransport,
@@ -15,6 +19,7 @@ import {
   answerEnding,
   CHECKED_HEADERS,
   classify,
+  isJsonRpcMessage,
   legacyRequestOf,
   MAX_BATCH_MESSAGES,
   modernRequestOf,
@@ -453,6 +458,76 @@ function assembled({ more, without, ...members }: Record<string, unknown>): Reco
 
 // Assumption: a request that plainly speaks 2025, told without the SDK's schemas, is one the SDK classifies
 // as 2025 and its transport hands a server as it is.
+describe("a JSON-RPC message, as the SDK tells one in a batch", () => {
+  it("is what any of its four guards accepts, told by one parse, whatever a client sends", () => {
+    // Each kind of message, mostly whole, else with a member dropped, added or of the wrong kind.
+    const id = mostly(fc.oneof(fc.string({ maxLength: 4 }), fc.integer()), member(1.5, null, true, {}));
+    const jsonrpc = mostly(member("2.0"), member("1.0", 2, null));
+    const params = mostly(member(undefined, {}, { _meta: {} }), member({ _meta: null }, null, [], "params"));
+    const error = mostly(
+      fc.record(
+        { code: fc.integer(), message: fc.string({ maxLength: 4 }), data: fc.anything() },
+        {
+          requiredKeys: ["code", "message"],
+        },
+      ),
+      fc.oneof(member(null, "error"), fc.record({ code: member(1.5, "1"), message: member(2) })),
+    );
+    const more = mostly(
+      member({}),
+      member(
+        { extra: 1 },
+        { result: {} },
+        { error: { code: 1, message: "" } },
+        { method: "ping" },
+        { id: 1 },
+      ),
+    );
+    const without = (...names: string[]) => mostly(member(undefined), member(...names));
+    const message = fc
+      .oneof(
+        fc.record({
+          jsonrpc,
+          id,
+          method: member("tools/call", 5),
+          params,
+          more,
+          without: without("id", "method"),
+        }),
+        fc.record({
+          jsonrpc,
+          method: member("notifications/initialized", null),
+          params,
+          more,
+          without: without("method"),
+        }),
+        fc.record({
+          jsonrpc,
+          id,
+          result: mostly(member({}, { content: [] }), member(null, [], 1)),
+          more,
+          without: without("id", "result"),
+        }),
+        fc.record({ jsonrpc, id: fc.oneof(id, member(undefined)), error, more, without: without("error") }),
+      )
+      .map(assembled);
+    const fourGuards = (value: unknown) =>
+      isJSONRPCRequest(value) ||
+      isJSONRPCNotification(value) ||
+      isJSONRPCResultResponse(value) ||
+      isJSONRPCErrorResponse(value);
+    fc.assert(
+      fc.property(
+        fc.oneof({ arbitrary: message, weight: 9 }, { arbitrary: fc.anything(), weight: 1 }),
+        (value) => {
+          expect(isJsonRpcMessage(value)).toBe(fourGuards(value));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+});
+
 describe("requests that plainly speak 2025", () => {
   const legacy = requestsOf("legacy");
   it.each(legacy.filter(([name]) => name !== "initialize"))("are told without the SDK: %s", (_, sent) => {
