@@ -313,8 +313,10 @@ class MarkdownWalk {
     if (this.#htmlEnd !== undefined || !lazy || (this.#paragraph && !interruptsParagraph(content))) {
       return false;
     }
-    const kept = this.#holding(indent);
-    if (indent < (this.#containers[kept - 1] ?? 0) + 4) {
+    const containers = this.#containers;
+    let kept = containers.length;
+    while (kept > 0 && (containers[kept - 1] ?? 0) > indent) kept--;
+    if (indent < (containers[kept - 1] ?? 0) + 4) {
       this.#closeFrom(kept);
       return false;
     }
@@ -507,14 +509,9 @@ class MarkdownWalk {
 
   /** Closes the containers whose text starts past `column`. */
   #closePast(column: number): void {
-    this.#closeFrom(this.#holding(column));
-  }
-
-  /** How many of the containers open, outermost first, have their text start at `column` or before it. */
-  #holding(column: number): number {
     let kept = this.#containers.length;
     while (kept > 0 && (this.#containers[kept - 1] ?? 0) > column) kept--;
-    return kept;
+    this.#closeFrom(kept);
   }
 
   #openContainer(column: number, quote: boolean, guess = false): void {
