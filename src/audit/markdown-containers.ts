@@ -2,9 +2,6 @@
 import { firstPast } from "../sorted.js";
 import { isThematicBreak } from "./markdown-blocks.js";
 
-/** A line read past its quotes' markers: see {@link quotedLine}. */
-export type QuotedLine = ReturnType<typeof quotedLine>;
-
 /**
  * `line` read past its quotes' markers (see {@link quoteMarkers}): its indentation as the containers'
  * columns count it, its white space's characters, and whether it is blank.

@@ -158,7 +158,7 @@ function paragraphEnd(
  * The containers the walker has open around a paragraph, as it keeps them (see markdownLines): their text
  * columns, innermost last, and which of them are quotes and which a guess.
  */
-export interface OpenContainers {
+interface OpenContainers {
   readonly containers: readonly number[];
   readonly quotes: readonly number[];
   readonly guesses: readonly number[];
