@@ -1,0 +1,288 @@
+import { describe, expect, it } from "vitest";
+import { auditFile, type Finding } from "../../src/audit/index.js";
+
+function audit(path: string, text: string): Finding[] {
+  return auditFile(path, new TextEncoder().encode(text), { executable: false });
+}
+
+function rules(path: string, text: string): string[] {
+  return audit(path, text).map((found) => `${found.line} ${found.rule}`);
+}
+
+describe("html-comment in list items, quotes and paragraphs", () => {
+  // Regression: a list item marker followed by white space alone (trailing spaces) was read as an item
+  // whose text starts past those spaces, not one column past the marker: the item's lines were read as
+  // less indented in it than they are, indented code as text, and text as closing it.
+  it("leaves alone indented code in a list item whose marker has trailing spaces", () => {
+    expect(rules("p/s/SKILL.md", "-   \n    Step one\n\n      <!-- shown -->\n")).toEqual([]);
+  });
+
+  it("flags a comment in a list item, opened after one whose marker has trailing spaces", () => {
+    expect(rules("p/s/SKILL.md", "- -   \n    > Note\n\n      Run it <!-- hidden -->\n")).toEqual([
+      "4 html-comment",
+    ]);
+  });
+
+  // Regression: the list item that a line going on with a paragraph looked like (`2) Run it` under text,
+  // which CommonMark reads as the paragraph's text) was kept as a guess past the blank line after it: a
+  // line four columns in after that, indented code that shows its comment, was read as its text.
+  it.each([
+    ["in the text", "Steps:\n2) Run it\n\n    <!-- shown -->\n"],
+    ["in a quote", "> Steps:\n> 2. Run it\n>\n>     <!-- shown -->\n"],
+  ])("reads no list item under a paragraph past the blank line after it, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  // Regression: a line going on with a list item's paragraph lazily, though it looks like a list item
+  // (indented four columns past the container it is in, or numbered other than 1), ended the item it is
+  // short of the text of: after a blank line, the item's next paragraph was read as indented code, and
+  // the comment the rendered view hides there was missed.
+  it.each([
+    ["a bullet", "-    Step one\n    * and two\n\n     <!-- hidden -->\n"],
+    ["a number", "-    Step one\n    2. and two\n\n     <!-- hidden -->\n"],
+  ])("keeps a list item open across a lazy line that looks like %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["4 html-comment"]);
+  });
+
+  // Regression: the paragraph reader ended a paragraph at a lazy line (one short of its list item's text,
+  // or without its quote's `>`) that starts a comment, though the line is indented four columns past the
+  // container it is in and so opens no block: a code span across the two lines was missed, and the
+  // comment inside it, which the rendered view shows as code, flagged.
+  it.each([
+    ["a list item", "  1.  Run `a\n     <!-- shown --> `\n"],
+    ["a quote", "  > Run ` ``\n     <!-- shown --> `\n"],
+  ])(
+    "reads a code span across a lazy line four columns past the container it is in, after %s",
+    (_, markdown) => {
+      expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+    },
+  );
+
+  // Regression: an empty list item (`-` alone) stayed open across the blank line after it, where CommonMark
+  // ends it (an item begins with at most one blank line): a line indented four columns after it, indented
+  // code that shows its comment, was read as the item's text and its comment flagged.
+  it.each([
+    ["in a list", "Steps:\n\n- a\n\n  -\n\n      <!-- shown -->\n"],
+    ["in a quote", "> 1.\n>\n>     <!-- shown -->\n"],
+  ])("ends an empty list item at the blank line after it, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  // Regression: a line of an HTML block opened the list items its text looked like (`<details>`, then
+  // `- Step`): raw HTML opens no container, and a line four columns in after the block's blank line,
+  // indented code that shows its comment, was read as such an item's text and its comment flagged.
+  it.each([
+    ["a block-level tag", "<details>\n- Step one\n\n    <!-- shown -->\n"],
+    ["a tag alone", "<span>\n1. Step one\n\n    <!-- shown -->\n"],
+  ])("opens no list item on a line of an HTML block opened by %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  it("still reads a list item under a tag alone that a paragraph goes on with", () => {
+    expect(rules("p/s/SKILL.md", "Text\n<span>\n- x\n\n    <!-- hidden -->\n")).toEqual(["5 html-comment"]);
+  });
+
+  // Regression: an empty list item, or one numbered other than 1, was read as going on with the paragraph
+  // before it also where that paragraph is in a quote the line has no `>` of, or in a list item the line
+  // is not indented into: CommonMark opens an item there, after the quote or the item, and a code span
+  // across the two lines, around a comment the rendered view hides, was read where there is none.
+  it.each([
+    ["a quote", "> Use `a\n1.\n   b <!-- hidden --> `\n"],
+    ["a list item", "- Use `a\n1.\n   b <!-- hidden --> `\n"],
+  ])("reads an empty list item after a paragraph in %s as opening an item", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
+  });
+
+  it("reads a list item numbered other than 1 under a paragraph as its text", () => {
+    expect(rules("p/s/SKILL.md", "Use `a\n2. b <!-- shown --> `\n")).toEqual([]);
+  });
+
+  // Regression: an HTML block opened in a list item went on past the item's end, at a line not indented
+  // into it (no line goes on with an HTML block lazily): what followed was read as raw HTML, its comments
+  // flagged where the rendered view shows them as code, and the lines of the next item read as the
+  // block's, so that a lazy line of its paragraph, as the block read it, was taken for indented code.
+  it.each([
+    ["before indented code", "- <pre>\nText after the list\n\n    <!-- shown -->\n"],
+    ["before a code span in the next item", "> 1. <div>\n> 2. `a\n> b <!-- shown --> `\n"],
+  ])("ends an HTML block in a list item with the item, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  it("flags a comment in a list item after one holding an HTML block, in a quote", () => {
+    const markdown = "> 1. <span>\n> 2. Step\n    *\n      <!-- hidden -->\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["4 html-comment"]);
+  });
+
+  // Regression: what a quote on a list item's line holds was read past one space after its `>` only:
+  // `- >  -` (an empty item) and `- >  # Title` (a heading) were read as text, a paragraph that the next
+  // line went on with lazily, and indented code after them as that paragraph's text.
+  it.each([
+    ["an empty list item", "- >  -\n      <!-- shown -->\n"],
+    ["a heading", "- >  # Title\n      <!-- shown -->\n"],
+  ])("leaves alone indented code after %s in a quote on a list item's line", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  // Regression: the paragraph reader ended a list item's paragraph at a list item numbered other than 1
+  // indented into the item, which CommonMark reads as the paragraph's text (only a line short of the
+  // item's text opens the next item): a code span across the two lines was not seen, and the comment it
+  // shows was flagged.
+  it.each([
+    ["a bulleted", "- Run `a\n  2) b <!-- shown --> `\n"],
+    ["a numbered", "1. Run `a\n   2) b <!-- shown --> `\n"],
+  ])("reads a code span across a line numbered 2 in %s list item's paragraph", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+    expect(rules("p/s/SKILL.md", markdown.replace(/\n +2\)/, "\n2)").replace("shown", "hidden"))).toEqual([
+      "2 html-comment",
+    ]);
+  });
+
+  // Regression: the paragraph reader took a quote opened on a list item's line for none: a line without
+  // its `>`, indented into the item, was read as going on with the paragraph, also when it opens a list
+  // item there (which ends the quote), so that a code span was read across the two lines around a
+  // comment the rendered view hides. Four columns past the item's text, the line does go on with it.
+  it.each([
+    ["opens an item after the quote", "- > Run `a <!-- hidden -->\n    10. b `\n", ["1 html-comment"]],
+    ["goes on with the quote's paragraph", "- > * Run `a <!-- shown -->\n      10. b `\n", []],
+  ])("reads a line without the `>` of a quote on a list item's line that %s", (_, markdown, found) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(found);
+  });
+
+  // Regression: a line of a paragraph in a list item (or in a quote in one), short of the item's text but
+  // four columns past the text of the container it is in, was read as opening a block (a heading, an
+  // item); it opens none there and goes on with the paragraph, and a code span across the two lines,
+  // which the rendered view shows a comment in, was not seen.
+  it.each([
+    ["a heading", "  1.   - Run `a\n      # b <!-- shown --> `\n", []],
+    ["a list item, after a quote", "-    > Run `a\n    + b <!-- shown --> `\n", []],
+    ["a list item in the item", "-    > Run `a\n     + b <!-- hidden --> `\n", ["2 html-comment"]],
+  ])("reads a line four columns past its container that starts like %s", (_, markdown, found) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(found);
+  });
+
+  // Regression: a line not indented into a list item, after a block in it that is no paragraph (a heading,
+  // a fence), but four columns past the text of the container left, was read as text: it is indented code
+  // there, and the rendered view shows its comment.
+  it.each([
+    ["a heading", "1.   # Heading\n    <!-- shown -->\n"],
+    ["a fence", "  -  Step\n\n     ```\n     x\n     ```\n    <!-- shown -->\n"],
+  ])("leaves alone indented code after %s in a list item, short of the item's text", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  // Regression: a comment starting a line of a list item's paragraph, indented four columns but short of
+  // the item's text, was read as an HTML block that ends the item, not as the paragraph's text: the
+  // item's next paragraph, after a blank line, was read as indented code, and its comment missed.
+  it("keeps a list item open across a paragraph line starting with a comment short of the item's text", () => {
+    const markdown = "  1.  Install the tool:\n    <!-- step one -->\n\n      <!-- hidden -->\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["2 html-comment", "4 html-comment"]);
+  });
+
+  // Regression: the paragraph reader took an indented first line's text for its container's, so a line
+  // indented four columns past the container but not past that text ended the paragraph at its list
+  // marker; the walker read it as going on, and the code span across the two lines was not seen.
+  it("reads a code span across a paragraph line indented four columns that starts like a list item", () => {
+    expect(rules("p/s/SKILL.md", "  Run `a\n     - b ` <!-- hidden --> ` c\n")).toEqual(["2 html-comment"]);
+  });
+
+  // Regression: a line that ended a fence was read for quotes as code is, its `>` as text: a quote it
+  // opened was seen only on the next line, as a new quote ending the paragraph, and that line, indented
+  // four columns in it, as code.
+  it("reads the quote that a line ending a list item's fence opens", () => {
+    expect(rules("p/s/SKILL.md", "- ```\n> Quoted\n>     text <!-- hidden -->\n")).toEqual([
+      "3 html-comment",
+    ]);
+  });
+
+  // Regression: an empty list item under text, which cannot end the paragraph, was read as ending it:
+  // the next line, indented past the item's marker, was read as a quote opened in that item, and
+  // indented four columns in the quote, as code.
+  it.each([
+    ["numbered", "Text\n1.\n      >     <!-- hidden -->\n"],
+    ["bulleted", "Text\n+\n      >     <!-- hidden -->\n"],
+  ])("reads an empty %s list item under text as the paragraph's text", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
+  });
+
+  it("leaves alone a comment in indented code under a setext heading, whose underline is no list item", () => {
+    expect(rules("p/s/SKILL.md", "Text\n-\n      >     <!-- shown -->\n")).toEqual([]);
+  });
+
+  // Regression: a fence in a quote was not seen, and a comment it shows as code was flagged.
+  it("leaves alone a comment in a fence in a quote, also in a list item, until a line without `>` ends it", () => {
+    expect(rules("p/s/SKILL.md", "> ```html\n> <!-- shown -->\n> ```\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "- > ```html\n  > <!-- shown -->\n  > ```\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "> - ```html\n>   <!-- shown -->\n")).toEqual([]);
+    // A line without the quote's `>` ends the quote and the fence: CommonMark reads no fence lazily.
+    expect(rules("p/s/SKILL.md", "> ```html\n> x\n<!-- hidden -->\n")).toEqual(["3 html-comment"]);
+    expect(rules("p/s/SKILL.md", "> ```html\n\n<!-- hidden -->\n")).toEqual(["3 html-comment"]);
+  });
+
+  it("leaves a comment alone inside a code span across the lines of a paragraph", () => {
+    expect(rules("p/s/SKILL.md", "Run ` the\ntool <!-- shown --> ` now.\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "> Run `` the\n> tool <!-- shown --> `` now.\n")).toEqual([]);
+    // A blank line ends the paragraph, and the span with it: the backticks after it open nothing.
+    expect(rules("p/s/SKILL.md", "Run ` the\n\ntool <!-- hidden --> ` now.\n")).toEqual(["3 html-comment"]);
+  });
+
+  it("leaves alone a comment in a fence opened on a list item's line, and one that is its info string", () => {
+    expect(rules("p/s/SKILL.md", "- ```\n  <!-- shown -->\n  ```\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "* ````<!-- shown -->\n  ````\n")).toEqual([]);
+    // Text goes on: a list item numbered other than 1 ends no paragraph, and opens no fence.
+    expect(rules("p/s/SKILL.md", "a\n10. ``` <!-- hidden -->\n")).toEqual(["2 html-comment"]);
+  });
+
+  it("leaves comments in code blocks inside <details> and list items alone", () => {
+    const details = "<details>\n<summary>Example</summary>\n\n```html\n<!-- example -->\n```\n\n</details>\n";
+    expect(rules("p/s/SKILL.md", details)).toEqual([]);
+    expect(rules("p/s/SKILL.md", "- step:\n\n  ```html\n  <!-- example -->\n  ```\n")).toEqual([]);
+    // Text that goes on with the item's paragraph (lazily) ends nothing: the fence is still the item's.
+    expect(rules("p/s/SKILL.md", "- step\nmore\n  ```\n  <!-- example -->\n  ```\n")).toEqual([]);
+  });
+
+  // Regression: under a paragraph, a line four columns past the container it is surely in goes on with
+  // the paragraph, but a list item marker on it that may interrupt one (`-    > x`) was read as opening an
+  // item, as deep as the items the paragraph's text only seemed to open: a later line read as that item's
+  // indented code (`  2) >     <!-- x -->`), though it is text, and its hidden comment missed.
+  it("opens no list item four columns past the container a paragraph is surely in", () => {
+    const markdown = "word\n2) + a\n     -    >  -  b\n  2) >     <!-- hidden -->x\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["4 html-comment"]);
+  });
+
+  // Regression: a `-` alone under a paragraph, its setext underline (a heading), was also kept as a list
+  // item that may hold text: a line five columns in after it, indented code that shows its comment, was
+  // read as that item's text and the comment flagged.
+  it.each([
+    ["in the text", "Steps\n-\n     <!-- shown -->\n"],
+    ["in a quote", "> Steps\n> -\n>      <!-- shown -->\n"],
+  ])("reads a - alone under a paragraph as its underline, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  // Regression: the paragraph reader read a line whose `>` is short of the list item the paragraph's quote
+  // is in (`- > Run`, then `> b`) as going on with the paragraph, its quote as deep; CommonMark opens a new
+  // quote there, which ends the paragraph. A code span closed on that line was read across the two, and
+  // the comment before it, which the renderer hides, missed.
+  it("ends a paragraph in a list item's quote at a quote outside the item", () => {
+    expect(rules("p/s/SKILL.md", "- > Run\n  > `a <!-- hidden -->\n> b `\n")).toEqual(["2 html-comment"]);
+  });
+
+  // Regression: a tag alone on its line (`<span>`, `</pre>`) under a paragraph was read as an HTML block,
+  // where CommonMark reads it as the paragraph's text (such a tag interrupts no paragraph): a code span
+  // going on past it, which shows its comment, was flagged, and a line going on with the paragraph after
+  // it in a quote was read as indented code, and its hidden comment missed.
+  it("reads a tag alone under a paragraph as the paragraph's text", () => {
+    expect(rules("p/s/SKILL.md", "Run `x\n<span>\ny <!-- shown --> z`\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "> Note\n> </pre>\n        <!-- hidden -->\n")).toEqual(["3 html-comment"]);
+  });
+
+  // Regression: a line of `===` without the `>` of the quote its paragraph is in was read as a setext
+  // underline that ends the quote; CommonMark reads it as the paragraph's text (an underline belongs to a
+  // paragraph of its own container), so a line four columns past the quote's text after it goes on with
+  // the paragraph, and its comment is hidden, not indented code.
+  it("reads a lazy line of === in a quote as the paragraph's text", () => {
+    expect(rules("p/s/SKILL.md", "> Setup\n===\n>     <!-- hidden -->\n")).toEqual(["3 html-comment"]);
+    // As in a list item, which was read so already.
+    expect(rules("p/s/SKILL.md", "- Setup\n===\n      <!-- hidden -->\n")).toEqual(["3 html-comment"]);
+  });
+});
