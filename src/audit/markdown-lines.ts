@@ -226,9 +226,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // (lazily): not after a heading, nor when it starts a heading, a thematic break or a quote, which no
     // paragraph holds. Four columns past the text of the container left, the line is that container's
     // indented code, after a block that is no paragraph (under one it is the paragraph's text, and ends
-    // nothing), unless the containers open are a guess (see `guesses`).
+    // nothing), unless the containers open are a guess (see `guesses`). A line going on lazily without a
+    // quote's `>` ends nothing, whatever it starts with (`> 1. a`, then four spaces and `***`: no break).
     const lazy = indent < (containers.at(-1) ?? 0);
-    if (htmlEnd === undefined && lazy && (!paragraph || interruptsParagraph(content))) {
+    if (htmlEnd === undefined && lazy && !lazily && (!paragraph || interruptsParagraph(content))) {
       let kept = containers.length;
       while (kept > 0 && (containers[kept - 1] ?? 0) > indent) kept--;
       if (indent < (containers[kept - 1] ?? 0) + 4) closeFrom(kept);
@@ -249,9 +250,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     // not the line's container, and an item opens after that one, whatever its marker).
     const surelyIn = containers[(guesses[0] ?? containers.length) - 1] ?? 0;
     // Under a paragraph, four columns past the text of the container the line is surely in, it opens no
-    // block, whatever the items that text seemed to open: it goes on with the paragraph.
-    const pastSure: boolean =
-      paragraph && indent >= innermostAt(containers, indent, guesses[0] ?? containers.length) + 4;
+    // block, whatever the items that text seemed to open: it goes on with the paragraph. A line going on
+    // lazily without the `>` of a quote is in none of the containers from that quote on.
+    const sure = Math.min(guesses[0] ?? containers.length, quotes[markers.matched] ?? containers.length);
+    const pastSure: boolean = paragraph && indent >= innermostAt(containers, indent, sure) + 4;
     const opensItem: boolean =
       container?.listItem === true &&
       indent - innermostAt(containers, indent) < 4 &&

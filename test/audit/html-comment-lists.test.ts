@@ -280,6 +280,24 @@ describe("html-comment in list items, quotes and paragraphs", () => {
   // underline that ends the quote; CommonMark reads it as the paragraph's text (an underline belongs to a
   // paragraph of its own container), so a line four columns past the quote's text after it goes on with
   // the paragraph, and its comment is hidden, not indented code.
+  // Regression: a line going on lazily with a paragraph in a quote's list item, without the quote's `>`
+  // and four columns in (`    ***`), was read as a thematic break that ends the item, though CommonMark
+  // reads it as the paragraph's text: the next line, a comment short of the item's text, which opens an
+  // HTML block there, was read as the paragraph's, inside a code span, and its hidden comment missed.
+  it("ends no list item at a line going on lazily in a quote that looks like a break", () => {
+    const markdown = "> 1. Run `x\n    ***\n>      <!-- hidden --> y`\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
+  });
+
+  // Regression: such a line that looks like a list item (`    - y`) opened one, as deep as the quote's
+  // text, though without the quote's `>` it is four columns past no container: the next line in the quote
+  // was read as that item's HTML block, and the line after as its indented code, where CommonMark reads
+  // both as the paragraph's text, their comments hidden.
+  it("opens no list item on a line going on lazily in a quote, four columns in", () => {
+    const markdown = "> Run `x\n    - y`\n>     <!-- hidden -->\n    <!-- hidden -->\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment", "4 html-comment"]);
+  });
+
   it("reads a lazy line of === in a quote as the paragraph's text", () => {
     expect(rules("p/s/SKILL.md", "> Setup\n===\n>     <!-- hidden -->\n")).toEqual(["3 html-comment"]);
     // As in a list item, which was read so already.
