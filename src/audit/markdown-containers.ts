@@ -66,9 +66,11 @@ function quoteMarkers(
         matched++;
         columns.push(containers[open] ?? read + 2);
       } else {
-        // A first new one is in the containers its line is indented into, short of the quotes it is not in.
+        // A first new one is in the containers its line is indented into, short of the quotes it is not in
+        // (in a list item of the last quote matched, too: `>1.`, then `>  >`).
         const sure = Math.min(quotes[matched] ?? containers.length, guesses[0] ?? containers.length);
-        const around = last ?? innermostAt(containers, read, sure);
+        const around =
+          columns.length > matched ? (last ?? 0) : Math.max(last ?? 0, innermostAt(containers, read, sure));
         if (read - around > 3) break;
         columns.push(read + 2);
       }

@@ -298,6 +298,17 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment", "4 html-comment"]);
   });
 
+  // Regression: a `>` in a list item of a quote (`> 1.`, then `>` and a `>` five columns on) was measured
+  // against the quote's text, not the item's, and read as text four columns past it: the line was read
+  // as the item's paragraph, where CommonMark opens a quote in the item, and the comment indented four
+  // columns past that quote's text, which it shows as code, was flagged.
+  it.each([
+    ["an empty item", "> 1.\n>      >     <!-- shown -->\n"],
+    ["an item holding text", "> - Run\n>\n>     >     <!-- shown -->\n"],
+  ])("reads a quote opened in the list item of a quote, in %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
   it("reads a lazy line of === in a quote as the paragraph's text", () => {
     expect(rules("p/s/SKILL.md", "> Setup\n===\n>     <!-- hidden -->\n")).toEqual(["3 html-comment"]);
     // As in a list item, which was read so already.
