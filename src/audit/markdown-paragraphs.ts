@@ -88,11 +88,11 @@ export function paragraphCodeSpans(
  * Where the paragraph whose first line starts at `from` ends, as CommonMark's blocks end it: at a blank
  * line, or a line that starts a heading, a thematic break, a fence, an HTML block that may interrupt a
  * paragraph, a deeper quote or a list item (one numbered other than 1, or empty, only on a line outside
- * the paragraph's list item or quote, where it is the next item; in a quote, any that is not empty). A
- * setext underline ends it too: the heading's text is the lines before. A line indented four columns past
- * the text of the paragraph's container goes on with it, whatever it holds (`column` when the walker
- * knows it and the first line has no markers of its own), as does one without the `>` of a quote opened
- * on the first line's list item, four columns past that `>`.
+ * the paragraph's list item or quote, where it is the next item; in a quote whose containers the walker
+ * does not give, any that is not empty). A setext underline ends it too: the heading's text is the lines
+ * before. A line indented four columns past the text of the paragraph's container goes on with it,
+ * whatever it holds (`column` when the walker knows it and the first line has no markers of its own), as
+ * does one without the `>` of a quote opened on the first line's list item, four columns past that `>`.
  */
 function paragraphEnd(
   text: string,
@@ -118,7 +118,8 @@ function paragraphEnd(
   let depth = first.depth;
   /** The column of the first quote its items open: a line four columns past it opens no block. */
   let quoteColumn = Number.POSITIVE_INFINITY;
-  for (let at = indent.width; at < indent.width + markers; at++) {
+  // The first line's own `>` markers are counted in `first.depth` already.
+  for (let at = firstLine.length - first.content.length; at < indent.width + markers; at++) {
     if (firstLine.charCodeAt(at) !== 0x3e) continue;
     if (depth === first.depth) quoteColumn = indent.indent + at - indent.width;
     depth++;
@@ -135,7 +136,8 @@ function paragraphEnd(
       lineIndent >= textColumn || lineIndent < indent.indent || columns.length === 0
         ? textColumn
         : Math.max(indent.indent, innermostAt(columns, lineIndent));
-    const past = open === undefined ? 0 : pastOpenContainers(line, open);
+    const read = open === undefined ? undefined : readAgainst(line, open);
+    const past = read?.past ?? 0;
     // A `>` past the quotes open opens a quote, which ends the paragraph, also one whose `>` is no deeper
     // than the paragraph's but short of the list item its quote is in (`- > a`, then `> b`).
     if (past === OPENS_QUOTE) return start;
@@ -145,8 +147,13 @@ function paragraphEnd(
       content !== "\r";
     // Without the `>` of a quote the paragraph is in, or short of the text of the list item it is in, any
     // list item marker opens an item.
-    const outside = lineDepth < depth || (depth === 0 && lineIndent < textColumn);
-    if (!continued && (lineDepth > first.depth || endsParagraph(content, depth > 0, outside))) {
+    // In a quote, that is told by the line's indentation past its `>` in the walker's containers' columns;
+    // without them, a quote's items are not told from its text.
+    const inQuote = depth > 0 && (read === undefined || column === undefined);
+    const outside =
+      lineDepth < depth ||
+      (depth === 0 ? lineIndent < textColumn : !inQuote && (read?.indent ?? 0) < (column ?? 0));
+    if (!continued && (lineDepth > first.depth || endsParagraph(content, inQuote, outside))) {
       return start;
     }
     start = end + 1;
@@ -164,21 +171,24 @@ interface OpenContainers {
   readonly guesses: readonly number[];
 }
 
-/** What {@link pastOpenContainers} says of a line whose `>` opens a quote past those open. */
+/** What {@link readAgainst} says of a line whose `>` opens a quote past those open. */
 const OPENS_QUOTE = -1;
 
 /**
  * How many columns past the text of the innermost of the `open` containers it is surely in `line` is
  * indented: those whose `>` it has, and the list items it is indented into. Four or more, it opens no
  * block, whatever its text starts with (a lazy line of a paragraph: `> a`, then five spaces and `- b`).
- * OPENS_QUOTE when a `>` on it opens a quote past those open.
+ * OPENS_QUOTE when a `>` on it opens a quote past those open. With it, the column its text starts at,
+ * as the containers' columns count it.
  */
-
-function pastOpenContainers(line: string, { containers, quotes, guesses }: OpenContainers): number {
+function readAgainst(
+  line: string,
+  { containers, quotes, guesses }: OpenContainers,
+): { past: number; indent: number } {
   const read = quotedLine(line, containers, quotes, quotes.length + 1, guesses);
-  if (read.markers.count > read.markers.matched) return OPENS_QUOTE;
+  if (read.markers.count > read.markers.matched) return { past: OPENS_QUOTE, indent: read.indent };
   const bound = Math.min(quotes[read.markers.matched] ?? containers.length, guesses[0] ?? containers.length);
-  return read.indent - innermostAt(containers, read.indent, bound);
+  return { past: read.indent - innermostAt(containers, read.indent, bound), indent: read.indent };
 }
 
 function lineEndOf(text: string, from: number, lineBreak: string): number {

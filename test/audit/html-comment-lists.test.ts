@@ -309,6 +309,19 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
   });
 
+  // Regression: the paragraph reader counted a quote's `>` on the paragraph's first line twice, as the
+  // quote's and as one its list item opened, and so read every line of the quote as outside the
+  // paragraph's container, where any list item marker ends it: `2) b` under `> Run` ended the paragraph,
+  // though CommonMark reads it as the paragraph's text (an item numbered other than 1 interrupts none), and
+  // a code span across the two lines was not seen. A comment after the span, hidden, was missed; one in
+  // it, shown, flagged.
+  it("reads a list item numbered other than 1 under a paragraph in a quote as its text", () => {
+    expect(rules("p/s/SKILL.md", "> Run `a\n> 2) b` <!-- hidden --> `\n")).toEqual(["2 html-comment"]);
+    expect(rules("p/s/SKILL.md", "> Run `a\n> 2) <!-- shown --> b`\n")).toEqual([]);
+    // Short of the text of the list item the paragraph is in, it opens an item after it, which ends it.
+    expect(rules("p/s/SKILL.md", "> - Run `a\n> 2) <!-- hidden --> b`\n")).toEqual(["2 html-comment"]);
+  });
+
   it("reads a lazy line of === in a quote as the paragraph's text", () => {
     expect(rules("p/s/SKILL.md", "> Setup\n===\n>     <!-- hidden -->\n")).toEqual(["3 html-comment"]);
     // As in a list item, which was read so already.
