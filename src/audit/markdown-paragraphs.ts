@@ -141,10 +141,11 @@ function paragraphEnd(
     // A `>` past the quotes open opens a quote, which ends the paragraph, also one whose `>` is no deeper
     // than the paragraph's but short of the list item its quote is in (`- > a`, then `> b`).
     if (past === OPENS_QUOTE) return start;
+    // A `>` four columns in is text, which is no blank line (`    >`): the walker's containers tell.
+    const blank = read?.blank ?? (content === "" || content === "\r");
     const continued =
       (lineIndent >= base + 4 || (lineDepth <= first.depth && lineIndent >= quoteColumn + 4) || past >= 4) &&
-      content !== "" &&
-      content !== "\r";
+      !blank;
     // Without the `>` of a quote the paragraph is in, or short of the text of the list item it is in, any
     // list item marker opens an item.
     // In a quote, that is told by the line's indentation past its `>` in the walker's containers' columns;
@@ -179,16 +180,17 @@ const OPENS_QUOTE = -1;
  * indented: those whose `>` it has, and the list items it is indented into. Four or more, it opens no
  * block, whatever its text starts with (a lazy line of a paragraph: `> a`, then five spaces and `- b`).
  * OPENS_QUOTE when a `>` on it opens a quote past those open. With it, the column its text starts at,
- * as the containers' columns count it.
+ * as the containers' columns count it, and whether it holds nothing past its quotes' markers.
  */
 function readAgainst(
   line: string,
   { containers, quotes, guesses }: OpenContainers,
-): { past: number; indent: number } {
+): { past: number; indent: number; blank: boolean } {
   const read = quotedLine(line, containers, quotes, quotes.length + 1, guesses);
-  if (read.markers.count > read.markers.matched) return { past: OPENS_QUOTE, indent: read.indent };
+  if (read.markers.count > read.markers.matched) return { past: OPENS_QUOTE, indent: read.indent, blank: read.blank };
   const bound = Math.min(quotes[read.markers.matched] ?? containers.length, guesses[0] ?? containers.length);
-  return { past: read.indent - innermostAt(containers, read.indent, bound), indent: read.indent };
+  const past = read.indent - innermostAt(containers, read.indent, bound);
+  return { past, indent: read.indent, blank: read.blank };
 }
 
 function lineEndOf(text: string, from: number, lineBreak: string): number {

@@ -322,6 +322,14 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", "> - Run `a\n> 2) <!-- hidden --> b`\n")).toEqual(["2 html-comment"]);
   });
 
+  // Regression: the paragraph reader took a `>` alone four columns in under a paragraph (`    >`) for a
+  // quote holding nothing, a blank line that ends the paragraph; CommonMark reads it as the paragraph's
+  // text, and a code span across it: a comment in the span, shown, was flagged, one after it missed.
+  it("reads a > alone four columns in under a paragraph as its text", () => {
+    expect(rules("p/s/SKILL.md", "Run `a\n    >\nb <!-- shown --> c`\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "Run ``a\n    >\nb`` <!-- hidden --> ``\n")).toEqual(["3 html-comment"]);
+  });
+
   it("reads a lazy line of === in a quote as the paragraph's text", () => {
     expect(rules("p/s/SKILL.md", "> Setup\n===\n>     <!-- hidden -->\n")).toEqual(["3 html-comment"]);
     // As in a list item, which was read so already.
