@@ -2,11 +2,9 @@ import { visible } from "../catalog/index.js";
 import { collapsedStart, isToolDirective } from "./html-comments.js";
 import { containerMarkersEnd } from "./markdown-containers.js";
 import { markdownLines } from "./markdown-lines.js";
-import { paragraphCodeSpans } from "./markdown-paragraphs.js";
 import { MAX_LABEL, normalizedLabel } from "./references.js";
 import type { Hit } from "./rules.js";
 import { isSpace } from "./scan.js";
-import { lineBreakOf } from "./text.js";
 
 /** What a file must hold for either rule below to find anything: read only then. */
 const MAY_HIDE = /hidden|display|\]:/i;
@@ -255,7 +253,6 @@ function countUses(text: string, uses: Map<string, number>, owns: readonly numbe
 function* hiddenHtmlHits(text: string): Generator<Hit> {
   const quoted = tagReader(true);
   const unquoted = tagReader(false);
-  const lineBreak = lineBreakOf(text);
   const backticks = text.includes("`");
   /** The paragraph read last for its code spans, and the first of its spans not yet behind the lines read. */
   let reading: { end: number; spans: readonly { start: number; end: number }[]; next: number } | undefined;
@@ -272,9 +269,8 @@ function* hiddenHtmlHits(text: string): Generator<Hit> {
     if (line.html !== true && backticks) {
       // Each reading starts past the last one's end: no line is read twice.
       if (reading === undefined || reading.end <= line.start) {
-        // The walker's reading of a paragraph knows the containers open around it; other lines are read
-        // without them.
-        const spans = line.paragraphSpans?.(line.start) ?? paragraphCodeSpans(text, line.start, lineBreak);
+        // The walker reads a paragraph whole, with the containers open around it, and other text by line.
+        const spans = line.paragraphSpans?.(line.start) ?? { end: lineEnd, spans: [] };
         reading = { ...spans, next: 0 };
       }
       for (let span = reading.spans[reading.next]; span !== undefined && span.start < lineEnd; ) {

@@ -18,6 +18,7 @@ import {
   quotedLine,
 } from "./markdown-containers.js";
 import {
+  codeSpansFrom,
   endsParagraph,
   holdsParagraph,
   type ParagraphReading,
@@ -42,7 +43,8 @@ export interface MarkdownLine {
   readonly comment?: { readonly open: number; readonly close: number };
   /**
    * On a line of paragraph text: the code spans of its paragraph from `from` (this line's start or later)
-   * to its end, read with the containers open around it as the walker reads them. Ask before the next line.
+   * to its end, read with the containers open around it as the walker reads them. On a line of other text
+   * (a heading's, whose text is one line), those of the line. Ask before the next line.
    */
   readonly paragraphSpans?: (from: number) => ParagraphSpans;
 }
@@ -178,8 +180,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         paragraph &&
         !blank &&
         markers.count === markers.matched &&
-        (indent >= innermostAt(containers, indent, inner) + 4 ||
-          !endsParagraph(line.slice(width), true, true));
+        (indent >= innermostAt(containers, indent, inner) + 4 || !endsParagraph(line.slice(width), true));
       if (!lazily) {
         closeFrom(inner);
         paragraph = false;
@@ -318,7 +319,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         continue;
       }
       // An HTML block opens on a list item's own line too (`- <div>`), in that item.
-      const inner = opensItem ? content.slice(container?.text ?? 0) : content;
+      const inner: string = opensItem ? content.slice(container?.text ?? 0) : content;
       const tag = htmlBlock(inner);
       // A tag alone cannot interrupt a paragraph: under one, it is the paragraph's text (CommonMark's
       // start condition 7), and the lines after it go on with the paragraph.
@@ -369,7 +370,11 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       open = commentsOutsideSpans(text, start, end).next().value ?? -1;
     }
     const opensParagraph = paragraph && !continues;
-    const paragraphSpans = paragraph ? spansOfParagraph : undefined;
+    const paragraphSpans = paragraph
+      ? spansOfParagraph
+      : html
+        ? undefined
+        : (from: number) => ({ end, spans: codeSpansFrom(text, from, end) });
     if (open === -1) {
       yield { start, end, code: false, html, opensParagraph, paragraphSpans };
       continue;

@@ -65,7 +65,7 @@ export interface ParagraphSpans {
 
 /**
  * The code spans of the paragraph whose first line starts at `from` (see {@link paragraphEnd}, and its
- * `column` and `open` containers when the walker knows them), read whole as the html-comment rule reads
+ * `column` and `open` containers as the walker knows them), read whole as the html-comment rule reads
  * it, and where the paragraph ends: a span may open on one of its lines and close on another, and the
  * backticks in a comment open none.
  */
@@ -73,33 +73,39 @@ export function paragraphCodeSpans(
   text: string,
   from: number,
   lineBreak: string,
-  column?: number,
-  open?: OpenContainers,
+  column: number,
+  open: OpenContainers,
 ): ParagraphSpans {
   const end = paragraphEnd(text, from, lineBreak, column, open);
+  return { end, spans: codeSpansFrom(text, from, end) };
+}
+
+/** The code spans from `from` to `to`, as {@link inlineCode} reads them: the backticks in a comment open none. */
+export function codeSpansFrom(text: string, from: number, to: number): { start: number; end: number }[] {
   const spans: { start: number; end: number }[] = [];
-  for (const found of inlineCode(text, from, end, true)) {
+  for (const found of inlineCode(text, from, to, true)) {
     if (!found.comment) spans.push({ start: found.start, end: found.end });
   }
-  return { end, spans };
+  return spans;
 }
 
 /**
  * Where the paragraph whose first line starts at `from` ends, as CommonMark's blocks end it: at a blank
  * line, or a line that starts a heading, a thematic break, a fence, an HTML block that may interrupt a
  * paragraph, a deeper quote or a list item (one numbered other than 1, or empty, only on a line outside
- * the paragraph's list item or quote, where it is the next item; in a quote whose containers the walker
- * does not give, any that is not empty). A setext underline ends it too: the heading's text is the lines
- * before. A line indented four columns past the text of the paragraph's container goes on with it,
- * whatever it holds (`column` when the walker knows it and the first line has no markers of its own), as
- * does one without the `>` of a quote opened on the first line's list item, four columns past that `>`.
+ * the paragraph's list item or quote, where it is the next item). A setext underline ends it too: the
+ * heading's text is the lines before. A line indented four columns past the text of the paragraph's
+ * container goes on with it, whatever it holds (`column`, the walker's, when the first line has no
+ * markers of its own; the walker's `open` containers tell how far a line is indented past those it is
+ * surely in), as does one without the `>` of a quote opened on the first line's list item, four columns
+ * past that `>`.
  */
 function paragraphEnd(
   text: string,
   from: number,
   lineBreak: string,
-  column?: number,
-  open?: OpenContainers,
+  column: number,
+  open: OpenContainers,
 ): number {
   const firstEnd = lineEndOf(text, from, lineBreak);
   const first = quoted(text.slice(from, firstEnd));
@@ -111,7 +117,7 @@ function paragraphEnd(
   const markers = containerMarkersEnd(firstLine.trimStart(), texts);
   const indent = indentation(firstLine);
   // Text indented under no marker of its own (`  text`) is no deeper in its container.
-  const textColumn = column !== undefined && markers === 0 ? column : indent.indent + markers;
+  const textColumn = markers === 0 ? column : indent.indent + markers;
   // Past a few, the containers are not read apart (see MAX_ITEMS_ON_A_LINE): the innermost's text is.
   const columns = texts.length > MAX_ITEMS_ON_A_LINE ? [] : texts.map((text) => indent.indent + text);
   /** The quotes the paragraph is in: those that start its first line, and those its items open (`- > a`). */
@@ -136,25 +142,21 @@ function paragraphEnd(
       lineIndent >= textColumn || lineIndent < indent.indent || columns.length === 0
         ? textColumn
         : Math.max(indent.indent, innermostAt(columns, lineIndent));
-    const read = open === undefined ? undefined : readAgainst(line, open);
-    const past = read?.past ?? 0;
+    const read = readAgainst(line, open);
+    const past = read.past;
     // A `>` past the quotes open opens a quote, which ends the paragraph, also one whose `>` is no deeper
     // than the paragraph's but short of the list item its quote is in (`- > a`, then `> b`).
     if (past === OPENS_QUOTE) return start;
     // A `>` four columns in is text, which is no blank line (`    >`): the walker's containers tell.
-    const blank = read?.blank ?? (content === "" || content === "\r");
+    const blank = read.blank;
     const continued =
       (lineIndent >= base + 4 || (lineDepth <= first.depth && lineIndent >= quoteColumn + 4) || past >= 4) &&
       !blank;
     // Without the `>` of a quote the paragraph is in, or short of the text of the list item it is in, any
     // list item marker opens an item.
-    // In a quote, that is told by the line's indentation past its `>` in the walker's containers' columns;
-    // without them, a quote's items are not told from its text.
-    const inQuote = depth > 0 && (read === undefined || column === undefined);
-    const outside =
-      lineDepth < depth ||
-      (depth === 0 ? lineIndent < textColumn : !inQuote && (read?.indent ?? 0) < (column ?? 0));
-    if (!continued && (lineDepth > first.depth || endsParagraph(content, inQuote, outside))) {
+    // In a quote, that is told by the line's indentation past its `>` in the walker's containers' columns.
+    const outside = lineDepth < depth || (depth === 0 ? lineIndent < textColumn : read.indent < column);
+    if (!continued && (lineDepth > first.depth || endsParagraph(content, outside))) {
       return start;
     }
     start = end + 1;
@@ -187,7 +189,8 @@ function readAgainst(
   { containers, quotes, guesses }: OpenContainers,
 ): { past: number; indent: number; blank: boolean } {
   const read = quotedLine(line, containers, quotes, quotes.length + 1, guesses);
-  if (read.markers.count > read.markers.matched) return { past: OPENS_QUOTE, indent: read.indent, blank: read.blank };
+  if (read.markers.count > read.markers.matched)
+    return { past: OPENS_QUOTE, indent: read.indent, blank: read.blank };
   const bound = Math.min(quotes[read.markers.matched] ?? containers.length, guesses[0] ?? containers.length);
   const past = read.indent - innermostAt(containers, read.indent, bound);
   return { past, indent: read.indent, blank: read.blank };
@@ -215,9 +218,8 @@ function quoted(line: string): { depth: number; content: string } {
  * Whether a line whose content (past its quote markers) is `content` ends the paragraph before it; any
  * list item marker does on a line `outside` the paragraph's container (a quote without its `>`, or short
  * of the text of the list item), where it opens no text of the paragraph but an item after its container.
- * `inQuote`, a list item numbered other than 1 ends it too: the quote's items are not told from its text.
  */
-export function endsParagraph(content: string, inQuote: boolean, outside = false): boolean {
+export function endsParagraph(content: string, outside: boolean): boolean {
   if (content === "" || content === "\r" || opensBlock(content)) return true;
   const bullet = listItemMarker(content);
   // A setext underline goes on with a paragraph lazily, as its text (`> a`, then `===`): it underlines
@@ -227,7 +229,7 @@ export function endsParagraph(content: string, inQuote: boolean, outside = false
   if (outside) return true;
   // An empty list item interrupts no paragraph.
   if (/^[ \t]*\r?$/.test(content.slice(bullet.length))) return false;
-  return inQuote || !/^\d/.test(bullet) || /^0*1[.)]$/.test(bullet);
+  return !/^\d/.test(bullet) || /^0*1[.)]$/.test(bullet);
 }
 
 /** Whether `content` (a line's, past its containers' markers) opens a block that may interrupt a paragraph, other than a list item. */

@@ -474,6 +474,15 @@ describe("hidden-html", () => {
   ])("reads a code span across a lazy line as html-comment does, after %s", (_, markdown) => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
   });
+
+  // Regression: a line that is no paragraph text (here a setext underline) had its code spans read as a
+  // paragraph's from there, without the containers open around it: in a quote that reading ended the next
+  // paragraph at a list item numbered other than 1 (`> 2) b`), its text to CommonMark, and a tag inside the
+  // code span across the two lines, which the rendered view shows as code, was flagged.
+  it("reads the code spans of a line that is no paragraph text on that line alone", () => {
+    const markdown = "> Title\n> ===\n> Run `a\n> 2) <span hidden>in code</span> `\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
 });
 
 describe("encoded-blob", () => {
