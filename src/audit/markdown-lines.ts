@@ -324,7 +324,8 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       // A tag alone cannot interrupt a paragraph: under one, it is the paragraph's text (CommonMark's
       // start condition 7), and the lines after it go on with the paragraph.
       const block: typeof tag = tag?.interrupts === false && paragraph && !opensItem ? undefined : tag;
-      html = block !== undefined;
+      // A comment that starts the line opens an HTML block too, raw HTML to the line of its `-->`.
+      html = block !== undefined || inner.startsWith("<!--");
       htmlEnd = block === undefined || block.closed ? undefined : block.end;
       htmlQuotes = quotes.length;
       // HTML that may interrupt a paragraph continues none: the items it is not indented into end here.

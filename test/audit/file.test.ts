@@ -475,6 +475,15 @@ describe("hidden-html", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
   });
 
+  // Regression: a line starting with a comment opens an HTML block, raw HTML to the line of its `-->`, where
+  // backticks make no code span; hidden-html read one after the comment, and missed the tag in it.
+  it("flags a hidden tag between backticks on a line that a comment starts", () => {
+    expect(rules("p/s/SKILL.md", "<!-- note --> `<span hidden>x</span>`\n")).toEqual([
+      "1 html-comment",
+      "1 hidden-html",
+    ]);
+  });
+
   // Regression: a line that is no paragraph text (here a setext underline) had its code spans read as a
   // paragraph's from there, without the containers open around it: in a quote that reading ended the next
   // paragraph at a list item numbered other than 1 (`> 2) b`), its text to CommonMark, and a tag inside the
