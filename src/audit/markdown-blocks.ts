@@ -58,22 +58,6 @@ export function fenceMarker(line: string): string | undefined {
   return end - start >= 3 ? line.slice(start, end) : undefined;
 }
 
-/**
- * {@link fenceMarker} of a line in a container whose text starts at `column`: its first `column`
- * columns of white space are the container's, and up to three more may come before the fence.
- */
-export function fenceMarkerIn(line: string, column: number): string | undefined {
-  if (column === 0) return fenceMarker(line);
-  let at = 0;
-  for (let width = 0; width < column && at < line.length; at++) {
-    const code = line.charCodeAt(at);
-    if (code === 0x20) width++;
-    else if (code === 0x09) width += 4 - (width % 4);
-    else break;
-  }
-  return fenceMarker(line.slice(at));
-}
-
 /** What ends an HTML block: a line holding a text, or a blank line. */
 export type HtmlEnd = RegExp | typeof BLANK_LINE;
 

@@ -3,7 +3,6 @@ import { commentsOutsideSpans } from "./code-spans.js";
 import {
   BLANK_LINE,
   fenceMarker,
-  fenceMarkerIn,
   type HtmlEnd,
   htmlBlock,
   interruptsParagraph,
@@ -158,7 +157,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     }
     const { markers, line, width, indent, blank } = read;
     if (fence !== undefined) {
-      const marker = fenceMarkerIn(line, fenceColumn);
+      // Up to three columns past the text of the fence's container, as the containers' columns count them
+      // (in a quote, its `>` may stand anywhere up to three columns in: `>`, then `   >  ```).
+      const marker = indent - fenceColumn < 4 ? fenceMarker(line.slice(width)) : undefined;
       // A closing fence has nothing after its run but white space: "`````word" is code.
       const closes =
         marker !== undefined &&
@@ -307,7 +308,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       // container the line is indented into, up to three columns past its text.
       const inItem = opensItem ? fenceMarker(content.slice(container?.text ?? 0)) : undefined;
       const base = inItem !== undefined ? 0 : innermostAt(containers, indent);
-      const marker = inItem ?? fenceMarkerIn(line, base);
+      const marker = inItem ?? (indent - base < 4 ? fenceMarker(content) : undefined);
       if (marker !== undefined) {
         fence = marker;
         // A fence continues no paragraph: the items it is not indented into end here.

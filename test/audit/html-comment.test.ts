@@ -232,4 +232,13 @@ describe("html-comment", () => {
     const markdown = "1. > <!-- note -->\n   Use `a\n   2) >     b <!-- hidden -->\n";
     expect(rules("p/s/SKILL.md", markdown)).toEqual(["1 html-comment", "3 html-comment"]);
   });
+
+  // Regression: a fence in a quote was looked for in the line as written, counted from the quote's text
+  // column, so a `>` written further in than the quote's first (`>`, then `   >  ````) hid a fence one column
+  // past the quote's text: a comment the fence shows was flagged, and after a fence so closed, a hidden
+  // comment was read as code and missed.
+  it("opens and closes a fence in a quote whose > is indented", () => {
+    expect(rules("p/s/SKILL.md", ">\n   >  ```html\n   >  <!-- shown -->\n")).toEqual([]);
+    expect(rules("p/s/SKILL.md", "> ```\n> x\n   >  ```\n> <!-- hidden -->\n")).toEqual(["4 html-comment"]);
+  });
 });
