@@ -156,7 +156,8 @@ function paragraphEnd(
     // list item marker opens an item.
     // In a quote, that is told by the line's indentation past its `>` in the walker's containers' columns.
     const outside = lineDepth < depth || (depth === 0 ? lineIndent < textColumn : read.indent < column);
-    if (!continued && (lineDepth > first.depth || endsParagraph(content, outside))) {
+    // A quote deeper than those the paragraph is in (its first line's items' too: `1. > a`) ends it.
+    if (!continued && (lineDepth > depth || endsParagraph(content, outside))) {
       return start;
     }
     start = end + 1;

@@ -330,6 +330,13 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", "Run ``a\n    >\nb`` <!-- hidden --> ``\n")).toEqual(["3 html-comment"]);
   });
 
+  // Regression: the paragraph reader took the `>` of a quote opened on the paragraph's list item line
+  // (`1. > Run`), on the next line, for a deeper quote that ends the paragraph: a code span across the two
+  // lines was not seen, and the comment in it, which the rendered view shows, flagged.
+  it("reads a paragraph in a quote opened on a list item's line across the quote's next line", () => {
+    expect(rules("p/s/SKILL.md", "1. > Run `a <!-- shown -->\n   > b`\n")).toEqual([]);
+  });
+
   it("reads a lazy line of === in a quote as the paragraph's text", () => {
     expect(rules("p/s/SKILL.md", "> Setup\n===\n>     <!-- hidden -->\n")).toEqual(["3 html-comment"]);
     // As in a list item, which was read so already.
