@@ -305,9 +305,11 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       }
     } else if (!continuation) {
       // A fence opens on a list item's own line too (`- ```), in that item; else in the innermost
-      // container the line is indented into, up to three columns past its text.
+      // container the line is indented into, up to three columns past its text. Under a paragraph that is
+      // one it is surely in: the items the paragraph's text seemed to open (`2)` alone) hold no block.
       const inItem = opensItem ? fenceMarker(content.slice(container?.text ?? 0)) : undefined;
-      const base = inItem !== undefined ? 0 : innermostAt(containers, indent);
+      const around = paragraph ? sure : containers.length;
+      const base = inItem !== undefined ? 0 : innermostAt(containers, indent, around);
       const marker = inItem ?? (indent - base < 4 ? fenceMarker(content) : undefined);
       if (marker !== undefined) {
         fence = marker;
@@ -331,7 +333,7 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       htmlQuotes = quotes.length;
       // HTML that may interrupt a paragraph continues none: the items it is not indented into end here.
       if (!opensItem && (block?.interrupts === true || content.startsWith("<!--"))) {
-        closePast(indent);
+        closePast(paragraph ? innermostAt(containers, indent, around) : indent);
       }
       htmlColumn = containers.at(-1) ?? 0;
     }
@@ -349,6 +351,9 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
         ? !content.startsWith("<!--") && holdsParagraph(content, paragraph && !lazy)
         : !itemText.startsWith("<!--") && holdsParagraph(itemText, false);
     paragraph = goesOn || (!html && holds);
+    // A block that ends the paragraph (a heading, its underline, HTML) ends the items its text seemed to
+    // open too: they were text, and hold no line after it.
+    if (continues && !paragraph && !opensItem) closeFrom(guesses[0] ?? containers.length);
     if (paragraph && !continues) {
       paragraphStart = start;
       paragraphColumn = containers.at(-1) ?? 0;

@@ -337,6 +337,17 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", "1. > Run `a <!-- shown -->\n   > b`\n")).toEqual([]);
   });
 
+  // Regression: a block that ends a paragraph (a fence, a heading) was placed in the list item that a
+  // marker alone in the paragraph's text (`2)`, `*`) seemed to open, and that item kept open after it:
+  // a line short of it was read as ending the fence, or one four columns in under the heading as the
+  // item's text, where CommonMark shows both comments as code.
+  it.each([
+    ["a fence", "Steps\n2)\n   ```\n<!-- shown -->\n"],
+    ["a heading", "Steps\n*\n  # Title\n    <!-- shown -->\n"],
+  ])("places %s under a paragraph in the container the paragraph is in", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
   it("reads a lazy line of === in a quote as the paragraph's text", () => {
     expect(rules("p/s/SKILL.md", "> Setup\n===\n>     <!-- hidden -->\n")).toEqual(["3 html-comment"]);
     // As in a list item, which was read so already.
