@@ -262,7 +262,10 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
       !pastSure &&
       (!paragraph || container.interrupts || indent < surelyIn);
     // A `-` alone under a paragraph is its setext underline (a heading), not an item that may hold text.
-    const underline = paragraph && !opensItem && !lazy && isSetextUnderline(content);
+    // It underlines only a paragraph of its own container: one it is indented into, not only into the items
+    // the paragraph's text seemed to open (`2)` alone, then `=`).
+    const ownContainer = indent >= paragraphColumn;
+    const underline = paragraph && !opensItem && ownContainer && isSetextUnderline(content);
     if (container !== undefined && !underline) {
       // A list item the line opens ends the items it is not indented into (a line going on with a paragraph
       // ends none, whatever it looks like). The extensions' containers are text to CommonMark, which ends
@@ -348,13 +351,15 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     const itemText: string | undefined = opensItem ? content.slice(container?.text ?? 0) : undefined;
     const holds: boolean =
       itemText === undefined
-        ? !content.startsWith("<!--") && holdsParagraph(content, paragraph && !lazy)
+        ? !content.startsWith("<!--") && holdsParagraph(content, paragraph && ownContainer)
         : !itemText.startsWith("<!--") && holdsParagraph(itemText, false);
     paragraph = goesOn || (!html && holds);
     // A block that ends the paragraph (a heading, its underline, HTML) ends the items its text seemed to
     // open too: they were text, and hold no line after it.
     if (continues && !paragraph && !opensItem) closeFrom(guesses[0] ?? containers.length);
-    if (paragraph && !continues) {
+    // A list item the line opens for sure holds a paragraph of its own, also under one (`a`, then `- b`).
+    const opensParagraph = paragraph && (!continues || opensItem);
+    if (opensParagraph) {
       paragraphStart = start;
       paragraphColumn = containers.at(-1) ?? 0;
     }
@@ -376,7 +381,6 @@ export function* markdownLines(text: string): Generator<MarkdownLine> {
     } else {
       open = commentsOutsideSpans(text, start, end).next().value ?? -1;
     }
-    const opensParagraph = paragraph && !continues;
     const paragraphSpans = paragraph
       ? spansOfParagraph
       : html

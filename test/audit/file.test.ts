@@ -337,6 +337,9 @@ describe("markdown-comment", () => {
     ["  > [//]: # (in an indented quote)", "1 markdown-comment"],
     ["[a]: https://a.example\n[//]: # (after a definition)", "2 markdown-comment"],
     ["[//]: # (spans\nlines)", "1 markdown-comment"],
+    // Regression: a list item opened under a paragraph holds a paragraph of its own, where a definition
+    // may stand; the walker read the item's text as going on with the paragraph above, and missed it.
+    ["Text\n- [//]: # (in a list item under text)", "2 markdown-comment"],
   ])("reads %j", (markdown, found) => {
     expect(rules("p/s/references/notes.md", `${markdown}\n`)).toEqual(found === "" ? [] : [found]);
   });

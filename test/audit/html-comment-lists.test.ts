@@ -348,6 +348,15 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
   });
 
+  // Regression: a setext underline was measured against the innermost container open, which a marker
+  // alone in the paragraph's text (`2)`) seemed to open: `=` under it was read as lazy text, not as the
+  // underline of a heading, and the indented code after the heading as the paragraph's text.
+  it("reads = under a marker alone in a paragraph's text as its underline", () => {
+    expect(rules("p/s/SKILL.md", "Steps\n2)\n=\n    <!-- shown -->\n")).toEqual([]);
+    // The paragraph of a list item opened under another is the item's: `=` short of it is lazy text.
+    expect(rules("p/s/SKILL.md", "Run\n- b\n=\n      <!-- hidden -->\n")).toEqual(["4 html-comment"]);
+  });
+
   it("reads a lazy line of === in a quote as the paragraph's text", () => {
     expect(rules("p/s/SKILL.md", "> Setup\n===\n>     <!-- hidden -->\n")).toEqual(["3 html-comment"]);
     // As in a list item, which was read so already.
