@@ -4,7 +4,7 @@ import { compareText, firstPast } from "../sorted.js";
 import { caseCollisionIssue, caseCollisions } from "./case-collisions.js";
 import { DocumentReader, type DocumentRecord, KnownDocuments } from "./documents.js";
 import { FileReader } from "./files.js";
-import { describeFsError, readFolder } from "./folders.js";
+import { describeFsError, isOverfull, MAX_FOLDER_ENTRIES, readFolder } from "./folders.js";
 import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
 import { unnameableReason } from "./paths.js";
 import { compareSkills, Scope, SelectorError } from "./scope.js";
@@ -258,6 +258,7 @@ function scanPack(name: string, context: LoadContext): ScannedPack {
     issues,
     report: (relative) => path.posix.join(name, relative),
     stopAt: isSkillFolder,
+    maxEntries: MAX_FOLDER_ENTRIES,
   });
 
   // Reading a skill finds the skills nested in it, which are read in turn; a symlink may lead to one twice.
@@ -481,6 +482,7 @@ function readSkill(
       report: (relative) => path.posix.join(where, relative),
       stopAt: noteNested,
       maxFiles: MAX_SKILL_FILES - 1,
+      maxEntries: MAX_FOLDER_ENTRIES,
     },
     entries.filter((entry) => entry.name !== SKILL_DOCUMENT),
   );
@@ -491,6 +493,17 @@ function readSkill(
       reason:
         `holds more than ${MAX_SKILL_FILES.toLocaleString("en-US")} files (its SKILL.md and those of the ` +
         "skills nested in it counted): neither it nor the skills inside it are served",
+    });
+    return { nested: [] };
+  }
+  const overfull = warnings.find(isOverfull);
+  if (overfull !== undefined) {
+    issues.push({
+      severity: "skipped",
+      path: where,
+      reason:
+        `its folder ${overfull.path} holds more than ${MAX_FOLDER_ENTRIES.toLocaleString("en-US")} entries: ` +
+        "neither it nor the skills inside it are served",
     });
     return { nested: [] };
   }

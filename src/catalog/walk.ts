@@ -24,6 +24,8 @@ export interface WalkContext {
   readonly stopAt?: (relative: string, real: string, entries: readonly Dirent[]) => boolean;
   /** The walk stops once `files` holds more than this many. */
   readonly maxFiles?: number;
+  /** A folder of more entries than this is not read past them, and is left out with an issue. */
+  readonly maxEntries?: number;
 }
 
 /**
@@ -37,7 +39,12 @@ export function walk(
   seen: Set<string>,
   files: CatalogFile[],
   context: WalkContext,
-  entries: readonly Dirent[] | undefined = readFolder(real, context.report(relative), context.issues),
+  entries: readonly Dirent[] | undefined = readFolder(
+    real,
+    context.report(relative),
+    context.issues,
+    context.maxEntries,
+  ),
 ): void {
   if (entries === undefined || context.stopAt?.(relative, real, entries)) return;
   for (const entry of entries) {

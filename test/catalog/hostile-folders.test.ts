@@ -4,9 +4,10 @@
  * for, a frontmatter built to stall the YAML parser: each is left out with the reason, and the rest is
  * served.
  */
-import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, Dir, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MAX_FOLDER_ENTRIES } from "../../src/catalog/folders.js";
 import {
   LONGEST_SERVED_NAME,
   MAX_DESCRIPTION_LENGTH,
@@ -340,6 +341,46 @@ describe("loadCatalog on a skill of more files than any source brings", () => {
           "holds more than 20,000 files (its SKILL.md and those of the skills nested in it counted): neither it nor the skills inside it are served",
       },
     ]);
+  }, 240_000);
+});
+
+// Regression: a folder was listed whole before any limit applied: a skill folder of a million empty files
+// took 1.5 s of CPU and 300 MB to be left out, and one of a million hidden files was served after as long.
+describe("loadCatalog on a folder of more entries than a skill may hold files", () => {
+  it("reads no further than 20,000 entries, and leaves out the skill or pack folder holding it", async () => {
+    const dir = await withTree({
+      "p/many/SKILL.md": skillMd("many"),
+      "p/many/files/notes.md": "notes",
+      "p/other/SKILL.md": skillMd("other"),
+    });
+    // Hidden entries: none is a file the skill serves, so only the folder's own limit can stop them.
+    for (let entry = 0; entry < MAX_FOLDER_ENTRIES; entry++) {
+      writeFileSync(path.join(dir, "p/many/files", `.${entry}`), "");
+    }
+    symlinkSync("many/files", path.join(dir, "p/assets"));
+    const reads = vi.spyOn(Dir.prototype, "readSync");
+    try {
+      const { catalog, issues } = loadCatalog(dir);
+      expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/other"]);
+      expect(catalog.everything.findPack("p")?.files.size).toBe(0);
+      expect(issues).toEqual([
+        {
+          severity: "skipped",
+          path: "p/assets",
+          reason: "folder holds more than 20,000 entries: nothing in it is served",
+        },
+        {
+          severity: "skipped",
+          path: "p/many",
+          reason:
+            "its folder p/many/files holds more than 20,000 entries: neither it nor the skills inside it are served",
+        },
+      ]);
+      // Twice the folder, once as the pack's and once as the skill's, and no entry past the first too many.
+      expect(reads.mock.calls.length).toBeLessThan(2 * (MAX_FOLDER_ENTRIES + 1) + 100);
+    } finally {
+      reads.mockRestore();
+    }
   }, 240_000);
 });
 
