@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, opendir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { makeFolder } from "../make-folder.js";
 import { LOCK_FILE, type Lock, type LockToWrite, lockText, parseLock } from "./lock.js";
@@ -39,13 +39,18 @@ export async function readFolderState(
     return { kind: "other", reason: top.isSymbolicLink() ? "a symlink" : "not a folder" };
   const files: Record<string, string> = {};
   let count = 0;
+  let folders = 0;
   let bytes = 0;
   const pending = [""];
   try {
     for (let relative = pending.pop(); relative !== undefined; relative = pending.pop()) {
-      for (const entry of await readdir(path.join(root, relative), { withFileTypes: true })) {
+      // One entry at a time: a folder of a million entries is not listed whole before a limit applies.
+      for await (const entry of await opendir(path.join(root, relative))) {
         const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
         if (entry.isDirectory()) {
+          // A skill of n files lies in at most n folders.
+          folders += 1;
+          if (folders > limits.maxFiles) return { kind: "other", reason: "more folders than sync wrote" };
           pending.push(child);
           continue;
         }

@@ -686,6 +686,32 @@ describe("links", () => {
   });
 });
 
+// Regression: an installed skill's folder was listed whole before its limits applied: a million empty
+// files in it took 1.4 s of CPU and 300 MB to check, and any number of empty folders was walked.
+describe("an installed skill's folder holding more than sync wrote", () => {
+  it("is left alone once it holds more folders than files sync wrote, and not walked further", async () => {
+    const v1 = skill("skill://evil/climb", "climb", { "SKILL.md": skillMd("climb", "The climb skill.") });
+    const script: Script = { entries: [v1.entry], files: v1.files, reads: [] };
+    server = await serveMcp(hostileServer(script));
+    await sync(server.url, target);
+    await mkdir(path.join(target, "climb", "a", "b"), { recursive: true });
+    const v2 = skill("skill://evil/climb", "climb", {
+      "SKILL.md": skillMd("climb", "The climb skill.", "# v2\n"),
+    });
+    script.entries = [v2.entry];
+    script.files = v2.files;
+
+    const report = await sync(server.url, target);
+
+    expect(report.lines).toContainEqual(
+      expect.stringMatching(
+        /^climb: skipped: changed here since sync installed it \(more folders than sync wrote\)/,
+      ),
+    );
+    expect((await readTree(target))["climb/SKILL.md"]).toBe(skillMd("climb", "The climb skill."));
+  });
+});
+
 describe("a server whose tools count skills its Skills extension does not list", () => {
   /** The hostile server with list_packs answering `packs`, and list_skills counted and naming nothing. */
   function withTools(script: Script, packs: string, calls: string[]): () => McpServer {
