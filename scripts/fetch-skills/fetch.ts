@@ -5,7 +5,7 @@ import { GitError, type SimpleGit } from "simple-git";
 import { makeFolder } from "../../src/make-folder.js";
 import type { SourceLimits } from "./copy.js";
 import { oneLine, SourceError, withoutCredentials } from "./errors.js";
-import { gitAt } from "./git.js";
+import { gitAt, gitRecords } from "./git.js";
 import type { SkillSource } from "./manifest.js";
 import { removeTree } from "./work-folder.js";
 
@@ -63,12 +63,13 @@ export async function checkoutSource(
   const guard = <T>(what: string, step: () => Promise<T>) => withGitMessage(source.name, what, step);
   const storeGit = await guard("cannot prepare its git store", () => openStore(store, source.repo, signal));
   const method = await fetchCommit(storeGit, source, guard);
-  const size = await guard("cannot list its files", () => checkoutSize(storeGit, source.ref));
   const most = { files: CHECKOUT_FACTOR * limits.files, bytes: CHECKOUT_FACTOR * limits.bytes };
+  const size = await guard("cannot list its files", () => checkoutSize(store, source.ref, signal, most));
   if (size.files > most.files || size.bytes > most.bytes) {
+    // Counted up to the first file past a limit: "at least" that many.
     throw new SourceError(
       source.name,
-      `its checkout would write ${count(size.files)} files of ${count(mib(size.bytes))} MiB, where a ` +
+      `its checkout would write at least ${count(size.files)} files of ${count(mib(size.bytes))} MiB, where a ` +
         `checkout of the whole repository may write ${count(most.files)} files and ${count(mib(most.bytes))} ` +
         `MiB, ${CHECKOUT_FACTOR} times what one source may bring (--max-files and --max-mib set them) (${source.ref})`,
     );
@@ -95,7 +96,9 @@ export async function checkoutSource(
     throw new SourceError(source.name, await notThePin(storeGit, source.ref, head));
   }
   try {
-    const submodules = await guard("cannot list its submodules", () => submodulesOf(storeGit, source));
+    const submodules = await guard("cannot list its submodules", () =>
+      submodulesOf(store, source, signal, most),
+    );
     return { dir: workDir, method, submodules, remove };
   } catch (error) {
     await remove();
@@ -103,18 +106,30 @@ export async function checkoutSource(
   }
 }
 
-/** The files (blobs) a checkout of `ref` writes, and their bytes, as the store's tree says before any is written. */
-async function checkoutSize(storeGit: SimpleGit, ref: string): Promise<{ files: number; bytes: number }> {
-  // Each entry: mode, type, object, size (padded), a tab, the path; NUL-ended.
-  const listing = await storeGit.raw(["ls-tree", "-r", "-l", "-z", "--full-tree", ref]);
+/**
+ * The files (blobs, and submodules, each an empty folder) a checkout of `ref` writes and their bytes, as
+ * the store's tree says before any is written, counted no further than `most`: the listing is read as git
+ * writes it, never held (a repository of kilobytes whose folders each hold the next ten times lists a
+ * million paths, which took 420 MB).
+ */
+async function checkoutSize(
+  store: string,
+  ref: string,
+  signal: AbortSignal | undefined,
+  most: SourceLimits,
+): Promise<{ files: number; bytes: number }> {
   let files = 0;
   let bytes = 0;
-  for (const entry of listing.split("\0")) {
+  // Each entry: mode, type, object, size (padded), a tab, the path; NUL-ended. Only what precedes the path
+  // is read (an object id of SHA-256 is 64 characters).
+  const args = ["ls-tree", "-r", "-l", "-z", "--full-tree", ref];
+  await gitRecords(store, args, signal, listingLimits(most.files), (entry) => {
     const [, type, , size] = entry.slice(0, Math.max(entry.indexOf("\t"), 0)).split(/ +/);
-    if (type !== "blob") continue;
+    if (type === "tree") return true;
     files++;
-    bytes += Number(size);
-  }
+    if (type === "blob") bytes += Number(size);
+    return files <= most.files && bytes <= most.bytes;
+  });
   return { files, bytes };
 }
 
@@ -126,21 +141,29 @@ function count(value: number): string {
   return value.toLocaleString("en-US");
 }
 
-/** The submodules (gitlinks) at `source.ref` in its path and extras. */
-async function submodulesOf(storeGit: SimpleGit, source: SkillSource): Promise<string[]> {
-  const listing = await storeGit.raw([
-    "ls-tree",
-    "-r",
-    "-z",
-    source.ref,
-    "--",
-    source.path,
-    ...source.extras,
-  ]);
-  return listing
-    .split("\0")
-    .filter((entry) => entry.startsWith("160000 "))
-    .map((entry) => entry.slice(entry.indexOf("\t") + 1));
+/**
+ * What reading a listing of `files` entries may take: each entry's first `keep` bytes, and no more than
+ * such entries of paths as long as a system takes (PATH_MAX, 4,096 bytes) can be.
+ */
+function listingLimits(files: number): { keep: number; maxBytes: number } {
+  const keep = 128 + 4096;
+  return { keep, maxBytes: (files + 1) * keep };
+}
+
+/** The submodules (gitlinks) at `source.ref` in its path and extras; after checkoutSize bounded their count. */
+async function submodulesOf(
+  store: string,
+  source: SkillSource,
+  signal: AbortSignal | undefined,
+  most: SourceLimits,
+): Promise<string[]> {
+  const found: string[] = [];
+  const args = ["ls-tree", "-r", "-z", source.ref, "--", source.path, ...source.extras];
+  await gitRecords(store, args, signal, listingLimits(most.files), (entry) => {
+    if (entry.startsWith("160000 ")) found.push(entry.slice(entry.indexOf("\t") + 1));
+    return true;
+  });
+  return found;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { type SimpleGit, simpleGit } from "simple-git";
 
 /** A hung network read should fail the build, not stall it forever. */
@@ -26,4 +27,76 @@ export function gitAt(baseDir: string | undefined, signal: AbortSignal | undefin
     timeout: { block: GIT_SILENCE_LIMIT_MS },
     allowEnvironment: OPERATOR_GIT_ENVIRONMENT,
   });
+}
+
+/** The environment git gets: the build machine's, less every `GIT_*` variable but the operator's (as above). */
+function gitEnvironment(): NodeJS.ProcessEnv {
+  const allowed = new Set<string>(OPERATOR_GIT_ENVIRONMENT);
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_") || allowed.has(key)),
+  );
+}
+
+/** How much of git's stderr an error quotes. */
+const MAX_ERROR_BYTES = 64 * 1024;
+
+/**
+ * Runs `git <args>` in `baseDir` and hands `take` each NUL-ended record of its output as it comes, cut to
+ * its first `keep` bytes: a listing is never held whole (`ls-tree -r` of a tree whose folders each hold
+ * the next ten times lists millions of paths from a repository of kilobytes), nor read past `maxBytes`
+ * (a chain of folders lists each file's path whole, in bytes quadratic in its depth). Once `take` returns
+ * false, git is stopped and the rest is never read. Throws with git's message when git fails.
+ */
+export async function gitRecords(
+  baseDir: string,
+  args: readonly string[],
+  signal: AbortSignal | undefined,
+  limits: { readonly keep: number; readonly maxBytes: number },
+  take: (record: string) => boolean,
+): Promise<void> {
+  const { keep, maxBytes } = limits;
+  const child = spawn("git", args, {
+    cwd: baseDir,
+    env: gitEnvironment(),
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(signal === undefined ? {} : { signal }),
+  });
+  // Settles once, on whichever comes first; an error (git missing, the signal) is thrown after the read.
+  const exited = new Promise<{ code: number | null } | { error: Error }>((resolve) => {
+    child.on("error", (error) => resolve({ error }));
+    child.on("close", (code) => resolve({ code }));
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (text: string) => {
+    if (stderr.length < MAX_ERROR_BYTES) stderr += text.slice(0, MAX_ERROR_BYTES - stderr.length);
+  });
+  let record = Buffer.alloc(0);
+  let stopped = false;
+  let read = 0;
+  reading: for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+    read += chunk.length;
+    if (read > maxBytes) {
+      child.kill();
+      throw new Error(`git ${args[0] ?? ""} wrote more than ${Math.ceil(maxBytes / 1024 / 1024)} MiB`);
+    }
+    let start = 0;
+    for (let end = chunk.indexOf(0); end !== -1; end = chunk.indexOf(0, start)) {
+      const piece = Buffer.concat([record, chunk.subarray(start, end)]).subarray(0, keep);
+      record = Buffer.alloc(0);
+      start = end + 1;
+      if (!take(piece.toString("utf8"))) {
+        stopped = true;
+        break reading;
+      }
+    }
+    if (record.length < keep)
+      record = Buffer.concat([record, chunk.subarray(start, start + keep - record.length)]);
+  }
+  if (stopped) child.kill();
+  const end = await exited;
+  if ("error" in end) throw end.error;
+  if (!stopped && end.code !== 0) {
+    throw new Error(`git ${args[0] ?? ""} failed (exit ${end.code ?? "by signal"}): ${stderr.trim()}`);
+  }
 }

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { chmod, mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
@@ -116,10 +116,39 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     const refused = await runFetcher(["--max-mib", "1"], site);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      `fetch-skills: source "bomb": its checkout would write 2 files of 6 MiB, where a checkout of the whole repository may write 80,000 files and 4 MiB, 4 times what one source may bring (--max-files and --max-mib set them) (${ref})`,
+      `fetch-skills: source "bomb": its checkout would write at least 2 files of 6 MiB, where a checkout of the whole repository may write 80,000 files and 4 MiB, 4 times what one source may bring (--max-files and --max-mib set them) (${ref})`,
     );
     expect(await readdir(site)).toEqual(["skills.toml"]);
     expect((await runFetcher(["--max-mib", "2"], site)).code).toBe(0);
+  });
+
+  // Regression: the tree's listing was held whole before it was counted, and a repository of kilobytes
+  // whose folders each hold the next ten times lists a million files: 420 MB and 12 s of CPU to refuse.
+  it("counts a checkout's files as git lists them, and stops at the first past its limit", async () => {
+    const dir = path.join(tree.dir, "git-bomb");
+    const repo = await makeUpstream(dir, [{ "skills/small/SKILL.md": skillMd("small") }]);
+    const mktree = (lines: string[]) =>
+      execFileSync("git", ["mktree"], { cwd: dir, input: `${lines.join("\n")}\n` })
+        .toString()
+        .trim();
+    const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: "x" })
+      .toString()
+      .trim();
+    let bomb = mktree([`100644 blob ${blob}\tf`]);
+    for (let level = 0; level < 5; level++) {
+      bomb = mktree(Array.from({ length: 10 }, (_, at) => `040000 tree ${bomb}\td${at}`));
+    }
+    const skills = await git(dir, "rev-parse", "HEAD:skills");
+    const root = mktree([`040000 tree ${bomb}\tbomb`, `040000 tree ${skills}\tskills`]);
+    const ref = await git(dir, "commit-tree", root, "-m", "ten of each folder, five deep");
+    const site = await makeSite(tree.dir, [{ name: "bomb", repo: repo.url, ref, path: "skills" }]);
+
+    const refused = await runFetcher(["--max-files", "10"], site);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'fetch-skills: source "bomb": its checkout would write at least 41 files of 1 MiB, where a checkout of the whole repository may write 40 files',
+    );
+    expect(await readdir(site)).toEqual(["skills.toml"]);
   });
 
   it("allows a source 20,000 files and 512 MiB unless told otherwise", () => {
