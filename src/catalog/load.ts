@@ -193,11 +193,39 @@ function listPackFolders(root: string, issues: CatalogIssue[]): string[] {
       issues.push({ severity: "skipped", path: visible(entry.name), reason: unnameable });
       continue;
     }
-    const violation = nameRuleViolation(entry.name);
-    if (violation) issues.push({ severity: "warning", path: entry.name, reason: `pack name ${violation}` });
     names.push(entry.name);
   }
-  return names;
+  const served = withoutNormalizedDuplicates(names, issues);
+  for (const name of served) {
+    const violation = nameRuleViolation(name);
+    if (violation) issues.push({ severity: "warning", path: name, reason: `pack name ${violation}` });
+  }
+  return served;
+}
+
+/**
+ * `names` less the pack folders whose names are another's in another Unicode normalization (`café` with
+ * one `é`, and with `e` and a combining accent): each reads as the other, and which one a client's
+ * `X-Skill-Pack` or `pack/name` selects would depend on how its input was normalized. The one spelled in
+ * NFC, as input methods type it, is served, else the first by name; each other is left out with an issue.
+ */
+function withoutNormalizedDuplicates(names: readonly string[], issues: CatalogIssue[]): string[] {
+  const served = new Map<string, string>();
+  for (const name of names) {
+    const key = name.normalize("NFC");
+    const earlier = served.get(key);
+    if (earlier === undefined || (name === key && earlier !== key)) served.set(key, name);
+  }
+  for (const name of names) {
+    const kept = served.get(name.normalize("NFC"));
+    if (kept === undefined || kept === name) continue;
+    issues.push({
+      severity: "skipped",
+      path: visible(name),
+      reason: `duplicate pack name: it is "${visible(kept)}" in another Unicode normalization, which is served instead`,
+    });
+  }
+  return names.filter((name) => served.get(name.normalize("NFC")) === name);
 }
 
 /** Skips walking packs that `SKILL_PACKS` cannot select, when every selector names its pack. */

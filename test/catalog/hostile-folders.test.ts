@@ -316,6 +316,44 @@ describe("loadCatalog on skill names that differ only in Unicode normalization",
   });
 });
 
+// Regression: two pack folders whose names read the same were served as two packs, and which one a
+// client's X-Skill-Pack or `pack/name` selected depended on how its input was normalized.
+describe("loadCatalog on pack names that differ only in Unicode normalization", () => {
+  it("serves the one spelled in NFC and leaves out the other as a duplicate", async () => {
+    const composed = "caf\u00e9";
+    const decomposed = "cafe\u0301";
+    // The decomposed name sorts first: what is served must not depend on that.
+    const dir = await withTree({
+      [`${decomposed}/a/SKILL.md`]: skillMd("a"),
+      [`${composed}/b/SKILL.md`]: skillMd("b"),
+      "other/c/SKILL.md": skillMd("c"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.packs.map((pack) => pack.name)).toEqual([composed, "other"]);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual([`${composed}/b`, "other/c"]);
+    expect(issueAt(issues, decomposed)).toEqual({
+      severity: "skipped",
+      path: decomposed,
+      reason: `duplicate pack name: it is "${composed}" in another Unicode normalization, which is served instead`,
+    });
+  });
+
+  it("serves the first by name when neither is spelled in NFC", async () => {
+    // `ḍ̇` (d, dot below, dot above) in NFC is one letter and a mark; these are two other spellings.
+    const first = "d\u0307\u0323";
+    const second = "d\u0323\u0307";
+    const dir = await withTree({
+      [`${first}/a/SKILL.md`]: skillMd("a"),
+      [`${second}/b/SKILL.md`]: skillMd("b"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.packs.map((pack) => pack.name)).toEqual([first]);
+    expect(issueAt(issues, second)?.reason).toBe(
+      `duplicate pack name: it is "${first}" in another Unicode normalization, which is served instead`,
+    );
+  });
+});
+
 // Regression: each file of a skill is looked at, kept and audited at every start, and a skill of 100,000
 // empty files took 25 s of CPU and 100 MB to start.
 describe("loadCatalog on a skill of more files than any source brings", () => {
