@@ -51,8 +51,17 @@ export interface DownloadContext {
 /** A pack file as read: its bytes, or that the server serves nothing there. */
 export type PackRead = { readonly bytes: Uint8Array } | { readonly missing: true };
 
-/** How a pack file is read by its URI: from the server, or as a run foresees it. */
-type PackFileReader = (uri: string) => Promise<PackRead>;
+/**
+ * A pack file looked up within a room: as read, or `over` when its answer went past those bytes and was
+ * read no further, nor kept.
+ */
+export type PackLookup = PackRead | { readonly over: number };
+
+/**
+ * How a pack file is read by its URI, its answer read no further than `room` bytes: from the server, or
+ * as a run foresees it.
+ */
+type PackFileReader = (uri: string, room: number) => Promise<PackLookup>;
 
 /**
  * A file a skill cites could not be read: no answer came (a cut connection, a proxy's 502, a timeout), so
@@ -93,7 +102,7 @@ const ANSWER_ENVELOPE_BYTES = 64 * 1024;
  */
 export class PackReads {
   readonly #reads = new Map<string, PackRead>();
-  readonly #underWay = new Map<string, Promise<PackRead>>();
+  readonly #underWay = new Map<string, Promise<PackLookup>>();
   readonly #slots = new Slots(PARALLEL_READS);
   readonly #answers = new ByteBudget(ANSWER_BUDGET_BYTES);
   #bytes = 0;
@@ -123,20 +132,37 @@ export class PackReads {
     }
   }
 
-  /** The read of `uri` kept, or the one under way, or else `load` sent as {@link send} does, and kept. */
-  read(uri: string, load: () => Promise<PackRead>): Promise<PackRead> {
+  /**
+   * The read of `uri` kept, or the one under way when it was given as much room, or else `load` sent
+   * with room for `room` bytes of answer (1 MiB first, and then, when the answer passed that, `room`): a
+   * pack file's answer is never read past the room of the skill that cites it, whatever the server sends.
+   * What was read whole is kept.
+   */
+  async read(uri: string, room: number, load: () => Promise<PackRead>): Promise<PackLookup> {
     const kept = this.get(uri);
-    if (kept !== undefined) return Promise.resolve(kept);
+    if (kept !== undefined) return kept;
     const pending = this.#underWay.get(uri);
-    if (pending !== undefined) return pending;
-    const started = this.send(PACK_ANSWER_BYTES, load)
-      .then((read) => {
-        this.keep(uri, read);
-        return read;
-      })
-      .finally(() => this.#underWay.delete(uri));
+    if (pending !== undefined) {
+      const shared = await pending;
+      if ("bytes" in shared || "missing" in shared || shared.over >= room) return shared;
+    }
+    const started = this.#slots.run(async (): Promise<PackLookup> => {
+      let within = Math.min(room, PACK_ANSWER_BYTES, MAX_ANSWER_BYTES);
+      let answer = await this.#holding(within, () => withAnswerLimit(within, load));
+      if ("passed" in answer && room > within) {
+        within = Math.min(room, MAX_ANSWER_BYTES);
+        answer = await this.#holding(within, () => withAnswerLimit(within, load));
+      }
+      if ("passed" in answer) return { over: within };
+      this.keep(uri, answer.answer);
+      return answer.answer;
+    });
     this.#underWay.set(uri, started);
-    return started;
+    try {
+      return await started;
+    } finally {
+      if (this.#underWay.get(uri) === started) this.#underWay.delete(uri);
+    }
   }
 
   /** The bytes held now. */
@@ -269,7 +295,7 @@ export async function downloadSkill(
   }
   const ordered = new Map(listed.map((file) => [file.path, files.get(file.path) ?? new Uint8Array()]));
   try {
-    const read = (uri: string) => readPackFile(uri, context);
+    const read = (uri: string, room: number) => readPackFile(uri, room, context);
     const skill = await withPackFiles(entry, root, ordered, total, context.skillRoots, read, packRoom);
     return { skill, kept };
   } catch (error) {
@@ -318,10 +344,11 @@ export async function citedFilesCurrent(
     foreseen.push(uri);
     return asInstalled(uri);
   });
+  // Each with the room a first read gives: one larger is read by the check itself, within its room.
   await forEachLimited(foreseen, PARALLEL_READS, async (uri) => {
-    await readPackFile(uri, context);
+    await readPackFile(uri, PACK_ANSWER_BYTES, context);
   });
-  const read = (uri: string) => readPackFile(uri, context);
+  const read = (uri: string, room: number) => readPackFile(uri, room, context);
   const now = await withPackFiles(entry, root, files, total, context.skillRoots, read, packRoom);
   const document = now.files.get(SKILL_DOCUMENT);
   return (
@@ -334,7 +361,7 @@ export async function citedFilesCurrent(
 function installedPackFiles(
   installed: Pick<InstalledSkill, "packFiles">,
   readInstalled: (path: string) => Promise<Uint8Array | undefined>,
-): PackFileReader {
+): (uri: string) => Promise<PackRead> {
   const byUri = new Map(Object.entries(installed.packFiles).map(([file, record]) => [record.uri, file]));
   return async (uri) => {
     const file = byUri.get(uri);
@@ -380,11 +407,24 @@ async function withPackFiles(
         );
         continue;
       }
+      // What the skill may still hold of pack files: its room, and its limit. The answer is given twice
+      // that (base64 is 4/3 of the bytes; JSON writes a text's quotes and line breaks as two characters),
+      // so no larger file is ever read whole, only asked for again with more room.
+      const roomLeft = packRoom - (bytes - skillBytes);
+      const limitLeft = SKILL_LIMITS.bytes - bytes;
+      const answerRoom = 2 * Math.min(roomLeft, limitLeft) + ANSWER_ENVELOPE_BYTES;
       let found: { uri: string; bytes: Uint8Array } | undefined;
       for (const uri of candidates) {
         if (lookups >= MAX_PACK_LOOKUPS) break;
         lookups += 1;
-        const pack = await readPack(uri);
+        const pack = await readPack(uri, answerRoom);
+        if ("over" in pack) {
+          if (roomLeft < limitLeft) throw new PackFilesOverRoom();
+          leftOut.push(
+            `\`${cited}\` (${uri}): not read: its answer is over ${pack.over} bytes, twice what this skill may still hold (${Math.max(limitLeft, 0)} bytes of ${SKILL_LIMITS.bytes})`,
+          );
+          break;
+        }
         if ("bytes" in pack) {
           found = { uri, bytes: pack.bytes };
           break;
@@ -458,9 +498,12 @@ function leftOutNote(entry: Skill, leftOut: readonly string[]): string {
   return `\n\n---\n\nInstalled by skills-mcp sync from ${entry.uri}. Files this skill cites that are not in this copy:\n\n${lines}\n`;
 }
 
-/** A pack file at `uri`, read once while it stays in `packReads`; a server error means it serves nothing there. */
-export function readPackFile(uri: string, context: DownloadContext): Promise<PackRead> {
-  return context.packReads.read(uri, async () => {
+/**
+ * A pack file at `uri`, its answer read no further than `room` bytes, read once while it stays in
+ * `packReads`; a server error means it serves nothing there.
+ */
+export function readPackFile(uri: string, room: number, context: DownloadContext): Promise<PackLookup> {
+  return context.packReads.read(uri, room, async () => {
     try {
       const result = await context.client.readResource({ uri });
       const content = result.contents.find((item) => new URL(item.uri).href === uri);

@@ -3,13 +3,14 @@ import path from "node:path";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { ByteBudget } from "../budget/index.js";
+import { MAX_ANSWER_BYTES } from "./connection.js";
 import { describeError } from "./describe-error.js";
 import {
   CitedFileUnreadable,
   citedFilesCurrent,
   type DownloadContext,
   forEachLimited,
-  type PackRead,
+  type PackLookup,
   readPackFile,
 } from "./download.js";
 import { digestOf, holdsExactly, namesIn, readFolderState } from "./folder.js";
@@ -221,17 +222,18 @@ async function readPackDigests(
   context: DownloadContext,
   mode: SyncOptions["mode"],
 ): Promise<Map<string, string | undefined>> {
-  const reads = new Map<string, Promise<PackRead | CitedFileUnreadable | undefined>>();
+  const reads = new Map<string, Promise<PackLookup | CitedFileUnreadable | undefined>>();
   for (const [, refused] of refusals) {
     for (const { uri } of Object.values(refused.packFiles)) {
       if (reads.has(uri)) continue;
-      const read = readPackFile(uri, context).catch((error: unknown) =>
+      // Read whole, as a download would: a digest of part of it would say it changed.
+      const read = readPackFile(uri, MAX_ANSWER_BYTES, context).catch((error: unknown) =>
         error instanceof CitedFileUnreadable ? error : undefined,
       );
       reads.set(uri, read);
     }
   }
-  const outcomes = new Map<string, PackRead | CitedFileUnreadable | undefined>();
+  const outcomes = new Map<string, PackLookup | CitedFileUnreadable | undefined>();
   for (const [uri, read] of reads) outcomes.set(uri, await read);
   const digests = new Map<string, string | undefined>();
   for (const [name, refused] of refusals) {

@@ -18,7 +18,7 @@ import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connect } from "../../src/sync/connection.js";
-import { PackReads } from "../../src/sync/download.js";
+import { downloadSkill, PackFilesOverRoom, PackReads, skillRoot } from "../../src/sync/download.js";
 import { isOutOfDate, LOCK_FILE } from "../../src/sync/index.js";
 import { cuttingProxy } from "../helpers/cutting-proxy.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
@@ -582,6 +582,38 @@ describe("memory", () => {
     }
     expect(seen.most).toBe(1);
     expect(Object.keys(await readTree(target))).toEqual(["good/SKILL.md"]);
+  });
+
+  // Regression: a pack file's answer past the first room (1 MiB) was asked for again with room for the
+  // largest answer, whatever room the skill citing it had: 8 skills each given 1 MiB for pack files read
+  // files of 14 MiB, each held and kept before the skill found it over its room.
+  it("reads no pack file whole that is larger than the room its skill has, and fetches it alone", async () => {
+    const cites = skill("skill://honest/cites", "cites", {
+      "SKILL.md": skillMd("cites", "The cites skill.", "See shared/big.md."),
+    });
+    cites.files.set("skill://honest/shared/big.md", "y".repeat(9 * 1024 * 1024));
+    const script: Script = { entries: [cites.entry], files: cites.files, reads: [] };
+    server = await serveMcp(hostileServer(script));
+    const connection = await connect({ url: new URL(server.url), headers: {} }, "modern", "test");
+    try {
+      const listing = await connection.skills.list();
+      const [entry] = listing.skills;
+      if (entry === undefined) throw new Error("no skill listed");
+      const context = {
+        client: connection.client,
+        skills: connection.skills,
+        skillRoots: new Set(listing.skills.map(skillRoot)),
+        packReads: new PackReads(),
+      };
+      await expect(downloadSkill(entry, context, undefined, 1024 * 1024)).rejects.toBeInstanceOf(
+        PackFilesOverRoom,
+      );
+      expect(context.packReads.bytes).toBe(0);
+      const alone = await downloadSkill(entry, context);
+      expect("skill" in alone ? [...alone.skill.files.keys()] : alone).toEqual(["SKILL.md", "shared/big.md"]);
+    } finally {
+      await connection.close();
+    }
   });
 
   it("holds pack files read for later skills up to its budget, the oldest dropped first", () => {
