@@ -151,6 +151,32 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     expect(await readdir(site)).toEqual(["skills.toml"]);
   });
 
+  // Regression: a submodule was not counted, and each checks out as an empty folder.
+  it("counts each submodule of the checkout as a file", async () => {
+    const dir = path.join(tree.dir, "gitlinks");
+    const repo = await makeUpstream(dir, [{ "skills/small/SKILL.md": skillMd("small") }]);
+    const commit = await git(dir, "rev-parse", "HEAD");
+    const links = Array.from({ length: 8 }, (_, at) => `160000 commit ${commit}\tlink-${at}`);
+    const linked = execFileSync("git", ["mktree", "--missing"], { cwd: dir, input: `${links.join("\n")}\n` })
+      .toString()
+      .trim();
+    const skills = await git(dir, "rev-parse", "HEAD:skills");
+    const root = execFileSync("git", ["mktree"], {
+      cwd: dir,
+      input: `040000 tree ${linked}\tlinks\n040000 tree ${skills}\tskills\n`,
+    })
+      .toString()
+      .trim();
+    const ref = await git(dir, "commit-tree", root, "-m", "eight submodules");
+    const site = await makeSite(tree.dir, [{ name: "links", repo: repo.url, ref, path: "skills" }]);
+
+    const refused = await runFetcher(["--max-files", "1"], site);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'fetch-skills: source "links": its checkout would write at least 5 files of 0 MiB, where a checkout of the whole repository may write 4 files',
+    );
+  });
+
   it("allows a source 20,000 files and 512 MiB unless told otherwise", () => {
     const budget = new SourceBudget(SOURCE_LIMITS);
     for (let file = 0; file < 20_000; file++) budget.take(26_000);
