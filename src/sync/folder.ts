@@ -3,6 +3,7 @@ import { lstat, mkdir, mkdtemp, opendir, readdir, readFile, rename, rm, writeFil
 import path from "node:path";
 import { makeFolder } from "../make-folder.js";
 import { LOCK_FILE, type Lock, type LockToWrite, lockText, parseLock } from "./lock.js";
+import { fold } from "./paths.js";
 
 /**
  * In the target folder, where skills are written before they are swapped in. Hidden, and one level
@@ -94,10 +95,14 @@ export function holdsExactly(state: FolderState, files: Readonly<Record<string, 
   return held.length === Object.keys(files).length && held.every(([file, digest]) => files[file] === digest);
 }
 
-/** Names of everything at the top of `folder` (lowercased: skill names are), or none when it does not exist. */
+/**
+ * Names of everything at the top of `folder` as a case-insensitive system compares them (skill names are
+ * lowercase: `Review-Code`, `ſkill` or `skill` in another Unicode normalization is the folder of a skill
+ * there), or none when it does not exist.
+ */
 export async function namesIn(folder: string): Promise<Set<string>> {
   try {
-    return new Set((await readdir(folder)).map((name) => name.toLowerCase()));
+    return new Set((await readdir(folder)).map(fold));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Set();
     throw error;

@@ -107,7 +107,7 @@ export function clashingPaths(paths: Iterable<string>): [string, string] | undef
 }
 
 /** A path as a case-insensitive system compares it: upper then lower case folds `ſ` with `s`, `K` (Kelvin) with `k`. */
-function fold(path: string): string {
+export function fold(path: string): string {
   return path.normalize("NFC").toUpperCase().toLowerCase();
 }
 

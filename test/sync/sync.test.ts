@@ -157,6 +157,20 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
     });
   });
 
+  // Regression: a local folder was compared by its lowercase only, and `write-doc\u017f` (a long s) is
+  // `write-docs` on macOS and Windows: the skill was put in place where the local folder is there.
+  it("takes a local folder a case-insensitive system reads as a served skill's for that skill's", async () => {
+    const local = { "write-doc\u017f/SKILL.md": "my local notes" };
+    await writeTree(target, local);
+
+    const report = await sync(server.url, target, { era });
+
+    expect(report.lines).toContainEqual(expect.stringMatching(/^write-docs: skipped: .*did not install/));
+    const tree = await readTree(target);
+    expect(tree).toMatchObject(local);
+    expect(Object.keys(tree).filter((file) => file.startsWith("write-docs/"))).toEqual([]);
+  });
+
   it("leaves a local skill alone, and reports a served skill whose name a local folder holds", async () => {
     const local = {
       "my-own/SKILL.md": skillMd("my-own", "Mine."),
