@@ -17,7 +17,7 @@ import {
   PAGE_SIZE,
 } from "./cursor.js";
 import { formatFileContent } from "./format.js";
-import { findSkillAsWritten } from "./references.js";
+import { closeNamesHint, findSkillAsWritten } from "./references.js";
 
 /**
  * Every skill in scope as a prompt (but those whose frontmatter says `user-invocable: false`), for clients
@@ -70,8 +70,16 @@ function findPromptSkill(context: ToolContext, name: string): Skill {
   const message =
     lookup.kind === "ambiguous"
       ? `Several packs have a prompt "${name}"; use one of: ${lookup.candidates.join(", ")}.`
-      : `No prompt "${name}": prompts/list names the prompts, one per skill.`;
+      : `No prompt "${name}".${promptHint(context, name)} prompts/list names the prompts, one per skill.`;
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+}
+
+/**
+ * The prompts named close to `name`: of the caller's whole scope, as prompts are (a skill hidden from the
+ * model is one), but those that are no prompt.
+ */
+function promptHint(context: ToolContext, name: string): string {
+  return closeNamesHint(context, name, context.scope, (skill) => skill.userInvocable);
 }
 
 /**

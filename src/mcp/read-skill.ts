@@ -18,6 +18,7 @@ import { formatFileContent, formatManifest, plural } from "./format.js";
 import {
   callByPath,
   callBySkillName,
+  closeNamesHint,
   findSkillAsWritten,
   holdersOf,
   isSelector,
@@ -83,8 +84,7 @@ function findSkill(context: ToolContext, ref: string, file: string): Skill {
       `"${pack}" is a pack or group, not a skill: list_skills(pack="${pack}") lists its skills.`,
     );
   }
-  const close = context.index.suggest(ref, context.listed).map((skill) => context.scope.refOf(skill));
-  const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : "";
+  const hint = closeNamesHint(context, ref, context.listed);
   throw new ToolError(
     `No skill "${ref}".${hint} Call list_skills to see the skills, or list_skills(query) to search.`,
   );

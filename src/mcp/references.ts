@@ -18,7 +18,26 @@ import {
   skillPath,
   unnestedSkillPath,
 } from "../catalog/index.js";
+import type { ToolContext } from "./context.js";
 import { ToolError } from "./tool.js";
+
+/**
+ * " Did you mean: a, b?" for a `name` that names no skill: the skills of `among` with a close name (or,
+ * when none is close, the name's words) that `keep` keeps, each named as the caller's scope reads it;
+ * else "".
+ */
+export function closeNamesHint(
+  context: ToolContext,
+  name: string,
+  among: Scope,
+  keep: (skill: Skill) => boolean = () => true,
+): string {
+  const close = context.index
+    .suggest(name, among)
+    .filter(keep)
+    .map((skill) => context.scope.refOf(skill));
+  return close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : "";
+}
 
 /**
  * Looks a skill up by `name` or `pack/name`, in any case, as a model wrote it (see Scope.findSkillAnyCase),

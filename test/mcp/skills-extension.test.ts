@@ -272,6 +272,11 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
       code: -32602,
       message: expect.stringContaining("No prompt <uri>"),
     });
+    // A slip of a name, as read_skill answers one.
+    expect(await refusal(client.getPrompt({ name: "hamer" }), '"hamer"')).toEqual({
+      code: -32602,
+      message: expect.stringMatching(/^No prompt <uri>\. Did you mean: hammer\b.*\? prompts\/list names/),
+    });
   });
 
   // The SDK's check of a spec request threw a plain error: a read without its URI was -32603, an internal
@@ -457,7 +462,8 @@ describe("one scope everywhere", () => {
           (uri) => scoped.readResource({ uri }),
         ],
         ["skill://alpha/guide", "skill://alpha/nothing", (uri) => skills.readDirectory(uri)],
-        ["guide", "nothing", (name) => scoped.getPrompt({ name })],
+        // Not "guide": a word of hammer's SKILL.md, so told "Did you mean: hammer?", which "nothing" is not.
+        ["renamed", "nothing", (name) => scoped.getPrompt({ name })],
       ];
       for (const [hidden, missing, ask] of pairs) {
         expect(await refusal(ask(hidden), hidden)).toEqual(await refusal(ask(missing), missing));

@@ -175,6 +175,10 @@ describe.each(ERAS)("in the %s era", (era) => {
     expect(names).toContain("ledger-close");
     expect(names).not.toContain("audit-helper");
     await expect(client.getPrompt({ name: "audit-helper" })).rejects.toThrow(/No prompt "audit-helper"/);
+    // A slip of a prompt's name is told the prompt, a skill hidden from the model too, but never one
+    // that is no prompt.
+    await expect(client.getPrompt({ name: "ledger-clse" })).rejects.toThrow(/Did you mean: ledger-close\?/);
+    await expect(client.getPrompt({ name: "audit-helpr" })).rejects.toThrow(/^(?![\s\S]*audit-helper)/);
     const prompt = await client.getPrompt({ name: "ledger-close" });
     expect(JSON.stringify(prompt.messages)).toContain("# ledger-close");
   });
