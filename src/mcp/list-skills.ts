@@ -40,7 +40,8 @@ export const listSkillsTool = defineTool({
     if (best.shown.length === 0) {
       const { found } = best;
       if (found.vague === undefined) return noMatch(query, pack, found.undecided);
-      if (found.vague === "no task") return namesNoTask(query, pack);
+      if (found.vague === "no task" || found.vague === "no words")
+        return tooVagueWords(query, pack, found.vague);
       return tooVague(query, pack, found.vague, strongSkills(context.index, query, scope, found).length);
     }
     return formatMatches(best, scope, context.scope);
@@ -181,20 +182,24 @@ function orList(words: readonly string[]): string {
   return words.length < 2 ? last : `${words.slice(0, -1).join(", ")} or ${last}`;
 }
 
-/** The answer to a request that only asks for something to be done (`SearchResult.vague` is `no task`). */
-function namesNoTask(query: string, pack: string | undefined): string {
+/**
+ * The answer to a request whose words say nothing of the task (`SearchResult.vague`): they only ask for
+ * something to be done (`no task`), or are all too common for search to read (`no words`).
+ */
+function tooVagueWords(query: string, pack: string | undefined, why: "no task" | "no words"): string {
   const browse = pack === undefined ? "call list_packs to browse" : `browse with list_skills(pack="${pack}")`;
-  return (
-    `"${query}" is too vague to choose by: its words ask for something to be done, not what. ` +
-    `Describe the task in more words, or ${browse}.`
-  );
+  const reason =
+    why === "no task"
+      ? "its words ask for something to be done, not what"
+      : 'its words are all too common to search by (as "how", "do" and "it" are)';
+  return `"${query}" is too vague to choose by: ${reason}. Describe the task in more words, or ${browse}.`;
 }
 
 /** The answer to a vague request (`SearchResult.vague`): many skills match it, none better than the rest. */
 function tooVague(
   query: string,
   pack: string | undefined,
-  why: Exclude<Vagueness, "no task">,
+  why: Exclude<Vagueness, "no task" | "no words">,
   strongMatches: number,
 ): string {
   const where = pack === undefined ? "" : ` in "${pack}"`;

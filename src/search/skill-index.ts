@@ -61,9 +61,10 @@ export interface Undecided {
  * catalog's skills (see {@link COMMON_SHARE}) and more skills in scope match it strongly than were asked
  * for; or `tied`, more skills in scope than were asked for score within a tenth of the best (see
  * {@link TIED_MATCH}), so that which of them were shown would be happenstance whatever its words; or
- * `no task`, its words only ask for something to be done (see {@link ASKING_WORDS}).
+ * `no task`, its words only ask for something to be done (see {@link ASKING_WORDS}); or `no words`, it has
+ * no word search reads, only stop words and single letters (`how do I do it`).
  */
-export type Vagueness = "common words" | "tied" | "no task";
+export type Vagueness = "common words" | "tied" | "no task" | "no words";
 
 /** A request word read as another. */
 export interface Correction {
@@ -317,6 +318,7 @@ export class SkillIndex implements SearchIndex {
     request: RequestTerms,
     corrections: readonly TermCorrection[],
   ): Vagueness | undefined {
+    if (request.terms.length + request.unheld === 0) return "no words";
     if (this.namesNoTask(found, request, corrections)) return "no task";
     if (found.strong > limit && this.isCommon(request, corrections)) return "common words";
     return found.tied.length > limit && this.moreSkillsThan(limit, found.tied, scope) ? "tied" : undefined;

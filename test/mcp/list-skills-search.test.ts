@@ -333,6 +333,23 @@ describe("list_skills with a request that only asks for something to be done", (
     "garden/prune-roses/SKILL.md": skillMd("prune-roses", "Cut back roses in late winter."),
   });
 
+  // Search leaves out stop words and single letters: such a request was answered "No skill matches", as
+  // if the catalog lacked what it asked for.
+  it("says a request of only common words is too vague, and what to do next", async () => {
+    for (const query of ["how do I do it", "what is this?"]) {
+      expect(await call(office.client, "list_skills", { query })).toEqual({
+        isError: false,
+        text:
+          `"${query}" is too vague to choose by: its words are all too common to search by (as "how", "do" ` +
+          'and "it" are). Describe the task in more words, or call list_packs to browse.',
+      });
+    }
+    expect((await call(office.client, "list_skills", { query: "how to", pack: "garden" })).text).toBe(
+      '"how to" is too vague to choose by: its words are all too common to search by (as "how", "do" and ' +
+        '"it" are). Describe the task in more words, or browse with list_skills(pack="garden").',
+    );
+  });
+
   it("says it is too vague, and what to do next", async () => {
     for (const query of ["help", "improve it", "help me improve it"]) {
       expect(await call(office.client, "list_skills", { query })).toEqual({

@@ -139,7 +139,7 @@ describe("search ranks", () => {
       strongMatches: 0,
       fairMatches: 0,
       partialMatches: false,
-      vague: undefined,
+      vague: "no words",
       corrections: [],
       undecided: [],
     });
