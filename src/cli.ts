@@ -1,3 +1,4 @@
+import type { AddressInfo } from "node:net";
 import { type Logger, pino } from "pino";
 import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog/index.js";
 import {
@@ -126,6 +127,7 @@ async function serveHttp({ config, logger, prepared, mcp, stopped, startedAt }: 
   const listening = performance.now();
   logger.info(
     {
+      mcp: endpointUrl(app.server.address()),
       ms: Math.round(listening),
       ...startupSplit(imported, prepared),
       listenMs: Math.round(listening - preparedAt),
@@ -183,6 +185,17 @@ async function serveHttp({ config, logger, prepared, mcp, stopped, startedAt }: 
     };
     void stopped.then(stop);
   });
+}
+
+/**
+ * The URL of the MCP endpoint on this machine, for the `ready` line: Fastify's own line names the bare
+ * address, which users pasted into their clients without `/mcp`. A wildcard address is read as loopback.
+ */
+function endpointUrl(address: AddressInfo | string | null): string | undefined {
+  if (address === null || typeof address === "string") return undefined;
+  const host =
+    address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}/mcp`;
 }
 
 /** The parts of the start (ms), for the `ready` line. */

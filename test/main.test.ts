@@ -141,6 +141,23 @@ describe("serving over HTTP", () => {
     }
   });
 
+  // The only URL logged was Fastify's "Server listening at http://127.0.0.1:8000", which users pasted into
+  // their clients without /mcp.
+  it("names the MCP endpoint's URL in its ready line, a wildcard address as loopback", async () => {
+    for (const host of ["127.0.0.1", "0.0.0.0"]) {
+      const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, HOST: host });
+      try {
+        await vi.waitFor(() => expect(server.output()).toContain('"msg":"ready"'));
+        const ready = logLines(server.output()).find((line) => line.msg === "ready");
+        expect(ready?.mcp, host).toBe(`${server.url}/mcp`);
+        expect((await fetch(`${ready?.mcp}`, { method: "GET" })).status).toBe(405);
+      } finally {
+        server.child.kill("SIGTERM");
+        await server.exited;
+      }
+    }
+  });
+
   it("works out the previews after it listens, while it already serves, and says so", async () => {
     const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir });
     try {
