@@ -1311,6 +1311,22 @@ describe("one-shot commands", () => {
     }
   });
 
+  // Without SKILLS_DIR the log said "serving the bundled examples", though --steering serves nothing.
+  it("says --steering without SKILLS_DIR prints the bundled examples' line, serving nothing", async () => {
+    const empty = await makeTree({ "readme.txt": "no skills folder here" });
+    try {
+      const result = await runServer({ SKILLS_DIR: "" }, ["--steering"], empty.dir);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain("design");
+      expect(result.stderr).toContain(
+        "no SKILLS_DIR and no ./skills: the steering line is of the bundled examples",
+      );
+      expect(result.stderr).not.toContain("serving");
+    } finally {
+      await empty.remove();
+    }
+  });
+
   it("refuses a --steering --pack that names nothing, and a PACK_DESCRIPTIONS that is not a mapping", async () => {
     const wrong = await runServer({ SKILLS_DIR: tree.skillsDir }, ["--steering", "--pack", "nope"]);
     expect(wrong.code).toBe(1);

@@ -139,9 +139,11 @@ export function refusal(served: Catalog): string | undefined {
 
 function load(config: Config, known: KnownDocuments, logger: Logger): LoadedCatalog {
   if (config.skillsDirOrigin === "examples") {
+    // --steering serves nothing; --build-index is refused without SKILLS_DIR (src/config/load.ts).
+    const doing = config.steering ? "the steering line is of" : "serving";
     logger.info(
       { skillsDir: config.skillsDir },
-      "no SKILLS_DIR and no ./skills: serving the bundled examples",
+      `no SKILLS_DIR and no ./skills: ${doing} the bundled examples`,
     );
   }
   const started = performance.now();
