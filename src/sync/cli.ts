@@ -59,8 +59,16 @@ export function processIo(): SyncIo {
   return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), home: homedir() };
 }
 
+/**
+ * The command cannot run as given, for what lies outside the command line (HOME, the API key's file): one
+ * line says what; the usage would say nothing about it.
+ */
+class CommandLineError extends Error {
+  override name = "CommandLineError";
+}
+
 /** The command line is wrong: one line says what, then the usage. */
-class UsageError extends Error {
+class UsageError extends CommandLineError {
   override name = "UsageError";
 }
 
@@ -70,8 +78,9 @@ export async function runSyncCli(argv: readonly string[], io: SyncIo = processIo
   try {
     options = await parseCommandLine(argv, io);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`skills-mcp sync: ${error.message}\n\n${SYNC_USAGE}\n`);
+    if (!(error instanceof CommandLineError)) throw error;
+    const usage = error instanceof UsageError ? `\n${SYNC_USAGE}\n` : "";
+    io.stderr.write(`skills-mcp sync: ${error.message}\n${usage}`);
     return 2;
   }
   if (options === "help") {
@@ -213,7 +222,7 @@ function targetFolder(values: { to?: string; client?: string; project?: boolean 
   // An empty or relative HOME (a cron job, a service with no user) would put the personal folder below the
   // current directory, as --project does, without a word.
   if (values.project !== true && !path.isAbsolute(io.home)) {
-    throw new UsageError(
+    throw new CommandLineError(
       `--client ${values.client} installs into the home folder, and HOME ("${io.home}") is not an absolute path: set HOME, add --project, or give --to <folder>`,
     );
   }
@@ -267,7 +276,7 @@ async function readApiKey(file: string): Promise<string> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new UsageError(
+    throw new CommandLineError(
       `--api-key-file ${file}: ${unreadable(error as NodeJS.ErrnoException)}; ${KEY_FILE}`,
     );
   }
@@ -276,7 +285,7 @@ async function readApiKey(file: string): Promise<string> {
     .map((line) => line.trim())
     .find((line) => line !== "" && !line.startsWith("#"));
   if (key === undefined) {
-    throw new UsageError(
+    throw new CommandLineError(
       `--api-key-file ${file} holds no key: every line is blank or a # comment; put the key on a line of its own`,
     );
   }

@@ -98,15 +98,6 @@ describe("the command line", () => {
     // A blank --pack (an unset variable in a script) synced every pack the server serves.
     [["http://a/mcp", "--to", "x", "--pack", ""], /--pack needs a selector/],
     [["http://a/mcp", "--to", "x", "--pack", " , "], /--pack needs a selector/],
-    // Each said only "cannot be read (ENOENT)", or EISDIR: not what is wrong, nor what the option takes.
-    [
-      ["http://a/mcp", "--to", "x", "--api-key-file", "missing.txt"],
-      /missing\.txt: no such file \(ENOENT\); give a file holding the server's API key \(its first line that is not blank or a # comment\)$/,
-    ],
-    [
-      ["http://a/mcp", "--to", "x", "--api-key-file", "."],
-      /--api-key-file \S+: it is a folder, not a file \(EISDIR\); give a file holding the server's API key/,
-    ],
     // Node's own text said to place a positional after `--`, not which options there are.
     [
       ["http://a/mcp", "--to", "x", "--frobnicate"],
@@ -120,6 +111,27 @@ describe("the command line", () => {
     expect(first).toMatch(/^skills-mcp sync: /);
     expect(first).toMatch(message);
     expect(stderr).toContain("Usage: skills-mcp sync");
+    expect(await readdir(work)).toEqual([]);
+  });
+
+  // The usage says nothing of a file's contents or of HOME: it buried the one line that does.
+  it.each([
+    // Each said only "cannot be read (ENOENT)", or EISDIR: not what is wrong, nor what the option takes.
+    [
+      ["--api-key-file", "missing.txt"],
+      /missing\.txt: no such file \(ENOENT\); give a file holding the server's API key \(its first line that is not blank or a # comment\)\n$/,
+    ],
+    [
+      ["--api-key-file", "."],
+      /--api-key-file \S+: it is a folder, not a file \(EISDIR\); give a file holding the server's API key/,
+    ],
+    [["--api-key-file", "/dev/null"], /--api-key-file \/dev\/null holds no key/],
+  ])("refuses %j with one line, without the usage", async (argv, message) => {
+    const { status, stdout, stderr } = await run("http://a/mcp", "--to", "x", ...argv);
+    expect(status).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^skills-mcp sync: [^\n]*\n$/);
+    expect(stderr).toMatch(message);
     expect(await readdir(work)).toEqual([]);
   });
 });
@@ -140,6 +152,7 @@ it("says --api-key-file names a file this user may not read, and what it takes",
   expect(failed?.stderr.split("\n")[0]).toBe(
     `skills-mcp sync: --api-key-file ${folder}/key.txt: this user may not read it (EACCES); give a file holding the server's API key (its first line that is not blank or a # comment)`,
   );
+  expect(failed?.stderr).not.toContain("Usage:");
 });
 
 // With HOME empty (`HOME= skills-mcp sync …`, a cron job), --client claude installed into ./.claude/skills
@@ -148,7 +161,7 @@ describe("a client's personal folder without a home folder", () => {
   it.each([[""], ["relative/home"]])("refuses HOME %j, before writing anything", async (home) => {
     const { status, stderr } = await runWithHome(home, open.url, "--client", "claude");
     expect(status).toBe(2);
-    expect(stderr.split("\n")[0]).toMatch(/^skills-mcp sync: --client claude installs into the home folder/);
+    expect(stderr).toMatch(/^skills-mcp sync: --client claude installs into the home folder[^\n]*\n$/);
     expect(await readdir(work)).toEqual([]);
   });
 
