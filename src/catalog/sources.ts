@@ -1,6 +1,6 @@
 import path from "node:path";
-import { describeFsError } from "./folders.js";
 import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
+import { describeFsError } from "./folders.js";
 import { ChangedFileError, readFileBeside } from "./open.js";
 import type { CatalogIssue, SkippedFile, Source } from "./types.js";
 
