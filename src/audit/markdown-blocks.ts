@@ -126,3 +126,44 @@ export function htmlBlock(
   const opening = opens.exec(content)?.[0].length ?? 0;
   return { end, closed: end.test(content.slice(opening)), interrupts: true };
 }
+
+/** The HTML block open as a walk over a file's lines reaches a line (see markdownLines), if any. */
+export class OpenHtmlBlock {
+  /** What ends it: undefined when none is open. */
+  end: HtmlEnd | undefined;
+  /** The quotes open around it, and the text column of the container it is in. */
+  quotes = 0;
+  column = 0;
+  /** It was read inside one that a blank line ends, which goes on after it. */
+  #nested = false;
+
+  /** It ends, and the one it was read in too. */
+  close(): void {
+    this.end = undefined;
+    this.#nested = false;
+  }
+
+  /** A line of it: it may end it, or open a <pre> block in one a blank line ends. */
+  goOn(content: string): void {
+    if (this.end === BLANK_LINE) {
+      // A line read as a tag alone may be text that a <pre> block interrupts: read both blocks.
+      const block = htmlBlock(content);
+      if (block !== undefined && block.end !== BLANK_LINE && !block.closed) {
+        this.end = block.end;
+        this.#nested = true;
+      }
+    } else if (this.end?.test(content) === true) {
+      this.#ended();
+    }
+  }
+
+  /** The lines of `text` from `start` to `last` that a comment spans, read as one: one of them may end it. */
+  goOnAcross(text: string, start: number, last: number): void {
+    if (this.end instanceof RegExp && this.end.test(text.slice(start, last))) this.#ended();
+  }
+
+  #ended(): void {
+    this.end = this.#nested ? BLANK_LINE : undefined;
+    this.#nested = false;
+  }
+}

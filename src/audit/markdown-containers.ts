@@ -253,3 +253,107 @@ export function innermostAt(
 export function countBelow(sorted: readonly number[], value: number): number {
   return firstPast(sorted, (item) => item >= value);
 }
+
+/** A line read past its quotes' markers: see {@link quotedLine}. */
+export type QuotedLine = ReturnType<typeof quotedLine>;
+
+/**
+ * The containers open as a walk over a file's lines reaches a line (see markdownLines): list items, quotes,
+ * footnotes and the like, as the paragraph readers take them too.
+ */
+export class ContainerStack {
+  /** Their text columns, innermost last. */
+  readonly containers: number[] = [];
+  /** Which of `containers` are quotes, by index: a quote goes on only on a line with its `>` (or lazily). */
+  readonly quotes: number[] = [];
+  /** Which of `containers` a line opened that goes on with a paragraph: no block, so text ends none. */
+  readonly guesses: number[] = [];
+
+  /** The text column of the innermost container open, or 0. */
+  get innermost(): number {
+    return this.containers.at(-1) ?? 0;
+  }
+
+  /** How many of the containers open, outermost first, have their text start at `column` or before it. */
+  holding(column: number): number {
+    let kept = this.containers.length;
+    while (kept > 0 && (this.containers[kept - 1] ?? 0) > column) kept--;
+    return kept;
+  }
+
+  /** Closes the containers from the `kept`-th on. */
+  closeFrom(kept: number): void {
+    if (kept >= this.containers.length) return;
+    this.containers.length = kept;
+    while ((this.quotes.at(-1) ?? -1) >= kept) this.quotes.pop();
+    while ((this.guesses.at(-1) ?? -1) >= kept) this.guesses.pop();
+  }
+
+  /** Closes the containers whose text starts past `column`. */
+  closePast(column: number): void {
+    this.closeFrom(this.holding(column));
+  }
+
+  /** Closes the containers a line going on with a paragraph seemed to open (see `guesses`). */
+  closeGuesses(): void {
+    this.closeFrom(this.guesses[0] ?? this.containers.length);
+  }
+
+  /**
+   * How many of the containers open a line is surely in, `matched` quotes' `>` read on it: not those a
+   * line going on with a paragraph seemed to open, nor the quotes from the first whose `>` it lacks.
+   */
+  surelyIn(matched: number): number {
+    const containers = this.containers.length;
+    return Math.min(this.guesses[0] ?? containers, this.quotes[matched] ?? containers);
+  }
+
+  /**
+   * Whether a line indented `indent` columns, whose content opens `container`, opens a list item for
+   * sure: not in text that goes on (a paragraph goes on with a line indented four columns past its
+   * container, `pastSure`, or one an empty item or a number but 1 cannot end, unless the line is not
+   * indented into the innermost container surely open: then the paragraph is not the line's container,
+   * and an item opens after that one, whatever its marker).
+   */
+  opensItem(
+    container: OpenedContainers | undefined,
+    indent: number,
+    pastSure: boolean,
+    underParagraph: boolean,
+  ): boolean {
+    const surelyIn = this.containers[(this.guesses[0] ?? this.containers.length) - 1] ?? 0;
+    return (
+      container?.listItem === true &&
+      indent - innermostAt(this.containers, indent) < 4 &&
+      !pastSure &&
+      (!underParagraph || container.interrupts || indent < surelyIn)
+    );
+  }
+
+  /**
+   * Opens the containers a line indented `indent` columns opens, `opensItem` telling whether its list item
+   * is sure (see {@link opensItem}), `raw` whether it is raw HTML. The index of the empty list item it
+   * opens (`- `), or -1.
+   */
+  openAll(container: OpenedContainers, indent: number, opensItem: boolean, raw: boolean): number {
+    // A list item the line opens ends the items it is not indented into (a line going on with a paragraph
+    // ends none, whatever it looks like). The extensions' containers are text to CommonMark, which ends
+    // nothing: they only ask more of indented code.
+    if (container.listItem && opensItem) this.closePast(indent);
+    // A quote opens only with an item the line opens for sure: one that a line without its `>` ends is
+    // no safe guess (in raw HTML, or in text that goes on, a `>` is text).
+    for (const { column, quote } of container.columns) {
+      if (!quote || (opensItem && !raw)) this.open(column, quote, container.listItem && !opensItem);
+    }
+    const last = container.columns.at(-1)?.column;
+    return opensItem && container.empty && this.containers.at(-1) === last ? this.containers.length - 1 : -1;
+  }
+
+  /** Opens a container whose text starts at `column`, unless that is not past the innermost one's. */
+  open(column: number, quote: boolean, guess = false): void {
+    if (column <= this.innermost) return;
+    if (quote) this.quotes.push(this.containers.length);
+    if (guess) this.guesses.push(this.containers.length);
+    this.containers.push(column);
+  }
+}
