@@ -166,8 +166,8 @@ export class MarkdownWalk {
     if (!lazily) {
       this.#open.closeFrom(inner);
       this.#paragraph = false;
-      // An HTML block in a quote ends with it.
-      if (markers.matched < this.#html.quotes) this.#html.end = undefined;
+      // An HTML block in a quote ends with it, and so does the one it was read in (`> <div>`, `> <pre>`).
+      if (markers.matched < this.#html.quotes) this.#html.close();
     }
     return lazily;
   }

@@ -241,4 +241,15 @@ describe("html-comment", () => {
     expect(rules("p/s/SKILL.md", ">\n   >  ```html\n   >  <!-- shown -->\n")).toEqual([]);
     expect(rules("p/s/SKILL.md", "> ```\n> x\n   >  ```\n> <!-- hidden -->\n")).toEqual(["4 html-comment"]);
   });
+
+  // Regression: a <pre> block read inside a quote's HTML block (`> <div>`, `> <pre>`) was left to go on
+  // after the quote ended, so the next <pre> block's `</pre>` reopened the quote's: the code span after it
+  // was read as raw HTML, and the comment it shows flagged.
+  it("ends the blocks read in a quote's HTML block with the quote", () => {
+    const markdown = "> <div>\n> <pre>\n\n<pre>\n</pre>\n`<!-- shown -->`\n";
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+    expect(rules("p/s/SKILL.md", markdown.replace("`<!-- shown -->`", "<!-- hidden -->"))).toEqual([
+      "6 html-comment",
+    ]);
+  });
 });
