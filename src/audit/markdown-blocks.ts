@@ -134,36 +134,21 @@ export class OpenHtmlBlock {
   /** The quotes open around it, and the text column of the container it is in. */
   quotes = 0;
   column = 0;
-  /** It was read inside one that a blank line ends, which goes on after it. */
-  #nested = false;
 
-  /** It ends, and the one it was read in too. */
   close(): void {
     this.end = undefined;
-    this.#nested = false;
   }
 
-  /** A line of it: it may end it, or open a <pre> block in one a blank line ends. */
+  /**
+   * A line of it: it may end it. In one that a blank line ends, a `<pre` line is raw HTML of that block,
+   * not a <pre> block of its own that would go on past the blank line (CommonMark reads no block in one).
+   */
   goOn(content: string): void {
-    if (this.end === BLANK_LINE) {
-      // A line read as a tag alone may be text that a <pre> block interrupts: read both blocks.
-      const block = htmlBlock(content);
-      if (block !== undefined && block.end !== BLANK_LINE && !block.closed) {
-        this.end = block.end;
-        this.#nested = true;
-      }
-    } else if (this.end?.test(content) === true) {
-      this.#ended();
-    }
+    if (this.end instanceof RegExp && this.end.test(content)) this.close();
   }
 
   /** The lines of `text` from `start` to `last` that a comment spans, read as one: one of them may end it. */
   goOnAcross(text: string, start: number, last: number): void {
-    if (this.end instanceof RegExp && this.end.test(text.slice(start, last))) this.#ended();
-  }
-
-  #ended(): void {
-    this.end = this.#nested ? BLANK_LINE : undefined;
-    this.#nested = false;
+    if (this.end instanceof RegExp && this.end.test(text.slice(start, last))) this.close();
   }
 }

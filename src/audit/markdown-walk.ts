@@ -166,7 +166,7 @@ export class MarkdownWalk {
     if (!lazily) {
       this.#open.closeFrom(inner);
       this.#paragraph = false;
-      // An HTML block in a quote ends with it, and so does the one it was read in (`> <div>`, `> <pre>`).
+      // An HTML block in a quote ends with it.
       if (markers.matched < this.#html.quotes) this.#html.close();
     }
     return lazily;

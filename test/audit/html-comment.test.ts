@@ -252,4 +252,19 @@ describe("html-comment", () => {
       "6 html-comment",
     ]);
   });
+
+  // Regression: a `<pre` line inside an HTML block that a blank line ends was read as a <pre> block of its
+  // own, which the blank line does not end: the indented code after it was read as raw HTML, and the
+  // comment it shows flagged. CommonMark opens no block inside another.
+  it.each([
+    ["a tag alone", "<n>\n<pre\n\n    <!-- shown -->\n"],
+    ["a block-level tag", "<div>\n<pre>\n\n    <!-- shown -->\n"],
+  ])("ends an HTML block opened by %s at a blank line, a <pre line in it too", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+    expect(rules("p/s/SKILL.md", markdown.replace("    <!-- shown -->", "<!-- hidden -->"))).toEqual([
+      "4 html-comment",
+    ]);
+    // A <pre> block of its own goes on past a blank line: the comment there is hidden.
+    expect(rules("p/s/SKILL.md", markdown.split("\n").slice(1).join("\n"))).toEqual(["3 html-comment"]);
+  });
 });
