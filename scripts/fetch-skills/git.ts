@@ -29,12 +29,28 @@ export function gitAt(baseDir: string | undefined, signal: AbortSignal | undefin
   });
 }
 
-/** The environment git gets: the build machine's, less every `GIT_*` variable but the operator's (as above). */
+/**
+ * Names outside `GIT_*` that simple-git's environment guard also strips (its list, as of simple-git 4): each
+ * names a program git may run, or where it looks for its own. A test holds `gitEnvironment` to what
+ * simple-git hands git, so a simple-git that guards more fails it rather than leaving the two apart.
+ */
+const GUARDED_NAMES = new Set(["editor", "visual", "pager", "prefix", "ssh_askpass"]);
+
+/**
+ * The environment `gitRecords` gives git, the one simple-git gives the fetcher's other git calls: the build
+ * machine's, less every `GIT_*` variable but the operator's (as above) and the names above, matched in any
+ * case as simple-git does (Windows reads `Git_Dir` as `GIT_DIR`); abbreviated options refused, as it sets.
+ */
 function gitEnvironment(): NodeJS.ProcessEnv {
-  const allowed = new Set<string>(OPERATOR_GIT_ENVIRONMENT);
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_") || allowed.has(key)),
-  );
+  const allowed = new Set<string>(OPERATOR_GIT_ENVIRONMENT.map((name) => name.toLowerCase()));
+  const guarded = (key: string) => {
+    const name = key.toLowerCase().trim();
+    return (name.startsWith("git_") || GUARDED_NAMES.has(name)) && !allowed.has(name);
+  };
+  return {
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !guarded(key))),
+    GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS: "true",
+  };
 }
 
 /** How much of git's stderr an error quotes. */

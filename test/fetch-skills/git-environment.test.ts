@@ -1,0 +1,87 @@
+import { execFileSync } from "node:child_process";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gitAt, gitRecords } from "../../scripts/fetch-skills/git.js";
+
+/** What a hostile build environment could hold: each names a program or a setting git would take up. */
+const HOSTILE = {
+  EDITOR: "touch edited",
+  VISUAL: "touch edited",
+  PAGER: "touch paged",
+  PREFIX: "/tmp/elsewhere",
+  SSH_ASKPASS: "touch asked",
+  GIT_ASKPASS: "touch asked",
+  GIT_DIR: "/tmp/elsewhere",
+  GIT_CONFIG_PARAMETERS: "'core.fsmonitor'='touch watched'",
+  GIT_CONFIG_COUNT: "1",
+  GIT_CONFIG_KEY_0: "safe.bareRepository",
+  GIT_CONFIG_VALUE_0: "explicit",
+  Git_Pager: "touch paged",
+  GIT_SSL_CAINFO: "/etc/ssl/operator.pem",
+};
+
+let folder: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(path.join(tmpdir(), "git-environment-"));
+});
+
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** Runs `step` with `HOSTILE` (and `extra`) in the environment, restoring it after. */
+async function withEnvironment<T>(extra: NodeJS.ProcessEnv, step: () => Promise<T>): Promise<T> {
+  const saved = { ...process.env };
+  Object.assign(process.env, HOSTILE, extra);
+  try {
+    return await step();
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
+  }
+}
+
+describe("fetch-skills: the environment of the git it spawns itself", () => {
+  it("is the one simple-git gives git, so a listing takes up no setting the other git calls refuse", async () => {
+    const bin = path.join(folder, "bin");
+    await mkdir(bin);
+    // A "git" that writes its environment, one NUL-ended variable each.
+    await writeFile(path.join(bin, "git"), "#!/bin/sh\nexec env -0\n");
+    await chmod(path.join(bin, "git"), 0o755);
+    const { bySimpleGit, byRecords } = await withEnvironment(
+      { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` },
+      async () => {
+        const listed = await gitAt(folder, undefined).raw(["ls-tree"]);
+        const records: string[] = [];
+        await gitRecords(folder, ["ls-tree"], undefined, { keep: 65_536, maxBytes: 1 << 24 }, (record) => {
+          records.push(record);
+          return true;
+        });
+        return { bySimpleGit: listed.split("\0").filter(Boolean), byRecords: records };
+      },
+    );
+    expect(byRecords.sort()).toEqual(bySimpleGit.sort());
+    expect(byRecords).toContain("GIT_SSL_CAINFO=/etc/ssl/operator.pem");
+    expect(byRecords.some((record) => /^(EDITOR|PAGER|GIT_CONFIG_PARAMETERS|Git_Pager)=/.test(record))).toBe(
+      false,
+    );
+  });
+
+  it("lists the store's tree whatever settings the environment passes git", async () => {
+    const store = path.join(folder, "store.git");
+    execFileSync("git", ["init", "--quiet", "--bare", store]);
+    const tree = execFileSync("git", ["mktree"], { cwd: store, input: "" }).toString().trim();
+    const listing = await withEnvironment({}, async () => {
+      let records = 0;
+      await gitRecords(store, ["ls-tree", "-r", "-z", tree], undefined, { keep: 128, maxBytes: 4096 }, () => {
+        records++;
+        return true;
+      });
+      return records;
+    });
+    expect(listing).toBe(0);
+  });
+});
