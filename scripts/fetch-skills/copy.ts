@@ -145,6 +145,10 @@ async function copyFolder(
   const child = (name: string) => (relative === "." ? name : `${relative}/${name}`);
   let entries: Dirent<Buffer>[];
   try {
+    // Read whole, not streamed: the names are sorted (copy order and warnings do not depend on the file
+    // system), so they would be held anyway. The checkout check bounds a folder to 4 times --max-files
+    // entries, 80,000 by default (git checks out no empty folder, so each entry holds a file at least):
+    // 20 MB of heap and 0.25 s for 80,001 names of 207 bytes.
     entries = await readdir(real, { withFileTypes: true, encoding: "buffer" });
   } catch (error) {
     walk.skipped.push({ path: relative, reason: cannotRead(error), symlink: false });
@@ -298,6 +302,8 @@ function escapedName(name: Buffer): string {
  * folder holding SKILL.md is a skill, and so is one nested below it.
  */
 export async function findSkillFolders(dir: string, relative = ""): Promise<string[]> {
+  // Read whole: `dir` is the pack as copyFolder wrote it, so no folder of it holds more entries than the
+  // checkout holds files, which the checkout check bounds (see copyFolder).
   const entries = await readdir(dir, { withFileTypes: true });
   const isSkill = entries.some((entry) => entry.name === SKILL_DOCUMENT && entry.isFile());
   const found: string[] = isSkill ? [relative] : [];
