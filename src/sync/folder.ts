@@ -101,6 +101,9 @@ export function holdsExactly(state: FolderState, files: Readonly<Record<string, 
  * there), or none when it does not exist.
  */
 export async function namesIn(folder: string): Promise<Set<string>> {
+  // Read whole and unbounded: a collision can hide under any name (folding needs each), and the folder is
+  // the user's own. A server adds to it only the skills it lists, which the run holds already (the listing,
+  // the lock); the rest is what the user or their programs put there, which a bound would only refuse.
   try {
     return new Set((await readdir(folder)).map(fold));
   } catch (error) {
