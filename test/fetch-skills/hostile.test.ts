@@ -104,6 +104,28 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     expect((await runFetcher(["--max-files", "1000", "--max-mib", "2"], site)).code).toBe(0);
   });
 
+  // Regression: a folder cost nothing, and a link copied each folder of its target: 200 links to a folder
+  // of 200 folders holding only hidden files wrote 40,000 empty folders from 400 files, in 7.7 s.
+  it("counts the folders a source brings against its files limit, each copy a symlink makes too", async () => {
+    const files: Record<string, string | { symlink: string }> = {
+      "skills/hollow/SKILL.md": skillMd("hollow"),
+    };
+    for (let i = 0; i < 40; i++) files[`shared/folder-${i}/.keep`] = "";
+    for (let i = 0; i < 40; i++) files[`skills/hollow/copy-${i}`] = { symlink: "../../shared" };
+    const repo = await makeUpstream(path.join(tree.dir, "hollow"), [files]);
+    const ref = repo.commits[0] ?? "";
+    const site = await makeSite(tree.dir, [{ name: "hollow", repo: repo.url, ref, path: "skills" }]);
+
+    // 40 links, each bringing the shared folder and its 40 folders: 1,642 folders, 1 file.
+    const tooMany = await runFetcher(["--max-files", "1000"], site);
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.stderr).toContain(
+      `fetch-skills: source "hollow": brings more than 1,000 folders, the most one source may bring (each copy a symlink makes counts; --max-files sets it) (${ref})`,
+    );
+    expect(await readdir(site)).toEqual(["skills.toml"]);
+    expect((await runFetcher(["--max-files", "2000"], site)).code).toBe(0);
+  });
+
   // Regression: git wrote the whole repository at the pin before anything was counted, and a file of a
   // gigabyte of zeros takes a megabyte of the repository: one outside the source's path filled the disk.
   it("refuses a source whose checkout would write more than 4 times its limits, before writing it", async () => {
