@@ -53,8 +53,8 @@ Options:
   --out DIR         the skills folder to write (default ./skills)
   --cache DIR       keep a bare git store per repository here; later runs fetch only what is new
   --source NAME     fetch only this source (repeat for more); the others keep what --out holds
-  --max-files N     the most files, and folders, one source may bring, symlinked copies counted
-                    (default 20000)
+  --max-files N     the most files (and folders, and entries left out) one source may bring,
+                    symlinked copies counted (default 20000)
   --max-mib N       the most MiB one source may bring, symlinked copies counted (default 512)
   --update          repin: move each ref to the head of its branch (or the remote's HEAD), then fetch
   --no-fetch        with --update: rewrite skills.toml only

@@ -41,6 +41,7 @@ export class SourceBudget {
   #files = 0;
   #bytes = 0;
   #folders = 0;
+  #skipped = 0;
 
   constructor(private readonly limits: SourceLimits) {}
 
@@ -56,6 +57,20 @@ export class SourceBudget {
   takeFolder(): void {
     if (this.#folders + 1 > this.limits.files) throw this.#over("folders", "--max-files");
     this.#folders++;
+  }
+
+  /**
+   * Counts one more entry left out, or throws past as many as the files limit: each is a warning and a
+   * line of sources.json, and a link repeats those of its target, so 200 links to a folder of 200 dangling
+   * symlinks warned 40,000 times.
+   */
+  takeSkipped(): void {
+    if (this.#skipped + 1 > this.limits.files) {
+      throw new SourceTooLargeError(
+        `leaves out more than ${this.limits.files.toLocaleString("en-US")} files and folders, the most one source may (each copy a symlink makes counts; --max-files sets it)`,
+      );
+    }
+    this.#skipped++;
   }
 
   #over(what: "files" | "MiB" | "folders", option: string): SourceTooLargeError {
@@ -123,6 +138,12 @@ interface Walk {
   readonly skipped: SkippedEntry[];
 }
 
+/** Records `entry` as left out, against the source's budget. */
+function skip(walk: Walk, entry: SkippedEntry): void {
+  walk.budget.takeSkipped();
+  walk.skipped.push(entry);
+}
+
 /** Where a folder is reached from: the real folders above it, and the symlink that brought it in, if one did. */
 interface Reached {
   readonly ancestors: ReadonlySet<string>;
@@ -163,7 +184,7 @@ async function copyFolder(
     // 20 MB of heap and 0.25 s for 80,001 names of 207 bytes.
     entries = await readdir(real, { withFileTypes: true, encoding: "buffer" });
   } catch (error) {
-    walk.skipped.push({ path: relative, reason: cannotRead(error), symlink: false });
+    skip(walk, { path: relative, reason: cannotRead(error), symlink: false });
     return;
   }
   const named: { entry: Dirent<Buffer>; name: string }[] = [];
@@ -172,7 +193,7 @@ async function copyFolder(
     const name = utf8(entry.name);
     if (name === undefined) {
       const reason = "its name is not UTF-8";
-      walk.skipped.push({ path: child(escapedName(entry.name)), reason, symlink: false });
+      skip(walk, { path: child(escapedName(entry.name)), reason, symlink: false });
     } else {
       named.push({ entry, name });
     }
@@ -183,15 +204,15 @@ async function copyFolder(
     const target = await resolveEntry(walk, full, entry);
     const into = path.join(destination, name);
     if ("skip" in target) {
-      walk.skipped.push({ path: childRelative, reason: target.skip, symlink: target.symlink });
+      skip(walk, { path: childRelative, reason: target.skip, symlink: target.symlink });
     } else if (target.kind === "file" && (await isLfsPointer(target.real, target.size))) {
-      walk.skipped.push({ path: childRelative, reason: LFS_POINTER, symlink: false });
+      skip(walk, { path: childRelative, reason: LFS_POINTER, symlink: false });
     } else if (target.kind === "file") {
       walk.budget.take(target.size);
       await copyOne(walk, target.real, into, childRelative);
     } else {
       const inner = innerReach(reached, target.real, childRelative, entry.isSymbolicLink());
-      if ("skip" in inner) walk.skipped.push({ path: childRelative, reason: inner.skip, symlink: true });
+      if ("skip" in inner) skip(walk, { path: childRelative, reason: inner.skip, symlink: true });
       else await copyFolder(walk, target.real, childRelative, into, inner);
     }
   }
@@ -224,7 +245,7 @@ async function copyOne(walk: Walk, from: string, to: string, relative: string): 
   try {
     await copyFile(from, to);
   } catch (error) {
-    walk.skipped.push({ path: relative, reason: cannotRead(error), symlink: false });
+    skip(walk, { path: relative, reason: cannotRead(error), symlink: false });
   }
 }
 

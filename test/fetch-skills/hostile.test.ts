@@ -126,6 +126,28 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     expect((await runFetcher(["--max-files", "2000"], site)).code).toBe(0);
   });
 
+  // Regression: a link repeated the warnings of its target: 200 links to a folder of 200 dangling symlinks
+  // warned 40,000 times, each a line of stderr and of sources.json.
+  it("counts what a source leaves out against its files limit, each copy a symlink makes too", async () => {
+    const files: Record<string, string | { symlink: string }> = {
+      "skills/dangling/SKILL.md": skillMd("dangling"),
+    };
+    for (let i = 0; i < 30; i++) files[`shared/gone-${i}`] = { symlink: `missing-${i}` };
+    for (let i = 0; i < 40; i++) files[`skills/dangling/copy-${i}`] = { symlink: "../../shared" };
+    const repo = await makeUpstream(path.join(tree.dir, "dangling"), [files]);
+    const ref = repo.commits[0] ?? "";
+    const site = await makeSite(tree.dir, [{ name: "dangling", repo: repo.url, ref, path: "skills" }]);
+
+    // 40 links, each bringing the shared folder's 30 dangling symlinks: 1,200 left out.
+    const tooMany = await runFetcher(["--max-files", "1000"], site);
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.stderr).toContain(
+      `fetch-skills: source "dangling": leaves out more than 1,000 files and folders, the most one source may (each copy a symlink makes counts; --max-files sets it) (${ref})`,
+    );
+    expect(await readdir(site)).toEqual(["skills.toml"]);
+    expect((await runFetcher(["--max-files", "2000"], site)).code).toBe(0);
+  });
+
   // Regression: git wrote the whole repository at the pin before anything was counted, and a file of a
   // gigabyte of zeros takes a megabyte of the repository: one outside the source's path filled the disk.
   it("refuses a source whose checkout would write more than 4 times its limits, before writing it", async () => {
