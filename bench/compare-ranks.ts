@@ -22,10 +22,17 @@ function readAll(files: string): Ranks {
   return ranks;
 }
 
+const USAGE = "usage: npm run bench:compare-ranks -- <before.json[,more.json…]> <after.json[,more.json…]>";
+
 tolerateClosedOutput();
-const [before, after, ...extra] = process.argv.slice(2);
+const args = process.argv.slice(2);
+if (args.includes("--help") || args.includes("-h")) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const [before, after, ...extra] = args;
 if (before === undefined || after === undefined || extra.length > 0) {
-  console.error("usage: npm run bench:compare-ranks -- <before.json[,more.json…]> <after.json[,more.json…]>");
+  console.error(USAGE);
   process.exit(2);
 }
 try {

@@ -245,6 +245,7 @@ describe("each bench's command line", () => {
     ["audit-hostile.ts", "usage: npm run bench:audit --"],
     ["search-speed.ts", "usage: npm run bench:search-speed -- [skills=10000] [queries=3000]"],
     ["request-parts.ts", "usage: npm run bench:parts -- [catalog folder]"],
+    ["compare-ranks.ts", "usage: npm run bench:compare-ranks -- <before.json"],
   ])("%s prints its usage on --help and runs nothing", async (script, usage) => {
     const run = await bench(script, ["--help"]);
     expect({ code: run.code, stdout: run.stdout.startsWith(usage), stderr: run.stderr }).toEqual({
