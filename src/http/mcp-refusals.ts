@@ -37,6 +37,29 @@ export const NOT_ALLOWED = new Refusal(
   { allow: "POST" },
 );
 
+/** 415 for a body in a content coding (`identity` is none), which the route would read as if it were not. */
+export function contentCodingRefusal(header: string | undefined): Refusal | undefined {
+  const codings = codingsOf(header);
+  if (codings.length === 0) return undefined;
+  return new Refusal(
+    415,
+    jsonRpcError(
+      JSON_RPC.invalidRequest,
+      `Unsupported content encoding: ${codings.join(", ").slice(0, 100)}; send the JSON-RPC message uncompressed, without Content-Encoding.`,
+    ),
+    { "accept-encoding": "identity" },
+  );
+}
+
+/** The content codings a `Content-Encoding` header names but `identity` (no coding). */
+function codingsOf(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  return header
+    .split(",")
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== "" && coding !== "identity");
+}
+
 /**
  * The message checks of a POST to `/mcp`, in the order it is refused by them (docs/security.md, section 2,
  * lists each answer): each looks at the request whose body is read and whose batch is charged, before its
@@ -115,7 +138,7 @@ function unsupportedVersion({ headers, raw, body }: McpPost): Refusal | undefine
     400,
     jsonRpcError(
       JSON_RPC.unsupportedProtocolVersion,
-      unsupportedVersionMessage(unsupported, raw.headersDistinct["mcp-protocol-version"]?.length ?? 1),
+      unsupportedVersionMessage(unsupported, copiesOf(raw, "mcp-protocol-version")),
       requestId(body),
       { supported, requested },
     ),
@@ -127,9 +150,7 @@ function unsupportedVersion({ headers, raw, body }: McpPost): Refusal | undefine
  * the client's own header would widen to both.
  */
 function repeatedSkillPack({ headers, raw, body }: McpPost): Refusal | undefined {
-  const copies = headers["x-skill-pack"]?.includes(",")
-    ? (raw.headersDistinct["x-skill-pack"]?.length ?? 1)
-    : 1;
+  const copies = headers["x-skill-pack"]?.includes(",") ? copiesOf(raw, "x-skill-pack") : 1;
   if (copies <= 1) return undefined;
   return invalidRequest(
     `X-Skill-Pack was sent ${copies} times: send it once, with a comma list for several selectors (X-Skill-Pack: a,b); a proxy that sets it must replace the client's header, not add one.`,
@@ -155,29 +176,6 @@ export function unknownSelector(error: SelectorError, body: unknown): Refusal {
 }
 
 /** A batch that may read more bytes of files than one request may. */
-/** 415 for a body in a content coding (`identity` is none), which the route would read as if it were not. */
-export function contentCodingRefusal(header: string | undefined): Refusal | undefined {
-  const codings = codingsOf(header);
-  if (codings.length === 0) return undefined;
-  return new Refusal(
-    415,
-    jsonRpcError(
-      JSON_RPC.invalidRequest,
-      `Unsupported content encoding: ${codings.join(", ").slice(0, 100)}; send the JSON-RPC message uncompressed, without Content-Encoding.`,
-    ),
-    { "accept-encoding": "identity" },
-  );
-}
-
-/** The content codings a `Content-Encoding` header names but `identity` (no coding). */
-function codingsOf(header: string | undefined): string[] {
-  if (header === undefined) return [];
-  return header
-    .split(",")
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== "" && coding !== "identity");
-}
-
 export function tooMuchToRead(weight: number, limit: number): Refusal {
   return invalidRequest(
     `Invalid request: this batch may read ${formatSize(weight)} of files and skill entries, and one request may read at most ${formatSize(limit)}; send its reads in smaller batches.`,
@@ -204,6 +202,11 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
     }
   }
   return false;
+}
+
+/** How many times the client sent header `name`, which Node joins into one value with ", ". */
+function copiesOf(raw: McpPost["raw"], name: string): number {
+  return raw.headersDistinct[name]?.length ?? 1;
 }
 
 /**
