@@ -6,6 +6,14 @@ import { KeyTable } from "./keys.js";
 
 /** How many names sharing the most trigrams with a mistyped one are compared by edit distance. */
 const COMPARED_NAMES = 50;
+/** Edits any name may be away and still be close: a typing mistake or two. */
+const CLOSE_EDITS = 2;
+/**
+ * The share of a name's letters (folded) that may differ in a close one, past {@link CLOSE_EDITS}: a word
+ * misremembered (`webapp-tester` for `webapp-testing`, 3 of 12). Half let in names sharing a word and
+ * little else (`react-patterns` found `gitlab-ci-patterns`, 6 of 13; `parse-invoices` `bioservices`).
+ */
+const CLOSE_SHARE = 0.25;
 /** Letters (folded) a name must hold whole to come first: fewer are held by chance (`ai` in `email`). */
 const EXTENDED_LENGTH = 5;
 
@@ -105,7 +113,7 @@ export class NameIndex {
         shared.set(name, (shared.get(name) ?? 0) + 1);
       }
     }
-    const tolerance = Math.max(2, Math.floor(target.length / 2));
+    const tolerance = Math.max(CLOSE_EDITS, Math.floor(target.length * CLOSE_SHARE));
     return [...shared.entries()]
       .sort(([a, sharedA], [b, sharedB]) => sharedB - sharedA || a - b)
       .slice(0, COMPARED_NAMES)

@@ -178,6 +178,11 @@ const COMMON_WORD_SUPPORT = 0.5;
  * of them alone. A skill whose name holds one (`help-desk-replies`) is still an answer.
  */
 const ASKING_WORDS = "help assist improve fix need want please better thing stuff something anything";
+/**
+ * How many more matches for a name's words are looked at than suggestions are made: some of the best hold
+ * the words in their text alone, and are left out (see `SkillIndex.namedByWords`).
+ */
+const SUGGESTIONS_LEFT_OUT = 7;
 /** How many of the words an undecided request word may stand for are named (see `SearchResult.undecided`). */
 const UNDECIDED_SHOWN = 3;
 /** How many of the best matches for the rest of a request decide how a mistyped word is read. */
@@ -480,18 +485,50 @@ export class SkillIndex implements SearchIndex {
 
   suggest(name: string, scope: Scope, limit = 3): Skill[] {
     const allowed = this.scopes.mask(scope);
+    const wanted = name.slice(name.indexOf("/") + 1);
     const close = this.names
-      .closeTo(name.slice(name.indexOf("/") + 1))
+      .closeTo(wanted)
       .filter((document) => allowed === undefined || allowed[document] === 1)
       .flatMap((document) => this.skills[document] ?? []);
     // Skills found by the name's words only when no name is close: beside a close name they are other
     // skills sharing a word (`icon-sets` beside `color-palettes` for `color_palets`), not what was meant.
     if (close.length > 0) return [...new Set(close)].slice(0, limit);
-    return [...this.search(name, scope, limit).skills];
+    return this.namedByWords(name, wanted, scope, limit);
+  }
+
+  /**
+   * Skills the words of `name` find that a model could take for the one it named: fair matches (see
+   * {@link SearchResult.fairMatches}) whose own names hold one of the words of `wanted` (`invoice-reader`
+   * for `parse-invoices`), or are spelled by its letters (`test-driven-development` for `tdd`). A skill
+   * holding the words only in its text is no name the model misremembered: `guide` found `hammer`, whose
+   * SKILL.md cites a guide.
+   */
+  private namedByWords(name: string, wanted: string, scope: Scope, limit: number): Skill[] {
+    const found = this.search(name, scope, limit + SUGGESTIONS_LEFT_OUT);
+    const { terms } = this;
+    const words = new Set(terms.termsOf(wanted).terms);
+    for (const { to } of found.corrections) for (const term of terms.termsOf(to).terms) words.add(term);
+    const letters = wanted.toLowerCase();
+    return found.skills
+      .slice(0, found.fairMatches)
+      .filter(
+        (skill) =>
+          initials(skill.name) === letters || terms.termsOf(skill.name).terms.some((term) => words.has(term)),
+      )
+      .slice(0, limit);
   }
 }
 
 const NO_TERMS: ReadonlySet<number> = new Set();
+
+/** The first letters of a name's words, lowercased (`tdd` of `test-driven-development`); "" for one word. */
+function initials(name: string): string {
+  const parts = name
+    .toLowerCase()
+    .split(/[-_\s]+/)
+    .filter((part) => part !== "");
+  return parts.length < 2 ? "" : parts.map((part) => part[0]).join("");
+}
 
 /**
  * Adds up the impacts of a query's postings per document and picks the best. Its buffers are reused by

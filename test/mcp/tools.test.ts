@@ -260,6 +260,15 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(text).toMatch(/No skill "hamer"\. Did you mean: hammer/);
     });
 
+    // read_skill("guide") offered hammer, whose SKILL.md cites shared/guide.md: no name a model had in mind.
+    it("suggests no skill whose name is nothing like the unknown one", async () => {
+      const { text, isError } = await call(client, "read_skill", { skill: "guide" });
+      expect(isError).toBe(true);
+      expect(text).toBe(
+        'No skill "guide". Call list_skills to see the skills, or list_skills(query) to search.',
+      );
+    });
+
     // A model told of a pack or group asks read_skill for it; it was offered skills its name resembles.
     it.each([
       ["beta", "beta"],

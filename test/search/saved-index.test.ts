@@ -134,7 +134,10 @@ describe("a saved index, loaded again", () => {
     const names = mistypedNames(catalog);
     const scopes = scopesOf(catalog).slice(0, 3);
     const expected = suggestions(built, names, scopes);
-    expect(expected.filter(([, found]) => found.length > 0).length).toBeGreaterThan(expected.length / 2);
+    // Over the whole catalog (the first scope) each name has a skill it was mistyped from; a pack's scope
+    // need not, and is offered nothing unlike it.
+    const everywhere = expected.slice(0, names.length);
+    expect(everywhere.filter(([, found]) => found.length > 0).length).toBeGreaterThan(names.length / 2);
     expect(suggestions(loaded(saved, catalog), names, scopes)).toEqual(expected);
   });
 
