@@ -113,7 +113,7 @@ export class NameIndex {
         shared.set(name, (shared.get(name) ?? 0) + 1);
       }
     }
-    const tolerance = Math.max(CLOSE_EDITS, Math.floor(target.length * CLOSE_SHARE));
+    const tolerance = Math.max(CLOSE_EDITS, Math.ceil(target.length * CLOSE_SHARE));
     return [...shared.entries()]
       .sort(([a, sharedA], [b, sharedB]) => sharedB - sharedA || a - b)
       .slice(0, COMPARED_NAMES)

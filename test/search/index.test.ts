@@ -613,6 +613,7 @@ describe("suggest", () => {
         "test-driven-development",
         "Write the test first (TDD).",
       ),
+      "dev/writing-plans/SKILL.md": skillMd("writing-plans", "Break a spec into small tasks."),
       "dev/workflow-notes/SKILL.md": skillMd("workflow-notes", "Our workflow, TDD and TDD again."),
     });
     try {
@@ -621,6 +622,8 @@ describe("suggest", () => {
       const names = (name: string) => built.suggest(name, skills).map((skill) => skill.name);
       expect(names("parse-invoices")).toEqual(["invoice-reader"]);
       expect(names("tdd")).toEqual(["test-driven-development"]);
+      // 3 edits of 11 letters: a word misremembered, within a quarter of the letters rounded up.
+      expect(names("writer-plans")).toEqual(["writing-plans"]);
     } finally {
       await named.remove();
     }
