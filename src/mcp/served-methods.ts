@@ -34,9 +34,42 @@ export function servedMethods(capabilities: ServerCapabilities, era: ProtocolEra
 }
 
 /**
+ * The methods of one protocol era only, what a request of the other era must change to reach them, and a
+ * method that only the other era serves (so a served list holding it is that era's). A person trying
+ * server/discover with curl, as README names it, sends no envelope and is answered as a 2025 client.
+ */
+const OF_ONE_ERA: readonly {
+  readonly methods: readonly string[];
+  readonly otherEraServes: string;
+  readonly how: string;
+}[] = [
+  {
+    methods: ["server/discover", "subscriptions/listen"],
+    otherEraServes: "initialize",
+    how:
+      "is a method of protocol revision 2026-07-28, and this request speaks the 2025 handshake: send it with " +
+      "params._meta holding io.modelcontextprotocol/protocolVersion 2026-07-28 and " +
+      "io.modelcontextprotocol/clientCapabilities (over HTTP, with the headers MCP-Protocol-Version and " +
+      "Mcp-Method too)",
+  },
+  {
+    methods: ["initialize", "ping"],
+    otherEraServes: "server/discover",
+    how:
+      "is a method of the 2025 handshake, and this request speaks 2026-07-28 (its params._meta envelope): " +
+      "send it without the envelope, or ask server/discover instead",
+  },
+];
+
+/**
  * What "Method not found" says, over HTTP and stdio alike: the method asked, so that a client that mistyped
- * one sees which, and those `served`, so that it need not guess. The SDK says only "Method not found".
+ * one sees which, and those `served`, so that it need not guess; for a method of the other protocol era,
+ * how to speak that era. The SDK says only "Method not found".
  */
 export function methodNotFoundMessage(method: string, served: readonly string[]): string {
-  return `Method not found: ${JSON.stringify(method.slice(0, 100))}; this server serves ${served.join(", ")}.`;
+  const said = `Method not found: ${JSON.stringify(method.slice(0, 100))}; this server serves ${served.join(", ")}`;
+  const otherEra = OF_ONE_ERA.find(
+    (era) => era.methods.includes(method) && served.includes(era.otherEraServes),
+  );
+  return otherEra === undefined ? `${said}.` : `${said}. ${method} ${otherEra.how}.`;
 }

@@ -372,6 +372,31 @@ describe("/mcp over HTTP", () => {
     },
   );
 
+  // Regression: server/discover sent as README names it but without the envelope (curl, a hand-written
+  // client) was answered as a 2025 request, listing initialize among what is served and not saying that
+  // server/discover is served too, to a request that speaks 2026-07-28.
+  it.each([
+    [
+      "legacy",
+      "server/discover",
+      /server\/discover is a method of protocol revision 2026-07-28.*params\._meta.*MCP-Protocol-Version/,
+    ],
+    [
+      "modern",
+      "initialize",
+      /initialize is a method of the 2025 handshake.*without the envelope, or ask server\/discover/,
+    ],
+  ] as const)("says how to reach a method of the other era (%s: %s)", async (era, method, said) => {
+    const { body, headers } = wireRequest(era, 7, method, {});
+    const response = await post(`${server.url}/mcp`, body, headers);
+    const { code, message } = (response.json as { error: { code: number; message: string } }).error;
+    expect(code).toBe(-32601);
+    expect(message).toMatch(said);
+    const modern = wireRequest("modern", 8, "server/discover", {});
+    const discovered = await post(`${server.url}/mcp`, modern.body, modern.headers);
+    expect(discovered.json).toMatchObject({ id: 8, result: { supportedVersions: ["2026-07-28"] } });
+  });
+
   it("names a method it does not serve in a batch, answering the other members", async () => {
     const response = await post(`${server.url}/mcp`, [ping(1), { ...ping(2), method: "tools/lists" }]);
     expect(response.status).toBe(200);
