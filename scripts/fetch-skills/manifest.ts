@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
-import { FetcherError, ManifestError } from "./errors.js";
+import { FetcherError, ManifestError, withoutCredentials } from "./errors.js";
 import { locateSources, type ManifestLayout } from "./layout.js";
 
 /** One `[[source]]` of skills.toml, validated: it becomes the pack `<out>/<name>/`. */
@@ -194,7 +194,11 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
   }
   const ref = requiredText(table, "ref", fail);
   if (ref !== undefined && !COMMIT.test(ref)) {
-    fail("ref", `ref "${ref}" is not a full commit id: write its 40 lowercase hex digits`);
+    // Pinning a new source starts from a branch or tag name: say how to turn it into the commit.
+    const lookUp = /^[0-9a-f]+$/i.test(ref)
+      ? `git rev-parse ${ref} in a clone of the repository prints them`
+      : `git ls-remote ${withoutCredentials(repo ?? "<repo>")} ${ref} prints those of the commit it names now`;
+    fail("ref", `ref "${ref}" is not a full commit id: write its 40 lowercase hex digits (${lookUp})`);
   }
   const folder = optionalText(table, "path", fail);
   const sourcePath = folder === undefined ? "." : checkFolder(folder, "path", fail);

@@ -63,13 +63,22 @@ const cases: Case[] = [
     title: "a short ref",
     toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "a333fbb"\n`,
     errors: [
-      'skills.toml:10: source "bad": ref "a333fbb" is not a full commit id: write its 40 lowercase hex digits',
+      'skills.toml:10: source "bad": ref "a333fbb" is not a full commit id: write its 40 lowercase hex digits (git rev-parse a333fbb in a clone of the repository prints them)',
     ],
   },
   {
-    title: "a branch name as ref",
+    title: "a branch name as ref, with how to look its commit up",
     toml: `[[source]]\nname = "bad"\nrepo = "x"\n\n# pinned?\nref = "main"\n`,
-    errors: ['skills.toml:12: source "bad": ref "main" is not a full commit id'],
+    errors: [
+      'skills.toml:12: source "bad": ref "main" is not a full commit id: write its 40 lowercase hex digits (git ls-remote x main prints those of the commit it names now)',
+    ],
+  },
+  {
+    title: "a tag as ref, of a repo whose URL holds a token the lookup does not repeat",
+    toml: `[[source]]\nname = "bad"\nrepo = "https://deploy:s3cret@mirror.example/x.git"\nref = "v1.2"\n`,
+    errors: [
+      'skills.toml:10: source "bad": ref "v1.2" is not a full commit id: write its 40 lowercase hex digits (git ls-remote https://mirror.example/x.git v1.2 prints',
+    ],
   },
   {
     title: "a description longer than models should read on every turn",
