@@ -26,7 +26,9 @@ ARG SKILLS_MANIFEST=skills.toml
 COPY ${SKILLS_MANIFEST} ./skills.toml
 RUN --mount=type=cache,target=/var/cache/skills-mcp,sharing=locked \
     find /var/cache/skills-mcp -name '*.lock' -type f -delete && \
-    npm run fetch-skills -- --manifest skills.toml --out /skills --cache /var/cache/skills-mcp
+    npm run fetch-skills -- --manifest skills.toml --out /skills --cache /var/cache/skills-mcp || { \
+      echo "The fetch above failed. Where the build cannot reach a source's repository (GitHub, by default), build from mirrors it can reach: --build-arg SKILLS_MANIFEST=mirror.toml (README, Building without GitHub)" >&2; \
+      exit 1; }
 
 # The audit of the fetched skills (docs/audit.md), printed in the build log; a high finding fails the build
 # unless ALLOW_UNSAFE_SKILLS=1. It needs the server's code, so it runs here and not in the skills stage: a

@@ -430,21 +430,10 @@ describe("fetch-skills: the cache", () => {
   // A build cancelled mid-fetch left git's shallow.lock in the cache mount, where no one can remove it by
   // hand: every later build failed on "Unable to create '…/shallow.lock': File exists".
   it("removes the lock files a stopped build left in the store, and that alone, before the fetch", async () => {
-    const dockerfile = await readFile(path.join(ROOT, "Dockerfile"), "utf8");
-    // The RUN instruction with the cache mount, its continued lines joined.
-    const lines = dockerfile.split("\n");
-    const start = lines.findIndex((line) =>
-      line.startsWith("RUN --mount=type=cache,target=/var/cache/skills-mcp"),
-    );
-    const end = lines.findIndex((line, index) => index >= start && !line.endsWith("\\"));
-    const run = lines.slice(start + 1, end + 1).map((line) => line.replace(/\\$/, "").trim());
-    const steps = run
-      .join(" ")
-      .split("&&")
-      .map((step) => step.trim());
+    const steps = await imageFetchSteps();
     expect(steps).toEqual([
       "find /var/cache/skills-mcp -name '*.lock' -type f -delete",
-      expect.stringMatching(/^npm run fetch-skills -- .*--cache \/var\/cache\/skills-mcp$/),
+      expect.stringMatching(/^npm run fetch-skills -- .*--cache \/var\/cache\/skills-mcp \|\| \{/),
     ]);
 
     // That step on a cache where a stopped fetch left its lock: the next fetch goes through.
@@ -463,7 +452,45 @@ describe("fetch-skills: the cache", () => {
     const result = await runFetcher(["--cache", "cache"], site);
     expect(result.code, result.stderr).toBe(0);
   });
+
+  // Regression: a build that could not reach GitHub failed on git's "Could not resolve host" and the
+  // fetcher's advice to run it again with --source, which a build cannot; README's way out (a manifest of
+  // mirrors) went unnamed.
+  it("says, when the image build's fetch fails, how to build from mirrors", async () => {
+    const [, fetch = ""] = await imageFetchSteps();
+    const site = await makeSite(tree.dir, [
+      { name: "gone", repo: path.join(tree.dir, "no-such-repository"), ref: "a".repeat(40) },
+    ]);
+    const command = fetch
+      .replace("--manifest skills.toml", `--manifest ${path.join(site, "skills.toml")}`)
+      .replace("--out /skills", `--out ${path.join(site, "out")}`)
+      .replace("/var/cache/skills-mcp", path.join(site, "cache"));
+    const failed = await execFileAsync("sh", ["-c", command], { cwd: ROOT }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('source "gone": cannot fetch');
+    expect(failed.stderr).toContain(
+      "--build-arg SKILLS_MANIFEST=mirror.toml (README, Building without GitHub)",
+    );
+  });
 });
+
+/** The steps of the Dockerfile's RUN instruction that fetches the skills, its continued lines joined. */
+async function imageFetchSteps(): Promise<string[]> {
+  const dockerfile = await readFile(path.join(ROOT, "Dockerfile"), "utf8");
+  const lines = dockerfile.split("\n");
+  const start = lines.findIndex((line) =>
+    line.startsWith("RUN --mount=type=cache,target=/var/cache/skills-mcp"),
+  );
+  const end = lines.findIndex((line, index) => index >= start && !line.endsWith("\\"));
+  const run = lines.slice(start + 1, end + 1).map((line) => line.replace(/\\$/, "").trim());
+  return run
+    .join(" ")
+    .split("&&")
+    .map((step) => step.trim());
+}
 
 describe("fetch-skills: servers that refuse a shallow fetch of an exact commit", () => {
   it("fetches shallow where allowed and falls back to a full fetch where not", async () => {
