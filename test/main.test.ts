@@ -48,6 +48,17 @@ describe("refusing to start", () => {
     expect(logLines(result.stdout).map((line) => line.msg)).toEqual([]);
   });
 
+  // Regression: a desktop client's configuration with a relative SKILLS_DIR started the server in a working
+  // folder of the client's choosing, and the message named a folder there without saying why it was looked
+  // for there.
+  it("says that a relative SKILLS_DIR is read from the working folder, when it names no folder there", async () => {
+    const result = await runServer({ SKILLS_DIR: "no-such-skills" }, ["--stdio"], tree.dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `skills-mcp: Skills folder ${path.join(tree.dir, "no-such-skills")} does not exist or is not a folder: SKILLS_DIR is a relative path, read from the working folder ${tree.dir}, which a client that starts the server chooses; give an absolute path\n`,
+    );
+  });
+
   it("exits 1 when no skill is valid", async () => {
     const empty = await makeTree({ "p/broken/SKILL.md": "no frontmatter" });
     try {

@@ -39,6 +39,8 @@ export interface LoadOptions {
   readonly packs?: readonly string[];
   /** SKILL.md files read before (saved with the search index): what still fits is not read again. */
   readonly known?: KnownDocuments;
+  /** What to add when `dir` is no folder: how it was worked out, when that is likely the mistake. */
+  readonly missingFolderHint?: string;
 }
 
 export interface LoadedCatalog {
@@ -68,7 +70,7 @@ interface LoadContext {
  * Synchronous on purpose: it runs once, before the server listens, and nothing else is waiting.
  */
 export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatalog {
-  const root = realDirectory(dir);
+  const root = realDirectory(dir, options.missingFolderHint);
   const issues: CatalogIssue[] = [];
   const selectors = options.packs ?? [];
   const context: LoadContext = {
@@ -158,14 +160,16 @@ function narrowedBySkillPacks(scanned: Scope, selectors: readonly string[]): Sco
   }
 }
 
-function realDirectory(dir: string): string {
+function realDirectory(dir: string, hint: string | undefined): string {
   try {
     const real = realpathSync(dir);
     if (statSync(real).isDirectory()) return real;
   } catch {
     // Reported below with the path as the operator gave it.
   }
-  throw new CatalogError(`Skills folder ${dir} does not exist or is not a folder`);
+  throw new CatalogError(
+    `Skills folder ${dir} does not exist or is not a folder${hint === undefined ? "" : `: ${hint}`}`,
+  );
 }
 
 /** Pack folders are the visible sub-folders of the skills folder; files there (sources.json) are not packs. */

@@ -10,6 +10,11 @@ export interface Config {
   readonly skillsDir: string;
   /** Where `skillsDir` came from, so the log can say when the bundled examples are served. */
   readonly skillsDirOrigin: "SKILLS_DIR" | "./skills" | "examples";
+  /**
+   * The working folder a relative SKILLS_DIR was read from: a client that starts the server over stdio
+   * chooses it, so a missing folder's message says so.
+   */
+  readonly skillsDirReadFrom?: string;
   /** `SKILL_PACKS` selectors: everything else is not loaded at all. Empty means every pack. */
   readonly skillPacks: readonly string[];
   readonly port: number;
@@ -115,7 +120,7 @@ export function loadConfig(
   // TRANSPORT first, without its problems (read again below): over stdio the HTTP settings are not checked.
   const askedTransport = SETTINGS.TRANSPORT.read(env.TRANSPORT, { cwd, problems: [], name: "TRANSPORT" });
   const values = readSettings(env, { cwd, problems }, args.stdio ? "stdio" : askedTransport);
-  const { skillsDir, skillsDirOrigin } = values.SKILLS_DIR;
+  const { skillsDir, skillsDirOrigin, skillsDirReadFrom } = values.SKILLS_DIR;
   if (buildIndex && skillsDirOrigin === "examples") {
     problems.push(
       `--build-index saves into the skills folder: set SKILLS_DIR (or run where ./skills is); the bundled examples need no saved index`,
@@ -130,6 +135,7 @@ export function loadConfig(
   return Object.freeze({
     skillsDir,
     skillsDirOrigin,
+    ...(skillsDirReadFrom === undefined ? {} : { skillsDirReadFrom }),
     savedIndexFile: path.join(skillsDir, SAVED_INDEX_NAME),
     prompts: values.PROMPTS === "on",
     catalogPreview: values.CATALOG_PREVIEW === "on",

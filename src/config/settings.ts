@@ -318,8 +318,18 @@ function isHttpOnly(name: SettingName): boolean {
 function resolveSkillsDir(
   value: string | undefined,
   cwd: string,
-): { readonly skillsDir: string; readonly skillsDirOrigin: "SKILLS_DIR" | "./skills" | "examples" } {
-  if (value?.trim()) return { skillsDir: path.resolve(cwd, value.trim()), skillsDirOrigin: "SKILLS_DIR" };
+): {
+  readonly skillsDir: string;
+  readonly skillsDirOrigin: "SKILLS_DIR" | "./skills" | "examples";
+  readonly skillsDirReadFrom?: string;
+} {
+  const given = value?.trim();
+  if (given) {
+    const skillsDir = path.resolve(cwd, given);
+    return path.isAbsolute(given)
+      ? { skillsDir, skillsDirOrigin: "SKILLS_DIR" }
+      : { skillsDir, skillsDirOrigin: "SKILLS_DIR", skillsDirReadFrom: cwd };
+  }
   const local = path.resolve(cwd, "skills");
   if (existsSync(local)) return { skillsDir: local, skillsDirOrigin: "./skills" };
   return { skillsDir: examplesDir(), skillsDirOrigin: "examples" };

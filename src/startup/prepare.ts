@@ -147,7 +147,11 @@ function load(config: Config, known: KnownDocuments, logger: Logger): LoadedCata
     );
   }
   const started = performance.now();
-  const loaded = loadCatalog(config.skillsDir, { packs: config.skillPacks, known });
+  const missingFolderHint =
+    config.skillsDirReadFrom === undefined
+      ? undefined
+      : `SKILLS_DIR is a relative path, read from the working folder ${config.skillsDirReadFrom}, which a client that starts the server chooses; give an absolute path`;
+  const loaded = loadCatalog(config.skillsDir, { packs: config.skillPacks, known, missingFolderHint });
   const { catalog, issues } = loaded;
   for (const issue of issues) logger.warn(issue, `${issue.path}: ${issue.reason}`);
   logger.info(
