@@ -61,16 +61,18 @@ const MAX_ERROR_BYTES = 64 * 1024;
  * its first `keep` bytes: a listing is never held whole (`ls-tree -r` of a tree whose folders each hold
  * the next ten times lists millions of paths from a repository of kilobytes), nor read past `maxBytes`
  * (a chain of folders lists each file's path whole, in bytes quadratic in its depth). Once `take` returns
- * false, git is stopped and the rest is never read. Throws with git's message when git fails.
+ * false, git is stopped and the rest is never read. Throws with git's message when git fails, and once git
+ * has written nothing for `silenceMs` (10 minutes unless given), as simple-git's calls do: a git that stops
+ * (a lazy fetch of an object from a hung remote, a store on a hung disk) stalled the fetch for good.
  */
 export async function gitRecords(
   baseDir: string,
   args: readonly string[],
   signal: AbortSignal | undefined,
-  limits: { readonly keep: number; readonly maxBytes: number },
+  limits: { readonly keep: number; readonly maxBytes: number; readonly silenceMs?: number },
   take: (record: string) => boolean,
 ): Promise<void> {
-  const { keep, maxBytes } = limits;
+  const { keep, maxBytes, silenceMs = GIT_SILENCE_LIMIT_MS } = limits;
   const child = spawn("git", args, {
     cwd: baseDir,
     env: gitEnvironment(),
@@ -82,37 +84,67 @@ export async function gitRecords(
     child.on("error", (error) => resolve({ error }));
     child.on("close", (code) => resolve({ code }));
   });
+  let silent: Error | undefined;
+  let giveUp: (end: { silent: Error }) => void = () => undefined;
+  const gaveUp = new Promise<{ silent: Error }>((resolve) => {
+    giveUp = resolve;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const wait = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const silence = silenceMs < 1000 ? `${silenceMs} ms` : `${Math.round(silenceMs / 1000)} s`;
+      silent = new Error(`git ${args[0] ?? ""} wrote nothing for ${silence}: stopped`);
+      // SIGKILL and the pipes closed: a git stuck in a read may ignore SIGTERM, and a process it started may
+      // hold its output open after it is gone.
+      child.kill("SIGKILL");
+      child.stdout.destroy();
+      child.stderr.destroy();
+      giveUp({ silent });
+    }, silenceMs);
+  };
+  wait();
   let stderr = "";
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (text: string) => {
+    wait();
     if (stderr.length < MAX_ERROR_BYTES) stderr += text.slice(0, MAX_ERROR_BYTES - stderr.length);
   });
   let record = Buffer.alloc(0);
   let stopped = false;
   let read = 0;
-  reading: for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-    read += chunk.length;
-    if (read > maxBytes) {
-      child.kill();
-      throw new Error(`git ${args[0] ?? ""} wrote more than ${Math.ceil(maxBytes / 1024 / 1024)} MiB`);
-    }
-    let start = 0;
-    for (let end = chunk.indexOf(0); end !== -1; end = chunk.indexOf(0, start)) {
-      const piece = Buffer.concat([record, chunk.subarray(start, end)]).subarray(0, keep);
-      record = Buffer.alloc(0);
-      start = end + 1;
-      if (!take(piece.toString("utf8"))) {
-        stopped = true;
-        break reading;
+  try {
+    reading: for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      wait();
+      read += chunk.length;
+      if (read > maxBytes) {
+        child.kill();
+        throw new Error(`git ${args[0] ?? ""} wrote more than ${Math.ceil(maxBytes / 1024 / 1024)} MiB`);
       }
+      let start = 0;
+      for (let end = chunk.indexOf(0); end !== -1; end = chunk.indexOf(0, start)) {
+        const piece = Buffer.concat([record, chunk.subarray(start, end)]).subarray(0, keep);
+        record = Buffer.alloc(0);
+        start = end + 1;
+        if (!take(piece.toString("utf8"))) {
+          stopped = true;
+          break reading;
+        }
+      }
+      if (record.length < keep)
+        record = Buffer.concat([record, chunk.subarray(start, start + keep - record.length)]);
     }
-    if (record.length < keep)
-      record = Buffer.concat([record, chunk.subarray(start, start + keep - record.length)]);
-  }
-  if (stopped) child.kill();
-  const end = await exited;
-  if ("error" in end) throw end.error;
-  if (!stopped && end.code !== 0) {
-    throw new Error(`git ${args[0] ?? ""} failed (exit ${end.code ?? "by signal"}): ${stderr.trim()}`);
+    if (stopped) child.kill();
+    // A git that closed its output may still hang before it exits: the silence counts until then.
+    const end = await Promise.race([exited, gaveUp]);
+    if ("silent" in end) throw end.silent;
+    if ("error" in end) throw end.error;
+    if (!stopped && end.code !== 0) {
+      throw new Error(`git ${args[0] ?? ""} failed (exit ${end.code ?? "by signal"}): ${stderr.trim()}`);
+    }
+  } catch (error) {
+    throw silent ?? error;
+  } finally {
+    clearTimeout(timer);
   }
 }

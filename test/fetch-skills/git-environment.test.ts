@@ -85,3 +85,42 @@ describe("fetch-skills: the environment of the git it spawns itself", () => {
     expect(listing).toBe(0);
   });
 });
+
+describe("fetch-skills: a git that stops writing", () => {
+  /** Runs gitRecords with a "git" on PATH whose body is `script`, giving up after `silenceMs` of silence. */
+  async function recordsOf(name: string, script: string, silenceMs: number): Promise<string[]> {
+    const bin = path.join(folder, name);
+    await mkdir(bin);
+    await writeFile(path.join(bin, "git"), `#!/bin/sh\n${script}\n`);
+    await chmod(path.join(bin, "git"), 0o755);
+    return withEnvironment({ PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` }, async () => {
+      const records: string[] = [];
+      const limits = { keep: 128, maxBytes: 4096, silenceMs };
+      await gitRecords(folder, ["ls-tree"], undefined, limits, (record) => {
+        records.push(record);
+        return true;
+      });
+      return records;
+    });
+  }
+
+  it("is stopped, with an error saying so, once it has written nothing for its silence limit", async () => {
+    const started = Date.now();
+    // One record, then nothing: a lazy fetch from a remote that hangs.
+    await expect(recordsOf("stalls", "printf 'a\\0'; exec sleep 30", 300)).rejects.toThrow(
+      "git ls-tree wrote nothing for 300 ms: stopped",
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("is stopped when it hangs after closing its output", async () => {
+    await expect(recordsOf("hangs", "printf 'a\\0'; exec >&- 2>&-; exec sleep 30", 300)).rejects.toThrow(
+      "wrote nothing",
+    );
+  });
+
+  it("is read to its end while it keeps writing, however long it takes", async () => {
+    const script = 'for i in 1 2 3 4 5 6; do printf "$i\\0"; sleep 0.1; done';
+    expect(await recordsOf("slow", script, 400)).toEqual(["1", "2", "3", "4", "5", "6"]);
+  });
+});
