@@ -1,5 +1,5 @@
 import type { Dirent } from "node:fs";
-import { copyFile, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { copyFile, opendir, readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { makeFolder } from "../../src/make-folder.js";
 
@@ -176,32 +176,11 @@ async function copyFolder(
   walk.budget.takeFolder();
   await makeFolder(destination);
   const child = (name: string) => (relative === "." ? name : `${relative}/${name}`);
-  let entries: Dirent<Buffer>[];
-  try {
-    // Read whole, not streamed: the names are sorted (copy order and warnings do not depend on the file
-    // system), so they would be held anyway. The checkout check bounds a folder to 4 times --max-files
-    // entries, 80,000 by default (git checks out no empty folder, so each entry holds a file at least):
-    // 20 MB of heap and 0.25 s for 80,001 names of 207 bytes.
-    entries = await readdir(real, { withFileTypes: true, encoding: "buffer" });
-  } catch (error) {
-    skip(walk, { path: relative, reason: cannotRead(error), symlink: false });
-    return;
-  }
-  const named: { entry: Dirent<Buffer>; name: string }[] = [];
-  for (const entry of entries) {
-    if (entry.name[0] === 0x2e) continue;
-    const name = utf8(entry.name);
-    if (name === undefined) {
-      const reason = "its name is not UTF-8";
-      skip(walk, { path: child(escapedName(entry.name)), reason, symlink: false });
-    } else {
-      named.push({ entry, name });
-    }
-  }
-  for (const { entry, name } of named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  const named = await visibleEntries(walk, real, relative, child);
+  for (const { kind, name } of named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const childRelative = child(name);
     const full = path.join(real, name);
-    const target = await resolveEntry(walk, full, entry);
+    const target = await resolveEntry(walk, full, kind);
     const into = path.join(destination, name);
     if ("skip" in target) {
       skip(walk, { path: childRelative, reason: target.skip, symlink: target.symlink });
@@ -211,11 +190,55 @@ async function copyFolder(
       walk.budget.take(target.size);
       await copyOne(walk, target.real, into, childRelative);
     } else {
-      const inner = innerReach(reached, target.real, childRelative, entry.isSymbolicLink());
+      const inner = innerReach(reached, target.real, childRelative, kind === "symlink");
       if ("skip" in inner) skip(walk, { path: childRelative, reason: inner.skip, symlink: true });
       else await copyFolder(walk, target.real, childRelative, into, inner);
     }
   }
+}
+
+/** What a folder's entry is, as its listing says (a symlink is not followed). */
+type EntryKind = "file" | "folder" | "symlink" | "other";
+
+/**
+ * The entries of folder `real` that are not hidden, each name that is not UTF-8 left out as a warning, or
+ * none when it cannot be read (a warning too). Read one entry at a time, keeping only a name and its kind:
+ * hidden entries are never held, and a Dirent of a name's bytes took some three times its name (80,001
+ * names of 207 bytes read whole: 20 MB of heap). The names are sorted after (copy order and warnings do
+ * not depend on the file system), so those kept are held anyway; the checkout check bounds a folder to 4
+ * times --max-files entries, 80,000 by default (git checks out no empty folder).
+ */
+async function visibleEntries(
+  walk: Walk,
+  real: string,
+  relative: string,
+  child: (name: string) => string,
+): Promise<{ readonly name: string; readonly kind: EntryKind }[]> {
+  const named: { name: string; kind: EntryKind }[] = [];
+  try {
+    // The typings know no `buffer` encoding for a Dir, which then gives each name as its bytes.
+    for await (const entry of await opendir(real, { encoding: "buffer" as BufferEncoding })) {
+      const bytes: unknown = entry.name;
+      if (!(bytes instanceof Uint8Array) || bytes[0] === 0x2e) continue;
+      const name = utf8(bytes);
+      if (name === undefined) {
+        const reason = "its name is not UTF-8";
+        skip(walk, { path: child(escapedName(bytes)), reason, symlink: false });
+      } else {
+        named.push({ name, kind: entryKind(entry) });
+      }
+    }
+  } catch (error) {
+    skip(walk, { path: relative, reason: cannotRead(error), symlink: false });
+    return [];
+  }
+  return named;
+}
+
+function entryKind(entry: Dirent): EntryKind {
+  if (entry.isDirectory()) return "folder";
+  if (entry.isFile()) return "file";
+  return entry.isSymbolicLink() ? "symlink" : "other";
 }
 
 /**
@@ -254,13 +277,11 @@ type Target =
   | { readonly kind: "folder"; readonly real: string }
   | { readonly skip: string; readonly symlink: boolean };
 
-async function resolveEntry(walk: Walk, full: string, entry: Dirent<Buffer>): Promise<Target> {
-  if (entry.isDirectory()) return { kind: "folder", real: full };
-  if (!entry.isFile() && !entry.isSymbolicLink()) {
-    return { skip: "not a regular file or folder", symlink: false };
-  }
+async function resolveEntry(walk: Walk, full: string, kind: EntryKind): Promise<Target> {
+  if (kind === "folder") return { kind: "folder", real: full };
+  if (kind === "other") return { skip: "not a regular file or folder", symlink: false };
   let real = full;
-  if (entry.isSymbolicLink()) {
+  if (kind === "symlink") {
     try {
       real = await realpath(full);
     } catch (error) {
@@ -311,7 +332,7 @@ function cannotRead(error: unknown): string {
   return `cannot be read (${code})`;
 }
 
-function utf8(name: Buffer): string | undefined {
+function utf8(name: Uint8Array): string | undefined {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(name);
   } catch {
@@ -320,7 +341,7 @@ function utf8(name: Buffer): string | undefined {
 }
 
 /** A name with each byte other than printable ASCII written `\xe9`, so that a warning shows it as it is. */
-function escapedName(name: Buffer): string {
+function escapedName(name: Uint8Array): string {
   return [...name]
     .map((byte) =>
       byte >= 0x20 && byte < 0x7f && byte !== 0x5c
@@ -336,7 +357,7 @@ function escapedName(name: Buffer): string {
  */
 export async function findSkillFolders(dir: string, relative = ""): Promise<string[]> {
   // Read whole: `dir` is the pack as copyFolder wrote it, so no folder of it holds more entries than the
-  // checkout holds files, which the checkout check bounds (see copyFolder).
+  // checkout holds files, which the checkout check bounds (see visibleEntries).
   const entries = await readdir(dir, { withFileTypes: true });
   const isSkill = entries.some((entry) => entry.name === SKILL_DOCUMENT && entry.isFile());
   const found: string[] = isSkill ? [relative] : [];
