@@ -44,6 +44,26 @@ export function weighsMoreAsText(bytes: Uint8Array): boolean {
   return controls * 15 > bytes.length;
 }
 
+/**
+ * The most bytes the text of a file that a tool or prompt shows takes as JSON, twice MAX_FILE_BYTES: JSON
+ * spells a control character in six bytes (`\u0001`), so 248 KiB of them behind a start of text (which
+ * isBinaryStart looks at) made 1.5 MiB of JSON of a read that the budget of answers counts as 256 KiB. A
+ * quote or a backslash takes two bytes, so no text but such a one is cut for this.
+ */
+export const MAX_FILE_JSON_BYTES = 2 * MAX_FILE_BYTES;
+
+/** How many of the first bytes of `bytes` JSON spells in at most `most` bytes (a string's, quotes aside). */
+export function jsonFit(bytes: Uint8Array, most: number): number {
+  let spelled = 0;
+  for (let index = 0; index < bytes.length; index++) {
+    const byte = bytes[index] ?? 0;
+    if (byte >= 0x20) spelled += byte === 0x22 || byte === 0x5c ? 2 : 1;
+    else spelled += ((SHORT_ESCAPES >> byte) & 1) === 1 ? 2 : 6;
+    if (spelled > most) return index;
+  }
+  return bytes.length;
+}
+
 export type FileContent =
   | { readonly kind: "text"; readonly text: string; readonly size: number; readonly truncated: boolean }
   | { readonly kind: "binary"; readonly size: number; readonly mediaType: string };
@@ -94,7 +114,8 @@ async function readCatalogFile(file: CatalogFile): Promise<FileContent> {
     const want = Math.min(file.size, MAX_FILE_BYTES);
     const buffer = Buffer.alloc(want);
     const { bytesRead } = await handle.read(buffer, 0, want, 0);
-    return describeBytes(buffer.subarray(0, bytesRead), file.size, file.path);
+    const read = buffer.subarray(0, bytesRead);
+    return describeBytes(read.subarray(0, jsonFit(read, MAX_FILE_JSON_BYTES)), file.size, file.path);
   } finally {
     await handle.close();
   }

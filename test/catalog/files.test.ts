@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { weighsMoreAsText } from "../../src/catalog/files.js";
+import { jsonFit, weighsMoreAsText } from "../../src/catalog/files.js";
 import {
   type CatalogFile,
   describeBytes,
@@ -232,5 +232,18 @@ describe("weighsMoreAsText", () => {
 
   it("leaves out those JSON spells in two bytes: tab, backspace, line and form feed, carriage return", () => {
     expect(weighsMoreAsText(Buffer.from("\t\b\n\f\r".repeat(1000)))).toBe(false);
+  });
+});
+
+describe("jsonFit", () => {
+  it("counts each byte as JSON spells it: six for a control character, two for a quote or backslash", () => {
+    const samples = ["plain words", 'a "quoted" \\ word', "\x01\x1b\t\n\b", "é ü 😀 \u2028", "\x7f"];
+    for (const sample of samples) {
+      const bytes = Buffer.from(sample);
+      const spelled = Buffer.byteLength(JSON.stringify(sample)) - 2;
+      expect(jsonFit(bytes, spelled)).toBe(bytes.length);
+      expect(jsonFit(bytes, spelled - 1)).toBeLessThan(bytes.length);
+    }
+    expect(jsonFit(Buffer.alloc(100, 1), 60)).toBe(10);
   });
 });

@@ -41,6 +41,13 @@ const CONTROLS_BEHIND = Buffer.concat([
   Buffer.from("plain line of text\n".repeat(432)),
   Buffer.alloc(64 * 1024, 1),
 ]);
+/** 8 KiB of text up front, then control characters to 256 KiB: 1.5 MiB as JSON text. */
+const CONTROLS_TO_THE_CAP = Buffer.concat([
+  Buffer.from("plain line of text\n".repeat(432)),
+  Buffer.alloc(256 * 1024 - 432 * 19, 1),
+]);
+/** A fifteenth control characters, the rest quotes: under the rule of base64, yet 2.3 times its size as JSON. */
+const QUOTES_AND_CONTROLS = Buffer.from(`${"\x01"}${'"'.repeat(14)}`.repeat(4096));
 /** Files that become FIFOs after the load: more than libuv's four threads, which a blocked open holds. */
 const PIPED = ["big/piped-1.md", "big/piped-2.md", "big/piped-3.md", "big/piped-4.md", "big/piped-5.md"];
 const COLORS = "\x1b[31mred\x1b[0m and plain words after it, line after line\n".repeat(200);
@@ -64,6 +71,8 @@ beforeAll(async () => {
     // Valid UTF-8 without a NUL, but mostly control characters.
     "big/controls.dat": CONTROLS,
     "big/controls-behind.txt": CONTROLS_BEHIND,
+    "big/controls-to-the-cap.txt": CONTROLS_TO_THE_CAP,
+    "big/quotes.txt": QUOTES_AND_CONTROLS,
     // Text with a few terminal escapes: still text.
     "big/colors.txt": COLORS,
     "other/hidden/SKILL.md": skillMd("hidden", "A skill outside the scope of a caller of pack big."),
@@ -154,6 +163,26 @@ describe.each(ERAS)("files too large to carry (%s)", (era) => {
     ]);
     expect(await read(client, "skill://big/colors.txt")).toEqual([
       { uri: "skill://big/colors.txt", mimeType: "text/plain", text: COLORS },
+    ]);
+  });
+
+  // Regression: 8 KiB of text, then control characters to the 256 KiB a tool shows: read_pack_file
+  // answered 1.5 MiB of JSON for a read the budget of answers counts as 256 KiB.
+  it("a tool shows no text that JSON spells in more than twice the 256 KiB it counts", async () => {
+    const answer = await call(client, "read_pack_file", { pack: "big", file: "controls-to-the-cap.txt" });
+    expect(answer.isError).toBe(false);
+    expect(JSON.stringify(answer.text).length).toBeLessThanOrEqual(512 * 1024 + 200);
+    expect(answer.text.startsWith("plain line of text\n".repeat(432))).toBe(true);
+    expect(answer.text).toMatch(
+      /\n\n\[controls-to-the-cap\.txt is cut here: showing the first \d+\.\d KiB of 256\.0 KiB; the tools serve no more of it\.\]$/,
+    );
+  });
+
+  // Regression: within the rule of base64 (a fifteenth control characters), quotes made the text 2.3 times
+  // the file as JSON.
+  it("a file JSON spells in more than twice its bytes is a blob", async () => {
+    expect(await read(client, "skill://big/quotes.txt")).toEqual([
+      { uri: "skill://big/quotes.txt", mimeType: "text/plain", blob: QUOTES_AND_CONTROLS.toString("base64") },
     ]);
   });
 
