@@ -199,7 +199,7 @@ function listPackFolders(root: string, issues: CatalogIssue[]): string[] {
     }
     names.push(entry.name);
   }
-  const served = withoutNormalizedDuplicates(names, issues);
+  const served = withoutDuplicateNames(names, issues);
   for (const name of served) {
     const violation = nameRuleViolation(name);
     if (violation) issues.push({ severity: "warning", path: name, reason: `pack name ${violation}` });
@@ -208,28 +208,48 @@ function listPackFolders(root: string, issues: CatalogIssue[]): string[] {
 }
 
 /**
- * `names` less the pack folders whose names are another's in another Unicode normalization (`café` with
- * one `é`, and with `e` and a combining accent): each reads as the other, and which one a client's
- * `X-Skill-Pack` or `pack/name` selects would depend on how its input was normalized. The one spelled in
- * NFC, as input methods type it, is served, else the first by name; each other is left out with an issue.
+ * `names` less the pack folders whose names are another's in another letter case or Unicode normalization
+ * (`Docs` and `docs`; `café` with one `é`, and with `e` and a combining accent): each reads as the other,
+ * `X-Skill-Pack`, `?pack=` and `pack/name` find a pack in any case, and a case-insensitive file system
+ * (macOS, Windows), where `skills-mcp sync` writes and reviewers check out, holds one of the two. Two such
+ * packs were both served, and which one a client's input selected depended on how it was spelled. The one
+ * in lowercase, as the name rule asks, is served, else the one spelled in NFC, as input methods type it,
+ * else the first by name; each other is left out with an issue naming the one served.
  */
-function withoutNormalizedDuplicates(names: readonly string[], issues: CatalogIssue[]): string[] {
+function withoutDuplicateNames(names: readonly string[], issues: CatalogIssue[]): string[] {
   const served = new Map<string, string>();
   for (const name of names) {
-    const key = name.normalize("NFC");
+    const key = foldedName(name);
     const earlier = served.get(key);
-    if (earlier === undefined || (name === key && earlier !== key)) served.set(key, name);
+    if (earlier === undefined || preference(name) < preference(earlier)) served.set(key, name);
   }
   for (const name of names) {
-    const kept = served.get(name.normalize("NFC"));
+    const kept = served.get(foldedName(name));
     if (kept === undefined || kept === name) continue;
+    const inNfc = (text: string) => text === text.normalize("NFC");
+    const other =
+      kept.normalize("NFC") === name.normalize("NFC")
+        ? "Unicode normalization"
+        : inNfc(kept) && inNfc(name)
+          ? "letter case"
+          : "letter case and Unicode normalization";
     issues.push({
       severity: "skipped",
       path: visible(name),
-      reason: `duplicate pack name: it is "${visible(kept)}" in another Unicode normalization, which is served instead`,
+      reason: `duplicate pack name: it is "${visible(kept)}" in another ${other}, which is served instead`,
     });
   }
-  return names.filter((name) => served.get(name.normalize("NFC")) === name);
+  return names.filter((name) => served.get(foldedName(name)) === name);
+}
+
+/** A name as a case-insensitive file system compares it: upper then lower case folds `ſ` with `s`. */
+function foldedName(name: string): string {
+  return name.normalize("NFC").toUpperCase().toLowerCase();
+}
+
+/** Which of two pack names that fold alike is served: the lower first (lowercase, then NFC), else the first. */
+function preference(name: string): number {
+  return (name === name.toLowerCase() ? 0 : 2) + (name === name.normalize("NFC") ? 0 : 1);
 }
 
 /** Skips walking packs that `SKILL_PACKS` cannot select, when every selector names its pack. */

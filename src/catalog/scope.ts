@@ -72,7 +72,8 @@ export class Scope {
 
   /**
    * {@link findPack}, else the one pack named so in another case (`Design` for `design`), as models and
-   * people write names. Two packs whose names differ only in case are found by their exact names alone.
+   * people write names. The load serves no two packs whose names differ only in case; were there two, they
+   * would be found by their exact names alone.
    */
   findPackAnyCase(name: string): Pack | undefined {
     const exact = this.packsByName.get(name);

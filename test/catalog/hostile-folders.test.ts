@@ -354,6 +354,51 @@ describe("loadCatalog on pack names that differ only in Unicode normalization", 
   });
 });
 
+// Regression: `Docs` and `docs` were two packs, one folder on a case-insensitive file system, and `Docs` in
+// X-Skill-Pack or a tool's `pack` selected only its exact spelling.
+describe("loadCatalog on pack names that differ only in letter case", () => {
+  it("serves the lowercase one and leaves out each other, naming the one served", async () => {
+    const dir = await withTree({
+      "DOCS/a/SKILL.md": skillMd("a"),
+      "Docs/b/SKILL.md": skillMd("b"),
+      "docs/c/SKILL.md": skillMd("c"),
+      // Folded as upper then lower case, as such a system compares names: `ſ` (long s) is `s`.
+      "\u017fhared/d/SKILL.md": skillMd("d"),
+      "shared/e/SKILL.md": skillMd("e"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["docs/c", "shared/e"]);
+    for (const [skipped, kept] of [
+      ["DOCS", "docs"],
+      ["Docs", "docs"],
+      ["\u017fhared", "shared"],
+    ]) {
+      expect(issueAt(issues, skipped ?? "")).toEqual({
+        severity: "skipped",
+        path: skipped,
+        reason: `duplicate pack name: it is "${kept}" in another letter case, which is served instead`,
+      });
+    }
+  });
+
+  it("serves the one in NFC of two in another case, and the first by name of two neither lowercase", async () => {
+    const dir = await withTree({
+      "CAFE\u0301/a/SKILL.md": skillMd("a"),
+      "Caf\u00e9/b/SKILL.md": skillMd("b"),
+      "Ops/c/SKILL.md": skillMd("c"),
+      "oPS/d/SKILL.md": skillMd("d"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.packs.map((pack) => pack.name)).toEqual(["Caf\u00e9", "Ops"]);
+    expect(issueAt(issues, "CAFE\u0301")?.reason).toBe(
+      'duplicate pack name: it is "Caf\u00e9" in another letter case and Unicode normalization, which is served instead',
+    );
+    expect(issueAt(issues, "oPS")?.reason).toBe(
+      'duplicate pack name: it is "Ops" in another letter case, which is served instead',
+    );
+  });
+});
+
 // Regression: each file of a skill is looked at, kept and audited at every start, and a skill of 100,000
 // empty files took 25 s of CPU and 100 MB to start.
 describe("loadCatalog on a skill of more files than any source brings", () => {
