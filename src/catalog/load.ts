@@ -369,7 +369,7 @@ function duplicateIssue(
   earlier: Skill,
   enclosing: Skill | undefined,
 ): CatalogIssue {
-  const served = `duplicate skill name "${skill.name}": ${path.posix.join(pack, earlier.folder)} is served instead`;
+  const served = `duplicate skill name "${visible(skill.name)}": ${path.posix.join(pack, earlier.folder)} is served instead`;
   if (enclosing === undefined) {
     return { severity: "skipped", path: path.posix.join(pack, skill.folder), reason: served };
   }
@@ -586,11 +586,11 @@ function readSkill(
   if (refused !== undefined) return skipped(refused);
   const warn = (reason: string): CatalogIssue => ({ severity: "warning", path: where, reason });
   const violation = nameRuleViolation(parsed.name);
-  if (violation) warnings.push(warn(`name "${parsed.name}" ${violation}`));
+  if (violation) warnings.push(warn(`name "${visible(parsed.name)}" ${violation}`));
   const namedOtherwise =
     parsed.name === (folder === "" ? pack : path.posix.basename(folder))
       ? undefined
-      : warn(`name "${parsed.name}" differs from its folder`);
+      : warn(`name "${visible(parsed.name)}" differs from its folder`);
   if (namedOtherwise) warnings.push(namedOtherwise);
   const description = excerpt(parsed.description, MAX_DESCRIPTION_LENGTH);
   warnings.push(...descriptionWarnings(parsed, description).map(warn));
@@ -618,12 +618,21 @@ function readSkill(
  * Why a skill of this name cannot be served, if it cannot: the tools name a skill `pack/name`, so a slash
  * would make it another's, and a skill is named as its folder, which no system lets be that long.
  */
+/**
+ * A name a skill is refused for, as its warning quotes it: its first 64 characters, each one no reader sees
+ * written `{U+202E}` (as every warning quoting a name writes them). Such a name may run to the frontmatter's
+ * 64 KiB, and one holding a slash was quoted whole.
+ */
+function quotedName(name: string): string {
+  return visible(excerpt(name, 64));
+}
+
 function nameRefusal(name: string): string | undefined {
   if (name.includes("/"))
-    return `name "${name}" holds a slash: skills are named pack/name, so a name cannot hold one`;
+    return `name "${quotedName(name)}" holds a slash: skills are named pack/name, so a name cannot hold one`;
   if (name.length <= LONGEST_SERVED_NAME) return undefined;
   return (
-    `name "${excerpt(name, 64)}" is ${name.length} characters long: a skill is named as ` +
+    `name "${quotedName(name)}" is ${name.length} characters long: a skill is named as ` +
     `its folder, and no folder's name is longer than ${LONGEST_SERVED_NAME}`
   );
 }

@@ -295,6 +295,31 @@ describe("loadCatalog on names no client could ask for", () => {
   });
 });
 
+// Regression: a frontmatter name was quoted raw in the load's warnings (a bidi override reordered the log
+// line on an operator's terminal), and whole when it held a slash (30,000 characters here).
+describe("loadCatalog on frontmatter names written to disguise or flood its warnings", () => {
+  it("writes the characters of a name no reader sees {U+202E}, and quotes a refused one's first 64", async () => {
+    const dir = await withTree({
+      "p/rlo/SKILL.md": skillMd("ok\u202egnp.exe"),
+      "p/twin-a/SKILL.md": skillMd("t\u200bwin"),
+      "p/twin-b/SKILL.md": skillMd("t\u200bwin"),
+      "p/slash/SKILL.md": skillMd(`a/${"b".repeat(30_000)}`),
+    });
+    const { issues } = loadCatalog(dir);
+    expect(issues.filter((issue) => issue.path === "p/rlo").map((issue) => issue.reason)).toEqual([
+      'name "ok{U+202E}gnp.exe" must be lowercase letters, digits and single hyphens',
+      'name "ok{U+202E}gnp.exe" differs from its folder',
+    ]);
+    expect(issueAt(issues, "p/twin-b")?.reason).toBe(
+      'duplicate skill name "t{U+200B}win": p/twin-a is served instead',
+    );
+    expect(issueAt(issues, "p/slash")?.reason).toBe(
+      `name "a/${"b".repeat(62)}…" holds a slash: skills are named pack/name, so a name cannot hold one`,
+    );
+    expect(issues.some((issue) => /[\u200b\u202e]/.test(issue.reason))).toBe(false);
+  });
+});
+
 // Regression: a skill named "café" with one é and one named "café" with an e and a combining accent were
 // both served, as two skills of one pack whose ids read the same; which one a client got depended on how
 // its input was normalized.
