@@ -615,10 +615,6 @@ function readSkill(
 }
 
 /**
- * Why a skill of this name cannot be served, if it cannot: the tools name a skill `pack/name`, so a slash
- * would make it another's, and a skill is named as its folder, which no system lets be that long.
- */
-/**
  * A name a skill is refused for, as its warning quotes it: its first 64 characters, each one no reader sees
  * written `{U+202E}` (as every warning quoting a name writes them). Such a name may run to the frontmatter's
  * 64 KiB, and one holding a slash was quoted whole.
@@ -627,6 +623,10 @@ function quotedName(name: string): string {
   return visible(excerpt(name, 64));
 }
 
+/**
+ * Why a skill of this name cannot be served, if it cannot: the tools name a skill `pack/name`, so a slash
+ * would make it another's, and a skill is named as its folder, which no system lets be that long.
+ */
 function nameRefusal(name: string): string | undefined {
   if (name.includes("/"))
     return `name "${quotedName(name)}" holds a slash: skills are named pack/name, so a name cannot hold one`;
