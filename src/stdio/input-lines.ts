@@ -133,7 +133,9 @@ export class InputLines extends Transform {
 
 /** The first byte of `bytes` other than JSON's blanks (and the CR of a CRLF), if any. */
 function firstNotBlank(bytes: Buffer): number | undefined {
-  for (const byte of bytes) {
+  // Indexed: a for-of over a line of 10 MiB of blanks held the event loop some 200 ms, this some 25.
+  for (let index = 0; index < bytes.length; index++) {
+    const byte = bytes[index];
     if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return byte;
   }
   return undefined;
