@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { visible } from "../catalog/index.js";
+import { describeFsError, visible } from "../catalog/index.js";
 import { describeArgsError } from "../command-line.js";
 import type { SyncCounts } from "./apply.js";
 import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
@@ -277,7 +277,7 @@ async function readApiKey(file: string): Promise<string> {
     text = await readFile(file, "utf8");
   } catch (error) {
     throw new CommandLineError(
-      `--api-key-file ${file}: ${unreadable(error as NodeJS.ErrnoException)}; ${KEY_FILE}`,
+      `--api-key-file ${file}: ${describeFsError(error, "no such file")}; ${KEY_FILE}`,
     );
   }
   const key = text
@@ -290,21 +290,4 @@ async function readApiKey(file: string): Promise<string> {
     );
   }
   return key;
-}
-
-/** Why a file cannot be read, in words, with the system's code. */
-function unreadable(error: NodeJS.ErrnoException): string {
-  switch (error.code) {
-    case "ENOENT":
-      return "no such file (ENOENT)";
-    case "EISDIR":
-      return "it is a folder, not a file (EISDIR)";
-    case "ENOTDIR":
-      return "a file is on its path where a folder is needed (ENOTDIR)";
-    case "EACCES":
-    case "EPERM":
-      return `this user may not read it (${error.code})`;
-    default:
-      return `it cannot be read: ${error.message}`;
-  }
 }

@@ -119,11 +119,11 @@ describe("the command line", () => {
     // Each said only "cannot be read (ENOENT)", or EISDIR: not what is wrong, nor what the option takes.
     [
       ["--api-key-file", "missing.txt"],
-      /missing\.txt: no such file \(ENOENT\); give a file holding the server's API key \(its first line that is not blank or a # comment\)\n$/,
+      /missing\.txt: cannot be read: no such file \(ENOENT\); give a file holding the server's API key \(its first line that is not blank or a # comment\)\n$/,
     ],
     [
       ["--api-key-file", "."],
-      /--api-key-file \S+: it is a folder, not a file \(EISDIR\); give a file holding the server's API key/,
+      /--api-key-file \S+: cannot be read: it is a folder, not a file \(EISDIR\); give a file holding the server's API key/,
     ],
     [["--api-key-file", "/dev/null"], /--api-key-file \/dev\/null holds no key/],
   ])("refuses %j with one line, without the usage", async (argv, message) => {
@@ -150,7 +150,7 @@ it("says --api-key-file names a file this user may not read, and what it takes",
   );
   expect(failed?.code).toBe(2);
   expect(failed?.stderr.split("\n")[0]).toBe(
-    `skills-mcp sync: --api-key-file ${folder}/key.txt: this user may not read it (EACCES); give a file holding the server's API key (its first line that is not blank or a # comment)`,
+    `skills-mcp sync: --api-key-file ${folder}/key.txt: cannot be read: permission denied (EACCES); give a file holding the server's API key (its first line that is not blank or a # comment)`,
   );
   expect(failed?.stderr).not.toContain("Usage:");
 });
