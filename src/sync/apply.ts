@@ -4,6 +4,7 @@ import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skills";
 import { isUnsafe } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
+import { SKILL_DOCUMENT } from "../catalog/index.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { describeError } from "./describe-error.js";
 import { type DownloadContext, downloadSkill, forEachInOrder } from "./download.js";
@@ -19,6 +20,7 @@ import {
 import { type SyncOptions, syncedBy } from "./options.js";
 import { PARALLEL_DOWNLOADS, withPackRoom } from "./pack-room.js";
 import { isOutOfDate, type Step, servedDigest } from "./plan.js";
+import { VerifiedFiles } from "./verified.js";
 
 export interface SyncCounts {
   readonly added: number;
@@ -43,9 +45,12 @@ export async function apply(
   packsChanged: boolean,
 ): Promise<SyncCounts> {
   const { folder, progress } = options;
+  const fetches = steps.filter((step) => step.kind === "add" || step.kind === "update");
   const staging = await Staging.open(folder);
+  // Until the skills are put in place, a run that ends (a failure, a signal) keeps the files it verified.
+  let placed = false;
   try {
-    const fetches = steps.filter((step) => step.kind === "add" || step.kind === "update");
+    const verified = await VerifiedFiles.open(staging.parent, listedDigests(fetches));
     const staged = new Map<string, { dir: string; installed: InstalledSkill; replacing: boolean }>();
     const failed = new Set<string>();
     const refused = new Map<string, RefusedSkill>();
@@ -57,7 +62,7 @@ export async function apply(
     const fetch = async (step: (typeof fetches)[number]) => {
       const installed = step.kind === "update" ? step.installed : undefined;
       return withPackRoom(held, listedBytes(step.entry), 0, (packRoom) =>
-        prepare(step, installed, options, context, staging, packRoom),
+        prepare(step, installed, options, context, staging, verified, packRoom),
       );
     };
     await forEachInOrder(fetches, PARALLEL_DOWNLOADS, fetch, async (ready, step, index) => {
@@ -88,10 +93,13 @@ export async function apply(
       staged.set(step.name, { ...ready, replacing: step.kind === "update" });
       const fetched = Object.keys(ready.installed.files).length - ready.kept;
       const what = step.kind === "add" ? "to add" : "to update";
+      const unchanged = ready.kept - ready.resumed;
       const kept =
-        ready.kept === 0 ? "" : `, ${ready.kept} unchanged ${ready.kept === 1 ? "file" : "files"} kept`;
+        unchanged === 0 ? "" : `, ${unchanged} unchanged ${unchanged === 1 ? "file" : "files"} kept`;
+      const resumed =
+        ready.resumed === 0 ? "" : `, ${filesCount(ready.resumed)} verified by a run stopped earlier reused`;
       done(
-        `${what}: ${filesCount(fetched)} fetched and verified${kept}${ready.warning}`,
+        `${what}: ${filesCount(fetched)} fetched and verified${kept}${resumed}${ready.warning}`,
         ready.warning !== "",
       );
       return true;
@@ -112,6 +120,7 @@ export async function apply(
         progress.note(`${name}: skipped: cannot be put in place: ${(error as Error).message}`);
       }
     }
+    placed = true;
     // With --pack, a skill moved to a pack outside the scope is still served, only not there.
     const why =
       packsChanged || options.scope.packs.length > 0
@@ -137,7 +146,7 @@ export async function apply(
   } finally {
     progress.finish();
     // What was installed is in place either way: a leftover only takes room, and no client reads it.
-    const leftOver = await staging.close();
+    const leftOver = await staging.close(!placed);
     if (leftOver !== undefined) progress.note(leftOver);
   }
 }
@@ -193,6 +202,15 @@ function sourceAfter(
   return same ? before : source;
 }
 
+/** The digests of the files the skills of `steps` list: those a run may fetch. */
+function listedDigests(steps: readonly { readonly entry: Skill }[]): Set<string> {
+  const digests = new Set<string>();
+  for (const { entry } of steps) {
+    if (entry.resources !== "dynamic") for (const file of entry.resources) digests.add(file.digest);
+  }
+  return digests;
+}
+
 /** The bytes of the files `entry` lists: what its download holds until it is staged, besides pack files. */
 function listedBytes(entry: Skill): number {
   return entry.resources === "dynamic" ? 0 : entry.resources.reduce((sum, file) => sum + file.size, 0);
@@ -204,7 +222,8 @@ function filesCount(count: number): string {
 
 /**
  * Fetches, audits and stages one skill, or says why it is not installed. `before`: the copy an update
- * replaces, whose files the entry lists unchanged are taken from the folder, not fetched again.
+ * replaces, whose files the entry lists unchanged are taken from the folder, not fetched again; so are
+ * those a run stopped earlier verified and kept (`resumed`). Its staged files are kept in their turn.
  */
 async function prepare(
   { entry, name }: { readonly entry: Skill; readonly name: string },
@@ -212,16 +231,25 @@ async function prepare(
   { folder, allowUnsafe }: SyncOptions,
   context: DownloadContext,
   staging: Staging,
+  verified: VerifiedFiles,
   packRoom: number,
 ): Promise<
-  | { dir: string; installed: InstalledSkill; warning: string; kept: number }
+  | { dir: string; installed: InstalledSkill; warning: string; kept: number; resumed: number }
   | { refused: string; audit?: RefusedSkill }
 > {
-  // Only a file the lock says sync wrote with these bytes; read again, as it may have changed since.
-  const installedFile = (file: string, size: number, digest: string) =>
-    before?.files[file] === digest
-      ? readIfSame(path.join(folder, name, ...file.split("/")), size, digest)
-      : Promise.resolve(undefined);
+  let resumed = 0;
+  // Only a file the lock says sync wrote with these bytes, or one a stopped run verified; each read
+  // again and checked against the entry, as it may have changed since.
+  const installedFile = async (file: string, size: number, digest: string) => {
+    const here =
+      before?.files[file] === digest
+        ? await readIfSame(path.join(folder, name, ...file.split("/")), size, digest)
+        : undefined;
+    if (here !== undefined) return here;
+    const kept = await verified.find(size, digest);
+    if (kept !== undefined) resumed += 1;
+    return kept;
+  };
   const download = await downloadSkill(entry, context, installedFile, packRoom);
   if ("refused" in download) return download;
   const { files, packFiles, leftOut } = download.skill;
@@ -247,6 +275,12 @@ async function prepare(
   }
   const written: Record<string, string> = {};
   for (const [file, bytes] of files) written[file] = digestOf(bytes);
+  // Kept by the digest the entry lists, which a next run checks them against (not SKILL.md: always read).
+  const listed = new Set(entry.resources === "dynamic" ? [] : entry.resources.map((file) => file.digest));
+  for (const [file, digest] of Object.entries(written)) {
+    if (file !== SKILL_DOCUMENT && listed.has(digest))
+      await verified.keep(path.join(dir, ...file.split("/")), digest);
+  }
   const warnings = [
     ...(first === undefined
       ? []
@@ -260,6 +294,7 @@ async function prepare(
     installed: { uri: entry.uri, served: servedDigest(entry), files: written, packFiles },
     warning: warnings.map((warning) => `; ${warning}`).join(""),
     kept: download.kept,
+    resumed,
   };
 }
 

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import { readdirSync, rmdirSync, rmSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, opendir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { makeFolder } from "../make-folder.js";
@@ -10,6 +11,14 @@ import { fold } from "./paths.js";
  * deeper than any client looks for a SKILL.md, so that no half-written skill is ever loaded.
  */
 export const STAGING_DIR = ".skills-mcp-staging";
+
+/**
+ * In the staging folder: the files of skills a run fetched, verified and staged, by digest, kept when the
+ * run stops before putting them in place (Ctrl-C, SIGTERM, SIGKILL, a failure), so that the next run
+ * takes them from there instead of the server (see VerifiedFiles). Removed with the staging folder by a
+ * run that gets as far as putting its skills in place.
+ */
+export const VERIFIED_DIR = "verified";
 
 /** `sha256:` and the lowercase hex digest of `bytes`, as the Skills extension writes digests. */
 export function digestOf(bytes: Uint8Array): string {
@@ -135,14 +144,20 @@ export class Staging {
     private readonly dir: string,
   ) {}
 
+  /** The staging folder, which this run's folder is in. */
+  get parent(): string {
+    return path.dirname(this.dir);
+  }
+
+  /** What an earlier run verified and kept (VERIFIED_DIR) stays, for the run to open (VerifiedFiles). */
   static async open(folder: string): Promise<Staging> {
     await makeFolder(folder);
     const parent = path.join(folder, STAGING_DIR);
     // rm removes a symlink itself, never what it points to. What a past run could not remove (see close)
     // stays, and this run works beside it, in a folder of its own.
-    await rm(parent, { recursive: true, force: true }).catch(async (error: unknown) => {
-      if ((await lstatOrUndefined(parent))?.isDirectory() !== true) throw error;
-    });
+    const found = await lstatOrUndefined(parent);
+    if (found?.isDirectory() === true) await clearBesideVerified(parent).catch(() => undefined);
+    else if (found !== undefined) await rm(parent, { recursive: true, force: true });
     await mkdir(parent).catch(async (error: unknown) => {
       if ((await lstatOrUndefined(parent))?.isDirectory() !== true) throw error;
     });
@@ -213,9 +228,17 @@ export class Staging {
     await rm(aside, { recursive: true, force: true }).catch(() => undefined);
   }
 
-  /** Removes the staging folder; undefined when done, else why not (what a sync could not delete). */
-  close(): Promise<string | undefined> {
-    return Staging.clear(this.folder);
+  /**
+   * Removes the staging folder; undefined when done, else why not (what a sync could not delete).
+   * `keepVerified`: a run that did not get as far as putting its skills in place keeps what it verified.
+   */
+  async close(keepVerified = false): Promise<string | undefined> {
+    if (!keepVerified) return Staging.clear(this.folder);
+    const parent = path.join(this.folder, STAGING_DIR);
+    return clearBesideVerified(parent).then(
+      () => undefined,
+      (error: unknown) => `cannot remove ${this.dir}: ${(error as Error).message}; remove it yourself`,
+    );
   }
 
   /**
@@ -228,6 +251,44 @@ export class Staging {
       () => undefined,
       (error: unknown) => `cannot remove ${parent}: ${(error as Error).message}; remove it yourself`,
     );
+  }
+}
+
+/** Removes everything in the staging folder `parent` but the files verified (VERIFIED_DIR). */
+async function clearBesideVerified(parent: string): Promise<void> {
+  for (const name of await readdir(parent)) {
+    if (name !== VERIFIED_DIR) await rm(path.join(parent, name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * As a stop signal ends the process: removes what a run staged in `folder`, but the files it verified,
+ * which the next run takes instead of fetching them again. Synchronous: the process ends right after.
+ */
+export function clearStagingOnStop(folder: string): void {
+  const parent = path.join(folder, STAGING_DIR);
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name === VERIFIED_DIR) continue;
+    try {
+      rmSync(path.join(parent, name), { recursive: true, force: true });
+    } catch {
+      // What cannot be deleted (a read-only folder in an old copy) stays: the next run says so.
+    }
+  }
+  // Nothing kept (stopped before a skill was staged): the folder is left as a run found it. rmdir
+  // removes only an empty folder.
+  for (const empty of [path.join(parent, VERIFIED_DIR), parent]) {
+    try {
+      rmdirSync(empty);
+    } catch {
+      return;
+    }
   }
 }
 

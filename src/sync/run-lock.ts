@@ -6,7 +6,7 @@ import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { makeFolder } from "../make-folder.js";
 import { endBySignal, STOP_SIGNALS } from "../stop-signals.js";
-import { STAGING_DIR } from "./folder.js";
+import { clearStagingOnStop } from "./folder.js";
 
 /**
  * In the target folder while a sync installs there: which process does. A second sync into the folder
@@ -275,12 +275,8 @@ function held(
   }, REFRESH_MS);
   refresh.unref();
   const onSignal = (signal: NodeJS.Signals) => {
-    // The skills fetched so far, staged beside the folder: no run needs them, and they can be many.
-    try {
-      rmSync(path.join(path.dirname(file), STAGING_DIR), { recursive: true, force: true });
-    } catch {
-      // What cannot be deleted (a read-only folder in an old copy) stays: the next run says so.
-    }
+    // The skills fetched so far, staged beside the folder, go; the files verified stay for the next run.
+    clearStagingOnStop(path.dirname(file));
     rmSync(file, { force: true });
     onStop(signal);
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands

@@ -32,7 +32,7 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   const onStop = (signal: NodeJS.Signals) => {
     options.progress.finish();
     options.progress.note(
-      `skills-mcp sync: stopped by ${signal}: each skill in ${folder} is as it was or as the server serves it; the skills fetched but not yet put in place are dropped: run sync again`,
+      `skills-mcp sync: stopped by ${signal}: each skill in ${folder} is as it was or as the server serves it; the skills fetched are not put in place, but the files they verified are kept for the next run: run sync again`,
     );
   };
   const runLock = await takeRunLock(folder, onStop).catch((error: unknown) => {

@@ -4,6 +4,7 @@
  * so the kill always lands at the same point: one skill fetched, the next one half read.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { access, cp, readdir, readFile, writeFile } from "node:fs/promises";
 import http from "node:http";
@@ -45,6 +46,8 @@ function installed(catalog: Catalog): Record<string, string> {
 /** The catalog served now, and a read held until `release`: `held` settles when that read arrives. */
 interface Stage {
   catalog: Catalog;
+  /** Every file read, by URI, in order. */
+  reads: string[];
   hold?: string;
   held?: () => void;
   release?: () => void;
@@ -60,6 +63,7 @@ function serverOf(stage: Stage): () => McpServer {
       const [name, ...file] = uri.slice("skill://team/".length).split("/");
       const text = stage.catalog[name ?? ""]?.[file.join("/")];
       if (text === undefined) return undefined;
+      stage.reads.push(uri);
       if (uri === stage.hold) {
         stage.held?.();
         await new Promise<void>((resolve) => {
@@ -107,7 +111,7 @@ let stage: Stage;
 beforeEach(async () => {
   root = await tempFolder();
   target = path.join(root.dir, "target");
-  stage = { catalog: V1 };
+  stage = { catalog: V1, reads: [] };
   server = await serveMcp(serverOf(stage));
 });
 afterEach(async () => {
@@ -210,6 +214,65 @@ describe("a sync killed part way", () => {
   });
 });
 
+describe("a sync stopped before it put its skills in place", () => {
+  /** A run stopped by `signal` once alpha is staged (its line is out) and beta's notes are being read. */
+  async function stoppedRun(signal: NodeJS.Signals) {
+    stage.hold = "skill://team/beta/notes.md";
+    const held = new Promise<void>((resolve) => {
+      stage.held = resolve;
+    });
+    const run = runCli(server.url, target);
+    await held;
+    await vi.waitFor(() => expect(run.stderr()).toContain("alpha: to add"), { timeout: 20_000 });
+    run.child.kill(signal);
+    await run.exited;
+    stage.hold = undefined;
+    stage.release?.();
+    stage.reads.length = 0;
+  }
+
+  // Every skill it had fetched and verified was dropped: the next run read them all from the server again.
+  it.each(["SIGTERM", "SIGKILL"] as const)(
+    "leaves the next run to take the files it verified (%s) instead of fetching them",
+    { timeout: 60_000 },
+    async (signal) => {
+      await stoppedRun(signal);
+      const next = await sync(server.url, target);
+      expect(next.counts).toMatchObject({ added: 3, skipped: 0 });
+      expect(await readTree(target)).toEqual(installed(V1));
+      // alpha's SKILL.md is read again, as only the server's read checks its frontmatter; its notes are not.
+      expect(stage.reads).toContain("skill://team/alpha/SKILL.md");
+      expect(stage.reads).not.toContain("skill://team/alpha/notes.md");
+      expect(stage.reads).toContain("skill://team/beta/notes.md");
+      expect(next.lines).toContain(
+        "[1/3] alpha: to add: 1 file fetched and verified, 1 file verified by a run stopped earlier reused",
+      );
+      await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
+    },
+  );
+
+  it("trusts no file kept that no longer has the digest the server lists", { timeout: 60_000 }, async () => {
+    await stoppedRun("SIGTERM");
+    const notes = createHash("sha256").update("alpha notes v1\n").digest("hex");
+    const kept = path.join(target, STAGING_DIR, "verified", notes);
+    await access(kept);
+    await writeFile(kept, "alpha notes forged\n");
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
+    expect(stage.reads).toContain("skill://team/alpha/notes.md");
+    expect(await readTree(target)).toEqual(installed(V1));
+  });
+
+  it("reuses only what the server still lists: a file changed there since is fetched", {
+    timeout: 60_000,
+  }, async () => {
+    await stoppedRun("SIGTERM");
+    stage.catalog = { ...V1, alpha: { ...V1.alpha, "notes.md": "alpha notes v2\n" } };
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
+    expect(stage.reads).toContain("skill://team/alpha/notes.md");
+    expect(await readTree(target)).toEqual(installed(stage.catalog));
+  });
+});
+
 describe("two syncs into one folder", () => {
   /** A sync run as a process, held on beta's notes: it has staged alpha and holds the folder's run lock. */
   async function heldRun() {
@@ -302,17 +365,21 @@ describe("two syncs into one folder", () => {
 
   it("lets the next run in when the first is stopped with SIGTERM", { timeout: 60_000 }, async () => {
     const first = await heldRun();
+    // alpha, first in the plan's order, is staged: its line is out.
+    await vi.waitFor(() => expect(first.stderr()).toContain("alpha: to add"), { timeout: 20_000 });
     first.child.kill("SIGTERM");
     expect(await first.exited).toBeNull();
     // It said nothing: the lines before said "fetched and verified" of skills the stop left out.
     expect(first.stderr()).toContain(
-      `skills-mcp sync: stopped by SIGTERM: each skill in ${target} is as it was or as the server serves it; the skills fetched but not yet put in place are dropped: run sync again\n`,
+      `skills-mcp sync: stopped by SIGTERM: each skill in ${target} is as it was or as the server serves it; the skills fetched are not put in place, but the files they verified are kept for the next run: run sync again\n`,
     );
     await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
-    // Nor does it leave the skills it had fetched, staged beside the folder.
-    await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
+    // Nor does it leave the skills it had fetched, staged beside the folder: only the files verified.
+    expect(await readdir(path.join(target, STAGING_DIR))).toEqual(["verified"]);
+    expect(await readdir(target)).toEqual([STAGING_DIR]);
     stage.hold = undefined;
     stage.release?.();
     expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
+    await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
   });
 });

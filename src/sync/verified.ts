@@ -1,0 +1,69 @@
+import { link, lstat, mkdir, readdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { readIfSame, VERIFIED_DIR } from "./folder.js";
+
+/** A digest as the Skills extension writes it, the only kind kept here, named by its hex. */
+const DIGEST = /^sha256:([0-9a-f]{64})$/;
+
+/**
+ * The verified files kept by an earlier run, and those this run stages. Nothing here is trusted: a file
+ * is taken only when it is a plain file with the size and SHA-256 digest that the server's entry lists
+ * now, as a read from the server is checked. Keeping one is a hard link to the staged file, so it costs
+ * no bytes written; where links cannot be made, nothing is kept, and the next run fetches it again.
+ */
+export class VerifiedFiles {
+  private constructor(
+    private readonly dir: string,
+    /** The hex names found here at open: only those are looked for, so an empty store costs nothing. */
+    private readonly present: Set<string>,
+  ) {}
+
+  /**
+   * The store in `stagingDir`, with every file whose digest is not in `wanted` (those of the files this
+   * run may fetch) removed: what it keeps never outgrows one run's fetches.
+   */
+  static async open(stagingDir: string, wanted: ReadonlySet<string>): Promise<VerifiedFiles> {
+    const dir = path.join(stagingDir, VERIFIED_DIR);
+    const found = await lstat(dir).catch(() => undefined);
+    // A symlink or a file here is not one a run made: nothing is read or written through it.
+    if (found !== undefined && !found.isDirectory()) await rm(dir, { recursive: true, force: true });
+    await mkdir(dir).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    });
+    const wantedHex = new Set([...wanted].flatMap((digest) => DIGEST.exec(digest)?.[1] ?? []));
+    const present = new Set<string>();
+    for (const name of await readdir(dir)) {
+      if (wantedHex.has(name)) present.add(name);
+      else await rm(path.join(dir, name), { recursive: true, force: true });
+    }
+    return new VerifiedFiles(dir, present);
+  }
+
+  /** The bytes kept for a file of `size` bytes and `digest`, checked again; undefined when none match. */
+  async find(size: number, digest: string): Promise<Uint8Array | undefined> {
+    const hex = DIGEST.exec(digest)?.[1];
+    if (hex === undefined || !this.present.has(hex)) return undefined;
+    const file = path.join(this.dir, hex);
+    const bytes = await readIfSame(file, size, digest);
+    if (bytes === undefined) {
+      // Changed since it was kept: gone, so that this run may keep the bytes it fetches instead.
+      this.present.delete(hex);
+      await rm(file, { recursive: true, force: true }).catch(() => undefined);
+    }
+    return bytes;
+  }
+
+  /**
+   * Keeps `file` (a staged file, written from bytes that matched `digest`) for a run stopped before it is
+   * put in place. Best effort: a file system without hard links, or one full, only loses the shortcut.
+   */
+  async keep(file: string, digest: string): Promise<void> {
+    const hex = DIGEST.exec(digest)?.[1];
+    if (hex === undefined || this.present.has(hex)) return;
+    // EEXIST: another skill kept the same bytes.
+    await link(file, path.join(this.dir, hex)).then(
+      () => this.present.add(hex),
+      () => undefined,
+    );
+  }
+}
