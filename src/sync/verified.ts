@@ -12,11 +12,19 @@ const DIGEST = /^sha256:([0-9a-f]{64})$/;
  * no bytes written; where links cannot be made, nothing is kept, and the next run fetches it again.
  */
 export class VerifiedFiles {
+  /** The hex names of the files this run kept (or found kept): one link each. */
+  readonly #kept: Set<string>;
+
   private constructor(
     private readonly dir: string,
-    /** The hex names found here at open: only those are looked for, so an empty store costs nothing. */
-    private readonly present: Set<string>,
-  ) {}
+    /**
+     * The hex names an earlier run kept, found at open: only those are looked for, so an empty store costs
+     * nothing, and a run fetches what it fetched before it was stopped, not what it kept itself.
+     */
+    private readonly earlier: Set<string>,
+  ) {
+    this.#kept = new Set(earlier);
+  }
 
   /**
    * The store in `stagingDir`, with every file whose digest is not in `wanted` (those of the files this
@@ -42,12 +50,13 @@ export class VerifiedFiles {
   /** The bytes kept for a file of `size` bytes and `digest`, checked again; undefined when none match. */
   async find(size: number, digest: string): Promise<Uint8Array | undefined> {
     const hex = DIGEST.exec(digest)?.[1];
-    if (hex === undefined || !this.present.has(hex)) return undefined;
+    if (hex === undefined || !this.earlier.has(hex)) return undefined;
     const file = path.join(this.dir, hex);
     const bytes = await readIfSame(file, size, digest);
     if (bytes === undefined) {
       // Changed since it was kept: gone, so that this run may keep the bytes it fetches instead.
-      this.present.delete(hex);
+      this.earlier.delete(hex);
+      this.#kept.delete(hex);
       await rm(file, { recursive: true, force: true }).catch(() => undefined);
     }
     return bytes;
@@ -59,10 +68,10 @@ export class VerifiedFiles {
    */
   async keep(file: string, digest: string): Promise<void> {
     const hex = DIGEST.exec(digest)?.[1];
-    if (hex === undefined || this.present.has(hex)) return;
+    if (hex === undefined || this.#kept.has(hex)) return;
     // EEXIST: another skill kept the same bytes.
     await link(file, path.join(this.dir, hex)).then(
-      () => this.present.add(hex),
+      () => this.#kept.add(hex),
       () => undefined,
     );
   }

@@ -251,6 +251,22 @@ describe("a sync stopped before it put its skills in place", () => {
     },
   );
 
+  // Kept by digest as it staged them, a run took the next skill's file of the same bytes from there, and
+  // said it was verified by a run stopped earlier.
+  it("takes from there only what an earlier run kept, not what this one keeps", async () => {
+    // Over half the 16 MiB that skills being fetched may hold at once: fetched one after the other.
+    const notes = "shared notes\n".repeat(700_000);
+    stage.catalog = {
+      alpha: { "SKILL.md": skillMd("alpha", "First."), "notes.md": notes },
+      beta: { "SKILL.md": skillMd("beta", "Second."), "notes.md": notes },
+    };
+    const run = await sync(server.url, target);
+    expect(stage.reads).toEqual(
+      expect.arrayContaining(["skill://team/alpha/notes.md", "skill://team/beta/notes.md"]),
+    );
+    expect(run.lines.filter((line) => line.includes("reused"))).toEqual([]);
+  });
+
   it("trusts no file kept that no longer has the digest the server lists", { timeout: 60_000 }, async () => {
     await stoppedRun("SIGTERM");
     const notes = createHash("sha256").update("alpha notes v1\n").digest("hex");
