@@ -5,9 +5,10 @@ import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skill
 import { isUnsafe } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import { SKILL_DOCUMENT } from "../catalog/index.js";
+import { forEachInOrder } from "./at-once.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { describeError } from "./describe-error.js";
-import { type DownloadContext, downloadSkill, forEachInOrder } from "./download.js";
+import { downloadSkill } from "./download.js";
 import { digestOf, readIfSame, Staging } from "./folder.js";
 import {
   type InstalledSkill,
@@ -20,6 +21,7 @@ import {
 import { type SyncOptions, syncedBy } from "./options.js";
 import { PARALLEL_DOWNLOADS, withPackRoom } from "./pack-room.js";
 import { isOutOfDate, type Step, servedDigest } from "./plan.js";
+import type { DownloadContext } from "./reads.js";
 import { VerifiedFiles } from "./verified.js";
 
 export interface SyncCounts {

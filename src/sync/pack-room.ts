@@ -1,6 +1,6 @@
 import { SKILL_LIMITS } from "@modelcontextprotocol/client/ext/skills";
 import type { ByteBudget } from "../budget/index.js";
-import { PackFilesOverRoom } from "./download.js";
+import { PackFilesOverRoom } from "./pack-files.js";
 
 /** Skills fetched at once; their reads share PackReads' bounds on requests and on the bytes of answers. */
 export const PARALLEL_DOWNLOADS = 8;

@@ -3,22 +3,17 @@ import path from "node:path";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { ByteBudget } from "../budget/index.js";
+import { forEachLimited } from "./at-once.js";
 import { MAX_ANSWER_BYTES } from "./connection.js";
 import { describeError } from "./describe-error.js";
-import {
-  CitedFileUnreadable,
-  citedFilesCurrent,
-  type DownloadContext,
-  forEachLimited,
-  type PackLookup,
-  readPackFile,
-} from "./download.js";
+import { citedFilesCurrent } from "./download.js";
 import { digestOf, holdsExactly, namesIn, readFolderState } from "./folder.js";
 import { packOfUri, servedByTools } from "./left-out.js";
 import type { InstalledSkill, Lock, LockedSkill, LockSource } from "./lock.js";
 import { SyncError, type SyncOptions, syncedBy } from "./options.js";
 import { withPackRoom } from "./pack-room.js";
 import { isCurrent, type OwnedState, planSync, type RefusedEntry, type Step } from "./plan.js";
+import { CitedFileUnreadable, type DownloadContext, type PackLookup, readPackFile } from "./reads.js";
 
 /**
  * The plan of this run: what the folder holds under each name the lock gives this server, what the

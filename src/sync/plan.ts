@@ -1,7 +1,7 @@
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import { compareText, nameRuleViolation } from "../catalog/index.js";
-import { entryProblem } from "./download.js";
 import { digestOf } from "./folder.js";
+import { entryProblem } from "./listed-files.js";
 import type { InstalledSkill, RefusedSkill } from "./lock.js";
 import { segmentProblem } from "./paths.js";
 

@@ -6,12 +6,13 @@ import { apply, countDone, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
 import { describeError } from "./describe-error.js";
-import { type DownloadContext, PackReads, skillRoot } from "./download.js";
 import { readLock, Staging } from "./folder.js";
 import { leftOutOfExtension } from "./left-out.js";
+import { skillRoot } from "./listed-files.js";
 import { SyncError, type SyncOptions } from "./options.js";
 import type { Step } from "./plan.js";
 import { planRun } from "./plan-run.js";
+import { type DownloadContext, PackReads } from "./reads.js";
 import { takeRunLock } from "./run-lock.js";
 
 export interface SyncReport {
