@@ -16,7 +16,8 @@ export class VerifiedFiles {
   readonly #kept: Set<string>;
 
   private constructor(
-    private readonly dir: string,
+    /** Undefined where no folder of its own could be had: nothing is kept then. */
+    private readonly dir: string | undefined,
     /**
      * The hex names an earlier run kept, found at open: only those are looked for, so an empty store costs
      * nothing, and a run fetches what it fetched before it was stopped, not what it kept itself.
@@ -28,21 +29,23 @@ export class VerifiedFiles {
 
   /**
    * The store in `stagingDir`, with every file whose digest is not in `wanted` (those of the files this
-   * run may fetch) removed: what it keeps never outgrows one run's fetches.
+   * run may fetch) removed: what it keeps never outgrows one run's fetches. Best effort: where it cannot
+   * be made or cleared (a folder made read-only), what cannot go stays unread, and the run goes on.
    */
   static async open(stagingDir: string, wanted: ReadonlySet<string>): Promise<VerifiedFiles> {
     const dir = path.join(stagingDir, VERIFIED_DIR);
     const found = await lstat(dir).catch(() => undefined);
     // A symlink or a file here is not one a run made: nothing is read or written through it.
-    if (found !== undefined && !found.isDirectory()) await rm(dir, { recursive: true, force: true });
-    await mkdir(dir).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    });
+    if (found !== undefined && !found.isDirectory()) await rm(dir, { force: true }).catch(() => undefined);
+    await mkdir(dir).catch(() => undefined);
+    if ((await lstat(dir).catch(() => undefined))?.isDirectory() !== true) {
+      return new VerifiedFiles(undefined, new Set());
+    }
     const wantedHex = new Set([...wanted].flatMap((digest) => DIGEST.exec(digest)?.[1] ?? []));
     const present = new Set<string>();
-    for (const name of await readdir(dir)) {
+    for (const name of await readdir(dir).catch(() => [])) {
       if (wantedHex.has(name)) present.add(name);
-      else await rm(path.join(dir, name), { recursive: true, force: true });
+      else await rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
     }
     return new VerifiedFiles(dir, present);
   }
@@ -50,7 +53,7 @@ export class VerifiedFiles {
   /** The bytes kept for a file of `size` bytes and `digest`, checked again; undefined when none match. */
   async find(size: number, digest: string): Promise<Uint8Array | undefined> {
     const hex = DIGEST.exec(digest)?.[1];
-    if (hex === undefined || !this.earlier.has(hex)) return undefined;
+    if (hex === undefined || this.dir === undefined || !this.earlier.has(hex)) return undefined;
     const file = path.join(this.dir, hex);
     const bytes = await readIfSame(file, size, digest);
     if (bytes === undefined) {
@@ -68,7 +71,7 @@ export class VerifiedFiles {
    */
   async keep(file: string, digest: string): Promise<void> {
     const hex = DIGEST.exec(digest)?.[1];
-    if (hex === undefined || this.#kept.has(hex)) return;
+    if (hex === undefined || this.dir === undefined || this.#kept.has(hex)) return;
     // EEXIST: another skill kept the same bytes.
     await link(file, path.join(this.dir, hex)).then(
       () => this.#kept.add(hex),

@@ -134,3 +134,26 @@ describe("a target folder sync may not write to", () => {
     expect((await readdir(target)).sort()).toEqual(before);
   });
 });
+
+describe("files a stopped run kept that sync may not remove", () => {
+  it("stay where they are, and the run installs the skills all the same", { timeout: 120_000 }, async () => {
+    const verified = path.join(target, STAGING_DIR, "verified");
+    // A file no skill lists now, in a folder made read-only since.
+    await writeTree(verified, { [createHash("sha256").update("gone").digest("hex")]: "gone" });
+    if (USER !== undefined) {
+      for (const dir of [path.join(target, STAGING_DIR), verified]) await chown(dir, USER.uid, USER.gid);
+    }
+    await chmod(verified, 0o555);
+
+    const report = await runSync(server.url, target);
+
+    expect(report.stderr).toContain("2 added, 0 updated, 0 removed, 0 skipped");
+    expect(report.stderr).toMatch(new RegExp(`cannot remove .*${STAGING_DIR}`));
+    expect(report.code).toBe(0);
+    expect(Object.keys(await readTree(target)).sort()).toEqual([
+      "clean-csv/SKILL.md",
+      "reshape-json/SKILL.md",
+      "reshape-json/scripts/reshape.js",
+    ]);
+  });
+});
