@@ -19,7 +19,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connect } from "../../src/sync/connection.js";
 import { downloadSkill } from "../../src/sync/download.js";
-import { isOutOfDate, LOCK_FILE } from "../../src/sync/index.js";
+import { isOutOfDate, LOCK_FILE, STAGING_DIR } from "../../src/sync/index.js";
 import { skillRoot } from "../../src/sync/listed-files.js";
 import { PackFilesOverRoom } from "../../src/sync/pack-files.js";
 import { PackReads } from "../../src/sync/reads.js";
@@ -254,6 +254,13 @@ describe("content", () => {
     hostile.files.set("skill://evil/climb/notes.md", "HOSTILE-TXT");
     const { reason } = await syncBeside(hostile);
     expect(reason).toMatch(/notes\.md failed verification \(wrong digest\)/);
+  });
+
+  it("refuses a skill a file of which the server lists but does not serve", async () => {
+    const hostile = climb({ "notes.md": "listed" });
+    hostile.files.delete("skill://evil/climb/notes.md");
+    const { reason } = await syncBeside(hostile);
+    expect(reason).toMatch(/climb: skipped: reading skill:\/\/evil\/climb\/notes\.md failed: /);
   });
 
   it("refuses a skill whose entry lists more bytes than the extension allows, before reading any", async () => {
@@ -705,6 +712,28 @@ describe("links", () => {
       expect.stringMatching(/^climb: skipped: changed here since sync installed it \(a symlink\)/),
     );
     expect(await readdir(outside)).toEqual(["sentinel.txt"]);
+  });
+
+  it("reads nothing through, and writes nothing into, a symlink planted as the files a stopped run kept", async () => {
+    const outside = path.join(root.dir, "outside");
+    const notes = "honest notes\n";
+    const hex = createHash("sha256").update(notes).digest("hex");
+    // The right bytes under the right name, but outside the target: not a file a run kept.
+    await writeTree(outside, { [hex]: notes });
+    await mkdir(path.join(target, STAGING_DIR), { recursive: true });
+    await symlink(outside, path.join(target, STAGING_DIR, "verified"));
+    const honest = skill("skill://evil/climb", "climb", {
+      "SKILL.md": skillMd("climb", "The climb skill."),
+      "notes.md": notes,
+    });
+    const script: Script = { entries: [honest.entry], files: honest.files, reads: [] };
+    server = await serveMcp(hostileServer(script));
+
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+
+    expect(script.reads).toContain("skill://evil/climb/notes.md");
+    expect((await readdir(outside)).sort()).toEqual([hex, "sentinel.txt"].sort());
+    expect(await readdir(target)).toEqual(["climb", LOCK_FILE].sort());
   });
 
   it("writes a file served as a symlink as a plain file holding its text", async () => {
