@@ -50,7 +50,7 @@ export async function apply(
   const fetches = steps.filter((step) => step.kind === "add" || step.kind === "update");
   const staging = await Staging.open(folder);
   // Until the skills are put in place, a run that ends (a failure, a signal) keeps the files it verified.
-  let placed = false;
+  let keepVerified = true;
   try {
     const verified = await VerifiedFiles.open(staging.parent, listedDigests(fetches));
     const staged = new Map<string, { dir: string; installed: InstalledSkill; replacing: boolean }>();
@@ -122,7 +122,10 @@ export async function apply(
         progress.note(`${name}: skipped: cannot be put in place: ${(error as Error).message}`);
       }
     }
-    placed = true;
+    // Put in place: what is left kept are the files of skills fetched past one the server stopped
+    // answering for, which the next run takes from there.
+    const putInPlace = [...staged.values()].flatMap(({ installed }) => Object.values(installed.files));
+    keepVerified = !(await verified.forget(putInPlace));
     // With --pack, a skill moved to a pack outside the scope is still served, only not there.
     const why =
       packsChanged || options.scope.packs.length > 0
@@ -148,7 +151,7 @@ export async function apply(
   } finally {
     progress.finish();
     // What was installed is in place either way: a leftover only takes room, and no client reads it.
-    const leftOver = await staging.close(!placed);
+    const leftOver = await staging.close(keepVerified);
     if (leftOver !== undefined) progress.note(leftOver);
   }
 }

@@ -78,4 +78,20 @@ export class VerifiedFiles {
       () => undefined,
     );
   }
+
+  /**
+   * Lets go of the files of `digests` (those of the skills put in place, which no run needs from here).
+   * True when nothing is left kept: the store may go with the staging folder.
+   */
+  async forget(digests: Iterable<string>): Promise<boolean> {
+    for (const digest of digests) {
+      const hex = DIGEST.exec(digest)?.[1];
+      if (hex === undefined || this.dir === undefined || !this.#kept.has(hex)) continue;
+      await rm(path.join(this.dir, hex), { force: true }).then(
+        () => this.#kept.delete(hex),
+        () => undefined,
+      );
+    }
+    return this.#kept.size === 0;
+  }
 }

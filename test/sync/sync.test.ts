@@ -3,11 +3,11 @@
  * lands in the target folder, what the lock records, and what a second run changes.
  */
 import { createHash } from "node:crypto";
-import { access, readFile, rm, writeFile } from "node:fs/promises";
+import { access, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { isOutOfDate, LOCK_FILE, STAGING_DIR, type Step, SyncError } from "../../src/sync/index.js";
 import { cuttingProxy, type ProxyAnswer } from "../helpers/cutting-proxy.js";
 import { ERAS } from "../helpers/server.js";
@@ -812,6 +812,67 @@ describe("a server that stops answering part way", () => {
       ]);
       expect(Object.keys(await readTree(target))).toEqual(["deploy-app/SKILL.md"]);
       expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["deploy-app"]);
+    } finally {
+      await front.close();
+      await server.close();
+      await root.remove();
+    }
+  });
+
+  // The skills fetched past the one whose read failed were dropped with it: the next run read them again.
+  it("keeps the files of the skills it fetched past the one that failed, and the next run reuses them", {
+    timeout: 60_000,
+  }, async () => {
+    const root = await tempFolder();
+    const target = path.join(root.dir, "target");
+    const notes = (name: string) => `${name} notes\n`;
+    const names = ["alpha", "beta", "gamma"];
+    await writeTree(
+      path.join(root.dir, "skills"),
+      Object.fromEntries(
+        names.flatMap((name) => [
+          [`team/${name}/SKILL.md`, skillMd(name, `The ${name} skill.`)],
+          [`team/${name}/notes.md`, notes(name)],
+        ]),
+      ),
+    );
+    const server = await serveCatalog(path.join(root.dir, "skills"));
+    const kept = path.join(target, STAGING_DIR, "verified");
+    const hex = (text: string) => createHash("sha256").update(text).digest("hex");
+    // alpha's notes are answered once beta and gamma are fetched and staged; then the server is gone.
+    let gone = false;
+    let cutting = true;
+    const reads: string[] = [];
+    const front = await cuttingProxy(new URL(server.url), async (body) => {
+      const text = body.toString();
+      if (text.includes("resources/read")) reads.push(text);
+      if (gone) return true;
+      if (!cutting || !text.includes("resources/read") || !text.includes("alpha/notes.md")) return false;
+      await vi.waitFor(
+        async () =>
+          expect(await readdir(kept)).toEqual(
+            expect.arrayContaining([hex(notes("beta")), hex(notes("gamma"))]),
+          ),
+        { timeout: 20_000 },
+      );
+      gone = true;
+      return true;
+    });
+    try {
+      const first = await sync(front.url, target);
+      expect(first.counts).toMatchObject({ added: 0, skipped: 3 });
+      expect(await readdir(kept)).toEqual(expect.arrayContaining([hex(notes("beta")), hex(notes("gamma"))]));
+
+      gone = false;
+      cutting = false;
+      reads.length = 0;
+      const next = await sync(front.url, target);
+      expect(next.counts).toMatchObject({ added: 3, skipped: 0 });
+      expect(reads.filter((read) => read.includes("notes.md"))).toEqual([
+        expect.stringContaining("alpha/notes.md"),
+      ]);
+      expect(Object.keys(await readTree(target))).toHaveLength(6);
+      await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
     } finally {
       await front.close();
       await server.close();
