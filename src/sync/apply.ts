@@ -99,7 +99,7 @@ export async function apply(
       const kept =
         unchanged === 0 ? "" : `, ${unchanged} unchanged ${unchanged === 1 ? "file" : "files"} kept`;
       const resumed =
-        ready.resumed === 0 ? "" : `, ${filesCount(ready.resumed)} verified by a run stopped earlier reused`;
+        ready.resumed === 0 ? "" : `, ${filesCount(ready.resumed)} verified by an earlier run reused`;
       done(
         `${what}: ${filesCount(fetched)} fetched and verified${kept}${resumed}${ready.warning}`,
         ready.warning !== "",
@@ -228,7 +228,7 @@ function filesCount(count: number): string {
 /**
  * Fetches, audits and stages one skill, or says why it is not installed. `before`: the copy an update
  * replaces, whose files the entry lists unchanged are taken from the folder, not fetched again; so are
- * those a run stopped earlier verified and kept (`resumed`). Its staged files are kept in their turn.
+ * those an earlier run verified and kept (`resumed`). Its staged files are kept in their turn.
  */
 async function prepare(
   { entry, name }: { readonly entry: Skill; readonly name: string },

@@ -245,14 +245,14 @@ describe("a sync stopped before it put its skills in place", () => {
       expect(stage.reads).not.toContain("skill://team/alpha/notes.md");
       expect(stage.reads).toContain("skill://team/beta/notes.md");
       expect(next.lines).toContain(
-        "[1/3] alpha: to add: 1 file fetched and verified, 1 file verified by a run stopped earlier reused",
+        "[1/3] alpha: to add: 1 file fetched and verified, 1 file verified by an earlier run reused",
       );
       await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
     },
   );
 
   // Kept by digest as it staged them, a run took the next skill's file of the same bytes from there, and
-  // said it was verified by a run stopped earlier.
+  // said it was verified by an earlier run.
   it("takes from there only what an earlier run kept, not what this one keeps", async () => {
     // Over half the 16 MiB that skills being fetched may hold at once: fetched one after the other.
     const notes = "shared notes\n".repeat(700_000);
