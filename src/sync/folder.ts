@@ -237,7 +237,7 @@ export class Staging {
     const parent = path.join(this.folder, STAGING_DIR);
     return clearBesideVerified(parent).then(
       () => undefined,
-      (error: unknown) => `cannot remove ${this.dir}: ${(error as Error).message}; remove it yourself`,
+      (error: unknown) => `cannot remove ${parent}: ${(error as Error).message}; remove it yourself`,
     );
   }
 
