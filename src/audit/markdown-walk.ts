@@ -176,6 +176,8 @@ export class MarkdownWalk {
   #openQuotes(markers: QuotedLine["markers"]): void {
     if (markers.count <= markers.matched) return;
     const added = markers.columns.slice(markers.matched);
+    // It ends the paragraph before it: the items that paragraph's text seemed to open were text.
+    this.#open.closeGuesses();
     this.#open.closePast((added[0] ?? 2) - 2);
     for (const column of added) this.#open.open(column, true);
     this.#paragraph = false;

@@ -10,6 +10,13 @@ function rules(path: string, text: string): string[] {
 }
 
 describe("html-comment in list items, quotes and paragraphs", () => {
+  // Regression: a quote that ends a paragraph (`   >`) kept the list item that a marker in the paragraph's
+  // text (`2) Run it`) seemed to open: after the quote, a line four columns in, indented code that shows
+  // its comment, was read as that item's text.
+  it("ends the items a paragraph's text seemed to open at a quote that ends the paragraph", () => {
+    expect(rules("p/s/SKILL.md", "Steps:\n2) Run it\n   >     code\n    <!-- shown -->\n")).toEqual([]);
+  });
+
   // Regression: a list item marker followed by white space alone (trailing spaces) was read as an item
   // whose text starts past those spaces, not one column past the marker: the item's lines were read as
   // less indented in it than they are, indented code as text, and text as closing it.
