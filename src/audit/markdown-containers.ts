@@ -113,6 +113,9 @@ export function listItemMarker(content: string): string | undefined {
  * code follows it), for the first few: more than MAX_ITEMS_ON_A_LINE there means more are left out.
  */
 export function containerMarkersEnd(content: string, texts?: number[]): number {
+  // A thematic break is no list item (`- --`, `> * * *`): where the run of one mark and white space that
+  // ends the line starts, found once, so that only the last few markers are read as a possible break.
+  const breakFrom = trailingMarksStart(content);
   let at = 0;
   for (;;) {
     const code = content.charCodeAt(at);
@@ -121,6 +124,7 @@ export function containerMarkersEnd(content: string, texts?: number[]): number {
       if (texts !== undefined && texts.length <= MAX_ITEMS_ON_A_LINE) texts.push(at);
       continue;
     }
+    if (at >= breakFrom && isThematicBreak(content.slice(at))) return at;
     let marker = code === 0x2d || code === 0x2b || code === 0x2a ? at + 1 : at;
     if (marker === at) {
       while (marker - at < 9 && isDigit(content.charCodeAt(marker))) marker++;
@@ -140,6 +144,23 @@ export function containerMarkersEnd(content: string, texts?: number[]): number {
         ? marker
         : at;
   }
+}
+
+/**
+ * Where the white space and copies of one mark (`-`, `*`, `_`) that end `content` start: a thematic break
+ * can start there or later, nowhere before.
+ */
+function trailingMarksStart(content: string): number {
+  let mark = -1;
+  let at = content.length;
+  while (at > 0) {
+    const code = content.charCodeAt(at - 1);
+    if (code === 0x20 || code === 0x09 || code === 0x0d) at--;
+    else if (mark === -1 && (code === 0x2d || code === 0x2a || code === 0x5f)) mark = code;
+    else if (code === mark) at--;
+    else break;
+  }
+  return at;
 }
 
 function isDigit(code: number): boolean {

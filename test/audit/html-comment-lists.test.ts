@@ -17,6 +17,17 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", "Steps:\n2) Run it\n   >     code\n    <!-- shown -->\n")).toEqual([]);
   });
 
+  // Regression: a line's text after its markers was read as list items up to its last `-` (`- --` as an
+  // item holding `--`), though CommonMark reads a thematic break first: the paragraph seen there took
+  // the indented code after the break, which shows its comment, for its text.
+  it.each([
+    ["alone", "- --\n    <!-- shown -->\n"],
+    ["in a quote", "> - --\n>     <!-- shown -->\n"],
+    ["in a list item", "1. - --\n       <!-- shown -->\n"],
+  ])("reads a thematic break that starts with a list item's marker as a break, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
   // Regression: a list item marker followed by white space alone (trailing spaces) was read as an item
   // whose text starts past those spaces, not one column past the marker: the item's lines were read as
   // less indented in it than they are, indented code as text, and text as closing it.
