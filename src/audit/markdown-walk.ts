@@ -231,6 +231,8 @@ export class MarkdownWalk {
     const ownContainer = indent >= this.#paragraphColumn;
     const underline = this.#paragraph && !opensItem && ownContainer && isSetextUnderline(content);
     if (container !== undefined && !underline) {
+      // An item opened under a paragraph ends it: the items its text seemed to open were text.
+      if (opensItem && this.#paragraph) open.closeGuesses();
       this.#emptyItem = open.openAll(container, indent, opensItem, this.#html.end !== undefined);
     }
     // Indented as code but not code: it goes on with the paragraph before it, and opens no block. So

@@ -17,6 +17,13 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", "Steps:\n2) Run it\n   >     code\n    <!-- shown -->\n")).toEqual([]);
   });
 
+  // Regression: a list item that ends a paragraph (`   - # Title`) kept the item that a marker in the
+  // paragraph's text (`2) Run it`) seemed to open, around it: after the item, a line four columns in,
+  // indented code that shows its comment, was read as that item's text.
+  it("ends the items a paragraph's text seemed to open at a list item that ends the paragraph", () => {
+    expect(rules("p/s/SKILL.md", "Steps:\n2) Run it\n   - # Title\n    <!-- shown -->\n")).toEqual([]);
+  });
+
   // Regression: a line's text after its markers was read as list items up to its last `-` (`- --` as an
   // item holding `--`), though CommonMark reads a thematic break first: the paragraph seen there took
   // the indented code after the break, which shows its comment, for its text.
