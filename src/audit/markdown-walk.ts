@@ -119,13 +119,13 @@ export class MarkdownWalk {
       this.#fence = undefined;
       if (this.#html.end === undefined) read = quotedLine(written, containers, quotes, most, surely);
     }
-    // An HTML block in a list item ends with the item, at a line indented less than the item's text: no
-    // line goes on with an HTML block lazily. The line is then read again, out of raw HTML.
+    // An HTML block in a list item ends with the item, at a line indented less than the item's text; in a
+    // quote, at a line without as many `>`: no line goes on with an HTML block lazily. The line is then
+    // read again, out of raw HTML.
     if (
       this.#html.end !== undefined &&
       this.#fence === undefined &&
-      !read.blank &&
-      read.indent < this.#html.column
+      ((!read.blank && read.indent < this.#html.column) || read.markers.matched < this.#html.quotes)
     ) {
       this.#html.close();
       read = quotedLine(written, containers, quotes, most, surely);

@@ -24,6 +24,14 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", "Steps:\n2) Run it\n   - # Title\n    <!-- shown -->\n")).toEqual([]);
   });
 
+  // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
+  // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
+  // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
+  // second `>`, which shows its comment, read as raw HTML.
+  it("ends an HTML block in a quote at a line without the quote's `>`", () => {
+    expect(rules("p/s/SKILL.md", "- > </div>\n>   >     <!-- shown -->\n")).toEqual([]);
+  });
+
   // Regression: a line's text after its markers was read as list items up to its last `-` (`- --` as an
   // item holding `--`), though CommonMark reads a thematic break first: the paragraph seen there took
   // the indented code after the break, which shows its comment, for its text.
