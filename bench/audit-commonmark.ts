@@ -4,11 +4,12 @@
  * flagged where the renderer shows every comment. Asserts nothing.
  *
  *   npm install --no-save commonmark@0.31.2   (not a dependency: the measure alone needs it)
- *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--misses FILE] [--flags FILE]
+ *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--misses FILE] [--flags FILE]
  *
  * Each document is 3 to 10 lines: blank, or 0 to 8 spaces, 0 to 3 list item or quote markers, then a
  * paragraph of words, backtick runs and comments, a heading, a fence, HTML, a break or one more marker and
- * a paragraph. Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
+ * a paragraph. With `--tabs`, a marker may be followed by a tab, and a line indented by one or two tabs
+ * before its spaces. Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
  * `--misses` writes the documents with a miss, each with the renderer's HTML; `--flags`, those with a line
  * flagged where the renderer shows every comment.
  */
@@ -20,7 +21,7 @@ import { htmlCommentHits } from "../src/audit/index.js";
 import { seededRandom } from "./synthetic-catalog.js";
 
 const USAGE =
-  "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--misses FILE] [--flags FILE]";
+  "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--misses FILE] [--flags FILE]";
 
 /** What the measure uses of the commonmark package. */
 interface CommonMark {
@@ -34,9 +35,15 @@ class UsageError extends Error {}
 const WORDS = ["a", "word", "text", "x", "#", "##", "*", "-", "1.", ">", "aa"];
 const MARKERS = ["- ", "* ", "+ ", "1. ", "2) ", "10. ", "> ", ">", "-  ", "1.  ", ">  ", "-    ", ">     "];
 const INDENTS = [0, 0, 0, 1, 2, 3, 4, 5, 6, 8];
+/** With --tabs: a tab after a marker goes to the next multiple of four columns, wherever it stands. */
+const TAB_MARKERS = [...MARKERS, "-\t", "1.\t", ">\t", "- >\t"];
 
-/** Writes documents from `random`, numbering their comments from 0. */
-function documentWriter(random: () => number): () => string {
+/**
+ * Writes documents from `random`, numbering their comments from 0; with `tabs`, markers followed by a
+ * tab and lines indented by tabs too (without, the same documents as before the option).
+ */
+function documentWriter(random: () => number, tabs: boolean): () => string {
+  const markers = tabs ? TAB_MARKERS : MARKERS;
   let comments = 0;
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
@@ -60,7 +67,7 @@ function documentWriter(random: () => number): () => string {
       return pick(["<div>", "<pre>", "</pre>", "<span>", "</div>"]) + pick(["", ` ${paragraph()}`]);
     if (draw < 0.76) return pick(["---", "***", "==="]);
     if (draw < 0.82) return "";
-    return `${pick(MARKERS)}${paragraph()}`;
+    return `${pick(markers)}${paragraph()}`;
   };
   return () => {
     const lines: string[] = [];
@@ -69,8 +76,9 @@ function documentWriter(random: () => number): () => string {
         lines.push("");
         continue;
       }
-      let line = " ".repeat(pick(INDENTS));
-      for (let markers = pick([0, 0, 1, 1, 2, 3]); markers > 0; markers--) line += pick(MARKERS);
+      let line = tabs && random() < 0.1 ? "\t".repeat(between(1, 2)) : "";
+      line += " ".repeat(pick(INDENTS));
+      for (let count = pick([0, 0, 1, 1, 2, 3]); count > 0; count--) line += pick(markers);
       lines.push(line + block());
     }
     return `${lines.join("\n")}\n`;
@@ -86,19 +94,25 @@ function loadCommonMark(): CommonMark {
 }
 
 function main(argv: readonly string[]): void {
-  let values: { count: string; seed: string; misses?: string; flags?: string };
+  let values: { count: string; seed: string; tabs: boolean; misses?: string; flags?: string; help?: boolean };
   try {
     values = parseArgs({
       args: [...argv],
       options: {
         count: { type: "string", default: "40000" },
         seed: { type: "string", default: "1" },
+        tabs: { type: "boolean", default: false },
         misses: { type: "string" },
         flags: { type: "string" },
+        help: { type: "boolean", short: "h" },
       },
     }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return;
   }
   const count = Number(values.count);
   const seed = Number(values.seed);
@@ -107,7 +121,7 @@ function main(argv: readonly string[]): void {
   const commonmark = loadCommonMark();
   const parser = new commonmark.Parser();
   const renderer = new commonmark.HtmlRenderer();
-  const nextDocument = documentWriter(seededRandom(seed));
+  const nextDocument = documentWriter(seededRandom(seed), values.tabs);
   let hiddenLines = 0;
   let missed = 0;
   let flagged = 0;
@@ -135,7 +149,7 @@ function main(argv: readonly string[]): void {
     }
   }
   console.log(
-    `${count} documents, seed ${seed}: ${hiddenLines} lines with a comment the renderer hides; ` +
+    `${count} documents, seed ${seed}${values.tabs ? ", tabs" : ""}: ${hiddenLines} lines with a comment the renderer hides; ` +
       `missed ${missed}, flagged ${flagged} where the renderer shows every comment`,
   );
   if (values.misses !== undefined) writeFileSync(values.misses, written.join("\n"));

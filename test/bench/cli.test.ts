@@ -246,6 +246,7 @@ describe("each bench's command line", () => {
     ["search-speed.ts", "usage: npm run bench:search-speed -- [skills=10000] [queries=3000]"],
     ["request-parts.ts", "usage: npm run bench:parts -- [catalog folder]"],
     ["compare-ranks.ts", "usage: npm run bench:compare-ranks -- <before.json"],
+    ["audit-commonmark.ts", "usage: npx tsx bench/audit-commonmark.ts [--count 40000]"],
   ])("%s prints its usage on --help and runs nothing", async (script, usage) => {
     const run = await bench(script, ["--help"]);
     expect({ code: run.code, stdout: run.stdout.startsWith(usage), stderr: run.stderr }).toEqual({
