@@ -17,6 +17,7 @@ export function quotedLine(
   line: string;
   width: number;
   indent: number;
+  written: number;
   blank: boolean;
 } {
   const markers = quoteMarkers(written, containers, quotes, most, guesses);
@@ -25,7 +26,7 @@ export function quotedLine(
   const textColumn = markers.columns.at(-1);
   const indent = textColumn === undefined ? columns : textColumn + Math.max(0, columns - markers.textAt);
   const blank = width === line.length || (width === line.length - 1 && line.endsWith("\r"));
-  return { markers, line, width, indent, blank };
+  return { markers, line, width, indent, written: columns, blank };
 }
 
 /**
@@ -84,14 +85,17 @@ function quoteMarkers(
   return { count: columns.length, matched, line: read, columns, textAt: previous + 2 };
 }
 
-/** The columns of white space that start `line` (a tab to the next multiple of four), and its characters. */
-export function indentation(line: string): { indent: number; width: number } {
+/**
+ * The columns of white space that start `line` (a tab to the next multiple of four, counted from `column`,
+ * where the line's first character stands as written), and its characters.
+ */
+export function indentation(line: string, column = 0): { indent: number; width: number } {
   let indent = 0;
   let width = 0;
   for (; width < line.length; width++) {
     const code = line.charCodeAt(width);
     if (code === 0x20) indent++;
-    else if (code === 0x09) indent += 4 - (indent % 4);
+    else if (code === 0x09) indent += 4 - ((column + indent) % 4);
     else break;
   }
   return { indent, width };
@@ -174,21 +178,29 @@ const FOUR_COLUMN_CONTAINER = /^(?:\[\^[^\]\s]{1,100}\]:|(?:!!!|\?\?\?\+?|===|:)
  * the column where its text starts: a list item's after its marker and the one to four spaces after
  * that; a footnote's, an admonition's or a definition's (Markdown extensions) four columns in. `code`
  * when the text after the last item's or quote's marker is indented code (`-     x`, `- >     x`).
+ * `written` is the column `content` starts at as written, past quotes' markers too: a tab after a marker
+ * goes to the next multiple of four from there (`-→x`: the text three columns past the `-`).
  */
-export function containerOpened(content: string, indent: number): OpenedContainers | undefined {
+export function containerOpened(
+  content: string,
+  indent: number,
+  written = indent,
+): OpenedContainers | undefined {
   const columns: OpenedContainer[] = [];
   // What a list item needs to end a paragraph: a bullet or the number 1, and text after it.
   const interrupts = /^(?:[-+*]|0*1[.)])[ \t]+\S/.test(content);
+  /** How far the columns the containers count are past those as written, on this line. */
+  const shift = indent - written;
   let column = indent;
   let at = 0;
   // A list item may open another on its own line (`- 1. x`), which opens another…: a few are read.
   while (columns.length < MAX_ITEMS_ON_A_LINE) {
     // A quote in the item (`- > x`): its text two columns past its `>`, and a marker may follow it.
     if (columns.length > 0 && content.charCodeAt(at) === 0x3e) {
+      const { indent: gap, width } = indentation(content.slice(at + 1, at + 6), column - shift + 1);
       column += 2;
       columns.push({ column, quote: true });
       // Five columns of white space read: the marker's own, then four that make indented code.
-      const { indent: gap, width } = indentation(content.slice(at + 1, at + 6));
       at += 1 + width;
       if (gap > 4 && !isBlankFrom(content, at)) {
         return { columns, listItem: true, interrupts, text: content.length, code: true, empty: false };
@@ -203,7 +215,10 @@ export function containerOpened(content: string, indent: number): OpenedContaine
     const bullet = BULLET_AT.exec(content);
     if (bullet === null || isThematicBreak(at === 0 ? content : content.slice(at))) break;
     const marker = bullet[0].length;
-    const { indent: gap, width } = indentation(content.slice(at + marker, at + marker + 5));
+    const { indent: gap, width } = indentation(
+      content.slice(at + marker, at + marker + 5),
+      column - shift + marker,
+    );
     // Nothing after the marker, or indented code after it: the item's text is one column past it.
     if (gap === 0 || gap > 4 || isBlankFrom(content, at + marker + width)) {
       columns.push({ column: column + marker + 1, quote: false });

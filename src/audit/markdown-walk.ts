@@ -218,7 +218,8 @@ export class MarkdownWalk {
     if (this.#codeOfContainerLeft(content, indent, lazily)) return this.#codeLine(start, end);
     // A line of an HTML block is raw HTML: it opens no container. Read in one that may be text, though (a
     // tag alone under a paragraph, see isTagAlone): there more containers only ask more of indented code.
-    const container = this.#html.end !== undefined ? undefined : containerOpened(content, indent);
+    const container =
+      this.#html.end !== undefined ? undefined : containerOpened(content, indent, read.written);
     // Under a paragraph, four columns past the text of the container the line is surely in, it opens no
     // block, whatever the items that text seemed to open: it goes on with the paragraph. A line going on
     // lazily without the `>` of a quote is in none of the containers from that quote on.

@@ -24,6 +24,18 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", "Steps:\n2) Run it\n   - # Title\n    <!-- shown -->\n")).toEqual([]);
   });
 
+  // Regression: a tab after a list item's marker was counted as four columns wherever it stood, not as
+  // reaching the next multiple of four (`-→` is four columns in all): the item's text was read a column
+  // or more further in than it is, and its next paragraph after a blank line, four columns in, as
+  // indented code, so the comment the rendered view hides there was missed.
+  it.each([
+    ["a bullet", "-\tStep one\n\n    <!-- hidden -->\n"],
+    ["a number", "1.\tStep one\n\n    <!-- hidden -->\n"],
+    ["a bullet in a quote", "> -\tStep one\n>\n>     <!-- hidden -->\n"],
+  ])("reads a tab after %s to the next multiple of four columns", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
+  });
+
   // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
   // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
   // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
