@@ -117,9 +117,12 @@ function paragraphEnd(
   const markers = containerMarkersEnd(firstLine.trimStart(), texts);
   const indent = indentation(firstLine);
   // Text indented under no marker of its own (`  text`) is no deeper in its container.
-  const textColumn = markers === 0 ? column : indent.indent + markers;
+  const textColumn = markers === 0 ? column : textColumnAt(firstLine, indent.width + markers);
   // Past a few, the containers are not read apart (see MAX_ITEMS_ON_A_LINE): the innermost's text is.
-  const columns = texts.length > MAX_ITEMS_ON_A_LINE ? [] : texts.map((text) => indent.indent + text);
+  const columns =
+    texts.length > MAX_ITEMS_ON_A_LINE
+      ? []
+      : texts.map((text) => textColumnAt(firstLine, indent.width + text));
   /** The quotes the paragraph is in: those that start its first line, and those its items open (`- > a`). */
   let depth = first.depth;
   /** The column of the first quote its items open: a line four columns past it opens no block. */
@@ -195,6 +198,13 @@ function readAgainst(
   const bound = Math.min(quotes[read.markers.matched] ?? containers.length, guesses[0] ?? containers.length);
   const past = read.indent - innermostAt(containers, read.indent, bound);
   return { past, indent: read.indent, blank: read.blank };
+}
+
+/** The column of `offset` in `line` as written: a tab goes to the next multiple of four (`-→x`: x is at 4). */
+function textColumnAt(line: string, offset: number): number {
+  let column = 0;
+  for (let at = 0; at < offset; at++) column += line.charCodeAt(at) === 0x09 ? 4 - (column % 4) : 1;
+  return column;
 }
 
 function lineEndOf(text: string, from: number, lineBreak: string): number {

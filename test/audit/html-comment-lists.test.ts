@@ -36,6 +36,14 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
   });
 
+  // Regression: the paragraph reader counted a tab after a list item's marker as one column (`-→Run`: its
+  // text at column 2, not 4): a line short of the item's text (`   2) b`), which opens a list after it, was
+  // read as the paragraph's text, and a code span across the two lines hid the comment the rendered view
+  // hides too.
+  it("ends a paragraph after a tab after a list item's marker where the item ends", () => {
+    expect(rules("p/s/SKILL.md", "-\tRun `a <!-- hidden -->\n   2) b`\n")).toEqual(["1 html-comment"]);
+  });
+
   // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
   // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
   // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
