@@ -189,19 +189,20 @@ export function containerOpened(
   const columns: OpenedContainer[] = [];
   // What a list item needs to end a paragraph: a bullet or the number 1, and text after it.
   const interrupts = /^(?:[-+*]|0*1[.)])[ \t]+\S/.test(content);
-  /** How far the columns the containers count are past those as written, on this line. */
-  const shift = indent - written;
   let column = indent;
   let at = 0;
+  /** The column of `content[at]` as written: where a tab after it goes (a quote's `>` may have none after it). */
+  let columnWritten = written;
   // A list item may open another on its own line (`- 1. x`), which opens another…: a few are read.
   while (columns.length < MAX_ITEMS_ON_A_LINE) {
     // A quote in the item (`- > x`): its text two columns past its `>`, and a marker may follow it.
     if (columns.length > 0 && content.charCodeAt(at) === 0x3e) {
-      const { indent: gap, width } = indentation(content.slice(at + 1, at + 6), column - shift + 1);
+      const { indent: gap, width } = indentation(content.slice(at + 1, at + 6), columnWritten + 1);
       column += 2;
       columns.push({ column, quote: true });
       // Five columns of white space read: the marker's own, then four that make indented code.
       at += 1 + width;
+      columnWritten += 1 + gap;
       if (gap > 4 && !isBlankFrom(content, at)) {
         return { columns, listItem: true, interrupts, text: content.length, code: true, empty: false };
       }
@@ -217,7 +218,7 @@ export function containerOpened(
     const marker = bullet[0].length;
     const { indent: gap, width } = indentation(
       content.slice(at + marker, at + marker + 5),
-      column - shift + marker,
+      columnWritten + marker,
     );
     // Nothing after the marker, or indented code after it: the item's text is one column past it.
     if (gap === 0 || gap > 4 || isBlankFrom(content, at + marker + width)) {
@@ -227,6 +228,7 @@ export function containerOpened(
     }
     column += marker + gap;
     at += marker + width;
+    columnWritten += marker + gap;
     columns.push({ column, quote: false });
   }
   if (columns.length > 0) return { columns, listItem: true, interrupts, text: at, code: false, empty: false };

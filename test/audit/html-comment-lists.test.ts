@@ -36,6 +36,14 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
   });
 
+  // Regression: after a `>` with no space after it in a list item (`-  >-→~~~`), the tab after the next
+  // marker was counted from where that marker's text would be, a column on from where it is: the fence's
+  // item was read a column deeper, and the next line of its quote (`   >→* <!--`), an item after it whose
+  // comment the rendered view hides, as a line of the fence.
+  it("reads a tab after a marker right after a quote's `>` in a list item from where it stands", () => {
+    expect(rules("p/s/SKILL.md", "-  >-\t~~~\n   >\t* <!-- hidden -->\n")).toEqual(["2 html-comment"]);
+  });
+
   // Regression: the paragraph reader counted a tab after a list item's marker as one column (`-→Run`: its
   // text at column 2, not 4): a line short of the item's text (`   2) b`), which opens a list after it, was
   // read as the paragraph's text, and a code span across the two lines hid the comment the rendered view
