@@ -130,7 +130,7 @@ function paragraphEnd(
   // The first line's own `>` markers are counted in `first.depth` already.
   for (let at = firstLine.length - first.content.length; at < indent.width + markers; at++) {
     if (firstLine.charCodeAt(at) !== 0x3e) continue;
-    if (depth === first.depth) quoteColumn = indent.indent + at - indent.width;
+    if (depth === first.depth) quoteColumn = textColumnAt(firstLine, at);
     depth++;
   }
   for (let start = firstEnd + 1; start < text.length; ) {

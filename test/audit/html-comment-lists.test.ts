@@ -52,6 +52,14 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", "-\tRun `a <!-- hidden -->\n   2) b`\n")).toEqual(["1 html-comment"]);
   });
 
+  // Regression: the paragraph reader placed a quote opened on a list item's line by characters, so after
+  // `-→` its `>` was at column 2, not 4: a line without its `>` six columns in (`      - b`), an item in
+  // the list item that ends the quote, was read as four columns past the `>` and so as the paragraph's
+  // text, and a code span across the two lines covered the comment the rendered view hides.
+  it("places a quote after a tab after a list item's marker where it stands", () => {
+    expect(rules("p/s/SKILL.md", "-\t> Run `a <!-- hidden -->\n      - b`\n")).toEqual(["1 html-comment"]);
+  });
+
   // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
   // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
   // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
