@@ -4,12 +4,14 @@
  * flagged where the renderer shows every comment. Asserts nothing.
  *
  *   npm install --no-save commonmark@0.31.2   (not a dependency: the measure alone needs it)
- *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--misses FILE] [--flags FILE]
+ *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--misses FILE] [--flags FILE]
  *
  * Each document is 3 to 10 lines: blank, or 0 to 8 spaces, 0 to 3 list item or quote markers, then a
  * paragraph of words, backtick runs and comments, a heading, a fence, HTML, a break or one more marker and
  * a paragraph. With `--tabs`, a marker may be followed by a tab, and a line indented by one or two tabs
- * before its spaces. Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
+ * before its spaces. With `--deep`, up to five markers a line, of more kinds (`1) `, `-` alone, `* * `, `- -`,
+ * `>  > `), indentations up to 12 columns, and more breaks and HTML (`- - -`, `___`, `<details>`, `<?x`,
+ * `<script>`). Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
  * `--misses` writes the documents with a miss, each with the renderer's HTML; `--flags`, those with a line
  * flagged where the renderer shows every comment.
  */
@@ -21,7 +23,7 @@ import { htmlCommentHits } from "../src/audit/index.js";
 import { seededRandom } from "./synthetic-catalog.js";
 
 const USAGE =
-  "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--misses FILE] [--flags FILE]";
+  "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--misses FILE] [--flags FILE]";
 
 /** What the measure uses of the commonmark package. */
 interface CommonMark {
@@ -36,14 +38,30 @@ const WORDS = ["a", "word", "text", "x", "#", "##", "*", "-", "1.", ">", "aa"];
 const MARKERS = ["- ", "* ", "+ ", "1. ", "2) ", "10. ", "> ", ">", "-  ", "1.  ", ">  ", "-    ", ">     "];
 const INDENTS = [0, 0, 0, 1, 2, 3, 4, 5, 6, 8];
 /** With --tabs: a tab after a marker goes to the next multiple of four columns, wherever it stands. */
-const TAB_MARKERS = [...MARKERS, "-\t", "1.\t", ">\t", "- >\t"];
+const TAB_MARKERS = ["-\t", "1.\t", ">\t", "- >\t"];
+/** With --deep: markers that hold nothing or look like breaks, and lines deeper in. */
+const DEEP_MARKERS = ["1) ", "-", "* * ", "- -", ">  > "];
+const DEEP_INDENTS = [...INDENTS, 7, 9, 10, 12];
+const BREAKS = ["---", "***", "==="];
+const DEEP_BREAKS = [...BREAKS, "- - -", "-", "=", "* *", "--", "___"];
+const HTML = ["<div>", "<pre>", "</pre>", "<span>", "</div>"];
+const DEEP_HTML = [...HTML, "<details>", "<?x", "?>", "<script>", "</script>"];
+
+/** How documents are written: see the usage. */
+interface Writing {
+  readonly tabs: boolean;
+  readonly deep: boolean;
+}
 
 /**
  * Writes documents from `random`, numbering their comments from 0; with `tabs`, markers followed by a
- * tab and lines indented by tabs too (without, the same documents as before the option).
+ * tab and lines indented by tabs too; with `deep`, up to five markers a line and more kinds of markers,
+ * breaks and HTML (without either, the same documents as before the options).
  */
-function documentWriter(random: () => number, tabs: boolean): () => string {
-  const markers = tabs ? TAB_MARKERS : MARKERS;
+function documentWriter(random: () => number, { tabs, deep }: Writing): () => string {
+  const markers = [...MARKERS, ...(tabs ? TAB_MARKERS : []), ...(deep ? DEEP_MARKERS : [])];
+  const indents = deep ? DEEP_INDENTS : INDENTS;
+  const counts = deep ? [0, 0, 1, 1, 2, 3, 4, 5] : [0, 0, 1, 1, 2, 3];
   let comments = 0;
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
@@ -63,9 +81,8 @@ function documentWriter(random: () => number, tabs: boolean): () => string {
     if (draw < 0.45) return paragraph();
     if (draw < 0.55) return `${"#".repeat(between(1, 2))} ${paragraph()}`;
     if (draw < 0.65) return pick(["```", "~~~", "````", "```js"]);
-    if (draw < 0.72)
-      return pick(["<div>", "<pre>", "</pre>", "<span>", "</div>"]) + pick(["", ` ${paragraph()}`]);
-    if (draw < 0.76) return pick(["---", "***", "==="]);
+    if (draw < 0.72) return pick(deep ? DEEP_HTML : HTML) + pick(["", ` ${paragraph()}`]);
+    if (draw < 0.76) return pick(deep ? DEEP_BREAKS : BREAKS);
     if (draw < 0.82) return "";
     return `${pick(markers)}${paragraph()}`;
   };
@@ -77,8 +94,8 @@ function documentWriter(random: () => number, tabs: boolean): () => string {
         continue;
       }
       let line = tabs && random() < 0.1 ? "\t".repeat(between(1, 2)) : "";
-      line += " ".repeat(pick(INDENTS));
-      for (let count = pick([0, 0, 1, 1, 2, 3]); count > 0; count--) line += pick(markers);
+      line += " ".repeat(pick(indents));
+      for (let count = pick(counts); count > 0; count--) line += pick(markers);
       lines.push(line + block());
     }
     return `${lines.join("\n")}\n`;
@@ -94,7 +111,15 @@ function loadCommonMark(): CommonMark {
 }
 
 function main(argv: readonly string[]): void {
-  let values: { count: string; seed: string; tabs: boolean; misses?: string; flags?: string; help?: boolean };
+  let values: {
+    count: string;
+    seed: string;
+    tabs: boolean;
+    deep: boolean;
+    misses?: string;
+    flags?: string;
+    help?: boolean;
+  };
   try {
     values = parseArgs({
       args: [...argv],
@@ -102,6 +127,7 @@ function main(argv: readonly string[]): void {
         count: { type: "string", default: "40000" },
         seed: { type: "string", default: "1" },
         tabs: { type: "boolean", default: false },
+        deep: { type: "boolean", default: false },
         misses: { type: "string" },
         flags: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -121,7 +147,7 @@ function main(argv: readonly string[]): void {
   const commonmark = loadCommonMark();
   const parser = new commonmark.Parser();
   const renderer = new commonmark.HtmlRenderer();
-  const nextDocument = documentWriter(seededRandom(seed), values.tabs);
+  const nextDocument = documentWriter(seededRandom(seed), values);
   let hiddenLines = 0;
   let missed = 0;
   let flagged = 0;
@@ -149,7 +175,7 @@ function main(argv: readonly string[]): void {
     }
   }
   console.log(
-    `${count} documents, seed ${seed}${values.tabs ? ", tabs" : ""}: ${hiddenLines} lines with a comment the renderer hides; ` +
+    `${count} documents, seed ${seed}${values.tabs ? ", tabs" : ""}${values.deep ? ", deep" : ""}: ${hiddenLines} lines with a comment the renderer hides; ` +
       `missed ${missed}, flagged ${flagged} where the renderer shows every comment`,
   );
   if (values.misses !== undefined) writeFileSync(values.misses, written.join("\n"));
