@@ -126,6 +126,10 @@ export function containerMarkersEnd(content: string, texts?: number[]): number {
     if (code === 0x3e) {
       at += content[at + 1] === " " || content[at + 1] === "\t" ? 2 : 1;
       if (texts !== undefined && texts.length <= MAX_ITEMS_ON_A_LINE) texts.push(at);
+      // Up to three more spaces may stand before the marker of a container in the quote (`>  > a`).
+      let next = at;
+      while (next - at < 3 && content[next] === " ") next++;
+      if (next > at && next < content.length && MARKER_START.includes(content.charAt(next))) at = next;
       continue;
     }
     if (at >= breakFrom && isThematicBreak(content.slice(at))) return at;
@@ -166,6 +170,9 @@ function trailingMarksStart(content: string): number {
   }
   return at;
 }
+
+/** The characters a quote's or list item's marker may start with. */
+const MARKER_START = ">-+*0123456789";
 
 function isDigit(code: number): boolean {
   return code >= 0x30 && code <= 0x39;

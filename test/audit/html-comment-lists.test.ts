@@ -60,6 +60,14 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", "-\t> Run `a <!-- hidden -->\n      - b`\n")).toEqual(["1 html-comment"]);
   });
 
+  // Regression: the paragraph reader stopped at the spaces after a quote's `>` and its optional space, so
+  // a quote nested past them (`- >  > Run`) was not counted as the paragraph's: the next line with both
+  // `>` was read as a deeper quote that ends the paragraph, and the comment inside a code span across
+  // the two lines, which the rendered view shows, flagged.
+  it("reads a quote nested two spaces past another's `>` as the paragraph's", () => {
+    expect(rules("p/s/SKILL.md", "- >  > Run ```<!-- shown -->\n  > > b ```\n")).toEqual([]);
+  });
+
   // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
   // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
   // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
