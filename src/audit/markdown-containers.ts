@@ -238,6 +238,18 @@ export function containerOpened(
     columnWritten += marker + gap;
     columns.push({ column, quote: false });
   }
+  // Past the few read one by one, the rest of the line's markers open one container whose text starts
+  // where the line's does: no line in it is read as its indented code, which it may not be (`- ` ten times,
+  // `x`, a blank line, then a comment twenty columns in is the tenth item's text, and hidden).
+  const rest = columns.length === MAX_ITEMS_ON_A_LINE ? containerMarkersEnd(content.slice(at)) : 0;
+  if (rest > 0) {
+    for (const end = at + rest; at < end; at++) {
+      const width = content.charCodeAt(at) === 0x09 ? 4 - (columnWritten % 4) : 1;
+      column += width;
+      columnWritten += width;
+    }
+    columns.push({ column, quote: false });
+  }
   if (columns.length > 0) return { columns, listItem: true, interrupts, text: at, code: false, empty: false };
   if (!FOUR_COLUMN_CONTAINER.test(content)) return undefined;
   const opened = [{ column: indent + 4, quote: false }];

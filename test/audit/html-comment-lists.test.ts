@@ -68,6 +68,15 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", "- >  > Run ```<!-- shown -->\n  > > b ```\n")).toEqual([]);
   });
 
+  // Regression: past the eight containers read on a line, the rest of its markers opened nothing: the
+  // tenth item's next paragraph after a blank line, twenty columns in, was read as indented code of the
+  // eighth, and the comment the rendered view hides there missed (a way to hide one from the audit).
+  it("reads a line in the innermost of more than eight items opened on one line as its text", () => {
+    expect(rules("p/s/SKILL.md", `${"- ".repeat(10)}x\n\n${" ".repeat(20)}<!-- hidden -->\n`)).toEqual([
+      "3 html-comment",
+    ]);
+  });
+
   // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
   // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
   // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
