@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { ByteBudget } from "../budget/index.js";
 import { type Scope, SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
-import { fileBytesOf, type McpDeps, serverFactoryFor } from "../mcp/index.js";
+import { fileBytesOf, type McpDeps, serverFactoryFor, toolCallsAsMeant } from "../mcp/index.js";
 import { AnswerSender } from "./answer-sender.js";
 import { describeCall } from "./json-rpc.js";
 import { McpEndpoints } from "./mcp-endpoint.js";
@@ -115,14 +115,15 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       },
     },
     async (request, reply) => {
-      const { body } = request;
       // Pipelined after a request whose connection was lost for answers it did not take: nothing to do.
       if (request.raw.socket.destroyed) return reply.code(503).send();
       acceptInLowerCase(request.raw.headers);
-      const batch = Array.isArray(body) ? body.length : 1;
+      const batch = Array.isArray(request.body) ? request.body.length : 1;
       const overLimit = batch > 1 ? await chargeBatch?.(request, batch) : undefined;
       const refused = overLimit ?? messageRefusal(request);
       if (refused !== undefined) return refuse(reply, refused);
+      // As the server reads it (`"arguments": null` as none), also for a kept answer's key: one answer.
+      const body = toolCallsAsMeant(request.body);
       const scopeAsked = scopeAskedFor(request);
       const call = startCall(request, scopeAsked);
       const caller = callerOf(scopes, scopeAsked, body);

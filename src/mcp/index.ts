@@ -17,3 +17,4 @@ export {
   warmPreviews,
 } from "./server.js";
 export { MAX_READ_BYTES, type ResourceWarning, SkillResources } from "./skill-resources.js";
+export { toolCallAsMeant, toolCallsAsMeant } from "./tool-calls.js";

@@ -10,7 +10,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from "@modelcontextprotocol/server";
-import { methodNotFoundMessage } from "../mcp/index.js";
+import { methodNotFoundMessage, toolCallAsMeant } from "../mcp/index.js";
 
 /**
  * A transport whose "Method not found" answers name the method asked and those served, as `/mcp`'s do (the
@@ -29,7 +29,9 @@ export class MethodNaming implements Transport {
   ) {}
 
   start(): Promise<void> {
-    this.inner.onmessage = (message, extra) => {
+    this.inner.onmessage = (received, extra) => {
+      // A tools/call's arguments as /mcp reads them (see toolCallAsMeant), so both answer it alike.
+      const message = toolCallAsMeant(received) as JSONRPCMessage;
       if (isJSONRPCRequest(message) && !this.served()?.includes(message.method))
         this.#unserved.set(message.id, message.method);
       if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {

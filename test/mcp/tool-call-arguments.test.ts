@@ -1,0 +1,85 @@
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ROOT, type StdioAnswer, stdioServerProcess } from "../helpers/process.js";
+import { type WireEra, wireRequest } from "../helpers/requests.js";
+import { post, type RunningServer, startServer } from "../helpers/server.js";
+
+const SKILLS_DIR = path.join(ROOT, "examples/skills");
+
+const UNKNOWN = {
+  content: [
+    {
+      type: "text",
+      text: 'Unknown tool "nope". The tools are: list_packs, list_skills, read_skill, read_pack_file.',
+    },
+  ],
+  isError: true,
+};
+const SKILL_MISSING = {
+  content: [
+    {
+      type: "text",
+      text: 'Invalid arguments for read_skill: "skill" is required, a string (Skill name, or pack/name when several packs share it).',
+    },
+  ],
+  isError: true,
+};
+
+/** Each call, with the result it must get whatever carries it. */
+const CALLS: readonly (readonly [Record<string, unknown>, (result: unknown) => void])[] = [
+  // Regression: `"arguments": null`, which clients built on models send for "no arguments", was refused
+  // with -32602 and a dump of the SDK's schema issues; it reads as no arguments.
+  [
+    { name: "list_packs", arguments: null },
+    (result) => expect((result as { content: { text: string }[] }).content[0]?.text).toMatch(/^design: /),
+  ],
+  [{ name: "read_skill", arguments: null }, (result) => expect(result).toMatchObject(SKILL_MISSING)],
+  // Regression: an unknown tool was answered as unknown with arguments that are an object, and refused
+  // for its arguments (-32602) with any others: one answer now, naming the tools.
+  ...[{}, null, "x", 5, [1], true].map(
+    (args) =>
+      [
+        { name: "nope", arguments: args },
+        (result: unknown) => expect(result).toMatchObject(UNKNOWN),
+      ] as const,
+  ),
+  [{ name: "nope" }, (result) => expect(result).toMatchObject(UNKNOWN)],
+];
+
+/**
+ * An answer's result, or its error if none, less the server's identity a 2026-07-28 result carries in
+ * `_meta` (its version is the package's over stdio, the test's over HTTP).
+ */
+function resultOf(answer: StdioAnswer | undefined): unknown {
+  if (answer?.result === undefined) return answer?.error;
+  const { _meta: _identity, ...result } = answer.result as Record<string, unknown>;
+  return result;
+}
+
+describe("a tools/call's arguments, over HTTP and stdio, in both eras", () => {
+  let http: RunningServer;
+  beforeAll(async () => {
+    http = await startServer(SKILLS_DIR);
+  });
+  afterAll(() => http.close());
+
+  it.each(["legacy", "modern"] as const satisfies readonly WireEra[])("are read alike (%s)", async (era) => {
+    const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    try {
+      for (const [index, [params]] of CALLS.entries())
+        stdio.write(`${JSON.stringify(wireRequest(era, index, "tools/call", params).body)}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(CALLS.length), { timeout: 30_000 });
+      const overStdio = new Map(stdio.answers().map((answer) => [answer.id, answer]));
+      for (const [index, [params, check]] of CALLS.entries()) {
+        const asked = wireRequest(era, index, "tools/call", params);
+        const overHttp = await post(`${http.url}/mcp`, asked.body, asked.headers);
+        expect(overHttp.status).toBe(200);
+        const answered = overHttp.json as StdioAnswer;
+        check(resultOf(answered));
+        expect(resultOf(overStdio.get(index))).toEqual(resultOf(answered));
+      }
+    } finally {
+      await stdio.end();
+    }
+  });
+});
