@@ -15,6 +15,7 @@ import {
 import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import { z } from "zod";
 import { type Catalog, type Pack, type Scope, type Skill, visible } from "../catalog/index.js";
+import { editDistance } from "../edit-distance.js";
 import type { Inspection } from "../inspection/index.js";
 import {
   type Preview,
@@ -288,8 +289,26 @@ function callTool(
   call: ServerContext,
 ): Promise<CallToolResult> | CallToolResult {
   const tool = TOOLS_BY_NAME.get(name);
-  if (tool === undefined) return failure(`Unknown tool "${name}". The tools are: ${TOOL_NAMES.join(", ")}.`);
-  return tool.call(args, context, call);
+  if (tool !== undefined) return tool.call(args, context, call);
+  const meant = TOOL_NAMES.find((tool) => standsFor(name, tool));
+  const guess = meant === undefined ? "" : ` Did you mean: ${meant}?`;
+  return failure(`Unknown tool ${quotedName(name)}.${guess} The tools are: ${TOOL_NAMES.join(", ")}.`);
+}
+
+/**
+ * Whether an unknown tool's `name` stands for `tool`: the same letters in another case or spelling
+ * (`listSkills`, `list-skills`), the name behind a prefix a host gives MCP tools (`mcp__skills__read_skill`,
+ * `skills.list_packs`), or a slip away (`list_skill`).
+ */
+function standsFor(name: string, tool: string): boolean {
+  const given = name.toLowerCase().replace(/[_\-\s]/g, "");
+  const wanted = tool.replace(/_/g, "");
+  return given.endsWith(wanted) || editDistance(given, wanted, 2) <= 2;
+}
+
+/** A name as the client sent it, escaped, and cut where a long one would cost more than it tells. */
+function quotedName(name: string): string {
+  return JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}…` : name);
 }
 
 /**

@@ -681,6 +681,28 @@ describe.each(ERAS)("in the %s era", (era) => {
         text: 'Unknown tool "write_skill". The tools are: list_packs, list_skills, read_skill, read_pack_file.',
       });
     });
+
+    // Regression: a name a slip, a case or a host's prefix away from a tool was told only the list of four,
+    // and the name came back whole, however long, with its quotes and newlines unescaped.
+    it.each([
+      ["list_skill", "list_skills"],
+      ["listSkills", "list_skills"],
+      ["Read-Pack-File", "read_pack_file"],
+      ["mcp__skills__read_skill", "read_skill"],
+      ["skills.list_packs", "list_packs"],
+    ])("rejects %j, naming the tool it stands for", async (name, meant) => {
+      expect(await call(client, name, {})).toEqual({
+        isError: true,
+        text: `Unknown tool "${name}". Did you mean: ${meant}? The tools are: list_packs, list_skills, read_skill, read_pack_file.`,
+      });
+    });
+
+    it("rejects a long or odd name, quoted escaped and cut", async () => {
+      const { text } = await call(client, `a"\n${"x".repeat(5000)}`, {});
+      expect(text).toBe(
+        `Unknown tool "a\\"\\n${"x".repeat(97)}…". The tools are: list_packs, list_skills, read_skill, read_pack_file.`,
+      );
+    });
   });
 });
 
