@@ -51,3 +51,11 @@ export function formatFileContent(path: string, content: FileContent): string {
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
+
+/**
+ * A name a client sent, as JSON quotes it (escaped: no raw quote or newline in an answer), cut past `max`
+ * characters: a long one costs more than it tells, and is sent back as often as it is asked.
+ */
+export function quotedAsSent(text: string, max = 100): string {
+  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+}

@@ -27,6 +27,7 @@ import {
 } from "../preview/index.js";
 import type { SearchIndex } from "../search/index.js";
 import type { RequestTag, ToolContext } from "./context.js";
+import { quotedAsSent } from "./format.js";
 import { listPacksTool } from "./list-packs.js";
 import { listSkillsTool } from "./list-skills.js";
 import { getPrompt, listPrompts } from "./prompts.js";
@@ -201,7 +202,11 @@ const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
  * throws a plain error, which a client would get as -32603 (an internal error), not as Invalid params.
  */
 const READ_PARAMS = z.object({ uri: z.string() });
-const PROMPT_PARAMS = z.object({ name: z.string(), arguments: z.record(z.string(), z.string()).optional() });
+// `arguments` null reads as none, as a tools/call's does (see toolCallAsMeant).
+const PROMPT_PARAMS = z.object({
+  name: z.string(),
+  arguments: z.record(z.string(), z.string()).nullable().optional(),
+});
 
 const TOOLS_CAPABILITY: ServerCapabilities = { tools: { listChanged: false } };
 const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false } };
@@ -292,7 +297,7 @@ function callTool(
   if (tool !== undefined) return tool.call(args, context, call);
   const meant = TOOL_NAMES.find((tool) => standsFor(name, tool));
   const guess = meant === undefined ? "" : ` Did you mean: ${meant}?`;
-  return failure(`Unknown tool ${quotedName(name)}.${guess} The tools are: ${TOOL_NAMES.join(", ")}.`);
+  return failure(`Unknown tool ${quotedAsSent(name)}.${guess} The tools are: ${TOOL_NAMES.join(", ")}.`);
 }
 
 /**
@@ -304,11 +309,6 @@ function standsFor(name: string, tool: string): boolean {
   const given = name.toLowerCase().replace(/[_\-\s]/g, "");
   const wanted = tool.replace(/_/g, "");
   return given.endsWith(wanted) || editDistance(given, wanted, 2) <= 2;
-}
-
-/** A name as the client sent it, escaped, and cut where a long one would cost more than it tells. */
-function quotedName(name: string): string {
-  return JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}…` : name);
 }
 
 /**

@@ -6,6 +6,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import { type ZodRawShape, z } from "zod";
 import type { ToolContext } from "./context.js";
+import { quotedAsSent } from "./format.js";
 
 /**
  * Whether the answer to a call can be kept and given again to the same call in the same scope: every tool
@@ -171,12 +172,12 @@ function renamed(
     ];
     const meant = candidates.find((name) => names.includes(name) && blank(named[name]));
     if (meant === undefined) {
-      ignored.push(quoted(key));
+      ignored.push(quotedAsSent(key, 40));
       continue;
     }
     named[meant] = named[key];
     delete named[key];
-    read.push(`${quoted(key)} as "${meant}"`);
+    read.push(`${quotedAsSent(key, 40)} as "${meant}"`);
   }
   const takes = names.length === 0 ? "no arguments" : names.join(" and ");
   const lines = [
@@ -228,11 +229,6 @@ function unwrapped(
 /** Whether an argument reads as not given. */
 function blank(value: unknown): boolean {
   return value === undefined || value === null || value === "";
-}
-
-/** A key as the model wrote it, escaped, and cut where a long one would cost more than it tells. */
-function quoted(key: string): string {
-  return JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key);
 }
 
 /**

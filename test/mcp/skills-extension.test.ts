@@ -279,6 +279,19 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     });
   });
 
+  // Regression: `"arguments": null`, which clients built on models send for none, was refused (-32602) as a
+  // tools/call's was; and a name that is no prompt came back whole, however long, unescaped.
+  it("reads a prompt's null arguments as none, and quotes a long name cut", async () => {
+    const asked = wireRequest(era, 1, "prompts/get", { name: "hammer", arguments: null });
+    const { json } = await post(`${server.url}/mcp`, asked.body, asked.headers);
+    expect(json).toMatchObject({ result: { messages: [{ role: "user" }] } });
+    const long = wireRequest(era, 2, "prompts/get", { name: `"${"n".repeat(5000)}` });
+    const refused = await post(`${server.url}/mcp`, long.body, long.headers);
+    expect(refused.json).toMatchObject({
+      error: { code: -32602, message: expect.stringMatching(/^No prompt "\\"n{99}…"\./) },
+    });
+  });
+
   // The SDK's check of a spec request threw a plain error: a read without its URI was -32603, an internal
   // error, with a dump of the schema's complaint as its message.
   it("answers a read or a prompt without its uri or name as Invalid params, as skills/get", async () => {
