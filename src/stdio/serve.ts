@@ -15,6 +15,7 @@ import { messageShapeProblem } from "../json-rpc/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, servedMethods, serverFactoryFor } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
+import { EnvelopeCheck } from "./envelope-check.js";
 import { InputLines } from "./input-lines.js";
 import { MethodNaming } from "./method-naming.js";
 
@@ -86,7 +87,14 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which ends
     // the connection, is never reached.
     new MethodNaming(
-      new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
+      new EnvelopeCheck(
+        new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
+        (refusal) => {
+          // A message, though refused before the SDK hears of it: its line was JSON.
+          input.parsed();
+          transport.answer(refusal, ANSWER_BYTES);
+        },
+      ),
       () => served,
     ),
     new ByteBudget(MAX_READ_BYTES),
