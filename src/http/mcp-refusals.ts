@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { formatSize, type SelectorError } from "../catalog/index.js";
 import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId } from "./json-rpc.js";
 import {
+  batchedHandshakeOf,
   invalidMessageProblem,
   modernMisfitOf,
   type UnsupportedVersion,
@@ -72,6 +73,7 @@ const MESSAGE_CHECKS: readonly ((request: McpPost) => Refusal | undefined)[] = [
   nestedTooDeep,
   modernMisfit,
   invalidMessage,
+  handshakeInBatch,
   unsupportedVersion,
   repeatedSkillPack,
 ];
@@ -128,6 +130,15 @@ function modernMisfit({ headers, body }: McpPost): Refusal | undefined {
 function invalidMessage({ headers, body }: McpPost): Refusal | undefined {
   const problem = invalidMessageProblem(headers, body);
   return problem === undefined ? undefined : invalidRequest(`Invalid Request: ${problem}`, body);
+}
+
+/** The SDK said "Only one initialization request is allowed" of a batch holding one and a ping. */
+function handshakeInBatch({ headers, body }: McpPost): Refusal | undefined {
+  const messages = batchedHandshakeOf(headers, body);
+  if (messages === undefined) return undefined;
+  return invalidRequest(
+    `Invalid Request: initialize must be sent alone, not in a batch (this one holds ${messages} messages); send it in a POST of its own, then the others.`,
+  );
 }
 
 function unsupportedVersion({ headers, raw, body }: McpPost): Refusal | undefined {

@@ -221,12 +221,35 @@ export function unsupportedVersionOf(
  */
 function legacyChecksVersion(headers: IncomingHttpHeaders, body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
+  return legacyReadsMessages(headers, messages) && !messages.some((message) => isInitializeRequest(message));
+}
+
+/**
+ * Whether the SDK's 2025 transport gets as far as looking at what `messages` ask: the client accepts and
+ * sends what it asks, there are at most MAX_BATCH_MESSAGES, and each is a JSON-RPC message.
+ */
+function legacyReadsMessages(headers: IncomingHttpHeaders, messages: readonly unknown[]): boolean {
   return (
     acceptsBothAndSendsJson(headers) &&
     messages.length <= MAX_BATCH_MESSAGES &&
-    messages.every(isJsonRpcMessage) &&
-    !messages.some((message) => isInitializeRequest(message))
+    messages.every(isJsonRpcMessage)
   );
+}
+
+/**
+ * How many messages a 2025 batch holds when the SDK refuses it for holding the handshake; undefined for
+ * anything else.
+ *
+ * Assumption: the SDK's 2025 transport refuses a batch of more than one message that holds an
+ * `initialize` request with 400, -32600 and "Only one initialization request is allowed", which a batch
+ * of one `initialize` and a `ping` reads as breaking nothing; after it checks `Accept`, the batch's size
+ * and its messages, and before the protocol version (see legacyChecksVersion). MCP has the handshake sent
+ * alone; the endpoint says so, in the same place.
+ */
+export function batchedHandshakeOf(headers: IncomingHttpHeaders, body: unknown): number | undefined {
+  if (!Array.isArray(body) || body.length < 2 || !legacyReadsMessages(headers, body)) return undefined;
+  if (!body.some((message) => isInitializeRequest(message))) return undefined;
+  return classify(headers, body).kind === "legacy" ? body.length : undefined;
 }
 
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);

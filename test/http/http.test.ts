@@ -53,6 +53,28 @@ describe("/mcp over HTTP", () => {
     expect(response.json).toMatchObject({ id: 7, result: { content: [{ type: "text" }] } });
   });
 
+  // Regression: a batch of the handshake and a ping was told "Only one initialization request is
+  // allowed", which it broke not: the handshake must come alone.
+  it("refuses a batch holding initialize, saying to send the handshake alone", async () => {
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "a", version: "1" } },
+    };
+    const response = await post(`${server.url}/mcp`, [initialize, { jsonrpc: "2.0", id: 2, method: "ping" }]);
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({
+      jsonrpc: "2.0",
+      error: {
+        code: -32600,
+        message:
+          "Invalid Request: initialize must be sent alone, not in a batch (this one holds 2 messages); send it in a POST of its own, then the others.",
+      },
+      id: null,
+    });
+  });
+
   // Regression: OPTIONS /mcp was answered 404 "No route OPTIONS /mcp", as if /mcp were not there.
   it.each(["GET", "DELETE", "PUT", "PATCH", "OPTIONS"])("answers %s with 405", async (method) => {
     const response = await fetch(`${server.url}/mcp`, { method });

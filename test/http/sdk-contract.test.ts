@@ -17,6 +17,7 @@ import { McpEndpoint, McpEndpoints } from "../../src/http/mcp-endpoint.js";
 import {
   acceptInLowerCase,
   answerEnding,
+  batchedHandshakeOf,
   CHECKED_HEADERS,
   classify,
   isJsonRpcMessage,
@@ -352,6 +353,37 @@ it("refuses a 2025 batch for its size before its protocol version, as the SDK's 
     message: expect.stringContaining("Unsupported protocol version"),
   });
   expect(unsupportedVersionOf(headers, pings(MAX_BATCH_MESSAGES))).toMatchObject({ requested: "2024-01-01" });
+});
+
+// Assumption (batchedHandshakeOf): the SDK's 2025 transport refuses a batch holding the handshake and
+// another message, after the batch's size and before the protocol version; the endpoint words it there.
+it("refuses a 2025 batch holding initialize and more, as the SDK's transport does, where it does", async () => {
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "a", version: "1" } },
+  };
+  const pings = (count: number) =>
+    Array.from({ length: count }, (_, id) => ({ jsonrpc: "2.0", id: id + 1, method: "ping" }));
+  const refused = async (headers: IncomingHttpHeaders, body: unknown) => {
+    const { status, text } = await sdkAnswer(newServer, headers, body);
+    return { status, error: (JSON.parse(text) as { error: unknown }).error };
+  };
+  const old = { ...COMMON_HEADERS, "mcp-protocol-version": "2024-01-01" };
+  for (const headers of [COMMON_HEADERS, LEGACY_HEADERS, old]) {
+    expect(await refused(headers, [initialize, ...pings(1)])).toEqual({
+      status: 400,
+      error: { code: -32600, message: "Invalid Request: Only one initialization request is allowed" },
+    });
+    expect(batchedHandshakeOf(headers, [initialize, ...pings(1)])).toBe(2);
+  }
+  expect((await refused(COMMON_HEADERS, [initialize, ...pings(MAX_BATCH_MESSAGES)])).error).toMatchObject({
+    message: `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`,
+  });
+  expect(batchedHandshakeOf(COMMON_HEADERS, [initialize, ...pings(MAX_BATCH_MESSAGES)])).toBeUndefined();
+  expect(batchedHandshakeOf(COMMON_HEADERS, [initialize])).toBeUndefined();
+  expect(batchedHandshakeOf(COMMON_HEADERS, initialize)).toBeUndefined();
 });
 
 // The rules the endpoint copies to tell which 2026-07-28 requests it may hand its servers (the headers
