@@ -366,7 +366,7 @@ it("refuses a 2025 batch holding initialize and more, as the SDK's transport doe
   };
   const pings = (count: number) =>
     Array.from({ length: count }, (_, id) => ({ jsonrpc: "2.0", id: id + 1, method: "ping" }));
-  const refused = async (headers: IncomingHttpHeaders, body: unknown) => {
+  const refused = async (headers: Record<string, string>, body: unknown) => {
     const { status, text } = await sdkAnswer(newServer, headers, body);
     return { status, error: (JSON.parse(text) as { error: unknown }).error };
   };
