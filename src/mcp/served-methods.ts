@@ -67,9 +67,12 @@ const OF_ONE_ERA: readonly {
  * how to speak that era. The SDK says only "Method not found".
  */
 export function methodNotFoundMessage(method: string, served: readonly string[]): string {
-  const said = `Method not found: ${JSON.stringify(method.slice(0, 100))}; this server serves ${served.join(", ")}`;
+  const said = `Method not found: ${JSON.stringify(method.slice(0, 100))}; this server serves ${served.join(", ")}.`;
+  // A notification sent with an id is a request, which no server serves: the id is what is wrong.
+  if (method.startsWith("notifications/"))
+    return `${said} A notification is sent without an "id", and gets no answer.`;
   const otherEra = OF_ONE_ERA.find(
     (era) => era.methods.includes(method) && served.includes(era.otherEraServes),
   );
-  return otherEra === undefined ? `${said}.` : `${said}. ${method} ${otherEra.how}.`;
+  return otherEra === undefined ? said : `${said} ${method} ${otherEra.how}.`;
 }

@@ -36,4 +36,28 @@ describe("a method the server does not serve, over stdio and over HTTP", () => {
       await stdio.end();
     }
   });
+
+  // Regression: a notification sent with an id (a request, then) was told only that its method is not
+  // served, which a client that sends notifications/initialized believes it is.
+  it.each(["legacy", "modern"] as const)("says that a notification has no id, on both (%s)", async (era) => {
+    const asked = wireRequest(era, 3, "notifications/initialized");
+    const overHttp = await post(`${http.url}/mcp`, asked.body, asked.headers);
+    const said = (overHttp.json as { error: { message: string } }).error.message;
+    expect(said).toMatch(
+      /^Method not found: "notifications\/initialized"; this server serves .*\. A notification is sent without an "id", and gets no answer\.$/,
+    );
+    const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    try {
+      stdio.write(`${JSON.stringify(wireRequest(era, 1, "tools/list").body)}\n`);
+      stdio.write(`${JSON.stringify(asked.body)}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(2), { timeout: 30_000 });
+      expect(stdio.answers().find((answer) => answer.id === 3)).toEqual({
+        jsonrpc: "2.0",
+        id: 3,
+        error: { code: -32601, message: said },
+      });
+    } finally {
+      await stdio.end();
+    }
+  });
 });
