@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { ByteBudget } from "../budget/index.js";
 import { type Scope, SelectorError } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
-import { fileBytesOf, type McpDeps, serverFactoryFor, toolCallsAsMeant } from "../mcp/index.js";
+import { fileBytesOf, type McpDeps, requestsAsMeant, serverFactoryFor } from "../mcp/index.js";
 import { AnswerSender } from "./answer-sender.js";
 import { describeCall } from "./json-rpc.js";
 import { McpEndpoints } from "./mcp-endpoint.js";
@@ -122,8 +122,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const overLimit = batch > 1 ? await chargeBatch?.(request, batch) : undefined;
       const refused = overLimit ?? messageRefusal(request);
       if (refused !== undefined) return refuse(reply, refused);
-      // As the server reads it (`"arguments": null` as none), also for a kept answer's key: one answer.
-      const body = toolCallsAsMeant(request.body);
+      // As the server reads it (a null cursor or `arguments` as none), also for a kept answer's key.
+      const body = requestsAsMeant(request.body);
       const scopeAsked = scopeAskedFor(request);
       const call = startCall(request, scopeAsked);
       const caller = callerOf(scopes, scopeAsked, body);

@@ -2,6 +2,7 @@ export { type AnswerKeeping, answerKeeping, fileBytesOf } from "./answer-traits.
 export type { RequestTag, ToolContext } from "./context.js";
 export { plural } from "./format.js";
 export { formatPacks } from "./list-packs.js";
+export { requestAsMeant, requestsAsMeant } from "./requests-as-meant.js";
 export { methodNotFoundMessage, servedMethods } from "./served-methods.js";
 export {
   buildMcpDeps,
@@ -17,4 +18,3 @@ export {
   warmPreviews,
 } from "./server.js";
 export { MAX_READ_BYTES, type ResourceWarning, SkillResources } from "./skill-resources.js";
-export { toolCallAsMeant, toolCallsAsMeant } from "./tool-calls.js";

@@ -2,8 +2,6 @@ import {
   type CacheHint,
   type CallToolRequest,
   type CallToolResult,
-  type ListPromptsRequest,
-  type ListResourcesRequest,
   type ListToolsResult,
   McpServer,
   type McpServerOptions,
@@ -198,15 +196,13 @@ function toolListFor(preview: Preview): ListToolsResult {
 }
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
 /**
- * The params of resources/read and prompts/get, checked here: the SDK's own check of a spec request
- * throws a plain error, which a client would get as -32603 (an internal error), not as Invalid params.
+ * The params of resources/read, prompts/get and the listings this file answers, checked here: the SDK's
+ * own check of a spec request throws a plain error, which a client would get as -32603 (an internal
+ * error, typescript-sdk#2284), not as Invalid params.
  */
 const READ_PARAMS = z.object({ uri: z.string() });
-// `arguments` null reads as none, as a tools/call's does (see toolCallAsMeant).
-const PROMPT_PARAMS = z.object({
-  name: z.string(),
-  arguments: z.record(z.string(), z.string()).nullable().optional(),
-});
+const LIST_PARAMS = z.object({ cursor: z.string().optional() });
+const PROMPT_PARAMS = z.object({ name: z.string(), arguments: z.record(z.string(), z.string()).optional() });
 
 const TOOLS_CAPABILITY: ServerCapabilities = { tools: { listChanged: false } };
 const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false } };
@@ -259,9 +255,8 @@ export function serverFactoryFor(
     readResource(source, uri, ctx, context.onInternalError);
   const answerToolCall = ({ params }: CallToolRequest, ctx: ServerContext) =>
     callTool(params.name, params.arguments ?? {}, context, ctx);
-  const answerPromptList = ({ params }: ListPromptsRequest) => listPrompts(context, params?.cursor);
-  const answerResourceList = ({ params }: ListResourcesRequest) =>
-    deps.resources.listResources(scope, params?.cursor);
+  const answerPromptList = ({ cursor }: { cursor?: string }) => listPrompts(context, cursor);
+  const answerResourceList = ({ cursor }: { cursor?: string }) => deps.resources.listResources(scope, cursor);
   const answerPrompt = ({ name }: { name: string }, ctx: ServerContext) => getPrompt(context, name, ctx);
   return (made) => {
     const mcp = new McpServer(deps.info, options[made?.era ?? "legacy"]);
@@ -269,11 +264,11 @@ export function serverFactoryFor(
     // and a prompt per skill would cost a registration per skill for every request.
     const { server } = mcp;
     server.registerCapabilities(TOOLS_CAPABILITY);
-    server.setRequestHandler("tools/list", listTools);
+    server.setRequestHandler("tools/list", { params: LIST_PARAMS }, listTools);
     server.setRequestHandler("tools/call", answerToolCall);
     if (deps.prompts) {
       server.registerCapabilities(PROMPTS_CAPABILITY);
-      server.setRequestHandler("prompts/list", answerPromptList);
+      server.setRequestHandler("prompts/list", { params: LIST_PARAMS }, answerPromptList);
       server.setRequestHandler("prompts/get", { params: PROMPT_PARAMS }, answerPrompt);
     }
     extension.attach(mcp);
@@ -282,7 +277,7 @@ export function serverFactoryFor(
     server.removeRequestHandler("resources/read");
     server.setRequestHandler("resources/read", { params: READ_PARAMS }, answerRead);
     server.removeRequestHandler("resources/list");
-    server.setRequestHandler("resources/list", answerResourceList);
+    server.setRequestHandler("resources/list", { params: LIST_PARAMS }, answerResourceList);
     return mcp;
   };
 }

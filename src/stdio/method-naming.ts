@@ -10,7 +10,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from "@modelcontextprotocol/server";
-import { methodNotFoundMessage, toolCallAsMeant } from "../mcp/index.js";
+import { methodNotFoundMessage, requestAsMeant } from "../mcp/index.js";
 
 /**
  * A transport whose "Method not found" answers name the method asked and those served, as `/mcp`'s do (the
@@ -30,8 +30,8 @@ export class MethodNaming implements Transport {
 
   start(): Promise<void> {
     this.inner.onmessage = (received, extra) => {
-      // A tools/call's arguments as /mcp reads them (see toolCallAsMeant), so both answer it alike.
-      const message = toolCallAsMeant(received) as JSONRPCMessage;
+      // Params as /mcp reads them (see requestAsMeant), so that both answer alike.
+      const message = requestAsMeant(received) as JSONRPCMessage;
       if (isJSONRPCRequest(message) && !this.served()?.includes(message.method))
         this.#unserved.set(message.id, message.method);
       if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {

@@ -283,21 +283,24 @@ describe("malformed requests get the error that says what was wrong", () => {
     expect(answer.text).not.toMatch(/\bat .*\.(js|ts):\d+/);
   });
 
-  // The SDK answers these -32603 where JSON-RPC asks -32602 (typescript-sdk#2284); docs/security.md says so.
-  // resources/read and prompts/get check their own params, so answer -32602 (test/mcp/skills-extension.test.ts).
+  // Regression: the SDK answered these -32603, an internal error, where JSON-RPC asks -32602
+  // (typescript-sdk#2284); the listings check their own params, as resources/read and prompts/get do.
   it.each([
-    ["tools/list", { cursor: 5 }, "cursor"],
-    ["prompts/list", { cursor: 5 }, "cursor"],
-    ["resources/list", { cursor: 5 }, "cursor"],
+    ["tools/list", { cursor: 5 }],
+    ["prompts/list", { cursor: 5 }],
+    ["resources/list", { cursor: 5 }],
   ])(
-    "%s with params %j: an error for its id naming %s, with no stack trace",
-    async (method, params, field) => {
+    "%s with params %j: Invalid params for its id naming the cursor, with no stack trace",
+    async (method, params) => {
       const answer = await post(`${server.url}/mcp`, { jsonrpc: "2.0", id: 4, method, params });
       expect(answer.status).toBe(200);
       expect(answer.json).toMatchObject({
         jsonrpc: "2.0",
         id: 4,
-        error: { code: -32603, message: expect.stringContaining(`"${field}"`) },
+        error: {
+          code: -32602,
+          message: `Invalid params for ${method}: cursor: Invalid input: expected string, received number`,
+        },
       });
       expect(answer.text).not.toMatch(/\bat .*\.(js|ts):\d+/);
     },

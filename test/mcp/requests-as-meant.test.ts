@@ -25,25 +25,45 @@ const SKILL_MISSING = {
   isError: true,
 };
 
-/** Each call, with the result it must get whatever carries it. */
-const CALLS: readonly (readonly [Record<string, unknown>, (result: unknown) => void])[] = [
+type Check = (result: unknown) => void;
+const listing =
+  (member: string): Check =>
+  (result) =>
+    expect(result).toHaveProperty(member);
+
+/** Each request, with the result it must get whatever carries it. */
+const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] = [
+  // Regression: `"cursor": null`, which typed clients send for an unset cursor, was an internal error
+  // (-32603, a dump of the SDK's schema issues) on the first three, and refused (-32602) on the others.
+  ["tools/list", { cursor: null }, listing("tools")],
+  ["prompts/list", { cursor: null }, listing("prompts")],
+  ["resources/list", { cursor: null }, listing("resources")],
+  ["skills/list", { cursor: null }, listing("skills")],
+  ["resources/directory/read", { uri: "skill://design", cursor: null }, listing("resources")],
+  ["prompts/get", { name: "clean-csv", arguments: null }, listing("messages")],
   // Regression: `"arguments": null`, which clients built on models send for "no arguments", was refused
   // with -32602 and a dump of the SDK's schema issues; it reads as no arguments.
   [
+    "tools/call",
     { name: "list_packs", arguments: null },
     (result) => expect((result as { content: { text: string }[] }).content[0]?.text).toMatch(/^design: /),
   ],
-  [{ name: "read_skill", arguments: null }, (result) => expect(result).toMatchObject(SKILL_MISSING)],
+  [
+    "tools/call",
+    { name: "read_skill", arguments: null },
+    (result) => expect(result).toMatchObject(SKILL_MISSING),
+  ],
   // Regression: an unknown tool was answered as unknown with arguments that are an object, and refused
   // for its arguments (-32602) with any others: one answer now, naming the tools.
   ...[{}, null, "x", 5, [1], true].map(
     (args) =>
       [
+        "tools/call",
         { name: "nope", arguments: args },
         (result: unknown) => expect(result).toMatchObject(UNKNOWN),
       ] as const,
   ),
-  [{ name: "nope" }, (result) => expect(result).toMatchObject(UNKNOWN)],
+  ["tools/call", { name: "nope" }, (result) => expect(result).toMatchObject(UNKNOWN)],
 ];
 
 /**
@@ -56,7 +76,7 @@ function resultOf(answer: StdioAnswer | undefined): unknown {
   return result;
 }
 
-describe("a tools/call's arguments, over HTTP and stdio, in both eras", () => {
+describe("null for an optional member, and a tools/call's arguments, over HTTP and stdio, in both eras", () => {
   let http: RunningServer;
   beforeAll(async () => {
     http = await startServer(SKILLS_DIR);
@@ -66,16 +86,17 @@ describe("a tools/call's arguments, over HTTP and stdio, in both eras", () => {
   it.each(["legacy", "modern"] as const satisfies readonly WireEra[])("are read alike (%s)", async (era) => {
     const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
     try {
-      for (const [index, [params]] of CALLS.entries())
-        stdio.write(`${JSON.stringify(wireRequest(era, index, "tools/call", params).body)}\n`);
-      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(CALLS.length), { timeout: 30_000 });
+      for (const [index, [method, params]] of REQUESTS.entries())
+        stdio.write(`${JSON.stringify(wireRequest(era, index, method, params).body)}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(REQUESTS.length), { timeout: 30_000 });
       const overStdio = new Map(stdio.answers().map((answer) => [answer.id, answer]));
-      for (const [index, [params, check]] of CALLS.entries()) {
-        const asked = wireRequest(era, index, "tools/call", params);
+      for (const [index, [method, params, check]] of REQUESTS.entries()) {
+        const asked = wireRequest(era, index, method, params);
         const overHttp = await post(`${http.url}/mcp`, asked.body, asked.headers);
         expect(overHttp.status).toBe(200);
         const answered = overHttp.json as StdioAnswer;
         check(resultOf(answered));
+        expect(answered.error, `${method} ${JSON.stringify(params)}`).toBeUndefined();
         expect(resultOf(overStdio.get(index))).toEqual(resultOf(answered));
       }
     } finally {
