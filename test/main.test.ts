@@ -902,6 +902,11 @@ describe("a stdio client that sends requests of the wrong shape", () => {
       ["version", { jsonrpc: "1.0" }, '"jsonrpc" must be "2.0", not "1.0".'],
       ["method", { method: 5 }, '"method" must be a string, not a number.'],
       ["meta", { params: { _meta: [] } }, '"params._meta" must be an object, not an array.'],
+      [
+        "token",
+        { params: { _meta: { progressToken: 1.5 } } },
+        '"params._meta.progressToken" must be a string or an integer, not 1.5.',
+      ],
       ["extra", { extra: true }, '"extra" is no member of a JSON-RPC message'],
     ];
     for (const [id, wrong] of sent)

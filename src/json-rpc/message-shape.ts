@@ -30,11 +30,37 @@ export function messageShapeProblem(message: unknown, subject = "the message"): 
   if (meta !== undefined && (meta === null || typeof meta !== "object" || Array.isArray(meta))) {
     return `"params._meta" must be an object, not ${kindOf(meta)}.`;
   }
+  const metaProblem = meta === undefined ? undefined : metaMemberProblem(meta as Record<string, unknown>);
+  if (metaProblem !== undefined) return metaProblem;
   const other = Object.keys(members).find((member) => !MESSAGE_MEMBERS.includes(member));
   if (other !== undefined) {
     return `${JSON.stringify(other.slice(0, 100))} is no member of a JSON-RPC message: a request holds ${MESSAGE_MEMBERS.join(", ")} only.`;
   }
   return undefined;
+}
+
+/** The key under which a message names the task it belongs to, as MCP's schema has it. */
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/**
+ * What is wrong with the members of `params._meta` that MCP's schema of a message types: a progress token
+ * (a string or an integer, as an id) and the related task (an object with a string `taskId`).
+ */
+function metaMemberProblem(meta: Record<string, unknown>): string | undefined {
+  const { progressToken } = meta;
+  if (
+    progressToken !== undefined &&
+    typeof progressToken !== "string" &&
+    !Number.isSafeInteger(progressToken)
+  )
+    return `"params._meta.progressToken" must be a string or an integer, not ${shown(progressToken)}.`;
+  const task = meta[RELATED_TASK];
+  if (task === undefined) return undefined;
+  const taskId =
+    task !== null && typeof task === "object" ? (task as { taskId?: unknown }).taskId : undefined;
+  return typeof taskId === "string"
+    ? undefined
+    : `"params._meta[${JSON.stringify(RELATED_TASK)}]" must be an object whose "taskId" is a string.`;
 }
 
 function kindOf(value: unknown): string {

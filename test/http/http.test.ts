@@ -135,6 +135,22 @@ describe("/mcp over HTTP", () => {
       { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: null } },
       '"params._meta" must be an object',
     ],
+    // Regression: these two were still the SDK's words for every fault.
+    [
+      "a progress token that is an object",
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { progressToken: {} } } },
+      '"params._meta.progressToken" must be a string or an integer, not an object.',
+    ],
+    [
+      "a related task without its id",
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: { _meta: { "io.modelcontextprotocol/related-task": {} } },
+      },
+      '"params._meta["io.modelcontextprotocol/related-task"]" must be an object whose "taskId" is a string.',
+    ],
     [
       "a member JSON-RPC has not",
       { jsonrpc: "2.0", id: 1, method: "ping", extra: 1 },
