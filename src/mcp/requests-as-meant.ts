@@ -5,11 +5,11 @@ import { findTool } from "./server.js";
  * handler cannot relax: the SDK's `tools/call` wrapper checks its params first):
  *
  * - `null` for an optional member reads as the member left out: `"arguments": null` of a `tools/call` or
- *   a `prompts/get`, `"cursor": null` of a listing. MCP's schema has them optional, an object and a string, but clients
- *   built on models (n8n's MCP Client Tool, agent frameworks serializing an empty tool input, a typed
- *   client's unset field) send null for none, and the SDK refused it with a dump of its schema's issues
- *   (a null cursor as an internal error, -32603) that says nothing a model can fix. A tool that needs an
- *   argument still answers that it is missing, as for a call without `arguments`.
+ *   a `prompts/get`, `"cursor": null` of a listing. MCP's schema has them optional, an object and a
+ *   string, but clients built on models (n8n's MCP Client Tool, agent frameworks serializing an empty tool
+ *   input, a typed client's unset field) send null for none, and the SDK refused it with a dump of its
+ *   schema's issues (a null cursor as an internal error, -32603) that says nothing a model can fix. A tool
+ *   that needs an argument still answers that it is missing, as for a call without `arguments`.
  * - A call naming no tool of the four has its `arguments` left out whatever they are, so that it is
  *   answered as unknown, naming the tools, as a call with an object is: the SDK refused arguments that are
  *   no object first, and a client that mistyped the name was told of its arguments instead.

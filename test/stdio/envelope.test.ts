@@ -57,6 +57,27 @@ describe("a 2026-07-28 request with a wrong envelope, over stdio after the first
     }
   });
 
+  it("is refused so on a connection that probed with server/discover first", async () => {
+    const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    try {
+      stdio.write(`${JSON.stringify(wireRequest("modern", 1, "server/discover").body)}\n`);
+      // Still probing: the SDK's entry refuses this one itself, as the connection's first request.
+      stdio.write(`${JSON.stringify(listTools(2, ENVELOPES[0] ?? {}))}\n`);
+      stdio.write(`${JSON.stringify(wireRequest("modern", 3, "tools/list").body)}\n`);
+      stdio.write(`${JSON.stringify(listTools(4, ENVELOPES[0] ?? {}))}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(4), { timeout: 30_000 });
+      const answers = new Map(stdio.answers().map((answer) => [answer.id, answer]));
+      expect(answers.get(1)).toHaveProperty("result.supportedVersions");
+      expect(answers.get(3)).toHaveProperty("result.tools");
+      for (const id of [2, 4])
+        expect(answers.get(id)).toMatchObject({
+          error: { code: -32022, message: "Unsupported protocol version: 2027-01-01" },
+        });
+    } finally {
+      await stdio.end();
+    }
+  });
+
   it("is served as before on a 2025 connection, which reads no envelope", async () => {
     const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
     try {
