@@ -8,7 +8,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Scope } from "../catalog/index.js";
-import { type ServerFactory, servedMethods } from "../mcp/index.js";
+import { answerInParamsWords, inParamsWords, type ServerFactory, servedMethods } from "../mcp/index.js";
 import { type Answer, AnswerCache, answerKeyOf } from "./answer-cache.js";
 import { RequestOrigins } from "./request-origins.js";
 import type { CallerScope } from "./scope.js";
@@ -305,16 +305,21 @@ function plainLegacyBatchOf(raw: IncomingMessage, body: unknown): JSONRPCRequest
   return requests;
 }
 
+/** The server's answer; a refusal of a tools/call's params in the words of the other methods' (see inParamsWords). */
 function answeredWith(message: JSONRPCMessage): Answered {
-  const answer = { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(message)) };
-  return { answer, failed: !isSuccess(message) };
+  const worded = inParamsWords(message);
+  const answer = { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(worded)) };
+  return { answer, failed: !isSuccess(worded) };
 }
 
+/** The answer of an SDK's entry, worded as answeredWith words one. */
 async function answeredFrom(response: Response): Promise<Answered> {
+  const contentType = response.headers.get("content-type") ?? "";
+  const body = Buffer.from(await response.arrayBuffer());
   const answer = {
     status: response.status,
-    contentType: response.headers.get("content-type") ?? "",
-    body: Buffer.from(await response.arrayBuffer()),
+    contentType,
+    body: contentType.startsWith("application/json") ? answerInParamsWords(body) : body,
   };
   return { answer, failed: !succeeded(answer) };
 }

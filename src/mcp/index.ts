@@ -2,7 +2,12 @@ export { type AnswerKeeping, answerKeeping, fileBytesOf } from "./answer-traits.
 export type { RequestTag, ToolContext } from "./context.js";
 export { plural } from "./format.js";
 export { formatPacks } from "./list-packs.js";
-export { requestAsMeant, requestsAsMeant } from "./requests-as-meant.js";
+export {
+  answerInParamsWords,
+  inParamsWords,
+  requestAsMeant,
+  requestsAsMeant,
+} from "./requests-as-meant.js";
 export { methodNotFoundMessage, servedMethods } from "./served-methods.js";
 export {
   buildMcpDeps,

@@ -1,3 +1,4 @@
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { findTool } from "./server.js";
 
 /**
@@ -35,6 +36,57 @@ export function requestsAsMeant(body: unknown): unknown {
   if (!Array.isArray(body)) return requestAsMeant(body);
   const meant = body.map(requestAsMeant);
   return meant.some((message, index) => message !== body[index]) ? meant : body;
+}
+
+/** How the SDK begins its refusal of a `tools/call` whose params do not fit, before its schema's issues as JSON. */
+const TOOL_CALL_REFUSAL = "Invalid tools/call request: ";
+
+/**
+ * `message` with the SDK's refusal of a `tools/call`'s params (-32602, "Invalid tools/call request: "
+ * and its schema's issues as indented JSON) worded as the refusals of the other methods' params are
+ * (`Invalid params for tools/call: arguments: Invalid input: expected record, received string`), one
+ * line per fault, over HTTP and stdio alike; any other message as it is.
+ *
+ * Assumption (held by test/mcp/requests-as-meant.test.ts, which wants these words): the SDK's tools/call
+ * wrapper refuses params its schema does not take with exactly that prefix and zod's issues (`path`,
+ * `message`) as JSON; anything else after it is left as the SDK wrote it.
+ */
+export function inParamsWords(message: JSONRPCMessage): JSONRPCMessage {
+  if (!("error" in message) || !message.error.message.startsWith(TOOL_CALL_REFUSAL)) return message;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(message.error.message.slice(TOOL_CALL_REFUSAL.length));
+  } catch {
+    return message;
+  }
+  if (!Array.isArray(issues) || !issues.every(isIssue)) return message;
+  const faults = issues.map(({ path, message: said }) => {
+    const member = (path[0] === "params" ? path.slice(1) : path).join(".");
+    return `${member === "" ? "params" : member}: ${said}`;
+  });
+  return {
+    ...message,
+    error: { ...message.error, message: `Invalid params for tools/call: ${faults.join("; ")}` },
+  };
+}
+
+/** An answer's JSON (one message or a batch's) with each message as {@link inParamsWords} words it. */
+export function answerInParamsWords(json: Buffer): Buffer {
+  if (!json.includes(TOOL_CALL_REFUSAL)) return json;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json.toString("utf8"));
+  } catch {
+    return json;
+  }
+  const worded = Array.isArray(parsed)
+    ? parsed.map((message: JSONRPCMessage) => inParamsWords(message))
+    : inParamsWords(parsed as JSONRPCMessage);
+  return Buffer.from(JSON.stringify(worded));
+}
+
+function isIssue(value: unknown): value is { path: (string | number)[]; message: string } {
+  return isPlainObject(value) && Array.isArray(value.path) && typeof value.message === "string";
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

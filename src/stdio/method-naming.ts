@@ -10,7 +10,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from "@modelcontextprotocol/server";
-import { methodNotFoundMessage, requestAsMeant } from "../mcp/index.js";
+import { inParamsWords, methodNotFoundMessage, requestAsMeant } from "../mcp/index.js";
 
 /**
  * A transport whose "Method not found" answers name the method asked and those served, as `/mcp`'s do (the
@@ -45,7 +45,9 @@ export class MethodNaming implements Transport {
     return this.inner.start();
   }
 
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  send(answer: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    // A refusal of a tools/call's params worded as /mcp words it (see inParamsWords).
+    const message = inParamsWords(answer);
     if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message))
       return this.inner.send(message, options);
     const method = message.id === undefined ? undefined : this.#unserved.get(message.id);

@@ -29,7 +29,7 @@ import {
   ServerConnection,
   unsupportedVersionOf,
 } from "../../src/http/sdk-contract.js";
-import { type ServerFactory, serverFactoryFor } from "../../src/mcp/index.js";
+import { answerInParamsWords, type ServerFactory, serverFactoryFor } from "../../src/mcp/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { type WireEra, wireRequest } from "../helpers/requests.js";
 
@@ -84,9 +84,20 @@ async function seen(response: Response): Promise<Seen> {
 
 /**
  * What the SDK's own entries answer: `createMcpHandler` for 2026-07-28 requests and what the SDK
- * refuses, its stateless transport (answering JSON) for 2025-era requests, each with a new server.
+ * refuses, its stateless transport (answering JSON) for 2025-era requests, each with a new server; with
+ * its refusal of a tools/call's params in the endpoint's words, which say the same in one line (see
+ * inParamsWords, whose assumption the requests of tools/call without params or with a wrong name hold).
  */
 async function sdkAnswer(
+  newServer: ServerFactory,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<Seen> {
+  const answered = await sdkEntryAnswer(newServer, headers, body);
+  return { ...answered, text: answerInParamsWords(Buffer.from(answered.text)).toString() };
+}
+
+async function sdkEntryAnswer(
   newServer: ServerFactory,
   headers: Record<string, string>,
   body: unknown,
