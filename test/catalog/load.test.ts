@@ -507,6 +507,60 @@ describe("loadCatalog refusals", () => {
     expect(() => loadCatalog("/nonexistent/skills")).toThrow(/does not exist/);
   });
 
+  // A file, /dev/null or a FIFO was "does not exist or is not a folder", which left the reader to find which.
+  it("says what a path that is no folder is", async () => {
+    const tree = await makeTree({ "notes.md": "x" });
+    try {
+      expect(() => loadCatalog(path.join(tree.dir, "notes.md"))).toThrow(/ is a file, not a folder$/);
+      if (process.platform === "linux") {
+        expect(() => loadCatalog("/dev/null")).toThrow("Skills folder /dev/null is a device, not a folder");
+      }
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  // SKILLS_DIR=/proc/self walked the whole machine (its `root` is /) for half a minute and more, every
+  // process's files and every container's layers, before failing; SKILLS_DIR=/ served any SKILL.md anywhere.
+  it.runIf(process.platform === "linux")(
+    "refuses the root of the file system and the kernel's /proc and /sys at once, walking nothing",
+    () => {
+      const cases: [string, RegExp][] = [
+        ["/", /^Skills folder \/ is the root of the file system: give the folder that holds the packs/],
+        ["/proc/self/root", /^Skills folder \/proc\/self\/root \(\/\) is the root of the file system/],
+        [
+          "/proc/self",
+          /^Skills folder \/proc\/self \(\/proc\/\d+\) is in \/proc, the kernel's view of its processes/,
+        ],
+        ["/sys/kernel", /^Skills folder \/sys\/kernel is in \/sys, the kernel's view of its devices/],
+      ];
+      for (const [dir, said] of cases) {
+        const started = performance.now();
+        expect(() => loadCatalog(dir)).toThrow(said);
+        expect(performance.now() - started).toBeLessThan(100);
+      }
+    },
+  );
+
+  it.runIf(process.platform === "linux")(
+    "leaves out a pack folder that is a link into /proc, and serves the rest",
+    async () => {
+      const tree = await makeTree({ "p/ok/SKILL.md": skillMd("ok") });
+      try {
+        await symlink("/proc/self", path.join(tree.dir, "procs"));
+        const { catalog, issues } = loadCatalog(tree.dir);
+        expect(catalog.everything.packs.map((pack) => pack.name)).toEqual(["p"]);
+        expect(issueAt(issues, "procs")).toEqual({
+          severity: "skipped",
+          path: "procs",
+          reason: "pack folder is in /proc, the kernel's view of its processes",
+        });
+      } finally {
+        await tree.remove();
+      }
+    },
+  );
+
   // SKILLS_DIR set to one skill's folder said only "No valid skill", though a SKILL.md was right there.
   it("says so when the folder given is a skill's own", async () => {
     const tree = await makeTree({
