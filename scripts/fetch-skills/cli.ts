@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { describeArgsError } from "../../src/command-line.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import {
+  describeWriteError,
   FetcherError,
   ManifestError,
   oneLine,
@@ -135,8 +136,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         await writeFile(file, text);
       } catch (error) {
         // Checked before any work, so this is rare (a full disk); the skills are already in place.
-        const code = (error as NodeJS.ErrnoException).code ?? String(error);
-        log(`fetch-skills: the fetch is done, but the ${what} could not be written to ${file} (${code})`);
+        log(
+          `fetch-skills: the fetch is done, but the ${what} could not be written to ${file}: ${describeWriteError(error)}`,
+        );
         return 1;
       }
     }
@@ -279,8 +281,10 @@ function checkOutputFile(option: string, file: string, out: string): void {
     accessSync(folder, fsConstants.W_OK);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const problem = code === "ENOENT" ? "does not exist" : `cannot be written to (${code})`;
+    const problem =
+      (error as NodeJS.ErrnoException).code === "ENOENT"
+        ? "does not exist"
+        : `cannot be written to: ${describeWriteError(error)}`;
     throw new UsageError(`${option}: the folder ${folder} ${problem}`);
   }
   if (existsSync(file) && statSync(file).isDirectory()) {

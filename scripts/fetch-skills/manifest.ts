@@ -2,7 +2,13 @@ import { randomBytes } from "node:crypto";
 import { open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
-import { FetcherError, ManifestError, withoutCredentials } from "./errors.js";
+import {
+  describeWriteError,
+  FetcherError,
+  ManifestError,
+  systemProblem,
+  withoutCredentials,
+} from "./errors.js";
 import { locateSources, type ManifestLayout } from "./layout.js";
 
 /** One `[[source]]` of skills.toml, validated: it becomes the pack `<out>/<name>/`. */
@@ -44,7 +50,9 @@ export async function readManifest(file: string, label: string): Promise<Manifes
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new ManifestError([`${label}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error})`]);
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "there is no such file (ENOENT)" : systemProblem(error);
+    throw new ManifestError([`${label}: cannot read it: ${why}`]);
   }
   return parseManifest(text, label);
 }
@@ -82,8 +90,7 @@ export async function stageManifest(file: string, text: string, label: string): 
     return { commit: () => rename(staged, target), discard: () => rm(staged, { force: true }) };
   } catch (error) {
     if (temp !== undefined) await rm(temp, { force: true });
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new FetcherError(`${label}: cannot be rewritten (${code})`);
+    throw new FetcherError(`${label}: cannot be rewritten: ${describeWriteError(error)}`);
   }
 }
 

@@ -10,7 +10,7 @@ import {
   type SourceLimits,
   SourceTooLargeError,
 } from "./copy.js";
-import { FetcherError, SourceError, withoutCredentials } from "./errors.js";
+import { describeWriteError, FetcherError, SourceError, withoutCredentials } from "./errors.js";
 import { checkoutSource, type FetchMethod } from "./fetch.js";
 import type { SkillSource } from "./manifest.js";
 import { makeWorkFolder, PREVIOUS, removeStaleWorkFolders, removeTree } from "./work-folder.js";
@@ -91,13 +91,13 @@ export interface FetchPlan {
 export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
   const unwritable = (error: unknown) =>
     new FetcherError(
-      `--out ${plan.out}: cannot write in ${path.dirname(plan.out)}, where the new folder is built before it is swapped in (${reasonOf(error)})`,
+      `--out ${plan.out}: cannot write in ${path.dirname(plan.out)}, where the new folder is built before it is swapped in${reasonOf(error)}`,
     );
   // Before any fetch: a --cache that cannot be made failed each source in turn, as if git had.
   if (plan.cache !== undefined) {
     const cache = plan.cache;
     await makeFolder(cache).catch((error: unknown) => {
-      throw new FetcherError(`--cache ${cache}: cannot make the folder (${reasonOf(error)})`);
+      throw new FetcherError(`--cache ${cache}: cannot make the folder${reasonOf(error)}`);
     });
   }
   try {
@@ -383,7 +383,10 @@ async function readPreviousOutput(out: string): Promise<PreviousOutput> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { records: new Map() };
-    throw new FetcherError(`--out ${out} is not a folder (${code ?? error})`);
+    if (code === "ENOTDIR") {
+      throw new FetcherError(`--out ${out} is a file, not a folder: remove it, or give another --out`);
+    }
+    throw new FetcherError(`--out ${out} cannot be read: ${describeWriteError(error)}`);
   }
   if (names.length === 0) return { records: new Map() };
   if (!names.includes(SOURCES_FILE)) {
@@ -431,26 +434,24 @@ async function swapIn(build: string, out: string, previous: string): Promise<voi
   try {
     if (hadPrevious) await rename(out, previous);
   } catch (error) {
-    const code = errorCode(error);
     // A volume's mount point (a container's /skills) cannot be renamed, so the new folder cannot replace it.
-    const hint = code === "EBUSY" ? ": it is a mount point; give a folder inside it" : "";
-    throw new FetcherError(`--out ${out} cannot be replaced by the new folder (${code})${hint}`);
+    const why =
+      (error as NodeJS.ErrnoException).code === "EBUSY"
+        ? " (EBUSY): it is a mount point; give a folder inside it"
+        : `: ${describeWriteError(error)}`;
+    throw new FetcherError(`--out ${out} cannot be replaced by the new folder${why}`);
   }
   try {
     await rename(build, out);
   } catch (error) {
     if (hadPrevious) await rename(previous, out);
-    throw error;
+    throw new FetcherError(`--out ${out} cannot be replaced by the new folder: ${describeWriteError(error)}`);
   }
 }
 
-/** A system error's code, or the words of a folder's that its code would mislead about. */
+/** Why a folder cannot be made, after its words: a folder's own words where its code would mislead. */
 function reasonOf(error: unknown): string {
-  return error instanceof MakeFolderError ? error.message : errorCode(error);
-}
-
-function errorCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? String(error);
+  return error instanceof MakeFolderError ? ` (${error.message})` : `: ${describeWriteError(error)}`;
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -682,7 +682,18 @@ describe("fetch-skills: all or nothing", () => {
     );
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toBe(
-      `fetch-skills: --out ${readOnly}/skills: cannot write in ${readOnly}, where the new folder is built before it is swapped in (EACCES)\nfetch-skills: nothing written\n`,
+      `fetch-skills: --out ${readOnly}/skills: cannot write in ${readOnly}, where the new folder is built before it is swapped in: permission denied (EACCES); give a folder this user may write in, or change its permissions\nfetch-skills: nothing written\n`,
+    );
+  });
+
+  // It said "is not a folder (ENOTDIR)": a code, where a user needs to hear what stands there and what to do.
+  it("says that --out is a file, and what to do", async () => {
+    const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
+    await writeFile(path.join(site, "skills"), "not a folder");
+    const result = await runFetcher([], site);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `fetch-skills: --out ${path.join(site, "skills")} is a file, not a folder: remove it, or give another --out\nfetch-skills: nothing written; ${path.join(site, "skills")} is as it was\n`,
     );
   });
 

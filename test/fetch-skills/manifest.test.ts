@@ -244,6 +244,12 @@ describe("skills.toml validation", () => {
   it("says so when the manifest cannot be read", async () => {
     const result = await runFetcher(["--manifest", "missing.toml"], tree.dir);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("fetch-skills: missing.toml: cannot read it (ENOENT)");
+    expect(result.stderr).toContain(
+      "fetch-skills: missing.toml: cannot read it: there is no such file (ENOENT)",
+    );
+    // It said "(EISDIR)", a code, not what was wrong.
+    const folder = await runFetcher(["--manifest", "."], tree.dir);
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toContain("fetch-skills: .: cannot read it: it is a folder, not a file (EISDIR)");
   });
 });
