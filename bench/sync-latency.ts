@@ -16,8 +16,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { mcpDepsOf } from "../scripts/in-memory-client.js";
-import { loadConfig } from "../src/config/index.js";
 import { buildApp } from "../src/http/index.js";
+import { loadStartupConfig } from "../src/startup/index.js";
 import { type SyncOptions, syncSkills } from "../src/sync/index.js";
 
 const { values } = parseArgs({
@@ -52,7 +52,7 @@ async function serve(): Promise<{ port: number; close(): Promise<void> }> {
   const app = await buildApp({
     mcp: await mcpDepsOf(catalog, { version: "bench", env }),
     logger: pino({ level: "silent" }),
-    settings: loadConfig({ ...env, SKILLS_DIR: catalog }).http,
+    settings: loadStartupConfig({ ...env, SKILLS_DIR: catalog }).http,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();

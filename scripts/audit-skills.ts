@@ -10,9 +10,9 @@ import { pino } from "pino";
 import { atLeast, type FolderAudit, SEVERITIES, type Severity } from "../src/audit/index.js";
 import { CatalogError, visible } from "../src/catalog/index.js";
 import { describeArgsError } from "../src/command-line.js";
-import { ConfigError, loadConfig } from "../src/config/index.js";
+import { ConfigError } from "../src/config/index.js";
 import { plural } from "../src/mcp/index.js";
-import { prepareAudit } from "../src/startup/index.js";
+import { loadStartupConfig, prepareAudit } from "../src/startup/index.js";
 import { countBySeverity, findingsTable } from "./audit-markdown.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 
@@ -53,7 +53,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       return 0;
     }
     // The folder as the server prepares it (SKILL_PACKS as the environment gives it), every skill read now.
-    const config = loadConfig({ ...process.env, SKILLS_DIR: options.folder });
+    const config = loadStartupConfig({ ...process.env, SKILLS_DIR: options.folder });
     const prepared = await prepareAudit(config, pino({ level: "silent" }));
     const { issues: notAudited, ...audit } = prepared.audit;
     const issues = [...prepared.loaded.issues, ...notAudited];

@@ -13,10 +13,10 @@ import { pino } from "pino";
 import type { FolderAudit } from "../src/audit/index.js";
 import { type Catalog, CatalogError, type CatalogIssue, type Skill, visible } from "../src/catalog/index.js";
 import { describeArgsError } from "../src/command-line.js";
-import { ConfigError, loadConfig } from "../src/config/index.js";
+import { ConfigError } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
 import { plural, SkillResources } from "../src/mcp/index.js";
-import { prepareAudit, refusal } from "../src/startup/index.js";
+import { loadStartupConfig, prepareAudit, refusal } from "../src/startup/index.js";
 import {
   countBySeverity,
   findingsTable,
@@ -42,7 +42,7 @@ const LISTED_FINDINGS = 30;
 
 /** The report, and why the server would refuse to start, when it would. */
 async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: string; refused?: string }> {
-  const config = loadConfig({ ...env, SKILLS_DIR: dir });
+  const config = loadStartupConfig({ ...env, SKILLS_DIR: dir });
   // Every file read now, as a server without a saved index reads them: the same entries, the same unsafe
   // skills, and the whole audit from the same reading.
   const prepared = await prepareAudit(config, pino({ level: "silent" }));

@@ -6,9 +6,8 @@ import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { pino } from "pino";
 import type { Scope } from "../src/catalog/index.js";
-import { loadConfig } from "../src/config/index.js";
 import { type McpDeps, serverFactoryFor } from "../src/mcp/index.js";
-import { mcpDepsFor, type Prepared, prepare } from "../src/startup/index.js";
+import { loadStartupConfig, mcpDepsFor, type Prepared, prepare } from "../src/startup/index.js";
 
 export interface InMemoryOptions {
   /** Settings as the server's environment would give them: SKILL_PACKS, PROMPTS, CATALOG_PREVIEW… */
@@ -29,7 +28,7 @@ export async function preparedDepsOf(
   skillsDir: string,
   options: InMemoryOptions = {},
 ): Promise<{ readonly prepared: Prepared; readonly deps: McpDeps }> {
-  const config = loadConfig({ ...options.env, SKILLS_DIR: skillsDir });
+  const config = loadStartupConfig({ ...options.env, SKILLS_DIR: skillsDir });
   const logger = pino({ level: "error" }, pino.destination(2));
   const prepared = await prepare(config, logger);
   const info = { name: "skills-mcp", version: options.version ?? "in-memory" };

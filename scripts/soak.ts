@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { loadCatalog } from "../src/catalog/index.js";
 import { describeArgsError } from "../src/command-line.js";
-import { examplesDir } from "../src/config/index.js";
+import { examplesDir } from "../src/package.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { freePort } from "./free-port.js";
 

@@ -16,7 +16,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Scope } from "../src/catalog/index.js";
 import { describeArgsError } from "../src/command-line.js";
-import { examplesDir } from "../src/config/index.js";
+import { examplesDir } from "../src/package.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { type CueCase, cueCoverage } from "./cue-coverage.js";
 import { connectInMemory, mcpDepsOf } from "./in-memory-client.js";

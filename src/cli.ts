@@ -1,18 +1,12 @@
 import type { AddressInfo } from "node:net";
 import { type Logger, pino } from "pino";
 import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog/index.js";
-import {
-  blockedPortWarning,
-  type Config,
-  ConfigError,
-  loadConfig,
-  SHUTDOWN_GRACE_MS,
-  USAGE,
-} from "./config/index.js";
+import { blockedPortWarning, type Config, ConfigError, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, InFlight, Readiness } from "./http/index.js";
 import { LogOutput } from "./log-output.js";
 import { type McpDeps, steeringFor, warmPreviews } from "./mcp/index.js";
 import {
+  loadStartupConfig,
   mcpDepsFor,
   type Prepared,
   prepare,
@@ -27,7 +21,7 @@ import { STOP_SIGNALS } from "./stop-signals.js";
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   // Loaded only for `sync`, so that the server's start pays nothing for the client it does not use.
   if (argv[0] === "sync") return (await import("./sync/index.js")).runSyncCli(argv.slice(1));
-  const config = loadConfig(env, argv);
+  const config = loadStartupConfig(env, argv);
   if (config.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;

@@ -38,6 +38,11 @@ export function packageRoot(): string {
   return installedPackage().root;
 }
 
+/** The skills bundled with the package, served when no skills folder is given. */
+export function examplesDir(): string {
+  return path.join(packageRoot(), "examples", "skills");
+}
+
 export function packageVersion(): string {
   return installedPackage().version;
 }

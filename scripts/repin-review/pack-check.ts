@@ -6,8 +6,8 @@
  */
 import { pino } from "pino";
 import { CatalogError } from "../../src/catalog/index.js";
-import { ConfigError, loadConfig } from "../../src/config/index.js";
-import { prepareAudit, refusal } from "../../src/startup/index.js";
+import { ConfigError } from "../../src/config/index.js";
+import { loadStartupConfig, prepareAudit, refusal } from "../../src/startup/index.js";
 import { FetcherError } from "../fetch-skills/errors.js";
 
 /**
@@ -20,9 +20,9 @@ export async function packRefusal(
   pack: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<string | undefined> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: ReturnType<typeof loadStartupConfig>;
   try {
-    config = loadConfig({ SKILLS_DIR: dir, SKILL_PACKS: pack, UNSAFE_SKILLS: env.UNSAFE_SKILLS });
+    config = loadStartupConfig({ SKILLS_DIR: dir, SKILL_PACKS: pack, UNSAFE_SKILLS: env.UNSAFE_SKILLS });
   } catch (error) {
     // A wrong UNSAFE_SKILLS fails every check alike: no source is to blame.
     if (error instanceof ConfigError) throw new FetcherError(`the load check cannot run: ${error.message}`);

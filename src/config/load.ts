@@ -2,7 +2,14 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { describeArgsError } from "../command-line.js";
 import { OPTIONS, SAVED_INDEX_NAME } from "./options.js";
-import { mebibytes, misspelledSettings, readSettings, SETTINGS, splitList } from "./settings.js";
+import {
+  mebibytes,
+  misspelledSettings,
+  readSettings,
+  SETTINGS,
+  type SettingFiles,
+  splitList,
+} from "./settings.js";
 
 export type Transport = "http" | "stdio";
 
@@ -81,15 +88,22 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/** Where loadConfig resolves relative paths, and how it reads the files its settings name. */
+export interface ConfigPlace {
+  readonly cwd: string;
+  readonly files: SettingFiles;
+}
+
 /**
  * Turns the environment and command line into a frozen Config, or throws one ConfigError listing every
- * problem. The only reader of `process.env` is the caller that passes it in. Each setting is read as
+ * problem. The only reader of `process.env` is the caller that passes it in, and of the disk the `files`
+ * it passes (src/startup's loadStartupConfig gives the machine's own). Each setting is read as
  * settings.ts declares it.
  */
 export function loadConfig(
   env: Readonly<Record<string, string | undefined>>,
-  argv: readonly string[] = [],
-  cwd: string = process.cwd(),
+  argv: readonly string[],
+  { cwd, files }: ConfigPlace,
 ): Config {
   const problems: string[] = [];
   let args: {
@@ -118,8 +132,13 @@ export function loadConfig(
     problems.push("--pack needs a selector (a pack, group or pack/group); leave it out for every pack");
 
   // TRANSPORT first, without its problems (read again below): over stdio the HTTP settings are not checked.
-  const askedTransport = SETTINGS.TRANSPORT.read(env.TRANSPORT, { cwd, problems: [], name: "TRANSPORT" });
-  const values = readSettings(env, { cwd, problems }, args.stdio ? "stdio" : askedTransport);
+  const askedTransport = SETTINGS.TRANSPORT.read(env.TRANSPORT, {
+    cwd,
+    files,
+    problems: [],
+    name: "TRANSPORT",
+  });
+  const values = readSettings(env, { cwd, files, problems }, args.stdio ? "stdio" : askedTransport);
   const { skillsDir, skillsDirOrigin, skillsDirReadFrom } = values.SKILLS_DIR;
   if (buildIndex && skillsDirOrigin === "examples") {
     problems.push(

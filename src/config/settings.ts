@@ -1,9 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { isMap, parseDocument } from "yaml";
 import { editDistance } from "../edit-distance.js";
 import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
-import { packageRoot } from "../package.js";
 
 /**
  * Every setting the server reads from its environment, declared once: its name, its default, how its
@@ -11,14 +9,23 @@ import { packageRoot } from "../package.js";
  * test holds the README's tables to it.
  */
 
-/** The skills bundled with the package, served when no skills folder is given. */
-export function examplesDir(): string {
-  return path.join(packageRoot(), "examples", "skills");
+/**
+ * What the settings need from the machine, given by the caller: reading them touches no disk itself, so
+ * that they can be tested without one. src/startup's DISK_FILES is the machine's own.
+ */
+export interface SettingFiles {
+  /** Whether anything is at `fullPath` (the default skills folder, ./skills). */
+  readonly exists: (fullPath: string) => boolean;
+  /** The text of the file at `fullPath` (PACK_DESCRIPTIONS, API_KEYS_FILE); throws a system error (`code`). */
+  readonly readText: (fullPath: string) => string;
+  /** The bundled examples' folder, served when no skills folder is given. */
+  readonly examplesDir: () => string;
 }
 
 /** What a setting's reader is given besides its value. */
 export interface ReadContext {
   readonly cwd: string;
+  readonly files: SettingFiles;
   /** Where a reader says what is wrong with its value; loadConfig then refuses to start with all of them. */
   readonly problems: string[];
   /** The setting's name, for what a reader says. */
@@ -124,7 +131,7 @@ export const SETTINGS = {
     section: "server",
     defaultText: "./skills if it exists, else the bundled examples",
     help: "folder with one sub-folder per pack",
-    read: (value, { cwd }) => resolveSkillsDir(value, cwd),
+    read: (value, { cwd, files }) => resolveSkillsDir(value, cwd, files),
   }),
   SKILL_PACKS: setting({
     section: "server",
@@ -318,6 +325,7 @@ function isHttpOnly(name: SettingName): boolean {
 function resolveSkillsDir(
   value: string | undefined,
   cwd: string,
+  files: SettingFiles,
 ): {
   readonly skillsDir: string;
   readonly skillsDirOrigin: "SKILLS_DIR" | "./skills" | "examples";
@@ -331,8 +339,8 @@ function resolveSkillsDir(
       : { skillsDir, skillsDirOrigin: "SKILLS_DIR", skillsDirReadFrom: cwd };
   }
   const local = path.resolve(cwd, "skills");
-  if (existsSync(local)) return { skillsDir: local, skillsDirOrigin: "./skills" };
-  return { skillsDir: examplesDir(), skillsDirOrigin: "examples" };
+  if (files.exists(local)) return { skillsDir: local, skillsDirOrigin: "./skills" };
+  return { skillsDir: files.examplesDir(), skillsDirOrigin: "examples" };
 }
 
 /** Origins as browsers send them: scheme://host[:port], lowercase, no path. */
@@ -369,13 +377,13 @@ function readHosts(value: string | undefined, problems: string[]): string[] {
 }
 
 /** The keys of API_KEYS_FILE: one a line, blank lines and `#` comments skipped. */
-function readKeysFile(value: string | undefined, { cwd, problems }: ReadContext): readonly string[] {
+function readKeysFile(value: string | undefined, { cwd, files, problems }: ReadContext): readonly string[] {
   const file = value?.trim();
   if (!file) return Object.freeze([]);
   const fullPath = path.resolve(cwd, file);
   let text: string;
   try {
-    text = readFileSync(fullPath, "utf8");
+    text = files.readText(fullPath);
   } catch (error) {
     problems.push(`API_KEYS_FILE ${fullPath} cannot be read (${(error as NodeJS.ErrnoException).code})`);
     return Object.freeze([]);
@@ -409,7 +417,7 @@ const PACK_NAME = /^[^/\\\0]+$/;
  */
 function readPackDescriptions(
   value: string | undefined,
-  { cwd, problems }: ReadContext,
+  { cwd, files, problems }: ReadContext,
 ): ReadonlyMap<string, string> {
   const descriptions = new Map<string, string>();
   const file = value?.trim();
@@ -417,7 +425,7 @@ function readPackDescriptions(
   const fullPath = path.resolve(cwd, file);
   let text: string;
   try {
-    text = readFileSync(fullPath, "utf8");
+    text = files.readText(fullPath);
   } catch (error) {
     problems.push(`PACK_DESCRIPTIONS ${fullPath} cannot be read (${(error as NodeJS.ErrnoException).code})`);
     return descriptions;

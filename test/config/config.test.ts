@@ -1,83 +1,138 @@
-import { readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   ConfigError,
-  examplesDir,
   loadConfig,
   SETTINGS,
   type Setting,
+  type SettingFiles,
   USAGE,
 } from "../../src/config/index.js";
 import { OPTIONS } from "../../src/config/options.js";
 import { ROOT } from "../helpers/process.js";
-import { makeTree } from "../helpers/skill-tree.js";
+
+/** Where the tests' configs are read from: a folder of no machine, since no disk is read. */
+const CWD = "/work";
+const EXAMPLES = "/package/examples/skills";
+
+/** A machine holding `texts` (by full path) and `folders`, and nothing else. */
+function filesOf(
+  texts: Readonly<Record<string, string>> = {},
+  folders: readonly string[] = [],
+): SettingFiles {
+  return {
+    exists: (fullPath) => fullPath in texts || folders.includes(fullPath),
+    readText: (fullPath) => {
+      const text = texts[fullPath];
+      if (text !== undefined) return text;
+      throw Object.assign(new Error(`ENOENT: no such file or directory, open '${fullPath}'`), {
+        code: folders.includes(fullPath) ? "EISDIR" : "ENOENT",
+      });
+    },
+    examplesDir: () => EXAMPLES,
+  };
+}
+
+/** The config of `env` and `argv` on a machine of `files`, read from CWD. */
+function configOf(
+  env: Readonly<Record<string, string | undefined>>,
+  argv: readonly string[] = [],
+  files: SettingFiles = filesOf(),
+) {
+  return loadConfig(env, argv, { cwd: CWD, files });
+}
 
 describe("loadConfig", () => {
-  it("defaults to port 8000 on every interface, HTTP, and the bundled examples", async () => {
-    const empty = await makeTree({});
-    try {
-      expect(loadConfig({}, [], empty.dir)).toEqual({
-        skillsDir: examplesDir(),
-        skillsDirOrigin: "examples",
-        skillPacks: [],
-        port: 8000,
-        host: "0.0.0.0",
-        logLevel: "info",
-        prompts: true,
-        catalogPreview: true,
-        packDescriptions: new Map(),
-        serveUnsafeSkills: false,
-        transport: "http",
-        help: false,
-        version: false,
-        steering: false,
-        steeringPacks: [],
-        buildIndex: false,
-        savedIndexFile: path.join(examplesDir(), ".search-index"),
-        http: {
-          allowedOrigins: [],
-          allowedHosts: [],
-          apiKeys: [],
-          rateLimitPerMinute: 0,
-          trustProxyHops: 0,
-          shedEventLoopDelayMs: 1000,
-          shedEventLoopUtilization: 0,
-          shedRssBytes: 0,
-          requestTimeoutMs: 10_000,
-          keepAliveTimeoutMs: 72_000,
-          maxBodyBytes: 65_536,
-        },
-        shutdownDrainMs: 2000,
-        misspelledSettings: [],
-      });
-    } finally {
-      await empty.remove();
+  it("defaults to port 8000 on every interface, HTTP, and the bundled examples", () => {
+    expect(configOf({})).toEqual({
+      skillsDir: EXAMPLES,
+      skillsDirOrigin: "examples",
+      skillPacks: [],
+      port: 8000,
+      host: "0.0.0.0",
+      logLevel: "info",
+      prompts: true,
+      catalogPreview: true,
+      packDescriptions: new Map(),
+      serveUnsafeSkills: false,
+      transport: "http",
+      help: false,
+      version: false,
+      steering: false,
+      steeringPacks: [],
+      buildIndex: false,
+      savedIndexFile: path.join(EXAMPLES, ".search-index"),
+      http: {
+        allowedOrigins: [],
+        allowedHosts: [],
+        apiKeys: [],
+        rateLimitPerMinute: 0,
+        trustProxyHops: 0,
+        shedEventLoopDelayMs: 1000,
+        shedEventLoopUtilization: 0,
+        shedRssBytes: 0,
+        requestTimeoutMs: 10_000,
+        keepAliveTimeoutMs: 72_000,
+        maxBodyBytes: 65_536,
+      },
+      shutdownDrainMs: 2000,
+      misspelledSettings: [],
+    });
+  });
+
+  it("prefers ./skills when it exists, and SKILLS_DIR over both", () => {
+    const files = filesOf({}, ["/work/skills"]);
+    expect(configOf({}, [], files)).toMatchObject({ skillsDir: "/work/skills", skillsDirOrigin: "./skills" });
+    expect(configOf({ SKILLS_DIR: "other" }, [], files)).toMatchObject({
+      skillsDir: "/work/other",
+      skillsDirOrigin: "SKILLS_DIR",
+    });
+  });
+
+  // Settings were read with the disk (./skills, PACK_DESCRIPTIONS, API_KEYS_FILE), so no test of them could
+  // go without one: config is parsing, and what it reads comes from the files its caller gives.
+  it("reads the disk only through the files it is given, and only the files its settings name", () => {
+    const asked: string[] = [];
+    const files = filesOf({ "/work/keys": "key-from-file-0123456789\n", "/etc/packs.yaml": "p: A pack.\n" });
+    const watched: SettingFiles = {
+      exists: (fullPath) => {
+        asked.push(`exists ${fullPath}`);
+        return files.exists(fullPath);
+      },
+      readText: (fullPath) => {
+        asked.push(`read ${fullPath}`);
+        return files.readText(fullPath);
+      },
+      examplesDir: () => {
+        asked.push("examples");
+        return files.examplesDir();
+      },
+    };
+    configOf({ SKILLS_DIR: "skills" }, [], watched);
+    expect(asked).toEqual([]);
+    const config = configOf({ API_KEYS_FILE: "keys", PACK_DESCRIPTIONS: "/etc/packs.yaml" }, [], watched);
+    expect(asked).toEqual(["exists /work/skills", "examples", "read /etc/packs.yaml", "read /work/keys"]);
+    expect(config.packDescriptions).toEqual(new Map([["p", "A pack."]]));
+    expect(config.http.apiKeys).toEqual(["key-from-file-0123456789"]);
+    for (const file of readdirSync(path.join(ROOT, "src/config"))) {
+      const source = readFileSync(path.join(ROOT, "src/config", file), "utf8");
+      expect({ file, disk: /from "node:fs|\/package\.js"/.test(source) }).toEqual({ file, disk: false });
     }
   });
 
-  it("prefers ./skills when it exists, and SKILLS_DIR over both", async () => {
-    const tree = await makeTree({});
-    try {
-      await mkdir(path.join(tree.dir, "skills"));
-      expect(loadConfig({}, [], tree.dir)).toMatchObject({
-        skillsDir: path.join(tree.dir, "skills"),
-        skillsDirOrigin: "./skills",
-      });
-      expect(loadConfig({ SKILLS_DIR: "other" }, [], tree.dir)).toMatchObject({
-        skillsDir: path.join(tree.dir, "other"),
-        skillsDirOrigin: "SKILLS_DIR",
-      });
-    } finally {
-      await tree.remove();
-    }
+  it("says what is wrong with a file a setting names, as it is read", () => {
+    expect(() =>
+      configOf({ PACK_DESCRIPTIONS: "packs.yaml", API_KEYS_FILE: "/etc" }, [], filesOf({}, ["/etc"])),
+    ).toThrow(
+      "PACK_DESCRIPTIONS /work/packs.yaml cannot be read (ENOENT); API_KEYS_FILE /etc cannot be read (EISDIR)",
+    );
   });
 
   // LOG_LEVEL=INFO and TRANSPORT=HTTP were refused while PROMPTS=OFF was read: every enumerated setting
   // is now read in any case.
   it("reads every enumerated setting in any case", () => {
-    const config = loadConfig({
+    const config = configOf({
       LOG_LEVEL: "INFO",
       TRANSPORT: "Stdio",
       PROMPTS: "OFF",
@@ -91,60 +146,55 @@ describe("loadConfig", () => {
       catalogPreview: false,
       serveUnsafeSkills: true,
     });
-    expect(loadConfig({ TRANSPORT: "HTTP", LOG_LEVEL: "Debug" })).toMatchObject({
+    expect(configOf({ TRANSPORT: "HTTP", LOG_LEVEL: "Debug" })).toMatchObject({
       transport: "http",
       logLevel: "debug",
     });
   });
 
   it("reads SKILL_PACKS as a comma list and --stdio or TRANSPORT=stdio", () => {
-    expect(loadConfig({ SKILL_PACKS: " n8n, ,penpot/design " }).skillPacks).toEqual(["n8n", "penpot/design"]);
-    expect(loadConfig({}, ["--stdio"]).transport).toBe("stdio");
-    expect(loadConfig({ TRANSPORT: "stdio" }).transport).toBe("stdio");
+    expect(configOf({ SKILL_PACKS: " n8n, ,penpot/design " }).skillPacks).toEqual(["n8n", "penpot/design"]);
+    expect(configOf({}, ["--stdio"]).transport).toBe("stdio");
+    expect(configOf({ TRANSPORT: "stdio" }).transport).toBe("stdio");
   });
 
   it("reads PROMPTS as on or off, in any case, and refuses anything else", () => {
-    expect(loadConfig({ PROMPTS: "off" }).prompts).toBe(false);
-    expect(loadConfig({ PROMPTS: " ON " }).prompts).toBe(true);
-    expect(() => loadConfig({ PROMPTS: "no" })).toThrow('PROMPTS "no" is not one of on, off');
+    expect(configOf({ PROMPTS: "off" }).prompts).toBe(false);
+    expect(configOf({ PROMPTS: " ON " }).prompts).toBe(true);
+    expect(() => configOf({ PROMPTS: "no" })).toThrow('PROMPTS "no" is not one of on, off');
   });
 
   // A blank --pack (an unset variable in a script) gave the steering line of every pack.
   it("refuses a blank --pack with --steering", () => {
-    expect(() => loadConfig({}, ["--steering", "--pack", " , "])).toThrow("--pack needs a selector");
-    expect(loadConfig({}, ["--steering", "--pack", "a,"]).steeringPacks).toEqual(["a"]);
+    expect(() => configOf({}, ["--steering", "--pack", " , "])).toThrow("--pack needs a selector");
+    expect(configOf({}, ["--steering", "--pack", "a,"]).steeringPacks).toEqual(["a"]);
   });
 
   it("reads UNSAFE_SKILLS as leave-out or serve, and refuses anything else", () => {
-    expect(loadConfig({ UNSAFE_SKILLS: "serve" }).serveUnsafeSkills).toBe(true);
-    expect(loadConfig({ UNSAFE_SKILLS: "leave-out" }).serveUnsafeSkills).toBe(false);
-    expect(() => loadConfig({ UNSAFE_SKILLS: "always" })).toThrow(
+    expect(configOf({ UNSAFE_SKILLS: "serve" }).serveUnsafeSkills).toBe(true);
+    expect(configOf({ UNSAFE_SKILLS: "leave-out" }).serveUnsafeSkills).toBe(false);
+    expect(() => configOf({ UNSAFE_SKILLS: "always" })).toThrow(
       'UNSAFE_SKILLS "always" is not one of leave-out, serve',
     );
   });
 
-  it("reads --build-index, which saves the index in the skills folder and serves nothing", async () => {
-    const tree = await makeTree({});
-    try {
-      expect(loadConfig({ SKILLS_DIR: "catalog" }, ["--build-index"], tree.dir)).toMatchObject({
-        buildIndex: true,
-        savedIndexFile: path.join(tree.dir, "catalog", ".search-index"),
-      });
-      expect(() => loadConfig({ SKILLS_DIR: "catalog" }, ["--build-index", "--stdio"], tree.dir)).toThrow(
-        "--build-index saves the search index and exits: it serves nothing, over stdio or HTTP",
-      );
-      // Without SKILLS_DIR or ./skills there are only the bundled examples, inside the installed package.
-      expect(() => loadConfig({}, ["--build-index"], tree.dir)).toThrow(
-        /--build-index saves into the skills folder: set SKILLS_DIR .*the bundled examples need no saved index/,
-      );
-      expect(USAGE).toContain("  --build-index ");
-    } finally {
-      await tree.remove();
-    }
+  it("reads --build-index, which saves the index in the skills folder and serves nothing", () => {
+    expect(configOf({ SKILLS_DIR: "catalog" }, ["--build-index"])).toMatchObject({
+      buildIndex: true,
+      savedIndexFile: "/work/catalog/.search-index",
+    });
+    expect(() => configOf({ SKILLS_DIR: "catalog" }, ["--build-index", "--stdio"])).toThrow(
+      "--build-index saves the search index and exits: it serves nothing, over stdio or HTTP",
+    );
+    // Without SKILLS_DIR or ./skills there are only the bundled examples, inside the installed package.
+    expect(() => configOf({}, ["--build-index"])).toThrow(
+      /--build-index saves into the skills folder: set SKILLS_DIR .*the bundled examples need no saved index/,
+    );
+    expect(USAGE).toContain("  --build-index ");
   });
 
   it("lists every problem at once", () => {
-    const load = () => loadConfig({ PORT: "70000", TRANSPORT: "sse" }, ["--verbose"]);
+    const load = () => configOf({ PORT: "70000", TRANSPORT: "sse" }, ["--verbose"]);
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(
       /unknown option --verbose; valid: --stdio, .*PORT "70000".*TRANSPORT "sse" is not one of http, stdio/,
@@ -153,7 +203,7 @@ describe("loadConfig", () => {
 
   // In a Deployment's env, SKILL_PACK served every pack and ALLOWED_HOST any host, and nothing said why.
   it("names each variable one slip from a setting, and leaves everyone else's alone", () => {
-    const config = loadConfig({
+    const config = configOf({
       SKILL_PACK: "n8n",
       allowed_hosts: "skills.example.com",
       SKILLS_PACKS: "n8n",
@@ -175,7 +225,7 @@ describe("loadConfig", () => {
   // Over stdio, API_KEY was warned about as a misspelt API_KEYS, as if the server had started without keys.
   it("says over stdio that the setting a slip is close to applies only over HTTP, if it does", () => {
     const env = { API_KEY: "not-read-as-a-key", RATE_LIMIT_PER_MINUTES: "60", SKILL_PACK: "n8n" };
-    for (const config of [loadConfig(env, ["--stdio"]), loadConfig({ ...env, TRANSPORT: "stdio" })]) {
+    for (const config of [configOf(env, ["--stdio"]), configOf({ ...env, TRANSPORT: "stdio" })]) {
       expect(config.misspelledSettings).toEqual([
         "API_KEY is not a setting, and is ignored; API_KEYS, the setting it is one slip from, applies only over HTTP, not over stdio",
         "RATE_LIMIT_PER_MINUTES is not a setting, and is ignored; RATE_LIMIT_PER_MINUTE, the setting it is one slip from, applies only over HTTP, not over stdio",
@@ -187,25 +237,25 @@ describe("loadConfig", () => {
   // TRANSPORT=stdio with PORT=abc refused to start, though README says the HTTP settings do nothing there.
   it("does not check the HTTP settings over stdio, and still checks the others", () => {
     const env = { PORT: "abc", RATE_LIMIT_PER_MINUTE: "-1", MAX_BODY_BYTES: "1" };
-    expect(loadConfig({ ...env, TRANSPORT: "stdio" }).transport).toBe("stdio");
-    expect(loadConfig(env, ["--stdio"]).transport).toBe("stdio");
-    expect(() => loadConfig(env)).toThrow(/PORT "abc".*RATE_LIMIT_PER_MINUTE.*MAX_BODY_BYTES/);
-    expect(() => loadConfig({ ...env, LOG_LEVEL: "loud" }, ["--stdio"])).toThrow(/^LOG_LEVEL "loud"[^;]*$/);
+    expect(configOf({ ...env, TRANSPORT: "stdio" }).transport).toBe("stdio");
+    expect(configOf(env, ["--stdio"]).transport).toBe("stdio");
+    expect(() => configOf(env)).toThrow(/PORT "abc".*RATE_LIMIT_PER_MINUTE.*MAX_BODY_BYTES/);
+    expect(() => configOf({ ...env, LOG_LEVEL: "loud" }, ["--stdio"])).toThrow(/^LOG_LEVEL "loud"[^;]*$/);
   });
 
   it("answers --help and --version whatever the environment holds, as they read no setting", () => {
     const badEnv = { PORT: "abc", LOG_LEVEL: "loud" };
-    expect(() => loadConfig(badEnv)).toThrow(/PORT "abc"/);
-    expect(loadConfig(badEnv, ["--help"]).help).toBe(true);
-    expect(loadConfig(badEnv, ["--version"]).version).toBe(true);
+    expect(() => configOf(badEnv)).toThrow(/PORT "abc"/);
+    expect(configOf(badEnv, ["--help"]).help).toBe(true);
+    expect(configOf(badEnv, ["--version"]).version).toBe(true);
     // An unknown option still fails: the parse that would find --help failed.
-    expect(() => loadConfig(badEnv, ["--help", "--verbose"])).toThrow(/--verbose/);
+    expect(() => configOf(badEnv, ["--help", "--verbose"])).toThrow(/--verbose/);
   });
 });
 
 describe("HTTP protection settings", () => {
   it("reads origins, hosts, limits and timeouts", () => {
-    const config = loadConfig({
+    const config = configOf({
       ALLOWED_ORIGINS: "https://App.example.com, http://localhost:5173/",
       ALLOWED_HOSTS: "skills.example.com,127.0.0.1:8000,[::1]:8000",
       RATE_LIMIT_PER_MINUTE: "600",
@@ -234,24 +284,18 @@ describe("HTTP protection settings", () => {
     expect(config.shutdownDrainMs).toBe(0);
   });
 
-  it("joins API_KEYS and the lines of API_KEYS_FILE, skipping blanks and comments", async () => {
-    const tree = await makeTree({});
-    try {
-      await writeFile(
-        path.join(tree.dir, "keys"),
-        "# n8n\nkey-from-file-0123456789\n\n  second-key-0123456789  \r\n",
-      );
-      expect(
-        loadConfig({ API_KEYS: "key-from-env-0123456789", API_KEYS_FILE: "keys" }, [], tree.dir).http.apiKeys,
-      ).toEqual(["key-from-env-0123456789", "key-from-file-0123456789", "second-key-0123456789"]);
-    } finally {
-      await tree.remove();
-    }
+  it("joins API_KEYS and the lines of API_KEYS_FILE, skipping blanks and comments", () => {
+    const files = filesOf({
+      "/work/keys": "# n8n\nkey-from-file-0123456789\n\n  second-key-0123456789  \r\n",
+    });
+    expect(
+      configOf({ API_KEYS: "key-from-env-0123456789", API_KEYS_FILE: "keys" }, [], files).http.apiKeys,
+    ).toEqual(["key-from-env-0123456789", "key-from-file-0123456789", "second-key-0123456789"]);
   });
 
   it("refuses bad values in one message, never echoing a key", () => {
     const load = () =>
-      loadConfig({
+      configOf({
         ALLOWED_ORIGINS: "https://ok.example.com,example.com,https://x.example.com/path",
         ALLOWED_HOSTS: "bad host",
         API_KEYS: "sh0rt-secret",
@@ -289,11 +333,11 @@ describe("HTTP protection settings", () => {
     ["SHUTDOWN_DRAIN_MS", "0b11", 'SHUTDOWN_DRAIN_MS "0b11" is not a whole number from 0 to 60000'],
     ["SHED_EVENT_LOOP_UTILIZATION", ".5e0", 'SHED_EVENT_LOOP_UTILIZATION ".5e0" is not a number from 0 to 1'],
   ])("refuses %s=%s, a number only as JavaScript writes it", (name, value, problem) => {
-    expect(() => loadConfig({ [name]: value })).toThrow(problem);
+    expect(() => configOf({ [name]: value })).toThrow(problem);
   });
 
   it("reads numbers as people write them", () => {
-    const config = loadConfig({ PORT: " 8080 ", SHED_EVENT_LOOP_UTILIZATION: "0.75" });
+    const config = configOf({ PORT: " 8080 ", SHED_EVENT_LOOP_UTILIZATION: "0.75" });
     expect(config.port).toBe(8080);
     expect(config.http.shedEventLoopUtilization).toBe(0.75);
   });

@@ -10,7 +10,7 @@ import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Service } from "kubernetes-models/v1/Service";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments, stringify } from "yaml";
-import { loadConfig } from "../../src/config/index.js";
+import { loadStartupConfig } from "../../src/startup/index.js";
 import { ROOT } from "../helpers/process.js";
 import { makeTree, type TempTree, writeTree } from "../helpers/skill-tree.js";
 
@@ -192,7 +192,7 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
   // past SHED_EVENT_LOOP_DELAY_MS of lag) failed liveness and was restarted.
   it("gives liveness more time to answer than the event-loop lag the server serves through", () => {
     const probe = deployment.spec?.template.spec?.containers[0]?.livenessProbe;
-    const { shedEventLoopDelayMs } = loadConfig({}, []).http;
+    const { shedEventLoopDelayMs } = loadStartupConfig({}, []).http;
     expect((probe?.timeoutSeconds ?? 1) * 1000).toBeGreaterThanOrEqual(2 * shedEventLoopDelayMs);
   });
 
@@ -392,7 +392,7 @@ describe.skipIf(!kubectl)("an overlay moving the port, as the README says", () =
     const container = deployment.spec?.template.spec?.containers[0];
     const env = Object.fromEntries((container?.env ?? []).map(({ name, value }) => [name, value ?? ""]));
     // What the server listens on: the image's PORT (8000) unless the container's env sets another.
-    const listens = loadConfig({ PORT: "8000", ...env }, []).port;
+    const listens = loadStartupConfig({ PORT: "8000", ...env }, []).port;
     expect(listens).not.toBe(8000);
     expect(container?.ports).toEqual([{ name: "http", containerPort: listens, protocol: "TCP" }]);
     for (const probe of [container?.startupProbe, container?.readinessProbe, container?.livenessProbe]) {

@@ -4,9 +4,9 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { afterAll, beforeAll } from "vitest";
-import { type HttpSettings, loadConfig } from "../../src/config/index.js";
+import type { HttpSettings } from "../../src/config/index.js";
 import { buildApp } from "../../src/http/index.js";
-import { mcpDepsFor, type Prepared, prepare } from "../../src/startup/index.js";
+import { loadStartupConfig, mcpDepsFor, type Prepared, prepare } from "../../src/startup/index.js";
 import { TEST_ENV } from "./process.js";
 import { makeTree, type TempTree, type TreeEntry } from "./skill-tree.js";
 
@@ -55,7 +55,7 @@ export async function connectTo(endpoint: URL, options: ConnectOptions = {}): Pr
  * shedding, which a machine busy with other work would trigger: the tests of shedding set it in `env`.
  */
 export function httpSettings(env: Record<string, string> = {}): HttpSettings {
-  return loadConfig({ ...TEST_ENV, ...env }).http;
+  return loadStartupConfig({ ...TEST_ENV, ...env }).http;
 }
 
 /**
@@ -68,7 +68,7 @@ export async function startServer(
   settings: HttpSettings = httpSettings(),
   env: Record<string, string> = {},
 ): Promise<RunningServer> {
-  const config = loadConfig({ ...env, SKILLS_DIR: dir, SKILL_PACKS: packs.join(",") });
+  const config = loadStartupConfig({ ...env, SKILLS_DIR: dir, SKILL_PACKS: packs.join(",") });
   const silent = pino({ level: "silent" });
   const prepared = await prepare(config, silent);
   // What the operator's log would say of a tool or a read that failed inside the server, on console.error.

@@ -8,9 +8,8 @@ import net from "node:net";
 import path from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { loadConfig } from "../../src/config/index.js";
 import { buildApp, SHED_QUIET_MS } from "../../src/http/index.js";
-import { mcpDepsFor, prepare } from "../../src/startup/index.js";
+import { loadStartupConfig, mcpDepsFor, prepare } from "../../src/startup/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { wireRequest, wireToolCall } from "../helpers/requests.js";
 import { httpSettings } from "../helpers/server.js";
@@ -30,7 +29,7 @@ async function appLogging(env: Record<string, string>, level = "info", skillsDir
   const lines: Record<string, unknown>[] = [];
   const warnings = () => lines.filter((line) => line.level === 40);
   const logger = pino({ level }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  const config = loadConfig({ SKILLS_DIR: skillsDir });
+  const config = loadStartupConfig({ SKILLS_DIR: skillsDir });
   const prepared = await prepare(config, pino({ level: "silent" }));
   const app = await buildApp({
     mcp: mcpDepsFor(prepared, config, logger, { name: "skills-mcp", version: "test" }),

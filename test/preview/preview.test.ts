@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCatalog, type Pack, type Scope } from "../../src/catalog/index.js";
-import { examplesDir } from "../../src/config/index.js";
+import { examplesDir } from "../../src/package.js";
 import {
   MAX_PREVIEW_BYTES,
   MINIMAL_INSTRUCTIONS,

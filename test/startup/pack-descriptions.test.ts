@@ -7,8 +7,7 @@ import path from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_PACK_DESCRIPTION } from "../../src/catalog/index.js";
-import { loadConfig } from "../../src/config/index.js";
-import { mcpDepsFor, prepare } from "../../src/startup/index.js";
+import { loadStartupConfig, mcpDepsFor, prepare } from "../../src/startup/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
 let tree: TempTree;
@@ -25,7 +24,7 @@ afterAll(async () => {
 function configWith(yaml: string) {
   const file = path.join(tree.dir, `descriptions-${Math.random().toString(36).slice(2)}.yaml`);
   return writeFile(file, yaml).then(() =>
-    loadConfig({ SKILLS_DIR: path.join(tree.dir, "skills"), PACK_DESCRIPTIONS: file }),
+    loadStartupConfig({ SKILLS_DIR: path.join(tree.dir, "skills"), PACK_DESCRIPTIONS: file }),
   );
 }
 
