@@ -131,14 +131,17 @@ export function loadConfig(
   if (args.pack !== undefined && steering && args.pack.flatMap(splitList).length === 0)
     problems.push("--pack needs a selector (a pack, group or pack/group); leave it out for every pack");
 
-  // TRANSPORT first, without its problems (read again below): over stdio the HTTP settings are not checked.
+  // TRANSPORT first, without its problems (read again below): where nothing serves HTTP, its settings are
+  // not checked.
   const askedTransport = SETTINGS.TRANSPORT.read(env.TRANSPORT, {
     cwd,
     files,
     problems: [],
     name: "TRANSPORT",
   });
-  const values = readSettings(env, { cwd, files, problems }, args.stdio ? "stdio" : askedTransport);
+  // Over stdio, and for --build-index and --steering (which save or print, and exit), nothing serves HTTP.
+  const servesHttp = !args.stdio && askedTransport === "http" && !buildIndex && !steering;
+  const values = readSettings(env, { cwd, files, problems }, servesHttp ? "http" : "no http");
   const { skillsDir, skillsDirOrigin, skillsDirReadFrom } = values.SKILLS_DIR;
   if (buildIndex && skillsDirOrigin === "examples") {
     problems.push(

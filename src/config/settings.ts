@@ -273,18 +273,19 @@ export type SettingName = keyof typeof SETTINGS;
 export type SettingValues = { readonly [Name in SettingName]: ReturnType<(typeof SETTINGS)[Name]["read"]> };
 
 /**
- * Every setting read from `env`, each problem said in `context`. Over stdio the HTTP settings do nothing:
- * they are read (the config holds a value for each) but a problem with one does not stop the start, as a
- * `PORT` left in a shell for another server would otherwise stop an agent's stdio server.
+ * Every setting read from `env`, each problem said in `context`. Unless HTTP is `served` (over stdio, and
+ * for the commands that serve nothing) the HTTP settings do nothing: they are read (the config holds a
+ * value for each) but a problem with one does not stop the command, as a `PORT` left in a shell for another
+ * server would otherwise stop an agent's stdio server, or the `--build-index` of an image.
  */
 export function readSettings(
   env: Readonly<Record<string, string | undefined>>,
   context: Omit<ReadContext, "name">,
-  transport: "http" | "stdio" = "http",
+  served: "http" | "no http" = "http",
 ): SettingValues {
   const values: Record<string, unknown> = {};
   for (const [name, declared] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
-    const problems = transport === "stdio" && isHttpOnly(name) ? [] : context.problems;
+    const problems = served === "no http" && isHttpOnly(name) ? [] : context.problems;
     values[name] = declared.read(env[name], { ...context, problems, name });
   }
   return values as SettingValues;

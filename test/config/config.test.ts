@@ -243,6 +243,14 @@ describe("loadConfig", () => {
     expect(() => configOf({ ...env, LOG_LEVEL: "loud" }, ["--stdio"])).toThrow(/^LOG_LEVEL "loud"[^;]*$/);
   });
 
+  // A PORT or API_KEYS_FILE meant for the server stopped --build-index and --steering, which serve nothing.
+  it("does not check the HTTP settings for the commands that serve nothing, and still checks the others", () => {
+    const env = { SKILLS_DIR: "skills", PORT: "abc", API_KEYS: "short", API_KEYS_FILE: "missing" };
+    expect(configOf(env, ["--build-index"]).buildIndex).toBe(true);
+    expect(configOf(env, ["--steering"]).steering).toBe(true);
+    expect(() => configOf({ ...env, PROMPTS: "no" }, ["--build-index"])).toThrow(/^PROMPTS "no"[^;]*$/);
+  });
+
   it("answers --help and --version whatever the environment holds, as they read no setting", () => {
     const badEnv = { PORT: "abc", LOG_LEVEL: "loud" };
     expect(() => configOf(badEnv)).toThrow(/PORT "abc"/);
