@@ -16,7 +16,7 @@ import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
 export interface SettingFiles {
   /** Whether anything is at `fullPath` (the default skills folder, ./skills). */
   readonly exists: (fullPath: string) => boolean;
-  /** The text of the file at `fullPath` (PACK_DESCRIPTIONS, API_KEYS_FILE); throws a system error (`code`). */
+  /** The text of the file at `fullPath` (PACK_DESCRIPTIONS, API_KEYS_FILE); throws a system error. */
   readonly readText: (fullPath: string) => string;
   /** The bundled examples' folder, served when no skills folder is given. */
   readonly examplesDir: () => string;
@@ -377,6 +377,24 @@ function readHosts(value: string | undefined, problems: string[]): string[] {
   return hosts;
 }
 
+/** Why a file a setting names cannot be read, and what to do where the words alone do not say it. */
+const UNREADABLE: Readonly<Record<string, readonly [what: string, fix?: string]>> = {
+  ENOENT: ["there is no such file"],
+  EISDIR: ["it is a folder", "give a file"],
+  ENOTDIR: ["a folder on its path is a file"],
+  EACCES: ["permission denied", "let the server's user read it"],
+  EPERM: ["operation not permitted", "let the server's user read it"],
+};
+
+/** Why a file could not be read, in words with the system's code: `it is a folder (EISDIR); give a file`. */
+function unreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined) return error instanceof Error ? error.message : String(error);
+  const [what, fix] = UNREADABLE[code] ?? [];
+  if (what === undefined) return code;
+  return fix === undefined ? `${what} (${code})` : `${what} (${code}); ${fix}`;
+}
+
 /** The keys of API_KEYS_FILE: one a line, blank lines and `#` comments skipped. */
 function readKeysFile(value: string | undefined, { cwd, files, problems }: ReadContext): readonly string[] {
   const file = value?.trim();
@@ -386,7 +404,7 @@ function readKeysFile(value: string | undefined, { cwd, files, problems }: ReadC
   try {
     text = files.readText(fullPath);
   } catch (error) {
-    problems.push(`API_KEYS_FILE ${fullPath} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    problems.push(`API_KEYS_FILE ${fullPath} cannot be read: ${unreadable(error)}`);
     return Object.freeze([]);
   }
   const keys = text.split(/\r?\n/).flatMap((line, index) => {
@@ -428,7 +446,7 @@ function readPackDescriptions(
   try {
     text = files.readText(fullPath);
   } catch (error) {
-    problems.push(`PACK_DESCRIPTIONS ${fullPath} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    problems.push(`PACK_DESCRIPTIONS ${fullPath} cannot be read: ${unreadable(error)}`);
     return descriptions;
   }
   const document = parseDocument(text, { logLevel: "error" });

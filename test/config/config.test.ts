@@ -125,7 +125,7 @@ describe("loadConfig", () => {
     expect(() =>
       configOf({ PACK_DESCRIPTIONS: "packs.yaml", API_KEYS_FILE: "/etc" }, [], filesOf({}, ["/etc"])),
     ).toThrow(
-      "PACK_DESCRIPTIONS /work/packs.yaml cannot be read (ENOENT); API_KEYS_FILE /etc cannot be read (EISDIR)",
+      "PACK_DESCRIPTIONS /work/packs.yaml cannot be read: there is no such file (ENOENT); API_KEYS_FILE /etc cannot be read: it is a folder (EISDIR); give a file",
     );
   });
 
@@ -325,7 +325,7 @@ describe("HTTP protection settings", () => {
       'ALLOWED_ORIGINS entry "https://x.example.com/path" is not an origin (scheme://host[:port], e.g. https://app.example.com)',
       'ALLOWED_HOSTS entry "bad host" is not a host or host:port (e.g. skills.example.com)',
       "API_KEYS item 1 is not a valid key (at least 16 visible ASCII characters, no spaces)",
-      "API_KEYS_FILE /nonexistent/keys cannot be read (ENOENT)",
+      "API_KEYS_FILE /nonexistent/keys cannot be read: there is no such file (ENOENT)",
       'RATE_LIMIT_PER_MINUTE "-1" is not a whole number from 0 to 1000000',
       'SHED_EVENT_LOOP_UTILIZATION "2" is not a number from 0 to 1',
       'MAX_BODY_BYTES "1e9" is not a whole number from 1024 to 16777216',

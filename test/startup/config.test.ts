@@ -42,7 +42,7 @@ describe("loadStartupConfig", () => {
       expect(() =>
         loadStartupConfig({ PACK_DESCRIPTIONS: "missing.yaml", API_KEYS_FILE: "." }, [], tree.dir),
       ).toThrow(
-        `PACK_DESCRIPTIONS ${path.join(tree.dir, "missing.yaml")} cannot be read (ENOENT); API_KEYS_FILE ${tree.dir} cannot be read (EISDIR)`,
+        `PACK_DESCRIPTIONS ${path.join(tree.dir, "missing.yaml")} cannot be read: there is no such file (ENOENT); API_KEYS_FILE ${tree.dir} cannot be read: it is a folder (EISDIR); give a file`,
       );
     } finally {
       await tree.remove();
