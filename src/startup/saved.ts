@@ -175,7 +175,7 @@ export function saveIndex(what: ToSave, file: string, logger: Logger): void {
   try {
     removed = writeSavedIndexFile(file, bytes);
   } catch (error) {
-    throw new SavedIndexError(`Cannot save the index to ${file}: ${(error as Error).message}`);
+    throw new SavedIndexError(`Cannot save the index to ${file}: ${unwritable(error)}`);
   }
   if (removed.length > 0) {
     logger.info({ removed }, "removed the temporary files of an earlier --build-index that did not finish");
@@ -190,6 +190,28 @@ export function saveIndex(what: ToSave, file: string, logger: Logger): void {
     },
     "index saved",
   );
+}
+
+/** What the errors of writing the saved index mean, and what to do about each. */
+const UNWRITABLE: Readonly<Record<string, readonly [what: string, fix?: string]>> = {
+  EROFS: [
+    "the skills folder's file system is read-only",
+    "build the index before it is mounted read-only (the image builds it at build time)",
+  ],
+  EACCES: ["permission denied", "run --build-index as a user who may write in the skills folder"],
+  EPERM: ["operation not permitted", "run --build-index as a user who may write in the skills folder"],
+  ENOSPC: ["no space is left on its disk"],
+  EDQUOT: ["the disk quota is used up"],
+  EISDIR: ["a folder of that name is in the way", "remove it"],
+  ENOENT: ["the skills folder takes no new file (it was removed, or its file system takes none)"],
+};
+
+/** Why the saved index could not be written, in words and the system's code; else the error's own words. */
+function unwritable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const [what, fix] = (code === undefined ? undefined : UNWRITABLE[code]) ?? [];
+  if (what === undefined) return error instanceof Error ? error.message : String(error);
+  return fix === undefined ? `${what} (${code})` : `${what} (${code}); ${fix}`;
 }
 
 /** `--build-index` could not write its file: the message says where and why. */
