@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { type Logger, pino } from "pino";
-import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog/index.js";
+import { type Catalog, CatalogError, type Scope, SelectorError, visible } from "./catalog/index.js";
 import { blockedPortWarning, type Config, ConfigError, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, InFlight, Readiness } from "./http/index.js";
 import { LogOutput } from "./log-output.js";
@@ -267,6 +267,8 @@ main(process.argv.slice(2), process.env).then(process.exit, (error: unknown) => 
     error instanceof CatalogError ||
     error instanceof SavedIndexError ||
     error instanceof ListenError;
-  process.stderr.write(`skills-mcp: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
+  // One line, as the scripts write it: a value given in a setting may hold a line break or an escape.
+  const said = known ? visible(error.message) : String((error as Error).stack ?? error);
+  process.stderr.write(`skills-mcp: ${said}\n`);
   process.exit(1);
 });

@@ -86,6 +86,23 @@ describe("refusing to start", () => {
     );
   });
 
+  // A value holding a line break or a terminal escape was written raw: the reason took two lines, or
+  // recoloured the terminal, as the scripts' lines (which escape it) never did.
+  it("says a setting's value with what no reader sees escaped, on one line", async () => {
+    const result = await runServer({
+      SKILLS_DIR: `${tree.skillsDir}\nmissing`,
+      LOG_LEVEL: "info\u001b[31m",
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'skills-mcp: LOG_LEVEL "info{U+001B}[31m" is not one of fatal, error, warn, info, debug, trace, silent\n',
+    );
+    const missing = await runServer({ SKILLS_DIR: `${tree.skillsDir}\nmissing` });
+    expect(missing.stderr).toBe(
+      `skills-mcp: Skills folder ${tree.skillsDir}{U+000A}missing does not exist or is not a folder\n`,
+    );
+  });
+
   it("exits 1 with one line when its port is taken or its host is not an address", async () => {
     const taken = await startServerProcess({ SKILLS_DIR: tree.skillsDir });
     try {
