@@ -22,6 +22,13 @@ function readAll(files: string): Ranks {
   return ranks;
 }
 
+/** What is wrong with a command line that is not two files (or comma lists of files). */
+function wrongArguments(option: string | undefined, extra: readonly string[]): string {
+  if (option !== undefined) return `unknown option ${option}; valid: --help (-h)`;
+  if (extra.length > 0) return `two files (or comma lists of files) only; also given: ${extra.join(" ")}`;
+  return "give the ranks before and the ranks after: two files (or comma lists of files)";
+}
+
 const USAGE = "usage: npm run bench:compare-ranks -- <before.json[,more.json…]> <after.json[,more.json…]>";
 
 tolerateClosedOutput();
@@ -31,8 +38,10 @@ if (args.includes("--help") || args.includes("-h")) {
   process.exit(0);
 }
 const [before, after, ...extra] = args;
-if (before === undefined || after === undefined || extra.length > 0) {
-  console.error(USAGE);
+const option = args.find((arg) => arg.startsWith("-"));
+if (option !== undefined || before === undefined || after === undefined || extra.length > 0) {
+  // It printed the usage alone, leaving the reader to find what was wrong.
+  console.error(`bench:compare-ranks: ${wrongArguments(option, extra)}\n${USAGE}`);
   process.exit(2);
 }
 try {

@@ -183,6 +183,12 @@ if (argv.includes("--help") || argv.includes("-h")) {
   console.log(USAGE);
   process.exit(0);
 }
+// "--bogus" was read as the catalog folder too.
+const option = argv.find((arg) => arg.startsWith("-"));
+if (option !== undefined) {
+  console.error(`bench:parts: unknown option ${option}; valid: --help (-h)\n${USAGE}`);
+  process.exit(2);
+}
 const [dir = corpusAvailable() ? CORPUS_DIR : EXAMPLES_DIR, ...numbers] = argv;
 const [requests = 2000, rounds = 5] = wholeNumbersOrExit("bench:parts", USAGE, numbers, 2);
 main(dir, requests, rounds).catch((error: unknown) => {

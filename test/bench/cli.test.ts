@@ -265,6 +265,20 @@ describe("each bench's command line", () => {
     ],
     ["search-speed.ts", ["many"], 'bench:search-speed: "many" is not a whole number ≥ 1'],
     ["request-parts.ts", ["examples/skills", "0"], 'bench:parts: "0" is not a whole number ≥ 1'],
+    // Read as the catalog folder ("Skills folder …/--bogus does not exist"), exit 1.
+    ["request-parts.ts", ["--bogus"], "bench:parts: unknown option --bogus; valid: --help (-h)"],
+    // These printed the usage alone.
+    [
+      "compare-ranks.ts",
+      ["--bogus", "a.json"],
+      "bench:compare-ranks: unknown option --bogus; valid: --help (-h)",
+    ],
+    ["compare-ranks.ts", ["a.json"], "bench:compare-ranks: give the ranks before and the ranks after"],
+    [
+      "compare-ranks.ts",
+      ["a.json", "b.json", "c.json"],
+      "bench:compare-ranks: two files (or comma lists of files) only; also given: c.json",
+    ],
   ])("%s refuses %j with one line and the usage, exit 2", async (script, args, message) => {
     const run = await bench(script, args);
     expect({
