@@ -270,5 +270,5 @@ main(process.argv.slice(2), process.env).then(process.exit, (error: unknown) => 
   // One line, as the scripts write it: a value given in a setting may hold a line break or an escape.
   const said = known ? visible(error.message) : String((error as Error).stack ?? error);
   process.stderr.write(`skills-mcp: ${said}\n`);
-  process.exit(1);
+  process.exit(error instanceof ConfigError && error.usage ? 2 : 1);
 });

@@ -125,7 +125,8 @@ describe("refusing to start", () => {
 
   // The server alone passed on Node's parseArgs texts ("Unknown option '--bogus'", three lines on a --pack
   // followed by an option), where the scripts and `sync` say what was wrong and what is valid.
-  it("exits 1 on a wrong command line with one line saying what was wrong and the valid options", async () => {
+  // It exited 1, where `skills-mcp sync`, fetch-skills and every script exit 2 for a wrong command line.
+  it("exits 2 on a wrong command line with one line saying what was wrong and the valid options", async () => {
     const valid = "valid: --stdio, --build-index, --steering, --pack, --version, --help (-h)";
     const cases: [string[], string][] = [
       [["--bogus"], `unknown option --bogus; ${valid}`],
@@ -136,12 +137,13 @@ describe("refusing to start", () => {
         '--pack needs a value, and the next word is an option (write --pack=VALUE for a value that starts with "-")',
       ],
       [["--stdio=yes"], "--stdio takes no value"],
+      [["--pack", "p"], "--pack narrows --steering; to narrow what the server loads, set SKILL_PACKS"],
     ];
     for (const [args, said] of cases) {
       const result = await runServer({ SKILLS_DIR: tree.skillsDir }, args);
       expect({ args, code: result.code, stderr: result.stderr }).toEqual({
         args,
-        code: 1,
+        code: 2,
         stderr: `skills-mcp: ${said}\n`,
       });
     }

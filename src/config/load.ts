@@ -86,6 +86,13 @@ export interface HttpSettings {
 /** A configuration problem: the server cannot start, and the message says what is valid. */
 export class ConfigError extends Error {
   override name = "ConfigError";
+  constructor(
+    message: string,
+    /** Whether the command line is wrong (exit status 2, as every other command's), not only a setting. */
+    readonly usage = false,
+  ) {
+    super(message);
+  }
 }
 
 /** Where loadConfig resolves relative paths, and how it reads the files its settings name. */
@@ -130,6 +137,7 @@ export function loadConfig(
   // A blank --pack (an unset variable in a script) would otherwise give the line of every pack.
   if (args.pack !== undefined && steering && args.pack.flatMap(splitList).length === 0)
     problems.push("--pack needs a selector (a pack, group or pack/group); leave it out for every pack");
+  const wrongCommandLine = problems.length > 0;
 
   // TRANSPORT first, without its problems (read again below): where nothing serves HTTP, its settings are
   // not checked.
@@ -151,7 +159,7 @@ export function loadConfig(
 
   // --help and --version read no setting: a bad one in the environment must not hide the help that fixes it.
   const answersAlone = args.help === true || args.version === true;
-  if (problems.length > 0 && !answersAlone) throw new ConfigError(problems.join("; "));
+  if (problems.length > 0 && !answersAlone) throw new ConfigError(problems.join("; "), wrongCommandLine);
 
   const transport = args.stdio ? "stdio" : values.TRANSPORT;
   return Object.freeze({

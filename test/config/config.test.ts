@@ -193,6 +193,22 @@ describe("loadConfig", () => {
     expect(USAGE).toContain("  --build-index ");
   });
 
+  it("tells a wrong command line from a wrong setting, for the exit status", () => {
+    const thrown = (env: Record<string, string>, argv: string[]) => {
+      try {
+        configOf(env, argv);
+      } catch (error) {
+        return error instanceof ConfigError ? { message: error.message, usage: error.usage } : error;
+      }
+      return undefined;
+    };
+    expect(thrown({}, ["--bogus"])).toMatchObject({ usage: true });
+    expect(thrown({}, ["--pack", "p"])).toMatchObject({ usage: true });
+    expect(thrown({ PORT: "abc" }, ["--build-index", "--stdio"])).toMatchObject({ usage: true });
+    expect(thrown({ PORT: "abc" }, [])).toMatchObject({ usage: false });
+    expect(thrown({}, ["--build-index"])).toMatchObject({ usage: false });
+  });
+
   it("lists every problem at once", () => {
     const load = () => configOf({ PORT: "70000", TRANSPORT: "sse" }, ["--verbose"]);
     expect(load).toThrow(ConfigError);
