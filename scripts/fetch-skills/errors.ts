@@ -69,6 +69,7 @@ const SYSTEM_PROBLEMS: Readonly<Record<string, readonly [what: string, fix: stri
   EROFS: ["its file system is read-only", "give a folder on a writable file system"],
   ENOSPC: ["no space is left on its disk", "free some space, or give a folder on another disk"],
   EDQUOT: ["the disk quota is used up", "free some space, or give a folder on another disk"],
+  EFBIG: ["a file grew past the size this process may write", "raise its limit (ulimit -f)"],
   ENOTDIR: ["a file stands where its path needs a folder", "remove that file, or give another folder"],
   EEXIST: ["a file is already there", "remove it, or give another folder"],
   EISDIR: ["it is a folder, not a file", "give a file's path"],

@@ -221,7 +221,7 @@ ref = "{STEADY_REF}"
 
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toContain(
-      "fetch-skills: skills.toml: cannot be rewritten (EFBIG)\nfetch-skills: nothing written\n",
+      "fetch-skills: skills.toml: cannot be rewritten: a file grew past the size this process may write (EFBIG); raise its limit (ulimit -f)\nfetch-skills: nothing written\n",
     );
     expect(await readFile(path.join(site, "skills.toml"), "utf8")).toBe(text);
     expect(await readdir(site)).toEqual(["skills.toml"]);
