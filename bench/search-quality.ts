@@ -249,7 +249,10 @@ function parseCommandLine(): { corpus: string; queriesFile: string; options: Opt
     process.exit(0);
   }
   const [corpus, queriesFile, ...extra] = positionals;
-  if (corpus === undefined || queriesFile === undefined) return exitWithUsage();
+  // The usage alone left the reader to find which was missing.
+  if (corpus === undefined) return exitWithUsage("give the corpus folder and the queries file");
+  if (queriesFile === undefined)
+    return exitWithUsage(`give the queries file after the corpus folder ${corpus}`);
   if (extra.length > 0) return exitWithUsage(`unexpected argument: ${extra.join(" ")}`);
   for (const option of ["asked-by", "ranks", "weak"] as const) {
     if (values[option] === "") return exitWithUsage(`--${option} needs a file`);

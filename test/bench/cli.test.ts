@@ -258,6 +258,8 @@ describe("each bench's command line", () => {
 
   it.each<[string, string[], string]>([
     ["search-quality.ts", ["--bogus"], "unknown option --bogus; valid: --typos, --asked-by,"],
+    ["search-quality.ts", [], "give the corpus folder and the queries file"],
+    ["search-quality.ts", ["corpus"], "give the queries file after the corpus folder corpus"],
     [
       "audit-hostile.ts",
       ["--bogus"],
