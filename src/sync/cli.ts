@@ -253,8 +253,15 @@ function parseHeaders(given: readonly string[]): Record<string, string> {
     const colon = header.indexOf(":");
     const name = header.slice(0, Math.max(colon, 0)).trim();
     const value = header.slice(colon + 1).trim();
-    if (colon === -1 || !HEADER_NAME.test(name)) {
+    if (colon === -1 || name === "") {
       throw new UsageError(`--header "${header}" is not NAME: VALUE (a header name, a colon, its value)`);
+    }
+    // "is not NAME: VALUE" was said of `X-Ä: ü` too, which is, but for the character its name cannot hold.
+    if (!HEADER_NAME.test(name)) {
+      const [bad = ""] = [...name].filter((character) => !HEADER_NAME.test(character));
+      throw new UsageError(
+        `--header "${header}": a header name cannot hold "${bad}" (only ASCII letters, digits and !#$%&'*+-.^_\`|~)`,
+      );
     }
     if (/[\r\n\0]/.test(value)) throw new UsageError(`--header ${name}: the value holds a line break or NUL`);
     if (hasHeader(headers, name)) throw new UsageError(`--header ${name} is given twice`);

@@ -90,6 +90,12 @@ describe("the command line", () => {
     ],
     [["http://a/mcp", "--to", "x", "--project"], /--project goes with --client/],
     [["http://a/mcp", "--to", "x", "--header", "no colon"], /is not NAME: VALUE/],
+    [["http://a/mcp", "--to", "x", "--header", ": v"], /is not NAME: VALUE/],
+    // It said "is not NAME: VALUE" of a header that is, but for a character its name cannot hold.
+    [
+      ["http://a/mcp", "--to", "x", "--header", "X-Tëam: blue"],
+      /^skills-mcp sync: --header "X-Tëam: blue": a header name cannot hold "ë" \(only ASCII letters/m,
+    ],
     [
       ["http://a/mcp", "--to", "x", "--pack", "a", "--header", "X-Skill-Pack: b"],
       /--pack and --header X-Skill-Pack/,
