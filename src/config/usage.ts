@@ -17,6 +17,12 @@ export const USAGE = [
     "",
   ),
   "",
+  ...wrapped(
+    "Exit status: 0 served until stopped, or done; 1 it failed (a setting, the skills folder, the address " +
+      "or the saved index; one line says why); 2 the command line is wrong.",
+    "",
+  ),
+  "",
   "Options:",
   ...listed(Object.values(OPTIONS).map((option) => [option.shown, option.help])),
   "",

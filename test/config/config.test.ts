@@ -193,6 +193,12 @@ describe("loadConfig", () => {
     expect(USAGE).toContain("  --build-index ");
   });
 
+  it("says its exit statuses in --help, as sync's and the scripts' help do", () => {
+    expect(USAGE.replaceAll("\n", " ")).toContain(
+      "Exit status: 0 served until stopped, or done; 1 it failed (a setting, the skills folder, the address or the saved index; one line says why); 2 the command line is wrong.",
+    );
+  });
+
   it("tells a wrong command line from a wrong setting, for the exit status", () => {
     const thrown = (env: Record<string, string>, argv: string[]) => {
       try {
