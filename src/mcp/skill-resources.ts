@@ -1,3 +1,4 @@
+import { hash } from "node:crypto";
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -13,6 +14,7 @@ import {
 } from "@modelcontextprotocol/server/ext/skills";
 import {
   type CatalogFile,
+  ChangedFileError,
   type FileContent,
   type FileReader,
   formatSize,
@@ -63,10 +65,15 @@ const PAGE_BYTES = 512 * 1024;
 
 /**
  * What a `skill://` URI names: a file of the skills the extension carries (of a nested skill, and of each
- * skill it is nested in), or a pack file.
+ * skill it is nested in), with the digest their entries give it, or a pack file.
  */
 type Target =
-  | { readonly kind: "skill-file"; readonly skills: Skill[]; readonly file: CatalogFile }
+  | {
+      readonly kind: "skill-file";
+      readonly skills: Skill[];
+      readonly file: CatalogFile;
+      readonly digest: string;
+    }
   | { readonly kind: "pack-file"; readonly pack: string; readonly file: CatalogFile };
 
 /** A folder of the `skill://` namespace: its children, and whose files lie below it (to scope it). */
@@ -161,10 +168,10 @@ export class SkillResources {
         warn({ skill, reason: `left out of the Skills extension: ${problem}` });
         continue;
       }
-      for (const { key, file } of files) {
+      for (const { key, file, digest } of files) {
         const shared = targets.get(key);
         if (shared?.kind === "skill-file") shared.skills.push(skill);
-        else targets.set(key, { kind: "skill-file", skills: [skill], file });
+        else targets.set(key, { kind: "skill-file", skills: [skill], file, digest });
       }
       carried.push({ skill, entry });
     }
@@ -309,6 +316,11 @@ export class SkillResources {
     const mimeType = mimeTypeOf(target.file.path);
     if (target.file.size > MAX_READ_BYTES) return overTheCap(uri, await reader.read(target.file), mimeType);
     const bytes = await reader.readBytes(target.file);
+    // A file edited in place since startup, its size kept, would be sent against the digest its entry
+    // (and skills/get, a host's way to refresh it) still gives: a host could neither use it nor recover.
+    if (target.kind === "skill-file" && `sha256:${hash("sha256", bytes, "hex")}` !== target.digest) {
+      throw new ChangedFileError(target.file.source, "changed since the catalog was loaded: not its digest");
+    }
     // Binary as the tools and the audit tell it (a NUL, or mostly control characters, up front), even when
     // it decodes: the audit never read it as text, and each such character would take six bytes of JSON.
     // So is a text start with enough of them behind it (up to 8 MiB here) to weigh more than base64: sent
@@ -458,21 +470,25 @@ function skillDocumentResource({ skill, entry }: CarriedSkill): Resource {
 }
 
 /**
- * Each file of `skill` at its key, `<pack>/[<group>/]<name>/<path>`; undefined when its entry does not
- * list exactly these files at these URIs (the SDK encodes each segment as uriOfKey does).
+ * Each file of `skill` at its key, `<pack>/[<group>/]<name>/<path>`, with its digest in the entry;
+ * undefined when its entry does not list exactly these files at these URIs (the SDK encodes each segment
+ * as uriOfKey does).
  */
-function filesOfEntry(skill: Skill, entry: SkillEntry): { key: UriKey; file: CatalogFile }[] | undefined {
+function filesOfEntry(
+  skill: Skill,
+  entry: SkillEntry,
+): { key: UriKey; file: CatalogFile; digest: string }[] | undefined {
   if (entry.resources === "dynamic") return undefined;
   const root = skillPath(skill);
-  const files = [skill.document, ...skill.files.values()].map((file) => ({
-    key: `${root}/${file.path}`,
-    file,
-  }));
-  const listed = new Set(entry.resources.map(({ uri }) => uri));
-  const fits =
-    listed.size === files.length &&
-    entry.uri === uriOfKey(`${root}/${skill.document.path}`) &&
-    files.every(({ key }) => listed.has(uriOfKey(key)));
+  const listed = new Map(entry.resources.map(({ uri, digest }) => [uri, digest]));
+  const files: { key: UriKey; file: CatalogFile; digest: string }[] = [];
+  for (const file of [skill.document, ...skill.files.values()]) {
+    const key = `${root}/${file.path}`;
+    const digest = listed.get(uriOfKey(key));
+    if (digest === undefined) return undefined;
+    files.push({ key, file, digest });
+  }
+  const fits = listed.size === files.length && entry.uri === uriOfKey(`${root}/${skill.document.path}`);
   return fits ? files : undefined;
 }
 

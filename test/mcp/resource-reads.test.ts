@@ -57,6 +57,7 @@ let server: RunningServer;
 beforeAll(async () => {
   tree = await makeTree({
     "big/reader/SKILL.md": skillMd("reader", "Reads big files."),
+    "big/reader/edited.md": "# Notes, version 1\n",
     "big/heavy/SKILL.md": skillMd("heavy", "Carries a file larger than a read carries."),
     "big/vanishing/SKILL.md": skillMd("vanishing", "Its SKILL.md goes away."),
     "big/huge.txt": HUGE_TEXT,
@@ -364,6 +365,37 @@ describe("files that changed or vanished since the catalog was loaded", () => {
       logged.mockRestore();
     }
   });
+});
+
+describe("a skill file edited in place since the catalog was loaded, its size kept", () => {
+  // Regression: the read sent the new bytes, which the digest of the skill's entry (made at startup, and
+  // given again by skills/get, the host's way to refresh it) no longer matched: a host checking them
+  // could neither use the file nor recover, and nothing said why. A fix of a typo keeps a file's size.
+  it.each(ERAS)(
+    "resources/read refuses it as a file that changed, never bytes against its digest (%s)",
+    async (era) => {
+      const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+      try {
+        const client = await server.connect({ era });
+        const uri = "skill://big/reader/edited.md";
+        await writeFile(path.join(tree.dir, "big/reader/edited.md"), "# Notes, version 2\n");
+        expect(await read(client, uri)).toEqual({
+          code: -32603,
+          message: `${uri} could not be read inside the server; the error was logged. Try again or read another resource.`,
+        });
+        const details = logged.mock.calls.map((args) => String(args[0]));
+        expect(
+          details.some((detail) => detail.includes("edited.md changed since the catalog was loaded")),
+        ).toBe(true);
+        // The skill's other files still verify against its entry.
+        const skills = new SkillsClient(client);
+        const { skill } = await skills.get("skill://big/reader/SKILL.md");
+        expect((await skills.read(skill)).verified).toBe(true);
+      } finally {
+        logged.mockRestore();
+      }
+    },
+  );
 });
 
 describe("files that became a FIFO or a symlink, or moved, since the catalog was loaded", () => {
