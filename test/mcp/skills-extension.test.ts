@@ -720,3 +720,36 @@ describe("a nested skill whose files are not those the skill around it holds in 
     });
   });
 });
+
+// What a host checks is the bytes it reads back (text as UTF-8, a blob decoded) against the entry: line
+// endings, a BOM, separators JSON escapes and bytes that are not UTF-8 must all come back as on disk.
+describe.each(ERAS)("files whose bytes a careless read would change (%s)", (era) => {
+  const odd = {
+    "e/crlf/SKILL.md": skillMd("crlf", "Written with CRLF line endings.").replaceAll("\n", "\r\n"),
+    "e/crlf/notes.md": "one\r\ntwo\r\n",
+    "e/crlf/old-mac.txt": "one\rtwo\r",
+    "e/bom/SKILL.md": `\uFEFF${skillMd("bom", "Starts with a byte order mark.")}`,
+    "e/bom/notes.txt": "\uFEFFwith a BOM\n",
+    "e/bom/empty.md": "",
+    "e/bom/separators.txt": "a\u2028b\u2029c\n",
+    "e/bom/latin1.txt": Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+    "e/bom/nul.txt": Buffer.from("abc\0def\n"),
+    "e/bom/a b%20é#?.md": "a name a URI must encode\n",
+  };
+  const served = serveTree(odd, era);
+
+  it("each reads back as the very bytes its digest and size cover, and SKILL.md as its frontmatter", async () => {
+    const skills = new SkillsClient(served.client);
+    const listing = await skills.list();
+    expect(listing.invalid).toEqual([]);
+    let checked = 0;
+    for (const skill of listing.skills) {
+      if (skill.resources === "dynamic") throw new Error(`${skill.uri} has dynamic resources`);
+      for (const { uri } of skill.resources) {
+        expect((await skills.read(skill, uri)).verified).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBe(Object.keys(odd).length);
+  });
+});
