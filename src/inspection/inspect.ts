@@ -191,6 +191,13 @@ async function entryOf(
   if (yaml !== frontmatterDigest(entry.frontmatter)) {
     return leftOut("its frontmatter reads otherwise to the Skills extension's parser than to YAML");
   }
+  const inexact = inexactField(entry.frontmatter);
+  if (inexact !== undefined) {
+    return leftOut(
+      `its frontmatter's ${JSON.stringify(inexact)} is an integer past 2^53, which JSON does not carry exactly ` +
+        "to every host: quote it",
+    );
+  }
   const json = JSON.stringify(entry);
   const bytes = Buffer.byteLength(json);
   if (bytes > MAX_ENTRY_BYTES) {
@@ -200,6 +207,25 @@ async function entryOf(
     );
   }
   return { entry: JSON.parse(json) as SkillEntry, leftOut: undefined };
+}
+
+/**
+ * The first field of `frontmatter` holding, at any depth, an integer past 2^53: YAML read it rounded, and
+ * the entry would publish it so, while a host whose YAML keeps such integers (Python's, Go's) compares the
+ * file's with the entry's, as the extension asks, and finds them apart. Walked without recursion: YAML
+ * nests as deep as a frontmatter is long.
+ */
+function inexactField(frontmatter: Readonly<Record<string, unknown>>): string | undefined {
+  for (const [field, value] of Object.entries(frontmatter)) {
+    const pending: unknown[] = [value];
+    while (pending.length > 0) {
+      const next = pending.pop();
+      if (typeof next === "number" && Number.isInteger(next) && !Number.isSafeInteger(next)) return field;
+      if (next !== null && typeof next === "object")
+        for (const inner of Object.values(next)) pending.push(inner);
+    }
+  }
+  return undefined;
 }
 
 /** The digest of the frontmatter of `document` as YAML reads it; undefined when YAML cannot read it. */

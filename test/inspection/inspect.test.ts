@@ -89,6 +89,35 @@ describe("inspectCatalog", () => {
     ]);
   });
 
+  // Regression: an integer past 2^53 in the frontmatter (an id, `x-id: 12345678901234567890`) was published
+  // rounded (12345678901234567000), so the entry's frontmatter was not the file's: a host whose YAML keeps
+  // the integer (Python's, Go's) compares the two as the extension asks, finds them apart, and must refuse.
+  it("leaves out a skill whose frontmatter holds an integer JSON does not carry exactly", async () => {
+    const frontmatter = (name: string, extra: string) =>
+      `---\nname: ${name}\ndescription: Numbers.\n${extra}\n---\n# Body\n`;
+    tree = await makeTree({
+      "p/big/SKILL.md": frontmatter("big", "x-id: 12345678901234567890"),
+      "p/deep/SKILL.md": frontmatter("deep", "x-ids:\n  - 1\n  - -9007199254740993"),
+      "p/safe/SKILL.md": frontmatter(
+        "safe",
+        'x-id: 9007199254740991\nx-ratio: 0.1\nx-quoted: "12345678901234567890"',
+      ),
+    });
+    const { catalog } = loadCatalog(tree.dir);
+
+    const { inspection } = await inspectCatalog(catalog);
+    expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
+      [
+        "p/big",
+        'its frontmatter\'s "x-id" is an integer past 2^53, which JSON does not carry exactly to every host: quote it',
+      ],
+      [
+        "p/deep",
+        'its frontmatter\'s "x-ids" is an integer past 2^53, which JSON does not carry exactly to every host: quote it',
+      ],
+    ]);
+  });
+
   // Regression: `version: 1.0` in metadata (a number to YAML) left the skill out of the extension with only
   // the SDK's "metadata must map strings to strings": which key, and what to do, the author had to guess.
   it("names the metadata values that keep a skill out of the extension, and how to fix them", async () => {
