@@ -1,7 +1,7 @@
 import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
 import { grown, isStarts } from "./arrays.js";
 import { otherSpellings } from "./english-spellings.js";
-import { FIELD_NAMES, type FieldName } from "./fields.js";
+import { FIELD_NAMES, type FieldName, HEADINGS } from "./fields.js";
 import { KeyTable, stemKey } from "./keys.js";
 import { Lexicon } from "./lexicon.js";
 import { WordScanner, type WordSink, words } from "./scanner.js";
@@ -293,6 +293,15 @@ export function termWeight(documentFrequency: number, documents: number, k1: num
 }
 
 /**
+ * The most distinct terms one document may hold. Once its headings and body have brought it this many,
+ * their further words count only if the document already holds them: a SKILL.md (up to 1 MiB) of distinct
+ * words added each as a term, with its postings and its spelling (5 MiB kept for a 0.9 MiB one). Name,
+ * description and place come first, so they are always held. The bench corpus's largest is 1,667
+ * (anthropics/claude-api; a median of 327).
+ */
+export const TERMS_A_DOCUMENT = 4096;
+
+/**
  * Builds a {@link Bm25fIndex} one document at a time, so that a catalog's texts need not be in memory at
  * once. Words are interned as they are scanned (see {@link Lexicon}) and each document's counts are
  * appended to a compact record stream; `finish` turns the stream into postings in one pass, once the
@@ -321,6 +330,8 @@ export class Bm25fBuilder implements WordSink {
   private local: Int32Array = new Int32Array(1024);
   private localCounts: Int32Array = new Int32Array(1024 * FIELDS);
   private localTerms = 0;
+  /** The documents whose headings and body had more distinct terms than {@link TERMS_A_DOCUMENT}. */
+  readonly full: number[] = [];
 
   constructor(readonly size: number) {
     this.fieldLengths = new Int32Array(size * FIELDS);
@@ -343,11 +354,29 @@ export class Bm25fBuilder implements WordSink {
     length: number,
     humped: boolean,
   ): void {
-    this.countTerm(this.lexicon.termOfSpan(text, start, end, hash, check, length, humped));
+    if (this.isFull()) this.countHeld(this.lexicon.metTermOfSpan(hash, check, length));
+    else this.countTerm(this.lexicon.termOfSpan(text, start, end, hash, check, length, humped));
   }
 
   word(word: string): void {
-    this.countTerm(this.lexicon.termOfWord(word));
+    if (this.isFull()) this.countHeld(this.lexicon.metTermOfWord(word));
+    else this.countTerm(this.lexicon.termOfWord(word));
+  }
+
+  /** Whether the current field may add no new terms to the document (see {@link TERMS_A_DOCUMENT}). */
+  private isFull(): boolean {
+    return this.field >= HEADINGS && this.localTerms >= TERMS_A_DOCUMENT;
+  }
+
+  /**
+   * Counts an occurrence of `term` (see {@link Lexicon.metTermOfSpan}) if the current document holds it
+   * already; else, unless it is a word not indexed, the word is left out and the document noted as full.
+   */
+  private countHeld(term: number): void {
+    if (term === -1) return;
+    const at = term < 0 || term >= this.position.length ? -1 : (this.position[term] as number);
+    if (at >= 0 && at < this.localTerms && this.local[at] === term) this.countTerm(term);
+    else if (this.full[this.full.length - 1] !== this.documents) this.full.push(this.documents);
   }
 
   /** Counts one occurrence of `term`, if it is indexed, in the current field of the current document. */

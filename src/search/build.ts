@@ -1,5 +1,5 @@
 import type { Skill } from "../catalog/index.js";
-import { Bm25fBuilder, type Bm25fIndex, type RankingOptions } from "./bm25f.js";
+import { Bm25fBuilder, type Bm25fIndex, type RankingOptions, TERMS_A_DOCUMENT } from "./bm25f.js";
 import { DESCRIPTION, forEachSection, NAME, PLACE } from "./fields.js";
 import { NameIndex } from "./names.js";
 import { indexFromPart as fromPart, type LoadedIndex } from "./saved-index.js";
@@ -18,14 +18,18 @@ export const DEFAULT_RANKING: RankingOptions = {
 
 /**
  * Indexes `skills` once, reading each SKILL.md through `documentOf` (the catalog's reader: search itself
- * does no I/O); every later search and suggestion reads the index only. `ranking` is for tuning.
+ * does no I/O); every later search and suggestion reads the index only. `ranking` is for tuning. `onFull`
+ * hears of each skill whose SKILL.md holds more distinct words than {@link TERMS_A_DOCUMENT}: only its
+ * first ones are indexed.
  */
 export function buildIndex(
   skills: readonly Skill[],
   documentOf: (skill: Skill) => string,
   ranking: RankingOptions = DEFAULT_RANKING,
+  onFull: (skill: Skill) => void = () => {},
 ): SearchIndex {
-  return new SkillIndex(skills, indexTerms(skills, documentOf, ranking), NameIndex.build(skills), ranking);
+  const terms = indexTerms(skills, documentOf, ranking, onFull);
+  return new SkillIndex(skills, terms, NameIndex.build(skills), ranking);
 }
 
 /** Reads each skill's SKILL.md once, in turn, so that the catalog's documents are never all in memory. */
@@ -33,6 +37,7 @@ function indexTerms(
   skills: readonly Skill[],
   documentOf: (skill: Skill) => string,
   ranking: RankingOptions,
+  onFull: (skill: Skill) => void,
 ): Bm25fIndex {
   const builder = new Bm25fBuilder(skills.length);
   const addSection = (field: number, text: string, start: number, end: number) =>
@@ -45,6 +50,7 @@ function indexTerms(
     forEachSection(documentOf(skill), addSection);
     builder.endDocument();
   }
+  for (const document of builder.full) onFull(skills[document] as Skill);
   return builder.finish(ranking);
 }
 

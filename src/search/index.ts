@@ -1,4 +1,4 @@
-export type { RankingOptions } from "./bm25f.js";
+export { type RankingOptions, TERMS_A_DOCUMENT } from "./bm25f.js";
 export { buildIndex, DEFAULT_RANKING, indexFromPart } from "./build.js";
 export { FIELD_NAMES, type FieldName } from "./fields.js";
 export { INDEX_FORMAT_VERSION, indexToPart, type LoadedIndex } from "./saved-index.js";

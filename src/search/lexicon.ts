@@ -34,6 +34,9 @@ const LENGTH = PARTS_NOTED - 1;
  */
 const PARTS_A_DOCUMENT = 1024;
 
+/** What {@link Lexicon.metTermOfSpan} gives for a word not met before. */
+const UNMET = -2;
+
 /**
  * Maps words to term ids while a catalog is indexed, without making a string of every word: a word is
  * found by the two hashes the scanner computed on the way (a 64-bit key, with its length), and only
@@ -90,6 +93,21 @@ export class Lexicon {
     if (value === 0 && ++this.entries * 2 > slots.length >> 2) this.rehash();
     if (humped) this.notePartsOf(text, start, end);
     return term;
+  }
+
+  /**
+   * The term of a word already met (see {@link termOfSpan}), -1 if it is not indexed, or {@link UNMET}: a
+   * look-up that adds nothing, for a document that has reached its limit of distinct terms
+   * (see `TERMS_A_DOCUMENT`).
+   */
+  metTermOfSpan(hash: number, check: number, length: number): number {
+    const value = this.slots[this.slotOf(hash, check, length) + 2] as number;
+    return value === 0 || value === ONLY_A_PART ? UNMET : value - 2;
+  }
+
+  /** Like {@link metTermOfSpan}, for a word that took the Unicode path. */
+  metTermOfWord(word: string): number {
+    return this.unicodeWords.get(word) ?? UNMET;
   }
 
   /**

@@ -321,8 +321,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 10,
-        digest: "9088cf429adb32f854a98e57a137a0a18d263a84ff41805579d1fa62594c346b",
+        version: 11,
+        digest: "95743582f69895cb79e54300187c25713f8b5c94da16c8b6ae6a40040619ff29",
       });
     } finally {
       await tree.remove();
