@@ -3,7 +3,8 @@
  * instructions, `list_packs`, and `list_skills` for each pack of a catalog folder; then, for the whole
  * catalog and for each pack as an `X-Skill-Pack` scope, what a model sees before its first call (the
  * instructions and the whole `tools/list`) and, given labelled requests, its cue coverage, also as hosts
- * that show only the instructions or only the tools see it.
+ * that show only the instructions or only the tools see it, and as the steering line (`--steering`) alone
+ * gives it.
  *
  *   npm run tokens -- [catalog folder] [--queries queries.json]... [--catalog-preview off]
  *
@@ -16,6 +17,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Scope } from "../src/catalog/index.js";
 import { describeArgsError } from "../src/command-line.js";
+import { steeringFor } from "../src/mcp/index.js";
 import { examplesDir } from "../src/package.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { type CueCase, cueCoverage } from "./cue-coverage.js";
@@ -110,15 +112,22 @@ async function main(argv: readonly string[]): Promise<void> {
     ...packs.map((pack): [string, Scope] => [pack.name, catalog.everything.narrow([pack.name])]),
   ];
   console.log(
-    `\nUp front, per scope: the instructions and the whole tools/list (CATALOG_PREVIEW=${preview})`,
+    `\nUp front, per scope: the instructions and the whole tools/list (CATALOG_PREVIEW=${preview}), and the --steering line`,
   );
-  const header = ["scope", "bytes", "tokens", ...sets.flatMap((set) => [`coverage ${set.file}`])];
+  const header = [
+    "scope",
+    "bytes",
+    "tokens",
+    "steering tokens",
+    ...sets.flatMap((set) => [`coverage ${set.file}`]),
+  ];
   console.log(header.join("\t"));
   const packCoverage = sets.map(() => [] as number[]);
   const byHost: string[] = [];
   for (const [name, scope] of scopes) {
     const shown = await shownOf(await connectInMemory(deps, scope));
     const upfront = `${shown.instructions}\n${shown.tools}`;
+    const steering = steeringFor(deps, scope);
     const casesOf = (set: QuerySet) =>
       name === "(whole catalog)" ? set.cases : set.cases.filter((item) => item.pack === name);
     byHost.push(
@@ -127,7 +136,9 @@ async function main(argv: readonly string[]): Promise<void> {
         ...sets.map((set) => {
           const cases = casesOf(set);
           if (cases.length === 0) return "-";
-          const views = [shown.instructions, shown.tools, upfront].map((text) => cueCoverage(text, cases));
+          const views = [shown.instructions, shown.tools, upfront, steering].map((text) =>
+            cueCoverage(text, cases),
+          );
           return views.map((coverage) => coverage.toFixed(2)).join(" / ");
         }),
       ].join("\t"),
@@ -140,11 +151,16 @@ async function main(argv: readonly string[]): Promise<void> {
     });
     const tokens = countTokens(upfront);
     const flag = tokens > MAX_UPFRONT_TOKENS ? " over" : "";
-    console.log([name, Buffer.byteLength(upfront), `${tokens}${flag}`, ...coverages].join("\t"));
+    console.log(
+      [name, Buffer.byteLength(upfront), `${tokens}${flag}`, countTokens(steering), ...coverages].join("\t"),
+    );
   }
   if (sets.length > 0) {
     // Hosts differ in what they show (README, "Getting agents to use the skills"): each view must do alone.
-    console.log("\nCue coverage by what a host shows: instructions only / tools/list only / both");
+    // The steering line is what a host's CLAUDE.md, AGENTS.md or system prompt adds on every turn.
+    console.log(
+      "\nCue coverage by what a host shows: instructions only / tools/list only / both / steering line",
+    );
     console.log(["scope", ...sets.map((set) => `coverage ${set.file}`)].join("\t"));
     for (const row of byHost) console.log(row);
   }
