@@ -49,12 +49,13 @@ describe("npm run tokens", () => {
   // The steering line (--steering) is read on every turn from CLAUDE.md, AGENTS.md or a system prompt, yet
   // no figure said what it covered or cost: its words could turn to filler with nothing to show it.
   it("reports the tokens and the cue coverage of the steering line of each scope", async () => {
-    const { code, stdout } = await tokens(["examples/skills", "--queries", first]);
+    const examples = "bench/queries/examples.json";
+    const { code, stdout } = await tokens(["examples/skills", "--queries", first, "--queries", examples]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^scope\tbytes\ttokens\tsteering tokens\tcoverage /m);
-    expect(stdout).toMatch(/^workflows\t\d+\t\d+\t\d+\t1\.00 \(1\)$/m);
+    expect(stdout).toMatch(/^workflows\t\d+\t\d+\t\d+\t1\.00 \(1\)\t\d\.\d\d \(10\)$/m);
     // The one request, to clean a csv file, shares `clean` and `csv` with the line's `clean-csv`.
-    expect(stdout).toMatch(/^workflows\t\d\.\d\d \/ \d\.\d\d \/ 1\.00 \/ 1\.00$/m);
+    expect(stdout).toMatch(/^workflows\t\d\.\d\d \/ \d\.\d\d \/ 1\.00 \/ 1\.00\t(\d\.\d\d( \/ )?){4}$/m);
   });
 
   it("refuses a second query set listed after one --queries, instead of leaving it out of the report", async () => {
