@@ -22,6 +22,11 @@ const UNSAID_BYTES = 120;
 const MAIN_TERMS_TIMES = 10;
 /** A steering line is read on every turn of every conversation: a short phrase of each pack at most. */
 const STEERING_PACK_BYTES = 160;
+/**
+ * A steering line gives only terms weighing this much: held by a skill's name, or by two descriptions
+ * (see Enough.least).
+ */
+const HELD = 2;
 /** A pack's summary gives each group with at most this many of its telling terms. */
 const MOST_EACH = 3;
 /** An entry shorter than this says too little of its skill; past it, packs are summarized instead. */
@@ -287,21 +292,25 @@ function summarizePack(
   catalog: TermFrequencies,
   room: number,
   said: ReadonlySet<string>,
+  least = 0,
 ): string {
-  if (said.size > 0) return new PackSummary(pack, catalog, said, room).within(room);
-  let kept = summaries.get(catalog);
+  if (said.size > 0) return new PackSummary(pack, catalog, said, room, least).within(room);
+  const cache = least === 0 ? summaries : heldSummaries;
+  let kept = cache.get(catalog);
   if (kept === undefined) {
     kept = new WeakMap();
-    summaries.set(catalog, kept);
+    cache.set(catalog, kept);
   }
   let summary = kept.get(pack);
   if (summary === undefined) {
-    summary = new PackSummary(pack, catalog, said, MAX_PREVIEW_BYTES);
+    summary = new PackSummary(pack, catalog, said, MAX_PREVIEW_BYTES, least);
     kept.set(pack, summary);
   }
   return summary.within(room);
 }
 const summaries = new WeakMap<TermFrequencies, WeakMap<Pack, PackSummary>>();
+/** Summaries of terms weighing HELD at least, as steering lines give them. */
+const heldSummaries = new WeakMap<TermFrequencies, WeakMap<Pack, PackSummary>>();
 
 /**
  * A pack's summary for any room within a preview: each group with the terms that tell it apart (as many
@@ -324,6 +333,8 @@ class PackSummary {
     said: ReadonlySet<string>,
     /** The largest room it is cut to. */
     private readonly most: number,
+    /** Only terms weighing this much at least (see Enough.least). */
+    private readonly least: number,
   ) {
     this.#known = new Set([...said, ...namesOf(pack)]);
     this.#groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
@@ -341,14 +352,14 @@ class PackSummary {
   }
 
   #telling(known: ReadonlySet<string>): string[] {
-    return this.catalog.tellingTerms(this.pack, undefined, known, { bytes: this.most });
+    return this.catalog.tellingTerms(this.pack, undefined, known, { bytes: this.most, least: this.least });
   }
 
   #textOf(each: number): { readonly text: string; readonly bytes: number } {
     let made = this.#texts.get(each);
     if (made === undefined) {
       this.#groupTerms ??= this.#groups.map((group) =>
-        this.catalog.tellingTerms(this.pack, group, this.#known, { terms: MOST_EACH }),
+        this.catalog.tellingTerms(this.pack, group, this.#known, { terms: MOST_EACH, least: this.least }),
       );
       const groupTerms = this.#groupTerms;
       const text = this.#groups
@@ -491,8 +502,52 @@ export function steeringLine(scope: Scope, catalog: TermFrequencies, settings: P
   const areas = packLines(scope.packs, roomAfter(head), (pack, share) => {
     const name = `${pack.name} (`;
     const room = Math.min(share, STEERING_PACK_BYTES) - bytes(name) - 1;
-    const about = settings.describedPack(pack) ?? summarizePack(pack, catalog, room, new Set());
+    const about = settings.describedPack(pack) ?? tasksOf(pack, catalog, room);
     return `${name}${cut(about, room)})`;
   });
   return cut(`${head}${areas.join("; ")}.`, MAX_PREVIEW_BYTES - 1);
 }
+
+/**
+ * What a steering line says of a pack within `room` bytes: its skills by name when they fit, as the
+ * instructions give them (a name is a task in a few words), then the telling terms those names leave
+ * out; else its groups and telling terms. Only terms held by a skill's name or by two descriptions are
+ * given (HELD): a word of one description (`another` of "loaded into another system") names no task.
+ */
+function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
+  const { names, also } = steeringPartsOf(pack, catalog);
+  if (bytes(names) > room) return summarizePack(pack, catalog, room, NOTHING_KNOWN, HELD);
+  const termsRoom = room - bytes(names) - bytes(ALSO);
+  const terms = cut(also, termsRoom);
+  return terms === "" ? names : `${names}${ALSO}${terms}`;
+}
+
+/**
+ * A pack's skills by name, and the terms they leave out within the most room a steering line gives a
+ * pack: the same in every scope that holds the pack whole, so worked out once and only cut to each room.
+ */
+function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
+  let kept = steeringParts.get(catalog);
+  if (kept === undefined) {
+    kept = new WeakMap();
+    steeringParts.set(catalog, kept);
+  }
+  let parts = kept.get(pack);
+  if (parts === undefined) {
+    const names = skillsByName(pack, Number.POSITIVE_INFINITY);
+    const said = new Set([...saidIn(names), ...namesOf(pack)]);
+    const also =
+      bytes(names) >= STEERING_PACK_BYTES
+        ? ""
+        : catalog.tellingTerms(pack, undefined, said, { bytes: STEERING_PACK_BYTES, least: HELD }).join(", ");
+    parts = { names, also };
+    kept.set(pack, parts);
+  }
+  return parts;
+}
+
+interface SteeringParts {
+  readonly names: string;
+  readonly also: string;
+}
+const steeringParts = new WeakMap<TermFrequencies, WeakMap<Pack, SteeringParts>>();

@@ -13,13 +13,23 @@ const KEPT_RANKINGS = 1024;
 /** The terms of some units, best first, each as the first of those units to hold it wrote it. */
 interface Ranking {
   readonly terms: Int32Array;
+  /** By rank: what the units' skills weigh of the term (see UnitCells.weights). */
+  readonly weights: Float64Array;
   readonly spelled: readonly string[];
 }
 
-/** Where tellingTerms may stop: after this many terms, or once they hold over this many bytes. */
+/**
+ * Where tellingTerms may stop: after this many terms, or once they hold over this many bytes; and which
+ * terms it gives: only those weighing `least` at least in the units, when set.
+ */
 export interface Enough {
   readonly terms?: number;
   readonly bytes?: number;
+  /**
+   * With 2, a term must be in a skill's name or in two skills' descriptions: a word of one description
+   * (`another` of "loaded into another system", `answer` of "answer fast") names no task of a pack.
+   */
+  readonly least?: number;
 }
 
 /** Sums by term while some units are ranked; firstUnit is 0 for a term no unit summed yet, else 1 + its unit. */
@@ -119,13 +129,15 @@ export class TermFrequencies {
     const tally = this.whole();
     const said = new Set<Stem>();
     const isNew = (stem: Stem) => !said.has(stem) && !known.has(stem);
-    const { terms, spelled } = this.#ranked(tally, unitsOf(pack, group));
+    const { terms, weights, spelled } = this.#ranked(tally, unitsOf(pack, group));
     const most = enough.terms ?? Number.POSITIVE_INFINITY;
     const room = enough.bytes ?? Number.POSITIVE_INFINITY;
+    const least = enough.least ?? 0;
     const telling: string[] = [];
     // The bytes of the terms given, joined by ", ".
     let joined = -2;
     for (let rank = 0; rank < terms.length && telling.length < most; rank += 1) {
+      if ((weights[rank] ?? 0) < least) continue;
       const term = terms[rank] ?? NO_TERM;
       const first = tally.firstWords[term] ?? NO_TERM;
       const spelling = spelled[rank] ?? "";
@@ -213,7 +225,11 @@ export class TermFrequencies {
       return first?.spellings.get(term) ?? tally.spelled[term] ?? "";
     });
     for (const term of held) firstUnit[term] = 0;
-    const ranking = { terms: Int32Array.from(ranked), spelled };
+    const ranking = {
+      terms: Int32Array.from(ranked),
+      weights: Float64Array.from(ranked, (term) => weights[term] ?? 0),
+      spelled,
+    };
     this.#rankings.set(signature, ranking);
     return ranking;
   }

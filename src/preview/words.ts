@@ -16,7 +16,7 @@ const BOILERPLATE = (
   "specific various new any every other one two way ways thing things make makes making get gets set sets see " +
   "covering covers cover handle handles handling perform performs performing create creates creating build " +
   "builds building write writes writing implement implements implemented implementing step steps anything " +
-  "everything something nothing never always " +
+  "everything something nothing never always others another " +
   "add adds adding quick quickly require requires required current existing original choice sort whether " +
   "without instead rather already still just well good better must can will may might could would should " +
   "don't doesn't isn't aren't won't can't let lets e.g i.e approach approaches option options key keys " +

@@ -119,6 +119,7 @@ describe("the preview of a scope", () => {
       ...Array.from({ length: 400 }, () => everything.narrow(randomSelectors(everything, random))),
     ];
     const paths = new Set<string>();
+    const steeringPaths = new Set<string>();
     for (const scope of scopes) {
       const shown = scope.without(unlisted);
       for (const settings of [plain, described]) {
@@ -129,14 +130,16 @@ describe("the preview of a scope", () => {
         expect(preview.instructions, where).toBe(reference.instructions);
         for (const pack of shown.packs)
           expect(preview.describePack(pack), where).toBe(reference.describePack(pack));
-        expect(steeringLine(shown, terms, settings), where).toBe(
-          referenceSteeringLine(shown, terms, settings),
-        );
+        const steering = steeringLine(shown, terms, settings);
+        expect(steering, where).toBe(referenceSteeringLine(shown, terms, settings));
         paths.add(pathOf(preview.listSkillsDescription, preview.instructions));
+        for (const area of steering.split("Areas: ")[1]?.split("); ") ?? [])
+          steeringPaths.add(steeringPathOf(area));
       }
     }
-    // The scopes took every way a preview is written.
+    // The scopes took every way a preview is written, and a steering line says a pack.
     expect([...paths].sort()).toEqual(["entries cut", "entries whole", "packs left out", "packs summarized"]);
+    expect([...steeringPaths].sort()).toEqual(["described", "names", "names and terms", "terms"]);
   });
 });
 
@@ -212,6 +215,13 @@ describe("the cost of a new scope's preview", () => {
     expect(terms.tellingTerms(pack, undefined, new Set(), { terms: 3 })).toEqual(all.slice(0, 3));
   });
 });
+
+/** Which way a steering line said a pack, told from its text. */
+function steeringPathOf(area: string): string {
+  if (area.includes("described at length by its operator")) return "described";
+  if (/-\d+-\d+/.test(area)) return area.includes("; also ") ? "names and terms" : "names";
+  return "terms";
+}
 
 /** Which way a preview was written, told from its text. */
 function pathOf(listSkills: string, instructions: string): string {

@@ -215,11 +215,13 @@ function summarizePack(
   catalog: TermFrequencies,
   room: number,
   said: ReadonlySet<string>,
+  least = 0,
 ): string {
   const known = new Set([...said, ...namesOf(pack)]);
   const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
-  if (groups.length === 0) return cut(catalog.tellingTerms(pack, undefined, known).join(", "), room);
-  const groupTerms = groups.map((group) => catalog.tellingTerms(pack, group, known));
+  if (groups.length === 0)
+    return cut(catalog.tellingTerms(pack, undefined, known, { least }).join(", "), room);
+  const groupTerms = groups.map((group) => catalog.tellingTerms(pack, group, known, { least }));
   for (let each = 3; each > 0; each -= 1) {
     const text = groups
       .map((group, index) => {
@@ -228,7 +230,7 @@ function summarizePack(
       })
       .join(", ");
     if (bytes(text) > room) continue;
-    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...stemsOf(text)]));
+    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...stemsOf(text)]), { least });
     return cut(rest.length > 0 ? `${text}; ${rest.join(", ")}` : text, room);
   }
   return cut(groups.map((group) => group.name).join(", "), room);
@@ -309,8 +311,23 @@ export function referenceSteeringLine(
   const areas = packLines(scope.packs, roomAfter(head), (pack, share) => {
     const name = `${pack.name} (`;
     const room = Math.min(share, STEERING_PACK_BYTES) - bytes(name) - 1;
-    const about = settings.describedPack(pack) ?? summarizePack(pack, catalog, room, new Set());
+    const about = settings.describedPack(pack) ?? tasksOf(pack, catalog, room);
     return `${name}${cut(about, room)})`;
   });
   return cut(`${head}${areas.join("; ")}.`, MAX_PREVIEW_BYTES - 1);
+}
+
+/**
+ * A pack's skills by name when they fit `room`, then every term held by a name or two descriptions that
+ * the names leave out, cut to what is left; else the pack's summary of such terms.
+ */
+function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
+  const names = skillsByName(pack, Number.POSITIVE_INFINITY);
+  if (bytes(names) > room) return summarizePack(pack, catalog, room, new Set(), 2);
+  const said = new Set([...stemsOf(names), ...stemsOf(names.replace(/-/g, " ")), ...namesOf(pack)]);
+  const terms = cut(
+    catalog.tellingTerms(pack, undefined, said, { least: 2 }).join(", "),
+    room - bytes(names) - bytes("; also "),
+  );
+  return terms === "" ? names : `${names}; also ${terms}`;
 }

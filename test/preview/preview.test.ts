@@ -249,12 +249,14 @@ describe("previewOf", () => {
     if (penpot?.name !== "penpot") throw new Error("pack penpot expected");
     const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
     const steering = steeringLine(scope, new TermFrequencies(scope.skills), ON);
-    const steeringPart = steering.match(/penpot \((.*?)\)/)?.[1];
-    for (const summary of [preview.describePack(penpot), steeringPart]) {
-      expect(summary).toMatch(/\baudit\b/);
-      expect(summary).not.toMatch(/penpot/);
-      expect(summary?.match(/\bvalidat\w*/g)).toHaveLength(1);
-    }
+    const summary = preview.describePack(penpot);
+    expect(summary).toMatch(/\baudit\b/);
+    expect(summary).not.toMatch(/penpot/);
+    expect(summary.match(/\bvalidat\w*/g)).toHaveLength(1);
+    // The steering line names the skills, then the terms their names leave out, each in one form.
+    expect(steering).toContain(
+      "penpot (penpot-audit-colors, penpot-audit-tokens, penpot-rename-layers; also checks, validate)",
+    );
   });
 
   // The scientific pack of the bench corpus said "analysis" and "analyses", "hypothesis" and "hypotheses":
@@ -396,8 +398,41 @@ describe("steeringLine", () => {
     expect(line).toMatch(
       /^Before you start a task in one of these areas, even one you know how to do, call the list_skills tool/,
     );
-    expect(line).toMatch(/Areas: astronomy \(.*constellations.*\)\.$/);
+    expect(line).toMatch(/Areas: astronomy \(star-charts\)\.$/);
     expect(line).not.toMatch(/gardening|compost/);
+  });
+
+  // The line of the bundled examples ran out of words that several skills hold and went on with words of
+  // one description each, in alphabetical order: "another, accept, answer, choose, consistently…".
+  it("names the skills of the bundled examples, then only words that a name or two descriptions hold", () => {
+    const { catalog } = loadCatalog(examplesDir());
+    const { everything } = catalog;
+    const line = steeringLine(everything, new TermFrequencies(everything.skills), ON);
+    expect(line.split("Areas: ")[1]).toBe(
+      "design (accessible-forms, color-palettes, icon-sets; also interface, labels); " +
+        "workflows (data (clean-csv, reshape-json), http (call-rest-api, receive-webhooks), " +
+        "write-commit-messages; also dates, retries, system).",
+    );
+  });
+
+  // A pack too large to name gave, once its shared words ran out, words of one description each.
+  it("gives a pack too large to name by the words several of its skills hold, never a word of one description", async () => {
+    const entries: Record<string, string> = {};
+    for (let index = 0; index < 12; index += 1) {
+      const name = `harbor-crane-schedule-${index}`;
+      entries[`harbor/${name}/SKILL.md`] = skillMd(
+        name,
+        `Schedule crane shifts and berths. Answer ${["quickly", "politely", "tersely"][index % 3]}${index}.`,
+      );
+    }
+    entries["garden/soil-audit/SKILL.md"] = skillMd("soil-audit", "Audit the soil before planting.");
+    const scope = await scopeOf(entries);
+    const line = steeringLine(scope, new TermFrequencies(scope.skills), ON);
+    const harbor = line.match(/harbor \((.*?)\)[;.]/)?.[1] ?? "";
+    expect(harbor).toMatch(/\bberths\b/);
+    expect(harbor).toMatch(/\bshifts\b/);
+    // Each of quickly0, politely1… is held by one description only; `answer` by all, so it may stay.
+    expect(harbor).not.toMatch(/\d/);
   });
 });
 
