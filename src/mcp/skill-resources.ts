@@ -36,6 +36,7 @@ import {
   listingOf,
   PAGE_SIZE,
 } from "./cursor.js";
+import { quotedAsSent } from "./format.js";
 import {
   keyOf,
   keyOfFolderUri,
@@ -439,7 +440,8 @@ export async function readResource(
       `${uri} could not be read inside the server; the error was logged. Try again or read another resource.`,
     );
   }
-  if (read === undefined) throw new ResourceNotFoundError(uri);
+  // `data.uri` keeps the URI whole, as SEP-2164 asks; the message quotes it cut, or a long one is sent twice.
+  if (read === undefined) throw new ResourceNotFoundError(uri, `Resource not found: ${quotedAsSent(uri)}`);
   const { mimeType } = read;
   if ("text" in read) return { contents: [{ uri, mimeType, text: read.text }] };
   const { buffer, byteOffset, byteLength } = read.bytes;

@@ -6,8 +6,9 @@
 import { createHash } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PNG_BYTES } from "../helpers/fixtures.js";
+import { stdioServerProcess } from "../helpers/process.js";
 import { wireRequest } from "../helpers/requests.js";
 import { call, ERAS, post, type RunningServer, serveTree, startServer } from "../helpers/server.js";
 import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
@@ -320,15 +321,29 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     expect(json).toEqual({
       jsonrpc: "2.0",
       id: 5,
-      error: { code: -32602, message: `Resource not found: ${uri}`, data: { uri } },
+      error: { code: -32602, message: `Resource not found: "${uri}"`, data: { uri } },
     });
+  });
+
+  // Regression: the message repeated the whole URI that `data.uri` holds, so a 40,000-character URI
+  // came back as an 80 KB error. (The 2026 era names the URI in a header too, which caps its length here.)
+  it("quotes a long URI cut in the message, and whole in its data", async () => {
+    const uri = `skill://alpha/${"x".repeat(5000)}`;
+    const { body, headers } = wireRequest(era, 6, "resources/read", { uri });
+    const { json, text } = await post(`${server.url}/mcp`, body, headers);
+    expect(json).toEqual({
+      jsonrpc: "2.0",
+      id: 6,
+      error: { code: -32602, message: `Resource not found: "${uri.slice(0, 100)}…"`, data: { uri } },
+    });
+    expect(text.length).toBeLessThan(uri.length + 1000);
   });
 
   it("refuses hostile URIs exactly as it refuses a file that is not there", async () => {
     const missing = (await read(client, "skill://alpha/guide/no-such-file.md")) as { message?: string };
     expect(missing).toEqual({
       code: -32602,
-      message: "Resource not found: skill://alpha/guide/no-such-file.md",
+      message: 'Resource not found: "skill://alpha/guide/no-such-file.md"',
     });
     for (const uri of [
       "skill://alpha/guide/%2e%2e/%2e%2e/etc/passwd",
@@ -373,7 +388,7 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
       ...HERE.map((here) => `skill://alpha/guide/${here}/references/intro.md`),
     ];
     for (const uri of uris) {
-      expect(await read(client, uri), uri).toEqual({ code: -32602, message: `Resource not found: ${uri}` });
+      expect(await read(client, uri), uri).toEqual({ code: -32602, message: `Resource not found: "${uri}"` });
       expect(await refusal(skills.get(uri), uri), uri).toEqual({
         code: -32602,
         message: expect.stringContaining("No skill is served at <uri>"),
@@ -422,7 +437,7 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
       expect(await refusal(children(`${folder}//`), `${folder}//`)).toMatchObject({ code: -32602 });
     }
     const file = "skill://alpha/guide/references/intro.md/";
-    expect(await read(client, file)).toEqual({ code: -32602, message: `Resource not found: ${file}` });
+    expect(await read(client, file)).toEqual({ code: -32602, message: `Resource not found: "${file}"` });
   });
 });
 
@@ -751,5 +766,31 @@ describe.each(ERAS)("files whose bytes a careless read would change (%s)", (era)
       }
     }
     expect(checked).toBe(Object.keys(odd).length);
+  });
+});
+
+// Regression: over stdio as over HTTP, a read of a long URI naming nothing quoted it whole in the message,
+// beside `data.uri`.
+describe.each(ERAS)("a long URI naming nothing, over stdio (%s)", (era) => {
+  it("is quoted cut in the message, and whole in its data", async () => {
+    const uri = `skill://alpha/${"x".repeat(40_000)}`;
+    const stdio = stdioServerProcess({
+      PATH: process.env.PATH ?? "",
+      SKILLS_DIR: tree.dir,
+      NODE_OPTIONS: "",
+    });
+    try {
+      stdio.write(`${JSON.stringify(wireRequest(era, 4, "resources/read", { uri }).body)}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(1), { timeout: 30_000 });
+      expect(stdio.answers()).toEqual([
+        {
+          jsonrpc: "2.0",
+          id: 4,
+          error: { code: -32602, message: `Resource not found: "${uri.slice(0, 100)}…"`, data: { uri } },
+        },
+      ]);
+    } finally {
+      await stdio.end();
+    }
   });
 });
