@@ -70,6 +70,25 @@ describe("refusing to start", () => {
     }
   });
 
+  // Regression: SKILLS_DIR=/dev said of stdout and stderr "it vanished while the catalog was loaded": their
+  // links lead to pipes, which realpath spells `…/fd/pipe:[…]`, a path that names nothing.
+  it("says nothing vanished of links that lead to pipes", async () => {
+    const links = await makeTree({
+      "p/broken/SKILL.md": "no frontmatter",
+      out: { symlink: "/proc/self/fd/1" },
+      err: { symlink: "/proc/self/fd/2" },
+    });
+    try {
+      const result = await runServer({ SKILLS_DIR: links.dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^skills-mcp: No valid skill in [^;]*; p\/broken: no frontmatter[^;]*; p: [^;]*\n$/,
+      );
+    } finally {
+      await links.remove();
+    }
+  });
+
   it("exits 1 when SKILL_PACKS names nothing, listing the valid selectors", async () => {
     const result = await runServer({ SKILLS_DIR: tree.skillsDir, SKILL_PACKS: "alpha,nope" });
     expect(result.code).toBe(1);

@@ -119,9 +119,23 @@ export function resolveLink(full: string, boundary: string | undefined): Resolve
     if (stat.isDirectory()) return { kind: "folder", real };
     if (stat.isFile()) return readableFile(real);
   } catch (error) {
+    // A link of /proc (`/dev/stdout` is one) to a pipe or a socket is spelled `pipe:[123]`, which realpath
+    // gives as a path that names nothing, though the link itself leads somewhere: no file vanished as the
+    // catalog loaded, and what has no path is not served, as a dangling link is not.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return throughLink(full, error);
     return { kind: "unreadable", reason: describeFsError(error) };
   }
   return { kind: "other" };
+}
+
+/** What the kernel finds following the links of `full` itself, once its real path named nothing (`error`). */
+function throughLink(full: string, error: unknown): ResolvedEntry {
+  try {
+    if (statSync(full, { throwIfNoEntry: false }) !== undefined) return { kind: "other" };
+  } catch (linkError) {
+    return { kind: "unreadable", reason: describeFsError(linkError) };
+  }
+  return { kind: "unreadable", reason: describeFsError(error) };
 }
 
 /** The regular file at `real` when the server may read it, else why not. */
