@@ -162,6 +162,7 @@ export function loadConfig(
   if (problems.length > 0 && !answersAlone) throw new ConfigError(problems.join("; "), wrongCommandLine);
 
   const transport = args.stdio ? "stdio" : values.TRANSPORT;
+  const withoutHttp = buildIndex ? "to --build-index" : steering ? "to --steering" : "over stdio";
   return Object.freeze({
     skillsDir,
     skillsDirOrigin,
@@ -195,6 +196,6 @@ export function loadConfig(
       maxBodyBytes: values.MAX_BODY_BYTES,
     }),
     shutdownDrainMs: values.SHUTDOWN_DRAIN_MS,
-    misspelledSettings: Object.freeze(misspelledSettings(env, transport)),
+    misspelledSettings: Object.freeze(misspelledSettings(env, servesHttp ? undefined : withoutHttp)),
   });
 }

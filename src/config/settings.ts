@@ -299,7 +299,8 @@ export function readSettings(
  */
 export function misspelledSettings(
   env: Readonly<Record<string, string | undefined>>,
-  transport: "http" | "stdio",
+  /** Where the HTTP settings do nothing (`over stdio`, `to --build-index`), unless HTTP is served. */
+  withoutHttp: string | undefined,
 ): string[] {
   const names = Object.keys(SETTINGS);
   const warnings: string[] = [];
@@ -307,10 +308,10 @@ export function misspelledSettings(
     if (!given.includes("_") || names.includes(given)) continue;
     const meant = names.find((name) => editDistance(given.toUpperCase(), name, 1) <= 1);
     if (meant === undefined) continue;
-    // Over stdio the HTTP settings do nothing (API_KEY asked for API keys the stdio client is never asked).
+    // Where nothing serves HTTP its settings do nothing (API_KEY asked for API keys no client is asked).
     warnings.push(
-      transport === "stdio" && isHttpOnly(meant as SettingName)
-        ? `${given} is not a setting, and is ignored; ${meant}, the setting it is one slip from, applies only over HTTP, not over stdio`
+      withoutHttp !== undefined && isHttpOnly(meant as SettingName)
+        ? `${given} is not a setting, and is ignored; ${meant}, the setting it is one slip from, applies only over HTTP, not ${withoutHttp}`
         : `${given} is not a setting, and is ignored: did you mean ${meant}?`,
     );
   }

@@ -256,6 +256,18 @@ describe("loadConfig", () => {
     }
   });
 
+  // Regression: --build-index and --steering, which ignore the HTTP settings, asked of API_KEY "did you mean
+  // API_KEYS?", as if the keys mattered to them.
+  it("says for the commands that serve nothing that the setting a slip is close to applies only over HTTP", () => {
+    const env = { SKILLS_DIR: "skills", API_KEY: "not-read-as-a-key", SKILL_PACK: "n8n" };
+    for (const command of ["--build-index", "--steering"]) {
+      expect(configOf(env, [command]).misspelledSettings).toEqual([
+        `API_KEY is not a setting, and is ignored; API_KEYS, the setting it is one slip from, applies only over HTTP, not to ${command}`,
+        "SKILL_PACK is not a setting, and is ignored: did you mean SKILL_PACKS?",
+      ]);
+    }
+  });
+
   // TRANSPORT=stdio with PORT=abc refused to start, though README says the HTTP settings do nothing there.
   it("does not check the HTTP settings over stdio, and still checks the others", () => {
     const env = { PORT: "abc", RATE_LIMIT_PER_MINUTE: "-1", MAX_BODY_BYTES: "1" };
