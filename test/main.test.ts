@@ -1008,6 +1008,29 @@ describe("a stdio client whose last line has no newline", () => {
   });
 });
 
+describe("a stdio client that ends its lines with a CR alone", () => {
+  // Regression: such a client (old Mac OS style, some bridges from Windows) had its messages held until
+  // stdin closed, then dropped as an unfinished line: it got no answer, and waited forever.
+  it("is answered at each message, as one that ends them with LF", async () => {
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
+    child.write(`${JSON.stringify(initialize(1))}\r`);
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":1'), { timeout: 10_000 });
+    child.write(
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}\r{"jsonrpc":"2.0","id":2,"method":"ping"}\r',
+    );
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":2'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    expect(child.answers().map((answer) => [answer.id, "error" in answer])).toEqual([
+      [1, false],
+      [2, false],
+    ]);
+    const warnings = logLines(child.stderr()).filter(
+      (line) => String(line.msg).startsWith("stdio") && Number(line.level) >= 40,
+    );
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe("a stdio client that closes the server's stdout", () => {
   // Regression: with a stage of ours reading stdin for the SDK's transport, the server went on reading a
   // stdin left open after its stdout broke, answering nothing, until the client closed stdin too. And a

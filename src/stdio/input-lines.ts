@@ -11,8 +11,9 @@ export interface InputLinesEvents {
 }
 
 /**
- * Passes stdin on to the SDK's stdio transport in whole lines, each line once its newline has come, except
- * a line longer than `maxLineBytes`: that one is dropped as it streams in. The SDK's own limit closed the
+ * Passes stdin on to the SDK's stdio transport in whole lines, each line once its newline has come (or a
+ * lone CR after a whole JSON object or array: see `#endsLine`), except a line longer than `maxLineBytes`:
+ * that one is dropped as it streams in. The SDK's own limit closed the
  * whole connection on such a line (and the server exited), after buffering it by copying it anew with every
  * chunk; and the SDK skips a line that is no JSON without a word.
  */
@@ -28,6 +29,12 @@ export class InputLines extends Transform {
   #current: Buffer | undefined;
   /** Whether the line being read was JSON, as its reader said. */
   #parsed = false;
+  /** How far the current line is a JSON object or array, as far as it was read for a lone CR. */
+  #extent = new JsonExtent();
+  /** The bytes of the current line dropped so far, while it is being dropped. */
+  #dropped = 0;
+  /** Whether the last chunk ended with a CR that ended a line: an LF that begins the next completes it. */
+  #crEnded = false;
 
   constructor(
     private readonly maxLineBytes: number,
@@ -40,29 +47,95 @@ export class InputLines extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     let from = 0;
-    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, from)) {
-      if (this.#dropping) this.#dropping = false;
-      else if (this.#pendingBytes + newline - from > this.maxLineBytes) this.events.tooLong();
-      else if (this.#pendingBytes === 0) this.push(chunk.subarray(from, newline + 1));
-      else this.push(this.#finish(chunk.subarray(from, newline + 1)));
-      if (this.#pendingBytes > 0) {
-        // Let go of the buffer a long line grew.
-        this.#pending = Buffer.alloc(0);
-        this.#pendingBytes = 0;
-      }
-      from = newline + 1;
+    if (this.#crEnded && chunk.length > 0) {
+      this.#crEnded = false;
+      // The LF of a CRLF whose CR, the last byte of the chunk before, was taken for the line's end.
+      if (chunk[0] === LF) from = 1;
     }
-    if (from < chunk.length && !this.#dropping) {
-      if (this.#pendingBytes + chunk.length - from > this.maxLineBytes) {
+    // Each searched for once past the last found, so that a chunk of many lines is read in linear time.
+    let newline = chunk.indexOf(LF, from);
+    let cr = chunk.indexOf(CR, from);
+    for (;;) {
+      const end = newline === -1 ? chunk.length : newline;
+      while (cr !== -1 && cr < end && !this.#endsLine(chunk, from, cr)) cr = chunk.indexOf(CR, cr + 1);
+      if (cr !== -1 && cr < end) {
+        this.#endLine(chunk, from, cr, true);
+        from = cr + 1;
+        if (from === chunk.length) this.#crEnded = true;
+        cr = chunk.indexOf(CR, from);
+        continue;
+      }
+      if (newline === -1) break;
+      this.#endLine(chunk, from, newline, false);
+      from = newline + 1;
+      newline = chunk.indexOf(LF, from);
+      if (cr !== -1 && cr < from) cr = chunk.indexOf(CR, from);
+    }
+    if (from < chunk.length) {
+      if (!this.#dropping && this.#pendingBytes + chunk.length - from > this.maxLineBytes) {
+        // Read as it goes (its bytes are not kept), so that a lone CR after it ends it as it would have.
+        this.#scanTo(chunk, from, chunk.length);
+        this.#dropped = this.#pendingBytes;
         this.#pending = Buffer.alloc(0);
         this.#pendingBytes = 0;
         this.#dropping = true;
         this.events.tooLong();
+      }
+      if (this.#dropping) {
+        this.#scanTo(chunk, from, chunk.length);
+        this.#dropped += chunk.length - from;
       } else {
         this.#keep(chunk.subarray(from));
       }
     }
     done();
+  }
+
+  /**
+   * Ends the current line, its start and then `chunk` up to `at` (its LF, or a lone CR that ends it): passed
+   * on with its end, as a line ended by CRLF, unless over the limit.
+   */
+  #endLine(chunk: Buffer, from: number, at: number, cr: boolean): void {
+    if (this.#dropping) this.#dropping = false;
+    else if (this.#pendingBytes + at - from > this.maxLineBytes) this.events.tooLong();
+    else if (cr) {
+      this.push(
+        Buffer.concat([this.#pending.subarray(0, this.#pendingBytes), chunk.subarray(from, at + 1), LF_BYTE]),
+      );
+    } else if (this.#pendingBytes === 0) this.push(chunk.subarray(from, at + 1));
+    else this.push(this.#finish(chunk.subarray(from, at + 1)));
+    if (this.#pendingBytes > 0) {
+      // Let go of the buffer a long line grew.
+      this.#pending = Buffer.alloc(0);
+      this.#pendingBytes = 0;
+    }
+    this.#extent = new JsonExtent();
+    this.#dropped = 0;
+  }
+
+  /**
+   * Whether the CR at `cr` in `chunk` (the current line from `from`) ends the line: one not followed by LF,
+   * after a whole JSON object or array. MCP ends a message with LF alone; but a client that ends its lines
+   * with CR (old Mac OS style, some bridges from Windows) waited for an answer that never came, its
+   * messages held until stdin closed and then dropped. Where a CR follows a whole object or array, that
+   * line holds nothing more that JSON would read, so taking the CR for its end misreads no LF-ended line.
+   */
+  #endsLine(chunk: Buffer, from: number, cr: number): boolean {
+    if (chunk[cr + 1] === LF) return false;
+    this.#scanTo(chunk, from, cr);
+    if (this.#extent.whole()) return true;
+    this.#scanTo(chunk, from, cr + 1);
+    return false;
+  }
+
+  /**
+   * Reads the current line into `#extent` up to `to` in `chunk`, where it goes on from `from`, from where it
+   * was last read: each byte of a line is read at most once.
+   */
+  #scanTo(chunk: Buffer, from: number, to: number): void {
+    const before = this.#dropping ? this.#dropped : this.#pendingBytes;
+    if (this.#extent.read < before) this.#extent.scan(this.#pending, this.#extent.read, before);
+    this.#extent.scan(chunk, from + this.#extent.read - before, to);
   }
 
   override _flush(done: TransformCallback): void {
@@ -139,4 +212,53 @@ function firstNotBlank(bytes: Buffer): number | undefined {
     if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return byte;
   }
   return undefined;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+const LF_BYTE = Buffer.from([LF]);
+
+/**
+ * Reads a line byte by byte just far enough to tell whether it holds a whole JSON object or array followed
+ * only by blanks: brackets counted outside strings, nothing else checked (JSON.parse does that later).
+ */
+class JsonExtent {
+  /** The bytes of the line read so far. */
+  read = 0;
+  #state: "before" | "inside" | "after" | "other" = "before";
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+
+  /** Whether what was read is a whole object or array, and blanks. */
+  whole(): boolean {
+    return this.#state === "after";
+  }
+
+  /** Reads `bytes` from `start` to `end`, the line's next bytes. */
+  scan(bytes: Uint8Array, start: number, end: number): void {
+    if (end <= start) return;
+    this.read += end - start;
+    if (this.#state === "other") return;
+    for (let index = start; index < end; index++) {
+      const byte = bytes[index];
+      if (this.#inString) {
+        if (this.#escaped) this.#escaped = false;
+        else if (byte === 0x5c) this.#escaped = true;
+        else if (byte === 0x22) this.#inString = false;
+      } else if (this.#state === "inside") {
+        if (byte === 0x22) this.#inString = true;
+        else if (byte === 0x7b || byte === 0x5b) this.#depth++;
+        else if ((byte === 0x7d || byte === 0x5d) && --this.#depth === 0) this.#state = "after";
+      } else if (byte !== 0x20 && byte !== 0x09 && byte !== CR) {
+        if (this.#state === "before" && (byte === 0x7b || byte === 0x5b)) {
+          this.#state = "inside";
+          this.#depth = 1;
+        } else {
+          this.#state = "other";
+          return;
+        }
+      }
+    }
+  }
 }

@@ -69,6 +69,32 @@ describe("InputLines", () => {
     expect(await pass(3, ["a\nb\nno newline", " ever"])).toEqual({ out: "a\nb\n", dropped: 1 });
   });
 
+  it("ends a line at a lone CR after a whole JSON object or array, however stdin cuts them", async () => {
+    // Regression: a client that ended its messages with CR alone (old Mac OS style, some bridges from
+    // Windows) had them held until stdin closed, then dropped as an unfinished line: it waited forever.
+    // A CR inside the value, or after anything else, is no end; a CRLF stays one end.
+    const input = '{"a":"}",\r"b":[1,\r2]}\r[{}\r,{}] \r\r{"c":3}\r\n{"d":4}\r5\r6\n{"e":5}\r';
+    const out = '{"a":"}",\r"b":[1,\r2]}\r\n[{}\r,{}] \r\n\r{"c":3}\r\n{"d":4}\r\n5\r6\n{"e":5}\r\n';
+    for (const chunks of everySplit(input)) {
+      expect(await read(100, chunks)).toEqual({ out, dropped: 0, notJson: 1, unfinished: [] });
+    }
+  });
+
+  it("drops a line over the limit ended by a lone CR, and passes the next, however stdin cuts them", async () => {
+    for (const chunks of everySplit('{"a":"1234"}\r{}\r')) {
+      expect(await pass(8, chunks)).toEqual({ out: "{}\r\n", dropped: 1 });
+    }
+  });
+
+  it("reads a line in time linear in its length, however many CRs it holds", async () => {
+    // Each CR inside an array checked from the line's start would take some 10^11 steps here.
+    const line = `[${"{}\r,".repeat(400_000)}{}]\r`;
+    const started = performance.now();
+    const { out, dropped } = await pass(10 * 1024 * 1024, [line]);
+    expect(out === `${line}\n` && dropped === 0).toBe(true);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it("tells of an unfinished last line, which it does not pass on, unless it is blank", async () => {
     expect(await read(100, ["{}\n", "{}"])).toEqual({ out: "{}\n", dropped: 0, notJson: 0, unfinished: [2] });
     expect(await read(100, ["{}\n", " \r"])).toEqual({ out: "{}\n", dropped: 0, notJson: 0, unfinished: [] });
