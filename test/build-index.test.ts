@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
 import { logLines, MAIN, ROOT, runServer, ServerProcesses, TEST_ENV } from "./helpers/process.js";
 import { call, connectClient } from "./helpers/remote.js";
+import { skillMd } from "./helpers/skill-tree.js";
 
 let tree: StandardCatalog;
 let savedIndex: string;
@@ -83,6 +84,34 @@ describe("--build-index", () => {
       packs: ["alpha", "beta", "gamma"],
       skills: 9,
     });
+  });
+
+  it("has a server started from it name each skill whose SKILL.md search holds only the first words of", async () => {
+    // Regression: only the build said so (its own log), so that an operator who reads the server's log never
+    // learned that a search would not find the skill by its later words.
+    // Made-up words the stemmer leaves alone, one per number: its base-26 digits as the letters a to z.
+    const words = Array.from(
+      { length: 5000 },
+      (_, i) =>
+        `zq${[...i.toString(26)].map((digit) => String.fromCharCode(97 + Number.parseInt(digit, 26))).join("")}x`,
+    );
+    await mkdir(path.join(tree.skillsDir, "gamma", "word-flood"));
+    await writeFile(
+      path.join(tree.skillsDir, "gamma", "word-flood", "SKILL.md"),
+      skillMd("word-flood", "Floods the search index with made-up words.", `${words.join(" ")}\n`),
+    );
+    await buildIndexFile();
+    const { lines, ready } = await start();
+    expect(ready).toMatchObject({ index: "loaded" });
+    expect(lines.filter((line) => line.skill === "gamma/word-flood")).toEqual([
+      expect.objectContaining({
+        level: 40,
+        limit: 4096,
+        msg:
+          "gamma/word-flood: SKILL.md holds more than 4,096 distinct words: search indexes its first ones " +
+          "only (its name and description whole)",
+      }),
+    ]);
   });
 
   it("saves the previews' tally of terms: a server started next reads it, and says what one that tallies says", async () => {

@@ -20,7 +20,7 @@ export const DEFAULT_RANKING: RankingOptions = {
  * Indexes `skills` once, reading each SKILL.md through `documentOf` (the catalog's reader: search itself
  * does no I/O); every later search and suggestion reads the index only. `ranking` is for tuning. `onFull`
  * hears of each skill whose SKILL.md holds more distinct words than {@link TERMS_A_DOCUMENT}: only its
- * first ones are indexed.
+ * first ones are indexed (the index's `cutSkills` names them too, saved or not).
  */
 export function buildIndex(
   skills: readonly Skill[],
@@ -28,8 +28,8 @@ export function buildIndex(
   ranking: RankingOptions = DEFAULT_RANKING,
   onFull: (skill: Skill) => void = () => {},
 ): SearchIndex {
-  const terms = indexTerms(skills, documentOf, ranking, onFull);
-  return new SkillIndex(skills, terms, NameIndex.build(skills), ranking);
+  const { terms, cut } = indexTerms(skills, documentOf, ranking, onFull);
+  return new SkillIndex(skills, terms, NameIndex.build(skills), ranking, cut);
 }
 
 /** Reads each skill's SKILL.md once, in turn, so that the catalog's documents are never all in memory. */
@@ -38,7 +38,7 @@ function indexTerms(
   documentOf: (skill: Skill) => string,
   ranking: RankingOptions,
   onFull: (skill: Skill) => void,
-): Bm25fIndex {
+): { terms: Bm25fIndex; cut: Int32Array } {
   const builder = new Bm25fBuilder(skills.length);
   const addSection = (field: number, text: string, start: number, end: number) =>
     builder.add(field, text, start, end);
@@ -51,7 +51,7 @@ function indexTerms(
     builder.endDocument();
   }
   for (const document of builder.full) onFull(skills[document] as Skill);
-  return builder.finish(ranking);
+  return { terms: builder.finish(ranking), cut: Int32Array.from(builder.full) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Scope, Skill } from "../catalog/index.js";
-import type { PartReader, PartWriter } from "../saved/index.js";
+import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
+import { allBelow, isAscending } from "./arrays.js";
 import { Bm25fIndex, type RankingOptions, type RequestTerms, termWeight } from "./bm25f.js";
 import { isCommonWord } from "./common-words.js";
 import { NameIndex } from "./names.js";
@@ -207,6 +208,11 @@ export interface SearchIndex {
   search(query: string, scope: Scope, limit: number): SearchResult;
   /** Up to `limit` skills in `scope` whose names are close to `name`, or else that its words find. */
   suggest(name: string, scope: Scope, limit?: number): Skill[];
+  /**
+   * The skills whose SKILL.md held more distinct words than `TERMS_A_DOCUMENT`: only their first ones are
+   * indexed. Saved with the index, so that a server that loads it can say so as one that built it does.
+   */
+  cutSkills(): Skill[];
 }
 
 /**
@@ -236,6 +242,8 @@ export class SkillIndex implements SearchIndex {
     private readonly names: NameIndex,
     /** What the impacts in `terms` were computed with. */
     readonly ranking: RankingOptions,
+    /** The documents of {@link cutSkills}, ascending. */
+    private readonly cut: Int32Array,
   ) {
     this.scopes = new ScopeMasks(skills);
     this.accumulator = new Accumulator(skills.length);
@@ -248,11 +256,22 @@ export class SkillIndex implements SearchIndex {
   save(part: PartWriter): void {
     this.terms.save(part);
     this.names.save(part);
+    part.array(this.cut);
   }
 
   /** An index saved by {@link save} from these `skills`, ranked with `ranking`, as views of the saved bytes. */
   static load(part: PartReader, skills: readonly Skill[], ranking: RankingOptions): SkillIndex {
-    return new SkillIndex(skills, Bm25fIndex.load(part), NameIndex.load(part, skills), ranking);
+    const terms = Bm25fIndex.load(part);
+    const names = NameIndex.load(part, skills);
+    const cut = part.array(Int32Array);
+    if (!isAscending(cut) || !allBelow(cut, skills.length)) {
+      throw new MalformedPart("the skills cut short do not fit the skills");
+    }
+    return new SkillIndex(skills, terms, names, ranking, cut);
+  }
+
+  cutSkills(): Skill[] {
+    return Array.from(this.cut, (document) => this.skills[document] as Skill);
   }
 
   search(query: string, scope: Scope, limit: number): SearchResult {

@@ -240,7 +240,9 @@ function servedCatalog(
 
 /**
  * The saved search index when it fits the catalog (built from exactly these skills, SKILL.md sizes and
- * times included, by this format and ranking), else one built now. Says in the log which, and why.
+ * times included, by this format and ranking), else one built now. Says in the log which, and why, and
+ * names each skill whose SKILL.md was cut short for the index, on every start: said only when the index
+ * was built, a server started from a saved one never said it.
  */
 function startIndex(
   saved: SavedStart,
@@ -256,6 +258,7 @@ function startIndex(
       { file, bytes: saved.bytes, skills: skills.length, ms: Math.round(performance.now() - started) },
       "search index loaded from the saved index",
     );
+    warnCut(loaded.index, logger);
     return { index: loaded.index, origin: "loaded" };
   }
   if (loaded !== undefined) {
@@ -265,15 +268,21 @@ function startIndex(
       `saved search index not used, building the index: ${loaded.problem}`,
     );
   }
-  const index = buildIndex(skills, readSkillDocument, DEFAULT_RANKING, (skill) =>
+  const index = buildIndex(skills, readSkillDocument, DEFAULT_RANKING);
+  warnCut(index, logger);
+  logger.info({ skills: skills.length, ms: Math.round(performance.now() - started) }, "search index built");
+  return { index, origin: "built" };
+}
+
+/** One warning for each skill whose SKILL.md the index holds only the first words of. */
+function warnCut(index: SearchIndex, logger: Logger): void {
+  for (const skill of index.cutSkills()) {
     logger.warn(
       { skill: skill.id, limit: TERMS_A_DOCUMENT },
       `${skill.id}: SKILL.md holds more than ${TERMS_A_DOCUMENT.toLocaleString("en-US")} distinct words: ` +
         "search indexes its first ones only (its name and description whole)",
-    ),
-  );
-  logger.info({ skills: skills.length, ms: Math.round(performance.now() - started) }, "search index built");
-  return { index, origin: "built" };
+    );
+  }
 }
 
 /**

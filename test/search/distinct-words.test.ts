@@ -6,7 +6,7 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Catalog, loadCatalog, readSkillDocument, type Skill } from "../../src/catalog/index.js";
-import { buildIndex, indexToPart, TERMS_A_DOCUMENT } from "../../src/search/index.js";
+import { buildIndex, indexFromPart, indexToPart, TERMS_A_DOCUMENT } from "../../src/search/index.js";
 import { loadStartupConfig, prepare } from "../../src/startup/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
@@ -86,6 +86,13 @@ describe("a SKILL.md of more distinct words than a document may hold", () => {
     } finally {
       await atLimit.tree.remove();
     }
+  });
+
+  it("is named by the index, and by the index saved and loaded again", () => {
+    const built = buildIndex(catalog.everything.skills, readSkillDocument);
+    const loaded = indexFromPart(indexToPart(built), catalog.everything.skills);
+    expect(built.cutSkills().map((skill) => skill.id)).toEqual(["p/word-flood"]);
+    expect(loaded.ok && loaded.index.cutSkills().map((skill) => skill.id)).toEqual(["p/word-flood"]);
   });
 
   it("is said in the server's log, naming the skill and the limit", async () => {

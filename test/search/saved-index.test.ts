@@ -254,6 +254,8 @@ describe("a saved search part that does not fit is refused, saying why", () => {
     ];
     for (let at = 1; at < saved.length; at++) {
       const piece = saved[at] ?? new Uint8Array(0);
+      // An empty array (no skill cut short for the index, as here) has nothing to cut.
+      if (piece.length === 0) continue;
       const cut = saved.map((other, i) => (i === at ? piece.subarray(0, piece.length >> 1) : other));
       cases.push([`array ${at} cut in half`, cut, /^damaged: malformed: /]);
     }
@@ -321,8 +323,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 11,
-        digest: "95743582f69895cb79e54300187c25713f8b5c94da16c8b6ae6a40040619ff29",
+        version: 12,
+        digest: "22a56fad4184ee4afe5cdafdc7bb417c05fdd73d7dd1ca55bd854cecfe4712a6",
       });
     } finally {
       await tree.remove();
@@ -342,6 +344,7 @@ describe("the saved format", () => {
         undecided: [],
       }),
       suggest: () => [],
+      cutSkills: () => [],
     };
     expect(() => indexToPart(foreign)).toThrow("only an index made by buildIndex can be saved");
   });
