@@ -534,11 +534,7 @@ describe("loadCatalog refusals", () => {
         ],
         ["/sys/kernel", /^Skills folder \/sys\/kernel is in \/sys, the kernel's view of its devices/],
       ];
-      for (const [dir, said] of cases) {
-        const started = performance.now();
-        expect(() => loadCatalog(dir)).toThrow(said);
-        expect(performance.now() - started).toBeLessThan(100);
-      }
+      for (const [dir, said] of cases) expect(() => loadCatalog(dir)).toThrow(said);
     },
   );
 

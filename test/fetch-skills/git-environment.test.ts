@@ -105,12 +105,10 @@ describe("fetch-skills: a git that stops writing", () => {
   }
 
   it("is stopped, with an error saying so, once it has written nothing for its silence limit", async () => {
-    const started = Date.now();
-    // One record, then nothing: a lazy fetch from a remote that hangs.
+    // One record, then nothing: a lazy fetch from a remote that hangs (and, unstopped, ends well 30 s on).
     await expect(recordsOf("stalls", "printf 'a\\0'; exec sleep 30", 300)).rejects.toThrow(
       "git ls-tree wrote nothing for 300 ms: stopped",
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("is stopped when it hangs after closing its output", async () => {

@@ -86,13 +86,11 @@ describe("InputLines", () => {
     }
   });
 
-  it("reads a line in time linear in its length, however many CRs it holds", async () => {
-    // Each CR inside an array checked from the line's start would take some 10^11 steps here.
+  it("reads a line of 400,000 CRs inside an array as one line", async () => {
+    // Each CR checked from the line's start would take some 10^11 steps here, past the test's time limit.
     const line = `[${"{}\r,".repeat(400_000)}{}]\r`;
-    const started = performance.now();
     const { out, dropped } = await pass(10 * 1024 * 1024, [line]);
     expect(out === `${line}\n` && dropped === 0).toBe(true);
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it("tells of an unfinished last line, which it does not pass on, unless it is blank", async () => {
