@@ -1,6 +1,5 @@
 import {
   isJSONRPCErrorResponse,
-  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
@@ -10,6 +9,7 @@ import {
   type TransportSendOptions,
 } from "@modelcontextprotocol/server";
 import type { ByteBudget } from "../budget/index.js";
+import { cancelledRequest } from "./cancelled.js";
 
 /**
  * A transport that hands the server a request only once `budget` has room for what its answer weighs (the
@@ -100,10 +100,8 @@ export class BudgetedTransport implements Transport {
         this.#held.set(message.id, [...(this.#held.get(message.id) ?? []), free]);
       }
       // A cancelled request is never answered: what it holds is given back now.
-      if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
-        const cancelled = (message.params as { requestId?: unknown } | undefined)?.requestId;
-        if (typeof cancelled === "string" || typeof cancelled === "number") this.#giveBack(cancelled);
-      }
+      const cancelled = cancelledRequest(message);
+      if (cancelled !== undefined) this.#giveBack(cancelled);
       this.onmessage?.(message, extra);
     });
   }

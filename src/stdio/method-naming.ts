@@ -1,6 +1,5 @@
 import {
   isJSONRPCErrorResponse,
-  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
@@ -11,6 +10,7 @@ import {
   type TransportSendOptions,
 } from "@modelcontextprotocol/server";
 import { inParamsWords, methodNotFoundMessage, requestAsMeant } from "../mcp/index.js";
+import { cancelledRequest } from "./cancelled.js";
 
 /**
  * A transport whose "Method not found" answers name the method asked and those served, as `/mcp`'s do (the
@@ -34,10 +34,8 @@ export class MethodNaming implements Transport {
       const message = requestAsMeant(received) as JSONRPCMessage;
       if (isJSONRPCRequest(message) && !this.served()?.includes(message.method))
         this.#unserved.set(message.id, message.method);
-      if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
-        const cancelled = (message.params as { requestId?: unknown } | undefined)?.requestId;
-        if (typeof cancelled === "string" || typeof cancelled === "number") this.#unserved.delete(cancelled);
-      }
+      const cancelled = cancelledRequest(message);
+      if (cancelled !== undefined) this.#unserved.delete(cancelled);
       this.onmessage?.(message, extra);
     };
     this.inner.onerror = (error) => this.onerror?.(error);
