@@ -296,21 +296,30 @@ function summarizePack(
 ): string {
   if (said.size > 0) return new PackSummary(pack, catalog, said, room, least).within(room);
   const cache = least === 0 ? summaries : heldSummaries;
+  const made = () => new PackSummary(pack, catalog, said, MAX_PREVIEW_BYTES, least);
+  return keptFor(cache, catalog, pack, made).within(room);
+}
+const summaries: PerPack<PackSummary> = new WeakMap();
+/** Summaries of terms weighing HELD at least, as steering lines give them. */
+const heldSummaries: PerPack<PackSummary> = new WeakMap();
+
+/** What is worked out once per pack of a catalog's counts, dropped with them. */
+type PerPack<T> = WeakMap<TermFrequencies, WeakMap<Pack, T>>;
+
+/** What `cache` keeps for `pack` of `catalog`, made and kept on first use. */
+function keptFor<T>(cache: PerPack<T>, catalog: TermFrequencies, pack: Pack, make: () => T): T {
   let kept = cache.get(catalog);
   if (kept === undefined) {
     kept = new WeakMap();
     cache.set(catalog, kept);
   }
-  let summary = kept.get(pack);
-  if (summary === undefined) {
-    summary = new PackSummary(pack, catalog, said, MAX_PREVIEW_BYTES, least);
-    kept.set(pack, summary);
+  let value = kept.get(pack);
+  if (value === undefined) {
+    value = make();
+    kept.set(pack, value);
   }
-  return summary.within(room);
+  return value;
 }
-const summaries = new WeakMap<TermFrequencies, WeakMap<Pack, PackSummary>>();
-/** Summaries of terms weighing HELD at least, as steering lines give them. */
-const heldSummaries = new WeakMap<TermFrequencies, WeakMap<Pack, PackSummary>>();
 
 /**
  * A pack's summary for any room within a preview: each group with the terms that tell it apart (as many
@@ -527,27 +536,19 @@ function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
  * pack: the same in every scope that holds the pack whole, so worked out once and only cut to each room.
  */
 function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
-  let kept = steeringParts.get(catalog);
-  if (kept === undefined) {
-    kept = new WeakMap();
-    steeringParts.set(catalog, kept);
-  }
-  let parts = kept.get(pack);
-  if (parts === undefined) {
+  return keptFor(steeringParts, catalog, pack, () => {
     const names = skillsByName(pack, Number.POSITIVE_INFINITY);
     const said = new Set([...saidIn(names), ...namesOf(pack)]);
     const also =
       bytes(names) >= STEERING_PACK_BYTES
         ? ""
         : catalog.tellingTerms(pack, undefined, said, { bytes: STEERING_PACK_BYTES, least: HELD }).join(", ");
-    parts = { names, also };
-    kept.set(pack, parts);
-  }
-  return parts;
+    return { names, also };
+  });
 }
 
 interface SteeringParts {
   readonly names: string;
   readonly also: string;
 }
-const steeringParts = new WeakMap<TermFrequencies, WeakMap<Pack, SteeringParts>>();
+const steeringParts: PerPack<SteeringParts> = new WeakMap();
