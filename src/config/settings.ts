@@ -2,6 +2,7 @@ import path from "node:path";
 import { isMap, parseDocument } from "yaml";
 import { editDistance } from "../edit-distance.js";
 import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
+import { problemInWords, type SystemProblems } from "../system-errors.js";
 
 /**
  * Every setting the server reads from its environment, declared once: its name, its default, how its
@@ -379,7 +380,7 @@ function readHosts(value: string | undefined, problems: string[]): string[] {
 }
 
 /** Why a file a setting names cannot be read, and what to do where the words alone do not say it. */
-const UNREADABLE: Readonly<Record<string, readonly [what: string, fix?: string]>> = {
+const UNREADABLE: SystemProblems = {
   ENOENT: ["there is no such file"],
   EISDIR: ["it is a folder", "give a file"],
   ENOTDIR: ["a folder on its path is a file"],
@@ -391,9 +392,7 @@ const UNREADABLE: Readonly<Record<string, readonly [what: string, fix?: string]>
 function unreadable(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined) return error instanceof Error ? error.message : String(error);
-  const [what, fix] = UNREADABLE[code] ?? [];
-  if (what === undefined) return code;
-  return fix === undefined ? `${what} (${code})` : `${what} (${code}); ${fix}`;
+  return problemInWords(error, UNREADABLE) ?? code;
 }
 
 /** The keys of API_KEYS_FILE: one a line, blank lines and `#` comments skipped. */

@@ -21,6 +21,7 @@ import {
   writeSavedIndexFile,
 } from "../saved/index.js";
 import { indexFromPart, indexToPart, type LoadedIndex, type SearchIndex } from "../search/index.js";
+import { problemInWords, type SystemProblems } from "../system-errors.js";
 
 /**
  * The parts of the saved index, each written and read by its owner: what each SKILL.md says (the catalog,
@@ -193,7 +194,7 @@ export function saveIndex(what: ToSave, file: string, logger: Logger): void {
 }
 
 /** What the errors of writing the saved index mean, and what to do about each. */
-const UNWRITABLE: Readonly<Record<string, readonly [what: string, fix?: string]>> = {
+const UNWRITABLE: SystemProblems = {
   EROFS: [
     "the skills folder's file system is read-only",
     "build the index before it is mounted read-only (the image builds it at build time)",
@@ -208,10 +209,7 @@ const UNWRITABLE: Readonly<Record<string, readonly [what: string, fix?: string]>
 
 /** Why the saved index could not be written, in words and the system's code; else the error's own words. */
 function unwritable(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  const [what, fix] = (code === undefined ? undefined : UNWRITABLE[code]) ?? [];
-  if (what === undefined) return error instanceof Error ? error.message : String(error);
-  return fix === undefined ? `${what} (${code})` : `${what} (${code}); ${fix}`;
+  return problemInWords(error, UNWRITABLE) ?? (error instanceof Error ? error.message : String(error));
 }
 
 /** `--build-index` could not write its file: the message says where and why. */
