@@ -20,7 +20,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
-import { messageShapeProblem } from "../json-rpc/index.js";
+import { isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
 import { MODERN_REVISION, methodNotFoundMessage } from "../mcp/index.js";
 import { RequestOrigins } from "./request-origins.js";
 
@@ -86,7 +86,7 @@ function single(value: string | string[] | undefined): string | undefined {
  * anything else (a batch, a notification, a header it would refuse), which that transport answers itself.
  */
 export function legacyRequestOf(headers: IncomingHttpHeaders, body: unknown): JSONRPCRequest | undefined {
-  if (!isPlainObject(body) || !acceptsBothAndSendsJson(headers)) return undefined;
+  if (!isJsonObject(body) || !acceptsBothAndSendsJson(headers)) return undefined;
   let message: JSONRPCMessage;
   try {
     message = parseJSONRPCMessage(body);
@@ -116,12 +116,12 @@ const REQUEST_MEMBERS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method",
  * are an object or none; undefined for anything else.
  */
 function plainRequestOf(body: unknown): PlainRequest | undefined {
-  if (!isPlainObject(body) || !Object.keys(body).every((member) => REQUEST_MEMBERS.has(member)))
+  if (!isJsonObject(body) || !Object.keys(body).every((member) => REQUEST_MEMBERS.has(member)))
     return undefined;
   const { jsonrpc, id, method, params } = body;
   if (jsonrpc !== "2.0" || typeof method !== "string" || method === "initialize") return undefined;
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
-  if (params !== undefined && !isPlainObject(params)) return undefined;
+  if (params !== undefined && !isJsonObject(params)) return undefined;
   return body as PlainRequest;
 }
 
@@ -165,7 +165,7 @@ export function plainModernRequestOf(
 ): JSONRPCRequest | undefined {
   const request = plainRequestOf(body);
   const meta = request?.params?._meta;
-  if (request === undefined || !isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION)
+  if (request === undefined || !isJsonObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION)
     return undefined;
   if (!Object.keys(meta).every((key) => ENVELOPE_KEYS.has(key))) return undefined;
   if (headers["mcp-protocol-version"] !== MODERN_REVISION || headers["mcp-method"] !== request.method)
@@ -268,7 +268,7 @@ export function modernMisfitOf(headers: IncomingHttpHeaders, body: unknown): str
   if (Array.isArray(body)) {
     return `Bad Request: MCP ${MODERN_REVISION} takes one JSON-RPC request or notification per POST, not a batch; send each in a POST of its own (batches are served to 2025 clients only).`;
   }
-  if (!(isPlainObject(body) && ("result" in body || "error" in body))) return undefined;
+  if (!(isJsonObject(body) && ("result" in body || "error" in body))) return undefined;
   const outcome = classify(headers, body);
   if (outcome.kind === "legacy" && outcome.reason === "response") {
     return `Bad Request: MCP ${MODERN_REVISION} takes no JSON-RPC responses from clients; POST a request or a notification.`;
@@ -341,10 +341,6 @@ function acceptsBothAndSendsJson(headers: IncomingHttpHeaders): boolean {
     accept.includes("text/event-stream") &&
     isJsonContentType(headers["content-type"])
   );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**
@@ -478,12 +474,12 @@ export function namingMethods(answer: string, body: unknown, served: readonly st
   }
   const asked = new Map<unknown, unknown>();
   for (const message of Array.isArray(body) ? body : [body])
-    if (isPlainObject(message) && "id" in message) asked.set(message.id, message.method);
+    if (isJsonObject(message) && "id" in message) asked.set(message.id, message.method);
   let changed = false;
   for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-    const error = isPlainObject(message) ? message.error : undefined;
-    const method = isPlainObject(message) ? asked.get(message.id) : undefined;
-    if (!isPlainObject(error) || error.code !== METHOD_NOT_FOUND || typeof method !== "string") continue;
+    const error = isJsonObject(message) ? message.error : undefined;
+    const method = isJsonObject(message) ? asked.get(message.id) : undefined;
+    if (!isJsonObject(error) || error.code !== METHOD_NOT_FOUND || typeof method !== "string") continue;
     error.message = methodNotFoundMessage(method, served);
     changed = true;
   }

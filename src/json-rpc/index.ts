@@ -1,1 +1,1 @@
-export { messageShapeProblem } from "./message-shape.js";
+export { isJsonObject, messageShapeProblem } from "./message-shape.js";

@@ -7,10 +7,10 @@ const MESSAGE_MEMBERS = ["jsonrpc", "id", "method", "params"];
  * `subject` names the message where it is not even an object ("the body", "the line").
  */
 export function messageShapeProblem(message: unknown, subject = "the message"): string | undefined {
-  if (message === null || typeof message !== "object" || Array.isArray(message)) {
+  if (!isJsonObject(message)) {
     return `${subject} is ${kindOf(message)}, where a JSON-RPC message is an object such as {"jsonrpc":"2.0","id":1,"method":"tools/list"}.`;
   }
-  const members = message as Record<string, unknown>;
+  const members = message;
   if ("result" in members || "error" in members) return undefined;
   if (members.jsonrpc !== "2.0") {
     return `"jsonrpc" must be "2.0", ${"jsonrpc" in members ? `not ${shown(members.jsonrpc)}` : "and is missing"}.`;
@@ -23,14 +23,14 @@ export function messageShapeProblem(message: unknown, subject = "the message"): 
     return `"id" must be a string or an integer of at most 2^53 - 1 in size, not ${shown(members.id)}${notification}.`;
   }
   const { params } = members;
-  if (params !== undefined && (params === null || typeof params !== "object" || Array.isArray(params))) {
+  if (params !== undefined && !isJsonObject(params)) {
     return `"params" must be an object, not ${kindOf(params)}; leave it out when there are none.`;
   }
-  const meta = (params as { _meta?: unknown } | undefined)?._meta;
-  if (meta !== undefined && (meta === null || typeof meta !== "object" || Array.isArray(meta))) {
+  const meta = params?._meta;
+  if (meta !== undefined && !isJsonObject(meta)) {
     return `"params._meta" must be an object, not ${kindOf(meta)}.`;
   }
-  const metaProblem = meta === undefined ? undefined : metaMemberProblem(meta as Record<string, unknown>);
+  const metaProblem = meta === undefined ? undefined : metaMemberProblem(meta);
   if (metaProblem !== undefined) return metaProblem;
   const other = Object.keys(members).find((member) => !MESSAGE_MEMBERS.includes(member));
   if (other !== undefined) {
@@ -61,6 +61,11 @@ function metaMemberProblem(meta: Record<string, unknown>): string | undefined {
   return typeof taskId === "string"
     ? undefined
     : `"params._meta[${JSON.stringify(RELATED_TASK)}]" must be an object whose "taskId" is a string.`;
+}
+
+/** Whether `value` is what JSON calls an object: not null, and not an array. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function kindOf(value: unknown): string {

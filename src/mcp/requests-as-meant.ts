@@ -1,4 +1,5 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { isJsonObject } from "../json-rpc/index.js";
 import { findTool } from "./server.js";
 
 /**
@@ -18,13 +19,13 @@ import { findTool } from "./server.js";
  * Anything else, a batch member included (see {@link requestsAsMeant}), is returned as it is.
  */
 export function requestAsMeant(message: unknown): unknown {
-  if (!isPlainObject(message) || !isPlainObject(message.params)) return message;
+  if (!isJsonObject(message) || !isJsonObject(message.params)) return message;
   const { params } = message;
   const dropped = new Set<string>();
   for (const member of ["cursor", "arguments"]) if (params[member] === null) dropped.add(member);
   if (message.method === "tools/call" && Object.hasOwn(params, "arguments")) {
     const unknownTool = typeof params.name === "string" && findTool(params.name) === undefined;
-    if (unknownTool && !isPlainObject(params.arguments)) dropped.add("arguments");
+    if (unknownTool && !isJsonObject(params.arguments)) dropped.add("arguments");
   }
   if (dropped.size === 0) return message;
   const kept = Object.entries(params).filter(([member]) => !dropped.has(member));
@@ -86,9 +87,5 @@ export function answerInParamsWords(json: Buffer): Buffer {
 }
 
 function isIssue(value: unknown): value is { path: (string | number)[]; message: string } {
-  return isPlainObject(value) && Array.isArray(value.path) && typeof value.message === "string";
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  return isJsonObject(value) && Array.isArray(value.path) && typeof value.message === "string";
 }
