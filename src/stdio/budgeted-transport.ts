@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ByteBudget } from "../budget/index.js";
 import { cancelledRequest } from "./cancelled.js";
+import { ForwardingTransport } from "./forwarding-transport.js";
 
 /**
  * A transport that hands the server a request only once `budget` has room for what its answer weighs (the
@@ -18,10 +19,7 @@ import { cancelledRequest } from "./cancelled.js";
  * it: 200 reads of an 8 MiB file from a client that did not read took a server to 3 GB. Messages reach
  * the server in the order they came.
  */
-export class BudgetedTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+export class BudgetedTransport extends ForwardingTransport {
   /** What each request handed on holds, by id, until its answer is written. */
   readonly #held = new Map<RequestId, (() => void)[]>();
   #handedOn: Promise<void> = Promise.resolve();
@@ -31,7 +29,7 @@ export class BudgetedTransport implements Transport {
   #paused = false;
 
   constructor(
-    private readonly inner: Transport,
+    inner: Transport,
     private readonly budget: ByteBudget,
     /** What the answer to a request weighs: the bytes of files it may hold, or more; 0 never waits. */
     private readonly weigh: (method: string, params: unknown) => number,
@@ -49,19 +47,11 @@ export class BudgetedTransport implements Transport {
     },
     private readonly maxWaiting = 1024,
     private readonly maxWaitingBytes = 16 * 1024 * 1024,
-  ) {}
-
-  start(): Promise<void> {
-    this.inner.onmessage = (message, extra) => this.#receive(message, extra);
-    this.inner.onerror = (error) => this.onerror?.(error);
-    this.inner.onclose = () => {
-      this.#giveAllBack();
-      this.onclose?.();
-    };
-    return this.inner.start();
+  ) {
+    super(inner);
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     try {
       await this.inner.send(message, options);
     } finally {
@@ -69,14 +59,15 @@ export class BudgetedTransport implements Transport {
     }
   }
 
-  close(): Promise<void> {
+  override close(): Promise<void> {
     this.#giveAllBack();
     return this.inner.close();
   }
 
-  setProtocolVersion = (version: string): void => {
-    this.inner.setProtocolVersion?.(version);
-  };
+  protected override closed(): void {
+    this.#giveAllBack();
+    super.closed();
+  }
 
   /**
    * Writes an answer of our own (to a line that was no message) in turn with the messages received before,
@@ -90,7 +81,7 @@ export class BudgetedTransport implements Transport {
     });
   }
 
-  #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+  protected override received(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     this.input?.parsed?.();
     const weight = isJSONRPCRequest(message) ? this.weigh(message.method, message.params) : 0;
     // Counted by its line: 1,024 messages of 10 MiB waiting, from a client that did not read, would take some 13 GB.

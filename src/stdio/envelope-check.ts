@@ -7,10 +7,10 @@ import {
   type JSONRPCMessage,
   type MessageExtraInfo,
   type Transport,
-  type TransportSendOptions,
   UnsupportedProtocolVersionError,
 } from "@modelcontextprotocol/server";
 import { MODERN_REVISION } from "../mcp/index.js";
+import { ForwardingTransport } from "./forwarding-transport.js";
 
 /**
  * A transport that refuses, as `/mcp` does, a request whose 2026-07-28 envelope the SDK's stdio entry
@@ -27,42 +27,24 @@ import { MODERN_REVISION } from "../mcp/index.js";
  * envelope), also after a probe. Settled, it never changes. A 2025 connection reads no envelope, and is
  * left as it is.
  */
-export class EnvelopeCheck implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+export class EnvelopeCheck extends ForwardingTransport {
   #era: "modern" | "legacy" | undefined;
   /** Whether the connection opened with `server/discover`, before its era is settled. */
   #probing = false;
 
   constructor(
-    private readonly inner: Transport,
+    inner: Transport,
     /** Writes the answer to a request refused here. */
     private readonly refuse: (answer: JSONRPCErrorResponse) => void,
-  ) {}
-
-  start(): Promise<void> {
-    this.inner.onmessage = (message, extra) => {
-      const refusal = this.#refusalOf(message);
-      if (refusal === undefined) this.onmessage?.(message, extra);
-      else this.refuse(refusal);
-    };
-    this.inner.onerror = (error) => this.onerror?.(error);
-    this.inner.onclose = () => this.onclose?.();
-    return this.inner.start();
+  ) {
+    super(inner);
   }
 
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.inner.send(message, options);
+  protected override received(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    const refusal = this.#refusalOf(message);
+    if (refusal === undefined) this.onmessage?.(message, extra);
+    else this.refuse(refusal);
   }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  setProtocolVersion = (version: string): void => {
-    this.inner.setProtocolVersion?.(version);
-  };
 
   #refusalOf(message: JSONRPCMessage): JSONRPCErrorResponse | undefined {
     if (this.#era === "legacy" || !(isJSONRPCRequest(message) || isJSONRPCNotification(message))) return;

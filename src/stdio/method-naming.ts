@@ -11,39 +11,34 @@ import {
 } from "@modelcontextprotocol/server";
 import { inParamsWords, methodNotFoundMessage, requestAsMeant } from "../mcp/index.js";
 import { cancelledRequest } from "./cancelled.js";
+import { ForwardingTransport } from "./forwarding-transport.js";
 
 /**
  * A transport whose "Method not found" answers name the method asked and those served, as `/mcp`'s do (the
  * SDK's say only "Method not found"). `served` gives the methods of the server now answering, once there
  * is one. Only requests for methods not among them are remembered, by id, until answered or cancelled.
  */
-export class MethodNaming implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+export class MethodNaming extends ForwardingTransport {
   readonly #unserved = new Map<RequestId, string>();
 
   constructor(
-    private readonly inner: Transport,
+    inner: Transport,
     private readonly served: () => readonly string[] | undefined,
-  ) {}
-
-  start(): Promise<void> {
-    this.inner.onmessage = (received, extra) => {
-      // Params as /mcp reads them (see requestAsMeant), so that both answer alike.
-      const message = requestAsMeant(received) as JSONRPCMessage;
-      if (isJSONRPCRequest(message) && !this.served()?.includes(message.method))
-        this.#unserved.set(message.id, message.method);
-      const cancelled = cancelledRequest(message);
-      if (cancelled !== undefined) this.#unserved.delete(cancelled);
-      this.onmessage?.(message, extra);
-    };
-    this.inner.onerror = (error) => this.onerror?.(error);
-    this.inner.onclose = () => this.onclose?.();
-    return this.inner.start();
+  ) {
+    super(inner);
   }
 
-  send(answer: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  protected override received(received: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    // Params as /mcp reads them (see requestAsMeant), so that both answer alike.
+    const message = requestAsMeant(received) as JSONRPCMessage;
+    if (isJSONRPCRequest(message) && !this.served()?.includes(message.method))
+      this.#unserved.set(message.id, message.method);
+    const cancelled = cancelledRequest(message);
+    if (cancelled !== undefined) this.#unserved.delete(cancelled);
+    this.onmessage?.(message, extra);
+  }
+
+  override send(answer: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     // A refusal of a tools/call's params worded as /mcp words it (see inParamsWords).
     const message = inParamsWords(answer);
     if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message))
@@ -57,12 +52,4 @@ export class MethodNaming implements Transport {
     const error = { ...message.error, message: methodNotFoundMessage(method, served) };
     return this.inner.send({ ...message, error }, options);
   }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  setProtocolVersion = (version: string): void => {
-    this.inner.setProtocolVersion?.(version);
-  };
 }
