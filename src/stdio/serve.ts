@@ -84,10 +84,10 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   // answer counts as 1 MiB, so that at most 8 wait for a client that does not read them: answered at once,
   // 20,000 tools/list of 60 bytes took 460 MB. (A subscription's request stays open while it lasts.)
   const transport = new BudgetedTransport(
-    // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which ends
-    // the connection, is never reached.
     new MethodNaming(
       new EnvelopeCheck(
+        // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which ends
+        // the connection, is never reached.
         new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
         (refusal) => {
           // A message, though refused before the SDK hears of it: its line was JSON.
