@@ -16,14 +16,17 @@ import {
   readPackFile,
 } from "./reads.js";
 
-/** `kept`: how many of the skill's files came from the copy installed, not the server. */
+/**
+ * `kept`: how many of the skill's files came from the disk (the copy installed, or what an earlier run
+ * verified and kept), not the server.
+ */
 export type Download =
   | { readonly skill: DownloadedSkill; readonly kept: number }
   | { readonly refused: string };
 
 /**
- * The bytes of a file of the copy installed, by its path in the skill, when they have `size` and `digest`;
- * else undefined.
+ * The bytes of a file of the skill already on disk (in the copy installed, or kept verified by an earlier
+ * run), by its path in the skill, when they have `size` and `digest`; else undefined.
  */
 export type InstalledFileReader = (
   path: string,
@@ -34,13 +37,13 @@ export type InstalledFileReader = (
 /**
  * Reads every file of `entry` through the SDK's SkillsClient, which checks each one's size and digest
  * against the entry (and SKILL.md's frontmatter), then the pack files its text cites. A file the copy
- * installed holds with the size and digest the entry lists (`installed`, on an update) is taken from
- * there instead; not SKILL.md, whose frontmatter only the SDK's read checks against the entry. Pack files
- * have no digest in the extension: each is read. Refused, with the reason, when anything cannot be
- * written as the entry describes: a dynamic skill, a path that is not a plain name below the skill, more
- * than the extension's limits, a file that fails its check. Rejects with {@link PackFilesOverRoom} as
- * soon as the pack files it keeps come to more than `packRoom` bytes: they are held with its files until
- * it is written.
+ * installed, or an earlier run kept, holds with the size and digest the entry lists (`installed`) is
+ * taken from there instead; not SKILL.md, whose frontmatter only the SDK's read checks against the
+ * entry. Pack files have no digest in the extension: each is read. Refused, with the reason, when
+ * anything cannot be written as the entry describes: a dynamic skill, a path that is not a plain name below
+ * the skill, more than the extension's limits, a file that fails its check. Rejects with
+ * {@link PackFilesOverRoom} as soon as the pack files it keeps come to more than `packRoom` bytes: they are
+ * held with its files until it is written.
  */
 export async function downloadSkill(
   entry: Skill,
