@@ -60,8 +60,8 @@ export class SourceError extends FetcherError {
 
 /**
  * What the file system's errors of writing a folder or file mean, and what a user can do about each. The
- * fetcher cannot import src/catalog's describeFsError (the image's skills stage copies scripts/fetch-skills
- * alone), and that one speaks of reading.
+ * fetcher cannot import src/catalog's describeFsError (of src/, the image's skills stage copies only
+ * command-line.ts and make-folder.ts), and that one speaks of reading.
  */
 const SYSTEM_PROBLEMS: Readonly<Record<string, readonly [what: string, fix: string]>> = {
   EACCES: ["permission denied", "give a folder this user may write in, or change its permissions"],
@@ -111,7 +111,7 @@ export function oneLine(error: unknown): string {
 /**
  * What a reader cannot see, or what would start a line, move the cursor or speak to the CI (a newline
  * before `::error::`, an ESC): the characters src/catalog/visible.ts shows escaped, which the fetcher cannot
- * import (the image's skills stage has no src/).
+ * import (of src/, the image's skills stage copies only command-line.ts and make-folder.ts).
  */
 const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
 
