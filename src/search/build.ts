@@ -50,7 +50,10 @@ function indexTerms(
     forEachSection(documentOf(skill), addSection);
     builder.endDocument();
   }
-  for (const document of builder.full) onFull(skills[document] as Skill);
+  for (const document of builder.full) {
+    const skill = skills[document];
+    if (skill !== undefined) onFull(skill);
+  }
   return { terms: builder.finish(ranking), cut: Int32Array.from(builder.full) };
 }
 
