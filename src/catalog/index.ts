@@ -45,7 +45,7 @@ export {
   skillOwningPath,
 } from "./paths.js";
 export { Scope, SelectorError, type SkillLookup } from "./scope.js";
-export { catalogFingerprint, fileStamp } from "./stamps.js";
+export { catalogFingerprint, digestOf, fileStamp } from "./stamps.js";
 export {
   type CatalogFile,
   type CatalogIssue,

@@ -1,6 +1,11 @@
 import { createHash } from "node:crypto";
 import type { Skill } from "./types.js";
 
+/** `sha256:` and the lowercase hex digest of `bytes`, as the Skills extension writes digests. */
+export function digestOf(bytes: Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
 /**
  * What saved data takes a file to be: its size and its modification time in whole seconds (image layers,
  * tar and many copies keep no finer time). What was worked out from a file is used again while its stamp

@@ -1,4 +1,3 @@
-import { hash } from "node:crypto";
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -15,6 +14,7 @@ import {
 import {
   type CatalogFile,
   ChangedFileError,
+  digestOf,
   type FileContent,
   type FileReader,
   formatSize,
@@ -319,7 +319,7 @@ export class SkillResources {
     const bytes = await reader.readBytes(target.file);
     // A file edited in place since startup, its size kept, would be sent against the digest its entry
     // (and skills/get, a host's way to refresh it) still gives: a host could neither use it nor recover.
-    if (target.kind === "skill-file" && `sha256:${hash("sha256", bytes, "hex")}` !== target.digest) {
+    if (target.kind === "skill-file" && digestOf(bytes) !== target.digest) {
       throw new ChangedFileError(target.file.source, "changed since the catalog was loaded: not its digest");
     }
     // Binary as the tools and the audit tell it (a NUL, or mostly control characters, up front), even when

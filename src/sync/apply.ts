@@ -4,12 +4,12 @@ import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skills";
 import { isUnsafe } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
-import { SKILL_DOCUMENT } from "../catalog/index.js";
+import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
 import { forEachInOrder } from "./at-once.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { describeError } from "./describe-error.js";
 import { downloadSkill } from "./download.js";
-import { digestOf, readIfSame, Staging } from "./folder.js";
+import { readIfSame, Staging } from "./folder.js";
 import {
   type InstalledSkill,
   type Lock,

@@ -1,9 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { type Skill, SkillVerificationError } from "@modelcontextprotocol/client/ext/skills";
-import { SKILL_DOCUMENT } from "../catalog/index.js";
+import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
 import { forEachLimited } from "./at-once.js";
 import { describeError } from "./describe-error.js";
-import { digestOf } from "./folder.js";
 import { listedFiles, skillRoot } from "./listed-files.js";
 import type { InstalledSkill } from "./lock.js";
 import { type DownloadedSkill, PackFilesOverRoom, TEXT_FILE, withPackFiles } from "./pack-files.js";

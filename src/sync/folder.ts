@@ -1,7 +1,8 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { readdirSync, rmdirSync, rmSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, opendir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { digestOf } from "../catalog/index.js";
 import { makeFolder } from "../make-folder.js";
 import { LOCK_FILE, type Lock, type LockToWrite, lockText, parseLock } from "./lock.js";
 import { fold } from "./paths.js";
@@ -19,11 +20,6 @@ export const STAGING_DIR = ".skills-mcp-staging";
  * run that gets as far as putting its skills in place.
  */
 export const VERIFIED_DIR = "verified";
-
-/** `sha256:` and the lowercase hex digest of `bytes`, as the Skills extension writes digests. */
-export function digestOf(bytes: Uint8Array): string {
-  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-}
 
 /** What a skill's folder in the target holds. */
 export type FolderState =

@@ -4,9 +4,8 @@
  */
 
 import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skills";
-import { SKILL_DOCUMENT } from "../catalog/index.js";
+import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
 import { citedPaths } from "./citations.js";
-import { digestOf } from "./folder.js";
 import type { PackFileRecord } from "./lock.js";
 import { clashingPaths, relativePathProblem } from "./paths.js";
 import { ANSWER_ENVELOPE_BYTES, type PackLookup } from "./reads.js";

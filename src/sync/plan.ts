@@ -1,6 +1,5 @@
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
-import { compareText, nameRuleViolation } from "../catalog/index.js";
-import { digestOf } from "./folder.js";
+import { compareText, digestOf, nameRuleViolation } from "../catalog/index.js";
 import { entryProblem } from "./listed-files.js";
 import type { InstalledSkill, RefusedSkill } from "./lock.js";
 import { segmentProblem } from "./paths.js";
