@@ -132,7 +132,10 @@ function invalidMessage({ headers, body }: McpPost): Refusal | undefined {
   return problem === undefined ? undefined : invalidRequest(`Invalid Request: ${problem}`, body);
 }
 
-/** The SDK said "Only one initialization request is allowed" of a batch holding one and a ping. */
+/**
+ * A 2025 batch holding `initialize`: told to send the handshake alone, where the SDK said "Only one
+ * initialization request is allowed" of a batch holding one and a ping.
+ */
 function handshakeInBatch({ headers, body }: McpPost): Refusal | undefined {
   const messages = batchedHandshakeOf(headers, body);
   if (messages === undefined) return undefined;
