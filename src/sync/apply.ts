@@ -245,7 +245,7 @@ async function prepare(
   let resumed = 0;
   // Only a file the lock says sync wrote with these bytes, or one a stopped run verified; each read
   // again and checked against the entry, as it may have changed since.
-  const installedFile = async (file: string, size: number, digest: string) => {
+  const fileOnDisk = async (file: string, size: number, digest: string) => {
     const here =
       before?.files[file] === digest
         ? await readIfSame(path.join(folder, name, ...file.split("/")), size, digest)
@@ -255,7 +255,7 @@ async function prepare(
     if (kept !== undefined) resumed += 1;
     return kept;
   };
-  const download = await downloadSkill(entry, context, installedFile, packRoom);
+  const download = await downloadSkill(entry, context, fileOnDisk, packRoom);
   if ("refused" in download) return download;
   const { files, packFiles, leftOut } = download.skill;
   const high = auditDownload(name, files, entry.frontmatter).filter(isUnsafe);

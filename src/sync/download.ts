@@ -27,16 +27,12 @@ export type Download =
  * The bytes of a file of the skill already on disk (in the copy installed, or kept verified by an earlier
  * run), by its path in the skill, when they have `size` and `digest`; else undefined.
  */
-export type InstalledFileReader = (
-  path: string,
-  size: number,
-  digest: string,
-) => Promise<Uint8Array | undefined>;
+export type OnDiskReader = (path: string, size: number, digest: string) => Promise<Uint8Array | undefined>;
 
 /**
  * Reads every file of `entry` through the SDK's SkillsClient, which checks each one's size and digest
  * against the entry (and SKILL.md's frontmatter), then the pack files its text cites. A file the copy
- * installed, or an earlier run kept, holds with the size and digest the entry lists (`installed`) is
+ * installed, or an earlier run kept, holds with the size and digest the entry lists (`onDisk`) is
  * taken from there instead; not SKILL.md, whose frontmatter only the SDK's read checks against the
  * entry. Pack files have no digest in the extension: each is read. Refused, with the reason, when
  * anything cannot be written as the entry describes: a dynamic skill, a path that is not a plain name below
@@ -47,7 +43,7 @@ export type InstalledFileReader = (
 export async function downloadSkill(
   entry: Skill,
   context: DownloadContext,
-  installed?: InstalledFileReader,
+  onDisk?: OnDiskReader,
   packRoom = Number.POSITIVE_INFINITY,
 ): Promise<Download> {
   const root = skillRoot(entry);
@@ -59,7 +55,7 @@ export async function downloadSkill(
   try {
     await forEachLimited(listed, PARALLEL_READS, async (file) => {
       const here =
-        file.path === SKILL_DOCUMENT ? undefined : await installed?.(file.path, file.size, file.digest);
+        file.path === SKILL_DOCUMENT ? undefined : await onDisk?.(file.path, file.size, file.digest);
       if (here !== undefined) {
         files.set(file.path, here);
         kept += 1;
