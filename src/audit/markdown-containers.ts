@@ -52,7 +52,7 @@ function quoteMarkers(
   for (let at = 0; at < line.length && columns.length < most; at++) {
     const code = line.charCodeAt(at);
     if (code === 0x20) column++;
-    else if (code === 0x09) column += 4 - (column % 4);
+    else if (code === 0x09) column += tabWidthAt(column);
     else if (code !== 0x3e) break;
     else {
       const last = columns.at(-1);
@@ -85,6 +85,11 @@ function quoteMarkers(
   return { count: columns.length, matched, line: read, columns, textAt: previous + 2 };
 }
 
+/** The columns a tab at `column` takes: to the next multiple of four, as CommonMark reads it. */
+export function tabWidthAt(column: number): number {
+  return 4 - (column % 4);
+}
+
 /**
  * The columns of white space that start `line` (a tab to the next multiple of four, counted from `column`,
  * where the line's first character stands as written), and its characters.
@@ -95,7 +100,7 @@ export function indentation(line: string, column = 0): { indent: number; width: 
   for (; width < line.length; width++) {
     const code = line.charCodeAt(width);
     if (code === 0x20) indent++;
-    else if (code === 0x09) indent += 4 - ((column + indent) % 4);
+    else if (code === 0x09) indent += tabWidthAt(column + indent);
     else break;
   }
   return { indent, width };
@@ -244,7 +249,7 @@ export function containerOpened(
   const rest = columns.length === MAX_ITEMS_ON_A_LINE ? containerMarkersEnd(content.slice(at)) : 0;
   if (rest > 0) {
     for (const end = at + rest; at < end; at++) {
-      const width = content.charCodeAt(at) === 0x09 ? 4 - (columnWritten % 4) : 1;
+      const width = content.charCodeAt(at) === 0x09 ? tabWidthAt(columnWritten) : 1;
       column += width;
       columnWritten += width;
     }

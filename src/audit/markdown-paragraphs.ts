@@ -15,6 +15,7 @@ import {
   listItemMarker,
   MAX_ITEMS_ON_A_LINE,
   quotedLine,
+  tabWidthAt,
 } from "./markdown-containers.js";
 
 /**
@@ -203,7 +204,7 @@ function readAgainst(
 /** The column of `offset` in `line` as written: a tab goes to the next multiple of four (`-→x`: x is at 4). */
 function textColumnAt(line: string, offset: number): number {
   let column = 0;
-  for (let at = 0; at < offset; at++) column += line.charCodeAt(at) === 0x09 ? 4 - (column % 4) : 1;
+  for (let at = 0; at < offset; at++) column += line.charCodeAt(at) === 0x09 ? tabWidthAt(column) : 1;
   return column;
 }
 
