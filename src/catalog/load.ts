@@ -7,7 +7,7 @@ import { FileReader } from "./files.js";
 import { describeFsError, isOverfull, MAX_FOLDER_ENTRIES, readFolder } from "./folders.js";
 import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
 import { unnameableReason } from "./paths.js";
-import { compareSkills, Scope, SelectorError } from "./scope.js";
+import { compareSkills, foldedName, Scope, SelectorError } from "./scope.js";
 import { readSources } from "./sources.js";
 import {
   type CatalogFile,
@@ -295,11 +295,6 @@ function withoutDuplicateNames(names: readonly string[], issues: CatalogIssue[])
     });
   }
   return names.filter((name) => served.get(foldedName(name)) === name);
-}
-
-/** A name as a case-insensitive file system compares it: upper then lower case folds `ſ` with `s`. */
-function foldedName(name: string): string {
-  return name.normalize("NFC").toUpperCase().toLowerCase();
 }
 
 /** Which of two pack names that fold alike is served: the lower first (lowercase, then NFC), else the first. */

@@ -71,15 +71,16 @@ export class Scope {
   }
 
   /**
-   * {@link findPack}, else the one pack named so in another case (`Design` for `design`), as models and
-   * people write names. The load serves no two packs whose names differ only in case; were there two, they
-   * would be found by their exact names alone.
+   * {@link findPack}, else the one pack named so in another case or Unicode normalization (`Design` for
+   * `design`, `café` typed with a combining accent), as models and people write names, folded as the load
+   * folds pack names ({@link foldedName}). The load serves no two packs whose names fold alike; were there
+   * two, they would be found by their exact names alone.
    */
   findPackAnyCase(name: string): Pack | undefined {
     const exact = this.packsByName.get(name);
     if (exact) return exact;
-    this.#packsByFoldedName ??= groupByName(this.packs, (pack) => pack.name.toLowerCase());
-    const [only, ...others] = this.#packsByFoldedName.get(name.toLowerCase()) ?? [];
+    this.#packsByFoldedName ??= groupByName(this.packs, (pack) => foldedName(pack.name));
+    const [only, ...others] = this.#packsByFoldedName.get(foldedName(name)) ?? [];
     return others.length === 0 ? only : undefined;
   }
 
@@ -415,4 +416,12 @@ function groupSkills(pack: string, skills: readonly Skill[]): Group[] {
   return [...byGroup.entries()]
     .sort(([a], [b]) => compareText(a, b))
     .map(([name, groupSkills]) => ({ pack, name, skills: groupSkills }));
+}
+
+/**
+ * A pack's name as a case-insensitive file system compares it, in NFC, upper then lower case (which folds
+ * `ſ` with `s`): the load serves one pack of names that fold alike, and a selector finds it so.
+ */
+export function foldedName(name: string): string {
+  return name.normalize("NFC").toUpperCase().toLowerCase();
 }

@@ -26,6 +26,23 @@ describe("Scope", () => {
     ]);
   });
 
+  it("finds a pack by its name in another case or Unicode normalization, as the load folds pack names", async () => {
+    // Regression: the load served one of `Café` and `café` (folding case and normalization), but a
+    // selector in NFD, or with a long s, found no pack, though the pack was said to be selected in any case.
+    const folded = await makeTree({
+      "café/menus/SKILL.md": skillMd("menus", "Menus of the day."),
+      "shared/notes/SKILL.md": skillMd("notes", "Shared notes."),
+    });
+    try {
+      const { everything } = loadCatalog(folded.dir).catalog;
+      expect(everything.findPackAnyCase("CAFE\u0301")?.name).toBe("café");
+      expect(everything.findPackAnyCase("ſhared")?.name).toBe("shared");
+      expect(ids(everything.narrow(["Cafe\u0301"]))).toEqual(["café/menus"]);
+    } finally {
+      await folded.remove();
+    }
+  });
+
   it("treats blank selectors as no narrowing", () => {
     expect(catalog.everything.narrow([""])).toBe(catalog.everything);
     expect(catalog.everything.narrow([" , "])).toBe(catalog.everything);
