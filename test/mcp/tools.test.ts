@@ -703,6 +703,13 @@ describe.each(ERAS)("in the %s era", (era) => {
         `Unknown tool "a\\"\\n${"x".repeat(97)}…". The tools are: list_packs, list_skills, read_skill, read_pack_file.`,
       );
     });
+
+    it("cuts a long name between characters, never inside an emoji", async () => {
+      const { text } = await call(client, `${"a".repeat(99)}😀b`, {});
+      expect(text).toBe(
+        `Unknown tool "${"a".repeat(99)}😀…". The tools are: list_packs, list_skills, read_skill, read_pack_file.`,
+      );
+    });
   });
 });
 
