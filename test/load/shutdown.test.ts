@@ -86,7 +86,13 @@ describe("SIGTERM under load", () => {
     sigtermAt = Date.now();
     server.child.kill("SIGTERM");
 
-    // Readiness fails at once, while the server still answers.
+    // Readiness fails once the signal is handled, while the server still answers. The signal reaches the
+    // server's event loop in its turn among the load's requests: a /health asked before that is answered
+    // as ready, so it is asked once the server says it is shutting down.
+    await vi.waitFor(() => expect(server.output()).toContain("shutting down: readiness fails"), {
+      timeout: 2000,
+      interval: 10,
+    });
     const health = await fetch(`${server.url}/health`);
     const healthAt = Date.now();
     expect(health.status).toBe(503);
