@@ -1120,6 +1120,8 @@ describe("a stdio client that sends lines that are no JSON", () => {
     child.write(`${JSON.stringify(initialize(1))}\n`);
     child.write('\uFEFF{"jsonrpc":"2.0","id":2,"method":"ping"}\nContent-Length: 40\r\n\r\n');
     child.write('{"jsonrpc":"2.0","id":3,\n"method":"ping"}\n');
+    // Two messages on one line: said as such, as is the byte-order mark above.
+    child.write('{"jsonrpc":"2.0","id":5,"method":"ping"} {"jsonrpc":"2.0","id":6,"method":"ping"}\n');
     // JSON, but no message: said as such alone.
     child.write("5\n");
     child.write('{"jsonrpc":"2.0","id":4,"method":"ping"}\n');
@@ -1130,22 +1132,26 @@ describe("a stdio client that sends lines that are no JSON", () => {
     expectReadBySdkClient(child.stdout());
     // Without an id, as the answer to a line over the limit. (Answers come in any order.)
     const parseErrors = answers.filter((answer) => !("id" in answer));
-    expect(parseErrors).toEqual(
-      Array(4).fill({
-        jsonrpc: "2.0",
-        error: {
-          code: -32700,
-          message:
-            "Parse error: a line was not JSON, so the request on it, if any, gets no other answer. Send each JSON-RPC message as one line of JSON in UTF-8, ended by a newline.",
-        },
-      }),
+    const notJson =
+      "Parse error: a line was not JSON, so the request on it, if any, gets no other answer. Send each JSON-RPC message as one line of JSON in UTF-8, ended by a newline.";
+    expect(parseErrors.map((answer) => answer.error?.message).sort()).toEqual(
+      [
+        "Parse error: a line began with a byte-order mark (U+FEFF), which stdio does not read (HTTP does), so the request on it, if any, gets no other answer. Send each JSON-RPC message as one line of JSON in UTF-8 without a byte-order mark, ended by a newline.",
+        'Parse error: a line held a whole JSON value and more after it, so the request on it, if any, gets no other answer. A line holds one JSON-RPC message: end each message with a newline ("\\n", LF).',
+        notJson,
+        notJson,
+        notJson,
+      ].sort(),
+    );
+    expect(parseErrors.every((answer) => answer.jsonrpc === "2.0" && answer.error?.code === -32700)).toBe(
+      true,
     );
     expect(answers.filter((answer) => "id" in answer).map((answer) => answer.id)).toEqual([1, 4]);
     const warnings = logLines(child.stderr()).filter(
       (line) => String(line.msg).startsWith("stdio") && Number(line.level) >= 40,
     );
     expect(warnings.map((line) => [line.level, line.msg, line.skipped])).toEqual([
-      ...[1, 2, 3, 4].map((skipped) => [
+      ...[1, 2, 3, 4, 5].map((skipped) => [
         40,
         "stdio: a line from the client is not JSON (one JSON-RPC message per line, in UTF-8); skipped",
         skipped,

@@ -1,11 +1,20 @@
 import { Transform, type TransformCallback } from "node:stream";
 
+/**
+ * Why a line is not JSON, where it is a common mistake: it begins with a UTF-8 byte-order mark (`bom`), or it
+ * holds a whole JSON object or array and more after it, two messages on one line (`more`).
+ */
+export type NotJsonWhy = "bom" | "more" | undefined;
+
 /** What the client sent that is no JSON-RPC message, told as it is read. */
 export interface InputLinesEvents {
   /** A line longer than the limit, dropped. */
   readonly tooLong: () => void;
-  /** A line that is not blank and was not JSON: its reader, the SDK's transport, skipped it without a word. */
-  readonly notJson: () => void;
+  /**
+   * A line that is not blank and was not JSON: its reader, the SDK's transport, skipped it without a word.
+   * `why` names the client's mistake where it is a common one.
+   */
+  readonly notJson: (why: NotJsonWhy) => void;
   /** The `bytes` after the last newline when stdin ended, which the SDK would drop: not passed on. */
   readonly unfinished: (bytes: number) => void;
 }
@@ -185,7 +194,7 @@ export class InputLines extends Transform {
     try {
       const read = super.emit(event, ...args);
       if (read && !this.#parsed && line !== undefined && firstNotBlank(line) !== undefined) {
-        this.events.notJson();
+        this.events.notJson(whyNotJson(line));
       }
       return read;
     } finally {
@@ -214,6 +223,24 @@ function firstNotBlank(bytes: Buffer): number | undefined {
   return undefined;
 }
 
+/**
+ * Why `line`, which its reader did not read as JSON, is none, where it is a common mistake (see
+ * `NotJsonWhy`). Only such a line is read here, once more, in linear time.
+ */
+function whyNotJson(line: Buffer): NotJsonWhy {
+  if (line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf) return "bom";
+  const extent = new JsonExtent();
+  extent.scan(line, 0, line.length);
+  if (extent.end === undefined || firstNotBlank(line.subarray(extent.end)) === undefined) return undefined;
+  try {
+    // The first value must be JSON itself, or the more after it is not what is wrong.
+    JSON.parse(line.toString("utf8", 0, extent.end));
+    return "more";
+  } catch {
+    return undefined;
+  }
+}
+
 const LF = 0x0a;
 const CR = 0x0d;
 const LF_BYTE = Buffer.from([LF]);
@@ -225,6 +252,8 @@ const LF_BYTE = Buffer.from([LF]);
 class JsonExtent {
   /** The bytes of the line read so far. */
   read = 0;
+  /** Where in the line the first object or array ended, once it has. */
+  end: number | undefined;
   #state: "before" | "inside" | "after" | "other" = "before";
   #depth = 0;
   #inString = false;
@@ -249,7 +278,10 @@ class JsonExtent {
       } else if (this.#state === "inside") {
         if (byte === 0x22) this.#inString = true;
         else if (byte === 0x7b || byte === 0x5b) this.#depth++;
-        else if ((byte === 0x7d || byte === 0x5d) && --this.#depth === 0) this.#state = "after";
+        else if ((byte === 0x7d || byte === 0x5d) && --this.#depth === 0) {
+          this.#state = "after";
+          this.end = this.read - end + index + 1;
+        }
       } else if (byte !== 0x20 && byte !== 0x09 && byte !== CR) {
         if (this.#state === "before" && (byte === 0x7b || byte === 0x5b)) {
           this.#state = "inside";

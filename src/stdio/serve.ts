@@ -16,7 +16,7 @@ import { fileBytesOf, MAX_READ_BYTES, type McpDeps, servedMethods, serverFactory
 import { isSaidSparingly } from "../sparingly.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
 import { EnvelopeCheck } from "./envelope-check.js";
-import { InputLines } from "./input-lines.js";
+import { InputLines, type NotJsonWhy } from "./input-lines.js";
 import { MethodNaming } from "./method-naming.js";
 
 /** The longest line (one JSON-RPC message) read from stdin: the SDK's own limit. */
@@ -73,10 +73,10 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
         { bytes },
         "stdio: stdin ended in the middle of a line, which was dropped: end each message with a newline",
       ),
-    notJson: () => {
+    notJson: (why) => {
       warnNotJson();
       // A request on it would go unanswered, and its client wait out its own timeout.
-      transport.answer(notJson, ANSWER_BYTES);
+      transport.answer(notJsonAnswer(why), ANSWER_BYTES);
     },
   });
   pipeline(process.stdin, input, () => {});
@@ -273,14 +273,19 @@ function invalidRequest(id: string | number | undefined, message: string): JSONR
   return id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error };
 }
 
-/** The answer to a line that is not JSON. It has no id, as `tooLong` has none. */
-const notJson: JSONRPCErrorResponse = {
-  jsonrpc: "2.0",
-  error: {
-    code: PARSE_ERROR,
-    message:
-      "Parse error: a line was not JSON, so the request on it, if any, gets no other answer. Send each JSON-RPC message as one line of JSON in UTF-8, ended by a newline.",
-  },
+/**
+ * The answer to a line that is not JSON, naming the mistake where `why` knows it. It has no id, as `tooLong`
+ * has none.
+ */
+function notJsonAnswer(why: NotJsonWhy): JSONRPCErrorResponse {
+  return { jsonrpc: "2.0", error: { code: PARSE_ERROR, message: NOT_JSON[why ?? "other"] } };
+}
+
+const NOT_JSON = {
+  bom: "Parse error: a line began with a byte-order mark (U+FEFF), which stdio does not read (HTTP does), so the request on it, if any, gets no other answer. Send each JSON-RPC message as one line of JSON in UTF-8 without a byte-order mark, ended by a newline.",
+  more: 'Parse error: a line held a whole JSON value and more after it, so the request on it, if any, gets no other answer. A line holds one JSON-RPC message: end each message with a newline ("\\n", LF).',
+  other:
+    "Parse error: a line was not JSON, so the request on it, if any, gets no other answer. Send each JSON-RPC message as one line of JSON in UTF-8, ended by a newline.",
 };
 
 /**

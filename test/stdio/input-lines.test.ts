@@ -107,6 +107,22 @@ describe("InputLines", () => {
     }
   });
 
+  it("says why a line is not JSON when it starts with a byte-order mark or holds more than one value", async () => {
+    // Regression: both got the same parse error as any broken line, which did not hint at the mistake.
+    const whys: unknown[] = [];
+    const stage = new InputLines(100, {
+      tooLong: () => {},
+      notJson: (why) => whys.push(why),
+      unfinished: () => {},
+    });
+    stage.on("data", () => {});
+    const ended = new Promise((resolve) => stage.on("end", resolve));
+    const lines = ['\uFEFF{"a":1}', '{"a":1}{"b":2}', '[1] {"b":2}', '{"a":}{"b":2}', '{"a":1', "5 6", "{}x"];
+    stage.end(Buffer.from(lines.map((line) => `${line}\n`).join("")));
+    await ended;
+    expect(whys).toEqual(["bom", "more", "more", undefined, undefined, undefined, "more"]);
+  });
+
   it("hands each line on as a chunk of its own, whatever chunks it came in", async () => {
     const stage = new InputLines(100, { tooLong: () => {}, notJson: () => {}, unfinished: () => {} });
     const seen: string[] = [];
