@@ -250,11 +250,19 @@ export class Staging {
   }
 }
 
-/** Removes everything in the staging folder `parent` but the files verified (VERIFIED_DIR). */
+/**
+ * Removes everything in the staging folder `parent` but the files verified (VERIFIED_DIR), going on past
+ * what cannot be removed (stopping there left every leftover after it), then throws the first failure.
+ */
 async function clearBesideVerified(parent: string): Promise<void> {
+  let failure: unknown;
   for (const name of await readdir(parent)) {
-    if (name !== VERIFIED_DIR) await rm(path.join(parent, name), { recursive: true, force: true });
+    if (name === VERIFIED_DIR) continue;
+    await rm(path.join(parent, name), { recursive: true, force: true }).catch((error: unknown) => {
+      failure ??= error;
+    });
   }
+  if (failure !== undefined) throw failure;
 }
 
 /**

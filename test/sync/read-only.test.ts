@@ -157,3 +157,30 @@ describe("files a stopped run kept that sync may not remove", () => {
     ]);
   });
 });
+
+describe("leftovers of past runs, one of which sync may not remove", () => {
+  // Regression: clearing stopped at the first it could not remove, and every leftover after it stayed.
+  it("are all removed but that one, which the run names", { timeout: 120_000 }, async () => {
+    const staging = path.join(target, STAGING_DIR);
+    const verified = path.join(staging, "verified");
+    // As above: a kept file sync may not remove, so that the run keeps what it verified.
+    await writeTree(verified, { [createHash("sha256").update("gone").digest("hex")]: "gone" });
+    const leftovers = Array.from({ length: 8 }, (_, index) => `run-${index}`);
+    for (const name of leftovers) await writeTree(path.join(staging, name), { "a/file": "left" });
+    if (USER !== undefined) {
+      for (const entry of await readdir(staging, { recursive: true, withFileTypes: true })) {
+        await chown(path.join(entry.parentPath, entry.name), USER.uid, USER.gid);
+      }
+      await chown(staging, USER.uid, USER.gid);
+    }
+    await chmod(verified, 0o555);
+    await chmod(path.join(staging, "run-3/a"), 0o555);
+
+    const report = await runSync(server.url, target);
+
+    expect(report.stderr).toContain("2 added, 0 updated, 0 removed, 0 skipped");
+    expect(report.stderr).toMatch(new RegExp(`cannot remove .*${STAGING_DIR}`));
+    expect(report.code).toBe(0);
+    expect((await readdir(staging)).filter((name) => leftovers.includes(name))).toEqual(["run-3"]);
+  });
+});
