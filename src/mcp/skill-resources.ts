@@ -226,10 +226,27 @@ export class SkillResources {
   sourceFor(scope: Scope, reader: FileReader): SkillSource {
     return {
       list: async ({ cursor }) => this.#list(scope, cursor),
-      get: async (uri) => this.#get(scope, uri),
+      // Refused here rather than by the SDK, whose answers repeat the URI whole however long, and call a URI
+      // that names nothing "not a directory resource".
+      get: async (uri) =>
+        this.#get(scope, uri) ?? notServed(`No skill is served at ${quotedAsSent(uri)}`, uri),
       read: (uri) => this.#read(scope, uri, reader),
-      readDirectory: async (uri, { cursor }) => this.#readDirectory(scope, uri, cursor),
+      readDirectory: async (uri, { cursor }) =>
+        this.#readDirectory(scope, uri, cursor) ??
+        notServed(
+          this.#isFile(scope, uri)
+            ? `${quotedAsSent(uri)} is not a directory resource; read it with resources/read`
+            : `Nothing is served at ${quotedAsSent(uri)}`,
+          uri,
+        ),
     };
+  }
+
+  /** Whether `uri` names a file `scope` sees (as resources/read reads it). */
+  #isFile(scope: Scope, uri: string): boolean {
+    const key = keyOfUri(uri);
+    const target = key === undefined ? undefined : this.#targets.get(key);
+    return target !== undefined && isVisible(target, scope);
   }
 
   #list(scope: Scope, cursor: string | undefined): { skills: SkillEntry[]; nextCursor?: string } {
@@ -618,4 +635,9 @@ function decodeLossless(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Refuses a request for `uri`, which `message` quotes cut: `data.uri` keeps it whole, as resources/read's. */
+function notServed(message: string, uri: string): never {
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, { uri });
 }

@@ -174,7 +174,7 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     const before = "skill://gamma/games/web/SKILL.md";
     expect(await refusal(skills.get(before), before)).toEqual({
       code: -32602,
-      message: expect.stringContaining("No skill is served at <uri>"),
+      message: `No skill is served at "<uri>"`,
     });
     expect(await read(client, before)).toMatchObject({ code: -32602 });
   });
@@ -183,7 +183,7 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     for (const uri of ["skill://gamma/anchored/SKILL.md", "skill://gamma/versioned/SKILL.md"]) {
       expect(await refusal(skills.get(uri), uri)).toEqual({
         code: -32602,
-        message: expect.stringContaining("No skill is served at <uri>"),
+        message: `No skill is served at "<uri>"`,
       });
     }
     for (const skill of ["Clockify Automation", "anchored", "versioned", "crowded"]) {
@@ -391,7 +391,7 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
       expect(await read(client, uri), uri).toEqual({ code: -32602, message: `Resource not found: "${uri}"` });
       expect(await refusal(skills.get(uri), uri), uri).toEqual({
         code: -32602,
-        message: expect.stringContaining("No skill is served at <uri>"),
+        message: `No skill is served at "<uri>"`,
       });
     }
   });
@@ -407,7 +407,7 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     ]) {
       expect(await refusal(skills.get(uri), uri), uri).toEqual({
         code: -32602,
-        message: expect.stringContaining("No skill is served at <uri>"),
+        message: `No skill is served at "<uri>"`,
       });
     }
     // Spellings a URL makes the entry's own still name it.
@@ -424,9 +424,17 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     for (const uri of uris) {
       expect(await refusal(skills.readDirectory(uri), uri), uri).toEqual({
         code: -32602,
-        message: expect.stringContaining("<uri> is not a directory resource"),
+        message: `Nothing is served at "<uri>"`,
       });
     }
+  });
+
+  it("resources/directory/read of a file says it is one", async () => {
+    const uri = "skill://alpha/guide/references/intro.md";
+    expect(await refusal(skills.readDirectory(uri), uri)).toEqual({
+      code: -32602,
+      message: `"<uri>" is not a directory resource; read it with resources/read`,
+    });
   });
 
   // Issue 26: a folder is commonly written with a trailing slash.
@@ -563,7 +571,7 @@ describe("a skill whose folder in the namespace holds what is not its own", () =
     for (const uri of ["skill://p/data/SKILL.md", "skill://p/shared/SKILL.md"]) {
       expect(await refusal(skills.get(uri), uri)).toEqual({
         code: -32602,
-        message: expect.stringContaining("No skill is served at <uri>"),
+        message: `No skill is served at "<uri>"`,
       });
     }
     expect(await read(served.client, "skill://p/shared/notes.md")).toEqual([
@@ -660,7 +668,7 @@ describe("nested skills", () => {
     ]) {
       expect(await refusal(skills.get(uri), uri)).toEqual({
         code: -32602,
-        message: expect.stringContaining("No skill is served at <uri>"),
+        message: `No skill is served at "<uri>"`,
       });
     }
   });
@@ -780,15 +788,24 @@ describe.each(ERAS)("a long URI naming nothing, over stdio (%s)", (era) => {
       NODE_OPTIONS: "",
     });
     try {
+      // Regression: skills/get and resources/directory/read sent the 40,000 characters back in the message
+      // too, the latter calling a URI that names nothing "not a directory resource".
       stdio.write(`${JSON.stringify(wireRequest(era, 4, "resources/read", { uri }).body)}\n`);
-      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(1), { timeout: 30_000 });
-      expect(stdio.answers()).toEqual([
-        {
+      stdio.write(`${JSON.stringify(wireRequest(era, 5, "skills/get", { uri }).body)}\n`);
+      stdio.write(`${JSON.stringify(wireRequest(era, 6, "resources/directory/read", { uri }).body)}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(3), { timeout: 30_000 });
+      const quoted = `"${uri.slice(0, 100)}…"`;
+      expect(stdio.answers().sort((a, b) => Number(a.id) - Number(b.id))).toEqual(
+        [
+          `Resource not found: ${quoted}`,
+          `No skill is served at ${quoted}`,
+          `Nothing is served at ${quoted}`,
+        ].map((message, index) => ({
           jsonrpc: "2.0",
-          id: 4,
-          error: { code: -32602, message: `Resource not found: "${uri.slice(0, 100)}…"`, data: { uri } },
-        },
-      ]);
+          id: 4 + index,
+          error: { code: -32602, message, data: { uri } },
+        })),
+      );
     } finally {
       await stdio.end();
     }
