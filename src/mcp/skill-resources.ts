@@ -19,7 +19,6 @@ import {
   type FileReader,
   formatSize,
   isBinaryStart,
-  jsonFit,
   MAX_FILE_BYTES,
   type Scope,
   type Skill,
@@ -342,11 +341,8 @@ export class SkillResources {
     // Binary as the tools and the audit tell it (a NUL, or mostly control characters, up front), even when
     // it decodes: the audit never read it as text, and each such character would take six bytes of JSON.
     // So is a text start with enough of them behind it (up to 8 MiB here) to weigh more than base64: sent
-    // as text it was up to six times the file, while the audit still reads it as the text it is. So is one
-    // JSON spells in more than twice its bytes: a fifteenth of control characters and the rest quotes or
-    // backslashes, each two bytes, passed that (2.3 times) within the rule above.
-    const asBlob =
-      isBinaryStart(bytes) || weighsMoreAsText(bytes) || jsonFit(bytes, 2 * bytes.length) < bytes.length;
+    // as text it was up to six times the file, while the audit still reads it as the text it is.
+    const asBlob = isBinaryStart(bytes) || weighsMoreAsText(bytes);
     const text = asBlob ? undefined : decodeLossless(bytes);
     return text === undefined ? { bytes, mimeType } : { text, mimeType };
   }
