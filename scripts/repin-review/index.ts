@@ -27,19 +27,15 @@ import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/revi
 import {
   type AddedDocument,
   comparePacks,
-  type Digest,
   type DocumentChange,
-  digestOf,
-  EMPTY_SIDE,
   type FileChange,
   KEPT_BODIES,
   keptPerPack,
   type PackChanges,
-  type PackSide,
-  type ServedFile,
-  type SkillPair,
 } from "./compare.js";
+import type { SkillPair } from "./renames.js";
 import { NOT_AUDITED, type ReviewedFinding, renderReview, type SourceReview } from "./render.js";
+import { type Digest, digestOf, EMPTY_SIDE, type PackSide, type ServedFile } from "./served.js";
 
 /** A skills folder as the server would load it, with its audit; empty when the server would refuse it. */
 interface Folder {

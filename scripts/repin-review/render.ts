@@ -9,15 +9,7 @@ import {
   unsafeLead,
 } from "../audit-markdown.js";
 import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
-import {
-  type AddedDocument,
-  type DocumentChange,
-  type FileChange,
-  keyRank,
-  type PackChanges,
-  RARE_LINE_SKILLS,
-  RENAME_TEXT_BYTES,
-} from "./compare.js";
+import type { AddedDocument, DocumentChange, FileChange, PackChanges } from "./compare.js";
 import {
   type DiffLimits,
   type Edit,
@@ -28,6 +20,8 @@ import {
   UNIFIED_LIMITS,
 } from "./diff.js";
 import { type BodyRoom, type Excerpt, SHORT, shownLines, WHOLE } from "./excerpt.js";
+import { keyRank } from "./frontmatter-keys.js";
+import { RARE_LINE_SKILLS, RENAME_TEXT_BYTES } from "./renames.js";
 
 /**
  * The review's own rule, high: a served file the bump adds or changes that the audit did not read (over
