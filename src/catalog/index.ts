@@ -27,12 +27,7 @@ export {
   readFrontmatterFields,
   stripBom,
 } from "./frontmatter.js";
-export {
-  type Catalog,
-  CatalogError,
-  type LoadedCatalog,
-  loadCatalog,
-} from "./load.js";
+export { type Catalog, type LoadedCatalog, loadCatalog } from "./load.js";
 export { ChangedFileError, readFileBeside } from "./open.js";
 export {
   filesInFolder,
@@ -45,6 +40,7 @@ export {
   skillOwningPath,
 } from "./paths.js";
 export { Scope, SelectorError, type SkillLookup } from "./scope.js";
+export { CatalogError } from "./skills-folder.js";
 export { catalogFingerprint, digestOf, fileStamp } from "./stamps.js";
 export {
   type CatalogFile,

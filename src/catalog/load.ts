@@ -1,4 +1,4 @@
-import { type Dirent, realpathSync, type Stats, statfsSync, statSync } from "node:fs";
+import { type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { compareText, firstPast } from "../sorted.js";
 import { caseCollisionIssue, caseCollisions } from "./case-collisions.js";
@@ -8,6 +8,7 @@ import { describeFsError, isOverfull, MAX_FOLDER_ENTRIES, readFolder } from "./f
 import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
 import { unnameableReason } from "./paths.js";
 import { compareSkills, foldedName, Scope, SelectorError } from "./scope.js";
+import { CatalogError, kernelFileSystem, realSkillsFolder } from "./skills-folder.js";
 import { readSources } from "./sources.js";
 import {
   type CatalogFile,
@@ -27,11 +28,6 @@ export interface Catalog {
   readonly files: FileReader;
   /** The fetched commits, when the skills folder holds a `sources.json`; empty otherwise. */
   readonly sources: readonly Source[];
-}
-
-/** The skills folder cannot be served: the server must not start. */
-export class CatalogError extends Error {
-  override name = "CatalogError";
 }
 
 export interface LoadOptions {
@@ -70,7 +66,7 @@ interface LoadContext {
  * Synchronous on purpose: it runs once, before the server listens, and nothing else is waiting.
  */
 export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatalog {
-  const root = realDirectory(dir, options.missingFolderHint);
+  const root = realSkillsFolder(dir, options.missingFolderHint);
   const issues: CatalogIssue[] = [];
   const selectors = options.packs ?? [];
   const context: LoadContext = {
@@ -157,67 +153,6 @@ function narrowedBySkillPacks(scanned: Scope, selectors: readonly string[]): Sco
   } catch (error) {
     if (error instanceof SelectorError) throw new CatalogError(`SKILL_PACKS: ${error.message}`);
     throw error;
-  }
-}
-
-/**
- * The real path of the skills folder `dir`, or a CatalogError saying why it cannot be one. The root of the
- * file system and the kernel's own file systems are refused before any walk: `SKILLS_DIR=/proc/self` walked
- * the whole machine (its `root` leads to /) for half a minute, each process's files and every container's
- * layers with it, to fail writing there; `SKILLS_DIR=/` served whatever SKILL.md lay anywhere.
- */
-function realDirectory(dir: string, hint: string | undefined): string {
-  let real: string;
-  let stat: Stats;
-  try {
-    real = realpathSync(dir);
-    stat = statSync(real);
-  } catch {
-    // Said with the path as the operator gave it.
-    throw new CatalogError(
-      `Skills folder ${dir} does not exist or is not a folder${hint === undefined ? "" : `: ${hint}`}`,
-    );
-  }
-  if (!stat.isDirectory()) throw new CatalogError(`Skills folder ${dir} ${notAFolder(stat)}`);
-  const shown = real === dir ? dir : `${dir} (${real})`;
-  if (real === path.parse(real).root) {
-    throw new CatalogError(
-      `Skills folder ${shown} is the root of the file system: give the folder that holds the packs, as in <folder>/<pack>/<skill>/${SKILL_DOCUMENT}`,
-    );
-  }
-  const kernel = kernelFileSystem(real);
-  if (kernel !== undefined) {
-    throw new CatalogError(
-      `Skills folder ${shown} is in ${kernel}, not a folder of skills: give the folder that holds the packs, as in <folder>/<pack>/<skill>/${SKILL_DOCUMENT}`,
-    );
-  }
-  return real;
-}
-
-/** What a path that is no folder is instead, in words. */
-function notAFolder(stat: Stats): string {
-  if (stat.isFile()) return "is a file, not a folder";
-  if (stat.isFIFO()) return "is a named pipe (FIFO), not a folder";
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "is a device, not a folder";
-  if (stat.isSocket()) return "is a socket, not a folder";
-  return "is not a folder";
-}
-
-/**
- * The kernel's file systems by their statfs magic numbers (Linux's magic.h): views of processes and devices
- * that hold no skills, whose files are endless or change as they are read, and whose links lead back to /.
- */
-const KERNEL_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
-  [0x9fa0, "/proc, the kernel's view of its processes"],
-  [0x62656572, "/sys, the kernel's view of its devices"],
-]);
-
-/** What kernel file system `real` lies in, if it lies in one; undefined where that cannot be told. */
-function kernelFileSystem(real: string): string | undefined {
-  try {
-    return KERNEL_FILE_SYSTEMS.get(statfsSync(real).type);
-  } catch {
-    return undefined;
   }
 }
 
