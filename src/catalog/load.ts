@@ -4,11 +4,11 @@ import { compareText, firstPast } from "../sorted.js";
 import { caseCollisionIssue, caseCollisions } from "./case-collisions.js";
 import { DocumentReader, type DocumentRecord, KnownDocuments } from "./documents.js";
 import { FileReader } from "./files.js";
-import { describeFsError, isOverfull, MAX_FOLDER_ENTRIES, readFolder } from "./folders.js";
+import { describeFsError, isOverfull, MAX_FOLDER_ENTRIES } from "./folders.js";
 import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
-import { unnameableReason } from "./paths.js";
-import { compareSkills, foldedName, Scope, SelectorError } from "./scope.js";
-import { CatalogError, kernelFileSystem, realSkillsFolder } from "./skills-folder.js";
+import { listPackFolders } from "./pack-folders.js";
+import { compareSkills, Scope, SelectorError } from "./scope.js";
+import { CatalogError, realSkillsFolder } from "./skills-folder.js";
 import { readSources } from "./sources.js";
 import {
   type CatalogFile,
@@ -19,7 +19,7 @@ import {
   skillPath,
 } from "./types.js";
 import { excerpt, visible } from "./visible.js";
-import { flat, isHidden, NO_FILES, resolveEntry, resolveLink, toFileMap, unreadable, walk } from "./walk.js";
+import { flat, NO_FILES, resolveLink, toFileMap, walk } from "./walk.js";
 
 export interface Catalog {
   /** Every loaded skill: the widest scope any caller can have. */
@@ -154,87 +154,6 @@ function narrowedBySkillPacks(scanned: Scope, selectors: readonly string[]): Sco
     if (error instanceof SelectorError) throw new CatalogError(`SKILL_PACKS: ${error.message}`);
     throw error;
   }
-}
-
-/** Pack folders are the visible sub-folders of the skills folder; files there (sources.json) are not packs. */
-function listPackFolders(root: string, issues: CatalogIssue[]): string[] {
-  const names: string[] = [];
-  const problems: CatalogIssue[] = [];
-  const entries = readFolder(root, "", problems);
-  if (entries === undefined) throw new CatalogError(`Skills folder ${root}: ${problems[0]?.reason}`);
-  issues.push(...problems);
-  for (const entry of entries) {
-    if (isHidden(entry.name) || entry.isFile()) continue;
-    const resolved = resolveEntry(root, entry, undefined);
-    if (resolved.kind === "unreadable") issues.push(unreadable(visible(entry.name), resolved));
-    if (resolved.kind !== "folder") continue;
-    // A link to /proc or /sys: the same endless walk as a skills folder there.
-    const kernel = kernelFileSystem(resolved.real);
-    if (kernel !== undefined) {
-      issues.push({ severity: "skipped", path: visible(entry.name), reason: `pack folder is in ${kernel}` });
-      continue;
-    }
-    if (/[\s,\\]/.test(entry.name)) {
-      issues.push({
-        severity: "skipped",
-        path: visible(entry.name),
-        reason: "pack folder names cannot hold spaces, commas or backslashes",
-      });
-      continue;
-    }
-    const unnameable = unnameableReason(entry.name, "folder");
-    if (unnameable !== undefined) {
-      issues.push({ severity: "skipped", path: visible(entry.name), reason: unnameable });
-      continue;
-    }
-    names.push(entry.name);
-  }
-  const served = withoutDuplicateNames(names, issues);
-  for (const name of served) {
-    const violation = nameRuleViolation(name);
-    if (violation) issues.push({ severity: "warning", path: name, reason: `pack name ${violation}` });
-  }
-  return served;
-}
-
-/**
- * `names` less the pack folders whose names are another's in another letter case or Unicode normalization
- * (`Docs` and `docs`; `café` with one `é`, and with `e` and a combining accent): each reads as the other,
- * `X-Skill-Pack`, `?pack=` and `pack/name` find a pack in any case, and a case-insensitive file system
- * (macOS, Windows), where `skills-mcp sync` writes and reviewers check out, holds one of the two. Two such
- * packs were both served, and which one a client's input selected depended on how it was spelled. The one
- * in lowercase, as the name rule asks, is served, else the one spelled in NFC, as input methods type it,
- * else the first by name; each other is left out with an issue naming the one served.
- */
-function withoutDuplicateNames(names: readonly string[], issues: CatalogIssue[]): string[] {
-  const served = new Map<string, string>();
-  for (const name of names) {
-    const key = foldedName(name);
-    const earlier = served.get(key);
-    if (earlier === undefined || preference(name) < preference(earlier)) served.set(key, name);
-  }
-  for (const name of names) {
-    const kept = served.get(foldedName(name));
-    if (kept === undefined || kept === name) continue;
-    const inNfc = (text: string) => text === text.normalize("NFC");
-    const other =
-      kept.normalize("NFC") === name.normalize("NFC")
-        ? "Unicode normalization"
-        : inNfc(kept) && inNfc(name)
-          ? "letter case"
-          : "letter case and Unicode normalization";
-    issues.push({
-      severity: "skipped",
-      path: visible(name),
-      reason: `duplicate pack name: it is "${visible(kept)}" in another ${other}, which is served instead`,
-    });
-  }
-  return names.filter((name) => served.get(foldedName(name)) === name);
-}
-
-/** Which of two pack names that fold alike is served: the lower first (lowercase, then NFC), else the first. */
-function preference(name: string): number {
-  return (name === name.toLowerCase() ? 0 : 2) + (name === name.normalize("NFC") ? 0 : 1);
 }
 
 /** Skips walking packs that `SKILL_PACKS` cannot select, when every selector names its pack. */
