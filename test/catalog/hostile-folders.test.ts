@@ -14,7 +14,7 @@ import {
   MAX_FRONTMATTER_BYTES,
 } from "../../src/catalog/frontmatter.js";
 import { type CatalogIssue, loadCatalog } from "../../src/catalog/index.js";
-import { MAX_SKILL_FILES } from "../../src/catalog/load.js";
+import { MAX_SKILL_FILES } from "../../src/catalog/skill.js";
 import { makeDeepFolders, removeDeepTree } from "../helpers/deep-tree.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 

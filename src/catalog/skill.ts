@@ -1,0 +1,217 @@
+/**
+ * One skill's folder read into a Skill: its files walked (and the skill folders nested in it found), its
+ * SKILL.md read, and its name and description checked; or the reason it is left out.
+ */
+import type { Dirent } from "node:fs";
+import path from "node:path";
+import type { DocumentReader } from "./documents.js";
+import { isOverfull, MAX_FOLDER_ENTRIES } from "./folders.js";
+import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
+import { type CatalogFile, type CatalogIssue, SKILL_DOCUMENT, type Skill } from "./types.js";
+import { excerpt, visible } from "./visible.js";
+import { flat, resolveLink, toFileMap, walk } from "./walk.js";
+
+/**
+ * The most files a skill may hold, those of the skills nested in it counted: as many as the fetcher lets a
+ * whole source bring. Each file is looked at, kept and audited at every start, and a skill of 100,000 empty
+ * files took 25 s of CPU and 100 MB to start.
+ */
+export const MAX_SKILL_FILES = 20_000;
+
+/** A folder holding a SKILL.md, as the walk found it. */
+export interface SkillFolder {
+  /** Relative to its pack, POSIX. */
+  readonly folder: string;
+  /** Its real path: the walk follows symlinks only into real folders inside the pack. */
+  readonly real: string;
+  readonly entries: readonly Dirent[];
+  /** How many skill folders it lies in. */
+  readonly nesting: number;
+}
+
+/** A skill as read from its folder, and the warnings to report if it is served. */
+export interface ReadSkill {
+  readonly skill: Skill;
+  readonly warnings: readonly CatalogIssue[];
+  readonly found: SkillFolder;
+  /** The digest of its frontmatter as YAML read it, when its SKILL.md was parsed now. */
+  readonly frontmatter: string | undefined;
+  /** Of its warnings, the one saying it is named otherwise than its folder. */
+  readonly namedOtherwise: CatalogIssue | undefined;
+}
+
+/**
+ * A skill, unless it must be skipped (the reason goes straight to `issues`), and the skill folders nested
+ * in its folder, found either way: collections nest skills (`game-development/web-games/SKILL.md`), and
+ * each is a skill of its own. Its files stay files of the outer skill too, which may cite them.
+ */
+export function readSkill(
+  pack: string,
+  found: SkillFolder,
+  issues: CatalogIssue[],
+  documents: DocumentReader,
+): { skill?: ReadSkill; nested: readonly SkillFolder[] } {
+  const { folder, real: skillRoot, entries } = found;
+  const where = path.posix.join(pack, folder);
+  const warnings: CatalogIssue[] = [];
+  const files: CatalogFile[] = [];
+  // Only the nearest nested skills: each finds those nested in it in turn. The walk is depth first.
+  const nested: SkillFolder[] = [];
+  let lastNested: string | undefined;
+  const noteNested = (relative: string, real: string, children: readonly Dirent[]) => {
+    const inside = lastNested !== undefined && relative.startsWith(`${lastNested}/`);
+    if (!inside && children.some((entry) => entry.name === SKILL_DOCUMENT)) {
+      nested.push({
+        folder: path.posix.join(folder, relative),
+        real,
+        entries: children,
+        nesting: found.nesting + 1,
+      });
+      lastNested = relative;
+    }
+    return false;
+  };
+  walk(
+    skillRoot,
+    "",
+    new Set([skillRoot]),
+    files,
+    {
+      boundary: skillRoot,
+      issues: warnings,
+      report: (relative) => path.posix.join(where, relative),
+      stopAt: noteNested,
+      maxFiles: MAX_SKILL_FILES - 1,
+      maxEntries: MAX_FOLDER_ENTRIES,
+    },
+    entries.filter((entry) => entry.name !== SKILL_DOCUMENT),
+  );
+  if (files.length >= MAX_SKILL_FILES) {
+    issues.push({
+      severity: "skipped",
+      path: where,
+      reason:
+        `holds more than ${MAX_SKILL_FILES.toLocaleString("en-US")} files (its SKILL.md and those of the ` +
+        "skills nested in it counted): neither it nor the skills inside it are served",
+    });
+    return { nested: [] };
+  }
+  const overfull = warnings.find(isOverfull);
+  if (overfull !== undefined) {
+    issues.push({
+      severity: "skipped",
+      path: where,
+      reason:
+        `its folder ${overfull.path} holds more than ${MAX_FOLDER_ENTRIES.toLocaleString("en-US")} entries: ` +
+        "neither it nor the skills inside it are served",
+    });
+    return { nested: [] };
+  }
+
+  const documentPath = path.join(skillRoot, SKILL_DOCUMENT);
+  // A plain file needs no resolving; a symlink is followed only to a file inside the skill folder.
+  const plainFile = entries.some((entry) => entry.name === SKILL_DOCUMENT && entry.isFile());
+  const document = plainFile
+    ? { kind: "file" as const, real: documentPath }
+    : resolveLink(documentPath, skillRoot);
+  // Left out, with the reason in `issues`; the skills nested in it are read all the same.
+  const skipped = (reason: string) => {
+    issues.push({ severity: "skipped", path: where, reason });
+    return { nested };
+  };
+  if (document.kind !== "file") {
+    return skipped(
+      document.kind === "unreadable"
+        ? `SKILL.md ${document.reason}`
+        : "SKILL.md is not a regular file inside the skill folder",
+    );
+  }
+  const start = documents.read(path.posix.join(where, SKILL_DOCUMENT), document.real);
+  if ("problem" in start) return skipped(`SKILL.md ${start.problem}`);
+  const { parsed } = start;
+  if (!parsed.ok) return skipped(parsed.reason);
+  const refused = nameRefusal(parsed.name);
+  if (refused !== undefined) return skipped(refused);
+  const warn = (reason: string): CatalogIssue => ({ severity: "warning", path: where, reason });
+  const violation = nameRuleViolation(parsed.name);
+  if (violation) warnings.push(warn(`name "${visible(parsed.name)}" ${violation}`));
+  const namedOtherwise =
+    parsed.name === (folder === "" ? pack : path.posix.basename(folder))
+      ? undefined
+      : warn(`name "${visible(parsed.name)}" differs from its folder`);
+  if (namedOtherwise) warnings.push(namedOtherwise);
+  const description = excerpt(parsed.description, MAX_DESCRIPTION_LENGTH);
+  warnings.push(...descriptionWarnings(parsed, description).map(warn));
+  const skill: Skill = {
+    id: flat(`${pack}/${parsed.name}`),
+    name: flat(parsed.name),
+    description: flat(description),
+    pack,
+    group: groupOf(folder, nested.length > 0),
+    folder: flat(folder),
+    document: {
+      path: SKILL_DOCUMENT,
+      size: start.size,
+      mtimeMs: start.mtimeMs,
+      source: flat(document.real),
+    },
+    files: toFileMap(files),
+    modelInvocable: parsed.modelInvocable,
+    userInvocable: parsed.userInvocable,
+  };
+  return { skill: { skill, warnings, found, frontmatter: start.digest, namedOtherwise }, nested };
+}
+
+/**
+ * A name a skill is refused for, as its warning quotes it: its first 64 characters, each one no reader sees
+ * written `{U+202E}` (as every warning quoting a name writes them). Such a name may run to the frontmatter's
+ * 64 KiB, and one holding a slash was quoted whole.
+ */
+function quotedName(name: string): string {
+  return visible(excerpt(name, 64));
+}
+
+/**
+ * Why a skill of this name cannot be served, if it cannot: the tools name a skill `pack/name`, so a slash
+ * would make it another's, and a skill is named as its folder, which no system lets be that long.
+ */
+function nameRefusal(name: string): string | undefined {
+  if (name.includes("/"))
+    return `name "${quotedName(name)}" holds a slash: skills are named pack/name, so a name cannot hold one`;
+  if (name.length <= LONGEST_SERVED_NAME) return undefined;
+  return (
+    `name "${quotedName(name)}" is ${name.length} characters long: a skill is named as ` +
+    `its folder, and no folder's name is longer than ${LONGEST_SERVED_NAME}`
+  );
+}
+
+/** What is off in a served skill's description, `served` being what listings carry of it. */
+function descriptionWarnings(
+  parsed: { readonly description: string; readonly descriptionComment?: true },
+  served: string,
+): string[] {
+  const warnings: string[] = [];
+  if (parsed.descriptionComment) {
+    warnings.push(
+      'description ends where YAML reads " #" as the start of a comment, so what follows is not part of ' +
+        'it: put the description in quotes to keep it (description: "… #42 …")',
+    );
+  }
+  if (served !== parsed.description) {
+    warnings.push(
+      `description is longer than ${MAX_DESCRIPTION_LENGTH} characters (the Agent Skills limit): ` +
+        `listings, searches and prompts carry its first ${MAX_DESCRIPTION_LENGTH}`,
+    );
+  }
+  return warnings;
+}
+
+/**
+ * The first folder under the pack, for a skill below the top of its pack. A skill at the top that holds
+ * others is in their group too, so that selecting the group selects them all.
+ */
+function groupOf(folder: string, holdsSkills: boolean): string | undefined {
+  const slash = folder.indexOf("/");
+  if (slash > 0) return flat(folder.slice(0, slash));
+  return holdsSkills && folder !== "" ? flat(folder) : undefined;
+}
