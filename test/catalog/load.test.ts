@@ -9,7 +9,7 @@ import {
   type LoadedCatalog,
   loadCatalog,
 } from "../../src/catalog/index.js";
-import { MAX_SKILL_NESTING } from "../../src/catalog/load.js";
+import { MAX_SKILL_NESTING } from "../../src/catalog/pack-scan.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 

@@ -1,0 +1,149 @@
+/**
+ * One pack folder scanned: its skill folders found by the walk, nested ones in turn, each read as a skill,
+ * one skill served per name, and the files outside every skill folder kept as the pack's own.
+ */
+import { type Dirent, realpathSync } from "node:fs";
+import path from "node:path";
+import { compareText } from "../sorted.js";
+import type { DocumentReader } from "./documents.js";
+import { describeFsError, MAX_FOLDER_ENTRIES } from "./folders.js";
+import { besideIssue, NestedPlacement } from "./nested-placement.js";
+import { type ReadSkill, readSkill, type SkillFolder } from "./skill.js";
+import { type CatalogFile, type CatalogIssue, SKILL_DOCUMENT, type Skill } from "./types.js";
+import { visible } from "./visible.js";
+import { NO_FILES, toFileMap, walk } from "./walk.js";
+
+/** What a load reports to and reads with, as it goes through the packs. */
+export interface LoadContext {
+  readonly root: string;
+  readonly issues: CatalogIssue[];
+  readonly documents: DocumentReader;
+  readonly frontmatters: Map<Skill, string>;
+}
+
+/** A pack's served skills, and its own files (those outside every skill folder). */
+export interface ScannedPack {
+  readonly skills: readonly Skill[];
+  readonly files: ReadonlyMap<string, CatalogFile>;
+}
+
+/**
+ * How many skills a served skill may lie in. Collections nest one or two levels
+ * (`game-development/web-games/SKILL.md`); each level makes every file below it a file of one skill more,
+ * walked, listed and inspected once for each, so a chain of skills nested 500 deep took minutes to start.
+ */
+export const MAX_SKILL_NESTING = 3;
+
+/**
+ * The pack in folder `name` of the skills folder: its skills, outer ones read first, and its own files. What
+ * cannot be served goes to the context's issues; a pack folder that cannot be read holds nothing.
+ */
+export function scanPack(name: string, context: LoadContext): ScannedPack {
+  const { root, issues } = context;
+  let packRoot: string;
+  try {
+    packRoot = realpathSync(path.join(root, name));
+  } catch (error) {
+    issues.push({ severity: "skipped", path: name, reason: `pack folder ${describeFsError(error)}` });
+    return { skills: [], files: NO_FILES };
+  }
+  const skillFolders: SkillFolder[] = [];
+  const files: CatalogFile[] = [];
+  const isSkillFolder = (folder: string, real: string, entries: readonly Dirent[]) => {
+    const found = entries.some((entry) => entry.name === SKILL_DOCUMENT);
+    if (found) skillFolders.push({ folder, real, entries, nesting: 0 });
+    return found;
+  };
+  walk(packRoot, "", new Set([packRoot]), files, {
+    boundary: packRoot,
+    issues,
+    report: (relative) => path.posix.join(name, relative),
+    stopAt: isSkillFolder,
+    maxEntries: MAX_FOLDER_ENTRIES,
+  });
+
+  // Reading a skill finds the skills nested in it, which are read in turn; a symlink may lead to one twice.
+  // Skills are read outer first, so each is found first by the path that nests it least.
+  const read: ReadSkill[] = [];
+  const queued = new Set(skillFolders.map((found) => found.real));
+  for (let next = 0; next < skillFolders.length; next++) {
+    const found = skillFolders[next];
+    if (found === undefined) break;
+    const { skill, nested } = readSkill(name, found, issues, context.documents);
+    for (const inner of nested) {
+      if (queued.has(inner.real)) continue;
+      queued.add(inner.real);
+      if (inner.nesting <= MAX_SKILL_NESTING) skillFolders.push(inner);
+      else issues.push(nestedTooDeep(path.posix.join(name, inner.folder)));
+    }
+    if (skill) read.push(skill);
+  }
+
+  // Of two skills with one name, the shallower is served, then the first by path: the tools name a skill
+  // `pack/name`, which names one skill. A problem inside a nested skill is seen by the walk of each skill
+  // around it, and reported once. Outer skills come first, so each is placed before those nested in it.
+  // Names are one when they differ only in Unicode normalization (`é` as one character or as `e` and a
+  // combining accent): each reads as the other, and a client's input method picks which one it asks for.
+  const skills = new Map<string, Skill>();
+  const placement = new NestedPlacement();
+  const reported = new Set<string>();
+  for (const { skill, warnings, namedOtherwise, frontmatter } of read.sort(byDepthThenPath)) {
+    const key = skill.name.normalize("NFC");
+    const earlier = skills.get(key);
+    if (earlier) {
+      issues.push(duplicateIssue(name, skill, earlier, placement.enclosing(skill.folder)));
+      continue;
+    }
+    const { placed, beside } = placement.place(skill);
+    for (const warning of warnings) {
+      const told = warning === namedOtherwise && beside ? besideIssue(warning, skill, beside) : warning;
+      const said = `${told.path}\n${told.reason}`;
+      if (!reported.has(said)) issues.push(told);
+      reported.add(said);
+    }
+    skills.set(key, placed);
+    if (frontmatter !== undefined) context.frontmatters.set(placed, frontmatter);
+  }
+  return { skills: [...skills.values()], files: toFileMap(files) };
+}
+
+/**
+ * A skill of a name a shallower skill of its pack has (or one before it by path): not served, since
+ * `pack/name` names that one. A nested one's files stay files of the skill around it, which the warning
+ * names with the call that reads its SKILL.md.
+ */
+function duplicateIssue(
+  pack: string,
+  skill: Skill,
+  earlier: Skill,
+  enclosing: Skill | undefined,
+): CatalogIssue {
+  const served = `duplicate skill name "${visible(skill.name)}": ${path.posix.join(pack, earlier.folder)} is served instead`;
+  if (enclosing === undefined) {
+    return { severity: "skipped", path: path.posix.join(pack, skill.folder), reason: served };
+  }
+  const below = enclosing.folder === "" ? skill.folder : skill.folder.slice(enclosing.folder.length + 1);
+  return {
+    severity: "skipped",
+    path: path.posix.join(pack, skill.folder),
+    reason:
+      `${served}; its files stay files of skill ${enclosing.id} around it ` +
+      `(read_skill(skill="${enclosing.id}", file="${below}/${SKILL_DOCUMENT}"))`,
+  };
+}
+
+/** A skill folder in more than MAX_SKILL_NESTING others: neither it nor the skills in it are read. */
+function nestedTooDeep(where: string): CatalogIssue {
+  return {
+    severity: "skipped",
+    path: where,
+    reason:
+      `skills nest at most ${MAX_SKILL_NESTING} deep in other skills: this one and those inside it are ` +
+      "not served as skills (their files stay files of the skills around them)",
+  };
+}
+
+function byDepthThenPath(a: ReadSkill, b: ReadSkill): number {
+  const depth = (read: ReadSkill) => read.found.folder.split("/").length;
+  return depth(a) - depth(b) || compareText(a.found.folder, b.found.folder);
+}
