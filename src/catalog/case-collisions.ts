@@ -1,6 +1,67 @@
 import type { CatalogIssue, Pack } from "./types.js";
 import { visible } from "./visible.js";
 
+/**
+ * A name or path as a case-insensitive file system compares it, in NFC, upper then lower case (which folds
+ * `ſ` with `s`): the load serves one pack folder of names that fold alike, and a selector finds it so.
+ */
+export function foldedName(name: string): string {
+  return name.normalize("NFC").toUpperCase().toLowerCase();
+}
+
+/**
+ * Which folders are served of those whose paths fold alike ({@link foldedName}), one per folded path: a
+ * case-insensitive file system (macOS, Windows), where `skills-mcp sync` writes and reviewers check out,
+ * holds one of them, and a name read in any case, as models and people write it, names one. Of those told
+ * of at once, the one in lowercase, as the name rule asks, is served, else the one spelled in NFC, as input
+ * methods type it, else the first; one told of later than another stays left out.
+ */
+export class FoldedPaths {
+  /** The path served, by folded path. */
+  readonly #served = new Map<string, string>();
+
+  /** Each of `paths` that is not served, with the one served instead. */
+  admit(paths: readonly string[]): Map<string, string> {
+    const fresh = new Map<string, string>();
+    for (const path of paths) {
+      const key = foldedName(path);
+      if (this.#served.has(key)) continue;
+      const earlier = fresh.get(key);
+      if (earlier === undefined || isPreferred(path, earlier)) fresh.set(key, path);
+    }
+    for (const [key, path] of fresh) this.#served.set(key, path);
+    const leftOut = new Map<string, string>();
+    for (const path of paths) {
+      const kept = this.#served.get(foldedName(path));
+      if (kept !== undefined && kept !== path) leftOut.set(path, kept);
+    }
+    return leftOut;
+  }
+}
+
+/**
+ * Whether `path` is served rather than `other`, which folds alike: at the first name they spell otherwise,
+ * the lower (lowercase, then NFC) is.
+ */
+function isPreferred(path: string, other: string): boolean {
+  const names = path.split("/");
+  const others = other.split("/");
+  const at = names.findIndex((name, index) => name !== others[index]);
+  return preference(names[at] ?? "") < preference(others[at] ?? "");
+}
+
+/** Of names that fold alike, the lower is served: lowercase first, then NFC. */
+function preference(name: string): number {
+  return (name === name.toLowerCase() ? 0 : 2) + (name === name.normalize("NFC") ? 0 : 1);
+}
+
+/** How `path` is spelled otherwise than `kept`, which folds alike, in words. */
+export function spelledOtherwise(path: string, kept: string): string {
+  const inNfc = (text: string) => text === text.normalize("NFC");
+  if (kept.normalize("NFC") === path.normalize("NFC")) return "Unicode normalization";
+  return inNfc(kept) && inNfc(path) ? "letter case" : "letter case and Unicode normalization";
+}
+
 /** One file or folder of a pack, by its parent and its name as a case-insensitive file system reads it. */
 interface Entry {
   readonly id: number;

@@ -2,10 +2,11 @@
  * The pack folders of a skills folder: its visible sub-folders that can be named, one of those whose names
  * differ only in letter case or Unicode normalization, each other reported as an issue.
  */
+
+import { FoldedPaths, spelledOtherwise } from "./case-collisions.js";
 import { readFolder } from "./folders.js";
 import { nameRuleViolation } from "./frontmatter.js";
 import { unnameableReason } from "./paths.js";
-import { foldedName } from "./scope.js";
 import { CatalogError, kernelFileSystem } from "./skills-folder.js";
 import type { CatalogIssue } from "./types.js";
 import { visible } from "./visible.js";
@@ -62,32 +63,13 @@ export function listPackFolders(root: string, issues: CatalogIssue[]): string[] 
  * else the first by name; each other is left out with an issue naming the one served.
  */
 function withoutDuplicateNames(names: readonly string[], issues: CatalogIssue[]): string[] {
-  const served = new Map<string, string>();
-  for (const name of names) {
-    const key = foldedName(name);
-    const earlier = served.get(key);
-    if (earlier === undefined || preference(name) < preference(earlier)) served.set(key, name);
-  }
-  for (const name of names) {
-    const kept = served.get(foldedName(name));
-    if (kept === undefined || kept === name) continue;
-    const inNfc = (text: string) => text === text.normalize("NFC");
-    const other =
-      kept.normalize("NFC") === name.normalize("NFC")
-        ? "Unicode normalization"
-        : inNfc(kept) && inNfc(name)
-          ? "letter case"
-          : "letter case and Unicode normalization";
+  const leftOut = new FoldedPaths().admit(names);
+  for (const [name, kept] of leftOut) {
     issues.push({
       severity: "skipped",
       path: visible(name),
-      reason: `duplicate pack name: it is "${visible(kept)}" in another ${other}, which is served instead`,
+      reason: `duplicate pack name: it is "${visible(kept)}" in another ${spelledOtherwise(name, kept)}, which is served instead`,
     });
   }
-  return names.filter((name) => served.get(foldedName(name)) === name);
-}
-
-/** Which of two pack names that fold alike is served: the lower first (lowercase, then NFC), else the first. */
-function preference(name: string): number {
-  return (name === name.toLowerCase() ? 0 : 2) + (name === name.normalize("NFC") ? 0 : 1);
+  return names.filter((name) => !leftOut.has(name));
 }

@@ -1,5 +1,6 @@
 import { editDistance } from "../edit-distance.js";
 import { compareText, firstPast } from "../sorted.js";
+import { foldedName } from "./case-collisions.js";
 import type { CatalogFile, Group, Pack, Skill } from "./types.js";
 
 /** A selector that names nothing in scope, or a bare group name that two packs share. */
@@ -416,12 +417,4 @@ function groupSkills(pack: string, skills: readonly Skill[]): Group[] {
   return [...byGroup.entries()]
     .sort(([a], [b]) => compareText(a, b))
     .map(([name, groupSkills]) => ({ pack, name, skills: groupSkills }));
-}
-
-/**
- * A pack's name as a case-insensitive file system compares it, in NFC, upper then lower case (which folds
- * `ſ` with `s`): the load serves one pack of names that fold alike, and a selector finds it so.
- */
-export function foldedName(name: string): string {
-  return name.normalize("NFC").toUpperCase().toLowerCase();
 }
