@@ -3,7 +3,8 @@ import { visible } from "./visible.js";
 
 /**
  * A name or path as a case-insensitive file system compares it, in NFC, upper then lower case (which folds
- * `ſ` with `s`): the load serves one pack folder of names that fold alike, and a selector finds it so.
+ * `ſ` with `s`): the load serves one pack folder, group or skill folder of paths that fold alike, and a
+ * selector finds a pack so.
  */
 export function foldedName(name: string): string {
   return name.normalize("NFC").toUpperCase().toLowerCase();

@@ -5,6 +5,7 @@
 import { type Dirent, realpathSync } from "node:fs";
 import path from "node:path";
 import { compareText } from "../sorted.js";
+import { FoldedPaths, spelledOtherwise } from "./case-collisions.js";
 import type { DocumentReader } from "./documents.js";
 import { describeFsError, MAX_FOLDER_ENTRIES } from "./folders.js";
 import { besideIssue, NestedPlacement } from "./nested-placement.js";
@@ -47,20 +48,33 @@ export function scanPack(name: string, context: LoadContext): ScannedPack {
     issues.push({ severity: "skipped", path: name, reason: `pack folder ${describeFsError(error)}` });
     return { skills: [], files: NO_FILES };
   }
-  const skillFolders: SkillFolder[] = [];
-  const files: CatalogFile[] = [];
+  const walked: SkillFolder[] = [];
+  const packFiles: CatalogFile[] = [];
   const isSkillFolder = (folder: string, real: string, entries: readonly Dirent[]) => {
     const found = entries.some((entry) => entry.name === SKILL_DOCUMENT);
-    if (found) skillFolders.push({ folder, real, entries, nesting: 0 });
+    if (found) walked.push({ folder, real, entries, nesting: 0 });
     return found;
   };
-  walk(packRoot, "", new Set([packRoot]), files, {
+  walk(packRoot, "", new Set([packRoot]), packFiles, {
     boundary: packRoot,
     issues,
     report: (relative) => path.posix.join(name, relative),
     stopAt: isSkillFolder,
     maxEntries: MAX_FOLDER_ENTRIES,
   });
+
+  // Of two groups, or two skill folders, whose paths differ only in case, one is served, as of pack folders.
+  const folded = new FoldedPaths();
+  const groups = new Set(walked.flatMap(({ folder }) => (folder === "" ? [] : [firstName(folder)])));
+  const leftOutGroups = folded.admit([...groups]);
+  const walkedFolders = new Set(walked.map(({ folder }) => folder));
+  for (const [group, kept] of leftOutGroups) {
+    const what = walkedFolders.has(group) ? "skill folder" : "group";
+    issues.push(foldedDuplicateIssue(name, group, kept, what));
+  }
+  const files = packFiles.filter((file) => !leftOutGroups.has(firstName(file.path)));
+  const inServedGroup = walked.filter(({ folder }) => !leftOutGroups.has(firstName(folder)));
+  const skillFolders = servedSkillFolders(name, inServedGroup, folded, issues);
 
   // Reading a skill finds the skills nested in it, which are read in turn; a symlink may lead to one twice.
   // Skills are read outer first, so each is found first by the path that nests it least.
@@ -70,9 +84,13 @@ export function scanPack(name: string, context: LoadContext): ScannedPack {
     const found = skillFolders[next];
     if (found === undefined) break;
     const { skill, nested } = readSkill(name, found, issues, context.documents);
+    const unqueued: SkillFolder[] = [];
     for (const inner of nested) {
       if (queued.has(inner.real)) continue;
       queued.add(inner.real);
+      unqueued.push(inner);
+    }
+    for (const inner of servedSkillFolders(name, unqueued, folded, issues)) {
       if (inner.nesting <= MAX_SKILL_NESTING) skillFolders.push(inner);
       else issues.push(nestedTooDeep(path.posix.join(name, inner.folder)));
     }
@@ -129,6 +147,45 @@ function duplicateIssue(
     reason:
       `${served}; its files stay files of skill ${enclosing.id} around it ` +
       `(read_skill(skill="${enclosing.id}", file="${below}/${SKILL_DOCUMENT}"))`,
+  };
+}
+
+/** The first name of `at`, a path in the pack: a skill folder's group, or the skill folder itself. */
+function firstName(at: string): string {
+  return at.split("/", 1)[0] ?? at;
+}
+
+/**
+ * `found` less the skill folders whose path is another's in another letter case or Unicode normalization
+ * (`pdf/` and `PDF/`), as {@link FoldedPaths} serves one of them: both were served, two folders that a
+ * checkout on macOS or Windows makes one, and two skills that a model, reading names in any case, takes
+ * for one. Each other is left out with an issue naming the one served.
+ */
+function servedSkillFolders(
+  pack: string,
+  found: readonly SkillFolder[],
+  folded: FoldedPaths,
+  issues: CatalogIssue[],
+): SkillFolder[] {
+  const leftOut = folded.admit(found.map(({ folder }) => folder));
+  for (const [folder, kept] of leftOut) issues.push(foldedDuplicateIssue(pack, folder, kept, "skill folder"));
+  return found.filter(({ folder }) => !leftOut.has(folder));
+}
+
+/** The issue of a group or skill folder left out for `kept`, its path in another spelling, served instead. */
+function foldedDuplicateIssue(
+  pack: string,
+  folder: string,
+  kept: string,
+  what: "group" | "skill folder",
+): CatalogIssue {
+  const served =
+    `duplicate ${what}: it is "${visible(path.posix.join(pack, kept))}" in another ` +
+    `${spelledOtherwise(folder, kept)}, which is served instead`;
+  return {
+    severity: "skipped",
+    path: visible(path.posix.join(pack, folder)),
+    reason: what === "group" ? `${served}; nothing in this one is served` : served,
   };
 }
 

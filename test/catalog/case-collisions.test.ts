@@ -1,7 +1,8 @@
 /**
  * Two served paths of a pack that differ only in letter case are one file on a case-insensitive file
  * system (macOS, Windows), where `skills-mcp sync` writes skills and reviewers check them out: one of the
- * two is lost there. The load warns of each such pack path.
+ * two is lost there. The load warns of each such pack path (of two such skill folders or groups, it serves
+ * one).
  */
 import { describe, expect, it } from "vitest";
 import { type CatalogFile, caseCollisions, loadCatalog, type Pack } from "../../src/catalog/index.js";
@@ -36,13 +37,20 @@ describe("the load's warning of paths that differ only in case", () => {
         { path: "kit/shared/notes.md", severity: "warning" },
         { path: "kit/alpha/references/guide.md", severity: "warning" },
         { path: "kit/alpha/scripts", severity: "warning" },
-        { path: "kit/Beta", severity: "warning" },
       ]);
       expect(warned[0]?.reason).toBe(`differs from "kit/shared/NOTES.md" ${LOST}`);
       expect(warned[2]?.reason).toBe(`differs from "kit/alpha/Scripts" ${LOST}`);
-      // Both stay served: the warning is for the file systems that cannot hold them.
+      // Both files stay served: the warning is for the file systems that cannot hold them. Of two skill
+      // folders, one is served (see "skill folders that differ only in letter case").
       const kit = loadCatalog(tree.dir).catalog.everything.findPack("kit");
-      expect(kit?.skills.map((skill) => skill.id)).toEqual(["kit/alpha", "kit/beta", "kit/beta-upper"]);
+      expect([...(kit?.skills[0]?.files.keys() ?? [])]).toEqual([
+        "Scripts/b.sh",
+        "Scripts/c.sh",
+        "references/Guide.md",
+        "references/guide.md",
+        "scripts/a.sh",
+      ]);
+      expect(kit?.skills.map((skill) => skill.id)).toEqual(["kit/alpha", "kit/beta"]);
     } finally {
       await tree.remove();
     }

@@ -424,6 +424,105 @@ describe("loadCatalog on pack names that differ only in letter case", () => {
   });
 });
 
+// Regression: `pdf/` and `PDF/` were two skills, and `Docs/` and `docs/` two groups, of one pack: on a
+// case-insensitive file system (macOS, Windows) each pair is one folder, and a model reading names in any
+// case took one for the other.
+describe("loadCatalog on skill folders that differ only in letter case", () => {
+  it("serves the lowercase one, at the top of a pack, in a group and nested, and names the one served", async () => {
+    const dir = await withTree({
+      "p/PDF/SKILL.md": skillMd("pdf-tools"),
+      "p/pdf/SKILL.md": skillMd("pdf"),
+      "p/docs/Guide/SKILL.md": skillMd("guide-upper"),
+      "p/docs/guide/SKILL.md": skillMd("guide"),
+      "p/kit/SKILL.md": skillMd("kit"),
+      "p/kit/Tool/SKILL.md": skillMd("Tool"),
+      "p/kit/tool/SKILL.md": skillMd("tool"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => [skill.id, skill.folder])).toEqual([
+      ["p/guide", "docs/guide"],
+      ["p/kit", "kit"],
+      ["p/pdf", "pdf"],
+      ["p/tool", "kit/tool"],
+    ]);
+    for (const [skipped, kept] of [
+      ["p/PDF", "p/pdf"],
+      ["p/docs/Guide", "p/docs/guide"],
+      ["p/kit/Tool", "p/kit/tool"],
+    ]) {
+      expect(issueAt(issues, skipped ?? "")).toEqual({
+        severity: "skipped",
+        path: skipped,
+        reason: `duplicate skill folder: it is "${kept}" in another letter case, which is served instead`,
+      });
+    }
+  });
+
+  it("serves the one in NFC of two in another case, and the first by name of two neither lowercase", async () => {
+    const dir = await withTree({
+      "p/CAFE\u0301/SKILL.md": skillMd("cafe-upper"),
+      "p/Caf\u00e9/SKILL.md": skillMd("cafe"),
+      "p/Ops/SKILL.md": skillMd("ops"),
+      "p/oPS/SKILL.md": skillMd("ops-other"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.folder)).toEqual(["Caf\u00e9", "Ops"]);
+    expect(issueAt(issues, "p/CAFE\u0301")?.reason).toBe(
+      'duplicate skill folder: it is "p/Caf\u00e9" in another letter case and Unicode normalization, which is served instead',
+    );
+    expect(issueAt(issues, "p/oPS")?.reason).toBe(
+      'duplicate skill folder: it is "p/Ops" in another letter case, which is served instead',
+    );
+  });
+});
+
+describe("loadCatalog on groups that differ only in letter case", () => {
+  it("serves the lowercase group with its skills and files, and leaves out the other whole", async () => {
+    const dir = await withTree({
+      "p/Docs/a/SKILL.md": skillMd("a"),
+      "p/Docs/notes.md": "notes of the other group\n",
+      "p/docs/b/SKILL.md": skillMd("b"),
+      "p/docs/readme.md": "readme\n",
+      "p/DOCS/c/SKILL.md": skillMd("c"),
+      "p/other/d/SKILL.md": skillMd("d"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    const pack = catalog.everything.findPack("p");
+    expect(pack?.groups.map((group) => [group.name, group.skills.map((skill) => skill.id)])).toEqual([
+      ["docs", ["p/b"]],
+      ["other", ["p/d"]],
+    ]);
+    expect([...(pack?.files.keys() ?? [])]).toEqual(["docs/readme.md"]);
+    for (const skipped of ["p/DOCS", "p/Docs"]) {
+      expect(issueAt(issues, skipped)).toEqual({
+        severity: "skipped",
+        path: skipped,
+        reason:
+          'duplicate group: it is "p/docs" in another letter case, which is served instead; nothing in this one is served',
+      });
+    }
+    // The pair is named once: nothing below the group left out is warned of as a case collision.
+    expect(issues.filter((issue) => issue.reason.includes("only in letter case"))).toEqual([]);
+  });
+
+  it("serves the one in NFC of two groups in another case, and the first by name of two neither lowercase", async () => {
+    const dir = await withTree({
+      "p/CAFE\u0301/a/SKILL.md": skillMd("a"),
+      "p/Caf\u00e9/b/SKILL.md": skillMd("b"),
+      "p/Ops/c/SKILL.md": skillMd("c"),
+      "p/oPS/d/SKILL.md": skillMd("d"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.findPack("p")?.groups.map((group) => group.name)).toEqual(["Caf\u00e9", "Ops"]);
+    expect(issueAt(issues, "p/CAFE\u0301")?.reason).toBe(
+      'duplicate group: it is "p/Caf\u00e9" in another letter case and Unicode normalization, which is served instead; nothing in this one is served',
+    );
+    expect(issueAt(issues, "p/oPS")?.reason).toBe(
+      'duplicate group: it is "p/Ops" in another letter case, which is served instead; nothing in this one is served',
+    );
+  });
+});
+
 // Regression: each file of a skill is looked at, kept and audited at every start, and a skill of 100,000
 // empty files took 25 s of CPU and 100 MB to start.
 describe("loadCatalog on a skill of more files than any source brings", () => {

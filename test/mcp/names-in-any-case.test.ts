@@ -82,3 +82,27 @@ describe("two packs whose names differ only in case", () => {
     ]);
   });
 });
+
+// Regression: groups `Docs` and `docs` of one pack were both served, and `DOCS` or `p/DOCS` selected neither
+// ("Unknown pack or group"); skills `PDF` and `pdf` were two, each at its own skill:// URI.
+describe("two groups or skill folders of a pack whose names differ only in case", () => {
+  const served = serveTree({
+    "p/Docs/b/SKILL.md": skillMd("b", "Skill b"),
+    "p/docs/a/SKILL.md": skillMd("a", "Skill a"),
+    "p/PDF/SKILL.md": skillMd("PDF", "Skill PDF"),
+    "p/pdf/SKILL.md": skillMd("pdf", "Skill pdf"),
+  });
+
+  it("are one: the lowercase one, whatever case the pack argument spells", async () => {
+    for (const pack of ["docs", "Docs", "DOCS", "p/DOCS"]) {
+      const listed = await call(served.client, "list_skills", { pack });
+      expect(listed.isError, pack).toBe(false);
+      expect(listed.text, pack).toMatch(/^a\b/);
+      expect(listed.text, pack).not.toMatch(/^b\b/m);
+    }
+    const resources = await served.client.listResources();
+    expect(resources.resources.map((resource) => resource.uri).filter((uri) => /pdf/i.test(uri))).toEqual([
+      "skill://p/pdf/SKILL.md",
+    ]);
+  });
+});
