@@ -183,7 +183,7 @@ async function entryOf(
 ): Promise<Omit<SkillInspection, "unsafe">> {
   let entry: SkillEntry;
   try {
-    entry = await skillEntry(skillPath(skill), contents);
+    entry = inRfc3986(await skillEntry(skillPath(skill), contents));
   } catch (error) {
     return leftOut(describeEntryProblems(error, contents[SKILL_DOCUMENT]));
   }
@@ -207,6 +207,20 @@ async function entryOf(
     );
   }
   return { entry: JSON.parse(json) as SkillEntry, leftOut: undefined };
+}
+
+/**
+ * The entry with its URIs as RFC 3986 spells them. The SDK writes `[`, `]` and `|` raw in a path, as a
+ * WHATWG URL serializes it, which a strict URI parser refuses or encodes into another URI than the one
+ * listed. It encodes every other character a path may not hold, `%` included, so encoding these three
+ * keeps each file its own URI. Sorted again by URI, as the SDK sorts them.
+ */
+function inRfc3986(entry: SkillEntry): SkillEntry {
+  const strict = (uri: string) => uri.replace(/[[\]|]/g, (character) => encodeURIComponent(character));
+  if (entry.resources === "dynamic") return { ...entry, uri: strict(entry.uri) };
+  const resources = entry.resources.map((resource) => ({ ...resource, uri: strict(resource.uri) }));
+  resources.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+  return { ...entry, uri: strict(entry.uri), resources };
 }
 
 /**

@@ -46,6 +46,7 @@ import {
   SCHEME,
   type UriKey,
   uriOfKey,
+  whatwgSpelling,
 } from "./skill-uris.js";
 
 /**
@@ -323,7 +324,11 @@ export class SkillResources {
     if (item === undefined || !scope.has(item.skill)) return undefined;
     // The SDK answers an entry whose URI is not the one asked for (as a URL spells it) with an internal
     // error: another spelling of the URI (`%53KILL.md`, a lowercase `%c3%a9`) is refused as naming no skill.
-    return URL.canParse(uri) && new URL(uri).href === item.entry.uri ? item.entry : undefined;
+    const asked = URL.canParse(uri) ? new URL(uri).href : undefined;
+    if (asked === item.entry.uri) return item.entry;
+    // The URI as entries spelled it before, `[` raw: answered with the entry spelled so, as it was then,
+    // each of whose files resources/read reads by that spelling too.
+    return asked === whatwgSpelling(item.entry.uri) ? inWhatwgSpelling(item.entry) : undefined;
   }
 
   async #read(scope: Scope, uri: string, reader: FileReader): Promise<SkillReadResult | undefined> {
@@ -471,6 +476,15 @@ function overTheCap(uri: string, content: FileContent, mimeType: string): SkillR
   }
   const shown = formatSize(Buffer.byteLength(content.text, "utf8"));
   return { text: `${content.text}\n\n[${over}: this is its first ${shown}.]`, mimeType };
+}
+
+/** The entry with its URIs spelled as entries were before they followed RFC 3986 (see whatwgSpelling). */
+function inWhatwgSpelling(entry: SkillEntry): SkillEntry {
+  const resources =
+    entry.resources === "dynamic"
+      ? entry.resources
+      : entry.resources.map((resource) => ({ ...resource, uri: whatwgSpelling(resource.uri) }));
+  return { ...entry, uri: whatwgSpelling(entry.uri), resources };
 }
 
 /** A skill's SKILL.md as a resource: named and described by its frontmatter, as the extension asks. */

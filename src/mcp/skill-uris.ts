@@ -57,16 +57,35 @@ function decodeSegment(segment: string): string | undefined {
 /** A key that every encoding below leaves as it is: most are, and a start on a saved index makes them all. */
 const PLAIN_KEY = /^[\w.~/-]*$/;
 
-/** A URI for the key, its segments encoded the way the SDK writes them in entries. */
+/**
+ * A URI for the key, as entries spell it (see the inspection's inRfc3986): the pack encoded as a URI
+ * component, so a `reg-name`, and each segment below holding raw only what RFC 3986 allows in a path.
+ */
 export function uriOfKey(key: UriKey): string {
   if (PLAIN_KEY.test(key)) return `${SCHEME}${key}`;
   const [pack = "", ...path] = key.split("/");
   return [`${SCHEME}${encodeURIComponent(pack)}`, ...path.map(encodeSegment)].join("/");
 }
 
-/** Percent-encodes what a URI path segment cannot hold as is, as WHATWG URL serializes it. */
+/**
+ * Percent-encodes what an RFC 3986 path segment cannot hold as is (`pchar`: unreserved, sub-delims, `:` and
+ * `@`). A WHATWG URL leaves `[`, `]` and `|` raw, which a strict URI parser refuses; a URL keeps `%5B` as
+ * sent, so the encoded URI is the one a URL serializes too.
+ */
 function encodeSegment(segment: string): string {
-  return segment.replace(/[^\w!$&'()*+,.:;=@[\]|~-]/gu, (character) => encodeURIComponent(character));
+  return segment.replace(/[^\w!$&'()*+,.:;=@~-]/gu, (character) => encodeURIComponent(character));
+}
+
+/**
+ * `uri`, an entry's, as entries spelled it before they followed RFC 3986: `[`, `]` and `|` raw below the
+ * authority (the SDK's spelling, a WHATWG URL's), which hosts that listed a skill then still hold.
+ */
+export function whatwgSpelling(uri: string): string {
+  const path = uri.indexOf("/", SCHEME.length);
+  if (path < 0) return uri;
+  return (
+    uri.slice(0, path) + uri.slice(path).replace(/%5B|%5D|%7C/g, (encoded) => decodeURIComponent(encoded))
+  );
 }
 
 /** The last segment of a key: a file's or folder's own name. */

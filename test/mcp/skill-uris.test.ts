@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { keyOfUri, uriOfKey } from "../../src/mcp/skill-uris.js";
+import { keyOfUri, uriOfKey, whatwgSpelling } from "../../src/mcp/skill-uris.js";
 
 /** A segment a served file may have: not empty, not hidden, no slash, backslash or NUL. */
 const segment = fc
@@ -24,5 +24,29 @@ describe("skill:// URIs of served files", () => {
     );
     expect(uriOfKey("pack/skill/a b/100%.md")).toBe("skill://pack/skill/a%20b/100%25.md");
     expect(uriOfKey("pack/skill/café.md")).toBe("skill://pack/skill/caf%C3%A9.md");
+    // Raw in a WHATWG URL's path, not in RFC 3986's.
+    expect(uriOfKey("pack/[g]/skill/a|b.md")).toBe("skill://pack/%5Bg%5D/skill/a%7Cb.md");
+  });
+
+  it("hold raw only what RFC 3986 allows: a reg-name, then path segments of pchars", () => {
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), (segments) => {
+        expect(uriOfKey(segments.join("/"))).toMatch(
+          /^skill:\/\/(?:[\w.~!$&'()*+,;=-]|%[\dA-F]{2})*(?:\/(?:[\w.~!$&'()*+,;=:@-]|%[\dA-F]{2})*)*$/,
+        );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("spelled as entries were before, raw `[`, `]` and `|` below the pack, read back as the same file", () => {
+    expect(whatwgSpelling("skill://%5Bp%5D/%5Bg%5D/a%7Cb%255B.md")).toBe("skill://%5Bp%5D/[g]/a|b%255B.md");
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), (segments) => {
+        const key = segments.join("/");
+        expect(keyOfUri(whatwgSpelling(uriOfKey(key)))).toBe(key);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

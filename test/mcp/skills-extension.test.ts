@@ -591,6 +591,78 @@ describe("a skill whose folder in the namespace holds what is not its own", () =
 // than below it: a host that followed the extension found its SKILL.md twice, once in the outer skill's
 // manifest at a URI that skills/get said named no skill, and once as a skill of its own at a URI sharing
 // no path with the outer one (skill://n/g/inner/SKILL.md for n/g/outer/inner).
+/** An absolute `skill://` URI as RFC 3986 writes it: a `reg-name`, then path segments of `pchar`s. */
+const RFC_3986_SKILL_URI =
+  /^skill:\/\/(?:[\w.~!$&'()*+,;=-]|%[\dA-F]{2})*(?:\/(?:[\w.~!$&'()*+,;=:@-]|%[\dA-F]{2})*)*$/;
+
+describe.each(ERAS)("names RFC 3986 does not allow raw in a path, in the %s era", (era) => {
+  const served = serveTree(
+    {
+      "p/[draft]/notes/SKILL.md": skillMd("notes", "Notes in a group whose name is bracketed."),
+      "p/[draft]/notes/a[1]|b.md": "one\n",
+      // The name the other's URI decodes to, were it spelled otherwise: it must keep a URI of its own.
+      "p/[draft]/notes/a%5B1%5D%7Cb.md": "two\n",
+    },
+    era,
+  );
+  const SKILL = "skill://p/%5Bdraft%5D/notes/SKILL.md";
+
+  // Regression: entries, folder reads and resources/list wrote `[`, `]` and `|` raw, as a WHATWG URL
+  // does; a host parsing URIs by RFC 3986 refuses those, or encodes them into a URI the entry does not list.
+  it("percent-encodes them in every URI it gives, each file's its own, and every file verifies", async () => {
+    const skills = new SkillsClient(served.client);
+    const listing = await skills.list();
+    expect(listing.invalid).toEqual([]);
+    const [skill] = listing.skills;
+    expect(skill?.uri).toBe(SKILL);
+    if (skill === undefined || skill.resources === "dynamic") throw new Error("no manifest");
+    expect(skill.resources.map(({ uri }) => uri)).toEqual([
+      SKILL,
+      "skill://p/%5Bdraft%5D/notes/a%255B1%255D%257Cb.md",
+      "skill://p/%5Bdraft%5D/notes/a%5B1%5D%7Cb.md",
+    ]);
+    const texts = [];
+    for (const { uri } of skill.resources) {
+      expect(uri).toMatch(RFC_3986_SKILL_URI);
+      const file = await skills.read(skill, uri);
+      expect(file.verified).toBe(true);
+      texts.push(file.text);
+    }
+    expect(texts.slice(1)).toEqual(["two\n", "one\n"]);
+    expect((await skills.get(SKILL)).skill).toEqual(skill);
+    const folders = [
+      ...(await skills.readDirectory("skill://p")).resources,
+      ...(await skills.readDirectory("skill://p/%5Bdraft%5D/notes")).resources,
+      ...(await served.client.listResources()).resources,
+    ];
+    expect(folders.map(({ uri }) => uri)).toEqual([
+      "skill://p/%5Bdraft%5D",
+      ...skill.resources.map(({ uri }) => uri),
+      SKILL,
+    ]);
+  });
+
+  it("still answers the raw spelling entries had before, with the entry spelled so", async () => {
+    const skills = new SkillsClient(served.client);
+    const { skill } = await skills.get(SKILL);
+    if (skill.resources === "dynamic") throw new Error("no manifest");
+    const before = await skills.get("skill://p/[draft]/notes/SKILL.md");
+    expect(before.skill).toEqual({
+      ...skill,
+      uri: "skill://p/[draft]/notes/SKILL.md",
+      resources: [
+        { ...skill.resources[0], uri: "skill://p/[draft]/notes/SKILL.md" },
+        { ...skill.resources[1], uri: "skill://p/[draft]/notes/a%255B1%255D%257Cb.md" },
+        { ...skill.resources[2], uri: "skill://p/[draft]/notes/a[1]|b.md" },
+      ],
+    });
+    const file = await skills.read(before.skill, "skill://p/[draft]/notes/a[1]|b.md");
+    expect([file.verified, file.text]).toEqual([true, "one\n"]);
+    const children = (await skills.readDirectory("skill://p/[draft]/notes")).resources;
+    expect(children.map(({ uri }) => uri)).toEqual(skill.resources.map(({ uri }) => uri));
+  });
+});
+
 describe("nested skills", () => {
   const served = serveTree(
     {
