@@ -57,8 +57,9 @@ export class KnownDocuments {
 /** In a saved row, the flags of a skill that a model, or a person, may not start. */
 const NOT_BY_MODEL = 1;
 const NOT_BY_USER = 2;
-/** And of one whose unquoted description ends at a YAML comment (see ParsedFrontmatter). */
+/** And of one whose unquoted description ends at a YAML comment, or whose file begins with a BOM. */
 const DESCRIPTION_COMMENT = 4;
+const BOM = 8;
 
 /**
  * The saved form of `records`: one row each, `[path, stamp, name or null, description or reason, flags]`
@@ -74,7 +75,8 @@ export function documentsToBytes(records: readonly DocumentRecord[]): Uint8Array
           parsed.description,
           (parsed.modelInvocable ? 0 : NOT_BY_MODEL) |
             (parsed.userInvocable ? 0 : NOT_BY_USER) |
-            (parsed.descriptionComment ? DESCRIPTION_COMMENT : 0),
+            (parsed.descriptionComment ? DESCRIPTION_COMMENT : 0) |
+            (parsed.bom ? BOM : 0),
         ]
       : [path, stamp, null, parsed.reason, 0],
   );
@@ -97,6 +99,7 @@ function recordOf(row: unknown): DocumentRecord | undefined {
           modelInvocable: (flags & NOT_BY_MODEL) === 0,
           userInvocable: (flags & NOT_BY_USER) === 0,
           ...((flags & DESCRIPTION_COMMENT) === 0 ? {} : { descriptionComment: true }),
+          ...((flags & BOM) === 0 ? {} : { bom: true }),
         };
   return { path, stamp, parsed };
 }
@@ -158,7 +161,10 @@ function fromKnown(where: string, real: string, known: KnownDocuments): Document
 
 function fromDisk(real: string): DocumentRead {
   const start = readDocumentStart(real);
-  return { ...readSkillFrontmatter(start.text), size: start.size, mtimeMs: start.mtimeMs };
+  const text = stripBom(start.text);
+  const { parsed, digest } = readSkillFrontmatter(text);
+  const bom = parsed.ok && text !== start.text;
+  return { parsed: bom ? { ...parsed, bom } : parsed, digest, size: start.size, mtimeMs: start.mtimeMs };
 }
 
 /**
@@ -168,9 +174,9 @@ function fromDisk(real: string): DocumentRead {
 const DOCUMENT_START_BYTES = 2048;
 
 /**
- * The start of SKILL.md, in whole lines, up to the end of its frontmatter (the body is read when a
- * client asks for it), and the file's size and modification time. Reads on, a larger piece at a time,
- * while the frontmatter is still open; a file over the size limit is not read at all.
+ * The start of SKILL.md (a byte order mark kept), in whole lines, up to the end of its frontmatter (the
+ * body is read when a client asks for it), and the file's size and modification time. Reads on, a larger
+ * piece at a time, while the frontmatter is still open; a file over the size limit is not read at all.
  */
 function readDocumentStart(file: string): { text: string; size: number; mtimeMs: number } {
   const handle = openListedFileSync(file);
@@ -180,12 +186,10 @@ function readDocumentStart(file: string): { text: string; size: number; mtimeMs:
     for (let want = Math.min(size, DOCUMENT_START_BYTES); ; want = Math.min(size, want * 8)) {
       const buffer = Buffer.allocUnsafe(want);
       const read = readSync(handle, buffer, 0, want, 0);
-      if (read < want || read >= size) {
-        return { text: stripBom(buffer.toString("utf8", 0, read)), size, mtimeMs };
-      }
+      if (read < want || read >= size) return { text: buffer.toString("utf8", 0, read), size, mtimeMs };
       // Whole lines only: a line cut in two could pass for the closing ---.
-      const text = stripBom(buffer.toString("utf8", 0, buffer.lastIndexOf(0x0a, read - 1) + 1));
-      if (closesFrontmatter(text)) return { text, size, mtimeMs };
+      const text = buffer.toString("utf8", 0, buffer.lastIndexOf(0x0a, read - 1) + 1);
+      if (closesFrontmatter(stripBom(text))) return { text, size, mtimeMs };
     }
   } finally {
     closeSync(handle);

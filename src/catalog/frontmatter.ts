@@ -19,6 +19,8 @@ export type ParsedFrontmatter =
       readonly description: string;
       /** Set when an unquoted description ends at ` #`, which YAML reads as a comment (see commentCuts). */
       readonly descriptionComment?: true;
+      /** Set when the file begins with a UTF-8 byte order mark, which is read past here but sent as it is. */
+      readonly bom?: true;
     } & Invocation)
   | { readonly ok: false; readonly reason: string };
 

@@ -142,6 +142,8 @@ export function readSkill(
   if (namedOtherwise) warnings.push(namedOtherwise);
   const description = excerpt(parsed.description, MAX_DESCRIPTION_LENGTH);
   warnings.push(...descriptionWarnings(parsed, description).map(warn));
+  // Served as it is, the digest covering it: the server reads past it, not every host does.
+  if (parsed.bom) warnings.push(warn(BOM_WARNING));
   const skill: Skill = {
     id: flat(`${pack}/${parsed.name}`),
     name: flat(parsed.name),
@@ -184,6 +186,10 @@ function nameRefusal(name: string): string | undefined {
     `its folder, and no folder's name is longer than ${LONGEST_SERVED_NAME}`
   );
 }
+
+const BOM_WARNING =
+  "SKILL.md begins with a byte order mark: hosts that look for --- at its first byte find no " +
+  "frontmatter there; save it as UTF-8 without one";
 
 /** What is off in a served skill's description, `served` being what listings carry of it. */
 function descriptionWarnings(

@@ -278,6 +278,41 @@ describe("loadCatalog skip and warn rules", () => {
     }
   });
 
+  // A host that looks for --- at the first byte (Python's and Rust's strip() keep U+FEFF) finds no
+  // frontmatter in the bytes served, which keep the mark, as the digest does.
+  it("warns of a SKILL.md that begins with a byte order mark, also past the first read, and when saved", async () => {
+    const tree = await makeTree({
+      "p/bom/SKILL.md": `\uFEFF${skillMd("bom", "Starts with a byte order mark.")}`,
+      "p/long/SKILL.md": `\uFEFF---\nname: long\ndescription: ${"A long one. ".repeat(300)}\n---\n`,
+      "p/plain/SKILL.md": skillMd("plain", "No mark."),
+    });
+    try {
+      const first = loadCatalog(tree.dir);
+      expect(first.catalog.everything.skills.map((skill) => skill.name).sort()).toEqual([
+        "bom",
+        "long",
+        "plain",
+      ]);
+      const reason =
+        "SKILL.md begins with a byte order mark: hosts that look for --- at its first byte find no " +
+        "frontmatter there; save it as UTF-8 without one";
+      const warned = [
+        ["p/bom", reason],
+        ["p/long", reason],
+      ];
+      const bomWarnings = (loaded: LoadedCatalog) =>
+        loaded.issues
+          .filter((issue) => issue.reason.includes("byte order mark"))
+          .map(({ path, reason }) => [path, reason])
+          .sort();
+      expect(bomWarnings(first)).toEqual(warned);
+      const known = KnownDocuments.fromBytes(documentsToBytes(first.documents));
+      expect(bomWarnings(loadCatalog(tree.dir, { known }))).toEqual(warned);
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("serves a skill nested in another as a skill of its own, and its files as the outer skill's too", async () => {
     const tree = await makeTree({
       "p/games/SKILL.md": skillMd("games", "Make games.", "See web-games/SKILL.md for browser games."),
