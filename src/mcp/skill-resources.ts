@@ -44,6 +44,7 @@ import {
   nameOfKey,
   parentOfKey,
   SCHEME,
+  UNKNOWN_MIME_TYPE,
   type UriKey,
   uriOfKey,
   whatwgSpelling,
@@ -349,7 +350,7 @@ export class SkillResources {
     // as text it was up to six times the file, while the audit still reads it as the text it is.
     const asBlob = isBinaryStart(bytes) || weighsMoreAsText(bytes);
     const text = asBlob ? undefined : decodeLossless(bytes);
-    return text === undefined ? { bytes, mimeType } : { text, mimeType };
+    return text === undefined ? { bytes, mimeType } : { text, mimeType: textMimeType(mimeType) };
   }
 
   #readDirectory(
@@ -475,7 +476,19 @@ function overTheCap(uri: string, content: FileContent, mimeType: string): SkillR
     return { text: `${over}: it is a ${content.mediaType}, not sent.`, mimeType: "text/plain" };
   }
   const shown = formatSize(Buffer.byteLength(content.text, "utf8"));
-  return { text: `${content.text}\n\n[${over}: this is its first ${shown}.]`, mimeType };
+  return {
+    text: `${content.text}\n\n[${over}: this is its first ${shown}.]`,
+    mimeType: textMimeType(mimeType),
+  };
+}
+
+/**
+ * The MIME type of a file sent as text: its name's, or text/plain for a name of no known type (`Makefile`,
+ * `LICENSE`, `deploy.rb`), which application/octet-stream would call binary, as the extension asks a type
+ * appropriate to the content.
+ */
+function textMimeType(mimeType: string): string {
+  return mimeType === UNKNOWN_MIME_TYPE ? "text/plain" : mimeType;
 }
 
 /** The entry with its URIs spelled as entries were before they followed RFC 3986 (see whatwgSpelling). */

@@ -99,11 +99,14 @@ export function parentOfKey(key: UriKey): UriKey | undefined {
   return slash < 0 ? undefined : key.slice(0, slash);
 }
 
+/** The MIME type of a file whose name tells none. */
+export const UNKNOWN_MIME_TYPE = "application/octet-stream";
+
 /** What the MIME type of a file is, told by its name: the types the Skills extension's SDK gives. */
 export function mimeTypeOf(name: string): string {
   const dot = name.lastIndexOf(".");
   const extension = dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
-  return MIME_TYPES.get(extension) ?? "application/octet-stream";
+  return MIME_TYPES.get(extension) ?? UNKNOWN_MIME_TYPE;
 }
 
 const MIME_TYPES: ReadonlyMap<string, string> = new Map([

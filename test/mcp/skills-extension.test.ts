@@ -587,10 +587,6 @@ describe("a skill whose folder in the namespace holds what is not its own", () =
   });
 });
 
-// A nested skill was published at skill://<pack>/<group>/<name>/SKILL.md, beside the skill around it rather
-// than below it: a host that followed the extension found its SKILL.md twice, once in the outer skill's
-// manifest at a URI that skills/get said named no skill, and once as a skill of its own at a URI sharing
-// no path with the outer one (skill://n/g/inner/SKILL.md for n/g/outer/inner).
 /** An absolute `skill://` URI as RFC 3986 writes it: a `reg-name`, then path segments of `pchar`s. */
 const RFC_3986_SKILL_URI =
   /^skill:\/\/(?:[\w.~!$&'()*+,;=-]|%[\dA-F]{2})*(?:\/(?:[\w.~!$&'()*+,;=:@-]|%[\dA-F]{2})*)*$/;
@@ -663,6 +659,37 @@ describe.each(ERAS)("names RFC 3986 does not allow raw in a path, in the %s era"
   });
 });
 
+describe("files whose names tell no MIME type", () => {
+  const served = serveTree(
+    {
+      "t/tooling/SKILL.md": skillMd("tooling", "Build tooling."),
+      "t/tooling/Makefile": "all:\n\techo build\n",
+      "t/tooling/scripts/deploy.rb": "puts 'deploy'\n",
+      "t/tooling/assets/blob.dat": Buffer.from([0, 1, 2, 3, 0, 255]),
+    },
+    "modern",
+  );
+
+  // Regression: text files were read back as text labelled application/octet-stream, "arbitrary binary",
+  // which a host may keep from its model; the extension asks each file a type appropriate to its content.
+  it("reads a text file as text/plain, and a binary one as application/octet-stream", async () => {
+    const types: Record<string, unknown> = {};
+    for (const file of ["Makefile", "scripts/deploy.rb", "assets/blob.dat"]) {
+      const [content] = (await read(served.client, `skill://t/tooling/${file}`)) as Record<string, unknown>[];
+      types[file] = [content?.mimeType, "text" in (content ?? {}) ? "text" : "blob"];
+    }
+    expect(types).toEqual({
+      Makefile: ["text/plain", "text"],
+      "scripts/deploy.rb": ["text/plain", "text"],
+      "assets/blob.dat": ["application/octet-stream", "blob"],
+    });
+  });
+});
+
+// A nested skill was published at skill://<pack>/<group>/<name>/SKILL.md, beside the skill around it rather
+// than below it: a host that followed the extension found its SKILL.md twice, once in the outer skill's
+// manifest at a URI that skills/get said named no skill, and once as a skill of its own at a URI sharing
+// no path with the outer one (skill://n/g/inner/SKILL.md for n/g/outer/inner).
 describe("nested skills", () => {
   const served = serveTree(
     {
