@@ -119,7 +119,7 @@ export class NameIndex {
       .slice(0, COMPARED_NAMES)
       .map(([id]) => {
         const name = this.name(id);
-        const holds = name.includes(target);
+        const holds = holdsWhole(this.spelledName(id), target);
         const contains = holds || target.includes(name);
         const extended = holds && target.length >= EXTENDED_LENGTH;
         return { id, contains, extended, distance: editDistance(target, name) };
@@ -133,7 +133,12 @@ export class NameIndex {
 
   /** Distinct name `id`, folded: that of its first document. Kept as the skills' names, not copied. */
   private name(id: number): string {
-    return fold(this.skills[this.documents[this.documentStarts[id] as number] as number]?.name ?? "");
+    return fold(this.spelledName(id));
+  }
+
+  /** Distinct name `id` as its first document spells it, hyphens and all. */
+  private spelledName(id: number): string {
+    return this.skills[this.documents[this.documentStarts[id] as number] as number]?.name ?? "";
   }
 }
 
@@ -162,6 +167,24 @@ function groupBy(
     next[key] = at + 1;
   }
   return [starts, items];
+}
+
+/**
+ * Whether `target` (folded) is whole words of `name` in a row, case and hyphens ignored: `codenodes` of
+ * `n8n-code-nodes-official`, not `excel` of `code-review-excellence`, which only holds its letters (a
+ * model that asks for `excel` did not misremember that name).
+ */
+function holdsWhole(name: string, target: string): boolean {
+  const starts = new Set<number>([0]);
+  let folded = "";
+  for (const part of name.toLowerCase().split(/[-_\s]+/)) {
+    folded += part;
+    starts.add(folded.length);
+  }
+  for (let at = folded.indexOf(target); at >= 0; at = folded.indexOf(target, at + 1)) {
+    if (starts.has(at) && starts.has(at + target.length)) return true;
+  }
+  return false;
 }
 
 /** Case and hyphens do not matter: `Code-Nodes` is `codenodes`. */

@@ -116,12 +116,20 @@ export function foldedSpelling(text: string): string {
 }
 
 /**
+ * Porter2 takes -ence and -ent off `excellence` and `excellent`, leaving `excel`, the spreadsheet's name:
+ * `excel` found code-review-excellence, and only it. The words of `excellen…` meet one another apart.
+ */
+const EXCELLEN = "excellen";
+
+/**
  * Porter2 (Snowball English) stemming: `nodes`/`node`, `debugging`/`debug`, `deploy`/`deployment`. A Greek
  * noun in -sis takes -ses in the plural (`analysis`, `analyses`; `hypothesis`, `hypotheses`), which Porter2
  * keeps apart: it is stemmed as its plural, which meets the verb too (`analyse`, `hypothesize`). Not under
- * six letters: `basis` would meet `base`, whose plural `bases` is also basis's.
+ * six letters: `basis` would meet `base`, whose plural `bases` is also basis's. `excellence` and
+ * `excellent` are not `excel` (see {@link EXCELLEN}).
  */
 export function stem(word: string): string {
+  if (word.startsWith(EXCELLEN)) return EXCELLEN;
   return porter2(word.length > 5 && word.endsWith("sis") ? `${word.slice(0, -2)}es` : word);
 }
 

@@ -312,6 +312,43 @@ describe("a Greek noun in -sis", () => {
   });
 });
 
+// Porter2 stems `excellence` as excel: over the bench corpus `excel` listed code-review-excellence alone,
+// and read_skill("excel") offered it, a name holding the letters of no word asked for.
+describe("excel", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "dev/code-review-excellence/SKILL.md": skillMd(
+        "code-review-excellence",
+        "Excellent widget code reviews, with excellence.",
+      ),
+      "data/sheet-export/SKILL.md": skillMd("sheet-export", "Export widget tables to Excel workbooks."),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  const names = (query: string) =>
+    ownIndex.search(query, ownCatalog.everything, 10).skills.map((skill) => skill.name);
+
+  it("finds the skill about Excel, not one about excellence", () => {
+    expect(names("excel")).toEqual(["sheet-export"]);
+    expect(names("excellent code review")[0]).toBe("code-review-excellence");
+  });
+
+  it("is no name close to code-review-excellence", () => {
+    const suggested = ownIndex.suggest("excel", ownCatalog.everything).map((skill) => skill.name);
+    expect(suggested).not.toContain("code-review-excellence");
+    expect(ownIndex.suggest("code-review", ownCatalog.everything).map((skill) => skill.name)).toEqual([
+      "code-review-excellence",
+    ]);
+  });
+});
+
 // The bench's off-topic requests were read onto skills they have nothing to do with: the "sourdough loaf"
 // as load, "tomato plants" as plans, a "meal plan" as a mean plan.
 describe("a common English word no skill holds", () => {

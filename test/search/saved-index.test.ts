@@ -323,8 +323,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 12,
-        digest: "22a56fad4184ee4afe5cdafdc7bb417c05fdd73d7dd1ca55bd854cecfe4712a6",
+        version: 13,
+        digest: "aa6ecee4aaa1018251f742c8a800f4b8772232ee71f9416e5fdccd1ba1961852",
       });
     } finally {
       await tree.remove();
