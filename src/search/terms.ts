@@ -116,20 +116,22 @@ export function foldedSpelling(text: string): string {
 }
 
 /**
- * Porter2 takes -ence and -ent off `excellence` and `excellent`, leaving `excel`, the spreadsheet's name:
- * `excel` found code-review-excellence, and only it. The words of `excellen…` meet one another apart.
+ * Beginnings of words that Porter2 cuts down to another word, each the stem of the words it begins: it
+ * takes -ence and -ent off `excellence` and `excellent`, leaving `excel`, the spreadsheet's name (`excel`
+ * found code-review-excellence, and only it), and -er off `customer`, leaving `custom` (`customer` found
+ * skills for custom protocols and custom logic). Their words meet one another apart.
  */
-const EXCELLEN = "excellen";
+const STEMMED_APART = ["excellen", "customer"];
 
 /**
  * Porter2 (Snowball English) stemming: `nodes`/`node`, `debugging`/`debug`, `deploy`/`deployment`. A Greek
  * noun in -sis takes -ses in the plural (`analysis`, `analyses`; `hypothesis`, `hypotheses`), which Porter2
  * keeps apart: it is stemmed as its plural, which meets the verb too (`analyse`, `hypothesize`). Not under
- * six letters: `basis` would meet `base`, whose plural `bases` is also basis's. `excellence` and
- * `excellent` are not `excel` (see {@link EXCELLEN}).
+ * six letters: `basis` would meet `base`, whose plural `bases` is also basis's. `excellence` is not
+ * `excel`, nor `customer` `custom` (see {@link STEMMED_APART}).
  */
 export function stem(word: string): string {
-  if (word.startsWith(EXCELLEN)) return EXCELLEN;
+  for (const start of STEMMED_APART) if (word.startsWith(start)) return start;
   return porter2(word.length > 5 && word.endsWith("sis") ? `${word.slice(0, -2)}es` : word);
 }
 

@@ -314,7 +314,7 @@ describe("a Greek noun in -sis", () => {
 
 // Porter2 stems `excellence` as excel: over the bench corpus `excel` listed code-review-excellence alone,
 // and read_skill("excel") offered it, a name holding the letters of no word asked for.
-describe("excel", () => {
+describe("words Porter2 cuts down to another word", () => {
   let own: TempTree;
   let ownIndex: SearchIndex;
   let ownCatalog: Catalog;
@@ -326,6 +326,8 @@ describe("excel", () => {
         "Excellent widget code reviews, with excellence.",
       ),
       "data/sheet-export/SKILL.md": skillMd("sheet-export", "Export widget tables to Excel workbooks."),
+      "support/ticket-replies/SKILL.md": skillMd("ticket-replies", "Answer widget customers' tickets."),
+      "dev/widget-hooks/SKILL.md": skillMd("widget-hooks", "Write custom widget hooks."),
     });
     ownCatalog = loadCatalog(own.dir).catalog;
     ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
@@ -338,6 +340,12 @@ describe("excel", () => {
   it("finds the skill about Excel, not one about excellence", () => {
     expect(names("excel")).toEqual(["sheet-export"]);
     expect(names("excellent code review")[0]).toBe("code-review-excellence");
+  });
+
+  // Porter2 stems `customer` as custom: `customer` found skills for custom protocols and custom logic.
+  it("a customer is not custom", () => {
+    expect(names("customer")).toEqual(["ticket-replies"]);
+    expect(names("custom hooks")).toEqual(["widget-hooks"]);
   });
 
   it("is no name close to code-review-excellence", () => {

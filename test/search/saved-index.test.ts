@@ -323,8 +323,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 13,
-        digest: "aa6ecee4aaa1018251f742c8a800f4b8772232ee71f9416e5fdccd1ba1961852",
+        version: 14,
+        digest: "66efbf3fb45d64efbfdcb2ca425c877ce1ef4a83b380dc2189d5133483282d1d",
       });
     } finally {
       await tree.remove();
