@@ -170,9 +170,10 @@ function groupBy(
 }
 
 /**
- * Whether `target` (folded) is whole words of `name` in a row, case and hyphens ignored: `codenodes` of
- * `n8n-code-nodes-official`, not `excel` of `code-review-excellence`, which only holds its letters (a
- * model that asks for `excel` did not misremember that name).
+ * Whether `name` begins with `target` (folded), or holds it as whole words in a row, case and hyphens
+ * ignored: `postgres` of `postgresql-table-design`, `codenodes` of `n8n-code-nodes-official`, not `excel`
+ * of `code-review-excellence`, which only holds its letters inside a word of its own (a model that asks
+ * for `excel` did not misremember that name).
  */
 function holdsWhole(name: string, target: string): boolean {
   const starts = new Set<number>([0]);
@@ -181,6 +182,7 @@ function holdsWhole(name: string, target: string): boolean {
     folded += part;
     starts.add(folded.length);
   }
+  if (folded.startsWith(target)) return true;
   for (let at = folded.indexOf(target); at >= 0; at = folded.indexOf(target, at + 1)) {
     if (starts.has(at) && starts.has(at + target.length)) return true;
   }

@@ -328,6 +328,7 @@ describe("words Porter2 cuts down to another word", () => {
       "data/sheet-export/SKILL.md": skillMd("sheet-export", "Export widget tables to Excel workbooks."),
       "support/ticket-replies/SKILL.md": skillMd("ticket-replies", "Answer widget customers' tickets."),
       "dev/widget-hooks/SKILL.md": skillMd("widget-hooks", "Write custom widget hooks."),
+      "db/postgresql-tables/SKILL.md": skillMd("postgresql-tables", "Design widget tables."),
     });
     ownCatalog = loadCatalog(own.dir).catalog;
     ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
@@ -353,6 +354,10 @@ describe("words Porter2 cuts down to another word", () => {
     expect(suggested).not.toContain("code-review-excellence");
     expect(ownIndex.suggest("code-review", ownCatalog.everything).map((skill) => skill.name)).toEqual([
       "code-review-excellence",
+    ]);
+    // A name that begins with the given one still looks like it.
+    expect(ownIndex.suggest("postgres", ownCatalog.everything).map((skill) => skill.name)).toEqual([
+      "postgresql-tables",
     ]);
   });
 });
