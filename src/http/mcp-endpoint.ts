@@ -183,7 +183,7 @@ export class McpEndpoint {
   ): Promise<Answered> {
     if (request !== undefined) {
       const exchanged = await this.#exchange("modern", request, reqId);
-      if (!exchanged.refused) return answeredWith(exchanged.message);
+      if (!exchanged.refused) return answeredWith(exchanged.message, request);
       return this.#namingMethods("modern", body, await this.#answerModernEntry(raw, body, reqId));
     }
     return this.#answerModernEntry(raw, body, reqId);
@@ -192,7 +192,7 @@ export class McpEndpoint {
   async #answerModernEntry(raw: IncomingMessage, body: unknown, reqId: string | undefined) {
     const forwarded = webRequestOf(raw);
     this.origins.forward(forwarded, reqId);
-    return answeredFrom(await this.#modernEntry.fetch(forwarded, { parsedBody: body }));
+    return answeredFrom(await this.#modernEntry.fetch(forwarded, { parsedBody: body }), body);
   }
 
   /** A 2025-era POST, and its request when the SDK's transport would hand it to a server unchanged. */
@@ -210,7 +210,7 @@ export class McpEndpoint {
               reqId,
             )
           : await this.#exchange("legacy", request, reqId);
-      if (!exchanged.refused) return answeredWith(exchanged.message);
+      if (!exchanged.refused) return answeredWith(exchanged.message, request);
       return this.answerRefused(raw, body, reqId);
     }
     return this.#legacyEntry(raw, body, reqId);
@@ -236,7 +236,7 @@ export class McpEndpoint {
   /** A 2025 request but the handshake, answered by the scope's server; undefined when it refuses it. */
   async exchangeLegacy(request: JSONRPCRequest, reqId?: string): Promise<Answered | undefined> {
     const exchanged = await this.#exchange("legacy", request, reqId);
-    return exchanged.refused ? undefined : answeredWith(exchanged.message);
+    return exchanged.refused ? undefined : answeredWith(exchanged.message, request);
   }
 
   /** `request` answered by the scope's server of `era`, made on the first request of that era. */
@@ -264,7 +264,10 @@ export class McpEndpoint {
     const forwarded = webRequestOf(raw);
     this.origins.forward(forwarded, reqId);
     try {
-      const answered = await answeredFrom(await transport.handleRequest(forwarded, { parsedBody: body }));
+      const answered = await answeredFrom(
+        await transport.handleRequest(forwarded, { parsedBody: body }),
+        body,
+      );
       return Array.isArray(body) ? asBatchAnswer(answered) : answered;
     } finally {
       // Stateless: the pair serves this one request.
@@ -305,21 +308,21 @@ function plainLegacyBatchOf(raw: IncomingMessage, body: unknown): JSONRPCRequest
   return requests;
 }
 
-/** The server's answer; a refusal of a tools/call's params in the words of the other methods' (see inParamsWords). */
-function answeredWith(message: JSONRPCMessage): Answered {
-  const worded = inParamsWords(message);
+/** The server's answer to `request`; a refusal of its params said in one line (see inParamsWords). */
+function answeredWith(message: JSONRPCMessage, request: JSONRPCRequest): Answered {
+  const worded = inParamsWords(message, request);
   const answer = { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(worded)) };
   return { answer, failed: !isSuccess(worded) };
 }
 
-/** The answer of an SDK's entry, worded as answeredWith words one. */
-async function answeredFrom(response: Response): Promise<Answered> {
+/** The answer of an SDK's entry to `body`, worded as answeredWith words one. */
+async function answeredFrom(response: Response, body: unknown): Promise<Answered> {
   const contentType = response.headers.get("content-type") ?? "";
-  const body = Buffer.from(await response.arrayBuffer());
+  const bytes = Buffer.from(await response.arrayBuffer());
   const answer = {
     status: response.status,
     contentType,
-    body: contentType.startsWith("application/json") ? answerInParamsWords(body) : body,
+    body: contentType.startsWith("application/json") ? answerInParamsWords(bytes, body) : bytes,
   };
   return { answer, failed: !succeeded(answer) };
 }

@@ -1,5 +1,12 @@
-import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  type JSONRPCMessage,
+  LATEST_PROTOCOL_VERSION,
+} from "@modelcontextprotocol/server";
+import { excerpt } from "../catalog/index.js";
 import { isJsonObject } from "../json-rpc/index.js";
+import { quotedAsSent } from "./format.js";
 import { findTool } from "./server.js";
 
 /**
@@ -41,48 +48,114 @@ export function requestsAsMeant(body: unknown): unknown {
 
 /** How the SDK begins its refusal of a `tools/call` whose params do not fit, before its schema's issues as JSON. */
 const TOOL_CALL_REFUSAL = "Invalid tools/call request: ";
+/** How the SDK writes the code of an internal error, which its refusal of other methods' params gets. */
+const INTERNAL_ERROR_CODE = '"code":-32603';
 
 /**
- * `message` with the SDK's refusal of a `tools/call`'s params (-32602, "Invalid tools/call request: "
- * and its schema's issues as indented JSON) worded as the refusals of the other methods' params are
- * (`Invalid params for tools/call: arguments: Invalid input: expected record, received string`), one
- * line per fault, over HTTP and stdio alike; any other message as it is.
- *
- * Assumption (held by test/mcp/requests-as-meant.test.ts, which wants these words): the SDK's tools/call
- * wrapper refuses params its schema does not take with exactly that prefix and zod's issues (`path`,
- * `message`) as JSON; anything else after it is left as the SDK wrote it.
+ * What the 2025 handshake needs, said after what was wrong with it: a client that sent `initialize`
+ * without params (or without one of its three members) was answered -32603, an internal error, with a
+ * dump of the SDK's schema issues, from which no one learns what to send.
  */
-export function inParamsWords(message: JSONRPCMessage): JSONRPCMessage {
-  if (!("error" in message) || !message.error.message.startsWith(TOOL_CALL_REFUSAL)) return message;
+const HANDSHAKE_NEEDS = `initialize needs params such as {"protocolVersion": "${LATEST_PROTOCOL_VERSION}", "capabilities": {}, "clientInfo": {"name": "<client>", "version": "<its version>"}}: the newest protocol version the client speaks, its capabilities ({} for none), and its name and version.`;
+
+/**
+ * `message`, the answer to `request` when it is known, with the SDK's refusals of params worded as the
+ * refusals of the other methods' params are (`Invalid params for tools/call: name: Invalid input: expected
+ * string, received number`), one line per request, over HTTP and stdio alike; any other message as it is:
+ *
+ * - a `tools/call`'s, -32602 with "Invalid tools/call request: " and its schema's issues as indented JSON;
+ *   `arguments` that are no object are said so, in words a model acts on (see argumentsFault);
+ * - any other method's that the SDK's own handler checks (`initialize`, `resources/templates/list`),
+ *   -32603, an internal error, with only its schema's issues as indented JSON: -32602, as MCP has a
+ *   request's invalid params answered, and `initialize` also told what the handshake needs.
+ *
+ * Assumption (held by test/mcp/requests-as-meant.test.ts, which wants these words): the SDK refuses such
+ * params with exactly those codes, that prefix and zod's issues (`path`, `message`) as JSON, each path of
+ * a request's own check beginning with "params"; anything else is left as the SDK wrote it.
+ */
+export function inParamsWords(message: JSONRPCMessage, request?: unknown): JSONRPCMessage {
+  if (!("error" in message)) return message;
+  const { error } = message;
+  const method = isJsonObject(request) && typeof request.method === "string" ? request.method : undefined;
+  const toolCall = error.message.startsWith(TOOL_CALL_REFUSAL);
+  if (!toolCall && (error.code !== INTERNAL_ERROR || method === undefined)) return message;
   let issues: unknown;
   try {
-    issues = JSON.parse(message.error.message.slice(TOOL_CALL_REFUSAL.length));
+    issues = JSON.parse(toolCall ? error.message.slice(TOOL_CALL_REFUSAL.length) : error.message);
   } catch {
     return message;
   }
-  if (!Array.isArray(issues) || !issues.every(isIssue)) return message;
+  if (!Array.isArray(issues) || issues.length === 0 || !issues.every(isIssue)) return message;
+  if (!toolCall && !issues.every(({ path }) => path[0] === "params")) return message;
+  const params = isJsonObject(request) && isJsonObject(request.params) ? request.params : undefined;
   const faults = issues.map(({ path, message: said }) => {
     const member = (path[0] === "params" ? path.slice(1) : path).join(".");
+    if (toolCall && member === "arguments" && params !== undefined && "arguments" in params)
+      return argumentsFault(params.arguments, params.name);
     return `${member === "" ? "params" : member}: ${said}`;
   });
-  return {
-    ...message,
-    error: { ...message.error, message: `Invalid params for tools/call: ${faults.join("; ")}` },
-  };
+  const worded = `Invalid params for ${toolCall ? "tools/call" : method}: ${faults.join("; ")}`;
+  const needs = !toolCall && method === "initialize" ? `. ${HANDSHAKE_NEEDS}` : "";
+  return { ...message, error: { ...message.error, code: INVALID_PARAMS, message: `${worded}${needs}` } };
 }
 
-/** An answer's JSON (one message or a batch's) with each message as {@link inParamsWords} words it. */
-export function answerInParamsWords(json: Buffer): Buffer {
-  if (!json.includes(TOOL_CALL_REFUSAL)) return json;
+/**
+ * The most characters of a string `arguments` read as JSON, to tell whether it holds the object meant:
+ * a tool's arguments take a few hundred.
+ */
+const MAX_PARSED_ARGUMENTS = 64 * 1024;
+
+/**
+ * What is wrong with a tools/call's `arguments` that are no object (null and none read as none before
+ * this), said so that a model fixes its next call: models send the object as a string holding its JSON,
+ * which is then shown as it should have been sent, and at most 100 characters of it.
+ */
+function argumentsFault(args: unknown, name: unknown): string {
+  const listed = findTool(name)?.listed.inputSchema.properties;
+  const names = listed === undefined ? [] : Object.keys(listed);
+  const wanted =
+    names.length === 0
+      ? "a JSON object"
+      : `a JSON object of ${String(name)}'s arguments (${names.join(", ")})`;
+  if (typeof args !== "string") return `arguments must be ${wanted}, not ${kindOf(args)}`;
+  const held = args.length <= MAX_PARSED_ARGUMENTS ? jsonOf(args) : undefined;
+  if (!isJsonObject(held)) return `arguments must be ${wanted}, not a string (${quotedAsSent(args)})`;
+  return `arguments must be ${wanted}, not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": ${excerpt(JSON.stringify(held), 100)}`;
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+/**
+ * An answer's JSON (one message or a batch's) with each message as {@link inParamsWords} words it, told
+ * which request of `body` (the message or batch it answers) each answers, by id.
+ */
+export function answerInParamsWords(json: Buffer, body?: unknown): Buffer {
+  if (!json.includes(TOOL_CALL_REFUSAL) && !json.includes(INTERNAL_ERROR_CODE)) return json;
   let parsed: unknown;
   try {
     parsed = JSON.parse(json.toString("utf8"));
   } catch {
     return json;
   }
+  const asked = new Map<unknown, unknown>();
+  for (const message of Array.isArray(body) ? body : [body])
+    if (isJsonObject(message) && "id" in message) asked.set(message.id, message);
+  const answered = (message: JSONRPCMessage) =>
+    inParamsWords(message, "id" in message ? asked.get(message.id) : undefined);
   const worded = Array.isArray(parsed)
-    ? parsed.map((message: JSONRPCMessage) => inParamsWords(message))
-    : inParamsWords(parsed as JSONRPCMessage);
+    ? parsed.map((message: JSONRPCMessage) => answered(message))
+    : answered(parsed as JSONRPCMessage);
   return Buffer.from(JSON.stringify(worded));
 }
 

@@ -3,6 +3,7 @@ import {
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   METHOD_NOT_FOUND,
   type MessageExtraInfo,
   type RequestId,
@@ -15,11 +16,13 @@ import { ForwardingTransport } from "./forwarding-transport.js";
 
 /**
  * A transport whose "Method not found" answers name the method asked and those served, as `/mcp`'s do (the
- * SDK's say only "Method not found"). `served` gives the methods of the server now answering, once there
- * is one. Only requests for methods not among them are remembered, by id, until answered or cancelled.
+ * SDK's say only "Method not found"), and whose refusals of params are worded as `/mcp` words them (see
+ * inParamsWords), which needs the request. `served` gives the methods of the server now answering, once
+ * there is one. Each request is remembered, by id, until answered or cancelled: the budget of answers
+ * (see BudgetedTransport) holds back the requests past a few.
  */
 export class MethodNaming extends ForwardingTransport {
-  readonly #unserved = new Map<RequestId, string>();
+  readonly #asked = new Map<RequestId, JSONRPCRequest>();
 
   constructor(
     inner: Transport,
@@ -31,25 +34,28 @@ export class MethodNaming extends ForwardingTransport {
   protected override received(received: JSONRPCMessage, extra?: MessageExtraInfo): void {
     // Params as /mcp reads them (see requestAsMeant), so that both answer alike.
     const message = requestAsMeant(received) as JSONRPCMessage;
-    if (isJSONRPCRequest(message) && !this.served()?.includes(message.method))
-      this.#unserved.set(message.id, message.method);
+    if (isJSONRPCRequest(message)) this.#asked.set(message.id, message);
     const cancelled = cancelledRequest(message);
-    if (cancelled !== undefined) this.#unserved.delete(cancelled);
+    if (cancelled !== undefined) this.#asked.delete(cancelled);
     this.onmessage?.(message, extra);
   }
 
   override send(answer: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    // A refusal of a tools/call's params worded as /mcp words it (see inParamsWords).
-    const message = inParamsWords(answer);
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message))
-      return this.inner.send(message, options);
-    const method = message.id === undefined ? undefined : this.#unserved.get(message.id);
-    if (method === undefined) return this.inner.send(message, options);
-    if (message.id !== undefined) this.#unserved.delete(message.id);
+    if (!isJSONRPCResultResponse(answer) && !isJSONRPCErrorResponse(answer))
+      return this.inner.send(answer, options);
+    const request = answer.id === undefined ? undefined : this.#asked.get(answer.id);
+    if (answer.id !== undefined) this.#asked.delete(answer.id);
+    const message = inParamsWords(answer, request);
     const served = this.served();
-    if (!isJSONRPCErrorResponse(message) || message.error.code !== METHOD_NOT_FOUND || served === undefined)
+    if (
+      request === undefined ||
+      served === undefined ||
+      served.includes(request.method) ||
+      !isJSONRPCErrorResponse(message) ||
+      message.error.code !== METHOD_NOT_FOUND
+    )
       return this.inner.send(message, options);
-    const error = { ...message.error, message: methodNotFoundMessage(method, served) };
+    const error = { ...message.error, message: methodNotFoundMessage(request.method, served) };
     return this.inner.send({ ...message, error }, options);
   }
 }

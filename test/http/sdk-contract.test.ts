@@ -85,8 +85,11 @@ async function seen(response: Response): Promise<Seen> {
 /**
  * What the SDK's own entries answer: `createMcpHandler` for 2026-07-28 requests and what the SDK
  * refuses, its stateless transport (answering JSON) for 2025-era requests, each with a new server; with
- * its refusal of a tools/call's params in the endpoint's words, which say the same in one line (see
- * inParamsWords, whose assumption the requests of tools/call without params or with a wrong name hold).
+ * its refusal of params in the endpoint's words, which say the same in one line (see inParamsWords, whose
+ * assumption the requests of tools/call without params, with a wrong name or with arguments that are a
+ * string hold). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
+ * of `initialize` and `resources/templates/list`, which its own handlers check, as an internal error
+ * (-32603, its schema's issues as JSON), and the endpoint as invalid params (-32602), as MCP has it.
  */
 async function sdkAnswer(
   newServer: ServerFactory,
@@ -94,7 +97,7 @@ async function sdkAnswer(
   body: unknown,
 ): Promise<Seen> {
   const answered = await sdkEntryAnswer(newServer, headers, body);
-  return { ...answered, text: answerInParamsWords(Buffer.from(answered.text)).toString() };
+  return { ...answered, text: answerInParamsWords(Buffer.from(answered.text), body).toString() };
 }
 
 async function sdkEntryAnswer(
@@ -166,6 +169,11 @@ function requestsOf(era: WireEra): [string, { body: unknown; headers: Record<str
     ["a missing resource", asSent(era, "resources/read", { uri: "skill://alpha/nope/SKILL.md" })],
     ["an unknown method", asSent(era, "nothing/here")],
     ["tools/call without params", asSent(era, "tools/call")],
+    [
+      "arguments that are a string",
+      asSent(era, "tools/call", { name: "list_skills", arguments: '{"query":"saw"}' }),
+    ],
+    ["a listing's cursor that is a number", asSent(era, "resources/templates/list", { cursor: 5 })],
     ["a string id", asSent(era, "tools/list", undefined, "request-1")],
     ["ping", asSent(era, "ping")],
     ["server/discover", asSent(era, "server/discover")],
@@ -174,6 +182,14 @@ function requestsOf(era: WireEra): [string, { body: unknown; headers: Record<str
       asSent(era, "initialize", {
         protocolVersion: "2025-06-18",
         capabilities: {},
+        clientInfo: { name: "test", version: "1" },
+      }),
+    ],
+    ["initialize without params", asSent(era, "initialize")],
+    [
+      "initialize without capabilities",
+      asSent(era, "initialize", {
+        protocolVersion: "2025-06-18",
         clientInfo: { name: "test", version: "1" },
       }),
     ],
@@ -298,6 +314,26 @@ describe("the endpoint answers as the SDK's own entries do", () => {
       expect(answers).toEqual(expected);
     }
   });
+});
+
+// The one place the endpoint answers otherwise than the SDK's entries, on purpose (see sdkAnswer): the
+// params of a method whose handler is the SDK's own are refused as an internal error with a dump of the
+// schema's issues, and the endpoint refuses them as invalid params, in one line.
+it.each([
+  ["initialize without params", asSent("legacy", "initialize")],
+  [
+    "resources/templates/list with a cursor that is a number",
+    asSent("legacy", "resources/templates/list", { cursor: 5 }),
+  ],
+  ["2026-07-28: the same", asSent("modern", "resources/templates/list", { cursor: 5 })],
+])("%s: the SDK answers -32603 and its schema's issues, the endpoint -32602 in one line", async (_, sent) => {
+  const sdk = JSON.parse((await sdkEntryAnswer(newServer, sent.headers, sent.body)).text);
+  expect(sdk.error.code).toBe(-32603);
+  expect(JSON.parse(sdk.error.message)[0]).toMatchObject({ path: expect.arrayContaining(["params"]) });
+  const endpoint = await endpointAnswer(new McpEndpoint(newServer, () => {}), sent.headers, sent.body);
+  const { error } = JSON.parse(endpoint.text);
+  expect(error.code).toBe(-32602);
+  expect(error.message).toMatch(/^Invalid params for (initialize|resources\/templates\/list): [^\n]+$/);
 });
 
 // Assumption: a 2025 batch of plain requests, which the endpoints answer member by member from their kept
@@ -475,15 +511,14 @@ describe("which requests the endpoint hands its servers itself", () => {
     ).toBe(undefined);
   });
 
-  it.each([...requestsOf("legacy"), ...requestsOf("modern")].filter(([name]) => name !== "initialize"))(
-    "%s, in either era",
-    (_, { headers, body }) => {
-      const outcome = classify(headers, body);
-      const request =
-        outcome.kind === "legacy" ? legacyRequestOf(headers, body) : modernRequestOf(headers, outcome);
-      expect(request).toEqual(body);
-    },
-  );
+  it.each(
+    [...requestsOf("legacy"), ...requestsOf("modern")].filter(([name]) => !name.startsWith("initialize")),
+  )("%s, in either era", (_, { headers, body }) => {
+    const outcome = classify(headers, body);
+    const request =
+      outcome.kind === "legacy" ? legacyRequestOf(headers, body) : modernRequestOf(headers, outcome);
+    expect(request).toEqual(body);
+  });
 });
 
 // Mostly what clients send, often one member off: each member valid more often than not.
@@ -573,12 +608,15 @@ describe("a JSON-RPC message, as the SDK tells one in a batch", () => {
 
 describe("requests that plainly speak 2025", () => {
   const legacy = requestsOf("legacy");
-  it.each(legacy.filter(([name]) => name !== "initialize"))("are told without the SDK: %s", (_, sent) => {
-    expect(plainLegacyRequestOf(sent.headers, sent.body)).toBe(sent.body);
-  });
+  it.each(legacy.filter(([name]) => !name.startsWith("initialize")))(
+    "are told without the SDK: %s",
+    (_, sent) => {
+      expect(plainLegacyRequestOf(sent.headers, sent.body)).toBe(sent.body);
+    },
+  );
 
   it.each([
-    ...legacy.filter(([name]) => name === "initialize"),
+    ...legacy.filter(([name]) => name.startsWith("initialize")),
     ...requestsOf("modern").map(([name, sent]) => [`2026-07-28: ${name}`, sent] as const),
     ...leftToTheSdk(),
   ])("are not %s", (_, { headers, body }) => {
@@ -656,9 +694,12 @@ describe("requests that plainly speak 2025", () => {
 // classifies as such and hands a server as it is, or one whose envelope the server itself refuses.
 describe("requests that plainly speak 2026-07-28", () => {
   const modern = requestsOf("modern");
-  it.each(modern.filter(([name]) => name !== "initialize"))("are told without the SDK: %s", (_, sent) => {
-    expect(plainModernRequestOf(sent.headers, sent.body)).toBe(sent.body);
-  });
+  it.each(modern.filter(([name]) => !name.startsWith("initialize")))(
+    "are told without the SDK: %s",
+    (_, sent) => {
+      expect(plainModernRequestOf(sent.headers, sent.body)).toBe(sent.body);
+    },
+  );
 
   it.each(wrongEnvelopes())("are handed to the server, which refuses them itself: %s", async (_, sent) => {
     const request = plainModernRequestOf(sent.headers, sent.body);
@@ -668,7 +709,7 @@ describe("requests that plainly speak 2026-07-28", () => {
   });
 
   it.each([
-    ...modern.filter(([name]) => name === "initialize"),
+    ...modern.filter(([name]) => name.startsWith("initialize")),
     ...requestsOf("legacy").map(([name, sent]) => [`2025: ${name}`, sent] as const),
     ...leftToTheSdk(),
   ])("are not %s", (_, { headers, body }) => {

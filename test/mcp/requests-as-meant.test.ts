@@ -68,8 +68,32 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
   // the SDK's schema issues, where every other method's are named in one line.
   ...(
     [
-      [{ name: "list_skills", arguments: "x" }, "arguments: Invalid input: expected record, received string"],
       [{ name: 5 }, "name: Invalid input: expected string, received number"],
+      // Regression: arguments that are no object were told "Invalid input: expected record, received
+      // string", which a model did not act on; the arguments a tool takes are named, and a string that
+      // holds the object meant is shown as the object to send (at most 100 characters of it).
+      [
+        { name: "read_skill", arguments: "x" },
+        'arguments must be a JSON object of read_skill\'s arguments (skill, file), not a string ("x")',
+      ],
+      [
+        { name: "list_skills", arguments: '{"query": "clean a csv"}' },
+        'arguments must be a JSON object of list_skills\'s arguments (pack, query), not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": {"query":"clean a csv"}',
+      ],
+      [
+        { name: "list_skills", arguments: JSON.stringify({ query: "q".repeat(200) }) },
+        `arguments must be a JSON object of list_skills's arguments (pack, query), not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": {"query":"${"q".repeat(90)}…`,
+      ],
+      [
+        { name: "read_skill", arguments: "x".repeat(300) },
+        `arguments must be a JSON object of read_skill's arguments (skill, file), not a string ("${"x".repeat(100)}…")`,
+      ],
+      [{ name: "list_packs", arguments: 5 }, "arguments must be a JSON object, not a number"],
+      [{ name: "list_packs", arguments: [{}] }, "arguments must be a JSON object, not an array"],
+      [
+        { arguments: '{"query": "x"}' },
+        'name: Invalid input: expected string, received undefined; arguments must be a JSON object, not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": {"query":"x"}',
+      ],
     ] as const
   ).map(
     ([params, fault]) =>
@@ -80,6 +104,18 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
           expect(result).toEqual({ code: -32602, message: `Invalid params for tools/call: ${fault}` }),
       ] as const,
   ),
+  // Regression: the SDK's own check of resources/templates/list refused a cursor that is no string as an
+  // internal error (-32603), with a dump of its schema's issues.
+  [
+    "resources/templates/list",
+    { cursor: 5 },
+    (result) =>
+      expect(result).toEqual({
+        code: -32602,
+        message:
+          "Invalid params for resources/templates/list: cursor: Invalid input: expected string, received number",
+      }),
+  ],
 ];
 
 /**
@@ -114,6 +150,62 @@ describe("null for an optional member, and a tools/call's arguments, over HTTP a
         check(resultOf(answered));
         expect(resultOf(overStdio.get(index))).toEqual(resultOf(answered));
       }
+    } finally {
+      await stdio.end();
+    }
+  });
+});
+
+// Regression: initialize without params, or missing one of its three members, was answered -32603 (an
+// internal error) with a dump of the SDK's schema issues. The SDK's schema decides what it takes (it needs
+// capabilities too, as MCP's schema does): only the answer to what it refuses changed.
+describe("a handshake the SDK refuses, over HTTP and stdio", () => {
+  const NEEDS =
+    'initialize needs params such as {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "<client>", "version": "<its version>"}}: the newest protocol version the client speaks, its capabilities ({} for none), and its name and version.';
+  const CLIENT = { name: "raw", version: "1" };
+  const HANDSHAKES: readonly (readonly [Record<string, unknown> | undefined, string])[] = [
+    [undefined, "params: Invalid input: expected object, received undefined"],
+    [
+      {},
+      "protocolVersion: Invalid input: expected string, received undefined; capabilities: Invalid input: expected object, received undefined; clientInfo: Invalid input: expected object, received undefined",
+    ],
+    [
+      { protocolVersion: "2025-06-18", clientInfo: CLIENT },
+      "capabilities: Invalid input: expected object, received undefined",
+    ],
+    [
+      { protocolVersion: 20250618, capabilities: {}, clientInfo: CLIENT },
+      "protocolVersion: Invalid input: expected string, received number",
+    ],
+    [
+      { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw" } },
+      "clientInfo.version: Invalid input: expected string, received undefined",
+    ],
+  ];
+  let http: RunningServer;
+  beforeAll(async () => {
+    http = await startServer(SKILLS_DIR);
+  });
+  afterAll(() => http.close());
+
+  it("is refused as invalid params, saying what was wrong and what initialize needs", async () => {
+    const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    try {
+      const asked = HANDSHAKES.map(([params], index) => wireRequest("legacy", index, "initialize", params));
+      // A handshake that fits is still answered, after those refused.
+      const fits = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: CLIENT };
+      asked.push(wireRequest("legacy", HANDSHAKES.length, "initialize", fits));
+      for (const { body } of asked) stdio.write(`${JSON.stringify(body)}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(asked.length), { timeout: 30_000 });
+      const overStdio = new Map(stdio.answers().map((answer) => [answer.id, answer]));
+      for (const [index, [, fault]] of HANDSHAKES.entries()) {
+        const overHttp = await post(`${http.url}/mcp`, asked[index]?.body);
+        expect(overHttp.status).toBe(200);
+        const error = { code: -32602, message: `Invalid params for initialize: ${fault}. ${NEEDS}` };
+        expect((overHttp.json as StdioAnswer).error).toEqual(error);
+        expect(overStdio.get(index)?.error).toEqual(error);
+      }
+      expect(overStdio.get(HANDSHAKES.length)?.result).toMatchObject({ protocolVersion: "2025-06-18" });
     } finally {
       await stdio.end();
     }
