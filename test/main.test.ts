@@ -1029,6 +1029,19 @@ describe("a stdio client that ends its lines with a CR alone", () => {
     );
     expect(warnings).toEqual([]);
   });
+
+  // Regression: a broken message (its object left open) was no whole JSON, so its CR ended nothing: it and
+  // every message after it were held as one line, and the client waited forever for any answer.
+  it("is answered a parse error for a broken message, once the next begins, and then that message", async () => {
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
+    child.write('{"jsonrpc":"2.0","id":1,"method":"ping"\r{"jsonrpc":"2.0","id":2,"method":"ping"}\r');
+    await vi.waitFor(() => expect(child.answers()).toHaveLength(2), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    expect(child.answers()).toEqual([
+      { jsonrpc: "2.0", error: expect.objectContaining({ code: -32700 }) },
+      { jsonrpc: "2.0", id: 2, result: {} },
+    ]);
+  });
 });
 
 describe("a stdio client that closes the server's stdout", () => {

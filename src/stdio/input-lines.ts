@@ -21,7 +21,7 @@ export interface InputLinesEvents {
 
 /**
  * Passes stdin on to the SDK's stdio transport in whole lines, each line once its newline has come (or a
- * lone CR after a whole JSON object or array: see `#endsLine`), except a line longer than `maxLineBytes`:
+ * lone CR where it can end no JSON but a line: see `#endsLine`), except a line longer than `maxLineBytes`:
  * that one is dropped as it streams in. The SDK's own limit closed the
  * whole connection on such a line (and the server exited), after buffering it by copying it anew with every
  * chunk; and the SDK skips a line that is no JSON without a word.
@@ -44,6 +44,11 @@ export class InputLines extends Transform {
   #dropped = 0;
   /** Whether the last chunk ended with a CR that ended a line: an LF that begins the next completes it. */
   #crEnded = false;
+  /**
+   * Whether the last chunk ended with a lone CR that did not end the line, which the next chunk's first
+   * byte may make its end (see `#endsLine`).
+   */
+  #crOpen = false;
 
   constructor(
     private readonly maxLineBytes: number,
@@ -60,6 +65,10 @@ export class InputLines extends Transform {
       this.#crEnded = false;
       // The LF of a CRLF whose CR, the last byte of the chunk before, was taken for the line's end.
       if (chunk[0] === LF) from = 1;
+    } else if (this.#crOpen && chunk.length > 0) {
+      this.#crOpen = false;
+      // The line so far ends with that CR: ended there, with nothing of this chunk.
+      if (this.#extent.endsBefore(chunk[0])) this.#endLine(chunk, 0, -1, true);
     }
     // Each searched for once past the last found, so that a chunk of many lines is read in linear time.
     let newline = chunk.indexOf(LF, from);
@@ -101,8 +110,8 @@ export class InputLines extends Transform {
   }
 
   /**
-   * Ends the current line, its start and then `chunk` up to `at` (its LF, or a lone CR that ends it): passed
-   * on with its end, as a line ended by CRLF, unless over the limit.
+   * Ends the current line, its start and then `chunk` up to `at` (its LF, or a lone CR that ends it; -1
+   * when that CR ends its start): passed on with its end, as a line ended by CRLF, unless over the limit.
    */
   #endLine(chunk: Buffer, from: number, at: number, cr: boolean): void {
     if (this.#dropping) this.#dropping = false;
@@ -124,16 +133,23 @@ export class InputLines extends Transform {
 
   /**
    * Whether the CR at `cr` in `chunk` (the current line from `from`) ends the line: one not followed by LF,
-   * after a whole JSON object or array. MCP ends a message with LF alone; but a client that ends its lines
-   * with CR (old Mac OS style, some bridges from Windows) waited for an answer that never came, its
-   * messages held until stdin closed and then dropped. Where a CR follows a whole object or array, that
-   * line holds nothing more that JSON would read, so taking the CR for its end misreads no LF-ended line.
+   * after a whole JSON object or array, or followed by `{` or `[` where no JSON value can begin. MCP ends
+   * a message with LF alone; but a client that ends its lines with CR (old Mac OS style, some bridges
+   * from Windows) waited for an answer that never came, its messages held until stdin closed and then
+   * dropped, and one that sent a broken message (`{"id":1,"method":"ping"` and CR) had every message
+   * after it held with it. Taking either CR for the line's end misreads no LF-ended line that is JSON:
+   * after a whole object or array a line holds nothing more that JSON reads, and a JSON text with an
+   * object or array after that CR, where none can begin, is no JSON at all (see JsonExtent.endsBefore).
+   * No rule ends a broken message followed by nothing yet: its answer waits for the next message.
+   * A CR that ends the chunk is decided by the next chunk's first byte (`#crOpen`).
    */
   #endsLine(chunk: Buffer, from: number, cr: number): boolean {
     if (chunk[cr + 1] === LF) return false;
     this.#scanTo(chunk, from, cr);
     if (this.#extent.whole()) return true;
+    if (cr + 1 < chunk.length && this.#extent.endsBefore(chunk[cr + 1])) return true;
     this.#scanTo(chunk, from, cr + 1);
+    if (cr + 1 === chunk.length) this.#crOpen = true;
     return false;
   }
 
@@ -258,10 +274,26 @@ class JsonExtent {
   #depth = 0;
   #inString = false;
   #escaped = false;
+  /** Inside the object or array, the last byte read outside strings that is not a blank. */
+  #last: number | undefined;
 
   /** Whether what was read is a whole object or array, and blanks. */
   whole(): boolean {
     return this.#state === "after";
+  }
+
+  /**
+   * Whether what was read, a line's start, can be no JSON text's start once blanks and then `next` follow
+   * it, `next` an object's or an array's first byte: it is not blanks alone, and no value can begin where
+   * it stops. Valid JSON has a value after blanks only at its start or after `[`, `,` or `:` outside
+   * strings (an object's `,` is taken as an array's, which keeps the answer no); a string holds no raw
+   * control character, as a CR; and a text beginning otherwise than `{` or `[` holds one value only.
+   */
+  endsBefore(next: number | undefined): boolean {
+    if (next !== 0x7b && next !== 0x5b) return false;
+    if (this.#state === "other") return true;
+    if (this.#state !== "inside") return false;
+    return this.#inString || (this.#last !== 0x5b && this.#last !== 0x2c && this.#last !== 0x3a);
   }
 
   /** Reads `bytes` from `start` to `end`, the line's next bytes. */
@@ -276,6 +308,7 @@ class JsonExtent {
         else if (byte === 0x5c) this.#escaped = true;
         else if (byte === 0x22) this.#inString = false;
       } else if (this.#state === "inside") {
+        if (byte !== 0x20 && byte !== 0x09 && byte !== CR && byte !== LF) this.#last = byte;
         if (byte === 0x22) this.#inString = true;
         else if (byte === 0x7b || byte === 0x5b) this.#depth++;
         else if ((byte === 0x7d || byte === 0x5d) && --this.#depth === 0) {
@@ -286,6 +319,7 @@ class JsonExtent {
         if (this.#state === "before" && (byte === 0x7b || byte === 0x5b)) {
           this.#state = "inside";
           this.#depth = 1;
+          this.#last = byte;
         } else {
           this.#state = "other";
           return;

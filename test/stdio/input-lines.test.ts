@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { InputLines } from "../../src/stdio/input-lines.js";
 
@@ -41,6 +42,27 @@ async function pass(limit: number, chunks: readonly string[]): Promise<{ out: st
   return { out, dropped };
 }
 
+/** Compact JSON `text` with a CR after each `[`, `{`, `,` and `:` and before each `]` and `}` outside strings. */
+function withCrsBetweenTokens(text: string): string {
+  let out = "";
+  let inString = false;
+  let escaped = false;
+  for (const character of text) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (character === "\\") escaped = true;
+      else if (character === '"') inString = false;
+      out += character;
+    } else if (character === '"') {
+      inString = true;
+      out += character;
+    } else if ("[{,:".includes(character)) out += `${character}\r`;
+    else if ("]}".includes(character)) out += `\r${character}`;
+    else out += character;
+  }
+  return out;
+}
+
 /** `text` cut at every pair of places. */
 function everySplit(text: string): string[][] {
   const splits: string[][] = [];
@@ -78,6 +100,40 @@ describe("InputLines", () => {
     for (const chunks of everySplit(input)) {
       expect(await read(100, chunks)).toEqual({ out, dropped: 0, notJson: 1, unfinished: [] });
     }
+  });
+
+  it("ends a line at a lone CR before an object or array where no JSON value can begin, however stdin cuts them", async () => {
+    // Regression: a client ending its lines with CR alone that sent a broken message (an object left
+    // open, a string left open, text that is no JSON) had it and every message after it held as one
+    // line, unanswered, until stdin closed. A CR before `{` or `[` where JSON has no value begin (after
+    // a value, in a string, after a text that is no object or array) ends it; before one where a value
+    // may begin (after `[`, `,`, `:`, or blanks alone) it does not.
+    const input = '{"id":1,"method":"ping"\r{"a":1}\r{"b":"x\r[1]\rnot json\r{"c":2}\r[\r{"d":\r[4]}]\r';
+    const out =
+      '{"id":1,"method":"ping"\r\n{"a":1}\r\n{"b":"x\r\n[1]\r\nnot json\r\n{"c":2}\r\n[\r{"d":\r[4]}]\r\n';
+    for (const chunks of everySplit(input)) {
+      expect(await read(100, chunks)).toEqual({ out, dropped: 0, notJson: 3, unfinished: [] });
+    }
+  });
+
+  it("passes every line of JSON whole, whatever lone CRs it holds as blanks, however stdin cuts it", async () => {
+    // JSON with a CR wherever it allows blanks between tokens, as a pretty-printer with CR line ends
+    // writes it (JSON holds no raw CR in a string): the lone-CR rules above must never cut such a line.
+    const value = fc.oneof(fc.array(fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()));
+    await fc.assert(
+      fc.asyncProperty(value, fc.array(fc.nat(), { maxLength: 4 }), async (json, cuts) => {
+        const line = `${withCrsBetweenTokens(JSON.stringify(json))}\n`;
+        const places = [...new Set(cuts.map((cut) => cut % line.length))].sort((a, b) => a - b);
+        const chunks = [0, ...places].map((place, index) => line.slice(place, places[index] ?? line.length));
+        expect(await read(1024 * 1024, chunks)).toEqual({
+          out: line,
+          dropped: 0,
+          notJson: 0,
+          unfinished: [],
+        });
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("drops a line over the limit ended by a lone CR, and passes the next, however stdin cuts them", async () => {
