@@ -946,6 +946,15 @@ describe("a stdio client that sends requests of the wrong shape", () => {
         '"params._meta.progressToken" must be a string or an integer, not 1.5.',
       ],
       ["extra", { extra: true }, '"extra" is no member of a JSON-RPC message'],
+      // Regression: a request without its method got no answer at all (only a warning in the log), and one
+      // with a result too the words for every fault, where /mcp names what is wrong.
+      ["no method", { method: undefined }, '"method" is missing'],
+      ["no method, params", { method: undefined, params: {} }, '"method" is missing'],
+      [
+        "result",
+        { result: {} },
+        'a message with a "method" is a request or a notification, which holds no "result"',
+      ],
     ];
     for (const [id, wrong] of sent)
       child.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: "ping", ...(wrong as object) })}\n`);

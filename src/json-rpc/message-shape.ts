@@ -3,7 +3,8 @@ const MESSAGE_MEMBERS = ["jsonrpc", "id", "method", "params"];
 
 /**
  * What makes `message` no JSON-RPC request or notification, said so that the client knows what to change;
- * undefined when it finds nothing (a response, or a fault it does not name), and for a valid message.
+ * undefined when it finds nothing (a response, or a fault it does not name), and for a valid message. A
+ * message with a method and a result or an error is told it is neither a request nor a response.
  * `subject` names the message where it is not even an object ("the body", "the line").
  */
 export function messageShapeProblem(message: unknown, subject = "the message"): string | undefined {
@@ -11,7 +12,10 @@ export function messageShapeProblem(message: unknown, subject = "the message"): 
     return `${subject} is ${kindOf(message)}, where a JSON-RPC message is an object such as {"jsonrpc":"2.0","id":1,"method":"tools/list"}.`;
   }
   const members = message;
-  if ("result" in members || "error" in members) return undefined;
+  if ("result" in members || "error" in members) {
+    if (!("method" in members)) return undefined;
+    return `a message with a "method" is a request or a notification, which holds no "${"result" in members ? "result" : "error"}" (a response's member, sent to answer a request).`;
+  }
   if (members.jsonrpc !== "2.0") {
     return `"jsonrpc" must be "2.0", ${"jsonrpc" in members ? `not ${shown(members.jsonrpc)}` : "and is missing"}.`;
   }

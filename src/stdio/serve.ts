@@ -241,9 +241,13 @@ function notMessage(request: unknown): string {
   return problem === undefined ? NOT_MESSAGE : `Invalid Request: ${problem}`;
 }
 
-/** Whether `message` is a request, right or wrong: an object with a method and an id. */
-function isRequestShaped(message: unknown): message is { method: unknown; id: unknown } {
-  return typeof message === "object" && message !== null && "method" in message && "id" in message;
+/**
+ * Whether `message` is a request, right or wrong: an object with an id and a method, or with an id and
+ * neither a result nor an error (a request missing its method, which no response is: /mcp answers it).
+ */
+function isRequestShaped(message: unknown): message is { id: unknown } {
+  if (typeof message !== "object" || message === null || !("id" in message)) return false;
+  return "method" in message || !("result" in message || "error" in message);
 }
 
 /**

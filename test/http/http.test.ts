@@ -156,6 +156,12 @@ describe("/mcp over HTTP", () => {
       { jsonrpc: "2.0", id: 1, method: "ping", extra: 1 },
       '"extra" is no member',
     ],
+    // Regression: still the SDK's words for every fault, where stdio said as little.
+    [
+      "a method and a result",
+      { jsonrpc: "2.0", id: 1, method: "ping", result: {} },
+      'a message with a "method" is a request or a notification, which holds no "result"',
+    ],
   ])("says what is wrong with a message of the wrong shape: %s", async (_, body, said) => {
     const eras: Record<string, string>[] = [
       {},
