@@ -8,6 +8,7 @@ import Fastify, {
 } from "fastify";
 import { excerpt, visible } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
+import { holdsMoreAfterValue } from "../json-rpc/index.js";
 import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { clientErrorHandler, expectationFailed, notFound } from "./client-errors.js";
@@ -73,14 +74,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A `__proto__` or `constructor.prototype` key is valid JSON (a tool's argument may be named so), which
     // Fastify refused as a parse error. JSON.parse makes it an own member, never a prototype; nothing of
     // ours copies a body's members by assignment, and the SDK's schemas drop a `__proto__` they are given.
-    onProtoPoisoning: "ignore",
-    onConstructorPoisoning: "ignore",
+    onProtoPoisoning: PROTO_POISONING,
+    onConstructorPoisoning: PROTO_POISONING,
   });
   app.setNotFoundHandler(notFound);
   app.server.on("checkExpectation", expectationFailed(metrics));
 
   // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.
   app.removeContentTypeParser("text/plain");
+  // Fastify's own parser, whose refusal is worded as stdio words a line that is not JSON: Fastify said
+  // "Body is not valid JSON but content-type is set to 'application/json'" of every body, which names
+  // neither the common mistake (two messages sent as one) nor what to send.
+  const parseJson = app.getDefaultJsonParser(PROTO_POISONING, PROTO_POISONING);
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser<string>("application/json", { parseAs: "string" }, (request, body, done) =>
+    parseJson(request, body, (error, parsed) => {
+      if (error !== null) error.message = notJsonMessage(body);
+      done(error, parsed);
+    }),
+  );
 
   app.addHook("onRequest", wellFormedRequest());
   app.addHook("onRequest", originGuard(settings.allowedOrigins));
@@ -236,6 +248,22 @@ function failureMessage(message: unknown): string | undefined {
 
 function shown(text: string | undefined): string | undefined {
   return text === undefined ? undefined : visible(text);
+}
+
+/** What the JSON parser does with a `__proto__` or `constructor` key (see buildApp): reads it as any other. */
+const PROTO_POISONING = "ignore";
+
+/**
+ * What a body that is not JSON is told (-32700): that it is empty, that it holds a whole JSON value and more
+ * after it (two messages sent as one), or only that it is not JSON, and what to send instead.
+ */
+function notJsonMessage(body: string): string {
+  const send =
+    'POST one JSON-RPC message (a JSON object, as {"jsonrpc":"2.0","id":1,"method":"tools/list"}) or a batch of them (a JSON array), in UTF-8';
+  if (body.trim() === "") return `Parse error: the body is empty; ${send}.`;
+  if (holdsMoreAfterValue(Buffer.from(body)))
+    return "Parse error: the body holds a whole JSON value and more after it; send several messages as a batch (one JSON array of them), or each in a POST of its own.";
+  return `Parse error: the body is not JSON; ${send}.`;
 }
 
 /** Fastify's errors for a JSON body that is not JSON: an empty one is no more JSON than a broken one. */

@@ -1,1 +1,2 @@
+export { firstNotBlank, holdsMoreAfterValue, JsonExtent } from "./json-extent.js";
 export { isJsonObject, messageShapeProblem } from "./message-shape.js";

@@ -1,4 +1,5 @@
 import { Transform, type TransformCallback } from "node:stream";
+import { firstNotBlank, holdsMoreAfterValue, JsonExtent } from "../json-rpc/index.js";
 
 /**
  * Why a line is not JSON, where it is a common mistake: it begins with a UTF-8 byte-order mark (`bom`), or it
@@ -229,102 +230,15 @@ export class InputLines extends Transform {
   }
 }
 
-/** The first byte of `bytes` other than JSON's blanks (and the CR of a CRLF), if any. */
-function firstNotBlank(bytes: Buffer): number | undefined {
-  // Indexed: a for-of over a line of 10 MiB of blanks held the event loop some 200 ms, this some 25.
-  for (let index = 0; index < bytes.length; index++) {
-    const byte = bytes[index];
-    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return byte;
-  }
-  return undefined;
-}
-
 /**
  * Why `line`, which its reader did not read as JSON, is none, where it is a common mistake (see
  * `NotJsonWhy`). Only such a line is read here, once more, in linear time.
  */
 function whyNotJson(line: Buffer): NotJsonWhy {
   if (line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf) return "bom";
-  const extent = new JsonExtent();
-  extent.scan(line, 0, line.length);
-  if (extent.end === undefined || firstNotBlank(line.subarray(extent.end)) === undefined) return undefined;
-  try {
-    // The first value must be JSON itself, or the more after it is not what is wrong.
-    JSON.parse(line.toString("utf8", 0, extent.end));
-    return "more";
-  } catch {
-    return undefined;
-  }
+  return holdsMoreAfterValue(line) ? "more" : undefined;
 }
 
 const LF = 0x0a;
 const CR = 0x0d;
 const LF_BYTE = Buffer.from([LF]);
-
-/**
- * Reads a line byte by byte just far enough to tell whether it holds a whole JSON object or array followed
- * only by blanks: brackets counted outside strings, nothing else checked (JSON.parse does that later).
- */
-class JsonExtent {
-  /** The bytes of the line read so far. */
-  read = 0;
-  /** Where in the line the first object or array ended, once it has. */
-  end: number | undefined;
-  #state: "before" | "inside" | "after" | "other" = "before";
-  #depth = 0;
-  #inString = false;
-  #escaped = false;
-  /** Inside the object or array, the last byte read outside strings that is not a blank. */
-  #last: number | undefined;
-
-  /** Whether what was read is a whole object or array, and blanks. */
-  whole(): boolean {
-    return this.#state === "after";
-  }
-
-  /**
-   * Whether what was read, a line's start, can be no JSON text's start once blanks and then `next` follow
-   * it, `next` an object's or an array's first byte: it is not blanks alone, and no value can begin where
-   * it stops. Valid JSON has a value after blanks only at its start or after `[`, `,` or `:` outside
-   * strings (an object's `,` is taken as an array's, which keeps the answer no); a string holds no raw
-   * control character, as a CR; and a text beginning otherwise than `{` or `[` holds one value only.
-   */
-  endsBefore(next: number | undefined): boolean {
-    if (next !== 0x7b && next !== 0x5b) return false;
-    if (this.#state === "other") return true;
-    if (this.#state !== "inside") return false;
-    return this.#inString || (this.#last !== 0x5b && this.#last !== 0x2c && this.#last !== 0x3a);
-  }
-
-  /** Reads `bytes` from `start` to `end`, the line's next bytes. */
-  scan(bytes: Uint8Array, start: number, end: number): void {
-    if (end <= start) return;
-    this.read += end - start;
-    if (this.#state === "other") return;
-    for (let index = start; index < end; index++) {
-      const byte = bytes[index];
-      if (this.#inString) {
-        if (this.#escaped) this.#escaped = false;
-        else if (byte === 0x5c) this.#escaped = true;
-        else if (byte === 0x22) this.#inString = false;
-      } else if (this.#state === "inside") {
-        if (byte !== 0x20 && byte !== 0x09 && byte !== CR && byte !== LF) this.#last = byte;
-        if (byte === 0x22) this.#inString = true;
-        else if (byte === 0x7b || byte === 0x5b) this.#depth++;
-        else if ((byte === 0x7d || byte === 0x5d) && --this.#depth === 0) {
-          this.#state = "after";
-          this.end = this.read - end + index + 1;
-        }
-      } else if (byte !== 0x20 && byte !== 0x09 && byte !== CR) {
-        if (this.#state === "before" && (byte === 0x7b || byte === 0x5b)) {
-          this.#state = "inside";
-          this.#depth = 1;
-          this.#last = byte;
-        } else {
-          this.#state = "other";
-          return;
-        }
-      }
-    }
-  }
-}

@@ -107,6 +107,27 @@ describe("/mcp over HTTP", () => {
     },
   );
 
+  // Regression: each was told "Body is not valid JSON but content-type is set to 'application/json'"
+  // (Fastify's words), which named neither the common mistake nor what to send; stdio names them.
+  it.each([
+    ["{not json", "the body is not JSON; POST one JSON-RPC message (a JSON object, as"],
+    ["", "the body is empty; POST one JSON-RPC message"],
+    [" ", "the body is empty; POST one JSON-RPC message"],
+    [
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}',
+      "the body holds a whole JSON value and more after it; send several messages as a batch (one JSON array of them), or each in a POST of its own.",
+    ],
+    ['{"jsonrpc":"2.0","id":1,"method":"ping"', "the body is not JSON"],
+  ])("says what is wrong with a body that is not JSON (%j), and what to send", async (sent, said) => {
+    const response = await post(`${server.url}/mcp`, sent);
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32700, message: expect.stringContaining(`Parse error: ${said}`) },
+      id: null,
+    });
+  });
+
   // Regression: each of these was answered "Bad Request: the request body is not a valid JSON-RPC
   // message", the SDK's words for every fault, which left the client to guess which member was wrong.
   it.each([
