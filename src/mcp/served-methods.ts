@@ -1,4 +1,8 @@
-import type { ProtocolEra, ServerCapabilities } from "@modelcontextprotocol/server";
+import {
+  PROTOCOL_VERSION_META_KEY,
+  type ProtocolEra,
+  type ServerCapabilities,
+} from "@modelcontextprotocol/server";
 import {
   RESOURCES_DIRECTORY_READ_METHOD,
   SKILLS_EXTENSION_ID,
@@ -37,36 +41,52 @@ export function servedMethods(capabilities: ServerCapabilities, era: ProtocolEra
  * The methods of one protocol era only, what a request of the other era must change to reach them, and a
  * method that only the other era serves (so a served list holding it is that era's). A person trying
  * server/discover with curl, as README names it, sends no envelope and is answered as a 2025 client.
+ * Over stdio the era is the connection's, settled by its first message: a request that speaks the era
+ * the method needs is refused there for the connection's (`onConnection`).
  */
 const OF_ONE_ERA: readonly {
   readonly methods: readonly string[];
   readonly otherEraServes: string;
+  /** Whether a request that speaks the era of `methods` carries the 2026-07-28 envelope. */
+  readonly enveloped: boolean;
   readonly how: string;
+  readonly onConnection: string;
 }[] = [
   {
     methods: ["server/discover", "subscriptions/listen"],
     otherEraServes: "initialize",
+    enveloped: true,
     how:
       "is a method of protocol revision 2026-07-28, and this request speaks the 2025 handshake: send it with " +
       "params._meta holding io.modelcontextprotocol/protocolVersion 2026-07-28 and " +
       "io.modelcontextprotocol/clientCapabilities (over HTTP, with the headers MCP-Protocol-Version and " +
       "Mcp-Method too)",
+    onConnection:
+      "is a method of protocol revision 2026-07-28, and this connection speaks the 2025 handshake, as its " +
+      "first message did (a stdio connection keeps the era it opens with): go on in 2025 (initialize answers " +
+      "what server/discover would), or open a new connection whose first request carries the envelope",
   },
   {
     methods: ["initialize", "ping"],
     otherEraServes: "server/discover",
+    enveloped: false,
     how:
       "is a method of the 2025 handshake, and this request speaks 2026-07-28 (its params._meta envelope): " +
       "send it without the envelope, or ask server/discover instead",
+    onConnection:
+      "is a method of the 2025 handshake, and this connection speaks 2026-07-28, as its first request did " +
+      "(a stdio connection keeps the era it opens with): ask server/discover instead, with the envelope, or " +
+      "open a new connection whose first request is initialize",
   },
 ];
 
 /**
  * What "Method not found" says, over HTTP and stdio alike: the method asked, so that a client that mistyped
  * one sees which, and those `served`, so that it need not guess; for a method of the other protocol era,
- * how to speak that era. The SDK says only "Method not found".
+ * how to speak that era, told by `request` (the request refused) whether it spoke that era already. The
+ * SDK says only "Method not found".
  */
-export function methodNotFoundMessage(method: string, served: readonly string[]): string {
+export function methodNotFoundMessage(method: string, served: readonly string[], request?: unknown): string {
   const said = `Method not found: ${JSON.stringify(method.slice(0, 100))}; this server serves ${served.join(", ")}.`;
   // A notification sent with an id is a request, which no server serves: the id is what is wrong.
   if (method.startsWith("notifications/"))
@@ -74,5 +94,14 @@ export function methodNotFoundMessage(method: string, served: readonly string[])
   const otherEra = OF_ONE_ERA.find(
     (era) => era.methods.includes(method) && served.includes(era.otherEraServes),
   );
-  return otherEra === undefined ? said : `${said} ${method} ${otherEra.how}.`;
+  if (otherEra === undefined) return said;
+  const spokeIt = request !== undefined && carriesEnvelope(request) === otherEra.enveloped;
+  return `${said} ${method} ${spokeIt ? otherEra.onConnection : otherEra.how}.`;
+}
+
+/** Whether `request` carries a 2026-07-28 envelope: a protocol version in its `params._meta`. */
+function carriesEnvelope(request: unknown): boolean {
+  const { params } = (request ?? {}) as { params?: { _meta?: unknown } };
+  const meta = params?._meta;
+  return meta !== null && typeof meta === "object" && PROTOCOL_VERSION_META_KEY in meta;
 }

@@ -55,7 +55,7 @@ export class MethodNaming extends ForwardingTransport {
       message.error.code !== METHOD_NOT_FOUND
     )
       return this.inner.send(message, options);
-    const error = { ...message.error, message: methodNotFoundMessage(request.method, served) };
+    const error = { ...message.error, message: methodNotFoundMessage(request.method, served, request) };
     return this.inner.send({ ...message, error }, options);
   }
 }

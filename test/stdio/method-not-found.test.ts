@@ -61,3 +61,34 @@ describe("a method the server does not serve, over stdio and over HTTP", () => {
     }
   });
 });
+
+// Regression: over stdio the era is the connection's, settled by its first message, and a request that
+// spoke the other era was told to do what it had done: server/discover with the envelope, on a connection
+// opened with initialize, "send it with params._meta holding …"; ping without it, on one opened in
+// 2026-07-28, "send it without the envelope".
+describe("a method of the other era than the stdio connection's, sent in that era", () => {
+  it.each([
+    [
+      "legacy",
+      wireRequest("modern", 2, "server/discover"),
+      /server\/discover is a method of protocol revision 2026-07-28, and this connection speaks the 2025 handshake, as its first message did .*open a new connection whose first request carries the envelope\.$/,
+    ],
+    [
+      "modern",
+      wireRequest("legacy", 2, "ping"),
+      /ping is a method of the 2025 handshake, and this connection speaks 2026-07-28, as its first request did .*ask server\/discover instead, with the envelope, or open a new connection whose first request is initialize\.$/,
+    ],
+  ] as const)("is told the connection speaks the other (opened in %s)", async (era, asked, said) => {
+    const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    try {
+      stdio.write(`${JSON.stringify(wireRequest(era, 1, "tools/list").body)}\n`);
+      stdio.write(`${JSON.stringify(asked.body)}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(2), { timeout: 30_000 });
+      const refused = stdio.answers().find((answer) => answer.id === 2);
+      expect(refused?.error?.code).toBe(-32601);
+      expect(refused?.error?.message).toMatch(said);
+    } finally {
+      await stdio.end();
+    }
+  });
+});
