@@ -795,9 +795,15 @@ describe("serving over stdio", () => {
       message:
         "Invalid Request: a batch (a JSON array of messages) is not served over stdio; send each JSON-RPC message on a line of its own",
     };
+    // `{"id":2}`, a request missing its members, is told the first missing, as /mcp tells it.
     expect(child.answers()).toEqual([
       { jsonrpc: "2.0", id: 1, error: batchError },
       { jsonrpc: "2.0", id: "b", error: batchError },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        error: { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0", and is missing.' },
+      },
       { result: {}, jsonrpc: "2.0", id: 3 },
     ]);
     const lines = logLines(child.stderr());
