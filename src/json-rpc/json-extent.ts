@@ -29,8 +29,9 @@ const CR = 0x0d;
 const LF = 0x0a;
 
 /**
- * Reads a line byte by byte just far enough to tell whether it holds a whole JSON object or array followed
- * only by blanks: brackets counted outside strings, nothing else checked (JSON.parse does that later).
+ * Reads a line of stdio (or a body over HTTP) byte by byte just far enough to tell whether it holds a whole
+ * JSON object or array followed only by blanks, and whether a value may begin where it stops: brackets
+ * counted outside strings, nothing else checked (JSON.parse does that later).
  */
 export class JsonExtent {
   /** The bytes of the line read so far. */
