@@ -10,7 +10,7 @@ import { NO_TERM, type Tally, type TermId, type UnitCells, unitKeysOf } from "./
  * test/preview/saved-terms.test.ts holds the digest of a saved fixture and fails when the bytes change
  * while the version does not.
  */
-export const TERMS_FORMAT_VERSION = 5;
+export const TERMS_FORMAT_VERSION = 6;
 
 /** A saved tally found, or why it cannot be used. */
 export type LoadedTerms =
@@ -42,7 +42,7 @@ export function termsToPart(terms: TermFrequencies): Uint8Array[] {
     part.array(Int32Array.from(byTerm));
   part.array(Int32Array.from(respelled));
   part.array(Int32Array.from(units, ([, unit]) => unit.terms.length));
-  for (const byCell of ["terms", "weights", "skills"] as const) {
+  for (const byCell of ["terms", "weights", "skills", "described"] as const) {
     part.array(Int32Array.from(units.flatMap(([, unit]) => Array.from(unit[byCell]))));
   }
   part.array(Int32Array.from(units, ([, unit]) => unit.spellings.size));
@@ -98,6 +98,7 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
     terms: part.array(Int32Array),
     weights: part.array(Int32Array),
     skills: part.array(Int32Array),
+    described: part.array(Int32Array),
   };
   const spellingsByUnit = part.array(Int32Array);
   const spelledTerms = part.array(Int32Array);
@@ -107,6 +108,7 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
     spellingsByUnit.length !== units ||
     cells.weights.length !== cells.terms.length ||
     cells.skills.length !== cells.terms.length ||
+    cells.described.length !== cells.terms.length ||
     strings.length !== terms + units + respelled.length + spelledTerms.length
   ) {
     throw new MalformedPart("its lengths disagree");
@@ -147,6 +149,7 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
       terms: cells.terms.subarray(cell, end),
       weights: cells.weights.subarray(cell, end),
       skills: cells.skills.subarray(cell, end),
+      described: cells.described.subarray(cell, end),
       spellings,
     });
     cell = end;

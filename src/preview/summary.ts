@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { Group, Pack, Skill } from "../catalog/index.js";
 import { MalformedPart } from "../saved/index.js";
 import { NO_TERM, type Tally, Tallying, type TermId, unitKey } from "./tally.js";
-import { type Stem, stemOf, type TermKey } from "./words.js";
+import { forEachWord, keyOf, type Stem, stemOf, type TermKey } from "./words.js";
 
 /** A pair of words must be held by at least this many skills to say more than its two words. */
 const PAIR_SKILLS = 2;
@@ -16,7 +16,19 @@ interface Ranking {
   /** By rank: what the units' skills weigh of the term (see UnitCells.weights). */
   readonly weights: Float64Array;
   readonly spelled: readonly string[];
+  /**
+   * By rank: which words of the term only the units' skills' names hold, no description but theirs (see
+   * PIECE_OF_NAMES): the term itself when a word, or a pair's first or second word.
+   */
+  readonly pieces: Uint8Array;
 }
+
+/** Bits of Ranking.pieces. */
+const WORD_PIECE = 1;
+const FIRST_PIECE = 2;
+const SECOND_PIECE = 4;
+/** A word shown as the names that hold it gives at most this many of them. */
+const NAMES_FOR_A_PIECE = 2;
 
 /**
  * Where tellingTerms may stop: after this many terms, or once they hold over this many bytes; and which
@@ -36,6 +48,7 @@ export interface Enough {
 interface RankingScratch {
   readonly weights: Float64Array;
   readonly skills: Int32Array;
+  readonly described: Int32Array;
   readonly firstUnit: Int32Array;
   readonly scores: Float64Array;
 }
@@ -129,11 +142,12 @@ export class TermFrequencies {
     const tally = this.whole();
     const said = new Set<Stem>();
     const isNew = (stem: Stem) => !said.has(stem) && !known.has(stem);
-    const { terms, weights, spelled } = this.#ranked(tally, unitsOf(pack, group));
+    const { terms, weights, spelled, pieces } = this.#ranked(tally, unitsOf(pack, group));
     const most = enough.terms ?? Number.POSITIVE_INFINITY;
     const room = enough.bytes ?? Number.POSITIVE_INFINITY;
     const least = enough.least ?? 0;
     const telling: string[] = [];
+    const named = new Set<string>();
     // The bytes of the terms given, joined by ", ".
     let joined = -2;
     for (let rank = 0; rank < terms.length && telling.length < most; rank += 1) {
@@ -141,22 +155,53 @@ export class TermFrequencies {
       const term = terms[rank] ?? NO_TERM;
       const first = tally.firstWords[term] ?? NO_TERM;
       const spelling = spelled[rank] ?? "";
+      const piece = pieces[rank] ?? 0;
       let given = spelling;
+      // The word given alone, when one is, and whether only names hold it.
+      let alone: { readonly word: TermId; readonly piece: boolean } | undefined;
       if (first === NO_TERM) {
         const stem = this.#stemOf(tally, term);
         if (!isNew(stem)) continue;
         said.add(stem);
+        alone = { word: term, piece: (piece & WORD_PIECE) !== 0 };
       } else {
+        const second = tally.secondWords[term] ?? NO_TERM;
         const firstStem = this.#stemOf(tally, first);
-        const secondStem = this.#stemOf(tally, tally.secondWords[term] ?? NO_TERM);
+        const secondStem = this.#stemOf(tally, second);
         const firstNew = isNew(firstStem);
         const secondNew = isNew(secondStem) && secondStem !== firstStem;
         if (!firstNew && !secondNew) continue;
         said.add(firstStem).add(secondStem);
         // A pair is spelled as its two words were, a space apart.
         const [firstSpelled = "", secondSpelled = ""] = spelling.split(" ");
-        if (!firstNew) given = secondSpelled;
-        else if (!secondNew) given = firstSpelled;
+        if (!firstNew) {
+          given = secondSpelled;
+          alone = { word: second, piece: (piece & SECOND_PIECE) !== 0 };
+        } else if (!secondNew) {
+          given = firstSpelled;
+          alone = { word: first, piece: (piece & FIRST_PIECE) !== 0 };
+        }
+      }
+      if (alone?.piece === true) {
+        // A word only names hold, beside other words of theirs the context does not say, is a piece of
+        // them (`driven` of `test-driven-development`) that means nothing alone: the names are given.
+        // Alone in a name but for the pack's name and such words, it is the name's whole sense
+        // (`subworkflows` of `n8n-subworkflows-official`) and is given as it is.
+        const key = tally.keys[alone.word] ?? "";
+        const holders = namesHolding(pack, group, key);
+        const wordStem = this.#stemOf(tally, alone.word);
+        const whole = holders.some((holder) =>
+          holder.stems.every((stem) => stem === wordStem || known.has(stem)),
+        );
+        if (!whole) {
+          const fresh = holders.filter((holder) => !named.has(holder.name)).slice(0, NAMES_FOR_A_PIECE);
+          if (fresh.length === 0) continue;
+          for (const holder of fresh) {
+            named.add(holder.name);
+            for (const stem of holder.stems) said.add(stem);
+          }
+          given = fresh.map((holder) => holder.name).join(", ");
+        }
       }
       telling.push(given);
       joined += Buffer.byteLength(given, "utf8") + 2;
@@ -194,7 +239,7 @@ export class TermFrequencies {
     const signature = units.join("\n");
     const kept = this.#rankings.get(signature);
     if (kept !== undefined) return kept;
-    const { weights, skills, firstUnit, scores } = this.#scratchArrays(tally.keys.length);
+    const { weights, skills, described, firstUnit, scores } = this.#scratchArrays(tally.keys.length);
     const held: TermId[] = [];
     const tallies = units.flatMap((unit) => tally.units.get(unit) ?? []);
     tallies.forEach((tally, index) => {
@@ -202,14 +247,17 @@ export class TermFrequencies {
         const term = tally.terms[slot] ?? 0;
         const weight = tally.weights[slot] ?? 0;
         const holding = tally.skills[slot] ?? 0;
+        const describing = tally.described[slot] ?? 0;
         if (firstUnit[term] === 0) {
           held.push(term);
           firstUnit[term] = index + 1;
           weights[term] = weight;
           skills[term] = holding;
+          described[term] = describing;
         } else {
           weights[term] = (weights[term] ?? 0) + weight;
           skills[term] = (skills[term] ?? 0) + holding;
+          described[term] = (described[term] ?? 0) + describing;
         }
       }
     });
@@ -225,10 +273,19 @@ export class TermFrequencies {
       return first?.spellings.get(term) ?? tally.spelled[term] ?? "";
     });
     for (const term of held) firstUnit[term] = 0;
+    // A pair is of a name's words, each held (and summed) wherever the pair is.
+    const onlyNamed = (term: TermId) => described[term] === 0;
+    const pieces = Uint8Array.from(ranked, (term) => {
+      const first = tally.firstWords[term] ?? NO_TERM;
+      if (first === NO_TERM) return onlyNamed(term) ? WORD_PIECE : 0;
+      const second = tally.secondWords[term] ?? NO_TERM;
+      return (onlyNamed(first) ? FIRST_PIECE : 0) | (onlyNamed(second) ? SECOND_PIECE : 0);
+    });
     const ranking = {
       terms: Int32Array.from(ranked),
       weights: Float64Array.from(ranked, (term) => weights[term] ?? 0),
       spelled,
+      pieces,
     };
     this.#rankings.set(signature, ranking);
     return ranking;
@@ -240,6 +297,7 @@ export class TermFrequencies {
       this.#scratch = {
         weights: new Float64Array(terms),
         skills: new Int32Array(terms),
+        described: new Int32Array(terms),
         firstUnit: new Int32Array(terms),
         scores: new Float64Array(terms),
       };
@@ -255,6 +313,41 @@ function unitsOf(pack: Pack, group: Group | undefined): string[] {
     ? [unitKey(pack.name, undefined), ...units]
     : units;
 }
+
+/** A skill's name, and the stems of its words. */
+interface NameWords {
+  readonly name: string;
+  readonly stems: readonly Stem[];
+}
+
+/**
+ * The skills of a pack, or of one of its groups, whose names hold a word keyed `key`: worked out once per
+ * list of skills, which scopes holding the pack or group whole share.
+ */
+function namesHolding(pack: Pack, group: Group | undefined, key: TermKey): readonly NameWords[] {
+  const skills = group === undefined ? pack.skills : group.skills;
+  let byKey = namesByKey.get(skills);
+  if (byKey === undefined) {
+    const made = new Map<TermKey, NameWords[]>();
+    for (const skill of skills) {
+      const keys = new Set<TermKey>();
+      forEachWord(skill.name.replace(/-/g, " "), (spelled) => {
+        const wordKey = keyOf(spelled);
+        if (wordKey !== undefined) keys.add(wordKey);
+      });
+      const words = { name: skill.name, stems: [...keys].map(stemOf) };
+      for (const wordKey of keys) {
+        const holders = made.get(wordKey);
+        if (holders === undefined) made.set(wordKey, [words]);
+        else holders.push(words);
+      }
+    }
+    byKey = made;
+    namesByKey.set(skills, byKey);
+  }
+  return byKey.get(key) ?? [];
+}
+const namesByKey = new WeakMap<readonly Skill[], ReadonlyMap<TermKey, readonly NameWords[]>>();
 
 function rarity(tally: Tally, term: TermId): number {
   return Math.log((tally.units.size + 1) / ((tally.spread[term] ?? 0) + 0.5));

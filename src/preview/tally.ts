@@ -19,6 +19,11 @@ export interface UnitCells {
   /** Each skill holding the term adds 1, or NAME_WEIGHT when its name holds it. */
   readonly weights: ArrayLike<number>;
   readonly skills: ArrayLike<number>;
+  /**
+   * How many skills' descriptions hold the term, their names aside: a word no description holds is a
+   * piece of the names that do (`driven` of `test-driven-development`), which says nothing alone.
+   */
+  readonly described: ArrayLike<number>;
   /** How the unit's first skill holding a term wrote it, where that is not how the catalog first did. */
   readonly spellings: ReadonlyMap<TermId, string>;
 }
@@ -75,6 +80,7 @@ class UnitTally implements UnitCells {
   readonly terms: TermId[] = [];
   readonly weights: number[] = [];
   readonly skills: number[] = [];
+  readonly described: number[] = [];
   readonly spellings = new Map<TermId, string>();
 
   /** Units are numbered as they are tallied. */
@@ -103,6 +109,8 @@ export class Tallying {
   readonly #spread: number[] = [];
   /** By term: the last skill that counted it, so that a skill counts each term once. */
   readonly #countedBy: number[] = [];
+  /** By term: the last skill whose description counted it. */
+  readonly #describedBy: number[] = [];
   /** By term: the last unit that held it, and where it is in that unit's cells. */
   readonly #lastUnit: number[] = [];
   readonly #lastSlot: number[] = [];
@@ -172,7 +180,13 @@ export class Tallying {
     });
     forEachWord(skill.description.slice(0, READ_CHARACTERS), (spelled) => {
       const term = this.#termOfWord(spelled);
-      if (term !== NO_TERM) this.#count(unit, term, spelled, 1, index);
+      if (term === NO_TERM) return;
+      this.#count(unit, term, spelled, 1, index);
+      if (this.#describedBy[term] === index) return;
+      this.#describedBy[term] = index;
+      // Counted just now or by the name: the term's cell in this unit is its last.
+      const slot = this.#lastSlot[term] ?? 0;
+      unit.described[slot] = (unit.described[slot] ?? 0) + 1;
     });
   }
 
@@ -186,6 +200,7 @@ export class Tallying {
       unit.terms.push(term);
       unit.weights.push(weight);
       unit.skills.push(1);
+      unit.described.push(0);
       this.#spread[term] = (this.#spread[term] ?? 0) + 1;
       if (spelled !== this.#spelled[term]) unit.spellings.set(term, spelled);
     } else {
@@ -218,6 +233,7 @@ export class Tallying {
     this.#secondWords.push(second);
     this.#spread.push(0);
     this.#countedBy.push(-1);
+    this.#describedBy.push(-1);
     this.#lastUnit.push(-1);
     this.#lastSlot.push(0);
     return term;

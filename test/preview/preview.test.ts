@@ -251,12 +251,38 @@ describe("previewOf", () => {
     const steering = steeringLine(scope, new TermFrequencies(scope.skills), ON);
     const summary = preview.describePack(penpot);
     expect(summary).toMatch(/\baudit\b/);
-    expect(summary).not.toMatch(/penpot/);
+    // Only within a skill's name (`colors`, which no description holds, is given as penpot-audit-colors).
+    expect(summary).not.toMatch(/(?<![\w-])penpot(?![\w-])/);
     expect(summary.match(/\bvalidat\w*/g)).toHaveLength(1);
     // The steering line names the skills, then the terms their names leave out, each in one form.
     expect(steering).toContain(
       "penpot (penpot-audit-colors, penpot-audit-tokens, penpot-rename-layers; also checks, validate)",
     );
+  });
+
+  // The bench corpus's superpowers pack was said as "executing, plans, driven, development…": `driven`, of
+  // test-driven-development and subagent-driven-development, means nothing alone.
+  it("gives a word only skills' names hold, beside other words of theirs, as those names", async () => {
+    const scope = await scopeOf({
+      "craft/test-driven-development/SKILL.md": skillMd(
+        "test-driven-development",
+        "Development with the tests written first: red, green, refactor.",
+      ),
+      "craft/subagent-driven-development/SKILL.md": skillMd(
+        "subagent-driven-development",
+        "Development split across fresh helpers, one per part of a plan.",
+      ),
+      "craft/release-notes/SKILL.md": skillMd("release-notes", "Development notes for a release."),
+      "craft/code-review/SKILL.md": skillMd("code-review", "Development review of a change."),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    });
+    const craft = scope.packs.find((pack) => pack.name === "craft");
+    if (craft === undefined) throw new Error("pack craft expected");
+    const summary = previewOf(scope, new TermFrequencies(scope.skills), ON).describePack(craft);
+    expect(summary).toMatch(/\b(?:test|subagent)-driven-development\b/);
+    expect(summary).not.toMatch(/(?<![\w-])(?:driven|subagent)(?![\w-])/);
+    // `release` and `review` are in descriptions too: they say something alone.
+    expect(summary).toMatch(/(?<![\w-])release(?![\w-])/);
   });
 
   // The scientific pack of the bench corpus said "analysis" and "analyses", "hypothesis" and "hypotheses":
