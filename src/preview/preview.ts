@@ -292,15 +292,18 @@ function summarizePack(
   catalog: TermFrequencies,
   room: number,
   said: ReadonlySet<string>,
-  least = 0,
 ): string {
-  if (said.size > 0) return new PackSummary(pack, catalog, said, room, least).within(room);
-  const cache = least === 0 ? summaries : heldSummaries;
-  const made = () => new PackSummary(pack, catalog, said, MAX_PREVIEW_BYTES, least);
-  return keptFor(cache, catalog, pack, made).within(room);
+  if (said.size > 0) return new PackSummary(pack, catalog, said, room, 0).within(room);
+  const made = () => new PackSummary(pack, catalog, said, MAX_PREVIEW_BYTES, 0);
+  return keptFor(summaries, catalog, pack, made).within(room);
 }
+
 const summaries: PerPack<PackSummary> = new WeakMap();
-/** Summaries of terms weighing HELD at least, as steering lines give them. */
+
+/** A pack's summary of terms weighing HELD at least, as steering lines give it. */
+function heldSummary(pack: Pack, catalog: TermFrequencies): PackSummary {
+  return new PackSummary(pack, catalog, NOTHING_KNOWN, MAX_PREVIEW_BYTES, HELD);
+}
 const heldSummaries: PerPack<PackSummary> = new WeakMap();
 
 /** What is worked out once per pack of a catalog's counts, dropped with them. */
@@ -347,6 +350,11 @@ class PackSummary {
   ) {
     this.#known = new Set([...said, ...namesOf(pack)]);
     this.#groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
+  }
+
+  /** Whether the pack's groups, each with a telling term at least, fit `room`. */
+  groupsFit(room: number): boolean {
+    return this.#groups.length === 0 || this.#textOf(1).bytes <= room;
   }
 
   within(room: number): string {
@@ -520,12 +528,19 @@ export function steeringLine(scope: Scope, catalog: TermFrequencies, settings: P
 /**
  * What a steering line says of a pack within `room` bytes: its skills by name when they fit, as the
  * instructions give them (a name is a task in a few words), then the telling terms those names leave
- * out; else its groups and telling terms. Only terms held by a skill's name or by two descriptions are
- * given (HELD): a word of one description (`another` of "loaded into another system") names no task.
+ * out; else its groups and telling terms; else, when not even each group with a term fits, the pack's
+ * telling terms: the first few groups' names would say what a few of its skills are for (`agents` named
+ * 8 of its 50 groups), where terms most of its skills hold say more of it in the same room. Only terms
+ * held by a skill's name or by two descriptions are given (HELD): a word of one description (`another` of
+ * "loaded into another system") names no task.
  */
 function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
-  const { names, also } = steeringPartsOf(pack, catalog);
-  if (bytes(names) > room) return summarizePack(pack, catalog, room, NOTHING_KNOWN, HELD);
+  const parts = steeringPartsOf(pack, catalog);
+  const { names, also } = parts;
+  if (bytes(names) > room) {
+    const summary = keptFor(heldSummaries, catalog, pack, () => heldSummary(pack, catalog));
+    return summary.groupsFit(room) ? summary.within(room) : cut(parts.packTerms(), room);
+  }
   const termsRoom = room - bytes(names) - bytes(ALSO);
   const terms = cut(also, termsRoom);
   return terms === "" ? names : `${names}${ALSO}${terms}`;
@@ -543,12 +558,22 @@ function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
       bytes(names) >= STEERING_PACK_BYTES
         ? ""
         : catalog.tellingTerms(pack, undefined, said, { bytes: STEERING_PACK_BYTES, least: HELD }).join(", ");
-    return { names, also };
+    let terms: string | undefined;
+    // Its groups unnamed, their words are not said: only the pack's name is.
+    const packTerms = () => {
+      terms ??= catalog
+        .tellingTerms(pack, undefined, saidIn(pack.name), { bytes: STEERING_PACK_BYTES, least: HELD })
+        .join(", ");
+      return terms;
+    };
+    return { names, also, packTerms };
   });
 }
 
 interface SteeringParts {
   readonly names: string;
   readonly also: string;
+  /** The pack's telling terms but for its name, worked out when first asked for. */
+  readonly packTerms: () => string;
 }
 const steeringParts: PerPack<SteeringParts> = new WeakMap();

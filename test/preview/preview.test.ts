@@ -441,6 +441,28 @@ describe("steeringLine", () => {
     );
   });
 
+  // The bench corpus's agents pack (181 skills in 50 groups) was said by the names of its 8 largest groups,
+  // all the room held: a request about most of its skills found no word of it in the line.
+  it("gives a pack whose groups do not fit even with a term each by the words most of its skills hold", async () => {
+    const entries: Record<string, string> = {};
+    for (let group = 0; group < 30; group += 1) {
+      for (let index = 0; index < 2; index += 1) {
+        const name = `ledger-${group}-${index}`;
+        entries[`office/department-of-section-${group}/${name}/SKILL.md`] = skillMd(
+          name,
+          `Reconcile invoices and receipts for section ${group}.`,
+        );
+      }
+    }
+    entries["garden/soil-audit/SKILL.md"] = skillMd("soil-audit", "Audit the soil before planting.");
+    const scope = await scopeOf(entries);
+    const line = steeringLine(scope, new TermFrequencies(scope.skills), ON);
+    const office = line.match(/office \((.*?)\)[;.]/)?.[1] ?? "";
+    expect(office).toMatch(/\binvoices\b/);
+    expect(office).toMatch(/\breceipts\b/);
+    expect(office).not.toMatch(/department/);
+  });
+
   // A pack too large to name gave, once its shared words ran out, words of one description each.
   it("gives a pack too large to name by the words several of its skills hold, never a word of one description", async () => {
     const entries: Record<string, string> = {};
