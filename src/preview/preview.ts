@@ -154,7 +154,7 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
   ]);
-  const said = stemsOf(listSkillsDescription);
+  const said = saidIn(listSkillsDescription);
   return {
     listSkillsDescription,
     instructions: instructionsWith(scope, (pack, room) => {

@@ -102,7 +102,10 @@ export function referencePreviewOf(
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
   ]);
-  const said = stemsOf(listSkillsDescription);
+  const said = new Set([
+    ...stemsOf(listSkillsDescription),
+    ...stemsOf(listSkillsDescription.replace(/-/g, " ")),
+  ]);
   return {
     listSkillsDescription,
     instructions: instructionsWith(scope, (pack, room) => {

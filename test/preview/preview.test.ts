@@ -226,6 +226,22 @@ describe("previewOf", () => {
     expect(preview.instructions).toContain(`- vineyard (200 skills): ${main}; also `);
   });
 
+  // The bench corpus's scientific pack: list_skills gave `scikit-bio, scikit-learn`, and the instructions then
+  // `scikit, bio` alone, or both names again: words a host showing both texts had already read.
+  it("does not give again, beside a summarized pack, the words of compounds list_skills gave", async () => {
+    const scope = await scopeOf({
+      ...skills("vineyard", 60),
+      "vineyard/scikit-bio/SKILL.md": skillMd("scikit-bio", "Sequence tools for vineyard biology."),
+      "vineyard/scikit-learn/SKILL.md": skillMd("scikit-learn", "Models for vineyard tables."),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    });
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    expect(preview.listSkillsDescription).toMatch(/^vineyard: .*\bscikit-bio, scikit-learn\b/m);
+    // What the instructions add to what list_packs says of the pack.
+    const added = preview.instructions.match(/^- vineyard .*?; also (.*)$/m)?.[1] ?? "";
+    expect(added).not.toMatch(/scikit|(?<![\w-])bio(?![\w-])/);
+  });
+
   // list_packs said "implementing, implement" of one pack and "penpot audit" of pack penpot: tokens every
   // agent pays for words a model already has.
   it("says one form of each word, and not the words of the pack's own name", async () => {
