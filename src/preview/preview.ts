@@ -23,6 +23,12 @@ const MAIN_TERMS_TIMES = 10;
 /** A steering line is read on every turn of every conversation: a short phrase of each pack at most. */
 const STEERING_PACK_BYTES = 160;
 /**
+ * A pack whose every skill can be named within this many bytes is named whole, as the instructions' line
+ * grows to name every skill: the bench corpus's 13-skill `anthropics` took 200 bytes, and in 160 got
+ * pieces of them and words of two descriptions ("creator, mcp-builder, frontend, art, doc, copying…").
+ */
+const STEERING_NAMED_BYTES = 240;
+/**
  * A steering line gives only terms weighing this much: held by a skill's name, or by two descriptions
  * (see Enough.least).
  */
@@ -518,8 +524,14 @@ export function steeringLine(scope: Scope, catalog: TermFrequencies, settings: P
     "conventions. Areas: ";
   const areas = packLines(scope.packs, roomAfter(head), (pack, share) => {
     const name = `${pack.name} (`;
-    const room = Math.min(share, STEERING_PACK_BYTES) - bytes(name) - 1;
-    const about = settings.describedPack(pack) ?? tasksOf(pack, catalog, room);
+    const described = settings.describedPack(pack);
+    const named = bytes(name) + bytes(steeringPartsOf(pack, catalog).names) + 1;
+    const most =
+      described === undefined && named <= STEERING_NAMED_BYTES
+        ? Math.max(named, STEERING_PACK_BYTES)
+        : STEERING_PACK_BYTES;
+    const room = Math.min(share, most) - bytes(name) - 1;
+    const about = described ?? tasksOf(pack, catalog, room);
     return `${name}${cut(about, room)})`;
   });
   return cut(`${head}${areas.join("; ")}.`, MAX_PREVIEW_BYTES - 1);

@@ -313,8 +313,13 @@ export function referenceSteeringLine(
     "conventions. Areas: ";
   const areas = packLines(scope.packs, roomAfter(head), (pack, share) => {
     const name = `${pack.name} (`;
-    const room = Math.min(share, STEERING_PACK_BYTES) - bytes(name) - 1;
-    const about = settings.describedPack(pack) ?? tasksOf(pack, catalog, room);
+    const names = skillsByName(pack, Number.POSITIVE_INFINITY);
+    const described = settings.describedPack(pack);
+    const named = bytes(name) + bytes(names) + 1;
+    const most =
+      described === undefined && named <= 240 ? Math.max(named, STEERING_PACK_BYTES) : STEERING_PACK_BYTES;
+    const room = Math.min(share, most) - bytes(name) - 1;
+    const about = described ?? tasksOf(pack, catalog, room);
     return `${name}${cut(about, room)})`;
   });
   return cut(`${head}${areas.join("; ")}.`, MAX_PREVIEW_BYTES - 1);

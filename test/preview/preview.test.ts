@@ -457,6 +457,21 @@ describe("steeringLine", () => {
     );
   });
 
+  // The bench corpus's anthropics pack (13 skills, 200 bytes of names) was said in 160 bytes by pieces of its
+  // names and words of two descriptions: "creator, mcp-builder, frontend, art, doc, copying, copyright…".
+  it("names every skill of a pack whose names take up to half as much again as a pack's room", async () => {
+    const entries: Record<string, string> = {};
+    const names = Array.from({ length: 12 }, (_, index) => `crane-shift-${index}`);
+    for (const name of names) {
+      entries[`harbor/${name}/SKILL.md`] = skillMd(name, "Schedule crane shifts and berths.");
+    }
+    entries["garden/soil-audit/SKILL.md"] = skillMd("soil-audit", "Audit the soil before planting.");
+    const scope = await scopeOf(entries);
+    const line = steeringLine(scope, new TermFrequencies(scope.skills), ON);
+    expect(bytes(names.join(", "))).toBeGreaterThan(160);
+    expect(line).toContain(`harbor (${[...names].sort().join(", ")})`);
+  });
+
   // The bench corpus's agents pack (181 skills in 50 groups) was said by the names of its 8 largest groups,
   // all the room held: a request about most of its skills found no word of it in the line.
   it("gives a pack whose groups do not fit even with a term each by the words most of its skills hold", async () => {
