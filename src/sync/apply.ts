@@ -48,11 +48,12 @@ export async function apply(
 ): Promise<SyncCounts> {
   const { folder, progress } = options;
   const fetches = steps.filter((step) => step.kind === "add" || step.kind === "update");
-  const staging = await Staging.open(folder);
+  const server = options.server.url.href;
+  const staging = await Staging.open(folder, server);
   // Until the skills are put in place, a run that ends (a failure, a signal) keeps the files it verified.
   let keepVerified = true;
   try {
-    const verified = await VerifiedFiles.open(staging.parent, listedDigests(fetches));
+    const verified = await VerifiedFiles.open(staging.parent, server, listedDigests(fetches));
     const staged = new Map<string, { dir: string; installed: InstalledSkill; replacing: boolean }>();
     const failed = new Set<string>();
     const refused = new Map<string, RefusedSkill>();

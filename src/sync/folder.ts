@@ -1,6 +1,17 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, rmdirSync, rmSync } from "node:fs";
-import { lstat, mkdir, mkdtemp, opendir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import {
+  lstat,
+  mkdir,
+  mkdtemp,
+  opendir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  writeFile,
+} from "node:fs/promises";
 import path from "node:path";
 import { digestOf } from "../catalog/index.js";
 import { makeFolder } from "../make-folder.js";
@@ -16,10 +27,19 @@ export const STAGING_DIR = ".skills-mcp-staging";
 /**
  * In the staging folder: the files of skills a run fetched, verified and staged, by digest, kept when the
  * run stops before putting them in place (Ctrl-C, SIGTERM, SIGKILL, a failure), so that the next run
- * takes them from there instead of the server (see VerifiedFiles). Removed with the staging folder by a
- * run that gets as far as putting its skills in place.
+ * takes them from there instead of the server (see VerifiedFiles). One folder in it per server (see
+ * keptFolderName): a run from one server neither reads nor removes what a run from another kept. Removed
+ * by the next run from the same server that gets as far as putting its skills in place.
  */
 export const VERIFIED_DIR = "verified";
+
+/**
+ * The folder in VERIFIED_DIR of the files kept by runs from `server` (its URL as the lock records it):
+ * a digest of the URL, which may hold any character, so that it is a plain name on every system.
+ */
+export function keptFolderName(server: string): string {
+  return createHash("sha256").update(server).digest("hex").slice(0, 32);
+}
 
 /** What a skill's folder in the target holds. */
 export type FolderState =
@@ -137,6 +157,8 @@ export async function readLock(folder: string): Promise<Lock | undefined> {
 export class Staging {
   private constructor(
     private readonly folder: string,
+    /** The URL of the server the run syncs from: what it keeps is its own (see keptFolderName). */
+    private readonly server: string,
     private readonly dir: string,
   ) {}
 
@@ -146,7 +168,7 @@ export class Staging {
   }
 
   /** What an earlier run verified and kept (VERIFIED_DIR) stays, for the run to open (VerifiedFiles). */
-  static async open(folder: string): Promise<Staging> {
+  static async open(folder: string, server: string): Promise<Staging> {
     await makeFolder(folder);
     const parent = path.join(folder, STAGING_DIR);
     // rm removes a symlink itself, never what it points to. What a past run could not remove (see close)
@@ -157,7 +179,7 @@ export class Staging {
     await mkdir(parent).catch(async (error: unknown) => {
       if ((await lstatOrUndefined(parent))?.isDirectory() !== true) throw error;
     });
-    return new Staging(folder, await mkdtemp(path.join(parent, "run-")));
+    return new Staging(folder, server, await mkdtemp(path.join(parent, "run-")));
   }
 
   /**
@@ -229,7 +251,7 @@ export class Staging {
    * `keepVerified`: a run that did not get as far as putting its skills in place keeps what it verified.
    */
   async close(keepVerified = false): Promise<string | undefined> {
-    if (!keepVerified) return Staging.clear(this.folder);
+    if (!keepVerified) return Staging.clear(this.folder, this.server);
     const parent = path.join(this.folder, STAGING_DIR);
     return clearBesideVerified(parent).then(
       () => undefined,
@@ -239,15 +261,49 @@ export class Staging {
 
   /**
    * Removes what runs left in `folder`'s staging folder (a run killed, an old copy that could not be
-   * deleted), if anything: for a run that holds the run lock but has nothing to stage. Undefined when done.
+   * deleted), if anything, and what runs from `server` kept; what runs from other servers kept stays,
+   * for their next run. For a run that holds the run lock but has nothing to stage, or has put its skills
+   * in place. Undefined when done, else why not.
    */
-  static async clear(folder: string): Promise<string | undefined> {
+  static async clear(folder: string, server: string): Promise<string | undefined> {
     const parent = path.join(folder, STAGING_DIR);
-    return rm(parent, { recursive: true, force: true }).then(
-      () => undefined,
-      (error: unknown) => `cannot remove ${parent}: ${(error as Error).message}; remove it yourself`,
-    );
+    const failed = (error: unknown) =>
+      `cannot remove ${parent}: ${(error as Error).message}; remove it yourself`;
+    const found = await lstatOrUndefined(parent).catch(() => undefined);
+    if (found === undefined) return undefined;
+    if (!found.isDirectory()) return rm(parent, { force: true }).then(() => undefined, failed);
+    // Each goes on past what it cannot remove, and so does the other after it.
+    const failures = [
+      await clearBesideVerified(parent).catch((error: unknown) => failed(error)),
+      await clearVerified(path.join(parent, VERIFIED_DIR), keptFolderName(server)).catch((error: unknown) =>
+        failed(error),
+      ),
+    ];
+    // Empty unless something stayed or another server's run kept files: rmdir removes only an empty folder.
+    await rmdir(path.join(parent, VERIFIED_DIR)).catch(() => undefined);
+    await rmdir(parent).catch(() => undefined);
+    return failures.find((failure) => failure !== undefined);
   }
+}
+
+/**
+ * Removes from the kept files' folder `verified` everything but the folders of other servers' runs
+ * (`own` is this server's), going on past what cannot be removed, then throws the first failure. A plain
+ * file there is an older sync's, kept for any server: this run's to remove, as that sync's runs did.
+ */
+async function clearVerified(verified: string, own: string): Promise<void> {
+  const found = await lstatOrUndefined(verified);
+  if (found === undefined) return;
+  // A symlink or a file here is not one a run made: removed itself, nothing followed.
+  if (!found.isDirectory()) return rm(verified, { force: true });
+  let failure: unknown;
+  for (const entry of await readdir(verified, { withFileTypes: true })) {
+    if (entry.isDirectory() && entry.name !== own) continue;
+    await rm(path.join(verified, entry.name), { recursive: true, force: true }).catch((error: unknown) => {
+      failure ??= error;
+    });
+  }
+  if (failure !== undefined) throw failure;
 }
 
 /**
@@ -286,8 +342,22 @@ export function clearStagingOnStop(folder: string): void {
     }
   }
   // Nothing kept (stopped before a skill was staged): the folder is left as a run found it. rmdir
-  // removes only an empty folder.
-  for (const empty of [path.join(parent, VERIFIED_DIR), parent]) {
+  // removes only an empty folder: this run's own kept folder, when it kept nothing, and no other.
+  const verified = path.join(parent, VERIFIED_DIR);
+  let kept: string[] = [];
+  try {
+    kept = readdirSync(verified);
+  } catch {
+    // None: nothing was kept.
+  }
+  for (const name of kept) {
+    try {
+      rmdirSync(path.join(verified, name));
+    } catch {
+      // Holding files (kept by this run or another server's): it stays.
+    }
+  }
+  for (const empty of [verified, parent]) {
     try {
       rmdirSync(empty);
     } catch {

@@ -159,7 +159,7 @@ async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoExcep
     if (!writesAnything(options, steps, source)) {
       progress.finish();
       // Only a run holding the run lock may touch the staging folder: another run may be staging there.
-      const leftOver = unwritable === undefined ? await Staging.clear(folder) : undefined;
+      const leftOver = unwritable === undefined ? await Staging.clear(folder, server) : undefined;
       if (leftOver !== undefined) progress.note(leftOver);
       return { steps, counts: countDone(steps, new Set()) };
     }

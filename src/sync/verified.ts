@@ -1,6 +1,6 @@
 import { link, lstat, mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { readIfSame, VERIFIED_DIR } from "./folder.js";
+import { keptFolderName, readIfSame, VERIFIED_DIR } from "./folder.js";
 
 /** A digest as the Skills extension writes it, the only kind kept here, named by its hex. */
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
@@ -28,18 +28,17 @@ export class VerifiedFiles {
   }
 
   /**
-   * The store in `stagingDir`, with every file whose digest is not in `wanted` (those of the files this
-   * run may fetch) removed: what it keeps never outgrows one run's fetches. Best effort: where it cannot
-   * be made or cleared (a folder made read-only), what cannot go stays unread, and the run goes on.
+   * The store of runs from `server` in `stagingDir`, with every file whose digest is not in `wanted`
+   * (those of the files this run may fetch) removed: what it keeps never outgrows one run's fetches.
+   * Another server's runs keep theirs beside it, untouched: each is read and cleared by its own runs.
+   * Best effort: where it cannot be made or cleared (a folder made read-only), what cannot go stays
+   * unread, and the run goes on.
    */
-  static async open(stagingDir: string, wanted: ReadonlySet<string>): Promise<VerifiedFiles> {
-    const dir = path.join(stagingDir, VERIFIED_DIR);
-    const found = await lstat(dir).catch(() => undefined);
-    // A symlink or a file here is not one a run made: nothing is read or written through it.
-    if (found !== undefined && !found.isDirectory()) await rm(dir, { force: true }).catch(() => undefined);
-    await mkdir(dir).catch(() => undefined);
-    if ((await lstat(dir).catch(() => undefined))?.isDirectory() !== true) {
-      return new VerifiedFiles(undefined, new Set());
+  static async open(stagingDir: string, server: string, wanted: ReadonlySet<string>): Promise<VerifiedFiles> {
+    const top = path.join(stagingDir, VERIFIED_DIR);
+    const dir = path.join(top, keptFolderName(server));
+    for (const folder of [top, dir]) {
+      if (!(await madeFolder(folder))) return new VerifiedFiles(undefined, new Set());
     }
     const wantedHex = new Set([...wanted].flatMap((digest) => DIGEST.exec(digest)?.[1] ?? []));
     const present = new Set<string>();
@@ -94,4 +93,12 @@ export class VerifiedFiles {
     }
     return this.#kept.size === 0;
   }
+}
+
+/** Whether `folder` is a folder (made if missing): a symlink or a file there is removed, nothing followed. */
+async function madeFolder(folder: string): Promise<boolean> {
+  const found = await lstat(folder).catch(() => undefined);
+  if (found !== undefined && !found.isDirectory()) await rm(folder, { force: true }).catch(() => undefined);
+  await mkdir(folder).catch(() => undefined);
+  return (await lstat(folder).catch(() => undefined))?.isDirectory() === true;
 }

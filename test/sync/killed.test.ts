@@ -14,10 +14,17 @@ import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { LOCK_FILE, type Lock, RUN_LOCK_FILE, STAGING_DIR } from "../../src/sync/index.js";
+import {
+  keptFolderName,
+  LOCK_FILE,
+  type Lock,
+  RUN_LOCK_FILE,
+  STAGING_DIR,
+  VERIFIED_DIR,
+} from "../../src/sync/index.js";
 import { canRunAsPid1, MAIN } from "../helpers/process.js";
-import { skillMd } from "../helpers/skill-tree.js";
-import { readLockIn, readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
+import { skillMd, writeTree } from "../helpers/skill-tree.js";
+import { readLockIn, readTree, type Served, serveCatalog, serveMcp, sync, tempFolder } from "./helpers.js";
 
 type Catalog = Record<string, Record<string, string>>;
 
@@ -267,10 +274,35 @@ describe("a sync stopped before it put its skills in place", () => {
     expect(run.lines.filter((line) => line.includes("reused"))).toEqual([]);
   });
 
+  // Regression: the other server's run removed them (a run kept only the files it might fetch itself, and
+  // one that put its skills in place removed the staging folder whole): the next run fetched them again.
+  it("keeps them through a sync from another server into the folder", { timeout: 60_000 }, async () => {
+    await stoppedRun("SIGTERM");
+    const other = await tempFolder();
+    await writeTree(other.dir, { "ops/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs.") });
+    const second = await serveCatalog(other.dir);
+    try {
+      // A run that installs, then one with nothing to change: neither touches the first server's files.
+      expect((await sync(second.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+      expect((await sync(second.url, target)).counts).toMatchObject({ unchanged: 1, skipped: 0 });
+    } finally {
+      await second.close();
+      await other.remove();
+    }
+    const next = await sync(server.url, target);
+    expect(next.counts).toMatchObject({ added: 3, skipped: 0 });
+    expect(stage.reads).not.toContain("skill://team/alpha/notes.md");
+    expect(next.lines).toContain(
+      "[1/3] alpha: to add: 1 file fetched and verified, 1 file verified by an earlier run reused",
+    );
+    expect(Object.keys(await readTree(target))).toContain("zip-logs/SKILL.md");
+    await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
+  });
+
   it("trusts no file kept that no longer has the digest the server lists", { timeout: 60_000 }, async () => {
     await stoppedRun("SIGTERM");
     const notes = createHash("sha256").update("alpha notes v1\n").digest("hex");
-    const kept = path.join(target, STAGING_DIR, "verified", notes);
+    const kept = path.join(target, STAGING_DIR, VERIFIED_DIR, keptFolderName(server.url), notes);
     await access(kept);
     await writeFile(kept, "alpha notes forged\n");
     expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { chmod, chown, mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { STAGING_DIR } from "../../src/sync/index.js";
+import { keptFolderName, STAGING_DIR, VERIFIED_DIR } from "../../src/sync/index.js";
 import { type Exited, MAIN, type User } from "../helpers/process.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import { readLockIn, readTree, type Served, serveCatalog, tempFolder } from "./helpers.js";
@@ -137,13 +137,16 @@ describe("a target folder sync may not write to", () => {
 
 describe("files a stopped run kept that sync may not remove", () => {
   it("stay where they are, and the run installs the skills all the same", { timeout: 120_000 }, async () => {
-    const verified = path.join(target, STAGING_DIR, "verified");
+    const verified = path.join(target, STAGING_DIR, VERIFIED_DIR);
+    const kept = path.join(verified, keptFolderName(server.url));
     // A file no skill lists now, in a folder made read-only since.
-    await writeTree(verified, { [createHash("sha256").update("gone").digest("hex")]: "gone" });
+    await writeTree(kept, { [createHash("sha256").update("gone").digest("hex")]: "gone" });
     if (USER !== undefined) {
-      for (const dir of [path.join(target, STAGING_DIR), verified]) await chown(dir, USER.uid, USER.gid);
+      for (const dir of [path.join(target, STAGING_DIR), verified, kept]) {
+        await chown(dir, USER.uid, USER.gid);
+      }
     }
-    await chmod(verified, 0o555);
+    await chmod(kept, 0o555);
 
     const report = await runSync(server.url, target);
 
@@ -160,11 +163,10 @@ describe("files a stopped run kept that sync may not remove", () => {
 
 describe("leftovers of past runs, one of which sync may not remove", () => {
   // Regression: clearing stopped at the first it could not remove, and every leftover after it stayed.
+  // The one made read-only is the first the folder lists (the order is the file system's, as sync reads
+  // it), so that a clearing that stops there leaves all the others, whatever that order is.
   it("are all removed but that one, which the run names", { timeout: 120_000 }, async () => {
     const staging = path.join(target, STAGING_DIR);
-    const verified = path.join(staging, "verified");
-    // As above: a kept file sync may not remove, so that the run keeps what it verified.
-    await writeTree(verified, { [createHash("sha256").update("gone").digest("hex")]: "gone" });
     const leftovers = Array.from({ length: 8 }, (_, index) => `run-${index}`);
     for (const name of leftovers) await writeTree(path.join(staging, name), { "a/file": "left" });
     if (USER !== undefined) {
@@ -173,14 +175,15 @@ describe("leftovers of past runs, one of which sync may not remove", () => {
       }
       await chown(staging, USER.uid, USER.gid);
     }
-    await chmod(verified, 0o555);
-    await chmod(path.join(staging, "run-3/a"), 0o555);
+    const [first = ""] = await readdir(staging);
+    await chmod(path.join(staging, first, "a"), 0o555);
 
     const report = await runSync(server.url, target);
 
     expect(report.stderr).toContain("2 added, 0 updated, 0 removed, 0 skipped");
     expect(report.stderr).toMatch(new RegExp(`cannot remove .*${STAGING_DIR}`));
     expect(report.code).toBe(0);
-    expect((await readdir(staging)).filter((name) => leftovers.includes(name))).toEqual(["run-3"]);
+    // The run's own staging folder goes too, listed after that one or before.
+    expect(await readdir(staging)).toEqual([first]);
   });
 });

@@ -8,7 +8,15 @@ import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { isOutOfDate, LOCK_FILE, STAGING_DIR, type Step, SyncError } from "../../src/sync/index.js";
+import {
+  isOutOfDate,
+  keptFolderName,
+  LOCK_FILE,
+  STAGING_DIR,
+  type Step,
+  SyncError,
+  VERIFIED_DIR,
+} from "../../src/sync/index.js";
 import { cuttingProxy, type ProxyAnswer } from "../helpers/cutting-proxy.js";
 import { ERAS } from "../helpers/server.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
@@ -837,7 +845,8 @@ describe("a server that stops answering part way", () => {
       ),
     );
     const server = await serveCatalog(path.join(root.dir, "skills"));
-    const kept = path.join(target, STAGING_DIR, "verified");
+    // The kept files of runs from the proxy's URL, which the runs sync from.
+    const kept = () => path.join(target, STAGING_DIR, VERIFIED_DIR, keptFolderName(front.url));
     const hex = (text: string) => createHash("sha256").update(text).digest("hex");
     // alpha's notes are answered once beta and gamma are fetched and staged; then the server is gone.
     let gone = false;
@@ -850,7 +859,7 @@ describe("a server that stops answering part way", () => {
       if (!cutting || !text.includes("resources/read") || !text.includes("alpha/notes.md")) return false;
       await vi.waitFor(
         async () =>
-          expect(await readdir(kept)).toEqual(
+          expect(await readdir(kept())).toEqual(
             expect.arrayContaining([hex(notes("beta")), hex(notes("gamma"))]),
           ),
         { timeout: 20_000 },
@@ -861,7 +870,9 @@ describe("a server that stops answering part way", () => {
     try {
       const first = await sync(front.url, target);
       expect(first.counts).toMatchObject({ added: 0, skipped: 3 });
-      expect(await readdir(kept)).toEqual(expect.arrayContaining([hex(notes("beta")), hex(notes("gamma"))]));
+      expect(await readdir(kept())).toEqual(
+        expect.arrayContaining([hex(notes("beta")), hex(notes("gamma"))]),
+      );
 
       gone = false;
       cutting = false;
