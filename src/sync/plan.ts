@@ -160,13 +160,22 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
       owned,
     );
   if (owned === undefined) {
-    if (!input.taken.has(name)) return unlessRefused({ kind: "add", name, entry }, input);
     const other = input.ownedElsewhere.get(name);
+    // Also while its folder is gone (deleted, or a run killed between the two renames of a swap): the
+    // other server's next run installs it again, and would find this one's copy in its place.
+    if (other !== undefined) {
+      const gone = input.taken.has(name)
+        ? ""
+        : `; its folder is gone: a sync from ${other} installs it again, or drops it from the lock if that server no longer serves it`;
+      return skip(
+        name,
+        `sync installed it here from another server URL, ${other}, which owns it: left alone${gone}`,
+      );
+    }
+    if (!input.taken.has(name)) return unlessRefused({ kind: "add", name, entry }, input);
     return skip(
       name,
-      other === undefined
-        ? "a folder or file of that name that sync did not install is there: left alone; move it away to get the server's copy"
-        : `sync installed it here from another server URL, ${other}, which owns it: left alone`,
+      "a folder or file of that name that sync did not install is there: left alone; move it away to get the server's copy",
     );
   }
   switch (owned.kind) {

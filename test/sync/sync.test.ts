@@ -776,6 +776,49 @@ describe("two servers syncing into one folder", () => {
   });
 });
 
+describe("two servers serving one name into one folder", () => {
+  // Regression: with the first server's folder for it gone (deleted, or a run killed between the two
+  // renames of a swap), the second installed its own skill there; both locks claimed the folder, and the
+  // first server's next runs called it "changed here", or updated or removed the other server's skill.
+  it("leaves the name to the server that installed it, also while its folder is gone", async () => {
+    const root = await tempFolder();
+    const target = path.join(root.dir, "target");
+    const other = skillMd("review-code", "Review code another way.");
+    await writeTree(path.join(root.dir, "a"), { "team/review-code/SKILL.md": REVIEW });
+    await writeTree(path.join(root.dir, "b"), {
+      "other/deploy-app/SKILL.md": DEPLOY,
+      "other/review-code/SKILL.md": other,
+    });
+    const a = await serveCatalog(path.join(root.dir, "a"));
+    const b = await serveCatalog(path.join(root.dir, "b"));
+    try {
+      expect((await sync(a.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+      await rm(path.join(target, "review-code"), { recursive: true });
+
+      const second = await sync(b.url, target);
+
+      expect(second.counts).toMatchObject({ added: 1, skipped: 1 });
+      expect(second.lines).toContainEqual(
+        `review-code: skipped: sync installed it here from another server URL, ${a.url}, which owns it: left alone; its folder is gone: a sync from ${a.url} installs it again, or drops it from the lock if that server no longer serves it`,
+      );
+      await expect(access(path.join(target, "review-code"))).rejects.toThrow();
+      expect((await sync(a.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+      expect((await readTree(target))["review-code/SKILL.md"]).toBe(REVIEW);
+      const lock = await readLockIn(target);
+      expect(lock.sources.map((source) => [source.server, Object.keys(source.skills).sort()])).toEqual(
+        [
+          [a.url, ["review-code"]],
+          [b.url, ["deploy-app"]],
+        ].sort(),
+      );
+    } finally {
+      await a.close();
+      await b.close();
+      await root.remove();
+    }
+  });
+});
+
 describe("a server that stops answering part way", () => {
   it("is asked once more, then the skills left are not fetched, with one line saying why", async () => {
     const root = await tempFolder();
