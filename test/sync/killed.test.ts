@@ -346,6 +346,31 @@ describe("two syncs into one folder", () => {
     await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
   });
 
+  it("stops a second from another server too, and both servers' skills are there once each has run", {
+    timeout: 60_000,
+  }, async () => {
+    const other = await tempFolder();
+    await writeTree(other.dir, { "ops/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs.") });
+    const second = await serveCatalog(other.dir);
+    try {
+      const first = await heldRun();
+      await expect(sync(second.url, target)).rejects.toThrow(
+        `another sync (pid ${first.child.pid}) is installing into ${target}`,
+      );
+      stage.release?.();
+      expect(await first.exited).toBe(0);
+      expect((await sync(second.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+      expect(await readTree(target)).toEqual({
+        ...installed(V1),
+        "zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs."),
+      });
+      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 3, skipped: 0 });
+    } finally {
+      await second.close();
+      await other.remove();
+    }
+  });
+
   // The kernel spares PID 1 a signal's default action: re-raised there, SIGTERM left the sync running
   // without its lock, so `docker stop` or Ctrl-C on the image's sync dropped the lock and went on.
   it.skipIf(!asPid1)(
