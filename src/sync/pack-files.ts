@@ -154,7 +154,11 @@ function placementProblem(
   if (cited.startsWith("../")) return "outside this skill's folder, where sync writes nothing";
   const problem = relativePathProblem(cited);
   if (problem !== undefined) return problem;
-  if (clashingPaths([...files.keys(), cited]) !== undefined) return "a file of the skill is in the way";
+  const clash = clashingPaths([...files.keys(), cited]);
+  if (clash !== undefined) {
+    const other = clash[0] === cited ? clash[1] : clash[0];
+    return `a file of the skill is in the way, \`${other}\`: one name on a case-insensitive system, or a file where a folder must be`;
+  }
   if (bytes > SKILL_LIMITS.bytes) return `the skill would be over ${SKILL_LIMITS.bytes} bytes`;
   return undefined;
 }

@@ -82,11 +82,14 @@ export function pathBelow(root: string, uri: string): { path: string } | { probl
 /**
  * Two of `paths` that one file system would take for the same file or folder (macOS and Windows ignore
  * case; macOS ignores Unicode normalization), or a file that another path needs as a folder; undefined
- * when there is none. Writing either pair would leave one file where the manifest lists two.
+ * when there is none. Writing either pair would leave one file where the manifest lists two; or, for two
+ * spellings of one folder (`Refs/a.md`, `refs/b.md`), both files in the folder first made, under a path
+ * the lock does not record, so that every later run would take the skill for one changed here.
  */
 export function clashingPaths(paths: Iterable<string>): [string, string] | undefined {
   const files = new Map<string, string>();
-  const folders = new Map<string, string>();
+  // Each folder, folded, with the path that first named it and how that path spells it.
+  const folders = new Map<string, { readonly path: string; readonly spelled: string }>();
   const all = [...paths];
   for (const path of all) {
     const folded = fold(path);
@@ -94,14 +97,18 @@ export function clashingPaths(paths: Iterable<string>): [string, string] | undef
     if (same !== undefined) return [same, path];
     files.set(folded, path);
     const segments = folded.split("/");
+    const spelledSegments = path.split("/");
     for (let depth = 1; depth < segments.length; depth++) {
       const folder = segments.slice(0, depth).join("/");
-      if (!folders.has(folder)) folders.set(folder, path);
+      const spelled = spelledSegments.slice(0, depth).join("/");
+      const first = folders.get(folder);
+      if (first === undefined) folders.set(folder, { path, spelled });
+      else if (first.spelled !== spelled) return [first.path, path];
     }
   }
   for (const [folded, path] of files) {
     const below = folders.get(folded);
-    if (below !== undefined) return [path, below];
+    if (below !== undefined) return [path, below.path];
   }
   return undefined;
 }

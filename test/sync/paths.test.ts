@@ -107,11 +107,20 @@ describe("clashingPaths", () => {
       ["Notes/a.md", "notes"],
       ["notes", "Notes/a.md"],
     ],
+    [
+      ["refs/a.md", "Refs/b.md"],
+      ["refs/a.md", "Refs/b.md"],
+    ],
+    [
+      ["SKILL.md", "docs/caf\u00e9/a.md", "docs/cafe\u0301/b.md"],
+      ["docs/caf\u00e9/a.md", "docs/cafe\u0301/b.md"],
+    ],
   ])("finds %j", (paths, pair) => {
     expect(clashingPaths(paths)).toEqual(pair);
   });
   it("finds none among distinct files", () => {
     expect(clashingPaths(["SKILL.md", "notes/a.md", "notes/b.md", "notes.md"])).toBeUndefined();
+    expect(clashingPaths(["Refs/a.md", "Refs/b/c.md", "refs.md"])).toBeUndefined();
   });
 });
 

@@ -348,6 +348,36 @@ describe("pack files a skill cites from outside its folder", () => {
     }
   });
 
+  // Copied beside `shared/own.md` on macOS or Windows, it went into the skill's `shared/` folder, under a
+  // path the lock did not record: every later run took the skill for one changed here.
+  it("are left out where a folder of the skill is spelled otherwise, naming it", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    const manifest = skillMd("review-code", "Review code changes.", "Follow Shared/checklist.md.\n");
+    await writeTree(skills, {
+      "team/review-code/SKILL.md": manifest,
+      "team/review-code/shared/own.md": "own\n",
+      "team/Shared/checklist.md": CHECKLIST,
+    });
+    const server = await serveCatalog(skills);
+    try {
+      await sync(server.url, target);
+      const installed = (await readTree(target))["review-code/SKILL.md"] ?? "";
+      expect(installed).toContain(
+        "- `Shared/checklist.md` (skill://team/Shared/checklist.md): a file of the skill is in the way, `shared/own.md`: one name on a case-insensitive system, or a file where a folder must be\n",
+      );
+      expect(Object.keys(await readTree(target)).sort()).toEqual([
+        "review-code/SKILL.md",
+        "review-code/shared/own.md",
+      ]);
+      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, updated: 0 });
+    } finally {
+      await server.close();
+      await root.remove();
+    }
+  });
+
   // Regression: a cited file the server did not serve when the skill was installed was never looked up
   // again, so a sync (and a check) called the folder current while the server served more than it held.
   it("copies a cited file the server starts serving after the skill was installed", async () => {
@@ -814,6 +844,45 @@ describe("two servers serving one name into one folder", () => {
     } finally {
       await a.close();
       await b.close();
+      await root.remove();
+    }
+  });
+});
+
+describe("a skill with two spellings of one folder (refs/ and Refs/)", () => {
+  // On macOS and Windows both files went into the folder made first, under a path the lock did not
+  // record: every later run took the skill for one changed here, and never updated it again.
+  it("is skipped, naming both, and a copy installed before stays as it is", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    await writeTree(skills, CATALOG);
+    let server = await serveCatalog(skills);
+    try {
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
+      const lock = await readFile(path.join(target, LOCK_FILE), "utf8");
+      await writeTree(skills, {
+        "team/review-code/References/extra.md": "# Extra\n",
+        "other/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs."),
+        "other/zip-logs/Refs/a.md": "a\n",
+        "other/zip-logs/refs/b.md": "b\n",
+      });
+      await server.close();
+      server = await serveCatalog(skills, server.port);
+
+      const report = await sync(server.url, target);
+
+      expect(report.counts).toMatchObject({ added: 0, updated: 0, skipped: 2, unchanged: 2 });
+      const clash =
+        "cannot both be written: one name on a case-insensitive system, or a file where a folder must be";
+      expect(report.lines).toContainEqual(
+        `review-code: skipped: References/extra.md and references/style.md ${clash}`,
+      );
+      expect(report.lines).toContainEqual(`zip-logs: skipped: Refs/a.md and refs/b.md ${clash}`);
+      expect(await readTree(target)).toEqual(INSTALLED);
+      expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
+    } finally {
+      await server.close();
       await root.remove();
     }
   });
