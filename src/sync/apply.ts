@@ -54,7 +54,10 @@ export async function apply(
   let keepVerified = true;
   try {
     const verified = await VerifiedFiles.open(staging.parent, server, listedDigests(fetches));
-    const staged = new Map<string, { dir: string; installed: InstalledSkill; replacing: boolean }>();
+    const staged = new Map<
+      string,
+      { dir: string; installed: InstalledSkill; replacing: InstalledSkill | undefined }
+    >();
     const failed = new Set<string>();
     const refused = new Map<string, RefusedSkill>();
     const held = new ByteBudget(SKILL_LIMITS.bytes);
@@ -93,7 +96,7 @@ export async function apply(
         return false;
       }
       // An update replaces what sync installed; a skill installed again after its folder went replaces nothing.
-      staged.set(step.name, { ...ready, replacing: step.kind === "update" });
+      staged.set(step.name, { ...ready, replacing: step.kind === "update" ? step.installed : undefined });
       const fetched = Object.keys(ready.installed.files).length - ready.kept;
       const what = step.kind === "add" ? "to add" : "to update";
       const unchanged = ready.kept - ready.resumed;
@@ -140,7 +143,7 @@ export async function apply(
         continue;
       }
       try {
-        await staging.remove(step.name);
+        await staging.remove(step.name, step.installed);
         progress.note(`${step.name}: removed (${why})`);
       } catch (error) {
         failed.add(step.name);

@@ -13,9 +13,10 @@ import {
   writeFile,
 } from "node:fs/promises";
 import path from "node:path";
+import { SKILL_LIMITS } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf } from "../catalog/index.js";
 import { makeFolder } from "../make-folder.js";
-import { LOCK_FILE, type Lock, type LockToWrite, lockText, parseLock } from "./lock.js";
+import { type InstalledSkill, LOCK_FILE, type Lock, type LockToWrite, lockText, parseLock } from "./lock.js";
 import { fold } from "./paths.js";
 
 /**
@@ -40,6 +41,12 @@ export const VERIFIED_DIR = "verified";
 export function keptFolderName(server: string): string {
   return createHash("sha256").update(server).digest("hex").slice(0, 32);
 }
+
+/**
+ * The most a copy sync installed holds: the skill's files, its pack files and a note, a little over the
+ * extension's limit. A folder holding more is not one sync wrote, and is not read further.
+ */
+export const MAX_COPY_BYTES = SKILL_LIMITS.bytes + 65_536;
 
 /** What a skill's folder in the target holds. */
 export type FolderState =
@@ -215,35 +222,56 @@ export class Staging {
   }
 
   /**
-   * Puts a staged skill at `<folder>/<name>`: the old folder (`replacing` one sync installed) is moved
-   * aside, the new one renamed in, the old one removed. Each skill is old or new at every moment but the
-   * one between the two renames; a sync killed there leaves it missing, and the next run installs it
-   * again. A new skill's name that something took while the sync ran is left alone: it is not sync's.
+   * Puts a staged skill at `<folder>/<name>`: the old folder (`replacing`, the copy sync installed) is
+   * moved aside, the new one renamed in, the old one removed. Each skill is old or new at every moment but
+   * the one between the two renames; a sync killed there leaves it missing, and the next run installs it
+   * again. A new skill's name that something took while the sync ran is left alone: it is not sync's; so
+   * is an old copy changed here since the plan read it (see moveAsideIfSame).
    */
-  async swapIn(name: string, staged: string, replacing: boolean): Promise<void> {
+  async swapIn(name: string, staged: string, replacing: InstalledSkill | undefined): Promise<void> {
     const target = path.join(this.folder, name);
-    const aside = path.join(this.dir, `old-${name}-${randomUUID()}`);
     const existing = await lstatOrUndefined(target);
-    if (existing !== undefined && !replacing)
+    if (existing !== undefined && replacing === undefined)
       throw new Error(`something named ${name} appeared there meanwhile`);
-    if (existing !== undefined) await rename(target, aside);
+    const aside =
+      existing === undefined || replacing === undefined
+        ? undefined
+        : await this.moveAsideIfSame(name, "old", replacing);
     try {
       await rename(staged, target);
     } catch (error) {
-      if (existing !== undefined) await rename(aside, target);
+      if (aside !== undefined) await rename(aside, target);
       throw error;
     }
     // The new copy is in: the swap is done, whatever becomes of the old one. One that cannot be deleted (a
     // folder in it made read-only, a file another program holds open on Windows) stays aside, for close.
-    if (existing !== undefined) await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+    if (aside !== undefined) await rm(aside, { recursive: true, force: true }).catch(() => undefined);
   }
 
-  /** Removes `<folder>/<name>` at once (a rename), then its files. */
-  async remove(name: string): Promise<void> {
-    const aside = path.join(this.dir, `removed-${name}-${randomUUID()}`);
-    await rename(path.join(this.folder, name), aside);
+  /** Removes `<folder>/<name>`, the copy sync `installed`, at once (a rename), then its files. */
+  async remove(name: string, installed: InstalledSkill): Promise<void> {
+    const aside = await this.moveAsideIfSame(name, "removed", installed);
     // Gone from the folder: what cannot be deleted stays aside, as in swapIn.
     await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /**
+   * Moves `<folder>/<name>` into this run's folder and returns where, when it still holds exactly the
+   * files of `installed`; else puts it back and throws. The plan read it before the skills were fetched,
+   * which may take hours: a file edited or added here meanwhile is the user's, not sync's to delete.
+   * Checked once moved, where nothing else writes.
+   */
+  private async moveAsideIfSame(name: string, why: string, installed: InstalledSkill): Promise<string> {
+    const aside = `${why}-${name}-${randomUUID()}`;
+    await rename(path.join(this.folder, name), path.join(this.dir, aside));
+    const maxFiles = Object.keys(installed.files).length;
+    const state = await readFolderState(this.dir, aside, { maxFiles, maxBytes: MAX_COPY_BYTES });
+    if (holdsExactly(state, installed.files)) return path.join(this.dir, aside);
+    await rename(path.join(this.dir, aside), path.join(this.folder, name));
+    const reason = state.kind === "other" ? state.reason : "its files differ from what sync wrote";
+    throw new Error(
+      `changed here while sync ran (${reason}): left alone; delete its folder to get the server's copy`,
+    );
   }
 
   /**

@@ -8,7 +8,7 @@ import { forEachLimited } from "./at-once.js";
 import { MAX_ANSWER_BYTES } from "./connection.js";
 import { describeError } from "./describe-error.js";
 import { citedFilesCurrent } from "./download.js";
-import { holdsExactly, namesIn, readFolderState } from "./folder.js";
+import { holdsExactly, MAX_COPY_BYTES, namesIn, readFolderState } from "./folder.js";
 import { packOfUri, servedByTools } from "./left-out.js";
 import type { InstalledSkill, Lock, LockedSkill, LockSource } from "./lock.js";
 import { SyncError, type SyncOptions, syncedBy } from "./options.js";
@@ -169,8 +169,7 @@ async function ownedStates(
   for (const [name, locked] of Object.entries(skills)) {
     const { previous, ...current } = locked;
     const maxFiles = Math.max(Object.keys(current.files).length, Object.keys(previous?.files ?? {}).length);
-    // The installed copy holds the skill's files, its pack files and a note: at most a little over the limit.
-    const state = await readFolderState(folder, name, { maxFiles, maxBytes: SKILL_LIMITS.bytes + 65_536 });
+    const state = await readFolderState(folder, name, { maxFiles, maxBytes: MAX_COPY_BYTES });
     if (holdsExactly(state, current.files)) states.set(name, { kind: "installed", installed: current });
     else if (previous !== undefined && holdsExactly(state, previous.files)) {
       states.set(name, { kind: "installed", installed: previous });

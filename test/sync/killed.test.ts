@@ -221,6 +221,48 @@ describe("a sync killed part way", () => {
   });
 });
 
+describe("a skill changed here while a sync fetches", () => {
+  // Regression: the plan read each copy before the skills were fetched (hours, for a large catalog); a file
+  // edited or added meanwhile was deleted with the old copy the update replaced, or the skill removed.
+  it("is left alone, neither updated nor removed, and the other skills synced", async () => {
+    await sync(server.url, target);
+    const { gamma: _, ...withoutGamma } = V2;
+    stage.catalog = withoutGamma;
+    stage.hold = "skill://team/beta/notes.md";
+    const held = new Promise<void>((resolve) => {
+      stage.held = resolve;
+    });
+    const running = sync(server.url, target);
+    await held;
+    await writeFile(path.join(target, "alpha/notes.md"), "my own notes\n");
+    await writeFile(path.join(target, "gamma/mine.md"), "mine\n");
+    stage.release?.();
+    const report = await running;
+
+    expect(report.counts).toMatchObject({ added: 1, updated: 1, removed: 0, skipped: 2 });
+    expect(report.lines).toContainEqual(
+      expect.stringMatching(
+        /^alpha: skipped: cannot be put in place: changed here while sync ran \(its files differ from what sync wrote\): left alone/,
+      ),
+    );
+    expect(report.lines).toContainEqual(
+      expect.stringMatching(/^gamma: skipped: cannot be removed: changed here while sync ran/),
+    );
+    expect(await readTree(target)).toEqual({
+      ...installed({ ...V2, alpha: { ...V1.alpha, "notes.md": "my own notes\n" } }),
+      "gamma/mine.md": "mine\n",
+    });
+    const next = await sync(server.url, target);
+    expect(next.lines).toContainEqual(
+      expect.stringMatching(/^alpha: skipped: changed here since sync installed it/),
+    );
+    expect(next.lines).toContainEqual(
+      expect.stringMatching(/^gamma: skipped: no longer served, but changed here/),
+    );
+    expect((await readTree(target))["gamma/mine.md"]).toBe("mine\n");
+  });
+});
+
 describe("a sync stopped before it put its skills in place", () => {
   /** A run stopped by `signal` once alpha is staged (its line is out) and beta's notes are being read. */
   async function stoppedRun(signal: NodeJS.Signals) {
