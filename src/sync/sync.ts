@@ -163,7 +163,7 @@ async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoExcep
       if (leftOver !== undefined) progress.note(leftOver);
       return { steps, counts: countDone(steps, new Set()) };
     }
-    if (unwritable !== undefined) throw new SyncError(`cannot sync into ${folder}: ${unwritable.message}`);
+    if (unwritable !== undefined) throw cannotWrite(folder, unwritable, countDone(steps, new Set()));
     return { steps, counts: await apply(options, steps, context, lock, source, movedFrom) };
   } catch (error) {
     // The folder cannot be read or written (EACCES, ENOTDIR, ENOSPC): say which, without a stack.
@@ -172,6 +172,21 @@ async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoExcep
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * A folder sync may not write to, with something to write: what, and what the user can do. The system's
+ * message named the run lock's temporary file, which the user never gave.
+ */
+function cannotWrite(folder: string, error: NodeJS.ErrnoException, counts: SyncCounts): SyncError {
+  const [why = error.message] = error.message.split(", ");
+  const work =
+    counts.added + counts.updated + counts.removed === 0
+      ? "its lock file to bring up to date"
+      : `${counts.added} to add, ${counts.updated} to update, ${counts.removed} to remove`;
+  return new SyncError(
+    `cannot sync into ${folder}: it cannot be written to (${why}), and a sync has ${work} there: run sync as a user who may write to it, or give another folder with --to`,
+  );
 }
 
 function samePacks(a: readonly string[], b: readonly string[]): boolean {

@@ -129,7 +129,9 @@ describe("a target folder sync may not write to", () => {
     await server.close();
     server = await serveCatalog(skills, server.port);
     const added = await runSync(server.url, target);
-    expect(added.stderr).toMatch(/^skills-mcp sync: cannot sync into .*target: EACCES/m);
+    expect(added.stderr).toContain(
+      `skills-mcp sync: cannot sync into ${target}: it cannot be written to (EACCES: permission denied), and a sync has 1 to add, 0 to update, 0 to remove there: run sync as a user who may write to it, or give another folder with --to\n`,
+    );
     expect(added.code).toBe(2);
     expect((await readdir(target)).sort()).toEqual(before);
   });
