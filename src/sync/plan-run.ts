@@ -59,6 +59,16 @@ export async function planRun(
     if (byTools === true) stillServed.add(name);
     else if (byTools !== false) unsure.set(name, byTools.failed);
   }
+  // A check or a dry run would call the folder up to date, or plan nothing for it, while the server may
+  // no longer serve it (a sync would remove it once the server answers): it cannot tell, as for a cited
+  // file unanswered. A sync leaves the skill alone, and says why.
+  const [firstUnsure] = unsure;
+  if (firstUnsure !== undefined && options.mode !== "sync") {
+    const [name, why] = firstUnsure;
+    throw new SyncError(
+      `cannot tell whether ${name} is up to date: the server could not say whether it still serves it (${why}); try again when the server answers`,
+    );
+  }
   // Not with --allow-unsafe. Another version's audit may judge otherwise: a sync audits the skill again,
   // while a check takes its word, lest one pinned in CI call a lock another version wrote out of date.
   const refusals = new Map(

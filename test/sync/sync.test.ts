@@ -1327,6 +1327,12 @@ describe("skills the server leaves out of the Skills extension", () => {
       });
       expect(report.counts).toMatchObject({ removed: 0, skipped: 1 });
       expect(await readTree(target)).toEqual(INSTALLED);
+      // A check cannot tell whether the folder is up to date: it called it so (exit 0).
+      for (const mode of ["check", "dry-run"] as const) {
+        await expect(sync(proxy.url, target, { mode })).rejects.toThrow(
+          /^cannot tell whether write-docs is up to date: the server could not say whether it still serves it \(.+\); try again when the server answers$/,
+        );
+      }
     } finally {
       await proxy.close();
       await server.close();
