@@ -120,11 +120,22 @@ export async function readIfSame(
   return bytes !== undefined && digestOf(bytes) === digest ? bytes : undefined;
 }
 
-/** Whether `state` is a folder holding exactly `files`, byte for byte. */
+/**
+ * Whether `state` is a folder holding exactly `files`, byte for byte. Paths are compared in NFC: macOS's
+ * HFS+ lists a file written as `café.md` in NFD, its own form, and opens it by either; no two paths the
+ * lock holds are one in NFC (clashingPaths), and two on disk that are (a normalization-sensitive file
+ * system) make the folder hold more than sync wrote.
+ */
 export function holdsExactly(state: FolderState, files: Readonly<Record<string, string>>): boolean {
   if (state.kind !== "files") return false;
-  const held = Object.entries(state.files);
-  return held.length === Object.keys(files).length && held.every(([file, digest]) => files[file] === digest);
+  const wrote = new Map(Object.entries(files).map(([file, digest]) => [file.normalize("NFC"), digest]));
+  const held = new Map(Object.entries(state.files).map(([file, digest]) => [file.normalize("NFC"), digest]));
+  const count = Object.keys(state.files).length;
+  return (
+    held.size === count &&
+    count === wrote.size &&
+    [...held].every(([file, digest]) => wrote.get(file) === digest)
+  );
 }
 
 /**

@@ -3,7 +3,7 @@
  * lands in the target folder, what the lock records, and what a second run changes.
  */
 import { createHash } from "node:crypto";
-import { access, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { access, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
@@ -844,6 +844,38 @@ describe("two servers serving one name into one folder", () => {
     } finally {
       await a.close();
       await b.close();
+      await root.remove();
+    }
+  });
+});
+
+describe("a skill's file named outside ASCII, listed by the file system in NFD (macOS's HFS+)", () => {
+  // Regression: the folder listed caf\u0065\u0301.json where sync wrote and recorded caf\u00e9.json: every later
+  // run took the skill for one changed here, and never updated it again.
+  it("is the file sync wrote: the skill is unchanged, and updated when the server changes it", async () => {
+    const root = await tempFolder();
+    const skills = path.join(root.dir, "skills");
+    const target = path.join(root.dir, "target");
+    await writeTree(skills, {
+      "team/write-docs/SKILL.md": DOCS,
+      "team/write-docs/caf\u00e9.json": "{}\n",
+    });
+    let server = await serveCatalog(skills);
+    try {
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+      // What HFS+ does: the name as it stores it.
+      await rename(
+        path.join(target, "write-docs/caf\u00e9.json"),
+        path.join(target, "write-docs/cafe\u0301.json"),
+      );
+
+      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, skipped: 0 });
+      await writeTree(skills, { "team/write-docs/SKILL.md": skillMd("write-docs", "Write better docs.") });
+      await server.close();
+      server = await serveCatalog(skills, server.port);
+      expect((await sync(server.url, target)).counts).toMatchObject({ updated: 1, skipped: 0 });
+    } finally {
+      await server.close();
       await root.remove();
     }
   });
