@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { readdirSync, rmdirSync, rmSync } from "node:fs";
+import { readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import {
   lstat,
   mkdir,
@@ -253,6 +253,8 @@ export class Staging {
     } catch (error) {
       if (aside !== undefined) await rename(aside, target);
       throw error;
+    } finally {
+      if (aside !== undefined) movedAside.delete(aside);
     }
     // The new copy is in: the swap is done, whatever becomes of the old one. One that cannot be deleted (a
     // folder in it made read-only, a file another program holds open on Windows) stays aside, for close.
@@ -262,6 +264,7 @@ export class Staging {
   /** Removes `<folder>/<name>`, the copy sync `installed`, at once (a rename), then its files. */
   async remove(name: string, installed: InstalledSkill): Promise<void> {
     const aside = await this.moveAsideIfSame(name, "removed", installed);
+    movedAside.delete(aside);
     // Gone from the folder: what cannot be deleted stays aside, as in swapIn.
     await rm(aside, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -274,11 +277,21 @@ export class Staging {
    */
   private async moveAsideIfSame(name: string, why: string, installed: InstalledSkill): Promise<string> {
     const aside = `${why}-${name}-${randomUUID()}`;
-    await rename(path.join(this.folder, name), path.join(this.dir, aside));
+    const from = path.join(this.folder, name);
+    const to = path.join(this.dir, aside);
+    // Until the caller is done with it: a stop meanwhile puts it back (clearStagingOnStop).
+    movedAside.set(to, from);
+    try {
+      await rename(from, to);
+    } catch (error) {
+      movedAside.delete(to);
+      throw error;
+    }
     const maxFiles = Object.keys(installed.files).length;
     const state = await readFolderState(this.dir, aside, { maxFiles, maxBytes: MAX_COPY_BYTES });
-    if (holdsExactly(state, installed.files)) return path.join(this.dir, aside);
-    await rename(path.join(this.dir, aside), path.join(this.folder, name));
+    if (holdsExactly(state, installed.files)) return to;
+    await rename(to, from);
+    movedAside.delete(to);
     const reason = state.kind === "other" ? state.reason : "its files differ from what sync wrote";
     throw new Error(
       `changed here while sync ran (${reason}): left alone; delete its folder to get the server's copy`,
@@ -361,11 +374,26 @@ async function clearBesideVerified(parent: string): Promise<void> {
 }
 
 /**
- * As a stop signal ends the process: removes what a run staged in `folder`, but the files it verified,
- * which the next run takes instead of fetching them again. Synchronous: the process ends right after.
+ * Skill folders a run moved into its staging folder (by where they are now, with where they were) that
+ * it has not yet replaced or decided to remove: a copy being checked may be one the user changed.
+ */
+const movedAside = new Map<string, string>();
+
+/**
+ * As a stop signal ends the process: puts back a skill's folder moved aside and not yet replaced (see
+ * movedAside), then removes what a run staged in `folder`, but the files it verified, which the next run
+ * takes instead of fetching them again. Synchronous: the process ends right after.
  */
 export function clearStagingOnStop(folder: string): void {
   const parent = path.join(folder, STAGING_DIR);
+  for (const [aside, from] of movedAside) {
+    if (!aside.startsWith(`${parent}${path.sep}`)) continue;
+    try {
+      renameSync(aside, from);
+    } catch {
+      // Something is in its place (the new copy): the old one goes with the staging folder.
+    }
+  }
   let names: string[];
   try {
     names = readdirSync(parent);

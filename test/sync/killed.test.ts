@@ -179,6 +179,32 @@ describe("a sync killed part way", () => {
     expect((await readdir(target)).sort()).toEqual([LOCK_FILE, ...Object.keys(V2)].sort());
   });
 
+  // Stopped between the two renames of a swap, the old copy, moved aside, went with the staging folder:
+  // the skill was missing until the next run. Now that the copy moved aside is checked first (it may hold
+  // the user's changes), a stop then puts it back.
+  it("puts back a copy it moved aside to replace when stopped by SIGTERM then", {
+    timeout: 60_000,
+  }, async () => {
+    expect(await runCli(server.url, target).exited).toBe(0);
+    stage.catalog = V2;
+    const stopAtSwap = [
+      'import fs from "node:fs";',
+      'import { syncBuiltinESMExports } from "node:module";',
+      "const rename = fs.promises.rename;",
+      'fs.promises.rename = async (from, to) => { await rename(from, to); if (/[/]old-alpha-/.test(String(to))) process.kill(process.pid, "SIGTERM"); };',
+      "syncBuiltinESMExports();",
+    ].join("\n");
+    const stopped = runCli(server.url, target, [
+      "--import",
+      `data:text/javascript,${encodeURIComponent(stopAtSwap)}`,
+    ]);
+    expect(await stopped.exited).toBeNull();
+    expect(stopped.stderr()).toContain("stopped by SIGTERM");
+    expect(await readTree(target)).toEqual(installed(V1));
+    expect(await runCli(server.url, target).exited).toBe(0);
+    expect(await readTree(target)).toEqual(installed(V2));
+  });
+
   /**
    * Killed between the lock's claim and the swap, the folder holds the old copy while the lock names the
    * new one as well: the next run takes the folder for the old copy, not for a skill changed by hand.
