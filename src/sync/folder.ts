@@ -271,14 +271,22 @@ export class Staging {
 
   /**
    * Moves `<folder>/<name>` into this run's folder and returns where, when it still holds exactly the
-   * files of `installed`; else puts it back and throws. The plan read it before the skills were fetched,
-   * which may take hours: a file edited or added here meanwhile is the user's, not sync's to delete.
-   * Checked once moved, where nothing else writes.
+   * files of `installed`; else throws, leaving it in place. The plan read it before the skills were
+   * fetched, which may take hours: a file edited or added here meanwhile is the user's, not sync's to
+   * delete. Read in place, then moved at once: moved first, a copy that is not sync's would have to be put
+   * back, which can fail (Windows keeps a folder whose file another program holds open from moving).
    */
   private async moveAsideIfSame(name: string, why: string, installed: InstalledSkill): Promise<string> {
-    const aside = `${why}-${name}-${randomUUID()}`;
+    const maxFiles = Object.keys(installed.files).length;
+    const state = await readFolderState(this.folder, name, { maxFiles, maxBytes: MAX_COPY_BYTES });
+    if (!holdsExactly(state, installed.files)) {
+      const reason = state.kind === "other" ? state.reason : "its files differ from what sync wrote";
+      throw new Error(
+        `changed here while sync ran (${reason}): left alone; delete its folder to get the server's copy`,
+      );
+    }
     const from = path.join(this.folder, name);
-    const to = path.join(this.dir, aside);
+    const to = path.join(this.dir, `${why}-${name}-${randomUUID()}`);
     // Until the caller is done with it: a stop meanwhile puts it back (clearStagingOnStop).
     movedAside.set(to, from);
     try {
@@ -287,15 +295,7 @@ export class Staging {
       movedAside.delete(to);
       throw error;
     }
-    const maxFiles = Object.keys(installed.files).length;
-    const state = await readFolderState(this.dir, aside, { maxFiles, maxBytes: MAX_COPY_BYTES });
-    if (holdsExactly(state, installed.files)) return to;
-    await rename(to, from);
-    movedAside.delete(to);
-    const reason = state.kind === "other" ? state.reason : "its files differ from what sync wrote";
-    throw new Error(
-      `changed here while sync ran (${reason}): left alone; delete its folder to get the server's copy`,
-    );
+    return to;
   }
 
   /**

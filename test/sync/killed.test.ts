@@ -180,8 +180,7 @@ describe("a sync killed part way", () => {
   });
 
   // Stopped between the two renames of a swap, the old copy, moved aside, went with the staging folder:
-  // the skill was missing until the next run. Now that the copy moved aside is checked first (it may hold
-  // the user's changes), a stop then puts it back.
+  // the skill was missing until the next run. A stop then now puts it back.
   it("puts back a copy it moved aside to replace when stopped by SIGTERM then", {
     timeout: 60_000,
   }, async () => {
@@ -191,7 +190,9 @@ describe("a sync killed part way", () => {
       'import fs from "node:fs";',
       'import { syncBuiltinESMExports } from "node:module";',
       "const rename = fs.promises.rename;",
-      'fs.promises.rename = async (from, to) => { await rename(from, to); if (/[/]old-alpha-/.test(String(to))) process.kill(process.pid, "SIGTERM"); };',
+      // Stopped there, and never going on to the second rename (the timer keeps the process up until the
+      // signal is handled): the stop lands between the two.
+      'fs.promises.rename = async (from, to) => { await rename(from, to); if (/[/]old-alpha-/.test(String(to))) { process.kill(process.pid, "SIGTERM"); await new Promise(() => setInterval(() => {}, 1000)); } };',
       "syncBuiltinESMExports();",
     ].join("\n");
     const stopped = runCli(server.url, target, [
