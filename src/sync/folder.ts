@@ -235,8 +235,8 @@ export class Staging {
   /**
    * Puts a staged skill at `<folder>/<name>`: the old folder (`replacing`, the copy sync installed) is
    * moved aside, the new one renamed in, the old one removed. Each skill is old or new at every moment but
-   * the one between the two renames; a sync killed there leaves it missing, and the next run installs it
-   * again. A new skill's name that something took while the sync ran is left alone: it is not sync's; so
+   * the one between the two renames; a sync killed there (SIGKILL) leaves it missing, and the next run
+   * installs it again (a stop signal puts the old one back: clearStagingOnStop). A new skill's name that something took while the sync ran is left alone: it is not sync's; so
    * is an old copy changed here since the plan read it (see moveAsideIfSame).
    */
   async swapIn(name: string, staged: string, replacing: InstalledSkill | undefined): Promise<void> {
