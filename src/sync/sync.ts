@@ -179,13 +179,17 @@ async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoExcep
  * message named the run lock's temporary file, which the user never gave.
  */
 function cannotWrite(folder: string, error: NodeJS.ErrnoException, counts: SyncCounts): SyncError {
-  const [why = error.message] = error.message.split(", ");
+  // A folder missing below one it may not write to: the system's words name that one.
+  const what =
+    error.syscall === "mkdir"
+      ? `it cannot be made (${error.message})`
+      : `it cannot be written to (${error.message.split(", ")[0] ?? error.message})`;
   const work =
     counts.added + counts.updated + counts.removed === 0
       ? "its lock file to bring up to date"
       : `${counts.added} to add, ${counts.updated} to update, ${counts.removed} to remove`;
   return new SyncError(
-    `cannot sync into ${folder}: it cannot be written to (${why}), and a sync has ${work} there: run sync as a user who may write to it, or give another folder with --to`,
+    `cannot sync into ${folder}: ${what}, and a sync has ${work} there: run sync as a user who may write to it, or give another folder with --to`,
   );
 }
 

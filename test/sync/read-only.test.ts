@@ -134,6 +134,14 @@ describe("a target folder sync may not write to", () => {
     );
     expect(added.code).toBe(2);
     expect((await readdir(target)).sort()).toEqual(before);
+
+    // A folder to make in one it may not write to: the message names where.
+    const below = path.join(target, "below");
+    const made = await runSync(server.url, below);
+    expect(made.stderr).toContain(
+      `skills-mcp sync: cannot sync into ${below}: it cannot be made (EACCES: permission denied, mkdir '${below}'), and a sync has 3 to add, 0 to update, 0 to remove there:`,
+    );
+    expect(made.code).toBe(2);
   });
 });
 
