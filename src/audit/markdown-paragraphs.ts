@@ -24,9 +24,21 @@ import {
  * thematic break or a container holding nothing yet.
  */
 export function holdsParagraph(content: string, underParagraph: boolean): boolean {
-  const inner = content.slice(containerMarkersEnd(content));
+  const markers = containerMarkersEnd(content);
+  const inner = textPast(content, markers);
   if (inner === "" || inner === "\r" || isAtxHeading(inner) || isThematicBreak(inner)) return false;
-  return !(underParagraph && inner === content && isSetextUnderline(inner));
+  return !(underParagraph && markers === 0 && isSetextUnderline(inner));
+}
+
+/**
+ * The text of `content` from `markers` (where its containers' markers end), past up to three columns of
+ * white space: a quote's `>` takes one space after it, and the block in it may be indented three more
+ * (`>  # x` holds a heading, as CommonMark reads it). Four columns or more are indented code: kept.
+ */
+function textPast(content: string, markers: number): string {
+  const inner = content.slice(markers);
+  const { indent, width } = indentation(inner);
+  return indent < 4 ? inner.slice(width) : inner;
 }
 
 /** A paragraph read as a whole: where it ends, and the comments outside its code spans, asked line by line. */
@@ -111,7 +123,7 @@ function paragraphEnd(
   const firstEnd = lineEndOf(text, from, lineBreak);
   const first = quoted(text.slice(from, firstEnd));
   // A line the walker reads as text may open a block in a quote or list item (`> <!--`): no paragraph.
-  if (opensBlock(first.content.slice(containerMarkersEnd(first.content)))) return firstEnd;
+  if (opensBlock(textPast(first.content, containerMarkersEnd(first.content)))) return firstEnd;
   const firstLine = text.slice(from, firstEnd);
   /** Where the text of each container the first line's markers open starts, in the trimmed line. */
   const texts: number[] = [];

@@ -31,6 +31,10 @@ describe("markdown-comment", () => {
     // Regression: a list item opened under a paragraph holds a paragraph of its own, where a definition
     // may stand; the walker read the item's text as going on with the paragraph above, and missed it.
     ["Text\n- [//]: # (in a list item under text)", "2 markdown-comment"],
+    // Regression: a quote's `>`, its optional space and one more before a heading (`>  # x`), past the
+    // markers read one by one on a line, was read as text: the line after, which starts a paragraph in
+    // the ninth item, went on with it, and the definition there was missed.
+    [`${"- ".repeat(9)}>  # Title\n${" ".repeat(18)}[//]: # (after a heading)`, "2 markdown-comment"],
   ])("reads %j", (markdown, found) => {
     expect(rules("p/s/references/notes.md", `${markdown}\n`)).toEqual(found === "" ? [] : [found]);
   });
