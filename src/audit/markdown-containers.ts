@@ -8,9 +8,8 @@ import { isThematicBreak } from "./markdown-blocks.js";
  */
 export function quotedLine(
   written: string,
-  containers: readonly number[],
-  quotes: readonly number[],
-  most: number,
+  open: OpenContainers,
+  fresh: number,
   guesses: readonly number[],
 ): {
   markers: ReturnType<typeof quoteMarkers>;
@@ -20,7 +19,7 @@ export function quotedLine(
   written: number;
   blank: boolean;
 } {
-  const markers = quoteMarkers(written, containers, quotes, most, guesses);
+  const markers = quoteMarkers(written, open, fresh, guesses);
   const { line } = markers;
   const { indent: columns, width } = indentation(line);
   const textColumn = markers.columns.at(-1);
@@ -31,58 +30,135 @@ export function quotedLine(
 
 /**
  * The `>` markers that start `line`, each a quote's (at most three columns past the text of the container
- * it is in), at most `most` of them: how many are those of the open `quotes` (indexes of `containers`),
+ * it is in): how many are those of the `open` quotes (a group of them takes as many `>` as it counts),
  * each indented into the containers around its quote; the line with them read as white space; the text
  * column of each quote (two columns past its `>`, or that of the open quote it is); and where the text of
- * the last starts as written.
+ * the last starts as written. Of the quotes past those open, the first `fresh` are read one by one and
+ * the rest counted as one group (`group`, the last column), so that a line of many costs its length and
+ * adds one entry; with `fresh` 0 none is read (in code or raw HTML a `>` past the quotes open is text).
  */
 function quoteMarkers(
   line: string,
-  containers: readonly number[],
-  quotes: readonly number[],
-  most: number,
+  open: OpenContainers,
+  fresh: number,
   guesses: readonly number[],
-): { count: number; matched: number; line: string; columns: number[]; textAt: number } {
+): {
+  count: number;
+  matched: number;
+  line: string;
+  columns: number[];
+  textAt: number;
+  group: Group | undefined;
+} {
+  const { containers, quotes } = open;
   const columns: number[] = [];
   let matched = 0;
   let column = 0;
   /** The column of the last marker as written. */
   let previous = -1;
   let runEnd = 0;
-  for (let at = 0; at < line.length && columns.length < most; at++) {
+  /** The text column of the last marker read, as the containers' columns count it. */
+  let last: number | undefined;
+  /** The `>` of a group of open quotes read so far, short of all it takes, and the first one's text column. */
+  let part = 0;
+  let partLow = 0;
+  /** Where the markers of the quotes matched whole end: a group matched in part is text when none is new. */
+  let wholeEnd = 0;
+  let wholePrevious = -1;
+  let rest: GroupBuilder | undefined;
+  for (let at = 0; at < line.length; at++) {
     const code = line.charCodeAt(at);
     if (code === 0x20) column++;
     else if (code === 0x09) column += tabWidthAt(column);
     else if (code !== 0x3e) break;
     else {
-      const last = columns.at(-1);
       // The marker's column as the containers' columns count it (`>>`: at the outer quote's text).
       const read = last === undefined ? column : last + Math.max(0, column - previous - 2);
-      const open = matched === columns.length ? quotes[matched] : undefined;
-      if (
-        open !== undefined &&
-        read >= (containers[open - 1] ?? 0) &&
-        read < (containers[open - 1] ?? 0) + 4
-      ) {
-        matched++;
-        columns.push(containers[open] ?? read + 2);
+      const index = rest === undefined && matched === columns.length ? quotes[matched] : undefined;
+      if (index !== undefined && isMarkerOf(open, index, part, read, last ?? 0)) {
+        if (part === 0) partLow = read + 2;
+        part++;
+        last = read + 2;
+        if (part === open.markersOf(index)) {
+          matched++;
+          part = 0;
+          last = containers[index] ?? last;
+          columns.push(last);
+        }
       } else {
+        // Too far in for the rest of a group matched in part, and so for a new quote too.
+        if (part > 0) break;
         // A first new one is in the containers its line is indented into, short of the quotes it is not in
         // (in a list item of the last quote matched, too: `>1.`, then `>  >`).
         const sure = Math.min(quotes[matched] ?? containers.length, guesses[0] ?? containers.length);
         const around =
-          columns.length > matched ? (last ?? 0) : Math.max(last ?? 0, innermostAt(containers, read, sure));
-        if (read - around > 3) break;
-        columns.push(read + 2);
+          columns.length > matched || rest !== undefined
+            ? (last ?? 0)
+            : Math.max(last ?? 0, open.innermostAt(read, sure));
+        if (read - around > 3 || fresh === 0) break;
+        last = read + 2;
+        if (rest === undefined && columns.length - matched < fresh) columns.push(last);
+        else {
+          rest ??= new GroupBuilder();
+          rest.add(last, true);
+        }
       }
       previous = column;
       column++;
       runEnd = at + 1;
+      if (part === 0 && rest === undefined && columns.length === matched) {
+        wholeEnd = runEnd;
+        wholePrevious = previous;
+      }
     }
   }
-  if (columns.length === 0) return { count: 0, matched, line, columns, textAt: 0 };
-  const read = `${line.slice(0, runEnd).replaceAll(">", " ")}${line.slice(runEnd)}`;
-  return { count: columns.length, matched, line: read, columns, textAt: previous + 2 };
+  if (part > 0) {
+    if (fresh === 0) {
+      // The `>` of a group matched in part are text where no quote opens: what they would open is unsure.
+      runEnd = wholeEnd;
+      previous = wholePrevious;
+    } else {
+      // The quotes of the group it has are read as new ones: it ends the group (or goes on with a
+      // paragraph in it lazily, which is not read so: the paragraph ends here).
+      rest = new GroupBuilder();
+      rest.add(partLow, true);
+      rest.addUneven(last ?? partLow, part - 1);
+    }
+  }
+  const group = rest?.group();
+  if (rest !== undefined) columns.push(rest.high);
+  if (columns.length === 0) return { count: 0, matched, line, columns, textAt: 0, group };
+  return {
+    count: columns.length,
+    matched,
+    line: blankMarkers(line, runEnd),
+    columns,
+    textAt: previous + 2,
+    group,
+  };
+}
+
+/**
+ * `line` with the `>` before `end` read as spaces (only spaces, tabs and `>` stand there): built a run of
+ * spaces at a time, as replacing millions of `>` one by one took a second.
+ */
+function blankMarkers(line: string, end: number): string {
+  let read = "";
+  let from = 0;
+  for (let tab = line.indexOf("\t"); tab !== -1 && tab < end; tab = line.indexOf("\t", tab + 1)) {
+    read += `${" ".repeat(tab - from)}\t`;
+    from = tab + 1;
+  }
+  return `${read}${" ".repeat(end - from)}${line.slice(end)}`;
+}
+
+/**
+ * Whether a `>` read at `read` is one of the open quote at `index`, `part` of its `>` read before it (a
+ * group's after its first stands past the last one's text `last`, as a quote's in a quote).
+ */
+function isMarkerOf(open: OpenContainers, index: number, part: number, read: number, last: number): boolean {
+  const outer = part > 0 ? last : index > 0 ? (open.containers[index - 1] ?? 0) : 0;
+  return read >= outer && read < (part > 0 ? outer + 4 : open.firstMarkerBefore(index));
 }
 
 /** The columns a tab at `column` takes: to the next multiple of four, as CommonMark reads it. */
@@ -198,25 +274,28 @@ export function containerOpened(
   indent: number,
   written = indent,
 ): OpenedContainers | undefined {
-  const columns: OpenedContainer[] = [];
+  const opened = new OpenedList();
   // What a list item needs to end a paragraph: a bullet or the number 1, and text after it.
   const interrupts = /^(?:[-+*]|0*1[.)])[ \t]+\S/.test(content);
+  // A thematic break is no list item (`- --`): only from here on may the rest of the line be one.
+  const breakFrom = trailingMarksStart(content);
   let column = indent;
   let at = 0;
   /** The column of `content[at]` as written: where a tab after it goes (a quote's `>` may have none after it). */
   let columnWritten = written;
-  // A list item may open another on its own line (`- 1. x`), which opens another…: a few are read.
-  while (columns.length < MAX_ITEMS_ON_A_LINE) {
+  // A list item may open another on its own line (`- 1. x`), which opens another…: each marker is read
+  // once, and past a few they are counted as one group (see OpenedList).
+  for (;;) {
     // A quote in the item (`- > x`): its text two columns past its `>`, and a marker may follow it.
-    if (columns.length > 0 && content.charCodeAt(at) === 0x3e) {
+    if (opened.some && content.charCodeAt(at) === 0x3e) {
       const { indent: gap, width } = indentation(content.slice(at + 1, at + 6), columnWritten + 1);
       column += 2;
-      columns.push({ column, quote: true });
+      opened.add(column, true);
       // Five columns of white space read: the marker's own, then four that make indented code.
       at += 1 + width;
       columnWritten += 1 + gap;
       if (gap > 4 && !isBlankFrom(content, at)) {
-        return { columns, listItem: true, interrupts, text: content.length, code: true, empty: false };
+        return opened.read({ listItem: true, interrupts, text: content.length, code: true, empty: false });
       }
       const next = content.charCodeAt(at);
       BULLET_AT.lastIndex = at;
@@ -226,7 +305,7 @@ export function containerOpened(
     }
     BULLET_AT.lastIndex = at;
     const bullet = BULLET_AT.exec(content);
-    if (bullet === null || isThematicBreak(at === 0 ? content : content.slice(at))) break;
+    if (bullet === null || (at >= breakFrom && isThematicBreak(content.slice(at)))) break;
     const marker = bullet[0].length;
     const { indent: gap, width } = indentation(
       content.slice(at + marker, at + marker + 5),
@@ -234,31 +313,25 @@ export function containerOpened(
     );
     // Nothing after the marker, or indented code after it: the item's text is one column past it.
     if (gap === 0 || gap > 4 || isBlankFrom(content, at + marker + width)) {
-      columns.push({ column: column + marker + 1, quote: false });
+      opened.add(column + marker + 1, false);
       const empty = isBlankFrom(content, at + marker + width);
-      return { columns, listItem: true, interrupts, text: content.length, code: gap > 4 && !empty, empty };
+      return opened.read({
+        listItem: true,
+        interrupts,
+        text: content.length,
+        code: gap > 4 && !empty,
+        empty,
+      });
     }
     column += marker + gap;
     at += marker + width;
     columnWritten += marker + gap;
-    columns.push({ column, quote: false });
+    opened.add(column, false);
   }
-  // Past the few read one by one, the rest of the line's markers open one container whose text starts
-  // where the line's does: no line in it is read as its indented code, which it may not be (`- ` ten times,
-  // `x`, a blank line, then a comment twenty columns in is the tenth item's text, and hidden).
-  const rest = columns.length === MAX_ITEMS_ON_A_LINE ? containerMarkersEnd(content.slice(at)) : 0;
-  if (rest > 0) {
-    for (const end = at + rest; at < end; at++) {
-      const width = content.charCodeAt(at) === 0x09 ? tabWidthAt(columnWritten) : 1;
-      column += width;
-      columnWritten += width;
-    }
-    columns.push({ column, quote: false });
-  }
-  if (columns.length > 0) return { columns, listItem: true, interrupts, text: at, code: false, empty: false };
+  if (opened.some) return opened.read({ listItem: true, interrupts, text: at, code: false, empty: false });
   if (!FOUR_COLUMN_CONTAINER.test(content)) return undefined;
-  const opened = [{ column: indent + 4, quote: false }];
-  return { columns: opened, listItem: false, interrupts: false, text: 0, code: false, empty: false };
+  const columns = [{ column: indent + 4, quote: false, group: undefined }];
+  return { columns, listItem: false, interrupts: false, text: 0, code: false, empty: false };
 }
 
 /** Whether `content` holds nothing but spaces and tabs from `from` on (and the `\r` of its line break). */
@@ -285,17 +358,116 @@ export interface OpenedContainers {
   readonly empty: boolean;
 }
 
-/** A container a line opens: the column where its text starts, and whether it is a quote. */
+/**
+ * A container a line opens: the column where its text starts, whether it is a quote (a group: holds one),
+ * and, when it stands for the group of those past the few read one by one, what the group counts.
+ */
 interface OpenedContainer {
   readonly column: number;
   readonly quote: boolean;
+  readonly group: Group | undefined;
 }
 
 /**
- * List items, and quotes past those open, read on one line: more are text, so a line's cost stays fixed
- * (see containerOpened) and a line of `>` opens no more than a few.
+ * List items and quotes read one by one on a line, past those open: the rest of its markers are counted
+ * as one group, so that a line of millions adds one entry to the containers open, not millions.
  */
 export const MAX_ITEMS_ON_A_LINE = 8;
+
+/**
+ * Containers one line opened past the few read one by one, kept as one entry whose column is the text
+ * column of the innermost: the text column of the outermost, the columns between each and the next when
+ * all are alike (items, or quotes) and evenly spaced (0 when not: the text of those between is unknown,
+ * and a line indented between is read as at the text of one, so neither as code nor as four columns
+ * past), and the `>` a line needs to be in them all.
+ */
+export interface Group {
+  readonly low: number;
+  readonly step: number;
+  readonly markers: number;
+}
+
+/** Counts containers into a group: see {@link Group}. */
+class GroupBuilder {
+  low = 0;
+  high = 0;
+  #step = 0;
+  #even = true;
+  #count = 0;
+  #markers = 0;
+
+  add(column: number, quote: boolean): void {
+    if (this.#count === 0) this.low = column;
+    else {
+      const step = column - this.high;
+      if (this.#count === 1) this.#step = step;
+      else if (step !== this.#step) this.#even = false;
+      if (quote !== this.#markers > 0) this.#even = false;
+    }
+    this.high = column;
+    this.#count++;
+    if (quote) this.#markers++;
+  }
+
+  /** Adds `count` quotes, the last with its text at `high`, whose columns between are not known. */
+  addUneven(high: number, count: number): void {
+    if (count === 0) return;
+    this.high = high;
+    this.#count += count;
+    this.#markers += count;
+    this.#even = false;
+  }
+
+  /** The group, or undefined when it holds one container only (no group). */
+  group(): Group | undefined {
+    if (this.#count < 2) return undefined;
+    return { low: this.low, step: this.#even ? this.#step : 0, markers: this.#markers };
+  }
+
+  get quote(): boolean {
+    return this.#markers > 0;
+  }
+}
+
+/** The containers a line opens, the first few one by one and the rest as one group. */
+class OpenedList {
+  readonly #columns: OpenedContainer[] = [];
+  #rest: GroupBuilder | undefined;
+
+  /** Whether it holds any. */
+  get some(): boolean {
+    return this.#columns.length > 0;
+  }
+
+  add(column: number, quote: boolean): void {
+    if (this.#rest === undefined && this.#columns.length < MAX_ITEMS_ON_A_LINE) {
+      this.#columns.push({ column, quote, group: undefined });
+    } else {
+      this.#rest ??= new GroupBuilder();
+      this.#rest.add(column, quote);
+    }
+  }
+
+  read(what: Omit<OpenedContainers, "columns">): OpenedContainers {
+    const rest = this.#rest;
+    if (rest === undefined) return { columns: this.#columns, ...what };
+    const group = { column: rest.high, quote: rest.quote, group: rest.group() };
+    return { columns: [...this.#columns, group], ...what };
+  }
+}
+
+/**
+ * The containers open, as the walker keeps them (see ContainerStack): their text columns, innermost last,
+ * which are quotes and which a guess, the `>` each takes, and the text column a line is in.
+ */
+export interface OpenContainers {
+  readonly containers: readonly number[];
+  readonly quotes: readonly number[];
+  readonly guesses: readonly number[];
+  markersOf(index: number): number;
+  firstMarkerBefore(index: number): number;
+  innermostAt(indent: number, count?: number): number;
+}
 
 const BULLET_AT = /(?:[-+*]|\d{1,9}[.)])(?=[ \t]|\r?$)/y;
 
@@ -323,24 +495,52 @@ export type QuotedLine = ReturnType<typeof quotedLine>;
  * The containers open as a walk over a file's lines reaches a line (see markdownLines): list items, quotes,
  * footnotes and the like, as the paragraph readers take them too.
  */
-export class ContainerStack {
+export class ContainerStack implements OpenContainers {
   /** Their text columns, innermost last. */
   readonly containers: number[] = [];
   /** Which of `containers` are quotes, by index: a quote goes on only on a line with its `>` (or lazily). */
   readonly quotes: number[] = [];
   /** Which of `containers` a line opened that goes on with a paragraph: no block, so text ends none. */
   readonly guesses: number[] = [];
+  /** Which of `containers` are groups (see {@link Group}), by index, rising. */
+  readonly #groups: { readonly index: number; low: number; readonly step: number; markers: number }[] = [];
 
   /** The text column of the innermost container open, or 0. */
   get innermost(): number {
     return this.containers.at(-1) ?? 0;
   }
 
-  /** How many of the containers open, outermost first, have their text start at `column` or before it. */
-  holding(column: number): number {
-    let kept = this.containers.length;
-    while (kept > 0 && (this.containers[kept - 1] ?? 0) > column) kept--;
-    return kept;
+  /** The `>` a line needs to be in the quote at `index`: one, or as many as its group counts. */
+  markersOf(index: number): number {
+    return this.#groupAt(index)?.markers ?? 1;
+  }
+
+  /**
+   * The column before which the first `>` of the quote at `index` stands: three columns past the text of
+   * the container around it; in a group not evenly spaced, items may stand before it, so anywhere up to
+   * three columns past where the group's last `>` stood.
+   */
+  firstMarkerBefore(index: number): number {
+    const outer = (index > 0 ? (this.containers[index - 1] ?? 0) : 0) + 4;
+    const group = this.#groups.length > 0 ? this.#groupAt(index) : undefined;
+    return group === undefined || group.step > 0 ? outer : Math.max(outer, (this.containers[index] ?? 0) + 2);
+  }
+
+  #groupAt(index: number) {
+    const group = this.#groups[firstPast(this.#groups, (item) => item.index >= index)];
+    return group?.index === index ? group : undefined;
+  }
+
+  /**
+   * The text column of the innermost of the first `count` containers that a line indented `indent`
+   * columns is in, or 0: found by halving, as a deep list may leave many open. In a group, that of the
+   * one it is in when they are evenly spaced, else `indent` itself (see {@link Group}).
+   */
+  innermostAt(indent: number, count = this.containers.length): number {
+    const next = firstPast(this.containers, (column) => column > indent, count);
+    const group = next < count && this.#groups.length > 0 ? this.#groupAt(next) : undefined;
+    if (group === undefined || group.low > indent) return this.containers[next - 1] ?? 0;
+    return group.step > 0 ? group.low + group.step * Math.floor((indent - group.low) / group.step) : indent;
   }
 
   /** Closes the containers from the `kept`-th on. */
@@ -349,11 +549,25 @@ export class ContainerStack {
     this.containers.length = kept;
     while ((this.quotes.at(-1) ?? -1) >= kept) this.quotes.pop();
     while ((this.guesses.at(-1) ?? -1) >= kept) this.guesses.pop();
+    while ((this.#groups.at(-1)?.index ?? -1) >= kept) this.#groups.pop();
   }
 
-  /** Closes the containers whose text starts past `column`. */
+  /**
+   * Closes the containers whose text starts past `column`; of a group a line indented into, those past
+   * it when they are evenly spaced, else none (see {@link Group}).
+   */
   closePast(column: number): void {
-    this.closeFrom(this.holding(column));
+    const kept = firstPast(this.containers, (text) => text > column);
+    const group = this.#groups.length > 0 ? this.#groupAt(kept) : undefined;
+    if (group === undefined || group.low > column) {
+      this.closeFrom(kept);
+      return;
+    }
+    this.closeFrom(kept + 1);
+    if (group.step === 0) return;
+    const held = Math.floor((column - group.low) / group.step);
+    this.containers[kept] = group.low + group.step * held;
+    if (group.markers > 0) group.markers = held + 1;
   }
 
   /** Closes the containers a line going on with a paragraph seemed to open (see `guesses`). */
@@ -386,7 +600,7 @@ export class ContainerStack {
     const surelyIn = this.containers[(this.guesses[0] ?? this.containers.length) - 1] ?? 0;
     return (
       container?.listItem === true &&
-      indent - innermostAt(this.containers, indent) < 4 &&
+      indent - this.innermostAt(indent) < 4 &&
       !pastSure &&
       (!underParagraph || container.interrupts || indent < surelyIn)
     );
@@ -404,18 +618,22 @@ export class ContainerStack {
     if (container.listItem && opensItem) this.closePast(indent);
     // A quote opens only with an item the line opens for sure: one that a line without its `>` ends is
     // no safe guess (in raw HTML, or in text that goes on, a `>` is text).
-    for (const { column, quote } of container.columns) {
-      if (!quote || (opensItem && !raw)) this.open(column, quote, container.listItem && !opensItem);
+    for (const { column, quote, group } of container.columns) {
+      if (!quote || (opensItem && !raw)) this.open(column, quote, container.listItem && !opensItem, group);
     }
     const last = container.columns.at(-1)?.column;
     return opensItem && container.empty && this.containers.at(-1) === last ? this.containers.length - 1 : -1;
   }
 
-  /** Opens a container whose text starts at `column`, unless that is not past the innermost one's. */
-  open(column: number, quote: boolean, guess = false): void {
+  /**
+   * Opens a container whose text starts at `column` (the innermost of a `group`), unless that is not past
+   * the innermost one's.
+   */
+  open(column: number, quote: boolean, guess = false, group?: Group): void {
     if (column <= this.innermost) return;
     if (quote) this.quotes.push(this.containers.length);
     if (guess) this.guesses.push(this.containers.length);
+    if (group !== undefined) this.#groups.push({ index: this.containers.length, ...group });
     this.containers.push(column);
   }
 }

@@ -14,6 +14,7 @@ import {
   innermostAt,
   listItemMarker,
   MAX_ITEMS_ON_A_LINE,
+  type OpenContainers,
   quotedLine,
   tabWidthAt,
 } from "./markdown-containers.js";
@@ -181,16 +182,6 @@ function paragraphEnd(
   return text.length;
 }
 
-/**
- * The containers the walker has open around a paragraph, as it keeps them (see markdownLines): their text
- * columns, innermost last, and which of them are quotes and which a guess.
- */
-interface OpenContainers {
-  readonly containers: readonly number[];
-  readonly quotes: readonly number[];
-  readonly guesses: readonly number[];
-}
-
 /** What {@link readAgainst} says of a line whose `>` opens a quote past those open. */
 const OPENS_QUOTE = -1;
 
@@ -201,15 +192,13 @@ const OPENS_QUOTE = -1;
  * OPENS_QUOTE when a `>` on it opens a quote past those open. With it, the column its text starts at,
  * as the containers' columns count it, and whether it holds nothing past its quotes' markers.
  */
-function readAgainst(
-  line: string,
-  { containers, quotes, guesses }: OpenContainers,
-): { past: number; indent: number; blank: boolean } {
-  const read = quotedLine(line, containers, quotes, quotes.length + 1, guesses);
+function readAgainst(line: string, open: OpenContainers): { past: number; indent: number; blank: boolean } {
+  const { containers, quotes, guesses } = open;
+  const read = quotedLine(line, open, 1, guesses);
   if (read.markers.count > read.markers.matched)
     return { past: OPENS_QUOTE, indent: read.indent, blank: read.blank };
   const bound = Math.min(quotes[read.markers.matched] ?? containers.length, guesses[0] ?? containers.length);
-  const past = read.indent - innermostAt(containers, read.indent, bound);
+  const past = read.indent - open.innermostAt(read.indent, bound);
   return { past, indent: read.indent, blank: read.blank };
 }
 

@@ -16,7 +16,6 @@ import {
   ContainerStack,
   containerOpened,
   countBelow,
-  innermostAt,
   MAX_ITEMS_ON_A_LINE,
   type QuotedLine,
   quotedLine,
@@ -100,16 +99,16 @@ export class MarkdownWalk {
   /**
    * The line with its quotes' markers read as white space, and its indentation past them as it is in the
    * innermost quote: a quote's text starts two columns past its `>`, whatever follows that. In code or raw
-   * HTML, a `>` past the quotes open is text; elsewhere a few more are read, as items. Under a paragraph,
+   * HTML, a `>` past the quotes open is text; elsewhere each opens a quote, the few read one by one and the
+   * rest counted as one group. Under a paragraph,
    * a `>` indented four columns past the text of the containers its line is surely in goes on with the
    * paragraph.
    */
   #read(written: string): QuotedLine {
-    const { containers, quotes } = this.#open;
+    const open = this.#open;
     const inRaw = this.#fence !== undefined || this.#html.end !== undefined;
-    const surely = this.#paragraph ? this.#open.guesses : NO_GUESSES;
-    const most = quotes.length + MAX_ITEMS_ON_A_LINE;
-    let read = quotedLine(written, containers, quotes, inRaw ? quotes.length : most, surely);
+    const surely = this.#paragraph ? open.guesses : NO_GUESSES;
+    let read = quotedLine(written, open, inRaw ? 0 : MAX_ITEMS_ON_A_LINE, surely);
     // A fence in a list item ends with the item: at a line indented less than the item's text; in a
     // quote, at a line without as many `>`. The line is then read again, out of code.
     if (
@@ -117,7 +116,7 @@ export class MarkdownWalk {
       ((!read.blank && read.indent < this.#fenceColumn) || read.markers.matched < this.#fenceQuotes)
     ) {
       this.#fence = undefined;
-      if (this.#html.end === undefined) read = quotedLine(written, containers, quotes, most, surely);
+      if (this.#html.end === undefined) read = quotedLine(written, open, MAX_ITEMS_ON_A_LINE, surely);
     }
     // An HTML block in a list item ends with the item, at a line indented less than the item's text; in a
     // quote, at a line without as many `>`: no line goes on with an HTML block lazily. The line is then
@@ -128,7 +127,7 @@ export class MarkdownWalk {
       ((!read.blank && read.indent < this.#html.column) || read.markers.matched < this.#html.quotes)
     ) {
       this.#html.close();
-      read = quotedLine(written, containers, quotes, most, surely);
+      read = quotedLine(written, open, MAX_ITEMS_ON_A_LINE, surely);
     }
     return read;
   }
@@ -162,7 +161,7 @@ export class MarkdownWalk {
       this.#paragraph &&
       !blank &&
       markers.count === markers.matched &&
-      (indent >= innermostAt(containers, indent, inner) + 4 || !endsParagraph(line.slice(width), true));
+      (indent >= this.#open.innermostAt(indent, inner) + 4 || !endsParagraph(line.slice(width), true));
     if (!lazily) {
       this.#open.closeFrom(inner);
       this.#paragraph = false;
@@ -176,10 +175,14 @@ export class MarkdownWalk {
   #openQuotes(markers: QuotedLine["markers"]): void {
     if (markers.count <= markers.matched) return;
     const added = markers.columns.slice(markers.matched);
+    const { group } = markers;
     // It ends the paragraph before it: the items that paragraph's text seemed to open were text.
     this.#open.closeGuesses();
-    this.#open.closePast((added[0] ?? 2) - 2);
-    for (const column of added) this.#open.open(column, true);
+    this.#open.closePast((added.length === 1 && group !== undefined ? group.low : (added[0] ?? 2)) - 2);
+    // A group is the last: the quotes past the few read one by one.
+    for (const [at, column] of added.entries()) {
+      this.#open.open(column, true, false, at === added.length - 1 ? group : undefined);
+    }
     this.#paragraph = false;
   }
 
@@ -224,7 +227,7 @@ export class MarkdownWalk {
     // block, whatever the items that text seemed to open: it goes on with the paragraph. A line going on
     // lazily without the `>` of a quote is in none of the containers from that quote on.
     const sure = open.surelyIn(read.markers.matched);
-    const pastSure = this.#paragraph && indent >= innermostAt(open.containers, indent, sure) + 4;
+    const pastSure = this.#paragraph && indent >= open.innermostAt(indent, sure) + 4;
     const opensItem = open.opensItem(container, indent, pastSure, this.#paragraph);
     // A `-` alone under a paragraph is its setext underline (a heading), not an item that may hold text.
     // It underlines only a paragraph of its own container: one it is indented into, not only into the items
@@ -317,13 +320,12 @@ export class MarkdownWalk {
     const open = this.#open;
     if (this.#html.end !== undefined || indent >= open.innermost || lazily) return false;
     if (this.#paragraph && !interruptsParagraph(content)) return false;
-    const kept = open.holding(indent);
-    if (indent < (open.containers[kept - 1] ?? 0) + 4) {
-      open.closeFrom(kept);
+    if (indent < open.innermostAt(indent) + 4) {
+      open.closePast(indent);
       return false;
     }
     if (this.#paragraph || open.guesses.length > 0) return false;
-    open.closeFrom(kept);
+    open.closePast(indent);
     return true;
   }
 
@@ -337,7 +339,7 @@ export class MarkdownWalk {
     const open = this.#open;
     const inItem = itemText === undefined ? undefined : fenceMarker(itemText);
     const around = this.#paragraph ? sure : open.containers.length;
-    const base = inItem !== undefined ? 0 : innermostAt(open.containers, indent, around);
+    const base = inItem !== undefined ? 0 : open.innermostAt(indent, around);
     const marker = inItem ?? (indent - base < 4 ? fenceMarker(content) : undefined);
     if (marker === undefined) return false;
     this.#fence = marker;
@@ -365,7 +367,7 @@ export class MarkdownWalk {
     this.#html.quotes = open.quotes.length;
     // HTML that may interrupt a paragraph continues none: the items it is not indented into end here.
     if (itemText === undefined && (block?.interrupts === true || content.startsWith("<!--"))) {
-      open.closePast(this.#paragraph ? innermostAt(open.containers, indent, sure) : indent);
+      open.closePast(this.#paragraph ? open.innermostAt(indent, sure) : indent);
     }
     this.#html.column = open.innermost;
     return block !== undefined || inner.startsWith("<!--");

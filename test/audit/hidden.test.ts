@@ -35,6 +35,9 @@ describe("markdown-comment", () => {
     // markers read one by one on a line, was read as text: the line after, which starts a paragraph in
     // the ninth item, went on with it, and the definition there was missed.
     [`${"- ".repeat(9)}>  # Title\n${" ".repeat(18)}[//]: # (after a heading)`, "2 markdown-comment"],
+    // A quote in the ninth item, counted with it past the eight containers read one by one, goes on at a
+    // line with its `>` indented into that item: after the heading in it, the definition starts a paragraph.
+    [`${"- ".repeat(9)}>  # Title\n${" ".repeat(20)}> [//]: # (in the quote)`, "2 markdown-comment"],
   ])("reads %j", (markdown, found) => {
     expect(rules("p/s/references/notes.md", `${markdown}\n`)).toEqual(found === "" ? [] : [found]);
   });

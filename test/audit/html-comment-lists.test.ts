@@ -77,6 +77,27 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     ]);
   });
 
+  // Regression: past the eight containers read on a line, the rest of its markers were read as text
+  // (`>`) or as one item whose text starts where the line's does: indented code or a fence in the ninth
+  // quote or the tenth item, which shows its comment, was read as text and flagged.
+  it.each([
+    ["indented code in the ninth quote", `${">".repeat(9)}     <!-- shown -->\n`],
+    ["a fence in the twelfth quote", `${"> ".repeat(12)}\`\`\`\n${"> ".repeat(12)}<!-- shown -->\n`],
+    ["indented code in the tenth item", `${"- ".repeat(10)}    <!-- shown -->\n`],
+    ["indented code in a quote in the ninth item", `${"- ".repeat(9)}>     <!-- shown -->\n`],
+  ])("leaves alone %s opened on one line", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  // Regression: those markers opened one container whose text starts at the last's: a line after a blank
+  // line indented short of it, but into the tenth of twelve items (twenty columns in), was read as
+  // indented code of the eighth, and the comment the rendered view hides there missed.
+  it("reads a line in one of the items past the eighth opened on one line as that item's text", () => {
+    expect(rules("p/s/SKILL.md", `${"- ".repeat(12)}x\n\n${" ".repeat(20)}<!-- hidden -->\n`)).toEqual([
+      "3 html-comment",
+    ]);
+  });
+
   // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
   // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
   // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
