@@ -4,14 +4,17 @@
  * flagged where the renderer shows every comment. Asserts nothing.
  *
  *   npm install --no-save commonmark@0.31.2   (not a dependency: the measure alone needs it)
- *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--misses FILE] [--flags FILE]
+ *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--wide] [--misses FILE] [--flags FILE]
  *
  * Each document is 3 to 10 lines: blank, or 0 to 8 spaces, 0 to 3 list item or quote markers, then a
  * paragraph of words, backtick runs and comments, a heading, a fence, HTML, a break or one more marker and
  * a paragraph. With `--tabs`, a marker may be followed by a tab, and a line indented by one or two tabs
  * before its spaces. With `--deep`, up to five markers a line, of more kinds (`1) `, `-` alone, `* * `, `- -`,
  * `>  > `), indentations up to 12 columns, and more breaks and HTML (`- - -`, `___`, `<details>`, `<?x`,
- * `<script>`). Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
+ * `<script>`). With `--wide`, each document repeats one run of markers six to fourteen times at the start
+ * of its lines (`>`, `> `, `- `, `1. `, `- > `, `>  `…; past the eight a line's markers are read one by
+ * one, see docs/audit.md), on some lines fewer times, or as white space as wide as any part of it, with a
+ * quote's `>` and two spaces before blocks too (`>  # x`). Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
  * `--misses` writes the documents with a miss, each with the renderer's HTML; `--flags`, those with a line
  * flagged where the renderer shows every comment.
  */
@@ -23,7 +26,7 @@ import { htmlCommentHits } from "../src/audit/index.js";
 import { seededRandom } from "./synthetic-catalog.js";
 
 const USAGE =
-  "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--misses FILE] [--flags FILE]";
+  "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--wide] [--misses FILE] [--flags FILE]";
 
 /** What the measure uses of the commonmark package. */
 interface CommonMark {
@@ -46,11 +49,14 @@ const BREAKS = ["---", "***", "==="];
 const DEEP_BREAKS = [...BREAKS, "- - -", "-", "=", "* *", "--", "___"];
 const HTML = ["<div>", "<pre>", "</pre>", "<span>", "</div>"];
 const DEEP_HTML = [...HTML, "<details>", "<?x", "?>", "<script>", "</script>"];
+/** With --wide: the runs a document repeats at the start of its lines, more times than are read one by one. */
+const WIDE_RUNS = [">", "> ", ">  ", "- ", "* ", "1. ", "-  ", "- > ", "> - ", "1. > ", ">\t", "-   "];
 
 /** How documents are written: see the usage. */
 interface Writing {
   readonly tabs: boolean;
   readonly deep: boolean;
+  readonly wide: boolean;
 }
 
 /**
@@ -58,7 +64,7 @@ interface Writing {
  * tab and lines indented by tabs too; with `deep`, up to five markers a line and more kinds of markers,
  * breaks and HTML (without either, the same documents as before the options).
  */
-function documentWriter(random: () => number, { tabs, deep }: Writing): () => string {
+function documentWriter(random: () => number, { tabs, deep, wide }: Writing): () => string {
   const markers = [...MARKERS, ...(tabs ? TAB_MARKERS : []), ...(deep ? DEEP_MARKERS : [])];
   const indents = deep ? DEEP_INDENTS : INDENTS;
   const counts = deep ? [0, 0, 1, 1, 2, 3, 4, 5] : [0, 0, 1, 1, 2, 3];
@@ -86,11 +92,32 @@ function documentWriter(random: () => number, { tabs, deep }: Writing): () => st
     if (draw < 0.82) return "";
     return `${pick(markers)}${paragraph()}`;
   };
+  /** With --wide: the run of markers a document repeats, and how many times. */
+  let run = "";
+  let times = 0;
+  /** A line that starts with the document's run (or some of it, or white space as wide), or undefined. */
+  const wideStart = (): string | undefined => {
+    const draw = random();
+    if (draw < 0.35) return run.repeat(times);
+    if (draw < 0.5) return run.repeat(between(1, times - 1));
+    if (draw < 0.7) return " ".repeat(between(0, run.replace("\t", "    ").length * times + 4));
+    if (draw < 0.8) return `${run.repeat(times)}${pick(["  ", ">  ", "    "])}`;
+    return undefined;
+  };
   return () => {
     const lines: string[] = [];
+    if (wide) {
+      run = pick(WIDE_RUNS);
+      times = between(6, 14);
+    }
     for (let count = between(3, 10); count > 0; count--) {
       if (random() < 0.15) {
         lines.push("");
+        continue;
+      }
+      const start = wide ? wideStart() : undefined;
+      if (start !== undefined) {
+        lines.push(start + block());
         continue;
       }
       let line = tabs && random() < 0.1 ? "\t".repeat(between(1, 2)) : "";
@@ -116,6 +143,7 @@ function main(argv: readonly string[]): void {
     seed: string;
     tabs: boolean;
     deep: boolean;
+    wide: boolean;
     misses?: string;
     flags?: string;
     help?: boolean;
@@ -128,6 +156,7 @@ function main(argv: readonly string[]): void {
         seed: { type: "string", default: "1" },
         tabs: { type: "boolean", default: false },
         deep: { type: "boolean", default: false },
+        wide: { type: "boolean", default: false },
         misses: { type: "string" },
         flags: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -175,7 +204,7 @@ function main(argv: readonly string[]): void {
     }
   }
   console.log(
-    `${count} documents, seed ${seed}${values.tabs ? ", tabs" : ""}${values.deep ? ", deep" : ""}: ${hiddenLines} lines with a comment the renderer hides; ` +
+    `${count} documents, seed ${seed}${values.tabs ? ", tabs" : ""}${values.deep ? ", deep" : ""}${values.wide ? ", wide" : ""}: ${hiddenLines} lines with a comment the renderer hides; ` +
       `missed ${missed}, flagged ${flagged} where the renderer shows every comment`,
   );
   if (values.misses !== undefined) writeFileSync(values.misses, written.join("\n"));

@@ -171,6 +171,18 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated(`- <pre>\n${"> ".repeat(8)}<!-- c -->\n`, size),
   },
+  // Each line of sixteen quotes opens a group past the eighth; the next has only some of its `>`.
+  {
+    name: "some of a group's quotes",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated(`${">".repeat(16)} a \`\n${">".repeat(12)}     <!-- c --> \`\n`, size),
+  },
+  // Each line opens twelve items, the last's text further in, and the next is indented between them.
+  {
+    name: "lines between a group's items",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated(`${"- ".repeat(11)}-    # a\n${" ".repeat(21)}<!-- c -->\n`, size),
+  },
   // A paragraph under a line of many items: each line is read against the first line's containers.
   {
     name: "paragraph lines under a line of items",

@@ -22,7 +22,7 @@ export function quotedLine(
   const markers = quoteMarkers(written, open, fresh, guesses);
   const { line } = markers;
   const { indent: columns, width } = indentation(line);
-  const textColumn = markers.columns.at(-1);
+  const textColumn = markers.partial?.column ?? markers.columns.at(-1);
   const indent = textColumn === undefined ? columns : textColumn + Math.max(0, columns - markers.textAt);
   const blank = width === line.length || (width === line.length - 1 && line.endsWith("\r"));
   return { markers, line, width, indent, written: columns, blank };
@@ -49,6 +49,7 @@ function quoteMarkers(
   columns: number[];
   textAt: number;
   group: Group | undefined;
+  partial: { column: number; group: Group | undefined } | undefined;
 } {
   const { containers, quotes } = open;
   const columns: number[] = [];
@@ -112,22 +113,25 @@ function quoteMarkers(
       }
     }
   }
+  /** The quotes of a group whose `>` the line has only some of: those it is in, unless it goes on lazily. */
+  let partial: { column: number; group: Group | undefined } | undefined;
   if (part > 0) {
     if (fresh === 0) {
       // The `>` of a group matched in part are text where no quote opens: what they would open is unsure.
       runEnd = wholeEnd;
       previous = wholePrevious;
     } else {
-      // The quotes of the group it has are read as new ones: it ends the group (or goes on with a
-      // paragraph in it lazily, which is not read so: the paragraph ends here).
-      rest = new GroupBuilder();
-      rest.add(partLow, true);
-      rest.addUneven(last ?? partLow, part - 1);
+      const some = new GroupBuilder();
+      some.add(partLow, true);
+      some.addUneven(last ?? partLow, part - 1);
+      partial = { column: some.high, group: some.group() };
     }
   }
   const group = rest?.group();
   if (rest !== undefined) columns.push(rest.high);
-  if (columns.length === 0) return { count: 0, matched, line, columns, textAt: 0, group };
+  if (columns.length === 0 && partial === undefined) {
+    return { count: 0, matched, line, columns, textAt: 0, group, partial };
+  }
   return {
     count: columns.length,
     matched,
@@ -135,6 +139,7 @@ function quoteMarkers(
     columns,
     textAt: previous + 2,
     group,
+    partial,
   };
 }
 
@@ -376,13 +381,15 @@ export const MAX_ITEMS_ON_A_LINE = 8;
 
 /**
  * Containers one line opened past the few read one by one, kept as one entry whose column is the text
- * column of the innermost: the text column of the outermost, the columns between each and the next when
- * all are alike (items, or quotes) and evenly spaced (0 when not: the text of those between is unknown,
- * and a line indented between is read as at the text of one, so neither as code nor as four columns
- * past), and the `>` a line needs to be in them all.
+ * column of the innermost: the text column of the outermost (`low`) and of the one before the innermost
+ * (`before`: the innermost's text may stand further past its marker, `-   x`), the columns between each
+ * and the next up to that one when all are alike (items, or quotes) and evenly spaced (0 when not: the
+ * text of those between is unknown, and a line indented between is read as at the text of one, so
+ * neither as code nor as four columns past), and the `>` a line needs to be in them all.
  */
 export interface Group {
   readonly low: number;
+  readonly before: number;
   readonly step: number;
   readonly markers: number;
 }
@@ -391,6 +398,7 @@ export interface Group {
 class GroupBuilder {
   low = 0;
   high = 0;
+  #before = 0;
   #step = 0;
   #even = true;
   #count = 0;
@@ -399,10 +407,10 @@ class GroupBuilder {
   add(column: number, quote: boolean): void {
     if (this.#count === 0) this.low = column;
     else {
-      const step = column - this.high;
-      if (this.#count === 1) this.#step = step;
-      else if (step !== this.#step) this.#even = false;
+      if (this.#count === 1) this.#step = column - this.high;
+      else if (this.high - this.#before !== this.#step) this.#even = false;
       if (quote !== this.#markers > 0) this.#even = false;
+      this.#before = this.high;
     }
     this.high = column;
     this.#count++;
@@ -412,6 +420,7 @@ class GroupBuilder {
   /** Adds `count` quotes, the last with its text at `high`, whose columns between are not known. */
   addUneven(high: number, count: number): void {
     if (count === 0) return;
+    this.#before = this.high;
     this.high = high;
     this.#count += count;
     this.#markers += count;
@@ -421,18 +430,30 @@ class GroupBuilder {
   /** The group, or undefined when it holds one container only (no group). */
   group(): Group | undefined {
     if (this.#count < 2) return undefined;
-    return { low: this.low, step: this.#even ? this.#step : 0, markers: this.#markers };
+    const step = this.#even ? this.#step : 0;
+    return { low: this.low, before: this.#before, step, markers: this.#markers };
   }
 
+  /** Whether it holds a quote (the first it holds is one, unless past the groups of one kind). */
   get quote(): boolean {
     return this.#markers > 0;
   }
+
+  /** It as the container a line opens: one, or a group. */
+  opened(): OpenedContainer {
+    return { column: this.high, quote: this.quote, group: this.group() };
+  }
 }
 
-/** The containers a line opens, the first few one by one and the rest as one group. */
+/**
+ * The containers a line opens, the first few one by one and the rest in groups of one kind (items, or
+ * quotes: a quote's `>` on the lines after stands past the text of the item before it, which a group of
+ * both would not keep), a few of them; past those, the rest as one group of both, not evenly spaced.
+ */
 class OpenedList {
   readonly #columns: OpenedContainer[] = [];
   #rest: GroupBuilder | undefined;
+  #groups = 0;
 
   /** Whether it holds any. */
   get some(): boolean {
@@ -442,19 +463,28 @@ class OpenedList {
   add(column: number, quote: boolean): void {
     if (this.#rest === undefined && this.#columns.length < MAX_ITEMS_ON_A_LINE) {
       this.#columns.push({ column, quote, group: undefined });
-    } else {
-      this.#rest ??= new GroupBuilder();
-      this.#rest.add(column, quote);
+      return;
     }
+    if (this.#rest !== undefined && this.#rest.quote !== quote && this.#groups < MAX_GROUPS_ON_A_LINE) {
+      this.#columns.push(this.#rest.opened());
+      this.#rest = undefined;
+    }
+    if (this.#rest === undefined) {
+      this.#rest = new GroupBuilder();
+      this.#groups++;
+    }
+    this.#rest.add(column, quote);
   }
 
   read(what: Omit<OpenedContainers, "columns">): OpenedContainers {
     const rest = this.#rest;
     if (rest === undefined) return { columns: this.#columns, ...what };
-    const group = { column: rest.high, quote: rest.quote, group: rest.group() };
-    return { columns: [...this.#columns, group], ...what };
+    return { columns: [...this.#columns, rest.opened()], ...what };
   }
 }
+
+/** Groups of one kind made on one line past the containers read one by one (see OpenedList). */
+const MAX_GROUPS_ON_A_LINE = 4;
 
 /**
  * The containers open, as the walker keeps them (see ContainerStack): their text columns, innermost last,
@@ -483,6 +513,14 @@ export function innermostAt(
   return containers[firstPast(containers, (column) => column > indent, count) - 1] ?? 0;
 }
 
+/**
+ * The text column of the container of an evenly spaced `group` that a line indented `indent` columns
+ * (past its outermost's text, short of its innermost's) is in.
+ */
+function textIn(group: Group, indent: number): number {
+  return Math.min(group.low + group.step * Math.floor((indent - group.low) / group.step), group.before);
+}
+
 /** How many of `sorted` (rising) are below `value`: found by halving, as many quotes may be open. */
 export function countBelow(sorted: readonly number[], value: number): number {
   return firstPast(sorted, (item) => item >= value);
@@ -503,7 +541,13 @@ export class ContainerStack implements OpenContainers {
   /** Which of `containers` a line opened that goes on with a paragraph: no block, so text ends none. */
   readonly guesses: number[] = [];
   /** Which of `containers` are groups (see {@link Group}), by index, rising. */
-  readonly #groups: { readonly index: number; low: number; readonly step: number; markers: number }[] = [];
+  readonly #groups: {
+    readonly index: number;
+    readonly low: number;
+    before: number;
+    readonly step: number;
+    markers: number;
+  }[] = [];
 
   /** The text column of the innermost container open, or 0. */
   get innermost(): number {
@@ -540,7 +584,7 @@ export class ContainerStack implements OpenContainers {
     const next = firstPast(this.containers, (column) => column > indent, count);
     const group = next < count && this.#groups.length > 0 ? this.#groupAt(next) : undefined;
     if (group === undefined || group.low > indent) return this.containers[next - 1] ?? 0;
-    return group.step > 0 ? group.low + group.step * Math.floor((indent - group.low) / group.step) : indent;
+    return group.step > 0 ? textIn(group, indent) : indent;
   }
 
   /** Closes the containers from the `kept`-th on. */
@@ -565,9 +609,10 @@ export class ContainerStack implements OpenContainers {
     }
     this.closeFrom(kept + 1);
     if (group.step === 0) return;
-    const held = Math.floor((column - group.low) / group.step);
-    this.containers[kept] = group.low + group.step * held;
-    if (group.markers > 0) group.markers = held + 1;
+    const text = textIn(group, column);
+    this.containers[kept] = text;
+    if (group.markers > 0) group.markers = (text - group.low) / group.step + 1;
+    group.before = Math.max(group.low, text - group.step);
   }
 
   /** Closes the containers a line going on with a paragraph seemed to open (see `guesses`). */

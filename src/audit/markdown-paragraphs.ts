@@ -198,7 +198,7 @@ function readAgainst(line: string, open: OpenContainers): { past: number; indent
   if (read.markers.count > read.markers.matched)
     return { past: OPENS_QUOTE, indent: read.indent, blank: read.blank };
   const bound = Math.min(quotes[read.markers.matched] ?? containers.length, guesses[0] ?? containers.length);
-  const past = read.indent - open.innermostAt(read.indent, bound);
+  const past = read.indent - (read.markers.partial?.column ?? open.innermostAt(read.indent, bound));
   return { past, indent: read.indent, blank: read.blank };
 }
 

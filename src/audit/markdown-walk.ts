@@ -157,13 +157,18 @@ export class MarkdownWalk {
     const { containers, quotes } = this.#open;
     if (markers.matched >= quotes.length) return false;
     const inner = quotes[markers.matched] ?? containers.length;
+    // With some of a group's `>`, the line is in those quotes: four columns past the last it goes on.
+    const base = markers.partial?.column ?? this.#open.innermostAt(indent, inner);
     const lazily =
       this.#paragraph &&
       !blank &&
       markers.count === markers.matched &&
-      (indent >= this.#open.innermostAt(indent, inner) + 4 || !endsParagraph(line.slice(width), true));
+      (indent >= base + 4 || !endsParagraph(line.slice(width), true));
     if (!lazily) {
       this.#open.closeFrom(inner);
+      // The quotes of the group the line has stay open: read as one group again, as new ones are.
+      const { partial } = markers;
+      if (partial !== undefined) this.#open.open(partial.column, true, false, partial.group);
       this.#paragraph = false;
       // An HTML block in a quote ends with it.
       if (markers.matched < this.#html.quotes) this.#html.close();
@@ -189,8 +194,10 @@ export class MarkdownWalk {
   #blankLine(start: number, end: number, markers: QuotedLine["markers"], emptyBefore: number): MarkdownLine {
     // A list item begins with at most one blank line: an empty item (`- `) ends at the blank after it.
     // The line is blank in the item only when it holds no `>` of a quote in it.
+    // Of a group of items it ends, only the last (`+ *`, past eight others, then a blank line: the `+`
+    // item goes on).
     if (emptyBefore !== -1 && markers.count <= countBelow(this.#open.quotes, emptyBefore)) {
-      this.#open.closeFrom(emptyBefore);
+      this.#open.closePast((this.#open.containers[emptyBefore] ?? 0) - 1);
     }
     // The items a line going on with a paragraph seemed to open are none: nothing goes on lazily past a
     // blank line, so they hold no line after it.

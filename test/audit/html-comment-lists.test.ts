@@ -98,6 +98,39 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     ]);
   });
 
+  // Regressions of the groups above, found by `bench/audit-commonmark.ts --wide`: a line with only some
+  // of a group's `>` was read as opening new quotes, which ends the paragraph where CommonMark goes on
+  // with it lazily; an empty item that ends at a blank line ended the whole group it is the last of; a
+  // quote in the ninth item, counted with the item in one group, ended where the item goes on.
+  it.each([
+    [
+      "a line with some of ten quotes' `>` going on lazily",
+      `${">".repeat(10)}\`\n${">".repeat(9)}     <!-- hidden -->\n`,
+      2,
+    ],
+    [
+      "the item before an empty one past the eighth",
+      `${"* ".repeat(8)}+ *\n\n${" ".repeat(20)}<!-- hidden -->\n`,
+      3,
+    ],
+    [
+      "the ninth item, after a fence in a quote in it",
+      `${"- ".repeat(9)}>\`\`\`\n${" ".repeat(20)}<!-- hidden -->\n`,
+      2,
+    ],
+  ])("flags a comment in %s", (_, markdown, line) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([`${line} html-comment`]);
+  });
+
+  // Regression: items past the eighth evenly spaced but for the text of the last (`-    # a`) were read as
+  // uneven, and a line four columns past the eleventh (short of the twelfth's text) as at the text of
+  // one: the indented code after the heading, which shows its comment, was flagged.
+  it("reads indented code in the eleventh item of twelve whose last has its text further in", () => {
+    expect(rules("p/s/SKILL.md", `${"- ".repeat(11)}-    # a\n${" ".repeat(26)}<!-- shown -->\n`)).toEqual(
+      [],
+    );
+  });
+
   // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
   // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
   // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
