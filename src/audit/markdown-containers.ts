@@ -392,6 +392,8 @@ export interface Group {
   readonly before: number;
   readonly step: number;
   readonly markers: number;
+  /** It holds items and quotes both (past the groups of one kind a line makes). */
+  readonly mixed: boolean;
 }
 
 /** Counts containers into a group: see {@link Group}. */
@@ -431,7 +433,8 @@ class GroupBuilder {
   group(): Group | undefined {
     if (this.#count < 2) return undefined;
     const step = this.#even ? this.#step : 0;
-    return { low: this.low, before: this.#before, step, markers: this.#markers };
+    const mixed = this.#markers > 0 && this.#markers < this.#count;
+    return { low: this.low, before: this.#before, step, markers: this.#markers, mixed };
   }
 
   /** Whether it holds a quote (the first it holds is one, unless past the groups of one kind). */
@@ -547,6 +550,7 @@ export class ContainerStack implements OpenContainers {
     before: number;
     readonly step: number;
     markers: number;
+    readonly mixed: boolean;
   }[] = [];
 
   /** The text column of the innermost container open, or 0. */
@@ -561,13 +565,24 @@ export class ContainerStack implements OpenContainers {
 
   /**
    * The column before which the first `>` of the quote at `index` stands: three columns past the text of
-   * the container around it; in a group not evenly spaced, items may stand before it, so anywhere up to
-   * three columns past where the group's last `>` stood.
+   * the container around it; in a group of items and quotes both, items may stand before it, so anywhere
+   * up to three columns past where the group's last `>` stood.
    */
   firstMarkerBefore(index: number): number {
     const outer = (index > 0 ? (this.containers[index - 1] ?? 0) : 0) + 4;
     const group = this.#groups.length > 0 ? this.#groupAt(index) : undefined;
-    return group === undefined || group.step > 0 ? outer : Math.max(outer, (this.containers[index] ?? 0) + 2);
+    return group?.mixed === true ? Math.max(outer, (this.containers[index] ?? 0) + 2) : outer;
+  }
+
+  /**
+   * Closes the empty list item at `index` (`- `) at the blank line after it, and those in it: of a group
+   * whose last it is, only that one when they are evenly spaced, else none (see {@link Group}).
+   */
+  closeEmptyItem(index: number): void {
+    const group = this.#groups.length > 0 ? this.#groupAt(index) : undefined;
+    const text = this.containers[index];
+    if (group === undefined || text === undefined) this.closeFrom(index);
+    else this.closePast(text - 1);
   }
 
   #groupAt(index: number) {

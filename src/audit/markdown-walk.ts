@@ -197,7 +197,7 @@ export class MarkdownWalk {
     // Of a group of items it ends, only the last (`+ *`, past eight others, then a blank line: the `+`
     // item goes on).
     if (emptyBefore !== -1 && markers.count <= countBelow(this.#open.quotes, emptyBefore)) {
-      this.#open.closePast((this.#open.containers[emptyBefore] ?? 0) - 1);
+      this.#open.closeEmptyItem(emptyBefore);
     }
     // The items a line going on with a paragraph seemed to open are none: nothing goes on lazily past a
     // blank line, so they hold no line after it.

@@ -122,6 +122,16 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     expect(rules("p/s/SKILL.md", markdown)).toEqual([`${line} html-comment`]);
   });
 
+  // An empty item in a quote in an item (`- >-`) ends at the blank line with the quote: the item around
+  // them goes on, and a comment four columns in after it is its text (a reading of the empty item's end
+  // that looked for it after the quote had ended it closed every container, and read the line as code).
+  it.each([
+    ["one item", "- >-\n\n    <!-- hidden -->\n"],
+    ["thirteen items", `${"1. ".repeat(13)}>-\n\n    <!-- hidden -->\n`],
+  ])("flags a comment after an empty item in a quote in %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
+  });
+
   // Regression: items past the eighth evenly spaced but for the text of the last (`-    # a`) were read as
   // uneven, and a line four columns past the eleventh (short of the twelfth's text) as at the text of
   // one: the indented code after the heading, which shows its comment, was flagged.
