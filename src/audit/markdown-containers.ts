@@ -544,14 +544,20 @@ export class ContainerStack implements OpenContainers {
   /** Which of `containers` a line opened that goes on with a paragraph: no block, so text ends none. */
   readonly guesses: number[] = [];
   /** Which of `containers` are groups (see {@link Group}), by index, rising. */
-  readonly #groups: {
-    readonly index: number;
-    readonly low: number;
-    before: number;
-    readonly step: number;
-    markers: number;
-    readonly mixed: boolean;
-  }[] = [];
+  /**
+   * The group each of `containers` is, by index, or undefined (one container): kept beside them, so that
+   * a line's markers ask it in constant time each.
+   */
+  readonly #groups: (
+    | {
+        readonly low: number;
+        before: number;
+        readonly step: number;
+        markers: number;
+        readonly mixed: boolean;
+      }
+    | undefined
+  )[] = [];
 
   /** The text column of the innermost container open, or 0. */
   get innermost(): number {
@@ -570,7 +576,7 @@ export class ContainerStack implements OpenContainers {
    */
   firstMarkerBefore(index: number): number {
     const outer = (index > 0 ? (this.containers[index - 1] ?? 0) : 0) + 4;
-    const group = this.#groups.length > 0 ? this.#groupAt(index) : undefined;
+    const group = this.#groupAt(index);
     return group?.mixed === true ? Math.max(outer, (this.containers[index] ?? 0) + 2) : outer;
   }
 
@@ -579,15 +585,14 @@ export class ContainerStack implements OpenContainers {
    * whose last it is, only that one when they are evenly spaced, else none (see {@link Group}).
    */
   closeEmptyItem(index: number): void {
-    const group = this.#groups.length > 0 ? this.#groupAt(index) : undefined;
+    const group = this.#groupAt(index);
     const text = this.containers[index];
     if (group === undefined || text === undefined) this.closeFrom(index);
     else this.closePast(text - 1);
   }
 
   #groupAt(index: number) {
-    const group = this.#groups[firstPast(this.#groups, (item) => item.index >= index)];
-    return group?.index === index ? group : undefined;
+    return this.#groups[index];
   }
 
   /**
@@ -597,7 +602,7 @@ export class ContainerStack implements OpenContainers {
    */
   innermostAt(indent: number, count = this.containers.length): number {
     const next = firstPast(this.containers, (column) => column > indent, count);
-    const group = next < count && this.#groups.length > 0 ? this.#groupAt(next) : undefined;
+    const group = next < count ? this.#groupAt(next) : undefined;
     if (group === undefined || group.low > indent) return this.containers[next - 1] ?? 0;
     return group.step > 0 ? textIn(group, indent) : indent;
   }
@@ -608,7 +613,7 @@ export class ContainerStack implements OpenContainers {
     this.containers.length = kept;
     while ((this.quotes.at(-1) ?? -1) >= kept) this.quotes.pop();
     while ((this.guesses.at(-1) ?? -1) >= kept) this.guesses.pop();
-    while ((this.#groups.at(-1)?.index ?? -1) >= kept) this.#groups.pop();
+    this.#groups.length = kept;
   }
 
   /**
@@ -617,7 +622,7 @@ export class ContainerStack implements OpenContainers {
    */
   closePast(column: number): void {
     const kept = firstPast(this.containers, (text) => text > column);
-    const group = this.#groups.length > 0 ? this.#groupAt(kept) : undefined;
+    const group = this.#groupAt(kept);
     if (group === undefined || group.low > column) {
       this.closeFrom(kept);
       return;
@@ -693,7 +698,7 @@ export class ContainerStack implements OpenContainers {
     if (column <= this.innermost) return;
     if (quote) this.quotes.push(this.containers.length);
     if (guess) this.guesses.push(this.containers.length);
-    if (group !== undefined) this.#groups.push({ index: this.containers.length, ...group });
+    this.#groups.push(group === undefined ? undefined : { ...group });
     this.containers.push(column);
   }
 }

@@ -100,9 +100,8 @@ export class MarkdownWalk {
    * The line with its quotes' markers read as white space, and its indentation past them as it is in the
    * innermost quote: a quote's text starts two columns past its `>`, whatever follows that. In code or raw
    * HTML, a `>` past the quotes open is text; elsewhere each opens a quote, the few read one by one and the
-   * rest counted as one group. Under a paragraph,
-   * a `>` indented four columns past the text of the containers its line is surely in goes on with the
-   * paragraph.
+   * rest counted as one group. Under a paragraph, a `>` indented four columns past the text of the
+   * containers its line is surely in goes on with the paragraph.
    */
   #read(written: string): QuotedLine {
     const open = this.#open;
