@@ -49,7 +49,8 @@ interface Started {
 
 /**
  * Runs a README command line through the shell, in its own process group (npm starts a shell that starts
- * node), with only what a fresh login shell would have, and waits until /health answers.
+ * node), with only what a fresh login shell would have, and waits until its ready line names the endpoint
+ * and /health answers.
  */
 async function startFromReadme(line: string, cwd: string): Promise<Started> {
   const port = await freePort();
@@ -73,10 +74,15 @@ async function startFromReadme(line: string, cwd: string): Promise<Started> {
     ended = true;
   });
   while (!ended && Date.now() < deadline) {
-    const healthy = await fetch(`${url}/health`).then(
-      (answer) => answer.ok,
-      () => false,
-    );
+    // Its own ready line first: the port was free when chosen, and another process may have taken it
+    // during the build, whose /health would answer for a server that never started.
+    const ready = output.includes(`${url}/mcp`);
+    const healthy =
+      ready &&
+      (await fetch(`${url}/health`).then(
+        (answer) => answer.ok,
+        () => false,
+      ));
     if (healthy) return { child, url, exited, output: () => output };
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
