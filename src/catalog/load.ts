@@ -63,8 +63,14 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
 
   const skills: Skill[] = [];
   const packFiles = new Map<string, ReadonlyMap<string, CatalogFile>>();
+  // The packs walked no further: what says most plainly that the folder given holds no packs (/usr).
+  const overfull: CatalogIssue[] = [];
   for (const name of packsToScan(listPackFolders(root, issues), selectors)) {
     const pack = scanPack(name, context);
+    if (pack.overfull !== undefined) {
+      overfull.push(pack.overfull);
+      continue;
+    }
     if (pack.skills.length === 0) {
       issues.push({ severity: "skipped", path: name, reason: "pack folder holds no valid skill" });
       continue;
@@ -76,7 +82,8 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
 
   const scanned = new Scope(skills, (name) => packFiles.get(name) ?? new Map());
   if (scanned.skills.length === 0) {
-    const reasons = issues.slice(0, 3).map((issue) => `; ${issue.path}: ${issue.reason}`);
+    const first = [...overfull, ...issues];
+    const reasons = [...new Set(first)].slice(0, 3).map((issue) => `; ${issue.path}: ${issue.reason}`);
     // A skill's own folder given as the skills folder: its SKILL.md is read as no pack's, so nothing is served.
     if (isFile(path.join(root, SKILL_DOCUMENT))) {
       reasons.unshift(

@@ -26,7 +26,17 @@ export interface LoadContext {
 export interface ScannedPack {
   readonly skills: readonly Skill[];
   readonly files: ReadonlyMap<string, CatalogFile>;
+  /** The issue saying the pack was walked no further (MAX_PACK_ENTRIES), also among the load's issues. */
+  readonly overfull?: CatalogIssue;
 }
+
+/**
+ * The most files and folders a pack's walk visits outside its skill folders (which cost nothing: a pack of
+ * 50,000 skills in a few groups walks a few folders). Packs hold skill folders and a few shared files (the
+ * most in the corpus of docs/search.md: 281); a skills folder set to /usr walked its 139,000 files and
+ * folders (1.4 s and 165 MB, 9.6 s with a cold cache) to find no skill.
+ */
+export const MAX_PACK_ENTRIES = 10_000;
 
 /**
  * How many skills a served skill may lie in. Collections nest one or two levels
@@ -55,13 +65,27 @@ export function scanPack(name: string, context: LoadContext): ScannedPack {
     if (found) walked.push({ folder, real, entries, nesting: 0 });
     return found;
   };
+  const budget = { left: MAX_PACK_ENTRIES };
   walk(packRoot, "", new Set([packRoot]), packFiles, {
     boundary: packRoot,
     issues,
     report: (relative) => path.posix.join(name, relative),
     stopAt: isSkillFolder,
     maxEntries: MAX_FOLDER_ENTRIES,
+    budget,
   });
+  if (budget.left < 0) {
+    const overfull: CatalogIssue = {
+      severity: "skipped",
+      path: name,
+      reason:
+        `pack folder holds more than ${MAX_PACK_ENTRIES.toLocaleString("en-US")} files and folders outside ` +
+        `its skill folders: neither it nor its skills are served (a pack holds skill folders and a few ` +
+        `shared files; is the skills folder the one that holds the packs?)`,
+    };
+    issues.push(overfull);
+    return { skills: [], files: NO_FILES, overfull };
+  }
 
   // Of two groups, or two skill folders, whose paths differ only in case, one is served, as of pack folders.
   const folded = new FoldedPaths();

@@ -26,12 +26,18 @@ export interface WalkContext {
   readonly maxFiles?: number;
   /** A folder of more entries than this is not read past them, and is left out with an issue. */
   readonly maxEntries?: number;
+  /**
+   * How many more files and folders the walk may visit outside the folders it stops at; those, and a folder
+   * holding one (a pack's group), cost nothing. Once it is below 0 the walk ends, and its caller tells what
+   * that left out.
+   */
+  readonly budget?: { left: number };
 }
 
 /**
  * Walks a folder collecting its visible files into `files`. Symlinks are followed only when their
  * target lies inside the boundary; `seen` stops symlink cycles. What cannot be read, or could not be named
- * by a client, is left out with an issue.
+ * by a client, is left out with an issue. Returns whether the walk stopped at the folder (`stopAt`).
  */
 export function walk(
   real: string,
@@ -45,15 +51,22 @@ export function walk(
     context.issues,
     context.maxEntries,
   ),
-): void {
-  if (entries === undefined || context.stopAt?.(relative, real, entries)) return;
+): boolean {
+  if (entries === undefined) return false;
+  if (context.stopAt?.(relative, real, entries)) return true;
+  const { budget } = context;
+  if (budget !== undefined) budget.left -= 1;
+  let holdsStop = false;
   for (const entry of entries) {
-    if (files.length > (context.maxFiles ?? Number.POSITIVE_INFINITY)) return;
+    if (files.length > (context.maxFiles ?? Number.POSITIVE_INFINITY)) return false;
+    if (budget !== undefined && budget.left < 0) return false;
     if (isHidden(entry.name)) continue;
     const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
     // Issues name it escaped: a log line shows every character of a name the catalog leaves out.
     const where = () => context.report(visible(childRelative));
     const child = resolveEntry(real, entry, context.boundary);
+    // A folder is counted once entered, and only when the walk does not stop at it.
+    if (budget !== undefined && child.kind !== "folder") budget.left -= 1;
     if (child.kind === "outside") {
       context.issues.push({
         severity: "skipped",
@@ -79,9 +92,11 @@ export function walk(
       });
     } else if (!seen.has(child.real)) {
       seen.add(child.real);
-      walk(child.real, childRelative, seen, files, context);
+      if (walk(child.real, childRelative, seen, files, context)) holdsStop = true;
     }
   }
+  if (budget !== undefined && holdsStop && budget.left >= 0) budget.left += 1;
+  return false;
 }
 
 export type ResolvedEntry =

@@ -14,9 +14,10 @@ import {
   MAX_FRONTMATTER_BYTES,
 } from "../../src/catalog/frontmatter.js";
 import { type CatalogIssue, loadCatalog } from "../../src/catalog/index.js";
+import { MAX_PACK_ENTRIES } from "../../src/catalog/pack-scan.js";
 import { MAX_SKILL_FILES } from "../../src/catalog/skill.js";
 import { makeDeepFolders, removeDeepTree } from "../helpers/deep-tree.js";
-import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
+import { makeTree, skillMd, type TempTree, writeTree } from "../helpers/skill-tree.js";
 
 /** Linux's PATH_MAX: a path this long or longer is refused by every call with ENAMETOOLONG. */
 const PATH_MAX = 4096;
@@ -588,6 +589,52 @@ describe("loadCatalog on a folder of more entries than a skill may hold files", 
     } finally {
       reads.mockRestore();
     }
+  }, 240_000);
+});
+
+// Regression: a pack's walk outside its skill folders had no bound: a skills folder set to /usr walked its
+// 139,000 files and folders (1.4 s and 165 MB here, 9.6 s with a cold cache) to say that it held no skill.
+describe("loadCatalog on a pack of more files and folders outside its skills than a pack holds", () => {
+  it("walks no further, leaves the pack out with the reason, and serves the other packs", async () => {
+    const dir = await withTree({ "big/docs/readme.md": "", "big/tool/SKILL.md": skillMd("tool") });
+    mkdirSync(path.join(dir, "big/docs/more"));
+    for (let entry = 0; entry < MAX_PACK_ENTRIES; entry++) {
+      writeFileSync(path.join(dir, "big/docs/more", `${entry}.txt`), "");
+    }
+    writeFileSync(path.join(dir, "big/zz.md"), "");
+    await writeTree(dir, { "p/other/SKILL.md": skillMd("other") });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/other"]);
+    expect(issues).toEqual([
+      {
+        severity: "skipped",
+        path: "big",
+        reason:
+          "pack folder holds more than 10,000 files and folders outside its skill folders: neither it nor its skills are served (a pack holds skill folders and a few shared files; is the skills folder the one that holds the packs?)",
+      },
+    ]);
+  }, 240_000);
+
+  it("says so first when no pack is left to serve", async () => {
+    const dir = await withTree({ "a/x.md": "", "big/readme.md": "" });
+    for (let entry = 0; entry < MAX_PACK_ENTRIES; entry++) {
+      mkdirSync(path.join(dir, "big", `${entry}`));
+    }
+    expect(() => loadCatalog(dir)).toThrow(
+      `No valid skill in ${dir}; big: pack folder holds more than 10,000 files and folders outside`,
+    );
+  }, 240_000);
+
+  it("counts no skill folder nor group: a pack of more skills than that, each in a group, is served whole", async () => {
+    const dir = await withTree({ "p/shared/notes.md": "" });
+    for (let skill = 0; skill <= MAX_PACK_ENTRIES; skill++) {
+      const group = `g-${skill}`;
+      mkdirSync(path.join(dir, "p", group, `s-${skill}`), { recursive: true });
+      writeFileSync(path.join(dir, "p", group, `s-${skill}`, "SKILL.md"), skillMd(`s-${skill}`));
+    }
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills).toHaveLength(MAX_PACK_ENTRIES + 1);
+    expect(issues).toEqual([]);
   }, 240_000);
 });
 
