@@ -1,3 +1,4 @@
+import { type Stats, statSync } from "node:fs";
 import { mkdir, readlink, stat } from "node:fs/promises";
 import path from "node:path";
 
@@ -17,6 +18,7 @@ export async function makeFolder(folder: string, mode?: number): Promise<string 
     return folder;
   } catch (error) {
     if (codeOf(error) === "EEXIST") return alreadyThere(folder, error);
+    if (codeOf(error) === "ENOTDIR") throw notAFolderError(folder, error);
     const parent = path.dirname(folder);
     if (codeOf(error) !== "ENOENT" || parent === folder) throw error;
     const made = await makeFolder(parent, mode);
@@ -24,6 +26,7 @@ export async function makeFolder(folder: string, mode?: number): Promise<string 
       await mkdir(folder, options);
     } catch (again) {
       if (codeOf(again) === "EEXIST") return (await alreadyThere(folder, again)) ?? made;
+      if (codeOf(again) === "ENOTDIR") throw notAFolderError(folder, again);
       if (codeOf(again) !== "ENOENT") throw again;
       throw new MakeFolderError(
         folder,
@@ -40,14 +43,53 @@ export async function makeFolder(folder: string, mode?: number): Promise<string 
  */
 export class MakeFolderError extends Error {
   override name = "MakeFolderError";
-  readonly code = "ENOENT";
   readonly syscall = "mkdir";
   constructor(
     readonly path: string,
     message: string,
+    readonly code: "ENOENT" | "ENOTDIR" = "ENOENT",
   ) {
     super(message);
   }
+}
+
+/**
+ * What stands where `target`'s path needs a folder, in words (`/dev/null is a device where the path needs a
+ * folder`): the first part of the path, as given, that is there and is no folder. Undefined when each part
+ * there is a folder, or cannot be looked at. Node's words for it, EEXIST ("file already exists") or ENOTDIR,
+ * name neither the part nor what to give instead.
+ */
+export function notAFolderOnPath(target: string): string | undefined {
+  const parts: string[] = [];
+  for (let at = target; ; at = path.dirname(at)) {
+    if (at !== ".") parts.unshift(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const part of parts) {
+    let found: Stats;
+    try {
+      found = statSync(part);
+    } catch {
+      return undefined;
+    }
+    if (!found.isDirectory()) return `${part} is ${kindOf(found)} where the path needs a folder`;
+  }
+  return undefined;
+}
+
+/** What a file system entry that is no folder is, in words: `a file`, `a device`, `a socket`. */
+export function kindOf(found: Stats): string {
+  if (found.isFile()) return "a file";
+  if (found.isFIFO()) return "a named pipe (FIFO)";
+  if (found.isCharacterDevice() || found.isBlockDevice()) return "a device";
+  if (found.isSocket()) return "a socket";
+  return "something other than a folder";
+}
+
+/** The ENOTDIR (or EEXIST) of making `folder`, as the part of its path that is no folder, when one is found. */
+function notAFolderError(folder: string, error: unknown): unknown {
+  const said = notAFolderOnPath(folder);
+  return said === undefined ? error : new MakeFolderError(folder, said, "ENOTDIR");
 }
 
 /** Undefined when `folder` is a folder (or a link to one); else the mkdir error, worded for a dangling link. */
@@ -55,7 +97,7 @@ async function alreadyThere(folder: string, error: unknown): Promise<undefined> 
   const found = await stat(folder).catch((failed: unknown) => failed as NodeJS.ErrnoException);
   if (!(found instanceof Error)) {
     if (found.isDirectory()) return undefined;
-    throw error;
+    throw notAFolderError(folder, error);
   }
   const target = await readlink(folder).catch(() => undefined);
   if (found.code !== "ENOENT" || target === undefined) throw error;

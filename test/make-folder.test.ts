@@ -26,10 +26,22 @@ describe("makeFolder", () => {
     expect(await makeFolder(path.join(dir, "link"))).toBeUndefined();
   });
 
-  it("fails as mkdir -p does on a file where a folder is needed", async () => {
-    await writeFile(path.join(dir, "file"), "");
-    await expect(makeFolder(path.join(dir, "file"))).rejects.toMatchObject({ code: "EEXIST" });
-    await expect(makeFolder(path.join(dir, "file", "x"))).rejects.toMatchObject({ code: "ENOTDIR" });
+  // Node's words were EEXIST ("file already exists") or ENOTDIR, naming neither the file nor what was needed:
+  // `fetch-skills --out /dev/null/x` answered "a file is already there (EEXIST); remove it".
+  it("fails on a file where a folder is needed, naming it and what it is", async () => {
+    const file = path.join(dir, "file");
+    await writeFile(file, "");
+    const said = `${file} is a file where the path needs a folder`;
+    await expect(makeFolder(file)).rejects.toMatchObject({ code: "ENOTDIR", message: said });
+    await expect(makeFolder(path.join(file, "x", "y"))).rejects.toMatchObject({
+      code: "ENOTDIR",
+      message: said,
+    });
+    if (linux) {
+      await expect(makeFolder("/dev/null/x")).rejects.toThrow(
+        "/dev/null is a device where the path needs a folder",
+      );
+    }
   });
 
   it("names a dangling symbolic link on the way and where it leads", async () => {

@@ -12,6 +12,7 @@ import { constants } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { describeArgsError } from "../../src/command-line.js";
+import { notAFolderOnPath } from "../../src/make-folder.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import {
   describeWriteError,
@@ -276,6 +277,9 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
 function checkOutputFile(option: string, file: string, out: string): void {
   const folder = path.dirname(file);
   if (folder === out || folder.startsWith(`${out}${path.sep}`)) return;
+  const throughFile = notAFolderOnPath(folder);
+  if (throughFile !== undefined)
+    throw new UsageError(`${option} ${file}: ${throughFile}; give another ${option}`);
   try {
     if (!statSync(folder).isDirectory()) throw new UsageError(`${option}: ${folder} is not a folder`);
     accessSync(folder, fsConstants.W_OK);

@@ -91,13 +91,16 @@ export interface FetchPlan {
 export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
   const unwritable = (error: unknown) =>
     new FetcherError(
-      `--out ${plan.out}: cannot write in ${path.dirname(plan.out)}, where the new folder is built before it is swapped in${reasonOf(error)}`,
+      notAFolder(error, "--out", plan.out) ??
+        `--out ${plan.out}: cannot write in ${path.dirname(plan.out)}, where the new folder is built before it is swapped in${reasonOf(error)}`,
     );
   // Before any fetch: a --cache that cannot be made failed each source in turn, as if git had.
   if (plan.cache !== undefined) {
     const cache = plan.cache;
     await makeFolder(cache).catch((error: unknown) => {
-      throw new FetcherError(`--cache ${cache}: cannot make the folder${reasonOf(error)}`);
+      throw new FetcherError(
+        notAFolder(error, "--cache", cache) ?? `--cache ${cache}: cannot make the folder${reasonOf(error)}`,
+      );
     });
   }
   try {
@@ -450,6 +453,12 @@ async function swapIn(build: string, out: string, previous: string): Promise<voi
 }
 
 /** Why a folder cannot be made, after its words: a folder's own words where its code would mislead. */
+/** A folder option's path that leads through a file (`--out /dev/null/x`): which part, and what to give. */
+function notAFolder(error: unknown, option: string, folder: string): string | undefined {
+  if (!(error instanceof MakeFolderError) || error.code !== "ENOTDIR") return undefined;
+  return `${option} ${folder}: ${error.message}; give another ${option}`;
+}
+
 function reasonOf(error: unknown): string {
   return error instanceof MakeFolderError ? ` (${error.message})` : `: ${describeWriteError(error)}`;
 }

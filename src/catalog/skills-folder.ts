@@ -4,6 +4,7 @@
  */
 import { realpathSync, type Stats, statfsSync, statSync } from "node:fs";
 import path from "node:path";
+import { kindOf, notAFolderOnPath } from "../make-folder.js";
 import { SKILL_DOCUMENT } from "./types.js";
 
 /** The skills folder cannot be served: the server must not start. */
@@ -25,11 +26,13 @@ export function realSkillsFolder(dir: string, hint: string | undefined): string 
     stat = statSync(real);
   } catch {
     // Said with the path as the operator gave it.
+    const throughFile = notAFolderOnPath(dir);
+    if (throughFile !== undefined) throw new CatalogError(`Skills folder ${dir}: ${throughFile}`);
     throw new CatalogError(
       `Skills folder ${dir} does not exist or is not a folder${hint === undefined ? "" : `: ${hint}`}`,
     );
   }
-  if (!stat.isDirectory()) throw new CatalogError(`Skills folder ${dir} ${notAFolder(stat)}`);
+  if (!stat.isDirectory()) throw new CatalogError(`Skills folder ${dir} is ${kindOf(stat)}, not a folder`);
   const shown = real === dir ? dir : `${dir} (${real})`;
   if (real === path.parse(real).root) {
     throw new CatalogError(
@@ -43,15 +46,6 @@ export function realSkillsFolder(dir: string, hint: string | undefined): string 
     );
   }
   return real;
-}
-
-/** What a path that is no folder is instead, in words. */
-function notAFolder(stat: Stats): string {
-  if (stat.isFile()) return "is a file, not a folder";
-  if (stat.isFIFO()) return "is a named pipe (FIFO), not a folder";
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "is a device, not a folder";
-  if (stat.isSocket()) return "is a socket, not a folder";
-  return "is not a folder";
 }
 
 /**

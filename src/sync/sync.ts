@@ -1,6 +1,7 @@
 import { rmdir } from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { notAFolderOnPath } from "../make-folder.js";
 import { packageVersion } from "../package.js";
 import { apply, countDone, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
@@ -40,7 +41,7 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
     if (isSystemError(error) && NOT_WRITABLE.has(error.code ?? "")) return { unwritable: error };
     if (!isSystemError(error)) throw error;
     throw new SyncError(
-      `cannot sync into ${folder}: ${notAFolder(error) ?? noFileThere(error) ?? error.message}`,
+      `cannot sync into ${folder}: ${notAFolder(folder, error) ?? noFileThere(error) ?? error.message}`,
     );
   });
   // No run lock where nothing can be written: a run with nothing to write needs none, as a check does.
@@ -84,10 +85,11 @@ async function removeEmptyFolders(folder: string, top: string): Promise<void> {
 }
 
 /** What a file where the folder (or one above it) should be means, said without the system call's words. */
-function notAFolder(error: NodeJS.ErrnoException): string | undefined {
-  return error.code === "EEXIST" || error.code === "ENOTDIR"
-    ? "it is a file, or a file is on its path, where a folder is needed: give a folder with --to"
-    : undefined;
+function notAFolder(folder: string, error: NodeJS.ErrnoException): string | undefined {
+  if (error.code !== "EEXIST" && error.code !== "ENOTDIR") return undefined;
+  const found =
+    notAFolderOnPath(folder) ?? "it is a file, or a file is on its path, where a folder is needed";
+  return `${found}; give another folder with --to`;
 }
 
 /**
@@ -112,7 +114,7 @@ async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoExcep
   const { folder } = options;
   const lock = await readLock(folder).catch((error: unknown) => {
     if (!isSystemError(error)) throw error;
-    throw new SyncError(`cannot read ${folder}: ${notAFolder(error) ?? error.message}`);
+    throw new SyncError(`cannot read ${folder}: ${notAFolder(folder, error) ?? error.message}`);
   });
   const server = options.server.url.href;
   let connection: Connection;

@@ -547,8 +547,15 @@ describe("loadCatalog refusals", () => {
     const tree = await makeTree({ "notes.md": "x" });
     try {
       expect(() => loadCatalog(path.join(tree.dir, "notes.md"))).toThrow(/ is a file, not a folder$/);
+      // Past a file it was "does not exist or is not a folder" again.
+      expect(() => loadCatalog(path.join(tree.dir, "notes.md", "skills"))).toThrow(
+        `Skills folder ${path.join(tree.dir, "notes.md", "skills")}: ${path.join(tree.dir, "notes.md")} is a file where the path needs a folder`,
+      );
       if (process.platform === "linux") {
         expect(() => loadCatalog("/dev/null")).toThrow("Skills folder /dev/null is a device, not a folder");
+        expect(() => loadCatalog("/dev/null/skills")).toThrow(
+          "Skills folder /dev/null/skills: /dev/null is a device where the path needs a folder",
+        );
       }
     } finally {
       await tree.remove();

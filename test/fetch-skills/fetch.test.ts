@@ -697,6 +697,34 @@ describe("fetch-skills: all or nothing", () => {
     );
   });
 
+  // It said "cannot write in /dev/null, …: a file is already there (EEXIST); remove it, or give another
+  // folder": advice to remove /dev/null, and no word of what was wrong with the path.
+  it.each([
+    ["--out", "notes/skills", "notes"],
+    ["--cache", "notes/cache", "notes"],
+    ["--summary", "notes/summary.md", "notes"],
+  ])("says which part of %s %s is a file where a folder is needed", async (option, value, file) => {
+    const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
+    await writeFile(path.join(site, "notes"), "mine");
+    const result = await runFetcher([option, value], site);
+    expect(result.stderr.split("\n")[0]).toBe(
+      `fetch-skills: ${option} ${path.join(site, value)}: ${path.join(site, file)} is a file where the path needs a folder; give another ${option}`,
+    );
+    expect(await readFile(path.join(site, "notes"), "utf8")).toBe("mine");
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "says /dev/null is a device where --out needs a folder",
+    async () => {
+      const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
+      const result = await runFetcher(["--out", "/dev/null/skills"], site);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        "fetch-skills: --out /dev/null/skills: /dev/null is a device where the path needs a folder; give another --out\nfetch-skills: nothing written\n",
+      );
+    },
+  );
+
   // Node's recursive mkdir never returned there, spinning at full CPU: mkdir answers ENOENT under /proc.
   it.skipIf(process.platform !== "linux").each([
     [

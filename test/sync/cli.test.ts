@@ -311,11 +311,19 @@ describe("a sync from the command line", () => {
   });
 
   // A file given as --to was answered "EEXIST: file already exists, mkdir …" (or ENOTDIR on a dry run).
-  it.each([[[]], [["--dry-run"]]])("says a file given as --to is no folder (%j)", async (mode) => {
+  // Then "it is a file, or a file is on its path": which one was left to the reader.
+  it.each([
+    ["notes.txt", []],
+    ["notes.txt", ["--dry-run"]],
+    ["notes.txt/skills", []],
+    ["notes.txt/skills", ["--dry-run"]],
+  ])("says a file given as --to, or on its path, is no folder (%s %j)", async (to, mode) => {
     await writeFile(path.join(work, "notes.txt"), "mine");
-    const { status, stderr } = await run(open.url, "--to", "notes.txt", ...mode);
+    const { status, stderr } = await run(open.url, "--to", to, ...mode);
     expect(status).toBe(2);
-    expect(stderr).toContain("notes.txt: it is a file, or a file is on its path, where a folder is needed");
+    expect(stderr).toContain(
+      `${path.join(work, to)}: ${path.join(work, "notes.txt")} is a file where the path needs a folder; give another folder with --to\n`,
+    );
     expect(await readFile(path.join(work, "notes.txt"), "utf8")).toBe("mine");
   });
 
