@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { unreadableFile } from "../src/command-line.js";
 
 /**
  * The entries of the JSON object in `file`. Throws, naming the file, when it cannot be read or parsed or
@@ -9,8 +10,7 @@ export function readJsonObject(file: string, holding: string): [string, unknown]
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    const code = error instanceof Error && "code" in error ? String(error.code) : String(error);
-    throw new Error(`${file}: cannot read it (${code})`);
+    throw new Error(unreadableFile(file, error));
   }
   let raw: unknown;
   try {

@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Scope } from "../src/catalog/index.js";
-import { describeArgsError } from "../src/command-line.js";
+import { describeArgsError, unreadableFile } from "../src/command-line.js";
 import { steeringFor } from "../src/mcp/index.js";
 import { examplesDir } from "../src/package.js";
 import { tolerateClosedOutput } from "./closed-output.js";
@@ -184,9 +184,15 @@ async function shownOf(client: Client): Promise<{ readonly instructions: string;
 
 /** Requests as `../shared/bench/queries.json` holds them: `query` and `expected: ["pack/name"]`. */
 function readQuerySet(file: string, everything: Scope): QuerySet {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(unreadableFile(`--queries ${file}`, error));
+  }
   let rows: { query: string; expected: string[] }[];
   try {
-    rows = JSON.parse(readFileSync(file, "utf8")) as typeof rows;
+    rows = JSON.parse(text) as typeof rows;
   } catch (error) {
     throw new Error(`--queries ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }

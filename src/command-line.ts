@@ -47,3 +47,34 @@ function optionNamed(declared: string): string {
   const words = declared.split(" ");
   return words.find((word) => word.startsWith("--")) ?? words[0] ?? declared;
 }
+
+/** Why a file cannot be read, by the system's code: what it means, and what to do where that does not say it. */
+const UNREADABLE_FILE: Readonly<Record<string, readonly [what: string, fix?: string]>> = {
+  ENOENT: ["there is no such file"],
+  EISDIR: ["it is a folder", "give a file"],
+  ENOTDIR: ["a part of its path is a file, not a folder"],
+  EACCES: ["permission denied", "let the user this runs as read it"],
+  EPERM: ["operation not permitted", "let the user this runs as read it"],
+  ELOOP: ["its path holds a loop of symlinks"],
+  ENAMETOOLONG: ["its path is longer than the system allows"],
+  EIO: ["input/output error", "check the disk"],
+};
+
+/**
+ * A file the user named (by an option or a setting) that cannot be read, said one way wherever it was named:
+ * `named` says where it came from and the file (`API_KEYS_FILE /run/keys`, `--api-key-file keys.txt`), and
+ * the rest why, in words with the system's code (`… cannot be read: it is a folder (EISDIR); give a file`).
+ */
+export function unreadableFile(named: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined)
+    return `${named} cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+  const [what, fix] = UNREADABLE_FILE[code] ?? [];
+  if (what === undefined) return `${named} cannot be read (${code})`;
+  return `${named} cannot be read: ${what} (${code})${fix === undefined ? "" : `; ${fix}`}`;
+}
+
+/** A keys file of only blank lines and `#` comments, said one way for the server and for sync. */
+export function noKey(named: string, fix: string): string {
+  return `${named} holds no key: every line is blank or a # comment; ${fix}`;
+}

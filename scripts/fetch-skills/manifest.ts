@@ -2,13 +2,8 @@ import { randomBytes } from "node:crypto";
 import { open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
-import {
-  describeWriteError,
-  FetcherError,
-  ManifestError,
-  systemProblem,
-  withoutCredentials,
-} from "./errors.js";
+import { unreadableFile } from "../../src/command-line.js";
+import { describeWriteError, FetcherError, ManifestError, withoutCredentials } from "./errors.js";
 import { locateSources, type ManifestLayout } from "./layout.js";
 
 /** One `[[source]]` of skills.toml, validated: it becomes the pack `<out>/<name>/`. */
@@ -50,9 +45,7 @@ export async function readManifest(file: string, label: string): Promise<Manifes
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "there is no such file (ENOENT)" : systemProblem(error);
-    throw new ManifestError([`${label}: cannot read it: ${why}`]);
+    throw new ManifestError([unreadableFile(label, error)]);
   }
   return parseManifest(text, label);
 }

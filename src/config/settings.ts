@@ -1,8 +1,8 @@
 import path from "node:path";
 import { isMap, parseDocument } from "yaml";
+import { noKey, unreadableFile } from "../command-line.js";
 import { editDistance } from "../edit-distance.js";
 import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
-import { problemInWords, type SystemProblems } from "../system-errors.js";
 
 /**
  * Every setting the server reads from its environment, declared once: its name, its default, how its
@@ -379,22 +379,6 @@ function readHosts(value: string | undefined, problems: string[]): string[] {
   return hosts;
 }
 
-/** Why a file a setting names cannot be read, and what to do where the words alone do not say it. */
-const UNREADABLE: SystemProblems = {
-  ENOENT: ["there is no such file"],
-  EISDIR: ["it is a folder", "give a file"],
-  ENOTDIR: ["a folder on its path is a file"],
-  EACCES: ["permission denied", "let the server's user read it"],
-  EPERM: ["operation not permitted", "let the server's user read it"],
-};
-
-/** Why a file could not be read, in words with the system's code: `it is a folder (EISDIR); give a file`. */
-function unreadable(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === undefined) return error instanceof Error ? error.message : String(error);
-  return problemInWords(error, UNREADABLE) ?? code;
-}
-
 /** The keys of API_KEYS_FILE: one a line, blank lines and `#` comments skipped. */
 function readKeysFile(value: string | undefined, { cwd, files, problems }: ReadContext): readonly string[] {
   const file = value?.trim();
@@ -404,14 +388,15 @@ function readKeysFile(value: string | undefined, { cwd, files, problems }: ReadC
   try {
     text = files.readText(fullPath);
   } catch (error) {
-    problems.push(`API_KEYS_FILE ${fullPath} cannot be read: ${unreadable(error)}`);
+    problems.push(unreadableFile(`API_KEYS_FILE ${fullPath}`, error));
     return Object.freeze([]);
   }
   const keys = text.split(/\r?\n/).flatMap((line, index) => {
     const key = line.trim();
     return key === "" || key.startsWith("#") ? [] : [{ key, where: `API_KEYS_FILE line ${index + 1}` }];
   });
-  if (keys.length === 0) problems.push(`API_KEYS_FILE ${fullPath} holds no key (one key per line)`);
+  if (keys.length === 0)
+    problems.push(noKey(`API_KEYS_FILE ${fullPath}`, "put each key on a line of its own"));
   return checkedKeys(keys, problems);
 }
 
@@ -446,7 +431,7 @@ function readPackDescriptions(
   try {
     text = files.readText(fullPath);
   } catch (error) {
-    problems.push(`PACK_DESCRIPTIONS ${fullPath} cannot be read: ${unreadable(error)}`);
+    problems.push(unreadableFile(`PACK_DESCRIPTIONS ${fullPath}`, error));
     return descriptions;
   }
   const document = parseDocument(text, { logLevel: "error" });

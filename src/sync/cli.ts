@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { describeFsError, visible } from "../catalog/index.js";
-import { describeArgsError } from "../command-line.js";
+import { visible } from "../catalog/index.js";
+import { describeArgsError, noKey, unreadableFile } from "../command-line.js";
 import type { SyncCounts } from "./apply.js";
 import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
 import type { ServerAddress } from "./connection.js";
@@ -274,27 +274,20 @@ function hasHeader(headers: Readonly<Record<string, string>>, name: string): boo
   return Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase());
 }
 
-/** What --api-key-file takes, said after what is wrong with the file given. */
-const KEY_FILE = "give a file holding the server's API key (its first line that is not blank or a # comment)";
-
 /** The key in `file`: its first line that is neither blank nor a `#` comment. */
 async function readApiKey(file: string): Promise<string> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new CommandLineError(
-      `--api-key-file ${file}: ${describeFsError(error, "no such file")}; ${KEY_FILE}`,
-    );
+    throw new CommandLineError(unreadableFile(`--api-key-file ${file}`, error));
   }
   const key = text
     .split(/\r?\n/)
     .map((line) => line.trim())
     .find((line) => line !== "" && !line.startsWith("#"));
   if (key === undefined) {
-    throw new CommandLineError(
-      `--api-key-file ${file} holds no key: every line is blank or a # comment; put the key on a line of its own`,
-    );
+    throw new CommandLineError(noKey(`--api-key-file ${file}`, "put the key on a line of its own"));
   }
   return key;
 }

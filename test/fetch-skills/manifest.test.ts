@@ -245,11 +245,11 @@ describe("skills.toml validation", () => {
     const result = await runFetcher(["--manifest", "missing.toml"], tree.dir);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      "fetch-skills: missing.toml: cannot read it: there is no such file (ENOENT)",
+      "fetch-skills: missing.toml cannot be read: there is no such file (ENOENT)",
     );
     // It said "(EISDIR)", a code, not what was wrong.
     const folder = await runFetcher(["--manifest", "."], tree.dir);
     expect(folder.code).toBe(1);
-    expect(folder.stderr).toContain("fetch-skills: .: cannot read it: it is a folder, not a file (EISDIR)");
+    expect(folder.stderr).toContain("fetch-skills: . cannot be read: it is a folder (EISDIR); give a file");
   });
 });

@@ -91,6 +91,6 @@ describe("npm run tokens", () => {
     const { code, stdout, stderr } = await tokens(["examples/skills", "--queries", missing]);
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr).toContain(`tokens: --queries ${missing}: ENOENT`);
+    expect(stderr).toContain(`tokens: --queries ${missing} cannot be read: there is no such file (ENOENT)\n`);
   });
 });

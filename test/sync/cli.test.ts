@@ -15,6 +15,8 @@ import {
 } from "@modelcontextprotocol/core/ext/skills";
 import { McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/index.js";
+import { DISK_FILES } from "../../src/startup/config.js";
 import { LOCK_FILE, progressOn, runSyncCli, type SyncIo } from "../../src/sync/index.js";
 import { MAIN } from "../helpers/process.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
@@ -125,13 +127,13 @@ describe("the command line", () => {
     // Each said only "cannot be read (ENOENT)", or EISDIR: not what is wrong, nor what the option takes.
     [
       ["--api-key-file", "missing.txt"],
-      /missing\.txt: cannot be read: no such file \(ENOENT\); give a file holding the server's API key \(its first line that is not blank or a # comment\)\n$/,
+      /--api-key-file \S+missing\.txt cannot be read: there is no such file \(ENOENT\)\n$/,
     ],
+    [["--api-key-file", "."], /--api-key-file \S+ cannot be read: it is a folder \(EISDIR\); give a file\n$/],
     [
-      ["--api-key-file", "."],
-      /--api-key-file \S+: cannot be read: it is a folder, not a file \(EISDIR\); give a file holding the server's API key/,
+      ["--api-key-file", "/dev/null"],
+      /--api-key-file \/dev\/null holds no key: every line is blank or a # comment; put the key on a line of its own\n$/,
     ],
-    [["--api-key-file", "/dev/null"], /--api-key-file \/dev\/null holds no key/],
   ])("refuses %j with one line, without the usage", async (argv, message) => {
     const { status, stdout, stderr } = await run("http://a/mcp", "--to", "x", ...argv);
     expect(status).toBe(2);
@@ -140,6 +142,22 @@ describe("the command line", () => {
     expect(stderr).toMatch(message);
     expect(await readdir(work)).toEqual([]);
   });
+});
+
+// The same mistake was told in other words by the server (API_KEYS_FILE) and by sync (--api-key-file): "there
+// is no such file" and "no such file; give a file holding …", "holds no key (one key per line)" and "holds no
+// key: every line is blank …". Each names where the file was given, then says the same.
+it.each([
+  ["missing.txt", "cannot be read: there is no such file (ENOENT)"],
+  [".", "cannot be read: it is a folder (EISDIR); give a file"],
+  ["empty.txt", "holds no key: every line is blank or a # comment; put"],
+])("says of API_KEYS_FILE and --api-key-file %s the same words", async (file, said) => {
+  await writeFile(path.join(work, "empty.txt"), "# none\n\n");
+  const full = path.join(work, file);
+  const { stderr } = await run("http://a/mcp", "--to", "x", "--api-key-file", file);
+  expect(stderr).toContain(`skills-mcp sync: --api-key-file ${full} ${said}`);
+  const server = () => loadConfig({ API_KEYS_FILE: file }, [], { cwd: work, files: DISK_FILES });
+  expect(server).toThrow(`API_KEYS_FILE ${full} ${said}`);
 });
 
 // It said "cannot be read (EACCES)". Run as a process, as `nobody` when the tests run as root (root reads any file).
@@ -156,7 +174,7 @@ it("says --api-key-file names a file this user may not read, and what it takes",
   );
   expect(failed?.code).toBe(2);
   expect(failed?.stderr.split("\n")[0]).toBe(
-    `skills-mcp sync: --api-key-file ${folder}/key.txt: cannot be read: permission denied (EACCES); give a file holding the server's API key (its first line that is not blank or a # comment)`,
+    `skills-mcp sync: --api-key-file ${folder}/key.txt cannot be read: permission denied (EACCES); let the user this runs as read it`,
   );
   expect(failed?.stderr).not.toContain("Usage:");
 });
