@@ -1,4 +1,4 @@
-import { excerpt, formatSize } from "../catalog/index.js";
+import { formatSize, quoted } from "../catalog/index.js";
 import type { Hit } from "./rules.js";
 import type { Steps } from "./scan.js";
 
@@ -144,7 +144,7 @@ function decodesToMedia(head: string): boolean {
  */
 function readableStart(head: string): string {
   const text = decodeStart(head, 160).toString("latin1");
-  return /^[\x20-\x7e\t\n\r]{16,}$/.test(text) ? `, decoding to ${JSON.stringify(excerpt(text, 100))}` : "";
+  return /^[\x20-\x7e\t\n\r]{16,}$/.test(text) ? `, decoding to ${quoted(text)}` : "";
 }
 
 /**
@@ -168,6 +168,6 @@ function decimalHit(run: EncodedRun, head: string): Hit | undefined {
   return {
     rule: "encoded-blob",
     offset: run.start,
-    detail: `${length} decimal digits, decoding as ${how} to ${JSON.stringify(excerpt(decoded, 100))}`,
+    detail: `${length} decimal digits, decoding as ${how} to ${quoted(decoded)}`,
   };
 }

@@ -1,4 +1,4 @@
-import { codePoint, excerpt } from "../catalog/index.js";
+import { codePoint, excerpt, quoted } from "../catalog/index.js";
 import { markdownLines } from "./markdown-lines.js";
 import type { Hit } from "./rules.js";
 import { codePointBefore, width } from "./text.js";
@@ -294,8 +294,7 @@ function tagHit(text: string, offset: number, run: Run): Hit | undefined {
     if (value >= 0xe0020 && value <= 0xe007e) spelled += String.fromCharCode(value - 0xe0000);
     if (spelled.length > READING) break;
   }
-  const reading =
-    spelled === "" ? "" : `, invisible text reading ${JSON.stringify(excerpt(spelled, READING))}`;
+  const reading = spelled === "" ? "" : `, invisible text reading ${quoted(spelled, READING)}`;
   const flag = afterBlackFlag ? " after a black flag (not England, Scotland or Wales)" : "";
   return {
     rule: "tag-characters",

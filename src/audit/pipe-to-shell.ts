@@ -1,5 +1,5 @@
 /** The pipe-to-shell rule: shell command lines that download a script and run it. */
-import { excerpt, visible } from "../catalog/index.js";
+import { quoted } from "../catalog/index.js";
 import type { Hit } from "./rules.js";
 import { isSpace } from "./scan.js";
 
@@ -49,7 +49,7 @@ export function* pipeToShellHits(text: string): Generator<Hit> {
       yield {
         rule: "pipe-to-shell",
         offset,
-        detail: `a download ${runner}: ${JSON.stringify(visible(excerpt(command.trim(), 160)))}`,
+        detail: `a download ${runner}: ${quoted(command.trim(), 160)}`,
       };
     }
   }

@@ -53,4 +53,4 @@ export {
   skillPath,
   unnestedSkillPath,
 } from "./types.js";
-export { codePoint, excerpt, visible } from "./visible.js";
+export { codePoint, excerpt, quoted, visible } from "./visible.js";

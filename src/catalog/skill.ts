@@ -8,7 +8,7 @@ import type { DocumentReader } from "./documents.js";
 import { isOverfull, MAX_FOLDER_ENTRIES } from "./folders.js";
 import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
 import { type CatalogFile, type CatalogIssue, SKILL_DOCUMENT, type Skill } from "./types.js";
-import { excerpt, visible } from "./visible.js";
+import { excerpt, quoted, visible } from "./visible.js";
 import { flat, resolveLink, toFileMap, walk } from "./walk.js";
 
 /**
@@ -165,24 +165,15 @@ export function readSkill(
 }
 
 /**
- * A name a skill is refused for, as its warning quotes it: its first 64 characters, each one no reader sees
- * written `{U+202E}` (as every warning quoting a name writes them). Such a name may run to the frontmatter's
- * 64 KiB, and one holding a slash was quoted whole.
- */
-function quotedName(name: string): string {
-  return visible(excerpt(name, 64));
-}
-
-/**
  * Why a skill of this name cannot be served, if it cannot: the tools name a skill `pack/name`, so a slash
  * would make it another's, and a skill is named as its folder, which no system lets be that long.
  */
 function nameRefusal(name: string): string | undefined {
   if (name.includes("/"))
-    return `name "${quotedName(name)}" holds a slash: skills are named pack/name, so a name cannot hold one`;
+    return `name ${quoted(name, 64)} holds a slash: skills are named pack/name, so a name cannot hold one`;
   if (name.length <= LONGEST_SERVED_NAME) return undefined;
   return (
-    `name "${quotedName(name)}" is ${name.length} characters long: a skill is named as ` +
+    `name ${quoted(name, 64)} is ${name.length} characters long: a skill is named as ` +
     `its folder, and no folder's name is longer than ${LONGEST_SERVED_NAME}`
   );
 }

@@ -17,6 +17,16 @@ export function visible(text: string): string {
 }
 
 /**
+ * Text a user, a client or a skill gave, quoted for a message or a log line: its first `max` characters, with
+ * an ellipsis when cut (never inside a character), each character no reader sees written `{U+202E}`, inside
+ * JSON's quotes (a quote or backslash in it escaped). One form wherever input is quoted back: a long one
+ * costs more than it tells, and a raw newline or bidi control would rewrite the line it is quoted in.
+ */
+export function quoted(text: string, max = 100): string {
+  return JSON.stringify(visible(excerpt(text, max)));
+}
+
+/**
  * At most `length` characters of `text`, with an ellipsis when cut (never inside a surrogate pair). Reads
  * only as far as it keeps: the text may be a whole line of megabytes.
  */

@@ -2,6 +2,7 @@ import bearerAuth from "@fastify/bearer-auth";
 import cors from "@fastify/cors";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { LRUCache } from "lru-cache";
+import { quoted } from "../catalog/index.js";
 import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
 
 /** Headers a browser client may send to `/mcp`, announced in answers to CORS preflights. */
@@ -51,7 +52,7 @@ function requestLineProblem(request: FastifyRequest, wellFormed: LRUCache<string
   if (hostHeaders(request.raw.rawHeaders) > 1) return "more than one Host header; send one.";
   if (wellFormed.has(host)) return undefined;
   if (!HOST_CHARACTERS.test(host) || !URL.canParse(`http://${host}`)) {
-    return `the Host header ${JSON.stringify(host.slice(0, 200))} is not a host name or address with an optional port (1 to 65535).`;
+    return `the Host header ${quoted(host, 200)} is not a host name or address with an optional port (1 to 65535).`;
   }
   wellFormed.set(host, true);
   return undefined;
@@ -82,7 +83,7 @@ export function originGuard(allowedOrigins: readonly string[]) {
     }
     refuse(
       reply,
-      `Origin ${JSON.stringify(origin.slice(0, 200))} is not allowed: requests from web pages are refused unless ALLOWED_ORIGINS lists their origin.`,
+      `Origin ${quoted(origin, 200)} is not allowed: requests from web pages are refused unless ALLOWED_ORIGINS lists their origin.`,
     );
   };
 }
@@ -111,8 +112,7 @@ export function hostGuard(allowedHosts: readonly string[]) {
     }
     // The host as sent: what an operator compares with ALLOWED_HOSTS (a proxy may send the pod's address).
     const sent = request.headers.host;
-    const refused =
-      sent === undefined ? "A request without Host" : `Host ${JSON.stringify(sent.slice(0, 200))}`;
+    const refused = sent === undefined ? "A request without Host" : `Host ${quoted(sent, 200)}`;
     refuse(
       reply,
       `${refused} is not allowed: this server answers only the host names listed in ALLOWED_HOSTS.`,

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { formatSize, type SelectorError } from "../catalog/index.js";
+import { formatSize, quoted, type SelectorError } from "../catalog/index.js";
 import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId } from "./json-rpc.js";
 import {
   batchedHandshakeOf,
@@ -97,7 +97,7 @@ function unknownQueryParameter({ query, body }: McpPost): Refusal | undefined {
   const unknown = Object.keys(query).find((name) => name !== "pack");
   if (unknown === undefined) return undefined;
   return invalidRequest(
-    `Unknown query parameter ${JSON.stringify(unknown.slice(0, 100))}: /mcp takes only pack, repeated (?pack=a&pack=b) or as a comma list (?pack=a,b).`,
+    `Unknown query parameter ${quoted(unknown)}: /mcp takes only pack, repeated (?pack=a&pack=b) or as a comma list (?pack=a,b).`,
     body,
   );
 }

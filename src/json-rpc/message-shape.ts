@@ -1,3 +1,5 @@
+import { quoted } from "../catalog/visible.js";
+
 /** The members a JSON-RPC request or notification may hold, as MCP's schema allows them. */
 const MESSAGE_MEMBERS = ["jsonrpc", "id", "method", "params"];
 
@@ -38,7 +40,7 @@ export function messageShapeProblem(message: unknown, subject = "the message"): 
   if (metaProblem !== undefined) return metaProblem;
   const other = Object.keys(members).find((member) => !MESSAGE_MEMBERS.includes(member));
   if (other !== undefined) {
-    return `${JSON.stringify(other.slice(0, 100))} is no member of a JSON-RPC message: a request holds ${MESSAGE_MEMBERS.join(", ")} only.`;
+    return `${quoted(other)} is no member of a JSON-RPC message: a request holds ${MESSAGE_MEMBERS.join(", ")} only.`;
   }
   return undefined;
 }

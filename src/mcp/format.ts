@@ -1,5 +1,5 @@
 /** How the tools write what they answer: file lists, file contents, counts. */
-import { type CatalogFile, excerpt, type FileContent, formatSize } from "../catalog/index.js";
+import { type CatalogFile, type FileContent, formatSize } from "../catalog/index.js";
 
 /** Past this many entries a manifest is cut: a skill with a vendored tree would flood the context. */
 const LISTED_FILES = 500;
@@ -50,13 +50,4 @@ export function formatFileContent(path: string, content: FileContent): string {
 /** `1 file`, `2 files`: a count and its noun, for answers. */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
-/**
- * A name a client sent, as JSON quotes it (escaped: no raw quote or newline in an answer), cut past `max`
- * characters: a long one costs more than it tells, and is sent back as often as it is asked. Cut between
- * characters, never inside one (an emoji at the cut came back as a lone `\ud83d`).
- */
-export function quotedAsSent(text: string, max = 100): string {
-  return JSON.stringify(excerpt(text, max));
 }

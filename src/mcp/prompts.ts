@@ -5,7 +5,7 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { compareText, type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
+import { compareText, type FileContent, quoted, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import {
   decodeCursor,
@@ -16,7 +16,7 @@ import {
   listingOf,
   PAGE_SIZE,
 } from "./cursor.js";
-import { formatFileContent, quotedAsSent } from "./format.js";
+import { formatFileContent } from "./format.js";
 import { closeNamesHint, findSkillAsWritten } from "./references.js";
 
 /**
@@ -54,7 +54,7 @@ export async function getPrompt(
     context.onInternalError(error, "prompts/get", call);
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
-      `Prompt ${quotedAsSent(name)} could not be read inside the server; the error was logged. Try again or pick another prompt.`,
+      `Prompt ${quoted(name)} could not be read inside the server; the error was logged. Try again or pick another prompt.`,
     );
   }
   const text = formatFileContent(SKILL_DOCUMENT, content);
@@ -69,8 +69,8 @@ function findPromptSkill(context: ToolContext, name: string): Skill {
   if (lookup.kind === "found" && lookup.skill.userInvocable) return lookup.skill;
   const message =
     lookup.kind === "ambiguous"
-      ? `Several packs have a prompt ${quotedAsSent(name)}; use one of: ${lookup.candidates.join(", ")}.`
-      : `No prompt ${quotedAsSent(name)}.${promptHint(context, name)} prompts/list names the prompts, one per skill.`;
+      ? `Several packs have a prompt ${quoted(name)}; use one of: ${lookup.candidates.join(", ")}.`
+      : `No prompt ${quoted(name)}.${promptHint(context, name)} prompts/list names the prompts, one per skill.`;
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }
 

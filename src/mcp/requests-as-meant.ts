@@ -4,9 +4,8 @@ import {
   type JSONRPCMessage,
   LATEST_PROTOCOL_VERSION,
 } from "@modelcontextprotocol/server";
-import { excerpt } from "../catalog/index.js";
+import { excerpt, quoted } from "../catalog/index.js";
 import { isJsonObject } from "../json-rpc/index.js";
-import { quotedAsSent } from "./format.js";
 import { findTool } from "./server.js";
 
 /**
@@ -119,7 +118,7 @@ function argumentsFault(args: unknown, name: unknown): string {
       : `a JSON object of ${String(name)}'s arguments (${names.join(", ")})`;
   if (typeof args !== "string") return `arguments must be ${wanted}, not ${kindOf(args)}`;
   const held = args.length <= MAX_PARSED_ARGUMENTS ? jsonOf(args) : undefined;
-  if (!isJsonObject(held)) return `arguments must be ${wanted}, not a string (${quotedAsSent(args)})`;
+  if (!isJsonObject(held)) return `arguments must be ${wanted}, not a string (${quoted(args)})`;
   return `arguments must be ${wanted}, not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": ${excerpt(JSON.stringify(held), 100)}`;
 }
 

@@ -9,6 +9,7 @@ import {
   SKILLS_GET_METHOD,
   SKILLS_LIST_METHOD,
 } from "@modelcontextprotocol/server/ext/skills";
+import { quoted } from "../catalog/index.js";
 
 /**
  * The request methods a server of `era` with `capabilities` serves, as MCP ties them to its capabilities.
@@ -87,7 +88,7 @@ const OF_ONE_ERA: readonly {
  * SDK says only "Method not found".
  */
 export function methodNotFoundMessage(method: string, served: readonly string[], request?: unknown): string {
-  const said = `Method not found: ${JSON.stringify(method.slice(0, 100))}; this server serves ${served.join(", ")}.`;
+  const said = `Method not found: ${quoted(method)}; this server serves ${served.join(", ")}.`;
   // A notification sent with an id is a request, which no server serves: the id is what is wrong.
   if (method.startsWith("notifications/"))
     return `${said} A notification is sent without an "id", and gets no answer.`;

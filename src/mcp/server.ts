@@ -12,7 +12,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import { z } from "zod";
-import { type Catalog, type Pack, type Scope, type Skill, visible } from "../catalog/index.js";
+import { type Catalog, type Pack, quoted, type Scope, type Skill, visible } from "../catalog/index.js";
 import { editDistance } from "../edit-distance.js";
 import type { Inspection } from "../inspection/index.js";
 import {
@@ -25,7 +25,6 @@ import {
 } from "../preview/index.js";
 import type { SearchIndex } from "../search/index.js";
 import type { RequestTag, ToolContext } from "./context.js";
-import { quotedAsSent } from "./format.js";
 import { listPacksTool } from "./list-packs.js";
 import { listSkillsTool } from "./list-skills.js";
 import { getPrompt, listPrompts } from "./prompts.js";
@@ -292,7 +291,7 @@ function callTool(
   if (tool !== undefined) return tool.call(args, context, call);
   const meant = TOOL_NAMES.find((tool) => standsFor(name, tool));
   const guess = meant === undefined ? "" : ` Did you mean: ${meant}?`;
-  return failure(`Unknown tool ${quotedAsSent(name)}.${guess} The tools are: ${TOOL_NAMES.join(", ")}.`);
+  return failure(`Unknown tool ${quoted(name)}.${guess} The tools are: ${TOOL_NAMES.join(", ")}.`);
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   formatSize,
   isBinaryStart,
   MAX_FILE_BYTES,
+  quoted,
   type Scope,
   type Skill,
   skillPath,
@@ -35,7 +36,6 @@ import {
   listingOf,
   PAGE_SIZE,
 } from "./cursor.js";
-import { quotedAsSent } from "./format.js";
 import {
   keyOf,
   keyOfFolderUri,
@@ -229,15 +229,14 @@ export class SkillResources {
       list: async ({ cursor }) => this.#list(scope, cursor),
       // Refused here rather than by the SDK, whose answers repeat the URI whole however long, and call a URI
       // that names nothing "not a directory resource".
-      get: async (uri) =>
-        this.#get(scope, uri) ?? notServed(`No skill is served at ${quotedAsSent(uri)}`, uri),
+      get: async (uri) => this.#get(scope, uri) ?? notServed(`No skill is served at ${quoted(uri)}`, uri),
       read: (uri) => this.#read(scope, uri, reader),
       readDirectory: async (uri, { cursor }) =>
         this.#readDirectory(scope, uri, cursor) ??
         notServed(
           this.#isFile(scope, uri)
-            ? `${quotedAsSent(uri)} is not a directory resource; read it with resources/read`
-            : `Nothing is served at ${quotedAsSent(uri)}`,
+            ? `${quoted(uri)} is not a directory resource; read it with resources/read`
+            : `Nothing is served at ${quoted(uri)}`,
           uri,
         ),
     };
@@ -460,7 +459,7 @@ export async function readResource(
     );
   }
   // `data.uri` keeps the URI whole, as SEP-2164 asks; the message quotes it cut, or a long one is sent twice.
-  if (read === undefined) throw new ResourceNotFoundError(uri, `Resource not found: ${quotedAsSent(uri)}`);
+  if (read === undefined) throw new ResourceNotFoundError(uri, `Resource not found: ${quoted(uri)}`);
   const { mimeType } = read;
   if ("text" in read) return { contents: [{ uri, mimeType, text: read.text }] };
   const { buffer, byteOffset, byteLength } = read.bytes;

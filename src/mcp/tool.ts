@@ -5,8 +5,8 @@ import type {
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
 import { type ZodRawShape, z } from "zod";
+import { quoted } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
-import { quotedAsSent } from "./format.js";
 
 /**
  * Whether the answer to a call can be kept and given again to the same call in the same scope: every tool
@@ -172,12 +172,12 @@ function renamed(
     ];
     const meant = candidates.find((name) => names.includes(name) && blank(named[name]));
     if (meant === undefined) {
-      ignored.push(quotedAsSent(key, 40));
+      ignored.push(quoted(key, 40));
       continue;
     }
     named[meant] = named[key];
     delete named[key];
-    read.push(`${quotedAsSent(key, 40)} as "${meant}"`);
+    read.push(`${quoted(key, 40)} as "${meant}"`);
   }
   const takes = names.length === 0 ? "no arguments" : names.join(" and ");
   const lines = [

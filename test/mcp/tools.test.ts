@@ -700,7 +700,7 @@ describe.each(ERAS)("in the %s era", (era) => {
     it("rejects a long or odd name, quoted escaped and cut", async () => {
       const { text } = await call(client, `a"\n${"x".repeat(5000)}`, {});
       expect(text).toBe(
-        `Unknown tool "a\\"\\n${"x".repeat(97)}…". The tools are: list_packs, list_skills, read_skill, read_pack_file.`,
+        `Unknown tool "a\\"{U+000A}${"x".repeat(97)}…". The tools are: list_packs, list_skills, read_skill, read_pack_file.`,
       );
     });
 

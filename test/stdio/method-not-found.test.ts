@@ -16,6 +16,17 @@ describe("a method the server does not serve, over stdio and over HTTP", () => {
   });
   afterAll(() => http.close());
 
+  // It was quoted by JSON alone, its first 100 UTF-16 units with no mark of the cut: a bidi override came
+  // back raw, to reorder the line it was quoted in, and an emoji at the cut as a lone surrogate.
+  it("is quoted as every input is: cut with an ellipsis, what no reader sees written out", async () => {
+    const asked = wireRequest("legacy", 9, `tools/\u202elist${"x".repeat(88)}😀${"y".repeat(300)}`);
+    const overHttp = await post(`${http.url}/mcp`, asked.body, asked.headers);
+    const said = (overHttp.json as { error: { message: string } }).error.message;
+    expect(said).toMatch(
+      new RegExp(`^Method not found: "tools/\\{U\\+202E\\}list${"x".repeat(88)}😀…"; this server serves `),
+    );
+  });
+
   it.each(["legacy", "modern"] as const)("is refused in the same words on both (%s)", async (era) => {
     const asked = wireRequest(era, 9, "tools/lists");
     const overHttp = await post(`${http.url}/mcp`, asked.body, asked.headers);
