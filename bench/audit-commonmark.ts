@@ -20,13 +20,16 @@
  */
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { parseArgs } from "node:util";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { htmlCommentHits } from "../src/audit/index.js";
+import { readCommandLine, wholeNumber } from "./command-line.js";
 import { seededRandom } from "./synthetic-catalog.js";
 
-const USAGE =
-  "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--wide] [--misses FILE] [--flags FILE]";
+const COMMAND = {
+  name: "bench:audit-commonmark",
+  usage:
+    "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--wide] [--misses FILE] [--flags FILE]",
+};
 
 /** What the measure uses of the commonmark package. */
 interface CommonMark {
@@ -138,41 +141,23 @@ function loadCommonMark(): CommonMark {
 }
 
 function main(argv: readonly string[]): void {
-  let values: {
-    count: string;
-    seed: string;
-    tabs: boolean;
-    deep: boolean;
-    wide: boolean;
-    misses?: string;
-    flags?: string;
-    help?: boolean;
-  };
-  try {
-    values = parseArgs({
-      args: [...argv],
-      options: {
-        count: { type: "string", default: "40000" },
-        seed: { type: "string", default: "1" },
-        tabs: { type: "boolean", default: false },
-        deep: { type: "boolean", default: false },
-        wide: { type: "boolean", default: false },
-        misses: { type: "string" },
-        flags: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
-  const count = Number(values.count);
-  const seed = Number(values.seed);
-  if (!Number.isInteger(count) || count < 1) throw new UsageError(`--count: "${values.count}" is no count`);
-  if (!Number.isInteger(seed)) throw new UsageError(`--seed: "${values.seed}" is no integer`);
+  // Node's own words, for an unknown option: "Unknown option '--x'. To specify a positional argument …".
+  const { values } = readCommandLine(
+    COMMAND,
+    {
+      count: { type: "string", default: "40000" },
+      seed: { type: "string", default: "1" },
+      tabs: { type: "boolean", default: false },
+      deep: { type: "boolean", default: false },
+      wide: { type: "boolean", default: false },
+      misses: { type: "string" },
+      flags: { type: "string" },
+    },
+    0,
+    argv,
+  );
+  const count = wholeNumber(COMMAND, "--count", values.count);
+  const seed = wholeNumber(COMMAND, "--seed", values.seed, 0);
   const commonmark = loadCommonMark();
   const parser = new commonmark.Parser();
   const renderer = new commonmark.HtmlRenderer();
@@ -216,6 +201,6 @@ try {
   main(process.argv.slice(2));
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(`bench:audit-commonmark: ${error.message}\n${USAGE}\n`);
+  process.stderr.write(`${COMMAND.name}: ${error.message}\n${COMMAND.usage}\n`);
   process.exitCode = 2;
 }

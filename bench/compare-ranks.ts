@@ -7,6 +7,7 @@
  * Files joined by commas are taken together (say, the three query sets of one run); ids must not repeat.
  */
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
+import { readCommandLine, refuse } from "./command-line.js";
 import { type Ranks, rankChanges, readRanks } from "./ranks.js";
 
 function readAll(files: string): Ranks {
@@ -22,27 +23,20 @@ function readAll(files: string): Ranks {
   return ranks;
 }
 
-/** What is wrong with a command line that is not two files (or comma lists of files). */
-function wrongArguments(option: string | undefined, extra: readonly string[]): string {
-  if (option !== undefined) return `unknown option ${option}; valid: --help (-h)`;
-  if (extra.length > 0) return `two files (or comma lists of files) only; also given: ${extra.join(" ")}`;
-  return "give the ranks before and the ranks after: two files (or comma lists of files)";
-}
-
-const USAGE = "usage: npm run bench:compare-ranks -- <before.json[,more.json…]> <after.json[,more.json…]>";
+const COMMAND = {
+  name: "bench:compare-ranks",
+  usage: "usage: npm run bench:compare-ranks -- <before.json[,more.json…]> <after.json[,more.json…]>",
+};
 
 tolerateClosedOutput();
-const args = process.argv.slice(2);
-if (args.includes("--help") || args.includes("-h")) {
-  console.log(USAGE);
-  process.exit(0);
+const { positionals } = readCommandLine(COMMAND, {}, Number.POSITIVE_INFINITY);
+const [before, after, ...extra] = positionals;
+// It printed the usage alone, leaving the reader to find what was wrong.
+if (extra.length > 0) {
+  refuse(COMMAND, `two files (or comma lists of files) only; also given: ${extra.join(" ")}`);
 }
-const [before, after, ...extra] = args;
-const option = args.find((arg) => arg.startsWith("-"));
-if (option !== undefined || before === undefined || after === undefined || extra.length > 0) {
-  // It printed the usage alone, leaving the reader to find what was wrong.
-  console.error(`bench:compare-ranks: ${wrongArguments(option, extra)}\n${USAGE}`);
-  process.exit(2);
+if (before === undefined || after === undefined) {
+  refuse(COMMAND, "give the ranks before and the ranks after: two files (or comma lists of files)");
 }
 try {
   const { higher, lower, same } = rankChanges(readAll(before), readAll(after));

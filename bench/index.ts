@@ -24,6 +24,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { describeArgsError } from "../src/command-line.js";
+import { notAFolderOnPath } from "../src/make-folder.js";
 import { buildBaseline, describeRef } from "./baseline.js";
 import { CORPUS_DIR, EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
 import { measureHostile } from "./hostile.js";
@@ -88,6 +89,9 @@ function readOptions(argv: readonly string[]): Options | "help" {
   const unknown = parts.filter((part) => !(PARTS as readonly string[]).includes(part));
   if (unknown.length > 0)
     throw new Error(`--only: unknown part ${unknown.join(", ")} (valid: ${PARTS.join(", ")})`);
+  // Written once every part has run: a path through a file failed only then, minutes in, in Node's words.
+  const throughFile = notAFolderOnPath(path.dirname(path.resolve(values.out)));
+  if (throughFile !== undefined) throw new Error(`--out ${values.out}: ${throughFile}; give another --out`);
   return {
     parts: new Set(parts as Part[]),
     seconds: positive("seconds", values.seconds),

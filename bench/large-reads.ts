@@ -16,8 +16,8 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { freePort } from "../scripts/free-port.js";
+import { numberAbove0, readCommandLine, wholeNumber } from "./command-line.js";
 import { ROOT } from "./processes.js";
 
 const TSX_LOADER = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
@@ -26,15 +26,17 @@ type Era = (typeof ERAS)[number];
 const KINDS = ["text", "binary"] as const;
 type Kind = (typeof KINDS)[number];
 
-const { values } = parseArgs({
-  options: {
-    parallel: { type: "string", default: "32" },
-    megabytes: { type: "string", default: "15" },
-    root: { type: "string", default: ROOT },
-  },
+const COMMAND = {
+  name: "bench/large-reads",
+  usage: "usage: npx tsx bench/large-reads.ts [--parallel 32] [--megabytes 15] [--root <checkout>]",
+};
+const { values } = readCommandLine(COMMAND, {
+  parallel: { type: "string", default: "32" },
+  megabytes: { type: "string", default: "15" },
+  root: { type: "string", default: ROOT },
 });
-const parallel = Number(values.parallel);
-const bytes = Number(values.megabytes) * 1_000_000;
+const parallel = wholeNumber(COMMAND, "--parallel", values.parallel);
+const bytes = numberAbove0(COMMAND, "--megabytes", values.megabytes) * 1_000_000;
 const root = path.resolve(values.root);
 
 /** A catalog of one skill, and beside it the two large pack files. */

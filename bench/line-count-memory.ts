@@ -9,19 +9,22 @@
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import type { LineChanges } from "../scripts/repin-review/diff.js";
+import { numberAbove0, readCommandLine, wholeNumber } from "./command-line.js";
 import { ROOT } from "./processes.js";
 
-const { values } = parseArgs({
-  options: {
-    mib: { type: "string", default: "16" },
-    width: { type: "string", default: "10" },
-    root: { type: "string", default: ROOT },
-  },
+const COMMAND = {
+  name: "bench/line-count-memory",
+  usage:
+    "usage: node --expose-gc --import tsx bench/line-count-memory.ts [--mib 16] [--width 10] [--root <checkout>]",
+};
+const { values } = readCommandLine(COMMAND, {
+  mib: { type: "string", default: "16" },
+  width: { type: "string", default: "10" },
+  root: { type: "string", default: ROOT },
 });
-const bytes = Number(values.mib) * 1024 * 1024;
-const width = Number(values.width);
+const bytes = numberAbove0(COMMAND, "--mib", values.mib) * 1024 * 1024;
+const width = wholeNumber(COMMAND, "--width", values.width);
 const diff = pathToFileURL(path.join(path.resolve(values.root), "scripts/repin-review/diff.ts")).href;
 const { countLineChanges } = (await import(diff)) as {
   countLineChanges: (before: string, after: string) => LineChanges;

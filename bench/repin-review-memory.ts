@@ -18,7 +18,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
+import { numberAbove0, readCommandLine, wholeNumber } from "./command-line.js";
 import { ROOT } from "./processes.js";
 
 const TSX_LOADER = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
@@ -26,19 +26,22 @@ const TSX_LOADER = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.ur
 const OWN_PEAK = `data:text/javascript,process.on("exit",()=>process.stderr.write("own peak: "+process.resourceUsage().maxRSS+"\\n"))`;
 const SKILLS = 8;
 
-const { values } = parseArgs({
-  options: {
-    files: { type: "string", default: "40" },
-    mib: { type: "string", default: "4" },
-    root: { type: "string", default: ROOT },
-    packs: { type: "string", default: "1" },
-    added: { type: "string", default: "0" },
-  },
+const COMMAND = {
+  name: "bench/repin-review-memory",
+  usage:
+    "usage: npx tsx bench/repin-review-memory.ts [--files 40] [--mib 4] [--root <checkout>] [--packs 1 --added 0]",
+};
+const { values } = readCommandLine(COMMAND, {
+  files: { type: "string", default: "40" },
+  mib: { type: "string", default: "4" },
+  root: { type: "string", default: ROOT },
+  packs: { type: "string", default: "1" },
+  added: { type: "string", default: "0" },
 });
-const packs = Number(values.packs);
-const added = Number(values.added);
-const files = Number(values.files);
-const bytes = Number(values.mib) * 1024 * 1024;
+const packs = wholeNumber(COMMAND, "--packs", values.packs);
+const added = wholeNumber(COMMAND, "--added", values.added, 0);
+const files = wholeNumber(COMMAND, "--files", values.files, 0);
+const bytes = numberAbove0(COMMAND, "--mib", values.mib) * 1024 * 1024;
 const root = path.resolve(values.root);
 
 function git(dir: string, ...args: string[]): void {

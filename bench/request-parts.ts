@@ -25,7 +25,7 @@ import { mcpDepsOf } from "../scripts/in-memory-client.js";
 import { McpEndpoint, ServerConnection } from "../src/http/index.js";
 import { serverFactoryFor } from "../src/mcp/index.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR } from "./catalogs.js";
-import { wholeNumbersOrExit } from "./command-line.js";
+import { readCommandLine, wholeNumbersOrExit } from "./command-line.js";
 import { type Era, MODERN_META, toolCall } from "./load.js";
 import { TYPICAL_QUERY } from "./throughput.js";
 
@@ -176,21 +176,14 @@ function bytesPastYoung({
 }
 
 tolerateClosedOutput();
-const USAGE = "usage: npm run bench:parts -- [catalog folder] [requests a round=2000] [rounds=5]";
-const argv = process.argv.slice(2);
-// "--help" was read as the catalog folder ("Skills folder …/--help does not exist").
-if (argv.includes("--help") || argv.includes("-h")) {
-  console.log(USAGE);
-  process.exit(0);
-}
-// "--bogus" was read as the catalog folder too.
-const option = argv.find((arg) => arg.startsWith("-"));
-if (option !== undefined) {
-  console.error(`bench:parts: unknown option ${option}; valid: --help (-h)\n${USAGE}`);
-  process.exit(2);
-}
-const [dir = corpusAvailable() ? CORPUS_DIR : EXAMPLES_DIR, ...numbers] = argv;
-const [requests = 2000, rounds = 5] = wholeNumbersOrExit("bench:parts", USAGE, numbers, 2);
+const COMMAND = {
+  name: "bench:parts",
+  usage: "usage: npm run bench:parts -- [catalog folder] [requests a round=2000] [rounds=5]",
+};
+// "--help" and "--bogus" were read as the catalog folder ("Skills folder …/--help does not exist").
+const { positionals } = readCommandLine(COMMAND, {}, 3);
+const [dir = corpusAvailable() ? CORPUS_DIR : EXAMPLES_DIR, ...numbers] = positionals;
+const [requests = 2000, rounds = 5] = wholeNumbersOrExit(COMMAND, numbers, 2);
 main(dir, requests, rounds).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);

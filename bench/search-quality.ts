@@ -16,15 +16,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { connectInMemory, preparedDepsOf } from "../scripts/in-memory-client.js";
 import { readSkillDocument, type Scope } from "../src/catalog/index.js";
-import { describeArgsError } from "../src/command-line.js";
 import { buildIndex, type RankingOptions } from "../src/search/index.js";
 import { askedByAgent, readAgentQueries } from "./asked-by-agent.js";
+import { readCommandLine, refuse } from "./command-line.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
 import { rankingWith } from "./ranking-overrides.js";
 import { writeRanks } from "./ranks.js";
@@ -234,20 +233,19 @@ function printMisses(system: string, outcomes: readonly Outcome[]): void {
   }
 }
 
-const USAGE =
-  "usage: npm run bench:search -- <corpus folder> <queries.json> [--typos] [--asked-by <file>] [--ranking <key=number,...>] [--ranks <out.json>] [--weak <file>]";
+const COMMAND = {
+  name: "bench:search",
+  usage:
+    "usage: npm run bench:search -- <corpus folder> <queries.json> [--typos] [--asked-by <file>] [--ranking <key=number,...>] [--ranks <out.json>] [--weak <file>]",
+};
 
-function exitWithUsage(problem?: string): never {
-  console.error(problem === undefined ? USAGE : `${problem}\n${USAGE}`);
-  process.exit(2);
+function exitWithUsage(problem: string): never {
+  return refuse(COMMAND, problem);
 }
 
 function parseCommandLine(): { corpus: string; queriesFile: string; options: Options } {
-  const { values, positionals } = parseOrExit();
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+  // Node's own text told how to place a positional after `--`, not which options there are.
+  const { values, positionals } = readCommandLine(COMMAND, OPTIONS, Number.POSITIVE_INFINITY);
   const [corpus, queriesFile, ...extra] = positionals;
   // The usage alone left the reader to find which was missing.
   if (corpus === undefined) return exitWithUsage("give the corpus folder and the queries file");
@@ -280,17 +278,7 @@ const OPTIONS = {
   ranking: { type: "string" },
   ranks: { type: "string" },
   weak: { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
-
-function parseOrExit() {
-  try {
-    return parseArgs({ options: OPTIONS, allowPositionals: true });
-  } catch (error) {
-    // Node's own text told how to place a positional after `--`, not which options there are.
-    return exitWithUsage(describeArgsError(error, OPTIONS));
-  }
-}
 
 function rankingOrExit(overrides: string): RankingOptions {
   try {

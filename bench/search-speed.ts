@@ -13,7 +13,7 @@ import path from "node:path";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { buildIndex, type SearchIndex } from "../src/search/index.js";
-import { wholeNumbersOrExit } from "./command-line.js";
+import { readCommandLine, wholeNumbersOrExit } from "./command-line.js";
 import { SHOWN_RESULTS } from "./scoring.js";
 import { syntheticQueries, writeSyntheticCatalog } from "./synthetic-catalog.js";
 import { withTypo } from "./typos.js";
@@ -134,22 +134,14 @@ function mib(bytes: number): string {
   return (bytes / 2 ** 20).toFixed(1);
 }
 
-const USAGE = "usage: npm run bench:search-speed -- [skills=10000] [queries=3000]";
+const COMMAND = {
+  name: "bench:search-speed",
+  usage: "usage: npm run bench:search-speed -- [skills=10000] [queries=3000]",
+};
 
-/**
- * The two counts, or exit: "--help" was read as a count of skills (NaN), and the run failed later with
- * "No valid skill in /tmp/…".
- */
-function countsOrExit(argv: readonly string[]): [number, number] {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const [skills = 10_000, queries = 3000] = wholeNumbersOrExit("bench:search-speed", USAGE, argv, 2);
-  return [skills, queries];
-}
-
-const [skills, queries] = countsOrExit(process.argv.slice(2));
+// "--help" was read as a count of skills (NaN), and the run failed later with "No valid skill in /tmp/…".
+const { positionals } = readCommandLine(COMMAND, {}, 2);
+const [skills = 10_000, queries = 3000] = wholeNumbersOrExit(COMMAND, positionals, 2);
 tolerateClosedOutput();
 main(skills, queries).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

@@ -7,24 +7,30 @@
  *   npx tsx bench/sync-latency.ts [--skills 24] [--latency 50]
  *
  * Each skill has SKILL.md, two files of its own, and cites a pack file all share and one of its own.
- * Copy this file into another checkout's bench/ to measure that one: a before and after.
+ * Copy this file and bench/command-line.ts into another checkout's bench/ to measure that one: a before and
+ * after.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { mcpDepsOf } from "../scripts/in-memory-client.js";
 import { buildApp } from "../src/http/index.js";
 import { loadStartupConfig } from "../src/startup/index.js";
 import { type SyncOptions, syncSkills } from "../src/sync/index.js";
+import { readCommandLine, wholeNumber } from "./command-line.js";
 
-const { values } = parseArgs({
-  options: { skills: { type: "string", default: "24" }, latency: { type: "string", default: "50" } },
+const COMMAND = {
+  name: "bench/sync-latency",
+  usage: "usage: npx tsx bench/sync-latency.ts [--skills 24] [--latency 50]",
+};
+const { values } = readCommandLine(COMMAND, {
+  skills: { type: "string", default: "24" },
+  latency: { type: "string", default: "50" },
 });
-const skills = Number(values.skills);
-const latency = Number(values.latency);
+const skills = wholeNumber(COMMAND, "--skills", values.skills);
+const latency = wholeNumber(COMMAND, "--latency", values.latency, 0);
 
 const dir = await mkdtemp(path.join(tmpdir(), "skills-mcp-sync-bench-"));
 const catalog = path.join(dir, "skills");

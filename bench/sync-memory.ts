@@ -18,7 +18,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import {
   GetSkillRequestParamsSchema,
   ListSkillsRequestParamsSchema,
@@ -27,23 +26,27 @@ import {
   SKILLS_LIST_METHOD,
 } from "@modelcontextprotocol/core/ext/skills";
 import { createMcpHandler, McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
+import { numberAbove0, readCommandLine, wholeNumber } from "./command-line.js";
 
-const { values } = parseArgs({
-  options: {
-    skills: { type: "string", default: "8" },
-    mib: { type: "string", default: "14" },
-    liars: { type: "string", default: "0" },
-    citing: { type: "string", default: "0" },
-    main: { type: "string", default: "dist/main.js" },
-  },
+const COMMAND = {
+  name: "bench/sync-memory",
+  usage:
+    "usage: npx tsx bench/sync-memory.ts [--skills 8] [--mib 14] [--liars 0] [--citing 0] [--main dist/main.js]",
+};
+const { values } = readCommandLine(COMMAND, {
+  skills: { type: "string", default: "8" },
+  mib: { type: "string", default: "14" },
+  liars: { type: "string", default: "0" },
+  citing: { type: "string", default: "0" },
+  main: { type: "string", default: "dist/main.js" },
 });
-const skills = Number(values.skills);
-const liars = Number(values.liars);
-const citing = Number(values.citing);
+const skills = wholeNumber(COMMAND, "--skills", values.skills, 0);
+const liars = wholeNumber(COMMAND, "--liars", values.liars, 0);
+const citing = wholeNumber(COMMAND, "--citing", values.citing, 0);
 const main = path.resolve(values.main);
 
 const digest = (bytes: Buffer) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-const large = Buffer.alloc(Number(values.mib) * 1024 * 1024);
+const large = Buffer.alloc(numberAbove0(COMMAND, "--mib", values.mib) * 1024 * 1024);
 for (let index = 0; index < large.length; index++) large[index] = (index * 7919) % 251;
 const PARTS = ["a", "b", "c", "d"];
 const quarterBytes = large.subarray(0, large.length / PARTS.length);

@@ -167,6 +167,11 @@ describe("npm run bench", () => {
   it.each<[string[], string]>([
     [["--warm-up-seconds", "0"], 'bench: --warm-up-seconds: "0" is not a whole number ≥ 1'],
     [["--only", "speed"], "bench: --only: unknown part speed (valid: throughput, scale, tokens, hostile)"],
+    // Written once every part had run: minutes in, in Node's words (ENOTDIR).
+    [
+      ["--out", "/dev/null/latest.json"],
+      "bench: --out /dev/null/latest.json: /dev/null is a device where the path needs a folder; give another --out",
+    ],
     // Node's own text, once: "Unknown option '--bogus'", no valid option named.
     [
       ["--bogus"],
@@ -215,7 +220,7 @@ describe("npm run bench:audit", () => {
       );
     const wrong = await bench("audit-hostile.ts", ["--sizes", "big"]);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain('bench:audit: --sizes: "big" is not a number of MiB above 0');
+    expect(wrong.stderr).toContain('bench:audit: --sizes: "big" is not a number above 0');
   });
 });
 
@@ -247,6 +252,11 @@ describe("each bench's command line", () => {
     ["request-parts.ts", "usage: npm run bench:parts -- [catalog folder]"],
     ["compare-ranks.ts", "usage: npm run bench:compare-ranks -- <before.json"],
     ["audit-commonmark.ts", "usage: npx tsx bench/audit-commonmark.ts [--count 40000]"],
+    ["large-reads.ts", "usage: npx tsx bench/large-reads.ts [--parallel 32]"],
+    ["line-count-memory.ts", "usage: node --expose-gc --import tsx bench/line-count-memory.ts [--mib 16]"],
+    ["repin-review-memory.ts", "usage: npx tsx bench/repin-review-memory.ts [--files 40]"],
+    ["sync-latency.ts", "usage: npx tsx bench/sync-latency.ts [--skills 24] [--latency 50]"],
+    ["sync-memory.ts", "usage: npx tsx bench/sync-memory.ts [--skills 8]"],
   ])("%s prints its usage on --help and runs nothing", async (script, usage) => {
     const run = await bench(script, ["--help"]);
     expect({ code: run.code, stdout: run.stdout.startsWith(usage), stderr: run.stderr }).toEqual({
@@ -257,9 +267,34 @@ describe("each bench's command line", () => {
   });
 
   it.each<[string, string[], string]>([
-    ["search-quality.ts", ["--bogus"], "unknown option --bogus; valid: --typos, --asked-by,"],
-    ["search-quality.ts", [], "give the corpus folder and the queries file"],
-    ["search-quality.ts", ["corpus"], "give the queries file after the corpus folder corpus"],
+    // These three said what was wrong without the bench's name, as no other command does.
+    ["search-quality.ts", ["--bogus"], "bench:search: unknown option --bogus; valid: --typos, --asked-by,"],
+    ["search-quality.ts", [], "bench:search: give the corpus folder and the queries file"],
+    ["search-quality.ts", ["corpus"], "bench:search: give the queries file after the corpus folder corpus"],
+    // These read no --help, died on an unknown option with a stack trace (exit 1), and ran on NaN for a word.
+    [
+      "large-reads.ts",
+      ["--bogus"],
+      "bench/large-reads: unknown option --bogus; valid: --parallel, --megabytes, --root, --help (-h)",
+    ],
+    [
+      "line-count-memory.ts",
+      ["--width", "wide"],
+      'bench/line-count-memory: --width: "wide" is not a whole number ≥ 1',
+    ],
+    [
+      "repin-review-memory.ts",
+      ["--mib", "0"],
+      'bench/repin-review-memory: --mib: "0" is not a number above 0',
+    ],
+    [
+      "sync-latency.ts",
+      ["--skills", "many"],
+      'bench/sync-latency: --skills: "many" is not a whole number ≥ 1',
+    ],
+    ["sync-memory.ts", ["extra"], 'bench/sync-memory: unexpected argument "extra": only options are taken'],
+    // Node's own words: "Unknown option '--bogus'. To specify a positional argument starting with a '-' …".
+    ["audit-commonmark.ts", ["--bogus"], "bench:audit-commonmark: unknown option --bogus; valid: --count,"],
     [
       "audit-hostile.ts",
       ["--bogus"],
