@@ -460,7 +460,12 @@ function notAFolder(error: unknown, option: string, folder: string): string | un
 }
 
 function reasonOf(error: unknown): string {
-  return error instanceof MakeFolderError ? ` (${error.message})` : `: ${describeWriteError(error)}`;
+  if (error instanceof MakeFolderError) return ` (${error.message})`;
+  // mkdtemp in a folder that is there: the bare code was all it said (`--out /proc/x`).
+  if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+    return ": no folder can be made in it (ENOENT, no such file or directory, though it is a folder): its file system takes none (as /proc), or it was deleted while in use";
+  }
+  return `: ${describeWriteError(error)}`;
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -697,6 +697,19 @@ describe("fetch-skills: all or nothing", () => {
     );
   });
 
+  // It said "…, where the new folder is built before it is swapped in: ENOENT", the code alone.
+  it.skipIf(process.platform !== "linux")(
+    "says why no folder can be made beside an --out in /proc",
+    async () => {
+      const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
+      const result = await runFetcher(["--out", "/proc/skills"], site);
+      expect(result.code).toBe(1);
+      expect(result.stderr.split("\n")[0]).toBe(
+        "fetch-skills: --out /proc/skills: cannot write in /proc, where the new folder is built before it is swapped in: no folder can be made in it (ENOENT, no such file or directory, though it is a folder): its file system takes none (as /proc), or it was deleted while in use",
+      );
+    },
+  );
+
   // It said "cannot write in /dev/null, …: a file is already there (EEXIST); remove it, or give another
   // folder": advice to remove /dev/null, and no word of what was wrong with the path.
   it.each([
