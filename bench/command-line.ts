@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { describeArgsError } from "../src/command-line.js";
+import { describeArgsError, notWholeNumber, wholeNumberIn } from "../src/command-line.js";
 
 /** A bench's options as node:util parseArgs declares them. */
 type Declared = NonNullable<ParseArgsConfig["options"]>;
@@ -58,17 +58,13 @@ export function refuse(command: BenchCommand, problem: string): never {
  * anything else exits 2 saying so: Number() read a word as NaN, and the run failed later or ran on nothing.
  */
 export function wholeNumber(command: BenchCommand, option: string, text: string, least = 1): number {
-  const number = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(number) || number < least) {
-    refuse(command, `${option}: "${text}" is not a whole number ≥ ${least}`);
-  }
-  return number;
+  return wholeNumberIn(text, least) ?? refuse(command, notWholeNumber(option, text, least));
 }
 
 /** `text` as a number above 0 (`0.5`), given as `option`; anything else exits 2 saying so. */
 export function numberAbove0(command: BenchCommand, option: string, text: string): number {
   const number = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
-  if (!(number > 0)) refuse(command, `${option}: "${text}" is not a number above 0`);
+  if (!(number > 0)) refuse(command, `${option} "${text}" is not a number above 0`);
   return number;
 }
 
@@ -79,7 +75,5 @@ export function numberAbove0(command: BenchCommand, option: string, text: string
 export function wholeNumbersOrExit(command: BenchCommand, given: readonly string[], most: number): number[] {
   if (given.length > most)
     refuse(command, `${most} counts at most (got ${given.length}: ${given.join(" ")})`);
-  return given.map((text) =>
-    /^[1-9]\d*$/.test(text) ? Number(text) : refuse(command, `"${text}" is not a whole number ≥ 1`),
-  );
+  return given.map((text) => wholeNumberIn(text) ?? refuse(command, notWholeNumber("", text)));
 }

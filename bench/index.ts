@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
-import { describeArgsError } from "../src/command-line.js";
+import { describeArgsError, notWholeNumber, wholeNumberIn } from "../src/command-line.js";
 import { notAFolderOnPath } from "../src/make-folder.js";
 import { buildBaseline, describeRef } from "./baseline.js";
 import { CORPUS_DIR, EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
@@ -108,9 +108,8 @@ function readOptions(argv: readonly string[]): Options | "help" {
 }
 
 function positive(name: string, value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1)
-    throw new Error(`--${name}: "${value}" is not a whole number ≥ 1`);
+  const number = wholeNumberIn(value);
+  if (number === undefined) throw new Error(notWholeNumber(`--${name}`, value));
   return number;
 }
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { loadCatalog } from "../src/catalog/index.js";
-import { describeArgsError } from "../src/command-line.js";
+import { describeArgsError, notWholeNumber, wholeNumberIn } from "../src/command-line.js";
 import { examplesDir } from "../src/package.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { freePort } from "./free-port.js";
@@ -65,9 +65,8 @@ function readOptions(argv: readonly string[]): Options | "help" {
   const { values } = parsed;
   if (values.help) return "help";
   const positive = (name: string, value: string) => {
-    const number = Number(value);
-    if (!Number.isInteger(number) || number < 1)
-      throw new UsageError(`--${name} must be a whole number of at least 1 (got "${value}")`);
+    const number = wholeNumberIn(value);
+    if (number === undefined) throw new UsageError(notWholeNumber(`--${name}`, value));
     return number;
   };
   const durationSeconds = positive("duration", values.duration);

@@ -78,3 +78,20 @@ export function unreadableFile(named: string, error: unknown): string {
 export function noKey(named: string, fix: string): string {
   return `${named} holds no key: every line is blank or a # comment; ${fix}`;
 }
+
+/**
+ * `text` as a whole number of at least `least`, written in digits alone (Number() read `0x10`, `1e3` and
+ * ` 5` as 16, 1000 and 5); undefined when it is none, for {@link notWholeNumber} to say so.
+ */
+export function wholeNumberIn(text: string, least = 1): number | undefined {
+  const number = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  return Number.isSafeInteger(number) && number >= least ? number : undefined;
+}
+
+/**
+ * A value that is not the whole number asked for, said one way by every command: `where` names the option
+ * (`--duration "abc" is not a whole number ≥ 1`), or is empty for an argument.
+ */
+export function notWholeNumber(where: string, text: string, least = 1): string {
+  return `${where === "" ? "" : `${where} `}"${text}" is not a whole number ≥ ${least}`;
+}

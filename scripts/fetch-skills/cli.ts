@@ -11,7 +11,7 @@ import { writeFile } from "node:fs/promises";
 import { constants } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { describeArgsError } from "../../src/command-line.js";
+import { describeArgsError, notWholeNumber, wholeNumberIn } from "../../src/command-line.js";
 import { notAFolderOnPath } from "../../src/make-folder.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import {
@@ -320,10 +320,8 @@ const MIB = 1024 * 1024;
 
 function wholeNumber(option: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
-    throw new UsageError(`${option} must be a whole number of 1 or more (got "${value}")`);
-  }
+  const number = wholeNumberIn(value);
+  if (number === undefined) throw new UsageError(notWholeNumber(option, value));
   return number;
 }
 

@@ -165,7 +165,7 @@ describe("npm run bench:search", () => {
 
 describe("npm run bench", () => {
   it.each<[string[], string]>([
-    [["--warm-up-seconds", "0"], 'bench: --warm-up-seconds: "0" is not a whole number ≥ 1'],
+    [["--warm-up-seconds", "0"], 'bench: --warm-up-seconds "0" is not a whole number ≥ 1'],
     [["--only", "speed"], "bench: --only: unknown part speed (valid: throughput, scale, tokens, hostile)"],
     // Written once every part had run: minutes in, in Node's words (ENOTDIR).
     [
@@ -220,7 +220,7 @@ describe("npm run bench:audit", () => {
       );
     const wrong = await bench("audit-hostile.ts", ["--sizes", "big"]);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain('bench:audit: --sizes: "big" is not a number above 0');
+    expect(wrong.stderr).toContain('bench:audit: --sizes "big" is not a number above 0');
   });
 });
 
@@ -280,17 +280,17 @@ describe("each bench's command line", () => {
     [
       "line-count-memory.ts",
       ["--width", "wide"],
-      'bench/line-count-memory: --width: "wide" is not a whole number ≥ 1',
+      'bench/line-count-memory: --width "wide" is not a whole number ≥ 1',
     ],
     [
       "repin-review-memory.ts",
       ["--mib", "0"],
-      'bench/repin-review-memory: --mib: "0" is not a number above 0',
+      'bench/repin-review-memory: --mib "0" is not a number above 0',
     ],
     [
       "sync-latency.ts",
       ["--skills", "many"],
-      'bench/sync-latency: --skills: "many" is not a whole number ≥ 1',
+      'bench/sync-latency: --skills "many" is not a whole number ≥ 1',
     ],
     ["sync-memory.ts", ["extra"], 'bench/sync-memory: unexpected argument "extra": only options are taken'],
     // Node's own words: "Unknown option '--bogus'. To specify a positional argument starting with a '-' …".

@@ -800,6 +800,8 @@ describe("fetch-skills command line", () => {
     [["--update=yes"], "--update takes no value"],
     [["--no-fetch"], "--no-fetch only goes with --update"],
     [["--out", ""], "--out needs a path"],
+    // In the words every command uses for it (it said "must be a whole number of 1 or more (got …)").
+    [["--max-files", "many"], '--max-files "many" is not a whole number ≥ 1'],
     [["stray"], 'unexpected argument "stray": only options are taken; valid: --manifest,'],
     // The store was thrown away with the old skills on every run, so each run fetched everything again.
     [["--cache", "skills/.cache"], "--cache skills/.cache is inside --out skills, which each run replaces"],

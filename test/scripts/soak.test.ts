@@ -43,8 +43,13 @@ describe("npm run soak's command line", () => {
     const { code, stdout, stderr } = await soak(["--duration", "abc"]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr).toMatch(
-      /^soak: --duration must be a whole number of at least 1 \(got "abc"\)\n\nUsage: npm run soak/,
-    );
+    expect(stderr).toMatch(/^soak: --duration "abc" is not a whole number ≥ 1\n\nUsage: npm run soak/);
+  });
+
+  // Number() read "1e3" as 1000: a soak of 17 minutes for a value nobody wrote as one.
+  it("refuses a number not written in digits alone", async () => {
+    const { code, stderr } = await soak(["--duration", "1e3"]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^soak: --duration "1e3" is not a whole number ≥ 1\n/);
   });
 });
