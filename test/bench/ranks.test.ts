@@ -40,7 +40,7 @@ describe("ranks", () => {
 
   it("refuse a file that cannot be read, saying so once", () => {
     const file = path.join(dir, "absent.json");
-    expect(() => readRanks(file)).toThrow(`${file}: cannot read it (ENOENT)`);
+    expect(() => readRanks(file)).toThrow(`${file} cannot be read: there is no such file (ENOENT)`);
   });
 
   it("refuse a file whose ranks are not 1-10 or null, naming the file and the ids", async () => {
