@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { atLeast, type FolderAudit, SEVERITIES, type Severity } from "../src/audit/index.js";
 import { CatalogError, visible } from "../src/catalog/index.js";
-import { describeArgsError } from "../src/command-line.js";
+import { describeArgsError, notOneOf } from "../src/command-line.js";
 import { ConfigError } from "../src/config/index.js";
 import { plural } from "../src/mcp/index.js";
 import { loadStartupConfig, prepareAudit } from "../src/startup/index.js";
@@ -103,7 +103,7 @@ function parseOptions(argv: readonly string[]): Options {
   if (positionals.length > 1) throw new UsageError(`one folder at most (got ${positionals.length})`);
   const failOn = values["fail-on"] ?? "high";
   if (failOn !== "never" && !SEVERITIES.includes(failOn as Severity)) {
-    throw new UsageError(`--fail-on must be high, medium, low or never (got "${failOn}")`);
+    throw new UsageError(notOneOf("--fail-on", failOn, [...SEVERITIES, "never"]));
   }
   const [given] = positionals;
   if (given === undefined && !values.help && !existsSync("skills")) {

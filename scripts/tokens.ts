@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Scope } from "../src/catalog/index.js";
-import { describeArgsError, unreadableFile } from "../src/command-line.js";
+import { describeArgsError, notOneOf, unreadableFile } from "../src/command-line.js";
 import { steeringFor } from "../src/mcp/index.js";
 import { examplesDir } from "../src/package.js";
 import { tolerateClosedOutput } from "./closed-output.js";
@@ -81,7 +81,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const dir = folder ?? examplesDir();
   const preview = values["catalog-preview"];
   if (preview !== "on" && preview !== "off")
-    throw new UsageError(`--catalog-preview "${preview}" is not on or off`);
+    throw new UsageError(notOneOf("--catalog-preview", preview, ["on", "off"]));
   const deps = await mcpDepsOf(dir, { env: { CATALOG_PREVIEW: preview } });
   const { catalog } = deps;
   const client = await connectInMemory(deps);

@@ -95,3 +95,11 @@ export function wholeNumberIn(text: string, least = 1): number | undefined {
 export function notWholeNumber(where: string, text: string, least = 1): string {
   return `${where === "" ? "" : `${where} `}"${text}" is not a whole number ≥ ${least}`;
 }
+
+/**
+ * A value that is none of the words an option or setting takes, said one way by every command:
+ * `--fail-on "severe" is not one of high, medium, low, never`.
+ */
+export function notOneOf(where: string, text: string, choices: readonly string[]): string {
+  return `${where} "${text}" is not one of ${choices.join(", ")}`;
+}

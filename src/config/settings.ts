@@ -1,6 +1,6 @@
 import path from "node:path";
 import { isMap, parseDocument } from "yaml";
-import { noKey, unreadableFile } from "../command-line.js";
+import { noKey, notOneOf, unreadableFile } from "../command-line.js";
 import { editDistance } from "../edit-distance.js";
 import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
 
@@ -60,7 +60,7 @@ function choice<const C extends string>(choices: readonly C[], fallback: C, help
     read: (value, { problems, name }) => {
       const folded = (value?.trim() ?? "").toLowerCase() || fallback;
       if ((choices as readonly string[]).includes(folded)) return folded as C;
-      problems.push(`${name} "${value}" is not one of ${choices.join(", ")}`);
+      problems.push(notOneOf(name, value ?? "", choices));
       return fallback;
     },
   };

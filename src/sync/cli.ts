@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { visible } from "../catalog/index.js";
-import { describeArgsError, noKey, unreadableFile } from "../command-line.js";
+import { describeArgsError, noKey, notOneOf, unreadableFile } from "../command-line.js";
 import type { SyncCounts } from "./apply.js";
 import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
 import type { ServerAddress } from "./connection.js";
@@ -215,9 +215,7 @@ function targetFolder(values: { to?: string; client?: string; project?: boolean 
   if (values.client === undefined)
     throw new UsageError("say where to install: --to <folder> or --client <name>");
   if (!isClientName(values.client)) {
-    throw new UsageError(
-      `--client "${values.client}" is not one of ${Object.keys(CLIENT_FOLDERS).join(", ")}`,
-    );
+    throw new UsageError(notOneOf("--client", values.client, Object.keys(CLIENT_FOLDERS)));
   }
   // An empty or relative HOME (a cron job, a service with no user) would put the personal folder below the
   // current directory, as --project does, without a word.

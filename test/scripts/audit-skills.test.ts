@@ -95,7 +95,8 @@ describe("npm run audit-skills", () => {
   });
 
   it.each([
-    [["--fail-on", "severe"], '--fail-on must be high, medium, low or never (got "severe")'],
+    // In the words of every other choice (it said "must be high, medium, low or never (got …)").
+    [["--fail-on", "severe"], '--fail-on "severe" is not one of high, medium, low, never'],
     // Node's own text said to place a positional after `--`, not which options there are.
     [["--jsn"], "unknown option --jsn; valid: --json, --fail-on, --help (-h)\n"],
     [["a", "b"], "one folder at most (got 2)"],

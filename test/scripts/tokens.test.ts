@@ -85,6 +85,13 @@ describe("npm run tokens", () => {
     expect(stdout).toContain("--catalog-preview on|off");
   });
 
+  // In the words of every other choice (it said "is not on or off").
+  it("refuses a --catalog-preview that is neither on nor off, as a wrong command line", async () => {
+    const { code, stderr } = await tokens(["--catalog-preview", "maybe"]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^tokens: --catalog-preview "maybe" is not one of on, off\n/);
+  });
+
   // A missing query set failed only after the first table was printed, with no word of which option.
   it("refuses a query set it cannot read before printing anything", async () => {
     const missing = join(dir, "missing.json");
