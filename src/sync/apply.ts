@@ -9,7 +9,7 @@ import { forEachInOrder } from "./at-once.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { describeError } from "./describe-error.js";
 import { downloadSkill } from "./download.js";
-import { readIfSame, Staging } from "./folder.js";
+import { type MovedAside, readIfSame, Staging } from "./folder.js";
 import {
   type InstalledSkill,
   type Lock,
@@ -45,11 +45,13 @@ export async function apply(
   lock: Lock | undefined,
   before: LockSource | undefined,
   packsChanged: boolean,
+  /** The run's record of the copies it moves aside, which its stop signal's handler puts back. */
+  movedAside: MovedAside,
 ): Promise<SyncCounts> {
   const { folder, progress } = options;
   const fetches = steps.filter((step) => step.kind === "add" || step.kind === "update");
   const server = options.server.url.href;
-  const staging = await Staging.open(folder, server);
+  const staging = await Staging.open(folder, server, movedAside);
   // Until the skills are put in place, a run that ends (a failure, a signal) keeps the files it verified.
   let keepVerified = true;
   try {

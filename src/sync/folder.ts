@@ -178,6 +178,8 @@ export class Staging {
     /** The URL of the server the run syncs from: what it keeps is its own (see keptFolderName). */
     private readonly server: string,
     private readonly dir: string,
+    /** The run's record of the copies it moved aside, which a stop signal puts back. */
+    private readonly movedAside: MovedAside,
   ) {}
 
   /** The staging folder, which this run's folder is in. */
@@ -186,7 +188,7 @@ export class Staging {
   }
 
   /** What an earlier run verified and kept (VERIFIED_DIR) stays, for the run to open (VerifiedFiles). */
-  static async open(folder: string, server: string): Promise<Staging> {
+  static async open(folder: string, server: string, movedAside: MovedAside): Promise<Staging> {
     await makeFolder(folder);
     const parent = path.join(folder, STAGING_DIR);
     // rm removes a symlink itself, never what it points to. What a past run could not remove (see close)
@@ -197,7 +199,7 @@ export class Staging {
     await mkdir(parent).catch(async (error: unknown) => {
       if ((await lstatOrUndefined(parent))?.isDirectory() !== true) throw error;
     });
-    return new Staging(folder, server, await mkdtemp(path.join(parent, "run-")));
+    return new Staging(folder, server, await mkdtemp(path.join(parent, "run-")), movedAside);
   }
 
   /**
@@ -254,7 +256,7 @@ export class Staging {
       if (aside !== undefined) await rename(aside, target);
       throw error;
     } finally {
-      if (aside !== undefined) movedAside.delete(aside);
+      if (aside !== undefined) this.movedAside.delete(aside);
     }
     // The new copy is in: the swap is done, whatever becomes of the old one. One that cannot be deleted (a
     // folder in it made read-only, a file another program holds open on Windows) stays aside, for close.
@@ -264,7 +266,7 @@ export class Staging {
   /** Removes `<folder>/<name>`, the copy sync `installed`, at once (a rename), then its files. */
   async remove(name: string, installed: InstalledSkill): Promise<void> {
     const aside = await this.moveAsideIfSame(name, "removed", installed);
-    movedAside.delete(aside);
+    this.movedAside.delete(aside);
     // Gone from the folder: what cannot be deleted stays aside, as in swapIn.
     await rm(aside, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -288,11 +290,11 @@ export class Staging {
     const from = path.join(this.folder, name);
     const to = path.join(this.dir, `${why}-${name}-${randomUUID()}`);
     // Until the caller is done with it: a stop meanwhile puts it back (clearStagingOnStop).
-    movedAside.set(to, from);
+    this.movedAside.add(to, from);
     try {
       await rename(from, to);
     } catch (error) {
-      movedAside.delete(to);
+      this.movedAside.delete(to);
       throw error;
     }
     return to;
@@ -375,25 +377,40 @@ async function clearBesideVerified(parent: string): Promise<void> {
 
 /**
  * Skill folders a run moved into its staging folder (by where they are now, with where they were) that
- * it has not yet replaced or decided to remove: a copy being checked may be one the user changed.
+ * it has not yet replaced or decided to remove: a copy being checked may be one the user changed. Each
+ * run has its own, which its Staging fills and its stop signal's handler reads (clearStagingOnStop).
  */
-const movedAside = new Map<string, string>();
+export class MovedAside {
+  readonly #from = new Map<string, string>();
 
-/**
- * As a stop signal ends the process: puts back a skill's folder moved aside and not yet replaced (see
- * movedAside), then removes what a run staged in `folder`, but the files it verified, which the next run
- * takes instead of fetching them again. Synchronous: the process ends right after.
- */
-export function clearStagingOnStop(folder: string): void {
-  const parent = path.join(folder, STAGING_DIR);
-  for (const [aside, from] of movedAside) {
-    if (!aside.startsWith(`${parent}${path.sep}`)) continue;
-    try {
-      renameSync(aside, from);
-    } catch {
-      // Something is in its place (the new copy): the old one goes with the staging folder.
+  add(aside: string, from: string): void {
+    this.#from.set(aside, from);
+  }
+
+  delete(aside: string): void {
+    this.#from.delete(aside);
+  }
+
+  /** Renames each back where it was, synchronously, as a stop signal ends the process. */
+  putBack(): void {
+    for (const [aside, from] of this.#from) {
+      try {
+        renameSync(aside, from);
+      } catch {
+        // Something is in its place (the new copy): the old one goes with the staging folder.
+      }
     }
   }
+}
+
+/**
+ * As a stop signal ends the process: puts back the skills' folders the run moved aside and had not yet
+ * replaced (`movedAside`), then removes what a run staged in `folder`, but the files it verified, which
+ * the next run takes instead of fetching them again. Synchronous: the process ends right after.
+ */
+export function clearStagingOnStop(folder: string, movedAside: MovedAside): void {
+  const parent = path.join(folder, STAGING_DIR);
+  movedAside.putBack();
   let names: string[];
   try {
     names = readdirSync(parent);

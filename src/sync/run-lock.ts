@@ -6,7 +6,6 @@ import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { makeFolder } from "../make-folder.js";
 import { endBySignal, STOP_SIGNALS } from "../stop-signals.js";
-import { clearStagingOnStop } from "./folder.js";
 
 /**
  * In the target folder while a sync installs there: which process does. A second sync into the folder
@@ -20,6 +19,16 @@ export interface RunLock {
   readonly made: string | undefined;
   release(): Promise<void>;
 }
+
+/** What a stop signal (SIGINT, SIGTERM) does besides removing the run lock, as it ends the process. */
+export interface OnStop {
+  /** Synchronous, while the lock is still held: leaves the folder as a stop should (the staging folder). */
+  readonly tidy: () => void;
+  /** Once the lock is gone: says what the stop left. */
+  readonly tell: (signal: NodeJS.Signals) => void;
+}
+
+const NOTHING_ON_STOP: OnStop = { tidy: () => undefined, tell: () => undefined };
 
 /** Another process holds the folder's run lock, or a run lock there cannot be read. */
 export interface HeldElsewhere {
@@ -70,11 +79,11 @@ const TAKEOVER_WAIT_MS = 25;
  * Takes the run lock of `folder` (made if missing): a file created only if none is there, naming this
  * run and process. A lock whose holder is gone (a sync killed with SIGKILL, in this container or another,
  * or on a machine since restarted) is taken over, by one run when several find it. The lock goes on
- * release, and on SIGINT or SIGTERM.
+ * release, and on SIGINT or SIGTERM (after `onStop.tidy`).
  */
 export async function takeRunLock(
   folder: string,
-  onStop: (signal: NodeJS.Signals) => void = () => undefined,
+  onStop: OnStop = NOTHING_ON_STOP,
 ): Promise<RunLock | HeldElsewhere> {
   const made = await makeFolder(folder);
   const file = path.join(folder, RUN_LOCK_FILE);
@@ -263,22 +272,16 @@ function isRunning(pid: number): boolean {
  * A lock taken, and refreshed while held: removed on release, or by a signal that ends the process (with
  * the staging folder), which then ends as it would have.
  */
-function held(
-  file: string,
-  run: string,
-  made: string | undefined,
-  onStop: (signal: NodeJS.Signals) => void,
-): RunLock {
+function held(file: string, run: string, made: string | undefined, onStop: OnStop): RunLock {
   const refresh = setInterval(() => {
     const now = new Date();
     utimes(file, now, now).catch(() => undefined);
   }, REFRESH_MS);
   refresh.unref();
   const onSignal = (signal: NodeJS.Signals) => {
-    // The skills fetched so far, staged beside the folder, go; the files verified stay for the next run.
-    clearStagingOnStop(path.dirname(file));
+    onStop.tidy();
     rmSync(file, { force: true });
-    onStop(signal);
+    onStop.tell(signal);
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
     // aside for this one.
     endBySignal(signal);

@@ -7,9 +7,10 @@ import { apply, countDone, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
 import { describeError } from "./describe-error.js";
-import { readLock, Staging } from "./folder.js";
+import { clearStagingOnStop, MovedAside, readLock, Staging } from "./folder.js";
 import { leftOutOfExtension } from "./left-out.js";
 import { skillRoot } from "./listed-files.js";
+import type { Lock, LockSource } from "./lock.js";
 import { SyncError, type SyncOptions } from "./options.js";
 import type { Step } from "./plan.js";
 import { planRun } from "./plan-run.js";
@@ -30,12 +31,17 @@ export interface SyncReport {
 export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   if (options.mode !== "sync") return syncUnlocked(options);
   const { folder } = options;
-  // The progress said "fetched and verified" of skills that a stop leaves out: say what the folder holds.
-  const onStop = (signal: NodeJS.Signals) => {
-    options.progress.finish();
-    options.progress.note(
-      `skills-mcp sync: stopped by ${signal}: each skill in ${folder} is as it was or as the server serves it; the skills fetched are not put in place, but the files they verified are kept for the next run: run sync again`,
-    );
+  const movedAside = new MovedAside();
+  const onStop = {
+    // The skills fetched so far, staged beside the folder, go; the files verified stay for the next run.
+    tidy: () => clearStagingOnStop(folder, movedAside),
+    // The progress said "fetched and verified" of skills that a stop leaves out: say what the folder holds.
+    tell: (signal: NodeJS.Signals) => {
+      options.progress.finish();
+      options.progress.note(
+        `skills-mcp sync: stopped by ${signal}: each skill in ${folder} is as it was or as the server serves it; the skills fetched are not put in place, but the files they verified are kept for the next run: run sync again`,
+      );
+    },
   };
   const runLock = await takeRunLock(folder, onStop).catch((error: unknown) => {
     if (isSystemError(error) && NOT_WRITABLE.has(error.code ?? "")) return { unwritable: error };
@@ -45,7 +51,8 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
     );
   });
   // No run lock where nothing can be written: a run with nothing to write needs none, as a check does.
-  if ("unwritable" in runLock) return syncUnlocked(options, runLock.unwritable);
+  if ("unwritable" in runLock)
+    return syncUnlocked(options, (plan) => write(options, plan, { unwritable: runLock.unwritable }));
   if ("heldBy" in runLock) {
     const where = runLock.host === undefined ? "" : ` on ${runLock.host}`;
     const who =
@@ -60,7 +67,7 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   }
   let synced = false;
   try {
-    const report = await syncUnlocked(options);
+    const report = await syncUnlocked(options, (plan) => write(options, plan, { movedAside }));
     synced = true;
     return report;
   } finally {
@@ -106,11 +113,30 @@ function noFileThere(error: NodeJS.ErrnoException): string | undefined {
 /** Why a folder cannot be written to: its permissions, or a read-only file system. */
 const NOT_WRITABLE = new Set(["EACCES", "EPERM", "EROFS"]);
 
+/** What a run found: the plan, and what carrying it out needs. */
+interface Plan {
+  readonly steps: readonly Step[];
+  readonly context: DownloadContext;
+  readonly lock: Lock | undefined;
+  readonly source: LockSource | undefined;
+  /** The packs asked for changed since the last sync from the server. */
+  readonly packsChanged: boolean;
+}
+
 /**
- * The sync itself; a run that writes holds the folder's run lock around it. `unwritable`: why the folder
- * cannot be written to, which fails the run only when it has something to write.
+ * How a sync reaches the folder: holding its run lock, with the record of what it moves aside, which the
+ * lock's stop handler puts back; or without, as the folder cannot be written to (why).
  */
-async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoException): Promise<SyncReport> {
+type Access = { readonly movedAside: MovedAside } | { readonly unwritable: NodeJS.ErrnoException };
+
+/**
+ * The sync itself: plans, and, given `write` (a sync, not a check or a dry run), carries out the plan
+ * while the server is still connected.
+ */
+async function syncUnlocked(
+  options: SyncOptions,
+  write?: (plan: Plan) => Promise<SyncCounts>,
+): Promise<SyncReport> {
   const { folder } = options;
   const lock = await readLock(folder).catch((error: unknown) => {
     if (!isSystemError(error)) throw error;
@@ -153,20 +179,8 @@ async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoExcep
         `the packs asked for changed since the last sync from ${server} (${packList(packsBefore)}, now ${packList(options.scope.packs)}): the skills they no longer select are removed; give every --pack in one command to keep them all`,
       );
     }
-    if (options.mode !== "sync") return { steps, counts: countDone(steps, new Set()) };
-    const { progress } = options;
-    for (const step of steps) {
-      if (step.kind === "skip") progress.note(`${step.name}: skipped: ${step.reason}`);
-    }
-    if (!writesAnything(options, steps, source)) {
-      progress.finish();
-      // Only a run holding the run lock may touch the staging folder: another run may be staging there.
-      const leftOver = unwritable === undefined ? await Staging.clear(folder, server) : undefined;
-      if (leftOver !== undefined) progress.note(leftOver);
-      return { steps, counts: countDone(steps, new Set()) };
-    }
-    if (unwritable !== undefined) throw cannotWrite(folder, unwritable, countDone(steps, new Set()));
-    return { steps, counts: await apply(options, steps, context, lock, source, movedFrom) };
+    if (write === undefined) return { steps, counts: countDone(steps, new Set()) };
+    return { steps, counts: await write({ steps, context, lock, source, packsChanged: movedFrom }) };
   } catch (error) {
     // The folder cannot be read or written (EACCES, ENOTDIR, ENOSPC): say which, without a stack.
     if (isSystemError(error)) throw new SyncError(`cannot sync into ${folder}: ${error.message}`);
@@ -174,6 +188,25 @@ async function syncUnlocked(options: SyncOptions, unwritable?: NodeJS.ErrnoExcep
   } finally {
     await connection.close();
   }
+}
+
+/** Carries out `plan` in the folder, if it changes anything there; what `access` allows. */
+async function write(options: SyncOptions, plan: Plan, access: Access): Promise<SyncCounts> {
+  const { folder, progress } = options;
+  const { steps, context, lock, source } = plan;
+  for (const step of steps) {
+    if (step.kind === "skip") progress.note(`${step.name}: skipped: ${step.reason}`);
+  }
+  if (!writesAnything(options, steps, source)) {
+    progress.finish();
+    // Only a run holding the run lock may touch the staging folder: another run may be staging there.
+    const leftOver =
+      "movedAside" in access ? await Staging.clear(folder, options.server.url.href) : undefined;
+    if (leftOver !== undefined) progress.note(leftOver);
+    return countDone(steps, new Set());
+  }
+  if ("unwritable" in access) throw cannotWrite(folder, access.unwritable, countDone(steps, new Set()));
+  return apply(options, steps, context, lock, source, plan.packsChanged, access.movedAside);
 }
 
 /**
