@@ -43,6 +43,51 @@ export function keptFolderName(server: string): string {
 }
 
 /**
+ * How long the files runs from a server kept (its folder in VERIFIED_DIR) may stay unused before a run
+ * from another server into the folder removes them: a server no longer synced from would leave them
+ * there for good. Each run from their server touches its folder (VerifiedFiles.open), or removes it
+ * (Staging.clear), so its modification time is their last use; removed, they cost that server's next run a fetch, no more.
+ */
+export const KEPT_UNUSED_DAYS = 30;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Removes from `folder`'s staging folder the kept files of runs from other servers than `server` left
+ * unused for KEPT_UNUSED_DAYS, by their folder's modification time. A line saying so, or undefined when
+ * none went. Best effort: what cannot be removed stays, unread. For a run holding the run lock.
+ */
+export async function forgetUnusedKept(
+  folder: string,
+  server: string,
+  now = Date.now(),
+): Promise<string | undefined> {
+  const verified = path.join(folder, STAGING_DIR, VERIFIED_DIR);
+  // Nothing followed: a symlink in the way is not a folder a run made (Staging.open removes it).
+  for (const made of [path.dirname(verified), verified]) {
+    if ((await lstatOrUndefined(made).catch(() => undefined))?.isDirectory() !== true) return undefined;
+  }
+  const own = keptFolderName(server);
+  let removed = 0;
+  for (const entry of await readdir(verified, { withFileTypes: true }).catch(() => [])) {
+    if (!entry.isDirectory() || entry.name === own) continue;
+    const kept = path.join(verified, entry.name);
+    const modified = (await lstatOrUndefined(kept).catch(() => undefined))?.mtimeMs;
+    if (modified === undefined || now - modified < KEPT_UNUSED_DAYS * DAY_MS) continue;
+    await rm(kept, { recursive: true, force: true }).then(
+      () => {
+        removed += 1;
+      },
+      () => undefined,
+    );
+  }
+  if (removed === 0) return undefined;
+  const whose =
+    removed === 1 ? "a stopped sync from another server" : `stopped syncs from ${removed} other servers`;
+  return `removed from ${verified} the files ${whose} kept, unused for ${KEPT_UNUSED_DAYS} days or more (a sync from there fetches them again)`;
+}
+
+/**
  * The most a copy sync installed holds: the skill's files, its pack files and a note, a little over the
  * extension's limit. A folder holding more is not one sync wrote, and is not read further.
  */

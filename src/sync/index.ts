@@ -2,7 +2,7 @@ export type { SyncCounts } from "./apply.js";
 export { runSyncCli, type SyncIo } from "./cli.js";
 export type { ClientName } from "./clients.js";
 export type { Era, ServerAddress } from "./connection.js";
-export { keptFolderName, STAGING_DIR, VERIFIED_DIR } from "./folder.js";
+export { KEPT_UNUSED_DAYS, keptFolderName, STAGING_DIR, VERIFIED_DIR } from "./folder.js";
 export { LOCK_FILE, type Lock } from "./lock.js";
 export { SyncError, type SyncOptions } from "./options.js";
 export { isOutOfDate, type Step } from "./plan.js";

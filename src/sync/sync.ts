@@ -7,7 +7,7 @@ import { apply, countDone, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
 import { describeError } from "./describe-error.js";
-import { clearStagingOnStop, MovedAside, readLock, Staging } from "./folder.js";
+import { clearStagingOnStop, forgetUnusedKept, MovedAside, readLock, Staging } from "./folder.js";
 import { leftOutOfExtension } from "./left-out.js";
 import { skillRoot } from "./listed-files.js";
 import type { Lock, LockSource } from "./lock.js";
@@ -196,6 +196,10 @@ async function write(options: SyncOptions, plan: Plan, access: Access): Promise<
   const { steps, context, lock, source } = plan;
   for (const step of steps) {
     if (step.kind === "skip") progress.note(`${step.name}: skipped: ${step.reason}`);
+  }
+  if ("movedAside" in access) {
+    const forgotten = await forgetUnusedKept(folder, options.server.url.href);
+    if (forgotten !== undefined) progress.note(forgotten);
   }
   if (!writesAnything(options, steps, source)) {
     progress.finish();

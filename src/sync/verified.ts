@@ -1,4 +1,4 @@
-import { link, lstat, mkdir, readdir, rm } from "node:fs/promises";
+import { link, lstat, mkdir, readdir, rm, utimes } from "node:fs/promises";
 import path from "node:path";
 import { keptFolderName, readIfSame, VERIFIED_DIR } from "./folder.js";
 
@@ -40,6 +40,10 @@ export class VerifiedFiles {
     for (const folder of [top, dir]) {
       if (!(await madeFolder(folder))) return new VerifiedFiles(undefined, new Set());
     }
+    // Used now: a run from another server removes a server's kept files only once unused for long
+    // (forgetUnusedKept), and a run that reuses them all may add or remove none.
+    const now = new Date();
+    await utimes(dir, now, now).catch(() => undefined);
     const wantedHex = new Set([...wanted].flatMap((digest) => DIGEST.exec(digest)?.[1] ?? []));
     const present = new Set<string>();
     for (const name of await readdir(dir).catch(() => [])) {

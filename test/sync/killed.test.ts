@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { access, cp, readdir, readFile, writeFile } from "node:fs/promises";
+import { access, cp, mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { constants } from "node:os";
@@ -15,6 +15,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
+  KEPT_UNUSED_DAYS,
   keptFolderName,
   LOCK_FILE,
   type Lock,
@@ -366,6 +367,65 @@ describe("a sync stopped before it put its skills in place", () => {
     );
     expect(Object.keys(await readTree(target))).toContain("zip-logs/SKILL.md");
     await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
+  });
+
+  /** Makes the kept files' folder of runs from `url` look last used `days` ago. */
+  async function lastUsed(url: string, days: number) {
+    const when = new Date(Date.now() - days * 86_400_000);
+    await utimes(path.join(target, STAGING_DIR, VERIFIED_DIR, keptFolderName(url)), when, when);
+  }
+
+  /** A run from a second server into the folder, with its lines. */
+  async function syncFromAnother() {
+    const other = await tempFolder();
+    await writeTree(other.dir, { "ops/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs.") });
+    const second = await serveCatalog(other.dir);
+    try {
+      return await sync(second.url, target);
+    } finally {
+      await second.close();
+      await other.remove();
+    }
+  }
+
+  // Regression: a server never synced from again left its kept files in the folder for good.
+  it("are removed by a run from another server once unused for KEPT_UNUSED_DAYS, saying so", {
+    timeout: 60_000,
+  }, async () => {
+    await stoppedRun("SIGTERM");
+    const verified = path.join(target, STAGING_DIR, VERIFIED_DIR);
+    // A third server's, used a day short of the limit: it stays.
+    const recent = "http://127.0.0.1:1/mcp";
+    await mkdir(path.join(verified, keptFolderName(recent)));
+    await writeFile(path.join(verified, keptFolderName(recent), "0".repeat(64)), "kept\n");
+    await lastUsed(recent, KEPT_UNUSED_DAYS - 1);
+    await lastUsed(server.url, KEPT_UNUSED_DAYS + 1);
+
+    const other = await syncFromAnother();
+    expect(other.counts).toMatchObject({ added: 1, skipped: 0 });
+    expect(other.lines).toContain(
+      `removed from ${verified} the files a stopped sync from another server kept, unused for ${KEPT_UNUSED_DAYS} days or more (a sync from there fetches them again)`,
+    );
+    expect(await readdir(verified)).toEqual([keptFolderName(recent)]);
+
+    const next = await sync(server.url, target);
+    expect(next.counts).toMatchObject({ added: 3, skipped: 0 });
+    expect(stage.reads).toContain("skill://team/alpha/notes.md");
+    expect(await readTree(target)).toEqual({ ...installed(V1), "zip-logs/SKILL.md": expect.any(String) });
+  });
+
+  it("count as used by every run from their server that fetches, even one that changes none of them", {
+    timeout: 60_000,
+  }, async () => {
+    await stoppedRun("SIGTERM");
+    await lastUsed(server.url, KEPT_UNUSED_DAYS + 1);
+    // Stopped at the same point again: it reuses alpha's notes, and keeps nothing new.
+    await stoppedRun("SIGTERM");
+    const other = await syncFromAnother();
+    expect(other.lines.filter((line) => line.startsWith("removed from"))).toEqual([]);
+    const next = await sync(server.url, target);
+    expect(stage.reads).not.toContain("skill://team/alpha/notes.md");
+    expect(next.counts).toMatchObject({ added: 3, skipped: 0 });
   });
 
   it("trusts no file kept that no longer has the digest the server lists", { timeout: 60_000 }, async () => {
