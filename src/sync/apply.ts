@@ -190,6 +190,32 @@ export function writesAnything(
 }
 
 /**
+ * Why a sync would rewrite the lock's record of this server though it would change no skill's folder
+ * (records of skills it no longer manages dropped, the scope asked for), or undefined when it would not.
+ * A lock committed with the skills (--project) would change: a check tells it apart from up to date.
+ */
+export function lockChangeAlone(
+  options: SyncOptions,
+  steps: readonly Step[],
+  before: LockSource | undefined,
+): string | undefined {
+  if (isOutOfDate(steps)) return undefined;
+  const skills = lockedSkills(steps, new Map(), new Set(), false);
+  const after = sourceAfter(options, before, skills, refusedSkills(steps, new Map()));
+  if (after === before) return undefined;
+  if (before === undefined) return "it would record this server, which it does not yet";
+  const dropped = Object.keys(before.skills).filter((name) => !(name in after.skills));
+  const why = [
+    ...(dropped.length === 0 ? [] : [`it would no longer record ${dropped.join(", ")}`]),
+    ...(isDeepStrictEqual(before.scope, after.scope) ? [] : ["it would record the scope asked for now"]),
+    ...(isDeepStrictEqual(before.refused ?? {}, after.refused ?? {})
+      ? []
+      : ["it would record the audit's refusals as they stand now"]),
+  ];
+  return why.length === 0 ? "it would rewrite its record of this server" : why.join("; ");
+}
+
+/**
  * The lock's record of this server after a run: `before` itself when the run changed nothing in it, so
  * that a lock committed with the skills (--project) stays as it is.
  */

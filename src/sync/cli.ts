@@ -39,7 +39,8 @@ Scope, as a client would ask for it:
 What to do:
   --dry-run              print what a sync would do; change nothing
   --check                change nothing; exit 1 when the folder is out of date (for a login script or CI):
-                         when a sync would change it, not for a skill it would skip again
+                         when a sync would change it (its lock file alone included), not for a skill
+                         it would skip again
   --allow-unsafe         install skills with a high finding of the audit too (hidden Unicode, bidi controls)
   -h, --help             show this help
 
@@ -88,8 +89,8 @@ export async function runSyncCli(argv: readonly string[], io: SyncIo = processIo
     return 0;
   }
   try {
-    const { steps, counts } = await syncSkills(options);
-    return report(options, steps, counts, io);
+    const { steps, counts, lockChange } = await syncSkills(options);
+    return report(options, steps, counts, lockChange, io);
   } catch (error) {
     if (!(error instanceof SyncError || error instanceof LockError)) throw error;
     // The message may quote the server (its error, a URI): shown escaped, on one line.
@@ -98,7 +99,13 @@ export async function runSyncCli(argv: readonly string[], io: SyncIo = processIo
   }
 }
 
-function report(options: SyncOptions, steps: readonly Step[], counts: SyncCounts, io: SyncIo): number {
+function report(
+  options: SyncOptions,
+  steps: readonly Step[],
+  counts: SyncCounts,
+  lockChange: string | undefined,
+  io: SyncIo,
+): number {
   const where = `in ${options.folder}`;
   if (options.mode === "sync") {
     io.stderr.write(
@@ -112,17 +119,19 @@ function report(options: SyncOptions, steps: readonly Step[], counts: SyncCounts
     const line = step.kind === "skip" ? `skip ${step.name}: ${step.reason}` : `${step.kind} ${step.name}`;
     io.stdout.write(`${visible(line)}\n`);
   }
+  // A lock committed with the skills (--project) would change: not up to date.
+  if (lockChange !== undefined) io.stdout.write(`${visible(`rewrite ${LOCK_FILE}: ${lockChange}`)}\n`);
   // Named apart, so that a log tells a skill the audit refuses from anything else skipped.
   const refused = steps.filter((step) => step.kind === "skip" && step.refused !== undefined).length;
   const plan =
     `${counts.added} to add, ${counts.updated} to update, ${counts.removed} to remove, ` +
     `${counts.skipped} to skip${refused === 0 ? "" : ` (${refused} refused by the audit, unchanged)`}, ` +
-    `${counts.unchanged} unchanged ${where}`;
+    `${counts.unchanged} unchanged${lockChange === undefined ? "" : `, the lock file to rewrite`} ${where}`;
   if (options.mode === "dry-run") {
     io.stderr.write(`skills-mcp sync: dry run, nothing changed: ${plan}\n`);
     return 0;
   }
-  const outOfDate = isOutOfDate(steps);
+  const outOfDate = isOutOfDate(steps) || lockChange !== undefined;
   io.stderr.write(`skills-mcp sync: ${outOfDate ? "out of date" : "up to date"}: ${plan}\n`);
   return outOfDate ? 1 : 0;
 }

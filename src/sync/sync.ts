@@ -3,7 +3,7 @@ import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { notAFolderOnPath } from "../make-folder.js";
 import { packageVersion } from "../package.js";
-import { apply, countDone, type SyncCounts, writesAnything } from "./apply.js";
+import { apply, countDone, lockChangeAlone, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
 import { describeError } from "./describe-error.js";
@@ -22,6 +22,11 @@ export interface SyncReport {
   readonly steps: readonly Step[];
   /** What was done (a sync), or what the plan would do (dry run, check). */
   readonly counts: SyncCounts;
+  /**
+   * A dry run or a check: why a sync would rewrite the lock file though it would change no skill's folder
+   * (see lockChangeAlone); undefined when it would not, and for a sync.
+   */
+  readonly lockChange?: string;
 }
 
 /**
@@ -179,7 +184,14 @@ async function syncUnlocked(
         `the packs asked for changed since the last sync from ${server} (${packList(packsBefore)}, now ${packList(options.scope.packs)}): the skills they no longer select are removed; give every --pack in one command to keep them all`,
       );
     }
-    if (write === undefined) return { steps, counts: countDone(steps, new Set()) };
+    if (write === undefined) {
+      const lockChange = lockChangeAlone(options, steps, source);
+      return {
+        steps,
+        counts: countDone(steps, new Set()),
+        ...(lockChange === undefined ? {} : { lockChange }),
+      };
+    }
     return { steps, counts: await write({ steps, context, lock, source, packsChanged: movedFrom }) };
   } catch (error) {
     // The folder cannot be read or written (EACCES, ENOTDIR, ENOSPC): say which, without a stack.

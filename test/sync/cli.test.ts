@@ -258,6 +258,44 @@ describe("a sync from the command line", () => {
     }
   });
 
+  // Regression: --check exited 0 ("up to date") when a sync would rewrite only the lock file, here to drop
+  // a skill the server no longer serves that was edited here: a lock committed with --project then changed.
+  it("--check exits 1 when a sync would rewrite the lock file alone, and says why", async () => {
+    const skills = path.join(work, "served");
+    await writeTree(skills, {
+      "team/review-code/SKILL.md": skillMd("review-code", "Review code changes."),
+      "team/old-skill/SKILL.md": skillMd("old-skill", "Soon gone."),
+    });
+    const first = await serveCatalog(skills);
+    expect((await run(first.url, "--to", "skills")).status).toBe(0);
+    await first.close();
+    await writeFile(path.join(work, "skills/old-skill/SKILL.md"), "my own\n");
+    await rm(path.join(skills, "team/old-skill"), { recursive: true });
+    const second = await serveCatalog(skills, first.port);
+    try {
+      const check = await run(second.url, "--to", "skills", "--check");
+      expect(check.status).toBe(1);
+      expect(check.stdout).toMatch(
+        new RegExp(
+          `^skip old-skill: no longer served, but changed here .*\nrewrite \\${LOCK_FILE}: it would no longer record old-skill\n$`,
+        ),
+      );
+      expect(check.stderr).toMatch(
+        /out of date: 0 to add, 0 to update, 0 to remove, 1 to skip, 1 unchanged, the lock file to rewrite in /,
+      );
+      const lock = await readFile(path.join(work, "skills", LOCK_FILE), "utf8");
+      expect((await run(second.url, "--to", "skills")).status).toBe(1);
+      expect(await readFile(path.join(work, "skills", LOCK_FILE), "utf8")).not.toBe(lock);
+      const after = await run(second.url, "--to", "skills", "--check");
+      expect(after).toMatchObject({ status: 0, stdout: "" });
+      expect(after.stderr).toMatch(
+        /up to date: 0 to add, 0 to update, 0 to remove, 0 to skip, 1 unchanged in /,
+      );
+    } finally {
+      await second.close();
+    }
+  });
+
   it("exits 1 when a skill is skipped, and says why", async () => {
     await writeTree(path.join(work, "skills"), { "review-code/SKILL.md": "my own" });
     const { status, stderr } = await run(open.url, "--to", "skills");
