@@ -116,22 +116,29 @@ export function foldedSpelling(text: string): string {
 }
 
 /**
- * Beginnings of words that Porter2 cuts down to another word, each the stem of the words it begins: it
- * takes -ence and -ent off `excellence` and `excellent`, leaving `excel`, the spreadsheet's name (`excel`
- * found code-review-excellence, and only it), and -er off `customer`, leaving `custom` (`customer` found
- * skills for custom protocols and custom logic). Their words meet one another apart.
+ * Beginnings of words that Porter2 cuts down to another word, and the stem their words take: it takes
+ * -ence and -ent off `excellence` and `excellent`, leaving `excel`, the spreadsheet's name (`excel` found
+ * code-review-excellence, and only it), -er off `customer`, leaving `custom` (`customer` found skills for
+ * custom protocols and custom logic), and -ion, -ed and -es off `expression`, `expressed` and
+ * `expresses`, leaving `express`, the name of Express and of an express checkout (`express` listed n8n
+ * expressions and gene expression first). Their words meet one another apart.
  */
-const STEMMED_APART = ["excellen", "customer"];
+const STEMMED_APART: readonly (readonly [begins: string, stem: string])[] = [
+  ["excellen", "excellen"],
+  ["customer", "customer"],
+  ["expressi", "expression"],
+  ["expresse", "expression"],
+];
 
 /**
  * Porter2 (Snowball English) stemming: `nodes`/`node`, `debugging`/`debug`, `deploy`/`deployment`. A Greek
  * noun in -sis takes -ses in the plural (`analysis`, `analyses`; `hypothesis`, `hypotheses`), which Porter2
  * keeps apart: it is stemmed as its plural, which meets the verb too (`analyse`, `hypothesize`). Not under
  * six letters: `basis` would meet `base`, whose plural `bases` is also basis's. `excellence` is not
- * `excel`, nor `customer` `custom` (see {@link STEMMED_APART}).
+ * `excel`, `customer` `custom`, nor `expression` `express` (see {@link STEMMED_APART}).
  */
 export function stem(word: string): string {
-  for (const start of STEMMED_APART) if (word.startsWith(start)) return start;
+  for (const [begins, stemmed] of STEMMED_APART) if (word.startsWith(begins)) return stemmed;
   return porter2(word.length > 5 && word.endsWith("sis") ? `${word.slice(0, -2)}es` : word);
 }
 

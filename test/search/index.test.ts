@@ -329,6 +329,8 @@ describe("words Porter2 cuts down to another word", () => {
       "support/ticket-replies/SKILL.md": skillMd("ticket-replies", "Answer widget customers' tickets."),
       "dev/widget-hooks/SKILL.md": skillMd("widget-hooks", "Write custom widget hooks."),
       "db/postgresql-tables/SKILL.md": skillMd("postgresql-tables", "Design widget tables."),
+      "web/express-api/SKILL.md": skillMd("express-api", "Serve widget routes with Express middleware."),
+      "bio/rna-expression/SKILL.md": skillMd("rna-expression", "Count widget gene expression in RNA reads."),
     });
     ownCatalog = loadCatalog(own.dir).catalog;
     ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
@@ -347,6 +349,13 @@ describe("words Porter2 cuts down to another word", () => {
   it("a customer is not custom", () => {
     expect(names("customer")).toEqual(["ticket-replies"]);
     expect(names("custom hooks")).toEqual(["widget-hooks"]);
+  });
+
+  // Porter2 stems `expression` as express: `express` listed n8n expressions and gene expression first.
+  it("Express is not an expression", () => {
+    expect(names("express")).toEqual(["express-api"]);
+    expect(names("gene expressions")).toEqual(["rna-expression"]);
+    expect(names("genes expressed")).toEqual(["rna-expression"]);
   });
 
   it("is no name close to code-review-excellence", () => {

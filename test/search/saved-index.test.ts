@@ -323,8 +323,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 14,
-        digest: "66efbf3fb45d64efbfdcb2ca425c877ce1ef4a83b380dc2189d5133483282d1d",
+        version: 15,
+        digest: "2b1f90b7896428bfa32dae8075a3c3c111ae7b2e55f3bddf22cb939255726e92",
       });
     } finally {
       await tree.remove();
