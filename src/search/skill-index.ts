@@ -4,6 +4,7 @@ import { allBelow, isAscending } from "./arrays.js";
 import { Bm25fIndex, type RankingOptions, type RequestTerms, termWeight } from "./bm25f.js";
 import { isCommonWord } from "./common-words.js";
 import { NameIndex } from "./names.js";
+import { foldedSpelling, STOP_WORDS } from "./terms.js";
 
 /** What a search found: the best matches, and how many skills matched at all, and how well. */
 export interface SearchResult {
@@ -193,6 +194,18 @@ const CONTEXT_MATCHES = 30;
  * something the catalog lacks than mistyped, and reading its words would only find noise.
  */
 const MOST_WORDS_READ = 3;
+/**
+ * The fewest letters of a request word that also finds the longer words of skills' names it begins
+ * (`postgres` finds postgresql-table-design): a short form of a name is typed as often as the name, and
+ * Porter2 meets it only when the name adds an ending it knows. Shorter beginnings begin too many words
+ * (`java` of javascript); a common English word is a word of its own, not a short form (`excel` of
+ * excellence, `custom` of customer, `stream` of streamlit, `types` of typescript), and finds only itself.
+ */
+const NAME_START_LETTERS = 5;
+/** The most name words one request word finds so: a beginning of more is no short form of one of them. */
+const NAME_STARTS = 3;
+/** Request words as {@link NAME_START_LETTERS} reads them: runs of letters a to z of the folded request. */
+const LETTER_RUNS = /[a-z]+/g;
 
 /**
  * Finds skills for a request, and names close to a mistyped one. Built once at startup; pure.
@@ -235,6 +248,8 @@ export class SkillIndex implements SearchIndex {
   private readonly counter: Accumulator;
   /** The terms of {@link ASKING_WORDS} the catalog holds. */
   private readonly askingTerms: ReadonlySet<number>;
+  /** The words of skills' names longer than {@link NAME_START_LETTERS}, of letters a to z, sorted, once each. */
+  private readonly nameWords: readonly string[];
 
   constructor(
     private readonly skills: readonly Skill[],
@@ -250,6 +265,7 @@ export class SkillIndex implements SearchIndex {
     this.context = new Uint8Array(skills.length);
     this.counter = new Accumulator(skills.length);
     this.askingTerms = new Set(terms.termsOf(ASKING_WORDS).terms);
+    this.nameWords = nameWordsOf(skills);
   }
 
   /** Writes the index to a part of the saved index, for {@link SkillIndex.load}: its ranking is the caller's. */
@@ -286,6 +302,8 @@ export class SkillIndex implements SearchIndex {
       corrections.map(({ term }) => term),
       allowed,
     );
+    // Found besides the request's own words, not in their place: it holds no more words for them.
+    accumulator.add(terms, this.namesBegun(query, request), allowed, false);
     // A word left unread is one no match holds: every match then holds only part of the request.
     const unread = request.unheld > corrections.length;
     const floor = this.floor(request, corrections);
@@ -304,6 +322,51 @@ export class SkillIndex implements SearchIndex {
       corrections: corrections.map(({ from, to }) => ({ from, to })),
       undecided,
     };
+  }
+
+  /**
+   * The terms of the longer name words that the request's words begin (see {@link NAME_START_LETTERS}),
+   * but the request's own terms. Linear in the request, and a binary search over the name words a word.
+   */
+  private namesBegun(query: string, request: RequestTerms): number[] {
+    const { nameWords, terms } = this;
+    const begun: number[] = [];
+    for (const [word] of foldedSpelling(query).matchAll(LETTER_RUNS)) {
+      if (word.length < NAME_START_LETTERS) continue;
+      const low = sortedAfter(nameWords, word);
+      let end = low;
+      while (
+        end < nameWords.length &&
+        end - low <= NAME_STARTS &&
+        (nameWords[end] as string).startsWith(word)
+      ) {
+        end++;
+      }
+      // The dearer tests last: most request words begin no name's word.
+      if (end === low || end - low > NAME_STARTS) continue;
+      if (STOP_WORDS.has(word) || isCommonWord(word) || this.namesItself(word)) continue;
+      for (const nameWord of nameWords.slice(low, end)) {
+        for (const term of terms.termsOf(nameWord).terms) {
+          if (!request.terms.includes(term) && !begun.includes(term)) begun.push(term);
+        }
+      }
+    }
+    return begun;
+  }
+
+  /**
+   * Whether some skill of the catalog is found by `word` alone, scoring {@link FLOOR_WORDS} of its weight:
+   * a word some skill holds in its name or description is a word of its own (`fasta`, the file format,
+   * is no short form of fastapi), while `postgres`, in a few bodies only, found no skill.
+   */
+  private namesItself(word: string): boolean {
+    const { counter, terms } = this;
+    return terms.termsOf(word).terms.some((term) => {
+      counter.add(terms, [term], undefined);
+      const strongest = counter.bestScore();
+      counter.clear();
+      return strongest >= FLOOR_WORDS * terms.weight(term);
+    });
   }
 
   /** The score under which a match is faint for this request: see {@link FLOOR_WORDS}. */
@@ -540,6 +603,29 @@ export class SkillIndex implements SearchIndex {
 
 const NO_TERMS: ReadonlySet<number> = new Set();
 
+/** Where the first of the sorted `words` after `word` is (their length when none is). */
+function sortedAfter(words: readonly string[], word: string): number {
+  let low = 0;
+  let high = words.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((words[middle] as string) <= word) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The words of `skills`' names that {@link NAME_START_LETTERS} may find: see `SkillIndex.nameWords`. */
+function nameWordsOf(skills: readonly Skill[]): string[] {
+  const words = new Set<string>();
+  for (const { name } of skills) {
+    for (const [word] of name.toLowerCase().matchAll(LETTER_RUNS)) {
+      if (word.length > NAME_START_LETTERS) words.add(word);
+    }
+  }
+  return [...words].sort();
+}
+
 /** The first letters of a name's words, lowercased (`tdd` of `test-driven-development`); "" for one word. */
 function initials(name: string): string {
   const parts = name
@@ -576,13 +662,16 @@ class Accumulator {
     this.touched = new Int32Array(size);
   }
 
-  /** Adds the impacts of `terms` for the documents `allowed` lets through. */
-  add(index: Bm25fIndex, terms: readonly number[], allowed: Uint8Array | undefined): void {
+  /**
+   * Adds the impacts of `terms` for the documents `allowed` lets through; unless `words`, they are found
+   * besides the request's words, and a match need not hold them to hold every word.
+   */
+  add(index: Bm25fIndex, terms: readonly number[], allowed: Uint8Array | undefined, words = true): void {
     const { scores, touched, held, strongest } = this;
     let matched = this.matched;
     for (const term of terms) {
       matched = index.accumulate(term, allowed, scores, touched, matched, held, strongest);
-      this.heldByFewest = Math.min(this.heldByFewest, held[0] as number);
+      if (words) this.heldByFewest = Math.min(this.heldByFewest, held[0] as number);
     }
     this.matched = matched;
   }
@@ -590,6 +679,14 @@ class Accumulator {
   /** The `limit` best documents so far. */
   best(limit: number): number[] {
     return topDocuments(this.touched, this.matched, this.scores, limit);
+  }
+
+  /** The best score so far, 0 when none. */
+  bestScore(): number {
+    const { scores, touched, matched } = this;
+    let best = 0;
+    for (let i = 0; i < matched; i++) best = Math.max(best, scores[touched[i] as number] as number);
+    return best;
   }
 
   /** How many documents were scored and their scores' sum; the buffers are zeroed. */

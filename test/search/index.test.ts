@@ -312,6 +312,45 @@ describe("a Greek noun in -sis", () => {
   });
 });
 
+// `postgres` was in a few bodies only, under the floor, and found no skill, though postgresql-table-design
+// names PostgreSQL: a request word that begins a longer name word finds it too.
+describe("a word that begins a name's word", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "db/postgresql-tables/SKILL.md": skillMd(
+        "postgresql-tables",
+        "Design widget tables and their indexes.",
+      ),
+      "db/event-log/SKILL.md": skillMd(
+        "event-log",
+        "Keep widget events in order.",
+        "# Event log\n\nAppend events to a log, replay them to rebuild state, and snapshot often. A store such as postgres holds them.\n",
+      ),
+      "web/fastapi-service/SKILL.md": skillMd("fastapi-service", "Serve widget routes from Python."),
+      "bio/sequence-files/SKILL.md": skillMd("sequence-files", "Read widget FASTA and FASTQ files."),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  const names = (query: string) =>
+    ownIndex.search(query, ownCatalog.everything, 10).skills.map((skill) => skill.name);
+
+  it("finds the skill whose name's word it begins", () => {
+    expect(names("postgres")[0]).toBe("postgresql-tables");
+    expect(names("postgres indexes")[0]).toBe("postgresql-tables");
+  });
+
+  it("is a word of its own when a skill holds it in its description: FASTA is not FastAPI", () => {
+    expect(names("fasta")).toEqual(["sequence-files"]);
+  });
+});
+
 // Porter2 stems `excellence` as excel: over the bench corpus `excel` listed code-review-excellence alone,
 // and read_skill("excel") offered it, a name holding the letters of no word asked for.
 describe("words Porter2 cuts down to another word", () => {
