@@ -18,6 +18,10 @@ import { findTool } from "./server.js";
  *   input, a typed client's unset field) send null for none, and the SDK refused it with a dump of its
  *   schema's issues (a null cursor as an internal error, -32603) that says nothing a model can fix. A tool
  *   that needs an argument still answers that it is missing, as for a call without `arguments`.
+ * - `"cursor": ""` reads as no cursor too, on every listing: no cursor this server gives is empty, and
+ *   clients send one for "the first page" (a string field left at its zero value). The paged listings
+ *   refused it as a cursor they never gave, while tools/list and resources/templates/list, which have one
+ *   page and ignore any cursor, answered it.
  * - A call naming no tool of the four has its `arguments` left out whatever they are, so that it is
  *   answered as unknown, naming the tools, as a call with an object is: the SDK refused arguments that are
  *   no object first, and a client that mistyped the name was told of its arguments instead.
@@ -29,6 +33,7 @@ export function requestAsMeant(message: unknown): unknown {
   const { params } = message;
   const dropped = new Set<string>();
   for (const member of ["cursor", "arguments"]) if (params[member] === null) dropped.add(member);
+  if (params.cursor === "") dropped.add("cursor");
   if (message.method === "tools/call" && Object.hasOwn(params, "arguments")) {
     const unknownTool = typeof params.name === "string" && findTool(params.name) === undefined;
     if (unknownTool && !isJsonObject(params.arguments)) dropped.add("arguments");

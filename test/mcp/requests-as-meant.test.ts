@@ -41,6 +41,14 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
   ["skills/list", { cursor: null }, listing("skills")],
   ["resources/directory/read", { uri: "skill://design", cursor: null }, listing("resources")],
   ["prompts/get", { name: "clean-csv", arguments: null }, listing("messages")],
+  // Regression: `"cursor": ""`, which clients send for the first page (a string left at its zero value),
+  // was refused as a cursor never given by the paged listings, and answered by the other two.
+  ["tools/list", { cursor: "" }, listing("tools")],
+  ["resources/templates/list", { cursor: "" }, listing("resourceTemplates")],
+  ["prompts/list", { cursor: "" }, listing("prompts")],
+  ["resources/list", { cursor: "" }, listing("resources")],
+  ["skills/list", { cursor: "" }, listing("skills")],
+  ["resources/directory/read", { uri: "skill://design", cursor: "" }, listing("resources")],
   // Regression: `"arguments": null`, which clients built on models send for "no arguments", was refused
   // with -32602 and a dump of the SDK's schema issues; it reads as no arguments.
   [
