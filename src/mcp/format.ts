@@ -1,5 +1,6 @@
 /** How the tools write what they answer: file lists, file contents, counts. */
-import { type CatalogFile, type FileContent, formatSize } from "../catalog/index.js";
+import { type CatalogFile, excerpt, type FileContent, formatSize, quoted } from "../catalog/index.js";
+import { isJsonObject } from "../json-rpc/index.js";
 
 /** Past this many entries a manifest is cut: a skill with a vendored tree would flood the context. */
 const LISTED_FILES = 500;
@@ -50,4 +51,35 @@ export function formatFileContent(path: string, content: FileContent): string {
 /** `1 file`, `2 files`: a count and its noun, for answers. */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * The most characters of a string read as JSON, to tell whether it holds the object meant: a tool's
+ * arguments take a few hundred.
+ */
+const MAX_PARSED_OBJECT = 64 * 1024;
+
+/**
+ * What is wrong with `member` (a request's `arguments`) that is no object, said so that a model fixes its
+ * next call: models send the object as a string holding its JSON, which is then shown as it should have
+ * been sent, and at most 100 characters of it.
+ */
+export function notAnObject(member: string, value: unknown, wanted: string): string {
+  if (typeof value !== "string") return `${member} must be ${wanted}, not ${kindOf(value)}`;
+  const held = value.length <= MAX_PARSED_OBJECT ? jsonOf(value) : undefined;
+  if (!isJsonObject(held)) return `${member} must be ${wanted}, not a string (${quoted(value)})`;
+  return `${member} must be ${wanted}, not a string: this string holds a JSON object, so send the object itself, not a string holding it: "${member}": ${excerpt(JSON.stringify(held), 100)}`;
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
 }

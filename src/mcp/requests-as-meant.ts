@@ -4,8 +4,8 @@ import {
   type JSONRPCMessage,
   LATEST_PROTOCOL_VERSION,
 } from "@modelcontextprotocol/server";
-import { excerpt, quoted } from "../catalog/index.js";
 import { isJsonObject } from "../json-rpc/index.js";
+import { notAnObject } from "./format.js";
 import { findTool } from "./server.js";
 
 /**
@@ -104,15 +104,8 @@ export function inParamsWords(message: JSONRPCMessage, request?: unknown): JSONR
 }
 
 /**
- * The most characters of a string `arguments` read as JSON, to tell whether it holds the object meant:
- * a tool's arguments take a few hundred.
- */
-const MAX_PARSED_ARGUMENTS = 64 * 1024;
-
-/**
  * What is wrong with a tools/call's `arguments` that are no object (null and none read as none before
- * this), said so that a model fixes its next call: models send the object as a string holding its JSON,
- * which is then shown as it should have been sent, and at most 100 characters of it.
+ * this), naming the arguments the tool takes (see notAnObject).
  */
 function argumentsFault(args: unknown, name: unknown): string {
   const listed = findTool(name)?.listed.inputSchema.properties;
@@ -121,23 +114,7 @@ function argumentsFault(args: unknown, name: unknown): string {
     names.length === 0
       ? "a JSON object"
       : `a JSON object of ${String(name)}'s arguments (${names.join(", ")})`;
-  if (typeof args !== "string") return `arguments must be ${wanted}, not ${kindOf(args)}`;
-  const held = args.length <= MAX_PARSED_ARGUMENTS ? jsonOf(args) : undefined;
-  if (!isJsonObject(held)) return `arguments must be ${wanted}, not a string (${quoted(args)})`;
-  return `arguments must be ${wanted}, not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": ${excerpt(JSON.stringify(held), 100)}`;
-}
-
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function kindOf(value: unknown): string {
-  if (Array.isArray(value)) return "an array";
-  return `a ${typeof value}`;
+  return notAnObject("arguments", args, wanted);
 }
 
 /**

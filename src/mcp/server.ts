@@ -15,6 +15,7 @@ import { z } from "zod";
 import { type Catalog, type Pack, quoted, type Scope, type Skill, visible } from "../catalog/index.js";
 import { editDistance } from "../edit-distance.js";
 import type { Inspection } from "../inspection/index.js";
+import { isJsonObject } from "../json-rpc/index.js";
 import {
   type Preview,
   type PreviewSettings,
@@ -25,6 +26,7 @@ import {
 } from "../preview/index.js";
 import type { SearchIndex } from "../search/index.js";
 import type { RequestTag, ToolContext } from "./context.js";
+import { notAnObject } from "./format.js";
 import { listPacksTool } from "./list-packs.js";
 import { listSkillsTool } from "./list-skills.js";
 import { getPrompt, listPrompts } from "./prompts.js";
@@ -201,7 +203,20 @@ const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
  */
 const READ_PARAMS = z.object({ uri: z.string() });
 const LIST_PARAMS = z.object({ cursor: z.string().optional() });
-const PROMPT_PARAMS = z.object({ name: z.string(), arguments: z.record(z.string(), z.string()).optional() });
+const PROMPT_ARGUMENTS = "a JSON object (the prompts take none, so it may be left out)";
+/**
+ * A prompt's `arguments` are checked only to be an object, refused in the words a tools/call's are (see
+ * notAnObject): the prompts take no arguments, and ignore those sent, as the tools ignore unknown ones,
+ * whatever their values (`{"a": 1}` was refused, `{"a": "1"}` ignored).
+ */
+const PROMPT_PARAMS = z
+  .object({ name: z.string(), arguments: z.unknown().optional() })
+  .refine(({ arguments: args }) => args === undefined || isJsonObject(args), {
+    // Also beside a wrong name, so that one answer says all that is wrong, as a tools/call's does.
+    when: ({ value }) => isJsonObject(value),
+    error: ({ input }) =>
+      notAnObject("arguments", isJsonObject(input) ? input.arguments : input, PROMPT_ARGUMENTS),
+  });
 
 const TOOLS_CAPABILITY: ServerCapabilities = { tools: { listChanged: false } };
 const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false } };

@@ -173,6 +173,10 @@ function requestsOf(era: WireEra): [string, { body: unknown; headers: Record<str
       "arguments that are a string",
       asSent(era, "tools/call", { name: "list_skills", arguments: '{"query":"saw"}' }),
     ],
+    [
+      "a prompt's arguments that are a string",
+      asSent(era, "prompts/get", { name: "beta/hammer", arguments: '{"a":"b"}' }),
+    ],
     ["a listing's cursor that is a number", asSent(era, "resources/templates/list", { cursor: 5 })],
     ["a string id", asSent(era, "tools/list", undefined, "request-1")],
     ["ping", asSent(era, "ping")],

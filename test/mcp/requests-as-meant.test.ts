@@ -49,6 +49,33 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
   ["resources/list", { cursor: "" }, listing("resources")],
   ["skills/list", { cursor: "" }, listing("skills")],
   ["resources/directory/read", { uri: "skill://design", cursor: "" }, listing("resources")],
+  // Regression: a prompt's arguments of any value but a string were refused, though the prompts take
+  // none and ignore those sent.
+  ["prompts/get", { name: "clean-csv", arguments: { a: 1, b: "1" } }, listing("messages")],
+  // Regression: arguments that are no object were told "Invalid input: expected record, received
+  // string", without what tools/call says of them.
+  ...(
+    [
+      [{ name: "clean-csv", arguments: "x" }, 'not a string ("x")'],
+      [
+        { name: "clean-csv", arguments: '{"a": "b"}' },
+        'not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": {"a":"b"}',
+      ],
+      [{ name: "clean-csv", arguments: [1] }, "not an array"],
+      [{ name: 5, arguments: 5 }, "not a number", "name: Invalid input: expected string, received number, "],
+    ] as const
+  ).map(
+    ([params, fault, before = ""]) =>
+      [
+        "prompts/get",
+        params,
+        (result: unknown) =>
+          expect(result).toEqual({
+            code: -32602,
+            message: `Invalid params for prompts/get: ${before}arguments must be a JSON object (the prompts take none, so it may be left out), ${fault}`,
+          }),
+      ] as const,
+  ),
   // Regression: `"arguments": null`, which clients built on models send for "no arguments", was refused
   // with -32602 and a dump of the SDK's schema issues; it reads as no arguments.
   [
