@@ -113,3 +113,24 @@ describe("the v2 SDK client negotiating its era", () => {
     }
   });
 });
+
+// Assumption behind HTTP's `"id": null` where stdio leaves the id out (docs/security.md, rate limit): the
+// SDK's client reads an answer that is no 2xx by its status and text, never by its id (in 2026-07-28 a 400
+// too, but for an error under the request's own id), so a refusal under `"id": null` reaches its user in
+// our words, where over stdio the same line would be dropped unread.
+describe("the v2 SDK client refused under an id of null", () => {
+  it.each(["legacy", "modern"] as const)("shows the refusal's message (%s)", async (era) => {
+    const limited = await startServer(tree.skillsDir, [], httpSettings({ RATE_LIMIT_PER_MINUTE: "3" }));
+    const client = await connectTo(new URL(`${limited.url}/mcp`), { era });
+    try {
+      // The handshake took one request of the three, or two (2025's initialized notification).
+      const refused = (async () => {
+        for (let request = 0; request < 3; request++) await call(client, "list_packs", {});
+      })();
+      await expect(refused).rejects.toThrow(/Error POSTing to endpoint: .*"Rate limit exceeded, retry in 1 minute".*"id":null/);
+    } finally {
+      await client.close();
+      await limited.close();
+    }
+  });
+});
