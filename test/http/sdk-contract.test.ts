@@ -29,7 +29,12 @@ import {
   ServerConnection,
   unsupportedVersionOf,
 } from "../../src/http/sdk-contract.js";
-import { answerInParamsWords, type ServerFactory, serverFactoryFor } from "../../src/mcp/index.js";
+import {
+  answerInParamsWords,
+  requestsAsMeant,
+  type ServerFactory,
+  serverFactoryFor,
+} from "../../src/mcp/index.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { type WireEra, wireRequest } from "../helpers/requests.js";
 
@@ -338,6 +343,26 @@ it.each([
   const { error } = JSON.parse(endpoint.text);
   expect(error.code).toBe(-32602);
   expect(error.message).toMatch(/^Invalid params for (initialize|resources\/templates\/list): [^\n]+$/);
+});
+
+// Where /mcp answers otherwise than the SDK's entries before its endpoint, on purpose: its route reads
+// a request as meant (requestsAsMeant, as stdio does): a null or empty cursor as none, null
+// arguments as none, the arguments of an unknown tool left out. The SDK's entries, handed the request as
+// sent, refuse it; handed it as read, they answer it as the endpoint does.
+describe.each(["legacy", "modern"] as const)("a request /mcp reads as meant (%s)", (era) => {
+  it.each([
+    ["an empty cursor", asSent(era, "prompts/list", { cursor: "" })],
+    ["a null cursor", asSent(era, "tools/list", { cursor: null })],
+    ["null arguments", asSent(era, "tools/call", { name: "list_packs", arguments: null })],
+    ["an unknown tool's arguments", asSent(era, "tools/call", { name: "nope", arguments: "x" })],
+  ])("%s: the SDK's entries refuse it as sent, and answer it as read", async (_, { headers, body }) => {
+    const asSentBySdk = JSON.parse((await sdkAnswer(newServer, headers, body)).text);
+    expect(asSentBySdk.error).toMatchObject({ code: -32602 });
+    const read = requestsAsMeant(body);
+    const endpoint = await endpointAnswer(new McpEndpoint(newServer, () => {}), headers, read);
+    expect(JSON.parse(endpoint.text)).toHaveProperty("result");
+    expect(endpoint).toEqual(await sdkAnswer(newServer, headers, read));
+  });
 });
 
 // Assumption: a 2025 batch of plain requests, which the endpoints answer member by member from their kept
