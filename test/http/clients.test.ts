@@ -127,7 +127,9 @@ describe("the v2 SDK client refused under an id of null", () => {
       const refused = (async () => {
         for (let request = 0; request < 3; request++) await call(client, "list_packs", {});
       })();
-      await expect(refused).rejects.toThrow(/Error POSTing to endpoint: .*"Rate limit exceeded, retry in 1 minute".*"id":null/);
+      await expect(refused).rejects.toThrow(
+        /Error POSTing to endpoint: .*"Rate limit exceeded, retry in 1 minute".*"id":null/,
+      );
     } finally {
       await client.close();
       await limited.close();
