@@ -36,6 +36,7 @@ import {
   listingOf,
   PAGE_SIZE,
 } from "./cursor.js";
+import { type CarriedSkill, filesOfEntry, inWhatwgSpelling, skillDocumentResource } from "./skill-entries.js";
 import {
   keyOf,
   keyOfFolderUri,
@@ -82,11 +83,6 @@ type Target =
 interface Folder {
   readonly children: Map<string, { readonly key: UriKey; readonly folder: boolean }>;
   readonly owners: Set<Skill | Target>;
-}
-
-interface CarriedSkill {
-  readonly skill: Skill;
-  readonly entry: SkillEntry;
 }
 
 /** A pack file as `resources/list` names it. */
@@ -488,49 +484,6 @@ function overTheCap(uri: string, content: FileContent, mimeType: string): SkillR
  */
 function textMimeType(mimeType: string): string {
   return mimeType === UNKNOWN_MIME_TYPE ? "text/plain" : mimeType;
-}
-
-/** The entry with its URIs spelled as entries were before they followed RFC 3986 (see whatwgSpelling). */
-function inWhatwgSpelling(entry: SkillEntry): SkillEntry {
-  const resources =
-    entry.resources === "dynamic"
-      ? entry.resources
-      : entry.resources.map((resource) => ({ ...resource, uri: whatwgSpelling(resource.uri) }));
-  return { ...entry, uri: whatwgSpelling(entry.uri), resources };
-}
-
-/** A skill's SKILL.md as a resource: named and described by its frontmatter, as the extension asks. */
-function skillDocumentResource({ skill, entry }: CarriedSkill): Resource {
-  return {
-    uri: entry.uri,
-    name: entry.frontmatter.name,
-    description: entry.frontmatter.description,
-    mimeType: "text/markdown",
-    size: skill.document.size,
-  };
-}
-
-/**
- * Each file of `skill` at its key, `<pack>/[<group>/]<name>/<path>`, with its digest in the entry;
- * undefined when its entry does not list exactly these files at these URIs (the SDK encodes each segment
- * as uriOfKey does).
- */
-function filesOfEntry(
-  skill: Skill,
-  entry: SkillEntry,
-): { key: UriKey; file: CatalogFile; digest: string }[] | undefined {
-  if (entry.resources === "dynamic") return undefined;
-  const root = skillPath(skill);
-  const listed = new Map(entry.resources.map(({ uri, digest }) => [uri, digest]));
-  const files: { key: UriKey; file: CatalogFile; digest: string }[] = [];
-  for (const file of [skill.document, ...skill.files.values()]) {
-    const key = `${root}/${file.path}`;
-    const digest = listed.get(uriOfKey(key));
-    if (digest === undefined) return undefined;
-    files.push({ key, file, digest });
-  }
-  const fits = listed.size === files.length && entry.uri === uriOfKey(`${root}/${skill.document.path}`);
-  return fits ? files : undefined;
 }
 
 /**
