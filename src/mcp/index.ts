@@ -8,6 +8,7 @@ export {
   requestAsMeant,
   requestsAsMeant,
 } from "./requests-as-meant.js";
+export { MAX_READ_BYTES } from "./resource-read.js";
 export { methodNotFoundMessage, servedMethods } from "./served-methods.js";
 export {
   buildMcpDeps,
@@ -22,4 +23,4 @@ export {
   TOOL_NAMES,
   warmPreviews,
 } from "./server.js";
-export { MAX_READ_BYTES, type ResourceWarning, SkillResources } from "./skill-resources.js";
+export { type ResourceWarning, SkillResources } from "./skill-resources.js";

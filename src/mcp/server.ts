@@ -32,7 +32,8 @@ import { listSkillsTool } from "./list-skills.js";
 import { getPrompt, listPrompts } from "./prompts.js";
 import { readPackFileTool } from "./read-pack-file.js";
 import { readSkillTool } from "./read-skill.js";
-import { type ResourceWarning, readResource, SkillResources } from "./skill-resources.js";
+import { readResource } from "./resource-read.js";
+import { type ResourceWarning, SkillResources } from "./skill-resources.js";
 import { failure, type Tool } from "./tool.js";
 
 export interface ServerInfo {
