@@ -23,4 +23,5 @@ export {
   TOOL_NAMES,
   warmPreviews,
 } from "./server.js";
-export { type ResourceWarning, SkillResources } from "./skill-resources.js";
+export type { ResourceWarning } from "./skill-namespace.js";
+export { SkillResources } from "./skill-resources.js";

@@ -33,7 +33,8 @@ import { getPrompt, listPrompts } from "./prompts.js";
 import { readPackFileTool } from "./read-pack-file.js";
 import { readSkillTool } from "./read-skill.js";
 import { readResource } from "./resource-read.js";
-import { type ResourceWarning, SkillResources } from "./skill-resources.js";
+import type { ResourceWarning } from "./skill-namespace.js";
+import { SkillResources } from "./skill-resources.js";
 import { failure, type Tool } from "./tool.js";
 
 export interface ServerInfo {

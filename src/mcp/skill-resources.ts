@@ -5,9 +5,7 @@ import {
   type SkillSource,
 } from "@modelcontextprotocol/server/ext/skills";
 import {
-  type CatalogFile,
   type FileReader,
-  formatSize,
   MAX_FILE_BYTES,
   quoted,
   type Scope,
@@ -25,9 +23,15 @@ import {
   PAGE_SIZE,
 } from "./cursor.js";
 import { fileAsResource, MAX_READ_BYTES } from "./resource-read.js";
-import { type CarriedSkill, filesOfEntry, inWhatwgSpelling, skillDocumentResource } from "./skill-entries.js";
+import { type CarriedSkill, inWhatwgSpelling, skillDocumentResource } from "./skill-entries.js";
 import {
-  keyOf,
+  isVisible,
+  type ListedPackFile,
+  namespaceOf,
+  type ResourceWarning,
+  type Target,
+} from "./skill-namespace.js";
+import {
   keyOfFolderUri,
   keyOfUri,
   mimeTypeOf,
@@ -46,29 +50,10 @@ import {
  */
 const PAGE_BYTES = 512 * 1024;
 
-/**
- * What a `skill://` URI names: a file of the skills the extension carries (of a nested skill, and of each
- * skill it is nested in), with the digest their entries give it, or a pack file.
- */
-type Target =
-  | {
-      readonly kind: "skill-file";
-      readonly skills: Skill[];
-      readonly file: CatalogFile;
-      readonly digest: string;
-    }
-  | { readonly kind: "pack-file"; readonly pack: string; readonly file: CatalogFile };
-
 /** A folder of the `skill://` namespace: its children, and whose files lie below it (to scope it). */
 interface Folder {
   readonly children: Map<string, { readonly key: UriKey; readonly folder: boolean }>;
   readonly owners: Set<Skill | Target>;
-}
-
-/** A pack file as `resources/list` names it. */
-interface ListedPackFile {
-  readonly uri: string;
-  readonly target: Target & { readonly kind: "pack-file" };
 }
 
 /**
@@ -78,12 +63,6 @@ interface ListedPackFile {
 interface ResourceListPosition {
   readonly section: "skills" | "pack-files";
   readonly uri: string;
-}
-
-/** Something about the catalog the extension cannot serve as it is, said once at startup. */
-export interface ResourceWarning {
-  readonly skill: Skill | undefined;
-  readonly reason: string;
 }
 
 /**
@@ -134,64 +113,8 @@ export class SkillResources {
     entryOf: (skill: Skill) => SkillEntry | undefined,
     warn: (warning: ResourceWarning) => void,
   ): SkillResources {
-    const targets = new Map<UriKey, Target>();
-    const carried: CarriedSkill[] = [];
-    for (const skill of everything.skills) {
-      const entry = entryOf(skill);
-      if (entry === undefined) continue;
-      const files = filesOfEntry(skill, entry);
-      const problem =
-        files === undefined ? "its entry lists a file it does not hold" : carryProblem(files, targets);
-      if (files === undefined || problem !== undefined) {
-        warn({ skill, reason: `left out of the Skills extension: ${problem}` });
-        continue;
-      }
-      for (const { key, file, digest } of files) {
-        const shared = targets.get(key);
-        if (shared?.kind === "skill-file") shared.skills.push(skill);
-        else targets.set(key, { kind: "skill-file", skills: [skill], file, digest });
-      }
-      carried.push({ skill, entry });
-    }
-    // Keyed before they are resources: a skill's folder holding a pack file is crowded too.
-    const packKeys = new Map(
-      everything.packs.map((pack) => [
-        pack,
-        [...pack.files].map(([path, file]) => ({ path, file, key: keyOf(pack.name, path.split("/")) })),
-      ]),
-    );
-    const crowded = crowdedSkills(carried, targets, [...packKeys.values()].flat());
-    for (const [skill, key] of crowded) {
-      warn({
-        skill,
-        reason: `left out of the Skills extension: its folder ${uriOfKey(skillPath(skill))} also holds ${uriOfKey(key)}, which is not its file`,
-      });
-    }
-    if (crowded.size > 0) {
-      for (const [key, target] of targets) {
-        if (target.kind !== "skill-file") continue;
-        const kept = target.skills.filter((skill) => !crowded.has(skill));
-        if (kept.length === 0) targets.delete(key);
-        else if (kept.length < target.skills.length) targets.set(key, { ...target, skills: kept });
-      }
-    }
-    const packFiles: ListedPackFile[] = [];
-    for (const [pack, keyed] of packKeys) {
-      for (const { path, file, key } of keyed) {
-        if (targets.has(key)) {
-          warn({
-            skill: undefined,
-            reason: `pack file ${pack.name}/${path} is not a resource: a skill file has its URI`,
-          });
-          continue;
-        }
-        const target = { kind: "pack-file", pack: pack.name, file } as const;
-        targets.set(key, target);
-        packFiles.push({ uri: uriOfKey(key), target });
-      }
-    }
-    const kept = carried.filter(({ skill }) => !crowded.has(skill));
-    return new SkillResources(everything, kept, targets, packFiles);
+    const { carried, targets, packFiles } = namespaceOf(everything, entryOf, warn);
+    return new SkillResources(everything, carried, targets, packFiles);
   }
 
   /** How many skills the extension carries, over the whole catalog. */
@@ -396,55 +319,6 @@ export class SkillResources {
     }
     return { resources };
   }
-}
-
-/**
- * Why the extension cannot carry a skill of these files, if it cannot: another skill holds one of their
- * URIs as another file (a skill nested in another shares its files, at the same URIs), or one is larger
- * than a read carries, which a host could then never check against its digest.
- */
-function carryProblem(
-  files: readonly { key: UriKey; file: CatalogFile }[],
-  targets: ReadonlyMap<UriKey, Target>,
-): string | undefined {
-  const taken = files.find(({ key, file }) => {
-    const target = targets.get(key);
-    return target !== undefined && (target.kind !== "skill-file" || target.file.source !== file.source);
-  });
-  if (taken !== undefined) return `${uriOfKey(taken.key)} is already a file of another skill`;
-  const large = files.find(({ file }) => file.size > MAX_READ_BYTES);
-  if (large === undefined) return undefined;
-  return `${uriOfKey(large.key)} is ${formatSize(large.file.size)}, over the ${formatSize(MAX_READ_BYTES)} a resource read carries`;
-}
-
-/**
- * The skills whose folder in the `skill://` namespace holds a file that is not theirs (another skill's, of
- * a group named as the skill, or a pack file in a folder of its name), each with the first such key. A host
- * takes every URI below a skill's folder for a file of the skill: a folder read of it lists that file,
- * which the skill's manifest, complete by the extension's rule, does not, and a skill below it reads as
- * nested in it, whose files that manifest lacks.
- */
-function crowdedSkills(
-  carried: readonly CarriedSkill[],
-  targets: ReadonlyMap<UriKey, Target>,
-  packFiles: readonly { key: UriKey }[],
-): Map<Skill, UriKey> {
-  const roots = new Map(carried.map(({ skill }) => [skillPath(skill), skill]));
-  const crowded = new Map<Skill, UriKey>();
-  const check = (key: UriKey, owners: readonly Skill[]) => {
-    for (let folder = parentOfKey(key); folder !== undefined; folder = parentOfKey(folder)) {
-      const skill = roots.get(folder);
-      if (skill !== undefined && !owners.includes(skill) && !crowded.has(skill)) crowded.set(skill, key);
-    }
-  };
-  for (const [key, target] of targets) check(key, target.kind === "skill-file" ? target.skills : []);
-  for (const { key } of packFiles) check(key, []);
-  return crowded;
-}
-
-function isVisible(target: Target, scope: Scope): boolean {
-  if (target.kind === "skill-file") return target.skills.some((skill) => scope.has(skill));
-  return scope.findPack(target.pack)?.files.get(target.file.path) === target.file;
 }
 
 function isFolderVisible(folder: Folder, scope: Scope): boolean {
