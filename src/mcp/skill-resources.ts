@@ -24,6 +24,7 @@ import {
 } from "./cursor.js";
 import { fileAsResource, MAX_READ_BYTES } from "./resource-read.js";
 import { type CarriedSkill, inWhatwgSpelling, skillDocumentResource } from "./skill-entries.js";
+import { type Folder, foldersOf, isFolderVisible } from "./skill-folders.js";
 import {
   isVisible,
   type ListedPackFile,
@@ -36,7 +37,6 @@ import {
   keyOfUri,
   mimeTypeOf,
   nameOfKey,
-  parentOfKey,
   SCHEME,
   type UriKey,
   uriOfKey,
@@ -49,12 +49,6 @@ import {
  * over 1 MiB is never kept) and 100 times over in a batch. A page this size is kept.
  */
 const PAGE_BYTES = 512 * 1024;
-
-/** A folder of the `skill://` namespace: its children, and whose files lie below it (to scope it). */
-interface Folder {
-  readonly children: Map<string, { readonly key: UriKey; readonly folder: boolean }>;
-  readonly owners: Set<Skill | Target>;
-}
 
 /**
  * Where a `resources/list` page starts: after this URI of the skills (their SKILL.md), or of the pack files,
@@ -319,35 +313,6 @@ export class SkillResources {
     }
     return { resources };
   }
-}
-
-function isFolderVisible(folder: Folder, scope: Scope): boolean {
-  for (const owner of folder.owners) {
-    if ("kind" in owner ? isVisible(owner, scope) : scope.has(owner)) return true;
-  }
-  return false;
-}
-
-/** The folders above every target, each with its children and the skills and pack files below it. */
-function foldersOf(targets: ReadonlyMap<UriKey, Target>): ReadonlyMap<UriKey, Folder> {
-  const folders = new Map<UriKey, Folder>();
-  for (const [key, target] of targets) {
-    const owners = target.kind === "skill-file" ? target.skills : [target];
-    let child = key;
-    let folder = false;
-    for (let parent = parentOfKey(child); parent !== undefined; parent = parentOfKey(parent)) {
-      let found = folders.get(parent);
-      if (found === undefined) {
-        found = { children: new Map(), owners: new Set() };
-        folders.set(parent, found);
-      }
-      found.children.set(nameOfKey(child), { key: child, folder });
-      for (const owner of owners) found.owners.add(owner);
-      child = parent;
-      folder = true;
-    }
-  }
-  return folders;
 }
 
 /** A cursor naming `uri`, of the list's `skill://` URIs, less the scheme they all start with. */
