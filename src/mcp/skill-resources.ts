@@ -13,15 +13,7 @@ import {
   skillPath,
 } from "../catalog/index.js";
 import type { SkillEntry } from "../inspection/index.js";
-import {
-  decodeCursor,
-  encodeCursor,
-  firstAfter,
-  invalidCursor,
-  type Listing,
-  listingOf,
-  PAGE_SIZE,
-} from "./cursor.js";
+import { firstAfter, listingOf, PAGE_SIZE } from "./cursor.js";
 import { fileAsResource, MAX_READ_BYTES } from "./resource-read.js";
 import { type CarriedSkill, inWhatwgSpelling, skillDocumentResource } from "./skill-entries.js";
 import { type Folder, foldersOf, isFolderVisible } from "./skill-folders.js";
@@ -32,6 +24,15 @@ import {
   type ResourceWarning,
   type Target,
 } from "./skill-namespace.js";
+import {
+  compareUris,
+  cursorAfter,
+  type ResourceListPosition,
+  resourceListCursor,
+  resourceListPositionAt,
+  startAfter,
+  uriAt,
+} from "./skill-uri-cursors.js";
 import {
   keyOfFolderUri,
   keyOfUri,
@@ -49,15 +50,6 @@ import {
  * over 1 MiB is never kept) and 100 times over in a batch. A page this size is kept.
  */
 const PAGE_BYTES = 512 * 1024;
-
-/**
- * Where a `resources/list` page starts: after this URI of the skills (their SKILL.md), or of the pack files,
- * which follow every skill. Skills come first: a client that reads one page gets skills before files.
- */
-interface ResourceListPosition {
-  readonly section: "skills" | "pack-files";
-  readonly uri: string;
-}
 
 /**
  * Every skill the MCP Skills extension carries, with each of its files as a `skill://` resource, and
@@ -313,45 +305,6 @@ export class SkillResources {
     }
     return { resources };
   }
-}
-
-/** A cursor naming `uri`, of the list's `skill://` URIs, less the scheme they all start with. */
-function cursorAfter(listing: Listing, uri: string): string {
-  return encodeCursor(listing, uri.slice(SCHEME.length));
-}
-
-/** The URI a cursor of `listing` names. */
-function uriAt(listing: Listing, cursor: string): string {
-  return `${SCHEME}${decodeCursor(listing, cursor)}`;
-}
-
-/** A cursor of `resources/list` naming the last resource of its page, and its section. */
-function resourceListCursor(listing: Listing, last: ResourceListPosition | undefined): string {
-  const uri = last?.uri ?? SCHEME;
-  return encodeCursor(listing, `${last?.section === "pack-files" ? "f" : "s"}${uri.slice(SCHEME.length)}`);
-}
-
-/** The position a cursor of `resources/list` names; one this server did not give is refused. */
-function resourceListPositionAt(listing: Listing, cursor: string): ResourceListPosition {
-  const position = decodeCursor(listing, cursor);
-  const mark = position.slice(0, 1);
-  if (mark !== "s" && mark !== "f") throw invalidCursor(listing);
-  return { section: mark === "f" ? "pack-files" : "skills", uri: `${SCHEME}${position.slice(1)}` };
-}
-
-/** The index in `items`, sorted by their URIs, of the first after `after` (0 without it). */
-function startAfter<Item>(
-  items: readonly Item[],
-  uriOf: (item: Item) => string,
-  after: string | undefined,
-): number {
-  return after === undefined ? 0 : firstAfter(items, (item) => compareUris(uriOf(item), after) <= 0);
-}
-
-/** Code-unit order of URIs: the one order of entries, children and cursors, as the SDK orders them. */
-function compareUris(a: string, b: string): number {
-  if (a === b) return 0;
-  return a < b ? -1 : 1;
 }
 
 /** Refuses a request for `uri`, which `message` quotes cut: `data.uri` keeps it whole, as resources/read's. */

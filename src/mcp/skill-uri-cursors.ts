@@ -1,0 +1,50 @@
+import { decodeCursor, encodeCursor, firstAfter, invalidCursor, type Listing } from "./cursor.js";
+import { SCHEME } from "./skill-uris.js";
+
+/** Code-unit order of URIs: the one order of entries, children and cursors, as the SDK orders them. */
+export function compareUris(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+/**
+ * Where a `resources/list` page starts: after this URI of the skills (their SKILL.md), or of the pack files,
+ * which follow every skill. Skills come first: a client that reads one page gets skills before files.
+ */
+export interface ResourceListPosition {
+  readonly section: "skills" | "pack-files";
+  readonly uri: string;
+}
+
+/** A cursor naming `uri`, of the list's `skill://` URIs, less the scheme they all start with. */
+export function cursorAfter(listing: Listing, uri: string): string {
+  return encodeCursor(listing, uri.slice(SCHEME.length));
+}
+
+/** The URI a cursor of `listing` names. */
+export function uriAt(listing: Listing, cursor: string): string {
+  return `${SCHEME}${decodeCursor(listing, cursor)}`;
+}
+
+/** A cursor of `resources/list` naming the last resource of its page, and its section. */
+export function resourceListCursor(listing: Listing, last: ResourceListPosition | undefined): string {
+  const uri = last?.uri ?? SCHEME;
+  return encodeCursor(listing, `${last?.section === "pack-files" ? "f" : "s"}${uri.slice(SCHEME.length)}`);
+}
+
+/** The position a cursor of `resources/list` names; one this server did not give is refused. */
+export function resourceListPositionAt(listing: Listing, cursor: string): ResourceListPosition {
+  const position = decodeCursor(listing, cursor);
+  const mark = position.slice(0, 1);
+  if (mark !== "s" && mark !== "f") throw invalidCursor(listing);
+  return { section: mark === "f" ? "pack-files" : "skills", uri: `${SCHEME}${position.slice(1)}` };
+}
+
+/** The index in `items`, sorted by their URIs, of the first after `after` (0 without it). */
+export function startAfter<Item>(
+  items: readonly Item[],
+  uriOf: (item: Item) => string,
+  after: string | undefined,
+): number {
+  return after === undefined ? 0 : firstAfter(items, (item) => compareUris(uriOf(item), after) <= 0);
+}
