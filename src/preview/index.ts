@@ -1,5 +1,4 @@
 export {
-  MAX_PREVIEW_BYTES,
   MINIMAL_INSTRUCTIONS,
   MINIMAL_LIST_SKILLS,
   type Preview,
@@ -8,5 +7,6 @@ export {
   steeringLine,
   workOutAhead,
 } from "./preview.js";
+export { MAX_PREVIEW_BYTES } from "./room.js";
 export { type LoadedTerms, TERMS_FORMAT_VERSION, termsFromPart, termsToPart } from "./saved-terms.js";
 export { TermFrequencies } from "./summary.js";

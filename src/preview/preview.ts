@@ -1,9 +1,8 @@
 import type { Group, Pack, Scope, Skill } from "../catalog/index.js";
+import { bytes, cut, MAX_PREVIEW_BYTES, roomAfter, within } from "./room.js";
 import type { TermFrequencies } from "./summary.js";
 import { stemsOf } from "./words.js";
 
-/** Clients cut tool descriptions near 2 KB: each up-front text stays under this many bytes. */
-export const MAX_PREVIEW_BYTES = 2048;
 /** What list_packs says a pack is for, at most: one line among many, its groups listed below it. */
 const PACK_SUMMARY_BYTES = 120;
 /** Beside a list of every skill, the instructions give at most this much of an operator's pack description. */
@@ -486,29 +485,6 @@ const namesOfSkills = new WeakMap<
 
 function countOf(skills: number): string {
   return skills === 1 ? "1 skill" : `${skills} skills`;
-}
-
-/** The bytes left for the lines after `head` and its newline. */
-function roomAfter(head: string): number {
-  return MAX_PREVIEW_BYTES - 1 - bytes(head) - 1;
-}
-
-/** `lines` as one text, under the cap whatever the lines hold. */
-function within(lines: readonly string[]): string {
-  return cut(lines.join("\n"), MAX_PREVIEW_BYTES - 1);
-}
-
-/** `text` within `room` bytes, cut after a whole word with an ellipsis; read once, however long. */
-function cut(text: string, room: number): string {
-  const encoded = Buffer.from(text, "utf8");
-  if (encoded.length <= room) return text;
-  const kept = encoded.subarray(0, Math.max(0, Math.floor(room) - 3)).toString("utf8");
-  const end = kept.lastIndexOf(" ");
-  return end <= 0 ? "" : `${kept.slice(0, end).replace(/[,;:]$/, "")}…`;
-}
-
-function bytes(text: string): number {
-  return Buffer.byteLength(text, "utf8");
 }
 
 /**
