@@ -1,0 +1,136 @@
+import type { Group, Pack } from "../catalog/index.js";
+import { bytes, cut, MAX_PREVIEW_BYTES } from "./room.js";
+import type { TermFrequencies } from "./summary.js";
+import { stemsOf } from "./words.js";
+
+/** A pack's summary gives each group with at most this many of its telling terms. */
+const MOST_EACH = 3;
+
+/** No words said already: a pack's telling terms as the catalog ranks them. */
+export const NOTHING_KNOWN: ReadonlySet<string> = new Set();
+
+/**
+ * What a pack's skills are for, told by the pack itself within `room` bytes (see PackSummary), leaving out
+ * the words in `said`. With nothing said, what a pack says is the same in every scope that holds it
+ * whole (such scopes share the pack): worked out once, only cut to each scope's room.
+ */
+export function summarizePack(
+  pack: Pack,
+  catalog: TermFrequencies,
+  room: number,
+  said: ReadonlySet<string>,
+): string {
+  if (said.size > 0) return new PackSummary(pack, catalog, said, room, 0).within(room);
+  const made = () => new PackSummary(pack, catalog, said, MAX_PREVIEW_BYTES, 0);
+  return keptFor(summaries, catalog, pack, made).within(room);
+}
+
+const summaries: PerPack<PackSummary> = new WeakMap();
+
+/** What is worked out once per pack of a catalog's counts, dropped with them. */
+export type PerPack<T> = WeakMap<TermFrequencies, WeakMap<Pack, T>>;
+
+/** What `cache` keeps for `pack` of `catalog`, made and kept on first use. */
+export function keptFor<T>(cache: PerPack<T>, catalog: TermFrequencies, pack: Pack, make: () => T): T {
+  let kept = cache.get(catalog);
+  if (kept === undefined) {
+    kept = new WeakMap();
+    cache.set(catalog, kept);
+  }
+  let value = kept.get(pack);
+  if (value === undefined) {
+    value = make();
+    kept.set(pack, value);
+  }
+  return value;
+}
+
+/**
+ * A pack's summary for any room within a preview: each group with the terms that tell it apart (as many
+ * as fit), then the pack's telling terms (those most of its skills hold and few other packs or groups
+ * do), leaving out the words in `said`. Its parts are worked out on first use, each only as far as the
+ * largest room it is cut to: a text cut to a room within that reads the same.
+ */
+export class PackSummary {
+  readonly #known: ReadonlySet<string>;
+  readonly #groups: readonly Group[];
+  #groupTerms: readonly (readonly string[])[] | undefined;
+  /** By how many terms each group shows: the groups so, and the whole summary after them. */
+  readonly #texts = new Map<number, { readonly text: string; readonly bytes: number }>();
+  readonly #wholes = new Map<number, string>();
+  #terms: string | undefined;
+
+  constructor(
+    private readonly pack: Pack,
+    private readonly catalog: TermFrequencies,
+    said: ReadonlySet<string>,
+    /** The largest room it is cut to. */
+    private readonly most: number,
+    /** Only terms weighing this much at least (see Enough.least). */
+    private readonly least: number,
+  ) {
+    this.#known = new Set([...said, ...namesOf(pack)]);
+    this.#groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
+  }
+
+  /** Whether the pack's groups, each with a telling term at least, fit `room`. */
+  groupsFit(room: number): boolean {
+    return this.#groups.length === 0 || this.#textOf(1).bytes <= room;
+  }
+
+  within(room: number): string {
+    if (this.#groups.length === 0) {
+      this.#terms ??= this.#telling(this.#known).join(", ");
+      return cut(this.#terms, room);
+    }
+    for (let each = MOST_EACH; each > 0; each -= 1) {
+      if (this.#textOf(each).bytes <= room) return cut(this.#wholeOf(each), room);
+    }
+    return cut(this.#groups.map((group) => group.name).join(", "), room);
+  }
+
+  #telling(known: ReadonlySet<string>): string[] {
+    return this.catalog.tellingTerms(this.pack, undefined, known, { bytes: this.most, least: this.least });
+  }
+
+  #textOf(each: number): { readonly text: string; readonly bytes: number } {
+    let made = this.#texts.get(each);
+    if (made === undefined) {
+      this.#groupTerms ??= this.#groups.map((group) =>
+        this.catalog.tellingTerms(this.pack, group, this.#known, { terms: MOST_EACH, least: this.least }),
+      );
+      const groupTerms = this.#groupTerms;
+      const text = this.#groups
+        .map((group, index) => {
+          const telling = (groupTerms[index] ?? []).slice(0, each);
+          return telling.length > 0 ? `${group.name} (${telling.join(", ")})` : group.name;
+        })
+        .join(", ");
+      made = { text, bytes: bytes(text) };
+      this.#texts.set(each, made);
+    }
+    return made;
+  }
+
+  #wholeOf(each: number): string {
+    let whole = this.#wholes.get(each);
+    if (whole === undefined) {
+      const { text } = this.#textOf(each);
+      const rest = this.#telling(new Set([...this.#known, ...stemsOf(text)]));
+      whole = rest.length > 0 ? `${text}; ${rest.join(", ")}` : text;
+      this.#wholes.set(each, whole);
+    }
+    return whole;
+  }
+}
+
+/** The words of a pack's name and of its groups' names, which a summary need not say again. */
+export function namesOf(pack: Pack): Set<string> {
+  const names = [pack.name, ...pack.groups.map((group) => group.name)];
+  return stemsOf(names.join(" ").replace(/-/g, " "));
+}
+
+/** The stems a text says, of its hyphenated compounds (`accessible-forms`) whole and word by word. */
+export function saidIn(text: string): Set<string> {
+  return new Set([...stemsOf(text), ...stemsOf(text.replace(/-/g, " "))]);
+}
