@@ -10,6 +10,7 @@ import {
   summarizePack,
 } from "./pack-summary.js";
 import { bytes, cut, MAX_PREVIEW_BYTES, roomAfter, within } from "./room.js";
+import { ALSO, skillsByName, spread } from "./skill-names.js";
 import type { TermFrequencies } from "./summary.js";
 import { stemsOf } from "./words.js";
 
@@ -254,8 +255,6 @@ function heldSummary(pack: Pack, catalog: TermFrequencies): PackSummary {
 }
 const heldSummaries: PerPack<PackSummary> = new WeakMap();
 
-/** Between a pack's skills by name and the terms its cut entries left out. */
-const ALSO = "; also ";
 const NONE_CUT: ReadonlySet<string> = new Set();
 
 /**
@@ -279,44 +278,6 @@ function termsBesideNames(pack: Pack, line: number): number {
   const left = line - bytes(skillsByName(pack, Number.POSITIVE_INFINITY)) - bytes(ALSO);
   return left >= UNSAID_BYTES / 2 ? Math.min(UNSAID_BYTES, left) : UNSAID_BYTES;
 }
-
-/**
- * A pack's skills by name within `room` bytes, each group's in brackets after the group's name; when
- * those do not fit, the groups' names, then as many skill names as fit.
- */
-function skillsByName(pack: Pack, room: number): string {
-  if (pack.groups.length === 0) return spread(pack.skills, room).join(", ");
-  const namesIn = (group: string | undefined) =>
-    pack.skills.filter((skill) => skill.group === group).map((skill) => skill.name);
-  const grouped = [
-    ...pack.groups.map((group) => `${group.name} (${namesIn(group.name).join(", ")})`),
-    ...namesIn(undefined),
-  ].join(", ");
-  if (bytes(grouped) <= room) return grouped;
-  const groups = `${pack.groups.map((group) => group.name).join(", ")}; `;
-  return `${groups}${spread(pack.skills, room - bytes(groups)).join(", ")}`;
-}
-
-/** As many skill names as fit `room` bytes, taken evenly from all of them rather than the first. */
-function spread(skills: readonly Skill[], room: number): string[] {
-  let named = namesOfSkills.get(skills);
-  if (named === undefined) {
-    const names = skills.map((skill) => skill.name);
-    named = { names, total: bytes(names.join(", ")) };
-    namesOfSkills.set(skills, named);
-  }
-  const { names, total } = named;
-  if (total <= room) return [...names];
-  const count = Math.max(1, Math.floor((names.length * room) / total) - 1);
-  const step = names.length / count;
-  return Array.from({ length: count }, (_, index) => names[Math.floor(index * step)] ?? "");
-}
-
-/** The names of a pack's skills and their bytes, once per pack: scopes that hold a pack whole share it. */
-const namesOfSkills = new WeakMap<
-  readonly Skill[],
-  { readonly names: readonly string[]; readonly total: number }
->();
 
 function countOf(skills: number): string {
   return skills === 1 ? "1 skill" : `${skills} skills`;
