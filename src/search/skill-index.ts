@@ -331,21 +331,29 @@ export class SkillIndex implements SearchIndex {
   private namesBegun(query: string, request: RequestTerms): number[] {
     const { nameWords, terms } = this;
     const begun: number[] = [];
-    for (const [word] of foldedSpelling(query).matchAll(LETTER_RUNS)) {
-      if (word.length < NAME_START_LETTERS) continue;
+    const folded = foldedSpelling(query);
+    // Read by character codes, not a regular expression's matches: this runs on every search, and each
+    // match was an array and a string to collect under load.
+    for (let start = 0; start < folded.length; ) {
+      let end = start;
+      while (end < folded.length && isLowerLatin(folded.charCodeAt(end))) end++;
+      const length = end - start;
+      start = end === start ? start + 1 : end;
+      if (length < NAME_START_LETTERS) continue;
+      const word = folded.slice(end - length, end);
       const low = sortedAfter(nameWords, word);
-      let end = low;
+      let past = low;
       while (
-        end < nameWords.length &&
-        end - low <= NAME_STARTS &&
-        (nameWords[end] as string).startsWith(word)
+        past < nameWords.length &&
+        past - low <= NAME_STARTS &&
+        (nameWords[past] as string).startsWith(word)
       ) {
-        end++;
+        past++;
       }
       // The dearer tests last: most request words begin no name's word.
-      if (end === low || end - low > NAME_STARTS) continue;
+      if (past === low || past - low > NAME_STARTS) continue;
       if (STOP_WORDS.has(word) || isCommonWord(word) || this.namesItself(word)) continue;
-      for (const nameWord of nameWords.slice(low, end)) {
+      for (const nameWord of nameWords.slice(low, past)) {
         for (const term of terms.termsOf(nameWord).terms) {
           if (!request.terms.includes(term) && !begun.includes(term)) begun.push(term);
         }
@@ -602,6 +610,11 @@ export class SkillIndex implements SearchIndex {
 }
 
 const NO_TERMS: ReadonlySet<number> = new Set();
+
+/** Whether `code` is a letter a to z. */
+function isLowerLatin(code: number): boolean {
+  return code >= 0x61 && code <= 0x7a;
+}
 
 /** Where the first of the sorted `words` after `word` is (their length when none is). */
 function sortedAfter(words: readonly string[], word: string): number {
