@@ -21,14 +21,12 @@ const FS_ERRORS: Readonly<Record<string, string>> = {
 
 /**
  * Why a file or folder could not be read, in a few words and the error's code, without the absolute path.
- * `missing`: what ENOENT means where the caller reads (a file named by the user is not there; one the
- * catalog listed vanished).
  */
-export function describeFsError(error: unknown, missing = FS_ERRORS.ENOENT): string {
+export function describeFsError(error: unknown): string {
   if (error instanceof ChangedFileError) return `cannot be read: it ${error.change}`;
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined) return `cannot be read: ${error instanceof Error ? error.message : String(error)}`;
-  return `cannot be read: ${(code === "ENOENT" ? missing : FS_ERRORS[code]) ?? "error"} (${code})`;
+  return `cannot be read: ${FS_ERRORS[code] ?? "error"} (${code})`;
 }
 
 /**

@@ -5,7 +5,7 @@
 
 export { MAX_PACK_DESCRIPTION } from "../pack-description.js";
 export { compareText } from "../sorted.js";
-export { type CaseCollision, caseCollisions } from "./case-collisions.js";
+export { type CaseCollision, caseCollisions, foldedName } from "./case-collisions.js";
 export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export {
   describeBytes,
@@ -13,7 +13,6 @@ export {
   FileReader,
   formatSize,
   isBinaryStart,
-  jsonFit,
   MAX_FILE_BYTES,
   readCatalogBytes,
   readSkillDocument,

@@ -6,7 +6,6 @@ export { blockedPortWarning } from "./blocked-ports.js";
 export {
   type Config,
   ConfigError,
-  type ConfigPlace,
   type HttpSettings,
   loadConfig,
   type Transport,

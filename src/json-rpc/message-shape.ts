@@ -13,22 +13,21 @@ export function messageShapeProblem(message: unknown, subject = "the message"): 
   if (!isJsonObject(message)) {
     return `${subject} is ${kindOf(message)}, where a JSON-RPC message is an object such as {"jsonrpc":"2.0","id":1,"method":"tools/list"}.`;
   }
-  const members = message;
-  if ("result" in members || "error" in members) {
-    if (!("method" in members)) return undefined;
-    return `a message with a "method" is a request or a notification, which holds no "${"result" in members ? "result" : "error"}" (a response's member, sent to answer a request).`;
+  if ("result" in message || "error" in message) {
+    if (!("method" in message)) return undefined;
+    return `a message with a "method" is a request or a notification, which holds no "${"result" in message ? "result" : "error"}" (a response's member, sent to answer a request).`;
   }
-  if (members.jsonrpc !== "2.0") {
-    return `"jsonrpc" must be "2.0", ${"jsonrpc" in members ? `not ${shown(members.jsonrpc)}` : "and is missing"}.`;
+  if (message.jsonrpc !== "2.0") {
+    return `"jsonrpc" must be "2.0", ${"jsonrpc" in message ? `not ${shown(message.jsonrpc)}` : "and is missing"}.`;
   }
-  if (!("method" in members))
+  if (!("method" in message))
     return `"method" is missing: a request or notification names its method, as "tools/list".`;
-  if (typeof members.method !== "string") return `"method" must be a string, not ${kindOf(members.method)}.`;
-  if ("id" in members && typeof members.id !== "string" && !Number.isSafeInteger(members.id)) {
-    const notification = members.id === null ? " (a notification has no id at all)" : "";
-    return `"id" must be a string or an integer of at most 2^53 - 1 in size, not ${shown(members.id)}${notification}.`;
+  if (typeof message.method !== "string") return `"method" must be a string, not ${kindOf(message.method)}.`;
+  if ("id" in message && typeof message.id !== "string" && !Number.isSafeInteger(message.id)) {
+    const notification = message.id === null ? " (a notification has no id at all)" : "";
+    return `"id" must be a string or an integer of at most 2^53 - 1 in size, not ${shown(message.id)}${notification}.`;
   }
-  const { params } = members;
+  const { params } = message;
   if (params !== undefined && !isJsonObject(params)) {
     return `"params" must be an object, not ${kindOf(params)}; leave it out when there are none.`;
   }
@@ -38,7 +37,7 @@ export function messageShapeProblem(message: unknown, subject = "the message"): 
   }
   const metaProblem = meta === undefined ? undefined : metaMemberProblem(meta);
   if (metaProblem !== undefined) return metaProblem;
-  const other = Object.keys(members).find((member) => !MESSAGE_MEMBERS.includes(member));
+  const other = Object.keys(message).find((member) => !MESSAGE_MEMBERS.includes(member));
   if (other !== undefined) {
     return `${quoted(other)} is no member of a JSON-RPC message: a request holds ${MESSAGE_MEMBERS.join(", ")} only.`;
   }
@@ -62,8 +61,7 @@ function metaMemberProblem(meta: Record<string, unknown>): string | undefined {
     return `"params._meta.progressToken" must be a string or an integer, not ${shown(progressToken)}.`;
   const task = meta[RELATED_TASK];
   if (task === undefined) return undefined;
-  const taskId =
-    task !== null && typeof task === "object" ? (task as { taskId?: unknown }).taskId : undefined;
+  const taskId = isJsonObject(task) ? task.taskId : undefined;
   return typeof taskId === "string"
     ? undefined
     : `"params._meta[${JSON.stringify(RELATED_TASK)}]" must be an object whose "taskId" is a string.`;
@@ -74,7 +72,8 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function kindOf(value: unknown): string {
+/** What kind of JSON value `value` is, in words: `null`, `an array`, `an object`, `a string`. */
+export function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object";

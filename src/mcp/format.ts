@@ -1,6 +1,6 @@
 /** How the tools write what they answer: file lists, file contents, counts. */
 import { type CatalogFile, excerpt, type FileContent, formatSize, quoted } from "../catalog/index.js";
-import { isJsonObject } from "../json-rpc/index.js";
+import { isJsonObject, kindOf } from "../json-rpc/index.js";
 
 /** Past this many entries a manifest is cut: a skill with a vendored tree would flood the context. */
 const LISTED_FILES = 500;
@@ -77,9 +77,4 @@ function jsonOf(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function kindOf(value: unknown): string {
-  if (Array.isArray(value)) return "an array";
-  return `a ${typeof value}`;
 }

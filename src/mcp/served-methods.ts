@@ -10,6 +10,7 @@ import {
   SKILLS_LIST_METHOD,
 } from "@modelcontextprotocol/server/ext/skills";
 import { quoted } from "../catalog/index.js";
+import { isJsonObject } from "../json-rpc/index.js";
 
 /**
  * The request methods a server of `era` with `capabilities` serves, as MCP ties them to its capabilities.
@@ -102,7 +103,10 @@ export function methodNotFoundMessage(method: string, served: readonly string[],
 
 /** Whether `request` carries a 2026-07-28 envelope: a protocol version in its `params._meta`. */
 function carriesEnvelope(request: unknown): boolean {
-  const { params } = (request ?? {}) as { params?: { _meta?: unknown } };
-  const meta = params?._meta;
-  return meta !== null && typeof meta === "object" && PROTOCOL_VERSION_META_KEY in meta;
+  return (
+    isJsonObject(request) &&
+    isJsonObject(request.params) &&
+    isJsonObject(request.params._meta) &&
+    PROTOCOL_VERSION_META_KEY in request.params._meta
+  );
 }

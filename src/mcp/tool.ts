@@ -6,6 +6,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import { type ZodRawShape, z } from "zod";
 import { quoted } from "../catalog/index.js";
+import { kindOf } from "../json-rpc/index.js";
 import type { ToolContext } from "./context.js";
 
 /**
@@ -344,9 +345,3 @@ const EXPECTED: Readonly<Record<string, string>> = {
   record: "an object",
   array: "an array",
 };
-
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}

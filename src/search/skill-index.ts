@@ -1,5 +1,6 @@
 import type { Scope, Skill } from "../catalog/index.js";
 import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.js";
+import { firstPast } from "../sorted.js";
 import { allBelow, isAscending } from "./arrays.js";
 import { Bm25fIndex, type RankingOptions, type RequestTerms, termWeight } from "./bm25f.js";
 import { isCommonWord } from "./common-words.js";
@@ -341,7 +342,7 @@ export class SkillIndex implements SearchIndex {
       start = end === start ? start + 1 : end;
       if (length < NAME_START_LETTERS) continue;
       const word = folded.slice(end - length, end);
-      const low = sortedAfter(nameWords, word);
+      const low = firstPast(nameWords, (nameWord) => nameWord > word);
       let past = low;
       while (
         past < nameWords.length &&
@@ -614,18 +615,6 @@ const NO_TERMS: ReadonlySet<number> = new Set();
 /** Whether `code` is a letter a to z. */
 function isLowerLatin(code: number): boolean {
   return code >= 0x61 && code <= 0x7a;
-}
-
-/** Where the first of the sorted `words` after `word` is (their length when none is). */
-function sortedAfter(words: readonly string[], word: string): number {
-  let low = 0;
-  let high = words.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((words[middle] as string) <= word) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /** The words of `skills`' names that {@link NAME_START_LETTERS} may find: see `SkillIndex.nameWords`. */

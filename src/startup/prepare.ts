@@ -13,7 +13,7 @@ import type { Config } from "../config/index.js";
 import { type Inspection, inspectCatalog, withoutUnsafe } from "../inspection/index.js";
 import { listedSkills } from "../mcp/index.js";
 import { TermFrequencies } from "../preview/index.js";
-import { buildIndex, DEFAULT_RANKING, type SearchIndex, TERMS_A_DOCUMENT } from "../search/index.js";
+import { buildIndex, type SearchIndex, TERMS_A_DOCUMENT } from "../search/index.js";
 import { SavedStart } from "./saved.js";
 
 /** How many skills a high finding of the audit makes unsafe: left out, or served under UNSAFE_SKILLS=serve. */
@@ -268,7 +268,7 @@ function startIndex(
       `saved search index not used, building the index: ${loaded.problem}`,
     );
   }
-  const index = buildIndex(skills, readSkillDocument, DEFAULT_RANKING);
+  const index = buildIndex(skills, readSkillDocument);
   warnCut(index, logger);
   logger.info({ skills: skills.length, ms: Math.round(performance.now() - started) }, "search index built");
   return { index, origin: "built" };

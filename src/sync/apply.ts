@@ -184,9 +184,7 @@ export function writesAnything(
   steps: readonly Step[],
   before: LockSource | undefined,
 ): boolean {
-  if (isOutOfDate(steps)) return true;
-  const skills = lockedSkills(steps, new Map(), new Set(), false);
-  return sourceAfter(options, before, skills, refusedSkills(steps, new Map())) !== before;
+  return isOutOfDate(steps) || lockChangeAlone(options, steps, before) !== undefined;
 }
 
 /**

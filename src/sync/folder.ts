@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
+import { type Dirent, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import {
   lstat,
   mkdir,
@@ -14,10 +14,9 @@ import {
 } from "node:fs/promises";
 import path from "node:path";
 import { SKILL_LIMITS } from "@modelcontextprotocol/client/ext/skills";
-import { digestOf } from "../catalog/index.js";
+import { digestOf, foldedName } from "../catalog/index.js";
 import { makeFolder } from "../make-folder.js";
 import { type InstalledSkill, LOCK_FILE, type Lock, type LockToWrite, lockText, parseLock } from "./lock.js";
-import { fold } from "./paths.js";
 
 /**
  * In the target folder, where skills are written before they are swapped in. Hidden, and one level
@@ -193,7 +192,7 @@ export async function namesIn(folder: string): Promise<Set<string>> {
   // the user's own. A server adds to it only the skills it lists, which the run holds already (the listing,
   // the lock); the rest is what the user or their programs put there, which a bound would only refuse.
   try {
-    return new Set((await readdir(folder)).map(fold));
+    return new Set((await readdir(folder)).map(foldedName));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Set();
     throw error;
@@ -395,14 +394,7 @@ async function clearVerified(verified: string, own: string): Promise<void> {
   if (found === undefined) return;
   // A symlink or a file here is not one a run made: removed itself, nothing followed.
   if (!found.isDirectory()) return rm(verified, { force: true });
-  let failure: unknown;
-  for (const entry of await readdir(verified, { withFileTypes: true })) {
-    if (entry.isDirectory() && entry.name !== own) continue;
-    await rm(path.join(verified, entry.name), { recursive: true, force: true }).catch((error: unknown) => {
-      failure ??= error;
-    });
-  }
-  if (failure !== undefined) throw failure;
+  await removeAllBut(verified, (entry) => entry.isDirectory() && entry.name !== own);
 }
 
 /**
@@ -410,10 +402,15 @@ async function clearVerified(verified: string, own: string): Promise<void> {
  * what cannot be removed (stopping there left every leftover after it), then throws the first failure.
  */
 async function clearBesideVerified(parent: string): Promise<void> {
+  await removeAllBut(parent, (entry) => entry.name === VERIFIED_DIR);
+}
+
+/** Removes each entry of `folder` but those `kept`, going on past what cannot be removed; throws the first failure. */
+async function removeAllBut(folder: string, kept: (entry: Dirent) => boolean): Promise<void> {
   let failure: unknown;
-  for (const name of await readdir(parent)) {
-    if (name === VERIFIED_DIR) continue;
-    await rm(path.join(parent, name), { recursive: true, force: true }).catch((error: unknown) => {
+  for (const entry of await readdir(folder, { withFileTypes: true })) {
+    if (kept(entry)) continue;
+    await rm(path.join(folder, entry.name), { recursive: true, force: true }).catch((error: unknown) => {
       failure ??= error;
     });
   }

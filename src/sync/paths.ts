@@ -4,7 +4,7 @@
  * clients run on, so that no name can climb out, reach a device, or mean two files at once; and that shows
  * all it holds, as the server's catalog requires of the names it serves.
  */
-import { visible } from "../catalog/index.js";
+import { foldedName, visible } from "../catalog/index.js";
 
 /** Deeper paths than this are refused: no real skill needs them, and each level is a folder to make. */
 const MAX_DEPTH = 16;
@@ -92,7 +92,7 @@ export function clashingPaths(paths: Iterable<string>): [string, string] | undef
   const folders = new Map<string, { readonly path: string; readonly spelled: string }>();
   const all = [...paths];
   for (const path of all) {
-    const folded = fold(path);
+    const folded = foldedName(path);
     const same = files.get(folded);
     if (same !== undefined) return [same, path];
     files.set(folded, path);
@@ -111,11 +111,6 @@ export function clashingPaths(paths: Iterable<string>): [string, string] | undef
     if (below !== undefined) return [path, below.path];
   }
   return undefined;
-}
-
-/** A path as a case-insensitive system compares it: upper then lower case folds `ſ` with `s`, `K` (Kelvin) with `k`. */
-export function fold(path: string): string {
-  return path.normalize("NFC").toUpperCase().toLowerCase();
 }
 
 function describe(character: string): string {
