@@ -659,6 +659,43 @@ describe.each(ERAS)("names RFC 3986 does not allow raw in a path, in the %s era"
   });
 });
 
+describe.each(ERAS)("relative links to files named with brackets, in the %s era", (era) => {
+  const LINKS = ["references/a[1].md", "references/b%5B2%5D.md", "./references/a[1].md"];
+  const body = `${LINKS.map((link) => `See [this](${link}).`).join("\n")}\n`;
+  const served = serveTree(
+    {
+      "p/[draft]/notes/SKILL.md": skillMd("notes", "Notes in a bracketed group.", body),
+      "p/[draft]/notes/references/a[1].md": "one\n",
+      "p/[draft]/notes/references/b[2].md": "two\n",
+      "p/plain/SKILL.md": skillMd("plain", "Notes at the top of the pack.", body),
+      "p/plain/references/a[1].md": "three\n",
+      "p/plain/references/b[2].md": "four\n",
+    },
+    era,
+  );
+
+  // A host resolves a SKILL.md's relative link against the skill's URI as a URL does, which keeps the
+  // link's `[` and `]` raw while the manifest lists `%5B` and `%5D`: the URI it gets must read, and verify.
+  it("reads the URI a URL makes of each link against the skill's URI, as the manifest's file", async () => {
+    const skills = new SkillsClient(served.client);
+    const texts: Record<string, unknown> = {};
+    for (const skill of (await skills.list()).skills) {
+      for (const link of LINKS) {
+        const uri = new URL(link, skill.uri).href;
+        const [content] = (await read(served.client, uri)) as { text?: unknown }[];
+        const file = await skills.read(skill, uri);
+        texts[uri] = [content?.text, file.verified, file.text];
+      }
+    }
+    expect(texts).toEqual({
+      "skill://p/%5Bdraft%5D/notes/references/a[1].md": ["one\n", true, "one\n"],
+      "skill://p/%5Bdraft%5D/notes/references/b%5B2%5D.md": ["two\n", true, "two\n"],
+      "skill://p/plain/references/a[1].md": ["three\n", true, "three\n"],
+      "skill://p/plain/references/b%5B2%5D.md": ["four\n", true, "four\n"],
+    });
+  });
+});
+
 describe("files whose names tell no MIME type", () => {
   const served = serveTree(
     {
