@@ -1,7 +1,7 @@
 import type { Resource } from "@modelcontextprotocol/server";
 import { type CatalogFile, type Skill, skillPath } from "../catalog/index.js";
 import type { SkillEntry } from "../inspection/index.js";
-import { type UriKey, uriOfKey, whatwgSpelling } from "./skill-uris.js";
+import { type UriKey, uriOfKey } from "./skill-uris.js";
 
 /** A skill the Skills extension carries, with its entry in `skills/list`. */
 export interface CarriedSkill {
@@ -43,11 +43,14 @@ export function filesOfEntry(
   return fits ? files : undefined;
 }
 
-/** The entry with its URIs spelled as entries were before they followed RFC 3986 (see whatwgSpelling). */
-export function inWhatwgSpelling(entry: SkillEntry): SkillEntry {
+/**
+ * The entry with each of its URIs spelled by `spell`: as entries were before they followed RFC 3986 (see
+ * whatwgSpelling), or with the pack in the case a host asked (see inAskedCase).
+ */
+export function respelledEntry(entry: SkillEntry, spell: (uri: string) => string): SkillEntry {
   const resources =
     entry.resources === "dynamic"
       ? entry.resources
-      : entry.resources.map((resource) => ({ ...resource, uri: whatwgSpelling(resource.uri) }));
-  return { ...entry, uri: whatwgSpelling(entry.uri), resources };
+      : entry.resources.map((resource) => ({ ...resource, uri: spell(resource.uri) }));
+  return { ...entry, uri: spell(entry.uri), resources };
 }

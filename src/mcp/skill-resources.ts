@@ -15,7 +15,7 @@ import {
 import type { SkillEntry } from "../inspection/index.js";
 import { firstAfter, listingOf, PAGE_SIZE } from "./cursor.js";
 import { fileAsResource, MAX_READ_BYTES } from "./resource-read.js";
-import { type CarriedSkill, inWhatwgSpelling, skillDocumentResource } from "./skill-entries.js";
+import { type CarriedSkill, respelledEntry, skillDocumentResource } from "./skill-entries.js";
 import { type Folder, foldersOf, isFolderVisible } from "./skill-folders.js";
 import {
   isVisible,
@@ -34,6 +34,7 @@ import {
   uriAt,
 } from "./skill-uri-cursors.js";
 import {
+  inAskedCase,
   keyOfFolderUri,
   keyOfUri,
   mimeTypeOf,
@@ -129,7 +130,7 @@ export class SkillResources {
 
   /** Whether `uri` names a file `scope` sees (as resources/read reads it). */
   #isFile(scope: Scope, uri: string): boolean {
-    const key = keyOfUri(uri);
+    const key = this.#keyOf(uri);
     const target = key === undefined ? undefined : this.#targets.get(key);
     return target !== undefined && isVisible(target, scope);
   }
@@ -197,27 +198,49 @@ export class SkillResources {
    * weighs tells nothing of files outside its scope. What an answer weighs before it is made.
    */
   bytesToRead(scope: Scope, uri: string): number {
-    const key = keyOfUri(uri);
+    const key = this.#keyOf(uri);
     const target = key === undefined ? undefined : this.#targets.get(key);
     if (target === undefined || !isVisible(target, scope)) return 0;
     return target.file.size > MAX_READ_BYTES ? MAX_FILE_BYTES : target.file.size;
   }
 
+  /**
+   * The key `uri` names, its pack (the URI's authority) read in any case when that names one pack: RFC 3986
+   * makes a host case-insensitive, so a host may lowercase it (Python's `urlparse(…).hostname` does) and
+   * ask `skill://mypack/…` of pack `MyPack`. The load serves no two packs whose names differ only so; the
+   * path below stays case-sensitive, as file names are. Of the whole catalog, so that what a URI names does
+   * not depend on the caller's scope, which the target is then checked against.
+   */
+  #keyOf(uri: string, folder = false): UriKey | undefined {
+    const key = folder ? keyOfFolderUri(uri) : keyOfUri(uri);
+    if (key === undefined) return undefined;
+    const slash = key.indexOf("/");
+    const pack = slash < 0 ? key : key.slice(0, slash);
+    const found = this.#everything.findPackAnyCase(pack);
+    return found === undefined || found.name === pack ? key : `${found.name}${key.slice(pack.length)}`;
+  }
+
   #get(scope: Scope, uri: string): SkillEntry | undefined {
-    const key = keyOfUri(uri);
+    const key = this.#keyOf(uri);
     const item = key === undefined ? undefined : this.#bySkillUri.get(key);
-    if (item === undefined || !scope.has(item.skill)) return undefined;
+    if (item === undefined || !scope.has(item.skill) || !URL.canParse(uri)) return undefined;
     // The SDK answers an entry whose URI is not the one asked for (as a URL spells it) with an internal
     // error: another spelling of the URI (`%53KILL.md`, a lowercase `%c3%a9`) is refused as naming no skill.
-    const asked = URL.canParse(uri) ? new URL(uri).href : undefined;
-    if (asked === item.entry.uri) return item.entry;
+    const asked = new URL(uri).href;
+    // Its pack in the case asked, as a host lowercasing the authority asks it: the entry at that URI, each
+    // of its files below it as the SDK's client checks they are, and resources/read reads them so too.
+    const entry =
+      inAskedCase(item.entry.uri, asked) === item.entry.uri
+        ? item.entry
+        : respelledEntry(item.entry, (listed) => inAskedCase(listed, asked));
+    if (asked === entry.uri) return entry;
     // The URI as entries spelled it before, `[` raw: answered with the entry spelled so, as it was then,
     // each of whose files resources/read reads by that spelling too.
-    return asked === whatwgSpelling(item.entry.uri) ? inWhatwgSpelling(item.entry) : undefined;
+    return asked === whatwgSpelling(entry.uri) ? respelledEntry(entry, whatwgSpelling) : undefined;
   }
 
   async #read(scope: Scope, uri: string, reader: FileReader): Promise<SkillReadResult | undefined> {
-    const key = keyOfUri(uri);
+    const key = this.#keyOf(uri);
     const target = key === undefined ? undefined : this.#targets.get(key);
     if (target === undefined || !isVisible(target, scope)) return undefined;
     return fileAsResource(uri, target.file, target.kind === "skill-file" ? target.digest : undefined, reader);
@@ -228,13 +251,14 @@ export class SkillResources {
     uri: string,
     cursor: string | undefined,
   ): { resources: Resource[]; nextCursor?: string } | undefined {
-    const key = keyOfFolderUri(uri);
+    const key = this.#keyOf(uri, true);
     const folder = key === undefined ? undefined : this.#foldersNow().get(key);
     if (key === undefined || folder === undefined || !isFolderVisible(folder, scope)) return undefined;
     const children: Resource[] = [];
     for (const child of folder.children.values()) {
       const resource = this.#childResource(child.key, child.folder, scope);
-      if (resource !== undefined) children.push(resource);
+      // Below the folder as it was asked for, its pack in the case asked (see #keyOf).
+      if (resource !== undefined) children.push({ ...resource, uri: inAskedCase(resource.uri, uri) });
     }
     children.sort((a, b) => compareUris(a.uri, b.uri));
     const listing = listingOf("resources/directory/read", this.#everything, scope, { key, uri });

@@ -88,6 +88,24 @@ export function whatwgSpelling(uri: string): string {
   );
 }
 
+/** The authority of a `skill://` URI as it is spelled: its pack, percent-encoded as the URI has it. */
+export function authorityOf(uri: string): string {
+  const path = uri.indexOf("/", SCHEME.length);
+  return uri.slice(SCHEME.length, path < 0 ? uri.length : path);
+}
+
+/**
+ * `listed`, a URI this server gives, with the authority of `asked` when that is the listed one in another
+ * letter case (`skill://mypack/…` for `skill://MyPack/…`): answered in the case a host asked, a listing stays
+ * below the folder it read and an entry at the URI it asked for.
+ */
+export function inAskedCase(listed: string, asked: string): string {
+  const authority = authorityOf(asked);
+  const own = authorityOf(listed);
+  if (authority === own || authority.toLowerCase() !== own.toLowerCase()) return listed;
+  return `${SCHEME}${authority}${listed.slice(SCHEME.length + own.length)}`;
+}
+
 /** The last segment of a key: a file's or folder's own name. */
 export function nameOfKey(key: UriKey): string {
   return key.slice(key.lastIndexOf("/") + 1);

@@ -3,6 +3,7 @@
  * but list_skills(pack="Design") and read_pack_file(pack="Design") answered "Unknown pack"; read_skill
  * refused "color_palettes" and "color palettes", and its did-you-mean named icon-sets beside color-palettes.
  */
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { describe, expect, it } from "vitest";
 import { call, serveTree } from "../helpers/server.js";
 import { skillMd } from "../helpers/skill-tree.js";
@@ -80,6 +81,17 @@ describe("two packs whose names differ only in case", () => {
     expect(resources.resources.map((resource) => resource.uri).filter((uri) => /design/i.test(uri))).toEqual([
       "skill://design/a/SKILL.md",
     ]);
+  });
+
+  it("read in any case in a skill:// URI as the one served, the other naming nothing", async () => {
+    const skills = new SkillsClient(served.client);
+    const { skill } = await skills.get("skill://DESIGN/a/SKILL.md");
+    expect(skill.uri).toBe("skill://DESIGN/a/SKILL.md");
+    expect((await skills.read(skill, skill.uri)).verified).toBe(true);
+    await expect(skills.get("skill://Design/b/SKILL.md")).rejects.toThrow(/No skill is served/);
+    await expect(served.client.readResource({ uri: "skill://Design/b/SKILL.md" })).rejects.toThrow(
+      /Resource not found/,
+    );
   });
 });
 

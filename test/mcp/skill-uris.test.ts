@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { keyOfUri, uriOfKey, whatwgSpelling } from "../../src/mcp/skill-uris.js";
+import { inAskedCase, keyOfUri, uriOfKey, whatwgSpelling } from "../../src/mcp/skill-uris.js";
 
 /** A segment a served file may have: not empty, not hidden, no slash, backslash or NUL. */
 const segment = fc
@@ -48,5 +48,14 @@ describe("skill:// URIs of served files", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("take the pack's spelling from a URI asked in another case only, the path below kept", () => {
+    const listed = "skill://MyPack/Tools/SKILL.md";
+    expect(inAskedCase(listed, "skill://mypack/Tools/SKILL.md")).toBe("skill://mypack/Tools/SKILL.md");
+    expect(inAskedCase(listed, "skill://mypack")).toBe("skill://mypack/Tools/SKILL.md");
+    expect(inAskedCase(listed, "skill://My%50ack/x")).toBe(listed);
+    expect(inAskedCase(listed, "skill://other/x")).toBe(listed);
+    expect(inAskedCase("skill://Caf%C3%A9/a", "skill://caf%c3%a9/")).toBe("skill://caf%c3%a9/a");
   });
 });

@@ -659,6 +659,58 @@ describe.each(ERAS)("names RFC 3986 does not allow raw in a path, in the %s era"
   });
 });
 
+describe.each(ERAS)("a pack named in capitals, asked for in lowercase, in the %s era", (era) => {
+  const served = serveTree(
+    {
+      "MyPack/tools/hammer/SKILL.md": skillMd("hammer", "Drive nails."),
+      "MyPack/tools/hammer/references/grip.md": "# Grip\n",
+      "MyPack/shared/tips.md": "# Tips\n",
+    },
+    era,
+  );
+  const LISTED = "skill://MyPack/tools/hammer/SKILL.md";
+  const ASKED = "skill://mypack/tools/hammer/SKILL.md";
+
+  // Regression: RFC 3986 makes a URI's host case-insensitive, and a host lowercasing it (as Python's
+  // urlparse(...).hostname does) asked skill://mypack/..., which named nothing: the pack is `MyPack`.
+  it("answers skills/get, reads and folder reads, spelling every URI of the answer as asked", async () => {
+    const skills = new SkillsClient(served.client);
+    const listing = await skills.list();
+    expect(listing.skills.map(({ uri }) => uri)).toEqual([LISTED]);
+    const { skill } = await skills.get(ASKED);
+    if (skill.resources === "dynamic") throw new Error("no manifest");
+    expect(skill.uri).toBe(ASKED);
+    expect(skill.resources.map(({ uri }) => uri)).toEqual([
+      ASKED,
+      "skill://mypack/tools/hammer/references/grip.md",
+    ]);
+    for (const { uri } of skill.resources) expect((await skills.read(skill, uri)).verified).toBe(true);
+    expect(await read(served.client, "skill://MYPACK/shared/tips.md")).toEqual([
+      { uri: "skill://MYPACK/shared/tips.md", mimeType: "text/markdown", text: "# Tips\n" },
+    ]);
+    const folders = [
+      ...(await skills.readDirectory("skill://mypack")).resources,
+      ...(await skills.readDirectory("skill://mypack/tools/hammer/")).resources,
+    ];
+    expect(folders.map(({ uri }) => uri)).toEqual([
+      "skill://mypack/shared",
+      "skill://mypack/tools",
+      ASKED,
+      "skill://mypack/tools/hammer/references",
+    ]);
+  });
+
+  it("still reads the path below the pack in its own case only", async () => {
+    const skills = new SkillsClient(served.client);
+    const uri = "skill://mypack/Tools/hammer/SKILL.md";
+    expect(await refusal(skills.get(uri), uri)).toEqual({
+      code: -32602,
+      message: 'No skill is served at "<uri>"',
+    });
+    expect(await read(served.client, uri)).toMatchObject({ code: -32602 });
+  });
+});
+
 describe.each(ERAS)("relative links to files named with brackets, in the %s era", (era) => {
   const LINKS = ["references/a[1].md", "references/b%5B2%5D.md", "./references/a[1].md"];
   const body = `${LINKS.map((link) => `See [this](${link}).`).join("\n")}\n`;
