@@ -11,7 +11,17 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import type { FolderAudit } from "../src/audit/index.js";
-import { type Catalog, CatalogError, type CatalogIssue, type Skill, visible } from "../src/catalog/index.js";
+import {
+  type Catalog,
+  CatalogError,
+  type CatalogIssue,
+  describeYaml11Reading,
+  readSkillDocument,
+  SKILL_DOCUMENT,
+  type Skill,
+  visible,
+  yaml11Readings,
+} from "../src/catalog/index.js";
 import { describeArgsError } from "../src/command-line.js";
 import { ConfigError } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
@@ -46,11 +56,29 @@ async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: stri
   // Every file read now, as a server without a saved index reads them: the same entries, the same unsafe
   // skills, and the whole audit from the same reading.
   const prepared = await prepareAudit(config, pino({ level: "silent" }));
-  const { catalog, issues } = prepared.loaded;
+  const { catalog } = prepared.loaded;
+  const issues = [...prepared.loaded.issues, ...yaml11Issues(catalog)];
   const text =
     `${catalogReport(catalog, issues, prepared.inspection)}\n` +
     auditReport(prepared.audit, prepared.inspection, config.serveUnsafeSkills);
   return { text, refused: refusal(prepared.catalog) };
+}
+
+/**
+ * A warning for each unquoted frontmatter value a YAML 1.1 reader reads otherwise than this server: hosts
+ * and tools that parse SKILL.md themselves with one (PyYAML, Psych, yaml.v2) see another frontmatter than
+ * the Skills extension's entry publishes. Here and not at startup: only the author can fix it, and a
+ * pull request's check reaches the author, where a log line at every start reaches whoever runs the server.
+ */
+function yaml11Issues(catalog: Catalog): CatalogIssue[] {
+  return catalog.everything.skills.flatMap((skill) => {
+    const path = [skill.pack, ...(skill.folder === "" ? [] : [skill.folder]), SKILL_DOCUMENT].join("/");
+    return yaml11Readings(readSkillDocument(skill)).map((reading) => ({
+      severity: "warning" as const,
+      path,
+      reason: describeYaml11Reading(reading),
+    }));
+  });
 }
 
 function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspection: Inspection): string {

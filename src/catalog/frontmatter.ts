@@ -133,10 +133,8 @@ function noFrontmatter(markdown: string): string {
     : "no frontmatter (the file must start with ---)";
 }
 
-/** The whole frontmatter of a SKILL.md as data, or why it cannot be read. */
-export function readFrontmatterFields(
-  markdown: string,
-): { fields: Record<string, unknown>; descriptionComment: boolean } | { reason: string } {
+/** The text of a SKILL.md's frontmatter, between its --- lines, or why there is none to read. */
+function frontmatterText(markdown: string): { text: string } | { reason: string } {
   const lines = markdown.split(/\r?\n/);
   if (lines[0]?.trimEnd() !== "---") return { reason: noFrontmatter(markdown) };
   const end = closingLineIndex(lines);
@@ -145,8 +143,36 @@ export function readFrontmatterFields(
     return { reason: `frontmatter is larger than ${MAX_FRONTMATTER_BYTES / 1024} KiB` };
   }
   if (end < 0) return { reason: "frontmatter is not closed by a --- line" };
+  return { text };
+}
 
-  const read = readFrontmatter(text);
+/**
+ * The frontmatter of a SKILL.md as a YAML document, for checks of how it is written; undefined when it
+ * cannot be read as data (readFrontmatterFields says why), within the same limits.
+ */
+export function frontmatterDocument(markdown: string): Document.Parsed | undefined {
+  const source = frontmatterText(markdown);
+  if ("reason" in source || holdsMoreTokens(source.text, MAX_YAML_TOKENS)) return undefined;
+  try {
+    const document = parseDocument(source.text, {
+      uniqueKeys: false,
+      logLevel: "error",
+      prettyErrors: false,
+    });
+    return document.errors.length === 0 ? document : undefined;
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
+/** The whole frontmatter of a SKILL.md as data, or why it cannot be read. */
+export function readFrontmatterFields(
+  markdown: string,
+): { fields: Record<string, unknown>; descriptionComment: boolean } | { reason: string } {
+  const source = frontmatterText(markdown);
+  if ("reason" in source) return source;
+  const read = readFrontmatter(source.text);
   if ("reason" in read) return read;
   const { data, descriptionComment } = read;
   if (data === null || typeof data !== "object" || Array.isArray(data)) {

@@ -53,3 +53,4 @@ export {
   unnestedSkillPath,
 } from "./types.js";
 export { codePoint, excerpt, quoted, visible } from "./visible.js";
+export { describeYaml11Reading, type Yaml11Reading, yaml11Readings } from "./yaml11.js";

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { describeYaml11Reading, yaml11Readings } from "../../src/catalog/yaml11.js";
+
+const document = (fields: string) => `---\nname: a\ndescription: Does a.\n${fields}---\n# A\n`;
+
+/** Each reading as `key value: YAML 1.1's reading / YAML 1.2's`. */
+const readings = (fields: string) =>
+  yaml11Readings(document(fields)).map(
+    ({ key, value, yaml11, yaml12 }) => `${key} ${value}: ${yaml11} / ${yaml12}`,
+  );
+
+// YAML 1.1 readers (PyYAML, Psych, yaml.v2) and this server's YAML 1.2 read these plain values apart, so
+// hosts that parse SKILL.md themselves saw another frontmatter than the entry publishes, and nothing said so.
+describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => {
+  it("are found at any depth, in the order written, with what each YAML reads", () => {
+    expect(
+      readings(
+        "updated: 2024-01-15\nat: 2024-01-15 10:00:00Z\nenabled: yes\nbeta: off\nduration: 1:30\n" +
+          "mode: 0755\nbudget: 1_000\nmask: 0o17\nscale: 1e3\nzip: 09\nmetadata:\n  flags: [y, no]\n",
+      ),
+    ).toEqual([
+      "updated 2024-01-15: a date / text",
+      "at 2024-01-15 10:00:00Z: a timestamp / text",
+      "enabled yes: the boolean true / text",
+      "beta off: the boolean false / text",
+      "duration 1:30: the number 90 / text",
+      "mode 0755: the number 493 / the number 755",
+      "budget 1_000: the number 1000 / text",
+      "mask 0o17: text / the number 15",
+      "scale 1e3: text / the number 1000",
+      "zip 09: text / the number 9",
+      "metadata.flags[0] y: the boolean true / text",
+      "metadata.flags[1] no: the boolean false / text",
+    ]);
+  });
+
+  it("leave out values both read alike, quoted or tagged ones, and a frontmatter that does not read", () => {
+    expect(
+      readings(
+        'version: 1.2.3\nlevel: 1.5\ncount: 12\nok: true\nnothing: ~\nempty:\nnan: .NaN\nhex: 0x1F\nquoted: "yes"\n' +
+          "single: '1:30'\ntagged: !!str on\nwords: Use on weekdays, no later than 1:30\n",
+      ),
+    ).toEqual([]);
+    expect(yaml11Readings("---\nname: a\nenabled: yes\nbad: [\n---\n")).toEqual([]);
+    expect(yaml11Readings("no frontmatter: yes\n")).toEqual([]);
+  });
+
+  it("are told in one line naming the key, the value, both readings and the fix", () => {
+    const [on, duration] = yaml11Readings(document("metadata:\n  beta: on\n  duration: 1:30\n"));
+    expect(on && describeYaml11Reading(on)).toBe(
+      'frontmatter "metadata.beta": on is the boolean true to a YAML 1.1 reader (PyYAML, Ruby\'s Psych, ' +
+        "Go's yaml.v2) but text to YAML 1.2 (this server, the Skills extension's entry): quote it " +
+        '("on"), or write true or false if a boolean is meant',
+    );
+    expect(duration && describeYaml11Reading(duration)).toMatch(
+      /^frontmatter "metadata.duration": 1:30 is the number 90 .*: quote it \("1:30"\)$/,
+    );
+  });
+});
