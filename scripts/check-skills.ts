@@ -73,7 +73,14 @@ async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: stri
 function yaml11Issues(catalog: Catalog): CatalogIssue[] {
   return catalog.everything.skills.flatMap((skill) => {
     const path = [skill.pack, ...(skill.folder === "" ? [] : [skill.folder]), SKILL_DOCUMENT].join("/");
-    return yaml11Readings(readSkillDocument(skill)).map((reading) => ({
+    let markdown: string;
+    try {
+      markdown = readSkillDocument(skill);
+    } catch {
+      // Gone or replaced since the load read it (a checkout under way): a report of the rest beats none.
+      return [];
+    }
+    return yaml11Readings(markdown).map((reading) => ({
       severity: "warning" as const,
       path,
       reason: describeYaml11Reading(reading),
