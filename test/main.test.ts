@@ -817,6 +817,25 @@ describe("serving over stdio", () => {
   });
 });
 
+// Regression: `[]` went unanswered, where JSON-RPC answers an empty batch with one Invalid Request and
+// /mcp does (400, -32600); without an id, as every stdio refusal whose id is unknown.
+describe("a stdio client that sends an empty batch", () => {
+  it("is answered -32600 once, and the next line is served", async () => {
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
+    child.write('[]\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":1'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    expect(child.answers()).toEqual([
+      {
+        jsonrpc: "2.0",
+        error: { code: -32600, message: expect.stringMatching(/^Invalid Request: an empty batch; /) },
+      },
+      { result: {}, jsonrpc: "2.0", id: 1 },
+    ]);
+    expectReadBySdkClient(child.stdout());
+  });
+});
+
 describe("a stdio client that sends a batch of more than 100 messages", () => {
   // Each answer waits its turn: the 220,000 requests a line of 9.5 MiB holds took 100 MiB more to answer.
   it("has the first 100 requests answered", async () => {

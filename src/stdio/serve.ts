@@ -219,9 +219,9 @@ function jsonOf(line: Buffer | undefined): unknown {
  * The answers to JSON the SDK refused as no message: -32600 with its id to a request of the wrong shape,
  * which would otherwise go unanswered while its client waits out its own timeout, and so to each request
  * of a batch, up to the first MAX_BATCH (answering the 220,000 of a line of 9.5 MiB took 100 MiB more).
- * A request whose id MCP does not allow (1.5, 2^53 + 1, null, true) is answered without an id, as a line
- * that is not JSON is: it went unanswered, where /mcp says what is wrong with its id. Nothing to anything
- * else.
+ * An empty batch gets one -32600 without an id: it went unanswered. A request whose id MCP does not allow
+ * (1.5, 2^53 + 1, null, true) is answered without an id, as a line that is not JSON is: it went
+ * unanswered, where /mcp says what is wrong with its id. Nothing to anything else.
  */
 function refusalsOf(json: unknown): JSONRPCErrorResponse[] {
   if (!Array.isArray(json)) {
@@ -229,6 +229,8 @@ function refusalsOf(json: unknown): JSONRPCErrorResponse[] {
     const id = requestIdOf(json);
     return [invalidRequest(id, notMessage(json))];
   }
+  // JSON-RPC answers an empty batch with one Invalid Request, as /mcp does; without an id, as no member has one.
+  if (json.length === 0) return [invalidRequest(undefined, EMPTY_BATCH)];
   return json.slice(0, MAX_BATCH).flatMap((member) => {
     const id = requestIdOf(member);
     return id === undefined ? [] : [invalidRequest(id, NO_BATCH)];
@@ -267,6 +269,8 @@ const MAX_BATCH = 100;
 /** MCP 2025-06-18 dropped batches, and the SDK's stdio transport never took them. */
 const NO_BATCH =
   "Invalid Request: a batch (a JSON array of messages) is not served over stdio; send each JSON-RPC message on a line of its own";
+const EMPTY_BATCH =
+  "Invalid Request: an empty batch; a batch (a JSON array of messages) is not served over stdio either: send each JSON-RPC message on a line of its own";
 
 /**
  * The answer to a request on a line that is no valid JSON-RPC message, as `/mcp` answers one; without an
