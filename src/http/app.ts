@@ -153,7 +153,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return reply.code(503).send(jsonRpcError(JSON_RPC.unavailable, error.message));
     }
     if (status >= 500) request.log.error({ err: error, ...describeMcpCall(request) }, "request failed");
-    const code = NOT_JSON.has(error.code) ? JSON_RPC.parseError : JSON_RPC.invalidRequest;
+    // Over the rate limit, the request is sound but cannot be taken now: a server error, as shedding's.
+    const code = NOT_JSON.has(error.code)
+      ? JSON_RPC.parseError
+      : status === 429
+        ? JSON_RPC.unavailable
+        : JSON_RPC.invalidRequest;
     return reply
       .code(status)
       .send(

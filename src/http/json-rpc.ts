@@ -3,7 +3,10 @@ export const JSON_RPC = {
   parseError: -32700,
   invalidRequest: -32600,
   internalError: -32603,
-  /** Server-defined: the server cannot take the request now (overloaded); retry later. */
+  /**
+   * Server-defined: the server cannot take the request now (overloaded, 503, or the client over its rate
+   * limit, 429); retry after the answer's Retry-After.
+   */
   unavailable: -32000,
   /** Server-defined: the request lacks a valid API key. */
   unauthorized: -32001,

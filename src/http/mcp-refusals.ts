@@ -177,7 +177,7 @@ export function batchOverRateLimit(retryAfter: number, messages: number, perMinu
   return new Refusal(
     429,
     jsonRpcError(
-      JSON_RPC.invalidRequest,
+      JSON_RPC.unavailable,
       `Rate limit exceeded, retry in ${retryAfter} seconds: each of the ${messages} messages of this batch counts against the limit of ${perMinute} a minute.`,
     ),
     { "retry-after": retryAfter },

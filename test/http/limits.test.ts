@@ -12,6 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => tree.remove());
 
+// Regression: the refusal was -32600 Invalid Request, which tells a client not to send the request again;
+// it is sound and only early, so the code is the server error of load shedding, which says retry later.
 describe("rate limit", () => {
   let server: RunningServer;
   beforeAll(async () => {
@@ -28,7 +30,7 @@ describe("rate limit", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(limited.json).toMatchObject({
       jsonrpc: "2.0",
-      error: { code: -32600, message: expect.stringMatching(/^Rate limit exceeded, retry in /) },
+      error: { code: -32000, message: expect.stringMatching(/^Rate limit exceeded, retry in /) },
     });
     for (let i = 0; i < 10; i++) expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
@@ -56,7 +58,7 @@ describe("rate limit of batches", () => {
     expect(limited.json).toMatchObject({
       jsonrpc: "2.0",
       error: {
-        code: -32600,
+        code: -32000,
         message: expect.stringMatching(
           /^Rate limit exceeded, retry in \d+ seconds: each of the 3 messages of this batch counts against the limit of 5 a minute\.$/,
         ),
