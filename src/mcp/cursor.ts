@@ -106,6 +106,20 @@ export function invalidCursor(listing: Listing): ProtocolError {
   return refusal(`Invalid cursor: not one this server gave for ${listing.list}; ${listing.restart}.`);
 }
 
+/** The lists that give everything in one page, and so no cursor. */
+export type OnePageList = "tools/list" | "resources/templates/list";
+
+/**
+ * The protocol error for any cursor sent to a one-page list: it gives none, so none is valid. MCP has an
+ * invalid cursor answered -32602, as the paged lists answer one; these ignored it, and a client that
+ * sent one of another list was answered as if it paged on.
+ */
+export function onePageCursor(list: OnePageList): ProtocolError {
+  return refusal(
+    `Invalid cursor: ${list} gives everything in one page and no cursor, so no cursor is valid; call ${list} without one.`,
+  );
+}
+
 function refusal(message: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }

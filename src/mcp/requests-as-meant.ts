@@ -21,7 +21,7 @@ import { findTool } from "./server.js";
  * - `"cursor": ""` reads as no cursor too, on every listing: no cursor this server gives is empty, and
  *   clients send one for "the first page" (a string field left at its zero value). The paged listings
  *   refused it as a cursor they never gave, while tools/list and resources/templates/list, which have one
- *   page and ignore any cursor, answered it.
+ *   page and then ignored any cursor, answered it (they refuse any other cursor now, see onePage).
  * - A call naming no tool of the four has its `arguments` left out whatever they are, so that it is
  *   answered as unknown, naming the tools, as a call with an object is: the SDK refused arguments that are
  *   no object first, and a client that mistyped the name was told of its arguments instead.
@@ -69,7 +69,7 @@ const HANDSHAKE_NEEDS = `initialize needs params such as {"protocolVersion": "${
  *
  * - a `tools/call`'s, -32602 with "Invalid tools/call request: " and its schema's issues as indented JSON;
  *   `arguments` that are no object are said so, in words a model acts on (see argumentsFault);
- * - any other method's that the SDK's own handler checks (`initialize`, `resources/templates/list`),
+ * - any other method's that the SDK's own handler checks (`initialize`),
  *   -32603, an internal error, with only its schema's issues as indented JSON: -32602, as MCP has a
  *   request's invalid params answered, and `initialize` also told what the handshake needs.
  *

@@ -2,6 +2,7 @@ import {
   type CacheHint,
   type CallToolRequest,
   type CallToolResult,
+  type ListResourceTemplatesResult,
   type ListToolsResult,
   McpServer,
   type McpServerOptions,
@@ -10,7 +11,11 @@ import {
   type ServerContext,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
-import { SkillsExtension, type SkillWarning } from "@modelcontextprotocol/server/ext/skills";
+import {
+  SKILLS_EXTENSION_ID,
+  SkillsExtension,
+  type SkillWarning,
+} from "@modelcontextprotocol/server/ext/skills";
 import { z } from "zod";
 import { type Catalog, type Pack, quoted, type Scope, type Skill, visible } from "../catalog/index.js";
 import { editDistance } from "../edit-distance.js";
@@ -26,6 +31,7 @@ import {
 } from "../preview/index.js";
 import type { SearchIndex } from "../search/index.js";
 import type { RequestTag, ToolContext } from "./context.js";
+import { type OnePageList, onePageCursor } from "./cursor.js";
 import { notAnObject } from "./format.js";
 import { listPacksTool } from "./list-packs.js";
 import { listSkillsTool } from "./list-skills.js";
@@ -35,6 +41,7 @@ import { readSkillTool } from "./read-skill.js";
 import { readResource } from "./resource-read.js";
 import type { ResourceWarning } from "./skill-namespace.js";
 import { SkillResources } from "./skill-resources.js";
+import { SCHEME } from "./skill-uris.js";
 import { failure, type Tool } from "./tool.js";
 
 export interface ServerInfo {
@@ -198,6 +205,26 @@ function toolListFor(preview: Preview): ListToolsResult {
   };
 }
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
+
+/**
+ * `resources/templates/list`: the one template the Skills extension registers (its id, every URI of the
+ * scheme), as McpServer's own handler lists it, which ignores a cursor (see onePage). Assumption (held by
+ * test/http/sdk-contract.test.ts): the extension registers exactly this, and McpServer lists it so.
+ */
+export const RESOURCE_TEMPLATES: ListResourceTemplatesResult = {
+  resourceTemplates: [{ name: SKILLS_EXTENSION_ID, uriTemplate: `${SCHEME}{+path}` }],
+};
+
+/**
+ * A handler of `list`, which gives everything in one page: `result`, or, for any cursor (none and `""`
+ * read alike before this, see requestAsMeant), the refusal the paged lists give a cursor they never gave.
+ */
+function onePage<Result>(list: OnePageList, result: Result): (params: { cursor?: string }) => Result {
+  return ({ cursor }) => {
+    if (cursor !== undefined) throw onePageCursor(list);
+    return result;
+  };
+}
 /**
  * The params of resources/read, prompts/get and the listings this file answers, checked here: the SDK's
  * own check of a spec request throws a plain error, which a client would get as -32603 (an internal
@@ -264,7 +291,8 @@ export function serverFactoryFor(
   };
   const options = { legacy: serverOptions(preview, "legacy"), modern: serverOptions(preview, "modern") };
   const toolList = toolListFor(preview);
-  const listTools = () => toolList;
+  const listTools = onePage("tools/list", toolList);
+  const listTemplates = onePage("resources/templates/list", RESOURCE_TEMPLATES);
   const source = deps.resources.sourceFor(scope, deps.catalog.files);
   const extension = new SkillsExtension({ source, cacheHint: CACHE_HINT, onWarning: deps.onWarning });
   const answerRead = ({ uri }: { uri: string }, ctx: ServerContext) =>
@@ -288,12 +316,15 @@ export function serverFactoryFor(
       server.setRequestHandler("prompts/get", { params: PROMPT_PARAMS }, answerPrompt);
     }
     extension.attach(mcp);
-    // The extension's resources/read resolves `..` and `.` in a URI before reading it, and its resources/list
-    // takes no cursor, listing every file of a large catalog at once: both are answered here instead.
+    // The extension's resources/read resolves `..` and `.` in a URI before reading it, its resources/list
+    // takes no cursor, listing every file of a large catalog at once, and the resources/templates/list of
+    // its template ignores one: all three are answered here instead.
     server.removeRequestHandler("resources/read");
     server.setRequestHandler("resources/read", { params: READ_PARAMS }, answerRead);
     server.removeRequestHandler("resources/list");
     server.setRequestHandler("resources/list", { params: LIST_PARAMS }, answerResourceList);
+    server.removeRequestHandler("resources/templates/list");
+    server.setRequestHandler("resources/templates/list", { params: LIST_PARAMS }, listTemplates);
     return mcp;
   };
 }

@@ -6,9 +6,11 @@ import {
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCRequest,
-  type McpServer,
+  McpServer,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mcpDepsOf } from "../../scripts/in-memory-client.js";
@@ -31,10 +33,12 @@ import {
 } from "../../src/http/sdk-contract.js";
 import {
   answerInParamsWords,
+  MODERN_REVISION,
   requestsAsMeant,
   type ServerFactory,
   serverFactoryFor,
 } from "../../src/mcp/index.js";
+import { RESOURCE_TEMPLATES } from "../../src/mcp/server.js";
 import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
 import { type WireEra, wireRequest } from "../helpers/requests.js";
 
@@ -93,8 +97,8 @@ async function seen(response: Response): Promise<Seen> {
  * its refusal of params in the endpoint's words, which say the same in one line (see inParamsWords, whose
  * assumption the requests of tools/call without params, with a wrong name or with arguments that are a
  * string hold). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
- * of `initialize` and `resources/templates/list`, which its own handlers check, as an internal error
- * (-32603, its schema's issues as JSON), and the endpoint as invalid params (-32602), as MCP has it.
+ * of `initialize`, which its own handler checks, as an internal error (-32603, its schema's issues as
+ * JSON), and the endpoint as invalid params (-32602), as MCP has it.
  */
 async function sdkAnswer(
   newServer: ServerFactory,
@@ -328,22 +332,42 @@ describe("the endpoint answers as the SDK's own entries do", () => {
 // The one place the endpoint answers otherwise than the SDK's entries, on purpose (see sdkAnswer): the
 // params of a method whose handler is the SDK's own are refused as an internal error with a dump of the
 // schema's issues, and the endpoint refuses them as invalid params, in one line.
-it.each([
-  ["initialize without params", asSent("legacy", "initialize")],
-  [
-    "resources/templates/list with a cursor that is a number",
-    asSent("legacy", "resources/templates/list", { cursor: 5 }),
-  ],
-  ["2026-07-28: the same", asSent("modern", "resources/templates/list", { cursor: 5 })],
-])("%s: the SDK answers -32603 and its schema's issues, the endpoint -32602 in one line", async (_, sent) => {
-  const sdk = JSON.parse((await sdkEntryAnswer(newServer, sent.headers, sent.body)).text);
-  expect(sdk.error.code).toBe(-32603);
-  expect(JSON.parse(sdk.error.message)[0]).toMatchObject({ path: expect.arrayContaining(["params"]) });
-  const endpoint = await endpointAnswer(new McpEndpoint(newServer, () => {}), sent.headers, sent.body);
-  const { error } = JSON.parse(endpoint.text);
-  expect(error.code).toBe(-32602);
-  expect(error.message).toMatch(/^Invalid params for (initialize|resources\/templates\/list): [^\n]+$/);
-});
+it.each([["initialize without params", asSent("legacy", "initialize")]])(
+  "%s: the SDK answers -32603 and its schema's issues, the endpoint -32602 in one line",
+  async (_, sent) => {
+    const sdk = JSON.parse((await sdkEntryAnswer(newServer, sent.headers, sent.body)).text);
+    expect(sdk.error.code).toBe(-32603);
+    expect(JSON.parse(sdk.error.message)[0]).toMatchObject({ path: expect.arrayContaining(["params"]) });
+    const endpoint = await endpointAnswer(new McpEndpoint(newServer, () => {}), sent.headers, sent.body);
+    const { error } = JSON.parse(endpoint.text);
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/^Invalid params for initialize: [^\n]+$/);
+  },
+);
+
+// Assumption (server.ts answers resources/templates/list itself, to refuse a cursor as the paged lists
+// do): the Skills extension registers one template, which McpServer lists as RESOURCE_TEMPLATES says.
+it.each(["legacy", "modern"] as const)(
+  "McpServer lists the Skills extension's template as the server gives it (%s)",
+  async (era) => {
+    const nothing = {
+      list: async () => ({ skills: [] }),
+      get: async () => undefined,
+      read: async () => undefined,
+    };
+    const mcp = new McpServer(
+      { name: "extension-only", version: "1" },
+      era === "modern"
+        ? { supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS, MODERN_REVISION] }
+        : {},
+    );
+    new SkillsExtension({ source: nothing }).attach(mcp);
+    const connection = await ServerConnection.open(mcp, era);
+    const request = wireRequest(era, 1, "resources/templates/list").body as JSONRPCRequest;
+    const { message } = await connection.exchange(request);
+    expect(message).toHaveProperty("result.resourceTemplates", RESOURCE_TEMPLATES.resourceTemplates);
+  },
+);
 
 // Where /mcp answers otherwise than the SDK's entries before its endpoint, on purpose: its route reads
 // a request as meant (requestsAsMeant, as stdio does): a null or empty cursor as none, null

@@ -49,6 +49,22 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
   ["resources/list", { cursor: "" }, listing("resources")],
   ["skills/list", { cursor: "" }, listing("skills")],
   ["resources/directory/read", { uri: "skill://design", cursor: "" }, listing("resources")],
+  // Regression: the two one-page lists ignored a cursor, which the paged lists refuse when they never
+  // gave it; MCP has an invalid cursor answered -32602.
+  ...(["tools/list", "resources/templates/list"] as const).flatMap((list) =>
+    ["x", "pAbCd~alpha/one"].map(
+      (cursor) =>
+        [
+          list,
+          { cursor },
+          (result: unknown) =>
+            expect(result).toEqual({
+              code: -32602,
+              message: `Invalid cursor: ${list} gives everything in one page and no cursor, so no cursor is valid; call ${list} without one.`,
+            }),
+        ] as const,
+    ),
+  ),
   // Regression: a prompt's arguments of any value but a string were refused, though the prompts take
   // none and ignore those sent.
   ["prompts/get", { name: "clean-csv", arguments: { a: 1, b: "1" } }, listing("messages")],
