@@ -6,7 +6,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { isJsonObject } from "../json-rpc/index.js";
 import { notAnObject } from "./format.js";
-import { findTool } from "./server.js";
+import { findTool, paramsSchemaOf } from "./server.js";
 
 /**
  * A client's message with its params as the server reads them, before the SDK checks them (which a
@@ -52,6 +52,13 @@ export function requestsAsMeant(body: unknown): unknown {
 
 /** How the SDK begins its refusal of a `tools/call` whose params do not fit, before its schema's issues as JSON. */
 const TOOL_CALL_REFUSAL = "Invalid tools/call request: ";
+/**
+ * How the SDK begins its refusal of params that a handler's schema refuses, before the schema's issues
+ * joined by ", ", which their own messages hold too ("expected string, received number").
+ */
+const PARAMS_REFUSAL = "Invalid params for ";
+/** How this server joins the faults of one refusal, in every refusal of params. */
+const FAULTS_JOINED = "; ";
 /** How the SDK writes the code of an internal error, which its refusal of other methods' params gets. */
 const INTERNAL_ERROR_CODE = '"code":-32603';
 
@@ -71,7 +78,10 @@ const HANDSHAKE_NEEDS = `initialize needs params such as {"protocolVersion": "${
  *   `arguments` that are no object are said so, in words a model acts on (see argumentsFault);
  * - any other method's that the SDK's own handler checks (`initialize`),
  *   -32603, an internal error, with only its schema's issues as indented JSON: -32602, as MCP has a
- *   request's invalid params answered, and `initialize` also told what the handshake needs.
+ *   request's invalid params answered, and `initialize` also told what the handshake needs;
+ * - a method's whose handler was registered with a schema (this server's listings, reads and prompts,
+ *   the Skills extension's methods), -32602 with the schema's faults joined by ", ": joined by "; ", as
+ *   the two above are (see checkedInParamsWords).
  *
  * Assumption (held by test/mcp/requests-as-meant.test.ts, which wants these words): the SDK refuses such
  * params with exactly those codes, that prefix and zod's issues (`path`, `message`) as JSON, each path of
@@ -81,6 +91,8 @@ export function inParamsWords(message: JSONRPCMessage, request?: unknown): JSONR
   if (!("error" in message)) return message;
   const { error } = message;
   const method = isJsonObject(request) && typeof request.method === "string" ? request.method : undefined;
+  if (error.code === INVALID_PARAMS && error.message.startsWith(PARAMS_REFUSAL))
+    return checkedInParamsWords(message, request);
   const toolCall = error.message.startsWith(TOOL_CALL_REFUSAL);
   if (!toolCall && (error.code !== INTERNAL_ERROR || method === undefined)) return message;
   let issues: unknown;
@@ -98,9 +110,34 @@ export function inParamsWords(message: JSONRPCMessage, request?: unknown): JSONR
       return argumentsFault(params.arguments, params.name);
     return `${member === "" ? "params" : member}: ${said}`;
   });
-  const worded = `Invalid params for ${toolCall ? "tools/call" : method}: ${faults.join("; ")}`;
+  const worded = `${PARAMS_REFUSAL}${toolCall ? "tools/call" : method}: ${faults.join(FAULTS_JOINED)}`;
   const needs = !toolCall && method === "initialize" ? `. ${HANDSHAKE_NEEDS}` : "";
   return { ...message, error: { ...message.error, code: INVALID_PARAMS, message: `${worded}${needs}` } };
+}
+
+/**
+ * `message`, the SDK's refusal of `request`'s params by the schema its handler was registered with, with
+ * the schema's faults joined as every other refusal of params joins them: the SDK joins them with ", ",
+ * which the faults hold too (`cursor: Invalid input: expected string, received number, uri: …`). The
+ * faults are found again by the same schema, on the params as the SDK checked them; any other message is
+ * left as it is.
+ */
+function checkedInParamsWords(message: JSONRPCMessage, request: unknown): JSONRPCMessage {
+  if (!("error" in message) || !isJsonObject(request) || typeof request.method !== "string") return message;
+  const { method } = request;
+  const prefix = `${PARAMS_REFUSAL}${method}: `;
+  const schema = paramsSchemaOf(method);
+  if (schema === undefined || !message.error.message.startsWith(prefix)) return message;
+  const checked = schema["~standard"].validate({ ...(isJsonObject(request.params) ? request.params : {}) });
+  if (checked instanceof Promise || checked.issues === undefined || checked.issues.length < 2) return message;
+  const faults = checked.issues.map(({ path, message: said }) => {
+    const member = (path ?? []).map((key) => String(typeof key === "object" ? key.key : key)).join(".");
+    return member === "" ? said : `${member}: ${said}`;
+  });
+  // Only the joints change: faults found otherwise than the SDK found them leave its message as it is.
+  if (`${prefix}${faults.join(", ")}` !== message.error.message) return message;
+  const worded = `${prefix}${faults.join(FAULTS_JOINED)}`;
+  return { ...message, error: { ...message.error, message: worded } };
 }
 
 /**
@@ -122,7 +159,12 @@ function argumentsFault(args: unknown, name: unknown): string {
  * which request of `body` (the message or batch it answers) each answers, by id.
  */
 export function answerInParamsWords(json: Buffer, body?: unknown): Buffer {
-  if (!json.includes(TOOL_CALL_REFUSAL) && !json.includes(INTERNAL_ERROR_CODE)) return json;
+  if (
+    !json.includes(TOOL_CALL_REFUSAL) &&
+    !json.includes(INTERNAL_ERROR_CODE) &&
+    !json.includes(PARAMS_REFUSAL)
+  )
+    return json;
   let parsed: unknown;
   try {
     parsed = JSON.parse(json.toString("utf8"));

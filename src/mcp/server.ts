@@ -1,4 +1,9 @@
 import {
+  GetSkillRequestParamsSchema,
+  ListSkillsRequestParamsSchema,
+  ReadResourceDirectoryRequestParamsSchema,
+} from "@modelcontextprotocol/core/ext/skills";
+import {
   type CacheHint,
   type CallToolRequest,
   type CallToolResult,
@@ -9,6 +14,7 @@ import {
   type ProtocolEra,
   type ServerCapabilities,
   type ServerContext,
+  type StandardSchemaV1,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import {
@@ -246,6 +252,27 @@ const PROMPT_PARAMS = z
     error: ({ input }) =>
       notAnObject("arguments", isJsonObject(input) ? input.arguments : input, PROMPT_ARGUMENTS),
   });
+
+/**
+ * The schema the SDK checks each method's params against before its handler, for the handlers registered
+ * with one: this file's, and the Skills extension's (the schemas it registers, which its package exports).
+ */
+const PARAMS_SCHEMAS: ReadonlyMap<string, StandardSchemaV1> = new Map<string, StandardSchemaV1>([
+  ["tools/list", LIST_PARAMS],
+  ["prompts/list", LIST_PARAMS],
+  ["prompts/get", PROMPT_PARAMS],
+  ["resources/list", LIST_PARAMS],
+  ["resources/templates/list", LIST_PARAMS],
+  ["resources/read", READ_PARAMS],
+  ["skills/list", ListSkillsRequestParamsSchema],
+  ["skills/get", GetSkillRequestParamsSchema],
+  ["resources/directory/read", ReadResourceDirectoryRequestParamsSchema],
+]);
+
+/** The schema of `method`'s params that the SDK checks before its handler, if it checks one. */
+export function paramsSchemaOf(method: string): StandardSchemaV1 | undefined {
+  return PARAMS_SCHEMAS.get(method);
+}
 
 const TOOLS_CAPABILITY: ServerCapabilities = { tools: { listChanged: false } };
 const PROMPTS_CAPABILITY: ServerCapabilities = { prompts: { listChanged: false } };

@@ -78,7 +78,7 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
         'not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": {"a":"b"}',
       ],
       [{ name: "clean-csv", arguments: [1] }, "not an array"],
-      [{ name: 5, arguments: 5 }, "not a number", "name: Invalid input: expected string, received number, "],
+      [{ name: 5, arguments: 5 }, "not a number", "name: Invalid input: expected string, received number; "],
     ] as const
   ).map(
     ([params, fault, before = ""]) =>
@@ -155,6 +155,27 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
           expect(result).toEqual({ code: -32602, message: `Invalid params for tools/call: ${fault}` }),
       ] as const,
   ),
+  // Regression: the SDK joined the faults of a handler's schema with ", ", which they hold themselves,
+  // where every other refusal of params joins them with "; ".
+  [
+    "resources/directory/read",
+    { uri: 5, cursor: 6 },
+    (result) =>
+      expect(result).toEqual({
+        code: -32602,
+        message:
+          "Invalid params for resources/directory/read: cursor: Invalid input: expected string, received number; uri: Invalid input: expected string, received number",
+      }),
+  ],
+  [
+    "resources/read",
+    { uri: 5 },
+    (result) =>
+      expect(result).toEqual({
+        code: -32602,
+        message: "Invalid params for resources/read: uri: Invalid input: expected string, received number",
+      }),
+  ],
   // Regression: the SDK's own check of resources/templates/list refused a cursor that is no string as an
   // internal error (-32603), with a dump of its schema's issues.
   [
