@@ -8,7 +8,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Scope } from "../catalog/index.js";
-import { answerInParamsWords, inParamsWords, type ServerFactory, servedMethods } from "../mcp/index.js";
+import { answersInParamsWords, inParamsWords, type ServerFactory, servedMethods } from "../mcp/index.js";
 import { type Answer, AnswerCache, answerKeyOf } from "./answer-cache.js";
 import { RequestOrigins } from "./request-origins.js";
 import type { CallerScope } from "./scope.js";
@@ -184,15 +184,21 @@ export class McpEndpoint {
     if (request !== undefined) {
       const exchanged = await this.#exchange("modern", request, reqId);
       if (!exchanged.refused) return answeredWith(exchanged.message, request);
-      return this.#namingMethods("modern", body, await this.#answerModernEntry(raw, body, reqId));
+      return this.#answerModernEntry(raw, body, reqId, this.#servedIn("modern"));
     }
     return this.#answerModernEntry(raw, body, reqId);
   }
 
-  async #answerModernEntry(raw: IncomingMessage, body: unknown, reqId: string | undefined) {
+  /** `served`, when given, names the methods of the era in each "Method not found" (see answeredFrom). */
+  async #answerModernEntry(
+    raw: IncomingMessage,
+    body: unknown,
+    reqId: string | undefined,
+    served?: readonly string[],
+  ) {
     const forwarded = webRequestOf(raw);
     this.origins.forward(forwarded, reqId);
-    return answeredFrom(await this.#modernEntry.fetch(forwarded, { parsedBody: body }), body);
+    return answeredFrom(await this.#modernEntry.fetch(forwarded, { parsedBody: body }), body, served);
   }
 
   /** A 2025-era POST, and its request when the SDK's transport would hand it to a server unchanged. */
@@ -221,16 +227,13 @@ export class McpEndpoint {
    * transport, with each method it does not serve named: only refusals pay for reading the answer.
    */
   async answerRefused(raw: IncomingMessage, body: unknown, reqId?: string): Promise<Answered> {
-    return this.#namingMethods("legacy", body, await this.#legacyEntry(raw, body, reqId));
+    return this.#legacyEntry(raw, body, reqId, this.#servedIn("legacy"));
   }
 
-  /** `answered` with each "Method not found" naming the method and what a server of `era` serves. */
-  #namingMethods(era: ProtocolEra, body: unknown, answered: Answered): Answered {
-    const { answer } = answered;
-    if (!answer.contentType.startsWith("application/json")) return answered;
+  /** The methods a server of `era` serves, worked out on the first refusal of that era. */
+  #servedIn(era: ProtocolEra): readonly string[] {
     this.#served[era] ??= servedMethods(this.newServer({ era }).server.getCapabilities(), era);
-    const named = namingMethods(answer.body.toString("utf8"), body, this.#served[era]);
-    return { ...answered, answer: { ...answer, body: Buffer.from(named) } };
+    return this.#served[era];
   }
 
   /** A 2025 request but the handshake, answered by the scope's server; undefined when it refuses it. */
@@ -250,8 +253,16 @@ export class McpEndpoint {
     return (await this.#servers[era]).exchange(request, reqId);
   }
 
-  /** The SDK's stateless transport, answering JSON (its own 2025 leg would answer an event stream). */
-  async #legacyEntry(raw: IncomingMessage, parsed: unknown, reqId: string | undefined): Promise<Answered> {
+  /**
+   * The SDK's stateless transport, answering JSON (its own 2025 leg would answer an event stream); `served`,
+   * when given, names the methods of the era in each "Method not found" (see answeredFrom).
+   */
+  async #legacyEntry(
+    raw: IncomingMessage,
+    parsed: unknown,
+    reqId: string | undefined,
+    served?: readonly string[],
+  ): Promise<Answered> {
     const body = withoutCancellations(parsed);
     if (Array.isArray(body) && body.length === 0)
       return { answer: { status: 202, contentType: "", body: Buffer.alloc(0) }, failed: false };
@@ -267,6 +278,7 @@ export class McpEndpoint {
       const answered = await answeredFrom(
         await transport.handleRequest(forwarded, { parsedBody: body }),
         body,
+        served,
       );
       return Array.isArray(body) ? asBatchAnswer(answered) : answered;
     } finally {
@@ -315,16 +327,31 @@ function answeredWith(message: JSONRPCMessage, request: JSONRPCRequest): Answere
   return { answer, failed: !isSuccess(worded) };
 }
 
-/** The answer of an SDK's entry to `body`, worded as answeredWith words one. */
-async function answeredFrom(response: Response, body: unknown): Promise<Answered> {
+/**
+ * The answer of an SDK's entry to `body`, parsed once: worded as answeredWith words one, with each "Method
+ * not found" naming the method asked and those `served` when they are given, and whether it failed (holds
+ * a JSON-RPC error or a tool result with isError, or is no JSON). Its bytes as they are when nothing changed.
+ */
+async function answeredFrom(
+  response: Response,
+  body: unknown,
+  served?: readonly string[],
+): Promise<Answered> {
   const contentType = response.headers.get("content-type") ?? "";
   const bytes = Buffer.from(await response.arrayBuffer());
-  const answer = {
-    status: response.status,
-    contentType,
-    body: contentType.startsWith("application/json") ? answerInParamsWords(bytes, body) : bytes,
-  };
-  return { answer, failed: !succeeded(answer) };
+  const answer = { status: response.status, contentType, body: bytes };
+  if (bytes.length === 0) return { answer, failed: false };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return { answer, failed: true };
+  }
+  if (!contentType.startsWith("application/json")) return { answer, failed: !allSucceeded(parsed) };
+  const worded = answersInParamsWords(parsed, body);
+  const named = served === undefined ? worded : namingMethods(worded, body, served);
+  const changed = named === parsed ? bytes : Buffer.from(JSON.stringify(named));
+  return { answer: { ...answer, body: changed }, failed: !allSucceeded(named) };
 }
 
 /**
@@ -344,15 +371,8 @@ function webRequestOf(raw: IncomingMessage): Request {
   });
 }
 
-/** Whether the answer's bytes hold no JSON-RPC error and no tool result with isError. */
-function succeeded(answer: Answer): boolean {
-  if (answer.body.length === 0) return true;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(answer.body.toString("utf8"));
-  } catch {
-    return false;
-  }
+/** Whether a parsed answer (one message or a batch's) holds no JSON-RPC error and no tool result with isError. */
+function allSucceeded(parsed: unknown): boolean {
   return (Array.isArray(parsed) ? parsed : [parsed]).every(isSuccess);
 }
 

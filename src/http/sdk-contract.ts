@@ -459,29 +459,25 @@ export class ServerConnection extends PerRequestHTTPServerTransport {
 }
 
 /**
- * `answer` (a JSON-RPC error or a batch of answers, from the SDK's entry) with each "Method not found"
- * naming the method asked, from `body`, and those `served`; the status and codes are kept.
+ * `answer` (a JSON-RPC error or a batch of answers, from the SDK's entry, as parsed) with each "Method not
+ * found" naming the method asked, from `body`, and those `served`; the codes are kept. The answer itself
+ * when none is.
  *
  * Assumption: the SDK answers a method its server has no handler for with -32601 and "Method not found",
  * under the request's id, naming neither.
  */
-export function namingMethods(answer: string, body: unknown, served: readonly string[]): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(answer);
-  } catch {
-    return answer;
-  }
+export function namingMethods(answer: unknown, body: unknown, served: readonly string[]): unknown {
   const asked = new Map<unknown, unknown>();
   for (const message of Array.isArray(body) ? body : [body])
     if (isJsonObject(message) && "id" in message) asked.set(message.id, message.method);
-  let changed = false;
-  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-    const error = isJsonObject(message) ? message.error : undefined;
-    const method = isJsonObject(message) ? asked.get(message.id) : undefined;
-    if (!isJsonObject(error) || error.code !== METHOD_NOT_FOUND || typeof method !== "string") continue;
-    error.message = methodNotFoundMessage(method, served);
-    changed = true;
-  }
-  return changed ? JSON.stringify(parsed) : answer;
+  const named = (message: unknown) => {
+    if (!isJsonObject(message)) return message;
+    const { error } = message;
+    const method = asked.get(message.id);
+    if (!isJsonObject(error) || error.code !== METHOD_NOT_FOUND || typeof method !== "string") return message;
+    return { ...message, error: { ...error, message: methodNotFoundMessage(method, served) } };
+  };
+  if (!Array.isArray(answer)) return named(answer);
+  const messages = answer.map(named);
+  return messages.some((message, index) => message !== answer[index]) ? messages : answer;
 }

@@ -3,7 +3,7 @@ export type { RequestTag, ToolContext } from "./context.js";
 export { plural } from "./format.js";
 export { formatPacks } from "./list-packs.js";
 export {
-  answerInParamsWords,
+  answersInParamsWords,
   inParamsWords,
   requestAsMeant,
   requestsAsMeant,

@@ -59,8 +59,6 @@ const TOOL_CALL_REFUSAL = "Invalid tools/call request: ";
 const PARAMS_REFUSAL = "Invalid params for ";
 /** How this server joins the faults of one refusal, in every refusal of params. */
 const FAULTS_JOINED = "; ";
-/** How the SDK writes the code of an internal error, which its refusal of other methods' params gets. */
-const INTERNAL_ERROR_CODE = '"code":-32603';
 
 /**
  * What the 2025 handshake needs, said after what was wrong with it: a client that sent `initialize`
@@ -155,31 +153,21 @@ function argumentsFault(args: unknown, name: unknown): string {
 }
 
 /**
- * An answer's JSON (one message or a batch's) with each message as {@link inParamsWords} words it, told
- * which request of `body` (the message or batch it answers) each answers, by id.
+ * An answer (one message or a batch's, as parsed from its JSON) with each message as {@link inParamsWords}
+ * words it, told which request of `body` (the message or batch it answers) each answers, by id: the
+ * answer itself when no message changed.
  */
-export function answerInParamsWords(json: Buffer, body?: unknown): Buffer {
-  if (
-    !json.includes(TOOL_CALL_REFUSAL) &&
-    !json.includes(INTERNAL_ERROR_CODE) &&
-    !json.includes(PARAMS_REFUSAL)
-  )
-    return json;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json.toString("utf8"));
-  } catch {
-    return json;
-  }
+export function answersInParamsWords(answer: unknown, body: unknown): unknown {
   const asked = new Map<unknown, unknown>();
   for (const message of Array.isArray(body) ? body : [body])
     if (isJsonObject(message) && "id" in message) asked.set(message.id, message);
-  const answered = (message: JSONRPCMessage) =>
-    inParamsWords(message, "id" in message ? asked.get(message.id) : undefined);
-  const worded = Array.isArray(parsed)
-    ? parsed.map((message: JSONRPCMessage) => answered(message))
-    : answered(parsed as JSONRPCMessage);
-  return Buffer.from(JSON.stringify(worded));
+  const worded = (message: unknown) =>
+    isJsonObject(message) && "error" in message
+      ? inParamsWords(message as JSONRPCMessage, asked.get(message.id))
+      : message;
+  if (!Array.isArray(answer)) return worded(answer);
+  const messages = answer.map(worded);
+  return messages.some((message, index) => message !== answer[index]) ? messages : answer;
 }
 
 function isIssue(value: unknown): value is { path: (string | number)[]; message: string } {

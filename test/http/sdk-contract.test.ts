@@ -32,7 +32,7 @@ import {
   unsupportedVersionOf,
 } from "../../src/http/sdk-contract.js";
 import {
-  answerInParamsWords,
+  answersInParamsWords,
   MODERN_REVISION,
   requestsAsMeant,
   type ServerFactory,
@@ -106,7 +106,14 @@ async function sdkAnswer(
   body: unknown,
 ): Promise<Seen> {
   const answered = await sdkEntryAnswer(newServer, headers, body);
-  return { ...answered, text: answerInParamsWords(Buffer.from(answered.text), body).toString() };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answered.text);
+  } catch {
+    return answered;
+  }
+  const worded = answersInParamsWords(parsed, body);
+  return worded === parsed ? answered : { ...answered, text: JSON.stringify(worded) };
 }
 
 async function sdkEntryAnswer(
@@ -877,5 +884,34 @@ it.each(["legacy", "modern"] as const)("the SDK writes a %s-era result with its 
     const { headers, body } = asSent(era, "tools/list", undefined, id);
     const { text } = await sdkAnswer(newServer, headers, body);
     expect(text.endsWith(`,"jsonrpc":"2.0",${answerEnding(id)}`)).toBe(true);
+  }
+});
+
+// Regression: an answer of the SDK's entries was parsed up to three times on the way out (to word its
+// refusals of params, to tell whether it failed, to name a method not found): once is enough.
+it.each([
+  [
+    "a method not found",
+    { jsonrpc: "2.0", id: 2, method: "nothing/here" },
+    'Method not found: \\"nothing/here\\"; ',
+  ],
+  [
+    "a batch of notifications and requests",
+    [
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: 5, arguments: 5 } },
+    ],
+    "Invalid params for prompts/get: name: Invalid input: expected string, received number; arguments ",
+  ],
+])("reads an answer of the SDK's entries once: %s", async (_, body, said) => {
+  const endpoint = new McpEndpoint(newServer, () => {});
+  const parse = vi.spyOn(JSON, "parse");
+  try {
+    const { answer } = await endpoint.answer(rawRequest(LEGACY_HEADERS), body);
+    expect(answer.body.toString()).toContain(said);
+    const reads = parse.mock.calls.filter(([json]) => typeof json === "string" && json.includes('"id":2'));
+    expect(reads).toHaveLength(1);
+  } finally {
+    parse.mockRestore();
   }
 });
