@@ -184,21 +184,15 @@ export class McpEndpoint {
     if (request !== undefined) {
       const exchanged = await this.#exchange("modern", request, reqId);
       if (!exchanged.refused) return answeredWith(exchanged.message, request);
-      return this.#answerModernEntry(raw, body, reqId, this.#servedIn("modern"));
     }
     return this.#answerModernEntry(raw, body, reqId);
   }
 
-  /** `served`, when given, names the methods of the era in each "Method not found" (see answeredFrom). */
-  async #answerModernEntry(
-    raw: IncomingMessage,
-    body: unknown,
-    reqId: string | undefined,
-    served?: readonly string[],
-  ) {
+  async #answerModernEntry(raw: IncomingMessage, body: unknown, reqId: string | undefined) {
     const forwarded = webRequestOf(raw);
     this.origins.forward(forwarded, reqId);
-    return answeredFrom(await this.#modernEntry.fetch(forwarded, { parsedBody: body }), body, served);
+    const answer = await this.#modernEntry.fetch(forwarded, { parsedBody: body });
+    return answeredFrom(answer, body, this.#servedIn("modern"));
   }
 
   /** A 2025-era POST, and its request when the SDK's transport would hand it to a server unchanged. */
@@ -224,10 +218,10 @@ export class McpEndpoint {
 
   /**
    * A 2025 POST that the scope's server refused, or a member of which it refused, answered by the SDK's
-   * transport, with each method it does not serve named: only refusals pay for reading the answer.
+   * transport (which names each method it does not serve, as every answer of the SDK's entries does).
    */
   async answerRefused(raw: IncomingMessage, body: unknown, reqId?: string): Promise<Answered> {
-    return this.#legacyEntry(raw, body, reqId, this.#servedIn("legacy"));
+    return this.#legacyEntry(raw, body, reqId);
   }
 
   /** The methods a server of `era` serves, worked out on the first refusal of that era. */
@@ -253,16 +247,8 @@ export class McpEndpoint {
     return (await this.#servers[era]).exchange(request, reqId);
   }
 
-  /**
-   * The SDK's stateless transport, answering JSON (its own 2025 leg would answer an event stream); `served`,
-   * when given, names the methods of the era in each "Method not found" (see answeredFrom).
-   */
-  async #legacyEntry(
-    raw: IncomingMessage,
-    parsed: unknown,
-    reqId: string | undefined,
-    served?: readonly string[],
-  ): Promise<Answered> {
+  /** The SDK's stateless transport, answering JSON (its own 2025 leg would answer an event stream). */
+  async #legacyEntry(raw: IncomingMessage, parsed: unknown, reqId: string | undefined): Promise<Answered> {
     const body = withoutCancellations(parsed);
     if (Array.isArray(body) && body.length === 0)
       return { answer: { status: 202, contentType: "", body: Buffer.alloc(0) }, failed: false };
@@ -278,7 +264,7 @@ export class McpEndpoint {
       const answered = await answeredFrom(
         await transport.handleRequest(forwarded, { parsedBody: body }),
         body,
-        served,
+        this.#servedIn("legacy"),
       );
       return Array.isArray(body) ? asBatchAnswer(answered) : answered;
     } finally {
@@ -329,14 +315,10 @@ function answeredWith(message: JSONRPCMessage, request: JSONRPCRequest): Answere
 
 /**
  * The answer of an SDK's entry to `body`, parsed once: worded as answeredWith words one, with each "Method
- * not found" naming the method asked and those `served` when they are given, and whether it failed (holds
- * a JSON-RPC error or a tool result with isError, or is no JSON). Its bytes as they are when nothing changed.
+ * not found" naming the method asked and those `served`, and whether it failed (holds a JSON-RPC error or
+ * a tool result with isError, or is no JSON). Its bytes as they are when nothing changed.
  */
-async function answeredFrom(
-  response: Response,
-  body: unknown,
-  served?: readonly string[],
-): Promise<Answered> {
+async function answeredFrom(response: Response, body: unknown, served: readonly string[]): Promise<Answered> {
   const contentType = response.headers.get("content-type") ?? "";
   const bytes = Buffer.from(await response.arrayBuffer());
   const answer = { status: response.status, contentType, body: bytes };
@@ -349,7 +331,7 @@ async function answeredFrom(
   }
   if (!contentType.startsWith("application/json")) return { answer, failed: !allSucceeded(parsed) };
   const worded = answersInParamsWords(parsed, body);
-  const named = served === undefined ? worded : namingMethods(worded, body, served);
+  const named = namingMethods(worded, body, served);
   const changed = named === parsed ? bytes : Buffer.from(JSON.stringify(named));
   return { answer: { ...answer, body: changed }, failed: !allSucceeded(named) };
 }

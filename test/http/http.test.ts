@@ -479,6 +479,32 @@ describe("/mcp over HTTP", () => {
     );
   });
 
+  // Regression: answered by the SDK's entries rather than by the scope's server, a request for a method
+  // not served was told only "Method not found": in a 2025 batch that holds a notification, and in a
+  // 2026-07-28 request with an Mcp-Name header that its body does not name.
+  it.each([
+    [
+      "a batch holding a notification",
+      [
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { ...ping(2), method: "tools/lists" },
+      ],
+      {},
+    ],
+    [
+      "a 2026-07-28 request with an Mcp-Name header",
+      wireRequest("modern", 2, "tools/lists").body,
+      { ...wireRequest("modern", 2, "tools/lists").headers, "mcp-name": "x" },
+    ],
+  ])("names a method it does not serve in %s", async (_, body, headers) => {
+    const response = await post(`${server.url}/mcp`, body, headers);
+    const answers = [response.json].flat() as { id: number; error?: { code: number; message: string } }[];
+    expect(answers.map((answer) => [answer.id, answer.error?.code])).toEqual([[2, -32601]]);
+    expect(answers[0]?.error?.message).toMatch(
+      /^Method not found: "tools\/lists"; this server serves .*tools\/list/,
+    );
+  });
+
   it.each(["legacy", "modern"] as const)("serves each method it names as served (%s)", async (era) => {
     const asked = wireRequest(era, 1, "no/such");
     const refusal = await post(`${server.url}/mcp`, asked.body, asked.headers);
