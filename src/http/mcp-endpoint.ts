@@ -1,6 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import {
   createMcpHandler,
+  type InboundLadderRejection,
+  isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
   type McpHttpHandler,
@@ -20,6 +22,7 @@ import {
   namingMethods,
   plainLegacyRequestOf,
   plainModernRequestOf,
+  rejectionOf,
   ServerConnection,
 } from "./sdk-contract.js";
 
@@ -43,7 +46,8 @@ export interface Answered {
  * | 2025: the handshake (`initialize`), which negotiates               | a new server, for this request only      |
  * | 2026-07-28: one request with the headers the SDK requires          | the scope's 2026-07-28 server            |
  * | 2025: anything else (another batch, a notification, a refused header) | a new server, through the SDK's stateless transport |
- * | anything else (2026-07-28 notifications, what the SDK refuses)     | a new server, through `createMcpHandler` |
+ * | what the SDK's classification refuses (a header the body belies, an envelope it finds wrong) | its refusal, as `createMcpHandler` gives it |
+ * | anything else (2026-07-28 notifications, what a server refuses)    | a new server, through `createMcpHandler` |
  *
  * The era and which requests the SDK's entries would hand their server unchanged are the SDK's own
  * rules (see sdk-contract.ts), told without its schemas for a request that plainly speaks either era; a
@@ -171,7 +175,19 @@ export class McpEndpoint {
     const outcome = classify(raw.headers, body);
     if (outcome.kind === "legacy")
       return this.#answerLegacy(raw, body, legacyRequestOf(raw.headers, body), reqId);
+    if (outcome.kind === "reject" && isJsonContentType(raw.headers["content-type"]))
+      return this.#refused(outcome, body);
     return this.#answerModern(raw, body, modernRequestOf(raw.headers, outcome), reqId);
+  }
+
+  /**
+   * A request the SDK's classification refuses, answered from the classification already made, as
+   * createMcpHandler answers it (see rejectionOf), which would classify it again to refuse it.
+   */
+  #refused(outcome: InboundLadderRejection, body: unknown): Answered {
+    const { status, message, reported } = rejectionOf(outcome, body);
+    this.onerror(reported);
+    return wordedAnswer(status, "application/json", message, undefined, body, this.#servedIn("modern"));
   }
 
   /** A 2026-07-28 POST, and its request when createMcpHandler would hand it to a server unchanged. */
@@ -330,10 +346,24 @@ async function answeredFrom(response: Response, body: unknown, served: readonly 
     return { answer, failed: true };
   }
   if (!contentType.startsWith("application/json")) return { answer, failed: !allSucceeded(parsed) };
-  const worded = answersInParamsWords(parsed, body);
-  const named = namingMethods(worded, body, served);
-  const changed = named === parsed ? bytes : Buffer.from(JSON.stringify(named));
-  return { answer: { ...answer, body: changed }, failed: !allSucceeded(named) };
+  return wordedAnswer(answer.status, contentType, parsed, bytes, body, served);
+}
+
+/**
+ * An answer to `body`, `parsed` from its JSON `bytes` (none yet for one made here), worded and named as
+ * answeredFrom says; its bytes written only when a message changed, or when there were none.
+ */
+function wordedAnswer(
+  status: number,
+  contentType: string,
+  parsed: unknown,
+  bytes: Buffer | undefined,
+  body: unknown,
+  served: readonly string[],
+): Answered {
+  const named = namingMethods(answersInParamsWords(parsed, body), body, served);
+  const json = named === parsed && bytes !== undefined ? bytes : Buffer.from(JSON.stringify(named));
+  return { answer: { status, contentType, body: json }, failed: !allSucceeded(named) };
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   CLIENT_INFO_META_KEY,
   classifyInboundRequest,
   type InboundClassificationOutcome,
+  type InboundLadderRejection,
   isInitializeRequest,
   isJsonContentType,
   type JSONRPCMessage,
@@ -72,6 +73,38 @@ export function classify(headers: IncomingHttpHeaders, body: unknown): InboundCl
     mcpNameHeader: single(headers["mcp-name"]),
     body,
   });
+}
+
+/** What createMcpHandler answers a request its classification refuses, and tells its onerror of it. */
+export interface Rejection {
+  readonly status: number;
+  readonly message: {
+    jsonrpc: "2.0";
+    error: { code: number; message: string; data?: unknown };
+    id: RequestId | null;
+  };
+  readonly reported: Error;
+}
+
+/**
+ * The answer createMcpHandler gives a JSON request that `classify` refuses (`outcome`), which the endpoint
+ * gives from its own classification rather than hand the request over to be classified and refused again.
+ *
+ * Assumption: createMcpHandler answers such a request with the rejection's HTTP status and a JSON-RPC
+ * error of its code, message and data (when there is data), under the request's id when the request has
+ * a method and a string or number id, else null, and tells its onerror "Rejected inbound request
+ * (<cell>): <message>".
+ */
+export function rejectionOf(outcome: InboundLadderRejection, body: unknown): Rejection {
+  const { code, message, data } = outcome;
+  const error = data === undefined ? { code, message } : { code, message, data };
+  const asked = isJsonObject(body) && typeof body.method === "string" ? body.id : undefined;
+  const id = typeof asked === "string" || typeof asked === "number" ? asked : null;
+  return {
+    status: outcome.httpStatus,
+    message: { jsonrpc: "2.0", error, id },
+    reported: new Error(`Rejected inbound request (${outcome.cell}): ${message}`),
+  };
 }
 
 /** Node joins a repeated header with ", ", as the web's Headers do. */

@@ -915,3 +915,44 @@ it.each([
     parse.mockRestore();
   }
 });
+
+// Assumption (rejectionOf): createMcpHandler answers a request its classification refuses with the
+// rejection as it is, and tells its onerror so. The endpoint answers such a request from its own
+// classification; handed to createMcpHandler, the refusal was made twice (the endpoint's classification,
+// then the entry's), the entry's answer a Response made and read back.
+const refusedByClassification = [
+  ...leftToTheSdk(),
+  // Envelopes the server would refuse, with a key no envelope has: the endpoint classifies them itself.
+  ...wrongEnvelopes().map(
+    ([name, { headers, body }]): [string, { body: unknown; headers: Record<string, string> }] => {
+      const sent = body as { params: { _meta: object } };
+      const _meta = { ...sent.params._meta, "example.com/other": 1 };
+      return [
+        `${name}, and another _meta key`,
+        { headers, body: { ...sent, params: { ...sent.params, _meta } } },
+      ];
+    },
+  ),
+].filter(([, { headers, body }]) => classify(headers, body).kind === "reject");
+
+it.each(refusedByClassification)(
+  "refuses as createMcpHandler does, from its own classification: %s",
+  async (_, { headers, body }) => {
+    const told: string[] = [];
+    const entry = createMcpHandler(newServer, {
+      legacy: "reject",
+      onerror: (error) => told.push(error.message),
+    });
+    const sdk = await seen(await entry.fetch(webRequest(headers), { parsedBody: body }));
+    const endpointTold: string[] = [];
+    const endpoint = new McpEndpoint(newServer, (error) => endpointTold.push(error.message));
+    const made = vi.spyOn(Response, "json");
+    try {
+      expect(await endpointAnswer(endpoint, headers, body)).toEqual({ ...sdk, text: inSdkWords(sdk.text) });
+      expect(made).not.toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
+    expect(endpointTold).toEqual(told);
+  },
+);
