@@ -1,7 +1,7 @@
 import type { Group, Pack } from "../catalog/index.js";
 import { bytes, cut, MAX_PREVIEW_BYTES } from "./room.js";
 import type { TermFrequencies } from "./summary.js";
-import { stemsOf } from "./words.js";
+import { namesOf, stemsOf } from "./words.js";
 
 /** A pack's summary gives each group with at most this many of its telling terms. */
 const MOST_EACH = 3;
@@ -122,12 +122,6 @@ export class PackSummary {
     }
     return whole;
   }
-}
-
-/** The words of a pack's name and of its groups' names, which a summary need not say again. */
-export function namesOf(pack: Pack): Set<string> {
-  const names = [pack.name, ...pack.groups.map((group) => group.name)];
-  return stemsOf(names.join(" ").replace(/-/g, " "));
 }
 
 /** The stems a text says, of its hyphenated compounds (`accessible-forms`) whole and word by word. */

@@ -1,10 +1,10 @@
 import type { Pack, Scope, Skill } from "../catalog/index.js";
 import { packLines } from "./pack-lines.js";
-import { NOTHING_KNOWN, namesOf, saidIn, summarizePack } from "./pack-summary.js";
+import { NOTHING_KNOWN, saidIn, summarizePack } from "./pack-summary.js";
 import { bytes, cut, MAX_PREVIEW_BYTES, roomAfter, within } from "./room.js";
 import { ALSO, skillsByName, spread } from "./skill-names.js";
 import type { TermFrequencies } from "./summary.js";
-import { stemsOf } from "./words.js";
+import { namesOf, stemsOf } from "./words.js";
 
 /** What list_packs says a pack is for, at most: one line among many, its groups listed below it. */
 const PACK_SUMMARY_BYTES = 120;

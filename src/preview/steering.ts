@@ -1,10 +1,11 @@
 import type { Pack, Scope } from "../catalog/index.js";
 import { packLines } from "./pack-lines.js";
-import { keptFor, NOTHING_KNOWN, namesOf, PackSummary, type PerPack, saidIn } from "./pack-summary.js";
+import { keptFor, NOTHING_KNOWN, PackSummary, type PerPack, saidIn } from "./pack-summary.js";
 import type { PreviewSettings } from "./preview.js";
 import { bytes, cut, MAX_PREVIEW_BYTES, roomAfter } from "./room.js";
 import { ALSO, skillsByName } from "./skill-names.js";
 import type { TermFrequencies } from "./summary.js";
+import { namesOf } from "./words.js";
 
 /** A steering line is read on every turn of every conversation: a short phrase of each pack at most. */
 const STEERING_PACK_BYTES = 160;

@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { Group, Pack, Skill } from "../catalog/index.js";
 import { MalformedPart } from "../saved/index.js";
 import { NO_TERM, type Tally, Tallying, type TermId, unitKey } from "./tally.js";
-import { forEachWord, keyOf, type Stem, stemOf, type TermKey } from "./words.js";
+import { forEachWord, keyOf, namesOf, type Stem, stemOf, type TermKey } from "./words.js";
 
 /** A pair of words must be held by at least this many skills to say more than its two words. */
 const PAIR_SKILLS = 2;
@@ -148,6 +148,7 @@ export class TermFrequencies {
     const least = enough.least ?? 0;
     const telling: string[] = [];
     const named = new Set<string>();
+    let packWords: ReadonlySet<Stem> | undefined;
     // The bytes of the terms given, joined by ", ".
     let joined = -2;
     for (let rank = 0; rank < terms.length && telling.length < most; rank += 1) {
@@ -183,15 +184,18 @@ export class TermFrequencies {
         }
       }
       if (alone?.piece === true) {
-        // A word only names hold, beside other words of theirs the context does not say, is a piece of
-        // them (`driven` of `test-driven-development`) that means nothing alone: the names are given.
-        // Alone in a name but for the pack's name and such words, it is the name's whole sense
-        // (`subworkflows` of `n8n-subworkflows-official`) and is given as it is.
+        // A word only names hold, beside other words of theirs, is a piece of them (`driven` of
+        // `test-driven-development`) that means nothing alone: the names are given. Alone in a name but
+        // for the words of the pack's and groups' names, it is the name's whole sense (`subworkflows` of
+        // `n8n-subworkflows-official`) and is given as it is. Words `known` from another text do not
+        // count: `learning` said in list_skills made `scikit` of `scikit-learn` a whole sense here.
         const key = tally.keys[alone.word] ?? "";
         const holders = namesHolding(pack, group, key);
         const wordStem = this.#stemOf(tally, alone.word);
+        packWords ??= namesOf(pack);
+        const context = packWords;
         const whole = holders.some((holder) =>
-          holder.stems.every((stem) => stem === wordStem || known.has(stem)),
+          holder.stems.every((stem) => stem === wordStem || context.has(stem)),
         );
         if (!whole) {
           const fresh = holders.filter((holder) => !named.has(holder.name)).slice(0, NAMES_FOR_A_PIECE);

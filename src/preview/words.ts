@@ -1,4 +1,5 @@
 import { stopwords } from "@orama/stopwords/english";
+import type { Pack } from "../catalog/index.js";
 import { stem } from "../search/index.js";
 
 /**
@@ -84,4 +85,10 @@ export function stemsOf(text: string): Set<Stem> {
     if (key !== undefined) stems.add(stemOf(key));
   });
   return stems;
+}
+
+/** The words of a pack's name and of its groups' names, which a summary need not say again. */
+export function namesOf(pack: Pack): Set<Stem> {
+  const names = [pack.name, ...pack.groups.map((group) => group.name)];
+  return stemsOf(names.join(" ").replace(/-/g, " "));
 }

@@ -301,6 +301,30 @@ describe("previewOf", () => {
     expect(summary).toMatch(/(?<![\w-])release(?![\w-])/);
   });
 
+  // The bench corpus's whole-catalog instructions gave `scikit` alone: list_skills had said `learning`, so
+  // the rest of `scikit-learn` counted as said and `scikit` as all its name meant.
+  it("gives a piece of skills' names as those names even where the other text said the rest of them", async () => {
+    const entries: Record<string, string> = {};
+    // 150 words of five skills each: more than list_skills has room for, before the names' pieces.
+    for (let index = 0; index < 40; index += 1) {
+      const words = Array.from({ length: 19 }, (_, each) => `graft${(index * 19 + each) % 150}`);
+      entries[`orchard/orchard-task-${index}/SKILL.md`] = skillMd(
+        `orchard-task-${index}`,
+        `Machine learning for orchards, with ${words.join(" ")}.`,
+      );
+    }
+    entries["orchard/scikit-learn/SKILL.md"] = skillMd("scikit-learn", "Models for orchard tables.");
+    entries["orchard/scikit-bio/SKILL.md"] = skillMd("scikit-bio", "Sequences of orchard trees.");
+    Object.assign(entries, skills("vineyard", 3), skills("garden", 3));
+    const scope = await scopeOf(entries);
+    const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
+    expect(preview.listSkillsDescription).toMatch(/^orchard: .*\blearning\b/m);
+    expect(preview.listSkillsDescription).not.toMatch(/scikit/);
+    const line = preview.instructions.match(/^- orchard .*$/m)?.[0] ?? "";
+    expect(line).toMatch(/\bscikit-(?:learn|bio)\b/);
+    expect(line).not.toMatch(/(?<![\w-])scikit(?![\w-])/);
+  });
+
   // The scientific pack of the bench corpus said "analysis" and "analyses", "hypothesis" and "hypotheses":
   // the stemmer keeps a -sis noun and its -ses plural apart.
   it("says one of a -sis noun and its -ses plural", async () => {
