@@ -103,7 +103,7 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
   if (!settings.enabled) {
     return { instructions: MINIMAL_INSTRUCTIONS, listSkillsDescription: MINIMAL_LIST_SKILLS, describePack };
   }
-  const head = listSkillsHead(scope);
+  const head = listSkillsHead(scope, "skills");
   const fitting = entriesFitting(scope, roomAfter(head));
   if (fitting !== undefined) {
     const listSkillsDescription = within([head, ...fitting.entries]);
@@ -138,9 +138,10 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
       describePack,
     };
   }
+  const summaryHead = listSkillsHead(scope, "packs");
   const listSkillsDescription = within([
-    head,
-    ...packLines(scope.packs, roomAfter(head), (pack, room) => {
+    summaryHead,
+    ...packLines(scope.packs, roomAfter(summaryHead), (pack, room) => {
       const name = `${pack.name}: `;
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
@@ -172,12 +173,23 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
   };
 }
 
-function listSkillsHead(scope: Scope): string {
+/**
+ * What list_skills is for and how to call it, then what its lines below are: every skill, or each pack by
+ * what its skills are for, which names few of them (and where `pack` lists the rest). It said "pack
+ * narrows to a pack or group; neither lists all", which reads both as "no call lists every skill" and as
+ * "a call with neither does", and never said whether the lines were every skill. The packs' head takes
+ * the bytes the old one took: a longer one cut the summaries below it, and a request of the bench lost its
+ * only word up front.
+ */
+function listSkillsHead(scope: Scope, listed: "skills" | "packs"): string {
   const packs = cut(scope.packs.map((pack) => pack.name).join(", "), MAX_PREVIEW_BYTES / 4);
+  const below =
+    listed === "skills"
+      ? `. Then read_skill. All ${countOf(scope.skills.length)}:`
+      : ", pack a pack's or group's skills. Then read_skill. Packs, not skills:";
   return (
     `Find the organization's skill for a task (these are not your built-in skills). Call it before any ` +
-    `task in ${packs}, even a familiar one, and follow the skill: query="<task>" gives the best matches; ` +
-    `pack narrows to a pack or group; neither lists all. Then read_skill.`
+    `task in ${packs}, even a familiar one, and follow the skill: query="<task>" gives the best matches${below}`
   );
 }
 

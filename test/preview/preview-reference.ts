@@ -57,7 +57,7 @@ export function referencePreviewOf(
   if (!settings.enabled) {
     return { instructions: MINIMAL_INSTRUCTIONS, listSkillsDescription: MINIMAL_LIST_SKILLS, describePack };
   }
-  const head = listSkillsHead(scope);
+  const head = listSkillsHead(scope, `. Then read_skill. All ${countOf(scope.skills.length)}:`);
   const fitting = entriesFitting(scope, roomAfter(head));
   if (fitting !== undefined) {
     const listSkillsDescription = within([head, ...fitting.entries]);
@@ -95,9 +95,13 @@ export function referencePreviewOf(
       describePack,
     };
   }
+  const packsHead = listSkillsHead(
+    scope,
+    ", pack a pack's or group's skills. Then read_skill. Packs, not skills:",
+  );
   const listSkillsDescription = within([
-    head,
-    ...packLines(scope.packs, roomAfter(head), (pack, room) => {
+    packsHead,
+    ...packLines(scope.packs, roomAfter(packsHead), (pack, room) => {
       const name = `${pack.name}: `;
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
@@ -126,12 +130,12 @@ export function referencePreviewOf(
   };
 }
 
-function listSkillsHead(scope: Scope): string {
+/** list_skills's head, then `below`: what its lines are and how to list what they leave out. */
+function listSkillsHead(scope: Scope, below: string): string {
   const packs = cut(scope.packs.map((pack) => pack.name).join(", "), MAX_PREVIEW_BYTES / 4);
   return (
     `Find the organization's skill for a task (these are not your built-in skills). Call it before any ` +
-    `task in ${packs}, even a familiar one, and follow the skill: query="<task>" gives the best matches; ` +
-    `pack narrows to a pack or group; neither lists all. Then read_skill.`
+    `task in ${packs}, even a familiar one, and follow the skill: query="<task>" gives the best matches${below}`
   );
 }
 

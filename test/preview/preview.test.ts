@@ -197,6 +197,24 @@ describe("previewOf", () => {
     ]);
   });
 
+  // list_skills said "query gives the best matches; pack narrows to a pack or group; neither lists all":
+  // read both as "no call lists every skill" and as "a call with neither does", and the lines below it,
+  // every skill or only packs, were not said to be either.
+  it("says above list_skills's lines whether they are every skill or packs, and what query and pack give", async () => {
+    const { catalog } = loadCatalog(examplesDir());
+    const terms = new TermFrequencies(catalog.everything.skills);
+    const listed = previewOf(catalog.everything, terms, ON).listSkillsDescription.split("\n");
+    expect(listed[0]).toMatch(/query="<task>" gives the best matches\. Then read_skill\. All 8 skills:$/);
+    expect(listed.slice(1)).toHaveLength(8);
+    const scope = await scopeOf({ ...skills("orchard", 40, 30, "apples/"), ...skills("vineyard", 60) });
+    const packs = previewOf(scope, new TermFrequencies(scope.skills), ON).listSkillsDescription.split("\n");
+    expect(packs[0]).toMatch(
+      /query="<task>" gives the best matches, pack a pack's or group's skills\. Then read_skill\. Packs, not skills:$/,
+    );
+    expect(packs.slice(1).map((line) => line.split(":")[0])).toEqual(["orchard", "vineyard"]);
+    for (const head of [listed[0], packs[0]]) expect(head).not.toMatch(/neither/);
+  });
+
   it("summarizes packs and groups by their tasks when the entries do not fit, and names skills in the other text", async () => {
     const scope = await scopeOf({
       ...skills("orchard", 40, 30, "apples/"),
