@@ -495,8 +495,33 @@ describe("steeringLine", () => {
     expect(line.split("Areas: ")[1]).toBe(
       "design (accessible-forms, color-palettes, icon-sets; also interface, labels); " +
         "workflows (data (clean-csv, reshape-json), http (call-rest-api, receive-webhooks), " +
-        "write-commit-messages; also dates, retries, system).",
+        "write-commit-messages; also dates, retries).",
     );
+  });
+
+  // The examples' workflows line ended "also dates, retries, system": `system` of two descriptions ("into
+  // another system", "between systems"), which the design pack holds as often ("a design system").
+  it("gives no word of two descriptions that the rest of the catalog holds as often, but one of many", async () => {
+    const scope = await scopeOf({
+      "harbor/berth-plans/SKILL.md": skillMd(
+        "berth-plans",
+        "Plan berths by the weather and copy them to another system.",
+      ),
+      "harbor/crane-shifts/SKILL.md": skillMd(
+        "crane-shifts",
+        "Schedule crane shifts in any weather, with retries of failed lifts, for the port system.",
+      ),
+      "harbor/tide-tables/SKILL.md": skillMd("tide-tables", "Read tide tables and weather, and log retries."),
+      "harbor/pilot-boats/SKILL.md": skillMd("pilot-boats", "Send pilot boats out whatever the weather."),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil after wet weather with a system."),
+      "garden/seed-trays/SKILL.md": skillMd("seed-trays", "Sow seed trays when the weather warms."),
+    });
+    const line = steeringLine(scope, new TermFrequencies(scope.skills), ON);
+    const harbor = line.match(/harbor \((.*?)\)[;.]/)?.[1] ?? "";
+    expect(harbor).toMatch(/\bretries\b/);
+    expect(harbor).not.toMatch(/\bsystem\b/);
+    // Four of its descriptions: a subject of the pack, though garden's say it as often.
+    expect(harbor).toMatch(/\bweather\b/);
   });
 
   // The bench corpus's anthropics pack (13 skills, 200 bytes of names) was said in 160 bytes by pieces of its
