@@ -201,16 +201,17 @@ export class TermFrequencies {
       if (alone?.piece === true) {
         // A word only names hold, beside other words of theirs, is a piece of them (`driven` of
         // `test-driven-development`) that means nothing alone: the names are given. Alone in a name but
-        // for the words of the pack's and groups' names, it is the name's whole sense (`subworkflows` of
-        // `n8n-subworkflows-official`) and is given as it is. Words `known` from another text do not
-        // count: `learning` said in list_skills made `scikit` of `scikit-learn` a whole sense here.
+        // for the words of the pack's and groups' names that the context says, it is the name's whole
+        // sense (`subworkflows` of `n8n-subworkflows-official`) and is given as it is. Other words `known`
+        // do not count: `learning`, said in list_skills, made `scikit` of `scikit-learn` a whole sense in
+        // the instructions.
         const key = tally.keys[alone.word] ?? "";
         const holders = namesHolding(pack, group, key);
         const wordStem = this.#stemOf(tally, alone.word);
         packWords ??= namesOf(pack);
-        const context = packWords;
+        const names = packWords;
         const whole = holders.some((holder) =>
-          holder.stems.every((stem) => stem === wordStem || context.has(stem)),
+          holder.stems.every((stem) => stem === wordStem || (known.has(stem) && names.has(stem))),
         );
         if (!whole) {
           const fresh = holders.filter((holder) => !named.has(holder.name)).slice(0, NAMES_FOR_A_PIECE);
