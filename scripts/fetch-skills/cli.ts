@@ -13,6 +13,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { describeArgsError, notWholeNumber, wholeNumberIn } from "../../src/command-line.js";
 import { notAFolderOnPath } from "../../src/make-folder.js";
+import { visible } from "../../src/visible.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import {
   describeWriteError,
@@ -23,7 +24,6 @@ import {
   SourceError,
   StoppedError,
   UsageError,
-  visible,
 } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource, stageManifest } from "./manifest.js";
 import { type FetchedPack, fetchSkills } from "./output.js";

@@ -109,24 +109,6 @@ export function oneLine(error: unknown): string {
 }
 
 /**
- * What a reader cannot see, or what would start a line, move the cursor or speak to the CI (a newline
- * before `::error::`, an ESC): the characters src/catalog/visible.ts shows escaped, which the fetcher cannot
- * import (of src/, the image's skills stage copies only command-line.ts and make-folder.ts).
- */
-const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/gu;
-
-/**
- * `text` with each such character written `{U+000A}`, as the audit and the review write it: for a line of
- * the log, which holds names from upstream (files, folders, symlinks) and git's own words.
- */
-export function visible(text: string): string {
-  return text.replace(
-    UNSEEN,
-    (character) => `{U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}}`,
-  );
-}
-
-/**
  * `text` with the credentials of the URLs in it taken out, for whatever the fetcher prints or writes
  * into the image (`sources.json`): all of an http(s) URL's user part (a token often stands there
  * alone), and the password of any other URL (`ssh://git:secret@host` keeps `git`).

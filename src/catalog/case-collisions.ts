@@ -1,5 +1,5 @@
+import { visible } from "../visible.js";
 import type { CatalogIssue, Pack } from "./types.js";
-import { visible } from "./visible.js";
 
 /**
  * A name or path as a case-insensitive file system compares it, in NFC, upper then lower case (which folds

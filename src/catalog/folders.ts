@@ -2,9 +2,9 @@ import { isUtf8 } from "node:buffer";
 import { type Dirent, opendirSync } from "node:fs";
 import path from "node:path";
 import { compareText } from "../sorted.js";
+import { visible } from "../visible.js";
 import { ChangedFileError } from "./open.js";
 import type { CatalogIssue } from "./types.js";
-import { visible } from "./visible.js";
 
 /** What the errors of the file system that a hostile or broken folder can cause mean, for an operator. */
 const FS_ERRORS: Readonly<Record<string, string>> = {

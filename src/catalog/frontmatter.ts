@@ -9,7 +9,7 @@ import {
   visit,
   type YAMLError,
 } from "yaml";
-import { excerpt } from "./visible.js";
+import { excerpt } from "../visible.js";
 
 /** What the catalog reads in a SKILL.md's frontmatter: the skill's name, description and flags, or why not. */
 export type ParsedFrontmatter =

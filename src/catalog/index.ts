@@ -5,6 +5,7 @@
 
 export { MAX_PACK_DESCRIPTION } from "../pack-description.js";
 export { compareText } from "../sorted.js";
+export { codePoint, excerpt, quoted, visible } from "../visible.js";
 export { type CaseCollision, caseCollisions, foldedName } from "./case-collisions.js";
 export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export {
@@ -52,5 +53,4 @@ export {
   skillPath,
   unnestedSkillPath,
 } from "./types.js";
-export { codePoint, excerpt, quoted, visible } from "./visible.js";
 export { describeYaml11Reading, type Yaml11Reading, yaml11Readings } from "./yaml11.js";

@@ -3,13 +3,13 @@
  * differ only in letter case or Unicode normalization, each other reported as an issue.
  */
 
+import { visible } from "../visible.js";
 import { FoldedPaths, spelledOtherwise } from "./case-collisions.js";
 import { readFolder } from "./folders.js";
 import { nameRuleViolation } from "./frontmatter.js";
 import { unnameableReason } from "./paths.js";
 import { CatalogError, kernelFileSystem } from "./skills-folder.js";
 import type { CatalogIssue } from "./types.js";
-import { visible } from "./visible.js";
 import { isHidden, resolveEntry, unreadable } from "./walk.js";
 
 /** Pack folders are the visible sub-folders of the skills folder; files there (sources.json) are not packs. */

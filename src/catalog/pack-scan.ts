@@ -5,13 +5,13 @@
 import { type Dirent, realpathSync } from "node:fs";
 import path from "node:path";
 import { compareText } from "../sorted.js";
+import { visible } from "../visible.js";
 import { FoldedPaths, spelledOtherwise } from "./case-collisions.js";
 import type { DocumentReader } from "./documents.js";
 import { describeFsError, MAX_FOLDER_ENTRIES } from "./folders.js";
 import { besideIssue, NestedPlacement } from "./nested-placement.js";
 import { type ReadSkill, readSkill, type SkillFolder } from "./skill.js";
 import { type CatalogFile, type CatalogIssue, SKILL_DOCUMENT, type Skill } from "./types.js";
-import { visible } from "./visible.js";
 import { NO_FILES, toFileMap, walk } from "./walk.js";
 
 /** What a load reports to and reads with, as it goes through the packs. */

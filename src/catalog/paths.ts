@@ -3,8 +3,8 @@
  * those, never joined onto a folder on disk, so that no request can reach outside a skill or pack.
  */
 import path from "node:path";
+import { visible } from "../visible.js";
 import { type CatalogFile, type Pack, SKILL_DOCUMENT, type Skill } from "./types.js";
-import { visible } from "./visible.js";
 
 /**
  * Turns a client's path into the key of a manifest, or undefined when the path cannot name a file in

@@ -4,11 +4,11 @@
  */
 import type { Dirent } from "node:fs";
 import path from "node:path";
+import { excerpt, quoted, visible } from "../visible.js";
 import type { DocumentReader } from "./documents.js";
 import { isOverfull, MAX_FOLDER_ENTRIES } from "./folders.js";
 import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
 import { type CatalogFile, type CatalogIssue, SKILL_DOCUMENT, type Skill } from "./types.js";
-import { excerpt, quoted, visible } from "./visible.js";
 import { flat, resolveLink, toFileMap, walk } from "./walk.js";
 
 /**

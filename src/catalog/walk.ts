@@ -1,10 +1,10 @@
 import { accessSync, constants, type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { compareText } from "../sorted.js";
+import { visible } from "../visible.js";
 import { describeFsError, readFolder } from "./folders.js";
 import { unnameableReason } from "./paths.js";
 import type { CatalogFile, CatalogIssue } from "./types.js";
-import { visible } from "./visible.js";
 
 /**
  * The walk of a skill's or a pack's folder: every visible file it may serve, symlinks followed only to

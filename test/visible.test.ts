@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { quoted } from "../../src/catalog/index.js";
+import { quoted } from "../src/visible.js";
 
 // Input was quoted back four ways: JSON.stringify of its first 100 UTF-16 units (no ellipsis, a lone
 // surrogate at the cut, a bidi override kept raw), of an excerpt (an ellipsis, the override still raw), the
