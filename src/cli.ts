@@ -16,6 +16,7 @@ import {
 } from "./startup/index.js";
 import { serveStdio } from "./stdio/index.js";
 import { STOP_SIGNALS } from "./stop-signals.js";
+import { problemInWords, type SystemProblems } from "./system-errors.js";
 
 /** The command line: config → a prepared catalog (src/startup) → a transport. Returns the exit status. */
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -237,24 +238,29 @@ function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** What a setting can do about the errors of listening that it causes. */
-const LISTEN_PROBLEMS: Readonly<Record<string, string>> = {
-  EADDRINUSE: "another process listens on that port; set PORT to a free one",
-  EACCES: "not allowed to listen there (ports below 1024 need privileges); set PORT to 1024 or above",
-  EADDRNOTAVAIL: "no network interface of this machine has that address; set HOST to one that does",
-  ENOTFOUND: "HOST is neither an IP address nor a name this machine resolves",
-  EAI_AGAIN: "HOST could not be resolved now; set it to an IP address",
+/** What the errors of listening mean there, and what to set where a setting causes them. */
+const LISTEN_PROBLEMS: SystemProblems = {
+  EADDRINUSE: { what: "another process listens on that port", fix: "set PORT to a free one" },
+  EACCES: {
+    what: "not allowed to listen there (ports below 1024 need privileges)",
+    fix: "set PORT to 1024 or above",
+  },
+  EADDRNOTAVAIL: {
+    what: "no network interface of this machine has that address",
+    fix: "set HOST to one that does",
+  },
+  ENOTFOUND: { what: "HOST is neither an IP address nor a name this machine resolves" },
+  EAI_AGAIN: { what: "HOST could not be resolved now", fix: "set it to an IP address" },
 };
 
 async function listen(app: Awaited<ReturnType<typeof buildApp>>, host: string, port: number): Promise<void> {
   try {
     await app.listen({ port, host });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const problem = code === undefined ? undefined : LISTEN_PROBLEMS[code];
+    const problem = problemInWords(error, LISTEN_PROBLEMS);
     if (problem === undefined) throw error;
     await app.close();
-    throw new ListenError(`Cannot listen on ${host}:${port}: ${problem} (${code}).`);
+    throw new ListenError(`Cannot listen on ${host}:${port}: ${problem}.`);
   }
 }
 

@@ -1,4 +1,6 @@
-// Imports nothing: the image's skills stage copies this file for the fetcher, without the rest of src/.
+// Imports only files that import nothing: the image's skills stage copies them for the fetcher, without the
+// rest of src/.
+import { problemInWords, type SystemProblems } from "./system-errors.js";
 
 /** What a command line's options are declared as, for node:util parseArgs. */
 type DeclaredOptions = Readonly<
@@ -48,16 +50,13 @@ function optionNamed(declared: string): string {
   return words.find((word) => word.startsWith("--")) ?? words[0] ?? declared;
 }
 
-/** Why a file cannot be read, by the system's code: what it means, and what to do where that does not say it. */
-const UNREADABLE_FILE: Readonly<Record<string, readonly [what: string, fix?: string]>> = {
-  ENOENT: ["there is no such file"],
-  EISDIR: ["it is a folder", "give a file"],
-  ENOTDIR: ["a part of its path is a file, not a folder"],
-  EACCES: ["permission denied", "let the user this runs as read it"],
-  EPERM: ["operation not permitted", "let the user this runs as read it"],
-  ELOOP: ["its path holds a loop of symlinks"],
-  ENAMETOOLONG: ["its path is longer than the system allows"],
-  EIO: ["input/output error", "check the disk"],
+/** Why a file cannot be read, where the general words of its code do not say it all, and what to do. */
+const UNREADABLE_FILE: SystemProblems = {
+  ENOENT: { what: "there is no such file" },
+  EISDIR: { what: "it is a folder", fix: "give a file" },
+  EACCES: { fix: "let the user this runs as read it" },
+  EPERM: { fix: "let the user this runs as read it" },
+  EIO: { fix: "check the disk" },
 };
 
 /**
@@ -66,12 +65,11 @@ const UNREADABLE_FILE: Readonly<Record<string, readonly [what: string, fix?: str
  * the rest why, in words with the system's code (`… cannot be read: it is a folder (EISDIR); give a file`).
  */
 export function unreadableFile(named: string, error: unknown): string {
+  const problem = problemInWords(error, UNREADABLE_FILE);
+  if (problem !== undefined) return `${named} cannot be read: ${problem}`;
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === undefined)
-    return `${named} cannot be read: ${error instanceof Error ? error.message : String(error)}`;
-  const [what, fix] = UNREADABLE_FILE[code] ?? [];
-  if (what === undefined) return `${named} cannot be read (${code})`;
-  return `${named} cannot be read: ${what} (${code})${fix === undefined ? "" : `; ${fix}`}`;
+  if (code !== undefined) return `${named} cannot be read (${code})`;
+  return `${named} cannot be read: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** A keys file of only blank lines and `#` comments, said one way for the server and for sync. */

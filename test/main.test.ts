@@ -129,7 +129,7 @@ describe("refusing to start", () => {
       const second = await runServer({ SKILLS_DIR: tree.skillsDir, HOST: "127.0.0.1", PORT: port });
       expect(second.code).toBe(1);
       expect(second.stderr).toBe(
-        `skills-mcp: Cannot listen on 127.0.0.1:${port}: another process listens on that port; set PORT to a free one (EADDRINUSE).\n`,
+        `skills-mcp: Cannot listen on 127.0.0.1:${port}: another process listens on that port (EADDRINUSE); set PORT to a free one.\n`,
       );
     } finally {
       taken.child.kill("SIGTERM");

@@ -2,6 +2,7 @@ import type { Dirent } from "node:fs";
 import { copyFile, opendir, readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { makeFolder } from "../../src/make-folder.js";
+import { systemProblem } from "../../src/system-errors.js";
 
 /** Something of the repository that was not copied, and why: reported as a warning. */
 export interface SkippedEntry {
@@ -329,7 +330,7 @@ const READ_ERRORS = new Set(["EACCES", "EPERM", "ENOENT", "ELOOP", "ENAMETOOLONG
 function cannotRead(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined || !READ_ERRORS.has(code)) throw error;
-  return `cannot be read (${code})`;
+  return `cannot be read: ${systemProblem(error)}`;
 }
 
 function utf8(name: Uint8Array): string | undefined {

@@ -1,3 +1,5 @@
+import { type SystemProblems, systemProblem } from "../../src/system-errors.js";
+
 /** A failure the user can act on: printed as its message, never with a stack trace. */
 export class FetcherError extends Error {
   override name = "FetcherError";
@@ -58,44 +60,34 @@ export class SourceError extends FetcherError {
   }
 }
 
-/**
- * What the file system's errors of writing a folder or file mean, and what a user can do about each. The
- * fetcher cannot import src/catalog's describeFsError (of src/, the image's skills stage copies only
- * command-line.ts and make-folder.ts), and that one speaks of reading.
- */
-const SYSTEM_PROBLEMS: Readonly<Record<string, readonly [what: string, fix: string]>> = {
-  EACCES: ["permission denied", "give a folder this user may write in, or change its permissions"],
-  EPERM: ["operation not permitted", "give a folder this user may write in, or change its permissions"],
-  EROFS: ["its file system is read-only", "give a folder on a writable file system"],
-  ENOSPC: ["no space is left on its disk", "free some space, or give a folder on another disk"],
-  EDQUOT: ["the disk quota is used up", "free some space, or give a folder on another disk"],
-  EFBIG: ["a file grew past the size this process may write", "raise its limit (ulimit -f)"],
-  ENOTDIR: ["a file stands where its path needs a folder", "remove that file, or give another folder"],
-  EEXIST: ["a file is already there", "remove it, or give another folder"],
-  EISDIR: ["it is a folder, not a file", "give a file's path"],
-  ENAMETOOLONG: ["its path is longer than the system allows", "give a shorter path"],
-  ELOOP: ["its path holds a loop of symlinks", "fix the symlinks, or give another folder"],
-  EMFILE: ["too many files are open", "raise the limit of open files (ulimit -n)"],
-  ENFILE: ["too many files are open on the system", "close some programs, or raise the system's limit"],
-  EIO: ["input/output error", "check the disk"],
+/** What a user can do about each of the file system's errors of writing a folder or file. */
+const WRITE_PROBLEMS: SystemProblems = {
+  EACCES: { fix: "give a folder this user may write in, or change its permissions" },
+  EPERM: { fix: "give a folder this user may write in, or change its permissions" },
+  EROFS: { fix: "give a folder on a writable file system" },
+  ENOSPC: { fix: "free some space, or give a folder on another disk" },
+  EDQUOT: { fix: "free some space, or give a folder on another disk" },
+  EFBIG: { fix: "raise its limit (ulimit -f)" },
+  ENOTDIR: {
+    what: "a file stands where its path needs a folder",
+    fix: "remove that file, or give another folder",
+  },
+  EEXIST: { fix: "remove it, or give another folder" },
+  EISDIR: { fix: "give a file's path" },
+  ENAMETOOLONG: { fix: "give a shorter path" },
+  ELOOP: { fix: "fix the symlinks, or give another folder" },
+  EMFILE: { fix: "raise the limit of open files (ulimit -n)" },
+  ENFILE: { fix: "close some programs, or raise the system's limit" },
+  EIO: { fix: "check the disk" },
 };
 
 /**
  * Why a folder or file could not be made or written, in words, its code, and what to do
  * (`permission denied (EACCES); give a folder this user may write in, …`). An error without a code, or of
- * a code not known here, gives its code or message as it is.
+ * a code not known, gives its code or message as it is.
  */
 export function describeWriteError(error: unknown): string {
-  const problem = SYSTEM_PROBLEMS[(error as NodeJS.ErrnoException).code ?? ""];
-  return problem === undefined ? systemProblem(error) : `${systemProblem(error)}; ${problem[1]}`;
-}
-
-/** What a system error was, in words and its code (`permission denied (EACCES)`); else its code or message. */
-export function systemProblem(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === undefined) return error instanceof Error ? error.message : String(error);
-  const problem = SYSTEM_PROBLEMS[code];
-  return problem === undefined ? code : `${problem[0]} (${code})`;
+  return systemProblem(error, WRITE_PROBLEMS);
 }
 
 /** An error's message on one line (git's stderr spans several): what a build log needs. */

@@ -2,21 +2,16 @@ import { isUtf8 } from "node:buffer";
 import { type Dirent, opendirSync } from "node:fs";
 import path from "node:path";
 import { compareText } from "../sorted.js";
+import { problemInWords, type SystemProblems } from "../system-errors.js";
 import { visible } from "../visible.js";
 import { ChangedFileError } from "./open.js";
 import type { CatalogIssue } from "./types.js";
 
 /** What the errors of the file system that a hostile or broken folder can cause mean, for an operator. */
-const FS_ERRORS: Readonly<Record<string, string>> = {
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  ENAMETOOLONG: "its path is longer than the system allows",
-  ELOOP: "too many levels of symlinks",
-  ENOENT: "it vanished while the catalog was loaded",
-  ENOTDIR: "a folder on its path is not a folder",
-  EISDIR: "it is a folder, not a file",
-  EIO: "input/output error",
-  EMFILE: "too many open files",
+const FS_PROBLEMS: SystemProblems = {
+  ENOENT: { what: "it vanished while the catalog was loaded" },
+  // Also what O_NOFOLLOW answers for a symlink put where a listed file was (catalog/open.ts): no loop.
+  ELOOP: { what: "too many levels of symlinks" },
 };
 
 /**
@@ -26,7 +21,7 @@ export function describeFsError(error: unknown): string {
   if (error instanceof ChangedFileError) return `cannot be read: it ${error.change}`;
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined) return `cannot be read: ${error instanceof Error ? error.message : String(error)}`;
-  return `cannot be read: ${FS_ERRORS[code] ?? "error"} (${code})`;
+  return `cannot be read: ${problemInWords(error, FS_PROBLEMS) ?? `error (${code})`}`;
 }
 
 /**

@@ -193,18 +193,16 @@ export function saveIndex(what: ToSave, file: string, logger: Logger): void {
   );
 }
 
-/** What the errors of writing the saved index mean, and what to do about each. */
+/** What the errors of writing the saved index mean there, where more than their general words, and what to do. */
 const UNWRITABLE: SystemProblems = {
-  EROFS: [
-    "the skills folder's file system is read-only",
-    "build the index before it is mounted read-only (the image builds it at build time)",
-  ],
-  EACCES: ["permission denied", "run --build-index as a user who may write in the skills folder"],
-  EPERM: ["operation not permitted", "run --build-index as a user who may write in the skills folder"],
-  ENOSPC: ["no space is left on its disk"],
-  EDQUOT: ["the disk quota is used up"],
-  EISDIR: ["a folder of that name is in the way", "remove it"],
-  ENOENT: ["the skills folder takes no new file (it was removed, or its file system takes none)"],
+  EROFS: {
+    what: "the skills folder's file system is read-only",
+    fix: "build the index before it is mounted read-only (the image builds it at build time)",
+  },
+  EACCES: { fix: "run --build-index as a user who may write in the skills folder" },
+  EPERM: { fix: "run --build-index as a user who may write in the skills folder" },
+  EISDIR: { what: "a folder of that name is in the way", fix: "remove it" },
+  ENOENT: { what: "the skills folder takes no new file (it was removed, or its file system takes none)" },
 };
 
 /** Why the saved index could not be written, in words and the system's code; else the error's own words. */

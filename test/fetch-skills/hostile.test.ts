@@ -390,8 +390,9 @@ describe("fetch-skills: names and files it cannot copy", () => {
     );
 
     expect(JSON.parse(stdout)).toEqual([
-      { path: "skills/a/closed", reason: "cannot be read (EACCES)", symlink: false },
-      { path: "skills/a/secret.md", reason: "cannot be read (EACCES)", symlink: false },
+      // The code in words, as the server and the audit say it of a file they cannot read.
+      { path: "skills/a/closed", reason: "cannot be read: permission denied (EACCES)", symlink: false },
+      { path: "skills/a/secret.md", reason: "cannot be read: permission denied (EACCES)", symlink: false },
     ]);
     expect(await readFile(path.join(out, "p/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
     await chmod(path.join(repo, "skills/a/closed"), 0o755);
@@ -414,7 +415,9 @@ describe("fetch-skills: names and files it cannot copy", () => {
     const result = await runFetcher([], site);
 
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`deep: skipped ${deep}: cannot be read (ENAMETOOLONG)`);
+    expect(result.stderr).toContain(
+      `deep: skipped ${deep}: cannot be read: its path is longer than the system allows (ENAMETOOLONG)`,
+    );
     expect(await readFile(path.join(site, "skills/deep/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
   });
 });
