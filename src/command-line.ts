@@ -1,6 +1,7 @@
 // Imports only files that import nothing: the image's skills stage copies them for the fetcher, without the
 // rest of src/.
 import { problemInWords, type SystemProblems } from "./system-errors.js";
+import { quoted } from "./visible.js";
 
 /** What a command line's options are declared as, for node:util parseArgs. */
 type DeclaredOptions = Readonly<
@@ -16,15 +17,17 @@ type DeclaredOptions = Readonly<
  */
 export function describeArgsError(error: unknown, options: DeclaredOptions): string {
   const message = error instanceof Error ? error.message : String(error);
-  const quoted = /'([^']*)'/.exec(message)?.[1] ?? "";
+  // What was typed may hold quotes and line breaks: it ends at the quote that ends Node's sentence.
+  const typed = /'(.*?)'(?=\. [A-Z]|$)/s.exec(message)?.[1] ?? "";
   const valid = `valid: ${validOptions(options)}`;
   switch ((error as NodeJS.ErrnoException).code) {
     case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown option ${quoted}; ${valid}`;
+      return `unknown option ${OPTION_WORD.test(typed) ? typed : quoted(typed)}; ${valid}`;
     case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
-      return `unexpected argument "${quoted}": only options are taken; ${valid}`;
+      return `unexpected argument ${quoted(typed)}: only options are taken; ${valid}`;
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
-      const option = optionNamed(quoted);
+      // The option as declared (`'-t, --to <value>'`), not as typed.
+      const option = optionNamed(/'([^']*)'/.exec(message)?.[1] ?? "");
       if (message.includes("does not take an argument")) return `${option} takes no value`;
       // Node's "ambiguous": the next word starts with "-", so it was taken for an option, not the value.
       if (message.includes("ambiguous")) {
@@ -36,6 +39,9 @@ export function describeArgsError(error: unknown, options: DeclaredOptions): str
       return message;
   }
 }
+
+/** An option as options are written (`--bogus`), shown as it is; anything else is quoted, escaped and cut. */
+const OPTION_WORD = /^--?[\w-]{1,64}$/;
 
 /** `--to, --pack (-p), …`: the options as a user may type them. */
 function validOptions(options: DeclaredOptions): string {
@@ -91,7 +97,7 @@ export function wholeNumberIn(text: string, least = 1): number | undefined {
  * (`--duration "abc" is not a whole number ≥ 1`), or is empty for an argument.
  */
 export function notWholeNumber(where: string, text: string, least = 1): string {
-  return `${where === "" ? "" : `${where} `}"${text}" is not a whole number ≥ ${least}`;
+  return `${where === "" ? "" : `${where} `}${quoted(text)} is not a whole number ≥ ${least}`;
 }
 
 /**
@@ -99,5 +105,5 @@ export function notWholeNumber(where: string, text: string, least = 1): string {
  * `--fail-on "severe" is not one of high, medium, low, never`.
  */
 export function notOneOf(where: string, text: string, choices: readonly string[]): string {
-  return `${where} "${text}" is not one of ${choices.join(", ")}`;
+  return `${where} ${quoted(text)} is not one of ${choices.join(", ")}`;
 }

@@ -13,7 +13,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { describeArgsError, notWholeNumber, wholeNumberIn } from "../../src/command-line.js";
 import { notAFolderOnPath } from "../../src/make-folder.js";
-import { visible } from "../../src/visible.js";
+import { quoted, visible } from "../../src/visible.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import {
   describeWriteError,
@@ -175,7 +175,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       const others = fetching.filter((name) => name !== error.source);
       if (others.length > 0) {
         log(
-          `fetch-skills: to fetch the other sources and leave "${error.source}" as it is: ${commandFor(argv, others)}`,
+          `fetch-skills: to fetch the other sources and leave ${quoted(error.source)} as it is: ${commandFor(argv, others)}`,
         );
       }
     }
@@ -347,7 +347,9 @@ function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySe
   const known = manifest.sources.map((source) => source.name);
   for (const name of names) {
     if (!known.includes(name)) {
-      throw new UsageError(`--source "${name}" is not in ${manifest.label} (sources: ${known.join(", ")})`);
+      throw new UsageError(
+        `--source ${quoted(name)} is not in ${manifest.label} (sources: ${known.join(", ")})`,
+      );
     }
   }
   return new Set(names);
@@ -531,6 +533,6 @@ function cannotRepin(stuck: readonly Unresolved[]): FetcherError {
   const [first, ...more] = stuck;
   if (first !== undefined && more.length === 0) return new SourceError(first.source.name, first.reason);
   return new FetcherError(
-    `${stuck.length} sources cannot be repinned: ${stuck.map(({ source, reason }) => `"${source.name}": ${reason}`).join("; ")}`,
+    `${stuck.length} sources cannot be repinned: ${stuck.map(({ source, reason }) => `${quoted(source.name)}: ${reason}`).join("; ")}`,
   );
 }

@@ -3,6 +3,7 @@ import { copyFile, opendir, readdir, readFile, realpath, stat } from "node:fs/pr
 import path from "node:path";
 import { makeFolder } from "../../src/make-folder.js";
 import { systemProblem } from "../../src/system-errors.js";
+import { quoted } from "../../src/visible.js";
 
 /** Something of the repository that was not copied, and why: reported as a warning. */
 export interface SkippedEntry {
@@ -107,12 +108,12 @@ export async function copyFromRepository(
   try {
     base = await realpath(path.join(root, relative));
   } catch {
-    throw new CopyError(`"${relative}" does not exist in the repository at this commit`);
+    throw new CopyError(`${quoted(relative)} does not exist in the repository at this commit`);
   }
   if (!isInside(root, base))
-    throw new CopyError(`"${relative}" is a symlink pointing outside the repository`);
+    throw new CopyError(`${quoted(relative)} is a symlink pointing outside the repository`);
   if (isHidden(path.relative(root, base)) && !isHidden(relative)) {
-    throw new CopyError(`"${relative}" is a symlink leading into a hidden folder`);
+    throw new CopyError(`${quoted(relative)} is a symlink leading into a hidden folder`);
   }
   const info = await stat(base);
   const skipped: SkippedEntry[] = [];
@@ -126,7 +127,7 @@ export async function copyFromRepository(
     const walk: Walk = { root, base, budget: options.budget, skipped };
     await copyFolder(walk, base, relative, destination, { ancestors: new Set([base]), link: undefined });
   } else {
-    throw new CopyError(`"${relative}" is not a folder`);
+    throw new CopyError(`${quoted(relative)} is not a folder`);
   }
   return skipped;
 }

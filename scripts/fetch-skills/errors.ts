@@ -1,4 +1,5 @@
 import { type SystemProblems, systemProblem } from "../../src/system-errors.js";
+import { quoted } from "../../src/visible.js";
 
 /** A failure the user can act on: printed as its message, never with a stack trace. */
 export class FetcherError extends Error {
@@ -55,7 +56,7 @@ export class SourceError extends FetcherError {
     readonly source: string,
     detail: string,
   ) {
-    super(`source "${source}": ${withoutCredentials(detail)}`);
+    super(`source ${quoted(source)}: ${withoutCredentials(detail)}`);
     this.reason = withoutCredentials(detail);
   }
 }

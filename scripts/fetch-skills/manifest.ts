@@ -3,6 +3,7 @@ import { open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { unreadableFile } from "../../src/command-line.js";
+import { quoted } from "../../src/visible.js";
 import { describeWriteError, FetcherError, ManifestError, withoutCredentials } from "./errors.js";
 import { locateSources, type ManifestLayout } from "./layout.js";
 
@@ -106,7 +107,9 @@ export function parseManifest(text: string, label: string): Manifest {
 
   for (const key of Object.keys(data)) {
     if (key !== "source") {
-      problems.push(`${at(layout?.rootKeys.get(key))}: unknown key "${key}" (valid: [[source]] tables)`);
+      problems.push(
+        `${at(layout?.rootKeys.get(key))}: unknown key ${quoted(key)} (valid: [[source]] tables)`,
+      );
     }
   }
   const tables = data.source;
@@ -126,7 +129,7 @@ export function parseManifest(text: string, label: string): Manifest {
     const lineOf = (key: string) => where?.keyLines.get(key) ?? where?.line;
     const name = typeof table.name === "string" ? table.name : undefined;
     const report = (key: string, problem: string) => {
-      const who = name === undefined ? `source #${index + 1}` : `source "${name}"`;
+      const who = name === undefined ? `source #${index + 1}` : `source ${quoted(name)}`;
       problems.push(`${at(lineOf(key))}: ${who}: ${problem}`);
     };
     const source = validateSource(table, report);
@@ -135,7 +138,7 @@ export function parseManifest(text: string, label: string): Manifest {
       const earlier = lineOfName.get(name);
       report(
         "name",
-        `name "${name}" is already used by ${earlier ? `the source on line ${earlier}` : "another source"}`,
+        `name ${quoted(name)} is already used by ${earlier ? `the source on line ${earlier}` : "another source"}`,
       );
       return;
     }
@@ -177,19 +180,19 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
   };
   for (const key of Object.keys(table)) {
     if (!(SOURCE_KEYS as readonly string[]).includes(key)) {
-      fail(key, `unknown key "${key}" (valid keys: ${SOURCE_KEYS.join(", ")})`);
+      fail(key, `unknown key ${quoted(key)} (valid keys: ${SOURCE_KEYS.join(", ")})`);
     }
   }
   const name = requiredText(table, "name", fail);
   if (name !== undefined && (name.length > MAX_PACK_NAME || !PACK_NAME.test(name))) {
-    fail("name", `name "${name}" must be lowercase letters, digits and single hyphens (at most 64)`);
+    fail("name", `name ${quoted(name)} must be lowercase letters, digits and single hyphens (at most 64)`);
   }
   const repo = requiredText(table, "repo", fail);
-  if (repo?.startsWith("-")) fail("repo", `repo "${repo}" must not start with "-"`);
+  if (repo?.startsWith("-")) fail("repo", `repo ${quoted(repo)} must not start with "-"`);
   else if (repo !== undefined && isRelativePath(repo)) {
     fail(
       "repo",
-      `repo "${repo}" is neither a URL nor an absolute path (git fetches from its own store, where a relative path leads nowhere): write https://host/owner/name.git, file:///absolute/path or /absolute/path`,
+      `repo ${quoted(repo)} is neither a URL nor an absolute path (git fetches from its own store, where a relative path leads nowhere): write https://host/owner/name.git, file:///absolute/path or /absolute/path`,
     );
   }
   const ref = requiredText(table, "ref", fail);
@@ -198,14 +201,14 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
     const lookUp = /^[0-9a-f]+$/i.test(ref)
       ? `git rev-parse ${ref} in a clone of the repository prints them`
       : `git ls-remote ${withoutCredentials(repo ?? "<repo>")} ${ref} prints those of the commit it names now`;
-    fail("ref", `ref "${ref}" is not a full commit id: write its 40 lowercase hex digits (${lookUp})`);
+    fail("ref", `ref ${quoted(ref)} is not a full commit id: write its 40 lowercase hex digits (${lookUp})`);
   }
   const folder = optionalText(table, "path", fail);
   const sourcePath = folder === undefined ? "." : checkFolder(folder, "path", fail);
   const extras = readExtras(table, sourcePath, fail);
   const branch = optionalText(table, "branch", fail);
   if (branch !== undefined && !isBranchName(branch)) {
-    fail("branch", `branch "${branch}" is not a valid branch name`);
+    fail("branch", `branch ${quoted(branch)} is not a valid branch name`);
   }
   const description = optionalText(table, "description", fail)?.replace(/\s+/g, " ").trim();
   if (description !== undefined && description.length > MAX_PACK_DESCRIPTION) {
@@ -249,11 +252,11 @@ function readExtras(table: Record<string, unknown>, sourcePath: string | undefin
   for (const item of value) {
     const extra = checkFolder(item, "extras", fail);
     if (extra === undefined) continue;
-    if (extra === ".") fail("extras", `extra "${item}" is the whole repository: set path instead`);
+    if (extra === ".") fail("extras", `extra ${quoted(item)} is the whole repository: set path instead`);
     else if (sourcePath !== undefined && overlaps(extra, sourcePath)) {
-      fail("extras", `extra "${item}" overlaps path "${sourcePath}": extras must lie outside it`);
+      fail("extras", `extra ${quoted(item)} overlaps path ${quoted(sourcePath)}: extras must lie outside it`);
     } else if (extras.some((earlier) => overlaps(extra, earlier))) {
-      fail("extras", `extra "${item}" overlaps another extra`);
+      fail("extras", `extra ${quoted(item)} overlaps another extra`);
     } else extras.push(extra);
   }
   return extras;
@@ -263,19 +266,19 @@ function readExtras(table: Record<string, unknown>, sourcePath: string | undefin
 function checkFolder(value: string, key: string, fail: Report): string | undefined {
   const what = key === "path" ? "path" : "extra";
   if (value.includes("\0") || value.includes("\\")) {
-    fail(key, `${what} "${value}" must be a POSIX path (no backslash)`);
+    fail(key, `${what} ${quoted(value)} must be a POSIX path (no backslash)`);
     return undefined;
   }
   if (path.posix.isAbsolute(value) || /^[A-Za-z]:/.test(value)) {
-    fail(key, `${what} "${value}" must be relative to the repository root, not absolute`);
+    fail(key, `${what} ${quoted(value)} must be relative to the repository root, not absolute`);
     return undefined;
   }
   if (value.split("/").includes("..")) {
-    fail(key, `${what} "${value}" must not climb out with ".."`);
+    fail(key, `${what} ${quoted(value)} must not climb out with ".."`);
     return undefined;
   }
   if (value.split("/").includes(".git")) {
-    fail(key, `${what} "${value}" must not point into .git`);
+    fail(key, `${what} ${quoted(value)} must not point into .git`);
     return undefined;
   }
   const normalized = path.posix.normalize(value).replace(/\/+$/, "");

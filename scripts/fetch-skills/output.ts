@@ -1,6 +1,7 @@
 import { cp, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { MakeFolderError, makeFolder } from "../../src/make-folder.js";
+import { quoted } from "../../src/visible.js";
 import {
   CopyError,
   copyFromRepository,
@@ -219,13 +220,13 @@ async function fetchPack(
     const extra = source.extras.find((item) => folder === item || folder.startsWith(`${item}/`));
     if (extra !== undefined) {
       plan.log(
-        `${source.name}: warning: extra "${extra}" holds ${folder}/SKILL.md; the server will serve it as a skill`,
+        `${source.name}: warning: extra ${quoted(extra)} holds ${folder}/SKILL.md; the server will serve it as a skill`,
       );
     }
   }
   if (skillFolders.length === 0) {
     plan.log(
-      `${source.name}: warning: no SKILL.md under "${source.path}"; the server will not serve this pack`,
+      `${source.name}: warning: no SKILL.md under ${quoted(source.path)}; the server will not serve this pack`,
     );
   }
   const seconds = (performance.now() - started) / 1000;
@@ -308,7 +309,7 @@ async function copySource(
     if (await exists(destination)) {
       throw new SourceError(
         source.name,
-        `extra "${extra}" would overwrite "${path.posix.join(source.path, extra)}" copied from path`,
+        `extra ${quoted(extra)} would overwrite ${quoted(path.posix.join(source.path, extra))} copied from path`,
       );
     }
     // An extra keeps its repository path in the pack.

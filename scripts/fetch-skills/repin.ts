@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { parse } from "smol-toml";
+import { quoted } from "../../src/visible.js";
 import { FetcherError, oneLine, withoutCredentials } from "./errors.js";
 import { gitAt } from "./git.js";
 import type { Manifest, SkillSource } from "./manifest.js";
@@ -109,7 +110,7 @@ export function rewriteRefs(manifest: Manifest, updates: ReadonlyMap<string, str
       written !== `${quote}${source.ref}${quote}`
     ) {
       throw new FetcherError(
-        `${manifest.label}: cannot rewrite the ref of source "${source.name}" in place; write it as ref = "<commit>" in its [[source]] table`,
+        `${manifest.label}: cannot rewrite the ref of source ${quoted(source.name)} in place; write it as ref = "<commit>" in its [[source]] table`,
       );
     }
     edits.push({ start: span.start + 1, end: span.end - 1, ref: to });

@@ -3,6 +3,7 @@ import { isMap, parseDocument } from "yaml";
 import { noKey, notOneOf, unreadableFile } from "../command-line.js";
 import { editDistance } from "../edit-distance.js";
 import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
+import { quoted } from "../visible.js";
 
 /**
  * Every setting the server reads from its environment, declared once: its name, its default, how its
@@ -94,7 +95,7 @@ function numeric(
         number > range.max
       ) {
         const kind = range.integer ? "a whole number" : "a number";
-        problems.push(`${name} "${value}" is not ${kind} from ${range.min} to ${range.max}`);
+        problems.push(`${name} ${quoted(value)} is not ${kind} from ${range.min} to ${range.max}`);
         return fallback;
       }
       return number;
@@ -148,7 +149,7 @@ export const SETTINGS = {
       if (value === undefined || value.trim() === "") return 8000;
       const port = decimal(value.trim());
       if (Number.isInteger(port) && port >= 0 && port <= 65535) return port;
-      problems.push(`${name} "${value}" is not a port number (0-65535)`);
+      problems.push(`${name} ${quoted(value)} is not a port number (0-65535)`);
       return 8000;
     },
   }),
@@ -360,7 +361,7 @@ function readOrigins(value: string | undefined, problems: string[]): string[] {
     }
     if (origin === undefined) {
       problems.push(
-        `ALLOWED_ORIGINS entry "${item}" is not an origin (scheme://host[:port], e.g. https://app.example.com)`,
+        `ALLOWED_ORIGINS entry ${quoted(item)} is not an origin (scheme://host[:port], e.g. https://app.example.com)`,
       );
     } else origins.push(origin);
   }
@@ -374,7 +375,10 @@ function readHosts(value: string | undefined, problems: string[]): string[] {
   for (const item of splitList(value)) {
     const host = item.toLowerCase();
     if (HOST_PATTERN.test(host)) hosts.push(host);
-    else problems.push(`ALLOWED_HOSTS entry "${item}" is not a host or host:port (e.g. skills.example.com)`);
+    else
+      problems.push(
+        `ALLOWED_HOSTS entry ${quoted(item)} is not a host or host:port (e.g. skills.example.com)`,
+      );
   }
   return hosts;
 }
@@ -446,11 +450,12 @@ function readPackDescriptions(
   }
   for (const [name, description] of Object.entries(document.toJS() as Record<string, unknown>)) {
     const text = typeof description === "string" ? description.replace(/\s+/g, " ").trim() : "";
-    if (!PACK_NAME.test(name)) problems.push(`PACK_DESCRIPTIONS ${fullPath}: "${name}" is not a pack name`);
+    if (!PACK_NAME.test(name))
+      problems.push(`PACK_DESCRIPTIONS ${fullPath}: ${quoted(name)} is not a pack name`);
     else if (text === "" || text.length > MAX_PACK_DESCRIPTION) {
       const given = text === "" ? "" : ` (it has ${text.length})`;
       problems.push(
-        `PACK_DESCRIPTIONS ${fullPath}: the description of ${name} must be a text of 1 to ${MAX_PACK_DESCRIPTION} characters${given}`,
+        `PACK_DESCRIPTIONS ${fullPath}: the description of ${quoted(name)} must be a text of 1 to ${MAX_PACK_DESCRIPTION} characters${given}`,
       );
     } else descriptions.set(name, text);
   }

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { visible } from "../catalog/index.js";
+import { quoted, visible } from "../catalog/index.js";
 import { describeArgsError, noKey, notOneOf, unreadableFile } from "../command-line.js";
 import type { SyncCounts } from "./apply.js";
 import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
@@ -81,7 +81,8 @@ export async function runSyncCli(argv: readonly string[], io: SyncIo = processIo
   } catch (error) {
     if (!(error instanceof CommandLineError)) throw error;
     const usage = error instanceof UsageError ? `\n${SYNC_USAGE}\n` : "";
-    io.stderr.write(`skills-mcp sync: ${error.message}\n${usage}`);
+    // One line, as every other: a path given (--to, --api-key-file) may hold a line break or an escape.
+    io.stderr.write(`skills-mcp sync: ${visible(error.message)}\n${usage}`);
     return 2;
   }
   if (options === "help") {
@@ -147,7 +148,8 @@ async function parseCommandLine(argv: readonly string[], io: SyncIo): Promise<Sy
   if (values.help) return "help";
   const [url, ...extra] = positionals;
   if (url === undefined) throw new UsageError("give the server's MCP URL (https://skills.example.com/mcp)");
-  if (extra.length > 0) throw new UsageError(`one server URL only; also given: ${extra.join(" ")}`);
+  if (extra.length > 0)
+    throw new UsageError(`one server URL only; also given: ${extra.map((word) => quoted(word)).join(", ")}`);
   if (values["dry-run"] && values.check) throw new UsageError("--dry-run and --check: choose one");
   const headers = parseHeaders(values.header ?? []);
   const packs = (values.pack ?? [])
@@ -230,7 +232,7 @@ function targetFolder(values: { to?: string; client?: string; project?: boolean 
   // current directory, as --project does, without a word.
   if (values.project !== true && !path.isAbsolute(io.home)) {
     throw new CommandLineError(
-      `--client ${values.client} installs into the home folder, and HOME ("${io.home}") is not an absolute path: set HOME, add --project, or give --to <folder>`,
+      `--client ${values.client} installs into the home folder, and HOME (${quoted(io.home)}) is not an absolute path: set HOME, add --project, or give --to <folder>`,
     );
   }
   return clientFolder(values.client, values.project === true, io);
@@ -242,11 +244,11 @@ function serverUrl(text: string): URL {
     url = new URL(text);
   } catch {
     throw new UsageError(
-      `"${text}" is not a URL; give the server's MCP URL (https://skills.example.com/mcp)`,
+      `${quoted(text)} is not a URL; give the server's MCP URL (https://skills.example.com/mcp)`,
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UsageError(`"${text}" is not an http or https URL`);
+    throw new UsageError(`${quoted(text)} is not an http or https URL`);
   }
   return url;
 }
@@ -261,13 +263,15 @@ function parseHeaders(given: readonly string[]): Record<string, string> {
     const name = header.slice(0, Math.max(colon, 0)).trim();
     const value = header.slice(colon + 1).trim();
     if (colon === -1 || name === "") {
-      throw new UsageError(`--header "${header}" is not NAME: VALUE (a header name, a colon, its value)`);
+      throw new UsageError(
+        `--header ${quoted(header)} is not NAME: VALUE (a header name, a colon, its value)`,
+      );
     }
     // "is not NAME: VALUE" was said of `X-Ä: ü` too, which is, but for the character its name cannot hold.
     if (!HEADER_NAME.test(name)) {
       const [bad = ""] = [...name].filter((character) => !HEADER_NAME.test(character));
       throw new UsageError(
-        `--header "${header}": a header name cannot hold "${bad}" (only ASCII letters, digits and !#$%&'*+-.^_\`|~)`,
+        `--header ${quoted(header)}: a header name cannot hold ${quoted(bad)} (only ASCII letters, digits and !#$%&'*+-.^_\`|~)`,
       );
     }
     if (/[\r\n\0]/.test(value)) throw new UsageError(`--header ${name}: the value holds a line break or NUL`);

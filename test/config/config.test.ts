@@ -223,6 +223,42 @@ describe("loadConfig", () => {
     );
   });
 
+  // A value was put back raw: an escape sequence recoloured the terminal, a line break split the problem
+  // in two, and a long value buried the other problems.
+  it("quotes a value back escaped and cut", () => {
+    const hostile = `red\u001b[31m\nnext${"x".repeat(300)}`;
+    const said = '"red{U+001B}[31m{U+000A}next';
+    const load = () =>
+      configOf(
+        {
+          PORT: hostile,
+          LOG_LEVEL: hostile,
+          RATE_LIMIT_PER_MINUTE: hostile,
+          ALLOWED_ORIGINS: hostile,
+          ALLOWED_HOSTS: hostile,
+        },
+        [hostile],
+      );
+    let message = "";
+    try {
+      load();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).not.toContain("\u001b");
+    expect(message).not.toContain("\n");
+    for (const where of [
+      "unexpected argument",
+      "PORT",
+      "LOG_LEVEL",
+      "RATE_LIMIT_PER_MINUTE",
+      "ALLOWED_ORIGINS entry",
+      "ALLOWED_HOSTS entry",
+    ]) {
+      expect(message).toContain(`${where} ${said}${"x".repeat(87)}…"`);
+    }
+  });
+
   // In a Deployment's env, SKILL_PACK served every pack and ALLOWED_HOST any host, and nothing said why.
   it("names each variable one slip from a setting, and leaves everyone else's alone", () => {
     const config = configOf({

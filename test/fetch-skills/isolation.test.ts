@@ -110,7 +110,7 @@ describe("the fetcher stands alone", () => {
       // What a user typed comes back escaped, as the audit writes it (src/visible.ts, which the stage copies).
       const escaped = await runScript(fetcher, ["--bogus\u001b[31m"], stage);
       expect(escaped.code).toBe(2);
-      expect(escaped.stderr).toMatch(/^fetch-skills: unknown option --bogus\{U\+001B\}\[31m; valid: /);
+      expect(escaped.stderr).toMatch(/^fetch-skills: unknown option "--bogus\{U\+001B\}\[31m"; valid: /);
     } finally {
       await rm(stage, { recursive: true, force: true });
     }

@@ -39,6 +39,14 @@ const cases: Case[] = [
     toml: `[settings]\ncolor = "blue"\n`,
     errors: ['skills.toml:7: unknown key "settings" (valid: [[source]] tables)'],
   },
+  // A value was put back raw: the log escapes it, but a long one buried the rest of the message.
+  {
+    title: "a ref holding an escape, a line break and 300 more characters",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "main\\u001b[31m\\nnext${"x".repeat(300)}"\n`,
+    errors: [
+      `skills.toml:10: source "bad": ref "main{U+001B}[31m{U+000A}next${"x".repeat(86)}…" is not a full commit id`,
+    ],
+  },
   {
     title: "a duplicate name",
     toml: `[[source]]\nrepo = "x"\nname = "good"\nref = "${SHA}"\n`,
@@ -229,6 +237,16 @@ describe("skills.toml validation", () => {
     expect(result.stderr).toContain(
       'fetch-skills: skills.toml:10: source "bad": ref "main" is not a full commit id',
     );
+  });
+
+  // An option's value was put back raw: an escape, a line break and 300 characters, shown whole.
+  it.each([["--source"], ["--max-files"]])("quotes the value of %s back escaped and cut", async (option) => {
+    const dir = await mkdtemp(`${tree.dir}/quoted-`);
+    await writeManifest(dir, good());
+    const result = await runFetcher([option, `red\u001b[31m\nnext${"x".repeat(300)}`], dir);
+    expect(result.code).toBe(2);
+    const [first = ""] = result.stderr.split("\n");
+    expect(first).toContain(`${option} "red{U+001B}[31m{U+000A}next${"x".repeat(87)}…" is not `);
   });
 
   it("refuses a manifest with no source", async () => {

@@ -122,6 +122,39 @@ describe("the command line", () => {
     expect(await readdir(work)).toEqual([]);
   });
 
+  // A value given was put back raw: an escape recoloured the terminal, a line break split the message in two,
+  // and a long value buried the rest.
+  const hostile = `red\u001b[31m\nnext${"x".repeat(300)}`;
+  it.each([
+    ["the URL", [hostile, "--to", "x"], 'skills-mcp sync: "red{U+001B}[31m{U+000A}nextxxx'],
+    ["a second URL", ["http://a/mcp", hostile, "--to", "x"], 'also given: "red{U+001B}[31m{U+000A}next'],
+    ["--client", ["http://a/mcp", "--client", hostile], '--client "red{U+001B}[31m{U+000A}next'],
+    ["--header", ["http://a/mcp", "--to", "x", "--header", hostile], '--header "red{U+001B}[31m{U+000A}next'],
+    [
+      "a header's name",
+      ["http://a/mcp", "--to", "x", "--header", `X${hostile}: v`],
+      'a header name cannot hold "{U+001B}"',
+    ],
+    [
+      "an option",
+      ["http://a/mcp", "--to", "x", `--${hostile}`],
+      'unknown option "--red{U+001B}[31m{U+000A}next',
+    ],
+    [
+      "--api-key-file",
+      ["http://a/mcp", "--to", "x", "--api-key-file", hostile],
+      "red{U+001B}[31m{U+000A}next",
+    ],
+  ])("quotes %s back escaped and on one line", async (_, argv, said) => {
+    const { status, stderr } = await run(...argv);
+    expect(status).toBe(2);
+    const [first = ""] = stderr.split("\n");
+    expect(first).toContain(said);
+    expect(first).not.toContain("\u001b");
+    // Cut to its first 100 characters, but a path, which is shown whole.
+    if (!argv.includes("--api-key-file")) expect(first).toContain('xxx…"');
+  });
+
   // The usage says nothing of a file's contents or of HOME: it buried the one line that does.
   it.each([
     // Each said only "cannot be read (ENOENT)", or EISDIR: not what is wrong, nor what the option takes.
