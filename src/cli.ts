@@ -251,6 +251,11 @@ const LISTEN_PROBLEMS: SystemProblems = {
   },
   ENOTFOUND: { what: "HOST is neither an IP address nor a name this machine resolves" },
   EAI_AGAIN: { what: "HOST could not be resolved now", fix: "set it to an IP address" },
+  // getaddrinfo's answer to a name no DNS could hold (longer than 255 bytes): it went out as a stack trace.
+  EINVAL: {
+    what: "HOST is no address or name this machine can listen on",
+    fix: "set it to an IP address (0.0.0.0, ::, 127.0.0.1)",
+  },
 };
 
 async function listen(app: Awaited<ReturnType<typeof buildApp>>, host: string, port: number): Promise<void> {

@@ -140,6 +140,13 @@ describe("refusing to start", () => {
     expect(nowhere.stderr).toMatch(
       /^skills-mcp: Cannot listen on 999\.1\.1\.1:0: HOST (is neither|could not be resolved) .*\n$/,
     );
+    // A name longer than DNS allows was a stack trace, with the value's escape and line break raw.
+    const long = `a\u001b[31m\nb${"0".repeat(300)}`;
+    const garbled = await runServer({ SKILLS_DIR: tree.skillsDir, HOST: long, PORT: "0" });
+    expect(garbled.code).toBe(1);
+    expect(garbled.stderr).toBe(
+      `skills-mcp: Cannot listen on a{U+001B}[31m{U+000A}b${"0".repeat(300)}:0: HOST is no address or name this machine can listen on (EINVAL); set it to an IP address (0.0.0.0, ::, 127.0.0.1).\n`,
+    );
   });
 
   // The server alone passed on Node's parseArgs texts ("Unknown option '--bogus'", three lines on a --pack

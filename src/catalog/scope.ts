@@ -1,5 +1,6 @@
 import { editDistance } from "../edit-distance.js";
 import { compareText, firstPast } from "../sorted.js";
+import { quoted } from "../visible.js";
 import { foldedName } from "./case-collisions.js";
 import type { CatalogFile, Group, Pack, Skill } from "./types.js";
 
@@ -236,7 +237,7 @@ export class Scope {
       const qualified = groups.map(({ pack: owner, group }) => `${owner.name}/${group.name}`).join(", ");
       throw new SelectorError(
         selector,
-        `Group "${selector}" exists in several packs; use one of: ${qualified}.`,
+        `Group ${quoted(selector)} exists in several packs; use one of: ${qualified}.`,
       );
     }
     return only.group.skills;
@@ -261,7 +262,8 @@ export class Scope {
   private unknown(selector: string): never {
     const close = this.closeSelectors(selector);
     const hint = close.length > 0 ? ` Did you mean ${close.map((name) => `"${name}"`).join(" or ")}?` : "";
-    const unknown = `Unknown pack or group "${selector}".`;
+    // Typed by a user (--pack, SKILL_PACKS) or sent by a client (X-Skill-Pack): quoted, escaped and cut.
+    const unknown = `Unknown pack or group ${quoted(selector)}.`;
     // A model is told the close names, or the packs: a list of groups cut at thirty may not hold the one
     // it wanted, and a listing of the packs names every group.
     const packs = ` Packs: ${shortList(this.packs.map((pack) => pack.name))}.`;

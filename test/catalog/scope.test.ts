@@ -115,6 +115,10 @@ describe("Scope", () => {
     // A pack written as a folder: its pack was not among the candidates, only its groups.
     expect(message("alpha/")).toContain('Did you mean "alpha"?');
     expect(message("beta/")).toContain('Did you mean "beta"?');
+    // --pack and SKILL_PACKS put it back raw: an escape recoloured the terminal, a long one buried the rest.
+    expect(message(`red\u001b[31m\nnext${"x".repeat(300)}`)).toMatch(
+      /^Unknown pack or group "red\{U\+001B\}\[31m\{U\+000A\}nextx{87}…"\. Valid selectors: /,
+    );
   });
 
   // A model asked list_skills(pack="kubernetes") of a pack whose group is kubernetes-operations, and was
