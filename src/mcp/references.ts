@@ -8,6 +8,7 @@ import {
   MANIFEST_NAME,
   normalizeFilePath,
   type Pack,
+  quoted,
   resolvePackFile,
   type Scope,
   SelectorError,
@@ -86,7 +87,7 @@ export function narrowByPack(callerScope: Scope, pack: string | undefined, query
     const { selector } = error;
     const meant = meaningOfPath(callerScope, selector);
     if (meant?.kind === "file")
-      throw new ToolError(`"${selector}" is a path of ${meant.owner}: ${meant.call}.`);
+      throw new ToolError(`${quoted(selector)} is a path of ${meant.owner}: ${meant.call}.`);
     // A slip in a group's name (`beta/tool`) is told as such rather than searched for.
     if (meant !== undefined && (meant.words === "" || error.close.length === 0)) {
       const packs = pack
@@ -97,7 +98,7 @@ export function narrowByPack(callerScope: Scope, pack: string | undefined, query
       const words = [meant.words, query?.trim() ?? ""].filter((text) => text !== "").join(" ");
       const search = words === "" ? "" : `, query=${JSON.stringify(words)}`;
       throw new ToolError(
-        `Unknown pack or group "${selector}". Did you mean list_skills(pack="${packs.join(",")}"${search})?`,
+        `Unknown pack or group ${quoted(selector)}. Did you mean list_skills(pack="${packs.join(",")}"${search})?`,
       );
     }
     throw new ToolError(`${error.brief} Call list_packs to see them.`);

@@ -139,7 +139,7 @@ describe.each(ERAS)("in the %s era", (era) => {
     it("answers a folder path or skill:// URI given as pack with the call it stands for", async () => {
       const unknown = (pack: string, call: string) => ({
         isError: true,
-        text: `Unknown pack or group "${pack}". Did you mean ${call}?`,
+        text: `Unknown pack or group ${JSON.stringify(pack)}. Did you mean ${call}?`,
       });
       expect(await call(client, "list_skills", { pack: "skills/beta" })).toEqual(
         unknown("skills/beta", 'list_skills(pack="beta")'),
@@ -169,6 +169,13 @@ describe.each(ERAS)("in the %s era", (era) => {
         isError: true,
         text: '"beta/shared/guide.md" is a path of pack beta: read_pack_file(pack="beta", file="shared/guide.md").',
       });
+      // What the model sent is quoted back escaped: a control character reads as its code point.
+      expect(await call(client, "list_skills", { pack: "alpha/parsing\u001b[31minvoices" })).toEqual(
+        unknown(
+          "alpha/parsing{U+001B}[31minvoices",
+          'list_skills(pack="alpha", query="parsing 31minvoices")',
+        ),
+      );
     });
 
     it("names the valid selectors when the pack is unknown or ambiguous", async () => {
