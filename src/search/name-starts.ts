@@ -1,0 +1,104 @@
+import type { Skill } from "../catalog/index.js";
+import { firstPast } from "../sorted.js";
+import type { Accumulator } from "./accumulator.js";
+import type { Bm25fIndex, RequestTerms } from "./bm25f.js";
+import { isCommonWord } from "./common-words.js";
+import { FLOOR_WORDS } from "./match-floor.js";
+import { foldedSpelling, STOP_WORDS } from "./terms.js";
+
+/**
+ * The fewest letters of a request word that also finds the longer words of skills' names it begins
+ * (`postgres` finds postgresql-table-design): a short form of a name is typed as often as the name, and
+ * Porter2 meets it only when the name adds an ending it knows. Shorter beginnings begin too many words
+ * (`java` of javascript); a common English word is a word of its own, not a short form (`excel` of
+ * excellence, `custom` of customer, `stream` of streamlit, `types` of typescript), and finds only itself.
+ */
+const NAME_START_LETTERS = 5;
+/** The most name words one request word finds so: a beginning of more is no short form of one of them. */
+const NAME_STARTS = 3;
+/** Request words as {@link NAME_START_LETTERS} reads them: runs of letters a to z of the folded request. */
+const LETTER_RUNS = /[a-z]+/g;
+
+/** Finds the longer words of skills' names that a request's words begin: see {@link NAME_START_LETTERS}. */
+export class NameStarts {
+  /** The words of skills' names longer than {@link NAME_START_LETTERS}, of letters a to z, sorted, once each. */
+  private readonly nameWords: readonly string[];
+
+  constructor(
+    skills: readonly Skill[],
+    private readonly terms: Bm25fIndex,
+    /** Counts the documents holding a term, while a word is looked up. */
+    private readonly counter: Accumulator,
+  ) {
+    this.nameWords = nameWordsOf(skills);
+  }
+
+  /**
+   * The terms of the longer name words that the request's words begin (see {@link NAME_START_LETTERS}),
+   * but the request's own terms. Linear in the request, and a binary search over the name words a word.
+   */
+  namesBegun(query: string, request: RequestTerms): number[] {
+    const { nameWords, terms } = this;
+    const begun: number[] = [];
+    const folded = foldedSpelling(query);
+    // Read by character codes, not a regular expression's matches: this runs on every search, and each
+    // match was an array and a string to collect under load.
+    for (let start = 0; start < folded.length; ) {
+      let end = start;
+      while (end < folded.length && isLowerLatin(folded.charCodeAt(end))) end++;
+      const length = end - start;
+      start = end === start ? start + 1 : end;
+      if (length < NAME_START_LETTERS) continue;
+      const word = folded.slice(end - length, end);
+      const low = firstPast(nameWords, (nameWord) => nameWord > word);
+      let past = low;
+      while (
+        past < nameWords.length &&
+        past - low <= NAME_STARTS &&
+        (nameWords[past] as string).startsWith(word)
+      ) {
+        past++;
+      }
+      // The dearer tests last: most request words begin no name's word.
+      if (past === low || past - low > NAME_STARTS) continue;
+      if (STOP_WORDS.has(word) || isCommonWord(word) || this.namesItself(word)) continue;
+      for (const nameWord of nameWords.slice(low, past)) {
+        for (const term of terms.termsOf(nameWord).terms) {
+          if (!request.terms.includes(term) && !begun.includes(term)) begun.push(term);
+        }
+      }
+    }
+    return begun;
+  }
+
+  /**
+   * Whether some skill of the catalog is found by `word` alone, scoring {@link FLOOR_WORDS} of its weight:
+   * a word some skill holds in its name or description is a word of its own (`fasta`, the file format,
+   * is no short form of fastapi), while `postgres`, in a few bodies only, found no skill.
+   */
+  private namesItself(word: string): boolean {
+    const { counter, terms } = this;
+    return terms.termsOf(word).terms.some((term) => {
+      counter.add(terms, [term], undefined);
+      const strongest = counter.bestScore();
+      counter.clear();
+      return strongest >= FLOOR_WORDS * terms.weight(term);
+    });
+  }
+}
+
+/** Whether `code` is a letter a to z. */
+function isLowerLatin(code: number): boolean {
+  return code >= 0x61 && code <= 0x7a;
+}
+
+/** The words of `skills`' names that {@link NAME_START_LETTERS} may find: see `NameStarts.nameWords`. */
+function nameWordsOf(skills: readonly Skill[]): string[] {
+  const words = new Set<string>();
+  for (const { name } of skills) {
+    for (const [word] of name.toLowerCase().matchAll(LETTER_RUNS)) {
+      if (word.length > NAME_START_LETTERS) words.add(word);
+    }
+  }
+  return [...words].sort();
+}
