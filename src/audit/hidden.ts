@@ -1,6 +1,6 @@
 import { visible } from "../catalog/index.js";
+import { containerMarkersEnd } from "./container-markers.js";
 import { collapsedStart, isToolDirective } from "./html-comments.js";
-import { containerMarkersEnd } from "./markdown-containers.js";
 import { markdownLines } from "./markdown-lines.js";
 import { MAX_LABEL, normalizedLabel } from "./references.js";
 import type { Hit } from "./rules.js";

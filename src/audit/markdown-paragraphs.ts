@@ -1,5 +1,9 @@
 /** A paragraph read whole, from its first line to the line that ends it, for its code spans and comments. */
 import { commentsOutsideSpans, inlineCode } from "./code-spans.js";
+import { MAX_ITEMS_ON_A_LINE } from "./container-groups.js";
+import { containerMarkersEnd, listItemMarker } from "./container-markers.js";
+import { quotedLine } from "./container-quotes.js";
+import { innermostAt, type OpenContainers } from "./container-stack.js";
 import {
   fenceMarker,
   htmlBlock,
@@ -8,16 +12,7 @@ import {
   isSetextUnderline,
   isThematicBreak,
 } from "./markdown-blocks.js";
-import {
-  containerMarkersEnd,
-  indentation,
-  innermostAt,
-  listItemMarker,
-  MAX_ITEMS_ON_A_LINE,
-  type OpenContainers,
-  quotedLine,
-  tabWidthAt,
-} from "./markdown-containers.js";
+import { indentation, tabWidthAt } from "./markdown-indentation.js";
 
 /**
  * Whether a line whose content (without its indentation) is `content` leaves a paragraph open: text, not

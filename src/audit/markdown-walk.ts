@@ -4,6 +4,10 @@
  * opens, raw HTML and fences opened, whether a paragraph goes on, and the comment on a line.
  */
 import { commentsOutsideSpans } from "./code-spans.js";
+import { MAX_ITEMS_ON_A_LINE } from "./container-groups.js";
+import { containerOpened } from "./container-opening.js";
+import { type QuotedLine, quotedLine } from "./container-quotes.js";
+import { ContainerStack, countBelow } from "./container-stack.js";
 import {
   BLANK_LINE,
   fenceMarker,
@@ -12,14 +16,6 @@ import {
   isSetextUnderline,
   OpenHtmlBlock,
 } from "./markdown-blocks.js";
-import {
-  ContainerStack,
-  containerOpened,
-  countBelow,
-  MAX_ITEMS_ON_A_LINE,
-  type QuotedLine,
-  quotedLine,
-} from "./markdown-containers.js";
 import {
   codeSpansFrom,
   endsParagraph,

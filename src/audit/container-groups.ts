@@ -1,0 +1,86 @@
+/** Containers one line opens past the few read one by one, counted as one group: a line costs its length. */
+
+/**
+ * List items and quotes read one by one on a line, past those open: the rest of its markers are counted
+ * as one group, so that a line of millions adds one entry to the containers open, not millions.
+ */
+export const MAX_ITEMS_ON_A_LINE = 8;
+
+/**
+ * Containers one line opened past the few read one by one, kept as one entry whose column is the text
+ * column of the innermost: the text column of the outermost (`low`) and of the one before the innermost
+ * (`before`: the innermost's text may stand further past its marker, `-   x`), the columns between each
+ * and the next up to that one when all are alike (items, or quotes) and evenly spaced (0 when not: the
+ * text of those between is unknown, and a line indented between is read as at the text of one, so
+ * neither as code nor as four columns past), and the `>` a line needs to be in them all.
+ */
+export interface Group {
+  readonly low: number;
+  readonly before: number;
+  readonly step: number;
+  readonly markers: number;
+  /** It holds items and quotes both (past the groups of one kind a line makes). */
+  readonly mixed: boolean;
+}
+
+/**
+ * A container a line opens: the column where its text starts, whether it is a quote (a group: holds one),
+ * and, when it stands for the group of those past the few read one by one, what the group counts.
+ */
+export interface OpenedContainer {
+  readonly column: number;
+  readonly quote: boolean;
+  readonly group: Group | undefined;
+}
+
+/** Counts containers into a group: see {@link Group}. */
+export class GroupBuilder {
+  low = 0;
+  high = 0;
+  #before = 0;
+  #step = 0;
+  #even = true;
+  #count = 0;
+  #markers = 0;
+
+  add(column: number, quote: boolean): void {
+    if (this.#count === 0) this.low = column;
+    else {
+      if (this.#count === 1) this.#step = column - this.high;
+      else if (this.high - this.#before !== this.#step) this.#even = false;
+      if (quote !== this.#markers > 0) this.#even = false;
+      this.#before = this.high;
+    }
+    this.high = column;
+    this.#count++;
+    if (quote) this.#markers++;
+  }
+
+  /** Adds `count` quotes, the last with its text at `high`, whose columns between are not known. */
+  addUneven(high: number, count: number): void {
+    if (count === 0) return;
+    this.#before = this.high;
+    this.high = high;
+    this.#count += count;
+    this.#markers += count;
+    this.#even = false;
+  }
+
+  /** The group, or undefined when it holds one container only (no group). */
+  group(): Group | undefined {
+    if (this.#count < 2) return undefined;
+    const step = this.#even ? this.#step : 0;
+    const mixed = this.#markers > 0 && this.#markers < this.#count;
+    return { low: this.low, before: this.#before, step, markers: this.#markers, mixed };
+  }
+
+  /** Whether it holds a quote (the first it holds is one, unless past the groups of one kind). */
+  get quote(): boolean {
+    return this.#markers > 0;
+  }
+
+  /** It as the container a line opens: one, or a group. */
+  opened(): OpenedContainer {
+    return { column: this.high, quote: this.quote, group: this.group() };
+  }
+}
