@@ -1,5 +1,6 @@
 import type { Skill } from "../catalog/index.js";
-import { Bm25fBuilder, type Bm25fIndex, type RankingOptions, TERMS_A_DOCUMENT } from "./bm25f.js";
+import type { Bm25fIndex, RankingOptions } from "./bm25f.js";
+import { Bm25fBuilder, TERMS_A_DOCUMENT } from "./bm25f-builder.js";
 import { DESCRIPTION, forEachSection, NAME, PLACE } from "./fields.js";
 import { NameIndex } from "./names.js";
 import { indexFromPart as fromPart, type LoadedIndex } from "./saved-index.js";

@@ -1,6 +1,7 @@
 import type { Accumulator, Tally } from "./accumulator.js";
-import type { Bm25fIndex, RequestTerms } from "./bm25f.js";
+import type { Bm25fIndex } from "./bm25f.js";
 import { isCommonWord } from "./common-words.js";
+import type { RequestTerms } from "./request-terms.js";
 
 /** A request word read as another. */
 export interface Correction {

@@ -2,8 +2,8 @@
  * The other English spellings of a word: British for American and American for British (`colour` and
  * `color`, `optimise` and `optimize`, `analyse` and `analyze`, `centre` and `center`, `licence` and
  * `license`, `catalogue` and `catalog`, `paediatric` and `pediatric`). A request word no skill holds is
- * read as one of these when a skill holds it (see `RequestWords` in bm25f.ts): the same word, spelled as
- * the catalog spells it, not a mistake.
+ * read as one of these when a skill holds it (see `RequestWords` in request-terms.ts): the same word,
+ * spelled as the catalog spells it, not a mistake.
  *
  * Rules on a word's letters, not a list of words, so that the words of skills (`tokenise`, `serialise`)
  * are covered as well as the common ones; a rule may make a word that is no word (`monitour`), which no

@@ -1,4 +1,5 @@
-export { type RankingOptions, TERMS_A_DOCUMENT } from "./bm25f.js";
+export type { RankingOptions } from "./bm25f.js";
+export { TERMS_A_DOCUMENT } from "./bm25f-builder.js";
 export { buildIndex, DEFAULT_RANKING, indexFromPart } from "./build.js";
 export type { Correction, Undecided } from "./corrections.js";
 export { FIELD_NAMES, type FieldName } from "./fields.js";

@@ -1,5 +1,6 @@
-import { type Bm25fIndex, type RequestTerms, termWeight } from "./bm25f.js";
+import { type Bm25fIndex, termWeight } from "./bm25f.js";
 import type { TermCorrection } from "./corrections.js";
+import type { RequestTerms } from "./request-terms.js";
 
 /**
  * The floor under which a match is faint whatever the others score, in words of the request: a skill must

@@ -1,9 +1,10 @@
 import type { Skill } from "../catalog/index.js";
 import { firstPast } from "../sorted.js";
 import type { Accumulator } from "./accumulator.js";
-import type { Bm25fIndex, RequestTerms } from "./bm25f.js";
+import type { Bm25fIndex } from "./bm25f.js";
 import { isCommonWord } from "./common-words.js";
 import { FLOOR_WORDS } from "./match-floor.js";
+import type { RequestTerms } from "./request-terms.js";
 import { foldedSpelling, STOP_WORDS } from "./terms.js";
 
 /**

@@ -1,7 +1,8 @@
 import type { Scope, Skill } from "../catalog/index.js";
 import type { Ranked } from "./accumulator.js";
-import type { Bm25fIndex, RequestTerms } from "./bm25f.js";
+import type { Bm25fIndex } from "./bm25f.js";
 import type { TermCorrection } from "./corrections.js";
+import type { RequestTerms } from "./request-terms.js";
 
 /**
  * Why a request is too vague to rank: `common words`, each of its words is held by at least half the

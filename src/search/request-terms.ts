@@ -1,0 +1,140 @@
+import { otherSpellings } from "./english-spellings.js";
+import { type KeyTable, stemKey } from "./keys.js";
+import { type WordScanner, type WordSink, words } from "./scanner.js";
+import { NO_TERM, type SpellingTable } from "./spelling.js";
+import { keptWord, spelled, stem } from "./terms.js";
+
+/** A request's words as an index knows them. */
+export interface RequestTerms {
+  /** The distinct terms of the request that some document holds. */
+  readonly terms: readonly number[];
+  /**
+   * The request's distinct words that no document holds, folded, as typed: not the words the search joins
+   * from a compound's parts (`to-read` as `toread`), which no one typed, so no one mistyped, nor words
+   * written in capitals (see {@link isCapitals}).
+   */
+  readonly unknown: readonly string[];
+  /**
+   * How many distinct words typed no document holds, capitals included (joins are not typed): part of
+   * what the request asks for that no skill offers (see `SkillIndex.search`).
+   */
+  readonly unheld: number;
+}
+
+/**
+ * The distinct terms of `query` that some document holds, and its words that none does: read by `scanner`,
+ * and looked up among an index's terms by the keys of their stems (`stems`) and by their spellings.
+ */
+export function requestTerms(
+  query: string,
+  scanner: WordScanner,
+  stems: KeyTable,
+  spellings: SpellingTable,
+): RequestTerms {
+  const request = new RequestWords(stems, spellings);
+  scanner.scan(query, 0, query.length, request);
+  const terms = [...request.terms];
+  if (request.unknown.size === 0) return { terms, unknown: [], unheld: 0 };
+  // The Unicode path hands a compound's joins over as words: its compounds are split to tell them apart.
+  const split = request.unknownUnicode ? new Set(words(query.replace(/[-_]/g, " "), scanner)) : undefined;
+  const unknown = [...request.unknown];
+  const written = split ?? request.written;
+  const typed = split ?? request.typed;
+  return {
+    terms,
+    unknown: unknown.filter((word) => typed.has(word)),
+    unheld: unknown.filter((word) => written.has(word)).length,
+  };
+}
+
+/**
+ * A request's words, as a scanner hands them over, sorted into the terms the index holds and the words
+ * it does not. A word the catalog holds as spelled is known by its keys, neither made a string nor
+ * stemmed; a span joined from a compound's parts holds the hyphen or underscore it was joined at, which
+ * tells it from the words typed.
+ */
+class RequestWords implements WordSink {
+  readonly terms = new Set<number>();
+  readonly unknown = new Set<string>();
+  /** The unknown words typed, not joined. */
+  readonly written = new Set<string>();
+  /** The unknown words typed, not joined, less those in capitals: the ones that may be mistyped. */
+  readonly typed = new Set<string>();
+  /** Whether an unknown word came by the Unicode path, which does not say whether it was joined. */
+  unknownUnicode = false;
+
+  constructor(
+    private readonly stems: KeyTable,
+    private readonly spellings: SpellingTable,
+  ) {}
+
+  span(text: string, start: number, end: number, hash: number, check: number): void {
+    const spelledTerm = this.spellings.termOf(hash, check);
+    if (spelledTerm >= 0) {
+      this.terms.add(spelledTerm);
+      return;
+    }
+    const word = keptWord(spelled(text, start, end));
+    // A word held inside a camel-case word is no mistake, but its stem may still be a term (`pagers`).
+    if (spelledTerm === NO_TERM) {
+      if (word !== undefined) this.known(word);
+      return;
+    }
+    if (word !== undefined && !this.known(word)) {
+      this.unknown.add(word);
+      if (isJoined(text, start, end)) return;
+      this.written.add(word);
+      if (!isCapitals(text, start, end)) this.typed.add(word);
+    }
+  }
+
+  word(word: string): void {
+    if (this.known(word)) return;
+    this.unknown.add(word);
+    this.unknownUnicode = true;
+  }
+
+  /**
+   * Adds the term of `word`'s stem, if the index holds it, or else of the stem of its spelling in another
+   * variety of English that the index holds (`colour` where skills say color): the same word, not a mistake.
+   */
+  private known(word: string): boolean {
+    let term = this.termOf(word);
+    for (const other of term < 0 ? otherSpellings(word) : []) {
+      term = this.termOf(other);
+      if (term >= 0) break;
+    }
+    if (term >= 0) this.terms.add(term);
+    return term >= 0;
+  }
+
+  private termOf(word: string): number {
+    const [hash, check] = stemKey(stem(word));
+    return this.stems.get(hash, check);
+  }
+}
+
+function isJoined(text: string, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) {
+    const code = text.charCodeAt(at);
+    if (code === HYPHEN || code === UNDERSCORE) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a word is written in capitals (`MAPQ`, `HIPAA`): an acronym or a name typed with care, not a
+ * mistake, so it is taken as written rather than read as a word one mistake away (`MAPQ` was `maps`).
+ */
+function isCapitals(text: string, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) {
+    const code = text.charCodeAt(at);
+    if (code >= SMALL_A && code <= SMALL_Z) return false;
+  }
+  return true;
+}
+
+const HYPHEN = 45;
+const UNDERSCORE = 95;
+const SMALL_A = 97;
+const SMALL_Z = 122;
