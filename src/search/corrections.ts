@@ -20,7 +20,7 @@ export interface Undecided {
 }
 
 /** How a request's words no skill holds were read, and which were left undecided or unread. */
-export interface Readings {
+interface Readings {
   readonly corrections: readonly TermCorrection[];
   readonly undecided: readonly Undecided[];
   /**
