@@ -1,6 +1,6 @@
 import { isMap, isScalar, isSeq } from "yaml";
-import { frontmatterDocument } from "./frontmatter.js";
 import { quoted } from "../visible.js";
+import { frontmatterDocument } from "./frontmatter.js";
 
 /**
  * An unquoted frontmatter value that a YAML 1.1 reader (PyYAML, Ruby's Psych, Go's yaml.v2, SnakeYAML)
