@@ -34,7 +34,7 @@ export interface SyncReport {
  * records what it wrote in the lock file there; or, for a dry run or a check, says what it would do.
  */
 export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
-  if (options.mode !== "sync") return syncUnlocked(options);
+  if (options.mode !== "sync") return planAndCarryOut(options);
   const { folder } = options;
   const movedAside = new MovedAside();
   const onStop = {
@@ -57,7 +57,7 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   });
   // No run lock where nothing can be written: a run with nothing to write needs none, as a check does.
   if ("unwritable" in runLock)
-    return syncUnlocked(options, (plan) => write(options, plan, { unwritable: runLock.unwritable }));
+    return planAndCarryOut(options, (plan) => write(options, plan, { unwritable: runLock.unwritable }));
   if ("heldBy" in runLock) {
     const where = runLock.host === undefined ? "" : ` on ${runLock.host}`;
     const who =
@@ -72,7 +72,7 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   }
   let synced = false;
   try {
-    const report = await syncUnlocked(options, (plan) => write(options, plan, { movedAside }));
+    const report = await planAndCarryOut(options, (plan) => write(options, plan, { movedAside }));
     synced = true;
     return report;
   } finally {
@@ -135,10 +135,10 @@ interface Plan {
 type Access = { readonly movedAside: MovedAside } | { readonly unwritable: NodeJS.ErrnoException };
 
 /**
- * The sync itself: plans, and, given `write` (a sync, not a check or a dry run), carries out the plan
- * while the server is still connected.
+ * Connects, plans, and, given `write` (a sync, not a check or a dry run), carries out the plan while the
+ * server is still connected. Whether the run lock is held is the caller's: it decides what `write` may do.
  */
-async function syncUnlocked(
+async function planAndCarryOut(
   options: SyncOptions,
   write?: (plan: Plan) => Promise<SyncCounts>,
 ): Promise<SyncReport> {
