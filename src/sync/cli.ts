@@ -42,6 +42,8 @@ What to do:
                          when a sync would change it (its lock file alone included), not for a skill
                          it would skip again
   --allow-unsafe         install skills with a high finding of the audit too (hidden Unicode, bidi controls)
+  --wait SECONDS         how long to wait for another sync installing into the folder, then fail
+                         (default 60; 0 fails at once)
   -h, --help             show this help
 
 Progress and a summary go to stderr; the plan of --dry-run and --check to stdout.
@@ -193,6 +195,7 @@ async function parseCommandLine(argv: readonly string[], io: SyncIo): Promise<Sy
     folder: targetFolder(values, io),
     mode: values["dry-run"] ? "dry-run" : values.check ? "check" : "sync",
     allowUnsafe: values["allow-unsafe"] === true,
+    ...(values.wait === undefined ? {} : { lockWaitMs: waitMs(values.wait) }),
     era: "auto",
     progress: progressOn(io.stderr),
   };
@@ -208,6 +211,7 @@ const SYNC_OPTIONS = {
   "dry-run": { type: "boolean" },
   check: { type: "boolean" },
   "allow-unsafe": { type: "boolean" },
+  wait: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -236,6 +240,15 @@ function targetFolder(values: { to?: string; client?: string; project?: boolean 
     );
   }
   return clientFolder(values.client, values.project === true, io);
+}
+
+/** `--wait`'s seconds, in milliseconds: a whole number, at most a day (a typo of a few digits more). */
+function waitMs(text: string): number {
+  const seconds = Number(text.trim());
+  if (text.trim() === "" || !Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) {
+    throw new UsageError(`--wait "${text}" is not a number of seconds from 0 to 86400`);
+  }
+  return seconds * 1000;
 }
 
 function serverUrl(text: string): URL {

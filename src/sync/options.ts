@@ -20,6 +20,11 @@ export interface SyncOptions {
   readonly allowUnsafe: boolean;
   readonly era: Era;
   readonly progress: Progress;
+  /**
+   * How long a sync waits for another that holds the folder's run lock before it fails (0: fails at
+   * once); RUN_LOCK_WAIT_MS when not given.
+   */
+  readonly lockWaitMs?: number;
 }
 
 /** The server cannot be synced from as asked: the message says why and what to do. */

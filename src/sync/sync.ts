@@ -1,5 +1,6 @@
 import { rmdir } from "node:fs/promises";
 import path from "node:path";
+import { setTimeout } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
 import { notAFolderOnPath } from "../make-folder.js";
 import { packageVersion } from "../package.js";
@@ -15,7 +16,7 @@ import { SyncError, type SyncOptions } from "./options.js";
 import type { Step } from "./plan.js";
 import { planRun } from "./plan-run.js";
 import { type DownloadContext, PackReads } from "./reads.js";
-import { takeRunLock } from "./run-lock.js";
+import { type OnStop, type RunLock, takeRunLock } from "./run-lock.js";
 
 export interface SyncReport {
   /** The plan, sorted by name. */
@@ -48,28 +49,10 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
       );
     },
   };
-  const runLock = await takeRunLock(folder, onStop).catch((error: unknown) => {
-    if (isSystemError(error) && NOT_WRITABLE.has(error.code ?? "")) return { unwritable: error };
-    if (!isSystemError(error)) throw error;
-    throw new SyncError(
-      `cannot sync into ${folder}: ${notAFolder(folder, error) ?? noFileThere(error) ?? error.message}`,
-    );
-  });
+  const runLock = await waitForRunLock(options, onStop);
   // No run lock where nothing can be written: a run with nothing to write needs none, as a check does.
   if ("unwritable" in runLock)
     return planAndCarryOut(options, (plan) => write(options, plan, { unwritable: runLock.unwritable }));
-  if ("heldBy" in runLock) {
-    const where = runLock.host === undefined ? "" : ` on ${runLock.host}`;
-    const who =
-      runLock.heldBy === undefined ? "another sync" : `another sync (pid ${runLock.heldBy}${where})`;
-    const lease =
-      runLock.leaseMs === undefined
-        ? ""
-        : ` (taken over once left untouched for ${runLock.leaseMs / 60_000} minutes)`;
-    throw new SyncError(
-      `${who} is installing into ${folder}; wait for it${lease}, or remove ${runLock.file} if it is gone`,
-    );
-  }
   let synced = false;
   try {
     const report = await planAndCarryOut(options, (plan) => write(options, plan, { movedAside }));
@@ -79,6 +62,61 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
     await runLock.release();
     if (!synced && runLock.made !== undefined) await removeEmptyFolders(folder, runLock.made);
   }
+}
+
+/** How long a sync waits for another that holds the folder's run lock, unless told (`--wait`). */
+export const RUN_LOCK_WAIT_MS = 60_000;
+/** How often a sync waiting for the run lock tries to take it. */
+const RUN_LOCK_RETRY_MS = 500;
+
+/**
+ * Takes the folder's run lock, waiting up to `options.lockWaitMs` for a sync that holds it (two editor
+ * sessions, a cron job and a hook), saying once that it waits; then fails, naming the holder and how to
+ * clear a lock it left. `unwritable`: no lock can be taken where nothing can be written.
+ */
+async function waitForRunLock(
+  options: SyncOptions,
+  onStop: OnStop,
+): Promise<RunLock | { readonly unwritable: NodeJS.ErrnoException }> {
+  const { folder, lockWaitMs = RUN_LOCK_WAIT_MS } = options;
+  const deadline = Date.now() + lockWaitMs;
+  for (let waited = false; ; waited = true) {
+    const runLock = await takeRunLock(folder, onStop).catch((error: unknown) => {
+      if (isSystemError(error) && NOT_WRITABLE.has(error.code ?? "")) return { unwritable: error };
+      if (!isSystemError(error)) throw error;
+      throw new SyncError(
+        `cannot sync into ${folder}: ${notAFolder(folder, error) ?? noFileThere(error) ?? error.message}`,
+      );
+    });
+    if (!("heldBy" in runLock)) return runLock;
+    const where = runLock.host === undefined ? "" : ` on ${runLock.host}`;
+    const who =
+      runLock.heldBy === undefined ? "another sync" : `another sync (pid ${runLock.heldBy}${where})`;
+    const lease =
+      runLock.leaseMs === undefined
+        ? ""
+        : ` (taken over once left untouched for ${runLock.leaseMs / 60_000} minutes)`;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      const still = waited ? "still " : "";
+      const after = waited ? ` after ${seconds(lockWaitMs)} of waiting` : "";
+      const then = waited ? "run sync again once it is done (or give a longer --wait)" : "wait for it";
+      throw new SyncError(
+        `${who} is ${still}installing into ${folder}${after}; ${then}${lease}, or remove ${runLock.file} if it is gone`,
+      );
+    }
+    if (!waited) {
+      options.progress.note(
+        `${who} is installing into ${folder}: waiting up to ${seconds(lockWaitMs)} for it to finish${lease}`,
+      );
+    }
+    await setTimeout(Math.min(RUN_LOCK_RETRY_MS, left));
+  }
+}
+
+function seconds(ms: number): string {
+  const count = Math.round(ms / 100) / 10;
+  return count === 1 ? "1 second" : `${count} seconds`;
 }
 
 /**

@@ -17,7 +17,8 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
 import { DISK_FILES } from "../../src/startup/config.js";
-import { LOCK_FILE, progressOn, runSyncCli, type SyncIo } from "../../src/sync/index.js";
+import { LOCK_FILE, progressOn, RUN_LOCK_FILE, runSyncCli, type SyncIo } from "../../src/sync/index.js";
+import { takeRunLock } from "../../src/sync/run-lock.js";
 import { MAIN } from "../helpers/process.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import { readTree, type Served, serveCatalog, serveMcp, tempFolder } from "./helpers.js";
@@ -103,6 +104,8 @@ describe("the command line", () => {
       /--pack and --header X-Skill-Pack/,
     ],
     [["http://a/mcp", "--to", "x", "--dry-run", "--check"], /--dry-run and --check: choose one/],
+    [["http://a/mcp", "--to", "x", "--wait", "1m"], /--wait "1m" is not a number of seconds from 0 to 86400/],
+    [["http://a/mcp", "--to", "x", "--wait=-1"], /--wait "-1" is not a number of seconds/],
     // A blank --pack (an unset variable in a script) synced every pack the server serves.
     [["http://a/mcp", "--to", "x", "--pack", ""], /--pack needs a selector/],
     [["http://a/mcp", "--to", "x", "--pack", " , "], /--pack needs a selector/],
@@ -251,6 +254,30 @@ describe("a sync from the command line", () => {
   ])("installs into the repository's folder of %s with --project", async (client, folder) => {
     expect((await run(open.url, "--client", client, "--project", "--pack", "team")).status).toBe(0);
     expect(Object.keys(await readTree(path.join(work, folder)))).toEqual(["review-code/SKILL.md"]);
+  });
+
+  it("waits --wait seconds for another sync into the folder, and with --wait 0 fails at once", async () => {
+    const folder = path.join(work, "skills");
+    const other = await takeRunLock(folder);
+    if (!("release" in other)) throw new Error("the lock is not taken");
+    try {
+      const now = await run(open.url, "--to", "skills", "--wait", "0");
+      expect(now.status).toBe(2);
+      expect(now.stderr).toBe(
+        `skills-mcp sync: another sync (pid ${process.pid}) is installing into ${folder}; wait for it, or remove ${path.join(folder, RUN_LOCK_FILE)} if it is gone\n`,
+      );
+      const later = await run(open.url, "--to", "skills", "--wait", "1");
+      expect(later.status).toBe(2);
+      expect(later.stderr.split("\n")).toEqual([
+        `another sync (pid ${process.pid}) is installing into ${folder}: waiting up to 1 second for it to finish`,
+        expect.stringMatching(
+          /^skills-mcp sync: another sync \(pid \d+\) is still installing into .* after 1 second of waiting; /,
+        ),
+        "",
+      ]);
+    } finally {
+      await other.release();
+    }
   });
 
   it("prints the plan on stdout for --dry-run, and --check exits 1 until the folder is up to date", async () => {

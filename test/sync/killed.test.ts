@@ -23,9 +23,19 @@ import {
   STAGING_DIR,
   VERIFIED_DIR,
 } from "../../src/sync/index.js";
+import { takeRunLock } from "../../src/sync/run-lock.js";
 import { canRunAsPid1, MAIN } from "../helpers/process.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
-import { readLockIn, readTree, type Served, serveCatalog, serveMcp, sync, tempFolder } from "./helpers.js";
+import {
+  readLockIn,
+  readTree,
+  recordedProgress,
+  type Served,
+  serveCatalog,
+  serveMcp,
+  sync,
+  tempFolder,
+} from "./helpers.js";
 
 type Catalog = Record<string, Record<string, string>>;
 
@@ -462,11 +472,41 @@ describe("two syncs into one folder", () => {
     return run;
   }
 
-  it("stops the second at once, naming the first, and leaves the first to finish", {
+  // Regression: the second stopped at once (exit 2), so two editor sessions, or a cron job and a hook,
+  // syncing at the same moment failed one of them for nothing.
+  it("has the second wait for the first, saying so once, then sync", async () => {
+    const first = await takeRunLock(target);
+    if (!("release" in first)) throw new Error("the lock is not taken");
+    const progress = recordedProgress();
+    const second = sync(server.url, target, { progress });
+    await vi.waitFor(() => expect(progress.lines).toHaveLength(1));
+    expect(progress.lines).toEqual([
+      `another sync (pid ${process.pid}) is installing into ${target}: waiting up to 60 seconds for it to finish`,
+    ]);
+    await first.release();
+    expect((await second).counts).toMatchObject({ added: 3, skipped: 0 });
+    expect(progress.lines.filter((line) => line.includes("waiting"))).toHaveLength(1);
+    expect(await readTree(target)).toEqual(installed(V1));
+  });
+
+  it("has the second fail once its wait is over, naming the first and how to clear its lock", async () => {
+    const first = await takeRunLock(target);
+    if (!("release" in first)) throw new Error("the lock is not taken");
+    try {
+      await expect(sync(server.url, target, { lockWaitMs: 100 })).rejects.toThrow(
+        `another sync (pid ${process.pid}) is still installing into ${target} after 0.1 seconds of waiting; run sync again once it is done (or give a longer --wait), or remove ${path.join(target, RUN_LOCK_FILE)} if it is gone`,
+      );
+      expect(await readdir(target)).toEqual([RUN_LOCK_FILE]);
+    } finally {
+      await first.release();
+    }
+  });
+
+  it("stops the second at once with no wait, naming the first, and leaves the first to finish", {
     timeout: 60_000,
   }, async () => {
     const first = await heldRun();
-    await expect(sync(server.url, target)).rejects.toThrow(
+    await expect(sync(server.url, target, { lockWaitMs: 0 })).rejects.toThrow(
       `another sync (pid ${first.child.pid}) is installing into ${target}; wait for it, or remove ${path.join(target, RUN_LOCK_FILE)} if it is gone`,
     );
     stage.release?.();
@@ -483,7 +523,7 @@ describe("two syncs into one folder", () => {
     const second = await serveCatalog(other.dir);
     try {
       const first = await heldRun();
-      await expect(sync(second.url, target)).rejects.toThrow(
+      await expect(sync(second.url, target, { lockWaitMs: 0 })).rejects.toThrow(
         `another sync (pid ${first.child.pid}) is installing into ${target}`,
       );
       stage.release?.();
