@@ -333,10 +333,12 @@ export class Staging {
     }
     const from = path.join(this.folder, name);
     const to = path.join(this.dir, `${why}-${name}-${randomUUID()}`);
-    // Until the caller is done with it: a stop meanwhile puts it back (clearStagingOnStop).
+    // Until the caller is done with it: a stop meanwhile puts it back (clearStagingOnStop). Synchronous, so
+    // that no stop signal's handler runs while it is in flight: an async rename runs on another thread, and
+    // could land after the handler found nothing to put back, into the staging folder it then removes.
     this.movedAside.add(to, from);
     try {
-      await rename(from, to);
+      renameSync(from, to);
     } catch (error) {
       this.movedAside.delete(to);
       throw error;

@@ -191,24 +191,36 @@ describe("a sync killed part way", () => {
   });
 
   // Stopped between the two renames of a swap, the old copy, moved aside, went with the staging folder:
-  // the skill was missing until the next run. A stop then now puts it back.
-  it("puts back a copy it moved aside to replace when stopped by SIGTERM then", {
+  // the skill was missing until the next run. A stop then now puts it back. Stopped while the rename that
+  // moves it aside was still in flight (Node runs an async rename on another thread, and the stop's
+  // handler on this one), the handler found nothing to put back, then the rename landed and the old copy
+  // went with the staging folder: that rename is now synchronous, so no handler runs while it is in flight.
+  it("puts back a copy it moved aside to replace when stopped by SIGTERM as it moves it", {
     timeout: 60_000,
   }, async () => {
     expect(await runCli(server.url, target).exited).toBe(0);
     stage.catalog = V2;
-    const stopAtSwap = [
+    const stopAtMoveAside = [
       'import fs from "node:fs";',
       'import { syncBuiltinESMExports } from "node:module";',
-      "const rename = fs.promises.rename;",
-      // Stopped there, and never going on to the second rename (the timer keeps the process up until the
-      // signal is handled): the stop lands between the two.
-      'fs.promises.rename = async (from, to) => { await rename(from, to); if (/[/]old-alpha-/.test(String(to))) { process.kill(process.pid, "SIGTERM"); await new Promise(() => setInterval(() => {}, 1000)); } };',
+      "const { rename } = fs.promises;",
+      "const { readdirSync, renameSync } = fs;",
+      "const aside = (to) => /[/]old-alpha-/.test(String(to));",
+      // Once stopped, no rename goes on (the timer keeps the process up until the signal is handled).
+      "let stopped = false;",
+      "const stop = () => { stopped = true; process.kill(process.pid, 'SIGTERM'); return new Promise(() => setInterval(() => {}, 1000)); };",
+      "let inFlight;",
+      // An async move aside is still in flight as the handler runs: it lands once the handler has put
+      // back what it found, as it lists the staging folder to clear it.
+      "fs.promises.rename = (from, to) => { if (stopped) return stop(); if (!aside(to)) return rename(from, to); inFlight = () => renameSync(from, to); return stop(); };",
+      "fs.readdirSync = (...args) => { inFlight?.(); inFlight = undefined; return readdirSync(...args); };",
+      // A synchronous one is done before any handler runs: the stop lands right after it.
+      "fs.renameSync = (from, to) => { renameSync(from, to); if (aside(to)) { stopped = true; process.kill(process.pid, 'SIGTERM'); } };",
       "syncBuiltinESMExports();",
     ].join("\n");
     const stopped = runCli(server.url, target, [
       "--import",
-      `data:text/javascript,${encodeURIComponent(stopAtSwap)}`,
+      `data:text/javascript,${encodeURIComponent(stopAtMoveAside)}`,
     ]);
     expect(await stopped.exited).toBeNull();
     expect(stopped.stderr()).toContain("stopped by SIGTERM");
