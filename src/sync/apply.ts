@@ -125,7 +125,7 @@ export async function apply(
       } catch (error) {
         failed.add(name);
         staged.delete(name);
-        progress.note(`${name}: skipped: cannot be put in place: ${(error as Error).message}`);
+        progress.note(`${name}: skipped: cannot be put in place: ${whyNotMoved(error)}`);
       }
     }
     // Put in place: what is left kept are the files of skills fetched past one the server stopped
@@ -149,7 +149,7 @@ export async function apply(
         progress.note(`${step.name}: removed (${why})`);
       } catch (error) {
         failed.add(step.name);
-        progress.note(`${step.name}: skipped: cannot be removed: ${(error as Error).message}`);
+        progress.note(`${step.name}: skipped: cannot be removed: ${whyNotMoved(error)}`);
       }
     }
     await record(lockedSkills(steps, staged, failed, false));
@@ -160,6 +160,17 @@ export async function apply(
     const leftOver = await staging.close(keepVerified);
     if (leftOver !== undefined) progress.note(leftOver);
   }
+}
+
+/**
+ * Why a skill's folder could not be moved (swapped or removed), and, where Windows refuses to rename a
+ * folder because a program holds a file in it open (EPERM, EBUSY), what to do: the system's words do not say.
+ */
+function whyNotMoved(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  return code === "EPERM" || code === "EBUSY"
+    ? `${message}; on Windows, a program may hold a file in it open (an editor, a virus scanner): close it, then run sync again`
+    : message;
 }
 
 /**

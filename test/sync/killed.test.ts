@@ -229,6 +229,44 @@ describe("a sync killed part way", () => {
     expect(await readTree(target)).toEqual(installed(V2));
   });
 
+  // Windows will not rename a folder holding a file another program has open: the line quoted only
+  // "EPERM: operation not permitted, rename …", which says nothing of what to do.
+  it("says what to do when a skill's folder cannot be moved as a program holds a file in it open", {
+    timeout: 60_000,
+  }, async () => {
+    expect(await runCli(server.url, target).exited).toBe(0);
+    const { gamma: _, ...withoutGamma } = V2;
+    stage.catalog = withoutGamma;
+    const heldOpen = [
+      'import fs from "node:fs";',
+      'import { syncBuiltinESMExports } from "node:module";',
+      "const { renameSync } = fs;",
+      "const refused = (code, from, to) => Object.assign(new Error(code + ': refused, rename ' + from + ' -> ' + to), { code, syscall: 'rename' });",
+      "fs.renameSync = (from, to) => { if (/[/]old-alpha-/.test(to)) throw refused('EPERM', from, to); if (/[/]removed-gamma-/.test(to)) throw refused('EBUSY', from, to); return renameSync(from, to); };",
+      "syncBuiltinESMExports();",
+    ].join("\n");
+    const run = runCli(server.url, target, [
+      "--import",
+      `data:text/javascript,${encodeURIComponent(heldOpen)}`,
+    ]);
+    expect(await run.exited).toBe(1);
+    const advice =
+      "; on Windows, a program may hold a file in it open (an editor, a virus scanner): close it, then run sync again";
+    const lines = run.stderr().split("\n");
+    const said = (start: string) => lines.find((line) => line.startsWith(start)) ?? "";
+    const alpha = said("alpha: skipped: cannot be put in place: EPERM: refused, rename ");
+    expect(alpha).toMatch(/[/]old-alpha-\S+; on Windows/);
+    expect(alpha.endsWith(advice)).toBe(true);
+    const gamma = said("gamma: skipped: cannot be removed: EBUSY: refused, rename ");
+    expect(gamma).toMatch(/[/]removed-gamma-\S+; on Windows/);
+    expect(gamma.endsWith(advice)).toBe(true);
+    expect(await readTree(target)).toEqual(
+      installed({ ...withoutGamma, alpha: V1.alpha ?? {}, gamma: V1.gamma ?? {} }),
+    );
+    expect(await runCli(server.url, target).exited).toBe(0);
+    expect(await readTree(target)).toEqual(installed(withoutGamma));
+  });
+
   /**
    * Killed between the lock's claim and the swap, the folder holds the old copy while the lock names the
    * new one as well: the next run takes the folder for the old copy, not for a skill changed by hand.
