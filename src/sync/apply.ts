@@ -24,6 +24,14 @@ import { isOutOfDate, type Step, servedDigest } from "./plan.js";
 import type { DownloadContext } from "./reads.js";
 import { VerifiedFiles } from "./verified.js";
 
+/** What a run holding the folder's run lock carries with it. */
+export interface RunHold {
+  /** The run's record of the copies it moves aside, which its stop signal's handler puts back. */
+  readonly movedAside: MovedAside;
+  /** Throws (a SyncError saying so) when another run has taken the run lock over since. */
+  stillHeld(): Promise<void>;
+}
+
 export interface SyncCounts {
   readonly added: number;
   readonly updated: number;
@@ -45,15 +53,16 @@ export async function apply(
   lock: Lock | undefined,
   before: LockSource | undefined,
   packsChanged: boolean,
-  /** The run's record of the copies it moves aside, which its stop signal's handler puts back. */
-  movedAside: MovedAside,
+  hold: RunHold,
 ): Promise<SyncCounts> {
   const { folder, progress } = options;
   const fetches = steps.filter((step) => step.kind === "add" || step.kind === "update");
   const server = options.server.url.href;
-  const staging = await Staging.open(folder, server, movedAside);
+  const staging = await Staging.open(folder, server, hold.movedAside);
   // Until the skills are put in place, a run that ends (a failure, a signal) keeps the files it verified.
   let keepVerified = true;
+  // Another run took over the run lock: the staging folder is that run's too, and only this run's part goes.
+  let lost = false;
   try {
     const verified = await VerifiedFiles.open(staging.parent, server, listedDigests(fetches));
     const staged = new Map<
@@ -112,6 +121,11 @@ export async function apply(
       );
       return true;
     });
+    // Fetching may take hours: the lock is checked before the first write to the folder.
+    await hold.stillHeld().catch((error: unknown) => {
+      lost = true;
+      throw error;
+    });
     let written = before;
     const record = async (skills: Record<string, LockedSkill>) => {
       const source = sourceAfter(options, before, skills, refusedSkills(steps, refused));
@@ -157,7 +171,7 @@ export async function apply(
   } finally {
     progress.finish();
     // What was installed is in place either way: a leftover only takes room, and no client reads it.
-    const leftOver = await staging.close(keepVerified);
+    const leftOver = lost ? await staging.removeOwn() : await staging.close(keepVerified);
     if (leftOver !== undefined) progress.note(leftOver);
   }
 }

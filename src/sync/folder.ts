@@ -347,6 +347,17 @@ export class Staging {
   }
 
   /**
+   * Removes this run's folder in the staging folder, and nothing else there: for a run whose run lock
+   * another run took over, which stages there too. Undefined when done, else why not.
+   */
+  async removeOwn(): Promise<string | undefined> {
+    return rm(this.dir, { recursive: true, force: true }).then(
+      () => undefined,
+      (error: unknown) => `cannot remove ${this.dir}: ${(error as Error).message}; remove it yourself`,
+    );
+  }
+
+  /**
    * Removes the staging folder; undefined when done, else why not (what a sync could not delete).
    * `keepVerified`: a run that did not get as far as putting its skills in place keeps what it verified.
    */

@@ -17,6 +17,14 @@ export const RUN_LOCK_FILE = ".skills-mcp-sync.lock";
 export interface RunLock {
   /** The first folder taking the lock made on the way to the target folder, if it made any. */
   readonly made: string | undefined;
+  /**
+   * Whether the lock still names this run: undefined when it does, else who it names now. Another run may
+   * have taken it over while this one ran (an older sync's takeover of a live lock, or a lease run out
+   * while this process was frozen): both then install at once. A lock gone meanwhile (an older sync's
+   * release removed it) is taken again, when nothing else has taken it.
+   */
+  check(): Promise<HeldElsewhere | undefined>;
+  /** Removes the lock, if it still names this run: one another run took over stays, that run's. */
   release(): Promise<void>;
 }
 
@@ -98,23 +106,32 @@ export async function takeRunLock(
       heldRuns.delete(run);
       throw error;
     });
-    if (created) return held(file, run, made, onStop);
+    if (created) return held(file, text, run, made, onStop);
     heldRuns.delete(run);
     const current = await lockText(file);
     if (current === undefined) continue;
     const holder = holderIn(current);
-    const host = holder?.host !== undefined && holder.host !== me.host ? holder.host : undefined;
-    const leased = holder !== undefined && isLeased(holder, me);
-    found = {
-      heldBy: holder?.pid,
-      ...(host === undefined ? {} : { host }),
-      ...(leased ? { leaseMs: LEASE_MS } : {}),
-      file,
-    };
+    found = heldElsewhere(file, holder, me);
     if (holder === undefined || !(await isGone(holder, me, file))) return found;
     if (!(await removeStale(file, current))) await setTimeout(TAKEOVER_WAIT_MS);
   }
   return found;
+}
+
+/** A lock of `file` that names `holder` (undefined: names no process), as this process `me` sees it. */
+function heldElsewhere(
+  file: string,
+  holder: Holder | undefined,
+  me: Omit<Holder, "startedAt">,
+): HeldElsewhere {
+  const host = holder?.host !== undefined && holder.host !== me.host ? holder.host : undefined;
+  const leased = holder !== undefined && isLeased(holder, me);
+  return {
+    heldBy: holder?.pid,
+    ...(host === undefined ? {} : { host }),
+    ...(leased ? { leaseMs: LEASE_MS } : {}),
+    file,
+  };
 }
 
 /** This process as a lock names it; what Linux's /proc does not give (elsewhere) is left out. */
@@ -269,18 +286,22 @@ function isRunning(pid: number): boolean {
 }
 
 /**
- * A lock taken, and refreshed while held: removed on release, or by a signal that ends the process (with
- * the staging folder), which then ends as it would have.
+ * A lock taken (`file`, holding `text`), and refreshed while it still holds `text`: removed on release, or
+ * by a signal that ends the process (with the staging folder), which then ends as it would have; each time
+ * only while it holds `text`, so that a lock another run took over stays that run's.
  */
-function held(file: string, run: string, made: string | undefined, onStop: OnStop): RunLock {
+function held(file: string, text: string, run: string, made: string | undefined, onStop: OnStop): RunLock {
+  const ours = async () => (await lockText(file).catch(() => undefined)) === text;
   const refresh = setInterval(() => {
-    const now = new Date();
-    utimes(file, now, now).catch(() => undefined);
+    void ours().then((still) => {
+      const now = new Date();
+      if (still) utimes(file, now, now).catch(() => undefined);
+    });
   }, REFRESH_MS);
   refresh.unref();
   const onSignal = (signal: NodeJS.Signals) => {
     onStop.tidy();
-    rmSync(file, { force: true });
+    if (fromProc(() => readFileSync(file, "utf8")) === text) rmSync(file, { force: true });
     onStop.tell(signal);
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
     // aside for this one.
@@ -294,9 +315,16 @@ function held(file: string, run: string, made: string | undefined, onStop: OnSto
   for (const signal of STOP_SIGNALS) process.once(signal, onSignal);
   return {
     made,
+    check: async () => {
+      // Gone (an older sync's release removed it): taken again, unless another run was quicker.
+      const current =
+        (await lockText(file)) ?? ((await createWith(file, text)) ? text : await lockText(file));
+      if (current === text) return undefined;
+      return heldElsewhere(file, current === undefined ? undefined : holderIn(current), thisProcess());
+    },
     release: async () => {
       forget();
-      await rm(file, { force: true });
+      if (await ours()) await rm(file, { force: true });
     },
   };
 }

@@ -4,7 +4,7 @@ import { setTimeout } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
 import { notAFolderOnPath } from "../make-folder.js";
 import { packageVersion } from "../package.js";
-import { apply, countDone, lockChangeAlone, type SyncCounts, writesAnything } from "./apply.js";
+import { apply, countDone, lockChangeAlone, type RunHold, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
 import { describeError } from "./describe-error.js";
@@ -16,7 +16,7 @@ import { SyncError, type SyncOptions } from "./options.js";
 import type { Step } from "./plan.js";
 import { planRun } from "./plan-run.js";
 import { type DownloadContext, PackReads } from "./reads.js";
-import { type OnStop, type RunLock, takeRunLock } from "./run-lock.js";
+import { type HeldElsewhere, type OnStop, type RunLock, takeRunLock } from "./run-lock.js";
 
 export interface SyncReport {
   /** The plan, sorted by name. */
@@ -55,7 +55,14 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
     return planAndCarryOut(options, (plan) => write(options, plan, { unwritable: runLock.unwritable }));
   let synced = false;
   try {
-    const report = await planAndCarryOut(options, (plan) => write(options, plan, { movedAside }));
+    const stillHeld = async () => {
+      const other = await runLock.check();
+      if (other === undefined) return;
+      throw new SyncError(
+        `${holderOf(other)} took over the run lock of ${folder} while this sync ran, so both were installing there: this one stops without writing more and leaves the folder to it; run sync again once it is done`,
+      );
+    };
+    const report = await planAndCarryOut(options, (plan) => write(options, plan, { movedAside, stillHeld }));
     synced = true;
     return report;
   } finally {
@@ -89,9 +96,7 @@ async function waitForRunLock(
       );
     });
     if (!("heldBy" in runLock)) return runLock;
-    const where = runLock.host === undefined ? "" : ` on ${runLock.host}`;
-    const who =
-      runLock.heldBy === undefined ? "another sync" : `another sync (pid ${runLock.heldBy}${where})`;
+    const who = holderOf(runLock);
     const lease =
       runLock.leaseMs === undefined
         ? ""
@@ -112,6 +117,12 @@ async function waitForRunLock(
     }
     await setTimeout(Math.min(RUN_LOCK_RETRY_MS, left));
   }
+}
+
+/** The sync that holds a run lock, as messages name it: `another sync (pid 12 on build-7)`. */
+function holderOf({ heldBy, host }: HeldElsewhere): string {
+  const where = host === undefined ? "" : ` on ${host}`;
+  return heldBy === undefined ? "another sync" : `another sync (pid ${heldBy}${where})`;
 }
 
 function seconds(ms: number): string {
@@ -170,7 +181,7 @@ interface Plan {
  * How a sync reaches the folder: holding its run lock, with the record of what it moves aside, which the
  * lock's stop handler puts back; or without, as the folder cannot be written to (why).
  */
-type Access = { readonly movedAside: MovedAside } | { readonly unwritable: NodeJS.ErrnoException };
+type Access = RunHold | { readonly unwritable: NodeJS.ErrnoException };
 
 /**
  * Connects, plans, and, given `write` (a sync, not a check or a dry run), carries out the plan while the
@@ -248,6 +259,7 @@ async function write(options: SyncOptions, plan: Plan, access: Access): Promise<
     if (step.kind === "skip") progress.note(`${step.name}: skipped: ${step.reason}`);
   }
   if ("movedAside" in access) {
+    await access.stillHeld();
     const forgotten = await forgetUnusedKept(folder, options.server.url.href);
     if (forgotten !== undefined) progress.note(forgotten);
   }
@@ -260,7 +272,7 @@ async function write(options: SyncOptions, plan: Plan, access: Access): Promise<
     return countDone(steps, new Set());
   }
   if ("unwritable" in access) throw cannotWrite(folder, access.unwritable, countDone(steps, new Set()));
-  return apply(options, steps, context, lock, source, plan.packsChanged, access.movedAside);
+  return apply(options, steps, context, lock, source, plan.packsChanged, access);
 }
 
 /**

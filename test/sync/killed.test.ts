@@ -552,6 +552,31 @@ describe("two syncs into one folder", () => {
     }
   });
 
+  // Regression: a run whose lock another run had taken over (an older sync's takeover of a live lock, or
+  // a lease run out while this one stood still) went on: it removed the other run's staged skills with
+  // the staging folder, wrote the lock from its own plan, and on release removed the other run's lock.
+  it("stops a run whose lock another took over before it writes, leaving that run's lock and files", async () => {
+    stage.hold = "skill://team/beta/notes.md";
+    const held = new Promise<void>((resolve) => {
+      stage.held = resolve;
+    });
+    const running = sync(server.url, target);
+    await held;
+    const lockFile = path.join(target, RUN_LOCK_FILE);
+    const other = `${JSON.stringify({ pid: process.ppid, startedAt: "2026-01-01T00:00:00Z", run: "other" })}\n`;
+    await writeFile(lockFile, other);
+    const theirs = path.join(target, STAGING_DIR, "run-theirs");
+    await mkdir(theirs);
+    await writeFile(path.join(theirs, "staged.md"), "theirs\n");
+    stage.release?.();
+    await expect(running).rejects.toThrow(
+      `another sync (pid ${process.ppid}) took over the run lock of ${target} while this sync ran, so both were installing there: this one stops without writing more and leaves the folder to it; run sync again once it is done`,
+    );
+    expect(await readFile(lockFile, "utf8")).toBe(other);
+    expect(await readFile(path.join(theirs, "staged.md"), "utf8")).toBe("theirs\n");
+    expect((await readdir(target)).sort()).toEqual([RUN_LOCK_FILE, STAGING_DIR].sort());
+  });
+
   it("stops the second at once with no wait, naming the first, and leaves the first to finish", {
     timeout: 60_000,
   }, async () => {
