@@ -7,7 +7,7 @@ import { access, readdir, readFile, rename, rm, writeFile } from "node:fs/promis
 import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import {
   isOutOfDate,
   keptFolderName,
@@ -63,6 +63,38 @@ const INSTALLED = {
 
 function digest(text: string): string {
   return `sha256:${createHash("sha256").update(text).digest("hex")}`;
+}
+
+/** A temporary folder for one test, holding `skills` (a catalog to serve) and `target`, removed when it ends. */
+async function workspace(): Promise<{
+  readonly root: string;
+  readonly skills: string;
+  readonly target: string;
+}> {
+  const root = await tempFolder();
+  onTestFinished(() => root.remove());
+  return { root: root.dir, skills: path.join(root.dir, "skills"), target: path.join(root.dir, "target") };
+}
+
+/**
+ * The real server on the skills folder `skills` (see serveCatalog), closed when the test ends; `restart`
+ * serves the folder again at the same URL, as a restarted deployment would, to see a change.
+ */
+async function served(
+  skills: string,
+  env: Record<string, string> = {},
+): Promise<Served & { restart(): Promise<void> }> {
+  let server = await serveCatalog(skills, 0, env);
+  onTestFinished(() => server.close());
+  return {
+    url: server.url,
+    port: server.port,
+    close: () => server.close(),
+    restart: async () => {
+      await server.close();
+      server = await serveCatalog(skills, server.port, env);
+    },
+  };
 }
 
 describe.each(ERAS)("sync from the real server (%s era)", (era) => {
@@ -316,122 +348,98 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
 
 describe("pack files a skill cites from outside its folder", () => {
   it("are left out, and the installed SKILL.md says so; the next run has nothing to do", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const manifest = skillMd(
       "review-code",
       "Review code changes.",
       "Follow ../shared/checklist.md; see shared/none.md.\n",
     );
     await writeTree(skills, { "team/review-code/SKILL.md": manifest, "team/shared/checklist.md": CHECKLIST });
-    const server = await serveCatalog(skills);
-    try {
-      const report = await sync(server.url, target);
+    const server = await served(skills);
+    const report = await sync(server.url, target);
 
-      expect(report.lines).toContainEqual(
-        expect.stringMatching(/review-code: .*left out 1 file\(s\) it cites/),
-      );
-      const installed = (await readTree(target))["review-code/SKILL.md"] ?? "";
-      expect(installed.startsWith(manifest)).toBe(true);
-      expect(installed.slice(manifest.length)).toBe(
-        "\n\n---\n\nInstalled by skills-mcp sync from skill://team/review-code/SKILL.md. Files this skill cites that are not in this copy:\n\n" +
-          "- `../shared/checklist.md` (skill://team/shared/checklist.md): outside this skill's folder, where sync writes nothing\n",
-      );
-      expect((await readLockIn(target)).sources[0]?.skills["review-code"]?.files["SKILL.md"]).toBe(
-        digest(installed),
-      );
-      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, updated: 0 });
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    expect(report.lines).toContainEqual(
+      expect.stringMatching(/review-code: .*left out 1 file\(s\) it cites/),
+    );
+    const installed = (await readTree(target))["review-code/SKILL.md"] ?? "";
+    expect(installed.startsWith(manifest)).toBe(true);
+    expect(installed.slice(manifest.length)).toBe(
+      "\n\n---\n\nInstalled by skills-mcp sync from skill://team/review-code/SKILL.md. Files this skill cites that are not in this copy:\n\n" +
+        "- `../shared/checklist.md` (skill://team/shared/checklist.md): outside this skill's folder, where sync writes nothing\n",
+    );
+    expect((await readLockIn(target)).sources[0]?.skills["review-code"]?.files["SKILL.md"]).toBe(
+      digest(installed),
+    );
+    expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, updated: 0 });
   });
 
   // Copied beside `shared/own.md` on macOS or Windows, it went into the skill's `shared/` folder, under a
   // path the lock did not record: every later run took the skill for one changed here.
   it("are left out where a folder of the skill is spelled otherwise, naming it", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const manifest = skillMd("review-code", "Review code changes.", "Follow Shared/checklist.md.\n");
     await writeTree(skills, {
       "team/review-code/SKILL.md": manifest,
       "team/review-code/shared/own.md": "own\n",
       "team/Shared/checklist.md": CHECKLIST,
     });
-    const server = await serveCatalog(skills);
-    try {
-      await sync(server.url, target);
-      const installed = (await readTree(target))["review-code/SKILL.md"] ?? "";
-      expect(installed).toContain(
-        "- `Shared/checklist.md` (skill://team/Shared/checklist.md): a file of the skill is in the way, `shared/own.md`: one name on a case-insensitive system, or a file where a folder must be\n",
-      );
-      expect(Object.keys(await readTree(target)).sort()).toEqual([
-        "review-code/SKILL.md",
-        "review-code/shared/own.md",
-      ]);
-      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, updated: 0 });
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    const server = await served(skills);
+    await sync(server.url, target);
+    const installed = (await readTree(target))["review-code/SKILL.md"] ?? "";
+    expect(installed).toContain(
+      "- `Shared/checklist.md` (skill://team/Shared/checklist.md): a file of the skill is in the way, `shared/own.md`: one name on a case-insensitive system, or a file where a folder must be\n",
+    );
+    expect(Object.keys(await readTree(target)).sort()).toEqual([
+      "review-code/SKILL.md",
+      "review-code/shared/own.md",
+    ]);
+    expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, updated: 0 });
   });
 
   // Regression: a cited file the server did not serve when the skill was installed was never looked up
   // again, so a sync (and a check) called the folder current while the server served more than it held.
   it("copies a cited file the server starts serving after the skill was installed", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const manifest = skillMd(
       "review-code",
       "Review code changes.",
       "Follow shared/checklist.md, and ../shared/style.md.\n",
     );
     await writeTree(skills, { "team/review-code/SKILL.md": manifest });
-    let server = await serveCatalog(skills);
-    try {
-      await sync(server.url, target);
-      expect(await readTree(target)).toEqual({ "review-code/SKILL.md": manifest });
-      await writeTree(skills, { "team/shared/checklist.md": CHECKLIST, "team/shared/style.md": STYLE });
-      await server.close();
-      server = await serveCatalog(skills, server.port);
+    const server = await served(skills);
+    await sync(server.url, target);
+    expect(await readTree(target)).toEqual({ "review-code/SKILL.md": manifest });
+    await writeTree(skills, { "team/shared/checklist.md": CHECKLIST, "team/shared/style.md": STYLE });
+    await server.restart();
 
-      const check = await sync(server.url, target, { mode: "check" });
-      expect(check.steps.map((step) => `${step.kind} ${step.name}`)).toEqual(["update review-code"]);
-      const report = await sync(server.url, target);
+    const check = await sync(server.url, target, { mode: "check" });
+    expect(check.steps.map((step) => `${step.kind} ${step.name}`)).toEqual(["update review-code"]);
+    const report = await sync(server.url, target);
 
-      expect(report.counts).toMatchObject({ updated: 1 });
-      const tree = await readTree(target);
-      expect(tree["review-code/shared/checklist.md"]).toBe(CHECKLIST);
-      // The one outside the skill's folder cannot be copied: the note now names it.
-      expect(tree["review-code/SKILL.md"]).toContain(
-        "- `../shared/style.md` (skill://team/shared/style.md): outside this skill's folder",
-      );
-      expect((await readLockIn(target)).sources[0]?.skills["review-code"]?.packFiles).toEqual({
-        "shared/checklist.md": { uri: "skill://team/shared/checklist.md", digest: digest(CHECKLIST) },
-      });
-      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, updated: 0 });
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    expect(report.counts).toMatchObject({ updated: 1 });
+    const tree = await readTree(target);
+    expect(tree["review-code/shared/checklist.md"]).toBe(CHECKLIST);
+    // The one outside the skill's folder cannot be copied: the note now names it.
+    expect(tree["review-code/SKILL.md"]).toContain(
+      "- `../shared/style.md` (skill://team/shared/style.md): outside this skill's folder",
+    );
+    expect((await readLockIn(target)).sources[0]?.skills["review-code"]?.packFiles).toEqual({
+      "shared/checklist.md": { uri: "skill://team/shared/checklist.md", digest: digest(CHECKLIST) },
+    });
+    expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, updated: 0 });
   });
 
   // Regression: a run with nothing to change read the files each skill cites one after another, each
   // waiting for the last: as many round trips to the server as lookups, up to 64 a skill.
   it("reads the files a skill cites at once on a run with nothing to change", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const cites = ["shared/a.md", "shared/b.md", "shared/c.md", "shared/d.md"];
     const manifest = skillMd("review-code", "Review code changes.", `See ${cites.join(", ")}.\n`);
     await writeTree(skills, {
       "team/review-code/SKILL.md": manifest,
       ...Object.fromEntries(cites.map((cited) => [`team/${cited}`, `# ${cited}\n`])),
     });
-    const server = await serveCatalog(skills);
+    const server = await served(skills);
     let holding = false;
     let waiting = 0;
     let most = 0;
@@ -460,17 +468,13 @@ describe("pack files a skill cites from outside its folder", () => {
       expect(most).toBe(cites.length);
     } finally {
       await front.close();
-      await server.close();
-      await root.remove();
     }
   });
 
   // Regression: the skills themselves were checked one after another, so a run with nothing to change
   // still took a round trip or more a skill.
   it("checks the skills at once on a run with nothing to change, 8 reads at most in flight, each file read once", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const names = Array.from({ length: 12 }, (_, index) => `skill-${String.fromCharCode(97 + index)}`);
     await writeTree(skills, {
       "team/shared/common.md": "# Common\n",
@@ -484,7 +488,7 @@ describe("pack files a skill cites from outside its folder", () => {
         ]),
       ),
     });
-    const server = await serveCatalog(skills);
+    const server = await served(skills);
     let holding = false;
     let most = 0;
     const read = new Map<string, number>();
@@ -518,15 +522,11 @@ describe("pack files a skill cites from outside its folder", () => {
       expect(read.size).toBe(names.length + 1);
     } finally {
       await front.close();
-      await server.close();
-      await root.remove();
     }
   });
 
   it("names the first skill in order that it cannot tell, however the checks run at once finish", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const names = ["skill-a", "skill-b", "skill-c", "skill-d"];
     await writeTree(skills, {
       ...Object.fromEntries(
@@ -536,7 +536,7 @@ describe("pack files a skill cites from outside its folder", () => {
         ]),
       ),
     });
-    const server = await serveCatalog(skills);
+    const server = await served(skills);
     let failing = false;
     // skill-d's read fails at once, skill-b's only later: the first to fail is not the first in order.
     const front = await cuttingProxy(new URL(server.url), async (body) => {
@@ -558,15 +558,11 @@ describe("pack files a skill cites from outside its folder", () => {
       );
     } finally {
       await front.close();
-      await server.close();
-      await root.remove();
     }
   });
 
   it("copies no file of another skill that a skill's text names", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const manifest = skillMd(
       "review-code",
       "Review code changes.",
@@ -577,18 +573,13 @@ describe("pack files a skill cites from outside its folder", () => {
       "team/write-docs/SKILL.md": DOCS,
       "team/write-docs/notes.md": "notes\n",
     });
-    const server = await serveCatalog(skills);
-    try {
-      await sync(server.url, target);
-      expect(await readTree(target)).toEqual({
-        "review-code/SKILL.md": manifest,
-        "write-docs/SKILL.md": DOCS,
-        "write-docs/notes.md": "notes\n",
-      });
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    const server = await served(skills);
+    await sync(server.url, target);
+    expect(await readTree(target)).toEqual({
+      "review-code/SKILL.md": manifest,
+      "write-docs/SKILL.md": DOCS,
+      "write-docs/notes.md": "notes\n",
+    });
   });
 });
 
@@ -596,9 +587,7 @@ describe("skills to fetch", () => {
   // Regression: the skills to add or update were fetched one after another, each waiting for the last, so
   // a first sync or an update of many skills took a round trip or more a skill.
   it("are fetched at once, 8 reads at most in flight for them all, and told in the plan's order", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const names = Array.from({ length: 12 }, (_, index) => `skill-${String.fromCharCode(97 + index)}`);
     await writeTree(
       skills,
@@ -610,7 +599,7 @@ describe("skills to fetch", () => {
         ]),
       ),
     );
-    const server = await serveCatalog(skills);
+    const server = await served(skills);
     let most = 0;
     const held: (() => void)[] = [];
     let quiet: NodeJS.Timeout | undefined;
@@ -642,8 +631,6 @@ describe("skills to fetch", () => {
       expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(names);
     } finally {
       await front.close();
-      await server.close();
-      await root.remove();
     }
   });
 });
@@ -651,12 +638,10 @@ describe("skills to fetch", () => {
 describe("an update", () => {
   // Regression: an update fetched every file of the skill again, those whose digest had not changed too.
   it("fetches only the files whose digest changed, and keeps the others from the copy here", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const notes = "# Notes\nFirst.\n";
     await writeTree(skills, { ...CATALOG, "team/review-code/references/notes.md": notes });
-    let server = await serveCatalog(skills);
+    const server = await served(skills);
     const reads = new Map<string, number>();
     const front = await cuttingProxy(new URL(server.url), (body) => {
       const text = body.toString();
@@ -670,11 +655,7 @@ describe("an update", () => {
       await sync(front.url, target);
       const changed = "# Notes\nSecond.\n";
       await writeTree(skills, { "team/review-code/references/notes.md": changed });
-      await server.close();
-      server = await serveCatalog(
-        skills,
-        new URL(server.url).port === "" ? 0 : Number(new URL(server.url).port),
-      );
+      await server.restart();
       reads.clear();
 
       const report = await sync(front.url, target);
@@ -695,8 +676,6 @@ describe("an update", () => {
       expect((await sync(front.url, target)).counts).toMatchObject({ unchanged: 3, updated: 0 });
     } finally {
       await front.close();
-      await server.close();
-      await root.remove();
     }
   });
 });
@@ -719,11 +698,9 @@ describe("a check or a dry run that cannot read a file a skill cites", () => {
     catalog: Record<string, string>,
     env = {},
   ) {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     await writeTree(skills, catalog);
-    const server = await serveCatalog(skills, 0, env);
+    const server = await served(skills, env);
     let failing = false;
     const front = await cuttingProxy(new URL(server.url), (body) =>
       failing && body.includes("skill://team/shared/checklist.md") ? failure : false,
@@ -734,8 +711,6 @@ describe("a check or a dry run that cannot read a file a skill cites", () => {
       return await sync(front.url, target, { mode }).catch((error: unknown) => error);
     } finally {
       await front.close();
-      await server.close();
-      await root.remove();
     }
   }
 
@@ -763,46 +738,39 @@ describe("a check or a dry run that cannot read a file a skill cites", () => {
 
 describe("two servers syncing into one folder", () => {
   it("each owns what it installed, and a skill the other installed is reported as that server's", async () => {
-    const root = await tempFolder();
-    const target = path.join(root.dir, "target");
-    await writeTree(path.join(root.dir, "a"), {
+    const { root, target } = await workspace();
+    await writeTree(path.join(root, "a"), {
       "team/review-code/SKILL.md": REVIEW,
       "team/write-docs/SKILL.md": DOCS,
     });
-    await writeTree(path.join(root.dir, "b"), {
+    await writeTree(path.join(root, "b"), {
       "other/deploy-app/SKILL.md": DEPLOY,
       "other/review-code/SKILL.md": REVIEW,
     });
-    const a = await serveCatalog(path.join(root.dir, "a"));
-    const b = await serveCatalog(path.join(root.dir, "b"));
-    try {
-      expect((await sync(a.url, target)).counts).toMatchObject({ added: 2, skipped: 0 });
+    const a = await served(path.join(root, "a"));
+    const b = await served(path.join(root, "b"));
+    expect((await sync(a.url, target)).counts).toMatchObject({ added: 2, skipped: 0 });
 
-      const second = await sync(b.url, target);
+    const second = await sync(b.url, target);
 
-      expect(second.counts).toMatchObject({ added: 1, skipped: 1 });
-      expect(second.lines).toContain(
-        `review-code: skipped: sync installed it here from another server URL, ${a.url}, which owns it: left alone`,
-      );
-      const lock = await readLockIn(target);
-      expect(lock.sources.map((source) => [source.server, Object.keys(source.skills).sort()])).toEqual(
-        [
-          [a.url, ["review-code", "write-docs"]],
-          [b.url, ["deploy-app"]],
-        ].sort(),
-      );
-      // The same server under another URL (its scope in the query) owns nothing here, and says which URL does.
-      const renamed = await sync(`${a.url}?pack=team`, target);
-      expect(renamed.lines).toContainEqual(
-        expect.stringContaining(
-          `write-docs: skipped: sync installed it here from another server URL, ${a.url}`,
-        ),
-      );
-    } finally {
-      await a.close();
-      await b.close();
-      await root.remove();
-    }
+    expect(second.counts).toMatchObject({ added: 1, skipped: 1 });
+    expect(second.lines).toContain(
+      `review-code: skipped: sync installed it here from another server URL, ${a.url}, which owns it: left alone`,
+    );
+    const lock = await readLockIn(target);
+    expect(lock.sources.map((source) => [source.server, Object.keys(source.skills).sort()])).toEqual(
+      [
+        [a.url, ["review-code", "write-docs"]],
+        [b.url, ["deploy-app"]],
+      ].sort(),
+    );
+    // The same server under another URL (its scope in the query) owns nothing here, and says which URL does.
+    const renamed = await sync(`${a.url}?pack=team`, target);
+    expect(renamed.lines).toContainEqual(
+      expect.stringContaining(
+        `write-docs: skipped: sync installed it here from another server URL, ${a.url}`,
+      ),
+    );
   });
 });
 
@@ -811,41 +779,34 @@ describe("two servers serving one name into one folder", () => {
   // renames of a swap), the second installed its own skill there; both locks claimed the folder, and the
   // first server's next runs called it "changed here", or updated or removed the other server's skill.
   it("leaves the name to the server that installed it, also while its folder is gone", async () => {
-    const root = await tempFolder();
-    const target = path.join(root.dir, "target");
+    const { root, target } = await workspace();
     const other = skillMd("review-code", "Review code another way.");
-    await writeTree(path.join(root.dir, "a"), { "team/review-code/SKILL.md": REVIEW });
-    await writeTree(path.join(root.dir, "b"), {
+    await writeTree(path.join(root, "a"), { "team/review-code/SKILL.md": REVIEW });
+    await writeTree(path.join(root, "b"), {
       "other/deploy-app/SKILL.md": DEPLOY,
       "other/review-code/SKILL.md": other,
     });
-    const a = await serveCatalog(path.join(root.dir, "a"));
-    const b = await serveCatalog(path.join(root.dir, "b"));
-    try {
-      expect((await sync(a.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
-      await rm(path.join(target, "review-code"), { recursive: true });
+    const a = await served(path.join(root, "a"));
+    const b = await served(path.join(root, "b"));
+    expect((await sync(a.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+    await rm(path.join(target, "review-code"), { recursive: true });
 
-      const second = await sync(b.url, target);
+    const second = await sync(b.url, target);
 
-      expect(second.counts).toMatchObject({ added: 1, skipped: 1 });
-      expect(second.lines).toContainEqual(
-        `review-code: skipped: sync installed it here from another server URL, ${a.url}, which owns it: left alone; its folder is gone: a sync from ${a.url} installs it again, or drops it from the lock if that server no longer serves it`,
-      );
-      await expect(access(path.join(target, "review-code"))).rejects.toThrow();
-      expect((await sync(a.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
-      expect((await readTree(target))["review-code/SKILL.md"]).toBe(REVIEW);
-      const lock = await readLockIn(target);
-      expect(lock.sources.map((source) => [source.server, Object.keys(source.skills).sort()])).toEqual(
-        [
-          [a.url, ["review-code"]],
-          [b.url, ["deploy-app"]],
-        ].sort(),
-      );
-    } finally {
-      await a.close();
-      await b.close();
-      await root.remove();
-    }
+    expect(second.counts).toMatchObject({ added: 1, skipped: 1 });
+    expect(second.lines).toContainEqual(
+      `review-code: skipped: sync installed it here from another server URL, ${a.url}, which owns it: left alone; its folder is gone: a sync from ${a.url} installs it again, or drops it from the lock if that server no longer serves it`,
+    );
+    await expect(access(path.join(target, "review-code"))).rejects.toThrow();
+    expect((await sync(a.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+    expect((await readTree(target))["review-code/SKILL.md"]).toBe(REVIEW);
+    const lock = await readLockIn(target);
+    expect(lock.sources.map((source) => [source.server, Object.keys(source.skills).sort()])).toEqual(
+      [
+        [a.url, ["review-code"]],
+        [b.url, ["deploy-app"]],
+      ].sort(),
+    );
   });
 });
 
@@ -853,31 +814,23 @@ describe("a skill's file named outside ASCII, listed by the file system in NFD (
   // Regression: the folder listed caf\u0065\u0301.json where sync wrote and recorded caf\u00e9.json: every later
   // run took the skill for one changed here, and never updated it again.
   it("is the file sync wrote: the skill is unchanged, and updated when the server changes it", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     await writeTree(skills, {
       "team/write-docs/SKILL.md": DOCS,
       "team/write-docs/caf\u00e9.json": "{}\n",
     });
-    let server = await serveCatalog(skills);
-    try {
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
-      // What HFS+ does: the name as it stores it.
-      await rename(
-        path.join(target, "write-docs/caf\u00e9.json"),
-        path.join(target, "write-docs/cafe\u0301.json"),
-      );
+    const server = await served(skills);
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+    // What HFS+ does: the name as it stores it.
+    await rename(
+      path.join(target, "write-docs/caf\u00e9.json"),
+      path.join(target, "write-docs/cafe\u0301.json"),
+    );
 
-      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, skipped: 0 });
-      await writeTree(skills, { "team/write-docs/SKILL.md": skillMd("write-docs", "Write better docs.") });
-      await server.close();
-      server = await serveCatalog(skills, server.port);
-      expect((await sync(server.url, target)).counts).toMatchObject({ updated: 1, skipped: 0 });
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, skipped: 0 });
+    await writeTree(skills, { "team/write-docs/SKILL.md": skillMd("write-docs", "Write better docs.") });
+    await server.restart();
+    expect((await sync(server.url, target)).counts).toMatchObject({ updated: 1, skipped: 0 });
   });
 });
 
@@ -885,52 +838,43 @@ describe("a skill with two spellings of one folder (refs/ and Refs/)", () => {
   // On macOS and Windows both files went into the folder made first, under a path the lock did not
   // record: every later run took the skill for one changed here, and never updated it again.
   it("is skipped, naming both, and a copy installed before stays as it is", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     await writeTree(skills, CATALOG);
-    let server = await serveCatalog(skills);
-    try {
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
-      const lock = await readFile(path.join(target, LOCK_FILE), "utf8");
-      await writeTree(skills, {
-        "team/review-code/References/extra.md": "# Extra\n",
-        "other/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs."),
-        "other/zip-logs/Refs/a.md": "a\n",
-        "other/zip-logs/refs/b.md": "b\n",
-      });
-      await server.close();
-      server = await serveCatalog(skills, server.port);
+    const server = await served(skills);
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
+    const lock = await readFile(path.join(target, LOCK_FILE), "utf8");
+    await writeTree(skills, {
+      "team/review-code/References/extra.md": "# Extra\n",
+      "other/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs."),
+      "other/zip-logs/Refs/a.md": "a\n",
+      "other/zip-logs/refs/b.md": "b\n",
+    });
+    await server.restart();
 
-      const report = await sync(server.url, target);
+    const report = await sync(server.url, target);
 
-      expect(report.counts).toMatchObject({ added: 0, updated: 0, skipped: 2, unchanged: 2 });
-      const clash =
-        "cannot both be written: one name on a case-insensitive system, or a file where a folder must be";
-      expect(report.lines).toContainEqual(
-        `review-code: skipped: References/extra.md and references/style.md ${clash}`,
-      );
-      expect(report.lines).toContainEqual(`zip-logs: skipped: Refs/a.md and refs/b.md ${clash}`);
-      expect(await readTree(target)).toEqual(INSTALLED);
-      expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    expect(report.counts).toMatchObject({ added: 0, updated: 0, skipped: 2, unchanged: 2 });
+    const clash =
+      "cannot both be written: one name on a case-insensitive system, or a file where a folder must be";
+    expect(report.lines).toContainEqual(
+      `review-code: skipped: References/extra.md and references/style.md ${clash}`,
+    );
+    expect(report.lines).toContainEqual(`zip-logs: skipped: Refs/a.md and refs/b.md ${clash}`);
+    expect(await readTree(target)).toEqual(INSTALLED);
+    expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
   });
 });
 
 describe("a server that stops answering part way", () => {
   it("is asked once more, then the skills left are not fetched, with one line saying why", async () => {
-    const root = await tempFolder();
-    const target = path.join(root.dir, "target");
-    await writeTree(path.join(root.dir, "skills"), {
+    const { skills, target } = await workspace();
+    await writeTree(skills, {
       "team/deploy-app/SKILL.md": DEPLOY,
       "team/review-code/SKILL.md": REVIEW,
       "team/write-docs/SKILL.md": DOCS,
       "team/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs."),
     });
-    const server = await serveCatalog(path.join(root.dir, "skills"));
+    const server = await served(skills);
     // In front of the server: once the skills are asked for, every connection but deploy-app's (and its
     // cited script's) is cut, as a server gone after the first skill. The skills are fetched at once.
     let fetching = false;
@@ -966,8 +910,6 @@ describe("a server that stops answering part way", () => {
       expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["deploy-app"]);
     } finally {
       await front.close();
-      await server.close();
-      await root.remove();
     }
   });
 
@@ -975,12 +917,11 @@ describe("a server that stops answering part way", () => {
   it("keeps the files of the skills it fetched past the one that failed, and the next run reuses them", {
     timeout: 60_000,
   }, async () => {
-    const root = await tempFolder();
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const notes = (name: string) => `${name} notes\n`;
     const names = ["alpha", "beta", "gamma"];
     await writeTree(
-      path.join(root.dir, "skills"),
+      skills,
       Object.fromEntries(
         names.flatMap((name) => [
           [`team/${name}/SKILL.md`, skillMd(name, `The ${name} skill.`)],
@@ -988,7 +929,7 @@ describe("a server that stops answering part way", () => {
         ]),
       ),
     );
-    const server = await serveCatalog(path.join(root.dir, "skills"));
+    const server = await served(skills);
     // The kept files of runs from the proxy's URL, which the runs sync from.
     const kept = () => path.join(target, STAGING_DIR, VERIFIED_DIR, keptFolderName(front.url));
     const hex = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -1030,8 +971,6 @@ describe("a server that stops answering part way", () => {
       await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
     } finally {
       await front.close();
-      await server.close();
-      await root.remove();
     }
   });
 });
@@ -1041,10 +980,9 @@ describe("a server that asks sync to wait", () => {
   // at once, Retry-After unread: the skill was skipped, then "the server stopped answering", and the
   // skills left were not fetched; a check took a pack file it could not read for an update.
   it("waits as its Retry-After says, then goes on", async () => {
-    const root = await tempFolder();
-    const target = path.join(root.dir, "target");
-    await writeTree(path.join(root.dir, "skills"), CATALOG);
-    const server = await serveCatalog(path.join(root.dir, "skills"));
+    const { skills, target } = await workspace();
+    await writeTree(skills, CATALOG);
+    const server = await served(skills);
     let requests = 0;
     const proxy = await cuttingProxy(new URL(server.url), () => {
       requests += 1;
@@ -1062,17 +1000,14 @@ describe("a server that asks sync to wait", () => {
       expect(check.steps.map((step) => step.kind)).toEqual(["keep", "keep", "keep"]);
     } finally {
       await proxy.close();
-      await server.close();
-      await root.remove();
     }
   });
 });
 
 describe("a skill copied into several packs", () => {
   it("is installed once when the copies are the same file for file, and skipped when they differ", async () => {
-    const root = await tempFolder();
-    const target = path.join(root.dir, "target");
-    await writeTree(path.join(root.dir, "skills"), {
+    const { skills, target } = await workspace();
+    await writeTree(skills, {
       "vendor/review-code/SKILL.md": REVIEW,
       "vendor/review-code/references/style.md": STYLE,
       "team/review-code/SKILL.md": REVIEW,
@@ -1080,25 +1015,20 @@ describe("a skill copied into several packs", () => {
       "vendor/write-docs/SKILL.md": DOCS,
       "team/write-docs/SKILL.md": skillMd("write-docs", "Write documentation pages, our way."),
     });
-    const server = await serveCatalog(path.join(root.dir, "skills"));
-    try {
-      const report = await sync(server.url, target);
-      expect(report.counts).toMatchObject({ added: 1, skipped: 1 });
-      expect(report.lines).toContainEqual(
-        expect.stringMatching(/^write-docs: skipped: the server serves 2 skills of that name/),
-      );
-      expect(await readTree(target)).toEqual({
-        "review-code/SKILL.md": REVIEW,
-        "review-code/references/style.md": STYLE,
-      });
-      expect((await readLockIn(target)).sources[0]?.skills["review-code"]?.uri).toBe(
-        "skill://team/review-code/SKILL.md",
-      );
-      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, skipped: 1 });
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    const server = await served(skills);
+    const report = await sync(server.url, target);
+    expect(report.counts).toMatchObject({ added: 1, skipped: 1 });
+    expect(report.lines).toContainEqual(
+      expect.stringMatching(/^write-docs: skipped: the server serves 2 skills of that name/),
+    );
+    expect(await readTree(target)).toEqual({
+      "review-code/SKILL.md": REVIEW,
+      "review-code/references/style.md": STYLE,
+    });
+    expect((await readLockIn(target)).sources[0]?.skills["review-code"]?.uri).toBe(
+      "skill://team/review-code/SKILL.md",
+    );
+    expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1, skipped: 1 });
   });
 });
 
@@ -1106,42 +1036,36 @@ describe("a skill copied into several packs", () => {
 // each is installed in a folder of its own name, the outer one with the nested one's files among its own.
 describe("a skill nested in another", () => {
   it("is installed on its own, and its files with the skill around it; the next run has nothing to do", async () => {
-    const root = await tempFolder();
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const kit = skillMd("kit", "A collection of skills.");
     const web = skillMd("web", "Web, nested in kit.", "Use shared/tokens.md and engine.js.\n");
     const engine = "export const engine = 1;\n";
     const tokens = "# Tokens\n";
-    await writeTree(path.join(root.dir, "skills"), {
+    await writeTree(skills, {
       "n/kit/SKILL.md": kit,
       "n/kit/web/SKILL.md": web,
       "n/kit/web/engine.js": engine,
       "n/shared/tokens.md": tokens,
     });
-    const server = await serveCatalog(path.join(root.dir, "skills"));
-    try {
-      const report = await sync(server.url, target);
-      expect(report.counts).toMatchObject({ added: 2, skipped: 0 });
-      expect(await readTree(target)).toEqual({
-        "kit/SKILL.md": kit,
-        "kit/shared/tokens.md": tokens,
-        "kit/web/SKILL.md": web,
-        "kit/web/engine.js": engine,
-        "web/SKILL.md": web,
-        "web/engine.js": engine,
-        "web/shared/tokens.md": tokens,
-      });
-      const skills = (await readLockIn(target)).sources[0]?.skills;
-      expect(skills?.kit?.uri).toBe("skill://n/kit/kit/SKILL.md");
-      expect(skills?.web).toMatchObject({
-        uri: "skill://n/kit/kit/web/SKILL.md",
-        packFiles: { "shared/tokens.md": { uri: "skill://n/shared/tokens.md" } },
-      });
-      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 2 });
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    const server = await served(skills);
+    const report = await sync(server.url, target);
+    expect(report.counts).toMatchObject({ added: 2, skipped: 0 });
+    expect(await readTree(target)).toEqual({
+      "kit/SKILL.md": kit,
+      "kit/shared/tokens.md": tokens,
+      "kit/web/SKILL.md": web,
+      "kit/web/engine.js": engine,
+      "web/SKILL.md": web,
+      "web/engine.js": engine,
+      "web/shared/tokens.md": tokens,
+    });
+    const locked = (await readLockIn(target)).sources[0]?.skills;
+    expect(locked?.kit?.uri).toBe("skill://n/kit/kit/SKILL.md");
+    expect(locked?.web).toMatchObject({
+      uri: "skill://n/kit/kit/web/SKILL.md",
+      packFiles: { "shared/tokens.md": { uri: "skill://n/shared/tokens.md" } },
+    });
+    expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 2 });
   });
 });
 
@@ -1150,9 +1074,7 @@ describe("a lock an older sync wrote", () => {
   // device name, refused since) was kept in the lock under its URI, which is no skill name: the lock
   // written could not be read back, and every later run stopped with "move it away to start over".
   it("keeps a skill it owns whose name it would no longer install, under its name", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const AUX = skillMd("aux", "The aux skill.");
     await writeTree(skills, { "team/aux/SKILL.md": AUX, "team/write-docs/SKILL.md": DOCS });
     await writeTree(target, { "aux/SKILL.md": AUX });
@@ -1162,7 +1084,7 @@ describe("a lock an older sync wrote", () => {
       files: { "SKILL.md": digest(AUX) },
       packFiles: {},
     };
-    const server = await serveCatalog(skills);
+    const server = await served(skills);
     const lock = {
       version: 1,
       sources: [
@@ -1176,18 +1098,11 @@ describe("a lock an older sync wrote", () => {
       ],
     };
     await writeFile(path.join(target, LOCK_FILE), JSON.stringify(lock));
-    try {
-      const first = await sync(server.url, target);
-      expect(first.counts).toMatchObject({ added: 1, skipped: 1 });
-      expect(first.lines).toContainEqual(
-        expect.stringMatching(/^aux: skipped: its name cannot be a folder: /),
-      );
-      expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["aux", "write-docs"]);
-      expect((await sync(server.url, target)).counts).toMatchObject({ skipped: 1, unchanged: 1 });
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    const first = await sync(server.url, target);
+    expect(first.counts).toMatchObject({ added: 1, skipped: 1 });
+    expect(first.lines).toContainEqual(expect.stringMatching(/^aux: skipped: its name cannot be a folder: /));
+    expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["aux", "write-docs"]);
+    expect((await sync(server.url, target)).counts).toMatchObject({ skipped: 1, unchanged: 1 });
   });
 });
 
@@ -1195,90 +1110,76 @@ describe("a lock a newer sync wrote", () => {
   // Regression: every object of the lock was read strictly, so a key a newer sync added (as `refused` once
   // was) stopped this one with "move it away to start over".
   it("is read ignoring the keys this version does not know, kept for other servers, dropped where it rewrites", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     await writeTree(skills, { "team/review-code/SKILL.md": REVIEW, "team/shared/checklist.md": CHECKLIST });
-    let server = await serveCatalog(skills);
-    try {
-      await sync(server.url, target);
-      const written = await readLockIn(target);
-      const [own] = written.sources;
-      const skill = own?.skills["review-code"];
-      const pack = skill?.packFiles["shared/checklist.md"];
-      if (own === undefined || skill === undefined || pack === undefined) throw new Error("not installed");
-      const other = {
-        ...own,
-        server: "http://other.example/mcp",
-        skills: {},
-        future: { by: "a newer sync" },
-      };
-      const newer = {
-        version: 1,
-        future: true,
-        sources: [
-          {
-            ...own,
-            future: [1],
-            scope: { ...own.scope, future: "x" },
-            skills: {
-              "review-code": {
-                ...skill,
-                future: "y",
-                packFiles: { "shared/checklist.md": { ...pack, future: 2 } },
-              },
+    const server = await served(skills);
+    await sync(server.url, target);
+    const written = await readLockIn(target);
+    const [own] = written.sources;
+    const skill = own?.skills["review-code"];
+    const pack = skill?.packFiles["shared/checklist.md"];
+    if (own === undefined || skill === undefined || pack === undefined) throw new Error("not installed");
+    const other = {
+      ...own,
+      server: "http://other.example/mcp",
+      skills: {},
+      future: { by: "a newer sync" },
+    };
+    const newer = {
+      version: 1,
+      future: true,
+      sources: [
+        {
+          ...own,
+          future: [1],
+          scope: { ...own.scope, future: "x" },
+          skills: {
+            "review-code": {
+              ...skill,
+              future: "y",
+              packFiles: { "shared/checklist.md": { ...pack, future: 2 } },
             },
           },
-          other,
-        ],
-      };
-      const text = `${JSON.stringify(newer, null, 2)}\n`;
-      await writeFile(path.join(target, LOCK_FILE), text);
+        },
+        other,
+      ],
+    };
+    const text = `${JSON.stringify(newer, null, 2)}\n`;
+    await writeFile(path.join(target, LOCK_FILE), text);
 
-      // Nothing to change: nothing written, the newer sync's keys included.
-      expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1 });
-      expect((await sync(server.url, target, { mode: "check" })).steps.map((step) => step.kind)).toEqual([
-        "keep",
-      ]);
-      expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(text);
+    // Nothing to change: nothing written, the newer sync's keys included.
+    expect((await sync(server.url, target)).counts).toMatchObject({ unchanged: 1 });
+    expect((await sync(server.url, target, { mode: "check" })).steps.map((step) => step.kind)).toEqual([
+      "keep",
+    ]);
+    expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(text);
 
-      await writeTree(skills, { "team/write-docs/SKILL.md": DOCS });
-      await server.close();
-      server = await serveCatalog(skills, server.port);
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, unchanged: 1 });
+    await writeTree(skills, { "team/write-docs/SKILL.md": DOCS });
+    await server.restart();
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, unchanged: 1 });
 
-      const rewritten = await readLockIn(target);
-      expect(rewritten).not.toHaveProperty("future");
-      // The other server's record is not this run's: kept as it was, its keys included.
-      expect(rewritten.sources.find((item) => item.server === other.server)).toEqual(other);
-      // This server's record is this run's: written as this version knows it, as an older sync would.
-      const rewrittenOwn = rewritten.sources.find((item) => item.server === server.url);
-      expect(rewrittenOwn?.skills["review-code"]).toEqual(skill);
-      expect(JSON.stringify(rewrittenOwn)).not.toContain("future");
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    const rewritten = await readLockIn(target);
+    expect(rewritten).not.toHaveProperty("future");
+    // The other server's record is not this run's: kept as it was, its keys included.
+    expect(rewritten.sources.find((item) => item.server === other.server)).toEqual(other);
+    // This server's record is this run's: written as this version knows it, as an older sync would.
+    const rewrittenOwn = rewritten.sources.find((item) => item.server === server.url);
+    expect(rewrittenOwn?.skills["review-code"]).toEqual(skill);
+    expect(JSON.stringify(rewrittenOwn)).not.toContain("future");
   });
 
   it("stops on a lock of a later version, saying so", async () => {
-    const root = await tempFolder();
-    const target = path.join(root.dir, "target");
+    const { target } = await workspace();
     await writeTree(target, { [LOCK_FILE]: JSON.stringify({ version: 2, sources: [] }) });
-    try {
-      await expect(sync("http://127.0.0.1:9/mcp", target, { mode: "check" })).rejects.toThrow(
-        /written by a newer version of skills-mcp sync \(lock version 2\); update skills-mcp/,
-      );
-    } finally {
-      await root.remove();
-    }
+    await expect(sync("http://127.0.0.1:9/mcp", target, { mode: "check" })).rejects.toThrow(
+      /written by a newer version of skills-mcp sync \(lock version 2\); update skills-mcp/,
+    );
   });
 });
 
 describe("skills the server leaves out of the Skills extension", () => {
   it("are named in a warning, as the tools still serve them and sync cannot install them", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
+    const { skills, target } = await workspace();
     await writeTree(skills, {
       ...CATALOG,
       // A file over the 8 MiB a read carries, and a description over the extension's 1,024 characters.
@@ -1286,69 +1187,53 @@ describe("skills the server leaves out of the Skills extension", () => {
       "team/big-assets/assets/data.txt": "x".repeat(8 * 1024 * 1024 + 1),
       "other/wordy/SKILL.md": skillMd("wordy", "w".repeat(1025)),
     });
-    const server = await serveCatalog(skills);
-    try {
-      const report = await sync(server.url, path.join(root.dir, "target"));
-      expect(Object.keys(await readTree(path.join(root.dir, "target")))).toEqual(Object.keys(INSTALLED));
-      expect(report.counts).toMatchObject({ added: 3, skipped: 0 });
-      expect(report.lines.filter((line) => line.includes("left out"))).toEqual([
-        expect.stringMatching(
-          /^2 skills the server's tools serve are left out of its Skills extension, so not synced: other\/wordy, team\/big-assets \(.*\); read them with its tools$/,
-        ),
-      ]);
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    const server = await served(skills);
+    const report = await sync(server.url, target);
+    expect(Object.keys(await readTree(target))).toEqual(Object.keys(INSTALLED));
+    expect(report.counts).toMatchObject({ added: 3, skipped: 0 });
+    expect(report.lines.filter((line) => line.includes("left out"))).toEqual([
+      expect.stringMatching(
+        /^2 skills the server's tools serve are left out of its Skills extension, so not synced: other\/wordy, team\/big-assets \(.*\); read them with its tools$/,
+      ),
+    ]);
   });
 
   it("keep a skill sync installed that grew past the extension's limits: the tools still serve it", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     await writeTree(skills, CATALOG);
-    let server = await serveCatalog(skills);
-    try {
-      await sync(server.url, target);
-      await writeFile(path.join(skills, "team", "write-docs", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
-      await server.close();
-      server = await serveCatalog(skills, server.port);
+    const server = await served(skills);
+    await sync(server.url, target);
+    await writeFile(path.join(skills, "team", "write-docs", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
+    await server.restart();
 
-      const planned = await sync(server.url, target, { mode: "check" });
-      const report = await sync(server.url, target);
+    const planned = await sync(server.url, target, { mode: "check" });
+    const report = await sync(server.url, target);
 
-      for (const run of [planned, report]) {
-        expect(run.steps.find((step) => step.name === "write-docs")).toMatchObject({
-          kind: "skip",
-          reason: expect.stringContaining("the server's tools still serve it"),
-        });
-        expect(isOutOfDate(run.steps)).toBe(false);
-      }
-      expect(report.counts).toMatchObject({ removed: 0, skipped: 1 });
-      expect(await readTree(target)).toEqual(INSTALLED);
-      expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toContain("write-docs");
-    } finally {
-      await server.close();
-      await root.remove();
+    for (const run of [planned, report]) {
+      expect(run.steps.find((step) => step.name === "write-docs")).toMatchObject({
+        kind: "skip",
+        reason: expect.stringContaining("the server's tools still serve it"),
+      });
+      expect(isOutOfDate(run.steps)).toBe(false);
     }
+    expect(report.counts).toMatchObject({ removed: 0, skipped: 1 });
+    expect(await readTree(target)).toEqual(INSTALLED);
+    expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toContain("write-docs");
   });
 
   // Regression: a tools call that failed (the connection cut, a proxy's 502) read as "the tools do not
   // serve it", so a server failing for a moment had sync delete a skill its tools still serve.
   it("keep such a skill when the server cannot be asked whether its tools serve it", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     await writeTree(skills, CATALOG);
-    let server = await serveCatalog(skills);
+    const server = await served(skills);
     // Once cut, every tools call fails: list_packs (so no warning names the skill), then read_skill.
     let cut = false;
     const proxy = await cuttingProxy(new URL(server.url), (body) => cut && body.includes('"tools/call"'));
     try {
       await sync(proxy.url, target);
       await writeFile(path.join(skills, "team", "write-docs", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
-      await server.close();
-      server = await serveCatalog(skills, server.port);
+      await server.restart();
       cut = true;
 
       const report = await sync(proxy.url, target);
@@ -1367,134 +1252,102 @@ describe("skills the server leaves out of the Skills extension", () => {
       }
     } finally {
       await proxy.close();
-      await server.close();
-      await root.remove();
     }
   });
 
   // Regression: past the 20 packs whose left-out skills sync asks the names of, a skill that grew past
   // the extension's limits was only counted, and sync deleted it as "no longer served".
   it("keep such a skill past the 20 packs asked about by name: the tools still serve it", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const crowd: Record<string, string> = {};
     for (let index = 0; index < 21; index += 1) {
       const pack = `p${String(index).padStart(2, "0")}`;
       crowd[`${pack}/wordy-${pack}/SKILL.md`] = skillMd(`wordy-${pack}`, "w".repeat(1025));
     }
     await writeTree(skills, { ...crowd, "zz/keeper/SKILL.md": skillMd("keeper", "Keep me.") });
-    let server = await serveCatalog(skills);
-    try {
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1 });
-      await writeFile(path.join(skills, "zz", "keeper", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
-      await server.close();
-      server = await serveCatalog(skills, server.port);
+    const server = await served(skills);
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 1 });
+    await writeFile(path.join(skills, "zz", "keeper", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
+    await server.restart();
 
-      const planned = await sync(server.url, target, { mode: "check" });
-      const report = await sync(server.url, target);
+    const planned = await sync(server.url, target, { mode: "check" });
+    const report = await sync(server.url, target);
 
-      for (const run of [planned, report]) {
-        expect(run.steps).toEqual([
-          expect.objectContaining({
-            kind: "skip",
-            name: "keeper",
-            reason: expect.stringContaining("the server's tools still serve it"),
-          }),
-        ]);
-      }
-      expect(report.counts).toMatchObject({ removed: 0, skipped: 1 });
-      expect(await readTree(target)).toEqual({ "keeper/SKILL.md": skillMd("keeper", "Keep me.") });
-      expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["keeper"]);
-    } finally {
-      await server.close();
-      await root.remove();
-    }
-  });
-
-  // Regression: the skills of a pack named outside ASCII were looked for under its percent-encoded name:
-  // every one of them was said to be left out of the extension, on every run, though each was installed.
-  it("are not said of a pack named outside ASCII whose skills the extension all lists", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    await writeTree(skills, { "équipe/review-code/SKILL.md": REVIEW, "équipe/write-docs/SKILL.md": DOCS });
-    const server = await serveCatalog(skills);
-    try {
-      const report = await sync(server.url, path.join(root.dir, "target"));
-      expect(report.counts).toMatchObject({ added: 2, skipped: 0 });
-      expect(report.lines.filter((line) => line.includes("left out"))).toEqual([]);
-    } finally {
-      await server.close();
-      await root.remove();
-    }
-  });
-
-  // Regression: a pack named outside ASCII is percent-encoded in URIs: such a skill was looked for under
-  // the encoded name, never found among those the tools serve, and removed.
-  it("keep such a skill in a pack named outside ASCII", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
-    await writeTree(skills, { "équipe/keeper/SKILL.md": skillMd("keeper", "Keep me.") });
-    let server = await serveCatalog(skills);
-    try {
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1 });
-      await writeFile(path.join(skills, "équipe", "keeper", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
-      await server.close();
-      server = await serveCatalog(skills, server.port);
-
-      const report = await sync(server.url, target);
-
-      expect(report.steps).toEqual([
+    for (const run of [planned, report]) {
+      expect(run.steps).toEqual([
         expect.objectContaining({
           kind: "skip",
           name: "keeper",
           reason: expect.stringContaining("the server's tools still serve it"),
         }),
       ]);
-      expect(report.lines).toContainEqual(
-        expect.stringMatching(
-          /^1 skill the server's tools serve is left out of its Skills extension, so not synced: équipe\/keeper /,
-        ),
-      );
-      expect(Object.keys(await readTree(target))).toEqual(["keeper/SKILL.md"]);
-    } finally {
-      await server.close();
-      await root.remove();
     }
+    expect(report.counts).toMatchObject({ removed: 0, skipped: 1 });
+    expect(await readTree(target)).toEqual({ "keeper/SKILL.md": skillMd("keeper", "Keep me.") });
+    expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["keeper"]);
+  });
+
+  // Regression: the skills of a pack named outside ASCII were looked for under its percent-encoded name:
+  // every one of them was said to be left out of the extension, on every run, though each was installed.
+  it("are not said of a pack named outside ASCII whose skills the extension all lists", async () => {
+    const { skills, target } = await workspace();
+    await writeTree(skills, { "équipe/review-code/SKILL.md": REVIEW, "équipe/write-docs/SKILL.md": DOCS });
+    const server = await served(skills);
+    const report = await sync(server.url, target);
+    expect(report.counts).toMatchObject({ added: 2, skipped: 0 });
+    expect(report.lines.filter((line) => line.includes("left out"))).toEqual([]);
+  });
+
+  // Regression: a pack named outside ASCII is percent-encoded in URIs: such a skill was looked for under
+  // the encoded name, never found among those the tools serve, and removed.
+  it("keep such a skill in a pack named outside ASCII", async () => {
+    const { skills, target } = await workspace();
+    await writeTree(skills, { "équipe/keeper/SKILL.md": skillMd("keeper", "Keep me.") });
+    const server = await served(skills);
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 1 });
+    await writeFile(path.join(skills, "équipe", "keeper", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
+    await server.restart();
+
+    const report = await sync(server.url, target);
+
+    expect(report.steps).toEqual([
+      expect.objectContaining({
+        kind: "skip",
+        name: "keeper",
+        reason: expect.stringContaining("the server's tools still serve it"),
+      }),
+    ]);
+    expect(report.lines).toContainEqual(
+      expect.stringMatching(
+        /^1 skill the server's tools serve is left out of its Skills extension, so not synced: équipe\/keeper /,
+      ),
+    );
+    expect(Object.keys(await readTree(target))).toEqual(["keeper/SKILL.md"]);
   });
 
   // Regression: the tools do not count a skill hidden from models, so one such skill in the extension hid
   // the count of the skill left out beside it, and sync deleted that one as "no longer served".
   it("keep such a skill beside one hidden from models, which the tools' count does not tell", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const quiet =
       "---\nname: quiet\ndescription: Only by name.\ndisable-model-invocation: true\n---\n\n# Quiet\n";
     await writeTree(skills, {
       "team/keeper/SKILL.md": skillMd("keeper", "Keep me."),
       "team/quiet/SKILL.md": quiet,
     });
-    let server = await serveCatalog(skills);
-    try {
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 2 });
-      await writeFile(path.join(skills, "team", "keeper", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
-      await server.close();
-      server = await serveCatalog(skills, server.port);
+    const server = await served(skills);
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 2 });
+    await writeFile(path.join(skills, "team", "keeper", "data.txt"), "x".repeat(8 * 1024 * 1024 + 1));
+    await server.restart();
 
-      const report = await sync(server.url, target);
+    const report = await sync(server.url, target);
 
-      expect(report.steps.find((step) => step.name === "keeper")).toMatchObject({
-        kind: "skip",
-        reason: expect.stringContaining("the server's tools still serve it"),
-      });
-      expect(report.counts).toMatchObject({ removed: 0, skipped: 1, unchanged: 1 });
-      expect(Object.keys(await readTree(target))).toEqual(["keeper/SKILL.md", "quiet/SKILL.md"]);
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    expect(report.steps.find((step) => step.name === "keeper")).toMatchObject({
+      kind: "skip",
+      reason: expect.stringContaining("the server's tools still serve it"),
+    });
+    expect(report.counts).toMatchObject({ removed: 0, skipped: 1, unchanged: 1 });
+    expect(Object.keys(await readTree(target))).toEqual(["keeper/SKILL.md", "quiet/SKILL.md"]);
   });
 });
 
@@ -1521,57 +1374,42 @@ describe.each(ERAS)("a server serving the Skills extension and no tools (%s era)
       extension.attach(mcp);
       return mcp;
     });
-    const root = await tempFolder();
-    const target = path.join(root.dir, "target");
-    try {
-      await sync(server.url, target, { era });
-      delete catalog["deploy-app"];
+    onTestFinished(() => server.close());
+    const { target } = await workspace();
+    await sync(server.url, target, { era });
+    delete catalog["deploy-app"];
 
-      const report = await sync(server.url, target, { era });
+    const report = await sync(server.url, target, { era });
 
-      expect(report.lines).toContain("deploy-app: removed (no longer served)");
-      expect(await readTree(target)).toEqual({ "write-docs/SKILL.md": DOCS });
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    expect(report.lines).toContain("deploy-app: removed (no longer served)");
+    expect(await readTree(target)).toEqual({ "write-docs/SKILL.md": DOCS });
   });
 });
 
 describe("the audit of what sync installs", () => {
   it("fetches and audits a refused skill again when a pack file it cites changes", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const env = { UNSAFE_SKILLS: "serve" };
     await writeTree(skills, { ...CATALOG, "team/shared/checklist.md": "# Checklist\n- \u202Etests pass\n" });
-    let server = await serveCatalog(skills, 0, env);
-    try {
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 2, skipped: 1 });
-      expect((await readLockIn(target)).sources[0]?.refused?.["review-code"]?.packFiles).toEqual({
-        "shared/checklist.md": { uri: "skill://team/shared/checklist.md", digest: expect.any(String) },
-      });
-      expect(isOutOfDate((await sync(server.url, target, { mode: "check" })).steps)).toBe(false);
+    const server = await served(skills, env);
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 2, skipped: 1 });
+    expect((await readLockIn(target)).sources[0]?.refused?.["review-code"]?.packFiles).toEqual({
+      "shared/checklist.md": { uri: "skill://team/shared/checklist.md", digest: expect.any(String) },
+    });
+    expect(isOutOfDate((await sync(server.url, target, { mode: "check" })).steps)).toBe(false);
 
-      await writeFile(path.join(skills, "team", "shared", "checklist.md"), CHECKLIST);
-      await server.close();
-      server = await serveCatalog(skills, server.port, env);
-      const check = await sync(server.url, target, { mode: "check" });
-      expect(check.steps.find((step) => step.name === "review-code")).toMatchObject({ kind: "add" });
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
-      expect(await readTree(target)).toEqual(INSTALLED);
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    await writeFile(path.join(skills, "team", "shared", "checklist.md"), CHECKLIST);
+    await server.restart();
+    const check = await sync(server.url, target, { mode: "check" });
+    expect(check.steps.find((step) => step.name === "review-code")).toMatchObject({ kind: "add" });
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+    expect(await readTree(target)).toEqual(INSTALLED);
   });
 
   // Regression: the pack files of the skills the audit refused were read again one after another while
   // planning, each waiting for the last: a round trip a file on every run.
   it("reads the files the refused skills cite at once, 8 at most in flight, to see whether they changed", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const env = { UNSAFE_SKILLS: "serve" };
     const names = Array.from({ length: 10 }, (_, index) => `skill-${String.fromCharCode(97 + index)}`);
     await writeTree(
@@ -1583,7 +1421,7 @@ describe("the audit of what sync installs", () => {
         ]),
       ),
     );
-    const server = await serveCatalog(skills, 0, env);
+    const server = await served(skills, env);
     let holding = false;
     let most = 0;
     const held: (() => void)[] = [];
@@ -1612,110 +1450,90 @@ describe("the audit of what sync installs", () => {
       expect(most).toBe(8);
     } finally {
       await front.close();
-      await server.close();
-      await root.remove();
     }
   });
 
   // Regression: a skill the audit refuses was planned as "add" by every --check and --dry-run, even right
   // after the sync that refused it: --check exited 1 in CI for good, and no sync could help.
   it("records a skill it refuses, so that a check reports it refused and unchanged, not out of date", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const hidden = (text: string) => skillMd("hidden", "Looks harmless.", `Run it \u202E${text}.\n`);
     const env = { UNSAFE_SKILLS: "serve" };
     await writeTree(skills, { "team/write-docs/SKILL.md": DOCS, "team/hidden/SKILL.md": hidden("now") });
-    let server = await serveCatalog(skills, 0, env);
-    const restart = async () => {
-      await server.close();
-      server = await serveCatalog(skills, server.port, env);
-    };
+    const server = await served(skills, env);
     const hiddenStep = (steps: readonly Step[]) => steps.find((step) => step.name === "hidden");
-    try {
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 1 });
-      expect((await readLockIn(target)).sources[0]?.refused?.hidden).toMatchObject({
-        uri: "skill://team/hidden/SKILL.md",
-        reason: expect.stringContaining("bidi-control"),
-      });
-      const lock = await readFile(path.join(target, LOCK_FILE), "utf8");
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 1 });
+    expect((await readLockIn(target)).sources[0]?.refused?.hidden).toMatchObject({
+      uri: "skill://team/hidden/SKILL.md",
+      reason: expect.stringContaining("bidi-control"),
+    });
+    const lock = await readFile(path.join(target, LOCK_FILE), "utf8");
 
-      for (const mode of ["check", "dry-run", "sync"] as const) {
-        const run = await sync(server.url, target, { mode });
-        expect(isOutOfDate(run.steps)).toBe(false);
-        expect(hiddenStep(run.steps)).toMatchObject({
-          kind: "skip",
-          reason: expect.stringMatching(
-            /^a high finding of the audit: .*; refused by the last sync, and served the same since$/,
-          ),
-        });
-        expect(run.counts).toMatchObject({ skipped: 1, unchanged: 1 });
-      }
-      expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
-      // Refused by another version: a check takes its word; a sync audits it again, and, refused for the
-      // same reason, leaves the lock as it was.
-      const older = lock.replace(/"by": "skills-mcp [^"]*"/g, '"by": "skills-mcp 0.0.1"');
-      await writeFile(path.join(target, LOCK_FILE), older);
-      expect(isOutOfDate((await sync(server.url, target, { mode: "check" })).steps)).toBe(false);
-      const again = await sync(server.url, target);
-      expect(hiddenStep(again.steps)).toMatchObject({ kind: "add" });
-      expect(again.counts).toMatchObject({ added: 0, skipped: 1 });
-      expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(older);
-      await writeFile(path.join(target, LOCK_FILE), lock);
-      // --allow-unsafe would install it: for that, the folder is out of date.
-      const unsafe = await sync(server.url, target, { mode: "check", allowUnsafe: true });
-      expect(hiddenStep(unsafe.steps)).toMatchObject({ kind: "add" });
-
-      // Changed on the server: to be fetched and audited again.
-      await writeFile(path.join(skills, "team", "hidden", "SKILL.md"), hidden("later"));
-      await restart();
-      expect(hiddenStep((await sync(server.url, target, { mode: "check" })).steps)).toMatchObject({
-        kind: "add",
-      });
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 0, skipped: 1 });
-      expect(isOutOfDate((await sync(server.url, target, { mode: "check" })).steps)).toBe(false);
-
-      // Fixed on the server: installed, and the refusal forgotten.
-      await writeFile(path.join(skills, "team", "hidden", "SKILL.md"), skillMd("hidden", "Now harmless."));
-      await restart();
-      expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
-      expect((await readLockIn(target)).sources[0]?.refused).toBeUndefined();
-
-      // An update the audit refuses: the installed copy stays, and a check does not ask for the update.
-      await writeFile(path.join(skills, "team", "hidden", "SKILL.md"), hidden("again"));
-      await restart();
-      expect((await sync(server.url, target)).counts).toMatchObject({ updated: 0, skipped: 1 });
-      const check = await sync(server.url, target, { mode: "check" });
-      expect(isOutOfDate(check.steps)).toBe(false);
-      expect(hiddenStep(check.steps)).toMatchObject({
+    for (const mode of ["check", "dry-run", "sync"] as const) {
+      const run = await sync(server.url, target, { mode });
+      expect(isOutOfDate(run.steps)).toBe(false);
+      expect(hiddenStep(run.steps)).toMatchObject({
         kind: "skip",
-        keep: { uri: "skill://team/hidden/SKILL.md" },
+        reason: expect.stringMatching(
+          /^a high finding of the audit: .*; refused by the last sync, and served the same since$/,
+        ),
       });
-      expect((await readTree(target))["hidden/SKILL.md"]).toBe(skillMd("hidden", "Now harmless."));
-    } finally {
-      await server.close();
-      await root.remove();
+      expect(run.counts).toMatchObject({ skipped: 1, unchanged: 1 });
     }
+    expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
+    // Refused by another version: a check takes its word; a sync audits it again, and, refused for the
+    // same reason, leaves the lock as it was.
+    const older = lock.replace(/"by": "skills-mcp [^"]*"/g, '"by": "skills-mcp 0.0.1"');
+    await writeFile(path.join(target, LOCK_FILE), older);
+    expect(isOutOfDate((await sync(server.url, target, { mode: "check" })).steps)).toBe(false);
+    const again = await sync(server.url, target);
+    expect(hiddenStep(again.steps)).toMatchObject({ kind: "add" });
+    expect(again.counts).toMatchObject({ added: 0, skipped: 1 });
+    expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(older);
+    await writeFile(path.join(target, LOCK_FILE), lock);
+    // --allow-unsafe would install it: for that, the folder is out of date.
+    const unsafe = await sync(server.url, target, { mode: "check", allowUnsafe: true });
+    expect(hiddenStep(unsafe.steps)).toMatchObject({ kind: "add" });
+
+    // Changed on the server: to be fetched and audited again.
+    await writeFile(path.join(skills, "team", "hidden", "SKILL.md"), hidden("later"));
+    await server.restart();
+    expect(hiddenStep((await sync(server.url, target, { mode: "check" })).steps)).toMatchObject({
+      kind: "add",
+    });
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 0, skipped: 1 });
+    expect(isOutOfDate((await sync(server.url, target, { mode: "check" })).steps)).toBe(false);
+
+    // Fixed on the server: installed, and the refusal forgotten.
+    await writeFile(path.join(skills, "team", "hidden", "SKILL.md"), skillMd("hidden", "Now harmless."));
+    await server.restart();
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0 });
+    expect((await readLockIn(target)).sources[0]?.refused).toBeUndefined();
+
+    // An update the audit refuses: the installed copy stays, and a check does not ask for the update.
+    await writeFile(path.join(skills, "team", "hidden", "SKILL.md"), hidden("again"));
+    await server.restart();
+    expect((await sync(server.url, target)).counts).toMatchObject({ updated: 0, skipped: 1 });
+    const check = await sync(server.url, target, { mode: "check" });
+    expect(isOutOfDate(check.steps)).toBe(false);
+    expect(hiddenStep(check.steps)).toMatchObject({
+      kind: "skip",
+      keep: { uri: "skill://team/hidden/SKILL.md" },
+    });
+    expect((await readTree(target))["hidden/SKILL.md"]).toBe(skillMd("hidden", "Now harmless."));
   });
 
   it("installs a skill whose description is a YAML block scalar: its line breaks are not hidden characters", async () => {
-    const root = await tempFolder();
-    const skills = path.join(root.dir, "skills");
-    const target = path.join(root.dir, "target");
+    const { skills, target } = await workspace();
     const folded =
       "---\nname: folded\ndescription: >\n  Use when a task\n  needs folding.\n---\n\n# Folded\n";
     const literal =
       "---\nname: literal\ndescription: |\n  Use when a task\n  needs lines.\n---\n\n# Literal\n";
     await writeTree(skills, { "team/folded/SKILL.md": folded, "team/literal/SKILL.md": literal });
-    const server = await serveCatalog(skills);
-    try {
-      const report = await sync(server.url, target);
-      expect(report.lines.filter((line) => line.includes("skipped"))).toEqual([]);
-      expect(report.counts).toMatchObject({ added: 2, skipped: 0 });
-      expect(await readTree(target)).toEqual({ "folded/SKILL.md": folded, "literal/SKILL.md": literal });
-    } finally {
-      await server.close();
-      await root.remove();
-    }
+    const server = await served(skills);
+    const report = await sync(server.url, target);
+    expect(report.lines.filter((line) => line.includes("skipped"))).toEqual([]);
+    expect(report.counts).toMatchObject({ added: 2, skipped: 0 });
+    expect(await readTree(target)).toEqual({ "folded/SKILL.md": folded, "literal/SKILL.md": literal });
   });
 });
