@@ -101,8 +101,8 @@ async function waitForRunLock(
       runLock.leaseMs === undefined
         ? ""
         : ` (taken over once left untouched for ${runLock.leaseMs / 60_000} minutes)`;
-    const left = deadline - Date.now();
-    if (left <= 0) {
+    // Whether it waits is the option's alone, not how long taking the lock took on a busy machine.
+    if (waited ? Date.now() >= deadline : lockWaitMs === 0) {
       const still = waited ? "still " : "";
       const after = waited ? ` after ${seconds(lockWaitMs)} of waiting` : "";
       const then = waited ? "run sync again once it is done (or give a longer --wait)" : "wait for it";
@@ -115,7 +115,7 @@ async function waitForRunLock(
         `${who} is installing into ${folder}: waiting up to ${seconds(lockWaitMs)} for it to finish${lease}`,
       );
     }
-    await setTimeout(Math.min(RUN_LOCK_RETRY_MS, left));
+    await setTimeout(Math.max(0, Math.min(RUN_LOCK_RETRY_MS, deadline - Date.now())));
   }
 }
 
