@@ -22,7 +22,7 @@ export interface SyncOptions {
   readonly progress: Progress;
   /**
    * How long a sync waits for another that holds the folder's run lock before it fails (0: fails at
-   * once); RUN_LOCK_WAIT_MS when not given.
+   * once); 60 s when not given (RUN_LOCK_WAIT_MS in sync.ts).
    */
   readonly lockWaitMs?: number;
 }

@@ -72,7 +72,7 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
 }
 
 /** How long a sync waits for another that holds the folder's run lock, unless told (`--wait`). */
-export const RUN_LOCK_WAIT_MS = 60_000;
+const RUN_LOCK_WAIT_MS = 60_000;
 /** How often a sync waiting for the run lock tries to take it. */
 const RUN_LOCK_RETRY_MS = 500;
 
