@@ -30,8 +30,11 @@ export interface RunLock {
 
 /** What a stop signal (SIGINT, SIGTERM) does besides removing the run lock, as it ends the process. */
 export interface OnStop {
-  /** Synchronous, while the lock is still held: leaves the folder as a stop should (the staging folder). */
-  readonly tidy: () => void;
+  /**
+   * Synchronous, while the lock is still held: leaves the folder as a stop should (the staging folder).
+   * `ours`: false when another run took the lock over meanwhile, whose files the staging folder holds too.
+   */
+  readonly tidy: (ours: boolean) => void;
   /** Once the lock is gone: says what the stop left. */
   readonly tell: (signal: NodeJS.Signals) => void;
 }
@@ -300,8 +303,9 @@ function held(file: string, text: string, run: string, made: string | undefined,
   }, REFRESH_MS);
   refresh.unref();
   const onSignal = (signal: NodeJS.Signals) => {
-    onStop.tidy();
-    if (fromProc(() => readFileSync(file, "utf8")) === text) rmSync(file, { force: true });
+    const ours = fromProc(() => readFileSync(file, "utf8")) === text;
+    onStop.tidy(ours);
+    if (ours) rmSync(file, { force: true });
     onStop.tell(signal);
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
     // aside for this one.

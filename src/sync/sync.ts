@@ -40,7 +40,8 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
   const movedAside = new MovedAside();
   const onStop = {
     // The skills fetched so far, staged beside the folder, go; the files verified stay for the next run.
-    tidy: () => clearStagingOnStop(folder, movedAside),
+    // With the lock another run's, so is what the staging folder holds: only the copies moved aside go back.
+    tidy: (ours: boolean) => (ours ? clearStagingOnStop(folder, movedAside) : movedAside.putBack()),
     // The progress said "fetched and verified" of skills that a stop leaves out: say what the folder holds.
     tell: (signal: NodeJS.Signals) => {
       options.progress.finish();

@@ -577,6 +577,22 @@ describe("two syncs into one folder", () => {
     expect((await readdir(target)).sort()).toEqual([RUN_LOCK_FILE, STAGING_DIR].sort());
   });
 
+  it("leaves the lock and staged files of a run that took its lock over when stopped by SIGTERM", {
+    timeout: 60_000,
+  }, async () => {
+    const first = await heldRun();
+    const lockFile = path.join(target, RUN_LOCK_FILE);
+    const other = `${JSON.stringify({ pid: process.pid, startedAt: "2026-01-01T00:00:00Z", run: "other" })}\n`;
+    await writeFile(lockFile, other);
+    const theirs = path.join(target, STAGING_DIR, "run-theirs");
+    await mkdir(theirs);
+    await writeFile(path.join(theirs, "staged.md"), "theirs\n");
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBeNull();
+    expect(await readFile(lockFile, "utf8")).toBe(other);
+    expect(await readFile(path.join(theirs, "staged.md"), "utf8")).toBe("theirs\n");
+  });
+
   it("stops the second at once with no wait, naming the first, and leaves the first to finish", {
     timeout: 60_000,
   }, async () => {
