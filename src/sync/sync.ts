@@ -97,6 +97,13 @@ async function waitForRunLock(
       );
     });
     if (!("heldBy" in runLock)) return runLock;
+    // A sync writes its lock whole (created by a link): one naming no process is none of a sync's, and
+    // waiting would not end it.
+    if (runLock.heldBy === undefined) {
+      throw new SyncError(
+        `${runLock.file} names no process, so no sync wrote it as it is: remove it if no sync is installing into ${folder}`,
+      );
+    }
     const who = holderOf(runLock);
     const lease =
       runLock.leaseMs === undefined

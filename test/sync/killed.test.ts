@@ -593,6 +593,18 @@ describe("two syncs into one folder", () => {
     expect(await readFile(path.join(theirs, "staged.md"), "utf8")).toBe("theirs\n");
   });
 
+  // A lock naming no process is no sync's (a sync creates its lock whole): waiting would not end it.
+  it("stops at once at a lock file naming no process, saying so", async () => {
+    await mkdir(target);
+    const lockFile = path.join(target, RUN_LOCK_FILE);
+    await writeFile(lockFile, "not a lock\n");
+    const progress = recordedProgress();
+    await expect(sync(server.url, target, { progress, lockWaitMs: 5_000 })).rejects.toThrow(
+      `${lockFile} names no process, so no sync wrote it as it is: remove it if no sync is installing into ${target}`,
+    );
+    expect(progress.lines).toEqual([]);
+  });
+
   it("stops the second at once with no wait, naming the first, and leaves the first to finish", {
     timeout: 60_000,
   }, async () => {
