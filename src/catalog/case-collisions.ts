@@ -52,7 +52,7 @@ function isPreferred(path: string, other: string): boolean {
 }
 
 /** Of names that fold alike, the lower is served: lowercase first, then NFC. */
-function preference(name: string): number {
+export function preference(name: string): number {
   return (name === name.toLowerCase() ? 0 : 2) + (name === name.normalize("NFC") ? 0 : 1);
 }
 

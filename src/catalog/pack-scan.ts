@@ -6,7 +6,7 @@ import { type Dirent, realpathSync } from "node:fs";
 import path from "node:path";
 import { compareText } from "../sorted.js";
 import { visible } from "../visible.js";
-import { FoldedPaths, spelledOtherwise } from "./case-collisions.js";
+import { FoldedPaths, foldedName, preference, spelledOtherwise } from "./case-collisions.js";
 import type { DocumentReader } from "./documents.js";
 import { describeFsError, MAX_FOLDER_ENTRIES } from "./folders.js";
 import { besideIssue, NestedPlacement } from "./nested-placement.js";
@@ -124,13 +124,15 @@ export function scanPack(name: string, context: LoadContext): ScannedPack {
   // Of two skills with one name, the shallower is served, then the first by path: the tools name a skill
   // `pack/name`, which names one skill. A problem inside a nested skill is seen by the walk of each skill
   // around it, and reported once. Outer skills come first, so each is placed before those nested in it.
-  // Names are one when they differ only in Unicode normalization (`é` as one character or as `e` and a
-  // combining accent): each reads as the other, and a client's input method picks which one it asks for.
+  // Names are one when they fold alike as folder paths do (foldedName: `PDF` and `pdf`, `é` as one
+  // character or as `e` and a combining accent): a model reads names in any case, an input method picks the
+  // normalization, and a host writing each skill to a folder of its name on macOS or Windows makes them
+  // one. Of those as shallow, the one the folder rule prefers is served (lowercase, then NFC).
   const skills = new Map<string, Skill>();
   const placement = new NestedPlacement();
   const reported = new Set<string>();
-  for (const { skill, warnings, namedOtherwise, frontmatter } of read.sort(byDepthThenPath)) {
-    const key = skill.name.normalize("NFC");
+  for (const { skill, warnings, namedOtherwise, frontmatter } of read.sort(servedFirst)) {
+    const key = foldedName(skill.name);
     const earlier = skills.get(key);
     if (earlier) {
       issues.push(duplicateIssue(name, skill, earlier, placement.enclosing(skill.folder)));
@@ -150,8 +152,8 @@ export function scanPack(name: string, context: LoadContext): ScannedPack {
 }
 
 /**
- * A skill of a name a shallower skill of its pack has (or one before it by path): not served, since
- * `pack/name` names that one. A nested one's files stay files of the skill around it, which the warning
+ * A skill of a name a skill of its pack served before it has, or has in another letter case or Unicode
+ * normalization: not served, since `pack/name` names that one. A nested one's files stay files of the skill around it, which the warning
  * names with the call that reads its SKILL.md.
  */
 function duplicateIssue(
@@ -160,7 +162,12 @@ function duplicateIssue(
   earlier: Skill,
   enclosing: Skill | undefined,
 ): CatalogIssue {
-  const served = `duplicate skill name "${visible(skill.name)}": ${path.posix.join(pack, earlier.folder)} is served instead`;
+  const where = path.posix.join(pack, earlier.folder);
+  const served =
+    skill.name === earlier.name
+      ? `duplicate skill name "${visible(skill.name)}": ${where} is served instead`
+      : `duplicate skill name "${visible(skill.name)}": it is "${visible(earlier.name)}" in another ` +
+        `${spelledOtherwise(skill.name, earlier.name)}, and ${where} is served instead`;
   if (enclosing === undefined) {
     return { severity: "skipped", path: path.posix.join(pack, skill.folder), reason: served };
   }
@@ -224,7 +231,12 @@ function nestedTooDeep(where: string): CatalogIssue {
   };
 }
 
-function byDepthThenPath(a: ReadSkill, b: ReadSkill): number {
+/** Which of two skills whose names fold alike is served: the shallower, then lowercase, NFC, first by path. */
+function servedFirst(a: ReadSkill, b: ReadSkill): number {
   const depth = (read: ReadSkill) => read.found.folder.split("/").length;
-  return depth(a) - depth(b) || compareText(a.found.folder, b.found.folder);
+  return (
+    depth(a) - depth(b) ||
+    preference(a.skill.name) - preference(b.skill.name) ||
+    compareText(a.found.folder, b.found.folder)
+  );
 }

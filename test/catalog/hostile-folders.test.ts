@@ -337,8 +337,50 @@ describe("loadCatalog on skill names that differ only in Unicode normalization",
     expect(issueAt(issues, "p/b")).toEqual({
       severity: "skipped",
       path: "p/b",
-      reason: `duplicate skill name "${decomposed}": p/a is served instead`,
+      reason: `duplicate skill name "${decomposed}": it is "${composed}" in another Unicode normalization, and p/a is served instead`,
     });
+  });
+});
+
+// Regression: skills named `pdf` and `PDF` in one pack, in folders apart (`a/pdf`, `b/PDF-tools`), were both
+// served, while their folders, had they been named as the skills, were one: read_skill("Pdf") was refused as
+// ambiguous between two ids that read alike, and a host writing each skill to a folder of its name on macOS
+// or Windows kept one of the two.
+describe("loadCatalog on skill names that differ only in letter case", () => {
+  it("serves the lowercase one of a depth, whatever its path, as of folders, and names it", async () => {
+    const dir = await withTree({
+      "p/a/PDF-tools/SKILL.md": skillMd("PDF"),
+      "p/b/pdf/SKILL.md": skillMd("pdf"),
+      "p/c/Forms/SKILL.md": skillMd("Forms"),
+      "p/d/forms-x/SKILL.md": skillMd("FORMS"),
+      "q/x/SKILL.md": skillMd("PDF"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => [skill.id, skill.folder])).toEqual([
+      ["p/Forms", "c/Forms"],
+      ["q/PDF", "x"],
+      ["p/pdf", "b/pdf"],
+    ]);
+    expect(issueAt(issues, "p/a/PDF-tools")).toEqual({
+      severity: "skipped",
+      path: "p/a/PDF-tools",
+      reason: 'duplicate skill name "PDF": it is "pdf" in another letter case, and p/b/pdf is served instead',
+    });
+    expect(issueAt(issues, "p/d/forms-x")?.reason).toBe(
+      'duplicate skill name "FORMS": it is "Forms" in another letter case, and p/c/Forms is served instead',
+    );
+  });
+
+  it("serves the shallower of two, as of folders, whatever the case", async () => {
+    const dir = await withTree({
+      "p/PDF/SKILL.md": skillMd("PDF"),
+      "p/g/pdf/SKILL.md": skillMd("pdf"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/PDF"]);
+    expect(issueAt(issues, "p/g/pdf")?.reason).toBe(
+      'duplicate skill name "pdf": it is "PDF" in another letter case, and p/PDF is served instead',
+    );
   });
 });
 

@@ -118,3 +118,25 @@ describe("two groups or skill folders of a pack whose names differ only in case"
     ]);
   });
 });
+
+// Regression: skills named `PDF` and `pdf` in folders apart were both served: read_skill("Pdf") was refused
+// as ambiguous between `p/PDF` and `p/pdf`, read_skill("PDF") read another skill than "pdf" did, and a host
+// writing each skill to a folder of its name on macOS or Windows kept one. Names fold as folders do.
+describe("two skills of a pack whose names differ only in case, in folders apart", () => {
+  const served = serveTree({
+    "p/a/PDF-tools/SKILL.md": skillMd("PDF", "Skill PDF"),
+    "p/b/pdf/SKILL.md": skillMd("pdf", "Skill pdf"),
+  });
+
+  it("are one: the lowercase one, whatever case read_skill spells", async () => {
+    for (const skill of ["pdf", "PDF", "Pdf", "p/PDF"]) {
+      const { text, isError } = await call(served.client, "read_skill", { skill });
+      expect(isError, skill).toBe(false);
+      expect(text, skill).toContain("Skill pdf");
+    }
+    const resources = await served.client.listResources();
+    expect(resources.resources.map((resource) => resource.uri).filter((uri) => /pdf/i.test(uri))).toEqual([
+      "skill://p/b/pdf/SKILL.md",
+    ]);
+  });
+});
