@@ -12,7 +12,8 @@ export const MAX_ITEMS_ON_A_LINE = 8;
  * (`before`: the innermost's text may stand further past its marker, `-   x`), the columns between each
  * and the next up to that one when all are alike (items, or quotes) and evenly spaced (0 when not: the
  * text of those between is unknown, and a line indented between is read as at the text of one, so
- * neither as code nor as four columns past), and the `>` a line needs to be in them all.
+ * neither as code nor as four columns past, unless it is in one of the `wide` gaps), and the `>` a line
+ * needs to be in them all.
  */
 export interface Group {
   readonly low: number;
@@ -21,6 +22,19 @@ export interface Group {
   readonly markers: number;
   /** It holds items and quotes both (past the groups of one kind a line makes). */
   readonly mixed: boolean;
+  /**
+   * Where the text columns of two containers after one another are more than four apart (`1.    ` after
+   * `- `), each such pair's, rising: a line indented between them is in the outer one, four columns or more
+   * past its text maybe (code). Kept in a group not evenly spaced, where a line was read as at the text of
+   * one: a comment in such code was flagged though shown. Each takes five columns of the line, at least.
+   */
+  readonly wide: readonly WideGap[];
+}
+
+/** Two text columns of a group more than four apart, with none between: see {@link Group}. */
+export interface WideGap {
+  readonly from: number;
+  readonly to: number;
 }
 
 /**
@@ -42,10 +56,13 @@ export class GroupBuilder {
   #even = true;
   #count = 0;
   #markers = 0;
+  /** The wide gaps known (see {@link Group}); none across the columns `addUneven` counts without them. */
+  readonly #wide: WideGap[] = [];
 
   add(column: number, quote: boolean): void {
     if (this.#count === 0) this.low = column;
     else {
+      if (column - this.high > 4) this.#wide.push({ from: this.high, to: column });
       if (this.#count === 1) this.#step = column - this.high;
       else if (this.high - this.#before !== this.#step) this.#even = false;
       if (quote !== this.#markers > 0) this.#even = false;
@@ -71,7 +88,9 @@ export class GroupBuilder {
     if (this.#count < 2) return undefined;
     const step = this.#even ? this.#step : 0;
     const mixed = this.#markers > 0 && this.#markers < this.#count;
-    return { low: this.low, before: this.#before, step, markers: this.#markers, mixed };
+    // Evenly spaced, the column of each is known: no gap needs keeping.
+    const wide = step > 0 ? [] : this.#wide;
+    return { low: this.low, before: this.#before, step, markers: this.#markers, mixed, wide };
   }
 
   /** Whether it holds a quote (the first it holds is one, unless past the groups of one kind). */

@@ -1,6 +1,6 @@
 /** The containers open as the walk over a file's lines reaches a line, and the text column a line is in. */
 import { firstPast } from "../sorted.js";
-import type { Group } from "./container-groups.js";
+import type { Group, WideGap } from "./container-groups.js";
 import type { OpenedContainers } from "./container-opening.js";
 
 /**
@@ -39,6 +39,7 @@ export class ContainerStack implements OpenContainers {
         readonly step: number;
         markers: number;
         readonly mixed: boolean;
+        readonly wide: readonly WideGap[];
       }
     | undefined
   )[] = [];
@@ -88,7 +89,7 @@ export class ContainerStack implements OpenContainers {
     const next = firstPast(this.containers, (column) => column > indent, count);
     const group = next < count ? this.#groupAt(next) : undefined;
     if (group === undefined || group.low > indent) return this.containers[next - 1] ?? 0;
-    return group.step > 0 ? textIn(group, indent) : indent;
+    return group.step > 0 ? textIn(group, indent) : textInUneven(group, indent);
   }
 
   /** Closes the containers from the `kept`-th on. */
@@ -102,7 +103,7 @@ export class ContainerStack implements OpenContainers {
 
   /**
    * Closes the containers whose text starts past `column`; of a group a line indented into, those past
-   * it when they are evenly spaced, else none (see {@link Group}).
+   * it when they are evenly spaced or items, else none (see {@link Group}).
    */
   closePast(column: number): void {
     const kept = firstPast(this.containers, (text) => text > column);
@@ -112,7 +113,13 @@ export class ContainerStack implements OpenContainers {
       return;
     }
     this.closeFrom(kept + 1);
-    if (group.step === 0) return;
+    if (group.step === 0) {
+      // Of items, those past the one the line is in end, at the column it is read at (see textInUneven):
+      // that of the one it is in, or past it, never short of it. Of quotes, how many `>` those left take
+      // is not known: none ends.
+      if (group.markers === 0) this.containers[kept] = textInUneven(group, column);
+      return;
+    }
     const text = textIn(group, column);
     this.containers[kept] = text;
     if (group.markers > 0) group.markers = (text - group.low) / group.step + 1;
@@ -193,6 +200,17 @@ export class ContainerStack implements OpenContainers {
  */
 function textIn(group: Group, indent: number): number {
   return Math.min(group.low + group.step * Math.floor((indent - group.low) / group.step), group.before);
+}
+
+/**
+ * The text column of the container of a `group` not evenly spaced that a line indented `indent` columns
+ * (past its outermost's text, short of its innermost's) is in: that of the outer side of the wide gap it
+ * is in, else `indent` itself (see {@link Group}). Found by halving, as a line may open many.
+ */
+function textInUneven(group: Group, indent: number): number {
+  const { wide } = group;
+  const gap = wide[firstPast(wide, (item) => item.from > indent) - 1];
+  return gap !== undefined && indent < gap.to ? gap.from : indent;
 }
 
 /**

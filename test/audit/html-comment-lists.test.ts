@@ -141,6 +141,37 @@ describe("html-comment in list items, quotes and paragraphs", () => {
     );
   });
 
+  // Regression: items past the eighth not evenly spaced (`- `, then `123456789.    `, whose text is 14
+  // columns past the ninth's) were read with no column between their outermost's and innermost's text: a
+  // line after a blank one, four columns past the ninth's text and short of the tenth's, was read as at
+  // the text of one, and the indented code of the ninth there, which shows its comment, was flagged.
+  it.each([
+    [
+      "in the ninth item, short of a wide tenth",
+      `${"- ".repeat(9)}123456789.    - - x
+
+${" ".repeat(22)}<!-- shown -->
+`,
+    ],
+    [
+      "in the tenth, short of a wide eleventh",
+      `${"- ".repeat(10)}1. -    - x
+
+${" ".repeat(27)}<!-- shown -->
+`,
+    ],
+  ])("reads indented code between items past the eighth not evenly spaced, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual([]);
+  });
+
+  it("still flags a comment at the text of an item past the eighth not evenly spaced", () => {
+    const markdown = `${"- ".repeat(9)}123456789.    - - x
+
+${" ".repeat(20)}<!-- hidden -->
+`;
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
+  });
+
   // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
   // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
   // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
