@@ -172,6 +172,32 @@ ${" ".repeat(20)}<!-- hidden -->
     expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
   });
 
+  // Regression: a line indented short of the tenth of such items ended none of them, and a line after it
+  // four columns or more past the text of the item it is in, but short of the innermost's, was read in
+  // the innermost: not code, and the comment it shows was flagged.
+  it.each([
+    [
+      "in a wide gap",
+      `${"- ".repeat(9)}123456789.    - - x
+
+${" ".repeat(20)}<!-- hidden -->
+
+${" ".repeat(33)}<!-- shown -->
+`,
+    ],
+    [
+      "in a narrow one",
+      `${"- ".repeat(10)}1. -    - x
+
+${" ".repeat(21)}<!-- hidden -->
+
+${" ".repeat(25)}<!-- shown -->
+`,
+    ],
+  ])("ends the items past the eighth not evenly spaced that a line is short of, %s", (_, markdown) => {
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
+  });
+
   // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
   // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
   // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
