@@ -3,7 +3,14 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { quoted, visible } from "../catalog/index.js";
-import { describeArgsError, noKey, notOneOf, unreadableFile } from "../command-line.js";
+import {
+  describeArgsError,
+  noKey,
+  notOneOf,
+  notWholeNumber,
+  unreadableFile,
+  wholeNumberIn,
+} from "../command-line.js";
 import type { SyncCounts } from "./apply.js";
 import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
 import type { ServerAddress } from "./connection.js";
@@ -242,11 +249,17 @@ function targetFolder(values: { to?: string; client?: string; project?: boolean 
   return clientFolder(values.client, values.project === true, io);
 }
 
-/** `--wait`'s seconds, in milliseconds: a whole number, at most a day (a typo of a few digits more). */
+/** The longest `--wait`, a day: more is a typo of a few digits. */
+const LONGEST_WAIT_SECONDS = 86_400;
+
+/** `--wait`'s seconds, in milliseconds: digits only, as every command reads a whole number, at most a day. */
 function waitMs(text: string): number {
-  const seconds = Number(text.trim());
-  if (text.trim() === "" || !Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) {
-    throw new UsageError(`--wait "${text}" is not a number of seconds from 0 to 86400`);
+  const seconds = wholeNumberIn(text, 0);
+  if (seconds === undefined) throw new UsageError(notWholeNumber("--wait", text, 0));
+  if (seconds > LONGEST_WAIT_SECONDS) {
+    throw new UsageError(
+      `--wait ${quoted(text)} is more than a day: give at most ${LONGEST_WAIT_SECONDS} seconds`,
+    );
   }
   return seconds * 1000;
 }

@@ -104,8 +104,13 @@ describe("the command line", () => {
       /--pack and --header X-Skill-Pack/,
     ],
     [["http://a/mcp", "--to", "x", "--dry-run", "--check"], /--dry-run and --check: choose one/],
-    [["http://a/mcp", "--to", "x", "--wait", "1m"], /--wait "1m" is not a number of seconds from 0 to 86400/],
-    [["http://a/mcp", "--to", "x", "--wait=-1"], /--wait "-1" is not a number of seconds/],
+    [["http://a/mcp", "--to", "x", "--wait", "1m"], /--wait "1m" is not a whole number ≥ 0/],
+    [["http://a/mcp", "--to", "x", "--wait=-1"], /--wait "-1" is not a whole number ≥ 0/],
+    [["http://a/mcp", "--to", "x", "--wait", "1e3"], /--wait "1e3" is not a whole number ≥ 0/],
+    [
+      ["http://a/mcp", "--to", "x", "--wait", "86401"],
+      /--wait "86401" is more than a day: give at most 86400 seconds/,
+    ],
     // A blank --pack (an unset variable in a script) synced every pack the server serves.
     [["http://a/mcp", "--to", "x", "--pack", ""], /--pack needs a selector/],
     [["http://a/mcp", "--to", "x", "--pack", " , "], /--pack needs a selector/],
