@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { describeArgsError } from "../src/command-line.js";
+import { quoted } from "../src/visible.js";
 
 const USAGE = `Usage: npm run release:check-tag -- <tag>
 
@@ -44,7 +45,7 @@ function main(argv: readonly string[]): number {
     return 0;
   }
   console.error(
-    `The tag "${tag}" is not v${version}, the version in package.json: bump the version and tag the commit that has it.`,
+    `The tag ${quoted(tag)} is not v${version}, the version in package.json: bump the version and tag the commit that has it.`,
   );
   return 1;
 }

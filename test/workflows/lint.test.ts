@@ -41,7 +41,7 @@ describe("npm run lint:workflows", () => {
     const missing = await runScript("scripts/lint-workflows.ts", ["no-such-folder"]);
     expect(missing).toMatchObject({ code: 1, stdout: "" });
     expect(missing.stderr).toBe(
-      "lint-workflows: cannot read the folder no-such-folder: there is no such folder; give the folder of the workflows (default .github/workflows)\n",
+      "lint-workflows: cannot read the folder no-such-folder: there is no such folder (ENOENT); give the folder of the workflows (default .github/workflows)\n",
     );
   });
 
