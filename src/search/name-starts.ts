@@ -1,9 +1,9 @@
 import type { Skill } from "../catalog/index.js";
-import { firstPast } from "../sorted.js";
 import type { Accumulator } from "./accumulator.js";
 import type { Bm25fIndex } from "./bm25f.js";
 import { isCommonWord } from "./common-words.js";
 import { FLOOR_WORDS } from "./match-floor.js";
+import { NameWords } from "./name-words.js";
 import type { RequestTerms } from "./request-terms.js";
 import { foldedSpelling, STOP_WORDS } from "./terms.js";
 
@@ -17,13 +17,11 @@ import { foldedSpelling, STOP_WORDS } from "./terms.js";
 const NAME_START_LETTERS = 5;
 /** The most name words one request word finds so: a beginning of more is no short form of one of them. */
 const NAME_STARTS = 3;
-/** Request words as {@link NAME_START_LETTERS} reads them: runs of letters a to z of the folded request. */
-const LETTER_RUNS = /[a-z]+/g;
 
 /** Finds the longer words of skills' names that a request's words begin: see {@link NAME_START_LETTERS}. */
 export class NameStarts {
-  /** The words of skills' names longer than {@link NAME_START_LETTERS}, of letters a to z, sorted, once each. */
-  private readonly nameWords: readonly string[];
+  /** The words of skills' names longer than {@link NAME_START_LETTERS}, of letters a to z. */
+  private readonly nameWords: NameWords;
 
   constructor(
     skills: readonly Skill[],
@@ -31,14 +29,14 @@ export class NameStarts {
     /** Counts the documents holding a term, while a word is looked up. */
     private readonly counter: Accumulator,
   ) {
-    this.nameWords = nameWordsOf(skills);
+    this.nameWords = new NameWords(skills, NAME_START_LETTERS);
   }
 
   /**
    * The terms of the longer name words that the request's words begin (see {@link NAME_START_LETTERS}),
    * but the request's own terms. Linear in the request, and a binary search over the name words a word.
    */
-  namesBegun(query: string, request: RequestTerms): number[] {
+  namesBegun(query: string, request: RequestTerms, allowed: Uint8Array | undefined): number[] {
     const { nameWords, terms } = this;
     const begun: number[] = [];
     const folded = foldedSpelling(query);
@@ -51,19 +49,11 @@ export class NameStarts {
       start = end === start ? start + 1 : end;
       if (length < NAME_START_LETTERS) continue;
       const word = folded.slice(end - length, end);
-      const low = firstPast(nameWords, (nameWord) => nameWord > word);
-      let past = low;
-      while (
-        past < nameWords.length &&
-        past - low <= NAME_STARTS &&
-        (nameWords[past] as string).startsWith(word)
-      ) {
-        past++;
-      }
+      const begunBy = nameWords.begunBy(word, allowed, NAME_STARTS);
       // The dearer tests last: most request words begin no name's word.
-      if (past === low || past - low > NAME_STARTS) continue;
+      if (begunBy.length === 0 || begunBy.length > NAME_STARTS) continue;
       if (STOP_WORDS.has(word) || isCommonWord(word) || this.namesItself(word)) continue;
-      for (const nameWord of nameWords.slice(low, past)) {
+      for (const nameWord of begunBy) {
         for (const term of terms.termsOf(nameWord).terms) {
           if (!request.terms.includes(term) && !begun.includes(term)) begun.push(term);
         }
@@ -75,7 +65,8 @@ export class NameStarts {
   /**
    * Whether some skill of the catalog is found by `word` alone, scoring {@link FLOOR_WORDS} of its weight:
    * a word some skill holds in its name or description is a word of its own (`fasta`, the file format,
-   * is no short form of fastapi), while `postgres`, in a few bodies only, found no skill.
+   * is no short form of fastapi), while `postgres`, in a few bodies only, found no skill. The catalog's,
+   * not the scope's: whether a word is one of its own does not depend on who asks, as its weight does not.
    */
   private namesItself(word: string): boolean {
     const { counter, terms } = this;
@@ -91,15 +82,4 @@ export class NameStarts {
 /** Whether `code` is a letter a to z. */
 function isLowerLatin(code: number): boolean {
   return code >= 0x61 && code <= 0x7a;
-}
-
-/** The words of `skills`' names that {@link NAME_START_LETTERS} may find: see `NameStarts.nameWords`. */
-function nameWordsOf(skills: readonly Skill[]): string[] {
-  const words = new Set<string>();
-  for (const { name } of skills) {
-    for (const [word] of name.toLowerCase().matchAll(LETTER_RUNS)) {
-      if (word.length > NAME_START_LETTERS) words.add(word);
-    }
-  }
-  return [...words].sort();
 }

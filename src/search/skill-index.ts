@@ -110,7 +110,7 @@ export class SkillIndex implements SearchIndex {
       allowed,
     );
     // Found besides the request's own words, not in their place: it holds no more words for them.
-    accumulator.add(terms, this.nameStarts.namesBegun(query, request), allowed, false);
+    accumulator.add(terms, this.nameStarts.namesBegun(query, request, allowed), allowed, false);
     // A word left unread is one no match holds: every match then holds only part of the request.
     const unread = request.unheld > corrections.length;
     const floor = matchFloor(terms, skills.length, this.ranking.k1, request, corrections);

@@ -351,6 +351,42 @@ describe("a word that begins a name's word", () => {
   });
 });
 
+// The name words were the catalog's: `postgres` begins four here, too many for a short form, and a search
+// within `db`, which names one, found nothing, steered by the names of a pack it cannot see.
+describe("a word that begins a name's word, in a scope", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "db/postgresql-tables/SKILL.md": skillMd("postgresql-tables", "Design widget tables."),
+      "db/event-log/SKILL.md": skillMd(
+        "event-log",
+        "Keep widget events in order.",
+        "# Event log\n\nAppend events to a log and replay them. A store such as postgres holds them.\n",
+      ),
+      "hosted/postgresus-backups/SKILL.md": skillMd("postgresus-backups", "Back up hosted widget stores."),
+      "hosted/postgresml-models/SKILL.md": skillMd("postgresml-models", "Train widget models in place."),
+      "hosted/postgrest-routes/SKILL.md": skillMd("postgrest-routes", "Serve widget routes from a schema."),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  const shown = (query: string, scope: Scope) => {
+    const found = ownIndex.search(query, scope, 10);
+    return found.skills.slice(0, found.fairMatches).map((skill) => skill.name);
+  };
+
+  it("is judged by the names in the caller's scope", () => {
+    expect(shown("postgres", ownCatalog.everything.narrow(["db"]))).toEqual(["postgresql-tables"]);
+    // Over the whole catalog it begins four names: no short form of one.
+    expect(shown("postgres", ownCatalog.everything)).toEqual([]);
+  });
+});
+
 // Porter2 stems `excellence` as excel: over the bench corpus `excel` listed code-review-excellence alone,
 // and read_skill("excel") offered it, a name holding the letters of no word asked for.
 describe("words Porter2 cuts down to another word", () => {
