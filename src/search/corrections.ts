@@ -1,6 +1,7 @@
 import type { Accumulator, Tally } from "./accumulator.js";
 import type { Bm25fIndex } from "./bm25f.js";
 import { isCommonWord } from "./common-words.js";
+import type { NameReading } from "./name-words.js";
 import type { RequestTerms } from "./request-terms.js";
 
 /** A request word read as another. */
@@ -84,10 +85,18 @@ export class Corrector {
   /**
    * The request's words no skill holds, read as words one mistake away, judged by the best matches for
    * the rest of the request, which `matches` holds, or by the skills in scope when the rest matches
-   * nothing.
+   * nothing. Those read as beginnings of name words (`named`) are not mistakes.
    */
-  correct(request: RequestTerms, allowed: Uint8Array | undefined, matches: Accumulator): Readings {
-    const { unknown } = request;
+  correct(
+    request: RequestTerms,
+    allowed: Uint8Array | undefined,
+    matches: Accumulator,
+    named: readonly NameReading[],
+  ): Readings {
+    const unknown =
+      named.length === 0
+        ? request.unknown
+        : request.unknown.filter((word) => !named.some((reading) => reading.word === word));
     const undecided: Undecided[] = [];
     const unread: Unread[] = [];
     const none = { corrections: [], undecided, unread, known: NO_TERMS };

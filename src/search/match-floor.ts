@@ -1,5 +1,6 @@
 import { type Bm25fIndex, termWeight } from "./bm25f.js";
 import type { TermCorrection } from "./corrections.js";
+import type { NameReading } from "./name-words.js";
 import type { RequestTerms } from "./request-terms.js";
 
 /**
@@ -41,8 +42,9 @@ const BEYOND_ONE_WORD = 0.4;
 const SEVERAL_WORDS = 6;
 
 /**
- * The score under which a match is faint for `request`, its words no skill holds read as `corrections`,
- * over an index of `documents` ranked with `k1`: see {@link FLOOR_WORDS}.
+ * The score under which a match is faint for `request`, its words no skill holds read as `corrections`
+ * or as beginnings of name words (`named`), over an index of `documents` ranked with `k1`: see
+ * {@link FLOOR_WORDS}.
  */
 export function matchFloor(
   terms: Bm25fIndex,
@@ -50,12 +52,14 @@ export function matchFloor(
   k1: number,
   request: RequestTerms,
   corrections: readonly TermCorrection[],
+  named: readonly NameReading[],
 ): number {
-  const unheld = request.unheld - corrections.length;
+  const unheld = request.unheld - corrections.length - named.length;
   let weight = unheld * termWeight(0, documents, k1);
   for (const term of request.terms) weight += terms.weight(term);
   for (const { term } of corrections) weight += terms.weight(term);
-  const words = request.terms.length + corrections.length + unheld;
+  for (const reading of named) weight += reading.weight;
+  const words = request.terms.length + corrections.length + named.length + unheld;
   if (words === 0) return 0;
   return ((words === 1 ? FLOOR_WORDS : FLOOR_WORDS_OF_SEVERAL) * weight) / words;
 }

@@ -3,7 +3,7 @@ import type { Accumulator } from "./accumulator.js";
 import type { Bm25fIndex } from "./bm25f.js";
 import { isCommonWord } from "./common-words.js";
 import { FLOOR_WORDS } from "./match-floor.js";
-import { NameWords } from "./name-words.js";
+import { type NameReading, NameWords } from "./name-words.js";
 import type { RequestTerms } from "./request-terms.js";
 import { foldedSpelling, STOP_WORDS } from "./terms.js";
 
@@ -34,11 +34,13 @@ export class NameStarts {
 
   /**
    * The terms of the longer name words that the request's words begin (see {@link NAME_START_LETTERS}),
-   * but the request's own terms. Linear in the request, and a binary search over the name words a word.
+   * but the request's own terms, and the request's words no skill holds that were read so. Linear in the
+   * request, and a binary search over the name words a word.
    */
-  namesBegun(query: string, request: RequestTerms, allowed: Uint8Array | undefined): number[] {
+  namesBegun(query: string, request: RequestTerms, allowed: Uint8Array | undefined): NamesBegun {
     const { nameWords, terms } = this;
     const begun: number[] = [];
+    let read: NameReading[] = NO_NAME_READINGS;
     const folded = foldedSpelling(query);
     // Read by character codes, not a regular expression's matches: this runs on every search, and each
     // match was an array and a string to collect under load.
@@ -53,13 +55,22 @@ export class NameStarts {
       // The dearer tests last: most request words begin no name's word.
       if (begunBy.length === 0 || begunBy.length > NAME_STARTS) continue;
       if (STOP_WORDS.has(word) || isCommonWord(word) || this.namesItself(word)) continue;
+      // A word no skill holds weighs in the floor as the name word most held that it begins, not as a
+      // word held by none (`matplot` of matplotlib): a skill naming it must reach the floor.
+      const unheld = request.unknown.includes(word);
+      let weight = Number.POSITIVE_INFINITY;
       for (const nameWord of begunBy) {
         for (const term of terms.termsOf(nameWord).terms) {
+          weight = Math.min(weight, terms.weight(term));
           if (!request.terms.includes(term) && !begun.includes(term)) begun.push(term);
         }
       }
+      if (unheld && weight < Number.POSITIVE_INFINITY && !read.some((reading) => reading.word === word)) {
+        if (read === NO_NAME_READINGS) read = [];
+        read.push({ word, weight });
+      }
     }
-    return begun;
+    return { terms: begun, read };
   }
 
   /**
@@ -77,6 +88,16 @@ export class NameStarts {
       return strongest >= FLOOR_WORDS * terms.weight(term);
     });
   }
+}
+
+const NO_NAME_READINGS: NameReading[] = [];
+
+/** What the request's words find by beginning longer words of names (see {@link NAME_START_LETTERS}). */
+export interface NamesBegun {
+  /** The terms of those name words, but the request's own. */
+  readonly terms: readonly number[];
+  /** The request's words no skill holds that were read so, in place of a mistake or a word held by none. */
+  readonly read: readonly NameReading[];
 }
 
 /** Whether `code` is a letter a to z. */

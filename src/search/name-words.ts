@@ -6,6 +6,13 @@ const LETTER_RUNS = /[a-z]+/g;
 
 const NONE: readonly string[] = [];
 
+/** A request word no skill holds, read as the beginning of name words. */
+export interface NameReading {
+  readonly word: string;
+  /** What it weighs in the floor: the weight of the most held name word it begins. */
+  readonly weight: number;
+}
+
 /**
  * The words of skills' names longer than a few letters, sorted, each with the skills whose names hold it:
  * what a request word that begins one of them also finds (`postgres` of postgresql-table-design). Built

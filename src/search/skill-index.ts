@@ -102,7 +102,8 @@ export class SkillIndex implements SearchIndex {
     const allowed = this.scopes.mask(scope);
     const request = terms.termsOf(query);
     accumulator.add(terms, request.terms, allowed);
-    const readings = corrector.correct(request, allowed, accumulator);
+    const begun = this.nameStarts.namesBegun(query, request, allowed);
+    const readings = corrector.correct(request, allowed, accumulator, begun.read);
     const { corrections } = readings;
     accumulator.add(
       terms,
@@ -110,10 +111,10 @@ export class SkillIndex implements SearchIndex {
       allowed,
     );
     // Found besides the request's own words, not in their place: it holds no more words for them.
-    accumulator.add(terms, this.nameStarts.namesBegun(query, request, allowed), allowed, false);
+    accumulator.add(terms, begun.terms, allowed, false);
     // A word left unread is one no match holds: every match then holds only part of the request.
-    const unread = request.unheld > corrections.length;
-    const floor = matchFloor(terms, skills.length, this.ranking.k1, request, corrections);
+    const unread = request.unheld > corrections.length + begun.read.length;
+    const floor = matchFloor(terms, skills.length, this.ranking.k1, request, corrections, begun.read);
     const found = accumulator.finish(limit, floor, beyondStrongest(request, floor));
     const vague = this.vaguenessCheck.whyVague(found, limit, scope, request, corrections);
     const undecided =

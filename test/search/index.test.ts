@@ -332,6 +332,13 @@ describe("a word that begins a name's word", () => {
       ),
       "web/fastapi-service/SKILL.md": skillMd("fastapi-service", "Serve widget routes from Python."),
       "bio/sequence-files/SKILL.md": skillMd("sequence-files", "Read widget FASTA and FASTQ files."),
+      "plots/matplotlib-figures/SKILL.md": skillMd("matplotlib-figures", "Draw widget figures in Python."),
+      "plots/matplotlib-animations/SKILL.md": skillMd("matplotlib-animations", "Animate widget frames."),
+      "bio/fold-changes/SKILL.md": skillMd(
+        "fold-changes",
+        "Compare widget counts between samples.",
+        "# Plots\n\nDraw a maplot of the fold changes against the mean counts.\n",
+      ),
     });
     ownCatalog = loadCatalog(own.dir).catalog;
     ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
@@ -344,6 +351,17 @@ describe("a word that begins a name's word", () => {
   it("finds the skill whose name's word it begins", () => {
     expect(names("postgres")[0]).toBe("postgresql-tables");
     expect(names("postgres indexes")[0]).toBe("postgresql-tables");
+  });
+
+  // `matplot`, which no skill holds, weighed in the floor as a word held by none, above what a name word
+  // held by a skill or two gives, and was read as the mistake `maplot` besides: it found nothing.
+  it("finds the skill whose name's word it begins when no skill holds it", () => {
+    const found = ownIndex.search("matplot", ownCatalog.everything, 10);
+    expect(found.skills.slice(0, found.fairMatches).map((skill) => skill.name)).toEqual([
+      "matplotlib-animations",
+      "matplotlib-figures",
+    ]);
+    expect(found.corrections).toEqual([]);
   });
 
   it("is a word of its own when a skill holds it in its description: FASTA is not FastAPI", () => {
