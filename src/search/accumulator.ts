@@ -18,6 +18,8 @@ const FAIR_MATCH = 0.4;
  */
 const TIED_MATCH = 0.9;
 
+const NO_ALTERNATIVES: ReadonlyMap<number, number> = new Map();
+
 /**
  * Adds up the impacts of a query's postings per document and picks the best. Its buffers are reused by
  * every query (searches are synchronous, and each leaves them zeroed), so a query allocates next to
@@ -38,25 +40,70 @@ export class Accumulator {
   private heldByFewest = Number.POSITIVE_INFINITY;
   /** Documents scored so far, in `touched`. */
   private matched = 0;
+  /** Scratch buffers for the better of a word's two terms (see {@link addBetterOf}), zero between uses. */
+  private readonly better: Float64Array;
+  private readonly betterStrongest: Float64Array;
+  private readonly betterTouched: Int32Array;
 
   constructor(size: number) {
     this.scores = new Float64Array(size);
     this.strongest = new Float64Array(size);
     this.touched = new Int32Array(size);
+    this.better = new Float64Array(size);
+    this.betterStrongest = new Float64Array(size);
+    this.betterTouched = new Int32Array(size);
   }
 
   /**
    * Adds the impacts of `terms` for the documents `allowed` lets through; unless `words`, they are found
-   * besides the request's words, and a match need not hold them to hold every word.
+   * besides the request's words, and a match need not hold them to hold every word. A term with one of
+   * `alternatives` adds the better of its impact and the alternative's (see `RequestTerms.alternatives`).
    */
-  add(index: Bm25fIndex, terms: readonly number[], allowed: Uint8Array | undefined, words = true): void {
+  add(
+    index: Bm25fIndex,
+    terms: readonly number[],
+    allowed: Uint8Array | undefined,
+    words = true,
+    alternatives: ReadonlyMap<number, number> = NO_ALTERNATIVES,
+  ): void {
     const { scores, touched, held, strongest } = this;
-    let matched = this.matched;
     for (const term of terms) {
-      matched = index.accumulate(term, allowed, scores, touched, matched, held, strongest);
+      const alternative = alternatives.get(term);
+      if (alternative === undefined) {
+        this.matched = index.accumulate(term, allowed, scores, touched, this.matched, held, strongest);
+      } else {
+        this.addBetterOf(index, term, alternative, allowed);
+      }
       if (words) this.heldByFewest = Math.min(this.heldByFewest, held[0] as number);
     }
+  }
+
+  /**
+   * Adds, for each document, the better of the impacts of `term` and `alternative`, found apart in the
+   * scratch buffers first, and sets `held` to how many documents hold either.
+   */
+  private addBetterOf(
+    index: Bm25fIndex,
+    term: number,
+    alternative: number,
+    allowed: Uint8Array | undefined,
+  ): void {
+    const { scores, touched, strongest, held, better, betterTouched, betterStrongest } = this;
+    let count = index.accumulate(term, allowed, better, betterTouched, 0, held, betterStrongest);
+    count = index.accumulate(alternative, allowed, better, betterTouched, count, held, betterStrongest, true);
+    let matched = this.matched;
+    for (let i = 0; i < count; i++) {
+      const document = betterTouched[i] as number;
+      const impact = better[document] as number;
+      better[document] = 0;
+      betterStrongest[document] = 0;
+      const before = scores[document] as number;
+      if (before === 0) touched[matched++] = document;
+      scores[document] = before + impact;
+      if (impact > (strongest[document] as number)) strongest[document] = impact;
+    }
     this.matched = matched;
+    held[0] = count;
   }
 
   /** The `limit` best documents so far. */

@@ -1,5 +1,7 @@
 import { grown } from "./arrays.js";
 import { Bm25fIndex, type RankingOptions, termWeight } from "./bm25f.js";
+import { ByteChunks, numberBytes } from "./byte-chunks.js";
+import { CapitalsApart, isCapitalWord } from "./capitals-apart.js";
 import { FIELD_NAMES, HEADINGS } from "./fields.js";
 import { levelOf } from "./impact-levels.js";
 import { Lexicon } from "./lexicon.js";
@@ -37,6 +39,7 @@ export class Bm25fBuilder implements WordSink {
   private frequencies: Int32Array = new Int32Array(4096);
   private lastDocuments: Int32Array = new Int32Array(4096).fill(-1);
   private gapBytes: Int32Array = new Int32Array(4096);
+  private readonly capitals = new CapitalsApart();
   /**
    * The current document's terms as a sparse set: `local[position[term]] === term` when the document
    * holds the term, so nothing needs clearing between documents; `localCounts` has its count per field.
@@ -44,6 +47,8 @@ export class Bm25fBuilder implements WordSink {
   private position: Int32Array = new Int32Array(4096);
   private local: Int32Array = new Int32Array(1024);
   private localCounts: Int32Array = new Int32Array(1024 * FIELDS);
+  /** Counts of words in capitals added to their stem's (see {@link mergeCapitals}), beside `localCounts`. */
+  private mergedCounts: Int32Array = new Int32Array(1024 * FIELDS);
   private localTerms = 0;
   /** The documents whose headings and body had more distinct terms than {@link TERMS_A_DOCUMENT}. */
   readonly full: number[] = [];
@@ -69,8 +74,25 @@ export class Bm25fBuilder implements WordSink {
     length: number,
     humped: boolean,
   ): void {
-    if (this.isFull()) this.countHeld(this.lexicon.metTermOfSpan(hash, check, length));
-    else this.countTerm(this.lexicon.termOfSpan(text, start, end, hash, check, length, humped));
+    const { lexicon } = this;
+    if (isCapitalWord(text, start, end)) {
+      if (this.isFull()) {
+        this.countHeld(lexicon.metTermOfSpan(hash, check, length, true));
+        return;
+      }
+      const term = lexicon.termOfCapitals(text, start, end, hash, check, length);
+      this.countTerm(term);
+      const stemTerm = term < 0 ? -1 : lexicon.stemOfCapitals(term);
+      if (stemTerm >= 0) {
+        const most = Math.max(term, stemTerm);
+        if (most >= this.position.length) this.growTerms(most);
+        this.capitals.keep(term, stemTerm);
+      }
+    } else if (this.isFull()) {
+      this.countHeld(lexicon.metTermOfSpan(hash, check, length));
+    } else {
+      this.countTerm(lexicon.termOfSpan(text, start, end, hash, check, length, humped));
+    }
   }
 
   word(word: string): void {
@@ -104,10 +126,14 @@ export class Bm25fBuilder implements WordSink {
       if (at === this.local.length) {
         this.local = grown(this.local, at * 2);
         this.localCounts = grown(this.localCounts, at * 2 * FIELDS);
+        this.mergedCounts = grown(this.mergedCounts, at * 2 * FIELDS);
       }
       this.local[at] = term;
       this.position[term] = at;
-      for (let f = 0; f < FIELDS; f++) this.localCounts[at * FIELDS + f] = 0;
+      for (let f = 0; f < FIELDS; f++) {
+        this.localCounts[at * FIELDS + f] = 0;
+        this.mergedCounts[at * FIELDS + f] = 0;
+      }
     }
     const slot = at * FIELDS + this.field;
     this.localCounts[slot] = (this.localCounts[slot] as number) + 1;
@@ -123,10 +149,35 @@ export class Bm25fBuilder implements WordSink {
     this.position = grown(this.position, size);
   }
 
+  /**
+   * Of the current document's words in capitals kept apart from their stems: one whose stem the document
+   * also holds is the same word, stressed (`TOOLS` beside tools), and its counts are added to the stem's,
+   * so that the stem scores as if no word were kept apart; one whose stem it does not hold (`PAINS`
+   * without pain) is counted as holding the word, for the stem's weight (see `finish`).
+   */
+  private mergeCapitals(): void {
+    const { local, localCounts, mergedCounts, position, capitals, documents } = this;
+    for (let i = 0; i < this.localTerms; i++) {
+      const stemTerm = capitals.stemOf(local[i] as number);
+      if (stemTerm < 0) continue;
+      const at = position[stemTerm] as number;
+      if (at < this.localTerms && local[at] === stemTerm) {
+        for (let f = 0; f < FIELDS; f++) {
+          mergedCounts[at * FIELDS + f] =
+            (mergedCounts[at * FIELDS + f] as number) + (localCounts[i * FIELDS + f] as number);
+        }
+      } else {
+        capitals.heldWithoutStem(stemTerm, documents);
+      }
+    }
+  }
+
   /** Closes the current document: its terms and their counts per field go to the record stream. */
   endDocument(): void {
     this.lexicon.nextDocument();
-    const { localCounts, local, frequencies, gapBytes, lastDocuments, fieldLengths, documents } = this;
+    this.mergeCapitals();
+    const { localCounts, mergedCounts, local, frequencies, gapBytes, lastDocuments, fieldLengths } = this;
+    const { documents } = this;
     // A record takes at most 4 bytes for the term, 1 for the field mask and 4 for each count.
     const bytes = this.records.reserve(this.localTerms * (5 + 4 * FIELDS));
     let at = this.records.used;
@@ -141,11 +192,11 @@ export class Bm25fBuilder implements WordSink {
       const maskAt = at++;
       let mask = 0;
       for (let field = 0; field < FIELDS; field++) {
-        let count = localCounts[i * FIELDS + field] as number;
+        const own = localCounts[i * FIELDS + field] as number;
+        let count = own + (mergedCounts[i * FIELDS + field] as number);
         if (count === 0) continue;
         mask |= 1 << field;
-        fieldLengths[documents * FIELDS + field] =
-          (fieldLengths[documents * FIELDS + field] as number) + count;
+        fieldLengths[documents * FIELDS + field] = (fieldLengths[documents * FIELDS + field] as number) + own;
         while (count >= 0x80) {
           bytes[at++] = (count & 0x7f) | 0x80;
           count >>>= 7;
@@ -174,7 +225,12 @@ export class Bm25fBuilder implements WordSink {
       const df = this.frequencies[term] as number;
       postingStarts[term + 1] = (postingStarts[term] as number) + df;
       gapStarts[term + 1] = (gapStarts[term] as number) + (this.gapBytes[term] as number);
-      termWeights[term] = termWeight(df, total, options.k1);
+      termWeights[term] = termWeight(this.capitals.holding(term, df), total, options.k1);
+    }
+    // A word in capitals kept apart weighs as its stem: it is the same word to a request.
+    for (let term = 0; term < termCount; term++) {
+      const stemTerm = this.capitals.stemOf(term);
+      if (stemTerm >= 0) termWeights[term] = termWeights[stemTerm] as number;
     }
     const gaps = new Uint8Array(gapStarts[termCount] as number);
     const levels = new Uint8Array(postingStarts[termCount] as number);
@@ -257,42 +313,4 @@ export class Bm25fBuilder implements WordSink {
     });
     return norms;
   }
-}
-
-/**
- * Bytes written in chunks of a megabyte, holding numbers seven bits a byte, low bits first. Growing copies
- * nothing and leaves little unused, and each chunk can be let go once read: at 10,000 skills the records
- * take some 20 MiB, which would otherwise be doubled by growth and kept beside the postings made from them.
- */
-class ByteChunks {
-  private readonly chunks: (Uint8Array | undefined)[] = [];
-  private current = new Uint8Array(0);
-  /** Bytes written in the current chunk. */
-  used = 0;
-
-  get chunkCount(): number {
-    return this.chunks.length;
-  }
-
-  /** The chunk to write `more` bytes to, from `used` on: the current one, or a new one if it is full. */
-  reserve(more: number): Uint8Array {
-    if (this.chunks.length === 0 || this.used + more > this.current.length) {
-      this.current = new Uint8Array(Math.max(1 << 20, more));
-      this.chunks.push(this.current);
-      this.used = 0;
-    }
-    return this.current;
-  }
-
-  /** Chunk `index`, which is then forgotten. */
-  take(index: number): Uint8Array {
-    const chunk = this.chunks[index] ?? new Uint8Array(0);
-    this.chunks[index] = undefined;
-    if (chunk === this.current) this.current = new Uint8Array(0);
-    return chunk;
-  }
-}
-
-function numberBytes(value: number): number {
-  return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : 4;
 }

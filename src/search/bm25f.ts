@@ -103,6 +103,8 @@ export class Bm25fIndex {
     held: Int32Array,
     /** Each document's largest impact of one term so far, raised where this term's is larger. */
     strongest: Float64Array,
+    /** Whether a document's score becomes the larger of it and the impact, not their sum. */
+    larger = false,
   ): number {
     const { gaps, levels } = this;
     const weight = this.termWeights[term] as number;
@@ -123,7 +125,7 @@ export class Bm25fIndex {
       const before = scores[document] as number;
       if (before === 0) touched[count++] = document;
       const impact = weight * (SATURATION_OF_LEVEL[levels[posting] as number] as number);
-      scores[document] = before + impact;
+      scores[document] = larger ? Math.max(before, impact) : before + impact;
       if (impact > (strongest[document] as number)) strongest[document] = impact;
       holding++;
     }

@@ -16,6 +16,34 @@ export function stemKey(stem: string): [hash: number, check: number] {
   return [hash, check];
 }
 
+/**
+ * The key of a word written in capitals kept apart from its stem (`PAINS`, see `Lexicon.termOfCapitals`):
+ * the key of the word as written, folded, after a mark no stem holds, so that it is no stem's key.
+ */
+export function capitalsKey(word: string): [hash: number, check: number] {
+  return stemKey(`^${word}`);
+}
+
+/**
+ * {@link capitalsKey} of the word spelled by `text` from `start` to `end`, read without making it a string
+ * when it is letters a to z in either case (a request's words, on every search); undefined otherwise.
+ */
+export function capitalsKeyOfLetters(text: string, start: number, end: number): [number, number] | undefined {
+  let hash = CARET;
+  let check = CARET;
+  for (let at = start; at < end; at++) {
+    let code = text.charCodeAt(at);
+    if (code >= 65 && code <= 90) code += 32;
+    else if (code < 97 || code > 122) return undefined;
+    hash = (Math.imul(hash, 0x01000193) + code) | 0;
+    check = (Math.imul(check, 0x5bd1e995) + code) | 0;
+  }
+  return [hash, check];
+}
+
+/** The mark before a word in capitals (see {@link capitalsKey}), as its key's first step. */
+const CARET = 94;
+
 /** Numbers 0, 1, 2… given to keys in the order they are first added. */
 export class KeyTable {
   constructor(

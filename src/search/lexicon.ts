@@ -1,4 +1,4 @@
-import { KeyTable, mix, stemKey } from "./keys.js";
+import { capitalsKey, KeyTable, mix, stemKey } from "./keys.js";
 import { wordHashes } from "./scanner.js";
 import { NO_TERM, PLAIN_LETTERS, SHORTEST_MISTYPED, SpellingList, type SpellingTable } from "./spelling.js";
 import { keptWord, spelled, stem } from "./terms.js";
@@ -27,7 +27,11 @@ function plainLetters(text: string, start: number, end: number): boolean {
 const ONLY_A_PART = -1;
 /** Set in a slot's length once the camel-case word it holds has had its parts noted. */
 const PARTS_NOTED = 1 << 30;
-const LENGTH = PARTS_NOTED - 1;
+/** Set in a slot's length when it holds a word written in capitals (see {@link Lexicon.termOfCapitals}). */
+const IN_CAPITALS = 1 << 29;
+const LENGTH = IN_CAPITALS - 1;
+/** Mixed into a word's hash when it is written in capitals, so that it has a slot of its own. */
+const CAPITALS_SALT = 0x5a17c0de;
 /**
  * The most words a document may add as parts of camel-case words. The real corpus's most is 181 (a mean
  * of 13); a file of a million distinct camel-case words would otherwise add two million words.
@@ -49,6 +53,8 @@ const UNMET = -2;
 export class Lexicon {
   /** Term ids by the key of their stem. */
   readonly terms = new KeyTable();
+  /** The terms of words in capitals kept apart from their stems, each with its stem's term (see {@link termOfCapitals}). */
+  private readonly capitalTerms = new Map<number, number>();
   /** Term id by a word that took the Unicode path. */
   private readonly unicodeWords = new Map<string, number>();
   /**
@@ -96,12 +102,60 @@ export class Lexicon {
   }
 
   /**
-   * The term of a word already met (see {@link termOfSpan}), -1 if it is not indexed, or {@link UNMET}: a
-   * look-up that adds nothing, for a document that has reached its limit of distinct terms
-   * (see `TERMS_A_DOCUMENT`).
+   * The term of a word written in capitals (letters A to Z, see `isCapitalWord`): its stem's, when the
+   * stem is the word itself (`API`, `NEVER`), else a term of its own, the word as written (see
+   * `capitalsKey`): `PAINS`, the filters of medicinal chemistry, is not the plural of pain, nor `SMILES`
+   * of smile, nor `AWS` a form of aw. A request word finds it beside its stem, and each skill scores the
+   * better of the two (see `RequestTerms.alternatives`).
    */
-  metTermOfSpan(hash: number, check: number, length: number): number {
-    const value = this.slots[this.slotOf(hash, check, length) + 2] as number;
+  termOfCapitals(
+    text: string,
+    start: number,
+    end: number,
+    hash: number,
+    check: number,
+    length: number,
+  ): number {
+    const { slots } = this;
+    const salted = hash ^ CAPITALS_SALT;
+    const at = this.slotOf(salted, check, length | IN_CAPITALS);
+    const value = slots[at + 2] as number;
+    if (value !== 0) return value - 2;
+    const kept = keptWord(spelled(text, start, end));
+    let term = -1;
+    if (kept !== undefined) {
+      const root = stem(kept);
+      const stemTerm = this.termOfStem(root);
+      if (root === kept) {
+        term = stemTerm;
+      } else {
+        term = this.terms.add(...capitalsKey(kept));
+        this.capitalTerms.set(term, stemTerm);
+      }
+    }
+    slots[at] = salted;
+    slots[at + 1] = check;
+    slots[at + 2] = term + 2;
+    slots[at + 3] = length | IN_CAPITALS;
+    if (++this.entries * 2 > slots.length >> 2) this.rehash();
+    return term;
+  }
+
+  /** The term of the stem of the word in capitals whose term is `term`, if it was kept apart; else -1. */
+  stemOfCapitals(term: number): number {
+    return this.capitalTerms.get(term) ?? -1;
+  }
+
+  /**
+   * The term of a word already met (see {@link termOfSpan}, {@link termOfCapitals} when `capitals`), -1 if
+   * it is not indexed, or {@link UNMET}: a look-up that adds nothing, for a document that has reached its
+   * limit of distinct terms (see `TERMS_A_DOCUMENT`).
+   */
+  metTermOfSpan(hash: number, check: number, length: number, capitals = false): number {
+    const at = capitals
+      ? this.slotOf(hash ^ CAPITALS_SALT, check, length | IN_CAPITALS)
+      : this.slotOf(hash, check, length);
+    const value = this.slots[at + 2] as number;
     return value === 0 || value === ONLY_A_PART ? UNMET : value - 2;
   }
 
@@ -151,7 +205,11 @@ export class Lexicon {
     for (let slot = mix(hash) & mask; ; slot = (slot + 1) & mask) {
       const at = slot << 2;
       if (slots[at + 2] === 0) return at;
-      if (slots[at] === hash && slots[at + 1] === check && ((slots[at + 3] as number) & LENGTH) === length) {
+      if (
+        slots[at] === hash &&
+        slots[at + 1] === check &&
+        ((slots[at + 3] as number) & (LENGTH | IN_CAPITALS)) === length
+      ) {
         return at;
       }
     }
@@ -183,7 +241,13 @@ export class Lexicon {
     for (let at = 0; at < slots.length; at += 4) {
       const value = slots[at + 2] as number;
       if (value === 0 || value === 1 || ((slots[at + 3] as number) & LENGTH) < SHORTEST_MISTYPED) continue;
-      words.add(slots[at] as number, slots[at + 1] as number, value === ONLY_A_PART ? NO_TERM : value - 2);
+      let hash = slots[at] as number;
+      if (((slots[at + 3] as number) & IN_CAPITALS) !== 0) {
+        // A word in capitals kept apart is found by its own key, never as a spelling to read a mistake as.
+        if (this.capitalTerms.has(value - 2)) continue;
+        hash ^= CAPITALS_SALT;
+      }
+      words.add(hash, slots[at + 1] as number, value === ONLY_A_PART ? NO_TERM : value - 2);
     }
     // Words that took the Unicode path but are spelled in plain letters once folded (`Straße`).
     for (const [word, term] of this.unicodeWords) {

@@ -1,5 +1,5 @@
 import { otherSpellings } from "./english-spellings.js";
-import { type KeyTable, stemKey } from "./keys.js";
+import { capitalsKey, capitalsKeyOfLetters, type KeyTable, stemKey } from "./keys.js";
 import { type WordScanner, type WordSink, words } from "./scanner.js";
 import { NO_TERM, type SpellingTable } from "./spelling.js";
 import { keptWord, spelled, stem } from "./terms.js";
@@ -19,6 +19,12 @@ export interface RequestTerms {
    * what the request asks for that no skill offers (see `SkillIndex.search`).
    */
   readonly unheld: number;
+  /**
+   * For a term of `terms`, the term of the same word written in capitals in skills, kept apart from its
+   * stem (`smiles`: smile, and SMILES of chemistry): each skill scores the better of the two, and the
+   * word counts once.
+   */
+  readonly alternatives: ReadonlyMap<number, number>;
 }
 
 /**
@@ -34,7 +40,8 @@ export function requestTerms(
   const request = new RequestWords(stems, spellings);
   scanner.scan(query, 0, query.length, request);
   const terms = [...request.terms];
-  if (request.unknown.size === 0) return { terms, unknown: [], unheld: 0 };
+  const { alternatives } = request;
+  if (request.unknown.size === 0) return { terms, unknown: [], unheld: 0, alternatives };
   // The Unicode path hands a compound's joins over as words: its compounds are split to tell them apart.
   const split = request.unknownUnicode ? new Set(words(query.replace(/[-_]/g, " "), scanner)) : undefined;
   const unknown = [...request.unknown];
@@ -44,6 +51,7 @@ export function requestTerms(
     terms,
     unknown: unknown.filter((word) => typed.has(word)),
     unheld: unknown.filter((word) => written.has(word)).length,
+    alternatives,
   };
 }
 
@@ -55,6 +63,7 @@ export function requestTerms(
  */
 class RequestWords implements WordSink {
   readonly terms = new Set<number>();
+  readonly alternatives = new Map<number, number>();
   readonly unknown = new Set<string>();
   /** The unknown words typed, not joined. */
   readonly written = new Set<string>();
@@ -72,6 +81,9 @@ class RequestWords implements WordSink {
     const spelledTerm = this.spellings.termOf(hash, check);
     if (spelledTerm >= 0) {
       this.terms.add(spelledTerm);
+      const key = capitalsKeyOfLetters(text, start, end);
+      if (key !== undefined) this.withCapitals(this.stems.get(...key), spelledTerm);
+      else this.inCapitals(keptWord(spelled(text, start, end)), spelledTerm);
       return;
     }
     const word = keptWord(spelled(text, start, end));
@@ -105,7 +117,25 @@ class RequestWords implements WordSink {
       if (term >= 0) break;
     }
     if (term >= 0) this.terms.add(term);
-    return term >= 0;
+    return this.inCapitals(word, term) || term >= 0;
+  }
+
+  /**
+   * Notes the term of `word` as skills write it in capitals, kept apart from its stem, if they do: beside
+   * `term`, the word's own, as its alternative, or, when skills hold it only so (`aws`), as its term.
+   * Whether they do.
+   */
+  private inCapitals(word: string | undefined, term: number): boolean {
+    // Only words whose stem is not the word itself have such a term: no need to stem it to know.
+    return word !== undefined && this.withCapitals(this.stems.get(...capitalsKey(word)), term);
+  }
+
+  /** Notes `capitals`, a term or -1, as {@link inCapitals} does; whether it is one. */
+  private withCapitals(capitals: number, term: number): boolean {
+    if (capitals < 0) return false;
+    if (term < 0) this.terms.add(capitals);
+    else this.alternatives.set(term, capitals);
+    return true;
   }
 
   private termOf(word: string): number {

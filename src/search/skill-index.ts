@@ -101,7 +101,7 @@ export class SkillIndex implements SearchIndex {
     const { terms, skills, accumulator, corrector } = this;
     const allowed = this.scopes.mask(scope);
     const request = terms.termsOf(query);
-    accumulator.add(terms, request.terms, allowed);
+    accumulator.add(terms, request.terms, allowed, true, request.alternatives);
     const begun = this.nameStarts.namesBegun(query, request, allowed);
     const readings = corrector.correct(request, allowed, accumulator, begun.read);
     const { corrections } = readings;

@@ -405,6 +405,64 @@ describe("a word that begins a name's word, in a scope", () => {
   });
 });
 
+// `PAINS` (pan-assay interference compounds) stems as the plural of pain: `back pain` listed a medicinal
+// chemistry skill that holds no other word of it. A word in capitals that is not its own stem is kept
+// apart: found by the word as written, in any case, and not by the word's other forms.
+describe("a word written in capitals", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "chem/compound-filters/SKILL.md": skillMd(
+        "compound-filters",
+        "Flag widget compounds with PAINS filters.",
+      ),
+      "chem/molecule-reader/SKILL.md": skillMd("molecule-reader", "Read widget molecules from SMILES."),
+      "health/clinic-notes/SKILL.md": skillMd(
+        "clinic-notes",
+        "Write widget notes on back pain and its care.",
+      ),
+      "chat/emoji-replies/SKILL.md": skillMd(
+        "emoji-replies",
+        "Answer widget messages with smiles and a wave.",
+      ),
+      "cloud/cloud-bills/SKILL.md": skillMd("cloud-bills", "Cut widget spending on AWS and GCP."),
+      "dev/tool-guide/SKILL.md": skillMd(
+        "tool-guide",
+        "Pick widget tools for the job.",
+        "# Tools\n\nUse the TOOLS listed here, and only these tools: one tool at a time.\n",
+      ),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  const shown = (query: string) => {
+    const found = ownIndex.search(query, ownCatalog.everything, 10);
+    return found.skills.slice(0, found.fairMatches).map((skill) => skill.name);
+  };
+
+  it("is not found by the word it stems like", () => {
+    expect(shown("back pain")).toEqual(["clinic-notes"]);
+    expect(shown("pain")).toEqual(["clinic-notes"]);
+  });
+
+  it("is found by the word as written, in small letters or in capitals", () => {
+    expect(shown("pains filters")[0]).toBe("compound-filters");
+    expect(shown("smiles")).toContain("molecule-reader");
+    expect(shown("smiles")).toContain("emoji-replies");
+    expect(shown("SMILES")).toContain("molecule-reader");
+    expect(shown("aws")).toEqual(["cloud-bills"]);
+  });
+
+  it("is the word itself in a skill that also writes it in small letters", () => {
+    expect(shown("tool")).toEqual(["tool-guide"]);
+  });
+});
+
 // Porter2 stems `excellence` as excel: over the bench corpus `excel` listed code-review-excellence alone,
 // and read_skill("excel") offered it, a name holding the letters of no word asked for.
 describe("words Porter2 cuts down to another word", () => {

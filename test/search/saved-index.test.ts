@@ -275,12 +275,12 @@ describe("the saved format", () => {
     // change), then record the new digest here.
     // A fixed catalog of its own (not the bench's generator, which may change for its own reasons), with
     // what the analysis handles: groups, compounds, stop words, numbers, accents, Japanese, headings, code,
-    // a soft hyphen inside a word and a camel-case word.
+    // a soft hyphen inside a word, a camel-case word and a word in capitals that is not its stem.
     const tree = await makeTree({
       "tools/hammer/SKILL.md": skillMd(
         "hammer",
         "Drive nails into wood; pull bent ones out.",
-        "# Hammer\n\n## When to use\nSix nails or 600: the claw side pulls them, as a NailPuller does.\n\n```sh\nnail --count 3\n```\n",
+        "# Hammer\n\n## When to use\nSix nails or 600: the claw side pulls them, as a NailPuller does. Wear GLASSES.\n\n```sh\nnail --count 3\n```\n",
       ),
       "tools/power/drill-press/SKILL.md": skillMd(
         "drill-press",
@@ -323,8 +323,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 15,
-        digest: "2b1f90b7896428bfa32dae8075a3c3c111ae7b2e55f3bddf22cb939255726e92",
+        version: 16,
+        digest: "a663200fb7858e924852f3334389436db67fdf2295c75a4cb62d7988c49fb66e",
       });
     } finally {
       await tree.remove();
