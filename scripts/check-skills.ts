@@ -65,7 +65,7 @@ async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: stri
 }
 
 /**
- * A warning for each unquoted frontmatter value a YAML 1.1 reader reads otherwise than this server: hosts
+ * A warning for each unquoted frontmatter key or value a YAML 1.1 reader reads otherwise than this server: hosts
  * and tools that parse SKILL.md themselves with one (PyYAML, Psych, yaml.v2) see another frontmatter than
  * the Skills extension's entry publishes. Here and not at startup: only the author can fix it, and a
  * pull request's check reaches the author, where a log line at every start reaches whoever runs the server.

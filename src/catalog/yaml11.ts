@@ -1,16 +1,18 @@
-import { isMap, isScalar, isSeq } from "yaml";
+import { isMap, isScalar, isSeq, type Scalar } from "yaml";
 import { quoted } from "../visible.js";
 import { frontmatterDocument } from "./frontmatter.js";
 
 /**
- * An unquoted frontmatter value that a YAML 1.1 reader (PyYAML, Ruby's Psych, Go's yaml.v2, SnakeYAML)
+ * An unquoted frontmatter key or value that a YAML 1.1 reader (PyYAML, Ruby's Psych, Go's yaml.v2, SnakeYAML)
  * reads as another value than YAML 1.2 does, which this server, the Skills extension's entries and
  * js-yaml read: `on` is the text "on" here and true there, `2024-01-15` a date there, `1:30` the number 90.
  */
 export interface Yaml11Reading {
-  /** Where it is: `version`, `metadata.version`, `tags[1]`. */
+  /** Where it is: `version`, `metadata.version`, `tags[1]`; for a key, the path that ends with it. */
   readonly key: string;
-  /** The value as written. */
+  /** Whether it is a key (`on:` is a key true there, so a host's lookup of "on" finds nothing). */
+  readonly isKey: boolean;
+  /** The key or value as written. */
   readonly value: string;
   /** What YAML 1.1 reads, in words: `the boolean false`, `the number 90`, `a date`. */
   readonly yaml11: string;
@@ -21,10 +23,10 @@ export interface Yaml11Reading {
 }
 
 /**
- * The unquoted values of a SKILL.md's frontmatter that a YAML 1.1 reader reads otherwise than YAML 1.2,
+ * The unquoted keys and values of a SKILL.md's frontmatter that a YAML 1.1 reader reads otherwise than YAML 1.2,
  * in the order they are written; none when the frontmatter does not read as data. Linear in the
  * frontmatter: a walk of its nodes without recursion (YAML nests as deep as a frontmatter is long) and, on
- * each plain value, anchored patterns without nested repetition.
+ * each plain key and value, anchored patterns without nested repetition.
  */
 export function yaml11Readings(markdown: string): Yaml11Reading[] {
   const document = frontmatterDocument(markdown);
@@ -35,22 +37,41 @@ export function yaml11Readings(markdown: string): Yaml11Reading[] {
     const { node, key } = next;
     if (isMap(node)) {
       for (const pair of node.items) {
-        const name = isScalar(pair.key) ? String(pair.key.value) : "?";
-        pending.push({ node: pair.value, key: key === "" ? name : `${key}.${name}` });
+        const name = isScalar(pair.key) ? keyName(pair.key) : "?";
+        const path = key === "" ? name : `${key}.${name}`;
+        const reading = isScalar(pair.key) ? plainReading(pair.key, path, true) : undefined;
+        if (reading !== undefined) found.push(reading);
+        pending.push({ node: pair.value, key: path });
       }
     } else if (isSeq(node)) {
       node.items.forEach((item, index) => {
         pending.push({ node: item, key: `${key}[${index}]` });
       });
-    } else if (isScalar(node) && node.type === "PLAIN" && node.tag === undefined) {
-      // An explicit tag (`!!str on`) tells both readers alike.
-      const value = node.source;
-      if (typeof value !== "string" || value.length > LONGEST_CHECKED) continue;
-      const reading = readingOf(key, value, node.value);
-      if (reading !== undefined) found.push({ at: node.range?.[0] ?? 0, reading });
+    } else if (isScalar(node)) {
+      const reading = plainReading(node, key, false);
+      if (reading !== undefined) found.push(reading);
     }
   }
   return found.sort((a, b) => a.at - b.at).map(({ reading }) => reading);
+}
+
+/** A key as the author wrote it: `08`, not the 8 YAML 1.2 reads. */
+function keyName(key: Scalar): string {
+  return key.type === "PLAIN" && typeof key.source === "string" ? key.source : String(key.value);
+}
+
+/** The reading of a scalar at `key` and where it starts, when it is plain and YAML 1.1 reads it otherwise. */
+function plainReading(
+  node: Scalar,
+  key: string,
+  isKey: boolean,
+): { at: number; reading: Yaml11Reading } | undefined {
+  // An explicit tag (`!!str on`) tells both readers alike.
+  if (node.type !== "PLAIN" || node.tag !== undefined) return undefined;
+  const value = node.source;
+  if (typeof value !== "string" || value.length > LONGEST_CHECKED) return undefined;
+  const reading = readingOf(key, isKey, value, node.value);
+  return reading === undefined ? undefined : { at: node.range?.[0] ?? 0, reading };
 }
 
 /** The YAML 1.1 booleans (its specification's, which Go's yaml.v2 follows; PyYAML leaves out y and n). */
@@ -74,16 +95,18 @@ const NULL = /^(?:~|null|Null|NULL|)$/;
 const LONGEST_CHECKED = 64;
 
 /** How `value`, written unquoted at `key`, reads to YAML 1.1 when that is not `parsed`, YAML 1.2's reading. */
-function readingOf(key: string, value: string, parsed: unknown): Yaml11Reading | undefined {
+function readingOf(key: string, isKey: boolean, value: string, parsed: unknown): Yaml11Reading | undefined {
   const read = yaml11Value(value);
   // Object.is: NaN is NaN to both.
   if (read.kind === "value" && Object.is(read.value, parsed)) return undefined;
   return {
     key,
+    isKey,
     value,
     yaml11: read.kind === "value" ? inWords(read.value) : read.kind === "date" ? "a date" : "a timestamp",
     yaml12: inWords(parsed),
-    boolean: read.kind === "value" && typeof read.value === "boolean",
+    // No one means a key to be a boolean.
+    boolean: !isKey && read.kind === "value" && typeof read.value === "boolean",
   };
 }
 
@@ -136,10 +159,10 @@ function inWords(value: unknown): string {
 const QUOTED_KEY_LENGTH = 64;
 
 /** A reading as one warning: the key and value, how each YAML reads it, and the fix. */
-export function describeYaml11Reading({ key, value, yaml11, yaml12, boolean }: Yaml11Reading): string {
+export function describeYaml11Reading({ key, isKey, value, yaml11, yaml12, boolean }: Yaml11Reading): string {
   const fix = `quote it (${JSON.stringify(value)})${boolean ? ", or write true or false if a boolean is meant" : ""}`;
   return (
-    `frontmatter ${quoted(key, QUOTED_KEY_LENGTH)}: ${value} is ${yaml11} to a YAML 1.1 reader (PyYAML, ` +
+    `frontmatter ${quoted(key, QUOTED_KEY_LENGTH)}: ${isKey ? "the key " : ""}${value} is ${yaml11} to a YAML 1.1 reader (PyYAML, ` +
     `Ruby's Psych, Go's yaml.v2) but ${yaml12} to YAML 1.2 (this server, the Skills extension's entry): ${fix}`
   );
 }

@@ -34,6 +34,28 @@ describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => 
     ]);
   });
 
+  // Regression: only values were checked, yet `on:` is the key true to PyYAML, so a host reading
+  // SKILL.md with it found no "on" key, and nothing said so.
+  it("take in keys too, at any depth, each before its value, but not quoted or tagged ones", () => {
+    expect(
+      readings(
+        "on: push\nmetadata:\n  yes: 1_000\n  2024-01-15: released\n  08: eight\nmatrix: [{off: x}]\n" +
+          '"no": quoted\n!!str y: tagged\ntrue: alike\n',
+      ),
+    ).toEqual([
+      "on on: the boolean true / text",
+      "metadata.yes yes: the boolean true / text",
+      "metadata.yes 1_000: the number 1000 / text",
+      "metadata.2024-01-15 2024-01-15: a date / text",
+      "metadata.08 08: text / the number 8",
+      "matrix[0].off off: the boolean false / text",
+    ]);
+    const [on] = yaml11Readings(document("on: push\n"));
+    expect(on && describeYaml11Reading(on)).toMatch(
+      /^frontmatter "on": the key on is the boolean true .*: quote it \("on"\)$/,
+    );
+  });
+
   it("leave out values both read alike, quoted or tagged ones, and a frontmatter that does not read", () => {
     expect(
       readings(

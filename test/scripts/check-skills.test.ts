@@ -96,18 +96,20 @@ describe("npm run check-skills", () => {
 
   // Regression: `updated: 2024-01-15` or `beta: on` read as text here and in the Skills extension's entry,
   // and as a date or a boolean to hosts reading SKILL.md with a YAML 1.1 parser (PyYAML), unannounced.
-  it("warns of each unquoted frontmatter value a YAML 1.1 reader reads otherwise, with the fix", async () => {
+  it("warns of each unquoted frontmatter key or value a YAML 1.1 reader reads otherwise, with the fix", async () => {
     const tree = await makeTree({
       "p/dated/SKILL.md": "---\nname: dated\ndescription: Dated.\nmetadata:\n  updated: 2024-01-15\n---\n",
       "p/top/SKILL.md": "---\nname: top\ndescription: Top.\nbeta: on\n---\n",
       "p/plain/SKILL.md": '---\nname: plain\ndescription: Plain.\nbeta: "on"\n---\n',
+      "p/keyed/SKILL.md": "---\nname: keyed\ndescription: Keyed.\nmetadata:\n  on: push\n---\n",
     });
     try {
       const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
-      expect(stdout).toContain("3 skills in 1 pack (p 3); 0 left out, 2 warnings.");
+      expect(stdout).toContain("4 skills in 1 pack (p 4); 0 left out, 3 warnings.");
       const warnings = stdout.split("\n").filter((line) => line.startsWith("- warning:"));
       expect(warnings).toEqual([
         '- warning: `p/dated/SKILL.md`: frontmatter "metadata.updated": 2024-01-15 is a date to a YAML 1.1 reader (PyYAML, Ruby\'s Psych, Go\'s yaml.v2) but text to YAML 1.2 (this server, the Skills extension\'s entry): quote it ("2024-01-15")',
+        '- warning: `p/keyed/SKILL.md`: frontmatter "metadata.on": the key on is the boolean true to a YAML 1.1 reader (PyYAML, Ruby\'s Psych, Go\'s yaml.v2) but text to YAML 1.2 (this server, the Skills extension\'s entry): quote it ("on")',
         '- warning: `p/top/SKILL.md`: frontmatter "beta": on is the boolean true to a YAML 1.1 reader (PyYAML, Ruby\'s Psych, Go\'s yaml.v2) but text to YAML 1.2 (this server, the Skills extension\'s entry): quote it ("on"), or write true or false if a boolean is meant',
       ]);
     } finally {
