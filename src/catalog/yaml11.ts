@@ -74,9 +74,14 @@ function plainReading(
   return reading === undefined ? undefined : { at: node.range?.[0] ?? 0, reading };
 }
 
-/** The YAML 1.1 booleans (its specification's, which Go's yaml.v2 follows; PyYAML leaves out y and n). */
-const BOOLEAN = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
-const TRUE = /^(?:y|Y|yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
+/**
+ * The YAML 1.1 booleans as PyYAML reads them, and SnakeYAML and Ruby's Psych: not `y` and `n`, which its
+ * specification and Go's yaml.v2 add. Hosts that read SKILL.md with YAML 1.1 mostly do so in Python with
+ * PyYAML, and Go hosts mostly read fields into strings (yaml.v2 keeps the text there) or use yaml.v3
+ * (text), so a warning that `y` is true there would be wrong nearly everywhere it is read.
+ */
+const BOOLEAN = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
+const TRUE = /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
 /** PyYAML's YAML 1.1 integers: binary, octal by a leading 0, decimal, hex, base 60; `_` anywhere. */
 const INTEGER = /^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][\d_]*|0x[\dA-Fa-f_]+|[1-9][\d_]*(?::[0-5]?\d)+)$/;
 /** PyYAML's YAML 1.1 floats: a dot required, an exponent only with its sign, base 60, infinity, NaN. */

@@ -16,7 +16,7 @@ describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => 
     expect(
       readings(
         "updated: 2024-01-15\nat: 2024-01-15 10:00:00Z\nenabled: yes\nbeta: off\nduration: 1:30\n" +
-          "mode: 0755\nbudget: 1_000\nmask: 0o17\nscale: 1e3\nzip: 09\nmetadata:\n  flags: [y, no]\n",
+          "mode: 0755\nbudget: 1_000\nmask: 0o17\nscale: 1e3\nzip: 09\nmetadata:\n  flags: [no, yes]\n",
       ),
     ).toEqual([
       "updated 2024-01-15: a date / text",
@@ -29,8 +29,8 @@ describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => 
       "mask 0o17: text / the number 15",
       "scale 1e3: text / the number 1000",
       "zip 09: text / the number 9",
-      "metadata.flags[0] y: the boolean true / text",
-      "metadata.flags[1] no: the boolean false / text",
+      "metadata.flags[0] no: the boolean false / text",
+      "metadata.flags[1] yes: the boolean true / text",
     ]);
   });
 
@@ -64,6 +64,9 @@ describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => 
       ),
     ).toEqual([]);
     expect(yaml11Readings("---\nname: a\nenabled: yes\nbad: [\n---\n")).toEqual([]);
+    // y and n are text to PyYAML, SnakeYAML and Psych too (only yaml.v2 reads them as booleans): a warning
+    // that they are true or false to "PyYAML" would be wrong where most hosts read them.
+    expect(readings("answer: y\nskip: n\nflags: [Y, N]\ny: key\n")).toEqual([]);
     expect(yaml11Readings("no frontmatter: yes\n")).toEqual([]);
   });
 
