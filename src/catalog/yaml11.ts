@@ -163,11 +163,15 @@ function inWords(value: unknown): string {
 /** The longest key a warning quotes: keys come from upstream, and may be a line long. */
 const QUOTED_KEY_LENGTH = 64;
 
-/** A reading as one warning: the key and value, how each YAML reads it, and the fix. */
+/**
+ * A reading as one warning for an author who need not know YAML's versions: the key and value, how
+ * each side reads it, that hosts therefore differ, and the fix. PyYAML is named as the YAML 1.1 reader
+ * hosts use most; the others share only part of its readings.
+ */
 export function describeYaml11Reading({ key, isKey, value, yaml11, yaml12, boolean }: Yaml11Reading): string {
   const fix = `quote it (${JSON.stringify(value)})${boolean ? ", or write true or false if a boolean is meant" : ""}`;
   return (
-    `frontmatter ${quoted(key, QUOTED_KEY_LENGTH)}: ${isKey ? "the key " : ""}${value} is ${yaml11} to a YAML 1.1 reader (PyYAML, ` +
-    `Ruby's Psych, Go's yaml.v2) but ${yaml12} to YAML 1.2 (this server, the Skills extension's entry): ${fix}`
+    `frontmatter ${quoted(key, QUOTED_KEY_LENGTH)}: ${isKey ? "the key " : ""}${value} is ${yaml11} to ` +
+    `PyYAML and other YAML 1.1 parsers but ${yaml12} to this server (YAML 1.2), so hosts read it differently: ${fix}`
   );
 }

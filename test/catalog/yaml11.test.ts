@@ -70,12 +70,20 @@ describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => 
     expect(yaml11Readings("no frontmatter: yes\n")).toEqual([]);
   });
 
+  // An author need not know YAML's versions: the line says who reads what, that hosts therefore differ,
+  // and what to write (it named "the Skills extension's entry" and no consequence).
   it("are told in one line naming the key, the value, both readings and the fix", () => {
-    const [on, duration] = yaml11Readings(document("metadata:\n  beta: on\n  duration: 1:30\n"));
+    const [on, duration, mask] = yaml11Readings(
+      document("metadata:\n  beta: on\n  duration: 1:30\n  mask: 0o17\n"),
+    );
     expect(on && describeYaml11Reading(on)).toBe(
-      'frontmatter "metadata.beta": on is the boolean true to a YAML 1.1 reader (PyYAML, Ruby\'s Psych, ' +
-        "Go's yaml.v2) but text to YAML 1.2 (this server, the Skills extension's entry): quote it " +
-        '("on"), or write true or false if a boolean is meant',
+      'frontmatter "metadata.beta": on is the boolean true to PyYAML and other YAML 1.1 parsers but text ' +
+        'to this server (YAML 1.2), so hosts read it differently: quote it ("on"), or write true or false ' +
+        "if a boolean is meant",
+    );
+    expect(mask && describeYaml11Reading(mask)).toBe(
+      'frontmatter "metadata.mask": 0o17 is text to PyYAML and other YAML 1.1 parsers but the number 15 ' +
+        'to this server (YAML 1.2), so hosts read it differently: quote it ("0o17")',
     );
     expect(duration && describeYaml11Reading(duration)).toMatch(
       /^frontmatter "metadata.duration": 1:30 is the number 90 .*: quote it \("1:30"\)$/,

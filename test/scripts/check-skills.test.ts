@@ -108,9 +108,9 @@ describe("npm run check-skills", () => {
       expect(stdout).toContain("4 skills in 1 pack (p 4); 0 left out, 3 warnings.");
       const warnings = stdout.split("\n").filter((line) => line.startsWith("- warning:"));
       expect(warnings).toEqual([
-        '- warning: `p/dated/SKILL.md`: frontmatter "metadata.updated": 2024-01-15 is a date to a YAML 1.1 reader (PyYAML, Ruby\'s Psych, Go\'s yaml.v2) but text to YAML 1.2 (this server, the Skills extension\'s entry): quote it ("2024-01-15")',
-        '- warning: `p/keyed/SKILL.md`: frontmatter "metadata.on": the key on is the boolean true to a YAML 1.1 reader (PyYAML, Ruby\'s Psych, Go\'s yaml.v2) but text to YAML 1.2 (this server, the Skills extension\'s entry): quote it ("on")',
-        '- warning: `p/top/SKILL.md`: frontmatter "beta": on is the boolean true to a YAML 1.1 reader (PyYAML, Ruby\'s Psych, Go\'s yaml.v2) but text to YAML 1.2 (this server, the Skills extension\'s entry): quote it ("on"), or write true or false if a boolean is meant',
+        '- warning: `p/dated/SKILL.md`: frontmatter "metadata.updated": 2024-01-15 is a date to PyYAML and other YAML 1.1 parsers but text to this server (YAML 1.2), so hosts read it differently: quote it ("2024-01-15")',
+        '- warning: `p/keyed/SKILL.md`: frontmatter "metadata.on": the key on is the boolean true to PyYAML and other YAML 1.1 parsers but text to this server (YAML 1.2), so hosts read it differently: quote it ("on")',
+        '- warning: `p/top/SKILL.md`: frontmatter "beta": on is the boolean true to PyYAML and other YAML 1.1 parsers but text to this server (YAML 1.2), so hosts read it differently: quote it ("on"), or write true or false if a boolean is meant',
       ]);
     } finally {
       await tree.remove();
