@@ -101,14 +101,14 @@ const LONGEST_CHECKED = 64;
 
 /** How `value`, written unquoted at `key`, reads to YAML 1.1 when that is not `parsed`, YAML 1.2's reading. */
 function readingOf(key: string, isKey: boolean, value: string, parsed: unknown): Yaml11Reading | undefined {
-  const read = yaml11Value(value);
+  const read = yaml11Value(value, isKey);
   // Object.is: NaN is NaN to both.
   if (read.kind === "value" && Object.is(read.value, parsed)) return undefined;
   return {
     key,
     isKey,
     value,
-    yaml11: read.kind === "value" ? inWords(read.value) : read.kind === "date" ? "a date" : "a timestamp",
+    yaml11: read.kind === "value" ? inWords(read.value) : SPECIAL_WORDS[read.kind],
     yaml12: inWords(parsed),
     // No one means a key to be a boolean.
     boolean: !isKey && read.kind === "value" && typeof read.value === "boolean",
@@ -117,10 +117,25 @@ function readingOf(key: string, isKey: boolean, value: string, parsed: unknown):
 
 type Yaml11Value =
   | { readonly kind: "value"; readonly value: unknown }
-  | { readonly kind: "date" | "timestamp" };
+  | { readonly kind: keyof typeof SPECIAL_WORDS };
+
+/**
+ * The readings that are no value of their own, in words. PyYAML refuses a frontmatter with a plain `=`
+ * value or `<<` value (types it has no constructor for), so a host using it loses the whole skill; a `<<`
+ * key merges the mapping it holds into its own, and is an error over anything else.
+ */
+const SPECIAL_WORDS = {
+  date: "a date",
+  timestamp: "a timestamp",
+  error: "an error (no frontmatter at all)",
+  merge: "a merge (an error unless it holds a mapping)",
+} as const;
 
 /** What a YAML 1.1 reader makes of a plain scalar, as PyYAML resolves it. */
-function yaml11Value(text: string): Yaml11Value {
+function yaml11Value(text: string, isKey: boolean): Yaml11Value {
+  if (text === "<<") return { kind: isKey ? "merge" : "error" };
+  // A key `=` is text to PyYAML too: it reads such keys as text.
+  if (text === "=" && !isKey) return { kind: "error" };
   if (BOOLEAN.test(text)) return { kind: "value", value: TRUE.test(text) };
   if (NULL.test(text)) return { kind: "value", value: null };
   if (INTEGER.test(text)) return { kind: "value", value: integer(text.replaceAll("_", "")) };

@@ -56,6 +56,16 @@ describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => 
     );
   });
 
+  // Regression: PyYAML refuses the whole frontmatter over a plain `=` or `<<` value, and merges a `<<` key's
+  // mapping into its own, so hosts using it lost the skill or saw other keys; this server reads text.
+  it("take in what PyYAML refuses or merges: a plain = or << value, a << key", () => {
+    expect(readings("sep: =\nshift: <<\n<<: {extra: 1}\n=: key\nquoted: '='\n")).toEqual([
+      "sep =: an error (no frontmatter at all) / text",
+      "shift <<: an error (no frontmatter at all) / text",
+      "<< <<: a merge (an error unless it holds a mapping) / text",
+    ]);
+  });
+
   it("leave out values both read alike, quoted or tagged ones, and a frontmatter that does not read", () => {
     expect(
       readings(
