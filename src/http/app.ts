@@ -6,7 +6,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
-import { excerpt, visible } from "../catalog/index.js";
+import { visible } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import { holdsMoreAfterValue } from "../json-rpc/index.js";
 import type { McpDeps } from "../mcp/index.js";
@@ -14,7 +14,7 @@ import { isSaidSparingly } from "../sparingly.js";
 import { clientErrorHandler, expectationFailed, notFound } from "./client-errors.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
-import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
+import { failureIn, JSON_RPC, jsonRpcError } from "./json-rpc.js";
 import { type McpCall, mcpRoutes } from "./mcp-route.js";
 import { Metrics, metricsRoutes } from "./metrics.js";
 import { Readiness } from "./readiness.js";
@@ -103,7 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onSend", (request, reply, payload, done) => {
     if (readiness.draining) reply.header("connection", "close");
     // What a refused or failed request was told, for its log line: the line alone said only that it failed.
-    if (reply.statusCode >= 400 || request.mcpCall?.failed === true) request.failure = failureOf(payload);
+    if (reply.statusCode >= 400 || request.mcpCall?.failed === true)
+      request.failure = failureOf(request, payload);
     done();
   });
   app.decorateRequest("failure", undefined);
@@ -216,39 +217,21 @@ function describeMcpCall(request: FastifyRequest): Omit<McpCall, "failed"> | und
 
 /** The most bytes of an answer read for what it said: an error or a tool's refusal is a few hundred. */
 const FAILURE_ANSWER_BYTES = 64 * 1024;
-/** The most characters of it a log line carries: a refusal quotes what the client sent. */
-const FAILURE_CHARACTERS = 300;
 
 /**
- * What an answer that failed told the client: its JSON-RPC error's message, or the text of a tool result
- * with isError (the first failing member's, for a batch), shown as the client's own text is.
+ * What a failed answer told the client, for its log line: the endpoint's word for its own answer, which it
+ * parsed already, else the answer's bytes read for it (a refusal at the edge, an error of Fastify's).
  */
-function failureOf(payload: unknown): string | undefined {
+function failureOf(request: FastifyRequest, payload: unknown): string | undefined {
+  const told = request.mcpCall?.told;
+  if (told !== undefined && told.body === payload) return told.failure;
   const bytes = typeof payload === "string" || Buffer.isBuffer(payload) ? payload : undefined;
   if (bytes === undefined || bytes.length === 0 || bytes.length > FAILURE_ANSWER_BYTES) return undefined;
-  let answer: unknown;
   try {
-    answer = JSON.parse(bytes.toString());
+    return failureIn(JSON.parse(bytes.toString()));
   } catch {
     return undefined;
   }
-  for (const message of Array.isArray(answer) ? answer : [answer]) {
-    const said = failureMessage(message);
-    if (said !== undefined) return excerpt(visible(said), FAILURE_CHARACTERS);
-  }
-  return undefined;
-}
-
-function failureMessage(message: unknown): string | undefined {
-  if (message === null || typeof message !== "object") return undefined;
-  const { error, result } = message as { error?: { message?: unknown }; result?: unknown };
-  if (typeof error?.message === "string") return error.message;
-  const { isError, content } = (result ?? {}) as { isError?: unknown; content?: unknown };
-  if (isError !== true || !Array.isArray(content)) return undefined;
-  const texts = content.flatMap((part: { text?: unknown }) =>
-    typeof part?.text === "string" ? [part.text] : [],
-  );
-  return texts.length > 0 ? texts.join(" ") : undefined;
 }
 
 function shown(text: string | undefined): string | undefined {

@@ -1,3 +1,5 @@
+import { excerpt, visible } from "../catalog/index.js";
+
 /** JSON-RPC error codes used on the HTTP edge. */
 export const JSON_RPC = {
   parseError: -32700,
@@ -48,4 +50,32 @@ export function describeCall(body: unknown): { rpc?: string; tool?: string } {
     rpc: typeof method === "string" ? method : undefined,
     tool: typeof params?.name === "string" ? params.name : undefined,
   };
+}
+
+/** The most characters of what a failed answer told that a log line carries: a refusal quotes what the client sent. */
+const FAILURE_CHARACTERS = 300;
+
+/**
+ * What a parsed answer that failed told the client: its JSON-RPC error's message, or the text of a tool
+ * result with isError (the first failing member's, for a batch), shown as the client's own text is in a
+ * log line.
+ */
+export function failureIn(answer: unknown): string | undefined {
+  for (const message of Array.isArray(answer) ? answer : [answer]) {
+    const said = failureMessage(message);
+    if (said !== undefined) return excerpt(visible(said), FAILURE_CHARACTERS);
+  }
+  return undefined;
+}
+
+function failureMessage(message: unknown): string | undefined {
+  if (message === null || typeof message !== "object") return undefined;
+  const { error, result } = message as { error?: { message?: unknown }; result?: unknown };
+  if (typeof error?.message === "string") return error.message;
+  const { isError, content } = (result ?? {}) as { isError?: unknown; content?: unknown };
+  if (isError !== true || !Array.isArray(content)) return undefined;
+  const texts = content.flatMap((part: { text?: unknown }) =>
+    typeof part?.text === "string" ? [part.text] : [],
+  );
+  return texts.length > 0 ? texts.join(" ") : undefined;
 }

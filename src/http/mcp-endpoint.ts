@@ -12,6 +12,7 @@ import {
 import type { Scope } from "../catalog/index.js";
 import { answersInParamsWords, inParamsWords, type ServerFactory, servedMethods } from "../mcp/index.js";
 import { type Answer, AnswerCache, answerKeyOf } from "./answer-cache.js";
+import { failureIn } from "./json-rpc.js";
 import { RequestOrigins } from "./request-origins.js";
 import type { CallerScope } from "./scope.js";
 import {
@@ -33,6 +34,8 @@ import {
 export interface Answered {
   readonly answer: Answer;
   readonly failed: boolean;
+  /** What it told the client when it failed (see failureIn), for its log line. */
+  readonly failure: string | undefined;
 }
 
 /**
@@ -115,6 +118,7 @@ export class McpEndpoints {
     const endpoint = this.#endpointOf(caller.scope);
     const parts: Buffer[] = [];
     let failed = false;
+    let failure: string | undefined;
     // One member after another, so that a member repeated in the batch is answered from the one before.
     for (const request of requests) {
       const key = answerKeyOf(caller.key, raw.headers, request);
@@ -127,11 +131,16 @@ export class McpEndpoints {
         if (key !== undefined) this.#answers.keep(key, answered.answer, !answered.failed);
         answer = answered.answer.body;
         failed ||= answered.failed;
+        failure ??= answered.failure;
       }
       parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA, answer);
     }
     parts.push(CLOSE_BRACKET);
-    return { answer: { status: 200, contentType: "application/json", body: Buffer.concat(parts) }, failed };
+    return {
+      answer: { status: 200, contentType: "application/json", body: Buffer.concat(parts) },
+      failed,
+      failure,
+    };
   }
 
   #endpointOf(scope: Scope): McpEndpoint {
@@ -267,7 +276,11 @@ export class McpEndpoint {
   async #legacyEntry(raw: IncomingMessage, parsed: unknown, reqId: string | undefined): Promise<Answered> {
     const body = withoutCancellations(parsed);
     if (Array.isArray(body) && body.length === 0)
-      return { answer: { status: 202, contentType: "", body: Buffer.alloc(0) }, failed: false };
+      return {
+        answer: { status: 202, contentType: "", body: Buffer.alloc(0) },
+        failed: false,
+        failure: undefined,
+      };
     const server = this.newServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -326,7 +339,7 @@ function plainLegacyBatchOf(raw: IncomingMessage, body: unknown): JSONRPCRequest
 function answeredWith(message: JSONRPCMessage, request: JSONRPCRequest): Answered {
   const worded = inParamsWords(message, request);
   const answer = { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(worded)) };
-  return { answer, failed: !isSuccess(worded) };
+  return { answer, failed: !isSuccess(worded), failure: failureIn(worded) };
 }
 
 /**
@@ -338,14 +351,15 @@ async function answeredFrom(response: Response, body: unknown, served: readonly 
   const contentType = response.headers.get("content-type") ?? "";
   const bytes = Buffer.from(await response.arrayBuffer());
   const answer = { status: response.status, contentType, body: bytes };
-  if (bytes.length === 0) return { answer, failed: false };
+  if (bytes.length === 0) return { answer, failed: false, failure: undefined };
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString("utf8"));
   } catch {
-    return { answer, failed: true };
+    return { answer, failed: true, failure: undefined };
   }
-  if (!contentType.startsWith("application/json")) return { answer, failed: !allSucceeded(parsed) };
+  if (!contentType.startsWith("application/json"))
+    return { answer, failed: !allSucceeded(parsed), failure: failureIn(parsed) };
   return wordedAnswer(answer.status, contentType, parsed, bytes, body, served);
 }
 
@@ -363,7 +377,11 @@ function wordedAnswer(
 ): Answered {
   const named = namingMethods(answersInParamsWords(parsed, body), body, served);
   const json = named === parsed && bytes !== undefined ? bytes : Buffer.from(JSON.stringify(named));
-  return { answer: { status, contentType, body: json }, failed: !allSucceeded(named) };
+  return {
+    answer: { status, contentType, body: json },
+    failed: !allSucceeded(named),
+    failure: failureIn(named),
+  };
 }
 
 /**

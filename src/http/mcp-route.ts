@@ -41,6 +41,8 @@ export interface McpCall {
   readonly scope: string | undefined;
   /** Whether the MCP server answered with a JSON-RPC error or a tool result with isError. */
   failed: boolean;
+  /** The endpoint's answer and what it told when it failed, which its log line takes rather than parse it again. */
+  told?: { readonly body: Buffer; readonly failure: string | undefined };
 }
 
 declare module "fastify" {
@@ -134,10 +136,11 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       const weight = fileBytesOfBody(mcp, caller.scope, body);
       if (weight > fileBytes.limit) return refuse(reply, tooMuchToRead(weight, fileBytes.limit));
       if (weight > 0) await holdUntilSent(reply, fileBytes, weight);
-      const { answer, failed } = await asked.answer();
+      const { answer, failed, failure } = await asked.answer();
       // A client that stops taking an answer that holds a file loses its connection, and its share.
       if (weight > 0) reply.raw.setTimeout(settings.requestTimeoutMs);
       call.failed = failed;
+      call.told = { body: answer.body, failure };
       return sender.send(reply, answer);
     },
   );

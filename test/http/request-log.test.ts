@@ -173,6 +173,32 @@ describe("what a refused or failed request was told, in its log line", () => {
     });
   });
 
+  // Regression: a failed answer was parsed once more for its line (up to 64 KiB of it), after the endpoint
+  // had parsed it, or made it, already.
+  it.each([
+    ["a method not found, answered by the SDK's entry", { jsonrpc: "2.0", id: 2, method: "nothing/here" }, 1],
+    ["a tool's refusal", wireToolCall("legacy", 2, "read_skill", { skill: "nope" }).body, 0],
+    [
+      "a batch's failing member",
+      [ping, wireToolCall("legacy", 2, "read_skill", { skill: "alpha/nope" }).body],
+      0,
+    ],
+  ])("is read from the answer no more than the endpoint read it: %s", async (_, body, reads) => {
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      expect(await lineOf(body)).toMatchObject({
+        error: expect.stringMatching(/^(Method not found|No skill)/),
+      });
+      // The answers, not the request (which names a method) nor the log lines.
+      const answers = parse.mock.calls.filter(
+        ([json]) => typeof json === "string" && json.includes('"jsonrpc"') && !json.includes('"method"'),
+      );
+      expect(answers).toHaveLength(reads);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it("is cut, and shows what no reader sees, as the client wrote it", async () => {
     // As long as a skill may be named: the refusal quoting it is longer than a line carries.
     const skill = `x\u202e${"y".repeat(298)}`;
