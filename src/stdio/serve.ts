@@ -218,8 +218,9 @@ function jsonOf(line: Buffer | undefined): unknown {
 /**
  * The answers to JSON the SDK refused as no message: -32600 with its id to a request of the wrong shape,
  * which would otherwise go unanswered while its client waits out its own timeout, and so to each request
- * of a batch, up to the first MAX_BATCH (answering the 220,000 of a line of 9.5 MiB took 100 MiB more).
- * An empty batch gets one -32600 without an id: it went unanswered. A request whose id MCP does not allow
+ * of a batch. An empty batch gets one -32600 without an id: it went unanswered; so does a batch of more
+ * than MAX_BATCH messages, as /mcp refuses one whole (answering the 220,000 of a line of 9.5 MiB one by
+ * one took 100 MiB more, and answering only the first of them left the others' clients waiting). A request whose id MCP does not allow
  * (1.5, 2^53 + 1, null, true) is answered without an id, as a line that is not JSON is: it went
  * unanswered, where /mcp says what is wrong with its id. Nothing to anything else.
  */
@@ -231,7 +232,8 @@ function refusalsOf(json: unknown): JSONRPCErrorResponse[] {
   }
   // JSON-RPC answers an empty batch with one Invalid Request, as /mcp does; without an id, as no member has one.
   if (json.length === 0) return [invalidRequest(undefined, EMPTY_BATCH)];
-  return json.slice(0, MAX_BATCH).flatMap((member) => {
+  if (json.length > MAX_BATCH) return [invalidRequest(undefined, tooLargeBatch(json.length))];
+  return json.flatMap((member) => {
     const id = requestIdOf(member);
     return id === undefined ? [] : [invalidRequest(id, NO_BATCH)];
   });
@@ -271,6 +273,11 @@ const NO_BATCH =
   "Invalid Request: a batch (a JSON array of messages) is not served over stdio; send each JSON-RPC message on a line of its own";
 const EMPTY_BATCH =
   "Invalid Request: an empty batch; a batch (a JSON array of messages) is not served over stdio either: send each JSON-RPC message on a line of its own";
+
+/** In the SDK's words for the batch /mcp refuses (400), and what stdio takes instead. */
+function tooLargeBatch(messages: number): string {
+  return `Invalid Request: Batch must not exceed ${MAX_BATCH} messages (this one holds ${messages}); a batch (a JSON array of messages) is not served over stdio either: send each JSON-RPC message on a line of its own`;
+}
 
 /**
  * The answer to a request on a line that is no valid JSON-RPC message, as `/mcp` answers one; without an
