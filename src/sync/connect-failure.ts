@@ -1,4 +1,5 @@
 import { UnauthorizedError } from "@modelcontextprotocol/client";
+import { quoted } from "../catalog/index.js";
 import { RefusedAnswerError, type ServerAddress } from "./connection.js";
 import { answeredStatus, describeError } from "./describe-error.js";
 import { SyncError } from "./options.js";
@@ -50,5 +51,5 @@ function scopeRefusal(server: ServerAddress, error: unknown, why: string): strin
     error instanceof RefusedAnswerError
       ? error.said
       : why.replace(/^Error POSTing to endpoint(?: \(HTTP 400\))?: /, "");
-  return `the pack asked for (${packs}): ${said}`;
+  return `the pack asked for ${quoted(packs)}: ${said}`;
 }

@@ -514,7 +514,7 @@ describe("a sync from the command line", () => {
     const { status, stderr } = await run(open.url, "--to", "skills", "--pack", "nosuch");
     expect(status).toBe(2);
     expect(stderr).toMatch(
-      /^skills-mcp sync: \S+ refused the pack asked for \(nosuch\): Unknown pack or group "nosuch"\. Valid selectors: \w/,
+      /^skills-mcp sync: \S+ refused the pack asked for "nosuch": Unknown pack or group "nosuch"\. Valid selectors: \w/,
     );
     expect(stderr).not.toContain("cannot connect");
     expect(stderr).not.toContain("POSTing");

@@ -263,13 +263,20 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
   it("says the server refused the pack, and which packs are valid, naming no connection failure", async () => {
     const unknown = sync(server.url, target, { era, headers: { "X-Skill-Pack": "nosuch" } });
     await expect(unknown).rejects.toThrow(
-      `${server.url} refused the pack asked for (nosuch): Unknown pack or group "nosuch". Valid selectors: other, team.`,
+      `${server.url} refused the pack asked for "nosuch": Unknown pack or group "nosuch". Valid selectors: other, team.`,
     );
     // A ceiling in the URL (?pack=) that shares nothing with the header's.
     const outside = sync(`${server.url}?pack=team`, target, { era, headers: { "X-Skill-Pack": "other" } });
-    await expect(outside).rejects.toThrow(/refused the pack asked for \(other\): .*\bteam\b/);
+    await expect(outside).rejects.toThrow(/refused the pack asked for "other": .*\bteam\b/);
     await expect(outside).rejects.not.toThrow(/cannot connect|negotiation/);
     await expect(access(target)).rejects.toThrow();
+  });
+
+  // Regression: the header's value was repeated whole, up to the 1000 characters a server takes.
+  it("quotes a long pack asked for cut, as other messages quote what the user gave", async () => {
+    const long = `${"x".repeat(150)}, other`;
+    const refused = sync(server.url, target, { era, headers: { "X-Skill-Pack": long } });
+    await expect(refused).rejects.toThrow(`refused the pack asked for "${"x".repeat(100)}…": `);
   });
 
   it("says what the server answered a URL with no MCP endpoint, and the URL meant", async () => {
