@@ -210,6 +210,7 @@ export class McpEndpoint {
       const exchanged = await this.#exchange("modern", request, reqId);
       if (!exchanged.refused) return answeredWith(exchanged.message, request);
     }
+    // A refusal is made again by the entry for its HTTP status: the SDK keeps its code-to-status map (httpStatusForErrorCode) unexported.
     return this.#answerModernEntry(raw, body, reqId);
   }
 
