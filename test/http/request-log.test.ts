@@ -199,6 +199,23 @@ describe("what a refused or failed request was told, in its log line", () => {
     }
   });
 
+  // The answer was read for its line only up to 64 KiB: a larger batch's line said nothing of its failure.
+  it("is the failing member's, for a batch whose answer is larger than 64 KiB", async () => {
+    const lists = Array.from({ length: 99 }, (_, id) => ({
+      jsonrpc: "2.0",
+      id: id + 10,
+      method: "tools/list",
+    }));
+    const batch = [...lists, wireToolCall("legacy", 2, "read_skill", { skill: "alpha/nope" }).body];
+    const before = logging.requests().length;
+    const answer = await fetch(url, { method: "POST", headers, body: JSON.stringify(batch) });
+    expect((await answer.arrayBuffer()).byteLength).toBeGreaterThan(64 * 1024);
+    await vi.waitFor(() => expect(logging.requests().length).toBe(before + 1));
+    expect(logging.requests()[before]).toMatchObject({
+      error: expect.stringMatching(/^No skill "alpha\/nope"/),
+    });
+  });
+
   it("is cut, and shows what no reader sees, as the client wrote it", async () => {
     // As long as a skill may be named: the refusal quoting it is longer than a line carries.
     const skill = `x\u202e${"y".repeat(298)}`;
