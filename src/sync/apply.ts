@@ -22,6 +22,7 @@ import { type SyncOptions, syncedBy } from "./options.js";
 import { PARALLEL_DOWNLOADS, withPackRoom } from "./pack-room.js";
 import { isOutOfDate, type Step, servedDigest } from "./plan.js";
 import type { DownloadContext } from "./reads.js";
+import { renameRefused } from "./rename-refused.js";
 import { VerifiedFiles } from "./verified.js";
 
 /** What a run holding the folder's run lock carries with it. */
@@ -177,14 +178,13 @@ export async function apply(
 }
 
 /**
- * Why a skill's folder could not be moved (swapped or removed), and, where Windows refuses to rename a
- * folder because a program holds a file in it open (EPERM, EBUSY), what to do: the system's words do not say.
+ * Why a skill's folder could not be moved (swapped or removed), and, where the system refused the rename
+ * (EPERM, EBUSY), what to do: the system's words do not say.
  */
 function whyNotMoved(error: unknown): string {
-  const { code, message } = error as NodeJS.ErrnoException;
-  return code === "EPERM" || code === "EBUSY"
-    ? `${message}; on Windows, a program may hold a file in it open (an editor, a virus scanner): close it, then run sync again`
-    : message;
+  const { message } = error as Error;
+  const advice = renameRefused(error, "a file in it");
+  return advice === undefined ? message : `${message}; ${advice}`;
 }
 
 /**

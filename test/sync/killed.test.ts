@@ -229,43 +229,61 @@ describe("a sync killed part way", () => {
     expect(await readTree(target)).toEqual(installed(V2));
   });
 
-  // Windows will not rename a folder holding a file another program has open: the line quoted only
-  // "EPERM: operation not permitted, rename …", which says nothing of what to do.
-  it("says what to do when a skill's folder cannot be moved as a program holds a file in it open", {
-    timeout: 60_000,
-  }, async () => {
-    expect(await runCli(server.url, target).exited).toBe(0);
-    const { gamma: _, ...withoutGamma } = V2;
-    stage.catalog = withoutGamma;
-    const heldOpen = [
-      'import fs from "node:fs";',
-      'import { syncBuiltinESMExports } from "node:module";',
-      "const { renameSync } = fs;",
-      "const refused = (code, from, to) => Object.assign(new Error(code + ': refused, rename ' + from + ' -> ' + to), { code, syscall: 'rename' });",
-      "fs.renameSync = (from, to) => { if (/[/]old-alpha-/.test(to)) throw refused('EPERM', from, to); if (/[/]removed-gamma-/.test(to)) throw refused('EBUSY', from, to); return renameSync(from, to); };",
-      "syncBuiltinESMExports();",
-    ].join("\n");
-    const run = runCli(server.url, target, [
-      "--import",
-      `data:text/javascript,${encodeURIComponent(heldOpen)}`,
-    ]);
-    expect(await run.exited).toBe(1);
-    const advice =
-      "; on Windows, a program may hold a file in it open (an editor, a virus scanner): close it, then run sync again";
-    const lines = run.stderr().split("\n");
-    const said = (start: string) => lines.find((line) => line.startsWith(start)) ?? "";
-    const alpha = said("alpha: skipped: cannot be put in place: EPERM: refused, rename ");
-    expect(alpha).toMatch(/[/]old-alpha-\S+; on Windows/);
-    expect(alpha.endsWith(advice)).toBe(true);
-    const gamma = said("gamma: skipped: cannot be removed: EBUSY: refused, rename ");
-    expect(gamma).toMatch(/[/]removed-gamma-\S+; on Windows/);
-    expect(gamma.endsWith(advice)).toBe(true);
-    expect(await readTree(target)).toEqual(
-      installed({ ...withoutGamma, alpha: V1.alpha ?? {}, gamma: V1.gamma ?? {} }),
-    );
-    expect(await runCli(server.url, target).exited).toBe(0);
-    expect(await readTree(target)).toEqual(installed(withoutGamma));
-  });
+  // Windows will not rename a folder holding a file another program has open, Linux one marked immutable
+  // (EPERM) or a mount point (EBUSY): the line quoted only "EPERM: operation not permitted, rename …",
+  // which says nothing of what to do, and then said the Windows advice on every system.
+  it.each([
+    {
+      platform: "win32",
+      alpha:
+        "; a program may hold a file in it open (an editor, a virus scanner): close it, then run sync again",
+      gamma:
+        "; a program may hold a file in it open (an editor, a virus scanner): close it, then run sync again",
+    },
+    {
+      platform: "linux",
+      alpha:
+        "; it or the folder it is in may be immutable (lsattr shows it, or ls -lO on macOS), or another user's in a folder with the sticky bit: change that, then run sync again",
+      gamma: "; it may be a mount point: unmount it, then run sync again",
+    },
+  ])(
+    "says what to do on $platform when the system will not move a skill's folder",
+    {
+      timeout: 60_000,
+    },
+    async (advice) => {
+      expect(await runCli(server.url, target).exited).toBe(0);
+      const { gamma: _, ...withoutGamma } = V2;
+      stage.catalog = withoutGamma;
+      const refusedMoves = [
+        'import fs from "node:fs";',
+        'import { syncBuiltinESMExports } from "node:module";',
+        `Object.defineProperty(process, "platform", { value: ${JSON.stringify(advice.platform)} });`,
+        "const { renameSync } = fs;",
+        "const refused = (code, from, to) => Object.assign(new Error(code + ': refused, rename ' + from + ' -> ' + to), { code, syscall: 'rename' });",
+        "fs.renameSync = (from, to) => { if (/[/]old-alpha-/.test(to)) throw refused('EPERM', from, to); if (/[/]removed-gamma-/.test(to)) throw refused('EBUSY', from, to); return renameSync(from, to); };",
+        "syncBuiltinESMExports();",
+      ].join("\n");
+      const run = runCli(server.url, target, [
+        "--import",
+        `data:text/javascript,${encodeURIComponent(refusedMoves)}`,
+      ]);
+      expect(await run.exited).toBe(1);
+      const lines = run.stderr().split("\n");
+      const said = (start: string) => lines.find((line) => line.startsWith(start)) ?? "";
+      const alpha = said("alpha: skipped: cannot be put in place: EPERM: refused, rename ");
+      expect(alpha).toMatch(/[/]old-alpha-\S+; /);
+      expect(alpha.endsWith(advice.alpha)).toBe(true);
+      const gamma = said("gamma: skipped: cannot be removed: EBUSY: refused, rename ");
+      expect(gamma).toMatch(/[/]removed-gamma-\S+; /);
+      expect(gamma.endsWith(advice.gamma)).toBe(true);
+      expect(await readTree(target)).toEqual(
+        installed({ ...withoutGamma, alpha: V1.alpha ?? {}, gamma: V1.gamma ?? {} }),
+      );
+      expect(await runCli(server.url, target).exited).toBe(0);
+      expect(await readTree(target)).toEqual(installed(withoutGamma));
+    },
+  );
 
   /**
    * Killed between the lock's claim and the swap, the folder holds the old copy while the lock names the
