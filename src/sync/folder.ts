@@ -17,6 +17,8 @@ import { SKILL_LIMITS } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, foldedName } from "../catalog/index.js";
 import { makeFolder } from "../make-folder.js";
 import { type InstalledSkill, LOCK_FILE, type Lock, type LockToWrite, lockText, parseLock } from "./lock.js";
+import { SyncError } from "./options.js";
+import { renameRefused } from "./rename-refused.js";
 
 /**
  * In the target folder, where skills are written before they are swapped in. Hidden, and one level
@@ -257,7 +259,12 @@ export class Staging {
       await rename(written, path.join(this.folder, LOCK_FILE));
     } catch (error) {
       await rm(written, { force: true });
-      throw error;
+      // Refused as a program holds the lock open (Windows), or for a flag on it: the system's words do not say.
+      const advice = renameRefused(error, "it");
+      if (advice === undefined) throw error;
+      throw new SyncError(
+        `cannot sync into ${this.folder}: cannot replace its lock file ${LOCK_FILE}: ${(error as Error).message}; ${advice}`,
+      );
     }
   }
 

@@ -285,6 +285,56 @@ describe("a sync killed part way", () => {
     },
   );
 
+  // A lock file another program holds open (Windows), or one marked immutable, cannot be replaced: the run
+  // stopped with only "cannot sync into …: EPERM: operation not permitted, rename …", saying nothing to do.
+  it.each([
+    {
+      platform: "win32",
+      advice: "; a program may hold it open (an editor, a virus scanner): close it, then run sync again",
+    },
+    {
+      platform: "linux",
+      advice:
+        "; it or the folder it is in may be immutable (lsattr shows it, or ls -lO on macOS), or another user's in a folder with the sticky bit: change that, then run sync again",
+    },
+  ])(
+    "says what to do on $platform when the system will not replace the lock file",
+    {
+      timeout: 60_000,
+    },
+    async ({ platform, advice }) => {
+      expect(await runCli(server.url, target).exited).toBe(0);
+      stage.catalog = V2;
+      const lockRefused = [
+        'import fs from "node:fs";',
+        'import { syncBuiltinESMExports } from "node:module";',
+        `Object.defineProperty(process, "platform", { value: ${JSON.stringify(platform)} });`,
+        "const { rename } = fs.promises;",
+        "const refused = (from, to) => Object.assign(new Error('EPERM: refused, rename ' + from + ' -> ' + to), { code: 'EPERM', syscall: 'rename' });",
+        `fs.promises.rename = (from, to) => String(to).endsWith(${JSON.stringify(LOCK_FILE)}) ? Promise.reject(refused(from, to)) : rename(from, to);`,
+        "syncBuiltinESMExports();",
+      ].join("\n");
+      const run = runCli(server.url, target, [
+        "--import",
+        `data:text/javascript,${encodeURIComponent(lockRefused)}`,
+      ]);
+      expect(await run.exited).toBe(2);
+      const said =
+        run
+          .stderr()
+          .split("\n")
+          .find((line) => line.startsWith("skills-mcp sync: ")) ?? "";
+      expect(said).toContain(
+        `skills-mcp sync: cannot sync into ${target}: cannot replace its lock file ${LOCK_FILE}: EPERM: refused, rename `,
+      );
+      expect(said.endsWith(advice)).toBe(true);
+      // Refused as the lock claims the new copies, before any is put in place.
+      expect(await readTree(target)).toEqual(installed(V1));
+      expect(await runCli(server.url, target).exited).toBe(0);
+      expect(await readTree(target)).toEqual(installed(V2));
+    },
+  );
+
   /**
    * Killed between the lock's claim and the swap, the folder holds the old copy while the lock names the
    * new one as well: the next run takes the folder for the old copy, not for a skill changed by hand.
