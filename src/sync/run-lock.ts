@@ -229,6 +229,22 @@ async function removeStale(file: string, text: string): Promise<boolean> {
   return true;
 }
 
+/**
+ * Removes the lock while it still reads `text`, under the marker a run taking over a stale lock works under
+ * (removeStale), so that none takes it over between the read and the removal and loses its lock to it. A
+ * marker that stays (its run killed outright) is waited for a while, then passed over.
+ */
+async function removeOwn(file: string, text: string): Promise<void> {
+  for (let attempt = 0; attempt < TAKEOVER_TRIES; attempt++) {
+    // No marker can be made (the folder made read-only meanwhile): removed as before, without one.
+    const removed = await removeStale(file, text).catch(() => undefined);
+    if (removed === undefined) break;
+    if (removed) return;
+    await setTimeout(TAKEOVER_WAIT_MS);
+  }
+  if ((await lockText(file).catch(() => undefined)) === text) await rm(file, { force: true });
+}
+
 /** Creates `file` holding `text`, whole, unless something is there: written beside it, then linked. */
 async function createWith(file: string, text: string): Promise<boolean> {
   const written = `${file}.${randomUUID()}.tmp`;
@@ -303,6 +319,9 @@ function held(file: string, text: string, run: string, made: string | undefined,
   }, REFRESH_MS);
   refresh.unref();
   const onSignal = (signal: NodeJS.Signals) => {
+    // Not under the takeover marker (release's removeOwn): a handler cannot wait for one. A run that takes
+    // the lock over between this read and its removal, one that found this process frozen past LEASE_MS,
+    // loses its lock to it.
     const ours = fromProc(() => readFileSync(file, "utf8")) === text;
     onStop.tidy(ours);
     if (ours) rmSync(file, { force: true });
@@ -310,11 +329,6 @@ function held(file: string, text: string, run: string, made: string | undefined,
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
     // aside for this one.
     endBySignal(signal);
-  };
-  const forget = () => {
-    clearInterval(refresh);
-    heldRuns.delete(run);
-    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   };
   for (const signal of STOP_SIGNALS) process.once(signal, onSignal);
   return {
@@ -327,8 +341,14 @@ function held(file: string, text: string, run: string, made: string | undefined,
       return heldElsewhere(file, current === undefined ? undefined : holderIn(current), thisProcess());
     },
     release: async () => {
-      forget();
-      if (await ours()) await rm(file, { force: true });
+      clearInterval(refresh);
+      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+      // Held until removed: a run of this process that reads the lock meanwhile must not take it over.
+      try {
+        await removeOwn(file, text);
+      } finally {
+        heldRuns.delete(run);
+      }
     },
   };
 }
