@@ -122,11 +122,15 @@ export async function apply(
       );
       return true;
     });
-    // Fetching may take hours: the lock is checked before the first write to the folder.
-    await hold.stillHeld().catch((error: unknown) => {
-      lost = true;
-      throw error;
-    });
+    const stillHeld = () =>
+      hold.stillHeld().catch((error: unknown) => {
+        lost = true;
+        throw error;
+      });
+    // Fetching may take hours: the lock is checked before the first write to the folder, and again before
+    // each skill is moved, so that a run that lost it stops there, as if killed between two swaps (the claim
+    // below owns the rest). Another run may still take it over between a check and its move.
+    await stillHeld();
     let written = before;
     const record = async (skills: Record<string, LockedSkill>) => {
       const source = sourceAfter(options, before, skills, refusedSkills(steps, refused));
@@ -135,6 +139,7 @@ export async function apply(
     };
     await record(lockedSkills(steps, staged, failed, true));
     for (const [name, { dir, replacing }] of staged) {
+      await stillHeld();
       try {
         await staging.swapIn(name, dir, replacing);
       } catch (error) {
@@ -159,6 +164,7 @@ export async function apply(
         progress.note(`${step.name}: removed (${why}; its folder was already gone)`);
         continue;
       }
+      await stillHeld();
       try {
         await staging.remove(step.name, step.installed);
         progress.note(`${step.name}: removed (${why})`);

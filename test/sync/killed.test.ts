@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { access, cp, mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
+import { access, cp, mkdir, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { constants } from "node:os";
@@ -643,6 +643,38 @@ describe("two syncs into one folder", () => {
     expect(await readFile(lockFile, "utf8")).toBe(other);
     expect(await readFile(path.join(theirs, "staged.md"), "utf8")).toBe("theirs\n");
     expect((await readdir(target)).sort()).toEqual([RUN_LOCK_FILE, STAGING_DIR].sort());
+  });
+
+  // Regression: a run checked its lock only before it claimed its skills, and went on putting every one in
+  // place after another run took the lock over, both then moving skills in one folder.
+  it("stops a run whose lock another takes over while it puts skills in place, before the next skill", {
+    timeout: 60_000,
+  }, async () => {
+    expect(await runCli(server.url, target).exited).toBe(0);
+    stage.catalog = V2;
+    const other = `${JSON.stringify({ pid: process.pid, startedAt: "2026-01-01T00:00:00Z", run: "other" })}\n`;
+    const takenOver = [
+      'import fs from "node:fs";',
+      'import path from "node:path";',
+      'import { syncBuiltinESMExports } from "node:module";',
+      "const { renameSync, writeFileSync } = fs;",
+      `fs.renameSync = (from, to) => { renameSync(from, to); if (/[/]old-alpha-/.test(to)) writeFileSync(path.join(path.dirname(from), ${JSON.stringify(RUN_LOCK_FILE)}), ${JSON.stringify(other)}); };`,
+      "syncBuiltinESMExports();",
+    ].join("\n");
+    const run = runCli(server.url, target, [
+      "--import",
+      `data:text/javascript,${encodeURIComponent(takenOver)}`,
+    ]);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toContain(
+      `skills-mcp sync: another sync (pid ${process.pid}) took over the run lock of ${target} while this sync ran`,
+    );
+    // alpha was being put in place as the lock was taken: done; beta and delta are left to the other run.
+    expect(await readTree(target)).toEqual(installed({ ...V1, alpha: V2.alpha ?? {} }));
+    expect(await readFile(path.join(target, RUN_LOCK_FILE), "utf8")).toBe(other);
+    await rm(path.join(target, RUN_LOCK_FILE));
+    expect(await runCli(server.url, target).exited).toBe(0);
+    expect(await readTree(target)).toEqual(installed(V2));
   });
 
   it("leaves the lock and staged files of a run that took its lock over when stopped by SIGTERM", {
