@@ -42,7 +42,6 @@ export class Accumulator {
   private matched = 0;
   /** Scratch buffers for the better of a word's two terms (see {@link addBetterOf}), zero between uses. */
   private readonly better: Float64Array;
-  private readonly betterStrongest: Float64Array;
   private readonly betterTouched: Int32Array;
 
   constructor(size: number) {
@@ -50,7 +49,6 @@ export class Accumulator {
     this.strongest = new Float64Array(size);
     this.touched = new Int32Array(size);
     this.better = new Float64Array(size);
-    this.betterStrongest = new Float64Array(size);
     this.betterTouched = new Int32Array(size);
   }
 
@@ -79,8 +77,10 @@ export class Accumulator {
   }
 
   /**
-   * Adds, for each document, the better of the impacts of `term` and `alternative`, found apart in the
-   * scratch buffers first, and sets `held` to how many documents hold either.
+   * Adds, for each document, the better of the impacts of `term` and `alternative`, and sets `held` to how
+   * many documents hold either. The alternative, a word in capitals held by few, is found first in the
+   * scratch buffers; the term's own postings then take the better of the two as they are added, so that
+   * the term, often held by many, is read once and added straight into the scores.
    */
   private addBetterOf(
     index: Bm25fIndex,
@@ -88,22 +88,24 @@ export class Accumulator {
     alternative: number,
     allowed: Uint8Array | undefined,
   ): void {
-    const { scores, touched, strongest, held, better, betterTouched, betterStrongest } = this;
-    let count = index.accumulate(term, allowed, better, betterTouched, 0, held, betterStrongest);
-    count = index.accumulate(alternative, allowed, better, betterTouched, count, held, betterStrongest, true);
-    let matched = this.matched;
+    const { scores, touched, strongest, held, better, betterTouched } = this;
+    // Its strongest impacts are raised in `strongest` itself: a document's is then the larger of both.
+    const count = index.accumulate(alternative, allowed, better, betterTouched, 0, held, strongest);
+    let matched = index.accumulate(term, allowed, scores, touched, this.matched, held, strongest, better);
+    let holding = held[0] as number;
+    // The documents holding the alternative alone, which the term's postings left in the scratch.
     for (let i = 0; i < count; i++) {
       const document = betterTouched[i] as number;
       const impact = better[document] as number;
+      if (impact === 0) continue;
       better[document] = 0;
-      betterStrongest[document] = 0;
+      holding++;
       const before = scores[document] as number;
       if (before === 0) touched[matched++] = document;
       scores[document] = before + impact;
-      if (impact > (strongest[document] as number)) strongest[document] = impact;
     }
     this.matched = matched;
-    held[0] = count;
+    held[0] = holding;
   }
 
   /** The `limit` best documents so far. */

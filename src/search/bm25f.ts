@@ -103,8 +103,11 @@ export class Bm25fIndex {
     held: Int32Array,
     /** Each document's largest impact of one term so far, raised where this term's is larger. */
     strongest: Float64Array,
-    /** Whether a document's score becomes the larger of it and the impact, not their sum. */
-    larger = false,
+    /**
+     * Per document, the impact of another term of the same word, or 0: the larger of the two is added,
+     * and it is set to 0 (see `Accumulator.addBetterOf`).
+     */
+    other?: Float64Array,
   ): number {
     const { gaps, levels } = this;
     const weight = this.termWeights[term] as number;
@@ -124,8 +127,15 @@ export class Bm25fIndex {
       if (allowed !== undefined && allowed[document] === 0) continue;
       const before = scores[document] as number;
       if (before === 0) touched[count++] = document;
-      const impact = weight * (SATURATION_OF_LEVEL[levels[posting] as number] as number);
-      scores[document] = larger ? Math.max(before, impact) : before + impact;
+      let impact = weight * (SATURATION_OF_LEVEL[levels[posting] as number] as number);
+      if (other !== undefined) {
+        const its = other[document] as number;
+        if (its !== 0) {
+          other[document] = 0;
+          if (its > impact) impact = its;
+        }
+      }
+      scores[document] = before + impact;
       if (impact > (strongest[document] as number)) strongest[document] = impact;
       holding++;
     }
