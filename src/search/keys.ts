@@ -25,10 +25,30 @@ export function capitalsKey(word: string): [hash: number, check: number] {
 }
 
 /**
- * {@link capitalsKey} of the word spelled by `text` from `start` to `end`, read without making it a string
- * when it is letters a to z in either case (a request's words, on every search); undefined otherwise.
+ * The number in `keys` of {@link capitalsKey}(`word`), or -1: hashed as it reads, with neither the key's
+ * string nor its pair made (a request's words, on every search).
  */
-export function capitalsKeyOfLetters(text: string, start: number, end: number): [number, number] | undefined {
+export function capitalsNumber(keys: KeyTable, word: string): number {
+  let hash = CARET;
+  let check = CARET;
+  for (let at = 0; at < word.length; at++) {
+    const code = word.charCodeAt(at);
+    hash = (Math.imul(hash, 0x01000193) + code) | 0;
+    check = (Math.imul(check, 0x5bd1e995) + code) | 0;
+  }
+  return keys.get(hash, check);
+}
+
+/**
+ * {@link capitalsNumber} of the word spelled by `text` from `start` to `end`, read without making it a
+ * string, when it is letters a to z in either case; undefined otherwise.
+ */
+export function capitalsNumberOfLetters(
+  keys: KeyTable,
+  text: string,
+  start: number,
+  end: number,
+): number | undefined {
   let hash = CARET;
   let check = CARET;
   for (let at = start; at < end; at++) {
@@ -38,7 +58,7 @@ export function capitalsKeyOfLetters(text: string, start: number, end: number): 
     hash = (Math.imul(hash, 0x01000193) + code) | 0;
     check = (Math.imul(check, 0x5bd1e995) + code) | 0;
   }
-  return [hash, check];
+  return keys.get(hash, check);
 }
 
 /** The mark before a word in capitals (see {@link capitalsKey}), as its key's first step. */

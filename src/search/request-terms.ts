@@ -1,5 +1,5 @@
 import { otherSpellings } from "./english-spellings.js";
-import { capitalsKey, capitalsKeyOfLetters, type KeyTable, stemKey } from "./keys.js";
+import { capitalsNumber, capitalsNumberOfLetters, type KeyTable, stemKey } from "./keys.js";
 import { type WordScanner, type WordSink, words } from "./scanner.js";
 import { NO_TERM, type SpellingTable } from "./spelling.js";
 import { keptWord, spelled, stem } from "./terms.js";
@@ -63,7 +63,8 @@ export function requestTerms(
  */
 class RequestWords implements WordSink {
   readonly terms = new Set<number>();
-  readonly alternatives = new Map<number, number>();
+  /** Made for the few requests that have an alternative (see {@link alternatives}): most have none. */
+  private alternativesMade: Map<number, number> | undefined;
   readonly unknown = new Set<string>();
   /** The unknown words typed, not joined. */
   readonly written = new Set<string>();
@@ -77,12 +78,17 @@ class RequestWords implements WordSink {
     private readonly spellings: SpellingTable,
   ) {}
 
+  /** See `RequestTerms.alternatives`. */
+  get alternatives(): ReadonlyMap<number, number> {
+    return this.alternativesMade ?? NO_ALTERNATIVES;
+  }
+
   span(text: string, start: number, end: number, hash: number, check: number): void {
     const spelledTerm = this.spellings.termOf(hash, check);
     if (spelledTerm >= 0) {
       this.terms.add(spelledTerm);
-      const key = capitalsKeyOfLetters(text, start, end);
-      if (key !== undefined) this.withCapitals(this.stems.get(...key), spelledTerm);
+      const capitals = capitalsNumberOfLetters(this.stems, text, start, end);
+      if (capitals !== undefined) this.withCapitals(capitals, spelledTerm);
       else this.inCapitals(keptWord(spelled(text, start, end)), spelledTerm);
       return;
     }
@@ -127,14 +133,17 @@ class RequestWords implements WordSink {
    */
   private inCapitals(word: string | undefined, term: number): boolean {
     // Only words whose stem is not the word itself have such a term: no need to stem it to know.
-    return word !== undefined && this.withCapitals(this.stems.get(...capitalsKey(word)), term);
+    return word !== undefined && this.withCapitals(capitalsNumber(this.stems, word), term);
   }
 
   /** Notes `capitals`, a term or -1, as {@link inCapitals} does; whether it is one. */
   private withCapitals(capitals: number, term: number): boolean {
     if (capitals < 0) return false;
     if (term < 0) this.terms.add(capitals);
-    else this.alternatives.set(term, capitals);
+    else {
+      this.alternativesMade ??= new Map();
+      this.alternativesMade.set(term, capitals);
+    }
     return true;
   }
 
@@ -163,6 +172,8 @@ function isCapitals(text: string, start: number, end: number): boolean {
   }
   return true;
 }
+
+const NO_ALTERNATIVES: ReadonlyMap<number, number> = new Map();
 
 const HYPHEN = 45;
 const UNDERSCORE = 95;
