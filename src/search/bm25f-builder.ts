@@ -290,6 +290,7 @@ export class Bm25fBuilder implements WordSink {
       levels,
       postingStarts,
       termWeights,
+      this.lexicon.stemsOfCapitals(termCount),
       this.lexicon.spellings(),
     );
   }

@@ -42,6 +42,11 @@ export class Bm25fIndex {
     private readonly levels: Uint8Array,
     private readonly postingStarts: Uint32Array,
     private readonly termWeights: Float64Array,
+    /**
+     * Per term, 1 when it is the stem of a word in capitals kept apart (`pain` of PAINS, see
+     * `Lexicon.termOfCapitals`): only a request word of such a term looks for its capitals form.
+     */
+    private readonly stemsOfCapitals: Uint8Array,
     /** The catalog's words as spelled, for reading mistyped request words. */
     readonly spellings: SpellingTable,
   ) {}
@@ -49,7 +54,8 @@ export class Bm25fIndex {
   /** Writes the index to a part of the saved index, for {@link Bm25fIndex.load}. */
   save(part: PartWriter): void {
     this.terms.save(part);
-    for (const array of [this.gaps, this.gapStarts, this.levels, this.postingStarts, this.termWeights]) {
+    const { gaps, gapStarts, levels, postingStarts, termWeights, stemsOfCapitals } = this;
+    for (const array of [gaps, gapStarts, levels, postingStarts, termWeights, stemsOfCapitals]) {
       part.array(array);
     }
     this.spellings.save(part);
@@ -63,20 +69,31 @@ export class Bm25fIndex {
     const levels = part.array(Uint8Array);
     const postingStarts = part.array(Uint32Array);
     const termWeights = part.array(Float64Array);
+    const stemsOfCapitals = part.array(Uint8Array);
     const spellings = SpellingTable.load(part, terms.size);
     if (
       !isStarts(gapStarts, terms.size, gaps.length) ||
       !isStarts(postingStarts, terms.size, levels.length) ||
-      termWeights.length !== terms.size
+      termWeights.length !== terms.size ||
+      stemsOfCapitals.length !== terms.size
     ) {
       throw new MalformedPart("the postings do not fit their terms");
     }
-    return new Bm25fIndex(terms, gaps, gapStarts, levels, postingStarts, termWeights, spellings);
+    return new Bm25fIndex(
+      terms,
+      gaps,
+      gapStarts,
+      levels,
+      postingStarts,
+      termWeights,
+      stemsOfCapitals,
+      spellings,
+    );
   }
 
   /** The distinct terms of a request that some document holds, and its words that none does. */
   termsOf(query: string): RequestTerms {
-    return requestTerms(query, this.scanner, this.terms, this.spellings);
+    return requestTerms(query, this.scanner, this.terms, this.spellings, this.stemsOfCapitals);
   }
 
   /** What `term` adds to a score at full strength (idf · (k1 + 1)): rare terms weigh more. */

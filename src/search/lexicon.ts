@@ -141,6 +141,13 @@ export class Lexicon {
     return term;
   }
 
+  /** Per term of `termCount`, 1 when it is the stem of a word in capitals kept apart; else 0. */
+  stemsOfCapitals(termCount: number): Uint8Array {
+    const stems = new Uint8Array(termCount);
+    for (const stemTerm of this.capitalTerms.values()) stems[stemTerm] = 1;
+    return stems;
+  }
+
   /** The term of the stem of the word in capitals whose term is `term`, if it was kept apart; else -1. */
   stemOfCapitals(term: number): number {
     return this.capitalTerms.get(term) ?? -1;

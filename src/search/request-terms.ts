@@ -29,15 +29,17 @@ export interface RequestTerms {
 
 /**
  * The distinct terms of `query` that some document holds, and its words that none does: read by `scanner`,
- * and looked up among an index's terms by the keys of their stems (`stems`) and by their spellings.
+ * and looked up among an index's terms by the keys of their stems (`stems`) and by their spellings;
+ * `stemsOfCapitals` marks the terms whose words skills also write in capitals, kept apart.
  */
 export function requestTerms(
   query: string,
   scanner: WordScanner,
   stems: KeyTable,
   spellings: SpellingTable,
+  stemsOfCapitals: Uint8Array,
 ): RequestTerms {
-  const request = new RequestWords(stems, spellings);
+  const request = new RequestWords(stems, spellings, stemsOfCapitals);
   scanner.scan(query, 0, query.length, request);
   const terms = [...request.terms];
   const { alternatives } = request;
@@ -76,6 +78,7 @@ class RequestWords implements WordSink {
   constructor(
     private readonly stems: KeyTable,
     private readonly spellings: SpellingTable,
+    private readonly stemsOfCapitals: Uint8Array,
   ) {}
 
   /** See `RequestTerms.alternatives`. */
@@ -87,6 +90,8 @@ class RequestWords implements WordSink {
     const spelledTerm = this.spellings.termOf(hash, check);
     if (spelledTerm >= 0) {
       this.terms.add(spelledTerm);
+      // A word's capitals form is a term only if its stem's is marked: most words need no look-up.
+      if (this.stemsOfCapitals[spelledTerm] !== 1) return;
       const capitals = capitalsNumberOfLetters(this.stems, text, start, end);
       if (capitals !== undefined) this.withCapitals(capitals, spelledTerm);
       else this.inCapitals(keptWord(spelled(text, start, end)), spelledTerm);
@@ -122,29 +127,29 @@ class RequestWords implements WordSink {
       term = this.termOf(other);
       if (term >= 0) break;
     }
-    if (term >= 0) this.terms.add(term);
-    return this.inCapitals(word, term) || term >= 0;
+    if (term < 0) return false;
+    this.terms.add(term);
+    this.inCapitals(word, term);
+    return true;
   }
 
   /**
-   * Notes the term of `word` as skills write it in capitals, kept apart from its stem, if they do: beside
-   * `term`, the word's own, as its alternative, or, when skills hold it only so (`aws`), as its term.
-   * Whether they do.
+   * Notes the term of `word` as skills write it in capitals, kept apart from its stem, if they do, as the
+   * alternative of `term`, the term of its stem (`aws`: aw, which no skill holds, and AWS).
    */
-  private inCapitals(word: string | undefined, term: number): boolean {
-    // Only words whose stem is not the word itself have such a term: no need to stem it to know.
-    return word !== undefined && this.withCapitals(capitalsNumber(this.stems, word), term);
+  private inCapitals(word: string | undefined, term: number): void {
+    // A word kept apart in capitals made its stem a term, marked (see `Lexicon.termOfCapitals`): a word
+    // of an unmarked term has no capitals form. `term` may be another spelling's (`colour` as color) only
+    // when the word has no term of its own, and then no capitals form either: the look-up finds none.
+    if (word === undefined || this.stemsOfCapitals[term] !== 1) return;
+    this.withCapitals(capitalsNumber(this.stems, word), term);
   }
 
-  /** Notes `capitals`, a term or -1, as {@link inCapitals} does; whether it is one. */
-  private withCapitals(capitals: number, term: number): boolean {
-    if (capitals < 0) return false;
-    if (term < 0) this.terms.add(capitals);
-    else {
-      this.alternativesMade ??= new Map();
-      this.alternativesMade.set(term, capitals);
-    }
-    return true;
+  /** Notes `capitals`, a term or -1, as the alternative of `term`, as {@link inCapitals} does. */
+  private withCapitals(capitals: number, term: number): void {
+    if (capitals < 0) return;
+    this.alternativesMade ??= new Map();
+    this.alternativesMade.set(term, capitals);
   }
 
   private termOf(word: string): number {
