@@ -268,6 +268,36 @@ describe("a saved search part that does not fit is refused, saying why", () => {
   });
 });
 
+// A request word looks up its form in capitals (SMILES, kept apart from smile) only when the index marks
+// its stem as having one: an index loaded without its marks would find the chemistry skill no more.
+describe("a saved index of a catalog writing words in capitals", () => {
+  it("finds a word written in capitals as the index it was saved from does", async () => {
+    const tree = await makeTree({
+      "chem/molecule-reader/SKILL.md": skillMd("molecule-reader", "Read widget molecules from SMILES."),
+      "chat/emoji-replies/SKILL.md": skillMd(
+        "emoji-replies",
+        "Answer widget messages with smiles and a wave.",
+      ),
+      "cloud/cloud-bills/SKILL.md": skillMd("cloud-bills", "Cut widget spending on AWS and GCP."),
+    });
+    try {
+      const catalog = loadCatalog(tree.dir).catalog;
+      const index = loaded(
+        throughFile(indexToPart(buildIndex(catalog.everything.skills, readSkillDocument))),
+        catalog,
+      );
+      const shown = (query: string) => {
+        const found = index.search(query, catalog.everything, 10);
+        return found.skills.slice(0, found.fairMatches).map((skill) => skill.name);
+      };
+      expect(shown("smiles").sort()).toEqual(["emoji-replies", "molecule-reader"]);
+      expect(shown("aws")).toEqual(["cloud-bills"]);
+    } finally {
+      await tree.remove();
+    }
+  });
+});
+
 describe("the saved format", () => {
   it("keeps its bytes while its version stays: a change to them needs a new INDEX_FORMAT_VERSION", async () => {
     // The analysis, the fields, the scoring and the layout all decide the bytes. When this fails, bump
