@@ -340,7 +340,7 @@ function plainLegacyBatchOf(raw: IncomingMessage, body: unknown): JSONRPCRequest
 function answeredWith(message: JSONRPCMessage, request: JSONRPCRequest): Answered {
   const worded = inParamsWords(message, request);
   const answer = { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(worded)) };
-  return { answer, failed: !isSuccess(worded), failure: failureIn(worded) };
+  return { answer, ...outcomeOf(worded) };
 }
 
 /**
@@ -359,8 +359,7 @@ async function answeredFrom(response: Response, body: unknown, served: readonly 
   } catch {
     return { answer, failed: true, failure: undefined };
   }
-  if (!contentType.startsWith("application/json"))
-    return { answer, failed: !allSucceeded(parsed), failure: failureIn(parsed) };
+  if (!contentType.startsWith("application/json")) return { answer, ...outcomeOf(parsed) };
   return wordedAnswer(answer.status, contentType, parsed, bytes, body, served);
 }
 
@@ -378,11 +377,7 @@ function wordedAnswer(
 ): Answered {
   const named = namingMethods(answersInParamsWords(parsed, body), body, served);
   const json = named === parsed && bytes !== undefined ? bytes : Buffer.from(JSON.stringify(named));
-  return {
-    answer: { status, contentType, body: json },
-    failed: !allSucceeded(named),
-    failure: failureIn(named),
-  };
+  return { answer: { status, contentType, body: json }, ...outcomeOf(named) };
 }
 
 /**
@@ -400,6 +395,15 @@ function webRequestOf(raw: IncomingMessage): Request {
     method: "POST",
     headers,
   });
+}
+
+/**
+ * Whether a parsed answer failed (see allSucceeded), and what it told the client then, for its log line:
+ * an answer that succeeded told no failure, so it is not read for one.
+ */
+function outcomeOf(parsed: unknown): Pick<Answered, "failed" | "failure"> {
+  const failed = !allSucceeded(parsed);
+  return { failed, failure: failed ? failureIn(parsed) : undefined };
 }
 
 /** Whether a parsed answer (one message or a batch's) holds no JSON-RPC error and no tool result with isError. */

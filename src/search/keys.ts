@@ -25,23 +25,9 @@ export function capitalsKey(word: string): [hash: number, check: number] {
 }
 
 /**
- * The number in `keys` of {@link capitalsKey}(`word`), or -1: hashed as it reads, with neither the key's
- * string nor its pair made (a request's words, on every search).
- */
-export function capitalsNumber(keys: KeyTable, word: string): number {
-  let hash = CARET;
-  let check = CARET;
-  for (let at = 0; at < word.length; at++) {
-    const code = word.charCodeAt(at);
-    hash = (Math.imul(hash, 0x01000193) + code) | 0;
-    check = (Math.imul(check, 0x5bd1e995) + code) | 0;
-  }
-  return keys.get(hash, check);
-}
-
-/**
- * {@link capitalsNumber} of the word spelled by `text` from `start` to `end`, read without making it a
- * string, when it is letters a to z in either case; undefined otherwise.
+ * The number in `keys` of {@link capitalsKey} of the word spelled by `text` from `start` to `end`, or -1:
+ * hashed as it reads, with neither the key's string nor its pair made, when it is letters a to z in either
+ * case (a request's words); undefined otherwise.
  */
 export function capitalsNumberOfLetters(
   keys: KeyTable,

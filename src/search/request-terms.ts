@@ -1,5 +1,5 @@
 import { otherSpellings } from "./english-spellings.js";
-import { capitalsNumber, capitalsNumberOfLetters, type KeyTable, stemKey } from "./keys.js";
+import { capitalsKey, capitalsNumberOfLetters, type KeyTable, stemKey } from "./keys.js";
 import { type WordScanner, type WordSink, words } from "./scanner.js";
 import { NO_TERM, type SpellingTable } from "./spelling.js";
 import { keptWord, spelled, stem } from "./terms.js";
@@ -142,7 +142,7 @@ class RequestWords implements WordSink {
     // of an unmarked term has no capitals form. `term` may be another spelling's (`colour` as color) only
     // when the word has no term of its own, and then no capitals form either: the look-up finds none.
     if (word === undefined || this.stemsOfCapitals[term] !== 1) return;
-    this.withCapitals(capitalsNumber(this.stems, word), term);
+    this.withCapitals(this.stems.get(...capitalsKey(word)), term);
   }
 
   /** Notes `capitals`, a term or -1, as the alternative of `term`, as {@link inCapitals} does. */

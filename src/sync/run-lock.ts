@@ -139,8 +139,8 @@ function heldElsewhere(
 
 /** This process as a lock names it; what Linux's /proc does not give (elsewhere) is left out. */
 function thisProcess(): Omit<Holder, "startedAt" | "run"> & { readonly host: string } {
-  const pidNamespace = fromProc(() => readlinkSync("/proc/self/ns/pid"));
-  const boot = fromProc(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
+  const pidNamespace = readOrNone(() => readlinkSync("/proc/self/ns/pid"));
+  const boot = readOrNone(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
   const start = startOf("self");
   return {
     pid: process.pid,
@@ -153,11 +153,12 @@ function thisProcess(): Omit<Holder, "startedAt" | "run"> & { readonly host: str
 
 /** Field 22 of `/proc/<pid>/stat`, counted after the name in parentheses (which may hold anything). */
 function startOf(pid: number | "self"): string | undefined {
-  const line = fromProc(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
+  const line = readOrNone(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
   return line?.slice(line.lastIndexOf(")") + 2).split(" ")[19];
 }
 
-function fromProc(read: () => string): string | undefined {
+/** What `read` reads, or undefined when it cannot (a file of /proc another system lacks, a lock gone). */
+function readOrNone(read: () => string): string | undefined {
   try {
     return read();
   } catch {
@@ -322,7 +323,7 @@ function held(file: string, text: string, run: string, made: string | undefined,
     // Not under the takeover marker (release's removeOwn): a handler cannot wait for one. A run that takes
     // the lock over between this read and its removal, one that found this process frozen past LEASE_MS,
     // loses its lock to it.
-    const ours = fromProc(() => readFileSync(file, "utf8")) === text;
+    const ours = readOrNone(() => readFileSync(file, "utf8")) === text;
     onStop.tidy(ours);
     if (ours) rmSync(file, { force: true });
     onStop.tell(signal);
