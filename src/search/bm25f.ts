@@ -2,7 +2,7 @@ import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.
 import { isStarts } from "./arrays.js";
 import type { FieldName } from "./fields.js";
 import { SATURATION_OF_LEVEL } from "./impact-levels.js";
-import { KeyTable } from "./keys.js";
+import { capitalsKey, KeyTable } from "./keys.js";
 import { type RequestTerms, requestTerms } from "./request-terms.js";
 import { WordScanner } from "./scanner.js";
 import { SpellingTable } from "./spelling.js";
@@ -94,6 +94,14 @@ export class Bm25fIndex {
   /** The distinct terms of a request that some document holds, and its words that none does. */
   termsOf(query: string): RequestTerms {
     return requestTerms(query, this.scanner, this.terms, this.spellings, this.stemsOfCapitals);
+  }
+
+  /**
+   * The term of `word` as skills write it in capitals, kept apart from its stem's `term` (`smiles`:
+   * SMILES, beside smile), or -1 when they do not.
+   */
+  capitalsOf(word: string, term: number): number {
+    return this.stemsOfCapitals[term] === 1 ? this.terms.get(...capitalsKey(word)) : -1;
   }
 
   /** What `term` adds to a score at full strength (idf · (k1 + 1)): rare terms weigh more. */

@@ -38,9 +38,22 @@ interface Unread {
   readonly close: ReadonlyMap<number, string>;
 }
 
-/** A correction, with the term it reads the word as. */
+/**
+ * A correction, with the term it reads the word as, and the term of that word as skills write it in
+ * capitals, kept apart from its stem (`smils` as smile and SMILES), or -1.
+ */
 export interface TermCorrection extends Correction {
   readonly term: number;
+  readonly capitals: number;
+}
+
+/** The capitals forms of `corrections`' terms, as `Accumulator.add` takes them, or undefined for none. */
+export function capitalsOfCorrections(
+  corrections: readonly TermCorrection[],
+): ReadonlyMap<number, number> | undefined {
+  const withCapitals = corrections.filter(({ capitals }) => capitals >= 0);
+  if (withCapitals.length === 0) return undefined;
+  return new Map(withCapitals.map(({ term, capitals }) => [term, capitals]));
 }
 
 /**
@@ -159,7 +172,7 @@ export class Corrector {
   ): string[] {
     const held: { word: string; skills: number }[] = [];
     for (const [term, word] of close) {
-      const skills = known.has(term) ? 0 : this.held(term, allowed);
+      const skills = known.has(term) ? 0 : this.held(term, allowed, this.terms.capitalsOf(word, term));
       if (skills > 0) held.push({ word, skills });
     }
     held.sort((a, b) => b.skills - a.skills || (a.word < b.word ? -1 : 1));
@@ -192,27 +205,36 @@ export class Corrector {
     let heldInScope = 0;
     for (const [term, to] of close) {
       if (known.has(term)) continue;
-      const judged = this.tally(term, context ?? allowed);
+      const capitals = this.terms.capitalsOf(to, term);
+      const judged = this.tally(term, context ?? allowed, capitals);
       if (judged.documents === 0) continue;
       heldInScope++;
-      if (context !== undefined && judged.documents < shared && this.held(term, allowed) > 1) continue;
+      if (context !== undefined && judged.documents < shared && this.held(term, allowed, capitals) > 1) {
+        continue;
+      }
       if (judged.documents < least) continue;
       if (judged.score > likeliestWeight) {
-        likeliest = { from, to, term };
+        likeliest = { from, to, term, capitals };
         likeliestWeight = judged.score;
       }
     }
     return context === undefined && heldInScope > 1 ? undefined : likeliest;
   }
 
-  /** How many of the documents marked in `marks` hold `term` (all documents when undefined). */
-  private held(term: number, marks: Uint8Array | undefined): number {
-    return marks === undefined ? this.terms.documentFrequency(term) : this.tally(term, marks).documents;
+  /**
+   * How many of the documents marked in `marks` hold `term` or its form in `capitals` (see
+   * {@link TermCorrection}), all documents when undefined.
+   */
+  private held(term: number, marks: Uint8Array | undefined, capitals: number): number {
+    return marks === undefined && capitals < 0
+      ? this.terms.documentFrequency(term)
+      : this.tally(term, marks, capitals).documents;
   }
 
-  /** How many of the documents marked in `marks` hold `term`, and the sum of their scores for it. */
-  private tally(term: number, marks: Uint8Array | undefined): Tally {
-    this.counter.add(this.terms, [term], marks);
+  /** How many of the documents marked in `marks` hold `term` or `capitals`, and their scores' sum for it. */
+  private tally(term: number, marks: Uint8Array | undefined, capitals: number): Tally {
+    const alternatives = capitals < 0 ? undefined : new Map([[term, capitals]]);
+    this.counter.add(this.terms, [term], marks, true, alternatives);
     return this.counter.clear();
   }
 }

@@ -249,12 +249,15 @@ export class Lexicon {
       const value = slots[at + 2] as number;
       if (value === 0 || value === 1 || ((slots[at + 3] as number) & LENGTH) < SHORTEST_MISTYPED) continue;
       let hash = slots[at] as number;
+      let term = value === ONLY_A_PART ? NO_TERM : value - 2;
       if (((slots[at + 3] as number) & IN_CAPITALS) !== 0) {
-        // A word in capitals kept apart is found by its own key, never as a spelling to read a mistake as.
-        if (this.capitalTerms.has(value - 2)) continue;
         hash ^= CAPITALS_SALT;
+        // A word in capitals kept apart is spelled as its stem's word: a request word so spelled, or one
+        // mistake from it (`smils`), finds the stem and beside it the word in capitals (see
+        // `RequestTerms.alternatives`), as a word some skill writes in small letters does.
+        term = this.capitalTerms.get(term) ?? term;
       }
-      words.add(hash, slots[at + 1] as number, value === ONLY_A_PART ? NO_TERM : value - 2);
+      words.add(hash, slots[at + 1] as number, term);
     }
     // Words that took the Unicode path but are spelled in plain letters once folded (`Straße`).
     for (const [word, term] of this.unicodeWords) {

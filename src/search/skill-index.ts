@@ -3,7 +3,7 @@ import { MalformedPart, type PartReader, type PartWriter } from "../saved/index.
 import { Accumulator } from "./accumulator.js";
 import { allBelow, isAscending } from "./arrays.js";
 import { Bm25fIndex, type RankingOptions } from "./bm25f.js";
-import { Corrector } from "./corrections.js";
+import { Corrector, capitalsOfCorrections } from "./corrections.js";
 import { beyondStrongest, matchFloor } from "./match-floor.js";
 import { NameStarts } from "./name-starts.js";
 import { NameIndex } from "./names.js";
@@ -109,6 +109,8 @@ export class SkillIndex implements SearchIndex {
       terms,
       corrections.map(({ term }) => term),
       allowed,
+      true,
+      capitalsOfCorrections(corrections),
     );
     // Found besides the request's own words, not in their place: it holds no more words for them.
     accumulator.add(terms, begun.terms, allowed, false);

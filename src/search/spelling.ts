@@ -175,7 +175,9 @@ export class SpellingTable {
 
 /**
  * Words given by their keys and terms, in any order, for a {@link SpellingTable}; of a key given more than
- * once, the first is kept. Typed arrays throughout: a catalog may hold millions of distinct words.
+ * once, the first with a term is kept, else the first: a word met inside a camel-case word and also in
+ * capitals (`MolFromSmiles`, `SMILES`) is the word in capitals' spelling. Typed arrays throughout: a
+ * catalog may hold millions of distinct words.
  */
 export class SpellingList {
   private hashes: Int32Array;
@@ -208,6 +210,7 @@ export class SpellingList {
       (a, b) =>
         (hashes[a] as number) - (hashes[b] as number) ||
         (checks[a] as number) - (checks[b] as number) ||
+        Number(terms[a] === NO_TERM) - Number(terms[b] === NO_TERM) ||
         a - b,
     );
     let kept = 0;

@@ -448,6 +448,8 @@ describe("a word written in capitals", () => {
   it("is not found by the word it stems like", () => {
     expect(shown("back pain")).toEqual(["clinic-notes"]);
     expect(shown("pain")).toEqual(["clinic-notes"]);
+    // Nor by its stem: AWS is no form of aw (docs/search.md).
+    expect(shown("aw")).toEqual([]);
   });
 
   it("is found by the word as written, in small letters or in capitals", () => {
@@ -460,6 +462,51 @@ describe("a word written in capitals", () => {
 
   it("is the word itself in a skill that also writes it in small letters", () => {
     expect(shown("tool")).toEqual(["tool-guide"]);
+  });
+
+  // `smils` was read as smiles, but found only the skills writing it in small letters.
+  it("is found by a word mistyped for it, beside the word in small letters", () => {
+    expect(shown("smils").sort()).toEqual(["emoji-replies", "molecule-reader"]);
+  });
+});
+
+// `smils` was left unread where skills write SMILES only in capitals: a word kept apart was no spelling
+// to read a mistyped word as, and one also met inside `MolFromSmiles` was a word of no skill.
+describe("a mistyped word that skills write only in capitals", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "chem/molecule-reader/SKILL.md": skillMd(
+        "molecule-reader",
+        "Read widget molecules from SMILES.",
+        "# Reader\n\nCall `Chem.MolFromSmiles` on each line.\n",
+      ),
+      "chem/compound-filters/SKILL.md": skillMd(
+        "compound-filters",
+        "Flag widget compounds with PAINS filters.",
+      ),
+      "health/clinic-notes/SKILL.md": skillMd(
+        "clinic-notes",
+        "Write widget notes on back pain and its care.",
+      ),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  it("is read as that word", () => {
+    const found = ownIndex.search("smils", ownCatalog.everything, 10);
+    expect(found.corrections).toEqual([{ from: "smils", to: "smiles" }]);
+    expect(found.skills.slice(0, found.fairMatches).map((skill) => skill.name)).toEqual(["molecule-reader"]);
+  });
+
+  it("still does not find the word it stems like", () => {
+    const found = ownIndex.search("pain", ownCatalog.everything, 10);
+    expect(found.skills.slice(0, found.fairMatches).map((skill) => skill.name)).toEqual(["clinic-notes"]);
   });
 });
 
