@@ -22,8 +22,10 @@ import {
 } from "@modelcontextprotocol/server";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { mcpDepsOf } from "../scripts/in-memory-client.js";
+import type { Scope } from "../src/catalog/index.js";
 import { McpEndpoint, ServerConnection } from "../src/http/index.js";
 import { serverFactoryFor } from "../src/mcp/index.js";
+import { isCommonWord } from "../src/search/common-words.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR } from "./catalogs.js";
 import { readCommandLine, wholeNumbersOrExit } from "./command-line.js";
 import { type Era, MODERN_META, toolCall } from "./load.js";
@@ -65,8 +67,17 @@ async function main(dir: string, count: number, rounds: number): Promise<void> {
   };
   const modernEntry = createMcpHandler(newServer, { legacy: "reject" });
 
+  const { pack, packScope, nameStart } = packCase(scope);
+  // The same search within the pack, as a `?pack=` or header scope kept by the HTTP layer asks it: the
+  // name-start rule then looks at the names in scope only (see `NameWords.begunBy`).
+  const inPack = () => deps.index.search(query(), packScope, 10);
+  // And with a word that begins a longer word of the pack's names, which the rule looks up in scope.
+  const beginningInPack = () => deps.index.search(`${nameStart} ${query()}`, packScope, 10);
+
   const parts: [string, () => unknown][] = [
     ["the search itself (the 10 best of the catalog)", () => deps.index.search(query(), scope, 10)],
+    ["the search itself, within one pack", inPack],
+    ["the search itself, within one pack, a name's beginning", beginningInPack],
     ["a new server, from its scope's factory", () => newServer({ era: "modern" })],
     ["a web Request as the SDK's entries take it", () => webRequest(LEGACY_HEADERS)],
     ["2025: over the scope's connection", () => connections.legacy.exchange(call())],
@@ -105,6 +116,9 @@ async function main(dir: string, count: number, rounds: number): Promise<void> {
   console.log(
     `Each part of a new search, on ${dir} (${scope.skills.length} skills), a request: CPU the least of ${rounds} rounds of ${count}, scavenges over them all:`,
   );
+  console.log(
+    `(within one pack: ${pack}, ${packScope.skills.length} skills, the scope kept; a name's beginning: "${nameStart}")`,
+  );
   console.log(row("part", COLUMNS));
   const measured = new Map<string, Measured>();
   for (let round = 0; round < rounds; round++) {
@@ -137,11 +151,39 @@ async function main(dir: string, count: number, rounds: number): Promise<void> {
   }
 }
 
+/** Letters of a name word that the scoped case's request word holds: as many as a short form needs. */
+const NAME_START = 6;
+/** The most name words a request word may begin to be read as their short form (`NAME_STARTS`). */
+const NAME_STARTS_READ = 3;
+
+/**
+ * The pack of most skills, its scope, and the first letters of the first word of its skills' names longer
+ * than {@link NAME_START} letters (sorted) that begin a few of them and no common word, as a request word
+ * that begins a name word of the pack.
+ */
+function packCase(scope: Scope): { pack: string; packScope: Scope; nameStart: string } {
+  const counts = new Map<string, number>();
+  for (const skill of scope.skills) counts.set(skill.pack, (counts.get(skill.pack) ?? 0) + 1);
+  const [pack = ""] = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0] ?? [];
+  const packScope = scope.narrow([pack]);
+  const nameWords = new Set(
+    packScope.skills.flatMap(({ name }) => name.toLowerCase().match(/[a-z]+/g) ?? []),
+  );
+  const longer = [...nameWords].filter((word) => word.length > NAME_START).sort();
+  const begun = (start: string) => longer.filter((word) => word.startsWith(start)).length;
+  // One that begins a few name words and is no common word: the rule passes over others before its
+  // dearer tests (see `NameStarts.namesBegun`).
+  const nameStart = longer
+    .map((word) => word.slice(0, NAME_START))
+    .find((start) => begun(start) <= NAME_STARTS_READ && !isCommonWord(start));
+  return { pack, packScope, nameStart: nameStart ?? "" };
+}
+
 const COLUMNS = ["CPU µs", "promoted KB", "scavenges µs"];
 
 /** A line of the table: the part, then each figure under its column, two spaces apart at least. */
 function row(part: string, cells: readonly string[]): string {
-  return part.padEnd(58) + cells.map((cell, i) => cell.padStart((COLUMNS[i]?.length ?? 0) + 2)).join("");
+  return part.padEnd(60) + cells.map((cell, i) => cell.padStart((COLUMNS[i]?.length ?? 0) + 2)).join("");
 }
 
 /**
