@@ -76,8 +76,8 @@ async function main(dir: string, count: number, rounds: number): Promise<void> {
 
   const parts: [string, () => unknown][] = [
     ["the search itself (the 10 best of the catalog)", () => deps.index.search(query(), scope, 10)],
-    ["the search itself, within one pack", inPack],
-    ["the search itself, within one pack, a name's beginning", beginningInPack],
+    [`the search itself, within ${pack} (${packScope.skills.length} skills)`, inPack],
+    [`the search itself, within ${pack}, with "${nameStart}"`, beginningInPack],
     ["a new server, from its scope's factory", () => newServer({ era: "modern" })],
     ["a web Request as the SDK's entries take it", () => webRequest(LEGACY_HEADERS)],
     ["2025: over the scope's connection", () => connections.legacy.exchange(call())],
@@ -115,9 +115,6 @@ async function main(dir: string, count: number, rounds: number): Promise<void> {
   ];
   console.log(
     `Each part of a new search, on ${dir} (${scope.skills.length} skills), a request: CPU the least of ${rounds} rounds of ${count}, scavenges over them all:`,
-  );
-  console.log(
-    `(within one pack: ${pack}, ${packScope.skills.length} skills, the scope kept; a name's beginning: "${nameStart}")`,
   );
   console.log(row("part", COLUMNS));
   const measured = new Map<string, Measured>();
