@@ -20,6 +20,17 @@ export interface Yaml11Reading {
   readonly yaml12: string;
   /** Whether YAML 1.1 reads a boolean: the author may have meant one, and true or false says it to both. */
   readonly boolean: boolean;
+  /**
+   * Who reads it so: PyYAML and the YAML 1.1 parsers that share its readings, or only Ruby's Psych, which
+   * reads `tRUE`, `nULL` or `.iNf` in any mix of cases (PyYAML and yaml.v2 take three spellings of each).
+   */
+  readonly reader: "yaml11" | "psych";
+  /**
+   * For a key only: the earlier key of the same mapping that this one is to a YAML 1.1 reader (`on` and
+   * `true`; in Python `1` and `yes` too), the one of the two to quote, and which readers (`PyYAML`, `Ruby's
+   * Psych`). Such a reader keeps only the later key's value; this server keeps both.
+   */
+  readonly sameKeyAs?: { readonly key: string; readonly quote: string; readonly by: string };
 }
 
 /**
@@ -36,11 +47,14 @@ export function yaml11Readings(markdown: string): Yaml11Reading[] {
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { node, key } = next;
     if (isMap(node)) {
+      const keys = new SameKeys(key);
       for (const pair of node.items) {
         const name = isScalar(pair.key) ? keyName(pair.key) : "?";
         const path = key === "" ? name : `${key}.${name}`;
         const reading = isScalar(pair.key) ? plainReading(pair.key, path, true) : undefined;
         if (reading !== undefined) found.push(reading);
+        const same = isScalar(pair.key) ? keys.add(pair.key, name, reading !== undefined) : undefined;
+        if (same !== undefined) found.push(same);
         pending.push({ node: pair.value, key: path });
       }
     } else if (isSeq(node)) {
@@ -66,12 +80,20 @@ function plainReading(
   key: string,
   isKey: boolean,
 ): { at: number; reading: Yaml11Reading } | undefined {
-  // An explicit tag (`!!str on`) tells both readers alike.
-  if (node.type !== "PLAIN" || node.tag !== undefined) return undefined;
-  const value = node.source;
-  if (typeof value !== "string" || value.length > LONGEST_CHECKED) return undefined;
+  const value = plainSource(node);
+  if (value === undefined) return undefined;
   const reading = readingOf(key, isKey, value, node.value);
   return reading === undefined ? undefined : { at: node.range?.[0] ?? 0, reading };
+}
+
+/**
+ * A scalar as written, when it is plain, untagged and short enough to check: an explicit tag (`!!str on`)
+ * tells both readers alike, and a quoted one is text to both.
+ */
+function plainSource(node: Scalar): string | undefined {
+  if (node.type !== "PLAIN" || node.tag !== undefined) return undefined;
+  const value = node.source;
+  return typeof value === "string" && value.length <= LONGEST_CHECKED ? value : undefined;
 }
 
 /**
@@ -82,15 +104,26 @@ function plainReading(
  */
 const BOOLEAN = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
 const TRUE = /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
+/**
+ * The words Ruby's Psych reads in any mix of cases (its ScalarScanner matches them with `/i`), where PyYAML,
+ * yaml.v2 and YAML 1.2 take only the lower, capitalised and upper forms: `tRUE` is true there, text here.
+ */
+const CASELESS_TRUE = /^(?:yes|true|on)$/i;
+const CASELESS_FALSE = /^(?:no|false|off)$/i;
+const CASELESS_NULL = /^null$/i;
+const CASELESS_INFINITY = /^([-+]?)\.inf$/i;
+const CASELESS_NAN = /^\.nan$/i;
 /** PyYAML's YAML 1.1 integers: binary, octal by a leading 0, decimal, hex, base 60; `_` anywhere. */
 const INTEGER = /^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][\d_]*|0x[\dA-Fa-f_]+|[1-9][\d_]*(?::[0-5]?\d)+)$/;
+/** A binary or hex integer with no digit but `_` (`0b_`): PyYAML's int() of nothing fails. */
+const NO_DIGITS = /^[-+]?0[bx]_+$/;
 /** PyYAML's YAML 1.1 floats: a dot required, an exponent only with its sign, base 60, infinity, NaN. */
 const FLOAT =
   /^(?:[-+]?\d[\d_]*\.[\d_]*(?:[eE][-+]\d+)?|\.\d[\d_]*(?:[eE][-+]\d+)?|[-+]?\d[\d_]*(?::[0-5]?\d)+\.[\d_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
-/** YAML 1.1 timestamps: a date, or a date and time. */
-const DATE = /^\d{4}-\d\d-\d\d$/;
+/** YAML 1.1 timestamps: a date, or a date and time (with the parts PyYAML checks). */
+const DATE = /^(\d{4})-(\d\d)-(\d\d)$/;
 const TIMESTAMP =
-  /^\d{4}-\d\d?-\d\d?(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?$/;
+  /^(\d{4})-(\d\d?)-(\d\d?)(?:[Tt]|[ \t]+)(\d\d?):(\d\d):(\d\d)(?:\.\d*)?(?:[ \t]*(?:Z|[-+](\d\d?)(?::(\d\d))?))?$/;
 const NULL = /^(?:~|null|Null|NULL|)$/;
 
 /**
@@ -99,9 +132,14 @@ const NULL = /^(?:~|null|Null|NULL|)$/;
  */
 const LONGEST_CHECKED = 64;
 
-/** How `value`, written unquoted at `key`, reads to YAML 1.1 when that is not `parsed`, YAML 1.2's reading. */
+/**
+ * How `value`, written unquoted at `key`, reads to YAML 1.1 when that is not `parsed`, YAML 1.2's reading:
+ * to PyYAML, or else to Psych alone.
+ */
 function readingOf(key: string, isKey: boolean, value: string, parsed: unknown): Yaml11Reading | undefined {
-  const read = yaml11Value(value, isKey);
+  const pyyaml = yaml11Value(value, isKey);
+  const psych = pyyaml.kind === "value" && Object.is(pyyaml.value, parsed) ? psychCaseless(value) : undefined;
+  const read = psych ?? pyyaml;
   // Object.is: NaN is NaN to both.
   if (read.kind === "value" && Object.is(read.value, parsed)) return undefined;
   return {
@@ -112,6 +150,7 @@ function readingOf(key: string, isKey: boolean, value: string, parsed: unknown):
     yaml12: inWords(parsed),
     // No one means a key to be a boolean.
     boolean: !isKey && read.kind === "value" && typeof read.value === "boolean",
+    reader: psych === undefined ? "yaml11" : "psych",
   };
 }
 
@@ -121,7 +160,8 @@ type Yaml11Value =
 
 /**
  * The readings that are no value of their own, in words. PyYAML refuses a frontmatter with a plain `=`
- * value or `<<` value (types it has no constructor for), so a host using it loses the whole skill; a `<<`
+ * value or `<<` value (types it has no constructor for), a date or time that is none (`2023-02-29`,
+ * `24:00:00`, year 0) or `0b_` (its constructors fail), so a host using it loses the whole skill; a `<<`
  * key merges the mapping it holds into its own, and is an error over anything else.
  */
 const SPECIAL_WORDS = {
@@ -131,18 +171,51 @@ const SPECIAL_WORDS = {
   merge: "a merge (an error unless it holds a mapping)",
 } as const;
 
-/** What a YAML 1.1 reader makes of a plain scalar, as PyYAML resolves it. */
+/** What a YAML 1.1 reader makes of a plain scalar, as PyYAML resolves and constructs it. */
 function yaml11Value(text: string, isKey: boolean): Yaml11Value {
   if (text === "<<") return { kind: isKey ? "merge" : "error" };
   // A key `=` is text to PyYAML too: it reads such keys as text.
   if (text === "=" && !isKey) return { kind: "error" };
   if (BOOLEAN.test(text)) return { kind: "value", value: TRUE.test(text) };
   if (NULL.test(text)) return { kind: "value", value: null };
+  if (NO_DIGITS.test(text)) return { kind: "error" };
   if (INTEGER.test(text)) return { kind: "value", value: integer(text.replaceAll("_", "")) };
   if (FLOAT.test(text)) return { kind: "value", value: float(text.replaceAll("_", "")) };
-  if (DATE.test(text)) return { kind: "date" };
-  if (TIMESTAMP.test(text)) return { kind: "timestamp" };
+  const date = DATE.exec(text);
+  if (date !== null) return { kind: isDate(date) ? "date" : "error" };
+  const time = TIMESTAMP.exec(text);
+  if (time !== null) return { kind: isDate(time) && isTime(time) ? "timestamp" : "error" };
   return { kind: "value", value: text };
+}
+
+/** What Psych alone reads in a word PyYAML takes for text (see CASELESS_TRUE), or undefined. */
+function psychCaseless(text: string): Yaml11Value | undefined {
+  if (CASELESS_TRUE.test(text)) return { kind: "value", value: true };
+  if (CASELESS_FALSE.test(text)) return { kind: "value", value: false };
+  if (CASELESS_NULL.test(text)) return { kind: "value", value: null };
+  if (CASELESS_NAN.test(text)) return { kind: "value", value: Number.NaN };
+  const infinity = CASELESS_INFINITY.exec(text);
+  if (infinity === null) return undefined;
+  return { kind: "value", value: infinity[1] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY };
+}
+
+/** Whether year, month and day (groups 1 to 3) name a day: Python's date() refuses any other. */
+function isDate(parts: RegExpExecArray): boolean {
+  const [year, month, day] = [1, 2, 3].map((group) => Number(parts[group]));
+  if (year === undefined || month === undefined || day === undefined) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= days;
+}
+
+/** Whether hour, minute, second and the zone's offset (groups 4 to 8) are in Python's ranges. */
+function isTime(parts: RegExpExecArray): boolean {
+  const [hour, minute, second, zoneHours, zoneMinutes] = [4, 5, 6, 7, 8].map((group) =>
+    Number(parts[group] ?? 0),
+  );
+  if (hour === undefined || minute === undefined || second === undefined) return false;
+  const offset = (zoneHours ?? 0) * 60 + (zoneMinutes ?? 0);
+  return hour <= 23 && minute <= 59 && second <= 59 && offset < 24 * 60;
 }
 
 function integer(text: string): number {
@@ -168,6 +241,95 @@ function sexagesimal(text: string): number {
   return text.split(":").reduce((sum, part) => sum * 60 + Number(part), 0);
 }
 
+/**
+ * The keys of one mapping as PyYAML and Psych hold them, to find two that are one key there and two here
+ * (`on` and `true`; in Python also `1` and `yes`, `1` and `1.0`: a dict holds True and 1 as one key).
+ * Each key is looked up once in a map per reader: linear in the mapping.
+ */
+class SameKeys {
+  private readonly byReader = { pyyaml: new Map<string, Seen>(), psych: new Map<string, Seen>() };
+
+  constructor(private readonly path: string) {}
+
+  /** The reading of `key` when a reader takes it for an earlier key of the mapping, or undefined. */
+  add(key: Scalar, name: string, differs: boolean): { at: number; reading: Yaml11Reading } | undefined {
+    const seen: Seen = { name, differs };
+    const text = plainSource(key);
+    const pyyaml =
+      text === undefined ? { kind: "value" as const, value: key.value } : yaml11Value(text, true);
+    const psych = (text === undefined ? undefined : psychCaseless(text)) ?? pyyaml;
+    const earlier = [
+      this.first("pyyaml", pythonKey(pyyaml, text), seen),
+      this.first("psych", rubyKey(psych, text), seen),
+    ];
+    const [inPython, inRuby] = earlier;
+    const other = inPython ?? inRuby;
+    if (other === undefined) return undefined;
+    const by =
+      inPython !== undefined && inRuby !== undefined
+        ? "PyYAML and Ruby's Psych"
+        : inPython !== undefined
+          ? "PyYAML"
+          : "Ruby's Psych";
+    const read = inPython !== undefined ? pyyaml : psych;
+    return {
+      at: key.range?.[0] ?? 0,
+      reading: {
+        key: this.path === "" ? name : `${this.path}.${name}`,
+        isKey: true,
+        value: name,
+        yaml11: read.kind === "value" ? inWords(read.value) : SPECIAL_WORDS[read.kind],
+        yaml12: inWords(key.value),
+        boolean: false,
+        reader: inPython === undefined ? "psych" : "yaml11",
+        sameKeyAs: { key: other.name, quote: differs || !other.differs ? name : other.name, by },
+      },
+    };
+  }
+
+  /** The first key seen under `identity` by `reader`, after noting `seen` under it when it is the first. */
+  private first(reader: "pyyaml" | "psych", identity: string | undefined, seen: Seen): Seen | undefined {
+    if (identity === undefined) return undefined;
+    const keys = this.byReader[reader];
+    const first = keys.get(identity);
+    if (first === undefined) keys.set(identity, seen);
+    return first;
+  }
+}
+
+/** A key of a mapping as written, and whether a YAML 1.1 reader reads it otherwise than YAML 1.2. */
+interface Seen {
+  readonly name: string;
+  readonly differs: boolean;
+}
+
+/**
+ * A key as a Python dict tells keys apart: True is 1 and 1.0, False is 0; NaN is no key any other is. Dates
+ * and times by their text (one written two ways is rare); none for a merge or an error, which end the read.
+ */
+function pythonKey(read: Yaml11Value, text: string | undefined): string | undefined {
+  if (read.kind === "date" || read.kind === "timestamp") return `${read.kind} ${text ?? ""}`;
+  if (read.kind !== "value") return undefined;
+  const { value } = read;
+  if (typeof value === "boolean") return `number ${value ? 1 : 0}`;
+  if (typeof value === "number") return Number.isNaN(value) ? undefined : `number ${value}`;
+  return value === null ? "null" : typeof value === "string" ? `text ${value}` : undefined;
+}
+
+/** A key as a Ruby hash tells keys apart: true is no number, and an integer no float (`1` and `1.0`). */
+function rubyKey(read: Yaml11Value, text: string | undefined): string | undefined {
+  if (read.kind === "date" || read.kind === "timestamp") return `${read.kind} ${text ?? ""}`;
+  if (read.kind !== "value") return undefined;
+  const { value } = read;
+  if (typeof value === "number") {
+    if (Number.isNaN(value)) return undefined;
+    const float = text === undefined ? !Number.isInteger(value) : !INTEGER.test(text);
+    return `${float ? "float" : "integer"} ${value}`;
+  }
+  if (typeof value === "boolean") return `boolean ${value}`;
+  return value === null ? "null" : typeof value === "string" ? `text ${value}` : undefined;
+}
+
 function inWords(value: unknown): string {
   if (value === null) return "null";
   if (typeof value === "boolean") return `the boolean ${value}`;
@@ -183,10 +345,20 @@ const QUOTED_KEY_LENGTH = 64;
  * each side reads it, that hosts therefore differ, and the fix. PyYAML is named as the YAML 1.1 reader
  * hosts use most; the others share only part of its readings.
  */
-export function describeYaml11Reading({ key, isKey, value, yaml11, yaml12, boolean }: Yaml11Reading): string {
+export function describeYaml11Reading(reading: Yaml11Reading): string {
+  const { key, isKey, value, yaml11, yaml12, boolean, reader, sameKeyAs } = reading;
+  if (sameKeyAs !== undefined) {
+    return (
+      `frontmatter ${quoted(key, QUOTED_KEY_LENGTH)}: the keys ${quoted(sameKeyAs.key, QUOTED_KEY_LENGTH)} and ` +
+      `${quoted(value, QUOTED_KEY_LENGTH)} are one key (${yaml11}) to ${sameKeyAs.by}, which ${sameKeyAs.by.includes(" and ") ? "keep" : "keeps"} only the ` +
+      `later one's value, but two to this server (YAML 1.2), so hosts read it differently: quote ` +
+      `${quoted(sameKeyAs.quote, QUOTED_KEY_LENGTH)}`
+    );
+  }
   const fix = `quote it (${JSON.stringify(value)})${boolean ? ", or write true or false if a boolean is meant" : ""}`;
-  return (
-    `frontmatter ${quoted(key, QUOTED_KEY_LENGTH)}: ${isKey ? "the key " : ""}${value} is ${yaml11} to ` +
-    `PyYAML and other YAML 1.1 parsers but ${yaml12} to this server (YAML 1.2), so hosts read it differently: ${fix}`
-  );
+  const readers =
+    reader === "psych"
+      ? `${yaml11} to Ruby's Psych (YAML 1.1, any case) but ${yaml12} to PyYAML and this server (YAML 1.2)`
+      : `${yaml11} to PyYAML and other YAML 1.1 parsers but ${yaml12} to this server (YAML 1.2)`;
+  return `frontmatter ${quoted(key, QUOTED_KEY_LENGTH)}: ${isKey ? "the key " : ""}${value} is ${readers}, so hosts read it differently: ${fix}`;
 }

@@ -40,7 +40,7 @@ describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => 
     expect(
       readings(
         "on: push\nmetadata:\n  yes: 1_000\n  2024-01-15: released\n  08: eight\nmatrix: [{off: x}]\n" +
-          '"no": quoted\n!!str y: tagged\ntrue: alike\n',
+          '"no": quoted\n!!str y: tagged\nfalse: alike\n',
       ),
     ).toEqual([
       "on on: the boolean true / text",
@@ -98,5 +98,76 @@ describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => 
     expect(duration && describeYaml11Reading(duration)).toMatch(
       /^frontmatter "metadata.duration": 1:30 is the number 90 .*: quote it \("1:30"\)$/,
     );
+  });
+
+  // Regression: Ruby's Psych reads true, false, yes, no, on, off, null, .inf and .nan in any mix of cases
+  // (`/^(yes|true|on)$/i` in its ScalarScanner), where PyYAML and this server read `tRUE` as text: a Ruby
+  // host saw a boolean, and nothing said so. `True` and `TRUE` are booleans to all of them alike.
+  it("take in the mixed-case words only Psych reads, naming Psych", () => {
+    expect(readings("a: tRUE\nb: oFF\nc: nULL\nd: -.iNF\nyEs: key\ne: True\nf: NULL\ng: .NaN\n")).toEqual([
+      "a tRUE: the boolean true / text",
+      "b oFF: the boolean false / text",
+      "c nULL: null / text",
+      "d -.iNF: the number -Infinity / text",
+      "yEs yEs: the boolean true / text",
+    ]);
+    const [mixed] = yaml11Readings(document("beta: oN\n"));
+    expect(mixed && describeYaml11Reading(mixed)).toBe(
+      'frontmatter "beta": oN is the boolean true to Ruby\'s Psych (YAML 1.1, any case) but text to PyYAML ' +
+        'and this server (YAML 1.2), so hosts read it differently: quote it ("oN"), or write true or false ' +
+        "if a boolean is meant",
+    );
+  });
+
+  // Regression: `on:` and `true:` are two keys here and one (true) to PyYAML and Psych, which keep the later
+  // value only: the warning on `on` said it was true there, not that the other key's value was lost. In a
+  // Python dict True is 1 too, so `1:` and `yes:` are one key to PyYAML alone.
+  it("tell two keys of one mapping that a YAML 1.1 reader takes for one", () => {
+    const same = (fields: string) =>
+      yaml11Readings(document(fields))
+        .filter((reading) => reading.sameKeyAs !== undefined)
+        .map(describeYaml11Reading);
+    expect(same("on: push\ntrue: x\n")).toEqual([
+      'frontmatter "true": the keys "on" and "true" are one key (the boolean true) to PyYAML and Ruby\'s ' +
+        "Psych, which keep only the later one's value, but two to this server (YAML 1.2), so hosts read it " +
+        'differently: quote "on"',
+    ]);
+    expect(same("metadata:\n  1: one\n  yes: two\n  1:30: a\n  90: b\n")).toEqual([
+      expect.stringMatching(
+        /^frontmatter "metadata.yes": the keys "1" and "yes" are one key \(the boolean true\) to PyYAML, which keeps .*: quote "yes"$/,
+      ),
+      expect.stringMatching(
+        /^frontmatter "metadata.90": the keys "1:30" and "90" are one key \(the number 90\) to PyYAML and Ruby's Psych,.*: quote "1:30"$/,
+      ),
+    ]);
+    expect(same("True: a\ntRUE: b\n")).toEqual([
+      expect.stringMatching(
+        /^frontmatter "tRUE": the keys "True" and "tRUE" are one key \(the boolean true\) to Ruby's Psych, which keeps .*: quote "tRUE"$/,
+      ),
+    ]);
+    // Quoted, or in two mappings, or read alike by neither: no such warning.
+    expect(same('"on": a\ntrue: b\nm: {off: 1}\nn: {false: 2}\nx: 1\ny: 1\n')).toEqual([]);
+  });
+
+  // Regression: PyYAML resolves `2023-02-29`, `24:00:00`, year 0 and `0b_` as a date, a time or an integer,
+  // then its constructor fails and the whole frontmatter with it; the warning said "a date" or "the number NaN".
+  it("tell the dates, times and numbers PyYAML resolves but cannot construct as errors", () => {
+    expect(
+      readings(
+        "a: 2023-02-29\nb: 2024-02-29\nc: 0000-01-01\nd: 2024-13-01\ne: 2024-1-1 24:00:00\n" +
+          "f: 2024-1-1 23:59:60\ng: 2024-01-15 10:00:00 +24\nh: 2024-01-15 10:00:00 +23:59\ni: 0b_\nj: -0x__\n",
+      ),
+    ).toEqual([
+      "a 2023-02-29: an error (no frontmatter at all) / text",
+      "b 2024-02-29: a date / text",
+      "c 0000-01-01: an error (no frontmatter at all) / text",
+      "d 2024-13-01: an error (no frontmatter at all) / text",
+      "e 2024-1-1 24:00:00: an error (no frontmatter at all) / text",
+      "f 2024-1-1 23:59:60: an error (no frontmatter at all) / text",
+      "g 2024-01-15 10:00:00 +24: an error (no frontmatter at all) / text",
+      "h 2024-01-15 10:00:00 +23:59: a timestamp / text",
+      "i 0b_: an error (no frontmatter at all) / text",
+      "j -0x__: an error (no frontmatter at all) / text",
+    ]);
   });
 });
