@@ -4,7 +4,7 @@
  * flagged where the renderer shows every comment. Asserts nothing.
  *
  *   npm install --no-save commonmark@0.31.2   (not a dependency: the measure alone needs it)
- *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--wide] [--misses FILE] [--flags FILE]
+ *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--wide] [--uneven] [--misses FILE] [--flags FILE]
  *
  * Each document is 3 to 10 lines: blank, or 0 to 8 spaces, 0 to 3 list item or quote markers, then a
  * paragraph of words, backtick runs and comments, a heading, a fence, HTML, a break or one more marker and
@@ -14,7 +14,11 @@
  * `<script>`). With `--wide`, each document repeats one run of markers six to fourteen times at the start
  * of its lines (`>`, `> `, `- `, `1. `, `- > `, `>  `…; past the eight a line's markers are read one by
  * one, see docs/audit.md), on some lines fewer times, or as white space as wide as any part of it, with a
- * quote's `>` and two spaces before blocks too (`>  # x`). Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
+ * quote's `>` and two spaces before blocks too (`>  # x`). With `--uneven`, each document opens with a run of
+ * 8 to 10 `- `, `> ` or `1. ` and then 2 to 6 markers of uneven, wide text offsets (`-    `, `12345.  `,
+ * `123456789.    `, `>   `: text up to 14 columns past its marker), the groups past the eighth whose
+ * columns the audit does not keep; the lines after are comments at 0 to 49 columns, blank lines, fences,
+ * list items, text, or the run again. Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
  * `--misses` writes the documents with a miss, each with the renderer's HTML; `--flags`, those with a line
  * flagged where the renderer shows every comment.
  */
@@ -28,7 +32,7 @@ import { seededRandom } from "./synthetic-catalog.js";
 const COMMAND = {
   name: "bench:audit-commonmark",
   usage:
-    "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--wide] [--misses FILE] [--flags FILE]",
+    "usage: npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--wide] [--uneven] [--misses FILE] [--flags FILE]",
 };
 
 /** What the measure uses of the commonmark package. */
@@ -54,12 +58,20 @@ const HTML = ["<div>", "<pre>", "</pre>", "<span>", "</div>"];
 const DEEP_HTML = [...HTML, "<details>", "<?x", "?>", "<script>", "</script>"];
 /** With --wide: the runs a document repeats at the start of its lines, more times than are read one by one. */
 const WIDE_RUNS = [">", "> ", ">  ", "- ", "* ", "1. ", "-  ", "- > ", "> - ", "1. > ", ">\t", "-   "];
+/** With --uneven: the run that fills the first eight markers, then markers whose text stands far past them. */
+const UNEVEN_RUNS = ["- ", "> ", "1. "];
+const UNEVEN_MARKERS = [
+  ...["- ", "-  ", "-   ", "-    ", "* ", "+   ", "1. ", "10) ", "1.     ", "12345.  ", "123456789. "],
+  ...["123456789.    ", "99) ", ">", "> ", ">   ", "-\t"],
+];
+const FENCES = ["```", "~~~", "````"];
 
 /** How documents are written: see the usage. */
 interface Writing {
   readonly tabs: boolean;
   readonly deep: boolean;
   readonly wide: boolean;
+  readonly uneven: boolean;
 }
 
 /**
@@ -67,7 +79,7 @@ interface Writing {
  * tab and lines indented by tabs too; with `deep`, up to five markers a line and more kinds of markers,
  * breaks and HTML (without either, the same documents as before the options).
  */
-function documentWriter(random: () => number, { tabs, deep, wide }: Writing): () => string {
+function documentWriter(random: () => number, { tabs, deep, wide, uneven }: Writing): () => string {
   const markers = [...MARKERS, ...(tabs ? TAB_MARKERS : []), ...(deep ? DEEP_MARKERS : [])];
   const indents = deep ? DEEP_INDENTS : INDENTS;
   const counts = deep ? [0, 0, 1, 1, 2, 3, 4, 5] : [0, 0, 1, 1, 2, 3];
@@ -107,8 +119,30 @@ function documentWriter(random: () => number, { tabs, deep, wide }: Writing): ()
     if (draw < 0.8) return `${run.repeat(times)}${pick(["  ", ">  ", "    "])}`;
     return undefined;
   };
+  /** With --uneven: the document's first line, and a line after it. */
+  const unevenRun = () => {
+    let line = pick(UNEVEN_RUNS).repeat(between(8, 10));
+    for (let count = between(2, 6); count > 0; count--) line += pick(UNEVEN_MARKERS);
+    return line;
+  };
+  const unevenLine = (first: string): string => {
+    const draw = random();
+    const comment = () => `${" ".repeat(between(0, 49))}<!-- c${comments++} -->`;
+    if (draw < 0.5) return comment();
+    if (draw < 0.62) return "";
+    if (draw < 0.72) return " ".repeat(between(0, 40)) + pick(FENCES);
+    if (draw < 0.82) return " ".repeat(between(0, 40)) + pick(UNEVEN_MARKERS) + pick([...WORDS, comment()]);
+    if (draw < 0.9) return " ".repeat(between(0, 40)) + pick(WORDS);
+    return `${first}${pick(["x", comment()])}`;
+  };
   return () => {
     const lines: string[] = [];
+    if (uneven) {
+      const first = unevenRun();
+      lines.push(first + pick(["x", "aa", `<!-- c${comments++} -->`]));
+      for (let count = between(2, 8); count > 0; count--) lines.push(unevenLine(first));
+      return `${lines.join("\n")}\n`;
+    }
     if (wide) {
       run = pick(WIDE_RUNS);
       times = between(6, 14);
@@ -150,6 +184,7 @@ function main(argv: readonly string[]): void {
       tabs: { type: "boolean", default: false },
       deep: { type: "boolean", default: false },
       wide: { type: "boolean", default: false },
+      uneven: { type: "boolean", default: false },
       misses: { type: "string" },
       flags: { type: "string" },
     },
@@ -189,7 +224,7 @@ function main(argv: readonly string[]): void {
     }
   }
   console.log(
-    `${count} documents, seed ${seed}${values.tabs ? ", tabs" : ""}${values.deep ? ", deep" : ""}${values.wide ? ", wide" : ""}: ${hiddenLines} lines with a comment the renderer hides; ` +
+    `${count} documents, seed ${seed}${values.tabs ? ", tabs" : ""}${values.deep ? ", deep" : ""}${values.wide ? ", wide" : ""}${values.uneven ? ", uneven" : ""}: ${hiddenLines} lines with a comment the renderer hides; ` +
       `missed ${missed}, flagged ${flagged} where the renderer shows every comment`,
   );
   if (values.misses !== undefined) writeFileSync(values.misses, written.join("\n"));
