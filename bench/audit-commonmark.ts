@@ -125,20 +125,28 @@ function documentWriter(random: () => number, { tabs, deep, wide, uneven }: Writ
     for (let count = between(2, 6); count > 0; count--) line += pick(UNEVEN_MARKERS);
     return line;
   };
+  /** With --uneven: a line's indentation, half the time within four columns of the line before's. */
+  let last = 0;
+  const indent = () => {
+    last = random() < 0.5 ? Math.max(0, last + between(-4, 4)) : between(0, 49);
+    return " ".repeat(last);
+  };
   const unevenLine = (first: string): string => {
     const draw = random();
-    const comment = () => `${" ".repeat(between(0, 49))}<!-- c${comments++} -->`;
-    if (draw < 0.5) return comment();
-    if (draw < 0.62) return "";
-    if (draw < 0.72) return " ".repeat(between(0, 40)) + pick(FENCES);
-    if (draw < 0.82) return " ".repeat(between(0, 40)) + pick(UNEVEN_MARKERS) + pick([...WORDS, comment()]);
-    if (draw < 0.9) return " ".repeat(between(0, 40)) + pick(WORDS);
-    return `${first}${pick(["x", comment()])}`;
+    const comment = `<!-- c${comments++} -->`;
+    if (draw < 0.45) return indent() + comment;
+    if (draw < 0.57) return "";
+    if (draw < 0.72) return indent() + pick(FENCES);
+    if (draw < 0.82) return indent() + pick(UNEVEN_MARKERS) + pick(["x", "aa", comment]);
+    if (draw < 0.9) return indent() + pick(WORDS);
+    last = first.length;
+    return first + pick(["x", comment]);
   };
   return () => {
     const lines: string[] = [];
     if (uneven) {
       const first = unevenRun();
+      last = first.length;
       lines.push(first + pick(["x", "aa", `<!-- c${comments++} -->`]));
       for (let count = between(2, 8); count > 0; count--) lines.push(unevenLine(first));
       return `${lines.join("\n")}\n`;
