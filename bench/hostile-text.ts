@@ -183,6 +183,14 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated(`${"- ".repeat(11)}-    # a\n${" ".repeat(21)}<!-- c -->\n`, size),
   },
+  // A line of items not evenly spaced, each text column kept, then lines indented among them, each found by
+  // halving and ending the items past it.
+  {
+    name: "lines in a line of uneven items",
+    path: "p/s/SKILL.md",
+    make: (size) =>
+      `${repeated("- 1. ", size / 2)}x\n${repeated(`${" ".repeat(37)}<!-- c -->\n\n${" ".repeat(41)}\`\`\`\n`, size / 2)}`,
+  },
   // A paragraph under a line of many items: each line is read against the first line's containers.
   {
     name: "paragraph lines under a line of items",

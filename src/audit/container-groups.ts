@@ -25,10 +25,18 @@ export interface Group {
   /**
    * Where the text columns of two containers after one another are more than four apart (`1.    ` after
    * `- `), each such pair's, rising: a line indented between them is in the outer one, four columns or more
-   * past its text maybe (code). Kept in a group not evenly spaced, where a line was read as at the text of
-   * one: a comment in such code was flagged though shown. Each takes five columns of the line, at least.
+   * past its text maybe (code). Kept in a group not evenly spaced that holds quotes (one of items keeps
+   * every column), where a line was read as at the text of one: a comment in such code was flagged though
+   * shown. Each takes five columns of the line, at least.
    */
   readonly wide: readonly WideGap[];
+  /**
+   * The text column of each container, rising, in a group of list items not evenly spaced: a line indented
+   * between two is in the outer one, as CommonMark reads it, and four columns past its text is code (read
+   * as at the text of one, such a line was flagged though shown). Empty in any other group. One entry per
+   * marker, each of which takes two columns of the line at least: linear in it.
+   */
+  readonly columns: readonly number[];
 }
 
 /** Two text columns of a group more than four apart, with none between: see {@link Group}. */
@@ -58,6 +66,8 @@ export class GroupBuilder {
   #markers = 0;
   /** The wide gaps known (see {@link Group}); none across the columns `addUneven` counts without them. */
   readonly #wide: WideGap[] = [];
+  /** The text columns added one by one (see {@link Group}). */
+  readonly #columns: number[] = [];
 
   add(column: number, quote: boolean): void {
     if (this.#count === 0) this.low = column;
@@ -70,6 +80,7 @@ export class GroupBuilder {
     }
     this.high = column;
     this.#count++;
+    this.#columns.push(column);
     if (quote) this.#markers++;
   }
 
@@ -89,8 +100,9 @@ export class GroupBuilder {
     const step = this.#even ? this.#step : 0;
     const mixed = this.#markers > 0 && this.#markers < this.#count;
     // Evenly spaced, the column of each is known: no gap needs keeping.
-    const wide = step > 0 ? [] : this.#wide;
-    return { low: this.low, before: this.#before, step, markers: this.#markers, mixed, wide };
+    const columns = step > 0 || this.#markers > 0 ? [] : this.#columns;
+    const wide = step > 0 || columns.length > 0 ? [] : this.#wide;
+    return { low: this.low, before: this.#before, step, markers: this.#markers, mixed, wide, columns };
   }
 
   /** Whether it holds a quote (the first it holds is one, unless past the groups of one kind). */

@@ -40,6 +40,7 @@ export class ContainerStack implements OpenContainers {
         markers: number;
         readonly mixed: boolean;
         readonly wide: readonly WideGap[];
+        readonly columns: readonly number[];
       }
     | undefined
   )[] = [];
@@ -204,11 +205,13 @@ function textIn(group: Group, indent: number): number {
 
 /**
  * The text column of the container of a `group` not evenly spaced that a line indented `indent` columns
- * (past its outermost's text, short of its innermost's) is in: that of the outer side of the wide gap it
- * is in, else `indent` itself (see {@link Group}). Found by halving, as a line may open many.
+ * (past its outermost's text, short of its innermost's) is in: of items, the last whose text starts at
+ * or before it; of quotes, that of the outer side of the wide gap it is in, else `indent` itself (see
+ * {@link Group}). Found by halving, as a line may open many.
  */
 function textInUneven(group: Group, indent: number): number {
-  const { wide } = group;
+  const { wide, columns } = group;
+  if (columns.length > 0) return columns[firstPast(columns, (column) => column > indent) - 1] ?? indent;
   const gap = wide[firstPast(wide, (item) => item.from > indent) - 1];
   return gap !== undefined && indent < gap.to ? gap.from : indent;
 }

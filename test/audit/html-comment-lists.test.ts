@@ -198,6 +198,24 @@ ${" ".repeat(25)}<!-- shown -->
     expect(rules("p/s/SKILL.md", markdown)).toEqual(["3 html-comment"]);
   });
 
+  // Regression: of items past the eighth not evenly spaced, only gaps of more than four columns were kept:
+  // a line indented a column past the ninth's text (18), short of the tenth's (20), was read as at the text
+  // of an item there (19), so the lines after it were read a column short. Found by
+  // `bench/audit-commonmark.ts --uneven`. Four columns past the ninth's text is its indented code, which
+  // shows its comment (it was flagged); a fence there is code too, and a comment after it, which the
+  // rendered view hides, was read as in a fence (missed).
+  it.each([
+    ["shows a comment in indented code", `${" ".repeat(22)}<!-- shown -->\n`, ["2 html-comment"]],
+    [
+      "opens no fence in indented code",
+      `${" ".repeat(22)}\`\`\`\n${" ".repeat(19)}<!-- hidden -->\n`,
+      ["2 html-comment", "5 html-comment"],
+    ],
+  ])("reads the lines after one between items past the eighth by their columns: %s", (_, after, found) => {
+    const markdown = `${"- ".repeat(10)}1. 1. x\n${" ".repeat(19)}<!-- hidden -->\n\n${after}`;
+    expect(rules("p/s/SKILL.md", markdown)).toEqual(found);
+  });
+
   // Regression: a line without the `>` of the quote an HTML block is in, but with a `>` of its own
   // (`- > </div>`, then `>   >`), was read as a line of that block when indented as far as its text: the
   // block, which no line goes on with lazily, was kept open, and the quote's indented code after the
