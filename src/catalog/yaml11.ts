@@ -31,6 +31,11 @@ export interface Yaml11Reading {
    * Psych`). Such a reader keeps only the later key's value; this server keeps both.
    */
   readonly sameKeyAs?: { readonly key: string; readonly quote: string; readonly by: string };
+  /**
+   * Set when `value` is an explicit tag PyYAML's safe loader has no constructor for (`!x`,
+   * `!!python/str`): it refuses the whole frontmatter, where this server reads the value without it.
+   */
+  readonly tag?: true;
 }
 
 /**
@@ -46,6 +51,8 @@ export function yaml11Readings(markdown: string): Yaml11Reading[] {
   const pending: { node: unknown; key: string }[] = [{ node: document.contents, key: "" }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { node, key } = next;
+    const tagged = tagReading(node, key, false);
+    if (tagged !== undefined) found.push(tagged);
     if (isMap(node)) {
       const keys = new SameKeys(key);
       for (const pair of node.items) {
@@ -53,6 +60,8 @@ export function yaml11Readings(markdown: string): Yaml11Reading[] {
         const path = key === "" ? name : `${key}.${name}`;
         const reading = isScalar(pair.key) ? plainReading(pair.key, path, true) : undefined;
         if (reading !== undefined) found.push(reading);
+        const tagged = tagReading(pair.key, path, true);
+        if (tagged !== undefined) found.push(tagged);
         const same = isScalar(pair.key) ? keys.add(pair.key, name, reading !== undefined) : undefined;
         if (same !== undefined) found.push(same);
         pending.push({ node: pair.value, key: path });
@@ -67,6 +76,42 @@ export function yaml11Readings(markdown: string): Yaml11Reading[] {
     }
   }
   return found.sort((a, b) => a.at - b.at).map(({ reading }) => reading);
+}
+
+/**
+ * The tags PyYAML's safe loader constructs (SafeConstructor), and `!`, which makes a scalar text to both.
+ * Hosts read SKILL.md with `yaml.safe_load` (a frontmatter is data from strangers).
+ */
+const SAFE_TAGS = new Set([
+  "!",
+  ...["null", "bool", "int", "float", "binary", "timestamp", "omap", "pairs", "set", "str", "seq", "map"].map(
+    (name) => `tag:yaml.org,2002:${name}`,
+  ),
+]);
+
+/** The reading of a node at `key` tagged with a tag PyYAML's safe loader refuses (see SAFE_TAGS), or undefined. */
+function tagReading(
+  node: unknown,
+  key: string,
+  isKey: boolean,
+): { at: number; reading: Yaml11Reading } | undefined {
+  if (!(isScalar(node) || isMap(node) || isSeq(node)) || node.tag === undefined || SAFE_TAGS.has(node.tag)) {
+    return undefined;
+  }
+  const value = node.tag.replace(/^tag:yaml\.org,2002:/, "!!");
+  return {
+    at: node.range?.[0] ?? 0,
+    reading: {
+      key,
+      isKey,
+      value,
+      yaml11: SPECIAL_WORDS.error,
+      yaml12: isScalar(node) ? inWords(node.value) : isMap(node) ? "a mapping" : "a list",
+      boolean: false,
+      reader: "yaml11",
+      tag: true,
+    },
+  };
 }
 
 /** A key as the author wrote it: `08`, not the 8 YAML 1.2 reads. */
@@ -88,10 +133,11 @@ function plainReading(
 
 /**
  * A scalar as written, when it is plain, untagged and short enough to check: an explicit tag (`!!str on`)
- * tells both readers alike, and a quoted one is text to both.
+ * tells both readers alike, and a quoted one is text to both. But `!`: YAML 1.2 reads `! on` as text,
+ * PyYAML as it reads `on` untagged.
  */
 function plainSource(node: Scalar): string | undefined {
-  if (node.type !== "PLAIN" || node.tag !== undefined) return undefined;
+  if (node.type !== "PLAIN" || (node.tag !== undefined && node.tag !== "!")) return undefined;
   const value = node.source;
   return typeof value === "string" && value.length <= LONGEST_CHECKED ? value : undefined;
 }
@@ -346,7 +392,14 @@ const QUOTED_KEY_LENGTH = 64;
  * hosts use most; the others share only part of its readings.
  */
 export function describeYaml11Reading(reading: Yaml11Reading): string {
-  const { key, isKey, value, yaml11, yaml12, boolean, reader, sameKeyAs } = reading;
+  const { key, isKey, value, yaml11, yaml12, boolean, reader, sameKeyAs, tag } = reading;
+  if (tag) {
+    return (
+      `frontmatter ${quoted(key, QUOTED_KEY_LENGTH)}: the tag ${quoted(value, QUOTED_KEY_LENGTH)} on ${isKey ? "the key" : "the value"} is ` +
+      `${yaml11} to PyYAML (its safe loader knows no such tag) but ${yaml12} to this server (YAML 1.2), so ` +
+      "hosts read it differently: remove the tag"
+    );
+  }
   if (sameKeyAs !== undefined) {
     return (
       `frontmatter ${quoted(key, QUOTED_KEY_LENGTH)}: the keys ${quoted(sameKeyAs.key, QUOTED_KEY_LENGTH)} and ` +

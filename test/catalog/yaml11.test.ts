@@ -170,4 +170,26 @@ describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => 
       "j -0x__: an error (no frontmatter at all) / text",
     ]);
   });
+
+  // Regression: a tag PyYAML's safe loader has no constructor for (`!x`, `!!python/str`) makes it refuse the
+  // whole frontmatter, and `! on` is true to it, where this server reads text with or without the tag: every
+  // explicit tag was taken for one both read alike.
+  it("take in the tags PyYAML's safe loader refuses, on keys and values, and a plain value tagged !", () => {
+    expect(
+      readings(
+        "a: !x hello\nb: !!python/str x\n!k c: 1\nd: !m {x: 1}\ne: !!binary aGk=\nf: !!set {x}\ng: ! on\nh: ! x\n",
+      ),
+    ).toEqual([
+      "a !x: an error (no frontmatter at all) / text",
+      "b !!python/str: an error (no frontmatter at all) / text",
+      "c !k: an error (no frontmatter at all) / text",
+      "d !m: an error (no frontmatter at all) / a mapping",
+      "g on: the boolean true / text",
+    ]);
+    const [tagged] = yaml11Readings(document("a: !x hello\n"));
+    expect(tagged && describeYaml11Reading(tagged)).toBe(
+      'frontmatter "a": the tag "!x" on the value is an error (no frontmatter at all) to PyYAML (its safe ' +
+        "loader knows no such tag) but text to this server (YAML 1.2), so hosts read it differently: remove the tag",
+    );
+  });
 });
