@@ -22,7 +22,8 @@ export interface Yaml11Reading {
   readonly boolean: boolean;
   /**
    * Who reads it so: PyYAML and the YAML 1.1 parsers that share its readings, or only Ruby's Psych, which
-   * reads `tRUE`, `nULL` or `.iNf` in any mix of cases (PyYAML and yaml.v2 take three spellings of each).
+   * reads `tRUE`, `nULL` or `.iNf` in any mix of cases (PyYAML and yaml.v2 take three spellings of each),
+   * `1,000` as a number, `2024-1-5` as a date and `:x` as a symbol.
    */
   readonly reader: "yaml11" | "psych";
   /**
@@ -159,6 +160,15 @@ const CASELESS_FALSE = /^(?:no|false|off)$/i;
 const CASELESS_NULL = /^null$/i;
 const CASELESS_INFINITY = /^([-+]?)\.inf$/i;
 const CASELESS_NAN = /^\.nan$/i;
+/**
+ * What else Psych alone reads as no text: numbers with commas (`1,000` is 1000: its integers and floats
+ * allow them unless `strict_integer`), a date with a one-digit month or day (`2024-1-5`), and a symbol
+ * (`:rocket`; `YAML.load` permits symbols, `safe_load` refuses them).
+ */
+const COMMA_INTEGER = /^[-+]?[1-9](?:\d|,\d|_\d)*$/;
+const COMMA_FLOAT = /^[-+]?\d[\d_,]*\.\d*(?:[eE][-+]\d+)?$/;
+const SHORT_DATE = /^(\d{4})-(1[012]|0\d|\d)-([12]\d|3[01]|0\d|\d)$/;
+const SYMBOL = /^:./;
 /** PyYAML's YAML 1.1 integers: binary, octal by a leading 0, decimal, hex, base 60; `_` anywhere. */
 const INTEGER = /^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][\d_]*|0x[\dA-Fa-f_]+|[1-9][\d_]*(?::[0-5]?\d)+)$/;
 /** A binary or hex integer with no digit but `_` (`0b_`): PyYAML's int() of nothing fails. */
@@ -184,7 +194,10 @@ const LONGEST_CHECKED = 64;
  */
 function readingOf(key: string, isKey: boolean, value: string, parsed: unknown): Yaml11Reading | undefined {
   const pyyaml = yaml11Value(value, isKey);
-  const psych = pyyaml.kind === "value" && Object.is(pyyaml.value, parsed) ? psychCaseless(value) : undefined;
+  const psych =
+    pyyaml.kind === "value" && typeof pyyaml.value === "string" && Object.is(pyyaml.value, parsed)
+      ? psychOnly(value)
+      : undefined;
   const read = psych ?? pyyaml;
   // Object.is: NaN is NaN to both.
   if (read.kind === "value" && Object.is(read.value, parsed)) return undefined;
@@ -215,6 +228,7 @@ const SPECIAL_WORDS = {
   timestamp: "a timestamp",
   error: "an error (no frontmatter at all)",
   merge: "a merge (an error unless it holds a mapping)",
+  symbol: "a symbol (an error to its safe_load)",
 } as const;
 
 /** What a YAML 1.1 reader makes of a plain scalar, as PyYAML resolves and constructs it. */
@@ -234,15 +248,34 @@ function yaml11Value(text: string, isKey: boolean): Yaml11Value {
   return { kind: "value", value: text };
 }
 
-/** What Psych alone reads in a word PyYAML takes for text (see CASELESS_TRUE), or undefined. */
-function psychCaseless(text: string): Yaml11Value | undefined {
+/** What Psych alone reads in a scalar PyYAML takes for text (see CASELESS_TRUE, COMMA_INTEGER), or undefined. */
+function psychOnly(text: string): Yaml11Value | undefined {
   if (CASELESS_TRUE.test(text)) return { kind: "value", value: true };
   if (CASELESS_FALSE.test(text)) return { kind: "value", value: false };
   if (CASELESS_NULL.test(text)) return { kind: "value", value: null };
   if (CASELESS_NAN.test(text)) return { kind: "value", value: Number.NaN };
   const infinity = CASELESS_INFINITY.exec(text);
-  if (infinity === null) return undefined;
-  return { kind: "value", value: infinity[1] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY };
+  if (infinity !== null) {
+    return {
+      kind: "value",
+      value: infinity[1] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+    };
+  }
+  if (SYMBOL.test(text)) return { kind: "symbol" };
+  const date = SHORT_DATE.exec(text);
+  // Psych's strptime fails on a day that is none, and then it keeps the text.
+  if (date !== null) return isDate(date) ? { kind: "date" } : undefined;
+  if (!text.includes(",")) return undefined;
+  if (COMMA_INTEGER.test(text) || COMMA_FLOAT.test(text)) {
+    return { kind: "value", value: Number(text.replace(/[,_]/g, "")) };
+  }
+  return undefined;
+}
+
+/** What Psych reads in a scalar, as far as this tells it: PyYAML's reading, or its own where that is text. */
+function psychValue(text: string, pyyaml: Yaml11Value): Yaml11Value {
+  const own = pyyaml.kind === "value" && typeof pyyaml.value === "string" ? psychOnly(text) : undefined;
+  return own ?? pyyaml;
 }
 
 /** Whether year, month and day (groups 1 to 3) name a day: Python's date() refuses any other. */
@@ -303,7 +336,7 @@ class SameKeys {
     const text = plainSource(key);
     const pyyaml =
       text === undefined ? { kind: "value" as const, value: key.value } : yaml11Value(text, true);
-    const psych = (text === undefined ? undefined : psychCaseless(text)) ?? pyyaml;
+    const psych = text === undefined ? pyyaml : psychValue(text, pyyaml);
     const earlier = [
       this.first("pyyaml", pythonKey(pyyaml, text), seen),
       this.first("psych", rubyKey(psych, text), seen),
@@ -364,7 +397,8 @@ function pythonKey(read: Yaml11Value, text: string | undefined): string | undefi
 
 /** A key as a Ruby hash tells keys apart: true is no number, and an integer no float (`1` and `1.0`). */
 function rubyKey(read: Yaml11Value, text: string | undefined): string | undefined {
-  if (read.kind === "date" || read.kind === "timestamp") return `${read.kind} ${text ?? ""}`;
+  if (read.kind === "date" || read.kind === "timestamp" || read.kind === "symbol")
+    return `${read.kind} ${text ?? ""}`;
   if (read.kind !== "value") return undefined;
   const { value } = read;
   if (typeof value === "number") {
@@ -411,7 +445,7 @@ export function describeYaml11Reading(reading: Yaml11Reading): string {
   const fix = `quote it (${JSON.stringify(value)})${boolean ? ", or write true or false if a boolean is meant" : ""}`;
   const readers =
     reader === "psych"
-      ? `${yaml11} to Ruby's Psych (YAML 1.1, any case) but ${yaml12} to PyYAML and this server (YAML 1.2)`
+      ? `${yaml11} to Ruby's Psych (YAML 1.1) but ${yaml12} to PyYAML and this server (YAML 1.2)`
       : `${yaml11} to PyYAML and other YAML 1.1 parsers but ${yaml12} to this server (YAML 1.2)`;
   return `frontmatter ${quoted(key, QUOTED_KEY_LENGTH)}: ${isKey ? "the key " : ""}${value} is ${readers}, so hosts read it differently: ${fix}`;
 }

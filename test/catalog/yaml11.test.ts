@@ -113,10 +113,24 @@ describe("unquoted frontmatter values a YAML 1.1 reader reads otherwise", () => 
     ]);
     const [mixed] = yaml11Readings(document("beta: oN\n"));
     expect(mixed && describeYaml11Reading(mixed)).toBe(
-      'frontmatter "beta": oN is the boolean true to Ruby\'s Psych (YAML 1.1, any case) but text to PyYAML ' +
+      'frontmatter "beta": oN is the boolean true to Ruby\'s Psych (YAML 1.1) but text to PyYAML ' +
         'and this server (YAML 1.2), so hosts read it differently: quote it ("oN"), or write true or false ' +
         "if a boolean is meant",
     );
+  });
+
+  // Regression: Psych's integers and floats take commas (`1,000` is 1000 unless strict_integer), its dates
+  // a one-digit month or day, and `:x` is a symbol to it (an error to safe_load): text to PyYAML and here.
+  it("take in the numbers, dates and symbols only Psych reads", () => {
+    expect(
+      readings("a: 1,000\nb: -1,000.5\nc: 2024-1-5\nd: 2023-2-29\ne: :rocket\nf: 1,2,3\ng: a,b\nh: 1,,2\n"),
+    ).toEqual([
+      "a 1,000: the number 1000 / text",
+      "b -1,000.5: the number -1000.5 / text",
+      "c 2024-1-5: a date / text",
+      "e :rocket: a symbol (an error to its safe_load) / text",
+      "f 1,2,3: the number 123 / text",
+    ]);
   });
 
   // Regression: `on:` and `true:` are two keys here and one (true) to PyYAML and Psych, which keep the later
