@@ -280,8 +280,9 @@ function psychValue(text: string, pyyaml: Yaml11Value): Yaml11Value {
 
 /** Whether year, month and day (groups 1 to 3) name a day: Python's date() refuses any other. */
 function isDate(parts: RegExpExecArray): boolean {
-  const [year, month, day] = [1, 2, 3].map((group) => Number(parts[group]));
-  if (year === undefined || month === undefined || day === undefined) return false;
+  const year = Number(parts[1]);
+  const month = Number(parts[2]);
+  const day = Number(parts[3]);
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
   return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= days;
@@ -289,12 +290,8 @@ function isDate(parts: RegExpExecArray): boolean {
 
 /** Whether hour, minute, second and the zone's offset (groups 4 to 8) are in Python's ranges. */
 function isTime(parts: RegExpExecArray): boolean {
-  const [hour, minute, second, zoneHours, zoneMinutes] = [4, 5, 6, 7, 8].map((group) =>
-    Number(parts[group] ?? 0),
-  );
-  if (hour === undefined || minute === undefined || second === undefined) return false;
-  const offset = (zoneHours ?? 0) * 60 + (zoneMinutes ?? 0);
-  return hour <= 23 && minute <= 59 && second <= 59 && offset < 24 * 60;
+  const offset = Number(parts[7] ?? 0) * 60 + Number(parts[8] ?? 0);
+  return Number(parts[4]) <= 23 && Number(parts[5]) <= 59 && Number(parts[6]) <= 59 && offset < 24 * 60;
 }
 
 function integer(text: string): number {
@@ -337,11 +334,8 @@ class SameKeys {
     const pyyaml =
       text === undefined ? { kind: "value" as const, value: key.value } : yaml11Value(text, true);
     const psych = text === undefined ? pyyaml : psychValue(text, pyyaml);
-    const earlier = [
-      this.first("pyyaml", pythonKey(pyyaml, text), seen),
-      this.first("psych", rubyKey(psych, text), seen),
-    ];
-    const [inPython, inRuby] = earlier;
+    const inPython = this.first("pyyaml", pythonKey(pyyaml, text), seen);
+    const inRuby = this.first("psych", rubyKey(psych, text), seen);
     const other = inPython ?? inRuby;
     if (other === undefined) return undefined;
     const by =
