@@ -1,8 +1,10 @@
 /**
- * What to do when the system refuses to rename a file or folder sync moves (EPERM, EBUSY), which its words
- * ("operation not permitted, rename …") do not say; undefined for any other error. On Windows a program
- * holds a file open; elsewhere EPERM means an immutable flag or a folder with the sticky bit, and EBUSY a
- * mount point. `held`: what the program holds open on Windows ("a file in it", "it").
+ * What to do when the system refuses to rename a file or folder sync moves (EPERM, EBUSY, and EACCES on
+ * Windows), which its words ("operation not permitted, rename …") do not say; undefined for any other
+ * error. On Windows a program holds a file open (a virus scanner or the search indexer answers EACCES as
+ * well, which graceful-fs also retries there for that reason), or the file's security settings forbid the
+ * change; elsewhere EPERM means an immutable flag or a folder with the sticky bit, and EBUSY a mount
+ * point. `held`: what the program holds open on Windows ("a file in it", "it").
  */
 export function renameRefused(
   error: unknown,
@@ -12,8 +14,10 @@ export function renameRefused(
   const { code, syscall } = error as NodeJS.ErrnoException;
   if (syscall !== "rename") return undefined;
   if (platform === "win32") {
-    return code === "EPERM" || code === "EBUSY"
-      ? `a program may hold ${held} open (an editor, a virus scanner): close it, then run sync again`
+    const open = `a program may hold ${held} open (an editor, a virus scanner)`;
+    if (code === "EPERM" || code === "EBUSY") return `${open}: close it, then run sync again`;
+    return code === "EACCES"
+      ? `${open}, or its security settings may not let you change it: close it or give yourself that right, then run sync again`
       : undefined;
   }
   if (code === "EPERM") {

@@ -232,22 +232,34 @@ describe("a sync killed part way", () => {
   // Windows will not rename a folder holding a file another program has open, Linux one marked immutable
   // (EPERM) or a mount point (EBUSY): the line quoted only "EPERM: operation not permitted, rename …",
   // which says nothing of what to do, and then said the Windows advice on every system.
+  // Windows answers EACCES too, for a virus scanner or the search indexer holding a file (graceful-fs
+  // retries that there): the line quoted the system's words alone.
   it.each([
     {
       platform: "win32",
+      refused: "EPERM",
       alpha:
         "; a program may hold a file in it open (an editor, a virus scanner): close it, then run sync again",
       gamma:
         "; a program may hold a file in it open (an editor, a virus scanner): close it, then run sync again",
     },
     {
+      platform: "win32",
+      refused: "EACCES",
+      alpha:
+        "; a program may hold a file in it open (an editor, a virus scanner), or its security settings may not let you change it: close it or give yourself that right, then run sync again",
+      gamma:
+        "; a program may hold a file in it open (an editor, a virus scanner): close it, then run sync again",
+    },
+    {
       platform: "linux",
+      refused: "EPERM",
       alpha:
         "; it or the folder it is in may be immutable (lsattr shows it, or ls -lO on macOS), or another user's in a folder with the sticky bit: change that, then run sync again",
       gamma: "; it may be a mount point: unmount it, then run sync again",
     },
   ])(
-    "says what to do on $platform when the system will not move a skill's folder",
+    "says what to do on $platform when the system will not move a skill's folder ($refused)",
     {
       timeout: 60_000,
     },
@@ -261,7 +273,7 @@ describe("a sync killed part way", () => {
         `Object.defineProperty(process, "platform", { value: ${JSON.stringify(advice.platform)} });`,
         "const { renameSync } = fs;",
         "const refused = (code, from, to) => Object.assign(new Error(code + ': refused, rename ' + from + ' -> ' + to), { code, syscall: 'rename' });",
-        "fs.renameSync = (from, to) => { if (/[/]old-alpha-/.test(to)) throw refused('EPERM', from, to); if (/[/]removed-gamma-/.test(to)) throw refused('EBUSY', from, to); return renameSync(from, to); };",
+        `fs.renameSync = (from, to) => { if (/[/]old-alpha-/.test(to)) throw refused(${JSON.stringify(advice.refused)}, from, to); if (/[/]removed-gamma-/.test(to)) throw refused('EBUSY', from, to); return renameSync(from, to); };`,
         "syncBuiltinESMExports();",
       ].join("\n");
       const run = runCli(server.url, target, [
@@ -271,7 +283,7 @@ describe("a sync killed part way", () => {
       expect(await run.exited).toBe(1);
       const lines = run.stderr().split("\n");
       const said = (start: string) => lines.find((line) => line.startsWith(start)) ?? "";
-      const alpha = said("alpha: skipped: cannot be put in place: EPERM: refused, rename ");
+      const alpha = said(`alpha: skipped: cannot be put in place: ${advice.refused}: refused, rename `);
       expect(alpha).toMatch(/[/]old-alpha-\S+; /);
       expect(alpha.endsWith(advice.alpha)).toBe(true);
       const gamma = said("gamma: skipped: cannot be removed: EBUSY: refused, rename ");
