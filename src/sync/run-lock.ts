@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
-import { readFileSync, readlinkSync, rmSync } from "node:fs";
-import { link, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { linkSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { link, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
@@ -87,6 +87,18 @@ const TAKEOVER_TRIES = 20;
 const TAKEOVER_WAIT_MS = 25;
 
 /**
+ * The takeover markers (see takeTurn) this process holds, by the run id in their text: one naming this
+ * process and none of these was left by it (its removal failed), and is stale.
+ */
+const heldMarkers = new Set<string>();
+
+/**
+ * How many stale markers a run passes on the way to a turn to take a lock over: each one is left by a run
+ * killed outright in the few system calls it holds one for.
+ */
+const MAX_MARKERS = 8;
+
+/**
  * Takes the run lock of `folder` (made if missing): a file created only if none is there, naming this
  * run and process. A lock whose holder is gone (a sync killed with SIGKILL, in this container or another,
  * or on a machine since restarted) is taken over, by one run when several find it. The lock goes on
@@ -109,13 +121,16 @@ export async function takeRunLock(
       heldRuns.delete(run);
       throw error;
     });
-    if (created) return held(file, text, run, made, onStop);
+    if (created) {
+      await removeLeftovers(folder, me);
+      return held(file, text, run, made, onStop);
+    }
     heldRuns.delete(run);
     const current = await lockText(file);
     if (current === undefined) continue;
     const holder = holderIn(current);
     found = heldElsewhere(file, holder, me);
-    if (holder === undefined || !(await isGone(holder, me, file))) return found;
+    if (holder === undefined || !isGone(holder, me, file, heldRuns)) return found;
     if (!(await removeStale(file, current))) await setTimeout(TAKEOVER_WAIT_MS);
   }
   return found;
@@ -167,27 +182,27 @@ function readOrNone(read: () => string): string | undefined {
 }
 
 /**
- * Whether the holder of a lock is provably gone. Its process is looked for only where its id means what
- * it meant to the holder: on this host, in this pid namespace, since this boot. A lock from another
- * container of this machine is gone once not refreshed for LEASE_MS; one from a host since restarted is
- * gone; one from another machine is held.
+ * Whether the holder of a lock (or of a takeover marker, `file`) is provably gone. Its process is looked
+ * for only where its id means what it meant to the holder: on this host, in this pid namespace, since
+ * this boot. One from another container of this machine is gone once `file` is not refreshed for
+ * LEASE_MS; one from a host since restarted is gone; one from another machine is held. `heldHere`: the
+ * run ids of what this process holds, as a file naming this process may be another run's of it.
  */
-async function isGone(holder: Holder, me: Omit<Holder, "startedAt">, file: string): Promise<boolean> {
+function isGone(
+  holder: Holder,
+  me: Omit<Holder, "startedAt">,
+  file: string,
+  heldHere: ReadonlySet<string>,
+): boolean {
   // A lock written before these fields: the process id is all there is, read as it always was.
   if (holder.host === undefined) return !isRunning(holder.pid);
   const sameKernel = holder.boot !== undefined && holder.boot === me.boot;
   if (holder.host === me.host && holder.boot !== undefined && me.boot !== undefined && !sameKernel) {
     return true;
   }
-  if (isLeased(holder, me)) {
-    const refreshed = await stat(file).then(
-      (found) => found.mtimeMs,
-      () => Date.now(),
-    );
-    return Date.now() - refreshed > LEASE_MS;
-  }
+  if (isLeased(holder, me)) return ageOf(file) > LEASE_MS;
   if (!samePids(holder, me)) return false;
-  if (holder.pid === process.pid) return holder.run === undefined || !heldRuns.has(holder.run);
+  if (holder.pid === process.pid) return holder.run === undefined || !heldHere.has(holder.run);
   if (!isRunning(holder.pid)) return true;
   // Running, but maybe another process given the id since.
   const start = startOf(holder.pid);
@@ -214,26 +229,116 @@ function isLeased(holder: Holder, me: Omit<Holder, "startedAt">): boolean {
   );
 }
 
+/** How long ago `file` was last modified (refreshed); 0 when it is gone. */
+function ageOf(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * Removes the stale lock that reads `text`, unless another run is doing so: false then. Runs that find the
- * same stale lock take turns under a marker named after it, and each reads the lock again under it, so
- * none removes a lock that another has taken meanwhile (that one reads otherwise: a new id and time).
+ * same stale lock take turns (takeTurn), and each reads the lock again in its turn, so none removes a lock
+ * that another has taken meanwhile (that one reads otherwise: a new id and time).
  */
 async function removeStale(file: string, text: string): Promise<boolean> {
-  const marker = `${file}.${createHash("sha256").update(text).digest("hex").slice(0, 16)}.takeover`;
-  if (!(await createWith(marker, `${process.pid}\n`))) return false;
+  const leave = takeTurn(file, text);
+  if (leave === undefined) return false;
   try {
     if ((await lockText(file)) === text) await rm(file, { force: true });
   } finally {
-    await rm(marker, { force: true });
+    leave();
   }
   return true;
 }
 
 /**
- * Removes the lock while it still reads `text`, under the marker a run taking over a stale lock works under
- * (removeStale), so that none takes it over between the read and the removal and loses its lock to it. A
- * marker that stays (its run killed outright) is waited for a while, then passed over.
+ * Takes the turn to remove the lock reading `text`: a marker file beside it, named after it, created only
+ * if none is there, naming this process as a lock does. Returns what ends the turn (removing the marker),
+ * or undefined while a live run has it. A marker whose holder is gone (killed with SIGKILL in its turn:
+ * by the same rules as a lock's, a marker from another container once 2 minutes old) is passed, not
+ * removed: the runs that find it all go on to the marker named after the lock and it, one of them gets
+ * that, and it removes the stale ones it passed once the lock it took turns for is gone. Removing a stale
+ * marker instead could remove a fresh one another run made in its place. Synchronous: a stop signal's
+ * handler takes it too.
+ */
+function takeTurn(file: string, text: string): (() => void) | undefined {
+  const me = thisProcess();
+  const id = randomUUID();
+  const mine = `${JSON.stringify({ ...me, startedAt: new Date().toISOString(), run: id })}\n`;
+  const passed: string[] = [];
+  let marker = markerOf(file, text);
+  for (let step = 0; step < MAX_MARKERS; step++) {
+    // Marked held first, as a lock is: another run of this process that reads the marker finds it held.
+    heldMarkers.add(id);
+    let created: boolean;
+    try {
+      created = createWithSync(marker, mine);
+    } catch (error) {
+      heldMarkers.delete(id);
+      throw error;
+    }
+    if (created) {
+      const taken = marker;
+      return () => {
+        for (const done of [taken, ...passed]) rmSync(done, { force: true });
+        heldMarkers.delete(id);
+      };
+    }
+    heldMarkers.delete(id);
+    const found = readOrNone(() => readFileSync(marker, "utf8"));
+    // Gone meanwhile (its turn ended): tried again.
+    if (found === undefined) continue;
+    if (!isStaleMarker(marker, found, me)) return undefined;
+    passed.push(marker);
+    marker = markerOf(file, `${text}${found}`);
+  }
+  return undefined;
+}
+
+/** The takeover marker of the lock `file` named after `text`. */
+function markerOf(file: string, text: string): string {
+  return `${file}.${createHash("sha256").update(text).digest("hex").slice(0, 16)}.takeover`;
+}
+
+/**
+ * Whether the takeover marker `marker`, reading `text`, was left by a run that no longer has its turn. An
+ * older sync's names its process id alone; one that names no process is none a sync wrote whole, and is
+ * stale once LEASE_MS old, as any older sync's is (its id may be another process's since).
+ */
+function isStaleMarker(marker: string, text: string, me: Omit<Holder, "startedAt">): boolean {
+  const older = /^\d+\n?$/.test(text) ? Number(text) : undefined;
+  const holder =
+    holderIn(text) ?? (older === undefined || older <= 0 ? undefined : { pid: older, startedAt: "" });
+  if (holder === undefined || holder.host === undefined) {
+    if (ageOf(marker) > LEASE_MS) return true;
+  }
+  return holder !== undefined && isGone(holder, me, marker, heldMarkers);
+}
+
+/**
+ * Removes from `folder` what runs killed outright left beside the lock this run just took: takeover
+ * markers whose holder is gone (stale ones no run passed, as the lock they were for went), and
+ * temporary files (createWith) older than LEASE_MS. Best effort: a file that stays only takes room.
+ */
+async function removeLeftovers(folder: string, me: Omit<Holder, "startedAt">): Promise<void> {
+  const names = await readdir(folder).catch(() => []);
+  for (const name of names) {
+    if (!name.startsWith(`${RUN_LOCK_FILE}.`)) continue;
+    const file = path.join(folder, name);
+    const text = name.endsWith(".takeover") ? readOrNone(() => readFileSync(file, "utf8")) : undefined;
+    const left =
+      text === undefined ? name.endsWith(".tmp") && ageOf(file) > LEASE_MS : isStaleMarker(file, text, me);
+    if (left) await rm(file, { force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Removes the lock while it still reads `text`, in a turn taken as a run taking over a stale lock takes
+ * one (removeStale), so that none takes it over between the read and the removal and loses its lock to
+ * it. A live run's turn is waited for a while, then passed over.
  */
 async function removeOwn(file: string, text: string): Promise<void> {
   for (let attempt = 0; attempt < TAKEOVER_TRIES; attempt++) {
@@ -258,6 +363,21 @@ async function createWith(file: string, text: string): Promise<boolean> {
     throw error;
   } finally {
     await rm(written, { force: true });
+  }
+}
+
+/** createWith, synchronously: for a stop signal's handler, which cannot wait. */
+function createWithSync(file: string, text: string): boolean {
+  const written = `${file}.${randomUUID()}.tmp`;
+  try {
+    writeFileSync(written, text, { flag: "wx", mode: 0o644 });
+    linkSync(written, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  } finally {
+    rmSync(written, { force: true });
   }
 }
 
@@ -320,12 +440,28 @@ function held(file: string, text: string, run: string, made: string | undefined,
   }, REFRESH_MS);
   refresh.unref();
   const onSignal = (signal: NodeJS.Signals) => {
-    // Not under the takeover marker (release's removeOwn): a handler cannot wait for one. A run that takes
-    // the lock over between this read and its removal, one that found this process frozen past LEASE_MS,
-    // loses its lock to it.
-    const ours = readOrNone(() => readFileSync(file, "utf8")) === text;
-    onStop.tidy(ours);
-    if (ours) rmSync(file, { force: true });
+    // In a turn, as release's removeOwn: a run that takes the lock over meanwhile (one that found this
+    // process frozen past LEASE_MS) keeps it. A handler cannot wait for a turn another run has: the lock
+    // then stays, and the staging folder (the next run clears both), as that run may be taking it over.
+    let leave: (() => void) | undefined;
+    try {
+      leave = takeTurn(file, text);
+    } catch {
+      // No marker can be made (a folder made read-only): neither can the lock be removed.
+    }
+    const ours = leave !== undefined && readOrNone(() => readFileSync(file, "utf8")) === text;
+    try {
+      onStop.tidy(ours);
+      if (ours) rmSync(file, { force: true });
+    } catch {
+      // What stays is taken over by the next run, this process being gone: the process still ends.
+    } finally {
+      try {
+        leave?.();
+      } catch {
+        // A marker that stays is passed by the next run, its holder gone.
+      }
+    }
     onStop.tell(signal);
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
     // aside for this one.

@@ -2,6 +2,7 @@
  * The run lock of a sync's target folder: one run installs at a time, and a lock left by a run that no
  * longer runs is taken over, by one of the runs that find it, never by two.
  */
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
@@ -29,6 +30,12 @@ function holder(pid: number | "self", run = "another run") {
     boot: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
     start: stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19],
   };
+}
+
+/** The marker a run taking over the lock that reads `text` works under (see run-lock.ts's takeTurn). */
+function markerOf(folder: string, text: string): string {
+  const hash = createHash("sha256").update(text).digest("hex").slice(0, 16);
+  return path.join(folder, `${RUN_LOCK_FILE}.${hash}.takeover`);
 }
 
 describe("the run lock", () => {
@@ -126,6 +133,74 @@ describe("the run lock", () => {
       expect(await take()).toEqual({ heldBy: process.pid, host: "build-7", file: file() });
       await lockOf({ ...other, host: hostname() });
       expect(await take()).toBe("taken");
+    });
+
+    // A run killed with SIGKILL as it took a stale lock over left its marker, which blocked every later
+    // takeover of that lock until removed by hand: every run waited, then failed, naming a gone process.
+    describe("past the marker of a run that was taking it over", () => {
+      const stale = `${JSON.stringify({ pid: DEAD_PID, startedAt: "2026-01-01T00:00:00Z" })}\n`;
+      const markerBy = async (text: string, modifiedAgoMs = 0) => {
+        await writeFile(file(), stale);
+        const marker = markerOf(folder, stale);
+        await writeFile(marker, text);
+        const when = new Date(Date.now() - modifiedAgoMs);
+        await utimes(marker, when, when);
+      };
+
+      it("takes it over when the marker's process no longer runs, and leaves nothing beside it", async () => {
+        await markerBy(`${JSON.stringify({ ...holder("self"), pid: DEAD_PID })}\n`);
+        expect(await take()).toBe("taken");
+        expect(await readdir(folder)).toEqual([]);
+      });
+
+      it("takes it over past an older sync's marker, its process id alone", async () => {
+        await markerBy(`${DEAD_PID}\n`);
+        expect(await take()).toBe("taken");
+        expect(await readdir(folder)).toEqual([]);
+      });
+
+      it("waits while the marker's process runs: it is taking the lock over", async () => {
+        await markerBy(`${JSON.stringify(holder(process.ppid))}\n`, 3_600_000);
+        expect(await take()).toEqual({ heldBy: DEAD_PID, file: file() });
+      });
+
+      it("waits on a marker of another container for the lease, then takes it over", async () => {
+        const container = {
+          ...holder("self"),
+          pid: 1,
+          host: "3f2a9c1d7e4b",
+          pidNamespace: "pid:[4026532999]",
+        };
+        await markerBy(`${JSON.stringify(container)}\n`, 30_000);
+        expect(await take()).toEqual({ heldBy: DEAD_PID, file: file() });
+        await markerBy(`${JSON.stringify(container)}\n`, 10 * 60_000);
+        expect(await take()).toBe("taken");
+      });
+
+      it("is taken over by exactly one of the runs that find it at once", async () => {
+        for (let round = 0; round < 20; round++) {
+          await markerBy(`${JSON.stringify({ ...holder("self"), pid: DEAD_PID })}\n`);
+          const results = await Promise.all(Array.from({ length: 8 }, () => takeRunLock(folder)));
+          const taken = results.filter((result): result is RunLock => "release" in result);
+          expect(taken, `round ${round}`).toHaveLength(1);
+          expect(await readdir(folder)).toEqual([RUN_LOCK_FILE]);
+          await Promise.all(taken.map((lock) => lock.release()));
+        }
+      });
+
+      // A run killed after it removed the stale lock, before its marker: nothing passes that marker again.
+      it("removes the markers and files of runs killed outright as it takes the lock", async () => {
+        await writeFile(markerOf(folder, "a lock gone since"), `${DEAD_PID}\n`);
+        const old = new Date(Date.now() - 10 * 60_000);
+        const left = path.join(folder, `${RUN_LOCK_FILE}.0b6e2c1a-left.tmp`);
+        await writeFile(left, "");
+        await utimes(left, old, old);
+        const fresh = path.join(folder, `${RUN_LOCK_FILE}.5d1f0a9e-fresh.tmp`);
+        await writeFile(fresh, "");
+        const lock = await takeRunLock(folder);
+        expect((await readdir(folder)).sort()).toEqual([RUN_LOCK_FILE, path.basename(fresh)].sort());
+        if ("release" in lock) await lock.release();
+      });
     });
 
     // What keeps a live sync's lock from being taken over by a sync in another container.
