@@ -29,8 +29,11 @@ import { VerifiedFiles } from "./verified.js";
 export interface RunHold {
   /** The run's record of the copies it moves aside, which its stop signal's handler puts back. */
   readonly movedAside: MovedAside;
-  /** Throws (a SyncError saying so) when another run has taken the run lock over since. */
-  stillHeld(): Promise<void>;
+  /**
+   * Throws (a SyncError saying so) when another run has taken the run lock over since. Synchronous: called
+   * right before each rename that changes the folder, with nothing else of the process run in between.
+   */
+  stillHeld(): void;
 }
 
 export interface SyncCounts {
@@ -122,27 +125,33 @@ export async function apply(
       );
       return true;
     });
-    const stillHeld = () =>
-      hold.stillHeld().catch((error: unknown) => {
+    const stillHeld = () => {
+      try {
+        hold.stillHeld();
+      } catch (error) {
         lost = true;
         throw error;
-      });
-    // Fetching may take hours: the lock is checked before the first write to the folder, and again before
-    // each skill is moved, so that a run that lost it stops there, as if killed between two swaps (the claim
-    // below owns the rest). Another run may still take it over between a check and its move.
-    await stillHeld();
+      }
+    };
+    // Fetching may take hours: the lock is checked before the first write to the folder, and again right
+    // before each rename that moves a skill or the lock file (with nothing of this process run in between),
+    // so that a run that lost it stops there, as if killed between two swaps (the claim below owns the
+    // rest). What is left: another run taking it over between that check and the rename, a few system
+    // calls, which needs this process to stand still right there past the lease (or a sync of an older
+    // skills-mcp, which took over live locks); that skill is then moved, and the run stops at the next.
+    stillHeld();
     let written = before;
     const record = async (skills: Record<string, LockedSkill>) => {
       const source = sourceAfter(options, before, skills, refusedSkills(steps, refused));
-      if (source !== written) await staging.writeLock(withSource(lock, source));
+      if (source !== written) await staging.writeLock(withSource(lock, source), stillHeld);
       written = source;
     };
     await record(lockedSkills(steps, staged, failed, true));
     for (const [name, { dir, replacing }] of staged) {
-      await stillHeld();
       try {
-        await staging.swapIn(name, dir, replacing);
+        await staging.swapIn(name, dir, replacing, stillHeld);
       } catch (error) {
+        if (lost) throw error;
         failed.add(name);
         staged.delete(name);
         progress.note(`${name}: skipped: cannot be put in place: ${whyNotMoved(error)}`);
@@ -164,11 +173,11 @@ export async function apply(
         progress.note(`${step.name}: removed (${why}; its folder was already gone)`);
         continue;
       }
-      await stillHeld();
       try {
-        await staging.remove(step.name, step.installed);
+        await staging.remove(step.name, step.installed, stillHeld);
         progress.note(`${step.name}: removed (${why})`);
       } catch (error) {
+        if (lost) throw error;
         failed.add(step.name);
         progress.note(`${step.name}: skipped: cannot be removed: ${whyNotMoved(error)}`);
       }

@@ -251,11 +251,13 @@ export class Staging {
   /**
    * Writes the lock whole or not at all: in this run's folder first, then renamed over it. A run killed
    * between the two leaves the new text there, where the next run's open removes it, not beside the lock.
+   * `held` throws when the run no longer holds the run lock: called right before the rename.
    */
-  async writeLock(lock: LockToWrite): Promise<void> {
+  async writeLock(lock: LockToWrite, held: () => void): Promise<void> {
     const written = path.join(this.dir, `lock-${randomUUID()}.tmp`);
     try {
       await writeFile(written, lockText(lock), { flag: "wx", mode: 0o644 });
+      held();
       await rename(written, path.join(this.folder, LOCK_FILE));
     } catch (error) {
       await rm(written, { force: true });
@@ -290,9 +292,15 @@ export class Staging {
    * moved aside, the new one renamed in, the old one removed. Each skill is old or new at every moment but
    * the one between the two renames; a sync killed there (SIGKILL) leaves it missing, and the next run
    * installs it again (a stop signal puts the old one back: clearStagingOnStop). A new skill's name that something took while the sync ran is left alone: it is not sync's; so
-   * is an old copy changed here since the plan read it (see moveAsideIfSame).
+   * is an old copy changed here since the plan read it (see moveAsideIfSame). `held` throws when the run
+   * no longer holds the run lock: called right before the first rename.
    */
-  async swapIn(name: string, staged: string, replacing: InstalledSkill | undefined): Promise<void> {
+  async swapIn(
+    name: string,
+    staged: string,
+    replacing: InstalledSkill | undefined,
+    held: () => void,
+  ): Promise<void> {
     const target = path.join(this.folder, name);
     const existing = await lstatOrUndefined(target);
     if (existing !== undefined && replacing === undefined)
@@ -300,7 +308,8 @@ export class Staging {
     const aside =
       existing === undefined || replacing === undefined
         ? undefined
-        : await this.moveAsideIfSame(name, "old", replacing);
+        : await this.moveAsideIfSame(name, "old", replacing, held);
+    if (aside === undefined) held();
     try {
       await rename(staged, target);
     } catch (error) {
@@ -314,9 +323,12 @@ export class Staging {
     if (aside !== undefined) await rm(aside, { recursive: true, force: true }).catch(() => undefined);
   }
 
-  /** Removes `<folder>/<name>`, the copy sync `installed`, at once (a rename), then its files. */
-  async remove(name: string, installed: InstalledSkill): Promise<void> {
-    const aside = await this.moveAsideIfSame(name, "removed", installed);
+  /**
+   * Removes `<folder>/<name>`, the copy sync `installed`, at once (a rename), then its files. `held` as
+   * for swapIn.
+   */
+  async remove(name: string, installed: InstalledSkill, held: () => void): Promise<void> {
+    const aside = await this.moveAsideIfSame(name, "removed", installed, held);
     this.movedAside.delete(aside);
     // Gone from the folder: what cannot be deleted stays aside, as in swapIn.
     await rm(aside, { recursive: true, force: true }).catch(() => undefined);
@@ -328,8 +340,14 @@ export class Staging {
    * fetched, which may take hours: a file edited or added here meanwhile is the user's, not sync's to
    * delete. Read in place, then moved at once: moved first, a copy that is not sync's would have to be put
    * back, which can fail (Windows keeps a folder whose file another program holds open from moving).
+   * `held` is called right before the rename, after the read, which may take a while.
    */
-  private async moveAsideIfSame(name: string, why: string, installed: InstalledSkill): Promise<string> {
+  private async moveAsideIfSame(
+    name: string,
+    why: string,
+    installed: InstalledSkill,
+    held: () => void,
+  ): Promise<string> {
     const maxFiles = Object.keys(installed.files).length;
     const state = await readFolderState(this.folder, name, { maxFiles, maxBytes: MAX_COPY_BYTES });
     if (!holdsExactly(state, installed.files)) {
@@ -343,6 +361,7 @@ export class Staging {
     // Until the caller is done with it: a stop meanwhile puts it back (clearStagingOnStop). Synchronous, so
     // that no stop signal's handler runs while it is in flight: an async rename runs on another thread, and
     // could land after the handler found nothing to put back, into the staging folder it then removes.
+    held();
     this.movedAside.add(to, from);
     try {
       renameSync(from, to);

@@ -21,9 +21,10 @@ export interface RunLock {
    * Whether the lock still names this run: undefined when it does, else who it names now. Another run may
    * have taken it over while this one ran (an older sync's takeover of a live lock, or a lease run out
    * while this process was frozen): both then install at once. A lock gone meanwhile (an older sync's
-   * release removed it) is taken again, when nothing else has taken it.
+   * release removed it) is taken again, when nothing else has taken it. Synchronous, so that a caller can
+   * make its next change to the folder with nothing else of the process run in between.
    */
-  check(): Promise<HeldElsewhere | undefined>;
+  check(): HeldElsewhere | undefined;
   /** Removes the lock, if it still names this run: one another run took over stays, that run's. */
   release(): Promise<void>;
 }
@@ -391,6 +392,16 @@ async function lockText(file: string): Promise<string | undefined> {
   }
 }
 
+/** lockText, synchronously. */
+function lockTextSync(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
 /** Who a run lock names; undefined when it names no process. Fields of another type are left out. */
 function holderIn(text: string): Holder | undefined {
   let read: unknown;
@@ -470,10 +481,9 @@ function held(file: string, text: string, run: string, made: string | undefined,
   for (const signal of STOP_SIGNALS) process.once(signal, onSignal);
   return {
     made,
-    check: async () => {
+    check: () => {
       // Gone (an older sync's release removed it): taken again, unless another run was quicker.
-      const current =
-        (await lockText(file)) ?? ((await createWith(file, text)) ? text : await lockText(file));
+      const current = lockTextSync(file) ?? (createWithSync(file, text) ? text : lockTextSync(file));
       if (current === text) return undefined;
       return heldElsewhere(file, current === undefined ? undefined : holderIn(current), thisProcess());
     },

@@ -56,8 +56,8 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
     return planAndCarryOut(options, (plan) => write(options, plan, { unwritable: runLock.unwritable }));
   let synced = false;
   try {
-    const stillHeld = async () => {
-      const other = await runLock.check();
+    const stillHeld = () => {
+      const other = runLock.check();
       if (other === undefined) return;
       throw new SyncError(
         `${holderOf(other)} took over the run lock of ${folder} while this sync ran, so both were installing there: this one stops without writing more and leaves the folder to it; run sync again once it is done`,
@@ -267,7 +267,7 @@ async function write(options: SyncOptions, plan: Plan, access: Access): Promise<
     if (step.kind === "skip") progress.note(`${step.name}: skipped: ${step.reason}`);
   }
   if ("movedAside" in access) {
-    await access.stillHeld();
+    access.stillHeld();
     const forgotten = await forgetUnusedKept(folder, options.server.url.href);
     if (forgotten !== undefined) progress.note(forgotten);
   }

@@ -689,6 +689,38 @@ describe("two syncs into one folder", () => {
     expect(await readTree(target)).toEqual(installed(V2));
   });
 
+  // The lock was checked before each skill, then its old copy read whole (a large skill takes a while),
+  // then moved: a takeover landing during that read still had the skill moved by both runs.
+  it("stops a run whose lock another takes over while it reads a copy it is about to replace", {
+    timeout: 60_000,
+  }, async () => {
+    expect(await runCli(server.url, target).exited).toBe(0);
+    stage.catalog = V2;
+    const other = `${JSON.stringify({ pid: process.pid, startedAt: "2026-01-01T00:00:00Z", run: "other" })}\n`;
+    const takenOver = [
+      'import fs from "node:fs";',
+      'import path from "node:path";',
+      'import { syncBuiltinESMExports } from "node:module";',
+      "const { renameSync, writeFileSync } = fs;",
+      "const { readFile } = fs.promises;",
+      "let swapping = false;",
+      "fs.renameSync = (from, to) => { renameSync(from, to); if (/[/]old-alpha-/.test(to)) swapping = true; };",
+      // The first read of beta's copy once alpha is swapped: the check before beta's move.
+      `fs.promises.readFile = async (file, ...rest) => { const read = await readFile(file, ...rest); if (swapping && /[/]beta[/]/.test(String(file))) { swapping = false; writeFileSync(path.join(path.dirname(path.dirname(String(file))), ${JSON.stringify(RUN_LOCK_FILE)}), ${JSON.stringify(other)}); } return read; };`,
+      "syncBuiltinESMExports();",
+    ].join("\n");
+    const run = runCli(server.url, target, [
+      "--import",
+      `data:text/javascript,${encodeURIComponent(takenOver)}`,
+    ]);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toContain(
+      `skills-mcp sync: another sync (pid ${process.pid}) took over the run lock of ${target} while this sync ran`,
+    );
+    expect(await readTree(target)).toEqual(installed({ ...V1, alpha: V2.alpha ?? {} }));
+    expect(await readFile(path.join(target, RUN_LOCK_FILE), "utf8")).toBe(other);
+  });
+
   it("leaves the lock and staged files of a run that took its lock over when stopped by SIGTERM", {
     timeout: 60_000,
   }, async () => {

@@ -68,12 +68,12 @@ describe("the run lock", () => {
     if (!("release" in lock)) throw new Error("the lock is not taken");
     const text = await readFile(file, "utf8");
     await rm(file);
-    expect(await lock.check()).toBeUndefined();
+    expect(lock.check()).toBeUndefined();
     expect(await readFile(file, "utf8")).toBe(text);
 
     const other = `${JSON.stringify({ pid: DEAD_PID, startedAt: "2026-01-01T00:00:00Z" })}\n`;
     await writeFile(file, other);
-    expect(await lock.check()).toEqual({ heldBy: DEAD_PID, file });
+    expect(lock.check()).toEqual({ heldBy: DEAD_PID, file });
     await lock.release();
     expect(await readFile(file, "utf8")).toBe(other);
   });
