@@ -297,8 +297,13 @@ function cannotWrite(folder: string, error: NodeJS.ErrnoException, counts: SyncC
     counts.added + counts.updated + counts.removed === 0
       ? "its lock file to bring up to date"
       : `${counts.added} to add, ${counts.updated} to update, ${counts.removed} to remove`;
+  // No user may write to a read-only file system (a mount, a container's volume given `:ro`).
+  const then =
+    error.code === "EROFS"
+      ? "its file system is mounted read-only: mount it read-write"
+      : "run sync as a user who may write to it";
   return new SyncError(
-    `cannot sync into ${folder}: ${what}, and a sync has ${work} there: run sync as a user who may write to it, or give another folder with --to`,
+    `cannot sync into ${folder}: ${what}, and a sync has ${work} there: ${then}, or give another folder with --to`,
   );
 }
 

@@ -17,11 +17,11 @@ const USER: User | undefined = process.getuid?.() === 0 ? { uid: 65534, gid: 655
 const SCRIPT = "console.log('reshape');\n";
 const CLEAN_CSV = skillMd("clean-csv", "Clean CSV files.");
 
-function runSync(url: string, folder: string): Promise<Exited> {
+function runSync(url: string, folder: string, nodeArgs: readonly string[] = []): Promise<Exited> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [...MAIN, "sync", url, "--to", folder],
+      [...nodeArgs, ...MAIN, "sync", url, "--to", folder],
       { env: { ...process.env, NODE_OPTIONS: "" }, timeout: 60_000, ...USER },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }),
@@ -142,6 +142,34 @@ describe("a target folder sync may not write to", () => {
       `skills-mcp sync: cannot sync into ${below}: it cannot be made (EACCES: permission denied, mkdir '${below}'), and a sync has 3 to add, 0 to update, 0 to remove there:`,
     );
     expect(made.code).toBe(2);
+  });
+});
+
+// A read-only mount (a container's volume given `:ro`) refuses every user: the advice to run sync as
+// one who may write there sent the user after a user that does not exist.
+describe("a target folder on a read-only file system", () => {
+  it("with work to do, says to mount it read-write", { timeout: 60_000 }, async () => {
+    expect((await runSync(server.url, target)).code).toBe(0);
+    await writeTree(skills, { "data/plan-release/SKILL.md": skillMd("plan-release", "Plan a release.") });
+    await server.close();
+    server = await serveCatalog(skills, server.port);
+    // Mounting needs privileges a test does not have: the system's answer is given instead.
+    const readOnly = [
+      'import fs from "node:fs";',
+      'import { syncBuiltinESMExports } from "node:module";',
+      "const { writeFile } = fs.promises;",
+      "const refused = (file) => Object.assign(new Error(\"EROFS: read-only file system, open '\" + file + \"'\"), { code: 'EROFS', syscall: 'open', path: file });",
+      `fs.promises.writeFile = (file, ...rest) => String(file).startsWith(${JSON.stringify(target)}) ? Promise.reject(refused(file)) : writeFile(file, ...rest);`,
+      "syncBuiltinESMExports();",
+    ].join("\n");
+    const added = await runSync(server.url, target, [
+      "--import",
+      `data:text/javascript,${encodeURIComponent(readOnly)}`,
+    ]);
+    expect(added.stderr).toContain(
+      `skills-mcp sync: cannot sync into ${target}: it cannot be written to (EROFS: read-only file system), and a sync has 1 to add, 0 to update, 0 to remove there: its file system is mounted read-only: mount it read-write, or give another folder with --to\n`,
+    );
+    expect(added.code).toBe(2);
   });
 });
 
