@@ -19,6 +19,7 @@ export async function makeFolder(folder: string, mode?: number): Promise<string 
   } catch (error) {
     if (codeOf(error) === "EEXIST") return alreadyThere(folder, error);
     if (codeOf(error) === "ENOTDIR") throw notAFolderError(folder, error);
+    if (codeOf(error) === "ELOOP") throw loopError(folder);
     const parent = path.dirname(folder);
     if (codeOf(error) !== "ENOENT" || parent === folder) throw error;
     const made = await makeFolder(parent, mode);
@@ -47,7 +48,7 @@ export class MakeFolderError extends Error {
   constructor(
     readonly path: string,
     message: string,
-    readonly code: "ENOENT" | "ENOTDIR" = "ENOENT",
+    readonly code: "ENOENT" | "ENOTDIR" | "ELOOP" = "ENOENT",
   ) {
     super(message);
   }
@@ -99,9 +100,22 @@ async function alreadyThere(folder: string, error: unknown): Promise<undefined> 
     if (found.isDirectory()) return undefined;
     throw notAFolderError(folder, error);
   }
+  if (found.code === "ELOOP") throw loopError(folder);
   const target = await readlink(folder).catch(() => undefined);
   if (found.code !== "ENOENT" || target === undefined) throw error;
   throw new MakeFolderError(folder, `${folder} is a symbolic link to ${target}, which does not exist`);
+}
+
+/**
+ * The ELOOP of making `folder`, in words: Node's ("too many symbolic links encountered"), or, for the
+ * folder itself a link in a loop, EEXIST's "file already exists", say nothing of a loop.
+ */
+function loopError(folder: string): MakeFolderError {
+  return new MakeFolderError(
+    folder,
+    `${folder} leads round a loop of symbolic links (one leading back to another on the way): make it a folder, or a link to one`,
+    "ELOOP",
+  );
 }
 
 function codeOf(error: unknown): string | undefined {

@@ -51,6 +51,19 @@ describe("makeFolder", () => {
     );
   });
 
+  // Regression: a link in a loop read "it is a file, or a file is on its path" (EEXIST), or, below one,
+  // Node's "too many symbolic links encountered".
+  it("names a loop of symbolic links, at the folder or on its path", async () => {
+    await symlink(path.join(dir, "b"), path.join(dir, "a"));
+    await symlink(path.join(dir, "a"), path.join(dir, "b"));
+    for (const folder of [path.join(dir, "a"), path.join(dir, "a", "x")]) {
+      await expect(makeFolder(folder)).rejects.toMatchObject({
+        code: "ELOOP",
+        message: `${folder} leads round a loop of symbolic links (one leading back to another on the way): make it a folder, or a link to one`,
+      });
+    }
+  });
+
   // Node's recursive mkdir never settles in either case: each spins a thread of its pool at full CPU.
   it.skipIf(!linux)("fails at once under /proc, saying why", async () => {
     const refused = makeFolder("/proc/skills-mcp-test/a/b");
