@@ -49,6 +49,11 @@ export interface HeldElsewhere {
   readonly host?: string;
   /** The lock is taken over once its holder leaves it untouched this long (a holder in another container). */
   readonly leaseMs?: number;
+  /**
+   * The holder's process is stopped (Ctrl-Z, SIGSTOP, or a background job writing to its terminal), so
+   * it installs nothing until resumed: where it can be looked for (Linux, the same pid namespace).
+   */
+  readonly stopped?: true;
   readonly file: string;
 }
 
@@ -149,8 +154,17 @@ function heldElsewhere(
     heldBy: holder?.pid,
     ...(host === undefined ? {} : { host }),
     ...(leased ? { leaseMs: LEASE_MS } : {}),
+    ...(holder !== undefined && isStopped(holder, me) ? { stopped: true } : {}),
     file,
   };
+}
+
+/** Whether the holder's process is there and stopped (state T, or t under a debugger), as Linux says. */
+function isStopped(holder: Holder, me: Omit<Holder, "startedAt">): boolean {
+  if (holder.start === undefined || !samePids(holder, me)) return false;
+  const fields = statOf(holder.pid);
+  // Its own start time: the id is not another process's since.
+  return fields?.[19] === holder.start && (fields[0] === "T" || fields[0] === "t");
 }
 
 /** This process as a lock names it; what Linux's /proc does not give (elsewhere) is left out. */
@@ -167,10 +181,18 @@ function thisProcess(): Omit<Holder, "startedAt" | "run"> & { readonly host: str
   };
 }
 
-/** Field 22 of `/proc/<pid>/stat`, counted after the name in parentheses (which may hold anything). */
+/** Field 22 of `/proc/<pid>/stat`: the process's start time. */
 function startOf(pid: number | "self"): string | undefined {
+  return statOf(pid)?.[19];
+}
+
+/**
+ * The fields of `/proc/<pid>/stat` from the third on (the state first), counted after the name in
+ * parentheses (which may hold anything); undefined where there is none.
+ */
+function statOf(pid: number | "self"): string[] | undefined {
   const line = readOrNone(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
-  return line?.slice(line.lastIndexOf(")") + 2).split(" ")[19];
+  return line?.slice(line.lastIndexOf(")") + 2).split(" ");
 }
 
 /** What `read` reads, or undefined when it cannot (a file of /proc another system lacks, a lock gone). */

@@ -109,10 +109,20 @@ async function waitForRunLock(
       runLock.leaseMs === undefined
         ? ""
         : ` (taken over once left untouched for ${runLock.leaseMs / 60_000} minutes)`;
+    // A sync stopped in another terminal (Ctrl-Z) is not "installing", nor gone: the lock is not to remove.
+    const stopped =
+      runLock.stopped === true
+        ? `; it is stopped (Ctrl-Z, or SIGSTOP) and installs nothing until resumed: fg in its terminal, or kill -CONT ${runLock.heldBy}`
+        : "";
     // Whether it waits is the option's alone, not how long taking the lock took on a busy machine.
     if (waited ? Date.now() >= deadline : lockWaitMs === 0) {
-      const still = waited ? "still " : "";
       const after = waited ? ` after ${seconds(lockWaitMs)} of waiting` : "";
+      if (stopped !== "") {
+        throw new SyncError(
+          `${who} holds the run lock of ${folder}${after} but is stopped (Ctrl-Z, or SIGSTOP), so it installs nothing until resumed: resume it (fg in its terminal, or kill -CONT ${runLock.heldBy}) or end it, then run sync again`,
+        );
+      }
+      const still = waited ? "still " : "";
       const then = waited ? "run sync again once it is done (or give a longer --wait)" : "wait for it";
       throw new SyncError(
         `${who} is ${still}installing into ${folder}${after}; ${then}${lease}, or remove ${runLock.file} if it is gone`,
@@ -120,7 +130,7 @@ async function waitForRunLock(
     }
     if (!waited) {
       options.progress.note(
-        `${who} is installing into ${folder}: waiting up to ${seconds(lockWaitMs)} for it to finish${lease}`,
+        `${who} is installing into ${folder}: waiting up to ${seconds(lockWaitMs)} for it to finish${lease}${stopped}`,
       );
     }
     await setTimeout(Math.max(0, Math.min(RUN_LOCK_RETRY_MS, deadline - Date.now())));

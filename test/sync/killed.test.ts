@@ -6,10 +6,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { access, cp, mkdir, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { constants } from "node:os";
+import { constants, hostname } from "node:os";
 import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
@@ -631,6 +632,44 @@ describe("two syncs into one folder", () => {
       await first.release();
     }
   });
+
+  // A sync stopped in another terminal (Ctrl-Z) holds the lock: the second said it was "still installing"
+  // and to remove the lock "if it is gone", neither of which it is.
+  it.runIf(existsSync("/proc/self/stat"))(
+    "tells the second that the first is stopped, and how to resume it",
+    async () => {
+      const first = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+      const pid = first.pid ?? 0;
+      try {
+        await mkdir(target);
+        const stat = () => {
+          const line = readFileSync(`/proc/${pid}/stat`, "utf8");
+          return line.slice(line.lastIndexOf(")") + 2).split(" ");
+        };
+        const holder = {
+          pid,
+          startedAt: "2026-01-01T00:00:00Z",
+          run: "first",
+          host: hostname(),
+          pidNamespace: readlinkSync("/proc/self/ns/pid"),
+          boot: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
+          start: stat()[19],
+        };
+        await writeFile(path.join(target, RUN_LOCK_FILE), `${JSON.stringify(holder)}\n`);
+        first.kill("SIGSTOP");
+        await vi.waitFor(() => expect(stat()[0]).toBe("T"));
+        const progress = recordedProgress();
+        await expect(sync(server.url, target, { progress, lockWaitMs: 100 })).rejects.toThrow(
+          `another sync (pid ${pid}) holds the run lock of ${target} after 0.1 seconds of waiting but is stopped (Ctrl-Z, or SIGSTOP), so it installs nothing until resumed: resume it (fg in its terminal, or kill -CONT ${pid}) or end it, then run sync again`,
+        );
+        expect(progress.lines).toEqual([
+          `another sync (pid ${pid}) is installing into ${target}: waiting up to 0.1 seconds for it to finish; it is stopped (Ctrl-Z, or SIGSTOP) and installs nothing until resumed: fg in its terminal, or kill -CONT ${pid}`,
+        ]);
+      } finally {
+        first.kill("SIGKILL");
+      }
+    },
+  );
 
   // Regression: a run whose lock another run had taken over (an older sync's takeover of a live lock, or
   // a lease run out while this one stood still) went on: it removed the other run's staged skills with
