@@ -208,7 +208,11 @@ export async function readLock(folder: string): Promise<Lock | undefined> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === "ENOENT") return undefined;
+    // Node's words ("EISDIR: illegal operation on a directory, read") name neither the file nor a way out.
+    if (code === "EISDIR")
+      throw new SyncError(`${file} is a folder, not a lock file; move it away to start over`);
     throw error;
   }
   return parseLock(text, file);

@@ -404,12 +404,17 @@ function createWithSync(file: string, text: string): boolean {
   }
 }
 
-/** What the run lock holds; undefined when it went meanwhile. */
+/**
+ * What the run lock holds; undefined when it went meanwhile. A folder in its place (made by hand) names no
+ * process, as a file no sync wrote: Node's EISDIR would name neither it nor a way out.
+ */
 async function lockText(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === "ENOENT") return undefined;
+    if (code === "EISDIR") return "";
     throw error;
   }
 }
@@ -419,7 +424,9 @@ function lockTextSync(file: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === "ENOENT") return undefined;
+    if (code === "EISDIR") return "";
     throw error;
   }
 }

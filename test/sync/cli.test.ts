@@ -573,6 +573,25 @@ describe("a sync from the command line", () => {
     expect(stderr).toMatch(/is not a lock file this version of sync wrote .*move it away to start over/);
     expect(await readdir(path.join(work, "other"))).toEqual([LOCK_FILE]);
   });
+
+  // Regression: each read "cannot sync into <folder>: EISDIR: illegal operation on a directory, read",
+  // naming neither the folder in the way nor what to do.
+  it("names a folder where its lock file or run lock should be, and what to do", async () => {
+    const lockFolder = path.join(work, "locked", LOCK_FILE);
+    await mkdir(lockFolder, { recursive: true });
+    const locked = await run(open.url, "--to", "locked");
+    expect({ status: locked.status, stderr: locked.stderr }).toEqual({
+      status: 2,
+      stderr: `skills-mcp sync: ${lockFolder} is a folder, not a lock file; move it away to start over\n`,
+    });
+    const runLockFolder = path.join(work, "running", RUN_LOCK_FILE);
+    await mkdir(runLockFolder, { recursive: true });
+    const running = await run(open.url, "--to", "running", "--wait", "0");
+    expect({ status: running.status, stderr: running.stderr }).toEqual({
+      status: 2,
+      stderr: `skills-mcp sync: ${runLockFolder} names no process, so no sync wrote it as it is: remove it if no sync is installing into ${path.join(work, "running")}\n`,
+    });
+  });
 });
 
 describe("what a hostile server says", () => {
