@@ -33,7 +33,7 @@ to update what changed, add what is new and remove what it installed that the se
 It records what it installed in ${LOCK_FILE} there and never touches a folder it did not install.
 
 Where to install:
-  --to FOLDER            a skills folder
+  --to FOLDER            a skills folder (a leading ~ is the home folder, also where the shell leaves it)
   --client NAME          the personal skills folder of a client, or with --project the repository's:
                          ${CLIENT_LIST}
   --project              with --client: the folder in the current directory (the repository's root)
@@ -232,7 +232,7 @@ function targetFolder(values: { to?: string; client?: string; project?: boolean 
   if (values.to !== undefined) {
     if (values.project) throw new UsageError("--project goes with --client, not --to");
     if (values.to.trim() === "") throw new UsageError("--to needs a folder");
-    return path.resolve(io.cwd, values.to);
+    return path.resolve(io.cwd, homeExpanded(values.to, io));
   }
   if (values.client === undefined)
     throw new UsageError("say where to install: --to <folder> or --client <name>");
@@ -247,6 +247,23 @@ function targetFolder(values: { to?: string; client?: string; project?: boolean 
     );
   }
   return clientFolder(values.client, values.project === true, io);
+}
+
+/**
+ * `--to` with a leading `~` (alone, or before a slash, or a backslash on Windows) read as the home folder.
+ * A shell expands it only unquoted and at the start of a word: `--to "~/skills"`, `--to=~/skills`, a
+ * YAML list of arguments, or PowerShell, which leaves it to the program, made a folder named `~` below
+ * the current directory. `./~` still names that one.
+ */
+function homeExpanded(to: string, io: SyncIo): string {
+  const separators = process.platform === "win32" ? ["/", "\\"] : ["/"];
+  if (to !== "~" && !separators.some((separator) => to.startsWith(`~${separator}`))) return to;
+  if (!path.isAbsolute(io.home)) {
+    throw new CommandLineError(
+      `--to ${quoted(to)} starts with ~, the home folder, and HOME (${quoted(io.home)}) is not an absolute path: set HOME, or give the folder's full path`,
+    );
+  }
+  return path.join(io.home, to.slice(1));
 }
 
 /** The longest `--wait`, a day: more is a typo of a few digits. */

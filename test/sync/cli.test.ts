@@ -236,6 +236,32 @@ describe("a client's personal folder without a home folder", () => {
   });
 });
 
+// A shell expands ~ only unquoted at the start of a word: `--to "~/skills"`, `--to=~/skills`, a YAML list
+// of arguments or PowerShell installed into a folder named "~" below the current directory.
+describe("a --to folder starting with ~", () => {
+  it.each([["~/skills"], ["~"]])("%s is read in the home folder", async (to) => {
+    const home = path.join(work, "home");
+    const { status, stderr } = await runWithHome(home, open.url, "--to", to);
+    expect(status).toBe(0);
+    const folder = path.join(home, to.slice(1));
+    expect(stderr).toContain(
+      `skills-mcp sync: 2 added, 0 updated, 0 removed, 0 skipped, 0 unchanged in ${folder}\n`,
+    );
+    expect(await readdir(work)).toEqual(["home"]);
+    expect((await readdir(folder)).sort()).toEqual([LOCK_FILE, "deploy-app", "review-code"].sort());
+  });
+
+  it("is refused without an absolute HOME, and ./~ is a folder named ~", async () => {
+    const refused = await runWithHome("", open.url, "--to", "~/skills");
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe(
+      `skills-mcp sync: --to "~/skills" starts with ~, the home folder, and HOME ("") is not an absolute path: set HOME, or give the folder's full path\n`,
+    );
+    expect((await runWithHome("", open.url, "--to", "./~/skills")).status).toBe(0);
+    expect(await readdir(work)).toEqual(["~"]);
+  });
+});
+
 describe("a sync from the command line", () => {
   it("installs into a client's personal folder, with a line per skill and a summary on stderr", async () => {
     const { status, stdout, stderr } = await run(open.url, "--client", "claude");
