@@ -12,6 +12,8 @@ import {
   McpServer,
   type McpServerOptions,
   type ProtocolEra,
+  type Result,
+  type Server,
   type ServerCapabilities,
   type ServerContext,
   type StandardSchemaV1,
@@ -254,24 +256,45 @@ const PROMPT_PARAMS = z
   });
 
 /**
- * The schema the SDK checks each method's params against before its handler, for the handlers registered
- * with one: this file's, and the Skills extension's (the schemas it registers, which its package exports).
+ * Each method this file answers with a handler whose params the SDK checks first, and the schema it checks
+ * them against: declared here only, registered by answerChecked and looked up by paramsSchemaOf.
  */
-const PARAMS_SCHEMAS: ReadonlyMap<string, StandardSchemaV1> = new Map<string, StandardSchemaV1>([
-  ["tools/list", LIST_PARAMS],
-  ["prompts/list", LIST_PARAMS],
-  ["prompts/get", PROMPT_PARAMS],
-  ["resources/list", LIST_PARAMS],
-  ["resources/templates/list", LIST_PARAMS],
-  ["resources/read", READ_PARAMS],
+const CHECKED_PARAMS = {
+  "tools/list": LIST_PARAMS,
+  "prompts/list": LIST_PARAMS,
+  "prompts/get": PROMPT_PARAMS,
+  "resources/list": LIST_PARAMS,
+  "resources/templates/list": LIST_PARAMS,
+  "resources/read": READ_PARAMS,
+} as const;
+type CheckedMethod = keyof typeof CHECKED_PARAMS;
+
+/** The params schemas of the Skills extension's handlers, which it registers itself (its package exports them). */
+const EXTENSION_PARAMS: ReadonlyMap<string, StandardSchemaV1> = new Map<string, StandardSchemaV1>([
   ["skills/list", ListSkillsRequestParamsSchema],
   ["skills/get", GetSkillRequestParamsSchema],
   ["resources/directory/read", ReadResourceDirectoryRequestParamsSchema],
 ]);
 
+/** Registers `handler` for `method` with the one schema CHECKED_PARAMS declares for it. */
+function answerChecked<Method extends CheckedMethod>(
+  server: Server,
+  method: Method,
+  handler: (
+    params: StandardSchemaV1.InferOutput<(typeof CHECKED_PARAMS)[Method]>,
+    ctx: ServerContext,
+  ) => Result | Promise<Result>,
+): void {
+  server.setRequestHandler(method, { params: CHECKED_PARAMS[method] }, handler);
+}
+
 /** The schema of `method`'s params that the SDK checks before its handler, if it checks one. */
 export function paramsSchemaOf(method: string): StandardSchemaV1 | undefined {
-  return PARAMS_SCHEMAS.get(method);
+  return isChecked(method) ? CHECKED_PARAMS[method] : EXTENSION_PARAMS.get(method);
+}
+
+function isChecked(method: string): method is CheckedMethod {
+  return Object.hasOwn(CHECKED_PARAMS, method);
 }
 
 const TOOLS_CAPABILITY: ServerCapabilities = { tools: { listChanged: false } };
@@ -335,23 +358,23 @@ export function serverFactoryFor(
     // and a prompt per skill would cost a registration per skill for every request.
     const { server } = mcp;
     server.registerCapabilities(TOOLS_CAPABILITY);
-    server.setRequestHandler("tools/list", { params: LIST_PARAMS }, listTools);
+    answerChecked(server, "tools/list", listTools);
     server.setRequestHandler("tools/call", answerToolCall);
     if (deps.prompts) {
       server.registerCapabilities(PROMPTS_CAPABILITY);
-      server.setRequestHandler("prompts/list", { params: LIST_PARAMS }, answerPromptList);
-      server.setRequestHandler("prompts/get", { params: PROMPT_PARAMS }, answerPrompt);
+      answerChecked(server, "prompts/list", answerPromptList);
+      answerChecked(server, "prompts/get", answerPrompt);
     }
     extension.attach(mcp);
     // The extension's resources/read resolves `..` and `.` in a URI before reading it, its resources/list
     // takes no cursor, listing every file of a large catalog at once, and the resources/templates/list of
     // its template ignores one: all three are answered here instead.
     server.removeRequestHandler("resources/read");
-    server.setRequestHandler("resources/read", { params: READ_PARAMS }, answerRead);
+    answerChecked(server, "resources/read", answerRead);
     server.removeRequestHandler("resources/list");
-    server.setRequestHandler("resources/list", { params: LIST_PARAMS }, answerResourceList);
+    answerChecked(server, "resources/list", answerResourceList);
     server.removeRequestHandler("resources/templates/list");
-    server.setRequestHandler("resources/templates/list", { params: LIST_PARAMS }, listTemplates);
+    answerChecked(server, "resources/templates/list", listTemplates);
     return mcp;
   };
 }
