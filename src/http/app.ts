@@ -14,17 +14,10 @@ import { isSaidSparingly } from "../sparingly.js";
 import { clientErrorHandler, expectationFailed, notFound } from "./client-errors.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
-import { failureIn, JSON_RPC, jsonRpcError } from "./json-rpc.js";
+import { failureIn, JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
 import { type McpCall, mcpRoutes } from "./mcp-route.js";
 import { Metrics, metricsRoutes } from "./metrics.js";
 import { Readiness } from "./readiness.js";
-
-declare module "fastify" {
-  interface FastifyRequest {
-    /** What a refused or failed request was told (its JSON-RPC error, or a tool's refusal), for its log line. */
-    failure: string | undefined;
-  }
-}
 
 export interface AppDeps {
   /** What every MCP server is built from; its catalog is also what /health and /metrics report on. */
@@ -103,7 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onSend", (request, reply, payload, done) => {
     if (readiness.draining) reply.header("connection", "close");
     // What a refused or failed request was told, for its log line: the line alone said only that it failed.
-    if (reply.statusCode >= 400 || request.mcpCall?.failed === true)
+    // An error this server made said so as it was sent (see sendError).
+    if (request.failure === undefined && (reply.statusCode >= 400 || request.mcpCall?.failed === true))
       request.failure = failureOf(request, payload);
     done();
   });
@@ -151,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (isSaidSparingly(shed)) {
         request.log.warn({ ...describeMcpCall(request), shed }, "overloaded: request shed");
       }
-      return reply.code(503).send(jsonRpcError(JSON_RPC.unavailable, error.message));
+      return sendError(reply.code(503), jsonRpcError(JSON_RPC.unavailable, error.message));
     }
     if (status >= 500) request.log.error({ err: error, ...describeMcpCall(request) }, "request failed");
     // Over the rate limit, the request is sound but cannot be taken now: a server error, as shedding's.
@@ -160,11 +154,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : status === 429
         ? JSON_RPC.unavailable
         : JSON_RPC.invalidRequest;
-    return reply
-      .code(status)
-      .send(
-        jsonRpcError(status >= 500 ? JSON_RPC.internalError : code, clientMessage(error, status, settings)),
-      );
+    return sendError(
+      reply.code(status),
+      jsonRpcError(status >= 500 ? JSON_RPC.internalError : code, clientMessage(error, status, settings)),
+    );
   });
 
   await app.register(mcpRoutes, { mcp: deps.mcp, settings, metrics });
@@ -220,7 +213,7 @@ const FAILURE_ANSWER_BYTES = 64 * 1024;
 
 /**
  * What a failed answer told the client, for its log line: the endpoint's word for its own answer, which it
- * parsed already, else the answer's bytes read for it (a refusal at the edge, an error of Fastify's).
+ * parsed already, else the answer's bytes read for it (an error some plugin sent).
  */
 function failureOf(request: FastifyRequest, payload: unknown): string | undefined {
   const told = request.mcpCall?.told;

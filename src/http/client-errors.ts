@@ -1,7 +1,7 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
-import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
+import { JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
 import type { Metrics } from "./metrics.js";
 
 /**
@@ -62,12 +62,11 @@ export function expectationFailed(metrics: Metrics) {
 /** Any route but `/mcp`, `/health` and `/metrics`: a JSON-RPC error that says where MCP is served. */
 export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const path = request.url.split("?")[0] ?? request.url;
-  return reply
-    .code(404)
-    .send(
-      jsonRpcError(
-        JSON_RPC.invalidRequest,
-        `No route ${request.method} ${path}: MCP is served at POST /mcp; GET /health and GET /metrics report on the server.`,
-      ),
-    );
+  return sendError(
+    reply.code(404),
+    jsonRpcError(
+      JSON_RPC.invalidRequest,
+      `No route ${request.method} ${path}: MCP is served at POST /mcp; GET /health and GET /metrics report on the server.`,
+    ),
+  );
 }

@@ -3,7 +3,7 @@ import cors from "@fastify/cors";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { LRUCache } from "lru-cache";
 import { quoted } from "../catalog/index.js";
-import { JSON_RPC, jsonRpcError } from "./json-rpc.js";
+import { JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
 
 /** Headers a browser client may send to `/mcp`, announced in answers to CORS preflights. */
 const CORS_ALLOWED_HEADERS = [
@@ -37,7 +37,7 @@ export function wellFormedRequest() {
       done();
       return;
     }
-    reply.code(400).send(jsonRpcError(JSON_RPC.invalidRequest, `Bad request: ${problem}`));
+    sendError(reply.code(400), jsonRpcError(JSON_RPC.invalidRequest, `Bad request: ${problem}`));
   };
 }
 
@@ -122,7 +122,7 @@ export function hostGuard(allowedHosts: readonly string[]) {
 
 /** 403 with a JSON-RPC error saying why, as every refusal of this server is answered. */
 function refuse(reply: FastifyReply, message: string): void {
-  reply.code(403).send(jsonRpcError(JSON_RPC.invalidRequest, message));
+  sendError(reply.code(403), jsonRpcError(JSON_RPC.invalidRequest, message));
 }
 
 function withoutPort(host: string): string {
@@ -152,20 +152,20 @@ export async function registerApiKeys(app: FastifyInstance, keys: readonly strin
         return;
       }
       const invalid = request.headers.authorization !== undefined;
-      reply
-        .code(401)
-        .header(
-          "www-authenticate",
-          invalid ? 'Bearer realm="skills-mcp", error="invalid_token"' : 'Bearer realm="skills-mcp"',
-        )
-        .send(
-          jsonRpcError(
-            JSON_RPC.unauthorized,
-            invalid
-              ? "Unauthorized: the API key is not valid."
-              : "Unauthorized: send the API key as Authorization: Bearer <key>.",
+      sendError(
+        reply
+          .code(401)
+          .header(
+            "www-authenticate",
+            invalid ? 'Bearer realm="skills-mcp", error="invalid_token"' : 'Bearer realm="skills-mcp"',
           ),
-        );
+        jsonRpcError(
+          JSON_RPC.unauthorized,
+          invalid
+            ? "Unauthorized: the API key is not valid."
+            : "Unauthorized: send the API key as Authorization: Bearer <key>.",
+        ),
+      );
     });
   });
 }

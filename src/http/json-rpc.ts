@@ -1,4 +1,12 @@
+import type { FastifyReply } from "fastify";
 import { excerpt, visible } from "../catalog/index.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** What a refused or failed request was told (its JSON-RPC error, or a tool's refusal), for its log line. */
+    failure: string | undefined;
+  }
+}
 
 /** JSON-RPC error codes used on the HTTP edge. */
 export const JSON_RPC = {
@@ -29,6 +37,15 @@ export function jsonRpcError(
   data?: unknown,
 ): JsonRpcErrorBody {
   return { jsonrpc: "2.0", error: data === undefined ? { code, message } : { code, message, data }, id };
+}
+
+/**
+ * Sends `body`, an error this server made, keeping what it tells for the request's log line, which would
+ * otherwise parse it back from the bytes sent.
+ */
+export function sendError(reply: FastifyReply, body: JsonRpcErrorBody): FastifyReply {
+  reply.request.failure = failureIn(body);
+  return reply.send(body);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { formatSize, quoted, type SelectorError } from "../catalog/index.js";
-import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId } from "./json-rpc.js";
+import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId, sendError } from "./json-rpc.js";
 import {
   batchedHandshakeOf,
   invalidMessageProblem,
@@ -28,7 +28,7 @@ export class Refusal {
 }
 
 export function refuse(reply: FastifyReply, refusal: Refusal): FastifyReply {
-  return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
+  return sendError(reply.code(refusal.status).headers(refusal.headers), refusal.body);
 }
 
 /** 405 naming POST, the one method `/mcp` takes. */

@@ -199,6 +199,29 @@ describe("what a refused or failed request was told, in its log line", () => {
     }
   });
 
+  // Regression: a refusal the server made itself was serialized, then parsed back for its line.
+  it.each([
+    ["an unknown query parameter", "?x=1", "POST", /^Unknown query parameter "x"/],
+    ["a selector that matches nothing", "?pack=nope", "POST", /^Unknown pack or group "nope"/],
+    ["a method /mcp does not take", "", "GET", /^Method not allowed/],
+  ])("is not read back from a refusal of the server's own: %s", async (_, query, method, said) => {
+    const before = logging.requests().length;
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const body = method === "POST" ? JSON.stringify(ping) : undefined;
+      await fetch(`${url}${query}`, { method, headers, body }).then((answer) => answer.text());
+      await vi.waitFor(() => expect(logging.requests().length).toBe(before + 1));
+      expect(logging.requests()[before]).toMatchObject({ error: expect.stringMatching(said) });
+      // The answer, not the request (which names a method) nor the log lines.
+      const answers = parse.mock.calls.filter(
+        ([json]) => typeof json === "string" && json.includes('"jsonrpc"') && !json.includes('"method"'),
+      );
+      expect(answers).toHaveLength(0);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   // The answer was read for its line only up to 64 KiB: a larger batch's line said nothing of its failure.
   it("is the failing member's, for a batch whose answer is larger than 64 KiB", async () => {
     const lists = Array.from({ length: 99 }, (_, id) => ({
