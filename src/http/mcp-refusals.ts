@@ -5,6 +5,7 @@ import {
   batchedHandshakeOf,
   invalidMessageProblem,
   modernMisfitOf,
+  repeatedIdOf,
   type UnsupportedVersion,
   unsupportedVersionOf,
 } from "./sdk-contract.js";
@@ -75,6 +76,7 @@ const MESSAGE_CHECKS: readonly ((request: McpPost) => Refusal | undefined)[] = [
   invalidMessage,
   handshakeInBatch,
   unsupportedVersion,
+  repeatedRequestId,
   repeatedSkillPack,
 ];
 
@@ -156,6 +158,16 @@ function unsupportedVersion({ headers, raw, body }: McpPost): Refusal | undefine
       requestId(body),
       { supported, requested },
     ),
+  );
+}
+
+/** A 2025 batch of two requests under one id, of which the SDK would answer one only. */
+function repeatedRequestId({ headers, body }: McpPost): Refusal | undefined {
+  const repeated = repeatedIdOf(headers, body);
+  if (repeated === undefined) return undefined;
+  const { id, first, again } = repeated;
+  return invalidRequest(
+    `Invalid Request: the batch's requests at index ${first} and ${again} (counting from 0) share the id ${JSON.stringify(id).slice(0, 100)}; give each request of a batch an id of its own, which its answer carries.`,
   );
 }
 

@@ -285,6 +285,41 @@ export function batchedHandshakeOf(headers: IncomingHttpHeaders, body: unknown):
   return classify(headers, body).kind === "legacy" ? body.length : undefined;
 }
 
+/** Two requests of a batch that share an id: their indices, the first and the next. */
+export interface RepeatedId {
+  readonly id: RequestId;
+  readonly first: number;
+  readonly again: number;
+}
+
+/**
+ * The first two requests of a 2025 batch that share an id, when the SDK's transport would read the batch's
+ * messages (see legacyReadsMessages); undefined for anything else.
+ *
+ * Assumption: the SDK's 2025 transport answers a batch by its requests' ids, so that of two requests under
+ * one id only one is answered (a ping and an unknown method under id 1 got the refusal alone); it refuses
+ * nothing for it. MCP has each request of a client carry an id of its own; the endpoint refuses such a
+ * batch, where the SDK would read its messages, rather than lose an answer.
+ */
+export function repeatedIdOf(headers: IncomingHttpHeaders, body: unknown): RepeatedId | undefined {
+  if (!Array.isArray(body) || body.length < 2) return undefined;
+  const seen = new Map<unknown, number>();
+  for (const [index, message] of body.entries()) {
+    if (!isJsonObject(message) || !("method" in message) || !("id" in message)) continue;
+    const { id } = message;
+    const first = seen.get(id);
+    if (first === undefined) {
+      seen.set(id, index);
+      continue;
+    }
+    if (typeof id !== "string" && typeof id !== "number") return undefined;
+    return legacyReadsMessages(headers, body) && classify(headers, body).kind === "legacy"
+      ? { id, first, again: index }
+      : undefined;
+  }
+  return undefined;
+}
+
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 /**

@@ -75,6 +75,38 @@ describe("/mcp over HTTP", () => {
     });
   });
 
+  // Regression: a batch that the SDK's transport answers (one holding a notification, or a method not
+  // served) with two requests under one id got one answer: the other was lost without a word.
+  it.each([
+    ["beside a notification", [{ jsonrpc: "2.0", method: "notifications/initialized" }]],
+    ["beside a method not served", [{ jsonrpc: "2.0", id: 2, method: "nothing/here" }]],
+    ["alone", []],
+  ])("refuses a batch of two requests under one id, %s, naming them", async (_, others) => {
+    const ping = { jsonrpc: "2.0", id: "a", method: "ping" };
+    const response = await post(`${server.url}/mcp`, [ping, ...others, { ...ping, method: "tools/list" }]);
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({
+      jsonrpc: "2.0",
+      error: {
+        code: -32600,
+        message: `Invalid Request: the batch's requests at index 0 and ${others.length + 1} (counting from 0) share the id "a"; give each request of a batch an id of its own, which its answer carries.`,
+      },
+      id: null,
+    });
+  });
+
+  it('answers a batch whose requests differ in their ids\' types, 1 and "1"', async () => {
+    const response = await post(`${server.url}/mcp`, [
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: "1", method: "nothing/here" },
+    ]);
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual([
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: "1", error: expect.objectContaining({ code: -32601 }) },
+    ]);
+  });
+
   // Regression: OPTIONS /mcp was answered 404 "No route OPTIONS /mcp", as if /mcp were not there.
   it.each(["GET", "DELETE", "PUT", "PATCH", "OPTIONS"])("answers %s with 405", async (method) => {
     const response = await fetch(`${server.url}/mcp`, { method });

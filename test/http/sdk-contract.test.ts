@@ -28,6 +28,7 @@ import {
   modernRequestOf,
   plainLegacyRequestOf,
   plainModernRequestOf,
+  repeatedIdOf,
   ServerConnection,
   unsupportedVersionOf,
 } from "../../src/http/sdk-contract.js";
@@ -491,6 +492,25 @@ it("refuses a 2025 batch holding initialize and more, as the SDK's transport doe
   expect(batchedHandshakeOf(COMMON_HEADERS, [initialize, ...pings(MAX_BATCH_MESSAGES)])).toBeUndefined();
   expect(batchedHandshakeOf(COMMON_HEADERS, [initialize])).toBeUndefined();
   expect(batchedHandshakeOf(COMMON_HEADERS, initialize)).toBeUndefined();
+});
+
+// Assumption (repeatedIdOf): the SDK's 2025 transport answers one of two requests of a batch under one id,
+// refusing nothing; the endpoint refuses such a batch where the SDK reads its messages.
+it("finds two requests of a 2025 batch under one id, of which the SDK answers one", async () => {
+  const batch = [
+    { jsonrpc: "2.0", id: 1, method: "ping" },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 1, method: "tools/list" },
+  ];
+  const { status, text } = await sdkAnswer(newServer, COMMON_HEADERS, batch);
+  expect(status).toBe(200);
+  // One answer, which it sends bare (see asBatchAnswer).
+  expect([JSON.parse(text)].flat()).toHaveLength(1);
+  expect(repeatedIdOf(COMMON_HEADERS, batch)).toEqual({ id: 1, first: 0, again: 2 });
+  expect(repeatedIdOf(LEGACY_HEADERS, batch)).toEqual({ id: 1, first: 0, again: 2 });
+  // 406 comes first, and a batch of distinct ids (1 and "1" differ) is no such batch.
+  expect(repeatedIdOf({ ...COMMON_HEADERS, accept: "application/json" }, batch)).toBeUndefined();
+  expect(repeatedIdOf(COMMON_HEADERS, [batch[0], { ...batch[2], id: "1" }])).toBeUndefined();
 });
 
 // The rules the endpoint copies to tell which 2026-07-28 requests it may hand its servers (the headers
