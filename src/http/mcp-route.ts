@@ -146,9 +146,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   );
 
   app.route({
-    // OPTIONS too: the resource exists, so a method it does not take is a 405 naming POST, not a 404. A
-    // browser's CORS preflight is answered before this, when ALLOWED_ORIGINS lists its origin.
-    method: ["GET", "DELETE", "PUT", "PATCH", "OPTIONS"],
+    // Every other method Fastify takes (HEAD comes with GET), OPTIONS and TRACE too: the resource exists,
+    // so a method it does not take is a 405 naming POST, not a 404 (TRACE was). A browser's CORS preflight
+    // is answered before this, when ALLOWED_ORIGINS lists its origin.
+    method: app.supportedMethods.filter((method) => method !== "POST" && method !== "HEAD"),
     url: "/mcp",
     // Answered before the body is read (after the API key): a PUT or PATCH whose body is not JSON, or
     // too large, is still a method this route does not take, not a body it could not parse. (A route

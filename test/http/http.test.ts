@@ -115,6 +115,15 @@ describe("/mcp over HTTP", () => {
     expect(await response.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
   });
 
+  // Regression: TRACE /mcp was answered 404 "No route TRACE /mcp", as if /mcp were not there. (fetch
+  // sends no TRACE.)
+  it("answers TRACE with 405", async () => {
+    const response = await send(`${server.url}/mcp`, { method: "TRACE" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+    expect(response.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+  });
+
   // Regression: a body was read first, so a PUT of text or of broken JSON got 415 or 400, not 405.
   it.each([
     ["PUT", "text/plain", "hello"],
