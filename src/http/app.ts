@@ -6,7 +6,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
-import { visible } from "../catalog/index.js";
+import { quoted, visible } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import { holdsMoreAfterValue } from "../json-rpc/index.js";
 import type { McpDeps } from "../mcp/index.js";
@@ -156,7 +156,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         : JSON_RPC.invalidRequest;
     return sendError(
       reply.code(status),
-      jsonRpcError(status >= 500 ? JSON_RPC.internalError : code, clientMessage(error, status, settings)),
+      jsonRpcError(
+        status >= 500 ? JSON_RPC.internalError : code,
+        clientMessage(error, status, settings, request.headers["content-type"]),
+      ),
     );
   });
 
@@ -258,14 +261,23 @@ const SHED = "FST_UNDER_PRESSURE";
 /** A shed this long after the last one begins a new overload, warned of as the first was. */
 export const SHED_QUIET_MS = 60_000;
 
-/** What the client is told: Fastify's own message for its mistakes, nothing internal for ours. */
-function clientMessage(error: FastifyError, status: number, settings: HttpSettings): string {
+/**
+ * What the client is told: Fastify's own message for its mistakes, nothing internal for ours. A content
+ * type refused is named, as sent (`contentType`), beside the one to send.
+ */
+function clientMessage(
+  error: FastifyError,
+  status: number,
+  settings: HttpSettings,
+  contentType: string | undefined,
+): string {
   if (status >= 500) return "Internal server error";
   if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
     return `Request body is too large: the limit is ${settings.maxBodyBytes} bytes.`;
   }
   if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
-    return "Unsupported content type: send the JSON-RPC message as application/json.";
+    const sent = contentType === undefined ? "none (no Content-Type)" : quoted(contentType);
+    return `Unsupported content type ${sent}: send the JSON-RPC message as application/json.`;
   }
   return error.message;
 }

@@ -337,7 +337,28 @@ describe("malformed requests get the error that says what was wrong", () => {
     });
     expect(answer.status).toBe(415);
     expect(answer.json).toMatchObject({
-      error: { code: -32600, message: expect.stringContaining("application/json") },
+      error: {
+        code: -32600,
+        message:
+          'Unsupported content type "application/x-www-form-urlencoded": send the JSON-RPC message as application/json.',
+      },
+    });
+  });
+
+  // Regression: the refusal named no content type, so a client whose library set one of its own (or none)
+  // could not tell what it had sent.
+  it("a body without a content type: 415 saying there is none", async () => {
+    const answer = await send(`${server.url}/mcp`, {
+      method: "POST",
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
+    expect(answer.status).toBe(415);
+    expect(answer.json).toMatchObject({
+      error: {
+        code: -32600,
+        message:
+          "Unsupported content type none (no Content-Type): send the JSON-RPC message as application/json.",
+      },
     });
   });
 
