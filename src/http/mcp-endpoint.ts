@@ -210,7 +210,8 @@ export class McpEndpoint {
       const exchanged = await this.#exchange("modern", request, reqId);
       if (!exchanged.refused) return answeredWith(exchanged.message, request);
     }
-    // A refusal is made again by the entry for its HTTP status: the SDK keeps its code-to-status map (httpStatusForErrorCode) unexported.
+    // A refusal is made again by the entry for its HTTP status: the SDK keeps its code-to-status map
+    // (httpStatusForErrorCode) unexported, from every entry of @modelcontextprotocol/server and core in 2.4.0.
     return this.#answerModernEntry(raw, body, reqId);
   }
 
