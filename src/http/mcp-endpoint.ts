@@ -21,6 +21,7 @@ import {
   MAX_BATCH_MESSAGES,
   modernRequestOf,
   namingMethods,
+  namingNameEncoding,
   plainLegacyRequestOf,
   plainModernRequestOf,
   rejectionOf,
@@ -346,7 +347,8 @@ function answeredWith(message: JSONRPCMessage, request: JSONRPCRequest): Answere
 
 /**
  * The answer of an SDK's entry to `body`, parsed once: worded as answeredWith words one, with each "Method
- * not found" naming the method asked and those `served`, and whether it failed (holds a JSON-RPC error or
+ * not found" naming the method asked and those `served`, a refusal of `Mcp-Name` saying how to write a
+ * name outside ASCII (see namingNameEncoding), and whether it failed (holds a JSON-RPC error or
  * a tool result with isError, or is no JSON). Its bytes as they are when nothing changed.
  */
 async function answeredFrom(response: Response, body: unknown, served: readonly string[]): Promise<Answered> {
@@ -376,7 +378,7 @@ function wordedAnswer(
   body: unknown,
   served: readonly string[],
 ): Answered {
-  const named = namingMethods(answersInParamsWords(parsed, body), body, served);
+  const named = namingNameEncoding(namingMethods(answersInParamsWords(parsed, body), body, served), body);
   const json = named === parsed && bytes !== undefined ? bytes : Buffer.from(JSON.stringify(named));
   return { answer: { status, contentType, body: json }, ...outcomeOf(named) };
 }

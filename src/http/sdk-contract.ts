@@ -549,3 +549,38 @@ export function namingMethods(answer: unknown, body: unknown, served: readonly s
   const messages = answer.map(named);
   return messages.some((message, index) => message !== answer[index]) ? messages : answer;
 }
+
+/** MCP 2026-07-28's code for headers that disagree with the body, which the SDK exports no name for. */
+const HEADER_MISMATCH = -32020;
+const BASE64_SENTINEL = "=?base64?";
+/** The longest header value a refusal spells out for the client to send; past it, only the rule is said. */
+const SPELLED_HEADER_CHARACTERS = 200;
+
+/**
+ * `answer` (an answer of the SDK's entry to `body`, as parsed) with its refusal of an `Mcp-Name` header
+ * told how that header is written, when the name or URI it mirrors cannot go in a header as it is; the
+ * answer itself otherwise. A client that sent `Mcp-Name: liste_é` as it is was told only that the header
+ * names "liste_Ã©" (its bytes, one character each), and one that left it out, not how to write it.
+ *
+ * Assumption: the SDK refuses a 2026-07-28 request whose `Mcp-Name` header is missing or differs from the
+ * body's name (or URI) with -32020, its message naming `Mcp-Name`, and reads a header `=?base64?…?=` as the
+ * base64 of the value's UTF-8 bytes, as MCP has a value outside printable ASCII (or with blanks at either
+ * end, or one that begins as that form does) sent.
+ */
+export function namingNameEncoding(answer: unknown, body: unknown): unknown {
+  if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.code !== HEADER_MISMATCH)
+    return answer;
+  const { message } = answer.error;
+  if (typeof message !== "string" || !message.includes("Mcp-Name")) return answer;
+  const params = isJsonObject(body) && isJsonObject(body.params) ? body.params : undefined;
+  const value = typeof params?.name === "string" ? params.name : params?.uri;
+  if (typeof value !== "string" || !headerNeedsEncoding(value)) return answer;
+  const header = `${BASE64_SENTINEL}${Buffer.from(value, "utf8").toString("base64")}?=`;
+  const spelled = header.length > SPELLED_HEADER_CHARACTERS ? "" : `: here, Mcp-Name: ${header}`;
+  const told = `${message}. A value outside printable ASCII, with blanks at either end or beginning "${BASE64_SENTINEL}" goes in the header as ${BASE64_SENTINEL}<its UTF-8 bytes in base64>?=${spelled}`;
+  return { ...answer, error: { ...answer.error, message: told } };
+}
+
+function headerNeedsEncoding(value: string): boolean {
+  return /[^\x20-\x7e]/.test(value) || value !== value.trim() || value.startsWith(BASE64_SENTINEL);
+}

@@ -95,6 +95,39 @@ describe("/mcp over HTTP", () => {
     });
   });
 
+  // Regression: a 2026-07-28 call of a name outside ASCII with Mcp-Name sent as it is (its UTF-8 bytes) was
+  // told that the header names "liste_Ã©", and one without the header not how to write it.
+  it.each([
+    ["sent as it is", Buffer.from("liste_é").toString("latin1")],
+    ["left out", undefined],
+  ])("tells a 2026-07-28 client how to write an Mcp-Name outside ASCII, %s", async (_, header) => {
+    const json = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const call = wireRequest("modern", 1, "tools/call", { name: "liste_é", arguments: {} });
+    const { "mcp-name": _name, ...headers } = call.headers;
+    const sent = header === undefined ? headers : { ...headers, "mcp-name": header };
+    const refused = await send(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { ...json, ...sent },
+      body: JSON.stringify(call.body),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({
+      error: {
+        code: -32020,
+        message: expect.stringMatching(
+          /Mcp-Name.*\. A value outside printable ASCII, with blanks at either end or beginning "=\?base64\?" goes in the header as =\?base64\?<its UTF-8 bytes in base64>\?=: here, Mcp-Name: =\?base64\?bGlzdGVfw6k=\?=$/,
+        ),
+      },
+    });
+    const told = await send(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { ...json, ...headers, "mcp-name": "=?base64?bGlzdGVfw6k=?=" },
+      body: JSON.stringify(call.body),
+    });
+    expect(told.status).toBe(200);
+    expect(told.json).toMatchObject({ result: { isError: true } });
+  });
+
   it('answers a batch whose requests differ in their ids\' types, 1 and "1"', async () => {
     const response = await post(`${server.url}/mcp`, [
       { jsonrpc: "2.0", id: 1, method: "ping" },

@@ -26,6 +26,7 @@ import {
   legacyRequestOf,
   MAX_BATCH_MESSAGES,
   modernRequestOf,
+  namingNameEncoding,
   plainLegacyRequestOf,
   plainModernRequestOf,
   repeatedIdOf,
@@ -511,6 +512,30 @@ it("finds two requests of a 2025 batch under one id, of which the SDK answers on
   // 406 comes first, and a batch of distinct ids (1 and "1" differ) is no such batch.
   expect(repeatedIdOf({ ...COMMON_HEADERS, accept: "application/json" }, batch)).toBeUndefined();
   expect(repeatedIdOf(COMMON_HEADERS, [batch[0], { ...batch[2], id: "1" }])).toBeUndefined();
+});
+
+// Assumption (namingNameEncoding): the SDK refuses a missing or differing Mcp-Name with -32020, naming the
+// header, and reads =?base64?…?= as the base64 of the value's UTF-8 bytes.
+it("refuses an Mcp-Name outside ASCII sent as it is, and reads it base64-encoded, as namingNameEncoding says", async () => {
+  const call = wireRequest("modern", 1, "tools/call", { name: "liste_é", arguments: {} });
+  const { "mcp-name": _name, ...headers } = call.headers;
+  const answerTo = async (name: string | undefined) => {
+    const sent = { ...COMMON_HEADERS, ...headers, ...(name === undefined ? {} : { "mcp-name": name }) };
+    const { status, text } = await sdkAnswer(newServer, sent, call.body);
+    return { status, answer: JSON.parse(text) as { error?: { code: number; message: string } } };
+  };
+  for (const name of [undefined, Buffer.from("liste_é").toString("latin1")]) {
+    const { status, answer } = await answerTo(name);
+    expect(status).toBe(400);
+    expect(answer.error).toMatchObject({ code: -32020, message: expect.stringContaining("Mcp-Name") });
+    expect((namingNameEncoding(answer, call.body) as typeof answer).error?.message).toMatch(
+      /: here, Mcp-Name: =\?base64\?bGlzdGVfw6k=\?=$/,
+    );
+  }
+  expect((await answerTo("=?base64?bGlzdGVfw6k=?=")).status).toBe(200);
+  // A name that goes in a header as it is is told nothing more.
+  const plain = { jsonrpc: "2.0", id: 1, error: { code: -32020, message: "Mcp-Name differs" } };
+  expect(namingNameEncoding(plain, { ...call.body, params: { name: "list_packs" } })).toBe(plain);
 });
 
 // The rules the endpoint copies to tell which 2026-07-28 requests it may hand its servers (the headers
