@@ -51,10 +51,13 @@ export function sendError(reply: FastifyReply, body: JsonRpcErrorBody): FastifyR
 /**
  * The id of a single JSON-RPC request body, so an HTTP-level error can still be matched to it; null for an
  * id MCP does not allow. A number past 2^53 was read as another (9007199254740993 as …992), and an answer
- * under it could be matched to another request of the client's.
+ * under it could be matched to another request of the client's. Null for a response too (a result or an
+ * error, and no method): its id is one of the server's, and an answer under it could be matched to the
+ * client's own request of that id.
  */
 export function requestId(body: unknown): string | number | null {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
+  if (!("method" in body) && ("result" in body || "error" in body)) return null;
   const id = (body as { id?: unknown }).id;
   return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)) ? id : null;
 }

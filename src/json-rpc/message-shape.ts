@@ -6,7 +6,8 @@ const MESSAGE_MEMBERS = ["jsonrpc", "id", "method", "params"];
 /**
  * What makes `message` no JSON-RPC request or notification, said so that the client knows what to change;
  * undefined when it finds nothing (a response, or a fault it does not name), and for a valid message. A
- * message with a method and a result or an error is told it is neither a request nor a response.
+ * message with a method and a result or an error is told it is neither a request nor a response, and one
+ * with both a result and an error that it is no response.
  * `subject` names the message where it is not even an object ("the body", "the line").
  */
 export function messageShapeProblem(message: unknown, subject = "the message"): string | undefined {
@@ -14,7 +15,10 @@ export function messageShapeProblem(message: unknown, subject = "the message"): 
     return `${subject} is ${kindOf(message)}, where a JSON-RPC message is an object such as {"jsonrpc":"2.0","id":1,"method":"tools/list"}.`;
   }
   if ("result" in message || "error" in message) {
-    if (!("method" in message)) return undefined;
+    if (!("method" in message))
+      return "result" in message && "error" in message
+        ? 'a response holds either "result" or "error", not both.'
+        : undefined;
     return `a message with a "method" is a request or a notification, which holds no "${"result" in message ? "result" : "error"}" (a response's member, sent to answer a request).`;
   }
   if (message.jsonrpc !== "2.0") {

@@ -275,6 +275,25 @@ describe("/mcp over HTTP", () => {
     }
   });
 
+  // Regression: the SDK's words for every fault, "the request body is not a valid JSON-RPC message".
+  // (2026-07-28 takes no response at all, and says so first.)
+  it("says a response that holds both a result and an error holds one or the other", async () => {
+    const response = { jsonrpc: "2.0", id: 1, result: {}, error: { code: 1, message: "x" } };
+    const said = 'a response holds either "result" or "error", not both.';
+    expect((await post(`${server.url}/mcp`, response)).json).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: `Invalid Request: ${said}` },
+    });
+    const batch = await post(`${server.url}/mcp`, [{ jsonrpc: "2.0", id: 2, method: "ping" }, response]);
+    expect(batch.status).toBe(400);
+    expect(batch.json).toMatchObject({
+      error: {
+        message: `Invalid Request: the batch's message at index 1 (counting from 0) is invalid: ${said}`,
+      },
+    });
+  });
+
   // Regression: a number past 2^53 - 1 was said to be the one JSON.parse read it as, which the client never
   // sent: 9007199254740993 as 9007199254740992, and 1e400 as null.
   it.each([
