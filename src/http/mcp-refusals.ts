@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, FastifySchemaValidationError } from "fastify";
 import { formatSize, quoted, type SelectorError } from "../catalog/index.js";
 import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId, sendError } from "./json-rpc.js";
 import {
@@ -194,6 +194,31 @@ export function batchOverRateLimit(retryAfter: number, messages: number, perMinu
     ),
     { "retry-after": retryAfter },
   );
+}
+
+/** What a selector is, for a refusal of one. */
+const SELECTOR = "a selector is a pack, a group or pack/group, and several go in a comma list";
+
+/**
+ * 400 for an X-Skill-Pack or `?pack=` past the limits the route's schema sets (`error`, Fastify's, whose
+ * words name the schema's paths: "querystring/pack must NOT have more than 32 items"), under the id of the
+ * request's body.
+ */
+export function selectorsOverLimits(
+  error: Error & { validation: readonly FastifySchemaValidationError[]; validationContext: string },
+  body: unknown,
+): Refusal {
+  const [fault] = error.validation;
+  const limit = String(fault?.params.limit);
+  const said =
+    error.validationContext === "headers"
+      ? `X-Skill-Pack is longer than ${limit} characters; ${SELECTOR}.`
+      : fault?.keyword === "maxItems"
+        ? `?pack= is given more than ${limit} times; give fewer, or one comma list (?pack=a,b).`
+        : fault?.keyword === "maxLength"
+          ? `a ?pack= is longer than ${limit} characters; ${SELECTOR}.`
+          : error.message;
+  return invalidRequest(`Invalid Request: ${said}`, body);
 }
 
 /** A selector of X-Skill-Pack or ?pack= that matches nothing: its message names the valid ones. */

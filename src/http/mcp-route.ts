@@ -16,6 +16,7 @@ import {
   NOT_ALLOWED,
   Refusal,
   refuse,
+  selectorsOverLimits,
   tooMuchToRead,
   unknownSelector,
 } from "./mcp-refusals.js";
@@ -100,6 +101,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         headers: { type: "object", properties: { "x-skill-pack": selectorSchema } },
         querystring: { type: "object", properties: { pack: selectorsSchema } },
       },
+      // Refused by the handler, in words that say what the limits are for, under the request's id.
+      attachValidation: true,
       // Before the body is read: one in a content coding was read as if it were not (a gzip body was
       // told it is not JSON, a brotli one declared but not compressed was served as plain).
       preParsing: (request, reply, _payload, done) => {
@@ -119,6 +122,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     async (request, reply) => {
       // Pipelined after a request whose connection was lost for answers it did not take: nothing to do.
       if (request.raw.socket.destroyed) return reply.code(503).send();
+      if (request.validationError !== undefined)
+        return refuse(reply, selectorsOverLimits(request.validationError, request.body));
       acceptInLowerCase(request.raw.headers);
       const batch = Array.isArray(request.body) ? request.body.length : 1;
       const overLimit = batch > 1 ? await chargeBatch?.(request, batch) : undefined;

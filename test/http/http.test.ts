@@ -832,6 +832,41 @@ describe("client ceilings", () => {
     });
   });
 
+  // Regression: Fastify's words for its schema ("headers/x-skill-pack must NOT have more than 1000
+  // characters", "querystring/pack must NOT have more than 32 items"), under "id": null.
+  it.each([
+    [
+      "an X-Skill-Pack too long",
+      "",
+      { "x-skill-pack": "a".repeat(1001) },
+      "X-Skill-Pack is longer than 1000 characters; a selector is a pack, a group or pack/group, and several go in a comma list.",
+    ],
+    [
+      "a ?pack= too long",
+      `?pack=${"a".repeat(1001)}`,
+      {},
+      "a ?pack= is longer than 1000 characters; a selector is a pack, a group or pack/group, and several go in a comma list.",
+    ],
+    [
+      "too many ?pack=",
+      `?${"pack=alpha&".repeat(33)}`,
+      {},
+      "?pack= is given more than 32 times; give fewer, or one comma list (?pack=a,b).",
+    ],
+  ])("refuses %s, saying what the limit is for, under the request's id", async (_, query, headers, said) => {
+    const response = await post(
+      `${server.url}/mcp${query}`,
+      { jsonrpc: "2.0", id: 9, method: "ping" },
+      headers,
+    );
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({
+      jsonrpc: "2.0",
+      id: 9,
+      error: { code: -32600, message: `Invalid Request: ${said}` },
+    });
+  });
+
   describe("a selector outside ASCII", () => {
     let unicode: StandardCatalog;
     let unicodeServer: RunningServer;
