@@ -98,7 +98,8 @@ async function seen(response: Response): Promise<Seen> {
  * refuses, its stateless transport (answering JSON) for 2025-era requests, each with a new server; with
  * its refusal of params in the endpoint's words, which say the same in one line (see inParamsWords, whose
  * assumption the requests of tools/call without params, with a wrong name or with arguments that are a
- * string hold). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
+ * string hold), and its refusal of an Mcp-Name that cannot go in a header as it is saying how to write it
+ * (see namingNameEncoding). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
  * of `initialize`, which its own handler checks, as an internal error (-32603, its schema's issues as
  * JSON), and the endpoint as invalid params (-32602), as MCP has it.
  */
@@ -114,7 +115,7 @@ async function sdkAnswer(
   } catch {
     return answered;
   }
-  const worded = answersInParamsWords(parsed, body);
+  const worded = namingNameEncoding(answersInParamsWords(parsed, body), body);
   return worded === parsed ? answered : { ...answered, text: JSON.stringify(worded) };
 }
 
@@ -521,7 +522,7 @@ it("refuses an Mcp-Name outside ASCII sent as it is, and reads it base64-encoded
   const { "mcp-name": _name, ...headers } = call.headers;
   const answerTo = async (name: string | undefined) => {
     const sent = { ...COMMON_HEADERS, ...headers, ...(name === undefined ? {} : { "mcp-name": name }) };
-    const { status, text } = await sdkAnswer(newServer, sent, call.body);
+    const { status, text } = await sdkEntryAnswer(newServer, sent, call.body);
     return { status, answer: JSON.parse(text) as { error?: { code: number; message: string } } };
   };
   for (const name of [undefined, Buffer.from("liste_é").toString("latin1")]) {
