@@ -167,7 +167,7 @@ function repeatedRequestId({ headers, body }: McpPost): Refusal | undefined {
   if (repeated === undefined) return undefined;
   const { id, first, again } = repeated;
   return invalidRequest(
-    `Invalid Request: the batch's requests at index ${first} and ${again} (counting from 0) share the id ${JSON.stringify(id).slice(0, 100)}; give each request of a batch an id of its own, which its answer carries.`,
+    `Invalid Request: the batch's requests at index ${first} and ${again} (counting from 0) share the id ${typeof id === "string" ? quoted(id) : id}; give each request of a batch an id of its own, which its answer carries.`,
   );
 }
 
