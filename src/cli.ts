@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { type Logger, pino } from "pino";
 import { type Catalog, CatalogError, type Scope, SelectorError, visible } from "./catalog/index.js";
 import { blockedPortWarning, type Config, ConfigError, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
-import { buildApp, InFlight, Readiness } from "./http/index.js";
+import { buildApp, InFlight, Readiness, shedRssWarning } from "./http/index.js";
 import { LogOutput } from "./log-output.js";
 import { type McpDeps, steeringFor, warmPreviews } from "./mcp/index.js";
 import {
@@ -129,6 +129,8 @@ async function serveHttp({ config, logger, prepared, mcp, stopped, startedAt }: 
     },
     "ready",
   );
+  const rssWarning = shedRssWarning(config.http, process.memoryUsage.rss());
+  if (rssWarning !== undefined) logger.warn(rssWarning);
   // After listening, between requests: the first previews of a large catalog find their work done.
   warmPreviews(mcp, nextTurn).then(
     () => logger.info({ ms: Math.round(performance.now() - listening) }, "previews worked out"),

@@ -380,6 +380,26 @@ describe("serving over HTTP", () => {
     }
   });
 
+  // Regression: a SHED_RSS_MB below what the server holds once ready shed every /mcp request for good,
+  // while /health kept the replica ready, and nothing said why.
+  it("warns at start of a SHED_RSS_MB below what it holds once ready, which would shed every request", async () => {
+    const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, SHED_RSS_MB: "1" });
+    try {
+      await vi.waitFor(() => expect(server.output()).toContain('"msg":"ready"'));
+      expect(logLines(server.output())).toContainEqual(
+        expect.objectContaining({
+          level: 40,
+          msg: expect.stringMatching(
+            /^SHED_RSS_MB 1 is below the \d+ MiB the server holds once ready: \/mcp answers every request 503/,
+          ),
+        }),
+      );
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  });
+
   it("logs every request at LOG_LEVEL=debug", async () => {
     const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir, LOG_LEVEL: "debug" });
     try {

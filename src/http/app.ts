@@ -15,6 +15,7 @@ import { clientErrorHandler, expectationFailed, notFound } from "./client-errors
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
 import { failureIn, JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
+import { limitsPassed } from "./mcp-guards.js";
 import { type McpCall, mcpRoutes } from "./mcp-route.js";
 import { Metrics, metricsRoutes } from "./metrics.js";
 import { Readiness } from "./readiness.js";
@@ -143,7 +144,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // Each shed request has its request line (503): said each time, the warning doubled what an
       // overloaded server wrote.
       if (isSaidSparingly(shed)) {
-        request.log.warn({ ...describeMcpCall(request), shed }, "overloaded: request shed");
+        // The shedding plugin decorates /mcp's own instance, which the request's server is.
+        const over = limitsPassed(request.server.memoryUsage(), settings);
+        request.log.warn({ ...describeMcpCall(request), shed, over }, "overloaded: request shed");
       }
       return sendError(reply.code(503), jsonRpcError(JSON_RPC.unavailable, error.message));
     }

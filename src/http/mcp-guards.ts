@@ -7,6 +7,67 @@ import { batchOverRateLimit, NOT_ALLOWED, type Refusal, refuse } from "./mcp-ref
 
 /** Seconds a shed client is told to wait. */
 const SHED_RETRY_AFTER_SECONDS = 5;
+const MIB = 1024 * 1024;
+
+/** What @fastify/under-pressure last sampled, which its limits are checked against. */
+export interface LoadSample {
+  readonly eventLoopDelay: number;
+  readonly eventLoopUtilized: number;
+  readonly rssBytes: number;
+}
+
+/** A shedding limit that a sample passes: its setting, the limit it sets, and what was measured. */
+export interface LimitPassed {
+  readonly setting: "SHED_EVENT_LOOP_DELAY_MS" | "SHED_EVENT_LOOP_UTILIZATION" | "SHED_RSS_MB";
+  readonly limit: number;
+  readonly measured: number;
+}
+
+/**
+ * The limits `sample` passes, as @fastify/under-pressure compares them: a shed request's warning names
+ * them, since three settings shed alike and the 503 says nothing of which.
+ */
+export function limitsPassed(sample: LoadSample, settings: HttpSettings): LimitPassed[] {
+  const passed: LimitPassed[] = [];
+  const delay = settings.shedEventLoopDelayMs;
+  if (delay > 0 && sample.eventLoopDelay > delay) {
+    passed.push({
+      setting: "SHED_EVENT_LOOP_DELAY_MS",
+      limit: delay,
+      measured: Math.round(sample.eventLoopDelay),
+    });
+  }
+  if (settings.shedRssBytes > 0 && sample.rssBytes > settings.shedRssBytes) {
+    passed.push({
+      setting: "SHED_RSS_MB",
+      limit: settings.shedRssBytes / MIB,
+      measured: Math.round(sample.rssBytes / MIB),
+    });
+  }
+  const utilization = settings.shedEventLoopUtilization;
+  if (utilization > 0 && sample.eventLoopUtilized > utilization) {
+    passed.push({
+      setting: "SHED_EVENT_LOOP_UTILIZATION",
+      limit: utilization,
+      measured: Math.round(sample.eventLoopUtilized * 100) / 100,
+    });
+  }
+  return passed;
+}
+
+/**
+ * A warning when SHED_RSS_MB is below what the server holds once ready, `rssBytes`: every /mcp request
+ * would then be shed for good, while /health, which is not shed, keeps the replica in its Service.
+ */
+export function shedRssWarning(settings: HttpSettings, rssBytes: number): string | undefined {
+  const limit = settings.shedRssBytes;
+  if (limit === 0 || rssBytes <= limit) return undefined;
+  const held = Math.ceil(rssBytes / MIB);
+  return (
+    `SHED_RSS_MB ${limit / MIB} is below the ${held} MiB the server holds once ready: /mcp answers every ` +
+    `request 503 until it is raised; set it well above ${held}, and below the container's memory limit`
+  );
+}
 
 /**
  * Charges a batch of `messages` its messages but the first (the rate limit counted that one) against the

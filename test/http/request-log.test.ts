@@ -400,6 +400,10 @@ describe("an overloaded server", () => {
       expect(warnings().map((line) => [line.msg, line.shed])).toEqual(
         [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100].map((count) => ["overloaded: request shed", count]),
       );
+      // Three settings shed alike: the warning names the one passed, its limit and what was measured.
+      expect(warnings()[0]?.over).toEqual([
+        { setting: "SHED_RSS_MB", limit: 1, measured: expect.any(Number) },
+      ]);
     } finally {
       await app.close();
     }
