@@ -43,6 +43,8 @@ export interface Setting<T> {
   readonly defaultText?: string;
   /** One or a few sentences for USAGE, without the default, which USAGE adds. */
   readonly help: string;
+  /** The values a number is read in, which USAGE and the README's table give as `from MIN to MAX`. */
+  readonly range?: NumberRange;
   /** The value of the environment variable (undefined when unset) as the config holds it. */
   readonly read: (value: string | undefined, context: ReadContext) => T;
 }
@@ -67,7 +69,7 @@ function choice<const C extends string>(choices: readonly C[], fallback: C, help
   };
 }
 
-interface NumberRange {
+export interface NumberRange {
   readonly min: number;
   readonly max: number;
   readonly integer: boolean;
@@ -83,7 +85,9 @@ function numeric(
   return {
     section: "http",
     default: fallback,
-    help: options.off ? `${help}; 0 = off` : help,
+    // An operator reads what is valid before trying a value, not in the refusal after.
+    help: `${help}; ${options.off ? "0 = off; " : ""}from ${range.min} to ${range.max}`,
+    range,
     read: (text, { problems, name }) => {
       const value = text?.trim();
       if (value === undefined || value === "") return fallback;
@@ -156,7 +160,7 @@ export const SETTINGS = {
   HOST: setting({
     section: "server",
     default: "0.0.0.0",
-    help: "HTTP address",
+    help: "HTTP address; 0.0.0.0 is IPv4 only, :: listens on IPv6 and IPv4",
     read: (value) => value?.trim() || "0.0.0.0",
   }),
   LOG_LEVEL: choice(LOG_LEVELS, "info", LOG_LEVELS.join(", ")),
@@ -237,7 +241,7 @@ export const SETTINGS = {
   SHED_EVENT_LOOP_UTILIZATION: numeric(
     0,
     { min: 0, max: 1, integer: false },
-    "same above this event-loop utilisation, 0-1",
+    "same above this event-loop utilisation",
     { off: true },
   ),
   SHED_RSS_MB: numeric(

@@ -435,15 +435,31 @@ describe("HTTP protection settings", () => {
 });
 
 describe("the README's settings tables", () => {
-  /** The rows of the tables under "## Configuration": variable and default cell. */
-  function readmeRows(): [name: string, defaultCell: string][] {
+  /** The rows of the tables under "## Configuration": variable, default cell and meaning cell. */
+  function readmeRows(): [name: string, defaultCell: string, meaning: string][] {
     const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
     const section = readme.slice(readme.indexOf("\n## Configuration\n"), readme.indexOf("\n## HTTP\n"));
-    return [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]*) \|/gm)].map((match) => [
+    return [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]*) \| (.*) \|$/gm)].map((match) => [
       match[1] ?? "",
       (match[2] ?? "").trim(),
+      match[3] ?? "",
     ]);
   }
+
+  // Only KEEP_ALIVE_TIMEOUT_MS said what it accepts: a MAX_BODY_BYTES of 512 or a TRUST_PROXY of 20 was
+  // found out by the refusal at startup.
+  it("give each number setting the values it is read in, as --help does", () => {
+    const checked: string[] = [];
+    for (const [name, , meaning] of readmeRows()) {
+      const range = (SETTINGS as Record<string, Setting<unknown>>)[name]?.range;
+      if (range === undefined) continue;
+      checked.push(name);
+      const said = `from ${range.min} to ${range.max}`;
+      expect({ name, readme: meaning.toLowerCase().includes(said) }).toEqual({ name, readme: true });
+      expect({ name, usage: USAGE.replaceAll(/\s+/g, " ").includes(said) }).toEqual({ name, usage: true });
+    }
+    expect(checked).toEqual(expect.arrayContaining(["TRUST_PROXY", "MAX_BODY_BYTES", "SHUTDOWN_DRAIN_MS"]));
+  });
 
   it("list exactly the settings the server reads, each once", () => {
     const names = readmeRows().map(([name]) => name);
