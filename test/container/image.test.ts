@@ -301,6 +301,9 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
     // On stdout alone: the cache's debug lines go to stderr, and in the two streams merged the version
     // could land inside one of them.
     expect(run.stdout).toMatch(/^\d+\.\d+\.\d+$/m);
+    // Node keeps a cache per user: root's, which --build-index wrote, was 1.5 MB that no start read.
+    const caches = await server.container.exec(["ls", "/app/.node-compile-cache"]);
+    expect(caches.stdout.trim().split("\n")).toEqual([expect.stringMatching(/-1000$/)]);
   });
 
   // Exit status 0 says that node (PID 1) handled SIGTERM and exited by itself: one killed at the end of
