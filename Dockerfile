@@ -80,8 +80,10 @@ RUN ["node", "dist/main.js", "--version"]
 EXPOSE 8000
 # The start period matches the Kubernetes startupProbe's 120 s: 50k skills mounted without a saved index take
 # some 36 s to start, which 10 s and three retries called unhealthy. A healthy answer ends it at once.
+# It asks where the server listens: HOST itself, or loopback for a wildcard (0.0.0.0, ::); 127.0.0.1 alone
+# called a server on HOST=::1 or on one address of the host network unhealthy while it served.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const h = (process.env.HOST ?? '').trim(); const host = h === '' || h === '0.0.0.0' ? '127.0.0.1' : h === '::' ? '[::1]' : h.includes(':') ? `[${h}]` : h; fetch(`http://${host}:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1 and handles SIGTERM itself: in-flight requests finish, then it exits. An entrypoint, so
 # that arguments go to skills-mcp: `docker run … skills-mcp --stdio`, `… skills-mcp sync <url> --to /out`.
 ENTRYPOINT ["node", "dist/main.js"]
