@@ -9,7 +9,15 @@ import path from "node:path";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js";
-import { logLines, MAIN, ROOT, runServer, ServerProcesses, TEST_ENV } from "./helpers/process.js";
+import {
+  logLines,
+  MAIN,
+  ROOT,
+  runServer,
+  ServerProcesses,
+  stdioServerProcess,
+  TEST_ENV,
+} from "./helpers/process.js";
 import { call, connectClient } from "./helpers/remote.js";
 import { skillMd } from "./helpers/skill-tree.js";
 
@@ -140,7 +148,14 @@ describe("--build-index", () => {
     ).toMatchObject({
       level: 30,
       file: savedIndex,
+      msg: "previews' terms found in the saved index: read once serving, not tallied",
     });
+    // Over stdio too, where "after listening", as the line said, was no moment at all: it listens on nothing.
+    const stdio = stdioServerProcess({ ...process.env, ...TEST_ENV, SKILLS_DIR: tree.skillsDir });
+    expect(await stdio.end()).toBe(0);
+    expect(logLines(stdio.stderr()).map((line) => line.msg)).toContain(
+      "previews' terms found in the saved index: read once serving, not tallied",
+    );
     expect(lines.some((line) => String(line.msg).startsWith("saved terms of the previews not used"))).toBe(
       false,
     );

@@ -295,11 +295,12 @@ function startTerms(saved: SavedStart, catalog: Catalog, config: Config, logger:
   const notUsed = (problem: string, outdated: boolean) =>
     logger[outdated ? "info" : "warn"](
       { file, problem },
-      `saved terms of the previews not used, tallying them after listening: ${problem}`,
+      `saved terms of the previews not used, tallying them once serving: ${problem}`,
     );
   const loaded = saved.terms(catalog.everything.skills, listed, (problem) => notUsed(problem, false));
   if (loaded?.ok) {
-    logger.info({ file }, "previews' terms found in the saved index: read after listening, not tallied");
+    // "Once serving": over HTTP just after listening, over stdio (which listens on nothing) by the first preview.
+    logger.info({ file }, "previews' terms found in the saved index: read once serving, not tallied");
     return loaded.terms;
   }
   if (loaded !== undefined) notUsed(loaded.problem, loaded.outdated);
