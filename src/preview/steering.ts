@@ -1,6 +1,7 @@
 import type { Pack, Scope } from "../catalog/index.js";
 import { packLines } from "./pack-lines.js";
-import { keptFor, NOTHING_KNOWN, PackSummary, type PerPack, saidIn } from "./pack-summary.js";
+import { keptFor, PackSummary, type PerPack, saidIn } from "./pack-summary.js";
+import { phraseWords } from "./phrase-words.js";
 import type { PreviewSettings } from "./preview.js";
 import { bytes, cut, MAX_PREVIEW_BYTES, roomAfter } from "./room.js";
 import { ALSO, skillsByName } from "./skill-names.js";
@@ -23,9 +24,9 @@ const STEERING_NAMED_BYTES = 240;
  */
 const HELD = 2;
 
-/** A pack's summary of terms weighing HELD at least, as steering lines give it. */
+/** A pack's summary of terms weighing HELD at least, none of its phrase words, as steering lines give it. */
 function heldSummary(pack: Pack, catalog: TermFrequencies): PackSummary {
-  return new PackSummary(pack, catalog, NOTHING_KNOWN, MAX_PREVIEW_BYTES, HELD);
+  return new PackSummary(pack, catalog, phraseWords(pack), MAX_PREVIEW_BYTES, HELD);
 }
 
 const heldSummaries: PerPack<PackSummary> = new WeakMap();
@@ -63,7 +64,8 @@ export function steeringLine(scope: Scope, catalog: TermFrequencies, settings: P
  * telling terms: the first few groups' names would say what a few of its skills are for (`agents` named
  * 8 of its 50 groups), where terms most of its skills hold say more of it in the same room. Only terms
  * held by a skill's name or by two descriptions are given (HELD): a word of one description (`another` of
- * "loaded into another system") names no task.
+ * "loaded into another system") names no task; nor does a word its texts say almost only inside longer
+ * phrases (see phraseWords).
  */
 function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
   const parts = steeringPartsOf(pack, catalog);
@@ -84,7 +86,7 @@ function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
 function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
   return keptFor(steeringParts, catalog, pack, () => {
     const names = skillsByName(pack, Number.POSITIVE_INFINITY);
-    const said = new Set([...saidIn(names), ...namesOf(pack)]);
+    const said = new Set([...saidIn(names), ...namesOf(pack), ...phraseWords(pack)]);
     const also =
       bytes(names) >= STEERING_PACK_BYTES
         ? ""
@@ -93,7 +95,10 @@ function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
     // Its groups unnamed, their words are not said: only the pack's name is.
     const packTerms = () => {
       terms ??= catalog
-        .tellingTerms(pack, undefined, saidIn(pack.name), { bytes: STEERING_PACK_BYTES, least: HELD })
+        .tellingTerms(pack, undefined, new Set([...saidIn(pack.name), ...phraseWords(pack)]), {
+          bytes: STEERING_PACK_BYTES,
+          least: HELD,
+        })
         .join(", ");
       return terms;
     };

@@ -5,7 +5,7 @@ import { forEachWord, keyOf, type TermKey } from "./words.js";
  * How much of a description a tally reads: what a description says of its skill, it says first; past
  * this, the words cost time at every start and add nothing a summary could show.
  */
-const READ_CHARACTERS = 600;
+export const READ_CHARACTERS = 600;
 /** A term in a name weighs as much as in this many descriptions. */
 const NAME_WEIGHT = 2;
 

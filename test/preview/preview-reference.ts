@@ -12,6 +12,7 @@ import {
   type PreviewSettings,
   type TermFrequencies,
 } from "../../src/preview/index.js";
+import { phraseWords } from "../../src/preview/phrase-words.js";
 import { stemsOf } from "../../src/preview/words.js";
 
 /** What list_packs says a pack is for, at most: one line among many, its groups listed below it. */
@@ -332,24 +333,30 @@ export function referenceSteeringLine(
 /**
  * A pack's skills by name when they fit `room`, then every term held by a name or two descriptions that
  * the names leave out, cut to what is left; else the pack's summary of such terms, when its groups fit
- * with a term each; else such terms of the whole pack but for its name.
+ * with a term each; else such terms of the whole pack but for its name. None of the pack's phrase words.
  */
 function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
   const names = skillsByName(pack, Number.POSITIVE_INFINITY);
   if (bytes(names) > room) {
     const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
-    const known = namesOf(pack);
+    const phrased = phraseWords(pack);
+    const known = new Set([...namesOf(pack), ...phrased]);
     const withOne = groups
       .map((group) => {
         const [telling] = catalog.tellingTerms(pack, group, known, { least: 2 });
         return telling === undefined ? group.name : `${group.name} (${telling})`;
       })
       .join(", ");
-    if (bytes(withOne) <= room) return summarizePack(pack, catalog, room, new Set(), 2);
-    const own = stemsOf(`${pack.name} ${pack.name.replace(/-/g, " ")}`);
+    if (bytes(withOne) <= room) return summarizePack(pack, catalog, room, phrased, 2);
+    const own = new Set([...stemsOf(`${pack.name} ${pack.name.replace(/-/g, " ")}`), ...phrased]);
     return cut(catalog.tellingTerms(pack, undefined, own, { least: 2 }).join(", "), room);
   }
-  const said = new Set([...stemsOf(names), ...stemsOf(names.replace(/-/g, " ")), ...namesOf(pack)]);
+  const said = new Set([
+    ...stemsOf(names),
+    ...stemsOf(names.replace(/-/g, " ")),
+    ...namesOf(pack),
+    ...phraseWords(pack),
+  ]);
   const terms = cut(
     catalog.tellingTerms(pack, undefined, said, { least: 2 }).join(", "),
     room - bytes(names) - bytes("; also "),

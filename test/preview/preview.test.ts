@@ -288,9 +288,10 @@ describe("previewOf", () => {
     // Only within a skill's name (`colors`, which no description holds, is given as penpot-audit-colors).
     expect(summary).not.toMatch(/(?<![\w-])penpot(?![\w-])/);
     expect(summary.match(/\bvalidat\w*/g)).toHaveLength(1);
-    // The steering line names the skills, then the terms their names leave out, each in one form.
+    // The steering line names the skills, then the terms their names leave out, each in one form; not
+    // `checks`, which two descriptions say only inside phrases ("token checks", "contrast checks").
     expect(steering).toContain(
-      "penpot (penpot-audit-colors, penpot-audit-tokens, penpot-rename-layers; also checks, validate)",
+      "penpot (penpot-audit-colors, penpot-audit-tokens, penpot-rename-layers; also validate)",
     );
   });
 
@@ -522,6 +523,25 @@ describe("steeringLine", () => {
     expect(harbor).not.toMatch(/\bsystem\b/);
     // Four of its descriptions: a subject of the pack, though garden's say it as often.
     expect(harbor).toMatch(/\bweather\b/);
+  });
+
+  // The bench corpus's n8n line ended "folder, persistent, subworkflows, third-party": words of two
+  // descriptions each, always inside a phrase ("persistent state", "a third-party API").
+  it("gives no word that few descriptions hold only inside a phrase, even in a catalog of one pack", async () => {
+    const scope = await scopeOf({
+      "harbor/berth-plans/SKILL.md": skillMd(
+        "berth-plans",
+        'Plan berths and report them to a third-party service. Triggers on "tide", "manifest".',
+      ),
+      "harbor/crane-shifts/SKILL.md": skillMd(
+        "crane-shifts",
+        'Schedule crane shifts through a third-party API. Triggers on "tide", "manifest".',
+      ),
+      "harbor/pilot-boats/SKILL.md": skillMd("pilot-boats", "Send pilot boats out to meet ships."),
+    });
+    const line = steeringLine(scope, new TermFrequencies(scope.skills), ON);
+    const harbor = line.match(/harbor \((.*?)\)\.$/)?.[1] ?? "";
+    expect(harbor).toBe("berth-plans, crane-shifts, pilot-boats; also manifest, tide");
   });
 
   // The bench corpus's anthropics pack (13 skills, 200 bytes of names) was said in 160 bytes by pieces of its
