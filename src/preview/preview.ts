@@ -138,11 +138,14 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
       describePack,
     };
   }
-  const summaryHead = listSkillsHead(scope, "packs");
+  // A pack summarized by its groups gives their names, which read like skills' names: its line says
+  // they are its groups, and the head, which said "not skills" for them, takes the bytes back.
+  const byGroups = (pack: Pack) => pack.groups.length > 0 && described(pack) === undefined;
+  const summaryHead = listSkillsHead(scope, scope.packs.some(byGroups) ? "groups" : "packs");
   const listSkillsDescription = within([
     summaryHead,
     ...packLines(scope.packs, roomAfter(summaryHead), (pack, room) => {
-      const name = `${pack.name}: `;
+      const name = byGroups(pack) ? `${pack.name}, its groups: ` : `${pack.name}: `;
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
   ]);
@@ -179,14 +182,15 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
  * narrows to a pack or group; neither lists all", which reads both as "no call lists every skill" and as
  * "a call with neither does", and never said whether the lines were every skill. The packs' head takes
  * the bytes the old one took: a longer one cut the summaries below it, and a request of the bench lost its
- * only word up front.
+ * only word up front. Where a line gives a pack's groups (`listed` "groups"), it says they are, and the
+ * head says only "Packs:".
  */
-function listSkillsHead(scope: Scope, listed: "skills" | "packs"): string {
+function listSkillsHead(scope: Scope, listed: "skills" | "packs" | "groups"): string {
   const packs = cut(scope.packs.map((pack) => pack.name).join(", "), MAX_PREVIEW_BYTES / 4);
   const below =
     listed === "skills"
       ? `. Then read_skill. All ${countOf(scope.skills.length)}:`
-      : ", pack a pack's or group's skills. Then read_skill. Packs, not skills:";
+      : `, pack a pack's or group's skills. Then read_skill. ${listed === "packs" ? "Packs, not skills:" : "Packs:"}`;
   return (
     `Find the organization's skill for a task (these are not your built-in skills). Call it before any ` +
     `task in ${packs}, even a familiar one, and follow the skill: query="<task>" gives the best matches${below}`

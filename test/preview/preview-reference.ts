@@ -96,14 +96,15 @@ export function referencePreviewOf(
       describePack,
     };
   }
+  const byGroups = (pack: Pack) => pack.groups.length > 0 && described(pack) === undefined;
   const packsHead = listSkillsHead(
     scope,
-    ", pack a pack's or group's skills. Then read_skill. Packs, not skills:",
+    `, pack a pack's or group's skills. Then read_skill. ${scope.packs.some(byGroups) ? "Packs:" : "Packs, not skills:"}`,
   );
   const listSkillsDescription = within([
     packsHead,
     ...packLines(scope.packs, roomAfter(packsHead), (pack, room) => {
-      const name = `${pack.name}: `;
+      const name = byGroups(pack) ? `${pack.name}, its groups: ` : `${pack.name}: `;
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
   ]);

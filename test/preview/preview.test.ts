@@ -206,13 +206,27 @@ describe("previewOf", () => {
     const listed = previewOf(catalog.everything, terms, ON).listSkillsDescription.split("\n");
     expect(listed[0]).toMatch(/query="<task>" gives the best matches\. Then read_skill\. All 8 skills:$/);
     expect(listed.slice(1)).toHaveLength(8);
-    const scope = await scopeOf({ ...skills("orchard", 40, 30, "apples/"), ...skills("vineyard", 60) });
+    const scope = await scopeOf({ ...skills("orchard", 40, 30), ...skills("vineyard", 60) });
     const packs = previewOf(scope, new TermFrequencies(scope.skills), ON).listSkillsDescription.split("\n");
     expect(packs[0]).toMatch(
       /query="<task>" gives the best matches, pack a pack's or group's skills\. Then read_skill\. Packs, not skills:$/,
     );
     expect(packs.slice(1).map((line) => line.split(":")[0])).toEqual(["orchard", "vineyard"]);
     for (const head of [listed[0], packs[0]]) expect(head).not.toMatch(/neither/);
+  });
+
+  // Under "Packs, not skills:" the bench corpus's agents pack read "agents: python-development,
+  // developer-essentials, llm-finetuning…": its groups' names, which read as names of its skills.
+  it("says which names under list_skills's head are a pack's groups, in the bytes the head gives up", async () => {
+    const scope = await scopeOf({
+      ...skills("orchard", 40, 30, "apple-pressing/"),
+      ...skills("orchard", 10, 30, "pear-drying/"),
+      ...skills("vineyard", 60),
+    });
+    const lines = previewOf(scope, new TermFrequencies(scope.skills), ON).listSkillsDescription.split("\n");
+    expect(lines[0]).toMatch(/Then read_skill\. Packs:$/);
+    expect(lines[1]).toMatch(/^orchard, its groups: apple-pressing \(.*\), pear-drying/);
+    expect(lines[2]).toMatch(/^vineyard: /);
   });
 
   it("summarizes packs and groups by their tasks when the entries do not fit, and names skills in the other text", async () => {
@@ -223,8 +237,8 @@ describe("previewOf", () => {
     });
     const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
     const lines = preview.listSkillsDescription.split("\n").slice(1);
-    expect(lines.map((line) => line.split(":")[0])).toEqual(["orchard", "vineyard"]);
-    expect(lines[0]).toMatch(/^orchard: apples \(.*\), pears/);
+    expect(lines.map((line) => line.split(":")[0])).toEqual(["orchard, its groups", "vineyard"]);
+    expect(lines[0]).toMatch(/^orchard, its groups: apples \(.*\), pears/);
     expect(preview.listSkillsDescription).not.toMatch(/vineyard-task-\d+: /);
     expect(preview.instructions).toMatch(/^- orchard \(50 skills\): such as orchard-apples-task-\d+, /m);
     expect(preview.instructions).toMatch(/^- vineyard \(60 skills\): /m);
