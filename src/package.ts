@@ -34,7 +34,7 @@ function installedPackage(): { root: string; version: string } {
 }
 
 /** The folder holding package.json, README.md and the bundled examples. */
-export function packageRoot(): string {
+function packageRoot(): string {
   return installedPackage().root;
 }
 

@@ -105,7 +105,7 @@ function recordOf(row: unknown): DocumentRecord | undefined {
 }
 
 /** What a SKILL.md says; `digest` when its frontmatter was parsed now (see readSkillFrontmatter). */
-export interface DocumentRead {
+interface DocumentRead {
   readonly parsed: ParsedFrontmatter;
   readonly digest?: string;
   readonly size: number;

@@ -62,7 +62,7 @@ export function weighsMoreAsText(bytes: Uint8Array): boolean {
  * isBinaryStart looks at) made 1.5 MiB of JSON of a read that the budget of answers counts as 256 KiB. A
  * quote or a backslash takes two bytes, so no text but such a one is cut for this.
  */
-export const MAX_FILE_JSON_BYTES = 2 * MAX_FILE_BYTES;
+const MAX_FILE_JSON_BYTES = 2 * MAX_FILE_BYTES;
 
 /** How many of the first bytes of `bytes` JSON spells in at most `most` bytes (a string's, quotes aside). */
 export function jsonFit(bytes: Uint8Array, most: number): number {

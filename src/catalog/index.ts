@@ -53,4 +53,4 @@ export {
   skillPath,
   unnestedSkillPath,
 } from "./types.js";
-export { describeYaml11Reading, type Yaml11Reading, yaml11Readings } from "./yaml11.js";
+export { describeYaml11Reading, yaml11Readings } from "./yaml11.js";

@@ -23,7 +23,7 @@ export interface Catalog {
   readonly sources: readonly Source[];
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   /** `SKILL_PACKS`: only these packs or groups are loaded. Empty loads everything. */
   readonly packs?: readonly string[];
   /** SKILL.md files read before (saved with the search index): what still fits is not read again. */

@@ -23,7 +23,7 @@ export interface LoadContext {
 }
 
 /** A pack's served skills, and its own files (those outside every skill folder). */
-export interface ScannedPack {
+interface ScannedPack {
   readonly skills: readonly Skill[];
   readonly files: ReadonlyMap<string, CatalogFile>;
   /** The issue saying the pack was walked no further (MAX_PACK_ENTRIES), also among the load's issues. */

@@ -8,7 +8,7 @@ import type { CatalogIssue, SkippedFile, Source } from "./types.js";
  * The largest `sources.json` read. The fetcher writes a few KiB (a commit and the files it skipped for each
  * source, at most 20,000 files a source); one larger is not its.
  */
-export const MAX_SOURCES_BYTES = 16 * 1024 * 1024;
+const MAX_SOURCES_BYTES = 16 * 1024 * 1024;
 
 /**
  * `sources.json`, written by the fetcher, says which commit each pack came from and what it did not copy;

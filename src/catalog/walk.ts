@@ -11,7 +11,7 @@ import type { CatalogFile, CatalogIssue } from "./types.js";
  * what lies inside it, and what it cannot serve reported as an issue.
  */
 
-export interface WalkContext {
+interface WalkContext {
   /** Nothing outside this real folder is served, whatever symlinks say. */
   readonly boundary: string;
   readonly issues: CatalogIssue[];
@@ -99,7 +99,7 @@ export function walk(
   return false;
 }
 
-export type ResolvedEntry =
+type ResolvedEntry =
   | { readonly kind: "file"; readonly real: string; readonly size: number; readonly mtimeMs: number }
   | { readonly kind: "folder"; readonly real: string }
   | { readonly kind: "outside" }
@@ -168,7 +168,7 @@ export function unreadable(where: string, entry: { readonly reason: string }): C
   return { severity: "skipped", path: where, reason: entry.reason };
 }
 
-export function isInside(folder: string, target: string): boolean {
+function isInside(folder: string, target: string): boolean {
   return target === folder || target.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep);
 }
 

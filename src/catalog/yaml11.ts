@@ -7,7 +7,7 @@ import { frontmatterDocument } from "./frontmatter.js";
  * reads as another value than YAML 1.2 does, which this server, the Skills extension's entries and
  * js-yaml read: `on` is the text "on" here and true there, `2024-01-15` a date there, `1:30` the number 90.
  */
-export interface Yaml11Reading {
+interface Yaml11Reading {
   /** Where it is: `version`, `metadata.version`, `tags[1]`; for a key, the path that ends with it. */
   readonly key: string;
   /** Whether it is a key (`on:` is a key true there, so a host's lookup of "on" finds nothing). */

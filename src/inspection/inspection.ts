@@ -77,7 +77,7 @@ export class Inspection {
   }
 }
 
-export interface InspectionRun {
+interface InspectionRun {
   readonly inspection: Inspection;
   /** Skills whose files were read now. */
   readonly inspected: number;
@@ -93,7 +93,7 @@ export interface InspectionRun {
   readonly audit?: FolderAudit;
 }
 
-export interface InspectOptions {
+interface InspectOptions {
   /** A saved {@link Inspection}: each skill whose files have not changed since is taken from it. */
   readonly saved?: Uint8Array;
   /** The digest of each skill's frontmatter as the catalog's YAML read it (LoadedCatalog.frontmatters). */

@@ -1,8 +1,8 @@
 /** A typed array that a part holds as it is in memory. */
-export type SavedArray = Int32Array | Uint32Array | Uint8Array | Float64Array;
+type SavedArray = Int32Array | Uint32Array | Uint8Array | Float64Array;
 
 /** A typed array's constructor, with which a reader views a piece in place. */
-export interface ArrayKind<T extends SavedArray> {
+interface ArrayKind<T extends SavedArray> {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
   readonly BYTES_PER_ELEMENT: number;
 }

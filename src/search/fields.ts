@@ -9,10 +9,10 @@ export const PLACE = 2;
 /** Markdown headings of SKILL.md. */
 export const HEADINGS = 3;
 /** The rest of SKILL.md after the frontmatter, code blocks included. */
-export const BODY = 4;
+const BODY = 4;
 
 /** Receives a stretch of a document's text and the field it belongs to. */
-export type SectionVisitor = (field: number, text: string, start: number, end: number) => void;
+type SectionVisitor = (field: number, text: string, start: number, end: number) => void;
 
 const CARRIAGE_RETURN = 13;
 const SPACE = 32;

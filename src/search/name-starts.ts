@@ -93,7 +93,7 @@ export class NameStarts {
 const NO_NAME_READINGS: NameReading[] = [];
 
 /** What the request's words find by beginning longer words of names (see {@link NAME_START_LETTERS}). */
-export interface NamesBegun {
+interface NamesBegun {
   /** The terms of those name words, but the request's own. */
   readonly terms: readonly number[];
   /** The request's words no skill holds that were read so, in place of a mistake or a word held by none. */

@@ -17,7 +17,7 @@ import { buildIndex, type SearchIndex, TERMS_A_DOCUMENT } from "../search/index.
 import { SavedStart } from "./saved.js";
 
 /** How many skills a high finding of the audit makes unsafe: left out, or served under UNSAFE_SKILLS=serve. */
-export interface UnsafeSkills {
+interface UnsafeSkills {
   readonly leftOut: number;
   readonly served: number;
 }

@@ -38,7 +38,7 @@ const TERMS = "terms";
  * The largest saved index read: 50,000 skills save 83 MiB. One larger is not read at all (a sparse file of
  * 1.9 GB was read whole, taking 2 GB of memory), and the start works out what it would hold.
  */
-export const MAX_SAVED_INDEX_BYTES = 256 * 1024 * 1024;
+const MAX_SAVED_INDEX_BYTES = 256 * 1024 * 1024;
 
 /** What a start takes from the saved index, part by part; nothing when there is none it can use. */
 export class SavedStart {
@@ -148,7 +148,7 @@ function otherCatalog(saved: CatalogFingerprint, now: CatalogFingerprint): strin
 }
 
 /** What `--build-index` saves (a Prepared has it): each owner's part, and the catalog served. */
-export interface ToSave {
+interface ToSave {
   readonly catalog: Catalog;
   readonly loaded: { readonly documents: readonly DocumentRecord[] };
   readonly index: SearchIndex;

@@ -1,1 +1,1 @@
-export { type StdioDeps, serveStdio } from "./serve.js";
+export { serveStdio } from "./serve.js";

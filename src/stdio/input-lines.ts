@@ -8,7 +8,7 @@ import { firstNotBlank, holdsMoreAfterValue, JsonExtent } from "../json-rpc/inde
 export type NotJsonWhy = "bom" | "more" | undefined;
 
 /** What the client sent that is no JSON-RPC message, told as it is read. */
-export interface InputLinesEvents {
+interface InputLinesEvents {
   /** A line longer than the limit, dropped. */
   readonly tooLong: () => void;
   /**

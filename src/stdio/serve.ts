@@ -25,7 +25,7 @@ const MAX_LINE_MIB = MAX_LINE_BYTES / (1024 * 1024);
 /** What an answer without files counts for in the budget of answers waiting for stdout. */
 const ANSWER_BYTES = MAX_READ_BYTES / 8;
 
-export interface StdioDeps {
+interface StdioDeps {
   readonly mcp: McpDeps;
   readonly logger: Logger;
   /** Resolves on SIGTERM or SIGINT: the server stops as when the client hangs up. */
