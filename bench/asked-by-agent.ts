@@ -5,7 +5,7 @@ import type { LabeledQuery } from "./scoring.js";
  * The `list_skills` query an agent wrote for each request, by request id: what the tool is really asked
  * when an agent, not the user, fills in its arguments (see docs/search.md, *How agents ask*).
  */
-export type AgentQueries = ReadonlyMap<string, string>;
+type AgentQueries = ReadonlyMap<string, string>;
 
 export function readAgentQueries(file: string): AgentQueries {
   const queries = new Map<string, string>();

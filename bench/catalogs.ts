@@ -21,7 +21,7 @@ export function corpusAvailable(): boolean {
 const CACHE_DIR = path.join(tmpdir(), "skills-mcp-bench");
 const GENERATOR = new URL("./synthetic-catalog.ts", import.meta.url);
 
-export interface SyntheticCatalog {
+interface SyntheticCatalog {
   readonly dir: string;
   /** Set when the catalog was written by this run rather than found in the cache. */
   readonly generatedMs?: number;

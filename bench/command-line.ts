@@ -8,7 +8,7 @@ type Declared = NonNullable<ParseArgsConfig["options"]>;
 const HELP = { help: { type: "boolean", short: "h" } } as const;
 
 /** A bench's command line, as its messages and its `--help` name it. */
-export interface BenchCommand {
+interface BenchCommand {
   /** How its messages begin: its npm script's name (`bench:parts`). */
   readonly name: string;
   readonly usage: string;

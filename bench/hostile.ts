@@ -51,7 +51,7 @@ export interface HostileRow {
   readonly skipped?: string;
 }
 
-export interface HostileOptions {
+interface HostileOptions {
   readonly workDir: string;
   /** Each start and each audit is cut after this long. */
   readonly capSeconds: number;

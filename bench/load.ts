@@ -186,7 +186,7 @@ export async function timeOneByOne(url: string, requests: readonly HttpPost[]): 
   };
 }
 
-export interface Answer {
+interface Answer {
   readonly status: number;
   readonly contentType: string;
   readonly bytes: Buffer;

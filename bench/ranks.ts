@@ -43,7 +43,7 @@ const MISSED = SHOWN_RESULTS + 1;
 
 const shown = (rank: number): string => (rank === MISSED ? `past ${SHOWN_RESULTS}` : String(rank));
 
-export interface RankChanges {
+interface RankChanges {
   readonly higher: readonly string[];
   readonly lower: readonly string[];
   readonly same: number;

@@ -12,7 +12,7 @@ export function readingsOf(answer: string): [from: string, to: string][] {
 }
 
 /** What became of the mistyped words of a run, and of the other words read in those requests. */
-export interface ReadingTally {
+interface ReadingTally {
   /** Read as a word with the stem of the word meant (`neighbours` read as neighbour counts). */
   meant: number;
   another: number;

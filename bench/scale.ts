@@ -75,7 +75,7 @@ export interface ScaleRow {
   readonly savedIndexBaseline?: SavedIndexStart & { readonly build: string };
 }
 
-export interface ScaleOptions {
+interface ScaleOptions {
   readonly sizes: readonly number[];
   readonly queries: number;
   readonly loadSeconds: number;

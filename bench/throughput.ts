@@ -23,7 +23,7 @@ import {
 import { type RunningProcess, startCeiling, startServer } from "./processes.js";
 
 /** A request asked the way a client of its era asks it. */
-export interface Scenario {
+interface Scenario {
   readonly id: string;
   readonly label: string;
   readonly era: Era;
@@ -38,7 +38,7 @@ export const TYPICAL_QUERY =
  * The six requests in each era: the fixed ones, and for the catalog at hand the pack of median size and
  * the skill whose SKILL.md has the median size.
  */
-export function scenariosFor(skillsDir: string): Scenario[] {
+function scenariosFor(skillsDir: string): Scenario[] {
   const { everything } = loadCatalog(skillsDir).catalog;
   const packs = [...everything.packs].sort((a, b) => a.skills.length - b.skills.length);
   const pack = packs[Math.floor(packs.length / 2)];
@@ -92,7 +92,7 @@ export interface ThroughputRow {
   readonly baseline?: LoadResult & { readonly ratio: number };
 }
 
-export interface ThroughputOptions {
+interface ThroughputOptions {
   readonly skillsDir: string;
   readonly connections: readonly number[];
   /** Seconds of load per request, connection count and side, split into `rounds` turns. */
