@@ -90,13 +90,13 @@ export class SpellingTable {
   }
 
   /**
-   * The terms of the catalog's words one typing mistake from `word` (a letter left out, added, changed,
-   * or two neighbours swapped: most misspellings are one of these), each with the word as the catalog
-   * spells it. The first letter is taken as typed: people rarely mistype it (Pollock and Zamora, 1983). A
-   * word one mistake from a stop word is more likely that stop word mistyped (`wich`), and has none; so has
-   * a word that is not {@link SHORTEST_MISTYPED} to 32 letters a to z. (A common English word has its
-   * close words too: whether it is read as one is the request's to say, see `SkillIndex`.) Each of the 50-odd spellings a
-   * letter of the word gives is never made: its hashes are summed from those of its pieces (see
+   * The terms of the catalog's words one typing mistake from `word` (a letter left out, added, changed, or
+   * two neighbours swapped: most misspellings are one of these), each with the word as the catalog spells it.
+   * The first letter is taken as typed: people rarely mistype it (Pollock and Zamora, 1983). A word one
+   * mistake from a stop word is more likely that stop word mistyped (`wich`), and has none; so has a word
+   * that is not {@link SHORTEST_MISTYPED} to 32 letters a to z. (A common English word has its close words
+   * too: whether it is read as one is the request's to say, see `Corrector.correct`.) Each of the 50-odd
+   * spellings a letter of the word gives is never made: its hashes are summed from those of its pieces (see
    * `shiftFactors`), and only a spelling that is a word is spelled out.
    */
   closeTerms(word: string): Map<number, string> {
