@@ -7,9 +7,9 @@
  *   npx tsx bench/audit-commonmark.ts [--count 40000] [--seed 1] [--tabs] [--deep] [--wide] [--uneven] [--misses FILE] [--flags FILE]
  *
  * Each document is 3 to 10 lines: blank, or 0 to 8 spaces, 0 to 3 list item or quote markers, then a
- * paragraph of words, backtick runs and comments, a heading, a fence, HTML, a break or one more marker and
- * a paragraph. With `--tabs`, a marker may be followed by a tab, and a line indented by one or two tabs
- * before its spaces. With `--deep`, up to five markers a line, of more kinds (`1) `, `-` alone, `* * `, `- -`,
+ * paragraph of words, backtick runs and comments, a heading, a fence, HTML, a break or one more marker and a
+ * paragraph. With `--tabs`, a marker may be followed by a tab, and a line indented by one or two tabs before
+ * its spaces. With `--deep`, up to five markers a line, of more kinds (`1) `, `-` alone, `* * `, `- -`,
  * `>  > `), indentations up to 12 columns, and more breaks and HTML (`- - -`, `___`, `<details>`, `<?x`,
  * `<script>`). With `--wide`, each document repeats one run of markers six to fourteen times at the start
  * of its lines (`>`, `> `, `- `, `1. `, `- > `, `>  `…; past the eight a line's markers are read one by
@@ -18,9 +18,9 @@
  * 8 to 10 `- `, `> ` or `1. ` and then 2 to 6 markers of uneven, wide text offsets (`-    `, `12345.  `,
  * `123456789.    `, `>   `: text up to 14 columns past its marker), the groups past the eighth whose
  * columns the audit does not keep; the lines after are comments at 0 to 49 columns, blank lines, fences,
- * list items, text, or the run again. Every comment is numbered: the renderer hides one it writes as is, and shows one it escapes.
- * `--misses` writes the documents with a miss, each with the renderer's HTML; `--flags`, those with a line
- * flagged where the renderer shows every comment.
+ * list items, text, or the run again. Every comment is numbered: the renderer hides one it writes as is,
+ * and shows one it escapes. `--misses` writes the documents with a miss, each with the renderer's HTML;
+ * `--flags`, those with a line flagged where the renderer shows every comment.
  */
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -33,8 +33,8 @@ export type SystemProblems = Readonly<Record<string, { readonly what?: string; r
 const NOTHING_MORE: SystemProblems[string] = {};
 
 /**
- * A system error in words, its code and what to do (`it is a folder, not a file (EISDIR); give a file`),
- * when `problems` or {@link MEANINGS} knows its code; undefined otherwise, for the caller to say it its own way.
+ * A system error in words, its code and what to do (`it is a folder, not a file (EISDIR); give a file`), when
+ * `problems` or {@link MEANINGS} knows its code; undefined otherwise, for the caller to say it its own way.
  */
 export function problemInWords(error: unknown, problems: SystemProblems = {}): string | undefined {
   const code = (error as NodeJS.ErrnoException).code;

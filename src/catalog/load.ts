@@ -84,7 +84,7 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   if (scanned.skills.length === 0) {
     const first = [...overfull, ...issues];
     const reasons = [...new Set(first)].slice(0, 3).map((issue) => `; ${issue.path}: ${issue.reason}`);
-    // A skill's own folder given as the skills folder: its SKILL.md is read as no pack's, so nothing is served.
+    // A skill's own folder given as the skills folder: its SKILL.md is no pack's, so nothing is served.
     if (isFile(path.join(root, SKILL_DOCUMENT))) {
       reasons.unshift(
         `; it is a skill's folder (it holds ${SKILL_DOCUMENT}): give the folder of packs, as in <folder>/<pack>/<skill>/${SKILL_DOCUMENT}`,

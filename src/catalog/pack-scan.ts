@@ -153,8 +153,8 @@ export function scanPack(name: string, context: LoadContext): ScannedPack {
 
 /**
  * A skill of a name a skill of its pack served before it has, or has in another letter case or Unicode
- * normalization: not served, since `pack/name` names that one. A nested one's files stay files of the skill around it, which the warning
- * names with the call that reads its SKILL.md.
+ * normalization: not served, since `pack/name` names that one. A nested one's files stay files of the skill
+ * around it, which the warning names with the call that reads its SKILL.md.
  */
 function duplicateIssue(
   pack: string,

@@ -37,7 +37,8 @@ function shortList(names: readonly string[]): string {
 
 /**
  * The skills one caller may see. Built once for the whole catalog and narrowed by a deployment's
- * `SKILL_PACKS`, a client's header or `?pack=` and a call's `pack` argument; each narrowing can only remove skills.
+ * `SKILL_PACKS`, a client's header or `?pack=` and a call's `pack` argument; each narrowing can only
+ * remove skills.
  */
 export class Scope {
   /** Sorted by name, then pack. */

@@ -40,8 +40,8 @@ interface Yaml11Reading {
 }
 
 /**
- * The unquoted keys and values of a SKILL.md's frontmatter that a YAML 1.1 reader reads otherwise than YAML 1.2,
- * in the order they are written; none when the frontmatter does not read as data. Linear in the
+ * The unquoted keys and values of a SKILL.md's frontmatter that a YAML 1.1 reader reads otherwise than
+ * YAML 1.2, in the order they are written; none when the frontmatter does not read as data. Linear in the
  * frontmatter: a walk of its nodes without recursion (YAML nests as deep as a frontmatter is long) and, on
  * each plain key and value, anchored patterns without nested repetition.
  */

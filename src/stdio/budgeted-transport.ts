@@ -14,10 +14,10 @@ import { ForwardingTransport } from "./forwarding-transport.js";
 
 /**
  * A transport that hands the server a request only once `budget` has room for what its answer weighs (the
- * files it holds), and gives that back once the answer is written out (or the request cancelled). Over stdio every
- * request would otherwise be answered at once and every answer queued in memory until the client reads
- * it: 200 reads of an 8 MiB file from a client that did not read took a server to 3 GB. Messages reach
- * the server in the order they came.
+ * files it holds), and gives that back once the answer is written out (or the request cancelled). Over stdio
+ * every request would otherwise be answered at once and every answer queued in memory until the client reads
+ * it: 200 reads of an 8 MiB file from a client that did not read took a server to 3 GB. Messages reach the
+ * server in the order they came.
  */
 export class BudgetedTransport extends ForwardingTransport {
   /** What each request handed on holds, by id, until its answer is written. */
@@ -84,7 +84,8 @@ export class BudgetedTransport extends ForwardingTransport {
   protected override received(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     this.input?.parsed?.();
     const weight = isJSONRPCRequest(message) ? this.weigh(message.method, message.params) : 0;
-    // Counted by its line: 1,024 messages of 10 MiB waiting, from a client that did not read, would take some 13 GB.
+    // Counted by its line: 1,024 messages of 10 MiB waiting, from a client that did not read, would take
+    // some 13 GB.
     this.#inTurn(this.input?.current?.length ?? 0, async () => {
       if (weight > 0 && isJSONRPCRequest(message)) {
         const free = await this.budget.take(weight);

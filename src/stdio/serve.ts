@@ -217,12 +217,12 @@ function jsonOf(line: Buffer | undefined): unknown {
 
 /**
  * The answers to JSON the SDK refused as no message: -32600 with its id to a request of the wrong shape,
- * which would otherwise go unanswered while its client waits out its own timeout, and so to each request
- * of a batch. An empty batch gets one -32600 without an id: it went unanswered; so does a batch of more
- * than MAX_BATCH messages, as /mcp refuses one whole (answering the 220,000 of a line of 9.5 MiB one by
- * one took 100 MiB more, and answering only the first of them left the others' clients waiting). A request whose id MCP does not allow
- * (1.5, 2^53 + 1, null, true) is answered without an id, as a line that is not JSON is: it went
- * unanswered, where /mcp says what is wrong with its id. Nothing to anything else.
+ * which would otherwise go unanswered while its client waits out its own timeout, and so to each request of a
+ * batch. An empty batch gets one -32600 without an id: it went unanswered; so does a batch of more than
+ * MAX_BATCH messages, as /mcp refuses one whole (answering the 220,000 of a line of 9.5 MiB one by one took
+ * 100 MiB more, and answering only the first of them left the others' clients waiting). A request whose id
+ * MCP does not allow (1.5, 2^53 + 1, null, true) is answered without an id, as a line that is not JSON is: it
+ * went unanswered, where /mcp says what is wrong with its id. Nothing to anything else.
  */
 function refusalsOf(json: unknown): JSONRPCErrorResponse[] {
   if (!Array.isArray(json)) {
@@ -230,7 +230,8 @@ function refusalsOf(json: unknown): JSONRPCErrorResponse[] {
     const id = requestIdOf(json);
     return [invalidRequest(id, notMessage(json))];
   }
-  // JSON-RPC answers an empty batch with one Invalid Request, as /mcp does; without an id, as no member has one.
+  // JSON-RPC answers an empty batch with one Invalid Request, as /mcp does;
+  // without an id, as no member has one.
   if (json.length === 0) return [invalidRequest(undefined, EMPTY_BATCH)];
   if (json.length > MAX_BATCH) return [invalidRequest(undefined, tooLargeBatch(json.length))];
   return json.flatMap((member) => {
