@@ -1,9 +1,22 @@
+const SPACE = 0x20;
+const TAB = 0x09;
+const CR = 0x0d;
+const LF = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
 /** The first byte of `bytes` other than JSON's blanks (and the CR of a CRLF), if any. */
 export function firstNotBlank(bytes: Uint8Array): number | undefined {
   // Indexed: a for-of over a line of 10 MiB of blanks held the event loop some 200 ms, this some 25.
   for (let index = 0; index < bytes.length; index++) {
     const byte = bytes[index];
-    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return byte;
+    if (byte !== SPACE && byte !== TAB && byte !== CR && byte !== LF) return byte;
   }
   return undefined;
 }
@@ -24,9 +37,6 @@ export function holdsMoreAfterValue(text: Buffer): boolean {
     return false;
   }
 }
-
-const CR = 0x0d;
-const LF = 0x0a;
 
 /**
  * Reads a line of stdio (or a body over HTTP) byte by byte just far enough to tell whether it holds a whole
@@ -58,10 +68,10 @@ export class JsonExtent {
    * control character, as a CR; and a text beginning otherwise than `{` or `[` holds one value only.
    */
   endsBefore(next: number | undefined): boolean {
-    if (next !== 0x7b && next !== 0x5b) return false;
+    if (next !== OPEN_BRACE && next !== OPEN_BRACKET) return false;
     if (this.#state === "other") return true;
     if (this.#state !== "inside") return false;
-    return this.#inString || (this.#last !== 0x5b && this.#last !== 0x2c && this.#last !== 0x3a);
+    return this.#inString || (this.#last !== OPEN_BRACKET && this.#last !== COMMA && this.#last !== COLON);
   }
 
   /** Reads `bytes` from `start` to `end`, the line's next bytes. */
@@ -73,18 +83,18 @@ export class JsonExtent {
       const byte = bytes[index];
       if (this.#inString) {
         if (this.#escaped) this.#escaped = false;
-        else if (byte === 0x5c) this.#escaped = true;
-        else if (byte === 0x22) this.#inString = false;
+        else if (byte === BACKSLASH) this.#escaped = true;
+        else if (byte === QUOTE) this.#inString = false;
       } else if (this.#state === "inside") {
-        if (byte !== 0x20 && byte !== 0x09 && byte !== CR && byte !== LF) this.#last = byte;
-        if (byte === 0x22) this.#inString = true;
-        else if (byte === 0x7b || byte === 0x5b) this.#depth++;
-        else if ((byte === 0x7d || byte === 0x5d) && --this.#depth === 0) {
+        if (byte !== SPACE && byte !== TAB && byte !== CR && byte !== LF) this.#last = byte;
+        if (byte === QUOTE) this.#inString = true;
+        else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) this.#depth++;
+        else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --this.#depth === 0) {
           this.#state = "after";
           this.end = this.read - end + index + 1;
         }
-      } else if (byte !== 0x20 && byte !== 0x09 && byte !== CR) {
-        if (this.#state === "before" && (byte === 0x7b || byte === 0x5b)) {
+      } else if (byte !== SPACE && byte !== TAB && byte !== CR) {
+        if (this.#state === "before" && (byte === OPEN_BRACE || byte === OPEN_BRACKET)) {
           this.#state = "inside";
           this.#depth = 1;
           this.#last = byte;
