@@ -95,8 +95,8 @@ export function caseCollisionIssue({ path, other }: CaseCollision): CatalogIssue
  * Each file or folder of a served pack whose path differs from another's only in letter case (`A.md` and
  * `a.md`, `Refs/` and `refs/`) or Unicode normalization: a case-insensitive file system (macOS, Windows),
  * where `skills-mcp sync` writes skills and where reviewers check them out, holds one of the two, so the
- * other is lost there. Linear in the length of the pack's paths, however deep: each entry
- * is keyed by its parent's number and its folded name, and a path is cut out only for a warning.
+ * other is lost there. Linear in the length of the pack's paths, however deep: each entry is keyed by its
+ * parent's number and its folded name, and a path is cut out only for a warning.
  */
 export function caseCollisions(pack: Pack): CaseCollision[] {
   const entries = new Map<string, Entry>();

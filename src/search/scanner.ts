@@ -134,11 +134,10 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
  *
  * Catalogs are large (10,000 skills hold about 12 million words), so words are scanned character by
  * character, hashed on the way, and handed over as spans. Only compounds holding a Chinese or Japanese
- * character or a character whose folded spelling is not one character of its kind (`ß`, `Σ`, combining
- * marks, letters outside the Basic Multilingual Plane) or an ignorable character (a soft hyphen, a
- * zero-width joiner or non-joiner) take the regular-expression path, several times
- * slower a word. A scanner keeps the character classes it has looked up, and is not shared between
- * concurrent scans.
+ * character or a character whose folded spelling is not one character of its kind (`ß`, `Σ`, combining marks,
+ * letters outside the Basic Multilingual Plane) or an ignorable character (a soft hyphen, a zero-width joiner
+ * or non-joiner) take the regular-expression path, several times slower a word. A scanner keeps the character
+ * classes it has looked up, and is not shared between concurrent scans.
  */
 export class WordScanner {
   /** Non-ASCII character classes met so far: 0 for not yet met. */

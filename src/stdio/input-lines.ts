@@ -21,11 +21,11 @@ interface InputLinesEvents {
 }
 
 /**
- * Passes stdin on to the SDK's stdio transport in whole lines, each line once its newline has come (or a
- * lone CR where it can end no JSON but a line: see `#endsLine`), except a line longer than `maxLineBytes`:
- * that one is dropped as it streams in. The SDK's own limit closed the
- * whole connection on such a line (and the server exited), after buffering it by copying it anew with every
- * chunk; and the SDK skips a line that is no JSON without a word.
+ * Passes stdin on to the SDK's stdio transport in whole lines, each line once its newline has come (or a lone
+ * CR where it can end no JSON but a line: see `#endsLine`), except a line longer than `maxLineBytes`: that
+ * one is dropped as it streams in. The SDK's own limit closed the whole connection on such a line (and the
+ * server exited), after buffering it by copying it anew with every chunk; and the SDK skips a line that is no
+ * JSON without a word.
  */
 export class InputLines extends Transform {
   /**
