@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { unreadableFile } from "../src/command-line.js";
+import { isJsonObject } from "../src/json-rpc/index.js";
 
 /**
  * The entries of the JSON object in `file`. Throws, naming the file, when it cannot be read or parsed or
@@ -18,7 +19,7 @@ export function readJsonObject(file: string, holding: string): [string, unknown]
   } catch (error) {
     throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+  if (!isJsonObject(raw)) {
     throw new Error(`${file}: expected a JSON object of ${holding}`);
   }
   return Object.entries(raw);
