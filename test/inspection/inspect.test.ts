@@ -7,7 +7,9 @@ import { rmSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/catalog/index.js";
-import { INSPECTION_BUDGET_BYTES, inspectCatalog, MAX_ENTRY_BYTES } from "../../src/inspection/index.js";
+import { inspectCatalog } from "../../src/inspection/index.js";
+import { MAX_ENTRY_BYTES } from "../../src/inspection/inspect.js";
+import { INSPECTION_BUDGET_BYTES } from "../../src/inspection/inspection.js";
 import { inTagCharacters } from "../helpers/fixtures.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 

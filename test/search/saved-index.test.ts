@@ -12,16 +12,16 @@ import {
   type Skill,
 } from "../../src/catalog/index.js";
 import { readSavedIndex, savedIndexBytes } from "../../src/saved/index.js";
+import type { Correction } from "../../src/search/corrections.js";
 import {
   buildIndex,
-  type Correction,
   DEFAULT_RANKING,
-  INDEX_FORMAT_VERSION,
   indexFromPart,
   indexToPart,
   type RankingOptions,
   type SearchIndex,
 } from "../../src/search/index.js";
+import { INDEX_FORMAT_VERSION } from "../../src/search/saved-index.js";
 import { ROOT } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
