@@ -11,7 +11,13 @@ import { fileURLToPath } from "node:url";
 /** The name in package.json, which the server also calls itself by. */
 export const PACKAGE_NAME = "skills-mcp";
 
-function findPackage(from: string): { root: string; version: string } {
+/** The folder holding package.json, README.md and the bundled examples, and the version. */
+interface InstalledPackage {
+  readonly root: string;
+  readonly version: string;
+}
+
+function findPackage(from: string): InstalledPackage {
   for (let dir = path.dirname(fileURLToPath(from)); ; dir = path.dirname(dir)) {
     const file = path.join(dir, "package.json");
     if (existsSync(file)) {
@@ -25,22 +31,17 @@ function findPackage(from: string): { root: string; version: string } {
   }
 }
 
-let installed: { root: string; version: string } | undefined;
+let installed: InstalledPackage | undefined;
 
 /** The package found on first ask, not on import: importing this module reads nothing. */
-function installedPackage(): { root: string; version: string } {
+function installedPackage(): InstalledPackage {
   installed ??= findPackage(import.meta.url);
   return installed;
 }
 
-/** The folder holding package.json, README.md and the bundled examples. */
-function packageRoot(): string {
-  return installedPackage().root;
-}
-
 /** The skills bundled with the package, served when no skills folder is given. */
 export function examplesDir(): string {
-  return path.join(packageRoot(), "examples", "skills");
+  return path.join(installedPackage().root, "examples", "skills");
 }
 
 export function packageVersion(): string {
