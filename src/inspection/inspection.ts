@@ -8,6 +8,7 @@ import {
 } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import type { Catalog, Skill } from "../catalog/index.js";
+import { isJsonObject } from "../json-rpc/index.js";
 import {
   auditPackFile,
   inspectSkill,
@@ -242,21 +243,21 @@ function savedSkillOf(item: unknown): (SavedSkill & { readonly id: string }) | s
 
 /** What the Skills extension's SkillSchema asks of an entry (its objects may hold more). */
 function isSkillEntry(value: unknown): value is SkillEntry {
-  if (!isObject(value)) return false;
+  if (!isJsonObject(value)) return false;
   const { uri, frontmatter, resources, _meta } = value;
   return (
     typeof uri === "string" &&
-    isObject(frontmatter) &&
+    isJsonObject(frontmatter) &&
     typeof frontmatter.name === "string" &&
     typeof frontmatter.description === "string" &&
     (resources === "dynamic" || (Array.isArray(resources) && resources.every(isResourceEntry))) &&
-    (_meta === undefined || isObject(_meta))
+    (_meta === undefined || isJsonObject(_meta))
   );
 }
 
 function isResourceEntry(value: unknown): boolean {
   return (
-    isObject(value) &&
+    isJsonObject(value) &&
     typeof value.uri === "string" &&
     typeof value.digest === "string" &&
     typeof value.size === "number"
@@ -264,7 +265,7 @@ function isResourceEntry(value: unknown): boolean {
 }
 
 function isFinding(value: unknown): value is Finding {
-  if (!isObject(value)) return false;
+  if (!isJsonObject(value)) return false;
   const { path, line, rule, severity, detail } = value;
   return (
     typeof path === "string" &&
@@ -276,8 +277,4 @@ function isFinding(value: unknown): value is Finding {
     SEVERITIES.some((known) => known === severity) &&
     typeof detail === "string"
   );
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
