@@ -12,7 +12,7 @@ const STOP_WORDS: ReadonlySet<string> = new Set(stopwords);
  * The content words of `text`: case and accents folded, stop words and words under three letters
  * dropped, plural forms merged with their singular (`workflows`, `workflow`; `queries`, `query`).
  */
-export function contentWords(text: string): Set<string> {
+function contentWords(text: string): Set<string> {
   const folded = text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
   const words = new Set<string>();
   for (const [word] of folded.matchAll(/[\p{L}\p{N}]+/gu)) {

@@ -5,7 +5,7 @@ import { answerKeeping } from "../mcp/index.js";
 import { answerEnding, CHECKED_HEADERS } from "./sdk-contract.js";
 
 /** How many bytes of answers are kept, over every scope: some 2,000 SKILL.md answers. */
-export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
+const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
 /**
  * An answer larger than this is never kept: it would push out hundreds of others, and giving it to a
  * request with another id copies it whole, outside the budget of file bytes that bounds its making.

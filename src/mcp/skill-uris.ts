@@ -89,7 +89,7 @@ export function whatwgSpelling(uri: string): string {
 }
 
 /** The authority of a `skill://` URI as it is spelled: its pack, percent-encoded as the URI has it. */
-export function authorityOf(uri: string): string {
+function authorityOf(uri: string): string {
   const path = uri.indexOf("/", SCHEME.length);
   return uri.slice(SCHEME.length, path < 0 ? uri.length : path);
 }

@@ -25,7 +25,7 @@ export const BIG_TEXT = Array.from({ length: 12_000 }, (_, i) => `line ${i} of a
  * The catalog most tests use: a flat pack (alpha), a grouped pack with pack-level files (beta), and a
  * pack sharing a group name with beta (gamma). `skills/` is the skills folder; `outside/` is not served.
  */
-export const STANDARD_TREE: Record<string, TreeEntry> = {
+const STANDARD_TREE: Record<string, TreeEntry> = {
   "outside/secret.txt": SECRET,
   "skills/alpha/one/SKILL.md": skillMd("one", "First alpha skill for parsing invoices."),
   "skills/alpha/two/SKILL.md": skillMd(
