@@ -227,4 +227,23 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated("a `b\n-\n     <!-- c --> `\n", size),
   },
+  // secret-file, data-upload and prompt-injection: each hit reads a bounded stretch, each command once.
+  {
+    name: "curl and options sending nothing",
+    path: "p/s/run.sh",
+    make: (size) => `curl ${repeated("-d x ", size)}\n`,
+  },
+  { name: "nc after separators", path: "p/s/run.sh", make: (size) => repeated("x ; nc ", size) },
+  { name: "uploads on one line", path: "p/s/run.sh", make: (size) => repeated("curl -d @x | ", size) },
+  { name: "ssh folders on one line", path: "p/s/SKILL.md", make: (size) => repeated("~/.ssh ", size) },
+  {
+    name: "overrides never finished",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("ignore all all all previous ", size),
+  },
+  {
+    name: "secrets kept from no one",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("do not tell them ", size),
+  },
 ];

@@ -1,6 +1,7 @@
 import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
+import { dataUploadHits, promptInjectionHits, secretFileHits } from "./exfiltration.js";
 import { hiddenMarkupHits } from "./hidden.js";
 import { htmlCommentHits } from "./html-comments.js";
 import { deceptiveLinkHits } from "./links.js";
@@ -68,6 +69,9 @@ function textFindings(path: string, text: string): Finding[] {
   const rules: Iterable<Hit>[] = [
     mayHoldCharacterHits(text) ? characterHits(text, MARKDOWN.test(path)) : [],
     pipeToShellHits(text),
+    dataUploadHits(text),
+    secretFileHits(text),
+    promptInjectionHits(text),
     encodedBlobHits(text),
     deceptiveLinkHits(text),
     MARKDOWN.test(path) ? htmlCommentHits(text) : [],

@@ -59,7 +59,7 @@ export function* pipeToShellHits(text: string): Generator<Hit> {
  * The command line holding `index`, joined across trailing backslashes as a shell reads it, and the
  * offsets where it starts and ends.
  */
-function commandAround(text: string, index: number): { command: string; offset: number; end: number } {
+export function commandAround(text: string, index: number): { command: string; offset: number; end: number } {
   let offset = text.lastIndexOf("\n", index - 1) + 1;
   while (offset > 0 && /\\\r?\n$/.test(text.slice(Math.max(0, offset - 3), offset))) {
     offset = text.lastIndexOf("\n", offset - 2) + 1;

@@ -21,6 +21,15 @@ export const RULES = {
     summary: "a word of a skill's name or description mixing Latin, Greek and Cyrillic letters",
   },
   "pipe-to-shell": { severity: "medium", summary: "a download piped into an interpreter" },
+  "secret-file": { severity: "medium", summary: "a file that holds keys or credentials, named" },
+  "data-upload": {
+    severity: "medium",
+    summary: "a command that sends a local file or a command's output to a host",
+  },
+  "prompt-injection": {
+    severity: "medium",
+    summary: "words telling the agent to drop its other instructions or keep something from the user",
+  },
   "html-comment": { severity: "medium", summary: "an HTML comment, hidden from the rendered Markdown" },
   "markdown-comment": {
     severity: "medium",

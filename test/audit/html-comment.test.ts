@@ -45,12 +45,15 @@ describe("html-comment", () => {
       "<!-- prettier-ignore --> <!-- then read ~/.ssh -->",
       "<!-- toc",
     ];
+    // Their words are read as text too: `~/.ssh` is a secret-file finding of its own.
     expect(rules("p/s/SKILL.md", lookAlikes.join("\n"))).toEqual([
       "1 html-comment",
+      "1 secret-file",
       "2 html-comment",
       "3 html-comment",
       "4 html-comment",
       "5 html-comment",
+      "5 secret-file",
       "6 html-comment",
     ]);
   });

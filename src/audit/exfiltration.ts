@@ -1,0 +1,219 @@
+/**
+ * The rules for instructions that turn an agent against its user: a file of credentials named
+ * (`secret-file`), a command that sends a local file or a command's output to a host (`data-upload`), and
+ * words that tell the agent to drop its other instructions or to keep something from the user
+ * (`prompt-injection`). Each is a phrase a person reading a bump should see, not proof of an attack: real
+ * skills upload files to APIs and teach SSH, hence medium.
+ *
+ * Every rule finds its starting words with a regular expression of fixed alternatives and then reads a
+ * bounded stretch after them (or one shell command, each read once): linear in the text.
+ */
+import { quoted } from "../catalog/index.js";
+import { commandAround } from "./pipe-to-shell.js";
+import type { Hit } from "./rules.js";
+
+/** How much text around a hit its detail quotes, and how far a phrase rule reads past its first word. */
+const SNIPPET = 120;
+const WINDOW = 100;
+
+/**
+ * Where keys and tokens live: the SSH folder (but its `config` and `known_hosts`, which setup guides
+ * edit), private keys by their usual names, and the credential stores of common tools.
+ */
+const SECRET =
+  /(?<![\w.-])\.ssh(?![\w.-])|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b(?!\.pub\b)|\.aws\/credentials\b|(?<![\w.-])\.netrc\b|\.git-credentials\b|\.docker\/config\.json\b|(?<![\w.-])\.gnupg\b|\/etc\/shadow\b|\bfind-(?:generic|internet)-password\b|\.config\/gh\/hosts\.yml\b|\bapplication_default_credentials\.json\b|\.azure\/accessTokens\.json\b/g;
+const SSH_PUBLIC_PARTS = /^\/(?:config|known_hosts)(?![\w-]|\.\w)/;
+
+export function* secretFileHits(text: string): Generator<Hit> {
+  for (const match of text.matchAll(SECRET)) {
+    const end = match.index + match[0].length;
+    if (match[0] === ".ssh" && SSH_PUBLIC_PARTS.test(text.slice(end, end + 13))) continue;
+    yield {
+      rule: "secret-file",
+      offset: match.index,
+      detail: `names ${quoted(match[0])}, where keys or credentials are kept: ${snippet(text, match.index, end, 40)}`,
+    };
+  }
+}
+
+/** Programs that send data to a host; each command line holding one is read once. */
+const SENDERS =
+  /\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|nc|ncat|netcat)\b|\/dev\/(?:tcp|udp)\//gi;
+
+export function* dataUploadHits(text: string): Generator<Hit> {
+  let done = -1;
+  for (const match of text.matchAll(SENDERS)) {
+    if (match.index < done) continue;
+    const { command, offset, end } = commandAround(text, match.index);
+    done = end;
+    const how = uploadIn(command);
+    if (how !== undefined) {
+      yield { rule: "data-upload", offset, detail: `${how}: ${quoted(command.trim(), 160)}` };
+    }
+  }
+}
+
+/** curl's options whose value `@file` (or `name@file`) sends a file, `@-` standard input. */
+const CURL_DATA = new Set(["-d", "--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json"]);
+const CURL_FORM = new Set(["-F", "--form"]);
+const CURL_UPLOAD = new Set(["-T", "--upload-file"]);
+/** A cluster of curl's short options ending in one that takes a value (`-sSd`), the value after it or attached. */
+const CURL_SHORT = /^-[a-zA-Z]*?([dFT])(.*)$/;
+
+/** What a command sends of the machine it runs on, in words, or undefined when it sends nothing of it. */
+function uploadIn(command: string): string | undefined {
+  const words = command.match(/\S+/g) ?? [];
+  const heredoc = command.includes("<<");
+  const redirected = /(?:^|\s)<\s*[^\s<(]/.test(command);
+  let program: string | undefined;
+  let piped = false;
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index] ?? "";
+    if (/^(?:\||&&|\|\||;)$/.test(word)) {
+      program = undefined;
+      piped = word === "|";
+      continue;
+    }
+    if (/\/dev\/(?:tcp|udp)\//i.test(word) && /^\d*>/.test(word.replace(/^["']/, ""))) {
+      return "writes to a network connection";
+    }
+    const name = unquote(word)
+      .replace(/^.*[\\/]/, "")
+      .toLowerCase();
+    if (program === undefined) {
+      if (/^(?:curl|wget|invoke-webrequest|invoke-restmethod|iwr|irm|nc|ncat|netcat)$/.test(name)) {
+        program = name;
+        if (/^(?:nc|ncat|netcat)$/.test(name) && (piped || redirected)) {
+          return `sends ${piped ? "what is piped into it" : "a file"} to a host with ${name}`;
+        }
+      }
+      if (/\/dev\/(?:tcp|udp)\//i.test(word) && index > 0 && /[<>]&?$/.test(words[index - 1] ?? "")) {
+        return "writes to a network connection";
+      }
+      continue;
+    }
+    const next = unquote(words[index + 1] ?? "");
+    if (program === "curl") {
+      const short = CURL_SHORT.exec(word);
+      const option = short ? `-${short[1]}` : word;
+      const value = short && short[2] !== "" ? unquote(short[2] ?? "") : next;
+      if (CURL_UPLOAD.has(option)) return "uploads a file with curl";
+      if (CURL_FORM.has(option) && /=[@<]/.test(value)) return "uploads a file in a form with curl";
+      if (CURL_DATA.has(option)) {
+        if (value === "@-" && heredoc) continue;
+        if (/^[^=\s]*@/.test(value)) {
+          return value.endsWith("@-") ? "sends what is piped into curl" : "sends a file with curl";
+        }
+        if (value.includes("$(")) return "sends a command's output with curl";
+      }
+    } else if (program === "wget") {
+      if (/^--(?:post|body)-file(?:=|$)/.test(word)) return "sends a file with wget";
+    } else if (/^-infile$/i.test(word)) {
+      return `sends a file with ${program}`;
+    }
+  }
+  return undefined;
+}
+
+function unquote(word: string): string {
+  return word.replace(/^["'`]+|["'`]+$/g, "");
+}
+
+/** The words that start an instruction to drop the others. */
+const OVERRIDE = /\b(?:ignore|disregard|forget)\b/gi;
+/** Words between such a verb and what it drops that make it every instruction given so far. */
+const SO_FAR = new Set([
+  "all",
+  "any",
+  "every",
+  "your",
+  "previous",
+  "prior",
+  "above",
+  "earlier",
+  "preceding",
+  "former",
+  "original",
+  "initial",
+  "system",
+  "safety",
+  "developer",
+  "other",
+]);
+const FILLER = new Set(["of", "the", "my", "these", "those"]);
+const ORDERS = new Set([
+  "instruction",
+  "instructions",
+  "rules",
+  "guidelines",
+  "directions",
+  "directives",
+  "prompt",
+  "prompts",
+  "constraints",
+  "guardrails",
+  "policies",
+  "orders",
+]);
+/** A negated verb of telling, or hiding: keeping something from the user. */
+const CONCEAL =
+  /\b(?:(?:do\s+not|don['’]t|never|without)\s+(?:tell|inform|notify|mention|reveal|disclose|alert)\w*|hide|hiding|conceal\w*|keep\s+(?:this|it|that)\s+(?:secret|hidden|quiet))\b/gi;
+const USER = /^(?:user|users|human|operator)$/;
+const WORDS = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
+export function* promptInjectionHits(text: string): Generator<Hit> {
+  for (const match of text.matchAll(OVERRIDE)) {
+    const end = match.index + match[0].length;
+    const words = wordsAfter(text, end);
+    let kept = 0;
+    let qualified = false;
+    for (const word of words) {
+      if (ORDERS.has(word) && qualified) {
+        yield hit(text, match.index, end, "tells the agent to drop its other instructions");
+        break;
+      }
+      if (SO_FAR.has(word)) qualified = true;
+      else if (!FILLER.has(word)) break;
+      if (++kept > 4) break;
+    }
+  }
+  for (const match of text.matchAll(CONCEAL)) {
+    const end = match.index + match[0].length;
+    const words = wordsAfter(text, end).slice(0, 7);
+    const hiding = /^(?:hid|conceal)/i.test(match[0]);
+    // Hiding counts only from the user (`hide this from the user`); a negated telling, of anything to them.
+    const at = words.findIndex(
+      (word, index) =>
+        USER.test(word) &&
+        (!hiding || words[index - 1] === "from" || words.slice(index - 2, index).join(" ") === "from the"),
+    );
+    if (at !== -1) yield hit(text, match.index, end, "tells the agent to keep something from the user");
+  }
+}
+
+/** The lowercase words of the {@link WINDOW} characters after `from`, up to the end of their sentence. */
+function wordsAfter(text: string, from: number): string[] {
+  const window = text.slice(from, from + WINDOW);
+  const sentence = window.search(/[.!?\n](?:\s|$)/);
+  const stretch = sentence === -1 ? window : window.slice(0, sentence);
+  return [...stretch.matchAll(WORDS)].map(([word]) => word.toLowerCase());
+}
+
+function hit(text: string, start: number, end: number, what: string): Hit {
+  return { rule: "prompt-injection", offset: start, detail: `${what}: ${snippet(text, start, end)}` };
+}
+
+/**
+ * The hit and some text around it on its line, quoted: at most {@link SNIPPET} characters either side, so
+ * a line of megabytes with a hit on every word costs a bounded read per hit.
+ */
+function snippet(text: string, start: number, end: number, radius = SNIPPET): string {
+  let from = start;
+  while (from > 0 && start - from < radius / 3 && text[from - 1] !== "\n") from--;
+  let to = end;
+  while (to < text.length && to - end < radius && text[to] !== "\n" && text[to] !== "\r") to++;
+  return quoted(
+    `${from > 0 && text[from - 1] !== "\n" ? "…" : ""}${text.slice(from, to).trim()}`,
+    radius + 40,
+  );
+}
