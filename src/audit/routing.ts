@@ -49,6 +49,15 @@ const LEADS = new Set([
   "handling",
   "answering",
   "processing",
+  // `before finishing any response`, `when writing any reply`: every one the agent gives.
+  "finishing",
+  "completing",
+  "ending",
+  "sending",
+  "giving",
+  "writing",
+  "producing",
+  "generating",
 ]);
 /** Words between a quantifier and its noun that do not narrow it (`any kind of task`, `every single request`). */
 const FILLERS = new Set([
@@ -182,8 +191,10 @@ export function claimOfEveryTask(description: string): string | undefined {
       const before = word(back);
       const lead = word(back + 1);
       if (QUANTIFIERS.has(before)) return LEADS.has(lead) || ASKING.has(lead) ? back + skip : 0;
-      // `regardless of the task`, `no matter the request`.
-      if (before === "regardless" || (before === "matter" && lead === "no")) return back + skip;
+      // `regardless of the task`, `whatever the task`, `no matter the request`.
+      if (before === "regardless" || before === "whatever" || (before === "matter" && lead === "no")) {
+        return back + skip;
+      }
       if ((before === "a" || before === "an") && ASKING.has(lead)) return back + skip;
       // `all tasks and questions`: one claim of two nouns.
       if (!FILLERS.has(before) && !TASKS.has(before) && before !== "and" && before !== "or") return 0;
