@@ -121,6 +121,9 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
   const { reviews, listPacks, refused, elsewhere, shared, skipped, collisions } = content;
   const findings = reviews.flatMap((review) => review.findings);
   const newHigh = findings.filter((found) => found.new && found.severity === "high");
+  // A new medium finding fails no status, so the line says so plainly: "no new high finding" alone read
+  // as all clear over a step that uploads ~/.ssh.
+  const newMedium = findings.filter((found) => found.new && found.severity === "medium").length;
   const unsafe = reviews.flatMap((review) => review.unsafe);
   const lines = ["## What changes for agents", ""];
   if (refused !== undefined)
@@ -129,7 +132,7 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
     `- \`list_packs\` costs ${tokens(listPacks)} tokens (o200k).`,
     `- Audit ([rules](docs/audit.md)): ${
       newHigh.length > 0 ? `**${count(newHigh.length, "new high finding")}**` : "no new high finding"
-    }; in what this bump adds or changes: ${countBySeverity(findings.filter((found) => found.new))} new.`,
+    }${newMedium > 0 ? `, **${count(newMedium, "new medium finding")}** to read (table below)` : ""}; in what this bump adds or changes: ${countBySeverity(findings.filter((found) => found.new))} new.`,
   );
   if (unsafe.length > 0) {
     lines.push(`- ${unsafeLead(unsafe.length, false)}: ${listed(unsafe.map(markdownCode), limit)}`);

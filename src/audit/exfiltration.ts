@@ -64,14 +64,16 @@ const CURL_SHORT = /^-[a-zA-Z]*?([dFT])(.*)$/;
 function uploadIn(command: string): string | undefined {
   const words = command.match(/\S+/g) ?? [];
   const heredoc = command.includes("<<");
-  const redirected = /(?:^|\s)<\s*[^\s<(]/.test(command);
+  // A row of a Markdown table (`| nc | netcat |`) has pipes and tags, not a pipeline or a redirection.
+  const table = /^\s*\|/.test(command);
+  const redirected = !table && /(?:^|\s)<\s*[^\s<(]/.test(command);
   let program: string | undefined;
   let piped = false;
   for (let index = 0; index < words.length; index++) {
     const word = words[index] ?? "";
     if (/^(?:\||&&|\|\||;)$/.test(word)) {
       program = undefined;
-      piped = word === "|";
+      piped = word === "|" && !table;
       continue;
     }
     if (/\/dev\/(?:tcp|udp)\//i.test(word) && /^\d*>/.test(word.replace(/^["']/, ""))) {

@@ -389,6 +389,7 @@ describe("data-upload", () => {
     ["a here-document on standard input", "curl -X POST https://api.example.com -d @- <<EOF\n{}\nEOF"],
     ["a download", "curl -fsSLo tool.tgz https://x.example/tool.tgz"],
     ["a port check with nc", "nc -zv db.internal 5432"],
+    ["nc in a Markdown table", "| `curl` | HTTP |\n| `nc` | raw TCP, <br> see below |"],
     ["git deleting a branch after a curl", "curl -s https://x.example/ok && git branch -d old@x"],
     [
       "a code span closing after the data",
