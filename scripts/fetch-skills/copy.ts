@@ -1,5 +1,5 @@
 import type { Dirent } from "node:fs";
-import { copyFile, opendir, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { copyFile, opendir, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { makeFolder } from "../../src/make-folder.js";
 import { systemProblem } from "../../src/system-errors.js";
@@ -288,10 +288,11 @@ async function resolveEntry(walk: Walk, full: string, kind: EntryKind): Promise<
       real = await realpath(full);
     } catch (error) {
       const loop = (error as NodeJS.ErrnoException).code === "ELOOP";
-      return { skip: loop ? "symlink loop: it leads back to itself" : "dangling symlink", symlink: true };
+      if (loop) return { skip: "symlink loop: it leads back to itself", symlink: true };
+      return { skip: `dangling symlink${await linkText(full)}`, symlink: true };
     }
     const problem = symlinkProblem(walk, real);
-    if (problem) return { skip: problem, symlink: true };
+    if (problem) return { skip: `${problem}${await linkText(full)}`, symlink: true };
   }
   let info: Awaited<ReturnType<typeof stat>>;
   try {
@@ -302,6 +303,19 @@ async function resolveEntry(walk: Walk, full: string, kind: EntryKind): Promise<
   if (info.isFile()) return { kind: "file", real, size: info.size };
   if (info.isDirectory()) return { kind: "folder", real };
   return { skip: "symlink to something that is not a regular file or folder", symlink: true };
+}
+
+/**
+ * `, to "…"`: what the link says, as upstream wrote it (never where it led on this machine), escaped. A
+ * reviewer reads `to "../../../../home/runner/.ssh/id_rsa"` as an attempt, where "outside the repository"
+ * alone could be a stray link.
+ */
+async function linkText(full: string): Promise<string> {
+  try {
+    return `, to ${quoted(await readlink(full), 120)}`;
+  } catch {
+    return "";
+  }
 }
 
 const LFS_POINTER = "a Git LFS pointer, not the file it stands for: Git LFS content is not fetched";

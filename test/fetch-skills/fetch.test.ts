@@ -124,11 +124,14 @@ describe("fetch-skills: a pinned fetch", () => {
     const everything = Object.values(await snapshot(out)).join("\n");
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(HIDDEN_TOKEN);
+    // Where each link leads, as the repository wrote it: a reviewer tells an attempt from a stray link.
+    const absolute = JSON.stringify(path.join(tree.dir, "outside/secret.txt"));
+    const climbing = '"../../../../../../outside/secret.txt"';
     expect(result.stderr).toContain(
-      "kit: skipped skills/review/link-absolute.md: symlink pointing outside the repository",
+      `kit: skipped skills/review/link-absolute.md: symlink pointing outside the repository, to ${absolute}`,
     );
     expect(result.stderr).toContain(
-      "kit: skipped skills/review/link-climbing.md: symlink pointing outside the repository",
+      `kit: skipped skills/review/link-climbing.md: symlink pointing outside the repository, to ${climbing}`,
     );
     expect(result.stderr).toContain(
       "kit: skipped skills/review/link-hidden: symlink leading into a hidden folder",
@@ -148,9 +151,18 @@ describe("fetch-skills: a pinned fetch", () => {
           fetchedAt: FIXED_TIME.toISOString(),
           // By path in the pack, for the audit to report.
           skipped: [
-            { path: "review/link-absolute.md", reason: "symlink pointing outside the repository" },
-            { path: "review/link-climbing.md", reason: "symlink pointing outside the repository" },
-            { path: "review/link-hidden", reason: "symlink leading into a hidden folder" },
+            {
+              path: "review/link-absolute.md",
+              reason: `symlink pointing outside the repository, to ${absolute}`,
+            },
+            {
+              path: "review/link-climbing.md",
+              reason: `symlink pointing outside the repository, to ${climbing}`,
+            },
+            {
+              path: "review/link-hidden",
+              reason: 'symlink leading into a hidden folder, to "../../.github/token"',
+            },
           ],
         },
         {

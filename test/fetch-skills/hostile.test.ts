@@ -273,7 +273,7 @@ describe("fetch-skills: names and files it cannot copy", () => {
     expect(result.code, result.stderr).toBe(0);
     const shown = "x{U+000A}::error title=All clear::No finding{U+000A}{U+001B}[2K{U+001B}[1AOK{U+2028}";
     expect(result.stderr).toContain(
-      `g: skipped skills/a/${shown}: symlink pointing outside the repository\n`,
+      `g: skipped skills/a/${shown}: symlink pointing outside the repository, to "/etc/passwd"\n`,
     );
     expect(result.stderr).toContain(`g: warning: extra "extra" holds extra/${shown}/SKILL.md;`);
     expect(result.stderr.split("\n").filter((line) => !line.startsWith("g: "))).toEqual([""]);
@@ -357,7 +357,7 @@ describe("fetch-skills: names and files it cannot copy", () => {
     expect(result.code, result.stderr).toBe(0);
     const sources = JSON.parse(await readFile(path.join(site, "skills/sources.json"), "utf8")).sources;
     expect(sources[0].skipped).toEqual([
-      { path: "a/gone", reason: "dangling symlink" },
+      { path: "a/gone", reason: 'dangling symlink, to "missing.md"' },
       { path: "a/one", reason: "symlink loop: it leads back to itself" },
       { path: "a/two", reason: "symlink loop: it leads back to itself" },
     ]);
