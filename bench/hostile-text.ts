@@ -241,6 +241,8 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated("ignore all all all previous ", size),
   },
+  { name: "rm and many arguments", path: "p/s/run.sh", make: (size) => repeated("rm -rf x ", size) },
+  { name: "dd never writing a disk", path: "p/s/run.sh", make: (size) => repeated("dd if=x ", size) },
   {
     name: "secrets kept from no one",
     path: "p/s/SKILL.md",

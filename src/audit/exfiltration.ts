@@ -2,7 +2,8 @@
  * The rules for instructions that turn an agent against its user: a file of credentials named
  * (`secret-file`), a command that sends a local file or a command's output to a host (`data-upload`), and
  * words that tell the agent to drop its other instructions or to keep something from the user
- * (`prompt-injection`). Each is a phrase a person reading a bump should see, not proof of an attack: real
+ * (`prompt-injection`), and a command that wipes the home folder, the root or a disk (`destructive-command`).
+ * Each is a phrase a person reading a bump should see, not proof of an attack: real
  * skills upload files to APIs and teach SSH, hence medium.
  *
  * Every rule finds its starting words with a regular expression of fixed alternatives and then reads a
@@ -218,4 +219,57 @@ function snippet(text: string, start: number, end: number, radius = SNIPPET): st
     `${from > 0 && text[from - 1] !== "\n" ? "…" : ""}${text.slice(from, to).trim()}`,
     radius + 40,
   );
+}
+
+/**
+ * `rm -rf` (recursive, any spelling of the flags) of the root, the home folder or a system folder, alone or
+ * as a glob (`"$HOME"/*`) or with `--no-preserve-root`, `mkfs`, `dd` onto a disk, and the shell's fork bomb.
+ */
+const DESTROYERS =
+  /\brm\s|\bmkfs(?:\.\w+)?\s|\bdd\s[^\n]{0,200}?\bof=\/dev\/(?:sd|nvme|disk|hd|xvd|vd|mmcblk)|:\(\)\s*\{\s*:\|:&\s*\};:/g;
+const WIPED = new Set([
+  "",
+  "~",
+  "$HOME",
+  "/home",
+  "/Users",
+  "/root",
+  "/etc",
+  "/usr",
+  "/var",
+  "/boot",
+  "/bin",
+]);
+
+export function* destructiveCommandHits(text: string): Generator<Hit> {
+  for (const match of text.matchAll(DESTROYERS)) {
+    const end = match.index + match[0].length;
+    if (match[0].startsWith("rm") && !removesEverything(text.slice(end, end + WINDOW * 2))) continue;
+    const what = match[0].startsWith(":")
+      ? "a fork bomb, which stalls the machine"
+      : /^(?:mkfs|dd)/.test(match[0])
+        ? "overwrites a disk"
+        : "removes the root, the home folder or a system folder";
+    yield {
+      rule: "destructive-command",
+      offset: match.index,
+      detail: `${what}: ${snippet(text, match.index, end, 80)}`,
+    };
+  }
+}
+
+/** Whether the arguments of an `rm` (up to the end of its command) remove recursively a folder in {@link WIPED}. */
+function removesEverything(after: string): boolean {
+  const command = after.split(/[;|&\n]/, 1)[0] ?? "";
+  let recursive = false;
+  let wiped = false;
+  for (const [word] of command.matchAll(/\S+/g)) {
+    if (word === "--recursive" || /^-[a-zA-Z]*[rR]/.test(word)) recursive = true;
+    else if (word === "--no-preserve-root") wiped = true;
+    else if (!word.startsWith("-")) {
+      const target = word.replace(/["'{}]/g, "").replace(/\/\*?$/, "");
+      if (WIPED.has(target)) wiped = true;
+    }
+  }
+  return recursive && wiped;
 }

@@ -1,7 +1,12 @@
 import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
-import { dataUploadHits, promptInjectionHits, secretFileHits } from "./exfiltration.js";
+import {
+  dataUploadHits,
+  destructiveCommandHits,
+  promptInjectionHits,
+  secretFileHits,
+} from "./exfiltration.js";
 import { hiddenMarkupHits } from "./hidden.js";
 import { htmlCommentHits } from "./html-comments.js";
 import { deceptiveLinkHits } from "./links.js";
@@ -72,6 +77,7 @@ function textFindings(path: string, text: string): Finding[] {
     dataUploadHits(text),
     secretFileHits(text),
     promptInjectionHits(text),
+    destructiveCommandHits(text),
     encodedBlobHits(text),
     deceptiveLinkHits(text),
     MARKDOWN.test(path) ? htmlCommentHits(text) : [],

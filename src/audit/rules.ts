@@ -30,6 +30,10 @@ export const RULES = {
     severity: "medium",
     summary: "words telling the agent to drop its other instructions or keep something from the user",
   },
+  "destructive-command": {
+    severity: "medium",
+    summary: "a command that removes the home folder, the root or a system folder, or overwrites a disk",
+  },
   "html-comment": { severity: "medium", summary: "an HTML comment, hidden from the rendered Markdown" },
   "markdown-comment": {
     severity: "medium",

@@ -400,6 +400,32 @@ describe("data-upload", () => {
   });
 });
 
+describe("destructive-command", () => {
+  it.each([
+    ["the home folder's files", 'rm -rf "$HOME"/*', "removes the root, the home folder or a system folder"],
+    ["the root", "sudo rm -fr / --no-preserve-root", "removes the root, the home folder or a system folder"],
+    ["home, flags apart", "rm -r -f ~/", "removes the root, the home folder or a system folder"],
+    ["a disk", "dd if=/dev/zero of=/dev/sda bs=1M", "overwrites a disk"],
+    ["a new file system", "mkfs.ext4 /dev/nvme0n1", "overwrites a disk"],
+    ["a fork bomb", ":(){ :|:& };:", "a fork bomb, which stalls the machine"],
+  ])("flags %s", (_, command, what) => {
+    const [found, ...rest] = audit("p/s/scripts/clean.sh", `#!/bin/sh\n${command}\n`);
+    expect(rest).toEqual([]);
+    expect(found).toMatchObject({ line: 2, rule: "destructive-command", severity: "medium" });
+    expect(found?.detail).toBe(`${what}: ${JSON.stringify(command)}`);
+  });
+
+  it.each([
+    ["a cache folder", "rm -rf ~/.cache/pip"],
+    ["a build folder", 'rm -rf "$BUILD_DIR"/dist'],
+    ["a file in /tmp", "rm -f /tmp/lock"],
+    ["the home folder, not recursively", "rm ~/notes.txt"],
+    ["a date format", "Dates read dd/mm/yyyy."],
+  ])("leaves %s alone", (_, command) => {
+    expect(rules("p/s/SKILL.md", `${command}\n`)).toEqual([]);
+  });
+});
+
 describe("prompt-injection", () => {
   it.each([
     [

@@ -115,6 +115,8 @@ const UNITS = [
   "do not tell ",
   "hide it from ",
   ">& /dev/tcp/",
+  "rm -rf ",
+  "dd if=x ",
   "f\u200Cl",
   "a\u00ADb",
   "0123456789",
