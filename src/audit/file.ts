@@ -43,9 +43,11 @@ const EXECUTABLE_MAGIC = [
 export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}): Finding[] {
   const findings: Finding[] = [];
   const text = servedText(bytes, path);
-  if (facts.executable === true || (text === undefined && startsWithAny(bytes, EXECUTABLE_MAGIC))) {
-    const how = facts.executable === true ? "its mode lets it run" : "a native program";
-    findings.push(finding(path, 0, "executable-file", `executable: ${how}`));
+  // A native program with an execute bit is said to be both: a reviewer can read a script, not a program.
+  const native = text === undefined && startsWithAny(bytes, EXECUTABLE_MAGIC);
+  if (facts.executable === true || native) {
+    const how = [native ? "a native program" : "", facts.executable === true ? "its mode lets it run" : ""];
+    findings.push(finding(path, 0, "executable-file", `executable: ${how.filter(Boolean).join(", and ")}`));
   }
   if (text === undefined) {
     findings.push(

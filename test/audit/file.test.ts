@@ -623,6 +623,11 @@ describe("the whole-file rules", () => {
       "executable: a native program",
       "binary, 72 B: agents get a description, not its content",
     ]);
+    // One a bump adds with its execute bit, as a helper next to a skill's scripts: both are said.
+    expect(audit("p/s/scripts/helper", elf, true).map((f) => f.detail)).toEqual([
+      "executable: a native program, and its mode lets it run",
+      "binary, 72 B: agents get a description, not its content",
+    ]);
     expect(audit("p/s/big.md", `${"word ".repeat(60_000)}\n`).map((f) => [f.rule, f.detail])).toEqual([
       ["large-file", "293.0 KiB: agents get its first 256 KiB"],
     ]);
