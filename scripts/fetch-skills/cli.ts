@@ -44,7 +44,7 @@ export interface CliIo {
   readonly signal?: AbortSignal;
 }
 
-export const USAGE = `Usage: npm run fetch-skills -- [options]
+const USAGE = `Usage: npm run fetch-skills -- [options]
 
 Fetches the skill packs pinned in skills.toml into a skills folder, all or nothing. Progress goes to
 stderr, a Markdown summary to stdout. Exits 1 when the fetch (or the repin) fails, 2 when the command line

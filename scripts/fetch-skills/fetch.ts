@@ -46,7 +46,7 @@ function storeFolder(storesDir: string, repo: string): string {
  * the pinned commit before a byte is copied and counted, and a file of a gigabyte of zeros takes a megabyte
  * of the repository: a small repository filled the build machine's disk whatever `--max-mib` said.
  */
-export const CHECKOUT_FACTOR = 4;
+const CHECKOUT_FACTOR = 4;
 
 /**
  * Brings `source.ref` into the store (from the store itself when already there, else by a shallow fetch

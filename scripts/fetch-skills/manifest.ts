@@ -35,7 +35,7 @@ export interface Manifest {
 
 const SOURCE_KEYS = ["name", "repo", "ref", "path", "extras", "branch", "description"] as const;
 /** A pack's description is read by models on every turn: a sentence or two, not a document. */
-export const MAX_PACK_DESCRIPTION = 500;
+const MAX_PACK_DESCRIPTION = 500;
 const COMMIT = /^[0-9a-f]{40}$/;
 /** The Agent Skills naming rule, as the server applies it to pack folders (kept here so this script stands alone). */
 const PACK_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

@@ -9,7 +9,7 @@ export interface KeyChange {
  * The most keys of one skill the review keeps, and the characters of each: a frontmatter of 64 KiB holds
  * a thousand long keys, and a bump may add thousands of skills.
  */
-export const KEPT_KEYS = 20;
+const KEPT_KEYS = 20;
 const KEY_CHARS = 64;
 
 /**
