@@ -36,7 +36,7 @@ const ODD_WORDS = [
 function catalog(seed: number): { everything: Scope; listed: Skill[] } {
   const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const vocabulary = Array.from({ length: 400 }, (_, index) =>
+  const vocabulary = Array.from({ length: 200 }, (_, index) =>
     index % 37 === 0 ? pick(ODD_WORDS) : `${pick(SYLLABLES)}${pick(SYLLABLES)}${index % 5 === 0 ? "s" : ""}`,
   );
   // Skewed: a few words in most descriptions, most words in few.
@@ -116,7 +116,7 @@ describe("the preview of a scope", () => {
     const random = seededRandom(11);
     const scopes = [
       everything,
-      ...Array.from({ length: 400 }, () => everything.narrow(randomSelectors(everything, random))),
+      ...Array.from({ length: 200 }, () => everything.narrow(randomSelectors(everything, random))),
     ];
     const paths = new Set<string>();
     const steeringPaths = new Set<string>();
