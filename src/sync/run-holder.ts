@@ -1,0 +1,176 @@
+/**
+ * Who holds a run lock or a takeover marker (see takeover.ts), as its text names it, and whether that
+ * holder is provably gone: its process looked for where its id means what it meant to the holder.
+ */
+import { readFileSync, readlinkSync, statSync } from "node:fs";
+import { hostname } from "node:os";
+
+/**
+ * Who holds a run lock. `pid` and `startedAt` are all an older sync's lock holds. The rest tells one
+ * process from another where process ids do not: containers (each sync is PID 1 of its own), pid
+ * namespaces, a machine restarted, a process id used again. Linux gives `pidNamespace`, `boot` and `start`.
+ */
+export interface Holder {
+  readonly pid: number;
+  readonly startedAt: string;
+  /** Unique to the run that took the lock. */
+  readonly run?: string;
+  readonly host?: string;
+  /** `/proc/self/ns/pid`'s link: `pid:[4026531836]`. */
+  readonly pidNamespace?: string;
+  /** `/proc/sys/kernel/random/boot_id`: the kernel's, also in a container. */
+  readonly boot?: string;
+  /** The process's start time, in clock ticks since boot (`/proc/self/stat`). */
+  readonly start?: string;
+}
+
+/** This process as a lock names it (thisProcess). */
+export type ThisProcess = Omit<Holder, "startedAt" | "run"> & { readonly host: string };
+
+/**
+ * Where a holder's process cannot be looked for (a sync in another container of the same machine), a lock
+ * or marker not refreshed for this long is one whose holder was killed outright; a live holder refreshes
+ * its lock far more often (see run-lock.ts's REFRESH_MS).
+ */
+export const LEASE_MS = 120_000;
+
+/** This process as a lock names it; what Linux's /proc does not give (elsewhere) is left out. */
+export function thisProcess(): ThisProcess {
+  const pidNamespace = readOrNone(() => readlinkSync("/proc/self/ns/pid"));
+  const boot = readOrNone(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
+  const start = startOf("self");
+  return {
+    pid: process.pid,
+    host: hostname(),
+    ...(pidNamespace === undefined ? {} : { pidNamespace }),
+    ...(boot === undefined ? {} : { boot }),
+    ...(start === undefined ? {} : { start }),
+  };
+}
+
+/** The text of a lock or marker naming the run `run` of this process `me`, taken now (read by holderIn). */
+export function holderText(me: ThisProcess, run: string): string {
+  return `${JSON.stringify({ ...me, startedAt: new Date().toISOString(), run })}\n`;
+}
+
+/** Who a run lock names; undefined when it names no process. Fields of another type are left out. */
+export function holderIn(text: string): Holder | undefined {
+  let read: unknown;
+  try {
+    read = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof read !== "object" || read === null) return undefined;
+  const fields = read as Record<string, unknown>;
+  const { pid } = fields;
+  if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  const named = (key: keyof Holder) => (typeof fields[key] === "string" ? { [key]: fields[key] } : {});
+  return {
+    pid,
+    startedAt: typeof fields.startedAt === "string" ? fields.startedAt : "",
+    ...named("run"),
+    ...named("host"),
+    ...named("pidNamespace"),
+    ...named("boot"),
+    ...named("start"),
+  };
+}
+
+/**
+ * Whether the holder of a lock (or of a takeover marker, `file`) is provably gone. Its process is looked
+ * for only where its id means what it meant to the holder: on this host, in this pid namespace, since
+ * this boot. One from another container of this machine is gone once `file` is not refreshed for
+ * LEASE_MS; one from a host since restarted is gone; one from another machine is held. `heldHere`: the
+ * run ids of what this process holds, as a file naming this process may be another run's of it.
+ */
+export function isGone(
+  holder: Holder,
+  me: ThisProcess,
+  file: string,
+  heldHere: ReadonlySet<string>,
+): boolean {
+  // A lock written before these fields: the process id is all there is, read as it always was.
+  if (holder.host === undefined) return !isRunning(holder.pid);
+  const sameKernel = holder.boot !== undefined && holder.boot === me.boot;
+  if (holder.host === me.host && holder.boot !== undefined && me.boot !== undefined && !sameKernel) {
+    return true;
+  }
+  if (isLeased(holder, me)) return ageOf(file) > LEASE_MS;
+  if (!samePids(holder, me)) return false;
+  if (holder.pid === process.pid) return holder.run === undefined || !heldHere.has(holder.run);
+  if (!isRunning(holder.pid)) return true;
+  // Running, but maybe another process given the id since.
+  const start = startOf(holder.pid);
+  return holder.start !== undefined && start !== undefined && start !== holder.start;
+}
+
+/**
+ * Whether the holder runs in another container of this machine (another host name or pid namespace, the
+ * same kernel): its process cannot be looked for, and its lock is held while it refreshes it.
+ */
+export function isLeased(holder: Holder, me: ThisProcess): boolean {
+  return (
+    holder.host !== undefined && holder.boot !== undefined && holder.boot === me.boot && !samePids(holder, me)
+  );
+}
+
+/** Whether the holder's process is there and stopped (state T, or t under a debugger), as Linux says. */
+export function isStopped(holder: Holder, me: ThisProcess): boolean {
+  if (holder.start === undefined || !samePids(holder, me)) return false;
+  const fields = statOf(holder.pid);
+  // Its own start time: the id is not another process's since.
+  return fields?.[19] === holder.start && (fields[0] === "T" || fields[0] === "t");
+}
+
+/** How long ago `file` was last modified (refreshed); 0 when it is gone. */
+export function ageOf(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** What `read` reads, or undefined when it cannot (a file of /proc another system lacks, a lock gone). */
+export function readOrNone(read: () => string): string | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the holder's process id means here what it meant to the holder. */
+function samePids(holder: Holder, me: ThisProcess): boolean {
+  const sameKernel = holder.boot !== undefined && holder.boot === me.boot;
+  return (
+    holder.host === me.host &&
+    holder.pidNamespace === me.pidNamespace &&
+    (sameKernel || me.boot === undefined)
+  );
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process runs, as another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Field 22 of `/proc/<pid>/stat`: the process's start time. */
+function startOf(pid: number | "self"): string | undefined {
+  return statOf(pid)?.[19];
+}
+
+/**
+ * The fields of `/proc/<pid>/stat` from the third on (the state first), counted after the name in
+ * parentheses (which may hold anything); undefined where there is none.
+ */
+function statOf(pid: number | "self"): string[] | undefined {
+  const line = readOrNone(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
+  return line?.slice(line.lastIndexOf(")") + 2).split(" ");
+}
