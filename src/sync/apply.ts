@@ -9,7 +9,7 @@ import { forEachInOrder } from "./at-once.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { describeError } from "./describe-error.js";
 import { downloadSkill } from "./download.js";
-import { type MovedAside, readIfSame, Staging } from "./folder.js";
+import { readIfSame } from "./folder.js";
 import {
   type InstalledSkill,
   type Lock,
@@ -23,6 +23,7 @@ import { PARALLEL_DOWNLOADS, withPackRoom } from "./pack-room.js";
 import { isOutOfDate, type Step, servedDigest } from "./plan.js";
 import type { DownloadContext } from "./reads.js";
 import { renameRefused } from "./rename-refused.js";
+import { type MovedAside, Staging } from "./staging.js";
 import { VerifiedFiles } from "./verified.js";
 
 /** What a run holding the folder's run lock carries with it. */

@@ -8,7 +8,7 @@ import { apply, countDone, lockChangeAlone, type RunHold, type SyncCounts, write
 import { connectionFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
 import { describeError } from "./describe-error.js";
-import { clearStagingOnStop, forgetUnusedKept, MovedAside, readLock, Staging } from "./folder.js";
+import { readLock } from "./folder.js";
 import { leftOutOfExtension } from "./left-out.js";
 import { skillRoot } from "./listed-files.js";
 import type { Lock, LockSource } from "./lock.js";
@@ -17,6 +17,8 @@ import type { Step } from "./plan.js";
 import { planRun } from "./plan-run.js";
 import { type DownloadContext, PackReads } from "./reads.js";
 import { type HeldElsewhere, type OnStop, type RunLock, takeRunLock } from "./run-lock.js";
+import { clearStagingOnStop, MovedAside, STAGING_DIR, Staging } from "./staging.js";
+import { forgetUnusedKept } from "./verified.js";
 
 export interface SyncReport {
   /** The plan, sorted by name. */
@@ -278,7 +280,7 @@ async function write(options: SyncOptions, plan: Plan, access: Access): Promise<
   }
   if ("movedAside" in access) {
     access.stillHeld();
-    const forgotten = await forgetUnusedKept(folder, options.server.url.href);
+    const forgotten = await forgetUnusedKept(path.join(folder, STAGING_DIR), options.server.url.href);
     if (forgotten !== undefined) progress.note(forgotten);
   }
   if (!writesAnything(options, steps, source)) {

@@ -1,6 +1,74 @@
+/**
+ * The files runs verified and kept in the staging folder (VERIFIED_DIR) for the next run from the same
+ * server, which takes them from there instead of fetching them again; and when they are forgotten.
+ */
+import { createHash } from "node:crypto";
 import { link, lstat, mkdir, readdir, rm, utimes } from "node:fs/promises";
 import path from "node:path";
-import { keptFolderName, readIfSame, VERIFIED_DIR } from "./folder.js";
+import { lstatOrUndefined, readIfSame } from "./folder.js";
+
+/**
+ * In the staging folder: the files of skills a run fetched, verified and staged, by digest, kept when the
+ * run stops before putting them in place (Ctrl-C, SIGTERM, SIGKILL, a failure), so that the next run
+ * takes them from there instead of the server (see VerifiedFiles). One folder in it per server (see
+ * keptFolderName): a run from one server neither reads nor removes what a run from another kept. Removed
+ * by the next run from the same server that gets as far as putting its skills in place.
+ */
+export const VERIFIED_DIR = "verified";
+
+/**
+ * The folder in VERIFIED_DIR of the files kept by runs from `server` (its URL as the lock records it):
+ * a digest of the URL, which may hold any character, so that it is a plain name on every system.
+ */
+export function keptFolderName(server: string): string {
+  return createHash("sha256").update(server).digest("hex").slice(0, 32);
+}
+
+/**
+ * How long the files runs from a server kept (its folder in VERIFIED_DIR) may stay unused before a run
+ * from another server into the folder removes them: a server no longer synced from would leave them
+ * there for good. Each run from their server touches its folder (VerifiedFiles.open), or removes it
+ * (Staging.clear), so its modification time is their last use; removed, they cost that server's next run
+ * a fetch, no more.
+ */
+export const KEPT_UNUSED_DAYS = 30;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Removes from the staging folder `stagingDir` the kept files of runs from other servers than `server`
+ * left unused for KEPT_UNUSED_DAYS, by their folder's modification time. A line saying so, or undefined
+ * when none went. Best effort: what cannot be removed stays, unread. For a run holding the run lock.
+ */
+export async function forgetUnusedKept(
+  stagingDir: string,
+  server: string,
+  now = Date.now(),
+): Promise<string | undefined> {
+  const verified = path.join(stagingDir, VERIFIED_DIR);
+  // Nothing followed: a symlink in the way is not a folder a run made (Staging.open removes it).
+  for (const made of [path.dirname(verified), verified]) {
+    if ((await lstatOrUndefined(made).catch(() => undefined))?.isDirectory() !== true) return undefined;
+  }
+  const own = keptFolderName(server);
+  let removed = 0;
+  for (const entry of await readdir(verified, { withFileTypes: true }).catch(() => [])) {
+    if (!entry.isDirectory() || entry.name === own) continue;
+    const kept = path.join(verified, entry.name);
+    const modified = (await lstatOrUndefined(kept).catch(() => undefined))?.mtimeMs;
+    if (modified === undefined || now - modified < KEPT_UNUSED_DAYS * DAY_MS) continue;
+    await rm(kept, { recursive: true, force: true }).then(
+      () => {
+        removed += 1;
+      },
+      () => undefined,
+    );
+  }
+  if (removed === 0) return undefined;
+  const whose =
+    removed === 1 ? "a stopped sync from another server" : `stopped syncs from ${removed} other servers`;
+  return `removed from ${verified} the files ${whose} kept, unused for ${KEPT_UNUSED_DAYS} days or more (a sync from there fetches them again)`;
+}
 
 /** A digest as the Skills extension writes it, the only kind kept here, named by its hex. */
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
