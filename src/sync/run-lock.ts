@@ -98,7 +98,7 @@ const TAKEOVER_WAIT_MS = 25;
  * Takes the run lock of `folder` (made if missing): a file created only if none is there, naming this
  * run and process. A lock whose holder is gone (a sync killed with SIGKILL, in this container or another,
  * or on a machine since restarted) is taken over, by one run when several find it. The lock goes on
- * release, and on SIGINT or SIGTERM (after `onStop.tidy`).
+ * release, and on SIGINT or SIGTERM (after `onStop.tidy`), while it still names this run.
  */
 export async function takeRunLock(
   folder: string,

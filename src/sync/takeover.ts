@@ -19,9 +19,10 @@ import {
 } from "./run-holder.js";
 
 /**
- * The run ids in the markers this process holds. One naming this process and none of these was left by
- * it (its removal failed), and is stale. Process-wide, as run-lock.ts's heldRuns is, for the same reason:
- * a marker is judged by any run of the process, and all of them must see the turns any other has.
+ * The ids of the turns this process has (takeTurn). A marker naming this process and none of these was
+ * left by an earlier process given the same id, and is stale: a turn keeps its id until its markers are
+ * removed. Process-wide, as run-lock.ts's heldRuns is, for the same reason: a marker is judged by any run
+ * of the process, and each must find the turns the others have held.
  */
 const heldMarkers = new Set<string>();
 
