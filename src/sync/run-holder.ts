@@ -151,14 +151,17 @@ function samePids(holder: Holder, me: ThisProcess): boolean {
   );
 }
 
+/** Whether process `pid` runs: one ended that its parent has not yet waited for (a zombie) does not. */
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    // EPERM: the process runs, as another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    // EPERM: the process is there, as another user's.
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  // A zombie answers a signal, and stays one until its parent waits for it: maybe never. Linux says so.
+  const state = statOf(pid)?.[0];
+  return state !== "Z" && state !== "X";
 }
 
 /** Field 22 of `/proc/<pid>/stat`: the process's start time. */

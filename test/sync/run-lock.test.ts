@@ -2,7 +2,9 @@
  * The run lock of a sync's target folder: one run installs at a time, and a lock left by a run that no
  * longer runs is taken over, by one of the runs that find it, never by two.
  */
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { once } from "node:events";
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
@@ -112,6 +114,28 @@ describe("the run lock", () => {
     it("takes over a lock naming a live process that started after the lock's holder did", async () => {
       await lockOf({ ...holder(process.ppid), start: "1" });
       expect(await take()).toBe("taken");
+    });
+
+    // A sync killed outright stays a zombie until its parent waits for it (one that never does: a
+    // container's shell that exec'd into another program). Its id answers a signal, so its lock was held
+    // until then, every later run waiting, then failing, naming a process that installs nothing.
+    it("takes over a lock of a process that ended, its parent not having waited for it", async () => {
+      // The background sleep ends after its shell became a sleep that never waits for it.
+      const parent = spawn("sh", ["-c", "sleep 0.2 & echo $!; exec sleep 60"], {
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      try {
+        const [line] = (await once(parent.stdout, "data")) as [Buffer];
+        const pid = Number(line.toString().trim());
+        const state = () => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+        while (state() !== "Z") await sleep(20);
+        await lockOf(holder(pid));
+        expect(await take()).toBe("taken");
+        await lockOf({ pid, startedAt: "2026-01-01T00:00:00Z" });
+        expect(await take()).toBe("taken");
+      } finally {
+        parent.kill();
+      }
     });
 
     it("leaves a lock of an older sync (process id only) whose process runs", async () => {
