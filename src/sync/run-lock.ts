@@ -173,9 +173,10 @@ function lockTextSync(file: string): string | undefined {
 }
 
 /**
- * Removes the stale lock that reads `text`, unless another run is doing so: false then. Runs that find the
- * same stale lock take turns (takeTurn), and each reads the lock again in its turn, so none removes a lock
- * that another has taken meanwhile (that one reads otherwise: a new id and time).
+ * Removes the lock `file` if it still reads `text` (a stale lock, or the run's own on release), unless
+ * another run has the turn to: false then. Runs that find the same stale lock take turns (takeTurn), and
+ * each reads the lock again in its turn, so none removes a lock that another has taken meanwhile (that one
+ * reads otherwise: a new id and time).
  */
 async function removeStale(file: string, text: string): Promise<boolean> {
   const leave = takeTurn(file, text);
@@ -195,7 +196,7 @@ async function removeStale(file: string, text: string): Promise<boolean> {
  */
 async function removeOwn(file: string, text: string): Promise<void> {
   for (let attempt = 0; attempt < TAKEOVER_TRIES; attempt++) {
-    // No marker can be made (the folder made read-only meanwhile): removed as before, without one.
+    // No marker can be made (the folder made read-only meanwhile): removed without a turn.
     const removed = await removeStale(file, text).catch(() => undefined);
     if (removed === undefined) break;
     if (removed) return;
