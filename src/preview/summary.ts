@@ -58,6 +58,13 @@ interface RankingScratch {
   readonly scores: Float64Array;
 }
 
+/** See TermFrequencies.#stemNumbers. */
+interface StemNumbers {
+  readonly tally: Tally;
+  readonly numbers: Int32Array;
+  readonly marks: Uint32Array;
+}
+
 /** A saved tally not read yet, and whom to tell if it does not hold together. */
 interface SavedTally {
   /** Throws MalformedPart when the saved tally does not hold together or is not of these skills. */
@@ -83,6 +90,9 @@ export class TermFrequencies {
   /** By word of the whole tally (which, once made, stays): its stem, for the words rankings gave. */
   readonly #stems = new Map<TermId, Stem>();
   #totals: { readonly tally: Tally; readonly weights: Float64Array } | undefined;
+  #stemNumbering: StemNumbers | undefined;
+  /** The mark of the ranking under way in StemNumbers.marks. */
+  #mark = 0;
 
   /** Tallies nothing yet: the first question tallies every skill left, unless tallySome has. */
   constructor(skills: readonly Skill[]) {
@@ -308,8 +318,16 @@ export class TermFrequencies {
       return first?.spellings.get(term) ?? tally.spelled[term] ?? "";
     });
     for (const term of held) firstUnit[term] = 0;
+    // A word is a piece of names when no description of the units says it in any form: `completion` of
+    // `verification-before-completion` is not, its descriptions saying "complete" and "completing".
+    const { numbers, marks } = this.#stemNumbers(tally);
+    this.#mark += 1;
+    const mark = this.#mark;
+    for (const term of held) {
+      if ((described[term] ?? 0) > 0 && tally.firstWords[term] === NO_TERM) marks[numbers[term] ?? 0] = mark;
+    }
     // A pair is of a name's words, each held (and summed) wherever the pair is.
-    const onlyNamed = (term: TermId) => described[term] === 0;
+    const onlyNamed = (term: TermId) => described[term] === 0 && marks[numbers[term] ?? 0] !== mark;
     const pieces = Uint8Array.from(ranked, (term) => {
       const first = tally.firstWords[term] ?? NO_TERM;
       if (first === NO_TERM) return onlyNamed(term) ? WORD_PIECE : 0;
@@ -324,6 +342,28 @@ export class TermFrequencies {
     };
     this.#rankings.set(signature, ranking);
     return ranking;
+  }
+
+  /**
+   * By word of the whole tally, a number for its stem, words of one stem sharing it (pairs: 0, unused), and
+   * a mark by stem number: #ranked marks the stems its units' descriptions hold. Made once per tally.
+   */
+  #stemNumbers(tally: Tally): StemNumbers {
+    if (this.#stemNumbering?.tally !== tally) {
+      const byStem = new Map<Stem, number>();
+      const numbers = Int32Array.from(tally.keys, (_, term) => {
+        if (tally.firstWords[term] !== NO_TERM) return 0;
+        const stem = this.#stemOf(tally, term);
+        let number = byStem.get(stem);
+        if (number === undefined) {
+          number = byStem.size;
+          byStem.set(stem, number);
+        }
+        return number;
+      });
+      this.#stemNumbering = { tally, numbers, marks: new Uint32Array(Math.max(1, byStem.size)) };
+    }
+    return this.#stemNumbering;
   }
 
   /** Arrays by term for #ranked, made once every skill is tallied (the vocabulary no longer grows). */

@@ -334,6 +334,29 @@ describe("previewOf", () => {
     expect(summary).toMatch(/(?<![\w-])release(?![\w-])/);
   });
 
+  // The bench corpus's superpowers pack was said as "verification, verification-before-completion": the
+  // descriptions say "complete" and "completing", which the tally keeps apart from the name's `completion`.
+  it("gives a word of a name that descriptions say in another form alone, not as the name", async () => {
+    const scope = await scopeOf({
+      "craft/verification-before-completion/SKILL.md": skillMd(
+        "verification-before-completion",
+        "Run the verification commands before claiming the work is complete.",
+      ),
+      "craft/code-review/SKILL.md": skillMd(
+        "code-review",
+        "Review a change before completing it, with verification of each claim.",
+      ),
+      "craft/release-notes/SKILL.md": skillMd("release-notes", "Notes for a release."),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    });
+    const craft = scope.packs.find((pack) => pack.name === "craft");
+    if (craft === undefined) throw new Error("pack craft expected");
+    const summary = previewOf(scope, new TermFrequencies(scope.skills), ON).describePack(craft);
+    expect(summary).toMatch(/(?<![\w-])verification(?![\w-])/);
+    expect(summary).toMatch(/(?<![\w-])completion(?![\w-])/);
+    expect(summary).not.toMatch(/verification-before-completion/);
+  });
+
   // The bench corpus's whole-catalog instructions gave `scikit` alone: list_skills had said `learning`, so
   // the rest of `scikit-learn` counted as said and `scikit` as all its name meant.
   it("gives a piece of skills' names as those names even where the other text said the rest of them", async () => {
