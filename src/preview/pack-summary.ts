@@ -21,8 +21,13 @@ export function summarizePack(
   said: ReadonlySet<string>,
 ): string {
   if (said.size > 0) return new PackSummary(pack, catalog, said, room, 0).within(room);
-  const made = () => new PackSummary(pack, catalog, said, MAX_PREVIEW_BYTES, 0);
-  return keptFor(summaries, catalog, pack, made).within(room);
+  return packSummaryOf(pack, catalog).within(room);
+}
+
+/** A pack's summary with nothing said, shared by every scope that holds the pack whole. */
+export function packSummaryOf(pack: Pack, catalog: TermFrequencies): PackSummary {
+  const made = () => new PackSummary(pack, catalog, NOTHING_KNOWN, MAX_PREVIEW_BYTES, 0);
+  return keptFor(summaries, catalog, pack, made);
 }
 
 const summaries: PerPack<PackSummary> = new WeakMap();
@@ -55,9 +60,9 @@ export class PackSummary {
   readonly #known: ReadonlySet<string>;
   readonly #groups: readonly Group[];
   #groupTerms: readonly (readonly string[])[] | undefined;
-  /** By how many terms each group shows: the groups so, and the whole summary after them. */
+  /** By how many terms each group shows: the groups so, and the pack's terms they leave out. */
   readonly #texts = new Map<number, { readonly text: string; readonly bytes: number }>();
-  readonly #wholes = new Map<number, string>();
+  readonly #rests = new Map<number, string>();
   #terms: string | undefined;
 
   constructor(
@@ -83,10 +88,21 @@ export class PackSummary {
       this.#terms ??= this.#telling(this.#known).join(", ");
       return cut(this.#terms, room);
     }
+    const { groups, terms } = this.parts(room);
+    return terms === "" ? groups : cut(`${groups}; ${terms}`, room);
+  }
+
+  /**
+   * Its groups within `room`, each with as many of its telling terms as fit, and the pack's telling terms
+   * that those leave out (none when not even each group with one term fits, and none for a pack with no
+   * groups, whose terms `within` gives).
+   */
+  parts(room: number): { readonly groups: string; readonly terms: string } {
     for (let each = MOST_EACH; each > 0; each -= 1) {
-      if (this.#textOf(each).bytes <= room) return cut(this.#wholeOf(each), room);
+      const { text, bytes: groupBytes } = this.#textOf(each);
+      if (groupBytes <= room) return { groups: text, terms: this.#restOf(each) };
     }
-    return cut(this.#groups.map((group) => group.name).join(", "), room);
+    return { groups: cut(this.#groups.map((group) => group.name).join(", "), room), terms: "" };
   }
 
   #telling(known: ReadonlySet<string>): string[] {
@@ -112,15 +128,14 @@ export class PackSummary {
     return made;
   }
 
-  #wholeOf(each: number): string {
-    let whole = this.#wholes.get(each);
-    if (whole === undefined) {
+  #restOf(each: number): string {
+    let rest = this.#rests.get(each);
+    if (rest === undefined) {
       const { text } = this.#textOf(each);
-      const rest = this.#telling(new Set([...this.#known, ...stemsOf(text)]));
-      whole = rest.length > 0 ? `${text}; ${rest.join(", ")}` : text;
-      this.#wholes.set(each, whole);
+      rest = this.#telling(new Set([...this.#known, ...stemsOf(text)])).join(", ");
+      this.#rests.set(each, rest);
     }
-    return whole;
+    return rest;
   }
 }
 

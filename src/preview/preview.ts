@@ -1,6 +1,6 @@
 import type { Pack, Scope, Skill } from "../catalog/index.js";
 import { packLines } from "./pack-lines.js";
-import { NOTHING_KNOWN, saidIn, summarizePack } from "./pack-summary.js";
+import { NOTHING_KNOWN, packSummaryOf, saidIn, summarizePack } from "./pack-summary.js";
 import { bytes, cut, MAX_PREVIEW_BYTES, roomAfter, within } from "./room.js";
 import { ALSO, skillsByName, spread } from "./skill-names.js";
 import type { TermFrequencies } from "./summary.js";
@@ -145,7 +145,8 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
   const listSkillsDescription = within([
     summaryHead,
     ...packLines(scope.packs, roomAfter(summaryHead), (pack, room) => {
-      const name = byGroups(pack) ? `${pack.name}, its groups: ` : `${pack.name}: `;
+      if (byGroups(pack)) return groupsLine(pack, catalog, room);
+      const name = `${pack.name}: `;
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
   ]);
@@ -195,6 +196,25 @@ function listSkillsHead(scope: Scope, listed: "skills" | "packs" | "groups"): st
     `Find the organization's skill for a task (these are not your built-in skills). Call it before any ` +
     `task in ${packs}, even a familiar one, and follow the skill: query="<task>" gives the best matches${below}`
   );
+}
+
+/**
+ * list_skills's line for a pack summarized by its groups, within `room`: the terms most of its skills
+ * hold, then its groups under a label that says they are (`agents: architecture, …, code… Its groups:
+ * python-development (packages), …`), or only those (`agents, its groups: …`). After the groups, as
+ * `…; architecture, …`, the terms read as more groups; before them, they take what the groups leave, in
+ * the bytes and tokens the line took then.
+ */
+function groupsLine(pack: Pack, catalog: TermFrequencies, room: number): string {
+  const label = `${pack.name}, its groups: `;
+  const { groups, terms } = packSummaryOf(pack, catalog).parts(room - bytes(label));
+  const termsHead = `${pack.name}: `;
+  const left = room - bytes(termsHead) - bytes(groups);
+  if (terms !== "" && bytes(terms) + bytes(". Its groups: ") <= left)
+    return `${termsHead}${terms}. Its groups: ${groups}`;
+  // Cut, the terms end in an ellipsis, which a period would follow.
+  const said = cut(terms, Math.min(left - bytes(" Its groups: "), bytes(terms) - 1));
+  return said === "" ? `${label}${groups}` : `${termsHead}${said} Its groups: ${groups}`;
 }
 
 /** The instructions, each pack in scope said by `say` within the room it is given. */

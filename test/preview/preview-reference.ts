@@ -104,7 +104,8 @@ export function referencePreviewOf(
   const listSkillsDescription = within([
     packsHead,
     ...packLines(scope.packs, roomAfter(packsHead), (pack, room) => {
-      const name = byGroups(pack) ? `${pack.name}, its groups: ` : `${pack.name}: `;
+      if (byGroups(pack)) return groupsLine(pack, catalog, room);
+      const name = `${pack.name}: `;
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
   ]);
@@ -243,6 +244,34 @@ function summarizePack(
     return cut(rest.length > 0 ? `${text}; ${rest.join(", ")}` : text, room);
   }
   return cut(groups.map((group) => group.name).join(", "), room);
+}
+
+/**
+ * list_skills's line for a pack summarized by its groups: the pack's terms that the groups leave out, then
+ * the groups (`agents: architecture, …, code… Its groups: python-development (packages), …`), or only the
+ * groups (`agents, its groups: …`) when no term fits.
+ */
+function groupsLine(pack: Pack, catalog: TermFrequencies, room: number): string {
+  const label = `${pack.name}, its groups: `;
+  const known = namesOf(pack);
+  const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
+  const groupTerms = groups.map((group) => catalog.tellingTerms(pack, group, known));
+  for (let each = 3; each > 0; each -= 1) {
+    const text = groups
+      .map((group, index) => {
+        const telling = (groupTerms[index] ?? []).slice(0, each);
+        return telling.length > 0 ? `${group.name} (${telling.join(", ")})` : group.name;
+      })
+      .join(", ");
+    if (bytes(text) > room - bytes(label)) continue;
+    const terms = catalog.tellingTerms(pack, undefined, new Set([...known, ...stemsOf(text)])).join(", ");
+    const left = room - bytes(`${pack.name}: `) - bytes(text);
+    if (terms !== "" && bytes(terms) + bytes(". Its groups: ") <= left)
+      return `${pack.name}: ${terms}. Its groups: ${text}`;
+    const said = cut(terms, Math.min(left - bytes(" Its groups: "), bytes(terms) - 1));
+    return said === "" ? `${label}${text}` : `${pack.name}: ${said} Its groups: ${text}`;
+  }
+  return `${label}${cut(groups.map((group) => group.name).join(", "), room - bytes(label))}`;
 }
 
 /** The words of a pack's name and of its groups' names, which a summary need not say again. */

@@ -225,8 +225,23 @@ describe("previewOf", () => {
     });
     const lines = previewOf(scope, new TermFrequencies(scope.skills), ON).listSkillsDescription.split("\n");
     expect(lines[0]).toMatch(/Then read_skill\. Packs:$/);
-    expect(lines[1]).toMatch(/^orchard, its groups: apple-pressing \(.*\), pear-drying/);
+    expect(lines[1]).toMatch(/^orchard: .* Its groups: apple-pressing \(.*\), pear-drying \([^)]*\)$/);
     expect(lines[2]).toMatch(/^vineyard: /);
+  });
+
+  // The bench corpus's agents pack, alone in its scope, read "agents, its groups: python-development
+  // (packages), …, social-publishing (facebook); architecture, management…": words under the groups' label.
+  it("gives a pack's terms before the label of its groups, so that only groups follow it", async () => {
+    const scope = await scopeOf({
+      ...skills("orchard", 40, 30, "apple-pressing/"),
+      ...skills("orchard", 10, 30, "pear-drying/"),
+    });
+    const [line = ""] = previewOf(scope, new TermFrequencies(scope.skills), ON)
+      .listSkillsDescription.split("\n")
+      .slice(1);
+    const [terms = "", groups = ""] = line.split(/its groups: /i);
+    expect(terms).toMatch(/^orchard: \w.*(?:\.|…) $/);
+    expect(groups.replace(/ \([^)]*\)/g, "").split(", ")).toEqual(["apple-pressing", "pear-drying"]);
   });
 
   it("summarizes packs and groups by their tasks when the entries do not fit, and names skills in the other text", async () => {
@@ -237,8 +252,8 @@ describe("previewOf", () => {
     });
     const preview = previewOf(scope, new TermFrequencies(scope.skills), ON);
     const lines = preview.listSkillsDescription.split("\n").slice(1);
-    expect(lines.map((line) => line.split(":")[0])).toEqual(["orchard, its groups", "vineyard"]);
-    expect(lines[0]).toMatch(/^orchard, its groups: apples \(.*\), pears/);
+    expect(lines.map((line) => line.split(":")[0])).toEqual(["orchard", "vineyard"]);
+    expect(lines[0]).toMatch(/^orchard: .* Its groups: apples \(.*\), pears/);
     expect(preview.listSkillsDescription).not.toMatch(/vineyard-task-\d+: /);
     expect(preview.instructions).toMatch(/^- orchard \(50 skills\): such as orchard-apples-task-\d+, /m);
     expect(preview.instructions).toMatch(/^- vineyard \(60 skills\): /m);
