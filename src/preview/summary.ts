@@ -62,6 +62,8 @@ interface RankingScratch {
 interface StemNumbers {
   readonly tally: Tally;
   readonly numbers: Int32Array;
+  /** By hyphenated word: the number of the stem of its letters joined, if a word has it, else -1. */
+  readonly joinedNumbers: Int32Array;
   readonly marks: Uint32Array;
 }
 
@@ -320,11 +322,14 @@ export class TermFrequencies {
     for (const term of held) firstUnit[term] = 0;
     // A word is a piece of names when no description of the units says it in any form: `completion` of
     // `verification-before-completion` is not, its descriptions saying "complete" and "completing".
-    const { numbers, marks } = this.#stemNumbers(tally);
+    const { numbers, joinedNumbers, marks } = this.#stemNumbers(tally);
     this.#mark += 1;
     const mark = this.#mark;
     for (const term of held) {
-      if ((described[term] ?? 0) > 0 && tally.firstWords[term] === NO_TERM) marks[numbers[term] ?? 0] = mark;
+      if ((described[term] ?? 0) === 0 || tally.firstWords[term] !== NO_TERM) continue;
+      marks[numbers[term] ?? 0] = mark;
+      const joined = joinedNumbers[term] ?? -1;
+      if (joined >= 0) marks[joined] = mark;
     }
     // A pair is of a name's words, each held (and summed) wherever the pair is.
     const onlyNamed = (term: TermId) => described[term] === 0 && marks[numbers[term] ?? 0] !== mark;
@@ -361,7 +366,18 @@ export class TermFrequencies {
         }
         return number;
       });
-      this.#stemNumbering = { tally, numbers, marks: new Uint32Array(Math.max(1, byStem.size)) };
+      // A name's words are split at hyphens: `coauthoring` of doc-coauthoring is a description's `co-authoring`.
+      const joinedNumbers = Int32Array.from(tally.keys, (key, term) =>
+        tally.firstWords[term] === NO_TERM && key.includes("-")
+          ? (byStem.get(stemOf(key.replace(/-/g, ""))) ?? -1)
+          : -1,
+      );
+      this.#stemNumbering = {
+        tally,
+        numbers,
+        joinedNumbers,
+        marks: new Uint32Array(Math.max(1, byStem.size)),
+      };
     }
     return this.#stemNumbering;
   }

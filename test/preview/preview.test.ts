@@ -372,6 +372,22 @@ describe("previewOf", () => {
     expect(summary).not.toMatch(/verification-before-completion/);
   });
 
+  // The bench corpus's anthropics pack was said as "doc, …, doc-coauthoring": its description says
+  // "co-authoring", one word of the description, where the name's hyphens part `doc` and `coauthoring`.
+  it("gives a word of a name that a description says hyphenated alone, not as the name", async () => {
+    const scope = await scopeOf({
+      "craft/doc-coauthoring/SKILL.md": skillMd("doc-coauthoring", "Co-authoring a doc with the user."),
+      "craft/doc-review/SKILL.md": skillMd("doc-review", "Review a doc before it ships."),
+      "craft/release-notes/SKILL.md": skillMd("release-notes", "Notes for a release."),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    });
+    const craft = scope.packs.find((pack) => pack.name === "craft");
+    if (craft === undefined) throw new Error("pack craft expected");
+    const summary = previewOf(scope, new TermFrequencies(scope.skills), ON).describePack(craft);
+    expect(summary).toMatch(/(?<![\w-])coauthoring(?![\w-])/);
+    expect(summary).not.toMatch(/doc-coauthoring/);
+  });
+
   // The bench corpus's whole-catalog instructions gave `scikit` alone: list_skills had said `learning`, so
   // the rest of `scikit-learn` counted as said and `scikit` as all its name meant.
   it("gives a piece of skills' names as those names even where the other text said the rest of them", async () => {
