@@ -97,6 +97,14 @@ describe("refusing to start", () => {
     );
   });
 
+  it("exits 1 when SKILL_PACKS holds only commas, rather than load every pack", async () => {
+    const result = await runServer({ SKILLS_DIR: tree.skillsDir, SKILL_PACKS: "," });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^skills-mcp: SKILL_PACKS "," names no pack or group, only commas and spaces: /,
+    );
+  });
+
   it("exits 1 on a bad setting, naming what is valid", async () => {
     const result = await runServer({ SKILLS_DIR: tree.skillsDir, PORT: "eighty", LOG_LEVEL: "loud" });
     expect(result.code).toBe(1);

@@ -176,12 +176,13 @@ export class Scope {
 
   /**
    * The skills that any of `selectors` names, within this scope. Each item may itself be a comma list;
-   * blank items are ignored, so no selector at all means no narrowing. Throws SelectorError.
+   * blank items beside a selector are ignored (`a,`), and empty text, or none, means no narrowing.
+   * Throws SelectorError, also for text of commas and spaces alone.
    */
   narrow(selectors: readonly string[]): Scope {
     const items = selectors.flatMap((item) => item.split(",")).map((item) => item.trim());
     const named = items.filter((item) => item !== "");
-    if (named.length === 0) return this;
+    if (named.length === 0) return selectors.every((item) => item === "") ? this : this.blank(selectors);
     // Whole packs by name, the skills of groups one by one: most selectors name packs.
     const packs = new Set<string>();
     const chosen = new Set<Skill>();
@@ -257,6 +258,20 @@ export class Scope {
   private groupsNamed(matches: (name: string) => boolean): { pack: Pack; group: Group }[] {
     return this.packs.flatMap((pack) =>
       pack.groups.filter((group) => matches(group.name)).map((group) => ({ pack, group })),
+    );
+  }
+
+  /**
+   * Commas and spaces where a selector was meant: a template whose parts came out empty (`${A},${B}`).
+   * Read as no narrowing, it would widen a ceiling to every pack, the opposite of what was meant.
+   */
+  private blank(selectors: readonly string[]): never {
+    const given = selectors.join(",");
+    const blank = `No pack or group in ${quoted(given)}, only commas and spaces: name one, or leave it out for no narrowing.`;
+    throw new SelectorError(
+      given,
+      `${blank} Valid selectors: ${this.describeSelectors()}.`,
+      `${blank} Packs: ${shortList(this.packs.map((pack) => pack.name))}.`,
     );
   }
 

@@ -143,7 +143,16 @@ export const SETTINGS = {
     section: "server",
     defaultText: "all",
     help: "comma list of packs, groups or pack/group to load; the rest is not loaded",
-    read: (value) => Object.freeze(splitList(value)),
+    read: (value, { problems, name }) => {
+      const selectors = splitList(value);
+      // Commas and spaces alone (a template whose parts came out empty) would load every pack.
+      if (value !== undefined && value !== "" && selectors.length === 0) {
+        problems.push(
+          `${name} ${quoted(value)} names no pack or group, only commas and spaces: set a comma list of packs, groups or pack/group, or leave it unset (or empty) to load every pack`,
+        );
+      }
+      return Object.freeze(selectors);
+    },
   }),
   PORT: setting({
     section: "server",

@@ -43,9 +43,15 @@ describe("Scope", () => {
     }
   });
 
-  it("treats blank selectors as no narrowing", () => {
+  it("treats empty selectors as no narrowing, and refuses commas and spaces alone", () => {
+    expect(catalog.everything.narrow([])).toBe(catalog.everything);
     expect(catalog.everything.narrow([""])).toBe(catalog.everything);
-    expect(catalog.everything.narrow([" , "])).toBe(catalog.everything);
+    expect(ids(catalog.everything.narrow(["alpha, ,"]))).toEqual(ids(catalog.everything.narrow(["alpha"])));
+    // A template whose parts came out empty (`${A},${B}`): read as no narrowing, it widened to everything.
+    expect(() => catalog.everything.narrow([" , "])).toThrow(
+      /^No pack or group in " , ", only commas and spaces: name one, or leave it out for no narrowing\. Valid selectors: alpha, /,
+    );
+    expect(() => catalog.everything.narrow(["", " "])).toThrow(SelectorError);
   });
 
   it("never widens: a narrowed scope cannot select what it left out", () => {

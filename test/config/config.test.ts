@@ -158,6 +158,17 @@ describe("loadConfig", () => {
     expect(configOf({ TRANSPORT: "stdio" }).transport).toBe("stdio");
   });
 
+  // A template whose parts came out empty (`${A},${B}`) loaded every pack, the opposite of what was meant.
+  it("refuses a SKILL_PACKS of commas and spaces alone, and reads an empty one as every pack", () => {
+    for (const value of [",", " ", " , ,"]) {
+      expect(() => configOf({ SKILL_PACKS: value })).toThrow(
+        `SKILL_PACKS ${JSON.stringify(value)} names no pack or group, only commas and spaces: set a comma list of packs, groups or pack/group, or leave it unset (or empty) to load every pack`,
+      );
+    }
+    expect(configOf({ SKILL_PACKS: "" }).skillPacks).toEqual([]);
+    expect(configOf({ SKILL_PACKS: "n8n," }).skillPacks).toEqual(["n8n"]);
+  });
+
   it("reads PROMPTS as on or off, in any case, and refuses anything else", () => {
     expect(configOf({ PROMPTS: "off" }).prompts).toBe(false);
     expect(configOf({ PROMPTS: " ON " }).prompts).toBe(true);

@@ -944,4 +944,36 @@ describe("client ceilings", () => {
       'Unknown pack or group \\"alpha\\". Valid selectors: gamma, gamma/tools.',
     );
   });
+
+  // A templated ceiling whose parts came out empty (`${A},${B}`) was read as no ceiling: every pack.
+  it.each([
+    ["header of one comma", "", { "x-skill-pack": "," }, ","],
+    ["header of commas and spaces", "", { "x-skill-pack": " , ,, " }, ", ,,"],
+    ["?pack=&pack=", "?pack=&pack=", {}, ","],
+    ["?pack=%20", "?pack=%20", {}, " "],
+  ])(
+    "refuses a %s, which names no selector, rather than serve every pack",
+    async (_, query, headers, given) => {
+      const response = await post(`${server.url}/mcp${query}`, listSkills, headers);
+      expect(response.status).toBe(400);
+      expect(response.json).toEqual({
+        jsonrpc: "2.0",
+        id: 7,
+        error: {
+          code: -32600,
+          message: `No pack or group in ${JSON.stringify(given)}, only commas and spaces: name one, or leave it out for no narrowing. Valid selectors: alpha, beta, gamma, beta/docs, beta/tools, gamma/tools.`,
+        },
+      });
+    },
+  );
+
+  it("reads an empty header or ?pack= as no narrowing", async () => {
+    for (const [query, headers] of [
+      ["?pack=", {}],
+      ["", { "x-skill-pack": "" }],
+    ] as const) {
+      const response = await post(`${server.url}/mcp${query}`, listSkills, headers);
+      expect(response.status, query).toBe(200);
+    }
+  });
 });

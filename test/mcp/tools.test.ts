@@ -190,6 +190,10 @@ describe.each(ERAS)("in the %s era", (era) => {
         isError: true,
         text: 'Unknown pack or group "Gama". Did you mean "gamma"? Call list_packs to see them.',
       });
+      expect(await call(client, "list_skills", { pack: " , " })).toEqual({
+        isError: true,
+        text: 'No pack or group in " , ", only commas and spaces: name one, or leave it out for no narrowing. Packs: alpha, beta, gamma. Call list_packs to see them.',
+      });
       const ambiguous = await call(client, "list_skills", { pack: "tools" });
       expect(ambiguous).toMatchObject({
         isError: true,
