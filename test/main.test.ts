@@ -1040,6 +1040,38 @@ describe("a stdio client that sends requests of the wrong shape", () => {
   });
 });
 
+// Regression: JSON that is no request, response or notification was only warned about in the log, where
+// JSON-RPC answers it Invalid Request (as /mcp does, 400 -32600), so its client never learnt its mistake.
+describe("a stdio client that sends JSON that is no JSON-RPC message", () => {
+  it("is told what is wrong, in an answer without an id; a response or notification gets nothing", async () => {
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
+    child.write(`${JSON.stringify(initialize(1))}\n`);
+    const sent: [string, string][] = [
+      ["null", "the line is null, where a JSON-RPC message is an object"],
+      ["123", "the line is a number, where a JSON-RPC message is an object"],
+      ["{}", '"jsonrpc" must be "2.0", and is missing.'],
+      ['{"jsonrpc":"2.0","method":5}', '"method" must be a string, not a number.'],
+    ];
+    for (const [line] of sent) child.write(`${line}\n`);
+    // A response and a notification, each of the wrong shape: JSON-RPC answers neither.
+    child.write(
+      '{"jsonrpc":"2.0","id":9,"result":5}\n{"jsonrpc":"2.0","method":"notifications/odd","params":5}\n',
+    );
+    child.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":3'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    expectReadBySdkClient(child.stdout());
+    const refusals = child.answers().filter((answer) => answer.error !== undefined);
+    expect(refusals).toHaveLength(sent.length);
+    for (const [line, words] of sent) {
+      expect(refusals, line).toContainEqual({
+        jsonrpc: "2.0",
+        error: { code: -32600, message: expect.stringContaining(`Invalid Request: ${words}`) },
+      });
+    }
+  });
+});
+
 describe("a stdio client that sends a request with an id MCP does not allow", () => {
   // Regression: a request with id 1.5, 2^53 + 1, null or true went unanswered (only a warning in the log),
   // so its client waited out its own timeout, where /mcp says what is wrong with the id.
@@ -1215,7 +1247,7 @@ describe("a stdio client that sends lines that are no JSON", () => {
     child.write('{"jsonrpc":"2.0","id":3,\n"method":"ping"}\n');
     // Two messages on one line: said as such, as is the byte-order mark above.
     child.write('{"jsonrpc":"2.0","id":5,"method":"ping"} {"jsonrpc":"2.0","id":6,"method":"ping"}\n');
-    // JSON, but no message: said as such alone.
+    // JSON, but no message: answered -32600 (see below), not -32700.
     child.write("5\n");
     child.write('{"jsonrpc":"2.0","id":4,"method":"ping"}\n');
     // Our answers are written in turn with the server's: the last comes last.
@@ -1224,7 +1256,7 @@ describe("a stdio client that sends lines that are no JSON", () => {
     const answers = child.answers();
     expectReadBySdkClient(child.stdout());
     // Without an id, as the answer to a line over the limit. (Answers come in any order.)
-    const parseErrors = answers.filter((answer) => !("id" in answer));
+    const parseErrors = answers.filter((answer) => !("id" in answer) && answer.error?.code !== -32600);
     const notJson =
       "Parse error: a line was not JSON, so the request on it, if any, gets no other answer. Send each JSON-RPC message as one line of JSON in UTF-8, ended by a newline.";
     expect(parseErrors.map((answer) => answer.error?.message).sort()).toEqual(

@@ -217,18 +217,23 @@ function jsonOf(line: Buffer | undefined): unknown {
 
 /**
  * The answers to JSON the SDK refused as no message: -32600 with its id to a request of the wrong shape,
- * which would otherwise go unanswered while its client waits out its own timeout, and so to each request of a
- * batch. An empty batch gets one -32600 without an id: it went unanswered; so does a batch of more than
- * MAX_BATCH messages, as /mcp refuses one whole (answering the 220,000 of a line of 9.5 MiB one by one took
- * 100 MiB more, and answering only the first of them left the others' clients waiting). A request whose id
- * MCP does not allow (1.5, 2^53 + 1, null, true) is answered without an id, as a line that is not JSON is: it
- * went unanswered, where /mcp says what is wrong with its id. Nothing to anything else.
+ * which would otherwise go unanswered while its client waits out its own timeout, and so to each request
+ * of a batch. An empty batch gets one -32600 without an id: it went unanswered; so does a batch of more
+ * than MAX_BATCH messages, as /mcp refuses one whole (answering the 220,000 of a line of 9.5 MiB one by
+ * one took 100 MiB more, and answering only the first of them left the others' clients waiting). A
+ * request whose id MCP does not allow (1.5, 2^53 + 1, null, true) is answered without an id, as a line
+ * that is not JSON is: it went unanswered, where /mcp says what is wrong with its id. JSON that is neither
+ * a request, a response nor a notification (`5`, `null`, `{}`, a method that is no string) is answered
+ * -32600 without an id too, as JSON-RPC answers it (with `"id": null`, which the SDK's client refuses) and
+ * /mcp does: it was only warned about, and its client never told. A response or notification of the
+ * wrong shape gets nothing: JSON-RPC answers neither, and answering responses could have two peers trade
+ * errors without end.
  */
 function refusalsOf(json: unknown): JSONRPCErrorResponse[] {
   if (!Array.isArray(json)) {
-    if (!isRequestShaped(json)) return [];
-    const id = requestIdOf(json);
-    return [invalidRequest(id, notMessage(json))];
+    if (isRequestShaped(json)) return [invalidRequest(requestIdOf(json), notMessage(json))];
+    if (isResponseShaped(json) || isNotificationShaped(json)) return [];
+    return [invalidRequest(undefined, notMessage(json))];
   }
   // JSON-RPC answers an empty batch with one Invalid Request, as /mcp does;
   // without an id, as no member has one.
@@ -253,6 +258,18 @@ function notMessage(request: unknown): string {
 function isRequestShaped(message: unknown): message is { id: unknown } {
   if (typeof message !== "object" || message === null || !("id" in message)) return false;
   return "method" in message || !("result" in message || "error" in message);
+}
+
+/** Whether `message` is a response, right or wrong: an object with a result or an error and no method. */
+function isResponseShaped(message: unknown): boolean {
+  if (typeof message !== "object" || message === null) return false;
+  return !("method" in message) && ("result" in message || "error" in message);
+}
+
+/** Whether `message` is a notification, right or wrong: an object naming its method, without an id. */
+function isNotificationShaped(message: unknown): boolean {
+  if (typeof message !== "object" || message === null || "id" in message) return false;
+  return "method" in message && typeof message.method === "string";
 }
 
 /**
