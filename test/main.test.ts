@@ -923,6 +923,11 @@ describe("a stdio client that asks for a protocol revision the server does not s
         [3, -32022],
       ]),
     );
+    // Regression: it said "Unsupported protocol version: 2025-06-18", a revision the server does serve, on a
+    // connection that opens with the handshake.
+    expect(answers.find((answer) => answer.id === 3)?.error?.message).toBe(
+      'Unsupported protocol version "2025-06-18" on this connection: initialize is a method of the 2025 handshake, and this connection speaks 2026-07-28, as its first request did (a stdio connection keeps the era it opens with): ask server/discover instead, with the envelope, or open a new connection whose first request is initialize.',
+    );
     expect(logLines(child.stderr()).filter((line) => Number(line.level) >= 50)).toEqual([]);
   });
 });

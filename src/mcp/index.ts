@@ -9,7 +9,7 @@ export {
   requestsAsMeant,
 } from "./requests-as-meant.js";
 export { MAX_READ_BYTES } from "./resource-read.js";
-export { methodNotFoundMessage, servedMethods } from "./served-methods.js";
+export { handshakeOnModernConnection, methodNotFoundMessage, servedMethods } from "./served-methods.js";
 export {
   buildMcpDeps,
   listedSkills,

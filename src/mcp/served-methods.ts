@@ -39,6 +39,12 @@ export function servedMethods(capabilities: ServerCapabilities, era: ProtocolEra
   return methods;
 }
 
+/** Of `initialize` or `ping` sent on a stdio connection that opened in 2026-07-28. */
+const HANDSHAKE_ON_MODERN_CONNECTION =
+  "is a method of the 2025 handshake, and this connection speaks 2026-07-28, as its first request did " +
+  "(a stdio connection keeps the era it opens with): ask server/discover instead, with the envelope, or " +
+  "open a new connection whose first request is initialize";
+
 /**
  * The methods of one protocol era only, what a request of the other era must change to reach them, and a
  * method that only the other era serves (so a served list holding it is that era's). A person trying
@@ -75,10 +81,7 @@ const OF_ONE_ERA: readonly {
     how:
       "is a method of the 2025 handshake, and this request speaks 2026-07-28 (its params._meta envelope): " +
       "send it without the envelope, or ask server/discover instead",
-    onConnection:
-      "is a method of the 2025 handshake, and this connection speaks 2026-07-28, as its first request did " +
-      "(a stdio connection keeps the era it opens with): ask server/discover instead, with the envelope, or " +
-      "open a new connection whose first request is initialize",
+    onConnection: HANDSHAKE_ON_MODERN_CONNECTION,
   },
 ];
 
@@ -99,6 +102,16 @@ export function methodNotFoundMessage(method: string, served: readonly string[],
   if (otherEra === undefined) return said;
   const spokeIt = request !== undefined && carriesEnvelope(request) === otherEra.enveloped;
   return `${said} ${method} ${spokeIt ? otherEra.onConnection : otherEra.how}.`;
+}
+
+/**
+ * What the SDK's refusal of `initialize` on a stdio connection that speaks 2026-07-28 says instead of
+ * "Unsupported protocol version: 2025-11-25", which this server does speak (on a connection that opens with
+ * the handshake): that this connection speaks the other era, as "Method not found" says of `ping` there.
+ */
+export function handshakeOnModernConnection(requested: unknown): string {
+  const asked = typeof requested === "string" ? `${quoted(requested)} ` : "";
+  return `Unsupported protocol version ${asked}on this connection: initialize ${HANDSHAKE_ON_MODERN_CONNECTION}.`;
 }
 
 /** Whether `request` carries a 2026-07-28 envelope: a protocol version in its `params._meta`. */

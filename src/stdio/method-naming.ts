@@ -6,17 +6,25 @@ import {
   type JSONRPCRequest,
   METHOD_NOT_FOUND,
   type MessageExtraInfo,
+  ProtocolErrorCode,
   type RequestId,
   type Transport,
   type TransportSendOptions,
 } from "@modelcontextprotocol/server";
-import { inParamsWords, methodNotFoundMessage, requestAsMeant } from "../mcp/index.js";
+import { isJsonObject } from "../json-rpc/index.js";
+import {
+  handshakeOnModernConnection,
+  inParamsWords,
+  methodNotFoundMessage,
+  requestAsMeant,
+} from "../mcp/index.js";
 import { cancelledRequest } from "./cancelled.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
 
 /**
  * A transport whose "Method not found" answers name the method asked and those served, as `/mcp`'s do (the
- * SDK's say only "Method not found"), and whose refusals of params are worded as `/mcp` words them (see
+ * SDK's say only "Method not found"), whose refusal of `initialize` on a connection that speaks 2026-07-28
+ * says so (the SDK's names the revision asked as unsupported), and whose refusals of params are worded as `/mcp` words them (see
  * inParamsWords), which needs the request. `served` gives the methods of the server now answering, once
  * there is one. Each request is remembered, by id, until answered or cancelled: the budget of answers
  * (see BudgetedTransport) holds back the requests past a few.
@@ -47,6 +55,18 @@ export class MethodNaming extends ForwardingTransport {
     if (answer.id !== undefined) this.#asked.delete(answer.id);
     const message = inParamsWords(answer, request);
     const served = this.served();
+    // The SDK refuses the handshake on a connection that speaks 2026-07-28 as a version it does not speak
+    // ("Unsupported protocol version: 2025-11-25"), which this server serves on a connection opened with it.
+    if (
+      request?.method === "initialize" &&
+      served?.includes("server/discover") === true &&
+      isJSONRPCErrorResponse(message) &&
+      message.error.code === ProtocolErrorCode.UnsupportedProtocolVersion
+    ) {
+      const requested = isJsonObject(request.params) ? request.params.protocolVersion : undefined;
+      const error = { ...message.error, message: handshakeOnModernConnection(requested) };
+      return this.inner.send({ ...message, error }, options);
+    }
     if (
       request === undefined ||
       served === undefined ||
