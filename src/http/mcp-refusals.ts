@@ -271,7 +271,5 @@ function unsupportedVersionMessage({ requested, supported }: UnsupportedVersion,
       : requested.trim() === ""
         ? "the MCP-Protocol-Version header is empty"
         : requested;
-  // Only the 2026-07-28 refusal lists one version, its revision, which its data already names.
-  const listed = supported.length > 1 ? ` (supported versions: ${supported.join(", ")})` : "";
-  return `Unsupported protocol version: ${named}${listed}`;
+  return `Unsupported protocol version: ${named} (supported versions: ${supported.join(", ")})`;
 }

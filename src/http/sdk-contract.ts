@@ -225,7 +225,8 @@ const SERVED_VERSIONS: readonly string[] = [MODERN_REVISION, ...SUPPORTED_PROTOC
  * (`-32602`, cell `modern-header-without-claim`), while the same version named in an envelope, or on a
  * notification, is refused as an unsupported version (`-32022`, listing the supported revisions), as MCP
  * asks of a server that does not implement the requested version: the endpoint answers the request as the
- * latter. One before it routes the request to the 2025 era, whose transport refuses it (but for
+ * latter, listing every version it speaks, since a request without an envelope may be a 2025 client's (the
+ * SDK's refusal of an envelope lists 2026-07-28 alone, the one revision an envelope may name). One before it routes the request to the 2025 era, whose transport refuses it (but for
  * `initialize`, which negotiates) with `-32000` and `"id": null`, though the request has an id; MCP
  * 2025-11-25 asks only for a 400 there, so the endpoint answers as for the later versions, under the
  * request's id, listing every version it speaks.
@@ -239,7 +240,7 @@ export function unsupportedVersionOf(
     return undefined;
   const outcome = classify(headers, body);
   if (outcome.kind === "reject" && outcome.cell === "modern-header-without-claim")
-    return { requested: version, supported: [MODERN_REVISION] };
+    return { requested: version, supported: SERVED_VERSIONS };
   if (outcome.kind === "legacy" && legacyChecksVersion(headers, body))
     return { requested: version, supported: SERVED_VERSIONS };
   return undefined;

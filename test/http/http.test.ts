@@ -327,24 +327,33 @@ describe("/mcp over HTTP", () => {
   // Regression: a request without an envelope naming a version after 2026-07-28 that the server does not
   // speak was told it lacked `_meta` (-32602), as if adding one would do; with an envelope, or on a
   // notification, the same version was refused as unsupported, with the revision to use instead.
-  it("refuses a protocol version it does not speak as unsupported, naming the revision it speaks", async () => {
+  // Regression: without an envelope it listed 2026-07-28 alone, as the SDK's refusal of an envelope does,
+  // though such a request may be a 2025 client's, and the 2025 versions are served too.
+  it("refuses a protocol version it does not speak as unsupported, naming the versions it speaks", async () => {
+    const served = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
     for (const version of ["2099-01-01", "2026-07-29", "banana"]) {
       const { body } = wireRequest("modern", 7, "tools/list");
       const headers = { "mcp-protocol-version": version, "mcp-method": "tools/list" };
-      const refusal = {
+      const refusal = (message: string, supported: string[]) => ({
         jsonrpc: "2.0",
         id: 7,
-        error: {
-          code: -32022,
-          message: `Unsupported protocol version: ${version}`,
-          data: { supported: ["2026-07-28"], requested: version },
-        },
-      };
+        error: { code: -32022, message, data: { supported, requested: version } },
+      });
       const bare = await post(`${server.url}/mcp`, { jsonrpc: "2.0", id: 7, method: "tools/list" }, headers);
-      expect([bare.status, bare.json], version).toEqual([400, refusal]);
+      expect([bare.status, bare.json], version).toEqual([
+        400,
+        refusal(
+          `Unsupported protocol version: ${version} (supported versions: ${served.join(", ")})`,
+          served,
+        ),
+      ]);
+      // An envelope speaks 2026-07-28, the one revision it may name: the SDK's refusal.
       const meta = { ...(body.params?._meta as object), "io.modelcontextprotocol/protocolVersion": version };
       const enveloped = await post(`${server.url}/mcp`, { ...body, params: { _meta: meta } }, headers);
-      expect([enveloped.status, enveloped.json], version).toEqual([400, refusal]);
+      expect([enveloped.status, enveloped.json], version).toEqual([
+        400,
+        refusal(`Unsupported protocol version: ${version}`, ["2026-07-28"]),
+      ]);
     }
   });
 
@@ -424,11 +433,11 @@ describe("/mcp over HTTP", () => {
   // as "2025-11-25, 2025-11-25", and the client was told that version is unsupported while the list of
   // supported ones named it.
   it("says a protocol version header sent twice was sent twice", async () => {
-    for (const [versions, supported] of [
-      [["2025-11-25", "2025-11-25"], 6],
-      [["2025-11-25", "2025-06-18"], 6],
-      [["2026-07-28", "2026-07-28"], 1],
-    ] as const) {
+    for (const versions of [
+      ["2025-11-25", "2025-11-25"],
+      ["2025-11-25", "2025-06-18"],
+      ["2026-07-28", "2026-07-28"],
+    ]) {
       const response = await send(`${server.url}/mcp`, {
         method: "POST",
         headers: {
@@ -445,7 +454,8 @@ describe("/mcp over HTTP", () => {
       expect(error.message).toMatch(
         `Unsupported protocol version: MCP-Protocol-Version was sent 2 times (${versions.join(", ")}); send it once, naming one version`,
       );
-      expect(error.data.supported).toHaveLength(supported);
+      // Every version served: a request without an envelope may speak any of them.
+      expect(error.data.supported).toHaveLength(6);
     }
   });
 
