@@ -11,7 +11,7 @@ import type { HttpSettings } from "../config/index.js";
 import { holdsMoreAfterValue } from "../json-rpc/index.js";
 import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
-import { clientErrorHandler, expectationFailed, notFound } from "./client-errors.js";
+import { clientErrorHandler, expectationFailed, getOnly, notFound } from "./client-errors.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
 import { failureIn, JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
@@ -175,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     unsafeSkills: deps.unsafeSkills ?? { leftOut: 0, served: 0 },
   });
   await app.register(metricsRoutes, { metrics });
+  for (const url of ["/health", "/metrics"]) getOnly(app, url);
   return app;
 }
 

@@ -1,6 +1,6 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
 import type { Metrics } from "./metrics.js";
 
@@ -57,6 +57,31 @@ export function expectationFailed(metrics: Metrics) {
     });
     response.end(body);
   };
+}
+
+/**
+ * Every other method on `url`, a route that answers GET (and HEAD, which Fastify adds): 405 naming them, as
+ * `/mcp` answers a method it does not take, rather than a 404 saying the route does not exist. No CORS
+ * headers: only `/mcp` takes a browser's requests, so a preflight here fails as before.
+ */
+export function getOnly(app: FastifyInstance, url: string): void {
+  const refuse = (reply: FastifyReply) =>
+    sendError(
+      reply.code(405).header("allow", "GET, HEAD"),
+      jsonRpcError(
+        JSON_RPC.invalidRequest,
+        `Method not allowed: ${url} answers GET (and HEAD) only; MCP is served at POST /mcp.`,
+      ),
+    );
+  app.route({
+    method: app.supportedMethods.filter((method) => method !== "GET" && method !== "HEAD"),
+    url,
+    // Answered before any body is read: a POST whose body is not JSON is still a method not taken here.
+    preParsing: (_request, reply, _payload, _done) => {
+      refuse(reply);
+    },
+    handler: (_request, reply) => refuse(reply),
+  });
 }
 
 /** Any route but `/mcp`, `/health` and `/metrics`: a JSON-RPC error that says where MCP is served. */

@@ -309,6 +309,34 @@ describe("/mcp over HTTP", () => {
     expect(error.message).toMatch(/, not a number past 2\^53 - 1 in size\.$/);
   });
 
+  // Regression: they were 404 "No route POST /health", where /mcp answers a method it does not take 405.
+  it("answers a method /health and /metrics do not take with 405 and Allow: GET, HEAD", async () => {
+    // A body that is not JSON is refused for the method, not the body. (Node sends DELETE's body unframed.)
+    for (const [method, path, body] of [
+      ["POST", "/health", "not json"],
+      ["DELETE", "/metrics", undefined],
+      ["PUT", "/health/", "not json"],
+    ] as const) {
+      const headers = { "content-type": "application/json" };
+      const response = await send(`${server.url}${path}`, { method, headers, body });
+      expect([response.status, response.headers.get("allow")], `${method} ${path}`).toEqual([
+        405,
+        "GET, HEAD",
+      ]);
+      expect(response.json).toEqual({
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: `Method not allowed: ${path.replace(/\/$/, "")} answers GET (and HEAD) only; MCP is served at POST /mcp.`,
+        },
+      });
+    }
+    for (const path of ["/health", "/metrics"]) {
+      expect((await send(`${server.url}${path}`, { method: "HEAD" })).status, path).toBe(200);
+    }
+  });
+
   it("serves /mcp/ as /mcp, and answers any other route with a JSON-RPC error naming /mcp", async () => {
     expect((await post(`${server.url}/mcp/`, listSkills)).json).toMatchObject({ id: 7, result: {} });
     const response = await post(`${server.url}/api/mcp?pack=x`, listSkills);

@@ -94,13 +94,11 @@ describe("ALLOWED_ORIGINS and ALLOWED_HOSTS", () => {
   // Regression: a preflight to any path was answered 204 with the CORS headers of /mcp, so a browser was
   // told it could POST to /mcp/x, /health or a path that does not exist; and an OPTIONS there that is no
   // preflight was a 400 in plain text. Only /mcp takes a browser's requests.
-  it("answers a preflight to a path other than /mcp as without CORS: 404 naming the routes", async () => {
+  it("answers a preflight to a path other than /mcp as without CORS: 404 naming the routes, 405 on /health", async () => {
     const preflight = { origin: "https://app.example.com", "access-control-request-method": "POST" };
     for (const [path, headers] of [
       ["/nope", preflight],
       ["/mcp/x", preflight],
-      ["/health", preflight],
-      ["/metrics", preflight],
       ["/nope", {}],
     ] as const) {
       const response = await fetch(`${server.url}${path}`, { method: "OPTIONS", headers });
@@ -110,6 +108,14 @@ describe("ALLOWED_ORIGINS and ALLOWED_HOSTS", () => {
         jsonrpc: "2.0",
         error: { code: -32600, message: expect.stringContaining(`No route OPTIONS ${path}`) },
       });
+    }
+    // Routes that take GET only: a method they do not take, with no CORS headers for a browser to act on.
+    for (const path of ["/health", "/metrics"]) {
+      const response = await fetch(`${server.url}${path}`, { method: "OPTIONS", headers: preflight });
+      expect(response.status, path).toBe(405);
+      expect(response.headers.get("allow"), path).toBe("GET, HEAD");
+      for (const header of ["access-control-allow-origin", "access-control-allow-methods"])
+        expect(response.headers.get(header), `${path} ${header}`).toBeNull();
     }
     const trailing = await fetch(`${server.url}/mcp/`, { method: "OPTIONS", headers: preflight });
     expect(trailing.status).toBe(204);
