@@ -15,7 +15,7 @@ import {
   serverInfo,
 } from "./startup/index.js";
 import { serveStdio } from "./stdio/index.js";
-import { STOP_SIGNALS } from "./stop-signals.js";
+import { endBySignal, STOP_SIGNALS } from "./stop-signals.js";
 import { problemInWords, type SystemProblems } from "./system-errors.js";
 
 /** The command line: config → a prepared catalog (src/startup) → a transport. Returns the exit status. */
@@ -44,7 +44,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
   );
   const logger = pino({ level: config.logLevel }, logOutput.destination);
   try {
-    return await run(config, logger, oneShot);
+    return await run(config, logger, logOutput, oneShot);
   } finally {
     // What the log still holds is written out before the process exits, whatever ended the command.
     await logOutput.end(LOG_EXIT_MS);
@@ -52,7 +52,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 }
 
 /** A command of the server, once its log is made: prepares the catalog, then builds, prints or serves. */
-async function run(config: Config, logger: Logger, oneShot: boolean): Promise<number> {
+async function run(config: Config, logger: Logger, logOutput: LogOutput, oneShot: boolean): Promise<number> {
   for (const warning of config.misspelledSettings) logger.warn(warning);
   // Served, but no client built on fetch would ever reach it, and the server would log no request.
   const blocked = config.transport === "http" && !oneShot ? blockedPortWarning(config.port) : undefined;
@@ -61,7 +61,7 @@ async function run(config: Config, logger: Logger, oneShot: boolean): Promise<nu
   const imported = performance.now();
   // Listened for from here, not only once serving: a stop during startup ends it with 0 at once, over stdio
   // as stdin closing does. The one-shot commands keep the default (a signal ends them, src/main.ts).
-  const stopped = oneShot ? new Promise<never>(() => {}) : firstStopSignal();
+  const stopped = oneShot ? new Promise<never>(() => {}) : firstStopSignal(logger, logOutput);
   const prepared = await Promise.race([prepare(config, logger), stopped]);
   if (typeof prepared === "string") {
     logger.info({ signal: prepared }, "stopped before serving");
@@ -207,17 +207,32 @@ function startupSplit(imported: number, prepared: Prepared) {
 }
 
 /**
- * The first SIGTERM or SIGINT. A second one (Ctrl-C again) ends the process at once, as by default
- * (src/main.ts gives it that action also as PID 1).
+ * The first SIGTERM or SIGINT. A second one (Ctrl-C again) ends the process at once, as by default, also
+ * as PID 1 (see endOnSecondSignal).
  */
-function firstStopSignal(): Promise<NodeJS.Signals> {
+function firstStopSignal(logger: Logger, logOutput: LogOutput): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       for (const each of STOP_SIGNALS) process.off(each, stop);
+      endOnSecondSignal(logger, logOutput);
       resolve(signal);
     };
     for (const signal of STOP_SIGNALS) process.on(signal, stop);
   });
+}
+
+/**
+ * Ends the process on the next SIGTERM or SIGINT, saying so first: ended silently, its log stopped at
+ * "shutting down" and read as a hang. The line gets at most LOG_EXIT_MS to leave; a third signal ends the
+ * process at once, by src/main.ts's listener alone.
+ */
+function endOnSecondSignal(logger: Logger, logOutput: LogOutput): void {
+  const end = (signal: NodeJS.Signals) => {
+    for (const each of STOP_SIGNALS) process.off(each, end);
+    logger.warn({ signal }, "stopping at once on a second stop signal; requests in flight are cut off");
+    void logOutput.end(LOG_EXIT_MS).then(() => endBySignal(signal));
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, end);
 }
 
 /** `--steering --pack …`: the loaded catalog narrowed as an `X-Skill-Pack` header would narrow it. */

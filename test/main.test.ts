@@ -452,6 +452,13 @@ describe("serving over HTTP", () => {
       await vi.waitFor(() => expect(server.output()).toContain("shutting down"));
       server.child.kill("SIGINT");
       await vi.waitFor(() => expect(ended).toBe("SIGINT"), { timeout: 10_000 });
+      // Regression: it ended without a word, so the log stopped at "shutting down" and read as a hang.
+      const last = logLines(server.output()).at(-1);
+      expect([last?.level, last?.signal, last?.msg]).toEqual([
+        40,
+        "SIGINT",
+        "stopping at once on a second stop signal; requests in flight are cut off",
+      ]);
     } finally {
       server.child.kill("SIGKILL");
     }
