@@ -41,7 +41,7 @@ function* longLines(text: string, length: number): Generator<{ start: number; en
 }
 
 /** A run of base64 or hex characters and the up to two `=` of padding after them. */
-export interface EncodedRun {
+interface EncodedRun {
   readonly start: number;
   /** Just past the base64 or hex characters. */
   readonly digitsEnd: number;

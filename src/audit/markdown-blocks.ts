@@ -59,7 +59,7 @@ export function fenceMarker(line: string): string | undefined {
 }
 
 /** What ends an HTML block: a line holding a text, or a blank line. */
-export type HtmlEnd = RegExp | typeof BLANK_LINE;
+type HtmlEnd = RegExp | typeof BLANK_LINE;
 
 export const BLANK_LINE = "blank line";
 

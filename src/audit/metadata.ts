@@ -39,7 +39,7 @@ const MICRO = new Set(["μ", "µ"]);
 const UNLIKE_LATIN_GREEK = new Set([..."ΓΔΘΛΞΠΣΦΨΩδζθλξπφψ"]);
 const CYRILLIC = /\p{Script=Cyrillic}/u;
 
-export interface SkillMetadata {
+interface SkillMetadata {
   readonly name: string;
   readonly description: string;
 }

@@ -13,7 +13,7 @@ export interface Link {
  * them as far as the links they name need: by normalized label, the first definition of each, and where
  * every definition starts (it is no link itself).
  */
-export interface Definitions {
+interface Definitions {
   readonly targets: ReadonlyMap<string, string>;
   readonly starts: ReadonlySet<number>;
   /** The fenced code blocks, in order, `[start, end)`: their brackets are text, not links. */

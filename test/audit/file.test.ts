@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { auditFile, FINDINGS_PER_RULE, type Finding } from "../../src/audit/index.js";
+import { FINDINGS_PER_RULE } from "../../src/audit/file.js";
+import { auditFile, type Finding } from "../../src/audit/index.js";
 import { PNG_BYTES, inTagCharacters as tags } from "../helpers/fixtures.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { repeated } from "../../bench/hostile-text.js";
-import { auditFile, FINDINGS_PER_RULE, type Finding, RULES } from "../../src/audit/index.js";
+import { FINDINGS_PER_RULE } from "../../src/audit/file.js";
+import { auditFile, type Finding, RULES } from "../../src/audit/index.js";
 
 /**
  * Issue 24: one hostile file stopped the audit, and with it the server's start, audit-skills, check-skills
