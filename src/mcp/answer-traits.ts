@@ -6,8 +6,6 @@ import { MAX_FILE_BYTES, type Scope } from "../catalog/index.js";
 import { findTool, type McpDeps } from "./server.js";
 import type { AnswerKeeping } from "./tool.js";
 
-export type { AnswerKeeping } from "./tool.js";
-
 /**
  * Methods whose answer depends only on the caller's scope and the request: the catalog they read does not
  * change while it is served.

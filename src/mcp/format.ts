@@ -10,7 +10,7 @@ const LISTED_FILES = 500;
  */
 const LISTED_CHARACTERS = 32 * 1024;
 
-export interface ManifestWording {
+interface ManifestWording {
   readonly title: string;
   /** The whole answer when there is no file. */
   readonly empty: string;

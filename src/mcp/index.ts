@@ -1,5 +1,4 @@
-export { type AnswerKeeping, answerKeeping, fileBytesOf } from "./answer-traits.js";
-export type { RequestTag, ToolContext } from "./context.js";
+export { answerKeeping, fileBytesOf } from "./answer-traits.js";
 export { plural } from "./format.js";
 export { formatPacks } from "./list-packs.js";
 export {
@@ -14,7 +13,6 @@ export {
   buildMcpDeps,
   listedSkills,
   type McpDeps,
-  type McpDepsOptions,
   MODERN_REVISION,
   type ServerFactory,
   type ServerInfo,
@@ -23,5 +21,4 @@ export {
   TOOL_NAMES,
   warmPreviews,
 } from "./server.js";
-export type { ResourceWarning } from "./skill-namespace.js";
 export { SkillResources } from "./skill-resources.js";

@@ -97,7 +97,7 @@ export interface McpDeps {
   readonly onWarning: (warning: SkillWarning) => void;
 }
 
-export interface McpDepsOptions {
+interface McpDepsOptions {
   readonly info: ServerInfo;
   readonly catalog: Catalog;
   readonly index: SearchIndex;

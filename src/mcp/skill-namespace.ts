@@ -30,7 +30,7 @@ export interface ResourceWarning {
 }
 
 /** The `skill://` namespace of a catalog: what each URI names. */
-export interface Namespace {
+interface Namespace {
   /** The skills the extension carries. */
   readonly carried: readonly CarriedSkill[];
   readonly targets: ReadonlyMap<UriKey, Target>;

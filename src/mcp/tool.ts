@@ -22,7 +22,7 @@ export class ToolError extends Error {
 }
 
 /** A tool as written: its contract with the model (name, description, arguments) and what it does. */
-export interface ToolSpec<Shape extends ZodRawShape> {
+interface ToolSpec<Shape extends ZodRawShape> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Shape;
