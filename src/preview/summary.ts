@@ -34,7 +34,7 @@ const NAMES_FOR_A_PIECE = 2;
  * Where tellingTerms may stop: after this many terms, or once they hold over this many bytes; and which
  * terms it gives: only those weighing `least` at least in the units (see below), when set.
  */
-export interface Enough {
+interface Enough {
   readonly terms?: number;
   readonly bytes?: number;
   /**

@@ -5,14 +5,14 @@
  */
 import type { Pack, Scope, Skill } from "../../src/catalog/index.js";
 import {
-  MAX_PREVIEW_BYTES,
-  MINIMAL_INSTRUCTIONS,
   MINIMAL_LIST_SKILLS,
   type Preview,
   type PreviewSettings,
   type TermFrequencies,
 } from "../../src/preview/index.js";
 import { phraseWords } from "../../src/preview/phrase-words.js";
+import { MINIMAL_INSTRUCTIONS } from "../../src/preview/preview.js";
+import { MAX_PREVIEW_BYTES } from "../../src/preview/room.js";
 import { stemsOf } from "../../src/preview/words.js";
 
 /** What list_packs says a pack is for, at most: one line among many, its groups listed below it. */

@@ -2,8 +2,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadCatalog, type Pack, type Scope } from "../../src/catalog/index.js";
 import { examplesDir } from "../../src/package.js";
 import {
-  MAX_PREVIEW_BYTES,
-  MINIMAL_INSTRUCTIONS,
   MINIMAL_LIST_SKILLS,
   type Preview,
   type PreviewSettings,
@@ -12,6 +10,8 @@ import {
   TermFrequencies,
   workOutAhead,
 } from "../../src/preview/index.js";
+import { MINIMAL_INSTRUCTIONS } from "../../src/preview/preview.js";
+import { MAX_PREVIEW_BYTES } from "../../src/preview/room.js";
 import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
 
 const ON: PreviewSettings = { enabled: true, describedPack: () => undefined };

@@ -4,11 +4,11 @@ import { loadCatalog, type Scope } from "../../src/catalog/index.js";
 import {
   type PreviewSettings,
   previewOf,
-  TERMS_FORMAT_VERSION,
   TermFrequencies,
   termsFromPart,
   termsToPart,
 } from "../../src/preview/index.js";
+import { TERMS_FORMAT_VERSION } from "../../src/preview/saved-terms.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
 const ON: PreviewSettings = { enabled: true, describedPack: () => undefined };
