@@ -25,7 +25,7 @@ const CLIENT_LIST = Object.entries(CLIENT_FOLDERS)
   .map(([name, folders]) => `${name} (~/${folders.personal}, or ${folders.project})`)
   .join(",\n                         ");
 
-export const SYNC_USAGE = `Usage: skills-mcp sync <server URL> (--to <folder> | --client <name> [--project]) [options]
+const SYNC_USAGE = `Usage: skills-mcp sync <server URL> (--to <folder> | --client <name> [--project]) [options]
 
 Installs the skills a skills-mcp server serves into a folder that coding agents load skills from, one
 folder per skill, every file checked against the digest the server lists and audited first. Run it again
@@ -65,7 +65,7 @@ export interface SyncIo {
   readonly home: string;
 }
 
-export function processIo(): SyncIo {
+function processIo(): SyncIo {
   return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), home: homedir() };
 }
 

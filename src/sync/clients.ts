@@ -12,7 +12,7 @@ export const CLIENT_FOLDERS = {
   agents: { personal: ".agents/skills", project: ".agents/skills" },
 } as const;
 
-export type ClientName = keyof typeof CLIENT_FOLDERS;
+type ClientName = keyof typeof CLIENT_FOLDERS;
 
 export function isClientName(name: string): name is ClientName {
   return Object.hasOwn(CLIENT_FOLDERS, name);

@@ -19,15 +19,13 @@ import {
  * `kept`: how many of the skill's files came from the disk (the copy installed, or what an earlier run
  * verified and kept), not the server.
  */
-export type Download =
-  | { readonly skill: DownloadedSkill; readonly kept: number }
-  | { readonly refused: string };
+type Download = { readonly skill: DownloadedSkill; readonly kept: number } | { readonly refused: string };
 
 /**
  * The bytes of a file of the skill already on disk (in the copy installed, or kept verified by an earlier
  * run), by its path in the skill, when they have `size` and `digest`; else undefined.
  */
-export type OnDiskReader = (path: string, size: number, digest: string) => Promise<Uint8Array | undefined>;
+type OnDiskReader = (path: string, size: number, digest: string) => Promise<Uint8Array | undefined>;
 
 /**
  * Reads every file of `entry` through the SDK's SkillsClient, which checks each one's size and digest

@@ -16,7 +16,7 @@ import { SyncError } from "./options.js";
 export const MAX_COPY_BYTES = SKILL_LIMITS.bytes + 65_536;
 
 /** What a skill's folder in the target holds. */
-export type FolderState =
+type FolderState =
   | { readonly kind: "missing" }
   /** Plain files only, each by its path in the folder with its digest. */
   | { readonly kind: "files"; readonly files: Readonly<Record<string, string>> }

@@ -1,12 +1,3 @@
-export type { SyncCounts } from "./apply.js";
-export { runSyncCli, type SyncIo } from "./cli.js";
-export type { ClientName } from "./clients.js";
-export type { Era, ServerAddress } from "./connection.js";
-export { LOCK_FILE, type Lock } from "./lock.js";
-export { SyncError, type SyncOptions } from "./options.js";
-export { isOutOfDate, type Step } from "./plan.js";
-export { type Progress, progressOn } from "./progress.js";
-export { RUN_LOCK_FILE } from "./run-lock.js";
-export { STAGING_DIR } from "./staging.js";
-export { type SyncReport, syncSkills } from "./sync.js";
-export { KEPT_UNUSED_DAYS, keptFolderName, VERIFIED_DIR } from "./verified.js";
+export { runSyncCli } from "./cli.js";
+export type { SyncOptions } from "./options.js";
+export { syncSkills } from "./sync.js";

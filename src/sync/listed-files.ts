@@ -24,7 +24,7 @@ export function entryProblem(entry: Skill): string | undefined {
   return "refused" in listed ? listed.refused : undefined;
 }
 
-export interface ListedFile {
+interface ListedFile {
   readonly path: string;
   readonly uri: string;
   readonly size: number;

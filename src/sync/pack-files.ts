@@ -22,7 +22,7 @@ export interface DownloadedSkill {
  * How a pack file is read by its URI, its answer read no further than `room` bytes: from the server, or
  * as a run foresees it.
  */
-export type PackFileReader = (uri: string, room: number) => Promise<PackLookup>;
+type PackFileReader = (uri: string, room: number) => Promise<PackLookup>;
 
 /**
  * The pack files a skill keeps came to more than the room its download was given for them: it stopped,

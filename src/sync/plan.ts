@@ -44,7 +44,7 @@ export interface RefusedEntry {
   readonly reason: string;
 }
 
-export interface PlanInput {
+interface PlanInput {
   /** The server's skills in scope: its listing, and those it still serves by URI though unlisted. */
   readonly listed: readonly Skill[];
   readonly refused: readonly RefusedEntry[];

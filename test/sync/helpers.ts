@@ -6,15 +6,11 @@ import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
 import { pino } from "pino";
 import { mcpDepsOf } from "../../scripts/in-memory-client.js";
 import { buildApp } from "../../src/http/index.js";
-import {
-  type Era,
-  LOCK_FILE,
-  type Lock,
-  type Progress,
-  type SyncOptions,
-  type SyncReport,
-  syncSkills,
-} from "../../src/sync/index.js";
+import type { Era } from "../../src/sync/connection.js";
+import { type SyncOptions, syncSkills } from "../../src/sync/index.js";
+import { LOCK_FILE, type Lock } from "../../src/sync/lock.js";
+import type { Progress } from "../../src/sync/progress.js";
+import type { SyncReport } from "../../src/sync/sync.js";
 import { httpSettings } from "../helpers/server.js";
 
 export interface Served {

@@ -15,16 +15,10 @@ import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  KEPT_UNUSED_DAYS,
-  keptFolderName,
-  LOCK_FILE,
-  type Lock,
-  RUN_LOCK_FILE,
-  STAGING_DIR,
-  VERIFIED_DIR,
-} from "../../src/sync/index.js";
-import { takeRunLock } from "../../src/sync/run-lock.js";
+import { LOCK_FILE, type Lock } from "../../src/sync/lock.js";
+import { RUN_LOCK_FILE, takeRunLock } from "../../src/sync/run-lock.js";
+import { STAGING_DIR } from "../../src/sync/staging.js";
+import { KEPT_UNUSED_DAYS, keptFolderName, VERIFIED_DIR } from "../../src/sync/verified.js";
 import { canRunAsPid1, MAIN } from "../helpers/process.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import {

@@ -8,8 +8,7 @@ import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { RUN_LOCK_FILE } from "../../src/sync/index.js";
-import { takeRunLock } from "../../src/sync/run-lock.js";
+import { RUN_LOCK_FILE, takeRunLock } from "../../src/sync/run-lock.js";
 
 let folder: string;
 

@@ -10,7 +10,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RUN_LOCK_FILE } from "../../src/sync/index.js";
+import { RUN_LOCK_FILE } from "../../src/sync/run-lock.js";
 import { ROOT, TSX_LOADER } from "../helpers/process.js";
 import { tempFolder } from "./helpers.js";
 

@@ -11,8 +11,7 @@ import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RUN_LOCK_FILE } from "../../src/sync/index.js";
-import { type RunLock, takeRunLock } from "../../src/sync/run-lock.js";
+import { RUN_LOCK_FILE, type RunLock, takeRunLock } from "../../src/sync/run-lock.js";
 
 /** A process id no process has: Linux ids stop at 2^22. */
 const DEAD_PID = 2 ** 30;

@@ -8,15 +8,11 @@ import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { type SkillSource, SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import {
-  isOutOfDate,
-  keptFolderName,
-  LOCK_FILE,
-  STAGING_DIR,
-  type Step,
-  SyncError,
-  VERIFIED_DIR,
-} from "../../src/sync/index.js";
+import { LOCK_FILE } from "../../src/sync/lock.js";
+import { SyncError } from "../../src/sync/options.js";
+import { isOutOfDate, type Step } from "../../src/sync/plan.js";
+import { STAGING_DIR } from "../../src/sync/staging.js";
+import { keptFolderName, VERIFIED_DIR } from "../../src/sync/verified.js";
 import { cuttingProxy, type ProxyAnswer } from "../helpers/cutting-proxy.js";
 import { ERAS } from "../helpers/server.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
