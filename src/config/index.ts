@@ -8,7 +8,6 @@ export {
   ConfigError,
   type HttpSettings,
   loadConfig,
-  type Transport,
 } from "./load.js";
 export { SAVED_INDEX_NAME } from "./options.js";
 export { SETTINGS, type Setting, type SettingFiles, SHUTDOWN_GRACE_MS } from "./settings.js";

@@ -96,7 +96,7 @@ export class ConfigError extends Error {
 }
 
 /** Where loadConfig resolves relative paths, and how it reads the files its settings name. */
-export interface ConfigPlace {
+interface ConfigPlace {
   readonly cwd: string;
   readonly files: SettingFiles;
 }

@@ -283,9 +283,9 @@ export const SETTINGS = {
   ),
 } as const satisfies Record<string, Setting<unknown>>;
 
-export type SettingName = keyof typeof SETTINGS;
+type SettingName = keyof typeof SETTINGS;
 /** Each setting as its reader gives it. */
-export type SettingValues = { readonly [Name in SettingName]: ReturnType<(typeof SETTINGS)[Name]["read"]> };
+type SettingValues = { readonly [Name in SettingName]: ReturnType<(typeof SETTINGS)[Name]["read"]> };
 
 /**
  * Every setting read from `env`, each problem said in `context`. Unless HTTP is `served` (over stdio, and

@@ -19,7 +19,7 @@ export const ASKED_ONCE_CHARACTERS = 1024 * 1024;
 const KEPT_ID_CHARACTERS = 128;
 
 /** A request whose answer may be kept, and how to know it again. */
-export interface AnswerKey {
+interface AnswerKey {
   readonly key: string;
   readonly id: RequestId;
   /**

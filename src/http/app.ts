@@ -20,7 +20,7 @@ import { type McpCall, mcpRoutes } from "./mcp-route.js";
 import { Metrics, metricsRoutes } from "./metrics.js";
 import { Readiness } from "./readiness.js";
 
-export interface AppDeps {
+interface AppDeps {
   /** What every MCP server is built from; its catalog is also what /health and /metrics report on. */
   readonly mcp: McpDeps;
   readonly logger: FastifyBaseLogger;

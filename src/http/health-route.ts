@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Catalog } from "../catalog/index.js";
 import type { Readiness } from "./readiness.js";
 
-export interface HealthRouteOptions {
+interface HealthRouteOptions {
   readonly catalog: Catalog;
   readonly version: string;
   readonly readiness: Readiness;

@@ -1,4 +1,4 @@
-export { type AppDeps, buildApp, SHED_QUIET_MS } from "./app.js";
+export { buildApp, SHED_QUIET_MS } from "./app.js";
 export { InFlight } from "./in-flight.js";
 /** McpEndpoint and ServerConnection: parts of an answer, which bench/request-parts.ts times one by one. */
 export { McpEndpoint } from "./mcp-endpoint.js";

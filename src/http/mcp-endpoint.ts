@@ -32,7 +32,7 @@ import {
  * An answer, and whether it holds a JSON-RPC error or a tool result with isError: the metrics count those
  * as errors, and none of them is kept.
  */
-export interface Answered {
+interface Answered {
   readonly answer: Answer;
   readonly failed: boolean;
   /** What it told the client when it failed (see failureIn), for its log line. */
@@ -155,7 +155,7 @@ export class McpEndpoints {
 }
 
 /** A request to the endpoints: its kept answer, if there is one, or the way to make one. */
-export interface McpRequest {
+interface McpRequest {
   readonly kept: Answer | undefined;
   answer(): Promise<Answered>;
 }

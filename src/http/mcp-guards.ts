@@ -10,14 +10,14 @@ const SHED_RETRY_AFTER_SECONDS = 5;
 const MIB = 1024 * 1024;
 
 /** What @fastify/under-pressure last sampled, which its limits are checked against. */
-export interface LoadSample {
+interface LoadSample {
   readonly eventLoopDelay: number;
   readonly eventLoopUtilized: number;
   readonly rssBytes: number;
 }
 
 /** A shedding limit that a sample passes: its setting, the limit it sets, and what was measured. */
-export interface LimitPassed {
+interface LimitPassed {
   readonly setting: "SHED_EVENT_LOOP_DELAY_MS" | "SHED_EVENT_LOOP_UTILIZATION" | "SHED_RSS_MB";
   readonly limit: number;
   readonly measured: number;
@@ -73,7 +73,7 @@ export function shedRssWarning(settings: HttpSettings, rssBytes: number): string
  * Charges a batch of `messages` its messages but the first (the rate limit counted that one) against the
  * client's limit: the refusal once over it, else undefined.
  */
-export type BatchCharge = (request: FastifyRequest, messages: number) => Promise<Refusal | undefined>;
+type BatchCharge = (request: FastifyRequest, messages: number) => Promise<Refusal | undefined>;
 
 /**
  * The guards `/mcp` is behind, each only when its setting asks for it, in the order a request meets them,

@@ -25,7 +25,7 @@ import { RequestOrigins } from "./request-origins.js";
 import { type CallerScope, headerText, ScopeResolver } from "./scope.js";
 import { acceptInLowerCase } from "./sdk-contract.js";
 
-export interface McpRouteOptions {
+interface McpRouteOptions {
   readonly mcp: McpDeps;
   readonly settings: HttpSettings;
   readonly metrics: Metrics;

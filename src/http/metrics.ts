@@ -6,7 +6,7 @@ import { CountSeries, counterText, DurationSeries, histogramText } from "./serie
 
 /** Tool label values: the fixed tools, and "other" for every other method or an unknown tool. */
 const TOOL_LABELS = [...TOOL_NAMES, "other"] as const;
-export type ToolLabel = (typeof TOOL_LABELS)[number];
+type ToolLabel = (typeof TOOL_LABELS)[number];
 const OUTCOMES = ["ok", "error", "rejected"] as const;
 /**
  * ok: answered; error: a JSON-RPC error, a tool result with isError, or a server fault;

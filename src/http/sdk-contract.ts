@@ -76,7 +76,7 @@ export function classify(headers: IncomingHttpHeaders, body: unknown): InboundCl
 }
 
 /** What createMcpHandler answers a request its classification refuses, and tells its onerror of it. */
-export interface Rejection {
+interface Rejection {
   readonly status: number;
   readonly message: {
     jsonrpc: "2.0";
@@ -287,7 +287,7 @@ export function batchedHandshakeOf(headers: IncomingHttpHeaders, body: unknown):
 }
 
 /** Two requests of a batch that share an id: their indices, the first and the next. */
-export interface RepeatedId {
+interface RepeatedId {
   readonly id: RequestId;
   readonly first: number;
   readonly again: number;
@@ -447,7 +447,7 @@ const CLASSIFICATION: Readonly<Record<ProtocolEra, MessageClassification>> = {
 };
 
 /** The server's answer to a request, and whether it refused it before any of its handlers ran. */
-export interface Exchanged {
+interface Exchanged {
   readonly message: JSONRPCMessage;
   readonly refused: boolean;
 }

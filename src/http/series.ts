@@ -46,7 +46,7 @@ export class DurationSeries {
   }
 }
 
-export interface Family<Series> {
+interface Family<Series> {
   name: string;
   help: string;
   series: Iterable<Series>;
