@@ -38,6 +38,36 @@ export interface FileChange {
   readonly endings: EndingsChange | undefined;
   /** Why the audit did not read the version `path` names (the new one, or the removed one). */
   readonly notAudited: string | undefined;
+  /**
+   * What the review can show of it (see {@link keepContents}): an added text file's lines, a changed one's
+   * unified diff, or why not; undefined for a removed, binary or unaudited file, or one whose endings alone
+   * changed.
+   */
+  readonly content: FileContent | undefined;
+  /** Its two versions, read again only to keep its content. */
+  readonly sides: { readonly before: ServedFile | undefined; readonly after: ServedFile | undefined };
+}
+
+/**
+ * The content of an added or changed text file: no audit rule flags plain words, so a script or reference
+ * a bump adds is otherwise read only upstream, through a compare link that a file:// source or many hosts
+ * lack.
+ */
+export type FileContent =
+  | { readonly kind: "text" | "diff"; readonly lines: Excerpt }
+  | { readonly kind: "too different" | "too large" | "not kept" };
+
+/**
+ * The most characters of supporting and pack files' contents the review keeps, over all its packs: what
+ * its widest room shows of them (see FILE_CONTENT_ROOM in render.ts). Past it, files are read no more.
+ */
+export const KEPT_CONTENT_CHARS = 20_000;
+/** A text file larger than this is named, not diffed: its diff would be cut to a few lines anyway. */
+export const CONTENT_BYTES = 1024 * 1024;
+
+/** How many characters of file contents the review may still keep, shared by every pack in turn. */
+export interface ContentBudget {
+  left: number;
 }
 
 /**
@@ -149,6 +179,7 @@ export async function comparePacks(
   before: PackSide,
   after: PackSide,
   between: () => Promise<void>,
+  contents: ContentBudget = { left: KEPT_CONTENT_CHARS },
 ): Promise<PackChanges> {
   const [oldFiles, newFiles] = [ownFilesIn(before), ownFilesIn(after)];
   const { pairs, notPaired, pastRenameText } = matchSkills(
@@ -209,6 +240,13 @@ export async function comparePacks(
     );
     if (kept.length > 0) addedKeys.push({ skill, keys: kept, keysLeftOut: leftOut });
   }
+  const sortedSkillFiles = skillFiles.sort(byPath);
+  const packFiles = await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between);
+  // In the order the review lists them, so that what it keeps is what it shows first.
+  const kept = [
+    ...(await keepContents(sortedSkillFiles, contents, between)),
+    ...(await keepContents(packFiles, contents, between)),
+  ];
   return {
     added,
     addedDocuments,
@@ -221,8 +259,8 @@ export async function comparePacks(
     pastRenameText,
     descriptions: pairs.filter((pair) => pair.before.description !== pair.after.description),
     documents,
-    skillFiles: skillFiles.sort(byPath),
-    packFiles: await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between),
+    skillFiles: kept.slice(0, sortedSkillFiles.length),
+    packFiles: kept.slice(sortedSkillFiles.length),
     changedPaths,
   };
 }
@@ -316,7 +354,55 @@ function fileChange(
     lines: compared?.lines,
     endings: compared?.endings,
     notAudited: named?.notAudited,
+    content: undefined,
+    sides: { before, after },
   };
+}
+
+/**
+ * `files` with the content of each added or changed text file, read again one at a time, while `budget`
+ * has room: past it, `not kept`. Each costs linear work in its size (a diff within UNIFIED_LIMITS).
+ */
+async function keepContents(
+  files: readonly FileChange[],
+  budget: ContentBudget,
+  between: () => Promise<void>,
+): Promise<FileChange[]> {
+  const kept: FileChange[] = [];
+  for (const file of files) {
+    const shows =
+      file.kind !== "removed" &&
+      file.notAudited === undefined &&
+      file.lines !== undefined &&
+      file.endings?.only !== true;
+    if (!shows) {
+      kept.push(file);
+      continue;
+    }
+    if (budget.left <= 0) {
+      kept.push({ ...file, content: { kind: "not kept" } });
+      continue;
+    }
+    await between();
+    const content = contentOf(file.sides.before, file.sides.after);
+    if ("lines" in content) budget.left -= sum(content.lines.lines.map((line) => line.length + 1));
+    kept.push({ ...file, content });
+  }
+  return kept;
+}
+
+function contentOf(before: ServedFile | undefined, after: ServedFile | undefined): FileContent {
+  const size = Math.max(before?.digest?.size ?? 0, after?.digest?.size ?? 0);
+  if (size > CONTENT_BYTES) return { kind: "too large" };
+  const now = withLineFeeds(textOf(after) ?? "");
+  if (before === undefined)
+    return { kind: "text", lines: excerptOf(now === "" ? [] : now.replace(/\n$/, "").split("\n")) };
+  const hunks = unifiedDiff(withLineFeeds(textOf(before) ?? ""), now);
+  return hunks === undefined ? { kind: "too different" } : { kind: "diff", lines: excerptOf(hunks) };
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }
 
 function byPath(a: FileChange, b: FileChange): number {

@@ -26,10 +26,12 @@ import { formatPacks } from "../../src/mcp/index.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
 import {
   type AddedDocument,
+  type ContentBudget,
   comparePacks,
   type DocumentChange,
   type FileChange,
   KEPT_BODIES,
+  KEPT_CONTENT_CHARS,
   keptPerPack,
   type PackChanges,
 } from "./compare.js";
@@ -64,8 +66,9 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
   const after = await readFolder(request.after);
   await between();
   const kept: KeptBodies[] = [];
+  const contents: ContentBudget = { left: KEPT_CONTENT_CHARS };
   for (const source of request.sources) {
-    kept.push(keptBodiesOf(await reviewSource(source, before, after, between)));
+    kept.push(keptBodiesOf(await reviewSource(source, before, after, between, contents)));
     keepBodies(kept);
   }
   const reviews = kept.map(({ review, added, documents }) => ({
@@ -207,10 +210,11 @@ async function reviewSource(
   before: Folder,
   after: Folder,
   between: () => Promise<void>,
+  contents: ContentBudget,
 ): Promise<SourceReview> {
   const old = source.missing === undefined ? (before.sides.get(source.name) ?? EMPTY_SIDE) : EMPTY_SIDE;
   const now = after.sides.get(source.name) ?? EMPTY_SIDE;
-  const changes = await comparePacks(old, now, between);
+  const changes = await comparePacks(old, now, between, contents);
   const inPack = (found: Finding) => packOf(found.path) === source.name;
   const findings: ReviewedFinding[] = markNew(
     before.findings.filter(inPack).map(movedWith(source.name, changes.renamed)),

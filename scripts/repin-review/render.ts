@@ -9,7 +9,14 @@ import {
   unsafeLead,
 } from "../audit-markdown.js";
 import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
-import type { AddedDocument, DocumentChange, FileChange, PackChanges } from "./compare.js";
+import {
+  type AddedDocument,
+  CONTENT_BYTES,
+  type DocumentChange,
+  type FileChange,
+  KEPT_CONTENT_CHARS,
+  type PackChanges,
+} from "./compare.js";
 import {
   type DiffLimits,
   type Edit,
@@ -82,6 +89,19 @@ const GITHUB_LIMIT = "GitHub's 65,536-character limit for a pull request body";
  */
 const WORD_LIMITS: DiffLimits = { items: 2000, edits: 200 };
 const UPSTREAM = "the whole change is upstream, between the two commits above";
+/**
+ * The characters of supporting and pack files' contents one review shows in all, as wide as the review
+ * keeps (KEPT_CONTENT_CHARS) and narrower once bodies are cut: a bump adding a hundred scripts still
+ * leaves the findings and SKILL.md diffs room under GitHub's limit.
+ */
+const CONTENT_CHARS = { whole: KEPT_CONTENT_CHARS, short: 6000 };
+/** A file's content is not begun with less room than this left: a few lines tell nothing. */
+const MIN_CONTENT_CHARS = 200;
+
+/** How much of the room for file contents a review has left, shared by its sources in turn. */
+interface ContentRoom {
+  left: number;
+}
 
 /** The review as Markdown in at most `budget` characters: lists are cut shorter until it fits, and say so. */
 export function renderReview(content: ReviewContent, budget: number): string {
@@ -203,7 +223,8 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
       ),
     );
   }
-  for (const review of reviews) append(lines, renderSource(review, limit, room));
+  const contents: ContentRoom = { left: room === WHOLE ? CONTENT_CHARS.whole : CONTENT_CHARS.short };
+  for (const review of reviews) append(lines, renderSource(review, limit, room, contents));
   if (elsewhere.length > 0) {
     lines.push("### High findings in packs this bump does not move", "");
     append(
@@ -224,7 +245,7 @@ function keyList(keys: readonly string[], leftOut: number, limit: number): strin
   return `${shown.join(", ")}${more > 0 ? `, and ${count(more, "more key")}` : ""}`;
 }
 
-function renderSource(review: SourceReview, limit: number, room: BodyRoom): string[] {
+function renderSource(review: SourceReview, limit: number, room: BodyRoom, contents: ContentRoom): string[] {
   const { source, changes, skills, descriptionTokens } = review;
   const lines = [
     `### ${markdownCode(source.name)}: \`${shortRef(source.from)}\` → \`${shortRef(source.to)}\``,
@@ -290,8 +311,16 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom): stri
     "",
     ...documents.flatMap((document) => documentDiff(document, room)),
   ]);
-  section(lines, "Supporting files", files.length, fileList(source.name, files, limit));
-  section(lines, "Pack files", changes.packFiles.length, fileList(source.name, changes.packFiles, limit));
+  for (const [title, list] of [
+    ["Supporting files", files],
+    ["Pack files", changes.packFiles],
+  ] as const) {
+    section(lines, title, list.length, [
+      ...fileList(source.name, list, limit),
+      "",
+      ...fileContents(review.source, list.slice(0, limit), room, contents),
+    ]);
+  }
   return lines;
 }
 
@@ -430,6 +459,54 @@ function collapsible(summary: string, body: readonly string[], items: number): s
   return ["<details>", `<summary>${summary}</summary>`, "", ...body, "", "</details>", ""];
 }
 
+/**
+ * The content of each added or changed text file listed, collapsed as a SKILL.md diff is (hidden characters
+ * as `{U+…}`, in a fence longer than any run of backticks in it), while `contents` has room; then the files
+ * left out, with why and where to read them.
+ */
+function fileContents(
+  source: ReviewedSource,
+  files: readonly FileChange[],
+  room: BodyRoom,
+  contents: ContentRoom,
+): string[] {
+  const lines: string[] = [];
+  const pastRoom: string[] = [];
+  const tooLarge: string[] = [];
+  for (const file of files) {
+    const { content } = file;
+    if (content === undefined) continue;
+    const named = `${source.name}/${file.path}`;
+    if (content.kind === "too large") tooLarge.push(markdownCode(named));
+    else if (content.kind === "too different") {
+      append(
+        lines,
+        collapsed(`${named}: diff`, [
+          `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${UPSTREAM}.`,
+        ]),
+      );
+    } else if ("lines" in content && contents.left >= MIN_CONTENT_CHARS) {
+      const fits = { chars: Math.min(room.chars, contents.left), lineChars: room.lineChars };
+      const diff = content.kind === "diff";
+      const body = fenced(content.lines, diff ? "diff" : "text", diff ? "of this diff" : "of it", fits);
+      contents.left -= body.reduce((size, line) => size + line.length + 1, 0);
+      append(lines, collapsed(`${named}: ${diff ? "diff" : "(new)"}`, body));
+    } else pastRoom.push(markdownCode(named));
+  }
+  const where = `read them upstream: \`git diff ${shortRef(source.from)} ${shortRef(source.to)}\` in a clone of ${markdownCode(source.repo)}`;
+  if (pastRoom.length > 0)
+    lines.push(
+      `- Content not shown, past the ${CONTENT_CHARS.whole.toLocaleString("en-US")} characters (${CONTENT_CHARS.short.toLocaleString("en-US")} when the review is cut) the review gives the contents of files: ${pastRoom.join(", ")}; ${where}.`,
+      "",
+    );
+  if (tooLarge.length > 0)
+    lines.push(
+      `- Content not shown, over ${CONTENT_BYTES / 1024 / 1024} MiB: ${tooLarge.join(", ")}; ${where}.`,
+      "",
+    );
+  return lines;
+}
+
 function fileList(pack: string, files: readonly FileChange[], limit: number): string[] {
   return files
     .slice(0, limit)
@@ -438,7 +515,7 @@ function fileList(pack: string, files: readonly FileChange[], limit: number): st
         file.notAudited !== undefined
           ? `${markdownText(file.notAudited)}; compared by size and SHA-256`
           : file.lines === undefined
-            ? "binary"
+            ? "binary, content not shown"
             : file.endings?.only === true
               ? endingsOnly(file.endings)
               : `${lineCount(file.lines)}${endingsToo(file.endings)}`;
