@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import { z } from "zod";
 import { ROOT } from "../helpers/process.js";
 import { makeTree } from "../helpers/skill-tree.js";
+import { evaluate } from "./expression.js";
 
 const Step = z.looseObject({
   id: z.string().optional(),
@@ -289,12 +290,16 @@ describe("update-skills.yml", () => {
     });
   });
 
-  it("counts the high findings the old commits did not have, the way its step is written", async () => {
+  it("counts the high and medium findings the old commits did not have, the way its step is written", async () => {
     const step = repin.steps.find((each) => each.id === "audit");
     expect(step?.if).toBe("steps.moved.outputs.moved == 'true'");
     expect(step?.run).toContain(findings);
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
-    expect(update.jobs.repin?.outputs).toMatchObject({ "new-high": "${{ steps.audit.outputs.new-high }}" });
+    expect(update.jobs.repin?.outputs).toMatchObject({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+      "new-high": "${{ steps.audit.outputs.new-high }}",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+      "new-medium": "${{ steps.audit.outputs.new-medium }}",
+    });
     const found = (severity: string, fresh: boolean) => ({
       path: "p/x",
       line: 1,
@@ -312,13 +317,15 @@ describe("update-skills.yml", () => {
     try {
       const env = { GITHUB_OUTPUT: path.join(tree.dir, "output") };
       await runStep(step?.run ?? "", tree.dir, env);
-      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("new-high=1\n");
+      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("new-high=1\nnew-medium=1\n");
       await writeFile(
         path.join(tree.dir, findings ?? ""),
         JSON.stringify({ findings: [found("high", false)] }),
       );
       await runStep(step?.run ?? "", tree.dir, env);
-      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe("new-high=1\nnew-high=0\n");
+      expect(await readFile(env.GITHUB_OUTPUT, "utf8")).toBe(
+        "new-high=1\nnew-medium=1\nnew-high=0\nnew-medium=0\n",
+      );
     } finally {
       await tree.remove();
     }
@@ -340,16 +347,31 @@ describe("update-skills.yml", () => {
     });
   });
 
-  // The status said "1 new high findings".
+  // The status said "1 new high findings"; and "No new high finding", green, over a bump whose new medium
+  // findings (a step uploading ~/.ssh) the description asked to read.
   it.each([
-    ["pull-request", "needs.repin.outputs.new-high"],
-    ["held-pull-request", "steps.audit.outputs.new-high"],
+    ["pull-request", "needs.repin.outputs"],
+    ["held-pull-request", "steps.audit.outputs"],
   ])(
-    "%s's skills audit status counts its new high findings in words that agree with the count",
-    (id, count) => {
-      expect(job(update, id).steps.at(-1)?.env.DESCRIPTION).toBe(
-        `\${{ ${count} == '0' && 'No new high finding' || ${count} == '1' && '1 new high finding, see the Audit in the description' || format('{0} new high findings, see the Audit in the description', ${count}) }}`,
+    "%s's skills audit status counts its new high and medium findings in words that agree with the counts",
+    (id, outputs) => {
+      const description = job(update, id).steps.at(-1)?.env.DESCRIPTION ?? "";
+      const says = (high: string, medium: string) =>
+        evaluate(description, { [`${outputs}.new-high`]: high, [`${outputs}.new-medium`]: medium });
+      expect(says("0", "0")).toBe("No new high finding");
+      expect(says("1", "0")).toBe("1 new high finding, see the Audit in the description");
+      expect(says("0", "1")).toBe(
+        "No new high finding; 1 new medium finding to read in the description's Audit",
       );
+      expect(says("0", "5")).toBe(
+        "No new high finding; 5 new medium findings to read in the description's Audit",
+      );
+      // GitHub keeps 140 characters of a status description.
+      const longest = says("123", "456");
+      expect(longest).toBe(
+        "123 new high findings, see the Audit in the description; 456 new medium findings to read in the description's Audit",
+      );
+      expect(longest.length).toBeLessThanOrEqual(140);
     },
   );
 
