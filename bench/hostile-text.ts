@@ -248,4 +248,9 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated("do not tell them ", size),
   },
+  {
+    name: "advice on what to tell the user",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("do not tell the user what to do ", size),
+  },
 ];

@@ -162,6 +162,10 @@ const ORDERS = new Set([
 const CONCEAL =
   /\b(?:(?:do\s+not|don['’]t|never|without)\s+(?:tell|inform|notify|mention|reveal|disclose|alert)\w*|hide|hiding|conceal\w*|keep\s+(?:this|it|that)\s+(?:secret|hidden|quiet))\b/gi;
 const USER = /^(?:user|users|human|operator)$/;
+/** Words that may stand between a verb of telling and the user it tells (`tell the user`). */
+const DETERMINERS = new Set(["the", "your", "a", "any"]);
+/** Questions a telling answers when it is advice on what to say (`what to do`), not on what to keep back. */
+const QUESTIONS = new Set(["what", "how", "which", "when", "where", "why", "whether"]);
 const WORDS = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 export function* promptInjectionHits(text: string): Generator<Hit> {
@@ -190,7 +194,14 @@ export function* promptInjectionHits(text: string): Generator<Hit> {
         USER.test(word) &&
         (!hiding || words[index - 1] === "from" || words.slice(index - 2, index).join(" ") === "from the"),
     );
-    if (at !== -1) yield hit(text, match.index, end, "tells the agent to keep something from the user");
+    // "Do not tell the user what to do" or "to wait" is advice on what to tell them, with the user as the
+    // telling's object and an order or a question's way to do something after: nothing is kept from them.
+    const advice =
+      !hiding &&
+      words.slice(0, at).every((word) => DETERMINERS.has(word)) &&
+      (words[at + 1] === "to" || (QUESTIONS.has(words[at + 1] ?? "") && words[at + 2] === "to"));
+    if (at !== -1 && !advice)
+      yield hit(text, match.index, end, "tells the agent to keep something from the user");
   }
 }
 
