@@ -1,16 +1,17 @@
 import type { Skill } from "../catalog/index.js";
 import { MalformedPart, PartReader, PartWriter, type Unfit } from "../saved/index.js";
-import { TermFrequencies } from "./summary.js";
+import { stemNumbering, TermFrequencies } from "./summary.js";
 import { NO_TERM, type Tally, type TermId, type UnitCells, unitKeysOf } from "./tally.js";
 
 /**
  * The version of the previews' part of the saved index and of everything that decides what a tally holds:
- * how words are read and counted (words.ts), what of a skill is read and how a name weighs (tally.ts).
+ * how words are read, counted and stemmed (words.ts, and the search's stem that it uses), what of a skill
+ * is read and how a name weighs (tally.ts).
  * Bump it with any change to them, so that tallies saved before are made anew instead of trusted;
  * test/preview/saved-terms.test.ts holds the digest of a saved fixture and fails when the bytes change
  * while the version does not.
  */
-export const TERMS_FORMAT_VERSION = 6;
+export const TERMS_FORMAT_VERSION = 7;
 
 /** A saved tally found, or why it cannot be used. */
 export type LoadedTerms =
@@ -22,15 +23,17 @@ export type LoadedTerms =
  * so that a server started on it has nothing to tally before its first preview. Its numbers are arrays;
  * its strings are one text, apart at NULs, which no term or folder name holds: the terms' keys, the
  * units' keys, the spellings of the terms the catalog first wrote otherwise than their keys (a plural,
- * an apostrophe: few, so that a start splits fewer strings), then the units' own spellings.
+ * an apostrophe: few, so that a start splits fewer strings), then the units' own spellings. The words'
+ * stems are saved numbered (see StemNumbering): the first preview need not stem every word.
  */
 export function termsToPart(terms: TermFrequencies): Uint8Array[] {
   const tally = terms.whole();
   const units = [...tally.units];
   const spellings = units.flatMap(([, unit]) => [...unit.spellings]);
   const respelled = tally.keys.flatMap((key, term) => (tally.spelled[term] === key ? [] : [term]));
+  const numbering = tally.stemNumbering ?? stemNumbering(tally);
   const part = new PartWriter();
-  part.number(TERMS_FORMAT_VERSION, tally.skills, tally.keys.length, units.length);
+  part.number(TERMS_FORMAT_VERSION, tally.skills, tally.keys.length, units.length, numbering.stems);
   const strings = [
     ...tally.keys,
     ...units.map(([key]) => key),
@@ -47,6 +50,8 @@ export function termsToPart(terms: TermFrequencies): Uint8Array[] {
   }
   part.array(Int32Array.from(units, ([, unit]) => unit.spellings.size));
   part.array(Int32Array.from(spellings, ([term]) => term));
+  part.array(numbering.numbers);
+  part.array(numbering.joinedNumbers);
   return part.pieces();
 }
 
@@ -86,6 +91,7 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
   const tallied = part.count();
   const terms = part.count();
   const units = part.count();
+  const stems = part.count();
   if (tallied !== skills.length)
     throw new MalformedPart(`it tallies ${tallied} skills, not ${skills.length}`);
   const strings = utf8Text(part.array(Uint8Array)).split("\0");
@@ -102,6 +108,8 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
   };
   const spellingsByUnit = part.array(Int32Array);
   const spelledTerms = part.array(Int32Array);
+  const stemNumbers = termArray(part, terms);
+  const joinedNumbers = termArray(part, terms);
   part.end();
   if (
     cellsByUnit.length !== units ||
@@ -125,6 +133,9 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
     !allTerms(respelled, terms, 0)
   ) {
     throw new MalformedPart("a cell's term is no term");
+  }
+  if (!allTerms(stemNumbers, stems, 0) || !allTerms(joinedNumbers, stems, -1)) {
+    throw new MalformedPart("a word's stem is not numbered");
   }
   const unitKeys = strings.slice(terms, terms + units);
   if (unitKeys.join("\0") !== unitKeysOf(skills).join("\0")) {
@@ -162,6 +173,7 @@ function readTally(part: PartReader, skills: readonly Skill[]): Tally {
     secondWords,
     spread,
     units: byUnit,
+    stemNumbering: { numbers: stemNumbers, joinedNumbers, stems },
   };
 }
 
@@ -190,7 +202,10 @@ function sum(counts: Int32Array): number {
   return total;
 }
 
-/** Whether every number of `array` is a term of `terms`, or `least` (NO_TERM where there may be none). */
+/**
+ * Whether every number of `array` is a term of `terms`, or `least` (NO_TERM where there may be none); or,
+ * likewise, a stem of `terms` numbered.
+ */
 function allTerms(array: Int32Array, terms: number, least: number): boolean {
   for (const term of array) if (term < least || term >= terms) return false;
   return true;

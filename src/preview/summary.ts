@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { Group, Pack, Skill } from "../catalog/index.js";
 import { MalformedPart } from "../saved/index.js";
-import { NO_TERM, type Tally, Tallying, type TermId, unitKey } from "./tally.js";
+import { NO_TERM, type StemNumbering, type Tally, Tallying, type TermId, unitKey } from "./tally.js";
 import { forEachWord, keyOf, namesOf, type Stem, stemOf, type TermKey } from "./words.js";
 
 /** A pair of words must be held by at least this many skills to say more than its two words. */
@@ -59,11 +59,8 @@ interface RankingScratch {
 }
 
 /** See TermFrequencies.#stemNumbers. */
-interface StemNumbers {
+interface StemNumbers extends StemNumbering {
   readonly tally: Tally;
-  readonly numbers: Int32Array;
-  /** By hyphenated word: the number of the stem of its letters joined, if a word has it, else -1. */
-  readonly joinedNumbers: Int32Array;
   readonly marks: Uint32Array;
 }
 
@@ -350,34 +347,13 @@ export class TermFrequencies {
   }
 
   /**
-   * By word of the whole tally, a number for its stem, words of one stem sharing it (pairs: 0, unused), and
-   * a mark by stem number: #ranked marks the stems its units' descriptions hold. Made once per tally.
+   * By word of the whole tally, a number for its stem (see StemNumbering), the saved index's if it held
+   * them, and a mark by stem number: #ranked marks the stems its units' descriptions hold. Made once per tally.
    */
   #stemNumbers(tally: Tally): StemNumbers {
     if (this.#stemNumbering?.tally !== tally) {
-      const byStem = new Map<Stem, number>();
-      const numbers = Int32Array.from(tally.keys, (_, term) => {
-        if (tally.firstWords[term] !== NO_TERM) return 0;
-        const stem = this.#stemOf(tally, term);
-        let number = byStem.get(stem);
-        if (number === undefined) {
-          number = byStem.size;
-          byStem.set(stem, number);
-        }
-        return number;
-      });
-      // A name's words are split at hyphens: `coauthoring` of doc-coauthoring is a description's `co-authoring`.
-      const joinedNumbers = Int32Array.from(tally.keys, (key, term) =>
-        tally.firstWords[term] === NO_TERM && key.includes("-")
-          ? (byStem.get(stemOf(key.replace(/-/g, ""))) ?? -1)
-          : -1,
-      );
-      this.#stemNumbering = {
-        tally,
-        numbers,
-        joinedNumbers,
-        marks: new Uint32Array(Math.max(1, byStem.size)),
-      };
+      const numbering = tally.stemNumbering ?? stemNumbering(tally, (term) => this.#stemOf(tally, term));
+      this.#stemNumbering = { ...numbering, tally, marks: new Uint32Array(Math.max(1, numbering.stems)) };
     }
     return this.#stemNumbering;
   }
@@ -395,6 +371,31 @@ export class TermFrequencies {
     }
     return this.#scratch;
   }
+}
+
+/** The stems of `tally`'s words numbered (see StemNumbering), each word stemmed by `stemOfWord`. */
+export function stemNumbering(
+  tally: Tally,
+  stemOfWord: (term: TermId) => Stem = (term) => stemOf(tally.keys[term] ?? ""),
+): StemNumbering {
+  const byStem = new Map<Stem, number>();
+  const numbers = Int32Array.from(tally.keys, (_, term) => {
+    if (tally.firstWords[term] !== NO_TERM) return 0;
+    const stem = stemOfWord(term);
+    let number = byStem.get(stem);
+    if (number === undefined) {
+      number = byStem.size;
+      byStem.set(stem, number);
+    }
+    return number;
+  });
+  // A name's words are split at hyphens: `coauthoring` of doc-coauthoring is a description's `co-authoring`.
+  const joinedNumbers = Int32Array.from(tally.keys, (key, term) =>
+    tally.firstWords[term] === NO_TERM && key.includes("-")
+      ? (byStem.get(stemOf(key.replace(/-/g, ""))) ?? -1)
+      : -1,
+  );
+  return { numbers, joinedNumbers, stems: byStem.size };
 }
 
 function unitsOf(pack: Pack, group: Group | undefined): string[] {

@@ -90,9 +90,17 @@ describe("the previews' saved tally", () => {
     const cellTerms = new Int32Array(pieces[7]?.slice().buffer ?? new ArrayBuffer(0));
     cellTerms[0] = 1_000_000;
     const damaged = pieces.map((piece, index) => (index === 7 ? new Uint8Array(cellTerms.buffer) : piece));
+    // The last two pieces: each word's stem numbered, and each hyphenated word's stem of its letters joined.
+    const last = pieces.length - 2;
+    const stemNumbers = new Int32Array(pieces[last]?.slice().buffer ?? new ArrayBuffer(0));
+    stemNumbers[0] = 1_000_000;
+    const unnumbered = pieces.map((piece, index) =>
+      index === last ? new Uint8Array(stemNumbers.buffer) : piece,
+    );
     const garden = scope.narrow(["garden"]);
     for (const [bytes, skills, problem] of [
       [damaged, scope.skills, "malformed: a cell's term is no term"],
+      [unnumbered, scope.skills, "malformed: a word's stem is not numbered"],
       [pieces.slice(0, 5), scope.skills, "malformed: it holds fewer arrays than it should"],
       [pieces, [...scope.skills].reverse(), "malformed: its units are not those of the skills listed"],
       [
@@ -132,8 +140,8 @@ describe("the previews' saved tally", () => {
     for (const piece of termsToPart(new TermFrequencies(skills)))
       hash.update(`${piece.length}\n`).update(piece);
     expect({ version: TERMS_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-      version: 6,
-      digest: "c21d25a1e81afa0aa36227279845ee11a367bf676bd76faf8c8880113f786dff",
+      version: 7,
+      digest: "4b13daba73e154973b006513db44283e51063b071bb35430e63a3f60dbc96b2f",
     });
   });
 });
