@@ -59,13 +59,15 @@ export type FileContent =
 
 /**
  * The most characters of supporting and pack files' contents the review keeps, over all its packs: what
- * its widest room shows of them (see FILE_CONTENT_ROOM in render.ts). Past it, files are read no more.
+ * its widest room shows of them (see CONTENT_CHARS in render.ts). Past it, files are read no more.
  */
 export const KEPT_CONTENT_CHARS = 20_000;
+/** A file's content is not begun with less room than this left: a few lines tell nothing. */
+const MIN_CONTENT_CHARS = 200;
 /** A text file larger than this is named, not diffed: its diff would be cut to a few lines anyway. */
 export const CONTENT_BYTES = 1024 * 1024;
 
-/** How many characters of file contents the review may still keep, shared by every pack in turn. */
+/** How many characters of file contents the review may still keep, over every pack. */
 export interface ContentBudget {
   left: number;
 }
@@ -179,7 +181,6 @@ export async function comparePacks(
   before: PackSide,
   after: PackSide,
   between: () => Promise<void>,
-  contents: ContentBudget = { left: KEPT_CONTENT_CHARS },
 ): Promise<PackChanges> {
   const [oldFiles, newFiles] = [ownFilesIn(before), ownFilesIn(after)];
   const { pairs, notPaired, pastRenameText } = matchSkills(
@@ -242,11 +243,6 @@ export async function comparePacks(
   }
   const sortedSkillFiles = skillFiles.sort(byPath);
   const packFiles = await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between);
-  // In the order the review lists them, so that what it keeps is what it shows first.
-  const kept = [
-    ...(await keepContents(sortedSkillFiles, contents, between)),
-    ...(await keepContents(packFiles, contents, between)),
-  ];
   return {
     added,
     addedDocuments,
@@ -259,8 +255,8 @@ export async function comparePacks(
     pastRenameText,
     descriptions: pairs.filter((pair) => pair.before.description !== pair.after.description),
     documents,
-    skillFiles: kept.slice(0, sortedSkillFiles.length),
-    packFiles: kept.slice(sortedSkillFiles.length),
+    skillFiles: sortedSkillFiles,
+    packFiles,
     changedPaths,
   };
 }
@@ -360,35 +356,68 @@ function fileChange(
 }
 
 /**
- * `files` with the content of each added or changed text file, read again one at a time, while `budget`
- * has room: past it, `not kept`. Each costs linear work in its size (a diff within UNIFIED_LIMITS).
+ * `files` (every pack's, in the order the review lists them) with the content of each added or changed
+ * text file, read again one at a time, while `budget` has room: past it, `not kept`. Each keeps at most
+ * its fair share of what is left (see {@link contentShare}), so that one large file does not leave the
+ * files after it, in its pack or the next, unshown. Each costs linear work in its size (a diff within
+ * UNIFIED_LIMITS).
  */
-async function keepContents(
+export async function keepContents(
   files: readonly FileChange[],
   budget: ContentBudget,
   between: () => Promise<void>,
 ): Promise<FileChange[]> {
   const kept: FileChange[] = [];
+  const shows = (file: FileChange) =>
+    file.kind !== "removed" &&
+    file.notAudited === undefined &&
+    file.lines !== undefined &&
+    file.endings?.only !== true;
+  let toKeep = files.filter(shows).length;
   for (const file of files) {
-    const shows =
-      file.kind !== "removed" &&
-      file.notAudited === undefined &&
-      file.lines !== undefined &&
-      file.endings?.only !== true;
-    if (!shows) {
+    if (!shows(file)) {
       kept.push(file);
       continue;
     }
-    if (budget.left <= 0) {
+    const share = contentShare(budget.left, toKeep);
+    toKeep -= 1;
+    if (share === 0) {
       kept.push({ ...file, content: { kind: "not kept" } });
       continue;
     }
     await between();
     const content = contentOf(file.sides.before, file.sides.after);
-    if ("lines" in content) budget.left -= sum(content.lines.lines.map((line) => line.length + 1));
-    kept.push({ ...file, content });
+    if (!("lines" in content)) {
+      kept.push({ ...file, content });
+      continue;
+    }
+    const lines = firstLines(content.lines.lines, share);
+    budget.left -= sum(lines.map((line) => line.length + 1));
+    kept.push({ ...file, content: { ...content, lines: { lines, total: content.lines.total } } });
   }
   return kept;
+}
+
+/**
+ * The characters of contents one file may take of `left`, with `files` (it included) still to show: an
+ * even share, but at least MIN_CONTENT_CHARS (a few lines tell nothing), and none once less than that
+ * is left. What a file does not use of its share goes to the files after it.
+ */
+export function contentShare(left: number, files: number): number {
+  if (left < MIN_CONTENT_CHARS) return 0;
+  return Math.min(left, Math.max(MIN_CONTENT_CHARS, Math.floor(left / Math.max(1, files))));
+}
+
+/** The first `lines` that fit in `chars`, a newline after each. */
+function firstLines(lines: readonly string[], chars: number): string[] {
+  const shown: string[] = [];
+  let size = 0;
+  for (const line of lines) {
+    if (size + line.length + 1 > chars) break;
+    shown.push(line);
+    size += line.length + 1;
+  }
+  return shown;
 }
 
 function contentOf(before: ServedFile | undefined, after: ServedFile | undefined): FileContent {

@@ -26,12 +26,12 @@ import { formatPacks } from "../../src/mcp/index.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
 import {
   type AddedDocument,
-  type ContentBudget,
   comparePacks,
   type DocumentChange,
   type FileChange,
   KEPT_BODIES,
   KEPT_CONTENT_CHARS,
+  keepContents,
   keptPerPack,
   type PackChanges,
 } from "./compare.js";
@@ -66,14 +66,30 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
   const after = await readFolder(request.after);
   await between();
   const kept: KeptBodies[] = [];
-  const contents: ContentBudget = { left: KEPT_CONTENT_CHARS };
   for (const source of request.sources) {
-    kept.push(keptBodiesOf(await reviewSource(source, before, after, between, contents)));
+    kept.push(keptBodiesOf(await reviewSource(source, before, after, between)));
     keepBodies(kept);
   }
+  // Once every pack is compared, so that each file's share counts the files of the packs after it.
+  const files = await keepContents(
+    kept.flatMap(({ review }) => [...review.changes.skillFiles, ...review.changes.packFiles]),
+    { left: KEPT_CONTENT_CHARS },
+    between,
+  );
+  let next = 0;
+  const taken = (count: number) => {
+    next += count;
+    return files.slice(next - count, next);
+  };
   const reviews = kept.map(({ review, added, documents }) => ({
     ...review,
-    changes: { ...review.changes, addedDocuments: added, documents },
+    changes: {
+      ...review.changes,
+      skillFiles: taken(review.changes.skillFiles.length),
+      packFiles: taken(review.changes.packFiles.length),
+      addedDocuments: added,
+      documents,
+    },
   }));
   const moved = new Set(request.sources.map((source) => source.name));
   const packsBefore = [...after.packs.values()]
@@ -210,11 +226,10 @@ async function reviewSource(
   before: Folder,
   after: Folder,
   between: () => Promise<void>,
-  contents: ContentBudget,
 ): Promise<SourceReview> {
   const old = source.missing === undefined ? (before.sides.get(source.name) ?? EMPTY_SIDE) : EMPTY_SIDE;
   const now = after.sides.get(source.name) ?? EMPTY_SIDE;
-  const changes = await comparePacks(old, now, between, contents);
+  const changes = await comparePacks(old, now, between);
   const inPack = (found: Finding) => packOf(found.path) === source.name;
   const findings: ReviewedFinding[] = markNew(
     before.findings.filter(inPack).map(movedWith(source.name, changes.renamed)),

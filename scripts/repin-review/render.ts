@@ -12,6 +12,7 @@ import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.j
 import {
   type AddedDocument,
   CONTENT_BYTES,
+  contentShare,
   type DocumentChange,
   type FileChange,
   KEPT_CONTENT_CHARS,
@@ -95,12 +96,13 @@ const UPSTREAM = "the whole change is upstream, between the two commits above";
  * leaves the findings and SKILL.md diffs room under GitHub's limit.
  */
 const CONTENT_CHARS = { whole: KEPT_CONTENT_CHARS, short: 6000 };
-/** A file's content is not begun with less room than this left: a few lines tell nothing. */
-const MIN_CONTENT_CHARS = 200;
-
-/** How much of the room for file contents a review has left, shared by its sources in turn. */
+/**
+ * How much of the room for file contents a review has left, shared by its sources in turn, and how many
+ * files are still to show in it: each takes a fair share (see contentShare).
+ */
 interface ContentRoom {
   left: number;
+  files: number;
 }
 
 /** The review as Markdown in at most `budget` characters: lists are cut shorter until it fits, and say so. */
@@ -223,7 +225,12 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
       ),
     );
   }
-  const contents: ContentRoom = { left: room === WHOLE ? CONTENT_CHARS.whole : CONTENT_CHARS.short };
+  const contents: ContentRoom = {
+    left: room === WHOLE ? CONTENT_CHARS.whole : CONTENT_CHARS.short,
+    files: reviews
+      .flatMap(({ changes }) => [...changes.skillFiles.slice(0, limit), ...changes.packFiles.slice(0, limit)])
+      .filter(({ content }) => content !== undefined && "lines" in content).length,
+  };
   for (const review of reviews) append(lines, renderSource(review, limit, room, contents));
   if (elsewhere.length > 0) {
     lines.push("### High findings in packs this bump does not move", "");
@@ -461,8 +468,8 @@ function collapsible(summary: string, body: readonly string[], items: number): s
 
 /**
  * The content of each added or changed text file listed, collapsed as a SKILL.md diff is (hidden characters
- * as `{U+…}`, in a fence longer than any run of backticks in it), while `contents` has room; then the files
- * left out, with why and where to read them.
+ * as `{U+…}`, in a fence longer than any run of backticks in it), each cut at its fair share of what
+ * `contents` has left, while it has room; then the files left out, with why and where to read them.
  */
 function fileContents(
   source: ReviewedSource,
@@ -485,23 +492,30 @@ function fileContents(
           `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${UPSTREAM}.`,
         ]),
       );
-    } else if ("lines" in content && contents.left >= MIN_CONTENT_CHARS) {
-      const fits = { chars: Math.min(room.chars, contents.left), lineChars: room.lineChars };
+    } else if ("lines" in content && contentShare(contents.left, contents.files) > 0) {
+      const share = contentShare(contents.left, contents.files);
+      contents.files -= 1;
+      const fits = { chars: Math.min(room.chars, share), lineChars: room.lineChars };
       const diff = content.kind === "diff";
       const body = fenced(content.lines, diff ? "diff" : "text", diff ? "of this diff" : "of it", fits);
-      contents.left -= body.reduce((size, line) => size + line.length + 1, 0);
+      // The lines shown are charged, not the fence and note around them, as a share counts them.
+      contents.left -= shownLines(content.lines.lines, fits).reduce(
+        (size, line) => size + line.length + 1,
+        0,
+      );
       append(lines, collapsed(`${named}: ${diff ? "diff" : "(new)"}`, body));
     } else pastRoom.push(markdownCode(named));
   }
-  const where = `read them upstream: \`git diff ${shortRef(source.from)} ${shortRef(source.to)}\` in a clone of ${markdownCode(source.repo)}`;
+  const where = (files: readonly string[]) =>
+    `read ${files.length === 1 ? "it" : "them"} upstream: \`git diff ${shortRef(source.from)} ${shortRef(source.to)}\` in a clone of ${markdownCode(source.repo)}`;
   if (pastRoom.length > 0)
     lines.push(
-      `- Content not shown, past the ${CONTENT_CHARS.whole.toLocaleString("en-US")} characters (${CONTENT_CHARS.short.toLocaleString("en-US")} when the review is cut) the review gives the contents of files: ${pastRoom.join(", ")}; ${where}.`,
+      `- Content not shown, past the ${CONTENT_CHARS.whole.toLocaleString("en-US")} characters (${CONTENT_CHARS.short.toLocaleString("en-US")} when the review is cut) the review gives the contents of files: ${pastRoom.join(", ")}; ${where(pastRoom)}.`,
       "",
     );
   if (tooLarge.length > 0)
     lines.push(
-      `- Content not shown, over ${CONTENT_BYTES / 1024 / 1024} MiB: ${tooLarge.join(", ")}; ${where}.`,
+      `- Content not shown, over ${CONTENT_BYTES / 1024 / 1024} MiB: ${tooLarge.join(", ")}; ${where(tooLarge)}.`,
       "",
     );
   return lines;

@@ -528,16 +528,17 @@ describe("the repin review", () => {
     expect(summary).toContain("- changed `contents/tool/image.bin` (binary, content not shown)");
     expect(summary).not.toContain("contents/tool/image.bin: diff");
     expect(summary).toContain(
-      `- Content not shown, over 1 MiB: \`contents/tool/huge.md\`; read them upstream: \`git diff ${kit.commits[0]?.slice(0, 7)} ${kit.commits[1]?.slice(0, 7)}\` in a clone of \`${kit.url}\`.`,
+      `- Content not shown, over 1 MiB: \`contents/tool/huge.md\`; read it upstream: \`git diff ${kit.commits[0]?.slice(0, 7)} ${kit.commits[1]?.slice(0, 7)}\` in a clone of \`${kit.url}\`.`,
     );
   });
 
-  // Many added scripts: their contents share one budget, and those past it are named with where to read them.
+  // Many added scripts: their contents share one budget, each shown in part; those past it are named with
+  // where to read them.
   it("shows file contents up to a total, naming the files past it", async () => {
     const scripts = Object.fromEntries(
-      Array.from({ length: 30 }, (_, index) => [
-        `skills/many/scripts/s${String(index).padStart(2, "0")}.sh`,
-        `echo ${index}\n${"# padding line of a script\n".repeat(40)}`,
+      Array.from({ length: 130 }, (_, index) => [
+        `skills/many/scripts/s${String(index).padStart(3, "0")}.sh`,
+        `echo ${index}\n${"# padding line of a script\n".repeat(15)}`,
       ]),
     );
     const kit = await makeUpstream(path.join(tree.dir, "many-contents"), [
@@ -547,13 +548,47 @@ describe("the repin review", () => {
     const result = await bump([{ name: "many", url: kit.url, ref: kit.commits[0] ?? "" }]);
     expect(result.code, result.stderr).toBe(0);
     const shown = result.summary.match(/<summary>many\/many\/scripts\/s\d+\.sh: \(new\)<\/summary>/g) ?? [];
-    expect(shown.length).toBeGreaterThan(5);
-    expect(shown.length).toBeLessThan(30);
-    expect(shown[0]).toContain("s00.sh");
+    expect(shown.length).toBeGreaterThan(20);
+    expect(shown.length).toBeLessThan(130);
+    expect(shown[0]).toContain("s000.sh");
     expect(result.summary).toContain(
       "- Content not shown, past the 20,000 characters (6,000 when the review is cut) the review gives the contents of files: `many/many/scripts/s",
     );
-    expect(result.summary).toContain("`many/many/scripts/s29.sh`; read them upstream: `git diff ");
+    expect(result.summary).toContain("`many/many/scripts/s129.sh`; read them upstream: `git diff ");
+  });
+
+  // One large script took the whole budget of contents, and the scripts after it (here in the next pack),
+  // which a fair share would all have shown, were only named as "not shown".
+  it("gives each file's content a fair share, so one large file does not hide the rest", async () => {
+    const small = (folder: string, index: number) => [
+      `${folder}/scripts/b${index}.sh`,
+      `echo small ${index}\n${"# padding line of a script\n".repeat(40)}echo end ${index}\n`,
+    ];
+    const kit = await makeUpstream(path.join(tree.dir, "fair-contents"), [
+      {
+        "first/fair/SKILL.md": skillMd("fair", "Fair."),
+        "second/more/SKILL.md": skillMd("more", "More."),
+        "shared/a.md": "a\n",
+      },
+      {
+        "first/fair/scripts/a-large.sh": `echo large\n${"# a long line of the large script, padded out\n".repeat(2000)}`,
+        ...Object.fromEntries([0, 1, 2, 3, 4, 5].map((index) => small("second/more", index))),
+      },
+    ]);
+    const ref = kit.commits[0] ?? "";
+    const result = await bump([
+      { name: "first", url: kit.url, ref, path: "first" },
+      { name: "second", url: kit.url, ref, path: "second" },
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).toContain("<summary>first/fair/scripts/a-large.sh: (new)</summary>");
+    expect(summary).toMatch(/… and [\d,]+ more lines of it, cut to keep the review short/);
+    for (const index of [0, 1, 2, 3, 4, 5]) {
+      expect(summary).toContain(`<summary>second/more/scripts/b${index}.sh: (new)</summary>`);
+      expect(summary).toContain(`echo end ${index}\n`);
+    }
+    expect(summary).not.toContain("- Content not shown");
   });
 
   // A skill moved to another folder as it was had each of its old findings marked new (the path differs):
