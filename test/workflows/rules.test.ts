@@ -552,8 +552,9 @@ describe("update-skills.yml", () => {
     });
 
     // Its title said "a new high audit finding" whatever this run's count was, 0 included, while the status
-    // beside it said "No new high finding".
-    it("is titled by the count of new high findings this run's repin of it brings", async () => {
+    // beside it said "No new high finding"; and "no new high audit finding" alone, over new medium findings
+    // the status named, read as all clear.
+    it("is titled by the count of new high and medium findings this run's repin of it brings", async () => {
       const title = heldPullRequest.steps.find((each) => each.id === "title");
       const at = (id: string) => heldPullRequest.steps.findIndex((each) => each.id === id);
       expect(at("title")).toBeGreaterThan(at("audit"));
@@ -563,6 +564,8 @@ describe("update-skills.yml", () => {
         SOURCE: "${{ matrix.source }}",
         // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
         NEW_HIGH: "${{ steps.audit.outputs.new-high }}",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, meant literally
+        NEW_MEDIUM: "${{ steps.audit.outputs.new-medium }}",
       });
       expect(stepUsing(heldPullRequest, "peter-evans/create-pull-request").with.title).toBe(
         // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, meant literally
@@ -571,23 +574,46 @@ describe("update-skills.yml", () => {
       const tree = await makeTree({ output: "" });
       try {
         const output = path.join(tree.dir, "output");
-        for (const count of ["0", "1", "3"]) {
+        for (const [high, medium] of [
+          ["0", "0"],
+          ["0", "1"],
+          ["0", "2"],
+          ["1", "0"],
+          ["1", "1"],
+          ["3", "0"],
+          ["3", "4"],
+        ] as const) {
           await runStep(title?.run ?? "", tree.dir, {
             GITHUB_OUTPUT: output,
             SOURCE: "risky",
-            NEW_HIGH: count,
+            NEW_HIGH: high,
+            NEW_MEDIUM: medium,
           });
         }
         expect((await readFile(output, "utf8")).split("\n")).toEqual([
           "title=Repin skill source risky (held back for review; its bump now brings no new high audit finding)",
+          "title=Repin skill source risky (held back for review; its bump now brings no new high audit finding, 1 new medium finding to read)",
+          "title=Repin skill source risky (held back for review; its bump now brings no new high audit finding, 2 new medium findings to read)",
           "title=Repin skill source risky (a new high audit finding: review it)",
+          "title=Repin skill source risky (a new high audit finding and 1 new medium finding: review them)",
           "title=Repin skill source risky (3 new high audit findings: review them)",
+          "title=Repin skill source risky (3 new high audit findings and 4 new medium findings: review them)",
           "",
         ]);
         await writeFile(output, "");
-        await expect(
-          runStep(title?.run ?? "", tree.dir, { GITHUB_OUTPUT: output, SOURCE: "risky", NEW_HIGH: "" }),
-        ).rejects.toThrow();
+        for (const [high, medium] of [
+          ["", "0"],
+          ["0", ""],
+        ] as const) {
+          await expect(
+            runStep(title?.run ?? "", tree.dir, {
+              GITHUB_OUTPUT: output,
+              SOURCE: "risky",
+              NEW_HIGH: high,
+              NEW_MEDIUM: medium,
+            }),
+          ).rejects.toThrow();
+        }
         expect(await readFile(output, "utf8")).toBe("");
       } finally {
         await tree.remove();
