@@ -408,12 +408,18 @@ export function contentShare(left: number, files: number): number {
   return Math.min(left, Math.max(MIN_CONTENT_CHARS, Math.floor(left / Math.max(1, files))));
 }
 
-/** The first `lines` that fit in `chars`, a newline after each. */
+/**
+ * The first `lines` that fit in `chars`, a newline after each; a first line longer than that is cut to
+ * fit and ends in `…`, so that a one-line (minified) file shows its start, and shows it cut.
+ */
 function firstLines(lines: readonly string[], chars: number): string[] {
   const shown: string[] = [];
   let size = 0;
   for (const line of lines) {
-    if (size + line.length + 1 > chars) break;
+    if (size + line.length + 1 > chars) {
+      if (shown.length === 0) shown.push(`${[...line].slice(0, chars - 2).join("")}…`);
+      break;
+    }
     shown.push(line);
     size += line.length + 1;
   }

@@ -495,7 +495,8 @@ function fileContents(
     } else if ("lines" in content && contentShare(contents.left, contents.files) > 0) {
       const share = contentShare(contents.left, contents.files);
       contents.files -= 1;
-      const fits = { chars: Math.min(room.chars, share), lineChars: room.lineChars };
+      // Lines cut to the share too: one longer than it would leave a minified file showing nothing.
+      const fits = { chars: Math.min(room.chars, share), lineChars: Math.min(room.lineChars, share - 2) };
       const diff = content.kind === "diff";
       const body = fenced(content.lines, diff ? "diff" : "text", diff ? "of this diff" : "of it", fits);
       // The lines shown are charged, not the fence and note around them, as a share counts them.

@@ -572,7 +572,9 @@ describe("the repin review", () => {
       },
       {
         "first/fair/scripts/a-large.sh": `echo large\n${"# a long line of the large script, padded out\n".repeat(2000)}`,
-        ...Object.fromEntries([0, 1, 2, 3, 4, 5].map((index) => small("second/more", index))),
+        // One line, as a minified script: longer than its share, it is cut, not left out.
+        "first/fair/scripts/b-minified.js": `var minified=1;${"x=1;".repeat(10_000)}\n`,
+        ...Object.fromEntries(Array.from({ length: 12 }, (_, index) => small("second/more", index))),
       },
     ]);
     const ref = kit.commits[0] ?? "";
@@ -584,7 +586,8 @@ describe("the repin review", () => {
     const { summary } = result;
     expect(summary).toContain("<summary>first/fair/scripts/a-large.sh: (new)</summary>");
     expect(summary).toMatch(/… and [\d,]+ more lines of it, cut to keep the review short/);
-    for (const index of [0, 1, 2, 3, 4, 5]) {
+    expect(summary).toMatch(/\nvar minified=1;(x=1;)+x?=?1?…\n/);
+    for (let index = 0; index < 12; index += 1) {
       expect(summary).toContain(`<summary>second/more/scripts/b${index}.sh: (new)</summary>`);
       expect(summary).toContain(`echo end ${index}\n`);
     }
