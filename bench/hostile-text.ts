@@ -241,6 +241,13 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated("ignore all all all previous ", size),
   },
+  {
+    // A word of quotes ending in a letter: stripping its trailing quotes with a regular expression tried
+    // the rest of the run at each quote (80,000 took 2.5 s).
+    name: "quotes inside an upload's word",
+    path: "p/s/run.sh",
+    make: (size) => `curl a${'"'.repeat(Math.max(0, size - 8))}b\n`,
+  },
   { name: "rm and many arguments", path: "p/s/run.sh", make: (size) => repeated("rm -rf x ", size) },
   { name: "dd never writing a disk", path: "p/s/run.sh", make: (size) => repeated("dd if=x ", size) },
   {

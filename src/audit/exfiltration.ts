@@ -10,7 +10,7 @@
  * bounded stretch after them (or one shell command, each read once): linear in the text.
  */
 import { quoted } from "../catalog/index.js";
-import { commandAround } from "./pipe-to-shell.js";
+import { commandAround, unquoted } from "./pipe-to-shell.js";
 import type { Hit } from "./rules.js";
 
 /** How much text around a hit its detail quotes, and how far a phrase rule reads past its first word. */
@@ -114,7 +114,7 @@ function uploadIn(command: string): string | undefined {
     if (/\/dev\/(?:tcp|udp)\//i.test(word) && /^\d*>/.test(word.replace(/^["']/, ""))) {
       return "writes to a network connection";
     }
-    const name = unquote(word)
+    const name = unquoted(word)
       .replace(/^.*[\\/]/, "")
       .toLowerCase();
     if (program === undefined) {
@@ -129,11 +129,11 @@ function uploadIn(command: string): string | undefined {
       }
       continue;
     }
-    const next = unquote(words[index + 1] ?? "");
+    const next = unquoted(words[index + 1] ?? "");
     if (program === "curl") {
       const short = CURL_SHORT.exec(word);
       const option = short ? `-${short[1]}` : word;
-      const value = short && short[2] !== "" ? unquote(short[2] ?? "") : next;
+      const value = short && short[2] !== "" ? unquoted(short[2] ?? "") : next;
       if (CURL_UPLOAD.has(option)) return "uploads a file with curl";
       if (CURL_FORM.has(option) && /=[@<]/.test(value)) return "uploads a file in a form with curl";
       if (CURL_DATA.has(option)) {
@@ -150,10 +150,6 @@ function uploadIn(command: string): string | undefined {
     }
   }
   return undefined;
-}
-
-function unquote(word: string): string {
-  return word.replace(/^["'`]+|["'`]+$/g, "");
 }
 
 /** The words that start an instruction to drop the others. */

@@ -217,7 +217,7 @@ const isFlag = (word: string) => word.length > 1 && word.startsWith("-");
 const isAssignment = (word: string) => /^\w+=/.test(word);
 
 /** `word` without the quotes around it (any number of `"`, `'` and backticks at either end). */
-function unquoted(word: string): string {
+export function unquoted(word: string): string {
   const isQuote = (index: number) => word[index] === '"' || word[index] === "'" || word[index] === "`";
   let start = 0;
   let end = word.length;
