@@ -4,6 +4,13 @@ import { constants } from "node:os";
 export const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 
 /**
+ * The signals that stop a sync's run cleanly (its run lock and staging folder removed): the stop signals,
+ * and SIGHUP, which a terminal closed or an ssh session dropped sends. Its default action ends the process
+ * as SIGKILL would, leaving both behind. Node resets a SIGHUP ignored by `nohup` to that default anyway.
+ */
+export const RUN_STOP_SIGNALS = [...STOP_SIGNALS, "SIGHUP"] as const;
+
+/**
  * Ends the process as `signal` does by default: by the signal, or, as a container's PID 1 (which the kernel
  * spares a signal's default action), with the status a shell reports for it (128 + its number).
  */

@@ -9,7 +9,7 @@ import { readFile, rm, utimes } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { makeFolder } from "../make-folder.js";
-import { endBySignal, STOP_SIGNALS } from "../stop-signals.js";
+import { endBySignal, RUN_STOP_SIGNALS } from "../stop-signals.js";
 import { createWith, createWithSync } from "./create-whole.js";
 import {
   type Holder,
@@ -47,7 +47,7 @@ export interface RunLock {
   release(): Promise<void>;
 }
 
-/** What a stop signal (SIGINT, SIGTERM) does besides removing the run lock, as it ends the process. */
+/** What a stop signal (SIGINT, SIGTERM, SIGHUP) does besides removing the run lock, as it ends the process. */
 export interface OnStop {
   /**
    * Synchronous, while the lock is still held: leaves the folder as a stop should (the staging folder).
@@ -98,7 +98,7 @@ const TAKEOVER_WAIT_MS = 25;
  * Takes the run lock of `folder` (made if missing): a file created only if none is there, naming this
  * run and process. A lock whose holder is gone (a sync killed with SIGKILL, in this container or another,
  * or on a machine since restarted) is taken over, by one run when several find it. The lock goes on
- * release, and on SIGINT or SIGTERM (after `onStop.tidy`), while it still names this run.
+ * release, and on SIGINT, SIGTERM or SIGHUP (after `onStop.tidy`), while it still names this run.
  */
 export async function takeRunLock(
   folder: string,
@@ -220,7 +220,7 @@ function held(file: string, text: string, run: string, made: string | undefined,
   }, REFRESH_MS);
   refresh.unref();
   const onSignal = removeOnStop(file, text, onStop);
-  for (const signal of STOP_SIGNALS) process.once(signal, onSignal);
+  for (const signal of RUN_STOP_SIGNALS) process.once(signal, onSignal);
   return {
     made,
     check: () => {
@@ -231,7 +231,7 @@ function held(file: string, text: string, run: string, made: string | undefined,
     },
     release: async () => {
       clearInterval(refresh);
-      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+      for (const signal of RUN_STOP_SIGNALS) process.off(signal, onSignal);
       // Held until removed: a run of this process that reads the lock meanwhile must not take it over.
       try {
         await removeOwn(file, text);

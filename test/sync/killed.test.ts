@@ -885,23 +885,32 @@ describe("two syncs into one folder", () => {
     }
   });
 
-  it("lets the next run in when the first is stopped with SIGTERM", { timeout: 60_000 }, async () => {
-    const first = await heldRun();
-    // alpha, first in the plan's order, is staged: its line is out.
-    await vi.waitFor(() => expect(first.stderr()).toContain("alpha: to add"), { timeout: 20_000 });
-    first.child.kill("SIGTERM");
-    expect(await first.exited).toBeNull();
-    // It said nothing: the lines before said "fetched and verified" of skills the stop left out.
-    expect(first.stderr()).toContain(
-      `skills-mcp sync: stopped by SIGTERM: each skill in ${target} is as it was or as the server serves it; the skills fetched are not put in place, but the files they verified are kept for the next run: run sync again\n`,
-    );
-    await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
-    // Nor does it leave the skills it had fetched, staged beside the folder: only the files verified.
-    expect(await readdir(path.join(target, STAGING_DIR))).toEqual(["verified"]);
-    expect(await readdir(target)).toEqual([STAGING_DIR]);
-    stage.hold = undefined;
-    stage.release?.();
-    expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
-    await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
-  });
+  // SIGHUP (the terminal closed, an ssh session dropped) ended the run as SIGKILL does: its lock stayed,
+  // and the skills it had staged.
+  it.each(["SIGTERM", "SIGHUP"] as const)(
+    "lets the next run in when the first is stopped with %s",
+    {
+      timeout: 60_000,
+    },
+    async (signal) => {
+      const first = await heldRun();
+      // alpha, first in the plan's order, is staged: its line is out.
+      await vi.waitFor(() => expect(first.stderr()).toContain("alpha: to add"), { timeout: 20_000 });
+      first.child.kill(signal);
+      expect(await first.exited).toBeNull();
+      expect(first.child.signalCode).toBe(signal);
+      // It said nothing: the lines before said "fetched and verified" of skills the stop left out.
+      expect(first.stderr()).toContain(
+        `skills-mcp sync: stopped by ${signal}: each skill in ${target} is as it was or as the server serves it; the skills fetched are not put in place, but the files they verified are kept for the next run: run sync again\n`,
+      );
+      await expect(access(path.join(target, RUN_LOCK_FILE))).rejects.toThrow();
+      // Nor does it leave the skills it had fetched, staged beside the folder: only the files verified.
+      expect(await readdir(path.join(target, STAGING_DIR))).toEqual(["verified"]);
+      expect(await readdir(target)).toEqual([STAGING_DIR]);
+      stage.hold = undefined;
+      stage.release?.();
+      expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
+      await expect(access(path.join(target, STAGING_DIR))).rejects.toThrow();
+    },
+  );
 });
