@@ -3,7 +3,7 @@
  * that none removes a lock another run took meanwhile. Named after the lock file and the text removed.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { createWithSync } from "./create-whole.js";
@@ -27,8 +27,10 @@ import {
 const heldMarkers = new Set<string>();
 
 /**
- * How many stale markers a run passes on the way to a turn to take a lock over: each one is left by a run
- * killed outright in the few system calls it holds one for.
+ * How many stale markers a run passes on the way to a turn to take a lock over before it counts the
+ * markers beside the lock: each one is left by a run killed outright in the few system calls it holds one
+ * for, so more are rare. Past these, it passes as many as there are (and these again): no more can be
+ * stale on its way, so the work stays bounded, and no number of them blocks the lock for good.
  */
 const MAX_MARKERS = 8;
 
@@ -47,7 +49,8 @@ export function takeTurn(file: string, text: string): (() => void) | undefined {
   const mine = holderText(me, id);
   const passed: string[] = [];
   let marker = markerOf(file, text);
-  for (let step = 0; step < MAX_MARKERS; step++) {
+  let steps = MAX_MARKERS;
+  for (let step = 0; step < steps; step++) {
     // Marked held first, as a lock is: another run of this process that reads the marker finds it held.
     heldMarkers.add(id);
     let created: boolean;
@@ -70,9 +73,25 @@ export function takeTurn(file: string, text: string): (() => void) | undefined {
     if (found === undefined) continue;
     if (!isStaleMarker(marker, found, me)) return undefined;
     passed.push(marker);
+    if (passed.length === MAX_MARKERS) steps = step + 1 + markersBeside(file);
     marker = markerOf(file, `${text}${found}`);
+    // Two stale markers that read the same (an older sync's, its process id alone: pid 1 of two containers)
+    // lead back to the one passed, round and round: every run that finds them goes on from its place instead.
+    if (passed.includes(marker)) marker = markerOf(file, `${text}${passed.length}${found}`);
   }
   return undefined;
+}
+
+/** How many takeover markers are beside the lock `file`, live or stale. */
+function markersBeside(file: string): number {
+  const prefix = `${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(path.dirname(file));
+  } catch {
+    return 0;
+  }
+  return names.filter((name) => name.startsWith(prefix) && name.endsWith(".takeover")).length;
 }
 
 /**

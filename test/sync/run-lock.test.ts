@@ -211,6 +211,30 @@ describe("the run lock", () => {
         }
       });
 
+      // Past 8 stale markers a run gave up its turn as if a live run had it: the lock was blocked for good.
+      it("takes it over past more stale markers than a run passes before it counts them", async () => {
+        await writeFile(file(), stale);
+        let marker = markerOf(folder, stale);
+        for (let killed = 0; killed < 12; killed++) {
+          const text = `${JSON.stringify({ ...holder("self", `killed ${killed}`), pid: DEAD_PID })}\n`;
+          await writeFile(marker, text);
+          marker = markerOf(folder, `${stale}${text}`);
+        }
+        expect(await readdir(folder)).toHaveLength(13);
+        expect(await take()).toBe("taken");
+        expect(await readdir(folder)).toEqual([]);
+      });
+
+      // Older syncs' markers name a process id alone (pid 1 in two containers): the second marker, named
+      // after the lock and the first, read as the first and so led back to itself, passed again and again
+      // until the run gave up, as if a live run had the turn.
+      it("takes it over past two stale markers that read the same", async () => {
+        await markerBy(`${DEAD_PID}\n`);
+        await writeFile(markerOf(folder, `${stale}${DEAD_PID}\n`), `${DEAD_PID}\n`);
+        expect(await take()).toBe("taken");
+        expect(await readdir(folder)).toEqual([]);
+      });
+
       // A run killed after it removed the stale lock, before its marker: nothing passes that marker again.
       it("removes the markers and files of runs killed outright as it takes the lock", async () => {
         await writeFile(markerOf(folder, "a lock gone since"), `${DEAD_PID}\n`);
