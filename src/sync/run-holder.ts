@@ -8,7 +8,8 @@ import { hostname } from "node:os";
 /**
  * Who holds a run lock. `pid` and `startedAt` are all an older sync's lock holds. The rest tells one
  * process from another where process ids do not: containers (each sync is PID 1 of its own), pid
- * namespaces, a machine restarted, a process id used again. Linux gives `pidNamespace`, `boot` and `start`.
+ * namespaces, a machine restarted, two machines of one host name sharing a network folder, a process id
+ * used again. Linux gives `pidNamespace`, `boot` and `start`, and most Linux systems `machine`.
  */
 export interface Holder {
   readonly pid: number;
@@ -22,6 +23,11 @@ export interface Holder {
   readonly boot?: string;
   /** The process's start time, in clock ticks since boot (`/proc/self/stat`). */
   readonly start?: string;
+  /**
+   * `/etc/machine-id` (systemd, D-Bus): kept across restarts, another on another machine. Without it, a
+   * lock of this host name from another boot may be this machine's before a restart or another machine's.
+   */
+  readonly machine?: string;
 }
 
 /** This process as a lock names it (thisProcess). */
@@ -39,13 +45,24 @@ export function thisProcess(): ThisProcess {
   const pidNamespace = readOrNone(() => readlinkSync("/proc/self/ns/pid"));
   const boot = readOrNone(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
   const start = startOf("self");
+  const machine = machineId();
   return {
     pid: process.pid,
     host: hostname(),
     ...(pidNamespace === undefined ? {} : { pidNamespace }),
     ...(boot === undefined ? {} : { boot }),
     ...(start === undefined ? {} : { start }),
+    ...(machine === undefined ? {} : { machine }),
   };
+}
+
+/** This machine's id (systemd's, else D-Bus's); undefined where there is none, or an empty one (an image's). */
+function machineId(): string | undefined {
+  for (const file of ["/etc/machine-id", "/var/lib/dbus/machine-id"]) {
+    const id = readOrNone(() => readFileSync(file, "utf8").trim());
+    if (id !== undefined && id !== "") return id;
+  }
+  return undefined;
 }
 
 /** The text of a lock or marker naming the run `run` of this process `me`, taken now (read by holderIn). */
@@ -74,6 +91,7 @@ export function holderIn(text: string): Holder | undefined {
     ...named("pidNamespace"),
     ...named("boot"),
     ...named("start"),
+    ...named("machine"),
   };
 }
 
@@ -81,8 +99,10 @@ export function holderIn(text: string): Holder | undefined {
  * Whether the holder of a lock (or of a takeover marker, `file`) is provably gone. Its process is looked
  * for only where its id means what it meant to the holder: on this host, in this pid namespace, since
  * this boot. One from another container of this machine is gone once `file` is not refreshed for
- * LEASE_MS; one from a host since restarted is gone; one from another machine is held. `heldHere`: the
- * run ids of what this process holds, as a file naming this process may be another run's of it.
+ * LEASE_MS; one from this machine before a restart is gone; one from another machine is held; one from
+ * another boot of this host name that no machine id places (either of the last two) is gone once not
+ * refreshed for LEASE_MS. `heldHere`: the run ids of what this process holds, as a file naming this
+ * process may be another run's of it.
  */
 export function isGone(
   holder: Holder,
@@ -92,10 +112,7 @@ export function isGone(
 ): boolean {
   // A lock written before these fields: the process id is all there is, read as it always was.
   if (holder.host === undefined) return !isRunning(holder.pid);
-  const sameKernel = holder.boot !== undefined && holder.boot === me.boot;
-  if (holder.host === me.host && holder.boot !== undefined && me.boot !== undefined && !sameKernel) {
-    return true;
-  }
+  if (anotherBoot(holder, me) && sameMachine(holder, me) === true) return true;
   if (isLeased(holder, me)) return ageOf(file) > LEASE_MS;
   if (!samePids(holder, me)) return false;
   if (holder.pid === process.pid) return holder.run === undefined || !heldHere.has(holder.run);
@@ -106,13 +123,30 @@ export function isGone(
 }
 
 /**
- * Whether the holder runs in another container of this machine (another host name or pid namespace, the
- * same kernel): its process cannot be looked for, and its lock is held while it refreshes it.
+ * Whether the holder's process cannot be looked for, and its lock is held while it refreshes it: it runs
+ * in another container of this machine (another host name or pid namespace, the same kernel), or under
+ * this host name since another boot where no machine id says whether of this machine (then gone) or of
+ * another one given the same name, sharing the folder over a network (then maybe running).
  */
 export function isLeased(holder: Holder, me: ThisProcess): boolean {
-  return (
-    holder.host !== undefined && holder.boot !== undefined && holder.boot === me.boot && !samePids(holder, me)
-  );
+  if (holder.host === undefined || holder.boot === undefined) return false;
+  if (holder.boot === me.boot) return !samePids(holder, me);
+  return anotherBoot(holder, me) && sameMachine(holder, me) === undefined;
+}
+
+/**
+ * Where the holder runs, as messages name it, when not on this machine as this process is: undefined
+ * when it is (or may be: the same host name, and nothing to tell them apart).
+ */
+export function hostOf(holder: Holder, me: ThisProcess): string | undefined {
+  if (holder.host === undefined) return undefined;
+  if (holder.host !== me.host) return holder.host;
+  if (!anotherBoot(holder, me)) return undefined;
+  const same = sameMachine(holder, me);
+  if (same === false) return `${holder.host}, another machine of that name`;
+  return same === undefined
+    ? `${holder.host}, another machine of that name or this one before a restart`
+    : undefined;
 }
 
 /** Whether the holder's process is there and stopped (state T, or t under a debugger), as Linux says. */
@@ -147,8 +181,22 @@ function samePids(holder: Holder, me: ThisProcess): boolean {
   return (
     holder.host === me.host &&
     holder.pidNamespace === me.pidNamespace &&
-    (sameKernel || me.boot === undefined)
+    (sameKernel || me.boot === undefined) &&
+    sameMachine(holder, me) !== false
   );
+}
+
+/** Whether the holder ran under this host name since another boot than this process's. */
+function anotherBoot(holder: Holder, me: ThisProcess): boolean {
+  return (
+    holder.host === me.host && holder.boot !== undefined && me.boot !== undefined && holder.boot !== me.boot
+  );
+}
+
+/** Whether the holder's machine is this one, as machine ids say; undefined where one is unknown. */
+function sameMachine(holder: Holder, me: ThisProcess): boolean | undefined {
+  if (holder.machine === undefined || me.machine === undefined) return undefined;
+  return holder.machine === me.machine;
 }
 
 /** Whether process `pid` runs: one ended that its parent has not yet waited for (a zombie) does not. */

@@ -15,6 +15,7 @@ import {
   type Holder,
   holderIn,
   holderText,
+  hostOf,
   isGone,
   isLeased,
   isStopped,
@@ -63,7 +64,10 @@ const NOTHING_ON_STOP: OnStop = { tidy: () => undefined, tell: () => undefined }
 /** Another process holds the folder's run lock, or a run lock there cannot be read. */
 export interface HeldElsewhere {
   readonly heldBy: number | undefined;
-  /** The host the holder runs on, when not this one (another container, another machine). */
+  /**
+   * The host the holder runs on, when not this machine (another container, another machine, one of the same
+   * host name), as messages name it.
+   */
   readonly host?: string;
   /** The lock is taken over once its holder leaves it untouched this long (a holder in another container). */
   readonly leaseMs?: number;
@@ -134,7 +138,7 @@ export async function takeRunLock(
 
 /** A lock of `file` that names `holder` (undefined: names no process), as this process `me` sees it. */
 function heldElsewhere(file: string, holder: Holder | undefined, me: ThisProcess): HeldElsewhere {
-  const host = holder?.host !== undefined && holder.host !== me.host ? holder.host : undefined;
+  const host = holder === undefined ? undefined : hostOf(holder, me);
   const leased = holder !== undefined && isLeased(holder, me);
   return {
     heldBy: holder?.pid,

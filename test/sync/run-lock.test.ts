@@ -19,6 +19,11 @@ const DEAD_PID = 2 ** 30;
 /** Linux tells processes apart by pid namespace, boot and start time, which these tests need. */
 const onLinux = existsSync("/proc/self/stat");
 
+/** This machine's id, as a lock names it (see run-holder.ts); undefined where it has none. */
+const machine = ["/etc/machine-id", "/var/lib/dbus/machine-id"]
+  .map((file) => (existsSync(file) ? readFileSync(file, "utf8").trim() : ""))
+  .find((id) => id !== "");
+
 /** How a sync of this machine names process `pid` in its lock (see run-lock.ts). */
 function holder(pid: number | "self", run = "another run") {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -30,6 +35,7 @@ function holder(pid: number | "self", run = "another run") {
     pidNamespace: readlinkSync("/proc/self/ns/pid"),
     boot: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
     start: stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19],
+    ...(machine === undefined ? {} : { machine }),
   };
 }
 
@@ -150,11 +156,54 @@ describe("the run lock", () => {
       expect(await take()).toBe("taken");
     });
 
-    it("leaves a lock of another machine however old, and takes over one of this host before a restart", async () => {
+    it("leaves a lock of another machine however old, and takes over one of this machine before a restart", async () => {
       const other = { ...holder("self"), host: "build-7", boot: "00000000-0000-0000-0000-000000000000" };
       await lockOf(other, 24 * 3_600_000);
       expect(await take()).toEqual({ heldBy: process.pid, host: "build-7", file: file() });
       await lockOf({ ...other, host: hostname() });
+      expect(await take()).toBe(
+        machine === undefined
+          ? {
+              heldBy: process.pid,
+              host: `${hostname()}, another machine of that name or this one before a restart`,
+              leaseMs: 120_000,
+              file: file(),
+            }
+          : "taken",
+      );
+    });
+
+    // Two machines of one host name (cloned from one image, a default name) sharing a network folder: the
+    // other's boot id made its live sync's lock read as this host's before a restart, taken over at once.
+    it.runIf(machine !== undefined)(
+      "leaves a lock of another machine of this host name however old",
+      async () => {
+        const other = {
+          ...holder("self"),
+          boot: "00000000-0000-0000-0000-000000000000",
+          machine: "0123456789abcdef0123456789abcdef",
+        };
+        await lockOf(other, 24 * 3_600_000);
+        expect(await take()).toEqual({
+          heldBy: process.pid,
+          host: `${hostname()}, another machine of that name`,
+          file: file(),
+        });
+      },
+    );
+
+    // A lock of an older sync, or from a system with no machine id: this machine before a restart, or
+    // another machine of the same name, whose live sync refreshes its lock.
+    it("leaves a lock of this host name from another boot and no machine id while refreshed, then takes it over", async () => {
+      const { machine: _, ...unplaced } = { ...holder("self"), boot: "00000000-0000-0000-0000-000000000000" };
+      await lockOf(unplaced, 30_000);
+      expect(await take()).toEqual({
+        heldBy: process.pid,
+        host: `${hostname()}, another machine of that name or this one before a restart`,
+        leaseMs: 120_000,
+        file: file(),
+      });
+      await lockOf(unplaced, 10 * 60_000);
       expect(await take()).toBe("taken");
     });
 
