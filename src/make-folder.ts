@@ -1,4 +1,4 @@
-import { type Stats, statSync } from "node:fs";
+import { rmdirSync, type Stats, statSync } from "node:fs";
 import { mkdir, readlink, stat } from "node:fs/promises";
 import path from "node:path";
 
@@ -35,6 +35,22 @@ export async function makeFolder(folder: string, mode?: number): Promise<string 
       );
     }
     return made ?? folder;
+  }
+}
+
+/**
+ * Removes `folder` and its parents up to `top` (what makeFolder returned), while they are empty: the
+ * folders a run made and then put nothing in. Synchronous, for a stop signal's handler too.
+ */
+export function removeEmptyFolders(folder: string, top: string): void {
+  for (let at = folder; ; at = path.dirname(at)) {
+    // rmdir removes only an empty folder: one holding anything, however it came there, stays.
+    try {
+      rmdirSync(at);
+    } catch {
+      return;
+    }
+    if (at === top || path.dirname(at) === at) return;
   }
 }
 

@@ -8,7 +8,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { readFile, rm, utimes } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
-import { makeFolder } from "../make-folder.js";
+import { makeFolder, removeEmptyFolders } from "../make-folder.js";
 import { endBySignal, RUN_STOP_SIGNALS } from "../stop-signals.js";
 import { createWith, createWithSync } from "./create-whole.js";
 import {
@@ -223,7 +223,7 @@ function held(file: string, text: string, run: string, made: string | undefined,
     });
   }, REFRESH_MS);
   refresh.unref();
-  const onSignal = removeOnStop(file, text, onStop);
+  const onSignal = removeOnStop(file, text, made, onStop);
   for (const signal of RUN_STOP_SIGNALS) process.once(signal, onSignal);
   return {
     made,
@@ -248,9 +248,16 @@ function held(file: string, text: string, run: string, made: string | undefined,
 
 /**
  * What a stop signal does to the lock `file` taken holding `text`: tidies the folder (onStop), removes the
- * lock while it still holds `text`, and ends the process as the signal would have. Synchronous throughout.
+ * lock while it still holds `text`, and the folders `made` for it while they are empty (a stop before
+ * anything was fetched, as a failure does), and ends the process as the signal would have. Synchronous
+ * throughout.
  */
-function removeOnStop(file: string, text: string, onStop: OnStop): (signal: NodeJS.Signals) => void {
+function removeOnStop(
+  file: string,
+  text: string,
+  made: string | undefined,
+  onStop: OnStop,
+): (signal: NodeJS.Signals) => void {
   return (signal) => {
     // In a turn, as release's removeOwn: a run that takes the lock over meanwhile (one that found this
     // process frozen past LEASE_MS) keeps it. A handler cannot wait for a turn another run has: the lock
@@ -274,6 +281,8 @@ function removeOnStop(file: string, text: string, onStop: OnStop): (signal: Node
         // A marker that stays is passed by the next run, its holder gone.
       }
     }
+    // Once the marker is gone too. Never throws: a folder that cannot be removed stays.
+    if (ours && made !== undefined) removeEmptyFolders(path.dirname(file), made);
     onStop.tell(signal);
     // Also as a container's PID 1 (the image's `sync`), and past src/main.ts's listener, which stands
     // aside for this one.

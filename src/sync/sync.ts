@@ -1,8 +1,7 @@
-import { rmdir } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
-import { notAFolderOnPath } from "../make-folder.js";
+import { notAFolderOnPath, removeEmptyFolders } from "../make-folder.js";
 import { packageVersion } from "../package.js";
 import { apply, countDone, lockChangeAlone, type RunHold, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
@@ -70,7 +69,7 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
     return report;
   } finally {
     await runLock.release();
-    if (!synced && runLock.made !== undefined) await removeEmptyFolders(folder, runLock.made);
+    if (!synced && runLock.made !== undefined) removeEmptyFolders(folder, runLock.made);
   }
 }
 
@@ -148,21 +147,6 @@ function holderOf({ heldBy, host }: HeldElsewhere): string {
 function seconds(ms: number): string {
   const count = Math.round(ms / 100) / 10;
   return count === 1 ? "1 second" : `${count} seconds`;
-}
-
-/**
- * Removes `folder` and its parents up to `top`, while they are empty: the folders a run made for its lock
- * and then failed to write into (a server that cannot be reached), so a mistyped URL leaves nothing.
- */
-async function removeEmptyFolders(folder: string, top: string): Promise<void> {
-  for (let at = folder; ; at = path.dirname(at)) {
-    // rmdir removes only an empty folder: one holding anything, however it came there, stays.
-    const removed = await rmdir(at).then(
-      () => true,
-      () => false,
-    );
-    if (!removed || at === top || path.dirname(at) === at) return;
-  }
 }
 
 /** What a file where the folder (or one above it) should be means, said without the system call's words. */

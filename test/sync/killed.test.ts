@@ -885,6 +885,22 @@ describe("two syncs into one folder", () => {
     }
   });
 
+  // A run stopped before it staged a skill left the folders it made for its lock (`--to` a new folder,
+  // `--client claude --project`'s .claude/skills) there, empty, where one that failed removed them.
+  it("removes the folders it made when stopped before it staged a skill", { timeout: 60_000 }, async () => {
+    stage.catalog = { alpha: V1.alpha ?? {} };
+    stage.hold = "skill://team/alpha/notes.md";
+    const held = new Promise<void>((resolve) => {
+      stage.held = resolve;
+    });
+    const run = runCli(server.url, path.join(target, "new", "skills"));
+    await held;
+    run.child.kill("SIGINT");
+    expect(await run.exited).toBeNull();
+    expect(run.stderr()).toContain("stopped by SIGINT");
+    await expect(access(target)).rejects.toThrow();
+  });
+
   // SIGHUP (the terminal closed, an ssh session dropped) ended the run as SIGKILL does: its lock stayed,
   // and the skills it had staged.
   it.each(["SIGTERM", "SIGHUP"] as const)(
