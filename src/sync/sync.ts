@@ -3,6 +3,7 @@ import { setTimeout } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
 import { notAFolderOnPath, removeEmptyFolders } from "../make-folder.js";
 import { packageVersion } from "../package.js";
+import { problemInWords, type SystemProblems } from "../system-errors.js";
 import { apply, countDone, lockChangeAlone, type RunHold, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
@@ -94,7 +95,7 @@ async function waitForRunLock(
       if (isSystemError(error) && NOT_WRITABLE.has(error.code ?? "")) return { unwritable: error };
       if (!isSystemError(error)) throw error;
       throw new SyncError(
-        `cannot sync into ${folder}: ${notAFolder(folder, error) ?? noFileThere(error) ?? error.message}`,
+        `cannot sync into ${folder}: ${notAFolder(folder, error) ?? noFileThere(error) ?? noRoom(error) ?? error.message}`,
       );
     });
     if (!("heldBy" in runLock)) return runLock;
@@ -166,6 +167,22 @@ function noFileThere(error: NodeJS.ErrnoException): string | undefined {
   return error.code === "ENOENT" && error.syscall === "open"
     ? "no file can be made in it (ENOENT, no such file or directory, though it is a folder): its file system takes none (as /proc), or it was deleted while in use"
     : undefined;
+}
+
+/**
+ * Room to write that ran out: the disk full, a quota, a file size limit. The system's words ("EFBIG: file
+ * too large, write") name no file, and a user cannot tell whether the folder was left half written: no
+ * skill was, as each is swapped in whole.
+ */
+const NO_ROOM_LEFT = "each skill there is as it was or as the server serves it";
+const NO_ROOM: SystemProblems = {
+  ENOSPC: { fix: `${NO_ROOM_LEFT}: free some space (or give a folder on another disk), then run sync again` },
+  EDQUOT: { fix: `${NO_ROOM_LEFT}: free some space (or give a folder on another disk), then run sync again` },
+  EFBIG: { fix: `${NO_ROOM_LEFT}: raise the limit (ulimit -f), then run sync again` },
+};
+
+function noRoom(error: NodeJS.ErrnoException): string | undefined {
+  return error.code !== undefined && error.code in NO_ROOM ? problemInWords(error, NO_ROOM) : undefined;
 }
 
 /** Why a folder cannot be written to: its permissions, or a read-only file system. */
@@ -248,7 +265,8 @@ async function planAndCarryOut(
     return { steps, counts: await write({ steps, context, lock, source, packsChanged: movedFrom }) };
   } catch (error) {
     // The folder cannot be read or written (EACCES, ENOTDIR, ENOSPC): say which, without a stack.
-    if (isSystemError(error)) throw new SyncError(`cannot sync into ${folder}: ${error.message}`);
+    if (isSystemError(error))
+      throw new SyncError(`cannot sync into ${folder}: ${noRoom(error) ?? error.message}`);
     throw error;
   } finally {
     await connection.close();

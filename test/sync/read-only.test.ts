@@ -18,11 +18,19 @@ const USER: User | undefined = process.getuid?.() === 0 ? { uid: 65534, gid: 655
 const SCRIPT = "console.log('reshape');\n";
 const CLEAN_CSV = skillMd("clean-csv", "Clean CSV files.");
 
-function runSync(url: string, folder: string, nodeArgs: readonly string[] = []): Promise<Exited> {
+/** `sync <url> --to <folder>` as a process, run by `sh -c <shell>` ("$@": the command) when given. */
+function runSync(
+  url: string,
+  folder: string,
+  nodeArgs: readonly string[] = [],
+  shell?: string,
+): Promise<Exited> {
+  const command = [process.execPath, ...nodeArgs, ...MAIN, "sync", url, "--to", folder];
+  const [file = "", ...args] = shell === undefined ? command : ["sh", "-c", shell, "sh", ...command];
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
-      [...nodeArgs, ...MAIN, "sync", url, "--to", folder],
+      file,
+      args,
       { env: { ...process.env, NODE_OPTIONS: "" }, timeout: 60_000, ...USER },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr }),
@@ -224,5 +232,25 @@ describe("leftovers of past runs, one of which sync may not remove", () => {
     expect(report.code).toBe(0);
     // The run's own staging folder goes too, listed after that one or before.
     expect(await readdir(staging)).toEqual([first]);
+  });
+});
+
+describe("a folder whose disk has no room left", () => {
+  // It said `cannot sync into <folder>: EFBIG: file too large, write`: no file named, nothing on what the
+  // folder was left as, nor what to do. The disk "fills" at the file size limit: Node ignores SIGXFSZ, so
+  // a write past `ulimit -f` (1 block: 512 or 1,024 bytes) fails with EFBIG, as one to a full disk does
+  // with ENOSPC. The skills' files fit; the lock file recording both does not.
+  it("fails saying what it left and what to do, and the next run finishes", { timeout: 60_000 }, async () => {
+    const full = await runSync(server.url, target, [], 'ulimit -f 1; exec "$@"');
+
+    expect(full.stderr).toContain(
+      `skills-mcp sync: cannot sync into ${target}: a file grew past the size this process may write (EFBIG); each skill there is as it was or as the server serves it: raise the limit (ulimit -f), then run sync again\n`,
+    );
+    expect(full.code).toBe(2);
+    expect((await readdir(target)).filter((name) => !name.startsWith("."))).toEqual([]);
+
+    const next = await runSync(server.url, target);
+    expect(next.stderr).toContain("2 added, 0 updated, 0 removed, 0 skipped");
+    expect(await readdir(target)).toEqual([".skills-mcp-sync.json", "clean-csv", "reshape-json"]);
   });
 });
