@@ -66,6 +66,11 @@ export interface SyncIo {
 }
 
 function processIo(): SyncIo {
+  // A reader gone (`sync … | head`, a terminal closed under a job that outlives its shell) fails the next
+  // write (EPIPE, EIO) with an error event that, unhandled, ended the run as SIGKILL would: its lock and
+  // staged skills left, nothing installed. The run goes on unheard instead (SIGHUP, which a terminal
+  // closed sends its jobs, stops it cleanly).
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
   return { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), home: homedir() };
 }
 

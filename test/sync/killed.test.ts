@@ -901,6 +901,20 @@ describe("two syncs into one folder", () => {
     await expect(access(target)).rejects.toThrow();
   });
 
+  // Its progress went to a stream whose reader was gone (`sync … 2>&1 | head -3`, a terminal closed under a
+  // job that outlives its shell): the next line's write failed (EPIPE, EIO), and the unhandled error
+  // ended the process as SIGKILL would, its lock and staged skills left there and nothing installed.
+  it("finishes when what reads its progress is gone", { timeout: 60_000 }, async () => {
+    const first = await heldRun();
+    await vi.waitFor(() => expect(first.stderr()).toContain("alpha: to add"), { timeout: 20_000 });
+    first.child.stderr?.destroy();
+    stage.hold = undefined;
+    stage.release?.();
+    expect(await first.exited).toBe(0);
+    expect(await readTree(target)).toEqual(installed(V1));
+    expect((await readdir(target)).sort()).toEqual([LOCK_FILE, ...Object.keys(V1)].sort());
+  });
+
   // SIGHUP (the terminal closed, an ssh session dropped) ended the run as SIGKILL does: its lock stayed,
   // and the skills it had staged.
   it.each(["SIGTERM", "SIGHUP"] as const)(
