@@ -311,7 +311,7 @@ export function clearStagingOnStop(folder: string, movedAside: MovedAside): void
   for (const name of names) {
     if (name === VERIFIED_DIR) continue;
     try {
-      rmSync(path.join(parent, name), { recursive: true, force: true });
+      removeAsStopped(path.join(parent, name));
     } catch {
       // What cannot be deleted (a read-only folder in an old copy) stays: the next run says so.
     }
@@ -337,6 +337,28 @@ export function clearStagingOnStop(folder: string, movedAside: MovedAside): void
       rmdirSync(empty);
     } catch {
       return;
+    }
+  }
+}
+
+/** How many times a stop tries to remove a run's folder while what was in flight lands in it. */
+const STOP_REMOVE_TRIES = 4;
+const STOP_REMOVE_WAIT_MS = 5;
+
+/**
+ * Removes `dir` and all it holds, synchronously, as a stop ends the process. The run's reads and writes
+ * still in flight on other threads land meanwhile, and one landing in `dir` as it is removed (a skill's
+ * folder staged, a file written) fails the removal (ENOTEMPTY), leaving `dir` there: tried again after a
+ * pause. No more can start: the handler holds the one thread that starts them.
+ */
+function removeAsStopped(dir: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOTEMPTY" || attempt === STOP_REMOVE_TRIES) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STOP_REMOVE_WAIT_MS);
     }
   }
 }
