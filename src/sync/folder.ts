@@ -15,17 +15,32 @@ import { SyncError } from "./options.js";
  */
 export const MAX_COPY_BYTES = SKILL_LIMITS.bytes + 65_536;
 
+/**
+ * Files the system's file manager writes into a folder the user only looked at (macOS's Finder, Windows
+ * Explorer): no change of the user's. A skill's folder holding one besides what sync wrote is still its
+ * copy, updated or removed as such; one a skill serves by such a name is compared as any other file.
+ */
+const VIEWER_FILES = new Set([".DS_Store", "Thumbs.db", "desktop.ini"]);
+
 /** What a skill's folder in the target holds. */
 type FolderState =
   | { readonly kind: "missing" }
-  /** Plain files only, each by its path in the folder with its digest. */
-  | { readonly kind: "files"; readonly files: Readonly<Record<string, string>> }
+  /**
+   * Plain files only, each by its path in the folder with its digest; `viewer`: those of them a file
+   * manager may have written (VIEWER_FILES), apart, not counted against the limits on files.
+   */
+  | {
+      readonly kind: "files";
+      readonly files: Readonly<Record<string, string>>;
+      readonly viewer: Readonly<Record<string, string>>;
+    }
   /** Not a folder of plain files (a symlink, a special file), or more than was looked at. */
   | { readonly kind: "other"; readonly reason: string };
 
 /**
  * The state of `<folder>/<name>`, read without following any symlink. It stops after `maxFiles` files
- * or `maxBytes` bytes: a folder that holds more is not one sync wrote, and is not read further.
+ * (besides a file manager's, at most one of each name per folder) or `maxBytes` bytes: a folder that
+ * holds more is not one sync wrote, and is not read further.
  */
 export async function readFolderState(
   folder: string,
@@ -38,6 +53,7 @@ export async function readFolderState(
   if (!top.isDirectory())
     return { kind: "other", reason: top.isSymbolicLink() ? "a symlink" : "not a folder" };
   const files: Record<string, string> = {};
+  const viewer: Record<string, string> = {};
   let count = 0;
   let folders = 0;
   let bytes = 0;
@@ -55,12 +71,13 @@ export async function readFolderState(
           continue;
         }
         if (!entry.isFile()) return { kind: "other", reason: `${child} is not a plain file` };
-        count += 1;
+        const viewed = VIEWER_FILES.has(entry.name);
+        if (!viewed) count += 1;
         if (count > limits.maxFiles) return { kind: "other", reason: "more files than sync wrote" };
         const file = path.join(root, child);
         bytes += (await lstat(file)).size;
         if (bytes > limits.maxBytes) return { kind: "other", reason: "more bytes than sync wrote" };
-        files[child] = digestOf(await readFile(file));
+        (viewed ? viewer : files)[child] = digestOf(await readFile(file));
       }
     }
   } catch (error) {
@@ -69,7 +86,7 @@ export async function readFolderState(
     if (code !== "EACCES" && code !== "EPERM") throw error;
     return { kind: "other", reason: message };
   }
-  return { kind: "files", files };
+  return { kind: "files", files, viewer };
 }
 
 /**
@@ -96,8 +113,11 @@ export async function readIfSame(
 export function holdsExactly(state: FolderState, files: Readonly<Record<string, string>>): boolean {
   if (state.kind !== "files") return false;
   const wrote = new Map(Object.entries(files).map(([file, digest]) => [file.normalize("NFC"), digest]));
-  const held = new Map(Object.entries(state.files).map(([file, digest]) => [file.normalize("NFC"), digest]));
-  const count = Object.keys(state.files).length;
+  // A file manager's files count where sync wrote one of that path, and are passed over elsewhere.
+  const viewer = Object.entries(state.viewer).filter(([file]) => wrote.has(file.normalize("NFC")));
+  const all = [...Object.entries(state.files), ...viewer];
+  const held = new Map(all.map(([file, digest]) => [file.normalize("NFC"), digest]));
+  const count = all.length;
   return (
     held.size === count &&
     count === wrote.size &&

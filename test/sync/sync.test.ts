@@ -347,6 +347,25 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
     expect(tree["write-docs/SKILL.md"]).toBe("edited here");
     expect(tree["deploy-app/SKILL.md"]).toBe(DEPLOY);
   });
+
+  // Finder writes .DS_Store into a folder the user only opened (Explorer: Thumbs.db, desktop.ini): the
+  // skill was "changed here", and never updated or removed again, each run exiting 1.
+  it("updates and removes a skill whose folder a file manager wrote its files into", async () => {
+    await sync(server.url, target, { era });
+    await writeFile(path.join(target, "write-docs/.DS_Store"), "\0\0\0\u0001Bud1");
+    await writeFile(path.join(target, "deploy-app/scripts/Thumbs.db"), "thumbnails");
+    await writeFile(path.join(target, "deploy-app/desktop.ini"), "[.ShellClassInfo]");
+    await writeTree(skills, { "team/write-docs/SKILL.md": skillMd("write-docs", "Write better docs.") });
+    await rm(path.join(skills, "other/deploy-app"), { recursive: true });
+    await restart();
+
+    const report = await sync(server.url, target, { era });
+
+    expect(report.counts).toMatchObject({ updated: 1, removed: 1, skipped: 0 });
+    expect((await readTree(target))["write-docs/SKILL.md"]).toBe(skillMd("write-docs", "Write better docs."));
+    expect(await readdir(path.join(target, "write-docs"))).toEqual(["SKILL.md"]);
+    await expect(access(path.join(target, "deploy-app"))).rejects.toThrow();
+  });
 });
 
 describe("pack files a skill cites from outside its folder", () => {
