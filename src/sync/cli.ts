@@ -121,7 +121,8 @@ function report(
   lockChange: string | undefined,
   io: SyncIo,
 ): number {
-  const where = `in ${options.folder}`;
+  // One line, as every other: the folder given may hold a line break or an escape.
+  const where = `in ${visible(options.folder)}`;
   if (options.mode === "sync") {
     io.stderr.write(
       `skills-mcp sync: ${counts.added} added, ${counts.updated} updated, ${counts.removed} removed, ` +

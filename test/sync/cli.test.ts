@@ -280,6 +280,16 @@ describe("a sync from the command line", () => {
     ]);
   });
 
+  // Every other line names such a folder escaped: the summary split in two, its second half read as a line
+  // of its own.
+  it("names a folder holding a line break escaped, on one line, in its summary", async () => {
+    const { status, stderr } = await run(open.url, "--to", "new\nskills");
+    expect(status).toBe(0);
+    expect(stderr.split("\n").at(-2)).toBe(
+      `skills-mcp sync: 2 added, 0 updated, 0 removed, 0 skipped, 0 unchanged in ${work}/new{U+000A}skills`,
+    );
+  });
+
   it.each([
     ["claude", ".claude/skills"],
     ["codex", ".agents/skills"],
