@@ -17,7 +17,12 @@ export const RUN_STOP_SIGNALS = [...STOP_SIGNALS, "SIGHUP"] as const;
 export function endBySignal(signal: NodeJS.Signals): never {
   // With no listener left, Node gives the signal back its default action.
   process.removeAllListeners(signal);
-  process.kill(process.pid, signal);
+  try {
+    process.kill(process.pid, signal);
+  } catch {
+    // Windows sends only SIGINT, SIGTERM and SIGKILL (ENOSYS for SIGHUP, which a console closed raises):
+    // the status below says which signal ended it.
+  }
   process.exit(128 + constants.signals[signal]);
 }
 
