@@ -84,12 +84,7 @@ function readFrontmatter(text: string): { data: unknown; descriptionComment: boo
   const lines = new LineCounter();
   let document: Document.Parsed;
   try {
-    document = parseDocument(text, {
-      uniqueKeys: false,
-      logLevel: "error",
-      prettyErrors: false,
-      lineCounter: lines,
-    });
+    document = parseYaml(text, lines);
   } catch (error) {
     // The parser recurses once a level of nesting, and 2,500 keys nested in a flow sequence (10 KB)
     // overflow its stack: the file reads, its YAML does not.
@@ -119,6 +114,54 @@ function readFrontmatter(text: string): { data: unknown; descriptionComment: boo
     // Aliases expanding past the parser's limit (a "billion laughs" frontmatter) throw here.
     return { reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
   }
+}
+
+/**
+ * A frontmatter parsed as YAML, its errors those of YAML: the parser counts a key's length in UTF-16 units
+ * against YAML's limit of 1,024 characters on a key written without `? `, so it refused a key of 513 emoji
+ * that YAML, PyYAML, js-yaml and the Skills extension read. Its error is dropped for a key within the limit
+ * in characters; the key, already read, stays as it is.
+ */
+function parseYaml(text: string, lineCounter?: LineCounter): Document.Parsed {
+  const document = parseDocument(text, {
+    uniqueKeys: false,
+    logLevel: "error",
+    prettyErrors: false,
+    ...(lineCounter === undefined ? {} : { lineCounter }),
+  });
+  document.errors = document.errors.filter(
+    (error) => error.code !== "KEY_OVER_1024_CHARS" || implicitKeyLength(error, text) > MAX_IMPLICIT_KEY,
+  );
+  return document;
+}
+
+/** YAML's limit on a key written without `? `, in characters, to its `:`, its anchor and tag included. */
+const MAX_IMPLICIT_KEY = 1024;
+
+/**
+ * The length in characters (code points) of the key a KEY_OVER_1024_CHARS `error` places, as the parser
+ * measures it in UTF-16 units: from its anchor or tag, when it has them on its line, to its `:`.
+ */
+function implicitKeyLength(error: YAMLError, text: string): number {
+  const [keyStart = 0, keyEnd = keyStart] = error.pos;
+  let colon = keyEnd;
+  while (text[colon] === " " || text[colon] === "\t") colon++;
+  // Back over at most two properties (`&anchor !tag key`), each a word separated by spaces or tabs.
+  let start = keyStart;
+  for (let props = 0; props < 2; props++) {
+    let space = start;
+    while (text[space - 1] === " " || text[space - 1] === "\t") space--;
+    let word = space;
+    while (word > 0 && !/\s/.test(text[word - 1] ?? " ")) word--;
+    if (space === start || word === space || (text[word] !== "&" && text[word] !== "!")) break;
+    start = word;
+  }
+  let length = colon - start;
+  for (let at = start; at < colon; at++) {
+    const unit = text.charCodeAt(at);
+    if (unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00) length--;
+  }
+  return length;
 }
 
 /**
@@ -154,11 +197,7 @@ export function frontmatterDocument(markdown: string): Document.Parsed | undefin
   const source = frontmatterText(markdown);
   if ("reason" in source || holdsMoreTokens(source.text, MAX_YAML_TOKENS)) return undefined;
   try {
-    const document = parseDocument(source.text, {
-      uniqueKeys: false,
-      logLevel: "error",
-      prettyErrors: false,
-    });
+    const document = parseYaml(source.text);
     return document.errors.length === 0 ? document : undefined;
   } catch (error) {
     if (error instanceof RangeError) return undefined;
@@ -304,6 +343,14 @@ function describeYamlError(error: YAMLError, lines: LineCounter, text: string): 
   const [offset = -1] = error.pos;
   if (offset < 0) return what;
   const { line, col } = lines.linePos(offset);
+  if (error.code === "KEY_OVER_1024_CHARS") {
+    // The parser's words count UTF-16 units ("chars") and name no key: say it in characters.
+    return (
+      `the key at line ${line + 1} is ${implicitKeyLength(error, text).toLocaleString("en-US")} characters ` +
+      `long, and YAML reads a key of at most ${MAX_IMPLICIT_KEY.toLocaleString("en-US")} (to its ":"), as PyYAML ` +
+      "does: shorten it"
+    );
+  }
   const key = PLAIN_VALUE_LINE.exec(text.split("\n", line)[line - 1] ?? "")?.[1];
   const hint =
     key === undefined

@@ -108,6 +108,27 @@ describe("parseSkillDocument", () => {
     for (const parsed of [alias, key]) expect(parsed.ok ? "" : parsed.reason.length).toBeLessThan(500);
   });
 
+  // Regression: the YAML parser counts a key's length in UTF-16 units, so a key of 513 emoji (1,026 units)
+  // was refused as over YAML's 1,024-character limit, which PyYAML, js-yaml and the Skills extension read.
+  it("reads a key of up to 1,024 characters, emoji counted as one each, and refuses a longer one saying so", () => {
+    const document = (key: string) => parseSkillDocument(`---\nname: a\ndescription: b\n${key}: v\n---\n`);
+    for (const key of ["😀".repeat(513), "😀".repeat(1024), `!!str ${"😀".repeat(1018)}`, "k".repeat(1024)]) {
+      expect(document(key)).toMatchObject({ ok: true, name: "a" });
+    }
+    for (const [key, length] of [
+      ["😀".repeat(1025), "1,025"],
+      [`&x !!str ${"😀".repeat(1016)}`, "1,025"],
+      ["k".repeat(2000), "2,000"],
+    ] as const) {
+      expect(document(key)).toEqual({
+        ok: false,
+        reason:
+          `frontmatter is not valid YAML: the key at line 4 is ${length} characters long, and YAML reads a ` +
+          'key of at most 1,024 (to its ":"), as PyYAML does: shorten it',
+      });
+    }
+  });
+
   it("gives no quoting advice for an error in a quoted, block or nested value", () => {
     for (const text of [
       '---\nname: x\ndescription: "a" b\n---\n',

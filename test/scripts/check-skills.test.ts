@@ -117,6 +117,28 @@ describe("npm run check-skills", () => {
     }
   });
 
+  // Regression: a key of 513 to 1,024 emoji, which PyYAML, js-yaml and the Skills extension read, was reported
+  // left out as "not valid YAML": the YAML parser counted its UTF-16 units against YAML's 1,024 characters.
+  it("serves a frontmatter key of 1,024 emoji and checks the rest of its frontmatter; a longer one is left out, saying so", async () => {
+    const keyed = (name: string, emoji: number) =>
+      `---\nname: ${name}\ndescription: Keyed.\n${"😀".repeat(emoji)}: v\nbeta: on\n---\n`;
+    const tree = await makeTree({
+      "p/long-key/SKILL.md": keyed("long-key", 1024),
+      "p/longer-key/SKILL.md": keyed("longer-key", 1025),
+    });
+    try {
+      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const lines = stdout.split("\n");
+      expect(lines.filter((line) => line.startsWith("- "))).toEqual([
+        '- left out: `p/longer-key`: frontmatter is not valid YAML: the key at line 4 is 1,025 characters long, and YAML reads a key of at most 1,024 (to its ":"), as PyYAML does: shorten it',
+        '- warning: `p/long-key/SKILL.md`: frontmatter "beta": on is the boolean true to PyYAML and other YAML 1.1 parsers but text to this server (YAML 1.2), so hosts read it differently: quote it ("on"), or write true or false if a boolean is meant',
+      ]);
+      expect(lines).toContain("The Skills extension carries 1; 0 only the tools serve.");
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("prints the audit, and how many skills the server leaves out for a high finding", async () => {
     const tree = await makeTree({
       "alpha/hidden/SKILL.md": skillMd("hidden", "Hides.", "Be nice.\u202E\n"),
