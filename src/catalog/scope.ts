@@ -111,19 +111,21 @@ export class Scope {
   }
 
   /**
-   * {@link findSkill} in any case: names are lowercase by rule, but models may write them otherwise, and a
-   * name or pack that breaks the rule is served all the same (with a warning at startup).
+   * {@link findSkill} in any case and Unicode normalization, folded as the load folds names ({@link
+   * foldedName}): names are lowercase by rule, but models may write them otherwise, a name or pack that
+   * breaks the rule is served all the same (with a warning at startup), and a name copied from a folder
+   * macOS wrote may come in NFD.
    */
   findSkillAnyCase(ref: string): SkillLookup {
     const exact = this.findSkill(ref);
     if (exact.kind !== "missing") return exact;
-    const folded = ref.toLowerCase();
-    this.#byFoldedName ??= groupByName(this.skills, (skill) => skill.name.toLowerCase());
+    const folded = foldedName(ref);
+    this.#byFoldedName ??= groupByName(this.skills, (skill) => foldedName(skill.name));
     const slash = folded.indexOf("/");
     if (slash > 0) {
       const pack = folded.slice(0, slash);
       const named = this.#byFoldedName.get(folded.slice(slash + 1)) ?? [];
-      const skill = named.find((candidate) => candidate.pack.toLowerCase() === pack);
+      const skill = named.find((candidate) => foldedName(candidate.pack) === pack);
       if (skill) return { kind: "found", skill };
     }
     const anyCase = lookupIn(this.#byFoldedName.get(folded) ?? []);
@@ -366,9 +368,9 @@ function groupByName<T>(items: readonly T[], nameOf: (item: T) => string): Map<s
   return byName;
 }
 
-/** A name as `findSkillLoosely` compares it: lowercase, each run of `_` and white space read as `-`. */
+/** A name as `findSkillLoosely` compares it: folded, each run of `_` and white space read as `-`. */
 function looseName(name: string): string {
-  return name.toLowerCase().replace(/[\s_]+/g, "-");
+  return foldedName(name).replace(/[\s_]+/g, "-");
 }
 
 /** Where the first skill named `name` is, or would be, in `skills` sorted by name. */

@@ -43,6 +43,31 @@ describe("Scope", () => {
     }
   });
 
+  // Regression: the load serves one of `café` and `cafe\u0301` as one name, but a skill asked for in the other
+  // normalization (a name copied from a folder macOS wrote, in NFD) was "No skill", where one asked for in
+  // another case was found.
+  it("finds a skill by its name in another Unicode normalization or case, as the load folds skill names", async () => {
+    const folded = await makeTree({
+      "p/café/SKILL.md": skillMd("café", "Composed."),
+      "p/crème/SKILL.md": skillMd("cre\u0300me", "Decomposed."),
+      "q/straße/SKILL.md": skillMd("straße", "Sharp s."),
+    });
+    try {
+      const { everything } = loadCatalog(folded.dir).catalog;
+      const found = (ref: string) => {
+        const lookup = everything.findSkillAnyCase(ref);
+        return lookup.kind === "found" ? lookup.skill.id : lookup.kind;
+      };
+      expect(found("cafe\u0301")).toBe("p/café");
+      expect(found("P/CAFE\u0301")).toBe("p/café");
+      expect(found("crème")).toBe("p/cre\u0300me");
+      expect(found("q/STRASSE")).toBe("q/straße");
+      expect(found("cafe")).toBe("missing");
+    } finally {
+      await folded.remove();
+    }
+  });
+
   it("treats empty selectors as no narrowing, and refuses commas and spaces alone", () => {
     expect(catalog.everything.narrow([])).toBe(catalog.everything);
     expect(catalog.everything.narrow([""])).toBe(catalog.everything);
