@@ -166,11 +166,18 @@ export function readSkill(
 
 /**
  * Why a skill of this name cannot be served, if it cannot: the tools name a skill `pack/name`, so a slash
- * would make it another's, and a skill is named as its folder, which no system lets be that long.
+ * would make it another's, and a skill is named as its folder, which no system lets be `.`, `..` or that
+ * long: a host writing each skill to a folder of its name would write `..` into the folder above.
  */
 function nameRefusal(name: string): string | undefined {
   if (name.includes("/"))
     return `name ${quoted(name, 64)} holds a slash: skills are named pack/name, so a name cannot hold one`;
+  if (name === "." || name === "..") {
+    return (
+      `name ${quoted(name)} is a step of a path, not a name: a skill is named as its folder, and no ` +
+      `folder is named "." or ".."`
+    );
+  }
   if (name.length <= LONGEST_SERVED_NAME) return undefined;
   return (
     `name ${quoted(name, 64)} is ${name.length} characters long: a skill is named as ` +

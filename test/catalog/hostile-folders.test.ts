@@ -296,6 +296,30 @@ describe("loadCatalog on names no client could ask for", () => {
   });
 });
 
+// Regression: `name: ..` was served (with the naming rule's warning) as skill p/.., which a host writing each
+// skill to a folder of its name writes into the folder above its skills.
+describe("loadCatalog on frontmatter names that are steps of a path", () => {
+  it('leaves out a skill named "." or "..", saying why, and serves one named "..." with a warning', async () => {
+    const dir = await withTree({
+      "p/up/SKILL.md": skillMd(".."),
+      "p/here/SKILL.md": skillMd("'.'"),
+      "p/dots/SKILL.md": skillMd("..."),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.id)).toEqual(["p/..."]);
+    for (const [path, name] of [
+      ["p/up", ".."],
+      ["p/here", "."],
+    ] as const) {
+      expect(issueAt(issues, path)).toEqual({
+        severity: "skipped",
+        path,
+        reason: `name "${name}" is a step of a path, not a name: a skill is named as its folder, and no folder is named "." or ".."`,
+      });
+    }
+  });
+});
+
 // Regression: a frontmatter name was quoted raw in the load's warnings (a bidi override reordered the log
 // line on an operator's terminal), and whole when it held a slash (30,000 characters here).
 describe("loadCatalog on frontmatter names written to disguise or flood its warnings", () => {
