@@ -56,11 +56,23 @@ export function preference(name: string): number {
   return (name === name.toLowerCase() ? 0 : 2) + (name === name.normalize("NFC") ? 0 : 1);
 }
 
-/** How `path` is spelled otherwise than `kept`, which folds alike, in words. */
+/**
+ * How `path` is spelled otherwise than `kept`, which folds alike, in words; with which normalization each
+ * is in when that differs, since the two are then shown alike (`café` and `café`) and only that tells
+ * them apart.
+ */
 export function spelledOtherwise(path: string, kept: string): string {
   const inNfc = (text: string) => text === text.normalize("NFC");
-  if (kept.normalize("NFC") === path.normalize("NFC")) return "Unicode normalization";
-  return inNfc(kept) && inNfc(path) ? "letter case" : "letter case and Unicode normalization";
+  const [here, there] = [normalizationOf(path), normalizationOf(kept)];
+  // Alike only when neither is in NFC or NFD: two spellings of one text are not both in one of them.
+  const forms = here === there ? ` (neither in NFC nor NFD)` : ` (this one ${here}, that one ${there})`;
+  if (kept.normalize("NFC") === path.normalize("NFC")) return `Unicode normalization${forms}`;
+  return inNfc(kept) && inNfc(path) ? "letter case" : `letter case and Unicode normalization${forms}`;
+}
+
+function normalizationOf(text: string): string {
+  if (text === text.normalize("NFC")) return "NFC";
+  return text === text.normalize("NFD") ? "NFD" : "neither NFC nor NFD";
 }
 
 /** One file or folder of a pack, by its parent and its name as a case-insensitive file system reads it. */

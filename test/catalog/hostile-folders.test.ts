@@ -361,7 +361,7 @@ describe("loadCatalog on skill names that differ only in Unicode normalization",
     expect(issueAt(issues, "p/b")).toEqual({
       severity: "skipped",
       path: "p/b",
-      reason: `duplicate skill name "${decomposed}": it is "${composed}" in another Unicode normalization, and p/a is served instead`,
+      reason: `duplicate skill name "${decomposed}": it is "${composed}" in another Unicode normalization (this one NFD, that one NFC), and p/a is served instead`,
     });
   });
 });
@@ -426,7 +426,7 @@ describe("loadCatalog on pack names that differ only in Unicode normalization", 
     expect(issueAt(issues, decomposed)).toEqual({
       severity: "skipped",
       path: decomposed,
-      reason: `duplicate pack name: it is "${composed}" in another Unicode normalization, which is served instead`,
+      reason: `duplicate pack name: it is "${composed}" in another Unicode normalization (this one NFD, that one NFC), which is served instead`,
     });
   });
 
@@ -441,7 +441,7 @@ describe("loadCatalog on pack names that differ only in Unicode normalization", 
     const { catalog, issues } = loadCatalog(dir);
     expect(catalog.everything.packs.map((pack) => pack.name)).toEqual([first]);
     expect(issueAt(issues, second)?.reason).toBe(
-      `duplicate pack name: it is "${first}" in another Unicode normalization, which is served instead`,
+      `duplicate pack name: it is "${first}" in another Unicode normalization (this one NFD, that one neither NFC nor NFD), which is served instead`,
     );
   });
 });
@@ -483,7 +483,7 @@ describe("loadCatalog on pack names that differ only in letter case", () => {
     const { catalog, issues } = loadCatalog(dir);
     expect(catalog.everything.packs.map((pack) => pack.name)).toEqual(["Caf\u00e9", "Ops"]);
     expect(issueAt(issues, "CAFE\u0301")?.reason).toBe(
-      'duplicate pack name: it is "Caf\u00e9" in another letter case and Unicode normalization, which is served instead',
+      'duplicate pack name: it is "Caf\u00e9" in another letter case and Unicode normalization (this one NFD, that one NFC), which is served instead',
     );
     expect(issueAt(issues, "oPS")?.reason).toBe(
       'duplicate pack name: it is "Ops" in another letter case, which is served instead',
@@ -535,7 +535,7 @@ describe("loadCatalog on skill folders that differ only in letter case", () => {
     const { catalog, issues } = loadCatalog(dir);
     expect(catalog.everything.skills.map((skill) => skill.folder)).toEqual(["Caf\u00e9", "Ops"]);
     expect(issueAt(issues, "p/CAFE\u0301")?.reason).toBe(
-      'duplicate skill folder: it is "p/Caf\u00e9" in another letter case and Unicode normalization, which is served instead',
+      'duplicate skill folder: it is "p/Caf\u00e9" in another letter case and Unicode normalization (this one NFD, that one NFC), which is served instead',
     );
     expect(issueAt(issues, "p/oPS")?.reason).toBe(
       'duplicate skill folder: it is "p/Ops" in another letter case, which is served instead',
@@ -582,7 +582,7 @@ describe("loadCatalog on groups that differ only in letter case", () => {
     const { catalog, issues } = loadCatalog(dir);
     expect(catalog.everything.findPack("p")?.groups.map((group) => group.name)).toEqual(["Caf\u00e9", "Ops"]);
     expect(issueAt(issues, "p/CAFE\u0301")?.reason).toBe(
-      'duplicate group: it is "p/Caf\u00e9" in another letter case and Unicode normalization, which is served instead; nothing in this one is served',
+      'duplicate group: it is "p/Caf\u00e9" in another letter case and Unicode normalization (this one NFD, that one NFC), which is served instead; nothing in this one is served',
     );
     expect(issueAt(issues, "p/oPS")?.reason).toBe(
       'duplicate group: it is "p/Ops" in another letter case, which is served instead; nothing in this one is served',
