@@ -9,7 +9,7 @@ import {
   visit,
   type YAMLError,
 } from "yaml";
-import { excerpt } from "../visible.js";
+import { codePoint, excerpt } from "../visible.js";
 
 /** What the catalog reads in a SKILL.md's frontmatter: the skill's name, description and flags, or why not. */
 export type ParsedFrontmatter =
@@ -283,8 +283,14 @@ export function closingLineIndex(lines: readonly string[]): number {
 /** Why a name breaks the Agent Skills naming rule, or undefined when it follows it. */
 export function nameRuleViolation(name: string): string | undefined {
   if (name.length > MAX_NAME_LENGTH) return `is longer than ${MAX_NAME_LENGTH} characters`;
-  if (!NAME_RULE.test(name)) return "must be lowercase letters, digits and single hyphens";
-  return undefined;
+  if (NAME_RULE.test(name)) return undefined;
+  // A letter outside a-z looks like one of them (Cyrillic а, é), so the rule alone does not say what is wrong.
+  const [odd] = /[^a-z0-9-]/u.exec(name) ?? [""];
+  const letter = /^[^\p{ASCII}]$/u.test(odd) && /^\p{L}$/u.test(odd);
+  return (
+    "must be lowercase letters, digits and single hyphens" +
+    (letter ? `: "${odd}" (${codePoint(odd.codePointAt(0) ?? 0)}) is not one of a-z` : "")
+  );
 }
 
 /** Strips a leading byte order mark, which editors on Windows like to add. */

@@ -226,3 +226,19 @@ describe("nameRuleViolation", () => {
     },
   );
 });
+
+// Regression: `paper` spelled with a Cyrillic а was served beside `paper` with the warning that its name
+// "must be lowercase letters, digits and single hyphens", which it looks to be: the author saw no fault.
+describe("nameRuleViolation on a letter outside a-z", () => {
+  it("names the letter and its code point, and adds nothing for ASCII or unseen characters", () => {
+    expect(nameRuleViolation("p\u0430per")).toBe(
+      'must be lowercase letters, digits and single hyphens: "\u0430" (U+0430) is not one of a-z',
+    );
+    expect(nameRuleViolation("caf\u00e9-menu")).toBe(
+      'must be lowercase letters, digits and single hyphens: "\u00e9" (U+00E9) is not one of a-z',
+    );
+    for (const name of ["Upper", "ok\u202egnp", "cafe\u0301"]) {
+      expect(nameRuleViolation(name)).toBe("must be lowercase letters, digits and single hyphens");
+    }
+  });
+});
