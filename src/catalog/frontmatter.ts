@@ -215,7 +215,10 @@ export function readFrontmatterFields(
   if ("reason" in read) return read;
   const { data, descriptionComment } = read;
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    return { reason: "frontmatter is not a YAML mapping" };
+    const what = data === null ? "empty" : Array.isArray(data) ? "a YAML list" : `a YAML ${typeof data}`;
+    return {
+      reason: `frontmatter is ${what}, not a YAML mapping: write it as key: value lines (name: …, description: …)`,
+    };
   }
   return { fields: data as Record<string, unknown>, descriptionComment };
 }
@@ -311,6 +314,15 @@ function requiredText(fields: Record<string, unknown>, key: string): string | { 
     // YAML reads `name: 2024` or `description: true` as such; the author meant the text.
     return {
       reason: `frontmatter ${key} is a ${typeof value}, not a string: put it in quotes (${key}: "…")`,
+    };
+  }
+  if (Array.isArray(value) || (value !== null && typeof value === "object" && value.constructor === Object)) {
+    // An indented line under `description:` holding ": " or starting with "- " makes one.
+    const kind = Array.isArray(value) ? "list" : "mapping";
+    return {
+      reason:
+        `frontmatter ${key} is a YAML ${kind}, not a string: write it as text on its line, in quotes, ` +
+        `or after | or > for several lines`,
     };
   }
   if (typeof value !== "string") return { reason: `frontmatter ${key} is not a string` };

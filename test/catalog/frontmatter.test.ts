@@ -184,9 +184,13 @@ describe("parseSkillDocument", () => {
         .join("\n")}\n---\n`,
       "not valid YAML",
     ],
-    ["a list", "---\n- a\n- b\n---\n", "not a YAML mapping"],
-    ["a scalar", "---\njust text\n---\n", "not a YAML mapping"],
-    ["empty", "---\n---\n", "not a YAML mapping"],
+    [
+      "a list",
+      "---\n- a\n- b\n---\n",
+      "frontmatter is a YAML list, not a YAML mapping: write it as key: value lines (name: …, description: …)",
+    ],
+    ["a scalar", "---\njust text\n---\n", "frontmatter is a YAML string, not a YAML mapping: write it as"],
+    ["empty", "---\n---\n", "frontmatter is empty, not a YAML mapping: write it as"],
     ["no name", "---\ndescription: b\n---\n", "has no name"],
     ["no description", "---\nname: a\n---\n", "has no description"],
     [
@@ -205,7 +209,16 @@ describe("parseSkillDocument", () => {
       "---\nname: a\ndescription: true\n---\n",
       'description is a boolean, not a string: put it in quotes (description: "…")',
     ],
-    ["a list as name", "---\nname: [a]\ndescription: b\n---\n", "name is not a string"],
+    [
+      "a list as name",
+      "---\nname: [a]\ndescription: b\n---\n",
+      "name is a YAML list, not a string: write it as text on its line, in quotes, or after | or > for several lines",
+    ],
+    [
+      "a mapping as description",
+      "---\nname: a\ndescription:\n  Use when: asked\n---\n",
+      "frontmatter description is a YAML mapping, not a string: write it as text on its line",
+    ],
     ["a blank description", "---\nname: a\ndescription: '  '\n---\n", "description is empty"],
   ])("refuses %s and says why", (_case, text, reason) => {
     const parsed = parseSkillDocument(text);
