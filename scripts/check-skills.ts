@@ -163,6 +163,22 @@ function unsafeLine(unsafe: readonly Skill[], serveUnsafe: boolean): string {
   return `${unsafeLead(unsafe.length, serveUnsafe)}${lift}: ${names.join(", ")}${more}.`;
 }
 
+/**
+ * What the load found in a folder of which it serves no skill: the refusal names the first three, and an
+ * author fixing those would find the next ones only on the next run.
+ */
+function refusedReport(issues: readonly CatalogIssue[]): string {
+  const skipped = issues.filter((issue) => issue.severity === "skipped").length;
+  const lines = [
+    "### Catalog check",
+    "",
+    `No skill to serve; ${skipped} left out, ${plural(issues.length - skipped, "warning")}.`,
+    "",
+    ...capped(issues.map(formatIssue)),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
 const NAMED_ON_STDERR = " (`npm run audit-skills` names each on stderr)";
 
 /** The first LISTED_FINDINGS of `items`, and a line counting the rest: upstream decides how many there are. */
@@ -218,6 +234,8 @@ try {
   }
 } catch (error) {
   if (!(error instanceof CatalogError || error instanceof ConfigError)) throw error;
+  if (error instanceof CatalogError && error.issues.length > 0)
+    process.stdout.write(refusedReport(error.issues));
   // The message may quote upstream names (the first skills left out): none may start a line of its own.
   process.stderr.write(`check-skills: the server would refuse to start: ${visible(error.message)}\n`);
   process.exitCode = 1;

@@ -82,15 +82,15 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
 
   const scanned = new Scope(skills, (name) => packFiles.get(name) ?? new Map());
   if (scanned.skills.length === 0) {
-    const first = [...overfull, ...issues];
-    const reasons = [...new Set(first)].slice(0, 3).map((issue) => `; ${issue.path}: ${issue.reason}`);
+    const first = [...new Set([...overfull, ...issues])];
+    const reasons = first.slice(0, 3).map((issue) => `; ${issue.path}: ${issue.reason}`);
     // A skill's own folder given as the skills folder: its SKILL.md is no pack's, so nothing is served.
     if (isFile(path.join(root, SKILL_DOCUMENT))) {
       reasons.unshift(
         `; it is a skill's folder (it holds ${SKILL_DOCUMENT}): give the folder of packs, as in <folder>/<pack>/<skill>/${SKILL_DOCUMENT}`,
       );
     }
-    throw new CatalogError(`No valid skill in ${dir}${reasons.join("")}`);
+    throw new CatalogError(`No valid skill in ${dir}${reasons.join("")}`, first);
   }
   if (isOnePacksFolder(scanned)) {
     issues.push({

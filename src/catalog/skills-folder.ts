@@ -5,11 +5,18 @@
 import { realpathSync, type Stats, statfsSync, statSync } from "node:fs";
 import path from "node:path";
 import { kindOf, notAFolderOnPath } from "../make-folder.js";
-import { SKILL_DOCUMENT } from "./types.js";
+import { type CatalogIssue, SKILL_DOCUMENT } from "./types.js";
 
 /** The skills folder cannot be served: the server must not start. */
 export class CatalogError extends Error {
   override name = "CatalogError";
+  /** What the load found when it found no skill to serve: the message names only the first three. */
+  readonly issues: readonly CatalogIssue[];
+
+  constructor(message: string, issues: readonly CatalogIssue[] = []) {
+    super(message);
+    this.issues = issues;
+  }
 }
 
 /**

@@ -266,6 +266,39 @@ describe("npm run check-skills", () => {
     });
   });
 
+  // Regression: with no skill to serve, check-skills printed only the refusal, which names the first three
+  // skills left out: an author fixing those found the fourth on the next run.
+  it("lists every skill left out when the server would refuse to start", async () => {
+    const tree = await makeTree({
+      "p/a/SKILL.md": "no frontmatter",
+      "p/b/SKILL.md": "---\n- a list\n---\n",
+      "p/c/SKILL.md": "---\nname: c\n---\n",
+      "p/d/SKILL.md": "---\nname: d\ndescription: 42\n---\n",
+    });
+    try {
+      const failure = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT }).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining("would refuse to start") });
+      expect((failure as { stdout: string }).stdout).toBe(
+        [
+          "### Catalog check",
+          "",
+          "No skill to serve; 5 left out, 0 warnings.",
+          "",
+          "- left out: `p/a`: no frontmatter (the file must start with ---)",
+          "- left out: `p/b`: frontmatter is a YAML list, not a YAML mapping: write it as key: value lines (name: …, description: …)",
+          "- left out: `p/c`: frontmatter has no description",
+          '- left out: `p/d`: frontmatter description is a number, not a string: put it in quotes (description: "…")',
+          "- left out: `p`: pack folder holds no valid skill",
+          "",
+        ].join("\n"),
+      );
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("exits 1 with the reason when the server would refuse to start", async () => {
     // The reason names the first skills left out: a newline in a folder name started a line of the CI
     // log of its own (a GitHub workflow command).
