@@ -31,7 +31,10 @@ export class KnownDocuments {
   static fromBytes(saved: Uint8Array | undefined): KnownDocuments {
     const byPath = new Map<string, DocumentRecord>();
     try {
-      const rows: unknown = saved === undefined ? [] : JSON.parse(Buffer.from(saved).toString("utf8"));
+      const data: unknown = saved === undefined ? {} : JSON.parse(Buffer.from(saved).toString("utf8"));
+      const { format, rows } = (data ?? {}) as { format?: unknown; rows?: unknown };
+      // Read by another reading of frontmatters (or saved before formats were named): each is read anew.
+      if (format !== DOCUMENTS_FORMAT_VERSION) return new KnownDocuments(byPath);
       for (const row of Array.isArray(rows) ? rows : []) {
         const record = recordOf(row);
         if (record !== undefined) byPath.set(record.path, record);
@@ -54,6 +57,13 @@ export class KnownDocuments {
   }
 }
 
+/**
+ * The version of how a SKILL.md's frontmatter is read and saved: bump it when the reading changes (what is
+ * refused, a reason's words, a field kept), so that a saved index made by an earlier build, kept across an
+ * upgrade, does not serve that build's readings for files whose stamps still hold.
+ */
+const DOCUMENTS_FORMAT_VERSION = 2;
+
 /** In a saved row, the flags of a skill that a model, or a person, may not start. */
 const NOT_BY_MODEL = 1;
 const NOT_BY_USER = 2;
@@ -62,8 +72,8 @@ const DESCRIPTION_COMMENT = 4;
 const BOM = 8;
 
 /**
- * The saved form of `records`: one row each, `[path, stamp, name or null, description or reason, flags]`
- * (rows of another form are read anew).
+ * The saved form of `records`: their format, and one row each, `[path, stamp, name or null, description or
+ * reason, flags]` (rows of another form are read anew).
  */
 export function documentsToBytes(records: readonly DocumentRecord[]): Uint8Array {
   const rows = records.map(({ path, stamp, parsed }) =>
@@ -80,7 +90,7 @@ export function documentsToBytes(records: readonly DocumentRecord[]): Uint8Array
         ]
       : [path, stamp, null, parsed.reason, 0],
   );
-  return Buffer.from(JSON.stringify(rows));
+  return Buffer.from(JSON.stringify({ format: DOCUMENTS_FORMAT_VERSION, rows }));
 }
 
 function recordOf(row: unknown): DocumentRecord | undefined {

@@ -694,6 +694,33 @@ describe("SKILL.md files read before", () => {
     }
   });
 
+  it("are read anew when saved by another reading of frontmatters, as an index kept across an upgrade is", async () => {
+    const tree = await makeTree({ "alpha/one/SKILL.md": skillMd("one", "First.") });
+    try {
+      const first = loadCatalog(tree.dir);
+      const saved = JSON.parse(Buffer.from(documentsToBytes(first.documents)).toString("utf8")) as {
+        format: number;
+        rows: unknown[][];
+      };
+      const forged = (format: unknown) =>
+        Buffer.from(
+          JSON.stringify({
+            format,
+            rows: saved.rows.map((row) => row.map((cell) => (cell === "First." ? "Old." : cell))),
+          }),
+        );
+      const described = (known: KnownDocuments) =>
+        loadCatalog(tree.dir, { known }).catalog.everything.skills.map((skill) => skill.description);
+      expect(described(KnownDocuments.fromBytes(forged(saved.format)))).toEqual(["Old."]);
+      expect(described(KnownDocuments.fromBytes(forged(saved.format - 1)))).toEqual(["First."]);
+      // Before formats were named, the rows alone were saved.
+      const unnamed = Buffer.from(JSON.stringify(JSON.parse(forged(saved.format).toString("utf8")).rows));
+      expect(KnownDocuments.fromBytes(unnamed).empty).toBe(true);
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("are ignored when the saved bytes are not such a record", async () => {
     const tree = await makeTree({ "alpha/one/SKILL.md": skillMd("one", "First.") });
     try {
