@@ -77,6 +77,16 @@ const MOST_WORDS_READ = 3;
 
 const NO_TERMS: ReadonlySet<number> = new Set();
 
+/** What the best matches must hold of a close word for a request word to be read as it. */
+interface Support {
+  /** How many of the best matches must hold a close word that more than one skill in scope holds. */
+  readonly shared: number;
+  /** How many of the best matches must hold a close word, at least. */
+  readonly least: number;
+  /** Whether the word was typed in capitals, and so is read only as a word skills write in capitals. */
+  readonly inCapitals: boolean;
+}
+
 /**
  * Reads a request's words no skill holds as words one typing mistake away that skills in scope hold (see
  * `SkillIndex`), judged by the best matches for the rest of the request, or leaves them undecided or
@@ -114,9 +124,20 @@ export class Corrector {
     const unread: Unread[] = [];
     const none = { corrections: [], undecided, unread, known: NO_TERMS };
     if (unknown.length > MOST_WORDS_READ) return none;
-    const mistyped = unknown
-      .map((from) => ({ from, close: this.terms.spellings.closeTerms(from) }))
-      .filter(({ close }) => close.size > 0);
+    const closeTo = (from: string, inCapitals: boolean) => ({
+      from,
+      close: this.terms.spellings.closeTerms(from),
+      inCapitals,
+    });
+    // A word typed in capitals is an acronym or a name typed with care (`MAPQ` is no mistake for maps), so
+    // it is read only as a word skills write in capitals too (`SMILS` as SMILES), and counts against the
+    // words read only then.
+    const inCapitals =
+      unknown.length + request.unknownInCapitals.length > MOST_WORDS_READ ? [] : request.unknownInCapitals;
+    const mistyped = [
+      ...unknown.map((from) => closeTo(from, false)),
+      ...inCapitals.map((from) => closeTo(from, true)),
+    ].filter(({ close }) => close.size > 0);
     if (mistyped.length === 0) return none;
     const { context } = this;
     const best = matches.best(CONTEXT_MATCHES);
@@ -127,15 +148,18 @@ export class Corrector {
     const commonSupport = Math.max(2, Math.ceil(COMMON_WORD_SUPPORT * best.length));
     // Two of the best matches, or the only one: a rest that one skill matches can give no second.
     const sharedSupport = Math.min(2, best.length);
-    for (const { from, close } of mistyped) {
+    for (const { from, close, inCapitals } of mistyped) {
       const common = isCommonWord(from);
       // A common word is read only as a word the rest of the request points to: never alone.
       if (common && judges === undefined) continue;
       const least = common ? commonSupport : 0;
-      const correction = this.likeliest(from, close, known, judges, allowed, sharedSupport, least);
+      const support = { shared: sharedSupport, least, inCapitals };
+      const correction = this.likeliest(from, close, known, judges, allowed, support);
       if (correction !== undefined) {
         corrections.push(correction);
         known.add(correction.term);
+      } else if (inCapitals) {
+        // Taken as written, as before it could be read: nothing to name.
       } else if (judges === undefined) {
         const to = this.closeWordsHeld(close, known, allowed);
         if (to.length > 1) undecided.push({ from, to: to.slice(0, UNDECIDED_SHOWN) });
@@ -187,7 +211,8 @@ export class Corrector {
    * request matches a single skill, that one must hold it: no second match can, and `webhok` beside
    * `signature`, which one skill holds, was left unread though `webhok` alone is read. Without best
    * matches to judge by, a word is read only when a single close word is held in scope (`contant` could be
-   * content, constant or contact).
+   * content, constant or contact). A word typed in capitals is judged by the skills that write the close
+   * word in capitals alone.
    */
   private likeliest(
     from: string,
@@ -195,10 +220,7 @@ export class Corrector {
     known: ReadonlySet<number>,
     context: Uint8Array | undefined,
     allowed: Uint8Array | undefined,
-    /** How many of the best matches must hold a close word that more than one skill in scope holds. */
-    shared: number,
-    /** How many of the best matches must hold a close word, at least. */
-    least: number,
+    { shared, least, inCapitals }: Support,
   ): TermCorrection | undefined {
     let likeliest: TermCorrection | undefined;
     let likeliestWeight = 0;
@@ -206,10 +228,17 @@ export class Corrector {
     for (const [term, to] of close) {
       if (known.has(term)) continue;
       const capitals = this.terms.capitalsOf(to, term);
-      const judged = this.tally(term, context ?? allowed, capitals);
+      if (inCapitals && capitals < 0) continue;
+      // Judged by the term and its capitals form, or by the capitals form alone.
+      const [judgedTerm, judgedCapitals] = inCapitals ? [capitals, -1] : [term, capitals];
+      const judged = this.tally(judgedTerm, context ?? allowed, judgedCapitals);
       if (judged.documents === 0) continue;
       heldInScope++;
-      if (context !== undefined && judged.documents < shared && this.held(term, allowed, capitals) > 1) {
+      if (
+        context !== undefined &&
+        judged.documents < shared &&
+        this.held(judgedTerm, allowed, judgedCapitals) > 1
+      ) {
         continue;
       }
       if (judged.documents < least) continue;

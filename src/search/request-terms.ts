@@ -15,6 +15,11 @@ export interface RequestTerms {
    */
   readonly unknown: readonly string[];
   /**
+   * The request's distinct words that no document holds, typed in capitals (`SMILS`): taken as written,
+   * but for a word that skills write in capitals one mistake away (see `Corrector.correct`).
+   */
+  readonly unknownInCapitals: readonly string[];
+  /**
    * How many distinct words typed no document holds, capitals included (joins are not typed): part of
    * what the request asks for that no skill offers (see `SkillIndex.search`).
    */
@@ -43,7 +48,9 @@ export function requestTerms(
   scanner.scan(query, 0, query.length, request);
   const terms = [...request.terms];
   const { alternatives } = request;
-  if (request.unknown.size === 0) return { terms, unknown: [], unheld: 0, alternatives };
+  if (request.unknown.size === 0) {
+    return { terms, unknown: [], unknownInCapitals: [], unheld: 0, alternatives };
+  }
   // The Unicode path hands a compound's joins over as words: its compounds are split to tell them apart.
   const split = request.unknownUnicode ? new Set(words(query.replace(/[-_]/g, " "), scanner)) : undefined;
   const unknown = [...request.unknown];
@@ -52,6 +59,7 @@ export function requestTerms(
   return {
     terms,
     unknown: unknown.filter((word) => typed.has(word)),
+    unknownInCapitals: unknown.filter((word) => request.typedInCapitals.has(word) && !typed.has(word)),
     unheld: unknown.filter((word) => written.has(word)).length,
     alternatives,
   };
@@ -72,6 +80,8 @@ class RequestWords implements WordSink {
   readonly written = new Set<string>();
   /** The unknown words typed, not joined, less those in capitals: the ones that may be mistyped. */
   readonly typed = new Set<string>();
+  /** The unknown words typed, not joined, in capitals. */
+  readonly typedInCapitals = new Set<string>();
   /** Whether an unknown word came by the Unicode path, which does not say whether it was joined. */
   unknownUnicode = false;
 
@@ -107,7 +117,8 @@ class RequestWords implements WordSink {
       this.unknown.add(word);
       if (isJoined(text, start, end)) return;
       this.written.add(word);
-      if (!isCapitals(text, start, end)) this.typed.add(word);
+      if (isCapitals(text, start, end)) this.typedInCapitals.add(word);
+      else this.typed.add(word);
     }
   }
 
@@ -168,7 +179,8 @@ function isJoined(text: string, start: number, end: number): boolean {
 
 /**
  * Whether a word is written in capitals (`MAPQ`, `HIPAA`): an acronym or a name typed with care, not a
- * mistake, so it is taken as written rather than read as a word one mistake away (`MAPQ` was `maps`).
+ * mistake, so it is taken as written rather than read as a word one mistake away (`MAPQ` was `maps`),
+ * unless that word is one skills write in capitals too (`SMILS` as SMILES).
  */
 function isCapitals(text: string, start: number, end: number): boolean {
   for (let at = start; at < end; at++) {

@@ -504,6 +504,13 @@ describe("a mistyped word that skills write only in capitals", () => {
     expect(found.skills.slice(0, found.fairMatches).map((skill) => skill.name)).toEqual(["molecule-reader"]);
   });
 
+  // `SMILS` typed in capitals found nothing where `smils` found SMILES: a word in capitals was never read.
+  it("is read as that word when typed in capitals too", () => {
+    const found = ownIndex.search("SMILS", ownCatalog.everything, 10);
+    expect(found.corrections).toEqual([{ from: "smils", to: "smiles" }]);
+    expect(found.skills.slice(0, found.fairMatches).map((skill) => skill.name)).toEqual(["molecule-reader"]);
+  });
+
   it("still does not find the word it stems like", () => {
     const found = ownIndex.search("pain", ownCatalog.everything, 10);
     expect(found.skills.slice(0, found.fairMatches).map((skill) => skill.name)).toEqual(["clinic-notes"]);
@@ -766,6 +773,8 @@ describe("a request word the catalog holds only inside a camel-case word, or wri
     expect(read("pager rotation")).toEqual([]);
     expect(read("fetcher rotation")).toEqual([]);
     expect(read("MAPQ rotation")).toEqual([]);
+    // Nor read as a word no skill writes in capitals, where the rest of the request points to it.
+    expect(read("MAPQ page layout")).toEqual([]);
     // In small letters and held nowhere, the same word may be a mistake.
     expect(read("mapq rotation")).toEqual([{ from: "mapq", to: "maps" }]);
   });
