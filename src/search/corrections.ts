@@ -3,6 +3,7 @@ import type { Bm25fIndex } from "./bm25f.js";
 import { isCommonWord } from "./common-words.js";
 import type { NameReading } from "./name-words.js";
 import type { RequestTerms } from "./request-terms.js";
+import { SHORTEST_MISTYPED } from "./spelling.js";
 
 /** A request word read as another. */
 export interface Correction {
@@ -131,11 +132,11 @@ export class Corrector {
     });
     // A word typed in capitals is an acronym or a name typed with care (`MAPQ` is no mistake for maps), so
     // it is read only as a word skills write in capitals too (`SMILS` as SMILES), and counts against the
-    // words read only then.
+    // words read only then; so is a word of 3 letters (`aww` as AWS), one mistake from many other words.
     const inCapitals =
       unknown.length + request.unknownInCapitals.length > MOST_WORDS_READ ? [] : request.unknownInCapitals;
     const mistyped = [
-      ...unknown.map((from) => closeTo(from, false)),
+      ...unknown.map((from) => closeTo(from, from.length < SHORTEST_MISTYPED)),
       ...inCapitals.map((from) => closeTo(from, true)),
     ].filter(({ close }) => close.size > 0);
     if (mistyped.length === 0) return none;

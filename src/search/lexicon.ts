@@ -1,6 +1,13 @@
 import { capitalsKey, KeyTable, mix, stemKey } from "./keys.js";
 import { wordHashes } from "./scanner.js";
-import { NO_TERM, PLAIN_LETTERS, SHORTEST_MISTYPED, SpellingList, type SpellingTable } from "./spelling.js";
+import {
+  NO_TERM,
+  PLAIN_LETTERS,
+  SHORTEST_MISTYPED,
+  SHORTEST_READ_AS_CAPITALS,
+  SpellingList,
+  type SpellingTable,
+} from "./spelling.js";
 import { keptWord, spelled, stem } from "./terms.js";
 
 const HYPHEN = 45;
@@ -247,10 +254,19 @@ export class Lexicon {
     const words = new SpellingList(this.entries + this.unicodeWords.size);
     for (let at = 0; at < slots.length; at += 4) {
       const value = slots[at + 2] as number;
-      if (value === 0 || value === 1 || ((slots[at + 3] as number) & LENGTH) < SHORTEST_MISTYPED) continue;
+      if (value === 0 || value === 1) continue;
       let hash = slots[at] as number;
       let term = value === ONLY_A_PART ? NO_TERM : value - 2;
-      if (((slots[at + 3] as number) & IN_CAPITALS) !== 0) {
+      const length = (slots[at + 3] as number) & LENGTH;
+      const inCapitals = ((slots[at + 3] as number) & IN_CAPITALS) !== 0;
+      // A shorter word is a reading only when kept apart in capitals (`AWS`, see SHORTEST_READ_AS_CAPITALS).
+      if (
+        length < SHORTEST_MISTYPED &&
+        !(length >= SHORTEST_READ_AS_CAPITALS && inCapitals && this.capitalTerms.has(term))
+      ) {
+        continue;
+      }
+      if (inCapitals) {
         hash ^= CAPITALS_SALT;
         // A word in capitals kept apart is spelled as its stem's word: a request word so spelled, or one
         // mistake from it (`smils`), finds the stem and beside it the word in capitals (see

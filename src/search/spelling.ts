@@ -12,6 +12,12 @@ const Z = 122;
  * often another word.
  */
 export const SHORTEST_MISTYPED = 4;
+/**
+ * A word of this many letters, shorter than {@link SHORTEST_MISTYPED}, is read only as a word skills write
+ * in capitals, kept apart from its stem (`aww` as AWS): an acronym, of which a short word is a likelier
+ * mistake than of another word.
+ */
+export const SHORTEST_READ_AS_CAPITALS = 3;
 /** Longer words are not read as mistyped: no real word is, and the spellings to try grow with the square. */
 const LONGEST_MISTYPED = 32;
 /**
@@ -102,7 +108,9 @@ export class SpellingTable {
   closeTerms(word: string): Map<number, string> {
     const close = new Map<number, string>();
     const { length } = word;
-    if (length < SHORTEST_MISTYPED || length > LONGEST_MISTYPED || !PLAIN_LETTERS.test(word)) return close;
+    if (length < SHORTEST_READ_AS_CAPITALS || length > LONGEST_MISTYPED || !PLAIN_LETTERS.test(word)) {
+      return close;
+    }
     if (NEAR_STOP_WORDS.some((stopWord) => oneMistakeApart(word, stopWord))) return close;
     const pieces = new WordPieces(word);
     const found = (hash: number, check: number) => {

@@ -464,6 +464,14 @@ describe("a word written in capitals", () => {
     expect(shown("tool")).toEqual(["tool-guide"]);
   });
 
+  // `aww` found nothing: a word of 3 letters was never read, and AWS was no reading.
+  it("is found by a word of 3 letters mistyped for it, which is read as no other word", () => {
+    const found = ownIndex.search("aww", ownCatalog.everything, 10);
+    expect(found.corrections).toEqual([{ from: "aww", to: "aws" }]);
+    expect(shown("aww")).toEqual(["cloud-bills"]);
+    expect(shown("AWW")).toEqual(["cloud-bills"]);
+  });
+
   // `smils` was read as smiles, but found only the skills writing it in small letters.
   it("is found by a word mistyped for it, beside the word in small letters", () => {
     expect(shown("smils").sort()).toEqual(["emoji-replies", "molecule-reader"]);
@@ -777,6 +785,8 @@ describe("a request word the catalog holds only inside a camel-case word, or wri
     expect(read("MAPQ page layout")).toEqual([]);
     // In small letters and held nowhere, the same word may be a mistake.
     expect(read("mapq rotation")).toEqual([{ from: "mapq", to: "maps" }]);
+    // But a word of 3 letters is read only as a word skills write in capitals (`aww` as AWS).
+    expect(read("mps rotation")).toEqual([]);
   });
 
   it("still finds the skills holding another form of it", () => {

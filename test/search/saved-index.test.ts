@@ -354,8 +354,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 18,
-        digest: "0645635fb252aedc89b12ba651932f0ada9cdaff235038f0b7c9e5b7c87a418a",
+        version: 19,
+        digest: "2c82e25f0c9b12f44a752277b02d23f48dc180efc820e2ee5ddd225b0b5c83f2",
       });
     } finally {
       await tree.remove();
