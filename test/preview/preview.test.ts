@@ -463,6 +463,24 @@ describe("previewOf", () => {
     expect(summary).not.toMatch(/implement/i);
   });
 
+  // The agents pack of the bench corpus was steered to by "…, performance, applications, optimizing…": 27 of
+  // its descriptions say "building X applications", X being the subject.
+  it("does not say the applications every software task is about", async () => {
+    const scope = await scopeOf({
+      "web/react-forms/SKILL.md": skillMd("react-forms", "Forms in React applications, with validation."),
+      "web/go-workers/SKILL.md": skillMd("go-workers", "Worker pools for concurrent Go applications."),
+      "web/rust-tasks/SKILL.md": skillMd("rust-tasks", "Use when building async Rust applications."),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    });
+    const web = scope.packs.find((pack) => pack.name === "web");
+    if (web === undefined) throw new Error("pack web expected");
+    const terms = new TermFrequencies(scope.skills);
+    const summary = previewOf(scope, terms, ON).describePack(web);
+    expect(summary).toMatch(/\breact\b/);
+    expect(summary).not.toMatch(/application/i);
+    expect(steeringLine(scope.narrow(["web"]), terms, ON)).not.toMatch(/application/i);
+  });
+
   it("keeps each text under 2 KB with thousands of skills, hundreds of packs and huge descriptions", async () => {
     const entries: Record<string, string> = {};
     for (let pack = 0; pack < 300; pack += 1) {
