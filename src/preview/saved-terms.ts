@@ -11,7 +11,7 @@ import { NO_TERM, type Tally, type TermId, type UnitCells, unitKeysOf } from "./
  * test/preview/saved-terms.test.ts holds the digest of a saved fixture and fails when the bytes change
  * while the version does not.
  */
-export const TERMS_FORMAT_VERSION = 8;
+export const TERMS_FORMAT_VERSION = 9;
 
 /** A saved tally found, or why it cannot be used. */
 export type LoadedTerms =

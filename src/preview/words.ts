@@ -8,7 +8,9 @@ import { stem } from "../search/index.js";
  * So do its words of praise and exhortation: "Master X" opened every one of the 33 descriptions of the
  * bench corpus that said master, and ranked second of a 181-skill pack's terms, before any of its topics.
  * So does the application every software task is for: 27 of that pack's descriptions say "building X
- * applications" (React, Go, LLM…), X being the subject, and `applications` was among its steering terms.
+ * applications" (React, Go, LLM…), X being the subject, and `applications` was among its steering terms;
+ * and the implementation every task has ("a written implementation plan", "before writing implementation
+ * code"), `implementing` as a noun.
  */
 const BOILERPLATE = (
   "use uses used using usage skill skills when whenever user users ask asks asked asking want wants wanted " +
@@ -25,7 +27,7 @@ const BOILERPLATE = (
   "don't doesn't isn't aren't won't can't let lets e.g i.e approach approaches option options key keys " +
   "common important proper properly correct correctly right full fully complete completely simple easy " +
   "effective efficient robust powerful modern advanced production-ready end-to-end master masters " +
-  "mastering mastery application applications"
+  "mastering mastery application applications implementation implementations"
 ).split(" ");
 const STOP_WORDS: ReadonlySet<string> = new Set([...stopwords, ...BOILERPLATE]);
 

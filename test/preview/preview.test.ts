@@ -481,6 +481,26 @@ describe("previewOf", () => {
     expect(steeringLine(scope.narrow(["web"]), terms, ON)).not.toMatch(/application/i);
   });
 
+  // The superpowers pack of the bench corpus was steered to by "…, test-driven-development, implementation,
+  // code review…": its descriptions say "a written implementation plan", "before writing implementation
+  // code", the implementing of "Use when implementing X" as a noun.
+  it("does not say the implementation every task has", async () => {
+    const scope = await scopeOf({
+      "craft/plan-running/SKILL.md": skillMd(
+        "plan-running",
+        "Use when you have a written implementation plan.",
+      ),
+      "craft/test-first/SKILL.md": skillMd("test-first", "Tests first, before writing implementation code."),
+      "craft/branch-closing/SKILL.md": skillMd("branch-closing", "Use when the implementation is complete."),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    });
+    const craft = scope.packs.find((pack) => pack.name === "craft");
+    if (craft === undefined) throw new Error("pack craft expected");
+    const terms = new TermFrequencies(scope.skills);
+    expect(previewOf(scope, terms, ON).describePack(craft)).not.toMatch(/implement/i);
+    expect(steeringLine(scope.narrow(["craft"]), terms, ON)).not.toMatch(/implement/i);
+  });
+
   it("keeps each text under 2 KB with thousands of skills, hundreds of packs and huge descriptions", async () => {
     const entries: Record<string, string> = {};
     for (let pack = 0; pack < 300; pack += 1) {
