@@ -84,8 +84,11 @@ interface Support {
   readonly shared: number;
   /** How many of the best matches must hold a close word, at least. */
   readonly least: number;
-  /** Whether the word was typed in capitals, and so is read only as a word skills write in capitals. */
-  readonly inCapitals: boolean;
+  /**
+   * Whether the word is read only as a word skills write in capitals: one typed in capitals, or of 3
+   * letters (see `SHORTEST_READ_AS_CAPITALS`).
+   */
+  readonly onlyAsCapitals: boolean;
 }
 
 /**
@@ -125,19 +128,19 @@ export class Corrector {
     const unread: Unread[] = [];
     const none = { corrections: [], undecided, unread, known: NO_TERMS };
     if (unknown.length > MOST_WORDS_READ) return none;
-    const closeTo = (from: string, inCapitals: boolean) => ({
+    const closeTo = (from: string, onlyAsCapitals: boolean) => ({
       from,
       close: this.terms.spellings.closeTerms(from),
-      inCapitals,
+      onlyAsCapitals,
     });
     // A word typed in capitals is an acronym or a name typed with care (`MAPQ` is no mistake for maps), so
     // it is read only as a word skills write in capitals too (`SMILS` as SMILES), and counts against the
     // words read only then; so is a word of 3 letters (`aww` as AWS), one mistake from many other words.
-    const inCapitals =
+    const typedInCapitals =
       unknown.length + request.unknownInCapitals.length > MOST_WORDS_READ ? [] : request.unknownInCapitals;
     const mistyped = [
       ...unknown.map((from) => closeTo(from, from.length < SHORTEST_MISTYPED)),
-      ...inCapitals.map((from) => closeTo(from, true)),
+      ...typedInCapitals.map((from) => closeTo(from, true)),
     ].filter(({ close }) => close.size > 0);
     if (mistyped.length === 0) return none;
     const { context } = this;
@@ -149,23 +152,22 @@ export class Corrector {
     const commonSupport = Math.max(2, Math.ceil(COMMON_WORD_SUPPORT * best.length));
     // Two of the best matches, or the only one: a rest that one skill matches can give no second.
     const sharedSupport = Math.min(2, best.length);
-    for (const { from, close, inCapitals } of mistyped) {
+    for (const { from, close, onlyAsCapitals } of mistyped) {
       const common = isCommonWord(from);
       // A common word is read only as a word the rest of the request points to: never alone.
       if (common && judges === undefined) continue;
       const least = common ? commonSupport : 0;
-      const support = { shared: sharedSupport, least, inCapitals };
+      const support = { shared: sharedSupport, least, onlyAsCapitals };
       const correction = this.likeliest(from, close, known, judges, allowed, support);
       if (correction !== undefined) {
         corrections.push(correction);
         known.add(correction.term);
-      } else if (inCapitals) {
-        // Taken as written, as before it could be read: nothing to name.
-      } else if (judges === undefined) {
+      } else if (judges === undefined && !onlyAsCapitals) {
         const to = this.closeWordsHeld(close, known, allowed);
         if (to.length > 1) undecided.push({ from, to: to.slice(0, UNDECIDED_SHOWN) });
-      } else if (!common) {
-        // A common word the rest does not point to is a word the catalog lacks (`loaf`), not a mistake.
+      } else if (!common && !onlyAsCapitals) {
+        // A common word the rest does not point to is a word the catalog lacks (`loaf`), not a mistake; a
+        // word read only as an acronym and not read is taken as written, its close words no acronyms.
         unread.push({ from, close });
       }
     }
@@ -221,7 +223,7 @@ export class Corrector {
     known: ReadonlySet<number>,
     context: Uint8Array | undefined,
     allowed: Uint8Array | undefined,
-    { shared, least, inCapitals }: Support,
+    { shared, least, onlyAsCapitals }: Support,
   ): TermCorrection | undefined {
     let likeliest: TermCorrection | undefined;
     let likeliestWeight = 0;
@@ -229,9 +231,9 @@ export class Corrector {
     for (const [term, to] of close) {
       if (known.has(term)) continue;
       const capitals = this.terms.capitalsOf(to, term);
-      if (inCapitals && capitals < 0) continue;
+      if (onlyAsCapitals && capitals < 0) continue;
       // Judged by the term and its capitals form, or by the capitals form alone.
-      const [judgedTerm, judgedCapitals] = inCapitals ? [capitals, -1] : [term, capitals];
+      const [judgedTerm, judgedCapitals] = onlyAsCapitals ? [capitals, -1] : [term, capitals];
       const judged = this.tally(judgedTerm, context ?? allowed, judgedCapitals);
       if (judged.documents === 0) continue;
       heldInScope++;
