@@ -23,7 +23,7 @@ import {
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
 import { RequestOrigins } from "./request-origins.js";
 import { type CallerScope, headerText, ScopeResolver } from "./scope.js";
-import { acceptInLowerCase } from "./sdk-contract.js";
+import { acceptAsTheSdkReadsIt } from "./sdk-contract.js";
 
 interface McpRouteOptions {
   readonly mcp: McpDeps;
@@ -124,7 +124,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       if (request.raw.socket.destroyed) return reply.code(503).send();
       if (request.validationError !== undefined)
         return refuse(reply, selectorsOverLimits(request.validationError, request.body));
-      acceptInLowerCase(request.raw.headers);
+      acceptAsTheSdkReadsIt(request.raw.headers);
       const batch = Array.isArray(request.body) ? request.body.length : 1;
       const overLimit = batch > 1 ? await chargeBatch?.(request, batch) : undefined;
       const refused = overLimit ?? messageRefusal(request);

@@ -23,6 +23,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
 import { MODERN_REVISION, methodNotFoundMessage } from "../mcp/index.js";
+import { acceptsMediaType } from "./accept.js";
 import { RequestOrigins } from "./request-origins.js";
 
 /*
@@ -53,15 +54,24 @@ export function answerEnding(id: RequestId): string {
   return `"id":${JSON.stringify(id)}}`;
 }
 
+/** What a 2025 client must accept, as the SDK's 2025 transport looks for it in `Accept`. */
+const BOTH_ACCEPTED = "application/json, text/event-stream";
+
 /**
  * Assumption: the SDK's 2025 transport looks for `application/json` and `text/event-stream` in `Accept` as
- * written, and refuses (406) a client that writes them otherwise, though media types are case-insensitive
- * (RFC 9110, 8.3.1). The route hands the SDK such a header in lower case; the answer is the same as for
- * the header written so.
+ * written, and refuses (406) a client that writes them otherwise: in capitals, though media types are
+ * case-insensitive (RFC 9110, 8.3.1), or as ranges (`*\/*`, what curl and most HTTP libraries send, or
+ * `application/*, text/*`), though those accept both (RFC 9110, 12.5.1). The route hands the SDK a header
+ * that accepts both as the two types written out, and any other in lower case: the answer is the same as
+ * for the header written so, and a header that accepts neither or one (`text/html`, `application/json`,
+ * `*\/*;q=0`) is still refused.
  */
-export function acceptInLowerCase(headers: IncomingHttpHeaders): void {
+export function acceptAsTheSdkReadsIt(headers: IncomingHttpHeaders): void {
   const { accept } = headers;
-  if (accept !== undefined && accept !== accept.toLowerCase()) headers.accept = accept.toLowerCase();
+  if (accept === undefined) return;
+  const both = acceptsMediaType(accept, "application/json") && acceptsMediaType(accept, "text/event-stream");
+  const read = both ? BOTH_ACCEPTED : accept.toLowerCase();
+  if (read !== accept) headers.accept = read;
 }
 
 /** Which era a request speaks, or that it is refused, as the SDK's entry tells it from headers and body. */

@@ -397,6 +397,20 @@ describe("/mcp over HTTP", () => {
     expect(response.json).toMatchObject({ id: 3, result: { tools: expect.any(Array) } });
   });
 
+  // Regression: curl, Node's fetch and Python's requests send `Accept: */*`, which accepts both JSON and
+  // event streams (RFC 9110), but the SDK's 2025 transport refused it with 406, as it refuses text/html.
+  it("serves a 2025 client whose Accept is a range that takes both, and refuses one that does not", async () => {
+    const ping = { jsonrpc: "2.0", id: 4, method: "ping" };
+    for (const accept of ["*/*", "application/*, text/*", "text/html;q=0.9, */*;q=0.8"]) {
+      const response = await post(`${server.url}/mcp`, ping, { accept });
+      expect([response.status, response.json], accept).toEqual([200, { jsonrpc: "2.0", id: 4, result: {} }]);
+    }
+    for (const accept of ["text/html", "application/json", "*/*;q=0", "*/*, text/event-stream;q=0"]) {
+      const response = await post(`${server.url}/mcp`, ping, { accept });
+      expect(response.status, accept).toBe(406);
+    }
+  });
+
   // Regression: a version that sorts before 2026-07-28 (a 2025 client's typo, or a version dropped) got
   // the SDK's -32000 under "id": null, which a client cannot match to its request, while one after it was
   // refused under the request's id with the versions to use.

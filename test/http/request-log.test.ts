@@ -159,7 +159,7 @@ describe("what a refused or failed request was told, in its log line", () => {
   });
 
   it("is the JSON-RPC error of a refusal at the edge", async () => {
-    expect(await lineOf(ping, { "content-type": "application/json" })).toMatchObject({
+    expect(await lineOf(ping, { "content-type": "application/json", accept: "text/html" })).toMatchObject({
       status: 406,
       error: expect.stringMatching(/^Not Acceptable/),
     });

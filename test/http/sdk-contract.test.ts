@@ -17,7 +17,7 @@ import { mcpDepsOf } from "../../scripts/in-memory-client.js";
 import type { Scope } from "../../src/catalog/index.js";
 import { McpEndpoint, McpEndpoints } from "../../src/http/mcp-endpoint.js";
 import {
-  acceptInLowerCase,
+  acceptAsTheSdkReadsIt,
   answerEnding,
   batchedHandshakeOf,
   CHECKED_HEADERS,
@@ -590,22 +590,35 @@ it("answers 2026-07-28 requests with any standard headers as createMcpHandler do
   );
 });
 
-// Assumption (acceptInLowerCase): the SDK's 2025 transport reads Accept's media types as written. When a
-// release reads them in any case, as RFC 9110 asks, the route's lowering of the header can go.
-describe("Accept, written in capitals", () => {
-  const capitals = { ...LEGACY_HEADERS, accept: "Application/JSON, Text/Event-Stream" };
+// Assumption (acceptAsTheSdkReadsIt): the SDK's 2025 transport reads Accept's media types as written. When
+// a release reads them as RFC 9110 asks (any case, ranges), the route's rewriting of the header can go.
+describe("Accept, written otherwise than the SDK looks for it", () => {
   const { body } = asSent("legacy", "tools/list");
 
-  it("is refused by the SDK's 2025 transport", async () => {
-    const answer = await sdkAnswer(newServer, capitals, body);
-    expect(answer.status).toBe(406);
-  });
-
-  it("is lowered to the header the SDK answers, and nothing else is touched", async () => {
-    const headers: IncomingHttpHeaders = { ...capitals };
-    acceptInLowerCase(headers);
+  it.each([
+    "Application/JSON, Text/Event-Stream",
+    "*/*",
+    "application/*, text/*",
+    "application/json, text/*;q=0.5",
+  ])("%s is refused by the SDK's 2025 transport, and handed to it as the two types", async (accept) => {
+    const sent = { ...LEGACY_HEADERS, accept };
+    expect((await sdkAnswer(newServer, sent, body)).status).toBe(406);
+    const headers: IncomingHttpHeaders = { ...sent };
+    acceptAsTheSdkReadsIt(headers);
     expect(headers).toEqual(LEGACY_HEADERS);
     expect(await sdkAnswer(newServer, LEGACY_HEADERS, body)).toMatchObject({ status: 200 });
+  });
+
+  it.each([
+    ["text/html", "text/html"],
+    ["Application/JSON", "application/json"],
+    ["*/*;q=0", "*/*;q=0"],
+    ["*/*, text/event-stream;q=0", "*/*, text/event-stream;q=0"],
+    ["application/json, text/event-stream;q=0", "application/json, text/event-stream;q=0"],
+  ])("%s, which does not accept both, is only lowered", (accept, lowered) => {
+    const headers: IncomingHttpHeaders = { ...LEGACY_HEADERS, accept };
+    acceptAsTheSdkReadsIt(headers);
+    expect(headers).toEqual({ ...LEGACY_HEADERS, accept: lowered });
   });
 });
 
