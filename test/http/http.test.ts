@@ -411,6 +411,41 @@ describe("/mcp over HTTP", () => {
     }
   });
 
+  // 2026-07-28 gives a notification's `_meta` no envelope (NotificationParams: only subscriptionId), and
+  // defines no client notification over HTTP: one whose `_meta` would spoil a request's envelope is still a
+  // notification the server takes (202), as MCP has it. What the SDK's classification reads of it (the
+  // version, against the header) is still checked.
+  it("takes a 2026-07-28 notification whose _meta would not do as a request's envelope", async () => {
+    const headers = { "mcp-protocol-version": "2026-07-28", "mcp-method": "notifications/cancelled" };
+    const notification = (meta: Record<string, unknown>) => ({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 1, _meta: meta },
+    });
+    const version = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
+    for (const meta of [
+      version,
+      { ...version, "io.modelcontextprotocol/clientCapabilities": "x" },
+      {
+        ...version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": 5,
+      },
+    ]) {
+      const response = await post(`${server.url}/mcp`, notification(meta), headers);
+      expect([response.status, response.text], JSON.stringify(meta)).toEqual([202, ""]);
+    }
+    const named = await post(
+      `${server.url}/mcp`,
+      notification({ "io.modelcontextprotocol/protocolVersion": 5 }),
+      headers,
+    );
+    expect(named.status).toBe(400);
+    expect(named.json).toMatchObject({
+      error: { code: -32602, message: expect.stringContaining("io.modelcontextprotocol/protocolVersion") },
+    });
+  });
+
   // Regression: a version that sorts before 2026-07-28 (a 2025 client's typo, or a version dropped) got
   // the SDK's -32000 under "id": null, which a client cannot match to its request, while one after it was
   // refused under the request's id with the versions to use.
