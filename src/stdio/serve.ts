@@ -11,9 +11,10 @@ import type { Logger } from "pino";
 import { ZodError } from "zod";
 import { ByteBudget } from "../budget/index.js";
 import { SHUTDOWN_GRACE_MS } from "../config/index.js";
-import { messageShapeProblem } from "../json-rpc/index.js";
+import { isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, servedMethods, serverFactoryFor } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
+import { excerpt, visible } from "../visible.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
 import { EnvelopeCheck } from "./envelope-check.js";
 import { InputLines, type NotJsonWhy } from "./input-lines.js";
@@ -140,14 +141,18 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
         // its members) is the client's mistake, which the SDK skips as it skips a line that is not JSON:
         // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
         if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
-          notMessage();
-          for (const answer of refusalsOf(jsonOf(input.current))) transport.answer(answer, ANSWER_BYTES);
+          const json = jsonOf(input.current);
+          const refusals = refusalsOf(json);
+          // What is wrong, and whether the client is told: a notification is answered by nothing, so the
+          // log line is all that says why it did nothing.
+          notMessage({ ...whyNoMessage(json), answered: refusals.length > 0 });
+          for (const answer of refusals) transport.answer(answer, ANSWER_BYTES);
           return;
         }
         // A response or notification the SDK discards is the client's mistake, which nothing answers: said
         // sparingly, with the SDK's words, not logged as a fault of ours with a stack.
         if (DISCARDED_CLIENT_MESSAGE.test(error.message)) {
-          discarded(error.message);
+          discarded({ reason: error.message });
           return;
         }
         // A request the SDK refuses (a protocol revision it does not speak) is answered to the client: its
@@ -189,13 +194,30 @@ function isClosedPipe(error: Error): boolean {
  * A warning about the client's input, said sparingly (see {@link isSaidSparingly}) with the count so far:
  * said each time, it filled the log 40 times as fast as a client that sent nothing else wrote.
  */
-function warnSparingly(logger: Logger, message: string): (reason?: string) => void {
+function warnSparingly(
+  logger: Logger,
+  message: string,
+): (fields?: Readonly<Record<string, unknown>>) => void {
   let count = 0;
-  return (reason) => {
+  return (fields) => {
     count++;
     if (!isSaidSparingly(count)) return;
-    logger.warn(reason === undefined ? { skipped: count } : { skipped: count, reason }, message);
+    logger.warn({ skipped: count, ...fields }, message);
   };
+}
+
+/**
+ * Why `json` (a line the SDK parsed and refused as a message) is no JSON-RPC message, in the words its
+ * answer uses, and the method it names, if any: `{"method":"notifications/initialized","params":5}` was
+ * warned of only as "not a JSON-RPC message", and nothing answers a notification.
+ */
+function whyNoMessage(json: unknown): { readonly reason: string; readonly method?: string } {
+  if (Array.isArray(json))
+    return { reason: json.length === 0 ? "an empty batch" : "a batch, which stdio does not serve" };
+  const reason = messageShapeProblem(json, "the line") ?? "no JSON-RPC request, notification or response";
+  const { method } = isJsonObject(json) ? json : {};
+  // As a log line shows what a client sent: cut, and every character no reader sees written out.
+  return typeof method === "string" ? { reason, method: excerpt(visible(method), 100) } : { reason };
 }
 
 /**

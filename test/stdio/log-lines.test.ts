@@ -74,6 +74,40 @@ describe("a stdio server's log, as a desktop host's log panel shows it", () => {
     }
   });
 
+  // Regression: a notification whose params are no object was warned of only as "not a JSON-RPC message",
+  // and nothing answers a notification: its client was told nothing anywhere of what was wrong.
+  it("warns once of each notification of the wrong shape, saying what is wrong, its method, and that nothing answers it", async () => {
+    const server = stdioServer();
+    try {
+      server.write('{"jsonrpc":"2.0","method":"notifications/initialized","params":5}');
+      server.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1]}');
+      server.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}');
+      server.write('{"jsonrpc":"2.0","id":2,"method":"ping"}');
+      await vi.waitFor(() => expect(server.stdout()).toContain('"id":2'), { timeout: 30_000 });
+      expect(await server.end()).toBe(0);
+      const warnings = server.log().filter((line) => Number(line.level) >= 40);
+      const skipped = "stdio: a line from the client is not a JSON-RPC message; skipped";
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: skipped,
+          method: "notifications/initialized",
+          reason: '"params" must be an object, not a number; leave it out when there are none.',
+          answered: false,
+        }),
+        expect.objectContaining({
+          msg: skipped,
+          method: "notifications/cancelled",
+          reason: '"params" must be an object, not an array; leave it out when there are none.',
+          answered: false,
+        }),
+        expect.objectContaining({ msg: skipped, method: "ping", answered: true }),
+      ]);
+    } finally {
+      server.kill();
+    }
+  });
+
   it("ties a call that failed inside the server to the client's request by its JSON-RPC id", async () => {
     const failing = await makeStandardCatalog();
     const server = stdioServer({ SKILLS_DIR: failing.skillsDir });
