@@ -25,13 +25,14 @@ import {
   type Target,
 } from "./skill-namespace.js";
 import {
+  childUriAt,
   compareUris,
   cursorAfter,
   type ResourceListPosition,
   resourceListCursor,
   resourceListPositionAt,
+  skillUriAt,
   startAfter,
-  uriAt,
 } from "./skill-uri-cursors.js";
 import {
   inAskedCase,
@@ -150,7 +151,7 @@ export class SkillResources {
     cursor: string | undefined,
   ): { items: CarriedSkill[]; bytes: number; nextCursor?: string } {
     const listing = listingOf("skills/list", this.#everything, scope);
-    const after = cursor === undefined ? undefined : uriAt(listing, cursor);
+    const after = cursor === undefined ? undefined : skillUriAt(listing, cursor);
     const items: CarriedSkill[] = [];
     let bytes = 0;
     let last: string | undefined;
@@ -254,19 +255,21 @@ export class SkillResources {
     const key = this.#keyOf(uri, true);
     const folder = key === undefined ? undefined : this.#foldersNow().get(key);
     if (key === undefined || folder === undefined || !isFolderVisible(folder, scope)) return undefined;
+    // Ordered and paged as listed, so that a cursor names the same place whichever case its read asked.
     const children: Resource[] = [];
     for (const child of folder.children.values()) {
       const resource = this.#childResource(child.key, child.folder, scope);
-      // Below the folder as it was asked for, its pack in the case asked (see #keyOf).
-      if (resource !== undefined) children.push({ ...resource, uri: inAskedCase(resource.uri, uri) });
+      if (resource !== undefined) children.push(resource);
     }
     children.sort((a, b) => compareUris(a.uri, b.uri));
     const listing = listingOf("resources/directory/read", this.#everything, scope, { key, uri });
-    const after = cursor === undefined ? undefined : uriAt(listing, cursor);
+    const after = cursor === undefined ? undefined : childUriAt(listing, cursor, uriOfKey(key));
     const start =
       after === undefined ? 0 : firstAfter(children, (resource) => compareUris(resource.uri, after) <= 0);
-    const page = children.slice(start, start + PAGE_SIZE);
-    const last = page.at(-1);
+    // Below the folder as it was asked for, its pack in the case asked (see #keyOf).
+    const listed = children.slice(start, start + PAGE_SIZE);
+    const page = listed.map((resource) => ({ ...resource, uri: inAskedCase(resource.uri, uri) }));
+    const last = listed.at(-1);
     return start + PAGE_SIZE < children.length && last !== undefined
       ? { resources: page, nextCursor: cursorAfter(listing, last.uri) }
       : { resources: page };

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor, firstAfter, invalidCursor, type Listing } from "./cursor.js";
-import { SCHEME } from "./skill-uris.js";
+import { inAskedCase, SCHEME } from "./skill-uris.js";
 
 /** Code-unit order of URIs: the one order of entries, children and cursors, as the SDK orders them. */
 export function compareUris(a: string, b: string): number {
@@ -24,6 +24,34 @@ export function cursorAfter(listing: Listing, uri: string): string {
 /** The URI a cursor of `listing` names. */
 export function uriAt(listing: Listing, cursor: string): string {
   return `${SCHEME}${decodeCursor(listing, cursor)}`;
+}
+
+/** Where every skill's URI ends: a `skills/list` page ends at a skill, so its cursor names one. */
+const SKILL_DOCUMENT = "/SKILL.md";
+
+/**
+ * The skill URI a cursor of `skills/list` names; one naming no skill's URI (`sAbc~zzz`, an empty place)
+ * is refused, as no page of the list ends there: it was answered a page from wherever it sorted.
+ */
+export function skillUriAt(listing: Listing, cursor: string): string {
+  const uri = uriAt(listing, cursor);
+  if (!uri.endsWith(SKILL_DOCUMENT) || uri.length === SCHEME.length + SKILL_DOCUMENT.length)
+    throw invalidCursor(listing);
+  return uri;
+}
+
+/**
+ * The child of the folder at `folderUri` (as listed) that a cursor of a read of that folder names, spelled
+ * as listed: its pack in the case the folder is listed in, whichever case the read that gave the cursor
+ * asked for. A host may read one page as `skill://MyPack/…` and the next as `skill://mypack/…`: a cursor in
+ * the other case was compared as it was spelled, and the next page came back empty, or as the first again.
+ * One naming no direct child of the folder is refused.
+ */
+export function childUriAt(listing: Listing, cursor: string, folderUri: string): string {
+  const uri = inAskedCase(uriAt(listing, cursor), folderUri);
+  const name = uri.slice(folderUri.length + 1);
+  if (!uri.startsWith(`${folderUri}/`) || name === "" || name.includes("/")) throw invalidCursor(listing);
+  return uri;
 }
 
 /** A cursor of `resources/list` naming the last resource of its page, and its section. */

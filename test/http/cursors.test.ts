@@ -205,6 +205,52 @@ describe.each(ERAS)("cursors in the %s era", (era) => {
     }
   });
 
+  // Regression: a folder's cursor held its place as the read that gave it spelled the pack, and was
+  // compared so: a host that read the first page as skill://BIG/grp and the next as skill://big/grp (or
+  // back) got an empty page, or the first page again, without an error.
+  it("page a folder to its end whatever case each read spells its pack in", async () => {
+    const spelled = (uri: string) => ({ ...GROUP_FOLDER, params: { uri } });
+    const expected = GROUPED.map((name) => `skill://big/grp/${name}`);
+    expect(await walk(era, spelled("skill://BIG/grp"), GROUP_FOLDER)).toEqual([
+      ...expected.slice(0, 100).map((uri) => uri.replace("skill://big/", "skill://BIG/")),
+      ...expected.slice(100),
+    ]);
+    expect(await walk(era, GROUP_FOLDER, spelled("skill://Big/grp/"))).toEqual([
+      ...expected.slice(0, 100),
+      ...expected.slice(100).map((uri) => uri.replace("skill://big/", "skill://Big/")),
+    ]);
+  });
+
+  // Regression: a skills/list or folder cursor whose place was changed (emptied, or naming what no page of
+  // the listing ends at) was answered a page from wherever it sorted, the first page again or none, as if
+  // it were valid; prompts/list and resources/list refused theirs.
+  it("are refused when their place names nothing a page of their listing ends at", async () => {
+    const skills = await firstCursor(era, SKILLS_LIST);
+    const children = await firstCursor(era, GROUP_FOLDER);
+    const head = (cursor: string) => cursor.slice(0, cursor.indexOf("~") + 1);
+    for (const cursor of ["", "zzz", "../../etc/passwd", "big/own-000", "/SKILL.md"].map(
+      (place) => `${head(skills)}${place}`,
+    )) {
+      expect((await ask(era, { ...SKILLS_LIST, params: { cursor } })).error, cursor).toEqual({
+        code: -32602,
+        message:
+          "Invalid cursor: not one this server gave for skills/list; " +
+          "call skills/list without a cursor to list from the start.",
+      });
+    }
+    for (const cursor of ["", "zzz", "big/grp", "big/grp/", "big/own-000/SKILL.md", "big/grp/a/b"].map(
+      (place) => `${head(children)}${place}`,
+    )) {
+      const read = { ...GROUP_FOLDER, params: { ...GROUP_FOLDER.params, cursor } };
+      expect((await ask(era, read)).error, cursor).toEqual({
+        code: -32602,
+        message:
+          "Invalid cursor: not one this server gave for resources/directory/read; " +
+          "call resources/directory/read of skill://big/grp without a cursor to list from the start.",
+      });
+    }
+  });
+
   // resources/list named the first 50 skills and the first 50 pack files, and took no cursor: the rest of
   // a large catalog was in no listing.
   it("page resources/list too: every skill's SKILL.md by URI, then every pack file, each once", async () => {
