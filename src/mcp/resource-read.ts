@@ -17,7 +17,7 @@ import {
   quoted,
   weighsMoreAsText,
 } from "../catalog/index.js";
-import { mimeTypeOf, UNKNOWN_MIME_TYPE } from "./skill-uris.js";
+import { mimeTypeOf, UNKNOWN_MIME_TYPE, withUriShapeProblem } from "./skill-uris.js";
 
 /**
  * The most of a file one `resources/read` carries. A larger file is answered as read_skill answers a file
@@ -50,7 +50,8 @@ export async function readResource(
     );
   }
   // `data.uri` keeps the URI whole, as SEP-2164 asks; the message quotes it cut, or a long one is sent twice.
-  if (read === undefined) throw new ResourceNotFoundError(uri, `Resource not found: ${quoted(uri)}`);
+  if (read === undefined)
+    throw new ResourceNotFoundError(uri, withUriShapeProblem(`Resource not found: ${quoted(uri)}`, uri));
   const { mimeType } = read;
   if ("text" in read) return { contents: [{ uri, mimeType, text: read.text }] };
   const { buffer, byteOffset, byteLength } = read.bytes;

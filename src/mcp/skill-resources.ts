@@ -44,6 +44,7 @@ import {
   type UriKey,
   uriOfKey,
   whatwgSpelling,
+  withUriShapeProblem,
 } from "./skill-uris.js";
 
 /**
@@ -116,14 +117,16 @@ export class SkillResources {
       list: async ({ cursor }) => this.#list(scope, cursor),
       // Refused here rather than by the SDK, whose answers repeat the URI whole however long, and call a URI
       // that names nothing "not a directory resource".
-      get: async (uri) => this.#get(scope, uri) ?? notServed(`No skill is served at ${quoted(uri)}`, uri),
+      get: async (uri) =>
+        this.#get(scope, uri) ??
+        notServed(withUriShapeProblem(`No skill is served at ${quoted(uri)}`, uri), uri),
       read: (uri) => this.#read(scope, uri, reader),
       readDirectory: async (uri, { cursor }) =>
         this.#readDirectory(scope, uri, cursor) ??
         notServed(
           this.#isFile(scope, uri)
             ? `${quoted(uri)} is not a directory resource; read it with resources/read`
-            : `Nothing is served at ${quoted(uri)}`,
+            : withUriShapeProblem(`Nothing is served at ${quoted(uri)}`, uri, true),
           uri,
         ),
     };

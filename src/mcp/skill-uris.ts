@@ -54,6 +54,49 @@ function decodeSegment(segment: string): string | undefined {
   return refused ? undefined : decoded;
 }
 
+/**
+ * Why `uri` cannot name anything this server serves, whatever its catalog holds, said so that a refusal of
+ * it tells what a URI here looks like; undefined for one that could (and then names nothing served). A
+ * folder's URI may end with one slash. Only the URI's shape is read: a file out of the caller's scope is
+ * told what a missing one is.
+ */
+export function uriShapeProblem(uri: string, folder = false): string | undefined {
+  if (uri.slice(0, SCHEME.length).toLowerCase() !== SCHEME)
+    return 'URIs here begin "skill://" and a pack, skill://<pack>/<path>, as resources/list gives them';
+  const rest = uri.slice(SCHEME.length);
+  if (rest.includes("?") || rest.includes("#"))
+    return "a skill:// URI names a file by its path alone, without a query (?) or a fragment (#)";
+  const segments = (folder && rest.endsWith("/") ? rest.slice(0, -1) : rest).split("/");
+  if (segments[0] === "") return 'the pack comes right after "skill://": skill://<pack>/<path>';
+  for (const segment of segments) {
+    const problem = segmentProblem(segment);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+function segmentProblem(segment: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return "it holds a % that begins no escape of UTF-8 (%XX)";
+  }
+  if (decoded === "") return "a skill:// URI holds no empty segment (// or a / at its end)";
+  if (decoded === "." || decoded === "..")
+    return "dot segments (. and .., %2e%2e) are not resolved: name the file by its own path";
+  if (decoded.startsWith(".")) return "names beginning with a dot (hidden files and folders) are not served";
+  return decodeSegment(segment) === undefined
+    ? "a segment holds an encoded /, \\ or NUL, which no name served holds"
+    : undefined;
+}
+
+/** `said` (a refusal naming `uri`), with why the URI can name nothing, when its shape tells. */
+export function withUriShapeProblem(said: string, uri: string, folder = false): string {
+  const problem = uriShapeProblem(uri, folder);
+  return problem === undefined ? said : `${said}: ${problem}`;
+}
+
 /** A key that every encoding below leaves as it is: most are, and a start on a saved index makes them all. */
 const PLAIN_KEY = /^[\w.~/-]*$/;
 

@@ -375,6 +375,7 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
   /** Spellings of `..` and `.`: plain, encoded in either case, half encoded, and encoded twice. */
   const UP = ["..", "%2e%2e", "%2E%2E", "%2e.", ".%2E", "%252e%252e"];
   const HERE = [".", "%2e", "%2E", "%252e"];
+  const DOT_SEGMENTS = ": dot segments (. and .., %2e%2e) are not resolved: name the file by its own path";
 
   // Regression (issue 24): the SDK resolved dot segments before the URI was checked, so
   // skill://alpha/nothing/%2e%2e/guide/SKILL.md read skill://alpha/guide/SKILL.md.
@@ -388,12 +389,67 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
       ...HERE.map((here) => `skill://alpha/guide/${here}/references/intro.md`),
     ];
     for (const uri of uris) {
-      expect(await read(client, uri), uri).toEqual({ code: -32602, message: `Resource not found: "${uri}"` });
+      // Said why, but where the dot is encoded twice (%252e is the name %2e, which nothing is named).
+      const why = uri.includes("%25") ? "" : DOT_SEGMENTS;
+      expect(await read(client, uri), uri).toEqual({
+        code: -32602,
+        message: `Resource not found: "${uri}"${why}`,
+      });
       expect(await refusal(skills.get(uri), uri), uri).toEqual({
         code: -32602,
-        message: `No skill is served at "<uri>"`,
+        message: `No skill is served at "<uri>"${why}`,
       });
     }
+  });
+
+  // Regression: a URI that no served file could have (a query, a hidden name, another scheme) was refused
+  // only as "not found", which did not say what to change; a URI that could name a file still is.
+  it("a URI whose shape names nothing is told why, in each method's refusal", async () => {
+    const shapes: readonly (readonly [string, string])[] = [
+      [
+        "skill://alpha/guide/SKILL.md?x=1",
+        "a skill:// URI names a file by its path alone, without a query (?) or a fragment (#)",
+      ],
+      [
+        "skill://alpha/guide/SKILL.md#top",
+        "a skill:// URI names a file by its path alone, without a query (?) or a fragment (#)",
+      ],
+      [
+        "file:///etc/passwd",
+        'URIs here begin "skill://" and a pack, skill://<pack>/<path>, as resources/list gives them',
+      ],
+      [
+        "skill:alpha/guide/SKILL.md",
+        'URIs here begin "skill://" and a pack, skill://<pack>/<path>, as resources/list gives them',
+      ],
+      ["skill:///alpha/guide/SKILL.md", 'the pack comes right after "skill://": skill://<pack>/<path>'],
+      ["skill://alpha//guide/SKILL.md", "a skill:// URI holds no empty segment (// or a / at its end)"],
+      ["skill://alpha/guide/.hidden", "names beginning with a dot (hidden files and folders) are not served"],
+      [
+        "skill://alpha%2Fguide/SKILL.md",
+        "a segment holds an encoded /, \\ or NUL, which no name served holds",
+      ],
+      ["skill://alpha/guide/%zz", "it holds a % that begins no escape of UTF-8 (%XX)"],
+    ];
+    for (const [uri, why] of shapes) {
+      expect(await read(client, uri), uri).toEqual({
+        code: -32602,
+        message: `Resource not found: "${uri}": ${why}`,
+      });
+      expect(await refusal(skills.get(uri), uri), uri).toEqual({
+        code: -32602,
+        message: `No skill is served at "<uri>": ${why}`,
+      });
+      expect(await refusal(skills.readDirectory(uri), uri), uri).toEqual({
+        code: -32602,
+        message: `Nothing is served at "<uri>": ${why}`,
+      });
+    }
+    const missing = "skill://alpha/guide/no-such-file.md";
+    expect(await read(client, missing)).toEqual({
+      code: -32602,
+      message: `Resource not found: "${missing}"`,
+    });
   });
 
   // The SDK answers skills/get only with an entry whose URI is the one asked for, as a URL spells it: a
@@ -424,7 +480,7 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     for (const uri of uris) {
       expect(await refusal(skills.readDirectory(uri), uri), uri).toEqual({
         code: -32602,
-        message: `Nothing is served at "<uri>"`,
+        message: `Nothing is served at "<uri>"${uri.includes("%25") ? "" : DOT_SEGMENTS}`,
       });
     }
   });
@@ -445,7 +501,10 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
       expect(await refusal(children(`${folder}//`), `${folder}//`)).toMatchObject({ code: -32602 });
     }
     const file = "skill://alpha/guide/references/intro.md/";
-    expect(await read(client, file)).toEqual({ code: -32602, message: `Resource not found: "${file}"` });
+    expect(await read(client, file)).toEqual({
+      code: -32602,
+      message: `Resource not found: "${file}": a skill:// URI holds no empty segment (// or a / at its end)`,
+    });
   });
 });
 
