@@ -1,5 +1,6 @@
 import {
   isJSONRPCErrorResponse,
+  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
@@ -21,6 +22,9 @@ import {
 import { cancelledRequest } from "./cancelled.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
 
+/** How every method of a notification begins, in MCP. */
+const NOTIFICATIONS = "notifications/";
+
 /**
  * A transport whose "Method not found" answers name the method asked and those served, as `/mcp`'s do (the
  * SDK's say only "Method not found"), whose refusal of `initialize` on a connection that speaks 2026-07-28
@@ -35,6 +39,8 @@ export class MethodNaming extends ForwardingTransport {
   constructor(
     inner: Transport,
     private readonly served: () => readonly string[] | undefined,
+    /** Told of a notification named as a request (`tools/list` without an id), which nothing answers. */
+    private readonly unanswerable: (method: string) => void = () => {},
   ) {
     super(inner);
   }
@@ -43,6 +49,8 @@ export class MethodNaming extends ForwardingTransport {
     // Params as /mcp reads them (see requestAsMeant), so that both answer alike.
     const message = requestAsMeant(received) as JSONRPCMessage;
     if (isJSONRPCRequest(message)) this.#asked.set(message.id, message);
+    else if (isJSONRPCNotification(message) && !message.method.startsWith(NOTIFICATIONS))
+      this.unanswerable(message.method);
     const cancelled = cancelledRequest(message);
     if (cancelled !== undefined) this.#asked.delete(cancelled);
     this.onmessage?.(message, extra);

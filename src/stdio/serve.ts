@@ -97,6 +97,7 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
         },
       ),
       () => served,
+      (method) => withoutId({ method: excerpt(visible(method), 100) }),
     ),
     new ByteBudget(MAX_READ_BYTES),
     (method, params) =>
@@ -104,6 +105,11 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
         ? 0
         : Math.max(fileBytesOf(deps.mcp, scope, method, params), ANSWER_BYTES),
     input,
+  );
+  // A request sent without its id is a notification, which nothing answers: its client waits for nothing.
+  const withoutId = warnSparingly(
+    deps.logger,
+    'stdio: a message without an "id" names a request\'s method, so it is a notification, which nothing answers; send a request with an id',
   );
   const notMessage = warnSparingly(
     deps.logger,

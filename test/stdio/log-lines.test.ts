@@ -108,6 +108,30 @@ describe("a stdio server's log, as a desktop host's log panel shows it", () => {
     }
   });
 
+  // Regression: a request sent without its id (a notification, by JSON-RPC) went without a word: nothing
+  // answers it, and its client waited for an answer with nothing in the log to say why.
+  it("warns of a request's method sent without an id, which nothing answers", async () => {
+    const server = stdioServer();
+    try {
+      server.write('{"jsonrpc":"2.0","method":"tools/list"}');
+      server.write('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+      server.write('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      await vi.waitFor(() => expect(server.stdout()).toContain('"id":1'), { timeout: 30_000 });
+      expect(await server.end()).toBe(0);
+      expect(server.stdout().trim().split("\n")).toHaveLength(1);
+      expect(server.log().filter((line) => Number(line.level) >= 40)).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: 'stdio: a message without an "id" names a request\'s method, so it is a notification, which nothing answers; send a request with an id',
+          method: "tools/list",
+          skipped: 1,
+        }),
+      ]);
+    } finally {
+      server.kill();
+    }
+  });
+
   it("ties a call that failed inside the server to the client's request by its JSON-RPC id", async () => {
     const failing = await makeStandardCatalog();
     const server = stdioServer({ SKILLS_DIR: failing.skillsDir });
