@@ -10,7 +10,13 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Scope } from "../catalog/index.js";
-import { answersInParamsWords, inParamsWords, type ServerFactory, servedMethods } from "../mcp/index.js";
+import {
+  answersInParamsWords,
+  inParamsWords,
+  namingEnvelopeVersion,
+  type ServerFactory,
+  servedMethods,
+} from "../mcp/index.js";
 import { type Answer, AnswerCache, answerKeyOf } from "./answer-cache.js";
 import { failureIn } from "./json-rpc.js";
 import { RequestOrigins } from "./request-origins.js";
@@ -378,7 +384,10 @@ function wordedAnswer(
   body: unknown,
   served: readonly string[],
 ): Answered {
-  const named = namingNameEncoding(namingMethods(answersInParamsWords(parsed, body), body, served), body);
+  const named = namingEnvelopeVersion(
+    namingNameEncoding(namingMethods(answersInParamsWords(parsed, body), body, served), body),
+    body,
+  );
   const json = named === parsed && bytes !== undefined ? bytes : Buffer.from(JSON.stringify(named));
   return { answer: { status, contentType, body: json }, ...outcomeOf(named) };
 }

@@ -9,7 +9,7 @@ import {
   type Transport,
   UnsupportedProtocolVersionError,
 } from "@modelcontextprotocol/server";
-import { MODERN_REVISION } from "../mcp/index.js";
+import { envelopeVersionMessage, MODERN_REVISION } from "../mcp/index.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
 
 /**
@@ -62,7 +62,8 @@ export class EnvelopeCheck extends ForwardingTransport {
     if (outcome.kind === "modern" && outcome.classification.revision !== MODERN_REVISION) {
       const requested = outcome.classification.revision ?? "";
       const refused = new UnsupportedProtocolVersionError({ supported: [MODERN_REVISION], requested });
-      const error = { code: refused.code, message: refused.message, data: refused.data };
+      const told = envelopeVersionMessage(requested, [MODERN_REVISION]);
+      const error = { code: refused.code, message: told, data: refused.data };
       return { jsonrpc: "2.0", id: message.id, error };
     }
     return;

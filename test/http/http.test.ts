@@ -380,9 +380,38 @@ describe("/mcp over HTTP", () => {
       const enveloped = await post(`${server.url}/mcp`, { ...body, params: { _meta: meta } }, headers);
       expect([enveloped.status, enveloped.json], version).toEqual([
         400,
-        refusal(`Unsupported protocol version: ${version}`, ["2026-07-28"]),
+        refusal(
+          `Unsupported protocol version in the request's _meta envelope: "${version}" (an envelope names 2026-07-28).`,
+          ["2026-07-28"],
+        ),
       ]);
     }
+  });
+
+  // Regression: the SDK said "Unsupported protocol version: 2025-11-25" of a version this server serves,
+  // and nothing of why (an envelope is 2026-07-28's) or what to send instead.
+  it("refuses a 2025 version named in an envelope, saying it is served without one", async () => {
+    const { body } = wireRequest("modern", 8, "tools/list");
+    const meta = {
+      ...(body.params?._meta as object),
+      "io.modelcontextprotocol/protocolVersion": "2025-11-25",
+    };
+    const headers = { "mcp-protocol-version": "2025-11-25", "mcp-method": "tools/list" };
+    const answer = await post(`${server.url}/mcp`, { ...body, params: { _meta: meta } }, headers);
+    expect([answer.status, answer.json]).toEqual([
+      400,
+      {
+        jsonrpc: "2.0",
+        id: 8,
+        error: {
+          code: -32022,
+          message:
+            `Unsupported protocol version in the request's _meta envelope: "2025-11-25" (an envelope names ` +
+            "2026-07-28); 2025-11-25 is served without the envelope, as the 2025 handshake speaks it.",
+          data: { supported: ["2026-07-28"], requested: "2025-11-25" },
+        },
+      },
+    ]);
   });
 
   // Regression: media types are case-insensitive (RFC 9110), but the SDK's 2025 transport refused with 406

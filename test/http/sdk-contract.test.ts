@@ -36,6 +36,7 @@ import {
 import {
   answersInParamsWords,
   MODERN_REVISION,
+  namingEnvelopeVersion,
   requestsAsMeant,
   type ServerFactory,
   serverFactoryFor,
@@ -99,7 +100,8 @@ async function seen(response: Response): Promise<Seen> {
  * its refusal of params in the endpoint's words, which say the same in one line (see inParamsWords, whose
  * assumption the requests of tools/call without params, with a wrong name or with arguments that are a
  * string hold), and its refusal of an Mcp-Name that cannot go in a header as it is saying how to write it
- * (see namingNameEncoding). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
+ * (see namingNameEncoding), and its refusal of the revision an envelope names saying what an envelope
+ * names (see namingEnvelopeVersion). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
  * of `initialize`, which its own handler checks, as an internal error (-32603, its schema's issues as
  * JSON), and the endpoint as invalid params (-32602), as MCP has it.
  */
@@ -115,7 +117,7 @@ async function sdkAnswer(
   } catch {
     return answered;
   }
-  const worded = namingNameEncoding(answersInParamsWords(parsed, body), body);
+  const worded = namingEnvelopeVersion(namingNameEncoding(answersInParamsWords(parsed, body), body), body);
   return worded === parsed ? answered : { ...answered, text: JSON.stringify(worded) };
 }
 

@@ -71,7 +71,11 @@ describe("a 2026-07-28 request with a wrong envelope, over stdio after the first
       expect(answers.get(3)).toHaveProperty("result.tools");
       for (const id of [2, 4])
         expect(answers.get(id)).toMatchObject({
-          error: { code: -32022, message: "Unsupported protocol version: 2027-01-01" },
+          error: {
+            code: -32022,
+            message:
+              'Unsupported protocol version in the request\'s _meta envelope: "2027-01-01" (an envelope names 2026-07-28).',
+          },
         });
     } finally {
       await stdio.end();

@@ -1,0 +1,39 @@
+import {
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/server";
+import { isJsonObject } from "../json-rpc/index.js";
+import { quoted } from "../visible.js";
+import { MODERN_REVISION } from "./server.js";
+
+/**
+ * The refusal of a request whose `_meta` envelope names `requested`, a revision an envelope cannot name
+ * here, listing `supported`, those it can. The SDK said only "Unsupported protocol version: 2025-11-25",
+ * of a version this server serves (without an envelope): what to send instead went unsaid.
+ */
+export function envelopeVersionMessage(requested: string, supported: readonly string[]): string {
+  const said = `Unsupported protocol version in the request's _meta envelope: ${quoted(requested)} (an envelope names ${supported.join(" or ")})`;
+  return SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+    ? `${said}; ${requested} is served without the envelope, as the 2025 handshake speaks it.`
+    : `${said}.`;
+}
+
+/**
+ * `answer` (one message, parsed) with the SDK's refusal of the revision `request`'s envelope names worded
+ * by envelopeVersionMessage; the answer itself for anything else (a refusal of the MCP-Protocol-Version
+ * header, which says more already). The code and data are kept.
+ */
+export function namingEnvelopeVersion<Answer>(answer: Answer, request: unknown): Answer {
+  if (!isJsonObject(answer) || !isJsonObject(answer.error)) return answer;
+  const { code, message, data } = answer.error;
+  if (code !== ProtocolErrorCode.UnsupportedProtocolVersion || !isJsonObject(data)) return answer;
+  const { requested, supported } = data;
+  const meta = isJsonObject(request) && isJsonObject(request.params) ? request.params._meta : undefined;
+  if (typeof requested !== "string" || !isJsonObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== requested)
+    return answer;
+  if (message !== `Unsupported protocol version: ${requested}`) return answer;
+  const named = Array.isArray(supported) && supported.every((version) => typeof version === "string");
+  const told = envelopeVersionMessage(requested, named ? (supported as string[]) : [MODERN_REVISION]);
+  return { ...answer, error: { ...answer.error, message: told } } as Answer;
+}
