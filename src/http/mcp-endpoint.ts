@@ -14,6 +14,7 @@ import {
   answersInParamsWords,
   inParamsWords,
   namingEnvelopeVersion,
+  namingMissingEnvelope,
   type ServerFactory,
   servedMethods,
 } from "../mcp/index.js";
@@ -384,9 +385,11 @@ function wordedAnswer(
   body: unknown,
   served: readonly string[],
 ): Answered {
-  const named = namingEnvelopeVersion(
-    namingNameEncoding(namingMethods(answersInParamsWords(parsed, body), body, served), body),
-    body,
+  const named = namingMissingEnvelope(
+    namingEnvelopeVersion(
+      namingNameEncoding(namingMethods(answersInParamsWords(parsed, body), body, served), body),
+      body,
+    ),
   );
   const json = named === parsed && bytes !== undefined ? bytes : Buffer.from(JSON.stringify(named));
   return { answer: { status, contentType, body: json }, ...outcomeOf(named) };

@@ -1,4 +1,5 @@
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -35,5 +36,22 @@ export function namingEnvelopeVersion<Answer>(answer: Answer, request: unknown):
   if (message !== `Unsupported protocol version: ${requested}`) return answer;
   const named = Array.isArray(supported) && supported.every((version) => typeof version === "string");
   const told = envelopeVersionMessage(requested, named ? (supported as string[]) : [MODERN_REVISION]);
+  return { ...answer, error: { ...answer.error, message: told } } as Answer;
+}
+
+/**
+ * `answer` (one message, parsed) with the SDK's refusal of a request that names 2026-07-28 in its header
+ * but lacks envelope keys saying what the envelope holds: it named only the keys missing (`_meta`, when
+ * there was none), not what goes in them. The answer itself for anything else; code and data are kept.
+ */
+export function namingMissingEnvelope<Answer>(answer: Answer): Answer {
+  if (!isJsonObject(answer) || !isJsonObject(answer.error)) return answer;
+  const { code, message, data } = answer.error;
+  const envelope = isJsonObject(data) ? data.envelope : undefined;
+  if (code !== ProtocolErrorCode.InvalidParams || !isJsonObject(envelope) || !Array.isArray(envelope.missing))
+    return answer;
+  if (typeof message !== "string" || !message.includes("missing the required per-request envelope"))
+    return answer;
+  const told = `${message}. A ${MODERN_REVISION} request carries params._meta holding ${PROTOCOL_VERSION_META_KEY} "${MODERN_REVISION}" and ${CLIENT_CAPABILITIES_META_KEY} (an object, {} for none); a 2025 request names a 2025 version in MCP-Protocol-Version, or none`;
   return { ...answer, error: { ...answer.error, message: told } } as Answer;
 }

@@ -1,5 +1,5 @@
 export { answerKeeping, fileBytesOf } from "./answer-traits.js";
-export { envelopeVersionMessage, namingEnvelopeVersion } from "./envelope-version.js";
+export { envelopeVersionMessage, namingEnvelopeVersion, namingMissingEnvelope } from "./envelope-version.js";
 export { plural } from "./format.js";
 export { formatPacks } from "./list-packs.js";
 export {

@@ -388,6 +388,41 @@ describe("/mcp over HTTP", () => {
     }
   });
 
+  // Regression: a request naming 2026-07-28 in its header without its envelope was told only the keys
+  // missing ("envelope key(s): _meta"), not what the envelope holds.
+  it("refuses a 2026-07-28 request without its envelope, saying what the envelope holds", async () => {
+    const headers = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" };
+    const told =
+      '. A 2026-07-28 request carries params._meta holding io.modelcontextprotocol/protocolVersion "2026-07-28" ' +
+      "and io.modelcontextprotocol/clientCapabilities (an object, {} for none); a 2025 request names a 2025 " +
+      "version in MCP-Protocol-Version, or none";
+    for (const [params, missing] of [
+      [undefined, "_meta"],
+      [
+        { _meta: { "io.modelcontextprotocol/clientCapabilities": {} } },
+        "io.modelcontextprotocol/protocolVersion",
+      ],
+    ] as const) {
+      const answer = await post(
+        `${server.url}/mcp`,
+        { jsonrpc: "2.0", id: 9, method: "tools/list", params },
+        headers,
+      );
+      expect([answer.status, answer.json], missing).toEqual([
+        400,
+        {
+          jsonrpc: "2.0",
+          id: 9,
+          error: {
+            code: -32602,
+            message: `Invalid params: the MCP-Protocol-Version header names protocol revision 2026-07-28, but the request is missing the required per-request envelope key(s): ${missing}${told}`,
+            data: { envelope: { missing: [missing] } },
+          },
+        },
+      ]);
+    }
+  });
+
   // Regression: the SDK said "Unsupported protocol version: 2025-11-25" of a version this server serves,
   // and nothing of why (an envelope is 2026-07-28's) or what to send instead.
   it("refuses a 2025 version named in an envelope, saying it is served without one", async () => {

@@ -37,6 +37,7 @@ import {
   answersInParamsWords,
   MODERN_REVISION,
   namingEnvelopeVersion,
+  namingMissingEnvelope,
   requestsAsMeant,
   type ServerFactory,
   serverFactoryFor,
@@ -101,7 +102,8 @@ async function seen(response: Response): Promise<Seen> {
  * assumption the requests of tools/call without params, with a wrong name or with arguments that are a
  * string hold), and its refusal of an Mcp-Name that cannot go in a header as it is saying how to write it
  * (see namingNameEncoding), and its refusal of the revision an envelope names saying what an envelope
- * names (see namingEnvelopeVersion). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
+ * names (see namingEnvelopeVersion), and its refusal of a missing envelope saying what it holds (see
+ * namingMissingEnvelope). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
  * of `initialize`, which its own handler checks, as an internal error (-32603, its schema's issues as
  * JSON), and the endpoint as invalid params (-32602), as MCP has it.
  */
@@ -117,7 +119,9 @@ async function sdkAnswer(
   } catch {
     return answered;
   }
-  const worded = namingEnvelopeVersion(namingNameEncoding(answersInParamsWords(parsed, body), body), body);
+  const worded = namingMissingEnvelope(
+    namingEnvelopeVersion(namingNameEncoding(answersInParamsWords(parsed, body), body), body),
+  );
   return worded === parsed ? answered : { ...answered, text: JSON.stringify(worded) };
 }
 
