@@ -68,7 +68,8 @@ const BOTH_ACCEPTED = "application/json, text/event-stream";
  */
 export function acceptAsTheSdkReadsIt(headers: IncomingHttpHeaders): void {
   const { accept } = headers;
-  if (accept === undefined) return;
+  // What the SDK's client and most hosts send, on every request: read without a parse.
+  if (accept === undefined || accept === BOTH_ACCEPTED) return;
   const both = acceptsMediaType(accept, "application/json") && acceptsMediaType(accept, "text/event-stream");
   const read = both ? BOTH_ACCEPTED : accept.toLowerCase();
   if (read !== accept) headers.accept = read;
