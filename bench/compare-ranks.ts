@@ -7,6 +7,7 @@
  * Files joined by commas are taken together (say, the three query sets of one run); ids must not repeat.
  */
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
+import { errorMessage } from "../src/system-errors.js";
 import { readCommandLine, refuse } from "./command-line.js";
 import { type Ranks, rankChanges, readRanks } from "./ranks.js";
 
@@ -46,6 +47,6 @@ try {
   if (higher.length > 0) console.log(`higher: ${higher.join(", ")}`);
   if (lower.length > 0) console.log(`lower: ${lower.join(", ")}`);
 } catch (error) {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(errorMessage(error));
   process.exit(1);
 }

@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { describeArgsError, notWholeNumber, wholeNumberIn } from "../src/command-line.js";
 import { notAFolderOnPath } from "../src/make-folder.js";
+import { errorMessage } from "../src/system-errors.js";
 import { buildBaseline, describeRef } from "./baseline.js";
 import { CORPUS_DIR, EXAMPLES_DIR, syntheticCatalog } from "./catalogs.js";
 import { measureHostile } from "./hostile.js";
@@ -206,7 +207,7 @@ try {
   options = read;
 } catch (error) {
   // A mistaken option is the caller's to mend: its message, not a stack.
-  console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`bench: ${errorMessage(error)}`);
   process.exit(2);
 }
 main(options).catch((error: unknown) => {

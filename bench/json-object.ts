@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { unreadableFile } from "../src/command-line.js";
 import { isJsonObject } from "../src/json-rpc/index.js";
+import { errorMessage } from "../src/system-errors.js";
 
 /**
  * The entries of the JSON object in `file`. Throws, naming the file, when it cannot be read or parsed or
@@ -17,7 +18,7 @@ export function readJsonObject(file: string, holding: string): [string, unknown]
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${file}: ${errorMessage(error)}`);
   }
   if (!isJsonObject(raw)) {
     throw new Error(`${file}: expected a JSON object of ${holding}`);

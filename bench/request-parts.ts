@@ -26,6 +26,7 @@ import type { Scope } from "../src/catalog/index.js";
 import { McpEndpoint, ServerConnection } from "../src/http/index.js";
 import { serverFactoryFor } from "../src/mcp/index.js";
 import { isCommonWord } from "../src/search/common-words.js";
+import { errorMessage } from "../src/system-errors.js";
 import { CORPUS_DIR, corpusAvailable, EXAMPLES_DIR } from "./catalogs.js";
 import { readCommandLine, wholeNumbersOrExit } from "./command-line.js";
 import { type Era, MODERN_META, toolCall } from "./load.js";
@@ -224,6 +225,6 @@ const { positionals } = readCommandLine(COMMAND, {}, 3);
 const [dir = corpusAvailable() ? CORPUS_DIR : EXAMPLES_DIR, ...numbers] = positionals;
 const [requests = 2000, rounds = 5] = wholeNumbersOrExit(COMMAND, numbers, 2);
 main(dir, requests, rounds).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(errorMessage(error));
   process.exit(1);
 });

@@ -22,6 +22,7 @@ import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { connectInMemory, preparedDepsOf } from "../scripts/in-memory-client.js";
 import { readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { buildIndex, type RankingOptions } from "../src/search/index.js";
+import { errorMessage } from "../src/system-errors.js";
 import { askedByAgent, readAgentQueries } from "./asked-by-agent.js";
 import { readCommandLine, refuse } from "./command-line.js";
 import { buildFts5Baseline } from "./fts5-baseline.js";
@@ -157,7 +158,7 @@ function askedAs(file: string, labeled: readonly LabeledQuery[]): LabeledQuery[]
   try {
     return askedByAgent(labeled, agent);
   } catch (error) {
-    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${file}: ${errorMessage(error)}`);
   }
 }
 
@@ -284,13 +285,13 @@ function rankingOrExit(overrides: string): RankingOptions {
   try {
     return rankingWith(overrides);
   } catch (error) {
-    return exitWithUsage(error instanceof Error ? error.message : String(error));
+    return exitWithUsage(errorMessage(error));
   }
 }
 
 const { corpus, queriesFile, options } = parseCommandLine();
 tolerateClosedOutput();
 main(corpus, queriesFile, options).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(errorMessage(error));
   process.exit(1);
 });

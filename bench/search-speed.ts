@@ -13,6 +13,7 @@ import path from "node:path";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { loadCatalog, readSkillDocument, type Scope } from "../src/catalog/index.js";
 import { buildIndex, type SearchIndex } from "../src/search/index.js";
+import { errorMessage } from "../src/system-errors.js";
 import { readCommandLine, wholeNumbersOrExit } from "./command-line.js";
 import { SHOWN_RESULTS } from "./scoring.js";
 import { syntheticQueries, writeSyntheticCatalog } from "./synthetic-catalog.js";
@@ -144,6 +145,6 @@ const { positionals } = readCommandLine(COMMAND, {}, 2);
 const [skills = 10_000, queries = 3000] = wholeNumbersOrExit(COMMAND, positionals, 2);
 tolerateClosedOutput();
 main(skills, queries).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(errorMessage(error));
   process.exit(1);
 });

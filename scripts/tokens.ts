@@ -19,6 +19,7 @@ import type { Scope } from "../src/catalog/index.js";
 import { describeArgsError, notOneOf, unreadableFile } from "../src/command-line.js";
 import { steeringFor } from "../src/mcp/index.js";
 import { examplesDir } from "../src/package.js";
+import { errorMessage } from "../src/system-errors.js";
 import { quoted } from "../src/visible.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { type CueCase, cueCoverage } from "./cue-coverage.js";
@@ -195,7 +196,7 @@ function readQuerySet(file: string, everything: Scope): QuerySet {
   try {
     rows = JSON.parse(text) as typeof rows;
   } catch (error) {
-    throw new Error(`--queries ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`--queries ${file}: ${errorMessage(error)}`);
   }
   const cases = rows.flatMap(({ query, expected }) => {
     const lookup = everything.findSkill(expected[0] ?? "");
@@ -215,6 +216,6 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     console.error(`tokens: ${error.message}\n\n${USAGE}`);
     process.exit(2);
   }
-  console.error(`tokens: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`tokens: ${errorMessage(error)}`);
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 // Imports only files that import nothing: the image's skills stage copies them for the fetcher, without the
 // rest of src/.
-import { problemInWords, type SystemProblems } from "./system-errors.js";
+import { errorMessage, problemInWords, type SystemProblems } from "./system-errors.js";
 import { quoted } from "./visible.js";
 
 /** What a command line's options are declared as, for node:util parseArgs. */
@@ -16,7 +16,7 @@ type DeclaredOptions = Readonly<
  * went wrong. Any other error keeps its message.
  */
 export function describeArgsError(error: unknown, options: DeclaredOptions): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   // What was typed may hold quotes and line breaks: it ends at the quote that ends Node's sentence.
   const typed = /'(.*?)'(?=\. [A-Z]|$)/s.exec(message)?.[1] ?? "";
   const valid = `valid: ${validOptions(options)}`;
@@ -75,7 +75,7 @@ export function unreadableFile(named: string, error: unknown): string {
   if (problem !== undefined) return `${named} cannot be read: ${problem}`;
   const code = (error as NodeJS.ErrnoException).code;
   if (code !== undefined) return `${named} cannot be read (${code})`;
-  return `${named} cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+  return `${named} cannot be read: ${errorMessage(error)}`;
 }
 
 /** A keys file of only blank lines and `#` comments, said one way for the server and for sync. */

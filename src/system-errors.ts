@@ -49,9 +49,10 @@ export function problemInWords(error: unknown, problems: SystemProblems = {}): s
  * message that says where.
  */
 export function systemProblem(error: unknown, problems: SystemProblems = {}): string {
-  return (
-    problemInWords(error, problems) ??
-    (error as NodeJS.ErrnoException).code ??
-    (error instanceof Error ? error.message : String(error))
-  );
+  return problemInWords(error, problems) ?? (error as NodeJS.ErrnoException).code ?? errorMessage(error);
+}
+
+/** What a caught value says: an Error's message, else the value as text (a thrown string, say). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { unreadableFile } from "../src/command-line.js";
-import { problemInWords, systemProblem } from "../src/system-errors.js";
+import { errorMessage, problemInWords, systemProblem } from "../src/system-errors.js";
 
 /** A system error of `code`, as Node throws one. */
 function systemError(code: string): NodeJS.ErrnoException {
@@ -27,6 +27,11 @@ describe("system errors in words", () => {
     expect(problemInWords(systemError("EXDEV"))).toBeUndefined();
     expect(systemProblem(systemError("EXDEV"))).toBe("EXDEV");
     expect(systemProblem(new Error("no code"))).toBe("no code");
+  });
+
+  it("says what anything thrown says: an Error's message, or a thrown string as it is", () => {
+    expect(errorMessage(new Error("no code"))).toBe("no code");
+    expect(errorMessage("a thrown string")).toBe("a thrown string");
   });
 
   it("words a file that cannot be read as the rest of the server does", () => {

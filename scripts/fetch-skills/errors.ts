@@ -1,4 +1,4 @@
-import { type SystemProblems, systemProblem } from "../../src/system-errors.js";
+import { errorMessage, type SystemProblems, systemProblem } from "../../src/system-errors.js";
 import { quoted } from "../../src/visible.js";
 
 /** A failure the user can act on: printed as its message, never with a stack trace. */
@@ -93,7 +93,7 @@ export function describeWriteError(error: unknown): string {
 
 /** An error's message on one line (git's stderr spans several): what a build log needs. */
 export function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   return text
     .split("\n")
     .map((line) => line.trim())

@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { type Dirent, opendirSync } from "node:fs";
 import path from "node:path";
 import { compareText } from "../sorted.js";
-import { problemInWords, type SystemProblems } from "../system-errors.js";
+import { errorMessage, problemInWords, type SystemProblems } from "../system-errors.js";
 import { visible } from "../visible.js";
 import { ChangedFileError } from "./open.js";
 import type { CatalogIssue } from "./types.js";
@@ -20,7 +20,7 @@ const FS_PROBLEMS: SystemProblems = {
 export function describeFsError(error: unknown): string {
   if (error instanceof ChangedFileError) return `cannot be read: it ${error.change}`;
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === undefined) return `cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+  if (code === undefined) return `cannot be read: ${errorMessage(error)}`;
   return `cannot be read: ${problemInWords(error, FS_PROBLEMS) ?? `error (${code})`}`;
 }
 

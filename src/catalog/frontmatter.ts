@@ -9,6 +9,7 @@ import {
   visit,
   type YAMLError,
 } from "yaml";
+import { errorMessage } from "../system-errors.js";
 import { codePoint, excerpt } from "../visible.js";
 
 /** What the catalog reads in a SKILL.md's frontmatter: the skill's name, description and flags, or why not. */
@@ -112,7 +113,7 @@ function readFrontmatter(text: string): { data: unknown; descriptionComment: boo
     return { data: document.toJS(), descriptionComment };
   } catch (error) {
     // Aliases expanding past the parser's limit (a "billion laughs" frontmatter) throw here.
-    return { reason: `frontmatter is not valid YAML: ${firstLine((error as Error).message)}` };
+    return { reason: `frontmatter is not valid YAML: ${firstLine(errorMessage(error))}` };
   }
 }
 

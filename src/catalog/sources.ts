@@ -1,5 +1,6 @@
 import path from "node:path";
 import { MAX_PACK_DESCRIPTION } from "../pack-description.js";
+import { errorMessage } from "../system-errors.js";
 import { describeFsError } from "./folders.js";
 import { ChangedFileError, readFileBeside } from "./open.js";
 import type { CatalogIssue, SkippedFile, Source } from "./types.js";
@@ -59,7 +60,7 @@ export function readSources(root: string, issues: CatalogIssue[]): Source[] {
     issues.push({
       severity: "warning",
       path: "sources.json",
-      reason: `ignored: ${(error as Error).message}`,
+      reason: `ignored: ${errorMessage(error)}`,
     });
     return [];
   }

@@ -16,6 +16,7 @@ import {
   skillPath,
   stripBom,
 } from "../catalog/index.js";
+import { errorMessage } from "../system-errors.js";
 
 export type { SkillEntry };
 
@@ -267,7 +268,7 @@ function describeEntryProblems(error: unknown, document: Uint8Array | undefined)
     return problems
       .map(({ message }) => (message === METADATA_PROBLEM ? message + metadataDetail(document) : message))
       .join("; ");
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 const METADATA_PROBLEM = "frontmatter metadata must map strings to strings";

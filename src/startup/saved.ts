@@ -21,7 +21,7 @@ import {
   writeSavedIndexFile,
 } from "../saved/index.js";
 import { indexFromPart, indexToPart, type LoadedIndex, type SearchIndex } from "../search/index.js";
-import { problemInWords, type SystemProblems } from "../system-errors.js";
+import { errorMessage, problemInWords, type SystemProblems } from "../system-errors.js";
 
 /**
  * The parts of the saved index, each written and read by its owner: what each SKILL.md says (the catalog,
@@ -207,7 +207,7 @@ const UNWRITABLE: SystemProblems = {
 
 /** Why the saved index could not be written, in words and the system's code; else the error's own words. */
 function unwritable(error: unknown): string {
-  return problemInWords(error, UNWRITABLE) ?? (error instanceof Error ? error.message : String(error));
+  return problemInWords(error, UNWRITABLE) ?? errorMessage(error);
 }
 
 /** `--build-index` could not write its file: the message says where and why. */
