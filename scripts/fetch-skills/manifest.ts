@@ -3,6 +3,7 @@ import { open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { unreadableFile } from "../../src/command-line.js";
+import { MAX_PACK_DESCRIPTION } from "../../src/pack-description.js";
 import { quoted } from "../../src/visible.js";
 import { describeWriteError, FetcherError, ManifestError, withoutCredentials } from "./errors.js";
 import { locateSources, type ManifestLayout } from "./layout.js";
@@ -34,8 +35,6 @@ export interface Manifest {
 }
 
 const SOURCE_KEYS = ["name", "repo", "ref", "path", "extras", "branch", "description"] as const;
-/** A pack's description is read by models on every turn: a sentence or two, not a document. */
-const MAX_PACK_DESCRIPTION = 500;
 const COMMIT = /^[0-9a-f]{40}$/;
 /** The Agent Skills naming rule, as the server applies it to pack folders (kept here so this script stands alone). */
 const PACK_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
