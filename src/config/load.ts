@@ -113,30 +113,9 @@ export function loadConfig(
   { cwd, files }: ConfigPlace,
 ): Config {
   const problems: string[] = [];
-  let args: {
-    stdio?: boolean;
-    "build-index"?: boolean;
-    steering?: boolean;
-    pack?: string[];
-    version?: boolean;
-    help?: boolean;
-  } = {};
-  try {
-    args = parseArgs({ args: [...argv], options: OPTIONS, strict: true }).values;
-  } catch (error) {
-    problems.push(describeArgsError(error, OPTIONS));
-  }
+  const args = readCommandLine(argv, problems);
   const buildIndex = args["build-index"] === true;
   const steering = args.steering === true;
-  if (buildIndex && args.stdio)
-    problems.push("--build-index saves the search index and exits: it serves nothing, over stdio or HTTP");
-  if (steering && (buildIndex || args.stdio))
-    problems.push("--steering prints a line and exits: it takes neither --build-index nor --stdio");
-  if (args.pack !== undefined && !steering)
-    problems.push("--pack narrows --steering; to narrow what the server loads, set SKILL_PACKS");
-  // A blank --pack (an unset variable in a script) would otherwise give the line of every pack.
-  if (args.pack !== undefined && steering && args.pack.flatMap(splitList).length === 0)
-    problems.push("--pack needs a selector (a pack, group or pack/group); leave it out for every pack");
   const wrongCommandLine = problems.length > 0;
 
   // TRANSPORT first, without its problems (read again below): where nothing serves HTTP, its settings are
@@ -182,20 +161,57 @@ export function loadConfig(
     steering,
     steeringPacks: Object.freeze((args.pack ?? []).flatMap(splitList)),
     buildIndex,
-    http: Object.freeze({
-      allowedOrigins: values.ALLOWED_ORIGINS,
-      allowedHosts: values.ALLOWED_HOSTS,
-      apiKeys: Object.freeze([...values.API_KEYS, ...values.API_KEYS_FILE]),
-      rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
-      trustProxyHops: values.TRUST_PROXY,
-      shedEventLoopDelayMs: values.SHED_EVENT_LOOP_DELAY_MS,
-      shedEventLoopUtilization: values.SHED_EVENT_LOOP_UTILIZATION,
-      shedRssBytes: mebibytes(values.SHED_RSS_MB),
-      requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
-      keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_MS,
-      maxBodyBytes: values.MAX_BODY_BYTES,
-    }),
+    http: httpSettings(values),
     shutdownDrainMs: values.SHUTDOWN_DRAIN_MS,
     misspelledSettings: Object.freeze(misspelledSettings(env, servesHttp ? undefined : withoutHttp)),
+  });
+}
+
+/** The options of the command line: what parseArgs gives for OPTIONS. */
+interface CommandLine {
+  readonly stdio?: boolean;
+  readonly "build-index"?: boolean;
+  readonly steering?: boolean;
+  readonly pack?: string[];
+  readonly version?: boolean;
+  readonly help?: boolean;
+}
+
+/** `argv` as options, each problem with one, or with how they go together, said in `problems`. */
+function readCommandLine(argv: readonly string[], problems: string[]): CommandLine {
+  let args: CommandLine = {};
+  try {
+    args = parseArgs({ args: [...argv], options: OPTIONS, strict: true }).values;
+  } catch (error) {
+    problems.push(describeArgsError(error, OPTIONS));
+  }
+  const buildIndex = args["build-index"] === true;
+  const steering = args.steering === true;
+  if (buildIndex && args.stdio)
+    problems.push("--build-index saves the search index and exits: it serves nothing, over stdio or HTTP");
+  if (steering && (buildIndex || args.stdio))
+    problems.push("--steering prints a line and exits: it takes neither --build-index nor --stdio");
+  if (args.pack !== undefined && !steering)
+    problems.push("--pack narrows --steering; to narrow what the server loads, set SKILL_PACKS");
+  // A blank --pack (an unset variable in a script) would otherwise give the line of every pack.
+  if (args.pack !== undefined && steering && args.pack.flatMap(splitList).length === 0)
+    problems.push("--pack needs a selector (a pack, group or pack/group); leave it out for every pack");
+  return args;
+}
+
+/** The HTTP edge's settings as the server applies them: the keys of both sources, memory in bytes. */
+function httpSettings(values: ReturnType<typeof readSettings>): HttpSettings {
+  return Object.freeze({
+    allowedOrigins: values.ALLOWED_ORIGINS,
+    allowedHosts: values.ALLOWED_HOSTS,
+    apiKeys: Object.freeze([...values.API_KEYS, ...values.API_KEYS_FILE]),
+    rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
+    trustProxyHops: values.TRUST_PROXY,
+    shedEventLoopDelayMs: values.SHED_EVENT_LOOP_DELAY_MS,
+    shedEventLoopUtilization: values.SHED_EVENT_LOOP_UTILIZATION,
+    shedRssBytes: mebibytes(values.SHED_RSS_MB),
+    requestTimeoutMs: values.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: values.KEEP_ALIVE_TIMEOUT_MS,
+    maxBodyBytes: values.MAX_BODY_BYTES,
   });
 }
