@@ -136,51 +136,64 @@ async function serveHttp({ config, logger, prepared, mcp, stopped, startedAt }: 
     () => logger.info({ ms: Math.round(performance.now() - listening) }, "previews worked out"),
     (error: unknown) => logger.error({ err: error }, "working out the previews failed"),
   );
+  const signal = await stopped;
+  // SIGINT (Ctrl-C at a terminal) skips the drain.
+  const drainMs = signal === "SIGTERM" ? config.shutdownDrainMs : 0;
+  return shutDown(signal, { app, readiness, inFlight, logger, drainMs });
+}
+
+/** What serving HTTP holds that a stop needs. */
+interface HttpStop {
+  readonly app: Awaited<ReturnType<typeof buildApp>>;
+  readonly readiness: Readiness;
+  readonly inFlight: InFlight;
+  readonly logger: Logger;
+  /** How long the server keeps serving with readiness failed: the drain of SIGTERM, none for SIGINT. */
+  readonly drainMs: number;
+}
+
+/**
+ * Readiness fails first and the server keeps serving for `drainMs`, so load balancers stop sending before
+ * connections are refused; then it stops accepting, finishes what is in flight, and resolves with the exit
+ * status.
+ */
+function shutDown(
+  signal: NodeJS.Signals,
+  { app, readiness, inFlight, logger, drainMs }: HttpStop,
+): Promise<number> {
+  const signalled = performance.now();
+  readiness.drain();
+  logger.info(
+    { signal, drainMs },
+    "shutting down: readiness fails, still serving while load balancers drain",
+  );
   return new Promise((resolve) => {
-    /**
-     * SIGTERM: readiness fails first and the server keeps serving for the drain time, so load
-     * balancers stop sending before connections are refused; then it stops accepting, finishes what is
-     * in flight, and exits. SIGINT (Ctrl-C at a terminal) skips the drain.
-     */
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      const signalled = performance.now();
-      const drainMs = signal === "SIGTERM" ? config.shutdownDrainMs : 0;
-      readiness.drain();
-      logger.info(
-        { signal, drainMs },
-        "shutting down: readiness fails, still serving while load balancers drain",
-      );
-      setTimeout(() => {
-        const answering = inFlight.answering();
-        if (answering > 0) {
-          logger.error({ answering }, "in-flight requests did not finish in time; exiting anyway");
+    setTimeout(() => {
+      const answering = inFlight.answering();
+      if (answering > 0) {
+        logger.error({ answering }, "in-flight requests did not finish in time; exiting anyway");
+        resolve(1);
+        return;
+      }
+      // What is left waits on clients that never sent their whole request (or never read their answer):
+      // not the server's failure, so the close that ends below exits 0.
+      logger.warn("closing the connections of clients that never finished their requests");
+      app.server.closeAllConnections();
+    }, drainMs + SHUTDOWN_GRACE_MS).unref();
+    setTimeout(() => {
+      logger.info("closing: no new connections; finishing in-flight requests");
+      app.close().then(
+        () => {
+          // The last line of a clean stop: without it, a log ending at "closing" could be a hang.
+          logger.info({ signal, ms: Math.round(performance.now() - signalled) }, "stopped");
+          resolve(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, "shutdown failed");
           resolve(1);
-          return;
-        }
-        // What is left waits on clients that never sent their whole request (or never read their answer):
-        // not the server's failure, so the close that ends below exits 0.
-        logger.warn("closing the connections of clients that never finished their requests");
-        app.server.closeAllConnections();
-      }, drainMs + SHUTDOWN_GRACE_MS).unref();
-      setTimeout(() => {
-        logger.info("closing: no new connections; finishing in-flight requests");
-        app.close().then(
-          () => {
-            // The last line of a clean stop: without it, a log ending at "closing" could be a hang.
-            logger.info({ signal, ms: Math.round(performance.now() - signalled) }, "stopped");
-            resolve(0);
-          },
-          (error: unknown) => {
-            logger.error({ err: error }, "shutdown failed");
-            resolve(1);
-          },
-        );
-      }, drainMs).unref();
-    };
-    void stopped.then(stop);
+        },
+      );
+    }, drainMs).unref();
   });
 }
 
