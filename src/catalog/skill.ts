@@ -54,59 +54,12 @@ export function readSkill(
   const { folder, real: skillRoot, entries } = found;
   const where = path.posix.join(pack, folder);
   const warnings: CatalogIssue[] = [];
-  const files: CatalogFile[] = [];
-  // Only the nearest nested skills: each finds those nested in it in turn. The walk is depth first.
-  const nested: SkillFolder[] = [];
-  let lastNested: string | undefined;
-  const noteNested = (relative: string, real: string, children: readonly Dirent[]) => {
-    const inside = lastNested !== undefined && relative.startsWith(`${lastNested}/`);
-    if (!inside && children.some((entry) => entry.name === SKILL_DOCUMENT)) {
-      nested.push({
-        folder: path.posix.join(folder, relative),
-        real,
-        entries: children,
-        nesting: found.nesting + 1,
-      });
-      lastNested = relative;
-    }
-    return false;
-  };
-  walk(
-    skillRoot,
-    "",
-    new Set([skillRoot]),
-    files,
-    {
-      boundary: skillRoot,
-      issues: warnings,
-      report: (relative) => path.posix.join(where, relative),
-      stopAt: noteNested,
-      maxFiles: MAX_SKILL_FILES - 1,
-      maxEntries: MAX_FOLDER_ENTRIES,
-    },
-    entries.filter((entry) => entry.name !== SKILL_DOCUMENT),
-  );
-  if (files.length >= MAX_SKILL_FILES) {
-    issues.push({
-      severity: "skipped",
-      path: where,
-      reason:
-        `holds more than ${MAX_SKILL_FILES.toLocaleString("en-US")} files (its SKILL.md and those of the ` +
-        "skills nested in it counted): neither it nor the skills inside it are served",
-    });
+  const contents = skillFolderContents(found, where, warnings);
+  if ("tooLarge" in contents) {
+    issues.push({ severity: "skipped", path: where, reason: contents.tooLarge });
     return { nested: [] };
   }
-  const overfull = warnings.find(isOverfull);
-  if (overfull !== undefined) {
-    issues.push({
-      severity: "skipped",
-      path: where,
-      reason:
-        `its folder ${overfull.path} holds more than ${MAX_FOLDER_ENTRIES.toLocaleString("en-US")} entries: ` +
-        "neither it nor the skills inside it are served",
-    });
-    return { nested: [] };
-  }
+  const { files, nested } = contents;
 
   const documentPath = path.join(skillRoot, SKILL_DOCUMENT);
   // A plain file needs no resolving; a symlink is followed only to a file inside the skill folder.
@@ -162,6 +115,66 @@ export function readSkill(
     userInvocable: parsed.userInvocable,
   };
   return { skill: { skill, warnings, found, frontmatter: start.digest, namedOtherwise }, nested };
+}
+
+/**
+ * The files of a skill's folder, its SKILL.md aside, and the skill folders nearest inside it; or why the
+ * skill is not served, when its folder is too large to. What the walk warns of goes to `warnings`.
+ */
+function skillFolderContents(
+  found: SkillFolder,
+  where: string,
+  warnings: CatalogIssue[],
+): { readonly files: CatalogFile[]; readonly nested: SkillFolder[] } | { readonly tooLarge: string } {
+  const { folder, real: skillRoot, entries } = found;
+  const files: CatalogFile[] = [];
+  // Only the nearest nested skills: each finds those nested in it in turn. The walk is depth first.
+  const nested: SkillFolder[] = [];
+  let lastNested: string | undefined;
+  const noteNested = (relative: string, real: string, children: readonly Dirent[]) => {
+    const inside = lastNested !== undefined && relative.startsWith(`${lastNested}/`);
+    if (!inside && children.some((entry) => entry.name === SKILL_DOCUMENT)) {
+      nested.push({
+        folder: path.posix.join(folder, relative),
+        real,
+        entries: children,
+        nesting: found.nesting + 1,
+      });
+      lastNested = relative;
+    }
+    return false;
+  };
+  walk(
+    skillRoot,
+    "",
+    new Set([skillRoot]),
+    files,
+    {
+      boundary: skillRoot,
+      issues: warnings,
+      report: (relative) => path.posix.join(where, relative),
+      stopAt: noteNested,
+      maxFiles: MAX_SKILL_FILES - 1,
+      maxEntries: MAX_FOLDER_ENTRIES,
+    },
+    entries.filter((entry) => entry.name !== SKILL_DOCUMENT),
+  );
+  if (files.length >= MAX_SKILL_FILES) {
+    return {
+      tooLarge:
+        `holds more than ${MAX_SKILL_FILES.toLocaleString("en-US")} files (its SKILL.md and those of the ` +
+        "skills nested in it counted): neither it nor the skills inside it are served",
+    };
+  }
+  const overfull = warnings.find(isOverfull);
+  if (overfull !== undefined) {
+    return {
+      tooLarge:
+        `its folder ${overfull.path} holds more than ${MAX_FOLDER_ENTRIES.toLocaleString("en-US")} entries: ` +
+        "neither it nor the skills inside it are served",
+    };
+  }
+  return { files, nested };
 }
 
 /**
