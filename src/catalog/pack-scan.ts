@@ -100,27 +100,48 @@ export function scanPack(name: string, context: LoadContext): ScannedPack {
   const inServedGroup = walked.filter(({ folder }) => !leftOutGroups.has(firstName(folder)));
   const skillFolders = servedSkillFolders(name, inServedGroup, folded, issues);
 
-  // Reading a skill finds the skills nested in it, which are read in turn; a symlink may lead to one twice.
-  // Skills are read outer first, so each is found first by the path that nests it least.
+  const read = readSkillsOuterFirst(name, skillFolders, folded, context);
+  return { skills: servedByName(name, read, context), files: toFileMap(files) };
+}
+
+/**
+ * The skills of `outer` and of the skill folders nested in them, which reading a skill finds and which are
+ * read in turn (a symlink may lead to one twice): outer first, so each is found first by the path that
+ * nests it least. One nested too deep is left out with an issue.
+ */
+function readSkillsOuterFirst(
+  pack: string,
+  outer: readonly SkillFolder[],
+  folded: FoldedPaths,
+  { issues, documents }: LoadContext,
+): ReadSkill[] {
+  const skillFolders = [...outer];
   const read: ReadSkill[] = [];
   const queued = new Set(skillFolders.map((found) => found.real));
   for (let next = 0; next < skillFolders.length; next++) {
     const found = skillFolders[next];
     if (found === undefined) break;
-    const { skill, nested } = readSkill(name, found, issues, context.documents);
+    const { skill, nested } = readSkill(pack, found, issues, documents);
     const unqueued: SkillFolder[] = [];
     for (const inner of nested) {
       if (queued.has(inner.real)) continue;
       queued.add(inner.real);
       unqueued.push(inner);
     }
-    for (const inner of servedSkillFolders(name, unqueued, folded, issues)) {
+    for (const inner of servedSkillFolders(pack, unqueued, folded, issues)) {
       if (inner.nesting <= MAX_SKILL_NESTING) skillFolders.push(inner);
-      else issues.push(nestedTooDeep(path.posix.join(name, inner.folder)));
+      else issues.push(nestedTooDeep(path.posix.join(pack, inner.folder)));
     }
     if (skill) read.push(skill);
   }
+  return read;
+}
 
+/**
+ * Of `read`, the skills served: one a name (see below), each placed among the skills nested around it, its
+ * warnings reported once, its frontmatter noted in the context.
+ */
+function servedByName(pack: string, read: ReadSkill[], { issues, frontmatters }: LoadContext): Skill[] {
   // Of two skills with one name, the shallower is served, then the first by path: the tools name a skill
   // `pack/name`, which names one skill. A problem inside a nested skill is seen by the walk of each skill
   // around it, and reported once. Outer skills come first, so each is placed before those nested in it.
@@ -135,7 +156,7 @@ export function scanPack(name: string, context: LoadContext): ScannedPack {
     const key = foldedName(skill.name);
     const earlier = skills.get(key);
     if (earlier) {
-      issues.push(duplicateIssue(name, skill, earlier, placement.enclosing(skill.folder)));
+      issues.push(duplicateIssue(pack, skill, earlier, placement.enclosing(skill.folder)));
       continue;
     }
     const { placed, beside } = placement.place(skill);
@@ -146,9 +167,9 @@ export function scanPack(name: string, context: LoadContext): ScannedPack {
       reported.add(said);
     }
     skills.set(key, placed);
-    if (frontmatter !== undefined) context.frontmatters.set(placed, frontmatter);
+    if (frontmatter !== undefined) frontmatters.set(placed, frontmatter);
   }
-  return { skills: [...skills.values()], files: toFileMap(files) };
+  return [...skills.values()];
 }
 
 /**
