@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   LogController,
+  type onResponseHookHandler,
 } from "fastify";
 import { quoted, visible } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
@@ -76,17 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.
   app.removeContentTypeParser("text/plain");
-  // Fastify's own parser, whose refusal is worded as stdio words a line that is not JSON: Fastify said
-  // "Body is not valid JSON but content-type is set to 'application/json'" of every body, which names
-  // neither the common mistake (two messages sent as one) nor what to send.
-  const parseJson = app.getDefaultJsonParser(PROTO_POISONING, PROTO_POISONING);
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser<string>("application/json", { parseAs: "string" }, (request, body, done) =>
-    parseJson(request, body, (error, parsed) => {
-      if (error !== null) error.message = notJsonMessage(body);
-      done(error, parsed);
-    }),
-  );
+  parseJsonInOurWords(app);
 
   app.addHook("onRequest", wellFormedRequest());
   app.addHook("onRequest", originGuard(settings.allowedOrigins));
@@ -104,12 +95,48 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorateRequest("failure", undefined);
 
-  // Every answer is counted and timed by route, method and status in /metrics, and POST /mcp's also by
-  // tool (src/http/mcp-route.ts). The log has a line for each refusal and failure, and for every request
-  // only at debug: at info, a line per answer cost some 15% of the CPU of a cached answer
-  // (docs/performance.md).
   const logsEveryRequest = deps.logger.level === "debug" || deps.logger.level === "trace";
-  app.addHook("onResponse", (request, reply, done) => {
+  app.addHook("onResponse", answerRecorder(metrics, logsEveryRequest));
+
+  app.setErrorHandler(errorHandler(settings));
+
+  await app.register(mcpRoutes, { mcp: deps.mcp, settings, metrics });
+  await app.register(healthRoutes, {
+    catalog,
+    version: info.version,
+    readiness,
+    extensionSkills: resources.carried,
+    unsafeSkills: deps.unsafeSkills ?? { leftOut: 0, served: 0 },
+  });
+  await app.register(metricsRoutes, { metrics });
+  for (const url of ["/health", "/metrics"]) getOnly(app, url);
+  return app;
+}
+
+/**
+ * JSON bodies parsed by Fastify's own parser, its refusal worded as stdio words a line that is not JSON:
+ * Fastify said "Body is not valid JSON but content-type is set to 'application/json'" of every body, which
+ * names neither the common mistake (two messages sent as one) nor what to send.
+ */
+function parseJsonInOurWords(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser(PROTO_POISONING, PROTO_POISONING);
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser<string>("application/json", { parseAs: "string" }, (request, body, done) =>
+    parseJson(request, body, (error, parsed) => {
+      if (error !== null) error.message = notJsonMessage(body);
+      done(error, parsed);
+    }),
+  );
+}
+
+/**
+ * Every answer counted and timed by route, method and status in /metrics (POST /mcp's also by tool, in
+ * src/http/mcp-route.ts), and a log line for each refusal and failure; for every request only at debug
+ * (`logsEveryRequest`): at info, a line per answer cost some 15% of the CPU of a cached answer
+ * (docs/performance.md).
+ */
+function answerRecorder(metrics: Metrics, logsEveryRequest: boolean): onResponseHookHandler {
+  return (request, reply, done) => {
     metrics.recordHttp(request.method, request.url, reply.statusCode, reply.elapsedTime / 1000);
     const failed = reply.statusCode >= 400 || request.mcpCall?.failed === true;
     // Built only when written: at info, every answered request paid for a line no one saw.
@@ -128,11 +155,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       "request",
     );
     done();
-  });
+  };
+}
 
+/**
+ * Every error's answer: a JSON-RPC error object, its code by what went wrong, with Fastify's words for the
+ * client's mistakes and nothing internal for the server's (logged instead); a shed request also warned of,
+ * sparingly, per overload.
+ */
+function errorHandler(
+  settings: HttpSettings,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply {
   let shed = 0;
   let lastShedAt = Number.NEGATIVE_INFINITY;
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  return (error, request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
     if (error.code === SHED) {
       const now = Date.now();
@@ -164,19 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         clientMessage(error, status, settings, request.headers["content-type"]),
       ),
     );
-  });
-
-  await app.register(mcpRoutes, { mcp: deps.mcp, settings, metrics });
-  await app.register(healthRoutes, {
-    catalog,
-    version: info.version,
-    readiness,
-    extensionSkills: resources.carried,
-    unsafeSkills: deps.unsafeSkills ?? { leftOut: 0, served: 0 },
-  });
-  await app.register(metricsRoutes, { metrics });
-  for (const url of ["/health", "/metrics"]) getOnly(app, url);
-  return app;
+  };
 }
 
 function badPath(metrics: Metrics) {
