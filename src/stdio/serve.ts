@@ -39,23 +39,7 @@ interface StdioDeps {
  * catalog (still narrowed by SKILL_PACKS). Resolves when the client hangs up, or on a stop signal.
  */
 export async function serveStdio(deps: StdioDeps): Promise<void> {
-  const closed = new Promise<void>((resolve) => {
-    // Said once, for whichever comes first: a host's log showed no reason for the most common end.
-    let stopping = false;
-    const stop = (say?: () => void) => {
-      if (stopping) return;
-      stopping = true;
-      say?.();
-      resolve();
-    };
-    const hungUp = () => stop(() => deps.logger.info("stdio: the client closed stdin; stopping"));
-    process.stdin.once("end", hungUp);
-    process.stdin.once("close", hungUp);
-    // Stdout broken (the client stopped reading): the SDK's transport closes, and nothing can be answered.
-    // (`onerror` below says so.)
-    process.stdout.once("error", () => stop());
-    deps.stopped.then((signal) => stop(() => deps.logger.info({ signal }, "stdio: stopping")));
-  });
+  const closed = sessionEnd(deps);
   const scope = deps.mcp.catalog.everything;
   // A line over the limit is dropped as it streams in, said to the client and in the log; the rest of the
   // input is read on. A line that is not JSON, which the SDK skips without a word, is said likewise.
@@ -111,15 +95,6 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     deps.logger,
     'stdio: a message without an "id" names a request\'s method, so it is a notification, which nothing answers; send a request with an id',
   );
-  const notMessage = warnSparingly(
-    deps.logger,
-    "stdio: a line from the client is not a JSON-RPC message; skipped",
-  );
-  const discarded = warnSparingly(
-    deps.logger,
-    "stdio: a message from the client was discarded by the SDK, and nothing answers it",
-  );
-  let outputClosed = false;
   // The methods the server now answering serves: the SDK makes one for the era the client opens with
   // (and another, should a client that probed with server/discover go on in 2025).
   let served: readonly string[] | undefined;
@@ -132,45 +107,89 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     },
     {
       transport,
-      onerror: (error) => {
-        // What the SDK tells of while reading a line comes after the line parsed as JSON (it skips one that
-        // does not without a word).
-        input.parsed();
-        // The client went away (it exited, or closed its end of the pipe): the normal end of a session, which
-        // was logged as an error of ours with the write's whole stack.
-        if (isClosedPipe(error)) {
-          if (!outputClosed) deps.logger.info("stdio: the client closed stdout; stopping");
-          outputClosed = true;
-          return;
-        }
-        // JSON that is no JSON-RPC message at all (a batch, which 2025-06-18 dropped, or a message missing
-        // its members) is the client's mistake, which the SDK skips as it skips a line that is not JSON:
-        // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
-        if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
-          const json = jsonOf(input.current);
-          const refusals = refusalsOf(json);
-          // What is wrong, and whether the client is told: a notification is answered by nothing, so the
-          // log line is all that says why it did nothing.
-          notMessage({ ...whyNoMessage(json), answered: refusals.length > 0 });
-          for (const answer of refusals) transport.answer(answer, ANSWER_BYTES);
-          return;
-        }
-        // A response or notification the SDK discards is the client's mistake, which nothing answers: said
-        // sparingly, with the SDK's words, not logged as a fault of ours with a stack.
-        if (DISCARDED_CLIENT_MESSAGE.test(error.message)) {
-          discarded({ reason: error.message });
-          return;
-        }
-        // A request the SDK refuses (a protocol revision it does not speak) is answered to the client: its
-        // mistake, logged at debug as /mcp logs it.
-        const refusal = error instanceof ProtocolError || error.message.startsWith("Rejected");
-        deps.logger[refusal ? "debug" : "error"]({ err: error }, "stdio");
-      },
+      onerror: sdkErrorHandler(deps.logger, input, (answer) => transport.answer(answer, ANSWER_BYTES)),
     },
   );
   await closed;
   await handle.close();
   await writtenOut(process.stdout, SHUTDOWN_GRACE_MS);
+}
+
+/**
+ * Resolves when the session ends: the client closes stdin or stops reading stdout, or a stop signal comes;
+ * said once in the log, for whichever comes first (a host's log showed no reason for the most common end).
+ */
+function sessionEnd({ logger, stopped }: Pick<StdioDeps, "logger" | "stopped">): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (say?: () => void) => {
+      if (stopping) return;
+      stopping = true;
+      say?.();
+      resolve();
+    };
+    const hungUp = () => stop(() => logger.info("stdio: the client closed stdin; stopping"));
+    process.stdin.once("end", hungUp);
+    process.stdin.once("close", hungUp);
+    // Stdout broken (the client stopped reading): the SDK's transport closes, and nothing can be answered.
+    // (sdkErrorHandler says so.)
+    process.stdout.once("error", () => stop());
+    stopped.then((signal) => stop(() => logger.info({ signal }, "stdio: stopping")));
+  });
+}
+
+/**
+ * What is done with each error the SDK's stdio entry tells of: the client's mistakes answered or said
+ * sparingly, the client going away said once, and only the server's own faults logged as errors.
+ */
+function sdkErrorHandler(
+  logger: Logger,
+  input: InputLines,
+  answer: (refusal: JSONRPCErrorResponse) => void,
+): (error: Error) => void {
+  const warnNotMessage = warnSparingly(
+    logger,
+    "stdio: a line from the client is not a JSON-RPC message; skipped",
+  );
+  const warnDiscarded = warnSparingly(
+    logger,
+    "stdio: a message from the client was discarded by the SDK, and nothing answers it",
+  );
+  let outputClosed = false;
+  return (error) => {
+    // What the SDK tells of while reading a line comes after the line parsed as JSON (it skips one that
+    // does not without a word).
+    input.parsed();
+    // The client went away (it exited, or closed its end of the pipe): the normal end of a session, which
+    // was logged as an error of ours with the write's whole stack.
+    if (isClosedPipe(error)) {
+      if (!outputClosed) logger.info("stdio: the client closed stdout; stopping");
+      outputClosed = true;
+      return;
+    }
+    // JSON that is no JSON-RPC message at all (a batch, which 2025-06-18 dropped, or a message missing
+    // its members) is the client's mistake, which the SDK skips as it skips a line that is not JSON:
+    // said in one line, not logged as a fault of ours with every issue of the SDK's schema.
+    if (error instanceof ZodError && error.issues.every((issue) => issue.path.length === 0)) {
+      const json = jsonOf(input.current);
+      const refusals = refusalsOf(json);
+      // What is wrong, and whether the client is told: a notification is answered by nothing, so the
+      // log line is all that says why it did nothing.
+      warnNotMessage({ ...whyNoMessage(json), answered: refusals.length > 0 });
+      for (const refusal of refusals) answer(refusal);
+      return;
+    }
+    // A response or notification the SDK discards is the client's mistake, which nothing answers: said
+    // sparingly, with the SDK's words, not logged as a fault of ours with a stack.
+    if (DISCARDED_CLIENT_MESSAGE.test(error.message)) {
+      warnDiscarded({ reason: error.message });
+      return;
+    }
+    // A request the SDK refuses (a protocol revision it does not speak) is answered to the client: its
+    // mistake, logged at debug as /mcp logs it.
+    const refusal = error instanceof ProtocolError || error.message.startsWith("Rejected");
+    logger[refusal ? "debug" : "error"]({ err: error }, "stdio");
+  };
 }
 
 /**
