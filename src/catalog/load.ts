@@ -81,17 +81,7 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
   skills.sort(compareSkills);
 
   const scanned = new Scope(skills, (name) => packFiles.get(name) ?? new Map());
-  if (scanned.skills.length === 0) {
-    const first = [...new Set([...overfull, ...issues])];
-    const reasons = first.slice(0, 3).map((issue) => `; ${issue.path}: ${issue.reason}`);
-    // A skill's own folder given as the skills folder: its SKILL.md is no pack's, so nothing is served.
-    if (isFile(path.join(root, SKILL_DOCUMENT))) {
-      reasons.unshift(
-        `; it is a skill's folder (it holds ${SKILL_DOCUMENT}): give the folder of packs, as in <folder>/<pack>/<skill>/${SKILL_DOCUMENT}`,
-      );
-    }
-    throw new CatalogError(`No valid skill in ${dir}${reasons.join("")}`, first);
-  }
+  if (scanned.skills.length === 0) throw noValidSkill(dir, root, [...overfull, ...issues]);
   if (isOnePacksFolder(scanned)) {
     issues.push({
       severity: "warning",
@@ -115,6 +105,22 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
     documents: context.documents.records,
     frontmatters: context.frontmatters,
   };
+}
+
+/**
+ * Why a skills folder serves nothing: the first few reasons of what the load `found` (the overfull packs
+ * ahead), and first of all when the folder is a skill's own; the error carries every one.
+ */
+function noValidSkill(dir: string, root: string, found: readonly CatalogIssue[]): CatalogError {
+  const first = [...new Set(found)];
+  const reasons = first.slice(0, 3).map((issue) => `; ${issue.path}: ${issue.reason}`);
+  // A skill's own folder given as the skills folder: its SKILL.md is no pack's, so nothing is served.
+  if (isFile(path.join(root, SKILL_DOCUMENT))) {
+    reasons.unshift(
+      `; it is a skill's folder (it holds ${SKILL_DOCUMENT}): give the folder of packs, as in <folder>/<pack>/<skill>/${SKILL_DOCUMENT}`,
+    );
+  }
+  return new CatalogError(`No valid skill in ${dir}${reasons.join("")}`, first);
 }
 
 /**
