@@ -89,13 +89,13 @@ export function notAFolderOnPath(target: string): string | undefined {
     } catch {
       return undefined;
     }
-    if (!found.isDirectory()) return `${part} is ${kindOf(found)} where the path needs a folder`;
+    if (!found.isDirectory()) return `${part} is ${entryKindOf(found)} where the path needs a folder`;
   }
   return undefined;
 }
 
 /** What a file system entry that is no folder is, in words: `a file`, `a device`, `a socket`. */
-export function kindOf(found: Stats): string {
+export function entryKindOf(found: Stats): string {
   if (found.isFile()) return "a file";
   if (found.isFIFO()) return "a named pipe (FIFO)";
   if (found.isCharacterDevice() || found.isBlockDevice()) return "a device";

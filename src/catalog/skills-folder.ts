@@ -4,7 +4,7 @@
  */
 import { realpathSync, type Stats, statfsSync, statSync } from "node:fs";
 import path from "node:path";
-import { kindOf, notAFolderOnPath } from "../make-folder.js";
+import { entryKindOf, notAFolderOnPath } from "../make-folder.js";
 import { type CatalogIssue, SKILL_DOCUMENT } from "./types.js";
 
 /** The skills folder cannot be served: the server must not start. */
@@ -39,7 +39,8 @@ export function realSkillsFolder(dir: string, hint: string | undefined): string 
       `Skills folder ${dir} does not exist or is not a folder${hint === undefined ? "" : `: ${hint}`}`,
     );
   }
-  if (!stat.isDirectory()) throw new CatalogError(`Skills folder ${dir} is ${kindOf(stat)}, not a folder`);
+  if (!stat.isDirectory())
+    throw new CatalogError(`Skills folder ${dir} is ${entryKindOf(stat)}, not a folder`);
   const shown = real === dir ? dir : `${dir} (${real})`;
   if (real === path.parse(real).root) {
     throw new CatalogError(

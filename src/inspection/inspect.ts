@@ -288,10 +288,10 @@ function metadataDetail(document: Uint8Array | undefined): string {
   if (!("fields" in read)) return "";
   const metadata = read.fields.metadata;
   if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) {
-    return ` (it is ${kindOf(metadata)}: write it as keys with quoted values)`;
+    return ` (it is ${yamlKindOf(metadata)}: write it as keys with quoted values)`;
   }
   const odd = Object.entries(metadata).filter(([, value]) => typeof value !== "string");
-  const shown = odd.slice(0, 5).map(([key, value]) => `${JSON.stringify(key)} is ${kindOf(value)}`);
+  const shown = odd.slice(0, 5).map(([key, value]) => `${JSON.stringify(key)} is ${yamlKindOf(value)}`);
   if (odd.length > shown.length) shown.push(`${odd.length - shown.length} more`);
   const nested = odd.some(([, value]) => value !== null && typeof value === "object");
   const advice = [
@@ -304,7 +304,7 @@ function metadataDetail(document: Uint8Array | undefined): string {
 }
 
 /** What YAML read a value as, in words. */
-function kindOf(value: unknown): string {
+function yamlKindOf(value: unknown): string {
   if (value === null) return "empty";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";

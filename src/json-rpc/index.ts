@@ -1,2 +1,2 @@
 export { firstNotBlank, holdsMoreAfterValue, JsonExtent } from "./json-extent.js";
-export { isJsonObject, kindOf, messageShapeProblem } from "./message-shape.js";
+export { isJsonObject, jsonKindOf, messageShapeProblem } from "./message-shape.js";

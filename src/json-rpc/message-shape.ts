@@ -12,7 +12,7 @@ const MESSAGE_MEMBERS = ["jsonrpc", "id", "method", "params"];
  */
 export function messageShapeProblem(message: unknown, subject = "the message"): string | undefined {
   if (!isJsonObject(message)) {
-    return `${subject} is ${kindOf(message)}, where a JSON-RPC message is an object such as {"jsonrpc":"2.0","id":1,"method":"tools/list"}.`;
+    return `${subject} is ${jsonKindOf(message)}, where a JSON-RPC message is an object such as {"jsonrpc":"2.0","id":1,"method":"tools/list"}.`;
   }
   if ("result" in message || "error" in message) {
     if (!("method" in message))
@@ -26,18 +26,19 @@ export function messageShapeProblem(message: unknown, subject = "the message"): 
   }
   if (!("method" in message))
     return `"method" is missing: a request or notification names its method, as "tools/list".`;
-  if (typeof message.method !== "string") return `"method" must be a string, not ${kindOf(message.method)}.`;
+  if (typeof message.method !== "string")
+    return `"method" must be a string, not ${jsonKindOf(message.method)}.`;
   if ("id" in message && typeof message.id !== "string" && !Number.isSafeInteger(message.id)) {
     const notification = message.id === null ? " (a notification has no id at all)" : "";
     return `"id" must be a string or an integer of at most 2^53 - 1 in size, not ${shown(message.id)}${notification}.`;
   }
   const { params } = message;
   if (params !== undefined && !isJsonObject(params)) {
-    return `"params" must be an object, not ${kindOf(params)}; leave it out when there are none.`;
+    return `"params" must be an object, not ${jsonKindOf(params)}; leave it out when there are none.`;
   }
   const meta = params?._meta;
   if (meta !== undefined && !isJsonObject(meta)) {
-    return `"params._meta" must be an object, not ${kindOf(meta)}.`;
+    return `"params._meta" must be an object, not ${jsonKindOf(meta)}.`;
   }
   const metaProblem = meta === undefined ? undefined : metaMemberProblem(meta);
   if (metaProblem !== undefined) return metaProblem;
@@ -77,7 +78,7 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** What kind of JSON value `value` is, in words: `null`, `an array`, `an object`, `a string`. */
-export function kindOf(value: unknown): string {
+export function jsonKindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object";
@@ -93,5 +94,5 @@ function shown(value: unknown): string {
     return "a number past 2^53 - 1 in size";
   if (typeof value === "number" || typeof value === "boolean" || value === null) return JSON.stringify(value);
   if (typeof value === "string" && value.length <= 20) return JSON.stringify(value);
-  return kindOf(value);
+  return jsonKindOf(value);
 }

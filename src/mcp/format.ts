@@ -1,6 +1,6 @@
 /** How the tools write what they answer: file lists, file contents, counts. */
 import { type CatalogFile, excerpt, type FileContent, formatSize, quoted } from "../catalog/index.js";
-import { isJsonObject, kindOf } from "../json-rpc/index.js";
+import { isJsonObject, jsonKindOf } from "../json-rpc/index.js";
 
 /** Past this many entries a manifest is cut: a skill with a vendored tree would flood the context. */
 const LISTED_FILES = 500;
@@ -65,7 +65,7 @@ const MAX_PARSED_OBJECT = 64 * 1024;
  * been sent, and at most 100 characters of it.
  */
 export function notAnObject(member: string, value: unknown, wanted: string): string {
-  if (typeof value !== "string") return `${member} must be ${wanted}, not ${kindOf(value)}`;
+  if (typeof value !== "string") return `${member} must be ${wanted}, not ${jsonKindOf(value)}`;
   const held = value.length <= MAX_PARSED_OBJECT ? jsonOf(value) : undefined;
   if (!isJsonObject(held)) return `${member} must be ${wanted}, not a string (${quoted(value)})`;
   return `${member} must be ${wanted}, not a string: this string holds a JSON object, so send the object itself, not a string holding it: "${member}": ${excerpt(JSON.stringify(held), 100)}`;

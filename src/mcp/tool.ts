@@ -6,7 +6,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import { type ZodRawShape, z } from "zod";
 import { quoted } from "../catalog/index.js";
-import { kindOf } from "../json-rpc/index.js";
+import { jsonKindOf } from "../json-rpc/index.js";
 import type { ToolContext } from "./context.js";
 
 /**
@@ -328,7 +328,7 @@ function describeIssue(issue: z.core.$ZodIssue, name: string): string {
     const expected = EXPECTED[issue.expected] ?? issue.expected;
     return issue.input === undefined
       ? `${name} is required, ${expected}`
-      : `${name} must be ${expected}, not ${kindOf(issue.input)}`;
+      : `${name} must be ${expected}, not ${jsonKindOf(issue.input)}`;
   }
   if (issue.code === "too_big" && issue.origin === "string") {
     return `${name} is too long: at most ${issue.maximum} characters`;
