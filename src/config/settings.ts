@@ -396,18 +396,31 @@ function readHosts(value: string | undefined, problems: string[]): string[] {
   return hosts;
 }
 
-/** The keys of API_KEYS_FILE: one a line, blank lines and `#` comments skipped. */
-function readKeysFile(value: string | undefined, { cwd, files, problems }: ReadContext): readonly string[] {
+/**
+ * The file a setting names (a path from the working folder) and its text; undefined when the setting is
+ * unset, or when the file cannot be read, which goes to `problems` naming the setting and the file.
+ */
+function readSettingFile(
+  value: string | undefined,
+  { cwd, files, problems, name }: ReadContext,
+): { readonly fullPath: string; readonly text: string } | undefined {
   const file = value?.trim();
-  if (!file) return Object.freeze([]);
+  if (!file) return undefined;
   const fullPath = path.resolve(cwd, file);
-  let text: string;
   try {
-    text = files.readText(fullPath);
+    return { fullPath, text: files.readText(fullPath) };
   } catch (error) {
-    problems.push(unreadableFile(`API_KEYS_FILE ${fullPath}`, error));
-    return Object.freeze([]);
+    problems.push(unreadableFile(`${name} ${fullPath}`, error));
+    return undefined;
   }
+}
+
+/** The keys of API_KEYS_FILE: one a line, blank lines and `#` comments skipped. */
+function readKeysFile(value: string | undefined, context: ReadContext): readonly string[] {
+  const { problems } = context;
+  const read = readSettingFile(value, context);
+  if (read === undefined) return Object.freeze([]);
+  const { fullPath, text } = read;
   const keys = text.split(/\r?\n/).flatMap((line, index) => {
     const key = line.trim();
     return key === "" || key.startsWith("#") ? [] : [{ key, where: `API_KEYS_FILE line ${index + 1}` }];
@@ -436,21 +449,12 @@ const PACK_NAME = /^[^/\\\0]+$/;
  * `PACK_DESCRIPTIONS`: a YAML (or JSON) file mapping pack names to descriptions, read at startup so that an
  * operator can describe packs without rebuilding the image. Problems name the file and the key.
  */
-function readPackDescriptions(
-  value: string | undefined,
-  { cwd, files, problems }: ReadContext,
-): ReadonlyMap<string, string> {
+function readPackDescriptions(value: string | undefined, context: ReadContext): ReadonlyMap<string, string> {
+  const { problems } = context;
   const descriptions = new Map<string, string>();
-  const file = value?.trim();
-  if (!file) return descriptions;
-  const fullPath = path.resolve(cwd, file);
-  let text: string;
-  try {
-    text = files.readText(fullPath);
-  } catch (error) {
-    problems.push(unreadableFile(`PACK_DESCRIPTIONS ${fullPath}`, error));
-    return descriptions;
-  }
+  const read = readSettingFile(value, context);
+  if (read === undefined) return descriptions;
+  const { fullPath, text } = read;
   const document = parseDocument(text, { logLevel: "error" });
   const [error] = document.errors;
   if (error !== undefined || !isMap(document.contents)) {
