@@ -26,6 +26,7 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tolerateClosedOutput } from "../scripts/closed-output.js";
 import { htmlCommentHits } from "../src/audit/index.js";
+import { UsageError } from "../src/command-line.js";
 import { readCommandLine, wholeNumber } from "./command-line.js";
 import { seededRandom } from "./synthetic-catalog.js";
 
@@ -40,9 +41,6 @@ interface CommonMark {
   readonly Parser: new () => { parse(text: string): unknown };
   readonly HtmlRenderer: new () => { render(document: unknown): string };
 }
-
-/** The command line is wrong, or commonmark is not installed: one line and the usage, exit 2. */
-class UsageError extends Error {}
 
 const WORDS = ["a", "word", "text", "x", "#", "##", "*", "-", "1.", ">", "aa"];
 const MARKERS = ["- ", "* ", "+ ", "1. ", "2) ", "10. ", "> ", ">", "-  ", "1.  ", ">  ", "-    ", ">     "];

@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { atLeast, type FolderAudit, SEVERITIES, type Severity } from "../src/audit/index.js";
 import { CatalogError, visible } from "../src/catalog/index.js";
-import { describeArgsError, notOneOf } from "../src/command-line.js";
+import { describeArgsError, notOneOf, UsageError } from "../src/command-line.js";
 import { ConfigError } from "../src/config/index.js";
 import { plural } from "../src/mcp/index.js";
 import { loadStartupConfig, prepareAudit } from "../src/startup/index.js";
@@ -27,11 +27,6 @@ Options:
   --json            print {"skills": N, "findings": [...]} instead of Markdown
   --fail-on LEVEL   exit 1 when a finding is LEVEL or worse: high (default), medium, low, or never
   -h, --help        show this help`;
-
-/** The command line or the folder is wrong: one line, then the usage. */
-class UsageError extends Error {
-  override name = "UsageError";
-}
 
 interface Options {
   readonly folder: string;

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { loadCatalog } from "../src/catalog/index.js";
-import { describeArgsError, notWholeNumber, wholeNumberIn } from "../src/command-line.js";
+import { describeArgsError, notWholeNumber, UsageError, wholeNumberIn } from "../src/command-line.js";
 import { examplesDir } from "../src/package.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { freePort } from "./free-port.js";
@@ -49,11 +49,6 @@ const SOAK_OPTIONS = {
   "skills-dir": { type: "string", default: examplesDir() },
   help: { type: "boolean", short: "h" },
 } as const;
-
-/** The command line is wrong: one line, then the usage, and exit 2 as the other scripts do. */
-class UsageError extends Error {
-  override name = "UsageError";
-}
 
 function readOptions(argv: readonly string[]): Options | "help" {
   let parsed: ReturnType<typeof parseSoakArgs>;

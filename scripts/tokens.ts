@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Scope } from "../src/catalog/index.js";
-import { describeArgsError, notOneOf, unreadableFile } from "../src/command-line.js";
+import { describeArgsError, notOneOf, UsageError, unreadableFile } from "../src/command-line.js";
 import { steeringFor } from "../src/mcp/index.js";
 import { examplesDir } from "../src/package.js";
 import { errorMessage } from "../src/system-errors.js";
@@ -53,11 +53,6 @@ const TOKENS_OPTIONS = {
   "catalog-preview": { type: "string", default: "on" },
   help: { type: "boolean", short: "h" },
 } as const;
-
-/** The command line is wrong: one line, then the usage, and exit 2 as the other scripts do. */
-class UsageError extends Error {
-  override name = "UsageError";
-}
 
 function parseTokensArgs(argv: readonly string[]) {
   try {

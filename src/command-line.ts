@@ -3,6 +3,14 @@
 import { errorMessage, problemInWords, type SystemProblems } from "./system-errors.js";
 import { quoted } from "./visible.js";
 
+/**
+ * A script's command line is wrong (or, for audit-skills, the folder it names): the script prints the
+ * message, one line, then its usage, and exits 2 as every command does.
+ */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
 /** What a command line's options are declared as, for node:util parseArgs. */
 type DeclaredOptions = Readonly<
   Record<string, { readonly type: "boolean" | "string"; readonly short?: string }>
