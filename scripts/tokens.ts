@@ -63,46 +63,20 @@ function parseTokensArgs(argv: readonly string[]) {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const { values, positionals } = parseTokensArgs(argv);
-  if (values.help) {
+  const options = readOptions(argv);
+  if (options === "help") {
     console.log(USAGE);
     return;
   }
-  const [folder, ...extra] = positionals;
-  // A query set listed after one --queries would otherwise be dropped from the report without a word.
-  if (extra.length > 0) {
-    throw new UsageError(
-      `${extra.map((item) => quoted(item)).join(", ")}: one catalog folder only; give each query set its own --queries`,
-    );
-  }
-  const dir = folder ?? examplesDir();
-  const preview = values["catalog-preview"];
-  if (preview !== "on" && preview !== "off")
-    throw new UsageError(notOneOf("--catalog-preview", preview, ["on", "off"]));
+  const { dir, preview, queryFiles } = options;
   const deps = await mcpDepsOf(dir, { env: { CATALOG_PREVIEW: preview } });
   const { catalog } = deps;
   const client = await connectInMemory(deps);
   const { packs } = catalog.everything;
   // Read before anything is printed: a query set that cannot be read fails the run without half a report.
-  const sets = (values.queries ?? []).map((file) => readQuerySet(file, catalog.everything));
-  const costs = await measureTokenCosts(
-    client,
-    packs.map((pack) => pack.name),
-  );
+  const sets = queryFiles.map((file) => readQuerySet(file, catalog.everything));
+  await printSurfaceCosts(client, dir, catalog.everything);
   await client.close();
-
-  const rows: [string, number][] = [
-    [`tools/list (${costs.tools} tools)`, costs.toolsList],
-    ["initialize instructions", costs.instructions],
-    ["list_packs", costs.listPacks],
-    ...costs.listSkillsByPack.map(({ pack, tokens }, index): [string, number] => [
-      `list_skills(pack="${pack}") (${packs[index]?.skills.length ?? 0} skills)`,
-      tokens,
-    ]),
-  ];
-  const width = Math.max(...rows.map(([label]) => label.length));
-  console.log(`Tokens (o200k) for ${dir}: ${catalog.everything.skills.length} skills`);
-  for (const [label, tokens] of rows) console.log(`${label.padEnd(width)}  ${String(tokens).padStart(7)}`);
 
   const scopes: [string, Scope][] = [
     ["(whole catalog)", catalog.everything],
@@ -152,6 +126,62 @@ async function main(argv: readonly string[]): Promise<void> {
       [name, Buffer.byteLength(upfront), `${tokens}${flag}`, countTokens(steering), ...coverages].join("\t"),
     );
   }
+  printCoverageSummary(sets, byHost, packCoverage);
+}
+
+interface Options {
+  readonly dir: string;
+  readonly preview: "on" | "off";
+  readonly queryFiles: readonly string[];
+}
+
+/** The command line, or "help"; a wrong one throws a UsageError. */
+function readOptions(argv: readonly string[]): Options | "help" {
+  const { values, positionals } = parseTokensArgs(argv);
+  if (values.help) return "help";
+  const [folder, ...extra] = positionals;
+  // A query set listed after one --queries would otherwise be dropped from the report without a word.
+  if (extra.length > 0) {
+    throw new UsageError(
+      `${extra.map((item) => quoted(item)).join(", ")}: one catalog folder only; give each query set its own --queries`,
+    );
+  }
+  const preview = values["catalog-preview"];
+  if (preview !== "on" && preview !== "off")
+    throw new UsageError(notOneOf("--catalog-preview", preview, ["on", "off"]));
+  return { dir: folder ?? examplesDir(), preview, queryFiles: values.queries ?? [] };
+}
+
+/** The first table: what each part of the tool surface costs, `list_skills` pack by pack. */
+async function printSurfaceCosts(client: Client, dir: string, everything: Scope): Promise<void> {
+  const { packs } = everything;
+  const costs = await measureTokenCosts(
+    client,
+    packs.map((pack) => pack.name),
+  );
+  const rows: [string, number][] = [
+    [`tools/list (${costs.tools} tools)`, costs.toolsList],
+    ["initialize instructions", costs.instructions],
+    ["list_packs", costs.listPacks],
+    ...costs.listSkillsByPack.map(({ pack, tokens }, index): [string, number] => [
+      `list_skills(pack="${pack}") (${packs[index]?.skills.length ?? 0} skills)`,
+      tokens,
+    ]),
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  console.log(`Tokens (o200k) for ${dir}: ${everything.skills.length} skills`);
+  for (const [label, tokens] of rows) console.log(`${label.padEnd(width)}  ${String(tokens).padStart(7)}`);
+}
+
+/**
+ * The coverage of each query set by what a host shows (`byHost`, a row a scope), and its mean over the
+ * packs (`packCoverage`, by set) beside the targets.
+ */
+function printCoverageSummary(
+  sets: readonly QuerySet[],
+  byHost: readonly string[],
+  packCoverage: readonly (readonly number[])[],
+): void {
   if (sets.length > 0) {
     // Hosts differ in what they show (README, "Getting agents to use the skills"): each view must do alone.
     // The steering line is what a host's CLAUDE.md, AGENTS.md or system prompt adds on every turn.
