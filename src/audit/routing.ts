@@ -160,54 +160,60 @@ const TOKENS = /[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]/gu;
  */
 const WINDOW = 7;
 
+/**
+ * How many of the last of `recent` (the words of a clause so far, `WINDOW` at most) make a claim on every
+ * task, `first` at the end included; 0 when they make none, or when no word of the sentence so far
+ * (`triggered`) asks for the skill to be used.
+ */
+function claimLength(recent: readonly string[], triggered: boolean): number {
+  if (!triggered) return 0;
+  // A claim may end in `first` (`use this skill first`, `for any task first`): read it without.
+  const skip = (recent.at(-1) ?? "").toLowerCase() === "first" ? 1 : 0;
+  const word = (back: number) => (recent[recent.length - back - skip] ?? "").toLowerCase();
+  const last = word(1);
+  // Not the first word of its clause: the last item of a list (`Slack, Gmail, anything`) is in its scope.
+  if (EVERYTHING.has(last)) return word(2) === "" ? 0 : 1 + skip;
+  if (last === "something" && ASKING.has(word(2))) return 1 + skip;
+  if (last === "what" && word(2) === "matter" && word(3) === "no") return 3 + skip;
+  // `use`, `use it`, `use this skill`: a claim when always, or first, for nothing in particular.
+  const use = TRIGGERS.has(last)
+    ? 1
+    : ["it", "me", "this"].includes(last) && TRIGGERS.has(word(2))
+      ? 2
+      : last === "skill" && word(2) === "this" && TRIGGERS.has(word(3))
+        ? 3
+        : 0;
+  if (use > 0) {
+    const always = word(use + 1) === "always" ? 1 : 0;
+    return always + skip > 0 ? use + always + skip : 0;
+  }
+  if (!TASKS.has(last)) return 0;
+  for (let back = 2; back <= 5; back++) {
+    const before = word(back);
+    const lead = word(back + 1);
+    if (QUANTIFIERS.has(before)) return LEADS.has(lead) || ASKING.has(lead) ? back + skip : 0;
+    // `regardless of the task`, `whatever the task`, `no matter the request`.
+    if (before === "regardless" || before === "whatever" || (before === "matter" && lead === "no")) {
+      return back + skip;
+    }
+    if ((before === "a" || before === "an") && ASKING.has(lead)) return back + skip;
+    // `all tasks and questions`: one claim of two nouns.
+    if (!FILLERS.has(before) && !TASKS.has(before) && before !== "and" && before !== "or") return 0;
+  }
+  return 0;
+}
+
 /** The words of the first claim on every task in `description` (`use for ALL tasks`), or undefined. */
 export function claimOfEveryTask(description: string): string | undefined {
   const recent: string[] = [];
   let triggered = false;
-  const claim = (): number => {
-    if (!triggered) return 0;
-    // A claim may end in `first` (`use this skill first`, `for any task first`): read it without.
-    const skip = (recent.at(-1) ?? "").toLowerCase() === "first" ? 1 : 0;
-    const word = (back: number) => (recent[recent.length - back - skip] ?? "").toLowerCase();
-    const last = word(1);
-    // Not the first word of its clause: the last item of a list (`Slack, Gmail, anything`) is in its scope.
-    if (EVERYTHING.has(last)) return word(2) === "" ? 0 : 1 + skip;
-    if (last === "something" && ASKING.has(word(2))) return 1 + skip;
-    if (last === "what" && word(2) === "matter" && word(3) === "no") return 3 + skip;
-    // `use`, `use it`, `use this skill`: a claim when always, or first, for nothing in particular.
-    const use = TRIGGERS.has(last)
-      ? 1
-      : ["it", "me", "this"].includes(last) && TRIGGERS.has(word(2))
-        ? 2
-        : last === "skill" && word(2) === "this" && TRIGGERS.has(word(3))
-          ? 3
-          : 0;
-    if (use > 0) {
-      const always = word(use + 1) === "always" ? 1 : 0;
-      return always + skip > 0 ? use + always + skip : 0;
-    }
-    if (!TASKS.has(last)) return 0;
-    for (let back = 2; back <= 5; back++) {
-      const before = word(back);
-      const lead = word(back + 1);
-      if (QUANTIFIERS.has(before)) return LEADS.has(lead) || ASKING.has(lead) ? back + skip : 0;
-      // `regardless of the task`, `whatever the task`, `no matter the request`.
-      if (before === "regardless" || before === "whatever" || (before === "matter" && lead === "no")) {
-        return back + skip;
-      }
-      if ((before === "a" || before === "an") && ASKING.has(lead)) return back + skip;
-      // `all tasks and questions`: one claim of two nouns.
-      if (!FILLERS.has(before) && !TASKS.has(before) && before !== "and" && before !== "or") return 0;
-    }
-    return 0;
-  };
   // With the word before it, for the finding to read as the description does (`asks anything`).
   const found = (words: number) => recent.slice(-words - 1).join(" ");
   for (const [token] of description.matchAll(TOKENS)) {
     if (MARKUP.test(token)) continue;
     const word = token.toLowerCase();
     if (CLAUSE_END.test(token) || OPEN_WORDS.has(word)) {
-      const words = claim();
+      const words = claimLength(recent, triggered);
       if (words > 0) return found(words);
     }
     if (CLAUSE_END.test(token)) {
@@ -220,6 +226,6 @@ export function claimOfEveryTask(description: string): string | undefined {
     recent.push(token);
     if (recent.length > WINDOW) recent.shift();
   }
-  const words = claim();
+  const words = claimLength(recent, triggered);
   return words > 0 ? found(words) : undefined;
 }
