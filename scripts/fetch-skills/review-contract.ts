@@ -7,6 +7,12 @@
 export interface ReviewedSource {
   readonly name: string;
   readonly repo: string;
+  /**
+   * Where the pack's files are in the repository, for the `git diff` that shows what the review leaves
+   * out: `path` holds the pack's skills, and each of `extras` keeps its repository path in the pack.
+   */
+  readonly path: string;
+  readonly extras: readonly string[];
   readonly from: string;
   readonly to: string;
   /** Why the pack at `from` could not be had (the commit is gone upstream, say); everything then counts as new. */

@@ -42,7 +42,14 @@ export async function reviewRepins(
     const sources: ReviewedSource[] = [];
     const records: Pick<SourceRecord, "name" | "ref" | "skipped">[] = [];
     for (const { source, from, to } of moved) {
-      const reviewed = { name: source.name, repo: source.repo, from, to };
+      const reviewed = {
+        name: source.name,
+        repo: source.repo,
+        path: source.path,
+        extras: source.extras,
+        from,
+        to,
+      };
       const old: SkillSource = { ...source, ref: from };
       try {
         const work = path.join(temp, "work", source.name);

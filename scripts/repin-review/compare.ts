@@ -19,6 +19,7 @@ import {
 import { matchSkills, type SkillPair } from "./renames.js";
 import {
   bytesOf,
+  documentIn,
   documentOf,
   type PackSide,
   perSkill,
@@ -31,6 +32,8 @@ import {
 export interface FileChange {
   /** In the pack: the new path, or the old one for a removed file. */
   readonly path: string;
+  /** In the pack, the path a changed file had before, when its skill moved to another folder. */
+  readonly movedFrom: string | undefined;
   readonly kind: "added" | "removed" | "changed";
   /** For text, line endings aside; undefined for a binary file, or one the audit did not read. */
   readonly lines: LineChanges | undefined;
@@ -78,6 +81,8 @@ export interface ContentBudget {
  */
 export interface DocumentChange {
   readonly skill: Skill;
+  /** In the pack, the path it had before, when its skill moved to another folder. */
+  readonly movedFrom: string | undefined;
   /** Line endings aside: the diff and counts of a file moved to CRLF or back would be every line. */
   readonly lines: LineChanges;
   /** How its line endings changed, when a line differs by its ending alone. */
@@ -207,7 +212,8 @@ export async function comparePacks(
   for (const { before: old, after: now } of pairs) {
     await between();
     const change = documentChange(documentOf(before, old), documentOf(after, now), now, documents.length);
-    if (change !== undefined) documents.push(change);
+    const movedFrom = old.folder === now.folder ? undefined : documentIn(old);
+    if (change !== undefined) documents.push({ ...change, movedFrom });
     skillFiles.push(...(await compareSkillFiles(old, now)));
   }
   for (const skill of added) skillFiles.push(...(await compareSkillFiles(undefined, skill)));
@@ -270,7 +276,7 @@ function documentChange(
   now: ServedFile,
   skill: Skill,
   changed: number,
-): DocumentChange | undefined {
+): Omit<DocumentChange, "movedFrom"> | undefined {
   if (sameContent(old, now)) return undefined;
   const { before, after, lines, endings } = compareIgnoringEndings(
     bytesOf(old).toString("utf8"),
@@ -325,7 +331,9 @@ async function compareFiles(
     const old = before.get(file);
     if (old !== undefined && sameContent(old, now)) continue;
     await between();
-    changes.push(fileChange(afterPath(file), old === undefined ? "added" : "changed", old, now));
+    const change = fileChange(afterPath(file), old === undefined ? "added" : "changed", old, now);
+    const from = beforePath(file);
+    changes.push(old !== undefined && from !== change.path ? { ...change, movedFrom: from } : change);
   }
   for (const [file, old] of before) {
     if (after.has(file)) continue;
@@ -346,6 +354,7 @@ function fileChange(
   const compared = old === undefined || now === undefined ? undefined : compareIgnoringEndings(old, now);
   return {
     path: where,
+    movedFrom: undefined,
     kind,
     lines: compared?.lines,
     endings: compared?.endings,

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Finding } from "../../src/audit/index.js";
 import { type Skill, visible } from "../../src/catalog/index.js";
 import {
@@ -30,6 +31,7 @@ import {
 import { type BodyRoom, type Excerpt, SHORT, shownLines, WHOLE } from "./excerpt.js";
 import { keyRank } from "./frontmatter-keys.js";
 import { RARE_LINE_SKILLS, RENAME_TEXT_BYTES } from "./renames.js";
+import { documentIn } from "./served.js";
 
 /**
  * The review's own rule, high: a served file the bump adds or changes that the audit did not read (over
@@ -89,7 +91,6 @@ const GITHUB_LIMIT = "GitHub's 65,536-character limit for a pull request body";
  * past them the words from the first to the last difference are marked, which takes linear work.
  */
 const WORD_LIMITS: DiffLimits = { items: 2000, edits: 200 };
-const UPSTREAM = "the whole change is upstream, between the two commits above";
 /**
  * The characters of supporting and pack files' contents one review shows in all, as wide as the review
  * keeps (KEPT_CONTENT_CHARS) and narrower once bodies are cut: a bump adding a hundred scripts still
@@ -282,7 +283,7 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom, conte
     ...changes.added.slice(0, limit).map((skill) => tableRow([id(skill), markdownText(skill.description)])),
     ...more(changes.added.length, limit),
     "",
-    ...changes.addedDocuments.slice(0, limit).flatMap((added) => addedDocument(added, room)),
+    ...changes.addedDocuments.slice(0, limit).flatMap((added) => addedDocument(added, room, source)),
   ]);
   section(lines, "Removed skills", changes.removed.length, [listed(changes.removed.map(id), limit)]);
   section(
@@ -316,7 +317,7 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom, conte
     ),
     ...more(changes.documents.length, limit),
     "",
-    ...documents.flatMap((document) => documentDiff(document, room)),
+    ...documents.flatMap((document) => documentDiff(document, room, source)),
   ]);
   for (const [title, list] of [
     ["Supporting files", files],
@@ -367,27 +368,28 @@ function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): st
  * A changed SKILL.md, frontmatter and all, as a collapsed unified diff, cut as `room` says with a note, so
  * that a reviewer reads the edit without leaving the pull request. Hidden characters are shown as `{U+202E}`.
  */
-function documentDiff(document: DocumentChange, room: BodyRoom): string[] {
+function documentDiff(document: DocumentChange, room: BodyRoom, source: ReviewedSource): string[] {
   const summary = `${document.skill.id}: SKILL.md diff`;
+  const where = readUpstream(source, [documentIn(document.skill), document.movedFrom]);
   const { hunks, endings } = document;
   // Only past the changed files whose bodies the review keeps (KEPT_BODIES over all packs), when it cannot
   // show them all anyway; and a change of line endings alone, which its line in the list says in full.
   if (hunks === "not kept" || endings?.only === true) return [];
   if (hunks === "too different") {
     return collapsed(summary, [
-      `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${UPSTREAM}.`,
+      `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${where}.`,
     ]);
   }
   if (hunks.total === 0) {
     return collapsed(summary, [
-      `No line reads otherwise: the bytes changed at the end of the file or where they are not UTF-8; ${UPSTREAM}.`,
+      `No line reads otherwise: the bytes changed at the end of the file or where they are not UTF-8; ${where}.`,
     ]);
   }
   const note =
     endings === undefined
       ? []
       : [`Line endings changed too (${endings.before} → ${endings.after}); this diff leaves them out.`, ""];
-  return collapsed(summary, [...note, ...fenced(hunks, "diff", "of this diff", room)]);
+  return collapsed(summary, [...note, ...fenced(hunks, "diff", "of this diff", room, where)]);
 }
 
 /** A text file whose only change is its line endings: one line, not a diff of every line. */
@@ -406,15 +408,16 @@ function endingsToo(endings: EndingsChange | undefined): string {
  * An added skill's SKILL.md as a collapsed block, cut like a diff: the instructions a model will follow,
  * which its description in the table above does not show.
  */
-function addedDocument({ skill, lines }: AddedDocument, room: BodyRoom): string[] {
-  return collapsed(`${skill.id}: SKILL.md (new)`, fenced(lines, "markdown", "of it", room));
+function addedDocument({ skill, lines }: AddedDocument, room: BodyRoom, source: ReviewedSource): string[] {
+  const where = readUpstream(source, [documentIn(skill)]);
+  return collapsed(`${skill.id}: SKILL.md (new)`, fenced(lines, "markdown", "of it", room, where));
 }
 
 /**
  * `lines` in a code fence longer than any run of backticks in them, each line and all of them cut as `room`
- * says, with a note of what was left out (`of what`), hidden characters shown as `{U+…}`.
+ * says, with a note of what was left out (`of what`) and `where` it is, hidden characters shown as `{U+…}`.
  */
-function fenced(lines: Excerpt, language: string, ofWhat: string, room: BodyRoom): string[] {
+function fenced(lines: Excerpt, language: string, ofWhat: string, room: BodyRoom, where: string): string[] {
   const shown = shownLines(lines.lines, room);
   const longest = Math.max(2, ...shown.flatMap((line) => (line.match(/`+/g) ?? []).map((run) => run.length)));
   const fence = "`".repeat(longest + 1);
@@ -424,7 +427,7 @@ function fenced(lines: Excerpt, language: string, ofWhat: string, room: BodyRoom
     ...shown,
     fence,
     ...(left > 0
-      ? ["", `… and ${count(left, "more line")} ${ofWhat}, cut to keep the review short: ${UPSTREAM}.`]
+      ? ["", `… and ${count(left, "more line")} ${ofWhat}, cut to keep the review short: ${where}.`]
       : []),
   ];
 }
@@ -478,18 +481,19 @@ function fileContents(
   contents: ContentRoom,
 ): string[] {
   const lines: string[] = [];
-  const pastRoom: string[] = [];
-  const tooLarge: string[] = [];
+  const pastRoom: FileChange[] = [];
+  const tooLarge: FileChange[] = [];
   for (const file of files) {
     const { content } = file;
     if (content === undefined) continue;
     const named = `${source.name}/${file.path}`;
-    if (content.kind === "too large") tooLarge.push(markdownCode(named));
+    const where = readUpstream(source, [file.path, file.movedFrom]);
+    if (content.kind === "too large") tooLarge.push(file);
     else if (content.kind === "too different") {
       append(
         lines,
         collapsed(`${named}: diff`, [
-          `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${UPSTREAM}.`,
+          `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${where}.`,
         ]),
       );
     } else if ("lines" in content && contentShare(contents.left, contents.files) > 0) {
@@ -498,28 +502,79 @@ function fileContents(
       // Lines cut to the share too: one longer than it would leave a minified file showing nothing.
       const fits = { chars: Math.min(room.chars, share), lineChars: Math.min(room.lineChars, share - 2) };
       const diff = content.kind === "diff";
-      const body = fenced(content.lines, diff ? "diff" : "text", diff ? "of this diff" : "of it", fits);
+      const body = fenced(
+        content.lines,
+        diff ? "diff" : "text",
+        diff ? "of this diff" : "of it",
+        fits,
+        where,
+      );
       // The lines shown are charged, not the fence and note around them, as a share counts them.
       contents.left -= shownLines(content.lines.lines, fits).reduce(
         (size, line) => size + line.length + 1,
         0,
       );
       append(lines, collapsed(`${named}: ${diff ? "diff" : "(new)"}`, body));
-    } else pastRoom.push(markdownCode(named));
+    } else pastRoom.push(file);
   }
-  const where = (files: readonly string[]) =>
-    `read ${files.length === 1 ? "it" : "them"} upstream: \`git diff ${shortRef(source.from)} ${shortRef(source.to)}\` in a clone of ${markdownCode(source.repo)}`;
+  const named = (files: readonly FileChange[]) =>
+    files.map((file) => markdownCode(`${source.name}/${file.path}`)).join(", ");
+  // One file's own diff; of several, the diff of the pack's folders, which a list of their paths would
+  // make as long as the list.
+  const where = (files: readonly FileChange[]) =>
+    files.length === 1 && files[0] !== undefined
+      ? readUpstream(source, [files[0].path, files[0].movedFrom])
+      : readUpstream(source, undefined);
   if (pastRoom.length > 0)
     lines.push(
-      `- Content not shown, past the ${CONTENT_CHARS.whole.toLocaleString("en-US")} characters (${CONTENT_CHARS.short.toLocaleString("en-US")} when the review is cut) the review gives the contents of files: ${pastRoom.join(", ")}; ${where(pastRoom)}.`,
+      `- Content not shown, past the ${CONTENT_CHARS.whole.toLocaleString("en-US")} characters (${CONTENT_CHARS.short.toLocaleString("en-US")} when the review is cut) the review gives the contents of files: ${named(pastRoom)}; ${where(pastRoom)}.`,
       "",
     );
   if (tooLarge.length > 0)
     lines.push(
-      `- Content not shown, over ${CONTENT_BYTES / 1024 / 1024} MiB: ${tooLarge.join(", ")}; ${where(tooLarge)}.`,
+      `- Content not shown, over ${CONTENT_BYTES / 1024 / 1024} MiB: ${named(tooLarge)}; ${where(tooLarge)}.`,
       "",
     );
   return lines;
+}
+
+/**
+ * Where to read what the review leaves out: `git diff` of the two commits in a clone of the source, for
+ * one file by its `paths` in the pack (a file moved with its skill by both, so that git shows it as the
+ * rename it is), or for the pack's folders when undefined, each path quoted for a shell.
+ */
+function readUpstream(source: ReviewedSource, paths: readonly (string | undefined)[] | undefined): string {
+  const inRepository =
+    paths === undefined
+      ? [source.path, ...source.extras]
+      : paths.flatMap((inPack) => (inPack === undefined ? [] : [repositoryPath(source, inPack)]));
+  const command = `git diff ${shortRef(source.from)} ${shortRef(source.to)} -- ${inRepository.map(shellWord).join(" ")}`;
+  return `read ${paths === undefined ? "them" : "it"} upstream: ${markdownCode(command)} in a clone of ${markdownCode(source.repo)}`;
+}
+
+/** A path in the pack as the source's repository has it: an extra keeps its path, the rest is under `path`. */
+function repositoryPath(source: ReviewedSource, inPack: string): string {
+  const extra = source.extras.some((folder) => inPack === folder || inPack.startsWith(`${folder}/`));
+  return extra ? inPack : path.posix.join(source.path, inPack);
+}
+
+/**
+ * `word` as one word of a POSIX shell command: as it is when it holds nothing a shell reads, in single
+ * quotes otherwise; and when it holds a character the review writes `{U+…}` (a control, a bidi override),
+ * in `$'…'` (bash, zsh, and POSIX.1-2024 shells) with each such byte as `\xHH`, so that what is copied from
+ * the review is the path, not the review's way of showing it.
+ */
+export function shellWord(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  if (visible(word) === word) return `'${word.replaceAll("'", "'\\''")}'`;
+  const escaped = [...word]
+    .map((character) =>
+      character === "'" || character === "\\" || visible(character) !== character
+        ? [...Buffer.from(character)].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("")
+        : character,
+    )
+    .join("");
+  return `$'${escaped}'`;
 }
 
 function fileList(pack: string, files: readonly FileChange[], limit: number): string[] {

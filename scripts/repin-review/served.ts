@@ -96,6 +96,7 @@ export function perSkill<T>(make: (skill: Skill) => T): (skill: Skill) => T {
   };
 }
 
-function documentIn(skill: Skill): string {
+/** A skill's SKILL.md by path in its pack. */
+export function documentIn(skill: Skill): string {
   return path.posix.join(skill.folder, SKILL_DOCUMENT);
 }

@@ -3,8 +3,10 @@
  * what changes for agents and what looks dangerous, in the summary and, with --findings, as JSON. Each
  * site starts without ./skills, as a fresh CI checkout does.
  */
+import { execFile } from "node:child_process";
 import { chmod, mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/catalog/index.js";
 import { inspectCatalog } from "../../src/inspection/index.js";
@@ -528,7 +530,7 @@ describe("the repin review", () => {
     expect(summary).toContain("- changed `contents/tool/image.bin` (binary, content not shown)");
     expect(summary).not.toContain("contents/tool/image.bin: diff");
     expect(summary).toContain(
-      `- Content not shown, over 1 MiB: \`contents/tool/huge.md\`; read it upstream: \`git diff ${kit.commits[0]?.slice(0, 7)} ${kit.commits[1]?.slice(0, 7)}\` in a clone of \`${kit.url}\`.`,
+      `- Content not shown, over 1 MiB: \`contents/tool/huge.md\`; read it upstream: \`git diff ${kit.commits[0]?.slice(0, 7)} ${kit.commits[1]?.slice(0, 7)} -- skills/tool/huge.md\` in a clone of \`${kit.url}\`.`,
     );
   });
 
@@ -554,7 +556,10 @@ describe("the repin review", () => {
     expect(result.summary).toContain(
       "- Content not shown, past the 20,000 characters (6,000 when the review is cut) the review gives the contents of files: `many/many/scripts/s",
     );
-    expect(result.summary).toContain("`many/many/scripts/s129.sh`; read them upstream: `git diff ");
+    // Of many files, the diff of the pack's folders, not of the whole repository.
+    expect(result.summary).toMatch(
+      /`many\/many\/scripts\/s129\.sh`; read them upstream: `git diff [0-9a-f]{7} [0-9a-f]{7} -- skills shared` in a clone of/,
+    );
   });
 
   // One large script took the whole budget of contents, and the scripts after it (here in the next pack),
@@ -592,6 +597,53 @@ describe("the repin review", () => {
       expect(summary).toContain(`echo end ${index}\n`);
     }
     expect(summary).not.toContain("- Content not shown");
+  });
+
+  // A file cut to its share pointed at the diff of the whole bump, every pack and file of it, to read the
+  // rest of that one file. It now points at that file, its path quoted so that the command runs as shown.
+  it("points a cut file at its own diff upstream, a command that runs as shown", async () => {
+    // Each new version adds 500 lines: a diff longer than any file's share.
+    const long = (version: string) =>
+      Array.from({ length: version === "v1" ? 1000 : 1500 }, (_, index) => `line ${index} of the notes`).join(
+        "\n",
+      );
+    const odd = "skills/tool/references/my notes, Bob's $HOME.md";
+    const kit = await makeUpstream(path.join(tree.dir, "cut-file"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        [odd]: `${long("v1")}\n`,
+        "skills/old-place/SKILL.md": skillMd("moving", "Moves."),
+        "skills/old-place/scripts/run.sh": `${long("v1")}\n`,
+        "shared/guide.md": `${long("v1")}\n`,
+      },
+      {
+        [odd]: `${long("v2")}\n`,
+        "skills/old-place": null,
+        "skills/new-place/SKILL.md": skillMd("moving", "Moves."),
+        "skills/new-place/scripts/run.sh": `${long("v2")}\n`,
+        "shared/guide.md": `${long("v2")}\n`,
+      },
+    ]);
+    const result = await bump([{ name: "cut", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const commands = [
+      ...result.summary.matchAll(/cut to keep the review short: read it upstream: `([^`]+)` in a clone of/g),
+    ].map((match) => match[1] ?? "");
+    const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
+    expect(commands).toEqual([
+      `git diff ${from} ${to} -- skills/new-place/scripts/run.sh skills/old-place/scripts/run.sh`,
+      `git diff ${from} ${to} -- 'skills/tool/references/my notes, Bob'\\''s $HOME.md'`,
+      // An extra keeps its repository path in the pack.
+      `git diff ${from} ${to} -- shared/guide.md`,
+    ]);
+    const shell = promisify(execFile);
+    const outputs = await Promise.all(
+      commands.map(async (command) => (await shell("sh", ["-c", command], { cwd: kit.dir })).stdout),
+    );
+    expect(outputs[0]).toContain("rename from skills/old-place/scripts/run.sh");
+    expect(outputs[1]).toContain("+line 1499 of the notes");
+    expect(outputs[1]).not.toContain("shared/guide.md");
+    expect(outputs[2]).toContain("+line 1499 of the notes");
   });
 
   // A skill moved to another folder as it was had each of its old findings marked new (the path differs):
@@ -735,10 +787,10 @@ describe("the repin review", () => {
       ].join("\n"),
     );
     expect(summary).toMatch(
-      /<summary>notes\/long: SKILL\.md diff<\/summary>\n\n```diff\n@@ -3,303 \+3,303 @@\n description: Long\.\n ---\n \n-line of a list[^\n]*, 1\n-line of a list[^\n]*, 2\n[\s\S]*\n```\n\n… and \d+ more lines of this diff, cut to keep the review short: the whole change is upstream, between the two commits above\.\n/,
+      /<summary>notes\/long: SKILL\.md diff<\/summary>\n\n```diff\n@@ -3,303 \+3,303 @@\n description: Long\.\n ---\n \n-line of a list[^\n]*, 1\n-line of a list[^\n]*, 2\n[\s\S]*\n```\n\n… and \d+ more lines of this diff, cut to keep the review short: read it upstream: `git diff [0-9a-f]{7} [0-9a-f]{7} -- skills\/long\/SKILL\.md` in a clone of `file:[^`]+`\.\n/,
     );
     expect(summary).toContain(
-      "<summary>notes/huge: SKILL.md diff</summary>\n\nToo different to diff here (over 1,000 changed lines, or over 5,000 lines from the first change to the last): the whole change is upstream, between the two commits above.",
+      `<summary>notes/huge: SKILL.md diff</summary>\n\nToo different to diff here (over 1,000 changed lines, or over 5,000 lines from the first change to the last): read it upstream: \`git diff ${notes.commits[0]?.slice(0, 7)} ${notes.commits[1]?.slice(0, 7)} -- skills/huge/SKILL.md\` in a clone of \`${notes.url}\`.`,
     );
   });
 
@@ -1066,7 +1118,7 @@ describe("the repin review", () => {
     expect(result.summary.length).toBeLessThan(65_536);
     expect(result.summary).toContain("- Skills: 0 → 40: 40 added, 0 removed, 0 renamed.");
     expect(result.summary).toMatch(
-      /<summary>grown\/new-0: SKILL\.md \(new\)<\/summary>\n\n```markdown\n---\nname: new-0\n[\s\S]*?\nStep of skill 0\.\n```\n\n… and \d+ more lines of it, cut to keep the review short: the whole change is upstream, between the two commits above\.\n/,
+      /<summary>grown\/new-0: SKILL\.md \(new\)<\/summary>\n\n```markdown\n---\nname: new-0\n[\s\S]*?\nStep of skill 0\.\n```\n\n… and \d+ more lines of it, cut to keep the review short: read it upstream: `git diff [0-9a-f]{7} [0-9a-f]{7} -- skills\/new-0\/SKILL\.md` in a clone of `file:[^`]+`\.\n/,
     );
   });
 

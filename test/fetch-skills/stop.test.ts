@@ -275,7 +275,16 @@ describe("a repin review told to stop", () => {
       const review = reviewRepin({
         before: path.join(folders.dir, "before"),
         after: path.join(folders.dir, "after"),
-        sources: [{ name: "pack", repo: "file:///pack", from: "a".repeat(40), to: "b".repeat(40) }],
+        sources: [
+          {
+            name: "pack",
+            repo: "file:///pack",
+            path: ".",
+            extras: [],
+            from: "a".repeat(40),
+            to: "b".repeat(40),
+          },
+        ],
         budget: 52_000,
         signal: stop.signal,
       });
