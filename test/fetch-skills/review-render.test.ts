@@ -64,10 +64,100 @@ function reviewOf(files: readonly FileChange[], padding = 0): ReviewContent {
   };
 }
 
+/** Each file whose content the review shows, with the lines shown and whether it says it cut them. */
+function shownContents(markdown: string): Map<string, { lines: string[]; cut: boolean }> {
+  const shown = new Map<string, { lines: string[]; cut: boolean }>();
+  for (const block of markdown.split("<details>\n").slice(1)) {
+    const named = /^<summary>(.+): (?:diff|\(new\))<\/summary>\n\n(`{3,})\w*\n/.exec(block);
+    if (named === null) continue;
+    const [opening, file = "", fence = ""] = named;
+    const body = block.slice(opening.length);
+    const end = body.indexOf(`\n${fence}\n`);
+    shown.set(file, {
+      lines: end < 0 ? [] : body.slice(0, end).split("\n"),
+      cut: body.slice(end).split("</details>")[0]?.includes("cut to keep the review short") ?? false,
+    });
+  }
+  return shown;
+}
+
+const charged = (lines: readonly string[]) => lines.reduce((size, line) => size + line.length + 1, 0);
 const lineOf = (file: number, line: number) => `+line ${line} of file ${file}, some words of padding here`;
 
 describe("the repin review's file contents, when the review is cut", () => {
+  // 60 changed files of 40 diff lines each (some 2,000 characters a file) in a review whose other parts
+  // leave too little room for 20,000 characters of contents: they get 6,000, each file at least 200.
+  const files = Array.from({ length: 60 }, (_, file) =>
+    changed(
+      `tool/scripts/s${String(file).padStart(3, "0")}.sh`,
+      Array.from({ length: 40 }, (_, line) => lineOf(file, line)),
+    ),
+  );
   const PADDING = BUDGET - 20_000;
+  const cut = renderReview(reviewOf(files, PADDING), BUDGET);
+
+  it("is cut, and stays within its budget", () => {
+    expect(cut.length).toBeLessThanOrEqual(BUDGET);
+    const whole = renderReview(reviewOf(files, PADDING), Number.POSITIVE_INFINITY);
+    expect(charged([...shownContents(whole).values()].flatMap(({ lines }) => lines))).toBeGreaterThan(19_000);
+    expect(whole.length).toBeGreaterThan(BUDGET);
+  });
+
+  it("names every file, each either shown or listed as not shown", () => {
+    const shown = shownContents(cut);
+    const listed =
+      /- Content not shown, past the 20,000 characters \(6,000 when the review is cut\) the review gives the contents of files: (.+); read them upstream: `git diff aaaaaaa bbbbbbb -- skills`/.exec(
+        cut,
+      )?.[1];
+    const notShown = new Set(listed?.split(", ").map((file) => file.replaceAll("`", "")));
+    for (const { path: file } of files) {
+      expect(cut).toContain(`- changed \`pack/${file}\` (+40 −0 lines)`);
+      expect(shown.has(`pack/${file}`) !== notShown.has(`pack/${file}`), file).toBe(true);
+    }
+  });
+
+  it("shows 6,000 characters of contents at most, each file shown a fair share, in order", () => {
+    const shown = [...shownContents(cut).values()];
+    const total = charged(shown.flatMap(({ lines }) => lines));
+    expect(total).toBeLessThanOrEqual(6000);
+    // 6,000 among 60 is less than the 200 a file gets at least: the first 30 files are shown, 200 each
+    // at most (a little more, as what a file leaves of its share goes to the files after it).
+    expect(shown.length).toBeGreaterThanOrEqual(30);
+    expect(shown.length).toBeLessThan(40);
+    expect([...shownContents(cut).keys()][0]).toBe("pack/tool/scripts/s000.sh");
+    for (const { lines, cut: isCut } of shown) {
+      expect(charged(lines)).toBeLessThanOrEqual(200);
+      expect(charged(lines)).toBeGreaterThan(200 - 60);
+      expect(isCut).toBe(true);
+    }
+  });
+
+  it("cuts one large file to its share, and shows the small files after it whole", () => {
+    const large = changed(
+      "tool/a-large.sh",
+      Array.from({ length: 2000 }, (_, line) => lineOf(0, line)),
+    );
+    const small = Array.from({ length: 3 }, (_, file) =>
+      changed(
+        `tool/b-small-${file}.sh`,
+        Array.from({ length: 6 }, (_, line) => lineOf(file + 1, line)),
+      ),
+    );
+    // Room for the contents cut to 6,000, not for 20,000.
+    const markdown = renderReview(reviewOf([large, ...small], BUDGET - 5000), BUDGET);
+    expect(markdown.length).toBeLessThanOrEqual(BUDGET);
+    const shown = shownContents(markdown);
+    const big = shown.get("pack/tool/a-large.sh");
+    // An even share of 6,000 among four files.
+    expect(charged(big?.lines ?? [])).toBeLessThanOrEqual(6000 / 4);
+    expect(charged(big?.lines ?? [])).toBeGreaterThan(6000 / 4 - 60);
+    expect(big?.cut).toBe(true);
+    for (const { path: file, content } of small) {
+      const lines = content !== undefined && "lines" in content ? content.lines.lines : [];
+      expect(shown.get(`pack/${file}`)).toEqual({ lines, cut: false });
+    }
+    expect(charged([...shown.values()].flatMap(({ lines }) => lines))).toBeLessThanOrEqual(6000);
+  });
 
   it("points each cut file at its own diff upstream", () => {
     const markdown = renderReview(
