@@ -247,8 +247,10 @@ export async function comparePacks(
     );
     if (kept.length > 0) addedKeys.push({ skill, keys: kept, keysLeftOut: leftOut });
   }
-  const sortedSkillFiles = skillFiles.sort(byPath);
-  const packFiles = await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between);
+  const sortedSkillFiles = crowdsLast(skillFiles.sort(byPath));
+  const packFiles = crowdsLast(
+    await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between),
+  );
   return {
     added,
     addedDocuments,
@@ -362,6 +364,40 @@ function fileChange(
     content: undefined,
     sides: { before, after },
   };
+}
+
+/**
+ * Past this many files of one kind (added, removed, changed) directly in one folder, they are a crowd: a
+ * data set, generated pages. A bump changing 3,000 rows of one listed its files by path alone, and the
+ * list, cut to fit, and the room for contents were all rows: a reference removed or a script added
+ * beside them was in neither. A crowd's files come after the rest, and a list cut short names it in one line.
+ */
+export const CROWD_FILES = 20;
+
+/** What a file shares with the others of its crowd; undefined for one never in a crowd (not audited). */
+export function crowdOf(file: FileChange): string | undefined {
+  // One the audit did not read is a high finding of its own, always named.
+  return file.notAudited === undefined ? `${file.kind}\n${path.posix.dirname(file.path)}` : undefined;
+}
+
+/** How many files are in the crowd of each file of `files` (0 for one in none). */
+export function crowdSizes(files: readonly FileChange[]): (file: FileChange) => number {
+  const sizes = new Map<string, number>();
+  for (const file of files) {
+    const crowd = crowdOf(file);
+    if (crowd !== undefined) sizes.set(crowd, (sizes.get(crowd) ?? 0) + 1);
+  }
+  return (file) => {
+    const crowd = crowdOf(file);
+    return crowd === undefined ? 0 : (sizes.get(crowd) ?? 0);
+  };
+}
+
+/** `files`, in their order, with the files of each crowd after the others. */
+function crowdsLast(files: readonly FileChange[]): FileChange[] {
+  const size = crowdSizes(files);
+  const crowded = (file: FileChange) => size(file) > CROWD_FILES;
+  return [...files.filter((file) => !crowded(file)), ...files.filter(crowded)];
 }
 
 /**

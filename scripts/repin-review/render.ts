@@ -13,7 +13,10 @@ import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.j
 import {
   type AddedDocument,
   CONTENT_BYTES,
+  CROWD_FILES,
   contentShare,
+  crowdOf,
+  crowdSizes,
   type DocumentChange,
   type FileChange,
   KEPT_CONTENT_CHARS,
@@ -577,21 +580,51 @@ export function shellWord(word: string): string {
   return `$'${escaped}'`;
 }
 
+/**
+ * Each file, as many as `limit` lets a list show; when that cuts the list short, each crowd of files (see
+ * CROWD_FILES) is one line, after the files of none: what a bump does beside a data set is still named.
+ */
 function fileList(pack: string, files: readonly FileChange[], limit: number): string[] {
-  return files
-    .slice(0, limit)
-    .map((file) => {
-      const lines =
-        file.notAudited !== undefined
-          ? `${markdownText(file.notAudited)}; compared by size and SHA-256`
-          : file.lines === undefined
-            ? "binary, content not shown"
-            : file.endings?.only === true
-              ? endingsOnly(file.endings)
-              : `${lineCount(file.lines)}${endingsToo(file.endings)}`;
-      return `- ${file.kind} ${markdownCode(`${pack}/${file.path}`)} (${lines})`;
-    })
-    .concat(more(files.length, limit));
+  const line = (file: FileChange) =>
+    `- ${file.kind} ${markdownCode(`${pack}/${file.path}`)} (${fileLines(file)})`;
+  if (files.length <= limit) return files.map(line);
+  const size = crowdSizes(files);
+  const loners = files.filter((file) => size(file) <= CROWD_FILES);
+  const crowds = new Map<string, FileChange[]>();
+  for (const file of files) {
+    const crowd = crowdOf(file);
+    if (crowd === undefined || size(file) <= CROWD_FILES) continue;
+    const members = crowds.get(crowd) ?? [];
+    members.push(file);
+    crowds.set(crowd, members);
+  }
+  return [
+    ...loners.slice(0, limit).map(line),
+    ...more(loners.length, limit),
+    ...[...crowds.values()].slice(0, limit).map((crowd) => crowdLine(pack, crowd)),
+    ...more(crowds.size, limit),
+  ];
+}
+
+function fileLines(file: FileChange): string {
+  if (file.notAudited !== undefined) return `${markdownText(file.notAudited)}; compared by size and SHA-256`;
+  if (file.lines === undefined) return "binary, content not shown";
+  if (file.endings?.only === true) return endingsOnly(file.endings);
+  return `${lineCount(file.lines)}${endingsToo(file.endings)}`;
+}
+
+/** The files of one crowd (one kind, one folder, in path order) as one line of a list. */
+function crowdLine(pack: string, files: readonly FileChange[]): string {
+  const [first, last] = [files[0], files.at(-1)];
+  if (first === undefined || last === undefined) return "";
+  const folder = path.posix.dirname(first.path);
+  const text = files.flatMap((file) => (file.lines === undefined ? [] : [file.lines]));
+  const binary = files.length - text.length;
+  const counts = [
+    ...(text.length > 0 ? [lineCount(sum(text))] : []),
+    ...(binary > 0 ? [`${count(binary, "binary file")}`] : []),
+  ].join(", ");
+  return `- ${first.kind} ${count(files.length, "file")} in ${markdownCode(`${pack}/${folder === "." ? "" : `${folder}/`}`)}, ${markdownCode(path.posix.basename(first.path))} to ${markdownCode(path.posix.basename(last.path))} (${counts})`;
 }
 
 function more(total: number, limit: number): string[] {

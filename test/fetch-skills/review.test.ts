@@ -599,6 +599,45 @@ describe("the repin review", () => {
     expect(summary).not.toContain("- Content not shown");
   });
 
+  // A bump changing 1,000 rows of a data set listed its files by path, cut to the first 200 to fit, and
+  // gave the room for contents to the first rows: the reference it removed and the script it added, after
+  // them by path, were in neither. The rows now come after the rest, in one line when the list is cut.
+  it("names what a bump does beside a large data set, the data set in one line", async () => {
+    const rows = (version: number) =>
+      Object.fromEntries(
+        Array.from({ length: 1000 }, (_, index) => [
+          `skills/bulk/data/row${String(index).padStart(4, "0")}.txt`,
+          `row ${index}\nvalue ${index * version}\n`,
+        ]),
+      );
+    const kit = await makeUpstream(path.join(tree.dir, "crowd"), [
+      {
+        "skills/bulk/SKILL.md": skillMd("bulk", "Bulk data."),
+        "skills/bulk/references/old.md": "# Old notes\n",
+        ...rows(1),
+        "shared/a.md": "a\n",
+      },
+      { "skills/bulk/references/old.md": null, "skills/bulk/scripts/zz-new.sh": "echo new\n", ...rows(2) },
+    ]);
+    const result = await bump([{ name: "crowd", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).toContain("- Lists below show at most 200 items each");
+    expect(summary).toContain(
+      [
+        "- removed `crowd/bulk/references/old.md` (+0 −1 lines)",
+        "- added `crowd/bulk/scripts/zz-new.sh` (+1 −0 lines)",
+        // Row 0 is the same in both (0 × 2 = 0).
+        "- changed 999 files in `crowd/bulk/data/`, `row0001.txt` to `row0999.txt` (+999 −999 lines)",
+      ].join("\n"),
+    );
+    expect(summary).toContain(
+      "<summary>crowd/bulk/scripts/zz-new.sh: (new)</summary>\n\n```text\necho new\n```",
+    );
+    expect(summary).not.toContain("- changed `crowd/bulk/data/row0001.txt`");
+    expect(summary.length).toBeLessThan(65_536);
+  });
+
   // A file cut to its share pointed at the diff of the whole bump, every pack and file of it, to read the
   // rest of that one file. It now points at that file, its path quoted so that the command runs as shown.
   it("points a cut file at its own diff upstream, a command that runs as shown", async () => {
