@@ -39,6 +39,8 @@ export interface FileChange {
   readonly lines: LineChanges | undefined;
   /** How its line endings changed, when a line differs by its ending alone. */
   readonly endings: EndingsChange | undefined;
+  /** Whether its mode now lets it run, when that changed, and whether nothing else did. */
+  readonly mode: { readonly executable: boolean; readonly only: boolean } | undefined;
   /** Why the audit did not read the version `path` names (the new one, or the removed one). */
   readonly notAudited: string | undefined;
   /**
@@ -331,9 +333,23 @@ async function compareFiles(
   const changes: FileChange[] = [];
   for (const [file, now] of after) {
     const old = before.get(file);
-    if (old !== undefined && sameContent(old, now)) continue;
+    const unchanged = old !== undefined && sameContent(old, now);
+    // Its mode alone: a script made executable is one an agent may now run as it is.
+    if (unchanged && old.executable === now.executable) continue;
     await between();
-    const change = fileChange(afterPath(file), old === undefined ? "added" : "changed", old, now);
+    const change: FileChange = unchanged
+      ? {
+          path: afterPath(file),
+          movedFrom: undefined,
+          kind: "changed",
+          lines: undefined,
+          endings: undefined,
+          mode: { executable: now.executable, only: true },
+          notAudited: now.notAudited,
+          content: undefined,
+          sides: { before: old, after: now },
+        }
+      : fileChange(afterPath(file), old === undefined ? "added" : "changed", old, now);
     const from = beforePath(file);
     changes.push(old !== undefined && from !== change.path ? { ...change, movedFrom: from } : change);
   }
@@ -360,6 +376,10 @@ function fileChange(
     kind,
     lines: compared?.lines,
     endings: compared?.endings,
+    mode:
+      before !== undefined && after !== undefined && before.executable !== after.executable
+        ? { executable: after.executable, only: false }
+        : undefined,
     notAudited: named?.notAudited,
     content: undefined,
     sides: { before, after },
@@ -377,7 +397,9 @@ export const CROWD_FILES = 20;
 /** What a file shares with the others of its crowd; undefined for one never in a crowd (not audited). */
 export function crowdOf(file: FileChange): string | undefined {
   // One the audit did not read is a high finding of its own, always named.
-  return file.notAudited === undefined ? `${file.kind}\n${path.posix.dirname(file.path)}` : undefined;
+  if (file.notAudited !== undefined) return undefined;
+  const mode = file.mode === undefined ? "" : `${file.mode.executable} ${file.mode.only}`;
+  return `${file.kind}\n${mode}\n${path.posix.dirname(file.path)}`;
 }
 
 /** How many files are in the crowd of each file of `files` (0 for one in none). */
@@ -417,7 +439,8 @@ export async function keepContents(
     file.kind !== "removed" &&
     file.notAudited === undefined &&
     file.lines !== undefined &&
-    file.endings?.only !== true;
+    file.endings?.only !== true &&
+    file.mode?.only !== true;
   let toKeep = files.filter(shows).length;
   for (const file of files) {
     if (!shows(file)) {

@@ -5,6 +5,7 @@
 
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { setImmediate } from "node:timers/promises";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
@@ -359,6 +360,7 @@ async function readFolder(dir: string): Promise<Folder> {
     const files = new Map<string, ServedFile>();
     for (const [where, file] of servedFiles(pack)) {
       const read = digests.get(`${pack.name}/${where}`);
+      const executable = await isExecutable(file.source);
       files.set(
         where,
         read === undefined
@@ -366,8 +368,9 @@ async function readFolder(dir: string): Promise<Folder> {
               digest: await streamedDigestOf(file.source),
               notAudited: why.get(`${pack.name}/${where}`) ?? "not audited",
               source: file.source,
+              executable,
             }
-          : { digest: read, notAudited: undefined, source: file.source },
+          : { digest: read, notAudited: undefined, source: file.source, executable },
       );
     }
     sides.set(pack.name, { skills: pack.skills, packFiles: new Set(pack.files.keys()), files });
@@ -392,6 +395,15 @@ function servedFiles(pack: Pack): Map<string, CatalogFile> {
       served.set(path.posix.join(skill.folder, file.path), file);
   }
   return served;
+}
+
+/** Whether a file's mode lets it run, as the audit's executable-file rule reads it; false when unknown. */
+async function isExecutable(file: string): Promise<boolean> {
+  try {
+    return ((await stat(file)).mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 /** The size and SHA-256 of a file, read in a stream (it may be far larger than the audit reads). */

@@ -607,10 +607,21 @@ function fileList(pack: string, files: readonly FileChange[], limit: number): st
 }
 
 function fileLines(file: FileChange): string {
-  if (file.notAudited !== undefined) return `${markdownText(file.notAudited)}; compared by size and SHA-256`;
-  if (file.lines === undefined) return "binary, content not shown";
-  if (file.endings?.only === true) return endingsOnly(file.endings);
-  return `${lineCount(file.lines)}${endingsToo(file.endings)}`;
+  if (file.mode?.only === true) return `mode only: ${modeChange(file.mode.executable)}`;
+  const mode = file.mode === undefined ? "" : `; ${modeChange(file.mode.executable)}`;
+  if (file.notAudited !== undefined)
+    return `${markdownText(file.notAudited)}; compared by size and SHA-256${mode}`;
+  if (file.lines === undefined) return `binary, content not shown${mode}`;
+  if (file.endings?.only === true) return `${endingsOnly(file.endings)}${mode}`;
+  return `${lineCount(file.lines)}${endingsToo(file.endings)}${mode}`;
+}
+
+/**
+ * A change of a file's execute bits, which its bytes do not show: the audit finds an executable file only
+ * low, and the list showed a script made executable, its bytes unchanged, not at all.
+ */
+function modeChange(executable: boolean): string {
+  return executable ? "made executable" : "no longer executable";
 }
 
 /** The files of one crowd (one kind, one folder, in path order) as one line of a list. */
@@ -620,10 +631,15 @@ function crowdLine(pack: string, files: readonly FileChange[]): string {
   const folder = path.posix.dirname(first.path);
   const text = files.flatMap((file) => (file.lines === undefined ? [] : [file.lines]));
   const binary = files.length - text.length;
-  const counts = [
-    ...(text.length > 0 ? [lineCount(sum(text))] : []),
-    ...(binary > 0 ? [`${count(binary, "binary file")}`] : []),
-  ].join(", ");
+  // A crowd's files share their change of mode (see crowdOf).
+  const counts =
+    first.mode?.only === true
+      ? `mode only: ${modeChange(first.mode.executable)}`
+      : [
+          ...(text.length > 0 ? [lineCount(sum(text))] : []),
+          ...(binary > 0 ? [`${count(binary, "binary file")}`] : []),
+          ...(first.mode === undefined ? [] : [modeChange(first.mode.executable)]),
+        ].join(", ");
   return `- ${first.kind} ${count(files.length, "file")} in ${markdownCode(`${pack}/${folder === "." ? "" : `${folder}/`}`)}, ${markdownCode(path.posix.basename(first.path))} to ${markdownCode(path.posix.basename(last.path))} (${counts})`;
 }
 
@@ -681,7 +697,8 @@ function documentCounts(documents: readonly DocumentChange[]): string {
 function fileCounts(files: readonly FileChange[]): string {
   if (files.length === 0) return "none changed";
   const of = (kind: FileChange["kind"]) => files.filter((file) => file.kind === kind).length;
-  return `${of("added")} added, ${of("removed")} removed, ${of("changed")} changed`;
+  const modes = files.filter((file) => file.mode?.only === true).length;
+  return `${of("added")} added, ${of("removed")} removed, ${of("changed")} changed${modes > 0 ? ` (${modes} only in mode)` : ""}`;
 }
 
 type LineCounts = Pick<LineChanges, "added" | "removed">;

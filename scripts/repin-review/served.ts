@@ -24,6 +24,8 @@ export interface ServedFile {
   readonly notAudited: string | undefined;
   /** Where its bytes are; undefined for no bytes. */
   readonly source: string | undefined;
+  /** Whether its mode lets it run (any execute bit): a bump may change that alone. */
+  readonly executable: boolean;
 }
 
 export interface Digest {
@@ -43,7 +45,12 @@ export function digestOf(bytes: Uint8Array): Digest {
 
 const EMPTY = Buffer.alloc(0);
 /** A file of no bytes: what the review takes for a served file it was not told of. */
-const EMPTY_FILE: ServedFile = { digest: digestOf(EMPTY), notAudited: undefined, source: undefined };
+const EMPTY_FILE: ServedFile = {
+  digest: digestOf(EMPTY),
+  notAudited: undefined,
+  source: undefined,
+  executable: false,
+};
 
 export function servedIn(side: PackSide, file: string): ServedFile {
   return side.files.get(file) ?? EMPTY_FILE;

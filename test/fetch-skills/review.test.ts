@@ -1121,19 +1121,34 @@ describe("the repin review", () => {
     ]);
   });
 
+  // The list of files showed a script made executable, its bytes unchanged, not at all: only a low finding
+  // in the table said so. Each change of mode is now named in the list.
   it("names a finding a bump brings to a file whose bytes did not change: a script made executable", async () => {
     const script = "skills/run/scripts/go.sh";
+    const edited = "skills/run/scripts/edited.sh";
     const modes = await makeUpstream(path.join(tree.dir, "modes"), [
-      { "skills/run/SKILL.md": skillMd("run", "Runs things."), [script]: "echo hi\n", "shared/a.md": "a\n" },
+      {
+        "skills/run/SKILL.md": skillMd("run", "Runs things."),
+        [script]: "echo hi\n",
+        [edited]: "echo one\n",
+        "shared/a.md": "a\n",
+      },
     ]);
     await chmod(path.join(modes.dir, script), 0o755);
-    await modes.commit({}, "make it executable");
+    await chmod(path.join(modes.dir, edited), 0o755);
+    await modes.commit({ [edited]: "echo two\n" }, "make them executable");
     const result = await bump([{ name: "modes", url: modes.url, ref: modes.commits[0] ?? "" }]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.findings).toContainEqual(
       expect.objectContaining({ path: "modes/run/scripts/go.sh", rule: "executable-file", new: true }),
     );
     expect(result.summary).toContain("executable-file");
+    expect(result.summary).toContain("- Supporting files: 0 added, 0 removed, 2 changed (1 only in mode);");
+    expect(result.summary).toContain(
+      "- changed `modes/run/scripts/edited.sh` (+1 −1 lines; made executable)\n- changed `modes/run/scripts/go.sh` (mode only: made executable)\n",
+    );
+    // Nothing to show of its content: its bytes are the same.
+    expect(result.summary).not.toContain("modes/run/scripts/go.sh: diff");
   });
 
   it("still repins, and says so, when the old commit cannot be fetched", async () => {
