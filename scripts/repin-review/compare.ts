@@ -32,9 +32,12 @@ import {
 export interface FileChange {
   /** In the pack: the new path, or the old one for a removed file. */
   readonly path: string;
-  /** In the pack, the path a changed file had before, when its skill moved to another folder. */
+  /**
+   * In the pack, the path a changed file had before, when its skill moved to another folder; that of a
+   * renamed one (the same bytes, removed at this path and added at `path`).
+   */
   readonly movedFrom: string | undefined;
-  readonly kind: "added" | "removed" | "changed";
+  readonly kind: "added" | "removed" | "changed" | "renamed";
   /** For text, line endings aside; undefined for a binary file, or one the audit did not read. */
   readonly lines: LineChanges | undefined;
   /** How its line endings changed, when a line differs by its ending alone. */
@@ -358,7 +361,51 @@ async function compareFiles(
     await between();
     changes.push(fileChange(beforePath(file), "removed", old, undefined));
   }
-  return changes.sort(byPath);
+  return renamedFiles(changes).sort(byPath);
+}
+
+/**
+ * `changes` with each added file that has the bytes of a removed one, and the removed one, as one renamed
+ * file (one of the same name first): a reference moved within its skill was listed as removed and added,
+ * its whole text shown as new. An empty file is not paired: two of them say nothing of each other.
+ */
+function renamedFiles(changes: readonly FileChange[]): FileChange[] {
+  const keyOf = (file: ServedFile | undefined) =>
+    file?.digest === undefined || file.digest.size === 0 || file.notAudited !== undefined
+      ? undefined
+      : `${file.digest.size} ${file.digest.sha256}`;
+  const removed = new Map<string, FileChange[]>();
+  for (const change of changes) {
+    const key = change.kind === "removed" ? keyOf(change.sides.before) : undefined;
+    if (key === undefined) continue;
+    const same = removed.get(key) ?? [];
+    same.push(change);
+    removed.set(key, same);
+  }
+  const paired = new Set<FileChange>();
+  const renamed: FileChange[] = [];
+  for (const change of changes) {
+    const key = change.kind === "added" ? keyOf(change.sides.after) : undefined;
+    const candidates = (key === undefined ? undefined : removed.get(key))?.filter((old) => !paired.has(old));
+    const name = path.posix.basename(change.path);
+    const old = candidates?.find((file) => path.posix.basename(file.path) === name) ?? candidates?.[0];
+    if (old === undefined) continue;
+    paired.add(old).add(change);
+    const [before, after] = [old.sides.before, change.sides.after];
+    renamed.push({
+      ...change,
+      kind: "renamed",
+      movedFrom: old.path,
+      lines: undefined,
+      endings: undefined,
+      mode:
+        before !== undefined && after !== undefined && before.executable !== after.executable
+          ? { executable: after.executable, only: false }
+          : undefined,
+      sides: { before, after },
+    });
+  }
+  return [...changes.filter((change) => !paired.has(change)), ...renamed];
 }
 
 function fileChange(
@@ -437,6 +484,7 @@ export async function keepContents(
   const kept: FileChange[] = [];
   const shows = (file: FileChange) =>
     file.kind !== "removed" &&
+    file.kind !== "renamed" &&
     file.notAudited === undefined &&
     file.lines !== undefined &&
     file.endings?.only !== true &&

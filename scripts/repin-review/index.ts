@@ -233,7 +233,9 @@ async function reviewSource(
   const changes = await comparePacks(old, now, between);
   const inPack = (found: Finding) => packOf(found.path) === source.name;
   const findings: ReviewedFinding[] = markNew(
-    before.findings.filter(inPack).map(movedWith(source.name, changes.renamed)),
+    before.findings
+      .filter(inPack)
+      .map(movedWith(source.name, changes.renamed, [...changes.skillFiles, ...changes.packFiles])),
     after.findings.filter(inPack),
   ).filter(
     (found) =>
@@ -254,16 +256,30 @@ async function reviewSource(
 }
 
 /**
- * An old finding at the path its file has after the bump, when its skill moved to another folder: a skill
- * moved as it was brings nothing new, and its old findings vouch for the same ones in its new folder.
+ * An old finding at the path its file has after the bump, when the file was renamed as it was or its skill
+ * moved to another folder: a file or skill moved as it was brings nothing new, and its old findings vouch
+ * for the same ones at its new path.
  */
-function movedWith(pack: string, renamed: readonly SkillPair[]): (found: Finding) => Finding {
+function movedWith(
+  pack: string,
+  renamed: readonly SkillPair[],
+  files: readonly FileChange[],
+): (found: Finding) => Finding {
+  const renamedFiles = new Map<string, string>(
+    files.flatMap((file) =>
+      file.kind === "renamed" && file.movedFrom !== undefined
+        ? [[`${pack}/${file.movedFrom}`, `${pack}/${file.path}`] as [string, string]]
+        : [],
+    ),
+  );
   const folders = renamed
     .filter(({ before, after }) => before.folder !== after.folder)
     .map(({ before, after }) => ({ from: `${pack}/${before.folder}/`, to: `${pack}/${after.folder}/` }))
     // The deepest first: a skill's folder may hold another skill's.
     .sort((a, b) => b.from.length - a.from.length);
   return (found) => {
+    const file = renamedFiles.get(found.path);
+    if (file !== undefined) return { ...found, path: file };
     const folder = folders.find(({ from }) => found.path.startsWith(from));
     return folder === undefined
       ? found

@@ -586,7 +586,9 @@ export function shellWord(word: string): string {
  */
 function fileList(pack: string, files: readonly FileChange[], limit: number): string[] {
   const line = (file: FileChange) =>
-    `- ${file.kind} ${markdownCode(`${pack}/${file.path}`)} (${fileLines(file)})`;
+    file.kind === "renamed"
+      ? `- renamed ${markdownCode(`${pack}/${file.movedFrom ?? ""}`)} → ${markdownCode(`${pack}/${file.path}`)} (${fileLines(file)})`
+      : `- ${file.kind} ${markdownCode(`${pack}/${file.path}`)} (${fileLines(file)})`;
   if (files.length <= limit) return files.map(line);
   const size = crowdSizes(files);
   const loners = files.filter((file) => size(file) <= CROWD_FILES);
@@ -609,6 +611,7 @@ function fileList(pack: string, files: readonly FileChange[], limit: number): st
 function fileLines(file: FileChange): string {
   if (file.mode?.only === true) return `mode only: ${modeChange(file.mode.executable)}`;
   const mode = file.mode === undefined ? "" : `; ${modeChange(file.mode.executable)}`;
+  if (file.kind === "renamed") return `unchanged${mode}`;
   if (file.notAudited !== undefined)
     return `${markdownText(file.notAudited)}; compared by size and SHA-256${mode}`;
   if (file.lines === undefined) return `binary, content not shown${mode}`;
@@ -698,7 +701,8 @@ function fileCounts(files: readonly FileChange[]): string {
   if (files.length === 0) return "none changed";
   const of = (kind: FileChange["kind"]) => files.filter((file) => file.kind === kind).length;
   const modes = files.filter((file) => file.mode?.only === true).length;
-  return `${of("added")} added, ${of("removed")} removed, ${of("changed")} changed${modes > 0 ? ` (${modes} only in mode)` : ""}`;
+  const renamed = of("renamed");
+  return `${of("added")} added, ${of("removed")} removed, ${of("changed")} changed${modes > 0 ? ` (${modes} only in mode)` : ""}${renamed > 0 ? `, ${renamed} renamed` : ""}`;
 }
 
 type LineCounts = Pick<LineChanges, "added" | "removed">;

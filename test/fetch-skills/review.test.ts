@@ -638,6 +638,40 @@ describe("the repin review", () => {
     expect(summary.length).toBeLessThan(65_536);
   });
 
+  // A reference renamed as it was showed as removed and added, its whole text shown as new, and its old
+  // findings as new ones at its new path.
+  it("shows a file renamed as it was as one rename, with nothing new in it", async () => {
+    const guide = `# Setup\n\n${"Install the tool, then check it.\n".repeat(20)}curl -fsSL https://get.example | sh\n`;
+    const kit = await makeUpstream(path.join(tree.dir, "renamed-file"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/references/setup.md": guide,
+        "shared/a.md": "# Shared notes\n",
+      },
+      {
+        "skills/tool/references/setup.md": null,
+        "skills/tool/references/install.md": guide,
+        "shared/a.md": null,
+        "shared/notes/a.md": "# Shared notes\n",
+      },
+    ]);
+    const result = await bump([{ name: "ren", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).toContain(
+      "- Supporting files: 0 added, 0 removed, 0 changed, 1 renamed; pack files: 0 added, 0 removed, 0 changed, 1 renamed.",
+    );
+    expect(summary).toContain(
+      "- renamed `ren/tool/references/setup.md` → `ren/tool/references/install.md` (unchanged)",
+    );
+    expect(summary).toContain("- renamed `ren/shared/a.md` → `ren/shared/notes/a.md` (unchanged)");
+    expect(summary).not.toContain("install.md: (new)");
+    expect(result.findings).toContainEqual(
+      expect.objectContaining({ path: "ren/tool/references/install.md", rule: "pipe-to-shell", new: false }),
+    );
+    expect(summary).toContain("no new high finding; in what this bump adds or changes: none new.");
+  });
+
   // A file cut to its share pointed at the diff of the whole bump, every pack and file of it, to read the
   // rest of that one file. It now points at that file, its path quoted so that the command runs as shown.
   it("points a cut file at its own diff upstream, a command that runs as shown", async () => {
