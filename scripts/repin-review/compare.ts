@@ -4,6 +4,7 @@ import {
   compareIgnoringEndings,
   type EndingsChange,
   type LineChanges,
+  sameButWhitespace,
   unifiedDiff,
   withLineFeeds,
 } from "./diff.js";
@@ -42,6 +43,8 @@ export interface FileChange {
   readonly lines: LineChanges | undefined;
   /** How its line endings changed, when a line differs by its ending alone. */
   readonly endings: EndingsChange | undefined;
+  /** Whether its lines changed in whitespace alone (see sameButWhitespace), which a diff hardly shows. */
+  readonly whitespaceOnly: boolean;
   /** Whether its mode now lets it run, when that changed, and whether nothing else did. */
   readonly mode: { readonly executable: boolean; readonly only: boolean } | undefined;
   /** Why the audit did not read the version `path` names (the new one, or the removed one). */
@@ -92,6 +95,8 @@ export interface DocumentChange {
   readonly lines: LineChanges;
   /** How its line endings changed, when a line differs by its ending alone. */
   readonly endings: EndingsChange | undefined;
+  /** Whether its lines changed in whitespace alone (see sameButWhitespace), which a diff hardly shows. */
+  readonly whitespaceOnly: boolean;
   /** Whether the frontmatter changed (any key, comment or byte of it but line endings). */
   readonly frontmatter: boolean;
   /**
@@ -294,6 +299,7 @@ function documentChange(
     skill,
     lines,
     endings,
+    whitespaceOnly: before !== after && sameButWhitespace(before, after),
     frontmatter: partsOf(before).frontmatter !== partsOf(after).frontmatter,
     ...keyChanges(partsOf(before).frontmatter, partsOf(after).frontmatter),
     hunks: hunks === undefined ? "too different" : hunks === "not kept" ? hunks : excerptOf(hunks),
@@ -347,6 +353,7 @@ async function compareFiles(
           kind: "changed",
           lines: undefined,
           endings: undefined,
+          whitespaceOnly: false,
           mode: { executable: now.executable, only: true },
           notAudited: now.notAudited,
           content: undefined,
@@ -398,6 +405,7 @@ function renamedFiles(changes: readonly FileChange[]): FileChange[] {
       movedFrom: old.path,
       lines: undefined,
       endings: undefined,
+      whitespaceOnly: false,
       mode:
         before !== undefined && after !== undefined && before.executable !== after.executable
           ? { executable: after.executable, only: false }
@@ -423,6 +431,12 @@ function fileChange(
     kind,
     lines: compared?.lines,
     endings: compared?.endings,
+    // Of a changed file: an added one of blank lines is not a change of whitespace.
+    whitespaceOnly:
+      kind === "changed" &&
+      compared !== undefined &&
+      compared.before !== compared.after &&
+      sameButWhitespace(compared.before, compared.after),
     mode:
       before !== undefined && after !== undefined && before.executable !== after.executable
         ? { executable: after.executable, only: false }

@@ -151,6 +151,20 @@ export function compareIgnoringEndings(
 }
 
 /**
+ * Whether two texts read the same but for whitespace: each line's leading and trailing whitespace, the
+ * length of each run of it inside a line, and blank lines. Two words joined or split are a change.
+ */
+export function sameButWhitespace(before: string, after: string): boolean {
+  const words = (text: string) =>
+    text
+      .split("\n")
+      .map((line) => line.trim().replace(/\s+/g, " "))
+      .filter((line) => line !== "")
+      .join("\n");
+  return words(before) === words(after);
+}
+
+/**
  * `text` with each of its line endings (see {@link EndingsChange}) a line feed: CRLF, or CR in a text with
  * no line feed.
  */

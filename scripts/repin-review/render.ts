@@ -79,6 +79,11 @@ export interface ReviewContent {
   readonly collisions: readonly { readonly path: string; readonly other: string }[];
 }
 
+/**
+ * A changed file whose lines differ in whitespace alone: its diff shows lines that look the same (a
+ * doubled space, a trailing one), which read as a review that failed to show the change.
+ */
+const WHITESPACE_ONLY = ", whitespace only (spacing, indentation or blank lines)";
 /** Lists longer than this are collapsed, so that a 60-skill bump still reads from the top. */
 const OPEN_ITEMS = 10;
 /** The longest lists tried, longest first, until the review fits its budget. */
@@ -311,11 +316,11 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom, conte
   const documents = changes.documents.slice(0, limit);
   section(lines, "SKILL.md files changed", changes.documents.length, [
     ...documents.map(
-      ({ skill, lines: changed, endings, frontmatter }) =>
+      ({ skill, lines: changed, endings, frontmatter, whitespaceOnly }) =>
         `- ${id(skill)}: ${
           endings?.only === true
             ? endingsOnly(endings)
-            : `${lineCount(changed)}${frontmatter ? ", frontmatter included" : ""}${endingsToo(endings)}`
+            : `${lineCount(changed)}${frontmatter ? ", frontmatter included" : ""}${whitespaceOnly ? WHITESPACE_ONLY : ""}${endingsToo(endings)}`
         }`,
     ),
     ...more(changes.documents.length, limit),
@@ -616,7 +621,7 @@ function fileLines(file: FileChange): string {
     return `${markdownText(file.notAudited)}; compared by size and SHA-256${mode}`;
   if (file.lines === undefined) return `binary, content not shown${mode}`;
   if (file.endings?.only === true) return `${endingsOnly(file.endings)}${mode}`;
-  return `${lineCount(file.lines)}${endingsToo(file.endings)}${mode}`;
+  return `${lineCount(file.lines)}${file.whitespaceOnly ? WHITESPACE_ONLY : ""}${endingsToo(file.endings)}${mode}`;
 }
 
 /**

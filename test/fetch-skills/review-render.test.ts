@@ -22,6 +22,7 @@ function changed(file: string, lines: readonly string[]): FileChange {
     kind: "changed",
     lines: { added: lines.length, removed: 0, unchanged: 0 },
     endings: undefined,
+    whitespaceOnly: false,
     mode: undefined,
     notAudited: undefined,
     content: { kind: "diff", lines: { lines, total: lines.length } },

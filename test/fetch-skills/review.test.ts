@@ -672,6 +672,36 @@ describe("the repin review", () => {
     expect(summary).toContain("no new high finding; in what this bump adds or changes: none new.");
   });
 
+  // A SKILL.md whose description lost a doubled space showed "+1 −1 lines, frontmatter included" and a
+  // diff of two lines that look the same: the reader could not tell what changed, or whether the review
+  // failed to show it.
+  it("says when a file changed only in whitespace, and not when a word was split", async () => {
+    const kit = await makeUpstream(path.join(tree.dir, "spaces"), [
+      {
+        "skills/csv/SKILL.md": skillMd("csv", "Reads  CSV files.", "# CSV\n\nStep one.\n"),
+        "skills/csv/scripts/a.py": "if x:\n    run()\n",
+        "skills/csv/scripts/b.sh": "rm -rf /tmp/x\n",
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/csv/SKILL.md": skillMd("csv", "Reads CSV files.", "# CSV\n\nStep one.   \n\n"),
+        "skills/csv/scripts/a.py": "if x:\n\trun()\n",
+        "skills/csv/scripts/b.sh": "rm -rf / tmp/x\n",
+      },
+    ]);
+    const result = await bump([{ name: "spaces", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).toContain("- Descriptions: 0 changed;");
+    expect(summary).toContain(
+      "- `spaces/csv`: +3 −2 lines, frontmatter included, whitespace only (spacing, indentation or blank lines)",
+    );
+    expect(summary).toContain(
+      "- changed `spaces/csv/scripts/a.py` (+1 −1 lines, whitespace only (spacing, indentation or blank lines))",
+    );
+    expect(summary).toContain("- changed `spaces/csv/scripts/b.sh` (+1 −1 lines)\n");
+  });
+
   // A file cut to its share pointed at the diff of the whole bump, every pack and file of it, to read the
   // rest of that one file. It now points at that file, its path quoted so that the command runs as shown.
   it("points a cut file at its own diff upstream, a command that runs as shown", async () => {
