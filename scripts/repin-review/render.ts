@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Finding } from "../../src/audit/index.js";
-import { type Skill, visible } from "../../src/catalog/index.js";
+import { formatSize, type Skill, visible } from "../../src/catalog/index.js";
 import {
   countBySeverity,
   findingsTable,
@@ -34,7 +34,7 @@ import {
 import { type BodyRoom, type Excerpt, SHORT, shownLines, WHOLE } from "./excerpt.js";
 import { keyRank } from "./frontmatter-keys.js";
 import { RARE_LINE_SKILLS, RENAME_TEXT_BYTES } from "./renames.js";
-import { documentIn } from "./served.js";
+import { documentIn, type ServedFile } from "./served.js";
 
 /**
  * The review's own rule, high: a served file the bump adds or changes that the audit did not read (over
@@ -619,9 +619,20 @@ function fileLines(file: FileChange): string {
   if (file.kind === "renamed") return `unchanged${mode}`;
   if (file.notAudited !== undefined)
     return `${markdownText(file.notAudited)}; compared by size and SHA-256${mode}`;
-  if (file.lines === undefined) return `binary, content not shown${mode}`;
+  if (file.lines === undefined) return `binary, ${binarySizes(file)}, content not shown${mode}`;
   if (file.endings?.only === true) return `${endingsOnly(file.endings)}${mode}`;
   return `${lineCount(file.lines)}${file.whitespaceOnly ? WHITESPACE_ONLY : ""}${endingsToo(file.endings)}${mode}`;
+}
+
+/**
+ * A binary file's size, or old and new sizes when it changed: an image replaced by one a hundred times its
+ * size, or of the same size, is told apart without its content.
+ */
+function binarySizes({ kind, sides }: FileChange): string {
+  const size = (file: ServedFile | undefined) => formatSize(file?.digest?.size ?? 0);
+  if (kind === "added") return size(sides.after);
+  if (kind === "removed") return size(sides.before);
+  return `${size(sides.before)} → ${size(sides.after)}`;
 }
 
 /**
