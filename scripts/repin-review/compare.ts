@@ -448,39 +448,47 @@ function fileChange(
 }
 
 /**
- * Past this many files of one kind (added, removed, changed) directly in one folder, they are a crowd: a
- * data set, generated pages. A bump changing 3,000 rows of one listed its files by path alone, and the
- * list, cut to fit, and the room for contents were all rows: a reference removed or a script added
- * beside them was in neither. A crowd's files come after the rest, and a list cut short names it in one line.
+ * Past this many files of one kind (added, removed, changed, renamed, and change of mode) in one folder, or
+ * one level down in the folders of one folder, they are a crowd: a data set, generated pages. A bump
+ * changing 3,000 rows of one listed its files by path alone, and the list, cut to fit, and the room for
+ * contents were all rows: a reference removed or a script added beside them was in neither. A crowd's
+ * files come after the rest, and a list cut short names it in one line.
  */
 export const CROWD_FILES = 20;
 
-/** What a file shares with the others of its crowd; undefined for one never in a crowd (not audited). */
-export function crowdOf(file: FileChange): string | undefined {
-  // One the audit did not read is a high finding of its own, always named.
-  if (file.notAudited !== undefined) return undefined;
-  const mode = file.mode === undefined ? "" : `${file.mode.executable} ${file.mode.only}`;
-  return `${file.kind}\n${mode}\n${path.posix.dirname(file.path)}`;
+/** The files of a crowd have the same `key`; `folder` holds them (`data/rows`), or its folders (`data/*`). */
+export interface Crowd {
+  readonly key: string;
+  readonly folder: string;
 }
 
-/** How many files are in the crowd of each file of `files` (0 for one in none). */
-export function crowdSizes(files: readonly FileChange[]): (file: FileChange) => number {
-  const sizes = new Map<string, number>();
-  for (const file of files) {
-    const crowd = crowdOf(file);
-    if (crowd !== undefined) sizes.set(crowd, (sizes.get(crowd) ?? 0) + 1);
-  }
-  return (file) => {
-    const crowd = crowdOf(file);
-    return crowd === undefined ? 0 : (sizes.get(crowd) ?? 0);
+/** The crowd of each file of `files`; undefined for one in none. */
+export function crowdsIn(files: readonly FileChange[]): (file: FileChange) => Crowd | undefined {
+  const placesOf = (file: FileChange): Crowd[] => {
+    // One the audit did not read is a high finding of its own, always named.
+    if (file.notAudited !== undefined) return [];
+    const kind = `${file.kind}\n${file.mode?.executable} ${file.mode?.only}`;
+    const folder = path.posix.dirname(file.path);
+    const parent = path.posix.dirname(folder);
+    const places = [{ key: `${kind}\n${folder}`, folder }];
+    if (folder !== ".") {
+      const below = parent === "." ? "*" : `${parent}/*`;
+      places.push({ key: `${kind}\n${below}`, folder: below });
+    }
+    return places;
   };
+  const sizes = new Map<string, number>();
+  for (const file of files) for (const { key } of placesOf(file)) sizes.set(key, (sizes.get(key) ?? 0) + 1);
+  return (file) => placesOf(file).find(({ key }) => (sizes.get(key) ?? 0) > CROWD_FILES);
 }
 
 /** `files`, in their order, with the files of each crowd after the others. */
 function crowdsLast(files: readonly FileChange[]): FileChange[] {
-  const size = crowdSizes(files);
-  const crowded = (file: FileChange) => size(file) > CROWD_FILES;
-  return [...files.filter((file) => !crowded(file)), ...files.filter(crowded)];
+  const crowd = crowdsIn(files);
+  return [
+    ...files.filter((file) => crowd(file) === undefined),
+    ...files.filter((file) => crowd(file) !== undefined),
+  ];
 }
 
 /**

@@ -13,10 +13,9 @@ import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.j
 import {
   type AddedDocument,
   CONTENT_BYTES,
-  CROWD_FILES,
+  type Crowd,
   contentShare,
-  crowdOf,
-  crowdSizes,
+  crowdsIn,
   type DocumentChange,
   type FileChange,
   KEPT_CONTENT_CHARS,
@@ -595,20 +594,20 @@ function fileList(pack: string, files: readonly FileChange[], limit: number): st
       ? `- renamed ${markdownCode(`${pack}/${file.movedFrom ?? ""}`)} → ${markdownCode(`${pack}/${file.path}`)} (${fileLines(file)})`
       : `- ${file.kind} ${markdownCode(`${pack}/${file.path}`)} (${fileLines(file)})`;
   if (files.length <= limit) return files.map(line);
-  const size = crowdSizes(files);
-  const loners = files.filter((file) => size(file) <= CROWD_FILES);
-  const crowds = new Map<string, FileChange[]>();
+  const crowdOf = crowdsIn(files);
+  const loners = files.filter((file) => crowdOf(file) === undefined);
+  const crowds = new Map<string, { crowd: Crowd; files: FileChange[] }>();
   for (const file of files) {
     const crowd = crowdOf(file);
-    if (crowd === undefined || size(file) <= CROWD_FILES) continue;
-    const members = crowds.get(crowd) ?? [];
-    members.push(file);
-    crowds.set(crowd, members);
+    if (crowd === undefined) continue;
+    const members = crowds.get(crowd.key) ?? { crowd, files: [] };
+    members.files.push(file);
+    crowds.set(crowd.key, members);
   }
   return [
     ...loners.slice(0, limit).map(line),
     ...more(loners.length, limit),
-    ...[...crowds.values()].slice(0, limit).map((crowd) => crowdLine(pack, crowd)),
+    ...[...crowds.values()].slice(0, limit).map(({ crowd, files }) => crowdLine(pack, crowd, files)),
     ...more(crowds.size, limit),
   ];
 }
@@ -644,10 +643,12 @@ function modeChange(executable: boolean): string {
 }
 
 /** The files of one crowd (one kind, one folder, in path order) as one line of a list. */
-function crowdLine(pack: string, files: readonly FileChange[]): string {
+function crowdLine(pack: string, crowd: Crowd, files: readonly FileChange[]): string {
   const [first, last] = [files[0], files.at(-1)];
   if (first === undefined || last === undefined) return "";
-  const folder = path.posix.dirname(first.path);
+  // `data/rows/` or `data/*/`: the first and last files named from there.
+  const base = crowd.folder === "." || crowd.folder === "*" ? "" : `${crowd.folder.replace(/\/\*$/, "")}/`;
+  const named = (file: FileChange) => markdownCode(file.path.slice(base.length));
   const text = files.flatMap((file) => (file.lines === undefined ? [] : [file.lines]));
   const binary = files.length - text.length;
   // A crowd's files share their change of mode (see crowdOf).
@@ -659,7 +660,8 @@ function crowdLine(pack: string, files: readonly FileChange[]): string {
           ...(binary > 0 ? [`${count(binary, "binary file")}`] : []),
           ...(first.mode === undefined ? [] : [modeChange(first.mode.executable)]),
         ].join(", ");
-  return `- ${first.kind} ${count(files.length, "file")} in ${markdownCode(`${pack}/${folder === "." ? "" : `${folder}/`}`)}, ${markdownCode(path.posix.basename(first.path))} to ${markdownCode(path.posix.basename(last.path))} (${counts})`;
+  const folder = crowd.folder === "." ? "" : `${crowd.folder}/`;
+  return `- ${first.kind} ${count(files.length, "file")} in ${markdownCode(`${pack}/${folder}`)}, ${named(first)} to ${named(last)} (${counts})`;
 }
 
 function more(total: number, limit: number): string[] {

@@ -180,6 +180,29 @@ describe("the repin review's file contents, when the review is cut", () => {
   });
 });
 
+describe("the repin review's list of files, when it is cut", () => {
+  // A data set of one file a folder (rows/0001/row.txt, …) was no crowd of one folder: cut to fit, the
+  // list showed its first files, and a script removed beside it, after it by path, was not named.
+  it("names a data set spread over folders in one line, and the file beside it", () => {
+    const rows = Array.from({ length: 300 }, (_, row) =>
+      changed(`data/rows/${String(row).padStart(4, "0")}/row.txt`, [`+row ${row}`]),
+    );
+    const removed: FileChange = {
+      ...changed("data/scripts/run.sh", []),
+      kind: "removed",
+      content: undefined,
+    };
+    const markdown = renderReview(reviewOf([...rows, removed]), 20_000);
+    expect(markdown.length).toBeLessThanOrEqual(20_000);
+    expect(markdown).toContain("- Lists below show at most");
+    expect(markdown).toContain("- removed `pack/data/scripts/run.sh` (+0 −0 lines)");
+    expect(markdown).toContain(
+      "- changed 300 files in `pack/data/rows/*/`, `0000/row.txt` to `0299/row.txt` (+300 −0 lines)",
+    );
+    expect(markdown).not.toContain("- changed `pack/data/rows/");
+  });
+});
+
 describe("shellWord", () => {
   const shell = promisify(execFile);
   const roundTrip = async (word: string) =>
