@@ -7,11 +7,77 @@
  * skills upload files to APIs and teach SSH, hence medium.
  *
  * Every rule finds its starting words with a regular expression of fixed alternatives and then reads a
- * bounded stretch after them (or one shell command, each read once): linear in the text.
+ * bounded stretch after them (or one shell command, each read once): linear in the text. The four share
+ * one search for where any of them may start ({@link STARTS}).
  */
 import { quoted } from "../catalog/index.js";
 import { commandAround, unquoted } from "./pipe-to-shell.js";
-import type { Hit } from "./rules.js";
+import type { Hit, RuleId } from "./rules.js";
+
+/**
+ * Where any of the rules below may start: the first letters of each alternative of their expressions,
+ * case aside. V8 tries an expression of many alternatives at every character, so each rule's own search
+ * cost a pass of 2-3 ns a character, and the four a second for the 100 MB of a 10,000-skill catalog; this
+ * one search costs about one such pass, and each rule's own expression, sticky, decides at the places it
+ * finds. Every place where a rule's expression matches is one where this one does.
+ */
+const STARTS =
+  /\b(?:curl|wget|invoke-|iwr|irm|nc|netcat|ignore|disregard|forget|do\s+not|don['’]t|never|without|hid|conceal|keep|rm\s|mkfs|dd\s)|\/dev\/|:\(\)|\.(?:ssh|aws|netrc|git-|docker|gnupg|config|azure)|id_|\/etc\/shadow|find-|application_/gi;
+
+/** One rule, read from where {@link STARTS} finds it may start. */
+interface Reader {
+  /** The rule's expression, sticky: where it matches is where the rule's own search would have stopped. */
+  readonly pattern: RegExp;
+  /** Where that search would go on from: a place before it was read with an earlier match. */
+  next: number;
+  /** The hit of one match, if any; sets `next`. */
+  read(match: RegExpExecArray): Hit | undefined;
+  /** A hit held back until the text's end, if any. */
+  finish?(): Hit | undefined;
+}
+
+/** The rules of {@link exfiltrationHits}, in the order their findings at one offset are listed. */
+export const EXFILTRATION_RULES = [
+  "data-upload",
+  "secret-file",
+  "prompt-injection",
+  "destructive-command",
+] as const satisfies readonly RuleId[];
+
+/**
+ * The hits of the four rules, each rule's in order of offset (not all of them together: a data-upload
+ * hit is at the start of its command, a secret-file hit is given when its line is done). `starts` (global)
+ * finds where to try the rules: the tests pass one that matches everywhere, which tries each rule at every
+ * place as a search of its own would, and expect the same hits.
+ */
+export function* exfiltrationHits(text: string, starts = STARTS): Generator<Hit> {
+  const readers = [
+    dataUpload(text),
+    secretFile(text),
+    override(text),
+    conceal(text),
+    destructiveCommand(text),
+  ];
+  for (let from = 0; ; ) {
+    starts.lastIndex = from;
+    const start = starts.exec(text);
+    if (start === null) break;
+    for (const reader of readers) {
+      if (start.index < reader.next) continue;
+      reader.pattern.lastIndex = start.index;
+      const match = reader.pattern.exec(text);
+      if (match === null) continue;
+      const hit = reader.read(match);
+      if (hit !== undefined) yield hit;
+    }
+    // Not past the match: a rule may start inside another's first words.
+    from = start.index + 1;
+  }
+  for (const reader of readers) {
+    const hit = reader.finish?.();
+    if (hit !== undefined) yield hit;
+  }
+}
 
 /** How much text around a hit its detail quotes, and how far a phrase rule reads past its first word. */
 const SNIPPET = 120;
@@ -22,7 +88,7 @@ const WINDOW = 100;
  * edit), private keys by their usual names, and the credential stores of common tools.
  */
 const SECRET =
-  /(?<![\w.-])\.ssh(?![\w.-])|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b(?!\.pub\b)|\.aws\/credentials\b|(?<![\w.-])\.netrc\b|\.git-credentials\b|\.docker\/config\.json\b|(?<![\w.-])\.gnupg\b|\/etc\/shadow\b|\bfind-(?:generic|internet)-password\b|\.config\/gh\/hosts\.yml\b|\bapplication_default_credentials\.json\b|\.azure\/accessTokens\.json\b/g;
+  /(?<![\w.-])\.ssh(?![\w.-])|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b(?!\.pub\b)|\.aws\/credentials\b|(?<![\w.-])\.netrc\b|\.git-credentials\b|\.docker\/config\.json\b|(?<![\w.-])\.gnupg\b|\/etc\/shadow\b|\bfind-(?:generic|internet)-password\b|\.config\/gh\/hosts\.yml\b|\bapplication_default_credentials\.json\b|\.azure\/accessTokens\.json\b/y;
 const SSH_PUBLIC_PARTS = /^\/(?:config|known_hosts)(?![\w-]|\.\w)/;
 
 /** The most names one line's finding quotes; the others are counted. */
@@ -33,7 +99,7 @@ const NAMED = 4;
  * ~/.gnupg ~/.aws/credentials | curl …` repeated the line once for each name, beside the data-upload
  * finding quoting it again. Each line is searched for its end once, after its first name.
  */
-export function* secretFileHits(text: string): Generator<Hit> {
+function secretFile(text: string): Reader {
   let line: { start: number; end: number; lineEnd: number; names: string[]; more: number } | undefined;
   const found = (): Hit | undefined => {
     if (line === undefined) return undefined;
@@ -47,45 +113,51 @@ export function* secretFileHits(text: string): Generator<Hit> {
       detail: `names ${named}, where keys or credentials are kept: ${snippet(text, start, end, 40)}`,
     };
   };
-  for (const match of text.matchAll(SECRET)) {
-    const end = match.index + match[0].length;
-    if (match[0] === ".ssh" && SSH_PUBLIC_PARTS.test(text.slice(end, end + 13))) continue;
-    if (line !== undefined && match.index < line.lineEnd) {
-      if (line.names.includes(match[0])) continue;
-      if (line.names.length < NAMED) line.names.push(match[0]);
-      else line.more++;
-      continue;
-    }
-    const hit = found();
-    if (hit !== undefined) yield hit;
-    const lineEnd = text.indexOf("\n", end);
-    line = {
-      start: match.index,
-      end,
-      lineEnd: lineEnd === -1 ? text.length : lineEnd,
-      names: [match[0]],
-      more: 0,
-    };
-  }
-  const last = found();
-  if (last !== undefined) yield last;
+  return {
+    pattern: SECRET,
+    next: 0,
+    read(match) {
+      const end = match.index + match[0].length;
+      this.next = end;
+      if (match[0] === ".ssh" && SSH_PUBLIC_PARTS.test(text.slice(end, end + 13))) return undefined;
+      if (line !== undefined && match.index < line.lineEnd) {
+        if (line.names.includes(match[0])) return undefined;
+        if (line.names.length < NAMED) line.names.push(match[0]);
+        else line.more++;
+        return undefined;
+      }
+      const hit = found();
+      const lineEnd = text.indexOf("\n", end);
+      line = {
+        start: match.index,
+        end,
+        lineEnd: lineEnd === -1 ? text.length : lineEnd,
+        names: [match[0]],
+        more: 0,
+      };
+      return hit;
+    },
+    finish: found,
+  };
 }
 
 /** Programs that send data to a host; each command line holding one is read once. */
 const SENDERS =
-  /\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|nc|ncat|netcat)\b|\/dev\/(?:tcp|udp)\//gi;
+  /\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|nc|ncat|netcat)\b|\/dev\/(?:tcp|udp)\//iy;
 
-export function* dataUploadHits(text: string): Generator<Hit> {
-  let done = -1;
-  for (const match of text.matchAll(SENDERS)) {
-    if (match.index < done) continue;
-    const { command, offset, end } = commandAround(text, match.index);
-    done = end;
-    const how = uploadIn(command);
-    if (how !== undefined) {
-      yield { rule: "data-upload", offset, detail: `${how}: ${quoted(command.trim(), 160)}` };
-    }
-  }
+function dataUpload(text: string): Reader {
+  return {
+    pattern: SENDERS,
+    next: 0,
+    read(match) {
+      const { command, offset, end } = commandAround(text, match.index);
+      // The rest of the command line was read with it.
+      this.next = end;
+      const how = uploadIn(command);
+      if (how === undefined) return undefined;
+      return { rule: "data-upload", offset, detail: `${how}: ${quoted(command.trim(), 160)}` };
+    },
+  };
 }
 
 /** curl's options whose value `@file` (or `name@file`) sends a file, `@-` standard input. */
@@ -153,7 +225,7 @@ function uploadIn(command: string): string | undefined {
 }
 
 /** The words that start an instruction to drop the others. */
-const OVERRIDE = /\b(?:ignore|disregard|forget)\b/gi;
+const OVERRIDE = /\b(?:ignore|disregard|forget)\b/iy;
 /** Words between such a verb and what it drops that make it every instruction given so far. */
 const SO_FAR = new Set([
   "all",
@@ -190,7 +262,7 @@ const ORDERS = new Set([
 ]);
 /** A negated verb of telling, or hiding: keeping something from the user. */
 const CONCEAL =
-  /\b(?:(?:do\s+not|don['’]t|never|without)\s+(?:tell|inform|notify|mention|reveal|disclose|alert)\w*|hide|hiding|conceal\w*|keep\s+(?:this|it|that)\s+(?:secret|hidden|quiet))\b/gi;
+  /\b(?:(?:do\s+not|don['’]t|never|without)\s+(?:tell|inform|notify|mention|reveal|disclose|alert)\w*|hide|hiding|conceal\w*|keep\s+(?:this|it|that)\s+(?:secret|hidden|quiet))\b/iy;
 const USER = /^(?:user|users|human|operator)$/;
 /** Words that may stand between a verb of telling and the user it tells (`tell the user`). */
 const DETERMINERS = new Set(["the", "your", "a", "any"]);
@@ -198,41 +270,53 @@ const DETERMINERS = new Set(["the", "your", "a", "any"]);
 const QUESTIONS = new Set(["what", "how", "which", "when", "where", "why", "whether"]);
 const WORDS = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
-export function* promptInjectionHits(text: string): Generator<Hit> {
-  for (const match of text.matchAll(OVERRIDE)) {
-    const end = match.index + match[0].length;
-    const words = wordsAfter(text, end);
-    let kept = 0;
-    let qualified = false;
-    for (const word of words) {
-      if (ORDERS.has(word) && qualified) {
-        yield hit(text, match.index, end, "tells the agent to drop its other instructions");
-        break;
+function override(text: string): Reader {
+  return {
+    pattern: OVERRIDE,
+    next: 0,
+    read(match) {
+      const end = match.index + match[0].length;
+      this.next = end;
+      let kept = 0;
+      let qualified = false;
+      for (const word of wordsAfter(text, end)) {
+        if (ORDERS.has(word) && qualified) {
+          return hit(text, match.index, end, "tells the agent to drop its other instructions");
+        }
+        if (SO_FAR.has(word)) qualified = true;
+        else if (!FILLER.has(word)) break;
+        if (++kept > 4) break;
       }
-      if (SO_FAR.has(word)) qualified = true;
-      else if (!FILLER.has(word)) break;
-      if (++kept > 4) break;
-    }
-  }
-  for (const match of text.matchAll(CONCEAL)) {
-    const end = match.index + match[0].length;
-    const words = wordsAfter(text, end).slice(0, 7);
-    const hiding = /^(?:hid|conceal)/i.test(match[0]);
-    // Hiding counts only from the user (`hide this from the user`); a negated telling, of anything to them.
-    const at = words.findIndex(
-      (word, index) =>
-        USER.test(word) &&
-        (!hiding || words[index - 1] === "from" || words.slice(index - 2, index).join(" ") === "from the"),
-    );
-    // "Do not tell the user what to do" or "to wait" is advice on what to tell them, with the user as the
-    // telling's object and an order or a question's way to do something after: nothing is kept from them.
-    const advice =
-      !hiding &&
-      words.slice(0, at).every((word) => DETERMINERS.has(word)) &&
-      (words[at + 1] === "to" || (QUESTIONS.has(words[at + 1] ?? "") && words[at + 2] === "to"));
-    if (at !== -1 && !advice)
-      yield hit(text, match.index, end, "tells the agent to keep something from the user");
-  }
+      return undefined;
+    },
+  };
+}
+
+function conceal(text: string): Reader {
+  return {
+    pattern: CONCEAL,
+    next: 0,
+    read(match) {
+      const end = match.index + match[0].length;
+      this.next = end;
+      const words = wordsAfter(text, end).slice(0, 7);
+      const hiding = /^(?:hid|conceal)/i.test(match[0]);
+      // Hiding counts only from the user (`hide this from the user`); a negated telling, of anything to them.
+      const at = words.findIndex(
+        (word, index) =>
+          USER.test(word) &&
+          (!hiding || words[index - 1] === "from" || words.slice(index - 2, index).join(" ") === "from the"),
+      );
+      // "Do not tell the user what to do" or "to wait" is advice on what to tell them, with the user as the
+      // telling's object and an order or a question's way to do something after: nothing is kept from them.
+      const advice =
+        !hiding &&
+        words.slice(0, at).every((word) => DETERMINERS.has(word)) &&
+        (words[at + 1] === "to" || (QUESTIONS.has(words[at + 1] ?? "") && words[at + 2] === "to"));
+      if (at === -1 || advice) return undefined;
+      return hit(text, match.index, end, "tells the agent to keep something from the user");
+    },
+  };
 }
 
 /** The lowercase words of the {@link WINDOW} characters after `from`, up to the end of their sentence. */
@@ -267,7 +351,7 @@ function snippet(text: string, start: number, end: number, radius = SNIPPET): st
  * as a glob (`"$HOME"/*`) or with `--no-preserve-root`, `mkfs`, `dd` onto a disk, and the shell's fork bomb.
  */
 const DESTROYERS =
-  /\brm\s|\bmkfs(?:\.\w+)?\s|\bdd\s[^\n]{0,200}?\bof=\/dev\/(?:sd|nvme|disk|hd|xvd|vd|mmcblk)|:\(\)\s*\{\s*:\|:&\s*\};:/g;
+  /\brm\s|\bmkfs(?:\.\w+)?\s|\bdd\s[^\n]{0,200}?\bof=\/dev\/(?:sd|nvme|disk|hd|xvd|vd|mmcblk)|:\(\)\s*\{\s*:\|:&\s*\};:/y;
 const WIPED = new Set([
   "",
   "~",
@@ -282,21 +366,27 @@ const WIPED = new Set([
   "/bin",
 ]);
 
-export function* destructiveCommandHits(text: string): Generator<Hit> {
-  for (const match of text.matchAll(DESTROYERS)) {
-    const end = match.index + match[0].length;
-    if (match[0].startsWith("rm") && !removesEverything(text.slice(end, end + WINDOW * 2))) continue;
-    const what = match[0].startsWith(":")
-      ? "a fork bomb, which stalls the machine"
-      : /^(?:mkfs|dd)/.test(match[0])
-        ? "overwrites a disk"
-        : "removes the root, the home folder or a system folder";
-    yield {
-      rule: "destructive-command",
-      offset: match.index,
-      detail: `${what}: ${snippet(text, match.index, end, 80)}`,
-    };
-  }
+function destructiveCommand(text: string): Reader {
+  return {
+    pattern: DESTROYERS,
+    next: 0,
+    read(match) {
+      const end = match.index + match[0].length;
+      this.next = end;
+      if (match[0].startsWith("rm") && !removesEverything(text.slice(end, end + WINDOW * 2)))
+        return undefined;
+      const what = match[0].startsWith(":")
+        ? "a fork bomb, which stalls the machine"
+        : /^(?:mkfs|dd)/.test(match[0])
+          ? "overwrites a disk"
+          : "removes the root, the home folder or a system folder";
+      return {
+        rule: "destructive-command",
+        offset: match.index,
+        detail: `${what}: ${snippet(text, match.index, end, 80)}`,
+      };
+    },
+  };
 }
 
 /** Whether the arguments of an `rm` (up to the end of its command) remove recursively a folder in {@link WIPED}. */

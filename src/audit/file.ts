@@ -1,12 +1,7 @@
 import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
-import {
-  dataUploadHits,
-  destructiveCommandHits,
-  promptInjectionHits,
-  secretFileHits,
-} from "./exfiltration.js";
+import { EXFILTRATION_RULES, exfiltrationHits } from "./exfiltration.js";
 import { hiddenMarkupHits } from "./hidden.js";
 import { htmlCommentHits } from "./html-comments.js";
 import { deceptiveLinkHits } from "./links.js";
@@ -69,33 +64,35 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
 
 /**
  * The findings of the text rules, in the order of the hits that opened them (by offset; at one offset, in
- * the order the rules run). Each rule's hits are taken as it finds them, in order of offset, and only
- * what the findings show is kept: a file with millions of hits costs no more memory than one with a few.
+ * the order the rules run, the four of exfiltrationHits in {@link EXFILTRATION_RULES}'s). Each rule's hits
+ * are taken as it finds them, in order of offset, and only what the findings show is kept: a file with
+ * millions of hits costs no more memory than one with a few.
  */
 function textFindings(path: string, text: string): Finding[] {
   const rules: Iterable<Hit>[] = [
     mayHoldCharacterHits(text) ? characterHits(text, MARKDOWN.test(path)) : [],
     pipeToShellHits(text),
-    dataUploadHits(text),
-    secretFileHits(text),
-    promptInjectionHits(text),
-    destructiveCommandHits(text),
+    exfiltrationHits(text),
     encodedBlobHits(text),
     deceptiveLinkHits(text),
     MARKDOWN.test(path) ? htmlCommentHits(text) : [],
     MARKDOWN.test(path) ? hiddenMarkupHits(text) : [],
   ];
-  const lines = new LineCounter(text);
+  // One counter a rule: each counts on from its rule's last hit, and one pass gives hits of several rules.
+  const counters = new Map<RuleId, LineCounter>();
   const byRule = new Map<RuleId, RuleLines>();
   rules.forEach((hits, order) => {
     for (const hit of hits) {
-      const line = lines.lineAt(hit.offset);
+      const counter = counters.get(hit.rule) ?? new LineCounter(text);
+      counters.set(hit.rule, counter);
+      const line = counter.lineAt(hit.offset);
       const state = byRule.get(hit.rule) ?? { listed: new Map(), more: undefined };
       byRule.set(hit.rule, state);
       addHit(state, hit, line, order);
     }
   });
-  const first = (a: Opened, b: Opened) => a.offset - b.offset || a.order - b.order;
+  const first = (a: Opened, b: Opened) =>
+    a.offset - b.offset || a.order - b.order || withinPass(a.rule) - withinPass(b.rule);
   const rulesLines = [...byRule.values()];
   const listed = rulesLines.flatMap((state) => [...state.listed.values()]).sort(first);
   const more = rulesLines.flatMap((state) => (state.more ? [state.more] : [])).sort(first);
@@ -105,6 +102,11 @@ function textFindings(path: string, text: string): Finding[] {
       finding(path, line, rule, `${count} more lines from here on, not listed`),
     ),
   ];
+}
+
+/** A rule's place among those that share one pass (0 for the others). */
+function withinPass(rule: RuleId): number {
+  return Math.max(0, (EXFILTRATION_RULES as readonly RuleId[]).indexOf(rule));
 }
 
 /** Where a finding was opened: the offset of its first hit, and the place of its rule in the run. */
