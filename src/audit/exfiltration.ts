@@ -268,6 +268,19 @@ const USER = /^(?:user|users|human|operator)$/;
 const DETERMINERS = new Set(["the", "your", "a", "any"]);
 /** Questions a telling answers when it is advice on what to say (`what to do`), not on what to keep back. */
 const QUESTIONS = new Set(["what", "how", "which", "when", "where", "why", "whether"]);
+/** What a telling says the user is when it is a judgement of them, which advice says not to voice. */
+const JUDGEMENTS = new Set([
+  "wrong",
+  "mistaken",
+  "incorrect",
+  "stupid",
+  "dumb",
+  "silly",
+  "naive",
+  "lazy",
+  "ignorant",
+  "confused",
+]);
 const WORDS = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 function override(text: string): Reader {
@@ -299,7 +312,8 @@ function conceal(text: string): Reader {
     read(match) {
       const end = match.index + match[0].length;
       this.next = end;
-      const words = wordsAfter(text, end).slice(0, 7);
+      const after = wordsAfter(text, end);
+      const words = after.slice(0, 7);
       const hiding = /^(?:hid|conceal)/i.test(match[0]);
       // Hiding counts only from the user (`hide this from the user`); a negated telling, of anything to them.
       const at = words.findIndex(
@@ -309,14 +323,34 @@ function conceal(text: string): Reader {
       );
       // "Do not tell the user what to do" or "to wait" is advice on what to tell them, with the user as the
       // telling's object and an order or a question's way to do something after: nothing is kept from them.
+      // So is "do not tell the user they are wrong": a judgement of them, which it is advice not to voice.
       const advice =
         !hiding &&
         words.slice(0, at).every((word) => DETERMINERS.has(word)) &&
-        (words[at + 1] === "to" || (QUESTIONS.has(words[at + 1] ?? "") && words[at + 2] === "to"));
+        (words[at + 1] === "to" ||
+          (QUESTIONS.has(words[at + 1] ?? "") && words[at + 2] === "to") ||
+          judges(after.slice(at + 1)));
       if (at === -1 || advice) return undefined;
       return hit(text, match.index, end, "tells the agent to keep something from the user");
     },
   };
+}
+
+/**
+ * Whether `words` (after the user told) say the user is wrong or the like: `they are wrong`, `that they
+ * were mistaken`, `they're naive`, the judgement one word after the verb at most (`they are completely
+ * wrong`). Not `they are being recorded`, a fact about them, nor `you were wrong`, the agent's mistake:
+ * those are what a concealment keeps back.
+ */
+function judges(words: readonly string[]): boolean {
+  const from = words[0] === "that" ? 1 : 0;
+  const subject = (words[from] ?? "").replace("’", "'");
+  let verb = from + 1;
+  if (subject === "they") {
+    if (words[verb] !== "are" && words[verb] !== "were") return false;
+    verb++;
+  } else if (subject !== "they're") return false;
+  return words.slice(verb, verb + 2).some((word) => JUDGEMENTS.has(word));
 }
 
 /** The lowercase words of the {@link WINDOW} characters after `from`, up to the end of their sentence. */
