@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exfiltrationHits } from "../../src/audit/exfiltration.js";
+import { exfiltrationHits, removesEverything } from "../../src/audit/exfiltration.js";
 
 /**
  * secret-file, data-upload, prompt-injection and destructive-command each searched the whole text with an
@@ -52,5 +52,64 @@ describe("the search the four rules share", () => {
     const hits = [...exfiltrationHits(text, EVERYWHERE)];
     expect(hits).toHaveLength(1);
     expect([...exfiltrationHits(text)]).toEqual(hits);
+  });
+});
+
+/**
+ * What removesEverything read with a slice, a split and a search of words for each `rm`, 580 ms a MiB of
+ * `rm -rf x ` repeated: the definition of what it must find.
+ */
+function removesEverythingByWords(after: string): boolean {
+  const command = after.split(/[;|&\n]/, 1)[0] ?? "";
+  let recursive = false;
+  let wiped = false;
+  for (const [word] of command.matchAll(/\S+/g)) {
+    if (word === "--recursive" || /^-[a-zA-Z]*[rR]/.test(word)) recursive = true;
+    else if (word === "--no-preserve-root") wiped = true;
+    else if (!word.startsWith("-")) {
+      const target = word.replace(/["'{}]/g, "").replace(/\/\*?$/, "");
+      if (
+        ["", "~", "$HOME", "/home", "/Users", "/root", "/etc", "/usr", "/var", "/boot", "/bin"].includes(
+          target,
+        )
+      ) {
+        wiped = true;
+      }
+    }
+  }
+  return recursive && wiped;
+}
+
+const ARGUMENTS = [
+  ...[" ", "  ", "\t", "\n", "\r", "\u00a0", ";", "|", "&", "x", "-", "-r", "-R", "-fr", "-f", "-1r", "-@r"],
+  ...[
+    "--recursive",
+    "--recursive=1",
+    "--no-preserve-root",
+    "~",
+    "~/",
+    "~/*",
+    "$HOME",
+    "${HOME}",
+    '"$HOME"/*',
+  ],
+  ...["/", "/*", "//", "'/'", "{}", '""', "/etc", "/etc/", "/etcx", "/usr/*", "/Users", "~/.cache"],
+  ...["y".repeat(120), "\u00e9", "\ud83d\ude00"],
+];
+
+describe("the arguments of an rm", () => {
+  it("remove everything exactly when reading them word by word says so", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...ARGUMENTS), { maxLength: 30 }).map((parts) => parts.join("")),
+        fc.nat(20),
+        (text, from) => {
+          const start = Math.min(from, text.length);
+          const expected = removesEverythingByWords(text.slice(start, start + 200));
+          expect(removesEverything(text, start)).toBe(expected);
+        },
+      ),
+      { numRuns: 5000 },
+    );
   });
 });
