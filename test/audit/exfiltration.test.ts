@@ -90,6 +90,7 @@ const ARGUMENTS = [
     "~/",
     "~/*",
     "$HOME",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell's variable, meant literally
     "${HOME}",
     '"$HOME"/*',
   ],
