@@ -477,12 +477,16 @@ function isRecursiveFlag(text: string, start: number, end: number): boolean {
   return false;
 }
 
-/** Whether a word, without its quotes and braces, starts as every name in {@link WIPED} does, or is empty. */
+/**
+ * Whether a word, without its quotes and braces, starts as every name in {@link WIPED} does (the root's
+ * empty name is what is left of `/` or `/*`). One of quotes and braces only names no folder: `find …
+ * -exec rm -rf {} +` removes what find found, and `rm -rf ""` nothing.
+ */
 function mayBeWiped(text: string, start: number, end: number): boolean {
   for (let index = start; index < end; index++) {
     const char = text[index];
     if (char === '"' || char === "'" || char === "{" || char === "}") continue;
     return char === "~" || char === "$" || char === "/";
   }
-  return true;
+  return false;
 }

@@ -57,7 +57,8 @@ describe("the search the four rules share", () => {
 
 /**
  * What removesEverything read with a slice, a split and a search of words for each `rm`, 580 ms a MiB of
- * `rm -rf x ` repeated: the definition of what it must find.
+ * `rm -rf x ` repeated (but for `{}` and `""`, which it took for the root): the definition of what it
+ * must find.
  */
 function removesEverythingByWords(after: string): boolean {
   const command = after.split(/[;|&\n]/, 1)[0] ?? "";
@@ -67,14 +68,11 @@ function removesEverythingByWords(after: string): boolean {
     if (word === "--recursive" || /^-[a-zA-Z]*[rR]/.test(word)) recursive = true;
     else if (word === "--no-preserve-root") wiped = true;
     else if (!word.startsWith("-")) {
-      const target = word.replace(/["'{}]/g, "").replace(/\/\*?$/, "");
-      if (
-        ["", "~", "$HOME", "/home", "/Users", "/root", "/etc", "/usr", "/var", "/boot", "/bin"].includes(
-          target,
-        )
-      ) {
-        wiped = true;
-      }
+      const bare = word.replace(/["'{}]/g, "");
+      const target = bare.replace(/\/\*?$/, "");
+      const folders = ["", "~", "$HOME", "/home", "/Users", "/root", "/etc", "/usr", "/var", "/boot", "/bin"];
+      // The root's empty name is what is left of `/`, not of find's `{}` or of `""`.
+      if (folders.includes(target) && bare !== "") wiped = true;
     }
   }
   return recursive && wiped;

@@ -439,6 +439,10 @@ describe("destructive-command", () => {
     ["a file in /tmp", "rm -f /tmp/lock"],
     ["the home folder, not recursively", "rm ~/notes.txt"],
     ["a date format", "Dates read dd/mm/yyyy."],
+    // Taken for the root: nothing but braces or quotes was left, as of `/`.
+    ["what find found", "find . -name node_modules -type d -prune -exec rm -rf {} +"],
+    ["what find found, one at a time", "find /tmp/build -name '*.o' -exec rm -rf '{}' \\;"],
+    ["an empty name", 'rm -rf ""'],
   ])("leaves %s alone", (_, command) => {
     expect(rules("p/s/SKILL.md", `${command}\n`)).toEqual([]);
   });
