@@ -2,7 +2,8 @@
  * The rules for instructions that turn an agent against its user: a file of credentials named
  * (`secret-file`), a command that sends a local file or a command's output to a host (`data-upload`), and
  * words that tell the agent to drop its other instructions or to keep something from the user
- * (`prompt-injection`), and a command that wipes the home folder, the root or a disk (`destructive-command`).
+ * (`prompt-injection`), a command that wipes the home folder, the root or a disk (`destructive-command`),
+ * and words that tell the agent to send a file or a key to a URL (`upload-instruction`).
  * Each is a phrase a person reading a bump should see, not proof of an attack: real
  * skills upload files to APIs and teach SSH, hence medium.
  *
@@ -23,7 +24,7 @@ import { isSpace } from "./scan.js";
  * finds. Every place where a rule's expression matches is one where this one does.
  */
 const STARTS =
-  /\b(?:curl|wget|invoke-|iwr|irm|nc|netcat|ignore|disregard|forget|do\s+not|don['’]t|never|without|hid|conceal|keep|rm\s|mkfs|dd\s)|\/dev\/|:\(\)|\.(?:ssh|aws|netrc|git-|docker|gnupg|config|azure)|id_|\/etc\/shadow|find-|application_/gi;
+  /\b(?:curl|wget|invoke-|iwr|irm|nc|netcat|ignore|disregard|forget|do\s+not|don['’]t|never|without|hid|conceal|keep|rm\s|mkfs|dd\s|upload|send|post|transmit|exfiltrate|forward|submit)|\/dev\/|:\(\)|\.(?:ssh|aws|netrc|git-|docker|gnupg|config|azure)|id_|\/etc\/shadow|find-|application_/gi;
 
 /** One rule, read from where {@link STARTS} finds it may start. */
 interface Reader {
@@ -43,6 +44,7 @@ export const EXFILTRATION_RULES = [
   "secret-file",
   "prompt-injection",
   "destructive-command",
+  "upload-instruction",
 ] as const satisfies readonly RuleId[];
 
 /**
@@ -58,6 +60,7 @@ export function* exfiltrationHits(text: string, starts = STARTS): Generator<Hit>
     override(text),
     conceal(text),
     destructiveCommand(text),
+    uploadInstruction(text),
   ];
   for (let from = 0; ; ) {
     starts.lastIndex = from;
@@ -489,4 +492,77 @@ function mayBeWiped(text: string, start: number, end: number): boolean {
     return char === "~" || char === "$" || char === "/";
   }
   return false;
+}
+
+/** A verb of sending: where an instruction to send something away starts. */
+const SEND = /\b(?:upload|send|post|transmit|exfiltrate|forward|submit)(?:s|ed|ing)?\b/iy;
+/** The first `to` of a sentence: objects hold none, so the host must follow this one. */
+const TO = /\bto\s/i;
+/** `to`, up to two words (`the server at`), and a URL, a placeholder for one, or an IPv4 address. */
+const TO_HOST =
+  /to\s+(?:(?:the|a|an|this|that|my|our|your|their)\s+)?(?:[\w-]+\s+){0,2}?(?:at\s+)?(?:<?https?:\/\/|<(?:url|endpoint|webhook|server|host)\b[^>\n]{0,40}>|\d{1,3}(?:\.\d{1,3}){3}\b)/iy;
+/** What is sent when it is a secret: keys, tokens, passwords, credentials, cookies, environment variables. */
+const SECRET_WORDS =
+  /\b(?:api[ _-]?keys?|(?:access|auth|bearer|api|session|refresh|oauth|github|npm)[ _-]?tokens?|token|passwords?|passphrases?|credentials|secrets?|private[ _-]keys?|ssh[ _-]keys?|cookies?|environment\s+variables|env\s+vars?|id_(?:rsa|dsa|ecdsa|ed25519))\b/i;
+/** The extensions of a file a skill may name by itself (`out.txt`, `dump.sql`). */
+const FILE_EXTENSION =
+  /\.(?:txt|log|json|ya?ml|env|pem|key|p12|pfx|csv|tsv|sql|db|sqlite|zip|tar|tgz|gz|7z|pdf|docx?|xlsx?|pptx?|md|conf|cfg|ini|toml|sh|py|js|ts|kdbx|har)$/i;
+/** Words of what is sent, at most: more, and the sentence is about something else. */
+const OBJECT_WORDS = 12;
+
+/**
+ * "Upload out.txt to https://…", "send the contents of ~/.ssh/id_rsa to http://…", "post the API key to
+ * <url>": a verb of sending, then within one sentence and {@link OBJECT_WORDS} words a file (a path, or
+ * a name with a file's extension) or a secret, then `to` a URL, a placeholder for one or an IP address.
+ * "Send a POST request to https://…" and "post the message to https://hooks…" send nothing of the
+ * machine; "upload the image to the Files API" names no host.
+ */
+function uploadInstruction(text: string): Reader {
+  return {
+    pattern: SEND,
+    next: 0,
+    read(match) {
+      const end = match.index + match[0].length;
+      this.next = end;
+      const window = text.slice(end, end + WINDOW * 2);
+      const sentence = window.search(/[.!?](?:\s|$)|\n\s*\n/);
+      const stretch = sentence === -1 ? window : window.slice(0, sentence);
+      // Only the first `to`: `upload a.txt to the bucket, then post x to https://…` sends a.txt to a bucket.
+      const to = stretch.search(TO);
+      if (to === -1) return undefined;
+      TO_HOST.lastIndex = to;
+      const host = TO_HOST.exec(stretch);
+      if (host === null) return undefined;
+      const object = stretch.slice(0, to);
+      const words = object.match(/\S+/g) ?? [];
+      if (words.length > OBJECT_WORDS) return undefined;
+      const file = words.map(trimmed).find(isFileName);
+      const sent = file ?? SECRET_WORDS.exec(object)?.[0];
+      if (sent === undefined) return undefined;
+      return {
+        rule: "upload-instruction",
+        offset: match.index,
+        detail: `tells the agent to send ${quoted(sent)} to a host: ${snippet(text, match.index, end + host.index + host[0].length)}`,
+      };
+    },
+  };
+}
+
+/** Whether a word names a file: a path (`~/…`, `/…`, `./…`, `$HOME/…`, `C:\…`), `.env`, or a name with a file's extension. */
+function isFileName(word: string): boolean {
+  return (
+    /^(?:~|\.{0,2}\/|\$\{?\w+\}?\/|[A-Za-z]:\\)/.test(word) ||
+    /(?:^|\/)\.env$/.test(word) ||
+    FILE_EXTENSION.test(word)
+  );
+}
+
+/** A word without the quotes, backticks, brackets and punctuation around it. */
+function trimmed(word: string): string {
+  const around = "`\"'()[]<>,;:";
+  let start = 0;
+  let end = word.length;
+  while (start < end && around.includes(word.charAt(start))) start++;
+  while (end > start && around.includes(word.charAt(end - 1))) end--;
+  return word.slice(start, end);
 }

@@ -34,6 +34,10 @@ export const RULES = {
     severity: "medium",
     summary: "a command that removes the home folder, the root or a system folder, or overwrites a disk",
   },
+  "upload-instruction": {
+    severity: "medium",
+    summary: "words telling the agent to send a file, a key or credentials to a URL or an address",
+  },
   "html-comment": { severity: "medium", summary: "an HTML comment, hidden from the rendered Markdown" },
   "markdown-comment": {
     severity: "medium",
