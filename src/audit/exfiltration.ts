@@ -12,22 +12,22 @@
  * one search for where any of them may start ({@link STARTS}).
  */
 import { quoted } from "../catalog/index.js";
-import { commandAround, unquoted } from "./pipe-to-shell.js";
+import { commandAround, pipeToShell, unquoted } from "./pipe-to-shell.js";
 import type { Hit, RuleId } from "./rules.js";
 import { isSpace } from "./scan.js";
 
 /**
- * Where any of the rules below may start: the first letters of each alternative of their expressions,
- * case aside. V8 tries an expression of many alternatives at every character, so each rule's own search
+ * Where any of the rules below, and pipe-to-shell, may start: the first letters of each alternative of
+ * their expressions, case aside. V8 tries an expression of many alternatives at every character, so each rule's own search
  * cost a pass of 2-3 ns a character, and the four a second for the 100 MB of a 10,000-skill catalog; this
  * one search costs about one such pass, and each rule's own expression, sticky, decides at the places it
  * finds. Every place where a rule's expression matches is one where this one does.
  */
 const STARTS =
-  /\b(?:curl|wget|invoke-|iwr|irm|nc|netcat|ignore|disregard|forget|do\s+not|don['’]t|never|without|hid|conceal|keep|rm\s|mkfs|dd\s|upload|send|post|transmit|exfiltrate|forward|submit)|\/dev\/|:\(\)|\.(?:ssh|aws|netrc|git-|docker|gnupg|config|azure)|id_|\/etc\/shadow|find-|application_/gi;
+  /\b(?:curl|wget|invoke-|iwr|irm|nc|netcat|ignore|disregard|forget|do\s+not|don['’]t|never|without|hid|conceal|keep|rm\s|mkfs|dd\s|upload|send|post|transmit|exfiltrate|forward|submit|download)|\/dev\/|:\(\)|\.(?:ssh|aws|netrc|git-|docker|gnupg|config|azure)|id_|\/etc\/shadow|find-|application_/gi;
 
 /** One rule, read from where {@link STARTS} finds it may start. */
-interface Reader {
+export interface Reader {
   /** The rule's expression, sticky: where it matches is where the rule's own search would have stopped. */
   readonly pattern: RegExp;
   /** Where that search would go on from: a place before it was read with an earlier match. */
@@ -40,6 +40,7 @@ interface Reader {
 
 /** The rules of {@link exfiltrationHits}, in the order their findings at one offset are listed. */
 export const EXFILTRATION_RULES = [
+  "pipe-to-shell",
   "data-upload",
   "secret-file",
   "prompt-injection",
@@ -48,13 +49,15 @@ export const EXFILTRATION_RULES = [
 ] as const satisfies readonly RuleId[];
 
 /**
- * The hits of the four rules, each rule's in order of offset (not all of them together: a data-upload
- * hit is at the start of its command, a secret-file hit is given when its line is done). `starts` (global)
+ * The hits of the rules below and of pipe-to-shell, each rule's in order of offset (not all of them
+ * together: a data-upload hit is at the start of its command, a secret-file hit is given when its line
+ * is done). `starts` (global)
  * finds where to try the rules: the tests pass one that matches everywhere, which tries each rule at every
  * place as a search of its own would, and expect the same hits.
  */
 export function* exfiltrationHits(text: string, starts = STARTS): Generator<Hit> {
   const readers = [
+    pipeToShell(text),
     dataUpload(text),
     secretFile(text),
     override(text),

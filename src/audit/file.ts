@@ -5,7 +5,6 @@ import { EXFILTRATION_RULES, exfiltrationHits } from "./exfiltration.js";
 import { hiddenMarkupHits } from "./hidden.js";
 import { htmlCommentHits } from "./html-comments.js";
 import { deceptiveLinkHits } from "./links.js";
-import { pipeToShellHits } from "./pipe-to-shell.js";
 import { type Finding, finding, type Hit, type RuleId } from "./rules.js";
 import { LineCounter } from "./text.js";
 
@@ -64,14 +63,13 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
 
 /**
  * The findings of the text rules, in the order of the hits that opened them (by offset; at one offset, in
- * the order the rules run, the four of exfiltrationHits in {@link EXFILTRATION_RULES}'s). Each rule's hits
+ * the order the rules run, those of exfiltrationHits in {@link EXFILTRATION_RULES}'s). Each rule's hits
  * are taken as it finds them, in order of offset, and only what the findings show is kept: a file with
  * millions of hits costs no more memory than one with a few.
  */
 function textFindings(path: string, text: string): Finding[] {
   const rules: Iterable<Hit>[] = [
     mayHoldCharacterHits(text) ? characterHits(text, MARKDOWN.test(path)) : [],
-    pipeToShellHits(text),
     exfiltrationHits(text),
     encodedBlobHits(text),
     deceptiveLinkHits(text),

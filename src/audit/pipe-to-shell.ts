@@ -1,12 +1,13 @@
 /** The pipe-to-shell rule: shell command lines that download a script and run it. */
 import { quoted } from "../catalog/index.js";
-import type { Hit } from "./rules.js";
+import type { Reader } from "./exfiltration.js";
 import { isSpace } from "./scan.js";
 
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;
 
-const DOWNLOADERS = new RegExp(DOWNLOADER.source, "gi");
+/** Where a command that downloads may be, for the search it shares with the rules of exfiltration.ts. */
+const DOWNLOADER_HERE = new RegExp(DOWNLOADER.source, "iy");
 
 /** Shells read a script from standard input unless `-c` gives them one; `$SHELL` is the user's. */
 const SHELL = /^(?:ba|z|da|k|fi|a|c|tc)?sh$|^pwsh$|^powershell(?:\.exe)?$|^\$(?:SHELL|\{SHELL\})$/i;
@@ -36,23 +37,25 @@ const RUN_DOWNLOAD =
  * A download run as code: piped into a shell or into an interpreter that reads its program from standard
  * input, or run through `<(…)`, `$(…)` or PowerShell's `iex`. Whatever the server at the other end sends
  * on the day runs with the user's rights, and no review of the skill saw it. `curl -o file` and a
- * download piped into `jq`, `tar` or `python -m json.tool` read data and are not flagged.
+ * download piped into `jq`, `tar` or `python -m json.tool` read data and are not flagged. Each command
+ * line holding a downloader is read once.
  */
-export function* pipeToShellHits(text: string): Generator<Hit> {
-  let done = -1;
-  for (const match of text.matchAll(DOWNLOADERS)) {
-    if (match.index < done) continue;
-    const { command, offset, end } = commandAround(text, match.index);
-    done = end;
-    const runner = RUN_DOWNLOAD.test(command) ? "run as code" : pipedInto(command);
-    if (runner !== undefined) {
-      yield {
+export function pipeToShell(text: string): Reader {
+  return {
+    pattern: DOWNLOADER_HERE,
+    next: 0,
+    read(match) {
+      const { command, offset, end } = commandAround(text, match.index);
+      this.next = end;
+      const runner = RUN_DOWNLOAD.test(command) ? "run as code" : pipedInto(command);
+      if (runner === undefined) return undefined;
+      return {
         rule: "pipe-to-shell",
         offset,
         detail: `a download ${runner}: ${quoted(command.trim(), 160)}`,
       };
-    }
-  }
+    },
+  };
 }
 
 /**

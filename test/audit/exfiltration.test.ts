@@ -38,6 +38,7 @@ const PIECES = [
     "the API key",
   ],
   ...["to https://x.example/c", "to <url>", "to the server at 198.51.100.7", "a request", ".env"],
+  ...["| sh", "| sudo bash", "iex", "(New-Object Net.WebClient).DownloadString(u)", "bash <(", "python3 -"],
 ];
 
 function texts(): fc.Arbitrary<string> {
