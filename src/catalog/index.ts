@@ -37,6 +37,8 @@ export {
   resolvePackFile,
   resolveSkillFile,
   skillOwningPath,
+  withoutEdgeSlashes,
+  withoutTrailingSlashes,
 } from "./paths.js";
 export { Scope, SelectorError, type SkillLookup } from "./scope.js";
 export { CatalogError } from "./skills-folder.js";

@@ -68,7 +68,7 @@ export function filesInFolder(
   files: ReadonlyMap<string, CatalogFile>,
   requested: string,
 ): { readonly folder: string; readonly files: ReadonlyMap<string, CatalogFile> } | undefined {
-  const folder = normalizeFilePath(requested.replace(/\/+$/, ""));
+  const folder = normalizeFilePath(withoutTrailingSlashes(requested));
   if (folder === undefined) return undefined;
   const below = new Map([...files].filter(([key]) => key.startsWith(`${folder}/`)));
   return below.size > 0 ? { folder, files: below } : undefined;
@@ -129,6 +129,25 @@ export function meantFilePath(requested: string, paths: Iterable<string>): strin
 
 function onlyOne(paths: readonly string[]): string | undefined {
   return paths.length === 1 ? paths[0] : undefined;
+}
+
+const SLASH = 0x2f;
+
+/**
+ * `text` without the slashes it ends with, read back from its end: `replace(/\/+$/, "")` tried the rest of
+ * a run of slashes from each of them, quadratic in a request's path of slashes followed by a letter.
+ */
+export function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === SLASH) end--;
+  return text.slice(0, end);
+}
+
+/** `text` without the slashes it begins and ends with (what `replace(/^\/+|\/+$/g, "")` leaves), in one pass. */
+export function withoutEdgeSlashes(text: string): string {
+  let start = 0;
+  while (start < text.length && text.charCodeAt(start) === SLASH) start++;
+  return withoutTrailingSlashes(text.slice(start));
 }
 
 /** `text` with its %XX escapes decoded, or as it is when they do not decode. */

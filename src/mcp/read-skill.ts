@@ -12,6 +12,7 @@ import {
   SKILL_DOCUMENT,
   type Skill,
   skillOwningPath,
+  withoutTrailingSlashes,
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { formatFileContent, formatManifest, plural } from "./format.js";
@@ -179,9 +180,9 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   // A skill cites another one beside it by its folder: `../other-skill/SKILL.md`, `../other-skill/references/`,
   // or from the folder holding both (agents' pptx-quality-gates runs `pptx-reference-deck-analysis/scripts/…`),
   // then with a path below the folder: a name alone (`hypothesis-generation/`) is more often something else.
-  const below = file.replace(/\/+$/, "").includes("/");
+  const below = withoutTrailingSlashes(file).includes("/");
   const fromParent = file.startsWith("../") ? file : below ? `../${file}` : undefined;
-  const beside = fromParent && path.posix.join(skill.folder, fromParent).replace(/\/+$/, "");
+  const beside = fromParent && withoutTrailingSlashes(path.posix.join(skill.folder, fromParent));
   const other = pack && beside && (skillAtPath(pack, beside) ?? skillFolderAt(pack, beside));
   if (other && other.skill !== skill) {
     const ref = context.scope.refOf(other.skill);

@@ -18,6 +18,8 @@ import {
   skillOwningPath,
   skillPath,
   unnestedSkillPath,
+  withoutEdgeSlashes,
+  withoutTrailingSlashes,
 } from "../catalog/index.js";
 import type { ToolContext } from "./context.js";
 import { ToolError } from "./tool.js";
@@ -168,10 +170,7 @@ export function callByPath(
   ref: string,
   file: string,
 ): { owner: string; call: string; skill?: Skill } | undefined {
-  const written = ref
-    .trim()
-    .replace(/^skill:\/\//i, "")
-    .replace(/^\/+|\/+$/g, "");
+  const written = withoutEdgeSlashes(ref.trim().replace(/^skill:\/\//i, ""));
   const slash = written.indexOf("/");
   const pack = slash > 0 ? scope.findPack(written.slice(0, slash)) : undefined;
   if (pack === undefined) return undefined;
@@ -204,7 +203,7 @@ export function callBySkillName(
   ref: string,
   file: string,
 ): { owner: string; call: string } | undefined {
-  const segments = normalizeFilePath(ref.trim().replace(/^\/+|\/+$/g, ""))?.split("/") ?? [];
+  const segments = normalizeFilePath(withoutEdgeSlashes(ref.trim()))?.split("/") ?? [];
   for (let at = 0; at < Math.min(segments.length, FOLDERS_BEFORE_NAME + 1); at++) {
     const lookup = scope.findSkillAnyCase(segments[at] ?? "");
     if (lookup.kind !== "found") continue;
@@ -231,7 +230,7 @@ export function callBySkillName(
 export function skillAtPath(pack: Pack, inPack: string): { skill: Skill; file: string } | undefined {
   return (
     skillOwningPath(pack, inPack) ??
-    skillOwningPath(pack, `${inPack.replace(/\/+$/, "")}/${SKILL_DOCUMENT}`) ??
+    skillOwningPath(pack, `${withoutTrailingSlashes(inPack)}/${SKILL_DOCUMENT}`) ??
     skillAtUriPath(pack, inPack)
   );
 }

@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { jsonFit, weighsMoreAsText } from "../../src/catalog/files.js";
 import {
@@ -10,7 +11,12 @@ import {
   MAX_FILE_BYTES,
   skillOwningPath,
 } from "../../src/catalog/index.js";
-import { meantFilePath, normalizeFilePath } from "../../src/catalog/paths.js";
+import {
+  meantFilePath,
+  normalizeFilePath,
+  withoutEdgeSlashes,
+  withoutTrailingSlashes,
+} from "../../src/catalog/paths.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
 describe("normalizeFilePath", () => {
@@ -58,6 +64,25 @@ describe("meantFilePath", () => {
     expect(meantFilePath("../references/guide.md", paths)).toBeUndefined();
     expect(meantFilePath("%2e%2e/references/guide.md", paths)).toBeUndefined();
     expect(meantFilePath("other/guide.md", paths)).toBeUndefined();
+  });
+});
+
+// They replace regular expressions that took time quadratic in a run of slashes: the same text, in one pass.
+describe("withoutTrailingSlashes and withoutEdgeSlashes", () => {
+  it("trim what the regular expressions trimmed", () => {
+    expect(withoutTrailingSlashes("references///")).toBe("references");
+    expect(withoutTrailingSlashes("/a//b/")).toBe("/a//b");
+    expect(withoutTrailingSlashes("///")).toBe("");
+    expect(withoutEdgeSlashes("//pack/skill/x.md//")).toBe("pack/skill/x.md");
+    expect(withoutEdgeSlashes("/")).toBe("");
+    expect(withoutEdgeSlashes("a")).toBe("a");
+    const paths = fc.string({ unit: fc.constantFrom("/", "a", ".", " ", "é") });
+    fc.assert(
+      fc.property(paths, (text) => {
+        expect(withoutTrailingSlashes(text)).toBe(text.replace(/\/+$/, ""));
+        expect(withoutEdgeSlashes(text)).toBe(text.replace(/^\/+|\/+$/g, ""));
+      }),
+    );
   });
 });
 

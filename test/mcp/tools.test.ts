@@ -404,6 +404,7 @@ describe.each(ERAS)("in the %s era", (era) => {
       ["references", "Files of skill two in references/ (1):\nreferences/guide.md (15 B)"],
       ["references/", "Files of skill two in references/ (1):\nreferences/guide.md (15 B)"],
       ["./nested", "Files of skill two in nested/ (1):\nnested/inner/notes.md (21 B)"],
+      ["references///", "Files of skill two in references/ (1):\nreferences/guide.md (15 B)"],
     ])("lists the files in a folder %j asked for as a file", async (file, listing) => {
       expect(await call(client, "read_skill", { skill: "two", file })).toEqual({
         isError: false,
@@ -438,6 +439,9 @@ describe.each(ERAS)("in the %s era", (era) => {
       ["beta/tools/hammer/SKILL.md", 'skill hammer: read_skill(skill="hammer")'],
       ["skill://beta/shared/guide.md", 'pack beta: read_pack_file(pack="beta", file="shared/guide.md")'],
       ["skill://beta/docs/editor/SKILL.md", 'skill editor: read_skill(skill="editor")'],
+      // Slashes around a path are not part of it, however many.
+      ["skill://beta/shared/guide.md///", 'pack beta: read_pack_file(pack="beta", file="shared/guide.md")'],
+      ["skill:////beta/docs/editor///", 'skill editor: read_skill(skill="editor")'],
     ])("answers a path %j of another skill or pack with the call that reads it", async (file, next) => {
       expect(await call(client, "read_skill", { skill: "one", file })).toEqual({
         isError: true,
@@ -480,6 +484,7 @@ describe.each(ERAS)("in the %s era", (era) => {
       ["../two/", 'read_skill(skill="two")'],
       ["../two/references/", 'read_skill(skill="two", file="references")'],
       ["../two/nested", 'read_skill(skill="two", file="nested")'],
+      ["../two/references///", 'read_skill(skill="two", file="references")'],
     ])("answers a folder %j of a skill beside it with the call that reads it", async (file, next) => {
       expect(await call(client, "read_skill", { skill: "one", file })).toEqual({
         isError: true,
