@@ -46,7 +46,7 @@ function scan(text: string): ManifestLayout {
   const rootKeys = new Map<string, number>();
   const sources: { line: number; keys: Map<string, ValueSpan>; keyLines: Map<string, number> }[] = [];
   let table: "root" | "other" | (typeof sources)[number] = "root";
-  const lineOf = (offset: number) => lineNumber(text, offset);
+  const lineOf = lineNumbers(text);
   const noteRoot = (key: string, offset: number) => {
     if (!rootKeys.has(key)) rootKeys.set(key, lineOf(offset));
   };
@@ -93,10 +93,24 @@ function scan(text: string): ManifestLayout {
   return { rootKeys, sources };
 }
 
-function lineNumber(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) line++;
-  return line;
+/**
+ * The 1-based line of an offset into `text`, by halving among its line breaks, found once: counted from the
+ * start for each key, a skills.toml of many keys took time quadratic in its length (22,000 keys, 256 KiB: 5.9 s).
+ */
+function lineNumbers(text: string): (offset: number) => number {
+  const breaks: number[] = [];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) breaks.push(i);
+  return (offset) => {
+    // The number of breaks before `offset`.
+    let low = 0;
+    let high = breaks.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((breaks[middle] ?? offset) < offset) low = middle + 1;
+      else high = middle;
+    }
+    return low + 1;
+  };
 }
 
 /** After a statement only blanks and a comment may follow on its line. */
