@@ -224,6 +224,25 @@ describe("npm run bench:audit", () => {
   });
 });
 
+describe("npm run bench:linear", () => {
+  it("times each rule asked at each size, with the ratio to the size before", async () => {
+    const run = await bench("linear.ts", ["--sizes", "1,2", "--only", "of slashes"]);
+    expect(run.code, run.stderr).toBe(0);
+    const rows = run.stdout.split("\n").filter((line) => /^\| \w/.test(line) && !line.startsWith("| name"));
+    expect(rows.map((row) => row.split(" | ").slice(0, 2).join(" | "))).toEqual(
+      ["filesInFolder", "callByPath", "callBySkillName", "skillAtPath", "findSkillAsWritten"].flatMap(
+        (rule) => {
+          const name =
+            rule === "filesInFolder" ? "folder path" : rule === "findSkillAsWritten" ? "name" : "path";
+          return ["1", "2"].map((size) => `| request: ${name} of slashes (${rule}) | ${size} KiB`);
+        },
+      ),
+    );
+    for (const [index, row] of rows.entries())
+      expect(row).toMatch(index % 2 === 0 ? /\| \d+\.\d \| {2}\|$/ : /\| \d+\.\d \| \d+\.\d \|$/);
+  });
+});
+
 describe("npm run bench:parts", () => {
   it("gives each part of a request its CPU, the bytes its scavenges kept and their time", async () => {
     const run = await bench("request-parts.ts", [file("corpus"), "40", "1"]);
@@ -250,6 +269,7 @@ describe("each bench's command line", () => {
     ["index.ts", "usage: npm run bench -- [--only throughput,scale,tokens,hostile]"],
     ["search-quality.ts", "usage: npm run bench:search -- <corpus folder>"],
     ["audit-hostile.ts", "usage: npm run bench:audit --"],
+    ["linear.ts", "usage: npm run bench:linear --"],
     ["search-speed.ts", "usage: npm run bench:search-speed -- [skills=10000] [queries=3000]"],
     ["request-parts.ts", "usage: npm run bench:parts -- [catalog folder]"],
     ["compare-ranks.ts", "usage: npm run bench:compare-ranks -- <before.json"],
@@ -302,6 +322,7 @@ describe("each bench's command line", () => {
       ["--bogus"],
       "bench:audit: unknown option --bogus; valid: --sizes, --only, --help (-h)",
     ],
+    ["linear.ts", ["--cap-ms", "soon"], 'bench:linear: --cap-ms "soon" is not a number above 0'],
     ["search-speed.ts", ["many"], 'bench:search-speed: "many" is not a whole number ≥ 1'],
     ["request-parts.ts", ["examples/skills", "0"], 'bench:parts: "0" is not a whole number ≥ 1'],
     // Read as the catalog folder ("Skills folder …/--bogus does not exist"), exit 1.
