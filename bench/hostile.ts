@@ -142,6 +142,31 @@ const CASES: readonly HostileCase[] = [
     })),
   },
   {
+    // A SKILL.md (searched, up to 1 MiB) of one word the search reads the long way (bench/linear.ts times
+    // the rules alone): the same word at each step, 1 to 8 skills of it, for what each skill adds.
+    kind: "SKILL.md of one hostile word, 0.9 MiB a skill",
+    steps: [
+      ["a compound of accented parts", "é-"],
+      ["a Chinese run", "数据"],
+      ["apostrophes in a compound", "a’b-"],
+    ].flatMap(([what = "", unit = ""]) =>
+      [1, 4].map((count) => ({
+        size: `${what}, ${count} skills`,
+        write: async (dir: string) => {
+          let bytes = 0;
+          for (let i = 0; i < count; i++) {
+            const body = unit.repeat(Math.floor((0.9 * MiB) / Buffer.byteLength(unit)));
+            const text = `---\nname: word-${i}\ndescription: Word ${i}.\n---\n\n${body}\n`;
+            await mkdir(path.join(dir, `hostile/word-${i}`), { recursive: true });
+            await writeFile(path.join(dir, `hostile/word-${i}/SKILL.md`), text);
+            bytes += Buffer.byteLength(text);
+          }
+          return bytes;
+        },
+      })),
+    ),
+  },
+  {
     // 80,000 keys in just under 1 MiB: parsed twice, seconds of CPU.
     kind: "frontmatter of 80,000 keys",
     steps: [
