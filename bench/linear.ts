@@ -33,6 +33,7 @@ import { forEachWord, stemsOf } from "../src/preview/words.js";
 import { buildIndex } from "../src/search/index.js";
 import { words } from "../src/search/scanner.js";
 import { foldedSpelling } from "../src/search/terms.js";
+import { citedPaths } from "../src/sync/citations.js";
 import { numberAbove0, readCommandLine, refuse } from "./command-line.js";
 import { repeated } from "./hostile-text.js";
 import { ROOT } from "./processes.js";
@@ -161,6 +162,12 @@ const SKILL_TEXT_CASES: readonly LinearCase[] = [
     run: words,
   },
   { name: "skill text: Chinese run (search)", make: (size) => repeated("数据", size), run: words },
+  // sync: the pack files a skill's text cites.
+  {
+    name: "skill text: one path of dots and slashes (sync citations)",
+    make: (size) => `${repeated("a/", size / 2)}b${".".repeat(size / 2)}`,
+    run: (text) => citedPaths(text, 64),
+  },
   {
     name: "skill text: combining marks (folding)",
     make: (size) => `a${repeated("\u0301\u0323", size)}`,
