@@ -1,3 +1,4 @@
+import { longestBacktickRun } from "../audit-markdown.js";
 import type { FetchedPack } from "./output.js";
 import type { HeldBack, Repin, Unresolved } from "./repin.js";
 import { shortRef } from "./review-contract.js";
@@ -113,8 +114,7 @@ function cell(text: string): string {
       /[\p{Cc}\p{Cf}]/gu,
       (character) => `{U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}}`,
     );
-  const longest = Math.max(0, ...[...shown.matchAll(/`+/g)].map((run) => run[0].length));
-  const fence = "`".repeat(longest + 1);
+  const fence = "`".repeat(longestBacktickRun(shown) + 1);
   const pad = shown.startsWith("`") || shown.endsWith("`") ? " " : "";
   return `${fence}${pad}${shown}${pad}${fence}`.replaceAll("|", "\\|");
 }

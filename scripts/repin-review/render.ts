@@ -4,6 +4,7 @@ import { formatSize, type Skill, visible } from "../../src/catalog/index.js";
 import {
   countBySeverity,
   findingsTable,
+  longestBacktickRun,
   markdownCode,
   markdownText,
   tableRow,
@@ -426,7 +427,7 @@ function addedDocument({ skill, lines }: AddedDocument, room: BodyRoom, source: 
  */
 function fenced(lines: Excerpt, language: string, ofWhat: string, room: BodyRoom, where: string): string[] {
   const shown = shownLines(lines.lines, room);
-  const longest = Math.max(2, ...shown.flatMap((line) => (line.match(/`+/g) ?? []).map((run) => run.length)));
+  const longest = shown.reduce((most, line) => Math.max(most, longestBacktickRun(line)), 2);
   const fence = "`".repeat(longest + 1);
   const left = lines.total - shown.length;
   return [

@@ -80,6 +80,17 @@ describe("repinSummary", () => {
     // Outside the one code span, nothing of the remote's words is left.
     expect(row.replace(/```.*```/, "")).not.toMatch(/@|#1|https/);
   });
+
+  // A remote's message of 200,000 runs of backticks overflowed the stack, and the summary was never written.
+  it("shows a remote's message of hundreds of thousands of backtick runs in one cell", () => {
+    const reason = `fatal: remote: ${"a`".repeat(300_000)}`;
+    const summary = repinSummary(
+      [{ source: source("n8n", "https://github.com/n8n-io/skills.git"), tracks: "HEAD", from: OLD, to: NEW }],
+      [{ source: source("hostile", "https://git.example/skills.git"), reason }],
+    );
+    const row = summary.split("\n").find((line) => line.startsWith("| hostile |")) ?? "";
+    expect(row).toBe(`| hostile | HEAD | \`a333fbb\` | – | **not repinned**: \`\` ${reason} \`\` |`);
+  });
 });
 
 describe("fetchSummary", () => {

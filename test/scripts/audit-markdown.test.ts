@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markdownCode, markdownText, tableRow } from "../../scripts/audit-markdown.js";
+import { longestBacktickRun, markdownCode, markdownText, tableRow } from "../../scripts/audit-markdown.js";
 
 describe("markdownText", () => {
   // Upstream descriptions reach the weekly pull request's body: each of these notified someone, linked
@@ -29,5 +29,20 @@ describe("markdownText", () => {
     expect(tableRow([markdownCode("p|q"), markdownText("a | b"), markdownCode("p\\|q")])).toBe(
       "| `p\\|q` | a \\| b | `p\\\\|q` |",
     );
+  });
+});
+
+describe("markdownCode", () => {
+  it("fences text with a run of backticks longer than any in it", () => {
+    expect(markdownCode("a ``b`` c")).toBe("```a ``b`` c```");
+    expect(markdownCode("`a`")).toBe("`` `a` ``");
+    expect(longestBacktickRun("x ``` y ` z ``")).toBe(3);
+    expect(longestBacktickRun("none")).toBe(0);
+  });
+
+  // A frontmatter key or a remote's message of 200,000 runs of backticks overflowed the stack.
+  it("fences text of hundreds of thousands of backtick runs", () => {
+    const text = "`a".repeat(300_000);
+    expect(markdownCode(text)).toBe(`\`\` ${text} \`\``);
   });
 });
