@@ -236,15 +236,15 @@ const SCRIPT_CASES: readonly LinearCase[] = [
 
 /**
  * The least CPU time of a few runs, in ms: this process's CPU, which a busy machine's other work does not
- * add to as it does to wall time, and the least of several turns, which leaves out a collection's pause.
- * Short runs are repeated until they add up to 100 ms (at most 30 turns).
+ * add to as it does to wall time, and the least of several turns, which leaves out a turn that paid for a
+ * collection. The garbage of the step before is collected first. Short runs are repeated until they add up
+ * to 50 ms (at most 10 turns).
  */
 function timed(run: (input: string) => unknown, input: string): number {
+  globalThis.gc?.();
   let best = Number.POSITIVE_INFINITY;
   let spent = 0;
-  for (let turn = 0; turn < 30 && (turn < 3 || spent < 100); turn++) {
-    // The garbage of the turn before is not this one's to collect.
-    globalThis.gc?.();
+  for (let turn = 0; turn < 10 && (turn < 3 || spent < 50); turn++) {
     const before = process.cpuUsage();
     try {
       run(input);
