@@ -1,6 +1,7 @@
 /** The audit's findings as Markdown, for the scripts that print them: check-skills, audit-skills, the repin review. */
 import { type Finding, RULES, SEVERITIES, type Severity } from "../src/audit/index.js";
 import { visible } from "../src/catalog/index.js";
+import { longestBacktickRun } from "../src/visible.js";
 
 /**
  * `text` as inline code that any content leaves intact: upstream file names may hold backticks or
@@ -13,23 +14,6 @@ export function markdownCode(text: string): string {
   const pad = shown.startsWith("`") || shown.endsWith("`") ? " " : "";
   return `${fence}${pad}${shown}${pad}${fence}`;
 }
-
-/**
- * The length of the longest run of backticks in `text`, which a code span's fence must outgrow. Counted in
- * one pass: `Math.max(...runs)` passed each run as an argument, and 200,000 runs (a remote's message, a
- * frontmatter key) overflowed the stack.
- */
-export function longestBacktickRun(text: string): number {
-  let longest = 0;
-  let run = 0;
-  for (let at = 0; at < text.length; at++) {
-    run = text.charCodeAt(at) === BACKTICK ? run + 1 : 0;
-    if (run > longest) longest = run;
-  }
-  return longest;
-}
-
-const BACKTICK = 0x60;
 
 /**
  * A word GitHub would make live in a pull request: an @mention (it notifies the user or team), an issue

@@ -1,4 +1,4 @@
-import { longestBacktickRun } from "../audit-markdown.js";
+import { longestBacktickRun } from "../../src/visible.js";
 import type { FetchedPack } from "./output.js";
 import type { HeldBack, Repin, Unresolved } from "./repin.js";
 import { shortRef } from "./review-contract.js";

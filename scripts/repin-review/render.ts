@@ -1,10 +1,10 @@
 import path from "node:path";
 import type { Finding } from "../../src/audit/index.js";
 import { formatSize, type Skill, visible } from "../../src/catalog/index.js";
+import { longestBacktickRun } from "../../src/visible.js";
 import {
   countBySeverity,
   findingsTable,
-  longestBacktickRun,
   markdownCode,
   markdownText,
   tableRow,
