@@ -1079,7 +1079,10 @@ describe("the repin review", () => {
   // Telling renames apart holds every line of the removed skills it compares: a bump moving and editing
   // every skill of a pack of large references took memory by the size of the pack. It compares at most
   // 16 MiB of their text, and each added skill of at most that, and counts the skills past it.
-  it("says which skills it did not compare for a rename, their text past what it reads for that", async () => {
+  // Past the 16 MiB of text the review reads, as it must be: 31 s of a whole suite on a loaded machine.
+  it("says which skills it did not compare for a rename, their text past what it reads for that", {
+    timeout: 180_000,
+  }, async () => {
     const padding = "of a long reference that a skill reads when a step needs it, ".repeat(2);
     // Some 142 bytes a line: 50,000 lines are 6.8 MiB, 70,000 are 9.5.
     const reference = (skill: number, length: number, edited: boolean) =>
