@@ -3,11 +3,13 @@ import { quoted } from "../visible.js";
 /** The members a JSON-RPC request or notification may hold, as MCP's schema allows them. */
 const MESSAGE_MEMBERS = ["jsonrpc", "id", "method", "params"];
 
+/** The members a JSON-RPC response may hold, as MCP's schema allows them: a result or an error, not both. */
+const RESPONSE_MEMBERS = ["jsonrpc", "id", "result", "error"];
+
 /**
- * What makes `message` no JSON-RPC request or notification, said so that the client knows what to change;
- * undefined when it finds nothing (a response, or a fault it does not name), and for a valid message. A
- * message with a method and a result or an error is told it is neither a request nor a response, and one
- * with both a result and an error that it is no response.
+ * What makes `message` no JSON-RPC request, notification or response, said so that the client knows what
+ * to change; undefined when it finds nothing (a fault it does not name), and for a valid message. A
+ * message with a method and a result or an error is told it is neither a request nor a response.
  * `subject` names the message where it is not even an object ("the body", "the line").
  */
 export function messageShapeProblem(message: unknown, subject = "the message"): string | undefined {
@@ -15,10 +17,7 @@ export function messageShapeProblem(message: unknown, subject = "the message"): 
     return `${subject} is ${jsonKindOf(message)}, where a JSON-RPC message is an object such as {"jsonrpc":"2.0","id":1,"method":"tools/list"}.`;
   }
   if ("result" in message || "error" in message) {
-    if (!("method" in message))
-      return "result" in message && "error" in message
-        ? 'a response holds either "result" or "error", not both.'
-        : undefined;
+    if (!("method" in message)) return responseProblem(message);
     return `a message with a "method" is a request or a notification, which holds no "${"result" in message ? "result" : "error"}" (a response's member, sent to answer a request).`;
   }
   if (message.jsonrpc !== "2.0") {
@@ -45,6 +44,37 @@ export function messageShapeProblem(message: unknown, subject = "the message"): 
   const other = Object.keys(message).find((member) => !MESSAGE_MEMBERS.includes(member));
   if (other !== undefined) {
     return `${quoted(other)} is no member of a JSON-RPC message: a request holds ${MESSAGE_MEMBERS.join(", ")} only.`;
+  }
+  return undefined;
+}
+
+/**
+ * What makes `message` (an object with a result or an error, and no method) no JSON-RPC response, as MCP's
+ * schema has one: `{"jsonrpc":"2.0","id":1,"result":{}}`, or an error of an integer code and a string
+ * message, whose id may be left out; nothing else beside them.
+ */
+function responseProblem(message: Record<string, unknown>): string | undefined {
+  if ("result" in message && "error" in message)
+    return 'a response holds either "result" or "error", not both.';
+  if (message.jsonrpc !== "2.0")
+    return `"jsonrpc" must be "2.0", ${"jsonrpc" in message ? `not ${shown(message.jsonrpc)}` : "and is missing"}.`;
+  const { id } = message;
+  if (!("id" in message) && "result" in message)
+    return `"id" is missing: a response carries the id of the request it answers.`;
+  if ("id" in message && typeof id !== "string" && !Number.isSafeInteger(id))
+    return `"id" must be a string or an integer of at most 2^53 - 1 in size, not ${shown(id)}: a response carries the id of the request it answers.`;
+  if ("result" in message && !isJsonObject(message.result))
+    return `"result" must be an object, not ${kindOf(message.result)}.`;
+  const { error } = message;
+  if ("error" in message && !isJsonObject(error))
+    return `"error" must be an object holding an integer "code" and a string "message", not ${kindOf(error)}.`;
+  if (isJsonObject(error) && !Number.isSafeInteger(error.code))
+    return `"error.code" must be an integer, ${"code" in error ? `not ${shown(error.code)}` : "and is missing"}.`;
+  if (isJsonObject(error) && typeof error.message !== "string")
+    return `"error.message" must be a string, ${"message" in error ? `not ${kindOf(error.message)}` : "and is missing"}.`;
+  const other = Object.keys(message).find((member) => !RESPONSE_MEMBERS.includes(member));
+  if (other !== undefined) {
+    return `${quoted(other)} is no member of a JSON-RPC response: a response holds jsonrpc, id and result or error, nothing else.`;
   }
   return undefined;
 }

@@ -294,6 +294,44 @@ describe("/mcp over HTTP", () => {
     });
   });
 
+  // Regression: a response of any other wrong shape got the SDK's "the request body is not a valid JSON-RPC
+  // message", naming nothing.
+  it.each([
+    [
+      "an extra member",
+      { jsonrpc: "2.0", id: 99, result: {}, params: {} },
+      '"params" is no member of a JSON-RPC response: a response holds jsonrpc, id and result or error, nothing else.',
+    ],
+    [
+      "no id",
+      { jsonrpc: "2.0", result: {} },
+      '"id" is missing: a response carries the id of the request it answers.',
+    ],
+    [
+      "a result that is no object",
+      { jsonrpc: "2.0", id: 1, result: 5 },
+      '"result" must be an object, not a number.',
+    ],
+    [
+      "an error without its code",
+      { jsonrpc: "2.0", id: 1, error: { message: "x" } },
+      '"error.code" must be an integer, and is missing.',
+    ],
+  ])("says what is wrong with a response of the wrong shape: %s", async (_, response, said) => {
+    expect((await post(`${server.url}/mcp`, response)).json).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: `Invalid Request: ${said}` },
+    });
+    const batch = await post(`${server.url}/mcp`, [{ jsonrpc: "2.0", id: 2, method: "ping" }, response]);
+    expect(batch.status).toBe(400);
+    expect(batch.json).toMatchObject({
+      error: {
+        message: `Invalid Request: the batch's message at index 1 (counting from 0) is invalid: ${said}`,
+      },
+    });
+  });
+
   // Regression: a number past 2^53 - 1 was said to be the one JSON.parse read it as, which the client never
   // sent: 9007199254740993 as 9007199254740992, and 1e400 as null.
   it.each([

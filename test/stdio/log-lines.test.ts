@@ -108,6 +108,30 @@ describe("a stdio server's log, as a desktop host's log panel shows it", () => {
     }
   });
 
+  // Regression: a response with a member besides jsonrpc, id and result was warned of only as "no JSON-RPC
+  // request, notification or response", naming nothing, and nothing answers a response.
+  it("warns of a response of the wrong shape, saying what is wrong, and answers nothing", async () => {
+    const server = stdioServer();
+    try {
+      server.write('{"jsonrpc":"2.0","id":99,"result":{},"params":{}}');
+      server.write('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      await vi.waitFor(() => expect(server.stdout()).toContain('"id":1'), { timeout: 30_000 });
+      expect(await server.end()).toBe(0);
+      expect(server.stdout().trim().split("\n")).toHaveLength(1);
+      expect(server.log().filter((line) => Number(line.level) >= 40)).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: "stdio: a line from the client is not a JSON-RPC message; skipped",
+          reason:
+            '"params" is no member of a JSON-RPC response: a response holds jsonrpc, id and result or error, nothing else.',
+          answered: false,
+        }),
+      ]);
+    } finally {
+      server.kill();
+    }
+  });
+
   // Regression: a request sent without its id (a notification, by JSON-RPC) went without a word: nothing
   // answers it, and its client waited for an answer with nothing in the log to say why.
   it("warns of a request's method sent without an id, which nothing answers", async () => {
