@@ -31,6 +31,7 @@ import {
   namingNameEncoding,
   plainLegacyRequestOf,
   plainModernRequestOf,
+  quotingMethodMismatch,
   rejectionOf,
   ServerConnection,
 } from "./sdk-contract.js";
@@ -387,7 +388,10 @@ function wordedAnswer(
 ): Answered {
   const named = namingMissingEnvelope(
     namingEnvelopeVersion(
-      namingNameEncoding(namingMethods(answersInParamsWords(parsed, body), body, served), body),
+      quotingMethodMismatch(
+        namingNameEncoding(namingMethods(answersInParamsWords(parsed, body), body, served), body),
+        body,
+      ),
       body,
     ),
   );

@@ -21,6 +21,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
+import { quoted } from "../catalog/index.js";
 import { isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
 import { MODERN_REVISION, methodNotFoundMessage } from "../mcp/index.js";
 import { acceptsMediaType } from "./accept.js";
@@ -590,6 +591,32 @@ export function namingNameEncoding(answer: unknown, body: unknown): unknown {
   const header = `${BASE64_SENTINEL}${Buffer.from(value, "utf8").toString("base64")}?=`;
   const spelled = header.length > SPELLED_HEADER_CHARACTERS ? "" : `: here, Mcp-Name: ${header}`;
   const told = `${message}. A value outside printable ASCII, with blanks at either end or beginning "${BASE64_SENTINEL}" goes in the header as ${BASE64_SENTINEL}<its UTF-8 bytes in base64>?=${spelled}`;
+  return { ...answer, error: { ...answer.error, message: told } };
+}
+
+/** How the SDK begins each refusal of headers that disagree with the body. */
+const DISAGREE = "Bad Request: the request headers and body disagree: ";
+
+/**
+ * `answer` (an answer of the SDK's entry to `body`, as parsed) with its refusal of an `Mcp-Method` header
+ * that differs from the body's method quoting both, so that a blank or a control character shows: a body
+ * naming "tools/list " was told that it "names method tools/list  but the Mcp-Method header names
+ * tools/list". The answer itself otherwise; code, status and data are kept.
+ *
+ * Assumption: the SDK refuses such a request with -32020, `data.mismatch.header` holding the header, and
+ * the message `Bad Request: the request headers and body disagree: the body names method <method> but
+ * the Mcp-Method header names <header>`, both as they are.
+ */
+export function quotingMethodMismatch(answer: unknown, body: unknown): unknown {
+  if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.code !== HEADER_MISMATCH)
+    return answer;
+  const { message, data } = answer.error;
+  const header = isJsonObject(data) && isJsonObject(data.mismatch) ? data.mismatch.header : undefined;
+  const method = isJsonObject(body) ? body.method : undefined;
+  if (typeof header !== "string" || typeof method !== "string") return answer;
+  if (message !== `${DISAGREE}the body names method ${method} but the Mcp-Method header names ${header}`)
+    return answer;
+  const told = `${DISAGREE}the body names method ${quoted(method)} but the Mcp-Method header names ${quoted(header)}; send the body's method, as it is, in Mcp-Method`;
   return { ...answer, error: { ...answer.error, message: told } };
 }
 

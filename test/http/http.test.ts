@@ -95,6 +95,25 @@ describe("/mcp over HTTP", () => {
     });
   });
 
+  // Regression: a body naming "tools/list " under Mcp-Method: tools/list was told that it "names method
+  // tools/list  but the Mcp-Method header names tools/list", the values unquoted and the blank unseen.
+  it.each([
+    ["a trailing blank", "tools/list ", '"tools/list "'],
+    ["a newline", "tools/list\n", '"tools/list{U+000A}"'],
+  ])("quotes the body's method and Mcp-Method when they differ by %s", async (_, method, shown) => {
+    const { body, headers } = wireRequest("modern", 4, method);
+    const refused = await post(`${server.url}/mcp`, body, { ...headers, "mcp-method": "tools/list" });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({
+      id: 4,
+      error: {
+        code: -32020,
+        message: `Bad Request: the request headers and body disagree: the body names method ${shown} but the Mcp-Method header names "tools/list"; send the body's method, as it is, in Mcp-Method`,
+        data: { mismatch: { header: "tools/list" } },
+      },
+    });
+  });
+
   // Regression: a 2026-07-28 call of a name outside ASCII with Mcp-Name sent as it is (its UTF-8 bytes) was
   // told that the header names "liste_Ã©", and one without the header not how to write it.
   it.each([

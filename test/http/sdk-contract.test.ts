@@ -29,6 +29,7 @@ import {
   namingNameEncoding,
   plainLegacyRequestOf,
   plainModernRequestOf,
+  quotingMethodMismatch,
   repeatedIdOf,
   ServerConnection,
   unsupportedVersionOf,
@@ -103,7 +104,8 @@ async function seen(response: Response): Promise<Seen> {
  * string hold), and its refusal of an Mcp-Name that cannot go in a header as it is saying how to write it
  * (see namingNameEncoding), and its refusal of the revision an envelope names saying what an envelope
  * names (see namingEnvelopeVersion), and its refusal of a missing envelope saying what it holds (see
- * namingMissingEnvelope). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
+ * namingMissingEnvelope), and its refusal of an Mcp-Method that differs from the body's quoting both (see
+ * quotingMethodMismatch). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
  * of `initialize`, which its own handler checks, as an internal error (-32603, its schema's issues as
  * JSON), and the endpoint as invalid params (-32602), as MCP has it.
  */
@@ -120,7 +122,10 @@ async function sdkAnswer(
     return answered;
   }
   const worded = namingMissingEnvelope(
-    namingEnvelopeVersion(namingNameEncoding(answersInParamsWords(parsed, body), body), body),
+    namingEnvelopeVersion(
+      quotingMethodMismatch(namingNameEncoding(answersInParamsWords(parsed, body), body), body),
+      body,
+    ),
   );
   return worded === parsed ? answered : { ...answered, text: JSON.stringify(worded) };
 }
