@@ -27,6 +27,7 @@ import {
   legacyRequestOf,
   MAX_BATCH_MESSAGES,
   modernRequestOf,
+  namingAccept,
   namingMethods,
   namingNameEncoding,
   plainLegacyRequestOf,
@@ -306,12 +307,32 @@ export class McpEndpoint {
         body,
         this.#servedIn("legacy"),
       );
+      if (answered.answer.status === NOT_ACCEPTABLE) return notAcceptable(answered, raw, body);
       return Array.isArray(body) ? asBatchAnswer(answered) : answered;
     } finally {
       // Stateless: the pair serves this one request.
       await Promise.all([transport.close(), server.close()]);
     }
   }
+}
+
+const NOT_ACCEPTABLE = 406;
+
+/**
+ * The SDK's 406 to `body` worded by namingAccept with the `Accept` the client sent: as it wrote it, from
+ * the raw headers, since acceptAsTheSdkReadsIt may have rewritten the one the SDK read.
+ */
+function notAcceptable(answered: Answered, raw: IncomingMessage, body: unknown): Answered {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answered.answer.body.toString("utf8"));
+  } catch {
+    return answered;
+  }
+  const accept = raw.headersDistinct.accept?.join(", ");
+  const named = namingAccept(parsed, accept, body);
+  if (named === parsed) return answered;
+  return { answer: { ...answered.answer, body: Buffer.from(JSON.stringify(named)) }, ...outcomeOf(named) };
 }
 
 /**

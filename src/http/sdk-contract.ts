@@ -25,6 +25,7 @@ import { quoted } from "../catalog/index.js";
 import { isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
 import { MODERN_REVISION, methodNotFoundMessage } from "../mcp/index.js";
 import { acceptsMediaType } from "./accept.js";
+import { requestId } from "./json-rpc.js";
 import { RequestOrigins } from "./request-origins.js";
 
 /*
@@ -74,6 +75,27 @@ export function acceptAsTheSdkReadsIt(headers: IncomingHttpHeaders): void {
   const both = acceptsMediaType(accept, "application/json") && acceptsMediaType(accept, "text/event-stream");
   const read = both ? BOTH_ACCEPTED : accept.toLowerCase();
   if (read !== accept) headers.accept = read;
+}
+
+/** How the SDK's 2025 transport refuses an `Accept` that does not take both (see namingAccept). */
+const NOT_ACCEPTABLE = `Not Acceptable: Client must accept both application/json and text/event-stream`;
+
+/**
+ * `answer` (the SDK's 2025 transport's answer to `body`, as parsed) with its refusal of the `Accept` header
+ * saying what was sent (`accept`, as the client wrote it; undefined when it sent none) and what is
+ * accepted, under the request's id (null for a batch, a notification or a response); the answer itself
+ * otherwise. The SDK said only that the client must accept both, under `"id": null` though the request had
+ * an id, so a client could not tell which of its requests was refused or what of its header was wrong.
+ *
+ * Assumption: the SDK's 2025 transport refuses such a request with 406, -32000 and NOT_ACCEPTABLE, under
+ * `"id": null`.
+ */
+export function namingAccept(answer: unknown, accept: string | undefined, body: unknown): unknown {
+  if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.message !== NOT_ACCEPTABLE)
+    return answer;
+  const sent = accept === undefined ? "no Accept header was sent" : `Accept was ${quoted(accept, 200)}`;
+  const told = `Not Acceptable: ${sent}, where a client of the 2025 protocol versions must accept both application/json and text/event-stream (as ranges, */* or application/*, text/* take them); send Accept: ${BOTH_ACCEPTED}`;
+  return { ...answer, error: { ...answer.error, message: told }, id: requestId(body) };
 }
 
 /** Which era a request speaks, or that it is refused, as the SDK's entry tells it from headers and body. */

@@ -532,6 +532,31 @@ describe("/mcp over HTTP", () => {
     }
   });
 
+  // Regression: the SDK's 406 said only "Client must accept both application/json and text/event-stream",
+  // under "id": null though the request had one, and not what Accept it was sent (Text/HTML, here, which
+  // the SDK was handed in lower case).
+  it("refuses an Accept that does not take both under the request's id, echoing the header as sent", async () => {
+    const wanted = (sent: string, id: string | number | null) => ({
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: -32000,
+        message: `Not Acceptable: ${sent}, where a client of the 2025 protocol versions must accept both application/json and text/event-stream (as ranges, */* or application/*, text/* take them); send Accept: application/json, text/event-stream`,
+      },
+    });
+    const ping = { jsonrpc: "2.0", id: "p-7", method: "ping" };
+    const refused = await post(`${server.url}/mcp`, ping, { accept: "Text/HTML" });
+    expect([refused.status, refused.json]).toEqual([406, wanted('Accept was "Text/HTML"', "p-7")]);
+    const batch = await post(`${server.url}/mcp`, [ping, { ...ping, id: 8 }], { accept: "application/json" });
+    expect([batch.status, batch.json]).toEqual([406, wanted('Accept was "application/json"', null)]);
+    const none = await send(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...ping, id: 3 }),
+    });
+    expect([none.status, none.json]).toEqual([406, wanted("no Accept header was sent", 3)]);
+  });
+
   // 2026-07-28 gives a notification's `_meta` no envelope (NotificationParams: only subscriptionId), and
   // defines no client notification over HTTP: one whose `_meta` would spoil a request's envelope is still a
   // notification the server takes (202), as MCP has it. What the SDK's classification reads of it (the

@@ -26,6 +26,7 @@ import {
   legacyRequestOf,
   MAX_BATCH_MESSAGES,
   modernRequestOf,
+  namingAccept,
   namingNameEncoding,
   plainLegacyRequestOf,
   plainModernRequestOf,
@@ -81,7 +82,10 @@ function rawRequest(headers: IncomingHttpHeaders): IncomingMessage {
   const received: IncomingHttpHeaders = { host: "127.0.0.1" };
   for (const [name, value] of Object.entries(headers))
     received[name] = typeof value === "string" ? value.replace(/^[ \t]+|[ \t]+$/g, "") : value;
-  return { method: "POST", url: "/mcp", headers: received } as IncomingMessage;
+  const headersDistinct = Object.fromEntries(
+    Object.entries(received).map(([name, value]) => [name, Array.isArray(value) ? value : [value]]),
+  );
+  return { method: "POST", url: "/mcp", headers: received, headersDistinct } as IncomingMessage;
 }
 
 function webRequest(headers: Record<string, string>): Request {
@@ -105,7 +109,7 @@ async function seen(response: Response): Promise<Seen> {
  * (see namingNameEncoding), and its refusal of the revision an envelope names saying what an envelope
  * names (see namingEnvelopeVersion), and its refusal of a missing envelope saying what it holds (see
  * namingMissingEnvelope), and its refusal of an Mcp-Method that differs from the body's quoting both (see
- * quotingMethodMismatch). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
+ * quotingMethodMismatch), and its 406 naming the Accept sent, under the request's id (see namingAccept). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
  * of `initialize`, which its own handler checks, as an internal error (-32603, its schema's issues as
  * JSON), and the endpoint as invalid params (-32602), as MCP has it.
  */
@@ -121,11 +125,15 @@ async function sdkAnswer(
   } catch {
     return answered;
   }
-  const worded = namingMissingEnvelope(
-    namingEnvelopeVersion(
-      quotingMethodMismatch(namingNameEncoding(answersInParamsWords(parsed, body), body), body),
-      body,
+  const worded = namingAccept(
+    namingMissingEnvelope(
+      namingEnvelopeVersion(
+        quotingMethodMismatch(namingNameEncoding(answersInParamsWords(parsed, body), body), body),
+        body,
+      ),
     ),
+    headers.accept,
+    body,
   );
   return worded === parsed ? answered : { ...answered, text: JSON.stringify(worded) };
 }
