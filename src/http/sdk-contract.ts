@@ -638,7 +638,7 @@ export function quotingMethodMismatch(answer: unknown, body: unknown): unknown {
   if (typeof header !== "string" || typeof method !== "string") return answer;
   if (message !== `${DISAGREE}the body names method ${method} but the Mcp-Method header names ${header}`)
     return answer;
-  const told = `${DISAGREE}the body names method ${quoted(method)} but the Mcp-Method header names ${quoted(header)}; send the body's method, as it is, in Mcp-Method`;
+  const told = `${DISAGREE}the body names method ${quoted(method)} but the Mcp-Method header names ${quoted(header)}; Mcp-Method repeats the body's method, character for character`;
   return { ...answer, error: { ...answer.error, message: told } };
 }
 

@@ -108,7 +108,7 @@ describe("/mcp over HTTP", () => {
       id: 4,
       error: {
         code: -32020,
-        message: `Bad Request: the request headers and body disagree: the body names method ${shown} but the Mcp-Method header names "tools/list"; send the body's method, as it is, in Mcp-Method`,
+        message: `Bad Request: the request headers and body disagree: the body names method ${shown} but the Mcp-Method header names "tools/list"; Mcp-Method repeats the body's method, character for character`,
         data: { mismatch: { header: "tools/list" } },
       },
     });
