@@ -32,7 +32,7 @@ import {
   namingNameEncoding,
   plainLegacyRequestOf,
   plainModernRequestOf,
-  quotingMethodMismatch,
+  quotingHeaderMismatch,
   rejectionOf,
   ServerConnection,
 } from "./sdk-contract.js";
@@ -409,7 +409,7 @@ function wordedAnswer(
 ): Answered {
   const named = namingMissingEnvelope(
     namingEnvelopeVersion(
-      quotingMethodMismatch(
+      quotingHeaderMismatch(
         namingNameEncoding(namingMethods(answersInParamsWords(parsed, body), body, served), body),
         body,
       ),

@@ -620,26 +620,36 @@ export function namingNameEncoding(answer: unknown, body: unknown): unknown {
 const DISAGREE = "Bad Request: the request headers and body disagree: ";
 
 /**
- * `answer` (an answer of the SDK's entry to `body`, as parsed) with its refusal of an `Mcp-Method` header
- * that differs from the body's method quoting both, so that a blank or a control character shows: a body
- * naming "tools/list " was told that it "names method tools/list  but the Mcp-Method header names
- * tools/list". The answer itself otherwise; code, status and data are kept.
+ * `answer` (an answer of the SDK's entry to `body`, as parsed) with its refusal of an `Mcp-Method` or
+ * `MCP-Protocol-Version` header that differs from what the body names (its method, its envelope's version)
+ * quoting both, so that a blank or a control character shows: a body naming "tools/list " was told that it
+ * "names method tools/list  but the Mcp-Method header names tools/list". The answer itself otherwise;
+ * code, status and data are kept.
  *
  * Assumption: the SDK refuses such a request with -32020, `data.mismatch.header` holding the header, and
  * the message `Bad Request: the request headers and body disagree: the body names method <method> but
- * the Mcp-Method header names <header>`, both as they are.
+ * the Mcp-Method header names <header>` (or `the body envelope names protocol version <version> but the
+ * MCP-Protocol-Version header names <header>`), both as they are.
  */
-export function quotingMethodMismatch(answer: unknown, body: unknown): unknown {
+export function quotingHeaderMismatch(answer: unknown, body: unknown): unknown {
   if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.code !== HEADER_MISMATCH)
     return answer;
   const { message, data } = answer.error;
   const header = isJsonObject(data) && isJsonObject(data.mismatch) ? data.mismatch.header : undefined;
-  const method = isJsonObject(body) ? body.method : undefined;
-  if (typeof header !== "string" || typeof method !== "string") return answer;
-  if (message !== `${DISAGREE}the body names method ${method} but the Mcp-Method header names ${header}`)
-    return answer;
-  const told = `${DISAGREE}the body names method ${quoted(method)} but the Mcp-Method header names ${quoted(header)}; Mcp-Method repeats the body's method, character for character`;
-  return { ...answer, error: { ...answer.error, message: told } };
+  if (typeof header !== "string" || !isJsonObject(body) || typeof message !== "string") return answer;
+  const meta = isJsonObject(body.params) ? body.params._meta : undefined;
+  const version = isJsonObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
+  for (const [named, names, name] of [
+    [body.method, "names method", "Mcp-Method"],
+    [version, "envelope names protocol version", "MCP-Protocol-Version"],
+  ] as const) {
+    const said = (value: string, sent: string) =>
+      `${DISAGREE}the body ${names} ${value} but the ${name} header names ${sent}`;
+    if (typeof named !== "string" || message !== said(named, header)) continue;
+    const told = `${said(quoted(named), quoted(header))}; ${name} repeats what the body names, character for character`;
+    return { ...answer, error: { ...answer.error, message: told } };
+  }
+  return answer;
 }
 
 function headerNeedsEncoding(value: string): boolean {

@@ -108,10 +108,29 @@ describe("/mcp over HTTP", () => {
       id: 4,
       error: {
         code: -32020,
-        message: `Bad Request: the request headers and body disagree: the body names method ${shown} but the Mcp-Method header names "tools/list"; Mcp-Method repeats the body's method, character for character`,
+        message: `Bad Request: the request headers and body disagree: the body names method ${shown} but the Mcp-Method header names "tools/list"; Mcp-Method repeats what the body names, character for character`,
         data: { mismatch: { header: "tools/list" } },
       },
     });
+  });
+
+  // The same of an envelope naming "2026-07-28 " under MCP-Protocol-Version: 2026-07-28.
+  it("quotes the envelope's version and MCP-Protocol-Version when they differ by a blank", async () => {
+    const { body, headers } = wireRequest("modern", 5, "tools/list", {
+      _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28 " },
+    });
+    const refused = await post(`${server.url}/mcp`, body, headers);
+    expect([refused.status, refused.json]).toMatchObject([
+      400,
+      {
+        id: 5,
+        error: {
+          code: -32020,
+          message:
+            'Bad Request: the request headers and body disagree: the body envelope names protocol version "2026-07-28 " but the MCP-Protocol-Version header names "2026-07-28"; MCP-Protocol-Version repeats what the body names, character for character',
+        },
+      },
+    ]);
   });
 
   // Regression: a 2026-07-28 call of a name outside ASCII with Mcp-Name sent as it is (its UTF-8 bytes) was

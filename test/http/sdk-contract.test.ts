@@ -30,7 +30,7 @@ import {
   namingNameEncoding,
   plainLegacyRequestOf,
   plainModernRequestOf,
-  quotingMethodMismatch,
+  quotingHeaderMismatch,
   repeatedIdOf,
   ServerConnection,
   unsupportedVersionOf,
@@ -109,7 +109,7 @@ async function seen(response: Response): Promise<Seen> {
  * (see namingNameEncoding), and its refusal of the revision an envelope names saying what an envelope
  * names (see namingEnvelopeVersion), and its refusal of a missing envelope saying what it holds (see
  * namingMissingEnvelope), and its refusal of an Mcp-Method that differs from the body's quoting both (see
- * quotingMethodMismatch), and its 406 naming the Accept sent, under the request's id (see namingAccept). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
+ * quotingHeaderMismatch), and its 406 naming the Accept sent, under the request's id (see namingAccept). The endpoint answers otherwise than the SDK here, on purpose: the SDK refuses the params
  * of `initialize`, which its own handler checks, as an internal error (-32603, its schema's issues as
  * JSON), and the endpoint as invalid params (-32602), as MCP has it.
  */
@@ -128,7 +128,7 @@ async function sdkAnswer(
   const worded = namingAccept(
     namingMissingEnvelope(
       namingEnvelopeVersion(
-        quotingMethodMismatch(namingNameEncoding(answersInParamsWords(parsed, body), body), body),
+        quotingHeaderMismatch(namingNameEncoding(answersInParamsWords(parsed, body), body), body),
         body,
       ),
     ),
@@ -1021,7 +1021,9 @@ it.each(refusedByClassification)(
       legacy: "reject",
       onerror: (error) => told.push(error.message),
     });
-    const sdk = await seen(await entry.fetch(webRequest(headers), { parsedBody: body }));
+    await entry.fetch(webRequest(headers), { parsedBody: body });
+    // The entry's answer, in the endpoint's words where it words a refusal otherwise (see sdkAnswer).
+    const sdk = await sdkAnswer(newServer, headers, body);
     const endpointTold: string[] = [];
     const endpoint = new McpEndpoint(newServer, (error) => endpointTold.push(error.message));
     const made = vi.spyOn(Response, "json");
