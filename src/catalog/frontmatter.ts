@@ -47,7 +47,15 @@ export const LONGEST_SERVED_NAME = 255;
  */
 export const MAX_DESCRIPTION_LENGTH = 1024;
 
-const CLOSING_LINE = /^(?:---|\.\.\.)\s*$/;
+const CLOSING_LINE = /^---\s*$/;
+/**
+ * YAML's document end. It does not close a frontmatter: the Agent Skills format, Claude's loader and the
+ * Skills extension look for `---`, so a skill closed by it would be served by the tools alone.
+ */
+const DOCUMENT_END_LINE = /^\.\.\.\s*$/;
+const DOCUMENT_END_REASON =
+  'frontmatter ends at a "..." line (YAML\'s document end), which Claude, the Agent Skills format and the ' +
+  "Skills extension do not read as its end: close the frontmatter with a --- line";
 
 /**
  * Real frontmatters take a few hundred bytes (2 KB at most in shared/bench). A larger one is refused before
@@ -186,8 +194,21 @@ function frontmatterText(markdown: string): { text: string } | { reason: string 
   if (Buffer.byteLength(text) > MAX_FRONTMATTER_BYTES) {
     return { reason: `frontmatter is larger than ${MAX_FRONTMATTER_BYTES / 1024} KiB` };
   }
+  if (endsAtDocumentEnd(lines, end)) return { reason: DOCUMENT_END_REASON };
   if (end < 0) return { reason: "frontmatter is not closed by a --- line" };
   return { text };
+}
+
+/**
+ * Whether the author closed the frontmatter with `...`: such a line before the closing `---` (at `end`, -1
+ * when there is none) with more than comments and blank lines after it, which YAML reads as another
+ * document (or the body, when no `---` follows).
+ */
+function endsAtDocumentEnd(lines: readonly string[], end: number): boolean {
+  const last = end < 0 ? lines.length : end;
+  const dots = lines.findIndex((line, index) => index > 0 && index < last && DOCUMENT_END_LINE.test(line));
+  if (dots < 0) return false;
+  return end < 0 || lines.slice(dots + 1, last).some((line) => !/^\s*(?:#.*)?$/.test(line));
 }
 
 /**
@@ -277,8 +298,8 @@ export function closesFrontmatter(text: string): boolean {
 }
 
 /**
- * The index of the line that closes the frontmatter of a SKILL.md split into `lines` (`---` or `...`
- * after the first line), or -1 when none does. Whether the first line opens one is the caller's to check.
+ * The index of the line that closes the frontmatter of a SKILL.md split into `lines` (`---` after the
+ * first line), or -1 when none does. Whether the first line opens one is the caller's to check.
  */
 export function closingLineIndex(lines: readonly string[]): number {
   return lines.findIndex((line, index) => index > 0 && CLOSING_LINE.test(line));

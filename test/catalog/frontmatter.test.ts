@@ -163,8 +163,27 @@ describe("parseSkillDocument", () => {
     });
   });
 
-  it("accepts a frontmatter closed by ...", () => {
-    expect(parseSkillDocument("---\nname: a\ndescription: b\n...\n")).toMatchObject({ ok: true });
+  it.each([
+    ["with nothing after", "---\nname: a\ndescription: b\n...\n"],
+    ["before the body", "---\nname: a\ndescription: b\n...\n# Title\n"],
+    ["before a --- rule in the body", "---\nname: a\ndescription: b\n...\nSome text.\n\n---\nmore\n"],
+  ])(
+    "refuses a frontmatter closed by ... %s, as Claude and the Skills extension do, saying to close it with ---",
+    (_case, markdown) => {
+      expect(parseSkillDocument(markdown)).toEqual({
+        ok: false,
+        reason:
+          'frontmatter ends at a "..." line (YAML\'s document end), which Claude, the Agent Skills format and the ' +
+          "Skills extension do not read as its end: close the frontmatter with a --- line",
+      });
+    },
+  );
+
+  it("reads a frontmatter whose ... line is followed by its closing ---, as the Skills extension does", () => {
+    expect(parseSkillDocument("---\nname: a\ndescription: b\n...\n# end\n---\nbody\n")).toMatchObject({
+      ok: true,
+      name: "a",
+    });
   });
 
   it.each([

@@ -139,6 +139,25 @@ describe("npm run check-skills", () => {
     }
   });
 
+  // Regression: the tools served a frontmatter closed by "...", which the extension left out as having "no
+  // closing \"---\" line", and only that general line said so.
+  it("leaves out a frontmatter closed by ..., saying to close it with ---, as the extension does", async () => {
+    const tree = await makeTree({
+      "p/dots/SKILL.md": "---\nname: dots\ndescription: Dots.\n...\n# Dots\n",
+      "p/good/SKILL.md": skillMd("good"),
+    });
+    try {
+      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const lines = stdout.split("\n");
+      expect(lines.filter((line) => line.startsWith("- "))).toEqual([
+        '- left out: `p/dots`: frontmatter ends at a "..." line (YAML\'s document end), which Claude, the Agent Skills format and the Skills extension do not read as its end: close the frontmatter with a --- line',
+      ]);
+      expect(lines).toContain("The Skills extension carries 1; 0 only the tools serve.");
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("prints the audit, and how many skills the server leaves out for a high finding", async () => {
     const tree = await makeTree({
       "alpha/hidden/SKILL.md": skillMd("hidden", "Hides.", "Be nice.\u202E\n"),
