@@ -16,6 +16,7 @@ import {
   CatalogError,
   type CatalogIssue,
   describeYaml11Reading,
+  pyyamlRefusedKeys,
   readSkillDocument,
   SKILL_DOCUMENT,
   type Skill,
@@ -65,7 +66,8 @@ async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: stri
 }
 
 /**
- * A warning for each unquoted frontmatter key or value a YAML 1.1 reader reads otherwise than this server: hosts
+ * A warning for each frontmatter key PyYAML refuses inside `{ }` (see pyyamlRefusedKeys), and for each
+ * unquoted frontmatter key or value a YAML 1.1 reader reads otherwise than this server: hosts
  * and tools that parse SKILL.md themselves with one (PyYAML, Psych, yaml.v2) see another frontmatter than
  * the Skills extension's entry publishes. Here and not at startup: only the author can fix it, and a
  * pull request's check reaches the author, where a log line at every start reaches whoever runs the server.
@@ -80,11 +82,9 @@ function yaml11Issues(catalog: Catalog): CatalogIssue[] {
       // Gone or replaced since the load read it (a checkout under way): a report of the rest beats none.
       return [];
     }
-    return yaml11Readings(markdown).map((reading) => ({
-      severity: "warning" as const,
-      path,
-      reason: describeYaml11Reading(reading),
-    }));
+    return [...pyyamlRefusedKeys(markdown), ...yaml11Readings(markdown).map(describeYaml11Reading)].map(
+      (reason) => ({ severity: "warning" as const, path, reason }),
+    );
   });
 }
 

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import {
   type Document,
+  isCollection,
   isMap,
   isScalar,
+  isSeq,
   Lexer,
   LineCounter,
   parseDocument,
@@ -10,7 +12,7 @@ import {
   type YAMLError,
 } from "yaml";
 import { errorMessage } from "../system-errors.js";
-import { codePoint, excerpt } from "../visible.js";
+import { codePoint, excerpt, quoted } from "../visible.js";
 
 /** What the catalog reads in a SKILL.md's frontmatter: the skill's name, description and flags, or why not. */
 export type ParsedFrontmatter =
@@ -153,20 +155,35 @@ const MAX_IMPLICIT_KEY = 1024;
  */
 function implicitKeyLength(error: YAMLError, text: string): number {
   const [keyStart = 0, keyEnd = keyStart] = error.pos;
+  const { start, colon } = implicitKeySpan(keyStart, keyEnd, text);
+  return characters(text, start, colon);
+}
+
+/**
+ * Where a key written from `keyStart` to `keyEnd` in `text` begins, its anchor and tag included when they
+ * are on its line, and where its `:` is (or the first character after the spaces and tabs that follow it).
+ */
+function implicitKeySpan(keyStart: number, keyEnd: number, text: string): { start: number; colon: number } {
   let colon = keyEnd;
   while (text[colon] === " " || text[colon] === "\t") colon++;
-  // Back over at most two properties (`&anchor !tag key`), each a word separated by spaces or tabs.
+  // Back over at most two properties (`&anchor !tag key`), each a word separated by spaces or tabs (or,
+  // the first, after the `{`, `[` or `,` before it).
   let start = keyStart;
   for (let props = 0; props < 2; props++) {
     let space = start;
     while (text[space - 1] === " " || text[space - 1] === "\t") space--;
     let word = space;
-    while (word > 0 && !/\s/.test(text[word - 1] ?? " ")) word--;
+    while (word > 0 && !/[\s{[,]/.test(text[word - 1] ?? " ")) word--;
     if (space === start || word === space || (text[word] !== "&" && text[word] !== "!")) break;
     start = word;
   }
-  let length = colon - start;
-  for (let at = start; at < colon; at++) {
+  return { start, colon };
+}
+
+/** The characters (code points) of `text` from `start` to `end`. */
+function characters(text: string, start: number, end: number): number {
+  let length = end - start;
+  for (let at = start; at < end; at++) {
     const unit = text.charCodeAt(at);
     if (unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00) length--;
   }
@@ -217,14 +234,75 @@ function endsAtDocumentEnd(lines: readonly string[], end: number): boolean {
  */
 export function frontmatterDocument(markdown: string): Document.Parsed | undefined {
   const source = frontmatterText(markdown);
-  if ("reason" in source || holdsMoreTokens(source.text, MAX_YAML_TOKENS)) return undefined;
+  return "reason" in source ? undefined : documentOf(source.text);
+}
+
+function documentOf(text: string): Document.Parsed | undefined {
+  if (holdsMoreTokens(text, MAX_YAML_TOKENS)) return undefined;
   try {
-    const document = parseYaml(source.text);
+    const document = parseYaml(text);
     return document.errors.length === 0 ? document : undefined;
   } catch (error) {
     if (error instanceof RangeError) return undefined;
     throw error;
   }
+}
+
+/**
+ * A warning for each key inside `{ }` or `[ ]`, written without `? `, that PyYAML refuses and this server
+ * reads: YAML limits such a key to one line and 1,024 characters, but the YAML parser (and the Skills
+ * extension's) hold to it only outside them, and PyYAML everywhere. Its scanner forgets a possible key
+ * once the scan is on another line or past 1,024 characters from the key's start (its anchor or tag) and
+ * then, at the `:`, refuses the whole frontmatter ("while parsing a flow mapping"), so a host reading
+ * SKILL.md with it loses the skill. Counted as it counts: characters from the key's start to its `:`.
+ */
+export function pyyamlRefusedKeys(markdown: string): string[] {
+  const source = frontmatterText(markdown);
+  if ("reason" in source) return [];
+  const { text } = source;
+  const document = documentOf(text);
+  if (document === undefined) return [];
+  const warnings: string[] = [];
+  visit(document, {
+    Pair: (_key, pair, path) => {
+      const parent = path.at(-1);
+      if (!isCollection(parent) || !parent.flow || !isScalar(pair.key) || pair.key.range == null) return;
+      const [keyStart, keyEnd] = pair.key.range;
+      const { start, colon: afterKey } = implicitKeySpan(keyStart, keyEnd, text);
+      let before = start;
+      while (/\s/.test(text[before - 1] ?? "")) before--;
+      // `? key : value` is a key PyYAML reads at any length; so is a key with no value (`{ key }`).
+      if (text[before - 1] === "?") return;
+      let colon = afterKey;
+      while (/\s/.test(text[colon] ?? "")) colon++;
+      if (text[colon] !== ":") return;
+      const line = lineOf(text, start);
+      const key = quoted(String(pair.key.value), QUOTED_KEY_LENGTH);
+      const where = `frontmatter line ${line + 1}: the key ${key} inside ${isSeq(parent) ? "[ ]" : "{ }"}`;
+      const refused = 'PyYAML refuses the whole frontmatter for it (it reads no key written without "? "';
+      if (lineOf(text, colon) !== line) {
+        warnings.push(
+          `${where} runs over lines to its ":": ${refused} over more than one line), where this server reads it: write it on one line`,
+        );
+      } else {
+        const length = characters(text, start, colon);
+        if (length > MAX_IMPLICIT_KEY) {
+          warnings.push(
+            `${where} is ${length.toLocaleString("en-US")} characters long to its ":": ${refused} longer than ` +
+              `${MAX_IMPLICIT_KEY.toLocaleString("en-US")}), where this server reads it: shorten it`,
+          );
+        }
+      }
+    },
+  });
+  return warnings;
+}
+
+/** The 0-based line of SKILL.md that `offset` in its frontmatter's text is on (the frontmatter starts on line 1). */
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let at = text.indexOf("\n"); at >= 0 && at < offset; at = text.indexOf("\n", at + 1)) line++;
+  return line;
 }
 
 /** The whole frontmatter of a SKILL.md as data, or why it cannot be read. */

@@ -23,6 +23,7 @@ export {
   closingLineIndex,
   frontmatterDigest,
   nameRuleViolation,
+  pyyamlRefusedKeys,
   readFrontmatterFields,
   stripBom,
 } from "./frontmatter.js";

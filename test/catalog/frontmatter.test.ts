@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { nameRuleViolation, parseSkillDocument, stripBom } from "../../src/catalog/frontmatter.js";
+import {
+  nameRuleViolation,
+  parseSkillDocument,
+  pyyamlRefusedKeys,
+  stripBom,
+} from "../../src/catalog/frontmatter.js";
 
 describe("parseSkillDocument", () => {
   it("reads name and description", () => {
@@ -272,5 +277,57 @@ describe("nameRuleViolation on a letter outside a-z", () => {
     for (const name of ["Upper", "ok\u202egnp", "cafe\u0301"]) {
       expect(nameRuleViolation(name)).toBe("must be lowercase letters, digits and single hyphens");
     }
+  });
+});
+
+// What PyYAML 6.0.3's safe_load does with each (checked by running it): its scanner counts a key written
+// without "? " from its start (anchor or tag included) to its ":", in characters, inside { } and [ ] too.
+describe("pyyamlRefusedKeys", () => {
+  const skill = (metadata: string) => `---\nname: a\ndescription: b\nmetadata: ${metadata}\n---\n`;
+  const k = (length: number) => "k".repeat(length);
+
+  it.each([
+    ["a key of 1,024 characters", `{${k(1024)}: v}`],
+    ["a key of 1,023 and a space before its colon", `{${k(1023)} : v}`],
+    ["a quoted key of 1,024 with its quotes", `{"${k(1022)}": v}`],
+    ["an anchored key of 1,024 with its anchor", `{&x ${k(1021)}: v}`],
+    ["1,024 emoji", `{${"😀".repeat(1024)}: v}`],
+    ["a longer key written with ?", `{? ${k(1025)} : v}`],
+    ["a longer key with no value", `{${k(1025)}}`],
+    ["a value over lines", '{a: "b\n  c"}'],
+  ])("finds nothing PyYAML reads: %s", (_case, metadata) => {
+    expect(parseSkillDocument(skill(metadata))).toMatchObject({ ok: true });
+    expect(pyyamlRefusedKeys(skill(metadata))).toEqual([]);
+  });
+
+  it.each([
+    ["a key of 1,025 characters", `{${k(1025)}: v}`, 1025],
+    ["a key of 1,024 and a space before its colon", `{${k(1024)} : v}`, 1025],
+    ["a quoted key of 1,025 with its quotes", `{"${k(1023)}": v}`, 1025],
+    ["an anchored key of 1,025 with its anchor", `{&x ${k(1022)}: v}`, 1025],
+    ["1,100 emoji", `{${"😀".repeat(1100)}: v}`, 1100],
+  ])(
+    "warns of a key the server reads and PyYAML refuses the frontmatter for: %s",
+    (_case, metadata, length) => {
+      expect(parseSkillDocument(skill(metadata))).toMatchObject({ ok: true });
+      expect(pyyamlRefusedKeys(skill(metadata))).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^frontmatter line 4: the key ".{64}…" inside \\{ \\} is ${length.toLocaleString("en-US")} characters long to its ":": PyYAML refuses the whole frontmatter for it \\(it reads no key written without "\\? " longer than 1,024\\), where this server reads it: shorten it$`,
+            "u",
+          ),
+        ),
+      ]);
+    },
+  );
+
+  it("warns of a key inside { } that runs over lines, which PyYAML refuses and the server reads", () => {
+    const markdown = skill("{a\n  b: v}");
+    expect(parseSkillDocument(markdown)).toMatchObject({ ok: true });
+    expect(pyyamlRefusedKeys(markdown)).toEqual([
+      'frontmatter line 4: the key "a b" inside { } runs over lines to its ":": PyYAML refuses the whole ' +
+        'frontmatter for it (it reads no key written without "? " over more than one line), where this server ' +
+        "reads it: write it on one line",
+    ]);
   });
 });

@@ -139,6 +139,24 @@ describe("npm run check-skills", () => {
     }
   });
 
+  // Regression: a key over 1,024 characters inside { }, which YAML allows there and the server reads, made
+  // PyYAML refuse the whole frontmatter, and nothing said so.
+  it("warns of a key inside { } that PyYAML refuses the whole frontmatter for", async () => {
+    const tree = await makeTree({
+      "p/flow-key/SKILL.md": `---\nname: flow-key\ndescription: Keyed.\nmetadata: {${"k".repeat(1100)}: v}\n---\n`,
+    });
+    try {
+      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const lines = stdout.split("\n");
+      expect(lines.filter((line) => line.startsWith("- "))).toEqual([
+        `- warning: \`p/flow-key/SKILL.md\`: frontmatter line 4: the key "${"k".repeat(64)}…" inside { } is 1,100 characters long to its ":": PyYAML refuses the whole frontmatter for it (it reads no key written without "? " longer than 1,024), where this server reads it: shorten it`,
+      ]);
+      expect(lines).toContain("The Skills extension carries 1; 0 only the tools serve.");
+    } finally {
+      await tree.remove();
+    }
+  });
+
   // Regression: the tools served a frontmatter closed by "...", which the extension left out as having "no
   // closing \"---\" line", and only that general line said so.
   it("leaves out a frontmatter closed by ..., saying to close it with ---, as the extension does", async () => {
