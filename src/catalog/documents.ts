@@ -62,7 +62,7 @@ export class KnownDocuments {
  * refused, a reason's words, a field kept), so that a saved index made by an earlier build, kept across an
  * upgrade, does not serve that build's readings for files whose stamps still hold.
  */
-const DOCUMENTS_FORMAT_VERSION = 3;
+const DOCUMENTS_FORMAT_VERSION = 4;
 
 /** In a saved row, the flags of a skill that a model, or a person, may not start. */
 const NOT_BY_MODEL = 1;

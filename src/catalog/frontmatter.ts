@@ -24,6 +24,12 @@ export type ParsedFrontmatter =
       readonly descriptionComment?: true;
       /** Set when the file begins with a UTF-8 byte order mark, which is read past here but sent as it is. */
       readonly bom?: true;
+      /**
+       * The description's length in characters as YAML reads it, untrimmed, its line breaks each counted
+       * (as the Skills extension counts it), when that is over MAX_DESCRIPTION_LENGTH: `description` joins
+       * runs of whitespace, so it may be far shorter.
+       */
+      readonly yamlDescriptionLength?: number;
     } & Invocation)
   | { readonly ok: false; readonly reason: string };
 
@@ -340,6 +346,7 @@ export function readSkillFrontmatter(markdown: string): { parsed: ParsedFrontmat
   if (typeof name !== "string") return { parsed: { ok: false, reason: name.reason } };
   const description = requiredText(fields, "description");
   if (typeof description !== "string") return { parsed: { ok: false, reason: description.reason } };
+  const yamlLength = characters(String(fields.description), 0, String(fields.description).length);
   const parsed: ParsedFrontmatter = {
     ok: true,
     name,
@@ -347,6 +354,7 @@ export function readSkillFrontmatter(markdown: string): { parsed: ParsedFrontmat
     modelInvocable: fields["disable-model-invocation"] !== true,
     userInvocable: fields["user-invocable"] !== false,
     ...(read.descriptionComment ? { descriptionComment: true } : {}),
+    ...(yamlLength > MAX_DESCRIPTION_LENGTH ? { yamlDescriptionLength: yamlLength } : {}),
   };
   return { parsed, digest: frontmatterDigest(fields) };
 }

@@ -204,7 +204,11 @@ const BOM_WARNING =
 
 /** What is off in a served skill's description, `served` being what listings carry of it. */
 function descriptionWarnings(
-  parsed: { readonly description: string; readonly descriptionComment?: true },
+  parsed: {
+    readonly description: string;
+    readonly descriptionComment?: true;
+    readonly yamlDescriptionLength?: number;
+  },
   served: string,
 ): string[] {
   const warnings: string[] = [];
@@ -218,6 +222,16 @@ function descriptionWarnings(
     warnings.push(
       `description is longer than ${MAX_DESCRIPTION_LENGTH} characters (the Agent Skills limit): ` +
         `listings, searches and prompts carry its first ${MAX_DESCRIPTION_LENGTH}`,
+    );
+  } else if (parsed.yamlDescriptionLength !== undefined) {
+    // Blank lines in a `>` or `|` block, and the line break ending one: YAML keeps them, listings join them.
+    const carried = [...parsed.description].length.toLocaleString("en-US");
+    warnings.push(
+      `description is ${parsed.yamlDescriptionLength.toLocaleString("en-US")} characters as YAML reads it, ` +
+        "its line breaks counted (each blank line in a > or | block is one, and so is the end of the block " +
+        `unless written >- or |-), over the Agent Skills limit of ${MAX_DESCRIPTION_LENGTH.toLocaleString("en-US")}: ` +
+        `the Skills extension leaves the skill out, while listings here, which join runs of whitespace, carry ` +
+        `its ${carried}: remove the blank lines (or write >-)`,
     );
   }
   return warnings;

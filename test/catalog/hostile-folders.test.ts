@@ -723,6 +723,30 @@ describe("loadCatalog on frontmatters written to flood every listing", () => {
     });
   });
 
+  // Regression: the Skills extension counts a description's line breaks, as YAML reads them, and left out a
+  // `>` block of 1,024 characters (its last line break the 1,025th) with no warning from the catalog.
+  it("warns of a description whose line breaks YAML keeps make it longer than 1,024, and not of one written >-", async () => {
+    const block = (name: string, indicator: string) =>
+      `---\nname: ${name}\ndescription: ${indicator}\n  ${"x".repeat(MAX_DESCRIPTION_LENGTH)}\n---\n`;
+    const dir = await withTree({
+      "p/kept/SKILL.md": block("kept", ">"),
+      "p/stripped/SKILL.md": block("stripped", ">-"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => skill.description.length)).toEqual([1024, 1024]);
+    expect(issues.filter((issue) => issue.reason.startsWith("description"))).toEqual([
+      {
+        severity: "warning",
+        path: "p/kept",
+        reason:
+          "description is 1,025 characters as YAML reads it, its line breaks counted (each blank line in a > or | " +
+          "block is one, and so is the end of the block unless written >- or |-), over the Agent Skills limit of " +
+          "1,024: the Skills extension leaves the skill out, while listings here, which join runs of whitespace, " +
+          "carry its 1,024: remove the blank lines (or write >-)",
+      },
+    ]);
+  });
+
   it("keeps a description of 1,024 characters whole, and never cuts inside a character", async () => {
     const exact = "é".repeat(MAX_DESCRIPTION_LENGTH);
     const emoji = "😀".repeat(MAX_DESCRIPTION_LENGTH + 1);

@@ -139,6 +139,25 @@ describe("npm run check-skills", () => {
     }
   });
 
+  // Regression: a folded description of "start", 10,000 blank lines and "end" is 10,009 characters to YAML
+  // and the extension, which left the skill out saying only "must be 1-1024 characters", while the catalog,
+  // joining whitespace, saw 9 and warned of nothing.
+  it("says why the extension leaves out a description that blank lines make longer than 1,024", async () => {
+    const tree = await makeTree({
+      "p/blank/SKILL.md": `---\nname: blank\ndescription: >\n  start\n${"\n".repeat(10_000)}  end\n---\n`,
+    });
+    try {
+      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const lines = stdout.split("\n");
+      expect(lines.filter((line) => line.startsWith("- "))).toEqual([
+        "- warning: `p/blank`: description is 10,009 characters as YAML reads it, its line breaks counted (each blank line in a \\> or | block is one, and so is the end of the block unless written \\>- or |-), over the Agent Skills limit of 1,024: the Skills extension leaves the skill out, while listings here, which join runs of whitespace, carry its 9: remove the blank lines (or write \\>-)",
+        "- tools only: `p/blank`: frontmatter description must be 1-1024 characters",
+      ]);
+    } finally {
+      await tree.remove();
+    }
+  });
+
   // Regression: a key over 1,024 characters inside { }, which YAML allows there and the server reads, made
   // PyYAML refuse the whole frontmatter, and nothing said so.
   it("warns of a key inside { } that PyYAML refuses the whole frontmatter for", async () => {
