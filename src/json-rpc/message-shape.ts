@@ -64,14 +64,14 @@ function responseProblem(message: Record<string, unknown>): string | undefined {
   if ("id" in message && typeof id !== "string" && !Number.isSafeInteger(id))
     return `"id" must be a string or an integer of at most 2^53 - 1 in size, not ${shown(id)}: a response carries the id of the request it answers.`;
   if ("result" in message && !isJsonObject(message.result))
-    return `"result" must be an object, not ${kindOf(message.result)}.`;
+    return `"result" must be an object, not ${jsonKindOf(message.result)}.`;
   const { error } = message;
   if ("error" in message && !isJsonObject(error))
-    return `"error" must be an object holding an integer "code" and a string "message", not ${kindOf(error)}.`;
+    return `"error" must be an object holding an integer "code" and a string "message", not ${jsonKindOf(error)}.`;
   if (isJsonObject(error) && !Number.isSafeInteger(error.code))
     return `"error.code" must be an integer, ${"code" in error ? `not ${shown(error.code)}` : "and is missing"}.`;
   if (isJsonObject(error) && typeof error.message !== "string")
-    return `"error.message" must be a string, ${"message" in error ? `not ${kindOf(error.message)}` : "and is missing"}.`;
+    return `"error.message" must be a string, ${"message" in error ? `not ${jsonKindOf(error.message)}` : "and is missing"}.`;
   const other = Object.keys(message).find((member) => !RESPONSE_MEMBERS.includes(member));
   if (other !== undefined) {
     return `${quoted(other)} is no member of a JSON-RPC response: a response holds jsonrpc, id and result or error, nothing else.`;
