@@ -74,7 +74,7 @@ export async function connect(
   const refusals = new RefusalWatch();
   const transport = new StreamableHTTPClientTransport(address.url, {
     requestInit: { headers: headersAsBytes(address.headers) },
-    fetch: refusals.watch(patientFetch(cappedFetch(MAX_ANSWER_BYTES), onWait)),
+    fetch: refusals.watch(patientFetch(cappedFetch(MAX_ANSWER_BYTES, resentFetch(fetch)), onWait)),
     ...(apiKey === undefined ? {} : { authProvider: { token: async () => apiKey } }),
   });
   const mode = era === "modern" ? { pin: "2026-07-28" } : era;
@@ -209,6 +209,45 @@ function patientFetch(inner: FetchLike, onWait: (seconds: number, status: number
   };
 }
 
+/**
+ * A request sent again at most this many times when its connection closed before any answer came: fetch
+ * keeps connections open between requests and sends the next one on one that the server may be closing
+ * at that moment (its idle timeout ran out), which fails with ECONNRESET or "other side closed".
+ */
+const MAX_RESENDS = 2;
+
+/** The codes of a connection that closed under a request (node:net's, and undici's `other side closed`). */
+const CLOSED_UNDER_REQUEST = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"]);
+
+/**
+ * `inner`, sending a request again when its connection closed before the answer began: fetch rejects only
+ * before an answer's headers, so the server answered nothing. Every request sync sends reads (the
+ * connection's start, skills/list, skills/get, resources/read), so one the server did handle is harmless
+ * to send again. Not a request aborted (its timeout, a stop), nor one whose body cannot be sent again.
+ */
+function resentFetch(inner: FetchLike): FetchLike {
+  return async (url, init) => {
+    for (let resends = 0; ; resends++) {
+      try {
+        return await inner(url, init);
+      } catch (error) {
+        const again =
+          resends < MAX_RESENDS &&
+          init?.signal?.aborted !== true &&
+          (init?.body === undefined || init.body === null || typeof init.body === "string") &&
+          closedUnderRequest(error);
+        if (!again) throw error;
+      }
+    }
+  };
+}
+
+function closedUnderRequest(error: unknown): boolean {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  return code !== undefined && CLOSED_UNDER_REQUEST.has(code);
+}
+
 /** A `Retry-After` value (seconds, or an HTTP date) in whole seconds from now, or undefined when it is neither. */
 function retryAfterSeconds(value: string | null): number | undefined {
   if (value === null) return undefined;
@@ -249,11 +288,11 @@ export async function withAnswerLimit<T>(
  * fetch, whose answers fail once their body passes `limit` bytes (or says it will), or the lower limit
  * of {@link withAnswerLimit} the request was sent within.
  */
-function cappedFetch(limit: number): FetchLike {
+function cappedFetch(limit: number, inner: FetchLike): FetchLike {
   return async (url, init) => {
     const within = answerLimits.getStore();
     const cap = Math.min(limit, within?.bytes ?? limit);
-    const response = await fetch(url, init);
+    const response = await inner(url, init);
     const declared = Number(response.headers.get("content-length") ?? 0);
     const tooLarge = () => {
       if (cap < limit && within !== undefined) within.passed = true;

@@ -39,8 +39,9 @@ export async function serveCatalog(dir: string, port = 0, env: Record<string, st
 /**
  * A server made with the SDK alone, over HTTP on 127.0.0.1: `factory` builds the McpServer of each
  * request, so a test decides exactly what it declares and answers, hostile answers included.
+ * `closeIdle` ends its connections that wait for a next request, as its keep-alive timeout does.
  */
-export async function serveMcp(factory: () => McpServer): Promise<Served> {
+export async function serveMcp(factory: () => McpServer): Promise<Served & { closeIdle(): void }> {
   const handler = createMcpHandler(factory);
   const server = http.createServer((request, response) => {
     void answer(handler.fetch, request, response);
@@ -51,6 +52,7 @@ export async function serveMcp(factory: () => McpServer): Promise<Served> {
   return {
     url: `http://127.0.0.1:${address.port}/mcp`,
     port: address.port,
+    closeIdle: () => server.closeIdleConnections(),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -172,6 +172,42 @@ async function everythingIn(dir: string): Promise<string[]> {
     .sort();
 }
 
+// Regression: fetch sends a request on a connection it kept open, which the server may end at that moment
+// (its keep-alive timeout ran out; on a loaded machine, the test server's 5 s passed before fetch's 3 s
+// were seen to): the request failed with "read ECONNRESET" or "other side closed" and its skill was
+// skipped, or the run said the server stopped answering.
+describe("a server ending its idle connections as requests come", () => {
+  it("sends the request again and installs every skill", async () => {
+    const skills = Array.from({ length: 20 }, (_, index) =>
+      skill(`skill://honest/s-${index}`, `s-${index}`, {
+        "SKILL.md": skillMd(`s-${index}`, `The s-${index} skill.`),
+        "notes.md": `Notes ${index}.`,
+      }),
+    );
+    let reads = 0;
+    const served = await serveMcp(
+      hostileServer({
+        entries: skills.map((item) => item.entry),
+        files: new Map(skills.flatMap((item) => [...item.files])),
+        reads: [],
+        // Every other read: a request sent again is not met by another ending at once.
+        hold: async () => {
+          reads += 1;
+          if (reads % 2 === 0) served.closeIdle();
+        },
+      }),
+    );
+    server = served;
+
+    const report = await sync(served.url, target);
+
+    expect(report.lines.filter((line) => !line.includes(": to add: 2 files fetched and verified"))).toEqual(
+      [],
+    );
+    expect(report.counts).toMatchObject({ added: 20, skipped: 0 });
+  });
+});
+
 describe("names", () => {
   it.each([
     ["..", "skill://evil/x/SKILL.md"],
