@@ -107,7 +107,10 @@ export async function apply(
         for (const later of rest) failed.add(later.name);
         const more = rest.length === 1 ? "1 more skill" : `${rest.length} more skills`;
         progress.note(
-          `the server stopped answering (${gone}): ${more} not fetched; run sync again when it is back`,
+          // A connection this process could not open for want of a file descriptor is no sign of the server.
+          /\bEMFILE\b/.test(gone)
+            ? `this process has too many files open, not the server (${gone}): ${more} not fetched; raise its limit on open files (ulimit -n, to 1024 or more) and run sync again`
+            : `the server stopped answering (${gone}): ${more} not fetched; run sync again when it is back`,
         );
         return false;
       }

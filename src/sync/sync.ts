@@ -179,6 +179,10 @@ const NO_ROOM: SystemProblems = {
   ENOSPC: { fix: `${NO_ROOM_LEFT}: free some space (or give a folder on another disk), then run sync again` },
   EDQUOT: { fix: `${NO_ROOM_LEFT}: free some space (or give a folder on another disk), then run sync again` },
   EFBIG: { fix: `${NO_ROOM_LEFT}: raise the limit (ulimit -f), then run sync again` },
+  EMFILE: {
+    what: "this process has too many files open",
+    fix: `${NO_ROOM_LEFT}: raise its limit on open files (ulimit -n, to 1024 or more), then run sync again`,
+  },
 };
 
 function noRoom(error: NodeJS.ErrnoException): string | undefined {

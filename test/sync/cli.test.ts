@@ -223,6 +223,37 @@ it("says --api-key-file names a file this user may not read, and what it takes",
   expect(failed?.stderr).not.toContain("Usage:");
 });
 
+// With few file descriptors (`ulimit -n 24`), the connections sync opened failed with EMFILE and it said "the
+// server stopped answering (… EMFILE)", sending the user to look at a server that was fine.
+it("says this process's limit on open files was hit, not the server, and how to raise it", async () => {
+  const skills = path.join(root.dir, "many");
+  const files = (name: string) => ({
+    [`team/${name}/SKILL.md`]: skillMd(name, `The ${name} skill.`),
+    [`team/${name}/a.md`]: "A.",
+    [`team/${name}/b.md`]: "B.",
+    [`team/${name}/c.md`]: "C.",
+  });
+  await writeTree(
+    skills,
+    Object.assign({}, ...Array.from({ length: 30 }, (_, index) => files(`s-${index}`))),
+  );
+  const served = await serveCatalog(skills);
+  try {
+    const args = ["-c", 'ulimit -n 24 && exec "$@"', "sh", process.execPath, ...MAIN, "sync", served.url];
+    const failed = await execFileAsync("/bin/sh", [...args, "--to", "skills"], { cwd: work }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.stderr).toContain("this process has too many files open");
+    expect(failed?.stderr).toContain("raise its limit on open files (ulimit -n, to 1024 or more)");
+    expect(failed?.stderr).not.toContain("the server stopped answering");
+    // The run stops where it next opens a file, which says the same, not the system's "EMFILE: too many open files".
+    expect(failed?.stderr.trim().split("\n").at(-1)).not.toContain("too many open files");
+  } finally {
+    await served.close();
+  }
+});
+
 // With HOME empty (`HOME= skills-mcp sync …`, a cron job), --client claude installed into ./.claude/skills
 // of the current directory, as --project does, and said only "in .claude/skills".
 describe("a client's personal folder without a home folder", () => {
