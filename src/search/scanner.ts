@@ -2,10 +2,10 @@ import { grown } from "./arrays.js";
 import {
   COMPOUND_SOURCE,
   foldedSpelling,
+  forEachWordOfCompound,
   keptWord,
   SPACELESS_CHARACTER,
   spelled,
-  wordsOfCompound,
 } from "./terms.js";
 
 /**
@@ -290,7 +290,7 @@ export class WordScanner {
     this.compoundAt.lastIndex = start;
     // Callers scan whole lines or fields, so a compound never runs past `end`; the cut is a safeguard.
     const found = (this.compoundAt.exec(text)?.[0] ?? "").slice(0, end - start);
-    for (const word of wordsOfCompound(found)) sink.word(word);
+    forEachWordOfCompound(found, (word) => sink.word(word));
     return start + Math.max(1, found.length);
   }
 

@@ -60,7 +60,6 @@ const COMPOUNDS_AS_WRITTEN = new RegExp(COMPOUND_SOURCE, "gu");
  */
 const SPACELESS_SCRIPT = "[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}]";
 export const SPACELESS_CHARACTER = new RegExp(SPACELESS_SCRIPT, "u");
-const AROUND_SPACELESS_CHARACTERS = new RegExp(`(${SPACELESS_SCRIPT})`, "u");
 
 /**
  * The word as search keeps it, or undefined for a stop word or a single letter: possessives and inner
@@ -142,37 +141,95 @@ export function stem(word: string): string {
   return porter2(word.length > 5 && word.endsWith("sis") ? `${word.slice(0, -2)}es` : word);
 }
 
-/** The words of a compound as written (see {@link COMPOUND_SOURCE}): folded, split and kept. */
-export function wordsOfCompound(compound: string): string[] {
-  return foldedWords(foldedSpelling(compound.replace(IGNORABLES, "")).replace(/’/g, "'"));
+/**
+ * The most characters of a compound's parts joined that are kept as a word of their own. A request is at
+ * most 1,000 characters, so a longer word is never asked for; yet a SKILL.md of one run of Chinese (1 MiB)
+ * made it a term of 300,000 characters, kept by the index.
+ */
+const LONGEST_JOINED = 4096;
+const HYPHEN = 45;
+const UNDERSCORE = 95;
+/** A Chinese or Japanese character at `lastIndex` (sticky), tested without making a string of it. */
+const SPACELESS_AT = new RegExp(SPACELESS_SCRIPT, "uy");
+
+/**
+ * The words of a compound as written (see {@link COMPOUND_SOURCE}), folded, split and kept, handed to
+ * `take` one at a time: a run of Chinese as long as a SKILL.md has as many words as characters, and
+ * collecting them first held hundreds of thousands of strings at once (30 MiB more at peak per such file).
+ */
+export function forEachWordOfCompound(compound: string, take: (word: string) => void): void {
+  const text = foldedSpelling(compound.replace(IGNORABLES, "")).replace(/’/g, "'");
+  for (const [found] of text.matchAll(COMPOUND)) forEachWordOfParts(found, take);
 }
 
-/** The words of folded text, by regular expression (see {@link referenceWords}). */
-function foldedWords(text: string): string[] {
-  const found: string[] = [];
-  for (const compound of text.match(COMPOUND) ?? []) {
-    const parts = compoundParts(compound);
-    if (parts.length === 1) {
-      keep(found, compound);
-      continue;
+/**
+ * The words of a folded compound: its parts (split at hyphens and underscores, and around each Chinese or
+ * Japanese character), each pair of neighbouring parts joined, and the whole joined when there are three
+ * or more parts and it is not longer than {@link LONGEST_JOINED}; the compound itself when it is one part.
+ */
+function forEachWordOfParts(compound: string, take: (word: string) => void): void {
+  let parts = 0;
+  let separators = 0;
+  for (let start = 0; start < compound.length; parts++) {
+    const end = partEnd(compound, start);
+    // A part of one character is never kept (see keptWord): no string is made for it.
+    if (end - start > 1) keep(compound.slice(start, end), take);
+    start = end;
+    if (start < compound.length && isSeparator(compound.charCodeAt(start))) {
+      start++;
+      separators++;
     }
-    for (const part of parts) keep(found, part);
-    for (let i = 1; i < parts.length; i++) keep(found, `${parts[i - 1]}${parts[i]}`);
-    if (parts.length > 2) keep(found, parts.join(""));
   }
-  return found;
+  if (parts === 1) return;
+  let start = 0;
+  let end = partEnd(compound, start);
+  while (end < compound.length) {
+    const next = isSeparator(compound.charCodeAt(end)) ? end + 1 : end;
+    const nextEnd = partEnd(compound, next);
+    keep(
+      next === end
+        ? compound.slice(start, nextEnd)
+        : compound.slice(start, end) + compound.slice(next, nextEnd),
+      take,
+    );
+    start = next;
+    end = nextEnd;
+  }
+  if (parts > 2 && compound.length - separators <= LONGEST_JOINED) {
+    keep(separators === 0 ? compound : compound.replace(/[-_]/g, ""), take);
+  }
 }
 
-/** A compound's parts: split at hyphens and underscores, and around each Chinese or Japanese character. */
-function compoundParts(compound: string): string[] {
-  const parts = compound.split(/[-_]/);
-  if (!SPACELESS_CHARACTER.test(compound)) return parts;
-  return parts.flatMap((part) => part.split(AROUND_SPACELESS_CHARACTERS).filter((piece) => piece !== ""));
+/**
+ * Where the part of a folded compound starting at `start` ends: after a Chinese or Japanese character, or
+ * else before the next hyphen, underscore or such character.
+ */
+function partEnd(compound: string, start: number): number {
+  if (isSpacelessAt(compound, start)) return start + codePointLength(compound, start);
+  let end = start;
+  while (end < compound.length && !isSeparator(compound.charCodeAt(end)) && !isSpacelessAt(compound, end)) {
+    end += codePointLength(compound, end);
+  }
+  return end;
 }
 
-function keep(found: string[], word: string): void {
+function isSpacelessAt(text: string, at: number): boolean {
+  SPACELESS_AT.lastIndex = at;
+  return SPACELESS_AT.test(text);
+}
+
+function isSeparator(code: number): boolean {
+  return code === HYPHEN || code === UNDERSCORE;
+}
+
+/** 2 for a character outside the Basic Multilingual Plane (a surrogate pair), else 1. */
+function codePointLength(text: string, at: number): number {
+  return (text.codePointAt(at) ?? 0) > 0xffff ? 2 : 1;
+}
+
+function keep(word: string, take: (word: string) => void): void {
   const kept = keptWord(word);
-  if (kept !== undefined) found.push(kept);
+  if (kept !== undefined) take(kept);
 }
 
 /** The folded word a span spells, hyphens and underscores left out, `’` read as `'`. */
@@ -185,5 +242,9 @@ export function spelled(text: string, start: number, end: number): string {
  * split. The scanner must find the same words faster; a property test holds it to this.
  */
 export function referenceWords(text: string): string[] {
-  return (text.match(COMPOUNDS_AS_WRITTEN) ?? []).flatMap(wordsOfCompound);
+  const found: string[] = [];
+  for (const compound of text.match(COMPOUNDS_AS_WRITTEN) ?? []) {
+    forEachWordOfCompound(compound, (word) => found.push(word));
+  }
+  return found;
 }

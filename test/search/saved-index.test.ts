@@ -354,8 +354,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 19,
-        digest: "2c82e25f0c9b12f44a752277b02d23f48dc180efc820e2ee5ddd225b0b5c83f2",
+        version: 20,
+        digest: "3a21333404695bb67c86b9c1e40a7f93a5b195576171f0e418a0386e11fec29f",
       });
     } finally {
       await tree.remove();

@@ -150,6 +150,16 @@ describe("words", () => {
     expect(words("データ 中文 한국어")).toEqual(["デー", "ータ", "データ", "中文", "한국어"]);
   });
 
+  it("keep every pair of a long run of Chinese, and the run itself only up to 4,096 characters", () => {
+    // A request is at most 1,000 characters: a SKILL.md of one run of 300,000 kept it as a term.
+    expect(words("数据".repeat(2048)).at(-1)).toBe("数据".repeat(2048));
+    const past = words("数据".repeat(2049));
+    expect(past).toHaveLength(4097);
+    expect(new Set(past)).toEqual(new Set(["数据", "据数"]));
+    expect(words(`a-${"数".repeat(4094)}-b`).at(-1)).toBe(`a${"数".repeat(4094)}b`);
+    expect(words(`a-${"数".repeat(4094)}-bc`).at(-1)).toBe("数bc");
+  });
+
   it("drop numbers spelled out, but keep digits and the compounds numbers are part of", () => {
     expect(words("Six test files fail, one run in five, since Godot 4 gave error 404")).toEqual([
       "test",
