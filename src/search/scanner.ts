@@ -4,6 +4,7 @@ import {
   foldedSpelling,
   forEachWordOfCompound,
   keptWord,
+  LONGEST_JOINED,
   SPACELESS_CHARACTER,
   spelled,
 } from "./terms.js";
@@ -228,7 +229,10 @@ export class WordScanner {
     return i;
   }
 
-  /** Each part, each pair of neighbouring parts joined, and the whole joined when there are three or more. */
+  /**
+   * Each part, each pair of neighbouring parts joined, and the whole joined when there are three or more
+   * and it is not longer than LONGEST_JOINED (see terms.ts).
+   */
   private emitParts(text: string, parts: number, humped: boolean, sink: WordSink): void {
     const { partStarts, partEnds, partHashes, partChecks } = this;
     for (let p = 0; p < parts; p++) {
@@ -258,7 +262,9 @@ export class WordScanner {
       );
       sink.span(text, start, end, hash, check, (partEnds[p - 1] as number) - start + second, humped);
     }
-    if (parts > 2) {
+    // Less its hyphens and underscores, one between each two parts.
+    const joined = (partEnds[parts - 1] as number) - (partStarts[0] as number) - (parts - 1);
+    if (parts > 2 && joined <= LONGEST_JOINED) {
       let hash = partHashes[0] as number;
       let check = partChecks[0] as number;
       let length = (partEnds[0] as number) - (partStarts[0] as number);

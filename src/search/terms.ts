@@ -146,7 +146,7 @@ export function stem(word: string): string {
  * most 1,000 characters, so a longer word is never asked for; yet a SKILL.md of one run of Chinese (1 MiB)
  * made it a term of 300,000 characters, kept by the index.
  */
-const LONGEST_JOINED = 4096;
+export const LONGEST_JOINED = 4096;
 const HYPHEN = 45;
 const UNDERSCORE = 95;
 /** A Chinese or Japanese character at `lastIndex` (sticky), tested without making a string of it. */

@@ -158,6 +158,11 @@ describe("words", () => {
     expect(new Set(past)).toEqual(new Set(["数据", "据数"]));
     expect(words(`a-${"数".repeat(4094)}-b`).at(-1)).toBe(`a${"数".repeat(4094)}b`);
     expect(words(`a-${"数".repeat(4094)}-bc`).at(-1)).toBe("数bc");
+    // The fast path's compounds alike.
+    expect(words(`${"ab-".repeat(2047)}ab`).at(-1)).toBe("ab".repeat(2048));
+    const compound = `${"ab-".repeat(2048)}ab`;
+    expect(words(compound).at(-1)).toBe("abab");
+    expect(words(compound)).toEqual(referenceWords(compound));
   });
 
   it("drop numbers spelled out, but keep digits and the compounds numbers are part of", () => {
