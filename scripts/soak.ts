@@ -17,6 +17,7 @@ import autocannon from "autocannon";
 import { loadCatalog } from "../src/catalog/index.js";
 import { describeArgsError, notWholeNumber, UsageError, wholeNumberIn } from "../src/command-line.js";
 import { examplesDir } from "../src/package.js";
+import { errorMessage } from "../src/system-errors.js";
 import { tolerateClosedOutput } from "./closed-output.js";
 import { freePort } from "./free-port.js";
 
@@ -220,7 +221,7 @@ main().then(
       console.error(`soak: ${error.message}\n\n${USAGE}`);
       process.exit(2);
     }
-    console.error(`soak: ${(error as Error).message}`);
+    console.error(`soak: ${errorMessage(error)}`);
     process.exit(1);
   },
 );

@@ -5,6 +5,7 @@ import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skill
 import { isUnsafe } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
+import { errorMessage } from "../system-errors.js";
 import { forEachInOrder } from "./at-once.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { describeError } from "./describe-error.js";
@@ -350,7 +351,7 @@ async function prepare(
   try {
     dir = await staging.stage(name, files);
   } catch (error) {
-    return { refused: `cannot be written: ${(error as Error).message}` };
+    return { refused: `cannot be written: ${errorMessage(error)}` };
   }
   const written: Record<string, string> = {};
   for (const [file, bytes] of files) written[file] = digestOf(bytes);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { nameRuleViolation } from "../catalog/index.js";
+import { errorMessage } from "../system-errors.js";
 import { relativePathProblem } from "./paths.js";
 
 /** In the target folder: what sync installed there, from which server. A file, so no client takes it for a skill. */
@@ -119,7 +120,7 @@ export function parseLock(text: string, where: string): Lock {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new LockError(`${where} is not JSON (${(error as Error).message}); move it away to start over`);
+    throw new LockError(`${where} is not JSON (${errorMessage(error)}); move it away to start over`);
   }
   const version = z.object({ version: z.number() }).safeParse(json);
   if (version.success && version.data.version > LOCK_VERSION) {

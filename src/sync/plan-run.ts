@@ -4,6 +4,7 @@ import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf } from "../catalog/index.js";
+import { errorMessage } from "../system-errors.js";
 import { forEachLimited } from "./at-once.js";
 import { MAX_ANSWER_BYTES } from "./connection.js";
 import { describeError } from "./describe-error.js";
@@ -209,8 +210,7 @@ async function askUnlisted(
       if (skill.frontmatter.name === name) served.push(skill);
       else unsure.set(name, `${uri} is now named ${skill.frontmatter.name}`);
     } catch (error) {
-      if (!(error instanceof ProtocolError))
-        unsure.set(name, error instanceof Error ? error.message : String(error));
+      if (!(error instanceof ProtocolError)) unsure.set(name, errorMessage(error));
     }
   }
   return { served, unsure };

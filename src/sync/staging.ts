@@ -8,6 +8,7 @@ import { type Dirent, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs
 import { mkdir, mkdtemp, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { makeFolder } from "../make-folder.js";
+import { errorMessage } from "../system-errors.js";
 import { holdsExactly, lstatOrUndefined, MAX_COPY_BYTES, readFolderState } from "./folder.js";
 import { type InstalledSkill, LOCK_FILE, type LockToWrite, lockText } from "./lock.js";
 import { SyncError } from "./options.js";
@@ -71,7 +72,7 @@ export class Staging {
       const advice = renameRefused(error, "it");
       if (advice === undefined) throw error;
       throw new SyncError(
-        `cannot sync into ${this.folder}: cannot replace its lock file ${LOCK_FILE}: ${(error as Error).message}; ${advice}`,
+        `cannot sync into ${this.folder}: cannot replace its lock file ${LOCK_FILE}: ${errorMessage(error)}; ${advice}`,
       );
     }
   }
@@ -186,7 +187,7 @@ export class Staging {
   async removeOwn(): Promise<string | undefined> {
     return rm(this.dir, { recursive: true, force: true }).then(
       () => undefined,
-      (error: unknown) => `cannot remove ${this.dir}: ${(error as Error).message}; remove it yourself`,
+      (error: unknown) => `cannot remove ${this.dir}: ${errorMessage(error)}; remove it yourself`,
     );
   }
 
@@ -199,7 +200,7 @@ export class Staging {
     const parent = path.join(this.folder, STAGING_DIR);
     return clearBesideVerified(parent).then(
       () => undefined,
-      (error: unknown) => `cannot remove ${parent}: ${(error as Error).message}; remove it yourself`,
+      (error: unknown) => `cannot remove ${parent}: ${errorMessage(error)}; remove it yourself`,
     );
   }
 
@@ -211,8 +212,7 @@ export class Staging {
    */
   static async clear(folder: string, server: string): Promise<string | undefined> {
     const parent = path.join(folder, STAGING_DIR);
-    const failed = (error: unknown) =>
-      `cannot remove ${parent}: ${(error as Error).message}; remove it yourself`;
+    const failed = (error: unknown) => `cannot remove ${parent}: ${errorMessage(error)}; remove it yourself`;
     const found = await lstatOrUndefined(parent).catch(() => undefined);
     if (found === undefined) return undefined;
     if (!found.isDirectory()) return rm(parent, { force: true }).then(() => undefined, failed);
