@@ -66,7 +66,9 @@ export function countBySeverity(findings: readonly ShownFinding[]): string {
   const counts = SEVERITIES.map(
     (severity) => [severity, findings.filter((found) => found.severity === severity).length] as const,
   ).filter(([, count]) => count > 0);
-  return counts.length === 0 ? "none" : counts.map(([severity, count]) => `${count} ${severity}`).join(", ");
+  return counts.length === 0
+    ? "none"
+    : counts.map(([severity, count]) => `${count.toLocaleString("en-US")} ${severity}`).join(", ");
 }
 
 /** `path:line`, or the path alone for a finding about a whole file. */

@@ -181,7 +181,9 @@ function endingsOf(text: string): string {
     let cr = 0;
     for (let end = text.indexOf("\r"); end >= 0; end = text.indexOf("\r", end + 1)) cr++;
     const lines = text.endsWith("\r") ? cr : cr + 1;
-    return cr === lines ? "CR" : `CR on ${cr} of ${lines} lines`;
+    return cr === lines
+      ? "CR"
+      : `CR on ${cr.toLocaleString("en-US")} of ${lines.toLocaleString("en-US")} lines`;
   }
   let crlf = 0;
   let lines = text === "" || text.endsWith("\n") ? 0 : 1;
@@ -190,7 +192,9 @@ function endingsOf(text: string): string {
     if (text.charCodeAt(end - 1) === 13) crlf++;
   }
   if (crlf === 0) return "LF";
-  return crlf === lines ? "CRLF" : `CRLF on ${crlf} of ${lines} lines`;
+  return crlf === lines
+    ? "CRLF"
+    : `CRLF on ${crlf.toLocaleString("en-US")} of ${lines.toLocaleString("en-US")} lines`;
 }
 
 /**

@@ -275,10 +275,10 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom, conte
   }
   const files = changes.skillFiles;
   lines.push(
-    `- Skills: ${skills.before} → ${skills.after}: ${changes.added.length} added, ${changes.removed.length} removed, ${changes.renamed.length} renamed.`,
+    `- Skills: ${number(skills.before)} → ${number(skills.after)}: ${number(changes.added.length)} added, ${number(changes.removed.length)} removed, ${number(changes.renamed.length)} renamed.`,
     ...notPairedLine(changes.notPaired.length),
     ...pastRenameTextLine(changes.pastRenameText),
-    `- Descriptions: ${changes.descriptions.length} changed; the pack's cost ${tokens(descriptionTokens)} tokens (o200k).`,
+    `- Descriptions: ${number(changes.descriptions.length)} changed; the pack's cost ${tokens(descriptionTokens)} tokens (o200k).`,
     `- SKILL.md files: ${documentCounts(changes.documents)}.`,
     `- Supporting files: ${fileCounts(files)}; pack files: ${fileCounts(changes.packFiles)}.`,
     `- Audit: ${auditLine(review.findings)}`,
@@ -454,7 +454,7 @@ function auditLine(findings: readonly ReviewedFinding[]): string {
   if (findings.length === 0) return "nothing in what this bump adds or changes, and no high finding.";
   const fresh = findings.filter((found) => found.new);
   const old = findings.length - fresh.length;
-  return `${fresh.length > 0 ? `${countBySeverity(fresh)} new` : "nothing new"}${old > 0 ? `; ${old} already there before` : ""}.`;
+  return `${fresh.length > 0 ? `${countBySeverity(fresh)} new` : "nothing new"}${old > 0 ? `; ${number(old)} already there before` : ""}.`;
 }
 
 /** A heading and its lines, collapsed when there are many; nothing when there is nothing. */
@@ -535,7 +535,7 @@ function fileContents(
       : readUpstream(source, undefined);
   if (pastRoom.length > 0)
     lines.push(
-      `- Content not shown, past the ${CONTENT_CHARS.whole.toLocaleString("en-US")} characters (${CONTENT_CHARS.short.toLocaleString("en-US")} when the review is cut) the review gives the contents of files: ${named(pastRoom)}; ${where(pastRoom)}.`,
+      `- Content not shown, past the ${number(CONTENT_CHARS.whole)} characters (${number(CONTENT_CHARS.short)} when the review is cut) the review gives the contents of files: ${named(pastRoom)}; ${where(pastRoom)}.`,
       "",
     );
   if (tooLarge.length > 0)
@@ -666,13 +666,13 @@ function crowdLine(pack: string, crowd: Crowd, files: readonly FileChange[]): st
 }
 
 function more(total: number, limit: number): string[] {
-  return total > limit ? [`- … and ${total - limit} more, cut to stay under ${GITHUB_LIMIT}`] : [];
+  return total > limit ? [`- … and ${number(total - limit)} more, cut to stay under ${GITHUB_LIMIT}`] : [];
 }
 
 function listed(items: readonly string[], limit: number): string {
   const shown = items.slice(0, limit).join(", ");
   return items.length > limit
-    ? `${shown}, and ${items.length - limit} more (cut to stay under ${GITHUB_LIMIT})`
+    ? `${shown}, and ${number(items.length - limit)} more (cut to stay under ${GITHUB_LIMIT})`
     : shown;
 }
 
@@ -711,9 +711,9 @@ function documentCounts(documents: readonly DocumentChange[]): string {
   if (documents.length === 0) return "none changed";
   const frontmatters = documents.filter((document) => document.frontmatter).length;
   const endings = documents.filter((document) => document.endings?.only === true).length;
-  return `${documents.length} changed (${lineCount(sum(documents.map((document) => document.lines)))})${
-    frontmatters > 0 ? `, ${frontmatters} of them in the frontmatter` : ""
-  }${endings > 0 ? `, ${endings} only in line endings` : ""}`;
+  return `${number(documents.length)} changed (${lineCount(sum(documents.map((document) => document.lines)))})${
+    frontmatters > 0 ? `, ${number(frontmatters)} of them in the frontmatter` : ""
+  }${endings > 0 ? `, ${number(endings)} only in line endings` : ""}`;
 }
 
 function fileCounts(files: readonly FileChange[]): string {
@@ -721,7 +721,7 @@ function fileCounts(files: readonly FileChange[]): string {
   const of = (kind: FileChange["kind"]) => files.filter((file) => file.kind === kind).length;
   const modes = files.filter((file) => file.mode?.only === true).length;
   const renamed = of("renamed");
-  return `${of("added")} added, ${of("removed")} removed, ${of("changed")} changed${modes > 0 ? ` (${modes} only in mode)` : ""}${renamed > 0 ? `, ${renamed} renamed` : ""}`;
+  return `${number(of("added"))} added, ${number(of("removed"))} removed, ${number(of("changed"))} changed${modes > 0 ? ` (${number(modes)} only in mode)` : ""}${renamed > 0 ? `, ${number(renamed)} renamed` : ""}`;
 }
 
 type LineCounts = Pick<LineChanges, "added" | "removed">;
@@ -737,15 +737,20 @@ function sum(changes: readonly LineCounts[]): LineCounts {
 }
 
 function lineCount({ added, removed }: LineCounts): string {
-  return `+${added} −${removed} lines`;
+  return `+${number(added)} −${number(removed)} lines`;
 }
 
 function tokens({ before, after }: Before<number>): string {
   const change = after - before;
   const sign = change > 0 ? "+" : change < 0 ? "−" : "±";
-  return `${before.toLocaleString("en-US")} → ${after.toLocaleString("en-US")} (${sign}${Math.abs(change).toLocaleString("en-US")})`;
+  return `${number(before)} → ${number(after)} (${sign}${number(Math.abs(change))})`;
+}
+
+/** A number as the review writes every one: `3,002`, which a reader sets beside another at a glance. */
+function number(n: number): string {
+  return n.toLocaleString("en-US");
 }
 
 function count(n: number, noun: string): string {
-  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
+  return `${number(n)} ${noun}${n === 1 ? "" : "s"}`;
 }

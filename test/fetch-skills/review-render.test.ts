@@ -201,6 +201,22 @@ describe("the repin review's list of files, when it is cut", () => {
     );
     expect(markdown).not.toContain("- changed `pack/data/rows/");
   });
+
+  // `+2999 −2999 lines` and `3001 changed` read beside `3,002 items`: a reader compares them digit by digit.
+  it("writes every number with thousands separators", () => {
+    const rows = Array.from({ length: 3001 }, (_, row) =>
+      changed(`data/rows/row${String(row).padStart(4, "0")}.txt`, ["-old", "+new"]),
+    );
+    const script = changed("scripts/run.sh", ["+echo"]);
+    const markdown = renderReview(reviewOf([script, ...rows]), BUDGET);
+    expect(markdown).toContain("<summary>3,002 items</summary>");
+    expect(markdown).toContain(
+      "- Supporting files: 0 added, 0 removed, 3,002 changed; pack files: none changed.",
+    );
+    expect(markdown).toContain("- changed 3,001 files in `pack/data/rows/`");
+    expect(markdown).toContain("(+6,002 −0 lines)");
+    expect(markdown).not.toMatch(/[+−]\d{4}/);
+  });
 });
 
 describe("shellWord", () => {

@@ -1068,8 +1068,8 @@ describe("the repin review", () => {
     for (let file = 0; file < 12; file++) {
       expect(result.summary).toContain(`- changed \`large/big/references/f${file}.md\` (+40 −40 lines)`);
     }
-    expect(result.summary).toContain("- added `large/big/new.md` (+40000 −0 lines)");
-    expect(result.summary).toContain("- removed `large/big/gone.md` (+0 −40000 lines)");
+    expect(result.summary).toContain("- added `large/big/new.md` (+40,000 −0 lines)");
+    expect(result.summary).toContain("- removed `large/big/gone.md` (+0 −40,000 lines)");
     expect(result.summary).toContain(
       "- changed `large/big/image.bin` (binary, 1.0 MiB → 1.0 MiB, content not shown)",
     );
@@ -1301,7 +1301,7 @@ describe("the repin review", () => {
     it("lists the first added skills of a bump adding more than it keeps the SKILL.md of, with their bodies", () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.summary.length).toBeLessThan(65_536);
-      expect(result.summary).toContain("- Skills: 0 → 1001: 1001 added, 0 removed, 0 renamed.");
+      expect(result.summary).toContain("- Skills: 0 → 1,001: 1,001 added, 0 removed, 0 renamed.");
       expect(result.summary).toContain("<summary>many/s-0000: SKILL.md (new)</summary>");
       expect(result.summary).toMatch(/^- Lists below show at most \d+ items? each/m);
     });
@@ -1312,7 +1312,9 @@ describe("the repin review", () => {
       expect(result.code, result.stderr).toBe(0);
       const limit = Number(/^- Lists below show at most (\d+) items each/m.exec(result.summary)?.[1]);
       for (const [pack, size] of sizes) {
-        expect(result.summary).toContain(`- Skills: 0 → ${size}: ${size} added, 0 removed, 0 renamed.`);
+        expect(result.summary).toContain(
+          `- Skills: 0 → ${size.toLocaleString("en-US")}: ${size.toLocaleString("en-US")} added, 0 removed, 0 renamed.`,
+        );
         const first = skillName(pack, 0);
         expect(result.summary).toContain(
           `<summary>${pack}/${first}: SKILL.md (new)</summary>\n\n\`\`\`markdown\n---\nname: ${first}\n`,
@@ -1320,7 +1322,9 @@ describe("the repin review", () => {
         const last = skillName(pack, Math.min(limit, size) - 1);
         expect(result.summary).toContain(`<summary>${pack}/${last}: SKILL.md (new)</summary>`);
         if (size > limit) {
-          expect(result.summary).toContain(`- … and ${size - limit} more, cut to stay under GitHub's`);
+          expect(result.summary).toContain(
+            `- … and ${(size - limit).toLocaleString("en-US")} more, cut to stay under GitHub's`,
+          );
         }
       }
     });
@@ -1382,7 +1386,7 @@ describe("the repin review", () => {
     expect(result.summary.length).toBeLessThan(65_536);
     expect(result.summary).toContain("- Descriptions: 60 changed;");
     expect(result.summary).toContain(
-      "- SKILL.md files: 60 changed (+6060 −6060 lines), 60 of them in the frontmatter.",
+      "- SKILL.md files: 60 changed (+6,060 −6,060 lines), 60 of them in the frontmatter.",
     );
     expect(result.summary).toContain("<summary>big/skill-0: SKILL.md diff</summary>");
     expect(result.summary).toContain("<details>\n<summary>60 items</summary>");
