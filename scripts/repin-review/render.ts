@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Finding } from "../../src/audit/index.js";
-import { formatSize, type Skill, visible } from "../../src/catalog/index.js";
+import { compareText, formatSize, type Skill, visible } from "../../src/catalog/index.js";
 import { longestBacktickRun } from "../../src/visible.js";
 import {
   countBySeverity,
@@ -643,9 +643,18 @@ function modeChange(executable: boolean): string {
   return executable ? "made executable" : "no longer executable";
 }
 
-/** The files of one crowd (one kind, one folder, in path order) as one line of a list. */
+/**
+ * The files of one crowd (one kind, one folder) as one line of a list, naming its first and last file in
+ * natural order: by text, rows 1 to 3,000 ran from `row-1` to `row-999`.
+ */
 function crowdLine(pack: string, crowd: Crowd, files: readonly FileChange[]): string {
-  const [first, last] = [files[0], files.at(-1)];
+  const [first, last] = files.reduce<[FileChange | undefined, FileChange | undefined]>(
+    ([low, high], file) => [
+      low === undefined || naturalOrder(file.path, low.path) < 0 ? file : low,
+      high === undefined || naturalOrder(file.path, high.path) > 0 ? file : high,
+    ],
+    [undefined, undefined],
+  );
   if (first === undefined || last === undefined) return "";
   // `data/rows/` or `data/*/`: the first and last files named from there.
   const base = crowd.folder === "." || crowd.folder === "*" ? "" : `${crowd.folder.replace(/\/\*$/, "")}/`;
@@ -663,6 +672,28 @@ function crowdLine(pack: string, crowd: Crowd, files: readonly FileChange[]): st
         ].join(", ");
   const folder = crowd.folder === "." ? "" : `${crowd.folder}/`;
   return `- ${first.kind} ${count(files.length, "file")} in ${markdownCode(`${pack}/${folder}`)}, ${named(first)} to ${named(last)} (${counts})`;
+}
+
+/**
+ * Two paths in the order a person counts: each run of digits compared by its value (`row-9` before
+ * `row-10`, `07` beside `7`), the rest by text; paths alike that way by text.
+ */
+export function naturalOrder(a: string, b: string): number {
+  const [partsA, partsB] = [a.split(/(\d+)/), b.split(/(\d+)/)];
+  for (let index = 0; index < Math.min(partsA.length, partsB.length); index++) {
+    const [x, y] = [partsA[index] ?? "", partsB[index] ?? ""];
+    // split() with a captured group puts digit runs at the odd indices; compared by value without parsing,
+    // so that a run of any length compares right.
+    const order =
+      index % 2 === 1 ? compareDigits(x.replace(/^0+/, ""), y.replace(/^0+/, "")) : compareText(x, y);
+    if (order !== 0) return order;
+  }
+  return partsA.length - partsB.length || compareText(a, b);
+}
+
+/** Two runs of digits without leading zeros, by value. */
+function compareDigits(a: string, b: string): number {
+  return a.length - b.length || compareText(a, b);
 }
 
 function more(total: number, limit: number): string[] {

@@ -7,7 +7,12 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import type { FileChange } from "../../scripts/repin-review/compare.js";
-import { type ReviewContent, renderReview, shellWord } from "../../scripts/repin-review/render.js";
+import {
+  naturalOrder,
+  type ReviewContent,
+  renderReview,
+  shellWord,
+} from "../../scripts/repin-review/render.js";
 
 const FROM = "a".repeat(40);
 const TO = "b".repeat(40);
@@ -200,6 +205,22 @@ describe("the repin review's list of files, when it is cut", () => {
       "- changed 300 files in `pack/data/rows/*/`, `0000/row.txt` to `0299/row.txt` (+300 −0 lines)",
     );
     expect(markdown).not.toContain("- changed `pack/data/rows/");
+  });
+
+  // Named by text order, rows in folders 1 to 3,000 read `1/…` to `999/…`: as if the last two
+  // thousand were not there.
+  it("names a crowd's first and last file in natural order", () => {
+    // In path order, as the comparison lists them: set-1, set-10, set-100, …, set-99.
+    const rows = Array.from({ length: 300 }, (_, row) =>
+      changed(`data/set-${row + 1}/row.txt`, ["+row"]),
+    ).sort((a, b) => (a.path < b.path ? -1 : 1));
+    const markdown = renderReview(reviewOf([changed("scripts/run.sh", ["+echo"]), ...rows]), 20_000);
+    expect(markdown).toContain(
+      "- changed 300 files in `pack/data/*/`, `set-1/row.txt` to `set-300/row.txt` (+300 −0 lines)",
+    );
+    expect(naturalOrder("a/x-9.txt", "a/x-10.txt")).toBeLessThan(0);
+    expect(naturalOrder("a/x-010.txt", "a/x-9.txt")).toBeGreaterThan(0);
+    expect(naturalOrder(`r${"9".repeat(30)}`, `r1${"0".repeat(30)}`)).toBeLessThan(0);
   });
 
   // `+2999 −2999 lines` and `3001 changed` read beside `3,002 items`: a reader compares them digit by digit.
