@@ -66,7 +66,9 @@ export interface FileChange {
  */
 export type FileContent =
   | { readonly kind: "text" | "diff"; readonly lines: Excerpt }
-  | { readonly kind: "too different" | "too large" | "not kept" };
+  | { readonly kind: "too different" | "too large" | "not kept" }
+  /** A file of a crowd past its samples (see CROWD_SAMPLES): its crowd's line says where to read it. */
+  | { readonly kind: "crowd" };
 
 /**
  * The most characters of supporting and pack files' contents the review keeps, over all its packs: what
@@ -273,8 +275,8 @@ export async function comparePacks(
     pastRenameText,
     descriptions: pairs.filter((pair) => pair.before.description !== pair.after.description),
     documents,
-    skillFiles: sortedSkillFiles,
-    packFiles,
+    skillFiles: sampleCrowds(sortedSkillFiles),
+    packFiles: sampleCrowds(packFiles),
     changedPaths,
   };
 }
@@ -482,6 +484,45 @@ export function crowdsIn(files: readonly FileChange[]): (file: FileChange) => Cr
   return (file) => placesOf(file).find(({ key }) => (sizes.get(key) ?? 0) > CROWD_FILES);
 }
 
+/**
+ * How many files of a crowd show their contents. A crowd's files are alike (3,000 rows of a data set): one
+ * of them given a share of the room for contents each, a bump of 3,000 rows showed some 130 row diffs,
+ * and every other file only its least share.
+ */
+export const CROWD_SAMPLES = 2;
+
+/**
+ * `files` (one list: a pack's supporting files, or its pack files) with the content of each crowd's files
+ * past its first CROWD_SAMPLES whose content would show marked `crowd`: they take no room for contents.
+ */
+function sampleCrowds(files: readonly FileChange[]): FileChange[] {
+  const crowdOf = crowdsIn(files);
+  const sampled = new Map<string, number>();
+  return files.map((file) => {
+    const crowd = crowdOf(file);
+    if (crowd === undefined || !showsContent(file)) return file;
+    const samples = sampled.get(crowd.key) ?? 0;
+    sampled.set(crowd.key, samples + 1);
+    return samples < CROWD_SAMPLES ? file : { ...file, content: { kind: "crowd" } };
+  });
+}
+
+/**
+ * Whether the review shows `file`'s content: an added or changed text file, changed in more than its mode
+ * or line endings, not yet marked otherwise.
+ */
+function showsContent(file: FileChange): boolean {
+  return (
+    file.content === undefined &&
+    file.kind !== "removed" &&
+    file.kind !== "renamed" &&
+    file.notAudited === undefined &&
+    file.lines !== undefined &&
+    file.endings?.only !== true &&
+    file.mode?.only !== true
+  );
+}
+
 /** `files`, in their order, with the files of each crowd after the others. */
 function crowdsLast(files: readonly FileChange[]): FileChange[] {
   const crowd = crowdsIn(files);
@@ -504,16 +545,9 @@ export async function keepContents(
   between: () => Promise<void>,
 ): Promise<FileChange[]> {
   const kept: FileChange[] = [];
-  const shows = (file: FileChange) =>
-    file.kind !== "removed" &&
-    file.kind !== "renamed" &&
-    file.notAudited === undefined &&
-    file.lines !== undefined &&
-    file.endings?.only !== true &&
-    file.mode?.only !== true;
-  let toKeep = files.filter(shows).length;
+  let toKeep = files.filter(showsContent).length;
   for (const file of files) {
-    if (!shows(file)) {
+    if (!showsContent(file)) {
       kept.push(file);
       continue;
     }

@@ -14,6 +14,7 @@ import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.j
 import {
   type AddedDocument,
   CONTENT_BYTES,
+  CROWD_SAMPLES,
   type Crowd,
   contentShare,
   crowdsIn,
@@ -334,7 +335,7 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom, conte
     section(lines, title, list.length, [
       ...fileList(source.name, list, limit),
       "",
-      ...fileContents(review.source, list.slice(0, limit), room, contents),
+      ...fileContents(review.source, list, limit, room, contents),
     ]);
   }
   return lines;
@@ -484,16 +485,17 @@ function collapsible(summary: string, body: readonly string[], items: number): s
  */
 function fileContents(
   source: ReviewedSource,
-  files: readonly FileChange[],
+  list: readonly FileChange[],
+  limit: number,
   room: BodyRoom,
   contents: ContentRoom,
 ): string[] {
   const lines: string[] = [];
   const pastRoom: FileChange[] = [];
   const tooLarge: FileChange[] = [];
-  for (const file of files) {
+  for (const file of list.slice(0, limit)) {
     const { content } = file;
-    if (content === undefined) continue;
+    if (content === undefined || content.kind === "crowd") continue;
     const named = `${source.name}/${file.path}`;
     const where = readUpstream(source, [file.path, file.movedFrom]);
     if (content.kind === "too large") tooLarge.push(file);
@@ -543,7 +545,33 @@ function fileContents(
       `- Content not shown, over ${CONTENT_BYTES / 1024 / 1024} MiB: ${named(tooLarge)}; ${where(tooLarge)}.`,
       "",
     );
+  append(lines, crowdsLeftOut(source, list));
   return lines;
+}
+
+/**
+ * For each crowd of `list`, how many of its files' contents are left out past its samples (every one of
+ * them, not only those a cut list names), and the `git diff` of its folder that shows them.
+ */
+function crowdsLeftOut(source: ReviewedSource, list: readonly FileChange[]): string[] {
+  const crowdOf = crowdsIn(list);
+  const leftOut = new Map<string, { folder: string; files: number }>();
+  for (const file of list) {
+    const crowd = crowdOf(file);
+    if (file.content?.kind !== "crowd" || crowd === undefined) continue;
+    const held = leftOut.get(crowd.key) ?? { folder: crowd.folder, files: 0 };
+    held.files += 1;
+    leftOut.set(crowd.key, held);
+  }
+  return [...leftOut.values()].flatMap(({ folder, files }) => {
+    // `data/*` is read as `data`; a crowd at the top, of the pack's folders, as all of them.
+    const inPack = folder === "." || folder === "*" ? undefined : folder.replace(/\/\*$/, "");
+    const shown = folder === "." ? "" : `${folder}/`;
+    return [
+      `- Content not shown of ${count(files, "more file")} in ${markdownCode(`${source.name}/${shown}`)}, alike in kind, past the ${count(CROWD_SAMPLES, "file")} of a crowd the review shows; ${readUpstream(source, inPack === undefined ? undefined : [inPack], true)}.`,
+      "",
+    ];
+  });
 }
 
 /**
@@ -551,13 +579,17 @@ function fileContents(
  * one file by its `paths` in the pack (a file moved with its skill by both, so that git shows it as the
  * rename it is), or for the pack's folders when undefined, each path quoted for a shell.
  */
-function readUpstream(source: ReviewedSource, paths: readonly (string | undefined)[] | undefined): string {
+function readUpstream(
+  source: ReviewedSource,
+  paths: readonly (string | undefined)[] | undefined,
+  them = paths === undefined,
+): string {
   const inRepository =
     paths === undefined
       ? [source.path, ...source.extras]
       : paths.flatMap((inPack) => (inPack === undefined ? [] : [repositoryPath(source, inPack)]));
   const command = `git diff ${shortRef(source.from)} ${shortRef(source.to)} -- ${inRepository.map(shellWord).join(" ")}`;
-  return `read ${paths === undefined ? "them" : "it"} upstream: ${markdownCode(command)} in a clone of ${markdownCode(source.repo)}`;
+  return `read ${them ? "them" : "it"} upstream: ${markdownCode(command)} in a clone of ${markdownCode(source.repo)}`;
 }
 
 /** A path in the pack as the source's repository has it: an extra keeps its path, the rest is under `path`. */

@@ -538,9 +538,10 @@ describe("the repin review", () => {
   // Many added scripts: their contents share one budget, each shown in part; those past it are named with
   // where to read them.
   it("shows file contents up to a total, naming the files past it", async () => {
+    // Twenty a folder, each in a folder of its own: more in one would be a crowd, which shows two.
     const scripts = Object.fromEntries(
       Array.from({ length: 130 }, (_, index) => [
-        `skills/many/scripts/s${String(index).padStart(3, "0")}.sh`,
+        `skills/many/g${Math.floor(index / 20)}/scripts/s${String(index).padStart(3, "0")}.sh`,
         `echo ${index}\n${"# padding line of a script\n".repeat(15)}`,
       ]),
     );
@@ -550,16 +551,17 @@ describe("the repin review", () => {
     ]);
     const result = await bump([{ name: "many", url: kit.url, ref: kit.commits[0] ?? "" }]);
     expect(result.code, result.stderr).toBe(0);
-    const shown = result.summary.match(/<summary>many\/many\/scripts\/s\d+\.sh: \(new\)<\/summary>/g) ?? [];
+    const shown =
+      result.summary.match(/<summary>many\/many\/g\d\/scripts\/s\d+\.sh: \(new\)<\/summary>/g) ?? [];
     expect(shown.length).toBeGreaterThan(20);
     expect(shown.length).toBeLessThan(130);
     expect(shown[0]).toContain("s000.sh");
     expect(result.summary).toContain(
-      "- Content not shown, past the 20,000 characters (6,000 when the review is cut) the review gives the contents of files: `many/many/scripts/s",
+      "- Content not shown, past the 20,000 characters (6,000 when the review is cut) the review gives the contents of files: `many/many/g",
     );
     // Of many files, the diff of the pack's folders, not of the whole repository.
     expect(result.summary).toMatch(
-      /`many\/many\/scripts\/s129\.sh`; read them upstream: `git diff [0-9a-f]{7} [0-9a-f]{7} -- skills shared` in a clone of/,
+      /`many\/many\/g6\/scripts\/s129\.sh`; read them upstream: `git diff [0-9a-f]{7} [0-9a-f]{7} -- skills shared` in a clone of/,
     );
   });
 
@@ -636,6 +638,11 @@ describe("the repin review", () => {
       "<summary>crowd/bulk/scripts/zz-new.sh: (new)</summary>\n\n```text\necho new\n```",
     );
     expect(summary).not.toContain("- changed `crowd/bulk/data/row0001.txt`");
+    // Each row took a share of the room for contents: some 130 row diffs, alike, where two tell as much.
+    expect(summary.match(/<summary>crowd\/bulk\/data\//g)).toHaveLength(2);
+    expect(summary).toContain(
+      `- Content not shown of 997 more files in \`crowd/bulk/data/\`, alike in kind, past the 2 files of a crowd the review shows; read them upstream: \`git diff ${kit.commits[0]?.slice(0, 7)} ${kit.commits[1]?.slice(0, 7)} -- skills/bulk/data\``,
+    );
     expect(summary.length).toBeLessThan(65_536);
   });
 
