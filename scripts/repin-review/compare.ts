@@ -101,6 +101,8 @@ export interface DocumentChange {
   readonly whitespaceOnly: boolean;
   /** Whether the frontmatter changed (any key, comment or byte of it but line endings). */
   readonly frontmatter: boolean;
+  /** A change of its execute bits, and whether it is all that changed (see FileChange). */
+  readonly mode: FileChange["mode"];
   /**
    * Its top-level frontmatter keys but `name` and `description` added, removed or given another value: the
    * first KEPT_KEYS by {@link keyRank}, each cut to KEY_CHARS.
@@ -291,7 +293,22 @@ function documentChange(
   skill: Skill,
   changed: number,
 ): Omit<DocumentChange, "movedFrom"> | undefined {
-  if (sameContent(old, now)) return undefined;
+  const mode = old.executable === now.executable ? undefined : { executable: now.executable };
+  if (sameContent(old, now)) {
+    // Made executable alone, it was in no list: only an audit finding said so.
+    if (mode === undefined) return undefined;
+    return {
+      skill,
+      lines: { added: 0, removed: 0, unchanged: 0 },
+      endings: undefined,
+      whitespaceOnly: false,
+      frontmatter: false,
+      keys: [],
+      keysLeftOut: 0,
+      mode: { ...mode, only: true },
+      hunks: excerptOf([]),
+    };
+  }
   const { before, after, lines, endings } = compareIgnoringEndings(
     bytesOf(old).toString("utf8"),
     bytesOf(now).toString("utf8"),
@@ -304,6 +321,7 @@ function documentChange(
     whitespaceOnly: before !== after && sameButWhitespace(before, after),
     frontmatter: partsOf(before).frontmatter !== partsOf(after).frontmatter,
     ...keyChanges(partsOf(before).frontmatter, partsOf(after).frontmatter),
+    mode: mode === undefined ? undefined : { ...mode, only: false },
     hunks: hunks === undefined ? "too different" : hunks === "not kept" ? hunks : excerptOf(hunks),
   };
 }

@@ -317,11 +317,15 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom, conte
   const documents = changes.documents.slice(0, limit);
   section(lines, "SKILL.md files changed", changes.documents.length, [
     ...documents.map(
-      ({ skill, lines: changed, endings, frontmatter, whitespaceOnly }) =>
+      ({ skill, lines: changed, endings, frontmatter, whitespaceOnly, mode }) =>
         `- ${id(skill)}: ${
-          endings?.only === true
-            ? endingsOnly(endings)
-            : `${lineCount(changed)}${frontmatter ? ", frontmatter included" : ""}${whitespaceOnly ? WHITESPACE_ONLY : ""}${endingsToo(endings)}`
+          mode?.only === true
+            ? `mode only: ${modeChange(mode.executable)}`
+            : `${
+                endings?.only === true
+                  ? endingsOnly(endings)
+                  : `${lineCount(changed)}${frontmatter ? ", frontmatter included" : ""}${whitespaceOnly ? WHITESPACE_ONLY : ""}${endingsToo(endings)}`
+              }${mode === undefined ? "" : `; ${modeChange(mode.executable)}`}`
         }`,
     ),
     ...more(changes.documents.length, limit),
@@ -380,10 +384,10 @@ function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): st
 function documentDiff(document: DocumentChange, room: BodyRoom, source: ReviewedSource): string[] {
   const summary = `${document.skill.id}: SKILL.md diff`;
   const where = readUpstream(source, [documentIn(document.skill), document.movedFrom]);
-  const { hunks, endings } = document;
+  const { hunks, endings, mode } = document;
   // Only past the changed files whose bodies the review keeps (KEPT_BODIES over all packs), when it cannot
-  // show them all anyway; and a change of line endings alone, which its line in the list says in full.
-  if (hunks === "not kept" || endings?.only === true) return [];
+  // show them all anyway; and a change of line endings or mode alone, which its line in the list says in full.
+  if (hunks === "not kept" || endings?.only === true || mode?.only === true) return [];
   if (hunks === "too different") {
     return collapsed(summary, [
       `Too different to diff here (over ${count(UNIFIED_LIMITS.edits, "changed line")}, or over ${count(UNIFIED_LIMITS.items, "line")} from the first change to the last): ${where}.`,
@@ -774,9 +778,10 @@ function documentCounts(documents: readonly DocumentChange[]): string {
   if (documents.length === 0) return "none changed";
   const frontmatters = documents.filter((document) => document.frontmatter).length;
   const endings = documents.filter((document) => document.endings?.only === true).length;
+  const modes = documents.filter((document) => document.mode?.only === true).length;
   return `${number(documents.length)} changed (${lineCount(sum(documents.map((document) => document.lines)))})${
     frontmatters > 0 ? `, ${number(frontmatters)} of them in the frontmatter` : ""
-  }${endings > 0 ? `, ${number(endings)} only in line endings` : ""}`;
+  }${endings > 0 ? `, ${number(endings)} only in line endings` : ""}${modes > 0 ? `, ${number(modes)} only in mode` : ""}`;
 }
 
 function fileCounts(files: readonly FileChange[]): string {

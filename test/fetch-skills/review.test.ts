@@ -1213,6 +1213,8 @@ describe("the repin review", () => {
     ]);
     await chmod(path.join(modes.dir, script), 0o755);
     await chmod(path.join(modes.dir, edited), 0o755);
+    // A SKILL.md made executable was in no list either, only in the findings.
+    await chmod(path.join(modes.dir, "skills/run/SKILL.md"), 0o755);
     await modes.commit({ [edited]: "echo two\n" }, "make them executable");
     const result = await bump([{ name: "modes", url: modes.url, ref: modes.commits[0] ?? "" }]);
     expect(result.code, result.stderr).toBe(0);
@@ -1224,8 +1226,11 @@ describe("the repin review", () => {
     expect(result.summary).toContain(
       "- changed `modes/run/scripts/edited.sh` (+1 −1 lines; made executable)\n- changed `modes/run/scripts/go.sh` (mode only: made executable)\n",
     );
+    expect(result.summary).toContain("- SKILL.md files: 1 changed (+0 −0 lines), 1 only in mode.");
+    expect(result.summary).toContain("- `modes/run`: mode only: made executable\n");
     // Nothing to show of its content: its bytes are the same.
     expect(result.summary).not.toContain("modes/run/scripts/go.sh: diff");
+    expect(result.summary).not.toContain("modes/run: SKILL.md diff");
   });
 
   it("still repins, and says so, when the old commit cannot be fetched", async () => {
