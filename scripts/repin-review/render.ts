@@ -549,7 +549,7 @@ function fileContents(
       `- Content not shown, over ${CONTENT_BYTES / 1024 / 1024} MiB: ${named(tooLarge)}; ${where(tooLarge)}.`,
       "",
     );
-  append(lines, crowdsLeftOut(source, list));
+  append(lines, crowdsLeftOut(source, list, limit));
   return lines;
 }
 
@@ -557,7 +557,7 @@ function fileContents(
  * For each crowd of `list`, how many of its files' contents are left out past its samples (every one of
  * them, not only those a cut list names), and the `git diff` of its folder that shows them.
  */
-function crowdsLeftOut(source: ReviewedSource, list: readonly FileChange[]): string[] {
+function crowdsLeftOut(source: ReviewedSource, list: readonly FileChange[], limit: number): string[] {
   const crowdOf = crowdsIn(list);
   const leftOut = new Map<string, { folder: string; files: number }>();
   for (const file of list) {
@@ -567,7 +567,9 @@ function crowdsLeftOut(source: ReviewedSource, list: readonly FileChange[]): str
     held.files += 1;
     leftOut.set(crowd.key, held);
   }
-  return [...leftOut.values()].flatMap(({ folder, files }) => {
+  // As many crowds as the list names (see fileList): a line each would otherwise outgrow the budget.
+  const crowds = [...leftOut.values()];
+  const lines = crowds.slice(0, limit).flatMap(({ folder, files }) => {
     // `data/*` is read as `data`; a crowd at the top, of the pack's folders, as all of them.
     const inPack = folder === "." || folder === "*" ? undefined : folder.replace(/\/\*$/, "");
     const shown = folder === "." ? "" : `${folder}/`;
@@ -576,6 +578,7 @@ function crowdsLeftOut(source: ReviewedSource, list: readonly FileChange[]): str
       "",
     ];
   });
+  return [...lines, ...more(crowds.length, limit)];
 }
 
 /**

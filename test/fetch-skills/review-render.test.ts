@@ -223,6 +223,22 @@ describe("the repin review's list of files, when it is cut", () => {
     expect(naturalOrder(`r${"9".repeat(30)}`, `r1${"0".repeat(30)}`)).toBeLessThan(0);
   });
 
+  // Each crowd's line of contents left out, not cut with the lists, would outgrow the budget.
+  it("counts the contents left out of as many crowds as the list names", () => {
+    const files = Array.from({ length: 200 }, (_, folder) =>
+      Array.from({ length: 22 }, (_, row): FileChange => {
+        const file = changed(`d${String(folder).padStart(3, "0")}/x/r${row}.txt`, ["+row"]);
+        return row < 2 ? file : { ...file, content: { kind: "crowd" } };
+      }),
+    ).flat();
+    const markdown = renderReview(reviewOf(files), 20_000);
+    const limit = Number(/^- Lists below show at most (\d+) items each/m.exec(markdown)?.[1]);
+    const leftOut = markdown.match(/^- Content not shown of 20 more files in `pack\/d\d+\/x\/`/gm) ?? [];
+    expect(leftOut.length).toBeGreaterThan(0);
+    expect(leftOut.length).toBeLessThanOrEqual(limit);
+    expect(markdown).not.toContain("the review stops here");
+  });
+
   // `+2999 −2999 lines` and `3001 changed` read beside `3,002 items`: a reader compares them digit by digit.
   it("writes every number with thousands separators", () => {
     const rows = Array.from({ length: 3001 }, (_, row) =>
