@@ -13,6 +13,7 @@
  */
 import { quoted } from "../catalog/index.js";
 import { commandAround, pipeToShell, unquoted } from "./pipe-to-shell.js";
+import type { Reader } from "./reader.js";
 import type { Hit, RuleId } from "./rules.js";
 import { isSpace } from "./scan.js";
 
@@ -25,18 +26,6 @@ import { isSpace } from "./scan.js";
  */
 const STARTS =
   /\b(?:curl|wget|invoke-|iwr|irm|nc|netcat|ignore|disregard|forget|do\s+not|don['’]t|never|without|hid|conceal|keep|rm\s|mkfs|dd\s|upload|send|post|transmit|exfiltrate|forward|submit|download)|\/dev\/|:\(\)|\.(?:ssh|aws|netrc|git-|docker|gnupg|config|azure)|id_|\/etc\/shadow|find-|application_/gi;
-
-/** One rule, read from where {@link STARTS} finds it may start. */
-export interface Reader {
-  /** The rule's expression, sticky: where it matches is where the rule's own search would have stopped. */
-  readonly pattern: RegExp;
-  /** Where that search would go on from: a place before it was read with an earlier match. */
-  next: number;
-  /** The hit of one match, if any; sets `next`. */
-  read(match: RegExpExecArray): Hit | undefined;
-  /** A hit held back until the text's end, if any. */
-  finish?(): Hit | undefined;
-}
 
 /** The rules of {@link exfiltrationHits}, in the order their findings at one offset are listed. */
 export const EXFILTRATION_RULES = [

@@ -1,6 +1,6 @@
 /** The pipe-to-shell rule: shell command lines that download a script and run it. */
 import { quoted } from "../catalog/index.js";
-import type { Reader } from "./exfiltration.js";
+import type { Reader } from "./reader.js";
 import { isSpace } from "./scan.js";
 
 const DOWNLOADER =
