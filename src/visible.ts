@@ -57,3 +57,22 @@ export function longestBacktickRun(text: string): number {
 }
 
 const BACKTICK = 0x60;
+
+/**
+ * `word` as one word of a POSIX shell command: as it is when it holds nothing a shell reads, in single
+ * quotes otherwise; and when it holds a character `visible` writes `{U+…}` (a control, a bidi override),
+ * in `$'…'` (bash, zsh, and POSIX.1-2024 shells) with each such byte as `\xHH`, so that what is copied from
+ * a message is the word, not the way it is shown.
+ */
+export function shellWord(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  if (visible(word) === word) return `'${word.replaceAll("'", "'\\''")}'`;
+  const escaped = [...word]
+    .map((character) =>
+      character === "'" || character === "\\" || visible(character) !== character
+        ? [...Buffer.from(character)].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("")
+        : character,
+    )
+    .join("");
+  return `$'${escaped}'`;
+}

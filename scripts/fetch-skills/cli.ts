@@ -13,7 +13,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { describeArgsError, notWholeNumber, wholeNumberIn } from "../../src/command-line.js";
 import { notAFolderOnPath } from "../../src/make-folder.js";
-import { quoted, visible } from "../../src/visible.js";
+import { quoted, shellWord, visible } from "../../src/visible.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import {
   describeWriteError,
@@ -335,11 +335,6 @@ function commandFor(argv: readonly string[], sources: readonly string[]): string
   }
   const args = [...kept, ...sources.flatMap((name) => ["--source", name])];
   return `npm run fetch-skills -- ${args.map(shellWord).join(" ")}`;
-}
-
-/** `word` as a shell reads it back: as it is when plain, else in single quotes. */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySet<string> | undefined {

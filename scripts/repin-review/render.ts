@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Finding } from "../../src/audit/index.js";
 import { compareText, formatSize, type Skill, visible } from "../../src/catalog/index.js";
-import { longestBacktickRun } from "../../src/visible.js";
+import { longestBacktickRun, shellWord } from "../../src/visible.js";
 import {
   countBySeverity,
   findingsTable,
@@ -603,25 +603,6 @@ function readUpstream(
 function repositoryPath(source: ReviewedSource, inPack: string): string {
   const extra = source.extras.some((folder) => inPack === folder || inPack.startsWith(`${folder}/`));
   return extra ? inPack : path.posix.join(source.path, inPack);
-}
-
-/**
- * `word` as one word of a POSIX shell command: as it is when it holds nothing a shell reads, in single
- * quotes otherwise; and when it holds a character the review writes `{U+…}` (a control, a bidi override),
- * in `$'…'` (bash, zsh, and POSIX.1-2024 shells) with each such byte as `\xHH`, so that what is copied from
- * the review is the path, not the review's way of showing it.
- */
-export function shellWord(word: string): string {
-  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
-  if (visible(word) === word) return `'${word.replaceAll("'", "'\\''")}'`;
-  const escaped = [...word]
-    .map((character) =>
-      character === "'" || character === "\\" || visible(character) !== character
-        ? [...Buffer.from(character)].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("")
-        : character,
-    )
-    .join("");
-  return `$'${escaped}'`;
 }
 
 /**

@@ -7,12 +7,8 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import type { FileChange } from "../../scripts/repin-review/compare.js";
-import {
-  naturalOrder,
-  type ReviewContent,
-  renderReview,
-  shellWord,
-} from "../../scripts/repin-review/render.js";
+import { naturalOrder, type ReviewContent, renderReview } from "../../scripts/repin-review/render.js";
+import { shellWord } from "../../src/visible.js";
 
 const FROM = "a".repeat(40);
 const TO = "b".repeat(40);
