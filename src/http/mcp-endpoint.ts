@@ -407,15 +407,16 @@ function wordedAnswer(
   body: unknown,
   served: readonly string[],
 ): Answered {
-  const named = namingMissingEnvelope(
-    namingEnvelopeVersion(
-      quotingHeaderMismatch(
-        namingNameEncoding(namingMethods(answersInParamsWords(parsed, body), body, served), body),
-        body,
-      ),
-      body,
-    ),
-  );
+  // In this order: each rewords one kind of the SDK's refusals and hands any other answer on as it is.
+  const rewordings: readonly ((answer: unknown) => unknown)[] = [
+    (answer) => answersInParamsWords(answer, body),
+    (answer) => namingMethods(answer, body, served),
+    (answer) => namingNameEncoding(answer, body),
+    (answer) => quotingHeaderMismatch(answer, body),
+    (answer) => namingEnvelopeVersion(answer, body),
+    namingMissingEnvelope,
+  ];
+  const named = rewordings.reduce((answer, reword) => reword(answer), parsed);
   const json = named === parsed && bytes !== undefined ? bytes : Buffer.from(JSON.stringify(named));
   return { answer: { status, contentType, body: json }, ...outcomeOf(named) };
 }
