@@ -73,6 +73,8 @@ export class PackSummary {
     private readonly most: number,
     /** Only terms weighing this much at least (see Enough.least). */
     private readonly least: number,
+    /** How many names a piece of names is given as (see Enough.pieceNames). */
+    private readonly pieceNames?: number,
   ) {
     this.#known = new Set([...said, ...namesOf(pack)]);
     this.#groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
@@ -106,14 +108,22 @@ export class PackSummary {
   }
 
   #telling(known: ReadonlySet<string>): string[] {
-    return this.catalog.tellingTerms(this.pack, undefined, known, { bytes: this.most, least: this.least });
+    return this.catalog.tellingTerms(this.pack, undefined, known, {
+      bytes: this.most,
+      least: this.least,
+      pieceNames: this.pieceNames,
+    });
   }
 
   #textOf(each: number): { readonly text: string; readonly bytes: number } {
     let made = this.#texts.get(each);
     if (made === undefined) {
       this.#groupTerms ??= this.#groups.map((group) =>
-        this.catalog.tellingTerms(this.pack, group, this.#known, { terms: MOST_EACH, least: this.least }),
+        this.catalog.tellingTerms(this.pack, group, this.#known, {
+          terms: MOST_EACH,
+          least: this.least,
+          pieceNames: this.pieceNames,
+        }),
       );
       const groupTerms = this.#groupTerms;
       const text = this.#groups

@@ -24,9 +24,16 @@ const STEERING_NAMED_BYTES = 240;
  */
 const HELD = 2;
 
+/**
+ * A steering line gives a piece of names (`driven` of `subagent-driven-development` and
+ * `test-driven-development`) as this many of the names holding it, the shortest: two names for one word
+ * took a third of the bench corpus's `superpowers` line, where one leaves room for another skill's name.
+ */
+const PIECE_NAMES = 1;
+
 /** A pack's summary of terms weighing HELD at least, none of its phrase words, as steering lines give it. */
 function heldSummary(pack: Pack, catalog: TermFrequencies): PackSummary {
-  return new PackSummary(pack, catalog, phraseWords(pack), MAX_PREVIEW_BYTES, HELD);
+  return new PackSummary(pack, catalog, phraseWords(pack), MAX_PREVIEW_BYTES, HELD, PIECE_NAMES);
 }
 
 const heldSummaries: PerPack<PackSummary> = new WeakMap();
@@ -90,7 +97,13 @@ function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
     const also =
       bytes(names) >= STEERING_PACK_BYTES
         ? ""
-        : catalog.tellingTerms(pack, undefined, said, { bytes: STEERING_PACK_BYTES, least: HELD }).join(", ");
+        : catalog
+            .tellingTerms(pack, undefined, said, {
+              bytes: STEERING_PACK_BYTES,
+              least: HELD,
+              pieceNames: PIECE_NAMES,
+            })
+            .join(", ");
     let terms: string | undefined;
     // Its groups unnamed, their words are not said: only the pack's name is.
     const packTerms = () => {
@@ -98,6 +111,7 @@ function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
         .tellingTerms(pack, undefined, new Set([...saidIn(pack.name), ...phraseWords(pack)]), {
           bytes: STEERING_PACK_BYTES,
           least: HELD,
+          pieceNames: PIECE_NAMES,
         })
         .join(", ");
       return terms;

@@ -27,7 +27,7 @@ interface Ranking {
 const WORD_PIECE = 1;
 const FIRST_PIECE = 2;
 const SECOND_PIECE = 4;
-/** A word shown as the names that hold it gives at most this many of them. */
+/** A word shown as the names that hold it gives at most this many of them, unless Enough.pieceNames says. */
 const NAMES_FOR_A_PIECE = 2;
 
 /**
@@ -47,6 +47,11 @@ interface Enough {
    * bench corpus's 181 `agents` skills and 15 of the other 183).
    */
   readonly least?: number;
+  /**
+   * How many of the names holding a piece of names are given for it (NAMES_FOR_A_PIECE unless set); when
+   * fewer than hold it, the shortest, which say the piece in the fewest bytes.
+   */
+  readonly pieceNames?: number;
 }
 
 /** Sums by term while some units are ranked; firstUnit is 0 for a term no unit summed yet, else 1 + its unit. */
@@ -223,7 +228,14 @@ export class TermFrequencies {
           holder.stems.every((stem) => stem === wordStem || (known.has(stem) && names.has(stem))),
         );
         if (!whole) {
-          const fresh = holders.filter((holder) => !named.has(holder.name)).slice(0, NAMES_FOR_A_PIECE);
+          const unnamed = holders.filter((holder) => !named.has(holder.name));
+          // The names that say the piece in the fewest bytes, given in the pack's order.
+          const shortest = new Set(
+            [...unnamed]
+              .sort((a, b) => Buffer.byteLength(a.name, "utf8") - Buffer.byteLength(b.name, "utf8"))
+              .slice(0, enough.pieceNames ?? NAMES_FOR_A_PIECE),
+          );
+          const fresh = unnamed.filter((holder) => shortest.has(holder));
           if (fresh.length === 0) continue;
           for (const holder of fresh) {
             named.add(holder.name);

@@ -226,12 +226,13 @@ function summarizePack(
   room: number,
   said: ReadonlySet<string>,
   least = 0,
+  pieceNames?: number,
 ): string {
   const known = new Set([...said, ...namesOf(pack)]);
   const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
   if (groups.length === 0)
-    return cut(catalog.tellingTerms(pack, undefined, known, { least }).join(", "), room);
-  const groupTerms = groups.map((group) => catalog.tellingTerms(pack, group, known, { least }));
+    return cut(catalog.tellingTerms(pack, undefined, known, { least, pieceNames }).join(", "), room);
+  const groupTerms = groups.map((group) => catalog.tellingTerms(pack, group, known, { least, pieceNames }));
   for (let each = 3; each > 0; each -= 1) {
     const text = groups
       .map((group, index) => {
@@ -240,7 +241,10 @@ function summarizePack(
       })
       .join(", ");
     if (bytes(text) > room) continue;
-    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...stemsOf(text)]), { least });
+    const rest = catalog.tellingTerms(pack, undefined, new Set([...known, ...stemsOf(text)]), {
+      least,
+      pieceNames,
+    });
     return cut(rest.length > 0 ? `${text}; ${rest.join(", ")}` : text, room);
   }
   return cut(groups.map((group) => group.name).join(", "), room);
@@ -360,6 +364,9 @@ export function referenceSteeringLine(
   return cut(`${head}${areas.join("; ")}.`, MAX_PREVIEW_BYTES - 1);
 }
 
+/** A steering line's terms: held by a name or two descriptions, a piece of names given as one name. */
+const STEERING_TERMS = { least: 2, pieceNames: 1 };
+
 /**
  * A pack's skills by name when they fit `room`, then every term held by a name or two descriptions that
  * the names leave out, cut to what is left; else the pack's summary of such terms, when its groups fit
@@ -373,13 +380,13 @@ function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
     const known = new Set([...namesOf(pack), ...phrased]);
     const withOne = groups
       .map((group) => {
-        const [telling] = catalog.tellingTerms(pack, group, known, { least: 2 });
+        const [telling] = catalog.tellingTerms(pack, group, known, STEERING_TERMS);
         return telling === undefined ? group.name : `${group.name} (${telling})`;
       })
       .join(", ");
-    if (bytes(withOne) <= room) return summarizePack(pack, catalog, room, phrased, 2);
+    if (bytes(withOne) <= room) return summarizePack(pack, catalog, room, phrased, 2, 1);
     const own = new Set([...stemsOf(`${pack.name} ${pack.name.replace(/-/g, " ")}`), ...phrased]);
-    return cut(catalog.tellingTerms(pack, undefined, own, { least: 2 }).join(", "), room);
+    return cut(catalog.tellingTerms(pack, undefined, own, STEERING_TERMS).join(", "), room);
   }
   const said = new Set([
     ...stemsOf(names),
@@ -388,7 +395,7 @@ function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
     ...phraseWords(pack),
   ]);
   const terms = cut(
-    catalog.tellingTerms(pack, undefined, said, { least: 2 }).join(", "),
+    catalog.tellingTerms(pack, undefined, said, STEERING_TERMS).join(", "),
     room - bytes(names) - bytes("; also "),
   );
   return terms === "" ? names : `${names}; also ${terms}`;

@@ -687,6 +687,35 @@ describe("steeringLine", () => {
     expect(office).not.toMatch(/department/);
   });
 
+  // The bench corpus's superpowers line spent a third of its room on `driven`, given as the two names holding
+  // it ("subagent-driven-development, test-driven-development"), and had none left for another skill's name.
+  it("gives a word only names hold as the shortest of those names, in a pack too large to name", async () => {
+    const entries: Record<string, string> = {
+      "craft/test-driven-development/SKILL.md": skillMd(
+        "test-driven-development",
+        "Development with the tests written first.",
+      ),
+      "craft/subagent-driven-development/SKILL.md": skillMd(
+        "subagent-driven-development",
+        "Development split across fresh subagents.",
+      ),
+      "garden/soil-audit/SKILL.md": skillMd("soil-audit", "Audit the soil before planting."),
+    };
+    for (let index = 0; index < 14; index += 1) {
+      entries[`craft/ledger-quarterly-${index}/SKILL.md`] = skillMd(
+        `ledger-quarterly-${index}`,
+        "Close the quarterly ledger.",
+      );
+    }
+    const scope = await scopeOf(entries);
+    const line = steeringLine(scope, new TermFrequencies(scope.skills), ON);
+    const craft = line.match(/craft \((.*?)\)[;.]/)?.[1] ?? "";
+    expect(bytes(craft)).toBeLessThanOrEqual(160);
+    expect(craft).toContain("test-driven-development");
+    expect(craft).not.toContain("subagent-driven-development");
+    expect(craft).not.toMatch(/(?<![\w-])driven(?![\w-])/);
+  });
+
   // A pack too large to name gave, once its shared words ran out, words of one description each.
   it("gives a pack too large to name by the words several of its skills hold, never a word of one description", async () => {
     const entries: Record<string, string> = {};
