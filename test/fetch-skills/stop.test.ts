@@ -302,10 +302,15 @@ describe("a repin review told to stop", () => {
       const site = await makeSite(tree.dir, [
         { name: "one", repo: upstream.url, ref: upstream.commits[0] ?? "" },
       ]);
-      // Each fetch from upstream appends a line: the second is the review's, of the old commit.
+      // Each fetch from upstream appends a line: the second is the review's, of the old commit, which waits
+      // a few seconds to be stopped under way. The first, of the new commit, has nothing to wait for.
       const fetches = path.join(tree.dir, "fetches");
       const hook = path.join(tree.dir, "counting-pack-objects.sh");
-      await writeFile(hook, `#!/bin/sh\necho started >> '${fetches}'\nsleep 3\nexec "$@"\n`, { mode: 0o755 });
+      await writeFile(
+        hook,
+        `#!/bin/sh\necho started >> '${fetches}'\n[ "$(wc -l < '${fetches}')" -lt 2 ] || sleep 3\nexec "$@"\n`,
+        { mode: 0o755 },
+      );
       const config = path.join(tree.dir, "counting.gitconfig");
       await writeFile(config, `[uploadpack]\n\tpackObjectsHook = ${hook}\n`);
       await rm(fetches, { force: true });
