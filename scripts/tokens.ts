@@ -217,22 +217,38 @@ function readQuerySet(file: string, everything: Scope): QuerySet {
   } catch (error) {
     throw new Error(unreadableFile(`--queries ${file}`, error));
   }
-  let rows: { query: string; expected: string[] }[];
+  let rows: unknown;
   try {
-    rows = JSON.parse(text) as typeof rows;
+    rows = JSON.parse(text);
   } catch (error) {
     throw new Error(`--queries ${file}: ${errorMessage(error)}`);
   }
-  const cases = rows.flatMap(({ query, expected }) => {
-    const lookup = everything.findSkill(expected[0] ?? "");
+  if (!Array.isArray(rows)) {
+    throw new Error(`--queries ${file} is not a JSON list of requests; ${QUERY_SET_FORM}`);
+  }
+  const cases = rows.map((row: unknown, index) => {
+    const { query, expected } = requestOf(row, `--queries ${file}: request ${index + 1}`);
+    const lookup = everything.findSkill(expected);
     if (lookup.kind !== "found") {
-      throw new Error(`${file}: ${quoted(expected[0] ?? "")} is not a skill of this catalog`);
+      throw new Error(`${file}: ${quoted(expected)} is not a skill of this catalog`);
     }
     const { skill } = lookup;
     const target = [skill.name, skill.description, skill.pack, skill.group ?? ""].join(" ");
-    return [{ query, target, pack: skill.pack }];
+    return { query, target, pack: skill.pack };
   });
   return { file, cases };
+}
+
+const QUERY_SET_FORM = 'a query set is [{"query": "...", "expected": ["pack/name"]}]';
+
+/** A request's words and the first skill it expects, or an error naming the request and the form. */
+function requestOf(row: unknown, where: string): { readonly query: string; readonly expected: string } {
+  if (typeof row === "object" && row !== null && "query" in row && "expected" in row) {
+    const { query, expected } = row;
+    const [first] = Array.isArray(expected) ? expected : [];
+    if (typeof query === "string" && typeof first === "string") return { query, expected: first };
+  }
+  throw new Error(`${where} is not {"query": "...", "expected": ["pack/name", ...]}; ${QUERY_SET_FORM}`);
 }
 
 tolerateClosedOutput();

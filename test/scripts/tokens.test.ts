@@ -100,4 +100,23 @@ describe("npm run tokens", () => {
     expect(stdout).toBe("");
     expect(stderr).toContain(`tokens: --queries ${missing} cannot be read: there is no such file (ENOENT)\n`);
   });
+
+  // A JSON file of another shape (package.json given by mistake) failed with "rows.flatMap is not a function".
+  it("refuses a query set that is not a list of requests, saying which entry and the form it needs", async () => {
+    const notList = join(dir, "not-a-list.json");
+    const noExpected = join(dir, "no-expected.json");
+    await writeFile(notList, JSON.stringify({ name: "skills-mcp" }));
+    await writeFile(noExpected, JSON.stringify([{ query: "clean a csv file" }]));
+    const form = '[{"query": "...", "expected": ["pack/name"]}]';
+    for (const [file, what] of [
+      [notList, " is not a JSON list of requests"],
+      [noExpected, ": request 1 is not"],
+    ] as const) {
+      const { code, stdout, stderr } = await tokens(["examples/skills", "--queries", file]);
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toContain(`tokens: --queries ${file}${what}`);
+      expect(stderr).toContain(form);
+    }
+  });
 });
