@@ -5,8 +5,8 @@
  *
  *   npm run soak -- [--duration 60] [--connections 64] [--warmup 5] [--skills-dir examples/skills]
  *
- * Exits 1 when any request failed at the HTTP level (a connection error, a timeout or a non-2xx), 2 when the
- * command line is wrong.
+ * Exits 1 when any request failed at the HTTP level (a connection error, a timeout or a non-2xx) or the
+ * server did not start (a --skills-dir it refuses), 2 when the command line is wrong.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
@@ -33,8 +33,8 @@ interface Options {
 const USAGE = `Usage: npm run soak -- [options]
 
 Runs the server on 127.0.0.1 under a steady mixed load and prints the requests, latency, errors (must be 0)
-and resident memory at the start, after the warm-up and at the end. Exits 1 when any request failed, 2 when
-the command line is wrong.
+and resident memory at the start, after the warm-up and at the end. Exits 1 when any request failed or the
+server did not start (a --skills-dir it refuses), 2 when the command line is wrong.
 
 Options:
   --duration SECONDS     how long the load runs (default 60)
