@@ -36,10 +36,17 @@ function main(argv: readonly string[]): number {
     console.error(`check-release-tag: one tag only (got ${parsed.positionals.length})\n\n${USAGE}`);
     return 2;
   }
-  const tag = parsed.positionals[0] ?? "";
   const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
     version: string;
   };
+  const [tag] = parsed.positionals;
+  // No tag was read as an empty one, and told to bump the version; an empty one given stays a mismatch.
+  if (tag === undefined) {
+    console.error(
+      `check-release-tag: give the tag to check (v${version} for package.json's version)\n\n${USAGE}`,
+    );
+    return 2;
+  }
   if (tag === `v${version}`) {
     console.log(`${tag} is the version in package.json.`);
     return 0;

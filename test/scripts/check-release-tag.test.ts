@@ -18,13 +18,15 @@ describe("npm run release:check-tag", () => {
   });
 
   // "--help" was read as the tag: `The tag "--help" is not v…`, exit 1.
-  it("prints its usage on --help, and refuses an unknown option or a second tag with exit 2", async () => {
+  it("prints its usage on --help, and refuses an unknown option, a second tag or none with exit 2", async () => {
     const help = await check(["--help"]);
     expect(help).toMatchObject({ code: 0, stderr: "" });
     expect(help.stdout).toMatch(/^Usage: npm run release:check-tag -- <tag>\n/);
     const cases: [string[], string][] = [
       [["--bogus"], "unknown option --bogus; valid: --help (-h)"],
       [[`v${version}`, "v2"], "one tag only (got 2)"],
+      // No tag at all was read as an empty one: `The tag "" is not v…: bump the version`, exit 1.
+      [[], `give the tag to check (v${version} for package.json's version)`],
     ];
     for (const [args, said] of cases) {
       const refused = await check(args);
