@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { unreadableFile } from "../src/command-line.js";
+import { errorMessage } from "../src/system-errors.js";
 
 /** How many results a search shows, as the tool does: recall@10 and MRR are over these. */
 export const SHOWN_RESULTS = 10;
@@ -36,7 +38,18 @@ export interface Metrics {
 }
 
 export function readQueries(file: string): LabeledQuery[] {
-  const raw: unknown = JSON.parse(readFileSync(file, "utf8"));
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(unreadableFile(file, error));
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file} is not JSON: ${errorMessage(error)}`);
+  }
   if (!Array.isArray(raw)) throw new Error(`${file}: expected a JSON array of queries`);
   return raw.map((item: unknown, position) => {
     const entry = (item ?? {}) as Record<string, unknown>;

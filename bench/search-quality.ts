@@ -292,6 +292,6 @@ function rankingOrExit(overrides: string): RankingOptions {
 const { corpus, queriesFile, options } = parseCommandLine();
 tolerateClosedOutput();
 main(corpus, queriesFile, options).catch((error: unknown) => {
-  console.error(errorMessage(error));
+  console.error(`bench:search: ${errorMessage(error)}`);
   process.exit(1);
 });

@@ -105,6 +105,30 @@ describe("npm run bench:search", () => {
     });
   });
 
+  // A missing file was Node's own words alone ("ENOENT: no such file or directory, open '…'"), without the
+  // bench's name, and a queries file that is not JSON gave the parser's words without the file's name.
+  it("says which file it cannot read or parse, after its name, exit 1", async () => {
+    await writeFile(file("broken.json"), "[{");
+    const cases: [string[], string][] = [
+      [
+        [file("corpus"), file("missing.json")],
+        `bench:search: ${file("missing.json")} cannot be read: there is no such file (ENOENT)\n`,
+      ],
+      [[file("corpus"), file("broken.json")], `bench:search: ${file("broken.json")} is not JSON: `],
+      [
+        [file("missing"), file("queries.json")],
+        `bench:search: Skills folder ${file("missing")} does not exist`,
+      ],
+    ];
+    for (const [args, said] of cases) {
+      const run = await bench("search-quality.ts", args);
+      expect({ code: run.code, said: run.stderr.startsWith(said) }, run.stderr).toEqual({
+        code: 1,
+        said: true,
+      });
+    }
+  });
+
   // Issue 26: the baseline's SQLite is WebAssembly now (better-sqlite3 compiled at every `npm ci`); it must
   // still be FTS5 with the porter tokenizer, the baseline docs/search.md quotes.
   it("ranks the SQLite FTS5 baseline beside its own figures, stemming as FTS5's porter does", async () => {
