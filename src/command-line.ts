@@ -52,7 +52,7 @@ export function describeArgsError(error: unknown, options: DeclaredOptions): str
 const OPTION_WORD = /^--?[\w-]{1,64}$/;
 
 /** `--to, --pack (-p), …`: the options as a user may type them. */
-function validOptions(options: DeclaredOptions): string {
+export function validOptions(options: DeclaredOptions): string {
   return Object.entries(options)
     .map(([name, { short }]) => (short === undefined ? `--${name}` : `--${name} (-${short})`))
     .join(", ");

@@ -165,6 +165,12 @@ describe("refusing to start", () => {
     const cases: [string[], string][] = [
       [["--bogus"], `unknown option --bogus; ${valid}`],
       [["serve"], `unexpected argument "serve": only options are taken; ${valid}`],
+      // A mistyped command was told only the server's options, never that `sync` is one.
+      [
+        ["sycn", "http://127.0.0.1:1/mcp", "--to", "x"],
+        `unexpected argument "sycn": did you mean sync? (skills-mcp sync --help); ${valid}`,
+      ],
+      [["Sync"], `unexpected argument "Sync": did you mean sync? (skills-mcp sync --help); ${valid}`],
       [["--steering", "--pack"], "--pack needs a value"],
       [
         ["--steering", "--pack", "--stdio"],

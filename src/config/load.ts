@@ -1,6 +1,8 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { describeArgsError } from "../command-line.js";
+import { describeArgsError, validOptions } from "../command-line.js";
+import { editDistance } from "../edit-distance.js";
+import { quoted } from "../visible.js";
 import { OPTIONS, SAVED_INDEX_NAME } from "./options.js";
 import {
   mebibytes,
@@ -177,13 +179,23 @@ interface CommandLine {
   readonly help?: boolean;
 }
 
+/**
+ * A first word a slip from `sync` (`sycn`, `Sync`), said to be: the server's options alone never tell that
+ * the command exists.
+ */
+function commandSlip(argv: readonly string[]): string | undefined {
+  const [first] = argv;
+  if (first === undefined || editDistance(first.toLowerCase(), "sync", 2) > 2) return undefined;
+  return `unexpected argument ${quoted(first)}: did you mean sync? (skills-mcp sync --help); valid: ${validOptions(OPTIONS)}`;
+}
+
 /** `argv` as options, each problem with one, or with how they go together, said in `problems`. */
 function readCommandLine(argv: readonly string[], problems: string[]): CommandLine {
   let args: CommandLine = {};
   try {
     args = parseArgs({ args: [...argv], options: OPTIONS, strict: true }).values;
   } catch (error) {
-    problems.push(describeArgsError(error, OPTIONS));
+    problems.push(commandSlip(argv) ?? describeArgsError(error, OPTIONS));
   }
   const buildIndex = args["build-index"] === true;
   const steering = args.steering === true;
