@@ -470,13 +470,23 @@ function readPackDescriptions(value: string | undefined, context: ReadContext): 
     if (!PACK_NAME.test(name))
       problems.push(`PACK_DESCRIPTIONS ${fullPath}: ${quoted(name)} is not a pack name`);
     else if (text === "" || text.length > MAX_PACK_DESCRIPTION) {
-      const given = text === "" ? "" : ` (it has ${text.length})`;
+      const given = text === "" ? readAs(description) : ` (it has ${text.length})`;
       problems.push(
         `PACK_DESCRIPTIONS ${fullPath}: the description of ${quoted(name)} must be a text of 1 to ${MAX_PACK_DESCRIPTION} characters${given}`,
       );
     } else descriptions.set(name, text);
   }
   return descriptions;
+}
+
+/** What YAML read a description that is no text as, and the fix (`design: 2024` is a number). */
+function readAs(value: unknown): string {
+  if (typeof value === "number" || typeof value === "boolean")
+    return `: YAML read a ${typeof value}; quote it`;
+  if (Array.isArray(value)) return ": YAML read a list; write it as text on its line";
+  if (typeof value === "object" && value !== null)
+    return ": YAML read a mapping; write it as text on its line";
+  return "";
 }
 
 /** The MiB a setting counts in, as bytes. */

@@ -36,6 +36,17 @@ describe("PACK_DESCRIPTIONS", () => {
     );
   });
 
+  // `design: 2024`, `design: true` or a list was told only "must be a text of 1 to 500 characters", which it
+  // looked like to the one who wrote it.
+  it("says what YAML read a description that is no text as, and to quote it", async () => {
+    await expect(configWith("design: 2024\n")).rejects.toThrow(
+      'the description of "design" must be a text of 1 to 500 characters: YAML read a number; quote it',
+    );
+    await expect(configWith("design: true\noperations:\n  - a\n")).rejects.toThrow(
+      /"design" must be a text .*: YAML read a boolean; quote it.*"operations" must be a text .*: YAML read a list; write it as text on its line/,
+    );
+  });
+
   it("says the line of a YAML error", async () => {
     await expect(configWith("design: fine\noperations: [unclosed\nother: x\n")).rejects.toThrow(
       /is not a YAML or JSON mapping of pack names to descriptions \(pack: text\): .* at line 3, column 1/,
