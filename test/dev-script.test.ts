@@ -36,7 +36,9 @@ it("stops once, draining, on a SIGTERM to the process group of npm run dev", {
   child.stdout.on("data", collect);
   child.stderr.on("data", collect);
   const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  const group = -(child.pid ?? 0);
+  // A spawn that failed has no pid, and process.kill(-0) would stop this test's own group.
+  if (child.pid === undefined) throw new Error("npm run dev did not start");
+  const group = -child.pid;
   const killer = setTimeout(() => process.kill(group, "SIGKILL"), START_MS);
   while (!output.includes(`"mcp":"http://127.0.0.1:${port}/mcp"`) && child.exitCode === null) {
     await new Promise((resolve) => setTimeout(resolve, 100));
