@@ -22,12 +22,27 @@ export const MAX_COPY_BYTES = SKILL_LIMITS.bytes + 65_536;
  */
 const VIEWER_FILES = new Set([".DS_Store", "Thumbs.db", "desktop.ini"]);
 
+/**
+ * The first bytes of an AppleDouble file: macOS keeps an entry's extended attributes (a download's
+ * quarantine, Finder tags) in `._<name>` beside it wherever the file system has none of its own (FAT,
+ * exFAT, SMB and NFS shares), so copying a skills folder there writes one beside each file and folder. Such
+ * a file is passed over as the file manager's files are, also with no `<name>` beside it (removed from
+ * another system, which leaves it): it holds no content of the user's. Its bytes, not its name alone,
+ * tell it from a file the user wrote by such a name, which is a change.
+ */
+const APPLE_DOUBLE = Buffer.from([0x00, 0x05, 0x16, 0x07]);
+
+function isAppleDouble(name: string, bytes: Uint8Array): boolean {
+  return name.startsWith("._") && Buffer.from(bytes.subarray(0, APPLE_DOUBLE.length)).equals(APPLE_DOUBLE);
+}
+
 /** What a skill's folder in the target holds. */
 type FolderState =
   | { readonly kind: "missing" }
   /**
    * Plain files only, each by its path in the folder with its digest; `viewer`: those of them a file
-   * manager may have written (VIEWER_FILES), apart, not counted against the limits on files.
+   * manager or macOS may have written (VIEWER_FILES, AppleDouble files), apart, not counted against the
+   * limit on files sync wrote.
    */
   | {
       readonly kind: "files";
@@ -39,8 +54,9 @@ type FolderState =
 
 /**
  * The state of `<folder>/<name>`, read without following any symlink. It stops after `maxFiles` files
- * (besides a file manager's, at most one of each name per folder) or `maxBytes` bytes: a folder that
- * holds more is not one sync wrote, and is not read further.
+ * (besides a file manager's, at most one of each name per folder, and AppleDouble files, at most one
+ * beside each file or folder sync wrote) or `maxBytes` bytes: a folder that holds more is not one sync
+ * wrote, and is not read further.
  */
 export async function readFolderState(
   folder: string,
@@ -55,6 +71,7 @@ export async function readFolderState(
   const files: Record<string, string> = {};
   const viewer: Record<string, string> = {};
   let count = 0;
+  let appleDouble = 0;
   let folders = 0;
   let bytes = 0;
   const pending = [""];
@@ -71,13 +88,17 @@ export async function readFolderState(
           continue;
         }
         if (!entry.isFile()) return { kind: "other", reason: `${child} is not a plain file` };
-        const viewed = VIEWER_FILES.has(entry.name);
-        if (!viewed) count += 1;
-        if (count > limits.maxFiles) return { kind: "other", reason: "more files than sync wrote" };
         const file = path.join(root, child);
         bytes += (await lstat(file)).size;
         if (bytes > limits.maxBytes) return { kind: "other", reason: "more bytes than sync wrote" };
-        (viewed ? viewer : files)[child] = digestOf(await readFile(file));
+        const content = await readFile(file);
+        const doubled = isAppleDouble(entry.name, content);
+        const viewed = doubled || VIEWER_FILES.has(entry.name);
+        if (doubled) appleDouble += 1;
+        else if (!viewed) count += 1;
+        if (count > limits.maxFiles || appleDouble > 2 * limits.maxFiles)
+          return { kind: "other", reason: "more files than sync wrote" };
+        (viewed ? viewer : files)[child] = digestOf(content);
       }
     }
   } catch (error) {

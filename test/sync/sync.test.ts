@@ -366,6 +366,32 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
     expect(await readdir(path.join(target, "write-docs"))).toEqual(["SKILL.md"]);
     await expect(access(path.join(target, "deploy-app"))).rejects.toThrow();
   });
+
+  // macOS copying a folder to a volume without extended attributes (FAT, exFAT, an SMB or NFS share)
+  // writes `._<name>` beside each file and folder it moves: the skill was "changed here" for good.
+  it("updates and removes a skill holding macOS's AppleDouble files, not a user's own file of such a name", async () => {
+    await sync(server.url, target, { era });
+    const appleDouble = Buffer.from([0, 5, 0x16, 7, 0, 2, 0, 0, ...Array<number>(18).fill(0)]);
+    await writeFile(path.join(target, "write-docs/._SKILL.md"), appleDouble);
+    await writeFile(path.join(target, "write-docs/._gone.md"), appleDouble);
+    await writeFile(path.join(target, "deploy-app/._scripts"), appleDouble);
+    await writeFile(path.join(target, "deploy-app/scripts/._deploy.sh"), appleDouble);
+    await writeFile(path.join(target, "review-code/._notes.md"), "my own notes\n");
+    await writeTree(skills, {
+      "team/write-docs/SKILL.md": skillMd("write-docs", "Write better docs."),
+      "team/review-code/references/style.md": "# Style\nShorter functions.\n",
+    });
+    await rm(path.join(skills, "other/deploy-app"), { recursive: true });
+    await restart();
+
+    const report = await sync(server.url, target, { era });
+
+    expect(report.counts).toMatchObject({ updated: 1, removed: 1, skipped: 1 });
+    expect(report.lines).toContainEqual(expect.stringMatching(/^review-code: skipped: changed here/));
+    expect((await readTree(target))["write-docs/SKILL.md"]).toBe(skillMd("write-docs", "Write better docs."));
+    expect(await readdir(path.join(target, "write-docs"))).toEqual(["SKILL.md"]);
+    await expect(access(path.join(target, "deploy-app"))).rejects.toThrow();
+  });
 });
 
 describe("pack files a skill cites from outside its folder", () => {
