@@ -107,12 +107,7 @@ export async function apply(
         if (gone === undefined) return true;
         for (const later of rest) failed.add(later.name);
         const more = rest.length === 1 ? "1 more skill" : `${rest.length} more skills`;
-        progress.note(
-          // A connection this process could not open for want of a file descriptor is no sign of the server.
-          /\bEMFILE\b/.test(gone)
-            ? `this process has too many files open, not the server (${gone}): ${more} not fetched; raise its limit on open files (ulimit -n, to 1024 or more) and run sync again`
-            : `the server stopped answering (${gone}): ${more} not fetched; run sync again when it is back`,
-        );
+        progress.note(notAnsweredLine(gone, more));
         return false;
       }
       // An update replaces what sync installed; a skill installed again after its folder went replaces nothing.
@@ -205,6 +200,22 @@ function whyNotMoved(error: unknown): string {
   const { message } = error as Error;
   const advice = renameRefused(error, "a file in it");
   return advice === undefined ? message : `${message}; ${advice}`;
+}
+
+/** What to do about the system's table of open files full (ENFILE), which no limit of this process's raises. */
+export const FILE_TABLE_FIX = "close some programs (or raise the system's limit on open files, fs.file-max)";
+
+/**
+ * What a run that gets no answer (`gone`, why) says of the `more` skills it does not fetch. A connection
+ * this process could not open for want of a file descriptor, its own (EMFILE) or the system's (ENFILE),
+ * is no sign of the server.
+ */
+function notAnsweredLine(gone: string, more: string): string {
+  if (/\bEMFILE\b/.test(gone))
+    return `this process has too many files open, not the server (${gone}): ${more} not fetched; raise its limit on open files (ulimit -n, to 1024 or more) and run sync again`;
+  if (/\bENFILE\b/.test(gone))
+    return `the system has too many files open, not the server (${gone}): ${more} not fetched; ${FILE_TABLE_FIX} and run sync again`;
+  return `the server stopped answering (${gone}): ${more} not fetched; run sync again when it is back`;
 }
 
 /**

@@ -4,7 +4,15 @@ import { isDeepStrictEqual } from "node:util";
 import { notAFolderOnPath, removeEmptyFolders } from "../make-folder.js";
 import { packageVersion } from "../package.js";
 import { problemInWords, type SystemProblems } from "../system-errors.js";
-import { apply, countDone, lockChangeAlone, type RunHold, type SyncCounts, writesAnything } from "./apply.js";
+import {
+  apply,
+  countDone,
+  FILE_TABLE_FIX,
+  lockChangeAlone,
+  type RunHold,
+  type SyncCounts,
+  writesAnything,
+} from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
 import { describeError } from "./describe-error.js";
@@ -182,6 +190,11 @@ const NO_ROOM: SystemProblems = {
   EMFILE: {
     what: "this process has too many files open",
     fix: `${NO_ROOM_LEFT}: raise its limit on open files (ulimit -n, to 1024 or more), then run sync again`,
+  },
+  // The whole system's table, filled by every process: no limit of this one's to raise.
+  ENFILE: {
+    what: "the system has too many files open, this process's and other programs'",
+    fix: `${NO_ROOM_LEFT}: ${FILE_TABLE_FIX}, then run sync again`,
   },
 };
 
