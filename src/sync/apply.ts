@@ -19,7 +19,7 @@ import {
   type RefusedSkill,
   withSource,
 } from "./lock.js";
-import { type SyncOptions, syncedBy } from "./options.js";
+import { SyncError, type SyncOptions, syncedBy } from "./options.js";
 import { PARALLEL_DOWNLOADS, withPackRoom } from "./pack-room.js";
 import { isOutOfDate, type Step, servedDigest } from "./plan.js";
 import type { DownloadContext } from "./reads.js";
@@ -36,6 +36,8 @@ export interface RunHold {
    * right before each rename that changes the folder, with nothing else of the process run in between.
    */
   stillHeld(): void;
+  /** Gives back the files set aside for the run's end (RunLock.makeRoom), for the staging folder's cleanup. */
+  makeRoom(): void;
 }
 
 export interface SyncCounts {
@@ -69,6 +71,7 @@ export async function apply(
   let keepVerified = true;
   // Another run took over the run lock: the staging folder is that run's too, and only this run's part goes.
   let lost = false;
+  let unread = false;
   try {
     const verified = await VerifiedFiles.open(staging.parent, server, listedDigests(fetches));
     const staged = new Map<
@@ -130,6 +133,9 @@ export async function apply(
         hold.stillHeld();
       } catch (error) {
         lost = true;
+        // Not another run's (a SyncError saying so), but a lock that could not be read (EMFILE): read
+        // again once the run has room, at its end, rather than leave its staging folder to no other run.
+        unread = !(error instanceof SyncError);
         throw error;
       }
     };
@@ -186,6 +192,13 @@ export async function apply(
     return countDone(steps, failed);
   } finally {
     progress.finish();
+    // Ended first: reads of a skill abandoned when another of its reads failed still wait in fetch's queue
+    // for a socket, and would take the files given back. Its idle sockets stay open (fetch's pool), which
+    // under a low limit hold every file the cleanup would open: the files set aside make its room.
+    // One that fails to close opens nothing more either: the cleanup goes on.
+    await context.client.close().catch(() => undefined);
+    hold.makeRoom();
+    if (unread) lost = !stillOurs(hold);
     // What was installed is in place either way: a leftover only takes room, and no client reads it.
     const leftOver = lost ? await staging.removeOwn() : await staging.close(keepVerified);
     if (leftOver !== undefined) progress.note(leftOver);
@@ -200,6 +213,16 @@ function whyNotMoved(error: unknown): string {
   const { message } = error as Error;
   const advice = renameRefused(error, "a file in it");
   return advice === undefined ? message : `${message}; ${advice}`;
+}
+
+/** Whether the run lock still names this run, as `hold` reads it now. */
+function stillOurs(hold: RunHold): boolean {
+  try {
+    hold.stillHeld();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What to do about the system's table of open files full (ENFILE), which no limit of this process's raises. */

@@ -24,6 +24,7 @@ import {
   type ThisProcess,
   thisProcess,
 } from "./run-holder.js";
+import { SpareFiles } from "./spare-files.js";
 import { removeLeftovers, takeTurn } from "./takeover.js";
 
 /**
@@ -44,6 +45,11 @@ export interface RunLock {
    * make its next change to the folder with nothing else of the process run in between.
    */
   check(): HeldElsewhere | undefined;
+  /**
+   * Gives back the files the run set aside for its end (SpareFiles), for what it removes before the lock
+   * (its staging folder): once its connection opens no more. Release gives them back too.
+   */
+  makeRoom(): void;
   /** Removes the lock, if it still names this run: one another run took over stays, that run's. */
   release(): Promise<void>;
 }
@@ -215,6 +221,8 @@ async function removeOwn(file: string, text: string): Promise<void> {
  * only while it holds `text`, so that a lock another run took over stays that run's.
  */
 function held(file: string, text: string, run: string, made: string | undefined, onStop: OnStop): RunLock {
+  // Given back as the run ends, for the files its end opens: see SpareFiles.
+  const spares = SpareFiles.take();
   const ours = async () => (await lockText(file).catch(() => undefined)) === text;
   const refresh = setInterval(() => {
     void ours().then((still) => {
@@ -223,7 +231,7 @@ function held(file: string, text: string, run: string, made: string | undefined,
     });
   }, REFRESH_MS);
   refresh.unref();
-  const onSignal = removeOnStop(file, text, made, onStop);
+  const onSignal = removeOnStop(file, text, made, onStop, spares);
   for (const signal of RUN_STOP_SIGNALS) process.once(signal, onSignal);
   return {
     made,
@@ -233,9 +241,11 @@ function held(file: string, text: string, run: string, made: string | undefined,
       if (current === text) return undefined;
       return heldElsewhere(file, current === undefined ? undefined : holderIn(current), thisProcess());
     },
+    makeRoom: () => spares.giveBack(),
     release: async () => {
       clearInterval(refresh);
       for (const signal of RUN_STOP_SIGNALS) process.off(signal, onSignal);
+      spares.giveBack();
       // Held until removed: a run of this process that reads the lock meanwhile must not take it over.
       try {
         await removeOwn(file, text);
@@ -257,8 +267,10 @@ function removeOnStop(
   text: string,
   made: string | undefined,
   onStop: OnStop,
+  spares: SpareFiles,
 ): (signal: NodeJS.Signals) => void {
   return (signal) => {
+    spares.giveBack();
     // In a turn, as release's removeOwn: a run that takes the lock over meanwhile (one that found this
     // process frozen past LEASE_MS) keeps it. A handler cannot wait for a turn another run has: the lock
     // then stays, and the staging folder (the next run clears both), as that run may be taking it over.

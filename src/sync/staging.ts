@@ -198,10 +198,21 @@ export class Staging {
   async close(keepVerified = false): Promise<string | undefined> {
     if (!keepVerified) return Staging.clear(this.folder, this.server);
     const parent = path.join(this.folder, STAGING_DIR);
-    return clearBesideVerified(parent).then(
+    const failure = await clearBesideVerified(parent).then(
       () => undefined,
       (error: unknown) => `cannot remove ${parent}: ${errorMessage(error)}; remove it yourself`,
     );
+    // Nothing kept (a run failed before it staged a skill): the folder is left as the run found it, as a
+    // stop leaves it. rmdir removes only an empty folder: this server's, when it kept nothing, and no other.
+    const verified = path.join(parent, VERIFIED_DIR);
+    for (const empty of [path.join(verified, keptFolderName(this.server)), verified, parent]) {
+      const removed = await rmdir(empty).then(
+        () => true,
+        () => false,
+      );
+      if (!removed) break;
+    }
+    return failure;
   }
 
   /**

@@ -73,7 +73,9 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
         `${holderOf(other)} took over the run lock of ${folder} while this sync ran, so both were installing there: this one stops without writing more and leaves the folder to it; run sync again once it is done`,
       );
     };
-    const report = await planAndCarryOut(options, (plan) => write(options, plan, { movedAside, stillHeld }));
+    const report = await planAndCarryOut(options, (plan) =>
+      write(options, plan, { movedAside, stillHeld, makeRoom: runLock.makeRoom }),
+    );
     synced = true;
     return report;
   } finally {

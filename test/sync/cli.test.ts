@@ -22,6 +22,7 @@ import { runSyncCli } from "../../src/sync/index.js";
 import { LOCK_FILE } from "../../src/sync/lock.js";
 import { progressOn } from "../../src/sync/progress.js";
 import { RUN_LOCK_FILE, takeRunLock } from "../../src/sync/run-lock.js";
+import { STAGING_DIR } from "../../src/sync/staging.js";
 import { MAIN } from "../helpers/process.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import { readTree, type Served, serveCatalog, serveMcp, tempFolder } from "./helpers.js";
@@ -249,10 +250,32 @@ it("says this process's limit on open files was hit, not the server, and how to 
     expect(failed?.stderr).not.toContain("the server stopped answering");
     // The run stops where it next opens a file, which says the same, not the system's "EMFILE: too many open files".
     expect(failed?.stderr.trim().split("\n").at(-1)).not.toContain("too many open files");
+    // Its cleanup opens files too, which fetch's idle connections kept it from: it left the run lock and
+    // an empty staging folder. What stays is what a failed run keeps, the files it verified, if any (the
+    // folder goes too when the run made it and left it empty).
+    const folder = path.join(work, "skills");
+    expect(await readdir(folder).catch(() => [])).not.toContain(RUN_LOCK_FILE);
+    expect(await besideVerifiedFiles(path.join(folder, STAGING_DIR))).toEqual([]);
   } finally {
     await served.close();
   }
 });
+
+/**
+ * What the staging folder `dir` holds besides the files a failed run keeps (`verified/<server>/<digest>`):
+ * paths of other files, and of empty folders. None when it is gone.
+ */
+async function besideVerifiedFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  const found: string[] = [];
+  for (const entry of entries) {
+    const relative = path.relative(dir, path.join(entry.parentPath, entry.name));
+    const kept = entry.isFile() && /^verified[/\\][0-9a-f]{32}[/\\][0-9a-f]{64}$/.test(relative);
+    const emptyFolder = entry.isDirectory() && (await readdir(path.join(dir, relative))).length === 0;
+    if (entry.isDirectory() ? emptyFolder : !kept) found.push(relative);
+  }
+  return found;
+}
 
 // With HOME empty (`HOME= skills-mcp sync …`, a cron job), --client claude installed into ./.claude/skills
 // of the current directory, as --project does, and said only "in .claude/skills".
