@@ -20,6 +20,7 @@ import {
   withSource,
 } from "./lock.js";
 import { SyncError, type SyncOptions, syncedBy } from "./options.js";
+import { outOfFiles } from "./out-of-files.js";
 import { PARALLEL_DOWNLOADS, withPackRoom } from "./pack-room.js";
 import { isOutOfDate, type Step, servedDigest } from "./plan.js";
 import type { DownloadContext } from "./reads.js";
@@ -225,20 +226,15 @@ function stillOurs(hold: RunHold): boolean {
   }
 }
 
-/** What to do about the system's table of open files full (ENFILE), which no limit of this process's raises. */
-export const FILE_TABLE_FIX = "close some programs (or raise the system's limit on open files, fs.file-max)";
-
 /**
- * What a run that gets no answer (`gone`, why) says of the `more` skills it does not fetch. A connection
- * this process could not open for want of a file descriptor, its own (EMFILE) or the system's (ENFILE),
- * is no sign of the server.
+ * What a run that gets no answer (`gone`, why) says of the `more` skills it does not fetch: a connection
+ * it could not open for want of a file descriptor is no sign of the server.
  */
 function notAnsweredLine(gone: string, more: string): string {
-  if (/\bEMFILE\b/.test(gone))
-    return `this process has too many files open, not the server (${gone}): ${more} not fetched; raise its limit on open files (ulimit -n, to 1024 or more) and run sync again`;
-  if (/\bENFILE\b/.test(gone))
-    return `the system has too many files open, not the server (${gone}): ${more} not fetched; ${FILE_TABLE_FIX} and run sync again`;
-  return `the server stopped answering (${gone}): ${more} not fetched; run sync again when it is back`;
+  const out = outOfFiles(gone);
+  return out === undefined
+    ? `the server stopped answering (${gone}): ${more} not fetched; run sync again when it is back`
+    : `${out.who}, not the server (${gone}): ${more} not fetched; ${out.fix} and run sync again`;
 }
 
 /**

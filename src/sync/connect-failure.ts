@@ -3,6 +3,7 @@ import { quoted } from "../catalog/index.js";
 import { RefusedAnswerError, type ServerAddress } from "./connection.js";
 import { answeredStatus, describeError } from "./describe-error.js";
 import { SyncError } from "./options.js";
+import { outOfFilesHint } from "./out-of-files.js";
 
 /**
  * Why the server at `address` could not be connected to, as a user can act on it: a scope it refused,
@@ -20,6 +21,8 @@ export function connectionFailure(address: ServerAddress, error: unknown): SyncE
     Object.keys(address.headers).some((name) => name.toLowerCase() === "authorization");
   // An https URL to a server that speaks plain HTTP fails in TLS, with OpenSSL's words only.
   const plain = address.url.protocol === "https:" && /wrong version number|ERR_SSL_WRONG_VERSION/i.test(why);
+  // A connection this process could not open for want of a file descriptor is no sign of the server.
+  const outOfFiles = outOfFilesHint(why);
   const hint = plain
     ? `; the server may speak plain HTTP: try http://${address.url.host}${address.url.pathname}`
     : refused
@@ -29,12 +32,14 @@ export function connectionFailure(address: ServerAddress, error: unknown): SyncE
       : answeredStatus(error) === 404 && !address.url.pathname.endsWith("/mcp")
         ? // The server's address without its endpoint's path, the slip a first sync makes.
           `; give the URL of its MCP endpoint, as ${new URL("/mcp", address.url).href} for a skills-mcp server`
-        : /\bECONNREFUSED\b/.test(why)
-          ? `; nothing listens at ${address.url.host}: check that the server runs and the URL's port`
-          : /\bbad port\b/.test(why)
-            ? // fetch refuses the ports browsers block (6000, 6665-6669, 10080…) before any connection.
-              `; fetch refuses to connect to port ${address.url.port}, as browsers do: serve the MCP endpoint on another port`
-            : "";
+        : outOfFiles !== ""
+          ? outOfFiles
+          : /\bECONNREFUSED\b/.test(why)
+            ? `; nothing listens at ${address.url.host}: check that the server runs and the URL's port`
+            : /\bbad port\b/.test(why)
+              ? // fetch refuses the ports browsers block (6000, 6665-6669, 10080…) before any connection.
+                `; fetch refuses to connect to port ${address.url.port}, as browsers do: serve the MCP endpoint on another port`
+              : "";
   // A hint follows the server's own sentence, whose full stop would stand before its semicolon.
   return new SyncError(`cannot connect to ${server}: ${hint === "" ? why : why.replace(/\.$/, "")}${hint}`);
 }

@@ -4,15 +4,7 @@ import { isDeepStrictEqual } from "node:util";
 import { notAFolderOnPath, removeEmptyFolders } from "../make-folder.js";
 import { packageVersion } from "../package.js";
 import { problemInWords, type SystemProblems } from "../system-errors.js";
-import {
-  apply,
-  countDone,
-  FILE_TABLE_FIX,
-  lockChangeAlone,
-  type RunHold,
-  type SyncCounts,
-  writesAnything,
-} from "./apply.js";
+import { apply, countDone, lockChangeAlone, type RunHold, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
 import { describeError } from "./describe-error.js";
@@ -21,6 +13,7 @@ import { leftOutOfExtension } from "./left-out.js";
 import { skillRoot } from "./listed-files.js";
 import type { Lock, LockSource } from "./lock.js";
 import { SyncError, type SyncOptions } from "./options.js";
+import { OUT_OF_FILES, outOfFilesHint } from "./out-of-files.js";
 import type { Step } from "./plan.js";
 import { planRun } from "./plan-run.js";
 import { type DownloadContext, PackReads } from "./reads.js";
@@ -190,13 +183,13 @@ const NO_ROOM: SystemProblems = {
   EDQUOT: { fix: `${NO_ROOM_LEFT}: free some space (or give a folder on another disk), then run sync again` },
   EFBIG: { fix: `${NO_ROOM_LEFT}: raise the limit (ulimit -f), then run sync again` },
   EMFILE: {
-    what: "this process has too many files open",
-    fix: `${NO_ROOM_LEFT}: raise its limit on open files (ulimit -n, to 1024 or more), then run sync again`,
+    what: OUT_OF_FILES.EMFILE.who,
+    fix: `${NO_ROOM_LEFT}: ${OUT_OF_FILES.EMFILE.fix}, then run sync again`,
   },
   // The whole system's table, filled by every process: no limit of this one's to raise.
   ENFILE: {
     what: "the system has too many files open, this process's and other programs'",
-    fix: `${NO_ROOM_LEFT}: ${FILE_TABLE_FIX}, then run sync again`,
+    fix: `${NO_ROOM_LEFT}: ${OUT_OF_FILES.ENFILE.fix}, then run sync again`,
   },
 };
 
@@ -252,7 +245,8 @@ async function planAndCarryOut(
       );
     }
     const listing = await connection.skills.list().catch((error: unknown) => {
-      throw new SyncError(`cannot list the skills of ${server}: ${describeError(error)}`);
+      const why = describeError(error);
+      throw new SyncError(`cannot list the skills of ${server}: ${why}${outOfFilesHint(why)}`);
     });
     // Otherwise a user would find fewer skills installed than list_skills shows, and not know why.
     const leftOut = await leftOutOfExtension(connection.client, listing);

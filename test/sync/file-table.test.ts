@@ -61,20 +61,9 @@ it("says the system's table of open files is full, and what to do, when the lock
 // Its connections failing with ENFILE, it said "the server stopped answering", sending the user to a server that was fine.
 it("says the system, not the server, has too many files open when its connections fail so", async () => {
   const { url, target } = await served();
-  const realFetch = globalThis.fetch;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    // The listing goes through; the reads of skills' files fail, and so does the question whether the
-    // server still answers (skills/get).
-    if (typeof init?.body === "string" && /"(resources\/read|skills\/get)"/.test(init.body)) {
-      throw new TypeError("fetch failed", {
-        cause: Object.assign(new Error("connect ENFILE 127.0.0.1 - Local (undefined:undefined)"), {
-          code: "ENFILE",
-          syscall: "connect",
-        }),
-      });
-    }
-    return realFetch(input, init);
-  });
+  // The listing goes through; the reads of skills' files fail, and so does the question whether the
+  // server still answers (skills/get).
+  failFetches("ENFILE", (body) => /"(resources\/read|skills\/get)"/.test(body));
 
   const report = await sync(url, target);
 
@@ -82,5 +71,57 @@ it("says the system, not the server, has too many files open when its connection
   const line = report.lines.find((text) => text.includes("more skill"));
   expect(line).toMatch(
     /^the system has too many files open, not the server \(.*ENFILE.*\): 1 more skill not fetched; close some programs \(or raise the system's limit on open files, fs\.file-max\) and run sync again$/,
+  );
+});
+
+/** Makes fetch fail for want of a file descriptor (`code`) on each request whose body `matches`. */
+function failFetches(code: "EMFILE" | "ENFILE", matches: (body: string) => boolean): void {
+  const realFetch = globalThis.fetch;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    if (typeof init?.body === "string" && matches(init.body)) {
+      throw new TypeError("fetch failed", {
+        cause: Object.assign(new Error(`connect ${code} 127.0.0.1 - Local (undefined:undefined)`), {
+          code,
+          syscall: "connect",
+        }),
+      });
+    }
+    return realFetch(input, init);
+  });
+}
+
+// Under a low `ulimit -n` the first connection failed so, and sync said "cannot connect to <server>:
+// … connect EMFILE …", sending the user to look at the network and the server.
+it.each([
+  [
+    "EMFILE",
+    "this process has too many files open, not the server: raise its limit on open files (ulimit -n, to 1024 or more), then run sync again",
+  ],
+  [
+    "ENFILE",
+    "the system has too many files open, not the server: close some programs (or raise the system's limit on open files, fs.file-max), then run sync again",
+  ],
+] as const)("says %s at the first connection is this machine's, not the server's", async (code, said) => {
+  const { url, target } = await served();
+  failFetches(code, () => true);
+
+  const failed = await sync(url, target).catch((error: unknown) => error);
+
+  expect(failed).toBeInstanceOf(SyncError);
+  expect((failed as Error).message).toMatch(new RegExp(`^cannot connect to ${url}: .*${code}.*; `));
+  expect((failed as Error).message.endsWith(`; ${said}`)).toBe(true);
+});
+
+it("says EMFILE at the listing is this process's, not the server's", async () => {
+  const { url, target } = await served();
+  failFetches("EMFILE", (body) => body.includes('"skills/list"'));
+
+  const failed = await sync(url, target).catch((error: unknown) => error);
+
+  expect(failed).toBeInstanceOf(SyncError);
+  expect((failed as Error).message).toMatch(
+    new RegExp(
+      `^cannot list the skills of ${url}: .*EMFILE.*; this process has too many files open, not the server: raise its limit on open files \\(ulimit -n, to 1024 or more\\), then run sync again$`,
+    ),
   );
 });
