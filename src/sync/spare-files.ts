@@ -34,9 +34,19 @@ export class SpareFiles {
     return new SpareFiles(open);
   }
 
-  /** Gives them back to the system, once: synchronous, for a stop signal's handler too. */
+  /**
+   * Gives them back to the system, once: synchronous, for a stop signal's handler too, which goes on to
+   * its cleanup whatever a close says.
+   */
   giveBack(): void {
-    for (const fd of this.#open) closeSync(fd);
+    const open = this.#open;
     this.#open = [];
+    for (const fd of open) {
+      try {
+        closeSync(fd);
+      } catch {
+        // Closed already (EBADF): given back all the same.
+      }
+    }
   }
 }
