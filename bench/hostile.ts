@@ -58,6 +58,8 @@ interface HostileOptions {
   readonly progress: (line: string) => void;
   /** Another build's `dist/main.js`, whose starts are measured too. */
   readonly baseline?: string;
+  /** Only the cases whose kind holds this text, when given. */
+  readonly kind?: string;
 }
 
 /** A hostile case: how to write its folder at one step, and what the step is called. */
@@ -167,6 +169,32 @@ const CASES: readonly HostileCase[] = [
     ),
   },
   {
+    // A SKILL.md of one long word with nothing to split it at, a letter shorter in each skill so that no
+    // two skills share it: each word was folded, stemmed (Porter2 holds a number a character) and keyed
+    // whole, a word no request (at most 1,000 characters) can ask for.
+    kind: "SKILL.md of one long word, distinct a skill, 0.9 MiB a skill",
+    steps: [
+      ["letters a", "a"],
+      ["accented Latin", "é"],
+      ["Cyrillic", "ж"],
+    ].flatMap(([what = "", unit = ""]) =>
+      [1, 4].map((count) => ({
+        size: `${what}, ${count} skills`,
+        write: async (dir: string) => {
+          let bytes = 0;
+          for (let i = 0; i < count; i++) {
+            const body = unit.repeat(Math.floor((0.9 * MiB) / Buffer.byteLength(unit)) - i);
+            const text = `---\nname: long-${i}\ndescription: Long ${i}.\n---\n\n${body}\n`;
+            await mkdir(path.join(dir, `hostile/long-${i}`), { recursive: true });
+            await writeFile(path.join(dir, `hostile/long-${i}/SKILL.md`), text);
+            bytes += Buffer.byteLength(text);
+          }
+          return bytes;
+        },
+      })),
+    ),
+  },
+  {
     // 80,000 keys in just under 1 MiB: parsed twice, seconds of CPU.
     kind: "frontmatter of 80,000 keys",
     steps: [
@@ -209,6 +237,7 @@ export async function measureHostile(options: HostileOptions): Promise<HostileRo
   if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run npm run build first`);
   const rows: HostileRow[] = [];
   for (const hostile of CASES) {
+    if (options.kind !== undefined && !hostile.kind.includes(options.kind)) continue;
     let over: string | undefined;
     for (const [index, step] of hostile.steps.entries()) {
       if (over !== undefined) {

@@ -54,12 +54,14 @@ interface Options {
   readonly corpus: string;
   /** The throughput requests to run, by id; all of them when not given. */
   readonly requests?: readonly string[];
+  /** The hostile cases to run: those whose kind holds this text; all of them when not given. */
+  readonly hostileKind?: string;
 }
 
 const USAGE = `usage: npm run bench -- [--only throughput,scale,tokens,hostile] [--seconds 3] [--sizes 1000,10000,50000]
                     [--connections 16,64] [--out bench/results/latest.json] [--update-docs]
                     [--compare <git ref>] [--cap-seconds 30] [--corpus <folder>] [--warm-up-seconds 2]
-                    [--requests <ids, comma list>]
+                    [--requests <ids, comma list>] [--hostile-kind <text>]
 (docs/performance.md says what each measures)`;
 
 const OPTIONS = {
@@ -74,6 +76,7 @@ const OPTIONS = {
   "warm-up-seconds": { type: "string", default: "2" },
   corpus: { type: "string", default: CORPUS_DIR },
   requests: { type: "string" },
+  "hostile-kind": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -105,6 +108,7 @@ function readOptions(argv: readonly string[]): Options | "help" {
     corpus: path.resolve(values.corpus),
     ...(values.requests !== undefined ? { requests: values.requests.split(",").map((id) => id.trim()) } : {}),
     ...(values.compare !== undefined ? { compare: values.compare } : {}),
+    ...(values["hostile-kind"] !== undefined ? { hostileKind: values["hostile-kind"] } : {}),
   };
 }
 
@@ -178,6 +182,7 @@ async function main(options: Options): Promise<void> {
         capSeconds: options.capSeconds,
         progress,
         ...(baseline ? { baseline: baseline.entry } : {}),
+        ...(options.hostileKind !== undefined ? { kind: options.hostileKind } : {}),
       });
       results = {
         ...results,
