@@ -8,7 +8,7 @@ import {
   SpellingList,
   type SpellingTable,
 } from "./spelling.js";
-import { keptWord, spelled, stem } from "./terms.js";
+import { keptWord, LONGEST_WORD, spelled, stem } from "./terms.js";
 
 const HYPHEN = 45;
 const UNDERSCORE = 95;
@@ -28,6 +28,11 @@ function plainLetters(text: string, start: number, end: number): boolean {
     if (!isSmall(code) && !isCapital(code)) return false;
   }
   return true;
+}
+
+/** The word a span spells as kept (see `keptWord`), without making a string of one too long to keep. */
+function keptOfSpan(text: string, start: number, end: number, length: number): string | undefined {
+  return length > LONGEST_WORD ? undefined : keptWord(spelled(text, start, end));
 }
 
 /** A slot's value for a word met only as a part of a camel-case word (see {@link Lexicon.notePartsOf}). */
@@ -97,7 +102,7 @@ export class Lexicon {
       }
       return value - 2;
     }
-    const kept = keptWord(spelled(text, start, end));
+    const kept = keptOfSpan(text, start, end, length);
     const term = kept === undefined ? -1 : this.termOfStem(stem(kept));
     slots[at] = hash;
     slots[at + 1] = check;
@@ -128,7 +133,7 @@ export class Lexicon {
     const at = this.slotOf(salted, check, length | IN_CAPITALS);
     const value = slots[at + 2] as number;
     if (value !== 0) return value - 2;
-    const kept = keptWord(spelled(text, start, end));
+    const kept = keptOfSpan(text, start, end, length);
     let term = -1;
     if (kept !== undefined) {
       const root = stem(kept);

@@ -10,7 +10,7 @@ import { type SearchIndex, SkillIndex } from "./skill-index.js";
  * that indexes saved before are built anew instead of trusted; test/search/saved-index.test.ts holds the
  * digest of a saved fixture and fails when the bytes change while the version does not.
  */
-export const INDEX_FORMAT_VERSION = 20;
+export const INDEX_FORMAT_VERSION = 21;
 
 /** A saved index loaded, or why it cannot be used. */
 export type LoadedIndex =

@@ -4,7 +4,7 @@ import {
   foldedSpelling,
   forEachWordOfCompound,
   keptWord,
-  LONGEST_JOINED,
+  LONGEST_WORD,
   SPACELESS_CHARACTER,
   spelled,
 } from "./terms.js";
@@ -231,7 +231,7 @@ export class WordScanner {
 
   /**
    * Each part, each pair of neighbouring parts joined, and the whole joined when there are three or more
-   * and it is not longer than LONGEST_JOINED (see terms.ts).
+   * and it is not longer than LONGEST_WORD (see terms.ts).
    */
   private emitParts(text: string, parts: number, humped: boolean, sink: WordSink): void {
     const { partStarts, partEnds, partHashes, partChecks } = this;
@@ -264,7 +264,7 @@ export class WordScanner {
     }
     // Less its hyphens and underscores, one between each two parts.
     const joined = (partEnds[parts - 1] as number) - (partStarts[0] as number) - (parts - 1);
-    if (parts > 2 && joined <= LONGEST_JOINED) {
+    if (parts > 2 && joined <= LONGEST_WORD) {
       let hash = partHashes[0] as number;
       let check = partChecks[0] as number;
       let length = (partEnds[0] as number) - (partStarts[0] as number);
@@ -365,7 +365,8 @@ function unicodeClass(character: string): number {
 class WordList implements WordSink {
   readonly words: string[] = [];
 
-  span(text: string, start: number, end: number): void {
+  span(text: string, start: number, end: number, _hash: number, _check: number, length: number): void {
+    if (length > LONGEST_WORD) return;
     const kept = keptWord(spelled(text, start, end));
     if (kept !== undefined) this.words.push(kept);
   }

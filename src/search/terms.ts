@@ -62,11 +62,21 @@ const SPACELESS_SCRIPT = "[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}]";
 export const SPACELESS_CHARACTER = new RegExp(SPACELESS_SCRIPT, "u");
 
 /**
- * The word as search keeps it, or undefined for a stop word or a single letter: possessives and inner
- * apostrophes removed (`customer's` → customer). `word` is folded ({@link foldedSpelling}).
+ * The most characters of a word kept, folded (joined parts and runs of Chinese included). The longest
+ * term of the bench corpus has 217 (a protein sequence, scientific/glycoengineering), the longest made of
+ * words 57 (`createorderasyncwithinvalidquantityreturnsvalidationerror`). A longer one is no word anyone
+ * asks for, yet a SKILL.md of one (1 MiB of `a`) was folded, stemmed (Porter2 holds a number a character:
+ * some 20 MiB at a peak for each such skill) and keyed whole.
+ */
+export const LONGEST_WORD = 256;
+
+/**
+ * The word as search keeps it, or undefined for a stop word, a single letter or a word longer than
+ * {@link LONGEST_WORD}: possessives and inner apostrophes removed (`customer's` → customer). `word` is
+ * folded ({@link foldedSpelling}).
  */
 export function keptWord(word: string): string | undefined {
-  if (STOP_WORDS.has(word)) return undefined;
+  if (word.length > LONGEST_WORD || STOP_WORDS.has(word)) return undefined;
   const bare = word.includes("'") ? word.replace(/'s$/, "").replace(/'/g, "") : word;
   return bare.length > 1 && !STOP_WORDS.has(bare) ? bare : undefined;
 }
@@ -141,12 +151,6 @@ export function stem(word: string): string {
   return porter2(word.length > 5 && word.endsWith("sis") ? `${word.slice(0, -2)}es` : word);
 }
 
-/**
- * The most characters of a compound's parts joined that are kept as a word of their own. A request is at
- * most 1,000 characters, so a longer word is never asked for; yet a SKILL.md of one run of Chinese (1 MiB)
- * made it a term of 300,000 characters, kept by the index.
- */
-export const LONGEST_JOINED = 4096;
 const HYPHEN = 45;
 const UNDERSCORE = 95;
 /** A Chinese or Japanese character at `lastIndex` (sticky), tested without making a string of it. */
@@ -165,7 +169,8 @@ export function forEachWordOfCompound(compound: string, take: (word: string) => 
 /**
  * The words of a folded compound: its parts (split at hyphens and underscores, and around each Chinese or
  * Japanese character), each pair of neighbouring parts joined, and the whole joined when there are three
- * or more parts and it is not longer than {@link LONGEST_JOINED}; the compound itself when it is one part.
+ * or more parts (not made when longer than {@link LONGEST_WORD}, a SKILL.md of one run of Chinese being
+ * 300,000 parts); the compound itself when it is one part.
  */
 function forEachWordOfParts(compound: string, take: (word: string) => void): void {
   let parts = 0;
@@ -195,7 +200,7 @@ function forEachWordOfParts(compound: string, take: (word: string) => void): voi
     start = next;
     end = nextEnd;
   }
-  if (parts > 2 && compound.length - separators <= LONGEST_JOINED) {
+  if (parts > 2 && compound.length - separators <= LONGEST_WORD) {
     keep(separators === 0 ? compound : compound.replace(/[-_]/g, ""), take);
   }
 }

@@ -354,8 +354,8 @@ describe("the saved format", () => {
       const hash = createHash("sha256");
       for (const piece of pieces) hash.update(`${piece.length}\n`).update(piece);
       expect({ version: INDEX_FORMAT_VERSION, digest: hash.digest("hex") }).toEqual({
-        version: 20,
-        digest: "3a21333404695bb67c86b9c1e40a7f93a5b195576171f0e418a0386e11fec29f",
+        version: 21,
+        digest: "ef1784445f221396f450fea07482a17d8c3ee38fd7f72eeac1cd9a79cd1e2ba9",
       });
     } finally {
       await tree.remove();
