@@ -177,6 +177,9 @@ const CASES: readonly HostileCase[] = [
       ["letters a", "a"],
       ["accented Latin", "é"],
       ["Cyrillic", "ж"],
+      // These take the Unicode path, folded with regular expressions: `e` and a combining accent, and ß.
+      ["e and a combining accent", "e\u0301"],
+      ["ß", "ß"],
     ].flatMap(([what = "", unit = ""]) =>
       [1, 4].map((count) => ({
         size: `${what}, ${count} skills`,

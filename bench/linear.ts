@@ -174,6 +174,12 @@ const SKILL_TEXT_CASES: readonly LinearCase[] = [
     run: foldedSpelling,
   },
   {
+    name: "skill text: letters and their accents apart (folding)",
+    make: (size) => repeated("e\u0301", size),
+    run: foldedSpelling,
+  },
+  { name: "skill text: sharp s (folding)", make: (size) => repeated("ß", size), run: foldedSpelling },
+  {
     name: "skill text: dotted word (preview)",
     make: (size) => repeated("a.", size),
     run: (text) => forEachWord(text, () => undefined),
