@@ -114,14 +114,47 @@ const MARKS_PAST_LIMIT = new RegExp(`(${MARKS}{${MAX_MARKS_IN_A_ROW}})${MARKS}+`
  */
 export function foldedSpelling(text: string): string {
   if (!NOT_ASCII.test(text)) return text.toLowerCase();
+  return inPieces(text.replace(MARKS_PAST_LIMIT, "$1").normalize("NFKC").toLowerCase(), plainLatin);
+}
+
+/** Latin letters without their accents, in plain letters: the rest of {@link foldedSpelling}. */
+function plainLatin(text: string): string {
   return text
-    .replace(MARKS_PAST_LIMIT, "$1")
-    .normalize("NFKC")
-    .toLowerCase()
     .normalize("NFD")
     .replace(ACCENTED_LATIN, "$1")
     .normalize("NFC")
     .replace(UNDECOMPOSED_LATIN, (letter) => PLAIN_LATIN[letter] ?? letter);
+}
+
+/** The longest piece of text {@link inPieces} folds at once, give or take a run of marks. */
+const PIECE = 4096;
+const MARK_AT = /\p{M}/uy;
+
+/**
+ * `fold` applied to a text in NFKC a piece at a time, the pieces joined. A word of 1 MiB was decomposed
+ * (twice its length for `é`), stripped of its accents and composed again whole, each of its hundreds of
+ * thousands of matches held until the whole was done: 23 MiB at a peak for 1 MiB of `é`, past what dies
+ * young. A piece ends before a character that is no mark: marks are what normalization reorders and
+ * composes with what comes before them, and what loses its accents (or else Hangul jamo, which NFKC has
+ * already composed into syllables); nor inside a surrogate pair, which may be a Latin letter (`𝼀`).
+ */
+function inPieces(text: string, fold: (text: string) => string): string {
+  if (text.length <= PIECE) return fold(text);
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(start + PIECE, text.length);
+    while (end < text.length && !startsPiece(text, end)) end++;
+    pieces.push(fold(text.slice(start, end)));
+    start = end;
+  }
+  return pieces.join("");
+}
+
+function startsPiece(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  if (code >= 0xdc00 && code <= 0xdfff) return false;
+  MARK_AT.lastIndex = at;
+  return !MARK_AT.test(text);
 }
 
 /**

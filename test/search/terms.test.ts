@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { WordScanner, type WordSink, wordHashes, words } from "../../src/search/scanner.js";
-import { referenceWords } from "../../src/search/terms.js";
+import { foldedSpelling, referenceWords } from "../../src/search/terms.js";
 
 /**
  * The scanner splits catalogs character by character for speed; what it must split them into is defined
@@ -134,6 +134,73 @@ describe("words", () => {
     // Halfwidth ﾞ normalizes to a combining mark, so it counts as one.
     expect(words(`ｶ${"\u0301\uff9e".repeat(100_000)}`)).toEqual(words(`ｶ${"\u0301\uff9e".repeat(15)}`));
     expect(words("Tiếng Việt, བོད་ཡིག")).toEqual(["tieng", "viet", "བོད", "ཡིག"]);
+  });
+
+  it("fold a long text a piece at a time as it would fold whole", () => {
+    // Characters whose folding depends on their neighbours: marks (reordered, composed, dropped after a
+    // Latin letter), Hangul jamo that compose into syllables, a final sigma, compatibility forms.
+    const tricky = [
+      ..."aeox-'’".split(""),
+      "e\u0301",
+      "\u0301",
+      "\u0316",
+      "\u0323\u0302",
+      "ǿ",
+      "ø",
+      "ß",
+      "ẞ",
+      "é",
+      "Σ",
+      "σ",
+      "𝚺",
+      "ᄀ",
+      "ᅡ",
+      "ᆨ",
+      "가",
+      "ﬁ",
+      "ｶ",
+      "ﾞ",
+      "İ",
+      "ı",
+      "数",
+      "ж",
+      "\u0306",
+      "क",
+      "\u0958",
+      "\u093f\u0951",
+      "\u0bc6",
+      "\u0bbe",
+      "ʰ",
+      "😀",
+      "\u{1d165}",
+      "\u{1df00}\u0301",
+      "\ud800",
+      "\udc00",
+    ];
+    const whole = (text: string) =>
+      text
+        .replace(/([\p{M}\uFF9E\uFF9F]{30})[\p{M}\uFF9E\uFF9F]+/gu, "$1")
+        .normalize("NFKC")
+        .toLowerCase()
+        .normalize("NFD")
+        .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
+        .normalize("NFC")
+        .replace(
+          /[ßæœøłđı]/g,
+          (letter) => ({ ß: "ss", æ: "ae", œ: "oe", ø: "o", ł: "l", đ: "d", ı: "i" })[letter] ?? letter,
+        );
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 4000, max: 4100 }),
+        fc.array(fc.constantFrom(...tricky), { minLength: 1, maxLength: 30 }),
+        (lead, pieces) => {
+          // Past 4,096 characters, where pieces are cut, and again past twice that.
+          const text = `${"é".repeat(lead)}${pieces.join("").repeat(Math.ceil(5000 / pieces.length))}`;
+          expect(foldedSpelling(text)).toBe(whole(text));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("split Chinese and Japanese into pairs of neighbouring characters, and keep the run", () => {
