@@ -199,7 +199,7 @@ describe("npm run bench", () => {
     // Node's own text, once: "Unknown option '--bogus'", no valid option named.
     [
       ["--bogus"],
-      "bench: unknown option --bogus; valid: --only, --seconds, --sizes, --connections, --out, --update-docs, --compare, --cap-seconds, --warm-up-seconds, --corpus, --requests, --help (-h)",
+      "bench: unknown option --bogus; valid: --only, --seconds, --sizes, --connections, --out, --update-docs, --compare, --cap-seconds, --warm-up-seconds, --corpus, --requests, --hostile-kind, --help (-h)",
     ],
   ])(
     "refuses a mistaken option before it runs anything, with its message alone: %j",
