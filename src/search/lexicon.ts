@@ -38,7 +38,7 @@ function keptOfSpan(text: string, start: number, end: number, length: number): s
 /**
  * `word` in a string of its own. A word is cut from its folded compound, and V8 keeps a cut of 13
  * characters or more as a view of the whole: kept as a key, it kept the compound, up to a SKILL.md's
- * length, for the rest of the build (a 0.9 MiB compound of distinct parts, 0.8 MiB a skill). Joined to a
+ * length, for the rest of the build (a 0.9 MiB compound of distinct parts: 0.7 MiB a skill). Joined to a
  * space and cut again, it is copied whole first.
  */
 function copied(word: string): string {
