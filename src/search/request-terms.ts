@@ -2,7 +2,7 @@ import { otherSpellings } from "./english-spellings.js";
 import { capitalsKey, capitalsNumberOfLetters, type KeyTable, stemKey } from "./keys.js";
 import { type WordScanner, type WordSink, words } from "./scanner.js";
 import { NO_TERM, type SpellingTable } from "./spelling.js";
-import { keptWord, spelled, stem } from "./terms.js";
+import { keptWord, LONGEST_WORD, spelled, stem } from "./terms.js";
 
 /** A request's words as an index knows them. */
 export interface RequestTerms {
@@ -48,8 +48,9 @@ export function requestTerms(
   scanner.scan(query, 0, query.length, request);
   const terms = [...request.terms];
   const { alternatives } = request;
+  const tooLong = request.tooLong.size;
   if (request.unknown.size === 0) {
-    return { terms, unknown: [], unknownInCapitals: [], unheld: 0, alternatives };
+    return { terms, unknown: [], unknownInCapitals: [], unheld: tooLong, alternatives };
   }
   // The Unicode path hands a compound's joins over as words: its compounds are split to tell them apart.
   const split = request.unknownUnicode ? new Set(words(query.replace(/[-_]/g, " "), scanner)) : undefined;
@@ -60,7 +61,7 @@ export function requestTerms(
     terms,
     unknown: unknown.filter((word) => typed.has(word)),
     unknownInCapitals: unknown.filter((word) => request.typedInCapitals.has(word) && !typed.has(word)),
-    unheld: unknown.filter((word) => written.has(word)).length,
+    unheld: unknown.filter((word) => written.has(word)).length + tooLong,
     alternatives,
   };
 }
@@ -84,6 +85,11 @@ class RequestWords implements WordSink {
   readonly typedInCapitals = new Set<string>();
   /** Whether an unknown word came by the Unicode path, which does not say whether it was joined. */
   unknownUnicode = false;
+  /**
+   * The words typed longer than a word may be (see `LONGEST_WORD`): no term, yet no skill holds what they
+   * ask for, as no stop word does (a request of one such word matches nothing; it is not too vague).
+   */
+  readonly tooLong = new Set<string>();
 
   constructor(
     private readonly stems: KeyTable,
@@ -96,7 +102,11 @@ class RequestWords implements WordSink {
     return this.alternativesMade ?? NO_ALTERNATIVES;
   }
 
-  span(text: string, start: number, end: number, hash: number, check: number): void {
+  span(text: string, start: number, end: number, hash: number, check: number, length: number): void {
+    if (length > LONGEST_WORD) {
+      if (!isJoined(text, start, end)) this.tooLong.add(spelled(text, start, end));
+      return;
+    }
     const spelledTerm = this.spellings.termOf(hash, check);
     if (spelledTerm >= 0) {
       this.terms.add(spelledTerm);

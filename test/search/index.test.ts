@@ -152,6 +152,14 @@ describe("a request word no skill holds", () => {
     return { first: found.skills[0]?.name, corrections: found.corrections };
   };
 
+  it("is matched by nothing when longer than a word may be, not taken for a word too common to search by", () => {
+    const long = "a".repeat(300);
+    const alone = index.search(long, catalog.everything, 10);
+    expect({ matched: alone.matched, vague: alone.vague }).toEqual({ matched: 0, vague: undefined });
+    // Beside a word skills hold, it is part of the request no skill offers.
+    expect(index.search(`kubernetes ${long}`, catalog.everything, 10).partialMatches).toBe(true);
+  });
+
   it("is read as the word one typing mistake away, and the reading is told", () => {
     for (const mistyped of ["kubrnetes", "kubernnetes", "kubernetse", "kubernetez"]) {
       expect(search(mistyped)).toEqual({
