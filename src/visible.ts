@@ -27,6 +27,47 @@ export function quoted(text: string, max = 100): string {
 }
 
 /**
+ * Two texts told apart, each quoted as `quoted` quotes one. When both are cut at `max` characters before
+ * their first difference, each is shown from a few characters before it instead, opening with an ellipsis,
+ * and `differsAt` says at which character (from 1) they part: two methods of 120 characters that differ in
+ * their last were both quoted as the same 100 characters.
+ */
+export function quotedApart(
+  first: string,
+  second: string,
+  max = 100,
+): { readonly first: string; readonly second: string; readonly differsAt?: number } {
+  const at = firstDifference(first, second);
+  const before = [...first.slice(0, at)].length;
+  if (before < max || first === second) return { first: quoted(first, max), second: quoted(second, max) };
+  let from = at;
+  for (let kept = 0; kept < LEAD && from > 0; kept++)
+    from -= isSurrogate(first.charCodeAt(from - 1), LOW) ? 2 : 1;
+  const shown = (text: string) =>
+    JSON.stringify(`${from > 0 ? "…" : ""}${visible(excerpt(text.slice(from), max))}`);
+  return { first: shown(first), second: shown(second), differsAt: before + 1 };
+}
+
+/** How many characters before two texts part `quotedApart` shows. */
+const LEAD = 20;
+
+/** The UTF-16 offset where `first` and `second` first differ, never inside a surrogate pair. */
+function firstDifference(first: string, second: string): number {
+  const end = Math.min(first.length, second.length);
+  let at = 0;
+  while (at < end && first.charCodeAt(at) === second.charCodeAt(at)) at++;
+  return at > 0 && isSurrogate(first.charCodeAt(at - 1), HIGH) ? at - 1 : at;
+}
+
+const HIGH = 0xd800;
+const LOW = 0xdc00;
+
+/** Whether a UTF-16 unit is a surrogate of the `half` (HIGH or LOW) beginning at that unit. */
+function isSurrogate(unit: number, half: number): boolean {
+  return unit >= half && unit < half + 0x400;
+}
+
+/**
  * At most `length` characters of `text`, with an ellipsis when cut (never inside a surrogate pair). Reads
  * only as far as it keeps: the text may be a whole line of megabytes.
  */

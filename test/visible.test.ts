@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { quoted } from "../src/visible.js";
+import { quoted, quotedApart } from "../src/visible.js";
 
 // Input was quoted back four ways: JSON.stringify of its first 100 UTF-16 units (no ellipsis, a lone
 // surrogate at the cut, a bidi override kept raw), of an excerpt (an ellipsis, the override still raw), the
@@ -15,5 +15,43 @@ describe("quoted", () => {
     expect(quoted("x".repeat(101))).toBe(`"${"x".repeat(100)}…"`);
     expect(quoted(`${"a".repeat(99)}😀b`)).toBe(`"${"a".repeat(99)}😀…"`);
     expect(quoted("abcdef", 3)).toBe('"abc…"');
+  });
+});
+
+// Regression: a body's method and an Mcp-Method header of 120 characters that differ in their last were
+// both quoted as the same first 100 characters, so the refusal showed two values alike.
+describe("quotedApart", () => {
+  it("quotes two texts as quoted does when the cut keeps where they differ", () => {
+    expect(quotedApart("tools/list ", "tools/list")).toEqual({
+      first: '"tools/list "',
+      second: '"tools/list"',
+    });
+    expect(quotedApart(`${"a".repeat(99)}b${"c".repeat(50)}`, `${"a".repeat(99)}d`)).toEqual({
+      first: `"${"a".repeat(99)}b…"`,
+      second: `"${"a".repeat(99)}d"`,
+    });
+  });
+
+  it("shows both from just before where they differ, and says where, when a cut would hide it", () => {
+    const same = "a".repeat(120);
+    expect(quotedApart(`${same}y`, `${same}x`)).toEqual({
+      first: `"…${"a".repeat(20)}y"`,
+      second: `"…${"a".repeat(20)}x"`,
+      differsAt: 121,
+    });
+    expect(quotedApart(same, `${same}\n${"z".repeat(200)}`)).toEqual({
+      first: `"…${"a".repeat(20)}"`,
+      second: `"…${"a".repeat(20)}{U+000A}${"z".repeat(79)}…"`,
+      differsAt: 121,
+    });
+  });
+
+  it("counts and cuts characters, never inside a surrogate pair", () => {
+    const same = "😀".repeat(110);
+    expect(quotedApart(`${same}😀`, `${same}😁`)).toEqual({
+      first: `"…${"😀".repeat(21)}"`,
+      second: `"…${"😀".repeat(20)}😁"`,
+      differsAt: 111,
+    });
   });
 });

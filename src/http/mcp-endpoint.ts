@@ -411,8 +411,8 @@ function wordedAnswer(
   const rewordings: readonly ((answer: unknown) => unknown)[] = [
     (answer) => answersInParamsWords(answer, body),
     (answer) => namingMethods(answer, body, served),
-    (answer) => namingNameEncoding(answer, body),
     (answer) => quotingHeaderMismatch(answer, body),
+    (answer) => namingNameEncoding(answer, body),
     (answer) => namingEnvelopeVersion(answer, body),
     namingMissingEnvelope,
   ];

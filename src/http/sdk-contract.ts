@@ -21,9 +21,9 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
-import { quoted } from "../catalog/index.js";
 import { isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
 import { MODERN_REVISION, methodNotFoundMessage } from "../mcp/index.js";
+import { quoted, quotedApart } from "../visible.js";
 import { acceptsMediaType } from "./accept.js";
 import { requestId } from "./json-rpc.js";
 import { RequestOrigins } from "./request-origins.js";
@@ -620,36 +620,73 @@ export function namingNameEncoding(answer: unknown, body: unknown): unknown {
 const DISAGREE = "Bad Request: the request headers and body disagree: ";
 
 /**
- * `answer` (an answer of the SDK's entry to `body`, as parsed) with its refusal of an `Mcp-Method` or
- * `MCP-Protocol-Version` header that differs from what the body names (its method, its envelope's version)
- * quoting both, so that a blank or a control character shows: a body naming "tools/list " was told that it
- * "names method tools/list  but the Mcp-Method header names tools/list". The answer itself otherwise;
- * code, status and data are kept.
+ * `answer` (an answer of the SDK's entry to `body`, as parsed) with its refusal of an `Mcp-Method`,
+ * `MCP-Protocol-Version` or `Mcp-Name` header that differs from what the body names (its method, its
+ * envelope's version, its name or URI) quoting both, so that a blank or a control character shows, and
+ * shown from where they part when that is past the quote's cut (see quotedApart): a body naming
+ * "tools/list " was told that it "names method tools/list  but the Mcp-Method header names tools/list",
+ * and two methods of 120 characters differing in their last were quoted as the same 100. Code, status and
+ * data are kept. The answer itself otherwise.
  *
  * Assumption: the SDK refuses such a request with -32020, `data.mismatch.header` holding the header, and
- * the message `Bad Request: the request headers and body disagree: the body names method <method> but
- * the Mcp-Method header names <header>` (or `the body envelope names protocol version <version> but the
- * MCP-Protocol-Version header names <header>`), both as they are.
+ * the message `Bad Request: the request headers and body disagree: ` followed by `data.mismatch.body`:
+ * `the body names method <method> but the Mcp-Method header names <header>`, `the body envelope names
+ * protocol version <version> but the MCP-Protocol-Version header names <header>`, both as they are, or
+ * `the body carries params.name="<name>" but the Mcp-Name header names "<decoded header>"` (or
+ * `params.uri`), in bare quotes.
  */
 export function quotingHeaderMismatch(answer: unknown, body: unknown): unknown {
   if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.code !== HEADER_MISMATCH)
     return answer;
   const { message, data } = answer.error;
-  const header = isJsonObject(data) && isJsonObject(data.mismatch) ? data.mismatch.header : undefined;
-  if (typeof header !== "string" || !isJsonObject(body) || typeof message !== "string") return answer;
-  const meta = isJsonObject(body.params) ? body.params._meta : undefined;
+  if (typeof message !== "string" || !isJsonObject(data) || !isJsonObject(data.mismatch)) return answer;
+  const told = mismatchIn(message.slice(DISAGREE.length), data.mismatch.header, body);
+  if (!message.startsWith(DISAGREE) || told === undefined) return answer;
+  const { first, second, differsAt } = quotedApart(told.named, told.sent);
+  const apart = differsAt === undefined ? "" : ` (they differ at character ${differsAt})`;
+  const said = `the body ${told.names}${first} but the ${told.header} header names ${second}${apart}`;
+  return {
+    ...answer,
+    error: {
+      ...answer.error,
+      message: `${DISAGREE}${said}; ${told.header} repeats what the body names, character for character`,
+    },
+  };
+}
+
+/**
+ * What the SDK's words `said` of a header that differs from `body` (see quotingHeaderMismatch) compare:
+ * the value the body names, the header's (decoded), the header's name, and how the body names it.
+ */
+function mismatchIn(
+  said: string,
+  header: unknown,
+  body: unknown,
+): { named: string; sent: string; header: string; names: string } | undefined {
+  if (!isJsonObject(body)) return undefined;
+  const params = isJsonObject(body.params) ? body.params : undefined;
+  const meta = params?._meta;
   const version = isJsonObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
   for (const [named, names, name] of [
-    [body.method, "names method", "Mcp-Method"],
-    [version, "envelope names protocol version", "MCP-Protocol-Version"],
+    [body.method, "names method ", "Mcp-Method"],
+    [version, "envelope names protocol version ", "MCP-Protocol-Version"],
   ] as const) {
-    const said = (value: string, sent: string) =>
-      `${DISAGREE}the body ${names} ${value} but the ${name} header names ${sent}`;
-    if (typeof named !== "string" || message !== said(named, header)) continue;
-    const told = `${said(quoted(named), quoted(header))}; ${name} repeats what the body names, character for character`;
-    return { ...answer, error: { ...answer.error, message: told } };
+    if (typeof named !== "string" || typeof header !== "string") continue;
+    if (said === `the body ${names}${named} but the ${name} header names ${header}`)
+      return { named, sent: header, header: name, names };
   }
-  return answer;
+  for (const field of ["name", "uri"]) {
+    const named = params?.[field];
+    const opening = `the body carries params.${field}="${named}" but the Mcp-Name header names "`;
+    if (typeof named === "string" && said.startsWith(opening) && said.endsWith('"'))
+      return {
+        named,
+        sent: said.slice(opening.length, -1),
+        header: "Mcp-Name",
+        names: `carries params.${field}=`,
+      };
+  }
+  return undefined;
 }
 
 function headerNeedsEncoding(value: string): boolean {

@@ -128,7 +128,7 @@ async function sdkAnswer(
   const worded = namingAccept(
     namingMissingEnvelope(
       namingEnvelopeVersion(
-        quotingHeaderMismatch(namingNameEncoding(answersInParamsWords(parsed, body), body), body),
+        namingNameEncoding(quotingHeaderMismatch(answersInParamsWords(parsed, body), body), body),
         body,
       ),
     ),
