@@ -625,8 +625,9 @@ const DISAGREE = "Bad Request: the request headers and body disagree: ";
  * envelope's version, its name or URI) quoting both, so that a blank or a control character shows, and
  * shown from where they part when that is past the quote's cut (see quotedApart): a body naming
  * "tools/list " was told that it "names method tools/list  but the Mcp-Method header names tools/list",
- * and two methods of 120 characters differing in their last were quoted as the same 100. Code, status and
- * data are kept. The answer itself otherwise.
+ * and two methods of 120 characters differing in their last were quoted as the same 100. The same words
+ * in `data.mismatch.body`, where the SDK repeats its own; code, status and the rest of data are kept. The
+ * answer itself otherwise.
  *
  * Assumption: the SDK refuses such a request with -32020, `data.mismatch.header` holding the header, and
  * the message `Bad Request: the request headers and body disagree: ` followed by `data.mismatch.body`:
@@ -650,6 +651,7 @@ export function quotingHeaderMismatch(answer: unknown, body: unknown): unknown {
     error: {
       ...answer.error,
       message: `${DISAGREE}${said}; ${told.header} repeats what the body names, character for character`,
+      data: { ...data, mismatch: { ...data.mismatch, body: said } },
     },
   };
 }

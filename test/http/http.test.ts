@@ -109,7 +109,12 @@ describe("/mcp over HTTP", () => {
       error: {
         code: -32020,
         message: `Bad Request: the request headers and body disagree: the body names method ${shown} but the Mcp-Method header names "tools/list"; Mcp-Method repeats what the body names, character for character`,
-        data: { mismatch: { header: "tools/list" } },
+        data: {
+          mismatch: {
+            header: "tools/list",
+            body: `the body names method ${shown} but the Mcp-Method header names "tools/list"`,
+          },
+        },
       },
     });
   });
@@ -134,7 +139,8 @@ describe("/mcp over HTTP", () => {
   });
 
   // Regression: a method, a version or a name of 120 characters that differed from its header in the last
-  // was quoted, both times, as the same first 100 characters.
+  // was quoted, both times, as the same first 100 characters; and data.mismatch.body kept the SDK's bare
+  // words (and a name whole, however long) beside a message quoting both.
   const long = "a".repeat(120);
   it.each([
     ["Mcp-Method", wireRequest("modern", 6, `${long}y`), { "mcp-method": `${long}x` }, "names method "],
@@ -152,21 +158,24 @@ describe("/mcp over HTTP", () => {
       { "mcp-name": `${long}x` },
       "carries params.name=",
     ],
-  ])("shows where the body and %s part, past the quote's cut", async (name, request, header, names) => {
-    const refused = await post(`${server.url}/mcp`, request.body, { ...request.headers, ...header });
-    const said = `the body ${names}"…${"a".repeat(20)}y" but the ${name} header names "…${"a".repeat(20)}x" (they differ at character 121)`;
-    expect([refused.status, refused.json]).toMatchObject([
-      400,
-      {
-        id: 6,
-        error: {
-          code: -32020,
-          message: `Bad Request: the request headers and body disagree: ${said}; ${name} repeats what the body names, character for character`,
-          data: { mismatch: { header: Object.values(header)[0] } },
+  ])(
+    "shows where the body and %s part, past the quote's cut, in the message and the data",
+    async (name, request, header, names) => {
+      const refused = await post(`${server.url}/mcp`, request.body, { ...request.headers, ...header });
+      const said = `the body ${names}"…${"a".repeat(20)}y" but the ${name} header names "…${"a".repeat(20)}x" (they differ at character 121)`;
+      expect([refused.status, refused.json]).toMatchObject([
+        400,
+        {
+          id: 6,
+          error: {
+            code: -32020,
+            message: `Bad Request: the request headers and body disagree: ${said}; ${name} repeats what the body names, character for character`,
+            data: { mismatch: { header: Object.values(header)[0], body: said } },
+          },
         },
-      },
-    ]);
-  });
+      ]);
+    },
+  );
 
   // Regression: a 2026-07-28 call of a name outside ASCII with Mcp-Name sent as it is (its UTF-8 bytes) was
   // told that the header names "liste_Ã©", and one without the header not how to write it.
