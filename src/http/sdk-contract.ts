@@ -82,8 +82,8 @@ const NOT_ACCEPTABLE = `Not Acceptable: Client must accept both application/json
 
 /**
  * `answer` (the SDK's 2025 transport's answer to `body`, as parsed) with its refusal of the `Accept` header
- * saying what was sent (`accept`, as the client wrote it; undefined when it sent none) and what is
- * accepted, under the request's id (null for a batch, a notification or a response); the answer itself
+ * saying what was sent (`accept`, as the client wrote it; undefined when it sent none), the header to
+ * send and why, under the request's id (null for a batch, a notification or a response); the answer itself
  * otherwise. The SDK said only that the client must accept both, under `"id": null` though the request had
  * an id, so a client could not tell which of its requests was refused or what of its header was wrong.
  *
@@ -94,7 +94,7 @@ export function namingAccept(answer: unknown, accept: string | undefined, body: 
   if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.message !== NOT_ACCEPTABLE)
     return answer;
   const sent = accept === undefined ? "no Accept header was sent" : `Accept was ${quoted(accept, 200)}`;
-  const told = `Not Acceptable: ${sent}, where a client of the 2025 protocol versions must accept both application/json and text/event-stream (as ranges, */* or application/*, text/* take them); send Accept: ${BOTH_ACCEPTED}`;
+  const told = `Not Acceptable: ${sent}; send Accept: ${BOTH_ACCEPTED}. A client of the 2025 protocol versions must accept both, as Streamable HTTP may answer a POST with one JSON message or with a stream of events (ranges that take them, */* or application/*, text/*, do too).`;
   return { ...answer, error: { ...answer.error, message: told }, id: requestId(body) };
 }
 

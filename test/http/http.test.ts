@@ -597,14 +597,14 @@ describe("/mcp over HTTP", () => {
 
   // Regression: the SDK's 406 said only "Client must accept both application/json and text/event-stream",
   // under "id": null though the request had one, and not what Accept it was sent (Text/HTML, here, which
-  // the SDK was handed in lower case).
+  // the SDK was handed in lower case); then it named the header to send last, after the rule, and not why.
   it("refuses an Accept that does not take both under the request's id, echoing the header as sent", async () => {
     const wanted = (sent: string, id: string | number | null) => ({
       jsonrpc: "2.0",
       id,
       error: {
         code: -32000,
-        message: `Not Acceptable: ${sent}, where a client of the 2025 protocol versions must accept both application/json and text/event-stream (as ranges, */* or application/*, text/* take them); send Accept: application/json, text/event-stream`,
+        message: `Not Acceptable: ${sent}; send Accept: application/json, text/event-stream. A client of the 2025 protocol versions must accept both, as Streamable HTTP may answer a POST with one JSON message or with a stream of events (ranges that take them, */* or application/*, text/*, do too).`,
       },
     });
     const ping = { jsonrpc: "2.0", id: "p-7", method: "ping" };
