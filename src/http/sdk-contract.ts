@@ -625,16 +625,18 @@ const DISAGREE = "Bad Request: the request headers and body disagree: ";
  * envelope's version, its name or URI) quoting both, so that a blank or a control character shows, and
  * shown from where they part when that is past the quote's cut (see quotedApart): a body naming
  * "tools/list " was told that it "names method tools/list  but the Mcp-Method header names tools/list",
- * and two methods of 120 characters differing in their last were quoted as the same 100. The same words
- * in `data.mismatch.body`, where the SDK repeats its own; code, status and the rest of data are kept. The
- * answer itself otherwise.
+ * and two methods of 120 characters differing in their last were quoted as the same 100. Its refusal of
+ * such a header left out says which to send (`send Mcp-Method: tools/list`), where it said only that the
+ * header is absent. The same words in `data.mismatch.body`, where the SDK repeats its own; code, status
+ * and the rest of data are kept. The answer itself otherwise.
  *
- * Assumption: the SDK refuses such a request with -32020, `data.mismatch.header` holding the header, and
- * the message `Bad Request: the request headers and body disagree: ` followed by `data.mismatch.body`:
- * `the body names method <method> but the Mcp-Method header names <header>`, `the body envelope names
- * protocol version <version> but the MCP-Protocol-Version header names <header>`, both as they are, or
- * `the body carries params.name="<name>" but the Mcp-Name header names "<decoded header>"` (or
- * `params.uri`), in bare quotes.
+ * Assumption: the SDK refuses such a request with -32020, `data.mismatch.header` holding the header
+ * (`(missing)` when there is none), and the message `Bad Request: the request headers and body disagree: `
+ * followed by `data.mismatch.body`: `the body names method <method> but the Mcp-Method header names
+ * <header>`, `the body envelope names protocol version <version> but the MCP-Protocol-Version header
+ * names <header>`, both as they are, or `the body carries params.name="<name>" but the Mcp-Name header
+ * names "<decoded header>"` (or `params.uri`), in bare quotes; or, of a header left out, the same up to
+ * `but the required <header> header is absent`.
  */
 export function quotingHeaderMismatch(answer: unknown, body: unknown): unknown {
   if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.code !== HEADER_MISMATCH)
@@ -643,29 +645,40 @@ export function quotingHeaderMismatch(answer: unknown, body: unknown): unknown {
   if (typeof message !== "string" || !isJsonObject(data) || !isJsonObject(data.mismatch)) return answer;
   const told = mismatchIn(message.slice(DISAGREE.length), data.mismatch.header, body);
   if (!message.startsWith(DISAGREE) || told === undefined) return answer;
-  const { first, second, differsAt } = quotedApart(told.named, told.sent);
-  const apart = differsAt === undefined ? "" : ` (they differ at character ${differsAt})`;
-  const said = `the body ${told.names}${first} but the ${told.header} header names ${second}${apart}`;
+  const { named, sent, header, names } = told;
+  let said: string;
+  let advice: string;
+  if (sent === undefined) {
+    said = `the body ${names}${quoted(named)} but the required ${header} header is absent`;
+    const spelled = !headerNeedsEncoding(named) && named.length <= SPELLED_HEADER_CHARACTERS;
+    advice = spelled ? `send ${header}: ${named}` : `send ${header}, repeating what the body names`;
+  } else {
+    const { first, second, differsAt } = quotedApart(named, sent);
+    const apart = differsAt === undefined ? "" : ` (they differ at character ${differsAt})`;
+    said = `the body ${names}${first} but the ${header} header names ${second}${apart}`;
+    advice = `${header} repeats what the body names, character for character`;
+  }
   return {
     ...answer,
     error: {
       ...answer.error,
-      message: `${DISAGREE}${said}; ${told.header} repeats what the body names, character for character`,
+      message: `${DISAGREE}${said}; ${advice}`,
       data: { ...data, mismatch: { ...data.mismatch, body: said } },
     },
   };
 }
 
 /**
- * What the SDK's words `said` of a header that differs from `body` (see quotingHeaderMismatch) compare:
- * the value the body names, the header's (decoded), the header's name, and how the body names it.
+ * What the SDK's words `said` of a header that differs from `body` or is left out (see
+ * quotingHeaderMismatch) compare: the value the body names, the header's (decoded; undefined when left
+ * out), the header's name, and how the body names it.
  */
 function mismatchIn(
   said: string,
   header: unknown,
   body: unknown,
-): { named: string; sent: string; header: string; names: string } | undefined {
-  if (!isJsonObject(body)) return undefined;
+): { named: string; sent: string | undefined; header: string; names: string } | undefined {
+  if (!isJsonObject(body) || typeof header !== "string") return undefined;
   const params = isJsonObject(body.params) ? body.params : undefined;
   const meta = params?._meta;
   const version = isJsonObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
@@ -673,23 +686,30 @@ function mismatchIn(
     [body.method, "names method ", "Mcp-Method"],
     [version, "envelope names protocol version ", "MCP-Protocol-Version"],
   ] as const) {
-    if (typeof named !== "string" || typeof header !== "string") continue;
+    if (typeof named !== "string") continue;
     if (said === `the body ${names}${named} but the ${name} header names ${header}`)
       return { named, sent: header, header: name, names };
+    if (header === MISSING && said === `the body ${names}${named} but the required ${name} header is absent`)
+      return { named, sent: undefined, header: name, names };
   }
   for (const field of ["name", "uri"]) {
     const named = params?.[field];
-    const opening = `the body carries params.${field}="${named}" but the Mcp-Name header names "`;
-    if (typeof named === "string" && said.startsWith(opening) && said.endsWith('"'))
-      return {
-        named,
-        sent: said.slice(opening.length, -1),
-        header: "Mcp-Name",
-        names: `carries params.${field}=`,
-      };
+    if (typeof named !== "string") continue;
+    const names = `carries params.${field}=`;
+    const opening = `the body ${names}"${named}" but the Mcp-Name header names "`;
+    if (said.startsWith(opening) && said.endsWith('"'))
+      return { named, sent: said.slice(opening.length, -1), header: "Mcp-Name", names };
+    if (
+      header === MISSING &&
+      said === `the body ${names}"${named}" but the required Mcp-Name header is absent`
+    )
+      return { named, sent: undefined, header: "Mcp-Name", names };
   }
   return undefined;
 }
+
+/** What the SDK puts in `data.mismatch.header` for a header left out. */
+const MISSING = "(missing)";
 
 function headerNeedsEncoding(value: string): boolean {
   return /[^\x20-\x7e]/.test(value) || value !== value.trim() || value.startsWith(BASE64_SENTINEL);

@@ -177,6 +177,41 @@ describe("/mcp over HTTP", () => {
     },
   );
 
+  // Regression: a 2026-07-28 request without one of the headers that repeat its body was told that the
+  // header "is absent", the body's value bare, and not what to send.
+  it.each([
+    ["Mcp-Method", wireRequest("modern", 8, "tools/list"), 'names method "tools/list"', "tools/list"],
+    [
+      "MCP-Protocol-Version",
+      wireRequest("modern", 8, "tools/list"),
+      'envelope names protocol version "2026-07-28"',
+      "2026-07-28",
+    ],
+    [
+      "Mcp-Name",
+      wireRequest("modern", 8, "tools/call", { name: "list_packs", arguments: {} }),
+      'carries params.name="list_packs"',
+      "list_packs",
+    ],
+  ])("says which %s header to send when it is left out", async (name, request, names, value) => {
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter(([header]) => header !== name.toLowerCase()),
+    );
+    const refused = await post(`${server.url}/mcp`, request.body, headers);
+    const said = `the body ${names} but the required ${name} header is absent`;
+    expect([refused.status, refused.json]).toMatchObject([
+      400,
+      {
+        id: 8,
+        error: {
+          code: -32020,
+          message: `Bad Request: the request headers and body disagree: ${said}; send ${name}: ${value}`,
+          data: { mismatch: { header: "(missing)", body: said } },
+        },
+      },
+    ]);
+  });
+
   // Regression: a 2026-07-28 call of a name outside ASCII with Mcp-Name sent as it is (its UTF-8 bytes) was
   // told that the header names "liste_Ã©", and one without the header not how to write it.
   it.each([
