@@ -24,6 +24,7 @@ import { RequestOrigins } from "./request-origins.js";
 import type { CallerScope } from "./scope.js";
 import {
   classify,
+  countingBatch,
   legacyRequestOf,
   MAX_BATCH_MESSAGES,
   modernRequestOf,
@@ -412,6 +413,7 @@ function wordedAnswer(
     (answer) => answersInParamsWords(answer, body),
     (answer) => namingMethods(answer, body, served),
     (answer) => quotingHeaderMismatch(answer, body),
+    (answer) => countingBatch(answer, body),
     (answer) => namingNameEncoding(answer, body),
     (answer) => namingEnvelopeVersion(answer, body),
     namingMissingEnvelope,

@@ -4,6 +4,7 @@ import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId, sendError } f
 import {
   batchedHandshakeOf,
   invalidMessageProblem,
+  MAX_BATCH_MESSAGES,
   modernMisfitOf,
   repeatedIdOf,
   type UnsupportedVersion,
@@ -106,7 +107,9 @@ function unknownQueryParameter({ query, body }: McpPost): Refusal | undefined {
 
 function emptyBatch({ body }: McpPost): Refusal | undefined {
   if (!Array.isArray(body) || body.length > 0) return undefined;
-  return invalidRequest("Invalid request: an empty batch.");
+  return invalidRequest(
+    `Invalid Request: an empty batch; POST one JSON-RPC message (a JSON object), or a batch of 1 to ${MAX_BATCH_MESSAGES} (a JSON array of them; 2025 protocol versions only).`,
+  );
 }
 
 /**

@@ -172,6 +172,25 @@ export function legacyRequestOf(headers: IncomingHttpHeaders, body: unknown): JS
  */
 export const MAX_BATCH_MESSAGES = 100;
 
+/** How the SDK's 2025 transport refuses a batch of more than MAX_BATCH_MESSAGES (see countingBatch). */
+const TOO_LARGE_BATCH = `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`;
+
+/**
+ * `answer` (the SDK's 2025 transport's answer to `body`, as parsed) with its refusal of a batch over
+ * MAX_BATCH_MESSAGES saying how many `body` holds and to send the rest in another POST; the answer itself
+ * otherwise. The SDK said only the limit, so a client building its batches could not tell how far over
+ * it was (stdio says so too).
+ *
+ * Assumption: the SDK refuses such a batch with 400, -32600 and TOO_LARGE_BATCH.
+ */
+export function countingBatch(answer: unknown, body: unknown): unknown {
+  if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.message !== TOO_LARGE_BATCH)
+    return answer;
+  if (!Array.isArray(body)) return answer;
+  const told = `${TOO_LARGE_BATCH} (this one holds ${body.length}); send at most ${MAX_BATCH_MESSAGES} messages in a POST, and the rest in another.`;
+  return { ...answer, error: { ...answer.error, message: told } };
+}
+
 /** The members the SDK's JSON-RPC request schema allows, and no other (it is strict). */
 const REQUEST_MEMBERS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params"]);
 

@@ -95,6 +95,23 @@ describe("/mcp over HTTP", () => {
     });
   });
 
+  // Regression: an empty batch was told "Invalid request: an empty batch.", and not what to send instead.
+  it("refuses an empty batch, saying what a POST holds", async () => {
+    const response = await post(`${server.url}/mcp`, []);
+    expect([response.status, response.json]).toEqual([
+      400,
+      {
+        jsonrpc: "2.0",
+        error: {
+          code: -32600,
+          message:
+            "Invalid Request: an empty batch; POST one JSON-RPC message (a JSON object), or a batch of 1 to 100 (a JSON array of them; 2025 protocol versions only).",
+        },
+        id: null,
+      },
+    ]);
+  });
+
   // Regression: a body naming "tools/list " under Mcp-Method: tools/list was told that it "names method
   // tools/list  but the Mcp-Method header names tools/list", the values unquoted and the blank unseen.
   it.each([
@@ -791,7 +808,11 @@ describe("/mcp over HTTP", () => {
     };
     expect(await refusal(pings(101), "2024-01-01")).toEqual([
       400,
-      { code: -32600, message: "Invalid Request: Batch must not exceed 100 messages" },
+      {
+        code: -32600,
+        message:
+          "Invalid Request: Batch must not exceed 100 messages (this one holds 101); send at most 100 messages in a POST, and the rest in another.",
+      },
     ]);
     expect(await refusal(pings(100), "2024-01-01")).toMatchObject([400, { code: -32022 }]);
     // A member that is no message, before the size and the version: the SDK classifies a body first.

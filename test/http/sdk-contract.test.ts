@@ -22,6 +22,7 @@ import {
   batchedHandshakeOf,
   CHECKED_HEADERS,
   classify,
+  countingBatch,
   isJsonRpcMessage,
   legacyRequestOf,
   MAX_BATCH_MESSAGES,
@@ -128,7 +129,10 @@ async function sdkAnswer(
   const worded = namingAccept(
     namingMissingEnvelope(
       namingEnvelopeVersion(
-        namingNameEncoding(quotingHeaderMismatch(answersInParamsWords(parsed, body), body), body),
+        namingNameEncoding(
+          countingBatch(quotingHeaderMismatch(answersInParamsWords(parsed, body), body), body),
+          body,
+        ),
         body,
       ),
     ),
@@ -475,13 +479,37 @@ it("refuses a 2025 batch for its size before its protocol version, as the SDK's 
   const refused = async (body: unknown) =>
     (JSON.parse((await sdkAnswer(newServer, headers, body)).text) as { error: { message: string } }).error;
   expect(await refused(pings(MAX_BATCH_MESSAGES + 1))).toMatchObject({
-    message: `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`,
+    message: expect.stringMatching(
+      /^Invalid Request: Batch must not exceed 100 messages \(this one holds 10[12]\); /,
+    ),
   });
   expect(unsupportedVersionOf(headers, pings(MAX_BATCH_MESSAGES + 1))).toBeUndefined();
   expect(await refused(pings(MAX_BATCH_MESSAGES))).toMatchObject({
     message: expect.stringContaining("Unsupported protocol version"),
   });
   expect(unsupportedVersionOf(headers, pings(MAX_BATCH_MESSAGES))).toMatchObject({ requested: "2024-01-01" });
+});
+
+// Assumption (countingBatch): the SDK's 2025 transport refuses a batch over MAX_BATCH_MESSAGES in these
+// words, which say neither how many it held nor what to do; the endpoint adds both.
+it("refuses a 2025 batch over its size in the words countingBatch rewords", async () => {
+  const pings = Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, id) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "ping",
+  }));
+  const { status, text } = await sdkEntryAnswer(newServer, COMMON_HEADERS, pings);
+  expect([status, JSON.parse(text)]).toEqual([
+    400,
+    {
+      jsonrpc: "2.0",
+      error: {
+        code: -32600,
+        message: `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`,
+      },
+      id: null,
+    },
+  ]);
 });
 
 // Assumption (batchedHandshakeOf): the SDK's 2025 transport refuses a batch holding the handshake and
@@ -508,7 +536,9 @@ it("refuses a 2025 batch holding initialize and more, as the SDK's transport doe
     expect(batchedHandshakeOf(headers, [initialize, ...pings(1)])).toBe(2);
   }
   expect((await refused(COMMON_HEADERS, [initialize, ...pings(MAX_BATCH_MESSAGES)])).error).toMatchObject({
-    message: `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`,
+    message: expect.stringMatching(
+      /^Invalid Request: Batch must not exceed 100 messages \(this one holds 10[12]\); /,
+    ),
   });
   expect(batchedHandshakeOf(COMMON_HEADERS, [initialize, ...pings(MAX_BATCH_MESSAGES)])).toBeUndefined();
   expect(batchedHandshakeOf(COMMON_HEADERS, [initialize])).toBeUndefined();
