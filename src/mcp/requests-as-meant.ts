@@ -6,7 +6,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { isJsonObject } from "../json-rpc/index.js";
 import { notAnObject } from "./format.js";
-import { findTool, paramsSchemaOf } from "./server.js";
+import { findTool, paramsSchemaOf, TOOL_NAMES } from "./server.js";
 
 /**
  * A client's message with its params as the server reads them, before the SDK checks them (which a
@@ -68,6 +68,13 @@ const FAULTS_JOINED = "; ";
 const HANDSHAKE_NEEDS = `initialize needs params such as {"protocolVersion": "${LATEST_PROTOCOL_VERSION}", "capabilities": {}, "clientInfo": {"name": "<client>", "version": "<its version>"}}: the newest protocol version the client speaks, its capabilities ({} for none), and its name and version.`;
 
 /**
+ * What a tool call needs, said after what was wrong when it names no tool (no params, or a name that is no
+ * string): its schema's words alone ("params: Invalid input: expected object, received undefined") left a
+ * client to guess what a call holds.
+ */
+const CALL_NEEDS = `tools/call needs params such as {"name": "list_skills", "arguments": {"query": "<the task>"}}: the name of one of the tools (${TOOL_NAMES.join(", ")}) and its arguments, as tools/list describes them.`;
+
+/**
  * `message`, the answer to `request` when it is known, with the SDK's refusals of params worded as the
  * refusals of the other methods' params are (`Invalid params for tools/call: name: Invalid input: expected
  * string, received number`), one line per request, over HTTP and stdio alike; any other message as it is:
@@ -103,13 +110,19 @@ export function inParamsWords(message: JSONRPCMessage, request?: unknown): JSONR
   if (!toolCall && !issues.every(({ path }) => path[0] === "params")) return message;
   const params = isJsonObject(request) && isJsonObject(request.params) ? request.params : undefined;
   const faults = issues.map(({ path, message: said }) => {
-    const member = (path[0] === "params" ? path.slice(1) : path).join(".");
+    const member = memberOf(path);
     if (toolCall && member === "arguments" && params !== undefined && "arguments" in params)
       return argumentsFault(params.arguments, params.name);
     return `${member === "" ? "params" : member}: ${said}`;
   });
   const worded = `${PARAMS_REFUSAL}${toolCall ? "tools/call" : method}: ${faults.join(FAULTS_JOINED)}`;
-  const needs = !toolCall && method === "initialize" ? `. ${HANDSHAKE_NEEDS}` : "";
+  const namesNoTool = issues.some(({ path }) => ["", "name"].includes(memberOf(path)));
+  const needs =
+    !toolCall && method === "initialize"
+      ? `. ${HANDSHAKE_NEEDS}`
+      : toolCall && namesNoTool
+        ? `. ${CALL_NEEDS}`
+        : "";
   return { ...message, error: { ...message.error, code: INVALID_PARAMS, message: `${worded}${needs}` } };
 }
 
@@ -168,6 +181,11 @@ export function answersInParamsWords(answer: unknown, body: unknown): unknown {
   if (!Array.isArray(answer)) return worded(answer);
   const messages = answer.map(worded);
   return messages.some((message, index) => message !== answer[index]) ? messages : answer;
+}
+
+/** The member an issue's path names, within params (`clientInfo.version`); empty for params themselves. */
+function memberOf(path: readonly (string | number)[]): string {
+  return (path[0] === "params" ? path.slice(1) : path).join(".");
 }
 
 function isIssue(value: unknown): value is { path: (string | number)[]; message: string } {

@@ -25,6 +25,10 @@ const SKILL_MISSING = {
   isError: true,
 };
 
+/** What a tools/call that names no tool is told it needs, after what was wrong. */
+const CALL_NEEDS =
+  'tools/call needs params such as {"name": "list_skills", "arguments": {"query": "<the task>"}}: the name of one of the tools (list_packs, list_skills, read_skill, read_pack_file) and its arguments, as tools/list describes them.';
+
 type Check = (result: unknown) => void;
 const listing =
   (member: string): Check =>
@@ -119,7 +123,8 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
   // the SDK's schema issues, where every other method's are named in one line.
   ...(
     [
-      [{ name: 5 }, "name: Invalid input: expected string, received number"],
+      [{ name: 5 }, `name: Invalid input: expected string, received number. ${CALL_NEEDS}`],
+      [{}, `name: Invalid input: expected string, received undefined. ${CALL_NEEDS}`],
       // Regression: arguments that are no object were told "Invalid input: expected record, received
       // string", which a model did not act on; the arguments a tool takes are named, and a string that
       // holds the object meant is shown as the object to send (at most 100 characters of it).
@@ -143,7 +148,7 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
       [{ name: "list_packs", arguments: [{}] }, "arguments must be a JSON object, not an array"],
       [
         { arguments: '{"query": "x"}' },
-        'name: Invalid input: expected string, received undefined; arguments must be a JSON object, not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": {"query":"x"}',
+        `name: Invalid input: expected string, received undefined; arguments must be a JSON object, not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": {"query":"x"}. ${CALL_NEEDS}`,
       ],
     ] as const
   ).map(
@@ -222,6 +227,33 @@ describe("null for an optional member, and a tools/call's arguments, over HTTP a
         check(resultOf(answered));
         expect(resultOf(overStdio.get(index))).toEqual(resultOf(answered));
       }
+    } finally {
+      await stdio.end();
+    }
+  });
+});
+
+// Regression: a tools/call without params was told only "params: Invalid input: expected object, received
+// undefined", and one without a name its schema's words, neither what a call holds.
+describe("a tools/call without params, over HTTP and stdio", () => {
+  let http: RunningServer;
+  beforeAll(async () => {
+    http = await startServer(SKILLS_DIR);
+  });
+  afterAll(() => http.close());
+
+  it("is told what a call holds", async () => {
+    const asked = wireRequest("legacy", 1, "tools/call");
+    const error = {
+      code: -32602,
+      message: `Invalid params for tools/call: params: Invalid input: expected object, received undefined. ${CALL_NEEDS}`,
+    };
+    expect((await post(`${http.url}/mcp`, asked.body)).json).toMatchObject({ id: 1, error });
+    const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    try {
+      stdio.write(`${JSON.stringify(asked.body)}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(1), { timeout: 30_000 });
+      expect(stdio.answers()[0]?.error).toEqual(error);
     } finally {
       await stdio.end();
     }
