@@ -13,6 +13,7 @@ import type { Scope } from "../catalog/index.js";
 import {
   answersInParamsWords,
   inParamsWords,
+  namingEnvelopeKey,
   namingEnvelopeVersion,
   namingMissingEnvelope,
   type ServerFactory,
@@ -417,6 +418,7 @@ function wordedAnswer(
     (answer) => namingNameEncoding(answer, body),
     (answer) => namingEnvelopeVersion(answer, body),
     namingMissingEnvelope,
+    namingEnvelopeKey,
   ];
   const named = rewordings.reduce((answer, reword) => reword(answer), parsed);
   const json = named === parsed && bytes !== undefined ? bytes : Buffer.from(JSON.stringify(named));

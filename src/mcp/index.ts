@@ -1,5 +1,10 @@
 export { answerKeeping, fileBytesOf } from "./answer-traits.js";
-export { envelopeVersionMessage, namingEnvelopeVersion, namingMissingEnvelope } from "./envelope-version.js";
+export {
+  envelopeVersionMessage,
+  namingEnvelopeKey,
+  namingEnvelopeVersion,
+  namingMissingEnvelope,
+} from "./envelope-version.js";
 export { plural } from "./format.js";
 export { formatPacks } from "./list-packs.js";
 export {

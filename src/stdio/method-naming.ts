@@ -17,6 +17,7 @@ import {
   handshakeOnModernConnection,
   inParamsWords,
   methodNotFoundMessage,
+  namingEnvelopeKey,
   namingEnvelopeVersion,
   requestAsMeant,
 } from "../mcp/index.js";
@@ -62,7 +63,7 @@ export class MethodNaming extends ForwardingTransport {
       return this.inner.send(answer, options);
     const request = answer.id === undefined ? undefined : this.#asked.get(answer.id);
     if (answer.id !== undefined) this.#asked.delete(answer.id);
-    const message = namingEnvelopeVersion(inParamsWords(answer, request), request);
+    const message = namingEnvelopeKey(namingEnvelopeVersion(inParamsWords(answer, request), request));
     const served = this.served();
     // The SDK refuses the handshake on a connection that speaks 2026-07-28 as a version it does not speak
     // ("Unsupported protocol version: 2025-11-25"), which this server serves on a connection opened with it.

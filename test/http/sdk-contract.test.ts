@@ -39,6 +39,7 @@ import {
 import {
   answersInParamsWords,
   MODERN_REVISION,
+  namingEnvelopeKey,
   namingEnvelopeVersion,
   namingMissingEnvelope,
   requestsAsMeant,
@@ -127,13 +128,15 @@ async function sdkAnswer(
     return answered;
   }
   const worded = namingAccept(
-    namingMissingEnvelope(
-      namingEnvelopeVersion(
-        namingNameEncoding(
-          countingBatch(quotingHeaderMismatch(answersInParamsWords(parsed, body), body), body),
+    namingEnvelopeKey(
+      namingMissingEnvelope(
+        namingEnvelopeVersion(
+          namingNameEncoding(
+            countingBatch(quotingHeaderMismatch(answersInParamsWords(parsed, body), body), body),
+            body,
+          ),
           body,
         ),
-        body,
       ),
     ),
     headers.accept,

@@ -94,3 +94,45 @@ describe("a 2026-07-28 request with a wrong envelope, over stdio after the first
     }
   });
 });
+
+// Regression: an envelope key missing or wrong was named, in the schema's words ("missing", "expected
+// object, received number"), but not what it holds, on either transport.
+describe("a 2026-07-28 envelope with a key missing or wrong", () => {
+  const REFUSED = "Invalid _meta envelope for protocol revision 2026-07-28: ";
+  const TOLD: readonly (readonly [Record<string, unknown>, string])[] = [
+    [
+      { [VERSION]: "2026-07-28", [INFO]: CLIENT },
+      `${CAPABILITIES}: missing; ${CAPABILITIES} holds the client's capabilities, an object ({} for none)`,
+    ],
+    [
+      { [VERSION]: "2026-07-28", [INFO]: { name: "raw" }, [CAPABILITIES]: {} },
+      `${INFO}.version: Invalid input: expected string, received undefined; ${INFO}, which may be left out, holds the client's name and version: {"name": "<client>", "version": "<its version>"}`,
+    ],
+  ];
+  let http: RunningServer;
+  beforeAll(async () => {
+    http = await startServer(SKILLS_DIR);
+  });
+  afterAll(() => http.close());
+
+  it("says what the key holds, over HTTP and over stdio, on the first request and after", async () => {
+    const stdio = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    try {
+      stdio.write(`${JSON.stringify(listTools(20, TOLD[0]?.[0] ?? {}))}\n`);
+      stdio.write(`${JSON.stringify(wireRequest("modern", 1, "tools/list").body)}\n`);
+      for (const [index, [meta]] of TOLD.entries())
+        stdio.write(`${JSON.stringify(listTools(10 + index, meta))}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(TOLD.length + 2), { timeout: 30_000 });
+      const answers = new Map(stdio.answers().map((answer) => [answer.id, answer]));
+      expect(answers.get(20)?.error?.message).toBe(`${REFUSED}${TOLD[0]?.[1]}`);
+      for (const [index, [meta, said]] of TOLD.entries()) {
+        const headers = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" };
+        const overHttp = await post(`${http.url}/mcp`, listTools(10 + index, meta), headers);
+        expect(overHttp.json).toMatchObject({ error: { code: -32602, message: `${REFUSED}${said}` } });
+        expect(answers.get(10 + index)?.error?.message).toBe(`${REFUSED}${said}`);
+      }
+    } finally {
+      await stdio.end();
+    }
+  });
+});
