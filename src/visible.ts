@@ -38,7 +38,8 @@ export function quotedApart(
   max = 100,
 ): { readonly first: string; readonly second: string; readonly differsAt?: number } {
   const at = firstDifference(first, second);
-  const before = [...first.slice(0, at)].length;
+  let before = 0;
+  for (let unit = 0; unit < at; unit++) if (!isSurrogate(first.charCodeAt(unit), LOW)) before++;
   if (before < max || first === second) return { first: quoted(first, max), second: quoted(second, max) };
   let from = at;
   for (let kept = 0; kept < LEAD && from > 0; kept++)
