@@ -39,11 +39,10 @@ export function quotedApart(
 ): { readonly first: string; readonly second: string; readonly differsAt?: number } {
   const at = firstDifference(first, second);
   let before = 0;
-  for (let unit = 0; unit < at; unit++) if (!isSurrogate(first.charCodeAt(unit), LOW)) before++;
+  for (let unit = 0; unit < at; unit++) if (!isPairEnd(first, unit)) before++;
   if (before < max || first === second) return { first: quoted(first, max), second: quoted(second, max) };
   let from = at;
-  for (let kept = 0; kept < LEAD && from > 0; kept++)
-    from -= isSurrogate(first.charCodeAt(from - 1), LOW) ? 2 : 1;
+  for (let kept = 0; kept < LEAD && from > 0; kept++) from -= isPairEnd(first, from - 1) ? 2 : 1;
   const shown = (text: string) =>
     JSON.stringify(`${from > 0 ? "…" : ""}${visible(excerpt(text.slice(from), max))}`);
   return { first: shown(first), second: shown(second), differsAt: before + 1 };
@@ -62,6 +61,11 @@ function firstDifference(first: string, second: string): number {
 
 const HIGH = 0xd800;
 const LOW = 0xdc00;
+
+/** Whether the unit at `at` of `text` ends a surrogate pair, so that it and the one before are one character. */
+function isPairEnd(text: string, at: number): boolean {
+  return at > 0 && isSurrogate(text.charCodeAt(at), LOW) && isSurrogate(text.charCodeAt(at - 1), HIGH);
+}
 
 /** Whether a UTF-16 unit is a surrogate of the `half` (HIGH or LOW) beginning at that unit. */
 function isSurrogate(unit: number, half: number): boolean {

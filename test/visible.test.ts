@@ -53,5 +53,8 @@ describe("quotedApart", () => {
       second: `"…${"😀".repeat(20)}😁"`,
       differsAt: 111,
     });
+    // A lone surrogate is a character of its own, as excerpt counts it.
+    const lone = "\udc00".repeat(110);
+    expect(quotedApart(`${lone}a`, `${lone}b`).differsAt).toBe(111);
   });
 });
