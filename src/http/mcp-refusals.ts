@@ -33,10 +33,16 @@ export function refuse(reply: FastifyReply, refusal: Refusal): FastifyReply {
   return sendError(reply.code(refusal.status).headers(refusal.headers), refusal.body);
 }
 
-/** 405 naming POST, the one method `/mcp` takes. */
+/**
+ * 405 naming POST, the one method `/mcp` takes, what to send in it, and why a GET (a 2025 client's event
+ * stream) or a DELETE (its session's end) has nothing to answer.
+ */
 export const NOT_ALLOWED = new Refusal(
   405,
-  jsonRpcError(JSON_RPC.invalidRequest, "Method not allowed: this stateless server answers POST only."),
+  jsonRpcError(
+    JSON_RPC.invalidRequest,
+    "Method not allowed: /mcp takes POST only; send each JSON-RPC message (or a 2025 batch of them) in a POST. This stateless server opens no event stream to GET and keeps no session to DELETE.",
+  ),
   { allow: "POST" },
 );
 

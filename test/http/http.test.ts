@@ -274,12 +274,20 @@ describe("/mcp over HTTP", () => {
     ]);
   });
 
-  // Regression: OPTIONS /mcp was answered 404 "No route OPTIONS /mcp", as if /mcp were not there.
+  // Regression: OPTIONS /mcp was answered 404 "No route OPTIONS /mcp", as if /mcp were not there; then
+  // only "this stateless server answers POST only", not what to send nor why a GET gets no stream.
   it.each(["GET", "DELETE", "PUT", "PATCH", "OPTIONS"])("answers %s with 405", async (method) => {
     const response = await fetch(`${server.url}/mcp`, { method });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("POST");
-    expect(await response.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+    expect(await response.json()).toMatchObject({
+      jsonrpc: "2.0",
+      error: {
+        code: -32600,
+        message:
+          "Method not allowed: /mcp takes POST only; send each JSON-RPC message (or a 2025 batch of them) in a POST. This stateless server opens no event stream to GET and keeps no session to DELETE.",
+      },
+    });
   });
 
   // Regression: TRACE /mcp was answered 404 "No route TRACE /mcp", as if /mcp were not there. (fetch
