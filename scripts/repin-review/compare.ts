@@ -3,6 +3,7 @@ import { compareText, type Skill } from "../../src/catalog/index.js";
 import {
   compareIgnoringEndings,
   type EndingsChange,
+  hashOf,
   type LineChanges,
   sameButWhitespace,
   unifiedDiff,
@@ -35,7 +36,8 @@ export interface FileChange {
   readonly path: string;
   /**
    * In the pack, the path a changed file had before, when its skill moved to another folder; that of a
-   * renamed one (the same bytes, removed at this path and added at `path`).
+   * renamed one (removed at this path and added at `path`, its bytes the same or, when `lines` is defined,
+   * its lines at least half the same).
    */
   readonly movedFrom: string | undefined;
   readonly kind: "added" | "removed" | "changed" | "renamed";
@@ -388,7 +390,7 @@ async function compareFiles(
     await between();
     changes.push(fileChange(beforePath(file), "removed", old, undefined));
   }
-  return renamedFiles(changes).sort(byPath);
+  return (await editedRenames(renamedFiles(changes), between)).sort(byPath);
 }
 
 /**
@@ -436,6 +438,114 @@ function renamedFiles(changes: readonly FileChange[]): FileChange[] {
   return [...changes.filter((change) => !paired.has(change)), ...renamed];
 }
 
+/**
+ * An added and a removed text file are one renamed file when at least this share of the lines of the
+ * longer (blank ones left out, in any order) is in the other: what git's `-M` takes for a rename by
+ * default, so that the review's pairs are the ones `git diff` shows.
+ */
+const RENAME_SIMILARITY = 0.5;
+/**
+ * The most text of removed files whose lines are held, as hashes, to pair with added ones (16 MiB, as
+ * telling renamed skills holds), and the most line comparisons one list may cost: past them, files are
+ * left removed and added, as they were before edited renames were told.
+ */
+const RENAME_FILE_TEXT_BYTES = 16 * 1024 * 1024;
+const RENAME_FILE_COMPARISONS = 64 * 1024 * 1024;
+
+/**
+ * `changes` with each added text file whose lines are at least RENAME_SIMILARITY those of a removed one,
+ * and that removed one, as one renamed file with the diff of its edit: a reference renamed and edited in
+ * one bump showed as removed and added, its whole text shown as new and its old findings as new ones.
+ * Each added file, in path order, takes the removed one most like it (of the same name on a tie, then the
+ * first by path); files over CONTENT_BYTES, binary or unaudited are not paired. Lines are compared by a
+ * hash with a fixed seed, so that the pairs are the same on every run.
+ */
+async function editedRenames(
+  changes: readonly FileChange[],
+  between: () => Promise<void>,
+): Promise<FileChange[]> {
+  const pairable = (file: ServedFile | undefined) =>
+    file !== undefined &&
+    file.notAudited === undefined &&
+    file.digest !== undefined &&
+    file.digest.size > 0 &&
+    file.digest.size <= CONTENT_BYTES;
+  const removed: { change: FileChange; lines: Int32Array }[] = [];
+  let held = 0;
+  for (const change of changes) {
+    const old = change.sides.before;
+    if (change.kind !== "removed" || !pairable(old) || old === undefined) continue;
+    const size = old.digest?.size ?? 0;
+    if (held + size > RENAME_FILE_TEXT_BYTES) continue;
+    await between();
+    const lines = lineHashes(textOf(old));
+    if (lines === undefined) continue;
+    held += size;
+    removed.push({ change, lines });
+  }
+  if (removed.length === 0) return [...changes];
+  const paired = new Set<FileChange>();
+  const renamed: FileChange[] = [];
+  let comparisons = 0;
+  for (const change of changes) {
+    if (change.kind !== "added" || !pairable(change.sides.after)) continue;
+    await between();
+    const lines = lineHashes(textOf(change.sides.after));
+    if (lines === undefined) continue;
+    const name = path.posix.basename(change.path);
+    let best: { change: FileChange; score: number } | undefined;
+    for (const old of removed) {
+      if (paired.has(old.change)) continue;
+      const longest = Math.max(lines.length, old.lines.length);
+      // Too unlike in length to reach the share, whatever their lines.
+      if (Math.min(lines.length, old.lines.length) < RENAME_SIMILARITY * longest) continue;
+      comparisons += lines.length + old.lines.length;
+      if (comparisons > RENAME_FILE_COMPARISONS) break;
+      const score = sharedCount(lines, old.lines) / longest;
+      if (score < RENAME_SIMILARITY) continue;
+      const better =
+        best === undefined ||
+        score > best.score ||
+        (score === best.score &&
+          path.posix.basename(old.change.path) === name &&
+          path.posix.basename(best.change.path) !== name);
+      if (better) best = { change: old.change, score };
+    }
+    if (best === undefined) continue;
+    paired.add(best.change).add(change);
+    renamed.push({
+      ...fileChange(change.path, "renamed", best.change.sides.before, change.sides.after),
+      movedFrom: best.change.path,
+    });
+  }
+  return [...changes.filter((change) => !paired.has(change)), ...renamed];
+}
+
+/** The hashes of a text's lines but blank ones, line endings aside, sorted; undefined for no text. */
+function lineHashes(text: string | undefined): Int32Array | undefined {
+  if (text === undefined) return undefined;
+  const lines = withLineFeeds(text)
+    .split("\n")
+    .filter((line) => line.trim() !== "");
+  if (lines.length === 0) return undefined;
+  return Int32Array.from(lines, (line) => hashOf(line, 0, line.length, 0)).sort();
+}
+
+/** How many items two sorted arrays share, each item of one matching at most one of the other. */
+function sharedCount(a: Int32Array, b: Int32Array): number {
+  let [i, j, shared] = [0, 0, 0];
+  while (i < a.length && j < b.length) {
+    const [x, y] = [a[i] ?? 0, b[j] ?? 0];
+    if (x === y) {
+      shared++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return shared;
+}
+
 function fileChange(
   where: string,
   kind: FileChange["kind"],
@@ -451,9 +561,9 @@ function fileChange(
     kind,
     lines: compared?.lines,
     endings: compared?.endings,
-    // Of a changed file: an added one of blank lines is not a change of whitespace.
+    // Of a changed or renamed file: an added one of blank lines is not a change of whitespace.
     whitespaceOnly:
-      kind === "changed" &&
+      (kind === "changed" || kind === "renamed") &&
       compared !== undefined &&
       compared.before !== compared.after &&
       sameButWhitespace(compared.before, compared.after),
@@ -533,7 +643,6 @@ function showsContent(file: FileChange): boolean {
   return (
     file.content === undefined &&
     file.kind !== "removed" &&
-    file.kind !== "renamed" &&
     file.notAudited === undefined &&
     file.lines !== undefined &&
     file.endings?.only !== true &&

@@ -636,7 +636,8 @@ function fileList(pack: string, files: readonly FileChange[], limit: number): st
 function fileLines(file: FileChange): string {
   if (file.mode?.only === true) return `mode only: ${modeChange(file.mode.executable)}`;
   const mode = file.mode === undefined ? "" : `; ${modeChange(file.mode.executable)}`;
-  if (file.kind === "renamed") return `unchanged${mode}`;
+  // Renamed as it was; one renamed and edited has its lines counted, as a changed file has.
+  if (file.kind === "renamed" && file.lines === undefined) return `unchanged${mode}`;
   if (file.notAudited !== undefined)
     return `${markdownText(file.notAudited)}; compared by size and SHA-256${mode}`;
   if (file.lines === undefined) return `binary, ${binarySizes(file)}, content not shown${mode}`;
@@ -773,7 +774,8 @@ function fileCounts(files: readonly FileChange[]): string {
   const of = (kind: FileChange["kind"]) => files.filter((file) => file.kind === kind).length;
   const modes = files.filter((file) => file.mode?.only === true).length;
   const renamed = of("renamed");
-  return `${number(of("added"))} added, ${number(of("removed"))} removed, ${number(of("changed"))} changed${modes > 0 ? ` (${number(modes)} only in mode)` : ""}${renamed > 0 ? `, ${number(renamed)} renamed` : ""}`;
+  const edited = files.filter((file) => file.kind === "renamed" && file.lines !== undefined).length;
+  return `${number(of("added"))} added, ${number(of("removed"))} removed, ${number(of("changed"))} changed${modes > 0 ? ` (${number(modes)} only in mode)` : ""}${renamed > 0 ? `, ${number(renamed)} renamed${edited > 0 ? ` (${number(edited)} of them edited)` : ""}` : ""}`;
 }
 
 type LineCounts = Pick<LineChanges, "added" | "removed">;
