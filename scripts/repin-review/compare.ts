@@ -59,6 +59,8 @@ export interface FileChange {
   readonly content: FileContent | undefined;
   /** Its two versions, read again only to keep its content. */
   readonly sides: { readonly before: ServedFile | undefined; readonly after: ServedFile | undefined };
+  /** Why its content shows as one of its crowd's samples (see {@link sampleCrowds}), when it does. */
+  readonly sample?: string;
 }
 
 /**
@@ -279,8 +281,8 @@ export async function comparePacks(
     pastRenameText,
     descriptions: pairs.filter((pair) => pair.before.description !== pair.after.description),
     documents,
-    skillFiles: sampleCrowds(sortedSkillFiles),
-    packFiles: sampleCrowds(packFiles),
+    skillFiles: sortedSkillFiles,
+    packFiles,
     changedPaths,
   };
 }
@@ -619,19 +621,51 @@ export function crowdsIn(files: readonly FileChange[]): (file: FileChange) => Cr
  */
 export const CROWD_SAMPLES = 2;
 
+/** Why a file is worth showing before others of its crowd: `rank` lower first, `why` said in the review. */
+export interface Notable {
+  readonly rank: number;
+  readonly why: string;
+}
+
 /**
  * `files` (one list: a pack's supporting files, or its pack files) with the content of each crowd's files
- * past its first CROWD_SAMPLES whose content would show marked `crowd`: they take no room for contents.
+ * past its CROWD_SAMPLES samples whose content would show marked `crowd`: they take no room for contents.
+ * The samples are those that tell the reviewer most: the `notable` ones first (a file with a finding), then
+ * the largest changes, then the first by path; each says why it was chosen. The first two by path showed a
+ * row changed in one line beside the one row of 3,000 a bump rewrote, or that brought a finding.
  */
-function sampleCrowds(files: readonly FileChange[]): FileChange[] {
+export function sampleCrowds(
+  files: readonly FileChange[],
+  notable: (file: FileChange) => Notable | undefined,
+): FileChange[] {
   const crowdOf = crowdsIn(files);
-  const sampled = new Map<string, number>();
-  return files.map((file) => {
+  const members = new Map<string, { file: FileChange; index: number; notable: Notable | undefined }[]>();
+  files.forEach((file, index) => {
     const crowd = crowdOf(file);
-    if (crowd === undefined || !showsContent(file)) return file;
-    const samples = sampled.get(crowd.key) ?? 0;
-    sampled.set(crowd.key, samples + 1);
-    return samples < CROWD_SAMPLES ? file : { ...file, content: { kind: "crowd" } };
+    if (crowd === undefined || !showsContent(file)) return;
+    const held = members.get(crowd.key) ?? [];
+    held.push({ file, index, notable: notable(file) });
+    members.set(crowd.key, held);
+  });
+  const size = (file: FileChange) => (file.lines?.added ?? 0) + (file.lines?.removed ?? 0);
+  const samples = new Map<number, string>();
+  for (const crowd of members.values()) {
+    const chosen = crowd
+      .sort(
+        (a, b) =>
+          (a.notable?.rank ?? Number.POSITIVE_INFINITY) - (b.notable?.rank ?? Number.POSITIVE_INFINITY) ||
+          size(b.file) - size(a.file) ||
+          a.index - b.index,
+      )
+      .slice(0, CROWD_SAMPLES);
+    let largest = 0;
+    for (const { index, notable: worth } of chosen)
+      samples.set(index, worth?.why ?? (largest++ === 0 ? "the largest change" : "the next largest change"));
+  }
+  return files.map((file, index) => {
+    if (crowdOf(file) === undefined || !showsContent(file)) return file;
+    const why = samples.get(index);
+    return why === undefined ? { ...file, content: { kind: "crowd" } } : { ...file, sample: why };
   });
 }
 

@@ -34,7 +34,9 @@ import {
   KEPT_CONTENT_CHARS,
   keepContents,
   keptPerPack,
+  type Notable,
   type PackChanges,
+  sampleCrowds,
 } from "./compare.js";
 import type { SkillPair } from "./renames.js";
 import { NOT_AUDITED, type ReviewedFinding, renderReview, type SourceReview } from "./render.js";
@@ -245,14 +247,38 @@ async function reviewSource(
       found.new,
   );
   findings.push(...[...changes.skillFiles, ...changes.packFiles].flatMap(unauditedFinding(source.name)));
+  const notable = notableByFindings(source.name, findings);
   return {
     source,
-    changes,
+    changes: {
+      ...changes,
+      skillFiles: sampleCrowds(changes.skillFiles, notable),
+      packFiles: sampleCrowds(changes.packFiles, notable),
+    },
     skills: { before: old.skills.length, after: now.skills.length },
     descriptionTokens: { before: descriptionTokens(old), after: descriptionTokens(now) },
     findings,
     unsafe: now.skills.filter((skill) => after.unsafe.has(skill)).map((skill) => skill.id),
   };
+}
+
+/**
+ * Each file's worst finding, as a reason to show it among its crowd's samples: a new one before one the old
+ * commit had, then by severity.
+ */
+function notableByFindings(
+  pack: string,
+  findings: readonly ReviewedFinding[],
+): (file: FileChange) => Notable | undefined {
+  const severities = ["high", "medium", "low"];
+  const worst = new Map<string, Notable>();
+  for (const found of findings) {
+    const rank = (found.new ? 0 : severities.length) + severities.indexOf(found.severity);
+    const held = worst.get(found.path);
+    if (held !== undefined && held.rank <= rank) continue;
+    worst.set(found.path, { rank, why: `${found.new ? "a new" : "a"} ${found.severity} finding` });
+  }
+  return (file) => worst.get(`${pack}/${file.path}`);
 }
 
 /**

@@ -528,7 +528,8 @@ function fileContents(
         (size, line) => size + line.length + 1,
         0,
       );
-      append(lines, collapsed(`${named}: ${diff ? "diff" : "(new)"}`, body));
+      const sample = file.sample === undefined ? "" : `, a sample of its crowd: ${file.sample}`;
+      append(lines, collapsed(`${named}: ${diff ? "diff" : "(new)"}${sample}`, body));
     } else pastRoom.push(file);
   }
   const named = (files: readonly FileChange[]) =>
