@@ -339,7 +339,7 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom, conte
     section(lines, title, list.length, [
       ...fileList(source.name, list, limit),
       "",
-      ...fileContents(review.source, list, limit, room, contents),
+      ...fileContents(review.source, list, limit, room, contents, changedPaths(changes)),
     ]);
   }
   return lines;
@@ -493,6 +493,7 @@ function fileContents(
   limit: number,
   room: BodyRoom,
   contents: ContentRoom,
+  changed: readonly string[],
 ): string[] {
   const lines: string[] = [];
   const pastRoom: FileChange[] = [];
@@ -550,36 +551,82 @@ function fileContents(
       `- Content not shown, over ${CONTENT_BYTES / 1024 / 1024} MiB: ${named(tooLarge)}; ${where(tooLarge)}.`,
       "",
     );
-  append(lines, crowdsLeftOut(source, list, limit));
+  append(lines, crowdsLeftOut(source, list, limit, changed));
   return lines;
 }
 
 /**
  * For each crowd of `list`, how many of its files' contents are left out past its samples (every one of
- * them, not only those a cut list names), and the `git diff` of its folder that shows them.
+ * them, not only those a cut list names), and the `git diff` that shows the crowd (see crowdDiff).
  */
-function crowdsLeftOut(source: ReviewedSource, list: readonly FileChange[], limit: number): string[] {
+function crowdsLeftOut(
+  source: ReviewedSource,
+  list: readonly FileChange[],
+  limit: number,
+  changed: readonly string[],
+): string[] {
   const crowdOf = crowdsIn(list);
-  const leftOut = new Map<string, { folder: string; files: number }>();
+  const crowds = new Map<string, { crowd: Crowd; members: FileChange[]; leftOut: number }>();
   for (const file of list) {
     const crowd = crowdOf(file);
-    if (file.content?.kind !== "crowd" || crowd === undefined) continue;
-    const held = leftOut.get(crowd.key) ?? { folder: crowd.folder, files: 0 };
-    held.files += 1;
-    leftOut.set(crowd.key, held);
+    if (crowd === undefined) continue;
+    const held = crowds.get(crowd.key) ?? { crowd, members: [], leftOut: 0 };
+    held.members.push(file);
+    if (file.content?.kind === "crowd") held.leftOut += 1;
+    crowds.set(crowd.key, held);
   }
   // As many crowds as the list names (see fileList): a line each would otherwise outgrow the budget.
-  const crowds = [...leftOut.values()];
-  const lines = crowds.slice(0, limit).flatMap(({ folder, files }) => {
-    // `data/*` is read as `data`; a crowd at the top, of the pack's folders, as all of them.
-    const inPack = folder === "." || folder === "*" ? undefined : folder.replace(/\/\*$/, "");
-    const shown = folder === "." ? "" : `${folder}/`;
+  const leftOut = [...crowds.values()].filter(({ leftOut: files }) => files > 0);
+  const lines = leftOut.slice(0, limit).flatMap(({ crowd, members, leftOut: files }) => {
+    const shown = crowd.folder === "." ? "" : `${crowd.folder}/`;
     return [
-      `- Content not shown of ${count(files, "more file")} in ${markdownCode(`${source.name}/${shown}`)}, alike in kind, past the ${count(CROWD_SAMPLES, "file")} of a crowd the review shows; ${readUpstream(source, inPack === undefined ? undefined : [inPack], true)}.`,
+      `- Content not shown of ${count(files, "more file")} in ${markdownCode(`${source.name}/${shown}`)}, alike in kind, past the ${count(CROWD_SAMPLES, "file")} of a crowd the review shows; ${crowdDiff(source, crowd, members, changed)}.`,
       "",
     ];
   });
-  return [...lines, ...more(crowds.length, limit)];
+  return [...lines, ...more(leftOut.length, limit)];
+}
+
+/** Every path in the pack the review says the bump changes, old paths of moved files and skills included. */
+function changedPaths(changes: PackChanges): string[] {
+  return [
+    ...[...changes.skillFiles, ...changes.packFiles].flatMap((file) => [file.path, file.movedFrom]),
+    ...changes.documents.flatMap((document) => [documentIn(document.skill), document.movedFrom]),
+    ...[...changes.added, ...changes.removed].map(documentIn),
+    ...changes.renamed.flatMap(({ before, after }) => [documentIn(before), documentIn(after)]),
+  ].filter((file) => file !== undefined);
+}
+
+/**
+ * The `git diff` that shows a crowd and no other change the review knows of: its folder when nothing else
+ * changed in it; else only the files at the crowd's depth (`:(glob)data/*` for the files of `data`,
+ * `:(glob)data/*\/*` for those one level down), and then only its kind of change (`--diff-filter`). The
+ * parent folder of a crowd spread one level down showed the files beside it too, and those deeper.
+ */
+function crowdDiff(
+  source: ReviewedSource,
+  crowd: Crowd,
+  members: readonly FileChange[],
+  changed: readonly string[],
+): string {
+  const spread = crowd.folder === "*" || crowd.folder.endsWith("/*");
+  const base = crowd.folder.replace(/\/?\*$/, "");
+  // A crowd at the top of the pack is of the pack's own folders, extras among them: the pack's diff.
+  if (base === "." || base === "") return readUpstream(source, undefined);
+  const own = new Set(members.flatMap((file) => [file.path, file.movedFrom]));
+  const others = changed.filter((file) => !own.has(file) && file.startsWith(`${base}/`));
+  const depth = (file: string) => file.slice(base.length + 1).split("/").length;
+  const atDepth = others.filter((file) => depth(file) === (spread ? 2 : 1));
+  const folder = repositoryPath(source, base);
+  if (others.length === 0) return gitDiff(source, [], [folder], true);
+  const glob = `:(glob)${folder.replace(/[*?[\]\\]/g, "\\$&")}/*${spread ? "/*" : ""}`;
+  const kind = members[0]?.kind;
+  // A rename git tells by both paths, which no filter on the crowd's folder keeps: the files at its depth.
+  if (atDepth.length === 0 || kind === undefined || kind === "renamed")
+    return gitDiff(source, [], [glob], true);
+  const letter = { added: "A", removed: "D", changed: "M" }[kind];
+  // Without renames, an added file of the crowd that git would pair with another stays added.
+  return gitDiff(source, ["--no-renames", `--diff-filter=${letter}`], [glob], true);
 }
 
 /**
@@ -596,7 +643,19 @@ function readUpstream(
     paths === undefined
       ? [source.path, ...source.extras]
       : paths.flatMap((inPack) => (inPack === undefined ? [] : [repositoryPath(source, inPack)]));
-  const command = `git diff ${shortRef(source.from)} ${shortRef(source.to)} -- ${inRepository.map(shellWord).join(" ")}`;
+  return gitDiff(source, [], inRepository, them);
+}
+
+/** `git diff` of the source's two commits with `options`, of `pathspecs` (quoted here for a shell). */
+function gitDiff(
+  source: ReviewedSource,
+  options: readonly string[],
+  pathspecs: readonly string[],
+  them: boolean,
+): string {
+  const command = ["git diff", ...options, shortRef(source.from), shortRef(source.to), "--"]
+    .concat(pathspecs.map(shellWord))
+    .join(" ");
   return `read ${them ? "them" : "it"} upstream: ${markdownCode(command)} in a clone of ${markdownCode(source.repo)}`;
 }
 

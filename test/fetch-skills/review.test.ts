@@ -674,6 +674,41 @@ describe("the repin review", () => {
     expect(result.summary).toContain("- Content not shown of 28 more files in `samples/bulk/rows/`");
   });
 
+  // A crowd spread one level down (set/f00/row.csv, set/f01/row.csv, …) pointed its `git diff` at the
+  // parent folder: the command showed the file beside the crowd and the one added among it too.
+  it("points a crowd's git diff at the crowd and nothing else", async () => {
+    const rows = (version: string) =>
+      Object.fromEntries(
+        Array.from({ length: 25 }, (_, index) => [
+          `skills/bulk/set/f${String(index).padStart(2, "0")}/row.csv`,
+          `id,value\n${index},${version}\n`,
+        ]),
+      );
+    const kit = await makeUpstream(path.join(tree.dir, "crowd-diff"), [
+      {
+        "skills/bulk/SKILL.md": skillMd("bulk", "Bulk."),
+        "skills/bulk/set/README.md": "# Set\n",
+        ...rows("v1"),
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/bulk/set/README.md": "# The set\n",
+        "skills/bulk/set/f03/notes.md": "# Notes\n",
+        ...rows("v2"),
+      },
+    ]);
+    const result = await bump([{ name: "cd", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
+    const command = `git diff --no-renames --diff-filter=M ${from} ${to} -- ':(glob)skills/bulk/set/*/*'`;
+    expect(result.summary).toContain(
+      `- Content not shown of 23 more files in \`cd/bulk/set/*/\`, alike in kind, past the 2 files of a crowd the review shows; read them upstream: \`${command}\``,
+    );
+    const { stdout } = await promisify(execFile)("sh", ["-c", command], { cwd: kit.dir });
+    const shown = [...stdout.matchAll(/^diff --git a\/(\S+)/gm)].map((match) => match[1]);
+    expect(shown).toEqual(Object.keys(rows("v2")));
+  });
+
   // A reference renamed as it was showed as removed and added, its whole text shown as new, and its old
   // findings as new ones at its new path.
   it("shows a file renamed as it was as one rename, with nothing new in it", async () => {
