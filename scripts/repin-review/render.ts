@@ -653,10 +653,16 @@ function gitDiff(
   pathspecs: readonly string[],
   them: boolean,
 ): string {
-  const command = ["git diff", ...options, shortRef(source.from), shortRef(source.to), "--"]
-    .concat(pathspecs.map(shellWord))
-    .join(" ");
-  return `read ${them ? "them" : "it"} upstream: ${markdownCode(command)} in a clone of ${markdownCode(source.repo)}`;
+  const words = pathspecs.map(shellWord);
+  const command = ["git diff", ...options, shortRef(source.from), shortRef(source.to), "--", ...words].join(
+    " ",
+  );
+  // A path's hidden characters are written as their bytes in `$'…'`, which dash (Debian's and Ubuntu's sh)
+  // and other shells before POSIX.1-2024 read as a `$` and a quoted word: another path.
+  const shell = words.some((word) => word.startsWith("$'"))
+    ? ", in bash, zsh or a POSIX.1-2024 sh (for its `$'…'` quoting)"
+    : "";
+  return `read ${them ? "them" : "it"} upstream: ${markdownCode(command)} in a clone of ${markdownCode(source.repo)}${shell}`;
 }
 
 /** A path in the pack as the source's repository has it: an extra keeps its path, the rest is under `path`. */

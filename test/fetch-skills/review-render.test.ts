@@ -181,6 +181,23 @@ describe("the repin review's file contents, when the review is cut", () => {
   });
 });
 
+describe("the repin review's git diff commands", () => {
+  // `$'…'` is no quoting to dash, Debian's sh: pasted there, the command named another path, unsaid.
+  it("say which shell reads them when a path is quoted with $'…'", () => {
+    const lines = Array.from({ length: 2000 }, (_, line) => lineOf(0, line));
+    const markdown = renderReview(
+      reviewOf([changed("tool/b\u202Egnp.md", lines), changed("tool/plain.md", lines)]),
+      BUDGET,
+    );
+    const notes = markdown.split("\n").filter((line) => line.includes("read it upstream"));
+    expect(notes).toHaveLength(2);
+    expect(notes[0]).toContain(
+      `\`git diff aaaaaaa bbbbbbb -- $'skills/tool/b\\xe2\\x80\\xaegnp.md'\` in a clone of \`file:///upstream\`, in bash, zsh or a POSIX.1-2024 sh (for its \`$'…'\` quoting).`,
+    );
+    expect(notes[1]).toMatch(/-- skills\/tool\/plain\.md` in a clone of `file:\/\/\/upstream`\.$/);
+  });
+});
+
 describe("the repin review's list of files, when it is cut", () => {
   // A data set of one file a folder (rows/0001/row.txt, …) was no crowd of one folder: cut to fit, the
   // list showed its first files, and a script removed beside it, after it by path, was not named.
