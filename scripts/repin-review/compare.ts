@@ -124,8 +124,9 @@ export interface DocumentChange {
 /**
  * The most SKILL.md files, added or changed (of each kind), whose lines the review keeps to show, of all its
  * packs together. Each takes 73 characters of the review at least, so more than this never fit GitHub's
- * 65,536, and the review then lists at most 200 of a pack (its list limits), whose bodies it has: a bump
- * adding thousands of long SKILL.md files, in one pack or over many, costs no more than this many.
+ * 65,536, and a review whose lists are cut to fit lists no more of a pack than it keeps the bodies of (see
+ * keptPerPack): a bump adding thousands of long SKILL.md files, in one pack or over many, costs no more
+ * than this many.
  */
 export const KEPT_BODIES = 1000;
 

@@ -87,8 +87,6 @@ export interface ReviewContent {
 const WHITESPACE_ONLY = ", whitespace only (spacing, indentation or blank lines)";
 /** Lists longer than this are collapsed, so that a 60-skill bump still reads from the top. */
 const OPEN_ITEMS = 10;
-/** The longest lists tried, longest first, until the review fits its budget. */
-const LIST_LIMITS = [Number.POSITIVE_INFINITY, 200, 50, 15, 5, 1];
 /**
  * The high and new medium findings listed however short the lists are cut: past them the rows, alike by
  * then, would push every source's lists and diffs out of the body.
@@ -115,21 +113,64 @@ interface ContentRoom {
   files: number;
 }
 
-/** The review as Markdown in at most `budget` characters: lists are cut shorter until it fits, and say so. */
+/**
+ * The review as Markdown in at most `budget` characters: bodies are cut, then lists, to the longest that
+ * fits, found by bisection (a review grows with its lists' limit), and it says so. The limits tried were
+ * 200, 50, 15, 5 and 1: a bump of 250 files of long paths, whose review at 200 passed the budget, was
+ * cut to 50 and filled half of it.
+ */
 export function renderReview(content: ReviewContent, budget: number): string {
-  const tries = [
-    { limit: Number.POSITIVE_INFINITY, room: WHOLE },
-    ...LIST_LIMITS.map((limit) => ({ limit, room: SHORT })),
-  ];
-  for (const { limit, room } of tries) {
-    const text = render(content, limit, room);
+  for (const room of [WHOLE, SHORT]) {
+    const text = render(content, Number.POSITIVE_INFINITY, room);
     if (text.length <= budget) return text;
   }
+  // `fits` is the longest limit known to fit, `over` the shortest known not to: every list is cut at
+  // `longest`, so that one did not.
+  let [fits, over] = [0, longestList(content)];
+  let best: string | undefined;
+  while (over - fits > 1) {
+    const limit = Math.floor((fits + over) / 2);
+    const text = render(content, limit, SHORT);
+    if (text.length <= budget) [fits, best] = [limit, text];
+    else over = limit;
+  }
+  if (best !== undefined) return best;
   const text = render(content, 1, SHORT);
   const cut = text.slice(0, text.lastIndexOf("\n", budget - 300));
   const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
   const fence = openFence(cut);
   return `${cut}\n${fence === undefined ? "" : `${fence}\n`}${"\n</details>\n".repeat(Math.max(0, open))}\n… the review stops here, to stay under ${GITHUB_LIMIT}.\n`;
+}
+
+/** The most items any list of the review holds: a limit of that many cuts none. */
+function longestList({ reviews, elsewhere, shared, skipped, collisions }: ReviewContent): number {
+  const total = (count: (review: SourceReview) => number) =>
+    reviews.reduce((sum, review) => sum + count(review), 0);
+  const lists = [
+    elsewhere.length,
+    shared.length,
+    skipped.length,
+    collisions.length,
+    // Lists of every source together: the findings, the skills made unsafe, the skills whose keys changed.
+    total(({ findings }) => findings.length),
+    total(({ unsafe }) => unsafe.length),
+    total(({ changes }) => changes.documents.length + changes.addedKeys.length),
+  ];
+  for (const { changes } of reviews) {
+    lists.push(
+      changes.added.length,
+      changes.removed.length,
+      changes.renamed.length,
+      changes.descriptions.length,
+      changes.documents.length,
+      changes.skillFiles.length,
+      changes.packFiles.length,
+      ...changes.documents.map((document) => document.keys.length),
+      ...changes.addedKeys.map((added) => added.keys.length),
+    );
+  }
+  // Not spread into Math.max: a bump of many thousand skills would pass the arguments a call takes.
+  return lists.reduce((most, length) => Math.max(most, length), 1);
 }
 
 /**

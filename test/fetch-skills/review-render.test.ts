@@ -220,6 +220,26 @@ describe("the repin review's list of files, when it is cut", () => {
     expect(markdown).not.toContain("- changed `pack/data/rows/");
   });
 
+  // The limits stepped from 200 to 50: 250 files of long paths, too many at 200, were cut to 50 and the
+  // review filled half its budget.
+  it("lists as many files as fit, not the next of a few fixed limits", () => {
+    const section = "generated/api/v2/reference-pages/by-module/section";
+    const files = Array.from({ length: 250 }, (_, index) => {
+      const file = `tool-${Math.floor(index / 10)}/${section}/page-${String(index).padStart(5, "0")}.md`;
+      return changed(
+        file,
+        [0, 1, 2].map((line) => `+line ${line} of ${file}`),
+      );
+    });
+    const markdown = renderReview(reviewOf(files), BUDGET);
+    expect(markdown.length).toBeLessThanOrEqual(BUDGET);
+    const limit = Number(/^- Lists below show at most (\d+) items each/m.exec(markdown)?.[1]);
+    expect(limit).toBeGreaterThan(150);
+    expect(markdown.match(/^- changed `pack\/tool-/gm)).toHaveLength(limit);
+    // The same cut on every run.
+    expect(renderReview(reviewOf(files), BUDGET)).toBe(markdown);
+  });
+
   // Named by text order, rows in folders 1 to 3,000 read `1/…` to `999/…`: as if the last two
   // thousand were not there.
   it("names a crowd's first and last file in natural order", () => {
