@@ -662,8 +662,10 @@ function crowdDiff(
   if (others.length === 0) return gitDiff(source, [], [folder], true);
   const glob = `:(glob)${folder.replace(/[*?[\]\\]/g, "\\$&")}/*${spread ? "/*" : ""}`;
   const kind = members[0]?.kind;
-  // A rename git tells by both paths, which no filter on the crowd's folder keeps: the files at its depth.
-  if (atDepth.length === 0 || kind === undefined || kind === "renamed")
+  // A file renamed, or changed in a skill moved to another folder, git shows by both paths, or as added at
+  // its new one, which no filter on the crowd's own kind keeps: then the files at its depth.
+  const moved = members.some((file) => file.movedFrom !== undefined);
+  if (atDepth.length === 0 || kind === undefined || kind === "renamed" || moved)
     return gitDiff(source, [], [glob], true);
   const letter = { added: "A", removed: "D", changed: "M" }[kind];
   // Without renames, an added file of the crowd that git would pair with another stays added.

@@ -198,6 +198,52 @@ describe("the repin review's git diff commands", () => {
   });
 });
 
+describe("the repin review's git diff of a crowd", () => {
+  const crowd = (folder: (row: number) => string, from?: (row: number) => string) =>
+    Array.from({ length: 25 }, (_, row): FileChange => {
+      const file = { ...changed(`${folder(row)}/r${row}.csv`, ["+row"]), movedFrom: from?.(row) };
+      return row < 2 ? file : { ...file, content: { kind: "crowd" } };
+    });
+  const added = (file: string): FileChange => ({ ...changed(file, ["+x"]), kind: "added" });
+  const commandOf = (markdown: string) =>
+    /^- Content not shown of 23 more files in .*?read them upstream: `([^`]+)`/m.exec(markdown)?.[1];
+
+  it("names the crowd's folder when nothing else changed in it", () => {
+    expect(commandOf(renderReview(reviewOf(crowd(() => "set/rows")), BUDGET))).toBe(
+      "git diff aaaaaaa bbbbbbb -- skills/set/rows",
+    );
+  });
+
+  it("names the files at the crowd's depth when other changes lie deeper, or beside a spread one", () => {
+    const deeper = [...crowd(() => "set/rows"), added("set/rows/more/x.md")];
+    expect(commandOf(renderReview(reviewOf(deeper), BUDGET))).toBe(
+      "git diff aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*'",
+    );
+    const spread = [...crowd((row) => `set/f${row}`), added("set/README.md")];
+    expect(commandOf(renderReview(reviewOf(spread), BUDGET))).toBe(
+      "git diff aaaaaaa bbbbbbb -- ':(glob)skills/set/*/*'",
+    );
+  });
+
+  it("filters by kind when other changes lie among it, unless git shows its files moved", () => {
+    const among = [...crowd(() => "set/rows"), added("set/rows/new.md")];
+    expect(commandOf(renderReview(reviewOf(among), BUDGET))).toBe(
+      "git diff --no-renames --diff-filter=M aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*'",
+    );
+    // Its skill moved: git shows the rows as added at their new paths, which `M` would hide.
+    const moved = [
+      ...crowd(
+        () => "set/rows",
+        (row) => `old/rows/r${row}.csv`,
+      ),
+      added("set/rows/new.md"),
+    ];
+    expect(commandOf(renderReview(reviewOf(moved), BUDGET))).toBe(
+      "git diff aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*'",
+    );
+  });
+});
+
 describe("the repin review's list of files, when it is cut", () => {
   // A data set of one file a folder (rows/0001/row.txt, …) was no crowd of one folder: cut to fit, the
   // list showed its first files, and a script removed beside it, after it by path, was not named.
