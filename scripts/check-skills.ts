@@ -16,6 +16,7 @@ import {
   CatalogError,
   type CatalogIssue,
   describeYaml11Reading,
+  PACK_WITHOUT_SKILL,
   pyyamlRefusedKeys,
   readSkillDocument,
   SKILL_DOCUMENT,
@@ -92,12 +93,11 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
   const packs = catalog.everything.packs
     .map((pack) => `${markdownText(pack.name)} ${pack.skills.length}`)
     .join(", ");
-  const skipped = issues.filter((issue) => issue.severity === "skipped");
   const lines = [
     "### Catalog check",
     "",
     `${plural(catalog.everything.skills.length, "skill")} in ${plural(catalog.everything.packs.length, "pack")} ` +
-      `(${packs}); ${skipped.length} left out, ${plural(issues.length - skipped.length, "warning")}.`,
+      `(${packs}); ${issueCounts(issues)}.`,
   ];
   if (issues.length > 0) lines.push("", ...capped(issues.map(formatIssue), NAMED_ON_STDERR));
   // What the inspection leaves out, and what the server's resources then cannot carry (a file larger than
@@ -168,15 +168,26 @@ function unsafeLine(unsafe: readonly Skill[], serveUnsafe: boolean): string {
  * author fixing those would find the next ones only on the next run.
  */
 function refusedReport(issues: readonly CatalogIssue[]): string {
-  const skipped = issues.filter((issue) => issue.severity === "skipped").length;
   const lines = [
     "### Catalog check",
     "",
-    `No skill to serve; ${skipped} left out, ${plural(issues.length - skipped, "warning")}.`,
+    `No skill to serve; ${issueCounts(issues)}.`,
     "",
     ...capped(issues.map(formatIssue)),
   ];
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * How many skills, files and folders are left out, and how many warnings. A pack whose every skill is left
+ * out is counted apart: counted with them, two broken skills read as three left out.
+ */
+function issueCounts(issues: readonly CatalogIssue[]): string {
+  const skipped = issues.filter((issue) => issue.severity === "skipped");
+  const packs = skipped.filter((issue) => issue.reason === PACK_WITHOUT_SKILL).length;
+  const withoutSkill = packs === 0 ? "" : `, ${packs} ${packs === 1 ? "pack" : "packs"} with no valid skill`;
+  const warnings = plural(issues.length - skipped.length, "warning");
+  return `${skipped.length - packs} left out${withoutSkill}, ${warnings}`;
 }
 
 const NAMED_ON_STDERR = " (`npm run audit-skills` names each on stderr)";

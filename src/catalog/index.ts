@@ -27,7 +27,7 @@ export {
   readFrontmatterFields,
   stripBom,
 } from "./frontmatter.js";
-export { type Catalog, type LoadedCatalog, loadCatalog } from "./load.js";
+export { type Catalog, type LoadedCatalog, loadCatalog, PACK_WITHOUT_SKILL } from "./load.js";
 export { ChangedFileError, readFileBeside } from "./open.js";
 export {
   filesInFolder,

@@ -46,6 +46,12 @@ export interface LoadedCatalog {
 }
 
 /**
+ * Why a pack is left out when each skill in it was (or it held none): a consequence, which a count of what
+ * was left out tells apart from the skills and files themselves.
+ */
+export const PACK_WITHOUT_SKILL = "pack folder holds no valid skill";
+
+/**
  * Reads a skills folder (one sub-folder per pack) into an immutable Catalog. Broken skills are left out
  * and reported in `issues`; only a folder that cannot be served at all throws a CatalogError.
  * Synchronous on purpose: it runs once, before the server listens, and nothing else is waiting.
@@ -72,7 +78,7 @@ export function loadCatalog(dir: string, options: LoadOptions = {}): LoadedCatal
       continue;
     }
     if (pack.skills.length === 0) {
-      issues.push({ severity: "skipped", path: name, reason: "pack folder holds no valid skill" });
+      issues.push({ severity: "skipped", path: name, reason: PACK_WITHOUT_SKILL });
       continue;
     }
     skills.push(...pack.skills);

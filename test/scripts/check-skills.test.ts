@@ -340,7 +340,7 @@ describe("npm run check-skills", () => {
         [
           "### Catalog check",
           "",
-          "No skill to serve; 5 left out, 0 warnings.",
+          "No skill to serve; 4 left out, 1 pack with no valid skill, 0 warnings.",
           "",
           "- left out: `p/a`: no frontmatter (the file must start with ---)",
           "- left out: `p/b`: frontmatter is a YAML list, not a YAML mapping: write it as key: value lines (name: …, description: …)",
@@ -350,6 +350,29 @@ describe("npm run check-skills", () => {
           "",
         ].join("\n"),
       );
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  // Regression: a pack whose two skills were both broken read as "3 left out", the pack counted as a third.
+  it("counts a pack with no valid skill apart from the skills left out", async () => {
+    const tree = await makeTree({
+      "good/ok/SKILL.md": skillMd("ok"),
+      "broken/a/SKILL.md": "no frontmatter",
+      "broken/b/SKILL.md": "---\nname: b\n---\n",
+      "empty/notes.txt": "no skill here",
+    });
+    try {
+      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      expect(stdout.split("\n").slice(2, 8)).toEqual([
+        "1 skill in 1 pack (good 1); 2 left out, 2 packs with no valid skill, 0 warnings.",
+        "",
+        "- left out: `broken/a`: no frontmatter (the file must start with ---)",
+        "- left out: `broken/b`: frontmatter has no description",
+        "- left out: `broken`: pack folder holds no valid skill",
+        "- left out: `empty`: pack folder holds no valid skill",
+      ]);
     } finally {
       await tree.remove();
     }
