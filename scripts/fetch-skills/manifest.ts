@@ -194,13 +194,23 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
       `repo ${quoted(repo)} is neither a URL nor an absolute path (git fetches from its own store, where a relative path leads nowhere): write https://host/owner/name.git, file:///absolute/path or /absolute/path`,
     );
   }
-  const ref = requiredText(table, "ref", fail);
-  if (ref !== undefined && !COMMIT.test(ref)) {
-    // Pinning a new source starts from a branch or tag name: say how to turn it into the commit.
-    const lookUp = /^[0-9a-f]+$/i.test(ref)
+  // Pinning a new source starts from a branch or tag name: say how to turn it into the commit.
+  const lookUp = (ref: string) =>
+    /^[0-9a-f]+$/i.test(ref)
       ? `git rev-parse ${ref} in a clone of the repository prints them`
       : `git ls-remote ${withoutCredentials(repo ?? "<repo>")} ${ref} prints those of the commit it names now`;
-    fail("ref", `ref ${quoted(ref)} is not a full commit id: write its 40 lowercase hex digits (${lookUp})`);
+  // A ref written unquoted (a number, a date) is as far from a commit id as a branch name.
+  const ref = requiredText(table, "ref", fail, () => {
+    const given = table.ref;
+    const written =
+      typeof given === "number" || typeof given === "bigint" ? String(given) : "<branch or tag>";
+    return `: write the full commit id, its 40 lowercase hex digits, in quotes (${lookUp(written)})`;
+  });
+  if (ref !== undefined && !COMMIT.test(ref)) {
+    fail(
+      "ref",
+      `ref ${quoted(ref)} is not a full commit id: write its 40 lowercase hex digits (${lookUp(ref)})`,
+    );
   }
   const folder = optionalText(table, "path", fail);
   const sourcePath = folder === undefined ? "." : checkFolder(folder, "path", fail);
@@ -222,19 +232,30 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
   return { name, repo, ref, path: sourcePath, extras, branch, ...(description ? { description } : {}) };
 }
 
-function requiredText(table: Record<string, unknown>, key: string, fail: Report): string | undefined {
+/** `hint` follows the problem when the value is not a non-empty string: what to write instead. */
+function requiredText(
+  table: Record<string, unknown>,
+  key: string,
+  fail: Report,
+  hint?: () => string,
+): string | undefined {
   if (table[key] === undefined) {
     fail(key, `${key} is missing`);
     return undefined;
   }
-  return optionalText(table, key, fail);
+  return optionalText(table, key, fail, hint);
 }
 
-function optionalText(table: Record<string, unknown>, key: string, fail: Report): string | undefined {
+function optionalText(
+  table: Record<string, unknown>,
+  key: string,
+  fail: Report,
+  hint = () => "",
+): string | undefined {
   const value = table[key];
   if (value === undefined) return undefined;
   if (typeof value !== "string" || value.trim() === "") {
-    fail(key, `${key} must be a non-empty string`);
+    fail(key, `${key} must be a non-empty string${hint()}`);
     return undefined;
   }
   return value;

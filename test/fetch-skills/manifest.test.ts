@@ -100,6 +100,22 @@ const cases: Case[] = [
     toml: `[[source]]\nname = "bad"\nrepo = "x"\n`,
     errors: ['skills.toml:7: source "bad": ref is missing'],
   },
+  // Regression: an unquoted ref said only "ref must be a non-empty string", where a wrong string got the
+  // 40-hex-digit hint and how to look the commit up.
+  {
+    title: "a ref written as a number, with the commit hint",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = 5\n`,
+    errors: [
+      'skills.toml:10: source "bad": ref must be a non-empty string: write the full commit id, its 40 lowercase hex digits, in quotes (git rev-parse 5 in a clone of the repository prints them)',
+    ],
+  },
+  {
+    title: "an empty ref, with the commit hint",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = ""\n`,
+    errors: [
+      'skills.toml:10: source "bad": ref must be a non-empty string: write the full commit id, its 40 lowercase hex digits, in quotes (git ls-remote x <branch or tag> prints those of the commit it names now)',
+    ],
+  },
   {
     title: "a missing name",
     toml: `[[source]]\nrepo = "x"\nref = "${SHA}"\n`,
