@@ -830,8 +830,18 @@ describe("fetch-skills command line", () => {
     const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
     const result = await runFetcher(["--source", "nope"], site);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('fetch-skills: --source "nope" is not in skills.toml (sources: solo)');
+    expect(result.stderr).toContain('fetch-skills: --source "nope" is not in skills.toml (sources: solo)\n');
     expect(await readdir(site)).toEqual(["skills.toml"]);
+  });
+
+  // As SKILL_PACKS does for a pack: the list alone left the reader to spot the slip.
+  it("suggests the source a --source is a slip from", async () => {
+    const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
+    const result = await runFetcher(["--source", "Sol"], site);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'fetch-skills: --source "Sol" is not in skills.toml (sources: solo): did you mean "solo"?\n',
+    );
   });
 
   it("prints the usage on --help through npm run fetch-skills", async () => {
