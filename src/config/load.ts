@@ -132,7 +132,8 @@ export function loadConfig(
   const servesHttp = !args.stdio && askedTransport === "http" && !buildIndex && !steering;
   const values = readSettings(env, { cwd, files, problems }, servesHttp ? "http" : "no http");
   const { skillsDir, skillsDirOrigin, skillsDirReadFrom } = values.SKILLS_DIR;
-  if (buildIndex && skillsDirOrigin === "examples") {
+  // Not when the command line is wrong (--build-index --steering): that comes first, and this would bury it.
+  if (buildIndex && skillsDirOrigin === "examples" && !wrongCommandLine) {
     problems.push(
       `--build-index saves into the skills folder: set SKILLS_DIR (or run where ./skills is); the bundled examples need no saved index`,
     );

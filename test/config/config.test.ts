@@ -201,6 +201,12 @@ describe("loadConfig", () => {
     expect(() => configOf({}, ["--build-index"])).toThrow(
       /--build-index saves into the skills folder: set SKILLS_DIR .*the bundled examples need no saved index/,
     );
+    // Regression: a wrong command line was followed by this, which is beside the point until it is fixed.
+    for (const other of ["--steering", "--stdio"]) {
+      expect(() => configOf({}, ["--build-index", other])).toThrow(
+        /^--(steering prints|build-index saves the search index)[^;]*$/,
+      );
+    }
     expect(USAGE).toContain("  --build-index ");
   });
 
