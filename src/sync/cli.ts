@@ -25,6 +25,9 @@ const CLIENT_LIST = Object.entries(CLIENT_FOLDERS)
   .map(([name, folders]) => `${name} (~/${folders.personal}, or ${folders.project})`)
   .join(",\n                         ");
 
+/** The longest `--wait`, a day: more is a typo of a few digits. */
+const LONGEST_WAIT_SECONDS = 86_400;
+
 const SYNC_USAGE = `Usage: skills-mcp sync <server URL> (--to <folder> | --client <name> [--project]) [options]
 
 Installs the skills a skills-mcp server serves into a folder that coding agents load skills from, one
@@ -50,7 +53,7 @@ What to do:
                          it would skip again
   --allow-unsafe         install skills with a high finding of the audit too (hidden Unicode, bidi controls)
   --wait SECONDS         how long to wait for another sync installing into the folder, then fail
-                         (default 60; 0 fails at once)
+                         (default 60; 0 fails at once; at most ${LONGEST_WAIT_SECONDS}, a day)
   -h, --help             show this help
 
 Progress and a summary go to stderr; the plan of --dry-run and --check to stdout.
@@ -271,9 +274,6 @@ function homeExpanded(to: string, io: SyncIo): string {
   }
   return path.join(io.home, to.slice(1));
 }
-
-/** The longest `--wait`, a day: more is a typo of a few digits. */
-const LONGEST_WAIT_SECONDS = 86_400;
 
 /** `--wait`'s seconds, in milliseconds: digits only, as every command reads a whole number, at most a day. */
 function waitMs(text: string): number {

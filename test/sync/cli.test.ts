@@ -82,6 +82,8 @@ describe("the command line", () => {
     expect(status).toBe(0);
     expect(stdout).toMatch(/^Usage: skills-mcp sync <server URL>/);
     expect(stdout).toContain("--client NAME");
+    // A longer --wait is refused: the help said so only once it was.
+    expect(stdout).toContain("(default 60; 0 fails at once; at most 86400, a day)");
   });
 
   it.each([
