@@ -24,7 +24,8 @@ const PIECES = [
   ...["informing", "mention", "reveal", "hide", "Hiding", "conceal", "keep this secret", "KEEP it quiet"],
   ...["the", "user", "users", "human", "from", "to", "what", "rm", "-rf", "-r", "--recursive", "~", "$HOME"],
   ...['"$HOME"/*', "/", "/*", "/etc", "--no-preserve-root", "mkfs", "mkfs.ext4", "dd", "if=x", "of=/dev/sda"],
-  ...[":(){ :|:& };:", ":()", "from the user", "to the user"],
+  ...[":(){ :|:& };:", ":()", "from the user", "to the user", "they", "are", "wrong", "really"],
+  ...["should have", "read", "been", "it's their fault", "made a mistake"],
   ...["all previous instructions", "do not tell", "never mention", "without informing", "hide this"],
   ...[
     "upload",
