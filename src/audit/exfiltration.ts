@@ -8,8 +8,8 @@
  * skills upload files to APIs and teach SSH, hence medium.
  *
  * Every rule finds its starting words with a regular expression of fixed alternatives and then reads a
- * bounded stretch after them (or one shell command, each read once): linear in the text. The four share
- * one search for where any of them may start ({@link STARTS}).
+ * bounded stretch after them (or one shell command, each read once): linear in the text. They share one
+ * search for where any of them may start ({@link STARTS}).
  */
 import { quoted } from "../catalog/index.js";
 import { commandAround, pipeToShell, unquoted } from "./pipe-to-shell.js";
@@ -27,6 +27,30 @@ import { isSpace } from "./scan.js";
 const STARTS =
   /\b(?:curl|wget|invoke-|iwr|irm|nc|netcat|ignore|disregard|forget|do\s+not|don['’]t|never|without|hid|conceal|keep|rm\s|mkfs|dd\s|upload|sen[dt]|post|transmit|exfiltrat|forward|submit|cop(?:y|ie)|download)|\/dev\/|:\(\)|\.(?:ssh|aws|netrc|git-|docker|gnupg|config|azure)|id_|\/etc\/shadow|find-|application_/gi;
 
+/**
+ * The readers of {@link exfiltrationHits}, in the order they are tried at one place, each with the first
+ * two characters (case aside) of those alternatives of {@link STARTS} that may start it. Each is tried
+ * only where a match starts so: tried all at every match, the others cost `~/.ssh ` repeated 37 ms of CPU
+ * a MiB, not 15, and `dd if=x ` 66, not 48. (A group of alternatives for each reader told the same, but
+ * a search with groups took twice as long.)
+ */
+const READERS: readonly (readonly [(text: string) => Reader, readonly string[]])[] = [
+  [pipeToShell, ["cu", "wg", "in", "iw", "ir", "do"]],
+  [dataUpload, ["cu", "wg", "in", "iw", "ir", "nc", "ne", "/d"]],
+  [secretFile, [".s", ".a", ".n", ".g", ".d", ".c", "id", "/e", "fi", "ap"]],
+  [override, ["ig", "di", "fo"]],
+  [conceal, ["do", "ne", "wi", "hi", "co", "ke"]],
+  [destructiveCommand, ["rm", "mk", "dd", ":("]],
+  [uploadInstruction, ["up", "se", "po", "tr", "ex", "fo", "su", "co"]],
+];
+
+/** The places in {@link READERS} of the readers that two characters may start, in order. */
+const STARTED_BY = new Map<string, number[]>();
+for (const [index, [, firsts]] of READERS.entries()) {
+  for (const first of firsts) STARTED_BY.set(first, [...(STARTED_BY.get(first) ?? []), index]);
+}
+const ALL_READERS = READERS.map((_, index) => index);
+
 /** The rules of {@link exfiltrationHits}, in the order their findings at one offset are listed. */
 export const EXFILTRATION_RULES = [
   "pipe-to-shell",
@@ -40,26 +64,19 @@ export const EXFILTRATION_RULES = [
 /**
  * The hits of the rules below and of pipe-to-shell, each rule's in order of offset (not all of them
  * together: a data-upload hit is at the start of its command, a secret-file hit is given when its line
- * is done). `starts` (global)
- * finds where to try the rules: the tests pass one that matches everywhere, which tries each rule at every
- * place as a search of its own would, and expect the same hits.
+ * is done). `starts` (global) finds where to try the rules, those {@link READERS} names for the
+ * match's first two characters, or all of them: the tests pass one that matches every character, one at
+ * a time, which tries each rule at every place as a search of its own would, and expect the same hits.
  */
 export function* exfiltrationHits(text: string, starts = STARTS): Generator<Hit> {
-  const readers = [
-    pipeToShell(text),
-    dataUpload(text),
-    secretFile(text),
-    override(text),
-    conceal(text),
-    destructiveCommand(text),
-    uploadInstruction(text),
-  ];
+  const readers = READERS.map(([make]) => make(text));
   for (let from = 0; ; ) {
     starts.lastIndex = from;
     const start = starts.exec(text);
     if (start === null) break;
-    for (const reader of readers) {
-      if (start.index < reader.next) continue;
+    for (const index of STARTED_BY.get(start[0].slice(0, 2).toLowerCase()) ?? ALL_READERS) {
+      const reader = readers[index];
+      if (reader === undefined || start.index < reader.next) continue;
       reader.pattern.lastIndex = start.index;
       const match = reader.pattern.exec(text);
       if (match === null) continue;
@@ -495,8 +512,10 @@ function snippet(text: string, start: number, end: number, radius = SNIPPET): st
  * `rm -rf` (recursive, any spelling of the flags) of the root, the home folder or a system folder, alone or
  * as a glob (`"$HOME"/*`) or with `--no-preserve-root`, `mkfs`, `dd` onto a disk, and the shell's fork bomb.
  */
-const DESTROYERS =
-  /\brm\s|\bmkfs(?:\.\w+)?\s|\bdd\s[^\n]{0,200}?\bof=\/dev\/(?:sd|nvme|disk|hd|xvd|vd|mmcblk)|:\(\)\s*\{\s*:\|:&\s*\};:/y;
+const DESTROYERS = /\brm\s|\bmkfs(?:\.\w+)?\s|\bdd\s|:\(\)\s*\{\s*:\|:&\s*\};:/y;
+/** A disk a `dd` writes, at most {@link DD_REACH} characters after it on its line. */
+const DISK = /\bof=\/dev\/(?:sd|nvme|disk|hd|xvd|vd|mmcblk)/g;
+const DD_REACH = 200;
 const WIPED = new Set([
   "",
   "~",
@@ -512,11 +531,27 @@ const WIPED = new Set([
 ]);
 
 function destructiveCommand(text: string): Reader {
+  // `dd` looks for the first disk and line feed after it, each found once for all the `dd`s before it:
+  // read to its disk with `dd\s[^\n]{0,200}?\bof=…`, `dd if=x ` repeated cost 48 ms of CPU a MiB.
+  const diskAfter = firstAfter(text, DISK);
+  const lineFeedAfter = firstAfter(text, /\n/g);
   return {
     pattern: DESTROYERS,
     next: 0,
     read(match) {
-      const end = match.index + match[0].length;
+      let end = match.index + match[0].length;
+      if (match[0].startsWith("dd")) {
+        const disk = diskAfter(end);
+        const lineFeed = lineFeedAfter(end);
+        if (
+          disk === undefined ||
+          disk.index - end > DD_REACH ||
+          (lineFeed !== undefined && lineFeed.index < disk.index)
+        ) {
+          return undefined;
+        }
+        end = disk.end;
+      }
       this.next = end;
       if (match[0].startsWith("rm") && !removesEverything(text, end)) return undefined;
       const what = match[0].startsWith(":")
@@ -530,6 +565,27 @@ function destructiveCommand(text: string): Reader {
         detail: `${what}: ${snippet(text, match.index, end, 80)}`,
       };
     },
+  };
+}
+
+/**
+ * A function giving the first match of `pattern` (global) in `text` at or after a place, asked of places
+ * that never go back: the text after the last place asked is searched again only once the match found
+ * there is behind, so all asks together search the text about once.
+ */
+function firstAfter(
+  text: string,
+  pattern: RegExp,
+): (from: number) => { index: number; end: number } | undefined {
+  let searched = -1;
+  let found: { index: number; end: number } | undefined;
+  return (from) => {
+    if (searched !== -1 && searched <= from && (found === undefined || found.index >= from)) return found;
+    pattern.lastIndex = from;
+    const match = pattern.exec(text);
+    searched = from;
+    found = match === null ? undefined : { index: match.index, end: match.index + match[0].length };
+    return found;
   };
 }
 

@@ -78,6 +78,30 @@ describe("the search the four rules share", () => {
 });
 
 /**
+ * destructive-command read a `dd` to the disk it writes with `dd\s[^\n]{0,200}?\bof=/dev/…`, 48 ms a MiB of
+ * `dd if=x ` repeated: the definition of which `dd`s it must flag.
+ */
+const DD_WRITING_A_DISK = /\bdd\s[^\n]{0,200}?\bof=\/dev\/(?:sd|nvme|disk|hd|xvd|vd|mmcblk)/g;
+
+const DD_PIECES = [" ", "\n", "\t", "x", "y".repeat(90), "dd", "dd ", "add", "of=/dev/sda", "of=/dev/null"];
+
+describe("a dd writing a disk", () => {
+  it("is flagged where the expression reading to its disk matches", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...DD_PIECES), { maxLength: 40 }).map((parts) => parts.join("")),
+        (text) => {
+          const expected = [...text.matchAll(DD_WRITING_A_DISK)].map((match) => match.index);
+          const found = [...exfiltrationHits(text)].filter((hit) => hit.rule === "destructive-command");
+          expect(found.map((hit) => hit.offset)).toEqual(expected);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+/**
  * What removesEverything read with a slice, a split and a search of words for each `rm`, 580 ms a MiB of
  * `rm -rf x ` repeated (but for `{}` and `""`, which it took for the root): the definition of what it
  * must find.
