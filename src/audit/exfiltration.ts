@@ -12,7 +12,7 @@
  * search for where any of them may start ({@link STARTS}).
  */
 import { quoted } from "../catalog/index.js";
-import { commandAround, pipeToShell, unquoted } from "./pipe-to-shell.js";
+import { type CommandLine, commandLines, pipeToShell, unquoted } from "./pipe-to-shell.js";
 import type { Reader } from "./reader.js";
 import type { Hit, RuleId } from "./rules.js";
 import { isSpace } from "./scan.js";
@@ -34,7 +34,10 @@ const STARTS =
  * a MiB, not 15, and `dd if=x ` 66, not 48. (A group of alternatives for each reader told the same, but
  * a search with groups took twice as long.)
  */
-const READERS: readonly (readonly [(text: string) => Reader, readonly string[]])[] = [
+const READERS: readonly (readonly [
+  (text: string, lines: (index: number) => CommandLine) => Reader,
+  readonly string[],
+])[] = [
   [pipeToShell, ["cu", "wg", "in", "iw", "ir", "do"]],
   [dataUpload, ["cu", "wg", "in", "iw", "ir", "nc", "ne", "/d"]],
   [secretFile, [".s", ".a", ".n", ".g", ".d", ".c", "id", "/e", "fi", "ap"]],
@@ -69,7 +72,9 @@ export const EXFILTRATION_RULES = [
  * a time, which tries each rule at every place as a search of its own would, and expect the same hits.
  */
 export function* exfiltrationHits(text: string, starts = STARTS): Generator<Hit> {
-  const readers = READERS.map(([make]) => make(text));
+  // pipe-to-shell and data-upload read the command line of each `curl` once between them.
+  const lines = commandLines(text);
+  const readers = READERS.map(([make]) => make(text, lines));
   for (let from = 0; ; ) {
     starts.lastIndex = from;
     const start = starts.exec(text);
@@ -158,12 +163,13 @@ function secretFile(text: string): Reader {
 const SENDERS =
   /\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|nc|ncat|netcat)\b|\/dev\/(?:tcp|udp)\//iy;
 
-function dataUpload(text: string): Reader {
+// The text is read through its command lines, which pipe-to-shell reads too.
+function dataUpload(_text: string, lines: (index: number) => CommandLine): Reader {
   return {
     pattern: SENDERS,
     next: 0,
     read(match) {
-      const { command, offset, end } = commandAround(text, match.index);
+      const { command, offset, end } = lines(match.index);
       // The rest of the command line was read with it.
       this.next = end;
       const how = uploadIn(command);

@@ -40,12 +40,12 @@ const RUN_DOWNLOAD =
  * download piped into `jq`, `tar` or `python -m json.tool` read data and are not flagged. Each command
  * line holding a downloader is read once.
  */
-export function pipeToShell(text: string): Reader {
+export function pipeToShell(text: string, lines = commandLines(text)): Reader {
   return {
     pattern: DOWNLOADER_HERE,
     next: 0,
     read(match) {
-      const { command, offset, end } = commandAround(text, match.index);
+      const { command, offset, end } = lines(match.index);
       this.next = end;
       const runner = RUN_DOWNLOAD.test(command) ? "run as code" : pipedInto(command);
       if (runner === undefined) return undefined;
@@ -58,11 +58,31 @@ export function pipeToShell(text: string): Reader {
   };
 }
 
+/** A command line of a text: its text, joined across trailing backslashes, and where it starts and ends. */
+export interface CommandLine {
+  readonly command: string;
+  readonly offset: number;
+  readonly end: number;
+}
+
+/**
+ * The command line holding an index of `text` ({@link commandAround}), the last one built kept: pipe-to-shell
+ * and data-upload both read the line of a `curl` or `wget`, and each built it, a join across continued
+ * lines too, once for itself.
+ */
+export function commandLines(text: string): (index: number) => CommandLine {
+  let last: CommandLine | undefined;
+  return (index) => {
+    if (last === undefined || index < last.offset || index >= last.end) last = commandAround(text, index);
+    return last;
+  };
+}
+
 /**
  * The command line holding `index`, joined across trailing backslashes as a shell reads it, and the
  * offsets where it starts and ends.
  */
-export function commandAround(text: string, index: number): { command: string; offset: number; end: number } {
+function commandAround(text: string, index: number): CommandLine {
   let offset = text.lastIndexOf("\n", index - 1) + 1;
   while (offset > 0 && /\\\r?\n$/.test(text.slice(Math.max(0, offset - 3), offset))) {
     offset = text.lastIndexOf("\n", offset - 2) + 1;
