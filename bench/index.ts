@@ -105,7 +105,7 @@ try {
   console.error(`bench: ${errorMessage(error)}`);
   process.exit(2);
 }
-// The servers, clients and catalogs load only now: --help and a mistaken option are answered without them.
+// Loaded only now, so that --help and a mistaken option skip the servers, clients and catalogs.
 const { main } = await import("./index-run.js");
 main(options).catch((error: unknown) => {
   console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

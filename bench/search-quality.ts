@@ -63,7 +63,7 @@ function readArguments() {
 }
 
 const { corpus, queriesFile, values } = readArguments();
-// The search modules load only now: --help and a mistaken command line are answered without them.
+// Loaded only now, so that --help and a mistaken command line skip the server, the SDK and the search.
 const [{ main }, { rankingWith }] = await Promise.all([
   import("./search-quality-run.js"),
   import("./ranking-overrides.js"),
