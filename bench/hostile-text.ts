@@ -4,7 +4,7 @@
  * the tests of the audit on hostile files.
  */
 
-interface HostileText {
+export interface HostileText {
   readonly name: string;
   /** The path the file is audited as: its ending picks the rules (`.md` adds html-comment). */
   readonly path: string;
