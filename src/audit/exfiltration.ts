@@ -205,10 +205,8 @@ function uploadIn(command: string): string | undefined {
     if (/\/dev\/(?:tcp|udp)\//i.test(word) && /^\d*>/.test(word.replace(/^["']/, ""))) {
       return "writes to a network connection";
     }
-    const name = unquoted(word)
-      .replace(/^.*[\\/]/, "")
-      .toLowerCase();
     if (program === undefined) {
+      const name = baseName(unquoted(word)).toLowerCase();
       if (/^(?:curl|wget|invoke-webrequest|invoke-restmethod|iwr|irm|nc|ncat|netcat)$/.test(name)) {
         program = name;
         if (/^(?:nc|ncat|netcat)$/.test(name) && (piped || redirected)) {
@@ -220,11 +218,12 @@ function uploadIn(command: string): string | undefined {
       }
       continue;
     }
-    const next = unquoted(words[index + 1] ?? "");
     if (program === "curl") {
+      // Only an option's value is read, and only a word starting with `-` is one.
+      if (!word.startsWith("-")) continue;
       const short = CURL_SHORT.exec(word);
       const option = short ? `-${short[1]}` : word;
-      const value = short && short[2] !== "" ? unquoted(short[2] ?? "") : next;
+      const value = short && short[2] !== "" ? unquoted(short[2] ?? "") : unquoted(words[index + 1] ?? "");
       if (CURL_UPLOAD.has(option)) return "uploads a file with curl";
       if (CURL_FORM.has(option) && /=[@<]/.test(value)) return "uploads a file in a form with curl";
       if (CURL_DATA.has(option)) {
@@ -241,6 +240,11 @@ function uploadIn(command: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A path's last part: what follows its last `/` or `\\`. */
+function baseName(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
 }
 
 /** The words that start an instruction to drop the others. */
