@@ -13,7 +13,50 @@ export function codePoint(value: number): string {
 
 /** `text` with every character a reader could not see written as `{U+200B}`, so a snippet hides nothing. */
 export function visible(text: string): string {
+  if (!hidesAny(text)) return text;
   return text.replace(UNSEEN, (character) => `{${codePoint(character.codePointAt(0) ?? 0)}}`);
+}
+
+/** {@link UNSEEN} at one place. */
+const UNSEEN_HERE = new RegExp(UNSEEN.source, "uy");
+
+/**
+ * Whether `text` holds a character {@link UNSEEN} matches: each one outside a surrogate pair looked up (an
+ * ASCII control, or in a table of the others), a pair read with {@link UNSEEN_HERE}. The expression's own
+ * search costs about 15 ns a character, for classes of thousands of ranges, and the audit quotes every
+ * hit's line: a line of megabytes with a hit every few words spent half its time there.
+ */
+function hidesAny(text: string): boolean {
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code < 0x80) {
+      if (code < 0x20 || code === 0x7f) return true;
+      continue;
+    }
+    if (code < HIGH || code >= LOW + 0x400) {
+      if (unseenTable()[code] === 1) return true;
+      continue;
+    }
+    UNSEEN_HERE.lastIndex = at;
+    if (UNSEEN_HERE.test(text)) return true;
+    if (isSurrogate(code, HIGH) && isSurrogate(text.charCodeAt(at + 1), LOW)) at++;
+  }
+  return false;
+}
+
+/** 1 at each UTF-16 unit but the surrogates that {@link UNSEEN} matches alone; made once (7 ms), when first asked. */
+let unseenUnits: Uint8Array | undefined;
+function unseenTable(): Uint8Array {
+  if (unseenUnits !== undefined) return unseenUnits;
+  const table = new Uint8Array(0x10000);
+  for (let code = 0; code < 0x10000; code++) {
+    if (!isSurrogate(code, HIGH) && !isSurrogate(code, LOW)) {
+      UNSEEN_HERE.lastIndex = 0;
+      if (UNSEEN_HERE.test(String.fromCharCode(code))) table[code] = 1;
+    }
+  }
+  unseenUnits = table;
+  return table;
 }
 
 /**
