@@ -17,41 +17,112 @@ import type { Reader } from "./reader.js";
 import type { Hit, RuleId } from "./rules.js";
 import { isSpace } from "./scan.js";
 
-/**
- * Where any of the rules below, and pipe-to-shell, may start: the first letters of each alternative of
- * their expressions, case aside. V8 tries an expression of many alternatives at every character, so each rule's own search
- * cost a pass of 2-3 ns a character, and the four a second for the 100 MB of a 10,000-skill catalog; this
- * one search costs about one such pass, and each rule's own expression, sticky, decides at the places it
- * finds. Every place where a rule's expression matches is one where this one does.
- */
-const STARTS =
-  /\b(?:curl|wget|invoke-|iwr|irm|nc|netcat|ignore|disregard|forget|do\s+not|don['’]t|never|without|hid|conceal|keep|rm\s|mkfs|dd\s|upload|sen[dt]|post|transmit|exfiltrat|forward|submit|cop(?:y|ie)|download)|\/dev\/|:\(\)|\.(?:ssh|aws|netrc|git-|docker|gnupg|config|azure)|id_|\/etc\/shadow|find-|application_/gi;
+/** A word boundary, which most alternatives of {@link READERS} start with. */
+const WORD_START = String.raw`\b`;
+
+type Make = (text: string, lines: (index: number) => CommandLine) => Reader;
 
 /**
- * The readers of {@link exfiltrationHits}, in the order they are tried at one place, each with the first
- * two characters (case aside) of those alternatives of {@link STARTS} that may start it. Each is tried
- * only where a match starts so: tried all at every match, the others cost `~/.ssh ` repeated 37 ms of CPU
- * a MiB, not 15, and `dd if=x ` 66, not 48. (A group of alternatives for each reader told the same, but
- * a search with groups took twice as long.)
+ * The readers of {@link exfiltrationHits}, in the order they are tried at one place, each with the
+ * alternatives (expressions, case aside) where its expression may start: every place where it
+ * matches is one where one of them does. {@link STARTS} searches for them all at once.
  */
-const READERS: readonly (readonly [
-  (text: string, lines: (index: number) => CommandLine) => Reader,
-  readonly string[],
-])[] = [
-  [pipeToShell, ["cu", "wg", "in", "iw", "ir", "do"]],
-  [dataUpload, ["cu", "wg", "in", "iw", "ir", "nc", "ne", "/d"]],
-  [secretFile, [".s", ".a", ".n", ".g", ".d", ".c", "id", "/e", "fi", "ap"]],
-  [override, ["ig", "di", "fo"]],
-  [conceal, ["do", "ne", "wi", "hi", "co", "ke"]],
-  [destructiveCommand, ["rm", "mk", "dd", ":("]],
-  [uploadInstruction, ["up", "se", "po", "tr", "ex", "fo", "su", "co"]],
+const READERS: readonly (readonly [Make, readonly RegExp[]])[] = [
+  [pipeToShell, [/\bcurl/, /\bwget/, /\binvoke-/, /\biwr/, /\birm/, /\bdownload/]],
+  [dataUpload, [/\bcurl/, /\bwget/, /\binvoke-/, /\biwr/, /\birm/, /\bnc/, /\bnetcat/, /\/dev\//]],
+  [
+    secretFile,
+    [
+      /\.ssh/,
+      /\.aws/,
+      /\.netrc/,
+      /\.git-/,
+      /\.docker/,
+      /\.gnupg/,
+      /\.config/,
+      /\.azure/,
+      /id_/,
+      /\/etc\/shadow/,
+      /find-/,
+      /application_/,
+    ],
+  ],
+  [override, [/\bignore/, /\bdisregard/, /\bforget/]],
+  [conceal, [/\bdo\s+not/, /\bdon['’]t/, /\bnever/, /\bwithout/, /\bhid/, /\bconceal/, /\bkeep/]],
+  [destructiveCommand, [/\brm\s/, /\bmkfs/, /\bdd\s/, /:\(\)/]],
+  [
+    uploadInstruction,
+    [
+      /\bupload/,
+      /\bsen[dt]/,
+      /\bpost/,
+      /\btransmit/,
+      /\bexfiltrat/,
+      /\bforward/,
+      /\bsubmit/,
+      /\bcop(?:y|ie)/,
+    ],
+  ],
 ];
 
-/** The places in {@link READERS} of the readers that two characters may start, in order. */
-const STARTED_BY = new Map<string, number[]>();
-for (const [index, [, firsts]] of READERS.entries()) {
-  for (const first of firsts) STARTED_BY.set(first, [...(STARTED_BY.get(first) ?? []), index]);
+/**
+ * Where any of the rules below, and pipe-to-shell, may start: the alternatives of {@link READERS}. V8 tries
+ * an expression of many alternatives at every character, so each rule's own search cost a pass of 2-3 ns
+ * a character, and the four a second for the 100 MB of a 10,000-skill catalog; this one search costs
+ * about one such pass, and each rule's own expression, sticky, decides at the places it finds.
+ */
+const STARTS = startsOf(READERS.flatMap(([, starts]) => starts.map((start) => start.source)));
+
+/**
+ * One expression of `alternatives`, those after a word boundary in one group after one `\b`: each with its
+ * own, the search took 60% longer.
+ */
+function startsOf(alternatives: readonly string[]): RegExp {
+  const unique = [...new Set(alternatives)];
+  const words = unique.filter((source) => source.startsWith(WORD_START));
+  const others = unique.filter((source) => !source.startsWith(WORD_START));
+  const grouped = `${WORD_START}(?:${words.map((source) => source.slice(WORD_START.length)).join("|")})`;
+  return new RegExp([grouped, ...others].join("|"), "gi");
 }
+
+/**
+ * The places in {@link READERS} of the readers that a match of {@link STARTS} may start, by its first two
+ * characters (lowercase), taken from each reader's own alternatives. Each is tried only where a match
+ * starts so: tried all at every match, the others cost `~/.ssh ` repeated 37 ms of CPU a MiB, not 15, and
+ * `dd if=x ` 66, not 48. (A group of alternatives for each reader told the same, but a search with groups
+ * took twice as long.)
+ */
+const STARTED_BY = new Map<string, number[]>();
+for (const [index, [, starts]] of READERS.entries()) {
+  for (const first of new Set(starts.map((start) => firstTwo(start.source)))) {
+    STARTED_BY.set(first, [...(STARTED_BY.get(first) ?? []), index]);
+  }
+}
+
+/**
+ * The first two characters an alternative of {@link READERS} matches, lowercase: after a `\b`, each a
+ * character or an escaped punctuation mark, neither optional. Any other (a class, `\s`) throws, when the
+ * module loads.
+ */
+function firstTwo(source: string): string {
+  let at = source.startsWith(WORD_START) ? WORD_START.length : 0;
+  let first = "";
+  while (first.length < 2) {
+    const char = source.charAt(at);
+    const escaped = char === "\\" ? source.charAt(at + 1) : undefined;
+    if (escaped !== undefined ? !/^[^\w\s]$/.test(escaped) : !/^[^\\[\]()|?*+{}^$.]$/.test(char)) {
+      throw new Error(`an alternative of READERS starting with no two plain characters: ${source}`);
+    }
+    first += escaped ?? char;
+    at += escaped !== undefined ? 2 : 1;
+    // `nc?`: the character may be missing, and the text's second character another.
+    if (/^[?*{]$/.test(source.charAt(at))) {
+      throw new Error(`an alternative of READERS starting with an optional character: ${source}`);
+    }
+  }
+  return first.toLowerCase();
+}
+
 const ALL_READERS = READERS.map((_, index) => index);
 
 /** The rules of {@link exfiltrationHits}, in the order their findings at one offset are listed. */
