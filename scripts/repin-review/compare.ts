@@ -610,9 +610,24 @@ export function crowdsIn(files: readonly FileChange[]): (file: FileChange) => Cr
     }
     return places;
   };
+  const places = new Map<FileChange, Crowd[]>();
   const sizes = new Map<string, number>();
-  for (const file of files) for (const { key } of placesOf(file)) sizes.set(key, (sizes.get(key) ?? 0) + 1);
-  return (file) => placesOf(file).find(({ key }) => (sizes.get(key) ?? 0) > CROWD_FILES);
+  for (const file of files) {
+    const held = placesOf(file);
+    places.set(file, held);
+    for (const { key } of held) sizes.set(key, (sizes.get(key) ?? 0) + 1);
+  }
+  // Each file's crowd found once: the review asks for every file's, for each list, in each render it tries.
+  const crowds = new Map<FileChange, Crowd | undefined>();
+  for (const [file, held] of places)
+    crowds.set(
+      file,
+      held.find(({ key }) => (sizes.get(key) ?? 0) > CROWD_FILES),
+    );
+  return (file) =>
+    crowds.has(file)
+      ? crowds.get(file)
+      : placesOf(file).find(({ key }) => (sizes.get(key) ?? 0) > CROWD_FILES);
 }
 
 /**
