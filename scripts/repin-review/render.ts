@@ -120,8 +120,9 @@ interface ContentRoom {
  * cut to 50 and filled half of it.
  */
 export function renderReview(content: ReviewContent, budget: number): string {
+  const parts = partsOnce();
   for (const room of [WHOLE, SHORT]) {
-    const text = render(content, Number.POSITIVE_INFINITY, room);
+    const text = render(content, Number.POSITIVE_INFINITY, room, parts);
     if (text.length <= budget) return text;
   }
   // `fits` is the longest limit known to fit, `over` the shortest known not to: every list is cut at
@@ -130,12 +131,12 @@ export function renderReview(content: ReviewContent, budget: number): string {
   let best: string | undefined;
   while (over - fits > 1) {
     const limit = Math.floor((fits + over) / 2);
-    const text = render(content, limit, SHORT);
+    const text = render(content, limit, SHORT, parts);
     if (text.length <= budget) [fits, best] = [limit, text];
     else over = limit;
   }
   if (best !== undefined) return best;
-  const text = render(content, 1, SHORT);
+  const text = render(content, 1, SHORT, parts);
   const cut = text.slice(0, text.lastIndexOf("\n", budget - 300));
   const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
   const fence = openFence(cut);
@@ -189,7 +190,7 @@ function openFence(text: string): string | undefined {
   return open;
 }
 
-function render(content: ReviewContent, limit: number, room: BodyRoom): string {
+function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Parts): string {
   const { reviews, listPacks, refused, elsewhere, shared, skipped, collisions } = content;
   const findings = reviews.flatMap((review) => review.findings);
   const newHigh = findings.filter((found) => found.new && found.severity === "high");
@@ -281,7 +282,7 @@ function render(content: ReviewContent, limit: number, room: BodyRoom): string {
       .flatMap(({ changes }) => [...changes.skillFiles.slice(0, limit), ...changes.packFiles.slice(0, limit)])
       .filter(({ content }) => content !== undefined && "lines" in content).length,
   };
-  for (const review of reviews) append(lines, renderSource(review, limit, room, contents));
+  for (const review of reviews) append(lines, renderSource(review, limit, room, contents, parts));
   if (elsewhere.length > 0) {
     lines.push("### High findings in packs this bump does not move", "");
     append(
@@ -302,7 +303,13 @@ function keyList(keys: readonly string[], leftOut: number, limit: number): strin
   return `${shown.join(", ")}${more > 0 ? `, and ${count(more, "more key")}` : ""}`;
 }
 
-function renderSource(review: SourceReview, limit: number, room: BodyRoom, contents: ContentRoom): string[] {
+function renderSource(
+  review: SourceReview,
+  limit: number,
+  room: BodyRoom,
+  contents: ContentRoom,
+  parts: Parts,
+): string[] {
   const { source, changes, skills, descriptionTokens } = review;
   const lines = [
     `### ${markdownCode(source.name)}: \`${shortRef(source.from)}\` → \`${shortRef(source.to)}\``,
@@ -377,9 +384,9 @@ function renderSource(review: SourceReview, limit: number, room: BodyRoom, conte
     ["Pack files", changes.packFiles],
   ] as const) {
     section(lines, title, list.length, [
-      ...fileList(source.name, list, limit),
+      ...fileList(parts(review, list), limit),
       "",
-      ...fileContents(review.source, list, limit, room, contents, changedPaths(changes)),
+      ...fileContents(review.source, list, limit, room, contents, parts(review, list)),
     ]);
   }
   return lines;
@@ -533,7 +540,7 @@ function fileContents(
   limit: number,
   room: BodyRoom,
   contents: ContentRoom,
-  changed: readonly string[],
+  parts: ListParts,
 ): string[] {
   const lines: string[] = [];
   const pastRoom: FileChange[] = [];
@@ -591,40 +598,17 @@ function fileContents(
       `- Content not shown, over ${CONTENT_BYTES / 1024 / 1024} MiB: ${named(tooLarge)}; ${where(tooLarge)}.`,
       "",
     );
-  append(lines, crowdsLeftOut(source, list, limit, changed));
+  append(lines, crowdsLeftOut(parts, limit));
   return lines;
 }
 
 /**
- * For each crowd of `list`, how many of its files' contents are left out past its samples (every one of
+ * For each crowd of the list, how many of its files' contents are left out past its samples (every one of
  * them, not only those a cut list names), and the `git diff` that shows the crowd (see crowdDiff).
  */
-function crowdsLeftOut(
-  source: ReviewedSource,
-  list: readonly FileChange[],
-  limit: number,
-  changed: readonly string[],
-): string[] {
-  const crowdOf = crowdsIn(list);
-  const crowds = new Map<string, { crowd: Crowd; members: FileChange[]; leftOut: number }>();
-  for (const file of list) {
-    const crowd = crowdOf(file);
-    if (crowd === undefined) continue;
-    const held = crowds.get(crowd.key) ?? { crowd, members: [], leftOut: 0 };
-    held.members.push(file);
-    if (file.content?.kind === "crowd") held.leftOut += 1;
-    crowds.set(crowd.key, held);
-  }
+function crowdsLeftOut({ leftOut }: ListParts, limit: number): string[] {
   // As many crowds as the list names (see fileList): a line each would otherwise outgrow the budget.
-  const leftOut = [...crowds.values()].filter(({ leftOut: files }) => files > 0);
-  const lines = leftOut.slice(0, limit).flatMap(({ crowd, members, leftOut: files }) => {
-    const shown = crowd.folder === "." ? "" : `${crowd.folder}/`;
-    return [
-      `- Content not shown of ${count(files, "more file")} in ${markdownCode(`${source.name}/${shown}`)}, alike in kind, past the ${count(CROWD_SAMPLES, "file")} of a crowd the review shows; ${crowdDiff(source, crowd, members, changed)}.`,
-      "",
-    ];
-  });
-  return [...lines, ...more(leftOut.length, limit)];
+  return [...leftOut.slice(0, limit).flat(), ...more(leftOut.length, limit)];
 }
 
 /** Every path in the pack the review says the bump changes, old paths of moved files and skills included. */
@@ -717,28 +701,84 @@ function repositoryPath(source: ReviewedSource, inPack: string): string {
  * Each file, as many as `limit` lets a list show; when that cuts the list short, each crowd of files (see
  * CROWD_FILES) is one line, after the files of none: what a bump does beside a data set is still named.
  */
-function fileList(pack: string, files: readonly FileChange[], limit: number): string[] {
+function fileList({ lines, loners, crowds }: ListParts, limit: number): readonly string[] {
+  if (lines.length <= limit) return lines;
+  return [
+    ...loners.slice(0, limit),
+    ...more(loners.length, limit),
+    ...crowds.slice(0, limit),
+    ...more(crowds.length, limit),
+  ];
+}
+
+/**
+ * What a list of files shows at any limit, worked out once for a review: its bisection renders it at
+ * several limits, and a list of thousands of files had its lines, crowds and `git diff`s built each time.
+ */
+interface ListParts {
+  /** Each file's line. */
+  readonly lines: readonly string[];
+  /** The lines of the files in no crowd. */
+  readonly loners: readonly string[];
+  /** A line for each crowd. */
+  readonly crowds: readonly string[];
+  /** The lines of each crowd whose contents are left out past its samples (see crowdsLeftOut). */
+  readonly leftOut: readonly (readonly string[])[];
+}
+
+/** The parts of each list of each source, each worked out when first asked for. */
+type Parts = (review: SourceReview, list: readonly FileChange[]) => ListParts;
+
+function partsOnce(): Parts {
+  const held = new Map<SourceReview, Map<readonly FileChange[], ListParts>>();
+  return (review, list) => {
+    const lists = held.get(review) ?? new Map<readonly FileChange[], ListParts>();
+    held.set(review, lists);
+    const known = lists.get(list);
+    if (known !== undefined) return known;
+    const parts = listParts(review, list);
+    lists.set(list, parts);
+    return parts;
+  };
+}
+
+function listParts({ source, changes }: SourceReview, files: readonly FileChange[]): ListParts {
+  const pack = source.name;
   const line = (file: FileChange) =>
     file.kind === "renamed"
       ? `- renamed ${markdownCode(`${pack}/${file.movedFrom ?? ""}`)} → ${markdownCode(`${pack}/${file.path}`)} (${fileLines(file)})`
       : `- ${file.kind} ${markdownCode(`${pack}/${file.path}`)} (${fileLines(file)})`;
-  if (files.length <= limit) return files.map(line);
   const crowdOf = crowdsIn(files);
-  const loners = files.filter((file) => crowdOf(file) === undefined);
-  const crowds = new Map<string, { crowd: Crowd; files: FileChange[] }>();
+  const lines: string[] = [];
+  const loners: string[] = [];
+  const crowds = new Map<string, { crowd: Crowd; members: FileChange[]; leftOut: number }>();
   for (const file of files) {
+    const text = line(file);
+    lines.push(text);
     const crowd = crowdOf(file);
-    if (crowd === undefined) continue;
-    const members = crowds.get(crowd.key) ?? { crowd, files: [] };
-    members.files.push(file);
-    crowds.set(crowd.key, members);
+    if (crowd === undefined) {
+      loners.push(text);
+      continue;
+    }
+    const held = crowds.get(crowd.key) ?? { crowd, members: [], leftOut: 0 };
+    held.members.push(file);
+    if (file.content?.kind === "crowd") held.leftOut += 1;
+    crowds.set(crowd.key, held);
   }
-  return [
-    ...loners.slice(0, limit).map(line),
-    ...more(loners.length, limit),
-    ...[...crowds.values()].slice(0, limit).map(({ crowd, files }) => crowdLine(pack, crowd, files)),
-    ...more(crowds.size, limit),
-  ];
+  const leftOut = [...crowds.values()].filter(({ leftOut: files }) => files > 0);
+  const changed = leftOut.length > 0 ? changedPaths(changes) : [];
+  return {
+    lines,
+    loners,
+    crowds: [...crowds.values()].map(({ crowd, members }) => crowdLine(pack, crowd, members)),
+    leftOut: leftOut.map(({ crowd, members, leftOut: files }) => {
+      const shown = crowd.folder === "." ? "" : `${crowd.folder}/`;
+      return [
+        `- Content not shown of ${count(files, "more file")} in ${markdownCode(`${pack}/${shown}`)}, alike in kind, past the ${count(CROWD_SAMPLES, "file")} of a crowd the review shows; ${crowdDiff(source, crowd, members, changed)}.`,
+        "",
+      ];
+    }),
+  };
 }
 
 function fileLines(file: FileChange): string {
