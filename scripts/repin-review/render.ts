@@ -34,7 +34,7 @@ import {
 } from "./diff.js";
 import { type BodyRoom, type Excerpt, SHORT, shownLines, WHOLE } from "./excerpt.js";
 import { keyRank } from "./frontmatter-keys.js";
-import { RARE_LINE_SKILLS, RENAME_TEXT_BYTES } from "./renames.js";
+import { RARE_LINE_SKILLS, RENAME_TEXT_BYTES, type SkillPair } from "./renames.js";
 import { documentIn, type ServedFile } from "./served.js";
 
 /**
@@ -354,11 +354,7 @@ function renderSource(
   section(lines, "Descriptions changed", changes.descriptions.length, [
     "| Skill | Before | After |",
     "|---|---|---|",
-    ...changes.descriptions
-      .slice(0, limit)
-      .map(({ before, after }) =>
-        tableRow([id(after), ...sideBySide(before.description, after.description)]),
-      ),
+    ...changes.descriptions.slice(0, limit).map(parts.description),
     ...more(changes.descriptions.length, limit),
   ]);
   const documents = changes.documents.slice(0, limit);
@@ -377,16 +373,16 @@ function renderSource(
     ),
     ...more(changes.documents.length, limit),
     "",
-    ...documents.flatMap((document) => documentDiff(document, room, source)),
+    ...documents.flatMap(parts.documentDiff(review)(room)),
   ]);
   for (const [title, list] of [
     ["Supporting files", files],
     ["Pack files", changes.packFiles],
   ] as const) {
     section(lines, title, list.length, [
-      ...fileList(parts(review, list), limit),
+      ...fileList(parts.list(review)(list), limit),
       "",
-      ...fileContents(review.source, list, limit, room, contents, parts(review, list)),
+      ...fileContents(review.source, list, limit, room, contents, parts.list(review)(list)),
     ]);
   }
   return lines;
@@ -726,19 +722,38 @@ interface ListParts {
   readonly leftOut: readonly (readonly string[])[];
 }
 
-/** The parts of each list of each source, each worked out when first asked for. */
-type Parts = (review: SourceReview, list: readonly FileChange[]) => ListParts;
+/**
+ * What the review shows of each source that its list limit does not change, worked out when first asked
+ * for and then reused by every render the bisection tries.
+ */
+interface Parts {
+  readonly list: (review: SourceReview) => (list: readonly FileChange[]) => ListParts;
+  /** A changed description's row, its words diffed (up to WORD_LIMITS each time). */
+  readonly description: (pair: SkillPair) => string;
+  readonly documentDiff: (review: SourceReview) => (room: BodyRoom) => (document: DocumentChange) => string[];
+}
 
 function partsOnce(): Parts {
-  const held = new Map<SourceReview, Map<readonly FileChange[], ListParts>>();
-  return (review, list) => {
-    const lists = held.get(review) ?? new Map<readonly FileChange[], ListParts>();
-    held.set(review, lists);
-    const known = lists.get(list);
-    if (known !== undefined) return known;
-    const parts = listParts(review, list);
-    lists.set(list, parts);
-    return parts;
+  return {
+    list: remembered((review) => remembered((list) => listParts(review, list))),
+    description: remembered(({ before, after }) =>
+      tableRow([markdownCode(after.id), ...sideBySide(before.description, after.description)]),
+    ),
+    documentDiff: remembered(({ source }) =>
+      remembered((room) => remembered((document) => documentDiff(document, room, source))),
+    ),
+  };
+}
+
+/** `make` of each key, made once. */
+function remembered<K, V>(make: (key: K) => V): (key: K) => V {
+  const made = new Map<K, { readonly value: V }>();
+  return (key) => {
+    const known = made.get(key);
+    if (known !== undefined) return known.value;
+    const value = make(key);
+    made.set(key, { value });
+    return value;
   };
 }
 
