@@ -11,6 +11,7 @@ import {
   editScript,
   hashOf,
   lineTable,
+  sameButWhitespace,
   spanScript,
   UNIFIED_LIMITS,
   unifiedDiff,
@@ -279,5 +280,42 @@ describe("compareIgnoringEndings", () => {
       lines: { added: 1, removed: 1 },
       endings: undefined,
     });
+  });
+});
+
+// A file reads "whitespace only" in the review when this holds: read word by word, in step, it must still
+// tell a word split or joined, or moved to another line, from spacing.
+describe("sameButWhitespace", () => {
+  it.each([
+    ["a  b\n\n  c \n", "a b\nc", true],
+    ["", " \n\t", true],
+    ["a\u00a0b\u3000c", "a b c", true],
+    ["a\rb", "a b", true],
+    ["a b", "a\nb", false],
+    ["ab", "a b", false],
+    ["a\u200bb", "ab", false],
+    ["a", "a b", false],
+    ["a b", "a", false],
+    ["a b\n", "a c\n", false],
+  ])("%j and %j: %s", (before, after, same) => {
+    expect(sameButWhitespace(before, after)).toBe(same);
+    expect(sameButWhitespace(after, before)).toBe(same);
+  });
+
+  it("holds when each run of whitespace is another, a line feed kept where there was one", () => {
+    const word = fc.constantFrom("a", "bc", "d-e", "\u200b");
+    const gap = fc.constantFrom(" ", "\t", "  ", "\u00a0", "\n", " \n\n ", "\r\n");
+    fc.assert(
+      fc.property(fc.array(fc.tuple(word, gap, gap)), (parts) => {
+        const before = parts.map(([text, space]) => `${text}${space}`).join("");
+        const after = parts
+          .map(
+            ([text, space, other]) =>
+              `${text}${space.includes("\n") === other.includes("\n") ? other : space}`,
+          )
+          .join("");
+        return sameButWhitespace(before, after);
+      }),
+    );
   });
 });
