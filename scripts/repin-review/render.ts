@@ -339,7 +339,7 @@ function renderSource(
     ...changes.added.slice(0, limit).map((skill) => tableRow([id(skill), markdownText(skill.description)])),
     ...more(changes.added.length, limit),
     "",
-    ...changes.addedDocuments.slice(0, limit).flatMap((added) => addedDocument(added, room, source)),
+    ...changes.addedDocuments.slice(0, limit).flatMap(parts.addedDocument(review)(room)),
   ]);
   section(lines, "Removed skills", changes.removed.length, [listed(changes.removed.map(id), limit)]);
   section(
@@ -545,7 +545,7 @@ function fileContents(
     const { content } = file;
     if (content === undefined || content.kind === "crowd") continue;
     const named = `${source.name}/${file.path}`;
-    const where = readUpstream(source, [file.path, file.movedFrom]);
+    const where = parts.where(file);
     if (content.kind === "too large") tooLarge.push(file);
     else if (content.kind === "too different") {
       append(
@@ -720,6 +720,8 @@ interface ListParts {
   readonly crowds: readonly string[];
   /** The lines of each crowd whose contents are left out past its samples (see crowdsLeftOut). */
   readonly leftOut: readonly (readonly string[])[];
+  /** Where to read a file of the list upstream, its `git diff` quoted for a shell. */
+  readonly where: (file: FileChange) => string;
 }
 
 /**
@@ -731,6 +733,7 @@ interface Parts {
   /** A changed description's row, its words diffed (up to WORD_LIMITS each time). */
   readonly description: (pair: SkillPair) => string;
   readonly documentDiff: (review: SourceReview) => (room: BodyRoom) => (document: DocumentChange) => string[];
+  readonly addedDocument: (review: SourceReview) => (room: BodyRoom) => (added: AddedDocument) => string[];
 }
 
 function partsOnce(): Parts {
@@ -741,6 +744,9 @@ function partsOnce(): Parts {
     ),
     documentDiff: remembered(({ source }) =>
       remembered((room) => remembered((document) => documentDiff(document, room, source))),
+    ),
+    addedDocument: remembered(({ source }) =>
+      remembered((room) => remembered((added) => addedDocument(added, room, source))),
     ),
   };
 }
@@ -793,6 +799,7 @@ function listParts({ source, changes }: SourceReview, files: readonly FileChange
         "",
       ];
     }),
+    where: remembered((file) => readUpstream(source, [file.path, file.movedFrom])),
   };
 }
 
