@@ -605,7 +605,10 @@ describe("the repin review", () => {
   // A bump changing 1,000 rows of a data set listed its files by path, cut to the first 200 to fit, and
   // gave the room for contents to the first rows: the reference it removed and the script it added, after
   // them by path, were in neither. The rows now come after the rest, in one line when the list is cut.
-  it("names what a bump does beside a large data set, the data set in one line", async () => {
+  // Git-bound (two commits of 1,000 files, two checkouts): 10-25 s alone, past 60 s in a loaded suite.
+  it("names what a bump does beside a large data set, the data set in one line", {
+    timeout: 180_000,
+  }, async () => {
     const rows = (version: number) =>
       Object.fromEntries(
         Array.from({ length: 1000 }, (_, index) => [
