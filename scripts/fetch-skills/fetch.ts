@@ -64,7 +64,7 @@ export async function checkoutSource(
   const storeGit = await guard("cannot prepare its git store", () => openStore(store, source.repo, signal));
   const method = await fetchCommit(storeGit, source, guard);
   const most = { files: CHECKOUT_FACTOR * limits.files, bytes: CHECKOUT_FACTOR * limits.bytes };
-  const size = await guard("cannot list its files", () => checkoutSize(store, source.ref, signal, most));
+  const size = await guard("cannot list its files", () => checkoutSize(store, source, signal, most));
   if (size.files > most.files || size.bytes > most.bytes) {
     // Counted up to the first file past a limit: "at least" that many.
     throw new SourceError(
@@ -95,42 +95,46 @@ export async function checkoutSource(
     await remove();
     throw new SourceError(source.name, await notThePin(storeGit, source.ref, head));
   }
-  try {
-    const submodules = await guard("cannot list its submodules", () =>
-      submodulesOf(store, source, signal, most),
-    );
-    return { dir: workDir, method, submodules, remove };
-  } catch (error) {
-    await remove();
-    throw error;
-  }
+  return { dir: workDir, method, submodules: size.submodules, remove };
 }
 
 /**
- * The files (blobs, and submodules, each an empty folder) a checkout of `ref` writes and their bytes, as
- * the store's tree says before any is written, counted no further than `most`: the listing is read as git
- * writes it, never held (a repository of kilobytes whose folders each hold the next ten times lists a
- * million paths, which took 420 MB).
+ * The files (blobs, and submodules, each an empty folder) a checkout of `source.ref` writes and their
+ * bytes, as the store's tree says before any is written, counted no further than `most`, and the
+ * submodules (gitlinks) in the source's path and extras: the listing is read as git writes it, never held
+ * (a repository of kilobytes whose folders each hold the next ten times lists a million paths, which took
+ * 420 MB).
  */
 async function checkoutSize(
   store: string,
-  ref: string,
+  source: SkillSource,
   signal: AbortSignal | undefined,
   most: SourceLimits,
-): Promise<{ files: number; bytes: number }> {
+): Promise<{ files: number; bytes: number; submodules: string[] }> {
   let files = 0;
   let bytes = 0;
+  const submodules: string[] = [];
+  const folders = [source.path, ...source.extras];
   // Each entry: mode, type, object, size (padded), a tab, the path; NUL-ended. Only what precedes the path
-  // is read (an object id of SHA-256 is 64 characters).
-  const args = ["ls-tree", "-r", "-l", "-z", "--full-tree", ref];
+  // is split (an object id of SHA-256 is 64 characters).
+  const args = ["ls-tree", "-r", "-l", "-z", "--full-tree", source.ref];
   await gitRecords(store, args, signal, listingLimits(most.files), (entry) => {
-    const [, type, , size] = entry.slice(0, Math.max(entry.indexOf("\t"), 0)).split(/ +/);
+    const tab = Math.max(entry.indexOf("\t"), 0);
+    const [, type, , size] = entry.slice(0, tab).split(/ +/);
     if (type === "tree") return true;
     files++;
     if (type === "blob") bytes += Number(size);
+    else if (type === "commit" && folders.some((folder) => isWithin(entry.slice(tab + 1), folder))) {
+      submodules.push(entry.slice(tab + 1));
+    }
     return files <= most.files && bytes <= most.bytes;
   });
-  return { files, bytes };
+  return { files, bytes, submodules };
+}
+
+/** Whether the repository path `file` is the folder `folder` (normalized; "." is the root) or lies in it. */
+function isWithin(file: string, folder: string): boolean {
+  return folder === "." || file === folder || file.startsWith(`${folder}/`);
 }
 
 function mib(bytes: number): number {
@@ -148,22 +152,6 @@ function count(value: number): string {
 function listingLimits(files: number): { keep: number; maxBytes: number } {
   const keep = 128 + 4096;
   return { keep, maxBytes: (files + 1) * keep };
-}
-
-/** The submodules (gitlinks) at `source.ref` in its path and extras; after checkoutSize bounded their count. */
-async function submodulesOf(
-  store: string,
-  source: SkillSource,
-  signal: AbortSignal | undefined,
-  most: SourceLimits,
-): Promise<string[]> {
-  const found: string[] = [];
-  const args = ["ls-tree", "-r", "-z", source.ref, "--", source.path, ...source.extras];
-  await gitRecords(store, args, signal, listingLimits(most.files), (entry) => {
-    if (entry.startsWith("160000 ")) found.push(entry.slice(entry.indexOf("\t") + 1));
-    return true;
-  });
-  return found;
 }
 
 /**

@@ -307,6 +307,35 @@ describe("fetch-skills: names and files it cannot copy", () => {
     expect(await readFile(path.join(site, "skills/m/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
   });
 
+  // Regression: the submodules were listed by `git ls-tree` with path and extras as its pathspecs, which
+  // read a folder named ":!skills" as "all but skills" (and refused it: the whole source failed) and
+  // ":vendor" as "vendor" (naming that folder's submodules, not this one's).
+  it("names the submodules of a path whose name opens with a colon, as pathspec magic would not", async () => {
+    const dir = path.join(tree.dir, "colon");
+    await makeUpstream(dir, [
+      { ":!skills/a/SKILL.md": skillMd("a"), ":vendor/guide.md": "guide\n", "vendor/guide.md": "guide\n" },
+    ]);
+    const other = await git(dir, "rev-parse", "HEAD");
+    for (const gitlink of [":!skills/lib", ":vendor/lib", "vendor/other"]) {
+      await git(dir, "update-index", "--add", "--cacheinfo", `160000,${other},${gitlink}`);
+    }
+    await git(dir, "commit", "--quiet", "-m", "submodules");
+    const ref = await git(dir, "rev-parse", "HEAD");
+    const site = await makeSite(tree.dir, [
+      { name: "c", repo: pathToFileURL(dir).href, ref, path: ":!skills", extras: [":vendor"] },
+    ]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    const reason = "a git submodule, which is not fetched: pin its repository as a source of its own";
+    expect(result.stderr.split("\n").filter((line) => line.includes("submodule"))).toEqual([
+      `c: skipped :!skills/lib: ${reason}`,
+      `c: skipped :vendor/lib: ${reason}`,
+    ]);
+    expect(await readFile(path.join(site, "skills/c/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
+  });
+
   // Without Git LFS, a checkout holds a pointer of three lines where the file should be: the pack served it
   // as the skill's font or template, and nothing said so.
   it("skips a Git LFS pointer with a warning naming it, in path and in extras", async () => {
