@@ -11,7 +11,8 @@
  * `--root` runs another checkout's fetcher (through this checkout's tsx): a before and after in one command.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -58,13 +59,13 @@ async function commit(repo: string, version: number): Promise<string> {
   return git(repo, "rev-parse", "HEAD");
 }
 
-/** A `git` that appends its subcommand (past `-c name=value` and other options before it) to `log`. */
+/** A `git` that appends its subcommand (past `-c name=value`, `--work-tree <dir>` and other options) to `log`. */
 function countingGit(realGit: string, log: string): string {
   return `#!/bin/sh
 for arg in "$@"; do
   case "$skip$arg" in
     1*) skip= ;;
-    -c|-C) skip=1 ;;
+    -c|-C|--work-tree|--git-dir|--namespace) skip=1 ;;
     -*) ;;
     *) echo "$arg" >> '${log}'; break ;;
   esac
@@ -96,6 +97,20 @@ function runFetcher(site: string, args: readonly string[], env: NodeJS.ProcessEn
   const [wall = Number.NaN, user = Number.NaN, system = Number.NaN] = last.split(" ").map(Number);
   if (run.status !== 0) throw new Error(`fetch-skills ${args.join(" ")} failed:\n${run.stderr}`);
   return { wall, cpu: user + system };
+}
+
+/** A hash of every path and file under `folder`, fetch times left out: equal outputs, equal hashes. */
+async function digest(folder: string): Promise<string> {
+  const hash = createHash("sha256");
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  const files = entries.map((entry) => path.join(entry.parentPath, entry.name)).sort();
+  for (const file of files) {
+    hash.update(`${path.relative(folder, file)}\0`);
+    const entry = entries.find((item) => path.join(item.parentPath, item.name) === file);
+    if (!entry?.isFile()) continue;
+    hash.update((await readFile(file, "utf8")).replace(/"fetchedAt": "[^"]*"/g, ""));
+  }
+  return hash.digest("hex").slice(0, 12);
 }
 
 const dir = await mkdtemp(path.join(tmpdir(), "fetch-git-"));
@@ -130,6 +145,7 @@ try {
   for (const { name, args } of scenarios) {
     const times: Timed[] = [];
     let counts = new Map<string, number>();
+    const digests = new Set<string>();
     for (let run = 0; run <= runs; run++) {
       const site = path.join(dir, `site-${name}-${run}`);
       await mkdir(site);
@@ -143,7 +159,7 @@ try {
         counts = new Map();
         for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
       } else times.push(timed);
-      await cp(path.join(site, "skills"), path.join(dir, "last-skills"), { recursive: true, force: true });
+      digests.add(await digest(path.join(site, "skills")));
     }
     const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
     const byCommand = [...counts.entries()]
@@ -158,7 +174,7 @@ try {
       `${name} (${sources} sources): ${total} git processes (${(total / sources).toFixed(1)} a source): ${byCommand}`,
     );
     console.log(
-      `  median of ${runs}: wall ${median((t) => t.wall).toFixed(2)} s, CPU (user+sys, all processes) ${median((t) => t.cpu).toFixed(2)} s`,
+      `  output ${[...digests].join(" / ")}; median of ${runs}: wall ${median((t) => t.wall).toFixed(2)} s, CPU (user+sys, all processes) ${median((t) => t.cpu).toFixed(2)} s`,
     );
   }
 } finally {
