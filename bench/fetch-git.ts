@@ -1,10 +1,11 @@
 /**
  * How many git processes the fetcher starts, and its wall and CPU time: builds `--sources` scratch
  * upstream repositories of two commits each (a few skills, a shared folder), a site pinning each first
- * commit, then runs `fetch-skills` on it (a cold fetch, stores in a temp folder) and `fetch-skills
- * --update` (the repin and its review: each source's old and new commits). Each run goes once through a
- * `git` on PATH that counts the subcommands it is asked for (git's own children, such as the `reset`
- * that `worktree add` runs, are not counted), and `--runs` times without it for the times. Asserts nothing.
+ * commit, then runs `fetch-skills` on it (a cold fetch, stores in a temp folder), with `--cache` once the
+ * cache holds every commit, and `fetch-skills --update` (the repin and its review: each source's old and
+ * new commits). Each run goes once through a `git` on PATH that counts the subcommands it is asked for
+ * (git's own children, such as the `reset` that `worktree add` runs, are not counted), and `--runs` times
+ * without it for the times. Asserts nothing.
  *
  *   npx tsx bench/fetch-git.ts [--sources 12] [--runs 3] [--root <checkout>]
  *
@@ -99,7 +100,10 @@ function runFetcher(site: string, args: readonly string[], env: NodeJS.ProcessEn
   return { wall, cpu: user + system };
 }
 
-/** A hash of every path and file under `folder`, fetch times left out: equal outputs, equal hashes. */
+/**
+ * A hash of every path and file under `folder`, less what differs between two builds of the scratch
+ * repositories (their temp folders, their commits' ids) and fetch times: equal outputs, equal hashes.
+ */
 async function digest(folder: string): Promise<string> {
   const hash = createHash("sha256");
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
@@ -108,7 +112,7 @@ async function digest(folder: string): Promise<string> {
     hash.update(`${path.relative(folder, file)}\0`);
     const entry = entries.find((item) => path.join(item.parentPath, item.name) === file);
     if (!entry?.isFile()) continue;
-    hash.update((await readFile(file, "utf8")).replace(/"fetchedAt": "[^"]*"/g, ""));
+    hash.update((await readFile(file, "utf8")).replace(/"(fetchedAt|repo|ref)": "[^"]*"/g, ""));
   }
   return hash.digest("hex").slice(0, 12);
 }
@@ -138,11 +142,19 @@ try {
   await writeFile(path.join(shim, "git"), countingGit(realGit, log));
   await chmod(path.join(shim, "git"), 0o755);
 
+  const cache = path.join(dir, "cache");
   const scenarios = [
     { name: "fetch", args: [] },
+    { name: "fetch --cache, warm", args: ["--cache", cache] },
     { name: "update+review", args: ["--update"] },
   ];
   for (const { name, args } of scenarios) {
+    if (args.includes(cache)) {
+      const site = path.join(dir, "site-warm");
+      await mkdir(site);
+      await writeFile(path.join(site, "skills.toml"), manifest);
+      runFetcher(site, args, process.env);
+    }
     const times: Timed[] = [];
     let counts = new Map<string, number>();
     const digests = new Set<string>();
