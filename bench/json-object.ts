@@ -3,23 +3,27 @@ import { unreadableFile } from "../src/command-line.js";
 import { isJsonObject } from "../src/json-rpc/index.js";
 import { errorMessage } from "../src/system-errors.js";
 
-/**
- * The entries of the JSON object in `file`. Throws, naming the file, when it cannot be read or parsed or
- * holds anything but an object; `holding` says what the object should map, for that message.
- */
-export function readJsonObject(file: string, holding: string): [string, unknown][] {
+/** What `file` holds as JSON. Throws, naming the file, when it cannot be read or is not JSON. */
+export function readJsonFile(file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
     throw new Error(unreadableFile(file, error));
   }
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file}: ${errorMessage(error)}`);
+    throw new Error(`${file} is not JSON: ${errorMessage(error)}`);
   }
+}
+
+/**
+ * The entries of the JSON object in `file`. Throws, naming the file, when it cannot be read or parsed or
+ * holds anything but an object; `holding` says what the object should map, for that message.
+ */
+export function readJsonObject(file: string, holding: string): [string, unknown][] {
+  const raw = readJsonFile(file);
   if (!isJsonObject(raw)) {
     throw new Error(`${file}: expected a JSON object of ${holding}`);
   }

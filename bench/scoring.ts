@@ -1,6 +1,4 @@
-import { readFileSync } from "node:fs";
-import { unreadableFile } from "../src/command-line.js";
-import { errorMessage } from "../src/system-errors.js";
+import { readJsonFile } from "./json-object.js";
 
 /** How many results a search shows, as the tool does: recall@10 and MRR are over these. */
 export const SHOWN_RESULTS = 10;
@@ -38,18 +36,7 @@ export interface Metrics {
 }
 
 export function readQueries(file: string): LabeledQuery[] {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new Error(unreadableFile(file, error));
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${file} is not JSON: ${errorMessage(error)}`);
-  }
+  const raw = readJsonFile(file);
   if (!Array.isArray(raw)) throw new Error(`${file}: expected a JSON array of queries`);
   return raw.map((item: unknown, position) => {
     const entry = (item ?? {}) as Record<string, unknown>;
