@@ -37,8 +37,8 @@ export interface RunHold {
    * right before each rename that changes the folder, with nothing else of the process run in between.
    */
   stillHeld(): void;
-  /** Gives back the files set aside for the run's end (RunLock.makeRoom), for the staging folder's cleanup. */
-  makeRoom(): void;
+  /** Runs the staging folder's cleanup with the files set aside for the run's end given back (RunLock.withRoom). */
+  withRoom<T>(use: () => T): T;
 }
 
 export interface SyncCounts {
@@ -194,14 +194,17 @@ export async function apply(
   } finally {
     progress.finish();
     // Ended first: reads of a skill abandoned when another of its reads failed still wait in fetch's queue
-    // for a socket, and would take the files given back. Its idle sockets stay open (fetch's pool), which
-    // under a low limit hold every file the cleanup would open: the files set aside make its room.
-    // One that fails to close opens nothing more either: the cleanup goes on.
+    // for a socket; closing aborts them, but fetch's pool keeps them queued, and connects a socket for each
+    // at the process's next turn of its event loop, taking any file given back: the cleanup is done
+    // before that, synchronously. Its idle sockets stay open too, which under a low limit hold every file
+    // the cleanup would open: the files set aside make its room. One that fails to close opens nothing
+    // more either: the cleanup goes on.
     await context.client.close().catch(() => undefined);
-    hold.makeRoom();
-    if (unread) lost = !stillOurs(hold);
-    // What was installed is in place either way: a leftover only takes room, and no client reads it.
-    const leftOver = lost ? await staging.removeOwn() : await staging.close(keepVerified);
+    const leftOver = hold.withRoom(() => {
+      if (unread) lost = !stillOurs(hold);
+      // What was installed is in place either way: a leftover only takes room, and no client reads it.
+      return lost ? staging.removeOwn() : staging.close(keepVerified);
+    });
     if (leftOver !== undefined) progress.note(leftOver);
   }
 }

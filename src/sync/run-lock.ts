@@ -46,10 +46,11 @@ export interface RunLock {
    */
   check(): HeldElsewhere | undefined;
   /**
-   * Gives back the files the run set aside for its end (SpareFiles), for what it removes before the lock
-   * (its staging folder): once its connection opens no more. Release gives them back too.
+   * Runs `use`, synchronous, with the files the run set aside for its end given back (SpareFiles.lend): for
+   * what it removes before the lock (its staging folder), once its connection opens no more. Release gives
+   * them back for good.
    */
-  makeRoom(): void;
+  withRoom<T>(use: () => T): T;
   /** Removes the lock, if it still names this run: one another run took over stays, that run's. */
   release(): Promise<void>;
 }
@@ -137,7 +138,7 @@ export async function takeRunLock(
     const holder = holderIn(current);
     found = heldElsewhere(file, holder, me);
     if (holder === undefined || !isGone(holder, me, file, heldRuns)) return found;
-    if (!(await removeStale(file, current))) await setTimeout(TAKEOVER_WAIT_MS);
+    if (!removeStale(file, current)) await setTimeout(TAKEOVER_WAIT_MS);
   }
   return found;
 }
@@ -188,11 +189,12 @@ function lockTextSync(file: string): string | undefined {
  * each reads the lock again in its turn, so none removes a lock that another has taken meanwhile (that one
  * reads otherwise: a new id and time).
  */
-async function removeStale(file: string, text: string): Promise<boolean> {
+function removeStale(file: string, text: string): boolean {
   const leave = takeTurn(file, text);
   if (leave === undefined) return false;
+  // Synchronous, as takeTurn is: a run's release removes its lock within the room it was given.
   try {
-    if ((await lockText(file)) === text) await rm(file, { force: true });
+    if (lockTextSync(file) === text) rmSync(file, { force: true });
   } finally {
     leave();
   }
@@ -206,9 +208,13 @@ async function removeStale(file: string, text: string): Promise<boolean> {
  */
 async function removeOwn(file: string, text: string): Promise<void> {
   for (let attempt = 0; attempt < TAKEOVER_TRIES; attempt++) {
-    // No marker can be made (the folder made read-only meanwhile): removed without a turn.
-    const removed = await removeStale(file, text).catch(() => undefined);
-    if (removed === undefined) break;
+    let removed: boolean;
+    try {
+      removed = removeStale(file, text);
+    } catch {
+      // No marker can be made (the folder made read-only meanwhile): removed without a turn.
+      break;
+    }
     if (removed) return;
     await setTimeout(TAKEOVER_WAIT_MS);
   }
@@ -241,10 +247,12 @@ function held(file: string, text: string, run: string, made: string | undefined,
       if (current === text) return undefined;
       return heldElsewhere(file, current === undefined ? undefined : holderIn(current), thisProcess());
     },
-    makeRoom: () => spares.giveBack(),
+    withRoom: (use) => spares.lend(use),
     release: async () => {
       clearInterval(refresh);
       for (const signal of RUN_STOP_SIGNALS) process.off(signal, onSignal);
+      // Removed before the process next turns its event loop, if it has the turn (removeStale), as fetch's
+      // pool takes what is given back at its next turn (see SpareFiles).
       spares.giveBack();
       // Held until removed: a run of this process that reads the lock meanwhile must not take it over.
       try {

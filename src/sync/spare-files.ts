@@ -4,14 +4,17 @@
  * fetch keeps open to the server, idle, in a pool of its own that nothing closes before the process ends;
  * its cleanup opens files too (the run lock read before it is removed, its takeover marker, the staging
  * folder listed), and failed there, leaving the lock and the staging folder behind. Given back right
- * before that cleanup, once the run's connection is closed and opens no more sockets, they make its room.
+ * before that cleanup, they make its room, but only for what opens files before the process next turns
+ * its event loop: fetch's pool still holds the reads the closed connection aborted, and at its next turn
+ * connects a socket for each (to find it aborted and close it), taking whatever was given back. So each
+ * cleanup runs synchronously, within `lend`.
  */
 import { closeSync, openSync } from "node:fs";
 import { devNull } from "node:os";
 
 /**
- * How many: the cleanup opens one file at a time (and Node's rm one per folder level of a staged skill,
- * retried while one is in use), so two leave it one to spare. Out of the 1,024 of a usual limit (256 on
+ * How many: the cleanup opens one file at a time, synchronously (rmSync lists a folder and closes it
+ * before it goes into the folders in it), so two leave it one to spare. Out of the 1,024 of a usual limit (256 on
  * macOS), what a run misses is nothing.
  */
 const SPARE_COUNT = 2;
@@ -32,6 +35,20 @@ export class SpareFiles {
       // None left: the run fails for want of them soon, and its cleanup has what it had.
     }
     return new SpareFiles(open);
+  }
+
+  /**
+   * Gives them back, runs `use` (synchronous: nothing else of the process takes them meanwhile), and sets
+   * them aside again, for the cleanup after it. What `use` opens it has closed by then, so they are had
+   * again; `use` throwing, too.
+   */
+  lend<T>(use: () => T): T {
+    this.giveBack();
+    try {
+      return use();
+    } finally {
+      this.#open = SpareFiles.take().#open;
+    }
   }
 
   /**

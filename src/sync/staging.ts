@@ -4,8 +4,8 @@
  * over the old one. What a run leaves there is cleared by the next one (or by a stop signal's handler).
  */
 import { randomUUID } from "node:crypto";
-import { type Dirent, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { type Dirent, lstatSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { makeFolder } from "../make-folder.js";
 import { errorMessage } from "../system-errors.js";
@@ -47,8 +47,13 @@ export class Staging {
     // rm removes a symlink itself, never what it points to. What a past run could not remove (see close)
     // stays, and this run works beside it, in a folder of its own.
     const found = await lstatOrUndefined(parent);
-    if (found?.isDirectory() === true) await clearBesideVerified(parent).catch(() => undefined);
-    else if (found !== undefined) await rm(parent, { recursive: true, force: true });
+    if (found?.isDirectory() === true) {
+      try {
+        clearBesideVerified(parent);
+      } catch {
+        // What stays (see close): this run works beside it.
+      }
+    } else if (found !== undefined) await rm(parent, { recursive: true, force: true });
     await mkdir(parent).catch(async (error: unknown) => {
       if ((await lstatOrUndefined(parent))?.isDirectory() !== true) throw error;
     });
@@ -182,35 +187,42 @@ export class Staging {
 
   /**
    * Removes this run's folder in the staging folder, and nothing else there: for a run whose run lock
-   * another run took over, which stages there too. Undefined when done, else why not.
+   * another run took over, which stages there too. Undefined when done, else why not. Synchronous, as
+   * close is.
    */
-  async removeOwn(): Promise<string | undefined> {
-    return rm(this.dir, { recursive: true, force: true }).then(
-      () => undefined,
-      (error: unknown) => `cannot remove ${this.dir}: ${errorMessage(error)}; remove it yourself`,
-    );
+  removeOwn(): string | undefined {
+    try {
+      rmSync(this.dir, { recursive: true, force: true });
+      return undefined;
+    } catch (error) {
+      return `cannot remove ${this.dir}: ${errorMessage(error)}; remove it yourself`;
+    }
   }
 
   /**
    * Removes the staging folder; undefined when done, else why not (what a sync could not delete).
    * `keepVerified`: a run that did not get as far as putting its skills in place keeps what it verified.
+   * Synchronous: the run's end calls it with the files it set aside given back (RunLock.withRoom), which
+   * only code run before the process next turns its event loop is sure to have.
    */
-  async close(keepVerified = false): Promise<string | undefined> {
+  close(keepVerified = false): string | undefined {
     if (!keepVerified) return Staging.clear(this.folder, this.server);
     const parent = path.join(this.folder, STAGING_DIR);
-    const failure = await clearBesideVerified(parent).then(
-      () => undefined,
-      (error: unknown) => `cannot remove ${parent}: ${errorMessage(error)}; remove it yourself`,
-    );
+    let failure: string | undefined;
+    try {
+      clearBesideVerified(parent);
+    } catch (error) {
+      failure = `cannot remove ${parent}: ${errorMessage(error)}; remove it yourself`;
+    }
     // Nothing kept (a run failed before it staged a skill): the folder is left as the run found it, as a
     // stop leaves it. rmdir removes only an empty folder: this server's, when it kept nothing, and no other.
     const verified = path.join(parent, VERIFIED_DIR);
     for (const empty of [path.join(verified, keptFolderName(this.server)), verified, parent]) {
-      const removed = await rmdir(empty).then(
-        () => true,
-        () => false,
-      );
-      if (!removed) break;
+      try {
+        rmdirSync(empty);
+      } catch {
+        break;
+      }
     }
     return failure;
   }
@@ -219,24 +231,39 @@ export class Staging {
    * Removes what runs left in `folder`'s staging folder (a run killed, an old copy that could not be
    * deleted), if anything, and what runs from `server` kept; what runs from other servers kept stays,
    * for their next run. For a run that holds the run lock but has nothing to stage, or has put its skills
-   * in place. Undefined when done, else why not.
+   * in place. Undefined when done, else why not. Synchronous, as close is.
    */
-  static async clear(folder: string, server: string): Promise<string | undefined> {
+  static clear(folder: string, server: string): string | undefined {
     const parent = path.join(folder, STAGING_DIR);
-    const failed = (error: unknown) => `cannot remove ${parent}: ${errorMessage(error)}; remove it yourself`;
-    const found = await lstatOrUndefined(parent).catch(() => undefined);
+    const failed = (remove: () => void) => {
+      try {
+        remove();
+        return undefined;
+      } catch (error) {
+        return `cannot remove ${parent}: ${errorMessage(error)}; remove it yourself`;
+      }
+    };
+    let found: ReturnType<typeof lstatSync>;
+    try {
+      found = lstatSync(parent, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
     if (found === undefined) return undefined;
-    if (!found.isDirectory()) return rm(parent, { force: true }).then(() => undefined, failed);
+    if (!found.isDirectory()) return failed(() => rmSync(parent, { force: true }));
     // Each goes on past what it cannot remove, and so does the other after it.
     const failures = [
-      await clearBesideVerified(parent).catch((error: unknown) => failed(error)),
-      await clearVerified(path.join(parent, VERIFIED_DIR), keptFolderName(server)).catch((error: unknown) =>
-        failed(error),
-      ),
+      failed(() => clearBesideVerified(parent)),
+      failed(() => clearVerified(path.join(parent, VERIFIED_DIR), keptFolderName(server))),
     ];
     // Empty unless something stayed or another server's run kept files: rmdir removes only an empty folder.
-    await rmdir(path.join(parent, VERIFIED_DIR)).catch(() => undefined);
-    await rmdir(parent).catch(() => undefined);
+    for (const empty of [path.join(parent, VERIFIED_DIR), parent]) {
+      try {
+        rmdirSync(empty);
+      } catch {
+        // Not empty, or gone: it stays as it is.
+      }
+    }
     return failures.find((failure) => failure !== undefined);
   }
 }
@@ -246,33 +273,35 @@ export class Staging {
  * (`own` is this server's), going on past what cannot be removed, then throws the first failure. A plain
  * file there is an older sync's, kept for any server: this run's to remove, as that sync's runs did.
  */
-async function clearVerified(verified: string, own: string): Promise<void> {
-  const found = await lstatOrUndefined(verified);
+function clearVerified(verified: string, own: string): void {
+  const found = lstatSync(verified, { throwIfNoEntry: false });
   if (found === undefined) return;
   // A symlink or a file here is not one a run made: removed itself, nothing followed.
-  if (!found.isDirectory()) return rm(verified, { force: true });
-  await removeAllBut(verified, (entry) => entry.isDirectory() && entry.name !== own);
+  if (!found.isDirectory()) rmSync(verified, { force: true });
+  else removeAllBut(verified, (entry) => entry.isDirectory() && entry.name !== own);
 }
 
 /**
  * Removes everything in the staging folder `parent` but the files verified (VERIFIED_DIR), going on past
  * what cannot be removed (stopping there left every leftover after it), then throws the first failure.
  */
-async function clearBesideVerified(parent: string): Promise<void> {
-  await removeAllBut(parent, (entry) => entry.name === VERIFIED_DIR);
+function clearBesideVerified(parent: string): void {
+  removeAllBut(parent, (entry) => entry.name === VERIFIED_DIR);
 }
 
 /**
  * Removes each entry of `folder` but those `kept`, going on past what cannot be removed; throws the first
  * failure.
  */
-async function removeAllBut(folder: string, kept: (entry: Dirent) => boolean): Promise<void> {
+function removeAllBut(folder: string, kept: (entry: Dirent) => boolean): void {
   let failure: unknown;
-  for (const entry of await readdir(folder, { withFileTypes: true })) {
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
     if (kept(entry)) continue;
-    await rm(path.join(folder, entry.name), { recursive: true, force: true }).catch((error: unknown) => {
+    try {
+      rmSync(path.join(folder, entry.name), { recursive: true, force: true });
+    } catch (error) {
       failure ??= error;
-    });
+    }
   }
   if (failure !== undefined) throw failure;
 }

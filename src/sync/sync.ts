@@ -67,7 +67,7 @@ export async function syncSkills(options: SyncOptions): Promise<SyncReport> {
       );
     };
     const report = await planAndCarryOut(options, (plan) =>
-      write(options, plan, { movedAside, stillHeld, makeRoom: runLock.makeRoom }),
+      write(options, plan, { movedAside, stillHeld, withRoom: runLock.withRoom }),
     );
     synced = true;
     return report;
@@ -301,8 +301,7 @@ async function write(options: SyncOptions, plan: Plan, access: Access): Promise<
   if (!writesAnything(options, steps, source)) {
     progress.finish();
     // Only a run holding the run lock may touch the staging folder: another run may be staging there.
-    const leftOver =
-      "movedAside" in access ? await Staging.clear(folder, options.server.url.href) : undefined;
+    const leftOver = "movedAside" in access ? Staging.clear(folder, options.server.url.href) : undefined;
     if (leftOver !== undefined) progress.note(leftOver);
     return countDone(steps, new Set());
   }

@@ -26,23 +26,23 @@ it("leaves a run that takes the lock as another run releases it holding a lock t
   const file = path.join(folder, RUN_LOCK_FILE);
   const first = await takeRunLock(folder);
   if (!("release" in first)) throw new Error("the lock is not taken");
-  let second: Awaited<ReturnType<typeof takeRunLock>> | undefined;
-  let taking = false;
-  // The first read of the lock as it is released lets a second run of this process take the lock before
-  // it returns: the moment between the release's read and its removal. Every module shares node:fs.
-  const { readFile } = fs.promises;
-  vi.spyOn(fs.promises, "readFile").mockImplementation(async (...args: Parameters<typeof readFile>) => {
-    const read = await readFile(...args);
-    if (!taking && args[0] === file) {
-      taking = true;
-      second = await takeRunLock(folder);
-    }
+  let second: ReturnType<typeof takeRunLock> | undefined;
+  // The first read of the lock as it is released starts a second run of this process taking the lock: the
+  // moment between the release's read and its removal. The release reads and removes it synchronously (a
+  // run given back its spare files must not turn the event loop meanwhile), so what the second run does
+  // lands after the removal, as a run of another process would, which the release's turn keeps out too.
+  // Every module shares node:fs.
+  const { readFileSync } = fs;
+  vi.spyOn(fs, "readFileSync").mockImplementation((...args: Parameters<typeof readFileSync>) => {
+    const read = readFileSync(...args);
+    if (second === undefined && args[0] === file) second = takeRunLock(folder);
     return read;
   });
   syncBuiltinESMExports();
   await first.release();
   if (second === undefined) throw new Error("no second run took part");
+  const taken = await second;
   // Either the second run waited (the first still held the lock), or it holds a lock that is still there.
-  expect(existsSync(file)).toBe("release" in second);
-  if ("release" in second) await second.release();
+  expect(existsSync(file)).toBe("release" in taken);
+  if ("release" in taken) await taken.release();
 });
