@@ -21,25 +21,12 @@ const OPERATOR_GIT_ENVIRONMENT = [
 
 /** Git in `baseDir`; once `signal` aborts, its running command is interrupted and later ones fail at once. */
 export function gitAt(baseDir: string | undefined, signal: AbortSignal | undefined): SimpleGit {
-  return simpleGit(gitOptions(baseDir, signal));
-}
-
-/**
- * Git in the store `store`, as {@link gitAt}, that may also be told a work tree (`--work-tree`, which
- * simple-git refuses unless allowed, since a folder named so could bring git a configuration): only for a
- * folder the fetcher made itself.
- */
-export function gitWithWorkTree(store: string, signal: AbortSignal | undefined): SimpleGit {
-  return simpleGit({ ...gitOptions(store, signal), unsafe: { allowUnsafeConfigPaths: true } });
-}
-
-function gitOptions(baseDir: string | undefined, signal: AbortSignal | undefined) {
-  return {
+  return simpleGit({
     ...(baseDir === undefined ? {} : { baseDir }),
     ...(signal === undefined ? {} : { abort: signal }),
     timeout: { block: GIT_SILENCE_LIMIT_MS },
     allowEnvironment: OPERATOR_GIT_ENVIRONMENT,
-  };
+  });
 }
 
 /**
