@@ -66,7 +66,7 @@ describe("askedByAgent", () => {
     const array = await agentFile("[]");
     expect(() => readAgentQueries(array)).toThrow(`${array}: expected a JSON object`);
     const broken = await agentFile('{"q-1": "x"');
-    expect(() => readAgentQueries(broken)).toThrow(`${broken}: `);
+    expect(() => readAgentQueries(broken)).toThrow(`${broken} is not JSON: `);
     const blank = await agentFile(JSON.stringify({ "q-1": " ", "q-2": 3 }));
     expect(() => readAgentQueries(blank)).toThrow("these ids need a query (non-empty text): q-1, q-2");
   });
