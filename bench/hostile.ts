@@ -86,6 +86,34 @@ function repeatedText(kind: string, unit: string): HostileCase {
 }
 
 /**
+ * Steps of 1 and 4 skills (`<name>-<i>`), each a SKILL.md whose body is one of `words`' units repeated to
+ * 0.9 MiB, named by its first; `distinct`: a unit shorter in each next skill, so that no two share the word.
+ */
+function oneWordSteps(
+  name: string,
+  words: readonly (readonly [string, string])[],
+  distinct: boolean,
+): HostileCase["steps"] {
+  return words.flatMap(([what, unit]) =>
+    [1, 4].map((count) => ({
+      size: `${what}, ${count} skills`,
+      write: async (dir: string) => {
+        let bytes = 0;
+        for (let i = 0; i < count; i++) {
+          const body = unit.repeat(Math.floor((0.9 * MiB) / Buffer.byteLength(unit)) - (distinct ? i : 0));
+          const title = `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+          const text = `---\nname: ${name}-${i}\ndescription: ${title} ${i}.\n---\n\n${body}\n`;
+          await mkdir(path.join(dir, `hostile/${name}-${i}`), { recursive: true });
+          await writeFile(path.join(dir, `hostile/${name}-${i}/SKILL.md`), text);
+          bytes += Buffer.byteLength(text);
+        }
+        return bytes;
+      },
+    })),
+  );
+}
+
+/**
  * Words of two parts in camel case (`qwertAsdfg`), all different: seeded, so runs compare. The search
  * notes each part of a camel-case word; it kept every one as a string (270 MiB more at 8 skills).
  */
@@ -147,25 +175,14 @@ const CASES: readonly HostileCase[] = [
     // A SKILL.md (searched, up to 1 MiB) of one word the search reads the long way (bench/linear.ts times
     // the rules alone): the same word at each step, 1 to 8 skills of it, for what each skill adds.
     kind: "SKILL.md of one hostile word, 0.9 MiB a skill",
-    steps: [
-      ["a compound of accented parts", "é-"],
-      ["a Chinese run", "数据"],
-      ["apostrophes in a compound", "a’b-"],
-    ].flatMap(([what = "", unit = ""]) =>
-      [1, 4].map((count) => ({
-        size: `${what}, ${count} skills`,
-        write: async (dir: string) => {
-          let bytes = 0;
-          for (let i = 0; i < count; i++) {
-            const body = unit.repeat(Math.floor((0.9 * MiB) / Buffer.byteLength(unit)));
-            const text = `---\nname: word-${i}\ndescription: Word ${i}.\n---\n\n${body}\n`;
-            await mkdir(path.join(dir, `hostile/word-${i}`), { recursive: true });
-            await writeFile(path.join(dir, `hostile/word-${i}/SKILL.md`), text);
-            bytes += Buffer.byteLength(text);
-          }
-          return bytes;
-        },
-      })),
+    steps: oneWordSteps(
+      "word",
+      [
+        ["a compound of accented parts", "é-"],
+        ["a Chinese run", "数据"],
+        ["apostrophes in a compound", "a’b-"],
+      ],
+      false,
     ),
   },
   {
@@ -173,28 +190,17 @@ const CASES: readonly HostileCase[] = [
     // two skills share it: each word was folded, stemmed (Porter2 holds a number a character) and keyed
     // whole, a word no request (at most 1,000 characters) can ask for.
     kind: "SKILL.md of one long word, distinct a skill, 0.9 MiB a skill",
-    steps: [
-      ["letters a", "a"],
-      ["accented Latin", "é"],
-      ["Cyrillic", "ж"],
-      // These take the Unicode path, folded with regular expressions: `e` and a combining accent, and ß.
-      ["e and a combining accent", "e\u0301"],
-      ["ß", "ß"],
-    ].flatMap(([what = "", unit = ""]) =>
-      [1, 4].map((count) => ({
-        size: `${what}, ${count} skills`,
-        write: async (dir: string) => {
-          let bytes = 0;
-          for (let i = 0; i < count; i++) {
-            const body = unit.repeat(Math.floor((0.9 * MiB) / Buffer.byteLength(unit)) - i);
-            const text = `---\nname: long-${i}\ndescription: Long ${i}.\n---\n\n${body}\n`;
-            await mkdir(path.join(dir, `hostile/long-${i}`), { recursive: true });
-            await writeFile(path.join(dir, `hostile/long-${i}/SKILL.md`), text);
-            bytes += Buffer.byteLength(text);
-          }
-          return bytes;
-        },
-      })),
+    steps: oneWordSteps(
+      "long",
+      [
+        ["letters a", "a"],
+        ["accented Latin", "é"],
+        ["Cyrillic", "ж"],
+        // These take the Unicode path, folded with regular expressions: `e` and a combining accent, and ß.
+        ["e and a combining accent", "e\u0301"],
+        ["ß", "ß"],
+      ],
+      true,
     ),
   },
   {
