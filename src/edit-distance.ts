@@ -21,3 +21,19 @@ export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFIN
   }
   return previous[b.length] ?? limit + 1;
 }
+
+/**
+ * The names of `candidates` fewest edits from `given` (case aside), in their order, if a slip away: a
+ * letter in a name of up to five, two in a longer one. None when farther: more would be a guess.
+ */
+export function closestBySlip(given: string, candidates: Iterable<string>): string[] {
+  const wanted = given.toLowerCase();
+  let best = wanted.length <= 5 ? 1 : 2;
+  let closest: string[] = [];
+  for (const name of candidates) {
+    const distance = editDistance(wanted, name.toLowerCase(), best);
+    if (distance < best) [best, closest] = [distance, []];
+    if (distance === best) closest.push(name);
+  }
+  return closest;
+}

@@ -12,7 +12,7 @@ import { constants } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { describeArgsError, notWholeNumber, wholeNumberIn } from "../../src/command-line.js";
-import { editDistance } from "../../src/edit-distance.js";
+import { closestBySlip } from "../../src/edit-distance.js";
 import { notAFolderOnPath } from "../../src/make-folder.js";
 import { quoted, shellWord, visible } from "../../src/visible.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
@@ -343,7 +343,7 @@ function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySe
   const known = manifest.sources.map((source) => source.name);
   for (const name of names) {
     if (!known.includes(name)) {
-      const close = closeNames(name, known);
+      const close = closestBySlip(name, known).slice(0, 3);
       const hint =
         close.length > 0 ? `: did you mean ${close.map((meant) => quoted(meant)).join(" or ")}?` : "";
       throw new UsageError(
@@ -352,25 +352,6 @@ function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySe
     }
   }
   return new Set(names);
-}
-
-/**
- * The names of `known` closest to `name`, if a slip away (case, a letter, two in a longer name), as
- * SKILL_PACKS suggests a pack: at most three, where more would be a guess.
- */
-function closeNames(name: string, known: readonly string[]): string[] {
-  const wanted = name.toLowerCase();
-  const allowed = wanted.length <= 5 ? 1 : 2;
-  const distances = known.map((candidate) => ({
-    candidate,
-    distance: editDistance(wanted, candidate, allowed),
-  }));
-  const best = Math.min(...distances.map(({ distance }) => distance));
-  if (best > allowed) return [];
-  return distances
-    .filter(({ distance }) => distance === best)
-    .map(({ candidate }) => candidate)
-    .slice(0, 3);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { editDistance } from "../edit-distance.js";
+import { closestBySlip } from "../edit-distance.js";
 import { compareText, firstPast } from "../sorted.js";
 import { quoted } from "../visible.js";
 import { foldedName } from "./case-collisions.js";
@@ -302,15 +302,8 @@ export class Scope {
    */
   private closeSelectors(selector: string): string[] {
     const wanted = selector.toLowerCase();
-    const allowed = wanted.length <= 5 ? 1 : 2;
-    let best = allowed;
-    let closest: string[] = [];
     const candidates = this.candidatesNear(wanted);
-    for (const name of candidates) {
-      const distance = editDistance(wanted, name.toLowerCase(), best);
-      if (distance < best) [best, closest] = [distance, []];
-      if (distance === best) closest.push(name);
-    }
+    let closest = closestBySlip(wanted, candidates);
     if (closest.length === 0 && wanted.length >= 3) {
       const word = wanted.slice(wanted.lastIndexOf("/") + 1);
       closest = candidates.filter((name) =>
