@@ -1,6 +1,7 @@
 import type { Dirent } from "node:fs";
 import { copyFile, opendir, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { isInside } from "../../src/inside-folder.js";
 import { makeFolder } from "../../src/make-folder.js";
 import { systemProblem } from "../../src/system-errors.js";
 import { quoted } from "../../src/visible.js";
@@ -150,10 +151,6 @@ function skip(walk: Walk, entry: SkippedEntry): void {
 interface Reached {
   readonly ancestors: ReadonlySet<string>;
   readonly link: { readonly path: string; readonly brought: Map<string, string> } | undefined;
-}
-
-function isInside(folder: string, target: string): boolean {
-  return target === folder || target.startsWith(folder + path.sep);
 }
 
 /** Whether a relative path (either separator) passes through a hidden file or folder. */

@@ -1,5 +1,6 @@
 import { accessSync, constants, type Dirent, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { isInside } from "../inside-folder.js";
 import { compareText } from "../sorted.js";
 import { visible } from "../visible.js";
 import { describeFsError, readFolder } from "./folders.js";
@@ -166,10 +167,6 @@ function readableFile(real: string): ResolvedEntry {
 
 export function unreadable(where: string, entry: { readonly reason: string }): CatalogIssue {
   return { severity: "skipped", path: where, reason: entry.reason };
-}
-
-function isInside(folder: string, target: string): boolean {
-  return target === folder || target.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep);
 }
 
 export function isHidden(name: string): boolean {
