@@ -3,6 +3,7 @@ import { lstat, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:f
 import { hostname } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { isRunning } from "../../src/process-state.js";
 
 /** The record in a work folder of the run that made it, for a later run to tell whether it still runs. */
 const OWNER_FILE = "owner.json";
@@ -110,15 +111,5 @@ async function readOwner(folder: string): Promise<{ pid: number; host: string } 
     return valid ? { pid, host } : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** Whether a process with this id runs on this host (one of another user's counts). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -1,7 +1,10 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { chmod, mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -496,6 +499,34 @@ describe("fetch-skills: what a stopped run leaves behind", () => {
     expect((await readdir(site)).sort()).toEqual([".skills-fetch-Live01", "skills", "skills.toml"]);
     expect(result.stderr).toContain(`removed ${dead}, left by a run that was stopped`);
     expect(result.stderr).toContain(`removed ${old}, left by a run that was stopped`);
+  });
+
+  // A run killed outright stays a zombie until its parent waits for it (one that never does: a
+  // container's shell that exec'd into another program). Its id answers a signal, so its work folder was
+  // kept as a live run's until then.
+  it("removes the work folder of a run that ended, its parent not having waited for it", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "zombie"), [{ "a/SKILL.md": skillMd("a") }]);
+    const site = await makeSite(tree.dir, [{ name: "p", repo: repo.url, ref: repo.commits[0] ?? "" }]);
+    // The background sleep ends after its shell became a sleep that never waits for it.
+    const parent = spawn("sh", ["-c", "sleep 0.2 & echo $!; exec sleep 60"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    onTestFinished(() => {
+      parent.kill();
+    });
+    const [line] = (await once(parent.stdout, "data")) as [Buffer];
+    const pid = Number(line.toString().trim());
+    const state = () => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+    while (state() !== "Z") await sleep(20);
+    const ended = path.join(site, ".skills-fetch-Zombie");
+    await mkdir(path.join(ended, "out"), { recursive: true });
+    await writeFile(path.join(ended, "owner.json"), JSON.stringify({ pid, host: hostname() }));
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect((await readdir(site)).sort()).toEqual(["skills", "skills.toml"]);
+    expect(result.stderr).toContain(`removed ${ended}, left by a run that was stopped`);
   });
 });
 
