@@ -4,6 +4,7 @@
  */
 import { readFileSync, readlinkSync, statSync } from "node:fs";
 import { hostname } from "node:os";
+import { isRunning, statOf } from "../process-state.js";
 
 /**
  * Who holds a run lock. `pid` and `startedAt` are all an older sync's lock holds. The rest tells one
@@ -199,29 +200,7 @@ function sameMachine(holder: Holder, me: ThisProcess): boolean | undefined {
   return holder.machine === me.machine;
 }
 
-/** Whether process `pid` runs: one ended that its parent has not yet waited for (a zombie) does not. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: the process is there, as another user's.
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  // A zombie answers a signal, and stays one until its parent waits for it: maybe never. Linux says so.
-  const state = statOf(pid)?.[0];
-  return state !== "Z" && state !== "X";
-}
-
 /** Field 22 of `/proc/<pid>/stat`: the process's start time. */
 function startOf(pid: number | "self"): string | undefined {
   return statOf(pid)?.[19];
-}
-
-/**
- * The fields of `/proc/<pid>/stat` from the third on (the state first), counted after the name in
- * parentheses (which may hold anything); undefined where there is none.
- */
-function statOf(pid: number | "self"): string[] | undefined {
-  const line = readOrNone(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
-  return line?.slice(line.lastIndexOf(")") + 2).split(" ");
 }
