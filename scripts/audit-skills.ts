@@ -11,7 +11,7 @@ import { atLeast, type FolderAudit, SEVERITIES, type Severity } from "../src/aud
 import { CatalogError, visible } from "../src/catalog/index.js";
 import { describeArgsError, notOneOf, UsageError } from "../src/command-line.js";
 import { ConfigError } from "../src/config/index.js";
-import { plural } from "../src/mcp/index.js";
+import { plural } from "../src/plural.js";
 import { loadStartupConfig, prepareAudit } from "../src/startup/index.js";
 import { countBySeverity, findingsTable } from "./audit-markdown.js";
 import { tolerateClosedOutput } from "./closed-output.js";

@@ -16,7 +16,8 @@ import {
 } from "../src/catalog/index.js";
 import { ConfigError } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
-import { plural, SkillResources } from "../src/mcp/index.js";
+import { SkillResources } from "../src/mcp/index.js";
+import { plural } from "../src/plural.js";
 import { loadStartupConfig, prepareAudit, refusal } from "../src/startup/index.js";
 import {
   countBySeverity,
@@ -163,7 +164,7 @@ function refusedReport(issues: readonly CatalogIssue[]): string {
 function issueCounts(issues: readonly CatalogIssue[]): string {
   const skipped = issues.filter((issue) => issue.severity === "skipped");
   const packs = skipped.filter((issue) => issue.reason === PACK_WITHOUT_SKILL).length;
-  const withoutSkill = packs === 0 ? "" : `, ${packs} ${packs === 1 ? "pack" : "packs"} with no valid skill`;
+  const withoutSkill = packs === 0 ? "" : `, ${plural(packs, "pack")} with no valid skill`;
   const warnings = plural(issues.length - skipped.length, "warning");
   return `${skipped.length - packs} left out${withoutSkill}, ${warnings}`;
 }

@@ -1,6 +1,7 @@
 import { cp, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { MakeFolderError, makeFolder } from "../../src/make-folder.js";
+import { plural } from "../../src/plural.js";
 import { quoted } from "../../src/visible.js";
 import {
   CopyError,
@@ -231,7 +232,7 @@ async function fetchPack(
   }
   const seconds = (performance.now() - started) / 1000;
   plan.log(
-    `${source.name}: ${short} ${describeMethod(method)}, ${skillFolders.length} skill${skillFolders.length === 1 ? "" : "s"}, ${seconds.toFixed(1)} s`,
+    `${source.name}: ${short} ${describeMethod(method)}, ${plural(skillFolders.length, "skill")}, ${seconds.toFixed(1)} s`,
   );
   const record: SourceRecord = {
     name: source.name,

@@ -1,3 +1,4 @@
+import { plural } from "../../src/plural.js";
 import { longestBacktickRun } from "../../src/visible.js";
 import type { FetchedPack } from "./output.js";
 import type { HeldBack, Repin, Unresolved } from "./repin.js";
@@ -137,11 +138,7 @@ export function fetchSummary(packs: readonly FetchedPack[]): string {
     "|---|---|---|---|",
     ...rows,
     "",
-    `${count(packs.length, "pack")}, ${count(skills, "skill")}.`,
+    `${plural(packs.length, "pack")}, ${plural(skills, "skill")}.`,
     "",
   ].join("\n");
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

@@ -1,6 +1,7 @@
 /** How the tools write what they answer: file lists, file contents, counts. */
 import { type CatalogFile, excerpt, type FileContent, formatSize, quoted } from "../catalog/index.js";
 import { isJsonObject, jsonKindOf } from "../json-rpc/index.js";
+import { plural } from "../plural.js";
 
 /** Past this many entries a manifest is cut: a skill with a vendored tree would flood the context. */
 const LISTED_FILES = 500;
@@ -46,11 +47,6 @@ export function formatFileContent(path: string, content: FileContent): string {
   if (!content.truncated) return content.text;
   const shown = Buffer.byteLength(content.text, "utf8");
   return `${content.text}\n\n[${path} is cut here: showing the first ${formatSize(shown)} of ${formatSize(content.size)}; the tools serve no more of it.]`;
-}
-
-/** `1 file`, `2 files`: a count and its noun, for answers. */
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 /**

@@ -5,7 +5,6 @@ export {
   namingEnvelopeVersion,
   namingMissingEnvelope,
 } from "./envelope-version.js";
-export { plural } from "./format.js";
 export { formatPacks } from "./list-packs.js";
 export {
   answersInParamsWords,

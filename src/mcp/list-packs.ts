@@ -1,5 +1,5 @@
 import type { Pack } from "../catalog/index.js";
-import { plural } from "./format.js";
+import { plural } from "../plural.js";
 import { defineTool } from "./tool.js";
 
 /** Past this many groups a pack's answer shows its largest groups only, so huge catalogs stay readable. */

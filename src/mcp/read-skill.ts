@@ -14,8 +14,9 @@ import {
   skillOwningPath,
   withoutTrailingSlashes,
 } from "../catalog/index.js";
+import { plural } from "../plural.js";
 import type { ToolContext } from "./context.js";
-import { formatFileContent, formatManifest, plural } from "./format.js";
+import { formatFileContent, formatManifest } from "./format.js";
 import {
   callByPath,
   callBySkillName,

@@ -1,4 +1,5 @@
 import type { Pack, Scope, Skill } from "../catalog/index.js";
+import { plural } from "../plural.js";
 import { packLines } from "./pack-lines.js";
 import { NOTHING_KNOWN, packSummaryOf, saidIn, summarizePack } from "./pack-summary.js";
 import { bytes, cut, MAX_PREVIEW_BYTES, roomAfter, within } from "./room.js";
@@ -190,7 +191,7 @@ function listSkillsHead(scope: Scope, listed: "skills" | "packs" | "groups"): st
   const packs = cut(scope.packs.map((pack) => pack.name).join(", "), MAX_PREVIEW_BYTES / 4);
   const below =
     listed === "skills"
-      ? `. Then read_skill. All ${countOf(scope.skills.length)}:`
+      ? `. Then read_skill. All ${plural(scope.skills.length, "skill")}:`
       : `, pack a pack's or group's skills. Then read_skill. ${listed === "packs" ? "Packs, not skills:" : "Packs:"}`;
   return (
     `Find the organization's skill for a task (these are not your built-in skills). Call it before any ` +
@@ -221,7 +222,7 @@ function groupsLine(pack: Pack, catalog: TermFrequencies, room: number): string 
 function instructionsWith(scope: Scope, say: (pack: Pack, room: number) => string): string {
   const room = roomAfter(INSTRUCTIONS_HEAD) - bytes(INSTRUCTIONS_TAIL) - 1;
   const lines = packLines(scope.packs, room, (pack, share) => {
-    const head = `- ${pack.name} (${countOf(pack.skills.length)}): `;
+    const head = `- ${pack.name} (${plural(pack.skills.length, "skill")}): `;
     return `${head}${say(pack, share - bytes(head))}`;
   });
   return within([INSTRUCTIONS_HEAD, ...lines, INSTRUCTIONS_TAIL]);
@@ -286,8 +287,4 @@ function namedLine(pack: Pack, brief: number): number {
 function termsBesideNames(pack: Pack, line: number): number {
   const left = line - bytes(skillsByName(pack, Number.POSITIVE_INFINITY)) - bytes(ALSO);
   return left >= UNSAID_BYTES / 2 ? Math.min(UNSAID_BYTES, left) : UNSAID_BYTES;
-}
-
-function countOf(skills: number): string {
-  return skills === 1 ? "1 skill" : `${skills} skills`;
 }

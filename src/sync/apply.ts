@@ -5,6 +5,7 @@ import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skill
 import { isUnsafe } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
+import { plural } from "../plural.js";
 import { errorMessage } from "../system-errors.js";
 import { forEachInOrder } from "./at-once.js";
 import { auditDownload, describeFinding } from "./audit.js";
@@ -110,7 +111,7 @@ export async function apply(
         const gone = rest.length === 0 ? undefined : await notAnswering(context, step.entry.uri);
         if (gone === undefined) return true;
         for (const later of rest) failed.add(later.name);
-        const more = rest.length === 1 ? "1 more skill" : `${rest.length} more skills`;
+        const more = plural(rest.length, "more skill");
         progress.note(notAnsweredLine(gone, more));
         return false;
       }
@@ -119,12 +120,11 @@ export async function apply(
       const fetched = Object.keys(ready.installed.files).length - ready.kept;
       const what = step.kind === "add" ? "to add" : "to update";
       const unchanged = ready.kept - ready.resumed;
-      const kept =
-        unchanged === 0 ? "" : `, ${unchanged} unchanged ${unchanged === 1 ? "file" : "files"} kept`;
+      const kept = unchanged === 0 ? "" : `, ${plural(unchanged, "unchanged file")} kept`;
       const resumed =
-        ready.resumed === 0 ? "" : `, ${filesCount(ready.resumed)} verified by an earlier run reused`;
+        ready.resumed === 0 ? "" : `, ${plural(ready.resumed, "file")} verified by an earlier run reused`;
       done(
-        `${what}: ${filesCount(fetched)} fetched and verified${kept}${resumed}${ready.warning}`,
+        `${what}: ${plural(fetched, "file")} fetched and verified${kept}${resumed}${ready.warning}`,
         ready.warning !== "",
       );
       return true;
@@ -327,10 +327,6 @@ function listedDigests(steps: readonly { readonly entry: Skill }[]): Set<string>
 /** The bytes of the files `entry` lists: what its download holds until it is staged, besides pack files. */
 function listedBytes(entry: Skill): number {
   return entry.resources === "dynamic" ? 0 : entry.resources.reduce((sum, file) => sum + file.size, 0);
-}
-
-function filesCount(count: number): string {
-  return count === 1 ? "1 file" : `${count} files`;
 }
 
 /**

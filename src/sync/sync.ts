@@ -3,6 +3,7 @@ import { setTimeout } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
 import { notAFolderOnPath, removeEmptyFolders } from "../make-folder.js";
 import { packageVersion } from "../package.js";
+import { plural } from "../plural.js";
 import { problemInWords, type SystemProblems } from "../system-errors.js";
 import { apply, countDone, lockChangeAlone, type RunHold, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure } from "./connect-failure.js";
@@ -149,8 +150,7 @@ function holderOf({ heldBy, host }: HeldElsewhere): string {
 }
 
 function seconds(ms: number): string {
-  const count = Math.round(ms / 100) / 10;
-  return count === 1 ? "1 second" : `${count} seconds`;
+  return plural(Math.round(ms / 100) / 10, "second");
 }
 
 /** What a file where the folder (or one above it) should be means, said without the system call's words. */
