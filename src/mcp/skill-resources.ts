@@ -5,6 +5,7 @@ import {
   type SkillSource,
 } from "@modelcontextprotocol/server/ext/skills";
 import {
+  compareText,
   type FileReader,
   MAX_FILE_BYTES,
   quoted,
@@ -26,7 +27,6 @@ import {
 } from "./skill-namespace.js";
 import {
   childUriAt,
-  compareUris,
   cursorAfter,
   type ResourceListPosition,
   resourceListCursor,
@@ -79,12 +79,12 @@ export class SkillResources {
     packFiles: readonly ListedPackFile[],
   ) {
     this.#everything = everything;
-    this.#carried = [...carried].sort((a, b) => compareUris(a.entry.uri, b.entry.uri));
+    this.#carried = [...carried].sort((a, b) => compareText(a.entry.uri, b.entry.uri));
     this.#bySkillUri = new Map(
       carried.map((item) => [`${skillPath(item.skill)}/${item.skill.document.path}`, item]),
     );
     this.#targets = targets;
-    this.#packFiles = [...packFiles].sort((a, b) => compareUris(a.uri, b.uri));
+    this.#packFiles = [...packFiles].sort((a, b) => compareText(a.uri, b.uri));
   }
 
   #foldersNow(): ReadonlyMap<UriKey, Folder> {
@@ -159,7 +159,7 @@ export class SkillResources {
     let bytes = 0;
     let last: string | undefined;
     const start =
-      after === undefined ? 0 : firstAfter(this.#carried, (item) => compareUris(item.entry.uri, after) <= 0);
+      after === undefined ? 0 : firstAfter(this.#carried, (item) => compareText(item.entry.uri, after) <= 0);
     for (let at = start; at < this.#carried.length; at++) {
       const item = this.#carried[at];
       if (item === undefined || !scope.has(item.skill)) continue;
@@ -264,11 +264,11 @@ export class SkillResources {
       const resource = this.#childResource(child.key, child.folder, scope);
       if (resource !== undefined) children.push(resource);
     }
-    children.sort((a, b) => compareUris(a.uri, b.uri));
+    children.sort((a, b) => compareText(a.uri, b.uri));
     const listing = listingOf("resources/directory/read", this.#everything, scope, { key, uri });
     const after = cursor === undefined ? undefined : childUriAt(listing, cursor, uriOfKey(key));
     const start =
-      after === undefined ? 0 : firstAfter(children, (resource) => compareUris(resource.uri, after) <= 0);
+      after === undefined ? 0 : firstAfter(children, (resource) => compareText(resource.uri, after) <= 0);
     // Below the folder as it was asked for, its pack in the case asked (see #keyOf).
     const listed = children.slice(start, start + PAGE_SIZE);
     const page = listed.map((resource) => ({ ...resource, uri: inAskedCase(resource.uri, uri) }));

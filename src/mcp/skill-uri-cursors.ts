@@ -1,11 +1,6 @@
+import { compareText } from "../catalog/index.js";
 import { decodeCursor, encodeCursor, firstAfter, invalidCursor, type Listing } from "./cursor.js";
 import { inAskedCase, SCHEME } from "./skill-uris.js";
-
-/** Code-unit order of URIs: the one order of entries, children and cursors, as the SDK orders them. */
-export function compareUris(a: string, b: string): number {
-  if (a === b) return 0;
-  return a < b ? -1 : 1;
-}
 
 /**
  * Where a `resources/list` page starts: after this URI of the skills (their SKILL.md), or of the pack files,
@@ -68,11 +63,14 @@ export function resourceListPositionAt(listing: Listing, cursor: string): Resour
   return { section: mark === "f" ? "pack-files" : "skills", uri: `${SCHEME}${position.slice(1)}` };
 }
 
-/** The index in `items`, sorted by their URIs, of the first after `after` (0 without it). */
+/**
+ * The index in `items`, sorted by their URIs in code-unit order (compareText: the one order of entries,
+ * children and cursors, as the SDK orders them), of the first after `after` (0 without it).
+ */
 export function startAfter<Item>(
   items: readonly Item[],
   uriOf: (item: Item) => string,
   after: string | undefined,
 ): number {
-  return after === undefined ? 0 : firstAfter(items, (item) => compareUris(uriOf(item), after) <= 0);
+  return after === undefined ? 0 : firstAfter(items, (item) => compareText(uriOf(item), after) <= 0);
 }
