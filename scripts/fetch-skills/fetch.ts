@@ -5,7 +5,7 @@ import { GitError, type SimpleGit } from "simple-git";
 import { makeFolder } from "../../src/make-folder.js";
 import type { SourceLimits } from "./copy.js";
 import { oneLine, SourceError, withoutCredentials } from "./errors.js";
-import { gitAt, gitRecords } from "./git.js";
+import { gitAt, gitCheckingOut, gitRecords } from "./git.js";
 import type { SkillSource } from "./manifest.js";
 import { removeTree } from "./work-folder.js";
 
@@ -18,7 +18,7 @@ export interface Checkout {
   readonly method: FetchMethod;
   /** The submodules in the source's path and extras (repository paths): each is checked out as an empty folder. */
   readonly submodules: readonly string[];
-  /** Removes the work tree and its record in the store. */
+  /** Removes the work tree (and, for a linked work tree, its record in the store). */
   remove(): Promise<void>;
 }
 
@@ -61,8 +61,10 @@ export async function checkoutSource(
 ): Promise<Checkout> {
   const store = storeFolder(storesDir, source.repo);
   const guard = <T>(what: string, step: () => Promise<T>) => withGitMessage(source.name, what, step);
-  const storeGit = await guard("cannot prepare its git store", () => openStore(store, source.repo, signal));
-  const method = await fetchCommit(storeGit, source, guard);
+  const { storeGit, created } = await guard("cannot prepare its git store", () =>
+    openStore(store, source.repo, signal),
+  );
+  const { method, commit } = await fetchCommit(storeGit, source, created, guard);
   const most = { files: CHECKOUT_FACTOR * limits.files, bytes: CHECKOUT_FACTOR * limits.bytes };
   const size = await guard("cannot list its files", () => checkoutSize(store, source, signal, most));
   if (size.files > most.files || size.bytes > most.bytes) {
@@ -78,6 +80,43 @@ export async function checkoutSource(
   await guard("cannot record the fetched commit", () =>
     storeGit.raw(["update-ref", `refs/sources/${source.name}`, source.ref]),
   );
+  if (commit !== source.ref) {
+    const remove = await checkOutWorkTree(storeGit, source, workDir, signal, guard);
+    return { dir: workDir, method, submodules: size.submodules, remove };
+  }
+  // Into a work tree of the store's objects and an index of its own: one git, where a linked work tree took
+  // four (its `worktree add` ran a `reset` too, and `rev-parse` and `worktree remove` followed). The index
+  // is kept in the work tree's `.git`, a folder git writes nothing of a commit's into: there is a `.git` in
+  // the work tree as a linked work tree has its `.git` file, so the copy meets the same hidden entry (a
+  // symlink to `.git` is left out as leading into a hidden folder).
+  await guard(`cannot check out ${source.ref}`, async () => {
+    const index = path.join(workDir, ".git", "index");
+    await makeFolder(path.dirname(index));
+    await gitCheckingOut(store, index, signal).raw([
+      "--work-tree",
+      workDir,
+      "read-tree",
+      "--reset",
+      "-u",
+      "--no-recurse-submodules",
+      source.ref,
+    ]);
+  });
+  return { dir: workDir, method, submodules: size.submodules, remove: () => removeTree(workDir) };
+}
+
+/**
+ * Checks `source.ref` out as a linked work tree of the store, for a pin the store does not hold as a
+ * commit: an annotated tag's id checks out the commit it tags, which is refused as not the pin, and what
+ * checks out as no commit (a tree's id) is refused in git's words.
+ */
+async function checkOutWorkTree(
+  storeGit: SimpleGit,
+  source: SkillSource,
+  workDir: string,
+  signal: AbortSignal | undefined,
+  guard: Guard,
+): Promise<() => Promise<void>> {
   await guard(`cannot check out ${source.ref}`, () =>
     storeGit.raw(["worktree", "add", "--detach", "--quiet", workDir, source.ref]),
   );
@@ -95,7 +134,7 @@ export async function checkoutSource(
     await remove();
     throw new SourceError(source.name, await notThePin(storeGit, source.ref, head));
   }
-  return { dir: workDir, method, submodules: size.submodules, remove };
+  return remove;
 }
 
 /**
@@ -165,7 +204,12 @@ async function notThePin(storeGit: SimpleGit, ref: string, head: string): Promis
     : `checked out ${head}, not the pinned ${ref}`;
 }
 
-async function openStore(store: string, repo: string, signal: AbortSignal | undefined): Promise<SimpleGit> {
+/** The store's git, and whether the store was made just now (then it holds no commit yet). */
+async function openStore(
+  store: string,
+  repo: string,
+  signal: AbortSignal | undefined,
+): Promise<{ storeGit: SimpleGit; created: boolean }> {
   const exists = await access(path.join(store, "HEAD")).then(
     () => true,
     () => false,
@@ -177,16 +221,25 @@ async function openStore(store: string, repo: string, signal: AbortSignal | unde
   await storeGit.raw(["config", "remote.origin.url", repo]);
   // Work trees left behind by an interrupted run would block nothing, but they pile up.
   if (exists) await storeGit.raw(["worktree", "prune"]);
-  return storeGit;
+  return { storeGit, created: !exists };
 }
 
 type Guard = <T>(what: string, step: () => Promise<T>) => Promise<T>;
 
-async function fetchCommit(storeGit: SimpleGit, source: SkillSource, guard: Guard): Promise<FetchMethod> {
-  if (await hasCommit(storeGit, source.ref)) return "cached";
+/**
+ * Brings `source.ref` into the store, and says how and which commit it leads to (the pin itself, or for an
+ * annotated tag's id the commit it tags; undefined when it leads to none).
+ */
+async function fetchCommit(
+  storeGit: SimpleGit,
+  source: SkillSource,
+  created: boolean,
+  guard: Guard,
+): Promise<{ method: FetchMethod; commit: string | undefined }> {
+  const cached = created ? undefined : await commitOf(storeGit, source.ref);
+  if (cached !== undefined) return { method: "cached", commit: cached };
   try {
     await storeGit.raw(["fetch", "--quiet", "--no-tags", "--depth=1", "origin", source.ref]);
-    return "shallow";
   } catch (error) {
     if (!(error instanceof GitError) || !REFUSED_UNADVERTISED.test(error.message)) {
       throw new SourceError(source.name, `cannot fetch ${source.repo}: ${oneLine(error)}`);
@@ -202,24 +255,28 @@ async function fetchCommit(storeGit: SimpleGit, source: SkillSource, guard: Guar
         "+refs/tags/*:refs/tags/*",
       ]),
     );
+    const commit = await commitOf(storeGit, source.ref);
     // Git's refusal of the direct fetch ("not our ref", twice) only restates this.
-    if (!(await hasCommit(storeGit, source.ref))) {
+    if (commit === undefined) {
       throw new SourceError(
         source.name,
         `commit ${source.ref} is not in ${source.repo}: no branch or tag holds it. Check the source's ` +
           "ref (a mistyped id, or a commit force-pushed away) and that its repo is the repository meant",
       );
     }
-    return "full";
+    return { method: "full", commit };
   }
+  return { method: "shallow", commit: await commitOf(storeGit, source.ref) };
 }
 
-async function hasCommit(storeGit: SimpleGit, ref: string): Promise<boolean> {
+/** The commit the store holds at `ref` (for an annotated tag's id, the commit it tags), if it holds one. */
+async function commitOf(storeGit: SimpleGit, ref: string): Promise<string | undefined> {
   try {
-    await storeGit.raw(["cat-file", "-e", `${ref}^{commit}`]);
-    return true;
+    // Not `--quiet`: simple-git takes a git that fails without a word for one that succeeded.
+    const commit = (await storeGit.revparse(["--verify", `${ref}^{commit}`])).trim();
+    return commit === "" ? undefined : commit;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

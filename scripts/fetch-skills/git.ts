@@ -19,14 +19,39 @@ const OPERATOR_GIT_ENVIRONMENT = [
   "GIT_CONFIG_SYSTEM",
 ] as const;
 
+/** Of those, what a git that reaches no remote (a checkout from the store) takes up: the config files. */
+const OPERATOR_CONFIG_FILES = ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"] as const;
+
 /** Git in `baseDir`; once `signal` aborts, its running command is interrupted and later ones fail at once. */
 export function gitAt(baseDir: string | undefined, signal: AbortSignal | undefined): SimpleGit {
+  return simpleGit(gitOptions(baseDir, signal));
+}
+
+/**
+ * Git in the store `store`, as {@link gitAt}, for a checkout into a work tree the fetcher made (`--work-tree`)
+ * with its index at `index` (GIT_INDEX_FILE): git writes an index as `<index>.lock` and renames it into
+ * place, so an index kept in the work tree is renamed within the work tree's file system, wherever the
+ * store is (`read-tree --index-output` wrote beside the store and renamed across: on the image build's
+ * cache mount, "unable to write new index file"). simple-git refuses both unless allowed (a folder named
+ * to git could bring it a configuration): allowed here for this git alone. It reaches no remote, so of the
+ * operator's settings it takes the config files only (given explicitly, simple-git would refuse
+ * GIT_SSH_COMMAND).
+ */
+export function gitCheckingOut(store: string, index: string, signal: AbortSignal | undefined): SimpleGit {
   return simpleGit({
+    ...gitOptions(store, signal),
+    allowEnvironment: [...OPERATOR_CONFIG_FILES, "GIT_INDEX_FILE"],
+    unsafe: { allowUnsafeConfigPaths: true },
+  }).env({ ...guardedEnvironment(OPERATOR_CONFIG_FILES), GIT_INDEX_FILE: index });
+}
+
+function gitOptions(baseDir: string | undefined, signal: AbortSignal | undefined) {
+  return {
     ...(baseDir === undefined ? {} : { baseDir }),
     ...(signal === undefined ? {} : { abort: signal }),
     timeout: { block: GIT_SILENCE_LIMIT_MS },
     allowEnvironment: OPERATOR_GIT_ENVIRONMENT,
-  });
+  };
 }
 
 /**
@@ -42,15 +67,17 @@ const GUARDED_NAMES = new Set(["editor", "visual", "pager", "prefix", "ssh_askpa
  * case as simple-git does (Windows reads `Git_Dir` as `GIT_DIR`); abbreviated options refused, as it sets.
  */
 function gitEnvironment(): NodeJS.ProcessEnv {
-  const allowed = new Set<string>(OPERATOR_GIT_ENVIRONMENT.map((name) => name.toLowerCase()));
+  return { ...guardedEnvironment(OPERATOR_GIT_ENVIRONMENT), GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS: "true" };
+}
+
+/** The build machine's environment less every name simple-git guards but `allowed`. */
+function guardedEnvironment(allowed: readonly string[]): NodeJS.ProcessEnv {
+  const kept = new Set(allowed.map((name) => name.toLowerCase()));
   const guarded = (key: string) => {
     const name = key.toLowerCase().trim();
-    return (name.startsWith("git_") || GUARDED_NAMES.has(name)) && !allowed.has(name);
+    return (name.startsWith("git_") || GUARDED_NAMES.has(name)) && !kept.has(name);
   };
-  return {
-    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !guarded(key))),
-    GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS: "true",
-  };
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !guarded(key)));
 }
 
 /** How much of git's stderr an error quotes. */

@@ -1,5 +1,17 @@
 import { execFile } from "node:child_process";
-import { chmod, lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -410,6 +422,35 @@ describe("fetch-skills: the cache", () => {
     expect(uncached.code).toBe(1);
     expect(uncached.stderr).toContain(`fetch-skills: source "flaky": cannot fetch ${upstream.url}:`);
     expect(uncached.stderr).toContain("does not appear to be a git repository");
+  });
+
+  // Regression: the image build's cache mount is a file system of its own, and a checkout whose index git
+  // wrote beside the store and renamed into the work tree stopped the build ("fatal: unable to write new
+  // index file"). /dev/shm is a tmpfs on Linux, the usual place apart from the temp folder.
+  it("checks out from a cache on another file system than the work folder", async (context) => {
+    const apart = await mkdtemp(path.join("/dev/shm", "fetch-skills-cache-")).catch(() => undefined);
+    if (apart === undefined)
+      return context.skip("no writable /dev/shm to hold the cache on a file system of its own");
+    try {
+      const site = await makeSite(tree.dir, [
+        { name: "big", repo: big.url, ref: big.commits[0] ?? "", path: "skills" },
+      ]);
+      if ((await stat(apart)).dev === (await stat(site)).dev) {
+        return context.skip(`/dev/shm and ${tree.dir} are one file system here: nothing to check`);
+      }
+
+      const cold = await runFetcher(["--cache", apart], site);
+      expect(cold.code, cold.stderr).toBe(0);
+      const warm = await runFetcher(["--cache", apart], site);
+
+      expect(warm.code, warm.stderr).toBe(0);
+      expect(warm.stderr).toMatch(/^big: [0-9a-f]{7} from the cache, 1 skill,/m);
+      expect(await readFile(path.join(site, "skills/big/bulk/references/file-7.md"), "utf8")).toBe(
+        "reference 7\n",
+      );
+    } finally {
+      await rm(apart, { recursive: true, force: true });
+    }
   });
 
   // A run stopped between creating a store and naming its remote left a store that failed every later

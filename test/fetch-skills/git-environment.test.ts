@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gitAt, gitRecords } from "../../scripts/fetch-skills/git.js";
+import { gitAt, gitCheckingOut, gitRecords } from "../../scripts/fetch-skills/git.js";
 
 /** What a hostile build environment could hold: each names a program or a setting git would take up. */
 const HOSTILE = {
@@ -83,6 +83,63 @@ describe("fetch-skills: the environment of the git it spawns itself", () => {
       return records;
     });
     expect(listing).toBe(0);
+  });
+});
+
+describe("fetch-skills: the environment of the git that checks a commit out", () => {
+  /** What an operator may set beside HOSTILE: settings the fetcher passes its other git calls. */
+  const OPERATOR = {
+    GIT_SSH_COMMAND: "ssh -i /etc/operator-key",
+    GIT_CONFIG_GLOBAL: "/etc/operator.gitconfig",
+    GIT_INDEX_FILE: "/tmp/elsewhere/index",
+  };
+
+  it("gives git its own index and the operator's config files, nothing else guarded", async () => {
+    const bin = path.join(folder, "env-bin");
+    await mkdir(bin);
+    await writeFile(path.join(bin, "git"), "#!/bin/sh\nexec env -0\n");
+    await chmod(path.join(bin, "git"), 0o755);
+    const index = path.join(folder, "work", ".git", "index");
+    const listed = await withEnvironment(
+      { ...OPERATOR, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` },
+      () => gitCheckingOut(folder, index, undefined).raw(["--work-tree", folder, "read-tree", "HEAD"]),
+    );
+    const records = listed.split("\0").filter(Boolean);
+    expect(records).toContain(`GIT_INDEX_FILE=${index}`);
+    expect(records).toContain("GIT_CONFIG_GLOBAL=/etc/operator.gitconfig");
+    expect(
+      records.filter((record) => /^(GIT_|EDITOR=|VISUAL=|PAGER=|PREFIX=|SSH_ASKPASS=)/i.test(record)).sort(),
+    ).toEqual([
+      "GIT_CONFIG_GLOBAL=/etc/operator.gitconfig",
+      `GIT_INDEX_FILE=${index}`,
+      "GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS=true",
+    ]);
+  });
+
+  it("checks the store's commit out into the work tree, its index there, whatever the environment says", async () => {
+    const store = path.join(folder, "checkout-store.git");
+    execFileSync("git", ["init", "--quiet", "--bare", store]);
+    const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: store, input: "hello\n" });
+    const tree = execFileSync("git", ["mktree"], {
+      cwd: store,
+      input: `100644 blob ${blob.toString().trim()}\tSKILL.md\n`,
+    });
+    const work = path.join(folder, "checkout-work");
+    const index = path.join(work, ".git", "index");
+    await mkdir(path.dirname(index), { recursive: true });
+    await withEnvironment(OPERATOR, () =>
+      gitCheckingOut(store, index, undefined).raw([
+        "--work-tree",
+        work,
+        "read-tree",
+        "-u",
+        "--reset",
+        tree.toString().trim(),
+      ]),
+    );
+    expect(await readFile(path.join(work, "SKILL.md"), "utf8")).toBe("hello\n");
+    await access(index);
+    await expect(access(path.join(store, "index"))).rejects.toThrow();
   });
 });
 
