@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { access } from "node:fs/promises";
+import { access, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { GitError, type SimpleGit } from "simple-git";
 import { makeFolder } from "../../src/make-folder.js";
@@ -218,10 +218,30 @@ async function openStore(
   const storeGit = gitAt(store, signal);
   if (!exists) await storeGit.init(true);
   // Writes or overwrites, so a store that a run stopped right after its init still gets its remote.
-  await storeGit.raw(["config", "remote.origin.url", repo]);
-  // Work trees left behind by an interrupted run would block nothing, but they pile up.
-  if (exists) await storeGit.raw(["worktree", "prune"]);
+  if (!exists || !(await namesRemote(store, repo))) await storeGit.raw(["config", "remote.origin.url", repo]);
+  // Work trees left behind by an interrupted run would block nothing, but they pile up (in `worktrees`).
+  if (exists && (await isFolder(path.join(store, "worktrees")))) await storeGit.raw(["worktree", "prune"]);
   return { storeGit, created: !exists };
+}
+
+/**
+ * Whether the store's config file gives its remote `repo` and no other URL, as `git config` writes it: the
+ * same `config` would change nothing. A value git would quote or escape reads as no, and is written again.
+ */
+async function namesRemote(store: string, repo: string): Promise<boolean> {
+  const lines = await readFile(path.join(store, "config"), "utf8").then(
+    (text) => text.split("\n"),
+    (): string[] => [],
+  );
+  const urls = lines.filter((line) => /^\s*url\s*=/.test(line));
+  return lines.includes('[remote "origin"]') && urls.length === 1 && urls[0] === `\turl = ${repo}`;
+}
+
+async function isFolder(folder: string): Promise<boolean> {
+  return stat(folder).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 }
 
 type Guard = <T>(what: string, step: () => Promise<T>) => Promise<T>;
