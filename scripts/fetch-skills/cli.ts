@@ -32,6 +32,7 @@ import { type HeldBack, type Repin, resolveHeads, rewriteRefs, type Unresolved }
 import { type RepinReview, reviewRepins } from "./review.js";
 import { type ReviewedFinding, shortRef } from "./review-contract.js";
 import { fetchSummary, repinSummary } from "./summary.js";
+import { makeWorkFolder, removeTree } from "./work-folder.js";
 
 /** Everything the CLI touches outside the file system and git, passed in so tests can drive it. */
 export interface CliIo {
@@ -380,11 +381,42 @@ async function repin(
     plan.log("nothing moved");
     return { summary: repinSummary(repins, unresolved), findings: [], heldForReview: [] };
   }
-  let staged = await stageManifest(options.manifest, rewriteRefs(manifest, updates), options.manifestLabel);
+  const staged = await stageManifest(options.manifest, rewriteRefs(manifest, updates), options.manifestLabel);
   if (!options.fetch) {
     await staged.commit();
     return { summary: repinSummary(repins, unresolved), findings: [], heldForReview: [] };
   }
+  // Without --cache, one store per repository for the run all the same: the review's old commits are
+  // fetched as the difference from the new ones, not again from nothing into stores of their own. Where
+  // no folder can be made beside --out, the fetch says why, as it did before.
+  const runStores =
+    plan.cache === undefined ? await makeWorkFolder(plan.out).catch(() => undefined) : undefined;
+  try {
+    const stores = runStores === undefined ? plan : { ...plan, cache: runStores };
+    return await fetchRepins(manifest, options, stores, { repins, unresolved, moved, updates, staged });
+  } finally {
+    if (runStores !== undefined) await removeTree(runStores);
+  }
+}
+
+/**
+ * The rest of {@link repin} once skills.toml is staged with the moved sources' new commits (`updates`,
+ * which it changes as it holds sources back): the fetch, the review and what they hold back.
+ */
+async function fetchRepins(
+  manifest: Manifest,
+  options: Options,
+  plan: Omit<Parameters<typeof fetchSkills>[0], "sources">,
+  repinning: {
+    readonly repins: readonly Repin[];
+    readonly unresolved: readonly Unresolved[];
+    readonly moved: readonly Repin[];
+    readonly updates: Map<string, string>;
+    readonly staged: Awaited<ReturnType<typeof stageManifest>>;
+  },
+): Promise<Repinned> {
+  const { repins, unresolved, moved, updates } = repinning;
+  let staged = repinning.staged;
   const sources: SkillSource[] = manifest.sources.map((source) => ({
     ...source,
     ref: updates.get(source.name) ?? source.ref,
