@@ -148,6 +148,18 @@ export function longestBacktickRun(text: string): number {
 const BACKTICK = 0x60;
 
 /**
+ * The shells that read a word shellWord writes in `$'…'`: dash (Debian's and Ubuntu's sh) and other shells
+ * before POSIX.1-2024 read it as a `$` and a quoted word, another path, so that a command holding one says
+ * where it runs.
+ */
+export const DOLLAR_QUOTE_SHELLS = "bash, zsh or a POSIX.1-2024 sh";
+
+/** Whether a word shellWord wrote is in `$'…'` (see DOLLAR_QUOTE_SHELLS). */
+export function dollarQuoted(word: string): boolean {
+  return word.startsWith("$'");
+}
+
+/**
  * `word` as one word of a POSIX shell command: as it is when it holds nothing a shell reads, in single
  * quotes otherwise; and when it holds a character `visible` writes `{U+…}` (a control, a bidi override),
  * in `$'…'` (bash, zsh, and POSIX.1-2024 shells) with each such byte as `\xHH`, so that what is copied from

@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { describeArgsError, notWholeNumber, wholeNumberIn } from "../../src/command-line.js";
 import { closestBySlip } from "../../src/edit-distance.js";
 import { notAFolderOnPath } from "../../src/make-folder.js";
-import { quoted, shellWord, visible } from "../../src/visible.js";
+import { DOLLAR_QUOTE_SHELLS, dollarQuoted, quoted, shellWord, visible } from "../../src/visible.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import {
   describeWriteError,
@@ -176,8 +176,11 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (error instanceof SourceError) {
       const others = fetching.filter((name) => name !== error.source);
       if (others.length > 0) {
+        const command = commandFor(argv, others);
+        // Said before the command, which ends the line to be copied whole.
+        const shell = command.some(dollarQuoted) ? `, in ${DOLLAR_QUOTE_SHELLS} (for its $'…' quoting)` : "";
         log(
-          `fetch-skills: to fetch the other sources and leave ${quoted(error.source)} as it is: ${commandFor(argv, others)}`,
+          `fetch-skills: to fetch the other sources and leave ${quoted(error.source)} as it is${shell}: npm run fetch-skills -- ${command.join(" ")}`,
         );
       }
     }
@@ -327,8 +330,11 @@ function wholeNumber(option: string, value: string | undefined): number | undefi
   return number;
 }
 
-/** `npm run fetch-skills -- …` with the options of `argv`, its `--source`s replaced by `sources`. */
-function commandFor(argv: readonly string[], sources: readonly string[]): string {
+/**
+ * The words of `npm run fetch-skills -- …`, quoted for a shell, past its `--`: the options of `argv`, its
+ * `--source`s replaced by `sources`.
+ */
+function commandFor(argv: readonly string[], sources: readonly string[]): string[] {
   const kept: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? "";
@@ -336,7 +342,7 @@ function commandFor(argv: readonly string[], sources: readonly string[]): string
     else if (!arg.startsWith("--source=")) kept.push(arg);
   }
   const args = [...kept, ...sources.flatMap((name) => ["--source", name])];
-  return `npm run fetch-skills -- ${args.map(shellWord).join(" ")}`;
+  return args.map(shellWord);
 }
 
 function selectSources(manifest: Manifest, names: readonly string[]): ReadonlySet<string> | undefined {

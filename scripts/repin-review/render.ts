@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Finding } from "../../src/audit/index.js";
 import { compareText, formatSize, type Skill, visible } from "../../src/catalog/index.js";
-import { longestBacktickRun, shellWord } from "../../src/visible.js";
+import { DOLLAR_QUOTE_SHELLS, dollarQuoted, longestBacktickRun, shellWord } from "../../src/visible.js";
 import {
   countBySeverity,
   findingsTable,
@@ -679,11 +679,8 @@ function gitDiff(
   const command = ["git diff", ...options, shortRef(source.from), shortRef(source.to), "--", ...words].join(
     " ",
   );
-  // A path's hidden characters are written as their bytes in `$'…'`, which dash (Debian's and Ubuntu's sh)
-  // and other shells before POSIX.1-2024 read as a `$` and a quoted word: another path.
-  const shell = words.some((word) => word.startsWith("$'"))
-    ? ", in bash, zsh or a POSIX.1-2024 sh (for its `$'…'` quoting)"
-    : "";
+  // A path's hidden characters are written as their bytes in `$'…'`, which not every sh reads.
+  const shell = words.some(dollarQuoted) ? `, in ${DOLLAR_QUOTE_SHELLS} (for its \`$'…'\` quoting)` : "";
   return `read ${them ? "them" : "it"} upstream: ${markdownCode(command)} in a clone of ${markdownCode(source.repo)}${shell}`;
 }
 

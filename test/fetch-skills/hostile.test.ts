@@ -552,6 +552,12 @@ describe("fetch-skills: all or nothing", () => {
     expect(chosen.stderr).toContain(
       "to fetch the other sources and leave \"gone\" as it is: npm run fetch-skills -- --cache 'my cache' --source one\n",
     );
+    // `$'…'` is no quoting to dash, Debian's sh: pasted there, the command named another folder, unsaid.
+    const hidden = await runFetcher(["--cache", "my\u202Ecache"], site);
+    expect(hidden.code).toBe(1);
+    expect(hidden.stderr).toContain(
+      `to fetch the other sources and leave "gone" as it is, in bash, zsh or a POSIX.1-2024 sh (for its $'…' quoting): npm run fetch-skills -- --cache $'my\\xe2\\x80\\xaecache' --source one --source two\n`,
+    );
     const alone = await runFetcher(["--source", "gone"], site);
     expect(alone.code).toBe(1);
     expect(alone.stderr).not.toContain("to fetch the other sources");
