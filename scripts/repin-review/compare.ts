@@ -61,6 +61,11 @@ export interface FileChange {
   readonly sides: { readonly before: ServedFile | undefined; readonly after: ServedFile | undefined };
   /** Why its content shows as one of its crowd's samples (see {@link sampleCrowds}), when it does. */
   readonly sample?: string;
+  /**
+   * Of a file renamed out of one skill into another (see {@link movedBetweenSkills}): the skill it was in,
+   * and the one whose agents read it now.
+   */
+  readonly skills?: { readonly from: Skill; readonly to: Skill };
 }
 
 /**
@@ -228,15 +233,26 @@ export async function comparePacks(
     );
   const skillFiles: FileChange[] = [];
   const documents: DocumentChange[] = [];
+  // The skill of each file a skill's comparison leaves removed or added, and which skill is which after:
+  // the files moved from one skill into another are paired once every skill is compared.
+  const owners: Owners = { before: new Map(), after: new Map(), same: new Map() };
+  const owned = (old: Skill | undefined, now: Skill | undefined, changes: readonly FileChange[]) => {
+    for (const change of changes) {
+      if (change.kind === "removed" && old !== undefined) owners.before.set(change.path, old);
+      if (change.kind === "added" && now !== undefined) owners.after.set(change.path, now);
+    }
+    skillFiles.push(...changes);
+  };
   for (const { before: old, after: now } of pairs) {
     await between();
     const change = documentChange(documentOf(before, old), documentOf(after, now), now, documents.length);
     const movedFrom = old.folder === now.folder ? undefined : documentIn(old);
     if (change !== undefined) documents.push({ ...change, movedFrom });
-    skillFiles.push(...(await compareSkillFiles(old, now)));
+    owners.same.set(old, now);
+    owned(old, now, await compareSkillFiles(old, now));
   }
-  for (const skill of added) skillFiles.push(...(await compareSkillFiles(undefined, skill)));
-  for (const skill of removed) skillFiles.push(...(await compareSkillFiles(skill, undefined)));
+  for (const skill of added) owned(undefined, skill, await compareSkillFiles(undefined, skill));
+  for (const skill of removed) owned(skill, undefined, await compareSkillFiles(skill, undefined));
   const packFilesOf = (side: PackSide) =>
     new Map([...side.packFiles].map((file) => [file, servedIn(side, file)]));
   const same = (file: string) => file;
@@ -266,7 +282,7 @@ export async function comparePacks(
     );
     if (kept.length > 0) addedKeys.push({ skill, keys: kept, keysLeftOut: leftOut });
   }
-  const sortedSkillFiles = crowdsLast(skillFiles.sort(byPath));
+  const sortedSkillFiles = crowdsLast((await movedBetweenSkills(skillFiles, owners, between)).sort(byPath));
   const packFiles = crowdsLast(
     await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between),
   );
@@ -396,12 +412,53 @@ async function compareFiles(
   return (await editedRenames(renamedFiles(changes), between)).sort(byPath);
 }
 
+/** Whether a removed file and an added one may be paired as one renamed file. */
+type Pairable = (removed: FileChange, added: FileChange) => boolean;
+
+const anyPair: Pairable = () => true;
+
+/**
+ * The skill of each supporting file its skill's comparison left removed (by old path) or added (by new
+ * path), and each paired skill's new self by its old one.
+ */
+interface Owners {
+  readonly before: Map<string, Skill>;
+  readonly after: Map<string, Skill>;
+  readonly same: Map<Skill, Skill>;
+}
+
+/**
+ * `changes` (a pack's supporting files, each skill's compared on its own) with each file removed from one
+ * skill and added to another paired as one renamed file, by the rules that pair them within a skill (its
+ * bytes, else its content at least half the same), naming both skills: a reference moved to another skill
+ * showed as removed and added, its whole text as new and its old findings as new ones. The skill it moved
+ * into reads it now, which the review says. Files paired within their skill are not paired again.
+ */
+async function movedBetweenSkills(
+  changes: readonly FileChange[],
+  owners: Owners,
+  between: () => Promise<void>,
+): Promise<FileChange[]> {
+  const across: Pairable = (removed, added) => {
+    const [from, to] = [owners.before.get(removed.path), owners.after.get(added.path)];
+    return from !== undefined && to !== undefined && owners.same.get(from) !== to;
+  };
+  const given = new Set(changes);
+  const paired = await editedRenames(renamedFiles(changes, across), between, across, sharingRarePieces);
+  return paired.map((change) => {
+    if (given.has(change)) return change;
+    const from = owners.before.get(change.movedFrom ?? "");
+    const to = owners.after.get(change.path);
+    return from === undefined || to === undefined ? change : { ...change, skills: { from, to } };
+  });
+}
+
 /**
  * `changes` with each added file that has the bytes of a removed one, and the removed one, as one renamed
  * file (one of the same name first): a reference moved within its skill was listed as removed and added,
  * its whole text shown as new. An empty file is not paired: two of them say nothing of each other.
  */
-function renamedFiles(changes: readonly FileChange[]): FileChange[] {
+function renamedFiles(changes: readonly FileChange[], pairable: Pairable = anyPair): FileChange[] {
   const keyOf = (file: ServedFile | undefined) =>
     file?.digest === undefined || file.digest.size === 0 || file.notAudited !== undefined
       ? undefined
@@ -418,7 +475,9 @@ function renamedFiles(changes: readonly FileChange[]): FileChange[] {
   const renamed: FileChange[] = [];
   for (const change of changes) {
     const key = change.kind === "added" ? keyOf(change.sides.after) : undefined;
-    const candidates = (key === undefined ? undefined : removed.get(key))?.filter((old) => !paired.has(old));
+    const candidates = (key === undefined ? undefined : removed.get(key))?.filter(
+      (old) => !paired.has(old) && pairable(old, change),
+    );
     const name = path.posix.basename(change.path);
     const old = candidates?.find((file) => path.posix.basename(file.path) === name) ?? candidates?.[0];
     if (old === undefined) continue;
@@ -442,69 +501,100 @@ function renamedFiles(changes: readonly FileChange[]): FileChange[] {
 }
 
 /**
- * An added and a removed text file are one renamed file when at least this share of the lines of the
- * longer (blank ones left out, in any order) is in the other: what git's `-M` takes for a rename by
- * default, so that the review's pairs are the ones `git diff` shows.
+ * An added and a removed file are one renamed file when at least this share of the longer is in the other:
+ * of a text file's lines (blank ones left out, in any order), of a binary file's bytes (see
+ * {@link binaryPieces}). It is what git's `-M` takes for a rename by default, so that the review's pairs are
+ * the ones `git diff` shows.
  */
 const RENAME_SIMILARITY = 0.5;
 /**
- * The most text of removed files whose lines are held, as hashes, to pair with added ones (16 MiB, as
- * telling renamed skills holds), and the most line comparisons one list may cost: past them, files are
+ * The most bytes of removed files whose pieces are held, as hashes, to pair with added ones (16 MiB, as
+ * telling renamed skills holds), and the most piece comparisons one list may cost: past them, files are
  * left removed and added, as they were before edited renames were told.
  */
 const RENAME_FILE_TEXT_BYTES = 16 * 1024 * 1024;
 const RENAME_FILE_COMPARISONS = 64 * 1024 * 1024;
 
 /**
- * `changes` with each added text file whose lines are at least RENAME_SIMILARITY those of a removed one,
- * and that removed one, as one renamed file with the diff of its edit: a reference renamed and edited in
- * one bump showed as removed and added, its whole text shown as new and its old findings as new ones.
- * Each added file, in path order, takes the removed one most like it (of the same name on a tie, then the
- * first by path); files over CONTENT_BYTES, binary or unaudited are not paired. Lines are compared by a
- * hash with a fixed seed, so that the pairs are the same on every run.
+ * Pieces that more removed files than this hold name none of them as a candidate for a file moved into
+ * another skill, and each added file is compared with at most MOVE_CANDIDATES removed ones, those sharing
+ * the most pieces with it: a pack's files are compared across all its skills. Compared with every removed
+ * one, 10,000 files moved among 2,000 skills took 15.0 s, and found 109 of them before the bound on
+ * comparisons; so, 6.2 s and all of them, 6.0 s when moves were not told (`bench/repin-review-moves.ts`).
+ */
+const RARE_PIECE_FILES = 8;
+const MOVE_CANDIDATES = 8;
+
+/**
+ * A file as edited renames are told: the hashes of its pieces, sorted, each piece's weight, and their total.
+ * A text file's pieces are its lines but blank ones, each of weight one (`weights` undefined, a line there
+ * as often as the file has it); a binary file's are its bytes in git's pieces, each hash once, of the
+ * bytes its pieces hold.
+ */
+interface Pieces {
+  readonly binary: boolean;
+  readonly hashes: Int32Array;
+  readonly weights: Int32Array | undefined;
+  readonly total: number;
+}
+
+/**
+ * `changes` with each added file whose content is at least RENAME_SIMILARITY that of a removed one, and
+ * that removed one, as one renamed file: a text file with the diff of its edit (a reference renamed and
+ * edited in one bump showed as removed and added, its whole text shown as new and its old findings as new
+ * ones), a binary one with its sizes. Each added file, in path order, takes the removed one most like it
+ * (of the same name on a tie, then the first by path) of the same kind, text or binary, that `pairable`
+ * allows; files over CONTENT_BYTES or unaudited are not paired. Pieces are compared by a hash with a fixed
+ * seed, so that the pairs are the same on every run.
  */
 async function editedRenames(
   changes: readonly FileChange[],
   between: () => Promise<void>,
+  pairable: Pairable = anyPair,
+  candidates: Candidates = everyOne,
 ): Promise<FileChange[]> {
-  const pairable = (file: ServedFile | undefined) =>
+  const fits = (file: ServedFile | undefined) =>
     file !== undefined &&
     file.notAudited === undefined &&
     file.digest !== undefined &&
     file.digest.size > 0 &&
     file.digest.size <= CONTENT_BYTES;
-  const removed: { change: FileChange; lines: Int32Array }[] = [];
+  // With no added file to pair, the removed ones are not read.
+  if (!changes.some((change) => change.kind === "added" && fits(change.sides.after))) return [...changes];
+  const removed: Held[] = [];
   let held = 0;
   for (const change of changes) {
     const old = change.sides.before;
-    if (change.kind !== "removed" || !pairable(old) || old === undefined) continue;
+    if (change.kind !== "removed" || !fits(old) || old === undefined) continue;
     const size = old.digest?.size ?? 0;
     if (held + size > RENAME_FILE_TEXT_BYTES) continue;
     await between();
-    const lines = lineHashes(textOf(old));
-    if (lines === undefined) continue;
+    const pieces = piecesOf(old);
+    if (pieces === undefined) continue;
     held += size;
-    removed.push({ change, lines });
+    removed.push({ change, pieces });
   }
   if (removed.length === 0) return [...changes];
+  const candidatesOf = candidates(removed);
   const paired = new Set<FileChange>();
   const renamed: FileChange[] = [];
   let comparisons = 0;
   for (const change of changes) {
-    if (change.kind !== "added" || !pairable(change.sides.after)) continue;
+    if (change.kind !== "added" || !fits(change.sides.after) || change.sides.after === undefined) continue;
     await between();
-    const lines = lineHashes(textOf(change.sides.after));
-    if (lines === undefined) continue;
+    const pieces = piecesOf(change.sides.after);
+    if (pieces === undefined) continue;
     const name = path.posix.basename(change.path);
     let best: { change: FileChange; score: number } | undefined;
-    for (const old of removed) {
-      if (paired.has(old.change)) continue;
-      const longest = Math.max(lines.length, old.lines.length);
-      // Too unlike in length to reach the share, whatever their lines.
-      if (Math.min(lines.length, old.lines.length) < RENAME_SIMILARITY * longest) continue;
-      comparisons += lines.length + old.lines.length;
+    for (const old of candidatesOf(pieces)) {
+      if (paired.has(old.change) || old.pieces.binary !== pieces.binary || !pairable(old.change, change))
+        continue;
+      const longest = Math.max(pieces.total, old.pieces.total);
+      // Too unlike in length to reach the share, whatever their content.
+      if (Math.min(pieces.total, old.pieces.total) < RENAME_SIMILARITY * longest) continue;
+      comparisons += pieces.hashes.length + old.pieces.hashes.length;
       if (comparisons > RENAME_FILE_COMPARISONS) break;
-      const score = sharedCount(lines, old.lines) / longest;
+      const score = sharedWeight(pieces, old.pieces) / longest;
       if (score < RENAME_SIMILARITY) continue;
       const better =
         best === undefined ||
@@ -524,9 +614,93 @@ async function editedRenames(
   return [...changes.filter((change) => !paired.has(change)), ...renamed];
 }
 
+/** A removed file, and its pieces. */
+interface Held {
+  readonly change: FileChange;
+  readonly pieces: Pieces;
+}
+
+/** The removed files each added one, by its pieces, is compared with, in their order. */
+type Candidates = (removed: readonly Held[]) => (pieces: Pieces) => readonly Held[];
+
+/** Every removed file: within one skill or list, which holds few. */
+const everyOne: Candidates = (removed) => () => removed;
+
+/**
+ * The MOVE_CANDIDATES removed files sharing the most rare pieces with an added one (held by at most
+ * RARE_PIECE_FILES removed files): the work grows with the files' pieces, not with the product of their
+ * numbers. A piece held by one file is kept as its index alone, as most are: the index holds little more
+ * than the pieces.
+ */
+const sharingRarePieces: Candidates = (removed) => {
+  const holders = new Map<number, number | number[]>();
+  removed.forEach(({ pieces }, index) => {
+    distinct(pieces.hashes, (hash) => {
+      const held = holders.get(hash);
+      if (held === undefined) holders.set(hash, index);
+      else if (typeof held === "number") holders.set(hash, [held, index]);
+      // One past the limit is enough to know the piece is common.
+      else if (held.length <= RARE_PIECE_FILES) held.push(index);
+    });
+  });
+  return (pieces) => {
+    const shared = new Map<number, number>();
+    distinct(pieces.hashes, (hash) => {
+      const held = holders.get(hash);
+      const indexes = typeof held === "number" ? [held] : (held ?? []);
+      if (indexes.length > RARE_PIECE_FILES) return;
+      for (const index of indexes) shared.set(index, (shared.get(index) ?? 0) + 1);
+    });
+    return [...shared]
+      .sort(([a, countA], [b, countB]) => countB - countA || a - b)
+      .slice(0, MOVE_CANDIDATES)
+      .map(([index]) => index)
+      .sort((a, b) => a - b)
+      .flatMap((index) => removed[index] ?? []);
+  };
+};
+
+/** Calls `each` once for each value of sorted `hashes`. */
+function distinct(hashes: Int32Array, each: (hash: number) => void): void {
+  for (let index = 0; index < hashes.length; index++)
+    if (index === 0 || hashes[index] !== hashes[index - 1]) each(hashes[index] ?? 0);
+}
+
+/** A file's pieces (see {@link Pieces}); undefined for a text of blank lines alone. */
+function piecesOf(file: ServedFile): Pieces | undefined {
+  const text = textOf(file);
+  if (text === undefined) return binaryPieces(bytesOf(file));
+  const hashes = lineHashes(text);
+  return hashes === undefined
+    ? undefined
+    : { binary: false, hashes, weights: undefined, total: hashes.length };
+}
+
+/**
+ * A binary file cut as git's `-M` cuts it to tell renames: a piece ends at each line feed, or after 64
+ * bytes; two files share the bytes of the pieces both hold. Each piece is hashed as its bytes' Latin-1
+ * characters, which stand for one byte each.
+ */
+function binaryPieces(bytes: Buffer): Pieces {
+  const weights = new Map<number, number>();
+  for (let start = 0; start < bytes.length; ) {
+    const feed = bytes.indexOf(0x0a, start);
+    const end = Math.min(feed < 0 ? bytes.length : feed + 1, start + 64, bytes.length);
+    const hash = hashOf(bytes.toString("latin1", start, end), 0, end - start, 0);
+    weights.set(hash, (weights.get(hash) ?? 0) + end - start);
+    start = end;
+  }
+  const hashes = Int32Array.from(weights.keys()).sort();
+  return {
+    binary: true,
+    hashes,
+    weights: Int32Array.from(hashes, (hash) => weights.get(hash) ?? 0),
+    total: bytes.length,
+  };
+}
+
 /** The hashes of a text's lines but blank ones, line endings aside, sorted; undefined for no text. */
-function lineHashes(text: string | undefined): Int32Array | undefined {
-  if (text === undefined) return undefined;
+function lineHashes(text: string): Int32Array | undefined {
   const lines = withLineFeeds(text)
     .split("\n")
     .filter((line) => line.trim() !== "");
@@ -534,19 +708,32 @@ function lineHashes(text: string | undefined): Int32Array | undefined {
   return Int32Array.from(lines, (line) => hashOf(line, 0, line.length, 0)).sort();
 }
 
-/** How many items two sorted arrays share, each item of one matching at most one of the other. */
-function sharedCount(a: Int32Array, b: Int32Array): number {
+/**
+ * How much two files' pieces share: of sorted hashes, each item of one matching at most one of the other,
+ * each counted for its weight (the lesser of the two).
+ */
+function sharedWeight(a: Pieces, b: Pieces): number {
   let [i, j, shared] = [0, 0, 0];
-  while (i < a.length && j < b.length) {
-    const [x, y] = [a[i] ?? 0, b[j] ?? 0];
+  while (i < a.hashes.length && j < b.hashes.length) {
+    const [x, y] = [a.hashes[i] ?? 0, b.hashes[j] ?? 0];
     if (x === y) {
-      shared++;
+      shared += Math.min(a.weights?.[i] ?? 1, b.weights?.[j] ?? 1);
       i++;
       j++;
     } else if (x < y) i++;
     else j++;
   }
   return shared;
+}
+
+/** Whether `file` was renamed with its bytes as they were (its mode aside). */
+export function renamedAsItWas({ kind, sides }: FileChange): boolean {
+  return (
+    kind === "renamed" &&
+    sides.before !== undefined &&
+    sides.after !== undefined &&
+    sameContent(sides.before, sides.after)
+  );
 }
 
 function fileChange(
@@ -581,11 +768,11 @@ function fileChange(
 }
 
 /**
- * Past this many files of one kind (added, removed, changed, renamed, and change of mode) in one folder, or
- * one level down in the folders of one folder, they are a crowd: a data set, generated pages. A bump
- * changing 3,000 rows of one listed its files by path alone, and the list, cut to fit, and the room for
- * contents were all rows: a reference removed or a script added beside them was in neither. A crowd's
- * files come after the rest, and a list cut short names it in one line.
+ * Past this many files of one kind (added, removed, changed, renamed, moved from one skill into another,
+ * and change of mode) in one folder, or one level down in the folders of one folder, they are a crowd: a
+ * data set, generated pages. A bump changing 3,000 rows of one listed its files by path alone, and the
+ * list, cut to fit, and the room for contents were all rows: a reference removed or a script added beside
+ * them was in neither. A crowd's files come after the rest, and a list cut short names it in one line.
  */
 export const CROWD_FILES = 20;
 
@@ -600,7 +787,8 @@ export function crowdsIn(files: readonly FileChange[]): (file: FileChange) => Cr
   const placesOf = (file: FileChange): Crowd[] => {
     // One the audit did not read is a high finding of its own, always named.
     if (file.notAudited !== undefined) return [];
-    const kind = `${file.kind}\n${file.mode?.executable} ${file.mode?.only}`;
+    const moved = file.skills === undefined ? "" : `\n${file.skills.from.folder}\n${file.skills.to.folder}`;
+    const kind = `${file.kind}\n${file.mode?.executable} ${file.mode?.only}${moved}`;
     const folder = path.posix.dirname(file.path);
     const parent = path.posix.dirname(folder);
     const places = [{ key: `${kind}\n${folder}`, folder }];

@@ -22,6 +22,7 @@ import {
   type FileChange,
   KEPT_CONTENT_CHARS,
   type PackChanges,
+  renamedAsItWas,
 } from "./compare.js";
 import {
   type DiffLimits,
@@ -764,7 +765,7 @@ function listParts({ source, changes }: SourceReview, files: readonly FileChange
   const pack = source.name;
   const line = (file: FileChange) =>
     file.kind === "renamed"
-      ? `- renamed ${markdownCode(`${pack}/${file.movedFrom ?? ""}`)} → ${markdownCode(`${pack}/${file.path}`)} (${fileLines(file)})`
+      ? `- ${file.skills === undefined ? "renamed" : "moved"} ${markdownCode(`${pack}/${file.movedFrom ?? ""}`)} → ${markdownCode(`${pack}/${file.path}`)}${betweenSkills(file)} (${fileLines(file)})`
       : `- ${file.kind} ${markdownCode(`${pack}/${file.path}`)} (${fileLines(file)})`;
   const crowdOf = crowdsIn(files);
   const lines: string[] = [];
@@ -800,11 +801,20 @@ function listParts({ source, changes }: SourceReview, files: readonly FileChange
   };
 }
 
+/**
+ * The skills a file moved between, when it moved out of one into another: the one it moved into reads it
+ * now, though its bytes or findings may be the same.
+ */
+function betweenSkills({ skills }: FileChange): string {
+  if (skills === undefined) return "";
+  return `, out of skill ${markdownCode(skills.from.id)} into skill ${markdownCode(skills.to.id)}`;
+}
+
 function fileLines(file: FileChange): string {
   if (file.mode?.only === true) return `mode only: ${modeChange(file.mode.executable)}`;
   const mode = file.mode === undefined ? "" : `; ${modeChange(file.mode.executable)}`;
-  // Renamed as it was; one renamed and edited has its lines counted, as a changed file has.
-  if (file.kind === "renamed" && file.lines === undefined) return `unchanged${mode}`;
+  // Renamed as it was; one renamed and edited has its lines counted, as a changed file has, or its sizes.
+  if (renamedAsItWas(file)) return `unchanged${mode}`;
   if (file.notAudited !== undefined)
     return `${markdownText(file.notAudited)}; compared by size and SHA-256${mode}`;
   if (file.lines === undefined) return `binary, ${binarySizes(file)}, content not shown${mode}`;
@@ -848,18 +858,22 @@ function crowdLine(pack: string, crowd: Crowd, files: readonly FileChange[]): st
   const base = crowd.folder === "." || crowd.folder === "*" ? "" : `${crowd.folder.replace(/\/\*$/, "")}/`;
   const named = (file: FileChange) => markdownCode(file.path.slice(base.length));
   const text = files.flatMap((file) => (file.lines === undefined ? [] : [file.lines]));
-  const binary = files.length - text.length;
-  // A crowd's files share their change of mode (see crowdOf).
+  // Renamed as they were: no lines counted, and no binary files for that.
+  const unchanged = files.filter(renamedAsItWas).length;
+  const binary = files.length - text.length - unchanged;
+  // A crowd's files share their change of mode, and the skills they moved between (see crowdOf).
   const counts =
     first.mode?.only === true
       ? `mode only: ${modeChange(first.mode.executable)}`
       : [
           ...(text.length > 0 ? [lineCount(sum(text))] : []),
+          ...(unchanged > 0 ? [`${number(unchanged)} unchanged`] : []),
           ...(binary > 0 ? [`${count(binary, "binary file")}`] : []),
           ...(first.mode === undefined ? [] : [modeChange(first.mode.executable)]),
         ].join(", ");
   const folder = crowd.folder === "." ? "" : `${crowd.folder}/`;
-  return `- ${first.kind} ${count(files.length, "file")} in ${markdownCode(`${pack}/${folder}`)}, ${named(first)} to ${named(last)} (${counts})`;
+  const kind = first.skills === undefined ? first.kind : "moved";
+  return `- ${kind} ${count(files.length, "file")} in ${markdownCode(`${pack}/${folder}`)}${betweenSkills(first)}, ${named(first)} to ${named(last)} (${counts})`;
 }
 
 /**
@@ -940,9 +954,13 @@ function fileCounts(files: readonly FileChange[]): string {
   if (files.length === 0) return "none changed";
   const of = (kind: FileChange["kind"]) => files.filter((file) => file.kind === kind).length;
   const modes = files.filter((file) => file.mode?.only === true).length;
-  const renamed = of("renamed");
-  const edited = files.filter((file) => file.kind === "renamed" && file.lines !== undefined).length;
-  return `${number(of("added"))} added, ${number(of("removed"))} removed, ${number(of("changed"))} changed${modes > 0 ? ` (${number(modes)} only in mode)` : ""}${renamed > 0 ? `, ${number(renamed)} renamed${edited > 0 ? ` (${number(edited)} of them edited)` : ""}` : ""}`;
+  const renamed = (moved: boolean) => {
+    const those = files.filter((file) => file.kind === "renamed" && (file.skills !== undefined) === moved);
+    const edited = those.filter((file) => !renamedAsItWas(file)).length;
+    if (those.length === 0) return "";
+    return `, ${number(those.length)} ${moved ? "moved into another skill" : "renamed"}${edited > 0 ? ` (${number(edited)} of them edited)` : ""}`;
+  };
+  return `${number(of("added"))} added, ${number(of("removed"))} removed, ${number(of("changed"))} changed${modes > 0 ? ` (${number(modes)} only in mode)` : ""}${renamed(false)}${renamed(true)}`;
 }
 
 type LineCounts = Pick<LineChanges, "added" | "removed">;

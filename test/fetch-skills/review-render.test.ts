@@ -8,6 +8,8 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import type { FileChange } from "../../scripts/repin-review/compare.js";
 import { naturalOrder, type ReviewContent, renderReview } from "../../scripts/repin-review/render.js";
+import type { ServedFile } from "../../scripts/repin-review/served.js";
+import type { Skill } from "../../src/catalog/index.js";
 import { shellWord } from "../../src/visible.js";
 
 const FROM = "a".repeat(40);
@@ -316,6 +318,57 @@ describe("the repin review's list of files, when it is cut", () => {
     expect(leftOut.length).toBeGreaterThan(0);
     expect(leftOut.length).toBeLessThanOrEqual(limit);
     expect(markdown).not.toContain("the review stops here");
+  });
+
+  // A crowd moved out of one skill into another was not told from one renamed in its skill; and a crowd
+  // renamed as it was counted its files as binary ones, having no lines counted.
+  it("names the skills a crowd moved between, and counts files renamed as they were as unchanged", () => {
+    const skill = (name: string): Skill => ({
+      id: `pack/${name}`,
+      name,
+      description: name,
+      pack: "pack",
+      group: undefined,
+      folder: name,
+      document: { path: "SKILL.md", size: 0, mtimeMs: 0, source: "" },
+      files: new Map(),
+      modelInvocable: true,
+      userInvocable: true,
+    });
+    const served: ServedFile = {
+      digest: { size: 4, sha256: "0".repeat(64) },
+      notAudited: undefined,
+      source: undefined,
+      executable: false,
+    };
+    const renamed = (from: string, to: string, skills?: FileChange["skills"]) =>
+      Array.from(
+        { length: 300 },
+        (_, row): FileChange => ({
+          ...changed(`${to}${row}.csv`, []),
+          kind: "renamed",
+          movedFrom: `${from}${row}.csv`,
+          lines: undefined,
+          content: undefined,
+          sides: { before: served, after: served },
+          ...(skills === undefined ? {} : { skills }),
+        }),
+      );
+    // In one folder: those renamed in their skill are a crowd of their own.
+    const files = [
+      ...renamed("b/old/s", "b/rows/s"),
+      ...renamed("a/rows/r", "b/rows/r", { from: skill("a"), to: skill("b") }),
+    ];
+    const markdown = renderReview(reviewOf(files), 20_000);
+    expect(markdown).toContain(
+      "- Supporting files: 0 added, 0 removed, 0 changed, 300 renamed, 300 moved into another skill; pack files: none changed.",
+    );
+    expect(markdown).toContain(
+      "- renamed 300 files in `pack/b/rows/`, `s0.csv` to `s299.csv` (300 unchanged)",
+    );
+    expect(markdown).toContain(
+      "- moved 300 files in `pack/b/rows/`, out of skill `pack/a` into skill `pack/b`, `r0.csv` to `r299.csv` (300 unchanged)",
+    );
   });
 
   // `+2999 −2999 lines` and `3001 changed` read beside `3,002 items`: a reader compares them digit by digit.
