@@ -26,6 +26,7 @@ import type { CallerScope } from "./scope.js";
 import {
   classify,
   countingBatch,
+  isCancellation,
   legacyRequestOf,
   MAX_BATCH_MESSAGES,
   modernRequestOf,
@@ -304,9 +305,11 @@ export class McpEndpoint {
     const forwarded = webRequestOf(raw);
     this.origins.forward(forwarded, reqId);
     try {
+      // Worded by the batch as sent: the cancellations left out hold no request to answer, and a refusal
+      // of its size counts the messages the client sent (see countingBatch).
       const answered = await answeredFrom(
         await transport.handleRequest(forwarded, { parsedBody: body }),
-        body,
+        parsed,
         this.#servedIn("legacy"),
       );
       if (answered.answer.status === NOT_ACCEPTABLE) return notAcceptable(answered, raw, body);
@@ -469,7 +472,5 @@ function isSuccess(message: unknown): boolean {
  */
 function withoutCancellations(body: unknown): unknown {
   if (!Array.isArray(body)) return body;
-  return body.filter(
-    (message) => (message as { method?: unknown } | null)?.method !== "notifications/cancelled",
-  );
+  return body.filter((message) => !isCancellation(message));
 }

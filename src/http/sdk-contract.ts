@@ -176,10 +176,12 @@ export const MAX_BATCH_MESSAGES = 100;
 const TOO_LARGE_BATCH = `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`;
 
 /**
- * `answer` (the SDK's 2025 transport's answer to `body`, as parsed) with its refusal of a batch over
- * MAX_BATCH_MESSAGES saying how many `body` holds and to send the rest in another POST; the answer itself
- * otherwise. The SDK said only the limit, so a client building its batches could not tell how far over
- * it was (stdio says so too).
+ * `answer` (the SDK's 2025 transport's answer to a batch, as parsed) with its refusal of a batch over
+ * MAX_BATCH_MESSAGES saying how many `body` (the batch as the client sent it) holds and to send the rest
+ * in another POST; the answer itself otherwise. The SDK said only the limit, so a client building its
+ * batches could not tell how far over it was (stdio says so too). The endpoint hands the SDK a batch less
+ * its `notifications/cancelled` (see withoutCancellations), which are then not counted: said so, or a
+ * client that sent 103 messages was told its batch holds 101.
  *
  * Assumption: the SDK refuses such a batch with 400, -32600 and TOO_LARGE_BATCH.
  */
@@ -187,8 +189,18 @@ export function countingBatch(answer: unknown, body: unknown): unknown {
   if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.message !== TOO_LARGE_BATCH)
     return answer;
   if (!Array.isArray(body)) return answer;
-  const told = `${TOO_LARGE_BATCH} (this one holds ${body.length}); send at most ${MAX_BATCH_MESSAGES} messages in a POST, and the rest in another.`;
+  const cancellations = body.filter(isCancellation).length;
+  const uncounted =
+    cancellations === 0
+      ? ""
+      : `, of which ${cancellations} ${cancellations === 1 ? "is a notifications/cancelled, which is" : "are notifications/cancelled, which are"} not counted`;
+  const told = `${TOO_LARGE_BATCH} (this one holds ${body.length}${uncounted}); send at most ${MAX_BATCH_MESSAGES} messages in a POST, and the rest in another.`;
   return { ...answer, error: { ...answer.error, message: told } };
+}
+
+/** Whether a batch's member is a `notifications/cancelled`, which the endpoint leaves out of a batch. */
+export function isCancellation(message: unknown): boolean {
+  return (message as { method?: unknown } | null)?.method === "notifications/cancelled";
 }
 
 /** The members the SDK's JSON-RPC request schema allows, and no other (it is strict). */

@@ -805,6 +805,26 @@ describe("/mcp over HTTP", () => {
     }
   });
 
+  // Regression: a batch of 101 pings and 2 cancellations was told it holds 101, the count once the
+  // cancellations (which the endpoint leaves out) were dropped, not the 103 messages the client sent.
+  it("counts a batch over 100 as sent, saying which messages the limit does not count", async () => {
+    const cancelled = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 0 } };
+    const pings = Array.from({ length: 101 }, (_, id) => ping(id));
+    const refused = await post(`${server.url}/mcp`, [...pings, cancelled, cancelled]);
+    expect([refused.status, refused.json]).toEqual([
+      400,
+      {
+        jsonrpc: "2.0",
+        error: {
+          code: -32600,
+          message:
+            "Invalid Request: Batch must not exceed 100 messages (this one holds 103, of which 2 are notifications/cancelled, which are not counted); send at most 100 messages in a POST, and the rest in another.",
+        },
+        id: null,
+      },
+    ]);
+  });
+
   // Regression: a 2025 batch of more than 100 messages under a version this server does not speak was
   // refused for its version, where the SDK's entry refuses it for its size first: a request wrong in
   // several ways is refused first for what the SDK refuses first (docs/security.md).
