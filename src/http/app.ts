@@ -197,7 +197,7 @@ function errorHandler(
       reply.code(status),
       jsonRpcError(
         status >= 500 ? JSON_RPC.internalError : code,
-        clientMessage(error, status, settings, request.headers["content-type"]),
+        clientMessage(error, status, settings, request),
       ),
     );
   };
@@ -291,21 +291,36 @@ export const SHED_QUIET_MS = 60_000;
 
 /**
  * What the client is told: Fastify's own message for its mistakes, nothing internal for ours. A content
- * type refused is named, as sent (`contentType`), beside the one to send.
+ * type refused is named, as sent, beside the one to send; a body too large, by its size beside the limit.
  */
 function clientMessage(
   error: FastifyError,
   status: number,
   settings: HttpSettings,
-  contentType: string | undefined,
+  request: FastifyRequest,
 ): string {
   if (status >= 500) return "Internal server error";
   if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-    return `Request body is too large: the limit is ${settings.maxBodyBytes} bytes.`;
+    return tooLargeMessage(request.headers["content-length"], settings.maxBodyBytes);
   }
   if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+    const contentType = request.headers["content-type"];
     const sent = contentType === undefined ? "none (no Content-Type)" : quoted(contentType);
     return `Unsupported content type ${sent}: send the JSON-RPC message as application/json.`;
   }
   return error.message;
+}
+
+/**
+ * A body over `limit` bytes, told its size: its Content-Length, which Fastify refuses before reading any
+ * of it, or, for a body sent without one (chunked), that more than the limit arrived before it was cut
+ * off, no more of it being read to count the rest. It said only the limit, so a client could not tell
+ * how far over it was.
+ */
+function tooLargeMessage(contentLength: string | undefined, limit: number): string {
+  const declared = contentLength === undefined ? Number.NaN : Number(contentLength);
+  const size = Number.isSafeInteger(declared)
+    ? `it is ${declared} bytes (its Content-Length)`
+    : "more than that arrived before it was cut off (it was sent without Content-Length, so its size is unknown)";
+  return `Request body is too large: the limit is ${limit} bytes, and ${size}; send a smaller body (a batch's messages may go in several POSTs).`;
 }

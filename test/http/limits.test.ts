@@ -169,17 +169,51 @@ describe("request size and time", () => {
   });
   afterAll(() => server.close());
 
-  it("answers a body over MAX_BODY_BYTES with 413 naming the limit", async () => {
+  // Regression: the 413 named the limit alone, not the size sent, so a client could not tell how far over it was.
+  it("answers a body over MAX_BODY_BYTES with 413 naming the limit and the body's size", async () => {
     const body = { ...ping, params: { padding: "x".repeat(5000) } };
     const response = await post(`${server.url}/mcp`, body);
     expect(response.status).toBe(413);
     expect(response.json).toMatchObject({
       jsonrpc: "2.0",
-      error: { code: -32600, message: "Request body is too large: the limit is 4096 bytes." },
+      error: {
+        code: -32600,
+        message: `Request body is too large: the limit is 4096 bytes, and it is ${JSON.stringify(body).length} bytes (its Content-Length); send a smaller body (a batch's messages may go in several POSTs).`,
+      },
     });
     expect((await post(`${server.url}/mcp`, { ...ping, params: { padding: "x".repeat(3000) } })).status).toBe(
       200,
     );
+  });
+
+  // Regression: a chunked body (no Content-Length) over the limit was told the limit alone; its size is
+  // not known without reading the rest, which the server does not.
+  it("answers a chunked body over MAX_BODY_BYTES with 413 saying more than the limit arrived", async () => {
+    const { port } = new URL(server.url);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    const chunk = "x".repeat(5000);
+    socket.write(
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+        `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+    );
+    // Retried until the whole body has arrived and parses.
+    const told = await vi.waitFor(() => JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)), {
+      timeout: 5000,
+      interval: 50,
+    });
+    socket.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(told).toMatchObject({
+      error: {
+        code: -32600,
+        message:
+          "Request body is too large: the limit is 4096 bytes, and more than that arrived before it was cut off (it was sent without Content-Length, so its size is unknown); send a smaller body (a batch's messages may go in several POSTs).",
+      },
+    });
   });
 
   it("drops a client that sends its request too slowly (slowloris) with 408", async () => {
