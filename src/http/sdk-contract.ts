@@ -198,6 +198,37 @@ export function countingBatch(answer: unknown, body: unknown): unknown {
   return { ...answer, error: { ...answer.error, message: told } };
 }
 
+/** How the SDK refuses a batch holding a message with a per-request envelope (see namingEnvelopeInBatch). */
+const ENVELOPE_IN_BATCH = `Bad Request: JSON-RPC batches may not contain requests for protocol revision ${MODERN_REVISION} or later`;
+
+/**
+ * `answer` (an answer of the SDK's entry to `body`, as parsed) with its refusal of a batch holding a
+ * message with a per-request envelope naming that message and what to send instead; the answer itself
+ * otherwise. The SDK named neither, so a client that put a 2026-07-28 request in a 2025 batch (or sent a
+ * batch without the 2026-07-28 header, which refuses a batch as such: see modernMisfitOf) could not tell
+ * which of its messages was wrong or how to send it.
+ *
+ * Assumption: the SDK refuses a batch with 400, -32600 and ENVELOPE_IN_BATCH (cell
+ * `batch-with-modern-element`) at its first member whose params' `_meta` holds the protocol-version key,
+ * whatever its value, unless a member before it is no JSON-RPC message (see invalidMemberProblem).
+ */
+export function namingEnvelopeInBatch(answer: unknown, body: unknown): unknown {
+  if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.message !== ENVELOPE_IN_BATCH)
+    return answer;
+  if (!Array.isArray(body)) return answer;
+  const index = body.findIndex(carriesEnvelope);
+  if (index < 0) return answer;
+  const told = `${ENVELOPE_IN_BATCH}: the message at index ${index} (counting from 0) carries a per-request envelope (its params._meta holds ${PROTOCOL_VERSION_META_KEY}), as a ${MODERN_REVISION} request does, and that revision takes one request per POST. Send it in a POST of its own, with the headers MCP-Protocol-Version: ${MODERN_REVISION} and Mcp-Method; or, to send it in a 2025 batch, leave the envelope out.`;
+  return { ...answer, error: { ...answer.error, message: told } };
+}
+
+/** Whether a message's params carry a per-request envelope, as the SDK tells one: its version key is there. */
+function carriesEnvelope(message: unknown): boolean {
+  const params = isJsonObject(message) ? message.params : undefined;
+  const meta = isJsonObject(params) ? params._meta : undefined;
+  return isJsonObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
+}
+
 /** Whether a batch's member is a `notifications/cancelled`, which the endpoint leaves out of a batch. */
 export function isCancellation(message: unknown): boolean {
   return (message as { method?: unknown } | null)?.method === "notifications/cancelled";

@@ -805,6 +805,25 @@ describe("/mcp over HTTP", () => {
     }
   });
 
+  // Regression: a 2025 batch holding a 2026-07-28 request (its envelope in params._meta) was told only that
+  // batches may not contain such requests: not which member, nor how to send it.
+  it("refuses a batch holding a request with an envelope, naming the member and what to send", async () => {
+    const modern = wireRequest("modern", 2, "tools/list").body;
+    const refused = await post(`${server.url}/mcp`, [ping(1), modern]);
+    expect([refused.status, refused.json]).toEqual([
+      400,
+      {
+        jsonrpc: "2.0",
+        error: {
+          code: -32600,
+          message:
+            "Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later: the message at index 1 (counting from 0) carries a per-request envelope (its params._meta holds io.modelcontextprotocol/protocolVersion), as a 2026-07-28 request does, and that revision takes one request per POST. Send it in a POST of its own, with the headers MCP-Protocol-Version: 2026-07-28 and Mcp-Method; or, to send it in a 2025 batch, leave the envelope out.",
+        },
+        id: null,
+      },
+    ]);
+  });
+
   // Regression: a batch of 101 pings and 2 cancellations was told it holds 101, the count once the
   // cancellations (which the endpoint leaves out) were dropped, not the 103 messages the client sent.
   it("counts a batch over 100 as sent, saying which messages the limit does not count", async () => {

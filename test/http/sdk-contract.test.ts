@@ -28,6 +28,7 @@ import {
   MAX_BATCH_MESSAGES,
   modernRequestOf,
   namingAccept,
+  namingEnvelopeInBatch,
   namingNameEncoding,
   plainLegacyRequestOf,
   plainModernRequestOf,
@@ -132,7 +133,10 @@ async function sdkAnswer(
       namingMissingEnvelope(
         namingEnvelopeVersion(
           namingNameEncoding(
-            countingBatch(quotingHeaderMismatch(answersInParamsWords(parsed, body), body), body),
+            namingEnvelopeInBatch(
+              countingBatch(quotingHeaderMismatch(answersInParamsWords(parsed, body), body), body),
+              body,
+            ),
             body,
           ),
           body,
@@ -308,6 +312,7 @@ function leftToTheSdk(): [string, { body: unknown; headers: Record<string, strin
       },
     ],
     ["a 2026-07-28 body with 2025 headers", { ...modern, headers: LEGACY_HEADERS }],
+    ["a 2025 batch holding a 2026-07-28 request", { ...search, body: [search.body, modern.body] }],
   ];
 }
 
@@ -514,6 +519,38 @@ it("refuses a 2025 batch over its size in the words countingBatch rewords", asyn
     },
   ]);
 });
+
+// Assumption (namingEnvelopeInBatch): the SDK refuses a batch holding a message with a per-request envelope
+// in these words, at the first such member, whatever version it names; the endpoint names that member.
+it.each(["2026-07-28", "2025-11-25"])(
+  "refuses a batch holding a message whose envelope names %s in the words namingEnvelopeInBatch rewords",
+  async (version) => {
+    const enveloped = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "ping",
+      params: { _meta: { "io.modelcontextprotocol/protocolVersion": version } },
+    };
+    const body = [{ jsonrpc: "2.0", id: 1, method: "ping" }, enveloped, { ...enveloped, id: 3 }];
+    const { status, text } = await sdkEntryAnswer(newServer, COMMON_HEADERS, body);
+    const sdk = JSON.parse(text);
+    expect([status, sdk]).toEqual([
+      400,
+      {
+        jsonrpc: "2.0",
+        error: {
+          code: -32600,
+          message:
+            "Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later",
+        },
+        id: null,
+      },
+    ]);
+    expect(namingEnvelopeInBatch(sdk, body)).toMatchObject({
+      error: { message: expect.stringContaining(": the message at index 1 (counting from 0) carries") },
+    });
+  },
+);
 
 // Assumption (batchedHandshakeOf): the SDK's 2025 transport refuses a batch holding the handshake and
 // another message, after the batch's size and before the protocol version; the endpoint words it there.
