@@ -24,6 +24,7 @@ import { failureIn } from "./json-rpc.js";
 import { RequestOrigins } from "./request-origins.js";
 import type { CallerScope } from "./scope.js";
 import {
+  advisingHeaderRefusal,
   classify,
   countingBatch,
   isCancellation,
@@ -418,6 +419,7 @@ function wordedAnswer(
     (answer) => answersInParamsWords(answer, body),
     (answer) => namingMethods(answer, body, served),
     (answer) => quotingHeaderMismatch(answer, body),
+    (answer) => advisingHeaderRefusal(answer, body),
     (answer) => countingBatch(answer, body),
     (answer) => namingEnvelopeInBatch(answer, body),
     (answer) => namingNameEncoding(answer, body),

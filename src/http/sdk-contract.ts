@@ -730,6 +730,59 @@ export function quotingHeaderMismatch(answer: unknown, body: unknown): unknown {
   };
 }
 
+/** How the SDK words its refusal of `initialize` sent with a 2026-07-28 (or later) MCP-Protocol-Version. */
+const HANDSHAKE_WITH_MODERN_HEADER =
+  "an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header";
+/** How the SDK words its refusal of an `Mcp-Name` that begins as base64 does but is none. */
+const INVALID_NAME_SENTINEL = "the Mcp-Name header carries an invalid Base64 sentinel value";
+
+/**
+ * `answer` (an answer of the SDK's entry to `body`, as parsed) with two of its refusals of headers that
+ * said what was wrong but not what to send, saying it: `initialize` sent with MCP-Protocol-Version naming
+ * 2026-07-28 (a client that sets the header on every request), told to send the handshake without it or
+ * to skip the handshake, as 2026-07-28 has none; and an `Mcp-Name` of the form `=?base64?…?=` whose inside
+ * is no base64, told the form and the header to send for the body's name or URI. The same words in
+ * `data.mismatch.body`, as quotingHeaderMismatch has them; code, status and the rest of data are kept.
+ * The answer itself otherwise.
+ *
+ * Assumption: the SDK refuses both with -32020, DISAGREE followed by HANDSHAKE_WITH_MODERN_HEADER or
+ * INVALID_NAME_SENTINEL, the same words in `data.mismatch.body`, and the header in `data.mismatch.header`.
+ */
+export function advisingHeaderRefusal(answer: unknown, body: unknown): unknown {
+  if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.code !== HEADER_MISMATCH)
+    return answer;
+  const { message, data } = answer.error;
+  if (!isJsonObject(data) || !isJsonObject(data.mismatch) || typeof data.mismatch.header !== "string")
+    return answer;
+  const { header } = data.mismatch;
+  let said: string;
+  let advice: string;
+  if (message === `${DISAGREE}${HANDSHAKE_WITH_MODERN_HEADER}`) {
+    said = `an initialize request (the 2025 handshake) was sent with MCP-Protocol-Version: ${quoted(header)}, a revision without a handshake`;
+    advice = `send initialize without MCP-Protocol-Version (its params.protocolVersion negotiates the version); or, to speak ${MODERN_REVISION}, send no initialize: each request carries its params._meta envelope, and server/discover tells what this server serves`;
+  } else if (message === `${DISAGREE}${INVALID_NAME_SENTINEL}`) {
+    const params = isJsonObject(body) && isJsonObject(body.params) ? body.params : undefined;
+    const value = typeof params?.name === "string" ? params.name : params?.uri;
+    said = `the Mcp-Name header ${quoted(header)} begins as a base64-encoded value does, but what follows ${BASE64_SENTINEL} is not base64 ended by ?=`;
+    // A name that must be encoded is told its header by namingNameEncoding, which follows.
+    const plain = typeof value === "string" && !headerNeedsEncoding(value) ? value : undefined;
+    advice =
+      plain === undefined
+        ? ""
+        : plain.length > SPELLED_HEADER_CHARACTERS
+          ? "send the body's name or URI in Mcp-Name as it is: it needs no encoding"
+          : `send Mcp-Name: ${plain}, as it is: only a value outside printable ASCII, with blanks at either end or beginning ${BASE64_SENTINEL}, goes in the header as ${BASE64_SENTINEL}<its UTF-8 bytes in base64>?=`;
+  } else return answer;
+  return {
+    ...answer,
+    error: {
+      ...answer.error,
+      message: advice === "" ? `${DISAGREE}${said}` : `${DISAGREE}${said}; ${advice}`,
+      data: { ...data, mismatch: { ...data.mismatch, body: said } },
+    },
+  };
+}
+
 /**
  * What the SDK's words `said` of a header that differs from `body` or is left out (see
  * quotingHeaderMismatch) compare: the value the body names, the header's (decoded; undefined when left

@@ -262,6 +262,44 @@ describe("/mcp over HTTP", () => {
     expect(told.json).toMatchObject({ result: { isError: true } });
   });
 
+  // Regression: an Mcp-Name written =?base64?…?= around what is no base64 was told only that it "carries an
+  // invalid Base64 sentinel value", and initialize sent with MCP-Protocol-Version: 2026-07-28 (a client
+  // that sets it on every request) that it "was sent with a modern MCP-Protocol-Version header": neither
+  // said what to send.
+  it.each([
+    [
+      "an Mcp-Name that is no base64",
+      wireRequest("modern", 3, "tools/call", { name: "list_packs", arguments: {} }),
+      { "mcp-name": "=?base64?!!!?=" },
+      'the Mcp-Name header "=?base64?!!!?=" begins as a base64-encoded value does, but what follows =?base64? is not base64 ended by ?=',
+      "send Mcp-Name: list_packs, as it is: only a value outside printable ASCII, with blanks at either end or beginning =?base64?, goes in the header as =?base64?<its UTF-8 bytes in base64>?=",
+    ],
+    [
+      "initialize with MCP-Protocol-Version: 2026-07-28",
+      wireRequest("legacy", 3, "initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "test", version: "1" },
+      }),
+      { "mcp-protocol-version": "2026-07-28" },
+      'an initialize request (the 2025 handshake) was sent with MCP-Protocol-Version: "2026-07-28", a revision without a handshake',
+      "send initialize without MCP-Protocol-Version (its params.protocolVersion negotiates the version); or, to speak 2026-07-28, send no initialize: each request carries its params._meta envelope, and server/discover tells what this server serves",
+    ],
+  ])("says what to send, refusing %s", async (_, request, headers, said, advice) => {
+    const refused = await post(`${server.url}/mcp`, request.body, { ...request.headers, ...headers });
+    expect([refused.status, refused.json]).toMatchObject([
+      400,
+      {
+        id: 3,
+        error: {
+          code: -32020,
+          message: `Bad Request: the request headers and body disagree: ${said}; ${advice}`,
+          data: { mismatch: { body: said } },
+        },
+      },
+    ]);
+  });
+
   it('answers a batch whose requests differ in their ids\' types, 1 and "1"', async () => {
     const response = await post(`${server.url}/mcp`, [
       { jsonrpc: "2.0", id: 1, method: "ping" },

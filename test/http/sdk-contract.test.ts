@@ -18,6 +18,7 @@ import type { Scope } from "../../src/catalog/index.js";
 import { McpEndpoint, McpEndpoints } from "../../src/http/mcp-endpoint.js";
 import {
   acceptAsTheSdkReadsIt,
+  advisingHeaderRefusal,
   answerEnding,
   batchedHandshakeOf,
   CHECKED_HEADERS,
@@ -134,7 +135,10 @@ async function sdkAnswer(
         namingEnvelopeVersion(
           namingNameEncoding(
             namingEnvelopeInBatch(
-              countingBatch(quotingHeaderMismatch(answersInParamsWords(parsed, body), body), body),
+              countingBatch(
+                advisingHeaderRefusal(quotingHeaderMismatch(answersInParamsWords(parsed, body), body), body),
+                body,
+              ),
               body,
             ),
             body,
@@ -313,6 +317,22 @@ function leftToTheSdk(): [string, { body: unknown; headers: Record<string, strin
     ],
     ["a 2026-07-28 body with 2025 headers", { ...modern, headers: LEGACY_HEADERS }],
     ["a 2025 batch holding a 2026-07-28 request", { ...search, body: [search.body, modern.body] }],
+    [
+      "initialize with MCP-Protocol-Version: 2026-07-28",
+      {
+        headers: { ...search.headers, "mcp-protocol-version": "2026-07-28" },
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "t", version: "1" },
+          },
+        },
+      },
+    ],
   ];
 }
 
@@ -518,6 +538,37 @@ it("refuses a 2025 batch over its size in the words countingBatch rewords", asyn
       id: null,
     },
   ]);
+});
+
+// Assumption (advisingHeaderRefusal): the SDK refuses initialize under a 2026-07-28 header, and an Mcp-Name
+// that is no base64 inside =?base64?…?=, in these words, which the endpoint adds what to send to.
+it.each([
+  [
+    "initialize under a 2026-07-28 header",
+    { ...LEGACY_HEADERS, "mcp-protocol-version": "2026-07-28" },
+    asSent("legacy", "initialize", { protocolVersion: "2025-11-25", capabilities: {} }).body,
+    "an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header",
+    "2026-07-28",
+  ],
+  [
+    "an Mcp-Name that is no base64",
+    { ...asSent("modern", "tools/call", { name: "list_packs" }).headers, "mcp-name": "=?base64?!!!?=" },
+    asSent("modern", "tools/call", { name: "list_packs" }).body,
+    "the Mcp-Name header carries an invalid Base64 sentinel value",
+    "=?base64?!!!?=",
+  ],
+])("refuses %s in the words advisingHeaderRefusal rewords", async (_, headers, body, said, header) => {
+  const { status, text } = await sdkEntryAnswer(newServer, headers, body);
+  const sdk = JSON.parse(text);
+  expect([status, sdk.error]).toEqual([
+    400,
+    {
+      code: -32020,
+      message: `Bad Request: the request headers and body disagree: ${said}`,
+      data: { mismatch: { header, body: said } },
+    },
+  ]);
+  expect(advisingHeaderRefusal(sdk, body)).not.toEqual(sdk);
 });
 
 // Assumption (namingEnvelopeInBatch): the SDK refuses a batch holding a message with a per-request envelope
