@@ -35,6 +35,7 @@ import {
   namingEnvelopeInBatch,
   namingMethods,
   namingNameEncoding,
+  namingUnclaimedEnvelope,
   plainLegacyRequestOf,
   plainModernRequestOf,
   quotingHeaderMismatch,
@@ -337,7 +338,7 @@ function notAcceptable(answered: Answered, raw: IncomingMessage, body: unknown):
     return answered;
   }
   const accept = raw.headersDistinct.accept?.join(", ");
-  const named = namingAccept(parsed, accept, body);
+  const named = namingUnclaimedEnvelope(namingAccept(parsed, accept, body), body, raw.headers);
   if (named === parsed) return answered;
   return { answer: { ...answered.answer, body: Buffer.from(JSON.stringify(named)) }, ...outcomeOf(named) };
 }

@@ -262,6 +262,33 @@ describe("/mcp over HTTP", () => {
     expect(told.json).toMatchObject({ result: { isError: true } });
   });
 
+  // Regression: a 2026-07-28 client that left the protocol version out of its envelope (and its header) was
+  // read as a 2025 one, and refused for its Accept in 2025's words alone, which did not say why nor what
+  // makes the request one of 2026-07-28.
+  it("says what a request with an envelope but no protocol version lacks to speak 2026-07-28", async () => {
+    const meta = {
+      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const refused = await send(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", "mcp-method": "tools/list" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: meta } }),
+    });
+    expect([refused.status, refused.json]).toMatchObject([
+      406,
+      {
+        id: 4,
+        error: {
+          code: -32000,
+          message: expect.stringMatching(
+            /^Not Acceptable: Accept was "application\/json"; .* This request is read as a 2025 one: its params\._meta holds io\.modelcontextprotocol\/clientInfo and io\.modelcontextprotocol\/clientCapabilities but not io\.modelcontextprotocol\/protocolVersion, and no MCP-Protocol-Version header was sent\. To speak 2026-07-28, which asks only Accept: application\/json, add "io\.modelcontextprotocol\/protocolVersion": "2026-07-28" to params\._meta and send the headers MCP-Protocol-Version: 2026-07-28 and Mcp-Method: tools\/list\.$/,
+          ),
+        },
+      },
+    ]);
+  });
+
   // Regression: an Mcp-Name written =?base64?…?= around what is no base64 was told only that it "carries an
   // invalid Base64 sentinel value", and initialize sent with MCP-Protocol-Version: 2026-07-28 (a client
   // that sets it on every request) that it "was sent with a modern MCP-Protocol-Version header": neither

@@ -31,6 +31,7 @@ import {
   namingAccept,
   namingEnvelopeInBatch,
   namingNameEncoding,
+  namingUnclaimedEnvelope,
   plainLegacyRequestOf,
   plainModernRequestOf,
   quotingHeaderMismatch,
@@ -129,26 +130,33 @@ async function sdkAnswer(
   } catch {
     return answered;
   }
-  const worded = namingAccept(
-    namingEnvelopeKey(
-      namingMissingEnvelope(
-        namingEnvelopeVersion(
-          namingNameEncoding(
-            namingEnvelopeInBatch(
-              countingBatch(
-                advisingHeaderRefusal(quotingHeaderMismatch(answersInParamsWords(parsed, body), body), body),
+  const worded = namingUnclaimedEnvelope(
+    namingAccept(
+      namingEnvelopeKey(
+        namingMissingEnvelope(
+          namingEnvelopeVersion(
+            namingNameEncoding(
+              namingEnvelopeInBatch(
+                countingBatch(
+                  advisingHeaderRefusal(
+                    quotingHeaderMismatch(answersInParamsWords(parsed, body), body),
+                    body,
+                  ),
+                  body,
+                ),
                 body,
               ),
               body,
             ),
             body,
           ),
-          body,
         ),
       ),
+      headers.accept,
+      body,
     ),
-    headers.accept,
     body,
+    headers,
   );
   return worded === parsed ? answered : { ...answered, text: JSON.stringify(worded) };
 }
@@ -317,6 +325,18 @@ function leftToTheSdk(): [string, { body: unknown; headers: Record<string, strin
     ],
     ["a 2026-07-28 body with 2025 headers", { ...modern, headers: LEGACY_HEADERS }],
     ["a 2025 batch holding a 2026-07-28 request", { ...search, body: [search.body, modern.body] }],
+    [
+      "an envelope without its protocol version, and an Accept of JSON alone",
+      {
+        headers: { ...COMMON_HEADERS, accept: "application/json", "mcp-method": "tools/list" },
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/list",
+          params: { _meta: { "io.modelcontextprotocol/clientCapabilities": {} } },
+        },
+      },
+    ],
     [
       "initialize with MCP-Protocol-Version: 2026-07-28",
       {
