@@ -723,8 +723,9 @@ const DISAGREE = "Bad Request: the request headers and body disagree: ";
  * "tools/list " was told that it "names method tools/list  but the Mcp-Method header names tools/list",
  * and two methods of 120 characters differing in their last were quoted as the same 100. Its refusal of
  * such a header left out says which to send (`send Mcp-Method: tools/list`), where it said only that the
- * header is absent. The same words in `data.mismatch.body`, where the SDK repeats its own; code, status
- * and the rest of data are kept. The answer itself otherwise.
+ * header is absent. A notification's method or envelope version is quoted so too, where the SDK wrote
+ * both bare and said nothing of what to send. The same words in `data.mismatch.body`, where the SDK
+ * repeats its own; code, status and the rest of data are kept. The answer itself otherwise.
  *
  * Assumption: the SDK refuses such a request with -32020, `data.mismatch.header` holding the header
  * (`(missing)` when there is none), and the message `Bad Request: the request headers and body disagree: `
@@ -732,7 +733,8 @@ const DISAGREE = "Bad Request: the request headers and body disagree: ";
  * <header>`, `the body envelope names protocol version <version> but the MCP-Protocol-Version header
  * names <header>`, both as they are, or `the body carries params.name="<name>" but the Mcp-Name header
  * names "<decoded header>"` (or `params.uri`), in bare quotes; or, of a header left out, the same up to
- * `but the required <header> header is absent`.
+ * `but the required <header> header is absent`; of a notification, `the notification body names method …`
+ * and `the notification envelope names protocol version …`, both as they are.
  */
 export function quotingHeaderMismatch(answer: unknown, body: unknown): unknown {
   if (!isJsonObject(answer) || !isJsonObject(answer.error) || answer.error.code !== HEADER_MISMATCH)
@@ -745,13 +747,13 @@ export function quotingHeaderMismatch(answer: unknown, body: unknown): unknown {
   let said: string;
   let advice: string;
   if (sent === undefined) {
-    said = `the body ${names}${quoted(named)} but the required ${header} header is absent`;
+    said = `${names}${quoted(named)} but the required ${header} header is absent`;
     const spelled = !headerNeedsEncoding(named) && named.length <= SPELLED_HEADER_CHARACTERS;
     advice = spelled ? `send ${header}: ${named}` : `send ${header}, repeating what the body names`;
   } else {
     const { first, second, differsAt } = quotedApart(named, sent);
     const apart = differsAt === undefined ? "" : ` (they differ at character ${differsAt})`;
-    said = `the body ${names}${first} but the ${header} header names ${second}${apart}`;
+    said = `${names}${first} but the ${header} header names ${second}${apart}`;
     advice = `${header} repeats what the body names, character for character`;
   }
   return {
@@ -820,7 +822,7 @@ export function advisingHeaderRefusal(answer: unknown, body: unknown): unknown {
 /**
  * What the SDK's words `said` of a header that differs from `body` or is left out (see
  * quotingHeaderMismatch) compare: the value the body names, the header's (decoded; undefined when left
- * out), the header's name, and how the body names it.
+ * out), the header's name, and the SDK's words before the value (`the notification body names method `).
  */
 function mismatchIn(
   said: string,
@@ -832,26 +834,25 @@ function mismatchIn(
   const meta = params?._meta;
   const version = isJsonObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
   for (const [named, names, name] of [
-    [body.method, "names method ", "Mcp-Method"],
-    [version, "envelope names protocol version ", "MCP-Protocol-Version"],
+    [body.method, "the body names method ", "Mcp-Method"],
+    [version, "the body envelope names protocol version ", "MCP-Protocol-Version"],
+    [body.method, "the notification body names method ", "Mcp-Method"],
+    [version, "the notification envelope names protocol version ", "MCP-Protocol-Version"],
   ] as const) {
     if (typeof named !== "string") continue;
-    if (said === `the body ${names}${named} but the ${name} header names ${header}`)
+    if (said === `${names}${named} but the ${name} header names ${header}`)
       return { named, sent: header, header: name, names };
-    if (header === MISSING && said === `the body ${names}${named} but the required ${name} header is absent`)
+    if (header === MISSING && said === `${names}${named} but the required ${name} header is absent`)
       return { named, sent: undefined, header: name, names };
   }
   for (const field of ["name", "uri"]) {
     const named = params?.[field];
     if (typeof named !== "string") continue;
-    const names = `carries params.${field}=`;
-    const opening = `the body ${names}"${named}" but the Mcp-Name header names "`;
+    const names = `the body carries params.${field}=`;
+    const opening = `${names}"${named}" but the Mcp-Name header names "`;
     if (said.startsWith(opening) && said.endsWith('"'))
       return { named, sent: said.slice(opening.length, -1), header: "Mcp-Name", names };
-    if (
-      header === MISSING &&
-      said === `the body ${names}"${named}" but the required Mcp-Name header is absent`
-    )
+    if (header === MISSING && said === `${names}"${named}" but the required Mcp-Name header is absent`)
       return { named, sent: undefined, header: "Mcp-Name", names };
   }
   return undefined;

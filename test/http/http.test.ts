@@ -262,6 +262,36 @@ describe("/mcp over HTTP", () => {
     expect(told.json).toMatchObject({ result: { isError: true } });
   });
 
+  // Regression: a 2026-07-28 notification whose Mcp-Method or MCP-Protocol-Version differs from its body was
+  // told both bare, where a request's are quoted, and not that the header repeats the body.
+  it.each([
+    [
+      "Mcp-Method",
+      { "mcp-method": "tools/list" },
+      'the notification body names method "notifications/initialized" but the Mcp-Method header names "tools/list"',
+    ],
+    [
+      "MCP-Protocol-Version",
+      { "mcp-protocol-version": "2025-11-25" },
+      'the notification envelope names protocol version "2026-07-28" but the MCP-Protocol-Version header names "2025-11-25"',
+    ],
+  ])("quotes a notification's %s that differs from its body", async (name, headers, said) => {
+    const notification = wireRequest("modern", 0, "notifications/initialized");
+    const { id: _id, ...body } = notification.body;
+    const refused = await post(`${server.url}/mcp`, body, { ...notification.headers, ...headers });
+    expect([refused.status, refused.json]).toMatchObject([
+      400,
+      {
+        id: null,
+        error: {
+          code: -32020,
+          message: `Bad Request: the request headers and body disagree: ${said}; ${name} repeats what the body names, character for character`,
+          data: { mismatch: { body: said } },
+        },
+      },
+    ]);
+  });
+
   // Regression: a 2026-07-28 client that left the protocol version out of its envelope (and its header) was
   // read as a 2025 one, and refused for its Accept in 2025's words alone, which did not say why nor what
   // makes the request one of 2026-07-28.

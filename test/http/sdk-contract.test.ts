@@ -326,6 +326,17 @@ function leftToTheSdk(): [string, { body: unknown; headers: Record<string, strin
     ["a 2026-07-28 body with 2025 headers", { ...modern, headers: LEGACY_HEADERS }],
     ["a 2025 batch holding a 2026-07-28 request", { ...search, body: [search.body, modern.body] }],
     [
+      "a 2026-07-28 notification with another Mcp-Method",
+      {
+        headers: { ...modern.headers, "mcp-method": "tools/list" },
+        body: {
+          jsonrpc: "2.0",
+          method: "notifications/initialized",
+          params: { _meta: modern.body.params?._meta },
+        },
+      },
+    ],
+    [
       "an envelope without its protocol version, and an Accept of JSON alone",
       {
         headers: { ...COMMON_HEADERS, accept: "application/json", "mcp-method": "tools/list" },
@@ -558,6 +569,30 @@ it("refuses a 2025 batch over its size in the words countingBatch rewords", asyn
       id: null,
     },
   ]);
+});
+
+// Assumption (quotingHeaderMismatch): the SDK refuses a 2026-07-28 notification whose Mcp-Method or
+// MCP-Protocol-Version differs from its body in these words, the values bare.
+it.each([
+  [
+    { "mcp-method": "tools/list" },
+    "the notification body names method notifications/initialized but the Mcp-Method header names tools/list",
+  ],
+  [
+    { "mcp-protocol-version": "2025-11-25" },
+    "the notification envelope names protocol version 2026-07-28 but the MCP-Protocol-Version header names 2025-11-25",
+  ],
+])("refuses a notification with %o in the words quotingHeaderMismatch quotes", async (changed, said) => {
+  const { headers, body } = asSent("modern", "notifications/initialized");
+  const { id: _id, ...notification } = body;
+  const { status, text } = await sdkEntryAnswer(newServer, { ...headers, ...changed }, notification);
+  const sdk = JSON.parse(text);
+  expect([status, sdk.error.message, sdk.error.data.mismatch.body]).toEqual([
+    400,
+    `Bad Request: the request headers and body disagree: ${said}`,
+    said,
+  ]);
+  expect(quotingHeaderMismatch(sdk, notification)).not.toEqual(sdk);
 });
 
 // Assumption (advisingHeaderRefusal): the SDK refuses initialize under a 2026-07-28 header, and an Mcp-Name
