@@ -102,8 +102,9 @@ export function namingAccept(answer: unknown, accept: string | undefined, body: 
  * `answer` (the SDK's 2025 transport's refusal of `body`'s `Accept`, worded by namingAccept) saying, when
  * `body` carries keys of a 2026-07-28 envelope in its params' `_meta` but not the protocol version, and
  * `headers` hold no MCP-Protocol-Version, that it was read as a 2025 request for that, and what makes it
- * one of 2026-07-28, which asks `Accept` for JSON alone; the answer itself otherwise. A 2026-07-28 client
- * that left the version out was told only what a 2025 client must accept.
+ * one of 2026-07-28, which asks `Accept` for JSON alone; the answer itself otherwise (and for
+ * `initialize`, the 2025 handshake). A 2026-07-28 client that left the version out was told only what a
+ * 2025 client must accept.
  *
  * Assumption: the SDK reads a request as 2026-07-28 by its envelope's protocol version alone (see
  * classify): without it, the other keys of an envelope are a 2025 request's `_meta`.
@@ -117,13 +118,15 @@ export function namingUnclaimedEnvelope(
     return answer;
   const { message } = answer.error;
   if (typeof message !== "string" || !message.startsWith("Not Acceptable: ")) return answer;
-  const params = isJsonObject(body) ? body.params : undefined;
+  // The handshake is 2025's own: 2026-07-28 has none to send it as.
+  if (!isJsonObject(body) || body.method === "initialize") return answer;
+  const { params } = body;
   const meta = isJsonObject(params) ? params._meta : undefined;
   if (!isJsonObject(meta) || PROTOCOL_VERSION_META_KEY in meta) return answer;
   const held = Object.keys(meta).filter((key) => ENVELOPE_KEYS.has(key));
   if (held.length === 0) return answer;
   const holds = held.length === 1 ? held[0] : `${held.slice(0, -1).join(", ")} and ${held.at(-1)}`;
-  const method = isJsonObject(body) && typeof body.method === "string" ? body.method : "";
+  const method = typeof body.method === "string" ? body.method : "";
   const methodHeader =
     method !== "" && !headerNeedsEncoding(method) && method.length <= SPELLED_HEADER_CHARACTERS
       ? `Mcp-Method: ${method}`

@@ -319,6 +319,28 @@ describe("/mcp over HTTP", () => {
     ]);
   });
 
+  it("says nothing of 2026-07-28 to an initialize with envelope keys, the handshake being 2025's", async () => {
+    const refused = await send(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 5,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "test", version: "1" },
+          _meta: { "io.modelcontextprotocol/clientCapabilities": {} },
+        },
+      }),
+    });
+    expect(refused.status).toBe(406);
+    expect((refused.json as { error: { message: string } }).error.message).toMatch(
+      /^Not Acceptable: Accept was "application\/json"; .*do too\)\.$/,
+    );
+  });
+
   // Regression: an Mcp-Name written =?base64?…?= around what is no base64 was told only that it "carries an
   // invalid Base64 sentinel value", and initialize sent with MCP-Protocol-Version: 2026-07-28 (a client
   // that sets it on every request) that it "was sent with a modern MCP-Protocol-Version header": neither
