@@ -193,12 +193,10 @@ export async function apply(
     return countDone(steps, failed);
   } finally {
     progress.finish();
-    // Ended first: reads of a skill abandoned when another of its reads failed still wait in fetch's queue
-    // for a socket; closing aborts them, but fetch's pool keeps them queued, and connects a socket for each
-    // at the process's next turn of its event loop, taking any file given back: the cleanup is done
-    // before that, synchronously. Its idle sockets stay open too, which under a low limit hold every file
-    // the cleanup would open: the files set aside make its room. One that fails to close opens nothing
-    // more either: the cleanup goes on.
+    // Ended first: its connections, which under a low limit hold every file the cleanup would open, close,
+    // and the reads of a skill abandoned when another of its reads failed open none (see connect). The
+    // files set aside make the cleanup's room, done synchronously, so that nothing else of the process
+    // takes them first. One that fails to close opens nothing more either: the cleanup goes on.
     await context.client.close().catch(() => undefined);
     const leftOver = hold.withRoom(() => {
       if (unread) lost = !stillOurs(hold);

@@ -7,6 +7,7 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { Agent } from "undici";
 import { answeredStatus } from "./describe-error.js";
 
 /** How to reach a server and in which scope, as an MCP client configured for it would. */
@@ -72,11 +73,20 @@ export async function connect(
 ): Promise<Connection> {
   const { apiKey } = address;
   const refusals = new RefusalWatch();
+  // Connections of its own, ended with the client. Closing the client aborts the reads under way, but
+  // fetch's shared pool keeps those it had queued, and opens a connection for each (to find it aborted)
+  // whenever one of its connections closes: a run that stopped went on connecting to the server, taking
+  // the file descriptors its cleanup needs. Ended, this pool opens none, and closes its idle ones.
+  const pool = new Agent();
   const transport = new StreamableHTTPClientTransport(address.url, {
     requestInit: { headers: headersAsBytes(address.headers) },
-    fetch: refusals.watch(patientFetch(cappedFetch(MAX_ANSWER_BYTES, resentFetch(fetch)), onWait)),
+    fetch: refusals.watch(
+      patientFetch(cappedFetch(MAX_ANSWER_BYTES, resentFetch(pooledFetch(pool))), onWait),
+    ),
     ...(apiKey === undefined ? {} : { authProvider: { token: async () => apiKey } }),
   });
+  // Whoever closes the client (a run's end, a failure, the SDK itself), the pool ends with it.
+  transport.onclose = () => void pool.destroy();
   const mode = era === "modern" ? { pin: "2026-07-28" } : era;
   const client = new Client(
     { name: "skills-mcp-sync", version },
@@ -85,6 +95,7 @@ export async function connect(
   try {
     await client.connect(transport);
   } catch (error) {
+    await pool.destroy();
     const refusal = refusals.last;
     // The modern era's probe takes any refusal for "no modern server" and drops the status and the server's
     // words ("did not offer pinned protocol version"); the legacy era's error keeps them.
@@ -94,6 +105,14 @@ export async function connect(
     refusals.stop();
   }
   return { client, skills: new SkillsClient(client, { skipInvalid: true }), close: () => client.close() };
+}
+
+/** The global fetch, its connections taken from `pool`. */
+function pooledFetch(pool: Agent): FetchLike {
+  // Node's fetch types its dispatcher with @types/node's copy of undici's types, which differs from the
+  // package's own in FormData's iterators alone, not in the dispatch that fetch calls.
+  const dispatcher = pool as unknown as NonNullable<RequestInit["dispatcher"]>;
+  return (url, init) => fetch(url, { ...init, dispatcher });
 }
 
 /** The server refused a request of the connection's start: its HTTP status and what it said of why. */

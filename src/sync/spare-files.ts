@@ -1,13 +1,12 @@
 /**
  * File descriptors a run sets aside while it holds the run lock, for the cleanup that ends it. A run that
- * fails for want of them (EMFILE under a low `ulimit -n`) has every one taken, mostly by the sockets that
- * fetch keeps open to the server, idle, in a pool of its own that nothing closes before the process ends;
- * its cleanup opens files too (the run lock read before it is removed, its takeover marker, the staging
- * folder listed), and failed there, leaving the lock and the staging folder behind. Given back right
- * before that cleanup, they make its room, but only for what opens files before the process next turns
- * its event loop: fetch's pool still holds the reads the closed connection aborted, and at its next turn
- * connects a socket for each (to find it aborted and close it), taking whatever was given back. So each
- * cleanup runs synchronously, within `lend`.
+ * fails for want of them (EMFILE under a low `ulimit -n`) has every one taken, mostly by its connections
+ * to the server; its cleanup opens files too (the run lock read before it is removed, its takeover marker,
+ * the staging folder listed), and failed there, leaving the lock and the staging folder behind. Its
+ * connections are closed before that cleanup and open no more (see connection.ts), but whatever else the
+ * process runs at its next turn of the event loop may take what they gave back (fetch's shared pool did,
+ * connecting a socket for each read the closed connection aborted). Given back right before each step of
+ * the cleanup, the spares make its room; so each step runs synchronously, within `lend`.
  */
 import { closeSync, openSync } from "node:fs";
 import { devNull } from "node:os";

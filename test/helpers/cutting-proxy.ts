@@ -3,6 +3,8 @@ import http from "node:http";
 export interface CuttingProxy {
   /** The proxy's /mcp, to sync from in place of the server's. */
   readonly url: string;
+  /** How many connections clients have opened to the proxy so far. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -55,11 +57,18 @@ export async function cuttingProxy(
       forward.end(body);
     });
   });
+  let connections = 0;
+  front.on("connection", () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
   const address = front.address();
   if (address === null || typeof address === "string") throw new Error("no TCP address");
   return {
     url: `http://127.0.0.1:${address.port}/mcp`,
+    get connections() {
+      return connections;
+    },
     close: async () => {
       front.closeAllConnections();
       await new Promise<void>((resolve) => front.close(() => resolve()));
