@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
-import { readFile, rm, utimes } from "node:fs/promises";
+import { readFile, utimes } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { makeFolder, removeEmptyFolders } from "../make-folder.js";
@@ -204,13 +204,15 @@ function removeStale(file: string, text: string): boolean {
 /**
  * Removes the lock while it still reads `text`, in a turn taken as a run taking over a stale lock takes
  * one (removeStale), so that none takes it over between the read and the removal and loses its lock to
- * it. A live run's turn is waited for a while, then passed over.
+ * it. A live run's turn is waited for a while, then passed over. Each try runs synchronously with the
+ * `spares` given back, which are set aside again while it waits: what the process runs meanwhile would
+ * take them, and under a low limit leave it no file to take the turn or read the lock with.
  */
-async function removeOwn(file: string, text: string): Promise<void> {
+async function removeOwn(file: string, text: string, spares: SpareFiles): Promise<void> {
   for (let attempt = 0; attempt < TAKEOVER_TRIES; attempt++) {
     let removed: boolean;
     try {
-      removed = removeStale(file, text);
+      removed = spares.lend(() => removeStale(file, text));
     } catch {
       // No marker can be made (the folder made read-only meanwhile): removed without a turn.
       break;
@@ -218,7 +220,9 @@ async function removeOwn(file: string, text: string): Promise<void> {
     if (removed) return;
     await setTimeout(TAKEOVER_WAIT_MS);
   }
-  if ((await lockText(file).catch(() => undefined)) === text) await rm(file, { force: true });
+  spares.lend(() => {
+    if (readOrNone(() => readFileSync(file, "utf8")) === text) rmSync(file, { force: true });
+  });
 }
 
 /**
@@ -251,13 +255,11 @@ function held(file: string, text: string, run: string, made: string | undefined,
     release: async () => {
       clearInterval(refresh);
       for (const signal of RUN_STOP_SIGNALS) process.off(signal, onSignal);
-      // Removed before the process next turns its event loop, if it has the turn (removeStale), as fetch's
-      // pool takes what is given back at its next turn (see SpareFiles).
-      spares.giveBack();
       // Held until removed: a run of this process that reads the lock meanwhile must not take it over.
       try {
-        await removeOwn(file, text);
+        await removeOwn(file, text, spares);
       } finally {
+        spares.giveBack();
         heldRuns.delete(run);
       }
     },
