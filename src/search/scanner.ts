@@ -1,6 +1,6 @@
 import { grown } from "./arrays.js";
 import {
-  COMPOUND_SOURCE,
+  compoundEnd,
   foldedSpelling,
   forEachWordOfCompound,
   keptWord,
@@ -137,7 +137,7 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
  * character, hashed on the way, and handed over as spans. Only compounds holding a Chinese or Japanese
  * character or a character whose folded spelling is not one character of its kind (`ß`, `Σ`, combining marks,
  * letters outside the Basic Multilingual Plane) or an ignorable character (a soft hyphen, a zero-width joiner
- * or non-joiner) take the regular-expression path, several times slower a word. A scanner keeps the character
+ * or non-joiner) take the Unicode path (found by terms.ts, folded as a string), several times slower a word. A scanner keeps the character
  * classes it has looked up, and is not shared between concurrent scans.
  */
 export class WordScanner {
@@ -149,8 +149,6 @@ export class WordScanner {
   private partEnds: Int32Array = new Int32Array(16);
   private partHashes: Int32Array = new Int32Array(16);
   private partChecks: Int32Array = new Int32Array(16);
-  /** A compound at a given position (sticky): its own, since a search from a position sets `lastIndex`. */
-  private readonly compoundAt = new RegExp(COMPOUND_SOURCE, "uy");
 
   /** The words of `text` between `start` and `end`, in order. Words must not straddle `start` or `end`. */
   scan(text: string, start: number, end: number, sink: WordSink): void {
@@ -291,13 +289,13 @@ export class WordScanner {
     this.partChecks[part] = check;
   }
 
-  /** A compound holding non-ASCII letters or digits, at `start`: the regular-expression path. */
+  /** A compound holding non-ASCII letters or digits, at `start`: the Unicode path. */
   private unicodeCompound(text: string, start: number, end: number, sink: WordSink): number {
-    this.compoundAt.lastIndex = start;
     // Callers scan whole lines or fields, so a compound never runs past `end`; the cut is a safeguard.
-    const found = (this.compoundAt.exec(text)?.[0] ?? "").slice(0, end - start);
-    forEachWordOfCompound(found, (word) => sink.word(word));
-    return start + Math.max(1, found.length);
+    const found = Math.min(compoundEnd(text, start, true), end);
+    if (found === start) return start + 1;
+    forEachWordOfCompound(text.slice(start, found), (word) => sink.word(word));
+    return found;
   }
 
   /**

@@ -33,27 +33,120 @@ function numberWords(): string[] {
  * to break the line) and the zero-width non-joiner and joiner (Persian and Indic spelling, emoji). Inside
  * a word they are read as absent, so that a word holding one is the word typed without it.
  */
-const IGNORABLE = "\\u00AD\\u200C\\u200D";
-const IGNORABLES = new RegExp(`[${IGNORABLE}]`, "g");
+const IGNORABLES = /[\u00AD\u200C\u200D]/g;
 /**
- * A part of a word: a letter or digit, then letters, digits and the combining marks that belong to them
- * (Hindi vowel signs; an accent typed as a mark of its own), with ignorables between them.
+ * Kinds of character a compound is made of (see {@link compoundEnd}), as bits: a character of the Basic
+ * Multilingual Plane is classified once, when first met, and remembered with {@link CLASSIFIED}.
  */
-const PART = `[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*(?:[${IGNORABLE}]+[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*)*`;
-/** An apostrophe and the letters after it (`don't`, `customer's`), `apostrophe` being a character class. */
-const ELISION = (apostrophe: string) =>
-  `(?:${apostrophe}\\p{L}[\\p{L}\\p{M}]*(?:[${IGNORABLE}]+\\p{L}[\\p{L}\\p{M}]*)*)*`;
-/** Parts with inner apostrophes, joined by single hyphens or underscores. */
-const compoundOf = (apostrophe: string) =>
-  `${PART}${ELISION(apostrophe)}(?:[-_]${PART}${ELISION(apostrophe)})*`;
-/** A compound in folded text (see {@link foldedSpelling}), where `’` is already read as `'`. */
-const COMPOUND = new RegExp(compoundOf("'"), "gu");
+const LETTER = 1;
+const NUMBER = 2;
+const MARK = 4;
+const CLASSIFIED = 8;
+const BMP_KINDS = new Uint8Array(0x10000);
+const IS_LETTER = /^\p{L}$/u;
+const IS_NUMBER = /^\p{N}$/u;
+const IS_MARK = /^\p{M}$/u;
+const APOSTROPHE = 39;
+const CURLY_APOSTROPHE = 0x2019;
+
 /**
- * The same in text as written, curly apostrophes included: every compound found this way is then folded
- * and split again with {@link COMPOUND}, since folding can change a compound's letters (`ﬁ` → fi).
+ * Where the compound at `start` ends, or `start` when none begins there. A compound is made of parts
+ * joined by single hyphens or underscores. A part is a letter or digit, then letters, digits and the
+ * combining marks that belong to them (Hindi vowel signs; an accent typed as a mark of its own), with
+ * ignorables between them; then any apostrophes each followed by letters and their marks (`don't`,
+ * `customer's`), with ignorables between them too. `curly`: whether `’` is an apostrophe, as in text as
+ * written, not yet folded (see {@link foldedSpelling}); a compound found in such text is then folded and
+ * split again, since folding can change its letters (`ﬁ` → fi). A loop, not a regular expression: the one this
+ * was backtracked through a stack growing with the compound (17-26 MiB for 600,000 characters).
  */
-export const COMPOUND_SOURCE = compoundOf("['’]");
-const COMPOUNDS_AS_WRITTEN = new RegExp(COMPOUND_SOURCE, "gu");
+export function compoundEnd(text: string, start: number, curly: boolean): number {
+  let end = runEnd(text, start, LETTER | NUMBER, LETTER | NUMBER | MARK);
+  if (end === start) return start;
+  for (;;) {
+    end = elisionsEnd(text, end, curly);
+    if (end + 1 >= text.length || !isSeparator(text.charCodeAt(end))) return end;
+    const next = runEnd(text, end + 1, LETTER | NUMBER, LETTER | NUMBER | MARK);
+    if (next === end + 1) return end;
+    end = next;
+  }
+}
+
+/** Where apostrophes each followed by letters and their marks end, from `start` (see {@link compoundEnd}). */
+function elisionsEnd(text: string, start: number, curly: boolean): number {
+  let end = start;
+  for (;;) {
+    const code = text.charCodeAt(end);
+    if (code !== APOSTROPHE && (!curly || code !== CURLY_APOSTROPHE)) return end;
+    const next = runEnd(text, end + 1, LETTER, LETTER | MARK);
+    if (next === end + 1) return end;
+    end = next;
+  }
+}
+
+/**
+ * Where a run at `start` ends: a character of the kinds `first`, then any of the kinds `rest` (which holds
+ * `first`), and so again after each run of ignorables; `start` when no character of `first` is there.
+ */
+function runEnd(text: string, start: number, first: number, rest: number): number {
+  let end = start;
+  let at = start;
+  while (at < text.length && (kindAt(text, at) & first) !== 0) {
+    at += codePointLength(text, at);
+    while (at < text.length && (kindAt(text, at) & rest) !== 0) at += codePointLength(text, at);
+    end = at;
+    while (at < text.length && isIgnorable(text.charCodeAt(at))) at++;
+  }
+  return end;
+}
+
+/** The kind of the character at `at`: LETTER, NUMBER, MARK or none of them, with CLASSIFIED. */
+function kindAt(text: string, at: number): number {
+  const code = text.codePointAt(at) ?? 0;
+  if (code > 0xffff) return kindOf(String.fromCodePoint(code));
+  let kind = BMP_KINDS[code] as number;
+  if (kind === 0) {
+    kind = kindOf(String.fromCharCode(code));
+    BMP_KINDS[code] = kind;
+  }
+  return kind;
+}
+
+function kindOf(character: string): number {
+  const kind = IS_LETTER.test(character)
+    ? LETTER
+    : IS_NUMBER.test(character)
+      ? NUMBER
+      : IS_MARK.test(character)
+        ? MARK
+        : 0;
+  return kind | CLASSIFIED;
+}
+
+/** Whether `code` is one of {@link IGNORABLES}. */
+function isIgnorable(code: number): boolean {
+  return code === 0xad || code === 0x200c || code === 0x200d;
+}
+
+/**
+ * Hands the start and end of each compound of `text` to `take`, in order (see {@link compoundEnd}).
+ * `curly` as there.
+ */
+export function forEachCompound(
+  text: string,
+  curly: boolean,
+  take: (start: number, end: number) => void,
+): void {
+  for (let at = 0; at < text.length; ) {
+    const end = compoundEnd(text, at, curly);
+    if (end > at) {
+      take(at, end);
+      at = end;
+    } else {
+      at += codePointLength(text, at);
+    }
+  }
+}
+
 /**
  * Chinese and Japanese characters, written without spaces between words: a run of them is split around
  * each character, so that its pairs of neighbouring characters (bigrams) are words, as well as the run.
@@ -190,13 +283,13 @@ const UNDERSCORE = 95;
 const SPACELESS_AT = new RegExp(SPACELESS_SCRIPT, "uy");
 
 /**
- * The words of a compound as written (see {@link COMPOUND_SOURCE}), folded, split and kept, handed to
+ * The words of a compound as written (see {@link compoundEnd}), folded, split and kept, handed to
  * `take` one at a time: a run of Chinese as long as a SKILL.md has as many words as characters, and
  * collecting them first held hundreds of thousands of strings at once (30 MiB more at peak per such file).
  */
 export function forEachWordOfCompound(compound: string, take: (word: string) => void): void {
   const text = foldedSpelling(compound.replace(IGNORABLES, "")).replace(/’/g, "'");
-  for (const [found] of text.matchAll(COMPOUND)) forEachWordOfParts(found, take);
+  forEachCompound(text, false, (start, end) => forEachWordOfParts(text.slice(start, end), take));
 }
 
 /**
@@ -276,13 +369,13 @@ export function spelled(text: string, start: number, end: number): string {
 }
 
 /**
- * What the words of a text are, by definition: compounds found by regular expression, each folded and
+ * What the words of a text are, by definition: compounds found one after the other, each folded and
  * split. The scanner must find the same words faster; a property test holds it to this.
  */
 export function referenceWords(text: string): string[] {
   const found: string[] = [];
-  for (const compound of text.match(COMPOUNDS_AS_WRITTEN) ?? []) {
-    forEachWordOfCompound(compound, (word) => found.push(word));
-  }
+  forEachCompound(text, true, (start, end) => {
+    forEachWordOfCompound(text.slice(start, end), (word) => found.push(word));
+  });
   return found;
 }

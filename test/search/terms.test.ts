@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { WordScanner, type WordSink, wordHashes, words } from "../../src/search/scanner.js";
-import { foldedSpelling, referenceWords } from "../../src/search/terms.js";
+import { compoundEnd, foldedSpelling, forEachCompound, referenceWords } from "../../src/search/terms.js";
 
 /**
  * The scanner splits catalogs character by character for speed; what it must split them into is defined
- * by the regular expressions of `referenceWords`. These check the two agree on text mixing everything
+ * by `referenceWords`. These check the two agree on text mixing everything
  * the fast path treats specially.
  */
 const PIECES = [
@@ -68,6 +68,89 @@ const PIECES = [
   "and",
   "nodes",
 ];
+
+/**
+ * The regular expression that found compounds before `compoundEnd`, whose backtracking took a stack growing
+ * with the compound (17-26 MiB for 600,000 characters): what the loop must find, kept as its oracle.
+ */
+function oldCompound(apostrophe: string, flags: string): RegExp {
+  const ignorable = "\\u00AD\\u200C\\u200D";
+  const part = `[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*(?:[${ignorable}]+[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*)*`;
+  const elision = `(?:${apostrophe}\\p{L}[\\p{L}\\p{M}]*(?:[${ignorable}]+\\p{L}[\\p{L}\\p{M}]*)*)*`;
+  return new RegExp(`${part}${elision}(?:[-_]${part}${elision})*`, flags);
+}
+
+/** What a compound is made of and what ends one, in every kind (astral, lone surrogate halves included). */
+const COMPOUND_PIECES = [
+  ..."aZé5ßﬁ中".split(""),
+  "٣", // a digit of another script
+  "Ⅻ", // a letter number
+  "½", // another number
+  "\u0301", // nonspacing marks
+  "\u093f",
+  "\u0903", // a spacing mark
+  "\u20dd", // an enclosing mark
+  "\u00ad",
+  "\u200c",
+  "\u200d",
+  "'",
+  "’",
+  "-",
+  "_",
+  " ",
+  ".",
+  "😀",
+  "𝒜", // an astral letter
+  "𝟘", // an astral digit
+  "\u{1d167}", // an astral mark
+  "\ud835", // halves of a surrogate pair, alone or meeting
+  "\udc9c",
+];
+
+describe("compounds", () => {
+  const compoundsOf = (text: string, curly: boolean) => {
+    const found: [number, number][] = [];
+    forEachCompound(text, curly, (start, end) => found.push([start, end]));
+    return found;
+  };
+  const oldCompoundsOf = (text: string, apostrophe: string) =>
+    [...text.matchAll(oldCompound(apostrophe, "gu"))].map((match) => [
+      match.index,
+      match.index + match[0].length,
+    ]);
+
+  it("are found where the regular expression found them, from any position, on any mix", () => {
+    const sticky = { curly: oldCompound("['’]", "uy"), straight: oldCompound("'", "uy") };
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...COMPOUND_PIECES), { maxLength: 30 }), (pieces) => {
+        const text = pieces.join("");
+        expect(compoundsOf(text, true)).toEqual(oldCompoundsOf(text, "['’]"));
+        expect(compoundsOf(text, false)).toEqual(oldCompoundsOf(text, "'"));
+        // From each character's start: inside a surrogate pair, the expression stepped back to the pair's
+        // start (and the scanner never starts there).
+        for (let at = 0; at <= text.length; at += (text.codePointAt(at) ?? 0) > 0xffff ? 2 : 1) {
+          sticky.curly.lastIndex = at;
+          sticky.straight.lastIndex = at;
+          expect(compoundEnd(text, at, true)).toBe(at + (sticky.curly.exec(text)?.[0].length ?? 0));
+          expect(compoundEnd(text, at, false)).toBe(at + (sticky.straight.exec(text)?.[0].length ?? 0));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("are found whole past the length at which the regular expression overflowed its stack", () => {
+    // 8 million characters of a letter and its accent: a RangeError (Maximum call stack size exceeded).
+    expect(compoundEnd("e\u0301".repeat(4_000_000), 0, true)).toBe(8_000_000);
+  });
+
+  it("are found whole however long, where the regular expression found them", () => {
+    for (const unit of ["a\u00ad", "ß-", "a’b-", "e\u0301", "𝒜'", "数据"]) {
+      const text = `${unit.repeat(20_000)} ${unit}`;
+      expect(compoundsOf(text, true)).toEqual(oldCompoundsOf(text, "['’]"));
+    }
+  });
+});
 
 describe("words", () => {
   it("agree with the reference splitting on any mix of letters, digits, joiners and Unicode", () => {
