@@ -48,7 +48,7 @@ export function requestTerms(
   scanner.scan(query, 0, query.length, request);
   const terms = [...request.terms];
   const { alternatives } = request;
-  const tooLong = request.tooLong.size;
+  const tooLong = request.typedTooLong.size;
   if (request.unknown.size === 0) {
     return { terms, unknown: [], unknownInCapitals: [], unheld: tooLong, alternatives };
   }
@@ -89,7 +89,7 @@ class RequestWords implements WordSink {
    * The words typed longer than a word may be (see `LONGEST_WORD`): no term, yet no skill holds what they
    * ask for, as no stop word does (a request of one such word matches nothing; it is not too vague).
    */
-  readonly tooLong = new Set<string>();
+  readonly typedTooLong = new Set<string>();
 
   constructor(
     private readonly stems: KeyTable,
@@ -104,7 +104,7 @@ class RequestWords implements WordSink {
 
   span(text: string, start: number, end: number, hash: number, check: number, length: number): void {
     if (length > LONGEST_WORD) {
-      if (!isJoined(text, start, end)) this.tooLong.add(spelled(text, start, end));
+      if (!isJoined(text, start, end)) this.typedTooLong.add(spelled(text, start, end));
       return;
     }
     const spelledTerm = this.spellings.termOf(hash, check);
@@ -130,6 +130,10 @@ class RequestWords implements WordSink {
       if (isCapitals(text, start, end)) this.typedInCapitals.add(word);
       else this.typed.add(word);
     }
+  }
+
+  tooLong(word: string): void {
+    this.typedTooLong.add(word);
   }
 
   word(word: string): void {

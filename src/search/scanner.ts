@@ -39,6 +39,11 @@ export interface WordSink {
   ): void;
   /** A word that needed Unicode handling, already folded and kept (see {@link keptWord}). */
   word(word: string): void;
+  /**
+   * A word that needed Unicode handling, folded, and longer than LONGEST_WORD (see terms.ts): no term, as
+   * a span that long is not; not a join of a compound's parts. For a request, which counts it.
+   */
+  tooLong?(word: string): void;
 }
 
 /** ASCII character classes, for the fast path. */
@@ -294,7 +299,11 @@ export class WordScanner {
     // Callers scan whole lines or fields, so a compound never runs past `end`; the cut is a safeguard.
     const found = Math.min(compoundEnd(text, start, true), end);
     if (found === start) return start + 1;
-    forEachWordOfCompound(text.slice(start, found), (word) => sink.word(word));
+    forEachWordOfCompound(
+      text.slice(start, found),
+      (word) => sink.word(word),
+      (word) => sink.tooLong?.(word),
+    );
     return found;
   }
 

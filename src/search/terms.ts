@@ -286,25 +286,39 @@ const SPACELESS_AT = new RegExp(SPACELESS_SCRIPT, "uy");
  * The words of a compound as written (see {@link compoundEnd}), folded, split and kept, handed to
  * `take` one at a time: a run of Chinese as long as a SKILL.md has as many words as characters, and
  * collecting them first held hundreds of thousands of strings at once (30 MiB more at peak per such file).
+ * `tooLong` is handed each part longer than {@link LONGEST_WORD}, folded: no word, yet a request counts it
+ * as one no skill holds (a join of parts, which no one typed, is not handed over).
  */
-export function forEachWordOfCompound(compound: string, take: (word: string) => void): void {
+export function forEachWordOfCompound(
+  compound: string,
+  take: (word: string) => void,
+  tooLong: (word: string) => void = ignore,
+): void {
   const text = foldedSpelling(compound.replace(IGNORABLES, "")).replace(/’/g, "'");
-  forEachCompound(text, false, (start, end) => forEachWordOfParts(text.slice(start, end), take));
+  forEachCompound(text, false, (start, end) => forEachWordOfParts(text.slice(start, end), take, tooLong));
 }
+
+function ignore(): void {}
 
 /**
  * The words of a folded compound: its parts (split at hyphens and underscores, and around each Chinese or
  * Japanese character), each pair of neighbouring parts joined, and the whole joined when there are three
  * or more parts (not made when longer than {@link LONGEST_WORD}, a SKILL.md of one run of Chinese being
- * 300,000 parts); the compound itself when it is one part.
+ * 300,000 parts); the compound itself when it is one part. Parts too long go to `tooLong` (see
+ * {@link forEachWordOfCompound}).
  */
-function forEachWordOfParts(compound: string, take: (word: string) => void): void {
+function forEachWordOfParts(
+  compound: string,
+  take: (word: string) => void,
+  tooLong: (word: string) => void,
+): void {
   let parts = 0;
   let separators = 0;
   for (let start = 0; start < compound.length; parts++) {
     const end = partEnd(compound, start);
     // A part of one character is never kept (see keptWord): no string is made for it.
-    if (end - start > 1) keep(compound.slice(start, end), take);
+    if (end - start > LONGEST_WORD) tooLong(compound.slice(start, end));
+    else if (end - start > 1) keep(compound.slice(start, end), take);
     start = end;
     if (start < compound.length && isSeparator(compound.charCodeAt(start))) {
       start++;

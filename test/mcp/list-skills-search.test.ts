@@ -190,6 +190,14 @@ describe("list_skills with query", () => {
     );
   });
 
+  // A pasted hash or sequence: `ß` repeated (read on the Unicode path) was answered as too vague.
+  it("says nothing matches a word longer than any, in any script", async () => {
+    for (const letter of ["a", "ß", "e\u0301"]) {
+      const { text } = await call(served.client, "list_skills", { query: letter.repeat(300) });
+      expect(text).toMatch(/^No skill matches "/);
+    }
+  });
+
   it("lists alphabetically without a query", async () => {
     const { text } = await call(served.client, "list_skills", {});
     const names = text

@@ -153,11 +153,23 @@ describe("a request word no skill holds", () => {
   };
 
   it("is matched by nothing when longer than a word may be, not taken for a word too common to search by", () => {
-    const long = "a".repeat(300);
-    const alone = index.search(long, catalog.everything, 10);
-    expect({ matched: alone.matched, vague: alone.vague }).toEqual({ matched: 0, vague: undefined });
-    // Beside a word skills hold, it is part of the request no skill offers.
-    expect(index.search(`kubernetes ${long}`, catalog.everything, 10).partialMatches).toBe(true);
+    // On the fast path (`a`, `é`) and on the Unicode path (`ß`, `e` and a combining accent, `Σ`, after an
+    // apostrophe; `ß` 200 times is 400 letters folded), whose long words were dropped as stop words are:
+    // a request of one was too vague, and beside other words went unnoticed.
+    const letters = ["a", "é", "ß", "e\u0301", "Σ"].map((letter) => letter.repeat(300));
+    for (const long of [...letters, "ß".repeat(200), `ab’${"ß".repeat(300)}`]) {
+      const alone = index.search(long, catalog.everything, 10);
+      expect({ long, matched: alone.matched, vague: alone.vague }).toEqual({
+        long,
+        matched: 0,
+        vague: undefined,
+      });
+      // Beside a word skills hold, it is part of the request no skill offers.
+      const beside = index.search(`kubernetes ${long}`, catalog.everything, 10);
+      expect({ long, partial: beside.partialMatches }).toEqual({ long, partial: true });
+    }
+    // A part of a compound alike, though joined to one skills hold.
+    expect(index.search(`${"ß".repeat(300)}-kubernetes`, catalog.everything, 10).partialMatches).toBe(true);
   });
 
   it("is read as the word one typing mistake away, and the reading is told", () => {
