@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { WordScanner, type WordSink, wordHashes, words } from "../../src/search/scanner.js";
-import { compoundEnd, foldedSpelling, forEachCompound, referenceWords } from "../../src/search/terms.js";
+import {
+  compoundEnd,
+  foldedSpelling,
+  forEachCompound,
+  referenceWords,
+  withinMarksLimit,
+} from "../../src/search/terms.js";
 
 /**
  * The scanner splits catalogs character by character for speed; what it must split them into is defined
@@ -217,6 +223,30 @@ describe("words", () => {
     // Halfwidth ﾞ normalizes to a combining mark, so it counts as one.
     expect(words(`ｶ${"\u0301\uff9e".repeat(100_000)}`)).toEqual(words(`ｶ${"\u0301\uff9e".repeat(15)}`));
     expect(words("Tiếng Việt, བོད་ཡིག")).toEqual(["tieng", "viet", "བོད", "ཡིག"]);
+  });
+
+  it("drop the marks past 30 in a row as the regular expression that did it, however long the run", () => {
+    // That expression, kept as the oracle: its backtracking took a stack growing with the run.
+    const marks = "[\\p{M}\\uFF9E\\uFF9F]";
+    const pastLimit = new RegExp(`(${marks}{30})${marks}+`, "gu");
+    const piece = fc.oneof(
+      fc.constantFrom("a", " ", "é", "\ud834", "\udd67"),
+      fc
+        .tuple(
+          fc.constantFrom("\u0301", "\u0903", "\u20dd", "\uff9e", "\uff9f", "\u{1d167}"),
+          fc.nat({ max: 70 }),
+        )
+        .map(([mark, count]) => mark.repeat(count)),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+        const text = pieces.join("");
+        expect(withinMarksLimit(text)).toBe(text.replace(pastLimit, "$1"));
+      }),
+      { numRuns: 2000 },
+    );
+    // 8 million marks: a RangeError (Maximum call stack size exceeded) with the expression.
+    expect(foldedSpelling("\u0301".repeat(8_000_000))).toBe("\u0301".repeat(30));
   });
 
   it("fold a long text a piece at a time as it would fold whole", () => {
