@@ -142,8 +142,8 @@ function joinedHash(a: number, b: number, bLength: number, multiplier: number): 
  * character, hashed on the way, and handed over as spans. Only compounds holding a Chinese or Japanese
  * character or a character whose folded spelling is not one character of its kind (`ß`, `Σ`, combining marks,
  * letters outside the Basic Multilingual Plane) or an ignorable character (a soft hyphen, a zero-width joiner
- * or non-joiner) take the Unicode path (found by terms.ts, folded as a string), several times slower a word. A scanner keeps the character
- * classes it has looked up, and is not shared between concurrent scans.
+ * or non-joiner) take the Unicode path (found by terms.ts, folded as a string), several times slower a word.
+ * A scanner keeps the character classes it has looked up, and is not shared between concurrent scans.
  */
 export class WordScanner {
   /** Non-ASCII character classes met so far: 0 for not yet met. */

@@ -56,8 +56,9 @@ const CURLY_APOSTROPHE = 0x2019;
  * ignorables between them; then any apostrophes each followed by letters and their marks (`don't`,
  * `customer's`), with ignorables between them too. `curly`: whether `’` is an apostrophe, as in text as
  * written, not yet folded (see {@link foldedSpelling}); a compound found in such text is then folded and
- * split again, since folding can change its letters (`ﬁ` → fi). A loop, not a regular expression: the one this
- * was backtracked through a stack growing with the compound (17-26 MiB for 600,000 characters).
+ * split again, since folding can change its letters (`ﬁ` → fi). A loop, not the regular expression it was,
+ * whose backtracking took a stack growing with the compound (13-30 MiB for 600,000 characters, and a
+ * RangeError at 8 million).
  */
 export function compoundEnd(text: string, start: number, curly: boolean): number {
   let end = runEnd(text, start, LETTER | NUMBER, LETTER | NUMBER | MARK);
@@ -329,6 +330,7 @@ export function forEachWordOfCompound(
   forEachCompound(text, false, (start, end) => forEachWordOfParts(text.slice(start, end), take, tooLong));
 }
 
+/** For callers that have no use for words too long (see {@link forEachWordOfCompound}). */
 function ignore(): void {}
 
 /**
