@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
@@ -29,13 +29,25 @@ export interface UpstreamRepo {
   commit(files: Record<string, TreeEntry | null>, message?: string): Promise<string>;
 }
 
+/**
+ * The commit HEAD is at, read from the files git has just written instead of asking a git process (one a
+ * commit of every fixture); git answers for a branch whose ref is not a file of its own (packed).
+ */
+async function headOf(dir: string): Promise<string> {
+  const head = (await readFile(path.join(dir, ".git/HEAD"), "utf8")).trim();
+  if (!head.startsWith("ref: ")) return head;
+  const ref = await readFile(path.join(dir, ".git", head.slice("ref: ".length)), "utf8").catch(() => "");
+  return ref.trim() || git(dir, "rev-parse", "HEAD");
+}
+
 export async function makeUpstream(dir: string, snapshots: Record<string, TreeEntry | null>[] = []) {
   await mkdir(dir, { recursive: true });
   await git(dir, "init", "--quiet", "--initial-branch=main");
   // No delta search when a fetch packs its objects: a fixture's files are alike by construction (40,000
   // lines of "file N line M"), and pack-objects spent 2.5 s of CPU a fetch comparing 1 MiB files that no
-  // test is about. What is fetched, and so every assertion, stays the same.
-  await git(dir, "config", "pack.window", "0");
+  // test is about. What is fetched, and so every assertion, stays the same. Written as `git config` would
+  // write it, without a git process of its own: a fixture repository is made for most tests.
+  await appendFile(path.join(dir, ".git/config"), "[pack]\n\twindow = 0\n");
   const repo: UpstreamRepo = {
     dir,
     url: pathToFileURL(dir).href,
@@ -49,7 +61,7 @@ export async function makeUpstream(dir: string, snapshots: Record<string, TreeEn
       await writeTree(dir, writes);
       await git(dir, "add", "--all");
       await git(dir, "commit", "--quiet", "--allow-empty", "-m", message);
-      return git(dir, "rev-parse", "HEAD");
+      return headOf(dir);
     },
   };
   const commits: string[] = [];
