@@ -6,7 +6,7 @@ import { StoppedError } from "../../scripts/fetch-skills/errors.js";
 import { reviewRepin } from "../../scripts/repin-review/index.js";
 import { ROOT } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
-import { makeSite, makeUpstream, snapshot, spawnFetcher, startFetcher } from "./helpers.js";
+import { makeSite, makeUpstream, runFetcher, snapshot, spawnFetcher, startFetcher } from "./helpers.js";
 
 let tree: TempTree;
 let upstream: { url: string; commits: string[] };
@@ -105,8 +105,9 @@ describe.skipIf(process.platform !== "linux")("a fetch told to stop", () => {
       expect((await readdir(site)).filter((name) => name.startsWith(".skills-fetch-"))).toEqual([]);
       expect(await readdir(site)).not.toContain("skills");
 
-      // At once, on the same store: nothing of the stopped run holds it.
-      const rerun = await spawnFetcher(["--cache", "cache"], site);
+      // At once, on the same store: nothing of the stopped run holds it. Run in this process: the store is
+      // what is looked at, and a process of its own would start tsx again.
+      const rerun = await runFetcher(["--cache", "cache"], site);
       expect(rerun.stderr).not.toContain("shallow.lock");
       expect(rerun.code).toBe(0);
       expect(await readdir(path.join(site, "skills"))).toContain("one");
@@ -220,7 +221,8 @@ describe.skipIf(process.platform !== "linux")("a fetch killed while it swaps the
         await mkdir(out, { recursive: true });
         await symlink("data/skills", path.join(site, "skills"));
       }
-      expect((await spawnFetcher([], site)).code).toBe(0);
+      // The runs before and after the kill in this process: only the killed one needs a process of its own.
+      expect((await runFetcher([], site)).code).toBe(0);
       const fetched = await snapshot(out);
       // Kills the fetcher right after it renamed --out into its work folder, before the new one takes its place.
       const killer = path.join(site, "kill-mid-swap.mjs");
@@ -241,7 +243,7 @@ syncBuiltinESMExports();
       expect(killed.signal).toBe("SIGKILL");
       await rm(killer);
 
-      const rerun = await spawnFetcher(["--source", "one"], site);
+      const rerun = await runFetcher(["--source", "one"], site);
       expect(rerun.code, rerun.stderr).toBe(0);
       expect(rerun.stderr).toContain(`fetch-skills: put back ${out}, which a run killed while it swapped`);
       expect(rerun.stderr).toContain("two: kept as fetched before");
