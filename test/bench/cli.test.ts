@@ -1,7 +1,6 @@
 import { execFile, spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
@@ -9,15 +8,10 @@ import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 /** The bench commands as people run them: through tsx, with their exit codes and messages. */
 
 /**
- * The node command tsx's CLI starts for a script (its preflight, then its loader), started directly: the
- * CLI is a second node process that only waits on the first, half the start-up of every run here.
+ * tsx's loader in the test's own node (`node --import tsx`, as `npm run dev` starts the server): tsx's CLI
+ * is a second node process that only waits on the first, half the start-up of every run here.
  */
-const TSX = [
-  "--require",
-  path.join(ROOT, "node_modules/tsx/dist/preflight.cjs"),
-  "--import",
-  pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href,
-];
+const TSX = ["--import", "tsx"];
 
 interface Run {
   readonly code: number;
