@@ -76,10 +76,6 @@ export async function checkoutSource(
         `MiB, ${CHECKOUT_FACTOR} times what one source may bring (--max-files and --max-mib set them) (${source.ref})`,
     );
   }
-  // A ref keeps the commit in the store, and lets the next shallow fetch send only what is new.
-  await guard("cannot record the fetched commit", () =>
-    storeGit.raw(["update-ref", `refs/sources/${source.name}`, source.ref]),
-  );
   if (commit !== source.ref) {
     const remove = await checkOutWorkTree(storeGit, source, workDir, signal, guard);
     return { dir: workDir, method, submodules: size.submodules, remove };
@@ -103,6 +99,24 @@ export async function checkoutSource(
     ]);
   });
   return { dir: workDir, method, submodules: size.submodules, remove: () => removeTree(workDir) };
+}
+
+/**
+ * Points `refs/sources/<name>` in the source's store at `source.ref`, the commit its pack was built from: the
+ * ref keeps that commit in a cached store (a `git gc` prunes what no ref holds, and the next build would
+ * fetch it again), and lets the next shallow fetch send only what is new. Not part of the checkout: a commit
+ * checked out only to compare with (the review's old commits) or to try (a pin fetched aside) moved the ref
+ * off the commit served.
+ */
+export async function keepCommit(
+  source: SkillSource,
+  storesDir: string,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const store = storeFolder(storesDir, source.repo);
+  await withGitMessage(source.name, "cannot record the fetched commit", () =>
+    gitAt(store, signal).raw(["update-ref", `refs/sources/${source.name}`, source.ref]),
+  );
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   SourceTooLargeError,
 } from "./copy.js";
 import { describeWriteError, FetcherError, SourceError, withoutCredentials } from "./errors.js";
-import { checkoutSource, type FetchMethod } from "./fetch.js";
+import { checkoutSource, type FetchMethod, keepCommit } from "./fetch.js";
 import type { SkillSource } from "./manifest.js";
 import { makeWorkFolder, PREVIOUS, removeStaleWorkFolders, removeTree } from "./work-folder.js";
 
@@ -126,7 +126,9 @@ export async function fetchSkills(plan: FetchPlan): Promise<FetchedPack[]> {
     const packs: FetchedPack[] = [];
     for (const source of plan.sources) {
       if (plan.only === undefined || plan.only.has(source.name)) {
-        packs.push(await fetchOrFallBack(source, build, stores, path.join(temp, "work"), plan));
+        const pack = await fetchOrFallBack(source, build, stores, path.join(temp, "work"), plan);
+        await keepCommit({ ...source, ref: pack.record.ref }, stores, plan.signal);
+        packs.push(pack);
         continue;
       }
       const kept = await keepPack(source, previous, build, plan);
