@@ -282,6 +282,13 @@ function readExtras(table: Record<string, unknown>, sourcePath: string | undefin
   return extras;
 }
 
+/**
+ * A name that reaches the checkout's `.git` (which holds its index) on some file system: case-insensitive
+ * ones (macOS, Windows) read `.GIT` as `.git`, and Windows drops trailing dots and spaces. Git checks out
+ * no folder of such a name (it refuses them in a tree), so none is a folder of the repository's files.
+ */
+const GIT_FOLDER = /^\.git[. ]*$/i;
+
 /** A repository-relative folder, normalized; absolute paths, any `..` and `.git` are refused. */
 function checkFolder(value: string, key: string, fail: Report): string | undefined {
   const what = key === "path" ? "path" : "extra";
@@ -297,8 +304,13 @@ function checkFolder(value: string, key: string, fail: Report): string | undefin
     fail(key, `${what} ${quoted(value)} must not climb out with ".."`);
     return undefined;
   }
-  if (value.split("/").includes(".git")) {
-    fail(key, `${what} ${quoted(value)} must not point into .git`);
+  if (value.split("/").some((segment) => GIT_FOLDER.test(segment))) {
+    fail(
+      key,
+      `${what} ${quoted(value)} must not point into .git: none of its folders may be named .git, in any ` +
+        'case or with dots or spaces after it (".GIT", ".git."), which macOS and Windows read as .git; ' +
+        'name a folder of the repository\'s own files, like "skills"',
+    );
     return undefined;
   }
   const normalized = path.posix.normalize(value).replace(/\/+$/, "");

@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseManifest } from "../../scripts/fetch-skills/manifest.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeUpstream, runFetcher, writeManifest } from "./helpers.js";
 
@@ -138,6 +139,23 @@ const cases: Case[] = [
     toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = ".git/hooks"\n`,
     errors: ['skills.toml:11: source "bad": path ".git/hooks" must not point into .git'],
   },
+  // Regression: only ".git" was refused, and a case-insensitive file system (macOS) reads ".GIT" as the
+  // checkout's .git folder, which holds its index: that folder was copied as the pack.
+  {
+    title: "a path into .git in capitals",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = ".GIT"\n`,
+    errors: [
+      'skills.toml:11: source "bad": path ".GIT" must not point into .git: none of its folders may be named .git, in any case or with dots or spaces after it (".GIT", ".git."), which macOS and Windows read as .git; name a folder of the repository\'s own files, like "skills"',
+    ],
+  },
+  {
+    title: "extras into .git in mixed case or with a trailing dot (Windows drops it)",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = "skills"\nextras = [".Git/hooks", "docs/.git./x"]\n`,
+    errors: [
+      'skills.toml:12: source "bad": extra ".Git/hooks" must not point into .git: none of its folders',
+      'skills.toml:12: source "bad": extra "docs/.git./x" must not point into .git: none of its folders',
+    ],
+  },
   {
     title: "an absolute extra",
     toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\nextras = ["shared", "/home"]\n`,
@@ -263,6 +281,15 @@ describe("skills.toml validation", () => {
     expect(result.code).toBe(2);
     const [first = ""] = result.stderr.split("\n");
     expect(first).toContain(`${option} "red{U+001B}[31m{U+000A}next${"x".repeat(87)}…" is not `);
+  });
+
+  it("takes folders whose names only begin with .git", () => {
+    const manifest = parseManifest(
+      `[[source]]\nname = "ok"\nrepo = "https://example.com/x.git"\nref = "${SHA}"\npath = ".github/skills"\nextras = [".gitignore", ".git-shared/x", "a.git"]\n`,
+      "skills.toml",
+    );
+    expect(manifest.sources[0]?.path).toBe(".github/skills");
+    expect(manifest.sources[0]?.extras).toEqual([".gitignore", ".git-shared/x", "a.git"]);
   });
 
   it("refuses a manifest with no source", async () => {
