@@ -6,7 +6,7 @@ import { makeFolder } from "../../src/make-folder.js";
 import type { SourceLimits } from "./copy.js";
 import { oneLine, SourceError, withoutCredentials } from "./errors.js";
 import { gitAt, gitCheckingOut, gitRecords } from "./git.js";
-import type { SkillSource } from "./manifest.js";
+import { isWithin, type SkillSource } from "./manifest.js";
 import { removeTree } from "./work-folder.js";
 
 /** How a pinned commit reached the store. */
@@ -177,17 +177,12 @@ async function checkoutSize(
     if (type === "tree") return true;
     files++;
     if (type === "blob") bytes += Number(size);
-    else if (type === "commit" && folders.some((folder) => isWithin(entry.slice(tab + 1), folder))) {
+    else if (type === "commit" && folders.some((folder) => isWithin(folder, entry.slice(tab + 1)))) {
       submodules.push(entry.slice(tab + 1));
     }
     return files <= most.files && bytes <= most.bytes;
   });
   return { files, bytes, submodules };
-}
-
-/** Whether the repository path `file` is the folder `folder` (normalized; "." is the root) or lies in it. */
-function isWithin(file: string, folder: string): boolean {
-  return folder === "." || file === folder || file.startsWith(`${folder}/`);
 }
 
 function mib(bytes: number): number {

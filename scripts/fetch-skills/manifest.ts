@@ -319,8 +319,16 @@ function checkFolder(value: string, key: string, fail: Report): string | undefin
 
 /** Whether one folder is the other or lies inside it; "." holds everything. */
 function overlaps(a: string, b: string): boolean {
-  if (a === "." || b === "." || a === b) return true;
-  return a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+  return isWithin(a, b) || isWithin(b, a);
+}
+
+/**
+ * Whether the repository path `entry` is the folder `folder` or lies inside it, both POSIX and normalized
+ * as {@link SkillSource.path} is: "." is the root, which holds everything. (Not src/inside-folder.ts's
+ * `isInside`, which takes absolute paths of the system's separator, where "." is no root.)
+ */
+export function isWithin(folder: string, entry: string): boolean {
+  return folder === "." || entry === folder || entry.startsWith(`${folder}/`);
 }
 
 /**

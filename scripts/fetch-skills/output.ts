@@ -14,7 +14,7 @@ import {
 } from "./copy.js";
 import { describeWriteError, FetcherError, SourceError, withoutCredentials } from "./errors.js";
 import { checkoutSource, type FetchMethod, keepCommit } from "./fetch.js";
-import type { SkillSource } from "./manifest.js";
+import { isWithin, type SkillSource } from "./manifest.js";
 import { makeWorkFolder, PREVIOUS, removeStaleWorkFolders, removeTree } from "./work-folder.js";
 
 /** The file the server reads to show, in /health, which commit each pack came from. */
@@ -220,7 +220,7 @@ async function fetchPack(
   const skillFolders = await findSkillFolders(packDir);
   for (const { entry } of skipped) plan.log(`${source.name}: skipped ${entry.path}: ${entry.reason}`);
   for (const folder of skillFolders) {
-    const extra = source.extras.find((item) => folder === item || folder.startsWith(`${item}/`));
+    const extra = source.extras.find((item) => isWithin(item, folder));
     if (extra !== undefined) {
       plan.log(
         `${source.name}: warning: extra ${quoted(extra)} holds ${folder}/SKILL.md; the server will serve it as a skill`,
@@ -343,11 +343,6 @@ function submoduleEntries(source: SkillSource, submodules: readonly string[]): S
     });
   }
   return found;
-}
-
-/** Whether the repository path `entry` is the folder `folder` or lies inside it; "." holds everything. */
-function isWithin(folder: string, entry: string): boolean {
-  return folder === "." || entry === folder || entry.startsWith(`${folder}/`);
 }
 
 async function copyPart(
