@@ -451,13 +451,13 @@ async function swapIn(build: string, out: string, previous: string): Promise<voi
   }
 }
 
-/** Why a folder cannot be made, after its words: a folder's own words where its code would mislead. */
 /** A folder option's path that leads through a file (`--out /dev/null/x`): which part, and what to give. */
 function notAFolder(error: unknown, option: string, folder: string): string | undefined {
   if (!(error instanceof MakeFolderError) || error.code !== "ENOTDIR") return undefined;
   return `${option} ${folder}: ${error.message}; give another ${option}`;
 }
 
+/** Why a folder cannot be made, after its words: a folder's own words where its code would mislead. */
 function reasonOf(error: unknown): string {
   if (error instanceof MakeFolderError) return ` (${error.message})`;
   // mkdtemp in a folder that is there: the bare code was all it said (`--out /proc/x`).
