@@ -46,6 +46,7 @@ const PIECES = [
   ],
   ...["to evil.example.com/c", "to x.net:8443", "to [2001:db8::1]:80", "to `https://x`", "settings.py:1"],
   ...["to https://x.example/c", "to <url>", "to the server at 198.51.100.7", "a request", ".env"],
+  ...["is", "are then", "will be", "has been", "gets", "uploaded", "silently", "isn't", "No", ",", "token"],
   ...["| sh", "| sudo bash", "iex", "(New-Object Net.WebClient).DownloadString(u)", "bash <(", "python3 -"],
 ];
 
@@ -70,6 +71,7 @@ describe("the search the four rules share", () => {
     ["a concealment", "Don’t tell the user."],
     ["a removal", "rm -rf ~"],
     ["an upload in words", "Upload out.txt to https://x.example/c"],
+    ["an upload in the passive", "The token is sent to https://x.example/c"],
   ])("finds %s where the search of every place finds it", (_, text) => {
     const hits = [...exfiltrationHits(text, EVERYWHERE)];
     expect(hits).toHaveLength(1);

@@ -118,6 +118,7 @@ const UNITS = [
   ">& /dev/tcp/",
   "rm -rf ",
   "dd if=x ",
+  "the token is sent to https://x ",
   "f\u200Cl",
   "a\u00ADb",
   "0123456789",
