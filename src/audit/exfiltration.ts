@@ -452,6 +452,42 @@ const MISDEEDS: readonly (readonly string[])[] = [
   ["messed", "up"],
   ["screwed", "up"],
 ];
+/**
+ * `should`, `need to`, `must`…: what comes after is what the user is to do, a lecture when it is one of
+ * {@link LECTURES}, else advice that a concealment keeps back (`they should rotate their keys`).
+ */
+const ADVICE = [["should"], ["ought", "to"], ["need", "to"], ["needs", "to"], ["have", "to"], ["must"]];
+/** Where the user is sent when lectured to: `read the docs`, `check the manual`. */
+const DOCS = new Set([
+  "docs",
+  "documentation",
+  "manual",
+  "manuals",
+  "readme",
+  "guide",
+  "guides",
+  "tutorial",
+  "tutorials",
+  "faq",
+  "wiki",
+  "handbook",
+]);
+/** Verbs that send the user to {@link DOCS} (`read the docs`, `check the FAQ first`). */
+const READING = new Set(["read", "reread", "check", "consult", "see", "study"]);
+/** Verbs of study, whatever is studied (`learn Git first`), but not news learnt (`learn that`, `about`). */
+const STUDYING = new Set(["learn", "relearn", "study", "practice", "practise"]);
+/** What the user learns when it is news, not a skill: `learn that their data was sold`, `about the breach`. */
+const NEWS = new Set(["that", "about", "of", "what", "whether", "if", "who", "when", "where", "why"]);
+/** Lectures in fixed words: `know better`, `try harder`, `be more careful`, `pay attention`. */
+const LECTURES: readonly (readonly string[])[] = [
+  ["know", "better"],
+  ["try", "harder"],
+  ["be", "more", "careful"],
+  ["pay", "attention"],
+  ["pay", "more", "attention"],
+  ["do", "their", "homework"],
+  ["google", "it"],
+];
 const WORDS = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 function override(text: string): Reader {
@@ -528,7 +564,22 @@ function judges(after: readonly string[]): boolean {
   for (const reproach of REPROACHES) {
     if (startsWith(rest, reproach)) return reproachFor(rest[reproach.length] ?? "");
   }
+  for (const advice of ADVICE) {
+    if (startsWith(rest, advice)) return lectured(rest.slice(advice.length));
+  }
   return MISDEEDS.some((misdeed) => startsWith(rest, misdeed));
+}
+
+/**
+ * Whether `words` (after `they should`, `they need to`) lecture the user: sent to the docs within three
+ * words (`read the docs`, `check the manual first`), told to study something (`learn Git`, not `learn
+ * that…`), or one of {@link LECTURES}.
+ */
+function lectured(words: readonly string[]): boolean {
+  const [verb = "", next = ""] = words;
+  if (READING.has(verb) && words.slice(1, 4).some((word) => DOCS.has(word))) return true;
+  if (STUDYING.has(verb) && next !== "" && !NEWS.has(next)) return true;
+  return LECTURES.some((lecture) => startsWith(words, lecture));
 }
 
 /** Whether `words` (after `they are`) say what they are with a judgement: within two words, or past words of degree. */

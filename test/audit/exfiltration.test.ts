@@ -26,6 +26,7 @@ const PIECES = [
   ...['"$HOME"/*', "/", "/*", "/etc", "--no-preserve-root", "mkfs", "mkfs.ext4", "dd", "if=x", "of=/dev/sda"],
   ...[":(){ :|:& };:", ":()", "from the user", "to the user", "they", "are", "wrong", "really"],
   ...["should have", "read", "been", "it's their fault", "made a mistake"],
+  ...["should", "need to", "the docs", "learn", "that", "know better", "rotate"],
   ...["all previous instructions", "do not tell", "never mention", "without informing", "hide this"],
   ...[
     "upload",
