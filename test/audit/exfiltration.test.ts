@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exfiltrationHits, removesEverything } from "../../src/audit/exfiltration.js";
+import { exfiltrationHits, rmArguments } from "../../src/audit/exfiltration.js";
 
 /**
  * secret-file, data-upload, prompt-injection and destructive-command each searched the whole text with an
@@ -105,7 +105,7 @@ describe("a dd writing a disk", () => {
 });
 
 /**
- * What removesEverything read with a slice, a split and a search of words for each `rm`, 580 ms a MiB of
+ * What an rm's arguments were read as with a slice, a split and a search of words for each `rm`, 580 ms a MiB of
  * `rm -rf x ` repeated (but for `{}` and `""`, which it took for the root): the definition of what it
  * must find.
  */
@@ -145,19 +145,41 @@ const ARGUMENTS = [
   ...["y".repeat(120), "\u00e9", "\ud83d\ude00"],
 ];
 
+/** Where an rm's arguments may start: the text's start, and after each white space (as after `rm `). */
+function wordStarts(text: string): number[] {
+  return [0, ...[...text.matchAll(/\s/g)].map((space) => space.index + 1)];
+}
+
 describe("the arguments of an rm", () => {
-  it("remove everything exactly when reading them word by word says so", () => {
+  // Each `rm` read its own 200 characters, 77 ms of CPU a MiB of `rm -rf x ` repeated; the words are now
+  // read once for all the `rm`s before them, and each must still be read as alone.
+  it("remove everything exactly when reading them word by word says so, asked at any places in order", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom(...ARGUMENTS), { maxLength: 30 }).map((parts) => parts.join("")),
-        fc.nat(20),
-        (text, from) => {
-          const start = Math.min(from, text.length);
-          const expected = removesEverythingByWords(text.slice(start, start + 200));
-          expect(removesEverything(text, start)).toBe(expected);
+        fc.array(fc.constantFrom(...ARGUMENTS), { maxLength: 60 }).map((parts) => parts.join("")),
+        fc.array(fc.boolean(), { maxLength: 400 }),
+        (text, asked) => {
+          const removesEverything = rmArguments(text);
+          wordStarts(text)
+            .filter((_, index) => asked[index] ?? true)
+            .forEach((start) => {
+              const expected = removesEverythingByWords(text.slice(start, start + 200));
+              expect(removesEverything(start), `from ${start}`).toBe(expected);
+            });
         },
       ),
       { numRuns: 5000 },
     );
+  });
+
+  // `/etcx` cut to `/etc` by the first `rm`'s 200 characters names a system folder for it, not for the next.
+  it("reads a word cut by one rm's reach whole for the next", () => {
+    const text = `a -r ${"y".repeat(190)} /etcx`;
+    const removesEverything = rmArguments(text);
+    expect([0, 2].map((start) => removesEverythingByWords(text.slice(start, start + 200)))).toEqual([
+      true,
+      false,
+    ]);
+    expect([removesEverything(0), removesEverything(2)]).toEqual([true, false]);
   });
 });
