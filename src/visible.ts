@@ -120,12 +120,11 @@ function isSurrogate(unit: number, half: number): boolean {
  * only as far as it keeps: the text may be a whole line of megabytes.
  */
 export function excerpt(text: string, length: number): string {
+  if (text.length <= length) return text;
   let count = 0;
-  let end = 0;
-  for (const character of text) {
+  for (let end = 0; end < text.length; count++) {
     if (count === length) return `${text.slice(0, end)}…`;
-    count++;
-    end += character.length;
+    end += isSurrogate(text.charCodeAt(end), HIGH) && isSurrogate(text.charCodeAt(end + 1), LOW) ? 2 : 1;
   }
   return text;
 }

@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { codePoint, quoted, quotedApart, visible } from "../src/visible.js";
+import { codePoint, excerpt, quoted, quotedApart, visible } from "../src/visible.js";
 
 // Input was quoted back four ways: JSON.stringify of its first 100 UTF-16 units (no ellipsis, a lone
 // surrogate at the cut, a bidi override kept raw), of an excerpt (an ellipsis, the override still raw), the
@@ -82,5 +83,35 @@ describe("quotedApart", () => {
     // A lone surrogate is a character of its own, as excerpt counts it.
     const lone = "\udc00".repeat(110);
     expect(quotedApart(`${lone}a`, `${lone}b`).differsAt).toBe(111);
+  });
+});
+
+/** What excerpt read a character at a time with the string's iterator: the definition of its cut. */
+function excerptByCharacters(text: string, length: number): string {
+  let count = 0;
+  let end = 0;
+  for (const character of text) {
+    if (count === length) return `${text.slice(0, end)}…`;
+    count++;
+    end += character.length;
+  }
+  return text;
+}
+
+// The audit quotes a snippet for each hit, one every few words of a hostile line: excerpt reads UTF-16
+// units, not the iterator's one-character strings, and must cut where the iterator did.
+describe("excerpt", () => {
+  it("cuts where counting the string's characters one by one cuts", () => {
+    const units = fc.constantFrom("a", "é", "😀", "\ud800", "\udc00", "\u200b", " ");
+    fc.assert(
+      fc.property(
+        fc.array(units, { maxLength: 40 }).map((parts) => parts.join("")),
+        fc.nat(45),
+        (text, length) => {
+          expect(excerpt(text, length)).toBe(excerptByCharacters(text, length));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -189,6 +189,7 @@ const NAMED = 4;
  * finding quoting it again. Each line is searched for its end once, after its first name.
  */
 function secretFile(text: string): Reader {
+  const detail = details(text);
   let line: { start: number; end: number; lineEnd: number; names: string[]; more: number } | undefined;
   const found = (): Hit | undefined => {
     if (line === undefined) return undefined;
@@ -199,7 +200,7 @@ function secretFile(text: string): Reader {
     return {
       rule: "secret-file",
       offset: start,
-      detail: `names ${named}, where keys or credentials are kept: ${snippet(text, start, end, 40)}`,
+      detail: detail(`names ${named}, where keys or credentials are kept`, start, end, 40),
     };
   };
   return {
@@ -491,6 +492,7 @@ const LECTURES: readonly (readonly string[])[] = [
 const WORDS = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 function override(text: string): Reader {
+  const detail = details(text);
   return {
     pattern: OVERRIDE,
     next: 0,
@@ -501,7 +503,7 @@ function override(text: string): Reader {
       let qualified = false;
       for (const word of wordsAfter(text, end)) {
         if (ORDERS.has(word) && qualified) {
-          return hit(text, match.index, end, "tells the agent to drop its other instructions");
+          return hit(detail, match.index, end, "tells the agent to drop its other instructions");
         }
         if (SO_FAR.has(word)) qualified = true;
         else if (!FILLER.has(word)) break;
@@ -513,6 +515,7 @@ function override(text: string): Reader {
 }
 
 function conceal(text: string): Reader {
+  const detail = details(text);
   return {
     pattern: CONCEAL,
     next: 0,
@@ -538,7 +541,7 @@ function conceal(text: string): Reader {
           (QUESTIONS.has(words[at + 1] ?? "") && words[at + 2] === "to") ||
           judges(after.slice(at + 1)));
       if (at === -1 || advice) return undefined;
-      return hit(text, match.index, end, "tells the agent to keep something from the user");
+      return hit(detail, match.index, end, "tells the agent to keep something from the user");
     },
   };
 }
@@ -621,23 +624,50 @@ function wordsAfter(text: string, from: number): string[] {
   return [...stretch.matchAll(WORDS)].map(([word]) => word.toLowerCase());
 }
 
-function hit(text: string, start: number, end: number, what: string): Hit {
-  return { rule: "prompt-injection", offset: start, detail: `${what}: ${snippet(text, start, end)}` };
+function hit(detail: Details, start: number, end: number, what: string): Hit {
+  return { rule: "prompt-injection", offset: start, detail: detail(what, start, end) };
 }
 
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
 /**
- * The hit and some text around it on its line, quoted: at most {@link SNIPPET} characters either side, so
- * a line of megabytes with a hit on every word costs a bounded read per hit.
+ * A hit's detail, `what` and the hit with some text around it on its line, quoted: at most `radius`
+ * characters after it and a third of that before, so a line of megabytes with a hit on every word costs a
+ * bounded read per hit.
  */
-function snippet(text: string, start: number, end: number, radius = SNIPPET): string {
-  let from = start;
-  while (from > 0 && start - from < radius / 3 && text[from - 1] !== "\n") from--;
-  let to = end;
-  while (to < text.length && to - end < radius && text[to] !== "\n" && text[to] !== "\r") to++;
-  return quoted(
-    `${from > 0 && text[from - 1] !== "\n" ? "…" : ""}${text.slice(from, to).trim()}`,
-    radius + 40,
-  );
+export type Details = (what: string, start: number, end: number, radius?: number) => string;
+
+/**
+ * The {@link Details} of hits in `text`, one rule's, remembering the last: a line with a hit every few
+ * words quotes the same text again and again, and then one comparison of that text gives the same string
+ * as before, whose hash the findings' map keeps. Quoting it each time cost `upload ~/.env to https://x `
+ * repeated 122 ms of CPU a MiB (106 with the quoting's reads made faster), now 74.
+ */
+export function details(text: string): Details {
+  let last: { what: string; quoted: string; radius: number; ellipsis: boolean; detail: string } | undefined;
+  return (what, start, end, radius = SNIPPET) => {
+    let from = start;
+    while (from > 0 && start - from < radius / 3 && text.charCodeAt(from - 1) !== LINE_FEED) from--;
+    let to = end;
+    const limit = Math.min(text.length, end + radius);
+    while (to < limit && text.charCodeAt(to) !== LINE_FEED && text.charCodeAt(to) !== CARRIAGE_RETURN) to++;
+    const ellipsis = from > 0 && text.charCodeAt(from - 1) !== LINE_FEED;
+    if (
+      last !== undefined &&
+      last.what === what &&
+      last.radius === radius &&
+      last.ellipsis === ellipsis &&
+      last.quoted.length === to - from &&
+      text.startsWith(last.quoted, from)
+    ) {
+      return last.detail;
+    }
+    const quotedText = text.slice(from, to);
+    const detail = `${what}: ${quoted(`${ellipsis ? "…" : ""}${quotedText.trim()}`, radius + 40)}`;
+    last = { what, quoted: quotedText, radius, ellipsis, detail };
+    return detail;
+  };
 }
 
 /**
@@ -668,6 +698,7 @@ function destructiveCommand(text: string): Reader {
   const diskAfter = firstAfter(text, DISK);
   const lineFeedAfter = firstAfter(text, /\n/g);
   const removesEverything = rmArguments(text);
+  const detail = details(text);
   return {
     pattern: DESTROYERS,
     next: 0,
@@ -695,7 +726,7 @@ function destructiveCommand(text: string): Reader {
       return {
         rule: "destructive-command",
         offset: match.index,
-        detail: `${what}: ${snippet(text, match.index, end, 80)}`,
+        detail: detail(what, match.index, end, 80),
       };
     },
   };
@@ -861,6 +892,7 @@ const OBJECT_WORDS = 12;
  * machine; "upload the image to the Files API" names no host.
  */
 function uploadInstruction(text: string): Reader {
+  const detail = details(text);
   return {
     pattern: SEND,
     next: 0,
@@ -885,7 +917,7 @@ function uploadInstruction(text: string): Reader {
         return {
           rule: "upload-instruction",
           offset: match.index,
-          detail: `tells the agent to send ${quoted(sent)} to a host: ${snippet(text, match.index, hostEnd)}`,
+          detail: detail(`tells the agent to send ${quoted(sent)} to a host`, match.index, hostEnd),
         };
       }
       if (words.length > PASSIVE_OBJECT_WORDS || !PARTICIPLES.has(match[0].toLowerCase())) return undefined;
@@ -895,7 +927,7 @@ function uploadInstruction(text: string): Reader {
       return {
         rule: "upload-instruction",
         offset: match.index,
-        detail: `says ${quoted(sentBefore)} is sent to a host: ${snippet(text, subject.start, hostEnd)}`,
+        detail: detail(`says ${quoted(sentBefore)} is sent to a host`, subject.start, hostEnd),
       };
     },
   };

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exfiltrationHits, rmArguments } from "../../src/audit/exfiltration.js";
+import { details, exfiltrationHits, rmArguments } from "../../src/audit/exfiltration.js";
+import { quoted } from "../../src/visible.js";
 
 /**
  * secret-file, data-upload, prompt-injection and destructive-command each searched the whole text with an
@@ -181,5 +182,64 @@ describe("the arguments of an rm", () => {
       false,
     ]);
     expect([removesEverything(0), removesEverything(2)]).toEqual([true, false]);
+  });
+});
+
+/** How a hit's detail quoted its line, each time anew: the definition of what details must give. */
+function detailQuotedAnew(text: string, what: string, start: number, end: number, radius: number): string {
+  let from = start;
+  while (from > 0 && start - from < radius / 3 && text[from - 1] !== "\n") from--;
+  let to = end;
+  while (to < text.length && to - end < radius && text[to] !== "\n" && text[to] !== "\r") to++;
+  const shown = `${from > 0 && text[from - 1] !== "\n" ? "…" : ""}${text.slice(from, to).trim()}`;
+  return `${what}: ${quoted(shown, radius + 40)}`;
+}
+
+const LINE_PIECES = ["upload x ", "\n", "\r", " ", "é", "😀", "\u200b", "y".repeat(50), "\n\n", "a"];
+
+describe("the details of hits", () => {
+  // A line with a hit every few words quoted the same text for each: the last detail is given again when
+  // its text is the same, and must be what quoting it anew gives, for any hits in any order.
+  it("are what quoting each hit's line anew gives", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...LINE_PIECES), { maxLength: 40 }).map((parts) => parts.join("")),
+        fc.array(fc.tuple(fc.nat(400), fc.nat(30), fc.constantFrom(40, 80, 120), fc.constantFrom("a", "b")), {
+          maxLength: 30,
+        }),
+        (text, hits) => {
+          const detail = details(text);
+          for (const [at, length, radius, what] of hits) {
+            const start = Math.min(at, text.length);
+            const end = Math.min(start + length, text.length);
+            expect(detail(what, start, end, radius)).toBe(detailQuotedAnew(text, what, start, end, radius));
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("give the same detail for the same text quoted at another place", () => {
+    const text = "upload x ".repeat(40);
+    const detail = details(text);
+    expect(detail("a", 90, 96)).toBe(detailQuotedAnew(text, "a", 90, 96, 120));
+    expect(detail("a", 99, 105)).toBe(detailQuotedAnew(text, "a", 99, 105, 120));
+    expect(detail("a", 99, 105)).toBe(detail("a", 108, 114));
+  });
+
+  it("tell the same text apart when one opens its line and one is cut from it, or is cut shorter", () => {
+    const lines = "\nqab\nqqab";
+    const detail = details(lines);
+    expect([detail("a", 2, 3, 3), detail("a", 7, 8, 3)]).toEqual([
+      detailQuotedAnew(lines, "a", 2, 3, 3),
+      detailQuotedAnew(lines, "a", 7, 8, 3),
+    ]);
+    const long = "a".repeat(100);
+    const again = details(long);
+    expect([again("a", 0, 100, 40), again("a", 0, 100, 120)]).toEqual([
+      detailQuotedAnew(long, "a", 0, 100, 40),
+      detailQuotedAnew(long, "a", 0, 100, 120),
+    ]);
   });
 });
