@@ -522,8 +522,7 @@ function conceal(text: string): Reader {
     read(match) {
       const end = match.index + match[0].length;
       this.next = end;
-      const after = wordsAfter(text, end);
-      const words = after.slice(0, 7);
+      const words = firstWords(wordsAfter(text, end), 7);
       const hiding = /^(?:hid|conceal)/i.test(match[0]);
       // Hiding counts only from the user (`hide this from the user`); a negated telling, of anything to them.
       const at = words.findIndex(
@@ -534,13 +533,14 @@ function conceal(text: string): Reader {
       // "Do not tell the user what to do" or "to wait" is advice on what to tell them, with the user as the
       // telling's object and an order or a question's way to do something after: nothing is kept from them.
       // So is "do not tell the user they are wrong": a judgement of them, which it is advice not to voice.
+      if (at === -1) return undefined;
       const advice =
         !hiding &&
         words.slice(0, at).every((word) => DETERMINERS.has(word)) &&
         (words[at + 1] === "to" ||
           (QUESTIONS.has(words[at + 1] ?? "") && words[at + 2] === "to") ||
-          judges(after.slice(at + 1)));
-      if (at === -1 || advice) return undefined;
+          judges([...wordsAfter(text, end)].slice(at + 1)));
+      if (advice) return undefined;
       return hit(detail, match.index, end, "tells the agent to keep something from the user");
     },
   };
@@ -616,12 +616,41 @@ function startsWith(words: readonly string[], start: readonly string[]): boolean
   return start.every((word, index) => words[index] === word);
 }
 
-/** The lowercase words of the {@link WINDOW} characters after `from`, up to the end of their sentence. */
-function wordsAfter(text: string, from: number): string[] {
+/**
+ * The lowercase words of the {@link WINDOW} characters after `from`, up to the end of their sentence (`.`,
+ * `!`, `?` or a line feed before white space), read as they are asked for: an
+ * override reads a few, a concealment seven unless the user is among them, and finding the sentence's end
+ * and every word of the window first for each cost `do not tell them ` repeated half its 116 ms of CPU a
+ * MiB. A sentence's end is no letter, digit or apostrophe, so it is between words: each gap is looked at
+ * once, as the word after it is asked for.
+ */
+export function* wordsAfter(text: string, from: number): Generator<string> {
   const window = text.slice(from, from + WINDOW);
-  const sentence = window.search(/[.!?\n](?:\s|$)/);
-  const stretch = sentence === -1 ? window : window.slice(0, sentence);
-  return [...stretch.matchAll(WORDS)].map(([word]) => word.toLowerCase());
+  for (let at = 0; ; ) {
+    WORDS.lastIndex = at;
+    const word = WORDS.exec(window);
+    const gapEnd = word === null ? window.length : word.index;
+    for (let index = at; index < gapEnd; index++) {
+      const code = window.charCodeAt(index);
+      const ends = code === 0x2e || code === 0x21 || code === 0x3f || code === LINE_FEED;
+      // At the window's end one ends the sentence too, but no word follows it there.
+      if (ends && isSpace(window.charCodeAt(index + 1))) return;
+    }
+    if (word === null) return;
+    yield word[0].toLowerCase();
+    at = word.index + word[0].length;
+  }
+}
+
+/** The first `count` of `words`, read no further. */
+function firstWords(words: Iterable<string>, count: number): string[] {
+  const first: string[] = [];
+  if (count <= 0) return first;
+  for (const word of words) {
+    first.push(word);
+    if (first.length === count) break;
+  }
+  return first;
 }
 
 function hit(detail: Details, start: number, end: number, what: string): Hit {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { details, exfiltrationHits, rmArguments } from "../../src/audit/exfiltration.js";
+import { details, exfiltrationHits, rmArguments, wordsAfter } from "../../src/audit/exfiltration.js";
 import { quoted } from "../../src/visible.js";
 
 /**
@@ -241,5 +241,49 @@ describe("the details of hits", () => {
       detailQuotedAnew(long, "a", 0, 100, 40),
       detailQuotedAnew(long, "a", 0, 100, 120),
     ]);
+  });
+});
+
+/** How prompt-injection read the words after its first ones: its sentence's end found, then every word. */
+function wordsOfSentence(text: string, from: number): string[] {
+  const window = text.slice(from, from + 100);
+  const sentence = window.search(/[.!?\n](?:\s|$)/);
+  const stretch = sentence === -1 ? window : window.slice(0, sentence);
+  return [...stretch.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)].map(([word]) => word.toLowerCase());
+}
+
+const SENTENCE_PIECES = [
+  " ",
+  "\n",
+  "\t",
+  "\u00a0",
+  ".",
+  "!",
+  "?",
+  "x.y",
+  "don't",
+  "don’t",
+  "'",
+  "É",
+  "😀",
+  "12",
+];
+
+describe("the words after an override or a concealment", () => {
+  // Read as asked for, not all first: `do not tell them ` repeated spent half its time finding them all.
+  it("are those of its sentence, read all at once", () => {
+    fc.assert(
+      fc.property(
+        fc
+          .array(fc.constantFrom(...SENTENCE_PIECES, "user", "y".repeat(30)), { maxLength: 40 })
+          .map((parts) => parts.join("")),
+        fc.nat(60),
+        (text, from) => {
+          const start = Math.min(from, text.length);
+          expect([...wordsAfter(text, start)]).toEqual(wordsOfSentence(text, start));
+        },
+      ),
+      { numRuns: 5000 },
+    );
   });
 });
