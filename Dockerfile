@@ -36,7 +36,7 @@ RUN --mount=type=cache,target=/var/cache/skills-mcp,sharing=locked \
 FROM deps AS audit
 COPY tsconfig.json ./
 COPY src ./src
-COPY scripts/audit-skills.ts scripts/audit-markdown.ts scripts/closed-output.ts ./scripts/
+COPY scripts/audit-skills.ts scripts/audit-skills-run.ts scripts/audit-markdown.ts scripts/closed-output.ts ./scripts/
 COPY --from=skills /skills /skills
 ARG ALLOW_UNSAFE_SKILLS=
 RUN case "$ALLOW_UNSAFE_SKILLS" in \

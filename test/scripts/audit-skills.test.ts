@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repeated } from "../../bench/hostile-text.js";
@@ -171,5 +172,28 @@ describe("npm run audit-skills", () => {
     expect(result.stderr).toBe(
       `audit-skills: the server would refuse this folder: Skills folder ${path.join(tree.dir, "nope")} does not exist or is not a folder\n`,
     );
+  });
+});
+
+// The image's build runs the audit in a stage that copies scripts/ file by file: a file the audit loads
+// and the stage leaves out fails every image build, with Node's "Cannot find module".
+describe("the image's audit stage", () => {
+  it("copies every file of scripts/ the audit loads, as a static or a dynamic import", async () => {
+    const dockerfile = await readFile(path.join(ROOT, "Dockerfile"), "utf8");
+    const stage = dockerfile.split(/^FROM /m).find((text) => /^\S+ AS audit$/m.test(text)) ?? "";
+    const copied = [...stage.matchAll(/^COPY (.+) \.\/scripts\/$/gm)].flatMap((match) =>
+      (match[1] ?? "").split(" "),
+    );
+    const loaded = new Set<string>();
+    const pending = ["scripts/audit-skills.ts"];
+    for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+      if (loaded.has(file)) continue;
+      loaded.add(file);
+      const text = await readFile(path.join(ROOT, file), "utf8");
+      for (const match of text.matchAll(/(?:\bfrom\s+|\bimport\(\s*)"\.\/([\w-]+)\.js"/g))
+        pending.push(`scripts/${match[1]}.ts`);
+    }
+    expect(loaded.size).toBeGreaterThan(2);
+    expect([...loaded].filter((file) => !copied.includes(file))).toEqual([]);
   });
 });
