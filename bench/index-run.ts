@@ -112,5 +112,5 @@ export async function main(options: Options): Promise<void> {
   process.stdout.write(`${markdown}\n`);
   writeJson(options.out, final);
   progress(`bench: wrote ${options.out}`);
-  if (options.updateDocs) progress(`bench: updated ${updateDocs(markdown)}`);
+  if (options.updateDocs) progress(`bench: updated ${updateDocs(final)}`);
 }

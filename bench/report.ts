@@ -64,20 +64,38 @@ function gitCommit(): string {
   }
 }
 
+/** A part of the results, each printed as a section of its own (`### …`). */
+type Section = Exclude<keyof BenchResults, "machine" | "seconds">;
+
+/** How each section's heading begins, in the order the bench prints them. */
+const HEADINGS: Readonly<Record<Section, string>> = {
+  throughput: "### Throughput and latency",
+  scale: "### Scale",
+  tokens: "### Tokens",
+  hostile: "### Hostile corpus",
+};
+
 export function formatMarkdown(results: BenchResults): string {
-  const { machine } = results;
-  const sections = [
+  return [measuredLine(results), ...sectionsOf(results).map(({ text }) => text)].join("\n\n");
+}
+
+function measuredLine({ machine, seconds }: BenchResults): string {
+  return (
     `Measured ${machine.date.slice(0, 10)} on ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ` +
-      `${machine.os}, Node ${machine.node}; commit ${machine.commit}; the bench took ${Math.round(results.seconds)} s.`,
-  ];
-  if (results.throughput) sections.push(throughputTable(results.throughput));
-  if (results.scale) sections.push(scaleTable(results.scale));
-  if (results.tokens) sections.push(tokensTable(results.tokens));
+    `${machine.os}, Node ${machine.node}; commit ${machine.commit}; the bench took ${Math.round(seconds)} s.`
+  );
+}
+
+function sectionsOf(results: BenchResults): { readonly section: Section; readonly text: string }[] {
+  const sections: { section: Section; text: string }[] = [];
+  if (results.throughput) sections.push({ section: "throughput", text: throughputTable(results.throughput) });
+  if (results.scale) sections.push({ section: "scale", text: scaleTable(results.scale) });
+  if (results.tokens) sections.push({ section: "tokens", text: tokensTable(results.tokens) });
   if (results.hostile) {
     const { rows, capSeconds, baseline } = results.hostile;
-    sections.push(hostileTable(rows, capSeconds, baseline));
+    sections.push({ section: "hostile", text: hostileTable(rows, capSeconds, baseline) });
   }
-  return sections.join("\n\n");
+  return sections;
 }
 
 function throughputTable(report: ThroughputReport & { readonly catalog: string }): string {
@@ -197,15 +215,46 @@ export function writeJson(file: string, results: BenchResults): void {
 const BEGIN = "<!-- bench:begin (written by npm run bench -- --update-docs) -->";
 const END = "<!-- bench:end -->";
 
-/** Replaces the generated part of docs/performance.md with `markdown`. */
-export function updateDocs(markdown: string): string {
-  const file = path.join(ROOT, "docs/performance.md");
+/**
+ * Rewrites, in the generated part of docs/performance.md (or `file`), the sections `results` measured,
+ * and returns the file's path. The sections of parts not run are kept as written: a run of `--only tokens`
+ * dropped the throughput and scale tables. Each kept section then says when it was measured, in the line
+ * that said it for the whole part (`Measured … on …`), which now tells of this run.
+ */
+export function updateDocs(results: BenchResults, file = path.join(ROOT, "docs/performance.md")): string {
   const text = readFileSync(file, "utf8");
   const begin = text.indexOf(BEGIN);
   const end = text.indexOf(END);
   if (begin < 0 || end < begin) throw new Error(`${file} lacks the ${BEGIN} … ${END} markers`);
-  writeFileSync(file, `${text.slice(0, begin + BEGIN.length)}\n${markdown}\n${text.slice(end)}`);
+  const part = updatedPart(text.slice(begin + BEGIN.length, end), results);
+  writeFileSync(file, `${text.slice(0, begin + BEGIN.length)}\n${part}\n${text.slice(end)}`);
   return file;
+}
+
+/** The generated part `written` with the sections of `results` in place of theirs, the others kept. */
+function updatedPart(written: string, results: BenchResults): string {
+  const [top = "", ...sections] = written
+    .trim()
+    .split(/^(?=### )/m)
+    .map((chunk) => chunk.trim());
+  const fresh = sectionsOf(results);
+  const freshFor = (chunk: string) => fresh.find(({ section }) => chunk.startsWith(HEADINGS[section]));
+  const kept = sections.filter((chunk) => freshFor(chunk) === undefined);
+  if (kept.length === 0) return formatMarkdown(results);
+  // The top line told when every section was measured; a kept one without a line of its own takes it.
+  const earlier = top.startsWith("Measured ") ? top : "";
+  const updated = sections.map((chunk) => freshFor(chunk)?.text ?? withMeasuredLine(chunk, earlier));
+  const added = fresh
+    .filter(({ section }) => !sections.some((chunk) => chunk.startsWith(HEADINGS[section])))
+    .map(({ text }) => text);
+  return [measuredLine(results), ...updated, ...added].join("\n\n");
+}
+
+/** `section` with `line` below its heading, unless it has a Measured line of its own or `line` is empty. */
+function withMeasuredLine(section: string, line: string): string {
+  const [heading = "", ...rest] = section.split("\n\n");
+  if (line === "" || rest[0]?.startsWith("Measured ") === true) return section;
+  return [heading, line, ...rest].join("\n\n");
 }
 
 const whole = (value: number) => (Number.isFinite(value) ? Math.round(value).toString() : "–");
