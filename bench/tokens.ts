@@ -42,13 +42,25 @@ export async function measureTokensOfServer(catalog: string, url: string): Promi
   }
 }
 
+/**
+ * Load shedding is off: what is counted here is words, not time, and a shed request only failed the run
+ * (`--only tokens` on a busy machine: the 50,000-skill catalog's first previews hold the event loop past
+ * SHED_EVENT_LOOP_DELAY_MS's second).
+ */
+const NO_SHEDDING = { SHED_EVENT_LOOP_DELAY_MS: "0", SHED_EVENT_LOOP_UTILIZATION: "0", SHED_RSS_MB: "0" };
+
 /** Starts the server on `skillsDir` just long enough to ask it. */
 export async function measureTokensOfCatalog(
   catalog: string,
   skillsDir: string,
   workDir: string,
 ): Promise<TokenRow> {
-  const server = await startServer({ skillsDir, logDir: workDir, name: `server-tokens-${catalog}` });
+  const server = await startServer({
+    skillsDir,
+    logDir: workDir,
+    name: `server-tokens-${catalog}`,
+    env: NO_SHEDDING,
+  });
   try {
     return await measureTokensOfServer(catalog, server.url);
   } finally {

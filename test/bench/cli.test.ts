@@ -19,12 +19,12 @@ interface Run {
   readonly stderr: string;
 }
 
-function bench(script: string, args: string[]): Promise<Run> {
+function bench(script: string, args: string[], env: Readonly<Record<string, string>> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [...TSX, path.join(ROOT, "bench", script), ...args],
-      { cwd: ROOT, timeout: 60_000 },
+      { cwd: ROOT, timeout: 60_000, env: { ...process.env, ...env } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -212,6 +212,42 @@ describe("npm run bench", () => {
       expect({ code: run.code, stderr: run.stderr.trim() }).toEqual({ code: 2, stderr: message });
     },
   );
+});
+
+describe("npm run bench -- --only tokens", () => {
+  // It started each catalog's server with the load shedding of production: on a busy machine the
+  // 50,000-skill catalog's server answered "Server overloaded: retry in 5 seconds." and the run died.
+  // Here the environment sheds every request once the server has sampled its memory (SHED_RSS_MB=1, a
+  // second after it starts), and a catalog of many packs, each asked about, keeps the server that long.
+  it("counts the tokens of each catalog however the environment sets load shedding", async () => {
+    const packs = await makeTree(
+      Object.fromEntries(
+        Array.from({ length: 400 }, (_, index) => [
+          `pack-${index}/tools/tool-${index}/SKILL.md`,
+          skillMd(`tool-${index}`, `Tool number ${index} of many.`),
+        ]),
+      ),
+    );
+    try {
+      const out = file("tokens.json");
+      const run = await bench(
+        "index.ts",
+        ["--only", "tokens", "--sizes", "20", "--corpus", packs.dir, "--out", out],
+        { SHED_RSS_MB: "1" },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const { tokens } = JSON.parse(await readFile(out, "utf8")) as {
+        tokens: { catalog: string; packs: number }[];
+      };
+      expect(tokens.map(({ catalog, packs }) => `${catalog} ${packs}`)).toEqual([
+        "examples 2",
+        "corpus 400",
+        "synthetic-20 1",
+      ]);
+    } finally {
+      await packs.remove();
+    }
+  });
 });
 
 describe("npm run bench:compare-ranks", () => {
