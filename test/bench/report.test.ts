@@ -64,7 +64,6 @@ describe("npm run bench -- --update-docs", () => {
     await copyFile(path.join(ROOT, "docs/performance.md"), file);
     const before = await readFile(file, "utf8");
     const written = generatedPart(before);
-    const [measuredBefore] = paragraphs(written, "Measured ");
     const tablesOf = (part: string) => paragraphs(part, "| ");
     expect(tablesOf(written).length).toBeGreaterThan(3);
 
@@ -85,10 +84,30 @@ describe("npm run bench -- --update-docs", () => {
     expect(updated.trim().split("\n\n")[0]).toMatch(
       /^Measured 2030-01-02 on Test CPU, .*; the bench took 42 s\.$/,
     );
+    const sectionOf = (part: string, heading: string) =>
+      part.split(/^(?=### )/m).find((chunk) => chunk.startsWith(heading)) ?? "";
+    const measuredLineOf = (part: string, heading: string) => sectionOf(part, heading).split("\n\n")[1];
     for (const heading of ["### Throughput and latency", "### Scale"]) {
-      const [section] = updated.split(/^(?=### )/m).filter((chunk) => chunk.startsWith(heading));
-      expect(section?.split("\n\n")[1]).toBe(measuredBefore);
+      // Its own line if it had one, else the line that told of the whole part.
+      const before = measuredLineOf(written, heading)?.startsWith("Measured ")
+        ? measuredLineOf(written, heading)
+        : written.trim().split("\n\n")[0];
+      expect(before).toMatch(/^Measured /);
+      expect(measuredLineOf(updated, heading)).toBe(before);
     }
+  });
+
+  it("gives a kept section the line that told when the whole part was measured", async () => {
+    const file = path.join(dir, "two-parts.md");
+    await writeFile(
+      file,
+      `${BEGIN}Measured long ago.\n\n### Scale: synthetic catalogs\n\n| old scale |\n\n### Tokens (o200k)\n\nold\n${END}\n`,
+    );
+    updateDocs(TOKENS_ONLY, file);
+    const [top, tokens] = formatMarkdown(TOKENS_ONLY).split(/\n\n(?=### )/);
+    expect(await readFile(file, "utf8")).toBe(
+      `${BEGIN}${top}\n\n### Scale: synthetic catalogs\n\nMeasured long ago.\n\n| old scale |\n\n${tokens}\n${END}\n`,
+    );
   });
 
   it("rewrites the whole part when it measured every section there", async () => {
