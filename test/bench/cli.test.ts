@@ -381,6 +381,11 @@ describe("each bench's command line", () => {
       'bench/sync-latency: --skills "many" is not a whole number ≥ 1',
     ],
     ["sync-memory.ts", ["extra"], 'bench/sync-memory: unexpected argument "extra": only options are taken'],
+    [
+      "repin-review-lists.ts",
+      ["--bogus"],
+      "bench/repin-review-lists: unknown option --bogus; valid: --help (-h)",
+    ],
     // Node's own words: "Unknown option '--bogus'. To specify a positional argument starting with a '-' …".
     ["audit-commonmark.ts", ["--bogus"], "bench:audit-commonmark: unknown option --bogus; valid: --count,"],
     [
