@@ -117,7 +117,9 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
     },
     request.budget,
   );
-  return { markdown, findings: reviews.flatMap((review) => review.findings) };
+  // The findings as `--findings` has always written them: which skill one is new to is the review's word.
+  const findings = reviews.flatMap((review) => review.findings.map(({ newToSkill: _, ...found }) => found));
+  return { markdown, findings };
 }
 
 /** A pack's review with the SKILL.md bodies it still keeps, dropped as the packs after it need room. */
@@ -239,13 +241,15 @@ async function reviewSource(
       .filter(inPack)
       .map(movedWith(source.name, changes.renamed, [...changes.skillFiles, ...changes.packFiles])),
     after.findings.filter(inPack),
-  ).filter(
-    (found) =>
-      changes.changedPaths.has(found.path.slice(source.name.length + 1)) ||
-      found.severity === "high" ||
-      // New in a file whose bytes did not change: its mode made it executable, or it is a symlink now.
-      found.new,
-  );
+  )
+    .map(newToSkill(source.name, changes.skillFiles))
+    .filter(
+      (found) =>
+        changes.changedPaths.has(found.path.slice(source.name.length + 1)) ||
+        found.severity === "high" ||
+        // New in a file whose bytes did not change: its mode made it executable, or it is a symlink now.
+        found.new,
+    );
   findings.push(...[...changes.skillFiles, ...changes.packFiles].flatMap(unauditedFinding(source.name)));
   const notable = notableByFindings(source.name, findings);
   return {
@@ -310,6 +314,24 @@ function movedWith(
     return folder === undefined
       ? found
       : { ...found, path: folder.to + found.path.slice(folder.from.length) };
+  };
+}
+
+/**
+ * A finding the old commit had in a file that moved out of one skill into another, marked new, and new to
+ * that skill: its agents read the file now, so a high one makes it unsafe where it was not, and must fail
+ * the review's status and hold the bump back as any new high finding does. The file's line still shows it
+ * as a move; the finding says which skill it is new to. Within one skill, a moved file's findings stay old.
+ */
+function newToSkill(pack: string, files: readonly FileChange[]): (found: ReviewedFinding) => ReviewedFinding {
+  const into = new Map(
+    files.flatMap(({ path: where, skills }) =>
+      skills === undefined ? [] : [[`${pack}/${where}`, skills.to.id] as [string, string]],
+    ),
+  );
+  return (found) => {
+    const skill = into.get(found.path);
+    return found.new || skill === undefined ? found : { ...found, new: true, newToSkill: skill };
   };
 }
 

@@ -48,6 +48,11 @@ export const NOT_AUDITED = "not-audited";
 export type ReviewedFinding = Omit<Finding, "rule"> & {
   readonly rule: Finding["rule"] | typeof NOT_AUDITED;
   readonly new: boolean;
+  /**
+   * Of a finding the old commit had in a file moved out of one skill into another: the id of the skill it
+   * moved into, to which the finding is new (see newToSkill in index.ts).
+   */
+  readonly newToSkill?: string;
 };
 
 export interface SourceReview {
@@ -270,9 +275,7 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
       lines,
       collapsible(
         countBySeverity(findings),
-        findingsTable(ordered, Math.max(limit, Math.min(alarming.length, ALARMING_ROWS)), (found) =>
-          found.new ? "new" : undefined,
-        ),
+        findingsTable(ordered, Math.max(limit, Math.min(alarming.length, ALARMING_ROWS)), newNote),
         alarming.some((found) => found.new) ? 0 : findings.length,
       ),
     );
@@ -292,6 +295,12 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** `new`, or `new to skill \`kit/b\`` for one its file brought from another skill. */
+function newNote(found: ReviewedFinding): string | undefined {
+  if (!found.new) return undefined;
+  return found.newToSkill === undefined ? "new" : `new to skill ${markdownCode(found.newToSkill)}`;
 }
 
 /**
