@@ -342,6 +342,7 @@ describe("each bench's command line", () => {
     ["line-count-memory.ts", "usage: node --expose-gc --import tsx bench/line-count-memory.ts [--mib 16]"],
     ["repin-review-memory.ts", "usage: npx tsx bench/repin-review-memory.ts [--files 40]"],
     ["repin-review-lists.ts", "usage: npx tsx bench/repin-review-lists.ts"],
+    ["repin-review-moves.ts", "usage: npx tsx bench/repin-review-moves.ts [--skills 2000] [--files 5]"],
     ["fetch-git.ts", "usage: npx tsx bench/fetch-git.ts [--sources 12] [--runs 3] [--root <checkout>]"],
     ["sync-latency.ts", "usage: npx tsx bench/sync-latency.ts [--skills 24] [--latency 50]"],
     ["sync-memory.ts", "usage: npx tsx bench/sync-memory.ts [--skills 8]"],
