@@ -63,9 +63,9 @@ export interface FileChange {
   readonly sample?: string;
   /**
    * Of a file renamed out of one skill into another (see {@link movedBetweenSkills}): the skill it was in,
-   * and the one whose agents read it now.
+   * and the one whose agents read it now; undefined for the pack files (outside every skill).
    */
-  readonly skills?: { readonly from: Skill; readonly to: Skill };
+  readonly skills?: { readonly from: Skill | undefined; readonly to: Skill | undefined };
 }
 
 /**
@@ -282,10 +282,18 @@ export async function comparePacks(
     );
     if (kept.length > 0) addedKeys.push({ skill, keys: kept, keysLeftOut: leftOut });
   }
-  const sortedSkillFiles = crowdsLast((await movedBetweenSkills(skillFiles, owners, between)).sort(byPath));
-  const packFiles = crowdsLast(
-    await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between),
-  );
+  const packChanges = await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between);
+  for (const change of packChanges) {
+    if (change.kind === "removed") owners.before.set(change.path, PACK_FILES);
+    if (change.kind === "added") owners.after.set(change.path, PACK_FILES);
+  }
+  const moved = await movedBetweenSkills([...skillFiles, ...packChanges], owners, between);
+  // Each file listed with the files it is among now (a removed one, where it was).
+  const inPackFiles = new Set(packChanges);
+  const amongPackFiles = (change: FileChange) =>
+    change.skills === undefined ? inPackFiles.has(change) : change.skills.to === undefined;
+  const sortedSkillFiles = crowdsLast(moved.filter((change) => !amongPackFiles(change)).sort(byPath));
+  const packFiles = crowdsLast(moved.filter(amongPackFiles).sort(byPath));
   return {
     added,
     addedDocuments,
@@ -417,39 +425,48 @@ type Pairable = (removed: FileChange, added: FileChange) => boolean;
 
 const anyPair: Pairable = () => true;
 
+/** Where a pack file is: in no skill. */
+const PACK_FILES = "pack files";
+
 /**
  * The skill of each supporting file its skill's comparison left removed (by old path) or added (by new
- * path), and each paired skill's new self by its old one.
+ * path), or PACK_FILES for a pack file, and each paired skill's new self by its old one.
  */
 interface Owners {
-  readonly before: Map<string, Skill>;
-  readonly after: Map<string, Skill>;
+  readonly before: Map<string, Skill | typeof PACK_FILES>;
+  readonly after: Map<string, Skill | typeof PACK_FILES>;
   readonly same: Map<Skill, Skill>;
 }
 
 /**
- * `changes` (a pack's supporting files, each skill's compared on its own) with each file removed from one
- * skill and added to another paired as one renamed file, by the rules that pair them within a skill (its
- * bytes, else its content at least half the same), naming both skills: a reference moved to another skill
- * showed as removed and added, its whole text as new and its old findings as new ones. The skill it moved
- * into reads it now, which the review says. Files paired within their skill are not paired again.
+ * `changes` (a pack's supporting files, each skill's compared on its own, and its pack files) with each
+ * file removed from one skill, or the pack files, and added to another skill, or the pack files, paired as
+ * one renamed file, by the rules that pair them within a skill (its bytes, else its content at least half
+ * the same), naming both: a reference moved to another skill showed as removed and added, its whole text
+ * as new. The skill it moved into reads it now, which the review says. Files paired within their skill, or
+ * among the pack files, are not paired again.
  */
 async function movedBetweenSkills(
   changes: readonly FileChange[],
   owners: Owners,
   between: () => Promise<void>,
 ): Promise<FileChange[]> {
+  // Pack files were paired among themselves already.
   const across: Pairable = (removed, added) => {
     const [from, to] = [owners.before.get(removed.path), owners.after.get(added.path)];
-    return from !== undefined && to !== undefined && owners.same.get(from) !== to;
+    if (from === undefined || to === undefined) return false;
+    return from === PACK_FILES ? to !== PACK_FILES : owners.same.get(from) !== to;
   };
   const given = new Set(changes);
   const paired = await editedRenames(renamedFiles(changes, across), between, across, sharingRarePieces);
+  const skillOf = (owner: Skill | typeof PACK_FILES) => (owner === PACK_FILES ? undefined : owner);
   return paired.map((change) => {
     if (given.has(change)) return change;
     const from = owners.before.get(change.movedFrom ?? "");
     const to = owners.after.get(change.path);
-    return from === undefined || to === undefined ? change : { ...change, skills: { from, to } };
+    return from === undefined || to === undefined
+      ? change
+      : { ...change, skills: { from: skillOf(from), to: skillOf(to) } };
   });
 }
 
@@ -787,7 +804,8 @@ export function crowdsIn(files: readonly FileChange[]): (file: FileChange) => Cr
   const placesOf = (file: FileChange): Crowd[] => {
     // One the audit did not read is a high finding of its own, always named.
     if (file.notAudited !== undefined) return [];
-    const moved = file.skills === undefined ? "" : `\n${file.skills.from.folder}\n${file.skills.to.folder}`;
+    const moved =
+      file.skills === undefined ? "" : `\n${file.skills.from?.folder ?? ""}\n${file.skills.to?.folder ?? ""}`;
     const kind = `${file.kind}\n${file.mode?.executable} ${file.mode?.only}${moved}`;
     const folder = path.posix.dirname(file.path);
     const parent = path.posix.dirname(folder);

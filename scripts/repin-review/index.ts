@@ -118,7 +118,7 @@ export async function reviewRepin(request: ReviewRequest): Promise<Review> {
     request.budget,
   );
   // The findings as `--findings` has always written them: which skill one is new to is the review's word.
-  const findings = reviews.flatMap((review) => review.findings.map(({ newToSkill: _, ...found }) => found));
+  const findings = reviews.flatMap((review) => review.findings.map(({ newTo: _, ...found }) => found));
   return { markdown, findings };
 }
 
@@ -242,7 +242,7 @@ async function reviewSource(
       .map(movedWith(source.name, changes.renamed, [...changes.skillFiles, ...changes.packFiles])),
     after.findings.filter(inPack),
   )
-    .map(newToSkill(source.name, changes.skillFiles))
+    .map(newToSkill(source.name, [...changes.skillFiles, ...changes.packFiles]))
     .filter(
       (found) =>
         changes.changedPaths.has(found.path.slice(source.name.length + 1)) ||
@@ -318,21 +318,21 @@ function movedWith(
 }
 
 /**
- * A finding the old commit had in a file that moved out of one skill into another, marked new, and new to
- * that skill: its agents read the file now, so a high one makes it unsafe where it was not, and must fail
+ * A finding the old commit had in a file that moved out of one skill into another (or between a skill and
+ * the pack files), marked new, and new to that skill: its agents read the file now, so a high one makes it unsafe where it was not, and must fail
  * the review's status and hold the bump back as any new high finding does. The file's line still shows it
  * as a move; the finding says which skill it is new to. Within one skill, a moved file's findings stay old.
  */
 function newToSkill(pack: string, files: readonly FileChange[]): (found: ReviewedFinding) => ReviewedFinding {
   const into = new Map(
     files.flatMap(({ path: where, skills }) =>
-      skills === undefined ? [] : [[`${pack}/${where}`, skills.to.id] as [string, string]],
+      skills === undefined ? [] : [[`${pack}/${where}`, skills.to?.id] as [string, string | undefined]],
     ),
   );
-  return (found) => {
-    const skill = into.get(found.path);
-    return found.new || skill === undefined ? found : { ...found, new: true, newToSkill: skill };
-  };
+  return (found) =>
+    found.new || !into.has(found.path)
+      ? found
+      : { ...found, new: true, newTo: { skill: into.get(found.path) } };
 }
 
 /**

