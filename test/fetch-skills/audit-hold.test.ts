@@ -118,6 +118,49 @@ describe("fetch-skills --update with a bump that brings a new high finding", () 
     expect(await read(dir, "pr.md")).toContain("**1 new high finding**");
   }, 180_000);
 
+  // A file moved out of one skill into another brings its findings to that skill: counted as the old
+  // file's, a hidden instruction moved from an unsafe skill into a served one passed, and that skill went
+  // unsafe with no new high finding, its status passing and the bump not held back.
+  it("holds back a source whose bump moves a file with a high finding into another skill", async () => {
+    const upstream = await makeUpstream(path.join(tree.dir, "mover"), [
+      {
+        "skills/x/SKILL.md": skillMd("x"),
+        "skills/x/references/notes.md": `Notes ${HIDDEN}\n`,
+        "skills/y/SKILL.md": skillMd("y"),
+      },
+    ]);
+    const pinned = upstream.commits[0] ?? "";
+    const moved = await upstream.commit({
+      "skills/x/references/notes.md": null,
+      "skills/y/references/notes.md": `Notes ${HIDDEN}\n`,
+    });
+    const dir = await site([
+      ["fine", fine.url, fine.commits[0] ?? ""],
+      ["mover", upstream.url, pinned],
+    ]);
+
+    const result = await runFetcher(ARGS, dir);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `mover: held back at ${pinned.slice(0, 7)}: its new commit ${moved.slice(0, 7)} fails: ` +
+        "a new high finding of the audit (mover/y/references/notes.md:1: tag-characters)\n",
+    );
+    expect(await refsIn(dir)).toEqual([fineNew, pinned]);
+
+    // Offered alone, its review fails the status, naming the skill the finding is new to.
+    const alone = await runFetcher([...ARGS, "--source", "mover"], dir);
+    expect(alone.code, alone.stderr).toBe(0);
+    const summary = await read(dir, "pr.md");
+    expect(summary).toContain("**1 new high finding**");
+    expect(summary).toContain(
+      "- moved `mover/x/references/notes.md` → `mover/y/references/notes.md`, out of skill `mover/x` into skill `mover/y` (unchanged)",
+    );
+    expect(summary).toContain(
+      "| high (new to skill `mover/y`) | `mover/y/references/notes.md:1` | tag-characters |",
+    );
+  }, 180_000);
+
   it("lets the bump through, its finding failing the status, when no other source moved", async () => {
     const bad = await risky("lonely");
     const dir = await site([
