@@ -319,9 +319,10 @@ function movedWith(
 
 /**
  * A finding the old commit had in a file that moved out of one skill into another (or between a skill and
- * the pack files), marked new, and new to that skill: its agents read the file now, so a high one makes it unsafe where it was not, and must fail
- * the review's status and hold the bump back as any new high finding does. The file's line still shows it
- * as a move; the finding says which skill it is new to. Within one skill, a moved file's findings stay old.
+ * the pack files), marked new, and new to that skill: its agents read the file now, so a high one makes it
+ * unsafe where it was not, and must fail the review's status and hold the bump back as any new high
+ * finding does. The file's line still shows it as a move; the finding says which skill it is new to.
+ * Within one skill, a moved file's findings stay old.
  */
 function newToSkill(pack: string, files: readonly FileChange[]): (found: ReviewedFinding) => ReviewedFinding {
   const into = new Map(
