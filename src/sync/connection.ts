@@ -7,7 +7,7 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
-import { Agent } from "undici";
+import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
 import { answeredStatus } from "./describe-error.js";
 
 /** How to reach a server and in which scope, as an MCP client configured for it would. */
@@ -77,7 +77,7 @@ export async function connect(
   // fetch's shared pool keeps those it had queued, and opens a connection for each (to find it aborted)
   // whenever one of its connections closes: a run that stopped went on connecting to the server, taking
   // the file descriptors its cleanup needs. Ended, this pool opens none, and closes its idle ones.
-  const pool = new Agent();
+  const pool = ownPool(process.env, process.execArgv);
   const transport = new StreamableHTTPClientTransport(address.url, {
     requestInit: { headers: headersAsBytes(address.headers) },
     fetch: refusals.watch(
@@ -107,8 +107,35 @@ export async function connect(
   return { client, skills: new SkillsClient(client, { skipInvalid: true }), close: () => client.close() };
 }
 
+/**
+ * A pool of connections of its own that goes where Node's global fetch would: through the proxy that
+ * `HTTP_PROXY`/`HTTPS_PROXY` name (`NO_PROXY` excepted) when Node is told to use them, else straight on.
+ */
+function ownPool(env: NodeJS.ProcessEnv, execArgv: readonly string[]): Dispatcher {
+  return usesEnvProxy(env, execArgv) ? new EnvHttpProxyAgent() : new Agent();
+}
+
+/**
+ * Whether Node (22.21 and 24.5 on) sends its global fetch through the environment's proxy, as Node 24.22
+ * decides it: `--use-env-proxy` or `--no-use-env-proxy`, the last given (NODE_OPTIONS, then the command
+ * line), else `NODE_USE_ENV_PROXY=1`; and a proxy named. Read from the variables, not asked of Node, so
+ * that a run on an older Node told so (which ignores them) uses the proxy too.
+ */
+export function usesEnvProxy(env: NodeJS.ProcessEnv, execArgv: readonly string[]): boolean {
+  const named = [env.HTTP_PROXY, env.HTTPS_PROXY, env.http_proxy, env.https_proxy].some(
+    (value) => value !== undefined && value !== "",
+  );
+  if (!named) return false;
+  const flags = [
+    ...(env.NODE_OPTIONS ?? "").split(/\s+/).map((flag) => flag.replace(/^"(.*)"$/, "$1")),
+    ...execArgv,
+  ];
+  const last = flags.findLast((flag) => flag === "--use-env-proxy" || flag === "--no-use-env-proxy");
+  return last === undefined ? env.NODE_USE_ENV_PROXY === "1" : last === "--use-env-proxy";
+}
+
 /** The global fetch, its connections taken from `pool`. */
-function pooledFetch(pool: Agent): FetchLike {
+function pooledFetch(pool: Dispatcher): FetchLike {
   // Node's fetch types its dispatcher with @types/node's copy of undici's types, which differs from the
   // package's own in FormData's iterators alone, not in the dispatch that fetch calls.
   const dispatcher = pool as unknown as NonNullable<RequestInit["dispatcher"]>;

@@ -1,0 +1,158 @@
+/**
+ * Sync's requests go where Node's global fetch would send them: through the proxy of HTTP_PROXY/HTTPS_PROXY
+ * (NO_PROXY excepted) when Node is told to use it (`NODE_USE_ENV_PROXY=1` or `--use-env-proxy`, Node 22.21
+ * and 24.5 on), else straight to the server. Its connections are its own (see closed-connection.test.ts),
+ * which went straight to the server whatever Node was told.
+ */
+import { execFile } from "node:child_process";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usesEnvProxy } from "../../src/sync/connection.js";
+import { MAIN } from "../helpers/process.js";
+import { skillMd, writeTree } from "../helpers/skill-tree.js";
+import { type Served, serveCatalog, tempFolder } from "./helpers.js";
+
+const execFileAsync = promisify(execFile);
+
+/** A forward proxy on 127.0.0.1: requests in absolute form and CONNECT tunnels, counted. */
+async function forwardProxy(): Promise<{
+  readonly url: string;
+  readonly requests: number;
+  close(): Promise<void>;
+}> {
+  let requests = 0;
+  const proxy = http.createServer((request, response) => {
+    requests += 1;
+    const target = new URL(request.url ?? "/");
+    const forward = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: request.method,
+        headers: request.headers,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    request.pipe(forward);
+  });
+  proxy.on("connect", (request: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+    requests += 1;
+    const [host = "", port = ""] = (request.url ?? "").split(":");
+    const upstream = net.connect(Number(port), host, () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const address = proxy.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    get requests() {
+      return requests;
+    },
+    close: async () => {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+let root: Awaited<ReturnType<typeof tempFolder>>;
+let server: Served;
+beforeAll(async () => {
+  root = await tempFolder();
+  const skills = path.join(root.dir, "skills");
+  await writeTree(skills, { "team/review-code/SKILL.md": skillMd("review-code", "Review code changes.") });
+  server = await serveCatalog(skills);
+});
+afterAll(async () => {
+  await server.close();
+  await root.remove();
+});
+
+/** The requests a sync run as a process, its environment holding `env` and none of the runner's proxy settings, sent through a proxy. */
+async function proxiedRequests(env: (proxy: string) => Record<string, string>): Promise<number> {
+  const proxy = await forwardProxy();
+  try {
+    const target = path.join(root.dir, `target-${Math.random().toString(36).slice(2)}`);
+    const own = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([name]) => !/^(https?_proxy|no_proxy|node_use_env_proxy|node_options)$/i.test(name),
+      ),
+    );
+    const { stderr } = await execFileAsync(process.execPath, [...MAIN, "sync", server.url, "--to", target], {
+      env: { ...own, ...env(proxy.url) },
+    });
+    expect(stderr).toContain("1 added");
+    return proxy.requests;
+  } finally {
+    await proxy.close();
+  }
+}
+
+describe("sync and the environment's proxy", () => {
+  it("sends its requests through HTTP_PROXY when NODE_USE_ENV_PROXY=1", async () => {
+    expect(
+      await proxiedRequests((proxy) => ({ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy })),
+    ).toBeGreaterThan(0);
+  });
+
+  it("sends none through it to a host NO_PROXY names", async () => {
+    const env = (proxy: string) => ({ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy, NO_PROXY: "127.0.0.1" });
+    expect(await proxiedRequests(env)).toBe(0);
+  });
+
+  it("sends none through it when Node is not told to use it, as Node's fetch", async () => {
+    expect(await proxiedRequests((proxy) => ({ HTTP_PROXY: proxy }))).toBe(0);
+  });
+});
+
+describe("whether Node sends fetch through the environment's proxy", () => {
+  const proxy = { HTTP_PROXY: "http://proxy.example:3128" };
+  it.each<[string, NodeJS.ProcessEnv, string[], boolean]>([
+    ["NODE_USE_ENV_PROXY=1", { ...proxy, NODE_USE_ENV_PROXY: "1" }, [], true],
+    ["NODE_USE_ENV_PROXY=true (not 1)", { ...proxy, NODE_USE_ENV_PROXY: "true" }, [], false],
+    ["no proxy named", { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "" }, [], false],
+    ["https_proxy alone", { https_proxy: "http://proxy.example:3128", NODE_USE_ENV_PROXY: "1" }, [], true],
+    ["--use-env-proxy on the command line", proxy, ["--use-env-proxy"], true],
+    [
+      "--use-env-proxy in NODE_OPTIONS",
+      { ...proxy, NODE_OPTIONS: "--max-old-space-size=512 --use-env-proxy" },
+      [],
+      true,
+    ],
+    [
+      "--no-use-env-proxy over NODE_USE_ENV_PROXY=1",
+      { ...proxy, NODE_USE_ENV_PROXY: "1" },
+      ["--no-use-env-proxy"],
+      false,
+    ],
+    [
+      "the command line over NODE_OPTIONS",
+      { ...proxy, NODE_OPTIONS: "--use-env-proxy" },
+      ["--no-use-env-proxy"],
+      false,
+    ],
+    [
+      "the last flag of NODE_OPTIONS",
+      { ...proxy, NODE_OPTIONS: "--use-env-proxy --no-use-env-proxy" },
+      [],
+      false,
+    ],
+    ["neither", proxy, [], false],
+  ])("%s", (_, env, execArgv, uses) => {
+    expect(usesEnvProxy(env, execArgv)).toBe(uses);
+  });
+});
