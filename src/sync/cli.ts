@@ -17,7 +17,7 @@ import type { ServerAddress } from "./connection.js";
 import { LOCK_FILE, LockError } from "./lock.js";
 import { SyncError, type SyncOptions } from "./options.js";
 import type { Step } from "./plan.js";
-import { isOutOfDate } from "./plan.js";
+import { isOutOfDate, NOT_INSTALLED } from "./plan.js";
 import { type ProgressStream, progressOn } from "./progress.js";
 import { syncSkills } from "./sync.js";
 
@@ -107,7 +107,8 @@ export async function runSyncCli(argv: readonly string[], io: SyncIo = processIo
     return 0;
   }
   try {
-    const { steps, counts, lockChange } = await syncSkills(options);
+    const { steps, counts, lockChange, ownsNone } = await syncSkills(options);
+    if (ownsNone !== undefined) sayOwnsNone(options, ownsNone, steps, io);
     return report(options, steps, counts, lockChange, io);
   } catch (error) {
     if (!(error instanceof SyncError || error instanceof LockError)) throw error;
@@ -115,6 +116,31 @@ export async function runSyncCli(argv: readonly string[], io: SyncIo = processIo
     io.stderr.write(`skills-mcp sync: ${visible(error.message)}\n`);
     return 2;
   }
+}
+
+/**
+ * A check or a dry run of a folder whose lock file is lost (or never committed with --project): every
+ * skill sync had installed is skipped as not its own, which is no work a sync would do, so a check says
+ * "up to date" (once a sync has written a lock recording none) though none will be updated again. Said
+ * plainly, with the way back.
+ */
+function sayOwnsNone(
+  options: SyncOptions,
+  ownsNone: "missing" | "empty",
+  steps: readonly Step[],
+  io: SyncIo,
+): void {
+  const notOurs = steps.filter((step) => step.kind === "skip" && step.reason === NOT_INSTALLED).length;
+  if (notOurs === 0) return;
+  const why =
+    ownsNone === "missing"
+      ? `${options.folder} has no lock file (${LOCK_FILE})`
+      : `the lock file of ${options.folder} (${LOCK_FILE}) records no skill from ${options.server.url.href}`;
+  io.stderr.write(
+    `skills-mcp sync: ${visible(why)}: sync owns none of the ${notOurs} skipped as not installed by sync, and will ` +
+      `never update them; if sync installed them, its lock file was lost: see "A lost lock file" in the README ` +
+      `(put it back, or move those folders away and sync again)\n`,
+  );
 }
 
 function report(

@@ -173,10 +173,7 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
       );
     }
     if (!input.taken.has(name)) return unlessRefused({ kind: "add", name, entry }, input);
-    return skip(
-      name,
-      "a folder or file of that name that sync did not install is there: left alone; move it away to get the server's copy",
-    );
+    return skip(name, NOT_INSTALLED);
   }
   switch (owned.kind) {
     case "missing":
@@ -248,6 +245,10 @@ export function isCurrent(installed: Pick<InstalledSkill, "uri" | "served">, ent
 }
 
 /** A skip, keeping in the lock what sync owns under that name, if anything, and a refusal still true. */
+/** Why a skill whose folder is there but not in the lock is skipped. */
+export const NOT_INSTALLED =
+  "a folder or file of that name that sync did not install is there: left alone; move it away to get the server's copy";
+
 function skip(name: string, reason: string, owned?: OwnedState, refused?: RefusedSkill): Step {
   const keep = owned === undefined ? undefined : owned.kind === "installed" ? owned.installed : owned.locked;
   return {

@@ -32,6 +32,12 @@ export interface SyncReport {
    * (see lockChangeAlone); undefined when it would not, and for a sync.
    */
   readonly lockChange?: string;
+  /**
+   * A dry run or a check: why sync owns no skill there from this server, its lock file gone (`missing`)
+   * or recording none from it (`empty`, as a sync after the lock was lost leaves it); undefined when it
+   * owns some.
+   */
+  readonly ownsNone?: "missing" | "empty";
 }
 
 /**
@@ -273,6 +279,11 @@ async function planAndCarryOut(
         steps,
         counts: countDone(steps, new Set()),
         ...(lockChange === undefined ? {} : { lockChange }),
+        ...(lock === undefined
+          ? { ownsNone: "missing" }
+          : Object.keys(source?.skills ?? {}).length === 0
+            ? { ownsNone: "empty" }
+            : {}),
       };
     }
     return { steps, counts: await write({ steps, context, lock, source, packsChanged: movedFrom }) };

@@ -446,6 +446,35 @@ describe("a sync from the command line", () => {
     expect(current.stderr).toMatch(/up to date: 0 to add, 0 to update, 0 to remove, 0 to skip, 2 unchanged/);
   });
 
+  // Once a sync had run after the lock was lost, --check said "up to date" and no more: the user read that
+  // all was well, and no skill was ever updated again.
+  it("--check says when the lock file is lost, so none of the skills is sync's or will be updated", async () => {
+    expect((await run(open.url, "--to", "skills")).status).toBe(0);
+    const owned = await run(open.url, "--to", "skills", "--check");
+    expect(owned.stderr).not.toContain("sync owns none");
+    const folder = path.join(work, "skills");
+    const tail =
+      ": sync owns none of the 2 skipped as not installed by sync, and will never update them; if sync installed " +
+      'them, its lock file was lost: see "A lost lock file" in the README (put it back, or move those folders ' +
+      "away and sync again)\n";
+    await rm(path.join(folder, LOCK_FILE));
+
+    const missing = await run(open.url, "--to", "skills", "--check");
+    // Out of date, as before: a sync would write a lock recording this server.
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain(`skills-mcp sync: ${folder} has no lock file (${LOCK_FILE})${tail}`);
+    expect((await run(open.url, "--to", "skills")).status).toBe(1);
+    const empty = await run(open.url, "--to", "skills", "--check");
+
+    expect(empty.status).toBe(0);
+    expect(empty.stderr).toContain(
+      `skills-mcp sync: the lock file of ${folder} (${LOCK_FILE}) records no skill from ${open.url}${tail}`,
+    );
+    expect(empty.stderr).toMatch(/up to date: 0 to add, 0 to update, 0 to remove, 2 to skip, 0 unchanged/);
+    const dry = await run(open.url, "--to", "skills", "--dry-run");
+    expect(dry.stderr).toContain(tail);
+  });
+
   it("--check exits 0 for a skill the audit refused that the server serves the same since, and says so", async () => {
     const skills = path.join(work, "served");
     await writeTree(skills, {
@@ -456,6 +485,7 @@ describe("a sync from the command line", () => {
     try {
       expect((await run(unsafe.url, "--to", "skills")).status).toBe(1);
       const check = await run(unsafe.url, "--to", "skills", "--check");
+      console.log(JSON.stringify(check));
       expect(check.status).toBe(0);
       expect(check.stdout).toMatch(
         /^skip hidden: a high finding of the audit: hidden\/SKILL.md:\d+: bidi-control: .*; refused by the last sync, and served the same since\n$/,
