@@ -4,8 +4,8 @@
  * runs take to remove one: takeover.ts.
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
-import { readFile, utimes } from "node:fs/promises";
+import { readFileSync, rmSync, utimesSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { makeFolder, removeEmptyFolders } from "../make-folder.js";
@@ -233,11 +233,17 @@ async function removeOwn(file: string, text: string, spares: SpareFiles): Promis
 function held(file: string, text: string, run: string, made: string | undefined, onStop: OnStop): RunLock {
   // Given back as the run ends, for the files its end opens: see SpareFiles.
   const spares = SpareFiles.take();
-  const ours = async () => (await lockText(file).catch(() => undefined)) === text;
+  // Within the spares, synchronously: under a low limit every other descriptor may be taken, and a refresh
+  // that cannot read the lock skipped its touch, so that a sync in another container took the lock over
+  // once LEASE_MS had passed. Its read is a few hundred bytes, every REFRESH_MS.
   const refresh = setInterval(() => {
-    void ours().then((still) => {
-      const now = new Date();
-      if (still) utimes(file, now, now).catch(() => undefined);
+    spares.lend(() => {
+      try {
+        const now = new Date();
+        if (lockTextSync(file) === text) utimesSync(file, now, now);
+      } catch {
+        // Gone or unreadable: the next check finds out.
+      }
     });
   }, REFRESH_MS);
   refresh.unref();

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import { devNull, tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, expect, it, onTestFinished, vi } from "vitest";
 import { RUN_LOCK_FILE, takeRunLock } from "../../src/sync/run-lock.js";
 import { takeTurn } from "../../src/sync/takeover.js";
 
@@ -123,4 +123,28 @@ it("removes its lock when another run had the turn as it released it, under a fu
   await releasing;
 
   expect(existsSync(file)).toBe(false);
+});
+
+// Under a low `ulimit -n`, the lock's refresh could not read it (EMFILE), and skipped its touch without a
+// word: past the lease (2 minutes), a sync in another container of the machine took the live lock over.
+it("keeps refreshing its lock under a full table of open files", async () => {
+  const file = path.join(folder, RUN_LOCK_FILE);
+  vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+  const lock = await takeRunLock(folder);
+  if (!("release" in lock)) throw new Error("the lock is not taken");
+  const old = new Date("2000-01-01T00:00:00Z");
+  fs.utimesSync(file, old, old);
+  fillFileTable(folder);
+
+  vi.advanceTimersToNextTimer();
+  // Whatever the refresh does in the turns after its own is done by then.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+
+  expect(fs.statSync(file).mtimeMs).toBeGreaterThan(old.getTime());
+  vi.restoreAllMocks();
+  syncBuiltinESMExports();
+  await lock.release();
 });
