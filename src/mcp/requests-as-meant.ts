@@ -153,15 +153,18 @@ function checkedInParamsWords(message: JSONRPCMessage, request: unknown): JSONRP
 
 /**
  * What is wrong with a tools/call's `arguments` that are no object (null and none read as none before
- * this), naming the arguments the tool takes (see notAnObject).
+ * this), naming the arguments the tool takes, or saying it takes none, as a prompt's are told (see
+ * notAnObject): list_packs's were told only "a JSON object", where the other tools named theirs.
  */
 function argumentsFault(args: unknown, name: unknown): string {
-  const listed = findTool(name)?.listed.inputSchema.properties;
+  const tool = findTool(name);
+  if (tool === undefined) return notAnObject("arguments", args, "a JSON object");
+  const listed = tool.listed.inputSchema.properties;
   const names = listed === undefined ? [] : Object.keys(listed);
   const wanted =
     names.length === 0
-      ? "a JSON object"
-      : `a JSON object of ${String(name)}'s arguments (${names.join(", ")})`;
+      ? `a JSON object (${tool.listed.name} takes no arguments, so it may be left out)`
+      : `a JSON object of ${tool.listed.name}'s arguments (${names.join(", ")})`;
   return notAnObject("arguments", args, wanted);
 }
 

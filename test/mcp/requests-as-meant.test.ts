@@ -29,6 +29,9 @@ const SKILL_MISSING = {
 const CALL_NEEDS =
   'tools/call needs params such as {"name": "list_skills", "arguments": {"query": "<the task>"}}: the name of one of the tools (list_packs, list_skills, read_skill, read_pack_file) and its arguments, as tools/list describes them.';
 
+/** What list_packs, which takes no arguments, is told its arguments must be beside "a JSON object". */
+const NO_ARGUMENTS = "(list_packs takes no arguments, so it may be left out)";
+
 type Check = (result: unknown) => void;
 const listing =
   (member: string): Check =>
@@ -144,8 +147,12 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
         { name: "read_skill", arguments: "x".repeat(300) },
         `arguments must be a JSON object of read_skill's arguments (skill, file), not a string ("${"x".repeat(100)}…")`,
       ],
-      [{ name: "list_packs", arguments: 5 }, "arguments must be a JSON object, not a number"],
-      [{ name: "list_packs", arguments: [{}] }, "arguments must be a JSON object, not an array"],
+      // Regression: list_packs's were told only "a JSON object", where the other tools name theirs.
+      [{ name: "list_packs", arguments: 5 }, `arguments must be a JSON object ${NO_ARGUMENTS}, not a number`],
+      [
+        { name: "list_packs", arguments: [] },
+        `arguments must be a JSON object ${NO_ARGUMENTS}, not an array`,
+      ],
       [
         { arguments: '{"query": "x"}' },
         `name: Invalid input: expected string, received undefined; arguments must be a JSON object, not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": {"query":"x"}. ${CALL_NEEDS}`,
