@@ -75,6 +75,42 @@ const HANDSHAKE_NEEDS = `initialize needs params such as {"protocolVersion": "${
 const CALL_NEEDS = `tools/call needs params such as {"name": "list_skills", "arguments": {"query": "<the task>"}}: the name of one of the tools (${TOOL_NAMES.join(", ")}) and its arguments, as tools/list describes them.`;
 
 /**
+ * What a method that names what it reads needs, said after what was wrong with the member naming it (left
+ * out, or no string): the schema's words alone (`name: Invalid input: expected string, received
+ * undefined`) said neither what such a name looks like nor which method lists them.
+ */
+const METHOD_NEEDS: ReadonlyMap<string, { member: string; said: string }> = new Map([
+  [
+    "prompts/get",
+    {
+      member: "name",
+      said: 'prompts/get needs params such as {"name": "<prompt>"}: the name of one of the prompts, one per skill (its name, or pack/name where packs share it), as prompts/list gives them.',
+    },
+  ],
+  [
+    "skills/get",
+    {
+      member: "uri",
+      said: 'skills/get needs params such as {"uri": "skill://<pack>/<skill>/SKILL.md"}: the URI of a skill\'s SKILL.md, as skills/list gives them.',
+    },
+  ],
+  [
+    "resources/read",
+    {
+      member: "uri",
+      said: 'resources/read needs params such as {"uri": "skill://<pack>/<path>"}: the URI of a file, as resources/list gives them.',
+    },
+  ],
+  [
+    "resources/directory/read",
+    {
+      member: "uri",
+      said: 'resources/directory/read needs params such as {"uri": "skill://<pack>"}: the URI of a folder, as resources/list gives them.',
+    },
+  ],
+]);
+
+/**
  * `message`, the answer to `request` when it is known, with the SDK's refusals of params worded as the
  * refusals of the other methods' params are (`Invalid params for tools/call: name: Invalid input: expected
  * string, received number`), one line per request, over HTTP and stdio alike; any other message as it is:
@@ -86,7 +122,8 @@ const CALL_NEEDS = `tools/call needs params such as {"name": "list_skills", "arg
  *   request's invalid params answered, and `initialize` also told what the handshake needs;
  * - a method's whose handler was registered with a schema (this server's listings, reads and prompts,
  *   the Skills extension's methods), -32602 with the schema's faults joined by ", ": joined by "; ", as
- *   the two above are (see checkedInParamsWords).
+ *   the two above are, and told what the method needs when the member naming what it reads is wrong (see
+ *   checkedInParamsWords).
  *
  * Assumption (held by test/mcp/requests-as-meant.test.ts, which wants these words): the SDK refuses such
  * params with exactly those codes, that prefix and zod's issues (`path`, `message`) as JSON, each path of
@@ -128,7 +165,8 @@ export function inParamsWords(message: JSONRPCMessage, request?: unknown): JSONR
 
 /**
  * `message`, the SDK's refusal of `request`'s params by the schema its handler was registered with, with
- * the schema's faults joined as every other refusal of params joins them: the SDK joins them with ", ",
+ * the schema's faults joined as every other refusal of params joins them, and what the method needs (see
+ * METHOD_NEEDS) when its name or URI is a fault: the SDK joins them with ", ",
  * which the faults hold too (`cursor: Invalid input: expected string, received number, uri: …`). The
  * faults are found again by the same schema, on the params as the SDK checked them; any other message is
  * left as it is.
@@ -140,15 +178,22 @@ function checkedInParamsWords(message: JSONRPCMessage, request: unknown): JSONRP
   const schema = paramsSchemaOf(method);
   if (schema === undefined || !message.error.message.startsWith(prefix)) return message;
   const checked = schema["~standard"].validate({ ...(isJsonObject(request.params) ? request.params : {}) });
-  if (checked instanceof Promise || checked.issues === undefined || checked.issues.length < 2) return message;
-  const faults = checked.issues.map(({ path, message: said }) => {
-    const member = (path ?? []).map((key) => String(typeof key === "object" ? key.key : key)).join(".");
-    return member === "" ? said : `${member}: ${said}`;
-  });
-  // Only the joints change: faults found otherwise than the SDK found them leave its message as it is.
+  if (checked instanceof Promise || checked.issues === undefined) return message;
+  const members = checked.issues.map(({ path }) =>
+    (path ?? []).map((key) => String(typeof key === "object" ? key.key : key)).join("."),
+  );
+  const faults = checked.issues.map(({ message: said }, index) =>
+    members[index] === "" ? said : `${members[index]}: ${said}`,
+  );
+  // Only the joints and what follows change: faults found otherwise than the SDK found them leave its
+  // message as it is.
   if (`${prefix}${faults.join(", ")}` !== message.error.message) return message;
-  const worded = `${prefix}${faults.join(FAULTS_JOINED)}`;
-  return { ...message, error: { ...message.error, message: worded } };
+  const needs = METHOD_NEEDS.get(method);
+  const told = needs !== undefined && members.includes(needs.member) ? `. ${needs.said}` : "";
+  const worded = `${prefix}${faults.join(FAULTS_JOINED)}${told}`;
+  return worded === message.error.message
+    ? message
+    : { ...message, error: { ...message.error, message: worded } };
 }
 
 /**

@@ -31,6 +31,15 @@ const CALL_NEEDS =
 
 /** What list_packs, which takes no arguments, is told its arguments must be beside "a JSON object". */
 const NO_ARGUMENTS = "(list_packs takes no arguments, so it may be left out)";
+/** What a method naming what it reads is told it needs, after what was wrong with its name or URI. */
+const PROMPT_NEEDS =
+  'prompts/get needs params such as {"name": "<prompt>"}: the name of one of the prompts, one per skill (its name, or pack/name where packs share it), as prompts/list gives them.';
+const SKILL_NEEDS =
+  'skills/get needs params such as {"uri": "skill://<pack>/<skill>/SKILL.md"}: the URI of a skill\'s SKILL.md, as skills/list gives them.';
+const READ_NEEDS =
+  'resources/read needs params such as {"uri": "skill://<pack>/<path>"}: the URI of a file, as resources/list gives them.';
+const FOLDER_NEEDS =
+  'resources/directory/read needs params such as {"uri": "skill://<pack>"}: the URI of a folder, as resources/list gives them.';
 
 type Check = (result: unknown) => void;
 const listing =
@@ -85,17 +94,22 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
         'not a string: this string holds a JSON object, so send the object itself, not a string holding it: "arguments": {"a":"b"}',
       ],
       [{ name: "clean-csv", arguments: [1] }, "not an array"],
-      [{ name: 5, arguments: 5 }, "not a number", "name: Invalid input: expected string, received number; "],
+      [
+        { name: 5, arguments: 5 },
+        "not a number",
+        "name: Invalid input: expected string, received number; ",
+        `. ${PROMPT_NEEDS}`,
+      ],
     ] as const
   ).map(
-    ([params, fault, before = ""]) =>
+    ([params, fault, before = "", after = ""]) =>
       [
         "prompts/get",
         params,
         (result: unknown) =>
           expect(result).toEqual({
             code: -32602,
-            message: `Invalid params for prompts/get: ${before}arguments must be a JSON object (the prompts take none, so it may be left out), ${fault}`,
+            message: `Invalid params for prompts/get: ${before}arguments must be a JSON object (the prompts take none, so it may be left out), ${fault}${after}`,
           }),
       ] as const,
   ),
@@ -175,19 +189,42 @@ const REQUESTS: readonly (readonly [string, Record<string, unknown>, Check])[] =
     (result) =>
       expect(result).toEqual({
         code: -32602,
-        message:
-          "Invalid params for resources/directory/read: cursor: Invalid input: expected string, received number; uri: Invalid input: expected string, received number",
+        message: `Invalid params for resources/directory/read: cursor: Invalid input: expected string, received number; uri: Invalid input: expected string, received number. ${FOLDER_NEEDS}`,
       }),
   ],
-  [
-    "resources/read",
-    { uri: 5 },
-    (result) =>
-      expect(result).toEqual({
-        code: -32602,
-        message: "Invalid params for resources/read: uri: Invalid input: expected string, received number",
-      }),
-  ],
+  // Regression: a read or prompts/get without its URI or name was told only the schema's words, neither
+  // what one looks like nor which method lists them.
+  ...(
+    [
+      ["resources/read", { uri: 5 }, "uri: Invalid input: expected string, received number", READ_NEEDS],
+      ["resources/read", {}, "uri: Invalid input: expected string, received undefined", READ_NEEDS],
+      ["prompts/get", {}, "name: Invalid input: expected string, received undefined", PROMPT_NEEDS],
+      [
+        "prompts/get",
+        { name: ["clean-csv"] },
+        "name: Invalid input: expected string, received array",
+        PROMPT_NEEDS,
+      ],
+      ["skills/get", {}, "uri: Invalid input: expected string, received undefined", SKILL_NEEDS],
+      [
+        "resources/directory/read",
+        { cursor: "" },
+        "uri: Invalid input: expected string, received undefined",
+        FOLDER_NEEDS,
+      ],
+    ] as const
+  ).map(
+    ([method, params, fault, needs]) =>
+      [
+        method,
+        params,
+        (result: unknown) =>
+          expect(result).toEqual({
+            code: -32602,
+            message: `Invalid params for ${method}: ${fault}. ${needs}`,
+          }),
+      ] as const,
+  ),
   // Regression: the SDK's own check of resources/templates/list refused a cursor that is no string as an
   // internal error (-32603), with a dump of its schema's issues.
   [
