@@ -60,6 +60,39 @@ export function contentCodingRefusal(header: string | undefined): Refusal | unde
   );
 }
 
+/**
+ * 415 for a JSON body declared in a charset other than UTF-8 (`application/json; charset=utf-16`), which
+ * was read as UTF-8 whatever it said: a body really in that charset was told it is not JSON, or, in
+ * latin-1, served with its accented letters turned to U+FFFD. MCP's messages are UTF-8, as JSON between
+ * systems is (RFC 8259, section 8.1); `utf-8` (and its common misspelling `utf8`) or no charset is served.
+ * Another media type is left to the route, which names it.
+ */
+export function charsetRefusal(header: string | undefined): Refusal | undefined {
+  if (header === undefined) return undefined;
+  const [mediaType = "", ...parameters] = header.split(";");
+  if (mediaType.trim().toLowerCase() !== "application/json") return undefined;
+  for (const parameter of parameters) {
+    const equals = parameter.indexOf("=");
+    if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== "charset") continue;
+    const charset = parameter
+      .slice(equals + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1");
+    if (UTF_8.has(charset.toLowerCase())) continue;
+    return new Refusal(
+      415,
+      jsonRpcError(
+        JSON_RPC.invalidRequest,
+        `Unsupported charset ${quoted(charset)} in Content-Type ${quoted(header)}: MCP messages are UTF-8; send the JSON-RPC message encoded in UTF-8, as Content-Type: application/json (with charset=utf-8, or none).`,
+      ),
+    );
+  }
+  return undefined;
+}
+
+/** The charsets a JSON body is read in: UTF-8's name, and the misspelling clients send for it. */
+const UTF_8: ReadonlySet<string> = new Set(["utf-8", "utf8"]);
+
 /** The content codings a `Content-Encoding` header names but `identity` (no coding). */
 function codingsOf(header: string | undefined): string[] {
   if (header === undefined) return [];

@@ -9,6 +9,7 @@ import { describeCall } from "./json-rpc.js";
 import { McpEndpoints } from "./mcp-endpoint.js";
 import { registerMcpGuards } from "./mcp-guards.js";
 import {
+  charsetRefusal,
   contentCodingRefusal,
   type McpPost,
   type McpRequest,
@@ -104,9 +105,12 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       // Refused by the handler, in words that say what the limits are for, under the request's id.
       attachValidation: true,
       // Before the body is read: one in a content coding was read as if it were not (a gzip body was
-      // told it is not JSON, a brotli one declared but not compressed was served as plain).
+      // told it is not JSON, a brotli one declared but not compressed was served as plain), and one in
+      // a charset other than UTF-8 as if it were UTF-8.
       preParsing: (request, reply, _payload, done) => {
-        const refused = contentCodingRefusal(request.headers["content-encoding"]);
+        const refused =
+          contentCodingRefusal(request.headers["content-encoding"]) ??
+          charsetRefusal(request.headers["content-type"]);
         if (refused === undefined) done();
         else refuse(reply, refused);
       },

@@ -391,6 +391,48 @@ describe("malformed requests get the error that says what was wrong", () => {
     expect(identity.json).toMatchObject({ id: 1, result: {} });
   });
 
+  // Regression: a body declared in another charset was read as UTF-8 whatever it said: one in UTF-16 was
+  // told it is not JSON, and one in latin-1 served with its accented letters turned to U+FFFD.
+  it.each(["legacy", "modern"] as const)(
+    "a charset other than UTF-8: 415 saying to send UTF-8 (%s)",
+    async (era) => {
+      const { body, headers } = wireRequest(era, 1, "tools/list");
+      const accept = era === "legacy" ? "application/json, text/event-stream" : "application/json";
+      const message = JSON.stringify(body);
+      for (const [charset, bytes] of [
+        ["utf-16", Buffer.from(message, "utf16le")],
+        ["UTF-16LE", Buffer.from(message, "utf16le")],
+        ["iso-8859-1", Buffer.from(message, "latin1")],
+        ['"utf-16"', message],
+      ] as const) {
+        const contentType = `application/json; charset=${charset}`;
+        const answer = await send(`${server.url}/mcp`, {
+          method: "POST",
+          headers: { ...headers, accept, "content-type": contentType },
+          body: bytes,
+        });
+        expect(answer.status, charset).toBe(415);
+        expect(answer.json, charset).toMatchObject({
+          error: {
+            code: -32600,
+            message: `Unsupported charset "${charset.replaceAll('"', "")}" in Content-Type ${JSON.stringify(contentType)}: MCP messages are UTF-8; send the JSON-RPC message encoded in UTF-8, as Content-Type: application/json (with charset=utf-8, or none).`,
+          },
+        });
+      }
+      for (const charset of ["utf-8", "UTF-8", '"utf-8"', "utf8"]) {
+        const answer = await send(`${server.url}/mcp`, {
+          method: "POST",
+          headers: { ...headers, accept, "content-type": `application/json; charset=${charset}` },
+          body: message,
+        });
+        expect([answer.status, answer.json], charset).toMatchObject([
+          200,
+          { id: 1, result: { tools: expect.any(Array) } },
+        ]);
+      }
+    },
+  );
+
   it("an Accept header without text/event-stream: 406 saying what to accept", async () => {
     const answer = await post(
       `${server.url}/mcp`,
