@@ -17,7 +17,7 @@ import {
   quoted,
   weighsMoreAsText,
 } from "../catalog/index.js";
-import { mimeTypeOf, UNKNOWN_MIME_TYPE, withUriShapeProblem } from "./skill-uris.js";
+import { mimeTypeOf, RESOURCES_LISTED, UNKNOWN_MIME_TYPE, withUriShapeProblem } from "./skill-uris.js";
 
 /**
  * The most of a file one `resources/read` carries. A larger file is answered as read_skill answers a file
@@ -51,7 +51,10 @@ export async function readResource(
   }
   // `data.uri` keeps the URI whole, as SEP-2164 asks; the message quotes it cut, or a long one is sent twice.
   if (read === undefined)
-    throw new ResourceNotFoundError(uri, withUriShapeProblem(`Resource not found: ${quoted(uri)}`, uri));
+    throw new ResourceNotFoundError(
+      uri,
+      withUriShapeProblem(`Resource not found: ${quoted(uri)}`, uri, RESOURCES_LISTED),
+    );
   const { mimeType } = read;
   if ("text" in read) return { contents: [{ uri, mimeType, text: read.text }] };
   const { buffer, byteOffset, byteLength } = read.bytes;

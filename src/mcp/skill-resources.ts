@@ -40,7 +40,9 @@ import {
   keyOfUri,
   mimeTypeOf,
   nameOfKey,
+  RESOURCES_LISTED,
   SCHEME,
+  SKILLS_LISTED,
   type UriKey,
   uriOfKey,
   whatwgSpelling,
@@ -119,14 +121,14 @@ export class SkillResources {
       // that names nothing "not a directory resource".
       get: async (uri) =>
         this.#get(scope, uri) ??
-        notServed(withUriShapeProblem(`No skill is served at ${quoted(uri)}`, uri), uri),
+        notServed(withUriShapeProblem(`No skill is served at ${quoted(uri)}`, uri, SKILLS_LISTED), uri),
       read: (uri) => this.#read(scope, uri, reader),
       readDirectory: async (uri, { cursor }) =>
         this.#readDirectory(scope, uri, cursor) ??
         notServed(
           this.#isFile(scope, uri)
             ? `${quoted(uri)} is not a directory resource; read it with resources/read`
-            : withUriShapeProblem(`Nothing is served at ${quoted(uri)}`, uri, true),
+            : withUriShapeProblem(`Nothing is served at ${quoted(uri)}`, uri, RESOURCES_LISTED, true),
           uri,
         ),
     };

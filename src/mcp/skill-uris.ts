@@ -91,11 +91,21 @@ function segmentProblem(segment: string): string | undefined {
     : undefined;
 }
 
-/** `said` (a refusal naming `uri`), with why the URI can name nothing, when its shape tells. */
-export function withUriShapeProblem(said: string, uri: string, folder = false): string {
+/**
+ * `said` (a refusal naming `uri`), with why the URI can name nothing when its shape tells, else with where
+ * the URIs served are listed (`listed`): a URI of the right shape naming nothing (`skill://nope`) was told
+ * only "not found", nothing of where to look. That hint is the same for every such URI, so that a file out
+ * of the caller's scope is still told exactly what a missing one is.
+ */
+export function withUriShapeProblem(said: string, uri: string, listed: string, folder = false): string {
   const problem = uriShapeProblem(uri, folder);
-  return problem === undefined ? said : `${said}: ${problem}`;
+  return problem === undefined ? `${said}; ${listed}` : `${said}: ${problem}`;
 }
+
+/** Where resources/read and resources/directory/read find the URIs served, said of one naming nothing. */
+export const RESOURCES_LISTED = "resources/list gives the URIs served";
+/** Where skills/get finds the URIs of the skills served, said of one naming nothing. */
+export const SKILLS_LISTED = "skills/list gives the URIs of the skills served";
 
 /** A key that every encoding below leaves as it is: most are, and a start on a saved index makes them all. */
 const PLAIN_KEY = /^[\w.~/-]*$/;

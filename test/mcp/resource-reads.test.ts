@@ -207,7 +207,7 @@ describe("what one request may read", () => {
         () => "served",
         (error: Error) => error.message,
       ),
-    ).toBe(`No skill is served at "${uri}"`);
+    ).toBe(`No skill is served at "${uri}"; skills/list gives the URIs of the skills served`);
     expect((await call(client, "read_skill", { skill: "heavy" })).isError).toBe(false);
     expect(await (await fetch(`${server.url}/health`)).json()).toMatchObject({
       skillsExtension: { leftOut: 1 },

@@ -13,6 +13,13 @@ import { wireRequest } from "../helpers/requests.js";
 import { call, ERAS, post, type RunningServer, serveTree, startServer } from "../helpers/server.js";
 import { makeTree, skillMd, type TempTree, type TreeEntry } from "../helpers/skill-tree.js";
 
+/**
+ * What a URI of the right shape that names nothing is told after "not found", the same whether the file is
+ * missing or out of the caller's scope: where the URIs served are listed.
+ */
+const READ_HINT = "; resources/list gives the URIs served";
+const SKILLS_HINT = "; skills/list gives the URIs of the skills served";
+
 const GUIDE_FRONTMATTER =
   "---\nname: guide\ndescription: >-\n  Guide people through a task,\n  one step at a time.\n" +
   'license: Apache-2.0\nmetadata:\n  version: "2.1"\n  owner: docs\n---\n\n# Guide\nSee references/intro.md.\n';
@@ -174,7 +181,7 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     const before = "skill://gamma/games/web/SKILL.md";
     expect(await refusal(skills.get(before), before)).toEqual({
       code: -32602,
-      message: `No skill is served at "<uri>"`,
+      message: `No skill is served at "<uri>"${SKILLS_HINT}`,
     });
     expect(await read(client, before)).toMatchObject({ code: -32602 });
   });
@@ -183,7 +190,7 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     for (const uri of ["skill://gamma/anchored/SKILL.md", "skill://gamma/versioned/SKILL.md"]) {
       expect(await refusal(skills.get(uri), uri)).toEqual({
         code: -32602,
-        message: `No skill is served at "<uri>"`,
+        message: `No skill is served at "<uri>"${SKILLS_HINT}`,
       });
     }
     for (const skill of ["Clockify Automation", "anchored", "versioned", "crowded"]) {
@@ -321,7 +328,7 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     expect(json).toEqual({
       jsonrpc: "2.0",
       id: 5,
-      error: { code: -32602, message: `Resource not found: "${uri}"`, data: { uri } },
+      error: { code: -32602, message: `Resource not found: "${uri}"${READ_HINT}`, data: { uri } },
     });
   });
 
@@ -334,7 +341,11 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     expect(json).toEqual({
       jsonrpc: "2.0",
       id: 6,
-      error: { code: -32602, message: `Resource not found: "${uri.slice(0, 100)}…"`, data: { uri } },
+      error: {
+        code: -32602,
+        message: `Resource not found: "${uri.slice(0, 100)}…"${READ_HINT}`,
+        data: { uri },
+      },
     });
     expect(text.length).toBeLessThan(uri.length + 1000);
   });
@@ -343,7 +354,7 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     const missing = (await read(client, "skill://alpha/guide/no-such-file.md")) as { message?: string };
     expect(missing).toEqual({
       code: -32602,
-      message: 'Resource not found: "skill://alpha/guide/no-such-file.md"',
+      message: `Resource not found: "skill://alpha/guide/no-such-file.md"${READ_HINT}`,
     });
     for (const uri of [
       "skill://alpha/guide/%2e%2e/%2e%2e/etc/passwd",
@@ -390,14 +401,14 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     ];
     for (const uri of uris) {
       // Said why, but where the dot is encoded twice (%252e is the name %2e, which nothing is named).
-      const why = uri.includes("%25") ? "" : DOT_SEGMENTS;
+      const why = uri.includes("%25") ? undefined : DOT_SEGMENTS;
       expect(await read(client, uri), uri).toEqual({
         code: -32602,
-        message: `Resource not found: "${uri}"${why}`,
+        message: `Resource not found: "${uri}"${why ?? READ_HINT}`,
       });
       expect(await refusal(skills.get(uri), uri), uri).toEqual({
         code: -32602,
-        message: `No skill is served at "<uri>"${why}`,
+        message: `No skill is served at "<uri>"${why ?? SKILLS_HINT}`,
       });
     }
   });
@@ -448,7 +459,7 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     const missing = "skill://alpha/guide/no-such-file.md";
     expect(await read(client, missing)).toEqual({
       code: -32602,
-      message: `Resource not found: "${missing}"`,
+      message: `Resource not found: "${missing}"${READ_HINT}`,
     });
   });
 
@@ -463,7 +474,7 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     ]) {
       expect(await refusal(skills.get(uri), uri), uri).toEqual({
         code: -32602,
-        message: `No skill is served at "<uri>"`,
+        message: `No skill is served at "<uri>"${SKILLS_HINT}`,
       });
     }
     // Spellings a URL makes the entry's own still name it.
@@ -480,7 +491,7 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     for (const uri of uris) {
       expect(await refusal(skills.readDirectory(uri), uri), uri).toEqual({
         code: -32602,
-        message: `Nothing is served at "<uri>"${uri.includes("%25") ? "" : DOT_SEGMENTS}`,
+        message: `Nothing is served at "<uri>"${uri.includes("%25") ? READ_HINT : DOT_SEGMENTS}`,
       });
     }
   });
@@ -630,7 +641,7 @@ describe("a skill whose folder in the namespace holds what is not its own", () =
     for (const uri of ["skill://p/data/SKILL.md", "skill://p/shared/SKILL.md"]) {
       expect(await refusal(skills.get(uri), uri)).toEqual({
         code: -32602,
-        message: `No skill is served at "<uri>"`,
+        message: `No skill is served at "<uri>"${SKILLS_HINT}`,
       });
     }
     expect(await read(served.client, "skill://p/shared/notes.md")).toEqual([
@@ -764,7 +775,7 @@ describe.each(ERAS)("a pack named in capitals, asked for in lowercase, in the %s
     const uri = "skill://mypack/Tools/hammer/SKILL.md";
     expect(await refusal(skills.get(uri), uri)).toEqual({
       code: -32602,
-      message: 'No skill is served at "<uri>"',
+      message: `No skill is served at "<uri>"${SKILLS_HINT}`,
     });
     expect(await read(served.client, uri)).toMatchObject({ code: -32602 });
   });
@@ -915,7 +926,7 @@ describe("nested skills", () => {
     ]) {
       expect(await refusal(skills.get(uri), uri)).toEqual({
         code: -32602,
-        message: `No skill is served at "<uri>"`,
+        message: `No skill is served at "<uri>"${SKILLS_HINT}`,
       });
     }
   });
@@ -1044,9 +1055,9 @@ describe.each(ERAS)("a long URI naming nothing, over stdio (%s)", (era) => {
       const quoted = `"${uri.slice(0, 100)}…"`;
       expect(stdio.answers().sort((a, b) => Number(a.id) - Number(b.id))).toEqual(
         [
-          `Resource not found: ${quoted}`,
-          `No skill is served at ${quoted}`,
-          `Nothing is served at ${quoted}`,
+          `Resource not found: ${quoted}${READ_HINT}`,
+          `No skill is served at ${quoted}${SKILLS_HINT}`,
+          `Nothing is served at ${quoted}${READ_HINT}`,
         ].map((message, index) => ({
           jsonrpc: "2.0",
           id: 4 + index,
