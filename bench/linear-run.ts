@@ -19,7 +19,7 @@ import { keyOfUri } from "../src/mcp/skill-uris.js";
 import { forEachWord, stemsOf } from "../src/preview/words.js";
 import { buildIndex } from "../src/search/index.js";
 import { words } from "../src/search/scanner.js";
-import { foldedSpelling } from "../src/search/terms.js";
+import { compoundEnd, foldedSpelling, withinMarksLimit } from "../src/search/terms.js";
 import { citedPaths } from "../src/sync/citations.js";
 import { repeated } from "./hostile-text.js";
 import { ROOT } from "./processes.js";
@@ -160,6 +160,22 @@ const SKILL_TEXT_CASES: readonly LinearCase[] = [
     run: foldedSpelling,
   },
   { name: "skill text: sharp s (folding)", make: (size) => repeated("ß", size), run: foldedSpelling },
+  // The marks limit alone: its old expression took 30 steps a mark over runs of exactly 30.
+  {
+    name: "skill text: runs of 30 marks (marks limit)",
+    make: (size) => repeated(`a${"\u0301".repeat(30)}`, size),
+    run: withinMarksLimit,
+  },
+  {
+    name: "skill text: astral marks (marks limit)",
+    make: (size) => repeated("\u{1D167}", size),
+    run: withinMarksLimit,
+  },
+  {
+    name: "skill text: compound of astral letters and marks (terms)",
+    make: (size) => repeated("\u{1D49C}\u{1D167}", size),
+    run: (text) => compoundEnd(text, 0, true),
+  },
   {
     name: "skill text: dotted word (preview)",
     make: (size) => repeated("a.", size),
