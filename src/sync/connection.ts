@@ -129,9 +129,18 @@ export function usesEnvProxy(env: NodeJS.ProcessEnv, execArgv: readonly string[]
   const flags = [
     ...(env.NODE_OPTIONS ?? "").split(/\s+/).map((flag) => flag.replace(/^"(.*)"$/, "$1")),
     ...execArgv,
-  ];
+  ].map(optionName);
   const last = flags.findLast((flag) => flag === "--use-env-proxy" || flag === "--no-use-env-proxy");
   return last === undefined ? env.NODE_USE_ENV_PROXY === "1" : last === "--use-env-proxy";
+}
+
+/**
+ * An option's name as Node reads it: without any `=value` (Node 24.22 takes `--use-env-proxy=false` for
+ * `--use-env-proxy`), underscores taken for dashes.
+ */
+function optionName(arg: string): string {
+  const name = arg.split("=", 1)[0] ?? arg;
+  return name.startsWith("--") ? name.replaceAll("_", "-") : name;
 }
 
 /** The global fetch, its connections taken from `pool`. */

@@ -152,6 +152,24 @@ describe("whether Node sends fetch through the environment's proxy", () => {
       false,
     ],
     ["neither", proxy, [], false],
+    // Node 24.22 takes any `--use-env-proxy=<value>` for "on" and any `--no-use-env-proxy=<value>` for "off".
+    ["--use-env-proxy=false on the command line", proxy, ["--use-env-proxy=false"], true],
+    ["--use-env-proxy=0 in NODE_OPTIONS", { ...proxy, NODE_OPTIONS: "--use-env-proxy=0" }, [], true],
+    [
+      "--no-use-env-proxy=true over NODE_USE_ENV_PROXY=1",
+      { ...proxy, NODE_USE_ENV_PROXY: "1" },
+      ["--no-use-env-proxy=true"],
+      false,
+    ],
+    ["--use-env-proxy= after --no-use-env-proxy", proxy, ["--no-use-env-proxy", "--use-env-proxy="], true],
+    // Node takes underscores for dashes in its options' names.
+    ["--use_env_proxy", proxy, ["--use_env_proxy"], true],
+    [
+      "--no-use_env-proxy in NODE_OPTIONS",
+      { ...proxy, NODE_USE_ENV_PROXY: "1", NODE_OPTIONS: "--no-use_env-proxy" },
+      [],
+      false,
+    ],
   ])("%s", (_, env, execArgv, uses) => {
     expect(usesEnvProxy(env, execArgv)).toBe(uses);
   });
