@@ -126,12 +126,37 @@ export function usesEnvProxy(env: NodeJS.ProcessEnv, execArgv: readonly string[]
     (value) => value !== undefined && value !== "",
   );
   if (!named) return false;
-  const flags = [
-    ...(env.NODE_OPTIONS ?? "").split(/\s+/).map((flag) => flag.replace(/^"(.*)"$/, "$1")),
-    ...execArgv,
-  ].map(optionName);
+  const flags = [...nodeOptionsArgs(env.NODE_OPTIONS ?? ""), ...execArgv].map(optionName);
   const last = flags.findLast((flag) => flag === "--use-env-proxy" || flag === "--no-use-env-proxy");
   return last === undefined ? env.NODE_USE_ENV_PROXY === "1" : last === "--use-env-proxy";
+}
+
+/**
+ * NODE_OPTIONS split as Node splits it: at spaces (only) outside double quotes, the quotes dropped wherever
+ * they stand, a backslash inside them escaping the character after it. A value Node refuses (an
+ * unterminated quote) stops Node before sync runs.
+ */
+function nodeOptionsArgs(options: string): string[] {
+  const args: string[] = [];
+  let arg: string | undefined;
+  let quoted = false;
+  for (let index = 0; index < options.length; index++) {
+    let char = options.charAt(index);
+    if (char === "\\" && quoted) {
+      index += 1;
+      char = options.charAt(index);
+    } else if (char === " " && !quoted) {
+      if (arg !== undefined) args.push(arg);
+      arg = undefined;
+      continue;
+    } else if (char === '"') {
+      quoted = !quoted;
+      continue;
+    }
+    arg = (arg ?? "") + char;
+  }
+  if (arg !== undefined) args.push(arg);
+  return args;
 }
 
 /**

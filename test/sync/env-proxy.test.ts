@@ -170,6 +170,27 @@ describe("whether Node sends fetch through the environment's proxy", () => {
       [],
       false,
     ],
+    // NODE_OPTIONS is split at spaces outside double quotes, which may stand anywhere; inside them, a
+    // backslash escapes the character after it.
+    [
+      "a flag inside a quoted value of NODE_OPTIONS",
+      { ...proxy, NODE_OPTIONS: '--use-env-proxy --title="a --no-use-env-proxy b"' },
+      [],
+      true,
+    ],
+    ["quotes within a flag of NODE_OPTIONS", { ...proxy, NODE_OPTIONS: '--use"-env-"proxy' }, [], true],
+    [
+      "an escaped quote inside quotes in NODE_OPTIONS",
+      { ...proxy, NODE_OPTIONS: '--no-use-env-proxy --title="a \\" --use-env-proxy b"' },
+      [],
+      false,
+    ],
+    [
+      "a backslash outside quotes in NODE_OPTIONS",
+      { ...proxy, NODE_OPTIONS: "--use-env-proxy --title=a\\ --no-use-env-proxy" },
+      [],
+      false,
+    ],
   ])("%s", (_, env, execArgv, uses) => {
     expect(usesEnvProxy(env, execArgv)).toBe(uses);
   });
