@@ -1,13 +1,13 @@
 import { UnauthorizedError } from "@modelcontextprotocol/client";
 import { quoted } from "../catalog/index.js";
-import { RefusedAnswerError, type ServerAddress } from "./connection.js";
+import { type EnvProxy, proxyFor, RefusedAnswerError, type ServerAddress } from "./connection.js";
 import { answeredStatus, describeError } from "./describe-error.js";
 import { SyncError } from "./options.js";
 import { outOfFilesHint } from "./out-of-files.js";
 
 /**
  * Why the server at `address` could not be connected to, as a user can act on it: a scope it refused,
- * a key it wants or refused, a URL that should be plain HTTP.
+ * a key it wants or refused, a URL that should be plain HTTP, the environment's proxy that failed.
  */
 export function connectionFailure(address: ServerAddress, error: unknown): SyncError {
   const server = address.url.href;
@@ -23,25 +23,55 @@ export function connectionFailure(address: ServerAddress, error: unknown): SyncE
   const plain = address.url.protocol === "https:" && /wrong version number|ERR_SSL_WRONG_VERSION/i.test(why);
   // A connection this process could not open for want of a file descriptor is no sign of the server.
   const outOfFiles = outOfFilesHint(why);
-  const hint = plain
-    ? `; the server may speak plain HTTP: try http://${address.url.host}${address.url.pathname}`
-    : refused
-      ? keyGiven
-        ? "; the server refused the API key given: check it"
-        : "; give its API key with --api-key-file"
-      : answeredStatus(error) === 404 && !address.url.pathname.endsWith("/mcp")
-        ? // The server's address without its endpoint's path, the slip a first sync makes.
-          `; give the URL of its MCP endpoint, as ${new URL("/mcp", address.url).href} for a skills-mcp server`
-        : outOfFiles !== ""
-          ? outOfFiles
-          : /\bECONNREFUSED\b/.test(why)
-            ? `; nothing listens at ${address.url.host}: check that the server runs and the URL's port`
-            : /\bbad port\b/.test(why)
-              ? // fetch refuses the ports browsers block (6000, 6665-6669, 10080…) before any connection.
-                `; fetch refuses to connect to port ${address.url.port}, as browsers do: serve the MCP endpoint on another port`
-              : "";
+  const proxy = proxyFor(address.url, process.env, process.execArgv);
+  const found =
+    (proxy === undefined ? undefined : proxyHint(proxy, error, why)) ??
+    (plain
+      ? `; the server may speak plain HTTP: try http://${address.url.host}${address.url.pathname}`
+      : refused
+        ? keyGiven
+          ? "; the server refused the API key given: check it"
+          : "; give its API key with --api-key-file"
+        : answeredStatus(error) === 404 && !address.url.pathname.endsWith("/mcp")
+          ? // The server's address without its endpoint's path, the slip a first sync makes.
+            `; give the URL of its MCP endpoint, as ${new URL("/mcp", address.url).href} for a skills-mcp server`
+          : outOfFiles !== ""
+            ? outOfFiles
+            : /\bECONNREFUSED\b/.test(why)
+              ? `; nothing listens at ${address.url.host}: check that the server runs and the URL's port`
+              : /\bbad port\b/.test(why)
+                ? // fetch refuses the ports browsers block (6000, 6665-6669, 10080…) before any connection.
+                  `; fetch refuses to connect to port ${address.url.port}, as browsers do: serve the MCP endpoint on another port`
+                : "");
+  // Through a proxy, a failure with no answer and no other sign may be the proxy's as well as the server's.
+  const hint =
+    found === "" && proxy !== undefined && answeredStatus(error) === undefined
+      ? `; check the proxy ${proxy.variable} names, or name the server's host in NO_PROXY to connect directly`
+      : found;
+  const through = proxy === undefined ? "" : ` through the proxy ${proxy.url} (${proxy.variable})`;
   // A hint follows the server's own sentence, whose full stop would stand before its semicolon.
-  return new SyncError(`cannot connect to ${server}: ${hint === "" ? why : why.replace(/\.$/, "")}${hint}`);
+  return new SyncError(
+    `cannot connect to ${server}${through}: ${hint === "" ? why : why.replace(/\.$/, "")}${hint}`,
+  );
+}
+
+/**
+ * What to check when the connection went through a proxy and the proxy failed it: every connection goes
+ * to the proxy, so a refused one is the proxy's; a tunnel it would not open says why in its status.
+ */
+function proxyHint(proxy: EnvProxy, error: unknown, why: string): string | undefined {
+  if (/\bECONNREFUSED\b/.test(why)) {
+    return `; nothing listens at the proxy's address, ${proxy.host}: check that the proxy runs and the address in ${proxy.variable}`;
+  }
+  if (/Proxy response \(407\)/.test(why) || answeredStatus(error) === 407) {
+    return proxy.credentials
+      ? `; the proxy refused the credentials given: check the user and password in ${proxy.variable}`
+      : `; the proxy asks for credentials: give them in ${proxy.variable} (http://user:password@host:port)`;
+  }
+  if (/Proxy response \(\d+\)/.test(why)) {
+    return "; the proxy would not open a connection to the server: check that the proxy can reach it, or name the server's host in NO_PROXY to connect directly";
+  }
+  return undefined;
 }
 
 /**

@@ -131,6 +131,60 @@ export function usesEnvProxy(env: NodeJS.ProcessEnv, execArgv: readonly string[]
   return last === undefined ? env.NODE_USE_ENV_PROXY === "1" : last === "--use-env-proxy";
 }
 
+/** A proxy from the environment: its URL without any user and password, and the variable that names it. */
+export interface EnvProxy {
+  readonly url: string;
+  /** Its host and port, or the URL itself where it is none undici could use. */
+  readonly host: string;
+  readonly variable: string;
+  /** Whether the variable's URL holds a user or password. */
+  readonly credentials: boolean;
+}
+
+/**
+ * The proxy that sync's requests to `url` go through, picked as undici's EnvHttpProxyAgent picks it:
+ * http_proxy/HTTP_PROXY, for https URLs https_proxy/HTTPS_PROXY first; none for a host NO_PROXY names.
+ */
+export function proxyFor(
+  url: URL,
+  env: NodeJS.ProcessEnv,
+  execArgv: readonly string[],
+): EnvProxy | undefined {
+  if (!usesEnvProxy(env, execArgv)) return undefined;
+  const named = (names: readonly string[]) => names.find((name) => env[name] !== undefined);
+  const http = named(["http_proxy", "HTTP_PROXY"]);
+  const https = named(["https_proxy", "HTTPS_PROXY"]);
+  const variable = url.protocol === "https:" && https !== undefined && env[https] !== "" ? https : http;
+  const value = variable === undefined ? undefined : env[variable];
+  if (variable === undefined || value === undefined || value === "" || noProxy(url, env)) return undefined;
+  if (!URL.canParse(value)) {
+    const url = value.replace(/\/\/[^/@]*@/, "//");
+    return { url, host: url, variable, credentials: url !== value };
+  }
+  const parsed = new URL(value);
+  const credentials = parsed.username !== "" || parsed.password !== "";
+  parsed.username = "";
+  parsed.password = "";
+  return { url: parsed.href, host: parsed.host, variable, credentials };
+}
+
+/** Whether no_proxy/NO_PROXY exempts `url`'s host from the proxy, as undici reads it. */
+function noProxy(url: URL, env: NodeJS.ProcessEnv): boolean {
+  const value = env.no_proxy ?? env.NO_PROXY ?? "";
+  if (value === "*") return true;
+  const host = url.host.replace(/:\d*$/, "").toLowerCase();
+  const port = Number.parseInt(url.port, 10) || (url.protocol === "https:" ? 443 : 80);
+  return value
+    .split(/[,\s]/)
+    .filter((entry) => entry !== "")
+    .some((entry) => {
+      const [, name = entry, entryPort] = /^(.+):(\d+)$/.exec(entry) ?? [];
+      const exempt = name.replace(/^\*?\./, "").toLowerCase();
+      if (entryPort !== undefined && Number.parseInt(entryPort, 10) !== port) return false;
+      return host === exempt || host.endsWith(`.${exempt}`);
+    });
+}
+
 /**
  * NODE_OPTIONS split as Node splits it: at spaces (only) outside double quotes, the quotes dropped wherever
  * they stand, a backslash inside them escaping the character after it. A value Node refuses (an

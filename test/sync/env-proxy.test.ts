@@ -10,7 +10,7 @@ import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usesEnvProxy } from "../../src/sync/connection.js";
+import { proxyFor, usesEnvProxy } from "../../src/sync/connection.js";
 import { MAIN } from "../helpers/process.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import { type Served, serveCatalog, tempFolder } from "./helpers.js";
@@ -119,6 +119,84 @@ describe("sync and the environment's proxy", () => {
   });
 });
 
+/** A proxy on 127.0.0.1 that answers every request and CONNECT with 407 Proxy Authentication Required. */
+async function demandingProxy(): Promise<{ readonly url: string; close(): Promise<void> }> {
+  const demand =
+    'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="proxy"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n';
+  const proxy = http.createServer((_, response) => {
+    response.writeHead(407, { "Proxy-Authenticate": 'Basic realm="proxy"', Connection: "close" });
+    response.end();
+  });
+  proxy.on("connect", (_: http.IncomingMessage, client: net.Socket) => {
+    client.on("error", () => undefined);
+    client.end(demand);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const address = proxy.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: async () => {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+/** A port of 127.0.0.1 that nothing listens on: one a server had, closed. */
+async function closedPort(): Promise<number> {
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+  const address = holder.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  await new Promise<void>((resolve) => holder.close(() => resolve()));
+  return address.port;
+}
+
+/** What a sync run as a process told, failing, with `env` (and none of the runner's proxy settings). */
+async function failedSync(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  const target = path.join(root.dir, `target-${Math.random().toString(36).slice(2)}`);
+  const own = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(https?_proxy|no_proxy|node_use_env_proxy|node_options)$/i.test(name),
+    ),
+  );
+  const failure = await execFileAsync(process.execPath, [...MAIN, "sync", server.url, "--to", target], {
+    env: { ...own, ...env },
+  }).then(
+    () => undefined,
+    (error: unknown) => error as { code: number; stderr: string },
+  );
+  if (failure === undefined) throw new Error("sync succeeded");
+  return { code: failure.code, stderr: failure.stderr };
+}
+
+describe("sync through a proxy that fails", () => {
+  it("names the proxy, without its password, when it asks for credentials (407)", async () => {
+    const proxy = await demandingProxy();
+    try {
+      const withCredentials = proxy.url.replace("http://", "http://someone:secret@");
+      const { code, stderr } = await failedSync({ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: withCredentials });
+      expect(code).toBe(2);
+      expect(stderr).toContain(`through the proxy ${proxy.url}/ (HTTP_PROXY)`);
+      expect(stderr).toContain("407");
+      expect(stderr).toContain("check the user and password in HTTP_PROXY");
+      expect(stderr).not.toContain("secret");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("names the proxy when nothing listens at its port", async () => {
+    const proxy = `http://127.0.0.1:${await closedPort()}`;
+    const { code, stderr } = await failedSync({ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy });
+    expect(code).toBe(2);
+    expect(stderr).toContain(`through the proxy ${proxy}/ (HTTP_PROXY)`);
+    expect(stderr).toContain(`nothing listens at the proxy's address, 127.0.0.1:`);
+    expect(stderr).not.toContain(`check that the server runs`);
+  });
+});
+
 describe("whether Node sends fetch through the environment's proxy", () => {
   const proxy = { HTTP_PROXY: "http://proxy.example:3128" };
   it.each<[string, NodeJS.ProcessEnv, string[], boolean]>([
@@ -193,5 +271,80 @@ describe("whether Node sends fetch through the environment's proxy", () => {
     ],
   ])("%s", (_, env, execArgv, uses) => {
     expect(usesEnvProxy(env, execArgv)).toBe(uses);
+  });
+});
+
+describe("the proxy a request to the server goes through", () => {
+  const on = { NODE_USE_ENV_PROXY: "1" };
+  it.each<[string, string, NodeJS.ProcessEnv, string | undefined]>([
+    [
+      "HTTP_PROXY for http",
+      "http://skills.example/mcp",
+      { ...on, HTTP_PROXY: "http://p:1" },
+      "http://p:1/ (HTTP_PROXY)",
+    ],
+    [
+      "http_proxy over HTTP_PROXY",
+      "http://skills.example/mcp",
+      { ...on, HTTP_PROXY: "http://p:1", http_proxy: "http://q:2" },
+      "http://q:2/ (http_proxy)",
+    ],
+    [
+      "HTTPS_PROXY for https",
+      "https://skills.example/mcp",
+      { ...on, HTTP_PROXY: "http://p:1", HTTPS_PROXY: "http://s:3" },
+      "http://s:3/ (HTTPS_PROXY)",
+    ],
+    [
+      "HTTP_PROXY for https when no HTTPS_PROXY",
+      "https://skills.example/mcp",
+      { ...on, HTTP_PROXY: "http://p:1" },
+      "http://p:1/ (HTTP_PROXY)",
+    ],
+    [
+      "none for http with HTTPS_PROXY alone",
+      "http://skills.example/mcp",
+      { ...on, HTTPS_PROXY: "http://s:3" },
+      undefined,
+    ],
+    [
+      "without its user and password",
+      "http://skills.example/mcp",
+      { ...on, HTTP_PROXY: "http://me:secret@p:1" },
+      "http://p:1/ (HTTP_PROXY)",
+    ],
+    [
+      "none when Node is not told to use it",
+      "http://skills.example/mcp",
+      { HTTP_PROXY: "http://p:1" },
+      undefined,
+    ],
+    [
+      "none for a host NO_PROXY names",
+      "http://skills.example/mcp",
+      { ...on, HTTP_PROXY: "http://p:1", NO_PROXY: "other.example, skills.example" },
+      undefined,
+    ],
+    [
+      "none for a subdomain of one NO_PROXY names",
+      "http://a.skills.example/mcp",
+      { ...on, HTTP_PROXY: "http://p:1", NO_PROXY: ".skills.example" },
+      undefined,
+    ],
+    [
+      "one where NO_PROXY names another port",
+      "http://skills.example:8080/mcp",
+      { ...on, HTTP_PROXY: "http://p:1", NO_PROXY: "skills.example:80" },
+      "http://p:1/ (HTTP_PROXY)",
+    ],
+    [
+      "none for NO_PROXY=*",
+      "http://skills.example/mcp",
+      { ...on, HTTP_PROXY: "http://p:1", no_proxy: "*" },
+      undefined,
+    ],
+  ])("%s", (_, url, env, proxy) => {
+    const found = proxyFor(new URL(url), env, []);
+    expect(found === undefined ? undefined : `${found.url} (${found.variable})`).toBe(proxy);
   });
 });
