@@ -57,9 +57,15 @@ export function connectionFailure(address: ServerAddress, error: unknown): SyncE
 
 /**
  * What to check when the connection went through a proxy and the proxy failed it: every connection goes
- * to the proxy, so a refused one is the proxy's; a tunnel it would not open says why in its status.
+ * to the proxy, so a refused one is the proxy's; a tunnel it would not open says why in its status; a
+ * variable that names no HTTP proxy stops undici before any connection.
  */
 function proxyHint(proxy: EnvProxy, error: unknown, why: string): string | undefined {
+  if (!/^https?:\/\//.test(proxy.url)) {
+    return proxy.url.includes("://")
+      ? `; sync speaks to HTTP proxies only: give ${proxy.variable} as an http:// or https:// URL`
+      : `; give ${proxy.variable} as a URL, as http://${proxy.url}`;
+  }
   if (/\bECONNREFUSED\b/.test(why)) {
     return `; nothing listens at the proxy's address, ${proxy.host}: check that the proxy runs and the address in ${proxy.variable}`;
   }

@@ -157,11 +157,12 @@ export function proxyFor(
   const variable = url.protocol === "https:" && https !== undefined && env[https] !== "" ? https : http;
   const value = variable === undefined ? undefined : env[variable];
   if (variable === undefined || value === undefined || value === "" || noProxy(url, env)) return undefined;
-  if (!URL.canParse(value)) {
-    const url = value.replace(/\/\/[^/@]*@/, "//");
+  const parsed = URL.parse(value);
+  if (parsed === null || !/^https?:$/.test(parsed.protocol)) {
+    // One undici refuses (no scheme, or another): shown as given, but for any user and password.
+    const url = value.replace(/^([a-z][a-z\d+.-]*:\/\/)?[^/@]*@/i, "$1");
     return { url, host: url, variable, credentials: url !== value };
   }
-  const parsed = new URL(value);
   const credentials = parsed.username !== "" || parsed.password !== "";
   parsed.username = "";
   parsed.password = "";

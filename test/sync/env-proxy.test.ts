@@ -197,6 +197,15 @@ describe("sync through a proxy that fails", () => {
   });
 });
 
+describe("sync through a proxy named without its scheme", () => {
+  it("says to give the proxy as a URL", async () => {
+    const { code, stderr } = await failedSync({ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "proxy.example:3128" });
+    expect(code).toBe(2);
+    expect(stderr).toContain("through the proxy proxy.example:3128 (HTTP_PROXY)");
+    expect(stderr).toContain("give HTTP_PROXY as a URL, as http://proxy.example:3128");
+  });
+});
+
 describe("whether Node sends fetch through the environment's proxy", () => {
   const proxy = { HTTP_PROXY: "http://proxy.example:3128" };
   it.each<[string, NodeJS.ProcessEnv, string[], boolean]>([
@@ -312,6 +321,12 @@ describe("the proxy a request to the server goes through", () => {
       "http://skills.example/mcp",
       { ...on, HTTP_PROXY: "http://me:secret@p:1" },
       "http://p:1/ (HTTP_PROXY)",
+    ],
+    [
+      "one without its scheme, without its user and password",
+      "http://skills.example/mcp",
+      { ...on, HTTP_PROXY: "me:secret@p:1" },
+      "p:1 (HTTP_PROXY)",
     ],
     [
       "none when Node is not told to use it",
