@@ -198,8 +198,17 @@ describe("sync through a proxy that fails", () => {
 });
 
 describe("sync through a proxy named without its scheme", () => {
-  it("says to give the proxy as a URL", async () => {
-    const { code, stderr } = await failedSync({ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "proxy.example:3128" });
+  it("says to give the proxy as a URL", async (context) => {
+    const env = { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "proxy.example:3128" };
+    // Node 22.21 and 24.5 on, told to use the proxy, refuse such a variable as they start: sync never runs.
+    const nodeRefuses = await execFileAsync(process.execPath, ["-e", ""], {
+      env: { ...process.env, ...env },
+    }).then(
+      () => false,
+      () => true,
+    );
+    if (nodeRefuses) context.skip();
+    const { code, stderr } = await failedSync(env);
     expect(code).toBe(2);
     expect(stderr).toContain("through the proxy proxy.example:3128 (HTTP_PROXY)");
     expect(stderr).toContain("give HTTP_PROXY as a URL, as http://proxy.example:3128");
