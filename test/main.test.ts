@@ -1304,6 +1304,36 @@ describe("a stdio client that sends lines that are no JSON", () => {
   });
 });
 
+describe("a stdio client that sends a line that is not UTF-8", () => {
+  // Regression: the SDK decoded such a line with each byte that is not UTF-8 turned to U+FFFD and served
+  // it: a list_skills query with 0xC3 0x28 in it searched for "\uFFFD(" and was answered as if fine.
+  it("has it answered with a parse error saying where, and the next line answered", async () => {
+    const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
+    child.write(`${JSON.stringify(initialize(1))}\n`);
+    const call = Buffer.from(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_skills", arguments: { query: "caf@xyz" } } })}\n`,
+    );
+    const at = call.indexOf("@");
+    child.write(Buffer.concat([call.subarray(0, at), Buffer.from([0xc3, 0x28]), call.subarray(at + 1)]));
+    child.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":3'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    expectReadBySdkClient(child.stdout());
+    const answers = child.answers();
+    // Our answer is written in turn with the server's, whose answer to initialize may come after it.
+    expect(answers.filter((answer) => "id" in answer).map((answer) => answer.id)).toEqual([1, 3]);
+    const refusals = answers.filter((answer) => !("id" in answer));
+    expect(refusals.map((answer) => answer.error?.code)).toEqual([-32700]);
+    expect(refusals[0]?.error?.message).toBe(
+      `Parse error: a line was not UTF-8 from byte offset ${at} of the line (counting from 0; the bytes there are 0xC3 0x28 0x78 0x79), so the request on it, if any, gets no other answer. MCP messages are UTF-8: send each JSON-RPC message as one line of JSON in UTF-8, ended by a newline.`,
+    );
+    const warnings = logLines(child.stderr()).filter((line) => String(line.msg).startsWith("stdio: a line"));
+    expect(warnings.map((line) => [line.level, line.msg, line.skipped, line.at])).toEqual([
+      [40, "stdio: a line from the client is not UTF-8 (MCP messages are UTF-8); skipped", 1, at],
+    ]);
+  });
+});
+
 describe("a stdio client that sends a line over 10 MiB", () => {
   // Regression: the SDK's stdio transport buffered the line up to 10 MiB, then closed the connection and the
   // server exited, every later request unanswered.

@@ -9,7 +9,7 @@ import Fastify, {
 } from "fastify";
 import { quoted, visible } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
-import { holdsMoreAfterValue } from "../json-rpc/index.js";
+import { bytesAt, holdsMoreAfterValue, notUtf8At } from "../json-rpc/index.js";
 import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { clientErrorHandler, expectationFailed, getOnly, notFound } from "./client-errors.js";
@@ -121,12 +121,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 function parseJsonInOurWords(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser(PROTO_POISONING, PROTO_POISONING);
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser<string>("application/json", { parseAs: "string" }, (request, body, done) =>
-    parseJson(request, body, (error, parsed) => {
-      if (error !== null) error.message = notJsonMessage(body);
+  // Read as bytes, which Fastify holds anyway: decoded to a string, a byte that is not UTF-8 became U+FFFD
+  // without a word, and a query holding one was served as if it asked for something else.
+  app.addContentTypeParser<Buffer>("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    const notUtf8 = notUtf8At(body);
+    if (notUtf8 !== undefined) return done(notUtf8Error(body, notUtf8), undefined);
+    const text = body.toString("utf8");
+    parseJson(request, text, (error, parsed) => {
+      if (error !== null) error.message = notJsonMessage(text);
       done(error, parsed);
-    }),
-  );
+    });
+  });
+}
+
+/**
+ * A body that is not UTF-8, refused as no JSON is (400, -32700: JSON between systems is UTF-8, RFC 8259,
+ * section 8.1), saying where its first byte that is not is, and that MCP's messages are UTF-8.
+ */
+function notUtf8Error(body: Buffer, offset: number): FastifyError {
+  const message = `Parse error: the body is not UTF-8 from byte offset ${offset} (counting from 0; the bytes there are ${bytesAt(body, offset)}); MCP messages are UTF-8: send the JSON-RPC message encoded in UTF-8.`;
+  return Object.assign(new Error(message), { code: NOT_UTF8, statusCode: 400, name: "NotUtf8" });
 }
 
 /**
@@ -278,10 +292,17 @@ function notJsonMessage(body: string): string {
   return `Parse error: the body is not JSON; ${send}.`;
 }
 
-/** Fastify's errors for a JSON body that is not JSON: an empty one is no more JSON than a broken one. */
+/** The code of the error for a body that is not UTF-8 (see parseJsonInOurWords). */
+const NOT_UTF8 = "SKILLS_MCP_BODY_NOT_UTF8";
+
+/**
+ * The errors for a JSON body that is not JSON, Fastify's and ours: an empty one is no more JSON than a
+ * broken one, nor is one that is not UTF-8.
+ */
 const NOT_JSON: ReadonlySet<string> = new Set([
   "FST_ERR_CTP_INVALID_JSON_BODY",
   "FST_ERR_CTP_EMPTY_JSON_BODY",
+  NOT_UTF8,
 ]);
 
 /** The code of @fastify/under-pressure's error: load shedding, a refusal rather than a fault. */

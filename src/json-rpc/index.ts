@@ -1,2 +1,3 @@
 export { firstNotBlank, holdsMoreAfterValue, JsonExtent } from "./json-extent.js";
 export { isJsonObject, jsonKindOf, messageShapeProblem } from "./message-shape.js";
+export { bytesAt, notUtf8At } from "./utf8.js";

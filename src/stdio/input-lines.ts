@@ -1,5 +1,5 @@
 import { Transform, type TransformCallback } from "node:stream";
-import { firstNotBlank, holdsMoreAfterValue, JsonExtent } from "../json-rpc/index.js";
+import { firstNotBlank, holdsMoreAfterValue, JsonExtent, notUtf8At } from "../json-rpc/index.js";
 
 /**
  * Why a line is not JSON, where it is a common mistake: it begins with a UTF-8 byte-order mark (`bom`), or it
@@ -16,6 +16,11 @@ interface InputLinesEvents {
    * `why` names the client's mistake where it is a common one.
    */
   readonly notJson: (why: NotJsonWhy) => void;
+  /**
+   * A line that is not UTF-8 from byte `at` (counting from 0), not passed on: the SDK decoded it with each
+   * such byte turned to U+FFFD and served it as if it said something else.
+   */
+  readonly notUtf8: (line: Buffer, at: number) => void;
   /** The `bytes` after the last newline when stdin ended, which the SDK would drop: not passed on. */
   readonly unfinished: (bytes: number) => void;
 }
@@ -118,11 +123,11 @@ export class InputLines extends Transform {
     if (this.#dropping) this.#dropping = false;
     else if (this.#pendingBytes + at - from > this.maxLineBytes) this.events.tooLong();
     else if (cr) {
-      this.push(
+      this.#pass(
         Buffer.concat([this.#pending.subarray(0, this.#pendingBytes), chunk.subarray(from, at + 1), LF_BYTE]),
       );
-    } else if (this.#pendingBytes === 0) this.push(chunk.subarray(from, at + 1));
-    else this.push(this.#finish(chunk.subarray(from, at + 1)));
+    } else if (this.#pendingBytes === 0) this.#pass(chunk.subarray(from, at + 1));
+    else this.#pass(this.#finish(chunk.subarray(from, at + 1)));
     if (this.#pendingBytes > 0) {
       // Let go of the buffer a long line grew.
       this.#pending = Buffer.alloc(0);
@@ -130,6 +135,13 @@ export class InputLines extends Transform {
     }
     this.#extent = new JsonExtent();
     this.#dropped = 0;
+  }
+
+  /** Passes `line` on, unless it is not UTF-8 (told of instead). */
+  #pass(line: Buffer): void {
+    const notUtf8 = notUtf8At(line);
+    if (notUtf8 === undefined) this.push(line);
+    else this.events.notUtf8(line, notUtf8);
   }
 
   /**

@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import { ZodError } from "zod";
 import { ByteBudget } from "../budget/index.js";
 import { SHUTDOWN_GRACE_MS } from "../config/index.js";
-import { isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
+import { bytesAt, isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, servedMethods, serverFactoryFor } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { excerpt, visible } from "../visible.js";
@@ -48,6 +48,10 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     deps.logger,
     "stdio: a line from the client is not JSON (one JSON-RPC message per line, in UTF-8); skipped",
   );
+  const warnNotUtf8 = warnSparingly(
+    deps.logger,
+    "stdio: a line from the client is not UTF-8 (MCP messages are UTF-8); skipped",
+  );
   const input = new InputLines(MAX_LINE_BYTES, {
     tooLong: () => {
       deps.logger.warn(`stdio: a line from the client is over ${MAX_LINE_MIB} MiB; skipped unread`);
@@ -62,6 +66,10 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
       warnNotJson();
       // A request on it would go unanswered, and its client wait out its own timeout.
       transport.answer(notJsonAnswer(why), ANSWER_BYTES);
+    },
+    notUtf8: (line, at) => {
+      warnNotUtf8({ at });
+      transport.answer(notUtf8Answer(line, at), ANSWER_BYTES);
     },
   });
   pipeline(process.stdin, input, () => {});
@@ -359,6 +367,15 @@ function invalidRequest(id: string | number | undefined, message: string): JSONR
  */
 function notJsonAnswer(why: NotJsonWhy): JSONRPCErrorResponse {
   return { jsonrpc: "2.0", error: { code: PARSE_ERROR, message: NOT_JSON[why ?? "other"] } };
+}
+
+/**
+ * The answer to a line that is not UTF-8 from byte `at`, as /mcp answers such a body (-32700), saying
+ * where. It has no id, as `tooLong` has none.
+ */
+function notUtf8Answer(line: Buffer, at: number): JSONRPCErrorResponse {
+  const message = `Parse error: a line was not UTF-8 from byte offset ${at} of the line (counting from 0; the bytes there are ${bytesAt(line, at)}), so the request on it, if any, gets no other answer. MCP messages are UTF-8: send each JSON-RPC message as one line of JSON in UTF-8, ended by a newline.`;
+  return { jsonrpc: "2.0", error: { code: PARSE_ERROR, message } };
 }
 
 const NOT_JSON = {

@@ -433,6 +433,54 @@ describe("malformed requests get the error that says what was wrong", () => {
     },
   );
 
+  // Regression: a body (labelled UTF-8, or not labelled) holding bytes that are not UTF-8 was decoded with
+  // each turned to U+FFFD and served: a list_skills query with 0xC3 0x28 in it searched for "\uFFFD(".
+  it.each(["legacy", "modern"] as const)(
+    "a body that is not UTF-8: 400, -32700, saying where and that MCP messages are UTF-8 (%s)",
+    async (era) => {
+      const request = (query: string) =>
+        wireRequest(era, 1, "tools/call", { name: "list_skills", arguments: { query } });
+      const { body, headers } = request("caf@xyz");
+      const accept = era === "legacy" ? "application/json, text/event-stream" : "application/json";
+      const text = Buffer.from(JSON.stringify(body));
+      const at = text.indexOf("@");
+      for (const [bad, shown] of [
+        [[0xc3, 0x28], "0xC3 0x28 0x78 0x79"],
+        [[0xe9], "0xE9 0x78 0x79 0x7A"],
+        // A surrogate, and an overlong "/": shaped as UTF-8's sequences are, but none.
+        [[0xed, 0xa0, 0x80], "0xED 0xA0 0x80 0x78"],
+        [[0xc0, 0xaf], "0xC0 0xAF 0x78 0x79"],
+      ] as const) {
+        const bytes = Buffer.concat([text.subarray(0, at), Buffer.from(bad), text.subarray(at + 1)]);
+        for (const contentType of ["application/json", "application/json; charset=utf-8"]) {
+          const answer = await send(`${server.url}/mcp`, {
+            method: "POST",
+            headers: { ...headers, accept, "content-type": contentType },
+            body: bytes,
+          });
+          expect([answer.status, answer.json], shown).toMatchObject([
+            400,
+            {
+              id: null,
+              error: {
+                code: -32700,
+                message: `Parse error: the body is not UTF-8 from byte offset ${at} (counting from 0; the bytes there are ${shown}); MCP messages are UTF-8: send the JSON-RPC message encoded in UTF-8.`,
+              },
+            },
+          ]);
+        }
+      }
+      // UTF-8's own characters of two to four bytes are served as before.
+      const utf8 = request("caf\u00e9 \u20ac \u{1F600}");
+      const served = await send(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { ...utf8.headers, accept, "content-type": "application/json" },
+        body: Buffer.from(JSON.stringify(utf8.body)),
+      });
+      expect([served.status, served.json]).toMatchObject([200, { id: 1, result: {} }]);
+    },
+  );
+
   it("an Accept header without text/event-stream: 406 saying what to accept", async () => {
     const answer = await post(
       `${server.url}/mcp`,

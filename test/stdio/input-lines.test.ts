@@ -13,6 +13,7 @@ async function read(limit: number, chunks: readonly string[]) {
   const stage = new InputLines(limit, {
     tooLong: () => dropped++,
     notJson: () => notJson++,
+    notUtf8: () => {},
     unfinished: (bytes) => unfinished.push(bytes),
   });
   const out: Buffer[] = [];
@@ -169,6 +170,7 @@ describe("InputLines", () => {
     const stage = new InputLines(100, {
       tooLong: () => {},
       notJson: (why) => whys.push(why),
+      notUtf8: () => {},
       unfinished: () => {},
     });
     stage.on("data", () => {});
@@ -179,8 +181,43 @@ describe("InputLines", () => {
     expect(whys).toEqual(["bom", "more", "more", undefined, undefined, undefined, "more"]);
   });
 
+  // Regression: the SDK decoded such a line with each byte that is not UTF-8 turned to U+FFFD, and served it:
+  // a list_skills query with 0xC3 0x28 in it searched for "\uFFFD(".
+  it("tells of a line that is not UTF-8, with where, and passes it not on, in whatever chunks it came", async () => {
+    const good = Buffer.from('{"a":"caf\u00e9"}\n');
+    const bad = Buffer.from('{"a":"caf\u00e9 x"}\r');
+    const at = bad.indexOf("x");
+    bad[at] = 0xc3;
+    const bytes = Buffer.concat([good, bad, Buffer.from([0xed, 0xa0, 0x80, 0x0a]), good]);
+    for (let split = 0; split <= bytes.length; split++) {
+      const told: [string, number][] = [];
+      const stage = new InputLines(100, {
+        tooLong: () => {},
+        notJson: () => {},
+        notUtf8: (line, at) => told.push([line.toString("hex"), at]),
+        unfinished: () => {},
+      });
+      const out: Buffer[] = [];
+      stage.on("data", (line: Buffer) => out.push(line));
+      const ended = new Promise((resolve) => stage.on("end", resolve));
+      stage.write(bytes.subarray(0, split));
+      stage.end(bytes.subarray(split));
+      await ended;
+      expect(Buffer.concat(out).toString(), `split at ${split}`).toBe(`${good}${good}`);
+      expect(told, `split at ${split}`).toEqual([
+        [Buffer.concat([bad, Buffer.from("\n")]).toString("hex"), at],
+        ["eda0800a", 0],
+      ]);
+    }
+  });
+
   it("hands each line on as a chunk of its own, whatever chunks it came in", async () => {
-    const stage = new InputLines(100, { tooLong: () => {}, notJson: () => {}, unfinished: () => {} });
+    const stage = new InputLines(100, {
+      tooLong: () => {},
+      notJson: () => {},
+      notUtf8: () => {},
+      unfinished: () => {},
+    });
     const seen: string[] = [];
     stage.on("data", (line: Buffer) => seen.push(`${line.toString()}|${stage.current?.toString()}`));
     const ended = new Promise((resolve) => stage.on("end", resolve));
@@ -209,6 +246,7 @@ describe("InputLines", () => {
     const stage = new InputLines(4 * 1024 * 1024, {
       tooLong: () => {},
       notJson: () => {},
+      notUtf8: () => {},
       unfinished: () => {},
     });
     const line = Buffer.from(`${"x".repeat(1024 * 1024)}\n`);
@@ -224,6 +262,7 @@ describe("InputLines", () => {
     const stage = new InputLines(4 * 1024 * 1024, {
       tooLong: () => {},
       notJson: () => {},
+      notUtf8: () => {},
       unfinished: () => {},
     });
     const seen: Buffer[] = [];
