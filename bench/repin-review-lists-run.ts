@@ -52,6 +52,8 @@ function reviewOf(files: readonly FileChange[]): ReviewContent {
         descriptionTokens: { before: 5, after: 5 },
         findings: [],
         unsafe: [],
+        newlyUnsafe: [],
+        newlySafe: [],
       },
     ],
     listPacks: { before: 10, after: 10 },

@@ -263,7 +263,34 @@ async function reviewSource(
     descriptionTokens: { before: descriptionTokens(old), after: descriptionTokens(now) },
     findings,
     unsafe: now.skills.filter((skill) => after.unsafe.has(skill)).map((skill) => skill.id),
+    ...servedChanges(old, now, changes.renamed, before.unsafe, after.unsafe),
   };
+}
+
+/**
+ * The skills of both commits (paired as the comparison pairs them: at the same folder, or renamed) that
+ * the server served before the bump and leaves out after it, a high finding making them unsafe, and the
+ * reverse: a bump that silently stops serving a skill, or starts serving one. An added or removed skill
+ * is in neither: it is not served on one side at all.
+ */
+function servedChanges(
+  old: PackSide,
+  now: PackSide,
+  renamed: readonly SkillPair[],
+  unsafeBefore: ReadonlySet<Skill>,
+  unsafeAfter: ReadonlySet<Skill>,
+): Pick<SourceReview, "newlyUnsafe" | "newlySafe"> {
+  const renamedFrom = new Map(renamed.map((pair) => [pair.after, pair.before]));
+  // Folders are unique within a pack, and the comparison pairs skills at the same folder first.
+  const atFolder = new Map(old.skills.map((skill) => [skill.folder, skill]));
+  const newlyUnsafe: string[] = [];
+  const newlySafe: string[] = [];
+  for (const skill of now.skills) {
+    const was = renamedFrom.get(skill) ?? atFolder.get(skill.folder);
+    if (was === undefined || unsafeBefore.has(was) === unsafeAfter.has(skill)) continue;
+    (unsafeAfter.has(skill) ? newlyUnsafe : newlySafe).push(skill.id);
+  }
+  return { newlyUnsafe, newlySafe };
 }
 
 /**

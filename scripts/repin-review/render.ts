@@ -64,6 +64,10 @@ export interface SourceReview {
   readonly findings: readonly ReviewedFinding[];
   /** Skills of the new commit that a high finding makes unsafe, by id. */
   readonly unsafe: readonly string[];
+  /** Of `unsafe`, the skills the old commit had too, safe then: the server stops serving them. */
+  readonly newlyUnsafe: readonly string[];
+  /** Skills of both commits that a high finding made unsafe before and no longer does: the server serves them now. */
+  readonly newlySafe: readonly string[];
 }
 
 interface Before<T> {
@@ -158,9 +162,11 @@ function longestList({ reviews, elsewhere, shared, skipped, collisions }: Review
     shared.length,
     skipped.length,
     collisions.length,
-    // Lists of every source together: the findings, the skills made unsafe, the skills whose keys changed.
+    // Lists of every source together: the findings, the skills made unsafe, those the bump serves anew, the
+    // skills whose keys changed.
     total(({ findings }) => findings.length),
     total(({ unsafe }) => unsafe.length),
+    total(({ newlySafe }) => newlySafe.length),
     total(({ changes }) => changes.documents.length + changes.addedKeys.length),
   ];
   for (const { changes } of reviews) {
@@ -213,6 +219,21 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
       newHigh.length > 0 ? `**${count(newHigh.length, "new high finding")}**` : "no new high finding"
     }${newMedium > 0 ? `, **${count(newMedium, "new medium finding")}** to read (table below)` : ""}; in what this bump adds or changes: ${countBySeverity(findings.filter((found) => found.new))} new.`,
   );
+  // What the bump changes in what the server serves comes first, ahead of every skill left out.
+  const stopped = reviews.flatMap((review) => review.newlyUnsafe);
+  if (stopped.length > 0) {
+    const one = stopped.length === 1;
+    lines.push(
+      `- **${count(stopped.length, "skill")} served before this bump ${one ? "is" : "are"} left out after it**, a high finding making ${one ? "it" : "them"} unsafe: ${listed(stopped.map(markdownCode), limit)}`,
+    );
+  }
+  const started = reviews.flatMap((review) => review.newlySafe);
+  if (started.length > 0) {
+    const one = started.length === 1;
+    lines.push(
+      `- **${count(started.length, "skill")} left out before this bump ${one ? "is" : "are"} served after it**, no high finding making ${one ? "it" : "them"} unsafe any more: ${listed(started.map(markdownCode), limit)}`,
+    );
+  }
   if (unsafe.length > 0) {
     lines.push(`- ${unsafeLead(unsafe.length, false)}: ${listed(unsafe.map(markdownCode), limit)}`);
   }

@@ -57,6 +57,8 @@ function reviewOf(files: readonly FileChange[], padding = 0): ReviewContent {
         descriptionTokens: { before: 5, after: 5 },
         findings: [],
         unsafe: [],
+        newlyUnsafe: [],
+        newlySafe: [],
       },
     ],
     listPacks: { before: 10, after: 10 },
