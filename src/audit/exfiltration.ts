@@ -1026,6 +1026,28 @@ const ADVERBS = new Set([
  * Such a sentence reassures; it asks for nothing.
  */
 const NEGATIONS = /^(?:not|never|no|none|nothing|neither|nor|cannot|\w+n['’]t)$/;
+/**
+ * Words that open a subordinate clause. One between a passive verb and its clause's start says either that
+ * the verb is in that clause (`if the token is sent to https://…, the server answers 401`: a condition,
+ * as auth docs state one, no one told to send), or that the clause comes first, with no comma, and ends no
+ * one knows where (`if you pass --file out.txt the request is sent to https://…`): no subject is read.
+ */
+const SUBORDINATORS = new Set([
+  "if",
+  "when",
+  "whenever",
+  "once",
+  "after",
+  "before",
+  "unless",
+  "until",
+  "while",
+  "whilst",
+  "because",
+  "since",
+  "although",
+  "though",
+]);
 /** Words of a passive subject read, at most: the last ones before its verb, where its noun is. */
 const SUBJECT_WORDS = 6;
 /** Words between a passive participle and its `to`, at most (`is sent over HTTPS to`). */
@@ -1036,7 +1058,8 @@ const PASSIVE_OBJECT_WORDS = 4;
  * before its verb (`is`, `will be`, `has then been`…, none negated), up to its clause's start (a word
  * ending in `.`, `!`, `?`, `,`, `;` or `:`, a list, quote, table or heading marker, a heading's line, or a
  * blank line), and where it starts; or undefined when the verb before it is no passive or is negated, or
- * the subject is. Reads at most {@link WINDOW} characters.
+ * the subject is, or an opener of a subordinate clause ({@link SUBORDINATORS}) stands between the verb and
+ * its clause's start. Reads at most {@link WINDOW} characters.
  */
 function passiveSubject(text: string, index: number): { start: number; text: string } | undefined {
   const from = Math.max(0, index - WINDOW);
@@ -1053,7 +1076,8 @@ function passiveSubject(text: string, index: number): { start: number; text: str
     if (!PASSIVE_AUXILIARIES.has(word) && !AUXILIARIES.has(word) && !isAdverb(word)) break;
   }
   const verb = at + 1;
-  for (; at >= 0 && verb - at <= SUBJECT_WORDS; at--) {
+  let subject = verb;
+  for (; at >= 0; at--) {
     const word = words[at];
     const next = words[at + 1];
     if (word === undefined || next === undefined) break;
@@ -1066,11 +1090,15 @@ function passiveSubject(text: string, index: number): { start: number; text: str
     ) {
       break;
     }
+    if (SUBORDINATORS.has(lower(at))) return undefined;
+    // Past the subject's words, only an opener of a clause is looked for, up to the clause's start.
+    if (verb - at > SUBJECT_WORDS) continue;
     if (NEGATIONS.test(lower(at))) return undefined;
+    subject = at;
   }
-  const first = words[at + 1];
+  const first = words[subject];
   const last = words[verb - 1];
-  if (first === undefined || last === undefined || at + 1 >= verb) return undefined;
+  if (first === undefined || last === undefined || subject >= verb) return undefined;
   const start = from + first.index;
   return { start, text: text.slice(start, from + last.index + last[0].length) };
 }

@@ -714,6 +714,16 @@ describe("upload-instruction", () => {
     ["a token not sent", "The token isn’t uploaded to https://x.example."],
     ["a token in an earlier clause", "If you set the token, the request is sent to https://api.example.com."],
     ["a file in an earlier sentence", "Write out.txt. The request is sent to https://api.example.com."],
+    // A subordinate clause before the subject with no comma: where it ends, and the subject starts, is unknown.
+    [
+      "a file in an earlier clause without a comma",
+      "If you pass --file out.txt the request is sent to https://api.example.com",
+    ],
+    [
+      "a file in a long earlier clause without a comma",
+      "When you pass the --file out.txt flag the request is sent to https://api.example.com",
+    ],
+    ["a token in a condition", "If the token is sent to https://api.example.com, the server answers 401."],
     ["a file copied to another", "source.txt was copied to destination.txt"],
     ["credentials sent to a proxy", "Credentials are sent to the SOCKS5 proxy in plaintext."],
   ])("leaves %s alone", (_, line) => {
