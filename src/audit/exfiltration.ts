@@ -1057,7 +1057,7 @@ const PASSIVE_OBJECT_WORDS = 4;
  * What a passive participle at `index` is said of: the text of at most {@link SUBJECT_WORDS} words
  * before its verb (`is`, `will be`, `has then been`…, none negated), up to its clause's start (a word
  * ending in `.`, `!`, `?`, `,`, `;` or `:`, a list, quote, table or heading marker, a heading's line, or a
- * blank line), and where it starts; or undefined when the verb before it is no passive or is negated, or
+ * blank line; but the two commas of an insert before the verb), and where it starts; or undefined when the verb before it is no passive or is negated, or
  * the subject is, or an opener of a subordinate clause ({@link SUBORDINATORS}) stands between the verb and
  * its clause's start. Reads at most {@link WINDOW} characters.
  */
@@ -1077,12 +1077,16 @@ function passiveSubject(text: string, index: number): { start: number; text: str
   }
   const verb = at + 1;
   let subject = verb;
+  // A comma right before the verb ends no clause, which would leave the verb without a subject: it closes
+  // an insert (`the key, ~/.ssh/id_rsa, is sent`), and it and the comma opening the insert are read past.
+  let inserted = words[at]?.[0].endsWith(",") ? 2 : 0;
   for (; at >= 0; at--) {
     const word = words[at];
     const next = words[at + 1];
     if (word === undefined || next === undefined) break;
     const gap = text.slice(from + word.index + word[0].length, from + next.index);
-    if (/[.!?,;:]$|^[-*+>|#]+$/.test(word[0]) || /\n\s*\n/.test(gap)) break;
+    const comma = word[0].endsWith(",") && inserted-- > 0;
+    if ((!comma && /[.!?,;:]$|^[-*+>|#]+$/.test(word[0])) || /\n\s*\n/.test(gap)) break;
     // A heading is a block of its own, however its next line starts.
     if (
       gap.includes("\n") &&
