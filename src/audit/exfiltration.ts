@@ -1063,48 +1063,81 @@ const PASSIVE_OBJECT_WORDS = 4;
  */
 function passiveSubject(text: string, index: number): { start: number; text: string } | undefined {
   const from = Math.max(0, index - WINDOW);
-  const words = [...text.slice(from, index).matchAll(/\S+/g)];
-  // A first word the window cut is not read.
-  if (from > 0 && !isSpace(text.charCodeAt(from - 1))) words.shift();
-  const lower = (at: number): string => trimmed(words[at]?.[0] ?? "").toLowerCase();
-  let at = words.length - 1;
-  while (at >= 0 && isAdverb(lower(at))) at--;
-  if (!PASSIVE_AUXILIARIES.has(lower(at))) return undefined;
-  for (; at >= 0; at--) {
-    const word = lower(at);
-    if (NEGATIONS.test(word)) return undefined;
-    if (!PASSIVE_AUXILIARIES.has(word) && !AUXILIARIES.has(word) && !isAdverb(word)) break;
+  const words = wordsBefore(text, index);
+  let word = words.next().value;
+  while (word !== undefined && isAdverb(word.lower)) word = words.next().value;
+  if (word === undefined || !PASSIVE_AUXILIARIES.has(word.lower)) return undefined;
+  while (word !== undefined) {
+    if (NEGATIONS.test(word.lower)) return undefined;
+    if (!PASSIVE_AUXILIARIES.has(word.lower) && !AUXILIARIES.has(word.lower) && !isAdverb(word.lower)) break;
+    word = words.next().value;
   }
-  const verb = at + 1;
-  let subject = verb;
+  // The subject's last word, right before the verb.
+  const last = word;
+  if (last === undefined) return undefined;
+  let first: Word | undefined;
   // A comma right before the verb ends no clause, which would leave the verb without a subject: it closes
   // an insert (`the key, ~/.ssh/id_rsa, is sent`), and it and the comma opening the insert are read past.
-  let inserted = words[at]?.[0].endsWith(",") ? 2 : 0;
-  for (; at >= 0; at--) {
-    const word = words[at];
-    const next = words[at + 1];
-    if (word === undefined || next === undefined) break;
-    const gap = text.slice(from + word.index + word[0].length, from + next.index);
-    const comma = word[0].endsWith(",") && inserted-- > 0;
-    if ((!comma && /[.!?,;:]$|^[-*+>|#]+$/.test(word[0])) || /\n\s*\n/.test(gap)) break;
+  let inserted = last.text.endsWith(",") ? 2 : 0;
+  for (let count = 1; word !== undefined; count++, word = words.next().value) {
+    const comma = word.text.endsWith(",") && inserted-- > 0;
+    if ((!comma && /[.!?,;:]$|^[-*+>|#]+$/.test(word.text)) || word.newlinesAfter > 1) break;
     // A heading is a block of its own, however its next line starts.
     if (
-      gap.includes("\n") &&
-      /^[^\S\n]*#/.test(text.slice(lineStart(text, from, from + word.index), from + word.index))
+      word.newlinesAfter > 0 &&
+      /^[^\S\n]*#/.test(text.slice(lineStart(text, from, word.start), word.start))
     ) {
       break;
     }
-    if (SUBORDINATORS.has(lower(at))) return undefined;
+    if (SUBORDINATORS.has(word.lower)) return undefined;
     // Past the subject's words, only an opener of a clause is looked for, up to the clause's start.
-    if (verb - at > SUBJECT_WORDS) continue;
-    if (NEGATIONS.test(lower(at))) return undefined;
-    subject = at;
+    if (count > SUBJECT_WORDS) continue;
+    if (NEGATIONS.test(word.lower)) return undefined;
+    first = word;
   }
-  const first = words[subject];
-  const last = words[verb - 1];
-  if (first === undefined || last === undefined || subject >= verb) return undefined;
-  const start = from + first.index;
-  return { start, text: text.slice(start, from + last.index + last[0].length) };
+  if (first === undefined) return undefined;
+  return { start: first.start, text: text.slice(first.start, last.end) };
+}
+
+/** A word read by {@link wordsBefore}: where it is, and the line feeds between it and the word after it. */
+export interface Word {
+  start: number;
+  end: number;
+  text: string;
+  /** Without quotes and punctuation around it, lowercase. */
+  lower: string;
+  newlinesAfter: number;
+}
+
+/**
+ * The words (runs of what is no white space) of the {@link WINDOW} characters before `index`, the last
+ * first, but a first word the window cut; read a character at a time, as they are asked for. Splitting
+ * the window with a regular expression and trimming each word cost `the token is then sent to https://x `
+ * repeated a quarter of its time, where a passive verb reads a few words back.
+ */
+export function* wordsBefore(text: string, index: number): Generator<Word> {
+  const from = Math.max(0, index - WINDOW);
+  const cut = from > 0 && !isSpace(text.charCodeAt(from - 1));
+  let at = index;
+  // Moves `at` back past white space, counting its line feeds.
+  const spaces = (): number => {
+    let newlines = 0;
+    for (; at > from && isSpace(text.charCodeAt(at - 1)); at--) {
+      if (text.charCodeAt(at - 1) === LINE_FEED) newlines++;
+    }
+    return newlines;
+  };
+  let newlines = spaces();
+  while (at > from) {
+    const end = at;
+    while (at > from && !isSpace(text.charCodeAt(at - 1))) at--;
+    const start = at;
+    const newlinesAfter = newlines;
+    newlines = spaces();
+    if (at === from && cut) return;
+    const word = text.slice(start, end);
+    yield { start, end, text: word, lower: trimmed(word).toLowerCase(), newlinesAfter };
+  }
 }
 
 /** The start of the line holding `index`, looked for no further back than `from`. */

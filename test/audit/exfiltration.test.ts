@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { details, exfiltrationHits, rmArguments, wordsAfter } from "../../src/audit/exfiltration.js";
+import {
+  details,
+  exfiltrationHits,
+  rmArguments,
+  wordsAfter,
+  wordsBefore,
+} from "../../src/audit/exfiltration.js";
 import { quoted } from "../../src/visible.js";
 
 /**
@@ -243,6 +249,47 @@ describe("the details of hits", () => {
     ]);
   });
 });
+
+describe("the words before a passive verb", () => {
+  // Read a character at a time, back from the verb: the window was split with a regular expression.
+  it("are those of the window before it, the last first, but a first word the window cut", () => {
+    fc.assert(
+      fc.property(
+        fc
+          .array(fc.constantFrom(...SENTENCE_PIECES, ",", "\n\n", "\r\n", " is sent", "y".repeat(30)), {
+            maxLength: 60,
+          })
+          .map((parts) => parts.join("")),
+        fc.nat(300),
+        (text, at) => {
+          const index = Math.min(at, text.length);
+          const read = [...wordsBefore(text, index)].map(({ lower, ...word }) => word);
+          expect(read).toEqual(wordsOfWindow(text, index));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+});
+
+/** How upload-instruction split the 100 characters before a passive verb, with the line feeds after each. */
+function wordsOfWindow(
+  text: string,
+  index: number,
+): { start: number; end: number; text: string; newlinesAfter: number }[] {
+  const from = Math.max(0, index - 100);
+  const words = [...text.slice(from, index).matchAll(/\S+/g)];
+  if (from > 0 && !/\s/.test(text.charAt(from - 1))) words.shift();
+  return words
+    .map((word, at) => {
+      const start = from + word.index;
+      const end = start + word[0].length;
+      const next = words[at + 1];
+      const gap = text.slice(end, next === undefined ? index : from + next.index);
+      return { start, end, text: word[0], newlinesAfter: gap.split("\n").length - 1 };
+    })
+    .reverse();
+}
 
 /** How prompt-injection read the words after its first ones: its sentence's end found, then every word. */
 function wordsOfSentence(text: string, from: number): string[] {
