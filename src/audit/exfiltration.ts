@@ -1057,9 +1057,10 @@ const PASSIVE_OBJECT_WORDS = 4;
  * What a passive participle at `index` is said of: the text of at most {@link SUBJECT_WORDS} words
  * before its verb (`is`, `will be`, `has then been`…, none negated), up to its clause's start (a word
  * ending in `.`, `!`, `?`, `,`, `;` or `:`, a list, quote, table or heading marker, a heading's line, or a
- * blank line; but the two commas of an insert before the verb), and where it starts; or undefined when the verb before it is no passive or is negated, or
- * the subject is, or an opener of a subordinate clause ({@link SUBORDINATORS}) stands between the verb and
- * its clause's start. Reads at most {@link WINDOW} characters.
+ * blank line; but the two commas of an insert right before the verb), and where it starts; or undefined
+ * when the verb before it is no passive or is negated, or the subject is, or an opener of a subordinate
+ * clause ({@link SUBORDINATORS}) stands between the verb and its clause's start. Reads at most
+ * {@link WINDOW} characters.
  */
 function passiveSubject(text: string, index: number): { start: number; text: string } | undefined {
   const from = Math.max(0, index - WINDOW);
