@@ -287,9 +287,10 @@ export async function comparePacks(
     if (change.kind === "removed") owners.before.set(change.path, PACK_FILES);
     if (change.kind === "added") owners.after.set(change.path, PACK_FILES);
   }
-  const moved = await movedBetweenSkills([...skillFiles, ...packChanges], owners, between);
+  const inPlace = await keptInPlace(skillFiles, packChanges, after, between);
+  const moved = await movedBetweenSkills(inPlace.changes, owners, between);
   // Each file listed with the files it is among now (a removed one, where it was).
-  const inPackFiles = new Set(packChanges);
+  const inPackFiles = inPlace.packFiles;
   const amongPackFiles = (change: FileChange) =>
     change.skills === undefined ? inPackFiles.has(change) : change.skills.to === undefined;
   const sortedSkillFiles = crowdsLast(moved.filter((change) => !amongPackFiles(change)).sort(byPath));
@@ -420,6 +421,43 @@ async function compareFiles(
   return (await editedRenames(renamedFiles(changes), between)).sort(byPath);
 }
 
+/**
+ * `skillFiles` and `packChanges` with each file removed and added at the same path in the pack compared
+ * as the one file it is, and which of them are among the pack files now. The catalog serves a nested
+ * skill's files as files of the skill around it too, while the review lists each under its innermost
+ * skill alone: a nested skill deleted, or one added around files, leaves them where they were, removed
+ * from one skill's list and added to another's. Its path the same, it is no move, and the skills that
+ * served it still do.
+ */
+async function keptInPlace(
+  skillFiles: readonly FileChange[],
+  packChanges: readonly FileChange[],
+  after: PackSide,
+  between: () => Promise<void>,
+): Promise<{ changes: FileChange[]; packFiles: Set<FileChange> }> {
+  const all = [...skillFiles, ...packChanges];
+  const removedAt = new Map(
+    all.filter((change) => change.kind === "removed").map((change) => [change.path, change]),
+  );
+  const replaced = new Set<FileChange>();
+  const compared: FileChange[] = [];
+  for (const change of all) {
+    const removed = change.kind === "added" ? removedAt.get(change.path) : undefined;
+    if (removed === undefined) continue;
+    replaced.add(change).add(removed);
+    const [old, now] = [removed.sides.before, change.sides.after];
+    const at = (file: ServedFile | undefined) => new Map(file === undefined ? [] : [[change.path, file]]);
+    const same = (file: string) => file;
+    compared.push(...(await compareFiles(at(old), at(now), same, same, between)));
+  }
+  const kept = all.filter((change) => !replaced.has(change));
+  const packFiles = new Set([
+    ...packChanges.filter((change) => !replaced.has(change)),
+    ...compared.filter((change) => after.packFiles.has(change.path)),
+  ]);
+  return { changes: [...kept, ...compared], packFiles };
+}
+
 /** Whether a removed file and an added one may be paired as one renamed file. */
 type Pairable = (removed: FileChange, added: FileChange) => boolean;
 
@@ -454,7 +492,8 @@ async function movedBetweenSkills(
   // Pack files were paired among themselves already.
   const across: Pairable = (removed, added) => {
     const [from, to] = [owners.before.get(removed.path), owners.after.get(added.path)];
-    if (from === undefined || to === undefined) return false;
+    // A file whose path stays is no move, whichever skill the review lists it under (see keptInPlace).
+    if (from === undefined || to === undefined || removed.path === added.path) return false;
     return from === PACK_FILES ? to !== PACK_FILES : owners.same.get(from) !== to;
   };
   const given = new Set(changes);

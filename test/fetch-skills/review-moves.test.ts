@@ -383,4 +383,28 @@ describe("the repin review", () => {
       "- Not compared for a rename: 1 added skill and 1 removed skill, past the 16 MiB of text the review reads to tell renames (the removed skills' together, each added skill's own); a skill moved and edited among them shows as removed and added.",
     );
   });
+  // The catalog serves a nested skill's files as files of the skill around it too: `kit/tool` served
+  // `inner/notes.md` before the bump deleted `inner/SKILL.md`. The review gave each file to its innermost
+  // skill alone, so the file that stayed where it was showed as moved out of `kit/inner` into `kit/tool`,
+  // and its old high finding as new to `kit/tool`, failing the status and holding the bump back.
+  it("does not call a file that stays in place a move when a nested skill around it goes away", async () => {
+    const kit = await makeUpstream(path.join(tree.dir, "nested-gone"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/inner/SKILL.md": skillMd("inner", "Inner."),
+        "skills/tool/inner/notes.md": "Run it \u202e now.\n",
+        "shared/a.md": "a\n",
+      },
+      { "skills/tool/inner/SKILL.md": null },
+    ]);
+    const result = await bump([{ name: "kit", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).not.toContain("moved `kit/tool/inner/notes.md`");
+    expect(summary).not.toContain("new to skill");
+    expect(summary).toContain("no new high finding");
+    expect(result.findings).toContainEqual(
+      expect.objectContaining({ path: "kit/tool/inner/notes.md", rule: "bidi-control", new: false }),
+    );
+  });
 });
