@@ -1,5 +1,5 @@
 import path from "node:path";
-import { compareText, type Skill } from "../../src/catalog/index.js";
+import { compareText, resolveSkillFile, type Skill } from "../../src/catalog/index.js";
 import {
   compareIgnoringEndings,
   type EndingsChange,
@@ -499,14 +499,27 @@ async function movedBetweenSkills(
   const given = new Set(changes);
   const paired = await editedRenames(renamedFiles(changes, across), between, across, sharingRarePieces);
   const skillOf = (owner: Skill | typeof PACK_FILES) => (owner === PACK_FILES ? undefined : owner);
+  const wasBefore = new Map([...owners.same].map(([old, now]) => [now, old]));
   return paired.map((change) => {
     if (given.has(change)) return change;
     const from = owners.before.get(change.movedFrom ?? "");
     const to = owners.after.get(change.path);
-    return from === undefined || to === undefined
-      ? change
-      : { ...change, skills: { from: skillOf(from), to: skillOf(to) } };
+    if (from === undefined || to === undefined) return change;
+    // The catalog serves a nested skill's files as the skill around it's too: one that held the file
+    // before, where it is in its folder now, gains nothing by the move (its folder moved with it).
+    if (to !== PACK_FILES && servedBy(wasBefore.get(to), inSkill(to, change.path))) return change;
+    return { ...change, skills: { from: skillOf(from), to: skillOf(to) } };
   });
+}
+
+/** `file` (in the pack, in the folder of `skill`) in that folder. */
+function inSkill(skill: Skill, file: string): string {
+  return skill.folder === "" ? file : file.slice(skill.folder.length + 1);
+}
+
+/** Whether the catalog has `skill` serve `file` (in its folder), as one of its files. */
+function servedBy(skill: Skill | undefined, file: string): boolean {
+  return skill !== undefined && resolveSkillFile(skill, file) !== undefined;
 }
 
 /**

@@ -407,4 +407,32 @@ describe("the repin review", () => {
       expect.objectContaining({ path: "kit/tool/inner/notes.md", rule: "bidi-control", new: false }),
     );
   });
+  // The same with the skill around it moved to another folder: the file's path changes with its skill's,
+  // but `kit/tool` served it before, so its finding is new to no skill.
+  it("marks no finding new to a skill that served its file before, the skill moved and a nested one gone", async () => {
+    const kit = await makeUpstream(path.join(tree.dir, "nested-gone-moved"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/inner/SKILL.md": skillMd("inner", "Inner."),
+        "skills/tool/inner/notes.md": "Run it \u202e now.\n",
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/tool": null,
+        "skills/toolkit/SKILL.md": skillMd("tool", "Tool."),
+        "skills/toolkit/inner/notes.md": "Run it \u202e now.\n",
+      },
+    ]);
+    const result = await bump([{ name: "kit", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).not.toContain("new to skill");
+    expect(summary).toContain("no new high finding");
+    expect(summary).toContain(
+      "- renamed `kit/tool/inner/notes.md` → `kit/toolkit/inner/notes.md` (unchanged)",
+    );
+    expect(result.findings).toContainEqual(
+      expect.objectContaining({ path: "kit/toolkit/inner/notes.md", rule: "bidi-control", new: false }),
+    );
+  });
 });
