@@ -435,4 +435,25 @@ describe("the repin review", () => {
       expect.objectContaining({ path: "kit/toolkit/inner/notes.md", rule: "bidi-control", new: false }),
     );
   });
+  // The reverse: a skill added around a file edited in the same bump leaves it where it was, a changed file.
+  it("shows a file edited in place as changed when a nested skill is added around it", async () => {
+    const kit = await makeUpstream(path.join(tree.dir, "nested-added"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/inner/notes.md": "Run it \u202e now.\n",
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/tool/inner/SKILL.md": skillMd("inner", "Inner."),
+        "skills/tool/inner/notes.md": "Run it \u202e now.\nThen stop.\n",
+      },
+    ]);
+    const result = await bump([{ name: "kit", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).toContain("- changed `kit/tool/inner/notes.md` (+1 −0 lines)");
+    expect(summary).not.toContain("moved `kit/tool/inner/notes.md`");
+    expect(summary).not.toContain("new to skill");
+    expect(summary).toContain("no new high finding");
+  });
 });
