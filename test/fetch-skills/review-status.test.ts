@@ -103,4 +103,21 @@ describe("the repin review's skills newly left out or served", () => {
       "- A high finding makes 2 skills unsafe; the server leaves them out: `kit/alpha`, `kit/epsilon`",
     ]);
   });
+
+  // A skill nested around a file with an old high finding is added unsafe: no finding is new and it is in
+  // neither bold line (nothing served it by its id before), yet the review names it among the skills left
+  // out, as any added unsafe skill; `kit/tool`, which serves the nested file too, is unsafe on both sides.
+  it("names a nested skill added around a file with an old high finding among the skills left out", async () => {
+    const summary = await reviewOf("nested-added", [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/inner/notes.md": HIDDEN,
+      },
+      { "skills/tool/inner/SKILL.md": skillMd("inner", "Inner.") },
+    ]);
+    expect(summary).toContain("no new high finding");
+    expect(statusLines(summary)).toEqual([
+      "- A high finding makes 2 skills unsafe; the server leaves them out: `kit/inner`, `kit/tool`",
+    ]);
+  });
 });
