@@ -143,6 +143,12 @@ const SKILL_TEXT_CASES: readonly LinearCase[] = [
     run: words,
   },
   { name: "skill text: Chinese run (search)", make: (size) => repeated("数据", size), run: words },
+  {
+    name: "skill text: astral words (search)",
+    make: (size) => repeated("\u{1D49C}\u{1D49E} ", size),
+    run: words,
+  },
+  { name: "skill text: emoji between words (search)", make: (size) => repeated("😀 ", size), run: words },
   // sync: the pack files a skill's text cites.
   {
     name: "skill text: one path of dots and slashes (sync citations)",

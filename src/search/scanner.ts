@@ -1,4 +1,5 @@
 import { grown } from "./arrays.js";
+import { PLANE_SIZE, PlaneTables } from "./planes.js";
 import {
   compoundEnd,
   foldedSpelling,
@@ -59,6 +60,11 @@ const LETTER_CHARACTER = 1;
 const NUMBER_CHARACTER = 2;
 const OTHER_CHARACTER = 3;
 const MARK_CHARACTER = 4;
+/**
+ * The classes of characters outside the Basic Multilingual Plane, and of lone surrogates, met so far: for
+ * every scanner, as a class depends on the character alone.
+ */
+const ASTRAL_CLASSES = new PlaneTables();
 /** What {@link WordScanner} finds at a position, when it is not a character of a fast-path word. */
 const NOT_IN_WORD = -1;
 const UNICODE_PATH = -2;
@@ -334,8 +340,17 @@ export class WordScanner {
   private classOf(text: string, i: number): number {
     const code = text.charCodeAt(i);
     if (code >= 0xd800 && code <= 0xdfff) {
-      // Outside the Basic Multilingual Plane: rare enough to classify each time (never on the fast path).
-      return unicodeClass(String.fromCodePoint(text.codePointAt(i) ?? code));
+      // Outside the Basic Multilingual Plane (or a lone surrogate): never on the fast path, but classified
+      // once too, as each classification took up to three regular expression tests.
+      const point = text.codePointAt(i) ?? code;
+      const classes = ASTRAL_CLASSES.of(point);
+      const index = point & (PLANE_SIZE - 1);
+      let type = classes[index] as number;
+      if (type === 0) {
+        type = unicodeClass(String.fromCodePoint(point));
+        classes[index] = type;
+      }
+      return type;
     }
     let type = this.classes[code] as number;
     if (type === 0) {

@@ -1,5 +1,6 @@
 import { stopwords } from "@orama/stopwords/english";
 import { stem as porter2 } from "porter2";
+import { PLANE_SIZE, PlaneTables } from "./planes.js";
 
 /**
  * What a word is to search, by definition: how text is folded, what a compound and its parts are, which
@@ -42,17 +43,13 @@ const LETTER = 1;
 const NUMBER = 2;
 const MARK = 4;
 const CLASSIFIED = 8;
-const PLANES = 17;
-const PLANE_SIZE = 0x10000;
 /**
- * The kinds of each plane's characters, a table made when the plane's first character is met: astral
- * characters (emoji, mathematical letters, rarer Chinese) classified on each meeting took three regular
- * expression tests each, 34 ms for a million astral marks against 4 for marks of the Basic Multilingual
- * Plane. Bounded whatever a text holds: 64 KiB a plane met, 1.1 MiB for all 17.
+ * The kinds of each plane's characters: astral characters (emoji, mathematical letters, rarer Chinese)
+ * classified on each meeting took three regular expression tests each, 34 ms for a million astral marks
+ * against 4 for marks of the Basic Multilingual Plane.
  */
-const KINDS: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(PLANES).fill(undefined);
-const BMP_KINDS = new Uint8Array(PLANE_SIZE);
-KINDS[0] = BMP_KINDS;
+const KINDS = new PlaneTables();
+const BMP_KINDS = KINDS.of(0);
 const IS_LETTER = /^\p{L}$/u;
 const IS_NUMBER = /^\p{N}$/u;
 const IS_MARK = /^\p{M}$/u;
@@ -113,7 +110,7 @@ function runEnd(text: string, start: number, first: number, rest: number): numbe
 /** The kind of the character at `at`: LETTER, NUMBER, MARK or none of them, with CLASSIFIED. */
 function kindAt(text: string, at: number): number {
   const code = text.codePointAt(at) ?? 0;
-  const kinds = code < PLANE_SIZE ? BMP_KINDS : astralKinds(code >>> 16);
+  const kinds = code < PLANE_SIZE ? BMP_KINDS : KINDS.of(code);
   const index = code & 0xffff;
   let kind = kinds[index] as number;
   if (kind === 0) {
@@ -121,16 +118,6 @@ function kindAt(text: string, at: number): number {
     kinds[index] = kind;
   }
   return kind;
-}
-
-/** The table of the kinds of plane `plane`'s characters, made when first asked for (see {@link KINDS}). */
-function astralKinds(plane: number): Uint8Array {
-  let kinds = KINDS[plane];
-  if (kinds === undefined) {
-    kinds = new Uint8Array(PLANE_SIZE);
-    KINDS[plane] = kinds;
-  }
-  return kinds;
 }
 
 function kindOf(character: string): number {
