@@ -1,21 +1,8 @@
-import {
-  accessSync,
-  existsSync,
-  constants as fsConstants,
-  lstatSync,
-  readlinkSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { constants } from "node:os";
-import path from "node:path";
-import { parseArgs } from "node:util";
-import { describeArgsError, notWholeNumber, wholeNumberIn } from "../../src/command-line.js";
 import { closestBySlip } from "../../src/edit-distance.js";
-import { notAFolderOnPath } from "../../src/make-folder.js";
 import { DOLLAR_QUOTE_SHELLS, dollarQuoted, quoted, shellWord, visible } from "../../src/visible.js";
-import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import {
   describeWriteError,
   FetcherError,
@@ -27,6 +14,7 @@ import {
   UsageError,
 } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource, stageManifest } from "./manifest.js";
+import { answerUsageError, type Options, readCommandLine } from "./options.js";
 import { type FetchedPack, fetchSkills } from "./output.js";
 import { type HeldBack, type Repin, resolveHeads, rewriteRefs, type Unresolved } from "./repin.js";
 import { type RepinReview, reviewRepins } from "./review.js";
@@ -46,40 +34,6 @@ export interface CliIo {
   readonly signal?: AbortSignal;
 }
 
-const USAGE = `Usage: npm run fetch-skills -- [options]
-
-Fetches the skill packs pinned in skills.toml into a skills folder, all or nothing. Progress goes to
-stderr, a Markdown summary to stdout. Exits 1 when the fetch (or the repin) fails, 2 when the command line
-is wrong, 128 + the signal's number when stopped by SIGINT or SIGTERM.
-
-Options:
-  --manifest FILE   the manifest (default ./skills.toml)
-  --out DIR         the skills folder to write (default ./skills)
-  --cache DIR       keep a bare git store per repository here; later runs fetch only what is new
-  --source NAME     fetch only this source (repeat for more); the others keep what --out holds
-  --max-files N     the most files (and folders, and entries left out) one source may bring,
-                    symlinked copies counted (default 20000)
-  --max-mib N       the most MiB one source may bring, symlinked copies counted (default 512)
-  --update          repin: move each ref to the head of its branch (or the remote's HEAD), then fetch
-  --no-fetch        with --update: rewrite skills.toml only
-  --summary FILE    also write the Markdown summary to FILE
-  --findings FILE   with --update: also write the review's audit findings as JSON, each marked new or not
-  -h, --help        show this help`;
-
-interface Options {
-  readonly manifest: string;
-  readonly manifestLabel: string;
-  readonly out: string;
-  readonly cache: string | undefined;
-  readonly sources: readonly string[];
-  readonly limits: SourceLimits;
-  readonly update: boolean;
-  readonly fetch: boolean;
-  readonly summary: string | undefined;
-  readonly findings: string | undefined;
-  readonly help: boolean;
-}
-
 /**
  * What `--update` produced: the summary, the review's findings when it fetched, and the sources held back
  * at their pins for a new high finding, each bump for a review of its own.
@@ -95,17 +49,17 @@ interface Repinned {
  * as its message says, everything but the summary file; 128 + the signal when `io.signal` stopped it.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const options = readCommandLine(argv, io);
+  return typeof options === "number" ? options : runWith(options, argv, io);
+}
+
+/** {@link run} once the command line is read: index.ts reads it before it imports this module. */
+export async function runWith(options: Options, argv: readonly string[], io: CliIo): Promise<number> {
   // Each line shows upstream names as they are, but none can start a line of its own.
   const log = (line: string) => io.stderr(`${visible(line)}\n`);
-  let out: string | undefined;
+  const out = options.out;
   let fetching: readonly string[] = [];
   try {
-    const options = parseOptions(argv, io.cwd);
-    if (options.help) {
-      io.stdout(`${USAGE}\n`);
-      return 0;
-    }
-    out = options.out;
     const manifest = await readManifest(options.manifest, options.manifestLabel);
     const only = selectSources(manifest, options.sources);
     fetching = manifest.sources
@@ -150,7 +104,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     // Whatever failed once git was stopped failed because of it; the work folder is gone by now.
     const stopped = io.signal?.aborted ? io.signal.reason : undefined;
     if (stopped instanceof StoppedError) {
-      const kept = out !== undefined && existsSync(out) ? `; ${out} is as it was` : "";
+      const kept = existsSync(out) ? `; ${out} is as it was` : "";
       const written =
         error instanceof ReviewError
           ? `${error.written} hold the new commits, but the review was not done`
@@ -158,10 +112,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       log(`fetch-skills: ${stopped.message}: ${written}`);
       return 128 + constants.signals[stopped.signal];
     }
-    if (error instanceof UsageError) {
-      io.stderr(`fetch-skills: ${visible(error.message)}\n\n${USAGE}\n`);
-      return 2;
-    }
+    if (error instanceof UsageError) return answerUsageError(error, io.stderr);
     if (!(error instanceof FetcherError)) throw error;
     const lines = error instanceof ManifestError ? error.problems : [error.message];
     for (const line of lines) log(`fetch-skills: ${line}`);
@@ -171,7 +122,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         io.stderr(`${error.cause.stack}\n`);
       return 1;
     }
-    const kept = out !== undefined && existsSync(out) ? `; ${out} is as it was` : "";
+    const kept = existsSync(out) ? `; ${out} is as it was` : "";
     log(`fetch-skills: nothing written${kept}`);
     if (error instanceof SourceError) {
       const others = fetching.filter((name) => name !== error.source);
@@ -195,139 +146,6 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 function findingsJson(findings: readonly ReviewedFinding[], held: readonly HeldBack[]): string {
   const heldForReview = held.map(({ repin, finding }) => ({ source: repin.source.name, finding }));
   return `${JSON.stringify({ findings, heldForReview }, null, 2)}\n`;
-}
-
-const OPTIONS = {
-  manifest: { type: "string" },
-  out: { type: "string" },
-  cache: { type: "string" },
-  source: { type: "string", multiple: true },
-  "max-files": { type: "string" },
-  "max-mib": { type: "string" },
-  update: { type: "boolean" },
-  "no-fetch": { type: "boolean" },
-  summary: { type: "string" },
-  findings: { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
-
-function parseOptions(argv: readonly string[], cwd: string): Options {
-  let values: {
-    manifest?: string;
-    out?: string;
-    cache?: string;
-    source?: string[];
-    "max-files"?: string;
-    "max-mib"?: string;
-    update?: boolean;
-    "no-fetch"?: boolean;
-    summary?: string;
-    findings?: string;
-    help?: boolean;
-  };
-  try {
-    values = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError(describeArgsError(error, OPTIONS));
-  }
-  for (const key of ["manifest", "out", "cache", "summary", "findings"] as const) {
-    if (values[key]?.trim() === "") throw new UsageError(`--${key} needs a path`);
-  }
-  if (values["no-fetch"] && !values.update) throw new UsageError("--no-fetch only goes with --update");
-  if (values.findings !== undefined && (!values.update || values["no-fetch"])) {
-    throw new UsageError("--findings only goes with --update, which fetches (not with --no-fetch)");
-  }
-  const resolve = (value: string | undefined) => (value === undefined ? undefined : path.resolve(cwd, value));
-  const summary = resolve(values.summary);
-  const findings = resolve(values.findings);
-  const given = path.resolve(cwd, values.out ?? "skills");
-  const out = followLink(given);
-  const cache = resolve(values.cache);
-  // Each run builds a new --out and throws the old one away: a store kept there was fetched anew every time.
-  // Through a symlinked --out too (`skills/.cache` with `skills` leading to the folder replaced).
-  const inOut = (folder: string) => cache === folder || cache?.startsWith(`${folder}${path.sep}`) === true;
-  if (inOut(given) || inOut(out)) {
-    throw new UsageError(
-      `--cache ${values.cache} is inside --out ${values.out ?? "skills"}, which each run replaces: keep it elsewhere`,
-    );
-  }
-  for (const [option, file] of [
-    ["--summary", summary],
-    ["--findings", findings],
-  ] as const) {
-    if (file !== undefined && !values.help) checkOutputFile(option, file, out);
-  }
-  return {
-    manifest: path.resolve(cwd, values.manifest ?? "skills.toml"),
-    manifestLabel: values.manifest ?? "skills.toml",
-    out,
-    cache,
-    sources: values.source ?? [],
-    limits: {
-      files: wholeNumber("--max-files", values["max-files"]) ?? SOURCE_LIMITS.files,
-      bytes: (wholeNumber("--max-mib", values["max-mib"]) ?? SOURCE_LIMITS.bytes / MIB) * MIB,
-    },
-    update: values.update === true,
-    fetch: values["no-fetch"] !== true,
-    summary,
-    findings,
-    help: values.help === true,
-  };
-}
-
-/**
- * `--summary` and `--findings` are written after the skills are in place, so their folders are checked
- * before any work; a folder inside `--out` is written by the fetch itself.
- */
-function checkOutputFile(option: string, file: string, out: string): void {
-  const folder = path.dirname(file);
-  if (folder === out || folder.startsWith(`${out}${path.sep}`)) return;
-  const throughFile = notAFolderOnPath(folder);
-  if (throughFile !== undefined)
-    throw new UsageError(`${option} ${file}: ${throughFile}; give another ${option}`);
-  try {
-    if (!statSync(folder).isDirectory()) throw new UsageError(`${option}: ${folder} is not a folder`);
-    accessSync(folder, fsConstants.W_OK);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const problem =
-      (error as NodeJS.ErrnoException).code === "ENOENT"
-        ? "does not exist"
-        : `cannot be written to: ${describeWriteError(error)}`;
-    throw new UsageError(`${option}: the folder ${folder} ${problem}`);
-  }
-  if (existsSync(file) && statSync(file).isDirectory()) {
-    throw new UsageError(`${option}: ${file} is a folder; give a file name`);
-  }
-}
-
-/**
- * `--out` as the folder a symlink there leads to: the new folder replaces that one, where the server reads
- * it, and not the symlink (which was swapped for a folder, leaving its target as it was).
- */
-function followLink(folder: string): string {
-  try {
-    if (!lstatSync(folder).isSymbolicLink()) return folder;
-  } catch {
-    // Missing: the fetch says what it cannot write.
-    return folder;
-  }
-  try {
-    return realpathSync(folder);
-  } catch {
-    // Dangling: its folder is missing (a run killed while it swapped the new one in left it beside), and is
-    // written where the link leads all the same.
-    return path.resolve(path.dirname(folder), readlinkSync(folder));
-  }
-}
-
-const MIB = 1024 * 1024;
-
-function wholeNumber(option: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const number = wholeNumberIn(value);
-  if (number === undefined) throw new UsageError(notWholeNumber(option, value));
-  return number;
 }
 
 /**

@@ -80,7 +80,12 @@ describe("the fetcher stands alone", () => {
       const text = await readFile(path.join(ROOT, "scripts/fetch-skills", file), "utf8");
       for (const match of text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)) dynamic.push(`${file}: ${match[1]}`);
     }
-    expect(dynamic).toEqual(["cli.ts: ../repin-review/pack-check.js", "review.ts: ../repin-review/index.js"]);
+    // index.ts's import of cli.ts, once the command line is read, is of this folder: every fetch reaches it.
+    expect(dynamic).toEqual([
+      "cli.ts: ../repin-review/pack-check.js",
+      "index.ts: ./cli.js",
+      "review.ts: ../repin-review/index.js",
+    ]);
   });
 
   // Its usage errors came as Node's parseArgs text, once: the stage then could not import src/command-line.ts.
