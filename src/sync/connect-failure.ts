@@ -48,11 +48,35 @@ export function connectionFailure(address: ServerAddress, error: unknown): SyncE
     found === "" && proxy !== undefined && answeredStatus(error) === undefined
       ? `; check the proxy ${proxy.variable} names, or name the server's host in NO_PROXY to connect directly`
       : found;
-  const through = proxy === undefined ? "" : ` through the proxy ${proxy.url} (${proxy.variable})`;
+  const through = proxy === undefined ? "" : throughThe(proxy);
   // A hint follows the server's own sentence, whose full stop would stand before its semicolon.
   return new SyncError(
     `cannot connect to ${server}${through}: ${hint === "" ? why : why.replace(/\.$/, "")}${hint}`,
   );
+}
+
+function throughThe(proxy: EnvProxy): string {
+  return ` through the proxy ${proxy.url} (${proxy.variable})`;
+}
+
+/** Statuses a proxy answers with itself: credentials it wants, a server it cannot reach or reached late. */
+const PROXY_STATUSES = new Set([407, 502, 503, 504]);
+
+/**
+ * For a request after the connection's start (listing the skills) that failed through the environment's
+ * proxy with no answer, or with a status a proxy answers itself: the proxy, named as a failure to connect
+ * names it, and what to check. Empty when sync reaches `url` directly, or the server answered otherwise.
+ */
+export function proxyOfFailure(url: URL, error: unknown, why: string): { through: string; hint: string } {
+  const proxy = proxyFor(url, process.env, process.execArgv);
+  const status = answeredStatus(error) ?? Number(/\(HTTP (\d{3})\)/.exec(why)?.[1]);
+  if (proxy === undefined || (!Number.isNaN(status) && !PROXY_STATUSES.has(status))) {
+    return { through: "", hint: "" };
+  }
+  const hint =
+    proxyHint(proxy, error, why) ??
+    `; check the proxy ${proxy.variable} names, or name the server's host in NO_PROXY to connect directly`;
+  return { through: throughThe(proxy), hint };
 }
 
 /**

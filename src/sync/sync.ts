@@ -6,7 +6,7 @@ import { packageVersion } from "../package.js";
 import { plural } from "../plural.js";
 import { problemInWords, type SystemProblems } from "../system-errors.js";
 import { apply, countDone, lockChangeAlone, type RunHold, type SyncCounts, writesAnything } from "./apply.js";
-import { connectionFailure } from "./connect-failure.js";
+import { connectionFailure, proxyOfFailure } from "./connect-failure.js";
 import { type Connection, connect } from "./connection.js";
 import { describeError } from "./describe-error.js";
 import { readLock } from "./folder.js";
@@ -252,7 +252,10 @@ async function planAndCarryOut(
     }
     const listing = await connection.skills.list().catch((error: unknown) => {
       const why = describeError(error);
-      throw new SyncError(`cannot list the skills of ${server}: ${why}${outOfFilesHint(why)}`);
+      const { through, hint } = proxyOfFailure(options.server.url, error, why);
+      throw new SyncError(
+        `cannot list the skills of ${server}${through}: ${why}${hint || outOfFilesHint(why)}`,
+      );
     });
     // Otherwise a user would find fewer skills installed than list_skills shows, and not know why.
     const leftOut = await leftOutOfExtension(connection.client, listing);

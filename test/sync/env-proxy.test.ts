@@ -197,6 +197,83 @@ describe("sync through a proxy that fails", () => {
   });
 });
 
+/**
+ * A proxy on 127.0.0.1 whose tunnels carry the requests before the first that names `method`
+ * (`"skills/list"`), then fail: the tunnel is reset, or the proxy stops listening (`refuse`), or it is
+ * closed and every tunnel asked for after is answered `status`, as a proxy that fails in the middle of a run.
+ */
+async function failingProxy(
+  method: string,
+  failure: "reset" | "refuse" | number,
+): Promise<{ readonly url: string; close(): Promise<void> }> {
+  let failing = false;
+  const tunnels = new Set<net.Socket>();
+  const proxy = http.createServer();
+  proxy.on("connect", (request: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+    client.on("error", () => undefined);
+    if (failing && typeof failure !== "number") {
+      client.resetAndDestroy();
+      return;
+    }
+    if (failing) {
+      client.end(`HTTP/1.1 ${failure} Proxy Failure\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      return;
+    }
+    tunnels.add(client);
+    const [host = "", port = ""] = (request.url ?? "").split(":");
+    const upstream = net.connect(Number(port), host, () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      upstream.write(head);
+      upstream.pipe(client);
+      client.on("data", (chunk: Buffer) => {
+        if (!failing && !chunk.toString("utf8").includes(`"method":"${method}"`)) {
+          upstream.write(chunk);
+          return;
+        }
+        failing = true;
+        upstream.destroy();
+        if (failure === "refuse") proxy.close();
+        for (const tunnel of tunnels) {
+          if (failure === "reset") tunnel.resetAndDestroy();
+          else tunnel.destroy();
+        }
+      });
+    });
+    upstream.on("error", () => client.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const address = proxy.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: async () => {
+      for (const tunnel of tunnels) tunnel.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+describe("sync through a proxy that fails after the connection's start", () => {
+  it.each<["reset" | "refuse" | number, string]>([
+    ["reset", "ECONNRESET"],
+    ["refuse", "ECONNREFUSED"],
+    [502, "502"],
+    [503, "503"],
+    [407, "407"],
+  ])("names the proxy when listing the skills meets %s", async (failure, told) => {
+    const proxy = await failingProxy("skills/list", failure);
+    try {
+      const { code, stderr } = await failedSync({ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url });
+      expect(code).toBe(2);
+      expect(stderr).toContain(`cannot list the skills of ${server.url}`);
+      expect(stderr).toContain(`through the proxy ${proxy.url}/ (HTTP_PROXY)`);
+      expect(stderr).toContain(told);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe("sync through a proxy named without its scheme", () => {
   it("says to give the proxy as a URL", async (context) => {
     const env = { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "proxy.example:3128" };
