@@ -14,45 +14,57 @@ export function connectionFailure(address: ServerAddress, error: unknown): SyncE
   const why = describeError(error);
   const refusedScope = scopeRefusal(address, error, why);
   if (refusedScope !== undefined) return new SyncError(`${server} refused ${refusedScope}`);
-  const refused = error instanceof UnauthorizedError || /\b401\b/.test(why);
-  // A key given (--api-key-file, or --header Authorization) and refused is a wrong key, not a missing one.
-  const keyGiven =
-    address.apiKey !== undefined ||
-    Object.keys(address.headers).some((name) => name.toLowerCase() === "authorization");
-  // An https URL to a server that speaks plain HTTP fails in TLS, with OpenSSL's words only.
-  const plain = address.url.protocol === "https:" && /wrong version number|ERR_SSL_WRONG_VERSION/i.test(why);
-  // A connection this process could not open for want of a file descriptor is no sign of the server.
-  const outOfFiles = outOfFilesHint(why);
   const proxy = proxyFor(address.url, process.env, process.execArgv);
   const found =
-    (proxy === undefined ? undefined : proxyHint(proxy, error, why)) ??
-    (plain
-      ? `; the server may speak plain HTTP: try http://${address.url.host}${address.url.pathname}`
-      : refused
-        ? keyGiven
-          ? "; the server refused the API key given: check it"
-          : "; give its API key with --api-key-file"
-        : answeredStatus(error) === 404 && !address.url.pathname.endsWith("/mcp")
-          ? // The server's address without its endpoint's path, the slip a first sync makes.
-            `; give the URL of its MCP endpoint, as ${new URL("/mcp", address.url).href} for a skills-mcp server`
-          : outOfFiles !== ""
-            ? outOfFiles
-            : /\bECONNREFUSED\b/.test(why)
-              ? `; nothing listens at ${address.url.host}: check that the server runs and the URL's port`
-              : /\bbad port\b/.test(why)
-                ? // fetch refuses the ports browsers block (6000, 6665-6669, 10080…) before any connection.
-                  `; fetch refuses to connect to port ${address.url.port}, as browsers do: serve the MCP endpoint on another port`
-                : "");
+    (proxy === undefined ? undefined : proxyHint(proxy, error, why)) ?? directHint(address, error, why);
   // Through a proxy, a failure with no answer and no other sign may be the proxy's as well as the server's.
   const hint =
-    found === "" && proxy !== undefined && answeredStatus(error) === undefined
-      ? `; check the proxy ${proxy.variable} names, or name the server's host in NO_PROXY to connect directly`
-      : found;
+    found === "" && proxy !== undefined && answeredStatus(error) === undefined ? checkTheProxy(proxy) : found;
   const through = proxy === undefined ? "" : throughThe(proxy);
   // A hint follows the server's own sentence, whose full stop would stand before its semicolon.
   return new SyncError(
     `cannot connect to ${server}${through}: ${hint === "" ? why : why.replace(/\.$/, "")}${hint}`,
   );
+}
+
+/**
+ * What to check of the server itself, told by `why`: a key it wants or refused, a URL that should be plain
+ * HTTP or name the MCP endpoint, a port nothing listens at or fetch refuses; empty when nothing tells.
+ */
+function directHint(address: ServerAddress, error: unknown, why: string): string {
+  // An https URL to a server that speaks plain HTTP fails in TLS, with OpenSSL's words only.
+  if (address.url.protocol === "https:" && /wrong version number|ERR_SSL_WRONG_VERSION/i.test(why)) {
+    return `; the server may speak plain HTTP: try http://${address.url.host}${address.url.pathname}`;
+  }
+  if (error instanceof UnauthorizedError || /\b401\b/.test(why)) {
+    // A key given (--api-key-file, or --header Authorization) and refused is a wrong key, not a missing one.
+    const keyGiven =
+      address.apiKey !== undefined ||
+      Object.keys(address.headers).some((name) => name.toLowerCase() === "authorization");
+    return keyGiven
+      ? "; the server refused the API key given: check it"
+      : "; give its API key with --api-key-file";
+  }
+  if (answeredStatus(error) === 404 && !address.url.pathname.endsWith("/mcp")) {
+    // The server's address without its endpoint's path, the slip a first sync makes.
+    return `; give the URL of its MCP endpoint, as ${new URL("/mcp", address.url).href} for a skills-mcp server`;
+  }
+  // A connection this process could not open for want of a file descriptor is no sign of the server.
+  const outOfFiles = outOfFilesHint(why);
+  if (outOfFiles !== "") return outOfFiles;
+  if (/\bECONNREFUSED\b/.test(why)) {
+    return `; nothing listens at ${address.url.host}: check that the server runs and the URL's port`;
+  }
+  if (/\bbad port\b/.test(why)) {
+    // fetch refuses the ports browsers block (6000, 6665-6669, 10080…) before any connection.
+    return `; fetch refuses to connect to port ${address.url.port}, as browsers do: serve the MCP endpoint on another port`;
+  }
+  return "";
+}
+
+/** The hint for a failure through `proxy` that nothing else explains. */
+function checkTheProxy(proxy: EnvProxy): string {
+  return `; check the proxy ${proxy.variable} names, or name the server's host in NO_PROXY to connect directly`;
 }
 
 function throughThe(proxy: EnvProxy): string {
@@ -73,9 +85,7 @@ export function proxyOfFailure(url: URL, error: unknown, why: string): { through
   if (proxy === undefined || (!Number.isNaN(status) && !PROXY_STATUSES.has(status))) {
     return { through: "", hint: "" };
   }
-  const hint =
-    proxyHint(proxy, error, why) ??
-    `; check the proxy ${proxy.variable} names, or name the server's host in NO_PROXY to connect directly`;
+  const hint = proxyHint(proxy, error, why) ?? checkTheProxy(proxy);
   return { through: throughThe(proxy), hint };
 }
 
