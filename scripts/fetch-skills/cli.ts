@@ -14,7 +14,7 @@ import {
   UsageError,
 } from "./errors.js";
 import { type Manifest, readManifest, type SkillSource, stageManifest } from "./manifest.js";
-import { answerUsageError, type Options, readCommandLine } from "./options.js";
+import { answerUsageError, type CommandLineIo, type Options, readCommandLine } from "./options.js";
 import { type FetchedPack, fetchSkills } from "./output.js";
 import { type HeldBack, type Repin, resolveHeads, rewriteRefs, type Unresolved } from "./repin.js";
 import { type RepinReview, reviewRepins } from "./review.js";
@@ -23,10 +23,7 @@ import { fetchSummary, repinSummary } from "./summary.js";
 import { makeWorkFolder, removeTree } from "./work-folder.js";
 
 /** Everything the CLI touches outside the file system and git, passed in so tests can drive it. */
-export interface CliIo {
-  readonly cwd: string;
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
+export interface CliIo extends CommandLineIo {
   readonly now?: () => Date;
   /** The environment: `--update`'s load check takes UNSAFE_SKILLS from it, as check-skills does. */
   readonly env?: Readonly<Record<string, string | undefined>>;

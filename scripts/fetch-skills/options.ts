@@ -16,7 +16,6 @@ import { parseArgs } from "node:util";
 import { describeArgsError, notWholeNumber, wholeNumberIn } from "../../src/command-line.js";
 import { notAFolderOnPath } from "../../src/make-folder.js";
 import { visible } from "../../src/visible.js";
-import type { CliIo } from "./cli.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
 import { describeWriteError, UsageError } from "./errors.js";
 
@@ -187,14 +186,18 @@ function wholeNumber(option: string, value: string | undefined): number | undefi
   return number;
 }
 
+/** What reading the command line touches: where relative paths start, and where to answer. */
+export interface CommandLineIo {
+  readonly cwd: string;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
 /**
  * The options to run with, or the exit status once the command line is answered: 0 after printing the
  * usage for --help, 2 after saying what is wrong with it.
  */
-export function readCommandLine(
-  argv: readonly string[],
-  io: Pick<CliIo, "cwd" | "stdout" | "stderr">,
-): Options | number {
+export function readCommandLine(argv: readonly string[], io: CommandLineIo): Options | number {
   try {
     const options = parseOptions(argv, io.cwd);
     if (!options.help) return options;
