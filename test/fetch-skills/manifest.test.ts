@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseManifest } from "../../scripts/fetch-skills/manifest.js";
+import { visible } from "../../src/visible.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeUpstream, runFetcher, writeManifest } from "./helpers.js";
 
@@ -145,15 +146,26 @@ const cases: Case[] = [
     title: "a path into .git in capitals",
     toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = ".GIT"\n`,
     errors: [
-      'skills.toml:11: source "bad": path ".GIT" must not point into .git: none of its folders may be named .git, in any case or with dots or spaces after it (".GIT", ".git."), which macOS and Windows read as .git; name a folder of the repository\'s own files, like "skills"',
+      'skills.toml:11: source "bad": path ".GIT" must not point into .git: its folder ".GIT" is one macOS or Windows reads as .git, like any folder named .git in any case, with dots, spaces or a ":" stream after it (".GIT", ".git.", ".git::$INDEX_ALLOCATION"), with a character macOS ignores inside it (".g{U+200C}it"), or git~1, Windows\' short name for .git; name a folder of the repository\'s own files, like "skills"',
     ],
   },
   {
     title: "extras into .git in mixed case or with a trailing dot (Windows drops it)",
     toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = "skills"\nextras = [".Git/hooks", "docs/.git./x"]\n`,
     errors: [
-      'skills.toml:12: source "bad": extra ".Git/hooks" must not point into .git: none of its folders',
-      'skills.toml:12: source "bad": extra "docs/.git./x" must not point into .git: none of its folders',
+      'skills.toml:12: source "bad": extra ".Git/hooks" must not point into .git: its folder ".Git" is one',
+      'skills.toml:12: source "bad": extra "docs/.git./x" must not point into .git: its folder ".git." is one',
+    ],
+  },
+  // Regression: Windows also reaches .git as its short name git~1 and through a stream (.git::$INDEX_ALLOCATION),
+  // and HFS+ ignores zero-width and direction characters in a name: each of these passed and was copied.
+  {
+    title: "extras into .git by Windows' short name, a stream, or a character macOS ignores",
+    toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "${SHA}"\npath = "skills"\nextras = ["GIT~1/hooks", ".git::$INDEX_ALLOCATION", "docs/.g\\u200cit"]\n`,
+    errors: [
+      'skills.toml:12: source "bad": extra "GIT~1/hooks" must not point into .git: its folder "GIT~1" is one',
+      'skills.toml:12: source "bad": extra ".git::$INDEX_ALLOCATION" must not point into .git: its folder ".git::$INDEX_ALLOCATION" is one',
+      'skills.toml:12: source "bad": extra "docs/.g{U+200C}it" must not point into .git: its folder ".g{U+200C}it" is one',
     ],
   },
   {
@@ -290,6 +302,59 @@ describe("skills.toml validation", () => {
     );
     expect(manifest.sources[0]?.path).toBe(".github/skills");
     expect(manifest.sources[0]?.extras).toEqual([".gitignore", ".git-shared/x", "a.git"]);
+  });
+
+  /** `path` as parsed, or the problems reported for it. */
+  const parsedPath = (value: string): string => {
+    const toml = `[[source]]\nname = "x"\nrepo = "https://example.com/x.git"\nref = "${SHA}"\npath = ${JSON.stringify(value)}\n`;
+    try {
+      return parseManifest(toml, "skills.toml").sources[0]?.path ?? "";
+    } catch (error) {
+      return String(error);
+    }
+  };
+
+  // The names git refuses to check out as .git (its is_ntfs_dotgit and is_hfs_dotgit): NTFS reads each of the
+  // first seven as .git (its short name, a stream of it, trailing dots and spaces dropped), HFS+ the others.
+  it.each(
+    [
+      "git~1",
+      "Git~1/skills",
+      "docs/GIT~1. .",
+      "git~1:x",
+      ".git:stream",
+      ".git::$INDEX_ALLOCATION/hooks",
+      ".GiT . :x",
+      ".g\u200cit",
+      "skills/.GI\u200dT/hooks",
+      "\ufeff.git",
+      ".git\u200f",
+      ".\u202ag\u202ei\u206at\u206f",
+    ].map((value) => ({ value, shown: visible(value) })),
+  )("refuses $shown as a folder macOS or Windows reads as .git", ({ value }) => {
+    expect(parsedPath(value)).toContain("must not point into .git: its folder");
+  });
+
+  // Near misses, as git's rules take them. `git~2` is some other folder's short name: .git is made before
+  // anything in the checkout, so it takes git~1. A dot is dropped only at the end, `:` opens a stream only
+  // after .git itself, and U+200B is not one of the code points HFS+ ignores.
+  it.each(
+    [
+      ".github",
+      ".gitignore",
+      "x.git",
+      "git~2",
+      "git~10",
+      "git~1x",
+      "git~1.md",
+      "git",
+      ".git.x",
+      ".gitx:y",
+      ".g\u200bit",
+      ".g\u200cithub",
+    ].map((value) => ({ value, shown: visible(value) })),
+  )("takes $shown, which no file system reads as .git", ({ value }) => {
+    expect(parsedPath(value)).toBe(value);
   });
 
   it("refuses a manifest with no source", async () => {
