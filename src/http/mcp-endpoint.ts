@@ -41,6 +41,7 @@ import {
   quotingHeaderMismatch,
   rejectionOf,
   ServerConnection,
+  unclaimedEnvelopeRefusal,
 } from "./sdk-contract.js";
 
 /**
@@ -60,8 +61,9 @@ interface Answered {
  * | request                                                           | answered by                              |
  * |-------------------------------------------------------------------|------------------------------------------|
  * | the same as one answered before in its scope (see AnswerCache)     | the kept answer, under the request's id  |
+ * | 2025 by the SDK's rule, holding 2026-07-28 envelope keys but not its version (see unclaimedEnvelopeRefusal) | refused, -32602 |
  * | 2025: one request the SDK's stateless transport takes as it is     | the scope's 2025 server                  |
- * | 2025: a batch of such requests, none of them the handshake         | each member by the two rows above        |
+ * | 2025: a batch of such requests, none of them the handshake         | each member by its kept answer or the scope's 2025 server |
  * | 2025: the handshake (`initialize`), which negotiates               | a new server, for this request only      |
  * | 2026-07-28: one request with the headers the SDK requires          | the scope's 2026-07-28 server            |
  * | 2025: anything else (another batch, a notification, a refused header) | a new server, through the SDK's stateless transport |
@@ -198,8 +200,12 @@ export class McpEndpoint {
     const plainModern = plainModernRequestOf(raw.headers, body);
     if (plainModern !== undefined) return this.#answerModern(raw, body, plainModern, reqId);
     const outcome = classify(raw.headers, body);
-    if (outcome.kind === "legacy")
-      return this.#answerLegacy(raw, body, legacyRequestOf(raw.headers, body), reqId);
+    if (outcome.kind === "legacy") {
+      const request = legacyRequestOf(raw.headers, body);
+      const unclaimed = request === undefined ? undefined : unclaimedEnvelopeRefusal(raw.headers, request);
+      if (unclaimed !== undefined) return refusedWith(unclaimed);
+      return this.#answerLegacy(raw, body, request, reqId);
+    }
     if (outcome.kind === "reject" && isJsonContentType(raw.headers["content-type"]))
       return this.#refused(outcome, body);
     return this.#answerModern(raw, body, modernRequestOf(raw.headers, outcome), reqId);
@@ -380,6 +386,12 @@ function answeredWith(message: JSONRPCMessage, request: JSONRPCRequest): Answere
   const worded = inParamsWords(message, request);
   const answer = { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(worded)) };
   return { answer, ...outcomeOf(worded) };
+}
+
+/** 400 with `message`, a refusal the endpoint words itself. */
+function refusedWith(message: unknown): Answered {
+  const answer = { status: 400, contentType: "application/json", body: Buffer.from(JSON.stringify(message)) };
+  return { answer, ...outcomeOf(message) };
 }
 
 /**

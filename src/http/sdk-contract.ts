@@ -17,6 +17,7 @@ import {
   PerRequestHTTPServerTransport,
   PROTOCOL_VERSION_META_KEY,
   type ProtocolEra,
+  ProtocolErrorCode,
   parseJSONRPCMessage,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -100,39 +101,87 @@ export function namingAccept(answer: unknown, accept: string | undefined, body: 
 
 /**
  * `answer` (the SDK's 2025 transport's refusal of `body`'s `Accept`, worded by namingAccept) saying, when
- * `body` carries keys of a 2026-07-28 envelope in its params' `_meta` but not the protocol version, and
- * `headers` hold no MCP-Protocol-Version, that it was read as a 2025 request for that, and what makes it
- * one of 2026-07-28, which asks `Accept` for JSON alone; the answer itself otherwise (and for
- * `initialize`, the 2025 handshake). A 2026-07-28 client that left the version out was told only what a
- * 2025 client must accept.
- *
- * Assumption: the SDK reads a request as 2026-07-28 by its envelope's protocol version alone (see
- * classify): without it, the other keys of an envelope are a 2025 request's `_meta`.
+ * `body` carries keys of a 2026-07-28 envelope but not the protocol version (see unclaimedEnvelopeKeys),
+ * that it was read as a 2025 request for that, and what makes it one of 2026-07-28, which asks `Accept`
+ * for JSON alone; the answer itself otherwise. A 2026-07-28 client that left the version out was told
+ * only what a 2025 client must accept.
  */
 export function namingUnclaimedEnvelope(
   answer: unknown,
   body: unknown,
   headers: IncomingHttpHeaders,
 ): unknown {
-  if (headers["mcp-protocol-version"] !== undefined || !isJsonObject(answer) || !isJsonObject(answer.error))
-    return answer;
+  if (!isJsonObject(answer) || !isJsonObject(answer.error)) return answer;
   const { message } = answer.error;
   if (typeof message !== "string" || !message.startsWith("Not Acceptable: ")) return answer;
-  // The handshake is 2025's own: 2026-07-28 has none to send it as.
-  if (!isJsonObject(body) || body.method === "initialize") return answer;
+  const held = unclaimedEnvelopeKeys(headers, body);
+  if (held === undefined || !isJsonObject(body)) return answer;
+  const told = `${message} This request is read as a 2025 one: its params._meta holds ${listed(held)} but not ${PROTOCOL_VERSION_META_KEY}, and no MCP-Protocol-Version header was sent. To speak ${MODERN_REVISION}, which asks only Accept: application/json, ${speakingModern(body.method)}.`;
+  return { ...answer, error: { ...answer.error, message: told } };
+}
+
+/** The JSON-RPC error refusing a request, under its id. */
+interface RefusalMessage {
+  readonly jsonrpc: "2.0";
+  readonly id: RequestId;
+  readonly error: { readonly code: number; readonly message: string; readonly data: unknown };
+}
+
+/**
+ * The refusal of `request`, one the SDK's 2025 transport would hand its server (see legacyRequestOf), when
+ * it carries keys of a 2026-07-28 envelope but not the protocol version (see unclaimedEnvelopeKeys):
+ * -32602, as 2026-07-28 refuses a request missing a required envelope key, saying which keys it holds,
+ * what makes it a 2026-07-28 request and that a 2025 one carries none of them, with the key missing in
+ * `data.envelope.missing` as the SDK gives it when the header names 2026-07-28. Undefined for anything
+ * else. The SDK served it as a 2025 request without a word, so a 2026-07-28 client that left the version
+ * out got 2025's answers (`server/discover` not found, results without `resultType`). No 2025 client
+ * has these keys to send: only 2026-07-28 defines them, 2025-11-25 reserves their prefix for MCP, and the
+ * SDK's client writes an envelope only when it speaks 2026-07-28.
+ *
+ * Assumption: the SDK reads a request as 2026-07-28 by its envelope's protocol version alone (see
+ * classify): without it, the other keys of an envelope are a 2025 request's `_meta`.
+ */
+export function unclaimedEnvelopeRefusal(
+  headers: IncomingHttpHeaders,
+  request: JSONRPCRequest,
+): RefusalMessage | undefined {
+  const held = unclaimedEnvelopeKeys(headers, request);
+  if (held === undefined) return undefined;
+  const keys = held.length === 1 ? "a key" : "keys";
+  const message = `Invalid params: the request's params._meta holds ${listed(held)}, ${keys} of a ${MODERN_REVISION} per-request envelope, but not ${PROTOCOL_VERSION_META_KEY}, which that envelope requires, and no MCP-Protocol-Version header was sent. To speak ${MODERN_REVISION}, ${speakingModern(request.method)}; a 2025 request carries no envelope (initialize negotiates its version): leave ${held.length === 1 ? "that key" : "those keys"} out.`;
+  const data = { envelope: { missing: [PROTOCOL_VERSION_META_KEY] } };
+  return { jsonrpc: "2.0", id: request.id, error: { code: ProtocolErrorCode.InvalidParams, message, data } };
+}
+
+/**
+ * The keys of a 2026-07-28 envelope that `body`'s params' `_meta` holds without the protocol version,
+ * when `headers` name no protocol version either: what only a 2026-07-28 request carries, on a request
+ * the SDK reads as 2025. Undefined for anything else, and for `initialize`, the 2025 handshake, which
+ * 2026-07-28 has none of.
+ */
+function unclaimedEnvelopeKeys(headers: IncomingHttpHeaders, body: unknown): string[] | undefined {
+  if (headers["mcp-protocol-version"] !== undefined) return undefined;
+  if (!isJsonObject(body) || body.method === "initialize") return undefined;
   const { params } = body;
   const meta = isJsonObject(params) ? params._meta : undefined;
-  if (!isJsonObject(meta) || PROTOCOL_VERSION_META_KEY in meta) return answer;
+  if (!isJsonObject(meta) || PROTOCOL_VERSION_META_KEY in meta) return undefined;
   const held = Object.keys(meta).filter((key) => ENVELOPE_KEYS.has(key));
-  if (held.length === 0) return answer;
-  const holds = held.length === 1 ? held[0] : `${held.slice(0, -1).join(", ")} and ${held.at(-1)}`;
-  const method = typeof body.method === "string" ? body.method : "";
+  return held.length === 0 ? undefined : held;
+}
+
+/** `keys` in a sentence: `a`, `a and b`, `a, b and c`. */
+function listed(keys: readonly string[]): string {
+  return keys.length === 1 ? `${keys[0]}` : `${keys.slice(0, -1).join(", ")} and ${keys.at(-1)}`;
+}
+
+/** What a request of `method` adds to speak 2026-07-28: the version in its envelope, and two headers. */
+function speakingModern(method: unknown): string {
+  const named = typeof method === "string" ? method : "";
   const methodHeader =
-    method !== "" && !headerNeedsEncoding(method) && method.length <= SPELLED_HEADER_CHARACTERS
-      ? `Mcp-Method: ${method}`
+    named !== "" && !headerNeedsEncoding(named) && named.length <= SPELLED_HEADER_CHARACTERS
+      ? `Mcp-Method: ${named}`
       : "Mcp-Method, repeating the method";
-  const told = `${message} This request is read as a 2025 one: its params._meta holds ${holds} but not ${PROTOCOL_VERSION_META_KEY}, and no MCP-Protocol-Version header was sent. To speak ${MODERN_REVISION}, which asks only Accept: application/json, add "${PROTOCOL_VERSION_META_KEY}": "${MODERN_REVISION}" to params._meta and send the headers MCP-Protocol-Version: ${MODERN_REVISION} and ${methodHeader}.`;
-  return { ...answer, error: { ...answer.error, message: told } };
+  return `add "${PROTOCOL_VERSION_META_KEY}": "${MODERN_REVISION}" to params._meta and send the headers MCP-Protocol-Version: ${MODERN_REVISION} and ${methodHeader}`;
 }
 
 /** Which era a request speaks, or that it is refused, as the SDK's entry tells it from headers and body. */

@@ -319,6 +319,69 @@ describe("/mcp over HTTP", () => {
     ]);
   });
 
+  // Regression: the same request accepting both JSON and event streams was served as a 2025 one without a
+  // word, so a 2026-07-28 client that left the version out got 2025's answers (server/discover not found,
+  // results without resultType). No 2025 client sends those keys: only 2026-07-28 defines them.
+  it.each([
+    [
+      "tools/list",
+      {
+        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+      "io.modelcontextprotocol/clientInfo and io.modelcontextprotocol/clientCapabilities, keys",
+      "those keys",
+    ],
+    [
+      "server/discover",
+      { "io.modelcontextprotocol/logLevel": "debug" },
+      "io.modelcontextprotocol/logLevel, a key",
+      "that key",
+    ],
+  ])(
+    "refuses a %s with an envelope but no protocol version, saying what it lacks",
+    async (method, meta, holds, them) => {
+      const refused = await send(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 6, method, params: { _meta: meta } }),
+      });
+      expect([refused.status, refused.json]).toEqual([
+        400,
+        {
+          jsonrpc: "2.0",
+          id: 6,
+          error: {
+            code: -32602,
+            message: `Invalid params: the request's params._meta holds ${holds} of a 2026-07-28 per-request envelope, but not io.modelcontextprotocol/protocolVersion, which that envelope requires, and no MCP-Protocol-Version header was sent. To speak 2026-07-28, add "io.modelcontextprotocol/protocolVersion": "2026-07-28" to params._meta and send the headers MCP-Protocol-Version: 2026-07-28 and Mcp-Method: ${method}; a 2025 request carries no envelope (initialize negotiates its version): leave ${them} out.`,
+            data: { envelope: { missing: ["io.modelcontextprotocol/protocolVersion"] } },
+          },
+        },
+      ]);
+    },
+  );
+
+  // What still reads as 2025: _meta keys no envelope has, a 2025 MCP-Protocol-Version, and the handshake.
+  it.each([
+    ["a progress token", {}, { progressToken: 1 }, "tools/list"],
+    [
+      "an envelope key under MCP-Protocol-Version: 2025-11-25",
+      { "mcp-protocol-version": "2025-11-25" },
+      { "io.modelcontextprotocol/clientCapabilities": {} },
+      "tools/list",
+    ],
+  ])("serves as 2025 a request with %s", async (_, headers, meta, method) => {
+    const served = await post(
+      `${server.url}/mcp`,
+      { jsonrpc: "2.0", id: 8, method, params: { _meta: meta } },
+      headers,
+    );
+    expect([served.status, served.json]).toMatchObject([
+      200,
+      { id: 8, result: { tools: expect.any(Array) } },
+    ]);
+  });
+
   it("says nothing of 2026-07-28 to an initialize with envelope keys, the handshake being 2025's", async () => {
     const refused = await send(`${server.url}/mcp`, {
       method: "POST",

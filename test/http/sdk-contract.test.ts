@@ -421,7 +421,7 @@ describe("the endpoint answers as the SDK's own entries do", () => {
   });
 });
 
-// The one place the endpoint answers otherwise than the SDK's entries, on purpose (see sdkAnswer): the
+// A place the endpoint answers otherwise than the SDK's entries, on purpose (see sdkAnswer): the
 // params of a method whose handler is the SDK's own are refused as an internal error with a dump of the
 // schema's issues, and the endpoint refuses them as invalid params, in one line.
 it.each([["initialize without params", asSent("legacy", "initialize")]])(
@@ -436,6 +436,34 @@ it.each([["initialize without params", asSent("legacy", "initialize")]])(
     expect(error.message).toMatch(/^Invalid params for initialize: [^\n]+$/);
   },
 );
+
+// The other place, on purpose (see unclaimedEnvelopeRefusal): a request holding keys of a 2026-07-28
+// envelope but not its protocol version, without MCP-Protocol-Version, the SDK reads as 2025 (the version
+// key alone claims an envelope) and its transport serves; the endpoint refuses it, as 2026-07-28 refuses
+// an envelope missing its version.
+it("serves as 2025 an envelope without its protocol version, where the endpoint refuses it", async () => {
+  const headers = COMMON_HEADERS;
+  const body = {
+    jsonrpc: "2.0",
+    id: 3,
+    method: "tools/list",
+    params: { _meta: { "io.modelcontextprotocol/clientCapabilities": {} } },
+  };
+  expect(classify(headers, body)).toMatchObject({ kind: "legacy", reason: "no-claim" });
+  const sdk = await sdkEntryAnswer(newServer, headers, body);
+  expect([sdk.status, JSON.parse(sdk.text)]).toMatchObject([
+    200,
+    { id: 3, result: { tools: expect.any(Array) } },
+  ]);
+  const endpoint = await endpointAnswer(new McpEndpoint(newServer, () => {}), headers, body);
+  expect([endpoint.status, JSON.parse(endpoint.text)]).toMatchObject([
+    400,
+    {
+      id: 3,
+      error: { code: -32602, data: { envelope: { missing: ["io.modelcontextprotocol/protocolVersion"] } } },
+    },
+  ]);
+});
 
 // Assumption (server.ts answers resources/templates/list itself, to refuse a cursor as the paged lists
 // do): the Skills extension registers one template, which McpServer lists as RESOURCE_TEMPLATES says.
