@@ -136,11 +136,30 @@ function parseJsonInOurWords(app: FastifyInstance): void {
 
 /**
  * A body that is not UTF-8, refused as no JSON is (400, -32700: JSON between systems is UTF-8, RFC 8259,
- * section 8.1), saying where its first byte that is not is, and that MCP's messages are UTF-8.
+ * section 8.1), saying where its first byte that is not is, and that MCP's messages are UTF-8; and, when
+ * it is no JSON even with each such byte read as U+FFFD (bytes of another format: a gzip body sent without
+ * Content-Encoding, an image), that too, and what to send: told only of its encoding, such a client would
+ * re-encode what is not JSON to begin with. Worked out only for a body already refused, so a request that
+ * is UTF-8 pays nothing for it.
  */
 function notUtf8Error(body: Buffer, offset: number): FastifyError {
-  const message = `Parse error: the body is not UTF-8 from byte offset ${offset} (counting from 0; the bytes there are ${bytesAt(body, offset)}); MCP messages are UTF-8: send the JSON-RPC message encoded in UTF-8.`;
+  const where = `the body is not UTF-8 from byte offset ${offset} (counting from 0; the bytes there are ${bytesAt(body, offset)})`;
+  const notJson = notJsonEither(body.toString("utf8"));
+  const message =
+    notJson === undefined
+      ? `Parse error: ${where}; MCP messages are UTF-8: send the JSON-RPC message encoded in UTF-8.`
+      : `Parse error: ${where}, and, with each such byte read as U+FFFD, ${notJson}`;
   return Object.assign(new Error(message), { code: NOT_UTF8, statusCode: 400, name: "NotUtf8" });
+}
+
+/** Why `text` (a body decoded as UTF-8, not empty) is no JSON, and what to send; undefined when it is JSON. */
+function notJsonEither(text: string): string | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch {
+    return notJsonReason(text);
+  }
 }
 
 /**
@@ -284,12 +303,19 @@ const PROTO_POISONING = "ignore";
  * after it (two messages sent as one), or only that it is not JSON, and what to send instead.
  */
 function notJsonMessage(body: string): string {
-  const send =
-    'POST one JSON-RPC message (a JSON object, as {"jsonrpc":"2.0","id":1,"method":"tools/list"}) or a batch of them (a JSON array), in UTF-8';
-  if (body.trim() === "") return `Parse error: the body is empty; ${send}.`;
+  if (body.trim() === "") return `Parse error: the body is empty; ${SEND_JSON}.`;
+  return `Parse error: the body ${notJsonReason(body)}`;
+}
+
+/** What to send instead of a body that is no JSON. */
+const SEND_JSON =
+  'POST one JSON-RPC message (a JSON object, as {"jsonrpc":"2.0","id":1,"method":"tools/list"}) or a batch of them (a JSON array), in UTF-8';
+
+/** Why `body`, not blank, is no JSON (after "the body"), and what to send instead. */
+function notJsonReason(body: string): string {
   if (holdsMoreAfterValue(Buffer.from(body)))
-    return "Parse error: the body holds a whole JSON value and more after it; send several messages as a batch (one JSON array of them), or each in a POST of its own.";
-  return `Parse error: the body is not JSON; ${send}.`;
+    return "holds a whole JSON value and more after it; send several messages as a batch (one JSON array of them), or each in a POST of its own.";
+  return `is not JSON; ${SEND_JSON}.`;
 }
 
 /** The code of the error for a body that is not UTF-8 (see parseJsonInOurWords). */

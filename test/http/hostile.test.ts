@@ -481,6 +481,42 @@ describe("malformed requests get the error that says what was wrong", () => {
     },
   );
 
+  // Regression: a body of bytes that are neither UTF-8 nor JSON (a gzip body sent without Content-Encoding)
+  // was told only that it is not UTF-8, as if encoding it anew would make it a message.
+  it.each([
+    [
+      "gzip sent as it is",
+      gzipSync('{"jsonrpc":"2.0","id":1,"method":"ping"}'),
+      "1 (counting from 0; the bytes there are 0x8B 0x08 0x00 0x00), and, with each such byte read as U+FFFD, is not JSON; POST one JSON-RPC message (a JSON object, as",
+    ],
+    [
+      "a Latin-1 byte between members",
+      Buffer.concat([Buffer.from('{"jsonrpc":"2.0",'), Buffer.from([0xe9]), Buffer.from('"id":1}')]),
+      "17 (counting from 0; the bytes there are 0xE9 0x22 0x69 0x64), and, with each such byte read as U+FFFD, is not JSON; POST one JSON-RPC message (a JSON object, as",
+    ],
+    [
+      "two Latin-1 messages as one",
+      Buffer.concat([Buffer.from('{"id":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n{"id":2}')]),
+      "10 (counting from 0; the bytes there are 0xE9 0x22 0x7D 0x0A), and, with each such byte read as U+FFFD, holds a whole JSON value and more after it; send several messages as a batch",
+    ],
+  ])("a body neither UTF-8 nor JSON (%s): 400, -32700, saying both", async (_, body, said) => {
+    const answer = await send(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body,
+    });
+    expect([answer.status, answer.json]).toMatchObject([
+      400,
+      {
+        id: null,
+        error: {
+          code: -32700,
+          message: expect.stringContaining(`Parse error: the body is not UTF-8 from byte offset ${said}`),
+        },
+      },
+    ]);
+  });
+
   it("an Accept header without text/event-stream: 406 saying what to accept", async () => {
     const answer = await post(
       `${server.url}/mcp`,
