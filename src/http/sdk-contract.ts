@@ -1,8 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
   classifyInboundRequest,
   type InboundClassificationOutcome,
   type InboundLadderRejection,
@@ -10,20 +8,25 @@ import {
   isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
-  LOG_LEVEL_META_KEY,
   type McpServer,
   METHOD_NOT_FOUND,
   type MessageClassification,
   PerRequestHTTPServerTransport,
   PROTOCOL_VERSION_META_KEY,
   type ProtocolEra,
-  ProtocolErrorCode,
   parseJSONRPCMessage,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
-import { MODERN_REVISION, methodNotFoundMessage } from "../mcp/index.js";
+import {
+  ENVELOPE_KEYS,
+  listedKeys,
+  MODERN_REVISION,
+  methodNotFoundMessage,
+  unclaimedEnvelopeError,
+  unclaimedEnvelopeKeys,
+} from "../mcp/index.js";
 import { quoted, quotedApart } from "../visible.js";
 import { acceptsMediaType } from "./accept.js";
 import { requestId } from "./json-rpc.js";
@@ -101,7 +104,7 @@ export function namingAccept(answer: unknown, accept: string | undefined, body: 
 
 /**
  * `answer` (the SDK's 2025 transport's refusal of `body`'s `Accept`, worded by namingAccept) saying, when
- * `body` carries keys of a 2026-07-28 envelope but not the protocol version (see unclaimedEnvelopeKeys),
+ * `body` carries keys of a 2026-07-28 envelope but not the protocol version (see unclaimedKeysSent),
  * that it was read as a 2025 request for that, and what makes it one of 2026-07-28, which asks `Accept`
  * for JSON alone; the answer itself otherwise. A 2026-07-28 client that left the version out was told
  * only what a 2025 client must accept.
@@ -114,9 +117,9 @@ export function namingUnclaimedEnvelope(
   if (!isJsonObject(answer) || !isJsonObject(answer.error)) return answer;
   const { message } = answer.error;
   if (typeof message !== "string" || !message.startsWith("Not Acceptable: ")) return answer;
-  const held = unclaimedEnvelopeKeys(headers, body);
+  const held = unclaimedKeysSent(headers, body);
   if (held === undefined || !isJsonObject(body)) return answer;
-  const told = `${message} This request is read as a 2025 one: its params._meta holds ${listed(held)} but not ${PROTOCOL_VERSION_META_KEY}, and no MCP-Protocol-Version header was sent. To speak ${MODERN_REVISION}, which asks only Accept: application/json, ${speakingModern(body.method)}.`;
+  const told = `${message} This request is read as a 2025 one: its params._meta holds ${listedKeys(held)} but not ${PROTOCOL_VERSION_META_KEY}, and no MCP-Protocol-Version header was sent. To speak ${MODERN_REVISION}, which asks only Accept: application/json, ${speakingModern(body.method)}.`;
   return { ...answer, error: { ...answer.error, message: told } };
 }
 
@@ -129,14 +132,10 @@ interface RefusalMessage {
 
 /**
  * The refusal of `request`, one the SDK's 2025 transport would hand its server (see legacyRequestOf), when
- * it carries keys of a 2026-07-28 envelope but not the protocol version (see unclaimedEnvelopeKeys):
- * -32602, as 2026-07-28 refuses a request missing a required envelope key, saying which keys it holds,
- * what makes it a 2026-07-28 request and that a 2025 one carries none of them, with the key missing in
- * `data.envelope.missing` as the SDK gives it when the header names 2026-07-28. Undefined for anything
- * else. The SDK served it as a 2025 request without a word, so a 2026-07-28 client that left the version
- * out got 2025's answers (`server/discover` not found, results without `resultType`). No 2025 client
- * has these keys to send: only 2026-07-28 defines them, 2025-11-25 reserves their prefix for MCP, and the
- * SDK's client writes an envelope only when it speaks 2026-07-28.
+ * it carries keys of a 2026-07-28 envelope but not the protocol version, and `headers` name none either
+ * (see unclaimedEnvelopeError); undefined for anything else. The SDK served it as a 2025 request without a
+ * word, so a 2026-07-28 client that left the version out got 2025's answers (`server/discover` not found,
+ * results without `resultType`).
  *
  * Assumption: the SDK reads a request as 2026-07-28 by its envelope's protocol version alone (see
  * classify): without it, the other keys of an envelope are a 2025 request's `_meta`.
@@ -145,33 +144,16 @@ export function unclaimedEnvelopeRefusal(
   headers: IncomingHttpHeaders,
   request: JSONRPCRequest,
 ): RefusalMessage | undefined {
-  const held = unclaimedEnvelopeKeys(headers, request);
+  const held = unclaimedKeysSent(headers, request);
   if (held === undefined) return undefined;
-  const keys = held.length === 1 ? "a key" : "keys";
-  const message = `Invalid params: the request's params._meta holds ${listed(held)}, ${keys} of a ${MODERN_REVISION} per-request envelope, but not ${PROTOCOL_VERSION_META_KEY}, which that envelope requires, and no MCP-Protocol-Version header was sent. To speak ${MODERN_REVISION}, ${speakingModern(request.method)}; a 2025 request carries no envelope (initialize negotiates its version): leave ${held.length === 1 ? "that key" : "those keys"} out.`;
-  const data = { envelope: { missing: [PROTOCOL_VERSION_META_KEY] } };
-  return { jsonrpc: "2.0", id: request.id, error: { code: ProtocolErrorCode.InvalidParams, message, data } };
+  const lacks = ", and no MCP-Protocol-Version header was sent";
+  const error = unclaimedEnvelopeError(held, lacks, speakingModern(request.method));
+  return { jsonrpc: "2.0", id: request.id, error };
 }
 
-/**
- * The keys of a 2026-07-28 envelope that `body`'s params' `_meta` holds without the protocol version,
- * when `headers` name no protocol version either: what only a 2026-07-28 request carries, on a request
- * the SDK reads as 2025. Undefined for anything else, and for `initialize`, the 2025 handshake, which
- * 2026-07-28 has none of.
- */
-function unclaimedEnvelopeKeys(headers: IncomingHttpHeaders, body: unknown): string[] | undefined {
-  if (headers["mcp-protocol-version"] !== undefined) return undefined;
-  if (!isJsonObject(body) || body.method === "initialize") return undefined;
-  const { params } = body;
-  const meta = isJsonObject(params) ? params._meta : undefined;
-  if (!isJsonObject(meta) || PROTOCOL_VERSION_META_KEY in meta) return undefined;
-  const held = Object.keys(meta).filter((key) => ENVELOPE_KEYS.has(key));
-  return held.length === 0 ? undefined : held;
-}
-
-/** `keys` in a sentence: `a`, `a and b`, `a, b and c`. */
-function listed(keys: readonly string[]): string {
-  return keys.length === 1 ? `${keys[0]}` : `${keys.slice(0, -1).join(", ")} and ${keys.at(-1)}`;
+/** The keys of unclaimedEnvelopeKeys, when `headers` name no protocol version either. */
+function unclaimedKeysSent(headers: IncomingHttpHeaders, body: unknown): string[] | undefined {
+  return headers["mcp-protocol-version"] === undefined ? unclaimedEnvelopeKeys(body) : undefined;
 }
 
 /** What a request of `method` adds to speak 2026-07-28: the version in its envelope, and two headers. */
@@ -356,14 +338,6 @@ export function plainLegacyRequestOf(
   if (request === undefined || (request.params !== undefined && "_meta" in request.params)) return undefined;
   return versionSupported(headers) && acceptsBothAndSendsJson(headers) ? request : undefined;
 }
-
-/** The keys of a 2026-07-28 envelope, which a server lifts out of `_meta` and checks itself. */
-const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
-  PROTOCOL_VERSION_META_KEY,
-  CLIENT_INFO_META_KEY,
-  CLIENT_CAPABILITIES_META_KEY,
-  LOG_LEVEL_META_KEY,
-]);
 
 /**
  * Assumption: a request that plainly speaks 2026-07-28 is either one the SDK classifies as a request of

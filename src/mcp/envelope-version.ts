@@ -1,6 +1,7 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -96,4 +97,48 @@ export function namingEnvelopeKey<Answer>(answer: Answer): Answer {
   if (held === undefined) return answer;
   const told = `${message}; ${held[1]}`;
   return { ...answer, error: { ...answer.error, message: told } } as Answer;
+}
+
+/** The keys of a 2026-07-28 envelope, which a server lifts out of `_meta` and checks itself. */
+export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+]);
+
+/**
+ * The keys of a 2026-07-28 envelope that `message`'s params' `_meta` holds without the protocol version:
+ * what only a 2026-07-28 request carries, on one the SDK reads as 2025 (it claims an envelope by the
+ * version key alone). Undefined for anything else, and for `initialize`, the 2025 handshake, which
+ * 2026-07-28 has none of.
+ */
+export function unclaimedEnvelopeKeys(message: unknown): string[] | undefined {
+  if (!isJsonObject(message) || message.method === "initialize") return undefined;
+  const { params } = message;
+  const meta = isJsonObject(params) ? params._meta : undefined;
+  if (!isJsonObject(meta) || PROTOCOL_VERSION_META_KEY in meta) return undefined;
+  const held = Object.keys(meta).filter((key) => ENVELOPE_KEYS.has(key));
+  return held.length === 0 ? undefined : held;
+}
+
+/**
+ * The refusal of a request whose `_meta` holds `held` (see unclaimedEnvelopeKeys): -32602, as 2026-07-28
+ * refuses a request missing a required envelope key, with that key in `data.envelope.missing` as the SDK
+ * gives it, saying which keys it holds, what else it `lacks` (", and …", or nothing), what `toSpeak`
+ * 2026-07-28 it adds, and that a 2025 request carries none of them. No 2025 client has these keys to
+ * send: only 2026-07-28 defines them, 2025-11-25 reserves their prefix for MCP, and the SDK's client
+ * writes an envelope only when it speaks 2026-07-28.
+ */
+export function unclaimedEnvelopeError(held: readonly string[], lacks: string, toSpeak: string) {
+  const keys = held.length === 1 ? "a key" : "keys";
+  const them = held.length === 1 ? "that key" : "those keys";
+  const message = `Invalid params: the request's params._meta holds ${listedKeys(held)}, ${keys} of a ${MODERN_REVISION} per-request envelope, but not ${PROTOCOL_VERSION_META_KEY}, which that envelope requires${lacks}. To speak ${MODERN_REVISION}, ${toSpeak}; a 2025 request carries no envelope (initialize negotiates its version): leave ${them} out.`;
+  const data = { envelope: { missing: [PROTOCOL_VERSION_META_KEY] } };
+  return { code: ProtocolErrorCode.InvalidParams, message, data };
+}
+
+/** `keys` in a sentence: `a`, `a and b`, `a, b and c`. */
+export function listedKeys(keys: readonly string[]): string {
+  return keys.length === 1 ? `${keys[0]}` : `${keys.slice(0, -1).join(", ")} and ${keys.at(-1)}`;
 }

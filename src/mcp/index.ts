@@ -1,9 +1,13 @@
 export { answerKeeping, fileBytesOf } from "./answer-traits.js";
 export {
+  ENVELOPE_KEYS,
   envelopeVersionMessage,
+  listedKeys,
   namingEnvelopeKey,
   namingEnvelopeVersion,
   namingMissingEnvelope,
+  unclaimedEnvelopeError,
+  unclaimedEnvelopeKeys,
 } from "./envelope-version.js";
 export { formatPacks } from "./list-packs.js";
 export {

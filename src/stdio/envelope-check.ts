@@ -6,10 +6,16 @@ import {
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
   type MessageExtraInfo,
+  PROTOCOL_VERSION_META_KEY,
   type Transport,
   UnsupportedProtocolVersionError,
 } from "@modelcontextprotocol/server";
-import { envelopeVersionMessage, MODERN_REVISION } from "../mcp/index.js";
+import {
+  envelopeVersionMessage,
+  MODERN_REVISION,
+  unclaimedEnvelopeError,
+  unclaimedEnvelopeKeys,
+} from "../mcp/index.js";
 import { ForwardingTransport } from "./forwarding-transport.js";
 
 /**
@@ -18,8 +24,11 @@ import { ForwardingTransport } from "./forwarding-transport.js";
  * served a request whose envelope names a revision this server does not speak (`2027-01-01`, or
  * `2025-11-25`), where `/mcp` and the opening message refuse it (-32022, naming the revision served); and
  * it refused an envelope with a key missing or wrong without naming the key ("Invalid input: expected
- * object, received undefined"), where they name it (and give it in `data.envelope`). Such a request is
- * answered with `refuse` and not handed on.
+ * object, received undefined"), where they name it (and give it in `data.envelope`). A request holding
+ * keys of an envelope but not its version (see unclaimedEnvelopeError), on a connection not settled in
+ * 2025, is refused as `/mcp` refuses it without MCP-Protocol-Version: the SDK settled a new connection in
+ * 2025 on it and served it so, and on a 2026-07-28 connection refused it as "expected string, received
+ * undefined", naming no key. Such a request is answered with `refuse` and not handed on.
  *
  * Assumption: the SDK's stdio entry settles a connection's era on its first request or notification
  * that it does not refuse: 2026-07-28 for one whose envelope names that revision, but `server/discover`
@@ -48,6 +57,11 @@ export class EnvelopeCheck extends ForwardingTransport {
 
   #refusalOf(message: JSONRPCMessage): JSONRPCErrorResponse | undefined {
     if (this.#era === "legacy" || !(isJSONRPCRequest(message) || isJSONRPCNotification(message))) return;
+    const unclaimed = unclaimedEnvelopeKeys(message);
+    if (unclaimed !== undefined && isJSONRPCRequest(message)) {
+      const toSpeak = `add "${PROTOCOL_VERSION_META_KEY}": "${MODERN_REVISION}" to params._meta`;
+      return { jsonrpc: "2.0", id: message.id, error: unclaimedEnvelopeError(unclaimed, "", toSpeak) };
+    }
     // Over stdio there are no headers: the envelope alone tells the era and the revision.
     const outcome = classifyInboundRequest({ httpMethod: "POST", body: message });
     if (this.#era === undefined) {

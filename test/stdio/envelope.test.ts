@@ -136,3 +136,38 @@ describe("a 2026-07-28 envelope with a key missing or wrong", () => {
     }
   });
 });
+
+// Regression: a request holding keys of an envelope but not its version settled a new stdio connection in
+// 2025 and was served so, and on a 2026-07-28 connection was refused as "Invalid input: expected string,
+// received undefined", naming no key; /mcp refuses it saying what it lacks.
+describe("a request with an envelope but no protocol version, over stdio", () => {
+  const UNCLAIMED = { [INFO]: CLIENT, [CAPABILITIES]: {} };
+  const told = `Invalid params: the request's params._meta holds ${INFO} and ${CAPABILITIES}, keys of a 2026-07-28 per-request envelope, but not ${VERSION}, which that envelope requires. To speak 2026-07-28, add "${VERSION}": "2026-07-28" to params._meta; a 2025 request carries no envelope (initialize negotiates its version): leave those keys out.`;
+
+  it("is refused as the connection's first request and on a 2026-07-28 connection, and served on a 2025 one", async () => {
+    const modern = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    const legacy = stdioServerProcess({ PATH: process.env.PATH ?? "", SKILLS_DIR, NODE_OPTIONS: "" });
+    try {
+      modern.write(`${JSON.stringify(listTools(1, UNCLAIMED))}\n`);
+      // Refused, it settled nothing: the connection opens in 2026-07-28 after it.
+      modern.write(`${JSON.stringify(wireRequest("modern", 2, "tools/list").body)}\n`);
+      modern.write(`${JSON.stringify(listTools(3, UNCLAIMED))}\n`);
+      legacy.write(`${JSON.stringify(wireRequest("legacy", 1, "tools/list").body)}\n`);
+      legacy.write(`${JSON.stringify(listTools(2, UNCLAIMED))}\n`);
+      await vi.waitFor(() => expect(modern.answers()).toHaveLength(3), { timeout: 30_000 });
+      await vi.waitFor(() => expect(legacy.answers()).toHaveLength(2), { timeout: 30_000 });
+      const answers = new Map(modern.answers().map((answer) => [answer.id, answer]));
+      expect(answers.get(2)).toHaveProperty("result.tools");
+      for (const id of [1, 3])
+        expect(answers.get(id)).toEqual({
+          jsonrpc: "2.0",
+          id,
+          error: { code: -32602, message: told, data: { envelope: { missing: [VERSION] } } },
+        });
+      for (const answer of legacy.answers()) expect(answer).toHaveProperty("result.tools");
+    } finally {
+      await modern.end();
+      await legacy.end();
+    }
+  });
+});
