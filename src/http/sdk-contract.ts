@@ -105,8 +105,9 @@ export function namingAccept(answer: unknown, accept: string | undefined, body: 
 /**
  * `answer` (the SDK's 2025 transport's refusal of `body`'s `Accept`, worded by namingAccept) saying, when
  * `body` carries keys of a 2026-07-28 envelope but not the protocol version (see unclaimedKeysSent),
- * that it was read as a 2025 request for that, and what makes it one of 2026-07-28, which asks `Accept`
- * for JSON alone; the answer itself otherwise. A 2026-07-28 client that left the version out was told
+ * that it was read as a 2025 request for that, and what makes it one of 2026-07-28, which this server
+ * serves with an `Accept` of JSON alone (though the specification asks a client to list both types, so
+ * the message says so); the answer itself otherwise. A 2026-07-28 client that left the version out was told
  * only what a 2025 client must accept.
  */
 export function namingUnclaimedEnvelope(
@@ -119,7 +120,7 @@ export function namingUnclaimedEnvelope(
   if (typeof message !== "string" || !message.startsWith("Not Acceptable: ")) return answer;
   const held = unclaimedKeysSent(headers, body);
   if (held === undefined || !isJsonObject(body)) return answer;
-  const told = `${message} This request is read as a 2025 one: its params._meta holds ${listedKeys(held)} but not ${PROTOCOL_VERSION_META_KEY}, and no MCP-Protocol-Version header was sent. To speak ${MODERN_REVISION}, which asks only Accept: application/json, ${speakingModern(body.method)}.`;
+  const told = `${message} This request is read as a 2025 one: its params._meta holds ${listedKeys(held)} but not ${PROTOCOL_VERSION_META_KEY}, and no MCP-Protocol-Version header was sent. To speak ${MODERN_REVISION}, where this server takes Accept: application/json alone (the specification asks clients to list text/event-stream too), ${speakingModern(body.method)}.`;
   return { ...answer, error: { ...answer.error, message: told } };
 }
 

@@ -312,7 +312,7 @@ describe("/mcp over HTTP", () => {
         error: {
           code: -32000,
           message: expect.stringMatching(
-            /^Not Acceptable: Accept was "application\/json"; .* This request is read as a 2025 one: its params\._meta holds io\.modelcontextprotocol\/clientInfo and io\.modelcontextprotocol\/clientCapabilities but not io\.modelcontextprotocol\/protocolVersion, and no MCP-Protocol-Version header was sent\. To speak 2026-07-28, which asks only Accept: application\/json, add "io\.modelcontextprotocol\/protocolVersion": "2026-07-28" to params\._meta and send the headers MCP-Protocol-Version: 2026-07-28 and Mcp-Method: tools\/list\.$/,
+            /^Not Acceptable: Accept was "application\/json"; .* This request is read as a 2025 one: its params\._meta holds io\.modelcontextprotocol\/clientInfo and io\.modelcontextprotocol\/clientCapabilities but not io\.modelcontextprotocol\/protocolVersion, and no MCP-Protocol-Version header was sent\. To speak 2026-07-28, where this server takes Accept: application\/json alone \(the specification asks clients to list text\/event-stream too\), add "io\.modelcontextprotocol\/protocolVersion": "2026-07-28" to params\._meta and send the headers MCP-Protocol-Version: 2026-07-28 and Mcp-Method: tools\/list\.$/,
           ),
         },
       },
