@@ -1,4 +1,4 @@
-import { UnauthorizedError } from "@modelcontextprotocol/client";
+import { ProtocolError, UnauthorizedError } from "@modelcontextprotocol/client";
 import { quoted } from "../catalog/index.js";
 import { type EnvProxy, proxyFor, RefusedAnswerError, type ServerAddress } from "./connection.js";
 import { answeredStatus, describeError } from "./describe-error.js";
@@ -75,18 +75,29 @@ function throughThe(proxy: EnvProxy): string {
 const PROXY_STATUSES = new Set([407, 502, 503, 504]);
 
 /**
- * For a request after the connection's start (listing the skills) that failed through the environment's
- * proxy with no answer, or with a status a proxy answers itself: the proxy, named as a failure to connect
- * names it, and what to check. Empty when sync reaches `url` directly, or the server answered otherwise.
+ * For a request after the connection's start (listing the skills, reading a skill's files) that failed
+ * through the environment's proxy with no answer, or with a status a proxy answers itself: the proxy, named
+ * as a failure to connect names it, and what to check. Empty when sync reaches `url` (the server's URL)
+ * directly, or the server answered otherwise: with another status, or a JSON-RPC error.
  */
 export function proxyOfFailure(url: URL, error: unknown, why: string): { through: string; hint: string } {
   const proxy = proxyFor(url, process.env, process.execArgv);
   const status = answeredStatus(error) ?? Number(/\(HTTP (\d{3})\)/.exec(why)?.[1]);
-  if (proxy === undefined || (!Number.isNaN(status) && !PROXY_STATUSES.has(status))) {
+  if (proxy === undefined || (!Number.isNaN(status) && !PROXY_STATUSES.has(status)) || answeredError(error)) {
     return { through: "", hint: "" };
   }
   const hint = proxyHint(proxy, error, why) ?? checkTheProxy(proxy);
   return { through: throughThe(proxy), hint };
+}
+
+/** Whether the error, or one of its causes, is a JSON-RPC error the server answered with. */
+function answeredError(error: unknown): boolean {
+  let at: unknown = error;
+  for (let depth = 0; at instanceof Error && depth < 4; depth++) {
+    if (at instanceof ProtocolError) return true;
+    at = at.cause;
+  }
+  return false;
 }
 
 /**

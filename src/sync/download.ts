@@ -2,12 +2,14 @@ import { isDeepStrictEqual } from "node:util";
 import { type Skill, SkillVerificationError } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
 import { forEachLimited } from "./at-once.js";
+import { proxyOfFailure } from "./connect-failure.js";
 import { describeError } from "./describe-error.js";
 import { listedFiles, skillRoot } from "./listed-files.js";
 import type { InstalledSkill } from "./lock.js";
 import { type DownloadedSkill, PackFilesOverRoom, TEXT_FILE, withPackFiles } from "./pack-files.js";
 import {
   ANSWER_ENVELOPE_BYTES,
+  CitedFileUnreadable,
   type DownloadContext,
   PACK_ANSWER_BYTES,
   PARALLEL_READS,
@@ -66,12 +68,12 @@ export async function downloadSkill(
         .catch((error: unknown) => {
           throw error instanceof SkillVerificationError
             ? error
-            : new Error(`reading ${file.uri} failed`, { cause: error });
+            : new FileUnread(`reading ${file.uri} failed`, { cause: error });
         });
       files.set(file.path, read.bytes);
     });
   } catch (error) {
-    return { refused: readFailure(error) };
+    return { refused: readFailure(error, context.server) };
   }
   const ordered = new Map(listed.map((file) => [file.path, files.get(file.path) ?? new Uint8Array()]));
   try {
@@ -80,7 +82,7 @@ export async function downloadSkill(
     return { skill, kept };
   } catch (error) {
     if (error instanceof PackFilesOverRoom) throw error;
-    return { refused: describeError(error) };
+    return { refused: readFailure(error, context.server) };
   }
 }
 
@@ -150,8 +152,22 @@ function installedPackFiles(
   };
 }
 
-/** Why reading a skill's files failed, in words: a failed check names the file and what did not match. */
-function readFailure(error: unknown): string {
+/** Reading a file of the skill from the server failed: its cause says why. */
+class FileUnread extends Error {
+  override name = "FileUnread";
+}
+
+/**
+ * Why reading a skill's files failed, in words: a failed check names the file and what did not match; a
+ * read that failed through the environment's proxy with no answer from the server (or the proxy's own
+ * status) names the proxy, as a failure to connect does, and what to check.
+ */
+function readFailure(error: unknown, server: URL): string {
+  if (error instanceof FileUnread || error instanceof CitedFileUnreadable) {
+    const why = describeError(error.cause);
+    const { through, hint } = proxyOfFailure(server, error.cause, why);
+    if (through !== "") return `${error.message}${through}: ${why}${hint}`;
+  }
   if (error instanceof SkillVerificationError) {
     const what = {
       unlisted: "not in its entry",

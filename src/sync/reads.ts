@@ -11,6 +11,8 @@ import { MAX_ANSWER_BYTES, withAnswerLimit } from "./connection.js";
 
 /** What one run reads once for all skills: which URIs are skills, and the pack files already read. */
 export interface DownloadContext {
+  /** The server's URL: a read that fails through the environment's proxy names the proxy it picks. */
+  readonly server: URL;
   readonly client: Client;
   readonly skills: SkillsClient;
   /** The root folder URI of every skill the server lists: a file below one is another skill's, not a pack file. */

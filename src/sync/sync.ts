@@ -261,6 +261,7 @@ async function planAndCarryOut(
     const leftOut = await leftOutOfExtension(connection.client, listing);
     if (leftOut !== undefined) options.progress.note(leftOut.note);
     const context: DownloadContext = {
+      server: options.server.url,
       client: connection.client,
       skills: connection.skills,
       skillRoots: new Set(listing.skills.map(skillRoot)),

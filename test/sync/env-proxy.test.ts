@@ -9,8 +9,11 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ProtocolError } from "@modelcontextprotocol/client";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { proxyOfFailure } from "../../src/sync/connect-failure.js";
 import { proxyFor, usesEnvProxy } from "../../src/sync/connection.js";
+import { describeError } from "../../src/sync/describe-error.js";
 import { MAIN } from "../helpers/process.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import { type Served, serveCatalog, tempFolder } from "./helpers.js";
@@ -153,15 +156,21 @@ async function closedPort(): Promise<number> {
   return address.port;
 }
 
-/** What a sync run as a process told, failing, with `env` (and none of the runner's proxy settings). */
-async function failedSync(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+/**
+ * What a sync from `url` run as a process told, failing, with `env` (and none of the runner's proxy
+ * settings).
+ */
+async function failedSync(
+  env: Record<string, string>,
+  url = server.url,
+): Promise<{ code: number; stderr: string }> {
   const target = path.join(root.dir, `target-${Math.random().toString(36).slice(2)}`);
   const own = Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) => !/^(https?_proxy|no_proxy|node_use_env_proxy|node_options)$/i.test(name),
     ),
   );
-  const failure = await execFileAsync(process.execPath, [...MAIN, "sync", server.url, "--to", target], {
+  const failure = await execFileAsync(process.execPath, [...MAIN, "sync", url, "--to", target], {
     env: { ...own, ...env },
   }).then(
     () => undefined,
@@ -198,12 +207,13 @@ describe("sync through a proxy that fails", () => {
 });
 
 /**
- * A proxy on 127.0.0.1 whose tunnels carry the requests before the first that names `method`
- * (`"skills/list"`), then fail: the tunnel is reset, or the proxy stops listening (`refuse`), or it is
- * closed and every tunnel asked for after is answered `status`, as a proxy that fails in the middle of a run.
+ * A proxy on 127.0.0.1 whose tunnels carry the requests before the first that holds `trigger`
+ * (`'"method":"skills/list"'`), then fail: the tunnel is reset, or the proxy stops listening (`refuse`), or
+ * it is closed and every tunnel asked for after is answered `status`, as a proxy that fails in the middle of
+ * a run.
  */
 async function failingProxy(
-  method: string,
+  trigger: string,
   failure: "reset" | "refuse" | number,
 ): Promise<{ readonly url: string; close(): Promise<void> }> {
   let failing = false;
@@ -226,7 +236,7 @@ async function failingProxy(
       upstream.write(head);
       upstream.pipe(client);
       client.on("data", (chunk: Buffer) => {
-        if (!failing && !chunk.toString("utf8").includes(`"method":"${method}"`)) {
+        if (!failing && !chunk.toString("utf8").includes(trigger)) {
           upstream.write(chunk);
           return;
         }
@@ -261,7 +271,7 @@ describe("sync through a proxy that fails after the connection's start", () => {
     [503, "503"],
     [407, "407"],
   ])("names the proxy when listing the skills meets %s", async (failure, told) => {
-    const proxy = await failingProxy("skills/list", failure);
+    const proxy = await failingProxy('"method":"skills/list"', failure);
     try {
       const { code, stderr } = await failedSync({ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url });
       expect(code).toBe(2);
@@ -271,6 +281,86 @@ describe("sync through a proxy that fails after the connection's start", () => {
     } finally {
       await proxy.close();
     }
+  });
+});
+
+describe("sync through a proxy that fails while reading a skill's files", () => {
+  const withCredentials = (proxy: string) => proxy.replace("http://", "http://someone:secret@");
+  const cases: ["reset" | "refuse" | number, string, string][] = [
+    ["reset", "ECONNRESET", "check the proxy HTTP_PROXY names, or name the server's host in NO_PROXY"],
+    ["refuse", "ECONNREFUSED", "nothing listens at the proxy's address, 127.0.0.1:"],
+    [502, "502", "the proxy would not open a connection to the server: check that the proxy can reach it"],
+    [407, "407", "the proxy refused the credentials given: check the user and password in HTTP_PROXY"],
+  ];
+
+  it.each(cases)("names the proxy when reading SKILL.md meets %s", async (failure, told, hint) => {
+    const proxy = await failingProxy('"method":"resources/read"', failure);
+    try {
+      const env = { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: withCredentials(proxy.url) };
+      const { code, stderr } = await failedSync(env);
+      expect(code).toBe(1);
+      expect(stderr).toContain(
+        `review-code: skipped: reading skill://team/review-code/SKILL.md failed through the proxy ${proxy.url}/ (HTTP_PROXY): `,
+      );
+      expect(stderr).toContain(told);
+      expect(stderr).toContain(hint);
+      expect(stderr).not.toContain("secret");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it.each(cases)("names the proxy when reading a file it cites meets %s", async (failure, told, hint) => {
+    const proxy = await failingProxy('"uri":"skill://team/shared/checklist.md"', failure);
+    const skills = path.join(root.dir, `cites-${Math.random().toString(36).slice(2)}`);
+    await writeTree(skills, {
+      "team/cites/SKILL.md": skillMd("cites", "Cites a pack file.", "Follow shared/checklist.md."),
+      "team/shared/checklist.md": "- [ ] tests\n",
+    });
+    const citing = await serveCatalog(skills);
+    try {
+      const env = { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: withCredentials(proxy.url) };
+      const { code, stderr } = await failedSync(env, citing.url);
+      expect(code).toBe(1);
+      expect(stderr).toContain(
+        `cites: skipped: reading skill://team/shared/checklist.md, a file it cites, failed through the proxy ${proxy.url}/ (HTTP_PROXY): `,
+      );
+      expect(stderr).toContain(told);
+      expect(stderr).toContain(hint);
+      expect(stderr).not.toContain("secret");
+    } finally {
+      await citing.close();
+      await proxy.close();
+    }
+  });
+});
+
+describe("a failure after the connection's start, through the proxy", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+  const server = new URL("http://skills.example/mcp");
+  const reading = (cause: Error) => new Error("reading skill://team/a/SKILL.md failed", { cause });
+
+  it.each<[string, Error, string]>([
+    [
+      "names the proxy when no answer came",
+      reading(new TypeError("fetch failed", { cause: new Error("read ECONNRESET") })),
+      " through the proxy http://p:1/ (HTTP_PROXY)",
+    ],
+    // A file the server lists and then cannot read: its own error, which the proxy only carried.
+    [
+      "names none for a JSON-RPC error the server answered",
+      reading(new ProtocolError(-32603, "skill://team/a/SKILL.md could not be read inside the server")),
+      "",
+    ],
+  ])("%s", (_, error, through) => {
+    for (const name of ["HTTPS_PROXY", "http_proxy", "https_proxy", "NO_PROXY", "no_proxy", "NODE_OPTIONS"]) {
+      vi.stubEnv(name, undefined);
+    }
+    vi.stubEnv("NODE_USE_ENV_PROXY", "1");
+    vi.stubEnv("HTTP_PROXY", "http://p:1");
+    expect(proxyOfFailure(server, error, describeError(error)).through).toBe(through);
   });
 });
 

@@ -648,6 +648,7 @@ describe("memory", () => {
       const [entry] = listing.skills;
       if (entry === undefined) throw new Error("no skill listed");
       const context = {
+        server: new URL(server.url),
         client: connection.client,
         skills: connection.skills,
         skillRoots: new Set(listing.skills.map(skillRoot)),
