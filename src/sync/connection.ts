@@ -116,10 +116,11 @@ function ownPool(env: NodeJS.ProcessEnv, execArgv: readonly string[]): Dispatche
 }
 
 /**
- * Whether Node (22.21 and 24.5 on) sends its global fetch through the environment's proxy, as Node 24.22
- * decides it: `--use-env-proxy` or `--no-use-env-proxy`, the last given (NODE_OPTIONS, then the command
- * line), else `NODE_USE_ENV_PROXY=1`; and a proxy named. Read from the variables, not asked of Node, so
- * that a run on an older Node told so (which ignores them) uses the proxy too.
+ * Whether Node (22.21 and 24.5 on) sends its global fetch through the environment's proxy, as Node 24.22,
+ * 22.21 and 22.23 decide it: `--use-env-proxy` or `--no-use-env-proxy`, the last given (NODE_OPTIONS, then
+ * the command line), else `NODE_USE_ENV_PROXY=1`; and a proxy named. Read from the variables, not asked of
+ * Node, so that a run on an older Node told so uses the proxy too: Node 20 and 22.20 send fetch straight on
+ * whatever NODE_USE_ENV_PROXY says, and refuse the flag as they start ("bad option"), before sync runs.
  */
 export function usesEnvProxy(env: NodeJS.ProcessEnv, execArgv: readonly string[]): boolean {
   const named = [env.HTTP_PROXY, env.HTTPS_PROXY, env.http_proxy, env.https_proxy].some(
@@ -215,8 +216,8 @@ function nodeOptionsArgs(options: string): string[] {
 }
 
 /**
- * An option's name as Node reads it: without any `=value` (Node 24.22 takes `--use-env-proxy=false` for
- * `--use-env-proxy`), underscores taken for dashes.
+ * An option's name as Node reads it: without any `=value` (Node 24.22, 22.21 and 22.23 take
+ * `--use-env-proxy=false` for `--use-env-proxy`), underscores taken for dashes.
  */
 function optionName(arg: string): string {
   const name = arg.split("=", 1)[0] ?? arg;

@@ -415,13 +415,20 @@ describe("whether Node sends fetch through the environment's proxy", () => {
       false,
     ],
     ["neither", proxy, [], false],
-    // Node 24.22 takes any `--use-env-proxy=<value>` for "on" and any `--no-use-env-proxy=<value>` for "off".
+    // Node 24.22, 22.21 and 22.23 take any `--use-env-proxy=<value>` for "on" and any
+    // `--no-use-env-proxy=<value>` for "off".
     ["--use-env-proxy=false on the command line", proxy, ["--use-env-proxy=false"], true],
     ["--use-env-proxy=0 in NODE_OPTIONS", { ...proxy, NODE_OPTIONS: "--use-env-proxy=0" }, [], true],
     [
       "--no-use-env-proxy=true over NODE_USE_ENV_PROXY=1",
       { ...proxy, NODE_USE_ENV_PROXY: "1" },
       ["--no-use-env-proxy=true"],
+      false,
+    ],
+    [
+      "--no-use-env-proxy=false over NODE_USE_ENV_PROXY=1",
+      { ...proxy, NODE_USE_ENV_PROXY: "1" },
+      ["--no-use-env-proxy=false"],
       false,
     ],
     ["--use-env-proxy= after --no-use-env-proxy", proxy, ["--no-use-env-proxy", "--use-env-proxy="], true],
