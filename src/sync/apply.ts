@@ -9,6 +9,7 @@ import { plural } from "../plural.js";
 import { errorMessage } from "../system-errors.js";
 import { forEachInOrder } from "./at-once.js";
 import { auditDownload, describeFinding } from "./audit.js";
+import { proxyOfFailure } from "./connect-failure.js";
 import { describeError } from "./describe-error.js";
 import { downloadSkill } from "./download.js";
 import { readIfSame } from "./folder.js";
@@ -228,26 +229,35 @@ function stillOurs(hold: RunHold): boolean {
 }
 
 /**
- * What a run that gets no answer (`gone`, why) says of the `more` skills it does not fetch: a connection
- * it could not open for want of a file descriptor is no sign of the server.
+ * What a run that gets no answer (`gone`) says of the `more` skills it does not fetch: a connection it
+ * could not open for want of a file descriptor is no sign of the server; one through the environment's
+ * proxy names the proxy, which may be the one that stopped, and what to check.
  */
-function notAnsweredLine(gone: string, more: string): string {
-  const out = outOfFiles(gone);
-  return out === undefined
-    ? `the server stopped answering (${gone}): ${more} not fetched; run sync again when it is back`
-    : `${out.who}, not the server (${gone}): ${more} not fetched; ${out.fix} and run sync again`;
+function notAnsweredLine(gone: NoAnswer, more: string): string {
+  const out = outOfFiles(gone.why);
+  if (out !== undefined) {
+    return `${out.who}, not the server (${gone.why}): ${more} not fetched; ${out.fix} and run sync again`;
+  }
+  return gone.through === ""
+    ? `the server stopped answering (${gone.why}): ${more} not fetched; run sync again when it is back`
+    : `no answer came${gone.through} (${gone.why}): ${more} not fetched${gone.hint}, then run sync again`;
 }
+
+/** Why no answer came, and the proxy it went through with what to check (empty when none is to blame). */
+type NoAnswer = { readonly why: string } & ReturnType<typeof proxyOfFailure>;
 
 /**
  * Why the server does not answer a request for the skill at `uri` (a small one, in every protocol era),
  * or undefined when it answers: an error it sends is an answer.
  */
-async function notAnswering(context: DownloadContext, uri: string): Promise<string | undefined> {
+async function notAnswering(context: DownloadContext, uri: string): Promise<NoAnswer | undefined> {
   try {
     await context.skills.get(uri);
     return undefined;
   } catch (error) {
-    return error instanceof ProtocolError ? undefined : describeError(error);
+    if (error instanceof ProtocolError) return undefined;
+    const why = describeError(error);
+    return { why, ...proxyOfFailure(context.server, error, why) };
   }
 }
 

@@ -335,6 +335,34 @@ describe("sync through a proxy that fails while reading a skill's files", () => 
   });
 });
 
+describe("sync through a proxy that fails while reading the first of several skills", () => {
+  it.each<["reset" | "refuse" | number, string]>([
+    ["reset", "; check the proxy HTTP_PROXY names, or name the server's host in NO_PROXY"],
+    ["refuse", "; nothing listens at the proxy's address, 127.0.0.1:"],
+    [502, "; the proxy would not open a connection to the server"],
+    [407, "; the proxy asks for credentials: give them in HTTP_PROXY"],
+  ])("says no answer came through the proxy, not that the server stopped, on %s", async (failure, hint) => {
+    const proxy = await failingProxy('"method":"resources/read"', failure);
+    const skills = path.join(root.dir, `two-${Math.random().toString(36).slice(2)}`);
+    await writeTree(skills, {
+      "team/first/SKILL.md": skillMd("first", "The first skill."),
+      "team/second/SKILL.md": skillMd("second", "The second skill."),
+    });
+    const two = await serveCatalog(skills);
+    try {
+      const { code, stderr } = await failedSync({ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url }, two.url);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`no answer came through the proxy ${proxy.url}/ (HTTP_PROXY) (`);
+      expect(stderr).toContain(`: 1 more skill not fetched${hint}`);
+      expect(stderr).toContain(", then run sync again");
+      expect(stderr).not.toContain("the server stopped answering");
+    } finally {
+      await two.close();
+      await proxy.close();
+    }
+  });
+});
+
 describe("a failure after the connection's start, through the proxy", () => {
   afterEach(() => {
     vi.unstubAllEnvs();
