@@ -90,6 +90,19 @@ export function proxyOfFailure(url: URL, error: unknown, why: string): { through
   return { through: throughThe(proxy), hint };
 }
 
+/**
+ * A read's failure in words: `error`'s message, which says which read, then through the environment's
+ * proxy it failed at (as proxyOfFailure tells it) and its cause's words, with what to check of the proxy;
+ * else describeError's words, and no hint.
+ */
+export function readFailure(error: Error, server: URL): { readonly said: string; readonly hint: string } {
+  const why = describeError(error.cause);
+  const { through, hint } = proxyOfFailure(server, error.cause, why);
+  return through === ""
+    ? { said: describeError(error), hint: "" }
+    : { said: `${error.message}${through}: ${why}`, hint };
+}
+
 /** Whether the error, or one of its causes, is a JSON-RPC error the server answered with. */
 function answeredError(error: unknown): boolean {
   let at: unknown = error;

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { type Skill, SkillVerificationError } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
 import { forEachLimited } from "./at-once.js";
-import { proxyOfFailure } from "./connect-failure.js";
+import { readFailure } from "./connect-failure.js";
 import { describeError } from "./describe-error.js";
 import { listedFiles, skillRoot } from "./listed-files.js";
 import type { InstalledSkill } from "./lock.js";
@@ -73,7 +73,7 @@ export async function downloadSkill(
       files.set(file.path, read.bytes);
     });
   } catch (error) {
-    return { refused: readFailure(error, context.server) };
+    return { refused: whyUnread(error, context.server) };
   }
   const ordered = new Map(listed.map((file) => [file.path, files.get(file.path) ?? new Uint8Array()]));
   try {
@@ -82,7 +82,7 @@ export async function downloadSkill(
     return { skill, kept };
   } catch (error) {
     if (error instanceof PackFilesOverRoom) throw error;
-    return { refused: readFailure(error, context.server) };
+    return { refused: whyUnread(error, context.server) };
   }
 }
 
@@ -162,11 +162,10 @@ class FileUnread extends Error {
  * read that failed through the environment's proxy with no answer from the server (or the proxy's own
  * status) names the proxy, as a failure to connect does, and what to check.
  */
-function readFailure(error: unknown, server: URL): string {
+function whyUnread(error: unknown, server: URL): string {
   if (error instanceof FileUnread || error instanceof CitedFileUnreadable) {
-    const why = describeError(error.cause);
-    const { through, hint } = proxyOfFailure(server, error.cause, why);
-    if (through !== "") return `${error.message}${through}: ${why}${hint}`;
+    const { said, hint } = readFailure(error, server);
+    return `${said}${hint}`;
   }
   if (error instanceof SkillVerificationError) {
     const what = {

@@ -6,8 +6,8 @@ import { ByteBudget } from "../budget/index.js";
 import { digestOf } from "../catalog/index.js";
 import { errorMessage } from "../system-errors.js";
 import { forEachLimited } from "./at-once.js";
+import { readFailure } from "./connect-failure.js";
 import { MAX_ANSWER_BYTES } from "./connection.js";
-import { describeError } from "./describe-error.js";
 import { citedFilesCurrent } from "./download.js";
 import { holdsExactly, MAX_COPY_BYTES, namesIn, readFolderState } from "./folder.js";
 import { packOfUri, servedByTools } from "./left-out.js";
@@ -147,7 +147,8 @@ async function citedFilesChanged(
   const changed = new Set<string>();
   for (const { name } of checks) {
     const outcome = outcomes.get(name);
-    if (outcome instanceof CitedFileUnreadable && options.mode !== "sync") throw cannotTell(name, outcome);
+    if (outcome instanceof CitedFileUnreadable && options.mode !== "sync")
+      throw cannotTell(name, outcome, context.server);
     if (outcome !== true) changed.add(name);
   }
   return changed;
@@ -244,7 +245,8 @@ async function readPackDigests(
   for (const [name, refused] of refusals) {
     for (const { uri } of Object.values(refused.packFiles)) {
       const outcome = outcomes.get(uri);
-      if (mode !== "sync" && outcome instanceof CitedFileUnreadable) throw cannotTell(name, outcome);
+      if (mode !== "sync" && outcome instanceof CitedFileUnreadable)
+        throw cannotTell(name, outcome, context.server);
       digests.set(uri, outcome !== undefined && "bytes" in outcome ? digestOf(outcome.bytes) : undefined);
     }
   }
@@ -256,10 +258,10 @@ async function readPackDigests(
  * connection, a proxy's 502, a timeout), which says nothing of what the server serves; a plan saying
  * `update` would claim a change no one saw. A sync tries the update instead.
  */
-function cannotTell(name: string, error: CitedFileUnreadable): SyncError {
-  return new SyncError(
-    `cannot tell whether ${name} is up to date: ${describeError(error)}; try again when the server answers`,
-  );
+function cannotTell(name: string, error: CitedFileUnreadable, server: URL): SyncError {
+  const { said, hint } = readFailure(error, server);
+  const retry = hint === "" ? "; try again when the server answers" : `${hint}, then try again`;
+  return new SyncError(`cannot tell whether ${name} is up to date: ${said}${retry}`);
 }
 
 /** The skill name a SKILL.md URI ends in, decoded; undefined when it is not such a URI. */

@@ -90,13 +90,8 @@ async function proxiedRequests(env: (proxy: string) => Record<string, string>): 
   const proxy = await forwardProxy();
   try {
     const target = path.join(root.dir, `target-${Math.random().toString(36).slice(2)}`);
-    const own = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([name]) => !/^(https?_proxy|no_proxy|node_use_env_proxy|node_options)$/i.test(name),
-      ),
-    );
     const { stderr } = await execFileAsync(process.execPath, [...MAIN, "sync", server.url, "--to", target], {
-      env: { ...own, ...env(proxy.url) },
+      env: { ...ownEnv(), ...env(proxy.url) },
     });
     expect(stderr).toContain("1 added");
     return proxy.requests;
@@ -156,22 +151,29 @@ async function closedPort(): Promise<number> {
   return address.port;
 }
 
-/**
- * What a sync from `url` run as a process told, failing, with `env` (and none of the runner's proxy
- * settings).
- */
-async function failedSync(
-  env: Record<string, string>,
-  url = server.url,
-): Promise<{ code: number; stderr: string }> {
-  const target = path.join(root.dir, `target-${Math.random().toString(36).slice(2)}`);
-  const own = Object.fromEntries(
+/** The environment of the tests' processes, without any of the runner's proxy settings. */
+function ownEnv(): Record<string, string | undefined> {
+  return Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) => !/^(https?_proxy|no_proxy|node_use_env_proxy|node_options)$/i.test(name),
     ),
   );
-  const failure = await execFileAsync(process.execPath, [...MAIN, "sync", url, "--to", target], {
-    env: { ...own, ...env },
+}
+
+/**
+ * What a sync from `url` into `target` (a new folder) run as a process told, failing, with `env` (and
+ * none of the runner's proxy settings) and `args`.
+ */
+async function failedSync(
+  env: Record<string, string>,
+  {
+    url = server.url,
+    target = path.join(root.dir, `target-${Math.random().toString(36).slice(2)}`),
+    args = [],
+  }: { url?: string; target?: string; args?: readonly string[] } = {},
+): Promise<{ code: number; stderr: string }> {
+  const failure = await execFileAsync(process.execPath, [...MAIN, "sync", url, "--to", target, ...args], {
+    env: { ...ownEnv(), ...env },
   }).then(
     () => undefined,
     (error: unknown) => error as { code: number; stderr: string },
@@ -320,7 +322,7 @@ describe("sync through a proxy that fails while reading a skill's files", () => 
     const citing = await serveCatalog(skills);
     try {
       const env = { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: withCredentials(proxy.url) };
-      const { code, stderr } = await failedSync(env, citing.url);
+      const { code, stderr } = await failedSync(env, { url: citing.url });
       expect(code).toBe(1);
       expect(stderr).toContain(
         `cites: skipped: reading skill://team/shared/checklist.md, a file it cites, failed through the proxy ${proxy.url}/ (HTTP_PROXY): `,
@@ -331,6 +333,37 @@ describe("sync through a proxy that fails while reading a skill's files", () => 
     } finally {
       await citing.close();
       await proxy.close();
+    }
+  });
+});
+
+describe("a check through a proxy that fails while reading a file a skill cites", () => {
+  it.each<["reset" | 502, string]>([
+    ["reset", "; check the proxy HTTP_PROXY names, or name the server's host in NO_PROXY"],
+    [502, "; the proxy would not open a connection to the server"],
+  ])("names the proxy, not the server, when it cannot tell, on %s", async (failure, hint) => {
+    const skills = path.join(root.dir, `check-${Math.random().toString(36).slice(2)}`);
+    await writeTree(skills, {
+      "team/cites/SKILL.md": skillMd("cites", "Cites a pack file.", "Follow shared/checklist.md."),
+      "team/shared/checklist.md": "- [ ] tests\n",
+    });
+    const citing = await serveCatalog(skills);
+    const proxy = await failingProxy('"uri":"skill://team/shared/checklist.md"', failure);
+    try {
+      const target = `${skills}-target`;
+      await execFileAsync(process.execPath, [...MAIN, "sync", citing.url, "--to", target], { env: ownEnv() });
+      const env = { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url };
+      const { code, stderr } = await failedSync(env, { url: citing.url, target, args: ["--check"] });
+      expect(code).toBe(2);
+      expect(stderr).toContain(
+        `cannot tell whether cites is up to date: reading skill://team/shared/checklist.md, a file it cites, failed through the proxy ${proxy.url}/ (HTTP_PROXY): `,
+      );
+      expect(stderr).toContain(hint);
+      expect(stderr).toContain(", then try again");
+      expect(stderr).not.toContain("try again when the server answers");
+    } finally {
+      await proxy.close();
+      await citing.close();
     }
   });
 });
@@ -350,7 +383,10 @@ describe("sync through a proxy that fails while reading the first of several ski
     });
     const two = await serveCatalog(skills);
     try {
-      const { code, stderr } = await failedSync({ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url }, two.url);
+      const { code, stderr } = await failedSync(
+        { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url },
+        { url: two.url },
+      );
       expect(code).toBe(1);
       expect(stderr).toContain(`no answer came through the proxy ${proxy.url}/ (HTTP_PROXY) (`);
       expect(stderr).toContain(`: 1 more skill not fetched${hint}`);
