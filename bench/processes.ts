@@ -30,7 +30,7 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-interface ServerOptions {
+export interface ServerOptions {
   readonly skillsDir: string;
   /** The server's entry point: this checkout's `dist/main.js` unless another build is measured. */
   readonly entry?: string;
