@@ -53,6 +53,8 @@ export async function startServer(options: ServerOptions): Promise<RunningProces
       HOST: "127.0.0.1",
       PORT: String(port),
       SHUTDOWN_DRAIN_MS: "0",
+      // As the doc says and production runs it: a LOG_LEVEL left in the shell would log every request.
+      LOG_LEVEL: "info",
       ...options.env,
     },
     port,

@@ -3,15 +3,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mcpPost, post } from "../../bench/load.js";
-import type { RunningProcess } from "../../bench/processes.js";
+import { type RunningProcess, startServer } from "../../bench/processes.js";
 import { startThroughputServer, THROUGHPUT_LOAD_SHEDDING } from "../../bench/throughput.js";
 import { ROOT } from "../helpers/process.js";
 
 /**
- * The throughput bench's servers inherit the user's environment: load-shedding settings exported there
- * must not change what is measured.
+ * The bench's servers inherit the user's environment: settings exported there (load shedding, the log's
+ * level) must not change what is measured.
  */
-describe("the throughput bench's servers", () => {
+describe("the bench's servers", () => {
   let server: RunningProcess | undefined;
   let workDir: string | undefined;
 
@@ -23,7 +23,7 @@ describe("the throughput bench's servers", () => {
     workDir = undefined;
   });
 
-  it("shed as production does, whatever SHED_* the shell exports", async () => {
+  it("measuring throughput shed as production does, whatever SHED_* the shell exports", async () => {
     expect(THROUGHPUT_LOAD_SHEDDING).toEqual({
       SHED_EVENT_LOOP_DELAY_MS: "1000",
       SHED_EVENT_LOOP_UTILIZATION: "0",
@@ -42,5 +42,20 @@ describe("the throughput bench's servers", () => {
     const answer = await post(server.url, mcpPost("tools/list"));
     expect(answer.status).toBe(200);
     expect(server.logLines().filter((line) => line.level === 40)).toEqual([]);
+  });
+
+  // The bench says it runs the server as production does, logging at info: at debug, it would write a
+  // line for every request it measures.
+  it("log at info, whatever LOG_LEVEL the shell exports", async () => {
+    vi.stubEnv("LOG_LEVEL", "debug");
+    workDir = await mkdtemp(path.join(tmpdir(), "throughput-env-"));
+    server = await startServer({
+      skillsDir: path.join(ROOT, "examples/skills"),
+      logDir: workDir,
+      name: "server-scale",
+      readyTimeoutMs: 60_000,
+    });
+    expect((await post(server.url, mcpPost("tools/list"))).status).toBe(200);
+    expect(server.logLines().filter((line) => typeof line.level === "number" && line.level < 30)).toEqual([]);
   });
 });
