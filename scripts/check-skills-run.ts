@@ -39,8 +39,10 @@ async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: stri
   const prepared = await prepareAudit(config, pino({ level: "silent" }));
   const { catalog } = prepared.loaded;
   const issues = [...prepared.loaded.issues, ...yaml11Issues(catalog)];
+  // Counted as served, as /health counts them: less the skills the audit makes unsafe, unless served.
+  const unsafeLeftOut = prepared.unsafeSkills.leftOut;
   const text =
-    `${catalogReport(catalog, issues, prepared.inspection)}\n` +
+    `${catalogReport(prepared.catalog, issues, prepared.inspection, unsafeLeftOut)}\n` +
     auditReport(prepared.audit, prepared.inspection, config.serveUnsafeSkills);
   return { text, refused: refusal(prepared.catalog) };
 }
@@ -68,7 +70,12 @@ function yaml11Issues(catalog: Catalog): CatalogIssue[] {
   });
 }
 
-function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspection: Inspection): string {
+function catalogReport(
+  catalog: Catalog,
+  issues: readonly CatalogIssue[],
+  inspection: Inspection,
+  unsafeLeftOut: number,
+): string {
   const packs = catalog.everything.packs
     .map((pack) => `${markdownText(pack.name)} ${pack.skills.length}`)
     .join(", ");
@@ -76,12 +83,14 @@ function catalogReport(catalog: Catalog, issues: readonly CatalogIssue[], inspec
     "### Catalog check",
     "",
     `${plural(catalog.everything.skills.length, "skill")} in ${plural(catalog.everything.packs.length, "pack")} ` +
-      `(${packs}); ${issueCounts(issues)}.`,
+      `(${packs}); ${issueCounts(issues)}` +
+      (unsafeLeftOut === 0 ? "." : `; ${plural(unsafeLeftOut, "unsafe skill")} left out (Audit, below).`),
   ];
   if (issues.length > 0) lines.push("", ...capped(issues.map(formatIssue), NAMED_ON_STDERR));
   // What the inspection leaves out, and what the server's resources then cannot carry (a file larger than
   // a read carries, URIs another skill holds): /health counts both.
-  const leftOut = inspection.leftOut();
+  const served = new Set(catalog.everything.skills.map((skill) => skill.id));
+  const leftOut = inspection.leftOut().filter(({ skill }) => served.has(skill.id));
   SkillResources.build(
     catalog.everything,
     (skill) => inspection.of(skill).entry,

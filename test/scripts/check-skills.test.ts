@@ -203,6 +203,11 @@ describe("npm run check-skills", () => {
     });
     try {
       const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      // Counted as the server serves them, as /health counts them: without the skill left out as unsafe.
+      expect(stdout).toContain(
+        "1 skill in 1 pack (alpha 1); 0 left out, 0 warnings; 1 unsafe skill left out (Audit, below).",
+      );
+      expect(stdout).toContain("The Skills extension carries 1; 0 only the tools serve.");
       expect(stdout.slice(stdout.indexOf("### Audit"))).toBe(
         [
           "### Audit",
@@ -229,6 +234,8 @@ describe("npm run check-skills", () => {
       expect(served.stdout).toContain(
         "A high finding makes 1 skill unsafe; UNSAFE_SKILLS=serve serves it all the same, with a warning: `alpha/hidden`.",
       );
+      expect(served.stdout).toContain("2 skills in 1 pack (alpha 2); 0 left out, 0 warnings.\n");
+      expect(served.stdout).toContain("The Skills extension carries 2; 0 only the tools serve.");
     } finally {
       await tree.remove();
     }

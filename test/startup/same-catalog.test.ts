@@ -104,8 +104,10 @@ describe("one startup for the server, check-skills and the in-memory client", ()
         env: { ...process.env, ...ENV },
       },
     );
-    // The skills loaded, less those the server leaves out as unsafe, are what it serves.
-    expect(checked.stdout).toContain("4 skills in 2 packs (alpha 3, beta 1); 0 left out, 0 warnings.");
+    // Counted as /health counts them: the skills loaded, less those the server leaves out as unsafe.
+    expect(checked.stdout).toContain(
+      "3 skills in 2 packs (alpha 2, beta 1); 0 left out, 0 warnings; 1 unsafe skill left out (Audit, below).",
+    );
     expect(checked.stdout).toContain(
       "A high finding makes 1 skill unsafe; the server leaves it out (UNSAFE_SKILLS=serve would serve it): `alpha/hidden`.",
     );
