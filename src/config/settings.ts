@@ -92,19 +92,36 @@ function numeric(
       const value = text?.trim();
       if (value === undefined || value === "") return fallback;
       const number = decimal(value);
-      if (
-        !Number.isFinite(number) ||
-        (range.integer && !Number.isInteger(number)) ||
-        number < range.min ||
-        number > range.max
-      ) {
+      if (!inRange(number, range)) {
         const kind = range.integer ? "a whole number" : "a number";
-        problems.push(`${name} ${quoted(value)} is not ${kind} from ${range.min} to ${range.max}`);
+        problems.push(refusedNumber(name, value, `${kind} from ${range.min} to ${range.max}`, range));
         return fallback;
       }
       return number;
     },
   };
+}
+
+function inRange(number: number, range: NumberRange): boolean {
+  return (
+    Number.isFinite(number) &&
+    (!range.integer || Number.isInteger(number)) &&
+    number >= range.min &&
+    number <= range.max
+  );
+}
+
+const PORT_RANGE: NumberRange = { min: 0, max: 65_535, integer: true };
+
+/**
+ * What is wrong with a refused number. One JavaScript reads as a valid value (`.5`, `1e4`, `0x1F40`) is
+ * refused for how it is written, not for its value: saying it is out of range would be false.
+ */
+function refusedNumber(name: string, value: string, valid: string, range: NumberRange): string {
+  const meant = Number(value);
+  return inRange(meant, range)
+    ? `${name} ${quoted(value)} is not written in decimal digits: write ${meant}`
+    : `${name} ${quoted(value)} is not ${valid}`;
 }
 
 /**
@@ -161,8 +178,8 @@ export const SETTINGS = {
     read: (value, { problems, name }) => {
       if (value === undefined || value.trim() === "") return 8000;
       const port = decimal(value.trim());
-      if (Number.isInteger(port) && port >= 0 && port <= 65535) return port;
-      problems.push(`${name} ${quoted(value)} is not a port number (0-65535)`);
+      if (inRange(port, PORT_RANGE)) return port;
+      problems.push(refusedNumber(name, value, "a port number (0-65535)", PORT_RANGE));
       return 8000;
     },
   }),

@@ -421,12 +421,27 @@ describe("HTTP protection settings", () => {
     expect(message).not.toContain("sh0rt-secret");
   });
 
-  // Number() reads hexadecimal, binary and exponents: PORT=0x1F40 served on 8000, PORT=1e3 on 1000.
+  // Number() reads hexadecimal, binary and exponents: PORT=0x1F40 served on 8000, PORT=1e3 on 1000. The
+  // refusal says how to write the value: "not a number from 0 to 1" of ".5" was false, and left the user
+  // looking for what was wrong.
   it.each([
-    ["PORT", "0x1F40", 'PORT "0x1F40" is not a port number (0-65535)'],
-    ["PORT", "1e3", 'PORT "1e3" is not a port number (0-65535)'],
-    ["SHUTDOWN_DRAIN_MS", "0b11", 'SHUTDOWN_DRAIN_MS "0b11" is not a whole number from 0 to 60000'],
-    ["SHED_EVENT_LOOP_UTILIZATION", ".5e0", 'SHED_EVENT_LOOP_UTILIZATION ".5e0" is not a number from 0 to 1'],
+    ["PORT", "0x1F40", 'PORT "0x1F40" is not written in decimal digits: write 8000'],
+    ["PORT", "1e3", 'PORT "1e3" is not written in decimal digits: write 1000'],
+    ["SHUTDOWN_DRAIN_MS", "0b11", 'SHUTDOWN_DRAIN_MS "0b11" is not written in decimal digits: write 3'],
+    [
+      "SHED_EVENT_LOOP_UTILIZATION",
+      ".5e0",
+      'SHED_EVENT_LOOP_UTILIZATION ".5e0" is not written in decimal digits: write 0.5',
+    ],
+    [
+      "SHED_EVENT_LOOP_UTILIZATION",
+      ".5",
+      'SHED_EVENT_LOOP_UTILIZATION ".5" is not written in decimal digits: write 0.5',
+    ],
+    ["MAX_BODY_BYTES", "1e4", 'MAX_BODY_BYTES "1e4" is not written in decimal digits: write 10000'],
+    // Out of range however it is written: the range alone is what to fix.
+    ["MAX_BODY_BYTES", "1e3", 'MAX_BODY_BYTES "1e3" is not a whole number from 1024 to 16777216'],
+    ["PORT", "0x10000", 'PORT "0x10000" is not a port number (0-65535)'],
   ])("refuses %s=%s, a number only as JavaScript writes it", (name, value, problem) => {
     expect(() => configOf({ [name]: value })).toThrow(problem);
   });
