@@ -57,6 +57,18 @@ describe("the fetcher stands alone", () => {
     expect(imports.filter(({ specifier }) => fromSrc(specifier)).length).toBeGreaterThan(0);
   });
 
+  // The README's Docker section once counted five files where the stage copied nine: it now points at
+  // the Fetch section's list, which must be the stage's.
+  it("names in the README's Fetch section exactly the files of src/ the image copies", async () => {
+    const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
+    const start = readme.indexOf("The fetcher (`scripts/fetch-skills/`) needs only");
+    const paragraph = readme.slice(start, readme.indexOf("\n\n", start));
+    expect(start).toBeGreaterThan(0);
+    const named = [...paragraph.matchAll(/`(src\/[\w-]+\.ts)`/g)].map((match) => match[1]);
+    expect(named.sort()).toEqual((await copiedForTheFetcher()).sort());
+    expect(readme).not.toMatch(/\b(?:two|three|four|five|six|seven|eight|nine|ten) files of `src\/`/);
+  });
+
   // What the stage copies of src/ must run there alone.
   it("copies files of src/ that import only node built-ins and one another", async () => {
     const copied = await copiedForTheFetcher();
