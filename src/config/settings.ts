@@ -132,6 +132,14 @@ function decimal(text: string): number {
   return /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
 }
 
+/**
+ * Whether a comma list was given but holds only commas and spaces, as a template whose parts came out
+ * empty (`${A},${B}`) gives it: read as unset, it would turn off what the setting was set for.
+ */
+function namesNothing(value: string | undefined, items: readonly string[]): value is string {
+  return value !== undefined && value !== "" && items.length === 0;
+}
+
 /** Splits a comma list (`a, b,,c`) into its non-empty, trimmed items. */
 export function splitList(value: string | undefined): string[] {
   if (value === undefined) return [];
@@ -163,7 +171,7 @@ export const SETTINGS = {
     read: (value, { problems, name }) => {
       const selectors = splitList(value);
       // Commas and spaces alone (a template whose parts came out empty) would load every pack.
-      if (value !== undefined && value !== "" && selectors.length === 0) {
+      if (namesNothing(value, selectors)) {
         problems.push(
           `${name} ${quoted(value)} names no pack or group, only commas and spaces: set a comma list of packs, groups or pack/group, or leave it unset (or empty) to load every pack`,
         );
@@ -229,17 +237,33 @@ export const SETTINGS = {
     section: "http",
     defaultText: "any",
     help: "comma list of host or host:port values accepted in the Host header of /mcp",
-    read: (value, { problems }) => Object.freeze(readHosts(value, problems)),
+    read: (value, { problems, name }) => {
+      // Read as unset, commas alone would accept any Host: the DNS-rebinding check off.
+      if (namesNothing(value, splitList(value))) {
+        problems.push(
+          `${name} ${quoted(value)} names no host, only commas and spaces: set a comma list of host or host:port values, or leave it unset (or empty) to accept any Host`,
+        );
+      }
+      return Object.freeze(readHosts(value, problems));
+    },
   }),
   API_KEYS: setting({
     section: "http",
     defaultText: "none",
     help: "comma list of keys; when set, /mcp requires Authorization: Bearer <key>",
-    read: (value, { problems }) =>
-      checkedKeys(
-        splitList(value).map((key, index) => ({ key, where: `API_KEYS item ${index + 1}` })),
+    read: (value, { problems, name }) => {
+      const keys = splitList(value);
+      // Read as unset, commas alone would serve /mcp without a key, where API_KEYS_FILE without one is refused.
+      if (namesNothing(value, keys)) {
+        problems.push(
+          `${name} ${quoted(value)} names no key, only commas and spaces: set a comma list of keys, or leave it unset (or empty) for no authentication`,
+        );
+      }
+      return checkedKeys(
+        keys.map((key, index) => ({ key, where: `API_KEYS item ${index + 1}` })),
         problems,
-      ),
+      );
+    },
   }),
   API_KEYS_FILE: setting({
     section: "http",

@@ -169,6 +169,28 @@ describe("loadConfig", () => {
     expect(configOf({ SKILL_PACKS: "n8n," }).skillPacks).toEqual(["n8n"]);
   });
 
+  // API_KEYS="${KEY_A},${KEY_B}" with both unset served /mcp to anyone, and ALLOWED_HOSTS so accepted any
+  // Host: each setting meant to close the server was read as unset, opening it, without a word.
+  it.each([
+    [
+      "API_KEYS",
+      "names no key",
+      "set a comma list of keys, or leave it unset (or empty) for no authentication",
+    ],
+    [
+      "ALLOWED_HOSTS",
+      "names no host",
+      "set a comma list of host or host:port values, or leave it unset (or empty) to accept any Host",
+    ],
+  ])("refuses an %s of commas and spaces alone, and reads an empty one as unset", (name, what, fix) => {
+    for (const value of [",", " ", " , ,"]) {
+      expect(() => configOf({ [name]: value })).toThrow(
+        `${name} ${JSON.stringify(value)} ${what}, only commas and spaces: ${fix}`,
+      );
+    }
+    expect(configOf({ [name]: "" }).http).toMatchObject({ apiKeys: [], allowedHosts: [] });
+  });
+
   it("reads PROMPTS as on or off, in any case, and refuses anything else", () => {
     expect(configOf({ PROMPTS: "off" }).prompts).toBe(false);
     expect(configOf({ PROMPTS: " ON " }).prompts).toBe(true);
