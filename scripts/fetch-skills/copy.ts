@@ -78,8 +78,10 @@ export class SourceBudget {
 
   #over(what: "files" | "MiB" | "folders", option: string): SourceTooLargeError {
     const most = what === "MiB" ? this.limits.bytes / 1024 / 1024 : this.limits.files;
+    // `--max-files 1` is one file, one folder: "1 folders" read as a slip of the fetcher's.
+    const unit = what !== "MiB" && most === 1 ? what.slice(0, -1) : what;
     return new SourceTooLargeError(
-      `brings more than ${most.toLocaleString("en-US")} ${what}, the most one source may bring (each copy a symlink makes counts; ${option} sets it)`,
+      `brings more than ${most.toLocaleString("en-US")} ${unit}, the most one source may bring (each copy a symlink makes counts; ${option} sets it)`,
     );
   }
 }

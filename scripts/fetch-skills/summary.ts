@@ -46,7 +46,9 @@ export function repinSummary(
   const outcome =
     moved.length === 0
       ? forReview.length === 0
-        ? `Nothing moved: all ${total} sources already pin the head of what they track.`
+        ? total === 1
+          ? "Nothing moved: the one source already pins the head of what it tracks."
+          : `Nothing moved: all ${total} sources already pin the head of what they track.`
         : `No source repinned: every source that moved is held back for its review (${forReview.map(({ repin }) => repin.source.name).join(", ")}).`
       : `${moved.length} of ${total} sources moved: ${moved.map((repin) => repin.source.name).join(", ")}.`;
   const warning =

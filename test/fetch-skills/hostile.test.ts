@@ -232,6 +232,17 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
       "brings more than 512 MiB",
     );
   });
+
+  it("names a limit of one in the singular", () => {
+    const one = { files: 1, bytes: 1024 * 1024 };
+    const files = new SourceBudget(one);
+    files.take(1);
+    expect(() => files.take(1)).toThrow("brings more than 1 file, the most");
+    const folders = new SourceBudget(one);
+    folders.takeFolder();
+    expect(() => folders.takeFolder()).toThrow("brings more than 1 folder, the most");
+    expect(() => new SourceBudget(one).take(1024 * 1024 + 1)).toThrow("brings more than 1 MiB, the most");
+  });
 });
 
 describe("fetch-skills: names and files it cannot copy", () => {

@@ -51,6 +51,17 @@ describe("repinSummary", () => {
     expect(summary).toContain("| n8n | HEAD | `a333fbb` | `a333fbb` | unchanged |");
     expect(summary).toContain("2 of 3 sources moved: penpot, mirror.");
   });
+  // A manifest of one source was told "all 1 sources already pin the head of what they track".
+  it("says nothing moved of one source as of one", () => {
+    const one = { source: source("docs", "file:///srv/docs"), tracks: "HEAD", from: OLD, to: OLD };
+    expect(repinSummary([one], [])).toContain(
+      "Nothing moved: the one source already pins the head of what it tracks.",
+    );
+    expect(repinSummary([one, { ...one, source: source("more", "file:///srv/more") }], [])).toContain(
+      "Nothing moved: all 2 sources already pin the head of what they track.",
+    );
+  });
+
   it("keeps a source that cannot be repinned in the table, its reason in one cell", () => {
     const summary = repinSummary(
       [{ source: source("n8n", "https://github.com/n8n-io/skills.git"), tracks: "HEAD", from: OLD, to: NEW }],
