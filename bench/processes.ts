@@ -9,11 +9,26 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../scripts/free-port.js";
+import { SETTINGS } from "../src/config/index.js";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SERVER_ENTRY = path.join(ROOT, "dist/main.js");
 const TSX_LOADER = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 const CEILING_ENTRY = fileURLToPath(new URL("./ceiling-server.ts", import.meta.url));
+
+/**
+ * Every setting at production's default, those without one empty (which the server reads as unset). A
+ * server started here inherits the user's environment, and a setting exported there would change what is
+ * measured: `SHED_RSS_MB` or `SHED_EVENT_LOOP_UTILIZATION` shed requests as cheap 503s, `CATALOG_PREVIEW`
+ * changes the answers and their tokens, `SKILL_PACKS` the catalog, `API_KEYS` or `RATE_LIMIT_PER_MINUTE`
+ * refuse the load, `LOG_LEVEL=debug` logs every request. Taken from the settings' table, so they follow it.
+ */
+export const PRODUCTION_SETTINGS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(SETTINGS).map(([name, setting]) => [
+    name,
+    setting.default === undefined ? "" : String(setting.default),
+  ]),
+);
 
 export interface RunningProcess {
   readonly url: string;
@@ -30,7 +45,7 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-export interface ServerOptions {
+interface ServerOptions {
   readonly skillsDir: string;
   /** The server's entry point: this checkout's `dist/main.js` unless another build is measured. */
   readonly entry?: string;
@@ -40,7 +55,10 @@ export interface ServerOptions {
   readonly readyTimeoutMs?: number;
 }
 
-/** Starts `node dist/main.js` on a free port of 127.0.0.1 with production defaults (logs at info). */
+/**
+ * Starts `node dist/main.js` on a free port of 127.0.0.1 with production defaults (PRODUCTION_SETTINGS:
+ * logs at info), whatever the environment says; `env` sets others.
+ */
 export async function startServer(options: ServerOptions): Promise<RunningProcess> {
   const entry = options.entry ?? SERVER_ENTRY;
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build first`);
@@ -49,12 +67,11 @@ export async function startServer(options: ServerOptions): Promise<RunningProces
     name: options.name,
     args: [entry],
     env: {
+      ...PRODUCTION_SETTINGS,
       SKILLS_DIR: options.skillsDir,
       HOST: "127.0.0.1",
       PORT: String(port),
       SHUTDOWN_DRAIN_MS: "0",
-      // As the doc says and production runs it: a LOG_LEVEL left in the shell would log every request.
-      LOG_LEVEL: "info",
       ...options.env,
     },
     port,
@@ -76,7 +93,7 @@ export function saveSearchIndex(
   const started = performance.now();
   const log = execFileSync(process.execPath, [entry, "--build-index"], {
     cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: "", SKILLS_DIR: skillsDir, LOG_LEVEL: "info" },
+    env: { ...process.env, ...PRODUCTION_SETTINGS, NODE_OPTIONS: "", SKILLS_DIR: skillsDir },
     stdio: ["ignore", "pipe", "pipe"],
     encoding: "utf8",
     maxBuffer: 2 ** 28,

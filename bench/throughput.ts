@@ -6,7 +6,6 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadCatalog, type Skill } from "../src/catalog/index.js";
-import { SETTINGS } from "../src/config/index.js";
 import { ceilingPath, type Fixture } from "./fixtures.js";
 import {
   ERAS,
@@ -21,7 +20,7 @@ import {
   summarize,
   toolCall,
 } from "./load.js";
-import { type RunningProcess, type ServerOptions, startCeiling, startServer } from "./processes.js";
+import { type RunningProcess, startCeiling, startServer } from "./processes.js";
 
 /** A request asked the way a client of its era asks it. */
 interface Scenario {
@@ -115,30 +114,12 @@ export interface ThroughputReport {
   readonly serverResidentBytes: { readonly afterStart: number; readonly afterLoad: number };
 }
 
-/**
- * Load shedding as production ships it, given to every server measured here (this build's and a
- * `--compare` build's alike): a child inherits the environment, and a `SHED_*` value exported in the
- * user's shell would otherwise shed requests as cheap 503s (a `SHED_RSS_MB` under what the server holds
- * sheds them all) and skew both the ratio to the ceiling and the comparison of two builds.
- */
-export const THROUGHPUT_LOAD_SHEDDING: Readonly<Record<string, string>> = Object.fromEntries(
-  (["SHED_EVENT_LOOP_DELAY_MS", "SHED_EVENT_LOOP_UTILIZATION", "SHED_RSS_MB"] as const).map((name) => [
-    name,
-    String(SETTINGS[name].default),
-  ]),
-);
-
-/** Starts a server to measure, with load shedding as production has it whatever the environment says. */
-export function startThroughputServer(options: Omit<ServerOptions, "env">): Promise<RunningProcess> {
-  return startServer({ ...options, env: THROUGHPUT_LOAD_SHEDDING });
-}
-
 export async function measureThroughput(options: ThroughputOptions): Promise<ThroughputReport> {
   const scenarios = scenariosFor(options.skillsDir).filter(
     (scenario) => options.requests?.some((id) => scenario.id.startsWith(`${id}-`)) ?? true,
   );
   if (scenarios.length === 0) throw new Error(`--requests: no request is ${options.requests?.join(", ")}`);
-  const server = await startThroughputServer({
+  const server = await startServer({
     skillsDir: options.skillsDir,
     logDir: options.workDir,
     name: "server-throughput",
@@ -148,7 +129,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
   let older: Scenario[] = [];
   try {
     if (options.baseline) {
-      baseline = await startThroughputServer({
+      baseline = await startServer({
         skillsDir: options.skillsDir,
         logDir: options.workDir,
         name: "server-baseline",

@@ -3,13 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mcpPost, post } from "../../bench/load.js";
-import { type RunningProcess, startServer } from "../../bench/processes.js";
-import { startThroughputServer, THROUGHPUT_LOAD_SHEDDING } from "../../bench/throughput.js";
+import { PRODUCTION_SETTINGS, type RunningProcess, startServer } from "../../bench/processes.js";
 import { ROOT } from "../helpers/process.js";
 
 /**
  * The bench's servers inherit the user's environment: settings exported there (load shedding, the log's
- * level) must not change what is measured.
+ * level, the previews, keys) must not change what is measured.
  */
 describe("the bench's servers", () => {
   let server: RunningProcess | undefined;
@@ -23,39 +22,59 @@ describe("the bench's servers", () => {
     workDir = undefined;
   });
 
-  it("measuring throughput shed as production does, whatever SHED_* the shell exports", async () => {
-    expect(THROUGHPUT_LOAD_SHEDDING).toEqual({
-      SHED_EVENT_LOOP_DELAY_MS: "1000",
-      SHED_EVENT_LOOP_UTILIZATION: "0",
-      SHED_RSS_MB: "0",
-    });
-    // 1 MiB is under what any server holds: inherited, it would shed every request with a 503.
-    vi.stubEnv("SHED_RSS_MB", "1");
-    vi.stubEnv("SHED_EVENT_LOOP_UTILIZATION", "0.01");
-    workDir = await mkdtemp(path.join(tmpdir(), "throughput-env-"));
-    server = await startThroughputServer({
+  async function startOnExamples(): Promise<RunningProcess> {
+    workDir = await mkdtemp(path.join(tmpdir(), "bench-env-"));
+    server = await startServer({
       skillsDir: path.join(ROOT, "examples/skills"),
       logDir: workDir,
       name: "server-throughput",
       readyTimeoutMs: 60_000,
     });
-    const answer = await post(server.url, mcpPost("tools/list"));
-    expect(answer.status).toBe(200);
-    expect(server.logLines().filter((line) => line.level === 40)).toEqual([]);
+    return server;
+  }
+
+  it("run with every setting at production's default", () => {
+    expect(PRODUCTION_SETTINGS).toMatchObject({
+      SHED_EVENT_LOOP_DELAY_MS: "1000",
+      SHED_EVENT_LOOP_UTILIZATION: "0",
+      SHED_RSS_MB: "0",
+      LOG_LEVEL: "info",
+      CATALOG_PREVIEW: "on",
+      RATE_LIMIT_PER_MINUTE: "0",
+      API_KEYS: "",
+      SKILL_PACKS: "",
+    });
   });
 
-  // The bench says it runs the server as production does, logging at info: at debug, it would write a
-  // line for every request it measures.
+  it("shed as production does, whatever SHED_* the shell exports", async () => {
+    // 1 MiB is under what any server holds: inherited, it would shed every request with a 503.
+    vi.stubEnv("SHED_RSS_MB", "1");
+    vi.stubEnv("SHED_EVENT_LOOP_UTILIZATION", "0.01");
+    const started = await startOnExamples();
+    expect((await post(started.url, mcpPost("tools/list"))).status).toBe(200);
+    expect(started.logLines().filter((line) => line.level === 40)).toEqual([]);
+  });
+
+  // At debug, the server would write a line for every request measured.
   it("log at info, whatever LOG_LEVEL the shell exports", async () => {
     vi.stubEnv("LOG_LEVEL", "debug");
-    workDir = await mkdtemp(path.join(tmpdir(), "throughput-env-"));
-    server = await startServer({
-      skillsDir: path.join(ROOT, "examples/skills"),
-      logDir: workDir,
-      name: "server-scale",
-      readyTimeoutMs: 60_000,
-    });
-    expect((await post(server.url, mcpPost("tools/list"))).status).toBe(200);
-    expect(server.logLines().filter((line) => typeof line.level === "number" && line.level < 30)).toEqual([]);
+    const started = await startOnExamples();
+    expect((await post(started.url, mcpPost("tools/list"))).status).toBe(200);
+    expect(started.logLines().filter((line) => typeof line.level === "number" && line.level < 30)).toEqual(
+      [],
+    );
+  });
+
+  it("answer as production does, whatever CATALOG_PREVIEW, API_KEYS or RATE_LIMIT_PER_MINUTE the shell exports", async () => {
+    vi.stubEnv("CATALOG_PREVIEW", "off");
+    vi.stubEnv("API_KEYS", "a-key-of-sixteen-chars");
+    vi.stubEnv("RATE_LIMIT_PER_MINUTE", "1");
+    const started = await startOnExamples();
+    for (let turn = 0; turn < 2; turn++) {
+      const answer = await post(started.url, mcpPost("tools/list"));
+      expect(answer.status).toBe(200);
+      // The previews name the packs in scope; off, one generic sentence names none.
+      expect(answer.text).toContain("workflows");
+    }
   });
 });
