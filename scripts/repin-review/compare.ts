@@ -223,6 +223,10 @@ export async function comparePacks(
   // none after, so no path is ever placed in its missing side.
   const placed = (skill: Skill | undefined) => (file: string) =>
     skill === undefined ? file : inPack(skill, file);
+  // A file whose path is in both commits stays where it is, whichever skill lists it (see keptInPlace):
+  // paired within a skill first, with a copy of it added or removed beside it, it was left listed as added
+  // or removed under the other skill, though the bump kept it as it was.
+  const moves: Pairable = (removed, added) => !after.files.has(removed.path) && !before.files.has(added.path);
   const compareSkillFiles = (old: Skill | undefined, now: Skill | undefined) =>
     compareFiles(
       old === undefined ? new Map() : oldFiles(old),
@@ -230,6 +234,7 @@ export async function comparePacks(
       placed(now),
       placed(old),
       between,
+      moves,
     );
   const skillFiles: FileChange[] = [];
   const documents: DocumentChange[] = [];
@@ -282,7 +287,7 @@ export async function comparePacks(
     );
     if (kept.length > 0) addedKeys.push({ skill, keys: kept, keysLeftOut: leftOut });
   }
-  const packChanges = await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between);
+  const packChanges = await compareFiles(packFilesOf(before), packFilesOf(after), same, same, between, moves);
   for (const change of packChanges) {
     if (change.kind === "removed") owners.before.set(change.path, PACK_FILES);
     if (change.kind === "added") owners.after.set(change.path, PACK_FILES);
@@ -381,13 +386,17 @@ function ownFilesIn(side: PackSide): (skill: Skill) => Map<string, ServedFile> {
   });
 }
 
-/** The changes from `before` to `after`, each file (or old and new pair) read and dropped in turn. */
+/**
+ * The changes from `before` to `after`, each file (or old and new pair) read and dropped in turn, a removed
+ * and an added one paired as renamed where `pairable` allows.
+ */
 async function compareFiles(
   before: ReadonlyMap<string, ServedFile>,
   after: ReadonlyMap<string, ServedFile>,
   afterPath: (file: string) => string,
   beforePath: (file: string) => string,
   between: () => Promise<void>,
+  pairable: Pairable = anyPair,
 ): Promise<FileChange[]> {
   const changes: FileChange[] = [];
   for (const [file, now] of after) {
@@ -418,7 +427,7 @@ async function compareFiles(
     await between();
     changes.push(fileChange(beforePath(file), "removed", old, undefined));
   }
-  return (await editedRenames(renamedFiles(changes), between)).sort(byPath);
+  return (await editedRenames(renamedFiles(changes, pairable), between, pairable)).sort(byPath);
 }
 
 /**

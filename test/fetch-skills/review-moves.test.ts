@@ -457,3 +457,53 @@ describe("the repin review", () => {
     expect(summary).toContain("no new high finding");
   });
 });
+
+describe("the repin review of files that keep their path", () => {
+  // A nested skill added around a file, and a copy of it added to the skill around it: within that skill
+  // the file was removed (now the nested skill's) and the copy added with its bytes, so the two were paired
+  // as a rename before the file was known to stay where it was, and the file, which the bump leaves as it
+  // was, was listed as added, its whole text as new.
+  it("lists a file that keeps its path under a nested skill added around it as no change, its copy as added", async () => {
+    const notes = `# Notes\n\n${"Read the notes, then run it.\n".repeat(10)}`;
+    const kit = await makeUpstream(path.join(tree.dir, "kept-added"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/inner/notes.md": notes,
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/tool/inner/SKILL.md": skillMd("inner", "Inner."),
+        "skills/tool/references/copy.md": notes,
+      },
+    ]);
+    const result = await bump([{ name: "kit", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).toContain("- Supporting files: 1 added, 0 removed, 0 changed; pack files: none changed.");
+    expect(summary).toContain("- added `kit/tool/references/copy.md` (+12 −0 lines)");
+    expect(summary).not.toContain("`kit/tool/inner/notes.md`");
+  });
+
+  // The reverse: a nested skill deleted, its file kept in place, and a file of the skill around it with the
+  // same bytes removed. The removed file was paired with the kept one as a rename, and the kept one listed
+  // as removed, though it is still there.
+  it("lists a file that keeps its path as a nested skill around it goes as no change, a removed copy as removed", async () => {
+    const notes = `# Notes\n\n${"Read the notes, then run it.\n".repeat(10)}`;
+    const kit = await makeUpstream(path.join(tree.dir, "kept-removed"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/references/copy.md": notes,
+        "skills/tool/inner/SKILL.md": skillMd("inner", "Inner."),
+        "skills/tool/inner/notes.md": notes,
+        "shared/a.md": "a\n",
+      },
+      { "skills/tool/inner/SKILL.md": null, "skills/tool/references/copy.md": null },
+    ]);
+    const result = await bump([{ name: "kit", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    expect(summary).toContain("- Supporting files: 0 added, 1 removed, 0 changed; pack files: none changed.");
+    expect(summary).toContain("- removed `kit/tool/references/copy.md` (+0 −12 lines)");
+    expect(summary).not.toContain("`kit/tool/inner/notes.md`");
+  });
+});
