@@ -658,7 +658,10 @@ function changedPaths(changes: PackChanges): string[] {
  * The `git diff` that shows a crowd and no other change the review knows of: its folder when nothing else
  * changed in it; else only the files at the crowd's depth (`:(glob)data/*` for the files of `data`,
  * `:(glob)data/*\/*` for those one level down), and then only its kind of change (`--diff-filter`). The
- * parent folder of a crowd spread one level down showed the files beside it too, and those deeper.
+ * parent folder of a crowd spread one level down showed the files beside it too, and those deeper. A crowd
+ * renamed or moved from one folder names that folder too, so to be read the same way: git pairs a file
+ * with the one it was only when both paths are in its diff, and showed a crowd moved into another skill
+ * as added, its whole text as new.
  */
 function crowdDiff(
   source: ReviewedSource,
@@ -671,21 +674,37 @@ function crowdDiff(
   // A crowd at the top of the pack is of the pack's own folders, extras among them: the pack's diff.
   if (base === "." || base === "") return readUpstream(source, undefined);
   const own = new Set(members.flatMap((file) => [file.path, file.movedFrom]));
-  const others = changed.filter((file) => !own.has(file) && file.startsWith(`${base}/`));
+  const othersIn = (folder: string) =>
+    changed.filter((file) => !own.has(file) && file.startsWith(`${folder}/`));
+  // The folder itself when nothing else changed in it, else the files at the crowd's depth.
+  const scope = (folder: string, others: readonly string[]) => {
+    const inRepository = repositoryPath(source, folder);
+    if (others.length === 0) return inRepository;
+    return `:(glob)${inRepository.replace(/[*?[\]\\]/g, "\\$&")}/*${spread ? "/*" : ""}`;
+  };
+  const others = othersIn(base);
+  const kind = members[0]?.kind;
+  const olds = new Set(
+    members.flatMap(({ movedFrom }) =>
+      movedFrom === undefined ? [] : [path.posix.dirname(spread ? path.posix.dirname(movedFrom) : movedFrom)],
+    ),
+  );
+  const [old] = olds;
+  // A file renamed, or changed in a skill moved to another folder, git shows by both paths, or as added at
+  // its new one, which no filter on the crowd's own kind keeps: then the files at its depth, and where
+  // they were when that is one folder.
+  if (old !== undefined) {
+    const where = olds.size === 1 && old !== "." && old !== base ? [scope(old, othersIn(old))] : [];
+    return gitDiff(source, [], [scope(base, others), ...where], true);
+  }
+  if (others.length === 0) return gitDiff(source, [], [scope(base, others)], true);
   const depth = (file: string) => file.slice(base.length + 1).split("/").length;
   const atDepth = others.filter((file) => depth(file) === (spread ? 2 : 1));
-  const folder = repositoryPath(source, base);
-  if (others.length === 0) return gitDiff(source, [], [folder], true);
-  const glob = `:(glob)${folder.replace(/[*?[\]\\]/g, "\\$&")}/*${spread ? "/*" : ""}`;
-  const kind = members[0]?.kind;
-  // A file renamed, or changed in a skill moved to another folder, git shows by both paths, or as added at
-  // its new one, which no filter on the crowd's own kind keeps: then the files at its depth.
-  const moved = members.some((file) => file.movedFrom !== undefined);
-  if (atDepth.length === 0 || kind === undefined || kind === "renamed" || moved)
-    return gitDiff(source, [], [glob], true);
+  if (atDepth.length === 0 || kind === undefined || kind === "renamed")
+    return gitDiff(source, [], [scope(base, others)], true);
   const letter = { added: "A", removed: "D", changed: "M" }[kind];
   // Without renames, an added file of the crowd that git would pair with another stays added.
-  return gitDiff(source, ["--no-renames", `--diff-filter=${letter}`], [glob], true);
+  return gitDiff(source, ["--no-renames", `--diff-filter=${letter}`], [scope(base, others)], true);
 }
 
 /**

@@ -245,6 +245,44 @@ describe("the repin review", () => {
     expect(shown).toEqual(Object.keys(rows("v2")));
   });
 
+  // A crowd of rows moved into another skill, edited: its `git diff` named the folder they moved into
+  // alone, so git, seeing no file removed, showed every row as added, its whole text as new, where the
+  // review listed them as moves. Both folders named, git pairs each row with the one it was, as the review.
+  it("points a crowd moved into another skill at a git diff that shows its moves", async () => {
+    const rows = (skill: string, version: string) =>
+      Object.fromEntries(
+        Array.from({ length: 25 }, (_, index) => [
+          `skills/${skill}/data/r${String(index).padStart(2, "0")}.csv`,
+          `id,value\n${Array.from({ length: 8 }, (_, line) => `${index}-${line},same`).join("\n")}\n${index},${version}\n`,
+        ]),
+      );
+    const kit = await makeUpstream(path.join(tree.dir, "crowd-moved"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/helper/SKILL.md": skillMd("helper", "Helps."),
+        "skills/tool/notes.md": "# Notes\n",
+        ...rows("tool", "v1"),
+        "shared/a.md": "a\n",
+      },
+      { "skills/tool/data": null, ...rows("helper", "v2") },
+    ]);
+    const result = await bump([{ name: "cm", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toContain(
+      "- Supporting files: 0 added, 0 removed, 0 changed, 25 moved into another skill (25 of them edited)",
+    );
+    const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
+    const command = `git diff ${from} ${to} -- skills/helper/data skills/tool/data`;
+    expect(result.summary).toContain(
+      `- Content not shown of 23 more files in \`cm/helper/data/\`, alike in kind, past the 2 files of a crowd the review shows; read them upstream: \`${command}\``,
+    );
+    const { stdout } = await promisify(execFile)("sh", ["-c", command], { cwd: kit.dir });
+    const shown = [...stdout.matchAll(/^rename from (\S+)\nrename to (\S+)$/gm)].map(([, a, b]) => [a, b]);
+    expect(shown).toEqual(
+      Object.keys(rows("tool", "v1")).map((old) => [old, old.replace("skills/tool/", "skills/helper/")]),
+    );
+  });
+
   // A SKILL.md whose description lost a doubled space showed "+1 −1 lines, frontmatter included" and a
   // diff of two lines that look the same: the reader could not tell what changed, or whether the review
   // failed to show it.

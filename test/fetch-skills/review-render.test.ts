@@ -234,7 +234,8 @@ describe("the repin review's git diff of a crowd", () => {
     expect(commandOf(renderReview(reviewOf(among), BUDGET))).toBe(
       "git diff --no-renames --diff-filter=M aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*'",
     );
-    // Its skill moved: git shows the rows as added at their new paths, which `M` would hide.
+    // Its skill moved: git shows the rows as added at their new paths, which `M` would hide, unless the
+    // folder they were in is named too, where git finds them renamed.
     const moved = [
       ...crowd(
         () => "set/rows",
@@ -243,7 +244,30 @@ describe("the repin review's git diff of a crowd", () => {
       added("set/rows/new.md"),
     ];
     expect(commandOf(renderReview(reviewOf(moved), BUDGET))).toBe(
-      "git diff aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*'",
+      "git diff aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*' skills/old/rows",
+    );
+  });
+});
+
+describe("the repin review's git diff of a crowd that moved", () => {
+  const crowd = (from: (row: number) => string) =>
+    Array.from({ length: 25 }, (_, row): FileChange => {
+      const file = { ...changed(`new/rows/r${row}.csv`, ["+row"]), movedFrom: `${from(row)}/r${row}.csv` };
+      return row < 2 ? file : { ...file, content: { kind: "crowd" } };
+    });
+  const commandOf = (markdown: string) =>
+    /^- Content not shown of 23 more files in .*?read them upstream: `([^`]+)`/m.exec(markdown)?.[1];
+
+  it("names the folder it came from, at the crowd's depth when other changes lie there", () => {
+    const removed: FileChange = { ...changed("old/rows/keep.md", []), kind: "removed" };
+    expect(commandOf(renderReview(reviewOf([...crowd(() => "old/rows"), removed]), BUDGET))).toBe(
+      "git diff aaaaaaa bbbbbbb -- skills/new/rows ':(glob)skills/old/rows/*'",
+    );
+  });
+
+  it("names its new folder alone when its files came from several", () => {
+    expect(commandOf(renderReview(reviewOf(crowd((row) => `old/rows${row % 2}`)), BUDGET))).toBe(
+      "git diff aaaaaaa bbbbbbb -- skills/new/rows",
     );
   });
 });
