@@ -25,6 +25,7 @@ import {
   documentOf,
   type PackSide,
   perSkill,
+  readServed,
   type ServedFile,
   sameContent,
   servedIn,
@@ -53,8 +54,8 @@ export interface FileChange {
   readonly notAudited: string | undefined;
   /**
    * What the review can show of it (see {@link keepContents}): an added text file's lines, a changed one's
-   * unified diff, or why not; undefined for a removed, binary or unaudited file, or one whose endings alone
-   * changed.
+   * unified diff, or why not; undefined for a removed, binary (but `text to git`) or unaudited file, or one
+   * whose endings alone changed.
    */
   readonly content: FileContent | undefined;
   /** Its two versions, read again only to keep its content. */
@@ -77,7 +78,12 @@ export type FileContent =
   | { readonly kind: "text" | "diff"; readonly lines: Excerpt }
   | { readonly kind: "too different" | "too large" | "not kept" }
   /** A file of a crowd past its samples (see CROWD_SAMPLES): its crowd's line says where to read it. */
-  | { readonly kind: "crowd" };
+  | { readonly kind: "crowd" }
+  /**
+   * A file the server serves as binary, and so the review, but whose lines `git diff` shows (see
+   * readServed): the review says where to read them.
+   */
+  | { readonly kind: "text to git" };
 
 /**
  * The most characters of supporting and pack files' contents the review keeps, over all its packs: what
@@ -572,6 +578,8 @@ function renamedFiles(changes: readonly FileChange[], pairable: Pairable = anyPa
         before !== undefined && after !== undefined && before.executable !== after.executable
           ? { executable: after.executable, only: false }
           : undefined,
+      // Its bytes the same: nothing to read of it upstream.
+      content: undefined,
       sides: { before, after },
     });
   }
@@ -821,8 +829,9 @@ function fileChange(
   after: ServedFile | undefined,
 ): FileChange {
   const named = kind === "removed" ? before : after;
-  const [old, now] = [textOf(before), textOf(after)];
-  const compared = old === undefined || now === undefined ? undefined : compareIgnoringEndings(old, now);
+  const [old, now] = [readServed(before), readServed(after)];
+  const compared =
+    old.text === undefined || now.text === undefined ? undefined : compareIgnoringEndings(old.text, now.text);
   return {
     path: where,
     movedFrom: undefined,
@@ -840,7 +849,11 @@ function fileChange(
         ? { executable: after.executable, only: false }
         : undefined,
     notAudited: named?.notAudited,
-    content: undefined,
+    // The review shows no removed file's content, and git a binary one's no more than the review.
+    content:
+      kind !== "removed" && compared === undefined && old.gitText && now.gitText
+        ? { kind: "text to git" }
+        : undefined,
     sides: { before, after },
   };
 }

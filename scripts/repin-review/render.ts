@@ -578,12 +578,14 @@ function fileContents(
   const lines: string[] = [];
   const pastRoom: FileChange[] = [];
   const tooLarge: FileChange[] = [];
+  const gitText: FileChange[] = [];
   for (const file of list.slice(0, limit)) {
     const { content } = file;
     if (content === undefined || content.kind === "crowd") continue;
     const named = `${source.name}/${file.path}`;
     const where = parts.where(file);
-    if (content.kind === "too large") tooLarge.push(file);
+    if (content.kind === "text to git") gitText.push(file);
+    else if (content.kind === "too large") tooLarge.push(file);
     else if (content.kind === "too different") {
       append(
         lines,
@@ -629,6 +631,12 @@ function fileContents(
   if (tooLarge.length > 0)
     lines.push(
       `- Content not shown, over ${CONTENT_BYTES / 1024 / 1024} MiB: ${named(tooLarge)}; ${where(tooLarge)}.`,
+      "",
+    );
+  // Its list line says binary, as the server serves it, while git shows its lines: a Latin-1 script.
+  if (gitText.length > 0)
+    lines.push(
+      `- Content not shown, served as binary (not UTF-8, or a NUL or many control characters in its first 8 KiB) but diffed by git as text: ${named(gitText)}; ${where(gitText)}.`,
       "",
     );
   append(lines, crowdsLeftOut(parts, limit));

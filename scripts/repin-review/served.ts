@@ -84,11 +84,28 @@ export function sameContent(a: ServedFile, b: ServedFile): boolean {
 
 /** The text of a file the server serves as text; undefined for a binary one, or one the audit did not read. */
 export function textOf(content: ServedFile | undefined): string | undefined {
-  if (content === undefined) return "";
-  if (content.notAudited !== undefined) return undefined;
+  return readServed(content).text;
+}
+
+/** How much of a file git reads to tell binary from text: a NUL in it makes the file binary (xdiff's). */
+const GIT_SNIFF_BYTES = 8000;
+
+/**
+ * A file's text as {@link textOf} has it, and whether `git diff` shows it as text: git does for a file
+ * with no NUL in its first 8,000 bytes, so it shows the lines of one the server serves as binary for not
+ * being UTF-8 (a Latin-1 script), for a NUL past them, or for its many control characters. One the
+ * audit did not read, git's view of it is not known.
+ */
+export function readServed(content: ServedFile | undefined): {
+  readonly text: string | undefined;
+  readonly gitText: boolean;
+} {
+  if (content === undefined) return { text: "", gitText: true };
+  if (content.notAudited !== undefined) return { text: undefined, gitText: false };
   const bytes = bytesOf(content);
   const described = describeBytes(bytes, bytes.length, "");
-  return described.kind === "text" ? described.text : undefined;
+  if (described.kind === "text") return { text: described.text, gitText: true };
+  return { text: undefined, gitText: !bytes.subarray(0, GIT_SNIFF_BYTES).includes(0) };
 }
 
 /** `make` of each skill, made once: a skill's files are asked for when pairing and again when comparing. */

