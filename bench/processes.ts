@@ -9,26 +9,12 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../scripts/free-port.js";
-import { SETTINGS } from "../src/config/index.js";
+import { PRODUCTION_SETTINGS } from "../scripts/production-settings.js";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SERVER_ENTRY = path.join(ROOT, "dist/main.js");
 const TSX_LOADER = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 const CEILING_ENTRY = fileURLToPath(new URL("./ceiling-server.ts", import.meta.url));
-
-/**
- * Every setting at production's default, those without one empty (which the server reads as unset). A
- * server started here inherits the user's environment, and a setting exported there would change what is
- * measured: `SHED_RSS_MB` or `SHED_EVENT_LOOP_UTILIZATION` shed requests as cheap 503s, `CATALOG_PREVIEW`
- * changes the answers and their tokens, `SKILL_PACKS` the catalog, `API_KEYS` or `RATE_LIMIT_PER_MINUTE`
- * refuse the load, `LOG_LEVEL=debug` logs every request. Taken from the settings' table, so they follow it.
- */
-export const PRODUCTION_SETTINGS: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(SETTINGS).map(([name, setting]) => [
-    name,
-    setting.default === undefined ? "" : String(setting.default),
-  ]),
-);
 
 export interface RunningProcess {
   readonly url: string;

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { loadCatalog } from "../src/catalog/index.js";
 import { freePort } from "./free-port.js";
+import { PRODUCTION_SETTINGS } from "./production-settings.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -74,7 +75,14 @@ async function startServer(skillsDir: string, port: number): Promise<ChildProces
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, SKILLS_DIR: skillsDir, HOST: "127.0.0.1", PORT: String(port), NODE_OPTIONS: "" },
+      env: {
+        ...process.env,
+        ...PRODUCTION_SETTINGS,
+        SKILLS_DIR: skillsDir,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        NODE_OPTIONS: "",
+      },
       stdio: ["ignore", "ignore", "inherit"],
     },
   );

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mcpPost, post } from "../../bench/load.js";
-import { PRODUCTION_SETTINGS, type RunningProcess, startServer } from "../../bench/processes.js";
+import { type RunningProcess, startServer } from "../../bench/processes.js";
+import { PRODUCTION_SETTINGS } from "../../scripts/production-settings.js";
 import { ROOT } from "../helpers/process.js";
 
 /**

@@ -1,7 +1,7 @@
 /**
  * `npm run soak -- --help` was refused as an unknown option, an unknown option got Node's own text on
  * placing positionals after `--`, and a wrong command line exited 1, as a failed request does, where every
- * other script exits 2. None starts a server: no load is run here.
+ * other script exits 2. Those start no server; the last runs a two-second soak.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -10,9 +10,13 @@ import { ROOT } from "../helpers/process.js";
 
 const run = promisify(execFile);
 
-function soak(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function soak(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return run(process.execPath, ["--import", "tsx", "scripts/soak.ts", ...args], {
     cwd: ROOT,
+    env,
     timeout: 60_000,
   }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
@@ -51,5 +55,13 @@ describe("npm run soak's command line", () => {
     const { code, stderr } = await soak(["--duration", "1e3"]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^soak: --duration "1e3" is not a whole number ≥ 1\n/);
+  });
+
+  // Its server inherited the shell's settings: an exported API_KEYS refused every request of the soak.
+  it("serves its load whatever settings the shell exports", async () => {
+    const env = { ...process.env, API_KEYS: "a-key-the-soak-does-not-send", RATE_LIMIT_PER_MINUTE: "1" };
+    const { code, stdout } = await soak(["--duration", "2", "--warmup", "1", "--connections", "2"], env);
+    expect(stdout).toMatch(/^errors: 0 \(connection errors 0, timeouts 0, non-2xx 0\)$/m);
+    expect(code).toBe(0);
   });
 });
