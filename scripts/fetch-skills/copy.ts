@@ -69,8 +69,9 @@ export class SourceBudget {
    */
   takeSkipped(): void {
     if (this.#skipped + 1 > this.limits.files) {
+      const entries = this.limits.files === 1 ? "file or folder" : "files and folders";
       throw new SourceTooLargeError(
-        `leaves out more than ${this.limits.files.toLocaleString("en-US")} files and folders, the most one source may (each copy a symlink makes counts; --max-files sets it)`,
+        `leaves out more than ${this.limits.files.toLocaleString("en-US")} ${entries}, the most one source may (each copy a symlink makes counts; --max-files sets it)`,
       );
     }
     this.#skipped++;

@@ -242,6 +242,9 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     folders.takeFolder();
     expect(() => folders.takeFolder()).toThrow("brings more than 1 folder, the most");
     expect(() => new SourceBudget(one).take(1024 * 1024 + 1)).toThrow("brings more than 1 MiB, the most");
+    const skipped = new SourceBudget(one);
+    skipped.takeSkipped();
+    expect(() => skipped.takeSkipped()).toThrow("leaves out more than 1 file or folder, the most");
   });
 });
 
