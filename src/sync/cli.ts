@@ -57,8 +57,9 @@ What to do:
   -h, --help             show this help
 
 Progress and a summary go to stderr; the plan of --dry-run and --check to stdout.
-Exit status: 0 done, or up to date; 1 a skill was skipped (the lines above say why), or with --check the
-folder is out of date; 2 the command line is wrong, or the server or the folder cannot be synced.`;
+Exit status: 0 done, up to date, or a --dry-run's plan printed (skips included); 1 a skill was skipped (the
+lines above say why), or with --check the folder is out of date; 2 the command line is wrong, or the server
+or the folder cannot be synced.`;
 
 /** What the command line runs with: the process's, or a test's. */
 export interface SyncIo {

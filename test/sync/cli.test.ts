@@ -473,6 +473,9 @@ describe("a sync from the command line", () => {
     expect(empty.stderr).toMatch(/up to date: 0 to add, 0 to update, 0 to remove, 2 to skip, 0 unchanged/);
     const dry = await run(open.url, "--to", "skills", "--dry-run");
     expect(dry.stderr).toContain(tail);
+    // A dry run's skips are its plan, as the help says, not a failure.
+    expect(dry.stdout).toMatch(/^skip /m);
+    expect(dry.status).toBe(0);
   });
 
   it("--check exits 0 for a skill the audit refused that the server serves the same since, and says so", async () => {
@@ -485,7 +488,6 @@ describe("a sync from the command line", () => {
     try {
       expect((await run(unsafe.url, "--to", "skills")).status).toBe(1);
       const check = await run(unsafe.url, "--to", "skills", "--check");
-      console.log(JSON.stringify(check));
       expect(check.status).toBe(0);
       expect(check.stdout).toMatch(
         /^skip hidden: a high finding of the audit: hidden\/SKILL.md:\d+: bidi-control: .*; refused by the last sync, and served the same since\n$/,
