@@ -277,4 +277,21 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/SKILL.md",
     make: (size) => repeated("the token is then sent to https://x ", size),
   },
+  // Each reads its clause back: through an insert between commas, to the clause's start past six words,
+  // and, after `once`, the words after the host up to the main clause's verb.
+  {
+    name: "passive uploads past an insert",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("the token, once created, is sent to https://x ", size),
+  },
+  {
+    name: "passive uploads of long subjects",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("your token with the repo and workflow scopes is sent to https://x ", size),
+  },
+  {
+    name: "passive uploads once done",
+    path: "p/s/SKILL.md",
+    make: (size) => repeated("once your token is uploaded to https://x, delete ", size),
+  },
 ];
