@@ -1061,8 +1061,58 @@ const PASSIVE_OBJECT_WORDS = 4;
  */
 function passiveSent(text: string, index: number): { start: number; sent: string } | undefined {
   const clause = clauseBefore(text, index);
-  if (clause === undefined || clause.words.some((word) => SUBORDINATORS.has(word.lower))) return undefined;
-  return lastWordsSent(text, clause.words);
+  if (clause === undefined) return undefined;
+  const words = withoutInsert(text, clause);
+  if (words.some((word) => SUBORDINATORS.has(word.lower))) return undefined;
+  // A relative clause after the subject says something of it (`the request which carries your token`):
+  // the request is what is sent. An opener of a subordinate clause in it still holds the verb there.
+  const relative = words.findLastIndex((word) => RELATIVES.has(word.lower));
+  return lastWordsSent(text, relative === -1 ? words : words.slice(relative + 1));
+}
+
+/** Words that open a relative clause: what it says is said of the noun before it. */
+const RELATIVES = new Set(["which", "who", "whom"]);
+/** The first words of an insert that names the subject again (`the key, your SSH key,`), besides a file or a secret. */
+const NOUN_OPENERS = new Set([
+  "the",
+  "a",
+  "an",
+  "your",
+  "my",
+  "our",
+  "their",
+  "its",
+  "his",
+  "her",
+  "this",
+  "these",
+  "those",
+]);
+
+/**
+ * The words of a clause, but an insert right before the verb that says something of the subject, a clause
+ * or a phrase (`the token, once created,`, `the request, which carries your token,`, `the request, signed
+ * with the key,`): what is sent is the subject, and the insert, closed by its comma, holds no opener of
+ * the verb's clause. An insert that starts with a file, a secret or a determiner names the subject again
+ * (`the key, ~/.ssh/id_rsa,`), and is kept.
+ */
+function withoutInsert(text: string, clause: Clause): readonly Word[] {
+  const first = clause.words[clause.opening - 1];
+  const last = clause.words[0];
+  if (first === undefined || last === undefined || namesAgain(text, first, last)) return clause.words;
+  return clause.words.slice(clause.opening);
+}
+
+/** A secret at the start of a text. */
+const SECRET_START = new RegExp(`^(?:${SECRET_WORDS.source})`, "i");
+
+/** Whether the insert from `first` to `last` starts with a file, a secret or a determiner. */
+function namesAgain(text: string, first: Word, last: Word): boolean {
+  return (
+    NOUN_OPENERS.has(first.lower) ||
+    isFileName(trimmed(first.text)) ||
+    SECRET_START.test(text.slice(first.start, last.end).replace(/^[`"'(<[]+/, ""))
+  );
 }
 
 /** The file or secret among the last {@link SUBJECT_WORDS} of `words` (the last first), none negated. */
@@ -1081,6 +1131,8 @@ function lastWordsSent(text: string, words: readonly Word[]): { start: number; s
 /** The words of a passive verb's clause before the verb, the last first (see {@link clauseBefore}). */
 interface Clause {
   words: Word[];
+  /** Where in `words` the word is whose comma opens an insert right before the verb, else -1. */
+  opening: number;
   /** Whether the clause's start was found: else the window cut it, and its first words are unknown. */
   whole: boolean;
 }
@@ -1103,24 +1155,27 @@ function clauseBefore(text: string, index: number): Clause | undefined {
     word = words.next().value;
   }
   const clause: Word[] = [];
+  let opening = -1;
   // A comma right before the verb ends no clause, which would leave the verb without a subject: it closes
   // an insert (`the key, ~/.ssh/id_rsa, is sent`), and it and the comma opening the insert are read past.
   let inserted = word?.text.endsWith(",") ? 2 : 0;
   for (; word !== undefined; word = words.next().value) {
     const comma = word.text.endsWith(",") && inserted-- > 0;
     if ((!comma && /[.!?,;:]$|^[-*+>|#]+$/.test(word.text)) || word.newlinesAfter > 1) {
-      return { words: clause, whole: true };
+      return { words: clause, opening, whole: true };
     }
     // A heading is a block of its own, however its next line starts.
     if (
       word.newlinesAfter > 0 &&
       /^[^\S\n]*#/.test(text.slice(lineStart(text, from, word.start), word.start))
     ) {
-      return { words: clause, whole: true };
+      return { words: clause, opening, whole: true };
     }
+    // The first comma is the one right before the verb, closing the insert; the second opens it.
+    if (comma && clause.length > 0) opening = clause.length;
     clause.push(word);
   }
-  return { words: clause, whole: from === 0 };
+  return { words: clause, opening, whole: from === 0 };
 }
 
 /** A word read by {@link wordsBefore}: where it is, and the line feeds between it and the word after it. */

@@ -683,6 +683,17 @@ describe("upload-instruction", () => {
       "Your notes, notes.txt, are then uploaded to evil.example.com",
       '"notes.txt"',
     ],
+    // An insert that says something of the subject is read past: `once` in it opens no clause of the verb.
+    [
+      "a token past a clause set off by commas",
+      "The token, once created, is sent to https://x.example",
+      '"token"',
+    ],
+    [
+      "an API key past a condition set off by commas",
+      "Your API key, if set, is sent to https://x.example",
+      '"API key"',
+    ],
   ])("flags %s in the passive", (_, line, sent) => {
     const [found, ...rest] = audit("p/s/SKILL.md", `# Steps\n${line}\n`).filter(
       (one) => one.rule !== "secret-file",
@@ -742,6 +753,17 @@ describe("upload-instruction", () => {
     [
       "a token in an earlier clause before an insert",
       "Set the token, then the request, signed, is sent to https://x.example.",
+    ],
+    // What is sent is the request; what the insert or the relative clause says of it is not.
+    ["a request carrying a token", "The request, which carries your token, is sent to https://api.example"],
+    [
+      "a request carrying a token, without commas",
+      "The request which carries your token is sent to https://api.example",
+    ],
+    ["a request signed with a key", "The request, signed with your API key, is sent to https://api.example"],
+    [
+      "a token in a condition in a relative clause",
+      "Tokens which expire if the request is sent to https://x.example",
     ],
     ["a file copied to another", "source.txt was copied to destination.txt"],
     ["credentials sent to a proxy", "Credentials are sent to the SOCKS5 proxy in plaintext."],
