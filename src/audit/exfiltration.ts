@@ -1057,22 +1057,52 @@ const PASSIVE_OBJECT_WORDS = 4;
  * words before its verb (`is`, `will be`, `has then been`…, none negated), in its clause ({@link
  * clauseBefore}), and where those words start; or undefined when the verb before it is no passive or is
  * negated, or the subject is, or an opener of a subordinate clause ({@link SUBORDINATORS}) stands between
- * the verb and its clause's start.
+ * the verb and its clause's start, but a preposition after the subject ({@link prepositionSent}).
  */
 function passiveSent(text: string, index: number): { start: number; sent: string } | undefined {
   const clause = clauseBefore(text, index);
   if (clause === undefined) return undefined;
   const words = withoutInsert(text, clause);
-  if (words.some((word) => SUBORDINATORS.has(word.lower))) return undefined;
+  const opener = words.findIndex((word) => SUBORDINATORS.has(word.lower));
+  if (opener !== -1) return clause.whole ? prepositionSent(text, words, opener) : undefined;
   // A relative clause after the subject says something of it (`the request which carries your token`):
   // the request is what is sent. An opener of a subordinate clause in it still holds the verb there.
   const relative = words.findLastIndex((word) => RELATIVES.has(word.lower));
   return lastWordsSent(text, relative === -1 ? words : words.slice(relative + 1));
 }
 
-/** Words that open a relative clause: what it says is said of the noun before it. */
-const RELATIVES = new Set(["which", "who", "whom"]);
-/** The first words of an insert that names the subject again (`the key, your SSH key,`), besides a file or a secret. */
+/** Openers of a subordinate clause that are prepositions too: `your token after rotation is sent`. */
+const PREPOSITIONS = new Set(["after", "before", "since", "until"]);
+
+/**
+ * What is sent when the one opener of a subordinate clause among a whole clause's `words` (the last first)
+ * is a preposition after the subject: the file or secret that the noun phrase from the clause's start to
+ * it ends with, which starts with a determiner (`your token after rotation is sent`, `the API key before
+ * expiry`). Else the opener starts a clause, which holds the verb (`the request is retried after the
+ * token is sent to …`, `rotate your token after the request is sent to …`).
+ */
+function prepositionSent(
+  text: string,
+  words: readonly Word[],
+  opener: number,
+): { start: number; sent: string } | undefined {
+  const preposition = words[opener];
+  if (opener === 0 || preposition === undefined || !PREPOSITIONS.has(preposition.lower)) return undefined;
+  // Its object is a noun phrase, with no verb of its own (`after it is rotated` may be the verb's clause).
+  const object = words.slice(0, opener);
+  if (
+    object.some((word) => isVerbOrNegation(word) || PHRASE_ENDS.has(word.lower)) ||
+    words.some((word, at) => at > opener && SUBORDINATORS.has(word.lower))
+  ) {
+    return undefined;
+  }
+  const phrase = words.slice(opener + 1).reverse();
+  const sent = headSent(text, phrase, false);
+  const first = phrase[0];
+  return sent === undefined || first === undefined ? undefined : { start: first.start, sent };
+}
+
+/** Words that start a noun phrase (`the key, your SSH key, is sent`; `your token after rotation`). */
 const NOUN_OPENERS = new Set([
   "the",
   "a",
@@ -1088,6 +1118,75 @@ const NOUN_OPENERS = new Set([
   "these",
   "those",
 ]);
+/** A secret at the end of a text. */
+const SECRET_END = new RegExp(`(?:${SECRET_WORDS.source})$`, "i");
+
+/**
+ * The file or secret that a noun phrase (`phrase`, its words in order) names as its head, its last word:
+ * `your GitHub token`, `the file ~/.ssh/id_rsa`; not `token refresh requests`, nor words with a verb of
+ * `be`, `have` or `will` or a negation among them. The phrase starts with a determiner, or, when `bare`,
+ * may be the file or secret alone (`credentials`, `API keys`).
+ */
+function headSent(text: string, phrase: readonly Word[], bare: boolean): string | undefined {
+  const first = phrase[0];
+  const last = phrase.at(-1);
+  if (first === undefined || last === undefined || phrase.length > SUBJECT_WORDS) return undefined;
+  if (phrase.some((word) => isVerbOrNegation(word) || PHRASE_ENDS.has(word.lower))) return undefined;
+  const whole = trimmed(text.slice(first.start, last.end));
+  const file = trimmed(last.text);
+  const sent = isFileName(file) ? file : SECRET_END.exec(whole)?.[0];
+  if (sent === undefined) return undefined;
+  return NOUN_OPENERS.has(first.lower) || (bare && sent === whole) ? sent : undefined;
+}
+
+/** A form of `be`, `get`, `have` or a modal verb, or a negation: a word a noun phrase holds none of. */
+function isVerbOrNegation(word: Word): boolean {
+  return NEGATIONS.test(word.lower) || PASSIVE_AUXILIARIES.has(word.lower) || AUXILIARIES.has(word.lower);
+}
+
+/** Words that end a noun phrase: prepositions, and words that join or open clauses. */
+const PHRASE_ENDS = new Set([
+  "of",
+  "for",
+  "with",
+  "without",
+  "from",
+  "in",
+  "on",
+  "at",
+  "by",
+  "via",
+  "to",
+  "into",
+  "onto",
+  "over",
+  "under",
+  "through",
+  "across",
+  "inside",
+  "within",
+  "during",
+  "per",
+  "plus",
+  "including",
+  "like",
+  "as",
+  "than",
+  "and",
+  "or",
+  "but",
+  "nor",
+  "so",
+  "that",
+  "which",
+  "who",
+  "whom",
+  "whose",
+  "where",
+]);
+
+/** Words that open a relative clause: what it says is said of the noun before it. */
+const RELATIVES = new Set(["which", "who", "whom"]);
 
 /**
  * The words of a clause, but an insert right before the verb that says something of the subject, a clause

@@ -689,6 +689,13 @@ describe("upload-instruction", () => {
       "The token, once created, is sent to https://x.example",
       '"token"',
     ],
+    // `after` and its kin are prepositions too: after the subject's noun, they start no clause.
+    ["a token after a preposition", "Your token after rotation is sent to https://x.example", '"token"'],
+    [
+      "an API key before a preposition",
+      "The API key before expiry is uploaded to https://x.example",
+      '"API key"',
+    ],
     [
       "an API key past a condition set off by commas",
       "Your API key, if set, is sent to https://x.example",
@@ -761,6 +768,16 @@ describe("upload-instruction", () => {
       "The request which carries your token is sent to https://api.example",
     ],
     ["a request signed with a key", "The request, signed with your API key, is sent to https://api.example"],
+    // An opener of a clause after a clause or a verb's object, not after a subject: the verb is in it.
+    [
+      "a token in a clause after a passive",
+      "The request is retried after the token is sent to https://x.example.",
+    ],
+    [
+      "a token in a clause after an instruction",
+      "Rotate your token after the request is sent to https://x.example.",
+    ],
+    ["tokens to refresh after a request", "Refresh tokens after the request is sent to https://x.example."],
     [
       "a token in a condition in a relative clause",
       "Tokens which expire if the request is sent to https://x.example",
