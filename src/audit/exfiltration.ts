@@ -1069,13 +1069,13 @@ function passiveSent(
   if (clause === undefined) return undefined;
   const words = withoutInsert(text, clause);
   const opener = words.findIndex((word) => SUBORDINATORS.has(word.lower));
-  if (opener === -1) return subjectSent(text, words, false);
+  if (opener === -1) return subjectSent(text, words, clause.whole, false);
   if (!clause.whole) return undefined;
   const word = words[opener];
   // `Once your token is uploaded to https://…, delete this line`: the sending is taken as done, a step
   // before the instruction, as `upload your token to https://…, then delete this line` says.
   if (opener === words.length - 1 && word !== undefined && COMPLETIONS.has(word.lower)) {
-    return subjectSent(text, words.slice(0, opener), true);
+    return subjectSent(text, words.slice(0, opener), true, true);
   }
   const sent = prepositionSent(text, words, opener);
   return sent && { start: sent.start, sent: sent.sent, instructed: false };
@@ -1086,16 +1086,39 @@ const COMPLETIONS = new Set(["once", "after"]);
 
 /**
  * The file or secret among the subject's `words` (the last first), but a relative clause after it, which
- * says something of it (`the request which carries your token`): the request is what is sent.
+ * says something of it (`the request which carries your token`): the request is what is sent. When the
+ * subject's start is known (`whole`), also the head of a long one ({@link longSubjectSent}).
  */
 function subjectSent(
   text: string,
   words: readonly Word[],
+  whole: boolean,
   instructed: boolean,
 ): { start: number; sent: string; instructed: boolean } | undefined {
   const relative = words.findLastIndex((word) => RELATIVES.has(word.lower));
-  const sent = lastWordsSent(text, relative === -1 ? words : words.slice(relative + 1));
+  const subject = relative === -1 ? words : words.slice(relative + 1);
+  const sent = lastWordsSent(text, subject) ?? (whole ? longSubjectSent(text, subject) : undefined);
   return sent && { start: sent.start, sent: sent.sent, instructed };
+}
+
+/**
+ * The file or secret a subject of more than {@link SUBJECT_WORDS} words names at its start, as the head of
+ * the noun phrase its first preposition or conjunction ends (past adverbs): `your GitHub token with the
+ * repo and workflow scopes is sent`, `credentials for the database in the staging cluster are sent`. Not
+ * when a form of `be`, `have` or a modal, or a negation, stands anywhere in it: `your token is valid for an
+ * hour and the request with the body is sent` holds two clauses, and `no token for any of …` sends none.
+ */
+function longSubjectSent(text: string, words: readonly Word[]): { start: number; sent: string } | undefined {
+  if (words.length <= SUBJECT_WORDS || words.some(isVerbOrNegation)) return undefined;
+  let start = words.length - 1;
+  while (start >= 0 && isAdverb(words[start]?.lower ?? "")) start--;
+  let end = start;
+  while (end >= 0 && !PHRASE_ENDS.has(words[end]?.lower ?? "")) end--;
+  if (end < 0) return undefined;
+  const phrase = words.slice(end + 1, start + 1).reverse();
+  const sent = headSent(text, phrase, true);
+  const first = phrase[0];
+  return sent === undefined || first === undefined ? undefined : { start: first.start, sent };
 }
 
 /**
