@@ -1124,15 +1124,14 @@ function longSubjectSent(text: string, words: readonly Word[]): { start: number;
 /**
  * Verbs that tell the agent what to do as the first word of a main clause: the instruction that follows
  * a clause opened by `once` or `after`. A declarative clause starts with its subject instead (`once the
- * token is sent to https://…, the server answers 200`).
+ * token is sent to https://…, the server answers 200`). Verbs that often are nouns or adjectives there
+ * (`log`, `output`, `read`, `check`, `update`, `exit`…: `…, log entries appear`) are left out.
  */
 const INSTRUCTIONS = new Set([
   "delete",
   "remove",
   "erase",
-  "clear",
   "wipe",
-  "drop",
   "hide",
   "forget",
   "ignore",
@@ -1142,70 +1141,38 @@ const INSTRUCTIONS = new Set([
   "resume",
   "carry",
   "go",
-  "move",
-  "return",
   "reply",
   "respond",
-  "answer",
   "tell",
   "say",
-  "report",
   "confirm",
   "print",
-  "output",
   "write",
-  "show",
-  "display",
   "mention",
   "do",
   "don't",
   "never",
   "run",
   "execute",
-  "stop",
-  "exit",
-  "finish",
-  "complete",
   "repeat",
   "retry",
-  "wait",
   "restart",
-  "start",
-  "mark",
   "notify",
   "inform",
   "let",
-  "use",
-  "call",
   "send",
-  "post",
   "upload",
-  "copy",
-  "save",
-  "close",
-  "open",
-  "check",
-  "verify",
   "rotate",
   "revoke",
   "add",
-  "set",
   "create",
-  "update",
   "reload",
   "refresh",
-  "switch",
   "keep",
   "summarize",
-  "read",
-  "fetch",
-  "install",
-  "commit",
-  "push",
   "make",
   "follow",
-  "note",
-  "log",
+  "verify",
 ]);
 
 /**
@@ -1216,12 +1183,13 @@ const INSTRUCTIONS = new Set([
 function instructionAfter(stretch: string, from: number): boolean {
   const comma = stretch.indexOf(",", from);
   if (comma === -1) return false;
-  const words = stretch.slice(comma + 1, comma + 61).match(/[\p{L}'’]+/gu) ?? [];
-  for (const word of words) {
-    const lower = word.toLowerCase().replace("’", "'");
-    if (lower !== "please" && !isAdverb(lower)) return INSTRUCTIONS.has(lower);
-  }
-  return false;
+  const words = (stretch.slice(comma + 1, comma + 61).match(/[\p{L}'’]+/gu) ?? []).map((word) =>
+    word.toLowerCase().replace("’", "'"),
+  );
+  const at = words.findIndex((word) => word !== "please" && !isAdverb(word));
+  const next = words[at + 1] ?? "";
+  // A verb of `be`, `have` or a modal after it makes it a subject: `…, refresh is automatic`.
+  return INSTRUCTIONS.has(words[at] ?? "") && !PASSIVE_AUXILIARIES.has(next) && !AUXILIARIES.has(next);
 }
 
 /** Openers of a subordinate clause that are prepositions too: `your token after rotation is sent`. */

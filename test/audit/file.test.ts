@@ -821,6 +821,15 @@ describe("upload-instruction", () => {
       "a request, once sent, before an instruction",
       "Once the request is sent to https://x.example, delete your token.",
     ],
+    // Words that are verbs elsewhere start a statement's subject here.
+    [
+      "a token, once sent, before a statement on logs",
+      "Once your token is sent to https://x.example, log entries appear.",
+    ],
+    [
+      "a token, once sent, before a statement on refreshing",
+      "Once your token is sent to https://x.example, refresh is automatic.",
+    ],
     // An opener of a clause after a clause or a verb's object, not after a subject: the verb is in it.
     [
       "a token in a clause after a passive",
