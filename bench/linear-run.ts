@@ -148,6 +148,12 @@ const SKILL_TEXT_CASES: readonly LinearCase[] = [
     make: (size) => repeated("\u{1D49C}\u{1D49E} ", size),
     run: words,
   },
+  // Astral letters that NFKC leaves as they are, and lowercasing changes (a Deseret capital).
+  {
+    name: "skill text: astral words of another script (search)",
+    make: (size) => repeated("\u{10400}\u{10428}\u{10429} ", size),
+    run: words,
+  },
   { name: "skill text: emoji between words (search)", make: (size) => repeated("😀 ", size), run: words },
   // sync: the pack files a skill's text cites.
   {
