@@ -38,19 +38,21 @@ const IGNORABLES = /[\u00AD\u200C\u200D]/g;
 /**
  * Kinds of character a compound is made of (see {@link compoundEnd}), as bits: a character is classified
  * once, when first met, and remembered with {@link CLASSIFIED} in its plane's table (see {@link KINDS}).
- * {@link UNFOLDED} and {@link FOLDS_ALONE} are remembered with them.
+ * {@link SPACELESS}, {@link UNFOLDED} and {@link FOLDS_ALONE} are remembered with them.
  */
 const LETTER = 1;
 const NUMBER = 2;
 const MARK = 4;
 const CLASSIFIED = 8;
+/** A Chinese or Japanese character (see {@link SPACELESS_CHARACTER}). */
+const SPACELESS = 16;
 /** A character that folding leaves as it is, whatever its neighbours (see {@link isUnfolded}). */
-const UNFOLDED = 16;
+const UNFOLDED = 32;
 /**
  * A character that is no mark and whose NFKC is made of {@link UNFOLDED} characters: in NFKC whatever its
  * neighbours (`𝒜` is always `A`), as {@link FOLDED_ALONE} remembers it when it differs.
  */
-const FOLDS_ALONE = 32;
+const FOLDS_ALONE = 64;
 const FOLDED_ALONE = new Map<number, string>();
 /**
  * The kinds of each plane's characters: astral characters (emoji, mathematical letters, rarer Chinese)
@@ -137,12 +139,13 @@ function kindOf(character: string): number {
       : IS_MARK.test(character)
         ? MARK
         : 0;
-  if (kind === MARK) return kind | CLASSIFIED;
-  if (isUnfolded(character)) return kind | UNFOLDED | FOLDS_ALONE | CLASSIFIED;
+  const spaceless = SPACELESS_CHARACTER.test(character) ? SPACELESS : 0;
+  if (kind === MARK) return kind | spaceless | CLASSIFIED;
+  if (isUnfolded(character)) return kind | spaceless | UNFOLDED | FOLDS_ALONE | CLASSIFIED;
   const normal = character.normalize("NFKC");
-  for (const part of normal) if (!isUnfolded(part)) return kind | CLASSIFIED;
+  for (const part of normal) if (!isUnfolded(part)) return kind | spaceless | CLASSIFIED;
   FOLDED_ALONE.set(character.codePointAt(0) ?? 0, normal);
-  return kind | FOLDS_ALONE | CLASSIFIED;
+  return kind | spaceless | FOLDS_ALONE | CLASSIFIED;
 }
 
 /**
@@ -412,8 +415,6 @@ export function stem(word: string): string {
 
 const HYPHEN = 45;
 const UNDERSCORE = 95;
-/** A Chinese or Japanese character at `lastIndex` (sticky), tested without making a string of it. */
-const SPACELESS_AT = new RegExp(SPACELESS_SCRIPT, "uy");
 
 /**
  * The words of a compound as written (see {@link compoundEnd}), folded, split and kept, handed to
@@ -492,9 +493,12 @@ function partEnd(compound: string, start: number): number {
   return end;
 }
 
+/**
+ * Whether a Chinese or Japanese character is at `at`, as its plane's table remembers: a sticky regular
+ * expression tested at each character of a compound took longer.
+ */
 function isSpacelessAt(text: string, at: number): boolean {
-  SPACELESS_AT.lastIndex = at;
-  return SPACELESS_AT.test(text);
+  return (kindAt(text, at) & SPACELESS) !== 0;
 }
 
 function isSeparator(code: number): boolean {

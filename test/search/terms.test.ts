@@ -6,6 +6,7 @@ import {
   foldedSpelling,
   forEachCompound,
   referenceWords,
+  SPACELESS_CHARACTER,
   withinMarksLimit,
 } from "../../src/search/terms.js";
 
@@ -475,6 +476,30 @@ describe("words", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("split around each Chinese or Japanese character of every plane, and no other", () => {
+    // Each letter between two others: split around it when, folded, it is of those scripts (as the
+    // expression that tested each character of a compound did), whole when not. The planes that hold
+    // characters whole (0, 1, 2, 3 and 14), the start of the others.
+    const scanner = new WordScanner();
+    for (let plane = 0; plane <= 16; plane++) {
+      const end = plane * 0x10000 + ([0, 1, 2, 3, 14].includes(plane) ? 0x10000 : 0x400);
+      const found: string[] = [];
+      const expected: string[] = [];
+      for (let code = plane * 0x10000; code < end; code++) {
+        const character = String.fromCodePoint(code);
+        const folded = foldedSpelling(character);
+        if (!/^\p{L}$/u.test(character) || !/^\p{L}$/u.test(folded)) continue;
+        found.push(words(`q${character}q`, scanner).join(","));
+        // A part of one character is a word when astral (two UTF-16 code units), as it always was.
+        const part = folded.length > 1 ? `${folded},` : "";
+        expected.push(
+          SPACELESS_CHARACTER.test(folded) ? `${part}q${folded},${folded}q,q${folded}q` : `q${folded}q`,
+        );
+      }
+      expect(found.join(" ")).toBe(expected.join(" "));
+    }
   });
 
   it("split Chinese and Japanese into pairs of neighbouring characters, and keep the run", () => {
