@@ -382,6 +382,22 @@ describe("words", () => {
     expect(words("pre\u00AD-flight")).toEqual(["pre", "flight"]);
   });
 
+  it("read the soft hyphens and joiners inside a long compound as absent, astral letters around them kept", () => {
+    // Past 4,096 characters (1,400 parts of two letters or more) they are taken out by a loop.
+    const ignorable = fc.constantFrom("\u00ad", "\u200c", "\u200d");
+    const letter = fc.constantFrom("a", "é", "ß", "数", "𝒜", "\u{10400}", "e\u0301");
+    const part = fc
+      .array(fc.tuple(letter, fc.option(ignorable, { nil: "" })), { minLength: 1, maxLength: 8 })
+      .chain((pairs) => letter.map((last) => `${pairs.map(([a, b]) => a + b).join("")}${last}`));
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1400, maxLength: 1600 }), (parts) => {
+        const text = parts.join("-");
+        expect(words(text)).toEqual(words(text.replace(/[\u00AD\u200C\u200D]/g, "")));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   it("keep a word of another script whole, with the marks that are part of its letters", () => {
     expect(words("हिन्दी भाषा")).toEqual(["हिन्दी", "भाषा"]);
     expect(words("Ελληνικά")).toEqual(["ελληνικά"]);
