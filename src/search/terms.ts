@@ -154,9 +154,12 @@ function kindOf(character: string): number {
  * character's decompositions finds any other.
  */
 const COMPOSED_AFTER = /^[\u1161-\u1175\u11a8-\u11c2\u{16d67}]$/u;
-/** Whether {@link COMPOSED_AFTER} holds all such characters of this runtime's Unicode: a later one may add some. */
+/**
+ * Whether {@link COMPOSED_AFTER} holds all such characters of this runtime's Unicode (a later one may add
+ * some): else no text skips the normalizations.
+ */
 const KNOWN_UNICODE = Number.parseFloat(process.versions.unicode ?? "") <= 17;
-/** Marks of the lowest and highest combining classes, around a character to see whether it is reordered. */
+/** Marks of the lowest and highest combining classes: between them, a character of class 0 stays put. */
 const LOWEST_CLASS_MARK = "\u0334";
 const HIGHEST_CLASS_MARK = "\u0345";
 
@@ -443,7 +446,8 @@ const CODES_AT_ONCE = 4096;
  * them), then twice as long at each doubling.
  */
 function withoutIgnorables(text: string): string {
-  if (text.length <= PIECE || !HAS_IGNORABLE.test(text)) return text.replace(IGNORABLES, "");
+  if (!HAS_IGNORABLE.test(text)) return text;
+  if (text.length <= PIECE) return text.replace(IGNORABLES, "");
   const codes = new Uint16Array(text.length);
   let length = 0;
   for (let at = 0; at < text.length; at++) {
