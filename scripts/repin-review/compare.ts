@@ -18,6 +18,7 @@ import {
   partsOf,
   topLevelKeys,
 } from "./frontmatter-keys.js";
+import { rareKeyIndex } from "./rare-keys.js";
 import { matchSkills, type SkillPair } from "./renames.js";
 import {
   bytesOf,
@@ -714,42 +715,23 @@ const everyOne: Candidates = (removed) => () => removed;
 
 /**
  * The MOVE_CANDIDATES removed files sharing the most rare pieces with an added one (held by at most
- * RARE_PIECE_FILES removed files): the work grows with the files' pieces, not with the product of their
- * numbers. A piece held by one file is kept as its index alone, as most are: the index holds little more
- * than the pieces.
+ * RARE_PIECE_FILES removed files, see {@link rareKeyIndex}), the first ones on a tie, in their order.
  */
 const sharingRarePieces: Candidates = (removed) => {
-  const holders = new Map<number, number | number[]>();
-  removed.forEach(({ pieces }, index) => {
-    distinct(pieces.hashes, (hash) => {
-      const held = holders.get(hash);
-      if (held === undefined) holders.set(hash, index);
-      else if (typeof held === "number") holders.set(hash, [held, index]);
-      // One past the limit is enough to know the piece is common.
-      else if (held.length <= RARE_PIECE_FILES) held.push(index);
-    });
-  });
-  return (pieces) => {
-    const shared = new Map<number, number>();
-    distinct(pieces.hashes, (hash) => {
-      const held = holders.get(hash);
-      const indexes = typeof held === "number" ? [held] : (held ?? []);
-      if (indexes.length > RARE_PIECE_FILES) return;
-      for (const index of indexes) shared.set(index, (shared.get(index) ?? 0) + 1);
-    });
-    return [...shared]
+  const shared = rareKeyIndex(removed, ({ pieces }) => distinct(pieces.hashes), RARE_PIECE_FILES);
+  return (pieces) =>
+    [...shared(distinct(pieces.hashes))]
       .sort(([a, countA], [b, countB]) => countB - countA || a - b)
       .slice(0, MOVE_CANDIDATES)
       .map(([index]) => index)
       .sort((a, b) => a - b)
       .flatMap((index) => removed[index] ?? []);
-  };
 };
 
-/** Calls `each` once for each value of sorted `hashes`. */
-function distinct(hashes: Int32Array, each: (hash: number) => void): void {
+/** Each value of sorted `hashes` once. */
+function* distinct(hashes: Int32Array): Generator<number> {
   for (let index = 0; index < hashes.length; index++)
-    if (index === 0 || hashes[index] !== hashes[index - 1]) each(hashes[index] ?? 0);
+    if (index === 0 || hashes[index] !== hashes[index - 1]) yield hashes[index] ?? 0;
 }
 
 /** A file's pieces (see {@link Pieces}); undefined for a text of blank lines alone. */

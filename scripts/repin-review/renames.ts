@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { compareText, type Skill } from "../../src/catalog/index.js";
 import { withLineFeeds } from "./diff.js";
 import { partsOf } from "./frontmatter-keys.js";
+import { rareKeyIndex } from "./rare-keys.js";
 import { bytesOf, documentOf, type PackSide, perSkill, type ServedFile, textOf } from "./served.js";
 
 export interface SkillPair {
@@ -142,27 +143,21 @@ function pairBySharedLines(
   linesIn: (skill: Skill) => Lines,
   pair: (old: Skill, now: Skill) => void,
 ): Skill[] {
-  const holders = new Map<string, Unpaired[]>();
-  for (const old of olds) {
-    for (const line of old.lines.counts.keys()) {
-      const held = holders.get(line) ?? [];
-      // One past the limit is enough to know the line is boilerplate.
-      if (held.length <= RARE_LINE_SKILLS) held.push(old);
-      holders.set(line, held);
-    }
-  }
+  const sharedLines = rareKeyIndex(olds, (old) => old.lines.counts.keys(), RARE_LINE_SKILLS);
   const left = new Set(olds);
   const notPaired: Skill[] = [];
   for (const skill of news) {
     const now = { skill, lines: linesIn(skill) };
-    const shared = new Map<Unpaired, number>();
     let boilerplate = 0;
-    for (const [line, count] of now.lines.counts) {
-      const held = holders.get(line) ?? [];
-      if (held.length > RARE_LINE_SKILLS) boilerplate += count;
-      else for (const old of held) if (left.has(old)) shared.set(old, (shared.get(old) ?? 0) + 1);
-    }
+    const shared = sharedLines(now.lines.counts.keys(), (line) => {
+      boilerplate += now.lines.counts.get(line) ?? 0;
+    });
+    // Skills paired already are left out before the best are taken; on a tie, the first met in the text.
     const best = [...shared]
+      .flatMap(([index, count]) => {
+        const old = olds[index];
+        return old !== undefined && left.has(old) ? [[old, count] as const] : [];
+      })
       .sort(([, a], [, b]) => b - a)
       .slice(0, RENAME_CANDIDATES)
       .map(([old]) => ({ old, likeness: similarity(old.lines, now.lines) }))
