@@ -673,9 +673,9 @@ async function editedRenames(
     if (pieces === undefined) continue;
     const name = path.posix.basename(change.path);
     let best: { change: FileChange; score: number } | undefined;
-    for (const old of candidatesOf(pieces)) {
-      if (paired.has(old.change) || old.pieces.binary !== pieces.binary || !pairable(old.change, change))
-        continue;
+    const open = (old: Held) =>
+      !paired.has(old.change) && old.pieces.binary === pieces.binary && pairable(old.change, change);
+    for (const old of candidatesOf(pieces, open)) {
       const longest = Math.max(pieces.total, old.pieces.total);
       // Too unlike in length to reach the share, whatever their content.
       if (Math.min(pieces.total, old.pieces.total) < RENAME_SIMILARITY * longest) continue;
@@ -707,20 +707,28 @@ interface Held {
   readonly pieces: Pieces;
 }
 
-/** The removed files each added one, by its pieces, is compared with, in their order. */
-type Candidates = (removed: readonly Held[]) => (pieces: Pieces) => readonly Held[];
+/** The removed files each added one, by its pieces, is compared with, in their order, of those `open`. */
+type Candidates = (
+  removed: readonly Held[],
+) => (pieces: Pieces, open: (old: Held) => boolean) => readonly Held[];
 
-/** Every removed file: within one skill or list, which holds few. */
-const everyOne: Candidates = (removed) => () => removed;
+/** Every removed file open: within one skill or list, which holds few. */
+const everyOne: Candidates = (removed) => (_pieces, open) => removed.filter(open);
 
 /**
- * The MOVE_CANDIDATES removed files sharing the most rare pieces with an added one (held by at most
+ * The MOVE_CANDIDATES open removed files sharing the most rare pieces with an added one (held by at most
  * RARE_PIECE_FILES removed files, see {@link rareKeyIndex}), the first ones on a tie, in their order.
+ * Those paired already are left out before the cut: after it, ten files alike moved into ten skills
+ * found eight moves, the last two added files left with eight candidates all taken.
  */
 const sharingRarePieces: Candidates = (removed) => {
   const shared = rareKeyIndex(removed, ({ pieces }) => distinct(pieces.hashes), RARE_PIECE_FILES);
-  return (pieces) =>
+  return (pieces, open) =>
     [...shared(distinct(pieces.hashes))]
+      .filter(([index]) => {
+        const old = removed[index];
+        return old !== undefined && open(old);
+      })
       .sort(([a, countA], [b, countB]) => countB - countA || a - b)
       .slice(0, MOVE_CANDIDATES)
       .map(([index]) => index)

@@ -456,6 +456,29 @@ describe("the repin review", () => {
     expect(summary).not.toContain("new to skill");
     expect(summary).toContain("no new high finding");
   });
+
+  // Each added file is compared with the eight removed ones sharing the most rare lines with it: those
+  // paired already were dropped after that cut, so the last two of ten files alike, whose eight were all
+  // taken, showed as removed and added.
+  it("pairs every file of a crowd moved into other skills, however alike the crowd's files are", async () => {
+    const boilerplate = Array.from({ length: 20 }, (_, index) => `Shared step ${index} of every note.`);
+    const keys = Array.from({ length: 10 }, (_, index) => `key ${index}`);
+    const before: Record<string, string> = { "shared/a.md": "a\n" };
+    const after: Record<string, string | null> = {};
+    for (let index = 0; index < 10; index++) {
+      before[`skills/from${index}/SKILL.md`] = skillMd(`from${index}`, "From.");
+      before[`skills/from${index}/references/note.md`] = `${boilerplate.join("\n")}\n${keys[index]}\n`;
+      before[`skills/to${index}/SKILL.md`] = skillMd(`to${index}`, "To.");
+      after[`skills/from${index}/references/note.md`] = null;
+      after[`skills/to${index}/references/note.md`] = `${boilerplate.join("\n")}\n${keys.join("\n")}\n`;
+    }
+    const kit = await makeUpstream(path.join(tree.dir, "alike-crowd"), [before, after]);
+    const result = await bump([{ name: "kit", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toContain(
+      "- Supporting files: 0 added, 0 removed, 0 changed, 10 moved into another skill (10 of them edited)",
+    );
+  });
 });
 
 describe("the repin review of files that keep their path", () => {
