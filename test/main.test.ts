@@ -433,11 +433,16 @@ describe("serving over HTTP", () => {
 
   it("exits cleanly and promptly on SIGTERM", async () => {
     const server = await startServerProcess({ SKILLS_DIR: tree.skillsDir });
-    const started = Date.now();
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(server.output()).toContain("shutting down");
+    // Promptly: it stopped once the drain ended, with nothing left to wait for, not at the grace period's end
+    // (which closes the connections of clients that never finished). Startup work may log in between.
+    const said = logLines(server.output()).map((line) => String(line.msg));
+    expect(said.filter((msg) => /^(shutting down|closing|stopped)/.test(msg))).toEqual([
+      "shutting down: readiness fails, still serving while load balancers drain",
+      "closing: no new connections; finishing in-flight requests",
+      "stopped",
+    ]);
     // Its last line says it stopped, and what the stop took: a log ending at "closing" could be a hang.
     expect(logLines(server.output()).at(-1)).toMatchObject({
       msg: "stopped",

@@ -219,7 +219,6 @@ describe("request size and time", () => {
   it("drops a client that sends its request too slowly (slowloris) with 408", async () => {
     const { port } = new URL(server.url);
     const socket = net.connect(Number(port), "127.0.0.1");
-    const started = Date.now();
     let answer = "";
     socket.on("data", (chunk: Buffer) => {
       answer += chunk.toString();
@@ -227,16 +226,17 @@ describe("request size and time", () => {
     socket.write(
       "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
     );
-    const closed = await new Promise<number>((resolve) =>
-      socket.on("close", () => resolve(Date.now() - started)),
-    );
+    // The server closes the connection itself: one it kept open would hold the test to its timeout.
+    await new Promise<void>((resolve) => socket.on("close", () => resolve()));
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     const body = answer.slice(answer.indexOf("\r\n\r\n") + 4);
     expect(JSON.parse(body)).toMatchObject({
       jsonrpc: "2.0",
-      error: { code: -32600, message: expect.stringMatching(/^Request timeout: .* within \d+ ms\.$/) },
+      error: {
+        code: -32600,
+        message: "Request timeout: the whole request must arrive within 500 ms.",
+      },
     });
-    expect(closed).toBeLessThan(5000);
   });
 });
 
