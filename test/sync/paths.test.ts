@@ -46,8 +46,17 @@ describe("pathBelow", () => {
 });
 
 describe("relativePathProblem", () => {
-  it.each(["..", "a/../b", "./a", "a//b", "/etc/passwd", "", "a\\b", "con:x"])("refuses %j", (path) => {
-    expect(relativePathProblem(path)).toBeDefined();
+  it.each([
+    ["..", '".." is not a name'],
+    ["a/../b", '".." is not a name'],
+    ["./a", '"." is not a name'],
+    ["a//b", '"" is not a name'],
+    ["/etc/passwd", '"" is not a name'],
+    ["", '"" is not a name'],
+    ["a\\b", 'a name holds "\\"'],
+    ["con:x", 'a name holds ":"'],
+  ])("refuses %j, saying why", (path, problem) => {
+    expect(relativePathProblem(path)).toBe(problem);
   });
   it("takes a plain path", () => {
     expect(relativePathProblem("references/style guide.md")).toBeUndefined();
