@@ -1550,7 +1550,10 @@ describe("one-shot commands", () => {
   it("prints the version with --version", async () => {
     const result = await runServer({ SKILLS_DIR: tree.skillsDir }, ["--version"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(result.stdout).toBe(`${version}\n`);
   });
 
   it("prints a steering line for a scope with --steering --pack, its packs described as skills.toml and PACK_DESCRIPTIONS say", async () => {
