@@ -314,7 +314,7 @@ describe("sameButWhitespace", () => {
               `${text}${space.includes("\n") === other.includes("\n") ? other : space}`,
           )
           .join("");
-        return sameButWhitespace(before, after);
+        expect(sameButWhitespace(before, after)).toBe(true);
       }),
     );
   });
