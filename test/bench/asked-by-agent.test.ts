@@ -82,6 +82,7 @@ describe("the agents' queries kept in bench/queries/asked-by-agents", () => {
   };
 
   it("hold a query for every request of the project's two query sets", () => {
+    expect.hasAssertions();
     check(path.join(ROOT, "bench/queries/second-set.json"));
     check(path.join(ROOT, "bench/queries/file-names.json"));
   });
@@ -94,6 +95,7 @@ describe("the agents' queries kept in bench/queries/asked-by-agents", () => {
 
   const devSet = path.join(ROOT, "../shared/bench/queries.json");
   it.skipIf(!existsSync(devSet))("hold a query for every request of the dev set (../shared/bench)", () => {
+    expect.hasAssertions();
     check(devSet);
   });
 });

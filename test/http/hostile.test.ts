@@ -143,6 +143,8 @@ describe("hostile input (property-based)", () => {
   });
 
   it("headers and query parameters: ceilings, content types, accept, protocol versions", async () => {
+    // expectHarmless asserts, in each run of the property.
+    expect.hasAssertions();
     const headerValue = fc.oneof(
       fc.string({ unit: fc.constantFrom(..."abcz-/,. *?%\t~_".split("")), maxLength: 40 }),
       fc.string({ unit: "binary-ascii", maxLength: 40 }).map((value) => value.replace(/[^\t\x20-\x7e]/g, "")),
@@ -198,6 +200,8 @@ describe("hostile input (property-based)", () => {
   });
 
   it("raw bodies: any JSON value, batches of anything, and bytes that are not JSON", async () => {
+    // expectHarmless asserts, in each run of the property.
+    expect.hasAssertions();
     const message = fc.oneof(
       fc.record({
         jsonrpc: fc.constantFrom("2.0", "1.0", 2),
