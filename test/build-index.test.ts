@@ -294,8 +294,9 @@ describe("--build-index", () => {
     // The bundled examples, whose lines reach the closed pipe while some are still queued at exit.
     const examples = path.join(tree.dir, "examples");
     await cp(path.join(ROOT, "examples/skills"), examples, { recursive: true });
-    // Through a shell, as an operator types it.
-    const command = `"${process.execPath}" "${MAIN[0]}" --build-index | head -1 >/dev/null`;
+    // Through a shell, as an operator types it; the pipeline's status is head's, so the server's is kept.
+    const status = path.join(tree.dir, "status");
+    const command = `{ "${process.execPath}" "${MAIN[0]}" --build-index; echo $? > "${status}"; } | head -1 >/dev/null`;
     const shell = spawn("sh", ["-c", command], {
       env: { ...process.env, ...TEST_ENV, SKILLS_DIR: examples, NODE_OPTIONS: "" },
       stdio: "ignore",
@@ -305,7 +306,9 @@ describe("--build-index", () => {
     const timer = setTimeout(() => process.kill(-pid, "SIGKILL"), 30_000);
     const code = await new Promise<number | null>((resolve) => shell.once("exit", resolve));
     clearTimeout(timer);
+    // Ended by itself, not by the timer's SIGKILL.
     expect(code).toBe(0);
+    expect(await readFile(status, "utf8")).toBe("0\n");
     expect(existsSync(path.join(examples, ".search-index"))).toBe(true);
   });
 
