@@ -1523,7 +1523,10 @@ async function growthWhileUnread(requests: number, line: (id: number) => string)
 /** The most resident memory `pid` has held (VmHWM), in bytes. */
 function residentPeak(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+  const kB = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+  // Read as 0, a missing line made every bound on the growth pass.
+  if (kB === undefined) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(kB) * 1024;
 }
 
 /** A tools/call over plain HTTP, under the ceiling `?pack=`. */
