@@ -37,6 +37,10 @@ describe("browser protection with the defaults", () => {
 
   it("serves requests without Origin, as agents, n8n and curl send them, whatever their Host", async () => {
     expect((await post(`${server.url}/mcp`, ping)).status).toBe(200);
+    // Behind a proxy or on another name: no ALLOWED_HOSTS, no check of the Host.
+    for (const host of ["skills.example.com", "10.1.2.3:8000", "localhost"]) {
+      expect((await post(`${server.url}/mcp`, ping, { host })).status, host).toBe(200);
+    }
     const client = await server.connect();
     expect((await call(client, "list_packs")).isError).toBe(false);
   });
