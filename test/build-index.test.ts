@@ -12,6 +12,7 @@ import { makeStandardCatalog, type StandardCatalog } from "./helpers/fixtures.js
 import {
   logLines,
   MAIN,
+  pidOf,
   ROOT,
   runServer,
   ServerProcesses,
@@ -302,7 +303,7 @@ describe("--build-index", () => {
       stdio: "ignore",
       detached: true,
     });
-    const pid = shell.pid ?? 0;
+    const pid = pidOf(shell);
     const timer = setTimeout(() => process.kill(-pid, "SIGKILL"), 30_000);
     const code = await new Promise<number | null>((resolve) => shell.once("exit", resolve));
     clearTimeout(timer);

@@ -21,6 +21,7 @@ import {
   logLines,
   MAIN,
   outputOf,
+  pidOf,
   ROOT,
   runServer,
   startServerProcess,
@@ -717,10 +718,11 @@ describe("stopping on a signal before it serves, and over stdio", () => {
       try {
         await vi.waitFor(() => expect(stderr).toContain("importing"), { timeout: 20_000 });
         // As PID 1: the server is unshare's child, which the signal goes to, as a container engine's would.
+        const pid = pidOf(child);
         const server = pid1
-          ? Number((await readFile(`/proc/${child.pid}/task/${child.pid}/children`, "utf8")).trim())
-          : child.pid;
-        process.kill(server ?? 0, "SIGTERM");
+          ? Number((await readFile(`/proc/${pid}/task/${pid}/children`, "utf8")).trim())
+          : pid;
+        process.kill(server, "SIGTERM");
         await vi.waitFor(() => expect(exit).toEqual(ended), { timeout: 10_000 });
       } finally {
         child.kill("SIGKILL");

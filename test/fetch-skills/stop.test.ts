@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoppedError } from "../../scripts/fetch-skills/errors.js";
 import { reviewRepin } from "../../scripts/repin-review/index.js";
-import { ROOT } from "../helpers/process.js";
+import { pidOf, ROOT } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeSite, makeUpstream, runFetcher, snapshot, spawnFetcher, startFetcher } from "./helpers.js";
 
@@ -89,7 +89,7 @@ describe.skipIf(process.platform !== "linux")("a fetch told to stop", () => {
       await rm(marker, { force: true });
       const { child, done } = startFetcher(["--cache", "cache"], site, { GIT_CONFIG_GLOBAL: slowConfig });
       await waitFor(marker);
-      const pid = child.pid ?? 0;
+      const pid = pidOf(child);
       const started = await descendants(pid);
       expect(started.length).toBeGreaterThan(0);
       // As a CI runner's cancel or `timeout` does: the signal reaches node, not its process group.
@@ -133,7 +133,7 @@ describe.skipIf(process.platform !== "linux")("a fetch told to stop", () => {
       );
       const { child, done } = startFetcher(paths, ROOT, { GIT_CONFIG_GLOBAL: slowConfig }, "npm");
       await waitFor(marker);
-      process.kill(child.pid ?? 0, signal);
+      process.kill(pidOf(child), signal);
       // Resolved once every process that holds npm's stdout and stderr has ended, the fetch's own included.
       const stopped = await done;
 
@@ -170,7 +170,7 @@ describe.skipIf(process.platform !== "linux")("a fetch told to stop", () => {
       "npm",
     );
     await waitFor(marker);
-    process.kill(child.pid ?? 0, "SIGTERM");
+    process.kill(pidOf(child), "SIGTERM");
     const stopped = await done;
 
     expect(stopped.code, stopped.stderr).toBe(143);

@@ -212,3 +212,12 @@ export function stdioServerProcess(env: NodeJS.ProcessEnv) {
     },
   };
 }
+
+/**
+ * The pid of a child the test started, or an error if its spawn failed: a failed spawn has no pid, and
+ * `process.kill(0)` (or `-0`) signals the test runner's own process group.
+ */
+export function pidOf(child: { readonly pid?: number | undefined }): number {
+  if (child.pid === undefined) throw new Error("the child process did not start");
+  return child.pid;
+}

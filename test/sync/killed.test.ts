@@ -19,7 +19,7 @@ import { LOCK_FILE, type Lock } from "../../src/sync/lock.js";
 import { RUN_LOCK_FILE, takeRunLock } from "../../src/sync/run-lock.js";
 import { STAGING_DIR } from "../../src/sync/staging.js";
 import { KEPT_UNUSED_DAYS, keptFolderName, VERIFIED_DIR } from "../../src/sync/verified.js";
-import { canRunAsPid1, MAIN } from "../helpers/process.js";
+import { canRunAsPid1, MAIN, pidOf } from "../helpers/process.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import {
   readLockIn,
@@ -633,7 +633,7 @@ describe("two syncs into one folder", () => {
     "tells the second that the first is stopped, and how to resume it",
     async () => {
       const first = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-      const pid = first.pid ?? 0;
+      const pid = pidOf(first);
       try {
         await mkdir(target);
         const stat = () => {
