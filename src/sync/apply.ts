@@ -9,8 +9,7 @@ import { plural } from "../plural.js";
 import { errorMessage } from "../system-errors.js";
 import { forEachInOrder } from "./at-once.js";
 import { auditDownload, describeFinding } from "./audit.js";
-import { proxyOfFailure } from "./connect-failure.js";
-import { describeError } from "./describe-error.js";
+import { type NoAnswer, noAnswer } from "./connect-failure.js";
 import { downloadSkill } from "./download.js";
 import { readIfSame } from "./folder.js";
 import {
@@ -243,9 +242,6 @@ function notAnsweredLine(gone: NoAnswer, more: string): string {
     : `no answer came${gone.through} (${gone.why}): ${more} not fetched${gone.hint}, then run sync again`;
 }
 
-/** Why no answer came, and the proxy it went through with what to check (empty when none is to blame). */
-type NoAnswer = { readonly why: string } & ReturnType<typeof proxyOfFailure>;
-
 /**
  * Why the server does not answer a request for the skill at `uri` (a small one, in every protocol era),
  * or undefined when it answers: an error it sends is an answer.
@@ -255,9 +251,7 @@ async function notAnswering(context: DownloadContext, uri: string): Promise<NoAn
     await context.skills.get(uri);
     return undefined;
   } catch (error) {
-    if (error instanceof ProtocolError) return undefined;
-    const why = describeError(error);
-    return { why, ...proxyOfFailure(context.server, error, why) };
+    return error instanceof ProtocolError ? undefined : noAnswer(context.server, error);
   }
 }
 

@@ -90,6 +90,15 @@ export function proxyOfFailure(url: URL, error: unknown, why: string): { through
   return { through: throughThe(proxy), hint };
 }
 
+/** Why a request got no answer, and the proxy it went through with what to check (empty when none is to blame). */
+export type NoAnswer = { readonly why: string } & ReturnType<typeof proxyOfFailure>;
+
+/** A request to the server at `server` that failed with `error`, in words: see proxyOfFailure. */
+export function noAnswer(server: URL, error: unknown): NoAnswer {
+  const why = describeError(error);
+  return { why, ...proxyOfFailure(server, error, why) };
+}
+
 /**
  * A read's failure in words: `error`'s message, which says which read, then through the environment's
  * proxy it failed at (as proxyOfFailure tells it) and its cause's words, with what to check of the proxy;

@@ -1,7 +1,6 @@
 import { type Client, ProtocolError } from "@modelcontextprotocol/client";
 import type { SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { MANIFEST_NAME } from "../catalog/index.js";
-import { describeError } from "./describe-error.js";
 
 /** The most packs whose skills are asked for by name: past them, the skills left out are counted. */
 const NAMED_PACKS = 20;
@@ -79,12 +78,12 @@ export function packOfUri(uri: string): string | undefined {
 /**
  * Whether the server's tools serve the skill `pack/name` (read_skill answers for it): one the extension
  * leaves out that the warning only counts. Its list of files is asked for, not its whole SKILL.md. A
- * request that failed tells neither: why, then.
+ * request that failed tells neither: its error, then, which may be the environment's proxy's.
  */
 export async function servedByTools(
   client: Client,
   ref: string,
-): Promise<boolean | { readonly failed: string }> {
+): Promise<boolean | { readonly failed: unknown }> {
   // A server that declares no tools serves nothing by them (and may answer the call with an HTTP error).
   if (client.getServerCapabilities()?.tools === undefined) return false;
   try {
@@ -96,7 +95,7 @@ export async function servedByTools(
     return result.isError !== true && first?.type === "text";
   } catch (error) {
     // An error the server sends (no such tool) is an answer.
-    return error instanceof ProtocolError ? false : { failed: describeError(error) };
+    return error instanceof ProtocolError ? false : { failed: error };
   }
 }
 

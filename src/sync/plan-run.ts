@@ -4,9 +4,8 @@ import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf } from "../catalog/index.js";
-import { errorMessage } from "../system-errors.js";
 import { forEachLimited } from "./at-once.js";
-import { readFailure } from "./connect-failure.js";
+import { type NoAnswer, noAnswer, readFailure } from "./connect-failure.js";
 import { MAX_ANSWER_BYTES } from "./connection.js";
 import { citedFilesCurrent } from "./download.js";
 import { holdsExactly, MAX_COPY_BYTES, namesIn, readFolderState } from "./folder.js";
@@ -14,7 +13,7 @@ import { packOfUri, servedByTools } from "./left-out.js";
 import type { InstalledSkill, Lock, LockedSkill, LockSource } from "./lock.js";
 import { SyncError, type SyncOptions, syncedBy } from "./options.js";
 import { withPackRoom } from "./pack-room.js";
-import { isCurrent, type OwnedState, planSync, type RefusedEntry, type Step } from "./plan.js";
+import { isCurrent, type OwnedState, planSync, type RefusedEntry, type Step, servingUnsaid } from "./plan.js";
 import { CitedFileUnreadable, type DownloadContext, type PackLookup, readPackFile } from "./reads.js";
 
 /**
@@ -58,16 +57,16 @@ export async function planRun(
     const ref = `${packOfUri(state.kind === "installed" ? state.installed.uri : state.locked.uri)}/${name}`;
     const byTools = leftOut.has(ref) || (await servedByTools(context.client, ref));
     if (byTools === true) stillServed.add(name);
-    else if (byTools !== false) unsure.set(name, byTools.failed);
+    else if (byTools !== false) unsure.set(name, noAnswer(context.server, byTools.failed));
   }
   // A check or a dry run would call the folder up to date, or plan nothing for it, while the server may
   // no longer serve it (a sync would remove it once the server answers): it cannot tell, as for a cited
   // file unanswered. A sync leaves the skill alone, and says why.
   const [firstUnsure] = unsure;
   if (firstUnsure !== undefined && options.mode !== "sync") {
-    const [name, why] = firstUnsure;
+    const [name, unsaid] = firstUnsure;
     throw new SyncError(
-      `cannot tell whether ${name} is up to date: the server could not say whether it still serves it (${why}); try again when the server answers`,
+      `cannot tell whether ${name} is up to date: ${servingUnsaid(unsaid)}${tryAgain(unsaid.hint)}`,
     );
   }
   // Not with --allow-unsafe. Another version's audit may judge otherwise: a sync audits the skill again,
@@ -201,17 +200,17 @@ async function ownedStates(
 async function askUnlisted(
   context: DownloadContext,
   unlisted: readonly (readonly [string, OwnedState])[],
-): Promise<{ served: Skill[]; unsure: Map<string, string> }> {
+): Promise<{ served: Skill[]; unsure: Map<string, NoAnswer> }> {
   const served: Skill[] = [];
-  const unsure = new Map<string, string>();
+  const unsure = new Map<string, NoAnswer>();
   for (const [name, state] of unlisted) {
     const uri = state.kind === "installed" ? state.installed.uri : state.locked.uri;
     try {
       const { skill } = await context.skills.get(uri);
       if (skill.frontmatter.name === name) served.push(skill);
-      else unsure.set(name, `${uri} is now named ${skill.frontmatter.name}`);
+      else unsure.set(name, { why: `${uri} is now named ${skill.frontmatter.name}`, through: "", hint: "" });
     } catch (error) {
-      if (!(error instanceof ProtocolError)) unsure.set(name, errorMessage(error));
+      if (!(error instanceof ProtocolError)) unsure.set(name, noAnswer(context.server, error));
     }
   }
   return { served, unsure };
@@ -260,8 +259,12 @@ async function readPackDigests(
  */
 function cannotTell(name: string, error: CitedFileUnreadable, server: URL): SyncError {
   const { said, hint } = readFailure(error, server);
-  const retry = hint === "" ? "; try again when the server answers" : `${hint}, then try again`;
-  return new SyncError(`cannot tell whether ${name} is up to date: ${said}${retry}`);
+  return new SyncError(`cannot tell whether ${name} is up to date: ${said}${tryAgain(hint)}`);
+}
+
+/** What a check that cannot tell says to do: try again, once what `hint` says to check of the proxy is done. */
+function tryAgain(hint: string): string {
+  return hint === "" ? "; try again when the server answers" : `${hint}, then try again`;
 }
 
 /** The skill name a SKILL.md URI ends in, decoded; undefined when it is not such a URI. */

@@ -1,5 +1,6 @@
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import { compareText, digestOf, nameRuleViolation } from "../catalog/index.js";
+import type { NoAnswer } from "./connect-failure.js";
 import { entryProblem } from "./listed-files.js";
 import type { InstalledSkill, RefusedSkill } from "./lock.js";
 import { segmentProblem } from "./paths.js";
@@ -55,7 +56,7 @@ interface PlanInput {
   /** Names that sync installed here from another server, with that server's URL. */
   readonly ownedElsewhere: ReadonlyMap<string, string>;
   /** Owned names the server could not be asked about, with why: nothing is removed on a guess. */
-  readonly unsure: ReadonlyMap<string, string>;
+  readonly unsure: ReadonlyMap<string, NoAnswer>;
   /** Owned names the extension no longer lists but the server's tools still serve: kept, not removed. */
   readonly stillServed: ReadonlySet<string>;
   /**
@@ -71,6 +72,16 @@ interface PlanInput {
   readonly citedChanged: ReadonlySet<string>;
   /** The digest of each pack file the refused skills cited, as the server serves it now (undefined: gone). */
   readonly packDigests: ReadonlyMap<string, string | undefined>;
+}
+
+/**
+ * Why the server could not say whether it still serves a skill sync installed: through the environment's
+ * proxy, the proxy named, which may be the one that failed (its hint follows, as in the other lines).
+ */
+export function servingUnsaid(unsure: NoAnswer): string {
+  return unsure.through === ""
+    ? `the server could not say whether it still serves it (${unsure.why})`
+    : `no answer came${unsure.through} to whether the server still serves it (${unsure.why})`;
 }
 
 /** The digest of an entry's files as listed (URIs and digests): what the lock compares to see a change. */
@@ -108,9 +119,7 @@ export function planSync(input: PlanInput): Step[] {
     if (handled.has(name)) continue;
     const unsure = input.unsure.get(name);
     if (unsure !== undefined) {
-      steps.push(
-        skip(name, `the server could not say whether it still serves it (${unsure}): left alone`, owned),
-      );
+      steps.push(skip(name, `${servingUnsaid(unsure)}: left alone${unsure.hint}`, owned));
     } else if (input.stillServed.has(name)) {
       steps.push(
         skip(

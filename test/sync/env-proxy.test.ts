@@ -5,6 +5,7 @@
  * which went straight to the server whatever Node was told.
  */
 import { execFile } from "node:child_process";
+import { rm } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
@@ -397,6 +398,86 @@ describe("sync through a proxy that fails while reading the first of several ski
       await proxy.close();
     }
   });
+});
+
+/**
+ * A server that serves `review-code` alone at the URL of one that also served `gone`, and the folder a
+ * sync from the first filled: `gone` is a skill sync installed that the listing now leaves out.
+ */
+async function goneFromListing(): Promise<{ readonly server: Served; readonly target: string }> {
+  const skills = path.join(root.dir, `gone-${Math.random().toString(36).slice(2)}`);
+  await writeTree(skills, {
+    "team/review-code/SKILL.md": skillMd("review-code", "Review code changes."),
+    "team/gone/SKILL.md": skillMd("gone", "Served no more."),
+  });
+  const before = await serveCatalog(skills);
+  const target = `${skills}-target`;
+  try {
+    await execFileAsync(process.execPath, [...MAIN, "sync", before.url, "--to", target], { env: ownEnv() });
+  } finally {
+    await before.close();
+  }
+  await rm(path.join(skills, "team", "gone"), { recursive: true });
+  return { server: await serveCatalog(skills, before.port), target };
+}
+
+describe("sync through a proxy that fails while asking whether the server still serves a skill it left out", () => {
+  // skills/get asks for the skill by its URI; the server saying it serves nothing there, read_skill asks
+  // whether its tools still serve it.
+  const cases: [string, "reset" | 502, string][] = [
+    [
+      '"method":"skills/get"',
+      "reset",
+      "; check the proxy HTTP_PROXY names, or name the server's host in NO_PROXY",
+    ],
+    ['"method":"skills/get"', 502, "; the proxy would not open a connection to the server"],
+    [
+      '"name":"read_skill"',
+      "reset",
+      "; check the proxy HTTP_PROXY names, or name the server's host in NO_PROXY",
+    ],
+    ['"name":"read_skill"', 502, "; the proxy would not open a connection to the server"],
+  ];
+
+  it.each(cases)("names the proxy in the skip when %s meets %s", async (trigger, failure, hint) => {
+    const { server: gone, target } = await goneFromListing();
+    const proxy = await failingProxy(trigger, failure);
+    try {
+      const env = { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url };
+      const { code, stderr } = await failedSync(env, { url: gone.url, target });
+      expect(code).toBe(1);
+      expect(stderr).toContain(
+        `gone: skipped: no answer came through the proxy ${proxy.url}/ (HTTP_PROXY) to whether the server still serves it (`,
+      );
+      expect(stderr).toContain(`): left alone${hint}`);
+      expect(stderr).not.toContain("the server could not say");
+    } finally {
+      await proxy.close();
+      await gone.close();
+    }
+  });
+
+  it.each(cases)(
+    "names the proxy when a check cannot tell, when %s meets %s",
+    async (trigger, failure, hint) => {
+      const { server: gone, target } = await goneFromListing();
+      const proxy = await failingProxy(trigger, failure);
+      try {
+        const env = { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url };
+        const { code, stderr } = await failedSync(env, { url: gone.url, target, args: ["--check"] });
+        expect(code).toBe(2);
+        expect(stderr).toContain(
+          `cannot tell whether gone is up to date: no answer came through the proxy ${proxy.url}/ (HTTP_PROXY) to whether the server still serves it (`,
+        );
+        expect(stderr).toContain(`)${hint}`);
+        expect(stderr).toContain(", then try again");
+        expect(stderr).not.toContain("try again when the server answers");
+      } finally {
+        await proxy.close();
+        await gone.close();
+      }
+    },
+  );
 });
 
 describe("a failure after the connection's start, through the proxy", () => {
