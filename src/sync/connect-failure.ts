@@ -15,8 +15,7 @@ export function connectionFailure(address: ServerAddress, error: unknown): SyncE
   const refusedScope = scopeRefusal(address, error, why);
   if (refusedScope !== undefined) return new SyncError(`${server} refused ${refusedScope}`);
   const proxy = proxyFor(address.url, process.env, process.execArgv);
-  const found =
-    (proxy === undefined ? undefined : proxyHint(proxy, error, why)) ?? directHint(address, error, why);
+  const found = (proxy === undefined ? undefined : proxyHint(proxy, why)) ?? directHint(address, error, why);
   // Through a proxy, a failure with no answer and no other sign may be the proxy's as well as the server's.
   const hint =
     found === "" && proxy !== undefined && answeredStatus(error) === undefined ? checkTheProxy(proxy) : found;
@@ -71,22 +70,20 @@ function throughThe(proxy: EnvProxy): string {
   return ` through the proxy ${proxy.url} (${proxy.variable})`;
 }
 
-/** Statuses a proxy answers with itself: credentials it wants, a server it cannot reach or reached late. */
-const PROXY_STATUSES = new Set([407, 502, 503, 504]);
-
 /**
  * For a request after the connection's start (listing the skills, reading a skill's files) that failed
- * through the environment's proxy with no answer, or with a status a proxy answers itself: the proxy, named
- * as a failure to connect names it, and what to check. Empty when sync reaches `url` (the server's URL)
- * directly, or the server answered otherwise: with another status, or a JSON-RPC error.
+ * through the environment's proxy with no answer from the server: the proxy, named as a failure to connect
+ * names it, and what to check. undici tunnels every request through the proxy (CONNECT, to an http://
+ * server too), so a status the proxy answers itself (407, 502…) fails the tunnel (`Proxy response (502)
+ * !== 200 when HTTP Tunneling`); a status answered came through the tunnel, from the server or what stands
+ * in front of it (an ingress; a skills-mcp server shedding load answers 503). Empty when sync reaches `url`
+ * (the server's URL) directly, or the server answered: with a status, or a JSON-RPC error.
  */
 export function proxyOfFailure(url: URL, error: unknown, why: string): { through: string; hint: string } {
   const proxy = proxyFor(url, process.env, process.execArgv);
-  const status = answeredStatus(error) ?? Number(/\(HTTP (\d{3})\)/.exec(why)?.[1]);
-  if (proxy === undefined || (!Number.isNaN(status) && !PROXY_STATUSES.has(status)) || answeredError(error)) {
-    return { through: "", hint: "" };
-  }
-  const hint = proxyHint(proxy, error, why) ?? checkTheProxy(proxy);
+  const answered = answeredStatus(error) !== undefined || /\(HTTP \d{3}\)/.test(why) || answeredError(error);
+  if (proxy === undefined || answered) return { through: "", hint: "" };
+  const hint = proxyHint(proxy, why) ?? checkTheProxy(proxy);
   return { through: throughThe(proxy), hint };
 }
 
@@ -124,10 +121,11 @@ function answeredError(error: unknown): boolean {
 
 /**
  * What to check when the connection went through a proxy and the proxy failed it: every connection goes
- * to the proxy, so a refused one is the proxy's; a tunnel it would not open says why in its status; a
- * variable that names no HTTP proxy stops undici before any connection.
+ * to the proxy, so a refused one is the proxy's; a tunnel it would not open says why in its status (a
+ * status answered through the tunnel is the server's); a variable that names no HTTP proxy stops undici
+ * before any connection.
  */
-function proxyHint(proxy: EnvProxy, error: unknown, why: string): string | undefined {
+function proxyHint(proxy: EnvProxy, why: string): string | undefined {
   if (!/^https?:\/\//.test(proxy.url)) {
     return proxy.url.includes("://")
       ? `; sync speaks to HTTP proxies only: give ${proxy.variable} as an http:// or https:// URL`
@@ -136,7 +134,7 @@ function proxyHint(proxy: EnvProxy, error: unknown, why: string): string | undef
   if (/\bECONNREFUSED\b/.test(why)) {
     return `; nothing listens at the proxy's address, ${proxy.host}: check that the proxy runs and the address in ${proxy.variable}`;
   }
-  if (/Proxy response \(407\)/.test(why) || answeredStatus(error) === 407) {
+  if (/Proxy response \(407\)/.test(why)) {
     return proxy.credentials
       ? `; the proxy refused the credentials given: check the user and password in ${proxy.variable}`
       : `; the proxy asks for credentials: give them in ${proxy.variable} (http://user:password@host:port)`;

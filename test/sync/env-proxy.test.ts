@@ -401,6 +401,91 @@ describe("sync through a proxy that fails while reading the first of several ski
 });
 
 /**
+ * What stands in front of the test's server (an ingress): it passes requests on, but answers `status` to
+ * each that holds `trigger`, with a JSON-RPC error as a skills-mcp server shedding load answers 503 (without
+ * the Retry-After that sync would wait for).
+ */
+async function answeringIngress(trigger: string, status: number): Promise<Served> {
+  const ingress = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks);
+      if (body.toString("utf8").includes(trigger)) {
+        response.writeHead(status, { "Content-Type": "application/json" });
+        response.end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: -32000, message: "over its load limit" },
+          }),
+        );
+        return;
+      }
+      const forward = http.request(
+        {
+          host: "127.0.0.1",
+          port: server.port,
+          path: request.url,
+          method: request.method,
+          headers: request.headers,
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => ingress.listen(0, "127.0.0.1", resolve));
+  const address = ingress.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return {
+    url: `http://127.0.0.1:${address.port}/mcp`,
+    port: address.port,
+    close: async () => {
+      ingress.closeAllConnections();
+      await new Promise<void>((resolve) => ingress.close(() => resolve()));
+    },
+  };
+}
+
+// undici tunnels even an http:// server's requests through the proxy (CONNECT): a status answered in the
+// tunnel is the server's, or its ingress's, not the proxy's, whose own refusal fails the tunnel.
+describe("sync through a working proxy to a server that answers 502, 503 or 504", () => {
+  it.each<[string, number, (url: string) => string]>([
+    ['"method":"skills/list"', 503, (url) => `cannot list the skills of ${url}: `],
+    ['"method":"skills/list"', 502, (url) => `cannot list the skills of ${url}: `],
+    [
+      '"method":"resources/read"',
+      503,
+      () => "review-code: skipped: reading skill://team/review-code/SKILL.md failed: ",
+    ],
+    [
+      '"method":"resources/read"',
+      504,
+      () => "review-code: skipped: reading skill://team/review-code/SKILL.md failed: ",
+    ],
+  ])("tells it as the server's, not the proxy's, when %s meets %s", async (trigger, status, told) => {
+    const front = await answeringIngress(trigger, status);
+    const proxy = await forwardProxy();
+    try {
+      const { stderr } = await failedSync(
+        { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url },
+        { url: front.url },
+      );
+      expect(proxy.requests).toBeGreaterThan(0);
+      expect(stderr).toContain(`${told(front.url)}Error POSTing to endpoint: over its load limit`);
+      expect(stderr).not.toContain("proxy");
+    } finally {
+      await proxy.close();
+      await front.close();
+    }
+  });
+});
+
+/**
  * A server that serves `review-code` alone at the URL of one that also served `gone`, and the folder a
  * sync from the first filled: `gone` is a skill sync installed that the listing now leaves out.
  */
@@ -498,6 +583,23 @@ describe("a failure after the connection's start, through the proxy", () => {
       "names none for a JSON-RPC error the server answered",
       reading(new ProtocolError(-32603, "skill://team/a/SKILL.md could not be read inside the server")),
       "",
+    ],
+    // The SDK's error for an HTTP status, which came through the proxy's tunnel: the server's.
+    [
+      "names none for a 503 the server answered",
+      reading(
+        Object.assign(new Error("Error POSTing to endpoint: over its load limit"), { data: { status: 503 } }),
+      ),
+      "",
+    ],
+    [
+      "names it when it would not open the tunnel (502)",
+      reading(
+        new TypeError("fetch failed", {
+          cause: new Error("Proxy response (502) !== 200 when HTTP Tunneling"),
+        }),
+      ),
+      " through the proxy http://p:1/ (HTTP_PROXY)",
     ],
   ])("%s", (_, error, through) => {
     for (const name of ["HTTPS_PROXY", "http_proxy", "https_proxy", "NO_PROXY", "no_proxy", "NODE_OPTIONS"]) {
