@@ -10,7 +10,7 @@ export function describeError(error: unknown): string {
     const code = (at as NodeJS.ErrnoException).code;
     const coded = code !== undefined && /^E[A-Z]+$/.test(code) && !at.message.includes(code);
     // OpenSSL's messages end in a line break.
-    const text = withoutEnvelope(at.message.trim());
+    const text = withStatus(withoutEnvelope(at.message.trim()), at);
     const message = coded ? `${text} (${code})` : text;
     if (message !== "" && !parts.some((part) => part.includes(text))) {
       parts.push(message);
@@ -18,6 +18,19 @@ export function describeError(error: unknown): string {
     at = at.cause ?? (at as { data?: { cause?: unknown } }).data?.cause;
   }
   return parts.join(": ");
+}
+
+/**
+ * The SDK's message for a status it answers no other way (`Error POSTing to endpoint: <body>`) names no
+ * status, and an ingress's 503 may have an empty body: with the status, as the SDK's other message
+ * (`Error POSTing to endpoint (HTTP 404): …`) says it.
+ */
+function withStatus(message: string, error: Error): string {
+  const status = (error as { data?: { status?: unknown } }).data?.status;
+  const match = /^Error POSTing to endpoint:(?: |$)/.exec(message);
+  if (typeof status !== "number" || match === null) return message;
+  const rest = message.slice(match[0].length);
+  return `Error POSTing to endpoint (HTTP ${status})${rest === "" ? "" : `: ${rest}`}`;
 }
 
 /**

@@ -400,26 +400,26 @@ describe("sync through a proxy that fails while reading the first of several ski
   });
 });
 
+/** A JSON-RPC error, as a skills-mcp server shedding load answers 503 with. */
+const OVER_LOAD = JSON.stringify({
+  jsonrpc: "2.0",
+  id: null,
+  error: { code: -32000, message: "over its load limit" },
+});
+
 /**
  * What stands in front of the test's server (an ingress): it passes requests on, but answers `status` to
- * each that holds `trigger`, with a JSON-RPC error as a skills-mcp server shedding load answers 503 (without
- * the Retry-After that sync would wait for).
+ * each that holds `trigger`, with `body` (and without the Retry-After that sync would wait for).
  */
-async function answeringIngress(trigger: string, status: number): Promise<Served> {
+async function answeringIngress(trigger: string, status: number, body = OVER_LOAD): Promise<Served> {
   const ingress = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const body = Buffer.concat(chunks);
-      if (body.toString("utf8").includes(trigger)) {
+      const asked = Buffer.concat(chunks);
+      if (asked.toString("utf8").includes(trigger)) {
         response.writeHead(status, { "Content-Type": "application/json" });
-        response.end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id: null,
-            error: { code: -32000, message: "over its load limit" },
-          }),
-        );
+        response.end(body);
         return;
       }
       const forward = http.request(
@@ -435,7 +435,7 @@ async function answeringIngress(trigger: string, status: number): Promise<Served
           answer.pipe(response);
         },
       );
-      forward.end(body);
+      forward.end(asked);
     });
   });
   await new Promise<void>((resolve) => ingress.listen(0, "127.0.0.1", resolve));
@@ -476,8 +476,27 @@ describe("sync through a working proxy to a server that answers 502, 503 or 504"
         { url: front.url },
       );
       expect(proxy.requests).toBeGreaterThan(0);
-      expect(stderr).toContain(`${told(front.url)}Error POSTing to endpoint: over its load limit`);
+      expect(stderr).toContain(
+        `${told(front.url)}Error POSTing to endpoint (HTTP ${status}): over its load limit`,
+      );
       expect(stderr).not.toContain("proxy");
+    } finally {
+      await proxy.close();
+      await front.close();
+    }
+  });
+
+  it("says the status of an answer with an empty body", async () => {
+    const front = await answeringIngress('"method":"skills/list"', 503, "");
+    const proxy = await forwardProxy();
+    try {
+      const { stderr } = await failedSync(
+        { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url },
+        { url: front.url },
+      );
+      expect(stderr).toContain(
+        `cannot list the skills of ${front.url}: Error POSTing to endpoint (HTTP 503)\n`,
+      );
     } finally {
       await proxy.close();
       await front.close();
