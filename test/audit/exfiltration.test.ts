@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exfiltrationHits, rmArguments, wordsBefore } from "../../src/audit/exfiltration.js";
+import { rmArguments } from "../../src/audit/destructive.js";
+import { exfiltrationHits, wordsBefore } from "../../src/audit/exfiltration.js";
 import { wordsAfter } from "../../src/audit/injection.js";
 import { details } from "../../src/audit/text-around.js";
 import { quoted } from "../../src/visible.js";
