@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rmArguments } from "../../src/audit/destructive.js";
-import { exfiltrationHits, wordsBefore } from "../../src/audit/exfiltration.js";
+import { exfiltrationHits } from "../../src/audit/exfiltration.js";
 import { wordsAfter } from "../../src/audit/injection.js";
 import { details } from "../../src/audit/text-around.js";
+import { wordsBefore } from "../../src/audit/upload-sentences.js";
 import { quoted } from "../../src/visible.js";
 
 /**
