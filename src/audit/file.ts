@@ -1,7 +1,7 @@
 import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
-import { EXFILTRATION_RULES, exfiltrationHits } from "./exfiltration.js";
+import { EXFILTRATION_RULES, exfiltrationHits } from "./exfiltration-search.js";
 import { hiddenMarkupHits } from "./hidden.js";
 import { htmlCommentHits } from "./html-comments.js";
 import { deceptiveLinkHits } from "./links.js";

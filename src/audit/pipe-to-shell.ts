@@ -6,7 +6,10 @@ import { isSpace } from "./scan.js";
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;
 
-/** Where a command that downloads may be, for the search it shares with the rules of exfiltration.ts. */
+/**
+ * Where a command that downloads may be, for the search it shares with the rules of
+ * exfiltration-search.ts.
+ */
 const DOWNLOADER_HERE = new RegExp(DOWNLOADER.source, "iy");
 
 /** Shells read a script from standard input unless `-c` gives them one; `$SHELL` is the user's. */

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rmArguments } from "../../src/audit/destructive.js";
-import { exfiltrationHits } from "../../src/audit/exfiltration.js";
+import { exfiltrationHits } from "../../src/audit/exfiltration-search.js";
 import { wordsAfter } from "../../src/audit/injection.js";
 import { details } from "../../src/audit/text-around.js";
 import { wordsBefore } from "../../src/audit/upload-sentences.js";

@@ -1,10 +1,10 @@
 /**
- * The rules for instructions that turn an agent against its user: a file of credentials named
- * (`secret-file`), a command that sends a local file or a command's output to a host (`data-upload`), and
- * words that tell the agent to drop its other instructions or to keep something from the user
- * (`prompt-injection`), a command that wipes the home folder, the root or a disk (`destructive-command`),
- * and words that tell the agent to send a file or a key to a URL (`upload-instruction`).
- * Each is a phrase a person reading a bump should see, not proof of an attack: real
+ * The one search of the rules for instructions that turn an agent against its user, each in a file of its
+ * own: a file of credentials named (`secret-file`), a command that sends a local file or a command's output
+ * to a host (`data-upload`), and words that tell the agent to drop its other instructions or to keep
+ * something from the user (`prompt-injection`), a command that wipes the home folder, the root or a disk
+ * (`destructive-command`), and words that tell the agent to send a file or a key to a URL
+ * (`upload-instruction`). Each is a phrase a person reading a bump should see, not proof of an attack: real
  * skills upload files to APIs and teach SSH, hence medium.
  *
  * Every rule finds its starting words with a regular expression of fixed alternatives and then reads a
