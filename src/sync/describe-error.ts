@@ -1,3 +1,5 @@
+import { quoted } from "../catalog/index.js";
+
 /**
  * An error's message and its causes' (fetch keeps ECONNREFUSED in a cause, and the SDK its own causes in
  * `data.cause`), each once.
@@ -10,7 +12,7 @@ export function describeError(error: unknown): string {
     const code = (at as NodeJS.ErrnoException).code;
     const coded = code !== undefined && /^E[A-Z]+$/.test(code) && !at.message.includes(code);
     // OpenSSL's messages end in a line break.
-    const text = withStatus(withoutEnvelope(at.message.trim()), at);
+    const text = withoutPage(withStatus(withoutEnvelope(at.message.trim()), at));
     const message = coded ? `${text} (${code})` : text;
     if (message !== "" && !parts.some((part) => part.includes(text))) {
       parts.push(message);
@@ -31,6 +33,26 @@ function withStatus(message: string, error: Error): string {
   if (typeof status !== "number" || match === null) return message;
   const rest = message.slice(match[0].length);
   return `Error POSTing to endpoint (HTTP ${status})${rest === "" ? "" : `: ${rest}`}`;
+}
+
+/** The SDK's words before the body of an HTTP answer it did not take, with or without the status. */
+const POSTED = /^Error POSTing to endpoint(?: \(HTTP \d{3}\))?: /;
+/** How far into an HTML page its title is looked for: an ingress's error page names it at the top. */
+const PAGE_HEAD = 4096;
+
+/**
+ * A message quoting an HTML page a server or its ingress answered with (nginx's `<html><head><title>503
+ * Service Temporarily Unavailable</title>…`), with the page's title in place of the page, which made
+ * every line of a run that met one a page of markup.
+ */
+function withoutPage(message: string): string {
+  const posted = POSTED.exec(message);
+  if (posted === null) return message;
+  const body = message.slice(posted[0].length);
+  if (!/^\s*</.test(body)) return message;
+  const title = /<title[^<>]*>([^<]*)<\/title>/i.exec(body.slice(0, PAGE_HEAD))?.[1]?.trim();
+  const page = title === undefined || title === "" ? "an HTML page" : `an HTML page titled ${quoted(title)}`;
+  return `${posted[0]}${page}`;
 }
 
 /**

@@ -486,6 +486,27 @@ describe("sync through a working proxy to a server that answers 502, 503 or 504"
     }
   });
 
+  // An ingress's error page was quoted whole, markup and line breaks, on every line of the run.
+  it("names an HTML page it was answered with by its title, not its markup", async () => {
+    const page =
+      "<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body>\r\n<center><h1>503 Service Temporarily Unavailable</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+    const front = await answeringIngress('"method":"skills/list"', 503, page);
+    const proxy = await forwardProxy();
+    try {
+      const { stderr } = await failedSync(
+        { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url },
+        { url: front.url },
+      );
+      expect(stderr).toContain(
+        `cannot list the skills of ${front.url}: Error POSTing to endpoint (HTTP 503): an HTML page titled "503 Service Temporarily Unavailable"\n`,
+      );
+      expect(stderr).not.toContain("<");
+    } finally {
+      await proxy.close();
+      await front.close();
+    }
+  });
+
   it("says the status of an answer with an empty body", async () => {
     const front = await answeringIngress('"method":"skills/list"', 503, "");
     const proxy = await forwardProxy();
