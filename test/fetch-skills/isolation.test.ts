@@ -58,15 +58,20 @@ describe("the fetcher stands alone", () => {
   });
 
   // The README's Docker section once counted five files where the stage copied nine: it now points at
-  // the Fetch section's list, which must be the stage's.
-  it("names in the README's Fetch section exactly the files of src/ the image copies", async () => {
-    const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
-    const start = readme.indexOf("The fetcher (`scripts/fetch-skills/`) needs only");
-    const paragraph = readme.slice(start, readme.indexOf("\n\n", start));
+  // the Fetch section's list (docs/skill-packs.md), which must be the stage's.
+  it("names in the docs' Fetch section exactly the files of src/ the image copies", async () => {
+    const packs = await readFile(path.join(ROOT, "docs", "skill-packs.md"), "utf8");
+    const start = packs.indexOf("The fetcher (`scripts/fetch-skills/`) needs only");
+    const paragraph = packs.slice(start, packs.indexOf("\n\n", start));
     expect(start).toBeGreaterThan(0);
     const named = [...paragraph.matchAll(/`(src\/[\w-]+\.ts)`/g)].map((match) => match[1]);
     expect(named.sort()).toEqual((await copiedForTheFetcher()).sort());
-    expect(readme).not.toMatch(/\b(?:two|three|four|five|six|seven|eight|nine|ten) files of `src\/`/);
+    const docs = (await readdir(path.join(ROOT, "docs"))).filter((name) => name.endsWith(".md"));
+    for (const doc of ["README.md", ...docs.map((name) => path.join("docs", name))]) {
+      const text = await readFile(path.join(ROOT, doc), "utf8");
+      const counted = /\b(?:two|three|four|five|six|seven|eight|nine|ten) files of `src\/`/.exec(text);
+      expect({ doc, counted: counted?.[0] }).toEqual({ doc, counted: undefined });
+    }
   });
 
   // What the stage copies of src/ must run there alone.
