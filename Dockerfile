@@ -27,7 +27,7 @@ COPY ${SKILLS_MANIFEST} ./skills.toml
 RUN --mount=type=cache,target=/var/cache/skills-mcp,sharing=locked \
     find /var/cache/skills-mcp -name '*.lock' -type f -delete && \
     npm run fetch-skills -- --manifest skills.toml --out /skills --cache /var/cache/skills-mcp || { \
-      echo "The fetch above failed. Where the build cannot reach a source's repository (GitHub, by default), build from mirrors it can reach: --build-arg SKILLS_MANIFEST=mirror.toml (README, Building without GitHub)" >&2; \
+      echo "The fetch above failed. Where the build cannot reach a source's repository (GitHub, by default), build from mirrors it can reach: --build-arg SKILLS_MANIFEST=mirror.toml (docs/deployment.md, Building without GitHub)" >&2; \
       exit 1; }
 
 # The audit of the fetched skills (docs/audit.md), printed in the build log; a high finding fails the build

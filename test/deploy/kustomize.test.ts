@@ -49,7 +49,7 @@ async function render(dir: string): Promise<KubeObject[]> {
 let scratch: TempTree;
 
 /**
- * Renders the kustomization in `dir` with `components` added to it, as the README says to enable them: a
+ * Renders the kustomization in `dir` with `components` added to it, as docs/deployment.md says to enable them: a
  * copy of its kustomization.yaml in a temp folder, its paths made relative to there.
  */
 async function renderWith(dir: string, components: readonly string[]): Promise<KubeObject[]> {
@@ -368,18 +368,25 @@ describe.skipIf(!kubectl).each([MAIN, ...OVERLAYS])("the optional components, ad
   });
 });
 
-/** The `patches:` block that the README's Kubernetes section gives for moving the port. */
-function readmePortPatches(readme: string): string {
-  const section = readme.split(/^## /m).find((part) => part.startsWith("Kubernetes\n")) ?? "";
+/** The `patches:` block that the Kubernetes section of docs/deployment.md gives for moving the port. */
+function documentedPortPatches(doc: string): string {
+  const section = doc.split(/^## /m).find((part) => part.startsWith("Kubernetes\n")) ?? "";
   const port = section.slice(section.indexOf("**The port.**"));
   return /```yaml\n(patches:[\s\S]*?)```/.exec(port)?.[1] ?? "";
 }
 
 // PORT set alone moved the server off the port the probes ask (8000): the pod was restarted again and again
 // without serving, and nothing in the README said what else to change.
-describe.skipIf(!kubectl)("an overlay moving the port, as the README says", () => {
+const DEPLOYMENT_DOC = path.join(ROOT, "docs", "deployment.md");
+
+it("gives the overlay's patches for moving the port in docs/deployment.md, where the README points", async () => {
+  expect(documentedPortPatches(await readFile(DEPLOYMENT_DOC, "utf8"))).toContain("containerPort");
+  expect(await readFile(path.join(ROOT, "README.md"), "utf8")).toContain("](docs/deployment.md#kubernetes)");
+});
+
+describe.skipIf(!kubectl)("an overlay moving the port, as docs/deployment.md says", () => {
   it("moves the server, the port the probes, Service and Prometheus use, together", async () => {
-    const patches = readmePortPatches(await readFile(path.join(ROOT, "README.md"), "utf8"));
+    const patches = documentedPortPatches(await readFile(DEPLOYMENT_DOC, "utf8"));
     expect(patches).not.toBe("");
     const overlay = path.join(scratch.dir, "port-overlay");
     const base = path.relative(overlay, path.join(ROOT, "deploy/base"));

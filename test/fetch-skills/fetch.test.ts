@@ -507,7 +507,7 @@ describe("fetch-skills: the cache", () => {
   });
 
   // Regression: a build that could not reach GitHub failed on git's "Could not resolve host" and the
-  // fetcher's advice to run it again with --source, which a build cannot; README's way out (a manifest of
+  // fetcher's advice to run it again with --source, which a build cannot; docs/deployment.md's way out (a manifest of
   // mirrors) went unnamed.
   it("says, when the image build's fetch fails, how to build from mirrors", async () => {
     const [, fetch = ""] = await imageFetchSteps();
@@ -525,7 +525,7 @@ describe("fetch-skills: the cache", () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('source "gone": cannot fetch');
     expect(failed.stderr).toContain(
-      "--build-arg SKILLS_MANIFEST=mirror.toml (README, Building without GitHub)",
+      "--build-arg SKILLS_MANIFEST=mirror.toml (docs/deployment.md, Building without GitHub)",
     );
   });
 });
