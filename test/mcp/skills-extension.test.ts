@@ -319,7 +319,7 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     }
   });
 
-  // The one answer of both eras (README, "Protocol eras"): SEP-2164's -32602 for 2026-07-28, and the SDK's
+  // The one answer of both eras (docs/protocol.md, "Protocol eras"): SEP-2164's -32602 for 2026-07-28, and the SDK's
   // for 2025 clients too, where those revisions asked -32002; `data.uri` tells it from other invalid params.
   it("answers a read of a URI that names nothing -32602 with the URI in its data", async () => {
     const uri = "skill://alpha/guide/no-such-file.md";
