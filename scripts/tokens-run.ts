@@ -11,7 +11,7 @@ import { type CueCase, cueCoverage } from "./cue-coverage.js";
 import { connectInMemory, mcpDepsOf } from "./in-memory-client.js";
 import { measureTokenCosts } from "./token-costs.js";
 
-/** The targets of issue 23, on ../shared/bench: see README, "Getting agents to use the skills". */
+/** The targets of issue 23, on ../shared/bench: see docs/agents.md, "Getting agents to use the skills". */
 const MAX_UPFRONT_TOKENS = 1500;
 const MIN_PACK_COVERAGE = 0.8;
 const MIN_CATALOG_COVERAGE = 0.6;
@@ -121,7 +121,7 @@ function printCoverageSummary(
   packCoverage: readonly (readonly number[])[],
 ): void {
   if (sets.length > 0) {
-    // Hosts differ in what they show (README, "Getting agents to use the skills"): each view must do alone.
+    // Hosts differ in what they show (docs/agents.md, "Getting agents to use the skills"): each view must do alone.
     // The steering line is what a host's CLAUDE.md, AGENTS.md or system prompt adds on every turn.
     console.log(
       "\nCue coverage by what a host shows: instructions only / tools/list only / both / steering line",
