@@ -492,7 +492,8 @@ describe("the README's settings tables", () => {
   /** The rows of the tables under "## Configuration": variable, default cell and meaning cell. */
   function readmeRows(): [name: string, defaultCell: string, meaning: string][] {
     const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("\n## Configuration\n"), readme.indexOf("\n## HTTP\n"));
+    const start = readme.indexOf("\n## Configuration\n");
+    const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
     return [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]*) \| (.*) \|$/gm)].map((match) => [
       match[1] ?? "",
       (match[2] ?? "").trim(),
