@@ -139,7 +139,7 @@ function sayOwnsNone(
       : `the lock file of ${options.folder} (${LOCK_FILE}) records no skill from ${options.server.url.href}`;
   io.stderr.write(
     `skills-mcp sync: ${visible(why)}: sync owns none of the ${notOurs} skipped as not installed by sync, and will ` +
-      `never update them; if sync installed them, its lock file was lost: see "A lost lock file" in the README ` +
+      `never update them; if sync installed them, its lock file was lost: see "A lost lock file" in docs/sync.md ` +
       `(put it back, or move those folders away and sync again)\n`,
   );
 }

@@ -2,7 +2,7 @@ import path from "node:path";
 
 /**
  * Where each client loads skills from, in the user's home (personal) and in a repository (project), as
- * its documentation says (the README names the sources). `agents` is the cross-client `.agents/skills`
+ * its documentation says (docs/sync.md names the sources). `agents` is the cross-client `.agents/skills`
  * that Codex reads and GitHub Copilot reads too.
  */
 export const CLIENT_FOLDERS = {

@@ -455,7 +455,7 @@ describe("a sync from the command line", () => {
     const folder = path.join(work, "skills");
     const tail =
       ": sync owns none of the 2 skipped as not installed by sync, and will never update them; if sync installed " +
-      'them, its lock file was lost: see "A lost lock file" in the README (put it back, or move those folders ' +
+      'them, its lock file was lost: see "A lost lock file" in docs/sync.md (put it back, or move those folders ' +
       "away and sync again)\n";
     await rm(path.join(folder, LOCK_FILE));
 
