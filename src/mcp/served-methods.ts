@@ -48,7 +48,7 @@ const HANDSHAKE_ON_MODERN_CONNECTION =
 /**
  * The methods of one protocol era only, what a request of the other era must change to reach them, and a
  * method that only the other era serves (so a served list holding it is that era's). A person trying
- * server/discover with curl, as README names it, sends no envelope and is answered as a 2025 client.
+ * server/discover with curl, as docs/protocol.md names it, sends no envelope and is answered as a 2025 client.
  * Over stdio the era is the connection's, settled by its first message: a request that speaks the era
  * the method needs is refused there for the connection's (`onConnection`).
  */
