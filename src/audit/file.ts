@@ -1,4 +1,4 @@
-import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES } from "../catalog/index.js";
+import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES, SNIFF_BYTES } from "../catalog/index.js";
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
 import { EXFILTRATION_RULES, exfiltrationHits } from "./exfiltration-search.js";
@@ -57,18 +57,21 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
     const served = text === undefined ? "" : `: agents get its first ${MAX_FILE_BYTES / 1024} KiB`;
     findings.push(finding(path, 0, "large-file", `${formatSize(bytes.length)}${served}`));
   }
-  if (text !== undefined) findings.push(...textFindings(path, text));
+  if (text !== undefined) findings.push(...textFindings(path, servedRules(path, text), text));
+  else if (readAsTextOnDisk(bytes)) {
+    // Served as binary, but `sync` writes it byte for byte, where a shell runs it and tools read it.
+    const onDisk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+    const why = `served as binary (${binaryReason(bytes)}), but shells and editors read it as text`;
+    for (const found of textFindings(path, diskRules(onDisk), onDisk)) {
+      findings.push({ ...found, detail: `${why}: ${found.detail}` });
+    }
+  }
   return findings;
 }
 
-/**
- * The findings of the text rules, in the order of the hits that opened them (by offset; at one offset, in
- * the order the rules run, those of exfiltrationHits in {@link EXFILTRATION_RULES}'s). Each rule's hits
- * are taken as it finds them, in order of offset, and only what the findings show is kept: a file with
- * millions of hits costs no more memory than one with a few.
- */
-function textFindings(path: string, text: string): Finding[] {
-  const rules: Iterable<Hit>[] = [
+/** The rules of a file the server serves as text: every rule, those of Markdown for Markdown files. */
+function servedRules(path: string, text: string): Iterable<Hit>[] {
+  return [
     mayHoldCharacterHits(text) ? characterHits(text, MARKDOWN.test(path)) : [],
     exfiltrationHits(text),
     encodedBlobHits(text),
@@ -76,6 +79,46 @@ function textFindings(path: string, text: string): Finding[] {
     MARKDOWN.test(path) ? htmlCommentHits(text) : [],
     MARKDOWN.test(path) ? hiddenMarkupHits(text) : [],
   ];
+}
+
+/**
+ * The rules of a file served as binary that tools read as text (see readAsTextOnDisk), decoded a byte a
+ * character: those of what a command does or what words tell an agent that opens the file on disk.
+ * Not those of characters (they read UTF-8, and such a file's bytes show as whatever encoding the viewer
+ * picks; the server shows no one its text) nor of rendered Markdown (no one renders it).
+ */
+function diskRules(text: string): Iterable<Hit>[] {
+  return [exfiltrationHits(text), encodedBlobHits(text)];
+}
+
+/** How many first bytes git looks at to tell a binary file (one with a NUL there) from text. */
+const GIT_SNIFF_BYTES = 8000;
+
+/**
+ * Whether a file the server serves as binary is text to the tools on disk: git diffs it as text (no NUL in
+ * its first 8,000 bytes), or it starts with `#!`, which the kernel runs as a script whatever follows
+ * (sh and bash run past a NUL after the first line). Images, archives and fonts hold a NUL early.
+ */
+function readAsTextOnDisk(bytes: Uint8Array): boolean {
+  if (bytes[0] === 0x23 && bytes[1] === 0x21) return true;
+  return !bytes.subarray(0, GIT_SNIFF_BYTES).includes(0);
+}
+
+/** Why the server serves as binary a file that {@link readAsTextOnDisk}, as a reviewer reads it. */
+function binaryReason(bytes: Uint8Array): string {
+  if (!isBinaryStart(bytes)) return "not UTF-8";
+  return bytes.subarray(0, SNIFF_BYTES).includes(0)
+    ? "a NUL in its first 8 KiB"
+    : "control characters in its first 8 KiB";
+}
+
+/**
+ * The findings of the text rules (`rules`, each its hits over `text`), in the order of the hits that
+ * opened them (by offset; at one offset, in the order the rules run, those of exfiltrationHits in
+ * {@link EXFILTRATION_RULES}'s). Each rule's hits are taken as it finds them, in order of offset, and only
+ * what the findings show is kept: a file with millions of hits costs no more memory than one with a few.
+ */
+function textFindings(path: string, rules: Iterable<Hit>[], text: string): Finding[] {
   // One counter a rule: each counts on from its rule's last hit, and one pass gives hits of several rules.
   const counters = new Map<RuleId, LineCounter>();
   const byRule = new Map<RuleId, RuleLines>();

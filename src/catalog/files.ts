@@ -8,7 +8,7 @@ import type { CatalogFile, Skill } from "./types.js";
 /** Text files larger than this are cut: a quarter MiB is already some 60k tokens. */
 export const MAX_FILE_BYTES = 256 * 1024;
 /** How much of a file is inspected to tell text from binary. */
-const SNIFF_BYTES = 8192;
+export const SNIFF_BYTES = 8192;
 
 /**
  * Whether a file starting with `bytes` is binary however the rest decodes: a NUL in its first 8 KiB, or

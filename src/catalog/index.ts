@@ -16,6 +16,7 @@ export {
   MAX_FILE_BYTES,
   readCatalogBytes,
   readSkillDocument,
+  SNIFF_BYTES,
   weighsMoreAsText,
 } from "./files.js";
 export { describeFsError } from "./folders.js";
