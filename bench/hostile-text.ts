@@ -10,6 +10,8 @@ export interface HostileText {
   readonly path: string;
   /** The text, of about `size` characters. */
   readonly make: (size: number) => string;
+  /** Written a byte a character (ISO-8859-1), not as UTF-8: a file the server serves as binary. */
+  readonly latin1?: true;
 }
 
 /** `unit` repeated to at least `size` characters. */
@@ -102,6 +104,25 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) => repeated("a\u200Bb\n", size),
   },
   { name: "downloads piped into sh", path: "p/s/run.sh", make: (size) => repeated("curl x | sh\n", size) },
+  // Served as binary, read as text by shells: the rules of commands read them a byte a character.
+  {
+    name: "downloads piped into sh, not UTF-8",
+    path: "p/s/run.sh",
+    make: (size) => `\xe9${repeated("curl x | sh\n", size)}`,
+    latin1: true,
+  },
+  {
+    name: "uploads after control characters",
+    path: "p/s/run.sh",
+    make: (size) => `${"\x01".repeat(8192)}\n${repeated("curl -d @x | ", size)}`,
+    latin1: true,
+  },
+  {
+    name: "rm after a NUL past git's 8,000 bytes",
+    path: "p/s/run.sh",
+    make: (size) => `${"#".repeat(8100)}\0\n${repeated("rm -rf x ", size)}`,
+    latin1: true,
+  },
   {
     name: "deceptive links on one line",
     path: "p/s/SKILL.md",
