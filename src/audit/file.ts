@@ -36,7 +36,8 @@ const EXECUTABLE_MAGIC = [
  */
 export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}): Finding[] {
   const findings: Finding[] = [];
-  const text = servedText(bytes, path);
+  const served = servedText(bytes, path);
+  const text = served?.text;
   // A native program with an execute bit is said to be both: a reviewer can read a script, not a program.
   const native = text === undefined && startsWithAny(bytes, EXECUTABLE_MAGIC);
   if (facts.executable === true || native) {
@@ -57,16 +58,36 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
     const served = text === undefined ? "" : `: agents get its first ${MAX_FILE_BYTES / 1024} KiB`;
     findings.push(finding(path, 0, "large-file", `${formatSize(bytes.length)}${served}`));
   }
-  if (text !== undefined) findings.push(...textFindings(path, servedRules(path, text), text));
-  else if (readAsTextOnDisk(bytes)) {
-    // Served as binary, but `sync` writes it byte for byte, where a shell runs it and tools read it.
-    const onDisk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
-    const why = `served as binary (${binaryReason(bytes)}), but shells and editors read it as text`;
-    for (const found of textFindings(path, diskRules(onDisk), onDisk)) {
-      findings.push({ ...found, detail: `${why}: ${found.detail}` });
+  // What is not served as text, `sync` still writes byte for byte, where a shell runs it and tools read it.
+  if (served === undefined) {
+    if (readAsTextOnDisk(bytes)) {
+      const why = `served as binary (${binaryReason(bytes)}), but shells and editors read it as text`;
+      findings.push(...onDiskFindings(path, bytes, why, 0));
+    }
+  } else {
+    findings.push(...textFindings(path, servedRules(path, served.text), served.text));
+    if (served.bytes < bytes.length) {
+      // The head ends at a line's end, or inside its one line: the lines before the rest are its LFs.
+      const why = `not served (past its first ${MAX_FILE_BYTES / 1024} KiB, and not UTF-8), but shells and editors read it as text`;
+      const linesBefore = served.text.split("\n").length - 1;
+      findings.push(...onDiskFindings(path, bytes.subarray(served.bytes), why, linesBefore));
     }
   }
   return findings;
+}
+
+/**
+ * The findings of the rules of {@link diskRules} in `bytes` read a byte a character, as a shell reads an
+ * ASCII command whatever the bytes around it, each detail after `why`; their lines counted on from
+ * `linesBefore`, the lines of the file before `bytes`.
+ */
+function onDiskFindings(path: string, bytes: Uint8Array, why: string, linesBefore: number): Finding[] {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+  return textFindings(path, diskRules(text), text).map((found) => ({
+    ...found,
+    line: found.line + linesBefore,
+    detail: `${why}: ${found.detail}`,
+  }));
 }
 
 /** The rules of a file the server serves as text: every rule, those of Markdown for Markdown files. */
@@ -202,20 +223,29 @@ function describeLine({ details, others }: ListedLine): string {
 
 /**
  * The file's text, exactly when the server serves it as text: not binary by its first 8 KiB (see
- * isBinaryStart) and valid UTF-8. A file over the cap (MAX_FILE_BYTES) whose tail is not UTF-8 is still
- * served its first bytes as text, so that part is what is audited then. A leading byte order mark is kept, so that rules can tell it apart.
+ * isBinaryStart) and valid UTF-8, and how many of its bytes that text is. A file over the cap
+ * (MAX_FILE_BYTES) whose tail is not UTF-8 is still served its first bytes as text, up to a line's end, so
+ * that part is what the served rules read then. A leading byte order mark is kept, so that rules can tell
+ * it apart (the server's reading of such a head drops it: its bytes are counted back).
  */
-function servedText(bytes: Uint8Array, path: string): string | undefined {
+function servedText(bytes: Uint8Array, path: string): { text: string; bytes: number } | undefined {
   if (isBinaryStart(bytes)) return undefined;
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    return {
+      text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes),
+      bytes: bytes.length,
+    };
   } catch {
     if (bytes.length <= MAX_FILE_BYTES) return undefined;
     const head = Buffer.from(bytes.buffer, bytes.byteOffset, MAX_FILE_BYTES);
     const served = describeBytes(head, bytes.length, path);
-    return served.kind === "text" ? served.text : undefined;
+    if (served.kind !== "text") return undefined;
+    const bom = head.subarray(0, 3).equals(UTF8_BOM) && !served.text.startsWith("\uFEFF") ? 3 : 0;
+    return { text: served.text, bytes: bom + Buffer.byteLength(served.text) };
   }
 }
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 function startsWithAny(bytes: Uint8Array, magics: readonly (readonly number[])[]): boolean {
   return magics.some((magic) => magic.every((byte, index) => bytes[index] === byte));
