@@ -92,6 +92,8 @@ describe("the repin review", () => {
     const { summary } = result;
     const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
     expect(summary).toContain("- changed `gt/tool/scripts/run.sh` (binary, 26 B → 53 B, content not shown)");
+    // Its new line is flagged all the same: sync writes the script byte for byte, and sh runs it.
+    expect(summary).toContain("| medium (new) | `gt/tool/scripts/run.sh:3` | pipe-to-shell |");
     expect(summary).toContain("- changed `gt/tool/image.bin` (binary, 4 B → 5 B, content not shown)");
     expect(summary).toContain(
       `- Content not shown, served as binary (not UTF-8, or a NUL or many control characters in its first 8 KiB) but diffed by git as text: \`gt/tool/data.txt\`, \`gt/tool/scripts/run.sh\`; read them upstream: \`git diff ${from} ${to} -- skills shared\` in a clone of \`${kit.url}\`.`,
