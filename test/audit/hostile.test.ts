@@ -162,3 +162,64 @@ describe("the audit of generated hostile text", () => {
     );
   });
 });
+
+/** The units above a shell reads as written whatever the encoding: printable ASCII, tabs and line feeds. */
+const ASCII_UNITS = UNITS.filter((unit) => /^[\t\n\x20-\x7e]*$/.test(unit));
+/** The rules that read a file served as binary which shells read as text (docs/audit.md, `binary-file`). */
+const ON_DISK_RULES = [
+  "pipe-to-shell",
+  "data-upload",
+  "secret-file",
+  "prompt-injection",
+  "destructive-command",
+  "upload-instruction",
+  "encoded-blob",
+];
+
+describe("the audit of a file served as binary that shells read as text", () => {
+  it("finds in an ASCII text with one byte that is not UTF-8 what its rules find in it as UTF-8", () => {
+    // Under 256 KiB, where the whole file is served either way.
+    const asciiText = fc
+      .array(
+        fc.oneof(
+          fc.tuple(fc.constantFrom(...ASCII_UNITS), fc.integer({ min: 0, max: 12 })).map(([unit, power]) => {
+            return repeated(unit, 2 ** power * unit.length).slice(0, 60_000);
+          }),
+          fc.string({ unit: fc.constantFrom(..."\t\n |&;<>()$`\"'\\/-~@.:=abcxyz019"), maxLength: 200 }),
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
+      .map((pieces) => pieces.join(""));
+    const why = "served as binary (not UTF-8), but shells and editors read it as text: ";
+    fc.assert(
+      fc.property(asciiText, (text) => {
+        const asText = auditFile("p/s/run.sh", encode(text)).filter((found) =>
+          ON_DISK_RULES.includes(found.rule),
+        );
+        const [binary, ...onDisk] = auditFile("p/s/run.sh", Buffer.from(`${text}\n\xff`, "latin1"));
+        expect(binary?.rule).toBe("binary-file");
+        expect(onDisk.map((found) => ({ ...found, detail: found.detail.replace(why, "") }))).toEqual(asText);
+        for (const found of onDisk) expect(found.detail.startsWith(why)).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("finishes on hostile text written a byte a character, served as binary with only those rules' findings", () => {
+    const whole = ["binary-file", "large-file"];
+    fc.assert(
+      fc.property(hostileText, fc.uint8Array({ minLength: 1, maxLength: 64 }), (text, bytes) => {
+        // Each character's low byte: `é` as 0xE9, a tag character as its ASCII, controls and NULs kept.
+        const written = Buffer.concat([Buffer.from(text, "latin1"), bytes]);
+        const findings = auditFile("p/s/run.sh", written);
+        // Served as text (UTF-8, a NUL past 8 KiB), every rule reads it; served as binary, only those.
+        const binary = findings.some((found) => found.rule === "binary-file");
+        for (const found of findings) {
+          if (binary) expect([...whole, ...ON_DISK_RULES]).toContain(found.rule);
+          expect(found.detail.length).toBeLessThan(8192);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
