@@ -178,13 +178,17 @@ export class Scope {
 
   /**
    * The skills that any of `selectors` names, within this scope. Each item may itself be a comma list;
-   * blank items beside a selector are ignored (`a,`), and empty text, or none, means no narrowing.
-   * Throws SelectorError, also for text of commas and spaces alone.
+   * blank items beside a selector are ignored (`a,`), and one empty text, or none, means no narrowing.
+   * Throws SelectorError, also for text of commas and spaces alone, or several texts naming nothing
+   * (`?pack=&pack=`).
    */
   narrow(selectors: readonly string[]): Scope {
     const items = selectors.flatMap((item) => item.split(",")).map((item) => item.trim());
     const named = items.filter((item) => item !== "");
-    if (named.length === 0) return selectors.every((item) => item === "") ? this : this.blank(selectors);
+    if (named.length === 0) {
+      const none = selectors.length === 0 || (selectors.length === 1 && selectors[0] === "");
+      return none ? this : this.blank(selectors);
+    }
     // Whole packs by name, the skills of groups one by one: most selectors name packs.
     const packs = new Set<string>();
     const chosen = new Set<Skill>();
@@ -269,7 +273,11 @@ export class Scope {
    */
   private blank(selectors: readonly string[]): never {
     const given = selectors.join(",");
-    const blank = `No pack or group in ${quoted(given)}, only commas and spaces: name one, or leave it out for no narrowing.`;
+    // Several texts, each quoted as sent: joined, two empty `?pack=` read as a comma nobody sent.
+    const blank =
+      selectors.length === 1
+        ? `No pack or group in ${quoted(given)}, only commas and spaces: name one, or leave it out for no narrowing.`
+        : `No pack or group in the ${selectors.length} values ${shortList(selectors.map((text) => quoted(text)))}, each empty or only commas and spaces: name one, or leave them out for no narrowing.`;
     throw new SelectorError(
       given,
       `${blank} Valid selectors: ${this.describeSelectors()}.`,

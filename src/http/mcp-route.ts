@@ -170,17 +170,17 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   });
 }
 
-/** The scope a request asks for: its X-Skill-Pack header and its `?pack=`, each as a comma list. */
+/** The scope a request asks for: its X-Skill-Pack header, a comma list, and each `?pack=` it holds. */
 interface ScopeAsked {
   readonly header: string | undefined;
-  readonly query: string | undefined;
+  readonly query: readonly string[] | undefined;
 }
 
 function scopeAskedFor(request: McpPost): ScopeAsked {
   const sent = request.headers["x-skill-pack"];
   return {
     header: sent === undefined ? undefined : headerText(sent),
-    query: request.query.pack?.join(","),
+    query: request.query.pack,
   };
 }
 
@@ -236,7 +236,8 @@ function fileBytesOfBody(mcp: McpDeps, scope: Scope, body: unknown): number {
   return bytes;
 }
 
-function describeScope(header: string | undefined, query: string | undefined): string | undefined {
-  const parts = [header ? `header=${header}` : "", query ? `query=${query}` : ""].filter(Boolean);
+function describeScope(header: string | undefined, query: readonly string[] | undefined): string | undefined {
+  const joined = query?.join(",");
+  const parts = [header ? `header=${header}` : "", joined ? `query=${joined}` : ""].filter(Boolean);
   return parts.length > 0 ? parts.join(" ") : undefined;
 }

@@ -29,11 +29,12 @@ export class ScopeResolver {
 
   constructor(private readonly everything: Scope) {}
 
-  resolve(header: string | undefined, query: string | undefined): CallerScope {
-    const key = `${header ?? ""}\n${query ?? ""}`;
+  /** `query` holds each `?pack=` apart, so that a refusal quotes them as sent. */
+  resolve(header: string | undefined, query: readonly string[] | undefined): CallerScope {
+    const key = `${header ?? ""}\n${query?.join(",") ?? ""}`;
     const known = this.#remembered.get(key);
     if (known) return known;
-    const scope = this.everything.narrow([header ?? ""]).narrow([query ?? ""]);
+    const scope = this.everything.narrow([header ?? ""]).narrow(query ?? []);
     // The skills, pack by pack: a pack held whole by its name alone, rather than every skill's.
     const packs = scope.packs.map((pack) =>
       pack.skills.length === this.everything.findPack(pack.name)?.skills.length

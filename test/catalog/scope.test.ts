@@ -76,7 +76,11 @@ describe("Scope", () => {
     expect(() => catalog.everything.narrow([" , "])).toThrow(
       /^No pack or group in " , ", only commas and spaces: name one, or leave it out for no narrowing\. Valid selectors: alpha, /,
     );
-    expect(() => catalog.everything.narrow(["", " "])).toThrow(SelectorError);
+    expect(() => catalog.everything.narrow(["", " "])).toThrow(
+      /^No pack or group in the 2 values "", " ", each empty or only commas and spaces: name one, or leave them out for no narrowing\. Valid selectors: alpha, /,
+    );
+    // Two empty texts (`?pack=&pack=`) are no single empty one: refused, not read as no narrowing.
+    expect(() => catalog.everything.narrow(["", ""])).toThrow(/^No pack or group in the 2 values "", "", /);
   });
 
   it("never widens: a narrowed scope cannot select what it left out", () => {

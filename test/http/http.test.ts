@@ -1525,14 +1525,37 @@ describe("client ceilings", () => {
   });
 
   // A templated ceiling whose parts came out empty (`${A},${B}`) was read as no ceiling: every pack.
+  // Each `?pack=` is quoted as sent: two empty ones were told as `","`, which nobody sent.
   it.each([
-    ["header of one comma", "", { "x-skill-pack": "," }, ","],
-    ["header of commas and spaces", "", { "x-skill-pack": " , ,, " }, ", ,,"],
-    ["?pack=&pack=", "?pack=&pack=", {}, ","],
-    ["?pack=%20", "?pack=%20", {}, " "],
+    [
+      "header of one comma",
+      "",
+      { "x-skill-pack": "," },
+      'in ",", only commas and spaces: name one, or leave it',
+    ],
+    [
+      "header of commas and spaces",
+      "",
+      { "x-skill-pack": " , ,, " },
+      'in ", ,,", only commas and spaces: name one, or leave it',
+    ],
+    ["?pack=,", "?pack=,", {}, 'in ",", only commas and spaces: name one, or leave it'],
+    [
+      "?pack=&pack=",
+      "?pack=&pack=",
+      {},
+      'in the 2 values "", "", each empty or only commas and spaces: name one, or leave them',
+    ],
+    [
+      "?pack=%20&pack=,",
+      "?pack=%20&pack=,",
+      {},
+      'in the 2 values " ", ",", each empty or only commas and spaces: name one, or leave them',
+    ],
+    ["?pack=%20", "?pack=%20", {}, 'in " ", only commas and spaces: name one, or leave it'],
   ])(
     "refuses a %s, which names no selector, rather than serve every pack",
-    async (_, query, headers, given) => {
+    async (_, query, headers, told) => {
       const response = await post(`${server.url}/mcp${query}`, listSkills, headers);
       expect(response.status).toBe(400);
       expect(response.json).toEqual({
@@ -1540,7 +1563,7 @@ describe("client ceilings", () => {
         id: 7,
         error: {
           code: -32600,
-          message: `No pack or group in ${JSON.stringify(given)}, only commas and spaces: name one, or leave it out for no narrowing. Valid selectors: alpha, beta, gamma, beta/docs, beta/tools, gamma/tools.`,
+          message: `No pack or group ${told} out for no narrowing. Valid selectors: alpha, beta, gamma, beta/docs, beta/tools, gamma/tools.`,
         },
       });
     },

@@ -25,8 +25,9 @@ describe("ScopeResolver", () => {
       [" alpha , beta ,,", undefined],
       ["alpha,beta,alpha", undefined],
       ["alpha,beta/tools,beta/docs,beta", undefined],
-      [undefined, "alpha,beta"],
-      ["alpha,beta,gamma", "beta,alpha"],
+      [undefined, ["alpha,beta"]],
+      [undefined, ["alpha", "beta"]],
+      ["alpha,beta,gamma", ["beta,alpha"]],
     ] as const) {
       expect(scopes.resolve(header, query), `${header} ? ${query}`).toBe(first);
     }
