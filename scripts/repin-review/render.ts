@@ -315,6 +315,9 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
       collapsible(`${count(elsewhere.length, "finding")}`, findingsTable(elsewhere, limit), elsewhere.length),
     );
   }
+  // Its sections each end in a blank line: the last one's would stand as blank lines before what follows
+  // the review in the pull request body (## Skills fetched).
+  while (lines.at(-1) === "") lines.pop();
   return `${lines.join("\n")}\n`;
 }
 
@@ -558,7 +561,8 @@ function append(lines: string[], items: readonly string[]): void {
 }
 
 function collapsible(summary: string, body: readonly string[], items: number): string[] {
-  if (items <= OPEN_ITEMS) return [...body, ""];
+  // One blank line after it: a body ending in a collapsed block (a diff) has its own.
+  if (items <= OPEN_ITEMS) return body.at(-1) === "" ? [...body] : [...body, ""];
   return ["<details>", `<summary>${summary}</summary>`, "", ...body, "", "</details>", ""];
 }
 

@@ -93,6 +93,14 @@ describe("the repin review", () => {
     expect(summary).toContain("- `kit/zeta` → `kit/zeta-two` (folder and name)");
   });
 
+  // The review's last section, a collapsed diff, left three blank lines before ## Skills fetched, and a
+  // diff closing a section two before the next.
+  it("leaves one blank line between blocks, and before the fetch's table", () => {
+    expect(hostile.summary).toMatch(/\n<\/details>\n\n## Skills fetched\n/);
+    const outsideCode = hostile.summary.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1$/gm, "(code)");
+    expect(outsideCode).not.toContain("\n\n\n");
+  });
+
   // The PR's own diff is one `ref` line: the review is the only place a reviewer reads a new skill's
   // instructions, which its description does not show (here, a comment aimed at the agent).
   it("shows each added skill's SKILL.md, collapsed, hidden comment and all", () => {
