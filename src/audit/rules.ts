@@ -104,7 +104,10 @@ export function atLeast(severity: Severity, threshold: Severity): boolean {
   return SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(threshold);
 }
 
-/** By path, then line, then rule: the order every report prints. */
+/**
+ * By path, then line, then rule: the order of an audit's findings, as `audit-skills --json` prints them.
+ * The Markdown tables sort them by severity first, keeping this order within a severity.
+ */
 export function compareFindings(a: Finding, b: Finding): number {
   return compareText(a.path, b.path) || a.line - b.line || compareText(a.rule, b.rule);
 }
