@@ -53,7 +53,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<nu
 
 /** A command of the server, once its log is made: prepares the catalog, then builds, prints or serves. */
 async function run(config: Config, logger: Logger, logOutput: LogOutput, oneShot: boolean): Promise<number> {
-  for (const warning of config.misspelledSettings) logger.warn(warning);
+  for (const warning of [...config.misspelledSettings, ...config.ignoredSettings]) logger.warn(warning);
   // Served, but no client built on fetch would ever reach it, and the server would log no request.
   const blocked = config.transport === "http" && !oneShot ? blockedPortWarning(config.port) : undefined;
   if (blocked !== undefined) logger.warn(blocked);

@@ -832,6 +832,25 @@ describe("serving over stdio", () => {
     expect(child.stderr()).toContain("catalog loaded");
   });
 
+  // An invalid PORT stops no stdio start (README), but passed without a word.
+  it("warns of an invalid HTTP setting, which it ignores, and serves", async () => {
+    const child = stdioServerProcess({
+      ...process.env,
+      SKILLS_DIR: tree.skillsDir,
+      NODE_OPTIONS: "",
+      PORT: "abc",
+    });
+    child.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    await vi.waitFor(() => expect(child.stdout()).toContain('"id":1'), { timeout: 10_000 });
+    expect(await child.end()).toBe(0);
+    expect(logLines(child.stderr())).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        msg: 'PORT "abc" is not a port number (0-65535); ignored: it applies only over HTTP, not over stdio',
+      }),
+    );
+  });
+
   it("skips a line that is no JSON-RPC message with a warning, and answers the next", async () => {
     const child = stdioServerProcess({ ...process.env, SKILLS_DIR: tree.skillsDir, NODE_OPTIONS: "" });
     // Regression: the requests of a batch went unanswered, so its client waited out its own timeout (over

@@ -57,6 +57,11 @@ export interface Config {
   readonly shutdownDrainMs: number;
   /** Environment variables one slip from a setting's name, which the server warns about at startup. */
   readonly misspelledSettings: readonly string[];
+  /**
+   * The invalid values of HTTP settings where nothing serves HTTP (over stdio, --build-index, --steering),
+   * which stop nothing there: the server warns about each at startup, saying so.
+   */
+  readonly ignoredSettings: readonly string[];
 }
 
 /** The HTTP edge's protections and limits. Every field has a safe default; see USAGE. */
@@ -130,7 +135,8 @@ export function loadConfig(
   });
   // Over stdio, and for --build-index and --steering (which save or print, and exit), nothing serves HTTP.
   const servesHttp = !args.stdio && askedTransport === "http" && !buildIndex && !steering;
-  const values = readSettings(env, { cwd, files, problems }, servesHttp ? "http" : "no http");
+  const ignored: string[] = [];
+  const values = readSettings(env, { cwd, files, problems }, servesHttp ? undefined : ignored);
   const { skillsDir, skillsDirOrigin, skillsDirReadFrom } = values.SKILLS_DIR;
   // Not when the command line is wrong (--build-index --steering): that comes first, and this would bury it.
   if (buildIndex && skillsDirOrigin === "examples" && !wrongCommandLine) {
@@ -167,6 +173,9 @@ export function loadConfig(
     http: httpSettings(values),
     shutdownDrainMs: values.SHUTDOWN_DRAIN_MS,
     misspelledSettings: Object.freeze(misspelledSettings(env, servesHttp ? undefined : withoutHttp)),
+    ignoredSettings: Object.freeze(
+      ignored.map((problem) => `${problem}; ignored: it applies only over HTTP, not ${withoutHttp}`),
+    ),
   });
 }
 

@@ -329,19 +329,21 @@ type SettingName = keyof typeof SETTINGS;
 type SettingValues = { readonly [Name in SettingName]: ReturnType<(typeof SETTINGS)[Name]["read"]> };
 
 /**
- * Every setting read from `env`, each problem said in `context`. Unless HTTP is `served` (over stdio, and
+ * Every setting read from `env`, each problem said in `context`. Where nothing serves HTTP (over stdio, and
  * for the commands that serve nothing) the HTTP settings do nothing: they are read (the config holds a
- * value for each) but a problem with one does not stop the command, as a `PORT` left in a shell for another
- * server would otherwise stop an agent's stdio server, or the `--build-index` of an image.
+ * value for each) but a problem with one goes to `ignored`, for a warning, rather than stop the command, as
+ * a `PORT` left in a shell for another server would otherwise stop an agent's stdio server, or the
+ * `--build-index` of an image.
  */
 export function readSettings(
   env: Readonly<Record<string, string | undefined>>,
   context: Omit<ReadContext, "name">,
-  served: "http" | "no http" = "http",
+  /** Where nothing serves HTTP, where the problems of its settings go; HTTP is served without it. */
+  ignored?: string[],
 ): SettingValues {
   const values: Record<string, unknown> = {};
   for (const [name, declared] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
-    const problems = served === "no http" && isHttpOnly(name) ? [] : context.problems;
+    const problems = ignored !== undefined && isHttpOnly(name) ? ignored : context.problems;
     values[name] = declared.read(env[name], { ...context, problems, name });
   }
   return values as SettingValues;

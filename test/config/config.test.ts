@@ -78,6 +78,7 @@ describe("loadConfig", () => {
       },
       shutdownDrainMs: 2000,
       misspelledSettings: [],
+      ignoredSettings: [],
     });
   });
 
@@ -348,6 +349,16 @@ describe("loadConfig", () => {
     const env = { PORT: "abc", RATE_LIMIT_PER_MINUTE: "-1", MAX_BODY_BYTES: "1" };
     expect(configOf({ ...env, TRANSPORT: "stdio" }).transport).toBe("stdio");
     expect(configOf(env, ["--stdio"]).transport).toBe("stdio");
+    // Nor silently: a warning names each, and says it does nothing here.
+    expect(configOf(env, ["--stdio"]).ignoredSettings).toEqual([
+      'PORT "abc" is not a port number (0-65535); ignored: it applies only over HTTP, not over stdio',
+      'RATE_LIMIT_PER_MINUTE "-1" is not a whole number from 0 to 1000000; ignored: it applies only over HTTP, not over stdio',
+      'MAX_BODY_BYTES "1" is not a whole number from 1024 to 16777216; ignored: it applies only over HTTP, not over stdio',
+    ]);
+    expect(
+      configOf({ ...env, PORT: "8080", RATE_LIMIT_PER_MINUTE: "", MAX_BODY_BYTES: "1024" }, ["--stdio"])
+        .ignoredSettings,
+    ).toEqual([]);
     expect(() => configOf(env)).toThrow(/PORT "abc".*RATE_LIMIT_PER_MINUTE.*MAX_BODY_BYTES/);
     expect(() => configOf({ ...env, LOG_LEVEL: "loud" }, ["--stdio"])).toThrow(/^LOG_LEVEL "loud"[^;]*$/);
   });
@@ -357,6 +368,11 @@ describe("loadConfig", () => {
     const env = { SKILLS_DIR: "skills", PORT: "abc", API_KEYS: "short", API_KEYS_FILE: "missing" };
     expect(configOf(env, ["--build-index"]).buildIndex).toBe(true);
     expect(configOf(env, ["--steering"]).steering).toBe(true);
+    expect(configOf(env, ["--build-index"]).ignoredSettings).toEqual([
+      expect.stringMatching(/^PORT "abc" .*; ignored: it applies only over HTTP, not to --build-index$/),
+      expect.stringMatching(/^API_KEYS .*; ignored: it applies only over HTTP, not to --build-index$/),
+      expect.stringMatching(/^API_KEYS_FILE .*; ignored: it applies only over HTTP, not to --build-index$/),
+    ]);
     expect(() => configOf({ ...env, PROMPTS: "no" }, ["--build-index"])).toThrow(/^PROMPTS "no"[^;]*$/);
   });
 
