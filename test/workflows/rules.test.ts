@@ -253,6 +253,34 @@ describe("update-skills.yml", () => {
     expect(check).toBeLessThan(repin.steps.findIndex((step) => step.run === "npm test"));
   });
 
+  // The summary goes into a pull request's body and onto the run's page, where `[rules](docs/audit.md)` was
+  // read against the page's own address: a 404.
+  it("links the audit's rules from the summary as GitHub shows them, before the summary is handed on", async () => {
+    for (const each of [repin, job(update, "held-repin")]) {
+      const index = each.steps.findIndex((step) => step.run?.includes("](docs/audit.md)"));
+      const link = each.steps[index];
+      expect(link?.env.RULES).toBe(
+        `\${{ github.server_url }}/\${{ github.repository }}/blob/\${{ github.sha }}/docs/audit.md`,
+      );
+      const check = each.steps.findIndex((step) => step.run?.startsWith("npm run --silent check-skills"));
+      const handOn = each.steps.findIndex((step) => step.uses?.startsWith("actions/upload-artifact@"));
+      expect(index).toBeGreaterThan(check);
+      expect(index).toBeLessThan(handOn);
+      const tree = await makeTree({
+        [summary ?? ""]: "- Audit ([rules](docs/audit.md)): none\n\n### Audit ([rules](docs/audit.md))\n",
+      });
+      try {
+        const rules = "https://github.com/acme/skills-mcp/blob/0123abc/docs/audit.md";
+        await runStep(link?.run ?? "", tree.dir, { RULES: rules });
+        expect(await readFile(path.join(tree.dir, summary ?? ""), "utf8")).toBe(
+          `- Audit ([rules](${rules})): none\n\n### Audit ([rules](${rules}))\n`,
+        );
+      } finally {
+        await tree.remove();
+      }
+    }
+  });
+
   // With every moved source held back, no pull request showed the summary, and a source that kept its pin
   // because its new head failed the fetch was told only in the job's log.
   it("shows the summary on the run's page last, whatever failed before it, and with or without a pull request", async () => {
