@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { describeBytes, SKILL_DOCUMENT, type Skill } from "../../src/catalog/index.js";
+import { describeBytes, isTextToGit, SKILL_DOCUMENT, type Skill } from "../../src/catalog/index.js";
 
 /** A pack as one commit has it: its skills, and every file it serves by path in the pack. */
 export interface PackSide {
@@ -87,9 +87,6 @@ export function textOf(content: ServedFile | undefined): string | undefined {
   return readServed(content).text;
 }
 
-/** How much of a file git reads to tell binary from text: a NUL in it makes the file binary (xdiff's). */
-const GIT_SNIFF_BYTES = 8000;
-
 /**
  * A file's text as {@link textOf} has it, and whether `git diff` shows it as text: git does for a file
  * with no NUL in its first 8,000 bytes, so it shows the lines of one the server serves as binary for not
@@ -105,7 +102,7 @@ export function readServed(content: ServedFile | undefined): {
   const bytes = bytesOf(content);
   const described = describeBytes(bytes, bytes.length, "");
   if (described.kind === "text") return { text: described.text, gitText: true };
-  return { text: undefined, gitText: !bytes.subarray(0, GIT_SNIFF_BYTES).includes(0) };
+  return { text: undefined, gitText: isTextToGit(bytes) };
 }
 
 /** `make` of each skill, made once: a skill's files are asked for when pairing and again when comparing. */

@@ -1,4 +1,11 @@
-import { describeBytes, formatSize, isBinaryStart, MAX_FILE_BYTES, SNIFF_BYTES } from "../catalog/index.js";
+import {
+  describeBytes,
+  formatSize,
+  isBinaryStart,
+  isTextToGit,
+  MAX_FILE_BYTES,
+  SNIFF_BYTES,
+} from "../catalog/index.js";
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
 import { EXFILTRATION_RULES, exfiltrationHits } from "./exfiltration-search.js";
@@ -116,9 +123,6 @@ function diskRules(text: string): Iterable<Hit>[] {
   return [exfiltrationHits(text), encodedBlobHits(text)];
 }
 
-/** How many first bytes git looks at to tell a binary file (one with a NUL there) from text. */
-const GIT_SNIFF_BYTES = 8000;
-
 /**
  * Whether a file the server serves as binary is text to the tools on disk: git diffs it as text (no NUL in
  * its first 8,000 bytes), or it starts with `#!`, which the kernel runs as a script whatever follows
@@ -126,7 +130,7 @@ const GIT_SNIFF_BYTES = 8000;
  */
 function readAsTextOnDisk(bytes: Uint8Array): boolean {
   if (bytes[0] === 0x23 && bytes[1] === 0x21) return true;
-  return !bytes.subarray(0, GIT_SNIFF_BYTES).includes(0);
+  return isTextToGit(bytes);
 }
 
 /** `bytes` read a byte a character (ISO-8859-1), as a shell reads the ASCII in them. */

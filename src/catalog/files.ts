@@ -10,6 +10,18 @@ export const MAX_FILE_BYTES = 256 * 1024;
 /** How much of a file is inspected to tell text from binary. */
 export const SNIFF_BYTES = 8192;
 
+/** How many first bytes git reads to tell a binary file, one with a NUL there, from text (xdiff's rule). */
+const GIT_SNIFF_BYTES = 8000;
+
+/**
+ * Whether `git diff` shows a file as text: no NUL in its first 8,000 bytes. It does so for some the server
+ * serves as binary (not UTF-8, a NUL past them, many control characters), which shells and editors read
+ * as text too.
+ */
+export function isTextToGit(bytes: Uint8Array): boolean {
+  return !bytes.subarray(0, GIT_SNIFF_BYTES).includes(0);
+}
+
 /**
  * Whether a file starting with `bytes` is binary however the rest decodes: a NUL in its first 8 KiB, or
  * more than a third of them control characters that text has no use for (all of C0 but tab, line feed,

@@ -13,6 +13,7 @@ export {
   FileReader,
   formatSize,
   isBinaryStart,
+  isTextToGit,
   MAX_FILE_BYTES,
   readCatalogBytes,
   readSkillDocument,
