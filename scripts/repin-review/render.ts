@@ -666,6 +666,11 @@ function changedPaths(changes: PackChanges): string[] {
   ].filter((file) => file !== undefined);
 }
 
+/** At most this many folders a moved crowd came from are named in its `git diff`, to keep the command short. */
+const CROWD_OLD_FOLDERS = 4;
+/** The default `diff.renameLimit` of git before 2.28 (1,000 since): the crowd commands raise it past this. */
+const GIT_RENAME_LIMIT = 400;
+
 /**
  * The `git diff` that shows a crowd and no other change the review knows of: its folder when nothing else
  * changed in it; else only the files at the crowd's depth (`:(glob)data/*` for the files of `data`,
@@ -701,13 +706,19 @@ function crowdDiff(
       movedFrom === undefined ? [] : [path.posix.dirname(spread ? path.posix.dirname(movedFrom) : movedFrom)],
     ),
   );
-  const [old] = olds;
   // A file renamed, or changed in a skill moved to another folder, git shows by both paths, or as added at
   // its new one, which no filter on the crowd's own kind keeps: then the files at its depth, and where
-  // they were when that is one folder.
-  if (old !== undefined) {
-    const where = olds.size === 1 && old !== "." && old !== base ? [scope(old, othersIn(old))] : [];
-    return gitDiff(source, [], [scope(base, others), ...where], true);
+  // they were when that is a few folders (one named of several showed the rest as added).
+  if (olds.size > 0) {
+    const where =
+      olds.size <= CROWD_OLD_FOLDERS && !olds.has(".")
+        ? [...olds].filter((old) => old !== base).map((old) => scope(old, othersIn(old)))
+        : [];
+    // Past git's default diff.renameLimit (1,000 files each side; 400 before git 2.28), git pairs only
+    // files whose bytes, or unique names, are the same, and shows the other edited ones added: a limit of
+    // twice the crowd leaves room for files beside it, hidden ones the review does not know of among them.
+    const limit = members.length > GIT_RENAME_LIMIT ? [`-l${2 * members.length}`] : [];
+    return gitDiff(source, limit, [scope(base, others), ...where], true);
   }
   if (others.length === 0) return gitDiff(source, [], [scope(base, others)], true);
   const depth = (file: string) => file.slice(base.length + 1).split("/").length;

@@ -322,6 +322,66 @@ describe("the repin review", () => {
     );
   });
 
+  // Rows of two folders of a skill gathered into a third, edited: the crowd's `git diff` named the new
+  // folder alone, as for any crowd from more than one folder, so git showed every row added, its whole
+  // text as new, where the review listed renames.
+  it("points a crowd gathered from several folders at a git diff naming each", async () => {
+    const rows = (folder: (index: number) => string, version: string) =>
+      Object.fromEntries(
+        Array.from({ length: 26 }, (_, index) => [
+          `skills/tool/${folder(index)}/r${String(index).padStart(2, "0")}.csv`,
+          `id,value\n${Array.from({ length: 8 }, (_, line) => `${index}-${line},same`).join("\n")}\n${index},${version}\n`,
+        ]),
+      );
+    const before = rows((index) => (index % 2 === 0 ? "even" : "odd"), "v1");
+    const kit = await makeUpstream(path.join(tree.dir, "crowd-gathered"), [
+      { "skills/tool/SKILL.md": skillMd("tool", "Tool."), ...before, "shared/a.md": "a\n" },
+      { "skills/tool/even": null, "skills/tool/odd": null, ...rows(() => "data", "v2") },
+    ]);
+    const result = await bump([{ name: "cg", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toContain("26 renamed (26 of them edited)");
+    const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
+    const command = `git diff ${from} ${to} -- skills/tool/data skills/tool/even skills/tool/odd`;
+    expect(result.summary).toContain(`read them upstream: \`${command}\``);
+    const { stdout } = await promisify(execFile)("sh", ["-c", command], { cwd: kit.dir });
+    const shown = [...stdout.matchAll(/^rename from (\S+)\nrename to (\S+)$/gm)].map(([, a]) => a);
+    expect(shown.sort()).toEqual(Object.keys(before).sort());
+  });
+
+  // Of 1,100 rows moved into another skill, edited and renamed, git's default rename limit (1,000 files
+  // a side, past which it pairs only files whose bytes or unique names are the same) made the crowd's
+  // `git diff` pair none, every row shown added, where the review paired each.
+  it("raises git's rename limit for a crowd of more than 1,000 moved files", async () => {
+    const rows = (skill: string, version: string) =>
+      Object.fromEntries(
+        Array.from({ length: 1100 }, (_, index) => [
+          `skills/${skill}/data/${version === "v1" ? "r" : "row-"}${String(index).padStart(4, "0")}.csv`,
+          `id,value\n${index},a\n${index},b\n${index},c\n${index},${version}\n`,
+        ]),
+      );
+    const kit = await makeUpstream(path.join(tree.dir, "crowd-many-moved"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/helper/SKILL.md": skillMd("helper", "Helps."),
+        ...rows("tool", "v1"),
+        "shared/a.md": "a\n",
+      },
+      { "skills/tool/data": null, ...rows("helper", "v2") },
+    ]);
+    const result = await bump([{ name: "cl", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toContain("1,100 moved into another skill (1,100 of them edited)");
+    const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
+    const command = `git diff -l2200 ${from} ${to} -- skills/helper/data skills/tool/data`;
+    expect(result.summary).toContain(`read them upstream: \`${command}\``);
+    const { stdout } = await promisify(execFile)("sh", ["-c", command], {
+      cwd: kit.dir,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(stdout.match(/^rename from /gm)).toHaveLength(1100);
+  });
+
   // A SKILL.md whose description lost a doubled space showed "+1 −1 lines, frontmatter included" and a
   // diff of two lines that look the same: the reader could not tell what changed, or whether the review
   // failed to show it.

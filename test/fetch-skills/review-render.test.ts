@@ -265,8 +265,12 @@ describe("the repin review's git diff of a crowd that moved", () => {
     );
   });
 
-  it("names its new folder alone when its files came from several", () => {
+  // Gathered from two folders, it named its new one alone, and git showed the rows from both added.
+  it("names each folder it came from, up to four, and its new folder alone past that", () => {
     expect(commandOf(renderReview(reviewOf(crowd((row) => `old/rows${row % 2}`)), BUDGET))).toBe(
+      "git diff aaaaaaa bbbbbbb -- skills/new/rows skills/old/rows0 skills/old/rows1",
+    );
+    expect(commandOf(renderReview(reviewOf(crowd((row) => `old/rows${row % 5}`)), BUDGET))).toBe(
       "git diff aaaaaaa bbbbbbb -- skills/new/rows",
     );
   });
