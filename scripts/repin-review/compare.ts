@@ -299,7 +299,7 @@ export async function comparePacks(
     if (change.kind === "removed") owners.before.set(change.path, PACK_FILES);
     if (change.kind === "added") owners.after.set(change.path, PACK_FILES);
   }
-  const inPlace = await keptInPlace(skillFiles, packChanges, after, between);
+  const inPlace = await keptInPlace(skillFiles, packChanges, { before, after, removed, added }, between);
   const moved = await movedBetweenSkills(inPlace.changes, owners, between);
   // Each file listed with the files it is among now (a removed one, where it was).
   const inPackFiles = inPlace.packFiles;
@@ -443,27 +443,53 @@ async function compareFiles(
  * skill's files as files of the skill around it too, while the review lists each under its innermost
  * skill alone: a nested skill deleted, or one added around files, leaves them where they were, removed
  * from one skill's list and added to another's. Its path the same, it is no move, and the skills that
- * served it still do.
+ * served it still do. So is a nested SKILL.md that stops being a skill's (its frontmatter gone), now a file
+ * of the skill around it, or a file of it that starts to be one: it is in no list of files on the side
+ * where it is a skill's SKILL.md, and showed as added (or removed), its whole text new.
  */
 async function keptInPlace(
   skillFiles: readonly FileChange[],
   packChanges: readonly FileChange[],
-  after: PackSide,
+  skills: {
+    readonly before: PackSide;
+    readonly after: PackSide;
+    readonly removed: readonly Skill[];
+    readonly added: readonly Skill[];
+  },
   between: () => Promise<void>,
 ): Promise<{ changes: FileChange[]; packFiles: Set<FileChange> }> {
+  const { before, after } = skills;
   const all = [...skillFiles, ...packChanges];
   const removedAt = new Map(
     all.filter((change) => change.kind === "removed").map((change) => [change.path, change]),
   );
+  const addedAt = new Map(
+    all.filter((change) => change.kind === "added").map((change) => [change.path, change]),
+  );
   const replaced = new Set<FileChange>();
   const compared: FileChange[] = [];
+  const pairs: [ServedFile | undefined, ServedFile | undefined, string][] = [];
   for (const change of all) {
     const removed = change.kind === "added" ? removedAt.get(change.path) : undefined;
     if (removed === undefined) continue;
     replaced.add(change).add(removed);
-    const [old, now] = [removed.sides.before, change.sides.after];
-    const at = (file: ServedFile | undefined) => new Map(file === undefined ? [] : [[change.path, file]]);
-    const same = (file: string) => file;
+    pairs.push([removed.sides.before, change.sides.after, change.path]);
+  }
+  for (const skill of skills.removed) {
+    const change = addedAt.get(documentIn(skill));
+    if (change === undefined || replaced.has(change)) continue;
+    replaced.add(change);
+    pairs.push([before.files.get(change.path), change.sides.after, change.path]);
+  }
+  for (const skill of skills.added) {
+    const change = removedAt.get(documentIn(skill));
+    if (change === undefined || replaced.has(change)) continue;
+    replaced.add(change);
+    pairs.push([change.sides.before, after.files.get(change.path), change.path]);
+  }
+  for (const [old, now, file] of pairs) {
+    const at = (served: ServedFile | undefined) => new Map(served === undefined ? [] : [[file, served]]);
+    const same = (inPack: string) => inPack;
     compared.push(...(await compareFiles(at(old), at(now), same, same, between)));
   }
   const kept = all.filter((change) => !replaced.has(change));

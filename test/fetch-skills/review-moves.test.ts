@@ -529,4 +529,40 @@ describe("the repin review of files that keep their path", () => {
     expect(summary).toContain("- removed `kit/tool/references/copy.md` (+0 −12 lines)");
     expect(summary).not.toContain("`kit/tool/inner/notes.md`");
   });
+
+  // A nested SKILL.md whose frontmatter went is a file of the skill around it, at the path it had: the
+  // review listed `kit/inner` removed and the file added, its whole text new, as if the skill's agents
+  // read a new page, where only the frontmatter went. The reverse listed the file removed, though `kit/tool`
+  // serves it still.
+  it("shows a nested SKILL.md that stops or starts being a skill's as the file changed in place", async () => {
+    const inner = skillMd("inner", "Inner.", "# Inner\n\nStep one.\n");
+    const plain = "# Inner\n\nStep one.\n";
+    const files = {
+      "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+      "skills/tool/inner/notes.md": "# Notes\n",
+      "shared/a.md": "a\n",
+    };
+    const gone = await makeUpstream(path.join(tree.dir, "nested-plain"), [
+      { ...files, "skills/tool/inner/SKILL.md": inner },
+      { "skills/tool/inner/SKILL.md": plain },
+    ]);
+    const stops = await bump([{ name: "kit", url: gone.url, ref: gone.commits[0] ?? "" }]);
+    expect(stops.code, stops.stderr).toBe(0);
+    expect(stops.summary).toContain(
+      "- Supporting files: 0 added, 0 removed, 1 changed; pack files: none changed.",
+    );
+    expect(stops.summary).toContain("- changed `kit/tool/inner/SKILL.md` (+0 −5 lines)");
+    expect(stops.summary).toContain("#### Removed skills\n\n`kit/inner`");
+    const back = await makeUpstream(path.join(tree.dir, "nested-skill-again"), [
+      { ...files, "skills/tool/inner/SKILL.md": plain },
+      { "skills/tool/inner/SKILL.md": inner },
+    ]);
+    const starts = await bump([{ name: "kit", url: back.url, ref: back.commits[0] ?? "" }]);
+    expect(starts.code, starts.stderr).toBe(0);
+    expect(starts.summary).toContain(
+      "- Supporting files: 0 added, 0 removed, 1 changed; pack files: none changed.",
+    );
+    expect(starts.summary).toContain("- changed `kit/tool/inner/SKILL.md` (+5 −0 lines)");
+    expect(starts.summary).toContain("`kit/inner`");
+  });
 });
