@@ -466,7 +466,7 @@ function marked(edits: readonly Edit<string>[], other: Edit<string>["kind"]): st
  */
 function documentDiff(document: DocumentChange, room: BodyRoom, source: ReviewedSource): string[] {
   const summary = `${document.skill.id}: SKILL.md diff`;
-  const where = readUpstream(source, [documentIn(document.skill), document.movedFrom]);
+  const where = readUpstream(source, [documentIn(document.skill), document.movedFrom], true);
   const { hunks, endings, mode } = document;
   // Only past the changed files whose bodies the review keeps (KEPT_BODIES over all packs), when it cannot
   // show them all anyway; and a change of line endings or mode alone, which its line in the list says in full.
@@ -505,7 +505,7 @@ function endingsToo(endings: EndingsChange | undefined): string {
  * which its description in the table above does not show.
  */
 function addedDocument({ skill, lines }: AddedDocument, room: BodyRoom, source: ReviewedSource): string[] {
-  const where = readUpstream(source, [documentIn(skill)]);
+  const where = readUpstream(source, [documentIn(skill)], true);
   return collapsed(`${skill.id}: SKILL.md (new)`, fenced(lines, "markdown", "of it", room, where));
 }
 
@@ -624,9 +624,7 @@ function fileContents(
   // One file's own diff; of several, the diff of the pack's folders, which a list of their paths would
   // make as long as the list.
   const where = (files: readonly FileChange[]) =>
-    files.length === 1 && files[0] !== undefined
-      ? readUpstream(source, [files[0].path, files[0].movedFrom])
-      : readUpstream(source, undefined);
+    files.length === 1 && files[0] !== undefined ? parts.where(files[0]) : parts.pack;
   if (pastRoom.length > 0)
     lines.push(
       `- Content not shown, past the ${number(CONTENT_CHARS.whole)} characters (${number(CONTENT_CHARS.short)} when the review is cut) the review gives the contents of files: ${named(pastRoom)}; ${where(pastRoom)}.`,
@@ -685,11 +683,12 @@ function crowdDiff(
   crowd: Crowd,
   members: readonly FileChange[],
   changed: readonly string[],
+  pack: string,
 ): string {
   const spread = crowd.folder === "*" || crowd.folder.endsWith("/*");
   const base = crowd.folder.replace(/\/?\*$/, "");
   // A crowd at the top of the pack is of the pack's own folders, extras among them: the pack's diff.
-  if (base === "." || base === "") return readUpstream(source, undefined);
+  if (base === "." || base === "") return pack;
   const own = new Set(members.flatMap((file) => [file.path, file.movedFrom]));
   const othersIn = (folder: string) =>
     changed.filter((file) => !own.has(file) && file.startsWith(`${folder}/`));
@@ -701,6 +700,7 @@ function crowdDiff(
   };
   const others = othersIn(base);
   const kind = members[0]?.kind;
+  const text = members.every(textToGit);
   const olds = new Set(
     members.flatMap(({ movedFrom }) =>
       movedFrom === undefined ? [] : [path.posix.dirname(spread ? path.posix.dirname(movedFrom) : movedFrom)],
@@ -718,16 +718,16 @@ function crowdDiff(
     // files whose bytes, or unique names, are the same, and shows the other edited ones added: a limit of
     // twice the crowd leaves room for files beside it, hidden ones the review does not know of among them.
     const limit = members.length > GIT_RENAME_LIMIT ? [`-l${2 * members.length}`] : [];
-    return gitDiff(source, limit, [scope(base, others), ...where], true);
+    return gitDiff(source, limit, [scope(base, others), ...where], true, text);
   }
-  if (others.length === 0) return gitDiff(source, [], [scope(base, others)], true);
+  if (others.length === 0) return gitDiff(source, [], [scope(base, others)], true, text);
   const depth = (file: string) => file.slice(base.length + 1).split("/").length;
   const atDepth = others.filter((file) => depth(file) === (spread ? 2 : 1));
   if (atDepth.length === 0 || kind === undefined || kind === "renamed")
-    return gitDiff(source, [], [scope(base, others)], true);
+    return gitDiff(source, [], [scope(base, others)], true, text);
   const letter = { added: "A", removed: "D", changed: "M" }[kind];
   // Without renames, an added file of the crowd that git would pair with another stays added.
-  return gitDiff(source, ["--no-renames", `--diff-filter=${letter}`], [scope(base, others)], true);
+  return gitDiff(source, ["--no-renames", `--diff-filter=${letter}`], [scope(base, others)], true, text);
 }
 
 /**
@@ -738,29 +738,52 @@ function crowdDiff(
 function readUpstream(
   source: ReviewedSource,
   paths: readonly (string | undefined)[] | undefined,
-  them = paths === undefined,
+  text: boolean,
 ): string {
   const inRepository =
     paths === undefined
       ? [source.path, ...source.extras]
       : paths.flatMap((inPack) => (inPack === undefined ? [] : [repositoryPath(source, inPack)]));
-  return gitDiff(source, [], inRepository, them);
+  return gitDiff(source, [], inRepository, paths === undefined, text);
 }
 
-/** `git diff` of the source's two commits with `options`, of `pathspecs` (quoted here for a shell). */
+/**
+ * `git diff` of the source's two commits with `options`, of `pathspecs` (quoted here for a shell). git
+ * reads attributes from the reviewer's checkout, which upstream writes: `*.md binary` made it say `Binary
+ * files differ` of the text the review diffs, unless `text` (every file it shows is text to the review)
+ * adds `--text`; and `*.md diff=x` runs the reviewer's own `diff.x.command` or `textconv` on upstream's
+ * bytes, and shows what it prints rather than them, unless told not to.
+ */
 function gitDiff(
   source: ReviewedSource,
   options: readonly string[],
   pathspecs: readonly string[],
   them: boolean,
+  text: boolean,
 ): string {
   const words = pathspecs.map(shellWord);
-  const command = ["git diff", ...options, shortRef(source.from), shortRef(source.to), "--", ...words].join(
-    " ",
-  );
+  const command = [
+    "git diff",
+    ...(text ? ["--text"] : []),
+    "--no-ext-diff",
+    "--no-textconv",
+    ...options,
+    shortRef(source.from),
+    shortRef(source.to),
+    "--",
+    ...words,
+  ].join(" ");
   // A path's hidden characters are written as their bytes in `$'…'`, which not every sh reads.
   const shell = words.some(dollarQuoted) ? `, in ${DOLLAR_QUOTE_SHELLS} (for its \`$'…'\` quoting)` : "";
   return `read ${them ? "them" : "it"} upstream: ${markdownCode(command)} in a clone of ${markdownCode(source.repo)}${shell}`;
+}
+
+/**
+ * Whether `git diff --text` shows the file as the review reads it: one whose lines the review counts, or
+ * that git would diff as text anyway. A binary one it would print byte for byte.
+ */
+function textToGit(file: FileChange): boolean {
+  return file.lines !== undefined || file.content?.kind === "text to git";
 }
 
 /** A path in the pack as the source's repository has it: an extra keeps its path, the rest is under `path`. */
@@ -798,6 +821,8 @@ interface ListParts {
   readonly leftOut: readonly (readonly string[])[];
   /** Where to read a file of the list upstream, its `git diff` quoted for a shell. */
   readonly where: (file: FileChange) => string;
+  /** Where to read the pack's changes upstream: the `git diff` of its folders. */
+  readonly pack: string;
 }
 
 /**
@@ -863,6 +888,11 @@ function listParts({ source, changes }: SourceReview, files: readonly FileChange
     crowds.set(crowd.key, held);
   }
   const leftOut = [...crowds.values()].filter(({ leftOut: files }) => files > 0);
+  const whole = readUpstream(
+    source,
+    undefined,
+    [...changes.skillFiles, ...changes.packFiles].every(textToGit),
+  );
   const changed = leftOut.length > 0 ? changedPaths(changes) : [];
   return {
     lines,
@@ -871,11 +901,12 @@ function listParts({ source, changes }: SourceReview, files: readonly FileChange
     leftOut: leftOut.map(({ crowd, members, leftOut: files }) => {
       const shown = crowd.folder === "." ? "" : `${crowd.folder}/`;
       return [
-        `- Content not shown of ${count(files, "more file")} in ${markdownCode(`${pack}/${shown}`)}, alike in kind, past the ${count(CROWD_SAMPLES, "file")} of a crowd the review shows; ${crowdDiff(source, crowd, members, changed)}.`,
+        `- Content not shown of ${count(files, "more file")} in ${markdownCode(`${pack}/${shown}`)}, alike in kind, past the ${count(CROWD_SAMPLES, "file")} of a crowd the review shows; ${crowdDiff(source, crowd, members, changed, whole)}.`,
         "",
       ];
     }),
-    where: remembered((file) => readUpstream(source, [file.path, file.movedFrom])),
+    where: remembered((file) => readUpstream(source, [file.path, file.movedFrom], textToGit(file))),
+    pack: whole,
   };
 }
 

@@ -64,7 +64,7 @@ describe("the repin review", () => {
     expect(summary).toContain("- changed `contents/tool/image.bin` (binary, 4 B → 5 B, content not shown)");
     expect(summary).not.toContain("contents/tool/image.bin: diff");
     expect(summary).toContain(
-      `- Content not shown, over 1 MiB: \`contents/tool/huge.md\`; read it upstream: \`git diff ${kit.commits[0]?.slice(0, 7)} ${kit.commits[1]?.slice(0, 7)} -- skills/tool/huge.md\` in a clone of \`${kit.url}\`.`,
+      `- Content not shown, over 1 MiB: \`contents/tool/huge.md\`; read it upstream: \`git diff --text --no-ext-diff --no-textconv ${kit.commits[0]?.slice(0, 7)} ${kit.commits[1]?.slice(0, 7)} -- skills/tool/huge.md\` in a clone of \`${kit.url}\`.`,
     );
   });
 
@@ -96,7 +96,7 @@ describe("the repin review", () => {
     expect(summary).toContain("| medium (new) | `gt/tool/scripts/run.sh:3` | pipe-to-shell |");
     expect(summary).toContain("- changed `gt/tool/image.bin` (binary, 4 B → 5 B, content not shown)");
     expect(summary).toContain(
-      `- Content not shown, served as binary (not UTF-8, or a NUL or many control characters in its first 8 KiB) but diffed by git as text: \`gt/tool/data.txt\`, \`gt/tool/scripts/run.sh\`; read them upstream: \`git diff ${from} ${to} -- skills shared\` in a clone of \`${kit.url}\`.`,
+      `- Content not shown, served as binary (not UTF-8, or a NUL or many control characters in its first 8 KiB) but diffed by git as text: \`gt/tool/data.txt\`, \`gt/tool/scripts/run.sh\`; read them upstream: \`git diff --no-ext-diff --no-textconv ${from} ${to} -- skills shared\` in a clone of \`${kit.url}\`.`,
     );
     const shown = (file: string) =>
       promisify(execFile)("git", ["diff", from ?? "", to ?? "", "--", file], { cwd: kit.dir });
@@ -133,7 +133,7 @@ describe("the repin review", () => {
     );
     // Of many files, the diff of the pack's folders, not of the whole repository.
     expect(result.summary).toMatch(
-      /`many\/many\/g6\/scripts\/s129\.sh`; read them upstream: `git diff [0-9a-f]{7} [0-9a-f]{7} -- skills shared` in a clone of/,
+      /`many\/many\/g6\/scripts\/s129\.sh`; read them upstream: `git diff --text --no-ext-diff --no-textconv [0-9a-f]{7} [0-9a-f]{7} -- skills shared` in a clone of/,
     );
   });
 
@@ -216,7 +216,7 @@ describe("the repin review", () => {
     // Each row took a share of the room for contents: some 130 row diffs, alike, where two tell as much.
     expect(summary.match(/<summary>crowd\/bulk\/data\//g)).toHaveLength(2);
     expect(summary).toContain(
-      `- Content not shown of 997 more files in \`crowd/bulk/data/\`, alike in kind, past the 2 files of a crowd the review shows; read them upstream: \`git diff ${kit.commits[0]?.slice(0, 7)} ${kit.commits[1]?.slice(0, 7)} -- skills/bulk/data\``,
+      `- Content not shown of 997 more files in \`crowd/bulk/data/\`, alike in kind, past the 2 files of a crowd the review shows; read them upstream: \`git diff --text --no-ext-diff --no-textconv ${kit.commits[0]?.slice(0, 7)} ${kit.commits[1]?.slice(0, 7)} -- skills/bulk/data\``,
     );
     expect(summary.length).toBeLessThan(65_536);
   });
@@ -275,7 +275,7 @@ describe("the repin review", () => {
     const result = await bump([{ name: "cd", url: kit.url, ref: kit.commits[0] ?? "" }]);
     expect(result.code, result.stderr).toBe(0);
     const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
-    const command = `git diff --no-renames --diff-filter=M ${from} ${to} -- ':(glob)skills/bulk/set/*/*'`;
+    const command = `git diff --text --no-ext-diff --no-textconv --no-renames --diff-filter=M ${from} ${to} -- ':(glob)skills/bulk/set/*/*'`;
     expect(result.summary).toContain(
       `- Content not shown of 23 more files in \`cd/bulk/set/*/\`, alike in kind, past the 2 files of a crowd the review shows; read them upstream: \`${command}\``,
     );
@@ -311,7 +311,7 @@ describe("the repin review", () => {
       "- Supporting files: 0 added, 0 removed, 0 changed, 25 moved into another skill (25 of them edited)",
     );
     const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
-    const command = `git diff ${from} ${to} -- skills/helper/data skills/tool/data`;
+    const command = `git diff --text --no-ext-diff --no-textconv ${from} ${to} -- skills/helper/data skills/tool/data`;
     expect(result.summary).toContain(
       `- Content not shown of 23 more files in \`cm/helper/data/\`, alike in kind, past the 2 files of a crowd the review shows; read them upstream: \`${command}\``,
     );
@@ -342,7 +342,7 @@ describe("the repin review", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.summary).toContain("26 renamed (26 of them edited)");
     const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
-    const command = `git diff ${from} ${to} -- skills/tool/data skills/tool/even skills/tool/odd`;
+    const command = `git diff --text --no-ext-diff --no-textconv ${from} ${to} -- skills/tool/data skills/tool/even skills/tool/odd`;
     expect(result.summary).toContain(`read them upstream: \`${command}\``);
     const { stdout } = await promisify(execFile)("sh", ["-c", command], { cwd: kit.dir });
     const shown = [...stdout.matchAll(/^rename from (\S+)\nrename to (\S+)$/gm)].map(([, a]) => a);
@@ -373,7 +373,7 @@ describe("the repin review", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.summary).toContain("1,100 moved into another skill (1,100 of them edited)");
     const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
-    const command = `git diff -l2200 ${from} ${to} -- skills/helper/data skills/tool/data`;
+    const command = `git diff --text --no-ext-diff --no-textconv -l2200 ${from} ${to} -- skills/helper/data skills/tool/data`;
     expect(result.summary).toContain(`read them upstream: \`${command}\``);
     const { stdout } = await promisify(execFile)("sh", ["-c", command], {
       cwd: kit.dir,
@@ -444,10 +444,10 @@ describe("the repin review", () => {
     ].map((match) => match[1] ?? "");
     const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
     expect(commands).toEqual([
-      `git diff ${from} ${to} -- skills/new-place/scripts/run.sh skills/old-place/scripts/run.sh`,
-      `git diff ${from} ${to} -- 'skills/tool/references/my notes, Bob'\\''s $HOME.md'`,
+      `git diff --text --no-ext-diff --no-textconv ${from} ${to} -- skills/new-place/scripts/run.sh skills/old-place/scripts/run.sh`,
+      `git diff --text --no-ext-diff --no-textconv ${from} ${to} -- 'skills/tool/references/my notes, Bob'\\''s $HOME.md'`,
       // An extra keeps its repository path in the pack.
-      `git diff ${from} ${to} -- shared/guide.md`,
+      `git diff --text --no-ext-diff --no-textconv ${from} ${to} -- shared/guide.md`,
     ]);
     const shell = promisify(execFile);
     const outputs = await Promise.all(
@@ -457,6 +457,43 @@ describe("the repin review", () => {
     expect(outputs[1]).toContain("+line 1499 of the notes");
     expect(outputs[1]).not.toContain("shared/guide.md");
     expect(outputs[2]).toContain("+line 1499 of the notes");
+  });
+
+  // git reads attributes from the reviewer's checkout, which upstream writes: with `*.md binary` the
+  // printed command said `Binary files differ` of a diff the review shows, and with `*.md diff=x` it ran
+  // the reviewer's own `diff.x.command` on upstream's bytes, showing what that printed.
+  it("prints commands that diff text as the review does, whatever upstream's .gitattributes say", async () => {
+    const long = (version: string) =>
+      Array.from({ length: version === "v1" ? 1000 : 2500 }, (_, index) => `line ${index} of the notes`).join(
+        "\n",
+      );
+    const kit = await makeUpstream(path.join(tree.dir, "attributes"), [
+      {
+        ".gitattributes": "*.md binary\n*.md diff=x\n",
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/notes.md": `${long("v1")}\n`,
+        "shared/a.md": "a\n",
+      },
+      { "skills/tool/notes.md": `${long("v2")}\n` },
+    ]);
+    const result = await bump([{ name: "attr", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const command = /read it upstream: `([^`]+)` in a clone of/.exec(result.summary)?.[1];
+    expect(command, result.summary).toBeDefined();
+    const { stdout } = await promisify(execFile)("sh", ["-c", command ?? ""], {
+      cwd: kit.dir,
+      env: {
+        ...process.env,
+        GIT_CONFIG_COUNT: "2",
+        GIT_CONFIG_KEY_0: "diff.x.command",
+        GIT_CONFIG_VALUE_0: "echo the reviewer's diff driver ran",
+        GIT_CONFIG_KEY_1: "diff.x.textconv",
+        GIT_CONFIG_VALUE_1: "tr a-z A-Z <",
+      },
+    });
+    expect(stdout).not.toContain("Binary files");
+    expect(stdout).not.toContain("driver ran");
+    expect(stdout).toContain("+line 2499 of the notes");
   });
 
   // The review held the bytes of every served file of both commits at once: 40 changed files of 4 MiB
@@ -550,7 +587,7 @@ describe("the repin review", () => {
     expect(result.summary.length).toBeLessThan(65_536);
     expect(result.summary).toContain("- Skills: 0 → 40: 40 added, 0 removed, 0 renamed.");
     expect(result.summary).toMatch(
-      /<summary>grown\/new-0: SKILL\.md \(new\)<\/summary>\n\n```markdown\n---\nname: new-0\n[\s\S]*?\nStep of skill 0\.\n```\n\n… and \d+ more lines of it, cut to keep the review short: read it upstream: `git diff [0-9a-f]{7} [0-9a-f]{7} -- skills\/new-0\/SKILL\.md` in a clone of `file:[^`]+`\.\n/,
+      /<summary>grown\/new-0: SKILL\.md \(new\)<\/summary>\n\n```markdown\n---\nname: new-0\n[\s\S]*?\nStep of skill 0\.\n```\n\n… and \d+ more lines of it, cut to keep the review short: read it upstream: `git diff --text --no-ext-diff --no-textconv [0-9a-f]{7} [0-9a-f]{7} -- skills\/new-0\/SKILL\.md` in a clone of `file:[^`]+`\.\n/,
     );
   });
 

@@ -100,7 +100,8 @@ describe("the repin review's file contents, when the review is cut", () => {
       Array.from({ length: 40 }, (_, line) => lineOf(file, line)),
     ),
   );
-  const PADDING = BUDGET - 20_000;
+  // Each cut file says where to read the rest, a command of some 100 characters.
+  const PADDING = BUDGET - 22_000;
   const cut = renderReview(reviewOf(files, PADDING), BUDGET);
 
   it("is cut, and stays within its budget", () => {
@@ -113,7 +114,7 @@ describe("the repin review's file contents, when the review is cut", () => {
   it("names every file, each either shown or listed as not shown", () => {
     const shown = shownContents(cut);
     const listed =
-      /- Content not shown, past the 20,000 characters \(6,000 when the review is cut\) the review gives the contents of files: (.+); read them upstream: `git diff aaaaaaa bbbbbbb -- skills`/.exec(
+      /- Content not shown, past the 20,000 characters \(6,000 when the review is cut\) the review gives the contents of files: (.+); read them upstream: `git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- skills`/.exec(
         cut,
       )?.[1];
     const notShown = new Set(listed?.split(", ").map((file) => file.replaceAll("`", "")));
@@ -180,7 +181,7 @@ describe("the repin review's file contents, when the review is cut", () => {
       BUDGET,
     );
     expect(markdown).toMatch(
-      /… and 1,9\d\d more lines of this diff, cut to keep the review short: read it upstream: `git diff aaaaaaa bbbbbbb -- 'skills\/tool\/my notes\.md'` in a clone of `file:\/\/\/upstream`\./,
+      /… and 1,\d{3} more lines of this diff, cut to keep the review short: read it upstream: `git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- 'skills\/tool\/my notes\.md'` in a clone of `file:\/\/\/upstream`\./,
     );
   });
 });
@@ -196,7 +197,7 @@ describe("the repin review's git diff commands", () => {
     const notes = markdown.split("\n").filter((line) => line.includes("read it upstream"));
     expect(notes).toHaveLength(2);
     expect(notes[0]).toContain(
-      `\`git diff aaaaaaa bbbbbbb -- $'skills/tool/b\\xe2\\x80\\xaegnp.md'\` in a clone of \`file:///upstream\`, in bash, zsh or a POSIX.1-2024 sh (for its \`$'…'\` quoting).`,
+      `\`git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- $'skills/tool/b\\xe2\\x80\\xaegnp.md'\` in a clone of \`file:///upstream\`, in bash, zsh or a POSIX.1-2024 sh (for its \`$'…'\` quoting).`,
     );
     expect(notes[1]).toMatch(/-- skills\/tool\/plain\.md` in a clone of `file:\/\/\/upstream`\.$/);
   });
@@ -214,25 +215,25 @@ describe("the repin review's git diff of a crowd", () => {
 
   it("names the crowd's folder when nothing else changed in it", () => {
     expect(commandOf(renderReview(reviewOf(crowd(() => "set/rows")), BUDGET))).toBe(
-      "git diff aaaaaaa bbbbbbb -- skills/set/rows",
+      "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- skills/set/rows",
     );
   });
 
   it("names the files at the crowd's depth when other changes lie deeper, or beside a spread one", () => {
     const deeper = [...crowd(() => "set/rows"), added("set/rows/more/x.md")];
     expect(commandOf(renderReview(reviewOf(deeper), BUDGET))).toBe(
-      "git diff aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*'",
+      "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*'",
     );
     const spread = [...crowd((row) => `set/f${row}`), added("set/README.md")];
     expect(commandOf(renderReview(reviewOf(spread), BUDGET))).toBe(
-      "git diff aaaaaaa bbbbbbb -- ':(glob)skills/set/*/*'",
+      "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- ':(glob)skills/set/*/*'",
     );
   });
 
   it("filters by kind when other changes lie among it, unless git shows its files moved", () => {
     const among = [...crowd(() => "set/rows"), added("set/rows/new.md")];
     expect(commandOf(renderReview(reviewOf(among), BUDGET))).toBe(
-      "git diff --no-renames --diff-filter=M aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*'",
+      "git diff --text --no-ext-diff --no-textconv --no-renames --diff-filter=M aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*'",
     );
     // Its skill moved: git shows the rows as added at their new paths, which `M` would hide, unless the
     // folder they were in is named too, where git finds them renamed.
@@ -244,7 +245,7 @@ describe("the repin review's git diff of a crowd", () => {
       added("set/rows/new.md"),
     ];
     expect(commandOf(renderReview(reviewOf(moved), BUDGET))).toBe(
-      "git diff aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*' skills/old/rows",
+      "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- ':(glob)skills/set/rows/*' skills/old/rows",
     );
   });
 });
@@ -261,17 +262,17 @@ describe("the repin review's git diff of a crowd that moved", () => {
   it("names the folder it came from, at the crowd's depth when other changes lie there", () => {
     const removed: FileChange = { ...changed("old/rows/keep.md", []), kind: "removed" };
     expect(commandOf(renderReview(reviewOf([...crowd(() => "old/rows"), removed]), BUDGET))).toBe(
-      "git diff aaaaaaa bbbbbbb -- skills/new/rows ':(glob)skills/old/rows/*'",
+      "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- skills/new/rows ':(glob)skills/old/rows/*'",
     );
   });
 
   // Gathered from two folders, it named its new one alone, and git showed the rows from both added.
   it("names each folder it came from, up to four, and its new folder alone past that", () => {
     expect(commandOf(renderReview(reviewOf(crowd((row) => `old/rows${row % 2}`)), BUDGET))).toBe(
-      "git diff aaaaaaa bbbbbbb -- skills/new/rows skills/old/rows0 skills/old/rows1",
+      "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- skills/new/rows skills/old/rows0 skills/old/rows1",
     );
     expect(commandOf(renderReview(reviewOf(crowd((row) => `old/rows${row % 5}`)), BUDGET))).toBe(
-      "git diff aaaaaaa bbbbbbb -- skills/new/rows",
+      "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- skills/new/rows",
     );
   });
 });

@@ -580,10 +580,10 @@ describe("the repin review", () => {
       ].join("\n"),
     );
     expect(summary).toMatch(
-      /<summary>notes\/long: SKILL\.md diff<\/summary>\n\n```diff\n@@ -3,303 \+3,303 @@\n description: Long\.\n ---\n \n-line of a list[^\n]*, 1\n-line of a list[^\n]*, 2\n[\s\S]*\n```\n\n… and \d+ more lines of this diff, cut to keep the review short: read it upstream: `git diff [0-9a-f]{7} [0-9a-f]{7} -- skills\/long\/SKILL\.md` in a clone of `file:[^`]+`\.\n/,
+      /<summary>notes\/long: SKILL\.md diff<\/summary>\n\n```diff\n@@ -3,303 \+3,303 @@\n description: Long\.\n ---\n \n-line of a list[^\n]*, 1\n-line of a list[^\n]*, 2\n[\s\S]*\n```\n\n… and \d+ more lines of this diff, cut to keep the review short: read it upstream: `git diff --text --no-ext-diff --no-textconv [0-9a-f]{7} [0-9a-f]{7} -- skills\/long\/SKILL\.md` in a clone of `file:[^`]+`\.\n/,
     );
     expect(summary).toContain(
-      `<summary>notes/huge: SKILL.md diff</summary>\n\nToo different to diff here (over 1,000 changed lines, or over 5,000 lines from the first change to the last): read it upstream: \`git diff ${notes.commits[0]?.slice(0, 7)} ${notes.commits[1]?.slice(0, 7)} -- skills/huge/SKILL.md\` in a clone of \`${notes.url}\`.`,
+      `<summary>notes/huge: SKILL.md diff</summary>\n\nToo different to diff here (over 1,000 changed lines, or over 5,000 lines from the first change to the last): read it upstream: \`git diff --text --no-ext-diff --no-textconv ${notes.commits[0]?.slice(0, 7)} ${notes.commits[1]?.slice(0, 7)} -- skills/huge/SKILL.md\` in a clone of \`${notes.url}\`.`,
     );
   });
 
