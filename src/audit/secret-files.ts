@@ -1,5 +1,6 @@
 /** The secret-file rule: a file of credentials named (`~/.ssh`, `~/.aws/credentials`). */
 import { quoted } from "../catalog/index.js";
+import { listedWithAnd } from "../plural.js";
 import type { Reader } from "./reader.js";
 import type { Hit } from "./rules.js";
 import { details } from "./text-around.js";
@@ -28,7 +29,7 @@ export function secretFile(text: string): Reader {
     const { start, end, names, more } = line;
     const listed = names.map((name) => quoted(name));
     if (more > 0) listed.push(`${more} more`);
-    const named = listed.length === 1 ? listed[0] : `${listed.slice(0, -1).join(", ")} and ${listed.at(-1)}`;
+    const named = listedWithAnd(listed);
     return {
       rule: "secret-file",
       offset: start,

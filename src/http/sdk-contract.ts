@@ -21,12 +21,12 @@ import {
 import { isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
 import {
   ENVELOPE_KEYS,
-  listedKeys,
   MODERN_REVISION,
   methodNotFoundMessage,
   unclaimedEnvelopeError,
   unclaimedEnvelopeKeys,
 } from "../mcp/index.js";
+import { listedWithAnd } from "../plural.js";
 import { quoted, quotedApart } from "../visible.js";
 import { acceptsMediaType } from "./accept.js";
 import { requestId } from "./json-rpc.js";
@@ -120,7 +120,7 @@ export function namingUnclaimedEnvelope(
   if (typeof message !== "string" || !message.startsWith("Not Acceptable: ")) return answer;
   const held = unclaimedKeysSent(headers, body);
   if (held === undefined || !isJsonObject(body)) return answer;
-  const told = `${message} This request is read as a 2025 one: its params._meta holds ${listedKeys(held)} but not ${PROTOCOL_VERSION_META_KEY}, and no MCP-Protocol-Version header was sent. To speak ${MODERN_REVISION}, where this server takes Accept: application/json alone (the specification asks clients to list text/event-stream too), ${speakingModern(body.method)}.`;
+  const told = `${message} This request is read as a 2025 one: its params._meta holds ${listedWithAnd(held)} but not ${PROTOCOL_VERSION_META_KEY}, and no MCP-Protocol-Version header was sent. To speak ${MODERN_REVISION}, where this server takes Accept: application/json alone (the specification asks clients to list text/event-stream too), ${speakingModern(body.method)}.`;
   return { ...answer, error: { ...answer.error, message: told } };
 }
 

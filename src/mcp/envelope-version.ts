@@ -7,6 +7,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { isJsonObject } from "../json-rpc/index.js";
+import { listedWithAnd } from "../plural.js";
 import { quoted } from "../visible.js";
 import { MODERN_REVISION } from "./server.js";
 
@@ -133,12 +134,7 @@ export function unclaimedEnvelopeKeys(message: unknown): string[] | undefined {
 export function unclaimedEnvelopeError(held: readonly string[], lacks: string, toSpeak: string) {
   const keys = held.length === 1 ? "a key" : "keys";
   const them = held.length === 1 ? "that key" : "those keys";
-  const message = `Invalid params: the request's params._meta holds ${listedKeys(held)}, ${keys} of a ${MODERN_REVISION} per-request envelope, but not ${PROTOCOL_VERSION_META_KEY}, which that envelope requires${lacks}. To speak ${MODERN_REVISION}, ${toSpeak}; a 2025 request carries no envelope (initialize negotiates its version): leave ${them} out.`;
+  const message = `Invalid params: the request's params._meta holds ${listedWithAnd(held)}, ${keys} of a ${MODERN_REVISION} per-request envelope, but not ${PROTOCOL_VERSION_META_KEY}, which that envelope requires${lacks}. To speak ${MODERN_REVISION}, ${toSpeak}; a 2025 request carries no envelope (initialize negotiates its version): leave ${them} out.`;
   const data = { envelope: { missing: [PROTOCOL_VERSION_META_KEY] } };
   return { code: ProtocolErrorCode.InvalidParams, message, data };
-}
-
-/** `keys` in a sentence: `a`, `a and b`, `a, b and c`. */
-export function listedKeys(keys: readonly string[]): string {
-  return keys.length === 1 ? `${keys[0]}` : `${keys.slice(0, -1).join(", ")} and ${keys.at(-1)}`;
 }

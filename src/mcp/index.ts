@@ -2,7 +2,6 @@ export { answerKeeping, fileBytesOf } from "./answer-traits.js";
 export {
   ENVELOPE_KEYS,
   envelopeVersionMessage,
-  listedKeys,
   namingEnvelopeKey,
   namingEnvelopeVersion,
   namingMissingEnvelope,

@@ -435,7 +435,8 @@ export function forEachWordOfCompound(
   forEachCompound(text, false, (start, end) => forEachWordOfParts(text.slice(start, end), take, tooLong));
 }
 
-const HAS_IGNORABLE = /[\u00AD\u200C\u200D]/;
+/** {@link IGNORABLES} without its `g`, for a test that keeps no `lastIndex`. */
+const HAS_IGNORABLE = new RegExp(IGNORABLES.source);
 /** The most code units {@link withoutIgnorables} makes a string of at once. */
 const CODES_AT_ONCE = 4096;
 
