@@ -409,3 +409,35 @@ describe.skipIf(!kubectl)("an overlay moving the port, as docs/deployment.md say
     expect(only(objects, "Service", Service).spec?.ports?.[0]?.targetPort).toBe("http");
   });
 });
+
+/** A `### title` section of docs/deployment.md, up to the next heading. */
+function deploymentSection(doc: string, title: string): string {
+  return doc.split(/^#{2,3} /m).find((part) => part.startsWith(`${title}\n`)) ?? "";
+}
+
+// An operator asked to "mount a Secret and set API_KEYS_FILE" had to write the volume, the mount and the
+// path by hand, and a path that missed the Secret's key stopped every pod at startup.
+describe.skipIf(!kubectl)("the API keys Secret, mounted as docs/deployment.md says", () => {
+  it("sets API_KEYS_FILE to the file the documented Secret's key becomes, on a read-only mount", async () => {
+    const section = deploymentSection(await readFile(DEPLOYMENT_DOC, "utf8"), "API keys");
+    const created = /create secret generic (\S+) --from-literal=(\w+)=/.exec(section);
+    const patches = /```yaml\n(patches:[\s\S]*?)```/.exec(section)?.[1] ?? "";
+    expect(created).not.toBeNull();
+    expect(patches).not.toBe("");
+    const overlay = path.join(scratch.dir, "api-keys-overlay");
+    const base = path.relative(overlay, path.join(ROOT, "deploy/base"));
+    await writeTree(overlay, {
+      "kustomization.yaml": `${stringify({ namespace: "flow", resources: [base] })}${patches}`,
+    });
+    const objects = await render(overlay);
+    validate(objects);
+    const pod = only(objects, "Deployment", Deployment).spec?.template.spec;
+    const container = pod?.containers[0];
+    const volume = pod?.volumes?.find((candidate) => candidate.secret?.secretName === created?.[1]);
+    const mount = container?.volumeMounts?.find((candidate) => candidate.name === volume?.name);
+    expect(mount?.readOnly).toBe(true);
+    const keysFile = container?.env?.find(({ name }) => name === "API_KEYS_FILE")?.value;
+    expect(keysFile).toBe(`${mount?.mountPath}/${created?.[2]}`);
+    expect(container?.securityContext?.readOnlyRootFilesystem).toBe(true);
+  });
+});
