@@ -4,7 +4,7 @@ import { atLeast, type FolderAudit, type Severity } from "../src/audit/index.js"
 import { CatalogError, visible } from "../src/catalog/index.js";
 import { ConfigError } from "../src/config/index.js";
 import { plural } from "../src/plural.js";
-import { loadStartupConfig, prepareAudit } from "../src/startup/index.js";
+import { loadCatalogStartupConfig, prepareAudit } from "../src/startup/index.js";
 import { countBySeverity, findingsTable } from "./audit-markdown.js";
 
 /** The command line, read: the folder to audit, JSON or Markdown, and the level that fails the run. */
@@ -23,7 +23,8 @@ interface Io {
 export async function run(options: AuditOptions, io: Io): Promise<number> {
   try {
     // The folder as the server prepares it (SKILL_PACKS as the environment gives it), every skill read now.
-    const config = loadStartupConfig({ ...process.env, SKILLS_DIR: options.folder });
+    const config = loadCatalogStartupConfig({ ...process.env, SKILLS_DIR: options.folder }, "audit-skills");
+    for (const warning of config.ignoredSettings) io.stderr(`audit-skills: warning: ${visible(warning)}\n`);
     const prepared = await prepareAudit(config, pino({ level: "silent" }));
     const { issues: notAudited, ...audit } = prepared.audit;
     const issues = [...prepared.loaded.issues, ...notAudited];

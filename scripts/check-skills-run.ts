@@ -18,7 +18,7 @@ import { ConfigError } from "../src/config/index.js";
 import type { Inspection } from "../src/inspection/index.js";
 import { SkillResources } from "../src/mcp/index.js";
 import { plural } from "../src/plural.js";
-import { loadStartupConfig, prepareAudit, refusal } from "../src/startup/index.js";
+import { loadCatalogStartupConfig, prepareAudit, refusal } from "../src/startup/index.js";
 import {
   countBySeverity,
   findingsTable,
@@ -33,7 +33,11 @@ const LISTED_FINDINGS = 30;
 
 /** The report, and why the server would refuse to start, when it would. */
 async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: string; refused?: string }> {
-  const config = loadStartupConfig({ ...env, SKILLS_DIR: dir });
+  const config = loadCatalogStartupConfig({ ...env, SKILLS_DIR: dir }, "check-skills");
+  // On stderr, so that the report stays as it was: a setting the server's shell holds that this check
+  // ignores (PORT, API_KEYS_FILE) is no reason to stop it, nor to say nothing.
+  for (const warning of config.ignoredSettings)
+    process.stderr.write(`check-skills: warning: ${visible(warning)}\n`);
   // Every file read now, as a server without a saved index reads them: the same entries, the same unsafe
   // skills, and the whole audit from the same reading.
   const prepared = await prepareAudit(config, pino({ level: "silent" }));

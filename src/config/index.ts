@@ -4,9 +4,11 @@
  */
 export { blockedPortWarning } from "./blocked-ports.js";
 export {
+  type CatalogConfig,
   type Config,
   ConfigError,
   type HttpSettings,
+  loadCatalogConfig,
   loadConfig,
 } from "./load.js";
 export { SAVED_INDEX_NAME } from "./options.js";

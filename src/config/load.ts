@@ -2,6 +2,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { describeArgsError, validOptions } from "../command-line.js";
 import { editDistance } from "../edit-distance.js";
+import { listedWithAnd } from "../plural.js";
 import { quoted } from "../visible.js";
 import { OPTIONS, SAVED_INDEX_NAME } from "./options.js";
 import {
@@ -10,6 +11,7 @@ import {
   readSettings,
   SETTINGS,
   type SettingFiles,
+  type SettingName,
   splitList,
 } from "./settings.js";
 
@@ -175,6 +177,56 @@ export function loadConfig(
     misspelledSettings: Object.freeze(misspelledSettings(env, servesHttp ? undefined : withoutHttp)),
     ignoredSettings: Object.freeze(
       ignored.map((problem) => `${problem}; ignored: it applies only over HTTP, not ${withoutHttp}`),
+    ),
+  });
+}
+
+/** What preparing a skills folder reads of the config (src/startup's prepareAudit): which skills, and where. */
+export type CatalogConfig = Pick<
+  Config,
+  | "skillsDir"
+  | "skillsDirOrigin"
+  | "skillsDirReadFrom"
+  | "skillPacks"
+  | "savedIndexFile"
+  | "serveUnsafeSkills"
+  | "buildIndex"
+  | "steering"
+>;
+
+/** The settings a command that checks a skills folder uses: which skills the server would serve. */
+const CATALOG_SETTINGS: readonly SettingName[] = ["SKILLS_DIR", "SKILL_PACKS", "UNSAFE_SKILLS"];
+
+/**
+ * The config of a command that checks a skills folder as the server would prepare it (check-skills,
+ * audit-skills), named by `command`: it reads only CATALOG_SETTINGS, and an invalid value of any other
+ * setting (a `PORT` left in the shell for a server) is a warning in `ignoredSettings`, not a refusal.
+ */
+export function loadCatalogConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  command: string,
+  { cwd, files }: ConfigPlace,
+): CatalogConfig & Pick<Config, "ignoredSettings"> {
+  const problems: string[] = [];
+  const ignored: string[] = [];
+  const values = readSettings(env, { cwd, files, problems }, ignored, (name) =>
+    CATALOG_SETTINGS.includes(name),
+  );
+  if (problems.length > 0) throw new ConfigError(problems.join("; "));
+  const { skillsDir, skillsDirOrigin, skillsDirReadFrom } = values.SKILLS_DIR;
+  return Object.freeze({
+    skillsDir,
+    skillsDirOrigin,
+    ...(skillsDirReadFrom === undefined ? {} : { skillsDirReadFrom }),
+    savedIndexFile: path.join(skillsDir, SAVED_INDEX_NAME),
+    skillPacks: values.SKILL_PACKS,
+    serveUnsafeSkills: values.UNSAFE_SKILLS === "serve",
+    buildIndex: false,
+    steering: false,
+    ignoredSettings: Object.freeze(
+      ignored.map(
+        (problem) => `${problem}; ignored: ${command} reads only ${listedWithAnd(CATALOG_SETTINGS)}`,
+      ),
     ),
   });
 }

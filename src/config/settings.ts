@@ -324,7 +324,7 @@ export const SETTINGS = {
   ),
 } as const satisfies Record<string, Setting<unknown>>;
 
-type SettingName = keyof typeof SETTINGS;
+export type SettingName = keyof typeof SETTINGS;
 /** Each setting as its reader gives it. */
 type SettingValues = { readonly [Name in SettingName]: ReturnType<(typeof SETTINGS)[Name]["read"]> };
 
@@ -340,10 +340,12 @@ export function readSettings(
   context: Omit<ReadContext, "name">,
   /** Where nothing serves HTTP, where the problems of its settings go; HTTP is served without it. */
   ignored?: string[],
+  /** The settings the command uses: by default all but HTTP's; the problems of the others go to `ignored`. */
+  uses: (name: SettingName) => boolean = (name) => !isHttpOnly(name),
 ): SettingValues {
   const values: Record<string, unknown> = {};
   for (const [name, declared] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
-    const problems = ignored !== undefined && isHttpOnly(name) ? ignored : context.problems;
+    const problems = ignored !== undefined && !uses(name) ? ignored : context.problems;
     values[name] = declared.read(env[name], { ...context, problems, name });
   }
   return values as SettingValues;

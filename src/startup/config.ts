@@ -1,5 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
-import { type Config, loadConfig, type SettingFiles } from "../config/index.js";
+import {
+  type CatalogConfig,
+  type Config,
+  loadCatalogConfig,
+  loadConfig,
+  type SettingFiles,
+} from "../config/index.js";
 import { examplesDir } from "../package.js";
 
 /** The settings' files as this machine has them: where the config's reads of the disk are done. */
@@ -19,4 +25,16 @@ export function loadStartupConfig(
   cwd: string = process.cwd(),
 ): Config {
   return loadConfig(env, argv, { cwd, files: DISK_FILES });
+}
+
+/**
+ * The config of a command named `command` that checks a skills folder (check-skills, audit-skills): the
+ * settings of the catalog alone, read as loadStartupConfig reads them; see loadCatalogConfig.
+ */
+export function loadCatalogStartupConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  command: string,
+  cwd: string = process.cwd(),
+): CatalogConfig & Pick<Config, "ignoredSettings"> {
+  return loadCatalogConfig(env, command, { cwd, files: DISK_FILES });
 }

@@ -9,7 +9,7 @@ import {
   readSkillDocument,
   type Skill,
 } from "../catalog/index.js";
-import type { Config } from "../config/index.js";
+import type { CatalogConfig, Config } from "../config/index.js";
 import { type Inspection, inspectCatalog, withoutUnsafe } from "../inspection/index.js";
 import { listedSkills } from "../mcp/index.js";
 import { TermFrequencies } from "../preview/index.js";
@@ -82,13 +82,13 @@ export async function prepare(config: Config, logger: Logger): Promise<Prepared>
  * index is loaded or built.
  */
 export async function prepareAudit(
-  config: Config,
+  config: CatalogConfig,
   logger: Logger,
 ): Promise<PreparedCatalog & { readonly audit: FolderAudit }> {
   return prepareCatalog(savedStartOf(config, logger), config, logger, true);
 }
 
-function savedStartOf(config: Config, logger: Logger): SavedStart {
+function savedStartOf(config: CatalogConfig, logger: Logger): SavedStart {
   // The bundled examples never have a saved index (--build-index refuses to write one among them).
   return config.buildIndex || config.skillsDirOrigin === "examples"
     ? SavedStart.NOTHING
@@ -97,19 +97,19 @@ function savedStartOf(config: Config, logger: Logger): SavedStart {
 
 async function prepareCatalog(
   saved: SavedStart,
-  config: Config,
+  config: CatalogConfig,
   logger: Logger,
   audit: true,
 ): Promise<PreparedCatalog & { readonly audit: FolderAudit }>;
 async function prepareCatalog(
   saved: SavedStart,
-  config: Config,
+  config: CatalogConfig,
   logger: Logger,
   audit: boolean,
 ): Promise<PreparedCatalog>;
 async function prepareCatalog(
   saved: SavedStart,
-  config: Config,
+  config: CatalogConfig,
   logger: Logger,
   audit: boolean,
 ): Promise<PreparedCatalog & { readonly audit?: FolderAudit }> {
@@ -137,7 +137,7 @@ export function refusal(served: Catalog): string | undefined {
   );
 }
 
-function load(config: Config, known: KnownDocuments, logger: Logger): LoadedCatalog {
+function load(config: CatalogConfig, known: KnownDocuments, logger: Logger): LoadedCatalog {
   if (config.skillsDirOrigin === "examples") {
     // --steering serves nothing; --build-index is refused without SKILLS_DIR (src/config/load.ts).
     const doing = config.steering ? "the steering line is of" : "serving";
@@ -208,7 +208,7 @@ async function inspect(
 function servedCatalog(
   loaded: Catalog,
   inspection: Inspection,
-  config: Config,
+  config: CatalogConfig,
   logger: Logger,
 ): { catalog: Catalog; unsafeSkills: UnsafeSkills } {
   const unsafe = inspection.unsafe();

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   ConfigError,
+  loadCatalogConfig,
   loadConfig,
   SETTINGS,
   type Setting,
@@ -383,6 +384,41 @@ describe("loadConfig", () => {
     expect(configOf(badEnv, ["--version"]).version).toBe(true);
     // An unknown option still fails: the parse that would find --help failed.
     expect(() => configOf(badEnv, ["--help", "--verbose"])).toThrow(/--verbose/);
+  });
+});
+
+describe("loadCatalogConfig", () => {
+  const catalogConfigOf = (env: Readonly<Record<string, string | undefined>>) =>
+    loadCatalogConfig(env, "check-skills", { cwd: CWD, files: filesOf() });
+
+  it("reads which skills are served, and where the saved index is", () => {
+    expect(
+      catalogConfigOf({ SKILLS_DIR: "/srv/skills", SKILL_PACKS: "a, b", UNSAFE_SKILLS: "serve" }),
+    ).toEqual({
+      skillsDir: "/srv/skills",
+      skillsDirOrigin: "SKILLS_DIR",
+      savedIndexFile: "/srv/skills/.search-index",
+      skillPacks: ["a", "b"],
+      serveUnsafeSkills: true,
+      buildIndex: false,
+      steering: false,
+      ignoredSettings: [],
+    });
+  });
+
+  // check-skills refused to run for a PORT left in the shell for the server: it serves nothing.
+  it("warns of an invalid setting it does not read, and still refuses an invalid one it reads", () => {
+    const env = { SKILLS_DIR: "/srv/skills", PORT: "abc", PROMPTS: "no", API_KEYS_FILE: "missing" };
+    expect(catalogConfigOf(env).ignoredSettings).toEqual([
+      'PORT "abc" is not a port number (0-65535); ignored: check-skills reads only SKILLS_DIR, SKILL_PACKS and UNSAFE_SKILLS',
+      expect.stringMatching(
+        /^PROMPTS "no" .*; ignored: check-skills reads only SKILLS_DIR, SKILL_PACKS and UNSAFE_SKILLS$/,
+      ),
+      expect.stringMatching(
+        /^API_KEYS_FILE .*; ignored: check-skills reads only SKILLS_DIR, SKILL_PACKS and UNSAFE_SKILLS$/,
+      ),
+    ]);
+    expect(() => catalogConfigOf({ ...env, UNSAFE_SKILLS: "maybe" })).toThrow(/^UNSAFE_SKILLS "maybe"[^;]*$/);
   });
 });
 

@@ -385,6 +385,38 @@ describe("npm run check-skills", () => {
     }
   });
 
+  // PORT=abc, left in the shell for a server, made check-skills say the server would refuse to start,
+  // though it serves nothing and the folder was fine.
+  it("checks the folder whatever the HTTP settings hold, warning of each invalid one it ignores", async () => {
+    const tree = await makeTree({ "alpha/good/SKILL.md": skillMd("good") });
+    try {
+      const env = { ...process.env, PORT: "abc", API_KEYS_FILE: "/nowhere/keys", LOG_LEVEL: "loud" };
+      const { stdout, stderr } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT, env });
+      expect(stdout).toMatch(
+        /^### Catalog check\n\n1 skill in 1 pack \(alpha 1\); 0 left out, 0 warnings\.\n/,
+      );
+      expect(stderr.split("\n")).toEqual([
+        'check-skills: warning: PORT "abc" is not a port number (0-65535); ignored: check-skills reads only SKILLS_DIR, SKILL_PACKS and UNSAFE_SKILLS',
+        'check-skills: warning: LOG_LEVEL "loud" is not one of fatal, error, warn, info, debug, trace, silent; ignored: check-skills reads only SKILLS_DIR, SKILL_PACKS and UNSAFE_SKILLS',
+        expect.stringMatching(
+          /^check-skills: warning: API_KEYS_FILE .*; ignored: check-skills reads only SKILLS_DIR, SKILL_PACKS and UNSAFE_SKILLS$/,
+        ),
+        "",
+      ]);
+      // A setting it reads is still checked.
+      const failure = await run(process.execPath, [...TSX, tree.dir], {
+        cwd: ROOT,
+        env: { ...env, UNSAFE_SKILLS: "maybe" },
+      }).catch((error: unknown) => error);
+      expect(failure).toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('would refuse to start: UNSAFE_SKILLS "maybe" is not one of'),
+      });
+    } finally {
+      await tree.remove();
+    }
+  });
+
   it("exits 1 with the reason when the server would refuse to start", async () => {
     // The reason names the first skills left out: a newline in a folder name started a line of the CI
     // log of its own (a GitHub workflow command).
