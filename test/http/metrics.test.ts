@@ -27,6 +27,33 @@ function sample(text: string, series: string): number {
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
+/** The histogram's bounds, in seconds, as dashboards' histogram_quantile reads them. */
+const DURATION_BOUNDS = [
+  "0.0005",
+  "0.001",
+  "0.0025",
+  "0.005",
+  "0.01",
+  "0.025",
+  "0.05",
+  "0.1",
+  "0.25",
+  "0.5",
+  "1",
+  "2.5",
+];
+
+/** The `le` and count of each bucket of `tool`'s request durations, in the order written. */
+function durationBuckets(text: string, tool: string): { le: string; count: number }[] {
+  const prefix = 'skills_mcp_request_duration_seconds_bucket{le="';
+  const labels = `",tool="${tool}"} `;
+  return text.split("\n").flatMap((line) => {
+    const end = line.indexOf(labels);
+    if (!line.startsWith(prefix) || end === -1) return [];
+    return [{ le: line.slice(prefix.length, end), count: Number(line.slice(end + labels.length)) }];
+  });
+}
+
 describe("GET /metrics", () => {
   it("counts requests by tool and outcome, with tool errors and refusals told apart", async () => {
     const before = await scrape();
@@ -52,9 +79,13 @@ describe("GET /metrics", () => {
     expect(delta('skills_mcp_request_duration_seconds_count{tool="read_skill"}')).toBe(4);
     const inf = 'skills_mcp_request_duration_seconds_bucket{le="+Inf",tool="read_skill"}';
     expect(delta(inf)).toBe(4);
-    expect(sample(after, 'skills_mcp_request_duration_seconds_bucket{le="2.5",tool="read_skill"}')).toBe(
-      sample(after, inf),
-    );
+    // The buckets' shape, whatever the requests took (a loaded machine may take seconds): every bound, in
+    // order, each counting the requests at or under it, so never fewer than the one before, up to +Inf.
+    const buckets = durationBuckets(after, "read_skill");
+    expect(buckets.map(({ le }) => le)).toEqual([...DURATION_BOUNDS, "+Inf"]);
+    const counts = buckets.map(({ count }) => count);
+    expect(counts).toEqual(counts.toSorted((a, b) => a - b));
+    expect(counts.at(-1)).toBe(sample(after, 'skills_mcp_request_duration_seconds_count{tool="read_skill"}'));
   });
 
   // Written at their first count, the series were not seen to grow by rate() or increase(): a replica's
