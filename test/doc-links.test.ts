@@ -1,17 +1,37 @@
 /**
- * Every relative Markdown link of README.md and docs/*.md leads somewhere: to a file or folder of the
- * repository and, for a `#fragment`, to a heading of that Markdown file as GitHub names its anchor. The
- * README's reference sections moved to docs/ once, and a link left behind fails silently on GitHub.
+ * Every relative Markdown link of the project's docs (README.md, docs/*.md and every other Markdown file
+ * but the skills') leads somewhere: to a file or folder of the repository and, for a `#fragment`, to a
+ * heading of that Markdown file as GitHub names its anchor. Inline links and reference definitions are
+ * checked alike, and a reference (`[text][label]`, `[text][]`) needs a definition. The README's reference
+ * sections moved to docs/ once, and a link left behind fails silently on GitHub.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/process.js";
 
+/**
+ * Folders whose Markdown is not the project's docs: skill content (the bundled examples, a fetched
+ * ./skills), the tests' fixtures, what is installed or built, and dot folders.
+ */
+const NOT_DOCS: ReadonlySet<string> = new Set([
+  "node_modules",
+  "dist",
+  "skills",
+  path.join("examples", "skills"),
+  "test",
+]);
+
 /** The Markdown files whose links are checked, relative to the repository's root. */
-function documents(): string[] {
-  const docs = readdirSync(path.join(ROOT, "docs")).filter((name) => name.endsWith(".md"));
-  return ["README.md", ...docs.sort().map((name) => path.join("docs", name))];
+function documents(dir = ""): string[] {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true })
+    .flatMap((entry) => {
+      const relative = path.join(dir, entry.name);
+      if (entry.name.startsWith(".") || NOT_DOCS.has(relative)) return [];
+      if (entry.isDirectory()) return documents(relative);
+      return entry.isFile() && entry.name.endsWith(".md") ? [relative] : [];
+    })
+    .sort();
 }
 
 /** `text` without its fenced code blocks, each of their lines left empty, so that line numbers hold. */
@@ -55,18 +75,86 @@ function anchorsOf(text: string): Set<string> {
   return anchors;
 }
 
-/** The targets of a Markdown file's inline links, outside code, with the line each is on. */
-function linksOf(text: string): { line: number; target: string }[] {
-  // Code spans may run over a line break: they are blanked in the whole text, keeping its line breaks.
-  const prose = withoutFences(text)
-    .join("\n")
-    .replace(/(`+)[\s\S]*?\1/g, (span) => span.replace(/[^\n]/g, " "));
-  const links: { line: number; target: string }[] = [];
-  for (const match of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
-    const line = prose.slice(0, match.index).split("\n").length;
-    links.push({ line, target: match[1] ?? "" });
+/**
+ * `text` with each code span blanked, line breaks kept (a span may run over one). As CommonMark pairs
+ * them, a run of backticks opens a span that the next run of the same length closes, and a run that no
+ * such run follows is text. One pass to find the runs, one back to find each run's closer, one to blank.
+ */
+function withoutCodeSpans(text: string): string {
+  const runs = [...text.matchAll(/`+/g)].map(({ index, 0: run }) => ({
+    start: index,
+    end: index + run.length,
+  }));
+  const closers: (number | undefined)[] = [];
+  const nextOfLength = new Map<number, number>();
+  for (let at = runs.length - 1; at >= 0; at--) {
+    const length = (runs[at]?.end ?? 0) - (runs[at]?.start ?? 0);
+    closers[at] = nextOfLength.get(length);
+    nextOfLength.set(length, at);
   }
-  return links;
+  let blanked = "";
+  let copied = 0;
+  for (let at = 0; at < runs.length; at++) {
+    const opener = runs[at];
+    const closerAt = closers[at];
+    const closer = closerAt === undefined ? undefined : runs[closerAt];
+    if (opener === undefined || closer === undefined || closerAt === undefined) continue;
+    blanked += text.slice(copied, opener.start) + text.slice(opener.start, closer.end).replace(/[^\n]/g, " ");
+    copied = closer.end;
+    at = closerAt;
+  }
+  return blanked + text.slice(copied);
+}
+
+/** The lines of a Markdown file outside code: fenced blocks and code spans blanked. */
+function proseLines(text: string): string[] {
+  return withoutCodeSpans(withoutFences(text).join("\n")).split("\n");
+}
+
+/** A reference's label as CommonMark matches it to a definition's: case and runs of spaces aside. */
+function labelKey(label: string): string {
+  return label.trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+/** A definition, `[label]: target` (the target may be in `<>`), at the start of a line. */
+const DEFINITION = /^ {0,3}\[([^[\]]+)\]:[ \t]*(?:<([^>]*)>|(\S+))/;
+
+/**
+ * The targets of a Markdown file's links outside code, with the line each is on: those of inline links
+ * and of reference definitions (which `[text][label]`, `[text][]` and `[label]` take theirs from).
+ */
+function linksOf(text: string): { line: number; target: string }[] {
+  return proseLines(text).flatMap((prose, index) => {
+    const line = index + 1;
+    const inline = [...prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((match) => ({
+      line,
+      target: match[1] ?? "",
+    }));
+    const defined = DEFINITION.exec(prose);
+    const target = defined?.[2] ?? defined?.[3];
+    return target === undefined ? inline : [...inline, { line, target }];
+  });
+}
+
+/**
+ * The references of a Markdown file that no definition of it names: `[text][label]` and `[text][]` (whose
+ * label is its text), which GitHub shows as the brackets themselves. A `[label]` alone with no definition
+ * is text, as in prose, and not told.
+ */
+function undefinedReferences(text: string): { line: number; label: string }[] {
+  const lines = proseLines(text);
+  const defined = new Set(
+    lines.flatMap((prose) => {
+      const label = DEFINITION.exec(prose)?.[1];
+      return label === undefined ? [] : [labelKey(label)];
+    }),
+  );
+  return lines.flatMap((prose, index) =>
+    [...prose.matchAll(/\]\[([^[\]]+)\]|\[([^[\]]+)\]\[\]/g)]
+      .map((match) => match[1] ?? match[2] ?? "")
+      .filter((label) => !defined.has(labelKey(label)))
+      .map((label) => ({ line: index + 1, label })),
+  );
 }
 
 /** What is wrong with a relative link of `doc` to `target`, or undefined when it leads somewhere. */
@@ -82,7 +170,7 @@ function brokenBecause(doc: string, target: string): string | undefined {
   return anchors.has(fragment) ? undefined : `no heading #${fragment} in ${destination}`;
 }
 
-describe("the links of README.md and docs/*.md", () => {
+describe("the links of the project's Markdown", () => {
   it("names GitHub's anchors for headings as GitHub does", () => {
     expect(slugOf("Sync into coding agents: `skills-mcp sync`")).toBe(
       "sync-into-coding-agents-skills-mcp-sync",
@@ -106,13 +194,43 @@ describe("the links of README.md and docs/*.md", () => {
     ]);
   });
 
+  it("finds reference links' targets in their definitions, and references no definition names", () => {
+    const text = [
+      "[a][one] [b][] [two] `[c][code]`",
+      "[One]:  x.md#f",
+      ' [b]: <y z.md> "title"',
+      "[d][none] [e][] [f] x[0]",
+      "```",
+      "[in]: fence.md",
+      "```",
+    ].join("\n");
+    expect(linksOf(text)).toEqual([
+      { line: 2, target: "x.md#f" },
+      { line: 3, target: "y z.md" },
+    ]);
+    expect(undefinedReferences(text)).toEqual([
+      { line: 4, label: "none" },
+      { line: 4, label: "e" },
+    ]);
+  });
+
+  it("checks the project's Markdown beyond README.md and docs/, and not the skills'", () => {
+    const docs = documents();
+    expect(docs).toEqual(expect.arrayContaining(["README.md", path.join("docs", "skill-packs.md")]));
+    expect(docs.filter((doc) => !doc.startsWith("docs") && doc !== "README.md").length).toBeGreaterThan(0);
+    expect(docs.filter((doc) => doc.startsWith(path.join("examples", "skills")))).toEqual([]);
+  });
+
   it.each(documents())("in %s, leads each relative link to a file and heading that exist", (doc) => {
     const text = readFileSync(path.join(ROOT, doc), "utf8");
     const relative = linksOf(text).filter(({ target }) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
-    const broken = relative.flatMap(({ line, target }) => {
-      const why = brokenBecause(doc, target);
-      return why === undefined ? [] : [`${doc}:${line}: (${target}): ${why}`];
-    });
+    const broken = [
+      ...relative.flatMap(({ line, target }) => {
+        const why = brokenBecause(doc, target);
+        return why === undefined ? [] : [`${doc}:${line}: (${target}): ${why}`];
+      }),
+      ...undefinedReferences(text).map(({ line, label }) => `${doc}:${line}: [${label}]: no definition`),
+    ];
     expect(broken).toEqual([]);
     if (doc === "README.md") expect(relative.length).toBeGreaterThan(10);
   });
