@@ -881,7 +881,7 @@ function fileChange(
  * list, cut to fit, and the room for contents were all rows: a reference removed or a script added beside
  * them was in neither. A crowd's files come after the rest, and a list cut short names it in one line.
  */
-export const CROWD_FILES = 20;
+const CROWD_FILES = 20;
 
 /** The files of a crowd have the same `key`; `folder` holds them (`data/rows`), or its folders (`data/*`). */
 export interface Crowd {

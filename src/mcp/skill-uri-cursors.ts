@@ -17,7 +17,7 @@ export function cursorAfter(listing: Listing, uri: string): string {
 }
 
 /** The URI a cursor of `listing` names. */
-export function uriAt(listing: Listing, cursor: string): string {
+function uriAt(listing: Listing, cursor: string): string {
   return `${SCHEME}${decodeCursor(listing, cursor)}`;
 }
 

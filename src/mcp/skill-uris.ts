@@ -60,7 +60,7 @@ function decodeSegment(segment: string): string | undefined {
  * folder's URI may end with one slash. Only the URI's shape is read: a file out of the caller's scope is
  * told what a missing one is.
  */
-export function uriShapeProblem(uri: string, folder = false): string | undefined {
+function uriShapeProblem(uri: string, folder = false): string | undefined {
   if (uri.slice(0, SCHEME.length).toLowerCase() !== SCHEME)
     return 'URIs here begin "skill://" and a pack, skill://<pack>/<path>, as resources/list gives them';
   const rest = uri.slice(SCHEME.length);
