@@ -892,14 +892,16 @@ describe("release.yml", () => {
     await expect(runStep(check, ROOT, { GITHUB_REF_NAME: `v${version}-other` })).rejects.toThrow();
   });
 
-  it("names the repository it runs in as the package's, the way its step is written", async () => {
+  it("names the repository it runs in as the package's, with its home and issues, the way its step is written", async () => {
     const tree = await makeTree({ "package.json": await readFile(path.join(ROOT, "package.json"), "utf8") });
     try {
       await runStep(stepRunning("npm pkg set").run ?? "", tree.dir, { GITHUB_REPOSITORY: "acme/skills-mcp" });
-      const { repository } = JSON.parse(await readFile(path.join(tree.dir, "package.json"), "utf8")) as {
-        repository: unknown;
-      };
+      const { repository, homepage, bugs } = JSON.parse(
+        await readFile(path.join(tree.dir, "package.json"), "utf8"),
+      ) as Record<string, unknown>;
       expect(repository).toEqual({ type: "git", url: "git+https://github.com/acme/skills-mcp.git" });
+      expect(homepage).toBe("https://github.com/acme/skills-mcp#readme");
+      expect(bugs).toEqual({ url: "https://github.com/acme/skills-mcp/issues" });
     } finally {
       await tree.remove();
     }
