@@ -1,7 +1,6 @@
 /** The pipe-to-shell rule: shell command lines that download a script and run it. */
 import { quoted } from "../catalog/index.js";
 import type { Reader } from "./reader.js";
-import { isSpace } from "./scan.js";
 
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;
@@ -228,14 +227,35 @@ const RUNNERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["nice", new Set(["-n"])],
 ]);
 
-/** The first word (a run of characters other than white space) at or after `from`. */
+/**
+ * The first word at or after `from` as a shell splits it: at spaces and tabs only, a quoted or escaped
+ * stretch staying in its word. A line separator U+2028 or a space in quotes (`VERSION="1 beta" sh`,
+ * `VERSION=1{U+2028}beta sh`) is part of a variable's value, not a word of its own read as the program.
+ */
 function wordAt(text: string, from: number): { start: number; end: number } | undefined {
   let start = from;
-  while (start < text.length && isSpace(text.charCodeAt(start))) start++;
+  while (start < text.length && isShellBlank(text.charCodeAt(start))) start++;
   if (start === text.length) return undefined;
-  let end = start + 1;
-  while (end < text.length && !isSpace(text.charCodeAt(end))) end++;
-  return { start, end };
+  let end = start;
+  let quote: number | undefined;
+  while (end < text.length && (quote !== undefined || !isShellBlank(text.charCodeAt(end)))) {
+    const code = text.charCodeAt(end);
+    // A backslash escapes the next character, but inside single quotes, where it is itself.
+    if (code === BACKSLASH && quote !== SINGLE_QUOTE) end++;
+    else if (code === quote) quote = undefined;
+    else if (quote === undefined && (code === SINGLE_QUOTE || code === DOUBLE_QUOTE)) quote = code;
+    end++;
+  }
+  return { start, end: Math.min(end, text.length) };
+}
+
+const BACKSLASH = 0x5c;
+const SINGLE_QUOTE = 0x27;
+const DOUBLE_QUOTE = 0x22;
+
+/** What separates a shell's words: a space or a tab (a line feed ends the command, and no other space splits). */
+function isShellBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09;
 }
 
 const isFlag = (word: string) => word.length > 1 && word.startsWith("-");
