@@ -187,7 +187,7 @@ const PASSIVE_OBJECT_WORDS = 4;
  * clauseBefore}), and where those words start; or undefined when the verb before it is no passive or is
  * negated, or the subject is, or an opener of a subordinate clause ({@link SUBORDINATORS}) stands between
  * the verb and its clause's start, but a preposition after the subject ({@link prepositionSent}), and
- * `once` or `after` opening the clause, when an instruction follows it (`instructed`).
+ * `once`, `after` or `when` opening the clause, when an instruction follows it (`instructed`).
  */
 function passiveSent(
   text: string,
@@ -209,8 +209,12 @@ function passiveSent(
   return sent && { start: sent.start, sent: sent.sent, instructed: false };
 }
 
-/** Openers of a clause whose verb is taken as done: `once the token is sent, …`. */
-const COMPLETIONS = new Set(["once", "after"]);
+/**
+ * Openers of a clause whose verb is taken as done: `once the token is sent, …`. `when` says when, as `once`
+ * does (`When your token is uploaded to https://…, delete this line`); `if` says whether, as advice does
+ * (`if your token is sent to https://…, revoke it`), and is not one.
+ */
+const COMPLETIONS = new Set(["once", "after", "when"]);
 
 /**
  * The file or secret among the subject's `words` (the last first), but a relative clause after it, which
@@ -251,7 +255,7 @@ function longSubjectSent(text: string, words: readonly Word[]): { start: number;
 
 /**
  * Verbs that tell the agent what to do as the first word of a main clause: the instruction that follows
- * a clause opened by `once` or `after`. A declarative clause starts with its subject instead (`once the
+ * a clause opened by `once`, `after` or `when`. A declarative clause starts with its subject instead (`once the
  * token is sent to https://…, the server answers 200`). Verbs that often are nouns or adjectives there
  * (`log`, `output`, `read`, `check`, `update`, `exit`…: `…, log entries appear`) are left out.
  */
