@@ -71,7 +71,7 @@ export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}
     if (utf16 !== undefined) {
       const why = "served as binary (UTF-16), but PowerShell and editors read it as text";
       findings.push(...onDiskFindings(path, new TextDecoder(utf16).decode(bytes), why, 0));
-    } else if (readAsTextOnDisk(bytes)) {
+    } else if (readAsTextOnDisk(bytes, path)) {
       const why = `served as binary (${binaryReason(bytes)}), but shells and editors read it as text`;
       findings.push(...onDiskFindings(path, latin1(bytes), why, 0));
     }
@@ -126,11 +126,28 @@ function diskRules(text: string): Iterable<Hit>[] {
 /**
  * Whether a file the server serves as binary is text to the tools on disk: git diffs it as text (no NUL in
  * its first 8,000 bytes), or it starts with `#!`, which the kernel runs as a script whatever follows
- * (sh and bash run past a NUL after the first line). Images, archives and fonts hold a NUL early.
+ * (sh and bash run past a NUL after the first line), or its name says it is a script and its first line
+ * holds no NUL (`bash run.sh` runs it as such). Images, archives and fonts hold a NUL early; a PNG's
+ * first line holds none, but it is not named `.sh`.
  */
-function readAsTextOnDisk(bytes: Uint8Array): boolean {
+function readAsTextOnDisk(bytes: Uint8Array, path: string): boolean {
   if (bytes[0] === 0x23 && bytes[1] === 0x21) return true;
-  return isTextToGit(bytes);
+  return isTextToGit(bytes) || (SCRIPT_NAME.test(path) && !firstLineHoldsNul(bytes));
+}
+
+/**
+ * The name of a script: its extension, or a name without one in a `scripts` folder. Not any file in such
+ * a folder: Python's `__pycache__` there holds `.pyc` files, whose first line (the magic number) holds no
+ * NUL either.
+ */
+const SCRIPT_NAME =
+  /\.(?:sh|bash|zsh|ksh|fish|ps1|psm1|py|rb|pl|pm|php|lua|js|mjs|cjs|ts|bat|cmd)$|(?:^|\/)scripts\/[^/.]+$/i;
+
+/** Whether a NUL comes before the first line feed (or the file has none and holds a NUL). */
+function firstLineHoldsNul(bytes: Uint8Array): boolean {
+  const lineFeed = bytes.indexOf(0x0a);
+  const nul = bytes.indexOf(0);
+  return nul !== -1 && (lineFeed === -1 || nul < lineFeed);
 }
 
 /** `bytes` read a byte a character (ISO-8859-1), as a shell reads the ASCII in them. */

