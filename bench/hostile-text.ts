@@ -281,6 +281,17 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `curl a${'"'.repeat(Math.max(0, size - 8))}b\n`,
   },
+  // data-upload reads a command holding a quote twice, the second time with quoted text kept in its word.
+  {
+    name: "quoted separators in an upload",
+    path: "p/s/run.sh",
+    make: (size) => `curl ${repeated('-H "a | b" ', size)}\n`,
+  },
+  {
+    name: "quotes never closed in an upload",
+    path: "p/s/run.sh",
+    make: (size) => `curl ${repeated('-H "a ', size)}\n`,
+  },
   { name: "rm and many arguments", path: "p/s/run.sh", make: (size) => repeated("rm -rf x ", size) },
   { name: "dd never writing a disk", path: "p/s/run.sh", make: (size) => repeated("dd if=x ", size) },
   {

@@ -2,6 +2,7 @@
 import { quoted } from "../catalog/index.js";
 import { type CommandLine, unquoted } from "./pipe-to-shell.js";
 import type { Reader } from "./reader.js";
+import { isSpace } from "./scan.js";
 
 /** Programs that send data to a host; each command line holding one is read once. */
 const SENDERS =
@@ -30,9 +31,48 @@ const CURL_UPLOAD = new Set(["-T", "--upload-file"]);
 /** A cluster of curl's short options ending in one that takes a value (`-sSd`), the value after it or attached. */
 const CURL_SHORT = /^-[a-zA-Z]*?([dFT])(.*)$/;
 
-/** What a command sends of the machine it runs on, in words, or undefined when it sends nothing of it. */
+/**
+ * What a command sends of the machine it runs on, in words, or undefined when it sends nothing of it. Read
+ * twice when it holds a quote: a word at a time, which finds `sh -c "curl -T out.txt https://…"`, and
+ * with quoted text kept in its word ({@link quotedWords}), which finds `curl -H "X: a | b" -T out.txt …`,
+ * where the `|` in quotes, read as a pipe, ended the reading of curl's options.
+ */
 function uploadIn(command: string): string | undefined {
-  const words = command.match(/\S+/g) ?? [];
+  const how = uploadInWords(command, command.match(/\S+/g) ?? []);
+  if (how !== undefined || !/["']/.test(command)) return how;
+  return uploadInWords(command, quotedWords(command));
+}
+
+/**
+ * The words of a command, split at white space, but a stretch in quotes that opens a word or follows its
+ * `=` (`"X: a | b"`, `--data="a b"`) is kept in it, up to its closing quote. A quote inside a word
+ * (`don't`), or one never closed, is a character like any. Each quote is searched for its closing one
+ * at most once, and a quote never closed is not looked for again: linear in the command.
+ */
+function quotedWords(command: string): string[] {
+  const words: string[] = [];
+  const unclosed = new Set<number>();
+  let at = 0;
+  while (at < command.length) {
+    while (at < command.length && isSpace(command.charCodeAt(at))) at++;
+    const start = at;
+    while (at < command.length && !isSpace(command.charCodeAt(at))) {
+      const code = command.charCodeAt(at);
+      const opens =
+        (code === 0x22 || code === 0x27) &&
+        !unclosed.has(code) &&
+        (at === start || command.charCodeAt(at - 1) === 0x3d);
+      const close = opens ? command.indexOf(String.fromCharCode(code), at + 1) : -1;
+      if (opens && close === -1) unclosed.add(code);
+      at = close === -1 ? at + 1 : close + 1;
+    }
+    if (at > start) words.push(command.slice(start, at));
+  }
+  return words;
+}
+
+/** What a command of `words` sends of the machine it runs on (see {@link uploadIn}). */
+function uploadInWords(command: string, words: readonly string[]): string | undefined {
   const heredoc = command.includes("<<");
   // A row of a Markdown table (`| nc | netcat |`) has pipes and tags, not a pipeline or a redirection.
   const table = /^\s*\|/.test(command);

