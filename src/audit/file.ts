@@ -138,10 +138,10 @@ function readAsTextOnDisk(bytes: Uint8Array, path: string): boolean {
 /**
  * The name of a script: its extension, or a name without one in a `scripts` folder. Not any file in such
  * a folder: Python's `__pycache__` there holds `.pyc` files, whose first line (the magic number) holds no
- * NUL either.
+ * NUL either; nor `.ts`, which video files (MPEG transport streams) are named too.
  */
 const SCRIPT_NAME =
-  /\.(?:sh|bash|zsh|ksh|fish|ps1|psm1|py|rb|pl|pm|php|lua|js|mjs|cjs|ts|bat|cmd)$|(?:^|\/)scripts\/[^/.]+$/i;
+  /\.(?:sh|bash|zsh|ksh|fish|ps1|psm1|py|rb|pl|pm|php|lua|js|mjs|cjs|bat|cmd)$|(?:^|\/)scripts\/[^/.]+$/i;
 
 /** Whether a NUL comes before the first line feed (or the file has none and holds a NUL). */
 function firstLineHoldsNul(bytes: Uint8Array): boolean {

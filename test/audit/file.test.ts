@@ -1144,6 +1144,7 @@ describe("a file served as binary that shells and editors read as text", () => {
 
   it.each([
     ["a file named as no script", "p/s/notes.txt", "set -e\n\0\n"],
+    ["a file named .ts, as MPEG transport streams are", "p/s/clip.ts", "G@\x11\n\0"],
     ["a script whose first line holds the NUL", "p/s/run.sh", "set -e\0\n"],
     ["compiled Python in a scripts folder", "p/s/scripts/__pycache__/run.cpython-311.pyc", "\xa7\r\r\n\0\0"],
   ])("reads no further %s", (_, path, start) => {
