@@ -150,7 +150,7 @@ function loadCommonMark(): CommonMark {
 }
 
 /** What to measure: how many documents, from which seed, written how, and where to write misses and flags. */
-export interface Measure extends Writing {
+interface Measure extends Writing {
   readonly count: number;
   readonly seed: number;
   readonly misses?: string;

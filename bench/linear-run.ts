@@ -27,7 +27,7 @@ import { ROOT } from "./processes.js";
 const KIB = 1024;
 
 /** One rule over one kind of hostile input: `make` builds the input of about `size` characters. */
-export interface LinearCase {
+interface LinearCase {
   readonly name: string;
   readonly make: (size: number) => string;
   readonly run: (input: string) => unknown;

@@ -21,7 +21,7 @@ import {
 } from "./scoring.js";
 import { type Mistyped, withTypo } from "./typos.js";
 
-export interface Options {
+interface Options {
   readonly typos: boolean;
   readonly askedBy: string | undefined;
   readonly ranking: RankingOptions;

@@ -15,7 +15,7 @@ import {
 import { createMcpHandler, McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 
 /** What the command line asked: the counts of each kind of skill, the large file's MiB, the entry to run. */
-export interface SyncMemoryOptions {
+interface SyncMemoryOptions {
   readonly skills: number;
   readonly mib: number;
   readonly liars: number;

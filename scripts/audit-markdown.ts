@@ -59,7 +59,7 @@ export function tableRow(cells: readonly string[]): string {
 }
 
 /** A finding as a report shows it: the audit's, or one of a rule the report adds (the repin review's). */
-export type ShownFinding = Omit<Finding, "rule"> & { readonly rule: string };
+type ShownFinding = Omit<Finding, "rule"> & { readonly rule: string };
 
 /** `3 high, 1 medium, 12 low`, or `none`. */
 export function countBySeverity(findings: readonly ShownFinding[]): string {

@@ -9,7 +9,7 @@ import type { Scope } from "../src/catalog/index.js";
 import { type McpDeps, serverFactoryFor } from "../src/mcp/index.js";
 import { loadStartupConfig, mcpDepsFor, type Prepared, prepare } from "../src/startup/index.js";
 
-export interface InMemoryOptions {
+interface InMemoryOptions {
   /** Settings as the server's environment would give them: SKILL_PACKS, PROMPTS, CATALOG_PREVIEW… */
   readonly env?: Readonly<Record<string, string>>;
   readonly version?: string;

@@ -23,7 +23,7 @@ import { fetchSummary, repinSummary } from "./summary.js";
 import { makeWorkFolder, removeTree } from "./work-folder.js";
 
 /** Everything the CLI touches outside the file system and git, passed in so tests can drive it. */
-export interface CliIo extends CommandLineIo {
+interface CliIo extends CommandLineIo {
   readonly now?: () => Date;
   /** The environment: `--update`'s load check takes UNSAFE_SKILLS from it, as check-skills does. */
   readonly env?: Readonly<Record<string, string | undefined>>;

@@ -12,7 +12,7 @@ import { removeTree } from "./work-folder.js";
 /** How a pinned commit reached the store. */
 export type FetchMethod = "cached" | "shallow" | "full";
 
-export interface Checkout {
+interface Checkout {
   /** The work tree, at exactly the pinned commit. */
   readonly dir: string;
   readonly method: FetchMethod;

@@ -6,7 +6,7 @@
  */
 
 /** A value as written: `start`..`end` are offsets into the text, `line` is 1-based. */
-export interface ValueSpan {
+interface ValueSpan {
   readonly line: number;
   readonly start: number;
   readonly end: number;

@@ -51,7 +51,7 @@ export async function readManifest(file: string, label: string): Promise<Manifes
 }
 
 /** A new manifest written in full beside the old one, which it replaces when committed. */
-export interface StagedManifest {
+interface StagedManifest {
   /** Renames the new manifest over the old one. */
   commit(): Promise<void>;
   /** Removes the new manifest, leaving the old one as it was. */

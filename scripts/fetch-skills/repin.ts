@@ -36,7 +36,7 @@ export interface HeldBack {
 }
 
 /** Where each source's branch points now, and the sources that could not tell. */
-export interface Heads {
+interface Heads {
   readonly repins: readonly Repin[];
   readonly unresolved: readonly Unresolved[];
 }

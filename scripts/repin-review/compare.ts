@@ -97,7 +97,7 @@ const MIN_CONTENT_CHARS = 200;
 export const CONTENT_BYTES = 1024 * 1024;
 
 /** How many characters of file contents the review may still keep, over every pack. */
-export interface ContentBudget {
+interface ContentBudget {
   left: number;
 }
 

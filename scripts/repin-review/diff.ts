@@ -252,7 +252,7 @@ function lineIds(number: number, text: string, ids: LineTable): Int32Array {
 }
 
 /** Numbers lines by content: the same number for the same line, of any of the texts added to it. */
-export interface LineTable {
+interface LineTable {
   /** The number by which {@link idOf} names `text`. */
   add(text: string): number;
   /** The id of the line from `start` to `end` of the `text`th text added. */

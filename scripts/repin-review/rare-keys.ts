@@ -2,7 +2,7 @@
  * How many of an added thing's keys each removed one holds, counting only the keys few removed things hold
  * (by index in `removed`, in the order first met); `common` is called with each key held by more.
  */
-export type SharedRareKeys<K> = (keys: Iterable<K>, common?: (key: K) => void) => Map<number, number>;
+type SharedRareKeys<K> = (keys: Iterable<K>, common?: (key: K) => void) => Map<number, number>;
 
 /**
  * The review pairs removed things (skills, files) with added ones by the keys they share (lines, hashed

@@ -531,7 +531,7 @@ function clauseBefore(text: string, index: number): Clause | undefined {
 }
 
 /** A word read by {@link wordsBefore}: where it is, and the line feeds between it and the word after it. */
-export interface Word {
+interface Word {
   start: number;
   end: number;
   text: string;

@@ -22,7 +22,7 @@ export async function git(dir: string, ...args: string[]): Promise<string> {
 }
 
 /** A real upstream repository in a temp folder, reachable as a file:// URL. */
-export interface UpstreamRepo {
+interface UpstreamRepo {
   readonly dir: string;
   readonly url: string;
   /** Writes `files` (null deletes a path), commits everything on the current branch, returns the commit. */
@@ -69,7 +69,7 @@ export async function makeUpstream(dir: string, snapshots: Record<string, TreeEn
   return { ...repo, commits };
 }
 
-export interface FetcherRun {
+interface FetcherRun {
   readonly code: number | null;
   /** The signal that ended a spawned fetcher, if one did. */
   readonly signal?: NodeJS.Signals | null;

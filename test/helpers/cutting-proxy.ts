@@ -1,6 +1,6 @@
 import http from "node:http";
 
-export interface CuttingProxy {
+interface CuttingProxy {
   /** The proxy's /mcp, to sync from in place of the server's. */
   readonly url: string;
   /** How many connections clients have opened to the proxy so far. */
@@ -15,7 +15,7 @@ export interface ProxyAnswer {
 }
 
 /** What the proxy does with a request: pass it on (false), cut it (true), or answer it itself. */
-export type ProxyVerdict = boolean | ProxyAnswer;
+type ProxyVerdict = boolean | ProxyAnswer;
 
 /**
  * An HTTP proxy on 127.0.0.1 in front of `upstream` that passes each request on, but closes its connection

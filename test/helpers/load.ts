@@ -1,5 +1,5 @@
 /** Request bodies of a realistic mix: every tool, some mistakes, and several client ceilings. */
-export interface LoadRequest {
+interface LoadRequest {
   readonly method: "POST";
   readonly path: string;
   readonly headers: Record<string, string>;

@@ -12,7 +12,7 @@ const MODERN_META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-export interface WireRequest {
+interface WireRequest {
   readonly body: { jsonrpc: "2.0"; id: number | string; method: string; params?: Record<string, unknown> };
   readonly headers: Record<string, string>;
 }

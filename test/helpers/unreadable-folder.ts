@@ -7,7 +7,7 @@ import { makeTree, skillMd } from "./skill-tree.js";
 /** `nobody` on Debian and most Linux systems. */
 const NOBODY: User = { uid: 65534, gid: 65534 };
 
-export interface UnreadableFolder {
+interface UnreadableFolder {
   /** The skills folder. */
   readonly dir: string;
   /**
