@@ -10,7 +10,6 @@ import {
   meantFilePath,
   readFrontmatterFields,
   readSkillDocument,
-  visible,
   yaml11Readings,
 } from "../src/catalog/index.js";
 import { holdsMoreAfterValue } from "../src/json-rpc/index.js";
@@ -21,6 +20,7 @@ import { buildIndex } from "../src/search/index.js";
 import { words } from "../src/search/scanner.js";
 import { compoundEnd, foldedSpelling, withinMarksLimit } from "../src/search/terms.js";
 import { citedPaths } from "../src/sync/citations.js";
+import { visible } from "../src/visible.js";
 import { repeated } from "./hostile-text.js";
 import { ROOT } from "./processes.js";
 

@@ -1,10 +1,11 @@
 /** The work of `npm run audit-skills` (see audit-skills.ts), loaded once its command line is read. */
 import { pino } from "pino";
 import { atLeast, type FolderAudit, type Severity } from "../src/audit/index.js";
-import { CatalogError, visible } from "../src/catalog/index.js";
+import { CatalogError } from "../src/catalog/index.js";
 import { ConfigError } from "../src/config/index.js";
 import { plural } from "../src/plural.js";
 import { loadCatalogStartupConfig, prepareAudit } from "../src/startup/index.js";
+import { visible } from "../src/visible.js";
 import { countBySeverity, findingsTable } from "./audit-markdown.js";
 
 /** The command line, read: the folder to audit, JSON or Markdown, and the level that fails the run. */

@@ -11,7 +11,6 @@ import {
   readSkillDocument,
   SKILL_DOCUMENT,
   type Skill,
-  visible,
   yaml11Readings,
 } from "../src/catalog/index.js";
 import { ConfigError } from "../src/config/index.js";
@@ -19,6 +18,7 @@ import type { Inspection } from "../src/inspection/index.js";
 import { SkillResources } from "../src/mcp/index.js";
 import { plural } from "../src/plural.js";
 import { loadCatalogStartupConfig, prepareAudit, refusal } from "../src/startup/index.js";
+import { visible } from "../src/visible.js";
 import {
   countBySeverity,
   findingsTable,

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { type Logger, pino } from "pino";
-import { type Catalog, CatalogError, type Scope, SelectorError, visible } from "./catalog/index.js";
+import { type Catalog, CatalogError, type Scope, SelectorError } from "./catalog/index.js";
 import { blockedPortWarning, type Config, ConfigError, SHUTDOWN_GRACE_MS, USAGE } from "./config/index.js";
 import { buildApp, InFlight, Readiness, shedRssWarning } from "./http/index.js";
 import { LogOutput } from "./log-output.js";
@@ -17,6 +17,7 @@ import {
 import { serveStdio } from "./stdio/index.js";
 import { endBySignal, STOP_SIGNALS } from "./stop-signals.js";
 import { problemInWords, type SystemProblems } from "./system-errors.js";
+import { visible } from "./visible.js";
 
 /** The command line: config → a prepared catalog (src/startup) → a transport. Returns the exit status. */
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {

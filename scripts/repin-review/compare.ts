@@ -1,5 +1,6 @@
 import path from "node:path";
-import { compareText, resolveSkillFile, type Skill } from "../../src/catalog/index.js";
+import { resolveSkillFile, type Skill } from "../../src/catalog/index.js";
+import { compareText } from "../../src/sorted.js";
 import {
   compareIgnoringEndings,
   type EndingsChange,

@@ -1,4 +1,5 @@
-import { closingLineIndex, excerpt, readFrontmatterFields, stripBom } from "../../src/catalog/index.js";
+import { closingLineIndex, readFrontmatterFields, stripBom } from "../../src/catalog/index.js";
+import { excerpt } from "../../src/visible.js";
 
 export interface KeyChange {
   readonly key: string;

@@ -16,7 +16,6 @@ import {
   type CatalogFile,
   type CatalogIssue,
   caseCollisions,
-  compareText,
   type LoadedCatalog,
   loadCatalog,
   type Pack,
@@ -24,6 +23,7 @@ import {
 } from "../../src/catalog/index.js";
 import { inspectCatalog } from "../../src/inspection/index.js";
 import { formatPacks } from "../../src/mcp/index.js";
+import { compareText } from "../../src/sorted.js";
 import type { Review, ReviewedSource, ReviewRequest } from "../fetch-skills/review-contract.js";
 import {
   type AddedDocument,

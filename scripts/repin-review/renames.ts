@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { compareText, type Skill } from "../../src/catalog/index.js";
+import type { Skill } from "../../src/catalog/index.js";
+import { compareText } from "../../src/sorted.js";
 import { withLineFeeds } from "./diff.js";
 import { partsOf } from "./frontmatter-keys.js";
 import { rareKeyIndex } from "./rare-keys.js";

@@ -1,7 +1,14 @@
 import path from "node:path";
 import type { Finding } from "../../src/audit/index.js";
-import { compareText, formatSize, type Skill, visible } from "../../src/catalog/index.js";
-import { DOLLAR_QUOTE_SHELLS, dollarQuoted, longestBacktickRun, shellWord } from "../../src/visible.js";
+import { formatSize, type Skill } from "../../src/catalog/index.js";
+import { compareText } from "../../src/sorted.js";
+import {
+  DOLLAR_QUOTE_SHELLS,
+  dollarQuoted,
+  longestBacktickRun,
+  shellWord,
+  visible,
+} from "../../src/visible.js";
 import {
   countBySeverity,
   findingsTable,

@@ -1,4 +1,5 @@
-import { formatSize, quoted } from "../catalog/index.js";
+import { formatSize } from "../catalog/index.js";
+import { quoted } from "../visible.js";
 import type { Hit } from "./rules.js";
 import type { Steps } from "./scan.js";
 

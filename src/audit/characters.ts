@@ -1,4 +1,4 @@
-import { codePoint, excerpt, quoted } from "../catalog/index.js";
+import { codePoint, excerpt, quoted } from "../visible.js";
 import { markdownLines } from "./markdown-lines.js";
 import type { Hit } from "./rules.js";
 import { codePointBefore, width } from "./text.js";

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { type CatalogIssue, compareText, SKILL_DOCUMENT, type Skill, type Source } from "../catalog/index.js";
+import { type CatalogIssue, SKILL_DOCUMENT, type Skill, type Source } from "../catalog/index.js";
+import { compareText } from "../sorted.js";
 import { auditFile, type FileFacts } from "./file.js";
 import { auditSkillMetadata } from "./metadata.js";
 import { compareFindings, type Finding, finding } from "./rules.js";

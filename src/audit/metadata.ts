@@ -1,4 +1,5 @@
-import { closingLineIndex, codePoint, visible } from "../catalog/index.js";
+import { closingLineIndex } from "../catalog/index.js";
+import { codePoint, visible } from "../visible.js";
 import {
   describeCharacter,
   JOINING_WORD,

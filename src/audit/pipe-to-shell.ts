@@ -1,5 +1,5 @@
 /** The pipe-to-shell rule: shell command lines that download a script and run it. */
-import { quoted } from "../catalog/index.js";
+import { quoted } from "../visible.js";
 import type { Reader } from "./reader.js";
 
 const DOWNLOADER =

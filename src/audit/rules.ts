@@ -1,4 +1,5 @@
-import { compareText, MAX_FILE_BYTES } from "../catalog/index.js";
+import { MAX_FILE_BYTES } from "../catalog/index.js";
+import { compareText } from "../sorted.js";
 
 /** How much a finding matters: `high` makes a skill unsafe to serve; the others are worth a look. */
 export type Severity = "high" | "medium" | "low";

@@ -1,6 +1,7 @@
 /** The secret-file rule: a file of credentials named (`~/.ssh`, `~/.aws/credentials`). */
-import { quoted } from "../catalog/index.js";
+
 import { listedWithAnd } from "../plural.js";
+import { quoted } from "../visible.js";
 import type { Reader } from "./reader.js";
 import type { Hit } from "./rules.js";
 import { details } from "./text-around.js";

@@ -1,5 +1,5 @@
 /** The data-upload rule: a command that sends a local file or a command's output to a host. */
-import { quoted } from "../catalog/index.js";
+import { quoted } from "../visible.js";
 import { type CommandLine, unquoted } from "./pipe-to-shell.js";
 import type { Reader } from "./reader.js";
 import { isSpace } from "./scan.js";

@@ -3,8 +3,6 @@
  * what other folders need to read it. Only what they use is exported here.
  */
 
-export { compareText } from "../sorted.js";
-export { codePoint, excerpt, quoted, visible } from "../visible.js";
 export { type CaseCollision, caseCollisions, foldedName } from "./case-collisions.js";
 export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export {

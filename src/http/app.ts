@@ -7,11 +7,11 @@ import Fastify, {
   LogController,
   type onResponseHookHandler,
 } from "fastify";
-import { quoted, visible } from "../catalog/index.js";
 import type { HttpSettings } from "../config/index.js";
 import { bytesAt, holdsMoreAfterValue, notUtf8At } from "../json-rpc/index.js";
 import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
+import { quoted, visible } from "../visible.js";
 import { clientErrorHandler, expectationFailed, getOnly, notFound } from "./client-errors.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";

@@ -1,5 +1,5 @@
 import type { FastifyReply } from "fastify";
-import { excerpt, visible } from "../catalog/index.js";
+import { excerpt, visible } from "../visible.js";
 
 declare module "fastify" {
   interface FastifyRequest {

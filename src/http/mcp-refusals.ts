@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError } from "fastify";
-import { formatSize, quoted, type SelectorError } from "../catalog/index.js";
+import { formatSize, type SelectorError } from "../catalog/index.js";
+import { quoted } from "../visible.js";
 import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId, sendError } from "./json-rpc.js";
 import {
   batchedHandshakeOf,

@@ -5,7 +5,9 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { compareText, type FileContent, quoted, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
+import { type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
+import { compareText } from "../sorted.js";
+import { quoted } from "../visible.js";
 import type { ToolContext } from "./context.js";
 import {
   decodeCursor,

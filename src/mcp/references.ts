@@ -8,7 +8,6 @@ import {
   MANIFEST_NAME,
   normalizeFilePath,
   type Pack,
-  quoted,
   resolvePackFile,
   type Scope,
   SelectorError,
@@ -21,6 +20,7 @@ import {
   withoutEdgeSlashes,
   withoutTrailingSlashes,
 } from "../catalog/index.js";
+import { quoted } from "../visible.js";
 import type { ToolContext } from "./context.js";
 import { ToolError } from "./tool.js";
 

@@ -14,9 +14,9 @@ import {
   type FileReader,
   formatSize,
   isBinaryStart,
-  quoted,
   weighsMoreAsText,
 } from "../catalog/index.js";
+import { quoted } from "../visible.js";
 import { mimeTypeOf, RESOURCES_LISTED, UNKNOWN_MIME_TYPE, withUriShapeProblem } from "./skill-uris.js";
 
 /**

@@ -9,8 +9,8 @@ import {
   SKILLS_GET_METHOD,
   SKILLS_LIST_METHOD,
 } from "@modelcontextprotocol/server/ext/skills";
-import { quoted } from "../catalog/index.js";
 import { isJsonObject } from "../json-rpc/index.js";
+import { quoted } from "../visible.js";
 
 /**
  * The request methods a server of `era` with `capabilities` serves, as MCP ties them to its capabilities.

@@ -25,7 +25,7 @@ import {
   type SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
 import { z } from "zod";
-import { type Catalog, type Pack, quoted, type Scope, type Skill, visible } from "../catalog/index.js";
+import type { Catalog, Pack, Scope, Skill } from "../catalog/index.js";
 import { editDistance } from "../edit-distance.js";
 import type { Inspection } from "../inspection/index.js";
 import { isJsonObject } from "../json-rpc/index.js";
@@ -38,6 +38,7 @@ import {
   workOutAhead,
 } from "../preview/index.js";
 import type { SearchIndex } from "../search/index.js";
+import { quoted, visible } from "../visible.js";
 import type { RequestTag, ToolContext } from "./context.js";
 import { type OnePageList, onePageCursor } from "./cursor.js";
 import { notAnObject } from "./format.js";

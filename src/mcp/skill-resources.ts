@@ -4,16 +4,10 @@ import {
   type SkillReadResult,
   type SkillSource,
 } from "@modelcontextprotocol/server/ext/skills";
-import {
-  compareText,
-  type FileReader,
-  MAX_FILE_BYTES,
-  quoted,
-  type Scope,
-  type Skill,
-  skillPath,
-} from "../catalog/index.js";
+import { type FileReader, MAX_FILE_BYTES, type Scope, type Skill, skillPath } from "../catalog/index.js";
 import type { SkillEntry } from "../inspection/index.js";
+import { compareText } from "../sorted.js";
+import { quoted } from "../visible.js";
 import { firstAfter, listingOf, PAGE_SIZE } from "./cursor.js";
 import { fileAsResource, MAX_READ_BYTES } from "./resource-read.js";
 import { type CarriedSkill, respelledEntry, skillDocumentResource } from "./skill-entries.js";

@@ -5,8 +5,8 @@ import type {
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
 import { type ZodRawShape, z } from "zod";
-import { quoted } from "../catalog/index.js";
 import { jsonKindOf } from "../json-rpc/index.js";
+import { quoted } from "../visible.js";
 import type { ToolContext } from "./context.js";
 
 /**

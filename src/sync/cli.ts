@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { quoted, visible } from "../catalog/index.js";
 import {
   describeArgsError,
   noKey,
@@ -11,6 +10,7 @@ import {
   unreadableFile,
   wholeNumberIn,
 } from "../command-line.js";
+import { quoted, visible } from "../visible.js";
 import type { SyncCounts } from "./apply.js";
 import { CLIENT_FOLDERS, clientFolder, isClientName } from "./clients.js";
 import type { ServerAddress } from "./connection.js";

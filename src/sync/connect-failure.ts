@@ -1,5 +1,5 @@
 import { ProtocolError, UnauthorizedError } from "@modelcontextprotocol/client";
-import { quoted } from "../catalog/index.js";
+import { quoted } from "../visible.js";
 import { type EnvProxy, proxyFor, RefusedAnswerError, type ServerAddress } from "./connection.js";
 import { answeredStatus, describeError } from "./describe-error.js";
 import { SyncError } from "./options.js";

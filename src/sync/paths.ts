@@ -4,7 +4,8 @@
  * clients run on, so that no name can climb out, reach a device, or mean two files at once; and that shows
  * all it holds, as the server's catalog requires of the names it serves.
  */
-import { foldedName, visible } from "../catalog/index.js";
+import { foldedName } from "../catalog/index.js";
+import { visible } from "../visible.js";
 
 /** Deeper paths than this are refused: no real skill needs them, and each level is a folder to make. */
 const MAX_DEPTH = 16;

@@ -1,5 +1,6 @@
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
-import { compareText, digestOf, nameRuleViolation } from "../catalog/index.js";
+import { digestOf, nameRuleViolation } from "../catalog/index.js";
+import { compareText } from "../sorted.js";
 import type { NoAnswer } from "./connect-failure.js";
 import { entryProblem } from "./listed-files.js";
 import type { InstalledSkill, RefusedSkill } from "./lock.js";
