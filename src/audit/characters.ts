@@ -1,3 +1,4 @@
+import { plural } from "../plural.js";
 import { codePoint, excerpt, quoted } from "../visible.js";
 import { markdownLines } from "./markdown-lines.js";
 import type { Hit } from "./rules.js";
@@ -299,7 +300,7 @@ function tagHit(text: string, offset: number, run: Run): Hit | undefined {
   return {
     rule: "tag-characters",
     offset,
-    detail: `${run.length} tag character${run.length === 1 ? "" : "s"} (${listed(run)})${flag}${reading}`,
+    detail: `${plural(run.length, "tag character")} (${listed(run)})${flag}${reading}`,
   };
 }
 
