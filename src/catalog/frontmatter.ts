@@ -11,6 +11,7 @@ import {
   visit,
   type YAMLError,
 } from "yaml";
+import { compareText } from "../sorted.js";
 import { errorMessage } from "../system-errors.js";
 import { codePoint, excerpt, quoted } from "../visible.js";
 
@@ -366,7 +367,7 @@ export function readSkillFrontmatter(markdown: string): { parsed: ParsedFrontmat
 export function frontmatterDigest(fields: unknown): string {
   const sorted = JSON.stringify(fields, (_key, value: unknown) =>
     value !== null && typeof value === "object" && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => compareText(a, b)))
       : value,
   );
   return createHash("sha256").update(sorted).digest("base64url");

@@ -16,6 +16,7 @@ import {
   skillPath,
   stripBom,
 } from "../catalog/index.js";
+import { compareText } from "../sorted.js";
 import { errorMessage } from "../system-errors.js";
 
 export type { SkillEntry };
@@ -220,7 +221,7 @@ function inRfc3986(entry: SkillEntry): SkillEntry {
   const strict = (uri: string) => uri.replace(/[[\]|]/g, (character) => encodeURIComponent(character));
   if (entry.resources === "dynamic") return { ...entry, uri: strict(entry.uri) };
   const resources = entry.resources.map((resource) => ({ ...resource, uri: strict(resource.uri) }));
-  resources.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+  resources.sort((a, b) => compareText(a.uri, b.uri));
   return { ...entry, uri: strict(entry.uri), resources };
 }
 

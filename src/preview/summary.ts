@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { Group, Pack, Skill } from "../catalog/index.js";
 import { MalformedPart } from "../saved/index.js";
+import { compareText } from "../sorted.js";
 import { NO_TERM, type StemNumbering, type Tally, Tallying, type TermId, unitKey } from "./tally.js";
 import { forEachWord, keyOf, namesOf, type Stem, stemOf, type TermKey } from "./words.js";
 
@@ -322,7 +323,7 @@ export class TermFrequencies {
     );
     for (const term of ranked) scores[term] = (weights[term] ?? 0) * rarity(tally, term);
     ranked.sort(
-      (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || compareKeys(tally.keys[a] ?? "", tally.keys[b] ?? ""),
+      (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || compareText(tally.keys[a] ?? "", tally.keys[b] ?? ""),
     );
     const spelled = ranked.map((term) => {
       const first = tallies[(firstUnit[term] ?? 1) - 1];
@@ -455,8 +456,4 @@ const namesByKey = new WeakMap<readonly Skill[], ReadonlyMap<TermKey, readonly N
 
 function rarity(tally: Tally, term: TermId): number {
   return Math.log((tally.units.size + 1) / ((tally.spread[term] ?? 0) + 0.5));
-}
-
-function compareKeys(a: TermKey, b: TermKey): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

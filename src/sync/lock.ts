@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { nameRuleViolation } from "../catalog/index.js";
+import { compareText } from "../sorted.js";
 import { errorMessage } from "../system-errors.js";
 import { relativePathProblem } from "./paths.js";
 
@@ -155,8 +156,6 @@ export function lockText(lock: LockToWrite): string {
  */
 export function withSource(lock: Lock | undefined, source: LockSource): LockToWrite {
   const others = (lock?.sources ?? []).filter((item) => item.server !== source.server);
-  const sources = [...others, source].sort((a, b) =>
-    a.server < b.server ? -1 : a.server > b.server ? 1 : 0,
-  );
+  const sources = [...others, source].sort((a, b) => compareText(a.server, b.server));
   return { version: LOCK_VERSION, sources: sources.map((item) => asRead.get(item) ?? item) };
 }

@@ -145,7 +145,7 @@ export function planSync(input: PlanInput): Step[] {
       });
     }
   }
-  return steps.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return steps.sort((a, b) => compareText(a.name, b.name));
 }
 
 function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Step {
