@@ -1,14 +1,6 @@
 /** Code spans and the comments outside them, read by a forward scanner as CommonMark reads inlines. */
 import { indexOf, NOWHERE, type Steps, searchForward } from "./scan.js";
 
-/**
- * Where the first `<!--` of `line` outside its code spans starts, or -1. Code spans are read as CommonMark
- * reads them (see {@link codeSpans}); a `<!--` that a span covers even in part does not count.
- */
-export function commentOutsideCode(line: string, steps?: Steps): number {
-  return commentsOutsideSpans(line, 0, line.length, steps).next().value ?? -1;
-}
-
 /** Where each comment outside a code span opens from `from` to `to` (see {@link inlineCode}). */
 export function* commentsOutsideSpans(
   text: string,
@@ -20,21 +12,12 @@ export function* commentsOutsideSpans(
 }
 
 /**
- * The code spans of `line`, in order, as CommonMark reads them within a line: a run of backticks opens a
- * span that the next run of exactly as many closes; with none, the run is text (``` `` a ` ``` is no span,
- * and a comment after it is hidden). A backslash before a run, itself not escaped, makes its first
- * backtick text, outside a span only.
- */
-export function* codeSpans(line: string, steps?: Steps): Generator<{ start: number; end: number }> {
-  for (const { start, end } of inlineCode(line, 0, line.length, false, steps)) yield { start, end };
-}
-
-/**
  * The code spans from `from` to `to` (a line, or the lines of one paragraph), and with `comments` the
  * HTML comments outside them, in order, as CommonMark reads them left to right: a run of backticks that
  * the next run of exactly as many closes opens a span, whatever lies between (a comment too); a comment
  * that opens first is raw HTML to its `-->`, wherever that is (the end of the text when there is none),
- * and the backticks in it open nothing. Each length of run has its runs in a list that a cursor walks
+ * and the backticks in it open nothing. A backslash before a run, itself not escaped, makes its first
+ * backtick text, outside a span only. Each length of run has its runs in a list that a cursor walks
  * once, and each search goes on from where the last one ended, so the work is linear.
  */
 export function* inlineCode(

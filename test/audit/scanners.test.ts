@@ -2,11 +2,21 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { repeated } from "../../bench/hostile-text.js";
 import { encodedRuns } from "../../src/audit/blobs.js";
-import { codeSpans, commentOutsideCode } from "../../src/audit/code-spans.js";
+import { commentsOutsideSpans, inlineCode } from "../../src/audit/code-spans.js";
 import { htmlLinks, markdownLinks } from "../../src/audit/links.js";
 import type { Link } from "../../src/audit/references.js";
 import { linkDefinitions, referenceLinks } from "../../src/audit/references.js";
 import type { Steps } from "../../src/audit/scan.js";
+
+/** The code spans of `line`, in order, as the audit reads them within a line. */
+function* codeSpans(line: string, steps?: Steps): Generator<{ start: number; end: number }> {
+  for (const { start, end } of inlineCode(line, 0, line.length, false, steps)) yield { start, end };
+}
+
+/** Where the first `<!--` of `line` outside its code spans starts, or -1, as the audit reads it in a line. */
+function commentOutsideCode(line: string, steps?: Steps): number {
+  return commentsOutsideSpans(line, 0, line.length, steps).next().value ?? -1;
+}
 
 /**
  * Issue 24: the audit's link rules were regular expressions that backtrack, quadratic (and worse) on text
