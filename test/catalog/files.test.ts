@@ -2,21 +2,20 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonFit, weighsMoreAsText } from "../../src/catalog/files.js";
+import { jsonFit } from "../../src/catalog/files.js";
 import {
   type CatalogFile,
   describeBytes,
   FileReader,
   loadCatalog,
   MAX_FILE_BYTES,
-  skillOwningPath,
-} from "../../src/catalog/index.js";
-import {
   meantFilePath,
   normalizeFilePath,
+  skillOwningPath,
+  weighsMoreAsText,
   withoutEdgeSlashes,
   withoutTrailingSlashes,
-} from "../../src/catalog/paths.js";
+} from "../../src/catalog/index.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
 describe("normalizeFilePath", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeYaml11Reading, yaml11Readings } from "../../src/catalog/yaml11.js";
+import { describeYaml11Reading, yaml11Readings } from "../../src/catalog/index.js";
 
 const document = (fields: string) => `---\nname: a\ndescription: Does a.\n${fields}---\n# A\n`;
 
