@@ -7,8 +7,13 @@ import type { CatalogIssue, Pack } from "./types.js";
  * selector finds a pack so.
  */
 export function foldedName(name: string): string {
+  // ASCII is in NFC, and upper then lower case folds it as lower case alone: normalizing took most of
+  // the time of list_skills's look-up of its query as a skill's name.
+  if (!NOT_ASCII.test(name)) return name.toLowerCase();
   return name.normalize("NFC").toUpperCase().toLowerCase();
 }
+
+const NOT_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Which folders are served of those whose paths fold alike ({@link foldedName}), one per folded path: a

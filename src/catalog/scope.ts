@@ -129,7 +129,7 @@ export class Scope {
       if (skill) return { kind: "found", skill };
     }
     const anyCase = lookupIn(this.#byFoldedName.get(folded) ?? []);
-    return anyCase.kind === "missing" ? this.findSkillLoosely(ref) : anyCase;
+    return anyCase.kind === "missing" ? this.findSkillLoosely(ref, folded) : anyCase;
   }
 
   /**
@@ -137,8 +137,9 @@ export class Scope {
    * case: only when that names one skill, or copies of one name in several packs; names that differ only
    * in those separators are found by their own.
    */
-  private findSkillLoosely(ref: string): SkillLookup {
-    const loose = looseName(ref);
+  private findSkillLoosely(ref: string, folded: string): SkillLookup {
+    // From `ref` as findSkillAnyCase folded it: folding it again cost list_skills's every query.
+    const loose = loosened(folded);
     this.#byLooseName ??= groupByName(this.skills, (skill) => looseName(skill.name));
     const slash = loose.indexOf("/");
     if (slash > 0) {
@@ -371,7 +372,12 @@ function groupByName<T>(items: readonly T[], nameOf: (item: T) => string): Map<s
 
 /** A name as `findSkillLoosely` compares it: folded, each run of `_` and white space read as `-`. */
 function looseName(name: string): string {
-  return foldedName(name).replace(/[\s_]+/g, "-");
+  return loosened(foldedName(name));
+}
+
+/** A folded name ({@link foldedName}) with each run of `_` and white space read as `-`. */
+function loosened(folded: string): string {
+  return folded.replace(/[\s_]+/g, "-");
 }
 
 /** Where the first skill named `name` is, or would be, in `skills` sorted by name. */

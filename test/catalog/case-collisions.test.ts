@@ -4,8 +4,15 @@
  * two is lost there. The load warns of each such pack path (of two such skill folders or groups, it serves
  * one).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CatalogFile, caseCollisions, loadCatalog, type Pack } from "../../src/catalog/index.js";
+import {
+  type CatalogFile,
+  caseCollisions,
+  foldedName,
+  loadCatalog,
+  type Pack,
+} from "../../src/catalog/index.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
 const LOST =
@@ -88,5 +95,21 @@ describe("the load's warning of paths that differ only in case", () => {
     expect(warned).toHaveLength(50_001);
     expect(warned[0]?.path).toBe("big/D");
     expect(warned[1]?.path).toBe("big/F-0.md");
+  });
+});
+
+describe("a folded name", () => {
+  // ASCII takes a shorter way (lower case alone, no normalizing): it must fold as every other text does.
+  it("is the name in NFC, upper then lower case, ASCII or not", () => {
+    const unit = fc.oneof(
+      fc.constantFrom("A", "z", "_", "-", " ", "/", "ſ", "K", "e\u0301", "ß", "İ", "Σ", "\u{1D400}"),
+      fc.string({ unit: "binary", maxLength: 1 }),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit }), (name) => {
+        expect(foldedName(name)).toBe(name.normalize("NFC").toUpperCase().toLowerCase());
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
