@@ -132,6 +132,12 @@ const SKILL_TEXT_CASES: readonly LinearCase[] = [
     run: words,
   },
   { name: "skill text: apostrophes in a word (search)", make: (size) => repeated("a’", size), run: words },
+  // The same on the Unicode path (a mark at its end), where folding reads each `’` as `'`.
+  {
+    name: "skill text: apostrophes in a word ending in a mark (search)",
+    make: (size) => `${repeated("a’", size)}a\u0301`,
+    run: words,
+  },
   {
     name: "skill text: soft hyphens in a word (search)",
     make: (size) => repeated("a\u00AD", size),

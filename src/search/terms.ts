@@ -431,7 +431,7 @@ export function forEachWordOfCompound(
   take: (word: string) => void,
   tooLong: (word: string) => void = ignore,
 ): void {
-  const text = foldedSpelling(withoutIgnorables(compound)).replace(/’/g, "'");
+  const text = withStraightApostrophes(foldedSpelling(withoutIgnorables(compound)));
   forEachCompound(text, false, (start, end) => forEachWordOfParts(text.slice(start, end), take, tooLong));
 }
 
@@ -455,6 +455,27 @@ function withoutIgnorables(text: string): string {
     const code = text.charCodeAt(at);
     if (!isIgnorable(code)) codes[length++] = code;
   }
+  return textOf(codes, length);
+}
+
+/**
+ * `text` with each `’` read as `'`. Past {@link PIECE} characters, a loop: the regular expression took
+ * some 360 ns a match, 189 ms for a compound of 1 MiB of `a’` on the Unicode path (ending in a mark),
+ * against 35 for the loop.
+ */
+function withStraightApostrophes(text: string): string {
+  if (text.length <= PIECE) return text.replace(/’/g, "'");
+  if (!text.includes("’")) return text;
+  const codes = new Uint16Array(text.length);
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    codes[at] = code === CURLY_APOSTROPHE ? APOSTROPHE : code;
+  }
+  return textOf(codes, codes.length);
+}
+
+/** The first `length` of `codes` as a string, made {@link CODES_AT_ONCE} code units at a time. */
+function textOf(codes: Uint16Array, length: number): string {
   const pieces: string[] = [];
   for (let start = 0; start < length; start += CODES_AT_ONCE) {
     pieces.push(String.fromCharCode(...codes.subarray(start, Math.min(length, start + CODES_AT_ONCE))));
