@@ -3,6 +3,7 @@ import { open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { unreadableFile } from "../../src/command-line.js";
+import { readsAsDotGit } from "../../src/file-names.js";
 import { MAX_PACK_DESCRIPTION } from "../../src/pack-description.js";
 import { quoted } from "../../src/visible.js";
 import { describeWriteError, FetcherError, ManifestError, withoutCredentials } from "./errors.js";
@@ -282,35 +283,6 @@ function readExtras(table: Record<string, unknown>, sourcePath: string | undefin
   return extras;
 }
 
-/** The code points HFS+ (macOS) leaves out when it compares names, as git lists them (`next_hfs_char`). */
-const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
-/**
- * `.git`, or `git~1`, the 8.3 short name NTFS gives it: the checkout's `.git` is made before anything else in
- * it, so no other name took `git~1` first and left it `git~2` (git reasons the same).
- */
-const NTFS_GIT = /^(?:\.git|git~1)/i;
-
-/**
- * Whether a folder name reaches the checkout's `.git` (which holds its index) on some file system, as
- * git's own `is_hfs_dotgit` and `is_ntfs_dotgit` tell (git refuses to check out such a name, so none is a
- * folder of the repository's files where it matters): in any case, as case-insensitive file systems read
- * it; on HFS+, with the code points it ignores anywhere in it (`.g{U+200C}it`); on NTFS, as `.git` or
- * `git~1` followed only by the dots and spaces it drops, up to the end or a `:` that opens an alternate
- * data stream (`.git::$INDEX_ALLOCATION`). Linear in the name: one pass to drop, one over what follows the
- * prefix. The `i` flag without `u` folds ASCII letters only, as git does: no other character reads as g,
- * i or t.
- */
-function isGitFolder(name: string): boolean {
-  if (/^\.git$/i.test(name.replace(HFS_IGNORED, ""))) return true;
-  const prefix = NTFS_GIT.exec(name);
-  if (prefix === null) return false;
-  for (const character of name.slice(prefix[0].length)) {
-    if (character === ":") return true;
-    if (character !== "." && character !== " ") return false;
-  }
-  return true;
-}
-
 /** A repository-relative folder, normalized; absolute paths, any `..` and `.git` are refused. */
 function checkFolder(value: string, key: string, fail: Report): string | undefined {
   const what = key === "path" ? "path" : "extra";
@@ -326,7 +298,7 @@ function checkFolder(value: string, key: string, fail: Report): string | undefin
     fail(key, `${what} ${quoted(value)} must not climb out with ".."`);
     return undefined;
   }
-  const gitFolder = value.split("/").find(isGitFolder);
+  const gitFolder = value.split("/").find(readsAsDotGit);
   if (gitFolder !== undefined) {
     fail(
       key,

@@ -1,10 +1,10 @@
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, nameRuleViolation } from "../catalog/index.js";
+import { portableNameProblem } from "../file-names.js";
 import { compareText } from "../sorted.js";
 import type { NoAnswer } from "./connect-failure.js";
 import { entryProblem } from "./listed-files.js";
 import type { InstalledSkill, RefusedSkill } from "./lock.js";
-import { segmentProblem } from "./paths.js";
 
 /** What the target folder holds under a name sync owns. */
 export type OwnedState =
@@ -161,7 +161,7 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
   }
   const violation = nameRuleViolation(name);
   if (violation !== undefined) return skip(entry.uri, `its name ${violation}`, owned);
-  const folderProblem = segmentProblem(name);
+  const folderProblem = portableNameProblem(name);
   // One an older sync installed is skipped under its name, which the lock keeps it by.
   if (folderProblem !== undefined)
     return skip(

@@ -262,6 +262,36 @@ describe("paths", () => {
     ["a control character", "skill://evil/climb/a%0Ab.md", /control character \(U\+000A\)/],
     ["a Windows device name", "skill://evil/climb/a/prn/b.md", /a device on Windows: "prn"/],
     ["a trailing dot", "skill://evil/climb/notes.md.", /ends in a dot or a space/],
+    [
+      "a Windows device name with an extension",
+      "skill://evil/climb/aux.txt",
+      /a device on Windows: "aux.txt"/,
+    ],
+    ["a Windows serial port", "skill://evil/climb/COM1", /a device on Windows: "COM1"/],
+    // A `.git` in the skill's folder makes it a repository of its own: git run there (a shell prompt, an
+    // agent's `git status`) reads its config, whose hooks and fsmonitor run commands.
+    ["a .git folder", "skill://evil/climb/.git/config", /\.git: "\.git"/],
+    ["a .git file", "skill://evil/climb/refs/.git", /\.git: "\.git"/],
+    ["a .git folder in capitals", "skill://evil/climb/.GIT/config", /\.git: "\.GIT"/],
+    ["git~1, the short name NTFS gives .git", "skill://evil/climb/git~1/config", /\.git: "git~1"/],
+    ["GIT~1 in capitals", "skill://evil/climb/GIT~1/hooks/pre-commit", /\.git: "GIT~1"/],
+    ["a .git with a dot Windows drops", "skill://evil/climb/.git./config", /\.git: "\.git\."/],
+    ["a .git with a space Windows drops", "skill://evil/climb/.git%20/config", /\.git: "\.git "/],
+    [
+      "a .git data stream",
+      "skill://evil/climb/.git%3A%3A%24INDEX_ALLOCATION/config",
+      /\.git: "\.git::\$INDEX_ALLOCATION"/,
+    ],
+    [
+      "a .git with a code point macOS ignores inside",
+      "skill://evil/climb/.g%E2%80%8Cit/config",
+      /\.git: "\.g\{U\+200C\}it"/,
+    ],
+    [
+      "a .git with a code point macOS ignores before it",
+      "skill://evil/climb/%E2%80%8C.git/config",
+      /\.git: "\{U\+200C\}\.git"/,
+    ],
   ])("refuses a file path with %s, which the SDK lets through", async (_, uri, why) => {
     const hostile = skill("skill://evil/climb", "climb", {
       "SKILL.md": skillMd("climb", "The climb skill."),
@@ -336,6 +366,12 @@ describe("content", () => {
       "two names a case-insensitive system takes for one",
       { "Guide.md": "one", "guide.md": "two" },
       "Guide.md and guide.md",
+    ],
+    ["SKILL.md and skill.md", { "skill.md": "two" }, "SKILL.md and skill.md"],
+    [
+      "two folders a case-insensitive system takes for one",
+      { "a/x.md": "one", "A/y.md": "two" },
+      "a/x.md and A/y.md",
     ],
   ])("refuses %s", async (_, files, pair) => {
     const { reason } = await syncBeside(climb(files));

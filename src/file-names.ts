@@ -1,0 +1,79 @@
+/**
+ * Which names of a skill's files and folders can be a file or folder on every system a skill reaches: the
+ * fetcher copies them from git on the build machine, the server serves them from Linux, and `skills-mcp
+ * sync` writes them on a user's macOS or Windows machine, where a name Linux takes as it is may be read as
+ * another (`.GIT`, `git~1`), as a device (`aux.txt`), or be cut (`notes.`). One rule for all three, so that
+ * what the server serves is what sync can write, and what the fetcher copies is what the server serves.
+ */
+import { visible } from "./visible.js";
+
+/** The longest file name most file systems take, in UTF-8 bytes. */
+const MAX_NAME_BYTES = 255;
+/** Control characters, and what Windows refuses or reads as a drive or a stream (`:`) or a separator. */
+const FORBIDDEN = /[\p{Cc}\\:*?"<>|]/u;
+
+/**
+ * What Windows opens as a device whatever the folder: CON, PRN, AUX, NUL, COM0-9 and LPT0-9 (with the
+ * superscript digits it also takes), CONIN$ and CONOUT$ (as git for Windows refuses them), in any case,
+ * with or without an extension.
+ */
+const DEVICE =
+  /^(?:con|prn|aux|nul|conin\$|conout\$|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]) *(?:\..*)?$/i;
+
+/** The code points HFS+ (macOS) leaves out when it compares names, as git lists them (`next_hfs_char`). */
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+/**
+ * `.git`, or `git~1`, the 8.3 short name NTFS gives it: a repository's `.git` is made before anything else
+ * in it, so no other name took `git~1` first and left it `git~2` (git reasons the same).
+ */
+const NTFS_GIT = /^(?:\.git|git~1)/i;
+
+/**
+ * Whether `name` reaches a repository's `.git` (its config, whose hooks and fsmonitor run commands) on some
+ * file system, as git's own `is_hfs_dotgit` and `is_ntfs_dotgit` tell (git refuses to check out such a
+ * name): in any case, as case-insensitive file systems read it; on HFS+, with the code points it ignores
+ * anywhere in it (`.g{U+200C}it`); on NTFS, as `.git` or `git~1` followed only by the dots and spaces it
+ * drops, up to the end or a `:` that opens an alternate data stream (`.git::$INDEX_ALLOCATION`). Linear in
+ * the name: one pass to drop, one over what follows the prefix. The `i` flag without `u` folds ASCII
+ * letters only, as git does: no other character reads as g, i or t.
+ */
+export function readsAsDotGit(name: string): boolean {
+  if (/^\.git$/i.test(name.replace(HFS_IGNORED, ""))) return true;
+  const prefix = NTFS_GIT.exec(name);
+  if (prefix === null) return false;
+  for (const character of name.slice(prefix[0].length)) {
+    if (character === ":") return true;
+    if (character !== "." && character !== " ") return false;
+  }
+  return true;
+}
+
+/**
+ * Why `name` cannot be one file or folder name on every system, said in words that quote it, or undefined
+ * when it can: not a name (empty, `.`, `..`), a slash; a name macOS or Windows reads as `.git`; a character
+ * Windows refuses or reads as a separator, a drive or a stream; one no reader sees; a Windows device; a
+ * trailing dot or space Windows drops; longer than file systems take. Linear in the name.
+ */
+export function portableNameProblem(name: string): string | undefined {
+  if (name === "" || name === "." || name === "..") return `"${name}" is not a name`;
+  if (name.includes("/")) return "a name holds a slash";
+  if (readsAsDotGit(name))
+    return `a name macOS or Windows reads as .git: ${JSON.stringify(visible(name))} (a .git folder or file would make the folder a git repository of its own, whose config runs commands)`;
+  const forbidden = FORBIDDEN.exec(name);
+  if (forbidden) return `a name holds ${describe(forbidden[0])}`;
+  const shown = visible(name);
+  if (shown !== name) return `a name holds a character no reader sees: ${JSON.stringify(shown)}`;
+  if (DEVICE.test(name)) return `a name is a device on Windows: ${JSON.stringify(name)}`;
+  // Windows drops a trailing dot or space: `a.md.` would be written as `a.md`.
+  if (name.endsWith(".") || name.endsWith(" "))
+    return `a name ends in a dot or a space, which Windows drops: ${JSON.stringify(name)}`;
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) return `a name is longer than ${MAX_NAME_BYTES} bytes`;
+  return undefined;
+}
+
+function describe(character: string): string {
+  const code = character.codePointAt(0) ?? 0;
+  return code < 0x20 || code === 0x7f
+    ? `a control character (U+${code.toString(16).toUpperCase().padStart(4, "0")})`
+    : `"${character}"`;
+}

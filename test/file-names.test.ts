@@ -1,0 +1,76 @@
+/** The one rule of which names a skill's files may have, shared by the fetcher, the server and sync. */
+import { describe, expect, it } from "vitest";
+import { portableNameProblem, readsAsDotGit } from "../src/file-names.js";
+
+describe("readsAsDotGit", () => {
+  it.each([
+    ".git",
+    ".GIT",
+    ".Git",
+    ".git.",
+    ".git ",
+    ".git. . ",
+    ".git::$INDEX_ALLOCATION",
+    ".git:stream",
+    "git~1",
+    "GIT~1",
+    "git~1.",
+    "git~1::$INDEX_ALLOCATION",
+    ".g\u200cit",
+    "\u200c.git",
+    ".git\ufeff",
+    "\u202e.g\u200di\u206at",
+  ])("takes %j for .git, as macOS or Windows reads it", (name) => {
+    expect(readsAsDotGit(name)).toBe(true);
+  });
+
+  it.each([
+    ".github",
+    ".gitignore",
+    ".git-credentials",
+    "git",
+    "git~2",
+    "agit",
+    ".git.md",
+    "g.it",
+    ".gıt",
+    ".gİt",
+  ])("does not take %j for .git", (name) => {
+    expect(readsAsDotGit(name)).toBe(false);
+  });
+});
+
+describe("portableNameProblem", () => {
+  it.each([
+    [".git", /reads as \.git: "\.git"/],
+    ["git~1", /reads as \.git: "git~1"/],
+    ["\u200c.git", /reads as \.git: "\{U\+200C\}\.git"/],
+    ["aux.txt", /a device on Windows: "aux\.txt"/],
+    ["CON", /a device on Windows: "CON"/],
+    ["COM1", /a device on Windows: "COM1"/],
+    ["conin$", /a device on Windows: "conin\$"/],
+    ["CONOUT$.txt", /a device on Windows: "CONOUT\$\.txt"/],
+    ["C:x", /holds ":"/],
+    ["a\\..\\..\\x", /holds "\\"/],
+    ["notes.", /ends in a dot or a space/],
+    ["..", /is not a name/],
+    ["a\u200bb.md", /no reader sees: "a\{U\+200B\}b\.md"/],
+  ])("refuses %j", (name, why) => {
+    expect(portableNameProblem(name)).toMatch(why);
+  });
+
+  it.each(["SKILL.md", "style guide.md", "console.md", "conin.md", ".hidden", "git~2", "résumé.md"])(
+    "takes %j",
+    (name) => {
+      expect(portableNameProblem(name)).toBeUndefined();
+    },
+  );
+
+  // Names come from untrusted repositories and servers: each check reads a name once, however it is made.
+  it("reads long names of the shapes its checks look for in one pass each", () => {
+    expect(readsAsDotGit(`.git${" .".repeat(500_000)}x`)).toBe(false);
+    expect(readsAsDotGit(`${"\u200c".repeat(1_000_000)}.git`)).toBe(true);
+    expect(portableNameProblem(`con${" ".repeat(1_000_000)}x`)).toMatch(/longer than 255 bytes/);
+    expect(portableNameProblem(`con ${".".repeat(1_000_000)}`)).toMatch(/a device on Windows/);
+  });
+});
