@@ -1,10 +1,11 @@
 import type { Dirent } from "node:fs";
 import { copyFile, opendir, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { portableNameProblem } from "../../src/file-names.js";
 import { isInside } from "../../src/inside-folder.js";
 import { makeFolder } from "../../src/make-folder.js";
 import { systemProblem } from "../../src/system-errors.js";
-import { quoted } from "../../src/visible.js";
+import { quoted, visible } from "../../src/visible.js";
 
 /** Something of the repository that was not copied, and why: reported as a warning. */
 export interface SkippedEntry {
@@ -98,8 +99,9 @@ const SKILL_DOCUMENT = "SKILL.md";
  * A symlinked folder brings in its target once per symlink of the repository's own folders, so two skills
  * that link one shared folder each get it; within what it brings in, a folder that one link reaches twice
  * is copied once (where a folder's links all led to the next folder, copies doubled at every level), and
- * `budget` stops the source at its limits. Names that are not UTF-8, Git LFS pointers, and what cannot be
- * read, are left out. Returns what was left out.
+ * `budget` stops the source at its limits. Names that are not UTF-8 or that not every system can hold
+ * (portableNameProblem, the rule the server serves names by), Git LFS pointers, and what cannot be read, are
+ * left out. Returns what was left out.
  */
 export async function copyFromRepository(
   repoRoot: string,
@@ -184,8 +186,14 @@ async function copyFolder(
     const full = path.join(real, name);
     const target = await resolveEntry(walk, full, kind);
     const into = path.join(destination, name);
+    const unportable = portableNameProblem(name);
     if ("skip" in target) {
       skip(walk, { path: childRelative, reason: target.skip, symlink: target.symlink });
+    } else if (unportable !== undefined) {
+      // The server would leave it out, and sync could not write it on macOS or Windows; copied onto a Mac
+      // (`{U+200C}.git` is `.git` on HFS+) it could be a folder the build machine reads otherwise.
+      const reason = `its name is not one every system can hold (${unportable}), so the server would not serve it`;
+      skip(walk, { path: visible(childRelative), reason, symlink: false });
     } else if (target.kind === "file" && (await isLfsPointer(target.real, target.size))) {
       skip(walk, { path: childRelative, reason: LFS_POINTER, symlink: false });
     } else if (target.kind === "file") {

@@ -3,6 +3,7 @@
  * those, never joined onto a folder on disk, so that no request can reach outside a skill or pack.
  */
 import path from "node:path";
+import { portableNameProblem } from "../file-names.js";
 import { visible } from "../visible.js";
 import { type CatalogFile, type Pack, SKILL_DOCUMENT, type Skill } from "./types.js";
 
@@ -26,7 +27,9 @@ export const MANIFEST_NAME = "_manifest";
  * Why no client could read a file or folder at `relative` (POSIX, in its skill or pack) by that path, or
  * should not be shown it, or undefined when one can. The catalog leaves such entries out, so that every
  * file a manifest or a resource list names can be read by that name, and every name a model or a reviewer
- * sees shows all it holds. Only the last name of `relative` is looked at: the walk entered its folders.
+ * sees shows all it holds; nor any name `portableNameProblem` refuses (`git~1`, `aux.txt`, `a:b.md`,
+ * `notes.`), which skills-mcp sync would not write on macOS or Windows, so that every skill served can be
+ * synced. Only the last name of `relative` is looked at: the walk entered its folders.
  */
 export function unnameableReason(relative: string, kind: "file" | "folder"): string | undefined {
   const name = path.posix.basename(relative);
@@ -41,6 +44,11 @@ export function unnameableReason(relative: string, kind: "file" | "folder"): str
   }
   if (kind === "file" && relative === MANIFEST_NAME) {
     return `a file named ${MANIFEST_NAME} cannot be read: that name asks for the list of files`;
+  }
+  const unportable = portableNameProblem(name);
+  if (unportable !== undefined) {
+    // Served, it would keep skills-mcp sync from installing the skill: sync refuses such a path.
+    return `its name is not one every system can hold (${unportable}), so skills-mcp sync could not write it`;
   }
   return undefined;
 }

@@ -278,6 +278,59 @@ describe("loadCatalog on names no client could ask for", () => {
     expect(issues).toHaveLength(8);
   });
 
+  // Regression: served from Linux, such a name made skills-mcp sync refuse the whole skill (macOS and Windows
+  // read `git~1` as `.git`, `aux.txt` as a device, `notes.` as `notes`); now the file is left out and the
+  // skill served, and synced, without it.
+  it("leaves out names that not every system can hold, and serves the rest of the skill", async () => {
+    const dir = await withTree({
+      "p/h/SKILL.md": skillMd("h"),
+      "p/h/references/kept.md": "kept",
+      "p/h/git~1/config": "[core]\n\tfsmonitor = touch /tmp/pwned\n",
+      "p/h/GIT~1/hooks/pre-commit": "x",
+      "p/h/references/aux.txt": "x",
+      "p/h/references/COM1": "x",
+      "p/h/references/notes.": "x",
+      "p/h/references/C:x.md": "x",
+      "p/h/references/what?.md": "x",
+      "p/con/SKILL.md": skillMd("con"),
+    });
+    const { catalog, issues } = loadCatalog(dir);
+    expect(catalog.everything.skills.map((skill) => [skill.id, [...skill.files.keys()]])).toEqual([
+      ["p/h", ["references/kept.md"]],
+    ]);
+    const why = (problem: string) =>
+      `its name is not one every system can hold (${problem}), so skills-mcp sync could not write it`;
+    const git = (name: string) =>
+      why(
+        `a name macOS or Windows reads as .git: "${name}" (a .git folder or file would make the folder a git repository of its own, whose config runs commands)`,
+      );
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { severity: "skipped", path: "p/h/git~1", reason: git("git~1") },
+        { severity: "skipped", path: "p/h/GIT~1", reason: git("GIT~1") },
+        {
+          severity: "skipped",
+          path: "p/h/references/aux.txt",
+          reason: why('a name is a device on Windows: "aux.txt"'),
+        },
+        {
+          severity: "skipped",
+          path: "p/h/references/COM1",
+          reason: why('a name is a device on Windows: "COM1"'),
+        },
+        {
+          severity: "skipped",
+          path: "p/h/references/notes.",
+          reason: why('a name ends in a dot or a space, which Windows drops: "notes."'),
+        },
+        { severity: "skipped", path: "p/h/references/C:x.md", reason: why('a name holds ":"') },
+        { severity: "skipped", path: "p/h/references/what?.md", reason: why('a name holds "?"') },
+        { severity: "skipped", path: "p/con", reason: why('a name is a device on Windows: "con"') },
+      ]),
+    );
+    expect(issues).toHaveLength(8);
+  });
+
   // Regression: `name: q/ok-skill` in pack p was served as p/q/ok-skill, which read_skill and prompts take
   // as skill ok-skill of pack q; with a real q/ok-skill, two prompts had one name.
   it("refuses a skill whose frontmatter name holds a slash", async () => {

@@ -270,6 +270,44 @@ describe("fetch-skills: names and files it cannot copy", () => {
     expect(await snapshot(path.join(site, "skills/l"))).toEqual({ "a/SKILL.md": skillMd("a") });
   });
 
+  // Regression: `{U+200C}.git` (which macOS's HFS+ reads as `.git`) was copied, as was `aux.txt` (a device on
+  // Windows): the server leaves such names out, and sync could not write them on the user's machine.
+  it("skips a file or folder whose name not every system can hold, as the server would, and fetches the rest", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "unportable"), [
+      {
+        "skills/a/SKILL.md": skillMd("a"),
+        "skills/a/references/kept.md": "kept\n",
+        "skills/a/\u200c.git/config": "[core]\n\tfsmonitor = touch /tmp/pwned\n",
+        "skills/a/references/aux.txt": "a device on Windows\n",
+        "skills/a/references/notes.": "cut on Windows\n",
+        "skills/a/references/a:b.md": "a stream on Windows\n",
+      },
+    ]);
+    const site = await makeSite(tree.dir, [
+      { name: "u", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills" },
+    ]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    const why = (problem: string) =>
+      `its name is not one every system can hold (${problem}), so the server would not serve it`;
+    expect(result.stderr).toContain(
+      `u: skipped skills/a/{U+200C}.git: ${why('a name macOS or Windows reads as .git: "{U+200C}.git" (a .git folder or file would make the folder a git repository of its own, whose config runs commands)')}\n`,
+    );
+    expect(result.stderr).toContain(
+      `u: skipped skills/a/references/aux.txt: ${why('a name is a device on Windows: "aux.txt"')}\n`,
+    );
+    expect(result.stderr).toContain(
+      `u: skipped skills/a/references/notes.: ${why('a name ends in a dot or a space, which Windows drops: "notes."')}\n`,
+    );
+    expect(result.stderr).toContain(`u: skipped skills/a/references/a:b.md: ${why('a name holds ":"')}\n`);
+    expect(await snapshot(path.join(site, "skills/u"))).toEqual({
+      "a/SKILL.md": skillMd("a"),
+      "a/references/kept.md": "kept\n",
+    });
+  });
+
   // The log is a terminal or a CI run's log: a newline in a name started a GitHub workflow command
   // (a fake "All clear" annotation, ::add-mask::) and ESC sequences erased the lines above.
   it("shows control characters of the names it warns about escaped, so none starts a line of its own", async () => {
@@ -292,7 +330,10 @@ describe("fetch-skills: names and files it cannot copy", () => {
     expect(result.stderr).toContain(
       `g: skipped skills/a/${shown}: symlink pointing outside the repository, to "/etc/passwd"\n`,
     );
-    expect(result.stderr).toContain(`g: warning: extra "extra" holds extra/${shown}/SKILL.md;`);
+    // A folder of such a name is not copied (the server would not serve it): the line skipping it shows it so.
+    expect(result.stderr).toContain(
+      `g: skipped extra/${shown}: its name is not one every system can hold (a name holds a control character (U+000A)), so the server would not serve it\n`,
+    );
     expect(result.stderr.split("\n").filter((line) => !line.startsWith("g: "))).toEqual([""]);
     expect(result.stderr).not.toContain("\u001b");
     expect(result.stderr).not.toContain("\u2028");

@@ -65,7 +65,8 @@ describe("npm run check-skills", () => {
       expect(lines).toEqual(
         expect.arrayContaining([
           '- left out: `p/evil`: name "a/b{U+000A}{U+000A}\\*\\*Approve.\\*\\*{U+000A}{U+000A}\\<\\!--" holds a slash: skills are named pack/name, so a name cannot hold one',
-          '- warning: ``p/x`<img src=x>``: name "nope" differs from its folder',
+          // A name Windows refuses (`<`, `>`) is not served: its folder is left out, the reason escaped too.
+          '- left out: ``p/x`<img src=x>``: its name is not one every system can hold (a name holds "\\<"), so skills-mcp sync could not write it',
           '- tools only: `p/Shout <img src=x>`: frontmatter name "Shout \\<img src=x\\>" must be 1-64 lowercase letters, digits and single hyphens',
         ]),
       );
