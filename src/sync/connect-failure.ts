@@ -14,11 +14,11 @@ export function connectionFailure(address: ServerAddress, error: unknown): SyncE
   const why = describeError(error);
   const refusedScope = scopeRefusal(address, error, why);
   if (refusedScope !== undefined) return new SyncError(`${server} refused ${refusedScope}`);
-  const proxy = proxyFor(address.url, process.env, process.execArgv);
+  // An answer of the server's (a status through the tunnel, a JSON-RPC error) names no proxy: it worked.
+  const proxy = serverAnswered(error, why) ? undefined : proxyFor(address.url, process.env, process.execArgv);
   const found = (proxy === undefined ? undefined : proxyHint(proxy, why)) ?? directHint(address, error, why);
   // Through a proxy, a failure with no answer and no other sign may be the proxy's as well as the server's.
-  const hint =
-    found === "" && proxy !== undefined && answeredStatus(error) === undefined ? checkTheProxy(proxy) : found;
+  const hint = found === "" && proxy !== undefined ? checkTheProxy(proxy) : found;
   const through = proxy === undefined ? "" : throughThe(proxy);
   // A hint follows the server's own sentence, whose full stop would stand before its semicolon.
   return new SyncError(
@@ -81,8 +81,7 @@ function throughThe(proxy: EnvProxy): string {
  */
 export function proxyOfFailure(url: URL, error: unknown, why: string): { through: string; hint: string } {
   const proxy = proxyFor(url, process.env, process.execArgv);
-  const answered = answeredStatus(error) !== undefined || /\(HTTP \d{3}\)/.test(why) || answeredError(error);
-  if (proxy === undefined || answered) return { through: "", hint: "" };
+  if (proxy === undefined || serverAnswered(error, why)) return { through: "", hint: "" };
   const hint = proxyHint(proxy, why) ?? checkTheProxy(proxy);
   return { through: throughThe(proxy), hint };
 }
@@ -107,6 +106,15 @@ export function readFailure(error: Error, server: URL): { readonly said: string;
   return through === ""
     ? { said: describeError(error), hint: "" }
     : { said: `${error.message}${through}: ${why}`, hint };
+}
+
+/**
+ * Whether the server answered the request that failed with `error` (`why` in words): with an HTTP status,
+ * which came through the proxy's tunnel from the server or what stands in front of it, or with a JSON-RPC
+ * error. A status the proxy answers itself fails the tunnel instead (`Proxy response (502) !== 200`).
+ */
+function serverAnswered(error: unknown, why: string): boolean {
+  return answeredStatus(error) !== undefined || /\(HTTP \d{3}\)/.test(why) || answeredError(error);
 }
 
 /** Whether the error, or one of its causes, is a JSON-RPC error the server answered with. */

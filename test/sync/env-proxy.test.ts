@@ -486,6 +486,27 @@ describe("sync through a working proxy to a server that answers 502, 503 or 504"
     }
   });
 
+  // Regression: at the connection's start, a status the server answered through the tunnel was told as
+  // `cannot connect to <url> through the proxy http://127.0.0.1:…/ (HTTP_PROXY): …`.
+  it.each([502, 503])("tells a %s answered at the connection's start as the server's", async (status) => {
+    const front = await answeringIngress('"jsonrpc"', status);
+    const proxy = await forwardProxy();
+    try {
+      const { code, stderr } = await failedSync(
+        { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url },
+        { url: front.url },
+      );
+      expect(proxy.requests).toBeGreaterThan(0);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`cannot connect to ${front.url}: `);
+      expect(stderr).toContain(`HTTP ${status}`);
+      expect(stderr).not.toContain("proxy");
+    } finally {
+      await proxy.close();
+      await front.close();
+    }
+  });
+
   // An ingress's error page was quoted whole, markup and line breaks, on every line of the run.
   it("names an HTML page it was answered with by its title, not its markup", async () => {
     const page =
