@@ -8,7 +8,7 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
-import { mkdir, truncate, writeFile } from "node:fs/promises";
+import { mkdir, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "../scripts/free-port.js";
@@ -202,6 +202,23 @@ const CASES: readonly HostileCase[] = [
       ],
       true,
     ),
+  },
+  {
+    // Symlinks leading many paths to one text file of 4 MiB: each path was read and audited anew (64: a
+    // minute to start), a stall that costs a few kilobytes of disk.
+    kind: "symlinks to one 4 MiB text file",
+    steps: [16, 32, 64, 128].map((count) => ({
+      size: `${count} links`,
+      write: async (dir) => {
+        const unit = "Some ordinary prose about [links](http://example.com) and `code` to read. ";
+        await writeSkill(dir, "farm", { "payload.md": unit.repeat(Math.floor((4 * MiB) / unit.length)) });
+        await mkdir(path.join(dir, "hostile/farm/links"));
+        for (let i = 0; i < count; i++) {
+          await symlink("../payload.md", path.join(dir, `hostile/farm/links/${i}.md`));
+        }
+        return 4 * MiB;
+      },
+    })),
   },
   {
     // 80,000 keys in just under 1 MiB: parsed twice, seconds of CPU.

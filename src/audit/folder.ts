@@ -28,6 +28,12 @@ export interface FolderAudit {
  */
 export class CatalogAudit {
   readonly #files = new Map<string, readonly Finding[]>();
+  /**
+   * The findings of each real file audited (its `source`), under the first path that led to it: symlinks
+   * may lead thousands of served paths to one file, and each path audited anew made a start take the file's
+   * audit that many times (64 links to one text file of 4 MiB: a minute), where they cost one look-up now.
+   */
+  readonly #sources = new Map<string, readonly Finding[]>();
   readonly #metadata = new Map<Skill, readonly Finding[]>();
   readonly #issues = new Map<string, CatalogIssue>();
   readonly #onRead: ((served: ServedFile, bytes: Uint8Array) => void) | undefined;
@@ -41,13 +47,31 @@ export class CatalogAudit {
    * The findings of the served file `served` with these `bytes`: audited the first time, remembered after
    * (a file of a nested skill is a file of the skill around it too).
    */
-  file(served: ServedFile, bytes: Uint8Array, facts: FileFacts): readonly Finding[] {
+  file(served: ServedFile, bytes: Uint8Array, facts: FileFacts, source?: string): readonly Finding[] {
+    const known = source === undefined ? undefined : this.auditedAs(served, source);
+    if (known !== undefined) return known;
     let findings = this.#files.get(served.path);
     if (findings === undefined) {
       this.#onRead?.(served, bytes);
       findings = auditFile(served.path, bytes, facts);
       this.#files.set(served.path, findings);
+      if (source !== undefined && !this.#sources.has(source)) this.#sources.set(source, findings);
     }
+    return findings;
+  }
+
+  /**
+   * The findings of `served` when the real file it leads to, `source`, was audited already under another
+   * path: that audit's findings, named for `served` (and remembered as its own); undefined when it was not,
+   * and the file must be read and audited. Never taken when the caller sees each file's bytes (`onRead`).
+   */
+  auditedAs(served: ServedFile, source: string): readonly Finding[] | undefined {
+    const own = this.#files.get(served.path);
+    if (own !== undefined) return own;
+    const audited = this.#sources.get(source);
+    if (audited === undefined || this.#onRead !== undefined) return undefined;
+    const findings = audited.map((found) => ({ ...found, path: served.path }));
+    this.#files.set(served.path, findings);
     return findings;
   }
 

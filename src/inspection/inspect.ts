@@ -86,6 +86,14 @@ export async function inspectSkill(
         audit.notAudited(servedFileOf(skill, file.path), TOO_LARGE);
         continue;
       }
+      // A file a symlink leads to, audited already under another path, is not read again. SKILL.md is
+      // read all the same: its name and description are placed on its lines.
+      const known =
+        file === skill.document ? undefined : audit.auditedAs(servedFileOf(skill, file.path), file.source);
+      if (known !== undefined) {
+        read.unsafe.push(...known.filter(isUnsafe));
+        continue;
+      }
       const release = await budget.take(file.size);
       try {
         await readAndAudit(file, read);
@@ -135,7 +143,8 @@ async function readAndAudit(file: CatalogFile, read: SkillRead): Promise<Uint8Ar
     if (document) read.unsafe.push(...audit.metadata(skill).filter(isUnsafe));
     return undefined;
   }
-  read.unsafe.push(...audit.file(servedFileOf(skill, file.path), bytes, { executable }).filter(isUnsafe));
+  const findings = audit.file(servedFileOf(skill, file.path), bytes, { executable }, file.source);
+  read.unsafe.push(...findings.filter(isUnsafe));
   if (document) read.unsafe.push(...audit.metadata(skill, bytes).filter(isUnsafe));
   return bytes;
 }
@@ -156,10 +165,11 @@ export async function auditPackFile(
     audit.notAudited(served, TOO_LARGE);
     return;
   }
+  if (audit.auditedAs(served, file.source) !== undefined) return;
   const release = await budget.take(file.size);
   try {
     const { bytes, executable } = await readCatalogBytes(file, true);
-    audit.file(served, bytes, { executable });
+    audit.file(served, bytes, { executable }, file.source);
   } catch (error) {
     audit.notAudited(served, unreadReason(error));
   } finally {

@@ -1,7 +1,7 @@
 import { chmod, rm, truncate } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FolderAudit } from "../../src/audit/index.js";
+import { CatalogAudit, type FolderAudit } from "../../src/audit/index.js";
 import { loadCatalog } from "../../src/catalog/index.js";
 import { inspectCatalog } from "../../src/inspection/index.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
@@ -107,5 +107,50 @@ describe("the audit of a catalog", () => {
     } finally {
       await folder.remove();
     }
+  });
+
+  // Regression: each path a symlink led to one file was read and audited anew, so a skill of one text file
+  // of 4 MiB and 64 links to it took a minute to start, and one of 20,000 links (as many as a skill may
+  // hold) to a file of 16 MiB would have taken hours, on a few kilobytes of disk.
+  it("audits a file once however many symlinks lead to it, and names each path in its findings", async () => {
+    const links = Object.fromEntries(
+      Array.from({ length: 600 }, (_, i) => [`p/wide/links/${i}.md`, { symlink: "../notes.md" }]),
+    );
+    const folder = await makeTree({
+      "p/wide/SKILL.md": skillMd("wide"),
+      "p/wide/notes.md": "Looks harmless\u202E until it is rendered.\n",
+      ...links,
+    });
+    try {
+      const { catalog } = loadCatalog(folder.dir);
+      const { audit, inspection } = await inspectCatalog(catalog, { audit: {} });
+      const paths = audit.findings.map((found) => `${found.path}:${found.line}:${found.rule}`);
+      expect(paths).toHaveLength(601);
+      expect(new Set(paths)).toEqual(
+        new Set([
+          "p/wide/notes.md:1:bidi-control",
+          ...Object.keys(links).map((link) => `${link}:1:bidi-control`),
+        ]),
+      );
+      const [unsafe] = inspection.unsafe();
+      expect(unsafe?.skill.id).toBe("p/wide");
+      expect(unsafe?.findings).toHaveLength(601);
+    } finally {
+      await folder.remove();
+    }
+  });
+
+  it("takes the findings of a path whose real file it audited under another path, without auditing it again", () => {
+    const audit = new CatalogAudit();
+    const source = "/skills/p/s/notes.md";
+    const first = audit.file({ path: "p/s/notes.md", pack: "p" }, Buffer.from("a\u202Eb\n"), {}, source);
+    // Other bytes under the same real file: a second audit would find nothing in them.
+    const second = audit.file({ path: "p/s/link.md", pack: "p" }, Buffer.from("plain\n"), {}, source);
+    expect(first.map((found) => [found.path, found.rule])).toEqual([["p/s/notes.md", "bidi-control"]]);
+    expect(second).toEqual(first.map((found) => ({ ...found, path: "p/s/link.md" })));
+    expect(audit.auditedAs({ path: "p/s/other.md", pack: "p" }, source)).toEqual(
+      first.map((found) => ({ ...found, path: "p/s/other.md" })),
+    );
+    expect(audit.auditedAs({ path: "p/s/new.md", pack: "p" }, "/skills/p/s/new.md")).toBeUndefined();
   });
 });
