@@ -203,11 +203,18 @@ async function entryOf(
   if (yaml !== frontmatterDigest(entry.frontmatter)) {
     return leftOut("its frontmatter reads otherwise to the Skills extension's parser than to YAML");
   }
-  const inexact = inexactField(entry.frontmatter);
+  const inexact = fieldHolding(entry.frontmatter, isInexactInteger);
   if (inexact !== undefined) {
     return leftOut(
       `its frontmatter's ${JSON.stringify(inexact)} is an integer past 2^53, which JSON does not carry exactly ` +
         "to every host: quote it",
+    );
+  }
+  const unpaired = fieldHolding(entry.frontmatter, holdsLoneSurrogate);
+  if (unpaired !== undefined) {
+    return leftOut(
+      `its frontmatter's ${JSON.stringify(unpaired)} holds a lone surrogate (a YAML escape such as "\\ud800"), ` +
+        "no character at all, which UTF-8 does not carry: write the character itself",
     );
   }
   const json = JSON.stringify(entry);
@@ -236,22 +243,49 @@ function inRfc3986(entry: SkillEntry): SkillEntry {
 }
 
 /**
- * The first field of `frontmatter` holding, at any depth, an integer past 2^53: YAML read it rounded, and
- * the entry would publish it so, while a host whose YAML keeps such integers (Python's, Go's) compares the
- * file's with the entry's, as the extension asks, and finds them apart. Walked without recursion: YAML
- * nests as deep as a frontmatter is long.
+ * The first top-level field of `frontmatter` holding, at any depth, a key or value that `test` picks out;
+ * undefined when none does. Walked without recursion: YAML nests as deep as a frontmatter is long.
  */
-function inexactField(frontmatter: Readonly<Record<string, unknown>>): string | undefined {
+function fieldHolding(
+  frontmatter: Readonly<Record<string, unknown>>,
+  test: (value: unknown) => boolean,
+): string | undefined {
   for (const [field, value] of Object.entries(frontmatter)) {
+    if (test(field)) return field;
     const pending: unknown[] = [value];
     while (pending.length > 0) {
       const next = pending.pop();
-      if (typeof next === "number" && Number.isInteger(next) && !Number.isSafeInteger(next)) return field;
-      if (next !== null && typeof next === "object")
-        for (const inner of Object.values(next)) pending.push(inner);
+      if (test(next)) return field;
+      if (next !== null && typeof next === "object") {
+        for (const [key, inner] of Object.entries(next)) {
+          if (test(key)) return field;
+          pending.push(inner);
+        }
+      }
     }
   }
   return undefined;
+}
+
+/**
+ * An integer past 2^53: YAML read it rounded, and the entry would publish it so, while a host whose YAML
+ * keeps such integers (Python's, Go's) compares the file's with the entry's, as the extension asks, and
+ * finds them apart.
+ */
+function isInexactInteger(value: unknown): boolean {
+  return typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value);
+}
+
+/** A surrogate with no partner: in a regular expression with the u flag, a pair is one code point. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * A string holding a lone surrogate, which only a YAML escape (`"\ud800"`) puts there: the entry carried it
+ * to `skills/list` and `resources/list`, where a host decoding the answer as UTF-8 fails on it or reads
+ * U+FFFD, another frontmatter than the digest it compares. Linear: one scan a string.
+ */
+function holdsLoneSurrogate(value: unknown): boolean {
+  return typeof value === "string" && LONE_SURROGATE.test(value);
 }
 
 /** The digest of the frontmatter of `document` as YAML reads it; undefined when YAML cannot read it. */

@@ -120,6 +120,31 @@ describe("inspectCatalog", () => {
     ]);
   });
 
+  // Regression: a lone surrogate, which only a YAML escape (`"\ud800"`) writes, was published in the entry's
+  // frontmatter and in resources/list, where a host decoding the answer as UTF-8 fails on it; the tools serve
+  // the description as text, U+FFFD in its place.
+  it("leaves out of the extension a skill whose frontmatter holds a lone surrogate, naming the field", async () => {
+    const frontmatter = (name: string, extra: string) =>
+      `---\nname: ${name}\ndescription: ${extra}\n---\n# Body\n`;
+    tree = await makeTree({
+      "p/lone/SKILL.md": frontmatter("lone", '"Lone \\ud800 surrogate."'),
+      "p/nested/SKILL.md": frontmatter("nested", 'Fine.\nmetadata:\n  "k\\udc00": v'),
+      "p/paired/SKILL.md": frontmatter("paired", '"An emoji \\ud83d\\ude00 in escapes."'),
+    });
+    const { catalog } = loadCatalog(tree.dir);
+
+    const { inspection } = await inspectCatalog(catalog);
+    const reason = (field: string) =>
+      `its frontmatter's "${field}" holds a lone surrogate (a YAML escape such as "\\ud800"), no character at ` +
+      "all, which UTF-8 does not carry: write the character itself";
+    expect(inspection.leftOut().map(({ skill, reason }) => [skill.id, reason])).toEqual([
+      ["p/lone", reason("description")],
+      ["p/nested", reason("metadata")],
+    ]);
+    const lone = catalog.everything.findSkill("lone");
+    expect(lone.kind === "found" && lone.skill.description).toBe("Lone \uFFFD surrogate.");
+  });
+
   // Regression: `version: 1.0` in metadata (a number to YAML) left the skill out of the extension with only
   // the SDK's "metadata must map strings to strings": which key, and what to do, the author had to guess.
   it("names the metadata values that keep a skill out of the extension, and how to fix them", async () => {
