@@ -7,6 +7,7 @@ import { ByteBudget } from "../budget/index.js";
 import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
 import { plural } from "../plural.js";
 import { errorMessage } from "../system-errors.js";
+import { changedSinceAdopted } from "./adopt.js";
 import { forEachInOrder } from "./at-once.js";
 import { auditDownload, describeFinding } from "./audit.js";
 import { type NoAnswer, noAnswer } from "./connect-failure.js";
@@ -23,7 +24,7 @@ import {
 import { SyncError, type SyncOptions, syncedBy } from "./options.js";
 import { outOfFiles } from "./out-of-files.js";
 import { PARALLEL_DOWNLOADS, withPackRoom } from "./pack-room.js";
-import { isOutOfDate, type Step, servedDigest } from "./plan.js";
+import { ADOPTED, isOutOfDate, type Step, servedDigest } from "./plan.js";
 import type { DownloadContext } from "./reads.js";
 import { renameRefused } from "./rename-refused.js";
 import { type MovedAside, Staging } from "./staging.js";
@@ -46,6 +47,8 @@ export interface SyncCounts {
   readonly added: number;
   readonly updated: number;
   readonly removed: number;
+  /** Folders sync did not install, holding exactly the server's copy, recorded as installed. */
+  readonly adopted: number;
   readonly skipped: number;
   readonly unchanged: number;
 }
@@ -146,6 +149,18 @@ export async function apply(
     // rest). What is left: another run taking it over between that check and the rename, a few system
     // calls, which needs this process to stand still right there past the lease (or a sync of an older
     // skills-mcp, which took over live locks); that skill is then moved, and the run stops at the next.
+    // Read again, as fetching may have taken hours: a folder changed meanwhile is the user's, not adopted.
+    for (const step of steps) {
+      if (step.kind !== "adopt") continue;
+      const changed = await changedSinceAdopted(folder, step.name, step.installed);
+      if (changed === undefined) progress.note(`${step.name}: adopted: ${ADOPTED}`);
+      else {
+        failed.add(step.name);
+        progress.note(
+          `${step.name}: skipped: changed here while sync ran (${changed}): left alone, not adopted`,
+        );
+      }
+    }
     stillHeld();
     let written = before;
     const record = async (skills: Record<string, LockedSkill>) => {
@@ -283,7 +298,9 @@ export function lockChangeAlone(
   if (after === before) return undefined;
   if (before === undefined) return "it would record this server, which it does not yet";
   const dropped = Object.keys(before.skills).filter((name) => !(name in after.skills));
+  const adopted = steps.flatMap((step) => (step.kind === "adopt" ? [step.name] : []));
   const why = [
+    ...(adopted.length === 0 ? [] : [`it would record ${adopted.join(", ")} as installed from this server`]),
     ...(dropped.length === 0 ? [] : [`it would no longer record ${dropped.join(", ")}`]),
     ...(isDeepStrictEqual(before.scope, after.scope) ? [] : ["it would record the scope asked for now"]),
     ...(isDeepStrictEqual(before.refused ?? {}, after.refused ?? {})
@@ -437,6 +454,9 @@ function lockedSkills(
       case "keep":
         skills[step.name] = step.installed;
         break;
+      case "adopt":
+        if (!failed.has(step.name)) skills[step.name] = step.installed;
+        break;
       case "remove":
         if (claiming || failed.has(step.name)) {
           if (step.installed !== undefined) skills[step.name] = step.installed;
@@ -464,12 +484,13 @@ function refusedSkills(
 }
 
 export function countDone(steps: readonly Step[], failed: ReadonlySet<string>): SyncCounts {
-  const counts = { added: 0, updated: 0, removed: 0, skipped: 0, unchanged: 0 };
+  const counts = { added: 0, updated: 0, removed: 0, adopted: 0, skipped: 0, unchanged: 0 };
   for (const step of steps) {
     if (step.kind === "skip" || failed.has(step.name)) counts.skipped += 1;
     else if (step.kind === "add") counts.added += 1;
     else if (step.kind === "update") counts.updated += 1;
     else if (step.kind === "remove") counts.removed += 1;
+    else if (step.kind === "adopt") counts.adopted += 1;
     else counts.unchanged += 1;
   }
   return counts;

@@ -17,7 +17,7 @@ import type { ServerAddress } from "./connection.js";
 import { LOCK_FILE, LockError } from "./lock.js";
 import { SyncError, type SyncOptions } from "./options.js";
 import type { Step } from "./plan.js";
-import { isOutOfDate, NOT_INSTALLED } from "./plan.js";
+import { ADOPTED, isOutOfDate, NOT_INSTALLED } from "./plan.js";
 import { type ProgressStream, progressOn } from "./progress.js";
 import { syncSkills } from "./sync.js";
 
@@ -153,16 +153,23 @@ function report(
 ): number {
   // One line, as every other: the folder given may hold a line break or an escape.
   const where = `in ${visible(options.folder)}`;
+  // Named only when there is one, so that the summary of every other run reads as it always did.
+  const adopted = (done: string) => (counts.adopted === 0 ? "" : `, ${counts.adopted} ${done}`);
   if (options.mode === "sync") {
     io.stderr.write(
       `skills-mcp sync: ${counts.added} added, ${counts.updated} updated, ${counts.removed} removed, ` +
-        `${counts.skipped} skipped, ${counts.unchanged} unchanged ${where}\n`,
+        `${counts.skipped} skipped, ${counts.unchanged} unchanged${adopted("adopted")} ${where}\n`,
     );
     return counts.skipped > 0 ? 1 : 0;
   }
   for (const step of steps) {
     if (step.kind === "keep") continue;
-    const line = step.kind === "skip" ? `skip ${step.name}: ${step.reason}` : `${step.kind} ${step.name}`;
+    const line =
+      step.kind === "skip"
+        ? `skip ${step.name}: ${step.reason}`
+        : step.kind === "adopt"
+          ? `adopt ${step.name}: ${ADOPTED}`
+          : `${step.kind} ${step.name}`;
     io.stdout.write(`${visible(line)}\n`);
   }
   // A lock committed with the skills (--project) would change: not up to date.
@@ -172,7 +179,7 @@ function report(
   const plan =
     `${counts.added} to add, ${counts.updated} to update, ${counts.removed} to remove, ` +
     `${counts.skipped} to skip${refused === 0 ? "" : ` (${refused} refused by the audit, unchanged)`}, ` +
-    `${counts.unchanged} unchanged${lockChange === undefined ? "" : `, the lock file to rewrite`} ${where}`;
+    `${counts.unchanged} unchanged${adopted("to adopt")}${lockChange === undefined ? "" : `, the lock file to rewrite`} ${where}`;
   if (options.mode === "dry-run") {
     io.stderr.write(`skills-mcp sync: dry run, nothing changed: ${plan}\n`);
     return 0;

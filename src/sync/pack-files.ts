@@ -33,7 +33,7 @@ export class PackFilesOverRoom extends Error {
 }
 
 /** Distinct paths of a skill's text looked up as pack files, and reads spent on them, at most. */
-const MAX_CITATIONS = 32;
+export const MAX_CITATIONS = 32;
 const MAX_PACK_LOOKUPS = 64;
 export const TEXT_FILE = /\.(?:md|markdown|txt)$/i;
 

@@ -4,6 +4,7 @@ import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf } from "../catalog/index.js";
+import { adoptionCandidates, readAdoptable } from "./adopt.js";
 import { forEachLimited } from "./at-once.js";
 import { type NoAnswer, noAnswer, readFailure } from "./connect-failure.js";
 import { MAX_ANSWER_BYTES } from "./connection.js";
@@ -89,18 +90,44 @@ export async function planRun(
   }
   const citedChanged = await citedFilesChanged(checks, options, context);
   const packDigests = await readPackDigests([...refusals], context, options.mode);
+  const adoptable = await adoptableSkills(listed, owned, ownedElsewhere, taken, options, context);
   return planSync({
     listed,
     refused,
     owned,
     taken,
     ownedElsewhere,
+    adoptable,
     unsure,
     stillServed,
     refusals,
     citedChanged,
     packDigests,
   });
+}
+
+/**
+ * The folders sync does not own that hold exactly what it would install now from this server, with the
+ * record each would get. A check or a dry run that cannot read a file one cites cannot tell whether a sync
+ * would adopt it, and names the first such skill by name, whichever read failed first; a sync leaves it
+ * skipped, and tries again next run.
+ */
+async function adoptableSkills(
+  listed: readonly Skill[],
+  owned: ReadonlyMap<string, OwnedState>,
+  ownedElsewhere: ReadonlyMap<string, string>,
+  taken: ReadonlySet<string>,
+  options: SyncOptions,
+  context: DownloadContext,
+): Promise<Map<string, InstalledSkill>> {
+  const candidates = adoptionCandidates(listed, new Set(owned.keys()), new Set(ownedElsewhere.keys()), taken);
+  const outcomes = await readAdoptable(candidates, options.folder, options.allowUnsafe, context);
+  const adoptable = new Map<string, InstalledSkill>();
+  for (const [name, outcome] of [...outcomes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (!(outcome instanceof CitedFileUnreadable)) adoptable.set(name, outcome);
+    else if (options.mode !== "sync") throw cannotTell(name, outcome, context.server);
+  }
+  return adoptable;
 }
 
 /** An installed skill served as it was installed: whether the files it cites changed is still to see. */

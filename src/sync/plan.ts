@@ -25,6 +25,11 @@ export type Step =
       readonly installed: InstalledSkill;
     }
   | { readonly kind: "keep"; readonly name: string; readonly installed: InstalledSkill }
+  /**
+   * A folder sync did not install that holds exactly what it would install now (its lock file lost, or
+   * the skills copied by hand): recorded in the lock as `installed`, its files left as they are.
+   */
+  | { readonly kind: "adopt"; readonly name: string; readonly installed: InstalledSkill }
   /** `installed` undefined: the folder is gone already, only the lock entry goes. */
   | { readonly kind: "remove"; readonly name: string; readonly installed?: InstalledSkill }
   /**
@@ -56,6 +61,11 @@ interface PlanInput {
   readonly taken: ReadonlySet<string>;
   /** Names that sync installed here from another server, with that server's URL. */
   readonly ownedElsewhere: ReadonlyMap<string, string>;
+  /**
+   * Names in `taken` whose folder holds exactly what a sync would install now from this server (see
+   * adoptable), with the record a fresh install would make.
+   */
+  readonly adoptable: ReadonlyMap<string, InstalledSkill>;
   /** Owned names the server could not be asked about, with why: nothing is removed on a guess. */
   readonly unsure: ReadonlyMap<string, NoAnswer>;
   /** Owned names the extension no longer lists but the server's tools still serve: kept, not removed. */
@@ -94,9 +104,9 @@ export function servedDigest(entry: Skill): string {
 
 /**
  * What a sync does, skill by skill, sorted by name: adds what the server serves and the folder lacks,
- * updates what changed on the server, removes what sync installed that the server no longer serves, and
- * leaves everything else as it is: folders it did not install, skills changed locally, names the server
- * serves twice or badly.
+ * updates what changed on the server, removes what sync installed that the server no longer serves,
+ * adopts a folder it did not install that holds exactly the server's copy, and leaves everything else as
+ * it is: other folders it did not install, skills changed locally, names the server serves twice or badly.
  */
 export function planSync(input: PlanInput): Step[] {
   const steps: Step[] = [];
@@ -183,7 +193,8 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
       );
     }
     if (!input.taken.has(name)) return unlessRefused({ kind: "add", name, entry }, input);
-    return skip(name, NOT_INSTALLED);
+    const adopted = input.adoptable.get(name);
+    return adopted === undefined ? skip(name, NOT_INSTALLED) : { kind: "adopt", name, installed: adopted };
   }
   switch (owned.kind) {
     case "missing":
@@ -226,7 +237,7 @@ function unlessRefused(
  * the first by URI (a catalog gathered from several repositories holds many such copies). Entries that
  * differ in any file stay apart.
  */
-function oneOfCopies(entries: readonly Skill[], owned: OwnedState | undefined): readonly Skill[] {
+export function oneOfCopies(entries: readonly Skill[], owned: OwnedState | undefined): readonly Skill[] {
   const [first, ...rest] = entries;
   if (first === undefined || rest.length === 0) return entries;
   const files = filesOf(first);
@@ -258,6 +269,9 @@ export function isCurrent(installed: Pick<InstalledSkill, "uri" | "served">, ent
 /** Why a skill whose folder is there but not in the lock is skipped. */
 export const NOT_INSTALLED =
   "a folder or file of that name that sync did not install is there: left alone; move it away to get the server's copy";
+
+/** Why a folder sync did not install is adopted: as the plan and the progress say it. */
+export const ADOPTED = "it holds exactly the server's copy";
 
 function skip(name: string, reason: string, owned?: OwnedState, refused?: RefusedSkill): Step {
   const keep = owned === undefined ? undefined : owned.kind === "installed" ? owned.installed : owned.locked;

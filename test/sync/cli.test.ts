@@ -457,6 +457,9 @@ describe("a sync from the command line", () => {
       ": sync owns none of the 2 skipped as not installed by sync, and will never update them; if sync installed " +
       'them, its lock file was lost: see "A lost lock file" in docs/sync.md (put it back, or move those folders ' +
       "away and sync again)\n";
+    // Edited here: a folder holding exactly the server's copy would be adopted, not skipped.
+    for (const name of ["deploy-app", "review-code"])
+      await writeFile(path.join(folder, name, "notes.md"), "mine\n");
     await rm(path.join(folder, LOCK_FILE));
 
     const missing = await run(open.url, "--to", "skills", "--check");
@@ -476,6 +479,34 @@ describe("a sync from the command line", () => {
     // A dry run's skips are its plan, as the help says, not a failure.
     expect(dry.stdout).toMatch(/^skip /m);
     expect(dry.status).toBe(0);
+  });
+
+  it("plans `adopt` for a folder holding the server's copy with the lock file lost, as a lock change", async () => {
+    expect((await run(open.url, "--to", "skills")).status).toBe(0);
+    await rm(path.join(work, "skills", LOCK_FILE));
+    await writeFile(path.join(work, "skills/review-code/notes.md"), "mine\n");
+    const adoption =
+      "adopt deploy-app: it holds exactly the server's copy\n" +
+      `skip review-code: ${"a folder or file of that name that sync did not install is there: left alone; move it away to get the server's copy"}\n` +
+      `rewrite ${LOCK_FILE}: it would record this server, which it does not yet\n`;
+
+    const check = await run(open.url, "--to", "skills", "--check");
+    expect(check).toMatchObject({ status: 1, stdout: adoption });
+    expect(check.stderr).toMatch(
+      /out of date: 0 to add, 0 to update, 0 to remove, 1 to skip, 0 unchanged, 1 to adopt, the lock file to rewrite in /,
+    );
+    const dry = await run(open.url, "--to", "skills", "--dry-run");
+    expect(dry).toMatchObject({ status: 0, stdout: adoption });
+
+    const synced = await run(open.url, "--to", "skills");
+    expect(synced.status).toBe(1);
+    expect(synced.stderr).toContain("deploy-app: adopted: it holds exactly the server's copy\n");
+    expect(synced.stderr).toMatch(/: 0 added, 0 updated, 0 removed, 1 skipped, 0 unchanged, 1 adopted in /);
+    const after = await run(open.url, "--to", "skills", "--check");
+    expect(after.status).toBe(0);
+    expect(after.stderr).toMatch(
+      /up to date: 0 to add, 0 to update, 0 to remove, 1 to skip, 1 unchanged in /,
+    );
   });
 
   it("--check exits 0 for a skill the audit refused that the server serves the same since, and says so", async () => {

@@ -385,6 +385,39 @@ describe("a sync killed part way", () => {
 });
 
 describe("a skill changed here while a sync fetches", () => {
+  // A folder the plan found holding the server's copy, with no lock recording it, is read again before the
+  // lock records it as sync's: one edited meanwhile stays the user's.
+  it("is not adopted when it no longer holds the server's copy, and the change is kept", async () => {
+    await sync(server.url, target);
+    await rm(path.join(target, LOCK_FILE));
+    await rm(path.join(target, "beta"), { recursive: true });
+    stage.hold = "skill://team/beta/notes.md";
+    const held = new Promise<void>((resolve) => {
+      stage.held = resolve;
+    });
+    const running = sync(server.url, target);
+    await held;
+    await writeFile(path.join(target, "alpha/notes.md"), "my own notes\n");
+    stage.release?.();
+    const report = await running;
+
+    expect(report.steps.map((step) => `${step.kind} ${step.name}`)).toEqual([
+      "adopt alpha",
+      "add beta",
+      "adopt gamma",
+    ]);
+    expect(report.counts).toMatchObject({ added: 1, adopted: 1, skipped: 1 });
+    expect(report.lines).toContain(
+      "alpha: skipped: changed here while sync ran (its files differ from the server's copy): left alone, not adopted",
+    );
+    expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["beta", "gamma"]);
+    expect((await readTree(target))["alpha/notes.md"]).toBe("my own notes\n");
+    const next = await sync(server.url, target);
+    expect(next.lines).toContainEqual(
+      expect.stringMatching(/^alpha: skipped: a folder or file of that name that sync did not install/),
+    );
+  });
+
   // Regression: the plan read each copy before the skills were fetched (hours, for a large catalog); a file
   // edited or added meanwhile was deleted with the old copy the update replaced, or the skill removed.
   it("is left alone, neither updated nor removed, and the other skills synced", async () => {

@@ -120,7 +120,7 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
   it("installs every skill on the first run, with the pack file its text cites, and records each file's digest", async () => {
     const report = await sync(server.url, target, { era });
 
-    expect(report.counts).toEqual({ added: 3, updated: 0, removed: 0, skipped: 0, unchanged: 0 });
+    expect(report.counts).toEqual({ added: 3, updated: 0, removed: 0, adopted: 0, skipped: 0, unchanged: 0 });
     expect(await readTree(target)).toEqual(INSTALLED);
     const lock = await readLockIn(target);
     expect(lock.sources).toHaveLength(1);
@@ -170,7 +170,7 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
 
     const report = await sync(server.url, target, { era });
 
-    expect(report.counts).toEqual({ added: 1, updated: 2, removed: 1, skipped: 0, unchanged: 0 });
+    expect(report.counts).toEqual({ added: 1, updated: 2, removed: 1, adopted: 0, skipped: 0, unchanged: 0 });
     expect(await readTree(target)).toEqual({
       "plan-release/SKILL.md": skillMd("plan-release", "Plan a release."),
       "review-code/SKILL.md": REVIEW,
@@ -188,6 +188,7 @@ describe.each(ERAS)("sync from the real server (%s era)", (era) => {
       added: 0,
       updated: 0,
       removed: 0,
+      adopted: 0,
       skipped: 0,
       unchanged: 3,
     });
@@ -1039,7 +1040,14 @@ describe("a server that asks sync to wait", () => {
     });
     try {
       const report = await sync(proxy.url, target);
-      expect(report.counts).toEqual({ added: 3, updated: 0, removed: 0, skipped: 0, unchanged: 0 });
+      expect(report.counts).toEqual({
+        added: 3,
+        updated: 0,
+        removed: 0,
+        adopted: 0,
+        skipped: 0,
+        unchanged: 0,
+      });
       expect(await readTree(target)).toEqual(INSTALLED);
 
       const check = await sync(proxy.url, target, { mode: "check" });
