@@ -33,7 +33,9 @@ const SYNC_USAGE = `Usage: skills-mcp sync <server URL> (--to <folder> | --clien
 Installs the skills a skills-mcp server serves into a folder that coding agents load skills from, one
 folder per skill, every file checked against the digest the server lists and audited first. Run it again
 to update what changed, add what is new and remove what it installed that the server no longer serves.
-It records what it installed in ${LOCK_FILE} there and never touches a folder it did not install.
+It records what it installed in ${LOCK_FILE} there and never touches a folder it did not install;
+one that holds exactly the server's copy (its lock file lost, or copied by hand) it adopts: records it
+as installed, its files as they are (the plan says "adopt <name>: …").
 
 Where to install:
   --to FOLDER            a skills folder (a leading ~ is the home folder, also where the shell leaves it)
