@@ -3,7 +3,7 @@
  * copied by hand) is adopted: recorded as a fresh install would record it, its files left as they are, and
  * updated from then on. One that differs in any way stays skipped, as it was.
  */
-import { lstat, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LOCK_FILE } from "../../src/sync/lock.js";
@@ -140,9 +140,13 @@ describe("adopting", () => {
     expect((await lstat(path.join(target, "deploy-app/scripts/deploy.sh"))).isSymbolicLink()).toBe(true);
   });
 
-  it("adopts the skills a user copied by hand before any sync, not a folder spelled otherwise", async () => {
+  it("adopts the skills a user copied by hand before any sync, not a folder spelled otherwise or a symlink", async () => {
     const fresh = path.join(root.dir, "fresh");
     await sync(server.url, fresh);
+    // The server's copy, elsewhere, linked to by the skill's name.
+    await writeTree(root.dir, { "elsewhere/plan-release/SKILL.md": PLAN });
+    await mkdir(target);
+    await symlink(path.join(root.dir, "elsewhere/plan-release"), path.join(target, "plan-release"));
     await writeTree(target, {
       "review-code/SKILL.md": REVIEW,
       "review-code/shared/checklist.md": CHECKLIST,
@@ -157,13 +161,17 @@ describe("adopting", () => {
     expect(report.steps.map((step) => `${step.kind} ${step.name}`)).toEqual([
       "add climb",
       "adopt deploy-app",
-      "add plan-release",
+      "skip plan-release",
       "adopt review-code",
       "skip write-docs",
     ]);
-    expect(report.counts).toMatchObject({ added: 2, adopted: 2, skipped: 1 });
+    expect(report.counts).toMatchObject({ added: 1, adopted: 2, skipped: 2 });
     const recorded = (await readLockIn(target)).sources[0]?.skills ?? {};
-    const { "write-docs": _, ...freshInstall } = (await readLockIn(fresh)).sources[0]?.skills ?? {};
+    const {
+      "write-docs": _,
+      "plan-release": __,
+      ...freshInstall
+    } = (await readLockIn(fresh)).sources[0]?.skills ?? {};
     expect(recorded).toEqual(freshInstall);
     expect((await readTree(target))["Write-Docs/SKILL.md"]).toBe(DOCS);
   });
