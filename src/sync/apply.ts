@@ -143,12 +143,6 @@ export async function apply(
         throw error;
       }
     };
-    // Fetching may take hours: the lock is checked before the first write to the folder, and again right
-    // before each rename that moves a skill or the lock file (with nothing of this process run in between),
-    // so that a run that lost it stops there, as if killed between two swaps (the claim below owns the
-    // rest). What is left: another run taking it over between that check and the rename, a few system
-    // calls, which needs this process to stand still right there past the lease (or a sync of an older
-    // skills-mcp, which took over live locks); that skill is then moved, and the run stops at the next.
     // Read again, as fetching may have taken hours: a folder changed meanwhile is the user's, not adopted.
     for (const step of steps) {
       if (step.kind !== "adopt") continue;
@@ -161,6 +155,12 @@ export async function apply(
         );
       }
     }
+    // Fetching may take hours: the lock is checked before the first write to the folder, and again right
+    // before each rename that moves a skill or the lock file (with nothing of this process run in between),
+    // so that a run that lost it stops there, as if killed between two swaps (the claim below owns the
+    // rest). What is left: another run taking it over between that check and the rename, a few system
+    // calls, which needs this process to stand still right there past the lease (or a sync of an older
+    // skills-mcp, which took over live locks); that skill is then moved, and the run stops at the next.
     stillHeld();
     let written = before;
     const record = async (skills: Record<string, LockedSkill>) => {

@@ -138,6 +138,12 @@ describe("adopting", () => {
     const { [LOCK_FILE]: _, ...after } = await readTree(target, true);
     expect(after).toEqual(tree);
     expect((await lstat(path.join(target, "deploy-app/scripts/deploy.sh"))).isSymbolicLink()).toBe(true);
+
+    // Its edit undone, the folder is the server's copy again: a lock change alone, adopting it.
+    await writeFile(path.join(target, "write-docs/SKILL.md"), DOCS);
+    const undone = await sync(server.url, target, { mode: "check" });
+    expect(undone.steps.find((step) => step.name === "write-docs")?.kind).toBe("adopt");
+    expect(undone.lockChange).toBe("it would record write-docs as installed from this server");
   });
 
   it("adopts the skills a user copied by hand before any sync, not a folder spelled otherwise or a symlink", async () => {
