@@ -9,6 +9,7 @@ import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skill
 import { isUnsafe } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf, foldedName, nameRuleViolation, SKILL_DOCUMENT } from "../catalog/index.js";
+import { portableNameProblem } from "../file-names.js";
 import { forEachLimited } from "./at-once.js";
 import { auditDownload } from "./audit.js";
 import { holdsExactly, MAX_COPY_BYTES, readFolderState, readIfSame } from "./folder.js";
@@ -16,7 +17,6 @@ import { listedFiles, skillRoot } from "./listed-files.js";
 import type { InstalledSkill } from "./lock.js";
 import { MAX_CITATIONS, withPackFiles } from "./pack-files.js";
 import { withPackRoom } from "./pack-room.js";
-import { segmentProblem } from "./paths.js";
 import { oneOfCopies, servedDigest } from "./plan.js";
 import { CitedFileUnreadable, type DownloadContext, readPackFile } from "./reads.js";
 
@@ -42,7 +42,7 @@ export function adoptionCandidates(
   }
   return [...byName].flatMap(([name, entries]) => {
     const [entry, ...others] = oneOfCopies(entries, undefined);
-    const plain = nameRuleViolation(name) === undefined && segmentProblem(name) === undefined;
+    const plain = nameRuleViolation(name) === undefined && portableNameProblem(name) === undefined;
     return entry !== undefined && others.length === 0 && plain ? [entry] : [];
   });
 }
