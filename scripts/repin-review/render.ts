@@ -671,25 +671,92 @@ function changedPaths(changes: PackChanges): string[] {
   ].filter((file) => file !== undefined);
 }
 
+/**
+ * What a `git diff` of the pack's folders shows, as far as the review knows: the paths only the old commit
+ * has (removed, or where a file or skill was before it moved) and only the new one has, which git compares
+ * to find renames, each once; whether the review paired any of them; and the supporting and pack files.
+ */
+interface PackDiffs {
+  readonly sources: readonly string[];
+  readonly destinations: readonly string[];
+  readonly paired: boolean;
+  readonly files: readonly FileChange[];
+}
+
+function packDiffs(changes: PackChanges): PackDiffs {
+  const [sources, destinations] = [new Set<string>(), new Set<string>()];
+  let paired = false;
+  const moved = (from: string, to: string) => {
+    sources.add(from);
+    destinations.add(to);
+    paired = true;
+  };
+  const files = [...changes.skillFiles, ...changes.packFiles];
+  for (const file of files) {
+    if (file.kind === "removed") sources.add(file.path);
+    else if (file.kind === "added") destinations.add(file.path);
+    else if (file.movedFrom !== undefined) moved(file.movedFrom, file.path);
+  }
+  for (const { skill, movedFrom } of changes.documents)
+    if (movedFrom !== undefined) moved(movedFrom, documentIn(skill));
+  for (const { before, after } of changes.renamed)
+    if (before.folder !== after.folder) moved(documentIn(before), documentIn(after));
+  for (const skill of changes.removed) sources.add(documentIn(skill));
+  for (const skill of changes.added) destinations.add(documentIn(skill));
+  return { sources: [...sources], destinations: [...destinations], paired, files };
+}
+
+/** Whether `file`, a path in the pack, is one of `folders` or in one (`.` the whole pack). */
+function isWithin(file: string, folders: readonly string[]): boolean {
+  return folders.some((folder) => folder === "." || file === folder || file.startsWith(`${folder}/`));
+}
+
+/** The default `diff.renameLimit` of git before 2.28 (1,000 since): the review's commands raise it past this. */
+const GIT_RENAME_LIMIT = 400;
+
+/**
+ * The option that lets `git diff` of `folders` pair the renames in them. Past its rename limit (when files
+ * only removed times files only added, left once it paired the same bytes and unique names, pass the limit
+ * squared: 1,000 since git 2.28, 400 before), git pairs no other, and shows each edited one removed and
+ * added. A limit of twice the larger side leaves room for files the review does not know of, hidden ones.
+ */
+function renameLimit(shown: PackDiffs, folders: readonly string[]): string[] {
+  const sources = shown.sources.filter((file) => isWithin(file, folders)).length;
+  const destinations = shown.destinations.filter((file) => isWithin(file, folders)).length;
+  if (sources * destinations <= GIT_RENAME_LIMIT ** 2) return [];
+  return [`-l${2 * Math.max(sources, destinations)}`];
+}
+
+/**
+ * Whether every file the review knows a `git diff` of `folders` shows is one it shows as text (see
+ * textToGit): files deeper than its pathspecs reach count too, which at worst leaves `--text` out.
+ */
+function allTextWithin(shown: PackDiffs, folders: readonly string[]): boolean {
+  return shown.files.every(
+    (file) =>
+      textToGit(file) ||
+      !(isWithin(file.path, folders) || (file.movedFrom !== undefined && isWithin(file.movedFrom, folders))),
+  );
+}
+
 /** At most this many folders a moved crowd came from are named in its `git diff`, to keep the command short. */
 const CROWD_OLD_FOLDERS = 4;
-/** The default `diff.renameLimit` of git before 2.28 (1,000 since): the crowd commands raise it past this. */
-const GIT_RENAME_LIMIT = 400;
 
 /**
  * The `git diff` that shows a crowd and no other change the review knows of: its folder when nothing else
  * changed in it; else only the files at the crowd's depth (`:(glob)data/*` for the files of `data`,
  * `:(glob)data/*\/*` for those one level down), and then only its kind of change (`--diff-filter`). The
  * parent folder of a crowd spread one level down showed the files beside it too, and those deeper. A crowd
- * renamed or moved from one folder names that folder too, so to be read the same way: git pairs a file
+ * renamed or moved from a few folders names them too, so to be read the same way: git pairs a file
  * with the one it was only when both paths are in its diff, and showed a crowd moved into another skill
- * as added, its whole text as new.
+ * as added, its whole text as new. From more, it names the folder that holds them all (see holdingFolder).
  */
 function crowdDiff(
   source: ReviewedSource,
   crowd: Crowd,
   members: readonly FileChange[],
   changed: readonly string[],
+  shown: PackDiffs,
   pack: string,
 ): string {
   const spread = crowd.folder === "*" || crowd.folder.endsWith("/*");
@@ -707,7 +774,6 @@ function crowdDiff(
   };
   const others = othersIn(base);
   const kind = members[0]?.kind;
-  const text = members.every(textToGit);
   const olds = new Set(
     members.flatMap(({ movedFrom }) =>
       movedFrom === undefined ? [] : [path.posix.dirname(spread ? path.posix.dirname(movedFrom) : movedFrom)],
@@ -715,18 +781,22 @@ function crowdDiff(
   );
   // A file renamed, or changed in a skill moved to another folder, git shows by both paths, or as added at
   // its new one, which no filter on the crowd's own kind keeps: then the files at its depth, and where
-  // they were when that is a few folders (one named of several showed the rest as added).
+  // they were.
   if (olds.size > 0) {
-    const where =
-      olds.size <= CROWD_OLD_FOLDERS && !olds.has(".")
-        ? [...olds].filter((old) => old !== base).map((old) => scope(old, othersIn(old)))
-        : [];
-    // Past git's default diff.renameLimit (1,000 files each side; 400 before git 2.28), git pairs only
-    // files whose bytes, or unique names, are the same, and shows the other edited ones added: a limit of
-    // twice the crowd leaves room for files beside it, hidden ones the review does not know of among them.
-    const limit = members.length > GIT_RENAME_LIMIT ? [`-l${2 * members.length}`] : [];
-    return gitDiff(source, limit, [scope(base, others), ...where], true, text);
+    const holder = olds.size > CROWD_OLD_FOLDERS || olds.has(".") ? holdingFolder([...olds]) : undefined;
+    // From the top of the pack: the pack's folders. A folder holding them all is named whole, as is the
+    // crowd's own folder when it is not inside it.
+    if (holder === ".") return pack;
+    const named =
+      holder === undefined
+        ? [base, ...olds].filter((folder, index) => index === 0 || folder !== base)
+        : [...(isWithin(base, [holder]) ? [] : [base]), holder];
+    const specs = named.map((folder) =>
+      folder === holder ? repositoryPath(source, folder) : scope(folder, othersIn(folder)),
+    );
+    return gitDiff(source, renameLimit(shown, named), specs, true, allTextWithin(shown, named));
   }
+  const text = allTextWithin(shown, [base]);
   if (others.length === 0) return gitDiff(source, [], [scope(base, others)], true, text);
   const depth = (file: string) => file.slice(base.length + 1).split("/").length;
   const atDepth = others.filter((file) => depth(file) === (spread ? 2 : 1));
@@ -738,20 +808,28 @@ function crowdDiff(
 }
 
 /**
+ * The folder holding every folder a moved crowd's files were in (`.` for the top of the pack): named when
+ * they are too many to name each (past CROWD_OLD_FOLDERS), so that the command stays short and git still
+ * pairs each file with the one it was. Named alone, the crowd's new folder showed every file added.
+ */
+function holdingFolder(folders: readonly string[]): string {
+  const parts = folders.map((folder) => (folder === "." ? [] : folder.split("/")));
+  const first = parts[0] ?? [];
+  let shared = 0;
+  while (shared < first.length && parts.every((each) => each[shared] === first[shared])) shared++;
+  return shared === 0 ? "." : first.slice(0, shared).join("/");
+}
+
+/**
  * Where to read what the review leaves out: `git diff` of the two commits in a clone of the source, for
  * one file by its `paths` in the pack (a file moved with its skill by both, so that git shows it as the
- * rename it is), or for the pack's folders when undefined, each path quoted for a shell.
+ * rename it is), each path quoted for a shell.
  */
-function readUpstream(
-  source: ReviewedSource,
-  paths: readonly (string | undefined)[] | undefined,
-  text: boolean,
-): string {
-  const inRepository =
-    paths === undefined
-      ? [source.path, ...source.extras]
-      : paths.flatMap((inPack) => (inPack === undefined ? [] : [repositoryPath(source, inPack)]));
-  return gitDiff(source, [], inRepository, paths === undefined, text);
+function readUpstream(source: ReviewedSource, paths: readonly (string | undefined)[], text: boolean): string {
+  const inRepository = paths.flatMap((inPack) =>
+    inPack === undefined ? [] : [repositoryPath(source, inPack)],
+  );
+  return gitDiff(source, [], inRepository, false, text);
 }
 
 /**
@@ -895,10 +973,13 @@ function listParts({ source, changes }: SourceReview, files: readonly FileChange
     crowds.set(crowd.key, held);
   }
   const leftOut = [...crowds.values()].filter(({ leftOut: files }) => files > 0);
-  const whole = readUpstream(
+  const diffs = packDiffs(changes);
+  const whole = gitDiff(
     source,
-    undefined,
-    [...changes.skillFiles, ...changes.packFiles].every(textToGit),
+    diffs.paired ? renameLimit(diffs, ["."]) : [],
+    [source.path, ...source.extras],
+    true,
+    diffs.files.every(textToGit),
   );
   const changed = leftOut.length > 0 ? changedPaths(changes) : [];
   return {
@@ -908,7 +989,7 @@ function listParts({ source, changes }: SourceReview, files: readonly FileChange
     leftOut: leftOut.map(({ crowd, members, leftOut: files }) => {
       const shown = crowd.folder === "." ? "" : `${crowd.folder}/`;
       return [
-        `- Content not shown of ${count(files, "more file")} in ${markdownCode(`${pack}/${shown}`)}, alike in kind, past the ${count(CROWD_SAMPLES, "file")} of a crowd the review shows; ${crowdDiff(source, crowd, members, changed, whole)}.`,
+        `- Content not shown of ${count(files, "more file")} in ${markdownCode(`${pack}/${shown}`)}, alike in kind, past the ${count(CROWD_SAMPLES, "file")} of a crowd the review shows; ${crowdDiff(source, crowd, members, changed, diffs, whole)}.`,
         "",
       ];
     }),

@@ -349,6 +349,35 @@ describe("the repin review", () => {
     expect(shown.sort()).toEqual(Object.keys(before).sort());
   });
 
+  // Rows of six folders gathered into one: past four folders the crowd's `git diff` named the new folder
+  // alone, and git showed every row added, its whole text as new, where the review listed renames.
+  it("points a crowd gathered from five folders or more at a git diff of the folder holding them", async () => {
+    const rows = (folder: (index: number) => string, version: string) =>
+      Object.fromEntries(
+        Array.from({ length: 30 }, (_, index) => [
+          `skills/tool/${folder(index)}/r${String(index).padStart(2, "0")}.csv`,
+          `id,value\n${Array.from({ length: 8 }, (_, line) => `${index}-${line},same`).join("\n")}\n${index},${version}\n`,
+        ]),
+      );
+    const folders = Array.from({ length: 6 }, (_, index) => `skills/tool/part${index}`);
+    const before = rows((index) => `part${index % 6}`, "v1");
+    const kit = await makeUpstream(path.join(tree.dir, "crowd-gathered-six"), [
+      { "skills/tool/SKILL.md": skillMd("tool", "Tool."), ...before, "shared/a.md": "a\n" },
+      { ...Object.fromEntries(folders.map((folder) => [folder, null])), ...rows(() => "data", "v2") },
+    ]);
+    const result = await bump([{ name: "c6", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toContain("30 renamed (30 of them edited)");
+    const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
+    const command = `git diff --text --no-ext-diff --no-textconv ${from} ${to} -- skills/tool`;
+    expect(result.summary).toContain(
+      `- Content not shown of 28 more files in \`c6/tool/data/\`, alike in kind, past the 2 files of a crowd the review shows; read them upstream: \`${command}\``,
+    );
+    const { stdout } = await promisify(execFile)("sh", ["-c", command], { cwd: kit.dir });
+    const shown = [...stdout.matchAll(/^rename from (\S+)\nrename to (\S+)$/gm)].map(([, a]) => a);
+    expect(shown.sort()).toEqual(Object.keys(before).sort());
+  });
+
   // Of 1,100 rows moved into another skill, edited and renamed, git's default rename limit (1,000 files
   // a side, past which it pairs only files whose bytes or unique names are the same) made the crowd's
   // `git diff` pair none, every row shown added, where the review paired each.
@@ -380,6 +409,52 @@ describe("the repin review", () => {
       maxBuffer: 64 * 1024 * 1024,
     });
     expect(stdout.match(/^rename from /gm)).toHaveLength(1100);
+  });
+
+  // The `git diff` of the whole pack, which names files the review cannot show (two over 1 MiB here), kept
+  // git's default rename limit while a crowd's raised it: past 1,000 files a side git paired none of the
+  // 1,100 rows renamed and edited beside them, every one shown removed and added, where the review paired each.
+  it("raises git's rename limit in the whole pack's git diff when it holds more than 1,000 renames", async () => {
+    const rows = (version: string) =>
+      Object.fromEntries(
+        Array.from({ length: 1100 }, (_, index) => [
+          `skills/tool/data/${version === "v1" ? "r" : "row-"}${String(index).padStart(4, "0")}.csv`,
+          `id,value\n${index},a\n${index},b\n${index},c\n${index},${version}\n`,
+        ]),
+      );
+    const kit = await makeUpstream(path.join(tree.dir, "pack-many-renamed"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Tool."),
+        "skills/tool/big-a.md": "word\n".repeat(300_000),
+        "skills/tool/big-b.md": "word\n".repeat(300_000),
+        ...rows("v1"),
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/tool/data": null,
+        "skills/tool/big-a.md": "other\n".repeat(300_000),
+        "skills/tool/big-b.md": "other\n".repeat(300_000),
+        ...rows("v2"),
+      },
+    ]);
+    const result = await bump([{ name: "pr", url: kit.url, ref: kit.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toContain("1,100 renamed (1,100 of them edited)");
+    const [from, to] = [kit.commits[0]?.slice(0, 7), kit.commits[1]?.slice(0, 7)];
+    const command = `git diff --text --no-ext-diff --no-textconv -l2200 ${from} ${to} -- skills shared`;
+    expect(result.summary).toContain(
+      `- Content not shown, over 1 MiB: \`pr/tool/big-a.md\`, \`pr/tool/big-b.md\`; read them upstream: \`${command}\``,
+    );
+    const renames = async (shell: string) => {
+      const { stdout } = await promisify(execFile)("sh", ["-c", shell], {
+        cwd: kit.dir,
+        maxBuffer: 256 * 1024 * 1024,
+      });
+      return stdout.match(/^rename from /gm)?.length ?? 0;
+    };
+    expect(await renames(command)).toBe(1100);
+    // Without the limit, git pairs none of them: the limit is what shows the renames.
+    expect(await renames(command.replace(" -l2200", ""))).toBe(0);
   });
 
   // A SKILL.md whose description lost a doubled space showed "+1 −1 lines, frontmatter included" and a

@@ -266,13 +266,18 @@ describe("the repin review's git diff of a crowd that moved", () => {
     );
   });
 
-  // Gathered from two folders, it named its new one alone, and git showed the rows from both added.
-  it("names each folder it came from, up to four, and its new folder alone past that", () => {
+  // Gathered from two folders, it named its new one alone, and git showed the rows from both added; from
+  // five or more it still did.
+  it("names each folder it came from, up to four, and the folder holding them past that", () => {
     expect(commandOf(renderReview(reviewOf(crowd((row) => `old/rows${row % 2}`)), BUDGET))).toBe(
       "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- skills/new/rows skills/old/rows0 skills/old/rows1",
     );
     expect(commandOf(renderReview(reviewOf(crowd((row) => `old/rows${row % 5}`)), BUDGET))).toBe(
-      "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- skills/new/rows",
+      "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- skills/new/rows skills/old",
+    );
+    // Held by the top of the pack alone: the pack's own diff.
+    expect(commandOf(renderReview(reviewOf(crowd((row) => `old${row % 5}/rows`)), BUDGET))).toBe(
+      "git diff --text --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- skills",
     );
   });
 });
