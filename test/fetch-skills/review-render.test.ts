@@ -266,6 +266,20 @@ describe("the repin review's git diff of a crowd that moved", () => {
     );
   });
 
+  // A binary file beside it, which its command shows too, got `--text` from the crowd's text files, and
+  // git printed that file byte for byte.
+  it("says --text only when every file its command shows is text", () => {
+    const binary: FileChange = {
+      ...changed("new/rows/image.bin", []),
+      kind: "added",
+      lines: undefined,
+      content: undefined,
+    };
+    expect(commandOf(renderReview(reviewOf([...crowd(() => "old/rows"), binary]), BUDGET))).toBe(
+      "git diff --no-ext-diff --no-textconv aaaaaaa bbbbbbb -- ':(glob)skills/new/rows/*' skills/old/rows",
+    );
+  });
+
   // Gathered from two folders, it named its new one alone, and git showed the rows from both added; from
   // five or more it still did.
   it("names each folder it came from, up to four, and the folder holding them past that", () => {
