@@ -89,7 +89,7 @@ export type FileContent =
 
 /**
  * The most characters of supporting and pack files' contents the review keeps, over all its packs: what
- * its widest room shows of them (see CONTENT_CHARS in render.ts). Past it, files are read no more.
+ * its widest room shows of them (see CONTENT_CHARS in file-lists.ts). Past it, files are read no more.
  */
 export const KEPT_CONTENT_CHARS = 20_000;
 /** A file's content is not begun with less room than this left: a few lines tell nothing. */

@@ -39,7 +39,8 @@ import {
   sampleCrowds,
 } from "./compare.js";
 import type { SkillPair } from "./renames.js";
-import { NOT_AUDITED, type ReviewedFinding, renderReview, type SourceReview } from "./render.js";
+import { renderReview } from "./render.js";
+import { NOT_AUDITED, type ReviewedFinding, type SourceReview } from "./review-content.js";
 import { type Digest, digestOf, EMPTY_SIDE, type PackSide, type ServedFile } from "./served.js";
 
 /** A skills folder as the server would load it, with its audit; empty when the server would refuse it. */
