@@ -1,6 +1,5 @@
 /** The Markdown blocks the review is built of: sections, collapsed details, code fences. */
-import { visible } from "../../src/catalog/index.js";
-import { longestBacktickRun } from "../../src/visible.js";
+import { longestBacktickRun, visible } from "../../src/visible.js";
 import { type BodyRoom, type Excerpt, shownLines } from "./excerpt.js";
 import { count } from "./phrases.js";
 

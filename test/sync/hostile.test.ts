@@ -5,7 +5,7 @@
  * it, and writes nothing outside the target folder.
  */
 import { createHash } from "node:crypto";
-import { lstat, mkdir, readdir, readFile, rm, symlink } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   GetSkillRequestParamsSchema,
@@ -27,7 +27,7 @@ import { PackReads } from "../../src/sync/reads.js";
 import { STAGING_DIR } from "../../src/sync/staging.js";
 import { cuttingProxy } from "../helpers/cutting-proxy.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
-import { readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
+import { readLockIn, readTree, type Served, serveMcp, sync, tempFolder } from "./helpers.js";
 
 /** A skill entry as a server sends it: anything at all, for a hostile one. */
 interface Entry {
@@ -412,6 +412,46 @@ describe("a check after the sync that refused a skill from its entry alone", () 
         reason: reason.replace(/^.*climb: skipped: /, ""),
       });
     }
+  });
+});
+
+describe("a skill sync owns whose name it would no longer install", () => {
+  // Another server (or an older skills-mcp) may serve a name that sync refuses to install today: the copy
+  // an older sync installed under it stays, recorded as this server's, rather than being dropped or taken.
+  it("is kept under its name, with the lock's record of it", async () => {
+    const aux = skill("skill://honest/aux", "aux", { "SKILL.md": skillMd("aux", "The aux skill.") });
+    const script: Script = {
+      entries: [GOOD.entry, aux.entry],
+      files: new Map([...GOOD.files, ...aux.files]),
+      reads: [],
+    };
+    server = await serveMcp(hostileServer(script));
+    await writeTree(target, { "aux/SKILL.md": skillMd("aux", "The aux skill.") });
+    const owned = {
+      uri: aux.entry.uri,
+      served: digestOf("older"),
+      files: { "SKILL.md": digestOf(skillMd("aux", "The aux skill.")) },
+      packFiles: {},
+    };
+    const lock = {
+      version: 1,
+      sources: [
+        {
+          server: server.url,
+          scope: { packs: [], headers: [] },
+          syncedAt: "2026-12-01T00:00:00.000Z",
+          by: "skills-mcp 0.0.1",
+          skills: { aux: owned },
+        },
+      ],
+    };
+    await writeFile(path.join(target, LOCK_FILE), JSON.stringify(lock));
+    const first = await sync(server.url, target);
+    expect(first.counts).toMatchObject({ added: 1, skipped: 1 });
+    expect(first.lines).toContainEqual(expect.stringMatching(/^aux: skipped: its name cannot be a folder: /));
+    expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["aux", "good"]);
+    expect(await readFile(path.join(target, "aux/SKILL.md"), "utf8")).toBe(skillMd("aux", "The aux skill."));
+    expect((await sync(server.url, target)).counts).toMatchObject({ skipped: 1, unchanged: 1 });
   });
 });
 

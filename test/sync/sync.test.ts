@@ -1127,37 +1127,6 @@ describe("a lock an older sync wrote", () => {
   // Regression: a skill an older sync installed under a name this one will not make a folder of (a Windows
   // device name, refused since) was kept in the lock under its URI, which is no skill name: the lock
   // written could not be read back, and every later run stopped with "move it away to start over".
-  it("keeps a skill it owns whose name it would no longer install, under its name", async () => {
-    const { skills, target } = await workspace();
-    const AUX = skillMd("aux", "The aux skill.");
-    await writeTree(skills, { "team/aux/SKILL.md": AUX, "team/write-docs/SKILL.md": DOCS });
-    await writeTree(target, { "aux/SKILL.md": AUX });
-    const aux = {
-      uri: "skill://team/aux/SKILL.md",
-      served: digest("older"),
-      files: { "SKILL.md": digest(AUX) },
-      packFiles: {},
-    };
-    const server = await served(skills);
-    const lock = {
-      version: 1,
-      sources: [
-        {
-          server: server.url,
-          scope: { packs: [], headers: [] },
-          syncedAt: "2026-12-01T00:00:00.000Z",
-          by: "skills-mcp 0.0.1",
-          skills: { aux },
-        },
-      ],
-    };
-    await writeFile(path.join(target, LOCK_FILE), JSON.stringify(lock));
-    const first = await sync(server.url, target);
-    expect(first.counts).toMatchObject({ added: 1, skipped: 1 });
-    expect(first.lines).toContainEqual(expect.stringMatching(/^aux: skipped: its name cannot be a folder: /));
-    expect(Object.keys((await readLockIn(target)).sources[0]?.skills ?? {})).toEqual(["aux", "write-docs"]);
-    expect((await sync(server.url, target)).counts).toMatchObject({ skipped: 1, unchanged: 1 });
-  });
 });
 
 describe("a lock a newer sync wrote", () => {
