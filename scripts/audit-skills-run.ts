@@ -25,7 +25,8 @@ export async function run(options: AuditOptions, io: Io): Promise<number> {
   try {
     // The folder as the server prepares it (SKILL_PACKS as the environment gives it), every skill read now.
     const config = loadCatalogStartupConfig({ ...process.env, SKILLS_DIR: options.folder }, "audit-skills");
-    for (const warning of config.ignoredSettings) io.stderr(`audit-skills: warning: ${visible(warning)}\n`);
+    for (const warning of [...config.misspelledSettings, ...config.ignoredSettings])
+      io.stderr(`audit-skills: warning: ${visible(warning)}\n`);
     const prepared = await prepareAudit(config, pino({ level: "silent" }));
     const { issues: notAudited, ...audit } = prepared.audit;
     const issues = [...prepared.loaded.issues, ...notAudited];

@@ -35,8 +35,9 @@ const LISTED_FINDINGS = 30;
 async function report(dir: string, env: NodeJS.ProcessEnv): Promise<{ text: string; refused?: string }> {
   const config = loadCatalogStartupConfig({ ...env, SKILLS_DIR: dir }, "check-skills");
   // On stderr, so that the report stays as it was: a setting the server's shell holds that this check
-  // ignores (PORT, API_KEYS_FILE) is no reason to stop it, nor to say nothing.
-  for (const warning of config.ignoredSettings)
+  // ignores (PORT, API_KEYS_FILE) is no reason to stop it, nor to say nothing; nor is a slip (SKILL_PACK),
+  // which would check every pack unannounced.
+  for (const warning of [...config.misspelledSettings, ...config.ignoredSettings])
     process.stderr.write(`check-skills: warning: ${visible(warning)}\n`);
   // Every file read now, as a server without a saved index reads them: the same entries, the same unsafe
   // skills, and the whole audit from the same reading.

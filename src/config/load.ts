@@ -200,18 +200,18 @@ const CATALOG_SETTINGS: readonly SettingName[] = ["SKILLS_DIR", "SKILL_PACKS", "
 /**
  * The config of a command that checks a skills folder as the server would prepare it (check-skills,
  * audit-skills), named by `command`: it reads only CATALOG_SETTINGS, and an invalid value of any other
- * setting (a `PORT` left in the shell for a server) is a warning in `ignoredSettings`, not a refusal.
+ * setting (a `PORT` left in the shell for a server) is a warning in `ignoredSettings`, not a refusal, and
+ * a variable one slip from one it reads (`SKILL_PACK`, which checked every pack) one in `misspelledSettings`.
  */
 export function loadCatalogConfig(
   env: Readonly<Record<string, string | undefined>>,
   command: string,
   { cwd, files }: ConfigPlace,
-): CatalogConfig & Pick<Config, "ignoredSettings"> {
+): CatalogConfig & Pick<Config, "misspelledSettings" | "ignoredSettings"> {
   const problems: string[] = [];
   const ignored: string[] = [];
-  const values = readSettings(env, { cwd, files, problems }, ignored, (name) =>
-    CATALOG_SETTINGS.includes(name),
-  );
+  const reads = (name: SettingName) => CATALOG_SETTINGS.includes(name);
+  const values = readSettings(env, { cwd, files, problems }, ignored, reads);
   if (problems.length > 0) throw new ConfigError(problems.join("; "));
   const { skillsDir, skillsDirOrigin, skillsDirReadFrom } = values.SKILLS_DIR;
   return Object.freeze({
@@ -223,6 +223,8 @@ export function loadCatalogConfig(
     serveUnsafeSkills: values.UNSAFE_SKILLS === "serve",
     buildIndex: false,
     steering: false,
+    // None of the settings it reads is HTTP's, so a slip is told as the server tells it over HTTP.
+    misspelledSettings: Object.freeze(misspelledSettings(env, undefined, reads)),
     ignoredSettings: Object.freeze(
       ignored.map(
         (problem) => `${problem}; ignored: ${command} reads only ${listedWithAnd(CATALOG_SETTINGS)}`,

@@ -361,13 +361,15 @@ export function misspelledSettings(
   env: Readonly<Record<string, string | undefined>>,
   /** Where the HTTP settings do nothing (`over stdio`, `to --build-index`), unless HTTP is served. */
   withoutHttp: string | undefined,
+  /** The settings the command reads: a slip from any other changes nothing it does, so is not told. */
+  reads: (name: SettingName) => boolean = () => true,
 ): string[] {
   const names = Object.keys(SETTINGS);
   const warnings: string[] = [];
   for (const given of Object.keys(env)) {
     if (!given.includes("_") || names.includes(given)) continue;
     const meant = names.find((name) => editDistance(given.toUpperCase(), name, 1) <= 1);
-    if (meant === undefined) continue;
+    if (meant === undefined || !reads(meant as SettingName)) continue;
     // Where nothing serves HTTP its settings do nothing (API_KEY asked for API keys no client is asked).
     warnings.push(
       withoutHttp !== undefined && isHttpOnly(meant as SettingName)

@@ -35,6 +35,6 @@ export function loadCatalogStartupConfig(
   env: Readonly<Record<string, string | undefined>>,
   command: string,
   cwd: string = process.cwd(),
-): CatalogConfig & Pick<Config, "ignoredSettings"> {
+): CatalogConfig & Pick<Config, "misspelledSettings" | "ignoredSettings"> {
   return loadCatalogConfig(env, command, { cwd, files: DISK_FILES });
 }

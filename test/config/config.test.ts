@@ -402,8 +402,20 @@ describe("loadCatalogConfig", () => {
       serveUnsafeSkills: true,
       buildIndex: false,
       steering: false,
+      misspelledSettings: [],
       ignoredSettings: [],
     });
+  });
+
+  // SKILL_PACK=n8n npm run check-skills checked every pack, and nothing said why.
+  it("names a variable one slip from a setting it reads, as the server does, and no slip from another", () => {
+    const env = { SKILL_PACK: "n8n", unsafe_skills: "serve", API_KEY: "key", LOG_LEVL: "debug" };
+    const config = catalogConfigOf(env);
+    expect(config.skillPacks).toEqual([]);
+    expect(config.misspelledSettings).toEqual([
+      "SKILL_PACK is not a setting, and is ignored: did you mean SKILL_PACKS?",
+      "unsafe_skills is not a setting, and is ignored: did you mean UNSAFE_SKILLS?",
+    ]);
   });
 
   // check-skills refused to run for a PORT left in the shell for the server: it serves nothing.

@@ -388,15 +388,23 @@ describe("npm run check-skills", () => {
 
   // PORT=abc, left in the shell for a server, made check-skills say the server would refuse to start,
   // though it serves nothing and the folder was fine.
-  it("checks the folder whatever the HTTP settings hold, warning of each invalid one it ignores", async () => {
+  it("checks the folder whatever the HTTP settings hold, warning of each invalid one it ignores and of a slip", async () => {
     const tree = await makeTree({ "alpha/good/SKILL.md": skillMd("good") });
     try {
-      const env = { ...process.env, PORT: "abc", API_KEYS_FILE: "/nowhere/keys", LOG_LEVEL: "loud" };
+      // SKILL_PACK, a slip, checked every pack unannounced.
+      const env = {
+        ...process.env,
+        PORT: "abc",
+        API_KEYS_FILE: "/nowhere/keys",
+        LOG_LEVEL: "loud",
+        SKILL_PACK: "n8n",
+      };
       const { stdout, stderr } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT, env });
       expect(stdout).toMatch(
         /^### Catalog check\n\n1 skill in 1 pack \(alpha 1\); 0 left out, 0 warnings\.\n/,
       );
       expect(stderr.split("\n")).toEqual([
+        "check-skills: warning: SKILL_PACK is not a setting, and is ignored: did you mean SKILL_PACKS?",
         'check-skills: warning: PORT "abc" is not a port number (0-65535); ignored: check-skills reads only SKILLS_DIR, SKILL_PACKS and UNSAFE_SKILLS',
         'check-skills: warning: LOG_LEVEL "loud" is not one of fatal, error, warn, info, debug, trace, silent; ignored: check-skills reads only SKILLS_DIR, SKILL_PACKS and UNSAFE_SKILLS',
         expect.stringMatching(
