@@ -18,7 +18,7 @@ import { answerUsageError, type CommandLineIo, type Options, readCommandLine } f
 import { type FetchedPack, fetchSkills } from "./output.js";
 import { type HeldBack, type Repin, resolveHeads, rewriteRefs, type Unresolved } from "./repin.js";
 import { type RepinReview, reviewRepins } from "./review.js";
-import { type ReviewedFinding, shortRef } from "./review-contract.js";
+import { LoadCheckError, type ReviewedFinding, shortRef } from "./review-contract.js";
 import { fetchSummary, repinSummary } from "./summary.js";
 import { makeWorkFolder, removeTree } from "./work-folder.js";
 
@@ -373,7 +373,9 @@ function packLoadCheck(
     try {
       return await packRefusal(dir, pack, env);
     } catch (error) {
-      if (error instanceof FetcherError || !(error instanceof Error)) throw error;
+      // A check that cannot run stops the run, as the fetcher's own failures do: its message, no stack.
+      if (error instanceof LoadCheckError) throw new FetcherError(error.message);
+      if (!(error instanceof Error)) throw error;
       stderr(`${error.stack}\n`);
       return `the server's load fails: ${oneLine(error)}`;
     }

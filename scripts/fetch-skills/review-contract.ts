@@ -50,3 +50,11 @@ export interface Review {
   readonly markdown: string;
   readonly findings: readonly ReviewedFinding[];
 }
+
+/**
+ * The load check of `--update` cannot run at all (a wrong UNSAFE_SKILLS fails every pack alike): no source
+ * is to blame, so the fetcher stops the run with this message rather than hold any back.
+ */
+export class LoadCheckError extends Error {
+  override name = "LoadCheckError";
+}

@@ -8,7 +8,7 @@ import { pino } from "pino";
 import { CatalogError } from "../../src/catalog/index.js";
 import { ConfigError } from "../../src/config/index.js";
 import { loadStartupConfig, prepareAudit, refusal } from "../../src/startup/index.js";
-import { FetcherError } from "../fetch-skills/errors.js";
+import { LoadCheckError } from "../fetch-skills/review-contract.js";
 
 /**
  * Why the server would refuse to start on the pack `pack` of the skills folder `dir` were it the only pack
@@ -25,7 +25,7 @@ export async function packRefusal(
     config = loadStartupConfig({ SKILLS_DIR: dir, SKILL_PACKS: pack, UNSAFE_SKILLS: env.UNSAFE_SKILLS });
   } catch (error) {
     // A wrong UNSAFE_SKILLS fails every check alike: no source is to blame.
-    if (error instanceof ConfigError) throw new FetcherError(`the load check cannot run: ${error.message}`);
+    if (error instanceof ConfigError) throw new LoadCheckError(`the load check cannot run: ${error.message}`);
     throw error;
   }
   let prepared: Awaited<ReturnType<typeof prepareAudit>>;

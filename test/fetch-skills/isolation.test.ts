@@ -138,6 +138,18 @@ describe("the fetcher stands alone", () => {
     }
   });
 
+  // The load check imported FetcherError from errors.ts, and with it the fetcher's system errors.
+  it("is imported by the repin review only through the contract they share", async () => {
+    const imports = await importsUnder("scripts/repin-review");
+    expect(imports.length).toBeGreaterThan(10);
+    expect(
+      imports.filter(
+        ({ specifier }) =>
+          specifier.startsWith("../fetch-skills/") && specifier !== "../fetch-skills/review-contract.js",
+      ),
+    ).toEqual([]);
+  });
+
   it("is never imported by the server", async () => {
     const imports = await importsUnder("src");
     expect(imports.length).toBeGreaterThan(10);
