@@ -5,6 +5,7 @@ import { portableNameProblem } from "../../src/file-names.js";
 import { isInside } from "../../src/inside-folder.js";
 import { makeFolder } from "../../src/make-folder.js";
 import { systemProblem } from "../../src/system-errors.js";
+import { decodeUtf8 } from "../../src/utf8.js";
 import { quoted, visible } from "../../src/visible.js";
 
 /** Something of the repository that was not copied, and why: reported as a warning. */
@@ -230,7 +231,7 @@ async function visibleEntries(
     for await (const entry of await opendir(real, { encoding: "buffer" as BufferEncoding })) {
       const bytes: unknown = entry.name;
       if (!(bytes instanceof Uint8Array) || bytes[0] === 0x2e) continue;
-      const name = utf8(bytes);
+      const name = decodeUtf8(bytes);
       if (name === undefined) {
         const reason = "its name is not UTF-8";
         skip(walk, { path: child(escapedName(bytes)), reason, symlink: false });
@@ -354,14 +355,6 @@ function cannotRead(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined || !READ_ERRORS.has(code)) throw error;
   return `cannot be read: ${systemProblem(error)}`;
-}
-
-function utf8(name: Uint8Array): string | undefined {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(name);
-  } catch {
-    return undefined;
-  }
 }
 
 /** A name with each byte other than printable ASCII written `\xe9`, so that a warning shows it as it is. */

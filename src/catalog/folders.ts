@@ -3,6 +3,7 @@ import { type Dirent, opendirSync } from "node:fs";
 import path from "node:path";
 import { compareText } from "../sorted.js";
 import { errorMessage, problemInWords, type SystemProblems } from "../system-errors.js";
+import { utf8SequenceLength } from "../utf8.js";
 import { visible } from "../visible.js";
 import { ChangedFileError } from "./open.js";
 import type { CatalogIssue } from "./types.js";
@@ -129,10 +130,9 @@ function withoutBadNames(
 function escapeName(name: Uint8Array): string {
   let text = "";
   for (let at = 0; at < name.length; ) {
-    const length = sequenceLength(name[at] ?? 0);
-    const piece = name.subarray(at, at + length);
-    if (length > 0 && piece.length === length && isUtf8(piece)) {
-      text += visible(Buffer.from(piece).toString("utf8"));
+    const length = utf8SequenceLength(name, at);
+    if (length > 0) {
+      text += visible(Buffer.from(name.subarray(at, at + length)).toString("utf8"));
       at += length;
     } else {
       text += `\\x${(name[at] ?? 0).toString(16).padStart(2, "0")}`;
@@ -140,13 +140,4 @@ function escapeName(name: Uint8Array): string {
     }
   }
   return text;
-}
-
-/** How many bytes the UTF-8 sequence that starts with `lead` takes; 0 when no sequence starts so. */
-function sequenceLength(lead: number): number {
-  if (lead < 0x80) return 1;
-  if (lead >= 0xc2 && lead <= 0xdf) return 2;
-  if (lead >= 0xe0 && lead <= 0xef) return 3;
-  if (lead >= 0xf0 && lead <= 0xf4) return 4;
-  return 0;
 }

@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { utf8SequenceLength } from "../utf8.js";
 
 /**
  * Where `bytes` stop being UTF-8: the offset of the first byte that begins no well-formed UTF-8 sequence
@@ -11,7 +12,7 @@ export function notUtf8At(bytes: Uint8Array): number | undefined {
   if (isUtf8(bytes)) return undefined;
   let index = 0;
   while (index < bytes.length) {
-    const length = sequenceLength(bytes, index);
+    const length = utf8SequenceLength(bytes, index);
     if (length === 0) return index;
     index += length;
   }
@@ -25,31 +26,4 @@ export function bytesAt(bytes: Uint8Array, offset: number): string {
     bytes.subarray(offset, offset + 4),
     (byte) => `0x${byte.toString(16).toUpperCase().padStart(2, "0")}`,
   ).join(" ");
-}
-
-/** The length of the well-formed UTF-8 sequence at `index`, or 0 if none begins there. */
-function sequenceLength(bytes: Uint8Array, index: number): number {
-  const lead = bytes[index] ?? 0;
-  if (lead < 0x80) return 1;
-  // The range of the second byte, which rules out overlong forms, surrogates and code points past U+10FFFF.
-  let low = 0x80;
-  let high = 0xbf;
-  let length: number;
-  if (lead >= 0xc2 && lead <= 0xdf) length = 2;
-  else if (lead >= 0xe0 && lead <= 0xef) {
-    length = 3;
-    if (lead === 0xe0) low = 0xa0;
-    if (lead === 0xed) high = 0x9f;
-  } else if (lead >= 0xf0 && lead <= 0xf4) {
-    length = 4;
-    if (lead === 0xf0) low = 0x90;
-    if (lead === 0xf4) high = 0x8f;
-  } else return 0;
-  const second = bytes[index + 1];
-  if (second === undefined || second < low || second > high) return 0;
-  for (let next = index + 2; next < index + length; next++) {
-    const byte = bytes[next];
-    if (byte === undefined || byte < 0x80 || byte > 0xbf) return 0;
-  }
-  return length;
 }

@@ -5,6 +5,7 @@
 
 import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, SKILL_DOCUMENT } from "../catalog/index.js";
+import { decodeUtf8 } from "../utf8.js";
 import { citedPaths } from "./citations.js";
 import type { PackFileRecord } from "./lock.js";
 import { clashingPaths, relativePathProblem } from "./paths.js";
@@ -61,7 +62,7 @@ export async function withPackFiles(
   let read = skillBytes;
   let lookups = 0;
   for (let text = queue.shift(); text !== undefined; text = queue.shift()) {
-    const decoded = decodeText(text);
+    const decoded = decodeUtf8(text);
     if (decoded === undefined) continue;
     for (const cited of citedPaths(decoded, MAX_CITATIONS)) {
       if (seen.size >= MAX_CITATIONS) break;
@@ -167,12 +168,4 @@ function placementProblem(
 function leftOutNote(entry: Skill, leftOut: readonly string[]): string {
   const lines = leftOut.map((item) => `- ${item}`).join("\n");
   return `\n\n---\n\nInstalled by skills-mcp sync from ${entry.uri}. Files this skill cites that are not in this copy:\n\n${lines}\n`;
-}
-
-function decodeText(bytes: Uint8Array): string | undefined {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
 }
