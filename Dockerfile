@@ -21,7 +21,7 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY scripts/fetch-skills ./scripts/fetch-skills
-COPY src/command-line.ts src/edit-distance.ts src/file-names.ts src/inside-folder.ts src/make-folder.ts src/pack-description.ts src/plural.ts src/process-state.ts src/system-errors.ts src/utf8.ts src/visible.ts ./src/
+COPY src/command-line.ts src/edit-distance.ts src/file-names.ts src/inside-folder.ts src/make-folder.ts src/pack-description.ts src/plural.ts src/process-state.ts src/sorted.ts src/system-errors.ts src/utf8.ts src/visible.ts ./src/
 ARG SKILLS_MANIFEST=skills.toml
 COPY ${SKILLS_MANIFEST} ./skills.toml
 RUN --mount=type=cache,target=/var/cache/skills-mcp,sharing=locked \

@@ -4,6 +4,7 @@ import path from "node:path";
 import { portableNameProblem } from "../../src/file-names.js";
 import { isInside } from "../../src/inside-folder.js";
 import { makeFolder } from "../../src/make-folder.js";
+import { compareText } from "../../src/sorted.js";
 import { systemProblem } from "../../src/system-errors.js";
 import { decodeUtf8 } from "../../src/utf8.js";
 import { quoted, visible } from "../../src/visible.js";
@@ -182,7 +183,7 @@ async function copyFolder(
   await makeFolder(destination);
   const child = (name: string) => (relative === "." ? name : `${relative}/${name}`);
   const named = await visibleEntries(walk, real, relative, child);
-  for (const { kind, name } of named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const { kind, name } of named.sort((a, b) => compareText(a.name, b.name))) {
     const childRelative = child(name);
     const full = path.join(real, name);
     const target = await resolveEntry(walk, full, kind);
