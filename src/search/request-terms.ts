@@ -2,7 +2,7 @@ import { otherSpellings } from "./english-spellings.js";
 import { capitalsKey, capitalsNumberOfLetters, type KeyTable, stemKey } from "./keys.js";
 import { type WordScanner, type WordSink, words } from "./scanner.js";
 import { NO_TERM, type SpellingTable } from "./spelling.js";
-import { keptWord, LONGEST_WORD, spelled, stem } from "./terms.js";
+import { keptWord, LONGEST_WORD, STOP_WORDS, spelled, stem } from "./terms.js";
 
 /** A request's words as an index knows them. */
 export interface RequestTerms {
@@ -107,6 +107,7 @@ class RequestWords implements WordSink {
       if (!isJoined(text, start, end)) this.typedTooLong.add(spelled(text, start, end));
       return;
     }
+    if (isPairAroundStopWord(text, start, end)) return;
     const spelledTerm = this.spellings.termOf(hash, check);
     if (spelledTerm >= 0) {
       this.terms.add(spelledTerm);
@@ -183,11 +184,36 @@ class RequestWords implements WordSink {
   }
 }
 
+/**
+ * Whether a span is a pair of neighbouring parts of a longer compound, one of them a stop word
+ * (`stepby` and `bystep` of `step-by-step`, `outof` and `ofmemory` of `out-of-memory`). Such a pair is no
+ * word anyone writes: the skills holding it are those that write the whole compound, which the request
+ * finds by the whole already (`stepbystep`), so each such pair gave them the compound's weight once more
+ * (three times in all for `step-by-step`), ahead of skills holding the rest of the request. The pair of a
+ * compound of two parts is the whole, and is kept (`built-in`, `follow-up`). Constant work but for the
+ * span's own length.
+ */
+function isPairAroundStopWord(text: string, start: number, end: number): boolean {
+  // A hyphen before or after a compound is no part of it (`-built-in` is the compound built-in).
+  const inLongerCompound =
+    (isSeparator(text.charCodeAt(start - 1)) && LETTER_OR_DIGIT.test(text.charAt(start - 2))) ||
+    (isSeparator(text.charCodeAt(end)) && LETTER_OR_DIGIT.test(text.charAt(end + 1)));
+  if (!inLongerCompound) return false;
+  let separator = start;
+  while (separator < end && !isSeparator(text.charCodeAt(separator))) separator++;
+  if (separator === end) return false;
+  return STOP_WORDS.has(spelled(text, start, separator)) || STOP_WORDS.has(spelled(text, separator + 1, end));
+}
+
+/** One character, or none (`charAt` out of the text): no quantifier, so constant work. */
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+
+function isSeparator(code: number): boolean {
+  return code === HYPHEN || code === UNDERSCORE;
+}
+
 function isJoined(text: string, start: number, end: number): boolean {
-  for (let at = start; at < end; at++) {
-    const code = text.charCodeAt(at);
-    if (code === HYPHEN || code === UNDERSCORE) return true;
-  }
+  for (let at = start; at < end; at++) if (isSeparator(text.charCodeAt(at))) return true;
   return false;
 }
 

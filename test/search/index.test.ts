@@ -547,6 +547,53 @@ describe("a mistyped word that skills write only in capitals", () => {
 
 // Porter2 stems `excellence` as excel: over the bench corpus `excel` listed code-review-excellence alone,
 // and read_skill("excel") offered it, a name holding the letters of no word asked for.
+// A compound with a function word inside (`step-by-step`, `end-to-end`) is one idea, yet its pairs of
+// parts (`stepby`, `bystep`) are terms too, held by the same skills: a request writing it gave a skill
+// that writes it the compound's weight three times over, ahead of one holding the rest of the request.
+describe("a compound with a function word inside, in a request", () => {
+  let own: TempTree;
+  let ownIndex: SearchIndex;
+  let ownCatalog: Catalog;
+
+  beforeAll(async () => {
+    own = await makeTree({
+      "audit/signed-trails/SKILL.md": skillMd(
+        "signed-trails",
+        "Step-by-step cookbook for signed widget audit trails.",
+      ),
+      "work/executing-plans/SKILL.md": skillMd(
+        "executing-plans",
+        "Execute a written widget plan in a fresh session, and stop to ask when a step is unclear.",
+      ),
+      "work/writing-plans/SKILL.md": skillMd("writing-plans", "Write a widget plan before touching code."),
+      "ops/incident-runbooks/SKILL.md": skillMd("incident-runbooks", "Widget runbooks for incidents."),
+      "ops/deploy-checks/SKILL.md": skillMd("deploy-checks", "Check each widget deploy, step by step."),
+      "data/join-tables/SKILL.md": skillMd("join-tables", "Join widget tables end-to-end."),
+      "shell/shell-builtins/SKILL.md": skillMd("shell-builtins", "List the widget shell's builtin commands."),
+    });
+    ownCatalog = loadCatalog(own.dir).catalog;
+    ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
+  });
+  afterAll(() => own.remove());
+
+  const names = (query: string) =>
+    ownIndex.search(query, ownCatalog.everything, 10).skills.map((skill) => skill.name);
+
+  it("counts the compound once beside the rest of the request", () => {
+    expect(names("carry out our step-by-step plan in a fresh session")[0]).toBe("executing-plans");
+  });
+
+  it("still finds the skill that writes the compound, by the compound alone", () => {
+    expect(names("step-by-step")[0]).toBe("signed-trails");
+    expect(names("end-to-end")).toEqual(["join-tables"]);
+  });
+
+  it("keeps the join of a compound of two parts, a hyphen before it or not", () => {
+    expect(names("built-in")).toEqual(["shell-builtins"]);
+    expect(names("a -built-in")).toEqual(["shell-builtins"]);
+  });
+});
+
 describe("words Porter2 cuts down to another word", () => {
   let own: TempTree;
   let ownIndex: SearchIndex;
