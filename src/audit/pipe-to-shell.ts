@@ -1,6 +1,7 @@
 /** The pipe-to-shell rule: shell command lines that download a script and run it. */
 import { quoted } from "../visible.js";
 import type { Reader } from "./reader.js";
+import { isSpace } from "./scan.js";
 
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;
@@ -12,20 +13,13 @@ const DOWNLOADER =
 const DOWNLOADER_HERE = new RegExp(DOWNLOADER.source, "iy");
 
 /** Shells read a script from standard input unless `-c` gives them one; `$SHELL` is the user's. */
-const SHELL = /^(?:ba|z|da|k|fi|a|c|tc)?sh$|^pwsh$|^powershell(?:\.exe)?$|^\$(?:SHELL|\{SHELL\})$/i;
-
-/** These read a program from standard input only without a program of their own (`-c`, `-m`, `-e`, a file). */
-const INTERPRETER = /^(?:python[\d.]*|perl|ruby|node|php)$/i;
-
-const INTERPRETER_PROGRAM = /^-[a-zA-Z]*[cmeEnpr]|^--(?:eval|print)\b/;
+const SHELL = /^(?:ba|z|da|k|fi|a|c|tc)?sh$|^\$(?:SHELL|\{SHELL\})$/i;
 
 /** Runtimes whose `run` subcommand, or themselves, run a program named `-` (standard input). */
 const RUNTIME = /^(?:deno|bun)$/i;
 
 /** A file that is standard input: a shell or interpreter given it as its script reads the download. */
 const STDIN_FILE = /^\/dev\/(?:stdin|fd\/0)$|^\/proc\/self\/fd\/0$/;
-
-const SHELL_PROGRAM = /^-[a-zA-Z]*c$|^-(?:Command|File)$/i;
 
 /**
  * `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`, `iex (iwr …)`, `iex ((New-Object Net.WebClient)…)`.
@@ -135,19 +129,17 @@ function pipedInto(command: string): string | undefined {
   const download = DOWNLOADER.exec(command);
   if (download === null) return undefined;
   for (const stage of pipedStages(command, download.index)) {
-    const cut = stage.search(/[;&<>]|\s\d>/);
-    const run = cut === -1 ? stage : stage.slice(0, cut);
-    const words = run.slice(programStart(run)).matchAll(/[^\s)]+/g);
-    const program = words.next();
-    const name = program.done ? "" : unquoted(program.value[0]).replace(/^.*\//, "");
+    const words = wordReader(commandWords(stage));
+    const program = programOf(words)?.text ?? "";
+    const name = program.slice(program.lastIndexOf("/") + 1);
     if (/^(?:iex|Invoke-Expression)$/i.test(name)) return `piped into ${name}`;
     // `source /dev/stdin`, `. /dev/stdin`: the shell running the pipeline runs the download itself.
-    if (/^(?:source|\.)$/.test(name) && STDIN_FILE.test(unquoted(words.next().value?.[0] ?? ""))) {
+    if (/^(?:source|\.)$/.test(name) && STDIN_FILE.test(words.next()?.text ?? ""))
       return `piped into ${name}`;
-    }
     if (RUNTIME.test(name) && runsStandardInput(words)) return `piped into ${name}`;
-    const gives = SHELL.test(name) ? SHELL_PROGRAM : INTERPRETER.test(name) ? INTERPRETER_PROGRAM : undefined;
-    if (gives !== undefined && readsProgram(words, gives)) return `piped into ${name}`;
+    if (POWERSHELL.test(name) && powershellReadsProgram(words)) return `piped into ${name}`;
+    const options = SHELL.test(name) ? SHELL_OPTIONS : interpreterOptions(name);
+    if (options !== undefined && readsProgram(words, options)) return `piped into ${name}`;
   }
   return undefined;
 }
@@ -163,10 +155,31 @@ function* pipedStages(command: string, from: number): Generator<string> {
   }
 }
 
+/** Words read one at a time, with a word read too far given back. */
+interface WordReader {
+  next(): ShellWord | undefined;
+  unread(word: ShellWord): void;
+}
+
+function wordReader(words: Iterator<ShellWord>): WordReader {
+  const back: ShellWord[] = [];
+  return {
+    next() {
+      const word = back.pop();
+      if (word !== undefined) return word;
+      const read = words.next();
+      return read.done ? undefined : read.value;
+    },
+    unread(word) {
+      back.push(word);
+    },
+  };
+}
+
 /** Whether `deno` or `bun` given `args` runs standard input: `deno run -`, `bun -`, options between. */
-function runsStandardInput(args: Iterable<RegExpMatchArray>): boolean {
-  for (const [word] of args) {
-    const arg = unquoted(word);
+function runsStandardInput(args: WordReader): boolean {
+  for (let word = args.next(); word !== undefined; word = args.next()) {
+    const arg = word.text;
     if (arg === "-" || STDIN_FILE.test(arg)) return true;
     if (arg !== "run" && !arg.startsWith("-")) return false;
   }
@@ -174,91 +187,416 @@ function runsStandardInput(args: Iterable<RegExpMatchArray>): boolean {
 }
 
 /**
- * Whether a shell or interpreter given `args` runs standard input: it does unless a flag gives it a
- * program (`-c`, `-m json.tool`) or an argument names a script file; `-`, `-s` and `--` say "stdin, and
- * what follows are its arguments".
+ * The options of a shell or an interpreter that decide whether it reads its program from standard input.
+ * A short option's letters may be written together (`-eo pipefail`, `-uWignore`).
  */
-function readsProgram(args: Iterable<RegExpMatchArray>, givesProgram: RegExp): boolean {
-  for (const [word] of args) {
-    const arg = unquoted(word);
-    if (arg === "-" || arg === "-s" || arg === "--" || STDIN_FILE.test(arg)) return true;
-    if (givesProgram.test(arg) || !arg.startsWith("-")) return false;
+interface ProgramOptions {
+  /** Letters giving the program (`-c`, `-e`) or a module to run (`-m`): standard input is data then. */
+  readonly program: string;
+  /** Letters taking a value: the rest of their word, or the next word when they end it (`-o pipefail`). */
+  readonly value: string;
+  /** Letters whose value, if any, is the rest of their word only (perl's `-l`, `-0777`, `-i.bak`). */
+  readonly attached: string;
+  /** Letters saying the program is standard input, what follows being its arguments (`sh -s`). */
+  readonly stdin: string;
+  /** Long options giving the program. */
+  readonly longProgram: ReadonlySet<string>;
+  /** Long options taking a value, the next word unless written after `=` (`--rcfile file`). */
+  readonly longValue: ReadonlySet<string>;
+  /** Whether `+` starts options too, as it does for shells (`+o posix`, `+x`). */
+  readonly plus: boolean;
+}
+
+const SHELL_OPTIONS: ProgramOptions = {
+  program: "c",
+  value: "oO",
+  attached: "",
+  stdin: "s",
+  longProgram: new Set(),
+  longValue: new Set(["--rcfile", "--init-file"]),
+  plus: true,
+};
+
+/** The options of interpreters that read a program from standard input when given none. */
+const INTERPRETER_OPTIONS: readonly (readonly [RegExp, ProgramOptions])[] = [
+  [
+    /^python[\d.]*$/i,
+    {
+      program: "cm",
+      value: "WX",
+      attached: "",
+      stdin: "",
+      longProgram: new Set(),
+      longValue: new Set(["--check-hash-based-pycs"]),
+      plus: false,
+    },
+  ],
+  [
+    /^perl$/i,
+    {
+      program: "eE",
+      value: "I",
+      attached: "MmxlC0iDdF",
+      stdin: "",
+      longProgram: new Set(),
+      longValue: new Set(),
+      plus: false,
+    },
+  ],
+  [
+    /^ruby$/i,
+    {
+      program: "e",
+      value: "rICE",
+      attached: "xTWK0F",
+      stdin: "",
+      longProgram: new Set(),
+      longValue: new Set([
+        "--enable",
+        "--disable",
+        "--encoding",
+        "--external-encoding",
+        "--internal-encoding",
+      ]),
+      plus: false,
+    },
+  ],
+  [
+    /^node$/i,
+    {
+      program: "ep",
+      value: "rC",
+      attached: "",
+      stdin: "",
+      longProgram: new Set(["--eval", "--print", "--test", "--run"]),
+      longValue: new Set([
+        "--require",
+        "--import",
+        "--input-type",
+        "--loader",
+        "--experimental-loader",
+        "--conditions",
+        "--title",
+        "--env-file",
+        "--disable-warning",
+        "--redirect-warnings",
+      ]),
+      plus: false,
+    },
+  ],
+  [
+    /^php$/i,
+    {
+      program: "rfFRBES",
+      value: "dczt",
+      attached: "",
+      stdin: "",
+      longProgram: new Set(),
+      longValue: new Set(),
+      plus: false,
+    },
+  ],
+];
+
+const interpreterOptions = (name: string) => INTERPRETER_OPTIONS.find(([names]) => names.test(name))?.[1];
+
+/**
+ * Whether a shell or interpreter given `args` runs standard input: it does unless an option gives it a
+ * program (`-c`, `-m json.tool`) or an argument names a script file; `-`, `-s` and `--` say "stdin, and
+ * what follows are its arguments". An option's value is no script file (`bash -o pipefail`, `python3 -W
+ * ignore`).
+ */
+function readsProgram(args: WordReader, options: ProgramOptions): boolean {
+  for (let word = args.next(); word !== undefined; word = args.next()) {
+    const arg = word.text;
+    if (arg === "-" || arg === "--" || STDIN_FILE.test(arg)) return true;
+    if (arg.startsWith("--")) {
+      const name = arg.split("=", 1)[0] ?? arg;
+      if (options.longProgram.has(name)) return false;
+      if (options.longValue.has(name) && name === arg) args.next();
+      continue;
+    }
+    if (!(arg.startsWith("-") || (options.plus && arg.startsWith("+")))) return false;
+    for (let index = 1; index < arg.length; index++) {
+      const letter = arg.charAt(index);
+      if (options.program.includes(letter)) return false;
+      if (options.stdin.includes(letter)) return true;
+      if (options.attached.includes(letter)) break;
+      if (options.value.includes(letter)) {
+        if (index === arg.length - 1) args.next();
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+const POWERSHELL = /^pwsh$|^powershell(?:\.exe)?$/i;
+
+/** PowerShell's parameters giving the program, each as short as it may be written (`-c`, `-f`, `-e`). */
+const POWERSHELL_PROGRAM = ["command", "file", "encodedcommand"];
+/** PowerShell's parameters taking a value, written whole or cut to two letters or more, and their aliases. */
+const POWERSHELL_VALUE = [
+  "executionpolicy",
+  "windowstyle",
+  "outputformat",
+  "inputformat",
+  "configurationname",
+  "workingdirectory",
+  "version",
+  "psconsolefile",
+  "custompipename",
+  "settingsfile",
+];
+const POWERSHELL_VALUE_ALIASES = new Set(["ep", "ex", "of", "if", "wd", "w", "v"]);
+
+/**
+ * Whether PowerShell given `args` runs standard input: `-` or `-Command -` (`-File -`), past parameters and
+ * their values (`-ExecutionPolicy Bypass`), written with any case and cut short as it allows. A word not a
+ * parameter is a script (pwsh's `-File`) or a command (Windows PowerShell's `-Command`).
+ */
+function powershellReadsProgram(args: WordReader): boolean {
+  for (let word = args.next(); word !== undefined; word = args.next()) {
+    const arg = word.text;
+    if (arg === "-") return true;
+    if (!arg.startsWith("-")) return false;
+    const name = arg.replace(/^--?/, "").toLowerCase();
+    if (name !== "" && POWERSHELL_PROGRAM.some((parameter) => parameter.startsWith(name))) {
+      return args.next()?.text === "-";
+    }
+    const takesValue =
+      POWERSHELL_VALUE_ALIASES.has(name) ||
+      (name.length >= 2 && POWERSHELL_VALUE.some((parameter) => parameter.startsWith(name)));
+    if (takesValue) args.next();
   }
   return true;
 }
 
 /**
- * Where the program of a pipeline stage starts: past the variables set for it (`VERSION=1.2 sh`, the
- * shell's own or `env`'s) and the commands that run the command after them, each with its options and
- * their values (`sudo -u root`, `env -i`, `nohup`, `nice -n 5`). A last word always stays, as the program
- * or as what `sudo` runs.
+ * The program of a pipeline stage, read from `words`: past the variables set for it (`VERSION=1.2 sh`, the
+ * shell's own or `env`'s, `env "A=b"`) and the commands that run the command after them, each with its
+ * options and their values (`sudo -u root`, `env -i`, `nohup`, `nice -n 5`), a value that would be the
+ * last word staying as what `sudo` runs. `env -S 'sh -x'` splits its value into the words that follow.
+ * Undefined when no word is left for a program.
  */
-function programStart(stage: string): number {
+function programOf(words: WordReader): ShellWord | undefined {
   /** The options of the runner whose arguments are read, which take a value; undefined outside one. */
   let options: ReadonlySet<string> | undefined;
-  for (let word = wordAt(stage, 0); word !== undefined; ) {
-    const next = wordAt(stage, word.end);
-    if (next === undefined) return word.start;
-    const text = stage.slice(word.start, word.end);
-    if (options !== undefined && isFlag(text)) {
-      const after = options.has(text) ? wordAt(stage, next.end) : next;
-      if (after === undefined) return next.start;
-      word = after;
+  // Only one `env -S` is split: a split value holding another was split again, the text read once more.
+  let split = false;
+  for (let word = words.next(); word !== undefined; word = words.next()) {
+    const text = word.text;
+    if (options !== undefined && text.startsWith("-")) {
+      const splits = options === ENV_OPTIONS && !split ? envSplitString(text, words) : undefined;
+      if (splits !== undefined) {
+        split = true;
+        for (const splitWord of [...commandWords(splits)].reverse()) words.unread(splitWord);
+        continue;
+      }
+      if (!options.has(text)) continue;
+      const value = words.next();
+      if (value === undefined) return word;
+      const after = words.next();
+      if (after === undefined) return value;
+      words.unread(after);
       continue;
     }
-    if (!isAssignment(text)) {
-      options = RUNNERS.get(text);
-      if (options === undefined) return word.start;
-    }
-    word = next;
+    // The shell reads `A=b` as an assignment only unquoted; a runner is given the word with its quotes gone.
+    if (isAssignment(options === undefined ? word.raw : text)) continue;
+    options = RUNNERS.get(text);
+    if (options === undefined) return word;
   }
-  return stage.length;
+  return undefined;
 }
 
-/** Commands that run the command given after them, with their options that take a value as the next word. */
+/** `env -S 'sh -x'`, `-S'sh -x'`, `--split-string='sh -x'`: the string env splits into words, if `option` gives one. */
+function envSplitString(option: string, words: WordReader): string | undefined {
+  if (option === "-S" || option === "--split-string") return words.next()?.text;
+  if (option.startsWith("--split-string=")) return option.slice("--split-string=".length);
+  return option.startsWith("-S") ? option.slice(2) : undefined;
+}
+
+const ENV_OPTIONS: ReadonlySet<string> = new Set(["-u", "-C", "--unset", "--chdir"]);
+
+/**
+ * Commands that run the command given after them, with their options that take a value as the next word.
+ * `{` and `!` are the shell's: a group, and a pipeline whose status is negated, run what follows.
+ */
 const RUNNERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ["sudo", new Set(["-u", "-g", "-C", "-D", "-p", "-r", "-t", "-T", "-U", "-R"])],
+  [
+    "sudo",
+    new Set([
+      ..."-u -g -C -D -p -r -t -T -U -R -h".split(" "),
+      ..."--user --group --close-from --chdir --prompt --role --type --command-timeout --other-user --host".split(
+        " ",
+      ),
+    ]),
+  ],
   ["doas", new Set(["-u", "-C"])],
-  ["env", new Set(["-u", "-C"])],
+  ["env", ENV_OPTIONS],
   ["command", new Set()],
   ["exec", new Set(["-a"])],
   ["nohup", new Set()],
-  ["time", new Set(["-f", "-o"])],
-  ["nice", new Set(["-n"])],
+  ["time", new Set(["-f", "-o", "--format", "--output"])],
+  ["nice", new Set(["-n", "--adjustment"])],
+  ["{", new Set()],
+  ["!", new Set()],
 ]);
 
+/** A word of a command: as written (`"A=b"`), and as the program run is given it, its quotes removed (`A=b`). */
+interface ShellWord {
+  readonly raw: string;
+  readonly text: string;
+}
+
 /**
- * The first word at or after `from` as a shell splits it: at spaces and tabs only, a quoted or escaped
- * stretch staying in its word. A line separator U+2028 or a space in quotes (`VERSION="1 beta" sh`,
- * `VERSION=1{U+2028}beta sh`) is part of a variable's value, not a word of its own read as the program.
+ * The words of the command a pipeline stage starts with, as a shell reads them: split at spaces and tabs,
+ * quoted or escaped text staying in its word, up to a `;`, `&`, `|`, `(` or `)` outside quotes, and
+ * redirections skipped wherever they stand, with their file (`A=1 >/dev/null sh`, `sh 2>&1`, `&> log`,
+ * `< in`). A line separator U+2028 or a space in quotes (`VERSION="1 beta" sh`, `VERSION=1{U+2028}beta
+ * sh`) is part of a variable's value, not a word of its own read as the program; before a word, it is the
+ * line break a reader sees (`curl … |{U+2028}sh`). A subshell's `(` opening the stage is passed: `(sh)`
+ * runs `sh`.
  */
-function wordAt(text: string, from: number): { start: number; end: number } | undefined {
-  let start = from;
-  while (start < text.length && isShellBlank(text.charCodeAt(start))) start++;
-  if (start === text.length) return undefined;
-  let end = start;
+function* commandWords(stage: string): Generator<ShellWord> {
+  let index = 0;
+  while (
+    index < stage.length &&
+    (isSpace(stage.charCodeAt(index)) || stage.charCodeAt(index) === OPEN_PARENTHESIS)
+  ) {
+    index++;
+  }
+  for (;;) {
+    while (index < stage.length && isSpace(stage.charCodeAt(index))) index++;
+    if (index === stage.length) return;
+    const operatorEnd = redirectionEnd(stage, index);
+    if (operatorEnd !== undefined) {
+      const file = wordAt(stage, skipBlanks(stage, operatorEnd));
+      index = file === undefined ? stage.length : file.end;
+      continue;
+    }
+    const word = wordAt(stage, index);
+    if (word === undefined) return;
+    yield { raw: stage.slice(index, word.end), text: word.text };
+    index = word.end;
+  }
+}
+
+function skipBlanks(text: string, from: number): number {
+  let index = from;
+  while (index < text.length && isShellBlank(text.charCodeAt(index))) index++;
+  return index;
+}
+
+/**
+ * Where the operator of a redirection starting at `from` ends, its file's word after it: `>`, `>>`, `>|`,
+ * `<`, `<<`, `<<-`, `<<<`, `<>`, `<&`, `>&`, after a file descriptor's digits or not, and `&>`, `&>>`.
+ * Undefined when none starts there, and for `<(` and `>(`, which are words.
+ */
+function redirectionEnd(text: string, from: number): number | undefined {
+  let index = from;
+  while (isDigit(text.charCodeAt(index))) index++;
+  const code = text.charCodeAt(index);
+  if (index === from && code === AMPERSAND && text.charCodeAt(index + 1) === GREATER) {
+    return text.charCodeAt(index + 2) === GREATER ? index + 3 : index + 2;
+  }
+  if (code !== LESS && code !== GREATER) return undefined;
+  const next = text.charCodeAt(index + 1);
+  if (next === OPEN_PARENTHESIS) return undefined;
+  if (code === GREATER)
+    return next === GREATER || next === AMPERSAND || next === PIPE ? index + 2 : index + 1;
+  if (next === LESS) {
+    const third = text.charCodeAt(index + 2);
+    return third === LESS || third === HYPHEN ? index + 3 : index + 2;
+  }
+  return next === AMPERSAND || next === GREATER ? index + 2 : index + 1;
+}
+
+/**
+ * The word at `from` as a shell reads it, and its text with its quotes and escaping backslashes removed;
+ * undefined at a `;`, `&`, `|`, `(` or `)`, which end a command. A quote runs to its closing quote or the
+ * text's end; `$(…)`, `<(…)` and `>(…)` run to their closing parenthesis, a backtick to the next.
+ */
+function wordAt(text: string, from: number): { end: number; text: string } | undefined {
+  let end = from;
   let quote: number | undefined;
-  while (end < text.length && (quote !== undefined || !isShellBlank(text.charCodeAt(end)))) {
+  let depth = 0;
+  // The text without quotes is built only from a word holding one: copied up to each quote dropped. Not
+  // a closure dropping it: tsx names one made anew at each call, most of the cost of a word.
+  let unquotedText = "";
+  let copiedFrom = from;
+  while (end < text.length) {
     const code = text.charCodeAt(end);
+    if (quote === undefined && depth === 0 && (isShellBlank(code) || endsWord(code))) {
+      const substitution =
+        (code === LESS || code === GREATER) && text.charCodeAt(end + 1) === OPEN_PARENTHESIS;
+      if (!substitution) break;
+      depth++;
+      end += 2;
+      continue;
+    }
     // A backslash escapes the next character, but inside single quotes, where it is itself.
-    if (code === BACKSLASH && quote !== SINGLE_QUOTE) end++;
-    else if (code === quote) quote = undefined;
-    else if (quote === undefined && (code === SINGLE_QUOTE || code === DOUBLE_QUOTE)) quote = code;
+    if (code === BACKSLASH && quote !== SINGLE_QUOTE) {
+      unquotedText += text.slice(copiedFrom, end);
+      copiedFrom = end + 1;
+      end += 2;
+      continue;
+    }
+    if (code === quote || (quote === undefined && (code === SINGLE_QUOTE || code === DOUBLE_QUOTE))) {
+      unquotedText += text.slice(copiedFrom, end);
+      copiedFrom = end + 1;
+      quote = code === quote ? undefined : code;
+    } else if (quote === undefined && code === BACKTICK) {
+      // A backtick closed in the stage opens a command's output (``A=`date` sh``); one that is not closes
+      // the substitution the stage is in (`` `curl … | sh` ``), and ends the command.
+      const closing = text.indexOf("`", end + 1);
+      if (closing === -1) break;
+      end = closing;
+    } else if (quote === undefined && code === DOLLAR && text.charCodeAt(end + 1) === OPEN_PARENTHESIS) {
+      depth++;
+      end++;
+    } else if (quote === undefined && code === CLOSE_PARENTHESIS && depth > 0) {
+      depth--;
+    }
     end++;
   }
-  return { start, end: Math.min(end, text.length) };
+  end = Math.min(end, text.length);
+  if (end === from) return undefined;
+  return { end, text: unquotedText + text.slice(copiedFrom, end) };
 }
+
+/** What ends a word outside quotes besides blanks: `;`, `&`, `|`, `(`, `)`, `<` and `>`. */
+function endsWord(code: number): boolean {
+  return (
+    code === 0x3b ||
+    code === AMPERSAND ||
+    code === PIPE ||
+    code === OPEN_PARENTHESIS ||
+    code === CLOSE_PARENTHESIS ||
+    code === LESS ||
+    code === GREATER
+  );
+}
+
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 
 const BACKSLASH = 0x5c;
 const SINGLE_QUOTE = 0x27;
 const DOUBLE_QUOTE = 0x22;
+const BACKTICK = 0x60;
+const DOLLAR = 0x24;
+const AMPERSAND = 0x26;
+const PIPE = 0x7c;
+const LESS = 0x3c;
+const GREATER = 0x3e;
+const HYPHEN = 0x2d;
+const OPEN_PARENTHESIS = 0x28;
+const CLOSE_PARENTHESIS = 0x29;
 
 /** What separates a shell's words: a space or a tab (a line feed ends the command, and no other space splits). */
 function isShellBlank(code: number): boolean {
   return code === 0x20 || code === 0x09;
 }
-
-const isFlag = (word: string) => word.length > 1 && word.startsWith("-");
 
 const isAssignment = (word: string) => /^\w+=/.test(word);
 
