@@ -319,6 +319,17 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) => `curl ${repeated('-H "a ', size)}\n`,
   },
   { name: "rm and many arguments", path: "p/s/run.sh", make: (size) => repeated("rm -rf x ", size) },
+  // rm's arguments read with their quotes: a `;` in quotes ends no command.
+  {
+    name: "rm and a quote never closed",
+    path: "p/s/run.sh",
+    make: (size) => `rm -rf '${repeated("rm -rf a; ", size)}\n`,
+  },
+  {
+    name: "rm and quoted separators",
+    path: "p/s/run.sh",
+    make: (size) => repeated(`rm -rf "a;" 'b|' c\\; `, size),
+  },
   { name: "dd never writing a disk", path: "p/s/run.sh", make: (size) => repeated("dd if=x ", size) },
   {
     name: "secrets kept from no one",

@@ -122,15 +122,18 @@ export function rmArguments(text: string): (from: number) => boolean {
         scanned++;
         continue;
       }
-      let end = start + 1;
-      while (end < limit && !isSpace(text.charCodeAt(end)) && !endsCommand(text.charCodeAt(end))) end++;
+      const { end, open } = wordEnd(text, start, limit);
       const recursive = code === HYPHEN && isRecursiveFlag(text, start, end);
       const wiped =
         code === HYPHEN
           ? !recursive && end - start === NO_PRESERVE_ROOT.length && text.startsWith(NO_PRESERVE_ROOT, start)
           : mayBeWiped(text, start, end) && WIPED.has(bareTarget(text, start, end));
       const next = text.charCodeAt(end);
-      if (end === limit && end < text.length && !isSpace(next) && !endsCommand(next)) {
+      if (
+        end === limit &&
+        end < text.length &&
+        (open ? next !== LINE_FEED : !isSpace(next) && !endsCommand(next))
+      ) {
         cutRecursive = recursive;
         cutWiped = wiped;
         break;
@@ -142,6 +145,32 @@ export function rmArguments(text: string): (from: number) => boolean {
     return (lastRecursive >= from || cutRecursive) && (lastWiped >= from || cutWiped);
   };
 }
+
+/**
+ * Where the word of an `rm`'s arguments starting at `start` ends, before `limit`: at white space or
+ * {@link endsCommand} outside quotes, as a shell reads it (`rm -rf "a;" ~` removes `~`: the `;` in quotes
+ * ended the reading of the arguments, and it was missed), a backslash escaping the next character but in
+ * single quotes. A line feed ends it even in quotes, the line read alone as the other command rules read
+ * it. `open` when it ends inside a quote or after a backslash.
+ */
+function wordEnd(text: string, start: number, limit: number): { end: number; open: boolean } {
+  let quote = 0;
+  let end = start;
+  while (end < limit) {
+    const code = text.charCodeAt(end);
+    if (code === LINE_FEED || (quote === 0 && (isSpace(code) || endsCommand(code)))) break;
+    if (code === BACKSLASH && quote !== SINGLE_QUOTE && text.charCodeAt(end + 1) !== LINE_FEED) end++;
+    else if (code === quote) quote = 0;
+    else if (quote === 0 && (code === SINGLE_QUOTE || code === DOUBLE_QUOTE)) quote = code;
+    end++;
+  }
+  return { end: Math.min(end, limit), open: quote !== 0 || end > limit };
+}
+
+const LINE_FEED = 0x0a;
+const BACKSLASH = 0x5c;
+const SINGLE_QUOTE = 0x27;
+const DOUBLE_QUOTE = 0x22;
 
 /** A word without its quotes and braces, and without a `/` or `/*` at its end: `"$HOME"/*` is `$HOME`. */
 function bareTarget(text: string, start: number, end: number): string {

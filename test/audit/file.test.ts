@@ -524,6 +524,14 @@ describe("destructive-command", () => {
     ["a disk", "dd if=/dev/zero of=/dev/sda bs=1M", "overwrites a disk"],
     ["a new file system", "mkfs.ext4 /dev/nvme0n1", "overwrites a disk"],
     ["a fork bomb", ":(){ :|:& };:", "a fork bomb, which stalls the machine"],
+    // Regression: a `;`, `|` or `&` in quotes or after a backslash ended the reading of rm's arguments.
+    ["home, after a ; in quotes", 'rm -rf "a;" ~', "removes the root, the home folder or a system folder"],
+    [
+      "the root, after a | in quotes",
+      "rm -rf 'a|b' /",
+      "removes the root, the home folder or a system folder",
+    ],
+    ["/etc, after an escaped ;", "rm -rf a\\; /etc", "removes the root, the home folder or a system folder"],
   ])("flags %s", (_, command, what) => {
     const [found, ...rest] = audit("p/s/scripts/clean.sh", `#!/bin/sh\n${command}\n`);
     expect(rest).toEqual([]);
@@ -541,6 +549,11 @@ describe("destructive-command", () => {
     ["what find found", "find . -name node_modules -type d -prune -exec rm -rf {} +"],
     ["what find found, one at a time", "find /tmp/build -name '*.o' -exec rm -rf '{}' \\;"],
     ["an empty name", 'rm -rf ""'],
+    // A quote is read to its end: the `~` of another command, or one inside the quote, is no argument.
+    ["home in a later command", 'rm -rf "build"; echo ~'],
+    ["home inside a quote", "rm -rf 'build ~'"],
+    ["home after an apostrophe in prose", "Run rm -rf dist if it's stale; then cd ~ again."],
+    ["home on the next line of a quote never closed", 'rm -rf "build\necho ~'],
   ])("leaves %s alone", (_, command) => {
     expect(rules("p/s/SKILL.md", `${command}\n`)).toEqual([]);
   });
