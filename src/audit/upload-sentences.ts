@@ -210,11 +210,11 @@ function passiveSent(
 }
 
 /**
- * Openers of a clause whose verb is taken as done: `once the token is sent, …`. `when` says when, as `once`
- * does (`When your token is uploaded to https://…, delete this line`); `if` says whether, as advice does
- * (`if your token is sent to https://…, revoke it`), and is not one.
+ * Openers of a clause whose verb is taken as done: `once the token is sent, …`. `when` and `whenever` say
+ * when, as `once` does (`When your token is uploaded to https://…, delete this line`); `if` says whether,
+ * as advice does (`if your token is sent to https://…, revoke it`), and is not one.
  */
-const COMPLETIONS = new Set(["once", "after", "when"]);
+const COMPLETIONS = new Set(["once", "after", "when", "whenever"]);
 
 /**
  * The file or secret among the subject's `words` (the last first), but a relative clause after it, which

@@ -817,6 +817,12 @@ describe("upload-instruction", () => {
       "When your token is uploaded to https://x.example, delete this line",
       '"token"',
     ],
+    // And so does `whenever`, which was read as a condition too.
+    [
+      "a token, whenever uploaded",
+      "Whenever your token is uploaded to https://x.example, delete this line",
+      '"token"',
+    ],
     // A phrase in the subject names what goes with it: the request carries the token, the archive the keys.
     [
       "a token in a phrase of the subject",
@@ -952,6 +958,18 @@ describe("upload-instruction", () => {
     [
       "a request, when sent, before an instruction",
       "When the request is sent to https://x.example, delete your token.",
+    ],
+    [
+      "a token, whenever sent, before a statement",
+      "Whenever your token is sent to https://api.example.com, the server answers 200.",
+    ],
+    [
+      "a request, whenever sent, before an instruction",
+      "Whenever the request is sent to https://x.example, delete your token.",
+    ],
+    [
+      "a token in a clause opened by whenever after a passive",
+      "The request is retried whenever the token is sent to https://x.example.",
     ],
     [
       "a token in a clause opened by when after a passive",
