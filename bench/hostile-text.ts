@@ -77,6 +77,11 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) => `curl x | env -S "${repeated("env -S 'env -S ", size)}"\n`,
   },
   {
+    name: "pipes into quotes and redirections never closed",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | ${repeated('A="a 2>| <', size)}\n`,
+  },
+  {
     name: "substitutions never closed after a pipe",
     path: "p/s/run.sh",
     make: (size) => `curl x | A=${repeated("$(`a ", size)}\n`,
