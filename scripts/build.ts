@@ -22,10 +22,24 @@ export const NOTICES_FILE = "THIRD-PARTY-NOTICES.txt";
 /** Writes the bundle of `root`'s `src/main.ts` into `root`'s `dist/`, left empty first: no stale chunk. */
 export async function bundleServer(root: string): Promise<void> {
   const outdir = path.join(root, "dist");
+  const inputs = await bundle(root, ["src/main.ts"], outdir);
+  writeFileSync(path.join(outdir, NOTICES_FILE), notices(root, inputs));
+}
+
+/**
+ * Bundles `entryPoints` (paths relative to `root`) into `outdir`, left empty first, each at its path from
+ * `root` less the folder it shares with the others (`src/main.ts` alone: `main.js`), and gives the bundle's
+ * source files. The tests bundle the scripts they run as commands this way too (test/global-setup.ts).
+ */
+export async function bundle(
+  root: string,
+  entryPoints: readonly string[],
+  outdir: string,
+): Promise<string[]> {
   rmSync(outdir, { recursive: true, force: true });
   const { metafile } = await build({
     absWorkingDir: root,
-    entryPoints: ["src/main.ts"],
+    entryPoints: [...entryPoints],
     outdir,
     bundle: true,
     // Dynamic imports become chunks loaded when first imported, as the files were.
@@ -42,7 +56,7 @@ export async function bundleServer(root: string): Promise<void> {
     sourcesContent: false,
     logLevel: "warning",
   });
-  writeFileSync(path.join(outdir, NOTICES_FILE), notices(root, Object.keys(metafile.inputs)));
+  return Object.keys(metafile.inputs);
 }
 
 /**

@@ -2,6 +2,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, vi } from "vitest";
+import { type BuiltScript, builtScript } from "./built-scripts.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** tsx's loader, for `node --import`: runs TypeScript from source, from any working folder. */
@@ -50,7 +51,20 @@ export function runScript(
   cwd = ROOT,
   user?: User,
 ): Promise<Exited> {
-  const argv = ["--import", TSX_LOADER, path.join(ROOT, script), ...args];
+  return runNode(["--import", TSX_LOADER, path.join(ROOT, script), ...args], cwd, user);
+}
+
+/** Runs a script as runScript does, from its bundle (test/helpers/built-scripts.ts) instead of its source. */
+export function runBuiltScript(
+  script: BuiltScript,
+  args: readonly string[] = [],
+  cwd = ROOT,
+  user?: User,
+): Promise<Exited> {
+  return runNode([builtScript(script), ...args], cwd, user);
+}
+
+function runNode(argv: readonly string[], cwd: string, user: User | undefined): Promise<Exited> {
   return new Promise((resolve) => {
     execFile(process.execPath, argv, { cwd, timeout: PROCESS_MS, ...user }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });

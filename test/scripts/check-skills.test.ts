@@ -2,13 +2,20 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { MAX_READ_BYTES } from "../../src/mcp/index.js";
+import { builtScript } from "../helpers/built-scripts.js";
 import { PNG_BYTES } from "../helpers/fixtures.js";
-import { ROOT, runScript } from "../helpers/process.js";
+import { ROOT, runBuiltScript } from "../helpers/process.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 import { makeUnreadableFolder } from "../helpers/unreadable-folder.js";
 
 const run = promisify(execFile);
+/** As `npm run check-skills` runs it, from source: the first test's way. */
 const TSX = ["--import", "tsx", "scripts/check-skills.ts"];
+/**
+ * Its bundle, built from the same sources before the tests (test/helpers/built-scripts.ts), for the other
+ * tests: a process under tsx took 2.1 s of CPU on the bundled examples, its bundle 0.6 s.
+ */
+const BUILT = [builtScript("scripts/check-skills.ts")];
 
 describe("npm run check-skills", () => {
   it("reports what the server would serve and leave out, as Markdown", async () => {
@@ -60,7 +67,7 @@ describe("npm run check-skills", () => {
       "p/shout/SKILL.md": skillMd("Shout <img src=x>"),
     });
     try {
-      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT });
       const lines = stdout.split("\n");
       expect(lines).toEqual(
         expect.arrayContaining([
@@ -84,7 +91,7 @@ describe("npm run check-skills", () => {
       "p/ok/SKILL.md": skillMd("ok"),
     });
     try {
-      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT });
       // As the server's /health says: skillsExtension {"skills":1,"leftOut":1}.
       expect(stdout).toContain("The Skills extension carries 1; 1 only the tools serve.");
       expect(stdout).toContain(
@@ -105,7 +112,7 @@ describe("npm run check-skills", () => {
       "p/keyed/SKILL.md": "---\nname: keyed\ndescription: Keyed.\nmetadata:\n  on: push\n---\n",
     });
     try {
-      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT });
       expect(stdout).toContain("4 skills in 1 pack (p 4); 0 left out, 3 warnings.");
       const warnings = stdout.split("\n").filter((line) => line.startsWith("- warning:"));
       expect(warnings).toEqual([
@@ -128,7 +135,7 @@ describe("npm run check-skills", () => {
       "p/longer-key/SKILL.md": keyed("longer-key", 1025),
     });
     try {
-      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT });
       const lines = stdout.split("\n");
       expect(lines.filter((line) => line.startsWith("- "))).toEqual([
         '- left out: `p/longer-key`: frontmatter is not valid YAML: the key at line 4 is 1,025 characters long, and YAML reads a key of at most 1,024 (to its ":"), as PyYAML does: shorten it',
@@ -148,7 +155,7 @@ describe("npm run check-skills", () => {
       "p/blank/SKILL.md": `---\nname: blank\ndescription: >\n  start\n${"\n".repeat(10_000)}  end\n---\n`,
     });
     try {
-      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT });
       const lines = stdout.split("\n");
       expect(lines.filter((line) => line.startsWith("- "))).toEqual([
         "- warning: `p/blank`: description is 10,009 characters as YAML reads it, its line breaks counted (each blank line in a \\> or | block is one, and so is the end of the block unless written \\>- or |-), over the Agent Skills limit of 1,024: the Skills extension leaves the skill out, while listings here, which join runs of whitespace, carry its 9: remove the blank lines (or write \\>-)",
@@ -166,7 +173,7 @@ describe("npm run check-skills", () => {
       "p/flow-key/SKILL.md": `---\nname: flow-key\ndescription: Keyed.\nmetadata: {${"k".repeat(1100)}: v}\n---\n`,
     });
     try {
-      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT });
       const lines = stdout.split("\n");
       expect(lines.filter((line) => line.startsWith("- "))).toEqual([
         `- warning: \`p/flow-key/SKILL.md\`: frontmatter line 4: the key "${"k".repeat(64)}…" inside { } is 1,100 characters long to its ":": PyYAML refuses the whole frontmatter for it (it reads no key written without "? " longer than 1,024), where this server reads it: shorten it`,
@@ -185,7 +192,7 @@ describe("npm run check-skills", () => {
       "p/good/SKILL.md": skillMd("good"),
     });
     try {
-      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT });
       const lines = stdout.split("\n");
       expect(lines.filter((line) => line.startsWith("- "))).toEqual([
         '- left out: `p/dots`: frontmatter ends at a "..." line (YAML\'s document end), which Claude, the Agent Skills format and the Skills extension do not read as its end: close the frontmatter with a --- line',
@@ -203,7 +210,7 @@ describe("npm run check-skills", () => {
       "alpha/plain/logo.png": PNG_BYTES,
     });
     try {
-      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT });
       // Counted as the server serves them, as /health counts them: without the skill left out as unsafe.
       expect(stdout).toContain(
         "1 skill in 1 pack (alpha 1); 0 left out, 0 warnings; 1 unsafe skill left out (Audit, below).",
@@ -228,7 +235,7 @@ describe("npm run check-skills", () => {
           "",
         ].join("\n"),
       );
-      const served = await run(process.execPath, [...TSX, tree.dir], {
+      const served = await run(process.execPath, [...BUILT, tree.dir], {
         cwd: ROOT,
         env: { ...process.env, UNSAFE_SKILLS: "serve" },
       });
@@ -247,7 +254,7 @@ describe("npm run check-skills", () => {
   it("names what it cannot read and serves the rest", async () => {
     const folder = await makeUnreadableFolder();
     try {
-      const result = await runScript("scripts/check-skills.ts", [folder.dir], ROOT, folder.user);
+      const result = await runBuiltScript("scripts/check-skills.ts", [folder.dir], ROOT, folder.user);
       expect(result).toMatchObject({ code: 0, stderr: "" });
       const lines = result.stdout.split("\n");
       expect(lines[2]).toBe("1 skill in 1 pack (p 1); 5 left out, 0 warnings.");
@@ -277,7 +284,7 @@ describe("npm run check-skills", () => {
     );
     const tree = await makeTree({ ...broken, "p/ok/SKILL.md": skillMd("ok") });
     try {
-      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT });
       expect(stdout).toContain("1 skill in 1 pack (p 1); 2000 left out, 0 warnings.");
       expect(stdout.split("\n").filter((line) => line.startsWith("- left out: "))).toHaveLength(30);
       expect(stdout).toContain("- … and 1970 more (`npm run audit-skills` names each on stderr)");
@@ -291,7 +298,7 @@ describe("npm run check-skills", () => {
   it("says there is nothing to check, not that the server would refuse, when ./skills is missing", async () => {
     const empty = await makeTree({});
     try {
-      const failure = await runScript("scripts/check-skills.ts", [], empty.dir);
+      const failure = await runBuiltScript("scripts/check-skills.ts", [], empty.dir);
       expect(failure).toMatchObject({
         code: 1,
         stderr: expect.stringMatching(
@@ -306,7 +313,7 @@ describe("npm run check-skills", () => {
   // `check-skills --help` read "--help" as the folder to check and said the server would refuse to start
   // because no folder "--help" exists; a second folder was ignored without a word.
   it("prints its usage for --help, and refuses an unknown option or a second folder with exit 2", async () => {
-    const help = await runScript("scripts/check-skills.ts", ["--help"]);
+    const help = await runBuiltScript("scripts/check-skills.ts", ["--help"]);
     expect(help).toMatchObject({
       code: 0,
       stderr: "",
@@ -314,7 +321,7 @@ describe("npm run check-skills", () => {
     });
     // The usage named exit 1 alone, as the README did not.
     expect(help.stdout).toContain("2 when the command line is wrong");
-    const option = await runScript("scripts/check-skills.ts", ["--json"]);
+    const option = await runBuiltScript("scripts/check-skills.ts", ["--json"]);
     expect(option).toMatchObject({
       code: 2,
       stdout: "",
@@ -322,7 +329,7 @@ describe("npm run check-skills", () => {
       stderr: expect.stringMatching(/^check-skills: unknown option --json; valid: --help \(-h\)\n/),
     });
     expect(option.stderr).toContain("Usage: npm run check-skills -- [folder]");
-    const two = await runScript("scripts/check-skills.ts", ["examples/skills", "skills"]);
+    const two = await runBuiltScript("scripts/check-skills.ts", ["examples/skills", "skills"]);
     expect(two).toMatchObject({
       code: 2,
       stdout: "",
@@ -340,7 +347,7 @@ describe("npm run check-skills", () => {
       "p/d/SKILL.md": "---\nname: d\ndescription: 42\n---\n",
     });
     try {
-      const failure = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT }).catch(
+      const failure = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT }).catch(
         (error: unknown) => error,
       );
       expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining("would refuse to start") });
@@ -372,7 +379,7 @@ describe("npm run check-skills", () => {
       "empty/notes.txt": "no skill here",
     });
     try {
-      const { stdout } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT });
+      const { stdout } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT });
       expect(stdout.split("\n").slice(2, 8)).toEqual([
         "1 skill in 1 pack (good 1); 2 left out, 2 packs with no valid skill, 0 warnings.",
         "",
@@ -399,7 +406,7 @@ describe("npm run check-skills", () => {
         LOG_LEVEL: "loud",
         SKILL_PACK: "n8n",
       };
-      const { stdout, stderr } = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT, env });
+      const { stdout, stderr } = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT, env });
       expect(stdout).toMatch(
         /^### Catalog check\n\n1 skill in 1 pack \(alpha 1\); 0 left out, 0 warnings\.\n/,
       );
@@ -413,7 +420,7 @@ describe("npm run check-skills", () => {
         "",
       ]);
       // A setting it reads is still checked.
-      const failure = await run(process.execPath, [...TSX, tree.dir], {
+      const failure = await run(process.execPath, [...BUILT, tree.dir], {
         cwd: ROOT,
         env: { ...env, UNSAFE_SKILLS: "maybe" },
       }).catch((error: unknown) => error);
@@ -431,7 +438,7 @@ describe("npm run check-skills", () => {
     // log of its own (a GitHub workflow command).
     const tree = await makeTree({ "alpha/broken\n::error::All clear/SKILL.md": "no frontmatter" });
     try {
-      const failure = await run(process.execPath, [...TSX, tree.dir], { cwd: ROOT }).catch(
+      const failure = await run(process.execPath, [...BUILT, tree.dir], { cwd: ROOT }).catch(
         (error: unknown) => error,
       );
       expect(failure).toMatchObject({
