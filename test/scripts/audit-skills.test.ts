@@ -2,12 +2,17 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repeated } from "../../bench/hostile-text.js";
-import { type Exited, ROOT, runScript } from "../helpers/process.js";
+import { type Exited, ROOT, runBuiltScript, runScript } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { makeUnreadableFolder } from "../helpers/unreadable-folder.js";
 
+/**
+ * Runs the script's bundle, built from the same sources before the tests (test/helpers/built-scripts.ts):
+ * each process under tsx compiled and loaded the server's modules anew. The first test runs it from
+ * source, as `npm run audit-skills` does.
+ */
 function audit(args: string[], cwd = ROOT): Promise<Exited> {
-  return runScript("scripts/audit-skills.ts", args, cwd);
+  return runBuiltScript("scripts/audit-skills.ts", args, cwd);
 }
 
 const MIB = 1024 * 1024;
@@ -37,7 +42,7 @@ afterAll(() => tree.remove());
 
 describe("npm run audit-skills", () => {
   it("prints the findings as Markdown, worst first, and exits 1 on a high finding", async () => {
-    const result = await audit([path.join(tree.dir, "hostile")]);
+    const result = await runScript("scripts/audit-skills.ts", [path.join(tree.dir, "hostile")]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(
       [
@@ -131,7 +136,12 @@ describe("npm run audit-skills", () => {
   it("audits what it can read, and says on stderr what it could not", async () => {
     const folder = await makeUnreadableFolder();
     try {
-      const result = await runScript("scripts/audit-skills.ts", [folder.dir, "--json"], ROOT, folder.user);
+      const result = await runBuiltScript(
+        "scripts/audit-skills.ts",
+        [folder.dir, "--json"],
+        ROOT,
+        folder.user,
+      );
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({ skills: 1, findings: [] });
       const warnings = result.stderr.trimEnd().split("\n");
