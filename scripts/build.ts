@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { type BuildOptions, build } from "esbuild";
 
 /** Node built-ins that a bundled CommonJS dependency requires are found through this `require`. */
 const REQUIRE_IN_ESM =
@@ -35,6 +35,7 @@ export async function bundle(
   root: string,
   entryPoints: readonly string[],
   outdir: string,
+  options: Pick<BuildOptions, "packages" | "plugins"> = {},
 ): Promise<string[]> {
   rmSync(outdir, { recursive: true, force: true });
   const { metafile } = await build({
@@ -55,6 +56,7 @@ export async function bundle(
     sourcemap: "linked",
     sourcesContent: false,
     logLevel: "warning",
+    ...options,
   });
   return Object.keys(metafile.inputs);
 }

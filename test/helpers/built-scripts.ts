@@ -26,3 +26,37 @@ export const BUILT_SCRIPTS_DIR = fileURLToPath(
 export function builtScript(script: BuiltScript): string {
   return path.join(BUILT_SCRIPTS_DIR, `${path.basename(script, ".ts")}.js`);
 }
+
+/**
+ * The benches whose command lines test/bench/cli.test.ts runs, some 50 times, bundled alike, but for the
+ * packages, which they import from node_modules as under tsx (the FTS5 baseline's SQLite reads its
+ * WebAssembly beside its code). Each module reads `import.meta` as its source file's
+ * (test/global-setup.ts): the benches find files beside their sources by it, as bench/queries/weak.json.
+ */
+export const BUILT_BENCHES = [
+  "bench/index.ts",
+  "bench/search-quality.ts",
+  "bench/audit-hostile.ts",
+  "bench/linear.ts",
+  "bench/search-speed.ts",
+  "bench/request-parts.ts",
+  "bench/compare-ranks.ts",
+  "bench/audit-commonmark.ts",
+  "bench/large-reads.ts",
+  "bench/line-count-memory.ts",
+  "bench/repin-review-memory.ts",
+  "bench/repin-review-lists.ts",
+  "bench/repin-review-moves.ts",
+  "bench/fetch-git.ts",
+  "bench/sync-latency.ts",
+  "bench/sync-memory.ts",
+] as const;
+
+export const BUILT_BENCHES_DIR = fileURLToPath(
+  new URL("../../node_modules/.cache/skills-mcp/bench", import.meta.url),
+);
+
+/** The built file of a bench of bench/, by its file name (`search-quality.ts`). */
+export function builtBench(file: string): string {
+  return path.join(BUILT_BENCHES_DIR, `${path.basename(file, ".ts")}.js`);
+}
