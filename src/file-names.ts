@@ -77,3 +77,37 @@ function describe(character: string): string {
     ? `a control character (U+${code.toString(16).toUpperCase().padStart(4, "0")})`
     : `"${character}"`;
 }
+
+/**
+ * A name or path as a case-insensitive file system compares it, in NFC, upper then lower case (which folds
+ * `ſ` with `s`): the load serves one pack folder, group or skill folder of paths that fold alike, and a
+ * selector finds a pack so.
+ */
+export function foldedName(name: string): string {
+  // ASCII is in NFC, and upper then lower case folds it as lower case alone: normalizing took most of
+  // the time of list_skills's look-up of its query as a skill's name.
+  if (!NOT_ASCII.test(name)) return name.toLowerCase();
+  return name.normalize("NFC").toUpperCase().toLowerCase();
+}
+
+const NOT_ASCII = /[\u0080-\uffff]/;
+
+/** Of names that fold alike, the lower is served: lowercase first, then NFC. */
+export function preference(name: string): number {
+  return (name === name.toLowerCase() ? 0 : 2) + (name === name.normalize("NFC") ? 0 : 1);
+}
+
+/** A skill's document, kept whatever name of its folder folds like it (`skill.md`, `SKILL.MD`). */
+const SKILL_DOCUMENT = "SKILL.md";
+
+/**
+ * Of two names of one folder that fold alike ({@link foldedName}), which a case-insensitive file system
+ * (macOS, Windows) holds one of, whether `name` is the one kept rather than `other`: `SKILL.md`, then
+ * the lower {@link preference} (lowercase, then NFC), as of folders, then the first by UTF-16 code units.
+ * The server serves, and the fetcher copies, the one kept, so that what either leaves is what sync writes.
+ */
+export function isKeptBefore(name: string, other: string): boolean {
+  if (name === SKILL_DOCUMENT || other === SKILL_DOCUMENT) return name === SKILL_DOCUMENT;
+  const preferred = preference(name) - preference(other);
+  return preferred === 0 ? name < other : preferred < 0;
+}

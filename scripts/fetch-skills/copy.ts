@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { copyFile, opendir, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { portableNameProblem } from "../../src/file-names.js";
+import { foldedName, isKeptBefore, portableNameProblem } from "../../src/file-names.js";
 import { isInside } from "../../src/inside-folder.js";
 import { makeFolder } from "../../src/make-folder.js";
 import { compareText } from "../../src/sorted.js";
@@ -183,18 +183,24 @@ async function copyFolder(
   await makeFolder(destination);
   const child = (name: string) => (relative === "." ? name : `${relative}/${name}`);
   const named = await visibleEntries(walk, real, relative, child);
+  const keptSpellings = keptOfFolded(named.map(({ name }) => name));
   for (const { kind, name } of named.sort((a, b) => compareText(a.name, b.name))) {
     const childRelative = child(name);
     const full = path.join(real, name);
     const target = await resolveEntry(walk, full, kind);
     const into = path.join(destination, name);
     const unportable = portableNameProblem(name);
+    const kept = keptSpellings.get(foldedName(name));
     if ("skip" in target) {
       skip(walk, { path: childRelative, reason: target.skip, symlink: target.symlink });
     } else if (unportable !== undefined) {
       // The server would leave it out, and sync could not write it on macOS or Windows; copied onto a Mac
       // (`{U+200C}.git` is `.git` on HFS+) it could be a folder the build machine reads otherwise.
       const reason = `its name is not one every system can hold (${unportable}), so the server would not serve it`;
+      skip(walk, { path: visible(childRelative), reason, symlink: false });
+    } else if (kept !== undefined && kept !== name) {
+      // The server would serve the other (one rule: isKeptBefore), and sync could not write both.
+      const reason = `it is ${quoted(visible(child(kept)))} in another letter case or Unicode normalization, which a case-insensitive file system (macOS, Windows) holds one of: that one is copied instead`;
       skip(walk, { path: visible(childRelative), reason, symlink: false });
     } else if (target.kind === "file" && (await isLfsPointer(target.real, target.size))) {
       skip(walk, { path: childRelative, reason: LFS_POINTER, symlink: false });
@@ -207,6 +213,21 @@ async function copyFolder(
       else await copyFolder(walk, target.real, childRelative, into, inner);
     }
   }
+}
+
+/**
+ * Of a folder's portable `names`, the one kept ({@link isKeptBefore}) by folded name: a case-insensitive
+ * file system (macOS, Windows) holds one of those that fold alike.
+ */
+function keptOfFolded(names: readonly string[]): Map<string, string> {
+  const kept = new Map<string, string>();
+  for (const name of names) {
+    if (portableNameProblem(name) !== undefined) continue;
+    const key = foldedName(name);
+    const other = kept.get(key);
+    if (other === undefined || isKeptBefore(name, other)) kept.set(key, name);
+  }
+  return kept;
 }
 
 /** What a folder's entry is, as its listing says (a symlink is not followed). */

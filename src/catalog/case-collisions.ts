@@ -1,19 +1,6 @@
+import { foldedName, isKeptBefore, preference } from "../file-names.js";
 import { visible } from "../visible.js";
 import type { CatalogIssue, Pack } from "./types.js";
-
-/**
- * A name or path as a case-insensitive file system compares it, in NFC, upper then lower case (which folds
- * `ſ` with `s`): the load serves one pack folder, group or skill folder of paths that fold alike, and a
- * selector finds a pack so.
- */
-export function foldedName(name: string): string {
-  // ASCII is in NFC, and upper then lower case folds it as lower case alone: normalizing took most of
-  // the time of list_skills's look-up of its query as a skill's name.
-  if (!NOT_ASCII.test(name)) return name.toLowerCase();
-  return name.normalize("NFC").toUpperCase().toLowerCase();
-}
-
-const NOT_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Which folders are served of those whose paths fold alike ({@link foldedName}), one per folded path: a
@@ -56,11 +43,6 @@ function isPreferred(path: string, other: string): boolean {
   return preference(names[at] ?? "") < preference(others[at] ?? "");
 }
 
-/** Of names that fold alike, the lower is served: lowercase first, then NFC. */
-export function preference(name: string): number {
-  return (name === name.toLowerCase() ? 0 : 2) + (name === name.normalize("NFC") ? 0 : 1);
-}
-
 /**
  * How `path` is spelled otherwise than `kept`, which folds alike, in words; with which normalization each
  * is in when that differs, since the two are then shown alike (`café` and `café`) and only that tells
@@ -78,6 +60,90 @@ export function spelledOtherwise(path: string, kept: string): string {
 function normalizationOf(text: string): string {
   if (text === text.normalize("NFC")) return "NFC";
   return text === text.normalize("NFD") ? "NFD" : "neither NFC nor NFD";
+}
+
+/** A file or folder of one path tree, keyed by its parent's number and its folded name. */
+interface Spelling {
+  readonly id: number;
+  /** The spelling kept ({@link isKeptBefore}), and the first path through it. */
+  name: string;
+  path: string;
+  end: number;
+}
+
+/**
+ * Which of `paths` (one skill's SKILL.md and files, or a pack's own files, `/`-separated) are not served,
+ * because a file or folder on their way differs from another's only in letter case or Unicode
+ * normalization (`A.md` and `a.md`, `Refs/` and `refs/`): `skills-mcp sync` refuses a skill listing both,
+ * which a case-insensitive file system (macOS, Windows) holds one of, so one served skipped the whole skill
+ * on every system. Of each such pair the one {@link isKeptBefore} says is served, whichever the walk met
+ * first; `collisions` says, once for each name left out, which kept one it yields to (both paths in
+ * `paths`' terms, cut at the colliding name). Linear in the length of the paths: two passes, each entry
+ * keyed by its parent's number and folded name.
+ */
+export function foldedFileCollisions(paths: readonly string[]): {
+  readonly leftOut: ReadonlySet<string>;
+  readonly collisions: readonly CaseCollision[];
+} {
+  const entries = new Map<string, Spelling>();
+  const entryOf = (parent: number, name: string) => `${parent}/${foldedName(name)}`;
+  for (const served of paths) {
+    let parent = 0;
+    let start = 0;
+    for (const name of served.split("/")) {
+      const end = start + name.length;
+      const key = entryOf(parent, name);
+      let entry = entries.get(key);
+      if (entry === undefined) {
+        entry = { id: entries.size + 1, name, path: served, end };
+        entries.set(key, entry);
+      } else if (entry.name !== name && isKeptBefore(name, entry.name)) {
+        entry.name = name;
+        entry.path = served;
+        entry.end = end;
+      }
+      parent = entry.id;
+      start = end + 1;
+    }
+  }
+  const leftOut = new Set<string>();
+  const collisions = new Map<string, CaseCollision>();
+  for (const served of paths) {
+    let parent = 0;
+    let start = 0;
+    for (const name of served.split("/")) {
+      const end = start + name.length;
+      const entry = entries.get(entryOf(parent, name));
+      if (entry === undefined) break;
+      if (entry.name !== name) {
+        leftOut.add(served);
+        // What lies below a folder left out is not told of again: the folder's collision says it.
+        const path = served.slice(0, end);
+        if (!collisions.has(path)) collisions.set(path, { path, other: entry.path.slice(0, entry.end) });
+        break;
+      }
+      parent = entry.id;
+      start = end + 1;
+    }
+  }
+  return { leftOut, collisions: [...collisions.values()] };
+}
+
+/**
+ * The issue of a file or folder left out for one spelled otherwise ({@link foldedFileCollisions}), `where`
+ * turning a path of the collision into one of the skills folder.
+ */
+export function foldedFileIssue(
+  { path, other }: CaseCollision,
+  where: (path: string) => string,
+): CatalogIssue {
+  return {
+    severity: "skipped",
+    path: visible(where(path)),
+    reason:
+      `it is "${visible(where(other))}" in another ${spelledOtherwise(path, other)}, which is served instead: ` +
+      "a case-insensitive file system (macOS, Windows), where skills-mcp sync writes skills, holds one of the two",
+  };
 }
 
 /** One file or folder of a pack, by its parent and its name as a case-insensitive file system reads it. */
@@ -112,7 +178,9 @@ export function caseCollisionIssue({ path, other }: CaseCollision): CatalogIssue
  * Each file or folder of a served pack whose path differs from another's only in letter case (`A.md` and
  * `a.md`, `Refs/` and `refs/`) or Unicode normalization: a case-insensitive file system (macOS, Windows),
  * where `skills-mcp sync` writes skills and where reviewers check them out, holds one of the two, so the
- * other is lost there. Linear in the length of the pack's paths, however deep: each entry is keyed by its
+ * other is lost there. Within one skill, or the pack's own files, the load served one of the two
+ * ({@link foldedFileCollisions}): what is left lies across them. Linear in the length of the pack's paths,
+ * however deep: each entry is keyed by its
  * parent's number and its folded name, and a path is cut out only for a warning.
  */
 export function caseCollisions(pack: Pack): CaseCollision[] {

@@ -3,7 +3,8 @@
  * what other folders need to read it. Only what they use is exported here.
  */
 
-export { type CaseCollision, caseCollisions, foldedName } from "./case-collisions.js";
+export { foldedName } from "../file-names.js";
+export { type CaseCollision, caseCollisions } from "./case-collisions.js";
 export { type DocumentRecord, documentsToBytes, KnownDocuments } from "./documents.js";
 export {
   describeBytes,

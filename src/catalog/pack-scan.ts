@@ -4,9 +4,10 @@
  */
 import { type Dirent, realpathSync } from "node:fs";
 import path from "node:path";
+import { foldedName, preference } from "../file-names.js";
 import { compareText } from "../sorted.js";
 import { visible } from "../visible.js";
-import { FoldedPaths, foldedName, preference, spelledOtherwise } from "./case-collisions.js";
+import { FoldedPaths, foldedFileCollisions, foldedFileIssue, spelledOtherwise } from "./case-collisions.js";
 import type { DocumentReader } from "./documents.js";
 import { describeFsError, MAX_FOLDER_ENTRIES } from "./folders.js";
 import { besideIssue, NestedPlacement } from "./nested-placement.js";
@@ -96,7 +97,12 @@ export function scanPack(name: string, context: LoadContext): ScannedPack {
     const what = walkedFolders.has(group) ? "skill folder" : "group";
     issues.push(foldedDuplicateIssue(name, group, kept, what));
   }
-  const files = packFiles.filter((file) => !leftOutGroups.has(firstName(file.path)));
+  const inServedGroups = packFiles.filter((file) => !leftOutGroups.has(firstName(file.path)));
+  const { leftOut, collisions } = foldedFileCollisions(inServedGroups.map((file) => file.path));
+  issues.push(
+    ...collisions.map((collision) => foldedFileIssue(collision, (at) => path.posix.join(name, at))),
+  );
+  const files = inServedGroups.filter((file) => !leftOut.has(file.path));
   const inServedGroup = walked.filter(({ folder }) => !leftOutGroups.has(firstName(folder)));
   const skillFolders = servedSkillFolders(name, inServedGroup, folded, issues);
 

@@ -1,7 +1,7 @@
 import { closestBySlip } from "../edit-distance.js";
+import { foldedName } from "../file-names.js";
 import { compareText, firstPast } from "../sorted.js";
 import { quoted } from "../visible.js";
-import { foldedName } from "./case-collisions.js";
 import type { CatalogFile, Group, Pack, Skill } from "./types.js";
 
 /** A selector that names nothing in scope, or a bare group name that two packs share. */

@@ -5,6 +5,7 @@
 import type { Dirent } from "node:fs";
 import path from "node:path";
 import { excerpt, quoted, visible } from "../visible.js";
+import { foldedFileCollisions, foldedFileIssue } from "./case-collisions.js";
 import type { DocumentReader } from "./documents.js";
 import { isOverfull, MAX_FOLDER_ENTRIES } from "./folders.js";
 import { LONGEST_SERVED_NAME, MAX_DESCRIPTION_LENGTH, nameRuleViolation } from "./frontmatter.js";
@@ -174,7 +175,12 @@ function skillFolderContents(
         "neither it nor the skills inside it are served",
     };
   }
-  return { files, nested };
+  // SKILL.md is listed with the files, and kept (isKeptBefore) over a `skill.md` beside it.
+  const { leftOut, collisions } = foldedFileCollisions([SKILL_DOCUMENT, ...files.map((file) => file.path)]);
+  warnings.push(
+    ...collisions.map((collision) => foldedFileIssue(collision, (at) => path.posix.join(where, at))),
+  );
+  return { files: files.filter((file) => !leftOut.has(file.path)), nested };
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * Two served paths of a pack that differ only in letter case are one file on a case-insensitive file
- * system (macOS, Windows), where `skills-mcp sync` writes skills and reviewers check them out: one of the
- * two is lost there. The load warns of each such pack path (of two such skill folders or groups, it serves
- * one).
+ * Two paths of a pack that differ only in letter case are one file on a case-insensitive file system
+ * (macOS, Windows), where `skills-mcp sync` writes skills and reviewers check them out: one of the two is
+ * lost there. Of two such files or folders of one skill or of a pack's own files, and of two such skill
+ * folders or groups, the load serves one; it warns of any pair left across them.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { foldedFileCollisions } from "../../src/catalog/case-collisions.js";
 import {
   type CatalogFile,
   caseCollisions,
@@ -19,8 +20,14 @@ const LOST =
   "only in letter case (or Unicode normalization): on a case-insensitive file system (macOS, Windows), where skills-mcp sync writes " +
   "skills and reviewers check them out, the two are one and one of them is lost";
 
-describe("the load's warning of paths that differ only in case", () => {
-  it("names each file and folder of a pack that another differs from only in case, once", async () => {
+const SERVED_INSTEAD =
+  "which is served instead: a case-insensitive file system (macOS, Windows), where skills-mcp sync writes " +
+  "skills, holds one of the two";
+
+describe("files and folders of a skill or a pack that differ only in case", () => {
+  // Sync refuses a skill listing both (one would overwrite the other on macOS or Windows): served, they
+  // made it skip the whole skill on every system.
+  it("serves one of each pair, the one in lowercase, and names both in a skipped issue", async () => {
     const tree = await makeTree({
       "kit/alpha/SKILL.md": skillMd("alpha"),
       "kit/alpha/references/Guide.md": "upper\n",
@@ -38,26 +45,51 @@ describe("the load's warning of paths that differ only in case", () => {
       "plain/two/references/Guide.md": "g\n",
     });
     try {
-      const { issues } = loadCatalog(tree.dir);
-      const warned = issues.filter((issue) => issue.reason.endsWith(LOST));
-      expect(warned.map(({ path, severity }) => ({ path, severity }))).toEqual([
-        { path: "kit/shared/notes.md", severity: "warning" },
-        { path: "kit/alpha/references/guide.md", severity: "warning" },
-        { path: "kit/alpha/scripts", severity: "warning" },
+      const { issues, catalog } = loadCatalog(tree.dir);
+      const leftOut = issues.filter((issue) => issue.reason.endsWith(SERVED_INSTEAD));
+      expect(leftOut.map(({ path, severity }) => ({ path, severity }))).toEqual([
+        { path: "kit/shared/NOTES.md", severity: "skipped" },
+        { path: "kit/alpha/Scripts", severity: "skipped" },
+        { path: "kit/alpha/references/Guide.md", severity: "skipped" },
       ]);
-      expect(warned[0]?.reason).toBe(`differs from "kit/shared/NOTES.md" ${LOST}`);
-      expect(warned[2]?.reason).toBe(`differs from "kit/alpha/Scripts" ${LOST}`);
-      // Both files stay served: the warning is for the file systems that cannot hold them. Of two skill
-      // folders, one is served (see "skill folders that differ only in letter case").
-      const kit = loadCatalog(tree.dir).catalog.everything.findPack("kit");
-      expect([...(kit?.skills[0]?.files.keys() ?? [])]).toEqual([
-        "Scripts/b.sh",
-        "Scripts/c.sh",
-        "references/Guide.md",
-        "references/guide.md",
-        "scripts/a.sh",
-      ]);
+      expect(leftOut[0]?.reason).toBe(
+        `it is "kit/shared/notes.md" in another letter case, ${SERVED_INSTEAD}`,
+      );
+      expect(leftOut[1]?.reason).toBe(`it is "kit/alpha/scripts" in another letter case, ${SERVED_INSTEAD}`);
+      // What is served, sync can write: no two paths left that a case-insensitive disk holds one of.
+      expect(issues.filter((issue) => issue.reason.endsWith(LOST))).toEqual([]);
+      const kit = catalog.everything.findPack("kit");
+      expect([...(kit?.skills[0]?.files.keys() ?? [])]).toEqual(["references/guide.md", "scripts/a.sh"]);
+      expect([...(kit?.files.keys() ?? [])]).toEqual(["shared/notes.md"]);
       expect(kit?.skills.map((skill) => skill.id)).toEqual(["kit/alpha", "kit/beta"]);
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  // Of names that fold alike and are both lowercase or both not, the first by code units: which one the
+  // file system lists first does not matter. A skill's SKILL.md is served over any other spelling of it.
+  it("serves the first by code units of two not in lowercase, and SKILL.md over skill.md", async () => {
+    const tree = await makeTree({
+      "kit/alpha/SKILL.md": skillMd("alpha"),
+      "kit/alpha/skill.md": "a second document\n",
+      "kit/alpha/README.md": "r\n",
+      "kit/alpha/ReadMe.md": "r\n",
+      "kit/alpha/inner/SKILL.md": skillMd("inner"),
+      "kit/alpha/inner/Skill.md": "i\n",
+    });
+    try {
+      const { issues, catalog } = loadCatalog(tree.dir);
+      const leftOut = issues.filter((issue) => issue.reason.endsWith(SERVED_INSTEAD));
+      expect(leftOut.map(({ path }) => path)).toEqual([
+        "kit/alpha/ReadMe.md",
+        "kit/alpha/inner/Skill.md",
+        "kit/alpha/skill.md",
+      ]);
+      const [alpha, inner] = catalog.everything.skills;
+      expect([alpha?.id, inner?.id]).toEqual(["kit/alpha", "kit/inner"]);
+      expect([...(alpha?.files.keys() ?? [])]).toEqual(["README.md", "inner/SKILL.md"]);
+      expect(inner?.files.size).toBe(0);
     } finally {
       await tree.remove();
     }
@@ -95,6 +127,10 @@ describe("the load's warning of paths that differ only in case", () => {
     expect(warned).toHaveLength(50_001);
     expect(warned[0]?.path).toBe("big/D");
     expect(warned[1]?.path).toBe("big/F-0.md");
+    const { leftOut, collisions } = foldedFileCollisions(paths);
+    expect(leftOut.size).toBe(50_001);
+    expect(collisions[0]).toEqual({ path: deep.toUpperCase().split("/", 1)[0], other: "d" });
+    expect(collisions[1]).toEqual({ path: "F-0.md", other: "f-0.md" });
   });
 });
 

@@ -308,6 +308,40 @@ describe("fetch-skills: names and files it cannot copy", () => {
     });
   });
 
+  // Regression: both were copied, the server served both, and sync skipped the whole skill on every system
+  // (a case-insensitive disk holds one of them). The fetcher keeps the one the server would serve.
+  it("copies one of two names that differ only in case, the one the server would serve, and skips the other", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "cased"), [
+      {
+        "skills/a/SKILL.md": skillMd("a"),
+        "skills/a/skill.md": "a second document\n",
+        "skills/a/references/Guide.md": "upper\n",
+        "skills/a/references/guide.md": "lower\n",
+        "skills/a/Scripts/run.sh": "echo upper\n",
+        "skills/a/scripts/check.sh": "echo lower\n",
+      },
+    ]);
+    const site = await makeSite(tree.dir, [
+      { name: "c", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills" },
+    ]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    const why = (kept: string) =>
+      `it is "${kept}" in another letter case or Unicode normalization, which a case-insensitive file system (macOS, Windows) holds one of: that one is copied instead`;
+    expect(result.stderr).toContain(`c: skipped skills/a/Scripts: ${why("skills/a/scripts")}\n`);
+    expect(result.stderr).toContain(
+      `c: skipped skills/a/references/Guide.md: ${why("skills/a/references/guide.md")}\n`,
+    );
+    expect(result.stderr).toContain(`c: skipped skills/a/skill.md: ${why("skills/a/SKILL.md")}\n`);
+    expect(await snapshot(path.join(site, "skills/c"))).toEqual({
+      "a/SKILL.md": skillMd("a"),
+      "a/references/guide.md": "lower\n",
+      "a/scripts/check.sh": "echo lower\n",
+    });
+  });
+
   // The log is a terminal or a CI run's log: a newline in a name started a GitHub workflow command
   // (a fake "All clear" annotation, ::add-mask::) and ESC sequences erased the lines above.
   it("shows control characters of the names it warns about escaped, so none starts a line of its own", async () => {

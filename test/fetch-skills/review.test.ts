@@ -239,8 +239,9 @@ describe("the repin review", () => {
   });
 
   // Two files whose paths differ only in case are one file where `skills-mcp sync` writes on macOS and
-  // Windows, and where reviewers check out: the review said nothing of the one a bump made lost there.
-  it("names the paths a bump makes differ only in case, and none that already did", async () => {
+  // Windows, and where reviewers check out. The fetcher copies one of them, the one the server would serve
+  // (test/fetch-skills/hostile.test.ts), so a bump brings no such pair and the review has none to name.
+  it("shows only the one of two paths a bump makes differ only in case that the fetcher copies", async () => {
     const cased = await makeUpstream(path.join(tree.dir, "cased"), [
       {
         "skills/doc/SKILL.md": skillMd("doc", "Docs."),
@@ -258,15 +259,13 @@ describe("the repin review", () => {
     ]);
     const result = await bump([{ name: "cased", url: cased.url, ref: cased.commits[0] ?? "" }]);
     expect(result.code, result.stderr).toBe(0);
-    const line = result.summary
-      .split("\n")
-      .find((text) => text.startsWith("- Paths that newly differ only in letter case"));
-    expect(line).toBe(
-      "- Paths that newly differ only in letter case, which a case-insensitive file system (macOS, Windows: " +
-        "where `skills-mcp sync` writes skills and reviewers check them out) holds as one, losing the other: " +
-        "`cased/doc/references/guide.md` and `cased/doc/references/Guide.md`, `cased/doc/scripts` and `cased/doc/Scripts`",
+    expect(result.stderr).toContain("cased: skipped skills/doc/references/Guide.md: it is ");
+    expect(result.summary).not.toContain("differ only in letter case");
+    expect(result.summary).toContain(
+      "- Supporting files: 1 added, 0 removed, 0 changed; pack files: none changed.",
     );
-    expect(hostile.summary).not.toContain("differ only in letter case");
+    expect(result.summary).toContain("- added `cased/doc/scripts/check.sh`");
+    expect(result.summary).not.toContain("Guide.md");
   });
 
   // A new `allowed-tools` showed only inside a collapsed diff, counted as "frontmatter included", as a
