@@ -20,6 +20,21 @@ const FORBIDDEN = /[\p{Cc}\\:*?"<>|]/u;
 const DEVICE =
   /^(?:con|prn|aux|nul|conin\$|conout\$|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]) *(?:\..*)?$/i;
 
+/**
+ * The shape of a short (8.3) name NTFS may give a long one, `references` as `REFERE~1`, `release notes.md`
+ * as `RELEAS~1.MD`, or, past a few alike, `RE1A2B~1`: up to 8 characters with a `~` and digits ending them,
+ * then up to 3 after a dot. A file of that name in a folder where NTFS gave it to another opens that one
+ * (as `git~1` opens `.git`), so no such name is taken whatever the long names beside it. The classes are
+ * apart and bounded, so the match reads the name once; {@link isShortName} bounds the part before the dot.
+ */
+const SHORT_NAME = /^([^.~]{1,6}~[0-9]{1,7})(?:\.[^.]{1,3})?$/;
+const SHORT_NAME_BASE = 8;
+
+function isShortName(name: string): boolean {
+  const base = SHORT_NAME.exec(name)?.[1];
+  return base !== undefined && base.length <= SHORT_NAME_BASE;
+}
+
 /** The code points HFS+ (macOS) leaves out when it compares names, as git lists them (`next_hfs_char`). */
 const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 /**
@@ -50,7 +65,8 @@ export function readsAsDotGit(name: string): boolean {
 
 /**
  * Why `name` cannot be one file or folder name on every system, said in words that quote it, or undefined
- * when it can: not a name (empty, `.`, `..`), a slash; a name macOS or Windows reads as `.git`; a character
+ * when it can: not a name (empty, `.`, `..`), a slash; a name macOS or Windows reads as `.git`; one of the
+ * shape of an NTFS short name (`REFERE~1`), which may be another file's there; a character
  * Windows refuses or reads as a separator, a drive or a stream; one no reader sees; a Windows device; a
  * trailing dot or space Windows drops; longer than file systems take. Linear in the name.
  */
@@ -59,6 +75,8 @@ export function portableNameProblem(name: string): string | undefined {
   if (name.includes("/")) return "a name holds a slash";
   if (readsAsDotGit(name))
     return `a name macOS or Windows reads as .git: ${JSON.stringify(visible(name))} (a .git folder or file would make the folder a git repository of its own, whose config runs commands)`;
+  if (isShortName(name))
+    return `a name of the shape of a short (8.3) name NTFS gives a longer one, which Windows may read as that one: ${JSON.stringify(visible(name))}`;
   const forbidden = FORBIDDEN.exec(name);
   if (forbidden) return `a name holds ${describe(forbidden[0])}`;
   const shown = visible(name);

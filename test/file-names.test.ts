@@ -45,6 +45,16 @@ describe("portableNameProblem", () => {
     [".git", /reads as \.git: "\.git"/],
     ["git~1", /reads as \.git: "git~1"/],
     ["\u200c.git", /reads as \.git: "\{U\+200C\}\.git"/],
+    // NTFS may give `references` the short name REFERE~1: served, REFERE~1 could be written as that folder.
+    [
+      "REFERE~1",
+      /short \(8\.3\) name NTFS gives a longer one, which Windows may read as that one: "REFERE~1"/,
+    ],
+    ["refere~1", /short \(8\.3\) name/],
+    ["RELEA~12.MD", /short \(8\.3\) name/],
+    ["RE1A2B~1.md", /short \(8\.3\) name/],
+    ["a~1", /short \(8\.3\) name/],
+    ["git~2", /short \(8\.3\) name/],
     ["aux.txt", /a device on Windows: "aux\.txt"/],
     ["CON", /a device on Windows: "CON"/],
     ["COM1", /a device on Windows: "COM1"/],
@@ -59,12 +69,27 @@ describe("portableNameProblem", () => {
     expect(portableNameProblem(name)).toMatch(why);
   });
 
-  it.each(["SKILL.md", "style guide.md", "console.md", "conin.md", ".hidden", "git~2", "résumé.md"])(
-    "takes %j",
-    (name) => {
-      expect(portableNameProblem(name)).toBeUndefined();
-    },
-  );
+  it.each([
+    "SKILL.md",
+    "style guide.md",
+    "console.md",
+    "conin.md",
+    ".hidden",
+    "résumé.md",
+    // Not of the short-name shape: a `~` not followed by digits alone, more than 8 before the dot, more
+    // than 3 after it, a second dot, or no `~` at all.
+    "notes.md~",
+    "draft~.md",
+    "~1",
+    "a~b.md",
+    "READMEX~1",
+    "backup~1.markdown",
+    "abcdef~12345.md",
+    "a~1.tar.gz",
+    "refere~1x",
+  ])("takes %j", (name) => {
+    expect(portableNameProblem(name)).toBeUndefined();
+  });
 
   // Names come from untrusted repositories and servers: each check reads a name once, however it is made.
   it("reads long names of the shapes its checks look for in one pass each", () => {
@@ -72,5 +97,7 @@ describe("portableNameProblem", () => {
     expect(readsAsDotGit(`${"\u200c".repeat(1_000_000)}.git`)).toBe(true);
     expect(portableNameProblem(`con${" ".repeat(1_000_000)}x`)).toMatch(/longer than 255 bytes/);
     expect(portableNameProblem(`con ${".".repeat(1_000_000)}`)).toMatch(/a device on Windows/);
+    expect(portableNameProblem(`a~${"1".repeat(1_000_000)}`)).toMatch(/longer than 255 bytes/);
+    expect(portableNameProblem(`${"a".repeat(1_000_000)}~1`)).toMatch(/longer than 255 bytes/);
   });
 });
