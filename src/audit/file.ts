@@ -9,6 +9,7 @@ import {
 import { encodedBlobHits } from "./blobs.js";
 import { characterHits, mayHoldCharacterHits } from "./characters.js";
 import { EXFILTRATION_RULES, exfiltrationHits } from "./exfiltration-search.js";
+import { explorerFileFindings } from "./explorer-files.js";
 import { hiddenMarkupHits } from "./hidden.js";
 import { htmlCommentHits } from "./html-comments.js";
 import { deceptiveLinkHits } from "./links.js";
@@ -42,7 +43,8 @@ const EXECUTABLE_MAGIC = [
  * file that holds none of the characters and patterns looked for costs a decode and a few scans.
  */
 export function auditFile(path: string, bytes: Uint8Array, facts: FileFacts = {}): Finding[] {
-  const findings: Finding[] = [];
+  // Whatever its encoding: Explorer reads it on the user's disk, where sync writes it byte for byte.
+  const findings: Finding[] = explorerFileFindings(path, bytes);
   const served = servedText(bytes, path);
   const text = served?.text;
   // A native program with an execute bit is said to be both: a reviewer can read a script, not a program.

@@ -21,6 +21,10 @@ export const RULES = {
     severity: "high",
     summary: "a word of a skill's name or description mixing Latin, Greek and Cyrillic letters",
   },
+  "explorer-remote-location": {
+    severity: "high",
+    summary: "a file Windows Explorer reads by itself (desktop.ini, .url, .lnk…) naming a remote share",
+  },
   "pipe-to-shell": { severity: "medium", summary: "a download piped into an interpreter" },
   "secret-file": { severity: "medium", summary: "a file that holds keys or credentials, named" },
   "data-upload": {
