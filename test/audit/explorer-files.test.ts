@@ -6,6 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { auditFile } from "../../src/audit/index.js";
+import { loadCatalog } from "../../src/catalog/index.js";
+import { inspectCatalog } from "../../src/inspection/index.js";
+import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
 const text = (value: string) => new TextEncoder().encode(value);
 /** UTF-16LE with its BOM, as Windows writes a desktop.ini. */
@@ -117,5 +120,22 @@ describe("explorer-remote-location", () => {
     expect(remote("s/desktop.ini", text(many))).toMatchObject([{ line: 4 }]);
     const xml = `${"<url> ".repeat(200_000)}${"\\/".repeat(500_000)}`;
     expect(remote("s/x.library-ms", text(xml))).toEqual([]);
+  });
+
+  // High: the server leaves the skill out unless UNSAFE_SKILLS=serve, so sync never writes the file.
+  it("makes the skill holding such a file unsafe to serve, and leaves one with a local icon alone", async () => {
+    const tree = await makeTree({
+      "p/evil/SKILL.md": skillMd("evil"),
+      "p/evil/assets/desktop.ini": "[.ShellClassInfo]\r\nIconResource=\\\\attacker\\s\\i.ico,0\r\n",
+      "p/plain/SKILL.md": skillMd("plain"),
+      "p/plain/assets/desktop.ini": "[.ShellClassInfo]\r\nIconResource=icons\\skill.ico,0\r\n",
+    });
+    try {
+      const { inspection } = await inspectCatalog(loadCatalog(tree.dir).catalog);
+      const unsafe = inspection.unsafe().map(({ skill, findings }) => [skill.id, findings[0]?.rule]);
+      expect(unsafe).toEqual([["p/evil", "explorer-remote-location"]]);
+    } finally {
+      await tree.remove();
+    }
   });
 });
