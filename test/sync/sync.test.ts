@@ -884,14 +884,14 @@ describe("a skill's file named outside ASCII, listed by the file system in NFD (
 });
 
 describe("a skill with two spellings of one folder (refs/ and Refs/)", () => {
-  // On macOS and Windows both files went into the folder made first, under a path the lock did not
-  // record: every later run took the skill for one changed here, and never updated it again.
-  it("is skipped, naming both, and a copy installed before stays as it is", async () => {
+  // Sync refuses a listing of both (on macOS and Windows both files went into the folder made first, under
+  // a path the lock did not record; test/sync/paths.test.ts). The server served both, so sync skipped the
+  // whole skill on every system; it now serves one spelling, the lowercase one, and the skill is synced.
+  it("is synced as the server serves it, the other spelling left out by the server", async () => {
     const { skills, target } = await workspace();
     await writeTree(skills, CATALOG);
     const server = await served(skills);
     expect((await sync(server.url, target)).counts).toMatchObject({ added: 3, skipped: 0 });
-    const lock = await readFile(path.join(target, LOCK_FILE), "utf8");
     await writeTree(skills, {
       "team/review-code/References/extra.md": "# Extra\n",
       "other/zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs."),
@@ -902,15 +902,12 @@ describe("a skill with two spellings of one folder (refs/ and Refs/)", () => {
 
     const report = await sync(server.url, target);
 
-    expect(report.counts).toMatchObject({ added: 0, updated: 0, skipped: 2, unchanged: 2 });
-    const clash =
-      "cannot both be written: one name on a case-insensitive system, or a file where a folder must be";
-    expect(report.lines).toContainEqual(
-      `review-code: skipped: References/extra.md and references/style.md ${clash}`,
-    );
-    expect(report.lines).toContainEqual(`zip-logs: skipped: Refs/a.md and refs/b.md ${clash}`);
-    expect(await readTree(target)).toEqual(INSTALLED);
-    expect(await readFile(path.join(target, LOCK_FILE), "utf8")).toBe(lock);
+    expect(report.counts).toMatchObject({ added: 1, updated: 0, skipped: 0, unchanged: 3 });
+    expect(await readTree(target)).toEqual({
+      ...INSTALLED,
+      "zip-logs/SKILL.md": skillMd("zip-logs", "Zip the logs."),
+      "zip-logs/refs/b.md": "b\n",
+    });
   });
 });
 
