@@ -416,8 +416,10 @@ describe("a check after the sync that refused a skill from its entry alone", () 
 });
 
 describe("a skill sync owns whose name it would no longer install", () => {
-  // Another server (or an older skills-mcp) may serve a name that sync refuses to install today: the copy
-  // an older sync installed under it stays, recorded as this server's, rather than being dropped or taken.
+  // Regression: a skill an older sync installed under a name this one will not make a folder of (a Windows
+  // device name, refused since) was kept in the lock under its URI, which is no skill name: the lock
+  // written could not be read back, and every later run stopped with "move it away to start over". Such a
+  // name comes from another server, or an older skills-mcp: this one no longer serves it.
   it("is kept under its name, with the lock's record of it", async () => {
     const aux = skill("skill://honest/aux", "aux", { "SKILL.md": skillMd("aux", "The aux skill.") });
     const script: Script = {

@@ -1120,12 +1120,6 @@ describe("a skill nested in another", () => {
   });
 });
 
-describe("a lock an older sync wrote", () => {
-  // Regression: a skill an older sync installed under a name this one will not make a folder of (a Windows
-  // device name, refused since) was kept in the lock under its URI, which is no skill name: the lock
-  // written could not be read back, and every later run stopped with "move it away to start over".
-});
-
 describe("a lock a newer sync wrote", () => {
   // Regression: every object of the lock was read strictly, so a key a newer sync added (as `refused` once
   // was) stopped this one with "move it away to start over".
