@@ -137,8 +137,9 @@ class RequestWords implements WordSink {
     this.typedTooLong.add(word);
   }
 
-  word(word: string): void {
-    if (this.known(word)) return;
+  word(word: string, pairAroundStopWord: boolean): void {
+    // As the fast path leaves such a pair out (see isPairAroundStopWord), so that the paths agree.
+    if (pairAroundStopWord || this.known(word)) return;
     this.unknown.add(word);
     this.unknownUnicode = true;
   }

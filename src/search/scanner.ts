@@ -38,8 +38,11 @@ export interface WordSink {
     length: number,
     humped: boolean,
   ): void;
-  /** A word that needed Unicode handling, already folded and kept (see {@link keptWord}). */
-  word(word: string): void;
+  /**
+   * A word that needed Unicode handling, already folded and kept (see {@link keptWord}); see `TakeWord`
+   * in terms.ts for `pairAroundStopWord`.
+   */
+  word(word: string, pairAroundStopWord: boolean): void;
   /**
    * A word that needed Unicode handling, folded, and longer than LONGEST_WORD (see terms.ts): no term, as
    * a span that long is not; not a join of a compound's parts. For a request, which counts it.
@@ -307,7 +310,7 @@ export class WordScanner {
     if (found === start) return start + 1;
     forEachWordOfCompound(
       text.slice(start, found),
-      (word) => sink.word(word),
+      (word, pairAroundStopWord) => sink.word(word, pairAroundStopWord),
       (word) => sink.tooLong?.(word),
     );
     return found;

@@ -428,7 +428,7 @@ const UNDERSCORE = 95;
  */
 export function forEachWordOfCompound(
   compound: string,
-  take: (word: string) => void,
+  take: TakeWord,
   tooLong: (word: string) => void = ignore,
 ): void {
   const text = withStraightApostrophes(foldedSpelling(withoutIgnorables(compound)));
@@ -487,17 +487,21 @@ function textOf(codes: Uint16Array, length: number): string {
 function ignore(): void {}
 
 /**
+ * Takes a word of a compound; `pairAroundStopWord` says whether it is a pair of neighbouring parts of a
+ * compound of three parts or more, one of them a stop word (`fileby` of `file-by-file`), which a request
+ * leaves out as it does on the fast path (see `isPairAroundStopWord` in request-terms.ts), while a skill's
+ * index keeps it.
+ */
+export type TakeWord = (word: string, pairAroundStopWord: boolean) => void;
+
+/**
  * The words of a folded compound: its parts (split at hyphens and underscores, and around each Chinese or
  * Japanese character), each pair of neighbouring parts joined, and the whole joined when there are three
  * or more parts (not made when longer than {@link LONGEST_WORD}, a SKILL.md of one run of Chinese being
  * 300,000 parts); the compound itself when it is one part. Parts too long go to `tooLong` (see
  * {@link forEachWordOfCompound}).
  */
-function forEachWordOfParts(
-  compound: string,
-  take: (word: string) => void,
-  tooLong: (word: string) => void,
-): void {
+function forEachWordOfParts(compound: string, take: TakeWord, tooLong: (word: string) => void): void {
   let parts = 0;
   let separators = 0;
   for (let start = 0; start < compound.length; parts++) {
@@ -517,12 +521,9 @@ function forEachWordOfParts(
   while (end < compound.length) {
     const next = isSeparator(compound.charCodeAt(end)) ? end + 1 : end;
     const nextEnd = partEnd(compound, next);
-    keep(
-      next === end
-        ? compound.slice(start, nextEnd)
-        : compound.slice(start, end) + compound.slice(next, nextEnd),
-      take,
-    );
+    const first = compound.slice(start, end);
+    const second = compound.slice(next, nextEnd);
+    keep(first + second, take, parts > 2 && (STOP_WORDS.has(first) || STOP_WORDS.has(second)));
     start = next;
     end = nextEnd;
   }
@@ -561,9 +562,9 @@ function codePointLength(text: string, at: number): number {
   return (text.codePointAt(at) ?? 0) > 0xffff ? 2 : 1;
 }
 
-function keep(word: string, take: (word: string) => void): void {
+function keep(word: string, take: TakeWord, pairAroundStopWord = false): void {
   const kept = keptWord(word);
-  if (kept !== undefined) take(kept);
+  if (kept !== undefined) take(kept, pairAroundStopWord);
 }
 
 /** The folded word a span spells, hyphens and underscores left out, `’` read as `'`. */

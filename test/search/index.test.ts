@@ -570,6 +570,7 @@ describe("a compound with a function word inside, in a request", () => {
       "ops/deploy-checks/SKILL.md": skillMd("deploy-checks", "Check each widget deploy, step by step."),
       "data/join-tables/SKILL.md": skillMd("join-tables", "Join widget tables end-to-end."),
       "shell/shell-builtins/SKILL.md": skillMd("shell-builtins", "List the widget shell's builtin commands."),
+      "moves/file-moves/SKILL.md": skillMd("file-moves", "File-by-file cookbook for widget migrations."),
     });
     ownCatalog = loadCatalog(own.dir).catalog;
     ownIndex = buildIndex(ownCatalog.everything.skills, readSkillDocument);
@@ -586,6 +587,14 @@ describe("a compound with a function word inside, in a request", () => {
   it("still finds the skill that writes the compound, by the compound alone", () => {
     expect(names("step-by-step")[0]).toBe("signed-trails");
     expect(names("end-to-end")).toEqual(["join-tables"]);
+  });
+
+  // `ﬁle-by-ﬁle` pasted from a PDF holds the ligature ﬁ, so the compound takes the Unicode path, which
+  // kept the pairs around `by` (fileby, byfile) that the same request typed plainly leaves out.
+  it("counts it once when the compound holds a non-ASCII letter too", () => {
+    const plain = names("carry out our file-by-file plan in a fresh session");
+    expect(plain[0]).toBe("executing-plans");
+    expect(names("carry out our \uFB01le-by-\uFB01le plan in a fresh session")).toEqual(plain);
   });
 
   it("keeps the join of a compound of two parts, a hyphen before it or not", () => {
