@@ -487,8 +487,9 @@ function textOf(codes: Uint16Array, length: number): string {
 function ignore(): void {}
 
 /**
- * Takes a word of a compound; `pairAroundStopWord` says whether it is a pair of neighbouring parts of a
- * compound of three parts or more, one of them a stop word (`fileby` of `file-by-file`), which a request
+ * Takes a word of a compound; `pairAroundStopWord` says whether it is a pair of neighbouring parts joined
+ * at a hyphen or underscore in a compound of three parts or more, one of them a stop word (`fileby` of
+ * `file-by-file`; parts of Chinese or Japanese meet without one, and hold no stop word), which a request
  * leaves out as it does on the fast path (see `isPairAroundStopWord` in request-terms.ts), while a skill's
  * index keeps it.
  */
@@ -521,9 +522,12 @@ function forEachWordOfParts(compound: string, take: TakeWord, tooLong: (word: st
   while (end < compound.length) {
     const next = isSeparator(compound.charCodeAt(end)) ? end + 1 : end;
     const nextEnd = partEnd(compound, next);
-    const first = compound.slice(start, end);
-    const second = compound.slice(next, nextEnd);
-    keep(first + second, take, parts > 2 && (STOP_WORDS.has(first) || STOP_WORDS.has(second)));
+    if (next === end) keep(compound.slice(start, nextEnd), take);
+    else {
+      const first = compound.slice(start, end);
+      const second = compound.slice(next, nextEnd);
+      keep(first + second, take, parts > 2 && (STOP_WORDS.has(first) || STOP_WORDS.has(second)));
+    }
     start = next;
     end = nextEnd;
   }
