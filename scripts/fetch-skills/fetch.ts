@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { access, readFile, stat } from "node:fs/promises";
+import { access, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { GitError, type SimpleGit } from "simple-git";
 import { makeFolder } from "../../src/make-folder.js";
@@ -226,11 +226,27 @@ async function openStore(
   await makeFolder(store);
   const storeGit = gitAt(store, signal);
   if (!exists) await storeGit.init(true);
+  await keepBlobsAsTheyAre(store);
   // Writes or overwrites, so a store that a run stopped right after its init still gets its remote.
   if (!exists || !(await namesRemote(store, repo))) await storeGit.raw(["config", "remote.origin.url", repo]);
   // Work trees left behind by an interrupted run would block nothing, but they pile up (in `worktrees`).
   if (exists && (await isFolder(path.join(store, "worktrees")))) await storeGit.raw(["worktree", "prune"]);
   return { storeGit, created: !exists };
+}
+
+/**
+ * Attributes that override any the repository's `.gitattributes` set (`info/attributes` comes first), so
+ * that a checkout writes each file as its blob holds it: the size check counts blobs, and `ident` makes
+ * each 4-byte `$Id$` 47 bytes, `eol=crlf` doubles a file of line breaks, `working-tree-encoding` re-encodes
+ * it, and `filter` runs on upstream's files whatever the build machine configures for that name (git-lfs'
+ * smudge downloads from the URL a repository's `.lfsconfig` names). The pack serves the repository's bytes.
+ */
+const BLOBS_AS_THEY_ARE = "* -text -ident -filter -working-tree-encoding !eol\n";
+
+/** Writes {@link BLOBS_AS_THEY_ARE} as the store's `info/attributes`, which its linked work trees share. */
+async function keepBlobsAsTheyAre(store: string): Promise<void> {
+  await makeFolder(path.join(store, "info"));
+  await writeFile(path.join(store, "info", "attributes"), BLOBS_AS_THEY_ARE);
 }
 
 /**

@@ -198,6 +198,45 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     expect(await readdir(site)).toEqual(["skills.toml"]);
   });
 
+  // Regression: the checkout applied the repository's own .gitattributes, so a file's blob (what the
+  // checkout's size check counts) was not what git wrote: `ident` turns each 4-byte `$Id$` into 47 bytes
+  // (a 1 MiB blob, some 8 KiB of the repository, wrote 11.75 MiB), `eol=crlf` doubles a file of line
+  // breaks, and a `filter` ran whatever the build machine configures for it (git-lfs' smudge, which
+  // downloads from a URL the repository's .lfsconfig names) on upstream's files.
+  it("writes each file as its blob holds it, whatever the repository's .gitattributes ask of a checkout", async () => {
+    const ids = "$Id$\n".repeat(200_000);
+    const repo = await makeUpstream(path.join(tree.dir, "attributes"), [
+      {
+        ".gitattributes": "* ident\n*.txt eol=crlf\nfiltered.md filter=smudged\n",
+        "skills/stamped/SKILL.md": skillMd("stamped"),
+        "skills/stamped/ids.md": ids,
+        "skills/stamped/lines.txt": "line\n".repeat(3),
+        "skills/stamped/filtered.md": "as committed\n",
+      },
+    ]);
+    const ref = repo.commits[0] ?? "";
+    const site = await makeSite(tree.dir, [{ name: "stamped", repo: repo.url, ref, path: "skills" }]);
+    // A filter the build machine's git knows, as git-lfs configures `filter.lfs` for every repository.
+    const marker = path.join(tree.dir, "smudge-ran");
+    const config = path.join(tree.dir, "attributes-gitconfig");
+    await writeFile(config, `[filter "smudged"]\n\tsmudge = "touch '${marker}'; cat"\n`);
+    const before = process.env.GIT_CONFIG_GLOBAL;
+    process.env.GIT_CONFIG_GLOBAL = config;
+    onTestFinished(() => {
+      if (before === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+      else process.env.GIT_CONFIG_GLOBAL = before;
+    });
+
+    const result = await runFetcher(["--max-mib", "2"], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    const skill = path.join(site, "skills/stamped/stamped");
+    expect(await readFile(path.join(skill, "ids.md"), "utf8")).toBe(ids);
+    expect(await readFile(path.join(skill, "lines.txt"), "utf8")).toBe("line\n".repeat(3));
+    expect(await readFile(path.join(skill, "filtered.md"), "utf8")).toBe("as committed\n");
+    expect(await readdir(tree.dir)).not.toContain("smudge-ran");
+  });
+
   // Regression: a submodule was not counted, and each checks out as an empty folder.
   it("counts each submodule of the checkout as a file", async () => {
     const dir = path.join(tree.dir, "gitlinks");
