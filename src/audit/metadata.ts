@@ -1,4 +1,4 @@
-import { closingLineIndex } from "../catalog/index.js";
+import { closingLineIndex, nameRuleViolation } from "../catalog/index.js";
 import { codePoint, visible } from "../visible.js";
 import {
   describeCharacter,
@@ -84,8 +84,14 @@ export function auditSkillMetadata(path: string, skill: SkillMetadata, document?
       const detail = `${key} holds ${count} keeping Latin letters from a ligature (U+200C)`;
       findings.push(finding(path, line, "ligature-break", detail));
     }
-    for (const word of mixedScriptWords(value)) {
+    const mixed = mixedScriptWords(value);
+    for (const word of mixed) {
       findings.push(finding(path, line, "metadata-mixed-script", `${key}: the word ${word}`));
+    }
+    const reads = key === "name" && mixed.length === 0 ? latinReading(value) : undefined;
+    if (reads !== undefined) {
+      const detail = `name "${escapedWord(value)}" reads as "${reads}": each of its letters passes for a Latin one`;
+      findings.push(finding(path, line, "metadata-look-alike-name", detail));
     }
   }
   const claim = claimOfEveryTask(skill.description);
@@ -132,6 +138,42 @@ function unseenCharacters(
   return { unseen: found, typeset };
 }
 
+/**
+ * Letters of Cyrillic, Greek and Armenian that pass for a lowercase Latin one, as Unicode's confusables
+ * map them. A name written in them alone mixes no script, yet reads as another skill's name (`ԁосх`, all
+ * Cyrillic, as `docx`): Russian or Greek words in a name are rare, as the naming rule takes a-z only.
+ */
+const LATIN_LOOK_ALIKES: ReadonlyMap<string, string> = new Map(
+  [
+    // Cyrillic
+    "\u0430a \u044Cb \u0441c \u0501d \u0435e \u04BBh \u0456i \u0458j \u04CFl \u043Eo \u0440p \u051Bq",
+    "\u0455s \u0443y \u0445x \u051Dw \u0475v \u0433r \u043Fn",
+    // Greek
+    "\u03BFo \u03C1p \u03B1a \u03BDv \u03C5u \u03B9i \u03BAk \u03B3y \u03F3j \u03F2c",
+    // Armenian
+    "\u0585o \u057Du \u0570h \u0578n \u0581g \u0566q",
+  ]
+    .flatMap((group) => group.split(" "))
+    .map((pair) => [pair.slice(0, 1), pair.slice(1)] as const),
+);
+
+/**
+ * The Latin name a `name` of look-alike letters reads as (`docx` for `ԁосх`), when it holds at least one
+ * and, each read as the Latin letter it passes for, follows the naming rule.
+ */
+function latinReading(name: string): string | undefined {
+  if (/^\p{ASCII}*$/u.test(name)) return undefined;
+  const reading = [...name].map((letter) => LATIN_LOOK_ALIKES.get(letter) ?? letter).join("");
+  return nameRuleViolation(reading) === undefined ? reading : undefined;
+}
+
+/** `word` with each character outside ASCII written `{U+0430}`. */
+function escapedWord(word: string): string {
+  return [...word]
+    .map((letter) => (letter.charCodeAt(0) < 0x80 ? letter : `{${codePoint(letter.codePointAt(0) ?? 0)}}`))
+    .join("");
+}
+
 /** Words whose letters come from more than one of Latin, Greek and Cyrillic, shown with the odd ones escaped. */
 function mixedScriptWords(text: string): string[] {
   const words: string[] = [];
@@ -145,10 +187,7 @@ function mixedScriptWords(text: string): string[] {
     );
     if (scripts.length < 2) continue;
     const names = scripts.map(([name]) => name).join(" and ");
-    const shown = [...word].map((letter) =>
-      letter.charCodeAt(0) < 0x80 ? letter : `{${codePoint(letter.codePointAt(0) ?? 0)}}`,
-    );
-    words.push(`"${shown.join("")}" mixes ${names} letters`);
+    words.push(`"${escapedWord(word)}" mixes ${names} letters`);
   }
   return words;
 }

@@ -21,6 +21,10 @@ export const RULES = {
     severity: "high",
     summary: "a word of a skill's name or description mixing Latin, Greek and Cyrillic letters",
   },
+  "metadata-look-alike-name": {
+    severity: "high",
+    summary: "a skill's name written in Cyrillic, Greek or Armenian letters that each pass for a Latin one",
+  },
   "explorer-remote-location": {
     severity: "high",
     summary: "a file Windows Explorer reads by itself (desktop.ini, .url, .lnk…) naming a remote share",

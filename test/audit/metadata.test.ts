@@ -188,6 +188,30 @@ describe("metadata-mixed-script", () => {
   });
 });
 
+// A name written wholly in Cyrillic or Greek letters that each pass for a Latin one (`ԁосх`, Cyrillic
+// komi de, o, es, ha) mixes no script, and was served, without a finding, beside the `docx` it reads as.
+describe("metadata-look-alike-name", () => {
+  it.each([
+    ["\u0501\u043E\u0441\u0445", "docx", "{U+0501}{U+043E}{U+0441}{U+0445}"],
+    ["\u0440\u0430\u0443-\u0455\u0435\u0441", "pay-sec", "{U+0440}{U+0430}{U+0443}-{U+0455}{U+0435}{U+0441}"],
+    ["\u03BF\u03C1\u03B1", "opa", "{U+03BF}{U+03C1}{U+03B1}"],
+  ])("flags %s, which reads as %s", (name, reads, shown) => {
+    expect(audit(name, "Edits documents.")).toEqual([
+      [
+        2,
+        "metadata-look-alike-name",
+        `name "${shown}" reads as "${reads}": each of its letters passes for a Latin one`,
+      ],
+    ]);
+  });
+
+  it("leaves a name alone that holds a letter passing for no Latin one, or Latin letters only", () => {
+    expect(audit("\u0440\u0435\u0434\u0430\u043A\u0442\u043E\u0440", "Edits.")).toEqual([]);
+    expect(audit("docx", "Edits.")).toEqual([]);
+    expect(audit("tidy", "\u0441\u043E\u0440 \u0440\u043E\u0440.")).toEqual([]);
+  });
+});
+
 // Descriptions are how a model picks a skill: one claiming every task is read before whatever the user
 // asked, every other skill's routing hijacked, and no rule named it.
 describe("metadata-claims-every-task", () => {
