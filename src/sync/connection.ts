@@ -392,6 +392,46 @@ function retryAfterSeconds(value: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
+/**
+ * Bytes of `skills/list` answers read at most over all the pages of a listing: as many as the largest
+ * listing a skills-mcp server makes (100,000 skills whose entries average 5 KiB), where each page may be
+ * read up to {@link MAX_ANSWER_BYTES} for up to {@link LIST_MAX_PAGES} pages, every entry held.
+ */
+export const MAX_LISTING_BYTES = 512 * 1024 * 1024;
+
+/** The bytes left to the answers of requests sent within {@link listWithin}. */
+interface ListingBudget {
+  readonly bytes: number;
+  left: number;
+}
+
+const listingBudgets = new AsyncLocalStorage<ListingBudget>();
+
+/** A server's listing went past its budget. */
+class ListingTooLargeError extends Error {
+  override name = "ListingTooLargeError";
+}
+
+/**
+ * `list`, the answers of its requests read up to `bytes` over all of them: a server that hands out endless
+ * pages of large entries cannot make sync hold them all.
+ */
+export async function listWithin<T>(bytes: number, list: () => Promise<T>): Promise<T> {
+  return listingBudgets.run({ bytes, left: bytes }, list);
+}
+
+/** Takes `read` bytes from a listing's budget: false once it is spent. */
+function withinListing(budget: ListingBudget, read: number): boolean {
+  budget.left -= read;
+  return budget.left >= 0;
+}
+
+function listingTooLarge(budget: ListingBudget): ListingTooLargeError {
+  return new ListingTooLargeError(
+    `the server's skills/list answers are over ${budget.bytes.toLocaleString("en-US")} bytes over all their pages; no more of them was read`,
+  );
+}
+
 /** The answers of requests sent within {@link withAnswerLimit}: read up to `bytes`, and whether one went past. */
 interface AnswerLimit {
   readonly bytes: number;
@@ -427,6 +467,7 @@ export async function withAnswerLimit<T>(
 function cappedFetch(limit: number, inner: FetchLike): FetchLike {
   return async (url, init) => {
     const within = answerLimits.getStore();
+    const listing = listingBudgets.getStore();
     const cap = Math.min(limit, within?.bytes ?? limit);
     const response = await inner(url, init);
     const declared = Number(response.headers.get("content-length") ?? 0);
@@ -438,6 +479,10 @@ function cappedFetch(limit: number, inner: FetchLike): FetchLike {
       await response.body?.cancel();
       throw tooLarge();
     }
+    if (listing !== undefined && declared > listing.left) {
+      await response.body?.cancel();
+      throw listingTooLarge(listing);
+    }
     if (response.body === null) return response;
     let read = 0;
     const body = response.body.pipeThrough(
@@ -445,7 +490,9 @@ function cappedFetch(limit: number, inner: FetchLike): FetchLike {
         transform(chunk, controller) {
           read += chunk.byteLength;
           if (read > cap) controller.error(tooLarge());
-          else controller.enqueue(chunk);
+          else if (listing !== undefined && !withinListing(listing, chunk.byteLength)) {
+            controller.error(listingTooLarge(listing));
+          } else controller.enqueue(chunk);
         },
       }),
     );

@@ -7,7 +7,7 @@ import { plural } from "../plural.js";
 import { problemInWords, type SystemProblems } from "../system-errors.js";
 import { apply, countDone, lockChangeAlone, type RunHold, type SyncCounts, writesAnything } from "./apply.js";
 import { connectionFailure, proxyOfFailure } from "./connect-failure.js";
-import { type Connection, connect } from "./connection.js";
+import { type Connection, connect, listWithin, MAX_LISTING_BYTES } from "./connection.js";
 import { describeError } from "./describe-error.js";
 import { readLock } from "./folder.js";
 import { leftOutOfExtension } from "./left-out.js";
@@ -250,13 +250,15 @@ async function planAndCarryOut(
         `${server} does not serve the MCP Skills extension (io.modelcontextprotocol/skills), which sync reads; give the URL of a skills-mcp server's MCP endpoint (…/mcp)`,
       );
     }
-    const listing = await connection.skills.list().catch((error: unknown) => {
-      const why = describeError(error);
-      const { through, hint } = proxyOfFailure(options.server.url, error, why);
-      throw new SyncError(
-        `cannot list the skills of ${server}${through}: ${why}${hint || outOfFilesHint(why)}`,
-      );
-    });
+    const listing = await listWithin(MAX_LISTING_BYTES, () => connection.skills.list()).catch(
+      (error: unknown) => {
+        const why = describeError(error);
+        const { through, hint } = proxyOfFailure(options.server.url, error, why);
+        throw new SyncError(
+          `cannot list the skills of ${server}${through}: ${why}${hint || outOfFilesHint(why)}`,
+        );
+      },
+    );
     // Otherwise a user would find fewer skills installed than list_skills shows, and not know why.
     const leftOut = await leftOutOfExtension(connection.client, listing);
     if (leftOut !== undefined) options.progress.note(leftOut.note);

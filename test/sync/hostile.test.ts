@@ -17,7 +17,7 @@ import {
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connect } from "../../src/sync/connection.js";
+import { connect, listWithin } from "../../src/sync/connection.js";
 import { downloadSkill } from "../../src/sync/download.js";
 import { skillRoot } from "../../src/sync/listed-files.js";
 import { LOCK_FILE } from "../../src/sync/lock.js";
@@ -458,6 +458,53 @@ describe("a skill sync owns whose name it would no longer install", () => {
 });
 
 describe("memory", () => {
+  // Regression: the listing was read page after page, each page up to 24 MiB, for up to 20,000 pages, every
+  // entry held: a server handing out endless pages of entries of 100 files took sync past 870 MB in 400
+  // pages (3.3 MB a page), on its way to tens of GB.
+  it("reads a listing no further than its budget over all its pages", async () => {
+    const pagesAsked: number[] = [];
+    const pageOf = (page: number) =>
+      Array.from({ length: 100 }, (_, at) => {
+        const root = `skill://wide/s-${page}-${at}`;
+        const files = Array.from({ length: 10 }, (_, file) => ({
+          uri: `${root}/${"d".repeat(60)}/f${file}.md`,
+          digest: digestOf("x"),
+          size: 1,
+        }));
+        return {
+          uri: `${root}/SKILL.md`,
+          frontmatter: { name: `s-${page}-${at}`, description: "A skill." },
+          resources: [{ uri: `${root}/SKILL.md`, digest: digestOf("x"), size: 1 }, ...files],
+        };
+      });
+    server = await serveMcp(() => {
+      const mcp = hostileServer({ entries: [], files: new Map(), reads: [] })();
+      mcp.server.setRequestHandler(
+        SKILLS_LIST_METHOD,
+        { params: ListSkillsRequestParamsSchema },
+        (params) => {
+          const page = Number(params.cursor ?? 0);
+          pagesAsked.push(page);
+          // An end at last, so that a client without a budget finishes too: with all 40 pages held.
+          const more = page < 39 ? { nextCursor: String(page + 1) } : {};
+          return { skills: pageOf(page), ...more, ttlMs: 0, cacheScope: "private" as const };
+        },
+      );
+      return mcp;
+    });
+    const connection = await connect({ url: new URL(server.url), headers: {} }, "modern", "test");
+    try {
+      const listing = listWithin(1024 * 1024, () => connection.skills.list());
+      await expect(listing).rejects.toThrow(
+        "the server's skills/list answers are over 1,048,576 bytes over all their pages; no more of them was read",
+      );
+    } finally {
+      await connection.close();
+    }
+    // Each page some 170 KB: the budget is spent in the seventh.
+    expect(pagesAsked.length).toBeLessThan(10);
+  });
+
   it("keeps no answer the server asks to be cached: a file read twice is asked for twice", async () => {
     const script: Script = { entries: [GOOD.entry], files: GOOD.files, reads: [], readTtlMs: 86_400_000 };
     server = await serveMcp(hostileServer(script));
