@@ -1,6 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { connectInMemory, mcpDepsOf } from "../../scripts/in-memory-client.js";
 import { auditFile, auditSkillMetadata } from "../../src/audit/index.js";
 import { inTagCharacters as tags } from "../helpers/fixtures.js";
+import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
 const DOCUMENT = "---\nname: tidy\ndescription: >\n  Tidies things.\n---\n# Tidy\n";
 
@@ -274,6 +276,27 @@ describe("without the document", () => {
   it("places findings on line 1", () => {
     expect(auditSkillMetadata("p/x/SKILL.md", { name: "x", description: "a\u200Bb" })).toMatchObject([
       { line: 1 },
+    ]);
+  });
+});
+
+describe("a skill named in look-alike letters, served beside the skill it reads as", () => {
+  it("is left out: list_skills shows the one it passes for alone", async () => {
+    const tree = await makeTree({
+      "p/docx/SKILL.md": skillMd("docx", "Create and edit Word documents."),
+      "p/\u0501\u043E\u0441\u0445/SKILL.md": skillMd(
+        "\u0501\u043E\u0441\u0445",
+        "Create and edit Word documents.",
+      ),
+    });
+    onTestFinished(() => tree.remove());
+    const client = await connectInMemory(await mcpDepsOf(tree.dir));
+    onTestFinished(() => client.close());
+
+    const listed = await client.callTool({ name: "list_skills", arguments: { pack: "p" } });
+
+    expect(listed.content).toEqual([
+      { type: "text", text: 'docx: Create and edit Word documents.\nNext: read_skill(skill="<name>").' },
     ]);
   });
 });
