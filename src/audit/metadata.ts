@@ -139,8 +139,8 @@ function unseenCharacters(
 }
 
 /**
- * Letters of Cyrillic, Greek and Armenian that pass for a lowercase Latin one, as Unicode's confusables
- * map them. A name written in them alone mixes no script, yet reads as another skill's name (`ԁосх`, all
+ * Letters of Cyrillic, Greek and Armenian, and Latin ones of other shapes, that pass for a lowercase
+ * ASCII one, as Unicode's confusables map them. A name written in them alone mixes no script, yet reads as another skill's name (`ԁосх`, all
  * Cyrillic, as `docx`): Russian or Greek words in a name are rare, as the naming rule takes a-z only.
  */
 const LATIN_LOOK_ALIKES: ReadonlyMap<string, string> = new Map(
@@ -152,6 +152,8 @@ const LATIN_LOOK_ALIKES: ReadonlyMap<string, string> = new Map(
     "\u03BFo \u03C1p \u03B1a \u03BDv \u03C5u \u03B9i \u03BAk \u03B3y \u03F3j \u03F2c",
     // Armenian
     "\u0585o \u057Du \u0570h \u0578n \u0581g \u0566q",
+    // Latin letters of other shapes: alpha, script g, dotless i and j, small capitals
+    "\u0251a \u0261g \u0131i \u0237j \u1D04c \u1D0Fo \u1D20v \u1D21w \u1D22z \uA731s",
   ]
     .flatMap((group) => group.split(" "))
     .map((pair) => [pair.slice(0, 1), pair.slice(1)] as const),
@@ -163,7 +165,10 @@ const LATIN_LOOK_ALIKES: ReadonlyMap<string, string> = new Map(
  */
 function latinReading(name: string): string | undefined {
   if (/^\p{ASCII}*$/u.test(name)) return undefined;
-  const reading = [...name].map((letter) => LATIN_LOOK_ALIKES.get(letter) ?? letter).join("");
+  // NFKC first: fullwidth (`ｄ`) and mathematical (`𝐝`) letters are compatibility forms of ASCII ones.
+  const reading = [...name.normalize("NFKC")]
+    .map((letter) => LATIN_LOOK_ALIKES.get(letter) ?? letter)
+    .join("");
   return nameRuleViolation(reading) === undefined ? reading : undefined;
 }
 

@@ -23,7 +23,8 @@ export const RULES = {
   },
   "metadata-look-alike-name": {
     severity: "high",
-    summary: "a skill's name written in Cyrillic, Greek or Armenian letters that each pass for a Latin one",
+    summary:
+      "a skill's name written in letters that each pass for an ASCII one (Cyrillic, Greek, fullwidth…)",
   },
   "explorer-remote-location": {
     severity: "high",

@@ -22,7 +22,7 @@ import {
  * The version of what a saved inspection holds and of how it was made: bump it when the entries, the
  * checks or the audit's rules change, so that inspections saved before are made anew instead of trusted.
  */
-const INSPECTION_FORMAT_VERSION = 26;
+const INSPECTION_FORMAT_VERSION = 27;
 
 /** How many of a skill's high findings an inspection keeps: the first says why it is unsafe. */
 const KEPT_FINDINGS = 10;

@@ -197,6 +197,10 @@ describe("metadata-look-alike-name", () => {
     ["\u0501\u043E\u0441\u0445", "docx", "{U+0501}{U+043E}{U+0441}{U+0445}"],
     ["\u0440\u0430\u0443-\u0455\u0435\u0441", "pay-sec", "{U+0440}{U+0430}{U+0443}-{U+0455}{U+0435}{U+0441}"],
     ["\u03BF\u03C1\u03B1", "opa", "{U+03BF}{U+03C1}{U+03B1}"],
+    // Fullwidth and mathematical letters, and Latin letters of other shapes, are Latin or no script at all.
+    ["\uFF44\uFF4F\uFF43\uFF58", "docx", "{U+FF44}{U+FF4F}{U+FF43}{U+FF58}"],
+    ["\u{1D41D}\u{1D428}\u{1D41C}\u{1D431}", "docx", "{U+1D41D}{U+1D428}{U+1D41C}{U+1D431}"],
+    ["\u0251p\u0131", "api", "{U+0251}p{U+0131}"],
   ])("flags %s, which reads as %s", (name, reads, shown) => {
     expect(audit(name, "Edits documents.")).toEqual([
       [
