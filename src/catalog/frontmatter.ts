@@ -200,13 +200,25 @@ function characters(text: string, start: number, end: number): number {
 /**
  * Why a SKILL.md that does not start with `---` has no frontmatter. A file saved as UTF-16 (Windows
  * PowerShell 5 writes one with `>`, `Out-File` and `Set-Content`) starts with it too, as the author's
- * editor shows it, but its bytes hold a NUL after each ASCII character.
+ * editor shows it, but its bytes hold a NUL after each ASCII character. So does one whose lines end in
+ * CR alone (classic Mac OS, some old editors): it is refused rather than read, as the agents' hosts that
+ * read SKILL.md from disk (Claude Code, and what sync installs for) split lines at LF.
  */
 function noFrontmatter(markdown: string): string {
-  return markdown.includes("\0")
-    ? "SKILL.md is not UTF-8 (it holds NUL bytes, as UTF-16 does, which Windows PowerShell 5 writes): " +
-        "save it as UTF-8"
-    : "no frontmatter (the file must start with ---)";
+  if (markdown.includes("\0"))
+    return (
+      "SKILL.md is not UTF-8 (it holds NUL bytes, as UTF-16 does, which Windows PowerShell 5 writes): " +
+      "save it as UTF-8"
+    );
+  if (endsLinesWithCrOnly(markdown))
+    return "SKILL.md's line ends are CR only (as classic Mac OS wrote them): save the file with LF or CRLF line ends";
+  return "no frontmatter (the file must start with ---)";
+}
+
+/** Whether the first line break of `text` is a CR with no LF after it. */
+function endsLinesWithCrOnly(text: string): boolean {
+  const lineBreak = text.search(/[\r\n]/);
+  return lineBreak >= 0 && text[lineBreak] === "\r" && text[lineBreak + 1] !== "\n";
 }
 
 /** The text of a SKILL.md's frontmatter, between its --- lines, or why there is none to read. */

@@ -168,6 +168,24 @@ describe("parseSkillDocument", () => {
     });
   });
 
+  // Regression: a SKILL.md whose lines end in CR alone (classic Mac OS) was left out as having "no
+  // frontmatter (the file must start with ---)", though it starts with ---, naming no cause.
+  it("says a SKILL.md with CR-only line ends is to be saved with LF or CRLF, not that it has no frontmatter", () => {
+    expect(parseSkillDocument("---\rname: a\rdescription: b\r---\r# A\r")).toEqual({
+      ok: false,
+      reason:
+        "SKILL.md's line ends are CR only (as classic Mac OS wrote them): save the file with LF or CRLF line ends",
+    });
+    expect(parseSkillDocument("---\r\nname: a\r\ndescription: b\r\n---\r\n# A\r")).toMatchObject({
+      ok: true,
+      name: "a",
+    });
+    expect(parseSkillDocument("# Title\nno frontmatter\r")).toEqual({
+      ok: false,
+      reason: "no frontmatter (the file must start with ---)",
+    });
+  });
+
   it.each([
     ["with nothing after", "---\nname: a\ndescription: b\n...\n"],
     ["before the body", "---\nname: a\ndescription: b\n...\n# Title\n"],
