@@ -3,13 +3,14 @@
  * before its lock file was lost, or one the user copied from the server by hand. Skipped as not its own,
  * such a folder would never be updated again; recorded as installed, it is, and its files stay as they are.
  */
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { lstat, open, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { SKILL_LIMITS, type Skill } from "@modelcontextprotocol/client/ext/skills";
 import { isUnsafe } from "../audit/index.js";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf, foldedName, nameRuleViolation, SKILL_DOCUMENT } from "../catalog/index.js";
 import { portableNameProblem } from "../file-names.js";
+import { systemProblem } from "../system-errors.js";
 import { forEachLimited } from "./at-once.js";
 import { auditDownload } from "./audit.js";
 import { holdsExactly, MAX_COPY_BYTES, readFolderState, readIfSame } from "./folder.js";
@@ -19,6 +20,19 @@ import { MAX_CITATIONS, withPackFiles } from "./pack-files.js";
 import { withPackRoom } from "./pack-room.js";
 import { oneOfCopies, servedDigest } from "./plan.js";
 import { CitedFileUnreadable, type DownloadContext, readPackFile } from "./reads.js";
+
+/**
+ * A file the server's copy holds that the folder has at its path but sync cannot read there (permission
+ * denied, a folder in its place): the folder may be that copy, but the check cannot tell.
+ */
+export interface UnreadableFile {
+  /** Its path in the skill's folder. */
+  readonly unreadable: string;
+  /** `folder`: a folder is in its place; `denied`: sync may not read it, or a folder above it. */
+  readonly cause: "folder" | "denied";
+  /** What is wrong, in words (`permission denied (EACCES)`). */
+  readonly problem: string;
+}
 
 /** Folders checked for adoption at once; their reads share PackReads' bound on requests, as checks' do. */
 const PARALLEL_ADOPTIONS = 8;
@@ -49,8 +63,9 @@ export function adoptionCandidates(
 
 /**
  * Of `candidates`, each whose folder holds exactly what a sync would install now, with the record a
- * fresh install would make; or, where a file the skill cites could not be read, that error (a check
- * cannot tell then). The others are left out: they stay skipped as not sync's. Checked
+ * fresh install would make; or, where a file the skill cites could not be read from the server, that error
+ * (a check cannot tell then); or, where a file the server's copy holds cannot be read in the folder, which
+ * and why. The others are left out: they stay skipped as not sync's. Checked
  * PARALLEL_ADOPTIONS at a time, each holding its listed bytes and a share for pack files in a budget of
  * one skill's limit, as the checks of installed skills do.
  */
@@ -59,8 +74,8 @@ export async function readAdoptable(
   folder: string,
   allowUnsafe: boolean,
   context: DownloadContext,
-): Promise<Map<string, InstalledSkill | CitedFileUnreadable>> {
-  const found = new Map<string, InstalledSkill | CitedFileUnreadable>();
+): Promise<Map<string, InstalledSkill | UnreadableFile | CitedFileUnreadable>> {
+  const found = new Map<string, InstalledSkill | UnreadableFile | CitedFileUnreadable>();
   if (candidates.length === 0) return found;
   const spelled = await exactlySpelled(folder);
   const held = new ByteBudget(SKILL_LIMITS.bytes);
@@ -108,7 +123,8 @@ async function exactlySpelled(folder: string): Promise<Set<string>> {
  * entry's files, each with its listed digest read from the disk, the pack files its text cites as the
  * server serves them now, SKILL.md with the note on files left out where a download adds one, and no
  * other file (a file manager's aside, as holdsExactly passes them over); and when the audit lets it be
- * installed. Undefined otherwise. Rejects with {@link CitedFileUnreadable} when a cited file cannot be read.
+ * installed. When it does not, the first of those files sync cannot read there, if any, and why; else
+ * undefined. Rejects with {@link CitedFileUnreadable} when the server does not answer for a cited file.
  */
 async function servedCopyIn(
   folder: string,
@@ -116,19 +132,22 @@ async function servedCopyIn(
   allowUnsafe: boolean,
   context: DownloadContext,
   held: ByteBudget,
-): Promise<InstalledSkill | undefined> {
+): Promise<InstalledSkill | UnreadableFile | undefined> {
   const name = entry.frontmatter.name;
   const listed = listedFiles(entry, skillRoot(entry));
   if ("refused" in listed) return undefined;
   const skillFolder = path.join(folder, name);
   const document = listed.find((file) => file.path === SKILL_DOCUMENT);
   // Most folders that are not the server's copy differ in SKILL.md: told before the folder is read whole.
-  if (document === undefined || (await servedDocument(skillFolder, document)) === undefined) return undefined;
+  if (document === undefined) return undefined;
+  if ((await servedDocument(skillFolder, document)) === undefined)
+    return firstUnreadable(skillFolder, [SKILL_DOCUMENT]);
   const state = await readFolderState(folder, name, {
     maxFiles: listed.length + MAX_CITATIONS,
     maxBytes: MAX_COPY_BYTES,
   });
-  if (state.kind !== "files") return undefined;
+  // A file it could not read is told below, once the files of the server's copy are known, cited ones too.
+  if (state.kind === "missing" || (state.kind === "other" && state.unreadable !== true)) return undefined;
   const total = listed.reduce((sum, file) => sum + file.size, 0);
   return withPackRoom(held, total, 0, async (packRoom) => {
     const files = new Map<string, Uint8Array>();
@@ -137,7 +156,7 @@ async function servedCopyIn(
         file === document
           ? await servedDocument(skillFolder, file)
           : await readIfSame(path.join(skillFolder, ...file.path.split("/")), file.size, file.digest);
-      if (bytes === undefined) return undefined;
+      if (bytes === undefined) return firstUnreadable(skillFolder, [file.path]);
       files.set(file.path, bytes);
     }
     const read = (uri: string, room: number) => readPackFile(uri, room, context);
@@ -152,11 +171,43 @@ async function servedCopyIn(
     );
     const written: Record<string, string> = {};
     for (const [file, bytes] of download.files) written[file] = digestOf(bytes);
-    if (!holdsExactly(state, written)) return undefined;
+    if (!holdsExactly(state, written)) return firstUnreadable(skillFolder, Object.keys(written));
     if (!allowUnsafe && auditDownload(name, download.files, entry.frontmatter).some(isUnsafe))
       return undefined;
     return { uri: entry.uri, served: servedDigest(entry), files: written, packFiles: download.packFiles };
   });
+}
+
+/**
+ * The first of `files` (paths in `skillFolder`) that sync cannot read there: a folder in a file's place,
+ * or one it may not read, or may not reach through a folder above it. Undefined when each can be read,
+ * or is missing or another kind of entry (a symlink): a difference, told as any other.
+ */
+async function firstUnreadable(
+  skillFolder: string,
+  files: readonly string[],
+): Promise<UnreadableFile | undefined> {
+  for (const file of files) {
+    const problem = await unreadableProblem(path.join(skillFolder, ...file.split("/")));
+    if (problem !== undefined) return { unreadable: file, ...problem };
+  }
+  return undefined;
+}
+
+async function unreadableProblem(file: string): Promise<Omit<UnreadableFile, "unreadable"> | undefined> {
+  try {
+    const stats = await lstat(file);
+    if (stats.isDirectory())
+      return { cause: "folder", problem: "it is a folder, where the server's copy has a file" };
+    if (!stats.isFile()) return undefined;
+    await (await open(file, "r")).close();
+    return undefined;
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    return code === "EACCES" || code === "EPERM"
+      ? { cause: "denied", problem: systemProblem(error) }
+      : undefined;
+  }
 }
 
 /**

@@ -17,7 +17,7 @@ import type { ServerAddress } from "./connection.js";
 import { LOCK_FILE, LockError } from "./lock.js";
 import { SyncError, type SyncOptions } from "./options.js";
 import type { Step } from "./plan.js";
-import { ADOPTED, isOutOfDate, NOT_INSTALLED } from "./plan.js";
+import { ADOPTED, isOutOfDate, NOT_INSTALLED_THERE } from "./plan.js";
 import { type ProgressStream, progressOn } from "./progress.js";
 import { syncSkills } from "./sync.js";
 
@@ -133,7 +133,9 @@ function sayOwnsNone(
   steps: readonly Step[],
   io: SyncIo,
 ): void {
-  const notOurs = steps.filter((step) => step.kind === "skip" && step.reason === NOT_INSTALLED).length;
+  const notOurs = steps.filter(
+    (step) => step.kind === "skip" && step.reason.startsWith(NOT_INSTALLED_THERE),
+  ).length;
   if (notOurs === 0) return;
   const why =
     ownsNone === "missing"

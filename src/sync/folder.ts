@@ -49,8 +49,11 @@ type FolderState =
       readonly files: Readonly<Record<string, string>>;
       readonly viewer: Readonly<Record<string, string>>;
     }
-  /** Not a folder of plain files (a symlink, a special file), or more than was looked at. */
-  | { readonly kind: "other"; readonly reason: string };
+  /**
+   * Not a folder of plain files (a symlink, a special file), or more than was looked at; `unreadable`
+   * when sync may not read a file or folder in it.
+   */
+  | { readonly kind: "other"; readonly reason: string; readonly unreadable?: true };
 
 /**
  * The state of `<folder>/<name>`, read without following any symlink. It stops after `maxFiles` files
@@ -105,7 +108,7 @@ export async function readFolderState(
     // Made unreadable here: changed since sync wrote it, as an edit is; the other skills still sync.
     const { code, message } = error as NodeJS.ErrnoException;
     if (code !== "EACCES" && code !== "EPERM") throw error;
-    return { kind: "other", reason: message };
+    return { kind: "other", reason: message, unreadable: true };
   }
   return { kind: "files", files, viewer };
 }

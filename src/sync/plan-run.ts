@@ -4,7 +4,7 @@ import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf } from "../catalog/index.js";
-import { adoptionCandidates, readAdoptable } from "./adopt.js";
+import { adoptionCandidates, readAdoptable, type UnreadableFile } from "./adopt.js";
 import { forEachLimited } from "./at-once.js";
 import { type NoAnswer, noAnswer, readFailure } from "./connect-failure.js";
 import { MAX_ANSWER_BYTES } from "./connection.js";
@@ -119,10 +119,10 @@ async function adoptableSkills(
   taken: ReadonlySet<string>,
   options: SyncOptions,
   context: DownloadContext,
-): Promise<Map<string, InstalledSkill>> {
+): Promise<Map<string, InstalledSkill | UnreadableFile>> {
   const candidates = adoptionCandidates(listed, new Set(owned.keys()), new Set(ownedElsewhere.keys()), taken);
   const outcomes = await readAdoptable(candidates, options.folder, options.allowUnsafe, context);
-  const adoptable = new Map<string, InstalledSkill>();
+  const adoptable = new Map<string, InstalledSkill | UnreadableFile>();
   for (const [name, outcome] of [...outcomes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (!(outcome instanceof CitedFileUnreadable)) adoptable.set(name, outcome);
     else if (options.mode !== "sync") throw cannotTell(name, outcome, context.server);

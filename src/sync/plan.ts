@@ -2,6 +2,7 @@ import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, nameRuleViolation } from "../catalog/index.js";
 import { portableNameProblem } from "../file-names.js";
 import { compareText } from "../sorted.js";
+import type { UnreadableFile } from "./adopt.js";
 import type { NoAnswer } from "./connect-failure.js";
 import { entryProblem } from "./listed-files.js";
 import type { InstalledSkill, RefusedSkill } from "./lock.js";
@@ -63,9 +64,10 @@ interface PlanInput {
   readonly ownedElsewhere: ReadonlyMap<string, string>;
   /**
    * Names in `taken` whose folder holds exactly what a sync would install now from this server (see
-   * adoptable), with the record a fresh install would make.
+   * adoptable), with the record a fresh install would make; or where a file of that copy cannot be read
+   * in the folder, which and why (the folder may be the copy: the check cannot tell).
    */
-  readonly adoptable: ReadonlyMap<string, InstalledSkill>;
+  readonly adoptable: ReadonlyMap<string, InstalledSkill | UnreadableFile>;
   /** Owned names the server could not be asked about, with why: nothing is removed on a guess. */
   readonly unsure: ReadonlyMap<string, NoAnswer>;
   /** Owned names the extension no longer lists but the server's tools still serve: kept, not removed. */
@@ -194,7 +196,9 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
     }
     if (!input.taken.has(name)) return unlessRefused({ kind: "add", name, entry }, input);
     const adopted = input.adoptable.get(name);
-    return adopted === undefined ? skip(name, NOT_INSTALLED) : { kind: "adopt", name, installed: adopted };
+    if (adopted === undefined) return skip(name, NOT_INSTALLED);
+    if ("unreadable" in adopted) return skip(name, notInstalledUnreadable(name, adopted));
+    return { kind: "adopt", name, installed: adopted };
   }
   switch (owned.kind) {
     case "missing":
@@ -266,9 +270,23 @@ export function isCurrent(installed: Pick<InstalledSkill, "uri" | "served">, ent
 }
 
 /** A skip, keeping in the lock what sync owns under that name, if anything, and a refusal still true. */
+/** How the reasons of a skill whose folder is there but not in the lock start. */
+export const NOT_INSTALLED_THERE = "a folder or file of that name that sync did not install is there";
+
 /** Why a skill whose folder is there but not in the lock is skipped. */
-export const NOT_INSTALLED =
-  "a folder or file of that name that sync did not install is there: left alone; move it away to get the server's copy";
+export const NOT_INSTALLED = `${NOT_INSTALLED_THERE}: left alone; move it away to get the server's copy`;
+
+/**
+ * Why such a skill is skipped when a file of the server's copy cannot be read in its folder: the folder
+ * may be the copy (its lock file lost), so what is wrong is said, and how to have it adopted when it can be.
+ */
+function notInstalledUnreadable(name: string, { unreadable, cause, problem }: UnreadableFile): string {
+  const cannot = `${NOT_INSTALLED_THERE}, and sync cannot read ${name}/${unreadable} in it: ${problem}; left alone`;
+  return cause === "folder"
+    ? `${cannot}: move ${name} away to get the server's copy`
+    : `${cannot}: let the user sync runs as read it (sync then adopts the folder if it holds the server's copy), ` +
+        `or move ${name} away to get the server's copy`;
+}
 
 /** Why a folder sync did not install is adopted: as the plan and the progress say it. */
 export const ADOPTED = "it holds exactly the server's copy";

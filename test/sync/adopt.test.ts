@@ -146,6 +146,24 @@ describe("adopting", () => {
     expect(undone.lockChange).toBe("it would record write-docs as installed from this server");
   });
 
+  // Regression: a folder in the place of the pack file a skill cites was skipped with the line every other
+  // difference gets, naming no cause.
+  it("says which file of the server's copy it cannot read when a folder is in its place", async () => {
+    await sync(server.url, target);
+    await rm(path.join(target, LOCK_FILE));
+    await rm(path.join(target, "review-code/shared/checklist.md"));
+    await mkdir(path.join(target, "review-code/shared/checklist.md"));
+
+    const report = await sync(server.url, target);
+
+    expect(report.lines).toContain(
+      "review-code: skipped: a folder or file of that name that sync did not install is there, and sync " +
+        "cannot read review-code/shared/checklist.md in it: it is a folder, where the server's copy has a " +
+        "file; left alone: move review-code away to get the server's copy",
+    );
+    expect(report.counts).toMatchObject({ adopted: 4, skipped: 1 });
+  });
+
   it("adopts the skills a user copied by hand before any sync, not a folder spelled otherwise or a symlink", async () => {
     const fresh = path.join(root.dir, "fresh");
     await sync(server.url, fresh);

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { chmod, chown, mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LOCK_FILE } from "../../src/sync/lock.js";
 import { STAGING_DIR } from "../../src/sync/staging.js";
 import { keptFolderName, VERIFIED_DIR } from "../../src/sync/verified.js";
 import { type Exited, MAIN, type User } from "../helpers/process.js";
@@ -115,6 +116,38 @@ describe("a file of an installed skill that sync may not read", () => {
     expect(report.code).toBe(1);
     await chmod(path.join(target, "reshape-json/SKILL.md"), 0o644);
     expect((await readTree(target))["clean-csv/SKILL.md"]).toBe(CLEAN_CSV);
+  });
+});
+
+describe("a pack file a skill cites that sync may not read, in a folder it did not install", () => {
+  // Regression: with the lock file lost, the folder holding the server's copy was skipped saying "move it
+  // away to get the server's copy", though it was that copy: what was wrong was one unreadable file.
+  it("is named with why, and the folder is adopted once sync may read it", { timeout: 120_000 }, async () => {
+    const review = skillMd("review-code", "Review code changes.", "Follow `shared/checklist.md`.\n");
+    await writeTree(skills, {
+      "data/review-code/SKILL.md": review,
+      "data/shared/checklist.md": "- tests pass\n",
+    });
+    await server.close();
+    server = await serveCatalog(skills, server.port);
+    expect((await runSync(server.url, target)).code).toBe(0);
+    await rm(path.join(target, LOCK_FILE));
+    const cited = path.join(target, "review-code/shared/checklist.md");
+    await chmod(cited, 0o000);
+
+    const report = await runSync(server.url, target);
+
+    expect(report.stderr).toContain(
+      "review-code: skipped: a folder or file of that name that sync did not install is there, and sync " +
+        "cannot read review-code/shared/checklist.md in it: permission denied (EACCES); left alone: let the " +
+        "user sync runs as read it (sync then adopts the folder if it holds the server's copy), or move " +
+        "review-code away to get the server's copy\n",
+    );
+    expect(report.stderr).toContain("0 added, 0 updated, 0 removed, 1 skipped, 0 unchanged, 2 adopted");
+    await chmod(cited, 0o644);
+    const readable = await runSync(server.url, target);
+    expect(readable.stderr).toContain("review-code: adopted: it holds exactly the server's copy\n");
+    expect(readable.code).toBe(0);
   });
 });
 
