@@ -50,6 +50,16 @@ describe("refusing to start", () => {
     expect(logLines(result.stdout).map((line) => line.msg)).toEqual([]);
   });
 
+  // Regression: a warning that the saved index "cannot be read: a part of its path is a file" came first.
+  it("exits 1 with one line when the skills folder is a file", async () => {
+    const file = path.join(tree.dir, "SKILLS.md");
+    await writeFile(file, "not a folder\n");
+    const result = await runServer({ SKILLS_DIR: file });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`skills-mcp: Skills folder ${file} is a file, not a folder\n`);
+    expect(logLines(result.stdout).map((line) => line.msg)).toEqual([]);
+  });
+
   // Regression: a desktop client's configuration with a relative SKILLS_DIR started the server in a working
   // folder of the client's choosing, and the message named a folder there without saying why it was looked
   // for there.

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
 import {
@@ -40,6 +40,15 @@ const TERMS = "terms";
  */
 const MAX_SAVED_INDEX_BYTES = 256 * 1024 * 1024;
 
+/** Whether `dir` is a folder (not missing, nor a file, nor one this process may not look at). */
+function isFolder(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** What a start takes from the saved index, part by part; nothing when there is none it can use. */
 export class SavedStart {
   static readonly NOTHING = new SavedStart(undefined, 0);
@@ -61,10 +70,11 @@ export class SavedStart {
     try {
       bytes = readFileBeside(file, MAX_SAVED_INDEX_BYTES);
     } catch (error) {
+      // A skills folder that is not there, or is a file, is the load's to report, in one line: nothing is
+      // built, and a warning about the index in it would only come first.
+      if (!isFolder(path.dirname(file))) return SavedStart.NOTHING;
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") {
-        // A skills folder that is not there is the load's to report, in one line: nothing is built.
-        if (!existsSync(path.dirname(file))) return SavedStart.NOTHING;
         logger.info(
           { file },
           "no saved index: building the index and inspecting every skill (--build-index saves them)",
