@@ -41,7 +41,7 @@ function packOf(
     for (let file = 0; file < files; file++) {
       const inSkill = `references/${name}${file}.md`;
       write(`${folder}/${inSkill}`, text(skill, file));
-      own.set(inSkill, { path: inSkill, size: 0, mtimeMs: 0, source: "" });
+      own.set(inSkill, { path: inSkill, size: 0, mtimeMs: 0, source: "", identity: "" });
     }
     all.push({
       id: `pack/${folder}`,
@@ -50,7 +50,7 @@ function packOf(
       pack: "pack",
       group: undefined,
       folder,
-      document: { path: "SKILL.md", size: 0, mtimeMs: 0, source: "" },
+      document: { path: "SKILL.md", size: 0, mtimeMs: 0, source: "", identity: "" },
       files: own,
       modelInvocable: true,
       userInvocable: true,

@@ -27,13 +27,21 @@ export interface FolderAudit {
  * description, and of the symlinks the fetcher skipped. Reads nothing itself.
  */
 export class CatalogAudit {
+  /** The findings of each path audited under its own name. */
   readonly #files = new Map<string, readonly Finding[]>();
   /**
-   * The findings of each real file audited (its `source`), under the first path that led to it: symlinks
-   * may lead thousands of served paths to one file, and each path audited anew made a start take the file's
-   * audit that many times (64 links to one text file of 4 MiB: a minute), where they cost one look-up now.
+   * The findings of each real file audited (its `identity`), under the first path that led to it: symlinks
+   * and hard links may lead thousands of served paths to one file, and each path audited anew made a start
+   * take the file's audit that many times (64 links to one text file of 4 MiB: a minute), where they cost
+   * one look-up now.
    */
   readonly #sources = new Map<string, readonly Finding[]>();
+  /**
+   * Each other path leading to an audited real file, with that file's findings as they were made (named for
+   * the first path), shared, not copied: a copy of every finding for each path held links × findings (4,000
+   * links to a file of 252 findings: a million findings). Named for the path only in the result.
+   */
+  readonly #sameFiles = new Map<string, readonly Finding[]>();
   readonly #metadata = new Map<Skill, readonly Finding[]>();
   readonly #issues = new Map<string, CatalogIssue>();
   readonly #onRead: ((served: ServedFile, bytes: Uint8Array) => void) | undefined;
@@ -44,35 +52,36 @@ export class CatalogAudit {
   }
 
   /**
-   * The findings of the served file `served` with these `bytes`: audited the first time, remembered after
-   * (a file of a nested skill is a file of the skill around it too).
+   * The findings of the served file `served` with these `bytes`, audited the first time, remembered after
+   * (a file of a nested skill is a file of the skill around it too). `identity` names its real file
+   * (see CatalogFile): a path leading to a file audited already takes its findings, as `auditedAs` says.
    */
-  file(served: ServedFile, bytes: Uint8Array, facts: FileFacts, source?: string): readonly Finding[] {
-    const known = source === undefined ? undefined : this.auditedAs(served, source);
+  file(served: ServedFile, bytes: Uint8Array, facts: FileFacts, identity?: string): readonly Finding[] {
+    const known = identity === undefined ? undefined : this.auditedAs(served, identity);
     if (known !== undefined) return known;
     let findings = this.#files.get(served.path);
     if (findings === undefined) {
       this.#onRead?.(served, bytes);
       findings = auditFile(served.path, bytes, facts);
       this.#files.set(served.path, findings);
-      if (source !== undefined && !this.#sources.has(source)) this.#sources.set(source, findings);
+      if (identity !== undefined && !this.#sources.has(identity)) this.#sources.set(identity, findings);
     }
     return findings;
   }
 
   /**
-   * The findings of `served` when the real file it leads to, `source`, was audited already under another
-   * path: that audit's findings, named for `served` (and remembered as its own); undefined when it was not,
-   * and the file must be read and audited. Never taken when the caller sees each file's bytes (`onRead`).
+   * The findings of `served` when the real file it leads to, `identity`, was audited already, under it or
+   * under another path; undefined when it was not, and the file must be read and audited. The findings are
+   * named for the path they were made under, which may be another than `served` (see `namedFor`); the
+   * result names them for each path. Never taken when the caller sees each file's bytes (`onRead`).
    */
-  auditedAs(served: ServedFile, source: string): readonly Finding[] | undefined {
-    const own = this.#files.get(served.path);
+  auditedAs(served: ServedFile, identity: string): readonly Finding[] | undefined {
+    const own = this.#files.get(served.path) ?? this.#sameFiles.get(served.path);
     if (own !== undefined) return own;
-    const audited = this.#sources.get(source);
+    const audited = this.#sources.get(identity);
     if (audited === undefined || this.#onRead !== undefined) return undefined;
-    const findings = audited.map((found) => ({ ...found, path: served.path }));
-    this.#files.set(served.path, findings);
-    return findings;
+    this.#sameFiles.set(served.path, audited);
+    return audited;
   }
 
   /** The findings of a skill's name and description, placed on their lines of its SKILL.md when given. */
@@ -102,13 +111,19 @@ export class CatalogAudit {
         finding(`${name}/${where}`, 0, "skipped-symlink", `not copied: ${reason}`),
       ),
     );
-    const findings = [...this.#files.values(), ...this.#metadata.values(), skipped].flat();
+    const sameFiles = [...this.#sameFiles].map(([where, audited]) => namedFor(audited, where));
+    const findings = [...this.#files.values(), ...sameFiles, ...this.#metadata.values(), skipped].flat();
     return {
       skills,
       findings: findings.sort(compareFindings),
       issues: [...this.#issues.values()].sort((a, b) => compareText(a.path, b.path)),
     };
   }
+}
+
+/** `findings` of one file, named for `where`, another path leading to it. */
+function namedFor(findings: readonly Finding[], where: string): Finding[] {
+  return findings.map((found) => (found.path === where ? found : { ...found, path: where }));
 }
 
 /** A file of `skill` as the audit names it: `<pack>/<path in pack>`. */

@@ -2,7 +2,7 @@ import { accessSync, closeSync, constants, fstatSync, readSync, statSync } from 
 import { describeFsError } from "./folders.js";
 import { closesFrontmatter, type ParsedFrontmatter, readSkillFrontmatter, stripBom } from "./frontmatter.js";
 import { openListedFileSync } from "./open.js";
-import { fileStamp } from "./stamps.js";
+import { fileIdentity, fileStamp } from "./stamps.js";
 
 /**
  * What the catalog read from one SKILL.md, as saved for the next start: the file's stamp (see fileStamp),
@@ -120,6 +120,8 @@ interface DocumentRead {
   readonly digest?: string;
   readonly size: number;
   readonly mtimeMs: number;
+  /** See CatalogFile.identity. */
+  readonly identity: string;
 }
 
 /** Bounds the memory one runaway SKILL.md can take; real ones are a few KiB. */
@@ -162,11 +164,14 @@ export class DocumentReader {
 }
 
 function fromKnown(where: string, real: string, known: KnownDocuments): DocumentRead {
-  const { size, mtimeMs } = statSync(real);
+  const stats = statSync(real);
   // What was read before says nothing of whether the file can still be read.
   accessSync(real, constants.R_OK);
+  const { size, mtimeMs } = stats;
   const parsed = known.get(where, fileStamp({ size, mtimeMs }));
-  return parsed === undefined ? fromDisk(real) : { parsed, size, mtimeMs };
+  return parsed === undefined
+    ? fromDisk(real)
+    : { parsed, size, mtimeMs, identity: fileIdentity(stats, real) };
 }
 
 function fromDisk(real: string): DocumentRead {
@@ -174,7 +179,8 @@ function fromDisk(real: string): DocumentRead {
   const text = stripBom(start.text);
   const { parsed, digest } = readSkillFrontmatter(text);
   const bom = parsed.ok && text !== start.text;
-  return { parsed: bom ? { ...parsed, bom } : parsed, digest, size: start.size, mtimeMs: start.mtimeMs };
+  const { size, mtimeMs, identity } = start;
+  return { parsed: bom ? { ...parsed, bom } : parsed, digest, size, mtimeMs, identity };
 }
 
 /**
@@ -188,18 +194,27 @@ const DOCUMENT_START_BYTES = 2048;
  * body is read when a client asks for it), and the file's size and modification time. Reads on, a larger
  * piece at a time, while the frontmatter is still open; a file over the size limit is not read at all.
  */
-function readDocumentStart(file: string): { text: string; size: number; mtimeMs: number } {
+function readDocumentStart(file: string): {
+  text: string;
+  size: number;
+  mtimeMs: number;
+  identity: string;
+} {
   const handle = openListedFileSync(file);
   try {
-    const { size, mtimeMs } = fstatSync(handle);
-    if (size > MAX_SKILL_DOCUMENT_BYTES) return { text: "", size, mtimeMs };
+    const stats = fstatSync(handle);
+    const { size, mtimeMs } = stats;
+    const identity = fileIdentity(stats, file);
+    if (size > MAX_SKILL_DOCUMENT_BYTES) return { text: "", size, mtimeMs, identity };
     for (let want = Math.min(size, DOCUMENT_START_BYTES); ; want = Math.min(size, want * 8)) {
       const buffer = Buffer.allocUnsafe(want);
       const read = readSync(handle, buffer, 0, want, 0);
-      if (read < want || read >= size) return { text: buffer.toString("utf8", 0, read), size, mtimeMs };
+      if (read < want || read >= size) {
+        return { text: buffer.toString("utf8", 0, read), size, mtimeMs, identity };
+      }
       // Whole lines only: a line cut in two could pass for the closing ---.
       const text = buffer.toString("utf8", 0, buffer.lastIndexOf(0x0a, read - 1) + 1);
-      if (closesFrontmatter(stripBom(text))) return { text, size, mtimeMs };
+      if (closesFrontmatter(stripBom(text))) return { text, size, mtimeMs, identity };
     }
   } finally {
     closeSync(handle);

@@ -44,7 +44,7 @@ export {
 } from "./paths.js";
 export { Scope, SelectorError, type SkillLookup } from "./scope.js";
 export { CatalogError } from "./skills-folder.js";
-export { catalogFingerprint, digestOf, fileStamp } from "./stamps.js";
+export { catalogFingerprint, digestOf, fileIdentity, fileStamp } from "./stamps.js";
 export {
   type CatalogFile,
   type CatalogIssue,

@@ -110,6 +110,7 @@ export function readSkill(
       size: start.size,
       mtimeMs: start.mtimeMs,
       source: flat(document.real),
+      identity: start.identity,
     },
     files: toFileMap(files),
     modelInvocable: parsed.modelInvocable,

@@ -17,6 +17,17 @@ export function fileStamp(file: { readonly size: number; readonly mtimeMs: numbe
 }
 
 /**
+ * Which real file `real` is, whatever path led to it: its device and inode, which every symlink and hard
+ * link to it shares. A number past 2^53 is rounded, and two files could share it, so its real path stands
+ * in for it then (a file known by it is still read once for its symlinks, once for each hard link).
+ */
+export function fileIdentity(stats: { readonly dev: number; readonly ino: number }, real: string): string {
+  return Number.isSafeInteger(stats.dev) && Number.isSafeInteger(stats.ino)
+    ? `${stats.dev}:${stats.ino}`
+    : `path:${real}`;
+}
+
+/**
  * What a catalog's skills are, in order, as the saved index records it: each skill's id, pack, group and
  * description, and the stamp of its SKILL.md, which stands for its text (reading every text again would
  * cost what working it out does). The skills' other files are not in it: what depends on them (the

@@ -10,6 +10,11 @@ export interface CatalogFile {
   readonly mtimeMs: number;
   /** Absolute real path, checked at load time to lie inside its skill or pack. Never shown to clients. */
   readonly source: string;
+  /**
+   * The real file's device and inode (`dev:ino`, see fileIdentity): one for every path, symlink or hard
+   * link, that leads to it, so that what is read of a file is read once for all of them.
+   */
+  readonly identity: string;
 }
 
 /** The one file every skill has. */

@@ -5,6 +5,7 @@ import { compareText } from "../sorted.js";
 import { visible } from "../visible.js";
 import { describeFsError, readFolder } from "./folders.js";
 import { unnameableReason } from "./paths.js";
+import { fileIdentity } from "./stamps.js";
 import type { CatalogFile, CatalogIssue } from "./types.js";
 
 /**
@@ -90,6 +91,7 @@ export function walk(
         size: child.size,
         mtimeMs: child.mtimeMs,
         source: flat(child.real),
+        identity: child.identity,
       });
     } else if (!seen.has(child.real)) {
       seen.add(child.real);
@@ -101,7 +103,13 @@ export function walk(
 }
 
 type ResolvedEntry =
-  | { readonly kind: "file"; readonly real: string; readonly size: number; readonly mtimeMs: number }
+  | {
+      readonly kind: "file";
+      readonly real: string;
+      readonly size: number;
+      readonly mtimeMs: number;
+      readonly identity: string;
+    }
   | { readonly kind: "folder"; readonly real: string }
   | { readonly kind: "outside" }
   | { readonly kind: "unreadable"; readonly reason: string }
@@ -157,9 +165,15 @@ function throughLink(full: string, error: unknown): ResolvedEntry {
 /** The regular file at `real` when the server may read it, else why not. */
 function readableFile(real: string): ResolvedEntry {
   try {
-    const { size, mtimeMs } = statSync(real);
+    const stats = statSync(real);
     accessSync(real, constants.R_OK);
-    return { kind: "file", real, size, mtimeMs };
+    return {
+      kind: "file",
+      real,
+      size: stats.size,
+      mtimeMs: stats.mtimeMs,
+      identity: fileIdentity(stats, real),
+    };
   } catch (error) {
     return { kind: "unreadable", reason: describeFsError(error) };
   }

@@ -30,9 +30,21 @@ export interface SkillInspection {
   readonly entry: SkillEntry | undefined;
   /** Set when `entry` is not: why the extension leaves the skill out (the tools still serve it). */
   readonly leftOut: string | undefined;
-  /** Sorted as the audit sorts them; empty for a skill the audit finds nothing high in. */
+  /**
+   * The first {@link KEPT_FINDINGS} of them, in the order the skill's files were read; empty for a skill
+   * the audit finds nothing high in. The first says why the skill is unsafe.
+   */
   readonly unsafe: readonly Finding[];
+  /** How many high findings the skill holds, all told (of one taken from a saved inspection: those kept). */
+  readonly unsafeCount: number;
 }
+
+/**
+ * How many of a skill's high findings an inspection keeps: the first says why it is unsafe, and the
+ * rest are the audit's to list. All of them, each named for its path, held links × findings (4,000
+ * symlinks to a file of 84 high findings: 336,000, copied once more through JSON).
+ */
+export const KEPT_FINDINGS = 10;
 
 /**
  * A file larger than this is not read: the extension carries no skill that big, and the audit's text
@@ -63,8 +75,15 @@ export async function inspectSkill(
 ): Promise<SkillInspection> {
   const all = [skill.document, ...skill.files.values()];
   const tooLarge = extensionLimitProblem(all);
-  let found: Omit<SkillInspection, "unsafe">;
-  const read: SkillRead = { skill, audit, modes: options.modes === true, unsafe: [], problems: [] };
+  let found: Pick<SkillInspection, "entry" | "leftOut">;
+  const read: SkillRead = {
+    skill,
+    audit,
+    modes: options.modes === true,
+    unsafe: [],
+    unsafeCount: 0,
+    problems: [],
+  };
   if (tooLarge === undefined) {
     const release = await budget.take(all.reduce((sum, file) => sum + file.size, 0));
     try {
@@ -88,10 +107,10 @@ export async function inspectSkill(
       }
       // A file a symlink leads to, audited already under another path, is not read again. SKILL.md is
       // read all the same: its name and description are placed on its lines.
-      const known =
-        file === skill.document ? undefined : audit.auditedAs(servedFileOf(skill, file.path), file.source);
+      const served = servedFileOf(skill, file.path);
+      const known = file === skill.document ? undefined : audit.auditedAs(served, file.identity);
       if (known !== undefined) {
-        read.unsafe.push(...known.filter(isUnsafe));
+        noteUnsafe(read, known, served.path);
         continue;
       }
       const release = await budget.take(file.size);
@@ -105,8 +124,11 @@ export async function inspectSkill(
   }
   // Copied through JSON (the entry in entryOf, once): the parsers' strings are slices of the whole
   // SKILL.md, which they would keep alive (10 KB a skill, 100 MB at 10,000 skills).
-  const rest = asJson({ leftOut: found.leftOut, unsafe: read.unsafe }) as Omit<SkillInspection, "entry">;
-  return { entry: found.entry, ...rest };
+  const rest = asJson({ leftOut: found.leftOut, unsafe: read.unsafe }) as Pick<
+    SkillInspection,
+    "leftOut" | "unsafe"
+  >;
+  return { entry: found.entry, ...rest, unsafeCount: read.unsafeCount };
 }
 
 /** Why a served file is not read: the most the inspection reads of one file, as the audit says it. */
@@ -118,8 +140,10 @@ interface SkillRead {
   readonly audit: CatalogAudit;
   /** Whether each file's mode is read too (executables are a finding of the whole audit). */
   readonly modes: boolean;
-  /** The audit's high findings. */
+  /** The audit's first high findings (see SkillInspection.unsafe). */
   readonly unsafe: Finding[];
+  /** How many high findings were met. */
+  unsafeCount: number;
   /** The files that could not be read. */
   readonly problems: string[];
 }
@@ -140,13 +164,27 @@ async function readAndAudit(file: CatalogFile, read: SkillRead): Promise<Uint8Ar
     read.problems.push(`${file.path} ${why}`);
     audit.notAudited(servedFileOf(skill, file.path), why);
     // The name and description are the catalog's: audited all the same, placed on line 1.
-    if (document) read.unsafe.push(...audit.metadata(skill).filter(isUnsafe));
+    if (document) noteUnsafe(read, audit.metadata(skill));
     return undefined;
   }
-  const findings = audit.file(servedFileOf(skill, file.path), bytes, { executable }, file.source);
-  read.unsafe.push(...findings.filter(isUnsafe));
-  if (document) read.unsafe.push(...audit.metadata(skill, bytes).filter(isUnsafe));
+  const served = servedFileOf(skill, file.path);
+  noteUnsafe(read, audit.file(served, bytes, { executable }, file.identity), served.path);
+  if (document) noteUnsafe(read, audit.metadata(skill, bytes));
   return bytes;
+}
+
+/**
+ * Counts the high ones of `findings` in `read`, keeping the first few, named for `where` when given: the
+ * findings of a file met under another path are named for the path they were made under.
+ */
+function noteUnsafe(read: SkillRead, findings: readonly Finding[], where?: string): void {
+  for (const found of findings) {
+    if (!isUnsafe(found)) continue;
+    read.unsafeCount++;
+    if (read.unsafe.length < KEPT_FINDINGS) {
+      read.unsafe.push(where === undefined || found.path === where ? found : { ...found, path: where });
+    }
+  }
 }
 
 /** Why a served file could not be read, as the audit and the log say it. */
@@ -165,11 +203,11 @@ export async function auditPackFile(
     audit.notAudited(served, TOO_LARGE);
     return;
   }
-  if (audit.auditedAs(served, file.source) !== undefined) return;
+  if (audit.auditedAs(served, file.identity) !== undefined) return;
   const release = await budget.take(file.size);
   try {
     const { bytes, executable } = await readCatalogBytes(file, true);
-    audit.file(served, bytes, { executable }, file.source);
+    audit.file(served, bytes, { executable }, file.identity);
   } catch (error) {
     audit.notAudited(served, unreadReason(error));
   } finally {
@@ -192,7 +230,7 @@ async function entryOf(
   skill: Skill,
   contents: Readonly<Record<string, Uint8Array>>,
   frontmatter: string | undefined,
-): Promise<Omit<SkillInspection, "unsafe">> {
+): Promise<Pick<SkillInspection, "entry" | "leftOut">> {
   let entry: SkillEntry;
   try {
     entry = inRfc3986(await skillEntry(skillPath(skill), contents));
@@ -299,7 +337,7 @@ function asJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value));
 }
 
-function leftOut(reason: string): Omit<SkillInspection, "unsafe"> {
+function leftOut(reason: string): Pick<SkillInspection, "entry" | "leftOut"> {
   return { entry: undefined, leftOut: reason };
 }
 

@@ -12,6 +12,7 @@ import { isJsonObject } from "../json-rpc/index.js";
 import {
   auditPackFile,
   inspectSkill,
+  KEPT_FINDINGS,
   MAX_INSPECTED_FILE_BYTES,
   type SkillEntry,
   type SkillInspection,
@@ -23,9 +24,6 @@ import {
  * checks or the audit's rules change, so that inspections saved before are made anew instead of trusted.
  */
 const INSPECTION_FORMAT_VERSION = 27;
-
-/** How many of a skill's high findings an inspection keeps: the first says why it is unsafe. */
-const KEPT_FINDINGS = 10;
 
 /** How many skills are read at once: enough to keep the disk and the hashing busy. */
 const PARALLEL_SKILLS = 16;
@@ -51,10 +49,13 @@ export class Inspection {
     return this.#bySkill.get(skill) ?? notInspected();
   }
 
-  /** The skills a high finding of the audit makes unsafe to serve, each with its findings. */
-  unsafe(): { skill: Skill; findings: readonly Finding[] }[] {
-    return [...this.#bySkill].flatMap(([skill, { unsafe }]) =>
-      unsafe.length === 0 ? [] : [{ skill, findings: unsafe }],
+  /**
+   * The skills a high finding of the audit makes unsafe to serve, each with its first findings and how many
+   * it holds.
+   */
+  unsafe(): { skill: Skill; findings: readonly Finding[]; count: number }[] {
+    return [...this.#bySkill].flatMap(([skill, { unsafe, unsafeCount }]) =>
+      unsafe.length === 0 ? [] : [{ skill, findings: unsafe, count: unsafeCount }],
     );
   }
 
@@ -168,7 +169,7 @@ export function withoutUnsafe(catalog: Catalog, inspection: Inspection): Catalog
 }
 
 function notInspected(): SkillInspection {
-  return { entry: undefined, leftOut: "not inspected", unsafe: [] };
+  return { entry: undefined, leftOut: "not inspected", unsafe: [], unsafeCount: 0 };
 }
 
 interface SavedSkill {
@@ -234,10 +235,12 @@ function savedSkillOf(item: unknown): (SavedSkill & { readonly id: string }) | s
   if (entry !== null && !isSkillEntry(entry)) return `(${id}) holds no entry of the Skills extension`;
   if (leftOut !== null && typeof leftOut !== "string") return `(${id}) says why it is left out in no text`;
   if (!Array.isArray(unsafe) || !unsafe.every(isFinding)) return `(${id}) holds findings of the wrong shape`;
+  // Only the findings kept are known of a saved skill.
+  const unsafeCount = unsafe.length;
   const found: SkillInspection =
     entry !== null
-      ? { entry, leftOut: undefined, unsafe }
-      : { entry: undefined, leftOut: leftOut ?? "not inspected", unsafe };
+      ? { entry, leftOut: undefined, unsafe, unsafeCount }
+      : { entry: undefined, leftOut: leftOut ?? "not inspected", unsafe, unsafeCount };
   return { id, stamp, found };
 }
 

@@ -212,16 +212,13 @@ function servedCatalog(
   logger: Logger,
 ): { catalog: Catalog; unsafeSkills: UnsafeSkills } {
   const unsafe = inspection.unsafe();
-  for (const { skill, findings } of unsafe) {
+  for (const { skill, findings, count } of unsafe) {
     const [first] = findings;
     const where = first ? `${first.path}:${first.line}: ${first.rule}` : "";
     const what = config.serveUnsafeSkills
       ? "served although unsafe (UNSAFE_SKILLS=serve)"
       : "left out as unsafe";
-    logger.warn(
-      { skill: skill.id, finding: first, findings: findings.length },
-      `${skill.id}: ${what}: ${where}`,
-    );
+    logger.warn({ skill: skill.id, finding: first, findings: count }, `${skill.id}: ${what}: ${where}`);
   }
   const catalog = config.serveUnsafeSkills ? loaded : withoutUnsafe(loaded, inspection);
   for (const skill of catalog.everything.skills) {

@@ -110,7 +110,13 @@ describe("files and folders of a skill or a pack that differ only in case", () =
 
   // A hostile pack: paths thousands of folders deep, and a hundred thousand files in colliding pairs.
   it("reads a pack of deep paths and many collisions once, warning of each pair", () => {
-    const file = (path: string): CatalogFile => ({ path, size: 1, mtimeMs: 0, source: "/nowhere" });
+    const file = (path: string): CatalogFile => ({
+      path,
+      size: 1,
+      mtimeMs: 0,
+      source: "/nowhere",
+      identity: "0:0",
+    });
     const deep = Array.from({ length: 2000 }, () => "d").join("/");
     const paths = [
       `${deep}/x.md`,

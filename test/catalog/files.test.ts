@@ -146,6 +146,7 @@ describe("FileReader", () => {
       size: 100,
       mtimeMs: 0,
       source: path.join(tree.dir, name),
+      identity: `path:${name}`,
     });
     const rewrite = (name: string) => writeFile(path.join(tree.dir, name), "z".repeat(100));
     const textOf = async (reader: FileReader, name: string) => {

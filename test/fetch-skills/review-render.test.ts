@@ -380,7 +380,7 @@ describe("the repin review's list of files, when it is cut", () => {
       pack: "pack",
       group: undefined,
       folder: name,
-      document: { path: "SKILL.md", size: 0, mtimeMs: 0, source: "" },
+      document: { path: "SKILL.md", size: 0, mtimeMs: 0, source: "", identity: "" },
       files: new Map(),
       modelInvocable: true,
       userInvocable: true,

@@ -9,7 +9,12 @@ const WORDING = {
 };
 
 function filesAt(paths: readonly string[]): Map<string, CatalogFile> {
-  return new Map(paths.map((path) => [path, { path, size: 10, mtimeMs: 0, source: `/skills/${path}` }]));
+  return new Map(
+    paths.map((path) => [
+      path,
+      { path, size: 10, mtimeMs: 0, source: `/skills/${path}`, identity: `path:/skills/${path}` },
+    ]),
+  );
 }
 
 describe("a skill's manifest", () => {
