@@ -124,7 +124,8 @@ export function typesetMark(
   value: number,
   after: number | undefined,
 ): "soft-hyphen" | "ligature-break" | undefined {
-  if (before === undefined || after === undefined) return undefined;
+  if (before === undefined || after === undefined || (value !== SOFT_HYPHEN && value !== ZWNJ))
+    return undefined;
   const [left, right] = [String.fromCodePoint(before), String.fromCodePoint(after)];
   if (value === SOFT_HYPHEN) return LETTER.test(left) && LETTER.test(right) ? "soft-hyphen" : undefined;
   if (value !== ZWNJ || !LOWERCASE_LATIN.test(left) || !LOWERCASE_LATIN.test(right)) return undefined;
@@ -411,26 +412,62 @@ function invisibleHit(text: string, offset: number, run: Run): Hit | undefined {
   }
   const before = codePointBefore(text, offset);
   const after = text.codePointAt(run.end);
-  const sides = [before, after].map((value) => (value === undefined ? "" : String.fromCodePoint(value)));
+  const plainBefore = isPlainWord(before);
+  const plainAfter = isPlainWord(after);
   if (run.length < PAYLOAD_RUN) {
     if (run.head.every((value) => value === ZWJ) && joinsEmoji(text, offset, after)) return undefined;
-    if (!sides.some((side) => PLAIN_WORD.test(side))) return undefined;
-    if (sides.some((side) => JOINING_WORD.test(side))) return undefined;
+    if (!plainBefore && !plainAfter) return undefined;
+    if (isJoiningWord(before) || isJoiningWord(after)) return undefined;
   }
-  const inside = sides.every((side) => PLAIN_WORD.test(side));
-  const mark = run.length === 1 ? typesetMark(before, run.head[0] ?? 0, after) : undefined;
+  const inside = plainBefore && plainAfter;
+  const [first = 0] = run.head;
+  const mark = run.length === 1 ? typesetMark(before, first, after) : undefined;
   if (mark === "soft-hyphen") {
     return { rule: mark, offset, detail: `${describeCharacter(SOFT_HYPHEN)} inside a word` };
   }
   if (mark === "ligature-break") {
     // Both sides are lowercase Latin letters: shown as they are.
-    const pair = `"${sides[0]}" and "${sides[1]}"`;
+    const pair = `"${String.fromCodePoint(before ?? 0)}" and "${String.fromCodePoint(after ?? 0)}"`;
     return { rule: mark, offset, detail: `${describeCharacter(ZWNJ)} keeping ${pair} from a ligature` };
   }
+  if (run.length === 1) return { rule: "invisible-character", offset, detail: loneDetail(first, inside) };
   const names = [...new Set(codePoints(text, offset, run.end))].map(describeCharacter).join(", ");
-  const count = run.length === 1 ? "" : `${run.length} × `;
   const where = run.length >= PAYLOAD_RUN ? "in a row" : inside ? "inside a word" : "at the edge of a word";
-  return { rule: "invisible-character", offset, detail: `${count}${names} ${where}` };
+  return { rule: "invisible-character", offset, detail: `${run.length} × ${names} ${where}` };
+}
+
+/**
+ * The detail of one invisible character `value` inside a word or at its edge, made once for each: a file
+ * may hold one in every word, and a string made anew for each hit was most of the rule's time (and the
+ * findings' map hashed each anew).
+ */
+function loneDetail(value: number, inside: boolean): string {
+  const key = value * 2 + (inside ? 1 : 0);
+  let detail = LONE_DETAILS.get(key);
+  if (detail === undefined) {
+    detail = `${describeCharacter(value)} ${inside ? "inside a word" : "at the edge of a word"}`;
+    LONE_DETAILS.set(key, detail);
+  }
+  return detail;
+}
+
+/** See {@link loneDetail}: a few invisible characters, two places each. */
+const LONE_DETAILS = new Map<number, string>();
+
+/**
+ * Whether the code point `value` is a letter or digit of {@link PLAIN_WORD}; ASCII told without the
+ * regular expression (and a string made for it), as most text beside such a character is.
+ */
+function isPlainWord(value: number | undefined): boolean {
+  if (value === undefined) return false;
+  if (value < 0x80)
+    return (value >= 0x30 && value <= 0x39) || ((value | 0x20) >= 0x61 && (value | 0x20) <= 0x7a);
+  return PLAIN_WORD.test(String.fromCodePoint(value));
+}
+
+/** Whether the code point `value` is of {@link JOINING_WORD}: never an ASCII one (Latin or Common). */
+function isJoiningWord(value: number | undefined): boolean {
+  return value !== undefined && value >= 0x80 && JOINING_WORD.test(String.fromCodePoint(value));
 }
 
 /**

@@ -26,17 +26,45 @@ export function* deceptiveLinkHits(text: string): Generator<Hit> {
   if (!text.includes("](") && !text.includes("]:") && !/href/i.test(text)) return;
   const references = referenceLinks(text, linkDefinitions(text), MAX_SHOWN);
   const links = inOrder(inOrder(markdownLinks(text), references), htmlLinks(text));
+  // A document links to a few addresses many times: each text, target and pair of hosts is read once
+  // (parsing every one with URL was most of the rule's time).
+  const shownHostOf = remembered(hostShown);
+  const targetHostOf = remembered(hostOf);
+  const detailOf = remembered(deceptionDetail);
   for (const { shown, target, offset } of links) {
     if (text[offset - 1] === "!") continue;
-    const shownHost = hostShown(shown);
-    const targetHost = hostOf(target);
-    if (shownHost === undefined || targetHost === undefined || sameSite(shownHost, targetHost)) continue;
-    yield {
-      rule: "deceptive-link",
-      offset,
-      detail: `link text shows ${visible(shownHost)} but the link goes to ${visible(excerpt(targetHost, MAX_HOST))}`,
-    };
+    const shownHost = shownHostOf(shown);
+    const targetHost = targetHostOf(target);
+    if (shownHost === undefined || targetHost === undefined) continue;
+    // Hosts hold no space (URL refuses one): the pair's key is unambiguous.
+    const detail = detailOf(`${shownHost} ${targetHost}`);
+    if (detail !== undefined) yield { rule: "deceptive-link", offset, detail };
   }
+}
+
+/** The detail of a link showing the first host of `hosts` and going to the second; undefined for one site. */
+function deceptionDetail(hosts: string): string | undefined {
+  const space = hosts.indexOf(" ");
+  const [shownHost, targetHost] = [hosts.slice(0, space), hosts.slice(space + 1)];
+  if (sameSite(shownHost, targetHost)) return undefined;
+  return `link text shows ${visible(shownHost)} but the link goes to ${visible(excerpt(targetHost, MAX_HOST))}`;
+}
+
+/** How many answers {@link remembered} keeps before it starts anew: a bound on its memory whatever the file. */
+const REMEMBERED = 256;
+
+/** `compute`, each answer kept for the same argument, up to {@link REMEMBERED} of them at a time. */
+function remembered<Result>(compute: (key: string) => Result): (key: string) => Result {
+  // Each answer in an object of its own: an answer may be undefined, which a Map's get cannot tell apart.
+  const answers = new Map<string, { readonly answer: Result }>();
+  return (key) => {
+    const kept = answers.get(key);
+    if (kept !== undefined) return kept.answer;
+    const answer = compute(key);
+    if (answers.size >= REMEMBERED) answers.clear();
+    answers.set(key, { answer });
+    return answer;
+  };
 }
 
 /**
