@@ -15,9 +15,10 @@ import {
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, TSX_LOADER } from "../helpers/process.js";
+import { ROOT } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import {
+  ENTRY,
   FIXED_TIME,
   git,
   makeSite,
@@ -727,8 +728,7 @@ describe("fetch-skills: all or nothing", () => {
     await chmod(tree.dir, 0o755);
     // Root writes everywhere: the fetcher runs as nobody then.
     const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    const entry = path.join(ROOT, "scripts/fetch-skills/index.ts");
-    const args = ["--import", TSX_LOADER, entry, "--out", "read-only/skills"];
+    const args = [...ENTRY, "--out", "read-only/skills"];
     const failed = await execFileAsync(process.execPath, args, { ...user, cwd: site }).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,

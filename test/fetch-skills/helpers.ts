@@ -1,9 +1,10 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { run } from "../../scripts/fetch-skills/cli.js";
+import { builtScript } from "../helpers/built-scripts.js";
 import { type TreeEntry, writeTree } from "../helpers/skill-tree.js";
 
 const exec = promisify(execFile);
@@ -104,12 +105,12 @@ export async function runFetcher(
   return { code, stdout, stderr };
 }
 
-/** The fetcher's entry point run through tsx, as `npm run fetch-skills` runs it, from any working folder. */
-export const ENTRY = [
-  "--import",
-  new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href,
-  fileURLToPath(new URL("../../scripts/fetch-skills/index.ts", import.meta.url)),
-];
+/**
+ * The fetcher's entry point as a command, from any working folder: its bundle, built from the sources
+ * before the tests (test/helpers/built-scripts.ts), as each process under tsx compiled its modules anew.
+ * The tests that run it `via` npm run it from source, as `npm run fetch-skills` does.
+ */
+export const ENTRY = [builtScript("scripts/fetch-skills/index.ts")];
 
 /**
  * Runs the fetcher as a real process (for what only a separate process can show). `npm` runs the

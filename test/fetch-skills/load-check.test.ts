@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { inTagCharacters } from "../helpers/fixtures.js";
-import { runScript } from "../helpers/process.js";
+import { runBuiltScript } from "../helpers/process.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 import { FIXED_TIME, makeUpstream, manifestOf, runFetcher, snapshot, writeManifest } from "./helpers.js";
 
@@ -81,7 +81,7 @@ describe("fetch-skills --update's load check", () => {
     expect(await refsIn(site)).toEqual([fineNew, pinned]);
     expect(await readFile(path.join(site, "skills/other/x/SKILL.md"), "utf8")).toBe(skillMd("x"));
     // The workflow's next step, on the folder as written, passes, and serves both packs.
-    const check = await runScript("scripts/check-skills.ts", [path.join(site, "skills")]);
+    const check = await runBuiltScript("scripts/check-skills.ts", [path.join(site, "skills")]);
     expect(check.code, check.stderr).toBe(0);
     expect(check.stdout).toContain("3 skills in 2 packs (fine 2, other 1)");
   }, 180_000);

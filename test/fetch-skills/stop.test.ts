@@ -106,7 +106,7 @@ describe.skipIf(process.platform !== "linux")("a fetch told to stop", () => {
       expect(await readdir(site)).not.toContain("skills");
 
       // At once, on the same store: nothing of the stopped run holds it. Run in this process: the store is
-      // what is looked at, and a process of its own would start tsx again.
+      // what is looked at, and a process of its own would load the fetcher again.
       const rerun = await runFetcher(["--cache", "cache"], site);
       expect(rerun.stderr).not.toContain("shallow.lock");
       expect(rerun.code).toBe(0);

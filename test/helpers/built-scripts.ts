@@ -10,6 +10,7 @@ export const BUILT_SCRIPTS = [
   "scripts/check-skills.ts",
   "scripts/audit-skills.ts",
   "scripts/tokens.ts",
+  "scripts/fetch-skills/index.ts",
 ] as const;
 
 export type BuiltScript = (typeof BUILT_SCRIPTS)[number];
@@ -22,9 +23,12 @@ export const BUILT_SCRIPTS_DIR = fileURLToPath(
   new URL("../../node_modules/.cache/skills-mcp/scripts", import.meta.url),
 );
 
-/** The built file of `script`: its name, as every script built lies in scripts/. */
+/**
+ * The built file of `script`: its path below scripts/, the folder every script built shares, which the
+ * bundle leaves out (scripts/build.ts).
+ */
 export function builtScript(script: BuiltScript): string {
-  return path.join(BUILT_SCRIPTS_DIR, `${path.basename(script, ".ts")}.js`);
+  return path.join(BUILT_SCRIPTS_DIR, path.relative("scripts", script).replace(/\.ts$/, ".js"));
 }
 
 /**

@@ -11,7 +11,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectInMemory, mcpDepsOf } from "../../scripts/in-memory-client.js";
-import { logLines, ROOT, runServer, ServerProcesses, TSX_LOADER } from "../helpers/process.js";
+import { builtScript } from "../helpers/built-scripts.js";
+import { logLines, ROOT, runServer, ServerProcesses } from "../helpers/process.js";
 import { call, connectClient } from "../helpers/remote.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
 
@@ -96,14 +97,12 @@ describe("one startup for the server, check-skills and the in-memory client", ()
       await inMemory.close();
     }
 
-    const checked = await run(
-      process.execPath,
-      ["--import", TSX_LOADER, "scripts/check-skills.ts", tree.dir],
-      {
-        cwd: ROOT,
-        env: { ...process.env, ...ENV },
-      },
-    );
+    // Its bundle, built from the same sources (test/helpers/built-scripts.ts): under tsx, the process
+    // compiled the server's modules anew.
+    const checked = await run(process.execPath, [builtScript("scripts/check-skills.ts"), tree.dir], {
+      cwd: ROOT,
+      env: { ...process.env, ...ENV },
+    });
     // Counted as /health counts them: the skills loaded, less those the server leaves out as unsafe.
     expect(checked.stdout).toContain(
       "3 skills in 2 packs (alpha 2, beta 1); 0 left out, 0 warnings; 1 unsafe skill left out (Audit, below).",
