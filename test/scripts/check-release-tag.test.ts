@@ -1,18 +1,24 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT, runScript } from "../helpers/process.js";
+import { ROOT, runBuiltScript, runScript } from "../helpers/process.js";
 
 const { version } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
 
+/**
+ * Runs the script's bundle, built from the same sources before the tests (test/helpers/built-scripts.ts):
+ * each process under tsx compiled its modules anew. The first test runs it from source, as
+ * `npm run release:check-tag` does.
+ */
 function check(args: string[]) {
-  return runScript("scripts/check-release-tag.ts", args);
+  return runBuiltScript("scripts/check-release-tag.ts", args);
 }
 
 describe("npm run release:check-tag", () => {
   it("passes the tag of package.json's version, and fails any other, naming both", async () => {
-    expect(await check([`v${version}`])).toMatchObject({ code: 0, stderr: "" });
-    const other = await check(["v0.0.0-other"]);
+    const fromSource = (args: string[]) => runScript("scripts/check-release-tag.ts", args);
+    expect(await fromSource([`v${version}`])).toMatchObject({ code: 0, stderr: "" });
+    const other = await fromSource(["v0.0.0-other"]);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain(`The tag "v0.0.0-other" is not v${version}`);
   });

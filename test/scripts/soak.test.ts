@@ -6,15 +6,25 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { builtScript } from "../helpers/built-scripts.js";
 import { ROOT } from "../helpers/process.js";
 
 const run = promisify(execFile);
 
+/** As `npm run soak` runs it, from source: the last test's way. */
+const TSX = ["--import", "tsx", "scripts/soak.ts"];
+/**
+ * Its bundle, built from the same sources before the tests (test/helpers/built-scripts.ts), for the
+ * command lines it refuses: under tsx, each process compiled its modules anew.
+ */
+const BUILT = [builtScript("scripts/soak.ts")];
+
 function soak(
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
+  script = BUILT,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  return run(process.execPath, ["--import", "tsx", "scripts/soak.ts", ...args], {
+  return run(process.execPath, [...script, ...args], {
     cwd: ROOT,
     env,
     timeout: 60_000,
@@ -60,7 +70,7 @@ describe("npm run soak's command line", () => {
   // Its server inherited the shell's settings: an exported API_KEYS refused every request of the soak.
   it("serves its load whatever settings the shell exports", async () => {
     const env = { ...process.env, API_KEYS: "a-key-the-soak-does-not-send", RATE_LIMIT_PER_MINUTE: "1" };
-    const { code, stdout } = await soak(["--duration", "2", "--warmup", "1", "--connections", "2"], env);
+    const { code, stdout } = await soak(["--duration", "2", "--warmup", "1", "--connections", "2"], env, TSX);
     expect(stdout).toMatch(/^errors: 0 \(connection errors 0, timeouts 0, non-2xx 0\)$/m);
     expect(code).toBe(0);
   });

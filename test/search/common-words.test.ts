@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { COMMON_WORDS_FILE, commonWordsModule, wordListFolder } from "../../scripts/common-words.js";
 import { isCommonWord, sortedWordsInclude } from "../../src/search/common-words.js";
-import { ROOT, runScript } from "../helpers/process.js";
+import { ROOT, runBuiltScript, runScript } from "../helpers/process.js";
 
 describe("isCommonWord", () => {
   it("knows common words and their forms, American and British, not mistakes", () => {
@@ -31,7 +31,9 @@ describe("npm run common-words", () => {
     "refuses %s with the usage, exit 2, writing nothing",
     async (argument) => {
       const written = statSync(path.join(ROOT, COMMON_WORDS_FILE)).mtimeMs;
-      const { code, stdout, stderr } = await runScript("scripts/common-words.ts", [argument]);
+      // Its bundle, built from the same sources (test/helpers/built-scripts.ts): under tsx, each process
+      // compiled its modules anew. --help, below, runs it from source, as `npm run common-words` does.
+      const { code, stdout, stderr } = await runBuiltScript("scripts/common-words.ts", [argument]);
       expect(code).toBe(2);
       expect(stdout).toBe("");
       expect(stderr).toMatch(

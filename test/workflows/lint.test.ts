@@ -1,14 +1,18 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Exited, ROOT, runScript } from "../helpers/process.js";
+import { type Exited, ROOT, runBuiltScript, runScript } from "../helpers/process.js";
 import { makeTree, type TempTree } from "../helpers/skill-tree.js";
 
 const CHECKOUT = "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1";
 
-/** Runs `npm run lint:workflows -- [folder]` as the npm script does (tsx, from the repository root). */
+/**
+ * Runs `npm run lint:workflows -- [folder]` from the repository root, as the npm script does, but from the
+ * script's bundle, built from the same sources before the tests (test/helpers/built-scripts.ts): each
+ * process under tsx compiled its modules anew. The first test runs it from source, as the npm script does.
+ */
 function lintWorkflows(folder?: string): Promise<Exited> {
-  return runScript("scripts/lint-workflows.ts", folder === undefined ? [] : [folder]);
+  return runBuiltScript("scripts/lint-workflows.ts", folder === undefined ? [] : [folder]);
 }
 
 /** A workflow that breaks no rule; each broken one below differs from it in one place. */
@@ -32,13 +36,13 @@ describe("npm run lint:workflows", () => {
       [["a", "b"], "one folder at most (got 2)"],
     ];
     for (const [args, said] of cases) {
-      const refused = await runScript("scripts/lint-workflows.ts", args);
+      const refused = await runBuiltScript("scripts/lint-workflows.ts", args);
       expect(refused).toMatchObject({ code: 2, stdout: "" });
       expect(refused.stderr.startsWith(`lint-workflows: ${said}\n\nUsage: npm run lint:workflows`)).toBe(
         true,
       );
     }
-    const missing = await runScript("scripts/lint-workflows.ts", ["no-such-folder"]);
+    const missing = await runBuiltScript("scripts/lint-workflows.ts", ["no-such-folder"]);
     expect(missing).toMatchObject({ code: 1, stdout: "" });
     expect(missing.stderr).toBe(
       "lint-workflows: cannot read the folder no-such-folder: there is no such folder (ENOENT); give the folder of the workflows (default .github/workflows)\n",
