@@ -2,7 +2,8 @@
  * Builds the server's bundle once before the tests (as `npm run build` does, less its type check, which
  * `npm test` runs on its own), so that tests which start it as a process run `dist/main.js`, as the image
  * and the npm package do, instead of compiling its TypeScript again in every process. The scripts and
- * benches that tests run most often as commands are bundled alike (test/helpers/built-scripts.ts).
+ * benches that tests run most often as commands, and the modules they import into processes of their own,
+ * are bundled alike (test/helpers/built-scripts.ts).
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -12,6 +13,8 @@ import { bundle, bundleServer } from "../scripts/build.js";
 import {
   BUILT_BENCHES,
   BUILT_BENCHES_DIR,
+  BUILT_MODULES,
+  BUILT_MODULES_DIR,
   BUILT_SCRIPTS,
   BUILT_SCRIPTS_BESIDE_SOURCES,
   BUILT_SCRIPTS_BESIDE_SOURCES_DIR,
@@ -49,6 +52,10 @@ export default async function setup(): Promise<void> {
       plugins: [SOURCE_IMPORT_META],
     }),
     bundle(root, BUILT_BENCHES, BUILT_BENCHES_DIR, {
+      packages: "external",
+      plugins: [SOURCE_IMPORT_META],
+    }),
+    bundle(root, BUILT_MODULES, BUILT_MODULES_DIR, {
       packages: "external",
       plugins: [SOURCE_IMPORT_META],
     }),

@@ -5,12 +5,11 @@
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { ROOT, TSX_LOADER } from "./helpers/process.js";
+import { builtModule } from "./helpers/built-scripts.js";
 import { tempFolder } from "./sync/helpers.js";
 
-const STOP_SIGNALS = pathToFileURL(path.join(ROOT, "src/stop-signals.ts")).href;
+const STOP_SIGNALS = builtModule("src/stop-signals.ts");
 
 /** Ends itself by SIGHUP, as a sync does once its terminal closed, where sending it fails as on Windows. */
 const ENDING = `
@@ -37,7 +36,7 @@ it("ends with 128 + the signal's number where the system cannot send it", { time
   const script = path.join(root.dir, "ending.mjs");
   await writeFile(script, ENDING);
   const ended = await new Promise<number | null>((resolve) =>
-    execFile(process.execPath, ["--import", TSX_LOADER, script], { timeout: 60_000 }, (error) =>
+    execFile(process.execPath, [script], { timeout: 60_000 }, (error) =>
       resolve(error === null ? 0 : typeof error.code === "number" ? error.code : null),
     ),
   );

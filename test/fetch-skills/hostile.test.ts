@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { SOURCE_LIMITS, SourceBudget } from "../../scripts/fetch-skills/copy.js";
-import { ROOT, TSX_LOADER } from "../helpers/process.js";
+import { builtModule } from "../helpers/built-scripts.js";
 import { makeTree, skillMd, type TempTree, writeTree } from "../helpers/skill-tree.js";
 import { git, makeSite, makeUpstream, runFetcher, snapshot } from "./helpers.js";
 
@@ -538,16 +538,15 @@ describe("fetch-skills: names and files it cannot copy", () => {
     await chmod(tree.dir, 0o755);
     // Root reads everything: the copy runs as nobody then, in a process of its own.
     const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    const copy = pathToFileURL(path.join(ROOT, "scripts/fetch-skills/copy.ts")).href;
+    const copy = builtModule("scripts/fetch-skills/copy.ts");
     const script = `import { copyFromRepository, SOURCE_LIMITS, SourceBudget } from ${JSON.stringify(copy)};
       const budget = new SourceBudget(SOURCE_LIMITS);
       const skipped = await copyFromRepository(${JSON.stringify(repo)}, "skills", ${JSON.stringify(path.join(out, "p"))}, { allowFile: false, budget });
       console.log(JSON.stringify(skipped));`;
-    const { stdout } = await execFileAsync(
-      process.execPath,
-      ["--import", TSX_LOADER, "--input-type=module", "--eval", script],
-      { ...user, cwd: tree.dir },
-    );
+    const { stdout } = await execFileAsync(process.execPath, ["--input-type=module", "--eval", script], {
+      ...user,
+      cwd: tree.dir,
+    });
 
     expect(JSON.parse(stdout)).toEqual([
       // The code in words, as the server and the audit say it of a file they cannot read.
@@ -586,18 +585,17 @@ describe("fetch-skills: what a remote says", () => {
   // Regression: taking credentials out of git's error read a run of scheme characters (`a-a-a-…`) again
   // from each of its positions: a megabyte of a remote's words kept the fetcher busy for some 20 minutes.
   it("takes the credentials out of a megabyte of a remote's words, as out of a line", async () => {
-    const errors = pathToFileURL(path.join(ROOT, "scripts/fetch-skills/errors.ts")).href;
+    const errors = builtModule("scripts/fetch-skills/errors.ts");
     const script = `import { SourceError } from ${JSON.stringify(errors)};
       const said = "remote: " + "a-".repeat(512 * 1024) + " ssh://git:hunter2@host/x https://deploy:ghp_SECRET@host/y";
       const { reason } = new SourceError("solo", "cannot fetch: " + said);
       console.log(JSON.stringify({ length: reason.length, tail: reason.slice(-40) }));`;
     const stopped = new AbortController();
     onTestFinished(() => stopped.abort());
-    const { stdout } = await execFileAsync(
-      process.execPath,
-      ["--import", TSX_LOADER, "--input-type=module", "--eval", script],
-      { cwd: tree.dir, signal: stopped.signal },
-    );
+    const { stdout } = await execFileAsync(process.execPath, ["--input-type=module", "--eval", script], {
+      cwd: tree.dir,
+      signal: stopped.signal,
+    });
     expect(JSON.parse(stdout)).toEqual({
       length: "cannot fetch: remote: ".length + 1024 * 1024 + " ssh://git@host/x https://host/y".length,
       tail: "a-a-a-a- ssh://git@host/x https://host/y",

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /**
  * The scripts that the tests run as commands most often, bundled as the server is: test/global-setup.ts
@@ -82,4 +82,25 @@ export const BUILT_BENCHES_DIR = fileURLToPath(
 /** The built file of a bench of bench/, by its file name (`search-quality.ts`). */
 export function builtBench(file: string): string {
   return path.join(BUILT_BENCHES_DIR, `${path.basename(file, ".ts")}.js`);
+}
+
+/**
+ * The modules that tests import into processes of their own (to stop them by a signal, or to run them as
+ * another user), bundled as the benches are: under tsx such a process compiled them and their imports anew.
+ */
+export const BUILT_MODULES = [
+  "src/stop-signals.ts",
+  "src/sync/staging.ts",
+  "src/sync/run-lock.ts",
+  "scripts/fetch-skills/copy.ts",
+  "scripts/fetch-skills/errors.ts",
+] as const;
+
+export const BUILT_MODULES_DIR = fileURLToPath(
+  new URL("../../node_modules/.cache/skills-mcp/modules", import.meta.url),
+);
+
+/** The URL of a module's bundle (at its path from the root), to import in a process that runs no TypeScript. */
+export function builtModule(file: (typeof BUILT_MODULES)[number]): string {
+  return pathToFileURL(path.join(BUILT_MODULES_DIR, file.replace(/\.ts$/, ".js"))).href;
 }

@@ -8,13 +8,12 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RUN_LOCK_FILE } from "../../src/sync/run-lock.js";
-import { ROOT, TSX_LOADER } from "../helpers/process.js";
+import { builtModule } from "../helpers/built-scripts.js";
 import { tempFolder } from "./helpers.js";
 
-const RUN_LOCK = pathToFileURL(path.join(ROOT, "src/sync/run-lock.ts")).href;
+const RUN_LOCK = builtModule("src/sync/run-lock.ts");
 
 /** A sync of another container takes the lock over: it prints whether it did. */
 const TAKER = `
@@ -40,7 +39,7 @@ const { takeRunLock } = await import(${JSON.stringify(RUN_LOCK)});
 const [folder, taker, when] = process.argv.slice(2);
 const file = path.join(folder, ${JSON.stringify(RUN_LOCK_FILE)});
 const take = () =>
-  process.stdout.write(execFileSync(process.execPath, ["--import", ${JSON.stringify(TSX_LOADER)}, taker, folder]));
+  process.stdout.write(execFileSync(process.execPath, [taker, folder]));
 await takeRunLock(folder);
 const old = new Date(Date.now() - 10 * 60_000);
 fs.utimesSync(file, old, old);
@@ -68,14 +67,7 @@ function runHolder(
   when: "before" | "during",
 ): Promise<{ signal: string | null; taker: string }> {
   return new Promise((resolve) => {
-    const argv = [
-      "--import",
-      TSX_LOADER,
-      path.join(dir, "holder.mjs"),
-      folder,
-      path.join(dir, "taker.mjs"),
-      when,
-    ];
+    const argv = [path.join(dir, "holder.mjs"), folder, path.join(dir, "taker.mjs"), when];
     const child = execFile(process.execPath, argv, { timeout: 60_000 }, (_error, stdout, stderr) => {
       if (stderr !== "") console.error(stderr);
       resolve({ signal: child.signalCode, taker: stdout });

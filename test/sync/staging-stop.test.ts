@@ -6,14 +6,13 @@
 import { execFile } from "node:child_process";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { STAGING_DIR } from "../../src/sync/staging.js";
 import { VERIFIED_DIR } from "../../src/sync/verified.js";
-import { ROOT, TSX_LOADER } from "../helpers/process.js";
+import { builtModule } from "../helpers/built-scripts.js";
 import { tempFolder } from "./helpers.js";
 
-const STAGING = pathToFileURL(path.join(ROOT, "src/sync/staging.ts")).href;
+const STAGING = builtModule("src/sync/staging.ts");
 
 /**
  * Clears the staging folder of `folder` as a stop does, the first removal of the run's folder meeting a
@@ -63,7 +62,7 @@ it("removes the run's staged skills though a write lands in them as it does", {
   await writeFile(script, STOPPING);
 
   await new Promise<void>((resolve, reject) =>
-    execFile(process.execPath, ["--import", TSX_LOADER, script, folder, run], { timeout: 60_000 }, (error) =>
+    execFile(process.execPath, [script, folder, run], { timeout: 60_000 }, (error) =>
       error === null ? resolve() : reject(error),
     ),
   );
