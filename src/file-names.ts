@@ -71,22 +71,48 @@ export function readsAsDotGit(name: string): boolean {
  * trailing dot or space Windows drops; longer than file systems take. Linear in the name.
  */
 export function portableNameProblem(name: string): string | undefined {
-  if (name === "" || name === "." || name === "..") return `"${name}" is not a name`;
-  if (name.includes("/")) return "a name holds a slash";
+  const notAName = notANameProblem(name);
+  if (notAName !== undefined) return notAName;
   if (readsAsDotGit(name))
     return `a name macOS or Windows reads as .git: ${JSON.stringify(visible(name))} (a .git folder or file would make the folder a git repository of its own, whose config runs commands)`;
   if (isShortName(name))
     return `a name of the shape of a short (8.3) name NTFS gives a longer one, which Windows may read as that one: ${JSON.stringify(visible(name))}`;
-  const forbidden = FORBIDDEN.exec(name);
-  if (forbidden) return `a name holds ${describe(forbidden[0])}`;
+  const forbidden = forbiddenProblem(name);
+  if (forbidden !== undefined) return forbidden;
   const shown = visible(name);
   if (shown !== name) return `a name holds a character no reader sees: ${JSON.stringify(shown)}`;
   if (DEVICE.test(name)) return `a name is a device on Windows: ${JSON.stringify(name)}`;
   // Windows drops a trailing dot or space: `a.md.` would be written as `a.md`.
   if (name.endsWith(".") || name.endsWith(" "))
     return `a name ends in a dot or a space, which Windows drops: ${JSON.stringify(name)}`;
-  if (Buffer.byteLength(name) > MAX_NAME_BYTES) return `a name is longer than ${MAX_NAME_BYTES} bytes`;
-  return undefined;
+  return lengthProblem(name);
+}
+
+/**
+ * Why `name` is no single name below a folder on any system, or undefined when it is one there: not a name
+ * (empty, `.`, `..`), a slash, a separator, drive, stream or control character, longer than file systems
+ * take. Every skills-mcp sync has refused these, while {@link portableNameProblem} refuses more since
+ * (`aux.txt`, `git~1`): a path an older sync recorded may be refused now, but never one of these. Linear
+ * in the name.
+ */
+export function nameShapeProblem(name: string): string | undefined {
+  return notANameProblem(name) ?? forbiddenProblem(name) ?? lengthProblem(name);
+}
+
+function notANameProblem(name: string): string | undefined {
+  if (name === "" || name === "." || name === "..") return `"${name}" is not a name`;
+  return name.includes("/") ? "a name holds a slash" : undefined;
+}
+
+function forbiddenProblem(name: string): string | undefined {
+  const forbidden = FORBIDDEN.exec(name);
+  return forbidden === null ? undefined : `a name holds ${describe(forbidden[0])}`;
+}
+
+function lengthProblem(name: string): string | undefined {
+  return Buffer.byteLength(name) > MAX_NAME_BYTES
+    ? `a name is longer than ${MAX_NAME_BYTES} bytes`
+    : undefined;
 }
 
 function describe(character: string): string {

@@ -1,6 +1,6 @@
 /** The one rule of which names a skill's files may have, shared by the fetcher, the server and sync. */
 import { describe, expect, it } from "vitest";
-import { portableNameProblem, readsAsDotGit } from "../src/file-names.js";
+import { nameShapeProblem, portableNameProblem, readsAsDotGit } from "../src/file-names.js";
 
 describe("readsAsDotGit", () => {
   it.each([
@@ -99,5 +99,21 @@ describe("portableNameProblem", () => {
     expect(portableNameProblem(`con ${".".repeat(1_000_000)}`)).toMatch(/a device on Windows/);
     expect(portableNameProblem(`a~${"1".repeat(1_000_000)}`)).toMatch(/longer than 255 bytes/);
     expect(portableNameProblem(`${"a".repeat(1_000_000)}~1`)).toMatch(/longer than 255 bytes/);
+  });
+});
+
+describe("nameShapeProblem", () => {
+  // What every sync refused: a lock recording such a path is none a sync wrote, and is refused whole.
+  it.each(["", ".", "..", "a/b", "a\\b", "a:b", "a\u0000b", "a\nb", "x".repeat(256)])(
+    "refuses %j, which no sync ever wrote",
+    (name) => {
+      expect(nameShapeProblem(name)).toBeDefined();
+    },
+  );
+
+  // Refused since by portableNameProblem, but an older sync wrote them: a lock recording them is read.
+  it.each(["aux.txt", "git~1", ".GIT", "notes.", "REFERE~1", "a\u200bb"])("takes %j", (name) => {
+    expect(nameShapeProblem(name)).toBeUndefined();
+    expect(portableNameProblem(name)).toBeDefined();
   });
 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { nameRuleViolation } from "../catalog/index.js";
 import { compareText } from "../sorted.js";
 import { errorMessage } from "../system-errors.js";
-import { relativePathProblem } from "./paths.js";
+import { pathShapeProblem } from "./paths.js";
 
 /** In the target folder: what sync installed there, from which server. A file, so no client takes it for a skill. */
 export const LOCK_FILE = ".skills-mcp-sync.json";
@@ -73,7 +73,9 @@ export interface LockToWrite {
 }
 
 const DIGEST = z.string().regex(/^sha256:[0-9a-f]{64}$/);
-const RELATIVE_PATH = z.string().refine((path) => relativePathProblem(path) === undefined, {
+// A path an older sync wrote may be one this version refuses to write (`aux.txt`): read, so that the
+// skill alone is left alone (plan-run's ownedStates), not the whole lock refused.
+const RELATIVE_PATH = z.string().refine((path) => pathShapeProblem(path) === undefined, {
   message: "is not a plain relative path",
 });
 // Objects are read as far as this version knows them: a key a newer sync added is ignored, not refused,
@@ -114,7 +116,8 @@ export class LockError extends Error {
 
 /**
  * The lock in `text` (the content of the lock file at `where`), checked: every name a skill name and
- * every path a plain relative path, so that no entry of it can make sync touch anything else.
+ * every path a plain relative path, so that no entry of it can make sync touch anything else. A path
+ * this version would not write (see pathShapeProblem) is read; the skill recording it is not touched.
  */
 export function parseLock(text: string, where: string): Lock {
   let json: unknown;

@@ -5,17 +5,33 @@
  * can climb out, reach a device or a `.git`, or mean two files at once, and each shows all it holds.
  */
 import { foldedName } from "../catalog/index.js";
-import { portableNameProblem } from "../file-names.js";
+import { nameShapeProblem, portableNameProblem } from "../file-names.js";
 
 /** Deeper paths than this are refused: no real skill needs them, and each level is a folder to make. */
 const MAX_DEPTH = 16;
 
 /** Why a relative `/`-separated path cannot be written below a folder, or undefined when it can. */
 export function relativePathProblem(path: string): string | undefined {
+  return segmentsProblem(path, portableNameProblem);
+}
+
+/**
+ * Why a relative `/`-separated path is none any sync wrote, or undefined: one that may climb out of the
+ * folder, or name a drive, a stream or no file at all (nameShapeProblem). A path an older sync recorded
+ * that {@link relativePathProblem} refuses now (`aux.txt`, `git~1/hooks/pre-commit`) passes.
+ */
+export function pathShapeProblem(path: string): string | undefined {
+  return segmentsProblem(path, nameShapeProblem);
+}
+
+function segmentsProblem(
+  path: string,
+  problemOf: (segment: string) => string | undefined,
+): string | undefined {
   const segments = path.split("/");
   if (segments.length > MAX_DEPTH) return `deeper than ${MAX_DEPTH} folders`;
   for (const segment of segments) {
-    const problem = portableNameProblem(segment);
+    const problem = problemOf(segment);
     if (problem !== undefined) return problem;
   }
   return undefined;

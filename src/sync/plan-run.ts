@@ -9,11 +9,12 @@ import { forEachLimited } from "./at-once.js";
 import { type NoAnswer, noAnswer, readFailure } from "./connect-failure.js";
 import { MAX_ANSWER_BYTES } from "./connection.js";
 import { citedFilesCurrent } from "./download.js";
-import { holdsExactly, MAX_COPY_BYTES, namesIn, readFolderState } from "./folder.js";
+import { holdsExactly, lstatOrUndefined, MAX_COPY_BYTES, namesIn, readFolderState } from "./folder.js";
 import { packOfUri, servedByTools } from "./left-out.js";
 import type { InstalledSkill, Lock, LockedSkill, LockSource } from "./lock.js";
 import { SyncError, type SyncOptions, syncedBy } from "./options.js";
 import { withPackRoom } from "./pack-room.js";
+import { relativePathProblem } from "./paths.js";
 import { isCurrent, type OwnedState, planSync, type RefusedEntry, type Step, servingUnsaid } from "./plan.js";
 import { CitedFileUnreadable, type DownloadContext, type PackLookup, readPackFile } from "./reads.js";
 
@@ -206,10 +207,28 @@ async function ownedStates(
   const states = new Map<string, OwnedState>();
   for (const [name, locked] of Object.entries(skills)) {
     const { previous, ...current } = locked;
+    const refused = refusedFile(current);
+    if (refused !== undefined) {
+      // Not read: whether it is there is all sync looks at, by the skill's name, which the lock checked.
+      const there = await lstatOrUndefined(path.join(folder, name));
+      states.set(
+        name,
+        there === undefined
+          ? { kind: "missing", locked: current }
+          : { kind: "refusedPath", locked: current, ...refused },
+      );
+      continue;
+    }
     const maxFiles = Math.max(Object.keys(current.files).length, Object.keys(previous?.files ?? {}).length);
     const state = await readFolderState(folder, name, { maxFiles, maxBytes: MAX_COPY_BYTES });
     if (holdsExactly(state, current.files)) states.set(name, { kind: "installed", installed: current });
-    else if (previous !== undefined && holdsExactly(state, previous.files)) {
+    // A previous copy of such files is none this run takes the folder for: a run that installed this copy
+    // where that one's folder was gone claimed it as previous, and was stopped before the lock dropped it.
+    else if (
+      previous !== undefined &&
+      refusedFile(previous) === undefined &&
+      holdsExactly(state, previous.files)
+    ) {
       states.set(name, { kind: "installed", installed: previous });
     } else if (state.kind === "missing") states.set(name, { kind: "missing", locked: current });
     else {
@@ -218,6 +237,18 @@ async function ownedStates(
     }
   }
   return states;
+}
+
+/**
+ * The first file of `installed` whose path this version would not write (an older sync's: `aux.txt`), with
+ * why, or undefined.
+ */
+function refusedFile(installed: InstalledSkill): { path: string; problem: string } | undefined {
+  for (const file of Object.keys(installed.files)) {
+    const problem = relativePathProblem(file);
+    if (problem !== undefined) return { path: file, problem };
+  }
+  return undefined;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import { digestOf, nameRuleViolation } from "../catalog/index.js";
 import { portableNameProblem } from "../file-names.js";
 import { compareText } from "../sorted.js";
+import { visible } from "../visible.js";
 import type { UnreadableFile } from "./adopt.js";
 import type { NoAnswer } from "./connect-failure.js";
 import { entryProblem } from "./listed-files.js";
@@ -13,7 +14,18 @@ export type OwnedState =
   | { readonly kind: "installed"; readonly installed: InstalledSkill }
   | { readonly kind: "missing"; readonly locked: InstalledSkill }
   /** Something else: edited, replaced by a symlink, grown. Sync leaves it alone. */
-  | { readonly kind: "changed"; readonly locked: InstalledSkill; readonly reason: string };
+  | { readonly kind: "changed"; readonly locked: InstalledSkill; readonly reason: string }
+  /**
+   * A copy whose record names a file this version would not write (`aux.txt`, `git~1/hooks/pre-commit`:
+   * an older sync wrote it), `problem` saying why: neither read nor touched, since that name may open
+   * another file on this system (a device, `.git`), nor can sync tell what it wrote from what is there.
+   */
+  | {
+      readonly kind: "refusedPath";
+      readonly locked: InstalledSkill;
+      readonly path: string;
+      readonly problem: string;
+    };
 
 /** One thing a sync does, or would do, to one skill. */
 export type Step =
@@ -149,6 +161,14 @@ export function planSync(input: PlanInput): Step[] {
           `no longer served, but changed here since sync installed it (${owned.reason}): left in place, no longer managed by sync`,
         ),
       );
+    } else if (owned.kind === "refusedPath") {
+      // Dropped from the lock as a changed copy is: the folder stays, the user's to review.
+      steps.push(
+        skip(
+          name,
+          `no longer served, and ${recordedRefused(owned)}: left in place, unread, no longer managed by sync; look at what it holds, then delete it`,
+        ),
+      );
     } else {
       steps.push({
         kind: "remove",
@@ -209,6 +229,12 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
         `changed here since sync installed it (${owned.reason}): left alone; delete its folder to get the server's copy`,
         owned,
       );
+    case "refusedPath":
+      return skip(
+        name,
+        `${recordedRefused(owned)}: left alone, unread; look at what its folder holds, then delete it to get the server's copy`,
+        owned,
+      );
     case "installed":
       return isCurrent(owned.installed, entry) && !input.citedChanged.has(name)
         ? { kind: "keep", name, installed: owned.installed }
@@ -262,6 +288,11 @@ function filesOf(entry: Skill): string | undefined {
     .map((file) => `${file.uri.startsWith(root) ? file.uri.slice(root.length) : file.uri} ${file.digest}`)
     .sort()
     .join("\n");
+}
+
+/** Which file of a {@link OwnedState} `refusedPath` this version refuses, and why, in words. */
+function recordedRefused(owned: Extract<OwnedState, { kind: "refusedPath" }>): string {
+  return `the lock file records its file ${JSON.stringify(visible(owned.path))}, which an older sync wrote and this one no longer writes or reads (${owned.problem})`;
 }
 
 /** Whether `entry` lists the files `installed` was made from (its pack files aside). */

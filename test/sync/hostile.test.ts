@@ -457,6 +457,85 @@ describe("a skill sync owns whose name it would no longer install", () => {
   });
 });
 
+describe("a skill whose recorded file this sync would no longer write", () => {
+  // Regression: a lock an older sync wrote recording such a file (refused since: `git~1` reads as `.git` on
+  // Windows, `aux.txt` opens a device) was refused whole, and every run stopped with "move it away to start
+  // over". Now only that skill is left alone, unread, the line naming the file; the other skills sync.
+  it("leaves that skill alone and says which file, syncs the others, and installs it again once deleted", async () => {
+    const hooked = skill("skill://honest/hooked", "hooked", {
+      "SKILL.md": skillMd("hooked", "The hooked skill."),
+    });
+    const script: Script = {
+      entries: [GOOD.entry, hooked.entry],
+      files: new Map([...GOOD.files, ...hooked.files]),
+      reads: [],
+    };
+    server = await serveMcp(hostileServer(script));
+    // As an older sync wrote them: one skill still served, one the server no longer serves.
+    const written = {
+      "hooked/SKILL.md": skillMd("hooked", "The hooked skill, older."),
+      "hooked/git~1/hooks/pre-commit": "#!/bin/sh\necho run\n",
+      "devices/SKILL.md": skillMd("devices", "The devices skill."),
+      "devices/aux.txt": "a note\n",
+    };
+    await writeTree(target, written);
+    const recordOf = (name: string, uri: string) => {
+      const files = Object.entries(written)
+        .filter(([file]) => file.startsWith(`${name}/`))
+        .map(([file, content]) => [file.slice(name.length + 1), digestOf(content)]);
+      return { uri, served: digestOf("older"), files: Object.fromEntries(files), packFiles: {} };
+    };
+    const records = {
+      hooked: recordOf("hooked", hooked.entry.uri),
+      devices: recordOf("devices", "skill://honest/devices/SKILL.md"),
+    };
+    const older = {
+      version: 1,
+      sources: [
+        {
+          server: server.url,
+          scope: { packs: [], headers: [] },
+          syncedAt: "2026-12-01T00:00:00.000Z",
+          by: "skills-mcp 0.0.1",
+          skills: records,
+        },
+      ],
+    };
+    await writeFile(path.join(target, LOCK_FILE), JSON.stringify(older));
+
+    const check = await sync(server.url, target, { mode: "check" });
+    expect(check.steps.map((step) => [step.name, step.kind])).toEqual([
+      ["devices", "skip"],
+      ["good", "add"],
+      ["hooked", "skip"],
+    ]);
+    const first = await sync(server.url, target);
+    expect(first.counts).toMatchObject({ added: 1, skipped: 2 });
+    expect(first.lines).toContainEqual(
+      'hooked: skipped: the lock file records its file "git~1/hooks/pre-commit", which an older sync wrote and this one no longer writes or reads (a name macOS or Windows reads as .git: "git~1" (a .git folder or file would make the folder a git repository of its own, whose config runs commands)): left alone, unread; look at what its folder holds, then delete it to get the server\'s copy',
+    );
+    expect(first.lines).toContainEqual(
+      'devices: skipped: no longer served, and the lock file records its file "aux.txt", which an older sync wrote and this one no longer writes or reads (a name is a device on Windows: "aux.txt"): left in place, unread, no longer managed by sync; look at what it holds, then delete it',
+    );
+    // Nothing of either was touched; the skill still served stays recorded, the other is the user's now.
+    expect(await readTree(target)).toEqual({
+      ...written,
+      "good/SKILL.md": skillMd("good", "The good skill."),
+    });
+    const lock = await readLockIn(target);
+    expect(lock.sources[0]?.skills.hooked).toEqual(records.hooked);
+    expect(Object.keys(lock.sources[0]?.skills ?? {})).toEqual(["good", "hooked"]);
+
+    expect((await sync(server.url, target)).counts).toMatchObject({ skipped: 1, unchanged: 1 });
+    await rm(path.join(target, "hooked"), { recursive: true });
+    expect((await sync(server.url, target)).counts).toMatchObject({ added: 1, skipped: 0, unchanged: 1 });
+    expect(await readFile(path.join(target, "hooked/SKILL.md"), "utf8")).toBe(
+      skillMd("hooked", "The hooked skill."),
+    );
+    expect(await readdir(path.join(target, "hooked"))).toEqual(["SKILL.md"]);
+  });
+});
+
 describe("memory", () => {
   // Regression: the listing was read page after page, each page up to 24 MiB, for up to 20,000 pages, every
   // entry held: a server handing out endless pages of entries of 100 files took sync past 870 MB in 400
