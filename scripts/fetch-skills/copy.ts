@@ -183,11 +183,25 @@ async function copyFolder(
   await makeFolder(destination);
   const child = (name: string) => (relative === "." ? name : `${relative}/${name}`);
   const named = await visibleEntries(walk, real, relative, child);
-  const keptSpellings = keptOfFolded(named.map(({ name }) => name));
+  const resolved: {
+    readonly name: string;
+    readonly kind: EntryKind;
+    readonly target: Target;
+    readonly lfs: boolean;
+  }[] = [];
   for (const { kind, name } of named.sort((a, b) => compareText(a.name, b.name))) {
+    const target = await resolveEntry(walk, path.join(real, name), kind);
+    const lfs =
+      !("skip" in target) && target.kind === "file" && (await isLfsPointer(target.real, target.size));
+    resolved.push({ name, kind, target, lfs });
+  }
+  // Chosen among the entries that would be copied: one of a pair left out for itself (a symlink out of the
+  // repository, a Git LFS pointer) left the other out too.
+  const keptSpellings = keptOfFolded(
+    resolved.filter(({ target, lfs }) => !("skip" in target) && !lfs).map(({ name }) => name),
+  );
+  for (const { name, kind, target, lfs } of resolved) {
     const childRelative = child(name);
-    const full = path.join(real, name);
-    const target = await resolveEntry(walk, full, kind);
     const into = path.join(destination, name);
     const unportable = portableNameProblem(name);
     const kept = keptSpellings.get(foldedName(name));
@@ -198,12 +212,12 @@ async function copyFolder(
       // (`{U+200C}.git` is `.git` on HFS+) it could be a folder the build machine reads otherwise.
       const reason = `its name is not one every system can hold (${unportable}), so the server would not serve it`;
       skip(walk, { path: visible(childRelative), reason, symlink: false });
+    } else if (lfs) {
+      skip(walk, { path: childRelative, reason: LFS_POINTER, symlink: false });
     } else if (kept !== undefined && kept !== name) {
       // The server would serve the other (one rule: isKeptBefore), and sync could not write both.
       const reason = `it is ${quoted(visible(child(kept)))} in another letter case or Unicode normalization, which a case-insensitive file system (macOS, Windows) holds one of: that one is copied instead`;
       skip(walk, { path: visible(childRelative), reason, symlink: false });
-    } else if (target.kind === "file" && (await isLfsPointer(target.real, target.size))) {
-      skip(walk, { path: childRelative, reason: LFS_POINTER, symlink: false });
     } else if (target.kind === "file") {
       walk.budget.take(target.size);
       await copyOne(walk, target.real, into, childRelative);
@@ -216,8 +230,8 @@ async function copyFolder(
 }
 
 /**
- * Of a folder's portable `names`, the one kept ({@link isKeptBefore}) by folded name: a case-insensitive
- * file system (macOS, Windows) holds one of those that fold alike.
+ * Of the portable `names` of a folder's entries that would be copied, the one kept ({@link isKeptBefore})
+ * by folded name: a case-insensitive file system (macOS, Windows) holds one of those that fold alike.
  */
 function keptOfFolded(names: readonly string[]): Map<string, string> {
   const kept = new Map<string, string>();

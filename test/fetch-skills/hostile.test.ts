@@ -381,6 +381,38 @@ describe("fetch-skills: names and files it cannot copy", () => {
     });
   });
 
+  // Regression: the spelling kept was chosen before the symlinks were checked, so where it was a symlink
+  // leading out of the repository (or a Git LFS pointer), both spellings were left out.
+  it("of two names that differ only in case, copies the one it can where the other is left out for itself", async () => {
+    const lfs = `version https://git-lfs.github.com/spec/v1\noid sha256:${"a".repeat(64)}\nsize 12\n`;
+    const repo = await makeUpstream(path.join(tree.dir, "cased-links"), [
+      {
+        "skills/a/SKILL.md": skillMd("a"),
+        "skills/a/references/Guide.md": "upper\n",
+        "skills/a/references/guide.md": { symlink: "/etc/passwd" },
+        "skills/a/Notes.md": "notes\n",
+        "skills/a/notes.md": lfs,
+      },
+    ]);
+    const site = await makeSite(tree.dir, [
+      { name: "k", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills" },
+    ]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      'k: skipped skills/a/references/guide.md: symlink pointing outside the repository, to "/etc/passwd"\n',
+    );
+    expect(result.stderr).toContain("k: skipped skills/a/notes.md: a Git LFS pointer");
+    expect(result.stderr).not.toContain("in another letter case");
+    expect(await snapshot(path.join(site, "skills/k"))).toEqual({
+      "a/Notes.md": "notes\n",
+      "a/SKILL.md": skillMd("a"),
+      "a/references/Guide.md": "upper\n",
+    });
+  });
+
   // The log is a terminal or a CI run's log: a newline in a name started a GitHub workflow command
   // (a fake "All clear" annotation, ::add-mask::) and ESC sequences erased the lines above.
   it("shows control characters of the names it warns about escaped, so none starts a line of its own", async () => {
