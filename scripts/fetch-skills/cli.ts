@@ -277,7 +277,7 @@ async function fetchRepins(
   let review: RepinReview | undefined;
   let forReview: HeldBack[] = [];
   try {
-    review = await reviewRepins(repinned, plan);
+    review = await reviewRepins(repinned, plan, packs);
     forReview = heldForReview(repinned, review, plan.log);
     if (forReview.length > 0) {
       const names = new Set(forReview.map(({ repin }) => repin.source.name));
@@ -309,7 +309,7 @@ async function fetchRepins(
       heldBack.push(...forReview);
       repinned = repinned.filter((r) => !names.has(r.source.name));
       // The review of what the pull request now merges: the held back sources' findings are no longer in it.
-      review = repinned.some((r) => r.from !== r.to) ? await reviewRepins(repinned, plan) : undefined;
+      review = repinned.some((r) => r.from !== r.to) ? await reviewRepins(repinned, plan, packs) : undefined;
     }
   } catch (error) {
     throw new ReviewError(`${options.manifestLabel} and ${plan.out}`, error);

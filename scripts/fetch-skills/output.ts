@@ -54,6 +54,8 @@ export interface FetchedPack {
   readonly seconds: number;
   /** With {@link FetchPlan.fallback}: why the commit asked for failed, the pack being at its fallback. */
   readonly heldBack?: string;
+  /** What the fetch left out (the log's "skipped" lines), by repository path: a repin's review lists it. */
+  readonly leftOut?: readonly { readonly path: string; readonly reason: string }[];
 }
 
 export interface FetchPlan {
@@ -248,7 +250,12 @@ async function fetchPack(
     fetchedAt: plan.now().toISOString(),
     skipped: skippedRecords(skipped),
   };
-  return { record, method, seconds };
+  return {
+    record,
+    method,
+    seconds,
+    leftOut: skipped.map(({ entry }) => ({ path: entry.path, reason: entry.reason })),
+  };
 }
 
 /**

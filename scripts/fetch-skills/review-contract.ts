@@ -17,6 +17,19 @@ export interface ReviewedSource {
   readonly to: string;
   /** Why the pack at `from` could not be had (the commit is gone upstream, say); everything then counts as new. */
   readonly missing?: string;
+  /**
+   * What the fetcher left out of the pack at `to` (a name not every system holds, a symlink out of the
+   * repository, a Git LFS pointer, a submodule), and whether it did at `from` too; none when not told.
+   */
+  readonly leftOut?: readonly LeftOutFile[];
+}
+
+/** Something of the repository the fetcher did not copy into a pack, by its repository path, with why. */
+export interface LeftOutFile {
+  readonly path: string;
+  readonly reason: string;
+  /** Not left out so at the old commit: the bump brings it. */
+  readonly new: boolean;
 }
 
 export interface ReviewRequest {

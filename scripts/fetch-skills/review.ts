@@ -3,6 +3,7 @@ import path from "node:path";
 import { FetcherError } from "./errors.js";
 import type { SkillSource } from "./manifest.js";
 import {
+  type FetchedPack,
   type FetchPlan,
   fetchSourceInto,
   type SourceRecord,
@@ -32,6 +33,7 @@ export interface RepinReview extends Review {
 export async function reviewRepins(
   repins: readonly Repin[],
   plan: Pick<FetchPlan, "out" | "cache" | "limits" | "log" | "signal">,
+  packs: readonly Pick<FetchedPack, "record" | "leftOut">[],
 ): Promise<RepinReview> {
   const moved = repins.filter((repin) => repin.from !== repin.to);
   const temp = await makeWorkFolder(plan.out);
@@ -42,6 +44,7 @@ export async function reviewRepins(
     const sources: ReviewedSource[] = [];
     const records: Pick<SourceRecord, "name" | "ref" | "skipped">[] = [];
     for (const { source, from, to } of moved) {
+      const leftOutAfter = packs.find((pack) => pack.record.name === source.name)?.leftOut ?? [];
       const reviewed = {
         name: source.name,
         repo: source.repo,
@@ -56,14 +59,17 @@ export async function reviewRepins(
         const into = path.join(before, source.name);
         const { skipped } = await fetchSourceInto(old, stores, work, into, plan);
         records.push({ name: source.name, ref: from, skipped: skippedRecords(skipped) });
-        sources.push(reviewed);
+        const leftOutBefore = new Set(skipped.map(({ entry }) => leftOutKey(entry)));
+        const leftOut = leftOutAfter.map((file) => ({ ...file, new: !leftOutBefore.has(leftOutKey(file)) }));
+        sources.push({ ...reviewed, leftOut });
       } catch (error) {
         // A stopped git is no commit gone upstream.
         plan.signal?.throwIfAborted();
         if (!(error instanceof FetcherError)) throw error;
         plan.log(`${source.name}: warning: the review compares with nothing: ${error.message}`);
         await removeTree(path.join(before, source.name));
-        sources.push({ ...reviewed, missing: error.message });
+        const leftOut = leftOutAfter.map((file) => ({ ...file, new: true }));
+        sources.push({ ...reviewed, missing: error.message, leftOut });
       }
     }
     await writeSources(before, records);
@@ -83,4 +89,9 @@ export async function reviewRepins(
   } finally {
     await removeTree(temp);
   }
+}
+
+/** A file left out, as compared across the two commits: the same path left out for the same reason. */
+function leftOutKey({ path, reason }: { readonly path: string; readonly reason: string }): string {
+  return `${path}\n${reason}`;
 }

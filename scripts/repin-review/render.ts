@@ -7,7 +7,7 @@ import {
   tableRow,
   unsafeLead,
 } from "../audit-markdown.js";
-import { shortRef } from "../fetch-skills/review-contract.js";
+import { type LeftOutFile, shortRef } from "../fetch-skills/review-contract.js";
 import type { AddedDocument, DocumentChange, FileChange, PackChanges } from "./compare.js";
 import { addedDocument, documentDiff, sideBySide } from "./document-diffs.js";
 import { type BodyRoom, SHORT, WHOLE } from "./excerpt.js";
@@ -96,8 +96,9 @@ function longestList({ reviews, elsewhere, shared, skipped, collisions }: Review
     total(({ newlySafe }) => newlySafe.length),
     total(({ changes }) => changes.documents.length + changes.addedKeys.length),
   ];
-  for (const { changes } of reviews) {
+  for (const { changes, source } of reviews) {
     lists.push(
+      source.leftOut?.length ?? 0,
       changes.added.length,
       changes.removed.length,
       changes.renamed.length,
@@ -292,6 +293,7 @@ function renderSource(
     `- SKILL.md files: ${documentCounts(changes.documents)}.`,
     `- Supporting files: ${fileCounts(files)}; pack files: ${fileCounts(changes.packFiles)}.`,
     `- Audit: ${auditLine(review.findings)}`,
+    ...leftOutLine(source.leftOut ?? []),
     "",
   );
   const id = (skill: Skill) => markdownCode(skill.id);
@@ -304,6 +306,16 @@ function renderSource(
     ...changes.addedDocuments.slice(0, limit).flatMap(parts.addedDocument(review)(room)),
   ]);
   section(lines, "Removed skills", changes.removed.length, [listed(changes.removed.map(id), limit)]);
+  const leftOut = source.leftOut ?? [];
+  section(lines, `Left out by the fetcher at \`${shortRef(source.to)}\``, leftOut.length, [
+    ...leftOut
+      .slice(0, limit)
+      .map(
+        (file) =>
+          `- left out: ${markdownCode(file.path)} (${markdownText(file.reason)})${file.new ? " (new)" : ""}`,
+      ),
+    ...more(leftOut.length, limit),
+  ]);
   section(
     lines,
     "Renamed skills",
@@ -348,6 +360,16 @@ function renderSource(
     ]);
   }
   return lines;
+}
+
+/**
+ * How many files the fetcher leaves out of the pack at the new commit, which the server never serves and
+ * the diffs above do not show: a symlink out of the repository is an attempt as often as a slip.
+ */
+function leftOutLine(leftOut: readonly LeftOutFile[]): string[] {
+  if (leftOut.length === 0) return [];
+  const fresh = leftOut.filter((file) => file.new).length;
+  return [`- Left out by the fetcher: ${number(leftOut.length)} (${number(fresh)} new), listed below.`];
 }
 
 function auditLine(findings: readonly ReviewedFinding[]): string {

@@ -265,7 +265,38 @@ describe("the repin review", () => {
       "- Supporting files: 1 added, 0 removed, 0 changed; pack files: none changed.",
     );
     expect(result.summary).toContain("- added `cased/doc/scripts/check.sh`");
-    expect(result.summary).not.toContain("Guide.md");
+    // Named once, as the fetcher left it out, not as a file the server serves.
+    expect(result.summary.split("Guide.md")).toHaveLength(2);
+    expect(result.summary).toContain(
+      '- left out: `skills/doc/references/Guide.md` (it is "skills/doc/references/guide.md" in another letter case',
+    );
+  });
+
+  // The fetcher's "skipped" lines went to the log alone: a reviewer of the pull request saw nothing of a
+  // symlink the bump adds that leads out of the repository, or of a file it names so that the server would
+  // not serve it, the audit reading neither.
+  it("lists what the fetcher leaves out at the new commit, marking what the old one did not", async () => {
+    const leaving = await makeUpstream(path.join(tree.dir, "leaving"), [
+      {
+        "skills/tool/SKILL.md": skillMd("tool", "Does it."),
+        "skills/tool/notes.": "old\n",
+        "shared/a.md": "a\n",
+      },
+      {
+        "skills/tool/aux.txt": "device\n",
+        "skills/tool/keys": { symlink: "/etc/passwd" },
+      },
+    ]);
+    const result = await bump([{ name: "leaving", url: leaving.url, ref: leaving.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const section = result.summary.slice(result.summary.indexOf("### `leaving`"));
+    expect(section).toContain("- Left out by the fetcher: 3 (2 new), listed below.");
+    const lines = section.split("\n").filter((line) => line.startsWith("- left out: "));
+    expect(lines).toEqual([
+      '- left out: `skills/tool/aux.txt` (its name is not one every system can hold (a name is a device on Windows: "aux.txt"), so the server would not serve it) (new)',
+      '- left out: `skills/tool/keys` (symlink pointing outside the repository, to "/etc/passwd") (new)',
+      '- left out: `skills/tool/notes.` (its name is not one every system can hold (a name ends in a dot or a space, which Windows drops: "notes."), so the server would not serve it)',
+    ]);
   });
 
   // A new `allowed-tools` showed only inside a collapsed diff, counted as "frontmatter included", as a
