@@ -375,25 +375,28 @@ function powershellReadsProgram(args: WordReader): boolean {
 /**
  * The program of a pipeline stage, read from `words`: past the variables set for it (`VERSION=1.2 sh`, the
  * shell's own or `env`'s, `env "A=b"`) and the commands that run the command after them, each with its
- * options and their values (`sudo -u root`, `env -i`, `nohup`, `nice -n 5`), a value that would be the
- * last word staying as what `sudo` runs. `env -S 'sh -x'` splits its value into the words that follow.
- * Undefined when no word is left for a program.
+ * options and their values (`sudo -u root`, `env -i`, `nohup`, `nice -n 5`) and the words it reads before
+ * the command (`timeout 10`, `chroot /`), a value that would be the last word staying as what `sudo` runs.
+ * `env -S 'sh -x'` splits its value into the words that follow. Undefined when no word is left for a
+ * program.
  */
 function programOf(words: WordReader): ShellWord | undefined {
-  /** The options of the runner whose arguments are read, which take a value; undefined outside one. */
-  let options: ReadonlySet<string> | undefined;
+  /** The runner whose arguments are read; undefined outside one. */
+  let runner: Runner | undefined;
+  /** How many of the runner's operands are still to be read before its command. */
+  let operands = 0;
   // Only one `env -S` is split: a split value holding another was split again, the text read once more.
   let split = false;
   for (let word = words.next(); word !== undefined; word = words.next()) {
     const text = word.text;
-    if (options !== undefined && text.startsWith("-")) {
-      const splits = options === ENV_OPTIONS && !split ? envSplitString(text, words) : undefined;
+    if (runner !== undefined && text.startsWith("-")) {
+      const splits = runner === ENV && !split ? envSplitString(text, words) : undefined;
       if (splits !== undefined) {
         split = true;
         for (const splitWord of [...commandWords(splits)].reverse()) words.unread(splitWord);
         continue;
       }
-      if (!options.has(text)) continue;
+      if (!runner.values.has(text)) continue;
       const value = words.next();
       if (value === undefined) return word;
       const after = words.next();
@@ -401,10 +404,15 @@ function programOf(words: WordReader): ShellWord | undefined {
       words.unread(after);
       continue;
     }
+    if (operands > 0) {
+      operands--;
+      continue;
+    }
     // The shell reads `A=b` as an assignment only unquoted; a runner is given the word with its quotes gone.
-    if (isAssignment(options === undefined ? word.raw : text)) continue;
-    options = RUNNERS.get(text);
-    if (options === undefined) return word;
+    if (isAssignment(runner === undefined ? word.raw : text)) continue;
+    runner = RUNNERS.get(text);
+    if (runner === undefined) return word;
+    operands = runner.operands;
   }
   return undefined;
 }
@@ -416,31 +424,48 @@ function envSplitString(option: string, words: WordReader): string | undefined {
   return option.startsWith("-S") ? option.slice(2) : undefined;
 }
 
-const ENV_OPTIONS: ReadonlySet<string> = new Set(["-u", "-C", "--unset", "--chdir"]);
+/** A command that runs the command given after it. */
+interface Runner {
+  /** Its options taking a value as the next word (`-u root`); other options are read as flags. */
+  readonly values: ReadonlySet<string>;
+  /** How many words it reads before the command, past its options: timeout's duration, chroot's new root. */
+  readonly operands: number;
+}
+
+const runner = (values: string, operands = 0): Runner => ({
+  values: new Set(values.split(" ").filter((value) => value !== "")),
+  operands,
+});
+
+const ENV = runner("-u -C --unset --chdir");
 
 /**
- * Commands that run the command given after them, with their options that take a value as the next word.
- * `{` and `!` are the shell's: a group, and a pipeline whose status is negated, run what follows.
+ * Commands that run the command given after them, with their options that take a value as the next word
+ * and the operands they read first. `{` and `!` are the shell's: a group, and a pipeline whose status is
+ * negated, run what follows.
  */
-const RUNNERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+const RUNNERS: ReadonlyMap<string, Runner> = new Map([
   [
     "sudo",
-    new Set([
-      ..."-u -g -C -D -p -r -t -T -U -R -h".split(" "),
-      ..."--user --group --close-from --chdir --prompt --role --type --command-timeout --other-user --host".split(
-        " ",
-      ),
-    ]),
+    runner(
+      "-u -g -C -D -p -r -t -T -U -R -h " +
+        "--user --group --close-from --chdir --prompt --role --type --command-timeout --other-user --host",
+    ),
   ],
-  ["doas", new Set(["-u", "-C"])],
-  ["env", ENV_OPTIONS],
-  ["command", new Set()],
-  ["exec", new Set(["-a"])],
-  ["nohup", new Set()],
-  ["time", new Set(["-f", "-o", "--format", "--output"])],
-  ["nice", new Set(["-n", "--adjustment"])],
-  ["{", new Set()],
-  ["!", new Set()],
+  ["doas", runner("-u -C")],
+  ["env", ENV],
+  ["command", runner("")],
+  ["exec", runner("-a")],
+  ["nohup", runner("")],
+  ["time", runner("-f -o --format --output")],
+  ["nice", runner("-n --adjustment")],
+  ["timeout", runner("-k -s --kill-after --signal", 1)],
+  ["setsid", runner("")],
+  ["stdbuf", runner("-i -o -e --input --output --error")],
+  ["chroot", runner("--userspec --groups", 1)],
+  ["ionice", runner("-c -n -t --class --classdata")],
+  ["{", runner("")],
+  ["!", runner("")],
 ]);
 
 /** A word of a command: as written (`"A=b"`), and as the program run is given it, its quotes removed (`A=b`). */
