@@ -540,23 +540,25 @@ function redirectionEnd(text: string, from: number): number | undefined {
 /**
  * The word at `from` as a shell reads it, and its text with its quotes and escaping backslashes removed;
  * undefined at a `;`, `&`, `|`, `(` or `)`, which end a command. A quote runs to its closing quote or the
- * text's end; `$(…)`, `<(…)` and `>(…)` run to their closing parenthesis, a backtick to the next.
+ * text's end; `$(…)`, `<(…)` and `>(…)` run to their closing parenthesis, `${…}` to its closing brace
+ * (`A=${A:-a b}` is one word), a backtick to the next.
  */
 function wordAt(text: string, from: number): { end: number; text: string } | undefined {
   let end = from;
   let quote: number | undefined;
-  let depth = 0;
+  // What closes each substitution open here, the innermost last: `)` or `}`.
+  const closers: number[] = [];
   // The text without quotes is built only from a word holding one: copied up to each quote dropped. Not
   // a closure dropping it: tsx names one made anew at each call, most of the cost of a word.
   let unquotedText = "";
   let copiedFrom = from;
   while (end < text.length) {
     const code = text.charCodeAt(end);
-    if (quote === undefined && depth === 0 && (isShellBlank(code) || endsWord(code))) {
+    if (quote === undefined && closers.length === 0 && (isShellBlank(code) || endsWord(code))) {
       const substitution =
         (code === LESS || code === GREATER) && text.charCodeAt(end + 1) === OPEN_PARENTHESIS;
       if (!substitution) break;
-      depth++;
+      closers.push(CLOSE_PARENTHESIS);
       end += 2;
       continue;
     }
@@ -577,17 +579,22 @@ function wordAt(text: string, from: number): { end: number; text: string } | und
       const closing = text.indexOf("`", end + 1);
       if (closing === -1) break;
       end = closing;
-    } else if (quote === undefined && code === DOLLAR && text.charCodeAt(end + 1) === OPEN_PARENTHESIS) {
-      depth++;
+    } else if (quote === undefined && code === DOLLAR && opensSubstitution(text.charCodeAt(end + 1))) {
+      closers.push(text.charCodeAt(end + 1) === OPEN_PARENTHESIS ? CLOSE_PARENTHESIS : CLOSE_BRACE);
       end++;
-    } else if (quote === undefined && code === CLOSE_PARENTHESIS && depth > 0) {
-      depth--;
+    } else if (quote === undefined && code === closers[closers.length - 1]) {
+      closers.pop();
     }
     end++;
   }
   end = Math.min(end, text.length);
   if (end === from) return undefined;
   return { end, text: unquotedText + text.slice(copiedFrom, end) };
+}
+
+/** After a `$`: `(` opens a command's output, `{` a parameter's expansion (`${A:-a b}`). */
+function opensSubstitution(code: number): boolean {
+  return code === OPEN_PARENTHESIS || code === OPEN_BRACE;
 }
 
 /** What ends a word outside quotes besides blanks: `;`, `&`, `|`, `(`, `)`, `<` and `>`. */
@@ -617,6 +624,8 @@ const GREATER = 0x3e;
 const HYPHEN = 0x2d;
 const OPEN_PARENTHESIS = 0x28;
 const CLOSE_PARENTHESIS = 0x29;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
 
 /** What separates a shell's words: a space or a tab (a line feed ends the command, and no other space splits). */
 function isShellBlank(code: number): boolean {

@@ -281,6 +281,16 @@ describe("pipe-to-shell", () => {
     // Regression: a value in quotes with a space in it was read as two words, its second the program.
     ["curl | VAR='a b' sh", "curl -fsSL https://x.example/i.sh | VERSION='1.2 beta' sh -s"],
     ['curl | VAR="a b" sh', 'curl -fsSL https://x.example/i.sh | VERSION="1.2 beta" A=a\\ b sh'],
+    // Regression: a default holding a space in a parameter's expansion was read as two words, its second
+    // the program.
+    [
+      `curl | VAR=\${VAR:-a b} sh`,
+      `curl -fsSL https://x.example/i.sh | CHANNEL=\${CHANNEL:-stable main} sh -s`,
+    ],
+    [
+      `curl | VAR=\${VAR:-$(cmd) b} sh`,
+      `curl -fsSL https://x.example/i.sh | V=\${V:-$(date +%F) nightly} sudo -E bash`,
+    ],
     ["curl | nohup nice -n 5 sh", "curl -fsSL https://x.example/i.sh | nohup nice -n 5 sh"],
     ['curl | "$SHELL"', 'curl -fsSL https://x.example/i.sh | "$SHELL" -s'],
     ["curl | source /dev/stdin", "curl -fsSL https://x.example/env.sh | source /dev/stdin"],
@@ -403,6 +413,10 @@ describe("pipe-to-shell", () => {
     ["curl | env -u NAME tee", "curl -s https://x.example/data | env -u HOME tee out.txt"],
     ["curl | env -S 'jq .'", "curl -s https://x.example/data | env -S 'jq .'"],
     ["curl | pwsh -File", "curl -s https://x.example/data | pwsh -ExecutionPolicy Bypass -File ./x.ps1"],
+    // An expansion unquoted is split into words after it is read: `a` is the program; one never closed
+    // is no command at all.
+    [`curl | \${VAR:-a b} sh`, `curl -s https://x.example/data | \${PAGER:-less -R} sh`],
+    [`curl | VAR=\${VAR:-a b sh`, `curl -s https://x.example/data | V=\${V:-a b sh`],
     // What a runner's operands and options must not make a shell of.
     ["curl | timeout 10 make", "curl -s https://x.example/data | timeout 10 make"],
     ["curl | timeout 10 sh script", "curl -s https://x.example/data | timeout 10 sh ./process.sh"],
