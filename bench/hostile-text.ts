@@ -86,6 +86,22 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `curl x | A=${repeated("$(`a ", size)}\n`,
   },
+  // Parameter expansions run to their closing brace; tee's process substitutions are read for a shell.
+  {
+    name: "expansions never closed after a pipe",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | A=${repeated("${a:-b ", size)}\n`,
+  },
+  {
+    name: "tee into substitutions never closed",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | tee ${repeated(">(tee ", size)}\n`,
+  },
+  {
+    name: "tee into many substitutions",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | tee${repeated(" >(a -x)", size)}\n`,
+  },
   { name: "continued lines", path: "p/s/run.sh", make: (size) => `curl x ${repeated("\\\n", size)}| sh\n` },
   {
     name: "backticks never closed",

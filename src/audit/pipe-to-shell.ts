@@ -128,31 +128,64 @@ const CHUNK = 8192;
 function pipedInto(command: string): string | undefined {
   const download = DOWNLOADER.exec(command);
   if (download === null) return undefined;
-  for (const stage of pipedStages(command, download.index)) {
-    const words = wordReader(commandWords(stage));
-    const program = programOf(words)?.text ?? "";
-    const name = program.slice(program.lastIndexOf("/") + 1);
-    if (/^(?:iex|Invoke-Expression)$/i.test(name)) return `piped into ${name}`;
-    // `source /dev/stdin`, `. /dev/stdin`: the shell running the pipeline runs the download itself.
-    if (/^(?:source|\.)$/.test(name) && STDIN_FILE.test(words.next()?.text ?? ""))
-      return `piped into ${name}`;
-    if (RUNTIME.test(name) && runsStandardInput(words)) return `piped into ${name}`;
-    if (POWERSHELL.test(name) && powershellReadsProgram(words)) return `piped into ${name}`;
-    const options = SHELL.test(name) ? SHELL_OPTIONS : interpreterOptions(name);
-    if (options !== undefined && readsProgram(words, options)) return `piped into ${name}`;
+  let downloadStage = true;
+  for (const stage of stagesFrom(command, download.index)) {
+    // The download's own stage reads nothing piped.
+    if (!downloadStage) {
+      const runner = stageRunner(stage, true);
+      if (runner !== undefined) return runner;
+    }
+    downloadStage = false;
   }
   return undefined;
 }
 
-/** The stages of the pipeline in `command` that `|`s after `from` feed, one at a time. */
-function* pipedStages(command: string, from: number): Generator<string> {
+/**
+ * `piped into sh` when the command of a pipeline stage runs what it reads as code; with `teeing`, also when
+ * it is `tee` writing what it reads into a command that does (`tee >(sh)`).
+ */
+function stageRunner(stage: string, teeing: boolean): string | undefined {
+  const words = wordReader(commandWords(stage));
+  const program = programOf(words)?.text ?? "";
+  const name = program.slice(program.lastIndexOf("/") + 1);
+  if (/^(?:iex|Invoke-Expression)$/i.test(name)) return `piped into ${name}`;
+  // `source /dev/stdin`, `. /dev/stdin`: the shell running the pipeline runs the download itself.
+  if (/^(?:source|\.)$/.test(name) && STDIN_FILE.test(words.next()?.text ?? "")) return `piped into ${name}`;
+  if (RUNTIME.test(name) && runsStandardInput(words)) return `piped into ${name}`;
+  if (POWERSHELL.test(name) && powershellReadsProgram(words)) return `piped into ${name}`;
+  const options = SHELL.test(name) ? SHELL_OPTIONS : interpreterOptions(name);
+  if (options !== undefined && readsProgram(words, options)) return `piped into ${name}`;
+  if (teeing && name === "tee") return teedInto(words);
+  return undefined;
+}
+
+/**
+ * `piped into sh through tee` when one of tee's files is a process substitution whose command runs what it
+ * reads (`tee >(sh)`, `tee -a log >(bash -s)`): tee writes what it reads to each. The command inside is read
+ * for a runner, not for another tee, so each word of the line is read at most twice.
+ */
+function teedInto(files: WordReader): string | undefined {
+  for (let file = files.next(); file !== undefined; file = files.next()) {
+    if (!file.raw.startsWith(">(")) continue;
+    const inner = file.raw.slice(2, file.raw.endsWith(")") ? -1 : undefined);
+    for (const stage of stagesFrom(inner, 0)) {
+      const runner = stageRunner(stage, false);
+      if (runner !== undefined) return `${runner} through tee`;
+    }
+  }
+  return undefined;
+}
+
+/** The stages of the pipeline in `command` from `from` on: up to the first `|`, then after each `|`. */
+function* stagesFrom(command: string, from: number): Generator<string> {
   const pipes = /(?<!\|)\|(?![|&])/g;
   pipes.lastIndex = from;
-  for (let pipe = pipes.exec(command); pipe !== null; ) {
-    const start = pipe.index + 1;
-    pipe = pipes.exec(command);
-    yield command.slice(start, pipe === null ? command.length : pipe.index);
+  let start = from;
+  for (let pipe = pipes.exec(command); pipe !== null; pipe = pipes.exec(command)) {
+    yield command.slice(start, pipe.index);
+    start = pipe.index + 1;
   }
+  yield command.slice(start);
 }
 
 /** Words read one at a time, with a word read too far given back. */

@@ -319,6 +319,13 @@ describe("pipe-to-shell", () => {
     ["curl | env -u NAME sh", "curl -fsSL https://x.example/i.sh | env -u HOME sh"],
     ["curl | env -S 'sh -x'", "curl -fsSL https://x.example/i.sh | env -S 'A=1 sh -x'"],
     ["curl | { sh; }", "curl -fsSL https://x.example/i.sh | { sh; }"],
+    // Regression: tee writing into a process substitution that runs a shell was read as tee writing files.
+    ["curl | tee >(sh)", "curl -fsSL https://x.example/i.sh | tee >(sh)"],
+    ["curl | tee >(bash -s)", "curl -fsSL https://x.example/i.sh | tee >(bash -s) >/dev/null"],
+    [
+      "curl | sudo tee log >(sudo bash)",
+      "curl -fsSL https://x.example/i.sh | sudo tee -a install.log >(sha256sum) >(sudo bash -s -- --yes)",
+    ],
     // Regression: runners that were not known were read as the program, their operands too: timeout's
     // duration, chroot's new root, stdbuf's and ionice's values.
     ["curl | timeout 10 sh", "curl -fsSL https://x.example/i.sh | timeout 10 sh"],
@@ -380,6 +387,13 @@ describe("pipe-to-shell", () => {
     ]);
   });
 
+  it("names the shell a download reaches through tee", () => {
+    const command = "curl -fsSL https://x.example/i.sh | tee install.log >(bash -s)";
+    expect(audit("p/s/install.sh", `${command}\n`).map((found) => found.detail)).toEqual([
+      `a download piped into bash through tee: ${JSON.stringify(command)}`,
+    ]);
+  });
+
   it("joins a command continued with backslashes and names its first line", () => {
     const text = "x\ncurl -fsSL \\\n  https://x.example/install.sh \\\n  | bash\n";
     expect(rules("p/s/install.md", text)).toEqual(["2 pipe-to-shell"]);
@@ -417,6 +431,11 @@ describe("pipe-to-shell", () => {
     // is no command at all.
     [`curl | \${VAR:-a b} sh`, `curl -s https://x.example/data | \${PAGER:-less -R} sh`],
     [`curl | VAR=\${VAR:-a b sh`, `curl -s https://x.example/data | V=\${V:-a b sh`],
+    // tee into commands that read data, or a shell running a script; `>(` in quotes is a file's name.
+    ["curl | tee >(gzip > out.gz)", "curl -s https://x.example/data | tee >(gzip > out.gz) | jq ."],
+    ["curl | tee >(sh script)", "curl -s https://x.example/data | tee >(sh ./check.sh) > data.json"],
+    ["curl | tee a file named >(sh)", `curl -s https://x.example/data | tee ">(sh)"`],
+    ["curl | jq >(sh)", "curl -s https://x.example/data | jq . >(sh)"],
     // What a runner's operands and options must not make a shell of.
     ["curl | timeout 10 make", "curl -s https://x.example/data | timeout 10 make"],
     ["curl | timeout 10 sh script", "curl -s https://x.example/data | timeout 10 sh ./process.sh"],
