@@ -339,6 +339,12 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `curl ${repeated('-H "a ', size)}\n`,
   },
+  // data-upload reads a word holding a command (quoted whole, or a substitution) once more, no deeper.
+  {
+    name: "commands in an upload's words",
+    path: "p/s/run.sh",
+    make: (size) => `curl ${repeated('"$(sh -c \'curl "$(a ', size)}\n`,
+  },
   { name: "rm and many arguments", path: "p/s/run.sh", make: (size) => repeated("rm -rf x ", size) },
   // rm's arguments read with their quotes: a `;` in quotes ends no command.
   {

@@ -1,8 +1,8 @@
 /** The data-upload rule: a command that sends a local file or a command's output to a host. */
 import { quoted } from "../visible.js";
-import { type CommandLine, unquoted } from "./pipe-to-shell.js";
+import type { CommandLine } from "./pipe-to-shell.js";
 import type { Reader } from "./reader.js";
-import { isSpace } from "./scan.js";
+import { shellTokens } from "./shell-words.js";
 
 /** Programs that send data to a host; each command line holding one is read once. */
 const SENDERS =
@@ -33,81 +33,59 @@ const CURL_SHORT = /^-[a-zA-Z]*?([dFT])(.*)$/;
 
 /**
  * What a command sends of the machine it runs on, in words, or undefined when it sends nothing of it. Read
- * twice when it holds a quote: a word at a time, which finds `sh -c "curl -T out.txt https://…"`, and
- * with quoted text kept in its word ({@link quotedWords}), which finds `curl -H "X: a | b" -T out.txt …`,
- * where the `|` in quotes, read as a pipe, ended the reading of curl's options.
+ * as a shell reads it ({@link shellTokens}): a `|` in quotes ends no command (`curl -H "X: a | b" -T
+ * out.txt …`), one written without spaces does (`cat key|curl -d @- …`). A word holding a command, quoted
+ * whole or substituted (`sh -c "curl -T out.txt …"`, `"$(cat key | curl -d @- …)"`), is read as a command
+ * too, once: no deeper, so that each character is read at most twice.
  */
-function uploadIn(command: string): string | undefined {
-  const how = uploadInWords(command, command.match(/\S+/g) ?? []);
-  if (how !== undefined || !/["']/.test(command)) return how;
-  return uploadInWords(command, quotedWords(command));
-}
-
-/**
- * The words of a command, split at white space, but a stretch in quotes that opens a word or follows its
- * `=` (`"X: a | b"`, `--data="a b"`) is kept in it, up to its closing quote. A quote inside a word
- * (`don't`), or one never closed, is a character like any. Each quote is searched for its closing one
- * at most once, and a quote never closed is not looked for again: linear in the command.
- */
-function quotedWords(command: string): string[] {
-  const words: string[] = [];
-  const unclosed = new Set<number>();
-  let at = 0;
-  while (at < command.length) {
-    while (at < command.length && isSpace(command.charCodeAt(at))) at++;
-    const start = at;
-    while (at < command.length && !isSpace(command.charCodeAt(at))) {
-      const code = command.charCodeAt(at);
-      const opens =
-        (code === 0x22 || code === 0x27) &&
-        !unclosed.has(code) &&
-        (at === start || command.charCodeAt(at - 1) === 0x3d);
-      const close = opens ? command.indexOf(String.fromCharCode(code), at + 1) : -1;
-      if (opens && close === -1) unclosed.add(code);
-      at = close === -1 ? at + 1 : close + 1;
-    }
-    if (at > start) words.push(command.slice(start, at));
-  }
-  return words;
-}
-
-/** What a command of `words` sends of the machine it runs on (see {@link uploadIn}). */
-function uploadInWords(command: string, words: readonly string[]): string | undefined {
+function uploadIn(command: string, nested = true): string | undefined {
+  const tokens = shellTokens(command);
   const heredoc = command.includes("<<");
   // A row of a Markdown table (`| nc | netcat |`) has pipes and tags, not a pipeline or a redirection.
   const table = /^\s*\|/.test(command);
-  const redirected = !table && /(?:^|\s)<\s*[^\s<(]/.test(command);
   let program: string | undefined;
   let piped = false;
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index] ?? "";
-    if (/^(?:\||&&|\|\||;)$/.test(word)) {
+  let redirected: boolean | undefined;
+  // Read a token ahead, for an option's value; not gathered in an array first, as most commands end early.
+  let next = tokens.next();
+  while (!next.done) {
+    const token = next.value;
+    next = tokens.next();
+    if (token.kind === "operator") {
       program = undefined;
-      piped = word === "|" && !table;
+      piped = token.text === "|" && !table;
       continue;
     }
-    if (/\/dev\/(?:tcp|udp)\//i.test(word) && /^\d*>/.test(word.replace(/^["']/, ""))) {
-      return "writes to a network connection";
+    if (token.kind === "redirection") {
+      if (NETWORK_FILE.test(token.file?.text ?? "")) return "writes to a network connection";
+      continue;
     }
+    const { raw, text } = token.word;
+    const inner = nested ? commandIn(raw, text) : undefined;
+    const innerHow = inner === undefined ? undefined : uploadIn(inner, false);
+    if (innerHow !== undefined) return innerHow;
     if (program === undefined) {
-      const name = baseName(unquoted(word)).toLowerCase();
+      const name = baseName(text).toLowerCase();
       if (/^(?:curl|wget|invoke-webrequest|invoke-restmethod|iwr|irm|nc|ncat|netcat)$/.test(name)) {
         program = name;
-        if (/^(?:nc|ncat|netcat)$/.test(name) && (piped || redirected)) {
-          return `sends ${piped ? "what is piped into it" : "a file"} to a host with ${name}`;
+        if (/^(?:nc|ncat|netcat)$/.test(name)) {
+          // Whether a file is redirected in is read once, when an nc is met that nothing is piped into.
+          if (!piped) redirected ??= !table && readsFile(command);
+          if (piped || redirected) {
+            return `sends ${piped ? "what is piped into it" : "a file"} to a host with ${name}`;
+          }
         }
-      }
-      if (/\/dev\/(?:tcp|udp)\//i.test(word) && index > 0 && /[<>]&?$/.test(words[index - 1] ?? "")) {
-        return "writes to a network connection";
       }
       continue;
     }
     if (program === "curl") {
       // Only an option's value is read, and only a word starting with `-` is one.
-      if (!word.startsWith("-")) continue;
-      const short = CURL_SHORT.exec(word);
-      const option = short ? `-${short[1]}` : word;
-      const value = short && short[2] !== "" ? unquoted(short[2] ?? "") : unquoted(words[index + 1] ?? "");
+      if (!text.startsWith("-")) continue;
+      const short = CURL_SHORT.exec(text);
+      const option = short ? `-${short[1]}` : text;
+      const after = next.done ? undefined : next.value;
+      const value =
+        short && short[2] !== "" ? (short[2] ?? "") : after?.kind === "word" ? after.word.text : "";
       if (CURL_UPLOAD.has(option)) return "uploads a file with curl";
       if (CURL_FORM.has(option) && /=[@<]/.test(value)) return "uploads a file in a form with curl";
       if (CURL_DATA.has(option)) {
@@ -118,12 +96,33 @@ function uploadInWords(command: string, words: readonly string[]): string | unde
         if (value.includes("$(")) return "sends a command's output with curl";
       }
     } else if (program === "wget") {
-      if (/^--(?:post|body)-file(?:=|$)/.test(word)) return "sends a file with wget";
-    } else if (/^-infile$/i.test(word)) {
+      if (/^--(?:post|body)-file(?:=|$)/.test(text)) return "sends a file with wget";
+    } else if (/^-infile$/i.test(text)) {
       return `sends a file with ${program}`;
     }
   }
   return undefined;
+}
+
+/** Whether `command` redirects a file into standard input (`< file`), read only for `nc`. */
+function readsFile(command: string): boolean {
+  for (const token of shellTokens(command)) {
+    if (token.kind === "redirection" && /^\d*<$/.test(token.operator)) return true;
+  }
+  return false;
+}
+
+/** A socket bash opens when it is redirected to or from it. */
+const NETWORK_FILE = /^\/dev\/(?:tcp|udp)\//i;
+
+/**
+ * The command a word may hold, to be read again: its text from the first substitution it opens (`$(`, a
+ * backtick, `<(`, `>(`) on, or all of it when quoted with a blank in it (`"curl -T out.txt …"`).
+ */
+function commandIn(raw: string, text: string): string | undefined {
+  const opener = /\$\(|`|[<>]\(/.exec(raw);
+  if (opener !== null) return raw.slice(opener.index + opener[0].length);
+  return /[ \t]/.test(text) ? text : undefined;
 }
 
 /** A path's last part: what follows its last `/` or `\\`. */
