@@ -67,17 +67,19 @@ const BOTH_ACCEPTED = "application/json, text/event-stream";
  * Assumption: the SDK's 2025 transport looks for `application/json` and `text/event-stream` in `Accept` as
  * written, and refuses (406) a client that writes them otherwise: in capitals, though media types are
  * case-insensitive (RFC 9110, 8.3.1), or as ranges (`*\/*`, what curl and most HTTP libraries send, or
- * `application/*, text/*`), though those accept both (RFC 9110, 12.5.1). The route hands the SDK a header
- * that accepts both as the two types written out, and any other in lower case: the answer is the same as
- * for the header written so, and a header that accepts neither or one (`text/html`, `application/json`,
- * `*\/*;q=0`) is still refused.
+ * `application/*, text/*`), though those accept both (RFC 9110, 12.5.1); and it serves a header that
+ * names both with a weight of 0 on one (`application/json, text/event-stream;q=0`), which refuses it. The
+ * route hands the SDK the two types the header accepts written out, and nothing of those it refuses: the
+ * answer is the same as for the header written so, and a header that accepts neither or one
+ * (`text/html`, `application/json`, `*\/*;q=0`) is refused.
  */
 export function acceptAsTheSdkReadsIt(headers: IncomingHttpHeaders): void {
   const { accept } = headers;
   // What the SDK's client and most hosts send, on every request: read without a parse.
   if (accept === undefined || accept === BOTH_ACCEPTED) return;
-  const both = acceptsMediaType(accept, "application/json") && acceptsMediaType(accept, "text/event-stream");
-  const read = both ? BOTH_ACCEPTED : accept.toLowerCase();
+  const read = ["application/json", "text/event-stream"]
+    .filter((mediaType) => acceptsMediaType(accept, mediaType))
+    .join(", ");
   if (read !== accept) headers.accept = read;
 }
 

@@ -829,7 +829,15 @@ describe("/mcp over HTTP", () => {
       const response = await post(`${server.url}/mcp`, ping, { accept });
       expect([response.status, response.json], accept).toEqual([200, { jsonrpc: "2.0", id: 4, result: {} }]);
     }
-    for (const accept of ["text/html", "application/json", "*/*;q=0", "*/*, text/event-stream;q=0"]) {
+    // A weight of 0 refuses a type that the header still names (application/json, text/event-stream;q=0).
+    for (const accept of [
+      "text/html",
+      "application/json",
+      "*/*;q=0",
+      "*/*, text/event-stream;q=0",
+      "application/json, text/event-stream;q=0",
+      "text/event-stream, application/json;q=0",
+    ]) {
       const response = await post(`${server.url}/mcp`, ping, { accept });
       expect(response.status, accept).toBe(406);
     }
