@@ -24,6 +24,7 @@ import {
   findSkillAsWritten,
   holdersOf,
   isSelector,
+  LONGEST_SKILL_REFERENCE,
   readCall,
   skillAtPath,
 } from "./references.js";
@@ -34,7 +35,10 @@ export const readSkillTool = defineTool({
   readsFiles: true,
   description: `Read a skill's instructions (SKILL.md), or one of its files; file="${MANIFEST_NAME}" lists them.`,
   inputSchema: {
-    skill: z.string().max(300).describe("Skill name, or pack/name when several packs share it"),
+    skill: z
+      .string()
+      .max(LONGEST_SKILL_REFERENCE)
+      .describe("Skill name, or pack/name when several packs share it"),
     file: z
       .string()
       .max(1024)

@@ -24,6 +24,9 @@ import { quoted } from "../visible.js";
 import type { ToolContext } from "./context.js";
 import { ToolError } from "./tool.js";
 
+/** The longest skill reference read: a name, or pack/name, as read_skill's `skill` takes it. */
+export const LONGEST_SKILL_REFERENCE = 300;
+
 /**
  * " Did you mean: a, b?" for a `name` that names no skill: the skills of `among` with a close name (or,
  * when none is close, the name's words) that `keep` keeps, each named as the caller's scope reads it;
@@ -35,6 +38,9 @@ export function closeNamesHint(
   among: Scope,
   keep: (skill: Skill) => boolean = () => true,
 ): string {
+  // Searching a name costs time by its words, and a prompt's name is bounded only by the body: 60 KB of
+  // them held the event loop over a second. No longer name is close to a skill's.
+  if (name.length > LONGEST_SKILL_REFERENCE) return "";
   const close = context.index
     .suggest(name, among)
     .filter(keep)

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { SkillIndex } from "../../src/search/skill-index.js";
 import { PNG_BYTES } from "../helpers/fixtures.js";
 import { stdioServerProcess } from "../helpers/process.js";
 import { wireRequest } from "../helpers/requests.js";
@@ -298,6 +299,24 @@ describe.each(ERAS)("the Skills extension in the %s era", (era) => {
     expect(refused.json).toMatchObject({
       error: { code: -32602, message: expect.stringMatching(/^No prompt "\\"n{99}…"\./) },
     });
+  });
+
+  // Regression: a name that is no prompt was searched for whole, to suggest close names, though
+  // list_skills searches at most 1,000 characters and read_skill takes a name of 300: a prompts/get of
+  // 60 KB of random words held the event loop some 1.4 s, over stdio a line of 10 MiB for minutes.
+  it("searches no name longer than a skill's reference for close names", async () => {
+    const searched = vi.spyOn(SkillIndex.prototype, "search");
+    try {
+      const words = Array.from({ length: 60 }, (_, index) => `hamer${index}`).join(" ");
+      const long = wireRequest(era, 3, "prompts/get", { name: words });
+      const refused = await post(`${server.url}/mcp`, long.body, long.headers);
+      expect(refused.json).toMatchObject({
+        error: { code: -32602, message: expect.stringMatching(/^No prompt ".*…"\. prompts\/list names/) },
+      });
+      expect(searched).not.toHaveBeenCalled();
+    } finally {
+      searched.mockRestore();
+    }
   });
 
   // The SDK's check of a spec request threw a plain error: a read without its URI was -32603, an internal
