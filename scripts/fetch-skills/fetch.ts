@@ -5,6 +5,7 @@ import { GitError, type SimpleGit } from "simple-git";
 import { makeFolder } from "../../src/make-folder.js";
 import type { SourceLimits } from "./copy.js";
 import { oneLine, SourceError, withoutCredentials } from "./errors.js";
+import { BOUNDED_FETCH_CONFIG, boundedFetch, FetchTooLargeError } from "./fetch-bound.js";
 import { gitAt, gitCheckingOut, gitRecords } from "./git.js";
 import { isWithin, type SkillSource } from "./manifest.js";
 import { removeTree } from "./work-folder.js";
@@ -64,8 +65,9 @@ export async function checkoutSource(
   const { storeGit, created } = await guard("cannot prepare its git store", () =>
     openStore(store, source.repo, signal),
   );
-  const { method, commit } = await fetchCommit(storeGit, source, created, guard);
   const most = { files: CHECKOUT_FACTOR * limits.files, bytes: CHECKOUT_FACTOR * limits.bytes };
+  const fetching = { store, signal, most: most.bytes };
+  const { method, commit } = await fetchCommit(storeGit, source, created, fetching, guard);
   const size = await guard("cannot list its files", () => checkoutSize(store, source, signal, most));
   if (size.files > most.files || size.bytes > most.bytes) {
     // Counted up to the first file past a limit: "at least" that many.
@@ -272,6 +274,17 @@ async function isFolder(folder: string): Promise<boolean> {
 type Guard = <T>(what: string, step: () => Promise<T>) => Promise<T>;
 
 /**
+ * A fetch into the store, stopped once it brings more than `most` bytes (and what it brought removed), or
+ * once `signal` aborts: git has no limit of its own on what a fetch receives, and 40 files of 95 MB of
+ * random bytes filled the build machine's disk before the checkout's limit was checked.
+ */
+interface Fetching {
+  readonly store: string;
+  readonly signal: AbortSignal | undefined;
+  readonly most: number;
+}
+
+/**
  * Brings `source.ref` into the store, and says how and which commit it leads to (the pin itself, or for an
  * annotated tag's id the commit it tags; undefined when it leads to none).
  */
@@ -279,21 +292,21 @@ async function fetchCommit(
   storeGit: SimpleGit,
   source: SkillSource,
   created: boolean,
+  fetching: Fetching,
   guard: Guard,
 ): Promise<{ method: FetchMethod; commit: string | undefined }> {
   const cached = created ? undefined : await commitOf(storeGit, source.ref);
   if (cached !== undefined) return { method: "cached", commit: cached };
   try {
-    await storeGit.raw(["fetch", "--quiet", "--no-tags", "--depth=1", "origin", source.ref]);
+    await fetchWithin(fetching, source, ["--no-tags", "--depth=1", "origin", source.ref]);
   } catch (error) {
+    if (error instanceof SourceError) throw error;
     if (!(error instanceof GitError) || !REFUSED_UNADVERTISED.test(error.message)) {
       throw new SourceError(source.name, `cannot fetch ${source.repo}: ${oneLine(error)}`);
     }
     const shallow = (await storeGit.revparse(["--is-shallow-repository"])).trim() === "true";
     await guard(`cannot fetch ${source.repo}`, () =>
-      storeGit.raw([
-        "fetch",
-        "--quiet",
+      fetchWithin(fetching, source, [
         ...(shallow ? ["--unshallow"] : []),
         "origin",
         "+refs/heads/*:refs/remotes/origin/*",
@@ -312,6 +325,30 @@ async function fetchCommit(
     return { method: "full", commit };
   }
   return { method: "shallow", commit: await commitOf(storeGit, source.ref) };
+}
+
+/** `git fetch --quiet <args>` into the store, within {@link Fetching}'s bound. */
+async function fetchWithin(fetching: Fetching, source: SkillSource, args: readonly string[]): Promise<void> {
+  const { store, signal, most } = fetching;
+  try {
+    await boundedFetch(store, most, signal, (bounded) =>
+      gitAt(store, bounded).raw([...BOUNDED_FETCH_CONFIG, "fetch", "--quiet", ...args]),
+    );
+    // The gc a fetch would run, once what it brought is kept; not in the background, where its repack
+    // would count as brought by the next fetch into this store, and lose its new pack to that one's removal.
+    // As within git's fetch, one that fails leaves the store as it was and fails nothing.
+    await gitAt(store, signal)
+      .raw(["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"])
+      .catch(() => undefined);
+  } catch (error) {
+    if (!(error instanceof FetchTooLargeError)) throw error;
+    throw new SourceError(
+      source.name,
+      `fetching ${source.repo} brought more than ${count(mib(most))} MiB, the most a fetch of one source may ` +
+        `bring, as its checkout may write (${CHECKOUT_FACTOR} times what one source may bring; --max-mib ` +
+        `sets it): stopped, and what it brought removed from the store (${source.ref})`,
+    );
+  }
 }
 
 /** The commit the store holds at `ref` (for an annotated tag's id, the commit it tags), if it holds one. */

@@ -27,6 +27,11 @@ export function gitAt(baseDir: string | undefined, signal: AbortSignal | undefin
   return simpleGit(gitOptions(baseDir, signal));
 }
 
+/** Git in `baseDir`, as {@link gitAt} without a signal, with `input` on its standard input. */
+export function gitFeeding(baseDir: string, input: string): SimpleGit {
+  return simpleGit({ ...gitOptions(baseDir, undefined), input: () => input });
+}
+
 /**
  * Git in the store `store`, as {@link gitAt}, for a checkout into a work tree the fetcher made (`--work-tree`)
  * with its index at `index` (GIT_INDEX_FILE): git writes an index as `<index>.lock` and renames it into

@@ -1,4 +1,5 @@
 import { execFile, execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { chmod, mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
@@ -167,6 +168,37 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     );
     expect(await readdir(site)).toEqual(["skills.toml"]);
     expect((await runFetcher(["--max-mib", "2"], site)).code).toBe(0);
+  });
+
+  // Regression: the pinned commit was fetched into the store whole before any size was checked, and git
+  // bounds no fetch: 40 files of 95 MB of random bytes (which no pack compresses) filled the build
+  // machine's disk, and the checkout's check refused the source only once they were there.
+  it("stops a fetch that brings more than 4 times its limit, and leaves nothing of it in the store", async () => {
+    const random = (mib: number) => randomBytes(mib * 1024 * 1024);
+    const repo = await makeUpstream(path.join(tree.dir, "noise"), [
+      { "skills/small/SKILL.md": skillMd("small"), "noise/a.bin": random(3), "noise/b.bin": random(3) },
+    ]);
+    const ref = repo.commits[0] ?? "";
+    // Held by no branch: the server refuses it, and the whole history is fetched, moving the store's refs.
+    const unheld = "0123456789abcdef0123456789abcdef01234567";
+    for (const pin of [ref, unheld]) {
+      const site = await makeSite(tree.dir, [{ name: "noise", repo: repo.url, ref: pin, path: "skills" }]);
+      const refused = await runFetcher(["--max-mib", "1", "--cache", "cache"], site);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        `fetch-skills: source "noise": fetching ${repo.url} brought more than 4 MiB, the most a fetch of one source may bring, as its checkout may write (4 times what one source may bring; --max-mib sets it): stopped, and what it brought removed from the store (${pin})`,
+      );
+      expect(await readdir(site)).toEqual(["cache", "skills.toml"]);
+      const [store = ""] = await readdir(path.join(site, "cache"));
+      expect(await readdir(path.join(site, "cache", store, "objects/pack"))).toEqual([]);
+      expect(await readdir(path.join(site, "cache", store))).not.toContain("shallow");
+      expect(await git(path.join(site, "cache", store), "for-each-ref")).toBe("");
+    }
+    // The store left is whole: within a larger limit the same pin is fetched into it.
+    const site = await makeSite(tree.dir, [{ name: "noise", repo: repo.url, ref, path: "skills" }]);
+    expect((await runFetcher(["--max-mib", "1", "--cache", "cache"], site)).code).toBe(1);
+    const fetched = await runFetcher(["--max-mib", "2", "--cache", "cache"], site);
+    expect(fetched.code, fetched.stderr).toBe(0);
   });
 
   // Regression: the tree's listing was held whole before it was counted, and a repository of kilobytes

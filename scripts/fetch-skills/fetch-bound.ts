@@ -1,0 +1,132 @@
+import { readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { gitAt, gitFeeding } from "./git.js";
+
+/**
+ * How often a running fetch's download is measured: a few times a second costs a listing of the store's
+ * pack folder (a few files) and a stat of each new one, and lets a fetch pass its bound by what the
+ * network brings in a quarter of a second.
+ */
+const POLL_MS = 250;
+
+/**
+ * Git settings of a bounded fetch: what it brings is kept as one pack however few its objects (below
+ * `fetch.unpackLimit`, 100 by default, git unpacked them into loose objects spread over 256 folders, which
+ * only a deep walk could measure), and no automatic gc runs within it (a repack writes new packs of what
+ * the store held before, which would count as brought, and gone old ones).
+ */
+export const BOUNDED_FETCH_CONFIG = [
+  "-c",
+  "fetch.unpackLimit=1",
+  "-c",
+  "gc.auto=0",
+  "-c",
+  "maintenance.auto=false",
+] as const;
+
+/** Thrown when a fetch brought more than its bound: it was stopped, and what it brought removed. */
+export class FetchTooLargeError extends Error {
+  override name = "FetchTooLargeError";
+}
+
+/**
+ * Runs `fetch`, a git fetch into the bare repository `store` that stops when the signal it is given
+ * aborts, and stops it once what it has written into the store's pack folder (git's temporary
+ * `tmp_pack_*` as it downloads, then the pack) passes `most` bytes; measured again when git is done, so
+ * a download faster than the watch is refused too. Either way the files it wrote there are removed, and
+ * the store's `shallow` file and refs are put back as they were, so the store holds nothing of it; then
+ * throws {@link FetchTooLargeError}. `signal` (the run's) stops it as before.
+ */
+export async function boundedFetch(
+  store: string,
+  most: number,
+  signal: AbortSignal | undefined,
+  fetch: (signal: AbortSignal) => Promise<unknown>,
+): Promise<void> {
+  const packs = path.join(store, "objects", "pack");
+  const before = new Set(await namesIn(packs));
+  const shallow = await readFile(path.join(store, "shallow")).catch(() => undefined);
+  const refs = await refsOf(store);
+  const watchdog = new AbortController();
+  let watching: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    watching = watching.then(async () => {
+      if (!watchdog.signal.aborted && (await broughtBytes(packs, before)) > most) watchdog.abort();
+    });
+  }, POLL_MS);
+  let failure: unknown;
+  try {
+    await fetch(signal === undefined ? watchdog.signal : AbortSignal.any([signal, watchdog.signal]));
+  } catch (error) {
+    failure = error;
+  } finally {
+    clearInterval(timer);
+    await watching;
+  }
+  const over =
+    watchdog.signal.aborted || (failure === undefined && (await broughtBytes(packs, before)) > most);
+  if (!over) {
+    if (failure !== undefined) throw failure;
+    return;
+  }
+  await removeBrought(store, packs, before, shallow, refs);
+  throw new FetchTooLargeError(`brought more than ${most} bytes`);
+}
+
+/** The names in `folder`, none when it is missing. */
+async function namesIn(folder: string): Promise<string[]> {
+  return readdir(folder).catch((): string[] => []);
+}
+
+/** The bytes of the files in `packs` that were not there `before`: what the running fetch has written. */
+async function broughtBytes(packs: string, before: ReadonlySet<string>): Promise<number> {
+  const sizes = await Promise.all(
+    (await namesIn(packs))
+      .filter((name) => !before.has(name))
+      // A temporary file git renamed or removed since the listing counts nothing.
+      .map((name) =>
+        stat(path.join(packs, name)).then(
+          ({ size }) => size,
+          () => 0,
+        ),
+      ),
+  );
+  return sizes.reduce((sum, size) => sum + size, 0);
+}
+
+/** Each ref of the store and the object it names, as `for-each-ref` writes them: `<object> <ref>`. */
+async function refsOf(store: string): Promise<Map<string, string>> {
+  const listing = await gitAt(store, undefined).raw(["for-each-ref", "--format=%(objectname) %(refname)"]);
+  const refs = new Map<string, string>();
+  for (const line of listing.split("\n")) {
+    const space = line.indexOf(" ");
+    if (space > 0) refs.set(line.slice(space + 1), line.slice(0, space));
+  }
+  return refs;
+}
+
+/**
+ * Removes what a fetch wrote into the store: its files in `packs` (a pack, its index, git's temporary
+ * files), and what it recorded of them, the `shallow` file (a shallow fetch) and the refs it moved (a
+ * full fetch, done before they are checked), which would name objects the store no longer holds.
+ */
+async function removeBrought(
+  store: string,
+  packs: string,
+  before: ReadonlySet<string>,
+  shallow: Buffer | undefined,
+  refs: ReadonlyMap<string, string>,
+): Promise<void> {
+  const brought = (await namesIn(packs)).filter((name) => !before.has(name));
+  await Promise.all(brought.map((name) => rm(path.join(packs, name), { force: true })));
+  const shallowFile = path.join(store, "shallow");
+  if (shallow === undefined) await rm(shallowFile, { force: true });
+  else await writeFile(shallowFile, shallow);
+  const moved: string[] = [];
+  for (const [ref, object] of await refsOf(store)) {
+    const was = refs.get(ref);
+    if (was === undefined) moved.push(`delete ${ref}\n`);
+    else if (was !== object) moved.push(`update ${ref} ${was}\n`);
+  }
+  if (moved.length > 0) await gitFeeding(store, moved.join("")).raw(["update-ref", "--stdin"]);
+}
