@@ -15,7 +15,15 @@ import type { InstalledSkill, Lock, LockedSkill, LockSource } from "./lock.js";
 import { SyncError, type SyncOptions, syncedBy } from "./options.js";
 import { withPackRoom } from "./pack-room.js";
 import { relativePathProblem } from "./paths.js";
-import { isCurrent, type OwnedState, planSync, type RefusedEntry, type Step, servingUnsaid } from "./plan.js";
+import {
+  type AdoptionUnanswered,
+  isCurrent,
+  type OwnedState,
+  planSync,
+  type RefusedEntry,
+  type Step,
+  servingUnsaid,
+} from "./plan.js";
 import { CitedFileUnreadable, type DownloadContext, type PackLookup, readPackFile } from "./reads.js";
 
 /**
@@ -120,13 +128,14 @@ async function adoptableSkills(
   taken: ReadonlySet<string>,
   options: SyncOptions,
   context: DownloadContext,
-): Promise<Map<string, InstalledSkill | UnreadableFile>> {
+): Promise<Map<string, InstalledSkill | UnreadableFile | AdoptionUnanswered>> {
   const candidates = adoptionCandidates(listed, new Set(owned.keys()), new Set(ownedElsewhere.keys()), taken);
   const outcomes = await readAdoptable(candidates, options.folder, options.allowUnsafe, context);
-  const adoptable = new Map<string, InstalledSkill | UnreadableFile>();
+  const adoptable = new Map<string, InstalledSkill | UnreadableFile | AdoptionUnanswered>();
   for (const [name, outcome] of [...outcomes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (!(outcome instanceof CitedFileUnreadable)) adoptable.set(name, outcome);
     else if (options.mode !== "sync") throw cannotTell(name, outcome, context.server);
+    else adoptable.set(name, { unanswered: unanswered(outcome, context.server) });
   }
   return adoptable;
 }
@@ -316,8 +325,13 @@ async function readPackDigests(
  * `update` would claim a change no one saw. A sync tries the update instead.
  */
 function cannotTell(name: string, error: CitedFileUnreadable, server: URL): SyncError {
+  return new SyncError(`cannot tell whether ${name} is up to date: ${unanswered(error, server)}`);
+}
+
+/** What went unanswered of a cited file, and what to do about it. */
+function unanswered(error: CitedFileUnreadable, server: URL): string {
   const { said, hint } = readFailure(error, server);
-  return new SyncError(`cannot tell whether ${name} is up to date: ${said}${tryAgain(hint)}`);
+  return `${said}${tryAgain(hint)}`;
 }
 
 /** What a check that cannot tell says to do: try again, once what `hint` says to check of the proxy is done. */

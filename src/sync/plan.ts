@@ -77,9 +77,10 @@ interface PlanInput {
   /**
    * Names in `taken` whose folder holds exactly what a sync would install now from this server (see
    * adoptable), with the record a fresh install would make; or where a file of that copy cannot be read
-   * in the folder, which and why (the folder may be the copy: the check cannot tell).
+   * in the folder, which and why (the folder may be the copy: the check cannot tell); or, in a sync, where
+   * the server did not answer for a file the skill cites, what went unanswered.
    */
-  readonly adoptable: ReadonlyMap<string, InstalledSkill | UnreadableFile>;
+  readonly adoptable: ReadonlyMap<string, InstalledSkill | UnreadableFile | AdoptionUnanswered>;
   /** Owned names the server could not be asked about, with why: nothing is removed on a guess. */
   readonly unsure: ReadonlyMap<string, NoAnswer>;
   /** Owned names the extension no longer lists but the server's tools still serve: kept, not removed. */
@@ -218,6 +219,7 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
     const adopted = input.adoptable.get(name);
     if (adopted === undefined) return skip(name, NOT_INSTALLED);
     if ("unreadable" in adopted) return skip(name, notInstalledUnreadable(name, adopted));
+    if ("unanswered" in adopted) return skip(name, notInstalledUnanswered(name, adopted));
     return { kind: "adopt", name, installed: adopted };
   }
   switch (owned.kind) {
@@ -317,6 +319,22 @@ function notInstalledUnreadable(name: string, { unreadable, cause, problem }: Un
     ? `${cannot}: move ${name} away to get the server's copy`
     : `${cannot}: let the user sync runs as read it (sync then adopts the folder if it holds the server's copy), ` +
         `or move ${name} away to get the server's copy`;
+}
+
+/**
+ * A folder sync did not install, checked for adoption by a sync while the server did not answer for a file
+ * the skill cites: what went unanswered, in words, and what to do (`…; try again when the server answers`).
+ */
+export interface AdoptionUnanswered {
+  readonly unanswered: string;
+}
+
+/**
+ * Why such a skill is skipped when the server did not answer for a file it cites: the folder may well be
+ * the server's copy, which the next sync adopts once the server answers, so moving it away is no advice.
+ */
+function notInstalledUnanswered(name: string, { unanswered }: AdoptionUnanswered): string {
+  return `${NOT_INSTALLED_THERE}: left alone; sync cannot tell whether ${name} holds the server's copy (which it would adopt): ${unanswered}`;
 }
 
 /** Why a folder sync did not install is adopted: as the plan and the progress say it. */

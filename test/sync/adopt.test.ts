@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LOCK_FILE } from "../../src/sync/lock.js";
 import { NOT_INSTALLED } from "../../src/sync/plan.js";
+import { cuttingProxy } from "../helpers/cutting-proxy.js";
 import { ERAS } from "../helpers/server.js";
 import { skillMd, writeTree } from "../helpers/skill-tree.js";
 import { readLockIn, readTree, type Served, serveCatalog, sync, tempFolder } from "./helpers.js";
@@ -162,6 +163,34 @@ describe("adopting", () => {
         "file; left alone: move review-code away to get the server's copy",
     );
     expect(report.counts).toMatchObject({ adopted: 4, skipped: 1 });
+  });
+
+  // Regression: a sync whose read of a cited file went unanswered said to move the folder away to get the
+  // server's copy, though the folder may well be that copy; a check says it cannot tell.
+  it("says it cannot tell, and to try again, when the server does not answer for a file the skill cites", async () => {
+    await sync(server.url, target);
+    await rm(path.join(target, LOCK_FILE));
+    let failing = false;
+    const front = await cuttingProxy(
+      new URL(server.url),
+      (body) => failing && body.includes("skill://team/shared/checklist.md"),
+    );
+    try {
+      failing = true;
+      const report = await sync(front.url, target);
+
+      const line = report.lines.find((text) => text.startsWith("review-code: skipped: ")) ?? "";
+      expect(line).toMatch(
+        /^review-code: skipped: a folder or file of that name that sync did not install is there: left alone; sync cannot tell whether review-code holds the server's copy \(which it would adopt\): reading skill:\/\/team\/shared\/checklist\.md, a file it cites, failed: .+; try again when the server answers$/,
+      );
+      expect(line).not.toContain("move it away");
+      // climb cites the checklist too.
+      expect(report.counts).toMatchObject({ adopted: 3, skipped: 2 });
+      failing = false;
+      expect((await sync(front.url, target)).counts).toMatchObject({ adopted: 2, skipped: 0 });
+    } finally {
+      await front.close();
+    }
   });
 
   it("adopts the skills a user copied by hand before any sync, not a folder spelled otherwise or a symlink", async () => {
