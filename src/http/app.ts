@@ -13,6 +13,7 @@ import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { quoted, visible } from "../visible.js";
 import { clientErrorHandler, expectationFailed, getOnly, notFound } from "./client-errors.js";
+import { continueOnceBodyIsRead } from "./expect-continue.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
 import { failureIn, JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
@@ -73,7 +74,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onConstructorPoisoning: PROTO_POISONING,
   });
   app.setNotFoundHandler(notFound);
+  // A path no route serves is answered before its body is read: Fastify read and parsed it first, and
+  // sent `Expect: 100-continue` its 100 Continue for a body no one wanted (see continueOnceBodyIsRead).
+  app.addHook("preParsing", (request, reply, _payload, done) => {
+    if (request.is404) notFound(request, reply);
+    else done();
+  });
   app.server.on("checkExpectation", expectationFailed(metrics));
+  continueOnceBodyIsRead(app.server);
 
   // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.
   app.removeContentTypeParser("text/plain");

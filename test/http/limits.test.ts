@@ -216,6 +216,36 @@ describe("request size and time", () => {
     });
   });
 
+  // Regression: Node answered `Expect: 100-continue` with 100 Continue as the headers arrived, so a client
+  // whose request was refused before its body is read began uploading a body no one would read.
+  it("answers Expect: 100-continue over MAX_BODY_BYTES, or to no route, with its refusal and no 100 Continue", async () => {
+    for (const [target, length, status] of [
+      ["/mcp", 10_000_000, 413],
+      ["/nowhere", 20, 404],
+    ] as const) {
+      const { answer } = await expectingContinue(
+        server.url,
+        `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
+      );
+      expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(answer).not.toContain("100 Continue");
+    }
+  });
+
+  it("answers Expect: 100-continue within MAX_BODY_BYTES with 100 Continue, then serves the body", async () => {
+    const body = JSON.stringify(ping);
+    const { answer, socket } = await expectingContinue(
+      server.url,
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+        `Accept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+      (sent) => sent.write(body),
+    );
+    socket.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(JSON.parse(answer.slice(answer.lastIndexOf("\r\n\r\n") + 4))).toMatchObject({ id: 1, result: {} });
+  });
+
   it("drops a client that sends its request too slowly (slowloris) with 408", async () => {
     const { port } = new URL(server.url);
     const socket = net.connect(Number(port), "127.0.0.1");
@@ -259,3 +289,34 @@ describe("idle connections", () => {
     }
   });
 });
+
+/**
+ * Sends `head` (a request's headers, asking `Expect: 100-continue`) on a raw connection, and `onContinue`
+ * its body once a 100 Continue arrives; resolves with all that arrived once an answer other than 100 has
+ * arrived whole (its body parses).
+ */
+async function expectingContinue(
+  url: string,
+  head: string,
+  onContinue: (socket: net.Socket) => void = () => {},
+): Promise<{ answer: string; socket: net.Socket }> {
+  const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+  let answer = "";
+  let continued = false;
+  socket.on("data", (chunk: Buffer) => {
+    answer += chunk.toString();
+    if (!continued && answer.startsWith("HTTP/1.1 100 Continue\r\n\r\n")) {
+      continued = true;
+      onContinue(socket);
+    }
+  });
+  socket.write(head);
+  const final = () => answer.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, "");
+  // Retried until the answer after any 100 has arrived whole and its body parses.
+  await vi.waitFor(() => JSON.parse(final().slice(final().indexOf("\r\n\r\n") + 4)), {
+    timeout: 5000,
+    interval: 50,
+  });
+  socket.destroy();
+  return { answer, socket };
+}
