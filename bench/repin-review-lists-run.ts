@@ -1,5 +1,5 @@
 /** The work of bench/repin-review-lists.ts (see there), loaded once its command line is read. */
-import type { FileChange } from "../scripts/repin-review/compare.js";
+import type { FileChange } from "../scripts/repin-review/file-change.js";
 import { type ReviewContent, renderReview } from "../scripts/repin-review/render.js";
 
 /** What the fetcher gives the review of a pull request body (see REVIEW_BUDGET). */

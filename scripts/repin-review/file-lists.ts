@@ -3,18 +3,11 @@ import { formatSize } from "../../src/catalog/index.js";
 import { compareText } from "../../src/sorted.js";
 import { markdownCode, markdownText } from "../audit-markdown.js";
 import type { ReviewedSource } from "../fetch-skills/review-contract.js";
-import {
-  CONTENT_BYTES,
-  CROWD_SAMPLES,
-  type Crowd,
-  contentShare,
-  crowdsIn,
-  type FileChange,
-  KEPT_CONTENT_CHARS,
-  renamedAsItWas,
-} from "./compare.js";
+import { CROWD_SAMPLES, type Crowd, crowdsIn } from "./crowds.js";
 import { UNIFIED_LIMITS } from "./diff.js";
 import { type BodyRoom, shownLines } from "./excerpt.js";
+import { CONTENT_BYTES, type FileChange, renamedAsItWas } from "./file-change.js";
+import { contentShare, KEPT_CONTENT_CHARS } from "./file-contents.js";
 import {
   changedPaths,
   crowdDiff,

@@ -6,7 +6,9 @@ import path from "node:path";
 import { DOLLAR_QUOTE_SHELLS, dollarQuoted, shellWord } from "../../src/visible.js";
 import { markdownCode } from "../audit-markdown.js";
 import { type ReviewedSource, shortRef } from "../fetch-skills/review-contract.js";
-import type { Crowd, FileChange, PackChanges } from "./compare.js";
+import type { PackChanges } from "./compare.js";
+import type { Crowd } from "./crowds.js";
+import type { FileChange } from "./file-change.js";
 import { documentIn } from "./served.js";
 
 /** Every path in the pack the review says the bump changes, old paths of moved files and skills included. */

@@ -29,15 +29,13 @@ import {
   type AddedDocument,
   comparePacks,
   type DocumentChange,
-  type FileChange,
   KEPT_BODIES,
-  KEPT_CONTENT_CHARS,
-  keepContents,
   keptPerPack,
-  type Notable,
   type PackChanges,
-  sampleCrowds,
 } from "./compare.js";
+import { type Notable, sampleCrowds } from "./crowds.js";
+import type { FileChange } from "./file-change.js";
+import { KEPT_CONTENT_CHARS, keepContents } from "./file-contents.js";
 import type { SkillPair } from "./renames.js";
 import { renderReview } from "./render.js";
 import { NOT_AUDITED, type ReviewedFinding, type SourceReview } from "./review-content.js";
@@ -509,7 +507,7 @@ async function streamedDigestOf(file: string): Promise<Digest | undefined> {
       size += chunk.length;
     }
   } catch {
-    // Unreadable: never known to be unchanged (see compare.ts), which is the safe side.
+    // Unreadable: never known to be unchanged (see sameContent, served.ts), which is the safe side.
     return undefined;
   }
   return { size, sha256: hash.digest("hex") };

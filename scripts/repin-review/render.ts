@@ -8,9 +8,10 @@ import {
   unsafeLead,
 } from "../audit-markdown.js";
 import { type LeftOutFile, shortRef } from "../fetch-skills/review-contract.js";
-import type { AddedDocument, DocumentChange, FileChange, PackChanges } from "./compare.js";
+import type { AddedDocument, DocumentChange, PackChanges } from "./compare.js";
 import { addedDocument, documentDiff, sideBySide } from "./document-diffs.js";
 import { type BodyRoom, SHORT, WHOLE } from "./excerpt.js";
+import type { FileChange } from "./file-change.js";
 import {
   CONTENT_CHARS,
   type ContentRoom,

@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import type { FileChange } from "../../scripts/repin-review/compare.js";
+import type { FileChange } from "../../scripts/repin-review/file-change.js";
 import { naturalOrder, type ReviewContent, renderReview } from "../../scripts/repin-review/render.js";
 import type { ServedFile } from "../../scripts/repin-review/served.js";
 import type { Skill } from "../../src/catalog/index.js";
