@@ -2,7 +2,7 @@ import { otherSpellings } from "./english-spellings.js";
 import { capitalsKey, capitalsNumberOfLetters, type KeyTable, stemKey } from "./keys.js";
 import { type WordScanner, type WordSink, words } from "./scanner.js";
 import { NO_TERM, type SpellingTable } from "./spelling.js";
-import { keptWord, LONGEST_WORD, STOP_WORDS, spelled, stem } from "./terms.js";
+import { isSeparator, keptWord, LONGEST_WORD, STOP_WORDS, spelled, stem } from "./terms.js";
 
 /** A request's words as an index knows them. */
 export interface RequestTerms {
@@ -209,10 +209,6 @@ function isPairAroundStopWord(text: string, start: number, end: number): boolean
 /** One character, or none (`charAt` out of the text): no quantifier, so constant work. */
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 
-function isSeparator(code: number): boolean {
-  return code === HYPHEN || code === UNDERSCORE;
-}
-
 function isJoined(text: string, start: number, end: number): boolean {
   for (let at = start; at < end; at++) if (isSeparator(text.charCodeAt(at))) return true;
   return false;
@@ -233,7 +229,5 @@ function isCapitals(text: string, start: number, end: number): boolean {
 
 const NO_ALTERNATIVES: ReadonlyMap<number, number> = new Map();
 
-const HYPHEN = 45;
-const UNDERSCORE = 95;
 const SMALL_A = 97;
 const SMALL_Z = 122;

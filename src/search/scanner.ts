@@ -4,6 +4,7 @@ import {
   compoundEnd,
   foldedSpelling,
   forEachWordOfCompound,
+  isIgnorable,
   keptWord,
   LONGEST_WORD,
   SPACELESS_CHARACTER,
@@ -80,9 +81,6 @@ const HYPHEN = 45;
 const UNDERSCORE = 95;
 const APOSTROPHE = 39;
 const CURLY_APOSTROPHE = 0x2019;
-const SOFT_HYPHEN = 0xad;
-const ZWNJ = 0x200c;
-const ZWJ = 0x200d;
 
 /** Multipliers of the two polynomial word hashes; odd, so no information is lost. */
 const HASH_MULTIPLIER = 0x01000193;
@@ -196,6 +194,7 @@ export class WordScanner {
         let folded = code | 0x20;
         if (code >= 128) {
           folded = this.foldedAt(text, i);
+          // A soft hyphen or zero-width (non-)joiner: the Unicode path reads the word without it.
           if (folded === UNICODE_PATH || (folded === NOT_IN_WORD && isIgnorable(code)))
             return this.unicodeCompound(text, start, end, sink);
           if (folded === NOT_IN_WORD) break;
@@ -370,14 +369,6 @@ export class WordScanner {
     }
     return type;
   }
-}
-
-/**
- * A soft hyphen, zero-width non-joiner or joiner, which a word may hold and is read without (see terms.ts):
- * a word meeting one takes the Unicode path, which reads it so.
- */
-function isIgnorable(code: number): boolean {
-  return code === SOFT_HYPHEN || code === ZWNJ || code === ZWJ;
 }
 
 function unicodeClass(character: string): number {

@@ -209,8 +209,8 @@ function isUnfoldedText(text: string): boolean {
   return true;
 }
 
-/** Whether `code` is one of {@link IGNORABLES}. */
-function isIgnorable(code: number): boolean {
+/** Whether `code` is one of {@link IGNORABLES}: a word holding one is read without it. */
+export function isIgnorable(code: number): boolean {
   return code === 0xad || code === 0x200c || code === 0x200d;
 }
 
@@ -557,7 +557,8 @@ function isSpacelessAt(text: string, at: number): boolean {
   return (kindAt(text, at) & SPACELESS) !== 0;
 }
 
-function isSeparator(code: number): boolean {
+/** A hyphen or an underscore: what joins the parts of a compound (`built-in`, `snake_case`). */
+export function isSeparator(code: number): boolean {
   return code === HYPHEN || code === UNDERSCORE;
 }
 
