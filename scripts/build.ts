@@ -17,7 +17,7 @@ import { type BuildOptions, build } from "esbuild";
 const REQUIRE_IN_ESM =
   'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);';
 
-export const NOTICES_FILE = "THIRD-PARTY-NOTICES.txt";
+const NOTICES_FILE = "THIRD-PARTY-NOTICES.txt";
 
 /** Writes the bundle of `root`'s `src/main.ts` into `root`'s `dist/`, left empty first: no stale chunk. */
 export async function bundleServer(root: string): Promise<void> {

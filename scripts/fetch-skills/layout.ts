@@ -13,7 +13,7 @@ interface ValueSpan {
 }
 
 /** One `[[source]]` table: its header line and the spans of the values of its plain keys. */
-export interface SourceTable {
+interface SourceTable {
   readonly line: number;
   readonly keys: ReadonlyMap<string, ValueSpan>;
   /**

@@ -109,7 +109,7 @@ export interface AddedDocument {
 }
 
 /** The top-level frontmatter keys of an added skill but `name` and `description`, kept as DocumentChange's. */
-export interface AddedKeys {
+interface AddedKeys {
   readonly skill: Skill;
   readonly keys: readonly string[];
   readonly keysLeftOut: number;

@@ -13,7 +13,7 @@ export const KEPT_CONTENT_CHARS = 20_000;
 const MIN_CONTENT_CHARS = 200;
 
 /** How many characters of file contents the review may still keep, over every pack. */
-export interface ContentBudget {
+interface ContentBudget {
   left: number;
 }
 

@@ -21,7 +21,7 @@ export interface CatalogFile {
 export const SKILL_DOCUMENT = "SKILL.md";
 
 /** SKILL.md, as a file of the catalog. */
-export type SkillDocument = CatalogFile;
+type SkillDocument = CatalogFile;
 
 export interface Skill {
   /** `<pack>/<name>`: unique across the catalog. */

@@ -25,7 +25,7 @@ export interface SettingFiles {
 }
 
 /** What a setting's reader is given besides its value. */
-export interface ReadContext {
+interface ReadContext {
   readonly cwd: string;
   readonly files: SettingFiles;
   /** Where a reader says what is wrong with its value; loadConfig then refuses to start with all of them. */
@@ -69,7 +69,7 @@ function choice<const C extends string>(choices: readonly C[], fallback: C, help
   };
 }
 
-export interface NumberRange {
+interface NumberRange {
   readonly min: number;
   readonly max: number;
   readonly integer: boolean;

@@ -13,7 +13,7 @@ const LISTS = {
   "resources/list": "r",
   "resources/directory/read": "d",
 } as const;
-export type PagedList = keyof typeof LISTS;
+type PagedList = keyof typeof LISTS;
 
 /** Characters of a cursor's tag: 24 bits of a hash, to tell a listing's cursors from another's. */
 const TAG_LENGTH = 4;

@@ -23,7 +23,7 @@ interface UnsafeSkills {
 }
 
 /** A skills folder loaded, inspected and under the unsafe-skill policy: what serving and checking it start from. */
-export interface PreparedCatalog {
+interface PreparedCatalog {
   /** The catalog as loaded (what SKILL_PACKS selects), with what the load found and read. */
   readonly loaded: LoadedCatalog;
   /** The catalog as served: less the skills a high finding of the audit makes unsafe, unless UNSAFE_SKILLS=serve. */
