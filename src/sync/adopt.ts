@@ -18,21 +18,8 @@ import { listedFiles, skillRoot } from "./listed-files.js";
 import type { InstalledSkill } from "./lock.js";
 import { MAX_CITATIONS, withPackFiles } from "./pack-files.js";
 import { withPackRoom } from "./pack-room.js";
-import { oneOfCopies, servedDigest } from "./plan.js";
+import { oneOfCopies, servedDigest, type UnreadableFile } from "./plan.js";
 import { CitedFileUnreadable, type DownloadContext, readPackFile } from "./reads.js";
-
-/**
- * A file the server's copy holds that the folder has at its path but sync cannot read there (permission
- * denied, a folder in its place): the folder may be that copy, but the check cannot tell.
- */
-export interface UnreadableFile {
-  /** Its path in the skill's folder. */
-  readonly unreadable: string;
-  /** `folder`: a folder is in its place; `denied`: sync may not read it, or a folder above it. */
-  readonly cause: "folder" | "denied";
-  /** What is wrong, in words (`permission denied (EACCES)`). */
-  readonly problem: string;
-}
 
 /** Folders checked for adoption at once; their reads share PackReads' bound on requests, as checks' do. */
 const PARALLEL_ADOPTIONS = 8;

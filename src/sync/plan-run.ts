@@ -4,7 +4,7 @@ import { ProtocolError } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS, type Skill, type SkillListing } from "@modelcontextprotocol/client/ext/skills";
 import { ByteBudget } from "../budget/index.js";
 import { digestOf } from "../catalog/index.js";
-import { adoptionCandidates, readAdoptable, type UnreadableFile } from "./adopt.js";
+import { adoptionCandidates, readAdoptable } from "./adopt.js";
 import { forEachLimited } from "./at-once.js";
 import { type NoAnswer, noAnswer, readFailure } from "./connect-failure.js";
 import { MAX_ANSWER_BYTES } from "./connection.js";
@@ -23,6 +23,7 @@ import {
   type RefusedEntry,
   type Step,
   servingUnsaid,
+  type UnreadableFile,
 } from "./plan.js";
 import { CitedFileUnreadable, type DownloadContext, type PackLookup, readPackFile } from "./reads.js";
 

@@ -3,7 +3,6 @@ import { digestOf, nameRuleViolation } from "../catalog/index.js";
 import { portableNameProblem } from "../file-names.js";
 import { compareText } from "../sorted.js";
 import { visible } from "../visible.js";
-import type { UnreadableFile } from "./adopt.js";
 import type { NoAnswer } from "./connect-failure.js";
 import { entryProblem } from "./listed-files.js";
 import type { InstalledSkill, RefusedSkill } from "./lock.js";
@@ -319,6 +318,19 @@ function notInstalledUnreadable(name: string, { unreadable, cause, problem }: Un
     ? `${cannot}: move ${name} away to get the server's copy`
     : `${cannot}: let the user sync runs as read it (sync then adopts the folder if it holds the server's copy), ` +
         `or move ${name} away to get the server's copy`;
+}
+
+/**
+ * A file the server's copy holds that the folder has at its path but sync cannot read there (permission
+ * denied, a folder in its place): the folder may be that copy, but the check cannot tell.
+ */
+export interface UnreadableFile {
+  /** Its path in the skill's folder. */
+  readonly unreadable: string;
+  /** `folder`: a folder is in its place; `denied`: sync may not read it, or a folder above it. */
+  readonly cause: "folder" | "denied";
+  /** What is wrong, in words (`permission denied (EACCES)`). */
+  readonly problem: string;
 }
 
 /**
