@@ -1,7 +1,7 @@
 /** The pipe-to-shell rule: shell command lines that download a script and run it. */
 import { quoted } from "../visible.js";
 import type { Reader } from "./reader.js";
-import { commandWords, type ShellWord } from "./shell-words.js";
+import { commandWords, pipelineStages, type ShellWord } from "./shell-words.js";
 
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;
@@ -129,7 +129,7 @@ function pipedInto(command: string): string | undefined {
   const download = DOWNLOADER.exec(command);
   if (download === null) return undefined;
   let downloadStage = true;
-  for (const stage of stagesFrom(command, download.index)) {
+  for (const stage of pipelineStages(command, download.index)) {
     // The download's own stage reads nothing piped.
     if (!downloadStage) {
       const runner = stageRunner(stage, true);
@@ -168,24 +168,12 @@ function teedInto(files: WordReader): string | undefined {
   for (let file = files.next(); file !== undefined; file = files.next()) {
     if (!file.raw.startsWith(">(")) continue;
     const inner = file.raw.slice(2, file.raw.endsWith(")") ? -1 : undefined);
-    for (const stage of stagesFrom(inner, 0)) {
+    for (const stage of pipelineStages(inner, 0)) {
       const runner = stageRunner(stage, false);
       if (runner !== undefined) return `${runner} through tee`;
     }
   }
   return undefined;
-}
-
-/** The stages of the pipeline in `command` from `from` on: up to the first `|`, then after each `|`. */
-function* stagesFrom(command: string, from: number): Generator<string> {
-  const pipes = /(?<!\|)\|(?![|&])/g;
-  pipes.lastIndex = from;
-  let start = from;
-  for (let pipe = pipes.exec(command); pipe !== null; pipe = pipes.exec(command)) {
-    yield command.slice(start, pipe.index);
-    start = pipe.index + 1;
-  }
-  yield command.slice(start);
 }
 
 /** Words read one at a time, with a word read too far given back. */

@@ -221,3 +221,35 @@ function controlEnd(text: string, from: number): number {
     (code === AMPERSAND || code === PIPE || code === 0x3b) && text.charCodeAt(from + 1) === code;
   return doubled ? from + 2 : from + 1;
 }
+
+/**
+ * The stages of the pipeline in `command` from `from` on, as a shell reads them: split at each `|` outside
+ * quotes, substitutions and expansions (`jq 'a | sh'` is one stage), not at `||` or `|&`. Each character is
+ * read once.
+ */
+export function* pipelineStages(command: string, from: number): Generator<string> {
+  let start = from;
+  let index = from;
+  for (;;) {
+    while (index < command.length && isSpace(command.charCodeAt(index))) index++;
+    if (index === command.length) break;
+    const operatorEnd = redirectionEnd(command, index);
+    if (operatorEnd !== undefined) {
+      const fileStart = skipBlanks(command, operatorEnd);
+      index = wordAt(command, fileStart)?.end ?? fileStart;
+      continue;
+    }
+    const word = wordAt(command, index);
+    if (word !== undefined) {
+      index = word.end;
+      continue;
+    }
+    const end = controlEnd(command, index);
+    if (end === index + 1 && command.charCodeAt(index) === PIPE && command.charCodeAt(end) !== AMPERSAND) {
+      yield command.slice(start, index);
+      start = end;
+    }
+    index = end;
+  }
+  yield command.slice(start);
+}

