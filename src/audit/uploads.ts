@@ -90,7 +90,7 @@ function uploadIn(command: string, nested = true): string | undefined {
       if (CURL_FORM.has(option) && /=[@<]/.test(value)) return "uploads a file in a form with curl";
       if (CURL_DATA.has(option)) {
         if (value === "@-" && heredoc) continue;
-        if (/^[^=\s]*@/.test(value)) {
+        if (readsDataFile(option, value)) {
           return value.endsWith("@-") ? "sends what is piped into curl" : "sends a file with curl";
         }
         if (value.includes("$(")) return "sends a command's output with curl";
@@ -104,10 +104,21 @@ function uploadIn(command: string, nested = true): string | undefined {
   return undefined;
 }
 
-/** Whether `command` redirects a file into standard input (`< file`), read only for `nc`. */
+/**
+ * Whether a curl data option's value names a file to send: `@file` (`@-` standard input); with
+ * `--data-urlencode` also `name@file`. Any other `@` is data (`-d user@example.com`).
+ */
+function readsDataFile(option: string, value: string): boolean {
+  return option === "--data-urlencode" ? /^[^=\s]*@/.test(value) : value.startsWith("@");
+}
+
+/** Whether `command` redirects a file other than /dev/null into standard input (`< file`), read only for `nc`. */
 function readsFile(command: string): boolean {
   for (const token of shellTokens(command)) {
-    if (token.kind === "redirection" && /^\d*<$/.test(token.operator)) return true;
+    // `< /dev/null` gives nc nothing to send (`nc -l 8080 < /dev/null` only listens).
+    if (token.kind === "redirection" && /^\d*<$/.test(token.operator) && token.file?.text !== "/dev/null") {
+      return true;
+    }
   }
   return false;
 }

