@@ -1,7 +1,7 @@
 /** The pipe-to-shell rule: shell command lines that download a script and run it. */
 import { quoted } from "../visible.js";
 import type { Reader } from "./reader.js";
-import { commandWords, pipelineStages, type ShellWord } from "./shell-words.js";
+import { commandWords, pipelineStages, type ShellWord, shellTokens } from "./shell-words.js";
 
 const DOWNLOADER =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile)\b/i;
@@ -130,15 +130,45 @@ function pipedInto(command: string): string | undefined {
   if (download === null) return undefined;
   let downloadStage = true;
   for (const stage of pipelineStages(command, download.index)) {
-    // The download's own stage reads nothing piped.
-    if (!downloadStage) {
-      const runner = stageRunner(stage, true);
-      if (runner !== undefined) return runner;
-    }
+    // The download's own stage reads nothing piped, but may write into a command.
+    const runner = downloadStage ? writtenInto(stage) : stageRunner(stage, true);
+    if (runner !== undefined) return runner;
     downloadStage = false;
   }
   return undefined;
 }
+
+/**
+ * `piped into sh through a process substitution` when the download's stage writes what it downloads into one
+ * whose command runs what it reads: its standard output redirected there (`curl … > >(sh)`), or the file
+ * curl's `-o` or wget's `-O` names (`curl -o >(sh) …`).
+ */
+function writtenInto(stage: string): string | undefined {
+  let program: string | undefined;
+  let output = false;
+  for (const token of shellTokens(stage)) {
+    let file: ShellWord | undefined;
+    if (token.kind === "redirection") {
+      if (STDOUT_REDIRECTION.test(token.operator)) file = token.file;
+    } else if (token.kind === "word") {
+      if (program === undefined) program = token.word.text.toLowerCase();
+      else if (output) file = token.word;
+      output = OUTPUT_OPTION.get(program)?.test(token.word.text) ?? false;
+    }
+    const runner = file === undefined ? undefined : substitutionRunner(file.raw);
+    if (runner !== undefined) return `${runner} through a process substitution`;
+  }
+  return undefined;
+}
+
+/** Redirections of standard output: `>`, `1>`, `>>`, `>|`, `&>`, `&>>`. */
+const STDOUT_REDIRECTION = /^(?:1?>[>|]?|&>>?)$/;
+
+/** The options naming the file a downloader writes to, the next word: curl's `-o` (`-sSo`), wget's `-O` (`-qO`). */
+const OUTPUT_OPTION: ReadonlyMap<string, RegExp> = new Map([
+  ["curl", /^(?:-[a-zA-Z]*o|--output)$/],
+  ["wget", /^(?:-[a-zA-Z]*O|--output-document)$/],
+]);
 
 /**
  * `piped into sh` when the command of a pipeline stage runs what it reads as code; with `teeing`, also when
@@ -166,12 +196,22 @@ function stageRunner(stage: string, teeing: boolean): string | undefined {
  */
 function teedInto(files: WordReader): string | undefined {
   for (let file = files.next(); file !== undefined; file = files.next()) {
-    if (!file.raw.startsWith(">(")) continue;
-    const inner = file.raw.slice(2, file.raw.endsWith(")") ? -1 : undefined);
-    for (const stage of pipelineStages(inner, 0)) {
-      const runner = stageRunner(stage, false);
-      if (runner !== undefined) return `${runner} through tee`;
-    }
+    const runner = substitutionRunner(file.raw);
+    if (runner !== undefined) return `${runner} through tee`;
+  }
+  return undefined;
+}
+
+/**
+ * `piped into sh` when `word` is a process substitution `>(…)` whose command runs what it reads. Its
+ * stages are read for a runner, not for a tee, so each word of the line is read at most twice.
+ */
+function substitutionRunner(word: string): string | undefined {
+  if (!word.startsWith(">(")) return undefined;
+  const inner = word.slice(2, word.endsWith(")") ? -1 : undefined);
+  for (const stage of pipelineStages(inner, 0)) {
+    const runner = stageRunner(stage, false);
+    if (runner !== undefined) return runner;
   }
   return undefined;
 }
@@ -485,6 +525,9 @@ const RUNNERS: ReadonlyMap<string, Runner> = new Map([
   ["stdbuf", runner("-i -o -e --input --output --error")],
   ["chroot", runner("--userspec --groups", 1)],
   ["ionice", runner("-c -n -t --class --classdata")],
+  // taskset's CPU mask or list (`taskset 0x3`, `taskset -c 0`) comes before the command.
+  ["taskset", runner("", 1)],
+  ["runuser", runner("-u -g -G -w --user --group --supp-group --whitelist-environment")],
   ["{", runner("")],
   ["!", runner("")],
 ]);

