@@ -102,6 +102,22 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `curl x | tee${repeated(" >(a -x)", size)}\n`,
   },
+  // Stages split at a `|` outside quotes only; a download's output written into process substitutions.
+  {
+    name: "pipes in quotes after a download",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | jq '${repeated("a | ", size)}'\n`,
+  },
+  {
+    name: "download written into many substitutions",
+    path: "p/s/run.sh",
+    make: (size) => `curl x${repeated(" > >(a -x) -o >(a)", size)}\n`,
+  },
+  {
+    name: "download written into substitutions never closed",
+    path: "p/s/run.sh",
+    make: (size) => `curl x ${repeated("-o >(a > >(", size)}\n`,
+  },
   { name: "continued lines", path: "p/s/run.sh", make: (size) => `curl x ${repeated("\\\n", size)}| sh\n` },
   {
     name: "backticks never closed",
