@@ -109,6 +109,11 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) => `curl x | jq '${repeated("a | ", size)}'\n`,
   },
   {
+    name: "quotes never closed around a download's pipes",
+    path: "p/s/run.sh",
+    make: (size) => `echo "$(curl x)" ' ${repeated("a | \\' ", size)}\n`,
+  },
+  {
     name: "download written into many substitutions",
     path: "p/s/run.sh",
     make: (size) => `curl x${repeated(" > >(a -x) -o >(a)", size)}\n`,

