@@ -34,19 +34,22 @@ export class FetchTooLargeError extends Error {
  * aborts, and stops it once what it has written into the store's pack folder (git's temporary
  * `tmp_pack_*` as it downloads, then the pack) passes `most` bytes; measured again when git is done, so
  * a download faster than the watch is refused too. Either way the files it wrote there are removed, and
- * the store's `shallow` file and refs are put back as they were, so the store holds nothing of it; then
- * throws {@link FetchTooLargeError}. `signal` (the run's) stops it as before.
+ * the store's `shallow` file and, when `movesRefs`, its refs are put back as they were, so the store holds
+ * nothing of it; then throws {@link FetchTooLargeError}. `signal` (the run's) stops it as before.
+ * A fetch that names no ref to write (`movesRefs` false) leaves the refs out: listing them is a git
+ * process of its own for every source fetched, for nothing to restore.
  */
 export async function boundedFetch(
   store: string,
   most: number,
+  movesRefs: boolean,
   signal: AbortSignal | undefined,
   fetch: (signal: AbortSignal) => Promise<unknown>,
 ): Promise<void> {
   const packs = path.join(store, "objects", "pack");
   const before = new Set(await namesIn(packs));
   const shallow = await readFile(path.join(store, "shallow")).catch(() => undefined);
-  const refs = await refsOf(store);
+  const refs = movesRefs ? await refsOf(store) : undefined;
   const watchdog = new AbortController();
   let watching: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
@@ -108,20 +111,22 @@ async function refsOf(store: string): Promise<Map<string, string>> {
 /**
  * Removes what a fetch wrote into the store: its files in `packs` (a pack, its index, git's temporary
  * files), and what it recorded of them, the `shallow` file (a shallow fetch) and the refs it moved (a
- * full fetch, done before they are checked), which would name objects the store no longer holds.
+ * full fetch, done before they are checked; `refs` undefined for one that moves none), which would name
+ * objects the store no longer holds.
  */
 async function removeBrought(
   store: string,
   packs: string,
   before: ReadonlySet<string>,
   shallow: Buffer | undefined,
-  refs: ReadonlyMap<string, string>,
+  refs: ReadonlyMap<string, string> | undefined,
 ): Promise<void> {
   const brought = (await namesIn(packs)).filter((name) => !before.has(name));
   await Promise.all(brought.map((name) => rm(path.join(packs, name), { force: true })));
   const shallowFile = path.join(store, "shallow");
   if (shallow === undefined) await rm(shallowFile, { force: true });
   else await writeFile(shallowFile, shallow);
+  if (refs === undefined) return;
   const moved: string[] = [];
   for (const [ref, object] of await refsOf(store)) {
     const was = refs.get(ref);

@@ -66,8 +66,8 @@ export async function checkoutSource(
     openStore(store, source.repo, signal),
   );
   const most = { files: CHECKOUT_FACTOR * limits.files, bytes: CHECKOUT_FACTOR * limits.bytes };
-  const fetching = { store, signal, most: most.bytes };
-  const { method, commit } = await fetchCommit(storeGit, source, created, fetching, guard);
+  const fetching = { store, created, signal, most: most.bytes };
+  const { method, commit } = await fetchCommit(storeGit, source, fetching, guard);
   const size = await guard("cannot list its files", () => checkoutSize(store, source, signal, most));
   if (size.files > most.files || size.bytes > most.bytes) {
     // Counted up to the first file past a limit: "at least" that many.
@@ -280,6 +280,8 @@ type Guard = <T>(what: string, step: () => Promise<T>) => Promise<T>;
  */
 interface Fetching {
   readonly store: string;
+  /** The store was made by this run: it holds nothing a fetch could find, and what {@link fetchWithin} says. */
+  readonly created: boolean;
   readonly signal: AbortSignal | undefined;
   readonly most: number;
 }
@@ -291,14 +293,14 @@ interface Fetching {
 async function fetchCommit(
   storeGit: SimpleGit,
   source: SkillSource,
-  created: boolean,
   fetching: Fetching,
   guard: Guard,
 ): Promise<{ method: FetchMethod; commit: string | undefined }> {
-  const cached = created ? undefined : await commitOf(storeGit, source.ref);
+  const cached = fetching.created ? undefined : await commitOf(storeGit, source.ref);
   if (cached !== undefined) return { method: "cached", commit: cached };
   try {
-    await fetchWithin(fetching, source, ["--no-tags", "--depth=1", "origin", source.ref]);
+    // A commit's id, with no `:<ref>` to write and no `fetch` refspec of the remote's: it moves no ref.
+    await fetchWithin(fetching, source, false, ["--no-tags", "--depth=1", "origin", source.ref]);
   } catch (error) {
     if (error instanceof SourceError) throw error;
     if (!(error instanceof GitError) || !REFUSED_UNADVERTISED.test(error.message)) {
@@ -306,7 +308,7 @@ async function fetchCommit(
     }
     const shallow = (await storeGit.revparse(["--is-shallow-repository"])).trim() === "true";
     await guard(`cannot fetch ${source.repo}`, () =>
-      fetchWithin(fetching, source, [
+      fetchWithin(fetching, source, true, [
         ...(shallow ? ["--unshallow"] : []),
         "origin",
         "+refs/heads/*:refs/remotes/origin/*",
@@ -327,13 +329,25 @@ async function fetchCommit(
   return { method: "shallow", commit: await commitOf(storeGit, source.ref) };
 }
 
-/** `git fetch --quiet <args>` into the store, within {@link Fetching}'s bound. */
-async function fetchWithin(fetching: Fetching, source: SkillSource, args: readonly string[]): Promise<void> {
-  const { store, signal, most } = fetching;
+/**
+ * `git fetch --quiet <args>` into the store, within {@link Fetching}'s bound; `movesRefs` when `args` name
+ * refs it writes, which a fetch stopped at its bound must put back.
+ */
+async function fetchWithin(
+  fetching: Fetching,
+  source: SkillSource,
+  movesRefs: boolean,
+  args: readonly string[],
+): Promise<void> {
+  const { store, created, signal, most } = fetching;
   try {
-    await boundedFetch(store, most, signal, (bounded) =>
+    await boundedFetch(store, most, movesRefs, signal, (bounded) =>
       gitAt(store, bounded).raw([...BOUNDED_FETCH_CONFIG, "fetch", "--quiet", ...args]),
     );
+    // A store this run made holds at most two packs (a shallow fetch's, a full one's) and no loose object
+    // (each fetch writes a pack), far from the 50 packs or 6,700 loose objects gc --auto acts on: it would
+    // be a git process of every uncached source for nothing. A kept store's next fetch runs it.
+    if (created) return;
     // The gc a fetch would run, once what it brought is kept; not in the background, where its repack
     // would count as brought by the next fetch into this store, and lose its new pack to that one's removal.
     // As within git's fetch, one that fails leaves the store as it was and fails nothing.
