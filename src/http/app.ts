@@ -50,6 +50,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // not Google's load balancers (600 s) or Envoy (1 h).
     keepAliveTimeout: settings.keepAliveTimeoutMs,
     http: {
+      // Node checks the headers' timeout against the request's as it makes the server, before Fastify sets
+      // the request's: left at Node's 300 s, a REQUEST_TIMEOUT_MS over it stopped the start.
+      requestTimeout: settings.requestTimeoutMs,
       headersTimeout: settings.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, settings.requestTimeoutMs),
     },

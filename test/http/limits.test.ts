@@ -270,6 +270,21 @@ describe("request size and time", () => {
   });
 });
 
+// Regression: a REQUEST_TIMEOUT_MS over Node's default request timeout (300 s), which the setting allows up
+// to 600 s, stopped the start with a RangeError from Node about headersTimeout.
+describe("the longest request timeout", () => {
+  it("starts and serves, with that timeout on its requests and their headers", async () => {
+    const server = await startServer(tree.skillsDir, [], httpSettings({ REQUEST_TIMEOUT_MS: "600000" }));
+    try {
+      expect((await post(`${server.url}/mcp`, ping)).status).toBe(200);
+      expect(server.app.server.requestTimeout).toBe(600_000);
+      expect(server.app.server.headersTimeout).toBe(600_000);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 // A load balancer or proxy that keeps idle connections to the server longer than the server does may send
 // a request on one the server is closing, and answer its client 502: the server must be able to outlast it.
 describe("idle connections", () => {
