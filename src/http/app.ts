@@ -12,6 +12,7 @@ import { bytesAt, holdsMoreAfterValue, notUtf8At } from "../json-rpc/index.js";
 import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { quoted, visible } from "../visible.js";
+import { drainBounds, drained, worthDraining } from "./body-drain.js";
 import { clientErrorHandler, expectationFailed, getOnly, notFound } from "./client-errors.js";
 import { continueOnceBodyIsRead } from "./expect-continue.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
@@ -203,11 +204,32 @@ function answerRecorder(metrics: Metrics, logsEveryRequest: boolean): onResponse
 }
 
 /**
- * Every error's answer: a JSON-RPC error object, its code by what went wrong, with Fastify's words for the
- * client's mistakes and nothing internal for the server's (logged instead); a shed request also warned of,
- * sparingly, per overload.
+ * Every error's answer (see errorAnswer), that of a body over MAX_BODY_BYTES once the rest of it is read,
+ * within bounds.
  */
 function errorHandler(
+  settings: HttpSettings,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<void> {
+  const answer = errorAnswer(settings);
+  const bounds = drainBounds(settings.maxBodyBytes, settings.requestTimeoutMs);
+  return (error, request, reply) => {
+    // Answered once the rest of the body is read (see drained): answered at once, the connection closed
+    // with it unread, and a client still writing it was reset before it read the 413.
+    if (error.code === BODY_TOO_LARGE && worthDraining(request.raw, bounds)) {
+      return drained(request.raw, bounds).then(() => {
+        answer(error, request, reply);
+      });
+    }
+    return answer(error, request, reply);
+  };
+}
+
+/**
+ * Sends an error's answer: a JSON-RPC error object, its code by what went wrong, with Fastify's words for
+ * the client's mistakes and nothing internal for the server's (logged instead); a shed request also warned
+ * of, sparingly, per overload.
+ */
+function errorAnswer(
   settings: HttpSettings,
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply {
   let shed = 0;
@@ -342,6 +364,9 @@ const NOT_JSON: ReadonlySet<string> = new Set([
   NOT_UTF8,
 ]);
 
+/** Fastify's error for a body over MAX_BODY_BYTES, by its Content-Length or as it arrived. */
+const BODY_TOO_LARGE = "FST_ERR_CTP_BODY_TOO_LARGE";
+
 /** The code of @fastify/under-pressure's error: load shedding, a refusal rather than a fault. */
 const SHED = "FST_UNDER_PRESSURE";
 /** A shed this long after the last one begins a new overload, warned of as the first was. */
@@ -358,7 +383,7 @@ function clientMessage(
   request: FastifyRequest,
 ): string {
   if (status >= 500) return "Internal server error";
-  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+  if (error.code === BODY_TOO_LARGE) {
     return tooLargeMessage(request.headers["content-length"], settings.maxBodyBytes);
   }
   if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {

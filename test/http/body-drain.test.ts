@@ -1,0 +1,191 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeStandardCatalog, type StandardCatalog } from "../helpers/fixtures.js";
+import { httpSettings, type RunningServer, startServer } from "../helpers/server.js";
+
+const MIB = 1024 * 1024;
+const HEAD = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+
+let tree: StandardCatalog;
+beforeAll(async () => {
+  tree = await makeStandardCatalog();
+});
+afterAll(() => tree.remove());
+
+// Regression: a body over MAX_BODY_BYTES was answered 413 as it was cut off, and the connection closed with
+// the rest of it unread, which makes the kernel reset it: a client that writes its whole body before
+// reading the answer (Python's http.client) got a broken pipe or a reset, never the 413.
+describe("a body over MAX_BODY_BYTES from a client that writes it whole before reading", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    // Bodies over 4 MiB are refused, and up to 16 MiB of one is read; a request timeout longer than any
+    // test, so that a drain ends by its bytes or its body, never by its time.
+    server = await startServer(
+      tree.skillsDir,
+      [],
+      httpSettings({ MAX_BODY_BYTES: String(4 * MIB), REQUEST_TIMEOUT_MS: "600000" }),
+    );
+  });
+  afterAll(() => server.close());
+
+  // 12 MiB: more than the buffers of the two sockets on loopback hold, so an unread rest is reset.
+  const size = 12 * MIB;
+
+  it("gets the 413 naming its size, its Content-Length's body read first", async () => {
+    const { written, answer } = await writeWholeThenRead(server.url, [
+      `${HEAD}Content-Length: ${size}\r\n\r\n`,
+      ...pieces(size),
+    ]);
+    expect(written).toBe(true);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain(`and it is ${size} bytes (its Content-Length)`);
+  });
+
+  it("gets the 413 for a chunked body, read to its last chunk", async () => {
+    const { written, answer } = await writeWholeThenRead(server.url, [
+      `${HEAD}Transfer-Encoding: chunked\r\n\r\n`,
+      ...pieces(size).map((piece) => `${piece.length.toString(16)}\r\n${piece}\r\n`),
+      "0\r\n\r\n",
+    ]);
+    expect(written).toBe(true);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain("more than that arrived before it was cut off");
+  });
+});
+
+describe("the bounds of reading a refused body", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    // Bodies over 4 KiB are refused, and up to 1 MiB of one is read; a request timeout longer than any
+    // test, so that only the byte bound or the body's Content-Length ends the wait for the answer.
+    server = await startServer(
+      tree.skillsDir,
+      [],
+      httpSettings({ MAX_BODY_BYTES: "4096", REQUEST_TIMEOUT_MS: "600000" }),
+    );
+  });
+  afterAll(() => server.close());
+
+  it("answers at once a Content-Length over what it would read, without waiting for any of it", async () => {
+    const answer = await answerTo(server.url, `${HEAD}Content-Length: ${64 * MIB}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it("answers at once an Expect: 100-continue client, which holds its body back", async () => {
+    const answer = await answerTo(
+      server.url,
+      `${HEAD}Content-Length: 100000\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).not.toContain("100 Continue");
+  });
+
+  it("reads no more than its bound of a chunked body that never ends, then closes the connection", async () => {
+    const socket = net.connect(Number(new URL(server.url).port), "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    const piece = "x".repeat(64 * 1024);
+    const chunk = `${piece.length.toString(16)}\r\n${piece}\r\n`;
+    const most = 64 * MIB;
+    let sent = 0;
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    socket.on("error", () => {});
+    socket.write(`${HEAD}Transfer-Encoding: chunked\r\n\r\n`);
+    while (sent < most && !socket.destroyed && answer === "") {
+      sent += piece.length;
+      if (!socket.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          socket.once("drain", resolve);
+          socket.once("close", resolve);
+        });
+      }
+    }
+    await closed;
+    expect(sent).toBeLessThan(most);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+});
+
+describe("a refused body that stops arriving", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer(
+      tree.skillsDir,
+      [],
+      httpSettings({ MAX_BODY_BYTES: "4096", REQUEST_TIMEOUT_MS: "500" }),
+    );
+  });
+  afterAll(() => server.close());
+
+  // Read until the request timed out, it would be answered 408, as a slow request, not 413.
+  it("is answered 413 once half the request timeout has passed, and its connection closed", async () => {
+    const chunk = "x".repeat(5000);
+    const answer = await answerTo(
+      server.url,
+      `${HEAD}Transfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+});
+
+/** `size` bytes of body, in pieces of 64 KiB. */
+function pieces(size: number): string[] {
+  const piece = "x".repeat(64 * 1024);
+  return Array.from({ length: size / piece.length }, () => piece);
+}
+
+/**
+ * Writes `parts` on a raw connection, reading nothing until all of them are written (as Python's
+ * http.client does), then reads until the server closes it: whether every write went through, and what
+ * arrived.
+ */
+async function writeWholeThenRead(
+  url: string,
+  parts: string[],
+): Promise<{ written: boolean; answer: string }> {
+  const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+  socket.pause();
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  let failed = false;
+  socket.on("error", () => {
+    failed = true;
+  });
+  for (const part of parts) {
+    if (failed || socket.destroyed) break;
+    if (!socket.write(part)) {
+      await new Promise<void>((resolve) => {
+        socket.once("drain", resolve);
+        socket.once("close", resolve);
+      });
+    }
+  }
+  // Every byte handed to the kernel, or the connection gone.
+  await new Promise<void>((resolve) => {
+    if (socket.destroyed) resolve();
+    else socket.write("", () => resolve());
+  });
+  const written = !failed && !socket.destroyed;
+  let answer = "";
+  socket.on("data", (chunk: Buffer) => {
+    answer += chunk.toString();
+  });
+  socket.resume();
+  await closed;
+  return { written: written && !failed, answer };
+}
+
+/** Sends `head` on a raw connection, reading as it goes; what arrived once the server closes it. */
+async function answerTo(url: string, head: string): Promise<string> {
+  const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+  let answer = "";
+  socket.on("data", (chunk: Buffer) => {
+    answer += chunk.toString();
+  });
+  socket.on("error", () => {});
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  socket.write(head);
+  await closed;
+  return answer;
+}
