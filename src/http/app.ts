@@ -13,7 +13,7 @@ import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { quoted, visible } from "../visible.js";
 import { drainBounds, drained, worthDraining } from "./body-drain.js";
-import { clientErrorHandler, expectationFailed, getOnly, notFound } from "./client-errors.js";
+import { clientErrorHandler, connectRefused, expectationFailed, getOnly, notFound } from "./client-errors.js";
 import { continueOnceBodyIsRead } from "./expect-continue.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
@@ -85,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     else done();
   });
   app.server.on("checkExpectation", expectationFailed(metrics));
+  app.server.on("connect", connectRefused(deps.logger, metrics));
   continueOnceBodyIsRead(app.server);
 
   // MCP speaks JSON only; without this, Fastify would parse text/plain bodies and hand them on.

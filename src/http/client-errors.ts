@@ -18,15 +18,43 @@ export function clientErrorHandler(requestTimeoutMs: number, logger: FastifyBase
     // No request was read, so no method, path or forwarded address: the connection's peer is the client.
     logger.info({ status, code: error.code, remoteAddress: socket.remoteAddress }, "request");
     metrics.recordHttp(undefined, undefined, status);
-    const body = JSON.stringify(jsonRpcError(JSON_RPC.invalidRequest, message));
-    if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
-      );
-    }
+    if (socket.writable) socket.write(rawAnswer(status, message));
     socket.destroy(error);
   };
+}
+
+/**
+ * A CONNECT request (a client taking this server for a proxy), answered 400 as a request target that is
+ * not a path is (see wellFormedRequest), logged and counted as the errors above: without a listener, Node
+ * closed its connection without a word.
+ */
+export function connectRefused(logger: FastifyBaseLogger, metrics: Metrics) {
+  return (request: IncomingMessage, socket: Socket): void => {
+    const status = 400;
+    logger.info(
+      { method: request.method, url: request.url, status, remoteAddress: socket.remoteAddress },
+      "request",
+    );
+    metrics.recordHttp(request.method, request.url, status);
+    socket.on("error", () => {});
+    // Handed over by Node, the connection is ours to close, once the answer is written.
+    socket.end(
+      rawAnswer(
+        status,
+        "Bad request: the request target must be a path, as in POST /mcp; this server is not a proxy and takes no CONNECT.",
+      ),
+      () => socket.destroy(),
+    );
+  };
+}
+
+/** An answer written on the connection itself, where Node has no response to write it with, closing it. */
+function rawAnswer(status: number, message: string): string {
+  const body = JSON.stringify(jsonRpcError(JSON_RPC.invalidRequest, message));
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`
+  );
 }
 
 function describe(code: string | undefined, requestTimeoutMs: number): [number, string] {

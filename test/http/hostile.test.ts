@@ -711,6 +711,23 @@ describe("malformed request lines and Host headers (raw sockets)", () => {
     },
   );
 
+  // Regression: Node closed a CONNECT's connection without a word, as it does without a listener.
+  it("CONNECT: 400 saying this server is not a proxy, and the connection closed", async () => {
+    const answer = await rawRequest(server.url, "CONNECT evil:443 HTTP/1.1\r\nHost: evil:443");
+    expect(answer).toEqual({
+      status: 400,
+      json: {
+        jsonrpc: "2.0",
+        error: {
+          code: -32600,
+          message:
+            "Bad request: the request target must be a path, as in POST /mcp; this server is not a proxy and takes no CONNECT.",
+        },
+        id: null,
+      },
+    });
+  });
+
   // Regression: Node answered 417 with an empty body, the one error that was no JSON-RPC error object.
   it("an Expect other than 100-continue: 417 with a JSON-RPC error", async () => {
     const answer = await rawRequest(
