@@ -2,7 +2,7 @@ import path from "node:path";
 import { type CatalogIssue, SKILL_DOCUMENT, type Skill, type Source } from "../catalog/index.js";
 import { compareText } from "../sorted.js";
 import { auditFile, type FileFacts } from "./file.js";
-import { auditSkillMetadata } from "./metadata.js";
+import { auditFolderName, auditSkillMetadata } from "./metadata.js";
 import { compareFindings, type Finding, finding } from "./rules.js";
 
 /** A file the server serves, once, by the path findings name it with. */
@@ -43,6 +43,8 @@ export class CatalogAudit {
    */
   readonly #sameFiles = new Map<string, readonly Finding[]>();
   readonly #metadata = new Map<Skill, readonly Finding[]>();
+  /** The findings of each pack's and group's folder name, by `<pack>` or `<pack>/<group>`: listed once. */
+  readonly #folderNames = new Map<string, readonly Finding[]>();
   readonly #issues = new Map<string, CatalogIssue>();
   readonly #onRead: ((served: ServedFile, bytes: Uint8Array) => void) | undefined;
 
@@ -84,8 +86,31 @@ export class CatalogAudit {
     return audited;
   }
 
-  /** The findings of a skill's name and description, placed on their lines of its SKILL.md when given. */
+  /**
+   * The findings of a skill's name and description, placed on their lines of its SKILL.md when given, and
+   * of the names of its pack and group folders, which name it too (`pack/name`): a look-alike pack name
+   * makes each of its skills unsafe, as a look-alike skill name does its skill.
+   */
   metadata(skill: Skill, document?: Uint8Array): readonly Finding[] {
+    const folders = this.#folderNamesOf(skill);
+    const own = this.#skillMetadata(skill, document);
+    return folders.length === 0 ? own : [...own, ...folders];
+  }
+
+  #folderNamesOf(skill: Skill): readonly Finding[] {
+    const named: [string, "pack" | "group", string][] = [[skill.pack, "pack", skill.pack]];
+    if (skill.group !== undefined) named.push([`${skill.pack}/${skill.group}`, "group", skill.group]);
+    return named.flatMap(([where, kind, name]) => {
+      let findings = this.#folderNames.get(where);
+      if (findings === undefined) {
+        findings = auditFolderName(where, kind, name);
+        this.#folderNames.set(where, findings);
+      }
+      return findings;
+    });
+  }
+
+  #skillMetadata(skill: Skill, document?: Uint8Array): readonly Finding[] {
     let findings = this.#metadata.get(skill);
     if (findings === undefined) {
       // A view of the document's bytes, not a copy of them (the BOM kept, as the lines were counted with it).
@@ -112,7 +137,13 @@ export class CatalogAudit {
       ),
     );
     const sameFiles = [...this.#sameFiles].map(([where, audited]) => namedFor(audited, where));
-    const findings = [...this.#files.values(), ...sameFiles, ...this.#metadata.values(), skipped].flat();
+    const findings = [
+      ...this.#files.values(),
+      ...sameFiles,
+      ...this.#metadata.values(),
+      ...this.#folderNames.values(),
+      skipped,
+    ].flat();
     return {
       skills,
       findings: findings.sort(compareFindings),

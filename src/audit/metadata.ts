@@ -104,6 +104,21 @@ export function auditSkillMetadata(path: string, skill: SkillMetadata, document?
   return findings;
 }
 
+/**
+ * The finding of a pack's or group's folder name, `name`, written in letters that pass for Latin ones
+ * (`d{U+043E}cs`, a Cyrillic `о`, reads as `docs`), at `where` (`<pack>` or `<pack>/<group>`), line 0:
+ * `pack/name` and the scope selectors name a skill by them, so `d{U+043E}cs/pdf` passes for `docs/pdf`
+ * as a look-alike skill name passes for another. A folder name may mix scripts (no rule reads it for
+ * words), and a pack or group is found in any letter case, so the name is read in lowercase, and every
+ * letter outside ASCII counts, Latin ones beside it or not.
+ */
+export function auditFolderName(where: string, kind: "pack" | "group", name: string): Finding[] {
+  const reads = latinReading(name.toLowerCase());
+  if (reads === undefined) return [];
+  const detail = `${kind} name "${escapedWord(name)}" reads as "${reads}": its letters outside ASCII pass for Latin ones`;
+  return [finding(where, 0, "metadata-look-alike-name", detail)];
+}
+
 function countOf(count: number): string {
   return count === 1 ? "an invisible character" : `${count} invisible characters`;
 }

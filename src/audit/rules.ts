@@ -24,7 +24,7 @@ export const RULES = {
   "metadata-look-alike-name": {
     severity: "high",
     summary:
-      "a skill's name written in letters that each pass for an ASCII one (Cyrillic, Greek, fullwidth…)",
+      "a skill's name, or a pack's or group's folder name, written in letters that pass for ASCII ones (Cyrillic, Greek, fullwidth…)",
   },
   "explorer-remote-location": {
     severity: "high",

@@ -1,6 +1,6 @@
 import { chmod, rm, truncate } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { CatalogAudit, type FolderAudit } from "../../src/audit/index.js";
 import { loadCatalog } from "../../src/catalog/index.js";
 import { inspectCatalog } from "../../src/inspection/index.js";
@@ -161,6 +161,48 @@ describe("the audit of a catalog", () => {
       ["p/s/link.md", "bidi-control"],
       ["p/s/notes.md", "bidi-control"],
       ["p/s/other.md", "bidi-control"],
+    ]);
+  });
+});
+
+// Only a skill's own `name` was read for look-alike letters: a pack or group folder named `d{U+043E}cs`
+// (a Cyrillic о) was served as `d{U+043E}cs/pdf` beside `docs/pdf`, without a finding in the audit or the
+// repin review.
+describe("pack and group folders named in look-alike letters", () => {
+  it("are a high finding each, once, that makes their skills unsafe", async () => {
+    const folder = await makeTree({
+      "docs/pdf/SKILL.md": skillMd("pdf"),
+      "d\u043Ecs/pdf/SKILL.md": skillMd("pdf"),
+      "d\u043Ecs/xlsx/SKILL.md": skillMd("xlsx"),
+      // A group is found in any case: `Gr{U+0430}fana` reads as `grafana` too.
+      "tools/Gr\u0430fana/alerts/SKILL.md": skillMd("alerts"),
+      "tools/Gr\u0430fana/dashboards/SKILL.md": skillMd("dashboards"),
+      // A letter passing for no Latin one, and accented Latin, read as no name of the naming rule.
+      "tools/\u0440\u0435\u0434\u0430\u043A\u0442\u043E\u0440/edit/SKILL.md": skillMd("edit"),
+      "tools/caf\u00E9/brew/SKILL.md": skillMd("brew"),
+    });
+    onTestFinished(() => folder.remove());
+    const { audit, inspection } = await inspectCatalog(loadCatalog(folder.dir).catalog, { audit: {} });
+
+    expect(audit.findings.map((found) => [found.path, found.line, found.rule, found.detail])).toEqual([
+      [
+        "d\u043Ecs",
+        0,
+        "metadata-look-alike-name",
+        'pack name "d{U+043E}cs" reads as "docs": its letters outside ASCII pass for Latin ones',
+      ],
+      [
+        "tools/Gr\u0430fana",
+        0,
+        "metadata-look-alike-name",
+        'group name "Gr{U+0430}fana" reads as "grafana": its letters outside ASCII pass for Latin ones',
+      ],
+    ]);
+    expect(inspection.unsafe().map(({ skill, findings: [found] }) => [skill.id, found?.path])).toEqual([
+      ["tools/alerts", "tools/Gr\u0430fana"],
+      ["tools/dashboards", "tools/Gr\u0430fana"],
+      ["d\u043Ecs/pdf", "d\u043Ecs"],
+      ["d\u043Ecs/xlsx", "d\u043Ecs"],
     ]);
   });
 });

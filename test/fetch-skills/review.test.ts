@@ -449,6 +449,24 @@ describe("the repin review", () => {
     ]);
   });
 
+  // A group folder named in look-alike letters (`gr{U+0430}fana`, a Cyrillic а) passed for the group it
+  // reads as: the audit read only skills' own names, and the review showed its skills as any others.
+  it("names a group folder a bump adds in look-alike letters as a new high finding", async () => {
+    const groups = await makeUpstream(path.join(tree.dir, "groups"), [
+      { "skills/grafana/alerts/SKILL.md": skillMd("alerts"), "shared/a.md": "a\n" },
+      { "skills/gr\u0430fana/dashboards/SKILL.md": skillMd("dashboards") },
+    ]);
+    const result = await bump([{ name: "groups", url: groups.url, ref: groups.commits[0] ?? "" }]);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.summary.split("\n").filter((line) => /^\| (high|medium|low) /.test(line));
+    expect(rows).toEqual([
+      '| high (new) | `groups/gr\u0430fana` | metadata-look-alike-name | group name "gr{U+0430}fana" reads as "grafana": its letters outside ASCII pass for Latin ones |',
+    ]);
+    expect(result.findings.map(({ path, rule, new: isNew }) => [path, rule, isNew])).toEqual([
+      ["groups/gr\u0430fana", "metadata-look-alike-name", true],
+    ]);
+  });
+
   // A bump that taught a skill to send the user's keys away, and told the agent to keep quiet about it,
   // brought no finding: the lines showed only in a collapsed diff, and an added script's not at all.
   // And a script it adds that wipes the home folder: the review lists an added script by its line counts.
