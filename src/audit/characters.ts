@@ -12,6 +12,8 @@ const NAMES: Readonly<Record<number, string>> = {
   8205: "ZERO WIDTH JOINER",
   8206: "LEFT-TO-RIGHT MARK",
   8207: "RIGHT-TO-LEFT MARK",
+  8232: "LINE SEPARATOR",
+  8233: "PARAGRAPH SEPARATOR",
   8234: "LEFT-TO-RIGHT EMBEDDING",
   8235: "RIGHT-TO-LEFT EMBEDDING",
   8236: "POP DIRECTIONAL FORMATTING",
@@ -48,7 +50,7 @@ export function describeCharacter(value: number): string {
 const CANDIDATE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the audit looks for
   // biome-ignore lint/suspicious/noMisleadingCharacterClass: variation selectors are looked for one by one
-  /[\0-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\xAD\u200B-\u200D\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFE00-\uFE0F\uFEFF\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]|\r(?!\n)/u;
+  /[\0-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\xAD\u200B-\u200D\u2028-\u202E\u2060-\u2064\u2066-\u2069\uFE00-\uFE0F\uFEFF\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]|\r(?!\n)/u;
 const CANDIDATES = new RegExp(CANDIDATE.source, "gu");
 
 const isTag = (value: number) => value >= 0xe0000 && value <= 0xe007f;
@@ -486,10 +488,18 @@ export function joinsEmoji(text: string, offset: number, after: number | undefin
   return isEmoji(before) && isEmoji(after);
 }
 
+const LINE_SEPARATOR = 0x2028;
+const PARAGRAPH_SEPARATOR = 0x2029;
+
 /**
  * Control characters move a terminal's cursor, recolour or hide text, or erase what came before, so the
  * text on screen is not what an agent reads. A form feed alone on its line is a page break, as old
- * source files have; a carriage return is a line ending unless the file ends its lines with LF.
+ * source files have; a carriage return is a line ending unless the file ends its lines with LF. The line
+ * and paragraph separators U+2028 and U+2029 are line endings, as NEL (U+0085), VT and FF are, that no tool
+ * a reviewer reads a file with takes for one: a renderer that breaks the line there shows text on a line
+ * of its own that grep, a diff and the audit's line numbers place on the line before, and one that draws
+ * nothing joins the words around it (`ign{U+2028}ore` shows as `ignore`). Every one is flagged, as NEL is:
+ * Markdown and scripts end lines with LF, and no format a skill holds needs them.
  */
 function controlDetail(
   text: string,
@@ -505,6 +515,9 @@ function controlDetail(
   if (value === 0x0d) {
     if (!lineEndings) return undefined;
     return `${describeCharacter(value)} inside a line (a terminal shows only what follows it)`;
+  }
+  if (value === LINE_SEPARATOR || value === PARAGRAPH_SEPARATOR) {
+    return `${describeCharacter(value)} (a line break to some renderers, nothing to others, and no line's end to grep, diff or this audit: a line feed is one to all)`;
   }
   // Colours pasted from a terminal into a shell example are the usual source: say how to keep them.
   if (value === 0x1b) {

@@ -12,7 +12,10 @@ export const RULES = {
     severity: "high",
     summary: "invisible character inside a word, or a stray variation selector",
   },
-  "control-character": { severity: "high", summary: "control character in a text file" },
+  "control-character": {
+    severity: "high",
+    summary: "control character, or line or paragraph separator (U+2028, U+2029), in a text file",
+  },
   "metadata-invisible-character": {
     severity: "high",
     summary: "invisible character in a skill's name or description",

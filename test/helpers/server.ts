@@ -102,11 +102,13 @@ export async function startServer(
 
 /**
  * Serves `entries` (see makeTree) to the tests of the enclosing suite: written, started and connected to
- * before them, stopped and removed after. Its `server` and `client` are there once the tests run.
+ * before them, stopped and removed after, with the settings `env` adds. Its `server` and `client` are
+ * there once the tests run.
  */
 export function serveTree(
   entries: Record<string, TreeEntry>,
   era: Era = "legacy",
+  env: Record<string, string> = {},
 ): {
   readonly server: RunningServer;
   readonly client: Client;
@@ -115,7 +117,7 @@ export function serveTree(
   let served: { server: RunningServer; client: Client } | undefined;
   beforeAll(async () => {
     tree = await makeTree(entries);
-    const server = await startServer(tree.dir);
+    const server = await startServer(tree.dir, [], httpSettings(), env);
     served = { server, client: await server.connect({ era }) };
   });
   afterAll(async () => {

@@ -1037,7 +1037,8 @@ describe.each(ERAS)("files whose bytes a careless read would change (%s)", (era)
     "e/bom/nul-bytes.txt": Buffer.from("abc\0def\n"),
     "e/bom/a b%20é#;.md": "a name a URI must encode\n",
   };
-  const served = serveTree(odd, era);
+  // A line separator is a high finding of the audit, which would leave its skill out: served all the same.
+  const served = serveTree(odd, era, { UNSAFE_SKILLS: "serve" });
 
   it("each reads back as the very bytes its digest and size cover, and SKILL.md as its frontmatter", async () => {
     const skills = new SkillsClient(served.client);
