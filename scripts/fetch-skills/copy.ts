@@ -183,28 +183,20 @@ async function copyFolder(
   await makeFolder(destination);
   const child = (name: string) => (relative === "." ? name : `${relative}/${name}`);
   const named = await visibleEntries(walk, real, relative, child);
-  const resolved: {
-    readonly name: string;
-    readonly kind: EntryKind;
-    readonly target: Target;
-    readonly lfs: boolean;
-  }[] = [];
+  const resolved: ResolvedEntry[] = [];
   for (const { kind, name } of named.sort((a, b) => compareText(a.name, b.name))) {
     const target = await resolveEntry(walk, path.join(real, name), kind);
     const lfs =
       !("skip" in target) && target.kind === "file" && (await isLfsPointer(target.real, target.size));
-    resolved.push({ name, kind, target, lfs });
+    const copyable = !("skip" in target) && !lfs && portableNameProblem(name) === undefined;
+    resolved.push({ name, kind, target, lfs, copyable });
   }
-  // Chosen among the entries that would be copied: one of a pair left out for itself (a symlink out of the
-  // repository, a Git LFS pointer) left the other out too.
-  const keptSpellings = keptOfFolded(
-    resolved.filter(({ target, lfs }) => !("skip" in target) && !lfs).map(({ name }) => name),
-  );
-  for (const { name, kind, target, lfs } of resolved) {
+  // By folded name, the spelling copied: a case-insensitive file system (macOS, Windows) holds one of them.
+  const copiedAs = new Map<string, string>();
+  for (const { name, kind, target, lfs } of inCopyOrder(resolved)) {
     const childRelative = child(name);
     const into = path.join(destination, name);
     const unportable = portableNameProblem(name);
-    const kept = keptSpellings.get(foldedName(name));
     if ("skip" in target) {
       skip(walk, { path: childRelative, reason: target.skip, symlink: target.symlink });
     } else if (unportable !== undefined) {
@@ -214,34 +206,71 @@ async function copyFolder(
       skip(walk, { path: visible(childRelative), reason, symlink: false });
     } else if (lfs) {
       skip(walk, { path: childRelative, reason: LFS_POINTER, symlink: false });
-    } else if (kept !== undefined && kept !== name) {
-      // The server would serve the other (one rule: isKeptBefore), and sync could not write both.
-      const reason = `it is ${quoted(visible(child(kept)))} in another letter case or Unicode normalization, which a case-insensitive file system (macOS, Windows) holds one of: that one is copied instead`;
-      skip(walk, { path: visible(childRelative), reason, symlink: false });
-    } else if (target.kind === "file") {
-      walk.budget.take(target.size);
-      await copyOne(walk, target.real, into, childRelative);
     } else {
-      const inner = innerReach(reached, target.real, childRelative, kind === "symlink");
-      if ("skip" in inner) skip(walk, { path: childRelative, reason: inner.skip, symlink: true });
-      else await copyFolder(walk, target.real, childRelative, into, inner);
+      const key = foldedName(name);
+      const copied = copiedAs.get(key);
+      if (copied !== undefined) {
+        // The server would serve the one copied (one rule: isKeptBefore), and sync could not write both.
+        const reason = `it is ${quoted(visible(child(copied)))} in another letter case or Unicode normalization, which a case-insensitive file system (macOS, Windows) holds one of: that one is copied instead`;
+        skip(walk, { path: visible(childRelative), reason, symlink: false });
+      } else if (target.kind === "file") {
+        copiedAs.set(key, name);
+        walk.budget.take(target.size);
+        await copyOne(walk, target.real, into, childRelative);
+      } else {
+        const inner = innerReach(reached, target.real, childRelative, kind === "symlink");
+        if ("skip" in inner) {
+          // Refused for itself: another spelling of its name, tried next, is copied in its stead.
+          skip(walk, { path: childRelative, reason: inner.skip, symlink: true });
+        } else {
+          copiedAs.set(key, name);
+          await copyFolder(walk, target.real, childRelative, into, inner);
+        }
+      }
     }
   }
 }
 
+/** An entry of a folder being copied, with what it leads to and whether it could be copied as named. */
+interface ResolvedEntry {
+  readonly name: string;
+  readonly kind: EntryKind;
+  readonly target: Target;
+  readonly lfs: boolean;
+  /** Not left out for itself before the walk reaches it: a target, not a Git LFS pointer, a portable name. */
+  readonly copyable: boolean;
+}
+
 /**
- * Of the portable `names` of a folder's entries that would be copied, the one kept ({@link isKeptBefore})
- * by folded name: a case-insensitive file system (macOS, Windows) holds one of those that fold alike.
+ * `entries` (sorted by name) in the order they are copied: as they are, but the copyable spellings of one
+ * folded name together at the place of the first, the one kept ({@link isKeptBefore}) first. The first of
+ * them the walk copies is the one copied; one it refuses as it reaches it (a symlink to a folder above,
+ * or to one its link brought in already) leaves the next to be copied, where choosing the kept one before
+ * the walk left out both.
  */
-function keptOfFolded(names: readonly string[]): Map<string, string> {
-  const kept = new Map<string, string>();
-  for (const name of names) {
-    if (portableNameProblem(name) !== undefined) continue;
-    const key = foldedName(name);
-    const other = kept.get(key);
-    if (other === undefined || isKeptBefore(name, other)) kept.set(key, name);
+function inCopyOrder(entries: readonly ResolvedEntry[]): ResolvedEntry[] {
+  const spellings = new Map<string, ResolvedEntry[]>();
+  for (const entry of entries) {
+    if (!entry.copyable) continue;
+    const key = foldedName(entry.name);
+    const group = spellings.get(key);
+    if (group === undefined) spellings.set(key, [entry]);
+    else group.push(entry);
   }
-  return kept;
+  const ordered: ResolvedEntry[] = [];
+  for (const entry of entries) {
+    if (!entry.copyable) {
+      ordered.push(entry);
+      continue;
+    }
+    const key = foldedName(entry.name);
+    const group = spellings.get(key);
+    // Placed already, with the first of its spellings.
+    if (group === undefined) continue;
+    spellings.delete(key);
+    ordered.push(...group.sort((a, b) => (isKeptBefore(a.name, b.name) ? -1 : 1)));
+  }
+  return ordered;
 }
 
 /** What a folder's entry is, as its listing says (a symlink is not followed). */

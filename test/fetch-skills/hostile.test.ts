@@ -445,6 +445,43 @@ describe("fetch-skills: names and files it cannot copy", () => {
     });
   });
 
+  // Regression: the spelling kept was chosen before the walk reached it, so where it was a symlink to a
+  // folder the walk then refused (one above it, or one its link had brought in already), both spellings
+  // were left out.
+  it("of two names that differ only in case, copies the other where the walk refuses a symlink to a folder", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "cased-loops"), [
+      {
+        "skills/a/SKILL.md": skillMd("a"),
+        "skills/a/Docs/guide.md": "upper\n",
+        "skills/a/docs": { symlink: "." },
+        "skills/a/shared": { symlink: "../../lib" },
+        "lib/0": { symlink: "sub" },
+        "lib/Data/guide.md": "data\n",
+        "lib/data": { symlink: "sub" },
+        "lib/sub/x.md": "x\n",
+      },
+    ]);
+    const site = await makeSite(tree.dir, [
+      { name: "l", repo: repo.url, ref: repo.commits[0] ?? "", path: "skills" },
+    ]);
+
+    const result = await runFetcher([], site);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("l: skipped skills/a/docs: symlink loops back to a parent folder\n");
+    expect(result.stderr).toContain(
+      "l: skipped skills/a/shared/data: symlink to a folder the link skills/a/shared already brought in, as skills/a/shared/0\n",
+    );
+    expect(result.stderr).not.toContain("in another letter case");
+    expect(await snapshot(path.join(site, "skills/l"))).toEqual({
+      "a/Docs/guide.md": "upper\n",
+      "a/SKILL.md": skillMd("a"),
+      "a/shared/0/x.md": "x\n",
+      "a/shared/Data/guide.md": "data\n",
+      "a/shared/sub/x.md": "x\n",
+    });
+  });
+
   // The log is a terminal or a CI run's log: a newline in a name started a GitHub workflow command
   // (a fake "All clear" annotation, ::add-mask::) and ESC sequences erased the lines above.
   it("shows control characters of the names it warns about escaped, so none starts a line of its own", async () => {
