@@ -155,8 +155,8 @@ function newlySkipped(
 
 /**
  * The paths of the moved packs that the new commits make differ from another only in case, and the old
- * did not: a case-insensitive file system, where `skills-mcp sync` writes and reviewers check out, holds
- * one of the two. Linear: keyed by path.
+ * did not: a checkout on a case-insensitive file system holds one of the two (`skills-mcp sync` never
+ * writes both into one folder). Linear: keyed by path.
  */
 function newlyColliding(
   before: readonly CaseCollision[],

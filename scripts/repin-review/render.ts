@@ -205,7 +205,7 @@ function render(content: ReviewContent, limit: number, room: BodyRoom, parts: Pa
   if (collisions.length > 0) {
     const pairs = collisions.map(({ path, other }) => `${markdownCode(path)} and ${markdownCode(other)}`);
     lines.push(
-      `- Paths that newly differ only in letter case, which a case-insensitive file system (macOS, Windows: where \`skills-mcp sync\` writes skills and reviewers check them out) holds as one, losing the other: ${listed(pairs, limit)}`,
+      `- Paths that newly differ only in letter case, which a checkout on a case-insensitive file system (macOS, Windows) holds as one, losing the other (\`skills-mcp sync\` never writes both into one folder): ${listed(pairs, limit)}`,
     );
   }
   if (limit !== Number.POSITIVE_INFINITY) {

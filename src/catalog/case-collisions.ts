@@ -168,18 +168,19 @@ export function caseCollisionIssue({ path, other }: CaseCollision): CatalogIssue
     severity: "warning",
     path,
     reason:
-      `differs from "${visible(other)}" only in letter case (or Unicode normalization): on a case-insensitive ` +
-      "file system (macOS, Windows), where skills-mcp sync writes skills and reviewers check them out, the two " +
-      "are one and one of them is lost",
+      `differs from "${visible(other)}" only in letter case (or Unicode normalization): a checkout on a ` +
+      "case-insensitive file system (macOS, Windows) holds one of the two and loses the other " +
+      "(skills-mcp sync never writes both into one folder)",
   };
 }
 
 /**
  * Each file or folder of a served pack whose path differs from another's only in letter case (`A.md` and
- * `a.md`, `Refs/` and `refs/`) or Unicode normalization: a case-insensitive file system (macOS, Windows),
- * where `skills-mcp sync` writes skills and where reviewers check them out, holds one of the two, so the
- * other is lost there. Within one skill, or the pack's own files, the load served one of the two
- * ({@link foldedFileCollisions}): what is left lies across them. Linear in the length of the pack's paths,
+ * `a.md`, `Refs/` and `refs/`) or Unicode normalization: a checkout of the pack on a case-insensitive file
+ * system (macOS, Windows), where reviewers read it, holds one of the two, so the other is lost there.
+ * Within one skill, or the pack's own files, the load served one of the two ({@link foldedFileCollisions}):
+ * what is left lies across them, which `skills-mcp sync` never writes into one folder (it copies a pack
+ * file only into a citing skill's folder, leaving out one that folds like a file of that skill). Linear in the length of the pack's paths,
  * however deep: each entry is keyed by its
  * parent's number and its folded name, and a path is cut out only for a warning.
  */

@@ -1,8 +1,8 @@
 /**
  * Two paths of a pack that differ only in letter case are one file on a case-insensitive file system
- * (macOS, Windows), where `skills-mcp sync` writes skills and reviewers check them out: one of the two is
- * lost there. Of two such files or folders of one skill or of a pack's own files, and of two such skill
- * folders or groups, the load serves one; it warns of any pair left across them.
+ * (macOS, Windows), where `skills-mcp sync` writes skills and reviewers check them out. Of two such files or
+ * folders of one skill or of a pack's own files, and of two such skill folders or groups, the load serves
+ * one; it warns of any pair left across them, which only a checkout loses one of.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -16,9 +16,12 @@ import {
 } from "../../src/catalog/index.js";
 import { makeTree, skillMd } from "../helpers/skill-tree.js";
 
+// Sync writes each skill to a folder of its own, and a pack file only into a citing skill's folder,
+// where it leaves out one that folds like the skill's file: only a checkout loses one. The warning said
+// sync did.
 const LOST =
-  "only in letter case (or Unicode normalization): on a case-insensitive file system (macOS, Windows), where skills-mcp sync writes " +
-  "skills and reviewers check them out, the two are one and one of them is lost";
+  "only in letter case (or Unicode normalization): a checkout on a case-insensitive file system (macOS, Windows) " +
+  "holds one of the two and loses the other (skills-mcp sync never writes both into one folder)";
 
 const SERVED_INSTEAD =
   "which is served instead: a case-insensitive file system (macOS, Windows), where skills-mcp sync writes " +
@@ -90,6 +93,22 @@ describe("files and folders of a skill or a pack that differ only in case", () =
       expect([alpha?.id, inner?.id]).toEqual(["kit/alpha", "kit/inner"]);
       expect([...(alpha?.files.keys() ?? [])]).toEqual(["README.md", "inner/SKILL.md"]);
       expect(inner?.files.size).toBe(0);
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  // Regression: the warning said skills-mcp sync lost one of the two, which it never writes into one
+  // folder; only a checkout on macOS or Windows does.
+  it("warns of a pair across a skill and the pack's own files, as a checkout loses one", async () => {
+    const tree = await makeTree({
+      "kit/alpha/SKILL.md": skillMd("alpha"),
+      "kit/Alpha/notes.md": "a pack file\n",
+    });
+    try {
+      expect(loadCatalog(tree.dir).issues).toEqual([
+        { severity: "warning", path: "kit/alpha", reason: `differs from "kit/Alpha" ${LOST}` },
+      ]);
     } finally {
       await tree.remove();
     }

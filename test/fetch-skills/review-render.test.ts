@@ -459,3 +459,17 @@ describe("shellWord", () => {
     expect(await roundTrip(spoof)).toEqual(Buffer.from(spoof));
   });
 });
+
+// Regression: the review said `skills-mcp sync` lost one of two such paths, which it never writes into one
+// folder; a checkout on macOS or Windows does.
+describe("the repin review's paths that newly differ only in letter case", () => {
+  it("says a checkout on a case-insensitive file system loses one, not sync", () => {
+    const review = { ...reviewOf([]), collisions: [{ path: "pack/alpha", other: "pack/Alpha" }] };
+    const line = renderReview(review, BUDGET)
+      .split("\n")
+      .find((text) => text.startsWith("- Paths that newly differ only in letter case"));
+    expect(line).toBe(
+      "- Paths that newly differ only in letter case, which a checkout on a case-insensitive file system (macOS, Windows) holds as one, losing the other (`skills-mcp sync` never writes both into one folder): `pack/alpha` and `pack/Alpha`",
+    );
+  });
+});
