@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError } from "fastify";
 import { formatSize, type SelectorError } from "../catalog/index.js";
+import { nestedDeeperThan, TOO_DEEP } from "../json-rpc/index.js";
 import { quoted } from "../visible.js";
 import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId, sendError } from "./json-rpc.js";
 import {
@@ -154,19 +155,8 @@ function emptyBatch({ body }: McpPost): Refusal | undefined {
   );
 }
 
-/**
- * How deep a body's arrays and objects may nest: an MCP message nests five or six levels, and what reads
- * a message after this check (the SDK's schemas, the key of a kept answer) walks it recursively, so some
- * thousands of levels in a few kilobytes would overflow the stack.
- */
-const MAX_NESTING = 64;
-
 function nestedTooDeep({ body }: McpPost): Refusal | undefined {
-  if (!nestedDeeperThan(body, MAX_NESTING)) return undefined;
-  return invalidRequest(
-    `Invalid Request: JSON nested deeper than ${MAX_NESTING} levels; an MCP message needs a few.`,
-    body,
-  );
+  return nestedDeeperThan(body) ? invalidRequest(TOO_DEEP, body) : undefined;
 }
 
 function modernMisfit({ headers, body }: McpPost): Refusal | undefined {
@@ -276,28 +266,6 @@ export function tooMuchToRead(weight: number, limit: number): Refusal {
   return invalidRequest(
     `Invalid request: this batch may read ${formatSize(weight)} of files and skill entries, and one request may read at most ${formatSize(limit)}; send its reads in smaller batches.`,
   );
-}
-
-/** Whether `value` holds arrays or objects nested more than `limit` deep; walked without recursion. */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
-  // Only arrays and objects are stacked, with their depths beside them: a body is mostly strings.
-  const containers: object[] = [];
-  const depths: number[] = [];
-  if (value !== null && typeof value === "object") {
-    containers.push(value);
-    depths.push(0);
-  }
-  for (let container = containers.pop(); container !== undefined; container = containers.pop()) {
-    const depth = depths.pop() ?? 0;
-    if (depth === limit) return true;
-    for (const child of Object.values(container)) {
-      if (child !== null && typeof child === "object") {
-        containers.push(child);
-        depths.push(depth + 1);
-      }
-    }
-  }
-  return false;
 }
 
 /** How many times the client sent header `name`, which Node joins into one value with ", ". */

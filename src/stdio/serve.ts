@@ -19,6 +19,7 @@ import { BudgetedTransport } from "./budgeted-transport.js";
 import { EnvelopeCheck } from "./envelope-check.js";
 import { InputLines, type NotJsonWhy } from "./input-lines.js";
 import { MethodNaming } from "./method-naming.js";
+import { NestingCheck } from "./nesting-check.js";
 
 /** The longest line (one JSON-RPC message) read from stdin: the SDK's own limit. */
 const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -73,20 +74,32 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     },
   });
   pipeline(process.stdin, input, () => {});
+  // A message, though refused before the SDK hears of it: its line was JSON.
+  const refuseParsed = (refusal: JSONRPCErrorResponse) => {
+    input.parsed();
+    transport.answer(refusal, ANSWER_BYTES);
+  };
+  const warnTooDeep = warnSparingly(
+    deps.logger,
+    "stdio: a notification or response from the client is nested too deep to read; skipped",
+  );
   // Answers holding files are made and queued for stdout 8 MiB of files at a time, as over HTTP. Any other
   // answer counts as 1 MiB, so that at most 8 wait for a client that does not read them: answered at once,
   // 20,000 tools/list of 60 bytes took 460 MB. (A subscription's request stays open while it lasts.)
   const transport = new BudgetedTransport(
     new MethodNaming(
       new EnvelopeCheck(
-        // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which ends
-        // the connection, is never reached.
-        new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
-        (refusal) => {
-          // A message, though refused before the SDK hears of it: its line was JSON.
-          input.parsed();
-          transport.answer(refusal, ANSWER_BYTES);
-        },
+        new NestingCheck(
+          // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which
+          // ends the connection, is never reached.
+          new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
+          refuseParsed,
+          () => {
+            input.parsed();
+            warnTooDeep();
+          },
+        ),
+        refuseParsed,
       ),
       () => served,
       (method) => withoutId({ method: excerpt(visible(method), 100) }),
