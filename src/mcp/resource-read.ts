@@ -31,13 +31,14 @@ export const MAX_READ_BYTES = 8 * 1024 * 1024;
  * The answer to `resources/read` of `uri`, as the client sent it, from `source`. The SDK's own answer would
  * read the URI with its `..` and `.` resolved (`skill://a/x/%2e%2e/b` as `skill://a/b`), which this
  * server refuses. A file that cannot be read is logged through `onInternalError`; the client is told so,
- * without the server's paths.
+ * without the server's paths. A URI that `isFolder` (in the caller's scope) is told to be listed instead.
  */
 export async function readResource(
   source: SkillSource,
   uri: string,
   context: ServerContext,
   onInternalError: (error: unknown, tool: string, call: ServerContext) => void,
+  isFolder: (uri: string) => boolean,
 ): Promise<ReadResourceResult> {
   let read: SkillReadResult | undefined;
   try {
@@ -53,7 +54,9 @@ export async function readResource(
   if (read === undefined)
     throw new ResourceNotFoundError(
       uri,
-      withUriShapeProblem(`Resource not found: ${quoted(uri)}`, uri, RESOURCES_LISTED),
+      isFolder(uri)
+        ? `${quoted(uri)} is a directory resource, not a file; list it with resources/directory/read`
+        : withUriShapeProblem(`Resource not found: ${quoted(uri)}`, uri, RESOURCES_LISTED),
     );
   const { mimeType } = read;
   if ("text" in read) return { contents: [{ uri, mimeType, text: read.text }] };

@@ -347,7 +347,9 @@ export function serverFactoryFor(
   const source = deps.resources.sourceFor(scope, deps.catalog.files);
   const extension = new SkillsExtension({ source, cacheHint: CACHE_HINT, onWarning: deps.onWarning });
   const answerRead = ({ uri }: { uri: string }, ctx: ServerContext) =>
-    readResource(source, uri, ctx, context.onInternalError);
+    readResource(source, uri, ctx, context.onInternalError, (asked) =>
+      deps.resources.isFolderIn(scope, asked),
+    );
   const answerToolCall = ({ params }: CallToolRequest, ctx: ServerContext) =>
     callTool(params.name, params.arguments ?? {}, context, ctx);
   const answerPromptList = ({ cursor }: { cursor?: string }) => listPrompts(context, cursor);

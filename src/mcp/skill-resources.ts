@@ -128,6 +128,16 @@ export class SkillResources {
     };
   }
 
+  /**
+   * Whether `uri` names a folder `scope` sees (as resources/directory/read reads it): a read of one is told
+   * to list it, as a folder read of a file is told to read it. One outside the scope is no folder here.
+   */
+  isFolderIn(scope: Scope, uri: string): boolean {
+    const key = this.#keyOf(uri, true);
+    const folder = key === undefined ? undefined : this.#foldersNow().get(key);
+    return folder !== undefined && isFolderVisible(folder, scope);
+  }
+
   /** Whether `uri` names a file `scope` sees (as resources/read reads it). */
   #isFile(scope: Scope, uri: string): boolean {
     const key = this.#keyOf(uri);

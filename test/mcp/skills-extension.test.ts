@@ -523,6 +523,17 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     });
   });
 
+  // Regression: a read of a folder was told only "Resource not found …; resources/list gives the URIs
+  // served", which lists no folder, where a folder read of a file is told to read it.
+  it("resources/read of a folder says it is one, and how to list it", async () => {
+    for (const uri of ["skill://beta", "skill://beta/tools", "skill://alpha/guide", "skill://alpha/guide/"]) {
+      expect(await refusal(client.readResource({ uri }), uri), uri).toEqual({
+        code: -32602,
+        message: `"<uri>" is a directory resource, not a file; list it with resources/directory/read`,
+      });
+    }
+  });
+
   // Issue 26: a folder is commonly written with a trailing slash.
   it("a folder URI may end with one slash; a file URI may not", async () => {
     for (const folder of ["skill://beta", "skill://beta/tools", "skill://alpha/guide"]) {
@@ -587,6 +598,7 @@ describe("one scope everywhere", () => {
           (uri) => scoped.readResource({ uri }),
         ],
         ["skill://alpha/guide", "skill://alpha/nothing", (uri) => skills.readDirectory(uri)],
+        ["skill://alpha/guide", "skill://alpha/nothing", (uri) => scoped.readResource({ uri })],
         // Not "guide": a word of hammer's SKILL.md, so told "Did you mean: hammer?", which "nothing" is not.
         ["renamed", "nothing", (name) => scoped.getPrompt({ name })],
       ];
