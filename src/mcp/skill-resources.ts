@@ -4,7 +4,14 @@ import {
   type SkillReadResult,
   type SkillSource,
 } from "@modelcontextprotocol/server/ext/skills";
-import { type FileReader, MAX_FILE_BYTES, type Scope, type Skill, skillPath } from "../catalog/index.js";
+import {
+  type FileReader,
+  MAX_FILE_BYTES,
+  type Scope,
+  SKILL_DOCUMENT,
+  type Skill,
+  skillPath,
+} from "../catalog/index.js";
 import type { SkillEntry } from "../inspection/index.js";
 import { compareText } from "../sorted.js";
 import { quoted } from "../visible.js";
@@ -113,9 +120,7 @@ export class SkillResources {
       list: async ({ cursor }) => this.#list(scope, cursor),
       // Refused here rather than by the SDK, whose answers repeat the URI whole however long, and call a URI
       // that names nothing "not a directory resource".
-      get: async (uri) =>
-        this.#get(scope, uri) ??
-        notServed(withUriShapeProblem(`No skill is served at ${quoted(uri)}`, uri, SKILLS_LISTED), uri),
+      get: async (uri) => this.#get(scope, uri) ?? notServed(this.#noSkillAt(scope, uri), uri),
       read: (uri) => this.#read(scope, uri, reader),
       readDirectory: async (uri, { cursor }) =>
         this.#readDirectory(scope, uri, cursor) ??
@@ -126,6 +131,18 @@ export class SkillResources {
           uri,
         ),
     };
+  }
+
+  /**
+   * Why skills/get of `uri` names no skill: a skill's folder (`skill://design/icon-sets`, as a sloppy client
+   * asks) is told the URI of its SKILL.md, which a skill's URI is; a skill outside `scope` reads as missing.
+   */
+  #noSkillAt(scope: Scope, uri: string): string {
+    const said = `No skill is served at ${quoted(uri)}`;
+    const key = this.#keyOf(uri, true);
+    const item = key === undefined ? undefined : this.#bySkillUri.get(`${key}/${SKILL_DOCUMENT}`);
+    if (item === undefined || !scope.has(item.skill)) return withUriShapeProblem(said, uri, SKILLS_LISTED);
+    return `${said}: a skill's URI is that of its ${SKILL_DOCUMENT}, here ${quoted(inAskedCase(item.entry.uri, uri))}`;
   }
 
   /**

@@ -534,6 +534,29 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     }
   });
 
+  // Regression: skills/get of a skill's folder, as a client that takes a skill for its folder asks, was told
+  // only "No skill is served …; skills/list gives the URIs of the skills served".
+  it("skills/get of a skill's folder names the skill's URI", async () => {
+    const skillUris: [string, string][] = [
+      ["skill://alpha/guide", "skill://alpha/guide/SKILL.md"],
+      ["skill://alpha/guide/", "skill://alpha/guide/SKILL.md"],
+      ["skill://beta/tools/hammer", "skill://beta/tools/hammer/SKILL.md"],
+      ["skill://Alpha/renamed", "skill://Alpha/renamed/SKILL.md"],
+    ];
+    for (const [uri, skillUri] of skillUris) {
+      expect(await refusal(skills.get(uri), uri), uri).toEqual({
+        code: -32602,
+        // (refusal writes the URI asked as <uri>, in the skill's URI too.)
+        message: `No skill is served at "<uri>": a skill's URI is that of its SKILL.md, here "${skillUri.replace(uri, "<uri>")}"`,
+      });
+    }
+    // A group's folder is no skill's.
+    expect(await refusal(skills.get("skill://beta/tools"), "skill://beta/tools")).toEqual({
+      code: -32602,
+      message: `No skill is served at "<uri>"${SKILLS_HINT}`,
+    });
+  });
+
   // Issue 26: a folder is commonly written with a trailing slash.
   it("a folder URI may end with one slash; a file URI may not", async () => {
     for (const folder of ["skill://beta", "skill://beta/tools", "skill://alpha/guide"]) {
@@ -599,6 +622,7 @@ describe("one scope everywhere", () => {
         ],
         ["skill://alpha/guide", "skill://alpha/nothing", (uri) => skills.readDirectory(uri)],
         ["skill://alpha/guide", "skill://alpha/nothing", (uri) => scoped.readResource({ uri })],
+        ["skill://alpha/guide", "skill://alpha/nothing", (uri) => skills.get(uri)],
         // Not "guide": a word of hammer's SKILL.md, so told "Did you mean: hammer?", which "nothing" is not.
         ["renamed", "nothing", (name) => scoped.getPrompt({ name })],
       ];
