@@ -783,7 +783,11 @@ export function quotingHeaderMismatch(answer: unknown, body: unknown): unknown {
     const { first, second, differsAt } = quotedApart(named, sent);
     const apart = differsAt === undefined ? "" : ` (they differ at character ${differsAt})`;
     said = `${names}${first} but the ${header} header names ${second}${apart}`;
-    advice = `${header} repeats what the body names, character for character`;
+    const copies = copiesIn(sent, named);
+    advice =
+      copies > 1
+        ? `${header} holds what the body names ${copies} times, as HTTP joins a header sent more than once into one value; send it once`
+        : `${header} repeats what the body names, character for character`;
   }
   return {
     ...answer,
@@ -885,6 +889,16 @@ function mismatchIn(
       return { named, sent: undefined, header: "Mcp-Name", names };
   }
   return undefined;
+}
+
+/**
+ * How many times `sent` holds `named`, joined with ", " as HTTP joins the copies of a header sent more than
+ * once (a proxy that adds Mcp-Name beside the client's own); 1 when it is not so made. Read in linear time.
+ */
+function copiesIn(sent: string, named: string): number {
+  const copies = (sent.length + 2) / (named.length + 2);
+  if (!Number.isInteger(copies) || copies < 2) return 1;
+  return sent === Array.from({ length: copies }, () => named).join(", ") ? copies : 1;
 }
 
 /** What the SDK puts in `data.mismatch.header` for a header left out. */

@@ -155,6 +155,39 @@ describe("/mcp over HTTP", () => {
     ]);
   });
 
+  // Regression: a header that repeats the body sent twice (a proxy adding Mcp-Name beside the client's own),
+  // which HTTP joins into "list_skills, list_skills", was told only to repeat what the body names, as it did.
+  // (Two copies reach the server as one value so joined, which is what is sent here.)
+  it.each([
+    ["Mcp-Method", wireRequest("modern", 7, "tools/list"), "mcp-method", '"tools/list"'],
+    ["MCP-Protocol-Version", wireRequest("modern", 7, "tools/list"), "mcp-protocol-version", '"2026-07-28"'],
+    [
+      "Mcp-Name",
+      wireRequest("modern", 7, "tools/call", { name: "list_skills", arguments: {} }),
+      "mcp-name",
+      '"list_skills"',
+    ],
+  ])(
+    "says %s was sent more than once, when it holds the body's value twice",
+    async (name, request, key, value) => {
+      const sent = request.headers[key] ?? "";
+      const refused = await post(`${server.url}/mcp`, request.body, {
+        ...request.headers,
+        [key]: `${sent}, ${sent}`,
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({
+        id: 7,
+        error: {
+          code: -32020,
+          message: expect.stringMatching(
+            `^Bad Request: the request headers and body disagree: .*${value} but the ${name} header names .*; ${name} holds what the body names 2 times, as HTTP joins a header sent more than once into one value; send it once$`,
+          ),
+        },
+      });
+    },
+  );
+
   // Regression: a method, a version or a name of 120 characters that differed from its header in the last
   // was quoted, both times, as the same first 100 characters; and data.mismatch.body kept the SDK's bare
   // words (and a name whole, however long) beside a message quoting both.
