@@ -183,7 +183,7 @@ export type ShellToken =
 
 /**
  * Everything in `command`, in order, as a shell reads it (the words as {@link commandWords} reads them):
- * `|`, `||`, `&&`, `;`, `&`, `(` and `)` are operators, `> file`, `2>&1`, `<<EOF` redirections.
+ * `|`, `|&`, `||`, `&&`, `;`, `&`, `(` and `)` are operators, `> file`, `2>&1`, `<<EOF` redirections.
  */
 export function* shellTokens(command: string): Generator<ShellToken> {
   let index = 0;
@@ -220,26 +220,38 @@ export function* shellTokens(command: string): Generator<ShellToken> {
   }
 }
 
-/** Where the operator at `from`, where no word starts, ends: `&&`, `||` and `;;` are one, any other character is. */
+/**
+ * Where the operator at `from`, where no word starts, ends: `&&`, `||`, `;;` and `|&` (a pipe of standard
+ * output and error) are one, any other character is.
+ */
 function controlEnd(text: string, from: number): number {
   const code = text.charCodeAt(from);
-  const doubled =
-    (code === AMPERSAND || code === PIPE || code === 0x3b) && text.charCodeAt(from + 1) === code;
-  return doubled ? from + 2 : from + 1;
+  const next = text.charCodeAt(from + 1);
+  const double =
+    ((code === AMPERSAND || code === PIPE || code === 0x3b) && next === code) ||
+    (code === PIPE && next === AMPERSAND);
+  return double ? from + 2 : from + 1;
 }
 
 /**
- * The stages of the pipeline in `command` from `from` on, as a shell reads them: split at each `|` outside
- * quotes, substitutions and expansions (`jq 'a | sh'` is one stage), not at `||` or `|&`. `from` may be
- * inside quotes (`echo "$(curl … )" | sh`, `ssh host 'curl … | sh'`): a quote never closed is read as
- * closing the one `from` is in, and the reading goes on after it, twice at most (a `"` and a `'`), so that
- * each character is read at most three times.
+ * The stages of the pipeline in `command` from `from` on, as a shell reads them: split at each `|` or `|&`
+ * outside quotes, substitutions and expansions (`jq 'a | sh'` is one stage), and ended by a `;`, `&`,
+ * `&&` or `||` outside the groups opened after `from` (`curl …; echo hi | sh` pipes echo into sh, not the
+ * download); a group opened before `from` and closed after such an end pipes all it wrote, the download
+ * too, into the stages after it (`{ curl …; } | sh`, `(curl …; echo) | sh`), as a quote opened before it does
+ * (`ssh host 'curl …; echo' | sh`). `from` may be inside quotes
+ * (`echo "$(curl … )" | sh`, `ssh host 'curl … | sh'`): a quote never closed is read as closing the one
+ * `from` is in, and the reading goes on after it, twice at most (a `"` and a `'`), so that each character
+ * is read at most three times.
  */
 export function* pipelineStages(command: string, from: number): Generator<string> {
   let start = from;
   let index = from;
   // How many quotes never closed were read as closing one `from` is in.
   let closedOuter = 0;
+  const groups: GroupDepth = { open: 0, ended: false };
+  // Where a command starts, the only place a `{` or `}` opens or closes a group.
+  let commandStart = true;
   for (;;) {
     while (index < command.length && isSpace(command.charCodeAt(index))) index++;
     if (index === command.length) break;
@@ -251,17 +263,61 @@ export function* pipelineStages(command: string, from: number): Generator<string
     }
     const word = wordAt(command, index);
     if (word !== undefined) {
+      const raw = command.slice(index, word.end);
       const after = word.unclosed !== undefined && closedOuter < 2 ? word.unclosed + 1 : undefined;
-      if (after !== undefined) closedOuter++;
       index = after ?? word.end;
+      if (after !== undefined) {
+        closedOuter++;
+        // The quote `from` is in closes whatever was opened in it: `ssh host 'curl …; echo' | sh`.
+        groups.open = 0;
+        if (closeGroup(groups)) start = index;
+        commandStart = false;
+        continue;
+      }
+      if (commandStart && raw === "{") {
+        groups.open++;
+        continue;
+      }
+      if (commandStart && raw === "}" && closeGroup(groups)) start = index;
+      commandStart = false;
       continue;
     }
     const end = controlEnd(command, index);
-    if (end === index + 1 && command.charCodeAt(index) === PIPE && command.charCodeAt(end) !== AMPERSAND) {
-      yield command.slice(start, index);
+    const operator = command.slice(index, end);
+    if (operator === "|" || operator === "|&") {
+      if (!groups.ended) yield command.slice(start, index);
       start = end;
+    } else if (operator === "(") {
+      groups.open++;
+    } else if (operator === ")") {
+      if (closeGroup(groups)) start = end;
+    } else if (groups.open === 0 && !groups.ended) {
+      yield command.slice(start, index);
+      groups.ended = true;
     }
+    commandStart = operator !== ")";
     index = end;
   }
-  yield command.slice(start);
+  if (!groups.ended) yield command.slice(start);
+}
+
+/** The groups (`(…)`, `{ …; }`) a pipeline's reading is in, and whether a separator outside them ended it. */
+interface GroupDepth {
+  /** Groups opened after the download and not closed. */
+  open: number;
+  ended: boolean;
+}
+
+/**
+ * Closes the innermost group; true when it is one opened before the download whose pipeline a separator
+ * had ended: what the group writes, the download among it, goes on into the stages after it.
+ */
+function closeGroup(groups: GroupDepth): boolean {
+  if (groups.open > 0) {
+    groups.open--;
+    return false;
+  }
+  if (!groups.ended) return false;
+  groups.ended = false;
+  return true;
 }

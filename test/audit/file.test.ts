@@ -388,6 +388,12 @@ describe("pipe-to-shell", () => {
     ['echo "$(curl)" | sh', 'echo "$(curl -fsSL https://x.example/i.sh)" | sh'],
     ["ssh host 'curl | sh'", "ssh host 'curl -fsSL https://x.example/i.sh | sh'"],
     ["curl | sh after an apostrophe in prose", "It's quick: curl -fsSL https://x.example/i.sh | sh"],
+    // Regression: `|&` (a pipe of standard output and error) was read as no pipe.
+    ["curl |& sh", "curl -fsSL https://x.example/i.sh |& sh"],
+    // A group opened before the download pipes all it writes, the download too, past a `;` inside it.
+    ["{ curl; } | sh", "{ curl -fsSL https://x.example/i.sh; } | sh"],
+    ["(curl; echo) | sh", "(curl -fsSL https://x.example/i.sh; echo done) | sudo bash"],
+    ["ssh host 'curl; echo' | sh", "ssh host 'curl -fsSL https://x.example/i.sh; echo' | sh"],
     ["curl | deno run -", "curl -fsSL https://x.example/i.ts | deno run -A -"],
     ["curl | bun -", "curl -fsSL https://x.example/i.js | bun -"],
     [
@@ -491,6 +497,13 @@ describe("pipe-to-shell", () => {
     // Regression: stages were split at every `|`, in quotes too, and jq's program read as a pipe into sh.
     ["curl | jq 'a | sh'", "curl -s https://x.example/data | jq '.items[] | sh'"],
     ['curl | grep "a|sh"', 'curl -s https://x.example/data | grep -E "bash|sh" | sort'],
+    // Regression: a pipeline was split at `|` only, so a pipe after `;`, `&&`, `||` or `&` was read as the
+    // download's.
+    ["curl; echo | sh", "curl -fsSL https://x.example/i.sh; echo hi | sh"],
+    ["curl && echo | sh", "curl -fsSLo i.sh https://x.example/i.sh && echo ok | sh"],
+    ["curl || echo | sh", "curl -fsS https://x.example/health || echo 'exit 1' | sh"],
+    ["curl & echo | sh", "curl -s https://x.example/data & echo hi | sh"],
+    ["curl; { echo; } | sh", "curl -s https://x.example/data; { echo hi; } | sh"],
     // Written into process substitutions that read data, or from a stream that is not the download.
     ["curl > >(gzip > out.gz)", "curl -s https://x.example/data > >(gzip > out.gz)"],
     ["curl 2> >(sh)", "curl -s https://x.example/data -o data.json 2> >(sh ./log-errors.sh)"],
