@@ -124,51 +124,151 @@ function joinContinued(text: string, start: number, end: number): string {
 /** Characters turned into a string at once: few enough to pass as arguments. */
 const CHUNK = 8192;
 
-/** `piped into sh`, when a pipe after the download leads into something that runs what it reads. */
+/**
+ * `piped into sh`, when a pipe after a download leads into something that runs what it reads. Each download
+ * on the line is read up to where its pipeline ends (`curl …; curl … | sh`), and the search for the next
+ * starts there, so that each character is read by one pipeline.
+ */
 function pipedInto(command: string): string | undefined {
-  const download = DOWNLOADER.exec(command);
-  if (download === null) return undefined;
-  let downloadStage = true;
-  for (const stage of pipelineStages(command, download.index)) {
-    // The download's own stage reads nothing piped, but may write into a command.
-    const runner = downloadStage ? writtenInto(stage) : stageRunner(stage, true);
-    if (runner !== undefined) return runner;
-    downloadStage = false;
+  const downloads = new RegExp(DOWNLOADER.source, "gi");
+  for (let download = downloads.exec(command); download !== null; download = downloads.exec(command)) {
+    let downloadStage = true;
+    let end = download.index + 1;
+    for (const stage of pipelineStages(command, download.index)) {
+      // The download's own stage reads nothing piped, but may write into a command; so may each stage after.
+      const runner =
+        writtenInto(stage.text, downloadStage) ?? (downloadStage ? undefined : stageRunner(stage.text, true));
+      if (runner !== undefined) return runner;
+      downloadStage = false;
+      end = Math.max(end, stage.end);
+    }
+    downloads.lastIndex = end;
   }
   return undefined;
 }
 
 /**
- * `piped into sh through a process substitution` when the download's stage writes what it downloads into one
- * whose command runs what it reads: its standard output redirected there (`curl … > >(sh)`), or the file
- * curl's `-o` or wget's `-O` names (`curl -o >(sh) …`).
+ * `piped into sh through a process substitution` when a stage writes what it reads or downloads into one
+ * whose command runs what it reads: its standard output redirected there (`curl … > >(sh)`, `curl … | tee
+ * log > >(sh)`), or the file curl's `-o` or wget's `-O` names (`curl -o >(sh) …`, `curl -o>(sh) …`,
+ * `--output=>(sh)`). The download's own stage writes to standard output only what it does not write to a
+ * file (`curl -o out.txt … > >(sh)` runs nothing downloaded).
  */
-function writtenInto(stage: string): string | undefined {
+function writtenInto(stage: string, downloadStage: boolean): string | undefined {
   let program: string | undefined;
+  let options: OutputOption | undefined;
+  // The value of an output option given as the next word is awaited.
   let output = false;
+  let stdoutRunner: string | undefined;
+  const files: DownloadFiles = { outputs: 0, toStdout: false, operands: 0 };
   for (const token of shellTokens(stage)) {
-    let file: ShellWord | undefined;
     if (token.kind === "redirection") {
-      if (STDOUT_REDIRECTION.test(token.operator)) file = token.file;
-    } else if (token.kind === "word") {
-      if (program === undefined) program = token.word.text.toLowerCase();
-      else if (output) file = token.word;
-      output = OUTPUT_OPTION.get(program)?.test(token.word.text) ?? false;
+      if (STDOUT_REDIRECTION.test(token.operator) && token.file !== undefined) {
+        stdoutRunner ??= substitutionRunner(token.file.raw);
+      }
+      continue;
     }
-    const runner = file === undefined ? undefined : substitutionRunner(file.raw);
-    if (runner !== undefined) return `${runner} through a process substitution`;
+    if (token.kind !== "word") continue;
+    const { raw, text } = token.word;
+    if (program === undefined) {
+      program = text.toLowerCase();
+      options = OUTPUT_OPTIONS.get(program);
+      continue;
+    }
+    const value: string | undefined = output
+      ? raw
+      : options === undefined
+        ? undefined
+        : attachedOutput(raw, text, options);
+    output = value === "";
+    if (value === undefined) {
+      countFile(files, text, options);
+    } else if (value !== "") {
+      const runner = substitutionRunner(value);
+      if (runner !== undefined) return `${runner} through a process substitution`;
+      countOutput(files, value);
+    }
   }
-  return undefined;
+  if (stdoutRunner === undefined) return undefined;
+  if (downloadStage && program === "curl" && !writesToStdout(files)) return undefined;
+  return `${stdoutRunner} through a process substitution`;
 }
 
 /** Redirections of standard output: `>`, `1>`, `>>`, `>|`, `&>`, `&>>`. */
 const STDOUT_REDIRECTION = /^(?:1?>[>|]?|&>>?)$/;
 
-/** The options naming the file a downloader writes to, the next word: curl's `-o` (`-sSo`), wget's `-O` (`-qO`). */
-const OUTPUT_OPTION: ReadonlyMap<string, RegExp> = new Map([
-  ["curl", /^(?:-[a-zA-Z]*o|--output)$/],
-  ["wget", /^(?:-[a-zA-Z]*O|--output-document)$/],
+/** An option naming the file a downloader writes to: its letter (alone or ending a cluster, `-sSo`) and its long name. */
+interface OutputOption {
+  readonly letter: string;
+  readonly long: string;
+  /** The letter of an option writing to a file named by the address, taking no value (curl's `-O`). */
+  readonly remoteLetter: string | undefined;
+  readonly remoteLong: string | undefined;
+}
+
+const OUTPUT_OPTIONS: ReadonlyMap<string, OutputOption> = new Map([
+  ["curl", { letter: "o", long: "--output", remoteLetter: "O", remoteLong: "--remote-name" }],
+  ["wget", { letter: "O", long: "--output-document", remoteLetter: undefined, remoteLong: undefined }],
 ]);
+
+/**
+ * The file an output option in `raw` names: its value attached (`-o>(sh)`, `-sSo>(sh)`, `--output=>(sh)`),
+ * `""` when the option ends the word and its value is the next one, undefined for any other word. The
+ * option is read in `text`, its quotes removed; the value from `raw`, where `>(` in quotes is a file's name.
+ */
+function attachedOutput(raw: string, text: string, option: OutputOption): string | undefined {
+  if (text === option.long) return "";
+  if (text.startsWith(`${option.long}=`)) {
+    return raw.startsWith(`${option.long}=`)
+      ? raw.slice(option.long.length + 1)
+      : text.slice(option.long.length + 1);
+  }
+  if (text.startsWith("--") || !text.startsWith("-")) return undefined;
+  const letter = text.indexOf(option.letter, 1);
+  if (letter === -1 || !/^[a-zA-Z]*$/.test(text.slice(1, letter))) return undefined;
+  if (letter === text.length - 1) return "";
+  return raw.startsWith(text.slice(0, letter + 1)) ? raw.slice(letter + 1) : text.slice(letter + 1);
+}
+
+/** What curl's words say of where its downloads go: how many files it writes, whether one is standard output, and how many words may be addresses. */
+interface DownloadFiles {
+  outputs: number;
+  toStdout: boolean;
+  operands: number;
+}
+
+/** Counts a word of curl that names no output file: an option writing to a file named by the address (`-O`), or a word that may be an address. */
+function countFile(files: DownloadFiles, word: string, options: OutputOption | undefined): void {
+  if (options !== undefined && writesRemoteName(word, options)) files.outputs++;
+  // Any other option's value is counted as an address too (`-H 'X: y'`): the download is then read as
+  // written to standard output, as it is when curl is given more addresses than files.
+  else if (!word.startsWith("-")) files.operands++;
+}
+
+/** `-O`, `-sSLO`, `--remote-name`: a file named by the address. */
+function writesRemoteName(word: string, options: OutputOption): boolean {
+  if (word === options.remoteLong) return true;
+  const letter = options.remoteLetter;
+  return letter !== undefined && word.includes(letter) && /^-[a-zA-Z]+$/.test(word);
+}
+
+function countOutput(files: DownloadFiles, file: string): void {
+  files.outputs++;
+  // Read with its quotes and escapes removed: `-o "-"` and `-o \/dev/stdout` are standard output too.
+  const name = file.replace(/["'\\]/g, "");
+  if (name === "-" || STDOUT_FILE.test(name)) files.toStdout = true;
+}
+
+/** A file that is standard output. */
+const STDOUT_FILE = /^\/dev\/(?:stdout|fd\/1)$|^\/proc\/self\/fd\/1$/;
+
+/**
+ * Whether curl writes a download to standard output: unless every address it is given is written to a
+ * file (one `-o file` or `-O` each), none of them standard output.
+ */
+function writesToStdout(files: DownloadFiles): boolean {
+  return files.toStdout || files.outputs === 0 || files.outputs < files.operands;
+}
 
 /**
  * `piped into sh` when the command of a pipeline stage runs what it reads as code; with `teeing`, also when
@@ -210,7 +310,7 @@ function substitutionRunner(word: string): string | undefined {
   if (!word.startsWith(">(")) return undefined;
   const inner = word.slice(2, word.endsWith(")") ? -1 : undefined);
   for (const stage of pipelineStages(inner, 0)) {
-    const runner = stageRunner(stage, false);
+    const runner = stageRunner(stage.text, false);
     if (runner !== undefined) return runner;
   }
   return undefined;

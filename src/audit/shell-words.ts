@@ -244,7 +244,7 @@ function controlEnd(text: string, from: number): number {
  * `from` is in, and the reading goes on after it, twice at most (a `"` and a `'`), so that each character
  * is read at most three times.
  */
-export function* pipelineStages(command: string, from: number): Generator<string> {
+export function* pipelineStages(command: string, from: number): Generator<PipelineStage> {
   let start = from;
   let index = from;
   // How many quotes never closed were read as closing one `from` is in.
@@ -285,20 +285,26 @@ export function* pipelineStages(command: string, from: number): Generator<string
     const end = controlEnd(command, index);
     const operator = command.slice(index, end);
     if (operator === "|" || operator === "|&") {
-      if (!groups.ended) yield command.slice(start, index);
+      if (!groups.ended) yield { text: command.slice(start, index), end: index };
       start = end;
     } else if (operator === "(") {
       groups.open++;
     } else if (operator === ")") {
       if (closeGroup(groups)) start = end;
     } else if (groups.open === 0 && !groups.ended) {
-      yield command.slice(start, index);
+      yield { text: command.slice(start, index), end: index };
       groups.ended = true;
     }
     commandStart = operator !== ")";
     index = end;
   }
-  if (!groups.ended) yield command.slice(start);
+  if (!groups.ended) yield { text: command.slice(start), end: command.length };
+}
+
+/** A stage of a pipeline: its text, and where it ends in the command (the last stage's end, the pipeline's). */
+export interface PipelineStage {
+  readonly text: string;
+  readonly end: number;
 }
 
 /** The groups (`(…)`, `{ …; }`) a pipeline's reading is in, and whether a separator outside them ended it. */

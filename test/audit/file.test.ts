@@ -383,6 +383,20 @@ describe("pipe-to-shell", () => {
     ["curl -o >(bash -s)", "curl -fsSL -o >(bash -s -- --yes) https://x.example/i.sh"],
     ["curl -sSo >(sudo sh)", "curl -sSo >(sudo sh) https://x.example/i.sh"],
     ["wget -qO >(sh)", "wget -qO >(sh) https://x.example/i.sh"],
+    // Regression: a later stage's output written into one, or a file named with no space after -o, -O or
+    // --output=, was missed.
+    ["curl | tee log > >(sh)", "curl -fsSL https://x.example/i.sh | tee install.log > >(sh)"],
+    ["curl | jq > >(sudo bash)", "curl -fsSL https://x.example/i.json | jq -r .script > >(sudo bash)"],
+    ["curl -o>(sh)", "curl -o>(sh) https://x.example/i.sh"],
+    ["curl -sSo>(sh)", "curl -sSo>(sh) https://x.example/i.sh"],
+    ["curl --output=>(sh)", "curl --output=>(sh) https://x.example/i.sh"],
+    ["wget -O>(bash)", "wget -O>(bash) https://x.example/i.sh"],
+    // curl writes to standard output each address it is given no file for, and `-o -` there too.
+    ["curl -o file a b > >(sh)", "curl -o out.txt https://x.example/a https://x.example/i.sh > >(sh)"],
+    ["curl -o - > >(sh)", "curl -o - https://x.example/i.sh > >(sh)"],
+    ['curl -o "/dev/stdout" > >(sh)', 'curl -o "/dev/stdout" https://x.example/i.sh > >(sh)'],
+    // A pipeline ended by `;` leaves the next download on the line to be read.
+    ["curl; curl | sh", "curl -fsS https://x.example/health; curl -fsSL https://x.example/i.sh | sh"],
     // A download read from inside quotes: the quote closing it is no quote opening, and the pipe after it
     // is read (the stages are read from the download on, not from the line's start, which prose may quote).
     ['echo "$(curl)" | sh', 'echo "$(curl -fsSL https://x.example/i.sh)" | sh'],
@@ -509,6 +523,10 @@ describe("pipe-to-shell", () => {
     ["curl 2> >(sh)", "curl -s https://x.example/data -o data.json 2> >(sh ./log-errors.sh)"],
     ["curl -O >(sh)", "curl -s -O https://x.example/data >(sh ./check.sh)"],
     ["curl -o a file named >(sh)", `curl -s -o ">(sh)" https://x.example/data`],
+    // Regression: curl writing its download to a file writes nothing of it to standard output.
+    ["curl -o file > >(sh)", "curl -o out.txt https://x.example/i.sh > >(sh)"],
+    ["curl -sSLO > >(sh)", "curl -sSLO https://x.example/i.sh > >(sh)"],
+    ["curl | jq > >(gzip)", "curl -s https://x.example/data | jq . > >(gzip > out.gz)"],
     ["curl | taskset -c 0 make", "curl -s https://x.example/data | taskset -c 0 make"],
     ["curl | runuser -u user -- sh script", "curl -s https://x.example/data | runuser -u me -- sh ./x.sh"],
     // What a runner's operands and options must not make a shell of.
