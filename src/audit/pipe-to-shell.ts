@@ -12,8 +12,11 @@ const DOWNLOADER =
  */
 const DOWNLOADER_HERE = new RegExp(DOWNLOADER.source, "iy");
 
-/** Shells read a script from standard input unless `-c` gives them one; `$SHELL` is the user's. */
-const SHELL = /^(?:ba|z|da|k|fi|a|c|tc)?sh$|^\$(?:SHELL|\{SHELL\})$/i;
+/**
+ * Shells read a script from standard input unless `-c` gives them one; `$SHELL` is the user's, and so is
+ * `${SHELL:-sh}` (its default, a shell or not, stands only where no user's shell is set).
+ */
+const SHELL = /^(?:ba|z|da|k|fi|a|c|tc)?sh$|^\$(?:SHELL|\{SHELL(?::?[-=?][^}]*)?\})$/i;
 
 /** Runtimes whose `run` subcommand, or themselves, run a program named `-` (standard input). */
 const RUNTIME = /^(?:deno|bun)$/i;
@@ -277,12 +280,14 @@ function writesToStdout(files: DownloadFiles): boolean {
 function stageRunner(stage: string, teeing: boolean): string | undefined {
   const words = wordReader(commandWords(stage));
   const program = programOf(words)?.text ?? "";
-  const name = program.slice(program.lastIndexOf("/") + 1);
+  // A parameter's expansion is named whole: `${SHELL:-/bin/sh}` holds a slash.
+  const name = program.startsWith("$") ? program : program.slice(program.lastIndexOf("/") + 1);
   if (/^(?:iex|Invoke-Expression)$/i.test(name)) return `piped into ${name}`;
   // `source /dev/stdin`, `. /dev/stdin`: the shell running the pipeline runs the download itself.
   if (/^(?:source|\.)$/.test(name) && STDIN_FILE.test(words.next()?.text ?? "")) return `piped into ${name}`;
   if (RUNTIME.test(name) && runsStandardInput(words)) return `piped into ${name}`;
   if (POWERSHELL.test(name) && powershellReadsProgram(words)) return `piped into ${name}`;
+  if (name === "su" && suRunsShell(words)) return "piped into su";
   const options = SHELL.test(name) ? SHELL_OPTIONS : interpreterOptions(name);
   if (options !== undefined && readsProgram(words, options)) return `piped into ${name}`;
   if (teeing && name === "tee") return teedInto(words);
@@ -492,6 +497,29 @@ function readsProgram(args: WordReader, options: ProgramOptions): boolean {
   return true;
 }
 
+/** su's options giving the shell a command, and those taking a value (`-s /bin/bash`, `-g wheel`). */
+const SU_COMMAND = wordSet("-c --command --session-command");
+const SU_VALUE = wordSet("-s -g -G -w --shell --group --supp-group --whitelist-environment");
+
+/**
+ * Whether `su` given `args` runs a shell reading standard input: it does unless `-c` gives it a command
+ * (`su - root -c make`) or a word after the user names a script the shell is given.
+ */
+function suRunsShell(args: WordReader): boolean {
+  let user = false;
+  for (let word = args.next(); word !== undefined; word = args.next()) {
+    const arg = word.text;
+    const name = arg.split("=", 1)[0] ?? arg;
+    if (SU_COMMAND.has(name) || /^-[a-zA-Z]*c/.test(arg)) return false;
+    if (SU_VALUE.has(arg)) args.next();
+    else if (!arg.startsWith("-")) {
+      if (user) return false;
+      user = true;
+    }
+  }
+  return true;
+}
+
 const POWERSHELL = /^pwsh$|^powershell(?:\.exe)?$/i;
 
 /** PowerShell's parameters giving the program, each as short as it may be written (`-c`, `-f`, `-e`). */
@@ -538,8 +566,9 @@ function powershellReadsProgram(args: WordReader): boolean {
  * shell's own or `env`'s, `env "A=b"`) and the commands that run the command after them, each with its
  * options and their values (`sudo -u root`, `env -i`, `nohup`, `nice -n 5`) and the words it reads before
  * the command (`timeout 10`, `chroot /`), a value that would be the last word staying as what `sudo` runs.
- * `env -S 'sh -x'` splits its value into the words that follow. Undefined when no word is left for a
- * program.
+ * `env -S 'sh -x'` splits its value into the words that follow. A runner that starts the user's shell
+ * when given no command (`chroot /srv`, `sudo -s`, `sudo -i`, `doas -s`) gives `$SHELL`. Undefined when no
+ * word is left for a program.
  */
 function programOf(words: WordReader): ShellWord | undefined {
   /** The runner whose arguments are read; undefined outside one. */
@@ -548,9 +577,12 @@ function programOf(words: WordReader): ShellWord | undefined {
   let operands = 0;
   // Only one `env -S` is split: a split value holding another was split again, the text read once more.
   let split = false;
+  // Whether the runner runs the user's shell if no command follows.
+  let startsShell = false;
   for (let word = words.next(); word !== undefined; word = words.next()) {
     const text = word.text;
     if (runner !== undefined && text.startsWith("-")) {
+      if (runner.shellOptions.has(text)) startsShell = true;
       const splits = runner === ENV && !split ? envSplitString(text, words) : undefined;
       if (splits !== undefined) {
         split = true;
@@ -574,9 +606,13 @@ function programOf(words: WordReader): ShellWord | undefined {
     runner = RUNNERS.get(text);
     if (runner === undefined) return word;
     operands = runner.operands;
+    startsShell = runner.shell;
   }
-  return undefined;
+  return startsShell && operands === 0 ? USER_SHELL : undefined;
 }
+
+/** The shell a runner starts when given no command: the user's, which reads standard input. */
+const USER_SHELL: ShellWord = { raw: "$SHELL", text: "$SHELL" };
 
 /** `env -S 'sh -x'`, `-S'sh -x'`, `--split-string='sh -x'`: the string env splits into words, if `option` gives one. */
 function envSplitString(option: string, words: WordReader): string | undefined {
@@ -591,11 +627,22 @@ interface Runner {
   readonly values: ReadonlySet<string>;
   /** How many words it reads before the command, past its options: timeout's duration, chroot's new root. */
   readonly operands: number;
+  /** Whether, given no command, it runs the user's shell (`chroot /srv` runs `$SHELL -i`), reading standard input. */
+  readonly shell: boolean;
+  /** Its options that make it run the user's shell when no command follows (`sudo -s`, `sudo -i`). */
+  readonly shellOptions: ReadonlySet<string>;
 }
 
-const runner = (values: string, operands = 0): Runner => ({
-  values: new Set(values.split(" ").filter((value) => value !== "")),
+/** The words of a list written with spaces between them. */
+function wordSet(list: string): ReadonlySet<string> {
+  return new Set(list.split(" ").filter((word) => word !== ""));
+}
+
+const runner = (values: string, operands = 0, shell = false, shellOptions = ""): Runner => ({
+  values: wordSet(values),
   operands,
+  shell,
+  shellOptions: wordSet(shellOptions),
 });
 
 const ENV = runner("-u -C --unset --chdir");
@@ -611,9 +658,12 @@ const RUNNERS: ReadonlyMap<string, Runner> = new Map([
     runner(
       "-u -g -C -D -p -r -t -T -U -R -h " +
         "--user --group --close-from --chdir --prompt --role --type --command-timeout --other-user --host",
+      0,
+      false,
+      "-s -i --shell --login",
     ),
   ],
-  ["doas", runner("-u -C")],
+  ["doas", runner("-u -C", 0, false, "-s")],
   ["env", ENV],
   ["command", runner("")],
   ["exec", runner("-a")],
@@ -623,7 +673,7 @@ const RUNNERS: ReadonlyMap<string, Runner> = new Map([
   ["timeout", runner("-k -s --kill-after --signal", 1)],
   ["setsid", runner("")],
   ["stdbuf", runner("-i -o -e --input --output --error")],
-  ["chroot", runner("--userspec --groups", 1)],
+  ["chroot", runner("--userspec --groups", 1, true)],
   ["ionice", runner("-c -n -t --class --classdata")],
   // taskset's CPU mask or list (`taskset 0x3`, `taskset -c 0`) comes before the command.
   ["taskset", runner("", 1)],

