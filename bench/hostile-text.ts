@@ -118,6 +118,27 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `curl x${repeated(" > >(a -x) -o >(a)", size)}\n`,
   },
+  // Pipelines ended by separators, each download on the line read on its own; outputs named with no space.
+  {
+    name: "downloads after separators",
+    path: "p/s/run.sh",
+    make: (size) => `${repeated("curl x; ", size)}\n`,
+  },
+  {
+    name: "groups closed after downloads",
+    path: "p/s/run.sh",
+    make: (size) => `${repeated("{ curl x; a; } | ( b; curl x) && ", size)}\n`,
+  },
+  {
+    name: "quotes closed after downloads",
+    path: "p/s/run.sh",
+    make: (size) => `${repeated("ssh h 'curl x; a' ", size)}\n`,
+  },
+  {
+    name: "later stages written into substitutions",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | tee a${repeated(" -o>(a) > >(a -x)", size)}\n`,
+  },
   {
     name: "download written into substitutions never closed",
     path: "p/s/run.sh",

@@ -130,14 +130,17 @@ const CHUNK = 8192;
 /**
  * `piped into sh`, when a pipe after a download leads into something that runs what it reads. Each download
  * on the line is read up to where its pipeline ends (`curl …; curl … | sh`), and the search for the next
- * starts there, so that each character is read by one pipeline.
+ * starts there; a pipeline a separator ended is read for a group's end only up to the next download, so
+ * that each character is read by one pipeline.
  */
 function pipedInto(command: string): string | undefined {
   const downloads = new RegExp(DOWNLOADER.source, "gi");
-  for (let download = downloads.exec(command); download !== null; download = downloads.exec(command)) {
+  let download = downloads.exec(command);
+  while (download !== null) {
+    const next = downloads.exec(command);
     let downloadStage = true;
     let end = download.index + 1;
-    for (const stage of pipelineStages(command, download.index)) {
+    for (const stage of pipelineStages(command, download.index, next?.index)) {
       // The download's own stage reads nothing piped, but may write into a command; so may each stage after.
       const runner =
         writtenInto(stage.text, downloadStage) ?? (downloadStage ? undefined : stageRunner(stage.text, true));
@@ -145,7 +148,12 @@ function pipedInto(command: string): string | undefined {
       downloadStage = false;
       end = Math.max(end, stage.end);
     }
-    downloads.lastIndex = end;
+    if (next === null || next.index >= end) {
+      download = next;
+    } else {
+      downloads.lastIndex = end;
+      download = downloads.exec(command);
+    }
   }
   return undefined;
 }

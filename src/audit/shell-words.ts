@@ -242,9 +242,14 @@ function controlEnd(text: string, from: number): number {
  * (`ssh host 'curl …; echo' | sh`). `from` may be inside quotes
  * (`echo "$(curl … )" | sh`, `ssh host 'curl … | sh'`): a quote never closed is read as closing the one
  * `from` is in, and the reading goes on after it, twice at most (a `"` and a `'`), so that each character
- * is read at most three times.
+ * is read at most three times. Once a separator has ended the pipeline, the reading for a group's end stops
+ * at `until`, where the caller reads on by itself (the next download on the line).
  */
-export function* pipelineStages(command: string, from: number): Generator<PipelineStage> {
+export function* pipelineStages(
+  command: string,
+  from: number,
+  until = command.length,
+): Generator<PipelineStage> {
   let start = from;
   let index = from;
   // How many quotes never closed were read as closing one `from` is in.
@@ -254,7 +259,7 @@ export function* pipelineStages(command: string, from: number): Generator<Pipeli
   let commandStart = true;
   for (;;) {
     while (index < command.length && isSpace(command.charCodeAt(index))) index++;
-    if (index === command.length) break;
+    if (index === command.length || (groups.ended && index >= until)) break;
     const operatorEnd = redirectionEnd(command, index);
     if (operatorEnd !== undefined) {
       const fileStart = skipBlanks(command, operatorEnd);
