@@ -135,6 +135,11 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     make: (size) => `${repeated("ssh h 'curl x; a' ", size)}\n`,
   },
   {
+    name: "shells given substitutions",
+    path: "p/s/run.sh",
+    make: (size) => `curl x; ${repeated('bash -x -o a <(a) < <(b) <<< "$(c)"; ', size)}\n`,
+  },
+  {
     name: "later stages written into substitutions",
     path: "p/s/run.sh",
     make: (size) => `curl x | tee a${repeated(" -o>(a) > >(a -x)", size)}\n`,

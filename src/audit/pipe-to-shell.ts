@@ -46,7 +46,9 @@ export function pipeToShell(text: string, lines = commandLines(text)): Reader {
     read(match) {
       const { command, offset, end } = lines(match.index);
       this.next = end;
-      const runner = RUN_DOWNLOAD.test(command) ? "run as code" : pipedInto(command);
+      const runner = RUN_DOWNLOAD.test(command)
+        ? "run as code"
+        : (pipedInto(command) ?? substitutedInto(command));
       if (runner === undefined) return undefined;
       return {
         rule: "pipe-to-shell",
@@ -157,6 +159,48 @@ function pipedInto(command: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * `run as code` when a command of the line gives a shell or interpreter a download through a process
+ * substitution or a here-string: as its script, past its options (`bash -x <(curl …)`, `python3 <(curl
+ * …)`), or as the standard input it reads its program from (`bash < <(curl …)`, `bash <<< "$(curl …)"`).
+ * The line's commands are read once, not those inside substitutions.
+ */
+function substitutedInto(command: string): string | undefined {
+  let words: ShellWord[] = [];
+  let input = false;
+  for (const token of shellTokens(command)) {
+    if (token.kind === "operator") {
+      if (runsDownload(words, input)) return "run as code";
+      words = [];
+      input = false;
+    } else if (token.kind === "redirection") {
+      const file = token.file?.raw ?? "";
+      if (INPUT_REDIRECTION.test(token.operator) && SUBSTITUTED_DOWNLOAD.test(file)) input = true;
+    } else {
+      words.push(token.word);
+    }
+  }
+  return runsDownload(words, input) ? "run as code" : undefined;
+}
+
+/** Whether a command of `words`, its standard input a download or not, runs a download as its program. */
+function runsDownload(words: readonly ShellWord[], input: boolean): boolean {
+  const args = wordReader(words.values());
+  const program = programOf(args)?.text ?? "";
+  const name = program.startsWith("$") ? program : program.slice(program.lastIndexOf("/") + 1);
+  const options = SHELL.test(name) ? SHELL_OPTIONS : interpreterOptions(name);
+  if (options === undefined) return false;
+  const source = programSource(args, options);
+  if (source === "stdin") return input;
+  return source !== "option" && SUBSTITUTED_DOWNLOAD.test(source.raw);
+}
+
+/** Redirections of standard input from a file or a string: `<`, `0<`, `<<<`. */
+const INPUT_REDIRECTION = /^0?<(?:<<)?$/;
+
+/** A process substitution or a command's output whose command is a download: `<(curl …)`, `"$(wget …)"`. */
+const SUBSTITUTED_DOWNLOAD = /^(?:<\(|"?\$\(|"?`)\s*(?:curl|wget)\b/i;
 
 /**
  * `piped into sh through a process substitution` when a stage writes what it reads or downloads into one
@@ -474,27 +518,32 @@ const INTERPRETER_OPTIONS: readonly (readonly [RegExp, ProgramOptions])[] = [
 
 const interpreterOptions = (name: string) => INTERPRETER_OPTIONS.find(([names]) => names.test(name))?.[1];
 
-/**
- * Whether a shell or interpreter given `args` runs standard input: it does unless an option gives it a
- * program (`-c`, `-m json.tool`) or an argument names a script file; `-`, `-s` and `--` say "stdin, and
- * what follows are its arguments". An option's value is no script file (`bash -o pipefail`, `python3 -W
- * ignore`).
- */
+/** Whether a shell or interpreter given `args` runs standard input ({@link programSource}). */
 function readsProgram(args: WordReader, options: ProgramOptions): boolean {
+  return programSource(args, options) === "stdin";
+}
+
+/**
+ * Where a shell or interpreter given `args` reads its program: standard input unless an option gives it
+ * one (`-c`, `-m json.tool`: "option") or an argument names a script file (that word); `-`, `-s` and `--`
+ * say "stdin, and what follows are its arguments". An option's value is no script file (`bash -o
+ * pipefail`, `python3 -W ignore`).
+ */
+function programSource(args: WordReader, options: ProgramOptions): "stdin" | "option" | ShellWord {
   for (let word = args.next(); word !== undefined; word = args.next()) {
     const arg = word.text;
-    if (arg === "-" || arg === "--" || STDIN_FILE.test(arg)) return true;
+    if (arg === "-" || arg === "--" || STDIN_FILE.test(arg)) return "stdin";
     if (arg.startsWith("--")) {
       const name = arg.split("=", 1)[0] ?? arg;
-      if (options.longProgram.has(name)) return false;
+      if (options.longProgram.has(name)) return "option";
       if (options.longValue.has(name) && name === arg) args.next();
       continue;
     }
-    if (!(arg.startsWith("-") || (options.plus && arg.startsWith("+")))) return false;
+    if (!(arg.startsWith("-") || (options.plus && arg.startsWith("+")))) return word;
     for (let index = 1; index < arg.length; index++) {
       const letter = arg.charAt(index);
-      if (options.program.includes(letter)) return false;
-      if (options.stdin.includes(letter)) return true;
+      if (options.program.includes(letter)) return "option";
+      if (options.stdin.includes(letter)) return "stdin";
       if (options.attached.includes(letter)) break;
       if (options.value.includes(letter)) {
         if (index === arg.length - 1) args.next();
@@ -502,7 +551,7 @@ function readsProgram(args: WordReader, options: ProgramOptions): boolean {
       }
     }
   }
-  return true;
+  return "stdin";
 }
 
 /** su's options giving the shell a command, and those taking a value (`-s /bin/bash`, `-g wheel`). */

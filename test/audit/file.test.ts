@@ -296,6 +296,12 @@ describe("pipe-to-shell", () => {
     ["curl | python3 -", "curl https://bootstrap.example/get.py | python3 -"],
     ["bash <(curl)", "bash <(curl -s https://x.example/setup)"],
     ['sh -c "$(curl)"', 'sh -c "$(curl -fsSL https://x.example/install.sh)"'],
+    // Regression: a download given as the script past options, or as standard input by a redirection, was
+    // missed.
+    ["bash -x <(curl)", "bash -x <(curl -fsSL https://x.example/install.sh)"],
+    ["python3 <(curl)", "python3 <(curl -fsSL https://x.example/get.py)"],
+    ["bash < <(curl)", "bash -s -- --yes < <(curl -fsSL https://x.example/install.sh)"],
+    ['bash <<< "$(curl)"', 'sudo bash <<< "$(curl -fsSL https://x.example/install.sh)"'],
     // Regression: a variable set for the shell, or a runner's option taking a value, was read as the
     // program: k3s's own install line passed.
     ["curl | VAR=value sh", "curl -sfL https://get.k3s.io | INSTALL_K3S_EXEC=server sh -s -"],
@@ -538,6 +544,12 @@ describe("pipe-to-shell", () => {
     ["curl | jq > >(gzip)", "curl -s https://x.example/data | jq . > >(gzip > out.gz)"],
     ["curl | taskset -c 0 make", "curl -s https://x.example/data | taskset -c 0 make"],
     ["curl | runuser -u user -- sh script", "curl -s https://x.example/data | runuser -u me -- sh ./x.sh"],
+    // A download as a script's argument or input, or a shell's given a program.
+    ["bash -s <(curl)", "bash -s <(curl -s https://x.example/data)"],
+    ["bash -c < <(curl)", "bash -c 'wc -l' < <(curl -s https://x.example/data)"],
+    ["python3 script < <(curl)", "python3 process.py < <(curl -s https://x.example/data)"],
+    ['sh script <<< "$(curl)"', 'sh ./process.sh <<< "$(curl -s https://x.example/data)"'],
+    ["diff <(curl) <(curl)", "diff <(curl -s https://x.example/a) <(curl -s https://x.example/b)"],
     // What a runner's operands and options must not make a shell of.
     ["curl | sudo -s make", "curl -s https://x.example/data | sudo -s make"],
     ["curl | su root -c make", "curl -s https://x.example/data | su - root -c make"],
