@@ -53,7 +53,7 @@ function uploadIn(command: string, nested = true): string | undefined {
     next = tokens.next();
     if (token.kind === "operator") {
       program = undefined;
-      piped = token.text === "|" && !table;
+      piped = (token.text === "|" || token.text === "|&") && !table;
       continue;
     }
     if (token.kind === "redirection") {
