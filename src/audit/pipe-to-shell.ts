@@ -26,11 +26,13 @@ const STDIN_FILE = /^\/dev\/(?:stdin|fd\/0)$|^\/proc\/self\/fd\/0$/;
 
 /**
  * `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`, `iex (iwr …)`, `iex ((New-Object Net.WebClient)…)`.
+ * A shell's name starts a word or follows a folder's slash (`x.sh <(curl …)` names a script's file), and
+ * `.` starts a command (`jq . <(curl …)` gives jq a filter).
  * Between `iex` and the download: white space and up to two `(`, at least one of either, matched one way
  * only (`\s*[(\s]\s*\(?\s*` matched it in cubically many ways, and `iex` and many spaces stalled the audit).
  */
 const RUN_DOWNLOAD =
-  /(?:\b(?:(?:ba|z|da|k)?sh|source)\s+<\(|(?:^|[\s;&|(])\.\s+<\(|\b(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+["']?(?:\$\(|`))\s*(?:curl|wget)\b|\b(?:iex|Invoke-Expression)\b(?=[(\s])\s*(?:\(\s*){0,2}(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
+  /(?:(?:^|[\s;&|(/])(?:ba|z|da|k)?sh\s+<\(|\bsource\s+<\(|(?:^|[;&|(])\s*\.\s+<\(|\b(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+["']?(?:\$\(|`))\s*(?:curl|wget)\b|\b(?:iex|Invoke-Expression)\b(?=[(\s])\s*(?:\(\s*){0,2}(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
 
 /**
  * A download run as code: piped into a shell or into an interpreter that reads its program from standard

@@ -300,6 +300,8 @@ describe("pipe-to-shell", () => {
     // missed.
     ["bash -x <(curl)", "bash -x <(curl -fsSL https://x.example/install.sh)"],
     ["python3 <(curl)", "python3 <(curl -fsSL https://x.example/get.py)"],
+    ["/bin/bash <(curl)", "/bin/bash <(curl -fsSL https://x.example/install.sh)"],
+    [". <(curl) after &&", "cd tools && . <(curl -fsSL https://x.example/env.sh)"],
     ["bash < <(curl)", "bash -s -- --yes < <(curl -fsSL https://x.example/install.sh)"],
     ['bash <<< "$(curl)"', 'sudo bash <<< "$(curl -fsSL https://x.example/install.sh)"'],
     // Regression: a variable set for the shell, or a runner's option taking a value, was read as the
@@ -550,6 +552,9 @@ describe("pipe-to-shell", () => {
     ["python3 script < <(curl)", "python3 process.py < <(curl -s https://x.example/data)"],
     ['sh script <<< "$(curl)"', 'sh ./process.sh <<< "$(curl -s https://x.example/data)"'],
     ["diff <(curl) <(curl)", "diff <(curl -s https://x.example/a) <(curl -s https://x.example/b)"],
+    // Regression: a script's file name ending in sh, and jq's filter `.`, were read as a shell and `.`.
+    ["sh script <(curl)", "bash ./process.sh <(curl -s https://x.example/data)"],
+    ["jq . <(curl)", "jq . <(curl -s https://x.example/data)"],
     // What a runner's operands and options must not make a shell of.
     ["curl | sudo -s make", "curl -s https://x.example/data | sudo -s make"],
     ["curl | su root -c make", "curl -s https://x.example/data | su - root -c make"],
