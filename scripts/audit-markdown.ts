@@ -62,17 +62,30 @@ type ShownFinding = Omit<Finding, "rule"> & { readonly rule: string };
 
 /** `3 high, 1 medium, 12 low`, or `none`. */
 export function countBySeverity(findings: readonly ShownFinding[]): string {
-  const counts = SEVERITIES.map(
-    (severity) => [severity, findings.filter((found) => found.severity === severity).length] as const,
-  ).filter(([, count]) => count > 0);
+  return severityCounts((severity) => findings.filter((found) => found.severity === severity).length);
+}
+
+/** `3 high, 1 medium, 12 low`, or `none`, from how many findings `count` says each severity has. */
+export function severityCounts(count: (severity: Severity) => number): string {
+  const counts = SEVERITIES.map((severity) => [severity, count(severity)] as const).filter(
+    ([, counted]) => counted > 0,
+  );
   return counts.length === 0
     ? "none"
-    : counts.map(([severity, count]) => `${count.toLocaleString("en-US")} ${severity}`).join(", ");
+    : counts.map(([severity, counted]) => `${counted.toLocaleString("en-US")} ${severity}`).join(", ");
 }
 
 /** `path:line`, or the path alone for a finding about a whole file. */
 function findingPlace(found: ShownFinding): string {
   return found.line > 0 ? `${found.path}:${found.line}` : found.path;
+}
+
+/** The first two lines of a table of findings (findingsTable). */
+export const FINDINGS_TABLE_HEAD = ["| Severity | Where | Rule | Detail |", "|---|---|---|---|"] as const;
+
+/** A finding as a row of a table of findings, its severity shown as `severity` says. */
+export function findingRow(found: ShownFinding, severity: string = found.severity): string {
+  return tableRow([severity, markdownCode(findingPlace(found)), found.rule, markdownText(found.detail)]);
 }
 
 /**
@@ -91,12 +104,8 @@ export function findingsTable<T extends ShownFinding>(
     const noted = note(found);
     return noted === undefined ? found.severity : `${found.severity} (${noted})`;
   };
-  const rows = ordered
-    .slice(0, limit)
-    .map((found) =>
-      tableRow([severity(found), markdownCode(findingPlace(found)), found.rule, markdownText(found.detail)]),
-    );
-  const lines = ["| Severity | Where | Rule | Detail |", "|---|---|---|---|", ...rows];
+  const rows = ordered.slice(0, limit).map((found) => findingRow(found, severity(found)));
+  const lines = [...FINDINGS_TABLE_HEAD, ...rows];
   if (ordered.length > rows.length) lines.push("", `… and ${ordered.length - rows.length} more, not listed.`);
   return lines;
 }

@@ -83,7 +83,9 @@ if (options === "help") {
   // Loaded only now, so that --help and a mistaken command line skip the server's modules.
   const { run } = await import("./audit-skills-run.js");
   process.exitCode = await run(options, {
-    stdout: (text) => process.stdout.write(text),
+    // Settled once written (or once the reader is gone: tolerateClosedOutput): what is left is made only
+    // then, so that a slow reader holds back the audit's output rather than it piling up in memory.
+    stdout: (text) => new Promise((settle) => process.stdout.write(text, () => settle())),
     stderr: (text) => process.stderr.write(text),
   });
 }

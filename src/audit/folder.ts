@@ -3,7 +3,7 @@ import { type CatalogIssue, SKILL_DOCUMENT, type Skill, type Source } from "../c
 import { compareText } from "../sorted.js";
 import { auditFile, type FileFacts } from "./file.js";
 import { auditFolderName, auditSkillMetadata } from "./metadata.js";
-import { compareFindings, type Finding, finding } from "./rules.js";
+import { compareFindings, type Finding, finding, type Severity } from "./rules.js";
 
 /** A file the server serves, once, by the path findings name it with. */
 export interface ServedFile {
@@ -12,13 +12,67 @@ export interface ServedFile {
   readonly pack: string;
 }
 
-export interface FolderAudit {
+/**
+ * Every finding of a folder audit in its order (path, line, rule), each path's made as they are gone
+ * through: a path leading to a file audited under another takes that file's findings, named for it only
+ * then. Going through them holds one path's findings at a time, where the whole list holds links ×
+ * findings (4,000 links to a file of 252 findings: a million, and 1.3 GiB to print them as JSON).
+ */
+export class AuditFindings implements Iterable<Finding> {
+  /** By path: the findings lists named for it (some named for another path leading to the same file). */
+  readonly #byPath: ReadonlyMap<string, readonly (readonly Finding[])[]>;
+  readonly #paths: readonly string[];
+
+  constructor(byPath: ReadonlyMap<string, readonly (readonly Finding[])[]>) {
+    this.#byPath = byPath;
+    this.#paths = [...byPath.keys()].sort(compareText);
+  }
+
+  *[Symbol.iterator](): Iterator<Finding> {
+    for (const where of this.#paths) {
+      const lists = this.#byPath.get(where) ?? [];
+      // A stable sort of each path's findings, in the order the audit met them: the order of a stable
+      // sort of them all, since no two paths compare equal.
+      yield* lists.flatMap((findings) => namedFor(findings, where)).sort(compareFindings);
+    }
+  }
+
+  /** How many findings are of `severity`, counted without making them. */
+  count(severity: Severity): number {
+    let count = 0;
+    for (const lists of this.#byPath.values()) {
+      for (const findings of lists) {
+        for (const found of findings) if (found.severity === severity) count++;
+      }
+    }
+    return count;
+  }
+}
+
+/** The audit of a whole folder (CatalogAudit.result). */
+export class FolderAudit {
   /** Skills the server would load from the folder. */
   readonly skills: number;
-  /** Sorted by path, line and rule. */
-  readonly findings: readonly Finding[];
+  /** Every finding, in order, made as they are gone through (see AuditFindings). */
+  readonly inOrder: AuditFindings;
   /** The served files that were not audited, and why: they could not be read, or are too large to read. */
   readonly issues: readonly CatalogIssue[];
+  #whole: readonly Finding[] | undefined;
+
+  constructor(skills: number, inOrder: AuditFindings, issues: readonly CatalogIssue[]) {
+    this.skills = skills;
+    this.inOrder = inOrder;
+    this.issues = issues;
+  }
+
+  /**
+   * Every finding, sorted by path, line and rule, made whole when first asked for: links × findings of
+   * the files links lead to. A caller that can go through them in order takes `inOrder` instead.
+   */
+  get findings(): readonly Finding[] {
+    this.#whole ??= [...this.inOrder];
+    return this.#whole;
+  }
 }
 
 /**
@@ -39,7 +93,8 @@ export class CatalogAudit {
   /**
    * Each other path leading to an audited real file, with that file's findings as they were made (named for
    * the first path), shared, not copied: a copy of every finding for each path held links × findings (4,000
-   * links to a file of 252 findings: a million findings). Named for the path only in the result.
+   * links to a file of 252 findings: a million findings). Named for the path only as the result's findings
+   * are gone through (AuditFindings).
    */
   readonly #sameFiles = new Map<string, readonly Finding[]>();
   readonly #metadata = new Map<Skill, readonly Finding[]>();
@@ -136,19 +191,40 @@ export class CatalogAudit {
         finding(`${name}/${where}`, 0, "skipped-symlink", `not copied: ${reason}`),
       ),
     );
-    const sameFiles = [...this.#sameFiles].map(([where, audited]) => namedFor(audited, where));
-    const findings = [
-      ...this.#files.values(),
-      ...sameFiles,
-      ...this.#metadata.values(),
-      ...this.#folderNames.values(),
-      skipped,
-    ].flat();
-    return {
-      skills,
-      findings: findings.sort(compareFindings),
-      issues: [...this.#issues.values()].sort((a, b) => compareText(a.path, b.path)),
+    // In the order the findings were met (each path's own, the other paths to a file, the skills' names
+    // and descriptions, the pack and group folders' names, the skipped symlinks), which orders the findings of a path that sort alike.
+    const byPath = new Map<string, (readonly Finding[])[]>();
+    const add = (where: string, findings: readonly Finding[]) => {
+      const lists = byPath.get(where);
+      if (lists === undefined) byPath.set(where, [findings]);
+      else lists.push(findings);
     };
+    for (const findings of this.#files.values()) addEachPath(add, findings);
+    for (const [where, audited] of this.#sameFiles) add(where, audited);
+    for (const findings of [...this.#metadata.values(), ...this.#folderNames.values(), skipped]) {
+      addEachPath(add, findings);
+    }
+    return new FolderAudit(
+      skills,
+      new AuditFindings(byPath),
+      [...this.#issues.values()].sort((a, b) => compareText(a.path, b.path)),
+    );
+  }
+}
+
+/** Adds `findings` to `add` by their own paths, in runs: a file's findings all name its path. */
+function addEachPath(
+  add: (where: string, findings: readonly Finding[]) => void,
+  findings: readonly Finding[],
+) {
+  let start = 0;
+  for (let end = 1; end <= findings.length; end++) {
+    const where = findings[start]?.path;
+    if (where === undefined) return;
+    if (end === findings.length || findings[end]?.path !== where) {
+      add(where, findings.slice(start, end));
+      start = end;
+    }
   }
 }
 

@@ -1,5 +1,11 @@
 export { auditFile } from "./file.js";
-export { CatalogAudit, type FolderAudit, type ServedFile, servedFileOf } from "./folder.js";
+export {
+  type AuditFindings,
+  CatalogAudit,
+  type FolderAudit,
+  type ServedFile,
+  servedFileOf,
+} from "./folder.js";
 /** The html-comment rule's reading of Markdown, which bench/audit-commonmark.ts holds to CommonMark's. */
 export { htmlCommentHits } from "./html-comments.js";
 export { auditSkillMetadata } from "./metadata.js";
