@@ -35,7 +35,7 @@ export interface SkillInspection {
    * the audit finds nothing high in. The first says why the skill is unsafe.
    */
   readonly unsafe: readonly Finding[];
-  /** How many high findings the skill holds, all told (of one taken from a saved inspection: those kept). */
+  /** How many high findings the skill holds, all told (saved with the inspection, as the first few are). */
   readonly unsafeCount: number;
 }
 

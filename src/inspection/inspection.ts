@@ -74,6 +74,7 @@ export class Inspection {
       found.entry ?? null,
       found.leftOut ?? null,
       found.unsafe.slice(0, KEPT_FINDINGS),
+      found.unsafeCount,
     ]);
     return Buffer.from(JSON.stringify({ format: INSPECTION_FORMAT_VERSION, skills }));
   }
@@ -224,19 +225,26 @@ function readSaved(saved: Uint8Array | undefined): SavedSkills {
 }
 
 /**
- * A skill as {@link Inspection.toBytes} saves it (id, stamp, entry, why it is left out, high findings), or
- * what is wrong with it. Checked by hand rather than by the SDK's SkillSchema (zod), which took some 40 µs
+ * A skill as {@link Inspection.toBytes} saves it (id, stamp, entry, why it is left out, its first high
+ * findings and how many it holds), or what is wrong with it. Checked by hand rather than by the SDK's SkillSchema (zod), which took some 40 µs
  * an entry: 0.4 s more for a start of 10,000 skills from a saved index.
  */
 function savedSkillOf(item: unknown): (SavedSkill & { readonly id: string }) | string {
-  if (!Array.isArray(item) || item.length !== 5) return "is not a list of five";
-  const [id, stamp, entry, leftOut, unsafe]: unknown[] = item;
+  if (!Array.isArray(item) || item.length !== 6) return "is not a list of six";
+  const [id, stamp, entry, leftOut, unsafe, unsafeCount]: unknown[] = item;
   if (typeof id !== "string" || typeof stamp !== "string") return "has no id and stamp as text";
   if (entry !== null && !isSkillEntry(entry)) return `(${id}) holds no entry of the Skills extension`;
   if (leftOut !== null && typeof leftOut !== "string") return `(${id}) says why it is left out in no text`;
   if (!Array.isArray(unsafe) || !unsafe.every(isFinding)) return `(${id}) holds findings of the wrong shape`;
-  // Only the findings kept are known of a saved skill.
-  const unsafeCount = unsafe.length;
+  // The count the start's warning gives (a skill inspected now says how many it holds, not the ten kept),
+  // of which the findings kept are the first.
+  if (
+    typeof unsafeCount !== "number" ||
+    !Number.isSafeInteger(unsafeCount) ||
+    unsafe.length !== Math.min(unsafeCount, KEPT_FINDINGS)
+  ) {
+    return `(${id}) counts its high findings otherwise than it keeps them`;
+  }
   const found: SkillInspection =
     entry !== null
       ? { entry, leftOut: undefined, unsafe, unsafeCount }

@@ -225,6 +225,23 @@ describe("inspectCatalog", () => {
     ]);
   });
 
+  // Regression: a saved inspection kept a skill's first 10 high findings and no count, so a start from the
+  // saved index warned `findings: 10` of a skill that a start without one warned `findings: 15` of.
+  it("says as many high findings of a skill taken from the saved inspection as of one inspected now", async () => {
+    tree = await makeTree({
+      "p/many/SKILL.md": skillMd("many"),
+      "p/many/notes.md": Array.from({ length: 15 }, (_, i) => `line ${i} a\u202Eb\n`).join(""),
+    });
+    const { catalog } = loadCatalog(tree.dir);
+    const fresh = await inspectCatalog(catalog);
+    expect(
+      fresh.inspection.unsafe().map(({ skill, findings, count }) => [skill.id, findings.length, count]),
+    ).toEqual([["p/many", 10, 15]]);
+    const run = await inspectCatalog(catalog, { saved: fresh.inspection.toBytes() });
+    expect(run.reused).toBe(1);
+    expect(run.inspection.unsafe()).toEqual(fresh.inspection.unsafe());
+  });
+
   // Regression: a saved inspection's entries were taken as they were read, only its CRC checked: an entry
   // or a finding of the wrong shape (a file edited by hand, or saved by a faulty build) was served as is.
   it("refuses, and says so, a saved entry of the wrong shape, and inspects its skill anew", async () => {
@@ -243,14 +260,16 @@ describe("inspectCatalog", () => {
     };
     savedSkill("p/one")[2] = { ...(savedSkill("p/one")[2] as object), resources: "every file" };
     savedSkill("p/two")[4] = [{ path: "p/two/SKILL.md", line: 1, severity: "high", detail: "no rule" }];
+    // More high findings counted than kept, where the first ten are kept: a count not to be trusted.
+    savedSkill("p/three")[5] = 3;
 
     const run = await inspectCatalog(catalog, { saved: Buffer.from(JSON.stringify(saved)) });
     expect(run.savedProblem).toBeUndefined();
     expect(run.savedRefused).toBe(
-      "2 entries of the saved inspection refused, as of the wrong shape: the entry at index 0 (p/one) holds no entry of the Skills extension",
+      "3 entries of the saved inspection refused, as of the wrong shape: the entry at index 0 (p/one) holds no entry of the Skills extension",
     );
-    expect(run.reused).toBe(1);
-    expect(run.inspected).toBe(2);
+    expect(run.reused).toBe(0);
+    expect(run.inspected).toBe(3);
     expect(run.inspection.unsafe()).toEqual([]);
     for (const skill of catalog.everything.skills) {
       expect(run.inspection.of(skill)).toEqual(fresh.inspection.of(skill));
