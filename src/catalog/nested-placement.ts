@@ -76,12 +76,14 @@ function enclosingSkill(folder: string, byFolder: ReadonlyMap<string, Skill>): S
 }
 
 /**
- * Whether the files of `outer` below `folder` are those of `inner` (SKILL.md too), each the same file.
- * `paths` are the paths of outer's files, sorted as its map is: those below a folder lie together.
+ * Whether the files of `outer` below `folder` are those of `inner` (SKILL.md too), each the same file as
+ * the catalog tells files apart (CatalogFile.identity: a file's device and inode, whatever path, symlink
+ * or hard link, leads to it). `paths` are the paths of outer's files, sorted as its map is: those below a
+ * folder lie together.
  */
 function holdsExactly(outer: Skill, paths: readonly string[], folder: string, inner: Skill): boolean {
   const prefix = `${folder}/`;
-  const same = (file: CatalogFile, at: string) => outer.files.get(prefix + at)?.source === file.source;
+  const same = (file: CatalogFile, at: string) => outer.files.get(prefix + at)?.identity === file.identity;
   if (!same(inner.document, SKILL_DOCUMENT)) return false;
   for (const [at, file] of inner.files) if (!same(file, at)) return false;
   const first = firstPast(paths, (at) => at >= prefix);

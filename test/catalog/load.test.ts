@@ -1,4 +1,4 @@
-import { mkdir, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import { link, mkdir, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -400,6 +400,27 @@ describe("loadCatalog skip and warn rules", () => {
       const { catalog, issues } = loadCatalog(tree.dir);
       expect(catalog.everything.skills.map((skill) => skill.name)).toEqual(["games", "web-games"]);
       expect(issues.filter((issue) => issue.reason.includes("duplicate"))).toEqual([]);
+    } finally {
+      await tree.remove();
+    }
+  });
+
+  // The placement tells files apart as the rest of the catalog does, by device and inode (CatalogFile.identity):
+  // hard links, to each other and to the outer skill's files, are files like any other.
+  it("nests a skill whose files are hard links, to each other and to the files of the skill around it", async () => {
+    const tree = await makeTree({
+      "p/games/SKILL.md": skillMd("games", "Make games."),
+      "p/games/notes.md": "# Notes\n",
+      "p/games/web/SKILL.md": skillMd("web", "Make browser games."),
+    });
+    try {
+      await link(path.join(tree.dir, "p/games/notes.md"), path.join(tree.dir, "p/games/web/notes.md"));
+      await link(path.join(tree.dir, "p/games/web/notes.md"), path.join(tree.dir, "p/games/web/again.md"));
+      const { catalog, issues } = loadCatalog(tree.dir);
+      const web = catalog.everything.skills.find((skill) => skill.name === "web");
+      expect(web?.nestedPath).toBe("p/games/games/web");
+      expect(new Set([...(web?.files.values() ?? [])].map((file) => file.identity)).size).toBe(1);
+      expect(issues).toEqual([]);
     } finally {
       await tree.remove();
     }
