@@ -1,7 +1,7 @@
 import type { Group, Pack } from "../catalog/index.js";
 import { bytes, cut, MAX_PREVIEW_BYTES } from "./room.js";
 import type { TermFrequencies } from "./summary.js";
-import { namesOf, stemsOf } from "./words.js";
+import { type KeptStems, namesOf, stemsOf } from "./words.js";
 
 /** A pack's summary gives each group with at most this many of its telling terms. */
 const MOST_EACH = 3;
@@ -76,7 +76,7 @@ export class PackSummary {
     /** How many names a piece of names is given as (see Enough.pieceNames). */
     private readonly pieceNames?: number,
   ) {
-    this.#known = new Set([...said, ...namesOf(pack)]);
+    this.#known = new Set([...said, ...namesOf(pack, catalog.stems)]);
     this.#groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
   }
 
@@ -142,7 +142,7 @@ export class PackSummary {
     let rest = this.#rests.get(each);
     if (rest === undefined) {
       const { text } = this.#textOf(each);
-      rest = this.#telling(new Set([...this.#known, ...stemsOf(text)])).join(", ");
+      rest = this.#telling(new Set([...this.#known, ...stemsOf(text, this.catalog.stems)])).join(", ");
       this.#rests.set(each, rest);
     }
     return rest;
@@ -150,6 +150,6 @@ export class PackSummary {
 }
 
 /** The stems a text says, of its hyphenated compounds (`accessible-forms`) whole and word by word. */
-export function saidIn(text: string): Set<string> {
-  return new Set([...stemsOf(text), ...stemsOf(text.replace(/-/g, " "))]);
+export function saidIn(text: string, stems: KeptStems): Set<string> {
+  return new Set([...stemsOf(text, stems), ...stemsOf(text.replace(/-/g, " "), stems)]);
 }

@@ -98,7 +98,9 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
   const describePack = (pack: Pack) =>
     described(pack) ??
     cut(
-      catalog.tellingTerms(pack, undefined, namesOf(pack), { bytes: PACK_SUMMARY_BYTES }).join(", "),
+      catalog
+        .tellingTerms(pack, undefined, namesOf(pack, catalog.stems), { bytes: PACK_SUMMARY_BYTES })
+        .join(", "),
       PACK_SUMMARY_BYTES,
     );
   if (!settings.enabled) {
@@ -113,9 +115,12 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
     let said: ReadonlySet<string> | undefined;
     const known = (pack: Pack) => {
       if (fitting.cutPacks.has(pack.name))
-        return new Set([...saidIn(pack.skills.map((skill) => skill.name).join(" ")), ...namesOf(pack)]);
-      said ??= saidIn(listSkillsDescription);
-      return new Set([...said, ...namesOf(pack)]);
+        return new Set([
+          ...saidIn(pack.skills.map((skill) => skill.name).join(" "), catalog.stems),
+          ...namesOf(pack, catalog.stems),
+        ]);
+      said ??= saidIn(listSkillsDescription, catalog.stems);
+      return new Set([...said, ...namesOf(pack, catalog.stems)]);
     };
     return {
       listSkillsDescription,
@@ -151,7 +156,7 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
   ]);
-  const said = saidIn(listSkillsDescription);
+  const said = saidIn(listSkillsDescription, catalog.stems);
   return {
     listSkillsDescription,
     instructions: instructionsWith(scope, (pack, room) => {
@@ -165,7 +170,7 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
           pack,
           catalog,
           rest,
-          main === "" ? said : new Set([...said, ...stemsOf(main)]),
+          main === "" ? said : new Set([...said, ...stemsOf(main, catalog.stems)]),
         );
         const text = main === "" || unsaid === "" ? `${main}${unsaid}` : `${main}${ALSO}${unsaid}`;
         if (text !== "") return text;

@@ -93,7 +93,11 @@ function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
 function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
   return keptFor(steeringParts, catalog, pack, () => {
     const names = skillsByName(pack, Number.POSITIVE_INFINITY);
-    const said = new Set([...saidIn(names), ...namesOf(pack), ...phraseWords(pack)]);
+    const said = new Set([
+      ...saidIn(names, catalog.stems),
+      ...namesOf(pack, catalog.stems),
+      ...phraseWords(pack),
+    ]);
     const also =
       bytes(names) >= STEERING_PACK_BYTES
         ? ""
@@ -108,7 +112,7 @@ function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
     // Its groups unnamed, their words are not said: only the pack's name is.
     const packTerms = () => {
       terms ??= catalog
-        .tellingTerms(pack, undefined, new Set([...saidIn(pack.name), ...phraseWords(pack)]), {
+        .tellingTerms(pack, undefined, new Set([...saidIn(pack.name, catalog.stems), ...phraseWords(pack)]), {
           bytes: STEERING_PACK_BYTES,
           least: HELD,
           pieceNames: PIECE_NAMES,

@@ -3,7 +3,7 @@ import type { Group, Pack, Skill } from "../catalog/index.js";
 import { MalformedPart } from "../saved/index.js";
 import { compareText } from "../sorted.js";
 import { NO_TERM, type StemNumbering, type Tally, Tallying, type TermId, unitKey } from "./tally.js";
-import { forEachWord, keyOf, namesOf, type Stem, stemOf, type TermKey } from "./words.js";
+import { forEachWord, KeptStems, keyOf, namesOf, type Stem, stemOf, type TermKey } from "./words.js";
 
 /** A pair of words must be held by at least this many skills to say more than its two words. */
 const PAIR_SKILLS = 2;
@@ -94,6 +94,8 @@ export class TermFrequencies {
   #scratch: RankingScratch | undefined;
   /** By word of the whole tally (which, once made, stays): its stem, for the words rankings gave. */
   readonly #stems = new Map<TermId, Stem>();
+  /** The stems of the words its previews read, kept as long as the catalog these counts are of. */
+  readonly stems = new KeptStems();
   #totals: { readonly tally: Tally; readonly weights: Float64Array } | undefined;
   #stemNumbering: StemNumbers | undefined;
   /** The mark of the ranking under way in StemNumbers.marks. */
@@ -221,9 +223,9 @@ export class TermFrequencies {
         // do not count: `learning`, said in list_skills, made `scikit` of `scikit-learn` a whole sense in
         // the instructions.
         const key = tally.keys[alone.word] ?? "";
-        const holders = namesHolding(pack, group, key);
+        const holders = namesHolding(pack, group, key, this.stems);
         const wordStem = this.#stemOf(tally, alone.word);
-        packWords ??= namesOf(pack);
+        packWords ??= namesOf(pack, this.stems);
         const names = packWords;
         const whole = holders.some((holder) =>
           holder.stems.every((stem) => stem === wordStem || (known.has(stem) && names.has(stem))),
@@ -271,7 +273,7 @@ export class TermFrequencies {
   #stemOf(tally: Tally, word: TermId): Stem {
     let stem = this.#stems.get(word);
     if (stem === undefined) {
-      stem = stemOf(tally.keys[word] ?? "");
+      stem = this.stems.of(tally.keys[word] ?? "");
       this.#stems.set(word, stem);
     }
     return stem;
@@ -429,7 +431,12 @@ interface NameWords {
  * The skills of a pack, or of one of its groups, whose names hold a word keyed `key`: worked out once per
  * list of skills, which scopes holding the pack or group whole share.
  */
-function namesHolding(pack: Pack, group: Group | undefined, key: TermKey): readonly NameWords[] {
+function namesHolding(
+  pack: Pack,
+  group: Group | undefined,
+  key: TermKey,
+  stems: KeptStems,
+): readonly NameWords[] {
   const skills = group === undefined ? pack.skills : group.skills;
   let byKey = namesByKey.get(skills);
   if (byKey === undefined) {
@@ -440,7 +447,7 @@ function namesHolding(pack: Pack, group: Group | undefined, key: TermKey): reado
         const wordKey = keyOf(spelled);
         if (wordKey !== undefined) keys.add(wordKey);
       });
-      const words = { name: skill.name, stems: [...keys].map(stemOf) };
+      const words = { name: skill.name, stems: [...keys].map((wordKey) => stems.of(wordKey)) };
       for (const wordKey of keys) {
         const holders = made.get(wordKey);
         if (holders === undefined) made.set(wordKey, [words]);

@@ -79,20 +79,40 @@ export function stemOf(key: TermKey): Stem {
 }
 
 /**
+ * Each key's stem, worked out once for as long as its owner lives: a catalog's TermFrequencies, which
+ * every preview of the catalog is made with. The first preview of a new scope stems the names of its packs
+ * and groups and the texts it has already said, the same words every scope says: Porter2 again for each
+ * was about a third of that preview's cost. Its keys are words of the catalog (names, descriptions, an
+ * operator's pack descriptions, and texts made of those), so it holds no more than their vocabulary.
+ */
+export class KeptStems {
+  readonly #byKey = new Map<TermKey, Stem>();
+
+  of(key: TermKey): Stem {
+    let kept = this.#byKey.get(key);
+    if (kept === undefined) {
+      kept = stemOf(key);
+      this.#byKey.set(key, kept);
+    }
+    return kept;
+  }
+}
+
+/**
  * The stems of the words of `text` (hyphenated compounds whole, such as `single-cell`), for telling which
  * terms a summary has already said.
  */
-export function stemsOf(text: string): Set<Stem> {
-  const stems = new Set<Stem>();
+export function stemsOf(text: string, stems: KeptStems): Set<Stem> {
+  const said = new Set<Stem>();
   forEachWord(text, (spelled) => {
     const key = keyOf(spelled);
-    if (key !== undefined) stems.add(stemOf(key));
+    if (key !== undefined) said.add(stems.of(key));
   });
-  return stems;
+  return said;
 }
 
 /** The words of a pack's name and of its groups' names, which a summary need not say again. */
-export function namesOf(pack: Pack): Set<Stem> {
+export function namesOf(pack: Pack, stems: KeptStems): Set<Stem> {
   const names = [pack.name, ...pack.groups.map((group) => group.name)];
-  return stemsOf(names.join(" ").replace(/-/g, " "));
+  return stemsOf(names.join(" ").replace(/-/g, " "), stems);
 }

@@ -13,7 +13,12 @@ import {
 import { phraseWords } from "../../src/preview/phrase-words.js";
 import { MINIMAL_INSTRUCTIONS } from "../../src/preview/preview.js";
 import { MAX_PREVIEW_BYTES } from "../../src/preview/room.js";
-import { stemsOf } from "../../src/preview/words.js";
+import { KeptStems, stemsOf as stemsKept } from "../../src/preview/words.js";
+
+/** Every text stemmed anew, as the preview did before a catalog kept its stems (KeptStems). */
+function stemsOf(text: string): Set<string> {
+  return stemsKept(text, new KeptStems());
+}
 
 /** What list_packs says a pack is for, at most: one line among many, its groups listed below it. */
 const PACK_SUMMARY_BYTES = 120;
