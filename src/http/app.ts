@@ -77,13 +77,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onProtoPoisoning: PROTO_POISONING,
     onConstructorPoisoning: PROTO_POISONING,
   });
-  app.setNotFoundHandler(notFound);
-  // A path no route serves is answered before its body is read: Fastify read and parsed it first, and
-  // sent `Expect: 100-continue` its 100 Continue for a body no one wanted (see continueOnceBodyIsRead).
-  app.addHook("preParsing", (request, reply, _payload, done) => {
-    if (request.is404) notFound(request, reply);
-    else done();
-  });
   app.server.on("checkExpectation", expectationFailed(metrics));
   app.server.on("connect", connectRefused(deps.logger, metrics));
   continueOnceBodyIsRead(app.server);
@@ -123,7 +116,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(metricsRoutes, { metrics });
   for (const url of ["/health", "/metrics"]) getOnly(app, url);
+  // Last, so that the answer to no route has every hook above.
+  await app.register(notFoundBeforeBody);
   return app;
+}
+
+/**
+ * A path no route serves is answered before its body is read: Fastify read and parsed it first, and sent
+ * `Expect: 100-continue` its 100 Continue for a body no one wanted (see continueOnceBodyIsRead). The hook
+ * that answers it lives in the not-found handler's own context: added to the app, it ran on every request
+ * of every route, each time one more turn of Fastify's hook runner.
+ */
+async function notFoundBeforeBody(scope: FastifyInstance): Promise<void> {
+  // Every request of this context is one no route serves: answered, it is never handed on.
+  scope.addHook("preParsing", (request, reply, _payload, _done) => {
+    notFound(request, reply);
+  });
+  scope.setNotFoundHandler(notFound);
 }
 
 /**
