@@ -17,7 +17,7 @@ import type { ServerAddress } from "./connection.js";
 import { LOCK_FILE, LockError } from "./lock.js";
 import { SyncError, type SyncOptions } from "./options.js";
 import type { Step } from "./plan.js";
-import { ADOPTED, isOutOfDate, NOT_INSTALLED_THERE } from "./plan.js";
+import { ADOPTED, isOutOfDate, lockedRefusedPaths, NOT_INSTALLED_THERE } from "./plan.js";
 import { type ProgressStream, progressOn } from "./progress.js";
 import { syncSkills } from "./sync.js";
 
@@ -51,8 +51,9 @@ Scope, as a client would ask for it:
 What to do:
   --dry-run              print what a sync would do; change nothing
   --check                change nothing; exit 1 when the folder is out of date (for a login script or CI):
-                         when a sync would change it (its lock file alone included), not for a skill
-                         it would skip again
+                         when a sync would change it (its lock file alone included), or a skill the lock
+                         records with a file this sync no longer writes waits for its folder to be
+                         deleted; not for another skill it would skip again
   --allow-unsafe         install skills with a high finding of the audit too (hidden Unicode, bidi controls)
   --wait SECONDS         how long to wait for another sync installing into the folder, then fail
                          (default 60; 0 fails at once; at most ${LONGEST_WAIT_SECONDS}, a day)
@@ -178,17 +179,25 @@ function report(
   }
   // A lock committed with the skills (--project) would change: not up to date.
   if (lockChange !== undefined) io.stdout.write(`${visible(`rewrite ${LOCK_FILE}: ${lockChange}`)}\n`);
-  // Named apart, so that a log tells a skill the audit refuses from anything else skipped.
+  // Named apart, so that a log tells a skill the audit refuses, which a check passes, from one recorded with
+  // a file this sync refuses, which fails it, and from anything else skipped.
   const refused = steps.filter((step) => step.kind === "skip" && step.refused !== undefined).length;
+  const lockedRefused = lockedRefusedPaths(steps);
+  const skipsNamed = [
+    ...(refused === 0 ? [] : [`${refused} refused by the audit, unchanged`]),
+    ...(lockedRefused === 0 ? [] : [`${lockedRefused} recorded with a file this sync no longer writes`]),
+  ];
   const plan =
     `${counts.added} to add, ${counts.updated} to update, ${counts.removed} to remove, ` +
-    `${counts.skipped} to skip${refused === 0 ? "" : ` (${refused} refused by the audit, unchanged)`}, ` +
+    `${counts.skipped} to skip${skipsNamed.length === 0 ? "" : ` (${skipsNamed.join("; ")})`}, ` +
     `${counts.unchanged} unchanged${adopted("to adopt")}${lockChange === undefined ? "" : `, the lock file to rewrite`} ${where}`;
   if (options.mode === "dry-run") {
     io.stderr.write(`skills-mcp sync: dry run, nothing changed: ${plan}\n`);
     return 0;
   }
-  const outOfDate = isOutOfDate(steps) || lockChange !== undefined;
+  // A skill the lock records with a file this sync refuses is skipped by every sync until the user deletes
+  // its folder: never in step with the server, so out of date, as a skill to update is.
+  const outOfDate = isOutOfDate(steps) || lockChange !== undefined || lockedRefused > 0;
   io.stderr.write(`skills-mcp sync: ${outOfDate ? "out of date" : "up to date"}: ${plan}\n`);
   return outOfDate ? 1 : 0;
 }

@@ -46,7 +46,8 @@ export type Step =
   | { readonly kind: "remove"; readonly name: string; readonly installed?: InstalledSkill }
   /**
    * Left as it is; `keep` stays in the lock, and `refused` too (the last sync's refusal, still true).
-   * `name` is the entry's URI when it has no usable name.
+   * `lockedRefusedPath`: the file the lock records for this served skill that this version refuses to
+   * write or read (see OwnedState `refusedPath`). `name` is the entry's URI when it has no usable name.
    */
   | {
       readonly kind: "skip";
@@ -54,6 +55,7 @@ export type Step =
       readonly reason: string;
       readonly keep?: InstalledSkill;
       readonly refused?: RefusedSkill;
+      readonly lockedRefusedPath?: string;
     };
 
 /** An entry the SDK refused (or that is not a skill sync can name). */
@@ -231,11 +233,14 @@ function stepFor(name: string, entries: readonly Skill[], input: PlanInput): Ste
         owned,
       );
     case "refusedPath":
-      return skip(
-        name,
-        `${recordedRefused(owned)}: left alone, unread; look at what its folder holds, then delete it to get the server's copy`,
-        owned,
-      );
+      return {
+        ...skip(
+          name,
+          `${recordedRefused(owned)}: left alone, unread; look at what its folder holds, then delete it to get the server's copy`,
+          owned,
+        ),
+        lockedRefusedPath: owned.path,
+      };
     case "installed":
       return isCurrent(owned.installed, entry) && !input.citedChanged.has(name)
         ? { kind: "keep", name, installed: owned.installed }
@@ -301,7 +306,6 @@ export function isCurrent(installed: Pick<InstalledSkill, "uri" | "served">, ent
   return installed.uri === entry.uri && installed.served === servedDigest(entry);
 }
 
-/** A skip, keeping in the lock what sync owns under that name, if anything, and a refusal still true. */
 /** How the reasons of a skill whose folder is there but not in the lock start. */
 export const NOT_INSTALLED_THERE = "a folder or file of that name that sync did not install is there";
 
@@ -352,7 +356,13 @@ function notInstalledUnanswered(name: string, { unanswered }: AdoptionUnanswered
 /** Why a folder sync did not install is adopted: as the plan and the progress say it. */
 export const ADOPTED = "it holds exactly the server's copy";
 
-function skip(name: string, reason: string, owned?: OwnedState, refused?: RefusedSkill): Step {
+/** A skip, keeping in the lock what sync owns under that name, if anything, and a refusal still true. */
+function skip(
+  name: string,
+  reason: string,
+  owned?: OwnedState,
+  refused?: RefusedSkill,
+): Extract<Step, { kind: "skip" }> {
   const keep = owned === undefined ? undefined : owned.kind === "installed" ? owned.installed : owned.locked;
   return {
     kind: "skip",
@@ -366,4 +376,13 @@ function skip(name: string, reason: string, owned?: OwnedState, refused?: Refuse
 /** Whether the folder lacks what a sync would bring: anything to add, update or remove. */
 export function isOutOfDate(steps: readonly Step[]): boolean {
   return steps.some((step) => step.kind === "add" || step.kind === "update" || step.kind === "remove");
+}
+
+/**
+ * The served skills whose lock record names a file this version refuses (an older sync wrote it): a sync
+ * skips them every run, never bringing them in step with the server, until the user deletes the folder. A
+ * check counts them out of date, unlike a refusal of the audit, which waits on the server, not the user.
+ */
+export function lockedRefusedPaths(steps: readonly Step[]): number {
+  return steps.filter((step) => step.kind === "skip" && step.lockedRefusedPath !== undefined).length;
 }

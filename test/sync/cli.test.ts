@@ -16,6 +16,7 @@ import {
 } from "@modelcontextprotocol/core/ext/skills";
 import { McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { digestOf } from "../../src/catalog/index.js";
 import { loadConfig } from "../../src/config/index.js";
 import { DISK_FILES } from "../../src/startup/config.js";
 import type { SyncIo } from "../../src/sync/cli.js";
@@ -529,6 +530,39 @@ describe("a sync from the command line", () => {
     } finally {
       await unsafe.close();
     }
+  });
+
+  // Regression: --check exited 0 ("up to date") while a skill the lock records with a file an older sync
+  // wrote, refused since, was skipped: no sync would ever bring it in step until its folder is deleted.
+  it("--check exits 1 for a skill the lock records with a file this sync no longer writes, until it is deleted", async () => {
+    expect((await run(open.url, "--to", "skills")).status).toBe(0);
+    const folder = path.join(work, "skills");
+    // As an older sync wrote it: a file named as Windows names .git, recorded with its digest.
+    const hook = "#!/bin/sh\necho run\n";
+    await writeTree(folder, { "review-code/git~1/hooks/pre-commit": hook });
+    const lock = JSON.parse(await readFile(path.join(folder, LOCK_FILE), "utf8")) as {
+      sources: { skills: Record<string, { files: Record<string, string> }> }[];
+    };
+    const record = lock.sources[0]?.skills["review-code"];
+    if (record === undefined) throw new Error("the first sync recorded no review-code");
+    record.files["git~1/hooks/pre-commit"] = digestOf(Buffer.from(hook));
+    await writeFile(path.join(folder, LOCK_FILE), JSON.stringify(lock));
+
+    const check = await run(open.url, "--to", "skills", "--check");
+    expect(check.status).toBe(1);
+    expect(check.stdout).toMatch(
+      /^skip review-code: the lock file records its file "git~1\/hooks\/pre-commit", which an older sync wrote and this one no longer writes or reads \(.*\): left alone, unread; look at what its folder holds, then delete it to get the server's copy\n$/,
+    );
+    expect(check.stderr).toMatch(
+      /out of date: 0 to add, 0 to update, 0 to remove, 1 to skip \(1 recorded with a file this sync no longer writes\), 1 unchanged in /,
+    );
+    // A dry run's skips are its plan, as ever.
+    expect((await run(open.url, "--to", "skills", "--dry-run")).status).toBe(0);
+
+    await rm(path.join(folder, "review-code"), { recursive: true });
+    expect((await run(open.url, "--to", "skills")).status).toBe(0);
+    const after = await run(open.url, "--to", "skills", "--check");
+    expect(after).toMatchObject({ status: 0, stdout: "" });
   });
 
   // Regression: --check exited 0 ("up to date") when a sync would rewrite only the lock file, here to drop
