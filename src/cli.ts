@@ -249,12 +249,16 @@ function endOnSecondSignal(logger: Logger, logOutput: LogOutput): void {
   for (const signal of STOP_SIGNALS) process.on(signal, end);
 }
 
-/** `--steering --pack …`: the loaded catalog narrowed as an `X-Skill-Pack` header would narrow it. */
+/**
+ * `--steering --pack …`: the loaded catalog narrowed as an `X-Skill-Pack` header would narrow it. A selector
+ * that matches nothing is a wrong command line (exit status 2, the valid selectors named), as any other
+ * mistake in an option's value is; SKILL_PACKS's is a setting's, which exits 1.
+ */
 function narrowForSteering(catalog: Catalog, packs: readonly string[]): Scope {
   try {
     return catalog.everything.narrow(packs);
   } catch (error) {
-    if (error instanceof SelectorError) throw new CatalogError(`--pack: ${error.message}`);
+    if (error instanceof SelectorError) throw new ConfigError(`--pack: ${error.message}`, true);
     throw error;
   }
 }

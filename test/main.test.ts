@@ -1638,12 +1638,16 @@ describe("one-shot commands", () => {
     }
   });
 
-  it("refuses a --steering --pack that names nothing, and a PACK_DESCRIPTIONS that is not a mapping", async () => {
+  // A --pack that names nothing exited 1, as a failed start does, where every other mistake of the command
+  // line exits 2.
+  it("refuses a --steering --pack that names nothing as a wrong command line, and a PACK_DESCRIPTIONS that is not a mapping", async () => {
     const wrong = await runServer({ SKILLS_DIR: tree.skillsDir }, ["--steering", "--pack", "nope"]);
-    expect(wrong.code).toBe(1);
+    expect(wrong.code).toBe(2);
+    // The last line, after the log of loading the catalog.
     expect(wrong.stderr).toMatch(
-      /skills-mcp: --pack: Unknown pack or group "nope"\. Valid selectors: alpha, beta/,
+      /\nskills-mcp: --pack: Unknown pack or group "nope"\. Valid selectors: alpha, beta, [^\n]*\n$/,
     );
+    expect(wrong.stdout).toBe("");
     const list = await makeTree({ "list.yaml": "- a\n- b\n" });
     try {
       const bad = await runServer({ SKILLS_DIR: tree.skillsDir, PACK_DESCRIPTIONS: `${list.dir}/list.yaml` });
