@@ -1,5 +1,6 @@
 /** The work of `npm run soak` (see soak.ts), loaded once its command line is read. */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -9,6 +10,11 @@ import { freePort } from "./free-port.js";
 import { PRODUCTION_SETTINGS } from "./production-settings.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/**
+ * The server as built (`npm run soak` builds first), as production and the benches run it: under tsx its
+ * start compiled every module anew, and the memory it reported held tsx's loader too.
+ */
+const SERVER_ENTRY = path.join(ROOT, "dist/main.js");
 
 export interface Options {
   readonly durationSeconds: number;
@@ -66,26 +72,21 @@ function mixFor(skillsDir: string): Request[] {
 }
 
 async function startServer(skillsDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href,
-      path.join(ROOT, "src/main.ts"),
-    ],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ...PRODUCTION_SETTINGS,
-        SKILLS_DIR: skillsDir,
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        NODE_OPTIONS: "",
-      },
-      stdio: ["ignore", "ignore", "inherit"],
+  if (!existsSync(SERVER_ENTRY)) {
+    throw new Error(`${SERVER_ENTRY} is missing: run npm run build first (npm run soak does)`);
+  }
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      ...PRODUCTION_SETTINGS,
+      SKILLS_DIR: skillsDir,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      NODE_OPTIONS: "",
     },
-  );
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   for (let attempt = 0; attempt < 150; attempt++) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
     try {
