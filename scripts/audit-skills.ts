@@ -52,7 +52,7 @@ function parseOptions(argv: readonly string[]): AuditOptions | "help" {
       allowPositionals: true,
     });
   } catch (error) {
-    throw new UsageError(describeArgsError(error, AUDIT_OPTIONS));
+    throw new UsageError(describeArgsError(error, AUDIT_OPTIONS, { "fail-on": FAIL_ON }));
   }
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`one folder at most (got ${positionals.length})`);

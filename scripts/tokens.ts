@@ -36,11 +36,14 @@ const TOKENS_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
+/** What --catalog-preview takes. */
+const CATALOG_PREVIEWS = ["on", "off"];
+
 function parseTokensArgs(argv: readonly string[]) {
   try {
     return parseArgs({ args: [...argv], options: TOKENS_OPTIONS, strict: true, allowPositionals: true });
   } catch (error) {
-    throw new UsageError(describeArgsError(error, TOKENS_OPTIONS));
+    throw new UsageError(describeArgsError(error, TOKENS_OPTIONS, { "catalog-preview": CATALOG_PREVIEWS }));
   }
 }
 
@@ -68,7 +71,7 @@ function readOptions(argv: readonly string[]): Options | "help" {
   }
   const preview = values["catalog-preview"];
   if (preview !== "on" && preview !== "off")
-    throw new UsageError(notOneOf("--catalog-preview", preview, ["on", "off"]));
+    throw new UsageError(notOneOf("--catalog-preview", preview, CATALOG_PREVIEWS));
   return { dir: folder ?? examplesDir(), preview, queryFiles: values.queries ?? [] };
 }
 

@@ -21,9 +21,14 @@ type DeclaredOptions = Readonly<
  * stray argument the valid options ("unknown option --x; valid: --a, --b, -h (--help)"). Node's own texts
  * name the option as it declared it (`'-t, --to <value>'`), span three lines for a missing value followed
  * by an option, and on an unknown option tell how to place a positional after `--`, which is not what
- * went wrong. Any other error keeps its message.
+ * went wrong. An option that takes one of a few words (`choices`, by its long name) and was given no value
+ * is told those words too, as a wrong word is ({@link notOneOf}). Any other error keeps its message.
  */
-export function describeArgsError(error: unknown, options: DeclaredOptions): string {
+export function describeArgsError(
+  error: unknown,
+  options: DeclaredOptions,
+  choices: Readonly<Record<string, readonly string[]>> = {},
+): string {
   const message = errorMessage(error);
   // What was typed may hold quotes and line breaks: it ends at the quote that ends Node's sentence.
   const typed = /'(.*?)'(?=\. [A-Z]|$)/s.exec(message)?.[1] ?? "";
@@ -37,11 +42,13 @@ export function describeArgsError(error: unknown, options: DeclaredOptions): str
       // The option as declared (`'-t, --to <value>'`), not as typed.
       const option = optionNamed(/'([^']*)'/.exec(message)?.[1] ?? "");
       if (message.includes("does not take an argument")) return `${option} takes no value`;
+      const words = choices[option.replace(/^--?/, "")];
+      const needs = `${option} needs a value${words === undefined ? "" : ` (one of ${words.join(", ")})`}`;
       // Node's "ambiguous": the next word starts with "-", so it was taken for an option, not the value.
       if (message.includes("ambiguous")) {
-        return `${option} needs a value, and the next word is an option (write ${option}=VALUE for a value that starts with "-")`;
+        return `${needs}, and the next word is an option (write ${option}=VALUE for a value that starts with "-")`;
       }
-      return `${option} needs a value`;
+      return needs;
     }
     default:
       return message;

@@ -207,7 +207,7 @@ async function parseCommandLine(argv: readonly string[], io: SyncIo): Promise<Sy
   try {
     parsed = parse(argv);
   } catch (error) {
-    throw new UsageError(describeArgsError(error, SYNC_OPTIONS));
+    throw new UsageError(describeArgsError(error, SYNC_OPTIONS, { client: Object.keys(CLIENT_FOLDERS) }));
   }
   const { values, positionals } = parsed;
   if (values.help) return "help";

@@ -196,6 +196,12 @@ describe("npm run audit-skills", () => {
   it.each([
     // In the words of every other choice (it said "must be high, medium, low or never (got …)").
     [["--fail-on", "severe"], '--fail-on "severe" is not one of high, medium, low, never'],
+    // It said only "--fail-on needs a value", not which.
+    [["--fail-on"], "--fail-on needs a value (one of high, medium, low, never)\n"],
+    [
+      ["--fail-on", "--json"],
+      '--fail-on needs a value (one of high, medium, low, never), and the next word is an option (write --fail-on=VALUE for a value that starts with "-")\n',
+    ],
     // Node's own text said to place a positional after `--`, not which options there are.
     [["--jsn"], "unknown option --jsn; valid: --json, --fail-on, --help (-h)\n"],
     [["a", "b"], "one folder at most (got 2)"],

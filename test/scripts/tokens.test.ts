@@ -97,6 +97,10 @@ describe("npm run tokens", () => {
     const { code, stderr } = await tokens(["--catalog-preview", "maybe"]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^tokens: --catalog-preview "maybe" is not one of on, off\n/);
+    // Given no value, it said only that it needs one, not which.
+    const none = await tokens(["--catalog-preview"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^tokens: --catalog-preview needs a value \(one of on, off\)\n/);
   });
 
   // A missing query set failed only after the first table was printed, with no word of which option.

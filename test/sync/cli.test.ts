@@ -99,6 +99,11 @@ describe("the command line", () => {
       ["http://a/mcp", "--client", "cursor"],
       /--client "cursor" is not one of claude, codex, copilot, agents/,
     ],
+    // It said only "--client needs a value", not which.
+    [
+      ["http://a/mcp", "--client"],
+      /^skills-mcp sync: --client needs a value \(one of claude, codex, copilot, agents\)$/m,
+    ],
     [["http://a/mcp", "--to", "x", "--project"], /--project goes with --client/],
     [["http://a/mcp", "--to", "x", "--header", "no colon"], /is not NAME: VALUE/],
     [["http://a/mcp", "--to", "x", "--header", ": v"], /is not NAME: VALUE/],
