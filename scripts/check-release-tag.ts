@@ -52,7 +52,7 @@ function main(argv: readonly string[]): number {
     return 0;
   }
   console.error(
-    `The tag ${quoted(tag)} is not v${version}, the version in package.json: bump the version and tag the commit that has it.`,
+    `check-release-tag: the tag ${quoted(tag)} is not v${version}, the version in package.json: bump the version and tag the commit that has it.`,
   );
   return 1;
 }

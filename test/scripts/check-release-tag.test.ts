@@ -20,7 +20,10 @@ describe("npm run release:check-tag", () => {
     expect(await fromSource([`v${version}`])).toMatchObject({ code: 0, stderr: "" });
     const other = await fromSource(["v0.0.0-other"]);
     expect(other.code).toBe(1);
-    expect(other.stderr).toContain(`The tag "v0.0.0-other" is not v${version}`);
+    // One line, named by the command as its refusals of a wrong command line are (it had no name).
+    expect(other.stderr).toBe(
+      `check-release-tag: the tag "v0.0.0-other" is not v${version}, the version in package.json: bump the version and tag the commit that has it.\n`,
+    );
   });
 
   // "--help" was read as the tag: `The tag "--help" is not v…`, exit 1.
