@@ -55,10 +55,11 @@ function parseOptions(argv: readonly string[]): AuditOptions | "help" {
     throw new UsageError(describeArgsError(error, AUDIT_OPTIONS, { "fail-on": FAIL_ON }));
   }
   const { values, positionals } = parsed;
+  // Whatever else is given: a wrong value must not hide the usage that fixes it.
+  if (values.help === true) return "help";
   if (positionals.length > 1) throw new UsageError(`one folder at most (got ${positionals.length})`);
   const failOn = FAIL_ON.find((level) => level === (values["fail-on"] ?? "high"));
   if (failOn === undefined) throw new UsageError(notOneOf("--fail-on", values["fail-on"] ?? "", FAIL_ON));
-  if (values.help === true) return "help";
   const [given] = positionals;
   if (given === undefined && !existsSync("skills")) {
     throw new UsageError(

@@ -33,8 +33,10 @@ function parseCommandLine(argv: readonly string[]): { folder?: string; help: boo
       strict: true,
       allowPositionals: true,
     });
+    // Whatever else is given: a wrong argument must not hide the usage that fixes it.
+    if (values.help === true) return { help: true };
     if (positionals.length > 1) return { error: `one folder at most (got ${positionals.length})` };
-    return { folder: positionals[0], help: values.help === true };
+    return { folder: positionals[0], help: false };
   } catch (error) {
     return { error: describeArgsError(error, CHECK_OPTIONS) };
   }

@@ -50,7 +50,6 @@ export interface Options {
   readonly fetch: boolean;
   readonly summary: string | undefined;
   readonly findings: string | undefined;
-  readonly help: boolean;
 }
 
 const OPTIONS = {
@@ -67,7 +66,8 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-function parseOptions(argv: readonly string[], cwd: string): Options {
+/** The options given, or `help` (whatever else is given: a wrong value must not hide the usage that fixes it). */
+function parseOptions(argv: readonly string[], cwd: string): Options | "help" {
   let values: {
     manifest?: string;
     out?: string;
@@ -86,6 +86,7 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
   } catch (error) {
     throw new UsageError(describeArgsError(error, OPTIONS));
   }
+  if (values.help) return "help";
   for (const key of ["manifest", "out", "cache", "summary", "findings"] as const) {
     if (values[key]?.trim() === "") throw new UsageError(`--${key} needs a path`);
   }
@@ -111,7 +112,7 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
     ["--summary", summary],
     ["--findings", findings],
   ] as const) {
-    if (file !== undefined && !values.help) checkOutputFile(option, file, out);
+    if (file !== undefined) checkOutputFile(option, file, out);
   }
   return {
     manifest: path.resolve(cwd, values.manifest ?? "skills.toml"),
@@ -127,7 +128,6 @@ function parseOptions(argv: readonly string[], cwd: string): Options {
     fetch: values["no-fetch"] !== true,
     summary,
     findings,
-    help: values.help === true,
   };
 }
 
@@ -200,7 +200,7 @@ export interface CommandLineIo {
 export function readCommandLine(argv: readonly string[], io: CommandLineIo): Options | number {
   try {
     const options = parseOptions(argv, io.cwd);
-    if (!options.help) return options;
+    if (options !== "help") return options;
     io.stdout(`${USAGE}\n`);
     return 0;
   } catch (error) {

@@ -867,6 +867,13 @@ describe("fetch-skills command line", () => {
     expect(usage).toBe("Usage: npm run fetch-skills -- [options]");
   });
 
+  // A wrong value hid the usage that fixes it (exit 2), where the server, sync, tokens and soak print it.
+  it("prints the usage on --help, whatever else is wrong", async () => {
+    const result = await runFetcher(["--help", "--no-fetch", "--max-files", "many"], tree.dir);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^Usage: npm run fetch-skills -- \[options\]\n/);
+  });
+
   it("refuses a --source that skills.toml does not list, naming those it does", async () => {
     const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
     const result = await runFetcher(["--source", "nope"], site);

@@ -222,6 +222,13 @@ describe("npm run audit-skills", () => {
     );
   });
 
+  // A wrong value hid the usage that fixes it (exit 2), where the server, sync, tokens and soak print it.
+  it("prints its usage on --help, whatever else is wrong", async () => {
+    const result = await audit(["--help", "--fail-on", "severe", "a", "b"]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^Usage: npm run audit-skills -- /);
+  });
+
   it("says there is no ./skills to audit, and what writes it, when run without a folder", async () => {
     const result = await audit([], tree.dir);
     expect(result.code).toBe(2);

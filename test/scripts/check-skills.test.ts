@@ -321,6 +321,9 @@ describe("npm run check-skills", () => {
     });
     // The usage named exit 1 alone, as the README did not.
     expect(help.stdout).toContain("2 when the command line is wrong");
+    // A second folder hid the usage that fixes it (exit 2), where the server, sync and tokens print it.
+    const helpFirst = await runBuiltScript("scripts/check-skills.ts", ["--help", "a", "b"]);
+    expect(helpFirst).toMatchObject({ code: 0, stderr: "", stdout: help.stdout });
     const option = await runBuiltScript("scripts/check-skills.ts", ["--json"]);
     expect(option).toMatchObject({
       code: 2,
