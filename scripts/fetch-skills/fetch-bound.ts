@@ -11,11 +11,15 @@ const POLL_MS = 250;
 
 /**
  * Git settings of a bounded fetch: what it brings is kept as one pack however few its objects (below
- * `fetch.unpackLimit`, 100 by default, git unpacked them into loose objects spread over 256 folders, which
+ * the unpack limit, 100 by default, git unpacked them into loose objects spread over 256 folders, which
  * only a deep walk could measure), and no automatic gc runs within it (a repack writes new packs of what
- * the store held before, which would count as brought, and gone old ones).
+ * the store held before, which would count as brought, and gone old ones). The limit is set under both
+ * names: a fetch reads `transfer.unpackLimit` before `fetch.unpackLimit`, so a build machine whose git
+ * config set the former had a few huge objects written loose, unmeasured, past any bound.
  */
 export const BOUNDED_FETCH_CONFIG = [
+  "-c",
+  "transfer.unpackLimit=1",
   "-c",
   "fetch.unpackLimit=1",
   "-c",

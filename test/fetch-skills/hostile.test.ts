@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import { SOURCE_LIMITS, SourceBudget } from "../../scripts/fetch-skills/copy.js";
 import { builtModule } from "../helpers/built-scripts.js";
 import { makeTree, skillMd, type TempTree, writeTree } from "../helpers/skill-tree.js";
-import { git, makeSite, makeUpstream, runFetcher, snapshot } from "./helpers.js";
+import { git, makeSite, makeUpstream, runFetcher, snapshot, spawnFetcher } from "./helpers.js";
 
 /** Issue 24: what a hostile upstream repository, or a stopped run, did to the fetcher. */
 
@@ -199,6 +199,29 @@ describe("fetch-skills: symlinks that bring a folder in many times", () => {
     expect((await runFetcher(["--max-mib", "1", "--cache", "cache"], site)).code).toBe(1);
     const fetched = await runFetcher(["--max-mib", "2", "--cache", "cache"], site);
     expect(fetched.code, fetched.stderr).toBe(0);
+  });
+
+  // Regression: the bound set `fetch.unpackLimit`, which a fetch reads only when `transfer.unpackLimit` is
+  // unset: a build machine whose git config set the latter had a fetch of a few huge objects written as loose
+  // objects, never measured, and the fetch passed its bound (refused only later, by the checkout's count).
+  it("stops a fetch past its bound whatever unpack limit the build machine's git config sets", async () => {
+    const repo = await makeUpstream(path.join(tree.dir, "loose"), [
+      { "skills/small/SKILL.md": skillMd("small"), "noise/a.bin": randomBytes(3 << 20) },
+      { "noise/b.bin": randomBytes(3 << 20) },
+    ]);
+    const site = await makeSite(tree.dir, [
+      { name: "loose", repo: repo.url, ref: repo.commits[1] ?? "", path: "skills" },
+    ]);
+    const config = path.join(site, "gitconfig");
+    await writeFile(config, "[transfer]\n\tunpackLimit = 1000\n");
+    const refused = await spawnFetcher(["--max-mib", "1", "--cache", "cache"], site, {
+      GIT_CONFIG_GLOBAL: config,
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`fetching ${repo.url} brought more than 4 MiB`);
+    const [store = ""] = await readdir(path.join(site, "cache"));
+    const objects = await readdir(path.join(site, "cache", store, "objects"), { recursive: true });
+    expect(objects.filter((name) => /^[0-9a-f]{2}\/[0-9a-f]+$/.test(name))).toEqual([]);
   });
 
   // Regression: the tree's listing was held whole before it was counted, and a repository of kilobytes
