@@ -365,6 +365,10 @@ describe("each bench's command line", () => {
     ["repin-review-lists.ts", "usage: npx tsx bench/repin-review-lists.ts"],
     ["repin-review-moves.ts", "usage: npx tsx bench/repin-review-moves.ts [--skills 2000] [--files 5]"],
     ["fetch-git.ts", "usage: npx tsx bench/fetch-git.ts [--sources 12] [--runs 3] [--root <checkout>]"],
+    [
+      "fetch-store.ts",
+      "usage: npx tsx bench/fetch-store.ts [--mib 64] [--bound 4] [--runs 3] [--fetches 60] [--base 0]",
+    ],
     ["sync-latency.ts", "usage: npx tsx bench/sync-latency.ts [--skills 24] [--latency 50]"],
     ["sync-memory.ts", "usage: npx tsx bench/sync-memory.ts [--skills 8]"],
   ])("%s prints its usage on --help and runs nothing", async (script, usage) => {

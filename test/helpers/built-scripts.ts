@@ -71,6 +71,7 @@ export const BUILT_BENCHES = [
   "bench/repin-review-lists.ts",
   "bench/repin-review-moves.ts",
   "bench/fetch-git.ts",
+  "bench/fetch-store.ts",
   "bench/sync-latency.ts",
   "bench/sync-memory.ts",
 ] as const;
