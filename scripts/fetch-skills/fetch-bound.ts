@@ -168,7 +168,7 @@ async function refsOf(store: string): Promise<Map<string, string>> {
  * Removes what a fetch wrote into the store: its files in `packs` (a pack, its index, git's temporary
  * files), and what it recorded of them, the `shallow` file (a shallow fetch) and the refs it moved (a
  * full fetch, done before they are checked; `refs` undefined for one that moves none), which would name
- * objects the store no longer holds.
+ * objects the store no longer holds, and those it pruned, which name objects it still holds.
  */
 async function removeBrought(
   store: string,
@@ -184,10 +184,13 @@ async function removeBrought(
   else await writeFile(shallowFile, shallow);
   if (refs === undefined) return;
   const moved: string[] = [];
-  for (const [ref, object] of await refsOf(store)) {
+  const now = await refsOf(store);
+  for (const [ref, object] of now) {
     const was = refs.get(ref);
     if (was === undefined) moved.push(`delete ${ref}\n`);
     else if (was !== object) moved.push(`update ${ref} ${was}\n`);
   }
+  // A fetch that prunes deletes the refs gone upstream before it downloads; the objects they name are kept.
+  for (const [ref, was] of refs) if (!now.has(ref)) moved.push(`update ${ref} ${was}\n`);
   if (moved.length > 0) await gitFeeding(store, moved.join("")).raw(["update-ref", "--stdin"]);
 }

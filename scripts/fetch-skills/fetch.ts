@@ -310,6 +310,9 @@ async function fetchCommit(
     await guard(`cannot fetch ${source.repo}`, () =>
       fetchWithin(fetching, source, true, [
         ...(shallow ? ["--unshallow"] : []),
+        // A branch or tag gone upstream is gone here too: one renamed `x` to `x/y` (or back) made every later
+        // full fetch into a cached store fail ("cannot lock ref … 'refs/tags/x' exists"), for good.
+        "--prune",
         "origin",
         "+refs/heads/*:refs/remotes/origin/*",
         "+refs/tags/*:refs/tags/*",

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import {
   chmod,
   lstat,
@@ -582,6 +583,46 @@ describe("fetch-skills: servers that refuse a shallow fetch of an exact commit",
     };
     expect(await shallow("lenient")).toBe("true");
     expect(await shallow("strict")).toBe("false");
+  });
+});
+
+describe("fetch-skills: a cached store after upstream renames its branches", () => {
+  // Regression: the full fetch never pruned, so a branch renamed from `x` to `x/y` upstream left the cached
+  // store's `refs/remotes/origin/x` in the way of `x/y`: every later full fetch of that repository failed
+  // ("cannot lock ref"), for good.
+  it("fetches again after a branch becomes a folder of branches, and a fetch past its bound keeps the store's refs", async () => {
+    const upstream = await makeUpstream(path.join(tree.dir, "renaming"), [
+      { "a/SKILL.md": skillMd("a") },
+      { "b/SKILL.md": skillMd("b") },
+    ]);
+    // The pin is no branch's tip, so a server speaking protocol v0 refuses it and the fetch is a full one.
+    await git(upstream.dir, "branch", "release", upstream.commits[1] ?? "");
+    const home = path.join(upstream.dir, "..", "renaming-home");
+    await mkdir(home);
+    await writeFile(path.join(home, ".gitconfig"), "[protocol]\n\tversion = 0\n");
+    const env = { HOME: home, XDG_CONFIG_HOME: home };
+    const site = await makeSite(tree.dir, [
+      { name: "renaming", repo: upstream.url, ref: upstream.commits[0] ?? "" },
+    ]);
+    const first = await spawnFetcher(["--cache", "cache"], site, env);
+    expect(first.stderr).toMatch(/^renaming: [0-9a-f]{7} full fetch/m);
+    const [store = ""] = await readdir(path.join(site, "cache"));
+    const refsAfterFirst = await git(path.join(site, "cache", store), "for-each-ref");
+    expect(refsAfterFirst).toContain("refs/remotes/origin/release");
+
+    await git(upstream.dir, "branch", "--quiet", "-D", "release");
+    const noise = await upstream.commit({ "noise.bin": randomBytes(6 << 20) });
+    await git(upstream.dir, "branch", "release/2", await upstream.commit({ "noise.bin": null }));
+    await writeManifest(site, manifestOf([{ name: "renaming", repo: upstream.url, ref: noise }]));
+    const refused = await spawnFetcher(["--cache", "cache", "--max-mib", "1"], site, env);
+    expect(refused.stderr).toContain("brought more than 4 MiB");
+    expect(await git(path.join(site, "cache", store), "for-each-ref")).toBe(refsAfterFirst);
+
+    const second = await spawnFetcher(["--cache", "cache"], site, env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(await git(path.join(site, "cache", store), "for-each-ref")).toContain(
+      "refs/remotes/origin/release/2",
+    );
   });
 });
 
