@@ -27,12 +27,13 @@ const STDIN_FILE = /^\/dev\/(?:stdin|fd\/0)$|^\/proc\/self\/fd\/0$/;
 /**
  * `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`, `iex (iwr …)`, `iex ((New-Object Net.WebClient)…)`.
  * A shell's name starts a word or follows a folder's slash (`x.sh <(curl …)` names a script's file), and
- * `.` starts a command (`jq . <(curl …)` gives jq a filter).
+ * `.` starts a command (`jq . <(curl …)` gives jq a filter). `-c` may end a cluster of options (`bash -ec`,
+ * `sh -xc`): the letters are read once, up to the last `c` before a space.
  * Between `iex` and the download: white space and up to two `(`, at least one of either, matched one way
  * only (`\s*[(\s]\s*\(?\s*` matched it in cubically many ways, and `iex` and many spaces stalled the audit).
  */
 const RUN_DOWNLOAD =
-  /(?:(?:^|[\s;&|(/])(?:ba|z|da|k)?sh\s+<\(|\bsource\s+<\(|(?:^|[;&|(])\s*\.\s+<\(|\b(?:(?:ba|z|da|k)?sh\s+-c|eval)\s+["']?(?:\$\(|`))\s*(?:curl|wget)\b|\b(?:iex|Invoke-Expression)\b(?=[(\s])\s*(?:\(\s*){0,2}(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
+  /(?:(?:^|[\s;&|(/])(?:ba|z|da|k)?sh\s+<\(|\bsource\s+<\(|(?:^|[;&|(])\s*\.\s+<\(|\b(?:(?:ba|z|da|k)?sh\s+-[a-zA-Z]*c|eval)\s+["']?(?:\$\(|`))\s*(?:curl|wget)\b|\b(?:iex|Invoke-Expression)\b(?=[(\s])\s*(?:\(\s*){0,2}(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i;
 
 /**
  * A download run as code: piped into a shell or into an interpreter that reads its program from standard
@@ -209,7 +210,8 @@ const SUBSTITUTED_DOWNLOAD = /^(?:<\(|"?\$\(|"?`)\s*(?:curl|wget)\b/i;
  * whose command runs what it reads: its standard output redirected there (`curl … > >(sh)`, `curl … | tee
  * log > >(sh)`), or the file curl's `-o` or wget's `-O` names (`curl -o >(sh) …`, `curl -o>(sh) …`,
  * `--output=>(sh)`). The download's own stage writes to standard output only what it does not write to a
- * file (`curl -o out.txt … > >(sh)` runs nothing downloaded).
+ * file (`curl -o out.txt … > >(sh)` runs nothing downloaded), and wget writes there only when `-O -` says
+ * so (`wget URL > >(sh)` writes a file).
  */
 function writtenInto(stage: string, downloadStage: boolean): string | undefined {
   let program: string | undefined;
@@ -248,6 +250,8 @@ function writtenInto(stage: string, downloadStage: boolean): string | undefined 
   }
   if (stdoutRunner === undefined) return undefined;
   if (downloadStage && program === "curl" && !writesToStdout(files)) return undefined;
+  // wget writes to a file named by the address unless `-O -` names standard output.
+  if (downloadStage && program === "wget" && !files.toStdout) return undefined;
   return `${stdoutRunner} through a process substitution`;
 }
 
@@ -332,7 +336,52 @@ function writesToStdout(files: DownloadFiles): boolean {
  * it is `tee` writing what it reads into a command that does (`tee >(sh)`).
  */
 function stageRunner(stage: string, teeing: boolean): string | undefined {
-  const words = wordReader(commandWords(stage));
+  for (const command of inputCommands(stage)) {
+    const runner = commandRunner(wordReader(command.values()), teeing);
+    if (runner !== undefined) return runner;
+  }
+  return undefined;
+}
+
+/**
+ * The commands of a pipeline stage that read what is piped into it: its first, and each of a group it
+ * opens run one after another (`(cd x; sh)`, `{ cd x && sh; }`), not one a pipe inside the group feeds
+ * (`(cd x; echo hi | sh)`). Read in one pass, with the stage's words and operators read once.
+ */
+function* inputCommands(stage: string): Generator<ShellWord[]> {
+  let words: ShellWord[] = [];
+  // Whether the command being read reads the stage's input, and the same for each group it is in.
+  let reads = true;
+  const groups: boolean[] = [];
+  for (const token of shellTokens(stage)) {
+    if (token.kind === "redirection") continue;
+    const opens =
+      token.kind === "operator" ? token.text === "(" : words.length === 0 && token.word.raw === "{";
+    const closes =
+      token.kind === "operator" ? token.text === ")" : words.length === 0 && token.word.raw === "}";
+    if (token.kind === "word" && !opens && !closes) {
+      words.push(token.word);
+      continue;
+    }
+    if (reads && words.length > 0) yield words;
+    words = [];
+    if (opens) {
+      groups.push(reads);
+    } else if (closes) {
+      // A `)` closing what the stage did not open ends the stage's commands (`$(curl … | sh)`).
+      if (groups.pop() === undefined) return;
+      reads = false;
+    } else {
+      // After a `|` the next command reads the one before it; after `;`, `&&`, `||` or `&` the group's input.
+      reads =
+        token.kind === "operator" && !token.text.startsWith("|") && (groups[groups.length - 1] ?? false);
+    }
+  }
+  if (reads && words.length > 0) yield words;
+}
+
+/** `piped into sh` when a command of `words`, reading what is piped into it, runs it ({@link stageRunner}). */
+function commandRunner(words: WordReader, teeing: boolean): string | undefined {
   const program = programOf(words)?.text ?? "";
   // A parameter's expansion is named whole: `${SHELL:-/bin/sh}` holds a slash.
   const name = program.startsWith("$") ? program : program.slice(program.lastIndexOf("/") + 1);
@@ -634,30 +683,44 @@ function programOf(words: WordReader): ShellWord | undefined {
   let runner: Runner | undefined;
   /** How many of the runner's operands are still to be read before its command. */
   let operands = 0;
-  // Only one `env -S` is split: a split value holding another was split again, the text read once more.
+  // Only one `env -S` is split, and one remote command: a split value holding another was split again,
+  // the text read once more.
   let split = false;
+  let remoteSplit = false;
   // Whether the runner runs the user's shell if no command follows.
   let startsShell = false;
   for (let word = words.next(); word !== undefined; word = words.next()) {
     const text = word.text;
     if (runner !== undefined && text.startsWith("-")) {
-      if (runner.shellOptions.has(text)) startsShell = true;
       const splits = runner === ENV && !split ? envSplitString(text, words) : undefined;
       if (splits !== undefined) {
         split = true;
         for (const splitWord of [...commandWords(splits)].reverse()) words.unread(splitWord);
         continue;
       }
-      if (!runner.values.has(text)) continue;
+      const option = runnerOption(runner, text);
+      if (option.noInput) return undefined;
+      if (option.shell) startsShell = true;
+      if (!option.value) continue;
       const value = words.next();
       if (value === undefined) return word;
       const after = words.next();
-      if (after === undefined) return value;
+      // A runner that starts the user's shell runs it, not its option's value (`sudo -su root`).
+      if (after === undefined) return startsShell && operands === 0 ? USER_SHELL : value;
       words.unread(after);
       continue;
     }
     if (operands > 0) {
       operands--;
+      if (operands === 0 && runner?.remote === true && !remoteSplit) {
+        remoteSplit = true;
+        const remote = remoteCommand(words);
+        if (remote.length > 0) {
+          for (const remoteWord of remote.reverse()) words.unread(remoteWord);
+          runner = undefined;
+          startsShell = false;
+        }
+      }
       continue;
     }
     // The shell reads `A=b` as an assignment only unquoted; a runner is given the word with its quotes gone.
@@ -668,6 +731,47 @@ function programOf(words: WordReader): ShellWord | undefined {
     startsShell = runner.shell;
   }
   return startsShell && operands === 0 ? USER_SHELL : undefined;
+}
+
+/**
+ * What a runner's option word says: whether it starts the user's shell (`-s`, `--login`) and whether its
+ * value is the next word (`-u root`). Short options may be written together, read letter by letter as
+ * getopt reads them: `-su root` is `-s -u root`, `-Tp 22` is `-T -p 22`, and a letter taking a value
+ * takes the rest of its word if any (`-oL`, `-c3`).
+ */
+function runnerOption(runner: Runner, option: string): RunnerOption {
+  if (option.startsWith("--") || option.length <= 2) {
+    return {
+      shell: runner.shellOptions.has(option),
+      value: runner.values.has(option),
+      noInput: runner.noInputOptions.has(option),
+    };
+  }
+  let shell = false;
+  for (let index = 1; index < option.length; index++) {
+    const letter = `-${option.charAt(index)}`;
+    if (runner.noInputOptions.has(letter)) return { shell, value: false, noInput: true };
+    if (runner.shellOptions.has(letter)) shell = true;
+    if (runner.values.has(letter)) return { shell, value: index === option.length - 1, noInput: false };
+  }
+  return { shell, value: false, noInput: false };
+}
+
+interface RunnerOption {
+  readonly shell: boolean;
+  readonly value: boolean;
+  /** Whether what the runner runs reads no standard input then (`ssh -n`). */
+  readonly noInput: boolean;
+}
+
+/**
+ * The words of the command ssh runs on the host: the rest of its words joined with spaces, which the
+ * remote user's shell splits anew (`ssh host 'sudo bash -s'` runs sudo, not a program `sudo bash -s`).
+ */
+function remoteCommand(words: WordReader): ShellWord[] {
+  const texts: string[] = [];
+  for (let word = words.next(); word !== undefined; word = words.next()) texts.push(word.text);
+  return [...commandWords(texts.join(" "))];
 }
 
 /** The shell a runner starts when given no command: the user's, which reads standard input. */
@@ -690,6 +794,10 @@ interface Runner {
   readonly shell: boolean;
   /** Its options that make it run the user's shell when no command follows (`sudo -s`, `sudo -i`). */
   readonly shellOptions: ReadonlySet<string>;
+  /** Its options after which what it runs reads no standard input (`ssh -n`, `ssh -N`). */
+  readonly noInputOptions: ReadonlySet<string>;
+  /** Whether its command is one string the user's shell on another host splits (ssh's). */
+  readonly remote: boolean;
 }
 
 /** The words of a list written with spaces between them. */
@@ -702,7 +810,20 @@ const runner = (values: string, operands = 0, shell = false, shellOptions = ""):
   operands,
   shell,
   shellOptions: wordSet(shellOptions),
+  noInputOptions: new Set(),
+  remote: false,
 });
+
+/**
+ * ssh: given no command, the remote user's login shell reads the pipe (`ssh -T host`); given one, that
+ * shell runs it with the pipe as its input (`ssh host bash`). `-n` and `-f` read /dev/null instead, `-N`
+ * runs nothing, `-s` a subsystem, `-W` forwards the pipe to a port.
+ */
+const SSH: Runner = {
+  ...runner("-B -b -c -D -E -e -F -I -i -J -L -l -m -O -o -P -p -Q -R -S -w", 1, true),
+  noInputOptions: wordSet("-n -f -N -s -W"),
+  remote: true,
+};
 
 const ENV = runner("-u -C --unset --chdir");
 
@@ -737,6 +858,17 @@ const RUNNERS: ReadonlyMap<string, Runner> = new Map([
   // taskset's CPU mask or list (`taskset 0x3`, `taskset -c 0`) comes before the command.
   ["taskset", runner("", 1)],
   ["runuser", runner("-u -g -G -w --user --group --supp-group --whitelist-environment")],
+  // unshare given no command runs `$SHELL`.
+  [
+    "unshare",
+    runner(
+      "-S -G -R -w --setuid --setgid --root --wd --propagation --setgroups " +
+        "--map-user --map-group --map-users --map-groups --monotonic --boottime",
+      0,
+      true,
+    ),
+  ],
+  ["ssh", SSH],
   ["{", runner("")],
   ["!", runner("")],
 ]);

@@ -427,6 +427,25 @@ describe("pipe-to-shell", () => {
     ["ssh host 'curl; echo' | sh", "ssh host 'curl -fsSL https://x.example/i.sh; echo' | sh"],
     ["curl | deno run -", "curl -fsSL https://x.example/i.ts | deno run -A -"],
     ["curl | bun -", "curl -fsSL https://x.example/i.js | bun -"],
+    // Regression: a remote shell reading the download (ssh given no command, or a shell as its command),
+    // unshare given no command (`$SHELL`), and sudo's options written together were missed.
+    ["curl | ssh host", "curl -fsSL https://x.example/i.sh | ssh deploy@host"],
+    ["curl | ssh -T host", "curl -fsSL https://x.example/i.sh | ssh -T -p 2222 host"],
+    ["curl | ssh host bash", "curl -fsSL https://x.example/i.sh | ssh host bash"],
+    ["curl | ssh host 'sudo bash -s'", "curl -fsSL https://x.example/i.sh | ssh -Tp 22 host 'sudo bash -s'"],
+    ["curl | unshare", "curl -fsSL https://x.example/i.sh | unshare"],
+    ["curl | unshare -r", "curl -fsSL https://x.example/i.sh | unshare -r"],
+    ["curl | sudo -su root", "curl -fsSL https://x.example/i.sh | sudo -su root"],
+    ["curl | sudo -iu root", "curl -fsSL https://x.example/i.sh | sudo -iu root"],
+    // Regression: -c ending a cluster of a shell's options, and a `;` or `&&` in a later stage's group.
+    ['bash -ec "$(curl)"', 'bash -ec "$(curl -fsSL https://x.example/i.sh)"'],
+    ['sh -xc "$(wget -qO-)"', 'sh -xc "$(wget -qO- https://x.example/i.sh)"'],
+    ["curl | (cd x; sh)", "curl -fsSL https://x.example/i.sh | (cd /tmp; sh)"],
+    ["curl | { cd x && bash; }", "curl -fsSL https://x.example/i.sh | { cd /tmp && bash -s; }"],
+    ["wget -O- > >(sh)", "wget -O- https://x.example/i.sh > >(sh)"],
+    ["wget -qO - > >(sh)", "wget -qO - https://x.example/i.sh > >(sh)"],
+    // Decision: a pipe into a shell is one edit from running the download, whatever curl writes to a file.
+    ["curl -o file | sh", "curl -o out.txt https://x.example/i.sh | sh"],
     [
       "iex ((New-Object Net.WebClient).DownloadString())",
       "iex ((New-Object System.Net.WebClient).DownloadString('https://x.example/a'))",
@@ -564,6 +583,16 @@ describe("pipe-to-shell", () => {
     ["curl | timeout 10 sh script", "curl -s https://x.example/data | timeout 10 sh ./process.sh"],
     ["curl | chroot /srv jq", "curl -s https://x.example/data | chroot /srv jq ."],
     ["curl | stdbuf -o L tee", "curl -s https://x.example/data | stdbuf -o L tee out.txt"],
+    ["curl | sudo -su root make", "curl -s https://x.example/data | sudo -su root make"],
+    ["curl | unshare -r make", "curl -s https://x.example/data | unshare -r make"],
+    ["curl | ssh host 'cat > file'", "curl -s https://x.example/data | ssh host 'cat > data.json'"],
+    ["curl | ssh -n host bash", "curl -s https://x.example/data | ssh -n host bash ./x.sh"],
+    ["curl | ssh -W host:port jump", "curl -s https://x.example/data | ssh -W db:5432 jump"],
+    ["curl | (cd x; tar)", "curl -s https://x.example/t.tgz | (cd /srv && tar -xz)"],
+    ["$(curl | jq) sh", "echo $(curl -s https://x.example/data | jq -r .v) sh"],
+    // Regression: wget writes to a file named by the address unless -O - says standard output.
+    ["wget > >(sh)", "wget https://x.example/i.sh > >(sh)"],
+    ["wget -O file > >(sh)", "wget -qO i.sh https://x.example/i.sh > >(sh)"],
     [
       "a table row naming a timeout",
       "| `curl -m 10 https://x.example` | timeout after 10 seconds, then sh exits |",
