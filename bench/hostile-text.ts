@@ -149,6 +149,28 @@ export const HOSTILE_TEXTS: readonly HostileText[] = [
     path: "p/s/run.sh",
     make: (size) => `curl x ${repeated("-o >(a > >(", size)}\n`,
   },
+  // Groups after a pipe read command by command, runners' options written together, ssh's remote command
+  // split anew, a shell's `-c` ending a cluster.
+  {
+    name: "groups after a pipe",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | ${repeated("(a; { b && c || ", size)}\n`,
+  },
+  {
+    name: "runner options written together",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | sudo -${repeated("sEH", size)} ssh${repeated(" -Tp", size)}\n`,
+  },
+  {
+    name: "remote commands after a pipe",
+    path: "p/s/run.sh",
+    make: (size) => `curl x | ${repeated("ssh h 'ssh h unshare -r ", size)}\n`,
+  },
+  {
+    name: "shell option clusters before substitutions",
+    path: "p/s/run.sh",
+    make: (size) => `${repeated('sh -ecx "$(a) bash -cccc ', size)}\n`,
+  },
   { name: "continued lines", path: "p/s/run.sh", make: (size) => `curl x ${repeated("\\\n", size)}| sh\n` },
   {
     name: "backticks never closed",
