@@ -444,17 +444,26 @@ function invisibleHit(text: string, offset: number, run: Run): Hit | undefined {
  * findings' map hashed each anew).
  */
 function loneDetail(value: number, inside: boolean): string {
-  const key = value * 2 + (inside ? 1 : 0);
-  let detail = LONE_DETAILS.get(key);
-  if (detail === undefined) {
-    detail = `${describeCharacter(value)} ${inside ? "inside a word" : "at the edge of a word"}`;
-    LONE_DETAILS.set(key, detail);
-  }
-  return detail;
+  return LONE_DETAILS.get(loneKey(value, inside)) ?? describeLone(value, inside);
 }
 
-/** See {@link loneDetail}: a few invisible characters, two places each. */
-const LONE_DETAILS = new Map<number, string>();
+function describeLone(value: number, inside: boolean): string {
+  return `${describeCharacter(value)} ${inside ? "inside a word" : "at the edge of a word"}`;
+}
+
+function loneKey(value: number, inside: boolean): number {
+  return value * 2 + (inside ? 1 : 0);
+}
+
+/** The characters {@link isInvisible} matches. */
+const INVISIBLE_CHARACTERS = [0xad, 0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff];
+
+/** See {@link loneDetail}: each invisible character, in both places, made when the module loads. */
+const LONE_DETAILS: ReadonlyMap<number, string> = new Map(
+  INVISIBLE_CHARACTERS.flatMap((value) =>
+    [true, false].map((inside) => [loneKey(value, inside), describeLone(value, inside)] as const),
+  ),
+);
 
 /**
  * Whether the code point `value` is a letter or digit of {@link PLAIN_WORD}; ASCII told without the
