@@ -95,11 +95,16 @@ function startsOf(alternatives: readonly string[]): RegExp {
  * `dd if=x ` 66, not 48. (A group of alternatives for each reader told the same, but a search with groups
  * took twice as long.)
  */
-const STARTED_BY = new Map<string, number[]>();
-for (const [index, [, starts]] of READERS.entries()) {
-  for (const first of new Set(starts.map((start) => firstTwo(start.source)))) {
-    STARTED_BY.set(first, [...(STARTED_BY.get(first) ?? []), index]);
+const STARTED_BY: ReadonlyMap<string, readonly number[]> = readersByStart();
+
+function readersByStart(): Map<string, number[]> {
+  const byStart = new Map<string, number[]>();
+  for (const [index, [, starts]] of READERS.entries()) {
+    for (const first of new Set(starts.map((start) => firstTwo(start.source)))) {
+      byStart.set(first, [...(byStart.get(first) ?? []), index]);
+    }
   }
+  return byStart;
 }
 
 /**
