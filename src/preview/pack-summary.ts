@@ -27,27 +27,7 @@ export function summarizePack(
 /** A pack's summary with nothing said, shared by every scope that holds the pack whole. */
 export function packSummaryOf(pack: Pack, catalog: TermFrequencies): PackSummary {
   const made = () => new PackSummary(pack, catalog, NOTHING_KNOWN, MAX_PREVIEW_BYTES, 0);
-  return keptFor(summaries, catalog, pack, made);
-}
-
-const summaries: PerPack<PackSummary> = new WeakMap();
-
-/** What is worked out once per pack of a catalog's counts, dropped with them. */
-export type PerPack<T> = WeakMap<TermFrequencies, WeakMap<Pack, T>>;
-
-/** What `cache` keeps for `pack` of `catalog`, made and kept on first use. */
-export function keptFor<T>(cache: PerPack<T>, catalog: TermFrequencies, pack: Pack, make: () => T): T {
-  let kept = cache.get(catalog);
-  if (kept === undefined) {
-    kept = new WeakMap();
-    cache.set(catalog, kept);
-  }
-  let value = kept.get(pack);
-  if (value === undefined) {
-    value = make();
-    kept.set(pack, value);
-  }
-  return value;
+  return catalog.kept.summaries.of(pack, made);
 }
 
 /**

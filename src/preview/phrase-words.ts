@@ -1,4 +1,5 @@
 import type { Pack, Skill } from "../catalog/index.js";
+import type { TermFrequencies } from "./summary.js";
 import { READ_CHARACTERS } from "./tally.js";
 import { forEachWord, keyOf, type Stem, stemOf } from "./words.js";
 
@@ -15,18 +16,11 @@ const FEW_DESCRIPTIONS = 4;
  * and alone names no task. It needs no other pack to compare with, so it holds in a scope or catalog of
  * one pack. A word of more descriptions is not judged so: the bench corpus's `scientific` says `data`,
  * `analysis` and `learning` mostly inside phrases ("single-cell data", "machine learning"), and requests
- * for its skills say them too. Worked out once per list of skills, which scopes share.
+ * for its skills say them too. Worked out once per list of skills of the catalog, which scopes share.
  */
-export function phraseWords(pack: Pack): ReadonlySet<Stem> {
-  let words = phraseWordsOf.get(pack.skills);
-  if (words === undefined) {
-    words = phraseWordsIn(pack.skills);
-    phraseWordsOf.set(pack.skills, words);
-  }
-  return words;
+export function phraseWords(pack: Pack, catalog: TermFrequencies): ReadonlySet<Stem> {
+  return catalog.kept.phraseWords.of(pack.skills, () => phraseWordsIn(pack.skills));
 }
-
-const phraseWordsOf = new WeakMap<readonly Skill[], ReadonlySet<Stem>>();
 
 function phraseWordsIn(skills: readonly Skill[]): ReadonlySet<Stem> {
   const described = new Map<Stem, number>();

@@ -1,6 +1,6 @@
 import type { Pack, Scope } from "../catalog/index.js";
 import { packLines } from "./pack-lines.js";
-import { keptFor, PackSummary, type PerPack, saidIn } from "./pack-summary.js";
+import { PackSummary, saidIn } from "./pack-summary.js";
 import { phraseWords } from "./phrase-words.js";
 import type { PreviewSettings } from "./preview.js";
 import { bytes, cut, MAX_PREVIEW_BYTES, roomAfter } from "./room.js";
@@ -33,10 +33,8 @@ const PIECE_NAMES = 1;
 
 /** A pack's summary of terms weighing HELD at least, none of its phrase words, as steering lines give it. */
 function heldSummary(pack: Pack, catalog: TermFrequencies): PackSummary {
-  return new PackSummary(pack, catalog, phraseWords(pack), MAX_PREVIEW_BYTES, HELD, PIECE_NAMES);
+  return new PackSummary(pack, catalog, phraseWords(pack, catalog), MAX_PREVIEW_BYTES, HELD, PIECE_NAMES);
 }
-
-const heldSummaries: PerPack<PackSummary> = new WeakMap();
 
 /**
  * A line for CLAUDE.md, AGENTS.md or an agent's system prompt that says when to look for the skills of
@@ -78,7 +76,7 @@ function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
   const parts = steeringPartsOf(pack, catalog);
   const { names, also } = parts;
   if (bytes(names) > room) {
-    const summary = keptFor(heldSummaries, catalog, pack, () => heldSummary(pack, catalog));
+    const summary = catalog.kept.heldSummaries.of(pack, () => heldSummary(pack, catalog));
     return summary.groupsFit(room) ? summary.within(room) : cut(parts.packTerms(), room);
   }
   const termsRoom = room - bytes(names) - bytes(ALSO);
@@ -91,12 +89,12 @@ function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
  * pack: the same in every scope that holds the pack whole, so worked out once and only cut to each room.
  */
 function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
-  return keptFor(steeringParts, catalog, pack, () => {
+  return catalog.kept.steeringParts.of(pack, () => {
     const names = skillsByName(pack, Number.POSITIVE_INFINITY);
     const said = new Set([
       ...saidIn(names, catalog.stems),
       ...namesOf(pack, catalog.stems),
-      ...phraseWords(pack),
+      ...phraseWords(pack, catalog),
     ]);
     const also =
       bytes(names) >= STEERING_PACK_BYTES
@@ -112,11 +110,16 @@ function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
     // Its groups unnamed, their words are not said: only the pack's name is.
     const packTerms = () => {
       terms ??= catalog
-        .tellingTerms(pack, undefined, new Set([...saidIn(pack.name, catalog.stems), ...phraseWords(pack)]), {
-          bytes: STEERING_PACK_BYTES,
-          least: HELD,
-          pieceNames: PIECE_NAMES,
-        })
+        .tellingTerms(
+          pack,
+          undefined,
+          new Set([...saidIn(pack.name, catalog.stems), ...phraseWords(pack, catalog)]),
+          {
+            bytes: STEERING_PACK_BYTES,
+            least: HELD,
+            pieceNames: PIECE_NAMES,
+          },
+        )
         .join(", ");
       return terms;
     };
@@ -124,11 +127,9 @@ function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
   });
 }
 
-interface SteeringParts {
+export interface SteeringParts {
   readonly names: string;
   readonly also: string;
   /** The pack's telling terms but for its name, worked out when first asked for. */
   readonly packTerms: () => string;
 }
-
-const steeringParts: PerPack<SteeringParts> = new WeakMap();

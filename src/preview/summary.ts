@@ -2,6 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { Group, Pack, Skill } from "../catalog/index.js";
 import { MalformedPart } from "../saved/index.js";
 import { compareText } from "../sorted.js";
+import { type KeptFor, KeptParts } from "./kept.js";
 import { NO_TERM, type StemNumbering, type Tally, Tallying, type TermId, unitKey } from "./tally.js";
 import { forEachWord, KeptStems, keyOf, namesOf, type Stem, stemOf, type TermKey } from "./words.js";
 
@@ -96,6 +97,8 @@ export class TermFrequencies {
   readonly #stems = new Map<TermId, Stem>();
   /** The stems of the words its previews read, kept as long as the catalog these counts are of. */
   readonly stems = new KeptStems();
+  /** What its previews work out once per pack or list of skills, kept as long as the catalog these counts are of. */
+  readonly kept = new KeptParts();
   #totals: { readonly tally: Tally; readonly weights: Float64Array } | undefined;
   #stemNumbering: StemNumbers | undefined;
   /** The mark of the ranking under way in StemNumbers.marks. */
@@ -223,7 +226,7 @@ export class TermFrequencies {
         // do not count: `learning`, said in list_skills, made `scikit` of `scikit-learn` a whole sense in
         // the instructions.
         const key = tally.keys[alone.word] ?? "";
-        const holders = namesHolding(pack, group, key, this.stems);
+        const holders = namesHolding(pack, group, key, this.stems, this.kept.namesByKey);
         const wordStem = this.#stemOf(tally, alone.word);
         packWords ??= namesOf(pack, this.stems);
         const names = packWords;
@@ -422,7 +425,7 @@ function unitsOf(pack: Pack, group: Group | undefined): string[] {
 }
 
 /** A skill's name, and the stems of its words. */
-interface NameWords {
+export interface NameWords {
   readonly name: string;
   readonly stems: readonly Stem[];
 }
@@ -436,10 +439,10 @@ function namesHolding(
   group: Group | undefined,
   key: TermKey,
   stems: KeptStems,
+  kept: KeptFor<readonly Skill[], ReadonlyMap<TermKey, readonly NameWords[]>>,
 ): readonly NameWords[] {
   const skills = group === undefined ? pack.skills : group.skills;
-  let byKey = namesByKey.get(skills);
-  if (byKey === undefined) {
+  const byKey = kept.of(skills, () => {
     const made = new Map<TermKey, NameWords[]>();
     for (const skill of skills) {
       const keys = new Set<TermKey>();
@@ -454,12 +457,10 @@ function namesHolding(
         else holders.push(words);
       }
     }
-    byKey = made;
-    namesByKey.set(skills, byKey);
-  }
+    return made;
+  });
   return byKey.get(key) ?? [];
 }
-const namesByKey = new WeakMap<readonly Skill[], ReadonlyMap<TermKey, readonly NameWords[]>>();
 
 function rarity(tally: Tally, term: TermId): number {
   return Math.log((tally.units.size + 1) / ((tally.spread[term] ?? 0) + 0.5));

@@ -381,7 +381,7 @@ function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
   const names = skillsByName(pack, Number.POSITIVE_INFINITY);
   if (bytes(names) > room) {
     const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length);
-    const phrased = phraseWords(pack);
+    const phrased = phraseWords(pack, catalog);
     const known = new Set([...namesOf(pack), ...phrased]);
     const withOne = groups
       .map((group) => {
@@ -397,7 +397,7 @@ function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
     ...stemsOf(names),
     ...stemsOf(names.replace(/-/g, " ")),
     ...namesOf(pack),
-    ...phraseWords(pack),
+    ...phraseWords(pack, catalog),
   ]);
   const terms = cut(
     catalog.tellingTerms(pack, undefined, said, STEERING_TERMS).join(", "),
