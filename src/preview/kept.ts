@@ -1,5 +1,6 @@
 import type { Pack, Skill } from "../catalog/index.js";
 import type { PackSummary } from "./pack-summary.js";
+import type { SkillNames } from "./skill-names.js";
 import type { SteeringParts } from "./steering.js";
 import type { NameWords } from "./summary.js";
 import type { Stem, TermKey } from "./words.js";
@@ -33,6 +34,8 @@ export class KeptParts {
   readonly steeringParts = new KeptFor<Pack, SteeringParts>();
   /** By list of skills, the words they say only inside longer phrases (see phraseWords). */
   readonly phraseWords = new KeptFor<readonly Skill[], ReadonlySet<Stem>>();
+  /** By list of skills, their names and those names' bytes (see spread). */
+  readonly skillNames = new KeptFor<readonly Skill[], SkillNames>();
   /** By list of skills, the names holding each word (see namesHolding). */
   readonly namesByKey = new KeptFor<readonly Skill[], ReadonlyMap<TermKey, readonly NameWords[]>>();
 }

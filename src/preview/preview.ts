@@ -130,14 +130,14 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
         if (given !== undefined) return cut(given, brief);
         // Every entry, at least its name, is in list_skills: here, for hosts that show only these
         // instructions, the skills by name, and the terms `known` leaves.
-        const line = namedLine(pack, brief);
-        const termsRoom = termsBesideNames(pack, line);
+        const line = namedLine(pack, brief, catalog);
+        const termsRoom = termsBesideNames(pack, line, catalog);
         const unsaid = cut(
           catalog.tellingTerms(pack, undefined, known(pack), { bytes: termsRoom }).join(", "),
           termsRoom,
         );
         const named = line - (unsaid === "" ? 0 : bytes(ALSO) + bytes(unsaid));
-        const names = cut(skillsByName(pack, named), named);
+        const names = cut(skillsByName(pack, named, catalog), named);
         if (names === "" || unsaid === "") return cut(`${names}${unsaid}`, brief);
         return `${names}${ALSO}${unsaid}`;
       }),
@@ -177,7 +177,7 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
       }
       // The groups, the operator's description or every telling term is in list_skills: here, skills by name.
       const opening = given === undefined ? "such as " : `${cut(given, room / 2)}; such as `;
-      return cut(`${opening}${spread(pack.skills, room - bytes(opening)).join(", ")}`, room);
+      return cut(`${opening}${spread(pack.skills, room - bytes(opening), catalog).join(", ")}`, room);
     }),
     describePack,
   };
@@ -278,8 +278,8 @@ const NONE_CUT: ReadonlySet<string> = new Set();
  * unnamed is one a host that shows only the instructions may never think of (`superpowers` named 7 of its
  * 14, and `dispatching-parallel-agents`, the skill of a request for parallel agents, was not one of them).
  */
-function namedLine(pack: Pack, brief: number): number {
-  const whole = bytes(skillsByName(pack, Number.POSITIVE_INFINITY)) + bytes(ALSO) + UNSAID_BYTES / 2;
+function namedLine(pack: Pack, brief: number, catalog: TermFrequencies): number {
+  const whole = bytes(skillsByName(pack, Number.POSITIVE_INFINITY, catalog)) + bytes(ALSO) + UNSAID_BYTES / 2;
   return Math.min(brief, Math.max(NAMED_PACK_BYTES, whole <= brief ? whole : 0));
 }
 
@@ -289,7 +289,7 @@ function namedLine(pack: Pack, brief: number): number {
  * a pack whose every skill can be named beside half the terms' room is named whole, the terms getting
  * what is left; a larger one gets its terms' room and as many names as fit beside them.
  */
-function termsBesideNames(pack: Pack, line: number): number {
-  const left = line - bytes(skillsByName(pack, Number.POSITIVE_INFINITY)) - bytes(ALSO);
+function termsBesideNames(pack: Pack, line: number, catalog: TermFrequencies): number {
+  const left = line - bytes(skillsByName(pack, Number.POSITIVE_INFINITY, catalog)) - bytes(ALSO);
   return left >= UNSAID_BYTES / 2 ? Math.min(UNSAID_BYTES, left) : UNSAID_BYTES;
 }

@@ -90,7 +90,7 @@ function tasksOf(pack: Pack, catalog: TermFrequencies, room: number): string {
  */
 function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
   return catalog.kept.steeringParts.of(pack, () => {
-    const names = skillsByName(pack, Number.POSITIVE_INFINITY);
+    const names = skillsByName(pack, Number.POSITIVE_INFINITY, catalog);
     const said = new Set([
       ...saidIn(names, catalog.stems),
       ...namesOf(pack, catalog.stems),
