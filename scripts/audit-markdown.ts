@@ -100,18 +100,29 @@ export function findingsTable<T extends ShownFinding>(
   const ordered = [...findings].sort(
     (a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity),
   );
+  return listedFindingsTable(ordered.slice(0, limit), ordered.length, note);
+}
+
+/**
+ * A Markdown table of `listed`, already worst first, the first of `total` findings: one line says how many
+ * are left out. For a caller that goes through the findings rather than hold them all (check-skills).
+ */
+export function listedFindingsTable<T extends ShownFinding>(
+  listed: readonly T[],
+  total: number,
+  note: (found: T) => string | undefined = () => undefined,
+): string[] {
   const severity = (found: T) => {
     const noted = note(found);
     return noted === undefined ? found.severity : `${found.severity} (${noted})`;
   };
-  const rows = ordered.slice(0, limit).map((found) => findingRow(found, severity(found)));
-  const lines = [...FINDINGS_TABLE_HEAD, ...rows];
-  if (ordered.length > rows.length) lines.push("", `… and ${ordered.length - rows.length} more, not listed.`);
+  const lines = [...FINDINGS_TABLE_HEAD, ...listed.map((found) => findingRow(found, severity(found)))];
+  if (total > listed.length) lines.push("", `… and ${total - listed.length} more, not listed.`);
   return lines;
 }
 
 /** One line per rule that found something: `low  binary-file  12  a binary file`. */
-export function ruleCounts(findings: readonly Finding[], severity?: Severity): string[] {
+export function ruleCounts(findings: Iterable<Finding>, severity?: Severity): string[] {
   const counts = new Map<string, number>();
   for (const found of findings) {
     if (severity === undefined || found.severity === severity)
