@@ -89,7 +89,7 @@ function guardedEnvironment(allowed: readonly string[]): NodeJS.ProcessEnv {
 const MAX_ERROR_BYTES = 64 * 1024;
 
 /**
- * Runs `git <args>` in `baseDir` and hands `take` each NUL-ended record of its output as it comes, cut to
+ * Runs `git <args>` in `baseDir` and hands `take` each NUL-ended (or line-ended) record of its output as it comes, cut to
  * its first `keep` bytes: a listing is never held whole (`ls-tree -r` of a tree whose folders each hold
  * the next ten times lists millions of paths from a repository of kilobytes), nor read past `maxBytes`
  * (a chain of folders lists each file's path whole, in bytes quadratic in its depth). Once `take` returns
@@ -101,10 +101,17 @@ export async function gitRecords(
   baseDir: string,
   args: readonly string[],
   signal: AbortSignal | undefined,
-  limits: { readonly keep: number; readonly maxBytes: number; readonly silenceMs?: number },
+  limits: {
+    readonly keep: number;
+    readonly maxBytes: number;
+    readonly silenceMs?: number;
+    /** What ends a record: NUL unless given (`ls-remote` has no `-z`, and a ref name holds no line break). */
+    readonly separator?: "\0" | "\n";
+  },
   take: (record: string) => boolean,
 ): Promise<void> {
-  const { keep, maxBytes, silenceMs = GIT_SILENCE_LIMIT_MS } = limits;
+  const { keep, maxBytes, silenceMs = GIT_SILENCE_LIMIT_MS, separator = "\0" } = limits;
+  const recordEnd = separator.charCodeAt(0);
   const child = spawn("git", args, {
     cwd: baseDir,
     env: gitEnvironment(),
@@ -154,10 +161,10 @@ export async function gitRecords(
         throw new Error(`git ${args[0] ?? ""} wrote more than ${Math.ceil(maxBytes / 1024 / 1024)} MiB`);
       }
       let start = 0;
-      for (let end = chunk.indexOf(0); end !== -1; end = chunk.indexOf(0, start)) {
-        const piece = Buffer.concat([record, chunk.subarray(start, end)]).subarray(0, keep);
+      for (let at = chunk.indexOf(recordEnd); at !== -1; at = chunk.indexOf(recordEnd, start)) {
+        const piece = Buffer.concat([record, chunk.subarray(start, at)]).subarray(0, keep);
         record = Buffer.alloc(0);
-        start = end + 1;
+        start = at + 1;
         if (!take(piece.toString("utf8"))) {
           stopped = true;
           break reading;

@@ -586,6 +586,76 @@ describe("fetch-skills: servers that refuse a shallow fetch of an exact commit",
   });
 });
 
+describe("fetch-skills: the refs a full fetch writes", () => {
+  /** An environment whose git speaks protocol v0, where a server refuses a commit that is no ref's tip. */
+  async function protocolV0(dir: string): Promise<Record<string, string>> {
+    await mkdir(dir);
+    await writeFile(path.join(dir, ".gitconfig"), "[protocol]\n\tversion = 0\n");
+    return { HOME: dir, XDG_CONFIG_HOME: dir };
+  }
+
+  /** Every file below `dir`, as paths relative to it. */
+  async function filesBelow(dir: string): Promise<string[]> {
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+    return entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
+  }
+
+  // Regression: an upstream of 30,000 tags took 16.7 s and 90 MB, and left 30,023 files in the --cache store.
+  it("refuses an upstream of more branches and tags than a full fetch may write, naming the count", async () => {
+    const upstream = await makeUpstream(path.join(tree.dir, "many-tags"), [
+      { "a/SKILL.md": skillMd("a") },
+      { "b/SKILL.md": skillMd("b") },
+    ]);
+    const tip = upstream.commits[1] ?? "";
+    // Written as git packs refs, one file, rather than by 10,001 git processes.
+    const tags = Array.from({ length: 10_001 }, (_, index) => `${tip} refs/tags/t${index}\n`);
+    await writeFile(path.join(upstream.dir, ".git/packed-refs"), tags.join(""));
+    const env = await protocolV0(path.join(tree.dir, "many-tags-home"));
+    const site = await makeSite(tree.dir, [
+      { name: "many", repo: upstream.url, ref: upstream.commits[0] ?? "" },
+    ]);
+
+    const result = await spawnFetcher(["--cache", "cache"], site, env);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `source "many": the server refused to fetch commit ${upstream.commits[0]} directly, and ` +
+        `${upstream.url} has more than 10,000 branches and tags (at least 10,001), the most a full fetch may write`,
+    );
+    const [store = ""] = await readdir(path.join(site, "cache"));
+    expect(await git(path.join(site, "cache", store), "for-each-ref")).toBe("");
+  });
+
+  it("keeps the refs of a full fetch in one file, and fetches a pin that only a tag holds", async () => {
+    const upstream = await makeUpstream(path.join(tree.dir, "tag-only"), [
+      { "a/SKILL.md": skillMd("a") },
+      { "b/SKILL.md": skillMd("b") },
+      { "c/SKILL.md": skillMd("c") },
+    ]);
+    // The pin is the tagged commit's parent: no branch holds it, and it is no ref's tip.
+    await git(upstream.dir, "tag", "release", upstream.commits[2] ?? "");
+    for (const name of ["v1", "v2", "v3"]) await git(upstream.dir, "tag", name, upstream.commits[0] ?? "");
+    await git(upstream.dir, "reset", "--quiet", "--hard", upstream.commits[0] ?? "");
+    const env = await protocolV0(path.join(tree.dir, "tag-only-home"));
+    const site = await makeSite(tree.dir, [
+      { name: "tagged", repo: upstream.url, ref: upstream.commits[1] ?? "" },
+    ]);
+
+    const result = await spawnFetcher(["--cache", "cache"], site, env);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^tagged: [0-9a-f]{7} full fetch/m);
+    expect(await readdir(path.join(site, "skills/tagged"))).toEqual(["a", "b"]);
+    const [store = ""] = await readdir(path.join(site, "cache"));
+    const storeDir = path.join(site, "cache", store);
+    expect(await git(storeDir, "for-each-ref", "--format=%(refname)", "refs/tags")).toBe(
+      ["release", "v1", "v2", "v3"].map((name) => `refs/tags/${name}`).join("\n"),
+    );
+    // The one ref written after the fetch, `refs/sources/<name>`, is the only file of a ref.
+    expect(await filesBelow(path.join(storeDir, "refs"))).toEqual(["tagged"]);
+  });
+});
+
 describe("fetch-skills: a cached store after upstream renames its branches", () => {
   // Regression: the full fetch never pruned, so a branch renamed from `x` to `x/y` upstream left the cached
   // store's `refs/remotes/origin/x` in the way of `x/y`: every later full fetch of that repository failed
