@@ -188,13 +188,8 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
     fail("name", `name ${quoted(name)} must be lowercase letters, digits and single hyphens (at most 64)`);
   }
   const repo = requiredText(table, "repo", fail);
-  if (repo?.startsWith("-")) fail("repo", `repo ${quoted(repo)} must not start with "-"`);
-  else if (repo !== undefined && isRelativePath(repo)) {
-    fail(
-      "repo",
-      `repo ${quoted(repo)} is neither a URL nor an absolute path (git fetches from its own store, where a relative path leads nowhere): write https://host/owner/name.git, file:///absolute/path or /absolute/path`,
-    );
-  }
+  const repoProblem = repo === undefined ? undefined : problemOfRepo(repo);
+  if (repo !== undefined && repoProblem !== undefined) fail("repo", `repo ${quoted(repo)} ${repoProblem}`);
   // Pinning a new source starts from a branch or tag name: say how to turn it into the commit.
   const lookUp = (ref: string) =>
     /^[0-9a-f]+$/i.test(ref)
@@ -326,6 +321,51 @@ function overlaps(a: string, b: string): boolean {
  */
 export function isWithin(folder: string, entry: string): boolean {
   return folder === "." || entry === folder || entry.startsWith(`${folder}/`);
+}
+
+/** The URL schemes git fetches over by itself: no remote helper, nothing that runs a command it names. */
+const REPO_SCHEMES = ["https", "http", "ssh", "git", "git+ssh", "ssh+git", "file"];
+
+const VALID_REPOS =
+  "write https://host/owner/name.git, ssh://host/path, user@host:path, file:///absolute/path or /absolute/path";
+
+/** C0 and C1 control characters, and DEL. */
+function isControl(character: string): boolean {
+  const code = character.codePointAt(0) ?? 0;
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+}
+
+/** What is wrong with `repo` as a source's repository, or undefined when git may fetch from it. */
+function problemOfRepo(repo: string): string | undefined {
+  if (repo.startsWith("-")) return 'must not start with "-"';
+  // A line break in a URL git keeps in the store's config, or one a terminal reads as something else.
+  if ([...repo].some(isControl)) return `must hold no control character: ${VALID_REPOS}`;
+  const helper = /^([A-Za-z][A-Za-z0-9+.-]*)::/.exec(repo);
+  if (helper) {
+    return (
+      `names git's remote helper ${quoted(`${helper[1]}::`)}, which runs a program of its own (ext:: runs ` +
+      `the command it is given): ${VALID_REPOS}`
+    );
+  }
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(repo)?.[1]?.toLowerCase();
+  if (scheme !== undefined && !REPO_SCHEMES.includes(scheme)) {
+    return `has the scheme ${quoted(`${scheme}://`)}, which the fetcher does not fetch over: ${VALID_REPOS}`;
+  }
+  // Git blocks such a host itself, as ssh would read it as an option; said here with the rest.
+  if (scheme !== undefined && /^[^:]*:\/\/(?:[^@/]*@)?-/.test(repo)) {
+    return `names a host starting with "-", which ssh would read as an option: ${VALID_REPOS}`;
+  }
+  if (scheme === "file" && !repo.slice("file://".length).startsWith("/")) {
+    return `is a file:// URL without an absolute path (git would read it from its own store): write file:///absolute/path`;
+  }
+  const local = scheme === "file" || repo.startsWith("/");
+  if (local && repo.split("/").includes("..")) {
+    return `must name the repository's folder without "..": write its absolute path, as realpath prints it`;
+  }
+  if (isRelativePath(repo)) {
+    return `is neither a URL nor an absolute path (git fetches from its own store, where a relative path leads nowhere): ${VALID_REPOS}`;
+  }
+  return undefined;
 }
 
 /**

@@ -208,7 +208,7 @@ const cases: Case[] = [
     title: "a repo written as a relative path",
     toml: `[[source]]\nname = "bad"\nrepo = "../skills-checkout"\nref = "${SHA}"\n`,
     errors: [
-      'skills.toml:9: source "bad": repo "../skills-checkout" is neither a URL nor an absolute path (git fetches from its own store, where a relative path leads nowhere): write https://host/owner/name.git, file:///absolute/path or /absolute/path',
+      'skills.toml:9: source "bad": repo "../skills-checkout" is neither a URL nor an absolute path (git fetches from its own store, where a relative path leads nowhere): write https://host/owner/name.git, ssh://host/path, user@host:path, file:///absolute/path or /absolute/path',
     ],
   },
   {
@@ -216,6 +216,49 @@ const cases: Case[] = [
     toml: `[[source]]\nname = "bad"\nrepo = "github.com/anthropics/skills"\nref = "${SHA}"\n`,
     errors: [
       'skills.toml:9: source "bad": repo "github.com/anthropics/skills" is neither a URL nor an absolute path',
+    ],
+  },
+  // Regression: a remote helper's address reached git, and ext:: runs the command it names wherever the
+  // build machine's git config allows it (protocol.allow=always).
+  {
+    title: "a repo naming git's ext:: remote helper",
+    toml: `[[source]]\nname = "bad"\nrepo = "ext::sh -c touch% /tmp/pwned"\nref = "${SHA}"\n`,
+    errors: [
+      `skills.toml:9: source "bad": repo "ext::sh -c touch% /tmp/pwned" names git's remote helper "ext::", which runs a program of its own (ext:: runs the command it is given): write https://host/owner/name.git, ssh://host/path, user@host:path, file:///absolute/path or /absolute/path`,
+    ],
+  },
+  {
+    title: "a repo of a scheme git fetches over by no transport of its own",
+    toml: `[[source]]\nname = "bad"\nrepo = "ftp://host/skills.git"\nref = "${SHA}"\n`,
+    errors: ['skills.toml:9: source "bad": repo "ftp://host/skills.git" has the scheme "ftp://"'],
+  },
+  {
+    title: "an ssh repo whose host ssh would read as an option",
+    toml: `[[source]]\nname = "bad"\nrepo = "ssh://-oProxyCommand=touch%20x/skills"\nref = "${SHA}"\n`,
+    errors: [
+      'skills.toml:9: source "bad": repo "ssh://-oProxyCommand=touch%20x/skills" names a host starting with "-"',
+    ],
+  },
+  {
+    title: "a repo holding a line break",
+    toml: `[[source]]\nname = "bad"\nrepo = "https://host/skills.git\\n[core]"\nref = "${SHA}"\n`,
+    errors: [
+      'skills.toml:9: source "bad": repo "https://host/skills.git{U+000A}[core]" must hold no control character',
+    ],
+  },
+  // Git takes what follows file:// as the path, so file://../x is relative to the store, which leads nowhere.
+  {
+    title: "a file:// repo without an absolute path",
+    toml: `[[source]]\nname = "bad"\nrepo = "file://../skills"\nref = "${SHA}"\n`,
+    errors: [
+      'skills.toml:9: source "bad": repo "file://../skills" is a file:// URL without an absolute path (git would read it from its own store): write file:///absolute/path',
+    ],
+  },
+  {
+    title: "a file:// repo that climbs with ..",
+    toml: `[[source]]\nname = "bad"\nrepo = "file:///srv/skills/../../etc"\nref = "${SHA}"\n`,
+    errors: [
+      'skills.toml:9: source "bad": repo "file:///srv/skills/../../etc" must name the repository\'s folder without ".."',
     ],
   },
   {
