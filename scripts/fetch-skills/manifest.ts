@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
+import { open, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { unreadableFile } from "../../src/command-line.js";
@@ -41,14 +41,44 @@ const COMMIT = /^[0-9a-f]{40}$/;
 const PACK_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_PACK_NAME = 64;
 
+/**
+ * The most bytes skills.toml may hold: a source takes a few hundred. Read whole, a file of gigabytes was
+ * held and parsed before any check, and a device that never ends (`--manifest /dev/zero`) was read until
+ * Node gave up at 2 GiB.
+ */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+
 export async function readManifest(file: string, label: string): Promise<Manifest> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, "utf8");
+    bytes = await readAtMost(file, MAX_MANIFEST_BYTES + 1);
   } catch (error) {
     throw new ManifestError([unreadableFile(label, error)]);
   }
-  return parseManifest(text, label);
+  if (bytes.length > MAX_MANIFEST_BYTES) {
+    throw new ManifestError([
+      `${label}: holds more than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB, the most a skills.toml may: ` +
+        "it lists sources, a few hundred bytes each; name the file meant",
+    ]);
+  }
+  return parseManifest(bytes.toString("utf8"), label);
+}
+
+/** The first `most` bytes of `file` (all of it when shorter), read as they come: a device has no size. */
+async function readAtMost(file: string, most: number): Promise<Buffer> {
+  const handle = await open(file, "r");
+  try {
+    const buffer = Buffer.alloc(most);
+    let filled = 0;
+    while (filled < most) {
+      const { bytesRead } = await handle.read(buffer, filled, most - filled, null);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A new manifest written in full beside the old one, which it replaces when committed. */

@@ -328,6 +328,22 @@ describe("skills.toml validation", () => {
     );
   });
 
+  // Regression: the file was read whole before any check, so --manifest /dev/zero read until Node gave up.
+  it.each([
+    ["a skills.toml of more than 1 MiB", "skills.toml"],
+    ["a device that never ends", "/dev/zero"],
+  ])("refuses %s, saying the most a manifest may hold", async (_title, manifest) => {
+    const dir = await mkdtemp(`${tree.dir}/huge-`);
+    // A valid manifest, but for its size: a source and then comment lines past 1 MiB.
+    await writeManifest(dir, `${good()}${"# padding\n".repeat(110_000)}`);
+    const result = await runFetcher(["--manifest", manifest], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `fetch-skills: ${manifest}: holds more than 1 MiB, the most a skills.toml may: it lists sources, a few hundred bytes each`,
+    );
+    expect(await readdir(dir)).toEqual(["skills.toml"]);
+  });
+
   // An option's value was put back raw: an escape, a line break and 300 characters, shown whole.
   it.each([["--source"], ["--max-files"]])("quotes the value of %s back escaped and cut", async (option) => {
     const dir = await mkdtemp(`${tree.dir}/quoted-`);
