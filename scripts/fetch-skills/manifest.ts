@@ -353,9 +353,6 @@ export function isWithin(folder: string, entry: string): boolean {
   return folder === "." || entry === folder || entry.startsWith(`${folder}/`);
 }
 
-/** The URL schemes git fetches over by itself: no remote helper, nothing that runs a command it names. */
-const REPO_SCHEMES = ["https", "http", "ssh", "git", "git+ssh", "ssh+git", "file"];
-
 const VALID_REPOS =
   "write https://host/owner/name.git, ssh://host/path, user@host:path, file:///absolute/path or /absolute/path";
 
@@ -370,17 +367,16 @@ function problemOfRepo(repo: string): string | undefined {
   if (repo.startsWith("-")) return 'must not start with "-"';
   // A line break in a URL git keeps in the store's config, or one a terminal reads as something else.
   if ([...repo].some(isControl)) return `must hold no control character: ${VALID_REPOS}`;
-  const helper = /^([A-Za-z][A-Za-z0-9+.-]*)::/.exec(repo);
+  // Other remote helpers (codecommit::, a scheme of their own) are git's to find or refuse, as it is
+  // configured on the build machine; these two are never a repository to build from.
+  const helper = /^(ext|fd)::/i.exec(repo);
   if (helper) {
     return (
-      `names git's remote helper ${quoted(`${helper[1]}::`)}, which runs a program of its own (ext:: runs ` +
-      `the command it is given): ${VALID_REPOS}`
+      `names git's remote helper ${quoted(`${helper[1]}::`)}, which fetches from no repository (ext:: runs ` +
+      `the command it is given, fd:: reads descriptors the fetcher does not hand it): ${VALID_REPOS}`
     );
   }
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(repo)?.[1]?.toLowerCase();
-  if (scheme !== undefined && !REPO_SCHEMES.includes(scheme)) {
-    return `has the scheme ${quoted(`${scheme}://`)}, which the fetcher does not fetch over: ${VALID_REPOS}`;
-  }
   // Git blocks such a host itself, as ssh would read it as an option; said here with the rest.
   if (scheme !== undefined && /^[^:]*:\/\/(?:[^@/]*@)?-/.test(repo)) {
     return `names a host starting with "-", which ssh would read as an option: ${VALID_REPOS}`;

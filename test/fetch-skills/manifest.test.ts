@@ -224,13 +224,8 @@ const cases: Case[] = [
     title: "a repo naming git's ext:: remote helper",
     toml: `[[source]]\nname = "bad"\nrepo = "ext::sh -c touch% /tmp/pwned"\nref = "${SHA}"\n`,
     errors: [
-      `skills.toml:9: source "bad": repo "ext::sh -c touch% /tmp/pwned" names git's remote helper "ext::", which runs a program of its own (ext:: runs the command it is given): write https://host/owner/name.git, ssh://host/path, user@host:path, file:///absolute/path or /absolute/path`,
+      `skills.toml:9: source "bad": repo "ext::sh -c touch% /tmp/pwned" names git's remote helper "ext::", which fetches from no repository (ext:: runs the command it is given, fd:: reads descriptors the fetcher does not hand it): write https://host/owner/name.git, ssh://host/path, user@host:path, file:///absolute/path or /absolute/path`,
     ],
-  },
-  {
-    title: "a repo of a scheme git fetches over by no transport of its own",
-    toml: `[[source]]\nname = "bad"\nrepo = "ftp://host/skills.git"\nref = "${SHA}"\n`,
-    errors: ['skills.toml:9: source "bad": repo "ftp://host/skills.git" has the scheme "ftp://"'],
   },
   {
     title: "an ssh repo whose host ssh would read as an option",
