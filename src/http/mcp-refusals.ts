@@ -48,6 +48,31 @@ export const NOT_ALLOWED = new Refusal(
   { allow: "POST" },
 );
 
+/**
+ * 501 for a body in a transfer coding besides chunked (`Transfer-Encoding: gzip, chunked`), as RFC 9112,
+ * section 6.1, asks of a coding the server does not understand: Node undoes the chunks and hands on the
+ * rest as it is, so a gzip body was told it is not JSON. Closes the connection, whose body is left unread:
+ * read to its end, a body of unknown length would be read for nothing. A coding that does not end in
+ * chunked never gets here: Node refuses it with 400, as the RFC asks, since its length cannot be told.
+ */
+export function transferCodingRefusal(header: string | undefined): Refusal | undefined {
+  // `chunked` alone, the common case of a body without a length, before a split.
+  if (header === undefined || header.trim().toLowerCase() === "chunked") return undefined;
+  const unknown = header
+    .split(",")
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== "" && coding.toLowerCase() !== "chunked");
+  if (unknown.length === 0) return undefined;
+  return new Refusal(
+    501,
+    jsonRpcError(
+      JSON_RPC.invalidRequest,
+      `Unsupported transfer coding ${unknown.map((coding) => quoted(coding.slice(0, 100))).join(", ")} in Transfer-Encoding ${quoted(header.slice(0, 200))}: this server takes only chunked; send the JSON-RPC message with Transfer-Encoding: chunked alone, or with a Content-Length.`,
+    ),
+    { connection: "close" },
+  );
+}
+
 /** 415 for a body in a content coding (`identity` is none), which the route would read as if it were not. */
 export function contentCodingRefusal(header: string | undefined): Refusal | undefined {
   const codings = codingsOf(header);

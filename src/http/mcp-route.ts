@@ -19,6 +19,7 @@ import {
   refuse,
   selectorsOverLimits,
   tooMuchToRead,
+  transferCodingRefusal,
   unknownSelector,
 } from "./mcp-refusals.js";
 import { type Metrics, type Outcome, toolLabel } from "./metrics.js";
@@ -104,11 +105,12 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       },
       // Refused by the handler, in words that say what the limits are for, under the request's id.
       attachValidation: true,
-      // Before the body is read: one in a content coding was read as if it were not (a gzip body was
-      // told it is not JSON, a brotli one declared but not compressed was served as plain), and one in
-      // a charset other than UTF-8 as if it were UTF-8.
+      // Before the body is read: one in a transfer or content coding was read as if it were not (a gzip
+      // body was told it is not JSON, a brotli one declared but not compressed was served as plain), and
+      // one in a charset other than UTF-8 as if it were UTF-8.
       preParsing: (request, reply, _payload, done) => {
         const refused =
+          transferCodingRefusal(request.headers["transfer-encoding"]) ??
           contentCodingRefusal(request.headers["content-encoding"]) ??
           charsetRefusal(request.headers["content-type"]);
         if (refused === undefined) done();
@@ -219,9 +221,12 @@ async function holdUntilSent(reply: FastifyReply, fileBytes: ByteBudget, weight:
   if (reply.raw.closed) free();
 }
 
-/** Refusals at the HTTP edge (4xx, and 503 from load shedding) are "rejected"; other 5xx are errors. */
+/**
+ * Refusals at the HTTP edge (4xx, 501 for a transfer coding, and 503 from load shedding) are "rejected";
+ * other 5xx are errors.
+ */
 function outcomeOf(status: number, call: McpCall | null): Outcome {
-  if (status >= 500 && status !== 503) return "error";
+  if (status >= 500 && status !== 501 && status !== 503) return "error";
   if (status >= 400) return "rejected";
   return call?.failed ? "error" : "ok";
 }

@@ -620,6 +620,15 @@ describe('a "__proto__" or "constructor" key: valid JSON, read as a key of any o
  * HTTP client would, and resolves with the status and the parsed body of the answer.
  */
 function rawRequest(url: string, head: string, body = ""): Promise<{ status: number; json: unknown }> {
+  return rawExchange(
+    url,
+    `${head}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Sends `request`, whole, over a raw socket, and resolves with the status and parsed body of the answer. */
+function rawExchange(url: string, request: string | Buffer): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
     let answer = "";
@@ -638,10 +647,7 @@ function rawRequest(url: string, head: string, body = ""): Promise<{ status: num
       }
       resolve({ status: Number(status), json });
     });
-    socket.end(
-      `${head}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(request);
   });
 }
 
@@ -746,6 +752,50 @@ describe("malformed request lines and Host headers (raw sockets)", () => {
         id: null,
       },
     });
+  });
+
+  // Regression: Node undid the chunks and handed on the gzip as it was, which was told it is not JSON (400).
+  it("a transfer coding besides chunked: 501 naming it, and a chunked body alone served", async () => {
+    const chunked = (codings: string, body: Buffer) =>
+      rawExchange(
+        server.url,
+        Buffer.concat([
+          Buffer.from(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+              `Accept: application/json, text/event-stream\r\nTransfer-Encoding: ${codings}\r\n` +
+              `Connection: close\r\n\r\n${body.length.toString(16)}\r\n`,
+          ),
+          body,
+          Buffer.from("\r\n0\r\n\r\n"),
+        ]),
+      );
+    for (const codings of ["gzip, chunked", "GZIP ,chunked"]) {
+      const answer = await chunked(codings, gzipSync(batch));
+      expect(answer, codings).toEqual({
+        status: 501,
+        json: {
+          jsonrpc: "2.0",
+          error: {
+            code: -32600,
+            message: expect.stringMatching(
+              /^Unsupported transfer coding ".*gzip.*" in Transfer-Encoding ".*": this server takes only chunked;/i,
+            ),
+          },
+          id: null,
+        },
+      });
+    }
+    const refused = await chunked("x-custom, gzip, chunked", gzipSync(batch));
+    expect(refused.status).toBe(501);
+    expect(refused.json).toMatchObject({
+      error: {
+        message: expect.stringContaining(
+          'coding "x-custom", "gzip" in Transfer-Encoding "x-custom, gzip, chunked"',
+        ),
+      },
+    });
+    const served = await chunked("chunked", Buffer.from(batch));
+    expect(served).toMatchObject({ status: 200, json: [{ id: 1, result: {} }] });
   });
 
   it("a path that cannot be decoded: 400 with a JSON-RPC error", async () => {
