@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -39,6 +40,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { settings } = deps;
   const { catalog, info, resources } = deps.mcp;
   const metrics = new Metrics(catalog, info.version);
+  // The connections whose refused body is being read (body-drain.ts): one that ends mid-body is a client
+  // gone, logged as the 413 it never read, not as a request cut short.
+  const draining = new WeakSet<Socket>();
   const app = Fastify({
     loggerInstance: deps.logger,
     // One log line per request, written by the onResponse hook below with the tool and the scope.
@@ -63,7 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A request that reached the server during shutdown is served, not refused: readiness failed
     // earlier, so load balancers have stopped sending new ones.
     return503OnClosing: false,
-    clientErrorHandler: clientErrorHandler(settings.requestTimeoutMs, deps.logger, metrics),
+    clientErrorHandler: clientErrorHandler(settings.requestTimeoutMs, deps.logger, metrics, draining),
     // `/mcp/` is a common way to write the endpoint's address.
     routerOptions: { ignoreTrailingSlash: true },
     // A path the router cannot decode (`/mcp%`), answered as every other error of this server is.
@@ -104,7 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const logsEveryRequest = deps.logger.level === "debug" || deps.logger.level === "trace";
   app.addHook("onResponse", answerRecorder(metrics, logsEveryRequest));
 
-  app.setErrorHandler(errorHandler(settings));
+  app.setErrorHandler(errorHandler(settings, metrics, draining));
 
   await app.register(mcpRoutes, { mcp: deps.mcp, settings, metrics });
   await app.register(healthRoutes, {
@@ -215,10 +219,13 @@ function answerRecorder(metrics: Metrics, logsEveryRequest: boolean): onResponse
 
 /**
  * Every error's answer (see errorAnswer), that of a body over MAX_BODY_BYTES once the rest of it is read,
- * within bounds.
+ * within bounds; when its client goes meanwhile, its log line and count, as of a 413 never read: answered on
+ * a closed connection, the refusal was never reported as an answer, and the request left no trace.
  */
 function errorHandler(
   settings: HttpSettings,
+  metrics: Metrics,
+  draining: WeakSet<Socket>,
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<void> {
   const answer = errorAnswer(settings);
   const bounds = drainBounds(settings.maxBodyBytes, settings.requestTimeoutMs);
@@ -226,12 +233,40 @@ function errorHandler(
     // Answered once the rest of the body is read (see drained): answered at once, the connection closed
     // with it unread, and a client still writing it was reset before it read the 413.
     if (error.code === BODY_TOO_LARGE && worthDraining(request.raw, bounds)) {
-      return drained(request.raw, bounds).then(() => {
-        answer(error, request, reply);
+      const { socket } = request.raw;
+      // Taken now: once the client is gone, its socket no longer knows its address.
+      const { ip } = request;
+      draining.add(socket);
+      return drained(request.raw, bounds).then((end) => {
+        draining.delete(socket);
+        if (end === "answerable") answer(error, request, reply);
+        else recordUnread(metrics, request, reply, { ip, error });
       });
     }
     return answer(error, request, reply);
   };
+}
+
+/** The log line and count of a 413 whose client went away before it could be sent, as answerRecorder writes them. */
+function recordUnread(
+  metrics: Metrics,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { ip, error }: { readonly ip: string; readonly error: FastifyError },
+): void {
+  const status = 413;
+  metrics.recordHttp(request.method, request.url, status, reply.elapsedTime / 1000);
+  request.log.info(
+    {
+      method: request.method,
+      url: request.url,
+      ip,
+      status,
+      ms: Math.round(reply.elapsedTime),
+      error: `${error.message} (the client went away while the rest of the body was read, before this answer)`,
+    },
+    "request",
+  );
 }
 
 /**

@@ -37,33 +37,38 @@ export function worthDraining(request: IncomingMessage, bounds: DrainBounds): bo
   return declared === undefined || Number(declared) <= bounds.bytes;
 }
 
+/** How a drain ended: with a client still there to read the refusal, or with the client gone. */
+export type DrainEnd = "answerable" | "client gone";
+
 /**
  * Reads the rest of `request`'s body and throws it away, until it ends, the client goes, more than
- * `bounds.bytes` arrive or `bounds.ms` pass; resolves either way. A client that writes its whole body
+ * `bounds.bytes` arrive or `bounds.ms` pass; resolves with which (a client gone reads no answer). A client that writes its whole body
  * before reading the answer (Python's http.client, many scripts) was answered as the body was cut off, and
  * the connection closed with the rest unread, which makes the kernel reset it: the client saw a broken
  * pipe or a reset, never the 413. Drained, the connection closes after the body, and the answer is read.
  */
-export function drained(request: IncomingMessage, bounds: DrainBounds): Promise<void> {
+export function drained(request: IncomingMessage, bounds: DrainBounds): Promise<DrainEnd> {
   return new Promise((resolve) => {
     let read = 0;
-    const done = (): void => {
+    const end = (how: DrainEnd): void => {
       clearTimeout(timer);
       request.off("data", onData);
-      request.off("end", done);
-      request.off("close", done);
-      request.off("error", done);
-      resolve();
+      request.off("end", answerable);
+      request.off("close", gone);
+      request.off("error", gone);
+      resolve(how);
     };
+    const answerable = (): void => end("answerable");
+    const gone = (): void => end("client gone");
     const onData = (chunk: Buffer): void => {
       read += chunk.length;
-      if (read > bounds.bytes) done();
+      if (read > bounds.bytes) answerable();
     };
-    const timer = setTimeout(done, bounds.ms);
+    const timer = setTimeout(answerable, bounds.ms);
     request.on("data", onData);
-    request.once("end", done);
-    request.once("close", done);
+    request.once("end", answerable);
+    request.once("close", gone);
     // Listened for so that a client that goes mid-drain is an end of it, never an error unhandled.
-    request.once("error", done);
+    request.once("error", gone);
   });
 }

@@ -10,10 +10,20 @@ import type { Metrics } from "./metrics.js";
  * error body, as every other error of this server is, and logged and counted as every other refused request
  * is (route "other", untimed: no request was read).
  */
-export function clientErrorHandler(requestTimeoutMs: number, logger: FastifyBaseLogger, metrics: Metrics) {
+export function clientErrorHandler(
+  requestTimeoutMs: number,
+  logger: FastifyBaseLogger,
+  metrics: Metrics,
+  draining: WeakSet<Socket>,
+) {
   return (error: Error & { code?: string }, socket: Socket): void => {
-    // A reset connection has no one left to answer.
+    // A reset connection has no one left to answer; one whose refused body was being read is logged and
+    // counted as the 413 it no longer reads (see errorHandler in app.ts), not as a request cut short.
     if (error.code === "ECONNRESET" || socket.destroyed) return;
+    if (draining.has(socket)) {
+      socket.destroy(error);
+      return;
+    }
     const [status, message] = describe(error.code, requestTimeoutMs);
     // No request was read, so no method, path or forwarded address: the connection's peer is the client.
     logger.info({ status, code: error.code, remoteAddress: socket.remoteAddress }, "request");

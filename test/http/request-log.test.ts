@@ -384,6 +384,43 @@ describe("a request refused before it was read", () => {
   });
 });
 
+// Regression: a client that went away while the rest of its body over MAX_BODY_BYTES was read (before its
+// 413) left no log line and no count: the refusal was answered on a closed connection, which Fastify never
+// reports as an answer.
+describe("a body over MAX_BODY_BYTES whose client goes away while the rest is read", () => {
+  it("is logged and counted as a 413", async () => {
+    const { app, requests } = await appLogging({ MAX_BODY_BYTES: "4096", REQUEST_TIMEOUT_MS: "600000" });
+    try {
+      await app.listen({ host: "127.0.0.1", port: 0 });
+      const address = app.server.address();
+      if (address === null || typeof address === "string") throw new Error("no TCP address");
+      const accepted: net.Socket[] = [];
+      app.server.on("connection", (connection: net.Socket) => accepted.push(connection));
+      const socket = net.connect(address.port, "127.0.0.1");
+      socket.on("error", () => {});
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      // 100 KB of a declared 200 KB: over the limit, and within what the server reads of a refused body.
+      const sent = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n${"x".repeat(100_000)}`;
+      socket.write(sent);
+      // Once the server has read all of it, it is past the limit and reading on for the rest, which the
+      // client never sends: it goes.
+      await vi.waitFor(() => expect(accepted[0]?.bytesRead).toBe(sent.length));
+      socket.destroy();
+      await closed;
+      await vi.waitFor(() => expect(requests()).toHaveLength(1));
+      expect(requests()).toEqual([
+        expect.objectContaining({ method: "POST", url: "/mcp", status: 413, ip: "127.0.0.1" }),
+      ]);
+      const metrics = await app.inject({ method: "GET", url: "/metrics" });
+      expect(metrics.body).toMatch(
+        /^skills_mcp_http_requests_total\{route="\/mcp",method="POST",status="413"\} 1$/m,
+      );
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe("an overloaded server", () => {
   it("logs each shed request, but warns only the first 10 times, then the 100th, with the count", async () => {
     // Any process uses more than 1 MiB, so the server is "overloaded" from its first sample on.
