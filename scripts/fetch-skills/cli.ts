@@ -46,7 +46,7 @@ interface Repinned {
  * as its message says, everything but the summary file; 128 + the signal when `io.signal` stopped it.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  const options = readCommandLine(argv, io);
+  const options = await readCommandLine(argv, io);
   return typeof options === "number" ? options : runWith(options, argv, io);
 }
 

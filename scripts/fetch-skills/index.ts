@@ -12,7 +12,7 @@ const io = {
   stdout: (text: string) => process.stdout.write(text),
   stderr: (text: string) => process.stderr.write(text),
 };
-const options = readCommandLine(argv, io);
+const options = await readCommandLine(argv, io);
 if (typeof options === "number") {
   process.exitCode = options;
 } else {

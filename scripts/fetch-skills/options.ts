@@ -17,7 +17,7 @@ import { describeArgsError, notWholeNumber, wholeNumberIn } from "../../src/comm
 import { notAFolderOnPath } from "../../src/make-folder.js";
 import { visible } from "../../src/visible.js";
 import { SOURCE_LIMITS, type SourceLimits } from "./copy.js";
-import { describeWriteError, UsageError } from "./errors.js";
+import { describeWriteError, ManifestError, UsageError } from "./errors.js";
 
 const USAGE = `Usage: npm run fetch-skills -- [options]
 
@@ -84,7 +84,7 @@ function parseOptions(argv: readonly string[], cwd: string): Options | "help" {
   try {
     values = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new UsageError(describeArgsError(error, OPTIONS));
+    throw new UsageError(describeArgsError(error, OPTIONS), { cause: error });
   }
   if (values.help) return "help";
   for (const key of ["manifest", "out", "cache", "summary", "findings"] as const) {
@@ -197,7 +197,7 @@ export interface CommandLineIo {
  * The options to run with, or the exit status once the command line is answered: 0 after printing the
  * usage for --help, 2 after saying what is wrong with it.
  */
-export function readCommandLine(argv: readonly string[], io: CommandLineIo): Options | number {
+export async function readCommandLine(argv: readonly string[], io: CommandLineIo): Promise<Options | number> {
   try {
     const options = parseOptions(argv, io.cwd);
     if (options !== "help") return options;
@@ -205,7 +205,47 @@ export function readCommandLine(argv: readonly string[], io: CommandLineIo): Opt
     return 0;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    return answerUsageError(error, io.stderr);
+    const sourceMissing = isSourceWithoutValue(error.cause) ? error.cause : undefined;
+    const told = sourceMissing === undefined ? error : await withSourceNames(sourceMissing, argv, io.cwd);
+    return answerUsageError(told, io.stderr);
+  }
+}
+
+/** Whether parseArgs refused a `--source` given no value (at the end, or before another option). */
+function isSourceWithoutValue(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    (error as NodeJS.ErrnoException).code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" &&
+    (error.message.startsWith("Option '--source ") || error.message.startsWith("Option '--source'")) &&
+    !error.message.includes("does not take an argument")
+  );
+}
+
+/**
+ * A `--source` given no value, told with the names it takes: those of the manifest the command line names,
+ * which only reading it tells (so TOML's module is loaded here, for this mistake alone); when it cannot be
+ * read, what it takes and why the names are not listed.
+ */
+async function withSourceNames(missing: Error, argv: readonly string[], cwd: string): Promise<UsageError> {
+  // Read leniently: the command line is wrong, and only --manifest matters here.
+  const { manifest } = parseArgs({
+    args: [...argv],
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+  }).values;
+  const label = typeof manifest === "string" ? manifest : "skills.toml";
+  const { readManifest } = await import("./manifest.js");
+  try {
+    const { sources } = await readManifest(path.resolve(cwd, label), label);
+    const names = sources.map((source) => source.name);
+    return new UsageError(describeArgsError(missing, OPTIONS, { source: names }));
+  } catch (error) {
+    if (!(error instanceof ManifestError)) throw error;
+    const [problem = error.message] = error.problems;
+    return new UsageError(
+      `${describeArgsError(missing, OPTIONS)}: the name of a source of ${label}, whose sources cannot be listed: ${problem}`,
+    );
   }
 }
 

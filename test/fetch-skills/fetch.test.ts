@@ -993,6 +993,24 @@ describe("fetch-skills command line", () => {
     expect(await readdir(site)).toEqual(["skills.toml"]);
   });
 
+  // Regression: `--source` alone said it needs a value and not which, which only skills.toml knows.
+  it("names skills.toml's sources to a --source given no value, and says why when it cannot", async () => {
+    const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
+    const alone = await runFetcher(["--source"], site);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/^fetch-skills: --source needs a value \(one of solo\)\n\nUsage: /);
+    const beforeOption = await runFetcher(["--source", "--update"], site);
+    expect(beforeOption.stderr).toMatch(
+      /^fetch-skills: --source needs a value \(one of solo\), and the next word is an option /,
+    );
+    const unreadable = await runFetcher(["--manifest", "missing.toml", "--source"], site);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toMatch(
+      /^fetch-skills: --source needs a value: the name of a source of missing\.toml, whose sources cannot be listed: missing\.toml cannot be read: .*\n\nUsage: /,
+    );
+    expect(await readdir(site)).toEqual(["skills.toml"]);
+  });
+
   // As SKILL_PACKS does for a pack: the list alone left the reader to spot the slip.
   it("suggests the source a --source is a slip from", async () => {
     const site = await makeSite(tree.dir, [soloSource(solo.commits[0] ?? "")]);
