@@ -63,7 +63,9 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/dist ./dist
 # From the audit stage, so that no image is built from skills the audit did not pass.
 COPY --from=audit /skills /skills
-# The search index, built once here rather than at every start (at 10,000 skills, 2 s of a 3 s start):
+# What a start works out (each SKILL.md read, every skill inspected, the search index), saved once here
+# rather than worked out at every start: at 10,000 skills a start without it takes some 5 times one with it,
+# some 5 s against under 1 s (docs/skill-packs.md, A saved search index):
 # a server whose skills still match it loads it; one with other skills (SKILL_PACKS) builds its own.
 RUN ["node", "dist/main.js", "--build-index"]
 # Node's compile cache, written below and read at every start: the imports are a third of a start on a
