@@ -9,7 +9,7 @@ import Fastify, {
   type onResponseHookHandler,
 } from "fastify";
 import type { HttpSettings } from "../config/index.js";
-import { bytesAt, holdsMoreAfterValue, notUtf8At } from "../json-rpc/index.js";
+import { bytesAt, holdsMoreAfterValue, notUtf8At, repeatedKeyIn } from "../json-rpc/index.js";
 import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { quoted, visible } from "../visible.js";
@@ -104,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   app.decorateRequest("failure", undefined);
+  app.decorateRequest("repeatedKey", undefined);
 
   const logsEveryRequest = deps.logger.level === "debug" || deps.logger.level === "trace";
   app.addHook("onResponse", answerRecorder(metrics, logsEveryRequest));
@@ -155,6 +156,8 @@ function parseJsonInOurWords(app: FastifyInstance): void {
     const text = body.toString("utf8");
     parseJson(request, text, (error, parsed) => {
       if (error !== null) error.message = notJsonMessage(text);
+      // Read from the bytes, which alone still hold both copies of a key; refused with the message checks.
+      else request.repeatedKey = repeatedKeyIn(text);
       done(error, parsed);
     });
   });

@@ -1,10 +1,13 @@
 import type { FastifyReply } from "fastify";
+import type { RepeatedKey } from "../json-rpc/index.js";
 import { excerpt, visible } from "../visible.js";
 
 declare module "fastify" {
   interface FastifyRequest {
     /** What a refused or failed request was told (its JSON-RPC error, or a tool's refusal), for its log line. */
     failure: string | undefined;
+    /** A key that one object of the JSON body holds twice (see repeatedKeyIn), which refuses it. */
+    repeatedKey: RepeatedKey | undefined;
   }
 }
 

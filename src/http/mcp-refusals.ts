@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError } from "fastify";
 import { formatSize, type SelectorError } from "../catalog/index.js";
-import { nestedDeeperThan, TOO_DEEP } from "../json-rpc/index.js";
+import { nestedDeeperThan, repeatedKeyMessage, repeatsTheId, TOO_DEEP } from "../json-rpc/index.js";
 import { quoted } from "../visible.js";
 import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId, sendError } from "./json-rpc.js";
 import {
@@ -139,6 +139,7 @@ function codingsOf(header: string | undefined): string[] {
  */
 const MESSAGE_CHECKS: readonly ((request: McpPost) => Refusal | undefined)[] = [
   unknownQueryParameter,
+  repeatedKey,
   emptyBatch,
   nestedTooDeep,
   modernMisfit,
@@ -170,6 +171,22 @@ function unknownQueryParameter({ query, body }: McpPost): Refusal | undefined {
   return invalidRequest(
     `Unknown query parameter ${quoted(unknown)}: /mcp takes only pack, repeated (?pack=a&pack=b) or as a comma list (?pack=a,b).`,
     body,
+  );
+}
+
+/**
+ * A body holding a key twice in one object: a gateway that reads the first copy and this server, which
+ * read the last, would disagree on what was asked. Under the message's id, unless the id is what repeats.
+ */
+function repeatedKey({ repeatedKey: repeated, body }: McpPost): Refusal | undefined {
+  if (repeated === undefined) return undefined;
+  return new Refusal(
+    400,
+    jsonRpcError(
+      JSON_RPC.invalidRequest,
+      repeatedKeyMessage(repeated),
+      repeatsTheId(repeated) ? null : requestId(body),
+    ),
   );
 }
 

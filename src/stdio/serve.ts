@@ -20,6 +20,7 @@ import { EnvelopeCheck } from "./envelope-check.js";
 import { InputLines, type NotJsonWhy } from "./input-lines.js";
 import { MethodNaming } from "./method-naming.js";
 import { NestingCheck } from "./nesting-check.js";
+import { RepeatedKeyCheck } from "./repeated-key-check.js";
 
 /** The longest line (one JSON-RPC message) read from stdin: the SDK's own limit. */
 const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -83,20 +84,32 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     deps.logger,
     "stdio: a notification or response from the client is nested too deep to read; skipped",
   );
+  const warnRepeatedKey = warnSparingly(
+    deps.logger,
+    "stdio: a notification or response from the client holds a key twice in one object; skipped",
+  );
   // Answers holding files are made and queued for stdout 8 MiB of files at a time, as over HTTP. Any other
   // answer counts as 1 MiB, so that at most 8 wait for a client that does not read them: answered at once,
   // 20,000 tools/list of 60 bytes took 460 MB. (A subscription's request stays open while it lasts.)
   const transport = new BudgetedTransport(
     new MethodNaming(
       new EnvelopeCheck(
-        new NestingCheck(
-          // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which
-          // ends the connection, is never reached.
-          new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
+        new RepeatedKeyCheck(
+          new NestingCheck(
+            // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which
+            // ends the connection, is never reached.
+            new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
+            refuseParsed,
+            () => {
+              input.parsed();
+              warnTooDeep();
+            },
+          ),
+          () => input.current,
           refuseParsed,
           () => {
             input.parsed();
-            warnTooDeep();
+            warnRepeatedKey();
           },
         ),
         refuseParsed,
