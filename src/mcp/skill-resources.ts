@@ -125,7 +125,8 @@ export class SkillResources {
       readDirectory: async (uri, { cursor }) =>
         this.#readDirectory(scope, uri, cursor) ??
         notServed(
-          this.#isFile(scope, uri)
+          // A file's URI with a folder's slash after it (…/SKILL.md/) names the file too: still no folder.
+          this.#isFile(scope, uri) || (uri.endsWith("/") && this.#isFile(scope, uri.slice(0, -1)))
             ? `${quoted(uri)} is not a directory resource; read it with resources/read`
             : withUriShapeProblem(`Nothing is served at ${quoted(uri)}`, uri, RESOURCES_LISTED, true),
           uri,

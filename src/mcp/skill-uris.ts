@@ -80,7 +80,10 @@ function segmentProblem(segment: string): string | undefined {
   try {
     decoded = decodeURIComponent(segment);
   } catch {
-    return "it holds a % that begins no escape of UTF-8 (%XX)";
+    // A % with two hex digits after it is an escape, whose bytes (%ED%A0%80, a surrogate's) are no UTF-8.
+    return /%(?![0-9A-Fa-f]{2})/.test(segment)
+      ? "it holds a % that begins no escape (%XX)"
+      : "its escapes decode to bytes that are not UTF-8 (a skill:// URI escapes a name's UTF-8, %XX a byte)";
   }
   if (decoded === "") return "a skill:// URI holds no empty segment (// or a / at its end)";
   if (decoded === "." || decoded === "..")

@@ -459,7 +459,12 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
         "skill://alpha%2Fguide/SKILL.md",
         "a segment holds an encoded /, \\ or NUL, which no name served holds",
       ],
-      ["skill://alpha/guide/%zz", "it holds a % that begins no escape of UTF-8 (%XX)"],
+      ["skill://alpha/guide/%zz", "it holds a % that begins no escape (%XX)"],
+      ["skill://alpha/guide/SKILL.md%", "it holds a % that begins no escape (%XX)"],
+      [
+        "skill://alpha/guide/%ED%A0%80",
+        "its escapes decode to bytes that are not UTF-8 (a skill:// URI escapes a name's UTF-8, %XX a byte)",
+      ],
     ];
     for (const [uri, why] of shapes) {
       expect(await read(client, uri), uri).toEqual({
@@ -515,12 +520,14 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
     }
   });
 
-  it("resources/directory/read of a file says it is one", async () => {
-    const uri = "skill://alpha/guide/references/intro.md";
-    expect(await refusal(skills.readDirectory(uri), uri)).toEqual({
-      code: -32602,
-      message: `"<uri>" is not a directory resource; read it with resources/read`,
-    });
+  // Regression: …/SKILL.md/, a file's URI written as a folder's, was told "Nothing is served at".
+  it("resources/directory/read of a file says it is one, with a folder's slash after it too", async () => {
+    for (const uri of ["skill://alpha/guide/references/intro.md", "skill://alpha/guide/SKILL.md/"]) {
+      expect(await refusal(skills.readDirectory(uri), uri), uri).toEqual({
+        code: -32602,
+        message: `"<uri>" is not a directory resource; read it with resources/read`,
+      });
+    }
   });
 
   // Regression: a read of a folder was told only "Resource not found …; resources/list gives the URIs
