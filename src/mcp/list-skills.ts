@@ -3,6 +3,7 @@ import type { Scope, Skill } from "../catalog/index.js";
 import { plural } from "../plural.js";
 import { MINIMAL_LIST_SKILLS } from "../preview/index.js";
 import type { SearchIndex, SearchResult, Undecided, Vagueness } from "../search/index.js";
+import { quoted } from "../visible.js";
 import { findSkillAsWritten, narrowByPack } from "./references.js";
 import { defineTool } from "./tool.js";
 
@@ -133,7 +134,9 @@ function formatMatches({ found, shown, strongLeftOut }: Matches, scope: Scope, c
   const lines = shown.map((listed) => skillLine(listed, callerScope));
   if (found.corrections.length > 0) {
     // A word read otherwise is said first: the model may have meant it, and can ask again.
-    lines.unshift(`Read ${found.corrections.map(({ from, to }) => `"${from}" as "${to}"`).join(", ")}.`);
+    lines.unshift(
+      `Read ${found.corrections.map(({ from, to }) => `${quoted(from)} as "${to}"`).join(", ")}.`,
+    );
   }
   const named = skillsNamed(shown);
   const refine = canNarrow(scope) ? "add words to the query, or narrow with pack" : "add words to the query";
@@ -165,14 +168,14 @@ function canNarrow(scope: Scope): boolean {
  */
 function noMatch(query: string, pack: string | undefined, undecided: readonly Undecided[]): string {
   const meant = undecided.map(
-    ({ from, to }) => ` "${from}" may be ${orList(to.map((word) => `"${word}"`))}.`,
+    ({ from, to }) => ` ${quoted(from)} may be ${orList(to.map((word) => `${quoted(word)}`))}.`,
   );
   if (pack === undefined) {
-    return `No skill matches "${query}".${meant.join("")} Describe the task in other words, or call list_packs to browse.`;
+    return `No skill matches ${quoted(query)}.${meant.join("")} Describe the task in other words, or call list_packs to browse.`;
   }
   return (
-    `No skill in "${pack}" matches "${query}".${meant.join("")} Describe the task in other words, search every pack ` +
-    `by leaving out pack, or browse with list_skills(pack="${pack}").`
+    `No skill in ${quoted(pack)} matches ${quoted(query)}.${meant.join("")} Describe the task in other words, search every pack ` +
+    `by leaving out pack, or browse with list_skills(pack=${quoted(pack)}).`
   );
 }
 
@@ -187,12 +190,13 @@ function orList(words: readonly string[]): string {
  * something to be done (`no task`), or are all too common for search to read (`no words`).
  */
 function tooVagueWords(query: string, pack: string | undefined, why: "no task" | "no words"): string {
-  const browse = pack === undefined ? "call list_packs to browse" : `browse with list_skills(pack="${pack}")`;
+  const browse =
+    pack === undefined ? "call list_packs to browse" : `browse with list_skills(pack=${quoted(pack)})`;
   const reason =
     why === "no task"
       ? "its words ask for something to be done, not what"
       : 'its words are all too common to search by (as "how", "do" and "it" are)';
-  return `"${query}" is too vague to choose by: ${reason}. Describe the task in more words, or ${browse}.`;
+  return `${quoted(query)} is too vague to choose by: ${reason}. Describe the task in more words, or ${browse}.`;
 }
 
 /** The answer to a vague request (`SearchResult.vague`): many skills match it, none better than the rest. */
@@ -202,14 +206,15 @@ function tooVague(
   why: Exclude<Vagueness, "no task" | "no words">,
   strongMatches: number,
 ): string {
-  const where = pack === undefined ? "" : ` in "${pack}"`;
-  const browse = pack === undefined ? "call list_packs to browse" : `browse with list_skills(pack="${pack}")`;
+  const where = pack === undefined ? "" : ` in ${quoted(pack)}`;
+  const browse =
+    pack === undefined ? "call list_packs to browse" : `browse with list_skills(pack=${quoted(pack)})`;
   const matching = `${plural(strongMatches, "skill")}${where} match it about as well`;
   const reason =
     why === "common words"
       ? `each of its words is in half the skills or more, and ${matching}`
       : `${matching}, more of them alike than can be shown`;
-  return `"${query}" is too vague to choose by: ${reason}. Describe the task in more words, or ${browse}.`;
+  return `${quoted(query)} is too vague to choose by: ${reason}. Describe the task in more words, or ${browse}.`;
 }
 
 function formatListing(scope: Scope, callerScope: Scope): string {

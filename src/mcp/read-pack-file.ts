@@ -7,6 +7,7 @@ import {
   resolvePackFile,
   SKILL_DOCUMENT,
 } from "../catalog/index.js";
+import { quoted } from "../visible.js";
 import type { ToolContext } from "./context.js";
 import { formatFileContent, formatManifest } from "./format.js";
 import { callByPath, findSkillAsWritten, holdersOf, isSelector, skillAtPath } from "./references.js";
@@ -39,7 +40,7 @@ export const readPackFileTool = defineTool({
     if (owner) {
       const name = context.scope.refOf(owner.skill);
       throw new ToolError(
-        `"${file}" belongs to skill ${name}: read_skill(skill="${name}", file="${owner.file}").`,
+        `${quoted(file)} belongs to skill ${name}: read_skill(skill=${quoted(name)}, file="${owner.file}").`,
       );
     }
     const folder = filesInFolder(pack.files, file);
@@ -53,18 +54,18 @@ export const readPackFileTool = defineTool({
     const meant = meantFilePath(file, pack.files.keys());
     if (meant !== undefined) {
       throw new ToolError(
-        `No pack file "${file}" in ${pack.name}: read_pack_file(pack="${pack.name}", file="${meant}").`,
+        `No pack file ${quoted(file)} in ${pack.name}: read_pack_file(pack="${pack.name}", file="${meant}").`,
       );
     }
     // A `skill://` URI or a path from the packs' folder, of a skill's file.
     const elsewhere = callByPath(context.scope, file, SKILL_DOCUMENT);
-    if (elsewhere) throw new ToolError(`"${file}" is a path of ${elsewhere.owner}: ${elsewhere.call}.`);
+    if (elsewhere) throw new ToolError(`${quoted(file)} is a path of ${elsewhere.owner}: ${elsewhere.call}.`);
     const listed = context.listed.findPack(pack.name)?.skills ?? [];
     const holders = holdersOf(listed, file, context.scope, `Skills of ${pack.name}`);
     throw new ToolError(
       pack.files.size === 0
-        ? `No pack file "${file}" in ${pack.name}, which has no pack-level files; its skills' files are read with read_skill.${holders}`
-        : `No pack file "${file}" in ${pack.name}. read_pack_file(pack="${pack.name}") lists its files.${holders}`,
+        ? `No pack file ${quoted(file)} in ${pack.name}, which has no pack-level files; its skills' files are read with read_skill.${holders}`
+        : `No pack file ${quoted(file)} in ${pack.name}. read_pack_file(pack="${pack.name}") lists its files.${holders}`,
     );
   },
 });
@@ -79,15 +80,18 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
   const skill = findSkillAsWritten(context.listed, name);
   if (skill.kind === "found") {
     const ref = context.scope.refOf(skill.skill);
-    throw new ToolError(`"${name}" is a skill, not a pack: read_skill(skill="${ref}", file="${file}").`);
+    throw new ToolError(
+      `${quoted(name)} is a skill, not a pack: read_skill(skill=${quoted(ref)}, file=${quoted(file)}).`,
+    );
   }
   const byPath = callByPath(context.listed, name, file === MANIFEST_NAME ? SKILL_DOCUMENT : file);
-  if (byPath !== undefined) throw new ToolError(`"${name}" is a path of ${byPath.owner}: ${byPath.call}.`);
+  if (byPath !== undefined)
+    throw new ToolError(`${quoted(name)} is a path of ${byPath.owner}: ${byPath.call}.`);
   // list_packs shows each group under its pack: a model may take one for a pack.
   const [owner, ...others] = isSelector(context.scope, name) ? context.scope.narrow([name]).packs : [];
   if (owner !== undefined && others.length === 0) {
     const whole = context.scope.findPack(owner.name);
-    const group = `"${name.trim()}" is a group of pack ${owner.name}`;
+    const group = `${quoted(name.trim())} is a group of pack ${owner.name}`;
     throw new ToolError(
       whole === undefined || whole.files.size === 0
         ? `${group}, which has no pack-level files; its skills' files are read with read_skill.`
@@ -95,5 +99,5 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
     );
   }
   const packs = context.scope.packs.map((candidate) => candidate.name).join(", ");
-  throw new ToolError(`No pack "${name}". Packs: ${packs}. Call list_packs for details.`);
+  throw new ToolError(`No pack ${quoted(name)}. Packs: ${packs}. Call list_packs for details.`);
 }

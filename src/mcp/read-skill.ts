@@ -15,6 +15,7 @@ import {
   withoutTrailingSlashes,
 } from "../catalog/index.js";
 import { plural } from "../plural.js";
+import { quoted } from "../visible.js";
 import type { ToolContext } from "./context.js";
 import { formatFileContent, formatManifest } from "./format.js";
 import {
@@ -52,7 +53,7 @@ export const readSkillTool = defineTool({
       return formatManifest(skill.files, {
         title: `Files of skill ${name}`,
         empty: `Skill ${name} has no files besides ${SKILL_DOCUMENT}.`,
-        next: `read_skill(skill="${name}", file="<path>")`,
+        next: `read_skill(skill=${quoted(name)}, file="<path>")`,
       });
     }
     if (file === SKILL_DOCUMENT || file === `./${SKILL_DOCUMENT}`)
@@ -65,7 +66,7 @@ export const readSkillTool = defineTool({
       return formatManifest(folder.files, {
         title: `Files of skill ${name} in ${folder.folder}/`,
         empty: "",
-        next: `read_skill(skill="${name}", file="<path>")`,
+        next: `read_skill(skill=${quoted(name)}, file="<path>")`,
       });
     }
     throw new ToolError(missingFileMessage(skill, name, file, context));
@@ -76,23 +77,27 @@ function findSkill(context: ToolContext, ref: string, file: string): Skill {
   const lookup = findSkillAsWritten(context.scope, ref);
   if (lookup.kind === "found") return lookup.skill;
   if (lookup.kind === "ambiguous") {
-    throw new ToolError(`Several packs have a skill "${ref}"; use one of: ${lookup.candidates.join(", ")}.`);
+    throw new ToolError(
+      `Several packs have a skill ${quoted(ref)}; use one of: ${lookup.candidates.join(", ")}.`,
+    );
   }
   const byPath = callByPath(context.scope, ref, file);
-  if (byPath !== undefined) throw new ToolError(`"${ref}" is a path of ${byPath.owner}: ${byPath.call}.`);
+  if (byPath !== undefined)
+    throw new ToolError(`${quoted(ref)} is a path of ${byPath.owner}: ${byPath.call}.`);
   const byName = callBySkillName(context.scope, ref, file);
-  if (byName !== undefined) throw new ToolError(`"${ref}" is a path of ${byName.owner}: ${byName.call}.`);
+  if (byName !== undefined)
+    throw new ToolError(`${quoted(ref)} is a path of ${byName.owner}: ${byName.call}.`);
   if (isSelector(context.listed, ref)) {
     const pack = ref.trim();
     const packFile = callInPack(context, pack, file);
-    if (packFile !== undefined) throw new ToolError(`"${pack}" is a pack, not a skill: ${packFile}.`);
+    if (packFile !== undefined) throw new ToolError(`${quoted(pack)} is a pack, not a skill: ${packFile}.`);
     throw new ToolError(
-      `"${pack}" is a pack or group, not a skill: list_skills(pack="${pack}") lists its skills.`,
+      `${quoted(pack)} is a pack or group, not a skill: list_skills(pack=${quoted(pack)}) lists its skills.`,
     );
   }
   const hint = closeNamesHint(context, ref, context.listed);
   throw new ToolError(
-    `No skill "${ref}".${hint} Call list_skills to see the skills, or list_skills(query) to search.`,
+    `No skill ${quoted(ref)}.${hint} Call list_skills to see the skills, or list_skills(query) to search.`,
   );
 }
 
@@ -114,7 +119,9 @@ async function formatDocument(skill: Skill, name: string, context: ToolContext):
   const body = formatFileContent(SKILL_DOCUMENT, await context.catalog.files.read(skill.document));
   const hints: string[] = [];
   if (skill.files.size > 0) {
-    hints.push(`${plural(skill.files.size, "file")}: read_skill(skill="${name}", file="${MANIFEST_NAME}")`);
+    hints.push(
+      `${plural(skill.files.size, "file")}: read_skill(skill=${quoted(name)}, file="${MANIFEST_NAME}")`,
+    );
   }
   const pack = context.scope.findPack(skill.pack);
   const packFiles = pack && packFilesCall(skill, pack);
@@ -166,22 +173,22 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   const pack = context.scope.findPack(skill.pack);
   const packPath = pack ? packPathCitedBySkill(skill, pack, file) : undefined;
   if (pack && packPath !== undefined) {
-    return `"${file}" is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${packPath}").`;
+    return `${quoted(file)} is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${packPath}").`;
   }
   // A `skill://` URI or a path from a pack's folder, of another skill's file or a pack file: before the
   // guesses below, which would read `beta/tools/hammer/SKILL.md` as this skill's SKILL.md.
   const elsewhere = callByPath(context.scope, file, SKILL_DOCUMENT);
   if (elsewhere && elsewhere.skill !== skill)
-    return `"${file}" is a path of ${elsewhere.owner}: ${elsewhere.call}.`;
+    return `${quoted(file)} is a path of ${elsewhere.owner}: ${elsewhere.call}.`;
   // From a folder above the pack's (`skills/other-skill/scripts/x.py`): before the guesses below, which
   // would read `…/other-skill/SKILL.md` as this skill's SKILL.md.
   const above = pack && skillBelowFolders(pack, file);
   if (above && above.skill !== skill) {
     const ref = context.scope.refOf(above.skill);
-    return `"${file}" belongs to skill ${ref}: ${readCall(ref, above.file)}.`;
+    return `${quoted(file)} belongs to skill ${ref}: ${readCall(ref, above.file)}.`;
   }
   const meant = meantFilePath(file, [SKILL_DOCUMENT, ...skill.files.keys()]);
-  if (meant !== undefined) return `No file "${file}" in skill ${name}: ${readCall(name, meant)}.`;
+  if (meant !== undefined) return `No file ${quoted(file)} in skill ${name}: ${readCall(name, meant)}.`;
   // A skill cites another one beside it by its folder: `../other-skill/SKILL.md`, `../other-skill/references/`,
   // or from the folder holding both (agents' pptx-quality-gates runs `pptx-reference-deck-analysis/scripts/…`),
   // then with a path below the folder: a name alone (`hypothesis-generation/`) is more often something else.
@@ -191,18 +198,18 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   const other = pack && beside && (skillAtPath(pack, beside) ?? skillFolderAt(pack, beside));
   if (other && other.skill !== skill) {
     const ref = context.scope.refOf(other.skill);
-    return `"${file}" belongs to skill ${ref}: ${readCall(ref, other.file)}.`;
+    return `${quoted(file)} belongs to skill ${ref}: ${readCall(ref, other.file)}.`;
   }
   // A pack file cited where the plugin is installed (agents' review-agent-setup copies
   // `.claude/plugins/review-agent-governance/policies/…`), the path read_pack_file takes it by.
   const fromAbove = pack && below ? meantFilePath(file, pack.files.keys()) : undefined;
   if (pack && fromAbove !== undefined) {
-    return `"${file}" is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${fromAbove}").`;
+    return `${quoted(file)} is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${fromAbove}").`;
   }
   const size = skill.files.size;
   const others = context.listed.skills.filter((other) => other !== skill);
   const holders = holdersOf(others, file, context.scope, "Other skills");
   if (size === 0)
-    return `No file "${file}" in skill ${name}, which has no files besides ${SKILL_DOCUMENT}.${holders}`;
-  return `No file "${file}" in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill="${name}", file="${MANIFEST_NAME}") lists them.${holders}`;
+    return `No file ${quoted(file)} in skill ${name}, which has no files besides ${SKILL_DOCUMENT}.${holders}`;
+  return `No file ${quoted(file)} in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill=${quoted(name)}, file="${MANIFEST_NAME}") lists them.${holders}`;
 }

@@ -90,7 +90,9 @@ export function narrowByPack(callerScope: Scope, pack: string | undefined, query
     const skill = findSkillAsWritten(callerScope, pack);
     if (skill.kind === "found") {
       const ref = callerScope.refOf(skill.skill);
-      throw new ToolError(`"${pack}" is a skill, not a pack or group: read_skill(skill="${ref}").`);
+      throw new ToolError(
+        `${quoted(pack)} is a skill, not a pack or group: read_skill(skill=${quoted(ref)}).`,
+      );
     }
     const { selector } = error;
     const meant = meaningOfPath(callerScope, selector);
@@ -265,8 +267,8 @@ function skillAtUriPath(pack: Pack, inPack: string): { skill: Skill; file: strin
 /** The call that reads `file` of the skill named `name`, SKILL.md by default. */
 export function readCall(name: string, file: string): string {
   return file === SKILL_DOCUMENT
-    ? `read_skill(skill="${name}")`
-    : `read_skill(skill="${name}", file="${file}")`;
+    ? `read_skill(skill=${quoted(name)})`
+    : `read_skill(skill=${quoted(name)}, file=${quoted(file)})`;
 }
 
 /** Past this many skills holding a path, it is too common a path (`references/examples.md`) to tell anything. */

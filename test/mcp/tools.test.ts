@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { quoted } from "../../src/visible.js";
 import { BIG_TEXT, makeStandardCatalog, SECRET, type StandardCatalog } from "../helpers/fixtures.js";
 import { call, ERAS, type RunningServer, serveTree, startServer, THE_FOUR_TOOLS } from "../helpers/server.js";
 import { skillMd } from "../helpers/skill-tree.js";
@@ -395,7 +396,7 @@ describe.each(ERAS)("in the %s era", (era) => {
       expect(result.isError).toBe(true);
       expect(result.text).not.toContain(SECRET);
       expect(result.text).not.toContain("root:");
-      expect(result.text.replace(`"${file}"`, '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
+      expect(result.text.replace(quoted(file), '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
     });
 
     // A SKILL.md cites a folder ("see references/"): the model was told there is no such file, and to list
@@ -425,7 +426,7 @@ describe.each(ERAS)("in the %s era", (era) => {
     ])("answers a missing %j with the call that reads the one file it stands for", async (file, next) => {
       expect(await call(client, "read_skill", { skill: "two", file })).toEqual({
         isError: true,
-        text: `No file "${file}" in skill two: ${next}.`,
+        text: `No file ${quoted(file)} in skill two: ${next}.`,
       });
     });
 
@@ -654,7 +655,7 @@ describe.each(ERAS)("in the %s era", (era) => {
       const missing = await call(client, "read_pack_file", { pack: "beta", file: "no-such-file.md" });
       expect(result.isError).toBe(true);
       expect(result.text).not.toContain(SECRET);
-      expect(result.text.replace(`"${file}"`, '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
+      expect(result.text.replace(quoted(file), '"X"')).toBe(missing.text.replace('"no-such-file.md"', '"X"'));
     });
 
     it.each([
@@ -667,7 +668,7 @@ describe.each(ERAS)("in the %s era", (era) => {
       async (file, meant) => {
         expect(await call(client, "read_pack_file", { pack: "beta", file })).toEqual({
           isError: true,
-          text: `No pack file "${file}" in beta: read_pack_file(pack="beta", file="${meant}").`,
+          text: `No pack file ${quoted(file)} in beta: read_pack_file(pack="beta", file="${meant}").`,
         });
       },
     );
@@ -916,6 +917,39 @@ describe("a skill of a plugin citing a sibling's file or a plugin file", () => {
     expect(await call(served.client, "read_skill", { skill: "gates", file })).toEqual({
       isError: true,
       text: `"${file}" is a file of pack p, not of the skill: read_pack_file(pack="p", file="deck/policies/deck.cedar").`,
+    });
+  });
+
+  // Regression: read_skill, read_pack_file and list_skills quoted the caller's text raw, so a NUL or a bidi
+  // override came back as sent, where the unknown-pack errors write each as {U+…}.
+  describe("the caller's text in an error", () => {
+    const HIDDEN = "\u0000\u202e";
+    const SHOWN = "{U+0000}{U+202E}";
+    const expectShown = (answer: { text?: string }, said: string) => {
+      expect(answer.text).toContain(said);
+      expect(answer.text).not.toMatch(/[\u0000\u202e]/);
+    };
+
+    it("is written out by read_skill", async () => {
+      expectShown(await call(client, "read_skill", { skill: `zz${HIDDEN}` }), `No skill "zz${SHOWN}"`);
+      expectShown(
+        await call(client, "read_skill", { skill: "hammer", file: `zz${HIDDEN}.md` }),
+        `No file "zz${SHOWN}.md"`,
+      );
+    });
+
+    it("is written out by read_pack_file", async () => {
+      expectShown(
+        await call(client, "read_pack_file", { pack: "beta", file: `zz${HIDDEN}.md` }),
+        `No pack file "zz${SHOWN}.md"`,
+      );
+    });
+
+    it("is written out by list_skills", async () => {
+      expectShown(
+        await call(client, "list_skills", { query: `qqzzxxvv wwkkjj${HIDDEN}` }),
+        `"qqzzxxvv wwkkjj${SHOWN}"`,
+      );
     });
   });
 });
