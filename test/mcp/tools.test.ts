@@ -925,31 +925,31 @@ describe("a skill of a plugin citing a sibling's file or a plugin file", () => {
   describe("the caller's text in an error", () => {
     const HIDDEN = "\u0000\u202e";
     const SHOWN = "{U+0000}{U+202E}";
-    const expectShown = (answer: { text?: string }, said: string) => {
-      expect(answer.text).toContain(said);
-      expect(answer.text).not.toMatch(/[\u0000\u202e]/);
-    };
+    /** What `answer` said, and which characters of HIDDEN it holds raw (none, when written out). */
+    const told = (answer: { text?: string }) => ({
+      text: answer.text ?? "",
+      raw: [...(answer.text ?? "")].filter((character) => HIDDEN.includes(character)),
+    });
 
     it("is written out by read_skill", async () => {
-      expectShown(await call(client, "read_skill", { skill: `zz${HIDDEN}` }), `No skill "zz${SHOWN}"`);
-      expectShown(
-        await call(client, "read_skill", { skill: "hammer", file: `zz${HIDDEN}.md` }),
-        `No file "zz${SHOWN}.md"`,
-      );
+      const unknown = told(await call(client, "read_skill", { skill: `zz${HIDDEN}` }));
+      expect(unknown.text).toContain(`No skill "zz${SHOWN}"`);
+      expect(unknown.raw).toEqual([]);
+      const missing = told(await call(client, "read_skill", { skill: "hammer", file: `zz${HIDDEN}.md` }));
+      expect(missing.text).toContain(`No file "zz${SHOWN}.md"`);
+      expect(missing.raw).toEqual([]);
     });
 
     it("is written out by read_pack_file", async () => {
-      expectShown(
-        await call(client, "read_pack_file", { pack: "beta", file: `zz${HIDDEN}.md` }),
-        `No pack file "zz${SHOWN}.md"`,
-      );
+      const missing = told(await call(client, "read_pack_file", { pack: "beta", file: `zz${HIDDEN}.md` }));
+      expect(missing.text).toContain(`No pack file "zz${SHOWN}.md"`);
+      expect(missing.raw).toEqual([]);
     });
 
     it("is written out by list_skills", async () => {
-      expectShown(
-        await call(client, "list_skills", { query: `qqzzxxvv wwkkjj${HIDDEN}` }),
-        `"qqzzxxvv wwkkjj${SHOWN}"`,
-      );
+      const none = told(await call(client, "list_skills", { query: `qqzzxxvv wwkkjj${HIDDEN}` }));
+      expect(none.text).toContain(`"qqzzxxvv wwkkjj${SHOWN}"`);
+      expect(none.raw).toEqual([]);
     });
   });
 });
