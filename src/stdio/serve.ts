@@ -11,16 +11,24 @@ import type { Logger } from "pino";
 import { ZodError } from "zod";
 import { ByteBudget } from "../budget/index.js";
 import { SHUTDOWN_GRACE_MS } from "../config/index.js";
-import { bytesAt, isJsonObject, messageShapeProblem } from "../json-rpc/index.js";
+import {
+  bytesAt,
+  isJsonObject,
+  messageShapeProblem,
+  nestedDeeperThan,
+  repeatedKeyIn,
+  repeatedKeyMessage,
+  repeatsTheId,
+  TOO_DEEP,
+} from "../json-rpc/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, servedMethods, serverFactoryFor } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { excerpt, visible } from "../visible.js";
 import { BudgetedTransport } from "./budgeted-transport.js";
 import { EnvelopeCheck } from "./envelope-check.js";
 import { InputLines, type NotJsonWhy } from "./input-lines.js";
+import { MessageCheck, type MessageProblem } from "./message-check.js";
 import { MethodNaming } from "./method-naming.js";
-import { NestingCheck } from "./nesting-check.js";
-import { RepeatedKeyCheck } from "./repeated-key-check.js";
 
 /** The longest line (one JSON-RPC message) read from stdin: the SDK's own limit. */
 const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -94,18 +102,20 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
   const transport = new BudgetedTransport(
     new MethodNaming(
       new EnvelopeCheck(
-        new RepeatedKeyCheck(
-          new NestingCheck(
+        new MessageCheck(
+          new MessageCheck(
             // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which
             // ends the connection, is never reached.
             new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
+            (message) => (nestedDeeperThan(message) ? { message: TOO_DEEP, trustsId: true } : undefined),
             refuseParsed,
             () => {
               input.parsed();
               warnTooDeep();
             },
           ),
-          () => input.current,
+          // Found in the line the message was read from, which alone still holds both copies of a key.
+          () => repeatedKeyProblem(input.current),
           refuseParsed,
           () => {
             input.parsed();
@@ -423,3 +433,10 @@ const tooLong: JSONRPCErrorResponse = {
     message: `Message too large: a line of more than ${MAX_LINE_BYTES} bytes (${MAX_LINE_MIB} MiB) was skipped unread, so the request on it, if any, gets no other answer. Send each JSON-RPC message on one line of at most ${MAX_LINE_MIB} MiB.`,
   },
 };
+
+/** Why the line a message was read from is refused when it holds a key twice in one object (see repeatedKeyIn). */
+function repeatedKeyProblem(line: Buffer | undefined): MessageProblem | undefined {
+  const repeated = line === undefined ? undefined : repeatedKeyIn(line.toString("utf8"));
+  if (repeated === undefined) return undefined;
+  return { message: repeatedKeyMessage(repeated), trustsId: !repeatsTheId(repeated) };
+}
