@@ -1,3 +1,5 @@
+import { foldedName } from "../catalog/index.js";
+
 /**
  * `skill://` URIs as this server reads them. A URI names a file by its pack (the authority) and its path
  * below, segment by segment, read from the URI exactly as sent: a WHATWG URL would resolve `..` and `.`
@@ -158,8 +160,36 @@ function authorityOf(uri: string): string {
 export function inAskedCase(listed: string, asked: string): string {
   const authority = authorityOf(asked);
   const own = authorityOf(listed);
-  if (authority === own || authority.toLowerCase() !== own.toLowerCase()) return listed;
+  if (authority === own || !isInAnotherCase(authority, own)) return listed;
   return `${SCHEME}${authority}${listed.slice(SCHEME.length + own.length)}`;
+}
+
+/**
+ * Whether the authority `asked` names the pack of `own` (as listed) in another letter case: their names fold
+ * alike, as a URI's pack is found (foldedName: `%C3%A9tudes` names `Études`, whose `É` no change of the
+ * escapes' case makes `é`), and `asked` spells its name as listings spell one, but for the case of its
+ * escapes' hex digits. Another spelling of the same characters (`My%50ack`) is not another case: skills/get
+ * answers none, as the SDK's client checks an entry's URI against the one it asked for.
+ */
+function isInAnotherCase(asked: string, own: string): boolean {
+  if (asked.toLowerCase() === own.toLowerCase()) return true;
+  const askedName = decodedAuthority(asked);
+  const ownName = decodedAuthority(own);
+  return (
+    askedName !== undefined &&
+    ownName !== undefined &&
+    foldedName(askedName) === foldedName(ownName) &&
+    encodeURIComponent(askedName).toLowerCase() === asked.toLowerCase()
+  );
+}
+
+/** The pack an authority spells, or undefined when its escapes decode to no UTF-8. */
+function decodedAuthority(authority: string): string | undefined {
+  try {
+    return decodeURIComponent(authority);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The last segment of a key: a file's or folder's own name. */

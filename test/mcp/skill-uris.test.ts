@@ -57,5 +57,9 @@ describe("skill:// URIs of served files", () => {
     expect(inAskedCase(listed, "skill://My%50ack/x")).toBe(listed);
     expect(inAskedCase(listed, "skill://other/x")).toBe(listed);
     expect(inAskedCase("skill://Caf%C3%A9/a", "skill://caf%c3%a9/")).toBe("skill://caf%c3%a9/a");
+    // A capital outside ASCII, whose lowercase is other escapes: `É` is %C3%89, `é` %C3%A9.
+    expect(inAskedCase("skill://%C3%89tudes/a", "skill://%C3%A9tudes")).toBe("skill://%C3%A9tudes/a");
+    expect(inAskedCase("skill://%C3%89tudes/a", "skill://%C3%A9tude%73")).toBe("skill://%C3%89tudes/a");
+    expect(inAskedCase("skill://%C3%89tudes/a", "skill://%E9tudes")).toBe("skill://%C3%89tudes/a");
   });
 });

@@ -844,6 +844,49 @@ describe.each(ERAS)("a pack named in capitals, asked for in lowercase, in the %s
   });
 });
 
+describe.each(ERAS)(
+  "a pack named with a capital outside ASCII, asked for in lowercase, in the %s era",
+  (era) => {
+    const served = serveTree(
+      {
+        "Études/guide/SKILL.md": skillMd("guide", "Guide studies."),
+        "Études/guide/references/plan.md": "# Plan\n",
+      },
+      era,
+    );
+    // The pack as listed, percent-encoded UTF-8: `É` is %C3%89; a host lowercasing the name, not its escapes
+    // (Python's `urlparse(…).hostname` of the raw name, then quoted again), asks `é`, %C3%A9.
+    const ASKED = "skill://%C3%A9tudes/guide/SKILL.md";
+
+    // Regression: resources/read found the pack in that case, as it finds `MyPack` for `mypack`, but skills/get
+    // refused the skill ("No skill is served"), and a folder read listed its children below the pack as listed,
+    // outside the folder asked for, which the SDK's client refuses.
+    it("answers skills/get and folder reads as resources/read does, spelling the answer as asked", async () => {
+      const skills = new SkillsClient(served.client);
+      expect((await skills.list()).skills.map(({ uri }) => uri)).toEqual([
+        "skill://%C3%89tudes/guide/SKILL.md",
+      ]);
+      const { skill } = await skills.get(ASKED);
+      if (skill.resources === "dynamic") throw new Error("no manifest");
+      expect(skill.resources.map(({ uri }) => uri)).toEqual([
+        ASKED,
+        "skill://%C3%A9tudes/guide/references/plan.md",
+      ]);
+      for (const { uri } of skill.resources) expect((await skills.read(skill, uri)).verified).toBe(true);
+      const children = (await skills.readDirectory("skill://%C3%A9tudes")).resources;
+      expect(children.map(({ uri }) => uri)).toEqual(["skill://%C3%A9tudes/guide"]);
+    });
+
+    it("still takes no other spelling of the pack's characters as another case", async () => {
+      const uri = "skill://%C3%89tude%73/guide/SKILL.md";
+      expect(await refusal(new SkillsClient(served.client).get(uri), uri)).toEqual({
+        code: -32602,
+        message: `No skill is served at "<uri>"${SKILLS_HINT}`,
+      });
+    });
+  },
+);
+
 describe.each(ERAS)("relative links to files named with brackets, in the %s era", (era) => {
   const LINKS = ["references/a[1].md", "references/b%5B2%5D.md", "./references/a[1].md"];
   const body = `${LINKS.map((link) => `See [this](${link}).`).join("\n")}\n`;
