@@ -64,11 +64,6 @@ const LETTER_CHARACTER = 1;
 const NUMBER_CHARACTER = 2;
 const OTHER_CHARACTER = 3;
 const MARK_CHARACTER = 4;
-/**
- * The classes of characters outside the Basic Multilingual Plane, and of lone surrogates, met so far: for
- * every scanner, as a class depends on the character alone.
- */
-const ASTRAL_CLASSES = new PlaneTables();
 /** What {@link WordScanner} finds at a position, when it is not a character of a fast-path word. */
 const NOT_IN_WORD = -1;
 const UNICODE_PATH = -2;
@@ -157,6 +152,11 @@ export class WordScanner {
   private readonly classes = new Uint8Array(0x10000);
   /** For the non-ASCII letters and digits of the fast path, their folded spelling; 0 for the others. */
   private readonly folded = new Uint16Array(0x10000);
+  /**
+   * The classes of characters outside the Basic Multilingual Plane, and of lone surrogates, met so far:
+   * a table for a plane only once one of its characters is met.
+   */
+  private readonly astralClasses = new PlaneTables();
   private partStarts: Int32Array = new Int32Array(16);
   private partEnds: Int32Array = new Int32Array(16);
   private partHashes: Int32Array = new Int32Array(16);
@@ -345,7 +345,7 @@ export class WordScanner {
       // Outside the Basic Multilingual Plane (or a lone surrogate): never on the fast path, but classified
       // once too, as each classification took up to three regular expression tests.
       const point = text.codePointAt(i) ?? code;
-      const classes = ASTRAL_CLASSES.of(point);
+      const classes = this.astralClasses.of(point);
       const index = point & (PLANE_SIZE - 1);
       let type = classes[index] as number;
       if (type === 0) {
