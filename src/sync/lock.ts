@@ -64,6 +64,11 @@ export interface LockSource {
 export interface Lock {
   readonly version: typeof LOCK_VERSION;
   readonly sources: readonly LockSource[];
+  /**
+   * Each of {@link sources}, at the same place, as the file held it: with the keys of a newer sync this
+   * version ignores (see {@link withSource}).
+   */
+  readonly sourcesAsRead: readonly unknown[];
 }
 
 /** A lock as written: the sources this run did not touch as the file held them (see {@link withSource}). */
@@ -106,9 +111,6 @@ const LOCK = z.object({
   ),
 });
 
-/** Each source of a lock read, as the file held it: with the keys of a newer sync this version ignores. */
-const asRead = new WeakMap<LockSource, unknown>();
-
 /** The lock file holds something sync never wrote: nothing is done on its word. */
 export class LockError extends Error {
   override name = "LockError";
@@ -141,8 +143,7 @@ export function parseLock(text: string, where: string): Lock {
     );
   }
   const { sources } = z.object({ sources: z.array(z.unknown()) }).parse(json);
-  for (const [index, source] of parsed.data.sources.entries()) asRead.set(source, sources[index]);
-  return parsed.data;
+  return { ...parsed.data, sourcesAsRead: sources };
 }
 
 export function lockText(lock: LockToWrite): string {
@@ -160,5 +161,11 @@ export function lockText(lock: LockToWrite): string {
 export function withSource(lock: Lock | undefined, source: LockSource): LockToWrite {
   const others = (lock?.sources ?? []).filter((item) => item.server !== source.server);
   const sources = [...others, source].sort((a, b) => compareText(a.server, b.server));
-  return { version: LOCK_VERSION, sources: sources.map((item) => asRead.get(item) ?? item) };
+  return { version: LOCK_VERSION, sources: sources.map((item) => asRead(lock, item)) };
+}
+
+/** `source` as the file held it, if it is one `lock` read; else `source` itself, which this run made. */
+function asRead(lock: Lock | undefined, source: LockSource): unknown {
+  const at = lock?.sources.indexOf(source) ?? -1;
+  return at < 0 ? source : lock?.sourcesAsRead[at];
 }
