@@ -32,12 +32,25 @@ export function describeFsError(error: unknown): string {
  */
 export const MAX_FOLDER_ENTRIES = 20_000;
 
-/** The issues saying a folder held too many entries, told apart from the others without reading words. */
-const overfull = new WeakSet<CatalogIssue>();
+/**
+ * An issue saying a folder held more entries than it was read for: told apart from the others by its
+ * class, not by reading its words, and written as any other issue (it has no field of its own).
+ */
+class OverfullFolder implements CatalogIssue {
+  // Declared in the order of an issue's fields elsewhere, so that it is written (logged, as JSON) alike.
+  readonly severity = "skipped";
+  readonly path: string;
+  readonly reason: string;
+
+  constructor(path: string, maxEntries: number) {
+    this.path = path;
+    this.reason = `folder holds more than ${maxEntries.toLocaleString("en-US")} entries: nothing in it is served`;
+  }
+}
 
 /** Whether `issue` says that its folder held more entries than it was read for. */
 export function isOverfull(issue: CatalogIssue): boolean {
-  return overfull.has(issue);
+  return issue instanceof OverfullFolder;
 }
 
 /**
@@ -62,13 +75,7 @@ export function readFolder(
     return undefined;
   }
   if (entries === undefined) {
-    const issue: CatalogIssue = {
-      severity: "skipped",
-      path: where,
-      reason: `folder holds more than ${maxEntries.toLocaleString("en-US")} entries: nothing in it is served`,
-    };
-    overfull.add(issue);
-    issues.push(issue);
+    issues.push(new OverfullFolder(where, maxEntries));
     return undefined;
   }
   return entries.sort((a, b) => compareText(a.name, b.name));
