@@ -1,8 +1,5 @@
 import type { Pack, Skill } from "../catalog/index.js";
-import type { PackSummary } from "./pack-summary.js";
-import type { SkillNames } from "./skill-names.js";
-import type { SteeringParts } from "./steering.js";
-import type { NameWords } from "./summary.js";
+import type { CutSummary, NameWords, SkillNames, SteeringParts } from "./kept-kinds.js";
 import type { Stem, TermKey } from "./words.js";
 
 /** What is worked out once for each of some objects of a catalog, kept while both the object and its owner live. */
@@ -28,9 +25,9 @@ export class KeptFor<K extends object, T> {
  */
 export class KeptParts {
   /** A pack's summary with nothing said (see packSummaryOf). */
-  readonly summaries = new KeptFor<Pack, PackSummary>();
+  readonly summaries = new KeptFor<Pack, CutSummary>();
   /** A pack's summary as steering lines give it (see heldSummary). */
-  readonly heldSummaries = new KeptFor<Pack, PackSummary>();
+  readonly heldSummaries = new KeptFor<Pack, CutSummary>();
   readonly steeringParts = new KeptFor<Pack, SteeringParts>();
   /** By list of skills, the words they say only inside longer phrases (see phraseWords). */
   readonly phraseWords = new KeptFor<readonly Skill[], ReadonlySet<Stem>>();

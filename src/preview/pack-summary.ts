@@ -1,4 +1,5 @@
 import type { Group, Pack } from "../catalog/index.js";
+import type { CutSummary } from "./kept-kinds.js";
 import { bytes, cut, MAX_PREVIEW_BYTES } from "./room.js";
 import type { TermFrequencies } from "./summary.js";
 import { type KeptStems, namesOf, stemsOf } from "./words.js";
@@ -25,7 +26,7 @@ export function summarizePack(
 }
 
 /** A pack's summary with nothing said, shared by every scope that holds the pack whole. */
-export function packSummaryOf(pack: Pack, catalog: TermFrequencies): PackSummary {
+export function packSummaryOf(pack: Pack, catalog: TermFrequencies): CutSummary {
   const made = () => new PackSummary(pack, catalog, NOTHING_KNOWN, MAX_PREVIEW_BYTES, 0);
   return catalog.kept.summaries.of(pack, made);
 }
@@ -36,7 +37,7 @@ export function packSummaryOf(pack: Pack, catalog: TermFrequencies): PackSummary
  * do), leaving out the words in `said`. Its parts are worked out on first use, each only as far as the
  * largest room it is cut to: a text cut to a room within that reads the same.
  */
-export class PackSummary {
+export class PackSummary implements CutSummary {
   readonly #known: ReadonlySet<string>;
   readonly #groups: readonly Group[];
   #groupTerms: readonly (readonly string[])[] | undefined;

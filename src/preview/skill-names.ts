@@ -1,4 +1,5 @@
 import type { Pack, Skill } from "../catalog/index.js";
+import type { SkillNames } from "./kept-kinds.js";
 import { bytes } from "./room.js";
 import type { TermFrequencies } from "./summary.js";
 
@@ -33,12 +34,6 @@ export function spread(skills: readonly Skill[], room: number, catalog: TermFreq
   const count = Math.max(1, Math.floor((names.length * room) / total) - 1);
   const step = names.length / count;
   return Array.from({ length: count }, (_, index) => names[Math.floor(index * step)] ?? "");
-}
-
-/** The names of `skills` and their bytes joined as spread joins them. */
-export interface SkillNames {
-  readonly names: readonly string[];
-  readonly total: number;
 }
 
 function namesOfSkills(skills: readonly Skill[]): SkillNames {

@@ -1,4 +1,5 @@
 import type { Pack, Scope } from "../catalog/index.js";
+import type { SteeringParts } from "./kept-kinds.js";
 import { packLines } from "./pack-lines.js";
 import { PackSummary, saidIn } from "./pack-summary.js";
 import { phraseWords } from "./phrase-words.js";
@@ -125,11 +126,4 @@ function steeringPartsOf(pack: Pack, catalog: TermFrequencies): SteeringParts {
     };
     return { names, also, packTerms };
   });
-}
-
-export interface SteeringParts {
-  readonly names: string;
-  readonly also: string;
-  /** The pack's telling terms but for its name, worked out when first asked for. */
-  readonly packTerms: () => string;
 }

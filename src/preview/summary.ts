@@ -3,6 +3,7 @@ import type { Group, Pack, Skill } from "../catalog/index.js";
 import { MalformedPart } from "../saved/index.js";
 import { compareText } from "../sorted.js";
 import { type KeptFor, KeptParts } from "./kept.js";
+import type { NameWords } from "./kept-kinds.js";
 import { NO_TERM, type StemNumbering, type Tally, Tallying, type TermId, unitKey } from "./tally.js";
 import { forEachWord, KeptStems, keyOf, namesOf, type Stem, stemOf, type TermKey } from "./words.js";
 
@@ -422,12 +423,6 @@ function unitsOf(pack: Pack, group: Group | undefined): string[] {
   return pack.skills.some((skill) => skill.group === undefined)
     ? [unitKey(pack.name, undefined), ...units]
     : units;
-}
-
-/** A skill's name, and the stems of its words. */
-export interface NameWords {
-  readonly name: string;
-  readonly stems: readonly Stem[];
 }
 
 /**
