@@ -11,10 +11,67 @@ export function codePoint(value: number): string {
   return `U+${value.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
+/** The names of the characters the audit and the fetcher most often meet, for their messages. */
+const NAMES: Readonly<Record<number, string>> = {
+  173: "SOFT HYPHEN",
+  1564: "ARABIC LETTER MARK",
+  8203: "ZERO WIDTH SPACE",
+  8204: "ZERO WIDTH NON-JOINER",
+  8205: "ZERO WIDTH JOINER",
+  8206: "LEFT-TO-RIGHT MARK",
+  8207: "RIGHT-TO-LEFT MARK",
+  8232: "LINE SEPARATOR",
+  8233: "PARAGRAPH SEPARATOR",
+  8234: "LEFT-TO-RIGHT EMBEDDING",
+  8235: "RIGHT-TO-LEFT EMBEDDING",
+  8236: "POP DIRECTIONAL FORMATTING",
+  8237: "LEFT-TO-RIGHT OVERRIDE",
+  8238: "RIGHT-TO-LEFT OVERRIDE",
+  8288: "WORD JOINER",
+  8289: "FUNCTION APPLICATION",
+  8290: "INVISIBLE TIMES",
+  8291: "INVISIBLE SEPARATOR",
+  8292: "INVISIBLE PLUS",
+  8294: "LEFT-TO-RIGHT ISOLATE",
+  8295: "RIGHT-TO-LEFT ISOLATE",
+  8296: "FIRST STRONG ISOLATE",
+  8297: "POP DIRECTIONAL ISOLATE",
+  65279: "ZERO WIDTH NO-BREAK SPACE (byte order mark)",
+  8: "BACKSPACE",
+  11: "LINE TABULATION",
+  12: "FORM FEED",
+  13: "CARRIAGE RETURN",
+  27: "ESCAPE",
+  127: "DELETE",
+};
+
+/** `U+202E RIGHT-TO-LEFT OVERRIDE`, or the bare code point for characters without a name here. */
+export function describeCharacter(value: number): string {
+  const name = NAMES[value];
+  return name === undefined ? codePoint(value) : `${codePoint(value)} ${name}`;
+}
+
 /** `text` with every character a reader could not see written as `{U+200B}`, so a snippet hides nothing. */
 export function visible(text: string): string {
   if (!hidesAny(text)) return text;
   return text.replace(UNSEEN, (character) => `{${codePoint(character.codePointAt(0) ?? 0)}}`);
+}
+
+/**
+ * The code point of the first character of `text` that {@link visible} writes as `{U+…}` (a control, a
+ * bidi control, a zero-width or other format character, a line or paragraph separator, a tag character),
+ * `allowed` aside; undefined when there is none. One pass, each character looked up as `visible` does.
+ */
+export function firstUnseen(
+  text: string,
+  allowed: (code: number) => boolean = () => false,
+): number | undefined {
+  if (!hidesAny(text)) return undefined;
+  for (const character of text) {
+    const code = character.codePointAt(0) ?? 0;
+    if (!allowed(code) && hidesAny(character)) return code;
+  }
+  return undefined;
 }
 
 /** {@link UNSEEN} at one place. */

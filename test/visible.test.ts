@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { codePoint, excerpt, quoted, quotedApart, visible } from "../src/visible.js";
+import { codePoint, excerpt, firstUnseen, quoted, quotedApart, visible } from "../src/visible.js";
 
 // Input was quoted back four ways: JSON.stringify of its first 100 UTF-16 units (no ellipsis, a lone
 // surrogate at the cut, a bidi override kept raw), of an excerpt (an ellipsis, the override still raw), the
@@ -42,6 +42,23 @@ describe("visible", () => {
       if (visible(text) !== expected(text)) differ.push(JSON.stringify(text));
     }
     expect(differ).toEqual([]);
+  });
+});
+
+// The fetcher refuses a skills.toml value holding what visible writes out, and names the character.
+describe("firstUnseen", () => {
+  it("finds the first character visible writes out, past letters, spaces and astral characters", () => {
+    expect(firstUnseen("https://host/a b.git")).toBeUndefined();
+    expect(firstUnseen("😀 a\u202eb\u200bc")).toBe(0x202e);
+    expect(firstUnseen("tag\u{e0041}")).toBe(0xe0041);
+    expect(firstUnseen("line\u2028")).toBe(0x2028);
+    expect(firstUnseen("soft\u00adhyphen")).toBe(0xad);
+  });
+
+  it("passes over the characters allowed, and finds the next", () => {
+    const breaks = (code: number) => code === 0x0a || code === 0x09;
+    expect(firstUnseen("a\n\tb", breaks)).toBeUndefined();
+    expect(firstUnseen("a\n\u2066b", breaks)).toBe(0x2066);
   });
 });
 

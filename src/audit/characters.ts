@@ -1,47 +1,8 @@
 import { plural } from "../plural.js";
-import { codePoint, excerpt, quoted } from "../visible.js";
+import { codePoint, describeCharacter, excerpt, quoted } from "../visible.js";
 import { markdownLines } from "./markdown-lines.js";
 import type { Hit } from "./rules.js";
 import { codePointBefore, width } from "./text.js";
-
-const NAMES: Readonly<Record<number, string>> = {
-  173: "SOFT HYPHEN",
-  1564: "ARABIC LETTER MARK",
-  8203: "ZERO WIDTH SPACE",
-  8204: "ZERO WIDTH NON-JOINER",
-  8205: "ZERO WIDTH JOINER",
-  8206: "LEFT-TO-RIGHT MARK",
-  8207: "RIGHT-TO-LEFT MARK",
-  8232: "LINE SEPARATOR",
-  8233: "PARAGRAPH SEPARATOR",
-  8234: "LEFT-TO-RIGHT EMBEDDING",
-  8235: "RIGHT-TO-LEFT EMBEDDING",
-  8236: "POP DIRECTIONAL FORMATTING",
-  8237: "LEFT-TO-RIGHT OVERRIDE",
-  8238: "RIGHT-TO-LEFT OVERRIDE",
-  8288: "WORD JOINER",
-  8289: "FUNCTION APPLICATION",
-  8290: "INVISIBLE TIMES",
-  8291: "INVISIBLE SEPARATOR",
-  8292: "INVISIBLE PLUS",
-  8294: "LEFT-TO-RIGHT ISOLATE",
-  8295: "RIGHT-TO-LEFT ISOLATE",
-  8296: "FIRST STRONG ISOLATE",
-  8297: "POP DIRECTIONAL ISOLATE",
-  65279: "ZERO WIDTH NO-BREAK SPACE (byte order mark)",
-  8: "BACKSPACE",
-  11: "LINE TABULATION",
-  12: "FORM FEED",
-  13: "CARRIAGE RETURN",
-  27: "ESCAPE",
-  127: "DELETE",
-};
-
-/** `U+202E RIGHT-TO-LEFT OVERRIDE`, or the bare code point for characters without a name here. */
-export function describeCharacter(value: number): string {
-  const name = NAMES[value];
-  return name === undefined ? codePoint(value) : `${codePoint(value)} ${name}`;
-}
 
 /**
  * Every character some rule below looks at, and a carriage return that ends no line. Most files hold

@@ -1,13 +1,6 @@
 import { closingLineIndex, nameRuleViolation } from "../catalog/index.js";
-import { codePoint, visible } from "../visible.js";
-import {
-  describeCharacter,
-  JOINING_WORD,
-  joinsEmoji,
-  selectsGlyph,
-  typesetMark,
-  withoutFlagTags,
-} from "./characters.js";
+import { codePoint, describeCharacter, visible } from "../visible.js";
+import { JOINING_WORD, joinsEmoji, selectsGlyph, typesetMark, withoutFlagTags } from "./characters.js";
 import { claimOfEveryTask } from "./routing.js";
 import { type Finding, finding } from "./rules.js";
 import { codePointBefore } from "./text.js";
