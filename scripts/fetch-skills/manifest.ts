@@ -5,7 +5,7 @@ import { parse, TomlError } from "smol-toml";
 import { unreadableFile } from "../../src/command-line.js";
 import { readsAsDotGit } from "../../src/file-names.js";
 import { MAX_PACK_DESCRIPTION } from "../../src/pack-description.js";
-import { quoted } from "../../src/visible.js";
+import { describeCharacter, firstUnseen, quoted } from "../../src/visible.js";
 import { describeWriteError, FetcherError, ManifestError, withoutCredentials } from "./errors.js";
 import { locateSources, type ManifestLayout } from "./layout.js";
 
@@ -213,12 +213,13 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
       fail(key, `unknown key ${quoted(key)} (valid keys: ${SOURCE_KEYS.join(", ")})`);
     }
   }
+  const hidden = keysHidingText(table, fail);
   const name = requiredText(table, "name", fail);
-  if (name !== undefined && (name.length > MAX_PACK_NAME || !PACK_NAME.test(name))) {
+  if (name !== undefined && !hidden.has("name") && (name.length > MAX_PACK_NAME || !PACK_NAME.test(name))) {
     fail("name", `name ${quoted(name)} must be lowercase letters, digits and single hyphens (at most 64)`);
   }
   const repo = requiredText(table, "repo", fail);
-  const repoProblem = repo === undefined ? undefined : problemOfRepo(repo);
+  const repoProblem = repo === undefined || hidden.has("repo") ? undefined : problemOfRepo(repo);
   if (repo !== undefined && repoProblem !== undefined) fail("repo", `repo ${quoted(repo)} ${repoProblem}`);
   // Pinning a new source starts from a branch or tag name: say how to turn it into the commit.
   const lookUp = (ref: string) =>
@@ -232,7 +233,7 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
       typeof given === "number" || typeof given === "bigint" ? String(given) : "<branch or tag>";
     return `: write the full commit id, its 40 lowercase hex digits, in quotes (${lookUp(written)})`;
   });
-  if (ref !== undefined && !COMMIT.test(ref)) {
+  if (ref !== undefined && !hidden.has("ref") && !COMMIT.test(ref)) {
     fail(
       "ref",
       `ref ${quoted(ref)} is not a full commit id: write its 40 lowercase hex digits (${lookUp(ref)})`,
@@ -242,7 +243,7 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
   const sourcePath = folder === undefined ? "." : checkFolder(folder, "path", fail);
   const extras = readExtras(table, sourcePath, fail);
   const branch = optionalText(table, "branch", fail);
-  if (branch !== undefined && !isBranchName(branch)) {
+  if (branch !== undefined && !hidden.has("branch") && !isBranchName(branch)) {
     fail("branch", `branch ${quoted(branch)} is not a valid branch name`);
   }
   const description = optionalText(table, "description", fail)?.replace(/\s+/g, " ").trim();
@@ -256,6 +257,53 @@ function validateSource(table: Record<string, unknown>, report: Report): SkillSo
     return undefined;
   }
   return { name, repo, ref, path: sourcePath, extras, branch, ...(description ? { description } : {}) };
+}
+
+const REPO_FORMS =
+  "https://host/owner/name.git, ssh://host/path, user@host:path, file:///absolute/path or /absolute/path";
+const VALID_REPOS = `write ${REPO_FORMS}`;
+
+/** What each key holds, said to a value holding a character no reader sees. */
+const VALID_TEXT: Readonly<Record<(typeof SOURCE_KEYS)[number], string>> = {
+  name: "lowercase letters, digits and single hyphens",
+  repo: REPO_FORMS,
+  ref: "the commit's 40 lowercase hex digits",
+  path: "the folder's path in characters a reader sees",
+  extras: "folder paths in characters a reader sees",
+  branch: "the branch's name, of letters, digits and . / + @ # - _",
+  description: "text a reader sees (a line break or tab reads as a space)",
+};
+
+/**
+ * Reports each value (each item of a list) holding a character {@link firstUnseen} finds, and returns their
+ * keys, whose own checks would only restate it. A pin is bumped in a one-line change to skills.toml that a
+ * person reviews: a bidi control (U+202A-U+202E, U+2066-U+2069) shows that line in another order than git
+ * reads it, and a zero-width, tag or other format character, a line separator or a soft hyphen hides part of
+ * it. A description's line breaks and tabs are layout (a multi-line string holds them), read as spaces.
+ */
+function keysHidingText(table: Record<string, unknown>, fail: Report): Set<string> {
+  const keys = new Set<string>();
+  for (const key of SOURCE_KEYS) {
+    const value = table[key];
+    const texts = Array.isArray(value) ? value : [value];
+    for (const text of texts) {
+      if (typeof text !== "string") continue;
+      const code = firstUnseen(text, key === "description" ? isLayoutWhitespace : undefined);
+      if (code === undefined) continue;
+      keys.add(key);
+      fail(
+        key,
+        `${key === "extras" ? "extra" : key} ${quoted(text)} holds ${describeCharacter(code)}, a character ` +
+          `that hides or reorders text, so a review would read the line other than the fetcher does: write ${VALID_TEXT[key]}`,
+      );
+    }
+  }
+  return keys;
+}
+
+/** Tab, line feed and carriage return: what a TOML multi-line string holds between its lines. */
+function isLayoutWhitespace(code: number): boolean {
+  return code === 0x09 || code === 0x0a || code === 0x0d;
 }
 
 /** `hint` follows the problem when the value is not a non-empty string: what to write instead. */
@@ -353,20 +401,9 @@ export function isWithin(folder: string, entry: string): boolean {
   return folder === "." || entry === folder || entry.startsWith(`${folder}/`);
 }
 
-const VALID_REPOS =
-  "write https://host/owner/name.git, ssh://host/path, user@host:path, file:///absolute/path or /absolute/path";
-
-/** C0 and C1 control characters, and DEL. */
-function isControl(character: string): boolean {
-  const code = character.codePointAt(0) ?? 0;
-  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
-}
-
 /** What is wrong with `repo` as a source's repository, or undefined when git may fetch from it. */
 function problemOfRepo(repo: string): string | undefined {
   if (repo.startsWith("-")) return 'must not start with "-"';
-  // A line break in a URL git keeps in the store's config, or one a terminal reads as something else.
-  if ([...repo].some(isControl)) return `must hold no control character: ${VALID_REPOS}`;
   // Other remote helpers (codecommit::, a scheme of their own) are git's to find or refuse, as it is
   // configured on the build machine; these two are never a repository to build from.
   const helper = /^(ext|fd)::/i.exec(repo);
@@ -390,6 +427,26 @@ function problemOfRepo(repo: string): string | undefined {
   }
   if (isRelativePath(repo)) {
     return `is neither a URL nor an absolute path (git fetches from its own store, where a relative path leads nowhere): ${VALID_REPOS}`;
+  }
+  return problemOfSpaces(repo, local);
+}
+
+/**
+ * What is wrong with the spaces in `repo`: a space that is not U+0020 (a no-break space, an em space)
+ * reads as one in a review and is another path or host to git; and a URL holds no space (curl refuses
+ * one, and a space before `https://` makes the whole a `host:path`). A local path may hold spaces.
+ */
+function problemOfSpaces(repo: string, local: boolean): string | undefined {
+  const lookalike = /[^\P{Zs} ]/u.exec(repo)?.[0];
+  if (lookalike !== undefined) {
+    const code = lookalike.codePointAt(0) ?? 0;
+    return `holds ${describeCharacter(code)}, a space that reads as " " in a review but is another character to git: write a plain space, in a local path only`;
+  }
+  if (!local && repo.includes(" ")) {
+    return (
+      "holds a space, which a URL may not (only a local path, /absolute/path or file:///absolute/path, may): " +
+      "write it as %20 in an https:// or ssh:// URL (ssh://user@host/path for user@host:path), and nothing before the scheme"
+    );
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManifestError } from "../../scripts/fetch-skills/errors.js";
 import { parseManifest } from "../../scripts/fetch-skills/manifest.js";
 import { visible } from "../../src/visible.js";
 import { makeTree, skillMd, type TempTree } from "../helpers/skill-tree.js";
@@ -46,7 +47,7 @@ const cases: Case[] = [
     title: "a ref holding an escape, a line break and 300 more characters",
     toml: `[[source]]\nname = "bad"\nrepo = "x"\nref = "main\\u001b[31m\\nnext${"x".repeat(300)}"\n`,
     errors: [
-      `skills.toml:10: source "bad": ref "main{U+001B}[31m{U+000A}next${"x".repeat(86)}…" is not a full commit id`,
+      `skills.toml:10: source "bad": ref "main{U+001B}[31m{U+000A}next${"x".repeat(86)}…" holds U+001B ESCAPE, a character that hides or reorders text`,
     ],
   },
   {
@@ -238,7 +239,15 @@ const cases: Case[] = [
     title: "a repo holding a line break",
     toml: `[[source]]\nname = "bad"\nrepo = "https://host/skills.git\\n[core]"\nref = "${SHA}"\n`,
     errors: [
-      'skills.toml:9: source "bad": repo "https://host/skills.git{U+000A}[core]" must hold no control character',
+      'skills.toml:9: source "bad": repo "https://host/skills.git{U+000A}[core]" holds U+000A, a character that hides or reorders text',
+    ],
+  },
+  // Regression: a right-to-left override in repo showed the review a URL other than the one git fetched from.
+  {
+    title: "a repo holding a bidi control",
+    toml: `[[source]]\nname = "bad"\nrepo = "https://host/\u202Etig.llive/skills"\nref = "${SHA}"\n`,
+    errors: [
+      'skills.toml:9: source "bad": repo "https://host/{U+202E}tig.llive/skills" holds U+202E RIGHT-TO-LEFT OVERRIDE, a character that hides or reorders text, so a review would read the line other than the fetcher does: write https://host/owner/name.git, ssh://host/path',
     ],
   },
   // Git takes what follows file:// as the path, so file://../x is relative to the store, which leads nowhere.
@@ -390,8 +399,9 @@ describe("skills.toml validation", () => {
   });
 
   // Near misses, as git's rules take them. `git~2` is some other folder's short name: .git is made before
-  // anything in the checkout, so it takes git~1. A dot is dropped only at the end, `:` opens a stream only
-  // after .git itself, and U+200B is not one of the code points HFS+ ignores.
+  // anything in the checkout, so it takes git~1. A dot is dropped only at the end, and `:` opens a stream
+  // only after .git itself. (`.g{U+200B}it` was one too, U+200B not being a code point HFS+ ignores: it is
+  // now refused as a character no reader sees, below.)
   it.each(
     [
       ".github",
@@ -404,8 +414,6 @@ describe("skills.toml validation", () => {
       "git",
       ".git.x",
       ".gitx:y",
-      ".g\u200bit",
-      ".g\u200cithub",
     ].map((value) => ({ value, shown: visible(value) })),
   )("takes $shown, which no file system reads as .git", ({ value }) => {
     expect(parsedPath(value)).toBe(value);
@@ -431,5 +439,108 @@ describe("skills.toml validation", () => {
     const folder = await runFetcher(["--manifest", "."], tree.dir);
     expect(folder.code).toBe(1);
     expect(folder.stderr).toContain("fetch-skills: . cannot be read: it is a folder (EISDIR); give a file");
+  });
+});
+
+// A pin is bumped in a one-line change to skills.toml that a person reviews: every key once took a bidi
+// control, and all but name, ref and branch a zero-width, tag or separator character, so the line a review
+// read was not the one the fetcher took.
+describe("skills.toml values that hide or reorder text", () => {
+  const plain: Readonly<Record<string, string | string[]>> = {
+    name: "ok",
+    repo: "https://example.com/x.git",
+    ref: SHA,
+    path: "skills",
+    extras: ["shared"],
+    branch: "main",
+    description: "Plain words.",
+  };
+
+  /** The problems parseManifest reports for one source of `plain` values with `changed` put in. */
+  const problemsOf = (changed: Readonly<Record<string, string | string[]>>): readonly string[] => {
+    const lines = Object.entries({ ...plain, ...changed }).map(
+      ([key, value]) => `${key} = ${JSON.stringify(value)}`,
+    );
+    try {
+      parseManifest(`[[source]]\n${lines.join("\n")}\n`, "skills.toml");
+      return [];
+    } catch (error) {
+      if (error instanceof ManifestError) return error.problems;
+      throw error;
+    }
+  };
+
+  it("takes the plain source, spaces and line breaks in its description included", () => {
+    expect(problemsOf({})).toEqual([]);
+    expect(problemsOf({ description: "Two\nlines,\ta tab." })).toEqual([]);
+  });
+
+  const hiders = [
+    ["U+202E RIGHT-TO-LEFT OVERRIDE", "\u202e"],
+    ["U+2066 LEFT-TO-RIGHT ISOLATE", "\u2066"],
+    ["U+200B ZERO WIDTH SPACE", "\u200b"],
+    ["U+2028 LINE SEPARATOR", "\u2028"],
+    ["U+00AD SOFT HYPHEN", "\u00ad"],
+    ["U+E0041", "\u{e0041}"],
+    ["U+FEFF ZERO WIDTH NO-BREAK SPACE (byte order mark)", "\ufeff"],
+  ] as const;
+  const keys = [
+    ["name", (hider: string) => `o${hider}k`, "lowercase letters, digits and single hyphens"],
+    ["repo", (hider: string) => `https://example.com/${hider}x.git`, "https://host/owner/name.git"],
+    ["ref", (hider: string) => `${SHA.slice(0, 20)}${hider}${SHA.slice(20)}`, "40 lowercase hex digits"],
+    ["path", (hider: string) => `skills${hider}`, "the folder's path in characters a reader sees"],
+    ["extras", (hider: string) => ["shared", `docs${hider}`], "folder paths in characters a reader sees"],
+    ["branch", (hider: string) => `ma${hider}in`, "the branch's name"],
+    ["description", (hider: string) => `Plain${hider} words.`, "text a reader sees"],
+  ] as const;
+  it.each(
+    keys.flatMap(([key, make, valid]) =>
+      hiders.map(([named, hider]) => ({ key, value: make(hider), named, valid })),
+    ),
+  )(
+    "refuses $key holding $named, naming the key, the character and what is valid",
+    ({ key, value, named, valid }) => {
+      const problems = problemsOf({ [key]: value });
+      const what = key === "extras" ? "extra" : key;
+      const shown = Array.isArray(value) ? (value[1] ?? "") : value;
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toContain(
+        `source "${key === "name" ? visible(shown) : "ok"}": ${what} ${JSON.stringify(visible(shown))} holds ${named}, `,
+      );
+      expect(problems[0]).toContain(valid);
+    },
+  );
+
+  it("keeps the .git check of a path whose hidden character HFS+ ignores: both are said", () => {
+    const problems = problemsOf({ path: ".g\u200cit" });
+    expect(problems.some((problem) => problem.includes('path ".g{U+200C}it" holds U+200C'))).toBe(true);
+    expect(problems.some((problem) => problem.includes("must not point into .git"))).toBe(true);
+  });
+
+  // A local path may hold spaces; git fetches from /srv/my skills as it is.
+  it("takes a space in a local path, as an absolute path or a file:// URL", () => {
+    expect(problemsOf({ repo: "/srv/my skills" })).toEqual([]);
+    expect(problemsOf({ repo: "file:///srv/my skills" })).toEqual([]);
+  });
+
+  // curl refuses a URL holding a space ("URL using bad/illegal format"), and one before the scheme made the
+  // whole a host:path that passed as ssh's.
+  it.each([
+    "https://example.com/my skills.git",
+    " https://example.com/x.git",
+    "git@example.com:my skills.git",
+  ])("refuses %j: a URL holds no space, and says how to write one", (repo) => {
+    expect(problemsOf({ repo })).toEqual([
+      expect.stringContaining(`repo ${JSON.stringify(repo)} holds a space, which a URL may not`),
+    ]);
+    expect(problemsOf({ repo })[0]).toContain("write it as %20");
+  });
+
+  it("refuses a no-break space, which reads as a space and is not one, even in a local path", () => {
+    expect(problemsOf({ repo: "/srv/my\u00a0skills" })).toEqual([
+      expect.stringContaining(
+        'repo "/srv/my\u00a0skills" holds U+00A0, a space that reads as " " in a review',
+      ),
+    ]);
   });
 });
