@@ -335,7 +335,18 @@ async function fetchCommit(
     }
     return { method: "full", commit };
   }
-  return { method: "shallow", commit: await commitOf(storeGit, source.ref) };
+  return { method: "shallow", commit: await shallowCommit(storeGit, fetching.store, source.ref) };
+}
+
+/**
+ * The commit a shallow fetch of `ref` led to. The fetch lists each commit it cut from its parents in the
+ * store's `shallow` file, which lists commits and nothing else (gitrepository-layout(5)): `ref` found there
+ * is a commit, the pin itself, known without a git process, where a `rev-parse` was one of the seven each
+ * fetched source ran. What is not listed (a root commit, an annotated tag's id, a tree's) is asked of git.
+ */
+async function shallowCommit(storeGit: SimpleGit, store: string, ref: string): Promise<string | undefined> {
+  const shallow = await readFile(path.join(store, "shallow"), "utf8").catch(() => "");
+  return shallow.split("\n").includes(ref) ? ref : commitOf(storeGit, ref);
 }
 
 /**
