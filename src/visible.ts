@@ -134,6 +134,41 @@ export function quoted(text: string, max = 100): string {
 }
 
 /**
+ * A name from the catalog (a pack, group, skill or file, all a stranger's) as the string argument of a call an
+ * answer suggests, `read_skill(skill="…")`: in JSON's quotes, a quote or backslash escaped, and each character
+ * no reader sees written `\u202e`, as JSON writes a character, not `{U+202E}` as `quoted` does, so that the
+ * name copied into the call's JSON arguments is the name. Never cut: the load serves no name over 255
+ * characters, and a cut one would name another skill. Quoted so, no name ends its quote early.
+ */
+export function quotedName(name: string): string {
+  const json = JSON.stringify(name);
+  return hidesAny(name) ? json.replace(UNSEEN, jsonEscape) : json;
+}
+
+/** `character` as JSON's `\uXXXX` escape, one per UTF-16 unit (two for a character past U+FFFF). */
+function jsonEscape(character: string): string {
+  let escaped = "";
+  for (let at = 0; at < character.length; at++) {
+    escaped += `\\u${character.charCodeAt(at).toString(16).padStart(4, "0")}`;
+  }
+  return escaped;
+}
+
+/**
+ * A name from the catalog where an answer's prose names it (`belongs to skill pdf`, a listing's `pdf: …`
+ * line): bare when it is only letters, digits, marks and `._/:@+-` (every name the Agent Skills rule allows,
+ * and the `pack/name` of a skill), so an ordinary answer reads as it always has; else quoted as
+ * {@link quotedName} quotes it, so that a name holding a space, a quote, a newline or a bidi control cannot
+ * read as more prose, a sentence of its own or another listing's line.
+ */
+export function namedInProse(name: string): string {
+  return PLAIN_NAME.test(name) && !hidesAny(name) ? name : quotedName(name);
+}
+
+/** A name prose can hold bare: one class, so the test reads it once. */
+const PLAIN_NAME = /^[\p{L}\p{N}\p{M}._/:@+-]+$/u;
+
+/**
  * Two texts told apart, each quoted as `quoted` quotes one. When both are cut at `max` characters before
  * their first difference, each is shown from a few characters before it instead, opening with an ellipsis,
  * and `differsAt` says at which character (from 1) they part: two methods of 120 characters that differ in

@@ -1,6 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { codePoint, excerpt, firstUnseen, quoted, quotedApart, visible } from "../src/visible.js";
+import {
+  codePoint,
+  excerpt,
+  firstUnseen,
+  namedInProse,
+  quoted,
+  quotedApart,
+  quotedName,
+  visible,
+} from "../src/visible.js";
 
 // Input was quoted back four ways: JSON.stringify of its first 100 UTF-16 units (no ellipsis, a lone
 // surrogate at the cut, a bidi override kept raw), of an excerpt (an ellipsis, the override still raw), the
@@ -16,6 +25,40 @@ describe("quoted", () => {
     expect(quoted("x".repeat(101))).toBe(`"${"x".repeat(100)}…"`);
     expect(quoted(`${"a".repeat(99)}😀b`)).toBe(`"${"a".repeat(99)}😀…"`);
     expect(quoted("abcdef", 3)).toBe('"abc…"');
+  });
+});
+
+// A catalog name in a call an answer suggests was written raw, `read_skill(skill="${name}")`: a name
+// holding a quote ended its quote early, and a newline or bidi control rewrote the answer around it.
+describe("quotedName", () => {
+  it("is JSON's string, each unseen character as JSON's \\u escape, so that the call reads back the name", () => {
+    expect(quotedName("pdf")).toBe('"pdf"');
+    expect(quotedName('say "hi"\\')).toBe('"say \\"hi\\"\\\\"');
+    expect(quotedName("a\nb\u202ec\u200bd\u{e0041}")).toBe('"a\\nb\\u202ec\\u200bd\\udb40\\udc41"');
+    expect(quotedName("x".repeat(255))).toBe(`"${"x".repeat(255)}"`);
+  });
+
+  it("reads back, through JSON, as the name it quotes", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), (name) => {
+        const written = quotedName(name);
+        expect(JSON.parse(written)).toBe(name);
+        expect(visible(written)).toBe(written);
+      }),
+    );
+  });
+});
+
+describe("namedInProse", () => {
+  it("leaves a name of letters, digits and ._/:@+- bare, and quotes any other", () => {
+    expect(namedInProse("n8n/code-nodes")).toBe("n8n/code-nodes");
+    expect(namedInProse("café_2.0")).toBe("café_2.0");
+    expect(namedInProse("a b")).toBe('"a b"');
+    expect(namedInProse("a`b")).toBe('"a`b"');
+    expect(namedInProse("a\u200bb")).toBe('"a\\u200bb"');
+    // A combining mark is plain; one that is also default-ignorable (U+034F) is not.
+    expect(namedInProse("e\u0301")).toBe("e\u0301");
+    expect(namedInProse("e\u034f")).toBe('"e\\u034f"');
   });
 });
 

@@ -1,7 +1,7 @@
 import { closestBySlip } from "../edit-distance.js";
 import { foldedName } from "../file-names.js";
 import { compareText, firstPast } from "../sorted.js";
-import { quoted } from "../visible.js";
+import { namedInProse, quoted, quotedName } from "../visible.js";
 import type { CatalogFile, Group, Pack, Skill } from "./types.js";
 
 /** A selector that names nothing in scope, or a bare group name that two packs share. */
@@ -215,7 +215,7 @@ export class Scope {
 
   /** The valid selectors as one readable line, shortened for catalogs with thousands of groups. */
   describeSelectors(): string {
-    return shortList(this.selectors());
+    return shortList(this.selectors().map(namedInProse));
   }
 
   /**
@@ -243,7 +243,9 @@ export class Scope {
     const [only] = groups;
     if (only === undefined) return this.unknown(selector);
     if (groups.length > 1) {
-      const qualified = groups.map(({ pack: owner, group }) => `${owner.name}/${group.name}`).join(", ");
+      const qualified = groups
+        .map(({ pack: owner, group }) => namedInProse(`${owner.name}/${group.name}`))
+        .join(", ");
       throw new SelectorError(
         selector,
         `Group ${quoted(selector)} exists in several packs; use one of: ${qualified}.`,
@@ -282,18 +284,18 @@ export class Scope {
     throw new SelectorError(
       given,
       `${blank} Valid selectors: ${this.describeSelectors()}.`,
-      `${blank} Packs: ${shortList(this.packs.map((pack) => pack.name))}.`,
+      `${blank} Packs: ${shortList(this.packs.map((pack) => namedInProse(pack.name)))}.`,
     );
   }
 
   private unknown(selector: string): never {
     const close = this.closeSelectors(selector);
-    const hint = close.length > 0 ? ` Did you mean ${close.map((name) => `"${name}"`).join(" or ")}?` : "";
+    const hint = close.length > 0 ? ` Did you mean ${close.map(quotedName).join(" or ")}?` : "";
     // Typed by a user (--pack, SKILL_PACKS) or sent by a client (X-Skill-Pack): quoted, escaped and cut.
     const unknown = `Unknown pack or group ${quoted(selector)}.`;
     // A model is told the close names, or the packs: a list of groups cut at thirty may not hold the one
     // it wanted, and a listing of the packs names every group.
-    const packs = ` Packs: ${shortList(this.packs.map((pack) => pack.name))}.`;
+    const packs = ` Packs: ${shortList(this.packs.map((pack) => namedInProse(pack.name)))}.`;
     throw new SelectorError(
       selector,
       `${unknown}${hint} Valid selectors: ${this.describeSelectors()}.`,

@@ -1,5 +1,6 @@
 import type { Pack } from "../catalog/index.js";
 import { plural } from "../plural.js";
+import { namedInProse } from "../visible.js";
 import { defineTool } from "./tool.js";
 
 /** Past this many groups a pack's answer shows its largest groups only, so huge catalogs stay readable. */
@@ -51,7 +52,7 @@ function summarizePacks(packs: readonly Pack[]): string[] {
   for (const pack of packs) {
     if (!largest.has(pack)) continue;
     const groups = pack.groups.length > 0 ? ` in ${plural(pack.groups.length, "group")}` : "";
-    lines.push(`${pack.name}: ${plural(pack.skills.length, "skill")}${groups}${filesOf(pack)}`);
+    lines.push(`${namedInProse(pack.name)}: ${plural(pack.skills.length, "skill")}${groups}${filesOf(pack)}`);
   }
   const rest = packs.filter((pack) => !largest.has(pack));
   if (rest.length > 0) {
@@ -69,18 +70,20 @@ function formatPack(pack: Pack, describe: ((pack: Pack) => string) | undefined):
   const files = filesOf(pack);
   const description = describe?.(pack) ?? "";
   const lines = [
-    `${pack.name}: ${plural(pack.skills.length, "skill")}${files}${description === "" ? "" : ` — ${description}`}`,
+    `${namedInProse(pack.name)}: ${plural(pack.skills.length, "skill")}${files}${description === "" ? "" : ` — ${description}`}`,
   ];
   const groups = [...pack.groups].sort((a, b) => b.skills.length - a.skills.length).slice(0, LISTED_GROUPS);
   const shown = new Set(groups);
   for (const group of pack.groups) {
-    if (shown.has(group)) lines.push(`  ${group.name}: ${group.skills.length}`);
+    if (shown.has(group)) lines.push(`  ${namedInProse(group.name)}: ${group.skills.length}`);
   }
   // The smaller groups on one line, named all the same: a group no answer names cannot be selected. A
   // pack of thousands of groups names some; past them, search finds their skills.
   const hidden = pack.groups.filter((group) => !shown.has(group));
   if (hidden.length > 0) {
-    const named = hidden.slice(0, NAMED_GROUPS).map((group) => `${group.name} ${group.skills.length}`);
+    const named = hidden
+      .slice(0, NAMED_GROUPS)
+      .map((group) => `${namedInProse(group.name)} ${group.skills.length}`);
     const unnamed = hidden.length - named.length;
     const rest = unnamed > 0 ? `, and ${unnamed} more: list_skills(query) searches them` : "";
     lines.push(`  … and ${plural(hidden.length, "smaller group")}: ${named.join(", ")}${rest}`);

@@ -3,7 +3,7 @@ import type { Scope, Skill } from "../catalog/index.js";
 import { plural } from "../plural.js";
 import { MINIMAL_LIST_SKILLS } from "../preview/index.js";
 import type { SearchIndex, SearchResult, Undecided, Vagueness } from "../search/index.js";
-import { quoted } from "../visible.js";
+import { namedInProse, quoted, quotedName } from "../visible.js";
 import { findSkillAsWritten, narrowByPack } from "./references.js";
 import { defineTool } from "./tool.js";
 
@@ -135,7 +135,7 @@ function formatMatches({ found, shown, strongLeftOut }: Matches, scope: Scope, c
   if (found.corrections.length > 0) {
     // A word read otherwise is said first: the model may have meant it, and can ask again.
     lines.unshift(
-      `Read ${found.corrections.map(({ from, to }) => `${quoted(from)} as "${to}"`).join(", ")}.`,
+      `Read ${found.corrections.map(({ from, to }) => `${quoted(from)} as ${quotedName(to)}`).join(", ")}.`,
     );
   }
   const named = skillsNamed(shown);
@@ -226,7 +226,7 @@ function formatListing(scope: Scope, callerScope: Scope): string {
     lines.push(`… ${plural(rest.length, "more skill")}: narrow with pack or query.`);
   } else if (rest.length > 0) {
     // Nothing narrower to select: the rest are named, so that every skill can be found by browsing.
-    const names = rest.slice(0, LISTED_NAMES).map(({ skill }) => callerScope.refOf(skill));
+    const names = rest.slice(0, LISTED_NAMES).map(({ skill }) => namedInProse(callerScope.refOf(skill)));
     const unnamed = rest.length - names.length;
     const tail = unnamed > 0 ? `, and ${unnamed} more: search them with query` : "";
     lines.push(`… ${plural(rest.length, "more skill")}, by name: ${names.join(", ")}${tail}.`);
@@ -255,6 +255,7 @@ function withoutCopies(skills: readonly Skill[], scope: Scope): Listed[] {
 
 /** `name: description`, and the other packs holding the same skill, if any. */
 function skillLine({ skill, copies }: Listed, callerScope: Scope): string {
-  const alsoIn = copies.length === 0 ? "" : ` (also in ${copies.map((copy) => copy.pack).join(", ")})`;
-  return `${callerScope.refOf(skill)}: ${skill.description}${alsoIn}`;
+  const alsoIn =
+    copies.length === 0 ? "" : ` (also in ${copies.map((copy) => namedInProse(copy.pack)).join(", ")})`;
+  return `${namedInProse(callerScope.refOf(skill))}: ${skill.description}${alsoIn}`;
 }

@@ -7,7 +7,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { type FileContent, SKILL_DOCUMENT, type Skill } from "../catalog/index.js";
 import { compareText } from "../sorted.js";
-import { quoted } from "../visible.js";
+import { namedInProse, quoted } from "../visible.js";
 import type { ToolContext } from "./context.js";
 import {
   decodeCursor,
@@ -71,7 +71,7 @@ function findPromptSkill(context: ToolContext, name: string): Skill {
   if (lookup.kind === "found" && lookup.skill.userInvocable) return lookup.skill;
   const message =
     lookup.kind === "ambiguous"
-      ? `Several packs have a prompt ${quoted(name)}; use one of: ${lookup.candidates.join(", ")}.`
+      ? `Several packs have a prompt ${quoted(name)}; use one of: ${lookup.candidates.map(namedInProse).join(", ")}.`
       : `No prompt ${quoted(name)}.${promptHint(context, name)} prompts/list names the prompts, one per skill.`;
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 }

@@ -7,7 +7,7 @@ import {
   resolvePackFile,
   SKILL_DOCUMENT,
 } from "../catalog/index.js";
-import { quoted } from "../visible.js";
+import { namedInProse, quoted, quotedName } from "../visible.js";
 import type { ToolContext } from "./context.js";
 import { formatFileContent, formatManifest } from "./format.js";
 import { callByPath, findSkillAsWritten, holdersOf, isSelector, skillAtPath } from "./references.js";
@@ -29,9 +29,9 @@ export const readPackFileTool = defineTool({
     const pack = findPack(context, name, file);
     if (file === MANIFEST_NAME) {
       return formatManifest(pack.files, {
-        title: `Pack files of ${pack.name}`,
-        empty: `Pack ${pack.name} has no pack-level files; its skills' files are read with read_skill.`,
-        next: `read_pack_file(pack="${pack.name}", file="<path>")`,
+        title: `Pack files of ${namedInProse(pack.name)}`,
+        empty: `Pack ${namedInProse(pack.name)} has no pack-level files; its skills' files are read with read_skill.`,
+        next: `read_pack_file(pack=${quotedName(pack.name)}, file="<path>")`,
       });
     }
     const found = resolvePackFile(pack, file);
@@ -40,32 +40,32 @@ export const readPackFileTool = defineTool({
     if (owner) {
       const name = context.scope.refOf(owner.skill);
       throw new ToolError(
-        `${quoted(file)} belongs to skill ${name}: read_skill(skill=${quoted(name)}, file="${owner.file}").`,
+        `${quoted(file)} belongs to skill ${namedInProse(name)}: read_skill(skill=${quotedName(name)}, file=${quotedName(owner.file)}).`,
       );
     }
     const folder = filesInFolder(pack.files, file);
     if (folder) {
       return formatManifest(folder.files, {
-        title: `Pack files of ${pack.name} in ${folder.folder}/`,
+        title: `Pack files of ${namedInProse(pack.name)} in ${namedInProse(`${folder.folder}/`)}`,
         empty: "",
-        next: `read_pack_file(pack="${pack.name}", file="<path>")`,
+        next: `read_pack_file(pack=${quotedName(pack.name)}, file="<path>")`,
       });
     }
     const meant = meantFilePath(file, pack.files.keys());
     if (meant !== undefined) {
       throw new ToolError(
-        `No pack file ${quoted(file)} in ${pack.name}: read_pack_file(pack="${pack.name}", file="${meant}").`,
+        `No pack file ${quoted(file)} in ${namedInProse(pack.name)}: read_pack_file(pack=${quotedName(pack.name)}, file=${quotedName(meant)}).`,
       );
     }
     // A `skill://` URI or a path from the packs' folder, of a skill's file.
     const elsewhere = callByPath(context.scope, file, SKILL_DOCUMENT);
     if (elsewhere) throw new ToolError(`${quoted(file)} is a path of ${elsewhere.owner}: ${elsewhere.call}.`);
     const listed = context.listed.findPack(pack.name)?.skills ?? [];
-    const holders = holdersOf(listed, file, context.scope, `Skills of ${pack.name}`);
+    const holders = holdersOf(listed, file, context.scope, `Skills of ${namedInProse(pack.name)}`);
     throw new ToolError(
       pack.files.size === 0
-        ? `No pack file ${quoted(file)} in ${pack.name}, which has no pack-level files; its skills' files are read with read_skill.${holders}`
-        : `No pack file ${quoted(file)} in ${pack.name}. read_pack_file(pack="${pack.name}") lists its files.${holders}`,
+        ? `No pack file ${quoted(file)} in ${namedInProse(pack.name)}, which has no pack-level files; its skills' files are read with read_skill.${holders}`
+        : `No pack file ${quoted(file)} in ${namedInProse(pack.name)}. read_pack_file(pack=${quotedName(pack.name)}) lists its files.${holders}`,
     );
   },
 });
@@ -81,7 +81,7 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
   if (skill.kind === "found") {
     const ref = context.scope.refOf(skill.skill);
     throw new ToolError(
-      `${quoted(name)} is a skill, not a pack: read_skill(skill=${quoted(ref)}, file=${quoted(file)}).`,
+      `${quoted(name)} is a skill, not a pack: read_skill(skill=${quotedName(ref)}, file=${quotedName(file)}).`,
     );
   }
   const byPath = callByPath(context.listed, name, file === MANIFEST_NAME ? SKILL_DOCUMENT : file);
@@ -91,13 +91,13 @@ function findPack(context: ToolContext, name: string, file: string): Pack {
   const [owner, ...others] = isSelector(context.scope, name) ? context.scope.narrow([name]).packs : [];
   if (owner !== undefined && others.length === 0) {
     const whole = context.scope.findPack(owner.name);
-    const group = `${quoted(name.trim())} is a group of pack ${owner.name}`;
+    const group = `${quoted(name.trim())} is a group of pack ${namedInProse(owner.name)}`;
     throw new ToolError(
       whole === undefined || whole.files.size === 0
         ? `${group}, which has no pack-level files; its skills' files are read with read_skill.`
-        : `${group}; pack files are a pack's: read_pack_file(pack="${owner.name}") lists them.`,
+        : `${group}; pack files are a pack's: read_pack_file(pack=${quotedName(owner.name)}) lists them.`,
     );
   }
-  const packs = context.scope.packs.map((candidate) => candidate.name).join(", ");
+  const packs = context.scope.packs.map((candidate) => namedInProse(candidate.name)).join(", ");
   throw new ToolError(`No pack ${quoted(name)}. Packs: ${packs}. Call list_packs for details.`);
 }

@@ -15,7 +15,7 @@ import {
   withoutTrailingSlashes,
 } from "../catalog/index.js";
 import { plural } from "../plural.js";
-import { quoted } from "../visible.js";
+import { namedInProse, quoted, quotedName } from "../visible.js";
 import type { ToolContext } from "./context.js";
 import { formatFileContent, formatManifest } from "./format.js";
 import {
@@ -51,9 +51,9 @@ export const readSkillTool = defineTool({
     const name = context.scope.refOf(skill);
     if (file === MANIFEST_NAME) {
       return formatManifest(skill.files, {
-        title: `Files of skill ${name}`,
-        empty: `Skill ${name} has no files besides ${SKILL_DOCUMENT}.`,
-        next: `read_skill(skill=${quoted(name)}, file="<path>")`,
+        title: `Files of skill ${namedInProse(name)}`,
+        empty: `Skill ${namedInProse(name)} has no files besides ${SKILL_DOCUMENT}.`,
+        next: `read_skill(skill=${quotedName(name)}, file="<path>")`,
       });
     }
     if (file === SKILL_DOCUMENT || file === `./${SKILL_DOCUMENT}`)
@@ -64,9 +64,9 @@ export const readSkillTool = defineTool({
     const folder = filesInFolder(skill.files, file);
     if (folder) {
       return formatManifest(folder.files, {
-        title: `Files of skill ${name} in ${folder.folder}/`,
+        title: `Files of skill ${namedInProse(name)} in ${namedInProse(`${folder.folder}/`)}`,
         empty: "",
-        next: `read_skill(skill=${quoted(name)}, file="<path>")`,
+        next: `read_skill(skill=${quotedName(name)}, file="<path>")`,
       });
     }
     throw new ToolError(missingFileMessage(skill, name, file, context));
@@ -78,7 +78,7 @@ function findSkill(context: ToolContext, ref: string, file: string): Skill {
   if (lookup.kind === "found") return lookup.skill;
   if (lookup.kind === "ambiguous") {
     throw new ToolError(
-      `Several packs have a skill ${quoted(ref)}; use one of: ${lookup.candidates.join(", ")}.`,
+      `Several packs have a skill ${quoted(ref)}; use one of: ${lookup.candidates.map(namedInProse).join(", ")}.`,
     );
   }
   const byPath = callByPath(context.scope, ref, file);
@@ -109,7 +109,8 @@ function callInPack(context: ToolContext, name: string, file: string): string | 
   const pack = context.scope.findPackAnyCase(name);
   if (pack === undefined || file === SKILL_DOCUMENT || file === MANIFEST_NAME) return undefined;
   const packPath = resolvePackFile(pack, file)?.path ?? meantFilePath(file, pack.files.keys());
-  if (packPath !== undefined) return `read_pack_file(pack="${pack.name}", file="${packPath}")`;
+  if (packPath !== undefined)
+    return `read_pack_file(pack=${quotedName(pack.name)}, file=${quotedName(packPath)})`;
   const owner = skillOwningPath(pack, file);
   return owner && readCall(context.scope.refOf(owner.skill), owner.file);
 }
@@ -120,7 +121,7 @@ async function formatDocument(skill: Skill, name: string, context: ToolContext):
   const hints: string[] = [];
   if (skill.files.size > 0) {
     hints.push(
-      `${plural(skill.files.size, "file")}: read_skill(skill=${quoted(name)}, file="${MANIFEST_NAME}")`,
+      `${plural(skill.files.size, "file")}: read_skill(skill=${quotedName(name)}, file="${MANIFEST_NAME}")`,
     );
   }
   const pack = context.scope.findPack(skill.pack);
@@ -139,8 +140,8 @@ function packFilesCall(skill: Skill, pack: Pack): string | undefined {
   if (pack.files.size === 0) return undefined;
   const folder = skill.group === undefined ? undefined : filesInFolder(pack.files, skill.group);
   return folder === undefined
-    ? `read_pack_file(pack="${pack.name}")`
-    : `read_pack_file(pack="${pack.name}", file="${folder.folder}/")`;
+    ? `read_pack_file(pack=${quotedName(pack.name)})`
+    : `read_pack_file(pack=${quotedName(pack.name)}, file=${quotedName(`${folder.folder}/`)})`;
 }
 
 /** The skill of `pack` with a folder at `key` (a path in the pack) holding some of its files, and that folder. */
@@ -173,7 +174,7 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   const pack = context.scope.findPack(skill.pack);
   const packPath = pack ? packPathCitedBySkill(skill, pack, file) : undefined;
   if (pack && packPath !== undefined) {
-    return `${quoted(file)} is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${packPath}").`;
+    return `${quoted(file)} is a file of pack ${namedInProse(pack.name)}, not of the skill: read_pack_file(pack=${quotedName(pack.name)}, file=${quotedName(packPath)}).`;
   }
   // A `skill://` URI or a path from a pack's folder, of another skill's file or a pack file: before the
   // guesses below, which would read `beta/tools/hammer/SKILL.md` as this skill's SKILL.md.
@@ -185,10 +186,11 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   const above = pack && skillBelowFolders(pack, file);
   if (above && above.skill !== skill) {
     const ref = context.scope.refOf(above.skill);
-    return `${quoted(file)} belongs to skill ${ref}: ${readCall(ref, above.file)}.`;
+    return `${quoted(file)} belongs to skill ${namedInProse(ref)}: ${readCall(ref, above.file)}.`;
   }
   const meant = meantFilePath(file, [SKILL_DOCUMENT, ...skill.files.keys()]);
-  if (meant !== undefined) return `No file ${quoted(file)} in skill ${name}: ${readCall(name, meant)}.`;
+  if (meant !== undefined)
+    return `No file ${quoted(file)} in skill ${namedInProse(name)}: ${readCall(name, meant)}.`;
   // A skill cites another one beside it by its folder: `../other-skill/SKILL.md`, `../other-skill/references/`,
   // or from the folder holding both (agents' pptx-quality-gates runs `pptx-reference-deck-analysis/scripts/…`),
   // then with a path below the folder: a name alone (`hypothesis-generation/`) is more often something else.
@@ -198,18 +200,18 @@ function missingFileMessage(skill: Skill, name: string, file: string, context: T
   const other = pack && beside && (skillAtPath(pack, beside) ?? skillFolderAt(pack, beside));
   if (other && other.skill !== skill) {
     const ref = context.scope.refOf(other.skill);
-    return `${quoted(file)} belongs to skill ${ref}: ${readCall(ref, other.file)}.`;
+    return `${quoted(file)} belongs to skill ${namedInProse(ref)}: ${readCall(ref, other.file)}.`;
   }
   // A pack file cited where the plugin is installed (agents' review-agent-setup copies
   // `.claude/plugins/review-agent-governance/policies/…`), the path read_pack_file takes it by.
   const fromAbove = pack && below ? meantFilePath(file, pack.files.keys()) : undefined;
   if (pack && fromAbove !== undefined) {
-    return `${quoted(file)} is a file of pack ${pack.name}, not of the skill: read_pack_file(pack="${pack.name}", file="${fromAbove}").`;
+    return `${quoted(file)} is a file of pack ${namedInProse(pack.name)}, not of the skill: read_pack_file(pack=${quotedName(pack.name)}, file=${quotedName(fromAbove)}).`;
   }
   const size = skill.files.size;
   const others = context.listed.skills.filter((other) => other !== skill);
   const holders = holdersOf(others, file, context.scope, "Other skills");
   if (size === 0)
-    return `No file ${quoted(file)} in skill ${name}, which has no files besides ${SKILL_DOCUMENT}.${holders}`;
-  return `No file ${quoted(file)} in skill ${name} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill=${quoted(name)}, file="${MANIFEST_NAME}") lists them.${holders}`;
+    return `No file ${quoted(file)} in skill ${namedInProse(name)}, which has no files besides ${SKILL_DOCUMENT}.${holders}`;
+  return `No file ${quoted(file)} in skill ${namedInProse(name)} (${plural(size, "file")} besides ${SKILL_DOCUMENT}). read_skill(skill=${quotedName(name)}, file="${MANIFEST_NAME}") lists them.${holders}`;
 }

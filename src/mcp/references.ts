@@ -20,7 +20,7 @@ import {
   withoutEdgeSlashes,
   withoutTrailingSlashes,
 } from "../catalog/index.js";
-import { quoted } from "../visible.js";
+import { namedInProse, quoted, quotedName } from "../visible.js";
 import type { ToolContext } from "./context.js";
 import { ToolError } from "./tool.js";
 
@@ -44,7 +44,7 @@ export function closeNamesHint(
   const close = context.index
     .suggest(name, among)
     .filter(keep)
-    .map((skill) => context.scope.refOf(skill));
+    .map((skill) => namedInProse(context.scope.refOf(skill)));
   return close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : "";
 }
 
@@ -91,7 +91,7 @@ export function narrowByPack(callerScope: Scope, pack: string | undefined, query
     if (skill.kind === "found") {
       const ref = callerScope.refOf(skill.skill);
       throw new ToolError(
-        `${quoted(pack)} is a skill, not a pack or group: read_skill(skill=${quoted(ref)}).`,
+        `${quoted(pack)} is a skill, not a pack or group: ${readCall(ref, SKILL_DOCUMENT)}.`,
       );
     }
     const { selector } = error;
@@ -186,15 +186,15 @@ export function callByPath(
   const packFile = resolvePackFile(pack, inPack);
   if (packFile !== undefined) {
     return {
-      owner: `pack ${pack.name}`,
-      call: `read_pack_file(pack="${pack.name}", file="${packFile.path}")`,
+      owner: `pack ${namedInProse(pack.name)}`,
+      call: `read_pack_file(pack=${quotedName(pack.name)}, file=${quotedName(packFile.path)})`,
     };
   }
   const owner = skillAtPath(pack, inPack);
   if (owner === undefined) return undefined;
   const name = scope.refOf(owner.skill);
   const call = readCall(name, owner.file === SKILL_DOCUMENT ? file : owner.file);
-  return { owner: `skill ${name}`, call, skill: owner.skill };
+  return { owner: `skill ${namedInProse(name)}`, call, skill: owner.skill };
 }
 
 /** How many folders may come before a skill's name in a path given as the skill (`skills/<name>/…`). */
@@ -226,7 +226,7 @@ export function callBySkillName(
       filesInFolder(skill.files, wanted) !== undefined;
     if (!held) continue;
     const name = scope.refOf(skill);
-    return { owner: `skill ${name}`, call: readCall(name, wanted) };
+    return { owner: `skill ${namedInProse(name)}`, call: readCall(name, wanted) };
   }
   return undefined;
 }
@@ -267,8 +267,8 @@ function skillAtUriPath(pack: Pack, inPack: string): { skill: Skill; file: strin
 /** The call that reads `file` of the skill named `name`, SKILL.md by default. */
 export function readCall(name: string, file: string): string {
   return file === SKILL_DOCUMENT
-    ? `read_skill(skill=${quoted(name)})`
-    : `read_skill(skill=${quoted(name)}, file=${quoted(file)})`;
+    ? `read_skill(skill=${quotedName(name)})`
+    : `read_skill(skill=${quotedName(name)}, file=${quotedName(file)})`;
 }
 
 /** Past this many skills holding a path, it is too common a path (`references/examples.md`) to tell anything. */

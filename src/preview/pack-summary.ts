@@ -1,4 +1,5 @@
 import type { Group, Pack } from "../catalog/index.js";
+import { namedInProse } from "../visible.js";
 import type { CutSummary } from "./kept-kinds.js";
 import { bytes, cut, MAX_PREVIEW_BYTES } from "./room.js";
 import type { TermFrequencies } from "./summary.js";
@@ -85,7 +86,7 @@ export class PackSummary implements CutSummary {
       const { text, bytes: groupBytes } = this.#textOf(each);
       if (groupBytes <= room) return { groups: text, terms: this.#restOf(each) };
     }
-    return { groups: cut(this.#groups.map((group) => group.name).join(", "), room), terms: "" };
+    return { groups: cut(this.#groups.map((group) => namedInProse(group.name)).join(", "), room), terms: "" };
   }
 
   #telling(known: ReadonlySet<string>): string[] {
@@ -110,7 +111,9 @@ export class PackSummary implements CutSummary {
       const text = this.#groups
         .map((group, index) => {
           const telling = (groupTerms[index] ?? []).slice(0, each);
-          return telling.length > 0 ? `${group.name} (${telling.join(", ")})` : group.name;
+          return telling.length > 0
+            ? `${namedInProse(group.name)} (${telling.join(", ")})`
+            : namedInProse(group.name);
         })
         .join(", ");
       made = { text, bytes: bytes(text) };

@@ -1,5 +1,6 @@
 import type { Pack, Scope, Skill } from "../catalog/index.js";
 import { plural } from "../plural.js";
+import { namedInProse } from "../visible.js";
 import { packLines } from "./pack-lines.js";
 import { NOTHING_KNOWN, packSummaryOf, saidIn, summarizePack } from "./pack-summary.js";
 import { bytes, cut, MAX_PREVIEW_BYTES, roomAfter, within } from "./room.js";
@@ -152,7 +153,7 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
     summaryHead,
     ...packLines(scope.packs, roomAfter(summaryHead), (pack, room) => {
       if (byGroups(pack)) return groupsLine(pack, catalog, room);
-      const name = `${pack.name}: `;
+      const name = `${namedInProse(pack.name)}: `;
       return `${name}${cut(described(pack) ?? summarizePack(pack, catalog, room, new Set()), room - bytes(name))}`;
     }),
   ]);
@@ -193,7 +194,7 @@ export function previewOf(scope: Scope, catalog: TermFrequencies, settings: Prev
  * head says only "Packs:".
  */
 function listSkillsHead(scope: Scope, listed: "skills" | "packs" | "groups"): string {
-  const packs = cut(scope.packs.map((pack) => pack.name).join(", "), MAX_PREVIEW_BYTES / 4);
+  const packs = cut(scope.packs.map((pack) => namedInProse(pack.name)).join(", "), MAX_PREVIEW_BYTES / 4);
   const below =
     listed === "skills"
       ? `. Then read_skill. All ${plural(scope.skills.length, "skill")}:`
@@ -212,9 +213,9 @@ function listSkillsHead(scope: Scope, listed: "skills" | "packs" | "groups"): st
  * the bytes and tokens the line took then.
  */
 function groupsLine(pack: Pack, catalog: TermFrequencies, room: number): string {
-  const label = `${pack.name}, its groups: `;
+  const label = `${namedInProse(pack.name)}, its groups: `;
   const { groups, terms } = packSummaryOf(pack, catalog).parts(room - bytes(label));
-  const termsHead = `${pack.name}: `;
+  const termsHead = `${namedInProse(pack.name)}: `;
   const left = room - bytes(termsHead) - bytes(groups);
   if (terms !== "" && bytes(terms) + bytes(". Its groups: ") <= left)
     return `${termsHead}${terms}. Its groups: ${groups}`;
@@ -227,7 +228,7 @@ function groupsLine(pack: Pack, catalog: TermFrequencies, room: number): string 
 function instructionsWith(scope: Scope, say: (pack: Pack, room: number) => string): string {
   const room = roomAfter(INSTRUCTIONS_HEAD) - bytes(INSTRUCTIONS_TAIL) - 1;
   const lines = packLines(scope.packs, room, (pack, share) => {
-    const head = `- ${pack.name} (${plural(pack.skills.length, "skill")}): `;
+    const head = `- ${namedInProse(pack.name)} (${plural(pack.skills.length, "skill")}): `;
     return `${head}${say(pack, share - bytes(head))}`;
   });
   return within([INSTRUCTIONS_HEAD, ...lines, INSTRUCTIONS_TAIL]);
@@ -245,7 +246,7 @@ interface EntriesFitting {
 function entriesFitting(scope: Scope, room: number): EntriesFitting | undefined {
   const { skills } = scope;
   // A name packs share is given as pack/name, as list_skills gives it: read_skill refuses it bare.
-  const entryOf = (skill: Skill) => `${scope.refOf(skill)}: ${skill.description}`;
+  const entryOf = (skill: Skill) => `${namedInProse(scope.refOf(skill))}: ${skill.description}`;
   const perEntry = Math.floor(room / skills.length) - 1;
   if (perEntry < MIN_ENTRY_BYTES) {
     // Too many to cut alike: only whole entries could fit, and the first that overflow the room tell

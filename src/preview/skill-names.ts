@@ -1,4 +1,5 @@
 import type { Pack, Skill } from "../catalog/index.js";
+import { namedInProse } from "../visible.js";
 import type { SkillNames } from "./kept-kinds.js";
 import { bytes } from "./room.js";
 import type { TermFrequencies } from "./summary.js";
@@ -13,13 +14,13 @@ export const ALSO = "; also ";
 export function skillsByName(pack: Pack, room: number, catalog: TermFrequencies): string {
   if (pack.groups.length === 0) return spread(pack.skills, room, catalog).join(", ");
   const namesIn = (group: string | undefined) =>
-    pack.skills.filter((skill) => skill.group === group).map((skill) => skill.name);
+    pack.skills.filter((skill) => skill.group === group).map((skill) => namedInProse(skill.name));
   const grouped = [
-    ...pack.groups.map((group) => `${group.name} (${namesIn(group.name).join(", ")})`),
+    ...pack.groups.map((group) => `${namedInProse(group.name)} (${namesIn(group.name).join(", ")})`),
     ...namesIn(undefined),
   ].join(", ");
   if (bytes(grouped) <= room) return grouped;
-  const groups = `${pack.groups.map((group) => group.name).join(", ")}; `;
+  const groups = `${pack.groups.map((group) => namedInProse(group.name)).join(", ")}; `;
   return `${groups}${spread(pack.skills, room - bytes(groups), catalog).join(", ")}`;
 }
 
@@ -37,6 +38,6 @@ export function spread(skills: readonly Skill[], room: number, catalog: TermFreq
 }
 
 function namesOfSkills(skills: readonly Skill[]): SkillNames {
-  const names = skills.map((skill) => skill.name);
+  const names = skills.map((skill) => namedInProse(skill.name));
   return { names, total: bytes(names.join(", ")) };
 }

@@ -2,6 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { Group, Pack, Skill } from "../catalog/index.js";
 import { MalformedPart } from "../saved/index.js";
 import { compareText } from "../sorted.js";
+import { namedInProse } from "../visible.js";
 import { type KeptFor, KeptParts } from "./kept.js";
 import type { NameWords } from "./kept-kinds.js";
 import { NO_TERM, type StemNumbering, type Tally, Tallying, type TermId, unitKey } from "./tally.js";
@@ -248,7 +249,7 @@ export class TermFrequencies {
             named.add(holder.name);
             for (const stem of holder.stems) said.add(stem);
           }
-          given = fresh.map((holder) => holder.name).join(", ");
+          given = fresh.map((holder) => namedInProse(holder.name)).join(", ");
         }
       }
       telling.push(given);
