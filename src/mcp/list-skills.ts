@@ -192,12 +192,19 @@ function orList(words: readonly string[]): string {
 function tooVagueWords(query: string, pack: string | undefined, why: "no task" | "no words"): string {
   const browse =
     pack === undefined ? "call list_packs to browse" : `browse with list_skills(pack=${quoted(pack)})`;
+  // `???`, a NUL or a zero-width space were told their words were "all too common", words they lack.
+  if (why === "no words" && !HAS_WORD.test(query)) {
+    return `${quoted(query)} holds no word to search by, only punctuation, symbols or spaces. Describe the task in words, or ${browse}.`;
+  }
   const reason =
     why === "no task"
       ? "its words ask for something to be done, not what"
       : 'its words are all too common to search by (as "how", "do" and "it" are)';
   return `${quoted(query)} is too vague to choose by: ${reason}. Describe the task in more words, or ${browse}.`;
 }
+
+/** A letter or a digit: what any word search reads holds one. */
+const HAS_WORD = /[\p{L}\p{N}]/u;
 
 /** The answer to a vague request (`SearchResult.vague`): many skills match it, none better than the rest. */
 function tooVague(

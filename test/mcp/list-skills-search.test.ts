@@ -358,6 +358,26 @@ describe("list_skills with a request that only asks for something to be done", (
     );
   });
 
+  // `???` or a zero-width space were told their words were all too common to search by: they hold none.
+  it("says a request of no word at all holds none, and what to do next", async () => {
+    for (const [query, shown] of [
+      ["???", "???"],
+      ["— … !!", "— … !!"],
+      ["\u200b\u0000", "{U+200B}{U+0000}"],
+    ]) {
+      expect(await call(office.client, "list_skills", { query })).toEqual({
+        isError: false,
+        text:
+          `"${shown}" holds no word to search by, only punctuation, symbols or spaces. Describe the task ` +
+          "in words, or call list_packs to browse.",
+      });
+    }
+    expect((await call(office.client, "list_skills", { query: "?", pack: "garden" })).text).toBe(
+      '"?" holds no word to search by, only punctuation, symbols or spaces. Describe the task in words, ' +
+        'or browse with list_skills(pack="garden").',
+    );
+  });
+
   it("says it is too vague, and what to do next", async () => {
     for (const query of ["help", "improve it", "help me improve it"]) {
       expect(await call(office.client, "list_skills", { query })).toEqual({
