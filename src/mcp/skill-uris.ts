@@ -90,9 +90,11 @@ function segmentProblem(segment: string): string | undefined {
   if (decoded === "") return "a skill:// URI holds no empty segment (// or a / at its end)";
   if (decoded === "." || decoded === "..")
     return "dot segments (. and .., %2e%2e) are not resolved: name the file by its own path";
-  if (decoded.startsWith(".")) return "names beginning with a dot (hidden files and folders) are not served";
-  return decodeSegment(segment) === undefined
-    ? "a segment holds an encoded /, \\ or NUL, which no name served holds"
+  // Before the dot: `..%5c..%5cSKILL.md` and `..%2fSKILL.md` climb with an encoded separator, and were
+  // told that hidden files are not served.
+  if (/[/\\\0]/.test(decoded)) return "a segment holds an encoded /, \\ or NUL, which no name served holds";
+  return decoded.startsWith(".")
+    ? "names beginning with a dot (hidden files and folders) are not served"
     : undefined;
 }
 

@@ -459,6 +459,15 @@ describe.each(ERAS)("URIs that are not what they name (%s)", (era) => {
         "skill://alpha%2Fguide/SKILL.md",
         "a segment holds an encoded /, \\ or NUL, which no name served holds",
       ],
+      // Climbing with an encoded separator was told that hidden files are not served.
+      [
+        "skill://alpha/guide/..%5c..%5cSKILL.md",
+        "a segment holds an encoded /, \\ or NUL, which no name served holds",
+      ],
+      [
+        "skill://alpha/..%2Fbeta/SKILL.md",
+        "a segment holds an encoded /, \\ or NUL, which no name served holds",
+      ],
       ["skill://alpha/guide/%zz", "it holds a % that begins no escape (%XX)"],
       ["skill://alpha/guide/SKILL.md%", "it holds a % that begins no escape (%XX)"],
       [
