@@ -9,7 +9,7 @@ import Fastify, {
   type onResponseHookHandler,
 } from "fastify";
 import type { HttpSettings } from "../config/index.js";
-import { bytesAt, holdsMoreAfterValue, notUtf8At, repeatedKeyIn } from "../json-rpc/index.js";
+import { bytesAt, holdsMoreAfterValue, notUtf8At, textProblemIn } from "../json-rpc/index.js";
 import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { quoted, visible } from "../visible.js";
@@ -104,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   app.decorateRequest("failure", undefined);
-  app.decorateRequest("repeatedKey", undefined);
+  app.decorateRequest("textProblem", undefined);
 
   const logsEveryRequest = deps.logger.level === "debug" || deps.logger.level === "trace";
   app.addHook("onResponse", answerRecorder(metrics, logsEveryRequest));
@@ -157,7 +157,7 @@ function parseJsonInOurWords(app: FastifyInstance): void {
     parseJson(request, text, (error, parsed) => {
       if (error !== null) error.message = notJsonMessage(text);
       // Read from the bytes, which alone still hold both copies of a key; refused with the message checks.
-      else request.repeatedKey = repeatedKeyIn(text);
+      else request.textProblem = textProblemIn(body);
       done(error, parsed);
     });
   });

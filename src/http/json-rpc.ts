@@ -1,13 +1,13 @@
 import type { FastifyReply } from "fastify";
-import type { RepeatedKey } from "../json-rpc/index.js";
+import type { TextProblem } from "../json-rpc/index.js";
 import { excerpt, visible } from "../visible.js";
 
 declare module "fastify" {
   interface FastifyRequest {
     /** What a refused or failed request was told (its JSON-RPC error, or a tool's refusal), for its log line. */
     failure: string | undefined;
-    /** A key that one object of the JSON body holds twice (see repeatedKeyIn), which refuses it. */
-    repeatedKey: RepeatedKey | undefined;
+    /** What the JSON body's text holds that refuses it (see textProblemIn): nesting too deep, a key held twice. */
+    textProblem: TextProblem | undefined;
   }
 }
 

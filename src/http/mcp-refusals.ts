@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError } from "fastify";
 import { formatSize, type SelectorError } from "../catalog/index.js";
-import { nestedDeeperThan, repeatedKeyMessage, repeatsTheId, TOO_DEEP } from "../json-rpc/index.js";
+import { doubtsTheId, textProblemMessage } from "../json-rpc/index.js";
 import { quoted } from "../visible.js";
 import { JSON_RPC, type JsonRpcErrorBody, jsonRpcError, requestId, sendError } from "./json-rpc.js";
 import {
@@ -139,9 +139,8 @@ function codingsOf(header: string | undefined): string[] {
  */
 const MESSAGE_CHECKS: readonly ((request: McpPost) => Refusal | undefined)[] = [
   unknownQueryParameter,
-  repeatedKey,
+  textProblem,
   emptyBatch,
-  nestedTooDeep,
   modernMisfit,
   invalidMessage,
   handshakeInBatch,
@@ -175,17 +174,18 @@ function unknownQueryParameter({ query, body }: McpPost): Refusal | undefined {
 }
 
 /**
- * A body holding a key twice in one object: a gateway that reads the first copy and this server, which
- * read the last, would disagree on what was asked. Under the message's id, unless the id is what repeats.
+ * A body nested too deep for what reads it after, or holding a key twice in one object (a gateway that
+ * reads the first copy and this server, which read the last, would disagree on what was asked), whichever
+ * its text holds first. Under the message's id, unless the id is what repeats.
  */
-function repeatedKey({ repeatedKey: repeated, body }: McpPost): Refusal | undefined {
-  if (repeated === undefined) return undefined;
+function textProblem({ textProblem: problem, body }: McpPost): Refusal | undefined {
+  if (problem === undefined) return undefined;
   return new Refusal(
     400,
     jsonRpcError(
       JSON_RPC.invalidRequest,
-      repeatedKeyMessage(repeated),
-      repeatsTheId(repeated) ? null : requestId(body),
+      textProblemMessage(problem),
+      doubtsTheId(problem) ? null : requestId(body),
     ),
   );
 }
@@ -195,10 +195,6 @@ function emptyBatch({ body }: McpPost): Refusal | undefined {
   return invalidRequest(
     `Invalid Request: an empty batch; POST one JSON-RPC message (a JSON object), or a batch of 1 to ${MAX_BATCH_MESSAGES} (a JSON array of them; 2025 protocol versions only).`,
   );
-}
-
-function nestedTooDeep({ body }: McpPost): Refusal | undefined {
-  return nestedDeeperThan(body) ? invalidRequest(TOO_DEEP, body) : undefined;
 }
 
 function modernMisfit({ headers, body }: McpPost): Refusal | undefined {

@@ -19,16 +19,16 @@ export interface MessageProblem {
  * A transport that refuses, as `/mcp` does, a message `problemOf` finds wrong before the SDK reads it
  * (nested too deep for the SDK's recursive schemas, a key held twice that the SDK would read the last copy
  * of). A request is answered -32600 with `refuse`; a notification or response, which nothing answers, is
- * handed to `dropped`.
+ * handed to `dropped` with its problem.
  */
-export class MessageCheck extends ForwardingTransport {
+export class MessageCheck<Problem extends MessageProblem> extends ForwardingTransport {
   constructor(
     inner: Transport,
-    private readonly problemOf: (message: JSONRPCMessage) => MessageProblem | undefined,
+    private readonly problemOf: (message: JSONRPCMessage) => Problem | undefined,
     /** Writes the answer to a request refused here. */
     private readonly refuse: (answer: JSONRPCErrorResponse) => void,
     /** Told of a notification or response refused here, which gets no answer. */
-    private readonly dropped: () => void,
+    private readonly dropped: (problem: Problem) => void,
   ) {
     super(inner);
   }
@@ -39,6 +39,6 @@ export class MessageCheck extends ForwardingTransport {
     else if (isJSONRPCRequest(message)) {
       const error = { code: INVALID_REQUEST, message: problem.message };
       this.refuse(problem.trustsId ? { jsonrpc: "2.0", id: message.id, error } : { jsonrpc: "2.0", error });
-    } else this.dropped();
+    } else this.dropped(problem);
   }
 }

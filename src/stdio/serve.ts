@@ -13,13 +13,12 @@ import { ByteBudget } from "../budget/index.js";
 import { SHUTDOWN_GRACE_MS } from "../config/index.js";
 import {
   bytesAt,
+  doubtsTheId,
   isJsonObject,
   messageShapeProblem,
-  nestedDeeperThan,
-  repeatedKeyIn,
-  repeatedKeyMessage,
-  repeatsTheId,
-  TOO_DEEP,
+  type TextProblem,
+  textProblemIn,
+  textProblemMessage,
 } from "../json-rpc/index.js";
 import { fileBytesOf, MAX_READ_BYTES, type McpDeps, servedMethods, serverFactoryFor } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
@@ -103,23 +102,16 @@ export async function serveStdio(deps: StdioDeps): Promise<void> {
     new MethodNaming(
       new EnvelopeCheck(
         new MessageCheck(
-          new MessageCheck(
-            // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which
-            // ends the connection, is never reached.
-            new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
-            (message) => (nestedDeeperThan(message) ? { message: TOO_DEEP, trustsId: true } : undefined),
-            refuseParsed,
-            () => {
-              input.parsed();
-              warnTooDeep();
-            },
-          ),
+          // Its buffer holds at most a line under the limit and one chunk of stdin: its own limit, which
+          // ends the connection, is never reached.
+          new StdioServerTransport(input, process.stdout, { maxBufferSize: Number.POSITIVE_INFINITY }),
           // Found in the line the message was read from, which alone still holds both copies of a key.
-          () => repeatedKeyProblem(input.current),
+          () => lineProblem(input.current),
           refuseParsed,
-          () => {
+          ({ text }) => {
             input.parsed();
-            warnRepeatedKey();
+            if (text.kind === "too deep") warnTooDeep();
+            else warnRepeatedKey();
           },
         ),
         refuseParsed,
@@ -434,9 +426,17 @@ const tooLong: JSONRPCErrorResponse = {
   },
 };
 
-/** Why the line a message was read from is refused when it holds a key twice in one object (see repeatedKeyIn). */
-function repeatedKeyProblem(line: Buffer | undefined): MessageProblem | undefined {
-  const repeated = line === undefined ? undefined : repeatedKeyIn(line.toString("utf8"));
-  if (repeated === undefined) return undefined;
-  return { message: repeatedKeyMessage(repeated), trustsId: !repeatsTheId(repeated) };
+/** Why the line a message was read from refuses it, what its text holds (see textProblemIn) beside. */
+interface LineProblem extends MessageProblem {
+  readonly text: TextProblem;
+}
+
+/**
+ * Why the line a message was read from is refused: nested too deep, or holding a key twice in one object
+ * (see textProblemIn), read from its bytes, which the SDK has decoded already.
+ */
+function lineProblem(line: Buffer | undefined): LineProblem | undefined {
+  const text = line === undefined ? undefined : textProblemIn(line);
+  if (text === undefined) return undefined;
+  return { message: textProblemMessage(text), trustsId: !doubtsTheId(text), text };
 }

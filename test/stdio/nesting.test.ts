@@ -15,6 +15,12 @@ function deepHandshake(id: number, depth: number): string {
   return `{"jsonrpc":"2.0","id":${id},"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":"raw","version":"1"},"capabilities":{"sampling":${nested(depth)}}}}`;
 }
 
+/**
+ * A value nested 5,000 deep under a key that a second copy, JSON.parse's, replaces: a check of the parsed
+ * message saw only the second, and both transports answered the ping.
+ */
+const HIDDEN_DEPTH = `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"a":${nested(5000)},"a":1}}`;
+
 // Regression: over stdio, a request nested thousands deep reached the SDK: `initialize` was served at 5,000
 // levels, where /mcp refuses it as nested deeper than 64, and answered -32603 "Maximum call stack size
 // exceeded" at 100,000 (its schema walks the capabilities recursively); a response so nested was logged as
@@ -33,13 +39,18 @@ describe("a message nested thousands deep, over stdio", () => {
       stdio.write(`{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"x","data":${nested(5000)}}}\n`);
       stdio.write(`${deepHandshake(3, 100_000)}\n`);
       stdio.write(`${deepHandshake(4, 3)}\n`);
-      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(3), { timeout: 30_000 });
+      stdio.write(`${HIDDEN_DEPTH}\n`);
+      await vi.waitFor(() => expect(stdio.answers()).toHaveLength(4), { timeout: 30_000 });
       const answers = new Map(stdio.answers().map((answer) => [answer.id, answer]));
       const overHttp = await post(`${http.url}/mcp`, deepHandshake(1, 5000));
       expect(overHttp.status).toBe(400);
       expect(answers.get(1)).toEqual(overHttp.json);
       expect(answers.get(3)).toEqual({ ...(overHttp.json as object), id: 3 });
       expect(answers.get(4)).toHaveProperty("result.serverInfo");
+      const hidden = await post(`${http.url}/mcp`, HIDDEN_DEPTH);
+      expect(hidden.status).toBe(400);
+      expect(answers.get(5)).toEqual({ ...(overHttp.json as object), id: 5 });
+      expect(hidden.json).toEqual({ ...(overHttp.json as object), id: 5 });
       await stdio.end();
       const log = logLines(stdio.stderr());
       expect(log.filter((line) => Number(line.level) >= 50)).toEqual([]);
