@@ -14,7 +14,14 @@ import type { McpDeps } from "../mcp/index.js";
 import { isSaidSparingly } from "../sparingly.js";
 import { quoted, visible } from "../visible.js";
 import { drainBounds, drained, worthDraining } from "./body-drain.js";
-import { clientErrorHandler, connectRefused, expectationFailed, getOnly, notFound } from "./client-errors.js";
+import {
+  clientErrorHandler,
+  connectRefused,
+  expectationFailed,
+  getOnly,
+  notFound,
+  UnframedRequests,
+} from "./client-errors.js";
 import { continueOnceBodyIsRead } from "./expect-continue.js";
 import { originGuard, wellFormedRequest } from "./guard.js";
 import { healthRoutes } from "./health-route.js";
@@ -43,6 +50,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The connections whose refused body is being read (body-drain.ts): one that ends mid-body is a client
   // gone, logged as the 413 it never read, not as a request cut short.
   const draining = new WeakSet<Socket>();
+  const unframed = new UnframedRequests();
   const app = Fastify({
     loggerInstance: deps.logger,
     // One log line per request, written by the onResponse hook below with the tool and the scope.
@@ -67,7 +75,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A request that reached the server during shutdown is served, not refused: readiness failed
     // earlier, so load balancers have stopped sending new ones.
     return503OnClosing: false,
-    clientErrorHandler: clientErrorHandler(settings.requestTimeoutMs, deps.logger, metrics, draining),
+    clientErrorHandler: clientErrorHandler(
+      settings.requestTimeoutMs,
+      deps.logger,
+      metrics,
+      draining,
+      unframed,
+    ),
     // `/mcp/` is a common way to write the endpoint's address.
     routerOptions: { ignoreTrailingSlash: true },
     // A path the router cannot decode (`/mcp%`), answered as every other error of this server is.
@@ -82,6 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onConstructorPoisoning: PROTO_POISONING,
   });
   app.server.on("checkExpectation", expectationFailed(metrics));
+  // Before Fastify's own listener, which may answer the request at once.
+  app.server.prependListener("request", unframed.came);
   app.server.on("connect", connectRefused(deps.logger, metrics));
   continueOnceBodyIsRead(app.server);
 

@@ -1,6 +1,7 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { quoted } from "../visible.js";
 import { JSON_RPC, jsonRpcError, sendError } from "./json-rpc.js";
 import type { Metrics } from "./metrics.js";
 
@@ -15,16 +16,18 @@ export function clientErrorHandler(
   logger: FastifyBaseLogger,
   metrics: Metrics,
   draining: WeakSet<Socket>,
+  unframed: UnframedRequests,
 ) {
-  return (error: Error & { code?: string }, socket: Socket): void => {
+  return (error: Error & { code?: string; reason?: string }, socket: Socket): void => {
     // A reset connection has no one left to answer; one whose refused body was being read is logged and
     // counted as the 413 it no longer reads (see errorHandler in app.ts), not as a request cut short.
     if (error.code === "ECONNRESET" || socket.destroyed) return;
-    if (draining.has(socket)) {
+    // Its route has answered it, logged and counted: a second answer would be read as that of the next request.
+    if (draining.has(socket) || (error.code === NOT_CHUNKED_LAST && unframed.answered(socket))) {
       socket.destroy(error);
       return;
     }
-    const [status, message] = describe(error.code, requestTimeoutMs);
+    const [status, message] = describe(error, requestTimeoutMs);
     // No request was read, so no method, path or forwarded address: the connection's peer is the client.
     logger.info({ status, code: error.code, remoteAddress: socket.remoteAddress }, "request");
     metrics.recordHttp(undefined, undefined, status);
@@ -67,12 +70,65 @@ function rawAnswer(status: number, message: string): string {
   );
 }
 
-function describe(code: string | undefined, requestTimeoutMs: number): [number, string] {
+function describe(
+  { code, reason }: { code?: string; reason?: string },
+  requestTimeoutMs: number,
+): [number, string] {
   if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
     return [408, `Request timeout: the whole request must arrive within ${requestTimeoutMs} ms.`];
   }
   if (code === "HPE_HEADER_OVERFLOW") return [431, "Request headers are too large."];
+  if (code === NOT_CHUNKED_LAST) return [400, notChunkedLast(undefined)];
+  if (code === "HPE_INVALID_CONTENT_LENGTH" && reason === CONTENT_LENGTH_AND_CODING)
+    return [
+      400,
+      "Bad request: the request has both a Transfer-Encoding and a Content-Length, which disagree on where its body ends (RFC 9112, section 6.3); send the JSON-RPC message with a Content-Length alone, or with Transfer-Encoding: chunked alone.",
+    ];
   return [400, "Bad request: this is not a well-formed HTTP request."];
+}
+
+/** What Node's parser says of a request holding both a Transfer-Encoding and a Content-Length. */
+const CONTENT_LENGTH_AND_CODING = "Content-Length can't be present with Transfer-Encoding";
+
+/** Node's code for a request whose Transfer-Encoding does not end in chunked: its body has no length to tell. */
+const NOT_CHUNKED_LAST = "HPE_INVALID_TRANSFER_ENCODING";
+
+/**
+ * The refusal of a request whose Transfer-Encoding (`header`, where known) does not end in chunked, so that
+ * where its body ends cannot be told (RFC 9112, section 6.3, asks for 400 and a closed connection).
+ */
+export function notChunkedLast(header: string | undefined): string {
+  const named =
+    header === undefined ? "a Transfer-Encoding" : `Transfer-Encoding ${quoted(header.slice(0, 200))}`;
+  return `Bad request: ${named} must end in chunked, or where the body ends cannot be told (RFC 9112, section 6.3); this server takes only chunked: send the JSON-RPC message with Transfer-Encoding: chunked alone, or with a Content-Length.`;
+}
+
+/** Whether the transfer codings `header` lists end in chunked, as a request's body must (RFC 9112, section 6.3). */
+export function endsInChunked(header: string): boolean {
+  const last = header.slice(header.lastIndexOf(",") + 1).trim();
+  return last.toLowerCase() === "chunked";
+}
+
+/**
+ * The requests whose Transfer-Encoding does not end in chunked, each known by what its connection had
+ * written when it came: Node hands such a request to its route, then fails its body, and the route's answer
+ * is the one its client reads.
+ */
+export class UnframedRequests {
+  readonly #writtenBefore = new WeakMap<Socket, number>();
+
+  /** Told of every request as it comes, before its route: only one with a Transfer-Encoding is kept. */
+  readonly came = ({ headers, socket }: IncomingMessage): void => {
+    const codings = headers["transfer-encoding"];
+    if (codings !== undefined && !endsInChunked(codings))
+      this.#writtenBefore.set(socket, socket.bytesWritten);
+  };
+
+  /** Whether the route of the last such request on `socket` has written its answer. */
+  answered(socket: Socket): boolean {
+    const before = this.#writtenBefore.get(socket);
+    return before !== undefined && socket.bytesWritten > before;
+  }
 }
 
 /**

@@ -798,6 +798,47 @@ describe("malformed request lines and Host headers (raw sockets)", () => {
     expect(served).toMatchObject({ status: 200, json: [{ id: 1, result: {} }] });
   });
 
+  // Regression: a coding not ended by chunked, whose body has no length to tell, was told only that the
+  // request is not well-formed HTTP, where a coding ended by chunked is told what is wrong and what to send.
+  it("a transfer coding not ended by chunked: 400 saying chunked must come last, and what to send", async () => {
+    const gzipped = gzipSync(batch);
+    const heads: [string, string][] = [
+      ["Transfer-Encoding: gzip", 'Transfer-Encoding "gzip" must end in chunked, or where the body ends'],
+      ["Transfer-Encoding: chunked, gzip", "must end in chunked, or where the body ends"],
+      [
+        `Transfer-Encoding: gzip\r\nContent-Length: ${gzipped.length}`,
+        "both a Transfer-Encoding and a Content-Length",
+      ],
+    ];
+    for (const [head, said] of heads) {
+      // Its whole answer, read to the connection's close, is one JSON-RPC error: no second answer after it.
+      const answer = await rawExchange(
+        server.url,
+        Buffer.concat([
+          Buffer.from(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+              `Accept: application/json, text/event-stream\r\n${head}\r\nConnection: close\r\n\r\n`,
+          ),
+          gzipped,
+        ]),
+      );
+      expect(answer, head).toEqual({
+        status: 400,
+        json: {
+          jsonrpc: "2.0",
+          error: {
+            code: -32600,
+            message: expect.stringMatching(
+              /^Bad request: .*[;:] send the JSON-RPC message with (Transfer-Encoding: chunked alone, or with a Content-Length|a Content-Length alone, or with Transfer-Encoding: chunked alone)\.$/,
+            ),
+          },
+          id: null,
+        },
+      });
+      expect(answer.json, head).toMatchObject({ error: { message: expect.stringContaining(said) } });
+    }
+  });
+
   it("a path that cannot be decoded: 400 with a JSON-RPC error", async () => {
     const answer = await rawRequest(server.url, "POST /mcp%zz HTTP/1.1\r\nHost: 127.0.0.1", batch);
     expect(answer.status).toBe(400);
