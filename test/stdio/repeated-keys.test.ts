@@ -88,4 +88,28 @@ describe("a message holding a key twice in one object, over HTTP and over stdio"
       await stdio.end();
     }
   });
+
+  // JSON-RPC 2.0 answers each member of a batch, an invalid one with an error of its own; this server, as
+  // the SDK does of a batch holding a member that is no message, refuses the batch whole (docs/security.md).
+  it("refuses a 2025 batch whole when one of its messages holds a key twice, naming which", async () => {
+    const call = (id: number, name: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{${name},"arguments":{}}}`;
+    const headers = { "mcp-protocol-version": "2025-03-26" };
+    const batch = (name: string) => `[{"jsonrpc":"2.0","id":1,"method":"ping"},${call(2, name)}]`;
+    const served = await post(`${http.url}/mcp`, batch('"name":"list_skills"'), headers);
+    expect(served.status).toBe(200);
+    expect(served.json).toHaveLength(2);
+    const refused = await post(`${http.url}/mcp`, batch('"name":"read_skill","name":"list_skills"'), headers);
+    expect(refused).toMatchObject({
+      status: 400,
+      json: {
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: expect.stringContaining('the key "name" appears twice in one object, in [1].params;'),
+        },
+      },
+    });
+  });
 });
