@@ -10,6 +10,7 @@ import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Service } from "kubernetes-models/v1/Service";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments, stringify } from "yaml";
+import { SHUTDOWN_GRACE_MS } from "../../src/config/settings.js";
 import { loadStartupConfig } from "../../src/startup/index.js";
 import { ROOT } from "../helpers/process.js";
 import { makeTree, type TempTree, writeTree } from "../helpers/skill-tree.js";
@@ -194,6 +195,19 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
     const probe = deployment.spec?.template.spec?.containers[0]?.livenessProbe;
     const { shedEventLoopDelayMs } = loadStartupConfig({}, []).http;
     expect((probe?.timeoutSeconds ?? 1) * 1000).toBeGreaterThanOrEqual(2 * shedEventLoopDelayMs);
+  });
+
+  // Regression: no preStop, so SIGTERM came as the pod left the endpoints, and only the server's 2 s drain
+  // covered the proxies' catching up; the pod's grace is also what the preStop's wait spends.
+  it("waits before SIGTERM while the endpoints drain, and gives the whole stop time inside the grace", () => {
+    const pod = deployment.spec?.template.spec;
+    const command = pod?.containers[0]?.lifecycle?.preStop?.exec?.command ?? [];
+    expect(command[0]).toBe("sleep");
+    const preStopSeconds = Number(command[1]);
+    expect(preStopSeconds).toBeGreaterThanOrEqual(5);
+    const { shutdownDrainMs } = loadStartupConfig({}, []);
+    const stopSeconds = preStopSeconds + (shutdownDrainMs + SHUTDOWN_GRACE_MS) / 1000;
+    expect(pod?.terminationGracePeriodSeconds ?? 30).toBeGreaterThanOrEqual(2 * stopSeconds);
   });
 
   it("annotates the pods for Prometheus to scrape /metrics on port 8000", () => {
