@@ -210,6 +210,21 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
     expect(pod?.terminationGracePeriodSeconds ?? 30).toBeGreaterThanOrEqual(2 * stopSeconds);
   });
 
+  // Regression: one constraint, on nodes only, counting the old revision's pods: a rolling update could put
+  // every new replica in one zone, and a zone lost took them all.
+  it("spreads the replicas of one revision over nodes and zones, without refusing to schedule them", () => {
+    const constraints = deployment.spec?.template.spec?.topologySpreadConstraints ?? [];
+    expect(constraints.map((constraint) => constraint.topologyKey).sort()).toEqual([
+      "kubernetes.io/hostname",
+      "topology.kubernetes.io/zone",
+    ]);
+    for (const constraint of constraints) {
+      expect(constraint.whenUnsatisfiable).toBe("ScheduleAnyway");
+      expect(constraint.matchLabelKeys).toEqual(["pod-template-hash"]);
+      expect(constraint.labelSelector?.matchLabels).toEqual(podLabels(objects));
+    }
+  });
+
   it("annotates the pods for Prometheus to scrape /metrics on port 8000", () => {
     expect(deployment.spec?.template.metadata?.annotations).toEqual({
       "prometheus.io/scrape": "true",
