@@ -150,10 +150,12 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
     expect(container?.imagePullPolicy).toBe("IfNotPresent");
   });
 
-  it("runs 2 replicas with a PodDisruptionBudget keeping one", () => {
+  // Regression: minAvailable 1 let drains evict all but one of 10 autoscaled replicas at once.
+  it("runs 2 replicas with a PodDisruptionBudget letting one go at a time, at any scale", () => {
     expect(deployment.spec?.replicas).toBe(2);
     const budget = new PodDisruptionBudget(find("PodDisruptionBudget") as never);
-    expect(budget.spec?.minAvailable).toBe(1);
+    expect(budget.spec?.maxUnavailable).toBe(1);
+    expect(budget.spec?.minAvailable).toBeUndefined();
     expect(selects(budget.spec?.selector?.matchLabels, podLabels(objects))).toBe(true);
   });
 
@@ -372,7 +374,7 @@ describe.skipIf(!kubectl).each([MAIN, ...OVERLAYS])("the optional components, ad
     ]);
   });
 
-  it("scales the Deployment on CPU, never below what lets its PodDisruptionBudget allow a disruption", async () => {
+  it("scales the Deployment on CPU, never so low that a disruption its budget allows leaves none", async () => {
     const objects = await renderWith(dir, ["deploy/components/autoscaler"]);
     const autoscaler = only(objects, "HorizontalPodAutoscaler", HorizontalPodAutoscaler);
     const deployment = only(objects, "Deployment", Deployment);
@@ -383,9 +385,9 @@ describe.skipIf(!kubectl).each([MAIN, ...OVERLAYS])("the optional components, ad
       name: deployment.metadata?.name,
     });
     expect(autoscaler.spec?.metrics?.map((metric) => metric.resource?.name)).toEqual(["cpu"]);
-    const minAvailable = budget.spec?.minAvailable;
-    expect(typeof minAvailable).toBe("number");
-    expect(autoscaler.spec?.minReplicas).toBeGreaterThanOrEqual(Number(minAvailable) + 1);
+    const maxUnavailable = budget.spec?.maxUnavailable;
+    expect(typeof maxUnavailable).toBe("number");
+    expect(autoscaler.spec?.minReplicas).toBeGreaterThanOrEqual(Number(maxUnavailable) + 1);
     expect(autoscaler.spec?.maxReplicas).toBeGreaterThan(autoscaler.spec?.minReplicas ?? Infinity);
     // A fixed count would be reset by every `kubectl apply`, undoing the autoscaler's choice.
     expect(deployment.spec?.replicas).toBeUndefined();
