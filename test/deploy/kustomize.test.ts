@@ -246,6 +246,9 @@ describe.skipIf(!kubectl)("kubectl kustomize .", () => {
 
   it("runs as uid 1000, non-root, read-only, without privilege escalation or capabilities", () => {
     const pod = deployment.spec?.template.spec;
+    expect(pod?.automountServiceAccountToken).toBe(false);
+    // Regression: every Service of namespace flow came into the container's environment as variables.
+    expect(pod?.enableServiceLinks).toBe(false);
     expect(pod?.securityContext).toMatchObject({
       runAsNonRoot: true,
       runAsUser: 1000,
