@@ -4,11 +4,12 @@
  * and checks it through its real endpoint. Skipped, loudly, when no Docker-compatible engine answers.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { cp, writeFile } from "node:fs/promises";
+import { cp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { freePort } from "../../scripts/free-port.js";
 import { ROOT } from "../helpers/process.js";
 import { type ConnectedClient, call, connectClient } from "../helpers/remote.js";
@@ -286,6 +287,21 @@ describe.skipIf(!engine)("the container image", { timeout: 60_000 }, () => {
     const write = await server.container.exec(["touch", "/app/written"]);
     expect(write.exitCode).not.toBe(0);
     expect(write.output).toContain("Read-only file system");
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+
+  // The Deployment's preStop runs a command of the image: one the image lacks fails the hook, and Kubernetes
+  // then signals the server at once, with no wait for the endpoints to drain.
+  it("runs the Deployment's preStop command, as uid 1000 on a read-only root filesystem", async () => {
+    const manifest = parse(await readFile(path.join(ROOT, "deploy/base/deployment.yaml"), "utf8")) as {
+      spec: {
+        template: { spec: { containers: { lifecycle?: { preStop?: { exec?: { command: string[] } } } }[] } };
+      };
+    };
+    const command = manifest.spec.template.spec.containers[0]?.lifecycle?.preStop?.exec?.command ?? [];
+    expect(command).not.toEqual([]);
+    const hook = await server.container.exec(command);
+    expect(hook.exitCode).toBe(0);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
 
