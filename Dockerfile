@@ -86,6 +86,7 @@ EXPOSE 8000
 # called a server on HOST=::1 or on one address of the host network unhealthy while it served.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 \
   CMD ["node", "-e", "const h = (process.env.HOST ?? '').trim(); const host = h === '' || h === '0.0.0.0' ? '127.0.0.1' : h === '::' ? '[::1]' : h.includes(':') ? `[${h}]` : h; fetch(`http://${host}:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# node is PID 1 and handles SIGTERM itself: in-flight requests finish, then it exits. An entrypoint, so
+# node is PID 1 and handles SIGTERM itself: in-flight requests finish, then it exits. A signal within Node's
+# own first tens of ms is lost to a PID 1 (measured: docs/deployment.md, HTTP); `docker run --init` closes that. An entrypoint, so
 # that arguments go to skills-mcp: `docker run … skills-mcp --stdio`, `… skills-mcp sync <url> --to /out`.
 ENTRYPOINT ["node", "dist/main.js"]
